@@ -1,0 +1,94 @@
+import { z } from 'zod'
+import { Money, ProfileName, SessionId, Tokens } from './common'
+
+/** Why a turn used the agent it did (gateway cache decision, hermes-spec §3.4). */
+export const CacheDecision = z.enum(['reused', 'new', 'config_changed', 'external_write', 'session_changed'])
+export type CacheDecision = z.infer<typeof CacheDecision>
+
+export const ResumeInput = z.object({
+  profile: ProfileName,
+  sessionId: SessionId,
+  text: z.string().trim().min(1, 'message text is required').max(200_000)
+})
+export type ResumeInput = z.infer<typeof ResumeInput>
+
+/** Start a brand-new desk-chat session in a profile. */
+export const StartInput = z.object({
+  profile: ProfileName,
+  text: z.string().trim().min(1, 'message text is required').max(200_000)
+})
+export type StartInput = z.infer<typeof StartInput>
+
+export const TurnHandle = z.object({ turnId: z.string(), profile: ProfileName, sessionId: z.string() })
+export type TurnHandle = z.infer<typeof TurnHandle>
+
+export const TurnStarted = TurnHandle.extend({ cache: CacheDecision, model: z.string().nullable(), demo: z.boolean() })
+export type TurnStarted = z.infer<typeof TurnStarted>
+
+/** One streamed piece of a running turn. */
+export const TurnDelta = TurnHandle.extend({
+  kind: z.enum(['text', 'reasoning', 'tool_call', 'tool_result', 'message_saved', 'notice']),
+  text: z.string().optional(),
+  toolCallId: z.string().optional(),
+  toolName: z.string().optional(),
+  /** Persisted message id when kind = message_saved. */
+  messageId: z.number().int().optional(),
+  /** The session the message was saved to (differs after compression rotation). */
+  savedSessionId: z.string().optional()
+})
+export type TurnDelta = z.infer<typeof TurnDelta>
+
+export const TurnFinished = TurnHandle.extend({
+  status: z.enum(['completed', 'interrupted', 'error']),
+  error: z.string().optional(),
+  tokens: Tokens,
+  cost: Money,
+  apiCalls: z.number().int()
+})
+export type TurnFinished = z.infer<typeof TurnFinished>
+
+export const StopInput = z.object({ turnId: z.string().min(1) })
+
+export const CachedAgentInfo = z.object({
+  key: z.string(),
+  profile: ProfileName,
+  sessionId: z.string().nullable(),
+  model: z.string().nullable(),
+  signature: z.string(),
+  running: z.boolean(),
+  idleSeconds: z.number(),
+  turns: z.number().int(),
+  messageCountSnapshot: z.number().int().nullable()
+})
+export type CachedAgentInfo = z.infer<typeof CachedAgentInfo>
+export const GatewayState = z.object({ agents: z.array(CachedAgentInfo), cap: z.number().int(), idleTtlSeconds: z.number() })
+export type GatewayState = z.infer<typeof GatewayState>
+export const EvictInput = z.object({ key: z.string().min(1) })
+
+/** Settings as the renderer sees them: the API key itself never leaves the main process. */
+export const ProfileSettings = z.object({
+  profile: ProfileName,
+  provider: z.string(),
+  baseUrl: z.string(),
+  model: z.string(),
+  apiMode: z.enum(['chat_completions', 'anthropic_messages']),
+  apiKeySet: z.boolean(),
+  /** Where the key is kept: OS keychain (safeStorage) or the profile `.env` (0600). */
+  apiKeyStorage: z.enum(['safe_storage', 'env_file', 'none']),
+  maxIterations: z.number().int(),
+  compressionThreshold: z.number(),
+  demo: z.boolean()
+})
+export type ProfileSettings = z.infer<typeof ProfileSettings>
+export const SettingsUpdate = z.object({
+  profile: ProfileName,
+  provider: z.string().trim().min(1).max(64).optional(),
+  baseUrl: z.string().trim().url('base URL must be a URL').max(2048).optional(),
+  model: z.string().trim().min(1).max(256).optional(),
+  apiMode: z.enum(['chat_completions', 'anthropic_messages']).optional(),
+  /** Write-only. Empty string clears the key. */
+  apiKey: z.string().max(4096).optional()
+})
+export type SettingsUpdate = z.infer<typeof SettingsUpdate>
+export const ProfileOnly = z.object({ profile: ProfileName })
+export const SessionIdOnly = z.object({ sessionId: SessionId })

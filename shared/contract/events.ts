@@ -1,0 +1,26 @@
+import { z } from 'zod'
+import { ProfileName } from './common'
+import { TurnDelta, TurnFinished, TurnStarted } from './agent'
+import { MemoryEvent } from './memory'
+
+/** Events pushed from the host, named as facts in the past tense. */
+export const events = {
+  /** Sessions of a profile changed (this or another process committed). Coalesced. */
+  'sessions.changed': z.object({ profile: ProfileName, sessionIds: z.array(z.string()) }),
+  'turn.started': TurnStarted,
+  'turn.delta': TurnDelta,
+  'turn.finished': TurnFinished,
+  /** A delegation or retained child changed state. */
+  'delegation.updated': z.object({ profile: ProfileName, delegationId: z.string(), parentSessionId: z.string().nullable() }),
+  /** One memory event was recorded. */
+  'memory.activity': MemoryEvent,
+  /** The agent cache changed (insert, evict, run state). */
+  'gateway.changed': z.object({ reason: z.string() }),
+  /** Profiles appeared or disappeared. */
+  'profiles.changed': z.object({ profiles: z.array(ProfileName) })
+} as const satisfies Record<string, z.ZodType>
+
+export type Events = typeof events
+export type EventName = keyof Events
+export type EventPayload<K extends EventName> = z.output<Events[K]>
+export const eventNames = Object.keys(events) as EventName[]

@@ -1,0 +1,56 @@
+import { z } from 'zod'
+import { ProfileName, ProfileScope } from './common'
+
+export const MemoryEventKind = z.enum([
+  'tool_call', 'prefetch', 'sync', 'write', 'hook', 'refusal', 'error', 'provider'
+])
+export type MemoryEventKind = z.infer<typeof MemoryEventKind>
+
+export const MemoryEvent = z.object({
+  id: z.number().int(),
+  profile: ProfileName,
+  provider: z.string(),
+  kind: MemoryEventKind,
+  /** Hook or tool name (e.g. `prefetch`, `sync_turn`, `memory`). */
+  name: z.string(),
+  sessionId: z.string().nullable(),
+  turnId: z.string().nullable(),
+  ok: z.boolean(),
+  latencyMs: z.number().nullable(),
+  /** Short human summary: what was recalled/injected/written. Never contains secrets. */
+  summary: z.string(),
+  /** Size in characters of injected or written content. */
+  size: z.number().int().nullable(),
+  at: z.number()
+})
+export type MemoryEvent = z.infer<typeof MemoryEvent>
+
+export const MemoryEventQuery = z.object({
+  profile: ProfileScope.default('all'),
+  kinds: z.array(MemoryEventKind).optional(),
+  provider: z.string().optional(),
+  sessionId: z.string().optional(),
+  refusalsOnly: z.boolean().default(false),
+  beforeId: z.number().int().optional(),
+  limit: z.number().int().min(1).max(1000).default(200)
+})
+export type MemoryEventQuery = z.input<typeof MemoryEventQuery>
+export const MemoryEventPage = z.object({ items: z.array(MemoryEvent) })
+
+export const MemoryTarget = z.enum(['memory', 'user'])
+export const MemoryEntries = z.object({ profile: ProfileName, target: MemoryTarget, entries: z.array(z.string()) })
+export type MemoryEntries = z.infer<typeof MemoryEntries>
+export const MemoryEntriesQuery = z.object({ profile: ProfileName, target: MemoryTarget.default('memory') })
+export const MemoryEntryEdit = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('add'), profile: ProfileName, target: MemoryTarget, content: z.string().trim().min(1, 'entry text is required').max(20_000) }),
+  z.object({ op: z.literal('replace'), profile: ProfileName, target: MemoryTarget, index: z.number().int().min(0), content: z.string().trim().min(1, 'entry text is required').max(20_000) }),
+  z.object({ op: z.literal('remove'), profile: ProfileName, target: MemoryTarget, index: z.number().int().min(0) })
+])
+export type MemoryEntryEdit = z.infer<typeof MemoryEntryEdit>
+
+export const ProviderHealth = z.object({
+  profile: ProfileName, provider: z.string(), calls: z.number().int(), errors: z.number().int(), refusals: z.number().int(),
+  lastError: z.string().nullable(), lastErrorAt: z.number().nullable(), p95LatencyMs: z.number().nullable()
+})
+export type ProviderHealth = z.infer<typeof ProviderHealth>
+export const MemoryHealth = z.object({ items: z.array(ProviderHealth) })

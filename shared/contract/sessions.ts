@@ -1,0 +1,148 @@
+import { z } from 'zod'
+import { Money, ProfileName, ProfileScope, SessionId, Tokens } from './common'
+
+/** How a session relates to its parent (hermes-spec §1.7). */
+export const SessionKind = z.enum(['root', 'continuation', 'branch', 'delegate', 'reset', 'child'])
+export type SessionKind = z.infer<typeof SessionKind>
+
+export const SessionSummary = z.object({
+  profile: ProfileName,
+  id: z.string(),
+  /** Id of the compression-chain root this row is the tip of (equals id when not a chain). */
+  rootId: z.string(),
+  chainLength: z.number().int(),
+  kind: SessionKind,
+  parentSessionId: z.string().nullable(),
+  source: z.string(),
+  title: z.string().nullable(),
+  /** First user message, trimmed, for untitled sessions. */
+  preview: z.string().nullable(),
+  model: z.string().nullable(),
+  messageCount: z.number().int(),
+  toolCallCount: z.number().int(),
+  startedAt: z.number(),
+  endedAt: z.number().nullable(),
+  endReason: z.string().nullable(),
+  lastActiveAt: z.number(),
+  tokens: Tokens,
+  cost: Money,
+  archived: z.boolean(),
+  pinned: z.boolean(),
+  childCount: z.number().int()
+})
+export type SessionSummary = z.infer<typeof SessionSummary>
+
+export const SessionQuery = z.object({
+  profile: ProfileScope.default('all'),
+  sources: z.array(z.string().min(1)).max(32).optional(),
+  archived: z.enum(['exclude', 'include', 'only']).default('exclude'),
+  /** Epoch seconds, inclusive bounds on last activity. */
+  from: z.number().optional(),
+  to: z.number().optional(),
+  idPrefix: z.string().max(128).optional(),
+  /** Show delegate/branch children as their own rows. */
+  includeChildren: z.boolean().default(false),
+  limit: z.number().int().min(1).max(500).default(100),
+  /** Opaque keyset cursor from the previous page. */
+  cursor: z.string().max(1024).nullable().optional()
+})
+export type SessionQuery = z.input<typeof SessionQuery>
+
+export const SessionPage = z.object({ items: z.array(SessionSummary), nextCursor: z.string().nullable() })
+export type SessionPage = z.infer<typeof SessionPage>
+
+export const ToolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() })
+export type ToolCall = z.infer<typeof ToolCall>
+
+export const Message = z.object({
+  id: z.number().int(),
+  sessionId: z.string(),
+  role: z.string(),
+  content: z.string().nullable(),
+  toolCalls: z.array(ToolCall).nullable(),
+  toolCallId: z.string().nullable(),
+  toolName: z.string().nullable(),
+  reasoning: z.string().nullable(),
+  timestamp: z.number(),
+  tokenCount: z.number().nullable(),
+  finishReason: z.string().nullable(),
+  displayKind: z.string().nullable()
+})
+export type Message = z.infer<typeof Message>
+
+export const MessageQuery = z.object({
+  profile: ProfileName,
+  sessionId: SessionId,
+  /** Page forward from (exclusive) this message id. */
+  afterId: z.number().int().optional(),
+  /** Page backward from (exclusive) this message id. */
+  beforeId: z.number().int().optional(),
+  /** Centre the page on this message id (search hits). */
+  aroundId: z.number().int().optional(),
+  limit: z.number().int().min(1).max(1000).default(200)
+})
+export type MessageQuery = z.input<typeof MessageQuery>
+export const MessagePage = z.object({ items: z.array(Message), hasMoreBefore: z.boolean(), hasMoreAfter: z.boolean() })
+export type MessagePage = z.infer<typeof MessagePage>
+
+export const SessionRef = z.object({
+  id: z.string(), title: z.string().nullable(), kind: SessionKind, startedAt: z.number(), endReason: z.string().nullable(), messageCount: z.number().int()
+})
+export type SessionRef = z.infer<typeof SessionRef>
+
+export const ModelUsage = z.object({
+  model: z.string(), provider: z.string(), task: z.string(), apiCalls: z.number().int(), tokens: Tokens, cost: Money
+})
+export type ModelUsage = z.infer<typeof ModelUsage>
+
+export const SessionDetail = z.object({
+  summary: SessionSummary,
+  lineage: z.object({
+    /** Compression chain, root first; contains this session. */
+    chain: z.array(SessionRef),
+    parent: SessionRef.nullable(),
+    branches: z.array(SessionRef),
+    delegateChildren: z.array(SessionRef)
+  }),
+  usage: z.array(ModelUsage),
+  cwd: z.string().nullable(),
+  gitBranch: z.string().nullable(),
+  apiCallCount: z.number().int()
+})
+export type SessionDetail = z.infer<typeof SessionDetail>
+
+export const SessionKey = z.object({ profile: ProfileName, sessionId: SessionId })
+export type SessionKeyInput = z.infer<typeof SessionKey>
+
+export const SessionUpdate = z.object({
+  profile: ProfileName,
+  sessionId: SessionId,
+  title: z.string().max(512).nullable().optional(),
+  archived: z.boolean().optional(),
+  pinned: z.boolean().optional()
+})
+export type SessionUpdate = z.infer<typeof SessionUpdate>
+
+export const SearchQuery = z.object({
+  profile: ProfileScope.default('all'),
+  /** Free text; sanitized and capped at 2,048 characters by the store, never an FTS syntax error. */
+  query: z.string().max(10_000),
+  limit: z.number().int().min(1).max(200).default(50)
+})
+export type SearchQuery = z.input<typeof SearchQuery>
+export const SnippetPart = z.object({ text: z.string(), hit: z.boolean() })
+export const SearchHit = z.object({
+  profile: ProfileName,
+  sessionId: z.string(),
+  sessionTitle: z.string().nullable(),
+  messageId: z.number().int(),
+  role: z.string(),
+  timestamp: z.number(),
+  snippet: z.array(SnippetPart)
+})
+export type SearchHit = z.infer<typeof SearchHit>
+export const SearchResult = z.object({ hits: z.array(SearchHit) })
+export type SearchResult = z.infer<typeof SearchResult>
+
+export const ProfileInfo = z.object({ name: ProfileName, home: z.string(), isDefault: z.boolean(), sessionCount: z.number().int() })
+export type ProfileInfo = z.infer<typeof ProfileInfo>

@@ -1,0 +1,106 @@
+/**
+ * Tool registry and dispatch. The generation counter changes on every register/unregister so the gateway
+ * cache signature (`tools.registry_generation`) rebuilds agents whose tool set changed underneath them.
+ */
+export type JsonSchema = Record<string, unknown>
+
+export interface ToolContext {
+  profile: string
+  sessionId: string
+  turnId: string
+  /** Gateway session key of the calling turn (travels with memory tool calls, seed 000). */
+  gatewaySessionKey: string
+  signal?: AbortSignal
+}
+
+export interface ToolDefinition {
+  name: string
+  description: string
+  parameters: JsonSchema
+  toolset?: string
+  /** Returns the tool result as a string (usually JSON). Throwing is allowed: dispatch turns it into `{"error": …}`. */
+  execute(args: Record<string, unknown>, ctx: ToolContext): Promise<string> | string
+}
+
+export interface ToolCallRequest {
+  id: string
+  name: string
+  /** Raw JSON text as the model produced it. */
+  arguments: string
+}
+
+export interface ToolCallResult {
+  id: string
+  name: string
+  content: string
+  ok: boolean
+}
+
+export class ToolRegistry {
+  private readonly tools = new Map<string, ToolDefinition>()
+  private gen = 0
+
+  get generation(): number {
+    return this.gen
+  }
+
+  register(def: ToolDefinition): void {
+    this.tools.set(def.name, def)
+    this.gen++
+  }
+
+  unregister(name: string): boolean {
+    const removed = this.tools.delete(name)
+    if (removed) this.gen++
+    return removed
+  }
+
+  has(name: string): boolean {
+    return this.tools.has(name)
+  }
+
+  get(name: string): ToolDefinition | undefined {
+    return this.tools.get(name)
+  }
+
+  list(): ToolDefinition[] {
+    return [...this.tools.values()]
+  }
+
+  /** OpenAI-style function tool schemas, in registration order. */
+  schemas(): Array<{ type: 'function'; function: { name: string; description: string; parameters: JsonSchema } }> {
+    return this.list().map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }))
+  }
+}
+
+const errorJson = (message: string) => JSON.stringify({ error: message })
+
+export async function executeToolCall(registry: ToolRegistry, call: ToolCallRequest, ctx: ToolContext): Promise<ToolCallResult> {
+  const tool = registry.get(call.name)
+  if (!tool) return { id: call.id, name: call.name, content: errorJson(`Unknown tool '${call.name}'`), ok: false }
+  let args: Record<string, unknown>
+  try {
+    const parsed: unknown = call.arguments.trim() ? JSON.parse(call.arguments) : {}
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('arguments must be a JSON object')
+    args = parsed as Record<string, unknown>
+  } catch (err) {
+    return { id: call.id, name: call.name, content: errorJson(`Invalid arguments for '${call.name}': ${(err as Error).message}`), ok: false }
+  }
+  try {
+    return { id: call.id, name: call.name, content: await tool.execute(args, ctx), ok: true }
+  } catch (err) {
+    return { id: call.id, name: call.name, content: errorJson((err as Error).message || String(err)), ok: false }
+  }
+}
+
+/** One call after another, in order. */
+export async function dispatchSequential(registry: ToolRegistry, calls: ToolCallRequest[], ctx: ToolContext): Promise<ToolCallResult[]> {
+  const out: ToolCallResult[] = []
+  for (const call of calls) out.push(await executeToolCall(registry, call, ctx))
+  return out
+}
+
+/** All calls at once; results keep the calls' order. */
+export function dispatchConcurrent(registry: ToolRegistry, calls: ToolCallRequest[], ctx: ToolContext): Promise<ToolCallResult[]> {
+  return Promise.all(calls.map((call) => executeToolCall(registry, call, ctx)))
+}
