@@ -11,6 +11,17 @@ export interface ToolContext {
   /** Gateway session key of the calling turn (travels with memory tool calls, seed 000). */
   gatewaySessionKey: string
   signal?: AbortSignal
+  /** The calling agent, for tools that build or steer agents (`delegate_task`). Absent outside a turn. */
+  agent?: ToolCallerAgent
+}
+
+/** What a tool may read about the agent that called it. Holds the API key: never log it. */
+export interface ToolCallerAgent {
+  readonly profile: string
+  readonly sessionId: string
+  readonly gatewaySessionKey: string
+  readonly maxIterations: number
+  readonly runtime: { model: string; provider: string; baseUrl: string; apiMode: 'chat_completions' | 'anthropic_messages'; apiKey?: string | null }
 }
 
 export interface ToolDefinition {
@@ -18,6 +29,14 @@ export interface ToolDefinition {
   description: string
   parameters: JsonSchema
   toolset?: string
+  /** Safe to run alongside other read-only calls (no side effects). A batch runs concurrently only when every call is read-only. */
+  readOnly?: boolean
+  /**
+   * Tear down per-task state (terminal sandbox, browser, background processes) for `taskId` (the agent's
+   * session id). Called by the hard `Agent.close()` only, never by the soft `releaseClients()`: an
+   * evicted session may resume and must find its state intact (hermes-spec §3.9).
+   */
+  cleanupTask?(taskId: string): void | Promise<void>
   /** Returns the tool result as a string (usually JSON). Throwing is allowed: dispatch turns it into `{"error": …}`. */
   execute(args: Record<string, unknown>, ctx: ToolContext): Promise<string> | string
 }
@@ -103,4 +122,9 @@ export async function dispatchSequential(registry: ToolRegistry, calls: ToolCall
 /** All calls at once; results keep the calls' order. */
 export function dispatchConcurrent(registry: ToolRegistry, calls: ToolCallRequest[], ctx: ToolContext): Promise<ToolCallResult[]> {
   return Promise.all(calls.map((call) => executeToolCall(registry, call, ctx)))
+}
+
+/** Concurrent when every call targets a known read-only tool (and there is more than one); else sequential. */
+export function canRunConcurrently(registry: ToolRegistry, calls: ToolCallRequest[]): boolean {
+  return calls.length > 1 && calls.every((c) => registry.get(c.name)?.readOnly === true)
 }

@@ -1,0 +1,91 @@
+/**
+ * Gateway bench: (1) the cache-hit path — config + secrets + signature + message_count guard + lookup —
+ * in microseconds, on a real profile home and state.db; (2) N own turns through the real Gateway, Agent
+ * and scripted provider, counting rebuilds (target 0: our own writes must never invalidate the cache).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { CacheDecision } from '../shared/contract'
+import { createAgent, startScriptedProvider, ToolRegistry, type Agent } from '../src-main/agent'
+import { loadConfig, resolveRuntime, secretsFor } from '../src-main/config'
+import { AgentCache, agentConfigSignature, extractCacheBustingConfig, Gateway, sessionKeyFor } from '../src-main/gateway'
+import { StoreRegistry, type SessionStore } from '../src-main/store'
+
+export interface GatewayBenchResult {
+  cacheHitUs: { p50: number; p95: number }
+  ownTurns: number
+  rebuilds: number
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
+const round = (n: number) => Math.round(n * 10) / 10
+
+export async function runGatewayBench(opts: { turns?: number; hitSamples?: number } = {}): Promise<GatewayBenchResult> {
+  const turns = opts.turns ?? 1000
+  const samples = opts.hitSamples ?? 5000
+  const provider = await startScriptedProvider({ handler: () => ({ text: 'ok', usage: { promptTokens: 20, completionTokens: 1 } }) })
+  const root = mkdtempSync(join(tmpdir(), 'cad-gw-bench-'))
+  writeFileSync(join(root, 'config.yaml'), `model:\n  default: bench-model\n  provider: custom\n  base_url: "${provider.baseUrl}"\n  api_key_env: OPENAI_API_KEY\ncompression:\n  enabled: false\n`)
+  writeFileSync(join(root, '.env'), 'OPENAI_API_KEY=sk-bench-0000000000\n')
+  const registry = new StoreRegistry(root)
+  try {
+    const cacheHitUs = hitPath(registry.get('default'), root, samples)
+    const decisions: CacheDecision[] = []
+    const gateway = new Gateway<Agent, SessionStore>({
+      root, stores: registry,
+      buildAgent: (i) => createAgent({
+        profile: i.profile, sessionId: i.sessionId, store: i.store, tools: new ToolRegistry(), maxIterations: i.maxIterations,
+        gatewaySessionKey: i.sessionKey, compression: { enabled: false }, reasoningConfig: i.reasoningConfig,
+        runtime: { model: i.runtime.model, provider: i.runtime.provider, baseUrl: i.runtime.baseUrl, apiKey: i.runtime.apiKey, apiMode: i.runtime.apiMode }
+      }),
+      emit: (event, payload) => {
+        if (event === 'turn.started') decisions.push((payload as { cache: CacheDecision }).cache)
+      }
+    })
+    const first = await gateway.start({ profile: 'default', text: 'start' })
+    await gateway.finished(first.turnId)
+    for (let i = 0; i < turns; i++) {
+      const h = await gateway.resume({ profile: 'default', sessionId: first.sessionId, text: `turn ${i}` })
+      await gateway.finished(h.turnId)
+    }
+    await gateway.shutdown()
+    // Every decision after the first build should be a reuse.
+    return { cacheHitUs, ownTurns: turns, rebuilds: decisions.slice(1).filter((d) => d !== 'reused').length }
+  } finally {
+    registry.closeAll()
+    await provider.close()
+    rmSync(root, { recursive: true, force: true })
+  }
+}
+
+/** What `Gateway.begin` does before a reused turn, timed per call. */
+function hitPath(store: SessionStore, home: string, samples: number): { p50: number; p95: number } {
+  store.createSession('bench-hit', 'desktop')
+  store.appendMessage('bench-hit', { role: 'user', content: 'x' })
+  const key = sessionKeyFor('default', 'bench-hit')
+  const cache = new AgentCache({
+    probe: { messageCount: (_k, sid) => store.getSession(sid)?.message_count ?? null, isSessionEnded: (_k, sid) => store.getSession(sid)?.ended_at != null }
+  })
+  const signatureNow = () => {
+    const secrets = secretsFor(home)
+    const runtime = resolveRuntime(home, { secrets })
+    const config = loadConfig(home).raw
+    return agentConfigSignature({ model: runtime.model, runtime, enabledToolsets: [], ephemeralPrompt: '', cacheKeys: extractCacheBustingConfig(config, { registryGeneration: 1 }) })
+  }
+  cache.insert(key, { lastActivityTs: Date.now() }, signatureNow(), { messageCount: 1, sessionId: 'bench-hit' })
+  const times: number[] = []
+  for (let i = 0; i < samples; i++) {
+    const t0 = process.hrtime.bigint()
+    const r = cache.lookup(key, { signature: signatureNow(), sessionId: 'bench-hit' })
+    times.push(Number(process.hrtime.bigint() - t0) / 1000)
+    if (r.decision !== 'reused') throw new Error(`bench hit path missed: ${r.decision}`)
+  }
+  times.sort((a, b) => a - b)
+  return { p50: round(pct(times, 0.5)), p95: round(pct(times, 0.95)) }
+}
+
+// `npx tsx bench/gateway-bench.ts [turns]`
+if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+  runGatewayBench({ turns: Number(process.argv[2] ?? 1000) }).then((r) => console.log(JSON.stringify(r)))
+}

@@ -1,0 +1,128 @@
+/**
+ * Store benchmark: session-list first page, FTS search, cross-process write→event latency and idle CPU
+ * of a running watcher. Without `home` it generates 10,000 sessions / 500,000 messages in a temp home.
+ * Wired into `npm run bench` by bench/run.ts.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { generateBulk, SessionStore, SessionWatcher, StoreRegistry } from '../src-main/store'
+import { spawnWriter } from '../src-main/store/test-fixtures/spawn-writer'
+
+export interface Percentiles { p50: number; p95: number }
+export interface StoreBenchResult {
+  listFirstPageMs: Percentiles
+  ftsMs: Percentiles
+  /** Commit in a second process → watcher callback in this one. -1 when a given home is left untouched. */
+  writeToEventMs: Percentiles
+  idleCpuPercent: number
+  sessions: number
+  messages: number
+}
+export interface StoreBenchOptions {
+  home?: string
+  profile?: string
+  query?: string
+  /** Measure write→event on a given home too (appends to a `bench_*` session there). Default false. */
+  allowWrites?: boolean
+  sessions?: number
+  messagesPerSession?: number
+  idleSeconds?: number
+  log?: (line: string) => void
+}
+
+const pct = (xs: number[]): Percentiles => {
+  const s = [...xs].sort((a, b) => a - b)
+  const at = (p: number) => (s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))] : NaN)
+  return { p50: round(at(0.5)), p95: round(at(0.95)) }
+}
+const round = (n: number) => Math.round(n * 1000) / 1000
+const time = (fn: () => unknown, runs: number) => Array.from({ length: runs }, () => { const t = performance.now(); fn(); return performance.now() - t })
+
+export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<StoreBenchResult> {
+  const log = opts.log ?? (() => {})
+  const temp = opts.home ? null : mkdtempSync(join(tmpdir(), 'cad-bench-'))
+  const registry = new StoreRegistry(opts.home ?? temp!)
+  const store = registry.get(opts.profile ?? 'default')
+  let watcher: SessionWatcher | null = null
+  try {
+    if (temp) {
+      const t = performance.now()
+      generateBulk(store, { sessions: opts.sessions ?? 10_000, messagesPerSession: opts.messagesPerSession ?? 50 })
+      store.db.exec('ANALYZE')
+      log(`generated in ${Math.round(performance.now() - t)} ms`)
+    }
+    const sessions = (store.db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n
+    const messages = (store.db.prepare('SELECT count(*) AS n FROM messages').get() as { n: number }).n
+
+    store.listSessions({ limit: 100 }) // warm the page cache once, as a running app would be
+    const listFirstPageMs = pct(time(() => store.listSessions({ limit: 100 }), 50))
+    const query = opts.query ?? 'deploy'
+    store.search({ query })
+    const ftsMs = pct(time(() => store.search({ query, limit: 50 }), 30))
+
+    const events: Array<{ at: number; ids: string[] }> = []
+    watcher = new SessionWatcher(store, (e) => events.push({ at: performance.timeOrigin + performance.now(), ids: e.sessionIds })).start()
+    const writeToEventMs = temp || opts.allowWrites ? await measureWriteToEvent(store, events) : { p50: -1, p95: -1 }
+
+    // Idle: watcher running, nobody writing (after the writer's exit/checkpoint has been absorbed).
+    await new Promise((r) => setTimeout(r, 2000))
+    const before = process.cpuUsage()
+    const idleMs = (opts.idleSeconds ?? 10) * 1000
+    const t0 = performance.now()
+    await new Promise((r) => setTimeout(r, idleMs))
+    const used = process.cpuUsage(before)
+    const idleCpuPercent = round(((used.user + used.system) / 1000 / (performance.now() - t0)) * 100)
+    return { listFirstPageMs, ftsMs, writeToEventMs, idleCpuPercent, sessions, messages }
+  } finally {
+    watcher?.stop()
+    registry.closeAll()
+    if (temp) rmSync(temp, { recursive: true, force: true })
+  }
+}
+
+async function measureWriteToEvent(store: SessionStore, events: Array<{ at: number; ids: string[] }>, rounds = 20): Promise<Percentiles> {
+  const sessionId = `bench_${process.pid}_${Date.now()}`
+  const child = spawnWriter([store.path, sessionId, 'serve'])
+  const lines = createInterface({ input: child.stdout })
+  const queue: string[] = []
+  let wake: (() => void) | null = null
+  lines.on('line', (l) => { queue.push(l); wake?.() })
+  const nextLine = async (): Promise<string> => {
+    while (queue.length === 0) await new Promise<void>((r) => { wake = r; setTimeout(r, 30_000) })
+    return queue.shift()!
+  }
+  const eventFor = async (since: number): Promise<number> => {
+    for (let waited = 0; waited < 30_000; waited += 2) {
+      const e = events.slice(since).find((x) => x.ids.includes(sessionId))
+      if (e) return e.at
+      await new Promise((r) => setTimeout(r, 2))
+    }
+    throw new Error('no sessions.changed event for the writer session')
+  }
+  try {
+    if ((await nextLine()) !== 'ready') throw new Error('writer failed to start')
+    await new Promise((r) => setTimeout(r, 300)) // let the session-created event pass
+    const samples: number[] = []
+    for (let i = 0; i < rounds; i++) {
+      const since = events.length
+      child.stdin.write('append\n')
+      const { t } = JSON.parse(await nextLine()) as { t: number }
+      const at = await eventFor(since)
+      samples.push(Math.max(0, at - t))
+      await new Promise((r) => setTimeout(r, 120)) // outside the coalescing window: measure leading edges
+    }
+    return pct(samples)
+  } finally {
+    const exited = new Promise((r) => child.once('exit', r))
+    child.stdin.end() // the writer closes its store (checkpoint) and exits on EOF
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))])
+    child.kill()
+  }
+}
+
+// `npx tsx bench/store-bench.ts` runs it standalone.
+if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+  runStoreBench({ log: (l) => console.error(l) }).then((r) => console.log(JSON.stringify(r, null, 2)))
+}

@@ -1,0 +1,22 @@
+import { defineConfig } from '@playwright/test'
+
+// Specs start their own `caduceus serve` on a seeded temp home (e2e/fixtures/host.ts), so no webServer here.
+export default defineConfig({
+  testDir: './e2e/specs',
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  workers: 1,
+  retries: 0,
+  outputDir: 'test-results',
+  reporter: process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ? [['list'], ['json']] : [['list']],
+  use: {
+    headless: true,
+    viewport: { width: 1360, height: 860 },
+    trace: 'retain-on-failure',
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync', '--no-first-run']
+    }
+  }
+})

@@ -1,0 +1,189 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { AgentClosedError } from './agent'
+import { makeKit, recordingTool, until, type Kit } from './test-fixtures/kit'
+import type { AgentMemory } from './types'
+
+let kit: Kit
+afterEach(async () => { await kit?.cleanup() })
+
+const loopForever = () => ({ toolCalls: [{ name: 'tick', arguments: {} }] })
+
+describe('Agent: loop limits and control', () => {
+  it('the tool loop stops at maxIterations model calls', async () => {
+    kit = await makeKit([], { handler: loopForever })
+    kit.tools.register(recordingTool('tick').def)
+    const r = await kit.makeAgent({ maxIterations: 3 }).runTurn('loop')
+    expect(r.status).toBe('completed')
+    expect(r.exitReason).toBe('max_iterations')
+    expect(kit.server.requests).toHaveLength(3)
+    expect(r.apiCalls).toBe(3)
+    // user + 3 × (assistant + tool): every call still has its result.
+    expect(kit.messages('S1').map((m) => m.role)).toEqual(['user', ...Array(3).fill(['assistant', 'tool']).flat()])
+  })
+
+  it('steer folds in at the boundary after the in-flight tool call completes', async () => {
+    kit = await makeKit([{ toolCalls: [{ name: 'work', arguments: {}, id: 'w1' }] }, { text: 'adjusted answer' }])
+    let release!: () => void
+    const started: string[] = []
+    kit.tools.register(recordingTool('work', async () => { started.push('work'); await new Promise<void>((r) => { release = r }); return 'worked' }).def)
+    const agent = kit.makeAgent()
+    const turn = agent.runTurn('do the work')
+    await until(() => started.length === 1, 'tool start')
+    expect(agent.steer('actually, make it blue')).toBe(true)
+    // The tool is still running: nothing was folded in yet.
+    expect(kit.messages('S1').map((m) => m.role)).toEqual(['user', 'assistant'])
+    release()
+    const r = await turn
+    expect(r.status).toBe('completed')
+    const rows = kit.messages('S1')
+    expect(rows.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user', 'assistant'])
+    expect(rows[3]).toMatchObject({ content: 'actually, make it blue', display_kind: 'steer' })
+    expect(kit.server.requests[1]!.body.messages.at(-1)).toMatchObject({ role: 'user', content: 'actually, make it blue' })
+  })
+
+  it('interrupt mid-stream ends the turn interrupted and keeps what was saved', async () => {
+    kit = await makeKit([{ toolCalls: [{ name: 'tick', arguments: {}, id: 't1' }] }, { text: 'partial answer', stall: true }])
+    kit.tools.register(recordingTool('tick').def)
+    const agent = kit.makeAgent()
+    const r = await agent.runTurn('start', { onDelta: (d) => { if (d.kind === 'text') agent.interrupt() } })
+    expect(r.status).toBe('interrupted')
+    expect(r.error).toBeUndefined()
+    const rows = kit.messages('S1')
+    expect(rows.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
+    expect(rows[3]!.finish_reason).toBe('interrupted')
+    expect(rows[3]!.content!.length).toBeGreaterThan(0)
+    expect(kit.store.getSession('S1')!.message_count).toBe(4)
+    expect(agent.running).toBe(false)
+    // The agent is usable again afterwards.
+    kit.server.push({ text: 'fresh' })
+    expect((await agent.runTurn('again')).status).toBe('completed')
+  })
+
+  it('a caller AbortSignal interrupts too', async () => {
+    kit = await makeKit([{ text: 'never finishes', stall: true }])
+    const ac = new AbortController()
+    const r = await kit.makeAgent().runTurn('x', { signal: ac.signal, onDelta: (d) => { if (d.kind === 'text') ac.abort() } })
+    expect(r.status).toBe('interrupted')
+  })
+
+  it('releaseClients drops the client (soft) and the next turn recreates it', async () => {
+    kit = await makeKit([{ text: 'one' }, { text: 'two' }])
+    const agent = kit.makeAgent()
+    await agent.runTurn('first')
+    expect(agent.client).not.toBeNull()
+    agent.releaseClients()
+    expect(agent.client).toBeNull()
+    expect(agent.sessionMessages).toHaveLength(2) // session state kept
+    // The gateway also clears the history after a soft release; the agent reloads it from the store.
+    agent.sessionMessages = []
+    const r = await agent.runTurn('second')
+    expect(r.status).toBe('completed')
+    expect(agent.client).not.toBeNull()
+    expect(kit.server.requests[1]!.body.messages.map((m: { content: string }) => m.content)).toEqual(['first', 'one', 'second'])
+  })
+
+  it('close is hard: stops a running turn, shuts memory down, and later turns throw', async () => {
+    kit = await makeKit([{ text: 'streaming…', stall: true }])
+    let shutdown = 0
+    const agent = kit.makeAgent({ memory: { shutdownAll: () => { shutdown++ } } })
+    const turn = agent.runTurn('go')
+    await until(() => kit.server.requests.length === 1, 'request')
+    await agent.close()
+    expect((await turn).status).toBe('interrupted')
+    expect(agent.client).toBeNull()
+    expect(agent.closed).toBe(true)
+    expect(shutdown).toBe(1)
+    await expect(agent.runTurn('more')).rejects.toBeInstanceOf(AgentClosedError)
+    expect(agent.steer('x')).toBe(false)
+  })
+
+  it('malformed replies and HTTP 500 end the turn as error without crashing', async () => {
+    for (const reply of [{ malformed: 'bad-json' as const }, { error: 500 }, { malformed: 'garbage' as const }, { malformed: 'bad-choices' as const }]) {
+      kit = await makeKit([reply])
+      const agent = kit.makeAgent()
+      const r = await agent.runTurn('hi')
+      expect(r.status).toBe('error')
+      expect(r.error).toMatch(/malformed|HTTP 500/)
+      expect(r.error).not.toContain('sk-test')
+      expect(kit.messages('S1')[0]).toMatchObject({ role: 'user', content: 'hi' })
+      expect(agent.running).toBe(false)
+      await kit.cleanup()
+    }
+    kit = await makeKit([])
+  })
+
+  it('a bad base URL is an error result and the user message is still saved', async () => {
+    kit = await makeKit([])
+    const r = await kit.makeAgent({ runtime: { model: 'm', provider: 'x', baseUrl: 'nope', apiMode: 'chat_completions' } }).runTurn('hello')
+    expect(r.status).toBe('error')
+    expect(r.error).toContain('base URL')
+    expect(kit.messages('S1').map((m) => m.role)).toEqual(['user'])
+  })
+
+  it('the inactivity watchdog aborts a turn stuck waiting on the model', async () => {
+    kit = await makeKit([{ text: 'starts then hangs', stall: true }])
+    const r = await kit.makeAgent({ inactivityTimeoutSec: 0.2 }).runTurn('x')
+    expect(r.status).toBe('error')
+    expect(r.exitReason).toBe('inactivity')
+    expect(r.error).toContain('no activity')
+  })
+
+  it('refuses a second concurrent turn and tracks activity', async () => {
+    kit = await makeKit([{ text: 'slow', delayMs: 100 }])
+    const agent = kit.makeAgent()
+    const first = agent.runTurn('a')
+    await expect(agent.runTurn('b')).rejects.toThrow(/already running/)
+    await first
+    expect(agent.lastActivityDesc).toBe('turn completed')
+    expect(agent.lastActivityProvenance).toBe('turn')
+    expect(agent.lastActivityTs).toBeGreaterThan(Date.now() - 60_000)
+  })
+
+  it('reasoningConfig is mutable in place between turns', async () => {
+    kit = await makeKit([{ text: 'a' }, { text: 'b' }])
+    const agent = kit.makeAgent({ reasoningConfig: { effort: 'low' } })
+    await agent.runTurn('one')
+    agent.reasoningConfig!.effort = 'high'
+    await agent.runTurn('two')
+    expect(kit.server.requests.map((r) => r.body.reasoning_effort)).toEqual(['low', 'high'])
+  })
+})
+
+describe('Agent: memory hooks', () => {
+  it('calls onTurnStart, injects prefetch as request-only context, adds the prompt block, and syncs after the turn', async () => {
+    kit = await makeKit([{ text: 'noted' }])
+    const calls: string[] = []
+    let synced: unknown[] = []
+    const memory: AgentMemory = {
+      onTurnStart: (n, msg) => { calls.push(`turn:${n}:${msg}`) },
+      prefetchAll: async (q) => { calls.push(`prefetch:${q}`); return 'user likes tea' },
+      buildSystemPrompt: () => 'MEMORY BLOCK',
+      syncAll: (u, a, o) => { synced = [u, a, o?.sessionId] }
+    }
+    const r = await kit.makeAgent({ memory, systemPrompt: 'base' }).runTurn('what do I like?')
+    expect(r.status).toBe('completed')
+    expect(calls).toEqual(['turn:1:what do I like?', 'prefetch:what do I like?'])
+    const sent = kit.server.requests[0]!.body.messages
+    expect(sent[0]).toEqual({ role: 'system', content: 'base\n\nMEMORY BLOCK' })
+    expect(sent[1].content).toContain('<memory-context>\nuser likes tea\n</memory-context>')
+    // Never persisted: the stored user message is exactly what the user typed.
+    expect(kit.messages('S1')[0]!.content).toBe('what do I like?')
+    expect(synced).toEqual(['what do I like?', 'noted', 'S1'])
+  })
+
+  it('a throwing memory hook never fails the turn', async () => {
+    kit = await makeKit([{ text: 'fine' }])
+    const boom = () => { throw new Error('provider down') }
+    const r = await kit.makeAgent({ memory: { onTurnStart: boom, prefetchAll: boom, syncAll: boom, buildSystemPrompt: boom } }).runTurn('hi')
+    expect(r.status).toBe('completed')
+  })
+
+  it('commitMemorySession hands the session messages to onSessionEnd', async () => {
+    kit = await makeKit([{ text: 'reply' }])
+    let ended: unknown[] = []
+    const agent = kit.makeAgent({ memory: { onSessionEnd: (m) => { ended = m } } })
+    await agent.runTurn('hello')
+    await agent.commitMemorySession()
+    expect(ended.map((m) => (m as { role: string }).role)).toEqual(['user', 'assistant'])
+  })
+})

@@ -1,0 +1,215 @@
+/**
+ * The Agent: one conversation's runtime. Owns the provider client (lazily created, dropped by the soft
+ * `releaseClients()`), the in-memory history, activity tracking for the gateway cache, steering and
+ * interrupts. The tool loop itself lives in turn-loop.ts.
+ */
+import { resolveCompression } from './compression'
+import { newTurnId } from './ids'
+import { sanitizeHistory, toNewMessage } from './messages'
+import { createProviderClient } from './providers'
+import type { AgentMessage, ProviderClient, ReasoningConfig, RuntimeConfig } from './providers/types'
+import type { ToolRegistry } from './tools/registry'
+import { InterruptReason, type TurnContext } from './turn-context'
+import { runLoop, type LoopHost } from './turn-loop'
+import { runTurn } from './turn'
+import type { ActivityProvenance, AgentLog, AgentMemory, AgentOptions, AgentStore, TurnOptions, TurnResult } from './types'
+import type { NewMessage } from '../store'
+
+export class AgentClosedError extends Error {
+  constructor() {
+    super('agent is closed')
+    this.name = 'AgentClosedError'
+  }
+}
+
+export class Agent implements LoopHost {
+  readonly profile: string
+  readonly store: AgentStore
+  readonly runtime: RuntimeConfig
+  readonly tools: ToolRegistry
+  readonly memory: AgentMemory | null
+  readonly log: AgentLog | null
+  readonly gatewaySessionKey: string
+  readonly defaultSource: string
+  readonly platform: string
+  readonly compressionConfig: ReturnType<typeof resolveCompression>
+  readonly inactivityTimeoutMs: number | null
+  /** Changes when compression rotates the conversation into a child session. */
+  sessionId: string
+  /** The gateway refreshes it from config on each cache hit. */
+  maxIterations: number
+  /** Mutable in place: the gateway sets it per message without rebuilding (excluded from the cache signature). */
+  reasoningConfig: ReasoningConfig | null
+  /** Provider client; null until the first call and after releaseClients(). */
+  client: ProviderClient | null = null
+  /** The conversation as sent to the model (system prompt excluded). Empty ⇒ reloaded from the store next turn. */
+  sessionMessages: AgentMessage[]
+  /** How many of `sessionMessages` are known to be in the store (all of them: messages are saved as produced). */
+  lastFlushedDbIdx = 0
+  /** Provider calls in the current turn (the gateway resets it to 0 per turn). */
+  apiCallCount = 0
+  /** Epoch MILLISECONDS of the last step (model chunk, tool start/finish, turn start/end). */
+  lastActivityTs = Date.now()
+  lastActivityDesc = 'created'
+  lastActivityProvenance: ActivityProvenance = 'unknown'
+  turnsRun = 0
+
+  private readonly baseSystemPrompt: string
+  private memoryPromptBlock: string | null = null
+  private sessionEnsured = false
+  private readonly steers: string[] = []
+  private current: { controller: AbortController; done: Promise<TurnResult> } | null = null
+  private closedFlag = false
+
+  constructor(opts: AgentOptions) {
+    if (!opts || typeof opts.sessionId !== 'string' || !opts.sessionId.trim()) throw new TypeError('Agent needs a sessionId')
+    if (!opts.store || !opts.tools || !opts.runtime) throw new TypeError('Agent needs store, tools and runtime')
+    this.profile = opts.profile
+    this.sessionId = opts.sessionId
+    this.store = opts.store
+    this.runtime = { ...opts.runtime }
+    this.tools = opts.tools
+    this.memory = opts.memory ?? null
+    this.log = opts.log ?? null
+    this.gatewaySessionKey = opts.gatewaySessionKey ?? ''
+    this.defaultSource = opts.source ?? 'desktop'
+    this.platform = opts.platform ?? 'desktop'
+    this.maxIterations = Number.isFinite(opts.maxIterations) && opts.maxIterations >= 1 ? Math.floor(opts.maxIterations) : 1
+    this.reasoningConfig = opts.reasoningConfig ?? null
+    this.compressionConfig = resolveCompression(opts.compression)
+    this.inactivityTimeoutMs = opts.inactivityTimeoutSec && opts.inactivityTimeoutSec > 0 ? opts.inactivityTimeoutSec * 1000 : null
+    this.baseSystemPrompt = opts.systemPrompt?.trim() ?? ''
+    this.sessionMessages = sanitizeHistory(opts.history)
+    this.lastFlushedDbIdx = this.sessionMessages.length
+  }
+
+  get running(): boolean {
+    return this.current !== null
+  }
+  get closed(): boolean {
+    return this.closedFlag
+  }
+
+  /** Runs one user turn to completion, interruption or error. Throws only if closed or already running. */
+  runTurn(text: string, opts: TurnOptions = {}): Promise<TurnResult> {
+    if (this.closedFlag) return Promise.reject(new AgentClosedError())
+    if (this.current) return Promise.reject(new Error('a turn is already running on this agent'))
+    if (typeof text !== 'string' || !text.trim()) return Promise.reject(new TypeError('message text is required'))
+    const controller = new AbortController()
+    const done = runTurn(this, text, controller, { ...opts, turnId: opts.turnId ?? newTurnId() }).finally(() => {
+      this.current = null
+    })
+    this.current = { controller, done }
+    return done
+  }
+
+  /** Queue a user message for the next iteration boundary (after in-flight tool calls finish). */
+  steer(text: string): boolean {
+    if (this.closedFlag || typeof text !== 'string' || !text.trim()) return false
+    this.steers.push(text)
+    this.touch('steering message queued', 'user')
+    return true
+  }
+
+  /** Abort the in-flight request; the turn ends 'interrupted' keeping everything already saved. */
+  interrupt(reason = 'interrupted by user'): void {
+    this.current?.controller.abort(new InterruptReason('interrupt', reason))
+  }
+
+  /** Soft release (gateway cache eviction): drop the provider client, keep the conversation state. */
+  releaseClients(): void {
+    this.client = null
+  }
+
+  /** Hard close: stop any turn, drop clients, tear down tools' per-task state, shut memory down. runTurn afterwards throws. */
+  async close(): Promise<void> {
+    if (this.closedFlag) return
+    this.closedFlag = true
+    this.current?.controller.abort(new InterruptReason('closed', 'agent closed'))
+    await this.current?.done.catch(() => undefined)
+    this.releaseClients()
+    this.steers.length = 0
+    for (const tool of this.tools.list()) {
+      if (!tool.cleanupTask) continue
+      try {
+        await tool.cleanupTask(this.sessionId)
+      } catch (err) {
+        this.log?.warn('agent', `tool ${tool.name} cleanup failed: ${(err as Error).message}`)
+      }
+    }
+    try {
+      await this.memory?.shutdownAll?.()
+    } catch (err) {
+      this.log?.warn('agent', `memory shutdown failed: ${(err as Error).message}`)
+    }
+  }
+
+  /** End-of-session memory commit before a soft eviction (hermes-spec §3.9). */
+  async commitMemorySession(messages?: AgentMessage[] | null): Promise<void> {
+    try {
+      await this.memory?.onSessionEnd?.((messages ?? this.sessionMessages).map((m) => ({ ...m })))
+    } catch (err) {
+      this.log?.warn('agent', `memory session commit failed: ${(err as Error).message}`)
+    }
+  }
+
+  // ── used by the turn ────────────────────────────────────────────────────────────────────────
+
+  readonly touch = (desc: string, provenance: ActivityProvenance): void => {
+    this.lastActivityTs = Date.now()
+    this.lastActivityDesc = desc
+    this.lastActivityProvenance = provenance
+  }
+
+  getClient(): ProviderClient {
+    this.client ??= createProviderClient(this.runtime)
+    return this.client
+  }
+
+  systemPromptText(): string {
+    return [this.baseSystemPrompt, this.memoryPromptBlock ?? ''].filter(Boolean).join('\n\n')
+  }
+
+  takeSteers(): string[] {
+    return this.steers.splice(0)
+  }
+  hasSteers(): boolean {
+    return this.steers.length > 0
+  }
+
+  async save(msg: AgentMessage, ctx: TurnContext, extra: Partial<NewMessage> = {}): Promise<number> {
+    const sessionId = this.sessionId
+    const id = await this.store.appendMessage(sessionId, toNewMessage(msg, extra))
+    this.sessionMessages.push(msg)
+    this.lastFlushedDbIdx = this.sessionMessages.length
+    ctx.acct.messagesSaved++
+    ctx.emit({ kind: 'message_saved', messageId: id, savedSessionId: sessionId })
+    return id
+  }
+
+  /** Creates the session row if missing, loads history if none in memory, and fetches the memory prompt block once. */
+  async prepare(): Promise<void> {
+    if (!this.sessionEnsured) {
+      const row = await this.store.getSession(this.sessionId)
+      if (!row) {
+        await this.store.createSession(this.sessionId, this.defaultSource, { model: this.runtime.model, profileName: this.profile, sessionKey: this.gatewaySessionKey || null })
+      }
+      this.sessionEnsured = true
+    }
+    if (this.sessionMessages.length === 0) {
+      this.sessionMessages = sanitizeHistory(await this.store.getMessagesAsConversation(this.sessionId))
+      this.lastFlushedDbIdx = this.sessionMessages.length
+    }
+    if (this.memoryPromptBlock === null && this.memory?.buildSystemPrompt) {
+      try {
+        this.memoryPromptBlock = (await this.memory.buildSystemPrompt()) || ''
+      } catch (err) {
+        this.memoryPromptBlock = ''
+        this.log?.warn('agent', `memory system prompt failed: ${(err as Error).message}`)
+      }
+    }
+  }
+
+  /** @internal the loop, exposed for turn.ts */
+  readonly loop = (ctx: TurnContext) => runLoop(this, ctx)
+}

@@ -1,0 +1,116 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { SUMMARY_PREFIX, tailStart } from './compression'
+import type { RecordedRequest, ScriptReply } from './scripted'
+import { makeKit, type Kit } from './test-fixtures/kit'
+
+let kit: Kit
+afterEach(async () => { await kit?.cleanup() })
+
+const isSummaryCall = (req: RecordedRequest) => String(req.body?.messages?.[0]?.content ?? '').startsWith('You compress conversations')
+const summarizer = (main: () => ScriptReply) => (req: RecordedRequest): ScriptReply =>
+  isSummaryCall(req) ? { text: 'The user and assistant discussed long topics A and B.', usage: { promptTokens: 900, completionTokens: 40 } } : main()
+
+const long = (tag: string) => `${tag} ${'lorem ipsum dolor sit amet '.repeat(40)}`
+
+/** R0 → (compression) → S1 holding six long messages, so the next turn crosses the threshold. */
+function seedLineage(k: Kit) {
+  k.store.createSession('R0', 'desktop', { sessionKey: 'agent:main:desk:S1' })
+  k.store.appendMessage('R0', { role: 'user', content: 'very first' })
+  k.store.endSession('R0', 'compression')
+  k.store.createSession('S1', 'desktop', { parentSessionId: 'R0', sessionKey: 'agent:main:desk:S1' })
+  for (let i = 0; i < 3; i++) {
+    k.store.appendMessage('S1', { role: 'user', content: long(`question ${i}`) })
+    k.store.appendMessage('S1', { role: 'assistant', content: long(`answer ${i}`) })
+  }
+}
+
+const compression = { enabled: true, threshold: 0.5, contextLength: 1000, protectLastN: 2, targetRatio: 0.2 }
+
+describe('context compression', () => {
+  it('rotates into a child session whose parent ends with compression, keeping lineage', async () => {
+    kit = await makeKit([], { handler: summarizer(() => ({ text: 'Continuing after compression.' })) })
+    seedLineage(kit)
+    let preCompressed: unknown[] = []
+    const agent = kit.makeAgent({ compression, memory: { onPreCompress: (m) => { preCompressed = m; return 'memory says: likes brevity' } } })
+    const r = await agent.runTurn('next question', { onDelta: (d) => kit.deltas.push(d) })
+
+    expect(r.status).toBe('completed')
+    const child = agent.sessionId
+    expect(child).not.toBe('S1')
+    expect(r.sessionId).toBe(child)
+    const parentRow = kit.store.getSession('S1')!
+    const childRow = kit.store.getSession(child)!
+    expect(parentRow.end_reason).toBe('compression')
+    expect(childRow).toMatchObject({ parent_session_id: 'S1', source: 'desktop', session_key: 'agent:main:desk:S1', ended_at: null })
+    expect(kit.store.getLineageRoot(child)).toBe('R0')
+    expect(kit.store.getLineageRoot(child)).toBe(kit.store.getLineageRoot('S1'))
+    expect(kit.store.resolveResumeSessionId('S1')).toBe(child)
+
+    // Child = summary + protected tail (last answer + the new question) + the reply.
+    const rows = kit.messages(child)
+    expect(rows.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
+    expect(rows[0]!.content).toContain(SUMMARY_PREFIX)
+    expect(rows[0]!.display_kind).toBe('compression_summary')
+    expect(rows[2]!.content).toBe('next question')
+    expect(rows[3]!.content).toBe('Continuing after compression.')
+    expect(childRow.message_count).toBe(4)
+    expect(parentRow.message_count).toBe(7) // six seeded + the user message saved before rotation
+
+    // The summarizer saw the older messages and the memory notes; the main call saw the summary.
+    const summaryReq = kit.server.requests.find(isSummaryCall)!
+    expect(summaryReq.body.tools).toBeUndefined()
+    expect(summaryReq.body.messages[1].content).toContain('memory says: likes brevity')
+    expect(preCompressed).toHaveLength(5)
+    const mainReq = kit.server.requests.at(-1)!
+    expect(mainReq.body.messages[0].content).toContain('topics A and B')
+    // Summary call usage landed on the parent under task 'compression'.
+    const usage = kit.store.db.prepare("SELECT api_call_count FROM session_model_usage WHERE session_id = 'S1' AND task = 'compression'").get() as { api_call_count: number }
+    expect(usage.api_call_count).toBe(1)
+
+    const notice = kit.deltas.find((d) => d.kind === 'notice')!
+    expect(notice.savedSessionId).toBe(child)
+    // Messages after the rotation are announced as saved to the child.
+    expect(kit.deltas.filter((d) => d.kind === 'message_saved').at(-1)!.savedSessionId).toBe(child)
+
+    // The next turn keeps going in the child without compressing again.
+    kit.server.push({ text: 'still here' })
+    const r2 = await agent.runTurn('and then?')
+    expect(r2.sessionId).toBe(child)
+    expect(kit.messages(child)).toHaveLength(6)
+  })
+
+  it('a failed summary leaves the parent live and the turn still completes', async () => {
+    kit = await makeKit([], { handler: (req: RecordedRequest) => (isSummaryCall(req) ? { error: 503 } : { text: 'answered anyway' }) })
+    seedLineage(kit)
+    const agent = kit.makeAgent({ compression })
+    const r = await agent.runTurn('next question', { onDelta: (d) => kit.deltas.push(d) })
+    expect(r.status).toBe('completed')
+    expect(agent.sessionId).toBe('S1')
+    expect(kit.store.getSession('S1')!.end_reason).toBeNull()
+    expect(kit.deltas.some((d) => d.kind === 'notice' && /compression failed/i.test(d.text ?? ''))).toBe(true)
+    expect(kit.server.requests.filter(isSummaryCall)).toHaveLength(1) // not retried every iteration
+  })
+
+  it('stays off below the threshold or when disabled', async () => {
+    kit = await makeKit([{ text: 'short' }, { text: 'again' }])
+    seedLineage(kit)
+    const agent = kit.makeAgent({ compression: { ...compression, enabled: false } })
+    await agent.runTurn('hi')
+    expect(agent.sessionId).toBe('S1')
+    const roomy = kit.makeAgent({ compression: { ...compression, contextLength: 1_000_000 } })
+    await roomy.runTurn('hi again')
+    expect(roomy.sessionId).toBe('S1')
+    expect(kit.server.requests.some(isSummaryCall)).toBe(false)
+  })
+
+  it('the protected tail never starts with a tool result', () => {
+    const msgs = [
+      { role: 'user' as const, content: 'a' },
+      { role: 'assistant' as const, content: null, tool_calls: [{ id: 'c', type: 'function' as const, function: { name: 't', arguments: '{}' } }] },
+      { role: 'tool' as const, content: 'r', tool_call_id: 'c' },
+      { role: 'assistant' as const, content: 'done' }
+    ]
+    expect(tailStart(msgs, 2)).toBe(1)
+    expect(tailStart(msgs, 1)).toBe(3)
+  })
+})

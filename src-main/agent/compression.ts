@@ -1,0 +1,136 @@
+/**
+ * Context compression by session rotation (hermes-spec §1.6/§1.7): summarize the older messages with the
+ * model, write the summary plus the protected tail into a new child session (parent_session_id = current,
+ * same source and routing), end the parent with `end_reason='compression'`, and continue in the child.
+ * The child is written completely before the parent is ended, so a failure leaves the parent live.
+ */
+import { newSessionId } from './ids'
+import { estimateTokens, toNewMessage } from './messages'
+import { callModel } from './model-call'
+import type { AgentMessage, ProviderClient, RuntimeConfig } from './providers/types'
+import type { TurnContext, Touch } from './turn-context'
+import type { AgentLog, AgentMemory, AgentStore, CompressionConfig } from './types'
+
+export interface CompressionHost {
+  sessionId: string
+  sessionMessages: AgentMessage[]
+  lastFlushedDbIdx: number
+  readonly store: AgentStore
+  readonly memory: AgentMemory | null
+  readonly runtime: RuntimeConfig
+  readonly log: AgentLog | null
+  readonly profile: string
+  readonly gatewaySessionKey: string
+  readonly defaultSource: string
+  getClient(): ProviderClient
+  touch: Touch
+}
+
+const DEFAULTS = { threshold: 0.5, contextLength: 128_000, targetRatio: 0.2, protectLastN: 6 }
+export const SUMMARY_PREFIX = '[Summary of the earlier conversation]'
+
+export function resolveCompression(cfg: CompressionConfig | null | undefined) {
+  const num = (v: unknown, d: number, lo: number, hi: number) => (typeof v === 'number' && Number.isFinite(v) ? Math.min(hi, Math.max(lo, v)) : d)
+  return {
+    enabled: cfg?.enabled === true,
+    threshold: num(cfg?.threshold, DEFAULTS.threshold, 0.01, 1),
+    contextLength: Math.floor(num(cfg?.contextLength, DEFAULTS.contextLength, 256, 10_000_000)),
+    targetRatio: num(cfg?.targetRatio, DEFAULTS.targetRatio, 0.01, 1),
+    protectLastN: Math.floor(num(cfg?.protectLastN, DEFAULTS.protectLastN, 1, 1000))
+  }
+}
+
+/** Where the protected tail starts: never on a tool result, whose call must stay with it. */
+export function tailStart(messages: AgentMessage[], protectLastN: number): number {
+  let start = Math.max(0, messages.length - protectLastN)
+  while (start > 0 && messages[start]!.role === 'tool') start--
+  return start
+}
+
+export function shouldCompress(cfg: ReturnType<typeof resolveCompression>, messages: AgentMessage[], extraChars: number): boolean {
+  if (!cfg.enabled) return false
+  if (tailStart(messages, cfg.protectLastN) < 2) return false // nothing worth summarizing
+  return estimateTokens(messages, extraChars) > cfg.threshold * cfg.contextLength
+}
+
+export async function compressContext(host: CompressionHost, cfg: ReturnType<typeof resolveCompression>, ctx: TurnContext): Promise<string> {
+  const parentId = host.sessionId
+  const split = tailStart(host.sessionMessages, cfg.protectLastN)
+  const head = host.sessionMessages.slice(0, split)
+  const tail = host.sessionMessages.slice(split)
+  host.touch('compressing context', 'compression')
+
+  let memoryNotes = ''
+  try {
+    memoryNotes = (await host.memory?.onPreCompress?.(head.map((m) => ({ ...m })))) ?? ''
+  } catch (err) {
+    host.log?.warn('agent', `memory pre-compress hook failed: ${(err as Error).message}`)
+  }
+  const maxWords = Math.max(150, Math.round(cfg.targetRatio * cfg.threshold * cfg.contextLength * 0.75))
+  const response = await callModel(
+    { client: host.getClient(), runtime: host.runtime, store: host.store, sessionId: parentId, touch: host.touch, log: host.log, task: 'compression', stream: false },
+    {
+      model: host.runtime.model,
+      maxTokens: Math.min(8192, Math.max(256, Math.round(maxWords * 1.5))),
+      messages: [
+        { role: 'system', content: summaryInstructions(maxWords) },
+        { role: 'user', content: transcript(head) + (memoryNotes.trim() ? `\n\n[Notes from memory]\n${memoryNotes.trim()}` : '') }
+      ]
+    },
+    ctx
+  )
+  const summaryText = response.text.trim()
+  if (!summaryText) throw new Error('the summarization call returned no text')
+
+  const parent = await host.store.getSession(parentId)
+  const childId = newSessionId()
+  await host.store.createSession(childId, parent?.source ?? host.defaultSource, {
+    parentSessionId: parentId,
+    model: host.runtime.model,
+    // Routing columns are passed explicitly: the parent isn't ended yet, so the store can't inherit them.
+    sessionKey: parent?.session_key ?? (host.gatewaySessionKey || null),
+    userId: parent?.user_id ?? null,
+    chatId: (parent?.chat_id as string | null | undefined) ?? null,
+    chatType: (parent?.chat_type as string | null | undefined) ?? null,
+    threadId: (parent?.thread_id as string | null | undefined) ?? null,
+    cwd: (parent?.cwd as string | null | undefined) ?? null,
+    profileName: parent?.profile_name ?? host.profile,
+    title: null
+  })
+  const summary: AgentMessage = { role: 'user', content: `${SUMMARY_PREFIX}\n${summaryText}` }
+  await host.store.appendMessage(childId, toNewMessage(summary, { displayKind: 'compression_summary', displayMetadata: { compressedFrom: parentId, summarizedMessages: head.length } }))
+  for (const m of tail) await host.store.appendMessage(childId, toNewMessage(m))
+  await host.store.endSession(parentId, 'compression')
+
+  host.sessionId = childId
+  host.sessionMessages = [summary, ...tail]
+  host.lastFlushedDbIdx = host.sessionMessages.length
+  try {
+    await host.memory?.onSessionSwitch?.(childId, { parentSessionId: parentId, reset: false, reason: 'compression' })
+  } catch (err) {
+    host.log?.warn('agent', `memory session-switch hook failed: ${(err as Error).message}`)
+  }
+  ctx.emit({ kind: 'notice', text: `Context compressed: continuing in session ${childId}`, savedSessionId: childId })
+  host.log?.info('agent', `compressed ${head.length} messages of session ${parentId} into child ${childId}`)
+  return childId
+}
+
+function summaryInstructions(maxWords: number): string {
+  return [
+    'You compress conversations so an assistant can continue them with less context.',
+    'Summarize the transcript you are given. Keep: the user\'s goals and preferences, decisions made, facts and',
+    'names learned, results of tool calls that still matter, and open tasks or next steps.',
+    `Write plain prose or short bullets, no preamble, at most about ${maxWords} words.`
+  ].join(' ')
+}
+
+function transcript(messages: AgentMessage[]): string {
+  const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}… [${s.length - n} more chars]` : s)
+  return messages
+    .map((m) => {
+      if (m.role === 'tool') return `[tool ${m.name ?? ''} result]: ${clip(m.content ?? '', 2000)}`
+      const calls = (m.tool_calls ?? []).map((c) => ` (called ${c.function.name} with ${clip(c.function.arguments, 500)})`).join('')
+      return `[${m.role}]: ${clip(m.content ?? '', 8000)}${calls}`
+    })
+    .join('\n\n')
+}

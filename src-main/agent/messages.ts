@@ -1,0 +1,89 @@
+/** Conversions between in-memory messages, the store's NewMessage, and tool-call shapes. */
+import type { ConversationMessage, NewMessage } from '../store'
+import type { AgentMessage, ProviderResponse } from './providers/types'
+import type { ToolCallRequest, ToolCallResult } from './tools/registry'
+
+export function assistantMessage(resp: Pick<ProviderResponse, 'text' | 'reasoning' | 'toolCalls' | 'thinkingBlocks'>): AgentMessage {
+  const msg: AgentMessage = { role: 'assistant', content: resp.text || (resp.toolCalls.length ? null : '') }
+  if (resp.toolCalls.length) {
+    msg.tool_calls = resp.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } }))
+  }
+  if (resp.reasoning) msg.reasoning = resp.reasoning
+  if (resp.thinkingBlocks?.length) msg.reasoning_details = resp.thinkingBlocks
+  return msg
+}
+
+export function toolResultMessage(result: ToolCallResult): AgentMessage {
+  return { role: 'tool', content: result.content, tool_call_id: result.id, name: result.name }
+}
+
+/** The persisted row for an in-memory message. */
+export function toNewMessage(msg: AgentMessage, extra: Partial<NewMessage> = {}): NewMessage {
+  return {
+    role: msg.role,
+    content: msg.content,
+    toolCalls: msg.tool_calls?.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) ?? null,
+    toolCallId: msg.tool_call_id ?? null,
+    toolName: msg.role === 'tool' ? (msg.name ?? null) : null,
+    reasoning: msg.reasoning ?? null,
+    ...extra
+  }
+}
+
+export function callsOf(msg: AgentMessage): ToolCallRequest[] {
+  return (msg.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }))
+}
+
+/**
+ * History loaded from a store or handed in by a caller: keep only well-formed messages, and drop tool
+ * results whose call is missing (a provider rejects an orphan `tool` message outright).
+ */
+export function sanitizeHistory(history: ConversationMessage[] | null | undefined): AgentMessage[] {
+  const out: AgentMessage[] = []
+  const openCalls = new Set<string>()
+  for (const m of Array.isArray(history) ? history : []) {
+    if (!m || typeof m !== 'object' || !['system', 'user', 'assistant', 'tool'].includes(m.role)) continue
+    if (m.role === 'system') continue // the agent supplies its own system prompt
+    if (m.role === 'tool') {
+      if (!m.tool_call_id || !openCalls.has(m.tool_call_id)) continue
+      openCalls.delete(m.tool_call_id)
+    }
+    const copy: AgentMessage = { ...m, content: typeof m.content === 'string' ? m.content : m.content == null ? null : JSON.stringify(m.content) }
+    if (m.role === 'assistant' && Array.isArray(m.tool_calls)) {
+      copy.tool_calls = m.tool_calls.filter((c) => c && c.id && c.function && typeof c.function.name === 'string')
+      if (!copy.tool_calls.length) delete copy.tool_calls
+      for (const c of copy.tool_calls ?? []) openCalls.add(c.id)
+    }
+    out.push(copy)
+  }
+  return closeDanglingCalls(out)
+}
+
+/** An assistant tool call without a result (a crash mid-tool) gets a synthetic one so the history stays valid. */
+export function closeDanglingCalls(messages: AgentMessage[]): AgentMessage[] {
+  const out: AgentMessage[] = []
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!
+    out.push(m)
+    if (m.role !== 'assistant' || !m.tool_calls?.length) continue
+    const answered = new Set<string>()
+    for (let j = i + 1; j < messages.length && messages[j]!.role === 'tool'; j++) answered.add(messages[j]!.tool_call_id ?? '')
+    const missing = m.tool_calls.filter((c) => !answered.has(c.id))
+    // Results come right after the call; insert missing ones after the existing results.
+    let k = i + 1
+    while (k < messages.length && messages[k]!.role === 'tool') out.push(messages[k++]!)
+    for (const c of missing) out.push({ role: 'tool', content: JSON.stringify({ error: 'tool call did not complete' }), tool_call_id: c.id, name: c.function.name })
+    i = k - 1
+  }
+  return out
+}
+
+/** Rough prompt size: ~4 characters per token plus a small per-message overhead. */
+export function estimateTokens(messages: AgentMessage[], extraChars = 0): number {
+  let chars = extraChars
+  for (const m of messages) {
+    chars += (m.content ?? '').length + 16
+    for (const c of m.tool_calls ?? []) chars += c.function.name.length + c.function.arguments.length + 16
+  }
+  return Math.ceil(chars / 4)
+}

@@ -1,0 +1,85 @@
+/**
+ * One provider call: stream it (forwarding deltas), then price and record its usage on the session in
+ * delta mode (hermes-spec §1.9). Text streamed so far is kept on the error so an interrupted call can
+ * still persist what the user already saw.
+ */
+import { priceCall } from './pricing'
+import { ProviderError, type ChatRequest, type ProviderClient, type ProviderResponse, type RuntimeConfig } from './providers/types'
+import type { TurnContext, Touch } from './turn-context'
+import type { AgentLog, AgentStore } from './types'
+
+export class PartialCallError extends Error {
+  constructor(readonly cause: ProviderError, readonly partialText: string, readonly partialReasoning: string) {
+    super(cause.message)
+    this.name = 'PartialCallError'
+  }
+}
+
+export interface ModelCallDeps {
+  client: ProviderClient
+  runtime: RuntimeConfig
+  store: AgentStore
+  sessionId: string
+  touch: Touch
+  log?: AgentLog | null
+  /** `session_model_usage.task`: '' for the main loop, 'compression' for summaries. */
+  task?: string
+  /** Forward text/reasoning/tool-call deltas (off for internal calls such as summaries). */
+  stream?: boolean
+}
+
+export async function callModel(deps: ModelCallDeps, req: ChatRequest, ctx: TurnContext): Promise<ProviderResponse> {
+  let text = ''
+  let reasoning = ''
+  let response: ProviderResponse | null = null
+  try {
+    for await (const ev of deps.client.stream(req, ctx.signal)) {
+      deps.touch(ev.type === 'done' ? 'model call finished' : 'receiving model stream', 'model')
+      if (ev.type === 'text') {
+        text += ev.text
+        if (deps.stream !== false) ctx.emit({ kind: 'text', text: ev.text })
+      } else if (ev.type === 'reasoning') {
+        reasoning += ev.text
+        if (deps.stream !== false) ctx.emit({ kind: 'reasoning', text: ev.text })
+      } else if (ev.type === 'done') {
+        // tool_call_start is not forwarded: the tool runner emits one `tool_call` delta per call, with its arguments.
+        response = ev.response
+      }
+    }
+  } catch (err) {
+    const pe = err instanceof ProviderError ? err : new ProviderError('network', `provider call failed: ${(err as Error)?.message ?? String(err)}`)
+    throw new PartialCallError(pe, text, reasoning)
+  }
+  if (!response) throw new PartialCallError(new ProviderError('malformed', 'malformed provider reply: stream ended without a result'), text, reasoning)
+  await recordCall(deps, response, ctx)
+  return response
+}
+
+async function recordCall(deps: ModelCallDeps, response: ProviderResponse, ctx: TurnContext): Promise<void> {
+  const { runtime } = deps
+  const usage = response.usage
+  const price = usage ? priceCall(runtime, usage) : { costUsd: null, costStatus: 'unpriced' as const, pricingVersion: null }
+  ctx.acct.addCall(usage, price)
+  ctx.lastUsage = usage
+  try {
+    await deps.store.recordUsage(deps.sessionId, {
+      model: runtime.model,
+      provider: runtime.provider,
+      baseUrl: runtime.baseUrl,
+      billingMode: runtime.apiMode,
+      task: deps.task ?? '',
+      inputTokens: usage?.inputTokens ?? 0,
+      outputTokens: usage?.outputTokens ?? 0,
+      cacheReadTokens: usage?.cacheReadTokens ?? 0,
+      cacheWriteTokens: usage?.cacheWriteTokens ?? 0,
+      reasoningTokens: usage?.reasoningTokens ?? 0,
+      apiCalls: 1,
+      costUsd: price.costUsd,
+      costStatus: price.costStatus,
+      pricingVersion: price.pricingVersion
+    })
+  } catch (err) {
+    // Losing a usage row must not lose the reply the user already saw.
+    deps.log?.warn('agent', `recording usage for session ${deps.sessionId} failed: ${(err as Error).message}`)
+  }
+}

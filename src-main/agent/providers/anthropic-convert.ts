@@ -1,0 +1,67 @@
+/**
+ * OpenAI-style conversation → Anthropic Messages request parts. Anthropic wants: system prompt at top
+ * level, strictly alternating user/assistant turns, tool calls as `tool_use` blocks and their results as
+ * `tool_result` blocks inside the next user turn.
+ */
+import type { AgentMessage, ReasoningConfig, ToolSchema } from './types'
+
+type Block = Record<string, unknown>
+export interface AnthropicMessage { role: 'user' | 'assistant'; content: Block[] }
+
+export function toAnthropicTools(tools: ToolSchema[] | undefined): Array<{ name: string; description: string; input_schema: Record<string, unknown> }> {
+  return (tools ?? []).map((t) => ({
+    name: t.function.name,
+    description: t.function.description,
+    // input_schema must be an object schema; tools declared without parameters get an empty one.
+    input_schema: t.function.parameters && typeof t.function.parameters === 'object' ? { type: 'object', ...t.function.parameters } : { type: 'object', properties: {} }
+  }))
+}
+
+export function toAnthropicMessages(messages: AgentMessage[]): { system: string; messages: AnthropicMessage[] } {
+  const system: string[] = []
+  const out: AnthropicMessage[] = []
+  const push = (role: 'user' | 'assistant', blocks: Block[]) => {
+    if (!blocks.length) return
+    const last = out[out.length - 1]
+    // Consecutive same-role turns (e.g. a compression summary followed by a user message) are merged.
+    if (last && last.role === role) last.content.push(...blocks)
+    else out.push({ role, content: blocks })
+  }
+  for (const m of messages) {
+    if (m.role === 'system') {
+      if (m.content) system.push(m.content)
+    } else if (m.role === 'user') {
+      push('user', m.content ? [{ type: 'text', text: m.content }] : [])
+    } else if (m.role === 'tool') {
+      push('user', [{ type: 'tool_result', tool_use_id: m.tool_call_id ?? '', content: m.content ?? '' }])
+    } else if (m.role === 'assistant') {
+      const blocks: Block[] = []
+      for (const t of m.reasoning_details ?? []) if (t.signature || t.data) blocks.push({ ...t })
+      if (m.content) blocks.push({ type: 'text', text: m.content })
+      for (const tc of m.tool_calls ?? []) blocks.push({ type: 'tool_use', id: tc.id, name: tc.function.name, input: parseArgs(tc.function.arguments) })
+      push('assistant', blocks.length ? blocks : [{ type: 'text', text: '(no content)' }])
+    }
+  }
+  // The API rejects a conversation that starts with the assistant.
+  if (out[0]?.role === 'assistant') out.unshift({ role: 'user', content: [{ type: 'text', text: '(conversation continues)' }] })
+  return { system: system.join('\n\n'), messages: out }
+}
+
+function parseArgs(raw: string): unknown {
+  try {
+    const v: unknown = raw.trim() ? JSON.parse(raw) : {}
+    return v && typeof v === 'object' && !Array.isArray(v) ? v : { value: v }
+  } catch {
+    return { _raw: raw }
+  }
+}
+
+const BUDGET: Record<string, number> = { minimal: 1024, low: 2048, medium: 8192, high: 16384, xhigh: 32000 }
+
+/** `thinking` request param, or null when reasoning is off/unspecified. */
+export function thinkingParam(cfg: ReasoningConfig | null | undefined): { type: 'enabled'; budget_tokens: number } | null {
+  if (!cfg || cfg.enabled === false || cfg.effort === 'none') return null
+  if (cfg.enabled !== true && !cfg.effort && !cfg.budgetTokens) return null
+  const budget = cfg.budgetTokens ?? BUDGET[cfg.effort ?? 'medium'] ?? 8192
+  return { type: 'enabled', budget_tokens: Math.max(1024, Math.floor(budget)) }
+}

@@ -1,0 +1,23 @@
+/** Maps whatever an SDK throws onto a ProviderError with a clear, key-free message. */
+import { ProviderError } from './types'
+
+const KEYISH = /\b(sk|pk|rk)-[A-Za-z0-9_-]{6,}|Bearer\s+\S+/g
+
+export function toProviderError(err: unknown, signal?: AbortSignal): ProviderError {
+  if (err instanceof ProviderError) return err
+  if (signal?.aborted) return new ProviderError('aborted', 'request aborted')
+  const e = (err ?? {}) as { name?: unknown; message?: unknown; status?: unknown; constructor?: { name?: string } }
+  const cls = e.constructor?.name ?? ''
+  const name = typeof e.name === 'string' ? e.name : ''
+  const message = (typeof e.message === 'string' && e.message ? e.message : String(err)).replace(KEYISH, '***').slice(0, 500)
+  if (cls === 'APIUserAbortError' || name === 'AbortError') return new ProviderError('aborted', 'request aborted')
+  if (typeof e.status === 'number') return new ProviderError('http', `provider returned HTTP ${e.status}: ${stripStatus(message, e.status)}`, e.status)
+  if (cls === 'APIConnectionError' || cls === 'APIConnectionTimeoutError') return new ProviderError('network', `could not reach provider: ${message}`)
+  if (err instanceof SyntaxError || /malformed|JSON/i.test(message)) return new ProviderError('malformed', `malformed provider reply: ${message}`)
+  return new ProviderError('network', `provider call failed: ${message}`)
+}
+
+// SDK messages start with the status ("500 Internal error"); don't say it twice.
+function stripStatus(message: string, status: number): string {
+  return message.startsWith(`${status} `) ? message.slice(String(status).length + 1) : message
+}

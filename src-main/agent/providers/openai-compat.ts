@@ -1,0 +1,124 @@
+/**
+ * OpenAI-compatible chat completions (OpenAI, OpenRouter, Ollama, vLLM, LM Studio, …) through the
+ * official `openai` SDK, streamed. Reasoning arrives as `reasoning_content` (DeepSeek, vLLM) or
+ * `reasoning` (OpenRouter, Ollama); usage comes in the final chunk (`stream_options.include_usage`).
+ */
+import OpenAI from 'openai'
+import { toProviderError } from './errors'
+import { ToolCallAssembler } from './tool-call-assembler'
+import {
+  count, ProviderError, type AgentMessage, type ChatRequest, type NormalizedUsage, type ProviderClient,
+  type ReasoningConfig, type RuntimeConfig, type StreamEvent
+} from './types'
+
+export function createOpenAICompatClient(runtime: RuntimeConfig): ProviderClient {
+  const sdk = new OpenAI({
+    // Explicit key always: the SDK would otherwise fall back to process.env.OPENAI_API_KEY, which
+    // bypasses the profile's secret scope. Local servers accept any placeholder.
+    apiKey: runtime.apiKey || 'no-key',
+    baseURL: runtime.baseUrl,
+    maxRetries: runtime.maxRetries ?? 1,
+    timeout: runtime.timeoutMs,
+    logLevel: 'off',
+    organization: null,
+    project: null
+  })
+  return {
+    apiMode: 'chat_completions',
+    stream: (req, signal) => streamChat(sdk, runtime, req, signal)
+  }
+}
+
+async function* streamChat(sdk: OpenAI, runtime: RuntimeConfig, req: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+  const body: Record<string, unknown> = {
+    model: req.model,
+    messages: req.messages.map(toWire),
+    stream: true,
+    stream_options: { include_usage: true },
+    ...reasoningParams(runtime.provider, req.reasoning)
+  }
+  if (req.tools?.length) body.tools = req.tools
+  if (req.maxTokens) body.max_tokens = req.maxTokens
+  const assembler = new ToolCallAssembler()
+  let text = ''
+  let reasoning = ''
+  let finishReason: string | null = null
+  let usage: NormalizedUsage | null = null
+  let model: string | null = null
+  try {
+    const stream = (await sdk.chat.completions.create(body as never, { signal })) as unknown as AsyncIterable<unknown>
+    for await (const raw of stream) {
+      if (!raw || typeof raw !== 'object') throw new ProviderError('malformed', 'malformed provider reply: stream chunk is not an object')
+      const chunk = raw as { model?: unknown; choices?: unknown; usage?: unknown; error?: unknown }
+      if (chunk.error) throw new ProviderError('http', `provider reported an error mid-stream: ${describe(chunk.error)}`)
+      if (typeof chunk.model === 'string' && chunk.model) model = chunk.model
+      if (chunk.usage && typeof chunk.usage === 'object') usage = normalizeOpenAIUsage(chunk.usage)
+      if (chunk.choices === undefined || chunk.choices === null) continue
+      if (!Array.isArray(chunk.choices)) throw new ProviderError('malformed', 'malformed provider reply: `choices` is not a list')
+      for (const choice of chunk.choices as Array<Record<string, unknown>>) {
+        const delta = (choice?.delta ?? {}) as Record<string, unknown>
+        const r = typeof delta.reasoning_content === 'string' ? delta.reasoning_content : typeof delta.reasoning === 'string' ? delta.reasoning : ''
+        if (r) { reasoning += r; yield { type: 'reasoning', text: r } }
+        if (typeof delta.content === 'string' && delta.content) { text += delta.content; yield { type: 'text', text: delta.content } }
+        if (Array.isArray(delta.tool_calls)) {
+          for (const tc of delta.tool_calls) {
+            const started = assembler.add(tc)
+            if (started) yield { type: 'tool_call_start', ...started }
+          }
+        }
+        if (typeof choice?.finish_reason === 'string') finishReason = choice.finish_reason
+      }
+    }
+  } catch (err) {
+    throw toProviderError(err, signal)
+  }
+  // The SDK ends the iteration quietly when aborted; an aborted call is never a "completed" reply.
+  if (signal?.aborted) throw new ProviderError('aborted', 'request aborted')
+  const toolCalls = assembler.finish()
+  if (!text && !reasoning && !toolCalls.length && finishReason === null && !usage) {
+    throw new ProviderError('malformed', 'malformed provider reply: the stream ended without any content')
+  }
+  yield { type: 'done', response: { text, reasoning, toolCalls, finishReason, usage, model } }
+}
+
+/** Drops fields the wire format doesn't know; keeps tool-call pairing intact. */
+function toWire(m: AgentMessage): Record<string, unknown> {
+  const out: Record<string, unknown> = { role: m.role, content: m.content ?? (m.role === 'assistant' ? null : '') }
+  if (m.role === 'assistant' && m.tool_calls?.length) out.tool_calls = m.tool_calls
+  if (m.role === 'tool') out.tool_call_id = m.tool_call_id ?? ''
+  if (m.role === 'tool' && m.name) out.name = m.name
+  return out
+}
+
+function reasoningParams(provider: string, cfg: ReasoningConfig | null | undefined): Record<string, unknown> {
+  if (!cfg) return {}
+  if (provider === 'openrouter') {
+    if (cfg.enabled === false || cfg.effort === 'none') return { reasoning: { enabled: false } }
+    return { reasoning: cfg.effort ? { effort: cfg.effort } : { enabled: true } }
+  }
+  if (cfg.enabled === false) return {}
+  return cfg.effort ? { reasoning_effort: cfg.effort } : {}
+}
+
+export function normalizeOpenAIUsage(raw: object): NormalizedUsage {
+  const u = raw as Record<string, unknown>
+  const pd = (u.prompt_tokens_details ?? {}) as Record<string, unknown>
+  const cd = (u.completion_tokens_details ?? {}) as Record<string, unknown>
+  const prompt = count(u.prompt_tokens)
+  // DeepSeek reports cache hits at top level; OpenRouter/others may add cache writes to the details.
+  const cacheRead = count(pd.cached_tokens) || count(u.prompt_cache_hit_tokens)
+  const cacheWrite = count(pd.cache_write_tokens) || count(pd.cache_creation_tokens)
+  return {
+    inputTokens: Math.max(0, prompt - cacheRead - cacheWrite),
+    outputTokens: count(u.completion_tokens),
+    cacheReadTokens: cacheRead,
+    cacheWriteTokens: cacheWrite,
+    reasoningTokens: count(cd.reasoning_tokens)
+  }
+}
+
+function describe(v: unknown): string {
+  if (typeof v === 'string') return v.slice(0, 300)
+  const m = (v as { message?: unknown })?.message
+  return typeof m === 'string' ? m.slice(0, 300) : JSON.stringify(v).slice(0, 300)
+}

@@ -1,0 +1,112 @@
+/**
+ * One normalized streaming interface over every provider API. A provider call yields text/reasoning
+ * deltas as they arrive, then exactly one `done` event carrying the assembled response.
+ */
+import type { ConversationMessage } from '../../store'
+import type { JsonSchema, ToolCallRequest } from '../tools/registry'
+
+export type ApiMode = 'chat_completions' | 'anthropic_messages'
+
+export interface RuntimeConfig {
+  model: string
+  /** Billing/provider id: `openai`, `openrouter`, `anthropic`, `ollama`, `custom`, `demo`, … */
+  provider: string
+  baseUrl: string
+  /** Never logged. Empty/undefined is fine for local servers. */
+  apiKey?: string | null
+  apiMode: ApiMode
+  /** SDK retry count for 5xx/network errors; defaults to 1. */
+  maxRetries?: number
+  /** Per-request timeout (ms); defaults to the SDK's. */
+  timeoutMs?: number
+  /** Output cap per call; Anthropic requires one (default 4096). */
+  maxTokens?: number
+}
+
+/** Mutable in place: the gateway updates it per message without rebuilding the agent. */
+export interface ReasoningConfig {
+  enabled?: boolean
+  effort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh'
+  /** Anthropic thinking budget; derived from effort when absent. */
+  budgetTokens?: number
+}
+
+/** An in-memory conversation message; `reasoning_details` keeps Anthropic thinking signatures for replay. */
+export type AgentMessage = ConversationMessage & { reasoning_details?: ThinkingBlock[] }
+
+export interface ThinkingBlock {
+  type: 'thinking' | 'redacted_thinking'
+  thinking?: string
+  signature?: string
+  data?: string
+}
+
+export interface ToolSchema {
+  type: 'function'
+  function: { name: string; description: string; parameters: JsonSchema }
+}
+
+export interface ChatRequest {
+  model: string
+  messages: AgentMessage[]
+  tools?: ToolSchema[]
+  reasoning?: ReasoningConfig | null
+  maxTokens?: number
+}
+
+/**
+ * Token counts for one call. `inputTokens` EXCLUDES cache reads/writes (Anthropic's convention; OpenAI's
+ * prompt_tokens is split accordingly), so input + cacheRead + cacheWrite = the whole prompt.
+ * `reasoningTokens` is a part of `outputTokens`, reported for display.
+ */
+export interface NormalizedUsage {
+  inputTokens: number
+  outputTokens: number
+  cacheReadTokens: number
+  cacheWriteTokens: number
+  reasoningTokens: number
+}
+
+export interface ProviderResponse {
+  text: string
+  reasoning: string
+  toolCalls: ToolCallRequest[]
+  finishReason: string | null
+  usage: NormalizedUsage | null
+  /** The model the provider says it used (may differ from the requested one). */
+  model: string | null
+  thinkingBlocks?: ThinkingBlock[]
+}
+
+export type StreamEvent =
+  | { type: 'text'; text: string }
+  | { type: 'reasoning'; text: string }
+  /** A tool call's name became known (its arguments are still streaming). */
+  | { type: 'tool_call_start'; index: number; id: string; name: string }
+  | { type: 'done'; response: ProviderResponse }
+
+export interface ProviderClient {
+  readonly apiMode: ApiMode
+  stream(req: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent, void, undefined>
+}
+
+export type ProviderErrorKind = 'http' | 'malformed' | 'network' | 'aborted' | 'config'
+
+/** Every provider failure becomes one of these: a clear message for the turn, never a host crash. */
+export class ProviderError extends Error {
+  readonly kind: ProviderErrorKind
+  readonly status?: number
+  constructor(kind: ProviderErrorKind, message: string, status?: number) {
+    super(message)
+    this.name = 'ProviderError'
+    this.kind = kind
+    this.status = status
+  }
+}
+
+export const emptyUsage = (): NormalizedUsage => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 })
+
+/** Non-negative finite integer from an untrusted provider field. */
+export function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0
+}

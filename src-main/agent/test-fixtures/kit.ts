@@ -1,0 +1,69 @@
+/** Test helpers: a real SessionStore on a temp state.db, a scripted provider, and an Agent wired to both. */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { SessionStore } from '../../store'
+import { Agent } from '../agent'
+import { startScriptedProvider, type ScriptedProvider, type ScriptHandler, type ScriptReply } from '../scripted'
+import { ToolRegistry, type ToolDefinition } from '../tools/registry'
+import type { AgentDelta, AgentOptions } from '../types'
+
+export interface Kit {
+  store: SessionStore
+  server: ScriptedProvider
+  tools: ToolRegistry
+  deltas: AgentDelta[]
+  makeAgent(over?: Partial<AgentOptions>): Agent
+  messages(sessionId: string): Array<{ role: string; content: string | null; tool_calls: string | null; tool_call_id: string | null; finish_reason: string | null; display_kind: string | null }>
+  cleanup(): Promise<void>
+}
+
+export async function makeKit(script: ScriptReply[] = [], opts: { handler?: ScriptHandler } = {}): Promise<Kit> {
+  const dir = mkdtempSync(join(tmpdir(), 'cad-agent-'))
+  const store = new SessionStore(join(dir, 'state.db'))
+  const server = await startScriptedProvider({ script, handler: opts.handler })
+  const tools = new ToolRegistry()
+  const deltas: AgentDelta[] = []
+  return {
+    store, server, tools, deltas,
+    makeAgent: (over = {}) =>
+      new Agent({
+        profile: 'default',
+        sessionId: 'S1',
+        store,
+        runtime: { model: 'test-model', provider: 'custom', baseUrl: server.baseUrl, apiKey: 'sk-test-abcdef123456', apiMode: 'chat_completions', maxRetries: 0 },
+        tools,
+        maxIterations: 8,
+        gatewaySessionKey: 'agent:main:desk:S1',
+        ...over
+      }),
+    messages: (sessionId) => store.db.prepare('SELECT role, content, tool_calls, tool_call_id, finish_reason, display_kind FROM messages WHERE session_id = ? ORDER BY id').all(sessionId) as never,
+    cleanup: async () => {
+      await server.close()
+      store.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+}
+
+/** A tool that records its calls and answers with a fixed string (or runs `impl`). */
+export function recordingTool(name: string, impl?: (args: Record<string, unknown>) => string | Promise<string>, extra: Partial<ToolDefinition> = {}) {
+  const calls: Array<Record<string, unknown>> = []
+  const def: ToolDefinition = {
+    name,
+    description: `test tool ${name}`,
+    parameters: { type: 'object', properties: {} },
+    execute: async (args) => { calls.push(args); return impl ? impl(args) : JSON.stringify({ ok: true, tool: name }) },
+    ...extra
+  }
+  return { def, calls }
+}
+
+/** Resolves when `check` is true, polling on the event loop (no timing assertions). */
+export async function until(check: () => boolean, what = 'condition'): Promise<void> {
+  for (let i = 0; i < 2000; i++) {
+    if (check()) return
+    await new Promise((r) => setTimeout(r, 5))
+  }
+  throw new Error(`timed out waiting for ${what}`)
+}

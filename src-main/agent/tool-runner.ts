@@ -1,0 +1,61 @@
+/**
+ * Runs one batch of tool calls and persists each result as soon as it exists. Read-only batches run
+ * concurrently, everything else in order. An interrupt doesn't wait for a stuck tool: unfinished calls
+ * get an "interrupted" result, so the saved history always pairs every call with a result.
+ */
+import { canRunConcurrently, executeToolCall, type ToolCallRequest, type ToolCallResult, type ToolContext, type ToolRegistry } from './tools/registry'
+import type { TurnContext, Touch } from './turn-context'
+
+export interface ToolRunDeps {
+  registry: ToolRegistry
+  toolContext: Omit<ToolContext, 'signal'>
+  touch: Touch
+  /** Persist one tool result message (appends to the store and the in-memory history). */
+  saveResult(result: ToolCallResult): Promise<void>
+}
+
+const interrupted = (call: ToolCallRequest): ToolCallResult => ({
+  id: call.id, name: call.name, ok: false, content: JSON.stringify({ error: 'interrupted: the turn was stopped before this tool finished' })
+})
+
+export async function runToolCalls(deps: ToolRunDeps, calls: ToolCallRequest[], ctx: TurnContext): Promise<void> {
+  const toolCtx: ToolContext = { ...deps.toolContext, turnId: ctx.turnId, signal: ctx.signal }
+  const start = (call: ToolCallRequest) => {
+    ctx.emit({ kind: 'tool_call', toolCallId: call.id, toolName: call.name, text: call.arguments })
+    deps.touch(`running tool ${call.name}`, 'tool')
+  }
+  const finish = async (result: ToolCallResult) => {
+    await deps.saveResult(result)
+    ctx.emit({ kind: 'tool_result', toolCallId: result.id, toolName: result.name, text: result.content })
+    deps.touch(`tool ${result.name} finished`, 'tool')
+  }
+  ctx.watchdogPaused = true
+  try {
+    if (canRunConcurrently(deps.registry, calls)) {
+      calls.forEach(start)
+      const results = await untilAborted(Promise.all(calls.map((c) => executeToolCall(deps.registry, c, toolCtx))), ctx.signal)
+      for (const [i, call] of calls.entries()) await finish(results?.[i] ?? interrupted(call))
+      return
+    }
+    for (const call of calls) {
+      if (ctx.signal.aborted) { await finish(interrupted(call)); continue }
+      start(call)
+      await finish((await untilAborted(executeToolCall(deps.registry, call, toolCtx), ctx.signal)) ?? interrupted(call))
+    }
+  } finally {
+    ctx.watchdogPaused = false
+  }
+}
+
+/** The promise's value, or null as soon as the signal aborts. */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T | null> {
+  if (signal.aborted) return Promise.resolve(null)
+  return new Promise<T | null>((resolve, reject) => {
+    const onAbort = () => resolve(null)
+    signal.addEventListener('abort', onAbort, { once: true })
+    p.then(
+      (v) => { signal.removeEventListener('abort', onAbort); resolve(v) },
+      (e: unknown) => { signal.removeEventListener('abort', onAbort); reject(e) }
+    )
+  })
+}

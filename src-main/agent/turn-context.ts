@@ -1,0 +1,31 @@
+/** State of one running turn, shared by the loop, the model call, the tool runner and compression. */
+import type { AgentMessage, NormalizedUsage } from './providers/types'
+import type { TurnAccounting } from './turn-accounting'
+import type { ActivityProvenance, AgentDelta } from './types'
+
+export interface TurnContext {
+  readonly turnId: string
+  /** Aborted by interrupt(), the caller's signal, close() or the inactivity watchdog. */
+  readonly signal: AbortSignal
+  readonly acct: TurnAccounting
+  emit(delta: AgentDelta): void
+  /** Memory recalled for this turn; added to the turn's user message in requests only (never persisted). */
+  memoryContext: string
+  /** The persisted user message that opened the turn (the memory context attaches to it). */
+  userMessage: AgentMessage | null
+  /** Tool execution is exempt from the inactivity watchdog (tools have their own limits). */
+  watchdogPaused: boolean
+  /** Set after a failed compression so the turn doesn't retry it every iteration. */
+  compressionDisabled: boolean
+  lastUsage: NormalizedUsage | null
+}
+
+export type Touch = (desc: string, provenance: ActivityProvenance) => void
+
+/** Why a turn's controller was aborted; the turn reads it to pick its status. */
+export class InterruptReason extends Error {
+  constructor(readonly kind: 'interrupt' | 'closed' | 'inactivity' | 'caller', message: string) {
+    super(message)
+    this.name = 'InterruptReason'
+  }
+}

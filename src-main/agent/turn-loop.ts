@@ -1,0 +1,115 @@
+/**
+ * The tool loop of one turn: model call → assistant message saved → tool calls run, each result saved →
+ * steering messages folded in at the boundary → repeat, up to maxIterations model calls. Every message is
+ * appended to the store the moment it exists, so a crash or interrupt loses only what was never produced.
+ */
+import { compressContext, shouldCompress, type CompressionHost } from './compression'
+import { assistantMessage } from './messages'
+import { callModel, PartialCallError } from './model-call'
+import type { AgentMessage, ChatRequest, ReasoningConfig, RuntimeConfig } from './providers/types'
+import { runToolCalls } from './tool-runner'
+import type { ToolCallerAgent, ToolRegistry } from './tools/registry'
+import type { TurnContext } from './turn-context'
+import type { ExitReason } from './types'
+import type { NewMessage } from '../store'
+import type { resolveCompression } from './compression'
+
+/** What the loop needs from the Agent (the Agent implements it). */
+export interface LoopHost extends CompressionHost, ToolCallerAgent {
+  sessionId: string
+  readonly runtime: RuntimeConfig
+  readonly tools: ToolRegistry
+  readonly maxIterations: number
+  reasoningConfig: ReasoningConfig | null
+  apiCallCount: number
+  readonly compressionConfig: ReturnType<typeof resolveCompression>
+  systemPromptText(): string
+  takeSteers(): string[]
+  hasSteers(): boolean
+  save(msg: AgentMessage, ctx: TurnContext, extra?: Partial<NewMessage>): Promise<number>
+}
+
+export interface LoopOutcome { exitReason: Extract<ExitReason, 'completed' | 'max_iterations' | 'interrupted'>; finalText: string }
+
+export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOutcome> {
+  let lastText = ''
+  for (let i = 0; ; i++) {
+    if (ctx.signal.aborted) return { exitReason: 'interrupted', finalText: lastText }
+    // Iteration boundary: the previous model call and all its tool calls are done.
+    for (const text of host.takeSteers()) {
+      host.touch('steering message folded in', 'user')
+      await host.save({ role: 'user', content: text }, ctx, { displayKind: 'steer' })
+    }
+    if (i >= host.maxIterations) {
+      ctx.emit({ kind: 'notice', text: `Stopped after ${host.maxIterations} model calls (max iterations reached).` })
+      return { exitReason: 'max_iterations', finalText: lastText }
+    }
+    await maybeCompress(host, ctx)
+    if (ctx.signal.aborted) return { exitReason: 'interrupted', finalText: lastText }
+
+    let response
+    try {
+      response = await callModel(
+        { client: host.getClient(), runtime: host.runtime, store: host.store, sessionId: host.sessionId, touch: host.touch, log: host.log },
+        buildRequest(host, ctx),
+        ctx
+      )
+    } catch (err) {
+      if (!(err instanceof PartialCallError)) throw err
+      host.apiCallCount++
+      // Keep what the user already saw streaming in.
+      if (err.partialText || err.partialReasoning) {
+        const partial = assistantMessage({ text: err.partialText, reasoning: err.partialReasoning, toolCalls: [] })
+        await host.save(partial, ctx, { finishReason: ctx.signal.aborted ? 'interrupted' : 'error' })
+      }
+      if (ctx.signal.aborted) return { exitReason: 'interrupted', finalText: err.partialText || lastText }
+      throw err.cause
+    }
+    host.apiCallCount++
+    const msg = assistantMessage(response)
+    await host.save(msg, ctx, { finishReason: response.finishReason })
+    lastText = response.text
+    if (response.toolCalls.length) {
+      await runToolCalls(
+        {
+          registry: host.tools,
+          toolContext: { profile: host.profile, sessionId: host.sessionId, turnId: ctx.turnId, gatewaySessionKey: host.gatewaySessionKey, agent: host },
+          touch: host.touch,
+          saveResult: async (r) => { await host.save({ role: 'tool', content: r.content, tool_call_id: r.id, name: r.name }, ctx) }
+        },
+        response.toolCalls,
+        ctx
+      )
+      continue
+    }
+    // A steer that arrived during the final answer still gets its own model call.
+    if (host.hasSteers() && i + 1 < host.maxIterations && !ctx.signal.aborted) continue
+    return { exitReason: 'completed', finalText: response.text }
+  }
+}
+
+async function maybeCompress(host: LoopHost, ctx: TurnContext): Promise<void> {
+  if (ctx.compressionDisabled) return
+  const extra = host.systemPromptText().length + JSON.stringify(host.tools.schemas()).length + ctx.memoryContext.length
+  if (!shouldCompress(host.compressionConfig, host.sessionMessages, extra)) return
+  try {
+    await compressContext(host, host.compressionConfig, ctx)
+  } catch (err) {
+    if (ctx.signal.aborted) return
+    ctx.compressionDisabled = true
+    const message = err instanceof PartialCallError ? err.cause.message : (err as Error).message
+    host.log?.warn('agent', `context compression failed; continuing uncompressed: ${message}`)
+    ctx.emit({ kind: 'notice', text: `Context compression failed: ${message}` })
+  }
+}
+
+function buildRequest(host: LoopHost, ctx: TurnContext): ChatRequest {
+  const messages: AgentMessage[] = []
+  const system = host.systemPromptText()
+  if (system) messages.push({ role: 'system', content: system })
+  for (const m of host.sessionMessages) {
+    messages.push(m === ctx.userMessage && ctx.memoryContext ? { ...m, content: `${m.content ?? ''}\n\n<memory-context>\n${ctx.memoryContext}\n</memory-context>` } : m)
+  }
+  const tools = host.tools.schemas()
+  return { model: host.runtime.model, messages, tools: tools.length ? tools : undefined, reasoning: host.reasoningConfig, maxTokens: host.runtime.maxTokens }
+}

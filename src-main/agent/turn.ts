@@ -1,0 +1,122 @@
+/**
+ * One turn around the loop: wire the abort sources (interrupt, caller signal, close, inactivity watchdog),
+ * run the memory hooks, persist the user message first (bad provider config must not lose it), run the
+ * loop, and turn whatever happened into a TurnResult. Never throws for provider or tool trouble.
+ */
+import type { Agent } from './agent'
+import { ProviderError } from './providers/types'
+import { TurnAccounting } from './turn-accounting'
+import { InterruptReason, type TurnContext } from './turn-context'
+import type { ExitReason, TurnOptions, TurnResult, TurnStatus } from './types'
+
+export async function runTurn(agent: Agent, text: string, controller: AbortController, opts: TurnOptions & { turnId: string }): Promise<TurnResult> {
+  const acct = new TurnAccounting()
+  const ctx: TurnContext = {
+    turnId: opts.turnId,
+    signal: controller.signal,
+    acct,
+    emit: (delta) => {
+      try { opts.onDelta?.(delta) } catch (err) { agent.log?.warn('agent', `delta listener failed: ${(err as Error).message}`) }
+    },
+    memoryContext: '',
+    userMessage: null,
+    watchdogPaused: false,
+    compressionDisabled: false,
+    lastUsage: null
+  }
+  const onCallerAbort = () => controller.abort(new InterruptReason('caller', 'stopped by caller'))
+  if (opts.signal?.aborted) onCallerAbort()
+  opts.signal?.addEventListener('abort', onCallerAbort, { once: true })
+  agent.apiCallCount = 0
+  agent.turnsRun++
+  agent.touch('starting turn', 'turn')
+  const stopWatchdog = startWatchdog(agent, ctx, controller)
+
+  let exitReason: ExitReason = 'completed'
+  let finalText = ''
+  let error: string | undefined
+  try {
+    await agent.prepare()
+    await runMemoryPreamble(agent, ctx, text)
+    const user = { role: 'user' as const, content: text }
+    if (opts.savedUserMessageId === undefined) await agent.save(user, ctx)
+    else {
+      // prepare() may have loaded it with the history already; never hold it twice in memory either.
+      const last = agent.sessionMessages.at(-1)
+      if (!(last?.role === 'user' && last.content === text)) agent.sessionMessages.push(user)
+      agent.lastFlushedDbIdx = agent.sessionMessages.length
+      ctx.emit({ kind: 'message_saved', messageId: opts.savedUserMessageId, savedSessionId: agent.sessionId })
+    }
+    ctx.userMessage = user
+    const outcome = await agent.loop(ctx)
+    exitReason = outcome.exitReason
+    finalText = outcome.finalText
+  } catch (err) {
+    exitReason = 'error'
+    error = err instanceof ProviderError || err instanceof Error ? err.message : String(err)
+    agent.log?.warn('agent', `turn ${ctx.turnId} on session ${agent.sessionId} failed: ${error}`)
+  } finally {
+    stopWatchdog()
+    opts.signal?.removeEventListener('abort', onCallerAbort)
+  }
+
+  const reason = controller.signal.aborted ? controller.signal.reason : null
+  let status: TurnStatus = exitReason === 'error' ? 'error' : exitReason === 'interrupted' ? 'interrupted' : 'completed'
+  if (reason instanceof InterruptReason) {
+    if (reason.kind === 'inactivity') {
+      status = 'error'
+      exitReason = 'inactivity'
+      error = reason.message
+    } else if (status !== 'completed') {
+      status = 'interrupted'
+      exitReason = 'interrupted'
+      error = undefined
+    }
+  }
+  agent.touch(`turn ${status}`, 'turn')
+  if (status === 'completed' && agent.memory?.syncAll) {
+    try {
+      await agent.memory.syncAll(text, finalText, { sessionId: agent.sessionId, messages: agent.sessionMessages.map((m) => ({ ...m })) })
+    } catch (err) {
+      agent.log?.warn('agent', `memory sync failed: ${(err as Error).message}`)
+    }
+  }
+  return {
+    status, exitReason, ...(error ? { error } : {}), finalText, tokens: { ...acct.tokens }, ...acct.cost(),
+    apiCalls: acct.apiCalls, messagesSaved: acct.messagesSaved, sessionId: agent.sessionId
+  }
+}
+
+async function runMemoryPreamble(agent: Agent, ctx: TurnContext, text: string): Promise<void> {
+  const memory = agent.memory
+  if (!memory) return
+  agent.touch('memory hooks', 'memory')
+  // Prefetch has its own timeout; a slow memory provider is not an idle model.
+  ctx.watchdogPaused = true
+  try {
+    await memory.onTurnStart?.(agent.turnsRun, text, { model: agent.runtime.model, platform: agent.platform, toolCount: agent.tools.list().length })
+  } catch (err) {
+    agent.log?.warn('agent', `memory turn-start hook failed: ${(err as Error).message}`)
+  }
+  try {
+    ctx.memoryContext = ((await memory.prefetchAll?.(text, { sessionId: agent.sessionId })) ?? '').trim()
+  } catch (err) {
+    agent.log?.warn('agent', `memory prefetch failed: ${(err as Error).message}`)
+  } finally {
+    ctx.watchdogPaused = false
+    agent.touch('memory hooks done', 'memory')
+  }
+}
+
+/** Aborts the turn when the model side shows no activity for the configured time. Runs only during a turn. */
+function startWatchdog(agent: Agent, ctx: TurnContext, controller: AbortController): () => void {
+  const limit = agent.inactivityTimeoutMs
+  if (!limit) return () => undefined
+  const timer = setInterval(() => {
+    if (ctx.watchdogPaused || controller.signal.aborted) return
+    const idle = Date.now() - agent.lastActivityTs
+    if (idle > limit) controller.abort(new InterruptReason('inactivity', `no activity for ${Math.round(idle / 1000)} s (limit ${limit / 1000} s): turn aborted`))
+  }, Math.max(50, Math.min(1000, Math.floor(limit / 4))))
+  timer.unref?.()
+  return () => clearInterval(timer)
+}

@@ -1,0 +1,119 @@
+/** The Agent's options, results and the shapes it needs from store, memory and log (structural, so any implementation fits). */
+import type { ConversationMessage, CreateSessionOptions, NewMessage, SessionRow, UsageReport } from '../store'
+import type { ReasoningConfig, RuntimeConfig } from './providers/types'
+import type { ToolRegistry } from './tools/registry'
+
+type MaybePromise<T> = T | Promise<T>
+
+/** The subset of SessionStore the agent writes through (src-main/store/types.ts). */
+export interface AgentStore {
+  appendMessage(sessionId: string, message: NewMessage): MaybePromise<number>
+  recordUsage(sessionId: string, usage: UsageReport): MaybePromise<unknown>
+  createSession(sessionId: string, source: string, options?: CreateSessionOptions): MaybePromise<unknown>
+  endSession(sessionId: string, endReason: string): MaybePromise<unknown>
+  getSession(sessionId: string): MaybePromise<SessionRow | null | undefined>
+  getMessagesAsConversation(sessionId: string, options?: { repairAlternation?: boolean }): MaybePromise<ConversationMessage[]>
+}
+
+type MemoryMessage = { role: string; content?: unknown; [key: string]: unknown }
+
+/** The MemoryManager hooks the loop calls (hermes-spec §4.2); every one is optional. */
+export interface AgentMemory {
+  onTurnStart?(turnNumber: number, message: string, options?: { remainingTokens?: number; model?: string; platform?: string; toolCount?: number }): unknown
+  prefetchAll?(query: string, options?: { sessionId?: string }): MaybePromise<string>
+  syncAll?(user: string, assistant: string, options?: { sessionId?: string; messages?: MemoryMessage[] }): unknown
+  onPreCompress?(messages: MemoryMessage[], options?: { evidenceMessages?: MemoryMessage[]; requireCheckpoint?: boolean }): MaybePromise<string>
+  onSessionSwitch?(newSessionId: string, options?: { parentSessionId?: string; reset?: boolean; reason?: string }): unknown
+  onSessionEnd?(messages: MemoryMessage[]): unknown
+  buildSystemPrompt?(): MaybePromise<string>
+  shutdownAll?(): unknown
+}
+
+/** Same call shape as the host logger, so it can be passed straight in. */
+export interface AgentLog {
+  debug?(name: string, message: string): void
+  info(name: string, message: string): void
+  warn(name: string, message: string): void
+  error(name: string, message: string): void
+}
+
+export interface CompressionConfig {
+  enabled: boolean
+  /** Compress when the estimated prompt exceeds this fraction of `contextLength` (default 0.5). */
+  threshold?: number
+  contextLength?: number
+  /** Summary length budget as a fraction of the threshold tokens (default 0.2). */
+  targetRatio?: number
+  /** Most recent messages kept verbatim in the child session (default 6). */
+  protectLastN?: number
+}
+
+export interface AgentOptions {
+  profile: string
+  sessionId: string
+  store: AgentStore
+  runtime: RuntimeConfig
+  tools: ToolRegistry
+  maxIterations: number
+  systemPrompt?: string | null
+  memory?: AgentMemory | null
+  reasoningConfig?: ReasoningConfig | null
+  /** Conversation to resume with; otherwise loaded from the store on the first turn. */
+  history?: ConversationMessage[]
+  gatewaySessionKey: string
+  compression?: CompressionConfig | null
+  log?: AgentLog | null
+  /** `sessions.source` when the agent has to create its session row (default `desktop`). */
+  source?: string
+  /** Abort a turn whose model call shows no activity for this many seconds (tool execution is exempt). */
+  inactivityTimeoutSec?: number | null
+  /** Platform name passed to memory hooks (default `desktop`). */
+  platform?: string
+}
+
+export type DeltaKind = 'text' | 'reasoning' | 'tool_call' | 'tool_result' | 'message_saved' | 'notice'
+
+/** One streamed piece of a turn (contract `TurnDelta` minus the turn handle the gateway adds). */
+export interface AgentDelta {
+  kind: DeltaKind
+  text?: string
+  toolCallId?: string
+  toolName?: string
+  messageId?: number
+  savedSessionId?: string
+}
+
+export interface TurnOptions {
+  onDelta?: (delta: AgentDelta) => void
+  signal?: AbortSignal
+  turnId?: string
+  /**
+   * The user message is already in the store (e.g. a delegation-complete notice appended by the
+   * registry): the turn answers it without saving it a second time.
+   */
+  savedUserMessageId?: number
+}
+
+export interface TurnTokens { input: number; output: number; cacheRead: number; cacheWrite: number; reasoning: number }
+
+export type TurnStatus = 'completed' | 'interrupted' | 'error'
+export type ExitReason = 'completed' | 'max_iterations' | 'interrupted' | 'inactivity' | 'error'
+
+export interface TurnResult {
+  status: TurnStatus
+  exitReason: ExitReason
+  error?: string
+  finalText: string
+  tokens: TurnTokens
+  /** Sum of priced calls; null when nothing was priced (never a fake $0). */
+  costUsd: number | null
+  /** `partial` when some calls were priced and some were not. */
+  costStatus: 'estimated' | 'partial' | 'unpriced'
+  apiCalls: number
+  messagesSaved: number
+  /** The session the turn ended in (differs from the starting one after compression). */
+  sessionId: string
+}
+
+/** What the last step of the agent was, for the gateway's idle sweep and the UI. */
+export type ActivityProvenance = 'unknown' | 'turn' | 'model' | 'tool' | 'memory' | 'compression' | 'user'

@@ -1,0 +1,147 @@
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { CaduceusError } from '@shared/contract'
+import { agentSettings, compressionSettings, delegationSettings, loadConfig, memoryProvider, modelSettings, parseConfigText } from './index'
+import { readSettings, resolveRuntime, writeSettings, type SecretVault } from './index'
+
+const home = (yaml?: string, env?: string) => {
+  const h = mkdtempSync(join(tmpdir(), 'cad-cfg-'))
+  if (yaml !== undefined) writeFileSync(join(h, 'config.yaml'), yaml)
+  if (env !== undefined) writeFileSync(join(h, '.env'), env)
+  return h
+}
+
+describe('loadConfig', () => {
+  it('missing file → empty config, no error', () => {
+    const l = loadConfig(home())
+    expect(l).toMatchObject({ raw: {}, exists: false, error: null })
+  })
+
+  it('malformed YAML → error object naming the file and line, never a throw', () => {
+    const l = loadConfig(home('model: [unclosed\n  bad: : :\n'))
+    expect(l.error?.code).toBe('malformed_config')
+    expect(l.error?.message).toMatch(/config\.yaml is not valid YAML/)
+    expect(l.raw).toEqual({})
+  })
+
+  it('non-mapping top level is an error', () => {
+    expect(loadConfig(home('- a\n- b\n')).error?.message).toMatch(/mapping/)
+  })
+
+  it('re-reads after the file changes', () => {
+    const h = home('model: a\n')
+    expect(modelSettings(loadConfig(h).raw).default).toBe('a')
+    writeFileSync(join(h, 'config.yaml'), 'model: bbb\n')
+    expect(modelSettings(loadConfig(h).raw).default).toBe('bbb')
+  })
+})
+
+describe('typed accessors', () => {
+  it('upstream defaults when absent', () => {
+    expect(compressionSettings({})).toEqual({ enabled: true, threshold: 0.5, targetRatio: 0.2, protectLastN: 20 })
+    expect(delegationSettings({})).toEqual({ maxRetained: 10, retainedTtlHours: 72, maxConcurrentChildren: 3, maxSpawnDepth: 1, maxIterations: 90 })
+    expect(agentSettings({})).toEqual({ maxIterations: 90, disabledToolsets: [], reasoningEffort: null })
+    expect(memoryProvider({})).toBeNull()
+  })
+
+  it('reads values and tolerates wrong types', () => {
+    const raw = parseConfigText(`
+model: {default: gpt-5, provider: openai, base_url: "http://x/v1", api_mode: chat_completions, context_length: 1000, max_tokens: 50}
+compression: {enabled: false, threshold: 0.7, target_ratio: 0.3, protect_last_n: 5}
+delegation: {max_retained: 2, retained_ttl_hours: 1, max_concurrent_children: 4, max_spawn_depth: 0, max_iterations: 7}
+memory: {provider: honcho}
+agent: {max_iterations: 12, disabled_toolsets: [web, 3], reasoning_effort: High}
+`)
+    expect(modelSettings(raw)).toMatchObject({ default: 'gpt-5', provider: 'openai', baseUrl: 'http://x/v1', contextLength: 1000, maxTokens: 50 })
+    expect(compressionSettings(raw)).toEqual({ enabled: false, threshold: 0.7, targetRatio: 0.3, protectLastN: 5 })
+    expect(delegationSettings(raw)).toEqual({ maxRetained: 2, retainedTtlHours: 1, maxConcurrentChildren: 4, maxSpawnDepth: 1, maxIterations: 7 })
+    expect(memoryProvider(raw)).toBe('honcho')
+    expect(agentSettings(raw)).toEqual({ maxIterations: 12, disabledToolsets: ['web'], reasoningEffort: 'high' })
+    expect(agentSettings({ agent: { reasoning_effort: 'ludicrous' } }).reasoningEffort).toBeNull()
+    expect(compressionSettings({ compression: 'broken' })).toEqual(compressionSettings({}))
+    expect(compressionSettings({ compression: { threshold: 'high' } }).threshold).toBe(0.5)
+  })
+
+  it('model may be a bare string', () => {
+    expect(modelSettings({ model: 'claude-x' }).default).toBe('claude-x')
+  })
+})
+
+describe('resolveRuntime', () => {
+  it('reads the key from the profile secrets by provider', () => {
+    const h = home('model: {default: claude-sonnet-4, provider: anthropic}\n', 'ANTHROPIC_API_KEY=sk-ant-xyz\nOPENAI_API_KEY=sk-o\n')
+    const rt = resolveRuntime(h)
+    expect(rt).toMatchObject({ model: 'claude-sonnet-4', provider: 'anthropic', apiMode: 'anthropic_messages', apiKey: 'sk-ant-xyz', baseUrl: 'https://api.anthropic.com', requestedProvider: 'anthropic' })
+  })
+
+  it('honours model.api_key_env and a custom base_url', () => {
+    const h = home('model: {default: m, base_url: "http://127.0.0.1:9/v1", api_key_env: MY_KEY}\n', 'MY_KEY=abc\n')
+    expect(resolveRuntime(h)).toMatchObject({ provider: 'custom', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'abc', apiMode: 'chat_completions', requestedProvider: 'auto' })
+  })
+
+  it('infers openrouter from its key when nothing is configured', () => {
+    expect(resolveRuntime(home(undefined, 'OPENROUTER_API_KEY=sk-or-1\n'))).toMatchObject({ provider: 'openrouter', apiKey: 'sk-or-1' })
+  })
+
+  // seed 001: test_default_gateway_runtime_forwards_filtered_capabilities
+  it('forwards only boolean provider capabilities', () => {
+    const h = home('model:\n  default: m\n  provider: custom\n  base_url: "https://trusted-proxy.example/v1"\n  capabilities:\n    openai_native_compaction: true\n    ignore-me: not-a-bool\n')
+    expect(resolveRuntime(h).capabilities).toEqual({ openai_native_compaction: true })
+  })
+
+  it('surfaces a malformed config instead of throwing', () => {
+    expect(resolveRuntime(home('a: [\n')).configError?.code).toBe('malformed_config')
+  })
+})
+
+describe('settings', () => {
+  it('readSettings never returns the key', () => {
+    const h = home('model: gpt-4o\n', 'OPENAI_API_KEY=sk-secret-123456\n')
+    const s = readSettings(h, { profile: 'default' })
+    expect(s).toMatchObject({ profile: 'default', model: 'gpt-4o', apiKeySet: true, apiKeyStorage: 'env_file', maxIterations: 90, compressionThreshold: 0.5 })
+    expect(JSON.stringify(s)).not.toContain('sk-secret')
+  })
+
+  it('writeSettings keeps other keys and comments, stores the key in .env 0600', () => {
+    const h = home('# my config\nmodel: gpt-4o  # the model\ncompression:\n  threshold: 0.8  # keep me\n')
+    const s = writeSettings(h, { model: 'gpt-5', provider: 'openai', apiKey: 'sk-new-key-0001' }, { profile: 'work' })
+    const text = readFileSync(join(h, 'config.yaml'), 'utf8')
+    expect(text).toContain('# my config')
+    expect(text).toContain('# keep me')
+    expect(text).toContain('threshold: 0.8')
+    expect(text).not.toContain('sk-new-key')
+    expect(s).toMatchObject({ profile: 'work', model: 'gpt-5', provider: 'openai', apiKeySet: true, compressionThreshold: 0.8 })
+    expect(readFileSync(join(h, '.env'), 'utf8')).toBe('OPENAI_API_KEY=sk-new-key-0001\n')
+    expect(statSync(join(h, '.env')).mode & 0o777).toBe(0o600)
+    expect(resolveRuntime(h).apiKey).toBe('sk-new-key-0001')
+  })
+
+  it('empty key clears it', () => {
+    const h = home('model: {default: m, provider: openai}\n', 'OPENAI_API_KEY=sk-1\nKEEP=1\n')
+    expect(writeSettings(h, { apiKey: '' }).apiKeySet).toBe(false)
+    expect(readFileSync(join(h, '.env'), 'utf8')).toBe('KEEP=1\n')
+  })
+
+  it('refuses to rewrite a malformed config and rejects bad input', () => {
+    const h = home('model: [\n')
+    expect(() => writeSettings(h, { model: 'x' })).toThrow(CaduceusError)
+    expect(readFileSync(join(h, 'config.yaml'), 'utf8')).toBe('model: [\n')
+    expect(() => writeSettings(home(), { baseUrl: 'not a url' })).toThrow(/URL/)
+  })
+
+  it('a keychain vault plugs in through the same interface', () => {
+    const store = new Map<string, string>()
+    const vault: SecretVault = {
+      storage: 'safe_storage',
+      read: () => Object.fromEntries(store),
+      write: (_h, name, value) => void (value === null ? store.delete(name) : store.set(name, value))
+    }
+    const h = home('model: {default: m, provider: anthropic}\n')
+    const s = writeSettings(h, { apiKey: 'sk-ant-vault' }, { vault })
+    expect(store.get('ANTHROPIC_API_KEY')).toBe('sk-ant-vault')
+    expect(s).toMatchObject({ apiKeySet: true, apiKeyStorage: 'safe_storage' })
+    expect(resolveRuntime(h, { vault }).apiKey).toBe('sk-ant-vault')
+  })
+})

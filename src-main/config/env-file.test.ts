@@ -1,0 +1,57 @@
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { parseEnv, updateEnvFile } from './env-file'
+import { secretsFor } from './vault'
+
+describe('.env parsing', () => {
+  it('handles BOM, export prefix, quotes and inline comments', () => {
+    const text = '\ufeff# comment\nexport OPENAI_API_KEY=sk-abc123 # trailing\nA="two words" # c\nB=\'single # not comment\'\nC=x#y\nD="esc\\"aped\\n"\n\nnot a line\n=novalue\nE=\n'
+    expect(parseEnv(text)).toEqual({ OPENAI_API_KEY: 'sk-abc123', A: 'two words', B: 'single # not comment', C: 'x#y', D: 'esc"aped\n', E: '' })
+  })
+
+  it('never touches process.env', () => {
+    const home = mkdtempSync(join(tmpdir(), 'cad-env-'))
+    writeFileSync(join(home, '.env'), 'CADUCEUS_TEST_ONLY_VAR=1\n')
+    expect(secretsFor(home)).toEqual({ CADUCEUS_TEST_ONLY_VAR: '1' })
+    expect(process.env.CADUCEUS_TEST_ONLY_VAR).toBeUndefined()
+  })
+
+  it('a missing file is an empty scope', () => {
+    expect(secretsFor(join(tmpdir(), 'cad-does-not-exist-xyz'))).toEqual({})
+  })
+})
+
+describe('updateEnvFile', () => {
+  it('updates one key in place, keeps other lines, writes 0600', () => {
+    const home = mkdtempSync(join(tmpdir(), 'cad-env-'))
+    const p = join(home, '.env')
+    writeFileSync(p, '# keys\nexport OPENAI_API_KEY=old\nOTHER=keep # note\n', { mode: 0o644 })
+    updateEnvFile(p, 'OPENAI_API_KEY', 'sk-new value')
+    expect(readFileSync(p, 'utf8')).toBe('# keys\nOPENAI_API_KEY="sk-new value"\nOTHER=keep # note\n')
+    expect(statSync(p).mode & 0o777).toBe(0o600)
+    expect(parseEnv(readFileSync(p, 'utf8')).OPENAI_API_KEY).toBe('sk-new value')
+  })
+
+  it('appends a new key and removes with null', () => {
+    const home = mkdtempSync(join(tmpdir(), 'cad-env-'))
+    const p = join(home, '.env')
+    updateEnvFile(p, 'ANTHROPIC_API_KEY', 'sk-ant-1')
+    expect(parseEnv(readFileSync(p, 'utf8'))).toEqual({ ANTHROPIC_API_KEY: 'sk-ant-1' })
+    updateEnvFile(p, 'ANTHROPIC_API_KEY', null)
+    expect(parseEnv(readFileSync(p, 'utf8'))).toEqual({})
+  })
+
+  it('round-trips awkward values', () => {
+    const home = mkdtempSync(join(tmpdir(), 'cad-env-'))
+    const p = join(home, '.env')
+    const value = 'a "quoted" $value # with\\backslash'
+    updateEnvFile(p, 'K', value)
+    expect(parseEnv(readFileSync(p, 'utf8')).K).toBe(value)
+  })
+
+  it('rejects invalid names', () => {
+    expect(() => updateEnvFile(join(tmpdir(), 'x.env'), 'BAD NAME', 'v')).toThrow(/invalid/)
+  })
+})

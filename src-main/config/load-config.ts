@@ -1,0 +1,88 @@
+/**
+ * `<home>/config.yaml`, read with the yaml package. A malformed or unreadable file yields an error object
+ * (and an empty config) — never an exception into the host. Reads are memoized on the file's stat so the
+ * per-turn signature check costs one `stat`, not a YAML parse.
+ */
+import { readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { parse, parseDocument } from 'yaml'
+
+export type RawConfig = Record<string, unknown>
+
+export interface ConfigError {
+  code: 'malformed_config' | 'unreadable_config'
+  path: string
+  message: string
+  line?: number
+}
+
+export interface LoadedConfig {
+  path: string
+  /** Parsed mapping; `{}` when the file is missing, malformed or not a mapping. */
+  raw: RawConfig
+  exists: boolean
+  error: ConfigError | null
+}
+
+export function configPath(home: string): string {
+  return join(home, 'config.yaml')
+}
+
+const memo = new Map<string, { stamp: string; loaded: LoadedConfig }>()
+
+function stampOf(path: string): string | null {
+  try {
+    const s = statSync(path, { bigint: true })
+    return `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`
+  } catch {
+    return null
+  }
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+export function loadConfig(home: string): LoadedConfig {
+  const path = configPath(home)
+  const stamp = stampOf(path)
+  if (stamp === null) return { path, raw: {}, exists: false, error: null }
+  const hit = memo.get(path)
+  if (hit && hit.stamp === stamp) return hit.loaded
+  const loaded = readConfig(path)
+  memo.set(path, { stamp, loaded })
+  return loaded
+}
+
+function readConfig(path: string): LoadedConfig {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (err) {
+    return { path, raw: {}, exists: true, error: { code: 'unreadable_config', path, message: `cannot read ${path}: ${(err as Error).message}` } }
+  }
+  const doc = parseDocument(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
+  if (doc.errors.length) {
+    const first = doc.errors[0]
+    const line = first.linePos?.[0]?.line
+    const detail = first.message.split('\n')[0]
+    return { path, raw: {}, exists: true, error: { code: 'malformed_config', path, line, message: `config.yaml is not valid YAML (${path}${line ? `, line ${line}` : ''}): ${detail}` } }
+  }
+  let value: unknown
+  try {
+    value = doc.toJS({ maxAliasCount: 100 })
+  } catch (err) {
+    return { path, raw: {}, exists: true, error: { code: 'malformed_config', path, message: `config.yaml could not be read (${path}): ${(err as Error).message}` } }
+  }
+  if (value === null || value === undefined) return { path, raw: {}, exists: true, error: null }
+  if (!isPlainObject(value)) {
+    return { path, raw: {}, exists: true, error: { code: 'malformed_config', path, message: `config.yaml must be a mapping at the top level (${path})` } }
+  }
+  return { path, raw: value, exists: true, error: null }
+}
+
+/** Parse YAML text without touching disk (tests, previews). */
+export function parseConfigText(text: string): RawConfig {
+  const v = parse(text) as unknown
+  return isPlainObject(v) ? v : {}
+}

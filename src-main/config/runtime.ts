@@ -1,0 +1,93 @@
+/**
+ * Resolve what a turn talks to: model, provider, base URL, key and wire protocol, from the profile's
+ * config.yaml and secrets. The result holds the key: never log it (use `redact`).
+ */
+import { loadConfig, type ConfigError } from './load-config'
+import { modelSettings } from './settings-schema'
+import { secretsFor, type SecretVault } from './vault'
+
+export type ApiMode = 'chat_completions' | 'anthropic_messages'
+
+export interface ResolvedRuntime {
+  model: string
+  provider: string
+  baseUrl: string
+  apiKey: string
+  apiMode: ApiMode
+  /** The provider as written in config (`auto` when absent); part of the cache signature. */
+  requestedProvider: string
+  /** Boolean provider capabilities only (non-bool entries are dropped). */
+  capabilities: Record<string, boolean>
+  /** The secret name the key was (or would be) read from. */
+  apiKeyEnv: string
+  contextLength: number | null
+  maxTokens: number | null
+  configError: ConfigError | null
+}
+
+export const DEFAULT_MODEL = 'anthropic/claude-sonnet-4'
+
+const PROVIDER_BASE_URL: Record<string, string> = {
+  openrouter: 'https://openrouter.ai/api/v1',
+  openai: 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com'
+}
+const PROVIDER_KEY_ENV: Record<string, string> = {
+  openrouter: 'OPENROUTER_API_KEY',
+  openai: 'OPENAI_API_KEY',
+  anthropic: 'ANTHROPIC_API_KEY'
+}
+
+function providerFromUrl(url: string): string | null {
+  try {
+    const host = new URL(url).hostname
+    if (host.endsWith('openrouter.ai')) return 'openrouter'
+    if (host.endsWith('anthropic.com')) return 'anthropic'
+    if (host.endsWith('openai.com')) return 'openai'
+    return 'custom'
+  } catch {
+    return null
+  }
+}
+
+function pickProvider(requested: string | null, baseUrl: string | null, secrets: Record<string, string>): string {
+  if (requested && requested !== 'auto') return requested.toLowerCase()
+  const fromUrl = baseUrl ? providerFromUrl(baseUrl) : null
+  if (fromUrl) return fromUrl
+  if (secrets.OPENROUTER_API_KEY) return 'openrouter'
+  if (secrets.ANTHROPIC_API_KEY && !secrets.OPENAI_API_KEY) return 'anthropic'
+  if (secrets.OPENAI_API_KEY) return 'openai'
+  return 'openrouter'
+}
+
+/** Keep only boolean capabilities (upstream filters what reaches a gateway agent). */
+export function filterCapabilities(caps: Record<string, unknown>): Record<string, boolean> {
+  const out: Record<string, boolean> = {}
+  for (const [k, v] of Object.entries(caps)) if (typeof v === 'boolean') out[k] = v
+  return out
+}
+
+export function resolveRuntime(home: string, opts: { vault?: SecretVault; secrets?: Record<string, string> } = {}): ResolvedRuntime {
+  const loaded = loadConfig(home)
+  const m = modelSettings(loaded.raw)
+  const secrets = opts.secrets ?? secretsFor(home, opts.vault)
+  const provider = pickProvider(m.provider, m.baseUrl, secrets)
+  const baseUrl = m.baseUrl ?? PROVIDER_BASE_URL[provider] ?? ''
+  const apiMode: ApiMode =
+    m.apiMode === 'anthropic_messages' || m.apiMode === 'chat_completions' ? m.apiMode : provider === 'anthropic' ? 'anthropic_messages' : 'chat_completions'
+  const apiKeyEnv = m.apiKeyEnv ?? PROVIDER_KEY_ENV[provider] ?? (apiMode === 'anthropic_messages' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY')
+  const apiKey = secrets[apiKeyEnv] ?? m.apiKey ?? ''
+  return {
+    model: m.default ?? DEFAULT_MODEL,
+    provider,
+    baseUrl,
+    apiKey,
+    apiMode,
+    requestedProvider: m.provider ?? 'auto',
+    capabilities: filterCapabilities(m.capabilities),
+    apiKeyEnv,
+    contextLength: m.contextLength,
+    maxTokens: m.maxTokens,
+    configError: loaded.error
+  }
+}

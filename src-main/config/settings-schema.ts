@@ -1,0 +1,107 @@
+/**
+ * Typed accessors over a raw config mapping, with the upstream defaults. Every accessor tolerates wrong
+ * types (a string where a mapping belongs, a word where a number belongs) by falling back to the default.
+ */
+import { isPlainObject, type RawConfig } from './load-config'
+
+/** Upstream DEFAULT_MAX_ITERATIONS (the agent's tool-loop budget). */
+export const DEFAULT_MAX_ITERATIONS = 90
+
+export const DEFAULT_COMPRESSION = { enabled: true, threshold: 0.5, targetRatio: 0.2, protectLastN: 20 } as const
+/** hermes-spec §2.8. */
+export const DEFAULT_DELEGATION = {
+  maxRetained: 10, retainedTtlHours: 72, maxConcurrentChildren: 3, maxSpawnDepth: 1, maxIterations: DEFAULT_MAX_ITERATIONS
+} as const
+
+export function section(raw: RawConfig | null | undefined, name: string): Record<string, unknown> {
+  const s = raw?.[name]
+  return isPlainObject(s) ? s : {}
+}
+
+const num = (v: unknown, d: number, min = -Infinity): number => (typeof v === 'number' && Number.isFinite(v) && v >= min ? v : d)
+const int = (v: unknown, d: number, min = -Infinity): number => (typeof v === 'number' && Number.isInteger(v) && v >= min ? v : d)
+const bool = (v: unknown, d: boolean): boolean => (typeof v === 'boolean' ? v : d)
+const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : null)
+
+export interface ModelSettings {
+  default: string | null
+  provider: string | null
+  baseUrl: string | null
+  apiMode: string | null
+  apiKeyEnv: string | null
+  /** Inline key in config.yaml (upstream allows it for custom endpoints); prefer `.env`. */
+  apiKey: string | null
+  contextLength: number | null
+  maxTokens: number | null
+  capabilities: Record<string, unknown>
+}
+
+/** `model` is either a bare model name or `{default, provider, base_url, api_mode, …}`. */
+export function modelSettings(raw: RawConfig): ModelSettings {
+  const m = raw.model
+  if (typeof m === 'string') {
+    return { default: str(m), provider: null, baseUrl: null, apiMode: null, apiKeyEnv: null, apiKey: null, contextLength: null, maxTokens: null, capabilities: {} }
+  }
+  const s = isPlainObject(m) ? m : {}
+  return {
+    default: str(s.default) ?? str(s.model),
+    provider: str(s.provider),
+    baseUrl: str(s.base_url),
+    apiMode: str(s.api_mode),
+    apiKeyEnv: str(s.api_key_env),
+    apiKey: str(s.api_key),
+    contextLength: typeof s.context_length === 'number' ? int(s.context_length, 0, 1) || null : null,
+    maxTokens: typeof s.max_tokens === 'number' ? int(s.max_tokens, 0, 1) || null : null,
+    capabilities: isPlainObject(s.capabilities) ? s.capabilities : {}
+  }
+}
+
+export function compressionSettings(raw: RawConfig) {
+  const s = section(raw, 'compression')
+  return {
+    enabled: bool(s.enabled, DEFAULT_COMPRESSION.enabled),
+    threshold: num(s.threshold, DEFAULT_COMPRESSION.threshold, 0),
+    targetRatio: num(s.target_ratio, DEFAULT_COMPRESSION.targetRatio, 0),
+    protectLastN: int(s.protect_last_n, DEFAULT_COMPRESSION.protectLastN, 0)
+  }
+}
+export type CompressionSettings = ReturnType<typeof compressionSettings>
+
+export function delegationSettings(raw: RawConfig) {
+  const s = section(raw, 'delegation')
+  return {
+    maxRetained: int(s.max_retained, DEFAULT_DELEGATION.maxRetained, 0),
+    retainedTtlHours: num(s.retained_ttl_hours, DEFAULT_DELEGATION.retainedTtlHours, 0),
+    maxConcurrentChildren: int(s.max_concurrent_children, DEFAULT_DELEGATION.maxConcurrentChildren, 1),
+    // Floor 1, no ceiling (hermes-spec §2.8).
+    maxSpawnDepth: Math.max(1, int(s.max_spawn_depth, DEFAULT_DELEGATION.maxSpawnDepth)),
+    maxIterations: int(s.max_iterations, DEFAULT_DELEGATION.maxIterations, 1)
+  }
+}
+export type DelegationSettings = ReturnType<typeof delegationSettings>
+
+export function memoryProvider(raw: RawConfig): string | null {
+  return str(section(raw, 'memory').provider)
+}
+
+const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const
+export type ReasoningEffort = (typeof EFFORTS)[number]
+
+export function agentSettings(raw: RawConfig) {
+  const s = section(raw, 'agent')
+  const disabled = Array.isArray(s.disabled_toolsets) ? s.disabled_toolsets.filter((t): t is string => typeof t === 'string') : []
+  const effort = typeof s.reasoning_effort === 'string' ? s.reasoning_effort.trim().toLowerCase() : ''
+  return {
+    // Upstream spells the budget `max_turns` in older configs.
+    maxIterations: int(s.max_iterations, int(s.max_turns, DEFAULT_MAX_ITERATIONS, 1), 1),
+    disabledToolsets: disabled,
+    /** Set per turn on a cached agent (never part of the cache signature). */
+    reasoningEffort: (EFFORTS as readonly string[]).includes(effort) ? (effort as ReasoningEffort) : null
+  }
+}
+export type AgentSettings = ReturnType<typeof agentSettings>
+
+/** Caduceus-only marker: a seeded demo home whose provider is the scripted server. */
+export function isDemoConfig(raw: RawConfig): boolean {
+  return section(raw, 'caduceus').demo === true
+}

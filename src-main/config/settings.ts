@@ -1,0 +1,97 @@
+/**
+ * Renderer-facing provider settings. Reading never returns the key (only whether one is set); writing
+ * updates config.yaml in place through the yaml Document API, so other keys and comments survive, and
+ * puts the key in the profile's vault (`.env`, 0600, by default).
+ */
+import { chmodSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { basename } from 'node:path'
+import { isMap, isScalar, parseDocument, type Document } from 'yaml'
+import { CaduceusError, SettingsUpdate, type ProfileSettings } from '@shared/contract'
+import { profileNameForHome } from '../scope'
+import { configPath, loadConfig } from './load-config'
+import { resolveRuntime } from './runtime'
+import { compressionSettings, agentSettings, isDemoConfig } from './settings-schema'
+import { getDefaultVault, secretsFor, type SecretVault } from './vault'
+
+export interface SettingsOptions {
+  profile?: string
+  vault?: SecretVault
+}
+
+const profileOf = (home: string, explicit?: string) => explicit ?? profileNameForHome(home) ?? basename(home)
+
+export function readSettings(home: string, opts: SettingsOptions = {}): ProfileSettings {
+  const vault = opts.vault ?? getDefaultVault()
+  const raw = loadConfig(home).raw
+  const rt = resolveRuntime(home, { vault })
+  const keySet = rt.apiKey.length > 0
+  const inVault = vault.storage !== 'env_file' && Boolean(vault.read(home)[rt.apiKeyEnv])
+  return {
+    profile: profileOf(home, opts.profile),
+    provider: rt.provider,
+    baseUrl: rt.baseUrl,
+    model: rt.model,
+    apiMode: rt.apiMode,
+    apiKeySet: keySet,
+    apiKeyStorage: !keySet ? 'none' : inVault ? 'safe_storage' : 'env_file',
+    maxIterations: agentSettings(raw).maxIterations,
+    compressionThreshold: compressionSettings(raw).threshold,
+    demo: isDemoConfig(raw) || rt.provider === 'demo'
+  }
+}
+
+const UpdateFields = SettingsUpdate.omit({ profile: true })
+export type SettingsPatch = Omit<SettingsUpdate, 'profile'> & { profile?: string }
+
+export function writeSettings(home: string, patch: SettingsPatch, opts: SettingsOptions = {}): ProfileSettings {
+  const parsed = UpdateFields.safeParse(patch)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    throw new CaduceusError('invalid_input', issue.message, issue.path.join('.') || undefined)
+  }
+  const update = parsed.data
+  const vault = opts.vault ?? getDefaultVault()
+  const path = configPath(home)
+  const text = existsSync(path) ? readFileSync(path, 'utf8') : ''
+  const doc = parseDocument(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
+  if (doc.errors.length) {
+    // Never rewrite a file we could not parse: the user's edits would be lost.
+    throw new CaduceusError('conflict', `config.yaml is not valid YAML (${path}); fix it before changing settings here`)
+  }
+  const fields: Array<[string, string | undefined]> = [
+    ['default', update.model], ['provider', update.provider], ['base_url', update.baseUrl], ['api_mode', update.apiMode]
+  ]
+  if (fields.some(([, v]) => v !== undefined)) {
+    ensureModelMap(doc)
+    for (const [key, value] of fields) if (value !== undefined) doc.setIn(['model', key], value)
+    writeAtomically(path, String(doc))
+  }
+  if (update.apiKey !== undefined) {
+    // The key name follows the (possibly just changed) provider.
+    const rt = resolveRuntime(home, { vault, secrets: secretsFor(home, vault) })
+    vault.write(home, rt.apiKeyEnv, update.apiKey === '' ? null : update.apiKey)
+  }
+  return readSettings(home, { ...opts, vault })
+}
+
+/** `model: gpt-4` becomes `model: {default: gpt-4}` so provider/base_url can sit beside it. */
+function ensureModelMap(doc: Document): void {
+  if (!isMap(doc.contents)) doc.contents = doc.createNode({}) as never
+  const node = doc.get('model', true)
+  if (isMap(node)) return
+  const current = isScalar(node) && typeof node.value === 'string' && node.value ? { default: node.value } : {}
+  doc.set('model', doc.createNode(current))
+}
+
+function writeAtomically(path: string, text: string): void {
+  let mode = 0o644
+  try {
+    mode = statSync(path).mode & 0o777
+  } catch {
+    // New file: default mode.
+  }
+  const tmp = `${path}.${process.pid}.tmp`
+  writeFileSync(tmp, text, { mode })
+  chmodSync(tmp, mode)
+  renameSync(tmp, path)
+}

@@ -1,0 +1,43 @@
+/**
+ * Where a profile's API keys live. The default keeps them in `<home>/.env` (0600), like upstream; the
+ * Electron entry may plug in an OS-keychain vault (safeStorage) with the same interface.
+ */
+import { envPath, readEnvFile, updateEnvFile } from './env-file'
+
+export interface SecretVault {
+  /** Reported to the renderer as `apiKeyStorage`. */
+  readonly storage: 'env_file' | 'safe_storage'
+  /** Every secret this vault holds for the profile at `home`. */
+  read(home: string): Record<string, string>
+  /** Set a secret; `null` removes it. */
+  write(home: string, name: string, value: string | null): void
+}
+
+export class EnvFileVault implements SecretVault {
+  readonly storage = 'env_file' as const
+  read(home: string): Record<string, string> {
+    return readEnvFile(envPath(home))
+  }
+  write(home: string, name: string, value: string | null): void {
+    updateEnvFile(envPath(home), name, value)
+  }
+}
+
+let defaultVault: SecretVault = new EnvFileVault()
+
+/** The Electron entry swaps in a keychain vault at start-up; everything else asks for the current one. */
+export function setDefaultVault(vault: SecretVault): void {
+  defaultVault = vault
+}
+export function getDefaultVault(): SecretVault {
+  return defaultVault
+}
+
+/**
+ * A profile's secret scope: its `.env`, overlaid by a non-file vault when one is installed. Never reads
+ * or writes process.env.
+ */
+export function secretsFor(home: string, vault: SecretVault = defaultVault): Record<string, string> {
+  const fromFile = readEnvFile(envPath(home))
+  return vault.storage === 'env_file' ? fromFile : { ...fromFile, ...vault.read(home) }
+}

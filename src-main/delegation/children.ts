@@ -1,0 +1,129 @@
+/**
+ * Building and running child agents. The Agent itself is injected through `ChildFactory` so the host can
+ * wire the real Agent (and tests the real Agent on a scripted provider) without delegation importing
+ * provider plumbing. A child never throws out of here: every failure becomes an `error` result.
+ */
+import { randomUUID } from 'node:crypto'
+import type { ConversationMessage } from '../store'
+import type { LiveSubagentRegistry, SteerableAgent } from './live-registry'
+import type { ChildResult, DelegationParent, DelegationStore } from './types'
+
+export interface ChildSpec {
+  taskIndex: number
+  subagentId: string
+  /** The child's own state.db session (already created for spawns; the retained one for follow-ups). */
+  sessionId: string
+  goal: string
+  context?: string | null
+  toolsets?: string[] | null
+  role: 'leaf' | 'orchestrator'
+  model?: string | null
+  maxIterations: number
+  depth: number
+  parentSessionId: string | null
+  /** Set on follow-up: the stored transcript (system rows removed) the child resumes from. */
+  resumeSessionId?: string
+  history?: ConversationMessage[]
+}
+
+export interface ChildRunOutcome {
+  status: 'completed' | 'error' | 'interrupted' | string
+  summary: string | null
+  error?: string | null
+  apiCalls?: number
+  tokens?: { input: number; output: number }
+  /** null = unpriced. */
+  costUsd?: number | null
+  model?: string | null
+  exitReason?: string | null
+}
+
+export interface ChildAgentHandle extends SteerableAgent {
+  sessionId: string
+  run(goal: string, opts: { signal?: AbortSignal }): Promise<ChildRunOutcome>
+}
+
+export type ChildFactory = (spec: ChildSpec) => Promise<ChildAgentHandle> | ChildAgentHandle
+
+/** Leaf children may not delegate, ask the user, write memory, message out or schedule (upstream). */
+export const LEAF_DENIED_TOOLS = ['delegate_task', 'clarify', 'memory', 'send_message', 'cronjob'] as const
+
+export const newSubagentId = (taskIndex: number) => `sa-${taskIndex}-${randomUUID().replace(/-/g, '').slice(0, 8)}`
+
+export function newChildSessionId(): string {
+  const d = new Date()
+  const p = (n: number) => String(n).padStart(2, '0')
+  return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}_${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}_${randomUUID().replace(/-/g, '').slice(0, 8)}`
+}
+
+/** Create the child's session row: `source='delegate'`, parent link and `_delegate_from` marker (§1.7). */
+export function createChildSession(store: DelegationStore, parent: DelegationParent, model: string | null, goal: string): string {
+  const id = newChildSessionId()
+  store.createSession(id, 'delegate', {
+    model,
+    parentSessionId: parent.sessionId ?? null,
+    modelConfig: parent.sessionId ? { _delegate_from: parent.sessionId } : { _delegate_from: '' },
+    title: null,
+    displayName: goal.slice(0, 80)
+  })
+  return id
+}
+
+/** Run one child to a result, registered as live while it runs so follow-ups can steer it. */
+export async function runChild(
+  child: ChildAgentHandle,
+  spec: ChildSpec,
+  live: LiveSubagentRegistry,
+  extra: { delegationId?: string | null; ownerSessionId?: string | null; profile?: string; signal?: AbortSignal }
+): Promise<ChildResult> {
+  const started = Date.now()
+  live.register({
+    subagentId: spec.subagentId, agent: child, ownerSessionId: extra.ownerSessionId ?? null, profile: extra.profile,
+    delegationId: extra.delegationId ?? null, parentSessionId: spec.parentSessionId, goal: spec.goal, model: spec.model ?? null
+  })
+  let outcome: ChildRunOutcome
+  try {
+    outcome = await child.run(spec.goal, { signal: extra.signal })
+  } catch (err) {
+    outcome = { status: 'error', summary: null, error: (err as Error)?.message || String(err), exitReason: 'exception' }
+  } finally {
+    live.unregister(spec.subagentId, child)
+  }
+  const status = typeof outcome?.status === 'string' && outcome.status ? outcome.status : 'error'
+  return {
+    task_index: spec.taskIndex,
+    status,
+    summary: typeof outcome?.summary === 'string' ? outcome.summary : null,
+    error: outcome?.error ?? null,
+    api_calls: Number.isFinite(outcome?.apiCalls) ? (outcome.apiCalls as number) : 0,
+    duration_seconds: Math.round((Date.now() - started) / 10) / 100,
+    model: outcome?.model ?? spec.model ?? null,
+    exit_reason: outcome?.exitReason ?? status,
+    tokens: { input: outcome?.tokens?.input ?? 0, output: outcome?.tokens?.output ?? 0 },
+    child_session_id: child.sessionId || spec.sessionId,
+    subagent_id: spec.subagentId,
+    _child_role: spec.role,
+    _child_cost_usd: typeof outcome?.costUsd === 'number' ? outcome.costUsd : null
+  }
+}
+
+/** Build a child; a factory failure becomes an error result instead of an exception. */
+export async function buildChild(factory: ChildFactory, spec: ChildSpec): Promise<ChildAgentHandle | { error: string }> {
+  try {
+    const child = await factory(spec)
+    if (!child || typeof child.run !== 'function') return { error: 'child factory returned no agent' }
+    return child
+  } catch (err) {
+    return { error: (err as Error)?.message || String(err) }
+  }
+}
+
+export function buildFailureResult(spec: ChildSpec, error: string): ChildResult {
+  return {
+    task_index: spec.taskIndex, status: 'error', summary: null, error: `Failed to build subagent: ${error}`, api_calls: 0,
+    duration_seconds: 0, model: spec.model ?? null, exit_reason: 'build_failed', tokens: { input: 0, output: 0 },
+    child_session_id: spec.sessionId, subagent_id: spec.subagentId, _child_role: spec.role,
+    // nothing ran, so nothing was spent: a priced zero, not an unpriced gap
+    _child_cost_usd: 0
+  }
+}

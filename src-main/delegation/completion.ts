@@ -1,0 +1,96 @@
+/**
+ * Background completion: persist the outcome, then deliver a notice into the origin session as a new
+ * `user` message (`display_kind='async_delegation_complete'`). Delivery is claimed first and idempotent
+ * per delegation, so a restart re-delivering a pending row never appends twice. Completions never edit
+ * past context; they surface as a new turn (invariant 2.9.7).
+ */
+import type { DelegateDeps, DelegationCompletion } from './deps'
+import { newClaimToken } from './registry'
+import type { ChildResult, CompletionEvent } from './types'
+
+export const COMPLETION_DISPLAY_KIND = 'async_delegation_complete'
+
+export function completionNotice(event: CompletionEvent, results: ChildResult[]): string {
+  const lines = [`[Background delegation ${event.delegation_id} finished: ${event.status}]`]
+  const goals = Array.isArray(event.goals) ? (event.goals as string[]) : [String(event.goal ?? '')]
+  results.forEach((r, i) => {
+    const head = results.length > 1 ? `Task ${i + 1}` : 'Task'
+    lines.push(`${head}: ${goals[r.task_index] ?? goals[i] ?? ''}`.trimEnd())
+    lines.push(r.summary ? `Result: ${r.summary}` : `Error: ${r.error ?? 'no summary returned'}`)
+  })
+  if (event.error && results.length === 0) lines.push(`Error: ${String(event.error)}`)
+  return lines.join('\n')
+}
+
+/** Already delivered into this session? The claim serializes deliverers; this catches a crash between append and ack. */
+function existingNotice(deps: DelegateDeps, sessionId: string, delegationId: string): number | null {
+  const row = deps.store.db
+    .prepare(
+      `SELECT id FROM messages WHERE session_id = ? AND display_kind = ? AND json_extract(display_metadata, '$.delegation_id') = ? LIMIT 1`
+    )
+    .get(sessionId, COMPLETION_DISPLAY_KIND, delegationId) as { id: number } | undefined
+  return row?.id ?? null
+}
+
+/** Deliver one terminal event. Returns null when another consumer holds the claim or nothing was appended. */
+export async function deliverCompletion(deps: DelegateDeps, event: CompletionEvent, results: ChildResult[]): Promise<DelegationCompletion | null> {
+  const { registry, store } = deps
+  const delegationId = event.delegation_id
+  const claim = newClaimToken('caduceus')
+  if (!registry.claimCompletionDelivery(delegationId, claim)) return null
+  const parentSessionId = typeof event.parent_session_id === 'string' && event.parent_session_id ? event.parent_session_id : null
+  const notice = completionNotice(event, results)
+  let target: string | null = null
+  let messageId: number | null = null
+  try {
+    if (!parentSessionId) throw new Error('completion has no parent session to deliver into')
+    // The parent may have rotated through compression while the child ran: deliver to the live tip.
+    let resolved = parentSessionId
+    try {
+      resolved = store.resolveResumeSessionId(parentSessionId) || parentSessionId
+    } catch {
+      resolved = parentSessionId
+    }
+    target = resolved
+    // Check the original parent too: a rotation between append and ack must not deliver twice.
+    messageId = existingNotice(deps, resolved, delegationId) ?? (resolved !== parentSessionId ? existingNotice(deps, parentSessionId, delegationId) : null)
+    if (messageId === null) {
+      messageId = store.appendMessage(resolved, {
+        role: 'user',
+        content: notice,
+        displayKind: COMPLETION_DISPLAY_KIND,
+        displayMetadata: { delegation_id: delegationId, delivery_notice: 'completion', status: event.status }
+      })
+    }
+    registry.completeCompletionDelivery(delegationId, claim)
+  } catch (err) {
+    deps.log?.('warn', `delivery of ${delegationId} failed: ${(err as Error).message}`)
+    registry.releaseCompletionDelivery(delegationId, claim)
+    target = null
+    messageId = null
+  }
+  const completion: DelegationCompletion = {
+    profile: deps.profile, delegationId, parentSessionId, deliveredSessionId: target, messageId, notice, event, results
+  }
+  deps.onUpdate?.({ profile: deps.profile, delegationId, parentSessionId })
+  if (messageId !== null && deps.onCompletion) {
+    try {
+      await deps.onCompletion(completion)
+    } catch (err) {
+      deps.log?.('warn', `onCompletion hook for ${delegationId} failed: ${(err as Error).message}`)
+    }
+  }
+  return completion
+}
+
+/** Startup path: recover abandoned rows, then re-deliver every pending terminal row (oldest first). */
+export async function restoreUndeliveredCompletions(deps: DelegateDeps): Promise<number> {
+  deps.registry.recoverAbandonedDelegations()
+  let n = 0
+  for (const event of deps.registry.listUndeliveredCompletions()) {
+    const raw = Array.isArray(event.results) ? (event.results as ChildResult[]) : []
+    const results = raw.length > 0 ? raw : [{ task_index: 0, status: event.status, summary: typeof event.summary === 'string' ? event.summary : null, error: typeof event.error === 'string' ? event.error : null, api_calls: 0, duration_seconds: 0 }]
+    if (await deliverCompletion(deps, event, results)) n++
+  }
+  return n
+}

@@ -1,0 +1,151 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { UsageReport } from '../store'
+import { costSummary, sessionCost } from './costs'
+import { recordChildUsageAttribution } from './ledger'
+import { LiveSubagentRegistry } from './live-registry'
+import { sumMoney } from './money'
+import { createDelegationRegistry } from './registry'
+import { estimateFollowUp, listSubagents } from './subagents'
+import { insertDelegation, tempHome, type TempHome } from './test-support'
+
+let a: TempHome
+let b: TempHome
+beforeEach(() => {
+  a = tempHome()
+  b = tempHome()
+})
+afterEach(() => {
+  a.cleanup()
+  b.cleanup()
+})
+
+const usage = (costUsd: number | null, model = 'gpt-x'): UsageReport => ({
+  model, provider: 'openai', baseUrl: 'https://api.openai.com/v1', inputTokens: 100, outputTokens: 20, cacheReadTokens: 0, cacheWriteTokens: 0,
+  reasoningTokens: 0, apiCalls: 1, costUsd, costStatus: costUsd === null ? 'unpriced' : 'estimated'
+})
+
+describe('money', () => {
+  it('complete only when every part is priced', () => {
+    const e = (usd: number) => ({ usd, status: 'estimated' as const, complete: true })
+    expect(sumMoney([e(1), e(2)])).toEqual({ usd: 3, status: 'estimated', complete: true })
+    expect(sumMoney([e(1), { usd: null, status: 'unpriced', complete: false }])).toEqual({ usd: 1, status: 'partial', complete: false })
+    expect(sumMoney([{ usd: null, status: 'unpriced', complete: false }])).toEqual({ usd: null, status: 'unpriced', complete: false })
+    expect(sumMoney([])).toEqual({ usd: 0, status: 'none', complete: true })
+  })
+})
+
+describe('sessionCost', () => {
+  it('splits own vs children and groups children by parent turn', () => {
+    a.store.createSession('p', 'desktop')
+    a.store.recordUsage('p', usage(0.5))
+    recordChildUsageAttribution(a.store, { parentSessionId: 'p', parentTurnId: 't1', childSessionId: 'c1', usage: { cost_usd: 0.25, tokens: { input: 10, output: 5 }, api_calls: 1, status: 'completed' } })
+    recordChildUsageAttribution(a.store, { parentSessionId: 'p', parentTurnId: 't2', childSessionId: 'c2', usage: { cost_usd: null, tokens: { input: 7, output: 1 }, api_calls: 1 } })
+    const c = sessionCost(a.store, 'default', 'p')
+    expect(c.own).toEqual({ usd: 0.5, status: 'estimated', complete: true })
+    expect(c.children.map((x) => x.cost.status)).toEqual(['estimated', 'unpriced'])
+    expect(c.childrenTotal).toEqual({ usd: 0.25, status: 'partial', complete: false })
+    expect(c.inclusive).toEqual({ usd: 0.75, status: 'partial', complete: false })
+    expect(c.perTurn).toEqual([
+      { turnId: 't1', childrenCost: { usd: 0.25, status: 'estimated', complete: true } },
+      { turnId: 't2', childrenCost: { usd: null, status: 'unpriced', complete: false } }
+    ])
+    expect(c.perModel).toEqual([{ model: 'gpt-x', cost: { usd: 0.5, status: 'estimated', complete: true }, tokens: { input: 100, output: 20, cacheRead: 0, cacheWrite: 0, reasoning: 0 } }])
+  })
+
+  it('unknown sessions are a not_found error; unpriced usage is never $0', () => {
+    expect(() => sessionCost(a.store, 'default', 'nope')).toThrow(/Unknown session/)
+    a.store.createSession('u', 'desktop')
+    a.store.recordUsage('u', usage(null, 'local-model'))
+    const c = sessionCost(a.store, 'default', 'u')
+    expect(c.own).toEqual({ usd: null, status: 'unpriced', complete: false })
+    expect(c.perModel[0].cost.usd).toBeNull()
+  })
+})
+
+describe('costSummary', () => {
+  it('totals per profile, excludes delegate children from own, and lists top sessions', () => {
+    a.store.createSession('p', 'desktop')
+    a.store.recordUsage('p', usage(1))
+    a.store.createSession('child', 'delegate', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })
+    a.store.recordUsage('child', usage(0.3))
+    recordChildUsageAttribution(a.store, { parentSessionId: 'p', childSessionId: 'child', usage: { cost_usd: 0.3, tokens: { input: 100, output: 20 }, api_calls: 1 } })
+    b.store.createSession('q', 'cli')
+    b.store.recordUsage('q', usage(null, 'local'))
+    const s = costSummary([{ profile: 'default', store: a.store }, { profile: 'work', store: b.store }], { profile: 'all', days: 30 })
+    const pa = s.profiles.find((p) => p.profile === 'default')!
+    expect(pa).toMatchObject({ sessions: 1, own: { usd: 1 }, children: { usd: 0.3 }, inclusive: { usd: 1.3, complete: true } })
+    expect(s.profiles.find((p) => p.profile === 'work')!.inclusive.status).toBe('unpriced')
+    expect(s.total).toMatchObject({ status: 'partial', complete: false })
+    expect(s.total.usd).toBeCloseTo(1.3)
+    expect(s.topSessions[0]).toMatchObject({ profile: 'default', sessionId: 'p' })
+    expect(s.byModel.map((m) => m.model).sort()).toEqual(['gpt-x', 'local'])
+    expect(s.byDay.some((d) => d.profile === 'work' && d.unpriced)).toBe(true)
+    expect(costSummary([{ profile: 'default', store: a.store }, { profile: 'work', store: b.store }], { profile: 'work' }).profiles.map((p) => p.profile)).toEqual(['work'])
+  })
+})
+
+describe('listSubagents', () => {
+  it('classifies running, retained, tombstoned, expired and failed; live inline children too', () => {
+    let clock = Date.now() / 1000
+    const reg = createDelegationRegistry(a.store, { now: () => clock, currentProfile: () => 'default' })
+    a.store.createSession('p', 'desktop')
+    a.store.createSession('cs-ret', 'delegate', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })
+    a.store.appendMessage('cs-ret', { role: 'user', content: 'abcd' })
+    a.store.appendMessage('cs-ret', { role: 'assistant', content: 'efgh' })
+    const mk = (id: string, status: string | null) => {
+      reg.persistDispatch({ delegationId: id, parentSessionId: 'p' })
+      reg.recordDispatchedChildren(id, [{ subagent_id: `sa-${id}`, session_id: `cs-${id}`, goal: `goal ${id}` }])
+      if (status) reg.persistCompletion({ delegation_id: id, status }, { status })
+    }
+    mk('run', null)
+    mk('ret', 'completed')
+    mk('tomb', 'completed')
+    mk('exp', 'completed')
+    mk('fail', 'error')
+    reg.tombstoneRetainedChild('sa-tomb')
+    a.store.db.prepare("UPDATE async_delegations SET retained_at = ? WHERE delegation_id = 'exp'").run(clock - 100 * 3600)
+    reg.pruneRetainedChildren()
+    recordChildUsageAttribution(a.store, { parentSessionId: 'p', childSessionId: 'cs-ret', usage: { cost_usd: 0.1, tokens: { input: 3, output: 2 }, api_calls: 1 } })
+    const live = new LiveSubagentRegistry()
+    live.register({ subagentId: 'sa-inline', agent: { sessionId: 'cs-inline' }, profile: 'default', parentSessionId: 'p', goal: 'inline work' })
+    live.register({ subagentId: 'sa-run', agent: { sessionId: 'cs-run' }, profile: 'default', parentSessionId: 'p' }) // already durable
+
+    const visible = listSubagents([{ profile: 'default', store: a.store }], { profile: 'all' }, live)
+    const byId = Object.fromEntries(visible.items.map((i) => [i.childId, i]))
+    expect(Object.keys(byId).sort()).toEqual(['sa-fail', 'sa-inline', 'sa-ret', 'sa-run'])
+    expect(byId['sa-run'].state).toBe('running')
+    expect(byId['sa-inline'].state).toBe('running')
+    expect(byId['sa-fail'].state).toBe('failed')
+    const ret = byId['sa-ret']
+    expect(ret).toMatchObject({ state: 'retained', rawState: 'completed', transcriptMessages: 2, transcriptChars: 8, goal: 'goal ret', cost: { usd: 0.1 } })
+    expect(ret.expiresAt).toBeCloseTo(ret.retainedAt! + 72 * 3600)
+    expect(visible).toMatchObject({ maxRetained: 10, ttlHours: 72 })
+
+    const all = listSubagents([{ profile: 'default', store: a.store }], { profile: 'default', includeTombstoned: true, parentSessionId: 'p' }, live)
+    const states = Object.fromEntries(all.items.map((i) => [i.childId, i.state]))
+    expect(states['sa-tomb']).toBe('tombstoned')
+    expect(states['sa-exp']).toBe('expired')
+    expect(listSubagents([{ profile: 'default', store: a.store }], { parentSessionId: 'other' }).items).toEqual([])
+  })
+})
+
+describe('estimateFollowUp', () => {
+  it('sizes the transcript and never claims $0 for unpriced work', () => {
+    a.store.createSession('c', 'delegate')
+    a.store.appendMessage('c', { role: 'system', content: 'x'.repeat(1000) })
+    a.store.appendMessage('c', { role: 'user', content: 'y'.repeat(40) })
+    expect(estimateFollowUp(a.store, 'c')).toEqual({ messages: 1, chars: 40, estTokens: 10, estCost: { usd: null, status: 'unpriced', complete: false } })
+    expect(estimateFollowUp(a.store, 'c', (tok) => tok * 0.001).estCost).toEqual({ usd: 0.01, status: 'estimated', complete: true })
+    expect(estimateFollowUp(a.store, 'missing').estCost.status).toBe('none')
+  })
+})
+
+describe('restart', () => {
+  it('retained rows inserted by hand survive reopen', () => {
+    insertDelegation(a.store, 'deleg_x', { parentSessionId: 'p' })
+    const reg = createDelegationRegistry(a.store)
+    reg.recordDispatchedChildren('deleg_x', [{ subagent_id: 'sa-x', session_id: 'cs-x' }])
+    reg.retainCompletedDelegation('deleg_x')
+    expect(createDelegationRegistry(a.reopen()).listRetainedChildren().map((e) => e.childId)).toEqual(['sa-x'])
+  })
+})

@@ -1,0 +1,162 @@
+/**
+ * Cost read models for the contract (`costs.session`, `costs.summary`): a session's own spend from its
+ * row, its delegated children's spend from the `delegation_child_usage` ledger, and inclusive = both.
+ */
+import { CaduceusError, type ChildCost, type CostSummary, type Money, type SessionCost, type Tokens } from '@shared/contract'
+import { loadChildUsageAttributions } from './ledger'
+import { moneyFromColumns, moneyFromLedger, sumMoney } from './money'
+import type { DelegationDb } from './types'
+
+export interface ProfileStore {
+  profile: string
+  store: DelegationDb
+}
+
+const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
+const tokensOf = (r: Record<string, unknown>): Tokens => ({
+  input: n(r.input_tokens), output: n(r.output_tokens), cacheRead: n(r.cache_read_tokens), cacheWrite: n(r.cache_write_tokens), reasoning: n(r.reasoning_tokens)
+})
+const used = (r: Record<string, unknown>) => n(r.api_call_count) > 0 || n(r.input_tokens) + n(r.output_tokens) + n(r.cache_read_tokens) + n(r.cache_write_tokens) > 0
+const ownMoney = (r: Record<string, unknown>) => moneyFromColumns(r.estimated_cost_usd, r.actual_cost_usd, r.cost_status, used(r))
+
+const SESSION_COLS = `id, title, source, model_config, started_at, last_activity_at, api_call_count, input_tokens, output_tokens,
+  cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd, actual_cost_usd, cost_status`
+
+function childCosts(store: DelegationDb, sessionId: string): ChildCost[] {
+  return loadChildUsageAttributions(store, sessionId).map((a) => {
+    const tokens = a.usage.tokens && typeof a.usage.tokens === 'object' ? a.usage.tokens : {}
+    const input = n(tokens.input)
+    const output = n(tokens.output)
+    const apiCalls = Math.trunc(n(a.usage.api_calls))
+    return {
+      childSessionId: a.childSessionId, parentTurnId: a.parentTurnId, status: typeof a.usage.status === 'string' ? a.usage.status : null, apiCalls,
+      cost: moneyFromLedger(a.usage.cost_usd, apiCalls > 0 || input + output > 0),
+      tokens: { input, output, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, createdAt: a.createdAt
+    }
+  })
+}
+
+export function sessionCost(store: DelegationDb, profile: string, sessionId: string): SessionCost {
+  const row = store.db.prepare(`SELECT ${SESSION_COLS} FROM sessions WHERE id = ?`).get(sessionId) as Record<string, unknown> | undefined
+  if (!row) throw new CaduceusError('not_found', `Unknown session: ${sessionId}`, 'sessionId')
+  const own = ownMoney(row)
+  const children = childCosts(store, sessionId)
+  const childrenTotal = sumMoney(children.map((c) => c.cost))
+  const perModel = (
+    store.db
+      .prepare(
+        `SELECT model, SUM(api_call_count) AS api_call_count, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
+           SUM(cache_read_tokens) AS cache_read_tokens, SUM(cache_write_tokens) AS cache_write_tokens, SUM(reasoning_tokens) AS reasoning_tokens,
+           SUM(estimated_cost_usd) AS est, SUM(actual_cost_usd) AS act,
+           MAX(CASE WHEN cost_status IN ('unpriced', 'partial') THEN 1 ELSE 0 END) AS has_unpriced,
+           MIN(CASE WHEN cost_status = 'unpriced' THEN 1 ELSE 0 END) AS all_unpriced
+         FROM session_model_usage WHERE session_id = ? GROUP BY model ORDER BY model`
+      )
+      .all(sessionId) as Array<Record<string, unknown>>
+  ).map((r) => ({ model: String(r.model), cost: modelMoney(r), tokens: tokensOf(r) }))
+  const turns = new Map<string, Money[]>()
+  for (const c of children) turns.set(c.parentTurnId, [...(turns.get(c.parentTurnId) ?? []), c.cost])
+  return {
+    profile, sessionId, own, children, childrenTotal, inclusive: sumMoney([own, childrenTotal]), perModel,
+    perTurn: [...turns].map(([turnId, costs]) => ({ turnId, childrenCost: sumMoney(costs) }))
+  }
+}
+
+/** session_model_usage stores 0 for unpriced calls, so the status column decides. */
+function modelMoney(r: Record<string, unknown>): Money {
+  const usd = n(r.est) + n(r.act)
+  if (n(r.all_unpriced) === 1) return used(r) ? { usd: null, status: 'unpriced', complete: false } : { usd: 0, status: 'none', complete: true }
+  if (n(r.has_unpriced) === 1) return { usd, status: 'partial', complete: false }
+  return { usd, status: n(r.act) > 0 && n(r.est) === 0 ? 'billed' : 'estimated', complete: true }
+}
+
+const isDelegate = (r: Record<string, unknown>) => {
+  if (r.source === 'delegate' || r.source === 'subagent') return true
+  try {
+    const mc = typeof r.model_config === 'string' ? JSON.parse(r.model_config) : null
+    return !!mc && typeof mc === 'object' && mc._delegate_from != null
+  } catch {
+    return false
+  }
+}
+
+const dayOf = (epoch: number) => {
+  const d = new Date(epoch * 1000)
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`
+}
+
+export function costSummary(stores: ProfileStore[], query: { profile?: string; days?: number }, now = Date.now() / 1000): CostSummary {
+  const days = Math.min(3650, Math.max(1, Math.trunc(query.days ?? 30)))
+  const since = now - days * 86400
+  const sinceDay = dayOf(since)
+  const selected = stores.filter((s) => !query.profile || query.profile === 'all' || s.profile === query.profile)
+  const profiles: CostSummary['profiles'] = []
+  const models = new Map<string, { costs: Money[]; tokens: Tokens }>()
+  const byDay = new Map<string, { day: string; profile: string; usd: number; unpriced: boolean }>()
+  const top: CostSummary['topSessions'] = []
+  for (const { profile, store } of selected) {
+    const rows = store.db
+      .prepare(`SELECT ${SESSION_COLS} FROM sessions WHERE COALESCE(last_activity_at, started_at) >= ? OR started_at >= ?`)
+      .all(since, since) as Array<Record<string, unknown>>
+    const owners = rows.filter((r) => !isDelegate(r))
+    const ownParts: Money[] = []
+    const childParts: Money[] = []
+    for (const r of owners) {
+      const own = ownMoney(r)
+      const children = sumMoney(childCosts(store, String(r.id)).map((c) => c.cost))
+      ownParts.push(own)
+      childParts.push(children)
+      top.push({ profile, sessionId: String(r.id), title: (r.title as string | null) ?? null, own, inclusive: sumMoney([own, children]) })
+    }
+    const own = sumMoney(ownParts)
+    const children = sumMoney(childParts)
+    profiles.push({ profile, own, children, inclusive: sumMoney([own, children]), sessions: owners.length })
+
+    const ids = new Set(rows.map((r) => String(r.id)))
+    for (const r of store.db
+      .prepare(
+        `SELECT session_id, model, api_call_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens,
+           estimated_cost_usd AS est, actual_cost_usd AS act, CASE WHEN cost_status IN ('unpriced','partial') THEN 1 ELSE 0 END AS has_unpriced,
+           CASE WHEN cost_status = 'unpriced' THEN 1 ELSE 0 END AS all_unpriced FROM session_model_usage`
+      )
+      .all() as Array<Record<string, unknown>>) {
+      if (!ids.has(String(r.session_id))) continue
+      const m = models.get(String(r.model)) ?? { costs: [], tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 } }
+      m.costs.push(modelMoney(r))
+      const t = tokensOf(r)
+      for (const k of Object.keys(t) as Array<keyof Tokens>) m.tokens[k] += t[k]
+      models.set(String(r.model), m)
+    }
+
+    const status = new Map(rows.map((r) => [String(r.id), ownMoney(r)]))
+    const daily = store.db
+      .prepare('SELECT session_id, day, estimated_cost_usd AS est, actual_cost_usd AS act FROM session_daily_usage WHERE day >= ?')
+      .all(sinceDay) as Array<{ session_id: string; day: string; est: number; act: number }>
+    const withDaily = new Set(daily.map((d) => d.session_id))
+    const add = (day: string, usd: number, unpriced: boolean) => {
+      const key = `${profile}\u0000${day}`
+      const cur = byDay.get(key) ?? { day, profile, usd: 0, unpriced: false }
+      cur.usd += usd
+      cur.unpriced ||= unpriced
+      byDay.set(key, cur)
+    }
+    for (const d of daily) add(d.day, n(d.est) + n(d.act), !(status.get(d.session_id)?.complete ?? true))
+    // Sessions written before per-day rows existed: attribute their whole cost to the day they started.
+    for (const r of rows) if (!withDaily.has(String(r.id))) {
+      const m = ownMoney(r)
+      if (m.status !== 'none') add(dayOf(n(r.started_at)), m.usd ?? 0, !m.complete)
+    }
+  }
+  topSessionsSort(top)
+  return {
+    profiles,
+    total: sumMoney(profiles.map((p) => p.inclusive)),
+    byModel: [...models].map(([model, m]) => ({ model, cost: sumMoney(m.costs), tokens: m.tokens })).sort((a, b) => (b.cost.usd ?? -1) - (a.cost.usd ?? -1)),
+    byDay: [...byDay.values()].sort((a, b) => a.day.localeCompare(b.day) || a.profile.localeCompare(b.profile)),
+    topSessions: top.slice(0, 10)
+  }
+}
+
+function topSessionsSort(top: CostSummary['topSessions']): void {
+  top.sort((a, b) => (b.inclusive.usd ?? -1) - (a.inclusive.usd ?? -1) || a.sessionId.localeCompare(b.sessionId))
+}

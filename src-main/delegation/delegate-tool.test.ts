@@ -1,0 +1,223 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { asyncDeliverySupported, declareStatelessChannel, resetSessionVars } from '../gateway'
+import type { ChildAgentHandle, ChildSpec } from './children'
+import { COMPLETION_DISPLAY_KIND } from './completion'
+import { DELEGATION_DEFAULTS, loadDelegationConfig } from './config'
+import {
+  capacityError, createDelegateTool, DELEGATE_TASK_PARAMETERS, delegateTask, delegateToolDescription, depthLimitError, NO_PARENT_ERROR,
+  SPAWN_PAUSED_ERROR, STATELESS_NOTE
+} from './delegate-tool'
+import { BackgroundPool, type DelegateDeps, type DelegationCompletion } from './deps'
+import { LiveSubagentRegistry } from './live-registry'
+import { createDelegateDeps } from './service'
+import { tempHome, type TempHome } from './test-support'
+import type { DelegationParent } from './types'
+
+let t: TempHome
+let live: LiveSubagentRegistry
+let pool: BackgroundPool
+let built: ChildSpec[]
+let asyncOk: boolean
+let gate: Promise<void> | null
+let completions: DelegationCompletion[]
+
+function makeDeps(extra: Partial<Parameters<typeof createDelegateDeps>[0]> = {}): DelegateDeps {
+  return createDelegateDeps({
+    profile: 'default', store: t.store, live, pool, registry: { currentProfile: () => 'default' },
+    asyncDeliverySupported: () => asyncOk,
+    onCompletion: (c) => void completions.push(c),
+    buildChild: (spec): ChildAgentHandle => {
+      built.push(spec)
+      return {
+        sessionId: spec.sessionId,
+        steer: () => true,
+        run: async (goal) => {
+          if (gate) await gate
+          return { status: 'completed', summary: `done: ${goal}`, apiCalls: 1, tokens: { input: 5, output: 2 }, costUsd: 0.02, model: 'm' }
+        }
+      }
+    },
+    ...extra
+  })
+}
+
+let deps: DelegateDeps
+beforeEach(() => {
+  t = tempHome()
+  live = new LiveSubagentRegistry()
+  pool = new BackgroundPool()
+  built = []
+  asyncOk = true
+  gate = null
+  completions = []
+  deps = makeDeps()
+  t.store.createSession('parent', 'desktop')
+})
+afterEach(async () => {
+  await pool.drain()
+  t.cleanup()
+})
+
+const parent = (over: Partial<DelegationParent> = {}): DelegationParent => ({
+  sessionId: 'parent', currentTurnId: 'turn-1', depth: 0, sessionEstimatedCostUsd: 0, sessionCostSource: 'none', sessionCostStatus: 'unknown', ...over
+})
+
+describe('delegate_task schema and config', () => {
+  // seed 004: test_delegate_schema_exposes_follow_up
+  it('exposes follow_up as a string property and requires nothing', () => {
+    const tool = createDelegateTool(deps, { parent: () => parent() })
+    const props = (tool.parameters as typeof DELEGATE_TASK_PARAMETERS).properties
+    expect(props.follow_up.type).toBe('string')
+    expect(tool.parameters.required).toEqual([])
+    expect(tool.name).toBe('delegate_task')
+  })
+
+  // seed 004: test_config_defaults_include_retention_knobs
+  it('defaults delegation.max_retained to 10 and retained_ttl_hours to 72', () => {
+    expect(DELEGATION_DEFAULTS.max_retained).toBe(10)
+    expect(DELEGATION_DEFAULTS.retained_ttl_hours).toBe(72)
+    expect(loadDelegationConfig(t.home)).toMatchObject({ maxRetained: 10, retainedTtlHours: 72, maxConcurrentChildren: 3, maxSpawnDepth: 1 })
+    t.writeConfig(': not yaml [')
+    expect(loadDelegationConfig(t.home).maxRetained).toBe(10)
+  })
+
+  it('the description is byte-stable per capability and says "blocking" when async is unavailable', () => {
+    expect(delegateToolDescription(true)).toBe(delegateToolDescription(true))
+    expect(delegateToolDescription(false)).toContain('blocking')
+    const tool = createDelegateTool(deps, { parent: () => parent() })
+    asyncOk = false
+    expect(tool.description).toBe(delegateToolDescription(false))
+  })
+})
+
+describe('delegate_task spawn guards', () => {
+  it('requires a parent agent', async () => {
+    expect(await delegateTask({ goal: 'x' }, null, deps)).toEqual({ error: NO_PARENT_ERROR })
+  })
+
+  it('refuses spawns while paused, with the exact text', async () => {
+    live.setSpawnPaused(true)
+    expect(await delegateTask({ goal: 'x' }, parent(), deps)).toEqual({ error: SPAWN_PAUSED_ERROR })
+    expect(built).toHaveLength(0)
+  })
+
+  it('refuses spawns past max_spawn_depth', async () => {
+    expect(await delegateTask({ goal: 'x' }, parent({ depth: 1 }), deps)).toEqual({ error: depthLimitError(1, 1) })
+    expect(depthLimitError(1, 1)).toBe(
+      'Delegation depth limit reached (depth=1, max_spawn_depth=1). Raise delegation.max_spawn_depth in config.yaml if deeper nesting is required (no hard ceiling, but each level multiplies API cost).'
+    )
+  })
+
+  it('rejects missing goals and malformed batches without spawning', async () => {
+    expect((await delegateTask({}, parent(), deps)).error).toMatch(/goal/)
+    expect((await delegateTask({ tasks: [{ goal: 'a' }, { nope: 1 }] }, parent(), deps)).error).toBe("tasks[1] is missing 'goal'.")
+    expect(built).toHaveLength(0)
+  })
+})
+
+describe('delegate_task on a stateless channel', () => {
+  // seed 003: test_background_delegation_runs_inline_when_channel_is_stateless
+  it('runs inline, never dispatches, and returns the child summary', async () => {
+    // the real gateway gate, not a stub: one-shot/cron runners declare a stateless channel
+    const gatewayDeps = makeDeps({ asyncDeliverySupported: undefined })
+    resetSessionVars()
+    let out: Record<string, unknown>
+    try {
+      expect(asyncDeliverySupported()).toBe(true)
+      declareStatelessChannel()
+      out = await delegateTask({ goal: 'review the spec', background: true }, parent(), gatewayDeps)
+    } finally {
+      resetSessionVars()
+    }
+    expect(out.status).not.toBe('dispatched')
+    expect(pool.size).toBe(0)
+    expect(t.store.db.prepare('SELECT COUNT(*) AS n FROM async_delegations').get()).toEqual({ n: 0 })
+    expect(out.results).toBeDefined()
+    expect(JSON.stringify(out)).toContain('done: review the spec')
+    expect(out.note).toBe(STATELESS_NOTE)
+  })
+})
+
+describe('background delegation', () => {
+  it('dispatches, creates the delegate child session, delivers the completion once and retains the child', async () => {
+    const p = parent()
+    const out = await delegateTask({ goal: 'summarise the logs' }, p, deps)
+    expect(out).toMatchObject({ status: 'dispatched', mode: 'background', count: 1 })
+    const delegationId = out.delegation_id as string
+    expect(delegationId).toMatch(/^deleg_[0-9a-f]{8}$/)
+    const childSession = t.store.getSession(built[0].sessionId)!
+    expect(childSession.source).toBe('delegate')
+    expect(childSession.parent_session_id).toBe('parent')
+    expect(JSON.parse(childSession.model_config!)._delegate_from).toBe('parent')
+    await pool.drain()
+
+    const rows = t.store.db.prepare('SELECT role, content, display_kind, display_metadata FROM messages WHERE session_id = ?').all('parent') as Array<Record<string, string>>
+    expect(rows).toHaveLength(1)
+    expect(rows[0]).toMatchObject({ role: 'user', display_kind: COMPLETION_DISPLAY_KIND })
+    expect(rows[0].content).toContain('done: summarise the logs')
+    expect(JSON.parse(rows[0].display_metadata).delegation_id).toBe(delegationId)
+    expect(completions).toHaveLength(1)
+    expect(completions[0]).toMatchObject({ delegationId, parentSessionId: 'parent', deliveredSessionId: 'parent' })
+    expect(deps.registry.getDurableDelegation(delegationId)).toMatchObject({ state: 'completed', deliveryState: 'delivered' })
+    expect(deps.registry.findRetainedChild(built[0].subagentId)).toMatchObject({ childSessionId: built[0].sessionId, delegationId })
+    expect(p.sessionEstimatedCostUsd).toBeCloseTo(0.02)
+
+    // a second delivery attempt of the same delegation never appends twice
+    t.store.db.prepare("UPDATE async_delegations SET delivery_state = 'pending'").run()
+    const { restoreUndeliveredCompletions } = await import('./completion')
+    await restoreUndeliveredCompletions(deps)
+    expect((t.store.db.prepare('SELECT COUNT(*) AS n FROM messages WHERE session_id = ?').get('parent') as { n: number }).n).toBe(1)
+  })
+
+  it('rejects (does not queue) past the concurrency cap, counting a batch as one unit', async () => {
+    let open!: () => void
+    gate = new Promise<void>((r) => (open = r))
+    const first = await delegateTask({ tasks: [{ goal: 'a' }, { goal: 'b' }] }, parent(), deps)
+    expect(first.status).toBe('dispatched')
+    expect((await delegateTask({ goal: 'c' }, parent(), deps)).status).toBe('dispatched')
+    expect((await delegateTask({ goal: 'd' }, parent(), deps)).status).toBe('dispatched')
+    const over = await delegateTask({ goal: 'e' }, parent(), deps)
+    expect(over).toEqual({ error: capacityError(3, false) })
+    expect((over.error as string).startsWith('Async delegation capacity reached (3 running). Wait for one to finish')).toBe(true)
+    expect(live.list().map((l) => l.goal).sort()).toEqual(['a', 'b', 'c', 'd'])
+    open()
+    await pool.drain()
+    expect((await delegateTask({ goal: 'f' }, parent(), deps)).status).toBe('dispatched')
+    await pool.drain()
+    const batch = deps.registry.getDurableDelegation(first.delegation_id)!
+    expect(batch.state).toBe('completed')
+    expect(deps.registry.listRetainedChildren().filter((c) => c.delegationId === first.delegation_id)).toHaveLength(2)
+  })
+
+  it('delivers into the compression tip when the parent rotated while the child ran', async () => {
+    let open!: () => void
+    gate = new Promise<void>((r) => (open = r))
+    const out = await delegateTask({ goal: 'slow job' }, parent(), deps)
+    t.store.endSession('parent', 'compression')
+    t.store.createSession('parent-2', 'desktop', { parentSessionId: 'parent' })
+    open()
+    await pool.drain()
+    const where = t.store.db.prepare('SELECT session_id FROM messages WHERE display_kind = ?').all(COMPLETION_DISPLAY_KIND)
+    expect(where).toEqual([{ session_id: 'parent-2' }])
+    expect(completions[0]).toMatchObject({ delegationId: out.delegation_id, parentSessionId: 'parent', deliveredSessionId: 'parent-2' })
+  })
+
+  it('nested orchestrators run their children inline', async () => {
+    t.writeConfig('delegation:\n  max_spawn_depth: 3\n')
+    const out = await delegateTask({ goal: 'nested' }, parent({ depth: 1 }), deps)
+    expect(out.status).toBeUndefined()
+    expect((out.results as unknown[]).length).toBe(1)
+    expect(built[0].depth).toBe(2)
+  })
+
+  it('a child that throws becomes an error result and is not retained', async () => {
+    deps = makeDeps({ buildChild: (spec) => ({ sessionId: spec.sessionId, run: async () => { throw new Error('provider exploded') } }) })
+    const out = await delegateTask({ goal: 'boom' }, parent(), deps)
+    await pool.drain()
+    const row = deps.registry.getDurableDelegation(out.delegation_id)!
+    expect(row.state).toBe('error')
+    expect(deps.registry.listRetainedChildren()).toEqual([])
+    const msg = t.store.db.prepare('SELECT content FROM messages WHERE session_id = ?').get('parent') as { content: string }
+    expect(msg.content).toContain('provider exploded')
+  })
+})

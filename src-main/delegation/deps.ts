@@ -1,0 +1,69 @@
+/** Everything `delegate_task` needs from the host, injected so tests can use real parts in isolation. */
+import type { ChildFactory } from './children'
+import type { DelegationConfig } from './config'
+import type { LiveSubagentRegistry } from './live-registry'
+import type { DelegationRegistry } from './registry'
+import type { ChildResult, CompletionEvent, DelegationStore } from './types'
+
+/** A background delegation finished and its notice was appended to the origin session. */
+export interface DelegationCompletion {
+  profile: string
+  delegationId: string
+  parentSessionId: string | null
+  /** Session the notice landed in (the parent's compression tip); null if delivery failed. */
+  deliveredSessionId: string | null
+  messageId: number | null
+  /** The text appended as a `user` message; the host runs the parent's next turn with it. */
+  notice: string
+  event: CompletionEvent
+  results: ChildResult[]
+}
+
+export interface DelegateDeps {
+  profile: string
+  store: DelegationStore
+  registry: DelegationRegistry
+  buildChild: ChildFactory
+  live: LiveSubagentRegistry
+  /** Gateway session-context gate (§4.5); false ⇒ background requests run inline. */
+  asyncDeliverySupported(): boolean
+  config(): DelegationConfig
+  /** Shared across every parent in this process: the async concurrency cap counts units, not children. */
+  pool: BackgroundPool
+  onCompletion?(c: DelegationCompletion): void | Promise<void>
+  /** Fires on dispatch, completion and delivery (host emits `delegation.updated`). */
+  onUpdate?(u: { profile: string; delegationId: string; parentSessionId: string | null }): void
+  log?(level: 'info' | 'warn' | 'error', message: string): void
+}
+
+/** Counts running background units; check-and-reserve is one synchronous step, so it is atomic. */
+export class BackgroundPool {
+  private running = new Map<string, Promise<unknown>>()
+
+  get size(): number {
+    return this.running.size
+  }
+
+  tryReserve(id: string, cap: number): boolean {
+    if (this.running.size >= cap) return false
+    this.running.set(id, Promise.resolve())
+    return true
+  }
+
+  track(id: string, p: Promise<unknown>): void {
+    this.running.set(id, p)
+    const done = () => {
+      if (this.running.get(id) === p) this.running.delete(id)
+    }
+    p.then(done, done)
+  }
+
+  release(id: string): void {
+    this.running.delete(id)
+  }
+
+  /** Resolves when every unit running now has settled (shutdown, tests). */
+  async drain(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running.values()])
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * Persisted child-usage attribution (hermes-spec §2.6): one `delegation_child_usage` row per finished
+ * child, so a parent's subagent cost can be re-applied after restart and the cost views can split a
+ * session's spend into own vs delegated.
+ */
+import type { DelegationDb } from './types'
+
+export interface ChildUsage {
+  /** null = unpriced (never recorded as $0). */
+  cost_usd?: number | null
+  tokens?: { input?: number; output?: number; [k: string]: unknown }
+  api_calls?: number
+  status?: string | null
+  model?: string | null
+  [k: string]: unknown
+}
+
+export interface ChildUsageAttribution {
+  parentTurnId: string
+  childSessionId: string
+  usage: ChildUsage
+  aggregate: Record<string, unknown> | null
+  createdAt: number
+}
+
+export interface ChildUsageTotals {
+  costUsd: number
+  inputTokens: number
+  outputTokens: number
+}
+
+export function recordChildUsageAttribution(
+  store: DelegationDb,
+  rec: { parentSessionId: string; parentTurnId?: string; childSessionId?: string; usage: ChildUsage; aggregate?: Record<string, unknown> | null; now?: number }
+): void {
+  if (typeof rec.parentSessionId !== 'string' || !rec.parentSessionId) return
+  const aggregate = rec.aggregate && Object.keys(rec.aggregate).length > 0 ? JSON.stringify(rec.aggregate) : null
+  store.write(() => {
+    store.db
+      .prepare(
+        `INSERT INTO delegation_child_usage (parent_session_id, parent_turn_id, child_session_id, usage_json, aggregate_json, created_at)
+         VALUES (?, ?, ?, ?, ?, ?)`
+      )
+      .run(rec.parentSessionId, rec.parentTurnId ?? '', rec.childSessionId ?? '', JSON.stringify(rec.usage ?? {}), aggregate, rec.now ?? Date.now() / 1000)
+  })
+}
+
+const asObject = (text: string | null): Record<string, unknown> | null => {
+  if (!text) return null
+  try {
+    const v: unknown = JSON.parse(text)
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null
+  } catch {
+    return null
+  }
+}
+
+export function loadChildUsageAttributions(store: DelegationDb, parentSessionId: string): ChildUsageAttribution[] {
+  if (typeof parentSessionId !== 'string' || !parentSessionId) return []
+  const rows = store.db
+    .prepare(
+      `SELECT parent_turn_id, child_session_id, usage_json, aggregate_json, created_at FROM delegation_child_usage
+       WHERE parent_session_id = ? ORDER BY id ASC`
+    )
+    .all(parentSessionId) as Array<{ parent_turn_id: string; child_session_id: string; usage_json: string; aggregate_json: string | null; created_at: number }>
+  return rows.map((r) => ({
+    parentTurnId: r.parent_turn_id ?? '',
+    childSessionId: r.child_session_id ?? '',
+    usage: (asObject(r.usage_json) ?? {}) as ChildUsage,
+    aggregate: asObject(r.aggregate_json),
+    createdAt: r.created_at
+  }))
+}
+
+const finite = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
+
+/** Always numbers; unknown parent → zeros. Unpriced children add tokens but no dollars. */
+export function loadChildUsageTotals(store: DelegationDb, parentSessionId: string): ChildUsageTotals {
+  const totals = { costUsd: 0, inputTokens: 0, outputTokens: 0 }
+  for (const r of loadChildUsageAttributions(store, parentSessionId)) {
+    totals.costUsd += finite(r.usage.cost_usd)
+    const tokens = r.usage.tokens && typeof r.usage.tokens === 'object' ? r.usage.tokens : {}
+    totals.inputTokens += finite(tokens.input)
+    totals.outputTokens += finite(tokens.output)
+  }
+  return totals
+}

@@ -1,0 +1,77 @@
+/**
+ * What every registry function runs against: one profile's state.db, a clock, the current profile and
+ * the retention limits. Bound once per store by `createDelegationRegistry`.
+ */
+import { getHermesHome, profileNameForHome } from '../../scope'
+import { homeOfDb, retentionLimits } from '../config'
+import type { DelegationDb, RetentionLimits } from '../types'
+
+export type LogFn = (level: 'info' | 'warn' | 'error', message: string) => void
+
+export interface RegistryOptions {
+  /** Profile key of the calling scope (upstream `_current_owner_profile`); `''` when unknown. */
+  currentProfile?: () => string
+  /** Retention limits; defaults to `<home>/config.yaml` `delegation.*`. */
+  limits?: () => RetentionLimits
+  /** Epoch seconds. */
+  now?: () => number
+  log?: LogFn
+}
+
+export interface RegistryCtx {
+  db: DelegationDb['db']
+  write: DelegationDb['write']
+  home: string
+  now(): number
+  currentProfile(): string
+  limits(): RetentionLimits
+  log: LogFn
+}
+
+/** Profile of the active scope, derived from its home; `''` on any doubt (upstream returns "" on failure). */
+export function scopeProfile(): string {
+  try {
+    return (profileNameForHome(getHermesHome()) ?? '').trim()
+  } catch {
+    return ''
+  }
+}
+
+export function createRegistryCtx(store: DelegationDb, opts: RegistryOptions = {}): RegistryCtx {
+  const home = homeOfDb(store.db.name)
+  return {
+    db: store.db,
+    write: (fn) => store.write(fn),
+    home,
+    now: opts.now ?? (() => Date.now() / 1000),
+    currentProfile: () => {
+      try {
+        return (opts.currentProfile ?? scopeProfile)().trim()
+      } catch {
+        return ''
+      }
+    },
+    limits: opts.limits ?? (() => retentionLimits(home)),
+    log: opts.log ?? (() => {})
+  }
+}
+
+/** JSON.parse that never throws; returns `fallback` on bad input. */
+export function parseJson<T>(text: unknown, fallback: T): T {
+  if (typeof text !== 'string' || text === '') return fallback
+  try {
+    return JSON.parse(text) as T
+  } catch {
+    return fallback
+  }
+}
+
+/** JSON text, or null for undefined/null. Never throws (cycles become null). */
+export function toJson(value: unknown): string | null {
+  if (value === undefined || value === null) return null
+  try {
+    return JSON.stringify(value)
+  } catch {
+    return null
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * Restart recovery: rows left `running`/`finalizing` by a process that no longer exists become `unknown`
+ * (their result is lost, but the parent still hears about it), then the retained registry is validated.
+ */
+import { toJson, type RegistryCtx } from './context'
+import { ownerIsGone } from './process-info'
+import { rehydrateRetainedChildren } from './retained'
+
+export const ABANDONED_ERROR = 'Delegation owner exited before recording a terminal result; outcome unknown.'
+
+interface ActiveRow {
+  delegation_id: string
+  owner_pid: number | null
+  owner_started_at: number | null
+  origin_session: string
+  origin_ui_session_id: string
+  origin_session_id: string | null
+  parent_session_id: string | null
+  dispatched_at: number
+  task_json: string | null
+}
+
+export function recoverAbandonedDelegations(ctx: RegistryCtx): number {
+  const rows = ctx.db
+    .prepare(
+      `SELECT delegation_id, owner_pid, owner_started_at, origin_session, origin_ui_session_id, origin_session_id,
+              parent_session_id, dispatched_at, task_json FROM async_delegations WHERE state IN ('running', 'finalizing')`
+    )
+    .all() as ActiveRow[]
+  let recovered = 0
+  for (const row of rows) {
+    if (!ownerIsGone(row.owner_pid, row.owner_started_at)) continue
+    const now = ctx.now()
+    let task: Record<string, unknown> = {}
+    try {
+      const t: unknown = row.task_json ? JSON.parse(row.task_json) : {}
+      if (t && typeof t === 'object' && !Array.isArray(t)) task = t as Record<string, unknown>
+    } catch {
+      // malformed task_json: the event simply carries no goal
+    }
+    const event = {
+      type: 'async_delegation', delegation_id: row.delegation_id, session_key: row.origin_session,
+      origin_ui_session_id: row.origin_ui_session_id, origin_session_id: row.origin_session_id ?? '',
+      parent_session_id: row.parent_session_id, goal: task.goal ?? null, status: 'unknown', summary: null,
+      error: ABANDONED_ERROR, dispatched_at: row.dispatched_at, completed_at: now, exit_reason: 'owner_exited'
+    }
+    const changed = ctx.write(
+      () =>
+        ctx.db
+          .prepare(
+            `UPDATE async_delegations SET state = 'unknown', completed_at = ?, event_json = ?, result_json = ?, delivery_state = 'pending',
+               delivery_claim = NULL, delivery_claimed_at = NULL, updated_at = ? WHERE delegation_id = ? AND state IN ('running', 'finalizing')`
+          )
+          .run(now, toJson(event), toJson({ status: 'unknown', error: ABANDONED_ERROR }), now, row.delegation_id).changes
+    )
+    recovered += changed
+  }
+  if (recovered > 0) ctx.log('warn', `Recovered ${recovered} abandoned async delegation(s) as state=unknown`)
+  rehydrateRetainedChildren(ctx)
+  return recovered
+}

@@ -1,0 +1,168 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import Database from 'better-sqlite3'
+import { insertDelegation, rawDb, tempHome, type TempHome } from '../test-support'
+import { createDelegationRegistry, type DelegationRegistry } from './index'
+import type { ChildManifestEntry } from '../types'
+
+let t: TempHome
+let reg: DelegationRegistry
+let clock = 1_000_000
+const now = () => clock
+
+beforeEach(() => {
+  t = tempHome()
+  clock = Date.now() / 1000
+  reg = createDelegationRegistry(t.store, { now, currentProfile: () => 'default' })
+})
+afterEach(() => t.cleanup())
+
+function dispatchAndRetain(id = 'deleg_test0001', opts: { parentSessionId?: string; children?: ChildManifestEntry[] } = {}) {
+  insertDelegation(t.store, id, { parentSessionId: opts.parentSessionId ?? 'parent-1' })
+  reg.recordDispatchedChildren(id, opts.children ?? [{ subagent_id: 'sa-0-abc12345', session_id: 'child-sess-1', model: 'test/model', goal: 'do the thing' }])
+  reg.retainCompletedDelegation(id, { cost_usd: 0.5 })
+  return id
+}
+
+const columns = (db: Database.Database, table: string) => new Set((db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).map((r) => r.name))
+
+describe('schema (owned by the store, checked here for what the registry needs)', () => {
+  // seed 004: test_schema_adds_retained_columns_and_usage_table
+  it('a fresh state.db has the retained columns and the usage ledger', () => {
+    const cols = columns(t.store.db, 'async_delegations')
+    for (const c of ['retained', 'retained_at', 'tombstoned_at', 'child_session_id', 'children_json', 'owner_profile', 'usage_json']) expect(cols).toContain(c)
+    const tables = (t.store.db.prepare("SELECT name FROM sqlite_master WHERE type='table'").all() as Array<{ name: string }>).map((r) => r.name)
+    expect(tables).toContain('delegation_child_usage')
+  })
+
+  // seed 004: test_schema_upgrade_is_backwards_compatible
+  it('a legacy 13-column table gains the new columns without losing rows', () => {
+    const path = `${t.home}/legacy.db`
+    const raw = new Database(path)
+    raw.exec(`CREATE TABLE async_delegations (delegation_id TEXT PRIMARY KEY, origin_session TEXT NOT NULL, origin_ui_session_id TEXT NOT NULL DEFAULT '',
+      parent_session_id TEXT, state TEXT NOT NULL, dispatched_at REAL NOT NULL, completed_at REAL, updated_at REAL NOT NULL, event_json TEXT,
+      result_json TEXT, delivery_state TEXT NOT NULL DEFAULT 'pending', delivery_attempts INTEGER NOT NULL DEFAULT 0, delivered_at REAL)`)
+    raw.prepare(`INSERT INTO async_delegations (delegation_id, origin_session, state, dispatched_at, updated_at) VALUES ('deleg_old', '', 'completed', 1, 1)`).run()
+    raw.close()
+    const upgraded = rawDb(path)
+    try {
+      const cols = columns(upgraded.db, 'async_delegations')
+      expect(cols).toContain('retained')
+      expect(cols).toContain('children_json')
+      expect(upgraded.db.prepare("SELECT state FROM async_delegations WHERE delegation_id='deleg_old'").get()).toEqual({ state: 'completed' })
+    } finally {
+      upgraded.close()
+    }
+  })
+})
+
+describe('retained registry', () => {
+  // seed 004: test_retain_and_list_children
+  it('lists one entry per retained child with the upstream keys', () => {
+    dispatchAndRetain()
+    const entries = reg.listRetainedChildren()
+    expect(entries).toHaveLength(1)
+    expect(entries[0]).toMatchObject({ childId: 'sa-0-abc12345', childSessionId: 'child-sess-1', model: 'test/model', delegationId: 'deleg_test0001', ownerProfile: 'default', goal: 'do the thing' })
+  })
+
+  // seed 004: test_find_retained_child_by_any_id
+  it('finds a child by subagent id, child session id or delegation id', () => {
+    dispatchAndRetain()
+    for (const key of ['sa-0-abc12345', 'child-sess-1', 'deleg_test0001', '  child-sess-1  ']) expect(reg.findRetainedChild(key)).not.toBeNull()
+    expect(reg.findRetainedChild('nope')).toBeNull()
+    for (const bad of ['', '   ', null, undefined, 42, {}]) expect(reg.findRetainedChild(bad)).toBeNull()
+  })
+
+  // seed 004: test_tombstone_removes_addressability_only
+  it('tombstoning removes addressability but never the row', () => {
+    dispatchAndRetain()
+    expect(reg.tombstoneRetainedChild('sa-0-abc12345')).toBe(true)
+    expect(reg.findRetainedChild('sa-0-abc12345')).toBeNull()
+    expect(reg.tombstoneRetainedChild('sa-0-abc12345')).toBe(false)
+    const row = t.store.db.prepare("SELECT tombstoned_at, children_json FROM async_delegations WHERE delegation_id='deleg_test0001'").get() as {
+      tombstoned_at: number | null; children_json: string
+    }
+    expect(row.tombstoned_at).not.toBeNull()
+    expect(row.children_json).toContain('child-sess-1')
+  })
+
+  // seed 004: test_ttl_prune_tombstones_expired_rows
+  it('TTL prune tombstones rows retained longer ago than the TTL', () => {
+    dispatchAndRetain()
+    t.store.db.prepare('UPDATE async_delegations SET retained_at = ? WHERE delegation_id = ?').run(clock - 100 * 3600, 'deleg_test0001')
+    expect(reg.pruneRetainedChildren({ ttlHours: 72 })).toBe(1)
+    expect(reg.listRetainedChildren()).toEqual([])
+  })
+
+  // seed 004: test_cap_prune_keeps_newest
+  it('cap prune keeps the newest retained units', () => {
+    for (let i = 0; i < 4; i++) {
+      dispatchAndRetain(`deleg_cap${String(i).padStart(5, '0')}`, { children: [{ subagent_id: `sa-${i}`, session_id: `cs-${i}` }] })
+      clock += 0.01
+    }
+    reg.pruneRetainedChildren({ maxRetained: 2, ttlHours: 9999 })
+    expect(new Set(reg.listRetainedChildren().map((e) => e.delegationId))).toEqual(new Set(['deleg_cap00002', 'deleg_cap00003']))
+  })
+
+  it('config limits apply on retain (delegation.max_retained in config.yaml)', () => {
+    t.writeConfig('delegation:\n  max_retained: 1\n')
+    const fromConfig = createDelegationRegistry(t.store, { now })
+    insertDelegation(t.store, 'deleg_a')
+    fromConfig.recordDispatchedChildren('deleg_a', [{ subagent_id: 'sa-a', session_id: 'cs-a' }])
+    fromConfig.retainCompletedDelegation('deleg_a')
+    clock += 1
+    insertDelegation(t.store, 'deleg_b')
+    fromConfig.recordDispatchedChildren('deleg_b', [{ subagent_id: 'sa-b', session_id: 'cs-b' }])
+    fromConfig.retainCompletedDelegation('deleg_b')
+    expect(fromConfig.listRetainedChildren().map((e) => e.childId)).toEqual(['sa-b'])
+  })
+
+  it('explicit prune arguments are floored (max ≥ 1, ttl ≥ 0)', () => {
+    dispatchAndRetain()
+    expect(reg.pruneRetainedChildren({ maxRetained: 0, ttlHours: 9999 })).toBe(0)
+    expect(reg.listRetainedChildren()).toHaveLength(1)
+  })
+
+  // seed 004: test_completion_persist_retains_only_success
+  it('persisting a completion retains only completed units', () => {
+    insertDelegation(t.store, 'deleg_ok000001')
+    insertDelegation(t.store, 'deleg_err00001')
+    reg.recordDispatchedChildren('deleg_ok000001', [{ subagent_id: 'sa-ok', session_id: 'cs-ok' }])
+    reg.recordDispatchedChildren('deleg_err00001', [{ subagent_id: 'sa-err', session_id: 'cs-err' }])
+    reg.persistCompletion({ delegation_id: 'deleg_ok000001', status: 'completed' }, { status: 'completed', summary: 'done' })
+    reg.persistCompletion({ delegation_id: 'deleg_err00001', status: 'error' }, { status: 'error', summary: null })
+    expect(new Set(reg.listRetainedChildren().map((e) => e.delegationId))).toEqual(new Set(['deleg_ok000001']))
+    expect(reg.getDurableDelegation('deleg_err00001')).toMatchObject({ state: 'error', deliveryState: 'pending', result: { status: 'error', summary: null } })
+  })
+
+  // seed 004: test_recover_abandoned_delegations_rehydrates_retained
+  it('retained rows survive a restart and are rehydrated by recovery', () => {
+    dispatchAndRetain()
+    const reopened = createDelegationRegistry(t.reopen(), { now, currentProfile: () => 'default' })
+    reopened.recoverAbandonedDelegations()
+    expect(reopened.listRetainedChildren().map((e) => e.childSessionId)).toEqual(['child-sess-1'])
+  })
+
+  it('records child_session_id only for a single child and synthesizes a child from it', () => {
+    insertDelegation(t.store, 'deleg_batch')
+    reg.recordDispatchedChildren('deleg_batch', [{ subagent_id: 'sa-1', session_id: 'cs-1' }, { subagent_id: 'sa-2', session_id: 'cs-2' }])
+    expect(t.store.db.prepare("SELECT child_session_id FROM async_delegations WHERE delegation_id='deleg_batch'").get()).toEqual({ child_session_id: null })
+    insertDelegation(t.store, 'deleg_legacy')
+    t.store.db.prepare("UPDATE async_delegations SET child_session_id='cs-legacy', retained=1, retained_at=? WHERE delegation_id='deleg_legacy'").run(clock)
+    reg.retainCompletedDelegation('deleg_batch')
+    const ids = reg.listRetainedChildren().map((e) => e.childId)
+    expect(ids).toEqual(expect.arrayContaining(['sa-1', 'sa-2', 'cs-legacy']))
+  })
+
+  it('malformed children_json does not break listing', () => {
+    dispatchAndRetain()
+    t.store.db.prepare("UPDATE async_delegations SET children_json='{not json', child_session_id='cs-x'").run()
+    expect(reg.listRetainedChildren().map((e) => e.childId)).toEqual(['cs-x'])
+  })
+
+  it('a tombstoned delegation is never re-retained', () => {
+    dispatchAndRetain()
+    reg.tombstoneRetainedChild('deleg_test0001')
+    reg.retainCompletedDelegation('deleg_test0001')
+    expect(reg.listRetainedChildren()).toEqual([])
+  })
+})

@@ -1,0 +1,125 @@
+/**
+ * Retained-children registry (hermes-spec §2.4): completed delegations stay addressable for follow-up
+ * until tombstoned by hand or pruned by TTL/cap. Tombstoning only removes addressability; rows and
+ * transcripts are never deleted here.
+ */
+import type { ChildManifestEntry, RetainedChild } from '../types'
+import { parseJson, toJson, type RegistryCtx } from './context'
+
+export function recordDispatchedChildren(ctx: RegistryCtx, delegationId: string, children: ChildManifestEntry[]): void {
+  if (typeof delegationId !== 'string' || !delegationId.trim()) return
+  const list = Array.isArray(children) ? children.filter((c) => c && typeof c === 'object') : []
+  const single = list.length === 1 && typeof list[0].session_id === 'string' && list[0].session_id ? list[0].session_id : null
+  ctx.write(() => {
+    ctx.db
+      .prepare(`UPDATE async_delegations SET children_json = ?, child_session_id = ?, owner_profile = ?, updated_at = ? WHERE delegation_id = ?`)
+      .run(JSON.stringify(list), single, ctx.currentProfile(), ctx.now(), delegationId.trim())
+  })
+}
+
+/** Mark a delegation retained (only if never tombstoned), then prune with the configured limits. */
+export function retainCompletedDelegation(ctx: RegistryCtx, delegationId: string, usage: Record<string, unknown> | null = null): void {
+  if (typeof delegationId !== 'string' || !delegationId.trim()) return
+  const now = ctx.now()
+  ctx.write(() => {
+    ctx.db
+      .prepare(`UPDATE async_delegations SET retained = 1, retained_at = ?, usage_json = ?, updated_at = ? WHERE delegation_id = ? AND tombstoned_at IS NULL`)
+      .run(now, usage ? toJson(usage) : null, now, delegationId.trim())
+  })
+  pruneRetainedChildren(ctx)
+}
+
+/**
+ * Tombstone expired rows (TTL), then everything beyond the newest `maxRetained`. Explicit arguments are
+ * floored at 1 / 0 h; configured values at 1 / 1 h.
+ */
+export function pruneRetainedChildren(ctx: RegistryCtx, opts: { maxRetained?: number; ttlHours?: number } = {}): number {
+  const cfg = opts.maxRetained === undefined || opts.ttlHours === undefined ? ctx.limits() : null
+  const maxRetained = opts.maxRetained !== undefined ? Math.max(1, Math.trunc(opts.maxRetained)) : Math.max(1, cfg!.maxRetained)
+  const ttlHours = opts.ttlHours !== undefined ? Math.max(0, opts.ttlHours) : Math.max(1, cfg!.ttlHours)
+  const now = ctx.now()
+  return ctx.write(() => {
+    const expired = ctx.db
+      .prepare(`UPDATE async_delegations SET tombstoned_at = ?, updated_at = ? WHERE retained = 1 AND tombstoned_at IS NULL AND retained_at < ?`)
+      .run(now, now, now - ttlHours * 3600).changes
+    const overCap = ctx.db
+      .prepare(
+        `UPDATE async_delegations SET tombstoned_at = ?, updated_at = ? WHERE delegation_id IN (
+           SELECT delegation_id FROM async_delegations WHERE retained = 1 AND tombstoned_at IS NULL
+           ORDER BY retained_at DESC, rowid DESC LIMIT -1 OFFSET ?)`
+      )
+      .run(now, now, maxRetained).changes
+    return expired + overCap
+  })
+}
+
+interface RetainedRow {
+  delegation_id: string
+  parent_session_id: string | null
+  owner_profile: string | null
+  state: string
+  retained_at: number | null
+  completed_at: number | null
+  child_session_id: string | null
+  children_json: string | null
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '')
+
+/** Expand one row into its children (upstream list entry keys, camelCase). */
+export function expandChildren(row: RetainedRow): RetainedChild[] {
+  let children = parseJson<unknown>(row.children_json, [])
+  if (!Array.isArray(children)) children = []
+  let list = (children as unknown[]).filter((c): c is ChildManifestEntry => !!c && typeof c === 'object')
+  if (list.length === 0 && row.child_session_id) list = [{ session_id: row.child_session_id }]
+  return list.map((c) => ({
+    delegationId: row.delegation_id,
+    parentSessionId: row.parent_session_id,
+    ownerProfile: row.owner_profile ?? '',
+    state: row.state,
+    retainedAt: row.retained_at,
+    completedAt: row.completed_at,
+    childId: str(c.subagent_id) || str(c.session_id) || '',
+    childSessionId: str(c.session_id),
+    model: typeof c.model === 'string' ? c.model : null,
+    goal: typeof c.goal === 'string' ? c.goal : null
+  }))
+}
+
+export function listRetainedChildren(ctx: RegistryCtx): RetainedChild[] {
+  pruneRetainedChildren(ctx)
+  const rows = ctx.db
+    .prepare(
+      `SELECT delegation_id, parent_session_id, owner_profile, state, retained_at, completed_at, child_session_id, children_json
+       FROM async_delegations WHERE retained = 1 AND tombstoned_at IS NULL ORDER BY retained_at DESC, rowid DESC`
+    )
+    .all() as RetainedRow[]
+  return rows.flatMap(expandChildren)
+}
+
+export function findRetainedChild(ctx: RegistryCtx, id: unknown): RetainedChild | null {
+  if (typeof id !== 'string') return null
+  const key = id.trim()
+  if (!key) return null
+  return listRetainedChildren(ctx).find((e) => e.childId === key || e.childSessionId === key || e.delegationId === key) ?? null
+}
+
+/** De-register a retained child from follow-up messaging. True only the first time. */
+export function tombstoneRetainedChild(ctx: RegistryCtx, id: unknown): boolean {
+  const entry = findRetainedChild(ctx, id)
+  if (!entry) return false
+  const now = ctx.now()
+  return ctx.write(
+    () =>
+      ctx.db
+        .prepare(`UPDATE async_delegations SET tombstoned_at = ?, updated_at = ? WHERE delegation_id = ? AND retained = 1 AND tombstoned_at IS NULL`)
+        .run(now, now, entry.delegationId).changes === 1
+  )
+}
+
+export function rehydrateRetainedChildren(ctx: RegistryCtx): number {
+  pruneRetainedChildren(ctx)
+  const n = listRetainedChildren(ctx).length
+  if (n > 0) ctx.log('info', `Rehydrated ${n} retained subagent record(s) after restart`)
+  return n
+}

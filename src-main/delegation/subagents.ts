@@ -1,0 +1,134 @@
+/**
+ * `subagents.list` / `subagents.estimate` read models: durable rows (running, retained, tombstoned,
+ * expired, failed) merged with the live in-process registry, plus transcript size and ledger cost.
+ *
+ * "Expired" vs "tombstoned": TTL pruning stamps `tombstoned_at` at prune time, which is always at or past
+ * `retained_at + ttl`; a manual or cap tombstone happens before that (prune runs first on every lookup).
+ */
+import type { FollowUpEstimate, Subagent, SubagentList, SubagentQuery, SubagentState } from '@shared/contract'
+import { homeOfDb, loadDelegationConfig } from './config'
+import type { ProfileStore } from './costs'
+import { loadChildUsageAttributions } from './ledger'
+import type { LiveSubagentRegistry } from './live-registry'
+import { moneyFromLedger, NO_COST, sumMoney } from './money'
+import { expandChildren } from './registry/retained'
+import type { DelegationDb, RetainedChild } from './types'
+
+const FAILED = new Set(['error', 'failed', 'interrupted', 'stalled', 'cancelled'])
+const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
+
+interface Row {
+  delegation_id: string
+  parent_session_id: string | null
+  owner_profile: string | null
+  state: string
+  dispatched_at: number | null
+  completed_at: number | null
+  retained: number | null
+  retained_at: number | null
+  tombstoned_at: number | null
+  child_session_id: string | null
+  children_json: string | null
+}
+
+function classify(r: Row, ttlHours: number): SubagentState {
+  if (r.state === 'running' || r.state === 'finalizing') return 'running'
+  if (r.tombstoned_at !== null) {
+    const expiry = r.retained_at !== null ? r.retained_at + ttlHours * 3600 : Infinity
+    return r.tombstoned_at >= expiry - 1e-6 ? 'expired' : 'tombstoned'
+  }
+  if (r.retained === 1) return 'retained'
+  if (FAILED.has(r.state)) return 'failed'
+  return 'unknown'
+}
+
+function transcript(store: DelegationDb, sessionId: string): { messages: number; chars: number } {
+  if (!sessionId) return { messages: 0, chars: 0 }
+  const row = store.db
+    .prepare(`SELECT COUNT(*) AS m, COALESCE(SUM(LENGTH(content)), 0) AS c FROM messages WHERE session_id = ? AND role != 'system'`)
+    .get(sessionId) as { m: number; c: number }
+  return { messages: n(row.m), chars: n(row.c) }
+}
+
+function childMoney(store: DelegationDb, parentSessionId: string | null, childSessionId: string) {
+  if (!parentSessionId || !childSessionId) return { cost: NO_COST, input: 0, output: 0 }
+  const recs = loadChildUsageAttributions(store, parentSessionId).filter((a) => a.childSessionId === childSessionId)
+  let input = 0
+  let output = 0
+  const costs = recs.map((a) => {
+    const t = a.usage.tokens && typeof a.usage.tokens === 'object' ? a.usage.tokens : {}
+    input += n(t.input)
+    output += n(t.output)
+    return moneyFromLedger(a.usage.cost_usd, n(a.usage.api_calls) > 0 || n(t.input) + n(t.output) > 0)
+  })
+  return { cost: sumMoney(costs), input, output }
+}
+
+export function listSubagents(stores: ProfileStore[], query: SubagentQuery, live?: LiveSubagentRegistry): SubagentList {
+  const scope = query.profile ?? 'all'
+  const selected = stores.filter((s) => scope === 'all' || s.profile === scope)
+  const items: Subagent[] = []
+  let limits = { maxRetained: 10, ttlHours: 72 }
+  for (const [i, { profile, store }] of selected.entries()) {
+    const cfg = loadDelegationConfig(homeOfDb(store.db.name))
+    const ttlHours = Math.max(1, cfg.retainedTtlHours)
+    if (i === 0 || profile === 'default') limits = { maxRetained: Math.max(1, cfg.maxRetained), ttlHours }
+    const rows = store.db
+      .prepare(
+        `SELECT delegation_id, parent_session_id, owner_profile, state, dispatched_at, completed_at, retained, retained_at, tombstoned_at,
+           child_session_id, children_json FROM async_delegations ${query.parentSessionId ? 'WHERE parent_session_id = ?' : ''}
+         ORDER BY COALESCE(retained_at, completed_at, dispatched_at) DESC`
+      )
+      .all(...(query.parentSessionId ? [query.parentSessionId] : [])) as Row[]
+    for (const r of rows) {
+      const state = classify(r, ttlHours)
+      if (!query.includeTombstoned && (state === 'tombstoned' || state === 'expired')) continue
+      for (const c of expandChildren({ ...r, state: r.state }) as RetainedChild[]) {
+        const size = transcript(store, c.childSessionId)
+        const money = childMoney(store, r.parent_session_id, c.childSessionId)
+        items.push({
+          profile, delegationId: r.delegation_id, childId: c.childId || c.childSessionId, childSessionId: c.childSessionId,
+          parentSessionId: r.parent_session_id, state, rawState: r.state, goal: c.goal ?? '', model: c.model, dispatchedAt: r.dispatched_at,
+          completedAt: r.completed_at, retainedAt: r.retained_at,
+          expiresAt: state === 'retained' && r.retained_at !== null ? r.retained_at + ttlHours * 3600 : null, tombstonedAt: r.tombstoned_at,
+          transcriptMessages: size.messages, transcriptChars: size.chars, cost: money.cost,
+          tokens: { input: money.input, output: money.output, cacheRead: 0, cacheWrite: 0, reasoning: 0 }
+        })
+      }
+    }
+    // Inline children have no durable row; show them as running from the live registry.
+    for (const l of live?.list() ?? []) {
+      if ((l.profile ?? '') !== profile) continue
+      if (query.parentSessionId && l.parentSessionId !== query.parentSessionId) continue
+      if (items.some((it) => it.profile === profile && (it.childId === l.subagentId || (l.childSessionId && it.childSessionId === l.childSessionId)) && it.state === 'running')) continue
+      const size = transcript(store, l.childSessionId ?? '')
+      items.push({
+        profile, delegationId: l.delegationId ?? '', childId: l.subagentId, childSessionId: l.childSessionId ?? '', parentSessionId: l.parentSessionId ?? null,
+        state: 'running', rawState: 'running', goal: l.goal ?? '', model: l.model ?? null, dispatchedAt: l.startedAt ?? null, completedAt: null,
+        retainedAt: null, expiresAt: null, tombstonedAt: null, transcriptMessages: size.messages, transcriptChars: size.chars, cost: NO_COST,
+        tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 }
+      })
+    }
+  }
+  return { items, maxRetained: limits.maxRetained, ttlHours: limits.ttlHours }
+}
+
+/** Rough size/cost of resuming a child: its transcript re-sent as prompt (≈4 chars per token). */
+export function estimateFollowUp(
+  store: DelegationDb,
+  childSessionId: string,
+  price?: (inputTokens: number) => number | null
+): FollowUpEstimate {
+  const size = transcript(store, childSessionId)
+  const estTokens = Math.ceil(size.chars / 4)
+  let usd: number | null = null
+  try {
+    usd = price ? price(estTokens) : null
+  } catch {
+    usd = null
+  }
+  return {
+    messages: size.messages, chars: size.chars, estTokens,
+    estCost: typeof usd === 'number' && Number.isFinite(usd) ? { usd, status: 'estimated', complete: true } : estTokens === 0 ? NO_COST : { usd: null, status: 'unpriced', complete: false }
+  }
+}

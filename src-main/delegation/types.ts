@@ -1,0 +1,124 @@
+/**
+ * Shapes the delegation subsystem works with. `DelegationDb` is the structural subset of the store's
+ * `SessionStore` we need, so the real store satisfies it and tests can pass the store itself.
+ */
+import type Database from 'better-sqlite3'
+import type { ConversationMessage, CreateSessionOptions, NewMessage, SessionRow } from '../store'
+
+/** What the durable registry needs from a profile's state.db. */
+export interface DelegationDb {
+  /** better-sqlite3 handle on `<home>/state.db`; `db.name` is the file path. */
+  readonly db: Database.Database
+  /** BEGIN IMMEDIATE + bounded retry; the callback must be idempotent. */
+  write<T>(fn: () => T): T
+}
+
+/** What follow-up, delivery and the cost read models need from the store on top of raw SQL. */
+export interface DelegationStore extends DelegationDb {
+  getLineageRoot(sessionId: string | null | undefined): string | null
+  resolveResumeSessionId(sessionId: string): string
+  getMessagesAsConversation(sessionId: string, opts?: { repairAlternation?: boolean }): ConversationMessage[]
+  createSession(id: string, source: string, opts?: CreateSessionOptions): string
+  appendMessage(sessionId: string, msg: NewMessage): number
+  getSession(sessionId: string): SessionRow | null
+}
+
+/** One child as recorded in `children_json` (upstream keys). */
+export interface ChildManifestEntry {
+  subagent_id?: string | null
+  session_id?: string | null
+  model?: string | null
+  goal?: string | null
+}
+
+/** One addressable retained child (§2.4 list entry, camelCase). */
+export interface RetainedChild {
+  delegationId: string
+  parentSessionId: string | null
+  ownerProfile: string
+  state: string
+  retainedAt: number | null
+  completedAt: number | null
+  childId: string
+  childSessionId: string
+  model: string | null
+  goal: string | null
+}
+
+export interface RetentionLimits {
+  maxRetained: number
+  ttlHours: number
+}
+
+/** Subset of the completion event we persist (upstream keys; extra keys are kept as-is). */
+export interface CompletionEvent {
+  delegation_id: string
+  status: string
+  [key: string]: unknown
+}
+
+/** `get_durable_delegation` shape, camelCase. */
+export interface DurableDelegation {
+  delegationId: string
+  originSession: string
+  state: string
+  dispatchedAt: number
+  completedAt: number | null
+  result: unknown
+  deliveryState: string
+  deliveryAttempts: number
+  originSessionId: string
+}
+
+/** The row as inserted at dispatch. */
+export interface DispatchRecord {
+  delegationId: string
+  originSession?: string
+  originUiSessionId?: string
+  originSessionId?: string
+  parentSessionId: string | null
+  dispatchedAt?: number
+  task?: Record<string, unknown>
+  ownerPid?: number
+  ownerStartedAt?: number | null
+}
+
+/** One child's outcome as reported back to the model (upstream keys; `_child_*` are stripped by finalize). */
+export interface ChildResult {
+  task_index: number
+  status: string
+  summary: string | null
+  error?: string | null
+  api_calls: number
+  duration_seconds: number
+  model?: string | null
+  exit_reason?: string | null
+  tokens?: { input: number; output: number }
+  child_session_id?: string
+  subagent_id?: string
+  _child_role?: string
+  /** null = unpriced. */
+  _child_cost_usd?: number | null
+}
+
+/** Memory hook the parent may carry (hermes-spec §4.1 `on_delegation`). */
+export interface DelegationMemoryHook {
+  onDelegation(task: string, result: string, opts: { childSessionId: string }): void
+}
+
+/**
+ * The calling agent as delegation sees it: identity, spawn depth, the in-memory cost rollup (§1.9) and an
+ * optional memory manager. The Agent implements it (or the host adapts it).
+ */
+export interface DelegationParent {
+  sessionId: string | null
+  currentTurnId?: string | null
+  /** 0 for a top-level agent; children run at parent depth + 1. */
+  depth: number
+  /** Set when the parent is itself a subagent. */
+  subagentId?: string | null
+  sessionEstimatedCostUsd: number
+  sessionCostSource: string
+  sessionCostStatus: string
+  memory?: DelegationMemoryHook | null
+}

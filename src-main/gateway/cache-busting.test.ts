@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest'
+import { CACHE_BUSTING_CONFIG_KEYS, MemoryIdentityResolver, extractCacheBustingConfig, type IdentityProvider } from './cache-busting'
+
+const documentedMemoryKeys = new Set(CACHE_BUSTING_CONFIG_KEYS.filter(([s]) => s === 'memory').map(([s, k]) => `${s}.${k}`))
+const providerDeclaredKeys = (out: Record<string, unknown>) => Object.keys(out).filter((k) => k.startsWith('memory.') && !documentedMemoryKeys.has(k)).sort()
+
+function fakeLoader(provider: IdentityProvider | null) {
+  const calls: Array<[string, boolean]> = []
+  const resolver = new MemoryIdentityResolver((name, opts) => {
+    calls.push([name, opts.registerSkills])
+    return provider
+  })
+  return { calls, resolver }
+}
+
+describe('extractCacheBustingConfig', () => {
+  // seed 001: test_reads_compression_subkeys
+  it('reads the listed compression sub-keys and ignores unlisted ones', () => {
+    const out = extractCacheBustingConfig({
+      compression: {
+        enabled: false, threshold: 0.6, codex_gpt55_autoraise: false, codex_responses_native: true,
+        codex_responses_compact_threshold: 120_000, in_place: false, checkpoint_required: true, micro_compact: true,
+        micro_compact_every_n_turns: 2, micro_compact_defrag_threshold_tokens: 4000, target_ratio: 0.3, protect_last_n: 25,
+        codex_app_server_auto: 'hermes', some_other_key: 'ignored'
+      }
+    })
+    expect(out).toMatchObject({
+      'compression.enabled': false, 'compression.threshold': 0.6, 'compression.codex_gpt55_autoraise': false,
+      'compression.codex_responses_native': true, 'compression.codex_responses_compact_threshold': 120_000,
+      'compression.in_place': false, 'compression.checkpoint_required': true, 'compression.micro_compact': true,
+      'compression.micro_compact_every_n_turns': 2, 'compression.micro_compact_defrag_threshold_tokens': 4000,
+      'compression.target_ratio': 0.3, 'compression.protect_last_n': 25, 'compression.codex_app_server_auto': 'hermes'
+    })
+    expect(out).not.toHaveProperty('compression.some_other_key')
+  })
+
+  it('lists the 14 upstream baseline keys', () => {
+    const listed = new Set(CACHE_BUSTING_CONFIG_KEYS.map(([s, k]) => `${s}.${k}`))
+    for (const k of ['model.context_length', 'model.max_tokens', 'compression.enabled', 'compression.threshold', 'compression.codex_gpt55_autoraise',
+      'compression.codex_app_server_auto', 'compression.target_ratio', 'compression.protect_last_n', 'agent.disabled_toolsets', 'memory.provider',
+      'checkpoints.enabled', 'checkpoints.max_snapshots', 'checkpoints.max_total_size_mb', 'checkpoints.max_file_size_mb']) expect(listed.has(k)).toBe(true)
+    expect(listed.has('model.default')).toBe(false)
+  })
+
+  // seed 001: test_missing_keys_yield_none
+  it('absent keys are present with null', () => {
+    const out = extractCacheBustingConfig({})
+    for (const [s, k] of CACHE_BUSTING_CONFIG_KEYS) {
+      expect(out).toHaveProperty([`${s}.${k}`])
+      expect(out[`${s}.${k}`]).toBeNull()
+    }
+  })
+
+  // seed 001: test_non_dict_section_treated_as_missing
+  it('a non-mapping section counts as missing', () => {
+    const out = extractCacheBustingConfig({ compression: 'broken', model: { context_length: 100_000 } })
+    expect(out['compression.enabled']).toBeNull()
+    expect(out['compression.threshold']).toBeNull()
+    expect(out['model.context_length']).toBe(100_000)
+  })
+
+  // seed 001: test_none_config_is_safe
+  it('a null config is safe', () => {
+    const out = extractCacheBustingConfig(null)
+    for (const [s, k] of CACHE_BUSTING_CONFIG_KEYS) expect(out[`${s}.${k}`]).toBeNull()
+    expect(out).toHaveProperty(['tools.registry_generation'])
+  })
+
+  it('legacy `checkpoints: true` sets checkpoints.enabled', () => {
+    expect(extractCacheBustingConfig({ checkpoints: true })['checkpoints.enabled']).toBe(true)
+    expect(extractCacheBustingConfig({ checkpoints: false })['checkpoints.enabled']).toBe(false)
+  })
+
+  // seed 001: test_extract_includes_live_tool_registry_generation
+  it('includes the live tool registry generation (null on failure)', () => {
+    expect(extractCacheBustingConfig({}, { registryGeneration: () => 12345 })['tools.registry_generation']).toBe(12345)
+    expect(extractCacheBustingConfig({}, { registryGeneration: 7 })['tools.registry_generation']).toBe(7)
+    expect(extractCacheBustingConfig({}, { registryGeneration: () => { throw new Error('x') } })['tools.registry_generation']).toBeNull()
+  })
+
+  // seed 001: test_provider_identity_signature_enters_under_memory_prefix_and_is_re_read_from_one_instance
+  it('provider identity enters under memory.* and is re-read from one memoized instance', () => {
+    const provider = {
+      writer: 'alice',
+      identitySignature() { return { 'fakeprov.writer': this.writer, 'fakeprov.aliases': [['a', 'b']] } }
+    }
+    const { calls, resolver } = fakeLoader(provider)
+    const cfg = { memory: { provider: 'fakeprov' } }
+    const first = extractCacheBustingConfig(cfg, { memoryIdentity: resolver })
+    provider.writer = 'bob'
+    const second = extractCacheBustingConfig(cfg, { memoryIdentity: resolver })
+    expect(providerDeclaredKeys(first)).toEqual(['memory.fakeprov.aliases', 'memory.fakeprov.writer'])
+    expect(first['memory.fakeprov.aliases']).toEqual([['a', 'b']])
+    expect([first['memory.fakeprov.writer'], second['memory.fakeprov.writer']]).toEqual(['alice', 'bob'])
+    expect(calls).toEqual([['fakeprov', false]])
+  })
+
+  // seed 001: test_provider_contributes_nothing_without_a_working_identity_hook
+  it.each(['no hook', 'no provider', 'raising hook'] as const)('provider contributes nothing without a working identity hook (%s)', (kind) => {
+    const provider = { 'no hook': {}, 'no provider': null, 'raising hook': { identitySignature: () => { throw new Error('boom') } } }[kind]
+    const { calls, resolver } = fakeLoader(provider)
+    const out = extractCacheBustingConfig(provider ? { memory: { provider: 'p' } } : {}, { memoryIdentity: resolver })
+    expect(providerDeclaredKeys(out)).toEqual([])
+    expect(out).toHaveProperty(['tools.registry_generation'])
+    expect(calls).toEqual(provider === null ? [] : [['p', false]])
+  })
+})

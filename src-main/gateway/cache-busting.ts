@@ -1,0 +1,92 @@
+/**
+ * The config values that, when edited, must rebuild a cached agent (hermes-spec §3.3, older variant:
+ * an absent key contributes null). `model.default` is not listed: it is already the signature's model.
+ */
+import { isPlainObject } from '../config'
+
+export const CACHE_BUSTING_CONFIG_KEYS: ReadonlyArray<readonly [string, string]> = [
+  ['model', 'context_length'], ['model', 'max_tokens'],
+  ['compression', 'enabled'], ['compression', 'threshold'], ['compression', 'codex_gpt55_autoraise'],
+  ['compression', 'codex_app_server_auto'], ['compression', 'target_ratio'], ['compression', 'protect_last_n'],
+  ['compression', 'codex_responses_native'], ['compression', 'codex_responses_compact_threshold'],
+  ['compression', 'in_place'], ['compression', 'checkpoint_required'], ['compression', 'micro_compact'],
+  ['compression', 'micro_compact_every_n_turns'], ['compression', 'micro_compact_defrag_threshold_tokens'],
+  ['compression', 'progress_notices'], ['compression', 'model_thresholds'], ['compression', 'threshold_tokens'],
+  ['compression', 'proactive_prune_tokens'], ['compression', 'proactive_prune_min_result_chars'],
+  ['compression', 'proactive_prune_min_reclaim_tokens'], ['compression', 'min_tail_user_messages'],
+  ['agent', 'disabled_toolsets'], ['memory', 'provider'],
+  ['checkpoints', 'enabled'], ['checkpoints', 'max_snapshots'], ['checkpoints', 'max_total_size_mb'], ['checkpoints', 'max_file_size_mb']
+]
+
+/** What a memory provider exposes to the signature (MemoryProvider.identitySignature). */
+export interface IdentityProvider {
+  identitySignature?(): unknown
+}
+
+/**
+ * Loads each named memory provider ONCE per process and re-asks its identity on every extraction: the
+ * instance is memoized, the identity (e.g. a peer name edited in the provider's own config) is not.
+ */
+export class MemoryIdentityResolver {
+  private readonly memo = new Map<string, IdentityProvider | null>()
+  constructor(private readonly load: (name: string, opts: { registerSkills: false }) => IdentityProvider | null | undefined) {}
+
+  identityFor(name: string): Record<string, unknown> {
+    if (!this.memo.has(name)) {
+      let p: IdentityProvider | null = null
+      try {
+        p = this.load(name, { registerSkills: false }) ?? null
+      } catch {
+        p = null
+      }
+      this.memo.set(name, p)
+    }
+    const provider = this.memo.get(name)
+    if (!provider || typeof provider.identitySignature !== 'function') return {}
+    try {
+      const id = provider.identitySignature()
+      return isPlainObject(id) ? id : {}
+    } catch {
+      // A broken hook contributes nothing rather than breaking every turn.
+      return {}
+    }
+  }
+}
+
+export interface CacheBustingOptions {
+  /** Live tool-registry generation (MCP reloads change tools without touching config); null on failure. */
+  registryGeneration?: number | null | (() => number | null | undefined)
+  memoryIdentity?: MemoryIdentityResolver | null
+}
+
+const FLAT_KEYS = CACHE_BUSTING_CONFIG_KEYS.map(([sec, key]) => [sec, key, `${sec}.${key}`] as const)
+
+export function extractCacheBustingConfig(config: unknown, opts: CacheBustingOptions = {}): Record<string, unknown> {
+  const cfg = isPlainObject(config) ? config : {}
+  const out: Record<string, unknown> = {}
+  for (const [sec, key, flat] of FLAT_KEYS) {
+    const s = cfg[sec]
+    // Non-mapping sections (a typo'd `compression: broken`) count as missing.
+    out[flat] = isPlainObject(s) && s[key] !== undefined ? s[key] : null
+  }
+  // Legacy `checkpoints: true|false`.
+  if (typeof cfg.checkpoints === 'boolean') out['checkpoints.enabled'] = cfg.checkpoints
+  out['tools.registry_generation'] = readGeneration(opts.registryGeneration)
+  const provider = isPlainObject(cfg.memory) && typeof cfg.memory.provider === 'string' ? cfg.memory.provider : null
+  if (provider && opts.memoryIdentity) {
+    for (const [k, v] of Object.entries(opts.memoryIdentity.identityFor(provider))) {
+      // A provider cannot overwrite a documented config key (e.g. `memory.provider`).
+      if (!(`memory.${k}` in out)) out[`memory.${k}`] = v
+    }
+  }
+  return out
+}
+
+function readGeneration(g: CacheBustingOptions['registryGeneration']): number | null {
+  try {
+    const v = typeof g === 'function' ? g() : g
+    return typeof v === 'number' ? v : null
+  } catch {
+    return null
+  }
+}

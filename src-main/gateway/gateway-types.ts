@@ -1,0 +1,92 @@
+/**
+ * The Gateway's dependencies, as small structural interfaces: the host passes the real store registry,
+ * the real Agent factory and its event bus; tests pass small real stand-ins.
+ */
+import type { EventName, EventPayload } from '@shared/contract'
+import type { RawConfig, ResolvedRuntime, SecretVault } from '../config'
+import type { CacheableAgent } from './cacheable'
+import type { MemoryIdentityResolver } from './cache-busting'
+import type { GatewayLogger } from './logger'
+
+/** The slice of a profile's SessionStore the gateway reads (better-sqlite3: synchronous). */
+export interface GatewayStore {
+  getSession(id: string): { message_count?: unknown; ended_at?: unknown } | null | undefined
+  createSession?(id: string, source: string, opts?: { model?: string | null; profileName?: string | null; sessionKey?: string | null }): unknown
+  /** Tip of a compression chain, so resuming the root continues where the conversation is now. */
+  resolveResumeSessionId?(id: string): string
+}
+
+/** Structurally the store's StoreRegistry: pass it straight in. */
+export interface GatewayStores<S extends GatewayStore = GatewayStore> {
+  /** The profile's store; throws (CaduceusError not_found) for an unknown profile. */
+  get(profile: string): S
+}
+
+/** One streamed piece of a turn (the Agent's AgentDelta). */
+export interface TurnDeltaLike {
+  kind: 'text' | 'reasoning' | 'tool_call' | 'tool_result' | 'message_saved' | 'notice'
+  text?: string
+  toolCallId?: string
+  toolName?: string
+  messageId?: number
+  savedSessionId?: string
+}
+
+export interface TurnResultLike {
+  status: 'completed' | 'interrupted' | 'error'
+  error?: string
+  tokens: { input: number; output: number; cacheRead: number; cacheWrite: number; reasoning: number }
+  costUsd: number | null
+  costStatus: 'estimated' | 'partial' | 'unpriced'
+  apiCalls: number
+  /** The session the turn ended in (differs after compression rotation). */
+  sessionId?: string
+}
+
+/** The Agent's per-turn reasoning setting (mutable in place; excluded from the signature). */
+export interface ReasoningSetting {
+  enabled?: boolean
+  effort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh'
+}
+
+export interface TurnAgent extends CacheableAgent {
+  sessionId?: string
+  reasoningConfig?: ReasoningSetting | null
+  runTurn(text: string, opts: { onDelta?: (d: TurnDeltaLike) => void; signal?: AbortSignal; turnId?: string; savedUserMessageId?: number }): Promise<TurnResultLike>
+  interrupt?(reason?: string): void
+  steer?(text: string): boolean
+}
+
+export interface BuildAgentInput<S extends GatewayStore = GatewayStore> {
+  profile: string
+  home: string
+  sessionId: string
+  sessionKey: string
+  runtime: ResolvedRuntime
+  config: RawConfig
+  maxIterations: number
+  reasoningConfig: ReasoningSetting | null
+  /** The profile's store, as the registry returned it (the real SessionStore in the host). */
+  store: S
+}
+
+export interface GatewayOptions<A extends TurnAgent = TurnAgent, S extends GatewayStore = GatewayStore> {
+  /** The Hermes root: `default` lives here, named profiles under `profiles/<name>`. */
+  root: string
+  stores: GatewayStores<S>
+  buildAgent(input: BuildAgentInput<S>): A | Promise<A>
+  emit<K extends EventName>(event: K, payload: EventPayload<K>): void
+  log?: GatewayLogger
+  cap?: number
+  idleTtlSeconds?: number
+  /** Override where a profile lives (default: profileHome(root, profile)). */
+  homeFor?(profile: string): string
+  /** Live tool-registry generation for the profile (cache-busting). */
+  registryGeneration?(profile: string): number | null
+  memoryIdentity?: MemoryIdentityResolver
+  /** Toolsets enabled for the profile's agents (part of the signature). */
+  enabledToolsets?(profile: string, config: RawConfig): string[]
+  vault?: SecretVault
+  /** Epoch ms (tests). */
+  clock?: () => number
+}

@@ -1,0 +1,31 @@
+/** Small pure helpers of the turn runner: input validation, guarded row reads, cost mapping. */
+import { CaduceusError, type TurnFinished } from '@shared/contract'
+import type { GatewayStore, TurnResultLike } from './gateway-types'
+
+export function parseInput<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: Array<{ message: string; path: PropertyKey[] }> } } }, input: unknown): T {
+  const r = schema.safeParse(input)
+  if (r.success) return r.data
+  const issue = r.error.issues[0]
+  throw new CaduceusError('invalid_input', issue.message, issue.path.map(String).join('.') || undefined)
+}
+
+/** A row read that never throws and ignores async stores (the guard needs a synchronous answer). */
+export function readRow(store: GatewayStore, sid: string): { message_count?: unknown; ended_at?: unknown } | null {
+  try {
+    const row = store.getSession(sid)
+    return row && typeof (row as { then?: unknown }).then !== 'function' ? row : null
+  } catch {
+    return null
+  }
+}
+
+export function countOf(row: { message_count?: unknown } | null): number | null {
+  if (!row) return null
+  const n = Number(row.message_count ?? 0)
+  return Number.isFinite(n) ? n : null
+}
+
+export function costOf(r: TurnResultLike | null): TurnFinished['cost'] {
+  if (!r || r.costUsd === null) return { usd: null, status: r && r.apiCalls > 0 ? 'unpriced' : 'none', complete: false }
+  return { usd: r.costUsd, status: r.costStatus === 'partial' ? 'partial' : r.costStatus === 'unpriced' ? 'unpriced' : 'estimated', complete: r.costStatus === 'estimated' }
+}

@@ -1,0 +1,190 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { CaduceusError, type EventName, type EventPayload } from '@shared/contract'
+import { currentSecretScope, getHermesHome } from '../scope'
+import { StoreRegistry, type SessionStore } from '../store'
+import { captureLogger, Gateway, getSessionEnv, asyncDeliverySupported, type BuildAgentInput, type TurnDeltaLike } from './index'
+import { TestAgent } from './test-fixtures/test-agent'
+
+/** A small real agent: writes its turn to the real store and reports what scope it ran in. */
+class StoreAgent extends TestAgent {
+  seen: Array<{ home: string; key: string | undefined; platform: string; async: boolean }> = []
+  gate: Promise<void> | null = null
+  interrupted = false
+  failWith: string | null = null
+  constructor(readonly input: BuildAgentInput<SessionStore>) {
+    super()
+  }
+  get sessionId() { return this.input.sessionId }
+  interrupt() { this.interrupted = true }
+  async runTurn(text: string, o: { onDelta?: (d: TurnDeltaLike) => void; signal?: AbortSignal }) {
+    this.seen.push({ home: getHermesHome(), key: currentSecretScope()?.secrets.OPENAI_API_KEY, platform: getSessionEnv('HERMES_SESSION_PLATFORM'), async: asyncDeliverySupported() })
+    this.input.store.appendMessage(this.input.sessionId, { role: 'user', content: text })
+    if (this.gate) await this.gate
+    if (this.failWith) throw new Error(this.failWith)
+    o.onDelta?.({ kind: 'text', text: 'ok' })
+    this.input.store.appendMessage(this.input.sessionId, { role: 'assistant', content: 'ok' })
+    const status = o.signal?.aborted || this.interrupted ? 'interrupted' as const : 'completed' as const
+    return { status, tokens: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, costUsd: 0.001, costStatus: 'estimated' as const, apiCalls: 1 }
+  }
+}
+
+const cleanups: Array<() => Promise<void> | void> = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c()
+})
+
+function setup(opts: { buildFails?: string; idleTtlSeconds?: number } = {}) {
+  const root = mkdtempSync(join(tmpdir(), 'cad-gw-'))
+  mkdirSync(join(root, 'profiles', 'work'), { recursive: true })
+  for (const [home, key] of [[root, 'sk-default-0001'], [join(root, 'profiles', 'work'), 'sk-work-0002']]) {
+    writeFileSync(join(home, 'config.yaml'), 'model: {default: m, provider: openai}\n')
+    writeFileSync(join(home, '.env'), `OPENAI_API_KEY=${key}\n`)
+  }
+  const registry = new StoreRegistry(root)
+  const agents: StoreAgent[] = []
+  const events: Array<{ event: EventName; payload: any }> = []
+  const log = captureLogger()
+  const gateway = new Gateway<StoreAgent, SessionStore>({
+    root, stores: registry, log, idleTtlSeconds: opts.idleTtlSeconds,
+    buildAgent: (i) => {
+      if (opts.buildFails) throw new Error(opts.buildFails)
+      const a = new StoreAgent(i)
+      agents.push(a)
+      return a
+    },
+    emit: <K extends EventName>(event: K, payload: EventPayload<K>) => void events.push({ event, payload })
+  })
+  cleanups.push(async () => { await gateway.shutdown(); registry.closeAll() })
+  return { root, registry, gateway, agents, events, log }
+}
+
+describe('Gateway', () => {
+  it('start then resume: new, then reused; turn events carry the handle', async () => {
+    const { gateway, events, agents } = setup()
+    const h = await gateway.start({ profile: 'default', text: 'hi' })
+    const f = await gateway.finished(h.turnId)
+    expect(f).toMatchObject({ status: 'completed', apiCalls: 1, cost: { usd: 0.001, status: 'estimated', complete: true } })
+    const h2 = await gateway.resume({ profile: 'default', sessionId: h.sessionId, text: 'again' })
+    await gateway.finished(h2.turnId)
+    expect(events.filter((e) => e.event === 'turn.started').map((e) => e.payload.cache)).toEqual(['new', 'reused'])
+    expect(events.find((e) => e.event === 'turn.delta')?.payload).toMatchObject({ ...h, kind: 'text', text: 'ok' })
+    expect(agents).toHaveLength(1)
+    expect(gateway.state()).toMatchObject({ cap: 128, idleTtlSeconds: 3600, agents: [{ profile: 'default', sessionId: h.sessionId, turns: 2, messageCountSnapshot: 4, running: false }] })
+  })
+
+  it('each turn runs in its own profile scope with the desk-chat capability', async () => {
+    const { gateway, agents, root } = setup()
+    const a = await gateway.start({ profile: 'default', text: 'a' })
+    const b = await gateway.start({ profile: 'work', text: 'b' })
+    await Promise.all([gateway.finished(a.turnId), gateway.finished(b.turnId)])
+    expect(agents.map((x) => x.seen[0])).toEqual([
+      { home: root, key: 'sk-default-0001', platform: 'desktop', async: true },
+      { home: join(root, 'profiles', 'work'), key: 'sk-work-0002', platform: 'desktop', async: true }
+    ])
+  })
+
+  it('bad input, unknown profile and unknown session are clear errors', async () => {
+    const { gateway } = setup()
+    await expect(gateway.resume({ profile: 'default', sessionId: 's', text: '   ' })).rejects.toMatchObject({ code: 'invalid_input', field: 'text' })
+    await expect(gateway.resume({ profile: 'Bad Name', sessionId: 's', text: 'x' })).rejects.toMatchObject({ code: 'invalid_input', field: 'profile' })
+    await expect(gateway.start({ profile: 'ghost', text: 'x' })).rejects.toMatchObject({ code: 'not_found' })
+    await expect(gateway.resume({ profile: 'default', sessionId: 'nope', text: 'x' })).rejects.toMatchObject({ code: 'not_found' })
+  })
+
+  it('a second turn on a running session is a conflict; stop interrupts; evict is refused while running', async () => {
+    const { gateway, agents } = setup()
+    const first = await gateway.start({ profile: 'default', text: 'one' })
+    await gateway.finished(first.turnId)
+    let open!: () => void
+    agents[0].gate = new Promise((r) => (open = r))
+    const h = await gateway.resume({ profile: 'default', sessionId: first.sessionId, text: 'long' })
+    await expect(gateway.resume({ profile: 'default', sessionId: first.sessionId, text: 'x' })).rejects.toMatchObject({ code: 'conflict' })
+    const key = gateway.state().agents[0].key
+    expect(gateway.state().agents[0].running).toBe(true)
+    expect(gateway.evict(key)).toBe(false)
+    expect(gateway.stop(h.turnId)).toBe(true)
+    open()
+    expect((await gateway.finished(h.turnId))?.status).toBe('interrupted')
+    expect(agents[0].interrupted).toBe(true)
+    expect(gateway.stop(h.turnId)).toBe(false)
+    expect(gateway.evict(key)).toBe(true)
+    await gateway.cache.drain()
+    expect(agents[0].calls).toEqual(['releaseClients'])
+  })
+
+  it('an agent that throws ends the turn as error with the key redacted', async () => {
+    const { gateway, agents, events } = setup()
+    const h = await gateway.start({ profile: 'default', text: 'one' })
+    await gateway.finished(h.turnId)
+    agents[0].failWith = 'provider said: bad key sk-default-0001'
+    const h2 = await gateway.resume({ profile: 'default', sessionId: h.sessionId, text: 'two' })
+    const f = await gateway.finished(h2.turnId)
+    expect(f?.status).toBe('error')
+    expect(f?.error).not.toContain('sk-default-0001')
+    expect(JSON.stringify(events)).not.toContain('sk-default-0001')
+    // The key is free again.
+    agents[0].failWith = null
+    const h3 = await gateway.resume({ profile: 'default', sessionId: h.sessionId, text: 'three' })
+    expect((await gateway.finished(h3.turnId))?.status).toBe('completed')
+  })
+
+  it('a build failure is an unavailable error and leaves nothing running', async () => {
+    const { gateway, log, registry } = setup({ buildFails: 'cannot reach sk-default-0001 host' })
+    const err = await gateway.start({ profile: 'default', text: 'x' }).catch((e) => e)
+    expect(err).toBeInstanceOf(CaduceusError)
+    expect(err.code).toBe('unavailable')
+    expect(err.message).not.toContain('sk-default-0001')
+    expect(JSON.stringify(log.records)).not.toContain('sk-default-0001')
+    expect(gateway.cache.runningKeys()).toEqual([])
+    expect(registry.get('default').listSessions({}).items).toEqual([])
+  })
+
+  it('a malformed config.yaml refuses the turn with a clear message', async () => {
+    const { gateway, root } = setup()
+    writeFileSync(join(root, 'config.yaml'), 'model: [\n')
+    await expect(gateway.start({ profile: 'default', text: 'x' })).rejects.toMatchObject({ code: 'unavailable', message: expect.stringMatching(/config\.yaml is not valid YAML/) })
+  })
+
+  it('a listener that throws does not break the turn', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'cad-gw-'))
+    const registry = new StoreRegistry(root)
+    const gateway = new Gateway<StoreAgent, SessionStore>({ root, stores: registry, buildAgent: (i) => new StoreAgent(i), emit: () => { throw new Error('renderer gone') } })
+    cleanups.push(async () => { await gateway.shutdown(); registry.closeAll() })
+    const h = await gateway.start({ profile: 'default', text: 'x' })
+    expect((await gateway.finished(h.turnId))?.status).toBe('completed')
+  })
+
+  it('the idle sweep evicts idle agents softly; shutdown closes the rest hard', async () => {
+    const { gateway, agents } = setup()
+    const a = await gateway.start({ profile: 'default', text: 'a' })
+    const b = await gateway.start({ profile: 'default', text: 'b' })
+    await Promise.all([gateway.finished(a.turnId), gateway.finished(b.turnId)])
+    agents[0].lastActivityTs = Date.now() - 2 * 3600_000
+    expect(gateway.sweepIdle()).toBe(1)
+    await gateway.cache.drain()
+    expect(agents[0].calls).toEqual(['commitMemorySession', 'releaseClients'])
+    await gateway.shutdown()
+    expect(agents[1].calls).toEqual(['close'])
+  })
+
+  it('the idle timer is armed only while something can expire, and sweeps on its own', async () => {
+    const { gateway, events, agents } = setup({ idleTtlSeconds: 0.05 })
+    expect(gateway.idleTimerArmed).toBe(false)
+    const swept = new Promise<void>((resolve) => {
+      const t = setInterval(() => {
+        if (events.some((e) => e.event === 'gateway.changed' && e.payload.reason === 'idle')) { clearInterval(t); resolve() }
+      }, 10)
+    })
+    const h = await gateway.start({ profile: 'default', text: 'a' })
+    await gateway.finished(h.turnId)
+    expect(gateway.idleTimerArmed).toBe(true)
+    await swept
+    await gateway.cache.drain()
+    expect(gateway.cache.size).toBe(0)
+    expect(gateway.idleTimerArmed).toBe(false)
+    expect(agents[0].calls).toEqual(['commitMemorySession', 'releaseClients'])
+  })
+})

@@ -1,0 +1,319 @@
+/**
+ * The resume path (ARCHITECTURE "Data flow of a resume"): resolve the session key, look up the cached
+ * agent (signature + message_count guard), reuse or build, run the turn inside the profile scope and the
+ * desk-chat session context, stream turn.* events, and re-baseline the guard after our own writes.
+ */
+import { randomUUID } from 'node:crypto'
+import { CaduceusError, ResumeInput, StartInput, type GatewayState, type TurnFinished, type TurnHandle } from '@shared/contract'
+import { agentSettings, isDemoConfig, loadConfig, redactValues, resolveRuntime, secretsFor } from '../config'
+import { profileHome, runInProfileScope } from '../scope'
+import { AgentCache, type ProfileOwner, type SessionProbe } from './agent-cache'
+import { extractCacheBustingConfig } from './cache-busting'
+import { AGENT_PENDING, nowMs } from './cacheable'
+import { deskChatVars } from './channels'
+import type { BuildAgentInput, GatewayOptions, GatewayStore, TurnAgent, TurnResultLike } from './gateway-types'
+import { costOf, countOf, parseInput, readRow } from './turn-helpers'
+import { IdleSweepTimer } from './idle-timer'
+import { silentLogger, type GatewayLogger } from './logger'
+import { runWithSessionContext } from './session-context'
+import { parseSessionKey, sessionKeyFor } from './session-key'
+import { agentConfigSignature } from './signature'
+import { newDeskSessionId } from './session-id'
+
+const LOG = 'gateway.run'
+const RECENT_TURNS = 256
+const ZERO_TOKENS = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 }
+
+interface LiveTurn {
+  handle: TurnHandle
+  key: string
+  agent: TurnAgent | null
+  controller: AbortController
+  done: Promise<TurnFinished>
+}
+
+export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = GatewayStore> {
+  readonly cache: AgentCache<A>
+  private readonly log: GatewayLogger
+  private readonly clock: () => number
+  private readonly turns = new Map<string, LiveTurn>()
+  /** Recently finished turns, so a caller that asks after the fact still gets the result (bounded). */
+  private readonly recent = new Map<string, TurnFinished>()
+  private readonly busyKeys = new Set<string>()
+  private readonly sweeper: IdleSweepTimer
+
+  constructor(private readonly opts: GatewayOptions<A, S>) {
+    this.log = opts.log ?? silentLogger
+    this.clock = opts.clock ?? nowMs
+    this.cache = new AgentCache<A>({
+      cap: opts.cap, idleTtlSeconds: opts.idleTtlSeconds, log: this.log, clock: this.clock, probe: this.probe(),
+      onChange: (reason) => this.safeEmit('gateway.changed', { reason })
+    })
+    this.sweeper = new IdleSweepTimer(this.cache, this.clock)
+  }
+
+  homeFor(profile: string): string {
+    return this.opts.homeFor?.(profile) ?? profileHome(this.opts.root, profile)
+  }
+
+  /** Continue a session with a user message. Returns once the turn has started; the reply streams as events. */
+  async resume(input: { profile: string; sessionId: string; text: string }): Promise<TurnHandle> {
+    const { profile, sessionId, text } = parseInput(ResumeInput, input)
+    const store = this.storeFor(profile)
+    let sid = sessionId
+    try {
+      sid = store.resolveResumeSessionId?.(sessionId) ?? sessionId
+    } catch {
+      sid = sessionId
+    }
+    if (!readRow(store, sid)) throw new CaduceusError('not_found', `Unknown session: ${sessionId}`, 'sessionId')
+    return this.begin(profile, sid, text, store)
+  }
+
+  /** Start a new desk-chat session with a first message. */
+  async start(input: { profile: string; text: string }): Promise<TurnHandle> {
+    const { profile, text } = parseInput(StartInput, input)
+    const store = this.storeFor(profile)
+    const sid = newDeskSessionId()
+    return this.begin(profile, sid, text, store, true)
+  }
+
+  /**
+   * Run a turn answering a user message that is already saved (a delegation-complete notice). If the
+   * session is mid-turn, wait for that turn first: the notice must become the NEXT turn, not be dropped.
+   */
+  async deliver(input: { profile: string; sessionId: string; text: string; savedMessageId: number }): Promise<TurnHandle> {
+    const store = this.storeFor(input.profile)
+    const key = sessionKeyFor(input.profile, input.sessionId)
+    for (const t of [...this.turns.values()]) if (t.key === key) await t.done.catch(() => undefined)
+    if (!readRow(store, input.sessionId)) throw new CaduceusError('not_found', `Unknown session: ${input.sessionId}`, 'sessionId')
+    return this.begin(input.profile, input.sessionId, input.text, store, false, input.savedMessageId)
+  }
+
+  /** Interrupt a running turn; false when it is not running. */
+  stop(turnId: string): boolean {
+    const t = this.turns.get(turnId)
+    if (!t) return false
+    try {
+      t.agent?.interrupt?.('stopped by user')
+    } finally {
+      t.controller.abort()
+    }
+    return true
+  }
+
+  /** Resolves when the turn has finished (its turn.finished payload). */
+  finished(turnId: string): Promise<TurnFinished> | null {
+    const live = this.turns.get(turnId)
+    if (live) return live.done
+    const done = this.recent.get(turnId)
+    return done ? Promise.resolve(done) : null
+  }
+
+  runningTurns(): TurnHandle[] {
+    return [...this.turns.values()].map((t) => t.handle)
+  }
+
+  /** Soft-evict one cached agent; refused (false) while it runs. */
+  evict(key: string): boolean {
+    const e = this.cache.get(key)
+    if (!e || this.busyKeys.has(key) || (e.agent !== AGENT_PENDING && this.cache.isRunning(e.agent))) return false
+    const ok = this.cache.evict(key)
+    this.sweeper.schedule()
+    return ok
+  }
+
+  state(): GatewayState {
+    const now = this.clock()
+    const agents = this.cache.entries().flatMap(([key, e]) => {
+      if (e.agent === AGENT_PENDING) return []
+      const ts = e.agent.lastActivityTs
+      return [{
+        key,
+        profile: e.profile ?? parseSessionKey(key)?.profile ?? 'default',
+        sessionId: e.snapshot?.sessionId ?? null,
+        model: e.model,
+        signature: e.signature,
+        running: this.cache.isRunning(e.agent),
+        idleSeconds: typeof ts === 'number' ? Math.max(0, (now - ts) / 1000) : 0,
+        turns: e.turns,
+        messageCountSnapshot: e.snapshot?.messageCount ?? null
+      }]
+    })
+    return { agents, cap: this.cache.cap, idleTtlSeconds: this.cache.idleTtlSeconds }
+  }
+
+  /** Whether an idle-sweep timer is pending (none while nothing can expire: idle costs nothing). */
+  get idleTimerArmed(): boolean {
+    return this.sweeper.armed
+  }
+
+  /** Run the idle sweep now (housekeeping, tests); the timer does this on its own. */
+  sweepIdle(): number {
+    const n = this.cache.sweepIdle()
+    this.sweeper.schedule()
+    return n
+  }
+
+  /** App shutdown: stop turns, then hard-close every cached agent (a true boundary). */
+  async shutdown(): Promise<void> {
+    this.sweeper.stop()
+    for (const id of [...this.turns.keys()]) this.stop(id)
+    await Promise.allSettled([...this.turns.values()].map((t) => t.done))
+    for (const key of this.cache.keys()) this.cache.expire(key)
+    await this.cache.drain()
+  }
+
+  // ── the turn ───────────────────────────────────────────────────────────────
+
+  private async begin(profile: string, sid: string, text: string, store: S, isNew = false, savedMessageId?: number): Promise<TurnHandle> {
+    const key = sessionKeyFor(profile, sid)
+    if (this.busyKeys.has(key)) throw new CaduceusError('conflict', 'A turn is already running in this session; stop it or wait for it to finish.')
+    this.busyKeys.add(key)
+    try {
+      const home = this.homeFor(profile)
+      const secrets = secretsFor(home, this.opts.vault)
+      const runtime = resolveRuntime(home, { secrets })
+      if (runtime.configError) throw new CaduceusError('unavailable', runtime.configError.message)
+      const config = loadConfig(home).raw
+      const signature = agentConfigSignature({
+        model: runtime.model, runtime,
+        enabledToolsets: this.opts.enabledToolsets?.(profile, config) ?? [],
+        ephemeralPrompt: '',
+        cacheKeys: extractCacheBustingConfig(config, { registryGeneration: () => this.opts.registryGeneration?.(profile) ?? null, memoryIdentity: this.opts.memoryIdentity }),
+        skipContextFiles: false
+      })
+      const { maxIterations, reasoningEffort } = agentSettings(config)
+      const reasoningConfig = reasoningEffort ? { enabled: reasoningEffort !== 'none', effort: reasoningEffort } : null
+      const owner: ProfileOwner = { home, secrets }
+      let { decision, agent } = this.cache.lookup(key, { signature, sessionId: sid, maxIterations })
+      if (!agent) {
+        agent = await this.build({ profile, home, sessionId: sid, sessionKey: key, runtime, config, maxIterations, reasoningConfig, store }, key)
+        // Only once an agent exists: a failed start leaves no empty session behind.
+        if (isNew) store.createSession?.(sid, 'desktop', { model: runtime.model, profileName: profile, sessionKey: key })
+        this.cache.insert(key, agent, signature, {
+          messageCount: countOf(readRow(store, sid)), sessionId: sid, profile, model: runtime.model, owner
+        })
+        this.cache.noteTurn(key)
+      }
+      // Reasoning is set per turn on the warm agent: changing it never costs a rebuild.
+      if ('reasoningConfig' in agent) agent.reasoningConfig = reasoningConfig
+      this.cache.markRunning(key, agent)
+      const handle: TurnHandle = { turnId: `turn_${randomUUID().replace(/-/g, '').slice(0, 16)}`, profile, sessionId: sid }
+      this.safeEmit('turn.started', { ...handle, cache: decision, model: runtime.model, demo: runtime.provider === 'demo' || isDemoConfig(config) })
+      this.log.info(LOG, `turn ${handle.turnId} on ${key.slice(0, 64)}: cache ${decision}`)
+      const controller = new AbortController()
+      const live: LiveTurn = { handle, key, agent, controller, done: Promise.resolve(null as never) }
+      this.turns.set(handle.turnId, live)
+      live.done = this.run(live, agent, text, owner, Object.values(secrets), savedMessageId)
+      return handle
+    } catch (err) {
+      this.busyKeys.delete(key)
+      this.cache.markIdle(key)
+      throw err
+    }
+  }
+
+  private async build(input: BuildAgentInput<S>, key: string): Promise<A> {
+    this.cache.markRunning(key, AGENT_PENDING)
+    try {
+      return await this.opts.buildAgent(input)
+    } catch (err) {
+      const msg = redactValues((err as Error)?.message ?? String(err), [input.runtime.apiKey])
+      this.log.warn(LOG, `building the agent for ${key.slice(0, 64)} failed: ${msg}`)
+      throw err instanceof CaduceusError ? err : new CaduceusError('unavailable', `Could not start the agent: ${msg}`)
+    }
+  }
+
+  private async run(live: LiveTurn, agent: A, text: string, owner: ProfileOwner, secretValues: string[], savedMessageId?: number): Promise<TurnFinished> {
+    const { handle, key } = live
+    let result: TurnResultLike | null = null
+    let failure: string | undefined
+    try {
+      result = await runInProfileScope(owner.home, owner.secrets, () =>
+        runWithSessionContext(deskChatVars({ sessionId: handle.sessionId, sessionKey: key, profile: handle.profile }), () =>
+          agent.runTurn(text, {
+            signal: live.controller.signal,
+            turnId: handle.turnId,
+            ...(savedMessageId !== undefined ? { savedUserMessageId: savedMessageId } : {}),
+            onDelta: (d) => this.safeEmit('turn.delta', { ...handle, ...d })
+          })))
+    } catch (err) {
+      failure = redactValues((err as Error)?.message ?? String(err), secretValues)
+      this.log.warn(LOG, `turn ${handle.turnId} failed: ${failure}`)
+    } finally {
+      this.afterTurn(live, agent, owner)
+    }
+    const finished: TurnFinished = {
+      ...handle,
+      status: result?.status ?? 'error',
+      ...(failure || result?.error ? { error: redactValues(failure ?? result?.error ?? '', secretValues) } : {}),
+      tokens: result?.tokens ?? ZERO_TOKENS,
+      cost: costOf(result),
+      apiCalls: result?.apiCalls ?? 0
+    }
+    this.safeEmit('turn.finished', finished)
+    this.turns.delete(handle.turnId)
+    this.recent.set(handle.turnId, finished)
+    if (this.recent.size > RECENT_TURNS) this.recent.delete(this.recent.keys().next().value!)
+    return finished
+  }
+
+  /** Re-baseline BEFORE the key is free again: our own writes must never look foreign on the next lookup. */
+  private afterTurn(live: LiveTurn, agent: A, owner: ProfileOwner): void {
+    const { key } = live
+    try {
+      const endSid = typeof agent.sessionId === 'string' && agent.sessionId ? agent.sessionId : live.handle.sessionId
+      const entry = this.cache.get(key)
+      // Compression rotated the conversation into a child session: the snapshot follows it.
+      if (entry?.agent === agent && entry.snapshot && endSid !== entry.snapshot.sessionId) entry.snapshot = { messageCount: null, sessionId: endSid }
+      this.cache.refreshMessageCount(key, endSid)
+    } catch (err) {
+      this.log.warn(LOG, `re-baseline of ${key.slice(0, 64)} failed: ${(err as Error).message}`)
+    }
+    this.cache.markIdle(key)
+    this.busyKeys.delete(key)
+    // Evicted (or replaced) while it ran: release it now that it is idle.
+    if (this.cache.get(key)?.agent !== agent) this.cache.releaseDetached(key, { agent, owner })
+    this.sweeper.schedule()
+  }
+
+  private storeFor(profile: string): S {
+    let store: S | null = null
+    try {
+      store = this.opts.stores.get(profile)
+    } catch (err) {
+      if (err instanceof CaduceusError) throw err
+      throw new CaduceusError('unavailable', `Profile ${profile} could not be opened: ${(err as Error).message}`, 'profile')
+    }
+    if (!store) throw new CaduceusError('not_found', `Unknown profile: ${profile}`, 'profile')
+    return store
+  }
+
+  private probe(): SessionProbe {
+    const rowFor = (key: string, sid: string) => {
+      const parsed = parseSessionKey(key)
+      if (!parsed) return null
+      try {
+        return readRow(this.opts.stores.get(parsed.profile), sid)
+      } catch {
+        return null
+      }
+    }
+    return {
+      messageCount: (key, sid) => countOf(rowFor(key, sid)),
+      isSessionEnded: (key, sid) => {
+        const row = rowFor(key, sid)
+        return row ? row.ended_at !== null && row.ended_at !== undefined : false
+      }
+    }
+  }
+
+  private safeEmit: GatewayOptions['emit'] = (event, payload) => {
+    try {
+      this.opts.emit(event, payload)
+    } catch (err) {
+      this.log.warn(LOG, `event ${event} listener failed: ${(err as Error).message}`)
+    }
+  }
+}

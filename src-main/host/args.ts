@@ -1,0 +1,49 @@
+/** Flags shared by `npm start`, Electron and `caduceus serve`. */
+export interface HostArgs {
+  home?: string
+  port?: number
+  demo: boolean
+  open: boolean
+  json: boolean
+  profile?: string
+  limit?: number
+  query?: string
+  positionals: string[]
+}
+
+export function parseArgs(argv: string[]): HostArgs {
+  const out: HostArgs = { demo: false, open: false, json: false, positionals: [] }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
+    const value = () => {
+      const v = inline ?? argv[++i]
+      if (v === undefined) throw new Error(`${flag} needs a value`)
+      return v
+    }
+    switch (flag) {
+      case '--home': out.home = value(); break
+      case '--port': {
+        const n = Number(value())
+        if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error('--port must be an integer 0-65535')
+        out.port = n
+        break
+      }
+      case '--demo': out.demo = true; break
+      case '--open': out.open = true; break
+      case '--json': out.json = true; break
+      case '--profile': out.profile = value(); break
+      case '--limit': {
+        const n = Number(value())
+        if (!Number.isInteger(n) || n < 1) throw new Error('--limit must be a positive integer')
+        out.limit = n
+        break
+      }
+      case '--query': out.query = value(); break
+      default:
+        if (arg.startsWith('--')) throw new Error(`unknown flag ${arg}`)
+        out.positionals.push(arg)
+    }
+  }
+  return out
+}

@@ -1,0 +1,48 @@
+import { CaduceusError } from '@shared/contract'
+import { priceCall } from '../../agent'
+import { resolveRuntime } from '../../config'
+import { costSummary, estimateFollowUp, followUpRequest, listSubagents, sessionCost, type DelegateDeps } from '../../delegation'
+import type { HandlerMap } from '../dispatch'
+import type { Services } from '../services'
+
+type DelegationHandlers = Pick<HandlerMap,
+  'subagents.list' | 'subagents.estimate' | 'subagents.followUp' | 'subagents.tombstone' | 'costs.session' | 'costs.summary'>
+
+export function delegationHandlers(s: Services, deps: (profile: string) => DelegateDeps): DelegationHandlers {
+  const all = () => s.stores.list().map((e) => ({ profile: e.name, store: s.stores.get(e.name) }))
+  const retained = (profile: string, childId: string) => {
+    const entry = deps(profile).registry.findRetainedChild(childId)
+    if (!entry) throw new CaduceusError('not_found', `No retained subagent '${childId}' in profile '${profile}'`, 'childId')
+    return entry
+  }
+  const emitUpdate = (profile: string, delegationId: string, parentSessionId: string | null) =>
+    s.bus.emit('delegation.updated', { profile, delegationId, parentSessionId })
+
+  return {
+    'subagents.list': (q) => listSubagents(all(), q, deps('default').live),
+    'subagents.estimate': ({ profile, childId }) => {
+      const entry = retained(profile, childId)
+      const home = s.stores.list().find((e) => e.name === profile)!.home
+      const rt = resolveRuntime(home)
+      const route = { provider: rt.provider, baseUrl: rt.baseUrl, model: entry.model || rt.model }
+      return estimateFollowUp(s.stores.get(profile), entry.childSessionId, (inputTokens) =>
+        priceCall(route, { inputTokens, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 }).costUsd)
+    },
+    'subagents.followUp': async ({ profile, childId, text, requesterSessionId }) => {
+      const d = deps(profile)
+      const result = await followUpRequest(d, { childId, text, requesterSessionId })
+      const entry = d.registry.findRetainedChild(childId)
+      if (entry) emitUpdate(profile, entry.delegationId, entry.parentSessionId || null)
+      return result
+    },
+    'subagents.tombstone': ({ profile, childId }) => {
+      const d = deps(profile)
+      const entry = d.registry.findRetainedChild(childId)
+      const tombstoned = d.registry.tombstoneRetainedChild(childId)
+      if (tombstoned && entry) emitUpdate(profile, entry.delegationId, entry.parentSessionId || null)
+      return { tombstoned }
+    },
+    'costs.session': ({ profile, sessionId }) => sessionCost(s.stores.get(profile), profile, sessionId),
+    'costs.summary': (q) => costSummary(all(), q)
+  }
+}

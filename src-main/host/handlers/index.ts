@@ -1,0 +1,19 @@
+import type { HandlerMap } from '../dispatch'
+import type { Runtime } from '../runtime'
+import type { Services } from '../services'
+import { agentHandlers } from './agent'
+import { appHandlers } from './app'
+import { delegationHandlers } from './delegation'
+import { memoryHandlers } from './memory'
+import { sessionHandlers } from './sessions'
+
+/** Exactly one handler per contract request; the object literal's type makes a missing one a compile error. */
+export function buildHandlers(s: Services, rt: Runtime, version: string): HandlerMap {
+  return {
+    ...appHandlers(s, version),
+    ...sessionHandlers(s),
+    ...agentHandlers(s, rt.gateway, rt.vault),
+    ...delegationHandlers(s, rt.delegation),
+    ...memoryHandlers(s, rt.memory)
+  }
+}

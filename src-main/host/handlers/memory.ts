@@ -1,0 +1,31 @@
+import { CaduceusError } from '@shared/contract'
+import { editEntry, readEntries, type MemoryActivityHub } from '../../memory'
+import type { HandlerMap } from '../dispatch'
+import type { Services } from '../services'
+
+type MemoryHandlers = Pick<HandlerMap, 'memory.events' | 'memory.entries' | 'memory.edit' | 'memory.health'>
+
+/** Memory requests. Edits act on exactly one profile's home: the one named in the request. */
+export function memoryHandlers(s: Services, hub: MemoryActivityHub): MemoryHandlers {
+  const homeOf = (profile: string) => {
+    const entry = s.stores.list().find((e) => e.name === profile)
+    if (!entry) throw new CaduceusError('not_found', `Unknown profile: ${profile}`, 'profile')
+    return entry.home
+  }
+  return {
+    'memory.events': (q) => ({ items: hub.listEvents(q) }),
+    'memory.entries': ({ profile, target }) => ({ profile, target, entries: readEntries(homeOf(profile), target) }),
+    'memory.edit': (edit) => {
+      const started = performance.now()
+      const entries = editEntry(homeOf(edit.profile), edit)
+      // UI edits are memory writes too: they belong in that profile's activity feed.
+      hub.get(edit.profile)?.record({
+        provider: 'builtin', kind: 'write', name: `ui.${edit.op}`, ok: true, sessionId: null, turnId: null,
+        latencyMs: performance.now() - started, summary: `${edit.op} ${edit.target} entry from the Memory page`,
+        size: 'content' in edit ? edit.content.length : null
+      })
+      return { profile: edit.profile, target: edit.target, entries }
+    },
+    'memory.health': ({ profile }) => ({ items: hub.health(profile) })
+  }
+}

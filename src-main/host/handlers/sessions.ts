@@ -1,0 +1,34 @@
+import { CaduceusError } from '@shared/contract'
+import type { HandlerMap } from '../dispatch'
+import type { Services } from '../services'
+
+type SessionHandlers = Pick<HandlerMap, 'sessions.list' | 'sessions.get' | 'sessions.messages' | 'sessions.search' | 'sessions.update'>
+
+const notFound = (profile: string, id: string) => new CaduceusError('not_found', `No session '${id}' in profile '${profile}'`, 'sessionId')
+
+export function sessionHandlers(s: Services): SessionHandlers {
+  return {
+    'sessions.list': ({ profile, ...q }) => (profile === 'all' ? s.stores.listAll(q) : s.stores.get(profile).listSessions(q)),
+    'sessions.get': ({ profile, sessionId }) => s.stores.get(profile).getSessionDetail(sessionId) ?? (() => { throw notFound(profile, sessionId) })(),
+    'sessions.messages': ({ profile, sessionId, ...page }) => {
+      const store = s.stores.get(profile)
+      if (!store.getSession(sessionId)) throw notFound(profile, sessionId)
+      return store.getMessages({ sessionId, ...page })
+    },
+    'sessions.search': ({ profile, query, limit }) =>
+      ({ hits: profile === 'all' ? s.stores.searchAll({ query, limit }) : s.stores.get(profile).search({ query, limit }) }),
+    'sessions.update': ({ profile, sessionId, title, archived, pinned }) => {
+      const store = s.stores.get(profile)
+      if (!store.getSession(sessionId)) throw notFound(profile, sessionId)
+      try {
+        if (title !== undefined) store.setTitle(sessionId, title, 'user')
+      } catch (err) {
+        // Title rules (length, uniqueness) are user errors, not host failures.
+        throw new CaduceusError('invalid_input', (err as Error).message, 'title')
+      }
+      if (archived !== undefined) store.setArchived(sessionId, archived)
+      if (pinned !== undefined) store.setPinned(sessionId, pinned)
+      return store.summary(sessionId) ?? (() => { throw notFound(profile, sessionId) })()
+    }
+  }
+}

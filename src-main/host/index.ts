@@ -1,0 +1,64 @@
+/**
+ * host/ — builds ONE service graph per app (profiles → stores → gateway → agents, memory, delegation) and
+ * the dispatcher every transport calls. Electron (src-main/index.ts) and `caduceus serve` differ only in
+ * the transport they put in front of it.
+ */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { EventBus } from './event-bus'
+import { createDispatcher, type Dispatcher } from './dispatch'
+import { createLogger, type Logger } from './log'
+import { logPaths, resolveRoot } from './root'
+import { createStoreServices } from './services'
+import { buildHandlers } from './handlers'
+import { wireRuntime, type SecretCipher } from './runtime'
+
+export interface HostOptions {
+  home?: string | null
+  demo?: boolean
+  headless: boolean
+  /** false for one-shot CLI reads: no watchers, no agents, no timers. */
+  live?: boolean
+  /** Electron-ABI better-sqlite3 build (toolchain.md §7). */
+  nativeBinding?: string
+  /** OS keychain encryption for API keys (Electron safeStorage), when available. */
+  secretCipher?: SecretCipher
+  /** Validate every output against the contract (tests). */
+  validateOutput?: boolean
+  log?: Logger
+}
+
+export interface Host {
+  root: string
+  demo: boolean
+  dispatcher: Dispatcher
+  bus: EventBus
+  log: Logger
+  close(): Promise<void>
+}
+
+export { startHeadless, type HeadlessServer } from './http-transport'
+export { createDispatcher } from './dispatch'
+export { EventBus } from './event-bus'
+export { createLogger, redact, type Logger, type LogRecord } from './log'
+
+const VERSION: string = (() => {
+  try {
+    return JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')).version
+  } catch {
+    return '0.0.0'
+  }
+})()
+
+export async function createHost(opts: HostOptions): Promise<Host> {
+  const live = opts.live !== false
+  const log = opts.log ?? createLogger({ ...logPaths(), console: false })
+  const bus = new EventBus()
+  const demo = opts.demo === true
+  const { root } = resolveRoot(opts.home ?? (demo ? join(logPaths().logFile, '../../demo-home') : null))
+  const services = createStoreServices({ root, demo, headless: opts.headless, live, log, bus })
+  const runtime = await wireRuntime(services, { live, demo, nativeBinding: opts.nativeBinding, secretCipher: opts.secretCipher })
+  const dispatcher = createDispatcher(buildHandlers(services, runtime, VERSION), log, { validateOutput: opts.validateOutput })
+  log.info('host', `serving ${root} (${services.stores.list().length} profiles${demo ? ', demo' : ''})`)
+  return { root, demo, dispatcher, bus, log, close: () => services.close() }
+}

@@ -1,0 +1,157 @@
+/**
+ * The agent half of the service graph: per-profile memory activity logs, delegation deps, the gateway with
+ * its agent factory, and (with --demo) the scripted demo provider the demo profiles point at.
+ */
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { createAgent, resolveCompression, startDemoProvider, ToolRegistry, type Agent } from '../agent'
+import { EnvFileVault, loadConfig, resolveRuntime, setDefaultVault, writeSettings, isDemoConfig, type SecretVault } from '../config'
+import {
+  createDelegateDeps, createDelegateTool, childHandleFromAgent, markSubagent, restoreUndeliveredCompletions,
+  type DelegateDeps, type DelegationCompletion
+} from '../delegation'
+import { Gateway, type BuildAgentInput } from '../gateway'
+import { addMemoryLogSink, buildMemoryManagerForAgent, memoryToolDefinitions, MemoryActivityHub } from '../memory'
+import { writeDemoHome, type SessionStore } from '../store'
+import type { Services } from './services'
+import { SafeStorageVault, type SecretCipher } from './safe-storage-vault'
+
+export type { SecretCipher }
+
+export interface Runtime {
+  gateway: Gateway<Agent, SessionStore>
+  memory: MemoryActivityHub
+  delegation(profile: string): DelegateDeps
+  vault: SecretVault
+}
+
+export async function wireRuntime(
+  s: Services,
+  opts: { live: boolean; demo: boolean; nativeBinding?: string; secretCipher?: SecretCipher }
+): Promise<Runtime> {
+  const { log, bus, stores } = s
+  const vault: SecretVault = opts.secretCipher ? new SafeStorageVault(opts.secretCipher) : new EnvFileVault()
+  setDefaultVault(vault)
+  s.onClose(addMemoryLogSink((r) => log[r.level === 'debug' ? 'debug' : r.level](r.name, r.message)))
+
+  if (opts.demo) await prepareDemo(s)
+
+  const memory = new MemoryActivityHub()
+  const attachMemory = (profile: string) => {
+    try {
+      memory.register(profile, stores.get(profile).db)
+    } catch (err) {
+      log.error('memory', `activity log unavailable for ${profile}: ${(err as Error).message}`)
+    }
+  }
+  for (const e of stores.list()) attachMemory(e.name)
+  s.onClose(memory.onEvent((event) => bus.emit('memory.activity', event)))
+
+  let gateway!: Gateway<Agent, SessionStore>
+  const deps = new Map<string, DelegateDeps>()
+  const delegation = (profile: string): DelegateDeps => {
+    let d = deps.get(profile)
+    if (d) return d
+    const store = stores.get(profile)
+    d = createDelegateDeps({
+      profile,
+      store,
+      log: (level, message) => log[level]('delegation', message),
+      onUpdate: (u) => bus.emit('delegation.updated', u),
+      onCompletion: (c) => deliverToParent(c),
+      buildChild: (spec) => {
+        const home = stores.list().find((e) => e.name === profile)?.home ?? s.root
+        const runtime = resolveRuntime(home, { vault })
+        const tools = new ToolRegistry()
+        const child = createAgent({
+          profile, sessionId: spec.sessionId, store, tools, maxIterations: spec.maxIterations, history: spec.history,
+          gatewaySessionKey: '', source: 'delegate',
+          runtime: { model: spec.model || runtime.model, provider: runtime.provider, baseUrl: runtime.baseUrl, apiKey: runtime.apiKey, apiMode: runtime.apiMode }
+        })
+        markSubagent(child, spec.depth, spec.subagentId)
+        return childHandleFromAgent(child, spec.model || runtime.model)
+      }
+    })
+    deps.set(profile, d)
+    return d
+  }
+
+  // A background child's completion becomes the parent's next turn (its notice is already saved).
+  const deliverToParent = async (c: DelegationCompletion) => {
+    if (!opts.live || !c.deliveredSessionId || c.messageId === null) return
+    try {
+      await gateway.deliver({ profile: c.profile, sessionId: c.deliveredSessionId, text: c.notice, savedMessageId: c.messageId })
+    } catch (err) {
+      log.warn('delegation', `could not run the parent turn for ${c.delegationId}: ${(err as Error).message}`)
+    }
+  }
+
+  const buildAgent = async (input: BuildAgentInput<SessionStore>): Promise<Agent> => {
+    const tools = new ToolRegistry()
+    const mem = await buildMemoryManagerForAgent(input.config as never, input.home, () => null, {
+      sessionId: input.sessionId, platform: 'desktop', activity: memory.get(input.profile), init: { agentIdentity: input.profile }
+    })
+    for (const w of mem.warnings) log.warn('memory', w.text)
+    if (mem.manager) for (const tool of memoryToolDefinitions(mem.manager)) tools.register(tool as never)
+    tools.register(createDelegateTool(delegation(input.profile)))
+    const compression = loadConfig(input.home).raw.compression as Record<string, unknown> | undefined
+    const agent = createAgent({
+      profile: input.profile,
+      sessionId: input.sessionId,
+      store: input.store,
+      runtime: { model: input.runtime.model, provider: input.runtime.provider, baseUrl: input.runtime.baseUrl, apiKey: input.runtime.apiKey, apiMode: input.runtime.apiMode },
+      tools,
+      maxIterations: input.maxIterations,
+      memory: mem.manager ?? undefined,
+      reasoningConfig: input.reasoningConfig ?? undefined,
+      gatewaySessionKey: input.sessionKey,
+      source: 'desktop',
+      platform: 'desktop',
+      compression: resolveCompression({
+        enabled: compression?.enabled === true,
+        threshold: typeof compression?.threshold === 'number' ? compression.threshold : undefined,
+        targetRatio: typeof compression?.target_ratio === 'number' ? compression.target_ratio : undefined,
+        protectLastN: typeof compression?.protect_last_n === 'number' ? compression.protect_last_n : undefined
+      }),
+      log
+    })
+    return agent
+  }
+
+  gateway = new Gateway<Agent, SessionStore>({
+    root: s.root,
+    stores,
+    homeFor: (p) => stores.list().find((e) => e.name === p)?.home ?? join(s.root, 'profiles', p),
+    buildAgent,
+    emit: (event, payload) => bus.emit(event, payload),
+    vault,
+    enabledToolsets: () => ['memory', 'delegation'],
+    log
+  })
+  s.onClose(() => gateway.shutdown())
+
+  if (opts.live) {
+    for (const e of stores.list()) {
+      try {
+        restoreUndeliveredCompletions(delegation(e.name))
+      } catch (err) {
+        log.warn('delegation', `restore for ${e.name} failed: ${(err as Error).message}`)
+      }
+    }
+  }
+  return { gateway, memory, delegation, vault }
+}
+
+/** --demo: write a generated home if the root is empty, and point demo profiles at the scripted demo model. */
+async function prepareDemo(s: Services): Promise<void> {
+  if (!existsSync(join(s.root, 'state.db'))) {
+    writeDemoHome(s.root, { seed: 7 })
+    s.stores.refresh()
+  }
+  const { server } = await startDemoProvider()
+  s.onClose(() => server.close())
+  for (const e of s.stores.list()) {
+    if (isDemoConfig(loadConfig(e.home).raw)) writeSettings(e.home, { baseUrl: server.baseUrl })
+  }
+  s.log.info('host', `demo model serving at ${server.baseUrl}`)
+}

@@ -1,0 +1,143 @@
+// Memory activity log: real SQLite files in temp dirs (a raw better-sqlite3 handle and a real SessionStore).
+import Database from 'better-sqlite3'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { MemoryEvent, ProviderHealth } from '@shared/contract/memory'
+import { withHomeOverride } from '../scope'
+// Direct file import (tests may): the store's index is still being written by its owner.
+import { SessionStore } from '../store/session-store'
+import { MemoryActivityLog } from './activity'
+import { MemoryActivityHub } from './activity-hub'
+import { captureLogs, makeHomes } from './test-fixtures/harness'
+import { RecordingProvider } from './test-fixtures/recording-provider'
+import { MemoryManager } from './manager'
+
+/** A WAL database file like a profile's state.db. */
+function openDb(): Database.Database {
+  const db = new Database(join(mkdtempSync(join(tmpdir(), 'cad-memact-')), 'state.db'))
+  db.pragma('journal_mode = WAL')
+  return db
+}
+let logs: ReturnType<typeof captureLogs>
+beforeEach(() => (logs = captureLogs()))
+afterEach(() => logs.stop())
+
+const base = { provider: 'ext', kind: 'tool_call' as const, name: 'recall', ok: true, summary: 'ok' }
+
+describe('memory activity log', () => {
+  it('stores every manager event (tool calls, recalls with size, syncs, refusals) in cad_memory_events and pushes contract MemoryEvents', async () => {
+    const { alpha, beta } = makeHomes()
+    const db = openDb()
+    const log = new MemoryActivityLog(db, 'alpha')
+    const pushed: MemoryEvent[] = []
+    log.onEvent((e) => pushed.push(e))
+    const p = new RecordingProvider('ext', ['ext_recall'])
+    p.prefetchResult = 'the user prefers tea'
+    const m = new MemoryManager({ activity: log })
+    m.addProvider(p)
+    await m.initializeAll('sess-1', { hermesHome: alpha, platform: 'desk' })
+    await withHomeOverride(alpha, async () => {
+      await m.handleToolCall('ext_recall', { q: 'tea' }, { turnId: 'turn-1' })
+      expect(await m.prefetchAll('drinks?')).toBe('the user prefers tea')
+      m.syncAll('hi', 'hello')
+      await m.flushPending()
+    })
+    await withHomeOverride(beta, () => m.handleToolCall('ext_recall', {}))
+    log.flush()
+    const rows = db.prepare('SELECT kind, name, ok, size, session_id FROM cad_memory_events ORDER BY id').all() as Array<Record<string, unknown>>
+    expect(rows.map((r) => `${r.kind}:${r.name}`)).toEqual(['provider:initialize', 'tool_call:ext_recall', 'prefetch:prefetch', 'sync:sync_turn', 'refusal:ext_recall'])
+    expect(rows[2]).toMatchObject({ size: 'the user prefers tea'.length, session_id: 'sess-1' })
+    expect(rows[4]).toMatchObject({ ok: 0 })
+    expect(pushed).toHaveLength(5)
+    for (const e of pushed) expect(MemoryEvent.parse(e)).toEqual(e)
+    expect(pushed[2]!.summary).toContain('recalled: the user prefers tea')
+    expect(pushed[1]).toMatchObject({ profile: 'alpha', turnId: 'turn-1', kind: 'tool_call' })
+    expect(log.listEvents({ refusalsOnly: true }).map((e) => e.name)).toEqual(['ext_recall'])
+  })
+
+  it('queries: newest first, filters by kind / provider / session, pages by beforeId, ignores other profiles', () => {
+    const log = new MemoryActivityLog(openDb(), 'alpha')
+    for (let i = 0; i < 10; i++) log.record({ ...base, provider: i % 2 ? 'odd' : 'even', kind: i < 5 ? 'tool_call' : 'hook', sessionId: `s${i % 3}` })
+    const all = log.listEvents()
+    expect(all.map((e) => e.id)).toEqual([10, 9, 8, 7, 6, 5, 4, 3, 2, 1])
+    expect(log.listEvents({ kinds: ['hook'] }).map((e) => e.id)).toEqual([10, 9, 8, 7, 6])
+    expect(log.listEvents({ provider: 'odd', limit: 2 }).map((e) => e.id)).toEqual([10, 8])
+    expect(log.listEvents({ sessionId: 's0' }).map((e) => e.id)).toEqual([10, 7, 4, 1])
+    expect(log.listEvents({ beforeId: 4 }).map((e) => e.id)).toEqual([3, 2, 1])
+    expect(log.listEvents({ profile: 'beta' })).toEqual([])
+    expect(() => log.listEvents({ limit: 0 })).toThrow()
+  })
+
+  it('keeps only the newest events (bounded retention)', () => {
+    const db = openDb()
+    const log = new MemoryActivityLog(db, 'alpha', { retention: 50, pruneEvery: 10 })
+    for (let i = 0; i < 125; i++) {
+      log.record({ ...base, summary: `event ${i}` })
+      if (i % 5 === 4) log.flush() // one batch per event-loop turn in real use
+    }
+    const count = () => (db.prepare('SELECT COUNT(*) AS n FROM cad_memory_events').get() as { n: number }).n
+    expect(count()).toBeLessThanOrEqual(50 + 9)
+    const oldest = db.prepare('SELECT MIN(id) AS id FROM cad_memory_events').get() as { id: number }
+    expect(oldest.id).toBeGreaterThan(125 - 60)
+    // Re-opening prunes straight away.
+    new MemoryActivityLog(db, 'alpha', { retention: 50 })
+    expect(count()).toBe(50)
+    expect(log.listEvents({ limit: 1 })[0]!.summary).toBe('event 124')
+  })
+
+  it('health: calls, errors, refusals, last error and p95 latency per provider', () => {
+    const log = new MemoryActivityLog(openDb(), 'alpha')
+    for (let i = 1; i <= 100; i++) log.record({ ...base, latencyMs: i })
+    log.record({ ...base, kind: 'error', name: 'prefetch', ok: false, summary: 'timed out after 8000 ms' })
+    log.record({ ...base, kind: 'refusal', ok: false, summary: 'refused (foreign_scope)' })
+    log.record({ ...base, provider: 'builtin', kind: 'write' })
+    const health = log.health()
+    for (const h of health) expect(ProviderHealth.parse(h)).toEqual(h)
+    expect(health.find((h) => h.provider === 'ext')).toMatchObject({ profile: 'alpha', calls: 100, errors: 1, refusals: 1, lastError: 'timed out after 8000 ms', p95LatencyMs: 95 })
+    expect(health.find((h) => h.provider === 'builtin')).toMatchObject({ calls: 1, errors: 0, refusals: 0, lastError: null, p95LatencyMs: null })
+  })
+
+  it('never stores secrets, and never throws when the DB is gone or an old table lacks columns', () => {
+    const db = openDb()
+    db.exec('CREATE TABLE cad_memory_events (id INTEGER PRIMARY KEY AUTOINCREMENT, provider TEXT, kind TEXT)')
+    db.exec("INSERT INTO cad_memory_events (provider, kind) VALUES ('old', 'martian')")
+    const log = new MemoryActivityLog(db, 'alpha')
+    expect(log.listEvents()[0]).toMatchObject({ provider: 'old', kind: 'hook', summary: '', ok: true })
+    log.record({ ...base, summary: 'used key sk-abcdefghijklmnopqrstuvwxyz and Bearer abcdefghijklmnop' })
+    expect(log.listEvents({ limit: 1 })[0]!.summary).not.toMatch(/sk-abcdefgh|Bearer abcdefgh/)
+    db.close()
+    const pushed: MemoryEvent[] = []
+    log.onEvent((e) => pushed.push(e))
+    expect(() => (log.record(base), log.flush())).not.toThrow()
+    expect(pushed[0]!.id).toBeLessThan(0) // still shown live, marked as not persisted
+    expect(log.listEvents()).toEqual([])
+    expect(log.health()).toEqual([])
+  })
+
+  it("lives in a profile's real state.db next to the upstream tables; the hub merges profiles", () => {
+    const { alpha, beta } = makeHomes()
+    const stores = [new SessionStore(join(alpha, 'state.db'), { profile: 'alpha' }), new SessionStore(join(beta, 'state.db'), { profile: 'beta' })]
+    const hub = new MemoryActivityHub()
+    const seen: MemoryEvent[] = []
+    hub.onEvent((e) => seen.push(e))
+    const a = hub.register('alpha', stores[0]!.db)
+    const b = hub.register('beta', stores[1]!.db)
+    expect(hub.register('alpha', stores[0]!.db)).toBe(a)
+    a.record({ ...base, summary: 'a1' })
+    a.flush()
+    b.record({ ...base, summary: 'b1', kind: 'refusal', ok: false })
+    b.flush()
+    a.record({ ...base, summary: 'a2' })
+    a.flush()
+    expect(seen.map((e) => `${e.profile}:${e.summary}`)).toEqual(['alpha:a1', 'beta:b1', 'alpha:a2'])
+    expect(hub.listEvents().map((e) => e.summary)).toEqual(['a2', 'b1', 'a1'])
+    expect(hub.listEvents({ profile: 'beta' }).map((e) => e.summary)).toEqual(['b1'])
+    expect(hub.health('all').map((h) => `${h.profile}:${h.refusals}`)).toEqual(['alpha:0', 'beta:1'])
+    expect(stores[1]!.db.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'sessions'").get()).toEqual({ n: 1 })
+    hub.unregister('beta')
+    expect(hub.listEvents().map((e) => e.profile)).toEqual(['alpha', 'alpha'])
+    for (const s of stores) s.close()
+  })
+})

@@ -1,0 +1,161 @@
+/**
+ * Memory activity log of ONE profile: every memory event (tool call, recall, sync, write, hook, refusal,
+ * error) is stored in that profile's `state.db` (Caduceus-only table `cad_memory_events`) with bounded
+ * retention, and pushed to listeners as contract `MemoryEvent`s. A failing DB never fails a memory hook.
+ */
+import type Database from 'better-sqlite3'
+import { MemoryEventQuery, type MemoryEvent, type ProviderHealth } from '@shared/contract/memory'
+import type { MemoryActivityInput, MemoryActivitySink } from './activity-types'
+import { MANAGER_LOGGER, memoryLogger } from './log'
+import { clip } from './manager-support'
+import { redactSecrets } from './redact'
+import { ensureActivityTable, rowToEvent, type EventRow } from './activity-schema'
+
+export const ACTIVITY_RETENTION = 10_000
+const MAX_BATCH = 500
+let lastAt = 0
+/** Epoch seconds, strictly increasing across the process so merged multi-profile feeds keep recording order. */
+function eventTime(): number {
+  lastAt = Math.max(Date.now() / 1000, lastAt + 0.000001)
+  return lastAt
+}
+const log = memoryLogger(MANAGER_LOGGER)
+
+export interface ActivityLogOptions {
+  /** Newest events kept (default 10,000). */
+  retention?: number
+  /** Prune after about this many inserts (default 100); the table holds at most retention + pruneEvery + one batch. */
+  pruneEvery?: number
+}
+
+export type MemoryEventListener = (event: MemoryEvent) => void
+
+export class MemoryActivityLog implements MemoryActivitySink {
+  private readonly listeners = new Set<MemoryEventListener>()
+  private readonly retention: number
+  private readonly pruneEvery: number
+  private sincePrune = 0
+  private offlineId = 0
+  private ready: boolean
+  private pending: Array<Omit<MemoryEvent, 'id'>> = []
+  private scheduled: NodeJS.Immediate | null = null
+
+  constructor(private readonly db: Database.Database, readonly profile: string, options: ActivityLogOptions = {}) {
+    this.retention = Math.max(1, options.retention ?? ACTIVITY_RETENTION)
+    this.pruneEvery = Math.max(1, options.pruneEvery ?? 100)
+    this.ready = this.attempt('create table', () => ensureActivityTable(db)) ?? false
+    if (this.ready) this.prune()
+  }
+
+  onEvent(listener: MemoryEventListener): () => void {
+    this.listeners.add(listener)
+    return () => {
+      this.listeners.delete(listener)
+    }
+  }
+
+  /**
+   * Queue one event. Events are written in ONE transaction per event-loop turn (a synchronous commit per
+   * hook would fsync on the main thread several times a turn) and pushed to listeners once they have ids.
+   */
+  record(input: MemoryActivityInput): void {
+    this.pending.push({
+      profile: this.profile,
+      provider: String(input.provider).slice(0, 200),
+      kind: input.kind,
+      name: String(input.name).slice(0, 200),
+      sessionId: input.sessionId ?? null,
+      turnId: input.turnId ?? null,
+      ok: input.ok,
+      latencyMs: typeof input.latencyMs === 'number' && Number.isFinite(input.latencyMs) ? input.latencyMs : null,
+      summary: clip(redactSecrets(input.summary ?? ''), 300),
+      size: typeof input.size === 'number' && Number.isFinite(input.size) ? Math.round(input.size) : null,
+      at: eventTime()
+    })
+    if (this.pending.length >= MAX_BATCH) this.flush()
+    else if (!this.scheduled) {
+      this.scheduled = setImmediate(() => this.flush())
+      this.scheduled.unref?.()
+    }
+  }
+
+  /** Write queued events now (reads call this first, so they always see everything recorded). */
+  flush(): void {
+    if (this.scheduled) clearImmediate(this.scheduled)
+    this.scheduled = null
+    if (this.pending.length === 0) return
+    const batch = this.pending
+    this.pending = []
+    const ids = this.ready ? this.attempt('insert', () => this.db.transaction(() => batch.map((e) => this.insert(e)))()) : undefined
+    if (ids && (this.sincePrune += batch.length) >= this.pruneEvery) this.prune()
+    for (const [i, event] of batch.entries()) {
+      // Still pushed when the DB refused it (negative id): the live view must not go blind on a full disk.
+      const full: MemoryEvent = { id: ids?.[i] ?? --this.offlineId, ...event }
+      for (const listener of [...this.listeners]) {
+        try {
+          listener(full)
+        } catch {
+          // One broken listener must not starve the others.
+        }
+      }
+    }
+  }
+
+  /** Newest first. `query.profile` other than this log's profile (or 'all') yields nothing. */
+  listEvents(query: MemoryEventQuery = {}): MemoryEvent[] {
+    const q = MemoryEventQuery.parse(query)
+    this.flush()
+    if (!this.ready || (q.profile !== 'all' && q.profile !== this.profile)) return []
+    const where: string[] = []
+    const params: unknown[] = []
+    if (q.kinds?.length) {
+      where.push(`kind IN (${q.kinds.map(() => '?').join(',')})`)
+      params.push(...q.kinds)
+    }
+    if (q.refusalsOnly) where.push(`kind = 'refusal'`)
+    if (q.provider) (where.push('provider = ?'), params.push(q.provider))
+    if (q.sessionId) (where.push('session_id = ?'), params.push(q.sessionId))
+    if (q.beforeId !== undefined) (where.push('id < ?'), params.push(q.beforeId))
+    const sql = `SELECT * FROM cad_memory_events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`
+    const rows = this.attempt('query', () => this.db.prepare(sql).all(...params, q.limit) as EventRow[]) ?? []
+    return rows.map((r) => rowToEvent(r, this.profile))
+  }
+
+  /** Per provider: calls, errors, refusals, last error, p95 latency over the retained window. */
+  health(): ProviderHealth[] {
+    this.flush()
+    if (!this.ready) return []
+    const stats = this.attempt('health', () => this.db.prepare(`
+      SELECT provider,
+        SUM(CASE WHEN kind NOT IN ('refusal','error') THEN 1 ELSE 0 END) AS calls,
+        SUM(CASE WHEN kind = 'error' OR (ok = 0 AND kind <> 'refusal') THEN 1 ELSE 0 END) AS errors,
+        SUM(CASE WHEN kind = 'refusal' THEN 1 ELSE 0 END) AS refusals
+      FROM cad_memory_events GROUP BY provider ORDER BY provider`).all() as Array<{ provider: string; calls: number; errors: number; refusals: number }>) ?? []
+    return stats.map((s) => {
+      const last = this.db.prepare(`SELECT summary, at FROM cad_memory_events WHERE provider = ? AND (kind = 'error' OR (ok = 0 AND kind <> 'refusal')) ORDER BY id DESC LIMIT 1`).get(s.provider) as { summary: string; at: number } | undefined
+      const latencies = (this.db.prepare(`SELECT latency_ms AS l FROM cad_memory_events WHERE provider = ? AND latency_ms IS NOT NULL ORDER BY id DESC LIMIT 1000`).all(s.provider) as Array<{ l: number }>).map((r) => r.l).sort((a, b) => a - b)
+      const p95 = latencies.length ? latencies[Math.min(latencies.length - 1, Math.ceil(latencies.length * 0.95) - 1)]! : null
+      return { profile: this.profile, provider: s.provider, calls: s.calls ?? 0, errors: s.errors ?? 0, refusals: s.refusals ?? 0, lastError: last?.summary ?? null, lastErrorAt: last?.at ?? null, p95LatencyMs: p95 }
+    })
+  }
+
+  private insert(e: Omit<MemoryEvent, 'id'>): number {
+    const info = this.db.prepare(`INSERT INTO cad_memory_events (provider, kind, name, session_id, turn_id, ok, latency_ms, summary, size, at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(e.provider, e.kind, e.name, e.sessionId, e.turnId, e.ok ? 1 : 0, e.latencyMs, e.summary, e.size, e.at)
+    return Number(info.lastInsertRowid)
+  }
+
+  private prune(): void {
+    this.sincePrune = 0
+    this.attempt('prune', () => this.db.prepare(`DELETE FROM cad_memory_events WHERE id <= (SELECT id FROM cad_memory_events ORDER BY id DESC LIMIT 1 OFFSET ?)`).run(this.retention))
+  }
+
+  private attempt<T>(what: string, fn: () => T): T | undefined {
+    try {
+      return fn()
+    } catch (err) {
+      log.warn(`memory activity log (${this.profile}) ${what} failed: ${(err as Error).message ?? String(err)}`)
+      return undefined
+    }
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * The agent-build path for memory: built-in provider (unless disabled) plus the configured external one.
+ * Whatever can't be used is dropped and turned into ONE startup notice for the user (never a home path:
+ * notices reach chat surfaces); details go to the log. Only a provider that really joined logs "activated".
+ */
+import { BuiltinMemoryProvider, type BuiltinMemoryOptions } from './builtin'
+import type { MemoryActivitySink } from './activity-types'
+import { MANAGER_LOGGER, memoryLogger } from './log'
+import { errorText } from './manager-support'
+import { MemoryManager } from './manager'
+import { BUILTIN_PROVIDER_NAME, type InitializeOptions, type MemoryProvider } from './provider'
+
+const log = memoryLogger(MANAGER_LOGGER)
+
+/** The `memory:` section of a profile's config.yaml (upstream keys). */
+export interface MemoryConfig {
+  provider?: string | null
+  memory_enabled?: boolean
+  user_profile_enabled?: boolean
+}
+
+export interface StartupNotice { level: 'warn' | 'info'; text: string }
+
+export interface BuildAgentMemoryOptions {
+  sessionId: string
+  platform: string
+  activity?: MemoryActivitySink
+  builtin?: BuiltinMemoryOptions
+  /** Extra initialize kwargs (agentContext, agentIdentity, userId, …). */
+  init?: Partial<InitializeOptions>
+}
+
+export interface AgentMemory {
+  /** null when no provider is left to serve this agent. */
+  manager: MemoryManager | null
+  warnings: StartupNotice[]
+}
+
+export type LoadMemoryProvider = (name: string) => MemoryProvider | null | undefined | Promise<MemoryProvider | null | undefined>
+
+export async function buildMemoryManagerForAgent(
+  config: { memory?: MemoryConfig | null } | null | undefined,
+  profileHome: string,
+  loadProvider: LoadMemoryProvider,
+  options: BuildAgentMemoryOptions
+): Promise<AgentMemory> {
+  const memory = config?.memory ?? {}
+  const warnings: StartupNotice[] = []
+  const warn = (text: string) => warnings.push({ level: 'warn', text })
+  const manager = new MemoryManager({ activity: options.activity })
+  if (memory.memory_enabled !== false) {
+    manager.addProvider(new BuiltinMemoryProvider({ userProfileEnabled: memory.user_profile_enabled, ...options.builtin }))
+  }
+
+  const name = typeof memory.provider === 'string' ? memory.provider.trim() : ''
+  let external: MemoryProvider | null = null
+  if (name && name !== BUILTIN_PROVIDER_NAME) {
+    try {
+      external = (await loadProvider(name)) ?? null
+      if (!external) warn(`Memory provider '${name}' is not installed; continuing without it.`)
+    } catch (err) {
+      log.error(`Memory provider '${name}' failed to load: ${errorText(err)}`, { subject: `provider ${name}` })
+      warn(`Memory provider '${name}' failed to load; continuing without it. Run \`caduceus logs errors\` for details.`)
+    }
+    if (external && !safeAvailable(external)) {
+      warn(`Memory provider '${name}' is unavailable${reason(external)}; continuing without it.`)
+      external = null
+    }
+    if (external && !manager.addProvider(external)) {
+      warn(`Memory provider '${name}' could not be registered; continuing without it.`)
+      external = null
+    }
+  }
+
+  const { refused } = await manager.initializeAll(options.sessionId, { ...options.init, hermesHome: profileHome, platform: options.platform })
+  for (const dropped of refused) {
+    warn(`Memory provider '${dropped}' is off for this agent: the same provider instance already serves another profile, so it was not connected here. Run \`caduceus logs errors\` for details.`)
+  }
+  if (external && manager.providers.includes(external)) log.info(`Memory provider '${external.name}' activated`)
+  if (manager.providers.length === 0) {
+    await manager.shutdownAll()
+    return { manager: null, warnings }
+  }
+  return { manager, warnings }
+}
+
+function safeAvailable(p: MemoryProvider): boolean {
+  try {
+    return p.isAvailable() === true
+  } catch {
+    return false
+  }
+}
+
+function reason(p: MemoryProvider): string {
+  try {
+    const r = p.unavailableReason()
+    return r ? ` (${r})` : ''
+  } catch {
+    return ''
+  }
+}

@@ -1,0 +1,85 @@
+// Built-in memory store: upstream-compatible MEMORY.md / USER.md (`\n§\n`), the `memory` tool, the prompt
+// block, and the UI's index-based edits, each strictly scoped to the home it is given.
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { CaduceusError } from '@shared/contract'
+import { withHomeOverride } from '../scope'
+import { BuiltinMemoryProvider } from './builtin'
+import { editEntry, ENTRY_DELIMITER, memoryFile, parseEntries, readEntries, serializeEntries } from './builtin-store'
+import { runMemoryTool } from './builtin-tool'
+import { MemoryManager } from './manager'
+import { makeHomes } from './test-fixtures/harness'
+
+const tool = (home: string, args: Record<string, unknown>) => JSON.parse(runMemoryTool(home, args))
+
+describe('built-in memory store', () => {
+  it('reads an upstream-written MEMORY.md and writes back byte-compatible `\\n§\\n` separated entries', () => {
+    const { alpha } = makeHomes()
+    mkdirSync(join(alpha, 'memories'), { recursive: true })
+    writeFileSync(memoryFile(alpha, 'memory'), 'User runs Debian 12\n§\nProject uses pnpm, not npm\nmulti-line ok\n§\nPrefers terse answers\n')
+    expect(readEntries(alpha, 'memory')).toEqual(['User runs Debian 12', 'Project uses pnpm, not npm\nmulti-line ok', 'Prefers terse answers'])
+    expect(tool(alpha, { action: 'add', target: 'memory', content: 'Tests live beside code' }).success).toBe(true)
+    expect(readFileSync(memoryFile(alpha, 'memory'), 'utf8')).toBe(
+      ['User runs Debian 12', 'Project uses pnpm, not npm\nmulti-line ok', 'Prefers terse answers', 'Tests live beside code'].join('\n§\n'))
+    expect(parseEntries(serializeEntries(['a', 'b\nc']))).toEqual(['a', 'b\nc'])
+    expect(ENTRY_DELIMITER).toBe('\n§\n')
+    expect(readdirSync(join(alpha, 'memories')).sort()).toEqual(['MEMORY.md']) // temp file renamed away
+  })
+
+  it('memory tool: add / replace / remove by unique substring, duplicates, limits and bad input', () => {
+    const { alpha } = makeHomes()
+    expect(tool(alpha, { action: 'add', target: 'user', content: 'Name: Ada' })).toMatchObject({ success: true, entries: ['Name: Ada'], entry_count: 1 })
+    expect(tool(alpha, { action: 'add', target: 'user', content: 'Name: Ada' }).message).toContain('already exists')
+    tool(alpha, { action: 'add', target: 'user', content: 'Timezone: UTC+1' })
+    expect(tool(alpha, { action: 'replace', target: 'user', old_text: 'Timezone', content: 'Timezone: UTC+2' }).entries).toEqual(['Name: Ada', 'Timezone: UTC+2'])
+    expect(tool(alpha, { action: 'remove', target: 'user', old_text: 'Name' }).entries).toEqual(['Timezone: UTC+2'])
+    expect(tool(alpha, { action: 'remove', target: 'user', old_text: 'absent' })).toMatchObject({ success: false })
+    tool(alpha, { action: 'add', target: 'user', content: 'Timezone note: DST' })
+    expect(tool(alpha, { action: 'remove', target: 'user', old_text: 'Timezone' }).error).toContain('matches 2 entries')
+    expect(tool(alpha, { action: 'add', target: 'memory', content: 'x'.repeat(3_000) }).error).toContain('would exceed the limit')
+    expect(tool(alpha, { action: 'add', target: 'memory', content: 'a\n§\nb' }).success).toBe(false)
+    expect(tool(alpha, { action: 'fly', target: 'memory' }).success).toBe(false)
+    expect(tool(alpha, { action: 'add', target: 'diary', content: 'x' }).success).toBe(false)
+    expect(tool(alpha, { action: 'add', target: 'memory', content: '   ' }).success).toBe(false)
+    expect(readEntries(alpha, 'memory')).toEqual([])
+  })
+
+  it('UI edits by index touch only the given home and return the new list', () => {
+    const { alpha, beta } = makeHomes()
+    editEntry(beta, { op: 'add', target: 'memory', content: 'beta fact' })
+    expect(editEntry(alpha, { op: 'add', target: 'memory', content: 'first' })).toEqual(['first'])
+    expect(editEntry(alpha, { op: 'add', target: 'memory', content: 'second' })).toEqual(['first', 'second'])
+    expect(editEntry(alpha, { op: 'replace', target: 'memory', index: 0, content: 'first, edited' })).toEqual(['first, edited', 'second'])
+    expect(editEntry(alpha, { op: 'remove', target: 'memory', index: 1 })).toEqual(['first, edited'])
+    expect(readEntries(beta, 'memory')).toEqual(['beta fact'])
+    expect(() => editEntry(alpha, { op: 'remove', target: 'memory', index: 5 })).toThrow(CaduceusError)
+    expect(() => editEntry(alpha, { op: 'replace', target: 'memory', index: 0, content: 'x\n§\ny' })).toThrow(/'§'/)
+    expect(() => editEntry(alpha, { op: 'add', target: 'nope' as 'memory', content: 'x' })).toThrow(CaduceusError)
+    expect(readEntries(alpha, 'user')).toEqual([])
+  })
+
+  it('provider: binds to its initialize home, injects a session-stable snapshot into the system prompt', async () => {
+    const { alpha, beta } = makeHomes()
+    editEntry(alpha, { op: 'add', target: 'memory', content: 'alpha note' })
+    editEntry(alpha, { op: 'add', target: 'user', content: 'alpha user' })
+    editEntry(beta, { op: 'add', target: 'memory', content: 'beta note' })
+    const m = new MemoryManager()
+    m.addProvider(new BuiltinMemoryProvider())
+    await m.initializeAll('s1', { hermesHome: alpha, platform: 'desk' })
+    const prompt = await withHomeOverride(alpha, () => m.buildSystemPrompt())
+    expect(prompt).toContain('MEMORY (your personal notes)')
+    expect(prompt).toContain('alpha note')
+    expect(prompt).toContain('USER PROFILE')
+    expect(prompt).not.toContain('beta note')
+    await withHomeOverride(alpha, () => m.handleToolCall('memory', { action: 'add', target: 'memory', content: 'added mid-session' }))
+    expect(await withHomeOverride(alpha, () => m.buildSystemPrompt())).toBe(prompt) // prefix-cache stable
+    await withHomeOverride(alpha, () => m.onSessionSwitch('s2'))
+    expect(await withHomeOverride(alpha, () => m.buildSystemPrompt())).toContain('added mid-session')
+    expect(readEntries(beta, 'memory')).toEqual(['beta note'])
+    const noUser = new BuiltinMemoryProvider({ userProfileEnabled: false })
+    noUser.initialize('s', { hermesHome: alpha, platform: 'desk' })
+    expect(noUser.systemPromptBlock()).not.toContain('alpha user')
+    expect(JSON.parse(new BuiltinMemoryProvider().handleToolCall('memory', { action: 'add', target: 'memory', content: 'x' })).success).toBe(false)
+  })
+})

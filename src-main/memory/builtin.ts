@@ -1,0 +1,79 @@
+/**
+ * Built-in memory provider: the `memory` tool plus a system-prompt block with the profile's entries.
+ * The block is a snapshot taken at initialize (and at a session switch) rather than re-read every turn,
+ * so the system prompt stays byte-stable within a session and provider prefix caches keep hitting;
+ * writes land on disk at once and show up in the next session's prompt.
+ */
+import { readEntries, type MemoryTarget } from './builtin-store'
+import { DEFAULT_MEMORY_LIMITS, MEMORY_TOOL_NAME, MEMORY_TOOL_SCHEMA, runMemoryTool, usage, type MemoryLimits } from './builtin-tool'
+import { BUILTIN_PROVIDER_NAME, MemoryProvider, type InitializeOptions, type MemoryToolSchema, type ToolCallKwargs } from './provider'
+
+export interface BuiltinMemoryOptions {
+  limits?: Partial<MemoryLimits>
+  /** Include USER.md in the prompt (upstream `memory.user_profile_enabled`). */
+  userProfileEnabled?: boolean
+}
+
+const HEADERS: Record<MemoryTarget, string> = { memory: 'MEMORY (your personal notes)', user: 'USER PROFILE (who the user is)' }
+const RULE = '═'.repeat(46)
+
+export class BuiltinMemoryProvider extends MemoryProvider {
+  readonly name = BUILTIN_PROVIDER_NAME
+  private home: string | null = null
+  private snapshot: Record<MemoryTarget, string[]> = { memory: [], user: [] }
+  private readonly limits: MemoryLimits
+  private readonly userProfileEnabled: boolean
+
+  constructor(options: BuiltinMemoryOptions = {}) {
+    super()
+    this.limits = { ...DEFAULT_MEMORY_LIMITS, ...options.limits }
+    this.userProfileEnabled = options.userProfileEnabled ?? true
+  }
+
+  /** Home bound at initialize. */
+  get boundHome(): string | null {
+    return this.home
+  }
+
+  isAvailable(): boolean {
+    return true
+  }
+
+  initialize(_sessionId: string, options: InitializeOptions): void {
+    this.home = options.hermesHome
+    this.refreshSnapshot()
+  }
+
+  getToolSchemas(): MemoryToolSchema[] {
+    return [MEMORY_TOOL_SCHEMA]
+  }
+
+  handleToolCall(toolName: string, args: Record<string, unknown>, _kwargs?: ToolCallKwargs): string {
+    if (toolName !== MEMORY_TOOL_NAME) return JSON.stringify({ success: false, error: `unknown tool '${toolName}'` })
+    if (!this.home) return JSON.stringify({ success: false, error: 'memory is not initialized for this profile' })
+    return runMemoryTool(this.home, args, this.limits)
+  }
+
+  systemPromptBlock(): string {
+    const targets: MemoryTarget[] = this.userProfileEnabled ? ['memory', 'user'] : ['memory']
+    return targets
+      .filter((t) => this.snapshot[t].length > 0)
+      .map((t) => `${RULE}\n${HEADERS[t]} [${usage(this.snapshot[t], this.limits[t])}]\n${RULE}\n${this.snapshot[t].join('\n§\n')}`)
+      .join('\n\n')
+  }
+
+  onSessionSwitch(): void {
+    this.refreshSnapshot()
+  }
+
+  private refreshSnapshot(): void {
+    if (!this.home) return
+    for (const t of ['memory', 'user'] as const) {
+      try {
+        this.snapshot[t] = readEntries(this.home, t)
+      } catch {
+        // An unreadable file leaves the previous snapshot; the tool call will report the error.
+      }
+    }
+  }
+}

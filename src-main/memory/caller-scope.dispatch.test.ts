@@ -1,0 +1,104 @@
+// Seed 000 (PLG-11): a memory-provider tool call belongs to the calling turn's profile. Driven through the
+// real sequential and concurrent dispatch of the agent's ToolRegistry with real MemoryManagers.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { withHomeOverride, withMultiplex, withoutHomeOverride } from '../scope'
+import { BareSignatureProvider, ProcessWideProvider } from './test-fixtures/seed-providers'
+import { buildAgent, captureLogs, concurrent, expectGenericRefusal, makeHomes, sequential, tick } from './test-fixtures/harness'
+
+let logs: ReturnType<typeof captureLogs>
+const savedHome = process.env.HERMES_HOME
+beforeEach(() => {
+  ProcessWideProvider.reset()
+  BareSignatureProvider.argCounts = []
+  logs = captureLogs()
+})
+afterEach(() => {
+  logs.stop()
+  if (savedHome === undefined) delete process.env.HERMES_HOME
+  else process.env.HERMES_HOME = savedHome
+})
+
+describe('memory caller scope: tool dispatch (seed 000)', () => {
+  // seed 000: test_interleaved_turns_of_two_profiles_write_to_their_own_stores
+  it('interleaved turns of two profiles write to their own stores', async () => {
+    const { alpha: alphaHome, beta: betaHome } = makeHomes()
+    const alpha = await buildAgent(alphaHome, 'agent:alpha:api_server:dm:1')
+    const beta = await buildAgent(betaHome, 'agent:beta:api_server:dm:2') // initialized last: owns the process-wide binding
+    let started = 0
+    const turn = (agent: typeof alpha, home: string, label: string) =>
+      withHomeOverride(home, async () => {
+        started++
+        while (started < 2) await tick() // barrier: both turns are in flight before either calls
+        for (let i = 0; i < 20; i++) {
+          const result = await (i % 2 ? sequential : concurrent)(agent, `${label}-${i}`)
+          expect(result).toEqual({ ok: true })
+          await tick()
+        }
+      })
+    await Promise.all([turn(alpha, alphaHome, 'alpha'), turn(beta, betaHome, 'beta')])
+    const stores = ProcessWideProvider.storesObject()
+    const expected = (label: string) => Array.from({ length: 20 }, (_, i) => `${label}-${i}`).sort()
+    expect([...(stores[alphaHome] ?? [])].sort()).toEqual(expected('alpha'))
+    expect([...(stores[betaHome] ?? [])].sort()).toEqual(expected('beta'))
+    expect(Object.keys(stores).sort()).toEqual([alphaHome, betaHome].sort())
+    // The caller's gateway session key still travels with each call.
+    expect(new Set(ProcessWideProvider.calls.map((c) => c.callerGsk))).toEqual(new Set(['agent:alpha:api_server:dm:1', 'agent:beta:api_server:dm:2']))
+  })
+
+  // seed 000: test_call_from_another_profiles_scope_is_refused
+  it("refuses a call from another profile's scope", async () => {
+    const { alpha: alphaHome, beta: betaHome } = makeHomes()
+    const alpha = await buildAgent(alphaHome, 'agent:alpha:api_server:dm:1')
+    for (const dispatch of [sequential, concurrent]) {
+      // the turn's scope names a profile this manager never served
+      const result = await withHomeOverride(betaHome, () => dispatch(alpha, 'stray'))
+      expectGenericRefusal(result, logs.records, alphaHome, betaHome)
+    }
+    expect(ProcessWideProvider.storesObject()).toEqual({})
+  })
+
+  // seed 000: test_multiplexed_call_with_no_known_profile_is_refused
+  it('refuses a multiplexed call when the manager knows no profile', async () => {
+    const { alpha: alphaHome } = makeHomes()
+    await withMultiplex(true, async () => {
+      const agent = await buildAgent(alphaHome, '', new ProcessWideProvider(), { initialize: false })
+      const result = await withHomeOverride(alphaHome, () => sequential(agent, 'orphan'))
+      expectGenericRefusal(result, logs.records, alphaHome)
+    })
+    expect(ProcessWideProvider.storesObject()).toEqual({})
+  })
+
+  // seed 000: test_multiplexed_call_without_a_caller_scope_is_refused_even_for_the_process_profile
+  it("refuses a multiplexed call without a caller scope, even for the process's own profile", async () => {
+    // On a multiplexed process a call that names no profile is not proof it came from that profile's turn.
+    const { alpha: alphaHome } = makeHomes()
+    process.env.HERMES_HOME = alphaHome
+    await withMultiplex(true, async () => {
+      const alpha = await buildAgent(alphaHome, 'agent:alpha:api_server:dm:1')
+      for (const dispatch of [sequential, concurrent]) {
+        const result = await withoutHomeOverride(() => dispatch(alpha, 'unscoped'))
+        expectGenericRefusal(result, logs.records, alphaHome)
+      }
+    })
+    expect(ProcessWideProvider.storesObject()).toEqual({})
+  })
+
+  // seed 000: test_single_profile_process_keeps_working_without_initialize
+  it('keeps a single-profile process working without initialize', async () => {
+    const { alpha: alphaHome } = makeHomes()
+    const agent = await buildAgent(alphaHome, '', new ProcessWideProvider(), { initialize: false })
+    expect(await withHomeOverride(alphaHome, () => sequential(agent, 'plain'))).toEqual({ ok: true })
+  })
+
+  // seed 000: test_two_argument_provider_signature_still_receives_its_calls
+  it('still delivers calls to a provider with the two-argument handleToolCall shape', async () => {
+    const { alpha: alphaHome } = makeHomes()
+    const agent = await buildAgent(alphaHome, 'agent:alpha:api_server:dm:1', new BareSignatureProvider())
+    await withHomeOverride(alphaHome, async () => {
+      expect(await sequential(agent, 'one')).toEqual({ ok: true })
+      expect(await concurrent(agent, 'two')).toEqual({ ok: true })
+    })
+    expect(ProcessWideProvider.storesObject()).toEqual({ bare: ['one', 'two'] })
+    expect(BareSignatureProvider.argCounts).toEqual([2, 2])
+  })
+})

@@ -1,0 +1,150 @@
+// Seed 000 (PLG-11), provider-side contract and lifecycle hooks: every hook has its own guard, background
+// hooks run under the owning profile explicitly, and two profiles' interleaved turns never cross.
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createLogger } from '../host/log'
+import { isMultiplexActive, withHomeOverride, withMultiplex, withSecretScope } from '../scope'
+import { callerScopeHooks, REFUSAL_CODE } from './caller-scope'
+import { addMemoryLogSink, CALLER_SCOPE_LOGGER } from './log'
+import { managerHooks } from './manager-support'
+import { HOOK_TOOL, InstanceScopedProvider } from './test-fixtures/seed-providers'
+import { buildAgent, buildManager, captureLogs, concurrent, HOOKS, makeHomes, refusedHooks, sequential, tick } from './test-fixtures/harness'
+
+let logs: ReturnType<typeof captureLogs>
+const savedHome = process.env.HERMES_HOME
+beforeEach(() => {
+  InstanceScopedProvider.events = []
+  logs = captureLogs()
+})
+afterEach(() => {
+  logs.stop()
+  if (savedHome === undefined) delete process.env.HERMES_HOME
+  else process.env.HERMES_HOME = savedHome
+})
+
+const ALL_HOOKS = new Set(Object.keys(HOOKS))
+
+describe('memory caller scope: lifecycle hooks (seed 000)', () => {
+  // seed 000: test_lifecycle_hooks_from_another_profiles_scope_are_refused
+  it("refuses every lifecycle hook from another profile's scope, each with its own log record", async () => {
+    const { alpha: alphaHome, beta: betaHome } = makeHomes()
+    const alpha = await buildManager(alphaHome)
+    await withHomeOverride(betaHome, async () => {
+      for (const hook of Object.values(HOOKS)) await hook(alpha)
+    })
+    expect(InstanceScopedProvider.events).toEqual([])
+    expect(refusedHooks(logs.records)).toEqual(ALL_HOOKS)
+    expect(logs.scope().every((r) => r.message.includes(betaHome))).toBe(true)
+  })
+
+  // seed 000: test_multiplexed_lifecycle_hooks_without_a_caller_scope_are_refused
+  it('refuses every multiplexed lifecycle hook that carries no caller scope', async () => {
+    const { alpha: alphaHome } = makeHomes()
+    process.env.HERMES_HOME = alphaHome
+    await withMultiplex(true, async () => {
+      const alpha = await buildManager(alphaHome)
+      for (const hook of Object.values(HOOKS)) await hook(alpha)
+    })
+    expect(InstanceScopedProvider.events).toEqual([])
+    expect(refusedHooks(logs.records)).toEqual(ALL_HOOKS)
+  })
+
+  // seed 000: test_tool_calls_reuse_what_initialize_bound
+  it("works out only the caller's home key per call; the bound key and the provider arity come from initialize", async () => {
+    const { alpha: alphaHome } = makeHomes()
+    const agent = await buildAgent(alphaHome, 'agent:alpha:dm', new InstanceScopedProvider())
+    const keys: string[] = []
+    const arities: unknown[] = []
+    const realKey = callerScopeHooks.homeKey
+    const realArity = managerHooks.signatureArity
+    callerScopeHooks.homeKey = (home) => (keys.push(home), realKey(home))
+    managerHooks.signatureArity = (fn) => (arities.push(fn), realArity(fn))
+    try {
+      await withHomeOverride(alphaHome, async () => {
+        for (let i = 0; i < 3; i++) expect(await agent.manager.handleToolCall(HOOK_TOOL, {})).toBe(JSON.stringify({ ok: true }))
+      })
+    } finally {
+      callerScopeHooks.homeKey = realKey
+      managerHooks.signatureArity = realArity
+    }
+    expect(keys).toEqual([alphaHome, alphaHome, alphaHome])
+    expect(arities.length).toBeLessThanOrEqual(1)
+  })
+
+  // seed 000: test_refused_checkpoint_compression_fails_closed
+  it('fails closed when a required pre-compress checkpoint is refused', async () => {
+    const { alpha: alphaHome, beta: betaHome } = makeHomes()
+    const alpha = await buildManager(alphaHome)
+    await expect(withHomeOverride(betaHome, () => alpha.onPreCompress([{ role: 'user', content: 'x' }], { requireCheckpoint: true })))
+      .rejects.toThrow(/caduceus logs errors/)
+    expect(InstanceScopedProvider.events).toEqual([])
+  })
+
+  // seed 000: test_refusals_are_written_to_gateway_log
+  it('routes refusals, under the caller-scope logger at error level, into the host error log', async () => {
+    const { alpha: alphaHome, beta: betaHome } = makeHomes()
+    const dir = mkdtempSync(join(tmpdir(), 'cad-memlog-'))
+    const host = createLogger({ logFile: join(dir, 'caduceus.log'), errorFile: join(dir, 'errors.log') })
+    const detach = addMemoryLogSink((r) => host[r.level](r.name, r.message))
+    try {
+      const alpha = await buildManager(alphaHome)
+      await withHomeOverride(betaHome, () => alpha.onTurnStart(1, 'hi'))
+    } finally {
+      detach()
+    }
+    const refusal = logs.scope().find((r) => r.code === REFUSAL_CODE)
+    expect(refusal).toMatchObject({ name: CALLER_SCOPE_LOGGER, level: 'error' })
+    const errorsLog = readFileSync(join(dir, 'errors.log'), 'utf8')
+    expect(errorsLog).toContain(CALLER_SCOPE_LOGGER)
+    expect(errorsLog).toContain(REFUSAL_CODE)
+  })
+
+  // seed 000: test_background_hook_runs_under_the_owning_profile_explicitly
+  it('runs a background hook under the owning profile explicitly when the turn proves its profile by secret scope alone', async () => {
+    const { alpha: alphaHome } = makeHomes()
+    await withMultiplex(true, async () => {
+      const alpha = await buildManager(alphaHome)
+      await withSecretScope({ profileHome: alphaHome, secrets: {} }, async () => {
+        alpha.syncAll('what did we decide', 'the plan', { sessionId: 's' })
+        expect(await alpha.flushPending(5_000)).toBe(true)
+      })
+    })
+    expect(InstanceScopedProvider.events).toEqual([['sync_turn', alphaHome, alphaHome]])
+  })
+
+  // seed 000: test_two_profiles_interleaving_tool_calls_and_hooks_stay_in_their_own_stores
+  it("keeps two profiles' interleaved tool calls and hooks in their own stores", async () => {
+    const { alpha: alphaHome, beta: betaHome } = makeHomes()
+    await withMultiplex(true, async () => {
+      const homes = [alphaHome, betaHome]
+      const agents = new Map(await Promise.all(homes.map(async (h) => [h, await buildAgent(h, `agent:${h}:dm`, new InstanceScopedProvider())] as const)))
+      let started = 0
+      const turns = (home: string) => withHomeOverride(home, async () => {
+        expect(isMultiplexActive()).toBe(true) // the turn inherited the multiplexed mode
+        const agent = agents.get(home)!
+        started++
+        while (started < 2) await tick()
+        for (let i = 0; i < 10; i++) {
+          expect(await (i % 2 ? sequential : concurrent)(agent, undefined, HOOK_TOOL)).toEqual({ ok: true })
+          await tick()
+        }
+        for (const hook of Object.keys(HOOKS).sort()) {
+          await HOOKS[hook]!(agent.manager)
+          await tick()
+        }
+      })
+      await Promise.all(homes.map(turns))
+    })
+    const events = InstanceScopedProvider.events
+    for (const home of [alphaHome, betaHome]) {
+      const mine = events.filter((e) => e[1] === home)
+      const kinds = new Set(mine.map((e) => e[0]))
+      for (const want of ['tool', ...Object.keys(HOOKS).filter((h) => h !== 'session_boundary')]) expect(kinds).toContain(want)
+      expect(mine.every(([, , ambient]) => ambient === home)).toBe(true)
+    }
+    expect(events.length).toBe(events.filter((e) => e[1] === alphaHome || e[1] === betaHome).length)
+    expect(logs.scope()).toEqual([])
+  })
+})

@@ -1,0 +1,73 @@
+/** Small pieces the MemoryManager is built from: core tool names, test seams, timing and summaries. */
+import type { MemoryProvider } from './provider'
+
+/** Tool names owned by the agent itself; an external memory provider may not shadow them. */
+export const DEFAULT_CORE_TOOL_NAMES: readonly string[] = [
+  'terminal', 'process', 'read_file', 'write_file', 'patch', 'search_files', 'web_search', 'web_extract',
+  'browser_navigate', 'browser_click', 'browser_type', 'browser_snapshot', 'delegate_task', 'todo', 'memory',
+  'session_search', 'clarify', 'execute_code', 'skills_list', 'skill_view', 'skill_manage', 'send_message',
+  'cronjob', 'vision_analyze', 'image_generate', 'text_to_speech'
+]
+
+export const PREFETCH_TIMEOUT_MS = 8_000
+export const DRAIN_TIMEOUT_MS = 5_000
+
+/**
+ * Test seam (seed 000 test_tool_calls_reuse_what_initialize_bound): a provider's tool-call arity is read
+ * once when it is added, never per call.
+ */
+export const managerHooks = { signatureArity: (fn: (...args: never[]) => unknown): number => fn.length }
+
+/**
+ * A provider written against the two-argument shape `handleToolCall(name, args)` gets exactly two
+ * arguments (upstream only forwards **kwargs a handler can take). Everything else gets the kwargs.
+ */
+export function acceptsToolKwargs(provider: MemoryProvider): boolean {
+  return managerHooks.signatureArity(provider.handleToolCall.bind(provider) as never) !== 2
+}
+
+export const now = (): number => performance.now()
+export const elapsed = (start: number): number => Math.round((performance.now() - start) * 100) / 100
+
+export function errorText(err: unknown): string {
+  if (err instanceof Error) return err.message || err.name
+  return String(err)
+}
+
+export function clip(text: string, max = 120): string {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`
+}
+
+/** Race a value against a timer; the timer never keeps the process alive. */
+export async function withTimeout<T>(work: Promise<T>, ms: number): Promise<{ timedOut: false; value: T } | { timedOut: true }> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<{ timedOut: true }>((resolve) => {
+    timer = setTimeout(() => resolve({ timedOut: true }), ms)
+    timer.unref?.()
+  })
+  try {
+    return await Promise.race([work.then((value) => ({ timedOut: false as const, value })), timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** A committed add/replace/remove from the built-in `memory` tool, mirrored to external providers. */
+export function committedMemoryWrite(args: Record<string, unknown>, result: string):
+  { action: 'add' | 'replace' | 'remove'; target: 'memory' | 'user'; content: string } | null {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(result)
+  } catch {
+    return null
+  }
+  const r = parsed as { success?: unknown; staged?: unknown }
+  if (!r || r.success !== true || r.staged) return null
+  const action = args.action
+  const target = args.target ?? 'memory'
+  if (action !== 'add' && action !== 'replace' && action !== 'remove') return null
+  if (target !== 'memory' && target !== 'user') return null
+  const content = typeof args.content === 'string' ? args.content : typeof args.old_text === 'string' ? args.old_text : ''
+  return { action, target, content }
+}

@@ -1,0 +1,100 @@
+/** Seed-000 harness: temp homes, managers built the way an agent builds them, real dispatch, captured logs. */
+import { mkdirSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { basename, join } from 'node:path'
+import { expect } from 'vitest'
+import { dispatchConcurrent, dispatchSequential, ToolRegistry, type ToolContext } from '../../agent/tools/registry'
+import { withHomeOverride } from '../../scope'
+import { REFUSAL_CODE } from '../caller-scope'
+import { addMemoryLogSink, CALLER_SCOPE_LOGGER, type MemoryLogRecord } from '../log'
+import { MemoryManager, type MemoryManagerOptions } from '../manager'
+import type { MemoryProvider } from '../provider'
+import { memoryToolDefinitions } from '../tools'
+import { InstanceScopedProvider, ProcessWideProvider, TOOL } from './seed-providers'
+
+export function makeHomes(): { root: string; alpha: string; beta: string } {
+  const root = join(mkdtempSync(join(tmpdir(), 'cad-mem-')), '.hermes')
+  const alpha = join(root, 'profiles', 'alpha')
+  const beta = join(root, 'profiles', 'beta')
+  for (const home of [alpha, beta]) mkdirSync(home, { recursive: true })
+  return { root, alpha, beta }
+}
+
+export interface TestAgent { manager: MemoryManager; registry: ToolRegistry; gsk: string }
+
+export async function buildAgent(home: string, gsk: string, provider: MemoryProvider = new ProcessWideProvider(), opts: { initialize?: boolean } & MemoryManagerOptions = {}): Promise<TestAgent> {
+  const manager = new MemoryManager(opts)
+  await withHomeOverride(home, async () => {
+    manager.addProvider(provider)
+    if (opts.initialize !== false) await manager.initializeAll(`s-${basename(home)}`, { platform: 'api_server', hermesHome: home })
+  })
+  const registry = new ToolRegistry()
+  for (const def of memoryToolDefinitions(manager)) registry.register(def)
+  return { manager, registry, gsk }
+}
+
+export async function buildManager(home: string, provider: MemoryProvider = new InstanceScopedProvider(), opts: MemoryManagerOptions = {}): Promise<MemoryManager> {
+  return (await buildAgent(home, '', provider, opts)).manager
+}
+
+const ctx = (agent: TestAgent): ToolContext => ({ profile: 'p', sessionId: 's', turnId: 't', gatewaySessionKey: agent.gsk })
+const call = (name: string, args: Record<string, unknown>) => [{ id: 'c', name, arguments: JSON.stringify(args) }]
+
+export async function sequential(agent: TestAgent, content?: string, tool = TOOL): Promise<Record<string, unknown>> {
+  const [result] = await dispatchSequential(agent.registry, call(tool, content === undefined ? {} : { content }), ctx(agent))
+  return JSON.parse(result!.content)
+}
+
+export async function concurrent(agent: TestAgent, content?: string, tool = TOOL): Promise<Record<string, unknown>> {
+  const [result] = await dispatchConcurrent(agent.registry, call(tool, content === undefined ? {} : { content }), ctx(agent))
+  return JSON.parse(result!.content)
+}
+
+/** Captures every memory log record until `stop()`. */
+export function captureLogs(): { records: MemoryLogRecord[]; scope: () => MemoryLogRecord[]; stop: () => void } {
+  const records: MemoryLogRecord[] = []
+  const stop = addMemoryLogSink((r) => records.push(r))
+  return { records, scope: () => records.filter((r) => r.name === CALLER_SCOPE_LOGGER), stop }
+}
+
+/** The model sees a generic refusal naming `caduceus logs errors`; the log keeps the code and the homes. */
+export function expectGenericRefusal(result: Record<string, unknown>, logs: MemoryLogRecord[], ...homes: string[]): void {
+  const error = String(result.error ?? '')
+  expect(error).toContain('refused')
+  expect(error).toContain('caduceus logs errors')
+  expect(error).not.toContain(REFUSAL_CODE)
+  for (const home of homes) expect(error).not.toContain(home)
+  const logged = logs.filter((r) => r.name === CALLER_SCOPE_LOGGER).map((r) => r.message).join('\n')
+  expect(logged).toContain(REFUSAL_CODE)
+  for (const home of homes) expect(logged).toContain(home)
+}
+
+/** Lets other async turns run: real interleaving between steps. */
+export const tick = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+export function refusedHooks(logs: MemoryLogRecord[]): Set<string> {
+  return new Set(logs.filter((r) => r.name === CALLER_SCOPE_LOGGER && r.code === REFUSAL_CODE && r.message.includes(REFUSAL_CODE)).map((r) => (r.subject ?? '').replace(/^hook /, '')))
+}
+
+/** Hook name → drives it through the manager the way the agent does (background ones drained). */
+export const HOOKS: Record<string, (m: MemoryManager) => Promise<unknown>> = {
+  sync_turn: async (m) => {
+    m.syncAll('what did we decide', 'the plan', { sessionId: 's' })
+    expect(await m.flushPending(5_000)).toBe(true)
+  },
+  queue_prefetch: async (m) => {
+    m.queuePrefetchAll('what did we decide', { sessionId: 's' })
+    expect(await m.flushPending(5_000)).toBe(true)
+  },
+  prefetch: (m) => m.prefetchAll('what did we decide', { sessionId: 's' }),
+  on_turn_start: (m) => m.onTurnStart(1, 'what did we decide'),
+  on_session_end: (m) => m.onSessionEnd([]),
+  on_session_switch: (m) => m.onSessionSwitch('s2'),
+  session_boundary: async (m) => {
+    m.commitSessionBoundaryAsync([], { newSessionId: 's3' })
+    expect(await m.flushPending(5_000)).toBe(true)
+  },
+  on_pre_compress: (m) => m.onPreCompress([{ role: 'user', content: 'x' }]),
+  on_memory_write: (m) => m.onMemoryWrite('add', 'memory', 'a fact'),
+  on_delegation: (m) => m.onDelegation('task', 'result')
+}

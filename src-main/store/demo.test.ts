@@ -1,0 +1,78 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { parse } from 'yaml'
+import { SessionDetail, SessionPage } from '@shared/contract'
+import { generateBulk, SessionStore, StoreRegistry, writeDemoHome } from './index'
+import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+
+afterAll(cleanupTempDirs)
+
+const small = { default: 40, work: 20, research: 15 }
+
+function fingerprint(root: string) {
+  const reg = new StoreRegistry(root)
+  try {
+    return reg.list().map((p) => {
+      const db = reg.get(p.name).db
+      return [
+        db.prepare('SELECT id, title, message_count, estimated_cost_usd, end_reason FROM sessions ORDER BY id').all(),
+        db.prepare('SELECT count(*) AS n FROM messages').get()
+      ]
+    })
+  } finally { reg.closeAll() }
+}
+
+describe('writeDemoHome', () => {
+  it('is deterministic for a seed', () => {
+    const a = tempDir(), b = tempDir()
+    writeDemoHome(a, { seed: 5, sessions: small })
+    writeDemoHome(b, { seed: 5, sessions: small })
+    expect(fingerprint(a)).toEqual(fingerprint(b))
+  })
+
+  it('writes three profiles with configs, memories, lineage, costs and delegations', () => {
+    const root = tempDir()
+    const home = writeDemoHome(root, { seed: 2 })
+    expect(home.profiles.map((p) => p.name)).toEqual(['default', 'work', 'research'])
+    expect(home.profiles.reduce((n, p) => n + p.sessions, 0)).toBeGreaterThanOrEqual(200)
+    const cfg = parse(readFileSync(join(root, 'profiles', 'work', 'config.yaml'), 'utf8'))
+    expect(cfg.model).toEqual({ default: 'demo-model', provider: 'demo', base_url: 'http://127.0.0.1:0/v1' })
+    expect(readFileSync(join(root, 'memories', 'MEMORY.md'), 'utf8').split('\n§\n').length).toBeGreaterThan(1)
+
+    const store = new SessionStore(join(root, 'state.db'), { profile: 'default' })
+    try {
+      const q = (sql: string) => (store.db.prepare(sql).get() as { n: number }).n
+      expect(q("SELECT count(*) AS n FROM sessions WHERE end_reason = 'compression'")).toBeGreaterThan(0)
+      expect(q("SELECT count(*) AS n FROM sessions WHERE json_extract(model_config, '$._branched_from') IS NOT NULL")).toBeGreaterThan(0)
+      expect(q("SELECT count(*) AS n FROM sessions WHERE source = 'delegate'")).toBeGreaterThan(0)
+      expect(q("SELECT count(*) AS n FROM messages WHERE role = 'tool'")).toBeGreaterThan(0)
+      expect(q("SELECT count(*) AS n FROM messages WHERE reasoning IS NOT NULL")).toBeGreaterThan(0)
+      expect(q("SELECT count(*) AS n FROM sessions WHERE cost_status = 'unpriced'")).toBeGreaterThan(0)
+      expect(q("SELECT count(*) AS n FROM sessions WHERE cost_status = 'estimated'")).toBeGreaterThan(0)
+      expect(q('SELECT count(*) AS n FROM session_model_usage')).toBeGreaterThan(0)
+      expect(q('SELECT count(*) AS n FROM sessions WHERE message_count <> (SELECT count(*) FROM messages m WHERE m.session_id = sessions.id)')).toBe(0)
+      const dl = store.db.prepare('SELECT * FROM async_delegations').all() as Array<Record<string, unknown>>
+      expect(dl.some((d) => d.retained === 1 && d.tombstoned_at === null && d.child_session_id && d.owner_profile === 'default' && d.usage_json)).toBe(true)
+      expect(dl.some((d) => d.tombstoned_at !== null)).toBe(true)
+      expect(dl.some((d) => d.state === 'running')).toBe(true)
+      for (const d of dl) for (const c of JSON.parse(String(d.children_json))) expect(store.getSession(c.session_id)?.source).toBe('delegate')
+      expect(q('SELECT count(*) AS n FROM delegation_child_usage')).toBeGreaterThan(0)
+      const page = SessionPage.parse(store.listSessions({ limit: 50 }))
+      expect(page.items.length).toBe(50)
+      expect(page.items.some((s) => s.kind === 'continuation')).toBe(true)
+      for (const s of page.items.slice(0, 10)) SessionDetail.parse(store.getSessionDetail(s.id))
+    } finally { store.close() }
+  })
+})
+
+describe('generateBulk', () => {
+  it('writes consistent sessions and messages', () => {
+    const store = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })
+    expect(generateBulk(store, { sessions: 300, messagesPerSession: 8 })).toEqual({ sessions: 300, messages: 2400 })
+    expect(store.db.prepare('SELECT count(*) AS n FROM messages').get()).toEqual({ n: 2400 })
+    expect(store.listSessions({ limit: 10 }).items).toHaveLength(10)
+    expect(store.search({ query: 'deploy' }).length).toBeGreaterThan(0)
+    store.close()
+  })
+})

@@ -1,0 +1,32 @@
+/**
+ * store/ — one `state.db` per profile (upstream Hermes schema, reconciled additively), sessions, messages,
+ * FTS, lineage, usage, read models returning contract DTOs, the cross-process watcher and the demo home.
+ *
+ * Change notification (how `sessions.changed` is produced):
+ * - `SessionWatcher` (one per store) owns a dedicated read connection. `PRAGMA data_version` on it changes
+ *   after ANY other connection's commit — other processes AND this process's own `SessionStore` writer —
+ *   so one watcher covers both. It also subscribes to `store.onLocalChange`, which makes own writes wake
+ *   it immediately instead of waiting for the file watch. Its callback fires once per coalesced burst with
+ *   the session ids whose visible state changed (no-op writes emit nothing). The host should subscribe to
+ *   the watcher only and emit `sessions.changed` from it.
+ * - `store.onLocalChange(fn)` reports the ids each committed write of this process touched (after COMMIT,
+ *   never after rollback), synchronously. Use it for in-process bookkeeping; don't also emit events
+ *   from it, or own writes would be announced twice.
+ * - Other subsystems writing their own tables use `store.write((tx) => { ...; tx.touch(sessionId) })`.
+ */
+export { SessionStore, ownerProfileForDb, type WriteTx, type LocalChangeListener } from './session-store'
+export { openStateDb, type OpenOptions, type StateDb } from './open'
+export { reconcile, missingColumns, existingColumns, type ReconcileReport } from './reconcile'
+export { CompressionSessionClosedError } from './errors'
+export { sanitizeFtsQuery, splitSnippet, MAX_FTS5_QUERY_CHARS, type RawHit } from './search'
+export { sanitizeTitle, MAX_TITLE_LENGTH, type TitleSource } from './titles'
+export { moneyOf } from './usage'
+export { kindOf, markers, type LineageRow } from './lineage'
+export { encodeCursor, decodeCursor, type ListOptions } from './read-list'
+export { parseToolCalls, repair as repairAlternation, type PageOptions } from './read-messages'
+export { discoverProfiles, StoreRegistry, type ProfileEntry } from './profiles'
+export { SessionWatcher, type WatcherOptions, type SessionsChanged } from './watcher'
+export { writeDemoHome, generateBulk, type DemoHomeOptions, type BulkOptions } from './demo'
+export { SCHEMA_VERSION } from './schema'
+export * as tables from './schema'
+export type { SessionRow, CreateSessionOptions, NewMessage, ConversationMessage, UsageReport } from './types'

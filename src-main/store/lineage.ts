@@ -1,0 +1,120 @@
+/**
+ * Lineage walks (hermes-spec §1.7). A continuation is a child of a `compression`-ended parent with no
+ * fork marker (`_branched_from`, `_delegate_from`, `_reset_from`) and source ≠ `tool`. Every walk is
+ * capped and cycle-safe: a corrupt parent pointer loop must not hang the host.
+ */
+import type Database from 'better-sqlite3'
+import { stmt } from './stmt-cache'
+import type { SessionKind } from '@shared/contract'
+import { jsonObject } from './util'
+
+const MAX_STEPS = 1000
+export const DELEGATE_SOURCES = new Set(['delegate', 'subagent'])
+
+export interface LineageRow {
+  id: string
+  source: string
+  parent_session_id: string | null
+  end_reason: string | null
+  ended_at: number | null
+  model_config: string | null
+  started_at: number
+  last_activity_at: number | null
+}
+
+const COLS = 'id, source, parent_session_id, end_reason, ended_at, model_config, started_at, last_activity_at'
+
+export function markers(modelConfig: string | null) {
+  const mc = jsonObject(modelConfig)
+  const has = (k: string) => mc !== null && mc[k] != null
+  return { branched: has('_branched_from'), delegate: has('_delegate_from'), reset: has('_reset_from') }
+}
+
+export function lineageRow(db: Database.Database, id: string): LineageRow | undefined {
+  return stmt(db, `SELECT ${COLS} FROM sessions WHERE id = ?`).get(id) as LineageRow | undefined
+}
+
+export function kindOf(row: LineageRow, parent: LineageRow | undefined): SessionKind {
+  if (!row.parent_session_id) return 'root'
+  const m = markers(row.model_config)
+  if (m.delegate || DELEGATE_SOURCES.has(row.source)) return 'delegate'
+  if (m.branched) return 'branch'
+  if (m.reset) return 'reset'
+  if (!parent) return 'root' // dangling parent pointer: stands alone
+  if (parent.end_reason === 'compression' && row.source !== 'tool') return 'continuation'
+  return 'child'
+}
+
+function isContinuationCandidate(row: LineageRow): boolean {
+  const m = markers(row.model_config)
+  return !m.branched && !m.delegate && !m.reset && row.source !== 'tool'
+}
+
+/** The session's ancestors along compression only, root first, ending with the session itself. */
+export function pathFromRoot(db: Database.Database, id: string): LineageRow[] {
+  const start = lineageRow(db, id)
+  if (!start) return []
+  const path = [start]
+  const seen = new Set([start.id])
+  let cur = start
+  for (let i = 0; i < MAX_STEPS && cur.parent_session_id; i++) {
+    const parent = lineageRow(db, cur.parent_session_id)
+    if (!parent || seen.has(parent.id) || kindOf(cur, parent) !== 'continuation') break
+    path.unshift(parent)
+    seen.add(parent.id)
+    cur = parent
+  }
+  return path
+}
+
+/** Forward walk from `row` through compression continuations (the row itself excluded). */
+export function forwardFrom(db: Database.Database, row: LineageRow, seen = new Set<string>([row.id])): LineageRow[] {
+  const out: LineageRow[] = []
+  const children = stmt(db, 
+    `SELECT ${COLS} FROM sessions INDEXED BY idx_sessions_parent WHERE parent_session_id = ?
+     ORDER BY CASE WHEN end_reason = 'compression' THEN 0 WHEN ended_at IS NULL THEN 1 ELSE 2 END,
+              COALESCE(last_activity_at, started_at) DESC, started_at DESC, id DESC`
+  )
+  let cur = row
+  for (let i = 0; i < MAX_STEPS && cur.end_reason === 'compression'; i++) {
+    const next = (children.all(cur.id) as LineageRow[]).find((c) => !seen.has(c.id) && isContinuationCandidate(c))
+    if (!next) break
+    out.push(next)
+    seen.add(next.id)
+    cur = next
+  }
+  return out
+}
+
+/** Compression chain containing `id`, root first (empty for unknown ids). */
+export function compressionChain(db: Database.Database, id: string): LineageRow[] {
+  const up = pathFromRoot(db, id)
+  if (up.length === 0) return []
+  return [...up, ...forwardFrom(db, up[up.length - 1], new Set(up.map((r) => r.id)))]
+}
+
+/** Live tip to resume: follows compression rotation forward; unknown ids resolve to themselves. */
+export function resumeTip(db: Database.Database, id: string): string {
+  const row = lineageRow(db, id)
+  if (!row) return id
+  const fwd = forwardFrom(db, row)
+  return fwd.length ? fwd[fwd.length - 1].id : id
+}
+
+/**
+ * Root of the compression lineage, for follow-up authority. "None on doubt": branches, delegate children,
+ * tool sessions, blank and unknown ids, and any error give null.
+ */
+export function lineageRoot(db: Database.Database, id: string | null | undefined): string | null {
+  try {
+    if (typeof id !== 'string' || id.trim() === '') return null
+    const row = lineageRow(db, id)
+    if (!row || row.source === 'tool') return null
+    const m = markers(row.model_config)
+    if (m.branched || m.delegate || (DELEGATE_SOURCES.has(row.source) && row.parent_session_id)) return null
+    const path = pathFromRoot(db, id)
+    return path.length ? path[0].id : null
+  } catch {
+    return null
+  }
+}

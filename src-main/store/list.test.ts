@@ -1,0 +1,116 @@
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { MessagePage, SessionDetail, SessionPage } from '@shared/contract'
+import { SessionStore } from './index'
+import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+
+let store: SessionStore
+const at = (n: number) => 1_700_000_000 + n * 100
+
+beforeAll(() => {
+  store = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })
+  for (let i = 0; i < 25; i++) {
+    const id = `s${String(i).padStart(2, '0')}`
+    store.createSession(id, i % 3 === 0 ? 'telegram' : 'cli', { startedAt: at(i) })
+    store.appendMessage(id, { role: 'user', content: `  question number ${i}\n with   spaces `, timestamp: at(i) + 1 })
+  }
+  // chain: s00 → c1 → c2 (tip); activity of the tip is the newest of all
+  store.setTitle('s00', 'Chain root title')
+  store.endSession('s00', 'compression')
+  store.createSession('c1', 'cli', { parentSessionId: 's00', startedAt: at(30) })
+  store.endSession('c1', 'compression')
+  store.createSession('c2', 'cli', { parentSessionId: 'c1', startedAt: at(31) })
+  store.appendMessage('c2', { role: 'user', content: 'continued', timestamp: at(40) })
+  store.createSession('br', 'cli', { parentSessionId: 's05', modelConfig: { _branched_from: 's05' }, startedAt: at(26) })
+  store.createSession('dg', 'delegate', { parentSessionId: 's05', modelConfig: { _delegate_from: 's05' }, startedAt: at(27) })
+  store.setArchived('s01', true)
+  store.db.prepare("UPDATE sessions SET hidden = 1 WHERE id = 's02'").run()
+})
+afterAll(() => { store.close(); cleanupTempDirs() })
+
+function all(q: Parameters<SessionStore['listSessions']>[0] = {}) {
+  const out: string[] = []
+  let cursor: string | null = null
+  for (let i = 0; i < 100; i++) {
+    const page: SessionPage = store.listSessions({ ...q, cursor })
+    SessionPage.parse(page)
+    out.push(...page.items.map((s) => s.id))
+    cursor = page.nextCursor
+    if (!cursor) break
+  }
+  return out
+}
+
+describe('listSessions', () => {
+  it('projects a compression chain to one row (its tip) and hides children, archived and hidden rows', () => {
+    const ids = all({ limit: 7 })
+    expect(ids[0]).toBe('c2')
+    expect(ids).not.toContain('s00')
+    expect(ids).not.toContain('c1')
+    expect(ids).not.toContain('br')
+    expect(ids).not.toContain('dg')
+    expect(ids).not.toContain('s01')
+    expect(ids).not.toContain('s02')
+    expect(new Set(ids).size).toBe(ids.length)
+    expect(ids).toHaveLength(23) // 25 roots - s00 (projected to c2) - s01 (archived) - s02 (hidden) + c2
+    const tip = store.listSessions({ limit: 1 }).items[0]
+    expect(tip).toMatchObject({ id: 'c2', rootId: 's00', chainLength: 3, kind: 'continuation', title: 'Chain root title' })
+  })
+
+  it('keyset pages are stable and ordered by last activity desc', () => {
+    const paged = all({ limit: 4 })
+    const single = store.listSessions({ limit: 500 }).items.map((s) => s.id)
+    expect(paged).toEqual(single)
+    const acts = store.listSessions({ limit: 500 }).items.map((s) => s.lastActiveAt)
+    expect([...acts].sort((a, b) => b - a)).toEqual(acts)
+  })
+
+  it('filters: sources, archived only/include, from/to, idPrefix, includeChildren', () => {
+    expect(all({ sources: ['telegram'] }).every((id) => Number(id.slice(1)) % 3 === 0)).toBe(true)
+    expect(all({ archived: 'only' })).toEqual(['s01'])
+    expect(all({ archived: 'include' })).toContain('s01')
+    expect(all({ from: at(20), to: at(22) + 50 })).toEqual(['s22', 's21', 's20'])
+    expect(all({ idPrefix: 's1' })).toHaveLength(10)
+    const withKids = all({ includeChildren: true })
+    expect(withKids).toEqual(expect.arrayContaining(['br', 'dg']))
+    expect(() => store.listSessions({ cursor: 'garbage' })).toThrow(/cursor/)
+  })
+
+  it('summaries carry preview, delegate childCount and money', () => {
+    const s05 = store.summary('s05')!
+    expect(s05).toMatchObject({ preview: 'question number 5 with spaces', childCount: 1, kind: 'root', cost: { status: 'none', usd: 0 } })
+    expect(store.summary('dg')).toMatchObject({ kind: 'delegate' })
+    expect(store.summary('br')).toMatchObject({ kind: 'branch' })
+    expect(store.summary('nope')).toBeNull()
+  })
+})
+
+describe('getSessionDetail', () => {
+  it('returns chain, parent, branches and delegate children', () => {
+    const d = SessionDetail.parse(store.getSessionDetail('c1'))
+    expect(d.lineage.chain.map((r) => r.id)).toEqual(['s00', 'c1', 'c2'])
+    const d5 = store.getSessionDetail('s05')!
+    expect(d5.lineage.branches.map((r) => r.id)).toEqual(['br'])
+    expect(d5.lineage.delegateChildren.map((r) => r.id)).toEqual(['dg'])
+    expect(store.getSessionDetail('dg')!.lineage.parent?.id).toBe('s05')
+    expect(store.getSessionDetail('missing')).toBeNull()
+  })
+})
+
+describe('getMessages', () => {
+  it('pages forward, backward and around an id', () => {
+    store.createSession('long', 'cli')
+    const ids = store.appendMessages('long', Array.from({ length: 30 }, (_, i) => ({ role: 'user', content: `m${i}` })))
+    const latest = MessagePage.parse(store.getMessages({ sessionId: 'long', limit: 10 }))
+    expect(latest.items.map((m) => m.id)).toEqual(ids.slice(20))
+    expect(latest).toMatchObject({ hasMoreBefore: true, hasMoreAfter: false })
+    const before = store.getMessages({ sessionId: 'long', beforeId: ids[20], limit: 10 })
+    expect(before.items.map((m) => m.id)).toEqual(ids.slice(10, 20))
+    const after = store.getMessages({ sessionId: 'long', afterId: ids[4], limit: 3 })
+    expect(after.items.map((m) => m.id)).toEqual(ids.slice(5, 8))
+    const around = store.getMessages({ sessionId: 'long', aroundId: ids[15], limit: 6 })
+    expect(around.items.map((m) => m.id)).toEqual(ids.slice(12, 18))
+    expect(around).toMatchObject({ hasMoreBefore: true, hasMoreAfter: true })
+    expect(store.getMessages({ sessionId: 'nope' })).toEqual({ items: [], hasMoreBefore: false, hasMoreAfter: false })
+  })
+})

@@ -1,0 +1,124 @@
+import Database from 'better-sqlite3'
+import { statSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { getTableConfig } from 'drizzle-orm/sqlite-core'
+import { openStateDb, SessionStore, SCHEMA_VERSION } from './index'
+import { DECLARED_TABLES } from './schema'
+import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+
+afterAll(cleanupTempDirs)
+
+const cols = (db: Database.Database, t: string) => (db.prepare(`PRAGMA table_info(${t})`).all() as Array<{ name: string }>).map((r) => r.name)
+const names = (db: Database.Database, type: string) =>
+  new Set((db.prepare('SELECT name FROM sqlite_master WHERE type = ?').all(type) as Array<{ name: string }>).map((r) => r.name))
+
+describe('openStateDb', () => {
+  it('creates every declared table, index, FTS object and trigger on a fresh file (0600, WAL)', () => {
+    const path = join(tempDir(), 'nested', 'dir', 'state.db')
+    const h = openStateDb(path)
+    expect(h.journalMode).toBe('wal')
+    expect(statSync(path).mode & 0o777).toBe(0o600)
+    const tables = names(h.sqlite, 'table')
+    for (const t of DECLARED_TABLES) expect(tables.has(getTableConfig(t).name)).toBe(true)
+    expect(tables.has('messages_fts')).toBe(true)
+    expect(names(h.sqlite, 'view').has('messages_fts_src')).toBe(true)
+    const idx = names(h.sqlite, 'index')
+    for (const i of ['idx_sessions_parent', 'idx_sessions_started', 'idx_messages_session', 'idx_messages_session_id',
+      'idx_sessions_effective_activity', 'idx_async_delegations_delivery', 'idx_delegation_child_usage_parent']) expect(idx.has(i)).toBe(true)
+    const trg = names(h.sqlite, 'trigger')
+    for (const t of ['messages_fts_insert', 'messages_fts_delete', 'messages_fts_update']) expect(trg.has(t)).toBe(true)
+    expect(cols(h.sqlite, 'sessions')).toContain('auto_archived')
+    expect(h.sqlite.prepare('SELECT version FROM schema_version').get()).toEqual({ version: SCHEMA_VERSION })
+    expect(h.sqlite.pragma('foreign_keys', { simple: true })).toBe(1)
+    h.sqlite.close()
+    const again = openStateDb(path) // idempotent
+    expect(again.reconcile).toEqual({ createdTables: [], addedColumns: [], ftsRebuilt: false })
+    expect(again.sqlite.prepare('SELECT count(*) AS n FROM schema_version').get()).toEqual({ n: 1 })
+    again.sqlite.close()
+  })
+
+  // seed 004: test_schema_adds_retained_columns_and_usage_table
+  it('declares the retained-subagent columns and the child usage ledger', () => {
+    const h = openStateDb(join(tempDir(), 'state.db'))
+    const c = cols(h.sqlite, 'async_delegations')
+    for (const e of ['retained', 'retained_at', 'tombstoned_at', 'child_session_id', 'children_json', 'owner_profile', 'usage_json']) expect(c).toContain(e)
+    expect(names(h.sqlite, 'table').has('delegation_child_usage')).toBe(true)
+    h.sqlite.close()
+  })
+
+  // seed 004: test_schema_upgrade_is_backwards_compatible
+  it('upgrades a legacy 13-column async_delegations table without losing rows', () => {
+    const path = join(tempDir(), 'state.db')
+    const raw = new Database(path)
+    raw.exec(`CREATE TABLE async_delegations (
+      delegation_id TEXT PRIMARY KEY, origin_session TEXT NOT NULL, origin_ui_session_id TEXT NOT NULL DEFAULT '',
+      parent_session_id TEXT, state TEXT NOT NULL, dispatched_at REAL NOT NULL, completed_at REAL, updated_at REAL NOT NULL,
+      event_json TEXT, result_json TEXT, delivery_state TEXT NOT NULL DEFAULT 'pending',
+      delivery_attempts INTEGER NOT NULL DEFAULT 0, delivered_at REAL)`)
+    raw.prepare(`INSERT INTO async_delegations (delegation_id, origin_session, state, dispatched_at, updated_at)
+      VALUES ('deleg_1', 'agent:main', 'completed', 1, 2)`).run()
+    raw.close()
+    const h = openStateDb(path)
+    const c = cols(h.sqlite, 'async_delegations')
+    expect(c).toHaveLength(26)
+    expect(c).toEqual(expect.arrayContaining(['retained', 'children_json', 'origin_session_id', 'owner_pid', 'usage_json']))
+    expect(h.sqlite.prepare('SELECT delegation_id, state, delivery_state, origin_session_id FROM async_delegations').all())
+      .toEqual([{ delegation_id: 'deleg_1', state: 'completed', delivery_state: 'pending', origin_session_id: '' }])
+    h.sqlite.close()
+  })
+
+  it('adds missing columns to a reduced legacy sessions table; rows survive and get defaults', () => {
+    const path = join(tempDir(), 'state.db')
+    const raw = new Database(path)
+    raw.exec(`CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, model TEXT, parent_session_id TEXT,
+        started_at REAL NOT NULL, ended_at REAL, end_reason TEXT, message_count INTEGER DEFAULT 0, title TEXT);
+      CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, role TEXT NOT NULL,
+        content TEXT, timestamp REAL NOT NULL);
+      INSERT INTO sessions (id, source, started_at, message_count, title) VALUES ('old', 'cli', 100, 1, 'Legacy chat');
+      INSERT INTO messages (session_id, role, content, timestamp) VALUES ('old', 'user', 'remember the blue whale', 100);`)
+    raw.close()
+    const store = new SessionStore(path)
+    const h = store.handle
+    expect(h.reconcile?.addedColumns).toEqual(expect.arrayContaining(['sessions.archived', 'sessions.auto_archived', 'messages.active']))
+    const row = store.getSession('old')!
+    expect(row).toMatchObject({ id: 'old', title: 'Legacy chat', message_count: 1, archived: 0, pinned: 0, git_metadata_generation: 0 })
+    // the pre-existing message was indexed when FTS was first created
+    expect(h.reconcile?.ftsRebuilt).toBe(true)
+    expect(store.search({ query: 'whale' }).map((x) => x.sessionId)).toEqual(['old'])
+    // and appends work with the new columns
+    store.appendMessage('old', { role: 'assistant', content: 'ok' })
+    expect(store.getSession('old')!.message_count).toBe(2)
+    store.close()
+  })
+
+  it('keeps unknown extra tables and columns from a newer upstream, and never lowers schema_version', () => {
+    const path = join(tempDir(), 'state.db')
+    const first = new SessionStore(path)
+    first.createSession('s1', 'cli')
+    first.db.exec(`ALTER TABLE sessions ADD COLUMN future_flag TEXT DEFAULT 'x';
+      CREATE TABLE future_table (k TEXT PRIMARY KEY, v TEXT); INSERT INTO future_table VALUES ('a', 'b');
+      UPDATE schema_version SET version = 42;`)
+    first.close()
+    const store = new SessionStore(path)
+    expect(cols(store.db, 'sessions')).toContain('future_flag')
+    expect(store.db.prepare('SELECT v FROM future_table').get()).toEqual({ v: 'b' })
+    expect(store.db.prepare('SELECT version FROM schema_version').get()).toEqual({ version: 42 })
+    expect(store.getSession('s1')).toMatchObject({ id: 's1', future_flag: 'x' })
+    expect(store.listSessions().items.map((s) => s.id)).toEqual(['s1'])
+    store.close()
+  })
+
+  it('read-only opens never write and report what a stale DB lacks', () => {
+    const path = join(tempDir(), 'state.db')
+    const raw = new Database(path)
+    raw.exec('CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, started_at REAL NOT NULL)')
+    raw.close()
+    const h = openStateDb(path, { readonly: true })
+    expect(h.readonly).toBe(true)
+    expect(h.missing).toEqual(expect.arrayContaining(['sessions.message_count', 'messages.*']))
+    expect(cols(h.sqlite, 'sessions')).toEqual(['id', 'source', 'started_at'])
+    h.sqlite.close()
+    expect(() => openStateDb(join(tempDir(), 'absent.db'), { readonly: true })).toThrow()
+  })
+})

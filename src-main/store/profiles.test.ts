@@ -1,0 +1,57 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { SessionPage } from '@shared/contract'
+import { discoverProfiles, StoreRegistry } from './index'
+import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+
+afterAll(cleanupTempDirs)
+
+describe('discoverProfiles', () => {
+  it('lists default (even without a db) and valid named profiles, skipping dot-names, bad names and tombstones', () => {
+    const root = tempDir()
+    for (const n of ['work', 'research', '.hidden', 'Bad Name', 'gone']) mkdirSync(join(root, 'profiles', n), { recursive: true })
+    mkdirSync(join(root, 'profiles', '.deleted'), { recursive: true })
+    writeFileSync(join(root, 'profiles', '.deleted', 'gone'), 'deleted\n')
+    writeFileSync(join(root, 'profiles', 'not-a-dir'), 'x')
+    expect(discoverProfiles(root)).toEqual([
+      { name: 'default', home: root, dbPath: join(root, 'state.db') },
+      { name: 'research', home: join(root, 'profiles', 'research'), dbPath: join(root, 'profiles', 'research', 'state.db') },
+      { name: 'work', home: join(root, 'profiles', 'work'), dbPath: join(root, 'profiles', 'work', 'state.db') }
+    ])
+    expect(discoverProfiles(join(root, 'missing')).map((p) => p.name)).toEqual(['default'])
+  })
+})
+
+describe('StoreRegistry', () => {
+  it('opens stores lazily, stamps the owning profile, refreshes and merges lists across profiles', () => {
+    const root = tempDir()
+    mkdirSync(join(root, 'profiles', 'work'), { recursive: true })
+    const reg = new StoreRegistry(root)
+    expect(reg.opened()).toEqual([])
+    const work = reg.get('work')
+    expect(reg.get('work')).toBe(work)
+    work.createSession('w1', 'cli', { startedAt: 300 })
+    expect(work.getSession('w1')!.profile_name).toBe('work')
+    const def = reg.get('default')
+    def.createSession('d1', 'cli', { startedAt: 200 })
+    def.createSession('d2', 'cli', { startedAt: 400 })
+    expect(() => reg.get('nope')).toThrow(/Unknown profile/)
+
+    mkdirSync(join(root, 'profiles', 'late'), { recursive: true })
+    expect(reg.refresh()).toEqual(['late'])
+    reg.get('late').createSession('l1', 'cli', { startedAt: 100 })
+
+    const seen: Array<[string, string]> = []
+    let cursor: string | null = null
+    do {
+      const page: SessionPage = reg.listAll({ limit: 1, cursor })
+      SessionPage.parse(page)
+      seen.push(...page.items.map((s) => [s.profile, s.id] as [string, string]))
+      cursor = page.nextCursor
+    } while (cursor && seen.length < 10)
+    expect(seen).toEqual([['default', 'd2'], ['work', 'w1'], ['default', 'd1'], ['late', 'l1']])
+    reg.closeAll()
+    expect(reg.opened()).toEqual([])
+  })
+})

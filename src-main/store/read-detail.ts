@@ -1,0 +1,58 @@
+/** Session detail: lineage (chain, parent, branches, delegate children) and usage by model. */
+import type Database from 'better-sqlite3'
+import { stmt } from './stmt-cache'
+import type { ModelUsage, SessionDetail, SessionRef } from '@shared/contract'
+import { compressionChain } from './lineage'
+import { refOf, summaryById } from './read-summary'
+import { isBranchSql, isDelegateSql } from './sql'
+import { moneyOf } from './usage'
+import { num } from './util'
+
+function childRefs(db: Database.Database, parentIds: string[], kindSql: string): SessionRef[] {
+  if (parentIds.length === 0) return []
+  const ids = stmt(db, `SELECT s.id FROM sessions s INDEXED BY idx_sessions_parent WHERE s.parent_session_id IN (${parentIds.map(() => '?').join(',')})
+    AND ${kindSql} ORDER BY s.started_at, s.id`).all(...parentIds) as Array<{ id: string }>
+  return ids.map((r) => refOf(db, r.id)).filter((r): r is SessionRef => r !== null)
+}
+
+export function usageByModel(db: Database.Database, sessionId: string): ModelUsage[] {
+  const rows = stmt(db, `SELECT * FROM session_model_usage WHERE session_id = ? ORDER BY first_seen, model`).all(sessionId) as Array<Record<string, unknown>>
+  return rows.map((r) => {
+    const tokens = {
+      input: num(r.input_tokens), output: num(r.output_tokens), cacheRead: num(r.cache_read_tokens),
+      cacheWrite: num(r.cache_write_tokens), reasoning: num(r.reasoning_tokens)
+    }
+    const used = num(r.api_call_count) > 0 || tokens.input + tokens.output > 0
+    // The table's cost columns are NOT NULL DEFAULT 0, so "unpriced" lives only in cost_status.
+    const unpriced = r.cost_status === 'unpriced'
+    const cost = unpriced
+      ? { usd: null, status: 'unpriced' as const, complete: false }
+      : moneyOf(r.estimated_cost_usd, r.actual_cost_usd, r.cost_status, used)
+    return {
+      model: String(r.model), provider: String(r.billing_provider ?? ''), task: String(r.task ?? ''),
+      apiCalls: num(r.api_call_count), tokens, cost
+    }
+  })
+}
+
+export function sessionDetail(db: Database.Database, profile: string, id: string): SessionDetail | null {
+  const summary = summaryById(db, profile, id)
+  if (!summary) return null
+  const chainRows = compressionChain(db, id)
+  const chainIds = chainRows.map((r) => r.id)
+  const root = chainRows[0]
+  const extra = stmt(db, 'SELECT cwd, git_branch, api_call_count FROM sessions WHERE id = ?').get(id) as Record<string, unknown>
+  return {
+    summary,
+    lineage: {
+      chain: chainIds.map((c) => refOf(db, c)).filter((r): r is SessionRef => r !== null),
+      parent: root?.parent_session_id ? refOf(db, root.parent_session_id) : null,
+      branches: childRefs(db, chainIds, isBranchSql('s')),
+      delegateChildren: childRefs(db, chainIds, isDelegateSql('s'))
+    },
+    usage: usageByModel(db, id),
+    cwd: (extra.cwd as string | null) ?? null,
+    gitBranch: (extra.git_branch as string | null) ?? null,
+    apiCallCount: num(extra.api_call_count)
+  }
+}

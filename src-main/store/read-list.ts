@@ -1,0 +1,82 @@
+/**
+ * The session list: one row per conversation. Compression chains show as their tip (carrying rootId and
+ * chainLength); delegate and branch children are hidden unless asked for. Keyset-paginated on
+ * (activity DESC, started_at DESC, id DESC), walking idx_sessions_effective_activity in order, so a page
+ * costs ~limit index steps plus per-row lookups — never a scan of messages.
+ */
+import type Database from 'better-sqlite3'
+import { stmt } from './stmt-cache'
+import type { SessionPage, SessionSummary } from '@shared/contract'
+import { ACTIVITY, isBranchSql, isDelegateSql, supersededSql } from './sql'
+import { SUMMARY_COLS, toSummary, type SummaryRow } from './read-summary'
+import { invalid } from './errors'
+
+export interface ListOptions {
+  sources?: string[]
+  archived?: 'exclude' | 'include' | 'only'
+  from?: number
+  to?: number
+  idPrefix?: string
+  includeChildren?: boolean
+  limit?: number
+  cursor?: string | null
+}
+
+type Key = [number, number, string]
+
+export function encodeCursor(k: Key): string {
+  return Buffer.from(JSON.stringify(k), 'utf8').toString('base64url')
+}
+
+export function decodeCursor(c: string): Key {
+  try {
+    const k = JSON.parse(Buffer.from(c, 'base64url').toString('utf8'))
+    if (Array.isArray(k) && k.length === 3 && Number.isFinite(k[0]) && Number.isFinite(k[1]) && typeof k[2] === 'string') return k as Key
+  } catch { /* fall through */ }
+  throw invalid('invalid cursor', 'cursor')
+}
+
+export function listSessionRows(db: Database.Database, profile: string, q: ListOptions = {}): SessionPage {
+  const limit = Math.max(1, Math.min(500, Math.floor(q.limit ?? 100)))
+  const where: string[] = ['COALESCE(s.hidden, 0) = 0', `NOT ${supersededSql('s')}`]
+  const args: unknown[] = []
+  const archived = q.archived ?? 'exclude'
+  if (archived === 'exclude') where.push('COALESCE(s.archived, 0) = 0')
+  else if (archived === 'only') where.push('s.archived = 1')
+  // Unary + keeps the planner on the activity index (walk in order, stop at a page) instead of
+  // idx_sessions_source followed by a sort of every matching row.
+  if (q.sources?.length) { where.push(`+s.source IN (${q.sources.map(() => '?').join(',')})`); args.push(...q.sources) }
+  if (q.from !== undefined) { where.push(`${ACTIVITY} >= ?`); args.push(q.from) }
+  if (q.to !== undefined) { where.push(`${ACTIVITY} <= ?`); args.push(q.to) }
+  if (q.idPrefix) { where.push('substr(s.id, 1, ?) = ?'); args.push(q.idPrefix.length, q.idPrefix) }
+  if (!q.includeChildren) where.push(`(s.parent_session_id IS NULL OR NOT (${isDelegateSql('s')} OR ${isBranchSql('s')}))`)
+  if (q.cursor) {
+    // Row-value comparison lets SQLite seek the expression index instead of re-scanning earlier pages.
+    where.push(`(${ACTIVITY}, s.started_at, s.id) < (?, ?, ?)`)
+    args.push(...decodeCursor(q.cursor))
+  }
+  // Phase 1 picks the page from keys only; phase 2 computes summaries for just those rows, so no plan
+  // can end up evaluating per-row subqueries for every candidate before a sort.
+  const keys = stmt(db, `SELECT s.id, ${ACTIVITY} AS act, s.started_at FROM sessions s WHERE ${where.join(' AND ')}
+    ORDER BY ${ACTIVITY} DESC, s.started_at DESC, s.id DESC LIMIT ?`).all(...args, limit + 1) as Array<{ id: string; act: number; started_at: number }>
+  const more = keys.length > limit
+  const page = keys.slice(0, limit)
+  const byId = new Map((stmt(db, `SELECT ${SUMMARY_COLS} FROM sessions s WHERE s.id IN (SELECT value FROM json_each(?))`)
+    .all(JSON.stringify(page.map((k) => k.id))) as SummaryRow[]).map((r) => [r.id, r]))
+  const items: SessionSummary[] = []
+  for (const k of page) {
+    const r = byId.get(k.id)
+    if (!r) continue
+    const s = toSummary(db, profile, r)
+    // A chain whose root is itself a delegate/branch child is a child too (rare: compressed subagents).
+    if (!q.includeChildren && s.kind === 'continuation' && s.rootId !== s.id && isHiddenRoot(db, s.rootId)) continue
+    items.push(s)
+  }
+  const last = page[page.length - 1]
+  return { items, nextCursor: more && last ? encodeCursor([Number(last.act), Number(last.started_at), last.id]) : null }
+}
+
+function isHiddenRoot(db: Database.Database, id: string): boolean {
+  return stmt(db, `SELECT 1 FROM sessions s WHERE s.id = ? AND s.parent_session_id IS NOT NULL
+    AND (${isDelegateSql('s')} OR ${isBranchSql('s')})`).get(id) !== undefined
+}

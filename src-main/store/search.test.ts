@@ -1,0 +1,69 @@
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SearchHit } from '@shared/contract'
+import { sanitizeFtsQuery, SessionStore } from './index'
+import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+
+let store: SessionStore
+beforeAll(() => {
+  store = new SessionStore(join(tempDir(), 'state.db'), { profile: 'work' })
+  store.createSession('s1', 'cli')
+  store.setTitle('s1', 'Deploy notes')
+  store.appendMessages('s1', [
+    { role: 'user', content: 'How do we deploy the billing service to production?' },
+    { role: 'assistant', content: 'Run the deploy pipeline, then watch the dashboards.' },
+    { role: 'tool', content: 'x'.repeat(9000) + ' needleinlongtool', toolName: 'terminal', toolCallId: 'c' }
+  ])
+  store.createSession('s2', 'cli')
+  store.appendMessage('s2', { role: 'user', content: 'Deployment checklist for "blue/green" rollouts' })
+})
+afterAll(() => { store.close(); cleanupTempDirs() })
+
+const ids = (q: string) => store.search({ query: q }).map((h) => h.sessionId).sort()
+
+describe('FTS search', () => {
+  it('finds words, phrases and prefixes, with highlighted snippet parts', () => {
+    expect(ids('billing')).toEqual(['s1'])
+    expect(ids('deploy*')).toEqual(['s1', 's1', 's2'])
+    expect(ids('"deploy pipeline"')).toEqual(['s1'])
+    const hit = store.search({ query: 'billing' })[0]
+    expect(SearchHit.parse(hit)).toMatchObject({ profile: 'work', sessionTitle: 'Deploy notes', role: 'user' })
+    expect(hit.snippet.filter((p) => p.hit).map((p) => p.text.toLowerCase())).toEqual(['billing'])
+    expect(hit.snippet.map((p) => p.text).join('')).toContain('deploy the billing service')
+  })
+
+  it('indexes only the first 8192 chars of tool output', () => {
+    expect(ids('needleinlongtool')).toEqual([])
+  })
+
+  it('never throws: quotes, operators, unbalanced quotes, punctuation, 3,000 chars', () => {
+    const nasty = ['"', '"unbalanced', 'deploy "', 'AND', 'OR NOT', 'NEAR(a b)', '*', '**', '-', '(', ')', ':', 'col:deploy',
+      'deploy AND', '""', '"" ""', '^deploy', "'; DROP TABLE messages; --", '\u0000', 'x'.repeat(3000), 'deploy '.repeat(500), '🚀 deploy']
+    for (const q of nasty) {
+      expect(() => store.search({ query: q }), q.slice(0, 30)).not.toThrow()
+      expect(Array.isArray(store.search({ query: q }))).toBe(true)
+    }
+    expect(ids('deploy "')).toEqual(['s1', 's1'])
+    expect(ids('blue/green')).toEqual(['s2'])
+    expect(ids('deploy '.repeat(500)).length).toBeGreaterThan(0)
+    expect(store.search({ query: '' })).toEqual([])
+    expect(store.search({ query: 42 as unknown as string })).toEqual([])
+  })
+
+  it('sanitizer output is quoted phrases only, capped at 2,048 input chars', () => {
+    expect(sanitizeFtsQuery('foo "bar baz" qu*')).toBe('"foo" "bar baz" "qu"*')
+    expect(sanitizeFtsQuery('"open')).toBe('"open"')
+    expect(sanitizeFtsQuery('a"b')).toBe('"a" "b"') // the unbalanced quote is dropped
+    expect(sanitizeFtsQuery('--- ***')).toBeNull()
+    const long = sanitizeFtsQuery('y'.repeat(5000))!
+    expect(long.length).toBeLessThanOrEqual(2048 + 2)
+  })
+
+  it('a missing or foreign FTS table degrades to []', () => {
+    const other = new SessionStore(join(tempDir(), 'state.db'))
+    other.createSession('s', 'cli')
+    other.db.exec('DROP TABLE messages_fts')
+    expect(other.search({ query: 'anything' })).toEqual([])
+    other.close()
+  })
+})

@@ -1,0 +1,165 @@
+/**
+ * SessionStore: the one face over a profile's state.db. Writes go through `write()` (BEGIN IMMEDIATE with a
+ * bounded jittered retry on SQLITE_BUSY); every write reports the session ids it touched to `onLocalChange`
+ * listeners after COMMIT (never after a rollback).
+ */
+import type Database from 'better-sqlite3'
+import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
+import { basename, dirname, resolve } from 'node:path'
+import type { MessagePage, SessionDetail, SessionPage, SessionSummary } from '@shared/contract'
+import { getDefaultRoot, isValidProfileName } from '../scope'
+import type * as schema from './schema'
+import type { ConversationMessage, CreateSessionOptions, NewMessage, SessionRow, UsageReport } from './types'
+import { openStateDb, type OpenOptions, type StateDb } from './open'
+import { requireId } from './errors'
+import { appendRows } from './message-write'
+import { endSessionRow, reopenSessionRow, setFlag, upsertSession } from './session-write'
+import { writeTitle, type TitleSource } from './titles'
+import { recordUsageRows } from './usage'
+import { compressionChain, lineageRoot, resumeTip, type LineageRow } from './lineage'
+import { listSessionRows, type ListOptions } from './read-list'
+import { sessionDetail } from './read-detail'
+import { summaryById } from './read-summary'
+import { conversation, messagePage, type PageOptions } from './read-messages'
+import { searchMessages, type RawHit } from './search'
+import { sleepSync } from './util'
+import { stmt } from './stmt-cache'
+
+export interface WriteTx {
+  db: Database.Database
+  /** Report session ids this write changed; listeners hear them once, after COMMIT. */
+  touch(...sessionIds: string[]): void
+}
+export type LocalChangeListener = (change: { profile: string; sessionIds: string[] }) => void
+
+const MAX_WRITE_TRIES = 10
+const isBusy = (e: unknown) => typeof (e as { code?: unknown })?.code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test((e as { code: string }).code)
+
+/** `default` for `<root>/state.db`, the name for `<root>/profiles/<name>/state.db`, else null (never guessed). */
+export function ownerProfileForDb(path: string, root: string = getDefaultRoot()): string | null {
+  const home = dirname(resolve(path))
+  if (home === resolve(root)) return 'default'
+  const name = basename(home)
+  return basename(dirname(home)) === 'profiles' && isValidProfileName(name) ? name : null
+}
+
+export class SessionStore {
+  readonly path: string
+  readonly profile: string
+  /** Owner stamped on new rows: derived from the path, or the explicit profile given to the constructor. */
+  readonly owner: string | null
+  readonly db: Database.Database
+  readonly orm: BetterSQLite3Database<typeof schema>
+  readonly handle: StateDb
+  private listeners = new Set<LocalChangeListener>()
+  private pending = new Set<string>()
+  private depth = 0
+
+  constructor(path: string, opts: OpenOptions & { profile?: string } = {}) {
+    this.handle = openStateDb(path, opts)
+    this.path = this.handle.path
+    this.db = this.handle.sqlite
+    this.orm = this.handle.orm
+    this.owner = opts.profile ?? ownerProfileForDb(this.path)
+    this.profile = this.owner ?? 'default'
+  }
+
+  close(): void { if (this.db.open) this.db.close() }
+
+  onLocalChange(fn: LocalChangeListener): () => void {
+    this.listeners.add(fn)
+    return () => { this.listeners.delete(fn) }
+  }
+
+  /**
+   * Runs `fn` in one BEGIN IMMEDIATE transaction (nested calls become savepoints). IMMEDIATE takes the write
+   * lock up front, so a busy DB fails at BEGIN — before `fn` ran — and the whole call is safely retried.
+   */
+  write<T>(fn: (tx: WriteTx) => T): T {
+    const tx: WriteTx = { db: this.db, touch: (...ids) => { for (const id of ids) if (id) this.pending.add(id) } }
+    if (this.depth > 0) return this.db.transaction(() => fn(tx))()
+    for (let attempt = 1; ; attempt++) {
+      this.depth++
+      try {
+        const result = this.db.transaction(() => fn(tx)).immediate()
+        this.depth--
+        this.flush()
+        return result
+      } catch (err) {
+        this.depth--
+        this.pending.clear()
+        if (!isBusy(err) || attempt >= MAX_WRITE_TRIES) throw err
+        sleepSync(Math.min(500, 20 * attempt) * (0.5 + Math.random()))
+      }
+    }
+  }
+
+  private flush(): void {
+    if (this.pending.size === 0) return
+    const sessionIds = [...this.pending]
+    this.pending.clear()
+    for (const fn of this.listeners) {
+      try { fn({ profile: this.profile, sessionIds }) } catch { /* a listener's bug must not fail the committed write */ }
+    }
+  }
+
+  // ---- session rows ----
+  createSession(id: string, source: string, opts: CreateSessionOptions = {}): string {
+    requireId(id)
+    this.write((tx) => { upsertSession(tx.db, this.owner, id, source, opts); tx.touch(id) })
+    return id
+  }
+  ensureSession(id: string, source = 'unknown', opts: CreateSessionOptions = {}): string { return this.createSession(id, source, opts) }
+  endSession(id: string, reason: string, at?: number): boolean {
+    requireId(id)
+    return this.write((tx) => { const ok = endSessionRow(tx.db, id, reason, at); if (ok) tx.touch(id); return ok })
+  }
+  reopenSession(id: string): boolean {
+    requireId(id)
+    return this.write((tx) => { const ok = reopenSessionRow(tx.db, id); if (ok) tx.touch(id); return ok })
+  }
+  setTitle(id: string, title: string | null, source: TitleSource = 'user'): boolean {
+    requireId(id)
+    return this.write((tx) => { const ok = writeTitle(tx.db, id, title, source); if (ok) tx.touch(id); return ok })
+  }
+  setArchived(id: string, archived: boolean): boolean { return this.flag(id, 'archived', archived) }
+  setPinned(id: string, pinned: boolean): boolean { return this.flag(id, 'pinned', pinned) }
+  private flag(id: string, col: 'archived' | 'pinned', on: boolean): boolean {
+    requireId(id)
+    return this.write((tx) => { const ok = setFlag(tx.db, id, col, on); if (ok) tx.touch(id); return ok })
+  }
+
+  // ---- transcript + usage ----
+  appendMessage(sessionId: string, msg: NewMessage): number {
+    return this.appendMessages(sessionId, [msg])[0]
+  }
+  appendMessages(sessionId: string, msgs: NewMessage[]): number[] {
+    requireId(sessionId)
+    return this.write((tx) => { const ids = appendRows(tx.db, sessionId, msgs); tx.touch(sessionId); return ids })
+  }
+  /** `day` (YYYY-MM-DD) overrides the local-date bucket of session_daily_usage (demo data, tests). */
+  recordUsage(sessionId: string, usage: UsageReport, opts: { at?: number; day?: string } = {}): void {
+    requireId(sessionId)
+    this.write((tx) => { recordUsageRows(tx.db, sessionId, usage, opts.at, opts.day); tx.touch(sessionId) })
+  }
+
+  // ---- reads ----
+  getSession(id: string): SessionRow | null {
+    if (typeof id !== 'string' || id === '') return null
+    return (stmt(this.db, 'SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined) ?? null
+  }
+  getMessagesAsConversation(id: string, opts: { repairAlternation?: boolean } = {}): ConversationMessage[] {
+    return conversation(this.db, id, opts.repairAlternation === true)
+  }
+  resolveResumeSessionId(id: string): string { return resumeTip(this.db, id) }
+  getCompressionChain(id: string): LineageRow[] { return compressionChain(this.db, id) }
+  getLineageRoot(id: string | null | undefined): string | null { return lineageRoot(this.db, id) }
+
+  listSessions(q: ListOptions = {}): SessionPage { return listSessionRows(this.db, this.profile, q) }
+  getSessionDetail(id: string): SessionDetail | null { return sessionDetail(this.db, this.profile, id) }
+  summary(id: string): SessionSummary | null { return summaryById(this.db, this.profile, id) }
+  getMessages(q: { sessionId: string } & PageOptions): MessagePage { return messagePage(this.db, q.sessionId, q) }
+  search(q: { query: string; limit?: number }): Array<RawHit & { profile: string }> {
+    return searchMessages(this.db, q.query, q.limit).map((h) => ({ ...h, profile: this.profile }))
+  }
+}

@@ -1,0 +1,25 @@
+/** Runs test-fixtures/writer.ts in a real second Node process (tsx loader, repo root as cwd). */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const here = dirname(fileURLToPath(import.meta.url))
+export const WRITER = join(here, 'writer.ts')
+const REPO = resolve(here, '../../..')
+
+export function spawnWriter(args: string[]): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, ['--import', 'tsx', WRITER, ...args], { cwd: REPO, stdio: 'pipe' })
+}
+
+/** Runs a one-shot writer command to completion; rejects with its stderr on failure. */
+export function runWriter(args: string[]): Promise<string> {
+  return new Promise((ok, fail) => {
+    const child = spawnWriter(args)
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (d) => { out += d })
+    child.stderr.on('data', (d) => { err += d })
+    child.on('error', fail)
+    child.on('close', (code) => (code === 0 ? ok(out) : fail(new Error(`writer exited ${code}: ${err}`))))
+  })
+}

@@ -1,0 +1,51 @@
+/** Title rules (hermes-spec §1.8): sanitize, length cap, uniqueness, provenance rank. */
+import type Database from 'better-sqlite3'
+import { stmt } from './stmt-cache'
+import { CaduceusError } from '@shared/contract'
+import { pathFromRoot } from './lineage'
+
+export const MAX_TITLE_LENGTH = 100
+export type TitleSource = 'user' | 'llm' | 'derived' | 'branch' | 'branch_fallback'
+
+// NULL counts as `user`; automatic sources only land on untitled rows or over a strictly lower rank.
+const RANK: Record<string, number> = { derived: 1, branch_fallback: 1, branch: 2, llm: 3, user: 4 }
+
+// ASCII controls except whitespace, plus zero-width and bidi-control code points.
+// eslint-disable-next-line no-control-regex
+const STRIP = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g
+
+export function sanitizeTitle(raw: string | null | undefined): string | null {
+  if (raw == null) return null
+  const clean = String(raw).replace(STRIP, '').replace(/\s+/g, ' ').trim()
+  if (clean === '') return null
+  if (clean.length > MAX_TITLE_LENGTH) {
+    throw new CaduceusError('invalid_input', `Title too long (${clean.length} chars, max ${MAX_TITLE_LENGTH})`, 'title')
+  }
+  return clean
+}
+
+/** Writes the title inside the caller's transaction; returns whether it landed. */
+export function writeTitle(db: Database.Database, id: string, raw: string | null, source: TitleSource): boolean {
+  const title = sanitizeTitle(raw)
+  const row = stmt(db, 'SELECT title, title_source FROM sessions WHERE id = ?').get(id) as
+    { title: string | null; title_source: string | null } | undefined
+  if (!row) return false
+  if (source !== 'user' && row.title !== null) {
+    if ((RANK[source] ?? 0) <= (RANK[row.title_source ?? 'user'] ?? 4)) return false
+  }
+  if (title !== null) {
+    const holder = stmt(db, 'SELECT id FROM sessions WHERE title = ? AND id <> ? LIMIT 1').get(title, id) as { id: string } | undefined
+    if (holder) {
+      // A compression ancestor's title moves to its descendant instead of conflicting.
+      const ancestors = new Set(pathFromRoot(db, id).map((r) => r.id))
+      if (!ancestors.has(holder.id)) {
+        throw new CaduceusError('conflict', `Title '${title}' is already in use by session ${holder.id}`, 'title')
+      }
+      stmt(db, 'UPDATE sessions SET title = NULL WHERE id = ?').run(holder.id)
+    }
+  }
+  // Compare-and-swap on the value we read, so a concurrent writer's title is never silently clobbered.
+  const res = stmt(db, 'UPDATE sessions SET title = ?, title_source = ? WHERE id = ? AND title IS ?')
+    .run(title, title === null ? null : source, id, row.title)
+  return res.changes > 0
+}

@@ -1,0 +1,43 @@
+import { useEffect, useMemo } from 'react'
+import { ErrorBoundary } from '../components/ErrorBoundary'
+import { Toasts } from '../components/Toasts'
+import { useApp } from '../stores/app'
+import { ProfileRail } from './ProfileRail'
+import { PageView } from './PageView'
+import { parseHash, useHash } from './router'
+import { TopBar } from './TopBar'
+import { useGlobalKeys } from './keyboard'
+import { useApplyTheme } from './theme'
+
+const SCOPE_KEY = 'caduceus.scope'
+
+export function rememberedScope(): string {
+  try { return localStorage.getItem(SCOPE_KEY) || 'all' } catch { return 'all' }
+}
+
+export function App() {
+  const hash = useHash()
+  const route = useMemo(() => parseHash(hash), [hash])
+  const scope = useApp((s) => s.scope)
+  const loaded = useApp((s) => s.loaded)
+  useApplyTheme()
+  useGlobalKeys()
+  useEffect(() => {
+    try { localStorage.setItem(SCOPE_KEY, scope) } catch { /* private mode */ }
+  }, [scope])
+
+  return (
+    <div className="shell">
+      <ProfileRail />
+      <div className="main">
+        <TopBar route={route} />
+        <main className="page" data-testid={`page-${route.page}`}>
+          <ErrorBoundary resetKey={hash}>
+            {loaded ? <PageView route={route} /> : <div className="muted pad">Connecting to the host…</div>}
+          </ErrorBoundary>
+        </main>
+      </div>
+      <Toasts />
+    </div>
+  )
+}

@@ -1,0 +1,25 @@
+import { lazy, Suspense } from 'react'
+import { GatewayPage } from '../pages/GatewayPage'
+import { MemoryPage } from '../pages/MemoryPage'
+import { NewChatPage } from '../pages/NewChatPage'
+import { SessionPage } from '../pages/SessionPage'
+import { SessionsPage } from '../pages/SessionsPage'
+import { SettingsPage } from '../pages/SettingsPage'
+import { SubagentsPage } from '../pages/SubagentsPage'
+import type { Route } from './routes'
+
+// recharts is most of the bundle: load it with the Costs page only
+const CostsPage = lazy(() => import('../pages/CostsPage').then((m) => ({ default: m.CostsPage })))
+
+export function PageView({ route }: { route: Route }) {
+  switch (route.page) {
+    case 'sessions': return <SessionsPage />
+    case 'session': return <SessionPage key={`${route.profile}/${route.sessionId}`} profile={route.profile} sessionId={route.sessionId} messageId={route.messageId} />
+    case 'new': return <NewChatPage profile={route.profile} />
+    case 'subagents': return <SubagentsPage />
+    case 'costs': return <Suspense fallback={<div className="muted pad">Loading…</div>}><CostsPage /></Suspense>
+    case 'memory': return <MemoryPage />
+    case 'gateway': return <GatewayPage />
+    case 'settings': return <SettingsPage profile={route.profile} />
+  }
+}

@@ -1,0 +1,42 @@
+import { useShallow } from 'zustand/react/shallow'
+import { setScope, useApp } from '../stores/app'
+import { PlusIcon } from '../components/icons'
+import { navigate } from './router'
+
+const isMac = typeof navigator !== 'undefined' && /Mac/.test(navigator.platform)
+export const MOD = isMac ? '⌘' : 'Ctrl+'
+
+/** Left rail: All + every profile; ⌘/Ctrl+1 is All, ⌘/Ctrl+2…9 the profiles in order. */
+export function ProfileRail() {
+  const { profiles, scope } = useApp(useShallow((s) => ({ profiles: s.profiles, scope: s.scope })))
+  const items = [{ name: 'all', label: 'All profiles', count: profiles.reduce((n, p) => n + p.sessionCount, 0) },
+    ...profiles.map((p) => ({ name: p.name, label: p.name, count: p.sessionCount }))]
+  return (
+    <nav className="rail" aria-label="Profiles" data-testid="profile-rail">
+      <div className="rail-brand">☤ Caduceus</div>
+      <ul>
+        {items.map((p, i) => (
+          <li key={p.name}>
+            <button
+              className={`rail-item${scope === p.name ? ' active' : ''}`}
+              aria-current={scope === p.name ? 'true' : undefined}
+              data-testid={`profile-rail-item-${p.name}`}
+              title={i < 9 ? `${p.label} (${MOD}${i + 1})` : p.label}
+              onClick={() => setScope(p.name)}
+            >
+              <span className="rail-avatar" aria-hidden>{p.name === 'all' ? '∗' : p.name.slice(0, 2).toUpperCase()}</span>
+              <span className="rail-name">{p.label}</span>
+              <span className="rail-count">{p.count}</span>
+            </button>
+            {p.name !== 'all' && (
+              <button className="icon-btn rail-new" title={`New chat in ${p.name}`} aria-label={`New chat in ${p.name}`}
+                data-testid={`new-chat-${p.name}`} onClick={() => navigate({ page: 'new', profile: p.name })}>
+                <PlusIcon />
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+    </nav>
+  )
+}

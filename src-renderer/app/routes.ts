@@ -1,0 +1,54 @@
+/** Hash routes: `#/sessions`, `#/session/<profile>/<id>?m=<messageId>`, `#/new/<profile>`, `#/settings/<profile>`, … */
+export type Route =
+  | { page: 'sessions' }
+  | { page: 'session'; profile: string; sessionId: string; messageId: number | null }
+  | { page: 'new'; profile: string }
+  | { page: 'subagents' }
+  | { page: 'costs' }
+  | { page: 'memory' }
+  | { page: 'gateway' }
+  | { page: 'settings'; profile: string | null }
+
+export const NAV: Array<{ page: Route['page']; label: string; key: string }> = [
+  { page: 'sessions', label: 'Sessions', key: 's' },
+  { page: 'subagents', label: 'Subagents', key: 'a' },
+  { page: 'costs', label: 'Costs', key: 'c' },
+  { page: 'memory', label: 'Memory', key: 'm' },
+  { page: 'gateway', label: 'Gateway', key: 'g' },
+  { page: 'settings', label: 'Settings', key: ',' }
+]
+
+const dec = (s: string) => {
+  try { return decodeURIComponent(s) } catch { return s }
+}
+
+export function parseHash(hash: string): Route {
+  const raw = hash.replace(/^#/, '')
+  const [path = '', query = ''] = raw.split('?', 2)
+  const parts = path.split('/').filter(Boolean).map(dec)
+  const params = new URLSearchParams(query)
+  switch (parts[0]) {
+    case 'session': {
+      if (!parts[1] || !parts[2]) return { page: 'sessions' }
+      const m = Number(params.get('m'))
+      return { page: 'session', profile: parts[1], sessionId: parts.slice(2).join('/'), messageId: params.has('m') && Number.isInteger(m) ? m : null }
+    }
+    case 'new': return parts[1] ? { page: 'new', profile: parts[1] } : { page: 'sessions' }
+    case 'settings': return { page: 'settings', profile: parts[1] ?? null }
+    case 'subagents': case 'costs': case 'memory': case 'gateway': return { page: parts[0] }
+    default: return { page: 'sessions' }
+  }
+}
+
+export function formatRoute(r: Route): string {
+  const e = encodeURIComponent
+  switch (r.page) {
+    case 'session': return `#/session/${e(r.profile)}/${e(r.sessionId)}${r.messageId != null ? `?m=${r.messageId}` : ''}`
+    case 'new': return `#/new/${e(r.profile)}`
+    case 'settings': return r.profile ? `#/settings/${e(r.profile)}` : '#/settings'
+    default: return `#/${r.page}`
+  }
+}
+
+export const sessionHref = (profile: string, sessionId: string, messageId?: number | null) =>
+  formatRoute({ page: 'session', profile, sessionId, messageId: messageId ?? null })

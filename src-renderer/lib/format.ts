@@ -1,0 +1,99 @@
+import type { CacheDecision, Money, Tokens } from '@shared/contract'
+
+/**
+ * Money is never silently $0 (invariant 5): null or unpriced reads "unpriced"; `none` (no usage at all) reads "—".
+ * Amounts below a cent still show as a non-zero figure.
+ */
+export function formatUsd(usd: number): string {
+  if (!Number.isFinite(usd)) return '—'
+  if (usd > 0 && usd < 0.005) return '<$0.01'
+  return `$${usd.toFixed(2)}`
+}
+
+export function formatMoney(m: Money | null | undefined): string {
+  if (!m) return '—'
+  if (m.status === 'none') return m.usd ? formatUsd(m.usd) : '—'
+  if (m.usd == null || m.status === 'unpriced') return 'unpriced'
+  return formatUsd(m.usd)
+}
+
+/** Extra qualifier shown beside an amount. */
+export function moneyQualifier(m: Money | null | undefined): 'partial' | null {
+  if (!m) return null
+  return m.status === 'partial' || (m.usd != null && !m.complete && m.status !== 'unpriced' && m.status !== 'none') ? 'partial' : null
+}
+
+/** Status label for totals: says "complete" only when every part is priced. */
+export function moneyStatusLabel(m: Money): string {
+  if (m.status === 'none') return 'no usage'
+  const base = m.status === 'unpriced' ? 'unpriced' : m.status === 'partial' ? 'partial' : m.status
+  return m.complete && m.status !== 'unpriced' ? `${base} · complete` : base
+}
+
+const UNITS: Array<[number, string]> = [[60, 's'], [60, 'm'], [24, 'h'], [7, 'd'], [4.345, 'w'], [12, 'mo'], [Infinity, 'y']]
+
+/** Compact relative time from epoch seconds: "now", "5m ago", "3d ago", "in 2h". */
+export function relativeTime(epochSeconds: number | null | undefined, nowMs = Date.now()): string {
+  if (epochSeconds == null || !Number.isFinite(epochSeconds)) return '—'
+  let delta = nowMs / 1000 - epochSeconds
+  const future = delta < 0
+  delta = Math.abs(delta)
+  if (delta < 30) return 'now'
+  let value = delta
+  for (const [size, unit] of UNITS) {
+    if (value < size) {
+      const n = Math.floor(value)
+      return future ? `in ${n}${unit}` : `${n}${unit} ago`
+    }
+    value /= size
+  }
+  return '—'
+}
+
+/** Countdown like "5h 12m" / "3m 04s" to an epoch-seconds deadline; "expired" once past. */
+export function countdown(epochSeconds: number | null, nowMs = Date.now()): string {
+  if (epochSeconds == null) return '—'
+  const s = Math.floor(epochSeconds - nowMs / 1000)
+  if (s <= 0) return 'expired'
+  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60
+  if (h >= 24) return `${Math.floor(h / 24)}d ${h % 24}h`
+  if (h > 0) return `${h}h ${String(m).padStart(2, '0')}m`
+  return `${m}m ${String(sec).padStart(2, '0')}s`
+}
+
+export function formatCount(n: number | null | undefined): string {
+  if (n == null || !Number.isFinite(n)) return '—'
+  if (Math.abs(n) < 1000) return String(Math.round(n))
+  if (Math.abs(n) < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`
+  return `${(n / 1_000_000).toFixed(1)}M`
+}
+
+export function totalTokens(t: Tokens): number {
+  return t.input + t.output + t.cacheRead + t.cacheWrite
+}
+
+export function formatDateTime(epochSeconds: number | null | undefined): string {
+  if (epochSeconds == null) return '—'
+  const d = new Date(epochSeconds * 1000)
+  return Number.isNaN(d.getTime()) ? '—' : d.toLocaleString()
+}
+
+/** The per-turn badge text; exact strings are part of the UI contract (e2e asserts them). */
+export function cacheDecisionLabel(d: CacheDecision): string {
+  switch (d) {
+    case 'reused': return 'reused'
+    case 'new': return 'rebuilt: new agent'
+    case 'config_changed': return 'rebuilt: config changed'
+    case 'external_write': return 'rebuilt: external write'
+    case 'session_changed': return 'rebuilt: session changed'
+  }
+}
+
+export function shortId(id: string, n = 8): string {
+  return id.length > n + 2 ? `${id.slice(0, n)}…` : id
+}
+
+export function errorMessage(err: unknown): string {
+  if (err && typeof err === 'object' && 'message' in err && typeof (err as Error).message === 'string') return (err as Error).message
+  return String(err)
+}

@@ -1,0 +1,30 @@
+import { StrictMode } from 'react'
+import { createRoot } from 'react-dom/client'
+import { connectApi } from './api'
+import { App, rememberedScope } from './app/App'
+import { loadThemeChoice } from './app/theme'
+import { loadApp, useApp } from './stores/app'
+import { resyncAfterReconnect, wireBridge } from './stores/bridge'
+import { setConnectionState, setTransportKind } from './stores/connection'
+import { reportError } from './stores/toasts'
+import './styles/theme.css'
+import './styles/layout.css'
+import './styles/components.css'
+import './styles/pages.css'
+
+useApp.setState({ theme: loadThemeChoice(), scope: rememberedScope() })
+
+let wasConnected = false
+connectApi((state) => {
+  setConnectionState(state)
+  if (state === 'connected' && wasConnected) void resyncAfterReconnect()
+  if (state === 'connected') wasConnected = true
+})
+  .then(({ api, kind }) => {
+    setTransportKind(kind)
+    wireBridge(api)
+    return loadApp()
+  })
+  .catch((err) => reportError(err, 'Connecting'))
+
+createRoot(document.getElementById('root')!).render(<StrictMode><App /></StrictMode>)

@@ -1,0 +1,80 @@
+import { useEffect } from 'react'
+import { useShallow } from 'zustand/react/shallow'
+import type { Money } from '@shared/contract'
+import { sessionHref } from '../app/routes'
+import { MoneyText } from '../components/MoneyText'
+import { formatCount, moneyStatusLabel, shortId } from '../lib/format'
+import { useApp } from '../stores/app'
+import { DAY_CHOICES, loadCosts, setCostDays, useCosts } from '../stores/costs'
+import { CostChart } from './costs/CostChart'
+
+function sum(ms: Money[]): Money {
+  const priced = ms.filter((m) => m.usd != null)
+  const usd = priced.length ? priced.reduce((n, m) => n + (m.usd ?? 0), 0) : null
+  const complete = ms.every((m) => m.complete)
+  const status = usd == null ? 'unpriced' : complete ? (ms.every((m) => m.status === 'billed') ? 'billed' : 'estimated') : 'partial'
+  return { usd, status, complete }
+}
+
+export function CostsPage() {
+  const scope = useApp((s) => s.scope)
+  const { days, summary, loading, error } = useCosts(useShallow((s) => ({ days: s.days, summary: s.summary, loading: s.loading, error: s.error })))
+  useEffect(() => { void loadCosts() }, [scope])
+  const own = summary ? sum(summary.profiles.map((p) => p.own)) : null
+
+  return (
+    <div className="costs-page">
+      <div className="toolbar">
+        <div className="seg" role="group" aria-label="Period">
+          {DAY_CHOICES.map((d) => <button key={d} className={d === days ? 'active' : ''} aria-pressed={d === days} onClick={() => void setCostDays(d)} data-testid={`costs-days-${d}`}>{d}d</button>)}
+        </div>
+        {loading && <span className="muted">Loading…</span>}
+      </div>
+      {error && !summary && <div className="empty" role="alert">Could not load costs: {error}</div>}
+      {summary && (
+        <>
+          <div className="cards">
+            <div className="card"><div className="card-label">Total (inclusive)</div><div className="card-value" data-testid="costs-inclusive-total"><MoneyText money={summary.total} /></div>
+              <div className="card-sub" data-testid="costs-status">{moneyStatusLabel(summary.total)}</div></div>
+            <div className="card"><div className="card-label">Own</div><div className="card-value" data-testid="costs-own-total"><MoneyText money={own} /></div>
+              <div className="card-sub">{own ? moneyStatusLabel(own) : ''}</div></div>
+            <div className="card"><div className="card-label">Children</div><div className="card-value" data-testid="costs-children-total"><MoneyText money={sum(summary.profiles.map((p) => p.children))} /></div>
+              <div className="card-sub">delegated subagents</div></div>
+            <div className="card"><div className="card-label">Sessions</div><div className="card-value">{summary.profiles.reduce((n, p) => n + p.sessions, 0)}</div><div className="card-sub">last {days} days</div></div>
+          </div>
+          <CostChart summary={summary} />
+          <div className="grid-2">
+            <section className="panel">
+              <h3>By profile</h3>
+              <table className="table compact" data-testid="costs-by-profile">
+                <thead><tr><th>Profile</th><th className="num">Own</th><th className="num">Children</th><th className="num">Inclusive</th><th className="num">Sessions</th></tr></thead>
+                <tbody>{summary.profiles.map((p) => (
+                  <tr key={p.profile} data-testid="costs-profile-row" data-profile={p.profile}><td>{p.profile}</td><td className="num"><MoneyText money={p.own} /></td>
+                    <td className="num"><MoneyText money={p.children} /></td><td className="num"><MoneyText money={p.inclusive} /></td><td className="num">{p.sessions}</td></tr>
+                ))}</tbody>
+              </table>
+              <h3>By model</h3>
+              <table className="table compact" data-testid="costs-by-model">
+                <thead><tr><th>Model</th><th className="num">Tokens in / out</th><th className="num">Cost</th></tr></thead>
+                <tbody>{summary.byModel.map((m) => (
+                  <tr key={m.model}><td className="mono">{m.model}</td><td className="num">{formatCount(m.tokens.input)} / {formatCount(m.tokens.output)}</td><td className="num"><MoneyText money={m.cost} /></td></tr>
+                ))}</tbody>
+              </table>
+            </section>
+            <section className="panel">
+              <h3>Top sessions</h3>
+              <table className="table compact" data-testid="costs-top-sessions">
+                <thead><tr><th>Session</th><th className="num">Own</th><th className="num">Inclusive</th></tr></thead>
+                <tbody>{summary.topSessions.map((s) => (
+                  <tr key={`${s.profile}/${s.sessionId}`} data-testid="costs-top-session" data-session-id={s.sessionId}>
+                    <td><a href={sessionHref(s.profile, s.sessionId)}>{s.title || shortId(s.sessionId, 16)}</a> <span className="muted small">{s.profile}</span></td>
+                    <td className="num"><MoneyText money={s.own} /></td><td className="num"><MoneyText money={s.inclusive} /></td></tr>
+                ))}</tbody>
+              </table>
+            </section>
+          </div>
+        </>
+      )}
+    </div>
+  )
+}

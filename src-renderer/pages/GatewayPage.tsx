@@ -1,0 +1,47 @@
+import { useEffect } from 'react'
+import { useShallow } from 'zustand/react/shallow'
+import { sessionHref } from '../app/routes'
+import { RefreshIcon } from '../components/icons'
+import { shortId } from '../lib/format'
+import { evictAgent, loadGateway, useGateway, watchGateway } from '../stores/gateway'
+
+function idle(s: number): string {
+  if (s < 60) return `${Math.round(s)}s`
+  if (s < 3600) return `${Math.floor(s / 60)}m ${Math.round(s % 60)}s`
+  return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`
+}
+
+/** Cached agents across profiles; refreshed on gateway.changed while this page is open. */
+export function GatewayPage() {
+  useEffect(() => watchGateway(), [])
+  const { state, loading, evicting } = useGateway(useShallow((s) => ({ state: s.state, loading: s.loading, evicting: s.evicting })))
+  return (
+    <div className="gateway-page">
+      <div className="toolbar">
+        <h2>Agent cache</h2>
+        {state && <span className="muted">{state.agents.length} / {state.cap} cached · idle TTL {Math.round(state.idleTtlSeconds / 60)} min</span>}
+        <span className="spacer" />
+        <button className="icon-btn" onClick={() => void loadGateway()} title="Refresh" aria-label="Refresh" data-testid="gateway-refresh"><RefreshIcon /></button>
+      </div>
+      {!state ? <div className="empty">{loading ? 'Loading…' : 'Gateway state unavailable.'}</div>
+        : !state.agents.length ? <div className="empty" data-testid="gateway-empty">No cached agents. They appear after a turn runs.</div> : (
+          <table className="table" data-testid="gateway-table">
+            <thead><tr><th>Profile</th><th>Session</th><th>Model</th><th>State</th><th className="num">Idle</th><th className="num">Turns</th><th>Signature</th><th /></tr></thead>
+            <tbody>{state.agents.map((a) => (
+              <tr key={a.key} data-testid="gateway-agent" data-key={a.key} data-running={a.running}>
+                <td>{a.profile}</td>
+                <td>{a.sessionId ? <a className="mono" href={sessionHref(a.profile, a.sessionId)}>{shortId(a.sessionId, 14)}</a> : <span className="muted">—</span>}</td>
+                <td className="mono">{a.model ?? '—'}</td>
+                <td>{a.running ? <span className="badge badge-accent"><span className="pulse" aria-hidden />running</span> : <span className="badge badge-neutral">idle</span>}</td>
+                <td className="num">{idle(a.idleSeconds)}</td>
+                <td className="num">{a.turns}</td>
+                <td className="mono muted" title={a.signature}>{a.signature.slice(0, 10)}</td>
+                <td><button className="small danger" disabled={a.running || !!evicting[a.key]} onClick={() => void evictAgent(a.key)} data-testid="gateway-evict"
+                  title={a.running ? 'A running agent is never evicted' : 'Release this cached agent'}>{evicting[a.key] ? 'Evicting…' : 'Evict'}</button></td>
+              </tr>
+            ))}</tbody>
+          </table>
+        )}
+    </div>
+  )
+}

@@ -1,0 +1,23 @@
+import { useEffect } from 'react'
+import { useApp } from '../stores/app'
+import { loadHealth, loadMemoryEvents } from '../stores/memory'
+import { MemoryEntries } from './memory/MemoryEntries'
+import { MemoryFeed } from './memory/MemoryFeed'
+import { ProviderHealthPanel } from './memory/ProviderHealth'
+
+export function MemoryPage() {
+  const scope = useApp((s) => s.scope)
+  useEffect(() => {
+    void loadMemoryEvents()
+    void loadHealth()
+  }, [scope])
+  return (
+    <div className="memory-page">
+      <MemoryFeed />
+      <div className="memory-side">
+        <MemoryEntries profile={scope === 'all' ? null : scope} />
+        <ProviderHealthPanel />
+      </div>
+    </div>
+  )
+}

@@ -1,0 +1,63 @@
+import { useEffect, useState } from 'react'
+import { useShallow } from 'zustand/react/shallow'
+import { Badge } from '../components/Badge'
+import { MoneyText } from '../components/MoneyText'
+import { openTranscript, refreshTranscriptMeta, useTranscript } from '../stores/transcript'
+import { sendMessage, turnsForSession, useTurns } from '../stores/turns'
+import { updateSession } from '../stores/sessions'
+import { ChildrenPanel } from './session/ChildrenPanel'
+import { Composer } from './session/Composer'
+import { CostBreakdown } from './session/CostBreakdown'
+import { Lineage } from './session/Lineage'
+import { MetaPanel } from './session/MetaPanel'
+import { Transcript } from './session/Transcript'
+
+interface Props {
+  profile: string
+  sessionId: string
+  messageId: number | null
+}
+
+export function SessionPage({ profile, sessionId, messageId }: Props) {
+  useEffect(() => { void openTranscript(profile, sessionId, messageId) }, [profile, sessionId, messageId])
+  const { detail, cost, children, error, loading } = useTranscript(useShallow((s) => ({
+    detail: s.sessionId === sessionId ? s.detail : null, cost: s.cost, children: s.children, error: s.error, loading: s.loading
+  })))
+  const running = useTurns((s) => turnsForSession(s, profile, sessionId).find((t) => t.status === 'running') ?? null)
+  const [showCosts, setShowCosts] = useState(false)
+  const summary = detail?.summary
+
+  return (
+    <div className="session-page">
+      <div className="session-main">
+        <div className="session-head">
+          <div className="session-title">
+            <h1 data-testid="session-title">{summary?.title || summary?.preview || sessionId}</h1>
+            <Badge tone="accent">{profile}</Badge>
+            {summary && <Badge>{summary.source}</Badge>}
+            {summary?.archived && <Badge tone="warn">archived</Badge>}
+            {summary && <MoneyText money={cost?.inclusive ?? summary.cost} testId="session-head-cost" />}
+            <span className="spacer" />
+            {summary && (
+              <button className="small" data-testid="session-archive" onClick={() => void updateSession({ profile, sessionId, archived: !summary.archived }).then(refreshTranscriptMeta)}>
+                {summary.archived ? 'Unarchive' : 'Archive'}
+              </button>
+            )}
+          </div>
+          {detail && <Lineage profile={profile} detail={detail} />}
+        </div>
+        {error && !loading && <div className="err-text pad-s" role="alert">{error}</div>}
+        <Transcript />
+        <Composer running={running} onSend={async (text) => (await sendMessage(profile, sessionId, text)) != null} />
+      </div>
+      <aside className="session-side">
+        {detail && <MetaPanel detail={detail} cost={cost} />}
+        <ChildrenPanel items={children} />
+        {cost && (showCosts
+          ? <CostBreakdown cost={cost} />
+          : <button className="link" onClick={() => setShowCosts(true)} data-testid="show-cost-breakdown">Show cost breakdown</button>)}
+      </aside>
+    </div>
+  )
+}
+

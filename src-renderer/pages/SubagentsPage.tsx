@@ -1,0 +1,69 @@
+import { useEffect } from 'react'
+import { useShallow } from 'zustand/react/shallow'
+import { sessionHref } from '../app/routes'
+import { MoneyText } from '../components/MoneyText'
+import { useNow } from '../components/RelTime'
+import { countdown, relativeTime, shortId } from '../lib/format'
+import { useApp } from '../stores/app'
+import {
+  countByState, loadSubagents, setShowTombstoned, setSubagentTab, useSubagents, visibleSubagents, watchSubagents, type SubagentTab
+} from '../stores/subagents'
+import { StateBadge } from './subagents/StateBadge'
+import { SubagentActions } from './subagents/SubagentActions'
+
+const TABS: SubagentTab[] = ['all', 'running', 'retained', 'tombstoned', 'expired']
+
+export function SubagentsPage() {
+  const scope = useApp((s) => s.scope)
+  useEffect(() => watchSubagents(), [])
+  useEffect(() => { void loadSubagents() }, [scope])
+  const { tab, showTombstoned, maxRetained, ttlHours, loading, error } = useSubagents(useShallow((s) => ({
+    tab: s.tab, showTombstoned: s.showTombstoned, maxRetained: s.maxRetained, ttlHours: s.ttlHours, loading: s.loading, error: s.error
+  })))
+  const rows = useSubagents(useShallow(visibleSubagents))
+  const counts = useSubagents(useShallow(countByState))
+  const now = useNow(1000) // TTL countdowns
+  const showProfile = scope === 'all'
+
+  return (
+    <div className="subagents-page">
+      <div className="toolbar">
+        <div className="seg" role="tablist" aria-label="State">
+          {TABS.map((t) => (
+            <button key={t} role="tab" aria-selected={tab === t} className={tab === t ? 'active' : ''} onClick={() => void setSubagentTab(t)} data-testid={`subagents-tab-${t}`}>
+              {t}{t !== 'all' && t !== 'tombstoned' && <span className="count">{counts[t]}</span>}
+            </button>
+          ))}
+        </div>
+        <label className="field-inline"><input type="checkbox" checked={showTombstoned} onChange={(e) => void setShowTombstoned(e.target.checked)} data-testid="show-tombstoned" /> show tombstoned</label>
+        <span className="spacer" />
+        {maxRetained != null && <span className="muted">keeps up to {maxRetained} retained · TTL {ttlHours}h</span>}
+      </div>
+      {error && !rows.length ? <div className="empty" role="alert">Could not load subagents: {error}</div>
+        : !rows.length ? <div className="empty" data-testid="subagents-empty">{loading ? 'Loading…' : `No ${tab === 'all' ? '' : `${tab} `}subagents.`}</div> : (
+          <div className="table-wrap">
+            <table className="table" data-testid="subagents-table">
+              <thead><tr>
+                {showProfile && <th>Profile</th>}<th>Goal</th><th>Model</th><th>State</th><th>Parent</th><th>Retained</th><th>Expires in</th><th className="num">Cost</th><th />
+              </tr></thead>
+              <tbody>
+                {rows.map((s) => (
+                  <tr key={`${s.profile}/${s.childId}`} data-testid="subagent-row" data-child-id={s.childId} data-state={s.state} data-profile={s.profile}>
+                    {showProfile && <td>{s.profile}</td>}
+                    <td className="goal"><div className="clamp-2" title={s.goal}>{s.goal}</div><div className="mono muted small">{s.childId}</div></td>
+                    <td className="mono">{s.model ?? '—'}</td>
+                    <td><StateBadge state={s.state} raw={s.rawState} /></td>
+                    <td>{s.parentSessionId ? <a className="mono" href={sessionHref(s.profile, s.parentSessionId)} data-testid="subagent-parent">{shortId(s.parentSessionId, 12)}</a> : '—'}</td>
+                    <td>{s.retainedAt ? relativeTime(s.retainedAt, now) : '—'}</td>
+                    <td data-testid="subagent-ttl">{s.state === 'retained' ? countdown(s.expiresAt, now) : '—'}</td>
+                    <td className="num"><MoneyText money={s.cost} /></td>
+                    <td><SubagentActions s={s} /></td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+    </div>
+  )
+}

@@ -1,0 +1,31 @@
+import type { SessionCost } from '@shared/contract'
+import { sessionHref } from '../../app/routes'
+import { MoneyText } from '../../components/MoneyText'
+import { formatCount, shortId } from '../../lib/format'
+
+/** costs.session: per delegated child, per parent turn, per model. */
+export function CostBreakdown({ cost }: { cost: SessionCost }) {
+  return (
+    <section className="panel" data-testid="cost-breakdown">
+      <h3>Cost breakdown</h3>
+      {cost.perModel.length > 0 && (
+        <table className="table compact"><thead><tr><th>Model</th><th className="num">Tokens</th><th className="num">Cost</th></tr></thead>
+          <tbody>{cost.perModel.map((m) => <tr key={m.model}><td className="mono">{m.model}</td><td className="num">{formatCount(m.tokens.input + m.tokens.output)}</td><td className="num"><MoneyText money={m.cost} /></td></tr>)}</tbody>
+        </table>
+      )}
+      {cost.children.length > 0 ? (
+        <table className="table compact" data-testid="cost-children"><thead><tr><th>Child</th><th>Status</th><th className="num">Calls</th><th className="num">Cost</th></tr></thead>
+          <tbody>{cost.children.map((c) => (
+            <tr key={`${c.childSessionId}/${c.parentTurnId}`}><td><a href={sessionHref(cost.profile, c.childSessionId)} className="mono">{shortId(c.childSessionId, 12)}</a></td>
+              <td>{c.status ?? '—'}</td><td className="num">{c.apiCalls}</td><td className="num"><MoneyText money={c.cost} /></td></tr>
+          ))}</tbody>
+        </table>
+      ) : <p className="muted">No delegated children.</p>}
+      {cost.perTurn.length > 0 && (
+        <table className="table compact" data-testid="cost-per-turn"><thead><tr><th>Turn</th><th className="num">Children cost</th></tr></thead>
+          <tbody>{cost.perTurn.map((t) => <tr key={t.turnId}><td className="mono">{shortId(t.turnId, 12)}</td><td className="num"><MoneyText money={t.childrenCost} /></td></tr>)}</tbody>
+        </table>
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,25 @@
+import type { SessionDetail, SessionRef } from '@shared/contract'
+import { sessionHref } from '../../app/routes'
+import { shortId } from '../../lib/format'
+
+const label = (r: SessionRef) => r.title || shortId(r.id, 12)
+
+/** Breadcrumb: parent › compression chain (root first) › this; branches and delegate children beside it. */
+export function Lineage({ profile, detail }: { profile: string; detail: SessionDetail }) {
+  const { chain, parent, branches, delegateChildren } = detail.lineage
+  const self = detail.summary.id
+  return (
+    <nav className="lineage" aria-label="Lineage" data-testid="lineage">
+      {parent && <><a href={sessionHref(profile, parent.id)} data-testid="lineage-parent" title={`parent (${parent.kind})`}>↑ {label(parent)}</a><span className="sep">›</span></>}
+      {chain.length > 1 ? chain.map((r, i) => (
+        <span key={r.id} className="crumb">
+          {r.id === self ? <strong data-testid="lineage-self">{label(r)}</strong>
+            : <a href={sessionHref(profile, r.id)} data-testid="lineage-chain" title={r.endReason ?? undefined}>{label(r)}</a>}
+          {i < chain.length - 1 && <span className="sep" title="compressed into">⟶</span>}
+        </span>
+      )) : <strong data-testid="lineage-self">{detail.summary.title || shortId(self, 16)}</strong>}
+      {branches.length > 0 && <span className="lineage-group">branches: {branches.map((b) => <a key={b.id} href={sessionHref(profile, b.id)} data-testid="lineage-branch">{label(b)}</a>)}</span>}
+      {delegateChildren.length > 0 && <span className="lineage-group">delegates: {delegateChildren.map((b) => <a key={b.id} href={sessionHref(profile, b.id)} data-testid="lineage-delegate">{label(b)}</a>)}</span>}
+    </nav>
+  )
+}

@@ -1,0 +1,71 @@
+import { memo, useState } from 'react'
+import type { Message } from '@shared/contract'
+import { ChevronIcon } from '../../components/icons'
+import { formatDateTime } from '../../lib/format'
+
+function Fold({ label, children, testId, defaultOpen = false }: { label: React.ReactNode; children: React.ReactNode; testId?: string; defaultOpen?: boolean }) {
+  const [open, setOpen] = useState(defaultOpen)
+  return (
+    <div className={`fold${open ? ' open' : ''}`} data-testid={testId}>
+      <button className="fold-head" aria-expanded={open} onClick={() => setOpen(!open)} data-testid={testId ? `${testId}-toggle` : undefined}>
+        <ChevronIcon open={open} />{label}
+      </button>
+      {open && <div className="fold-body">{children}</div>}
+    </div>
+  )
+}
+
+function prettyArgs(raw: string): string {
+  try { return JSON.stringify(JSON.parse(raw), null, 2) } catch { return raw }
+}
+
+function argsPreview(raw: string): string {
+  const s = raw.replace(/\s+/g, ' ').trim()
+  return s.length > 80 ? `${s.slice(0, 80)}…` : s
+}
+
+export function ToolCallView({ name, args, result }: { name: string; args: string; result?: string | null }) {
+  return (
+    <Fold testId="tool-call" label={<><span className="tool-name mono">{name}</span><span className="muted mono tool-args-preview">{argsPreview(args)}</span></>}>
+      <div className="tool-section-label">arguments</div>
+      <pre className="code">{prettyArgs(args)}</pre>
+      {result != null && <><div className="tool-section-label">result</div><pre className="code">{result}</pre></>}
+    </Fold>
+  )
+}
+
+export function Reasoning({ text }: { text: string }) {
+  return <Fold testId="reasoning" label={<span className="muted">Reasoning · {text.length.toLocaleString()} chars</span>}><div className="reasoning-text">{text}</div></Fold>
+}
+
+const isNotice = (m: Message) => (m.displayKind ?? '').includes('delegat') || (m.displayKind ?? '').includes('notice')
+
+/** One persisted message; tool results and notices are compact, reasoning is folded. */
+export const MessageItem = memo(function MessageItem({ m, focused }: { m: Message; focused: boolean }) {
+  const cls = `message role-${m.role}${focused ? ' focused' : ''}`
+  const common = { 'data-testid': 'message', 'data-message-id': m.id, 'data-role': m.role, 'data-focused': focused || undefined } as const
+  if (isNotice(m)) {
+    return <div className={`${cls} notice`} {...common} data-kind={m.displayKind ?? undefined}><span className="notice-icon" aria-hidden>◆</span>{m.content}</div>
+  }
+  if (m.role === 'tool') {
+    return (
+      <div className={cls} {...common}>
+        <Fold testId="tool-result" label={<><span className="muted">result of</span> <span className="tool-name mono">{m.toolName ?? 'tool'}</span><span className="muted"> · {(m.content ?? '').length.toLocaleString()} chars</span></>}>
+          <pre className="code">{m.content}</pre>
+        </Fold>
+      </div>
+    )
+  }
+  return (
+    <div className={cls} {...common}>
+      <div className="msg-head">
+        <span className="msg-role">{m.role}</span>
+        <time className="muted" title={formatDateTime(m.timestamp)}>{new Date(m.timestamp * 1000).toLocaleTimeString()}</time>
+        {m.finishReason && m.finishReason !== 'stop' && <span className="badge badge-warn">{m.finishReason}</span>}
+      </div>
+      {m.reasoning && <Reasoning text={m.reasoning} />}
+      {m.content && <div className="msg-body">{m.content}</div>}
+      {m.toolCalls?.map((c) => <ToolCallView key={c.id} name={c.name} args={c.arguments} />)}
+    </div>
+  )
+})

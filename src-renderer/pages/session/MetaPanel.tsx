@@ -1,0 +1,51 @@
+import type { SessionCost, SessionDetail } from '@shared/contract'
+import { MoneyText } from '../../components/MoneyText'
+import { formatCount, formatDateTime } from '../../lib/format'
+
+function Row({ k, children, testId }: { k: string; children: React.ReactNode; testId?: string }) {
+  return <><dt>{k}</dt><dd data-testid={testId}>{children}</dd></>
+}
+
+/** Model, tokens (cache read/write, reasoning), own vs inclusive cost, api calls, cwd and branch. */
+export function MetaPanel({ detail, cost }: { detail: SessionDetail; cost: SessionCost | null }) {
+  const s = detail.summary
+  const t = s.tokens
+  return (
+    <section className="panel" data-testid="session-meta">
+      <h3>Session</h3>
+      <dl className="kv">
+        <Row k="Model"><span className="mono">{s.model ?? '—'}</span></Row>
+        <Row k="Source">{s.source}</Row>
+        <Row k="Started">{formatDateTime(s.startedAt)}</Row>
+        {s.endedAt != null && <Row k="Ended">{formatDateTime(s.endedAt)}{s.endReason ? ` (${s.endReason})` : ''}</Row>}
+        <Row k="Messages">{s.messageCount} · {s.toolCallCount} tool calls</Row>
+        <Row k="API calls" testId="meta-api-calls">{detail.apiCallCount}</Row>
+        {detail.cwd && <Row k="cwd"><span className="mono wrap">{detail.cwd}</span></Row>}
+        {detail.gitBranch && <Row k="Branch"><span className="mono">{detail.gitBranch}</span></Row>}
+      </dl>
+      <h3>Tokens</h3>
+      <dl className="kv" data-testid="meta-tokens">
+        <Row k="Input">{formatCount(t.input)}</Row>
+        <Row k="Output">{formatCount(t.output)}</Row>
+        <Row k="Cache read">{formatCount(t.cacheRead)}</Row>
+        <Row k="Cache write">{formatCount(t.cacheWrite)}</Row>
+        <Row k="Reasoning">{formatCount(t.reasoning)}</Row>
+      </dl>
+      <h3>Cost</h3>
+      <dl className="kv">
+        <Row k="Own" testId="session-cost-own"><MoneyText money={cost?.own ?? s.cost} /></Row>
+        {cost && <Row k="Children" testId="session-cost-children"><MoneyText money={cost.childrenTotal} /></Row>}
+        {cost && <Row k="Inclusive" testId="session-cost-inclusive"><MoneyText money={cost.inclusive} /></Row>}
+      </dl>
+      {detail.usage.length > 0 && (
+        <table className="table compact" data-testid="usage-by-model">
+          <thead><tr><th>Model</th><th className="num">Calls</th><th className="num">Tokens</th><th className="num">Cost</th></tr></thead>
+          <tbody>{detail.usage.map((u, i) => (
+            <tr key={i}><td className="mono" title={`${u.provider} · ${u.task}`}>{u.model}</td><td className="num">{u.apiCalls}</td>
+              <td className="num">{formatCount(u.tokens.input + u.tokens.output)}</td><td className="num"><MoneyText money={u.cost} /></td></tr>
+          ))}</tbody>
+        </table>
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,66 @@
+import { beforeEach, describe, expect, it } from 'vitest'
+import { setApi } from '../api'
+import { createFakeApi, settle, type FakeApi } from '../test-utils/fake-api'
+import { message, summary, usd, zeroTokens } from '../test-utils/fixtures'
+import { resetApp, useApp } from './app'
+import { wireBridge } from './bridge'
+import { resetMemory, useMemory } from './memory'
+import { resetSessions, useSessions, watchSessions } from './sessions'
+import { openTranscript, resetTranscript, useTranscript } from './transcript'
+import { resetTurns, useTurns } from './turns'
+
+let fake: FakeApi
+let msgs = [message(1), message(2)]
+
+beforeEach(() => {
+  resetApp(); resetSessions(); resetTranscript(); resetTurns(); resetMemory()
+  msgs = [message(1), message(2)]
+  fake = createFakeApi({
+    'sessions.list': () => ({ items: [summary('s1', { messageCount: msgs.length })], nextCursor: null }),
+    'sessions.messages': (q) => {
+      const items = q.afterId != null ? msgs.filter((m) => m.id > q.afterId!) : msgs
+      return { items, hasMoreBefore: false, hasMoreAfter: false }
+    },
+    'sessions.get': () => ({ summary: summary('s1'), lineage: { chain: [], parent: null, branches: [], delegateChildren: [] }, usage: [], cwd: null, gitBranch: null, apiCallCount: 0 }),
+    'costs.session': () => { throw new Error('n/a') },
+    'subagents.list': () => ({ items: [], maxRetained: 8, ttlHours: 24 }),
+    'profiles.list': () => [{ name: 'default', home: '/h', isDefault: true, sessionCount: 1 }, { name: 'new', home: '/n', isDefault: false, sessionCount: 0 }]
+  })
+  setApi(fake.api)
+})
+
+describe('event bridge', () => {
+  it('routes each host event to the stores that show it', async () => {
+    const off = wireBridge(fake.api)
+    const unwatch = watchSessions()
+    await openTranscript('default', 's1')
+    await settle()
+
+    msgs.push(message(3))
+    fake.emit('sessions.changed', { profile: 'default', sessionIds: ['s1'] })
+    await settle()
+    expect(useTranscript.getState().ids).toEqual([1, 2, 3])
+    expect(useSessions.getState().byKey['default/s1']!.messageCount).toBe(3)
+
+    fake.emit('turn.started', { turnId: 't', profile: 'default', sessionId: 's1', cache: 'external_write', model: null, demo: false })
+    fake.emit('turn.delta', { turnId: 't', profile: 'default', sessionId: 's1', kind: 'text', text: 'hi' })
+    msgs.push(message(4))
+    fake.emit('turn.delta', { turnId: 't', profile: 'default', sessionId: 's1', kind: 'message_saved', messageId: 4 })
+    fake.emit('turn.finished', { turnId: 't', profile: 'default', sessionId: 's1', status: 'completed', tokens: zeroTokens, cost: usd(0.1), apiCalls: 1 })
+    await settle()
+    expect(useTurns.getState().byId.t!.status).toBe('completed')
+    expect(useTranscript.getState().ids).toContain(4)
+
+    fake.emit('memory.activity', { id: 1, profile: 'default', provider: 'builtin', kind: 'write', name: 'memory', sessionId: 's1', turnId: 't', ok: true, latencyMs: 1, summary: 'saved', size: 5, at: 1 })
+    expect(useMemory.getState().order).toEqual([1])
+
+    fake.emit('profiles.changed', { profiles: ['default', 'new'] })
+    await settle()
+    expect(useApp.getState().profiles.map((p) => p.name)).toEqual(['default', 'new'])
+
+    off()
+    unwatch()
+    fake.emit('memory.activity', { id: 2, profile: 'default', provider: 'builtin', kind: 'write', name: 'memory', sessionId: null, turnId: null, ok: true, latencyMs: 1, summary: 'x', size: 1, at: 2 })
+    expect(useMemory.getState().order).toEqual([1])
+  })
+})

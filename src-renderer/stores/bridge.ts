@@ -1,0 +1,48 @@
+import type { CaduceusApi } from '@shared/contract'
+import { loadApp, refreshProfiles } from './app'
+import { applyMemoryActivity } from './memory'
+import { applySessionsChanged, useSessions } from './sessions'
+import { applyDelegationUpdated } from './subagents'
+import { applyTranscriptDelegationUpdated, applyTranscriptSessionsChanged, loadNewer, refreshTranscriptMeta, useTranscript } from './transcript'
+import { applyTurnDelta, applyTurnFinished, applyTurnStarted } from './turns'
+import { applyGatewayChanged } from './gateway'
+
+/**
+ * The one place host events meet the stores. Components never subscribe to the transport themselves,
+ * so each event is applied once however many views show it.
+ */
+export function wireBridge(api: CaduceusApi): () => void {
+  const offs = [
+    api.on('sessions.changed', (e) => {
+      void applySessionsChanged(e)
+      void applyTranscriptSessionsChanged(e)
+    }),
+    api.on('turn.started', applyTurnStarted),
+    api.on('turn.delta', (e) => {
+      applyTurnDelta(e)
+      // a saved message belongs in the open transcript right away, not after the watcher's coalescing
+      const t = useTranscript.getState()
+      if (e.kind === 'message_saved' && t.profile === e.profile && (t.sessionId === e.sessionId || t.sessionId === e.savedSessionId) && !t.hasMoreAfter) void loadNewer()
+    }),
+    api.on('turn.finished', applyTurnFinished),
+    api.on('delegation.updated', (e) => {
+      void applyDelegationUpdated(e)
+      void applyTranscriptDelegationUpdated(e)
+    }),
+    api.on('memory.activity', applyMemoryActivity),
+    api.on('gateway.changed', () => void applyGatewayChanged()),
+    api.on('profiles.changed', () => void refreshProfiles())
+  ]
+  return () => { for (const off of offs) off() }
+}
+
+/** After a reconnect events were missed: re-read what is on screen (merging, never clobbering). */
+export async function resyncAfterReconnect(): Promise<void> {
+  await loadApp()
+  if (useSessions.getState().loadedScope) void applySessionsChanged({ profile: '', sessionIds: [] }, true)
+  const t = useTranscript.getState()
+  if (t.sessionId) {
+    if (!t.hasMoreAfter) await loadNewer()
+    await refreshTranscriptMeta()
+  }
+}

@@ -1,0 +1,72 @@
+import { create } from 'zustand'
+import type { GatewayState } from '@shared/contract'
+import { getApi } from '../api'
+import { reportError } from './toasts'
+
+interface GatewayStore {
+  state: GatewayState | null
+  loading: boolean
+  evicting: Record<string, boolean>
+}
+
+export const useGateway = create<GatewayStore>()(() => ({ state: null, loading: false, evicting: {} }))
+let current: Promise<void> | null = null
+let again = false
+let watchers = 0
+
+export function resetGateway(): void {
+  current = null
+  again = false
+  watchers = 0
+  useGateway.setState({ state: null, loading: false, evicting: {} }, true)
+}
+
+/** The gateway page watches while mounted; events cost nothing when nobody looks. */
+export function watchGateway(): () => void {
+  watchers++
+  void loadGateway()
+  return () => { watchers-- }
+}
+
+export function applyGatewayChanged(): Promise<void> {
+  return watchers > 0 ? loadGateway() : Promise.resolve()
+}
+
+/** Overlapping calls share the running load plus one trailing pass. */
+export function loadGateway(): Promise<void> {
+  if (current) { again = true; return current }
+  current = runLoad().finally(() => { current = null })
+  return current
+}
+
+async function runLoad(): Promise<void> {
+  do {
+    again = false
+    useGateway.setState({ loading: true })
+    try {
+      const state = await getApi().call('gateway.state')
+      useGateway.setState({ state, loading: false })
+    } catch (err) {
+      useGateway.setState({ loading: false })
+      reportError(err, 'Loading gateway state')
+    }
+  } while (again)
+}
+
+export async function evictAgent(key: string): Promise<boolean> {
+  useGateway.setState((s) => ({ evicting: { ...s.evicting, [key]: true } }))
+  try {
+    const res = await getApi().call('gateway.evict', { key })
+    if (!res.evicted) reportError(new Error('the agent is running; it was not evicted'), 'Evict')
+    await loadGateway()
+    return res.evicted
+  } catch (err) {
+    reportError(err, 'Evict')
+    return false
+  } finally {
+    useGateway.setState((s) => {
+      const { [key]: _drop, ...rest } = s.evicting
+      return { evicting: rest }
+    })
+  }
+}

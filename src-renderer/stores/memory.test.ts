@@ -1,0 +1,104 @@
+import { beforeEach, describe, expect, it } from 'vitest'
+import type { MemoryEvent } from '@shared/contract'
+import { setApi } from '../api'
+import { createFakeApi, type FakeApi } from '../test-utils/fake-api'
+import { resetApp, setScope } from './app'
+import {
+  FEED_CAP, applyMemoryActivity, editEntry, loadEntries, loadHealth, loadMemoryEvents, loadOlderMemoryEvents, resetMemory,
+  setMemoryFilters, useMemory
+} from './memory'
+import { resetToasts } from './toasts'
+
+let fake: FakeApi
+let entries: Record<string, string[]>
+const ev = (id: number, patch: Partial<MemoryEvent> = {}): MemoryEvent => ({
+  id, profile: 'default', provider: 'builtin', kind: 'prefetch', name: 'prefetch', sessionId: 's1', turnId: null, ok: true, latencyMs: 5,
+  summary: `event ${id}`, size: 10, at: 1_700_000_000 + id, ...patch
+})
+
+beforeEach(() => {
+  resetApp()
+  resetMemory()
+  resetToasts()
+  entries = { default: ['likes tea'], work: ['uses vim'] }
+  fake = createFakeApi({
+    'memory.events': ({ beforeId, limit }) => ({
+      items: Array.from({ length: 300 }, (_, i) => ev(300 - i)).filter((e) => beforeId == null || e.id < beforeId).slice(0, limit ?? 200)
+    }),
+    'memory.entries': ({ profile, target }) => ({ profile, target: target ?? 'memory', entries: entries[profile] ?? [] }),
+    'memory.edit': (edit) => {
+      const list = [...(entries[edit.profile] ?? [])]
+      if (edit.op === 'add') list.push(edit.content)
+      else if (edit.op === 'replace') list[edit.index] = edit.content
+      else list.splice(edit.index, 1)
+      entries[edit.profile] = list
+      return { profile: edit.profile, target: edit.target, entries: list }
+    },
+    'memory.health': () => ({ items: [{ profile: 'default', provider: 'builtin', calls: 10, errors: 1, refusals: 0, lastError: 'boom', lastErrorAt: 1, p95LatencyMs: 12 }] })
+  })
+  setApi(fake.api)
+})
+
+describe('memory store', () => {
+  it('loads the feed newest first and pages older', async () => {
+    await loadMemoryEvents()
+    expect(useMemory.getState().order.slice(0, 2)).toEqual([300, 299])
+    expect(useMemory.getState().hasMore).toBe(true)
+    await loadOlderMemoryEvents()
+    expect(useMemory.getState().order).toHaveLength(300)
+    expect(fake.callsOf('memory.events')[1]).toMatchObject({ beforeId: 101 })
+  })
+
+  it('sends filters with the query', async () => {
+    setScope('work')
+    await setMemoryFilters({ kinds: ['refusal'], provider: 'honcho', sessionId: 's9', refusalsOnly: true })
+    expect(fake.callsOf('memory.events').at(-1)).toMatchObject({ profile: 'work', kinds: ['refusal'], provider: 'honcho', sessionId: 's9', refusalsOnly: true })
+  })
+
+  it('prepends live activity that matches scope and filters, once', async () => {
+    await loadMemoryEvents()
+    applyMemoryActivity(ev(301))
+    applyMemoryActivity(ev(301))
+    expect(useMemory.getState().order.slice(0, 2)).toEqual([301, 300])
+    expect(useMemory.getState().order.filter((x) => x === 301)).toHaveLength(1)
+    setScope('work')
+    applyMemoryActivity(ev(302))
+    expect(useMemory.getState().byId[302]).toBeUndefined()
+    setScope('all')
+    useMemory.setState((s) => ({ filters: { ...s.filters, refusalsOnly: true } }))
+    applyMemoryActivity(ev(303, { kind: 'write' }))
+    applyMemoryActivity(ev(304, { kind: 'refusal', ok: false, provider: 'honcho' }))
+    expect(useMemory.getState().byId[303]).toBeUndefined()
+    expect(useMemory.getState().byId[304]).toBeDefined()
+    expect(useMemory.getState().knownProviders).toContain('honcho')
+  })
+
+  it('caps the live feed', () => {
+    for (let i = 1; i <= FEED_CAP + 10; i++) applyMemoryActivity(ev(i))
+    const st = useMemory.getState()
+    expect(st.order).toHaveLength(FEED_CAP)
+    expect(st.order[0]).toBe(FEED_CAP + 10)
+    expect(Object.keys(st.byId)).toHaveLength(FEED_CAP)
+  })
+
+  it('edits entries of exactly the named profile', async () => {
+    await loadEntries('work', 'memory')
+    expect(useMemory.getState().entries).toEqual(['uses vim'])
+    await editEntry({ op: 'add', profile: 'work', target: 'memory', content: 'prefers tabs' })
+    await editEntry({ op: 'replace', profile: 'work', target: 'memory', index: 0, content: 'uses helix' })
+    expect(useMemory.getState().entries).toEqual(['uses helix', 'prefers tabs'])
+    await editEntry({ op: 'remove', profile: 'work', target: 'memory', index: 1 })
+    expect(entries.work).toEqual(['uses helix'])
+    expect(entries.default).toEqual(['likes tea'])
+  })
+
+  it('returns an edit error inline', async () => {
+    fake.handlers['memory.edit'] = () => { throw new Error('entry text is required') }
+    expect(await editEntry({ op: 'add', profile: 'default', target: 'memory', content: 'x' })).toEqual({ ok: false, error: 'entry text is required' })
+  })
+
+  it('loads provider health', async () => {
+    await loadHealth()
+    expect(useMemory.getState().health[0]!.lastError).toBe('boom')
+  })
+})

@@ -1,0 +1,99 @@
+import { beforeEach, describe, expect, it } from 'vitest'
+import { CaduceusError, type CostSummary } from '@shared/contract'
+import { setApi } from '../api'
+import { createFakeApi, type FakeApi } from '../test-utils/fake-api'
+import { usd } from '../test-utils/fixtures'
+import { resetApp, loadApp, useApp, setScope } from './app'
+import { chartRows, loadCosts, resetCosts, setCostDays, useCosts } from './costs'
+import { applyGatewayChanged, evictAgent, resetGateway, useGateway, watchGateway } from './gateway'
+import { loadSettings, resetSettings, saveSettings, useSettings } from './settings'
+import { resetToasts, useToasts } from './toasts'
+
+let fake: FakeApi
+const settings = {
+  profile: 'default', provider: 'openai', baseUrl: 'https://api.example.com/v1', model: 'gpt', apiMode: 'chat_completions' as const,
+  apiKeySet: false, apiKeyStorage: 'none' as const, maxIterations: 20, compressionThreshold: 0.8, demo: false
+}
+const summary: CostSummary = {
+  profiles: [], total: usd(3), byModel: [], topSessions: [],
+  byDay: [
+    { day: '2026-12-02', profile: 'work', usd: 1, unpriced: false },
+    { day: '2026-12-01', profile: 'default', usd: 0.5, unpriced: true },
+    { day: '2026-12-02', profile: 'default', usd: 1.5, unpriced: false }
+  ]
+}
+
+beforeEach(() => {
+  resetApp(); resetCosts(); resetGateway(); resetSettings(); resetToasts()
+  fake = createFakeApi({
+    'app.info': () => ({ version: '0.1.0', root: '/r', headless: true, demo: false, logCommand: 'x', profiles: [{ name: 'default', home: '/r', isDefault: true, sessionCount: 3 }] }),
+    'costs.summary': () => summary,
+    'gateway.state': () => ({ agents: [], cap: 8, idleTtlSeconds: 3600 }),
+    'gateway.evict': () => ({ evicted: false }),
+    'settings.get': () => settings,
+    'settings.update': (u) => {
+      if (u.baseUrl === 'nope') throw new CaduceusError('invalid_input', 'baseUrl: base URL must be a URL', 'baseUrl')
+      return { ...settings, ...u, apiKeySet: u.apiKey ? true : settings.apiKeySet, apiKeyStorage: u.apiKey ? 'env_file' : 'none' }
+    }
+  })
+  setApi(fake.api)
+})
+
+describe('app store', () => {
+  it('falls back to All when the remembered profile is gone', async () => {
+    setScope('gone')
+    await loadApp()
+    expect(useApp.getState().scope).toBe('all')
+    expect(useApp.getState().profiles[0]!.name).toBe('default')
+  })
+})
+
+describe('costs store', () => {
+  it('loads the summary for the scope and days', async () => {
+    setScope('work')
+    await setCostDays(7)
+    expect(fake.callsOf('costs.summary').at(-1)).toEqual({ profile: 'work', days: 7 })
+    expect(useCosts.getState().summary!.total.usd).toBe(3)
+  })
+
+  it('pivots byDay into stacked chart rows, days ascending, missing cells zero', async () => {
+    await loadCosts()
+    const { rows, profiles, unpricedDays } = chartRows(useCosts.getState().summary!)
+    expect(profiles).toEqual(['default', 'work'])
+    expect(rows).toEqual([{ day: '2026-12-01', default: 0.5, work: 0 }, { day: '2026-12-02', default: 1.5, work: 1 }])
+    expect(unpricedDays).toEqual(['2026-12-01'])
+  })
+})
+
+describe('gateway store', () => {
+  it('loads while watched and refreshes on gateway.changed only then', async () => {
+    await applyGatewayChanged()
+    expect(fake.callsOf('gateway.state')).toHaveLength(0)
+    const off = watchGateway()
+    await applyGatewayChanged()
+    expect(fake.callsOf('gateway.state').length).toBeGreaterThanOrEqual(1)
+    expect(useGateway.getState().state!.cap).toBe(8)
+    off()
+  })
+
+  it('says so when an evict is refused because the agent runs', async () => {
+    expect(await evictAgent('k1')).toBe(false)
+    expect(useToasts.getState().toasts.at(-1)!.message).toContain('running')
+    expect(useGateway.getState().evicting).toEqual({})
+  })
+})
+
+describe('settings store', () => {
+  it('saves and reflects that a key is set without ever holding it', async () => {
+    await loadSettings('default')
+    expect(await saveSettings({ profile: 'default', apiKey: 'sk-secret' })).toBe(true)
+    const s = useSettings.getState().byProfile.default!
+    expect(s.apiKeySet).toBe(true)
+    expect(JSON.stringify(useSettings.getState())).not.toContain('sk-secret')
+  })
+
+  it('shows a field error by field name', async () => {
+    expect(await saveSettings({ profile: 'default', baseUrl: 'nope' })).toBe(false)
+    expect(useSettings.getState().fieldErrors).toEqual({ baseUrl: 'baseUrl: base URL must be a URL' })
+  })
+})

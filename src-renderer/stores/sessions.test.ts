@@ -1,0 +1,155 @@
+import { beforeEach, describe, expect, it } from 'vitest'
+import type { SessionQuery } from '@shared/contract'
+import { setApi } from '../api'
+import { createFakeApi, type FakeApi } from '../test-utils/fake-api'
+import { summary } from '../test-utils/fixtures'
+import { resetApp, setScope } from './app'
+import {
+  applySessionsChanged, clearSearch, loadMoreSessions, reloadSessions, resetSessions, runSearch, sessionKey, setSessionFilters,
+  useSessions, watchSessions
+} from './sessions'
+import { resetToasts, useToasts } from './toasts'
+
+let fake: FakeApi
+let db: ReturnType<typeof summary>[]
+
+function pageOf(q: SessionQuery) {
+  const start = q.cursor ? Number(q.cursor) : 0
+  const limit = q.limit ?? 100
+  const items = db.slice(start, start + limit)
+  return { items, nextCursor: start + limit < db.length ? String(start + limit) : null }
+}
+
+beforeEach(() => {
+  resetApp()
+  resetSessions()
+  resetToasts()
+  db = Array.from({ length: 150 }, (_, i) => summary(`s${i}`, { lastActiveAt: 2_000_000 - i }))
+  fake = createFakeApi({
+    'sessions.list': (q) => pageOf(q),
+    'sessions.get': ({ sessionId }) => {
+      const s = db.find((x) => x.id === sessionId)
+      if (!s) throw Object.assign(new Error('no such session'), { code: 'not_found' })
+      return { summary: s, lineage: { chain: [], parent: null, branches: [], delegateChildren: [] }, usage: [], cwd: null, gitBranch: null, apiCallCount: 0 }
+    }
+  })
+  setApi(fake.api)
+})
+
+describe('sessions store', () => {
+  it('loads the first page and pages on with the keyset cursor', async () => {
+    await reloadSessions()
+    expect(useSessions.getState().order).toHaveLength(100)
+    expect(useSessions.getState().nextCursor).toBe('100')
+    await loadMoreSessions()
+    const st = useSessions.getState()
+    expect(st.order).toHaveLength(150)
+    expect(st.nextCursor).toBeNull()
+    expect(fake.callsOf('sessions.list')[1]!.cursor).toBe('100')
+  })
+
+  it('sends filters and the profile scope with the query', async () => {
+    setScope('work')
+    await setSessionFilters({ sources: ['cli'], archived: 'only', idPrefix: ' abc ', includeChildren: true, from: 10, to: 20 })
+    const q = fake.callsOf('sessions.list').at(-1)!
+    expect(q).toMatchObject({ profile: 'work', sources: ['cli'], archived: 'only', idPrefix: 'abc', includeChildren: true, from: 10, to: 20, cursor: null })
+  })
+
+  it('keys rows by profile and id so equal ids in two profiles both show', async () => {
+    db = [summary('x', { profile: 'default' }), summary('x', { profile: 'work' })]
+    await reloadSessions()
+    expect(useSessions.getState().order).toEqual([sessionKey('default', 'x'), sessionKey('work', 'x')])
+  })
+
+  it('merges a live change without clobbering loaded rows, filters or the search text', async () => {
+    const off = watchSessions()
+    await reloadSessions()
+    await loadMoreSessions()
+    useSessions.setState((s) => ({ filters: { ...s.filters, idPrefix: 'typed' }, search: { ...s.search, query: 'half-typed' } }))
+    // s120 becomes the most recent; a brand-new session appears too
+    const moved = { ...db[120]!, title: 'moved up', lastActiveAt: 3_000_000 }
+    db = [summary('new1', { lastActiveAt: 3_000_001 }), moved, ...db.filter((s) => s.id !== 's120')]
+    // the refresh reads with the current filters; our fake ignores idPrefix
+    await applySessionsChanged({ profile: 'default', sessionIds: ['new1', 's120'] })
+    const st = useSessions.getState()
+    expect(st.order.slice(0, 2)).toEqual(['default/new1', 'default/s120'])
+    expect(st.order).toHaveLength(151)
+    expect(new Set(st.order).size).toBe(151)
+    expect(st.byKey['default/s120']!.title).toBe('moved up')
+    expect(st.filters.idPrefix).toBe('typed')
+    expect(st.search.query).toBe('half-typed')
+    off()
+  })
+
+  it('updates a changed row outside the refreshed head in place', async () => {
+    const off = watchSessions()
+    await reloadSessions()
+    db[90] = { ...db[90]!, title: 'renamed elsewhere' }
+    await applySessionsChanged({ profile: 'default', sessionIds: ['s90'] })
+    const st = useSessions.getState()
+    expect(st.byKey['default/s90']!.title).toBe('renamed elsewhere')
+    expect(st.order.indexOf('default/s90')).toBe(90)
+    off()
+  })
+
+  it('drops a row only when the host says it no longer exists', async () => {
+    const off = watchSessions()
+    await reloadSessions()
+    db = db.filter((s) => s.id !== 's95')
+    await applySessionsChanged({ profile: 'default', sessionIds: ['s95'] })
+    expect(useSessions.getState().byKey['default/s95']).toBeUndefined()
+    off()
+  })
+
+  it('ignores changes of other profiles when scoped, and marks stale while unwatched', async () => {
+    setScope('work')
+    await reloadSessions()
+    const before = fake.calls.length
+    await applySessionsChanged({ profile: 'default', sessionIds: ['s1'] })
+    expect(fake.calls.length).toBe(before)
+    await applySessionsChanged({ profile: 'work', sessionIds: ['s1'] })
+    expect(fake.calls.length).toBe(before)
+    expect(useSessions.getState().stale).toBe(true)
+  })
+
+  it('drops a page that answers an older query', async () => {
+    let release!: () => void
+    const slow = new Promise<void>((r) => { release = r })
+    fake.handlers['sessions.list'] = async (q) => {
+      if (q.sources?.[0] === 'slow') await slow
+      return pageOf(q)
+    }
+    const first = setSessionFilters({ sources: ['slow'] })
+    db = [summary('fresh')]
+    await setSessionFilters({ sources: ['fast'] })
+    db = [summary('stale')]
+    release()
+    await first
+    expect(useSessions.getState().order).toEqual(['default/fresh'])
+  })
+
+  it('searches with highlighted snippets and ignores late answers of replaced searches', async () => {
+    let release!: () => void
+    const slow = new Promise<void>((r) => { release = r })
+    fake.handlers['sessions.search'] = async ({ query }) => {
+      if (query === 'old') await slow
+      return { hits: [{ profile: 'default', sessionId: 's1', sessionTitle: null, messageId: 7, role: 'user', timestamp: 1, snippet: [{ text: query, hit: true }] }] }
+    }
+    const old = runSearch('old')
+    await runSearch('new')
+    release()
+    await old
+    const st = useSessions.getState().search
+    expect(st.query).toBe('new')
+    expect(st.hits[0]!.snippet).toEqual([{ text: 'new', hit: true }])
+    clearSearch()
+    expect(useSessions.getState().search.hits).toEqual([])
+  })
+
+  it('shows a failed load as an error and a toast instead of throwing', async () => {
+    fake.handlers['sessions.list'] = () => { throw new Error('database is locked') }
+    await reloadSessions()
+    expect(useSessions.getState().error).toContain('database is locked')
+    expect(useToasts.getState().toasts.at(-1)!.message).toContain('database is locked')
+  })
+})

@@ -1,0 +1,254 @@
+import { create } from 'zustand'
+import type { EventPayload, SearchHit, SessionQuery, SessionSummary } from '@shared/contract'
+import { getApi } from '../api'
+import { useApp } from './app'
+import { reportError } from './toasts'
+
+export interface SessionFilters {
+  sources: string[]
+  archived: 'exclude' | 'include' | 'only'
+  /** Epoch seconds. */
+  from: number | null
+  to: number | null
+  idPrefix: string
+  includeChildren: boolean
+}
+
+interface SessionsStore {
+  filters: SessionFilters
+  byKey: Record<string, SessionSummary>
+  order: string[]
+  nextCursor: string | null
+  loading: boolean
+  loadingMore: boolean
+  error: string | null
+  /** Scope the loaded rows belong to (null = nothing loaded). */
+  loadedScope: string | null
+  /** An event arrived while no view was watching. */
+  stale: boolean
+  /** Every source seen so far, for the filter menu. */
+  knownSources: string[]
+  search: { query: string; hits: SearchHit[]; loading: boolean; error: string | null }
+}
+
+export const PAGE_SIZE = 100
+/** How many rows a live refresh re-reads from the top of the list. */
+export const HEAD_SIZE = 50
+
+const initialFilters: SessionFilters = { sources: [], archived: 'exclude', from: null, to: null, idPrefix: '', includeChildren: false }
+const initial = (): SessionsStore => ({
+  filters: initialFilters, byKey: {}, order: [], nextCursor: null, loading: false, loadingMore: false, error: null, loadedScope: null, stale: false, knownSources: [],
+  search: { query: '', hits: [], loading: false, error: null }
+})
+
+export const useSessions = create<SessionsStore>()(() => initial())
+export const sessionKey = (profile: string, id: string) => `${profile}/${id}`
+
+// Bumped by every reload so late pages of an older query are dropped.
+let generation = 0
+let searchSeq = 0
+let refreshing = false
+// Ids named by events that arrived while a refresh was running, per profile.
+let pendingIds = new Map<string, Set<string>>()
+let watchers = 0
+
+/**
+ * The sessions page watches while mounted. Coming back to it keeps the rows (and so the scroll position)
+ * and only merges in what changed meanwhile; a different profile scope reloads.
+ */
+export function watchSessions(): () => void {
+  watchers++
+  const st = useSessions.getState()
+  if (st.loadedScope !== useApp.getState().scope) void reloadSessions()
+  else if (st.stale) {
+    useSessions.setState({ stale: false })
+    void applySessionsChanged({ profile: st.loadedScope === 'all' ? '' : st.loadedScope, sessionIds: [] }, true)
+  }
+  return () => { watchers-- }
+}
+
+export function resetSessions(): void {
+  generation++
+  searchSeq++
+  refreshing = false
+  pendingIds = new Map()
+  watchers = 0
+  useSessions.setState(initial(), true)
+}
+
+function query(cursor: string | null, limit = PAGE_SIZE): SessionQuery {
+  const f = useSessions.getState().filters
+  return {
+    profile: useApp.getState().scope,
+    archived: f.archived,
+    includeChildren: f.includeChildren,
+    limit,
+    cursor,
+    ...(f.sources.length ? { sources: f.sources } : {}),
+    ...(f.from != null ? { from: f.from } : {}),
+    ...(f.to != null ? { to: f.to } : {}),
+    ...(f.idPrefix.trim() ? { idPrefix: f.idPrefix.trim() } : {})
+  }
+}
+
+function mergeSources(known: string[], items: SessionSummary[]): string[] {
+  const set = new Set(known)
+  for (const s of items) set.add(s.source)
+  return set.size === known.length ? known : [...set].sort()
+}
+
+export async function reloadSessions(): Promise<void> {
+  const gen = ++generation
+  useSessions.setState({ loading: true, error: null, loadedScope: useApp.getState().scope, stale: false })
+  try {
+    const page = await getApi().call('sessions.list', query(null))
+    if (gen !== generation) return
+    const byKey: Record<string, SessionSummary> = {}
+    const order: string[] = []
+    for (const s of page.items) {
+      const k = sessionKey(s.profile, s.id)
+      if (!byKey[k]) order.push(k)
+      byKey[k] = s
+    }
+    useSessions.setState((st) => ({ byKey, order, nextCursor: page.nextCursor, loading: false, knownSources: mergeSources(st.knownSources, page.items) }))
+  } catch (err) {
+    if (gen !== generation) return
+    useSessions.setState({ loading: false, error: reportError(err, 'Loading sessions') })
+  }
+}
+
+export async function loadMoreSessions(): Promise<void> {
+  const st = useSessions.getState()
+  if (!st.nextCursor || st.loadingMore || st.loading) return
+  const gen = generation
+  useSessions.setState({ loadingMore: true })
+  try {
+    const page = await getApi().call('sessions.list', query(st.nextCursor))
+    if (gen !== generation) return
+    useSessions.setState((s) => {
+      const byKey = { ...s.byKey }
+      const order = [...s.order]
+      for (const item of page.items) {
+        const k = sessionKey(item.profile, item.id)
+        if (!byKey[k]) order.push(k) // keyset pages can overlap after live reordering
+        byKey[k] = item
+      }
+      return { byKey, order, nextCursor: page.nextCursor, loadingMore: false, knownSources: mergeSources(s.knownSources, page.items) }
+    })
+  } catch (err) {
+    if (gen !== generation) return
+    useSessions.setState({ loadingMore: false })
+    reportError(err, 'Loading more sessions')
+  }
+}
+
+export function setSessionFilters(patch: Partial<SessionFilters>): Promise<void> {
+  useSessions.setState((s) => ({ filters: { ...s.filters, ...patch } }))
+  return reloadSessions()
+}
+
+/**
+ * Live refresh (merge, don't clobber): re-read the head of the list and splice it in front, update any
+ * other loaded row the event names, keep every other row, the filters and the search box untouched.
+ * Overlapping events collapse into one trailing refresh.
+ */
+export async function applySessionsChanged(evt: EventPayload<'sessions.changed'>, force = false): Promise<void> {
+  const scope = useApp.getState().scope
+  if (!force && scope !== 'all' && scope !== evt.profile) return
+  if (!force && watchers === 0) {
+    if (useSessions.getState().loadedScope) useSessions.setState({ stale: true })
+    return
+  }
+  const set = pendingIds.get(evt.profile) ?? new Set<string>()
+  for (const id of evt.sessionIds) set.add(id)
+  pendingIds.set(evt.profile, set)
+  if (refreshing) return
+  refreshing = true
+  try {
+    while (pendingIds.size) {
+      const batch = pendingIds
+      pendingIds = new Map()
+      await refreshOnce([...batch].map(([profile, ids]) => ({ profile, sessionIds: [...ids] })))
+    }
+  } finally {
+    refreshing = false
+  }
+}
+
+async function refreshOnce(events: Array<EventPayload<'sessions.changed'>>): Promise<void> {
+  const gen = generation
+  const api = getApi()
+  let head: SessionSummary[]
+  try {
+    head = (await api.call('sessions.list', query(null, HEAD_SIZE))).items
+  } catch {
+    return // transient: the next event will try again; no toast storm while streaming
+  }
+  if (gen !== generation) return
+  const headKeys = new Set(head.map((s) => sessionKey(s.profile, s.id)))
+  const loaded = useSessions.getState().byKey
+  const updated: SessionSummary[] = []
+  const gone = new Set<string>()
+  for (const evt of events) {
+    const stragglers = evt.sessionIds.filter((id) => loaded[sessionKey(evt.profile, id)] && !headKeys.has(sessionKey(evt.profile, id)))
+    for (const id of stragglers) {
+      try {
+        updated.push((await api.call('sessions.get', { profile: evt.profile, sessionId: id })).summary)
+      } catch (err) {
+        // only a definite not_found drops the row; a transient failure keeps what we have
+        if ((err as { code?: string })?.code === 'not_found') gone.add(sessionKey(evt.profile, id))
+      }
+    }
+  }
+  if (gen !== generation) return
+  const f = useSessions.getState().filters
+  useSessions.setState((s) => {
+    const byKey = { ...s.byKey }
+    for (const item of [...head, ...updated]) byKey[sessionKey(item.profile, item.id)] = item
+    for (const item of updated) {
+      const hidden = (f.archived === 'exclude' && item.archived) || (f.archived === 'only' && !item.archived)
+      if (hidden) gone.add(sessionKey(item.profile, item.id))
+    }
+    const headOrder = head.map((x) => sessionKey(x.profile, x.id))
+    const rest = s.order.filter((k) => !headKeys.has(k) && !gone.has(k))
+    for (const k of gone) delete byKey[k]
+    return { byKey, order: [...headOrder, ...rest], knownSources: mergeSources(s.knownSources, head) }
+  })
+}
+
+export async function runSearch(text: string): Promise<void> {
+  const seq = ++searchSeq
+  const q = text.trim()
+  if (!q) {
+    useSessions.setState({ search: { query: text, hits: [], loading: false, error: null } })
+    return
+  }
+  useSessions.setState((s) => ({ search: { ...s.search, query: text, loading: true, error: null } }))
+  try {
+    const res = await getApi().call('sessions.search', { profile: useApp.getState().scope, query: q, limit: 50 })
+    if (seq !== searchSeq) return
+    useSessions.setState({ search: { query: text, hits: res.hits, loading: false, error: null } })
+  } catch (err) {
+    if (seq !== searchSeq) return
+    useSessions.setState((s) => ({ search: { ...s.search, loading: false, error: reportError(err, 'Search') } }))
+  }
+}
+
+export function clearSearch(): void {
+  searchSeq++
+  useSessions.setState({ search: { query: '', hits: [], loading: false, error: null } })
+}
+
+/** Title / archive / pin; the row updates in place. */
+export async function updateSession(input: { profile: string; sessionId: string; title?: string | null; archived?: boolean; pinned?: boolean }): Promise<void> {
+  try {
+    const summary = await getApi().call('sessions.update', input)
+    useSessions.setState((s) => {
+      const k = sessionKey(summary.profile, summary.id)
+      if (!s.byKey[k]) return s
+      return { byKey: { ...s.byKey, [k]: summary } }
+    })
+  } catch (err) {
+    reportError(err, 'Updating session')
+  }
+}

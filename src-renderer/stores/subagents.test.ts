@@ -1,0 +1,86 @@
+import { beforeEach, describe, expect, it } from 'vitest'
+import type { Subagent } from '@shared/contract'
+import { setApi } from '../api'
+import { createFakeApi, type FakeApi } from '../test-utils/fake-api'
+import { subagent } from '../test-utils/fixtures'
+import { resetApp, setScope } from './app'
+import {
+  applyDelegationUpdated, countByState, estimateFollowUp, followUp, resetSubagents, setShowTombstoned, setSubagentTab, tombstone,
+  useSubagents, visibleSubagents, watchSubagents
+} from './subagents'
+import { resetToasts } from './toasts'
+
+let fake: FakeApi
+let rows: Subagent[]
+
+beforeEach(() => {
+  resetApp()
+  resetSubagents()
+  resetToasts()
+  rows = [subagent('a', { state: 'running' }), subagent('b'), subagent('c', { state: 'expired' }), subagent('d', { state: 'tombstoned' })]
+  fake = createFakeApi({
+    'subagents.list': ({ includeTombstoned }) => ({ items: rows.filter((r) => includeTombstoned || r.state !== 'tombstoned'), maxRetained: 8, ttlHours: 24 }),
+    'subagents.estimate': () => ({ messages: 40, chars: 400_000, estTokens: 100_000, estCost: { usd: 0.3, status: 'estimated', complete: true } }),
+    'subagents.followUp': ({ childId }) => ({ mode: 'follow_up', childId, childSessionId: `cs-${childId}`, summary: 'done' }),
+    'subagents.tombstone': ({ childId }) => {
+      rows = rows.map((r) => (r.childId === childId ? { ...r, state: 'tombstoned' as const } : r))
+      return { tombstoned: true }
+    }
+  })
+  setApi(fake.api)
+})
+
+describe('subagents store', () => {
+  it('lists across profiles and filters by tab', async () => {
+    const off = watchSubagents()
+    await Promise.resolve()
+    await setSubagentTab('all')
+    await applyDelegationUpdated({ profile: 'default', delegationId: 'x', parentSessionId: null })
+    const st = useSubagents.getState()
+    expect(fake.callsOf('subagents.list').at(-1)).toMatchObject({ profile: 'all', includeTombstoned: false })
+    expect(visibleSubagents(st).map((r) => r.childId)).toEqual(['a', 'b', 'c'])
+    useSubagents.setState({ tab: 'retained' })
+    expect(visibleSubagents(useSubagents.getState()).map((r) => r.childId)).toEqual(['b'])
+    expect(countByState(st).running).toBe(1)
+    off()
+  })
+
+  it('asks for tombstoned rows only when shown', async () => {
+    await setShowTombstoned(true)
+    expect(fake.callsOf('subagents.list').at(-1)).toMatchObject({ includeTombstoned: true })
+    expect(visibleSubagents(useSubagents.getState()).map((r) => r.childId)).toContain('d')
+    await setShowTombstoned(false)
+    await setSubagentTab('tombstoned')
+    expect(fake.callsOf('subagents.list').at(-1)).toMatchObject({ includeTombstoned: true })
+    expect(visibleSubagents(useSubagents.getState()).map((r) => r.childId)).toEqual(['d'])
+  })
+
+  it('reloads on delegation.updated only while watched and in scope', async () => {
+    await applyDelegationUpdated({ profile: 'default', delegationId: 'x', parentSessionId: null })
+    expect(fake.callsOf('subagents.list')).toHaveLength(0)
+    const off = watchSubagents()
+    setScope('work')
+    const n = fake.callsOf('subagents.list').length
+    await applyDelegationUpdated({ profile: 'default', delegationId: 'x', parentSessionId: null })
+    expect(fake.callsOf('subagents.list')).toHaveLength(n)
+    await applyDelegationUpdated({ profile: 'work', delegationId: 'x', parentSessionId: null })
+    expect(fake.callsOf('subagents.list').length).toBeGreaterThanOrEqual(n) // may coalesce into the in-flight load
+    off()
+  })
+
+  it('estimates, follows up and tombstones through the contract', async () => {
+    const est = await estimateFollowUp('default', 'b')
+    expect(est!.estTokens).toBe(100_000)
+    const r = await followUp('default', 'b', 'keep going')
+    expect(r.ok).toBe(true)
+    expect(fake.callsOf('subagents.followUp')[0]).toEqual({ profile: 'default', childId: 'b', text: 'keep going' })
+    expect(await tombstone('default', 'b')).toBe(true)
+    expect(useSubagents.getState().byKey['default/b']).toBeUndefined() // hidden: tombstoned not requested
+  })
+
+  it('returns a refused follow-up as an inline error', async () => {
+    fake.handlers['subagents.followUp'] = () => { throw new Error('child sa-x is not addressable') }
+    const r = await followUp('default', 'x', 'hello')
+    expect(r).toEqual({ ok: false, error: 'child sa-x is not addressable' })
+  })
+})

@@ -1,0 +1,151 @@
+import { beforeEach, describe, expect, it } from 'vitest'
+import type { Message, MessageQuery } from '@shared/contract'
+import { setApi } from '../api'
+import { createFakeApi, type FakeApi } from '../test-utils/fake-api'
+import { message, subagent, summary, usd } from '../test-utils/fixtures'
+import { resetApp } from './app'
+import {
+  LATEST, applyTranscriptDelegationUpdated, applyTranscriptSessionsChanged, loadNewer, loadOlder, openTranscript, resetTranscript,
+  useTranscript
+} from './transcript'
+import { resetToasts } from './toasts'
+
+let fake: FakeApi
+let msgs: Message[]
+
+function page(q: MessageQuery) {
+  const limit = q.limit ?? 200
+  let slice: Message[]
+  if (q.afterId != null) slice = msgs.filter((m) => m.id > q.afterId!).slice(0, limit)
+  else if (q.beforeId != null) slice = msgs.filter((m) => m.id < q.beforeId!).slice(-limit)
+  else if (q.aroundId != null) {
+    const i = msgs.findIndex((m) => m.id >= q.aroundId!)
+    slice = msgs.slice(Math.max(0, i - limit / 2), i + limit / 2)
+  } else slice = msgs.slice(0, limit)
+  const first = slice[0]?.id ?? 0, last = slice.at(-1)?.id ?? 0
+  return { items: slice, hasMoreBefore: msgs.some((m) => m.id < first), hasMoreAfter: msgs.some((m) => m.id > last) }
+}
+
+const detail = (id: string) => ({
+  summary: summary(id), lineage: { chain: [{ id: 'root0', title: null, kind: 'root' as const, startedAt: 1, endReason: 'compression', messageCount: 3 }], parent: null, branches: [], delegateChildren: [] },
+  usage: [], cwd: '/tmp', gitBranch: 'main', apiCallCount: 3
+})
+
+beforeEach(() => {
+  resetApp()
+  resetTranscript()
+  resetToasts()
+  msgs = Array.from({ length: 500 }, (_, i) => message(i + 1))
+  fake = createFakeApi({
+    'sessions.messages': page,
+    'sessions.get': ({ sessionId }) => detail(sessionId),
+    'costs.session': ({ profile, sessionId }) => ({
+      profile, sessionId, own: usd(1), children: [], childrenTotal: usd(0.5), inclusive: usd(1.5), perModel: [], perTurn: []
+    }),
+    'subagents.list': () => ({ items: [subagent('sa-1')], maxRetained: 8, ttlHours: 24 })
+  })
+  setApi(fake.api)
+})
+
+describe('transcript store', () => {
+  it('opens at the latest page with lineage, cost split and children', async () => {
+    await openTranscript('default', 's1')
+    const st = useTranscript.getState()
+    expect(fake.callsOf('sessions.messages')[0]).toMatchObject({ beforeId: LATEST })
+    expect(st.ids[0]).toBe(301)
+    expect(st.ids.at(-1)).toBe(500)
+    expect(st.hasMoreBefore).toBe(true)
+    expect(st.detail!.lineage.chain[0]!.id).toBe('root0')
+    expect(st.cost!.inclusive.usd).toBe(1.5)
+    expect(st.children[0]!.childId).toBe('sa-1')
+    expect(fake.callsOf('subagents.list')[0]).toMatchObject({ parentSessionId: 's1' })
+  })
+
+  it('opens around a search hit and keeps it as the focus', async () => {
+    await openTranscript('default', 's1', 42)
+    const st = useTranscript.getState()
+    expect(st.focusId).toBe(42)
+    expect(st.byId[42]).toBeDefined()
+    expect(fake.callsOf('sessions.messages')[0]).toMatchObject({ aroundId: 42 })
+  })
+
+  it('pages older messages in front without duplicates', async () => {
+    await openTranscript('default', 's1')
+    expect(await loadOlder()).toBe(200)
+    const st = useTranscript.getState()
+    expect(st.ids[0]).toBe(101)
+    expect(new Set(st.ids).size).toBe(st.ids.length)
+  })
+
+  it('appends new messages live when sessions.changed names the open session', async () => {
+    await openTranscript('default', 's1')
+    msgs.push(message(501), message(502))
+    await applyTranscriptSessionsChanged({ profile: 'default', sessionIds: ['s1'] })
+    expect(useTranscript.getState().ids.slice(-2)).toEqual([501, 502])
+    // a change elsewhere fetches nothing
+    const n = fake.calls.length
+    await applyTranscriptSessionsChanged({ profile: 'default', sessionIds: ['other'] })
+    await applyTranscriptSessionsChanged({ profile: 'work', sessionIds: ['s1'] })
+    expect(fake.calls.length).toBe(n)
+  })
+
+  it('a change to a chain member refreshes the open tip too', async () => {
+    await openTranscript('default', 's1')
+    msgs.push(message(501))
+    await applyTranscriptSessionsChanged({ profile: 'default', sessionIds: ['root0'] })
+    expect(useTranscript.getState().ids.at(-1)).toBe(501)
+  })
+
+  it('overlapping live loads collapse and never duplicate messages', async () => {
+    await openTranscript('default', 's1')
+    msgs.push(message(501))
+    const a = loadNewer()
+    msgs.push(message(502))
+    const b = loadNewer()
+    await Promise.all([a, b])
+    const ids = useTranscript.getState().ids
+    expect(ids.slice(-2)).toEqual([501, 502])
+    expect(new Set(ids).size).toBe(ids.length)
+  })
+
+  it('drops answers for a session that is no longer open', async () => {
+    let release!: () => void
+    const gate = new Promise<void>((r) => { release = r })
+    fake.handlers['sessions.messages'] = async (q) => {
+      if (q.sessionId === 'slow') await gate
+      return page(q)
+    }
+    const first = openTranscript('default', 'slow')
+    msgs = [message(1, 'fast')]
+    await openTranscript('default', 'fast')
+    release()
+    await first
+    expect(useTranscript.getState().sessionId).toBe('fast')
+    expect(useTranscript.getState().ids).toEqual([1])
+  })
+
+  it('refreshes children when one of its delegations changes', async () => {
+    await openTranscript('default', 's1')
+    fake.handlers['subagents.list'] = () => ({ items: [subagent('sa-1', { state: 'tombstoned' })], maxRetained: 8, ttlHours: 24 })
+    await applyTranscriptDelegationUpdated({ profile: 'default', delegationId: 'd', parentSessionId: 's1' })
+    expect(useTranscript.getState().children[0]!.state).toBe('tombstoned')
+  })
+
+  it('keeps the transcript when only the metadata calls fail', async () => {
+    fake.handlers['costs.session'] = () => { throw new Error('pricing unavailable') }
+    await openTranscript('default', 's1')
+    const st = useTranscript.getState()
+    expect(st.ids).toHaveLength(200)
+    expect(st.cost).toBeNull()
+    expect(st.detail).not.toBeNull()
+  })
+})
+
+describe('transcript end detection', () => {
+  it('treats an empty page after the last id as the end even if the host flags more', async () => {
+    await openTranscript('default', 's1')
+    fake.handlers['sessions.messages'] = (q) => (q.afterId != null ? { items: [], hasMoreBefore: true, hasMoreAfter: true } : page(q))
+    await loadNewer()
+    expect(useTranscript.getState().hasMoreAfter).toBe(false)
+  })
+})

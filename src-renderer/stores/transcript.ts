@@ -1,0 +1,175 @@
+import { create } from 'zustand'
+import type { EventPayload, Message, SessionCost, SessionDetail, Subagent } from '@shared/contract'
+import { getApi } from '../api'
+import { reportError } from './toasts'
+
+interface TranscriptStore {
+  profile: string | null
+  sessionId: string | null
+  byId: Record<number, Message>
+  /** Message ids, ascending. */
+  ids: number[]
+  hasMoreBefore: boolean
+  hasMoreAfter: boolean
+  loading: boolean
+  loadingOlder: boolean
+  /** Message to scroll to and highlight (search hit). */
+  focusId: number | null
+  detail: SessionDetail | null
+  cost: SessionCost | null
+  children: Subagent[]
+  error: string | null
+}
+
+export const TRANSCRIPT_PAGE = 200
+/** "Before the newest possible id": asks the store for the latest page. */
+export const LATEST = Number.MAX_SAFE_INTEGER
+
+const initial = (): TranscriptStore => ({
+  profile: null, sessionId: null, byId: {}, ids: [], hasMoreBefore: false, hasMoreAfter: false, loading: false, loadingOlder: false,
+  focusId: null, detail: null, cost: null, children: [], error: null
+})
+
+export const useTranscript = create<TranscriptStore>()(() => initial())
+
+// Bumped on every open/close so replies for a previously open session are dropped.
+let openSeq = 0
+let loadingNewer: Promise<void> | null = null
+let newerAgain = false
+
+export function resetTranscript(): void {
+  openSeq++
+  loadingNewer = null
+  newerAgain = false
+  useTranscript.setState(initial(), true)
+}
+
+function merge(st: TranscriptStore, items: Message[]): Pick<TranscriptStore, 'byId' | 'ids'> {
+  const byId = { ...st.byId }
+  let added = false
+  for (const m of items) {
+    if (!byId[m.id]) added = true
+    byId[m.id] = m
+  }
+  const ids = added ? Object.keys(byId).map(Number).sort((a, b) => a - b) : st.ids
+  return { byId, ids }
+}
+
+export async function openTranscript(profile: string, sessionId: string, focusId: number | null = null): Promise<void> {
+  const st = useTranscript.getState()
+  if (st.profile === profile && st.sessionId === sessionId && st.ids.length && (focusId == null ? !st.hasMoreAfter : st.byId[focusId])) {
+    useTranscript.setState({ focusId })
+    return
+  }
+  const seq = ++openSeq
+  loadingNewer = null
+  useTranscript.setState({ ...initial(), profile, sessionId, focusId, loading: true })
+  const api = getApi()
+  const query = focusId != null
+    ? { profile, sessionId, aroundId: focusId, limit: TRANSCRIPT_PAGE }
+    : { profile, sessionId, beforeId: LATEST, limit: TRANSCRIPT_PAGE }
+  try {
+    const page = await api.call('sessions.messages', query)
+    if (seq !== openSeq) return
+    useTranscript.setState((s) => ({ ...merge(s, page.items), hasMoreBefore: page.hasMoreBefore, hasMoreAfter: page.hasMoreAfter, loading: false }))
+  } catch (err) {
+    if (seq !== openSeq) return
+    useTranscript.setState({ loading: false, error: reportError(err, 'Loading transcript') })
+  }
+  await refreshTranscriptMeta()
+}
+
+/** Lineage, usage, cost split and subagents of the open session. Each part fails on its own. */
+export async function refreshTranscriptMeta(): Promise<void> {
+  const { profile, sessionId } = useTranscript.getState()
+  if (!profile || !sessionId) return
+  const seq = openSeq
+  const api = getApi()
+  const [detail, cost, children] = await Promise.allSettled([
+    api.call('sessions.get', { profile, sessionId }),
+    api.call('costs.session', { profile, sessionId }),
+    api.call('subagents.list', { profile, parentSessionId: sessionId, includeTombstoned: true })
+  ])
+  if (seq !== openSeq) return
+  if (detail.status === 'rejected') reportError(detail.reason, 'Loading session')
+  useTranscript.setState((s) => ({
+    detail: detail.status === 'fulfilled' ? detail.value : s.detail,
+    cost: cost.status === 'fulfilled' ? cost.value : s.cost,
+    children: children.status === 'fulfilled' ? children.value.items : s.children
+  }))
+}
+
+export async function loadOlder(): Promise<number> {
+  const st = useTranscript.getState()
+  if (!st.profile || !st.sessionId || !st.hasMoreBefore || st.loadingOlder || !st.ids.length) return 0
+  const seq = openSeq
+  useTranscript.setState({ loadingOlder: true })
+  try {
+    const page = await getApi().call('sessions.messages', { profile: st.profile, sessionId: st.sessionId, beforeId: st.ids[0], limit: TRANSCRIPT_PAGE })
+    if (seq !== openSeq) return 0
+    useTranscript.setState((s) => ({ ...merge(s, page.items), hasMoreBefore: page.hasMoreBefore, loadingOlder: false }))
+    return page.items.length
+  } catch (err) {
+    if (seq !== openSeq) return 0
+    useTranscript.setState({ loadingOlder: false })
+    reportError(err, 'Loading older messages')
+    return 0
+  }
+}
+
+/** Append everything after the last loaded message (live updates); overlapping calls collapse into one more pass. */
+export function loadNewer(): Promise<void> {
+  if (loadingNewer) { newerAgain = true; return loadingNewer }
+  const seq = openSeq
+  const run = async () => {
+    try {
+      do {
+        newerAgain = false
+        for (let guard = 0; guard < 50; guard++) {
+          const st = useTranscript.getState()
+          if (!st.profile || !st.sessionId || seq !== openSeq) return
+          const last = st.ids[st.ids.length - 1]
+          const page = await getApi().call('sessions.messages', last != null
+            ? { profile: st.profile, sessionId: st.sessionId, afterId: last, limit: TRANSCRIPT_PAGE }
+            : { profile: st.profile, sessionId: st.sessionId, beforeId: LATEST, limit: TRANSCRIPT_PAGE })
+          if (seq !== openSeq) return
+          // an empty page after our last id means we are at the end, whatever the flag says
+          const moreAfter = page.items.length ? page.hasMoreAfter : false
+          useTranscript.setState((s) => ({ ...merge(s, page.items), hasMoreAfter: moreAfter, ...(last == null ? { hasMoreBefore: page.hasMoreBefore } : {}) }))
+          if (!page.hasMoreAfter || !page.items.length) break
+        }
+      } while (newerAgain && seq === openSeq)
+    } catch (err) {
+      if (seq === openSeq) reportError(err, 'Loading new messages')
+    } finally {
+      if (seq === openSeq) loadingNewer = null
+    }
+  }
+  loadingNewer = run()
+  return loadingNewer
+}
+
+/** Ids whose change concerns the open transcript: itself and its compression chain. */
+function concernsOpen(profile: string, ids: string[]): boolean {
+  const st = useTranscript.getState()
+  if (!st.sessionId || st.profile !== profile) return false
+  if (ids.length === 0 || ids.includes(st.sessionId)) return true
+  return !!st.detail?.lineage.chain.some((r) => ids.includes(r.id)) || !!st.detail?.lineage.delegateChildren.some((r) => ids.includes(r.id))
+}
+
+export async function applyTranscriptSessionsChanged(evt: EventPayload<'sessions.changed'>): Promise<void> {
+  if (!concernsOpen(evt.profile, evt.sessionIds)) return
+  // Viewing the middle of a long transcript (search hit): don't drag in everything after it.
+  if (!useTranscript.getState().hasMoreAfter) await loadNewer()
+  await refreshTranscriptMeta()
+}
+
+export async function applyTranscriptDelegationUpdated(evt: EventPayload<'delegation.updated'>): Promise<void> {
+  const st = useTranscript.getState()
+  if (st.profile !== evt.profile || !st.sessionId || evt.parentSessionId !== st.sessionId) return
+  await refreshTranscriptMeta()
+}
+
+export function closeTranscript(): void {
+  resetTranscript()
+}

@@ -1,0 +1,94 @@
+import { beforeEach, describe, expect, it } from 'vitest'
+import { setApi } from '../api'
+import { cacheDecisionLabel } from '../lib/format'
+import { createFakeApi, type FakeApi } from '../test-utils/fake-api'
+import { usd, zeroTokens } from '../test-utils/fixtures'
+import { resetToasts, useToasts } from './toasts'
+import {
+  applyTurnDelta, applyTurnFinished, applyTurnStarted, resetTurns, sendMessage, startChat, stopTurn, turnsForSession, useTurns
+} from './turns'
+
+let fake: FakeApi
+const h = { turnId: 't1', profile: 'default', sessionId: 's1' }
+
+beforeEach(() => {
+  resetTurns()
+  resetToasts()
+  fake = createFakeApi({
+    'sessions.resume': ({ profile, sessionId }) => ({ turnId: 't1', profile, sessionId }),
+    'sessions.start': ({ profile }) => ({ turnId: 't2', profile, sessionId: 'new-session' }),
+    'turns.stop': () => ({ ok: true as const })
+  })
+  setApi(fake.api)
+})
+
+describe('turns store', () => {
+  it('streams text, reasoning and tool calls into one live turn', async () => {
+    await sendMessage('default', 's1', 'hi')
+    applyTurnStarted({ ...h, cache: 'config_changed', model: 'm', demo: true })
+    applyTurnDelta({ ...h, kind: 'reasoning', text: 'think ' })
+    applyTurnDelta({ ...h, kind: 'text', text: 'Hel' })
+    applyTurnDelta({ ...h, kind: 'text', text: 'lo' })
+    applyTurnDelta({ ...h, kind: 'tool_call', toolCallId: 'c1', toolName: 'read_file', text: '{"path":' })
+    applyTurnDelta({ ...h, kind: 'tool_call', toolCallId: 'c1', text: '"a"}' })
+    applyTurnDelta({ ...h, kind: 'tool_result', toolCallId: 'c1', text: 'contents' })
+    const t = useTurns.getState().byId.t1!
+    expect(t.text).toBe('Hello')
+    expect(t.reasoning).toBe('think ')
+    expect(t.tools).toEqual([{ id: 'c1', name: 'read_file', args: '{"path":"a"}', result: 'contents' }])
+    expect(t.demo).toBe(true)
+    expect(cacheDecisionLabel(t.cache!)).toBe('rebuilt: config changed')
+  })
+
+  it('accepts events that arrive before the resume call returns', () => {
+    applyTurnStarted({ ...h, cache: 'reused', model: null, demo: false })
+    applyTurnDelta({ ...h, kind: 'text', text: 'x' })
+    expect(useTurns.getState().order).toEqual(['t1'])
+  })
+
+  it('clears streamed buffers once the message is saved and notes a rotated session', () => {
+    applyTurnDelta({ ...h, kind: 'text', text: 'partial' })
+    applyTurnDelta({ ...h, kind: 'message_saved', messageId: 9, savedSessionId: 's2' })
+    const t = useTurns.getState().byId.t1!
+    expect(t.text).toBe('')
+    expect(t.savedMessageIds).toEqual([9])
+    expect(t.rotatedTo).toBe('s2')
+    expect(turnsForSession(useTurns.getState(), 'default', 's2')).toHaveLength(1)
+  })
+
+  it('finishes with status, cost and api calls', () => {
+    applyTurnStarted({ ...h, cache: 'new', model: 'm', demo: false })
+    applyTurnFinished({ ...h, status: 'interrupted', tokens: zeroTokens, cost: usd(null, 'unpriced', false), apiCalls: 2 })
+    const t = useTurns.getState().byId.t1!
+    expect(t.status).toBe('interrupted')
+    expect(t.cost!.status).toBe('unpriced')
+    expect(t.apiCalls).toBe(2)
+  })
+
+  it('stops a running turn through turns.stop', async () => {
+    applyTurnStarted({ ...h, cache: 'reused', model: null, demo: false })
+    await stopTurn('t1')
+    expect(fake.callsOf('turns.stop')).toEqual([{ turnId: 't1' }])
+    applyTurnFinished({ ...h, status: 'interrupted', tokens: zeroTokens, cost: usd(0), apiCalls: 1 })
+    await stopTurn('t1')
+    expect(fake.callsOf('turns.stop')).toHaveLength(1)
+  })
+
+  it('starts a new chat and tracks its turn', async () => {
+    const handle = await startChat('work', 'hello')
+    expect(handle!.sessionId).toBe('new-session')
+    expect(useTurns.getState().byId.t2!.profile).toBe('work')
+  })
+
+  it('reports a refused send as a toast and returns null', async () => {
+    fake.handlers['sessions.resume'] = () => { throw new Error('message text is required') }
+    expect(await sendMessage('default', 's1', ' ')).toBeNull()
+    expect(useToasts.getState().toasts.at(-1)!.message).toContain('message text is required')
+  })
+
+  it('labels every cache decision with the exact badge text', () => {
+    expect(['reused', 'new', 'config_changed', 'external_write', 'session_changed'].map((d) => cacheDecisionLabel(d as never))).toEqual([
+      'reused', 'rebuilt: new agent', 'rebuilt: config changed', 'rebuilt: external write', 'rebuilt: session changed'
+    ])
+  })
+})
