@@ -50,11 +50,11 @@ export class SubagentsPage {
     await this.page.getByTestId('followup-send').click()
     const dialog = this.page.getByTestId('followup-dialog')
     const error = this.page.getByTestId('followup-error')
-    await expect(dialog.or(error).first()).toBeVisible()
+    // A quick follow-up can close the dialog before any intermediate state is observable.
     await expect(async () => {
       if (await error.isVisible()) return
-      await expect(dialog).toBeHidden()
-    }).toPass()
+      await expect(dialog).toBeHidden({ timeout: 500 })
+    }).toPass({ timeout: 30_000 })
     return (await error.isVisible()) ? (await error.innerText()).trim() : null
   }
 

@@ -3,7 +3,8 @@
  * the dispatcher every transport calls. Electron (src-main/index.ts) and `caduceus serve` differ only in
  * the transport they put in front of it.
  */
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
+import { writeDemoHome } from '../store'
 import { join } from 'node:path'
 import { EventBus } from './event-bus'
 import { createDispatcher, type Dispatcher } from './dispatch'
@@ -32,6 +33,8 @@ export interface Host {
   root: string
   demo: boolean
   dispatcher: Dispatcher
+  /** Names the dispatcher has a handler for (the contract test compares them with the request map). */
+  handlerNames: string[]
   bus: EventBus
   log: Logger
   close(): Promise<void>
@@ -56,9 +59,12 @@ export async function createHost(opts: HostOptions): Promise<Host> {
   const bus = new EventBus()
   const demo = opts.demo === true
   const { root } = resolveRoot(opts.home ?? (demo ? join(logPaths().logFile, '../../demo-home') : null))
+  // A demo home is generated only into an empty root: never over a real one.
+  if (demo && !existsSync(join(root, 'state.db'))) writeDemoHome(root, { seed: 7, now: Math.floor(Date.now() / 1000) })
   const services = createStoreServices({ root, demo, headless: opts.headless, live, log, bus })
   const runtime = await wireRuntime(services, { live, demo, nativeBinding: opts.nativeBinding, secretCipher: opts.secretCipher })
-  const dispatcher = createDispatcher(buildHandlers(services, runtime, VERSION), log, { validateOutput: opts.validateOutput })
+  const handlers = buildHandlers(services, runtime, VERSION)
+  const dispatcher = createDispatcher(handlers, log, { validateOutput: opts.validateOutput })
   log.info('host', `serving ${root} (${services.stores.list().length} profiles${demo ? ', demo' : ''})`)
-  return { root, demo, dispatcher, bus, log, close: () => services.close() }
+  return { root, demo, dispatcher, handlerNames: Object.keys(handlers), bus, log, close: () => services.close() }
 }

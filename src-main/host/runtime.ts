@@ -2,7 +2,6 @@
  * The agent half of the service graph: per-profile memory activity logs, delegation deps, the gateway with
  * its agent factory, and (with --demo) the scripted demo provider the demo profiles point at.
  */
-import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { createAgent, resolveCompression, startDemoProvider, ToolRegistry, type Agent } from '../agent'
 import { EnvFileVault, loadConfig, resolveRuntime, setDefaultVault, writeSettings, isDemoConfig, type SecretVault } from '../config'
@@ -12,7 +11,7 @@ import {
 } from '../delegation'
 import { Gateway, type BuildAgentInput } from '../gateway'
 import { addMemoryLogSink, buildMemoryManagerForAgent, memoryToolDefinitions, MemoryActivityHub } from '../memory'
-import { writeDemoHome, type SessionStore } from '../store'
+import type { SessionStore } from '../store'
 import type { Services } from './services'
 import { SafeStorageVault, type SecretCipher } from './safe-storage-vault'
 
@@ -142,16 +141,14 @@ export async function wireRuntime(
   return { gateway, memory, delegation, vault }
 }
 
-/** --demo: write a generated home if the root is empty, and point demo profiles at the scripted demo model. */
+/** --demo: point the demo profiles at the scripted demo model (the home itself is written by createHost). */
 async function prepareDemo(s: Services): Promise<void> {
-  if (!existsSync(join(s.root, 'state.db'))) {
-    writeDemoHome(s.root, { seed: 7 })
-    s.stores.refresh()
-  }
   const { server } = await startDemoProvider()
   s.onClose(() => server.close())
   for (const e of s.stores.list()) {
-    if (isDemoConfig(loadConfig(e.home).raw)) writeSettings(e.home, { baseUrl: server.baseUrl })
+    const raw = loadConfig(e.home).raw
+    const provider = (raw.model as { provider?: unknown } | undefined)?.provider
+    if (isDemoConfig(raw) || provider === 'demo') writeSettings(e.home, { baseUrl: server.baseUrl })
   }
   s.log.info('host', `demo model serving at ${server.baseUrl}`)
 }

@@ -19,6 +19,10 @@ export function demoResponder(req: RecordedRequest): ScriptReply {
     return { text: `Done. The tool reported: ${clip(last.text, 240)}`, reasoning: 'The tool finished; summarize its result for the user.', model }
   }
   const text = last.text.trim()
+  // A delegation-complete notice is a report, not a request: never delegate again from it (no loops).
+  if (text.startsWith('[Background delegation')) {
+    return { text: `The subagent is done. ${clip(text.split('\n').find((l) => l.startsWith('Result:')) ?? text, 300)}`, model }
+  }
   if (/\bremember\b/i.test(text) && tools.has('memory')) {
     const fact = text.replace(/^.*?\bremember\b(\s+that)?[:,]?\s*/i, '') || text
     return { reasoning: 'The user wants this kept for later; store it in memory.', toolCalls: [{ name: 'memory', arguments: { action: 'add', target: 'memory', content: clip(fact, 500) } }], model }

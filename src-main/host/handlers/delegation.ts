@@ -1,6 +1,7 @@
 import { CaduceusError } from '@shared/contract'
 import { priceCall } from '../../agent'
-import { resolveRuntime } from '../../config'
+import { resolveRuntime, secretsFor } from '../../config'
+import { runInProfileScope } from '../../scope'
 import { costSummary, estimateFollowUp, followUpRequest, listSubagents, sessionCost, type DelegateDeps } from '../../delegation'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
@@ -30,7 +31,9 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
     },
     'subagents.followUp': async ({ profile, childId, text, requesterSessionId }) => {
       const d = deps(profile)
-      const result = await followUpRequest(d, { childId, text, requesterSessionId })
+      const home = s.stores.list().find((e) => e.name === profile)?.home ?? s.root
+      // The UI acts inside the profile it names: authority, the child's turn and its memory all see that scope.
+      const result = await runInProfileScope(home, secretsFor(home), () => followUpRequest(d, { childId, text, requesterSessionId }))
       const entry = d.registry.findRetainedChild(childId)
       if (entry) emitUpdate(profile, entry.delegationId, entry.parentSessionId || null)
       return result

@@ -50,7 +50,8 @@ export const MessageItem = memo(function MessageItem({ m, focused }: { m: Messag
   if (m.role === 'tool') {
     return (
       <div className={cls} {...common}>
-        <Fold testId="tool-result" label={<><span className="muted">result of</span> <span className="tool-name mono">{m.toolName ?? 'tool'}</span><span className="muted"> · {(m.content ?? '').length.toLocaleString()} chars</span></>}>
+        {/* A search hit inside a tool result opens unfolded: the match is what the user came for. */}
+        <Fold testId="tool-result" defaultOpen={focused} label={<><span className="muted">result of</span> <span className="tool-name mono">{m.toolName ?? 'tool'}</span><span className="muted"> · {(m.content ?? '').length.toLocaleString()} chars</span></>}>
           <pre className="code">{m.content}</pre>
         </Fold>
       </div>
@@ -61,7 +62,7 @@ export const MessageItem = memo(function MessageItem({ m, focused }: { m: Messag
       <div className="msg-head">
         <span className="msg-role">{m.role}</span>
         <time className="muted" title={formatDateTime(m.timestamp)}>{new Date(m.timestamp * 1000).toLocaleTimeString()}</time>
-        {m.finishReason && m.finishReason !== 'stop' && <span className="badge badge-warn">{m.finishReason}</span>}
+        {m.finishReason && !['stop', 'tool_calls', 'end_turn', 'tool_use'].includes(m.finishReason) && <span className="badge badge-warn">{m.finishReason}</span>}
       </div>
       {m.reasoning && <Reasoning text={m.reasoning} />}
       {m.content && <div className="msg-body">{m.content}</div>}

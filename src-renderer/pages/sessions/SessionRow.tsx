@@ -31,7 +31,7 @@ export const SessionRow = memo(function SessionRow({ s, selected, showProfile }:
         </span>
       </div>
       <span className="row-model mono" title={s.model ?? ''}>{s.model ?? '—'}</span>
-      <span className="row-num" title={`${s.messageCount} messages, ${s.toolCallCount} tool calls`}>{formatCount(s.messageCount)}</span>
+      <span className="row-num" data-testid="session-msgs" title={`${s.messageCount} messages, ${s.toolCallCount} tool calls`}>{formatCount(s.messageCount)}</span>
       <span className="row-time"><RelTime at={s.lastActiveAt} /></span>
       <span className="row-cost"><MoneyText money={s.cost} testId="session-cost" /></span>
     </a>

@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { SessionPage } from '@shared/contract'
+import { test, expect } from '../fixtures/host'
+import { api } from '../fixtures/external'
+import { AppShell } from '../page-models/app-shell'
+import { MemoryPage } from '../page-models/memory-page'
+import { SessionPage as TranscriptPage } from '../page-models/session-page'
+
+test("a memory tool call shows live on its own profile's Memory page only, and edits stay in that profile", async ({ page, host, context }) => {
+  const shell = new AppShell(page)
+  const memory = new MemoryPage(page)
+  await shell.open(host.url)
+  await shell.selectProfile('research')
+  await memory.open()
+
+  // Drive a resumed turn from a second tab while the first watches the feed live.
+  const other = await context.newPage()
+  const session = new TranscriptPage(other)
+  const { items } = await api<SessionPage>(host.url, 'sessions.list', { profile: 'research', limit: 1 })
+  await new AppShell(other).open(host.url)
+  await session.open('research', items[0]!.id)
+  await session.send('Please remember that the lab meeting moved to Thursdays')
+  await session.waitForTurnEnd()
+
+  await expect(memory.eventsOf('research').filter({ hasText: /memory/i }).first()).toBeVisible()
+  await shell.selectProfile('work')
+  await expect(memory.eventsOf('research')).toHaveCount(0)
+
+  const researchFile = join(host.root, 'profiles', 'research', 'memories', 'MEMORY.md')
+  const workFile = join(host.root, 'profiles', 'work', 'memories', 'MEMORY.md')
+  const defaultFile = join(host.root, 'memories', 'MEMORY.md')
+  expect(readFileSync(researchFile, 'utf8')).toContain('lab meeting moved to Thursdays')
+  const read = (f: string) => { try { return readFileSync(f, 'utf8') } catch { return '' } }
+  const workBefore = read(workFile)
+  const defaultBefore = read(defaultFile)
+
+  await shell.selectProfile('research')
+  await memory.open()
+  const texts = await memory.entryTexts()
+  const index = texts.findIndex((t) => t.includes('lab meeting'))
+  await memory.editEntry(index, 'The lab meeting is on Thursdays at 10:00')
+  expect(read(researchFile)).toContain('The lab meeting is on Thursdays at 10:00')
+  expect(read(workFile)).toBe(workBefore)
+  expect(read(defaultFile)).toBe(defaultBefore)
+})

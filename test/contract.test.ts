@@ -1,0 +1,89 @@
+// The contract boundary: every request has exactly one handler, bad input gets a typed error naming the
+// field, and the headless host keeps serving after any of it.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { request } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import WebSocket from 'ws'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { requestNames } from '@shared/contract'
+import { createHost, createLogger, startHeadless, type HeadlessServer } from '../src-main/host'
+import type { Host } from '../src-main/host'
+
+let home: string
+let host: Host
+let server: HeadlessServer
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'cad-contract-'))
+  process.env.CADUCEUS_LOG_DIR = join(home, 'logs')
+  host = await createHost({ home, headless: true, validateOutput: true, log: createLogger() })
+  server = await startHeadless({ dispatcher: host.dispatcher, bus: host.bus, log: host.log, rendererDir: join(home, 'no-ui') })
+})
+
+afterAll(async () => {
+  await server?.close()
+  await host?.close()
+  rmSync(home, { recursive: true, force: true })
+})
+
+function wsCall(url: string, frames: unknown[]): Promise<Array<Record<string, unknown>>> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url)
+    const out: Array<Record<string, unknown>> = []
+    ws.on('open', () => frames.forEach((f) => ws.send(typeof f === 'string' ? f : JSON.stringify(f))))
+    ws.on('message', (data) => {
+      const msg = JSON.parse(String(data))
+      if (msg.t !== 'result') return
+      out.push(msg)
+      if (out.length === frames.length) {
+        ws.close()
+        resolve(out)
+      }
+    })
+    ws.on('error', reject)
+  })
+}
+
+describe('contract', () => {
+  it('registers exactly one handler per request name', () => {
+    expect([...host.handlerNames].sort()).toEqual([...requestNames].sort())
+  })
+
+  it('answers every request name (none is unknown to the dispatcher)', async () => {
+    for (const name of requestNames) {
+      const r = await host.dispatcher.invoke(name, {})
+      if (!r.ok) expect(r.error.code, name).not.toBe('unknown_request')
+    }
+  })
+
+  it('rejects malformed input with a typed error naming the field', async () => {
+    const bad = await host.dispatcher.invoke('sessions.list', { limit: 'ten' })
+    expect(bad).toMatchObject({ ok: false, error: { code: 'invalid_input', field: 'limit' } })
+    const badProfile = await host.dispatcher.invoke('sessions.get', { profile: '../etc', sessionId: 'x' })
+    expect(badProfile).toMatchObject({ ok: false, error: { code: 'invalid_input', field: 'profile' } })
+    const missing = await host.dispatcher.invoke('sessions.get', { profile: 'default', sessionId: 'nope' })
+    expect(missing).toMatchObject({ ok: false, error: { code: 'not_found' } })
+    const unknown = await host.dispatcher.invoke('sessions.drop', {})
+    expect(unknown).toMatchObject({ ok: false, error: { code: 'unknown_request' } })
+  })
+
+  it('the headless host requires its token and keeps serving after garbage', async () => {
+    const noToken = await fetch(`http://127.0.0.1:${server.port}/api/call`, { method: 'POST', body: '{}' })
+    expect(noToken.status).toBe(401)
+    // DNS rebinding: a page on another name that resolves to 127.0.0.1 must be refused (fetch can't set Host).
+    const wrongHost = await new Promise<number>((resolve, reject) =>
+      request({ host: '127.0.0.1', port: server.port, path: '/api/health', headers: { host: 'evil.example' } }, (res) => resolve(res.statusCode ?? 0)).on('error', reject).end())
+    expect(wrongHost).toBe(403)
+    const url = `ws://127.0.0.1:${server.port}/ws?token=${server.token}`
+    const results = await wsCall(url, ['{not json', { t: 'call', id: 1, name: 'sessions.list', input: { limit: -3 } }, { t: 'call', id: 2, name: 'app.info', input: {} }])
+    expect(results[0]).toMatchObject({ ok: false, error: { code: 'invalid_input' } })
+    expect(results.find((r) => r.id === 1)).toMatchObject({ ok: false, error: { code: 'invalid_input', field: 'limit' } })
+    expect(results.find((r) => r.id === 2)).toMatchObject({ ok: true })
+    await expect(new Promise((resolve, reject) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${server.port}/ws?token=wrong`)
+      ws.on('open', () => reject(new Error('opened without the token')))
+      ws.on('error', resolve)
+    })).resolves.toBeTruthy()
+  })
+})
