@@ -9,11 +9,18 @@ import { join } from 'node:path'
 import type { CacheDecision } from '../shared/contract'
 import { createAgent, startScriptedProvider, ToolRegistry, type Agent } from '../src-main/agent'
 import { loadConfig, resolveRuntime, secretsFor } from '../src-main/config'
-import { AgentCache, agentConfigSignature, extractCacheBustingConfig, Gateway, sessionKeyFor } from '../src-main/gateway'
+import {
+  AgentCache, agentConfigSignature, extractCacheBustingConfig, Gateway, sessionKeyFor, storeProbe, TurnConfigResolver
+} from '../src-main/gateway'
+import { profileHome } from '../src-main/scope'
 import { StoreRegistry, type SessionStore } from '../src-main/store'
 
+interface Percentiles { p50: number; p95: number }
+
 export interface GatewayBenchResult {
-  cacheHitUs: { p50: number; p95: number }
+  cacheHitUs: Percentiles
+  /** The same hit without the turn-config memo and with `SELECT *` for the guard (for comparison). */
+  cacheHitUncachedUs: Percentiles
   ownTurns: number
   rebuilds: number
 }
@@ -30,7 +37,7 @@ export async function runGatewayBench(opts: { turns?: number; hitSamples?: numbe
   writeFileSync(join(root, '.env'), 'OPENAI_API_KEY=sk-bench-0000000000\n')
   const registry = new StoreRegistry(root)
   try {
-    const cacheHitUs = hitPath(registry.get('default'), root, samples)
+    const { hit: cacheHitUs, uncached: cacheHitUncachedUs } = hitPath(registry, root, samples)
     const decisions: CacheDecision[] = []
     const gateway = new Gateway<Agent, SessionStore>({
       root, stores: registry,
@@ -51,7 +58,7 @@ export async function runGatewayBench(opts: { turns?: number; hitSamples?: numbe
     }
     await gateway.shutdown()
     // Every decision after the first build should be a reuse.
-    return { cacheHitUs, ownTurns: turns, rebuilds: decisions.slice(1).filter((d) => d !== 'reused').length }
+    return { cacheHitUs, cacheHitUncachedUs, ownTurns: turns, rebuilds: decisions.slice(1).filter((d) => d !== 'reused').length }
   } finally {
     registry.closeAll()
     await provider.close()
@@ -59,30 +66,55 @@ export async function runGatewayBench(opts: { turns?: number; hitSamples?: numbe
   }
 }
 
-/** What `Gateway.begin` does before a reused turn, timed per call. */
-function hitPath(store: SessionStore, home: string, samples: number): { p50: number; p95: number } {
+/**
+ * What `Gateway.begin` does before a reused turn — profile home, turn config (stat stamps, memoized
+ * signature), guard probe through the store, cache lookup — with the Gateway's own components, timed per
+ * call. The un-memoized path (config reads + SELECT * + fresh hash every turn, as before the memo) is
+ * timed right after it in the same process, for a like-for-like ratio on a loaded machine.
+ */
+function hitPath(registry: StoreRegistry, root: string, samples: number): { hit: Percentiles; uncached: Percentiles } {
+  const store = registry.get('default')
   store.createSession('bench-hit', 'desktop')
   store.appendMessage('bench-hit', { role: 'user', content: 'x' })
   const key = sessionKeyFor('default', 'bench-hit')
-  const cache = new AgentCache({
+  const resolver = new TurnConfigResolver({ registryGeneration: () => 1 })
+  const cache = new AgentCache({ probe: storeProbe(registry) })
+  const baseline = new AgentCache({
     probe: { messageCount: (_k, sid) => store.getSession(sid)?.message_count ?? null, isSessionEnded: (_k, sid) => store.getSession(sid)?.ended_at != null }
   })
-  const signatureNow = () => {
+  const uncachedSignature = (home: string) => {
     const secrets = secretsFor(home)
     const runtime = resolveRuntime(home, { secrets })
     const config = loadConfig(home).raw
-    return agentConfigSignature({ model: runtime.model, runtime, enabledToolsets: [], ephemeralPrompt: '', cacheKeys: extractCacheBustingConfig(config, { registryGeneration: 1 }) })
+    return agentConfigSignature({ model: runtime.model, runtime, enabledToolsets: [], ephemeralPrompt: '', cacheKeys: extractCacheBustingConfig(config, { registryGeneration: 1 }), skipContextFiles: false })
   }
-  cache.insert(key, { lastActivityTs: Date.now() }, signatureNow(), { messageCount: 1, sessionId: 'bench-hit' })
-  const times: number[] = []
-  for (let i = 0; i < samples; i++) {
-    const t0 = process.hrtime.bigint()
-    const r = cache.lookup(key, { signature: signatureNow(), sessionId: 'bench-hit' })
-    times.push(Number(process.hrtime.bigint() - t0) / 1000)
-    if (r.decision !== 'reused') throw new Error(`bench hit path missed: ${r.decision}`)
+  const sig = resolver.resolve('default', profileHome(root, 'default')).signature
+  if (sig !== uncachedSignature(profileHome(root, 'default'))) throw new Error('bench: memoized and fresh signatures differ')
+  cache.insert(key, { lastActivityTs: Date.now() }, sig, { messageCount: 1, sessionId: 'bench-hit' })
+  baseline.insert(key, { lastActivityTs: Date.now() }, sig, { messageCount: 1, sessionId: 'bench-hit' })
+  const timed = (fn: () => CacheDecision): number[] => {
+    for (let i = 0; i < 500; i++) fn() // warm-up: JIT, page cache, statement cache
+    const out: number[] = []
+    for (let i = 0; i < samples; i++) {
+      const t0 = process.hrtime.bigint()
+      const decision = fn()
+      out.push(Number(process.hrtime.bigint() - t0) / 1000)
+      if (decision !== 'reused') throw new Error(`bench hit path missed: ${decision}`)
+    }
+    return out
   }
-  times.sort((a, b) => a - b)
-  return { p50: round(pct(times, 0.5)), p95: round(pct(times, 0.95)) }
+  // Separate runs, not interleaved: the un-memoized path's garbage would land GC pauses in the other's samples.
+  const hit = timed(() => {
+    const tc = resolver.resolve('default', profileHome(root, 'default'))
+    return cache.lookup(key, { signature: tc.signature, sessionId: 'bench-hit', maxIterations: tc.maxIterations }).decision
+  })
+  const uncached = timed(() => baseline.lookup(key, { signature: uncachedSignature(profileHome(root, 'default')), sessionId: 'bench-hit' }).decision)
+  return { hit: pctOf(hit), uncached: pctOf(uncached) }
+}
+
+function pctOf(xs: number[]): Percentiles {
+  const s = [...xs].sort((a, b) => a - b)
+  return { p50: round(pct(s, 0.5)), p95: round(pct(s, 0.95)) }
 }
 
 // `npx tsx bench/gateway-bench.ts [turns]`

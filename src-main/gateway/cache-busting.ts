@@ -60,8 +60,15 @@ export interface CacheBustingOptions {
 }
 
 const FLAT_KEYS = CACHE_BUSTING_CONFIG_KEYS.map(([sec, key]) => [sec, key, `${sec}.${key}`] as const)
+/** Keys a memory provider's identity may not overwrite (every one is always present in the result). */
+const RESERVED = new Set<string>([...FLAT_KEYS.map(([, , flat]) => flat), 'tools.registry_generation'])
 
 export function extractCacheBustingConfig(config: unknown, opts: CacheBustingOptions = {}): Record<string, unknown> {
+  return { ...staticCacheBustingConfig(config), ...dynamicCacheBustingConfig(config, opts) }
+}
+
+/** The part that is a pure function of the config file (memoizable on the file's stat). */
+export function staticCacheBustingConfig(config: unknown): Record<string, unknown> {
   const cfg = isPlainObject(config) ? config : {}
   const out: Record<string, unknown> = {}
   for (const [sec, key, flat] of FLAT_KEYS) {
@@ -71,12 +78,19 @@ export function extractCacheBustingConfig(config: unknown, opts: CacheBustingOpt
   }
   // Legacy `checkpoints: true|false`.
   if (typeof cfg.checkpoints === 'boolean') out['checkpoints.enabled'] = cfg.checkpoints
-  out['tools.registry_generation'] = readGeneration(opts.registryGeneration)
+  return out
+}
+
+/** The part that can change with no file edit (MCP reloads, a provider's own config): re-read every turn. */
+export function dynamicCacheBustingConfig(config: unknown, opts: CacheBustingOptions = {}): Record<string, unknown> {
+  const cfg = isPlainObject(config) ? config : {}
+  const out: Record<string, unknown> = { 'tools.registry_generation': readGeneration(opts.registryGeneration) }
   const provider = isPlainObject(cfg.memory) && typeof cfg.memory.provider === 'string' ? cfg.memory.provider : null
   if (provider && opts.memoryIdentity) {
     for (const [k, v] of Object.entries(opts.memoryIdentity.identityFor(provider))) {
-      // A provider cannot overwrite a documented config key (e.g. `memory.provider`).
-      if (!(`memory.${k}` in out)) out[`memory.${k}`] = v
+      // A provider cannot overwrite a documented config key (e.g. `memory.provider`), nor repeat one.
+      const flat = `memory.${k}`
+      if (!RESERVED.has(flat) && !(flat in out)) out[flat] = v
     }
   }
   return out

@@ -11,6 +11,8 @@ import type { GatewayLogger } from './logger'
 /** The slice of a profile's SessionStore the gateway reads (better-sqlite3: synchronous). */
 export interface GatewayStore {
   getSession(id: string): { message_count?: unknown; ended_at?: unknown } | null | undefined
+  /** Just the guard's columns (cheaper than `getSession`); used instead of it when present. */
+  sessionCounters?(id: string): { message_count?: unknown; ended_at?: unknown } | null | undefined
   createSession?(id: string, source: string, opts?: { model?: string | null; profileName?: string | null; sessionKey?: string | null }): unknown
   /** Tip of a compression chain, so resuming the root continues where the conversation is now. */
   resolveResumeSessionId?(id: string): string

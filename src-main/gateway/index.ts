@@ -14,8 +14,10 @@ export {
 } from './cacheable'
 export { releaseSoft, commitThenReleaseSoft, releaseHard } from './release'
 export { agentConfigSignature, type SignatureInput, type SignatureRuntime } from './signature'
+export { TurnConfigResolver, type TurnConfig, type TurnConfigDeps } from './turn-config'
+export { storeProbe } from './store-probe'
 export {
-  extractCacheBustingConfig, CACHE_BUSTING_CONFIG_KEYS, MemoryIdentityResolver, type CacheBustingOptions, type IdentityProvider
+  extractCacheBustingConfig, staticCacheBustingConfig, dynamicCacheBustingConfig, CACHE_BUSTING_CONFIG_KEYS, MemoryIdentityResolver, type CacheBustingOptions, type IdentityProvider
 } from './cache-busting'
 export {
   setSessionVars, clearSessionVars, resetSessionVars, getSessionEnv, declareStatelessChannel, asyncDeliverySupported,

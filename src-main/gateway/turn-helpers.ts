@@ -9,10 +9,13 @@ export function parseInput<T>(schema: { safeParse(v: unknown): { success: true; 
   throw new CaduceusError('invalid_input', issue.message, issue.path.map(String).join('.') || undefined)
 }
 
-/** A row read that never throws and ignores async stores (the guard needs a synchronous answer). */
+/**
+ * A row read that never throws and ignores async stores (the guard needs a synchronous answer). Uses the
+ * store's two-column `sessionCounters` when it has one: this runs on every turn's cache-hit path.
+ */
 export function readRow(store: GatewayStore, sid: string): { message_count?: unknown; ended_at?: unknown } | null {
   try {
-    const row = store.getSession(sid)
+    const row = typeof store.sessionCounters === 'function' ? store.sessionCounters(sid) : store.getSession(sid)
     return row && typeof (row as { then?: unknown }).then !== 'function' ? row : null
   } catch {
     return null

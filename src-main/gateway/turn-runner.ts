@@ -5,10 +5,9 @@
  */
 import { randomUUID } from 'node:crypto'
 import { CaduceusError, ResumeInput, StartInput, type GatewayState, type TurnFinished, type TurnHandle } from '@shared/contract'
-import { agentSettings, isDemoConfig, loadConfig, redactValues, resolveRuntime, secretsFor } from '../config'
+import { isDemoConfig, redactValues } from '../config'
 import { profileHome, runInProfileScope } from '../scope'
-import { AgentCache, type ProfileOwner, type SessionProbe } from './agent-cache'
-import { extractCacheBustingConfig } from './cache-busting'
+import { AgentCache, type ProfileOwner } from './agent-cache'
 import { AGENT_PENDING, nowMs } from './cacheable'
 import { deskChatVars } from './channels'
 import type { BuildAgentInput, GatewayOptions, GatewayStore, TurnAgent, TurnResultLike } from './gateway-types'
@@ -17,8 +16,9 @@ import { IdleSweepTimer } from './idle-timer'
 import { silentLogger, type GatewayLogger } from './logger'
 import { runWithSessionContext } from './session-context'
 import { parseSessionKey, sessionKeyFor } from './session-key'
-import { agentConfigSignature } from './signature'
 import { newDeskSessionId } from './session-id'
+import { storeProbe } from './store-probe'
+import { TurnConfigResolver } from './turn-config'
 
 const LOG = 'gateway.run'
 const RECENT_TURNS = 256
@@ -41,15 +41,21 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   private readonly recent = new Map<string, TurnFinished>()
   private readonly busyKeys = new Set<string>()
   private readonly sweeper: IdleSweepTimer
+  private readonly turnConfig: TurnConfigResolver
 
   constructor(private readonly opts: GatewayOptions<A, S>) {
     this.log = opts.log ?? silentLogger
     this.clock = opts.clock ?? nowMs
     this.cache = new AgentCache<A>({
-      cap: opts.cap, idleTtlSeconds: opts.idleTtlSeconds, log: this.log, clock: this.clock, probe: this.probe(),
+      cap: opts.cap, idleTtlSeconds: opts.idleTtlSeconds, log: this.log, clock: this.clock, probe: storeProbe(opts.stores),
       onChange: (reason) => this.safeEmit('gateway.changed', { reason })
     })
     this.sweeper = new IdleSweepTimer(this.cache, this.clock)
+    this.turnConfig = new TurnConfigResolver({
+      vault: opts.vault, memoryIdentity: opts.memoryIdentity,
+      registryGeneration: opts.registryGeneration && ((p) => opts.registryGeneration!(p)),
+      enabledToolsets: opts.enabledToolsets && ((p, c) => opts.enabledToolsets!(p, c))
+    })
   }
 
   homeFor(profile: string): string {
@@ -172,23 +178,14 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     this.busyKeys.add(key)
     try {
       const home = this.homeFor(profile)
-      const secrets = secretsFor(home, this.opts.vault)
-      const runtime = resolveRuntime(home, { secrets })
+      const { secrets, runtime, config, signature, maxIterations, reasoningConfig } = this.turnConfig.resolve(profile, home)
       if (runtime.configError) throw new CaduceusError('unavailable', runtime.configError.message)
-      const config = loadConfig(home).raw
-      const signature = agentConfigSignature({
-        model: runtime.model, runtime,
-        enabledToolsets: this.opts.enabledToolsets?.(profile, config) ?? [],
-        ephemeralPrompt: '',
-        cacheKeys: extractCacheBustingConfig(config, { registryGeneration: () => this.opts.registryGeneration?.(profile) ?? null, memoryIdentity: this.opts.memoryIdentity }),
-        skipContextFiles: false
-      })
-      const { maxIterations, reasoningEffort } = agentSettings(config)
-      const reasoningConfig = reasoningEffort ? { enabled: reasoningEffort !== 'none', effort: reasoningEffort } : null
       const owner: ProfileOwner = { home, secrets }
       let { decision, agent } = this.cache.lookup(key, { signature, sessionId: sid, maxIterations })
       if (!agent) {
-        agent = await this.build({ profile, home, sessionId: sid, sessionKey: key, runtime, config, maxIterations, reasoningConfig, store }, key)
+        // The memoized runtime is shared between turns: the agent gets its own copy.
+        const own = { ...runtime, capabilities: { ...runtime.capabilities } }
+        agent = await this.build({ profile, home, sessionId: sid, sessionKey: key, runtime: own, config, maxIterations, reasoningConfig, store }, key)
         // Only once an agent exists: a failed start leaves no empty session behind.
         if (isNew) store.createSession?.(sid, 'desktop', { model: runtime.model, profileName: profile, sessionKey: key })
         this.cache.insert(key, agent, signature, {
@@ -288,25 +285,6 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     }
     if (!store) throw new CaduceusError('not_found', `Unknown profile: ${profile}`, 'profile')
     return store
-  }
-
-  private probe(): SessionProbe {
-    const rowFor = (key: string, sid: string) => {
-      const parsed = parseSessionKey(key)
-      if (!parsed) return null
-      try {
-        return readRow(this.opts.stores.get(parsed.profile), sid)
-      } catch {
-        return null
-      }
-    }
-    return {
-      messageCount: (key, sid) => countOf(rowFor(key, sid)),
-      isSessionEnded: (key, sid) => {
-        const row = rowFor(key, sid)
-        return row ? row.ended_at !== null && row.ended_at !== undefined : false
-      }
-    }
   }
 
   private safeEmit: GatewayOptions['emit'] = (event, payload) => {

@@ -4,7 +4,7 @@
  * the transport they put in front of it.
  */
 import { existsSync, readFileSync } from 'node:fs'
-import { writeDemoHome } from '../store'
+import { setSqliteNativeBinding, writeDemoHome } from '../store'
 import { join } from 'node:path'
 import { EventBus } from './event-bus'
 import { createDispatcher, type Dispatcher } from './dispatch'
@@ -55,6 +55,7 @@ const VERSION: string = (() => {
 
 export async function createHost(opts: HostOptions): Promise<Host> {
   const live = opts.live !== false
+  if (opts.nativeBinding) setSqliteNativeBinding(opts.nativeBinding)
   const log = opts.log ?? createLogger({ ...logPaths(), console: false })
   const bus = new EventBus()
   const demo = opts.demo === true

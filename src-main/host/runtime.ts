@@ -12,6 +12,7 @@ import {
 import { Gateway, type BuildAgentInput } from '../gateway'
 import { addMemoryLogSink, buildMemoryManagerForAgent, memoryToolDefinitions, MemoryActivityHub } from '../memory'
 import type { SessionStore } from '../store'
+import { createProcessTool, createTerminalTool, ProcessRegistry, saveProcessCompletion, terminalSettings } from '../tools'
 import type { Services } from './services'
 import { SafeStorageVault, type SecretCipher } from './safe-storage-vault'
 
@@ -44,6 +45,11 @@ export async function wireRuntime(
     }
   }
   for (const e of stores.list()) attachMemory(e.name)
+  // Closers run in reverse: this one runs after the gateway has shut agents down (their last memory events
+  // included), and before the stores close, so no batched activity write lands on a closed DB.
+  s.onClose(() => {
+    for (const e of stores.list()) memory.get(e.name)?.flush()
+  })
   s.onClose(memory.onEvent((event) => bus.emit('memory.activity', event)))
 
   let gateway!: Gateway<Agent, SessionStore>
@@ -75,15 +81,29 @@ export async function wireRuntime(
     return d
   }
 
-  // A background child's completion becomes the parent's next turn (its notice is already saved).
-  const deliverToParent = async (c: DelegationCompletion) => {
-    if (!opts.live || !c.deliveredSessionId || c.messageId === null) return
+  // A saved completion notice (background delegation, finished process) becomes the session's next turn.
+  const runDeliveredTurn = async (area: string, what: string, profile: string, sessionId: string, text: string, savedMessageId: number) => {
+    if (!opts.live) return
     try {
-      await gateway.deliver({ profile: c.profile, sessionId: c.deliveredSessionId, text: c.notice, savedMessageId: c.messageId })
+      await gateway.deliver({ profile, sessionId, text, savedMessageId })
     } catch (err) {
-      log.warn('delegation', `could not run the parent turn for ${c.delegationId}: ${(err as Error).message}`)
+      log.warn(area, `could not run the follow-up turn for ${what}: ${(err as Error).message}`)
     }
   }
+  const deliverToParent = async (c: DelegationCompletion) => {
+    if (!c.deliveredSessionId || c.messageId === null) return
+    await runDeliveredTurn('delegation', c.delegationId, c.profile, c.deliveredSessionId, c.notice, c.messageId)
+  }
+
+  // Background shell processes of the terminal tool, host-wide; all killed when the host closes.
+  const processes = new ProcessRegistry({
+    log: (level, message) => log[level]('terminal', message),
+    onComplete: async (c) => {
+      const saved = saveProcessCompletion(stores.get(c.profile), c)
+      await runDeliveredTurn('terminal', c.processId, c.profile, saved.sessionId, saved.text, saved.messageId)
+    }
+  })
+  s.onClose(() => processes.killAll())
 
   const buildAgent = async (input: BuildAgentInput<SessionStore>): Promise<Agent> => {
     const tools = new ToolRegistry()
@@ -93,6 +113,12 @@ export async function wireRuntime(
     for (const w of mem.warnings) log.warn('memory', w.text)
     if (mem.manager) for (const tool of memoryToolDefinitions(mem.manager)) tools.register(tool as never)
     tools.register(createDelegateTool(delegation(input.profile)))
+    // Opt-in only (`terminal.enabled: true`): it runs model-chosen shell commands on the user's machine.
+    const terminal = terminalSettings(input.config)
+    if (terminal.enabled) {
+      tools.register(createTerminalTool({ registry: processes, cwd: terminal.cwd ?? input.home }))
+      tools.register(createProcessTool({ registry: processes }))
+    }
     const compression = loadConfig(input.home).raw.compression as Record<string, unknown> | undefined
     const agent = createAgent({
       profile: input.profile,
@@ -124,7 +150,8 @@ export async function wireRuntime(
     buildAgent,
     emit: (event, payload) => bus.emit(event, payload),
     vault,
-    enabledToolsets: () => ['memory', 'delegation'],
+    // Toggling terminal.enabled changes the signature, so cached agents rebuild with (or without) the tool.
+    enabledToolsets: (_profile, config) => ['memory', 'delegation', ...(terminalSettings(config).enabled ? ['terminal'] : [])],
     log
   })
   s.onClose(() => gateway.shutdown())

@@ -1,7 +1,7 @@
 import { watch, type FSWatcher, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { SessionWatcher, StoreRegistry } from '../store'
-import { setDefaultRoot } from '../scope'
+import { setDefaultRoot, setMultiplexActive } from '../scope'
 import type { EventBus } from './event-bus'
 import type { Logger } from './log'
 
@@ -40,6 +40,10 @@ export function createStoreServices(opts: { root: string; demo: boolean; headles
     }
   }
   for (const entry of stores.list()) watchProfile(entry.name)
+  // Serving several profiles from one process is multiplexing (hermes-spec §4.3): memory hooks and secrets
+  // then demand an explicit profile scope instead of trusting the process's own home.
+  const updateMultiplex = () => setMultiplexActive(stores.list().length > 1)
+  updateMultiplex()
 
   let profilesWatch: FSWatcher | null = null
   if (opts.live) {
@@ -53,6 +57,7 @@ export function createStoreServices(opts: { root: string; demo: boolean; headles
           timer = null
           const added = stores.refresh()
           for (const name of added) watchProfile(name)
+          updateMultiplex()
           for (const name of [...watchers.keys()]) if (!stores.has(name)) { watchers.get(name)!.stop(); watchers.delete(name) }
           if (added.length) bus.emit('profiles.changed', { profiles: stores.list().map((e) => e.name) })
         }, 200)

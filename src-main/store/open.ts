@@ -33,6 +33,18 @@ function tighten(path: string): void {
   }
 }
 
+/**
+ * Electron runs a different Node ABI than the tests: the app passes an Electron-ABI build of the
+ * better-sqlite3 addon here once at start-up (toolchain.md §7); tests leave it unset.
+ */
+let nativeBinding: string | undefined
+export function setSqliteNativeBinding(path: string | undefined): void {
+  nativeBinding = path || undefined
+}
+export function sqliteOptions(extra: Database.Options = {}): Database.Options {
+  return nativeBinding ? { ...extra, nativeBinding } : extra
+}
+
 export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
   const file = resolve(path)
   const readonly = opts.readonly === true
@@ -40,7 +52,7 @@ export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
     mkdirSync(dirname(file), { recursive: true })
     if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600))
   }
-  const sqlite = new Database(file, { readonly, fileMustExist: readonly })
+  const sqlite = new Database(file, sqliteOptions({ readonly, fileMustExist: readonly }))
   try {
     sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? (readonly ? 5000 : 1000)))}`)
     let journalMode = String(sqlite.pragma('journal_mode', { simple: true }))

@@ -54,6 +54,8 @@ export class SessionStore {
   private listeners = new Set<LocalChangeListener>()
   private pending = new Set<string>()
   private depth = 0
+  /** Held directly (not via stmt-cache): the gateway's cache guard reads it on every turn. */
+  private countersStmt: Database.Statement | null = null
 
   constructor(path: string, opts: OpenOptions & { profile?: string } = {}) {
     this.handle = openStateDb(path, opts)
@@ -147,6 +149,15 @@ export class SessionStore {
   getSession(id: string): SessionRow | null {
     if (typeof id !== 'string' || id === '') return null
     return (stmt(this.db, 'SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined) ?? null
+  }
+  /**
+   * The two columns the agent-cache guard compares (hermes-spec §3.4), without `SELECT *`: rows carry the
+   * system prompt and model config, which cost more to copy out than the lookup itself. Values are raw.
+   */
+  sessionCounters(id: string): Pick<SessionRow, 'message_count' | 'ended_at'> | null {
+    if (typeof id !== 'string' || id === '') return null
+    this.countersStmt ??= this.db.prepare('SELECT message_count, ended_at FROM sessions WHERE id = ?')
+    return (this.countersStmt.get(id) as Pick<SessionRow, 'message_count' | 'ended_at'> | undefined) ?? null
   }
   getMessagesAsConversation(id: string, opts: { repairAlternation?: boolean } = {}): ConversationMessage[] {
     return conversation(this.db, id, opts.repairAlternation === true)

@@ -7,6 +7,7 @@
  * visible emits nothing. Wake-ups are coalesced (leading + trailing edge) into one callback per burst.
  */
 import Database from 'better-sqlite3'
+import { sqliteOptions } from './open'
 import { watch, type FSWatcher } from 'node:fs'
 import { basename, dirname } from 'node:path'
 import type { SessionStore } from './session-store'
@@ -48,7 +49,7 @@ export class SessionWatcher {
 
   start(): this {
     if (this.conn) return this
-    this.conn = new Database(this.store.path, { fileMustExist: true })
+    this.conn = new Database(this.store.path, sqliteOptions({ fileMustExist: true }))
     this.conn.pragma('busy_timeout = 5000')
     this.version = this.dataVersion()
     try { this.snapshot() } catch { /* a stale read-only DB: checks will keep returning [] rather than crash */ }

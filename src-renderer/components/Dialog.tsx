@@ -6,18 +6,44 @@ interface Props {
   children: ReactNode
   footer?: ReactNode
   testId?: string
+  /** Destructive confirmations start on Cancel, so a stray Enter never confirms. */
+  danger?: boolean
 }
 
-/** Modal dialog: Esc closes, the first field gets focus, clicks outside close. */
-export function Dialog({ title, onClose, children, footer, testId }: Props) {
+const FOCUSABLE = 'a[href], button:not(:disabled), textarea:not(:disabled), input:not(:disabled), select:not(:disabled), [tabindex]:not([tabindex="-1"])'
+
+/**
+ * Modal dialog: Esc closes, Tab stays inside, the first field (or Cancel for `danger`) gets focus, clicks
+ * outside close, and focus goes back to whatever opened it.
+ */
+export function Dialog({ title, onClose, children, footer, testId, danger }: Props) {
   const ref = useRef<HTMLDivElement>(null)
+  // onClose is usually an inline arrow: keep the latest without re-running the focus effect on every render
+  const close = useRef(onClose)
+  close.current = onClose
   useEffect(() => {
-    const el = ref.current?.querySelector<HTMLElement>('textarea, input, select, button.primary')
-    el?.focus()
-    const onKey = (e: KeyboardEvent) => { if (e.key === 'Escape') { e.stopPropagation(); onClose() } }
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null
+    const root = ref.current
+    const first = danger
+      ? root?.querySelector<HTMLElement>('[data-dialog-cancel], .dialog-foot button:not(.primary)')
+      : root?.querySelector<HTMLElement>('textarea, input, select, button.primary')
+    first?.focus()
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') { e.stopPropagation(); e.preventDefault(); close.current(); return }
+      if (e.key !== 'Tab' || !root) return
+      const items = [...root.querySelectorAll<HTMLElement>(FOCUSABLE)]
+      if (!items.length) return
+      const i = items.indexOf(document.activeElement as HTMLElement)
+      const next = e.shiftKey ? (i <= 0 ? items.length - 1 : i - 1) : (i === -1 || i === items.length - 1 ? 0 : i + 1)
+      e.preventDefault()
+      items[next]!.focus()
+    }
     window.addEventListener('keydown', onKey, true)
-    return () => window.removeEventListener('keydown', onKey, true)
-  }, [onClose])
+    return () => {
+      window.removeEventListener('keydown', onKey, true)
+      if (opener?.isConnected) opener.focus()
+    }
+  }, [danger])
   return (
     <div className="dialog-backdrop" onMouseDown={(e) => { if (e.target === e.currentTarget) onClose() }}>
       <div className="dialog" role="dialog" aria-modal="true" aria-label={title} ref={ref} data-testid={testId}>
@@ -28,3 +54,6 @@ export function Dialog({ title, onClose, children, footer, testId }: Props) {
     </div>
   )
 }
+
+/** Is a modal open? Page-level shortcuts stay quiet while one is. */
+export const dialogOpen = () => document.querySelector('[role="dialog"][aria-modal="true"]') != null

@@ -1,15 +1,23 @@
 import type { Money } from '@shared/contract'
 import { formatMoney, moneyQualifier } from '../lib/format'
 
+const EXPLAIN: Record<Money['status'], string> = {
+  billed: 'billed by the provider',
+  estimated: 'estimated from token prices',
+  partial: 'partial: some of this usage has no known price and is not included',
+  unpriced: 'unpriced: tokens were used but no price is known for the model',
+  none: 'no usage'
+}
+
 /** An amount that never reads as a silent $0: "unpriced" and "partial" are spelled out. */
-export function MoneyText({ money, testId }: { money: Money | null | undefined; testId?: string }) {
+export function MoneyText({ money, testId, bare }: { money: Money | null | undefined; testId?: string; /** Leave out the "partial" chip (the caller states the status beside it). */ bare?: boolean }) {
   const text = formatMoney(money)
   const q = moneyQualifier(money)
   const cls = text === 'unpriced' ? 'money money-unpriced' : 'money'
   return (
-    <span className={cls} data-testid={testId} data-status={money?.status} title={money ? `${money.status}${money.complete ? ', complete' : ''}` : undefined}>
+    <span className={cls} data-testid={testId} data-status={money?.status} title={money ? EXPLAIN[money.status] ?? money.status : undefined}>
       {text}
-      {q && <span className="badge badge-warn money-q">{q}</span>}
+      {q && !bare && <span className="badge badge-warn money-q">{q}</span>}
     </span>
   )
 }

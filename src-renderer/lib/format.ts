@@ -97,3 +97,14 @@ export function errorMessage(err: unknown): string {
   if (err && typeof err === 'object' && 'message' in err && typeof (err as Error).message === 'string') return (err as Error).message
   return String(err)
 }
+
+/** A message's time: clock time today, date and time on other days (transcripts often span days). */
+export function messageTime(epochSeconds: number, nowMs = Date.now()): string {
+  const d = new Date(epochSeconds * 1000)
+  if (Number.isNaN(d.getTime())) return ''
+  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
+  const now = new Date(nowMs)
+  if (d.toDateString() === now.toDateString()) return time
+  const sameYear = d.getFullYear() === now.getFullYear()
+  return `${d.toLocaleDateString(undefined, sameYear ? { month: 'short', day: 'numeric' } : { year: 'numeric', month: 'short', day: 'numeric' })} ${time}`
+}

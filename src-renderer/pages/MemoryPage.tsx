@@ -1,12 +1,13 @@
 import { useEffect } from 'react'
 import { useApp } from '../stores/app'
-import { loadHealth, loadMemoryEvents } from '../stores/memory'
+import { loadHealth, loadMemoryEvents, watchMemory } from '../stores/memory'
 import { MemoryEntries } from './memory/MemoryEntries'
 import { MemoryFeed } from './memory/MemoryFeed'
 import { ProviderHealthPanel } from './memory/ProviderHealth'
 
 export function MemoryPage() {
   const scope = useApp((s) => s.scope)
+  useEffect(() => watchMemory(), [])
   useEffect(() => {
     void loadMemoryEvents()
     void loadHealth()

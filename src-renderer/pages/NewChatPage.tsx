@@ -1,4 +1,5 @@
 import { navigate } from '../app/router'
+import { MOD } from '../app/ProfileRail'
 import { Badge } from '../components/Badge'
 import { useApp } from '../stores/app'
 import { startChat } from '../stores/turns'
@@ -11,7 +12,7 @@ export function NewChatPage({ profile }: { profile: string }) {
     <div className="new-chat" data-testid="new-chat">
       <h1>New chat <Badge tone="accent">{profile}</Badge></h1>
       {!exists && <div className="err-text" role="alert">Profile “{profile}” does not exist.</div>}
-      <Composer disabled={!exists} placeholder="What should the agent do?  (⌘/Ctrl+Enter to send)" onSend={async (text) => {
+      <Composer disabled={!exists} autoFocus draftKey={`new:${profile}`} placeholder={`What should the agent do?  (${MOD}Enter to send)`} onSend={async (text) => {
         const h = await startChat(profile, text)
         if (h) navigate({ page: 'session', profile: h.profile, sessionId: h.sessionId, messageId: null })
         return h != null

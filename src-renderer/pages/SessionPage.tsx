@@ -25,19 +25,26 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
   })))
   const running = useTurns((s) => turnsForSession(s, profile, sessionId).find((t) => t.status === 'running') ?? null)
   const [showCosts, setShowCosts] = useState(false)
+  // Narrow windows fold the side panel into a drawer; the button only shows there (CSS).
+  const [sideOpen, setSideOpen] = useState(false)
   const summary = detail?.summary
+  const title = summary?.title || summary?.preview || sessionId
+  const headCost = cost?.inclusive ?? summary?.cost
 
   return (
-    <div className="session-page">
+    <div className={`session-page${sideOpen ? ' side-open' : ''}`}>
       <div className="session-main">
         <div className="session-head">
           <div className="session-title">
-            <h1 data-testid="session-title">{summary?.title || summary?.preview || sessionId}</h1>
+            <h1 data-testid="session-title" title={title}>{title}</h1>
             <Badge tone="accent">{profile}</Badge>
             {summary && <Badge>{summary.source}</Badge>}
             {summary?.archived && <Badge tone="warn">archived</Badge>}
-            {summary && <MoneyText money={cost?.inclusive ?? summary.cost} testId="session-head-cost" />}
+            {summary && headCost && headCost.status !== 'none' && <MoneyText money={headCost} testId="session-head-cost" />}
             <span className="spacer" />
+            <button className="small side-toggle" aria-expanded={sideOpen} onClick={() => setSideOpen(!sideOpen)} data-testid="session-details-toggle">
+              {sideOpen ? 'Hide details' : 'Details'}{children.length > 0 && <span className="count">{children.length}</span>}
+            </button>
             {summary && (
               <button className="small" data-testid="session-archive" onClick={() => void updateSession({ profile, sessionId, archived: !summary.archived }).then(refreshTranscriptMeta)}>
                 {summary.archived ? 'Unarchive' : 'Archive'}
@@ -48,16 +55,16 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
         </div>
         {error && !loading && <div className="err-text pad-s" role="alert">{error}</div>}
         <Transcript />
-        <Composer running={running} onSend={async (text) => (await sendMessage(profile, sessionId, text)) != null} />
+        <Composer key={`${profile}/${sessionId}`} draftKey={`session:${profile}/${sessionId}`} running={running}
+          onSend={async (text) => (await sendMessage(profile, sessionId, text)) != null} />
       </div>
-      <aside className="session-side">
-        {detail && <MetaPanel detail={detail} cost={cost} />}
+      <aside className="session-side" aria-label="Session details">
+        {detail ? <MetaPanel detail={detail} cost={cost} /> : loading && <div className="panel muted pad-s">Loading details…</div>}
         <ChildrenPanel items={children} />
         {cost && (showCosts
-          ? <CostBreakdown cost={cost} />
+          ? <CostBreakdown cost={cost} onHide={() => setShowCosts(false)} />
           : <button className="link" onClick={() => setShowCosts(true)} data-testid="show-cost-breakdown">Show cost breakdown</button>)}
       </aside>
     </div>
   )
 }
-

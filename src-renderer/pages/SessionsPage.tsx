@@ -33,6 +33,12 @@ export function SessionsPage() {
             onKeyDown={(e) => {
               if (e.key === 'Escape') { setText(''); clearSearch(); (e.target as HTMLInputElement).blur() }
               if (e.key === 'Enter') void runSearch(text)
+              if (e.key === 'ArrowDown') {
+                // hand the keyboard to the results/list: leave the box and move the cursor to the first row
+                e.preventDefault();
+                (e.target as HTMLInputElement).blur()
+                window.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown' }))
+              }
             }} />
         </label>
         {!searching && <SessionFilters />}

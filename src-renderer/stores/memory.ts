@@ -42,10 +42,23 @@ const initial = (): MemoryStore => ({
 export const useMemory = create<MemoryStore>()(() => initial())
 let seq = 0
 let entriesSeq = 0
+let watchers = 0
+let followTimer: ReturnType<typeof setTimeout> | null = null
+let followPendingEntries = false
+
+/** The memory page watches while mounted: writes then refresh the entries and health it shows. */
+export function watchMemory(): () => void {
+  watchers++
+  return () => { watchers-- }
+}
 
 export function resetMemory(): void {
   seq++
   entriesSeq++
+  watchers = 0
+  if (followTimer) clearTimeout(followTimer)
+  followTimer = null
+  followPendingEntries = false
   useMemory.setState(initial(), true)
 }
 
@@ -120,6 +133,7 @@ export function matchesFeed(e: MemoryEvent): boolean {
 }
 
 export function applyMemoryActivity(e: MemoryEvent): void {
+  if (watchers > 0) followActivity(e)
   useMemory.setState((s) => {
     const knownProviders = providersOf(s.knownProviders, [e])
     if (!matchesFeed(e) || s.byId[e.id]) return { knownProviders }
@@ -133,6 +147,26 @@ export function applyMemoryActivity(e: MemoryEvent): void {
     }
     return { byId, order, knownProviders }
   })
+}
+
+/**
+ * A write (e.g. the agent's memory tool) changes the entries shown for that profile, and every event moves
+ * the health numbers: re-read both once a burst of events settles, instead of showing stale lists.
+ */
+function followActivity(e: MemoryEvent): void {
+  const writes = e.kind === 'write' || (e.kind === 'tool_call' && e.name === 'memory')
+  const st = useMemory.getState()
+  const entriesToo = writes && st.entriesProfile === e.profile
+  if (followTimer) clearTimeout(followTimer)
+  const pendingEntries = entriesToo || followPendingEntries
+  followPendingEntries = pendingEntries
+  followTimer = setTimeout(() => {
+    followTimer = null
+    followPendingEntries = false
+    const cur = useMemory.getState()
+    if (pendingEntries && cur.entriesProfile) void loadEntries(cur.entriesProfile, cur.target)
+    void loadHealth()
+  }, 300)
 }
 
 export async function loadEntries(profile: string, target: Target = useMemory.getState().target): Promise<void> {

@@ -147,6 +147,11 @@ export function setSessionFilters(patch: Partial<SessionFilters>): Promise<void>
   return reloadSessions()
 }
 
+export function resetSessionFilters(): Promise<void> {
+  useSessions.setState({ filters: initialFilters })
+  return reloadSessions()
+}
+
 /**
  * Live refresh (merge, don't clobber): re-read the head of the list and splice it in front, update any
  * other loaded row the event names, keep every other row, the filters and the search box untouched.

@@ -37,11 +37,11 @@ export function MemoryFeed() {
               <li key={id} className={`event${e.ok ? '' : ' failed'} kind-${e.kind}`} data-testid="memory-event" data-profile={e.profile} data-kind={e.kind} data-event-id={e.id}>
                 <span className="muted ev-time"><RelTime at={e.at} /></span>
                 <span className={`badge ${e.kind === 'refusal' || !e.ok ? 'badge-err' : e.kind === 'write' ? 'badge-accent' : 'badge-neutral'}`}>{e.kind}</span>
-                <span className="mono ev-name">{e.provider}.{e.name}</span>
+                <span className="mono ev-name" title={`${e.provider}.${e.name}`}>{e.provider}.{e.name}</span>
                 <span className="ev-summary" title={e.summary}>{e.summary}</span>
-                <span className="muted small">{e.profile}</span>
-                {e.latencyMs != null && <span className="muted small">{Math.round(e.latencyMs)}ms</span>}
-                {e.sessionId ? <a className="mono small" href={sessionHref(e.profile, e.sessionId)} data-testid="memory-event-session">{shortId(e.sessionId, 10)}</a> : <span />}
+                <span className="muted small ev-profile">{e.profile}</span>
+                <span className="muted small ev-latency">{e.latencyMs != null ? `${Math.round(e.latencyMs)}ms` : ''}</span>
+                {e.sessionId ? <a className="mono small" href={sessionHref(e.profile, e.sessionId)} data-testid="memory-event-session">{shortId(e.sessionId, 15)}</a> : <span />}
               </li>
             )
           })}

@@ -1,4 +1,5 @@
 import { useRef, useState } from 'react'
+import { useDraft } from '../../lib/drafts'
 import { SendIcon, StopIcon } from '../../components/icons'
 import { MOD } from '../../app/ProfileRail'
 import { stopTurn, type LiveTurn } from '../../stores/turns'
@@ -10,28 +11,35 @@ interface Props {
   placeholder?: string
   disabled?: boolean
   testPrefix?: string
+  /** Where unsent text is kept (e.g. `session:<profile>/<id>`), so leaving the page or reloading keeps it. */
+  draftKey?: string
+  autoFocus?: boolean
 }
 
 /** Message box: ⌘/Ctrl+Enter sends; Stop interrupts the running turn. Text survives a failed send. */
-export function Composer({ onSend, running, placeholder, disabled, testPrefix = 'composer' }: Props) {
-  const [text, setText] = useState('')
+export function Composer({ onSend, running, placeholder, disabled, testPrefix = 'composer', draftKey, autoFocus }: Props) {
+  const [text, setText] = useDraft(draftKey ?? null)
   const [sending, setSending] = useState(false)
   const ref = useRef<HTMLTextAreaElement>(null)
+  const latest = useRef(text)
+  latest.current = text
   const canSend = text.trim().length > 0 && !sending && !disabled && !running
 
   const send = async () => {
     if (!canSend) return
     setSending(true)
-    const ok = await onSend(text)
+    const sent = text
+    const ok = await onSend(sent)
     setSending(false)
-    if (ok) setText('')
+    // only clear what was sent: text typed while the send was in flight stays
+    if (ok && latest.current === sent) setText('')
     ref.current?.focus()
   }
 
   return (
     <div className="composer" data-testid={testPrefix}>
       <textarea ref={ref} value={text} rows={3} placeholder={placeholder ?? `Message…  (${MOD}Enter to send)`} data-testid={`${testPrefix}-input`}
-        disabled={disabled} onChange={(e) => setText(e.target.value)}
+        disabled={disabled} autoFocus={autoFocus} onChange={(e) => setText(e.target.value)}
         onKeyDown={(e) => { if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) { e.preventDefault(); void send() } }} />
       <div className="composer-actions">
         {running ? (

@@ -4,10 +4,10 @@ import { MoneyText } from '../../components/MoneyText'
 import { formatCount, shortId } from '../../lib/format'
 
 /** costs.session: per delegated child, per parent turn, per model. */
-export function CostBreakdown({ cost }: { cost: SessionCost }) {
+export function CostBreakdown({ cost, onHide }: { cost: SessionCost; onHide?: () => void }) {
   return (
     <section className="panel" data-testid="cost-breakdown">
-      <h3>Cost breakdown</h3>
+      <div className="panel-head"><h3>Cost breakdown</h3>{onHide && <button className="link small" onClick={onHide}>Hide</button>}</div>
       {cost.perModel.length > 0 && (
         <table className="table compact"><thead><tr><th>Model</th><th className="num">Tokens</th><th className="num">Cost</th></tr></thead>
           <tbody>{cost.perModel.map((m) => <tr key={m.model}><td className="mono">{m.model}</td><td className="num">{formatCount(m.tokens.input + m.tokens.output)}</td><td className="num"><MoneyText money={m.cost} /></td></tr>)}</tbody>
@@ -20,7 +20,7 @@ export function CostBreakdown({ cost }: { cost: SessionCost }) {
               <td>{c.status ?? '—'}</td><td className="num">{c.apiCalls}</td><td className="num"><MoneyText money={c.cost} /></td></tr>
           ))}</tbody>
         </table>
-      ) : <p className="muted">No delegated children.</p>}
+      ) : <p className="muted small">No delegated child spend in the ledger.</p>}
       {cost.perTurn.length > 0 && (
         <table className="table compact" data-testid="cost-per-turn"><thead><tr><th>Turn</th><th className="num">Children cost</th></tr></thead>
           <tbody>{cost.perTurn.map((t) => <tr key={t.turnId}><td className="mono">{shortId(t.turnId, 12)}</td><td className="num"><MoneyText money={t.childrenCost} /></td></tr>)}</tbody>

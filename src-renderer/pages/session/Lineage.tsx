@@ -8,6 +8,8 @@ const label = (r: SessionRef) => r.title || shortId(r.id, 12)
 export function Lineage({ profile, detail }: { profile: string; detail: SessionDetail }) {
   const { chain, parent, branches, delegateChildren } = detail.lineage
   const self = detail.summary.id
+  // A plain root session has no lineage to show; repeating its title under the heading is noise.
+  if (!parent && chain.length <= 1 && !branches.length && !delegateChildren.length) return null
   return (
     <nav className="lineage" aria-label="Lineage" data-testid="lineage">
       {parent && <><a href={sessionHref(profile, parent.id)} data-testid="lineage-parent" title={`parent (${parent.kind})`}>↑ {label(parent)}</a><span className="sep">›</span></>}

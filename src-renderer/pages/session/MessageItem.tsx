@@ -1,7 +1,8 @@
 import { memo, useState } from 'react'
 import type { Message } from '@shared/contract'
 import { ChevronIcon } from '../../components/icons'
-import { formatDateTime } from '../../lib/format'
+import { Highlighted } from '../../components/Snippet'
+import { formatDateTime, messageTime } from '../../lib/format'
 
 function Fold({ label, children, testId, defaultOpen = false }: { label: React.ReactNode; children: React.ReactNode; testId?: string; defaultOpen?: boolean }) {
   const [open, setOpen] = useState(defaultOpen)
@@ -41,18 +42,18 @@ export function Reasoning({ text }: { text: string }) {
 const isNotice = (m: Message) => (m.displayKind ?? '').includes('delegat') || (m.displayKind ?? '').includes('notice')
 
 /** One persisted message; tool results and notices are compact, reasoning is folded. */
-export const MessageItem = memo(function MessageItem({ m, focused }: { m: Message; focused: boolean }) {
+export const MessageItem = memo(function MessageItem({ m, focused, terms }: { m: Message; focused: boolean; /** Search terms to mark (the hit that opened this page). */ terms?: string[] }) {
   const cls = `message role-${m.role}${focused ? ' focused' : ''}`
   const common = { 'data-testid': 'message', 'data-message-id': m.id, 'data-role': m.role, 'data-focused': focused || undefined } as const
   if (isNotice(m)) {
-    return <div className={`${cls} notice`} {...common} data-kind={m.displayKind ?? undefined}><span className="notice-icon" aria-hidden>◆</span>{m.content}</div>
+    return <div className={`${cls} notice`} {...common} data-kind={m.displayKind ?? undefined}><span className="notice-icon" aria-hidden>◆</span><span><Highlighted text={m.content ?? ''} terms={terms} /></span></div>
   }
   if (m.role === 'tool') {
     return (
       <div className={cls} {...common}>
         {/* A search hit inside a tool result opens unfolded: the match is what the user came for. */}
         <Fold testId="tool-result" defaultOpen={focused} label={<><span className="muted">result of</span> <span className="tool-name mono">{m.toolName ?? 'tool'}</span><span className="muted"> · {(m.content ?? '').length.toLocaleString()} chars</span></>}>
-          <pre className="code">{m.content}</pre>
+          <pre className="code"><Highlighted text={m.content ?? ''} terms={terms} /></pre>
         </Fold>
       </div>
     )
@@ -61,11 +62,11 @@ export const MessageItem = memo(function MessageItem({ m, focused }: { m: Messag
     <div className={cls} {...common}>
       <div className="msg-head">
         <span className="msg-role">{m.role}</span>
-        <time className="muted" title={formatDateTime(m.timestamp)}>{new Date(m.timestamp * 1000).toLocaleTimeString()}</time>
+        <time className="muted" title={formatDateTime(m.timestamp)}>{messageTime(m.timestamp)}</time>
         {m.finishReason && !['stop', 'tool_calls', 'end_turn', 'tool_use'].includes(m.finishReason) && <span className="badge badge-warn">{m.finishReason}</span>}
       </div>
       {m.reasoning && <Reasoning text={m.reasoning} />}
-      {m.content && <div className="msg-body">{m.content}</div>}
+      {m.content && <div className="msg-body"><Highlighted text={m.content} terms={terms} /></div>}
       {m.toolCalls?.map((c) => <ToolCallView key={c.id} name={c.name} args={c.arguments} />)}
     </div>
   )

@@ -10,6 +10,8 @@ function Row({ k, children, testId }: { k: string; children: React.ReactNode; te
 export function MetaPanel({ detail, cost }: { detail: SessionDetail; cost: SessionCost | null }) {
   const s = detail.summary
   const t = s.tokens
+  // the same model billed through two providers gets two rows: say which is which
+  const dup = new Set(detail.usage.map((u) => u.model).filter((m, i, all) => all.indexOf(m) !== i))
   return (
     <section className="panel" data-testid="session-meta">
       <h3>Session</h3>
@@ -41,7 +43,7 @@ export function MetaPanel({ detail, cost }: { detail: SessionDetail; cost: Sessi
         <table className="table compact" data-testid="usage-by-model">
           <thead><tr><th>Model</th><th className="num">Calls</th><th className="num">Tokens</th><th className="num">Cost</th></tr></thead>
           <tbody>{detail.usage.map((u, i) => (
-            <tr key={i}><td className="mono" title={`${u.provider} · ${u.task}`}>{u.model}</td><td className="num">{u.apiCalls}</td>
+            <tr key={i}><td className="mono" title={[u.provider, u.task].filter(Boolean).join(' · ')}>{u.model}{u.task ? <span className="muted small"> · {u.task}</span> : dup.has(u.model) && u.provider ? <span className="muted small"> · {u.provider}</span> : null}</td><td className="num">{u.apiCalls}</td>
               <td className="num">{formatCount(u.tokens.input + u.tokens.output)}</td><td className="num"><MoneyText money={u.cost} /></td></tr>
           ))}</tbody>
         </table>

@@ -1,16 +1,22 @@
-import { useEffect, useLayoutEffect, useMemo, useRef } from 'react'
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { useShallow } from 'zustand/react/shallow'
+import { sessionHref } from '../../app/routes'
+import { searchTerms } from '../../lib/highlight'
+import { useSessions } from '../../stores/sessions'
 import { loadOlder, useTranscript } from '../../stores/transcript'
 import { turnsForSession, useTurns, type LiveTurn } from '../../stores/turns'
 import { LiveTurnView } from './LiveTurnView'
 import { MessageItem } from './MessageItem'
 import { TurnBadge } from './TurnBadge'
 
+/** How close to the end still counts as "following the conversation". */
+const STICK_PX = 80
+
 /**
  * Windowed transcript: only visible messages are in the DOM, heights measured as they render.
- * Keeps the reader's place when older pages load in front, follows new output when already at the bottom,
- * and centres a search hit once it is loaded.
+ * Keeps the reader's place when older pages load in front, follows new output while the reader is at the
+ * bottom (only scrolling up stops that, not rows growing as they are measured), and centres a search hit.
  */
 export function Transcript() {
   const { profile, sessionId, ids, byId, hasMoreBefore, hasMoreAfter, loading, loadingOlder, focusId } = useTranscript(useShallow((s) => ({
@@ -18,9 +24,16 @@ export function Transcript() {
     loading: s.loading, loadingOlder: s.loadingOlder, focusId: s.focusId
   })))
   const turns = useTurns(useShallow((s) => turnsForSession(s, profile, sessionId)))
+  const query = useSessions((s) => s.search.query)
+  const terms = useMemo(() => (focusId != null ? searchTerms(query) : []), [focusId, query])
   const scroller = useRef<HTMLDivElement>(null)
-  const atBottom = useRef(true)
+  const inner = useRef<HTMLDivElement>(null)
+  const sizer = useRef<HTMLDivElement>(null)
+  const stick = useRef(true)
+  const lastTop = useRef(0)
   const focusedDone = useRef<number | null>(null)
+  const [showJump, setShowJump] = useState(false)
+  const [margin, setMargin] = useState(0)
 
   // a turn's badge sits above the first message it saved, once that message is loaded
   const anchors = useMemo(() => {
@@ -39,26 +52,38 @@ export function Transcript() {
     getScrollElement: () => scroller.current,
     estimateSize: () => 72,
     overscan: 8,
+    // the "load older" button sits above the rows: offsets must count it
+    scrollMargin: margin,
     getItemKey: (i) => ids[i] ?? i
   })
+  useLayoutEffect(() => { setMargin(sizer.current?.offsetTop ?? 0) }, [hasMoreBefore])
 
-  const liveSize = tail.reduce((n, t) => n + t.text.length + t.reasoning.length + t.tools.length, 0)
-  useLayoutEffect(() => {
+  const empty = !loading && !ids.length && !tail.length
+  const toBottom = () => {
     const el = scroller.current
-    // until a search hit has been scrolled into view, don't fight it by following the bottom
-    if (!el || !atBottom.current || (focusId != null && focusedDone.current !== focusId)) return
-    el.scrollTop = el.scrollHeight
-    // rows are measured after paint; follow once more so the last line isn't cut off
-    const raf = requestAnimationFrame(() => { if (atBottom.current) el.scrollTop = el.scrollHeight })
-    return () => cancelAnimationFrame(raf)
-  }, [ids.length, liveSize, tail.length, v.getTotalSize(), focusId])
+    if (el) el.scrollTop = el.scrollHeight
+  }
+  const focusRef = useRef(focusId)
+  focusRef.current = focusId
+  const following = () => stick.current && (focusRef.current == null || focusedDone.current === focusRef.current)
+
+  // Content grows as rows are measured and as a turn streams: stay pinned to the end while following.
+  useLayoutEffect(() => {
+    const el = inner.current
+    if (!el || typeof ResizeObserver === 'undefined') return
+    const ro = new ResizeObserver(() => { if (following()) toBottom() })
+    ro.observe(el)
+    return () => ro.disconnect()
+    // reads refs only: re-attach only when the content element itself comes or goes
+  }, [empty])
+  useLayoutEffect(() => { if (following()) toBottom() }, [ids.length, tail.length, focusId])
 
   useEffect(() => {
     if (focusId == null || focusedDone.current === focusId) return
     const idx = ids.indexOf(focusId)
     if (idx < 0) return
     focusedDone.current = focusId
-    atBottom.current = false
+    stick.current = false
     v.scrollToIndex(idx, { align: 'center' })
   }, [focusId, ids, v])
 
@@ -74,34 +99,54 @@ export function Transcript() {
   const onScroll = () => {
     const el = scroller.current
     if (!el) return
-    atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80
+    const distance = el.scrollHeight - el.scrollTop - el.clientHeight
+    // Only the reader moving up un-sticks; rows growing above push scrollTop down, never up.
+    if (distance < STICK_PX) stick.current = true
+    else if (el.scrollTop < lastTop.current - 2) stick.current = false
+    lastTop.current = el.scrollTop
+    setShowJump(!stick.current && distance > el.clientHeight)
     if (el.scrollTop < 200 && hasMoreBefore && !loadingOlder && !loading && focusId == null) void older()
   }
 
-  if (!loading && !ids.length && !tail.length) return <div className="transcript empty" data-testid="transcript">No messages yet.</div>
+  const jump = () => {
+    stick.current = true
+    setShowJump(false)
+    toBottom()
+  }
+
+  if (empty) return <div className="transcript empty" data-testid="transcript">No messages yet.</div>
   return (
-    <div className="transcript" ref={scroller} onScroll={onScroll} data-testid="transcript" aria-busy={loading} tabIndex={-1}>
-      {hasMoreBefore && (
-        <button className="load-more" onClick={() => void older()} disabled={loadingOlder} data-testid="load-older">
-          {loadingOlder ? 'Loading…' : 'Load older messages'}
-        </button>
-      )}
-      <div style={{ height: v.getTotalSize(), position: 'relative' }}>
-        {v.getVirtualItems().map((it) => {
-          const m = byId[ids[it.index]!]
-          if (!m) return null
-          const t = anchors.get(m.id)
-          return (
-            <div key={it.key} data-index={it.index} ref={v.measureElement} className="vrow"
-              style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${it.start}px)` }}>
-              {t && <TurnBadge t={t} />}
-              <MessageItem m={m} focused={m.id === focusId} />
-            </div>
-          )
-        })}
+    <div className="transcript-wrap">
+      <div className="transcript" ref={scroller} onScroll={onScroll} data-testid="transcript" aria-busy={loading} tabIndex={-1}>
+        <div ref={inner}>
+          {hasMoreBefore && (
+            <button className="load-more" onClick={() => void older()} disabled={loadingOlder} data-testid="load-older">
+              {loadingOlder ? 'Loading…' : 'Load older messages'}
+            </button>
+          )}
+          {loading && !ids.length && <div className="muted pad-s" data-testid="transcript-loading">Loading transcript…</div>}
+          <div ref={sizer} style={{ height: v.getTotalSize(), position: 'relative' }}>
+            {v.getVirtualItems().map((it) => {
+              const m = byId[ids[it.index]!]
+              if (!m) return null
+              const t = anchors.get(m.id)
+              const focused = m.id === focusId
+              return (
+                <div key={it.key} data-index={it.index} ref={v.measureElement} className="vrow"
+                  style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${it.start - margin}px)` }}>
+                  {t && <TurnBadge t={t} />}
+                  <MessageItem m={m} focused={focused} terms={focused ? terms : undefined} />
+                </div>
+              )
+            })}
+          </div>
+          {hasMoreAfter && profile && sessionId && (
+            <div className="muted pad-s" data-testid="more-after">Newer messages exist — <a href={sessionHref(profile, sessionId)}>jump to latest</a></div>
+          )}
+          {tail.map((t) => <LiveTurnView key={t.turnId} t={t} showBadge={!anchoredIds.has(t.turnId)} />)}
+        </div>
       </div>
-      {hasMoreAfter && <div className="muted pad-s" data-testid="more-after">Newer messages exist — <a href={`#/session/${encodeURIComponent(profile ?? '')}/${encodeURIComponent(sessionId ?? '')}`}>jump to latest</a></div>}
-      {tail.map((t) => <LiveTurnView key={t.turnId} t={t} showBadge={!anchoredIds.has(t.turnId)} />)}
+      {showJump && !hasMoreAfter && <button className="jump-latest small" onClick={jump} data-testid="jump-latest">↓ Latest</button>}
     </div>
   )
 }

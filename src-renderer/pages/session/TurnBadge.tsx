@@ -11,7 +11,7 @@ export function TurnBadge({ t }: { t: LiveTurn }) {
       {t.demo ? <span className="badge badge-warn" data-testid="demo-model">demo model</span> : t.model && <span className="mono muted">{t.model}</span>}
       <span className={`turn-status status-${t.status}`} data-testid="turn-status">{t.status === 'running' ? (t.stopping ? 'stopping…' : 'running…') : t.status}</span>
       {t.error && <span className="err-text" role="alert">{t.error}</span>}
-      {t.cost && <MoneyText money={t.cost} />}
+      {t.cost && t.cost.status !== 'none' && <MoneyText money={t.cost} />}
       {t.apiCalls != null && <span className="muted">{t.apiCalls} call{t.apiCalls === 1 ? '' : 's'}</span>}
     </div>
   )

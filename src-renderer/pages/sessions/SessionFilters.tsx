@@ -1,4 +1,4 @@
-import { useState } from 'react'
+import { useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { useDebouncedEffect } from '../../lib/use-debounced'
 import { setSessionFilters, useSessions } from '../../stores/sessions'
@@ -14,7 +14,9 @@ export function SessionFilters() {
   const { filters, knownSources } = useSessions(useShallow((s) => ({ filters: s.filters, knownSources: s.knownSources })))
   // typed text stays local so a live refresh never overwrites what the user is typing
   const [prefix, setPrefix] = useState(filters.idPrefix)
-  useDebouncedEffect(prefix, 300, (v) => void setSessionFilters({ idPrefix: v }))
+  useDebouncedEffect(prefix, 300, (v) => { if (v !== useSessions.getState().filters.idPrefix) void setSessionFilters({ idPrefix: v }) })
+  // "Clear filters" elsewhere empties the stored prefix: mirror that into the box
+  useEffect(() => { if (filters.idPrefix === '') setPrefix((p) => (p.trim() ? '' : p)) }, [filters.idPrefix])
   const sources = [...new Set([...knownSources, ...filters.sources])]
   return (
     <div className="filters" data-testid="session-filters">

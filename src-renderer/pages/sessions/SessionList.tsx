@@ -3,20 +3,27 @@ import { useVirtualizer } from '@tanstack/react-virtual'
 import { useShallow } from 'zustand/react/shallow'
 import { navigate } from '../../app/router'
 import { sessionHref } from '../../app/routes'
+import { useListKeys } from '../../lib/use-list-keys'
 import { useApp } from '../../stores/app'
-import { loadMoreSessions, useSessions } from '../../stores/sessions'
+import { loadMoreSessions, resetSessionFilters, useSessions } from '../../stores/sessions'
 import { SessionRow } from './SessionRow'
 
 const ROW = 52
+// The keyboard cursor survives opening a session and coming back.
+let rememberedCursor = { scope: '', key: '' }
 
 /** Virtualized, infinitely paged list; j/k or arrows move, Enter opens. */
 export function SessionList() {
   const { order, byKey, nextCursor, loading, loadingMore, error } = useSessions(useShallow((s) => ({
     order: s.order, byKey: s.byKey, nextCursor: s.nextCursor, loading: s.loading, loadingMore: s.loadingMore, error: s.error
   })))
+  const scope = useApp((s) => s.scope)
   const showProfile = useApp((s) => s.scope === 'all' && s.profiles.length > 1)
+  const filtered = useSessions((s) => s.filters.sources.length > 0 || s.filters.archived !== 'exclude' || s.filters.from != null || s.filters.to != null || s.filters.idPrefix.trim() !== '')
   const parent = useRef<HTMLDivElement>(null)
-  const [sel, setSel] = useState(0)
+  // the cursor follows a row (by key), not a position, so live inserts above don't move it to another session
+  const [selKey, setSelKey] = useState(() => (rememberedCursor.scope === scope ? rememberedCursor.key : ''))
+  const sel = selKey ? order.indexOf(selKey) : -1
   const v = useVirtualizer({ count: order.length, getScrollElement: () => parent.current, estimateSize: () => ROW, overscan: 12, getItemKey: (i) => order[i] ?? i })
   const items = v.getVirtualItems()
   const last = items[items.length - 1]
@@ -41,23 +48,33 @@ export function SessionList() {
     if (last && nextCursor && !loadingMore && last.index >= order.length - 20) void loadMoreSessions()
   }, [last?.index, nextCursor, loadingMore, order.length])
 
-  const onKey = (e: React.KeyboardEvent) => {
-    if (e.key === 'j' || e.key === 'ArrowDown') { e.preventDefault(); setSel((i) => { const n = Math.min(order.length - 1, i + 1); v.scrollToIndex(n); return n }) }
-    else if (e.key === 'k' || e.key === 'ArrowUp') { e.preventDefault(); setSel((i) => { const n = Math.max(0, i - 1); v.scrollToIndex(n); return n }) }
-    else if (e.key === 'Enter') {
-      const s = byKey[order[sel] ?? '']
-      if (s) { e.preventDefault(); navigate(sessionHref(s.profile, s.id)) }
-    }
+  const setCursor = (i: number) => {
+    const key = order[i]
+    if (!key) return
+    setSelKey(key)
+    rememberedCursor = { scope, key }
+    v.scrollToIndex(i)
   }
+  useListKeys({
+    count: order.length, cursor: sel, setCursor,
+    open: (i) => { const s = byKey[order[i] ?? '']; if (s) navigate(sessionHref(s.profile, s.id)) }
+  })
 
   if (error && !order.length) return <div className="empty" role="alert" data-testid="sessions-error">Could not load sessions: {error}</div>
-  if (!loading && !order.length) return <div className="empty" data-testid="sessions-empty">No sessions match these filters.</div>
+  if (!loading && !order.length) {
+    return (
+      <div className="empty" data-testid="sessions-empty">
+        {filtered ? <>No sessions match these filters. <button className="link" onClick={() => void resetSessionFilters()} data-testid="clear-filters">Clear filters</button></>
+          : scope === 'all' ? 'No sessions yet. Start a new chat from a profile in the rail.' : `No sessions in ${scope} yet.`}
+      </div>
+    )
+  }
   return (
     <div className="list-wrap">
       <div className="list-head" aria-hidden>
         <span>Session</span><span>Model</span><span className="num">Msgs</span><span>Active</span><span className="num">Cost</span>
       </div>
-      <div ref={parent} className="vlist" tabIndex={0} onKeyDown={onKey} onScroll={onScroll} data-testid="session-list" aria-busy={loading} role="listbox" aria-label="Sessions">
+      <div ref={parent} className="vlist" tabIndex={0} onScroll={onScroll} data-testid="session-list" aria-busy={loading} role="listbox" aria-label="Sessions">
         <div style={{ height: v.getTotalSize(), position: 'relative' }}>
           {items.map((it) => {
             const s = byKey[order[it.index]!]

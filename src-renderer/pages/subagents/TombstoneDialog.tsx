@@ -13,9 +13,9 @@ export function TombstoneDialog({ child, onClose, onDone }: { child: Subagent; o
     if (ok) { onDone?.(); onClose() }
   }
   return (
-    <Dialog title="Tombstone subagent?" onClose={onClose} testId="tombstone-dialog"
+    <Dialog title="Tombstone subagent?" onClose={onClose} testId="tombstone-dialog" danger
       footer={<>
-        <button onClick={onClose} data-testid="tombstone-cancel">Cancel</button>
+        <button onClick={onClose} data-testid="tombstone-cancel" data-dialog-cancel>Cancel</button>
         <button className="primary danger" onClick={() => void go()} disabled={busy} data-testid="tombstone-confirm">{busy ? 'Tombstoning…' : 'Tombstone'}</button>
       </>}>
       <p><span className="mono">{child.childId}</span> will no longer accept follow-ups. Its transcript stays readable.</p>

@@ -1,0 +1,121 @@
+/**
+ * What a turn is built from — secrets, runtime, config, signature, per-turn settings — resolved on the
+ * cache-hit path of every turn. The file-derived part is memoized on the stat stamps of `config.yaml` and
+ * `.env` (two `stat`s per turn instead of a YAML walk, an env copy and a SHA-256); the parts that can
+ * change without a file edit (registry generation, memory identity, toolsets, a non-file vault) are
+ * re-read every turn and only the final hash is memoized on them.
+ */
+import { statSync } from 'node:fs'
+import {
+  agentSettings, configPath, envPath, getDefaultVault, loadConfig, resolveRuntime, secretsFor,
+  type RawConfig, type ResolvedRuntime, type SecretVault
+} from '../config'
+import { dynamicCacheBustingConfig, staticCacheBustingConfig, type MemoryIdentityResolver } from './cache-busting'
+import type { ReasoningSetting } from './gateway-types'
+import { agentConfigSignature } from './signature'
+import { stableJson } from './stable-json'
+
+export interface TurnConfig {
+  /** A fresh copy per call (callers may keep it, e.g. as a release scope). */
+  secrets: Record<string, string>
+  /** Shared between turns of an unchanged profile: read-only (copy before handing it to an agent). */
+  runtime: ResolvedRuntime
+  config: RawConfig
+  signature: string
+  maxIterations: number
+  reasoningConfig: ReasoningSetting | null
+}
+
+export interface TurnConfigDeps {
+  vault?: SecretVault
+  registryGeneration?(profile: string): number | null
+  memoryIdentity?: MemoryIdentityResolver
+  enabledToolsets?(profile: string, config: RawConfig): string[]
+}
+
+interface FileDerived {
+  stamp: string
+  secrets: Readonly<Record<string, string>>
+  runtime: ResolvedRuntime
+  config: RawConfig
+  staticKeys: Record<string, unknown>
+  maxIterations: number
+  reasoningConfig: ReasoningSetting | null
+  /** Last dynamic inputs and the signature they produced. */
+  dynamicKey: string | null
+  signature: string
+}
+
+/** Same stamp as the config module's own memo: a rewrite (even same-size, in place) moves mtime/ctime. */
+function stampOf(path: string): string {
+  try {
+    const s = statSync(path, { bigint: true, throwIfNoEntry: false })
+    return s ? `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}` : '-'
+  } catch (err) {
+    // Unstattable (EACCES, ENOTDIR): the readers below report it; keep the memo keyed on the failure.
+    return `!${(err as { code?: string })?.code ?? 'error'}`
+  }
+}
+
+export class TurnConfigResolver {
+  private readonly memo = new Map<string, FileDerived>()
+  constructor(private readonly deps: TurnConfigDeps = {}) {}
+
+  resolve(profile: string, home: string): TurnConfig {
+    const vault = this.deps.vault ?? getDefaultVault()
+    // Stamp BEFORE reading: an edit racing the read leaves a stale stamp, so the next turn re-reads.
+    let stamp = `${stampOf(configPath(home))}|${stampOf(envPath(home))}`
+    // A non-file vault (OS keychain) can change with no file touched: its values are part of the key.
+    let vaultSecrets: Record<string, string> | null = null
+    if (vault.storage !== 'env_file') {
+      vaultSecrets = secretsFor(home, vault)
+      stamp += `|${stableJson(vaultSecrets)}`
+    }
+    let f = this.memo.get(home)
+    if (!f || f.stamp !== stamp) {
+      f = this.readFiles(home, vault, stamp, vaultSecrets)
+      this.memo.set(home, f)
+    }
+    // A broken config.yaml fails the turn before any hook runs (the caller throws on configError).
+    if (f.runtime.configError) return this.out(f)
+    const toolsets = this.deps.enabledToolsets?.(profile, f.config) ?? []
+    const dynamic = dynamicCacheBustingConfig(f.config, {
+      registryGeneration: () => this.deps.registryGeneration?.(profile) ?? null,
+      memoryIdentity: this.deps.memoryIdentity
+    })
+    const dynamicKey = stableJson([dynamic, toolsets])
+    if (f.dynamicKey !== dynamicKey) {
+      f.signature = agentConfigSignature({
+        model: f.runtime.model, runtime: f.runtime, enabledToolsets: toolsets, ephemeralPrompt: '',
+        cacheKeys: { ...f.staticKeys, ...dynamic }, skipContextFiles: false
+      })
+      f.dynamicKey = dynamicKey
+    }
+    return this.out(f)
+  }
+
+  private out(f: FileDerived): TurnConfig {
+    return {
+      secrets: { ...f.secrets }, runtime: f.runtime, config: f.config, signature: f.signature,
+      maxIterations: f.maxIterations, reasoningConfig: f.reasoningConfig ? { ...f.reasoningConfig } : null
+    }
+  }
+
+  /** Forget a profile's memo (tests; a home removed from disk). */
+  forget(home?: string): void {
+    if (home === undefined) this.memo.clear()
+    else this.memo.delete(home)
+  }
+
+  private readFiles(home: string, vault: SecretVault, stamp: string, vaultSecrets: Record<string, string> | null): FileDerived {
+    const secrets = Object.freeze(vaultSecrets ?? secretsFor(home, vault))
+    const runtime = resolveRuntime(home, { secrets: { ...secrets } })
+    const config = loadConfig(home).raw
+    const { maxIterations, reasoningEffort } = agentSettings(config)
+    return {
+      stamp, secrets, runtime, config, staticKeys: staticCacheBustingConfig(config), maxIterations,
+      reasoningConfig: reasoningEffort ? { enabled: reasoningEffort !== 'none', effort: reasoningEffort } : null,
+      dynamicKey: null, signature: ''
+    }
+  }
+}

@@ -1,0 +1,82 @@
+// End to end through the real host: the terminal tool is registered only when config.yaml opts in, and a
+// notify-enabled background process's completion is saved as `process_complete` and runs the next turn.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { afterEach, describe, expect, it } from 'vitest'
+import { startScriptedProvider, type RecordedRequest, type ScriptedProvider, type ScriptReply } from '../agent'
+import { createHost, createLogger, type Host } from '../host'
+import { nodeCmd, waitUntil } from './test-fixtures/helpers'
+
+let root: string | undefined
+let host: Host | undefined
+let provider: ScriptedProvider | undefined
+let finishedTurns = 0
+
+afterEach(async () => {
+  await host?.close()
+  await provider?.close()
+  if (root) rmSync(root, { recursive: true, force: true })
+  host = provider = root = undefined
+})
+
+const lastMessage = (req: RecordedRequest) => ((req.body?.messages ?? []) as Array<{ role: string; content: unknown }>).at(-1)
+
+function reply(req: RecordedRequest): ScriptReply {
+  const last = lastMessage(req)
+  if (last?.role === 'tool') return { text: 'Started it.' }
+  const text = typeof last?.content === 'string' ? last.content : ''
+  if (text === 'build in the background') {
+    return { toolCalls: [{ id: 'call_1', name: 'terminal', arguments: { command: nodeCmd('console.log("BUILD OK")'), background: true, notify_on_complete: true } }] }
+  }
+  if (text.startsWith('[Background process')) return { text: 'The build finished.' }
+  return { text: 'ok' }
+}
+
+async function boot(terminalYaml: string): Promise<Host> {
+  root = mkdtempSync(join(tmpdir(), 'cad-tools-host-'))
+  provider = await startScriptedProvider({ handler: reply })
+  writeFileSync(join(root, 'config.yaml'), `model:\n  default: scripted-model\n  provider: custom\n  base_url: ${provider.baseUrl}\n${terminalYaml}`)
+  process.env.CADUCEUS_LOG_DIR = join(root, 'logs')
+  host = await createHost({ home: root, headless: true, log: createLogger() })
+  finishedTurns = 0
+  host.bus.subscribe((e) => { if (e.event === 'turn.finished') finishedTurns++ })
+  return host
+}
+
+const toolNames = (req: RecordedRequest) => ((req.body?.tools ?? []) as Array<{ function: { name: string } }>).map((t) => t.function.name)
+
+describe('terminal tool in the host', () => {
+  it('is not offered to the model unless terminal.enabled is true', async () => {
+    const h = await boot('')
+    const r = await h.dispatcher.invoke('sessions.start', { profile: 'default', text: 'hello' })
+    expect(r.ok).toBe(true)
+    await waitUntil(() => provider!.requests.some((q) => q.path.endsWith('/chat/completions')))
+    const req = provider!.requests.find((q) => q.path.endsWith('/chat/completions'))!
+    expect(toolNames(req)).not.toContain('terminal')
+    expect(toolNames(req)).not.toContain('process')
+    await waitUntil(() => finishedTurns === 1)
+  })
+
+  it('delivers a finished background process as the session\'s next turn', async () => {
+    const h = await boot('terminal:\n  enabled: true\n')
+    const r = await h.dispatcher.invoke('sessions.start', { profile: 'default', text: 'build in the background' })
+    expect(r.ok).toBe(true)
+    const db = new Database(join(root!, 'state.db'), { readonly: true })
+    try {
+      const rows = () => db.prepare('SELECT role, content, display_kind FROM messages ORDER BY id').all() as Array<{ role: string; content: string | null; display_kind: string | null }>
+      // Turn 1 starts the process; turn 2 is the delivered completion.
+      await waitUntil(() => finishedTurns === 2)
+      const all = rows()
+      const notice = all.find((m) => m.display_kind === 'process_complete')!
+      expect(notice.role).toBe('user')
+      expect(notice.content).toContain('exit code 0')
+      expect(notice.content).toContain('BUILD OK')
+      expect(all.indexOf(notice)).toBeLessThan(all.findIndex((m) => m.content === 'The build finished.'))
+      expect(toolNames(provider!.requests.find((q) => q.path.endsWith('/chat/completions'))!)).toEqual(expect.arrayContaining(['terminal', 'process']))
+    } finally {
+      db.close()
+    }
+  })
+})

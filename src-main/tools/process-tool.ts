@@ -1,0 +1,50 @@
+/** The `process` tool: poll, kill or list the background processes this session started. */
+import type { ToolDefinition } from '../agent'
+import { redactValues } from '../config'
+import type { ProcessRegistry } from './process-registry'
+import type { ProcessSnapshot } from './process-types'
+import { secretsOf } from './terminal'
+
+const errorJson = (message: string) => JSON.stringify({ error: message })
+
+function view(p: ProcessSnapshot, secrets: string[], withOutput: boolean): Record<string, unknown> {
+  return {
+    process_id: p.id, command: redactValues(p.command, secrets), status: p.status, exit_code: p.exitCode,
+    ...(p.signal ? { signal: p.signal } : {}),
+    ...(withOutput ? { output: redactValues(p.output, secrets), truncated: p.truncated } : {}),
+    ...(p.error ? { error: redactValues(p.error, secrets) } : {})
+  }
+}
+
+export function createProcessTool(deps: { registry: ProcessRegistry }): ToolDefinition {
+  return {
+    name: 'process',
+    toolset: 'terminal',
+    description: 'Check on background processes started by `terminal` (background=true): poll one for status and recent output, kill one, or list them.',
+    parameters: {
+      type: 'object',
+      properties: {
+        action: { type: 'string', enum: ['poll', 'kill', 'list'] },
+        process_id: { type: 'string', description: 'Required for poll and kill.' }
+      },
+      required: ['action']
+    },
+    execute(args, ctx) {
+      const secrets = secretsOf(ctx)
+      const action = args.action
+      if (action === 'list') {
+        return JSON.stringify({ processes: deps.registry.list({ profile: ctx.profile, sessionId: ctx.sessionId }).map((p) => view(p, secrets, false)) })
+      }
+      if (action !== 'poll' && action !== 'kill') return errorJson('action must be one of poll, kill, list')
+      const id = args.process_id
+      if (typeof id !== 'string' || !id) return errorJson('process_id is required')
+      const p = deps.registry.poll(id)
+      // Another profile's process is as good as unknown: ids must not be a way across profiles. Within a
+      // profile any session may reach it (compression rotates the session id mid-task).
+      if (!p || p.profile !== ctx.profile) return errorJson(`Unknown process: ${id}`)
+      if (action === 'poll') return JSON.stringify(view(p, secrets, true))
+      const killed = deps.registry.kill(id)
+      return JSON.stringify({ process_id: id, killed, status: killed ? 'killed' : p.status })
+    }
+  }
+}

@@ -1,0 +1,58 @@
+// The CLI prints the same data the UI gets: it goes through the same dispatcher.
+import { execFile } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { SearchResult, SessionPage } from '@shared/contract'
+import { createHost, createLogger, type Host } from '../src-main/host'
+import { writeDemoHome } from '../src-main/store'
+
+const run = promisify(execFile)
+const repo = resolve(import.meta.dirname, '..')
+let home: string
+let host: Host
+
+const cli = async (...args: string[]) => {
+  const { stdout } = await run(process.execPath, ['bin/caduceus.mjs', ...args, '--home', home], {
+    cwd: repo, env: { ...process.env, CADUCEUS_LOG_DIR: join(home, 'logs'), HERMES_HOME: '' }
+  })
+  return stdout
+}
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'cad-cli-'))
+  writeDemoHome(home, { seed: 3 })
+  host = await createHost({ home, headless: true, live: false, log: createLogger() })
+})
+
+afterAll(async () => {
+  await host?.close()
+  rmSync(home, { recursive: true, force: true })
+})
+
+describe('caduceus CLI', () => {
+  it('sessions list --json equals what the UI gets', async () => {
+    const printed = JSON.parse(await cli('sessions', 'list', '--profile', 'work', '--limit', '7', '--json')) as SessionPage
+    const viaApi = await host.dispatcher.invoke('sessions.list', { profile: 'work', limit: 7 })
+    expect(viaApi.ok).toBe(true)
+    expect(printed.items.map((s) => s.id)).toEqual((viaApi as { output: SessionPage }).output.items.map((s) => s.id))
+    expect(printed.items).toHaveLength(7)
+  })
+
+  it('sessions search --json finds messages with highlighted snippets', async () => {
+    const printed = JSON.parse(await cli('sessions', 'search', 'rollback', '--json')) as SearchResult
+    expect(printed.hits.length).toBeGreaterThan(0)
+    expect(printed.hits[0]!.snippet.some((p) => p.hit && /rollback/i.test(p.text))).toBe(true)
+  })
+
+  it('sessions show prints the transcript and a bad id fails with a clear message', async () => {
+    const page = (await host.dispatcher.invoke('sessions.list', { profile: 'default', limit: 1 })) as { output: SessionPage }
+    const id = page.output.items[0]!.id
+    const text = await cli('sessions', 'show', id, '--profile', 'default')
+    expect(text).toContain(id)
+    expect(text).toMatch(/\[(user|assistant)\]/)
+    await expect(cli('sessions', 'show', 'no-such-session')).rejects.toMatchObject({ stderr: expect.stringContaining("No session 'no-such-session'") })
+  })
+})
