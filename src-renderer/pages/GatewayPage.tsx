@@ -2,19 +2,24 @@ import { useEffect } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { sessionHref } from '../app/routes'
 import { RefreshIcon } from '../components/icons'
+import { useNow } from '../components/RelTime'
 import { shortId } from '../lib/format'
 import { evictAgent, loadGateway, useGateway, watchGateway } from '../stores/gateway'
 
 function idle(s: number): string {
-  if (s < 60) return `${Math.round(s)}s`
-  if (s < 3600) return `${Math.floor(s / 60)}m ${Math.round(s % 60)}s`
-  return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`
+  s = Math.max(0, Math.floor(s))
+  if (s < 60) return `${s}s`
+  if (s < 3600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`
+  return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`
 }
 
 /** Cached agents across profiles; refreshed on gateway.changed while this page is open. */
 export function GatewayPage() {
   useEffect(() => watchGateway(), [])
-  const { state, loading, evicting } = useGateway(useShallow((s) => ({ state: s.state, loading: s.loading, evicting: s.evicting })))
+  const { state, fetchedAt, loading, evicting } = useGateway(useShallow((s) => ({ state: s.state, fetchedAt: s.fetchedAt, loading: s.loading, evicting: s.evicting })))
+  const now = useNow(1000)
+  // the host reports idle time at read time; keep it counting here rather than polling
+  const since = Math.max(0, (now - fetchedAt) / 1000)
   return (
     <div className="gateway-page">
       <div className="toolbar">
@@ -33,7 +38,8 @@ export function GatewayPage() {
                 <td>{a.sessionId ? <a className="mono" href={sessionHref(a.profile, a.sessionId)}>{shortId(a.sessionId, 14)}</a> : <span className="muted">—</span>}</td>
                 <td className="mono">{a.model ?? '—'}</td>
                 <td>{a.running ? <span className="badge badge-accent"><span className="pulse" aria-hidden />running</span> : <span className="badge badge-neutral">idle</span>}</td>
-                <td className="num">{idle(a.idleSeconds)}</td>
+                <td className="num" title={a.running ? 'running' : `released after ${Math.round(state.idleTtlSeconds / 60)} min idle; ${idle(state.idleTtlSeconds - a.idleSeconds - since)} left`}>
+                  {a.running ? '—' : idle(a.idleSeconds + since)}</td>
                 <td className="num">{a.turns}</td>
                 <td className="mono muted" title={a.signature}>{a.signature.slice(0, 10)}</td>
                 <td><button className="small danger" disabled={a.running || !!evicting[a.key]} onClick={() => void evictAgent(a.key)} data-testid="gateway-evict"

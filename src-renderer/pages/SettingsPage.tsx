@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import type { ProfileSettings } from '@shared/contract'
 import { navigate } from '../app/router'
+import { Dialog } from '../components/Dialog'
 import { useApp } from '../stores/app'
 import { loadSettings, saveSettings, useSettings } from '../stores/settings'
 
@@ -24,6 +25,7 @@ function SettingsForm({ s }: { s: ProfileSettings }) {
   const saving = useSettings((st) => st.saving)
   const [form, setForm] = useState({ provider: s.provider, baseUrl: s.baseUrl, model: s.model, apiMode: s.apiMode })
   const [key, setKey] = useState('')
+  const [confirmRemove, setConfirmRemove] = useState(false)
   const dirty = key !== '' || form.provider !== s.provider || form.baseUrl !== s.baseUrl || form.model !== s.model || form.apiMode !== s.apiMode
   const save = async () => {
     const ok = await saveSettings({ profile: s.profile, ...form, ...(key ? { apiKey: key } : {}) })
@@ -56,8 +58,18 @@ function SettingsForm({ s }: { s: ProfileSettings }) {
       {fieldErrors._ && <div className="err-text" role="alert">{fieldErrors._}</div>}
       <div className="form-actions">
         <button type="submit" className="primary" disabled={!dirty || saving} data-testid="settings-save">{saving ? 'Saving…' : 'Save'}</button>
-        {s.apiKeySet && <button type="button" className="danger" onClick={() => void saveSettings({ profile: s.profile, apiKey: '' })} data-testid="settings-clear-key">Remove key</button>}
+        {s.apiKeySet && <button type="button" className="danger" onClick={() => setConfirmRemove(true)} data-testid="settings-clear-key">Remove key</button>}
       </div>
+      {confirmRemove && (
+        <Dialog title="Remove the API key?" onClose={() => setConfirmRemove(false)} testId="settings-clear-key-dialog" danger
+          footer={<>
+            <button type="button" onClick={() => setConfirmRemove(false)} data-dialog-cancel>Cancel</button>
+            <button type="button" className="primary danger" data-testid="settings-clear-key-confirm"
+              onClick={() => { setConfirmRemove(false); void saveSettings({ profile: s.profile, apiKey: '' }) }}>Remove key</button>
+          </>}>
+          <p>Turns in <b>{s.profile}</b> will fail until a new key is saved.</p>
+        </Dialog>
+      )}
     </form>
   )
 }

@@ -5,11 +5,13 @@ import { reportError } from './toasts'
 
 interface GatewayStore {
   state: GatewayState | null
+  /** When `state` was read (ms): idle times keep counting from there between reads. */
+  fetchedAt: number
   loading: boolean
   evicting: Record<string, boolean>
 }
 
-export const useGateway = create<GatewayStore>()(() => ({ state: null, loading: false, evicting: {} }))
+export const useGateway = create<GatewayStore>()(() => ({ state: null, fetchedAt: 0, loading: false, evicting: {} }))
 let current: Promise<void> | null = null
 let again = false
 let watchers = 0
@@ -18,7 +20,7 @@ export function resetGateway(): void {
   current = null
   again = false
   watchers = 0
-  useGateway.setState({ state: null, loading: false, evicting: {} }, true)
+  useGateway.setState({ state: null, fetchedAt: 0, loading: false, evicting: {} }, true)
 }
 
 /** The gateway page watches while mounted; events cost nothing when nobody looks. */
@@ -45,7 +47,7 @@ async function runLoad(): Promise<void> {
     useGateway.setState({ loading: true })
     try {
       const state = await getApi().call('gateway.state')
-      useGateway.setState({ state, loading: false })
+      useGateway.setState({ state, fetchedAt: Date.now(), loading: false })
     } catch (err) {
       useGateway.setState({ loading: false })
       reportError(err, 'Loading gateway state')

@@ -1,11 +1,11 @@
-import { beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { MemoryEvent } from '@shared/contract'
 import { setApi } from '../api'
 import { createFakeApi, type FakeApi } from '../test-utils/fake-api'
 import { resetApp, setScope } from './app'
 import {
   FEED_CAP, applyMemoryActivity, editEntry, loadEntries, loadHealth, loadMemoryEvents, loadOlderMemoryEvents, resetMemory,
-  setMemoryFilters, useMemory
+  setMemoryFilters, useMemory, watchMemory
 } from './memory'
 import { resetToasts } from './toasts'
 
@@ -100,5 +100,37 @@ describe('memory store', () => {
   it('loads provider health', async () => {
     await loadHealth()
     expect(useMemory.getState().health[0]!.lastError).toBe('boom')
+  })
+
+  describe('while the memory page watches', () => {
+    afterEach(() => { vi.useRealTimers() })
+
+    it('re-reads the shown entries and health after a write lands for that profile', async () => {
+      await loadEntries('work', 'memory')
+      const stop = watchMemory()
+      vi.useFakeTimers()
+      entries.work = ['uses vim', 'standup at 9:30']
+      applyMemoryActivity(ev(900, { profile: 'work', kind: 'write', name: 'add:memory' }))
+      applyMemoryActivity(ev(901, { profile: 'work', kind: 'sync', name: 'sync_turn' }))
+      await vi.runAllTimersAsync()
+      expect(useMemory.getState().entries).toEqual(['uses vim', 'standup at 9:30'])
+      expect(fake.callsOf('memory.entries')).toHaveLength(2)
+      expect(fake.callsOf('memory.health')).toHaveLength(1)
+      stop()
+    })
+
+    it("leaves the entries alone for another profile's write, and does nothing once unwatched", async () => {
+      await loadEntries('work', 'memory')
+      const stop = watchMemory()
+      vi.useFakeTimers()
+      applyMemoryActivity(ev(902, { profile: 'default', kind: 'write', name: 'add:memory' }))
+      await vi.runAllTimersAsync()
+      expect(fake.callsOf('memory.entries')).toHaveLength(1)
+      stop()
+      applyMemoryActivity(ev(903, { profile: 'work', kind: 'write', name: 'add:memory' }))
+      await vi.runAllTimersAsync()
+      expect(fake.callsOf('memory.entries')).toHaveLength(1)
+      expect(fake.callsOf('memory.health')).toHaveLength(1)
+    })
   })
 })

@@ -92,8 +92,8 @@ describe('settings store', () => {
     expect(JSON.stringify(useSettings.getState())).not.toContain('sk-secret')
   })
 
-  it('shows a field error by field name', async () => {
+  it('shows a field error by field name, without repeating the field path', async () => {
     expect(await saveSettings({ profile: 'default', baseUrl: 'nope' })).toBe(false)
-    expect(useSettings.getState().fieldErrors).toEqual({ baseUrl: 'baseUrl: base URL must be a URL' })
+    expect(useSettings.getState().fieldErrors).toEqual({ baseUrl: 'base URL must be a URL' })
   })
 })

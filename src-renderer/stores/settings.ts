@@ -48,7 +48,9 @@ export async function saveSettings(update: SettingsUpdate): Promise<boolean> {
     const msg = errorMessage(err)
     // Only the last path segment names the form field ("baseUrl", not "input.baseUrl").
     const key = field ? field.split('.').pop()! : '_'
-    useSettings.setState({ saving: false, fieldErrors: { [key]: msg } })
+    // shown under the field itself, so "baseUrl: base URL must be a URL" reads better without the path
+    const inline = field ? msg.replace(new RegExp(`^(input\\.)?${key.replace(/[^\w]/g, '')}:\\s*`), '') : msg
+    useSettings.setState({ saving: false, fieldErrors: { [key]: inline || msg } })
     if (!field) reportError(err, 'Saving settings')
     return false
   }

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react'
 import type { FollowUpEstimate, Subagent } from '@shared/contract'
 import { Dialog } from '../../components/Dialog'
 import { MoneyText } from '../../components/MoneyText'
+import { useDraft } from '../../lib/drafts'
 import { formatCount } from '../../lib/format'
 import { LARGE_TRANSCRIPT_TOKENS, estimateFollowUp, followUp } from '../../stores/subagents'
 import { pushToast } from '../../stores/toasts'
@@ -11,7 +12,8 @@ import { pushToast } from '../../stores/toasts'
  * shown before sending, with a warning when large; a failed send keeps the text and shows why inline.
  */
 export function FollowUpDialog({ child, onClose }: { child: Subagent; onClose: () => void }) {
-  const [text, setText] = useState('')
+  // closing the dialog (Esc, Cancel, a click outside) keeps what was typed for next time
+  const [text, setText] = useDraft(`followup:${child.profile}/${child.childId}`)
   const [est, setEst] = useState<FollowUpEstimate | null>(null)
   const [estLoading, setEstLoading] = useState(true)
   const [error, setError] = useState<string | null>(null)
@@ -30,6 +32,7 @@ export function FollowUpDialog({ child, onClose }: { child: Subagent; onClose: (
     const r = await followUp(child.profile, child.childId, text)
     setSending(false)
     if (r.ok) {
+      setText('')
       pushToast('info', r.result.mode === 'queued' ? 'Follow-up queued for the running child' : 'Follow-up delivered')
       onClose()
     } else setError(r.error)
