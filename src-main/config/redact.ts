@@ -5,6 +5,10 @@
 const PATTERNS: Array<[RegExp, (m: string, ...g: string[]) => string]> = [
   // Provider-style keys: sk-…, sk-ant-…, sk-or-v1-…, pk-/rk- variants.
   [/\b((?:sk|pk|rk)-)[A-Za-z0-9_-]{8,}/g, (_m, p) => `${p}***`],
+  // GitHub, Slack and AWS access keys.
+  [/\b((?:ghp|gho|ghs|github_pat)_)[A-Za-z0-9_]{8,}/g, (_m, p) => `${p}***`],
+  [/\bxox[abposr]-[A-Za-z0-9-]{8,}/g, () => 'xox*-***'],
+  [/\bAKIA[0-9A-Z]{12,}/g, () => 'AKIA***'],
   [/\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, (_m, p) => `${p}***`],
   // NAME=value / "name": "value" for names that say they are secret.
   [/\b([A-Z0-9_]*(?:API_KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*\s*[=:]\s*["']?)[^\s"']{4,}/gi, (_m, p) => `${p}***`],

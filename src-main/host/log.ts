@@ -1,5 +1,6 @@
 import { appendFileSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
+import { redact } from '../config'
 
 export type Level = 'debug' | 'info' | 'warn' | 'error'
 export interface LogRecord { at: number; level: Level; name: string; message: string }
@@ -12,11 +13,8 @@ export interface Logger {
   attach(sink: (record: LogRecord) => void): () => void
 }
 
-// Anything that looks like a key is masked before it reaches a file or a console.
-const SECRET_PATTERNS = [/\b(sk|pk|rk)-[A-Za-z0-9_\-]{8,}/g, /\b(Bearer)\s+[A-Za-z0-9._\-]{8,}/gi, /([?&]token=)[A-Za-z0-9_\-]+/g]
-export function redact(text: string): string {
-  return SECRET_PATTERNS.reduce((acc, re) => acc.replace(re, (_m, p1: string) => `${p1}${p1.endsWith('=') ? '' : p1.length <= 3 ? '-' : ' '}***`), text)
-}
+// Anything that looks like a key is masked before it reaches a file or a console (one redactor: config's).
+export { redact }
 
 /**
  * Host log: every record goes to `<logDir>/caduceus.log`; warn/error also to `errors.log`, which is what

@@ -21,6 +21,7 @@ export function CostsPage() {
   const { days, summary, loading, error } = useCosts(useShallow((s) => ({ days: s.days, summary: s.summary, loading: s.loading, error: s.error })))
   useEffect(() => { void loadCosts() }, [scope])
   const own = summary ? sum(summary.profiles.map((p) => p.own)) : null
+  const children = summary ? sum(summary.profiles.map((p) => p.children)) : null
 
   return (
     <div className="costs-page">
@@ -29,17 +30,20 @@ export function CostsPage() {
           {DAY_CHOICES.map((d) => <button key={d} className={d === days ? 'active' : ''} aria-pressed={d === days} onClick={() => void setCostDays(d)} data-testid={`costs-days-${d}`}>{d}d</button>)}
         </div>
         {loading && <span className="muted">Loading…</span>}
+        <span className="spacer" />
+        {summary && !summary.total.complete && <span className="muted small">Amounts marked <span className="badge badge-warn money-q">partial</span> leave out usage with no known price.</span>}
       </div>
+      {!summary && loading && <div className="muted pad">Loading costs…</div>}
       {error && !summary && <div className="empty" role="alert">Could not load costs: {error}</div>}
       {summary && (
         <>
           <div className="cards">
-            <div className="card"><div className="card-label">Total (inclusive)</div><div className="card-value" data-testid="costs-inclusive-total"><MoneyText money={summary.total} /></div>
-              <div className="card-sub" data-testid="costs-status">{moneyStatusLabel(summary.total)}</div></div>
-            <div className="card"><div className="card-label">Own</div><div className="card-value" data-testid="costs-own-total"><MoneyText money={own} /></div>
-              <div className="card-sub">{own ? moneyStatusLabel(own) : ''}</div></div>
-            <div className="card"><div className="card-label">Children</div><div className="card-value" data-testid="costs-children-total"><MoneyText money={sum(summary.profiles.map((p) => p.children))} /></div>
-              <div className="card-sub">delegated subagents</div></div>
+            <div className="card"><div className="card-label">Total (inclusive)</div><div className="card-value" data-testid="costs-inclusive-total"><MoneyText money={summary.total} bare /></div>
+              <div className={`card-sub${summary.total.complete ? '' : ' warn-text'}`} data-testid="costs-status" title={summary.total.complete ? undefined : 'Some usage has no known price and is not in this total'}>{moneyStatusLabel(summary.total)}</div></div>
+            <div className="card"><div className="card-label">Own</div><div className="card-value" data-testid="costs-own-total"><MoneyText money={own} bare /></div>
+              <div className={`card-sub${own && !own.complete ? ' warn-text' : ''}`}>{own ? moneyStatusLabel(own) : ''}</div></div>
+            <div className="card"><div className="card-label">Children</div><div className="card-value" data-testid="costs-children-total"><MoneyText money={children} bare /></div>
+              <div className="card-sub">delegated subagents{children && children.status !== 'none' ? ` · ${moneyStatusLabel(children)}` : ''}</div></div>
             <div className="card"><div className="card-label">Sessions</div><div className="card-value">{summary.profiles.reduce((n, p) => n + p.sessions, 0)}</div><div className="card-sub">last {days} days</div></div>
           </div>
           <CostChart summary={summary} />
@@ -48,7 +52,7 @@ export function CostsPage() {
               <h3>By profile</h3>
               <table className="table compact" data-testid="costs-by-profile">
                 <thead><tr><th>Profile</th><th className="num">Own</th><th className="num">Children</th><th className="num">Inclusive</th><th className="num">Sessions</th></tr></thead>
-                <tbody>{summary.profiles.map((p) => (
+                <tbody>{!summary.profiles.length && <tr><td colSpan={5} className="muted">No profiles in scope.</td></tr>}{summary.profiles.map((p) => (
                   <tr key={p.profile} data-testid="costs-profile-row" data-profile={p.profile}><td>{p.profile}</td><td className="num"><MoneyText money={p.own} /></td>
                     <td className="num"><MoneyText money={p.children} /></td><td className="num"><MoneyText money={p.inclusive} /></td><td className="num">{p.sessions}</td></tr>
                 ))}</tbody>
@@ -56,7 +60,7 @@ export function CostsPage() {
               <h3>By model</h3>
               <table className="table compact" data-testid="costs-by-model">
                 <thead><tr><th>Model</th><th className="num">Tokens in / out</th><th className="num">Cost</th></tr></thead>
-                <tbody>{summary.byModel.map((m) => (
+                <tbody>{!summary.byModel.length && <tr><td colSpan={3} className="muted">No model usage in this period.</td></tr>}{summary.byModel.map((m) => (
                   <tr key={m.model}><td className="mono">{m.model}</td><td className="num">{formatCount(m.tokens.input)} / {formatCount(m.tokens.output)}</td><td className="num"><MoneyText money={m.cost} /></td></tr>
                 ))}</tbody>
               </table>
@@ -65,9 +69,9 @@ export function CostsPage() {
               <h3>Top sessions</h3>
               <table className="table compact" data-testid="costs-top-sessions">
                 <thead><tr><th>Session</th><th className="num">Own</th><th className="num">Inclusive</th></tr></thead>
-                <tbody>{summary.topSessions.map((s) => (
+                <tbody>{!summary.topSessions.length && <tr><td colSpan={3} className="muted">No sessions in this period.</td></tr>}{summary.topSessions.map((s) => (
                   <tr key={`${s.profile}/${s.sessionId}`} data-testid="costs-top-session" data-session-id={s.sessionId}>
-                    <td><a href={sessionHref(s.profile, s.sessionId)}>{s.title || shortId(s.sessionId, 16)}</a> <span className="muted small">{s.profile}</span></td>
+                    <td className="top-session"><a href={sessionHref(s.profile, s.sessionId)} className={s.title ? undefined : 'mono'} title={s.title ?? s.sessionId}>{s.title || shortId(s.sessionId, 16)}</a>{scope === 'all' && <span className="muted small"> · {s.profile}</span>}</td>
                     <td className="num"><MoneyText money={s.own} /></td><td className="num"><MoneyText money={s.inclusive} /></td></tr>
                 ))}</tbody>
               </table>

@@ -5,23 +5,42 @@ import { formatUsd } from '../../lib/format'
 
 const COLORS = ['var(--c1)', 'var(--c2)', 'var(--c3)', 'var(--c4)', 'var(--c5)', 'var(--c6)']
 
-/** Daily spend stacked by profile; days with unpriced usage are flagged under the chart. */
+/** "2026-11-03" → "Nov 3" (the axis has no room for ISO dates). */
+function shortDay(day: string): string {
+  const d = new Date(`${day}T12:00:00`)
+  return Number.isNaN(d.getTime()) ? day : d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })
+}
+
+const axisUsd = (v: number) => (v === 0 ? '$0' : v < 1 ? `$${v.toFixed(2)}` : `$${v.toFixed(v < 10 ? 1 : 0)}`)
+
+/** Daily spend stacked by profile; days with unpriced usage are flagged in the tooltip and under the chart. */
 export function CostChart({ summary }: { summary: CostSummary }) {
   const { rows, profiles, unpricedDays } = chartRows(summary)
-  if (!rows.length) return <div className="empty">No usage in this period.</div>
+  if (!rows.length) return <div className="empty chart" data-testid="costs-chart-empty">No usage in this period.</div>
+  const unpriced = new Set(unpricedDays)
   return (
     <div className="chart" data-testid="costs-chart">
       <ResponsiveContainer width="100%" height={240}>
         <BarChart data={rows} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
-          <XAxis dataKey="day" tick={{ fill: 'var(--muted)', fontSize: 11 }} tickLine={false} axisLine={{ stroke: 'var(--border)' }} />
-          <YAxis tickFormatter={(v: number) => `$${v}`} tick={{ fill: 'var(--muted)', fontSize: 11 }} tickLine={false} axisLine={false} width={48} />
-          <Tooltip formatter={(v) => formatUsd(Number(v))} contentStyle={{ background: 'var(--bg-elev)', border: '1px solid var(--border)', fontSize: 12 }} cursor={{ fill: 'var(--hover)' }} />
+          <XAxis dataKey="day" tickFormatter={shortDay} tick={{ fill: 'var(--muted)', fontSize: 11 }} tickLine={false} axisLine={{ stroke: 'var(--border)' }} minTickGap={16} />
+          <YAxis tickFormatter={axisUsd} tick={{ fill: 'var(--muted)', fontSize: 11 }} tickLine={false} axisLine={false} width={52} />
+          <Tooltip
+            formatter={(v) => formatUsd(Number(v))}
+            labelFormatter={(day) => `${shortDay(String(day))}${unpriced.has(String(day)) ? ' · includes unpriced usage' : ''}`}
+            contentStyle={{ background: 'var(--bg-elev)', border: '1px solid var(--border)', borderRadius: 6, fontSize: 12, color: 'var(--fg)' }}
+            labelStyle={{ color: 'var(--fg)', fontWeight: 600 }}
+            cursor={{ fill: 'var(--hover)' }} />
           {profiles.length > 1 && <Legend wrapperStyle={{ fontSize: 12 }} />}
           {profiles.map((p, i) => <Bar key={p} dataKey={p} stackId="usd" fill={COLORS[i % COLORS.length]} isAnimationActive={false} />)}
         </BarChart>
       </ResponsiveContainer>
-      {unpricedDays.length > 0 && <p className="muted small" data-testid="costs-unpriced-days">Some usage on {unpricedDays.length} day(s) is unpriced and not in the bars.</p>}
+      {unpricedDays.length > 0 && (
+        <p className="muted small chart-note" data-testid="costs-unpriced-days">
+          <span className="badge badge-warn money-q">unpriced</span>
+          {unpricedDays.length} of {rows.length} days include usage with no known price; the bars show only the priced part.
+        </p>
+      )}
     </div>
   )
 }

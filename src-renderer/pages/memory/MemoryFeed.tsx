@@ -15,6 +15,7 @@ export function MemoryFeed() {
     filters: s.filters, order: s.order, byId: s.byId, hasMore: s.hasMore, loading: s.loading, providers: s.knownProviders
   })))
   const [session, setSession] = useState(filters.sessionId)
+  const filtered = filters.kinds.length > 0 || !!filters.provider || !!filters.sessionId.trim() || filters.refusalsOnly
   useDebouncedEffect(session, 300, (v) => void setMemoryFilters({ sessionId: v }))
   return (
     <section className="panel feed" data-testid="memory-feed">
@@ -29,7 +30,7 @@ export function MemoryFeed() {
         <input placeholder="session id" value={session} onChange={(e) => setSession(e.target.value)} className="mono" size={14} data-testid="memory-filter-session" aria-label="Session id" />
         <label className="field-inline"><input type="checkbox" checked={filters.refusalsOnly} onChange={(e) => void setMemoryFilters({ refusalsOnly: e.target.checked })} data-testid="memory-filter-refusals" /> refusals only</label>
       </div>
-      {!order.length ? <div className="empty" data-testid="memory-feed-empty">{loading ? 'Loading…' : 'No memory activity yet.'}</div> : (
+      {!order.length ? <div className="empty" data-testid="memory-feed-empty">{loading ? 'Loading…' : filtered ? 'No memory events match these filters.' : 'No memory activity yet. Recalls, writes and hooks show here as turns run.'}</div> : (
         <ul className="events">
           {order.map((id) => {
             const e = byId[id]!
