@@ -1,7 +1,7 @@
 // `npm start`: open the Electron app where an Electron binary exists; otherwise say so in one line and
 // serve the same UI headless (toolchain.md §7).
 import { spawnSync, spawn } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -10,7 +10,21 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const args = process.argv.slice(2)
 const run = (cmd, cmdArgs, opts = {}) => spawnSync(cmd, cmdArgs, { cwd: root, stdio: 'inherit', ...opts }).status ?? 1
 
-if (!existsSync(join(root, 'out/renderer/index.html')) || process.env.CADUCEUS_REBUILD) {
+/** Newest mtime under the source folders, so a stale build is rebuilt instead of silently served. */
+function newestSource() {
+  let newest = 0
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, entry.name)
+      if (entry.isDirectory()) walk(p)
+      else newest = Math.max(newest, statSync(p).mtimeMs)
+    }
+  }
+  for (const dir of ['src-main', 'src-renderer', 'shared']) if (existsSync(join(root, dir))) walk(join(root, dir))
+  return newest
+}
+const built = join(root, 'out/renderer/index.html')
+if (!existsSync(built) || statSync(built).mtimeMs < newestSource() || process.env.CADUCEUS_REBUILD) {
   if (run('npx', ['electron-vite', 'build']) !== 0) process.exit(1)
 }
 

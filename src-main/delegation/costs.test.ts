@@ -52,6 +52,21 @@ describe('sessionCost', () => {
     expect(c.perModel).toEqual([{ model: 'gpt-x', cost: { usd: 0.5, status: 'estimated', complete: true }, tokens: { input: 100, output: 20, cacheRead: 0, cacheWrite: 0, reasoning: 0 } }])
   })
 
+  it('a delegate child missing from the ledger still counts, at its own session cost, and is never double counted', () => {
+    a.store.createSession('p', 'desktop')
+    a.store.recordUsage('p', usage(0.5))
+    a.store.createSession('c-ledgered', 'delegate', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })
+    a.store.recordUsage('c-ledgered', usage(0.25))
+    recordChildUsageAttribution(a.store, { parentSessionId: 'p', parentTurnId: 't1', childSessionId: 'c-ledgered', usage: { cost_usd: 0.25, tokens: { input: 100, output: 20 }, api_calls: 1 } })
+    a.store.createSession('c-orphan', 'delegate', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })
+    a.store.recordUsage('c-orphan', usage(0.125))
+    a.store.createSession('c-branch', 'desktop', { parentSessionId: 'p', modelConfig: { _branched_from: 'p' } })
+    a.store.recordUsage('c-branch', usage(9))
+    const c = sessionCost(a.store, 'default', 'p')
+    expect(c.children.map((x) => [x.childSessionId, x.status])).toEqual([['c-ledgered', null], ['c-orphan', 'unledgered']])
+    expect(c.inclusive).toEqual({ usd: 0.875, status: 'estimated', complete: true })
+  })
+
   it('unknown sessions are a not_found error; unpriced usage is never $0', () => {
     expect(() => sessionCost(a.store, 'default', 'nope')).toThrow(/Unknown session/)
     a.store.createSession('u', 'desktop')
@@ -81,6 +96,25 @@ describe('costSummary', () => {
     expect(s.byModel.map((m) => m.model).sort()).toEqual(['gpt-x', 'local'])
     expect(s.byDay.some((d) => d.profile === 'work' && d.unpriced)).toBe(true)
     expect(costSummary([{ profile: 'default', store: a.store }, { profile: 'work', store: b.store }], { profile: 'work' }).profiles.map((p) => p.profile)).toEqual(['work'])
+  })
+})
+
+describe('costSummary by day', () => {
+  it('flags a day unpriced only when an unpriced route was used that day, and spans exactly N days', () => {
+    const now = Date.now() / 1000
+    const dayStr = (t: number) => { const d = new Date(t * 1000); return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}` }
+    const today = dayStr(now)
+    const earlier = dayStr(now - 3 * 86400)
+    a.store.createSession('mixed', 'desktop')
+    a.store.recordUsage('mixed', usage(0.5), { at: now - 3 * 86400, day: earlier })
+    a.store.recordUsage('mixed', usage(null, 'local'), { at: now, day: today })
+    a.store.createSession('old', 'desktop')
+    a.store.recordUsage('old', usage(0.1), { at: now - 40 * 86400, day: dayStr(now - 40 * 86400) })
+    const s = costSummary([{ profile: 'default', store: a.store }], { profile: 'all', days: 30 }, now)
+    expect(s.byDay.find((d) => d.day === earlier)).toMatchObject({ usd: 0.5, unpriced: false })
+    expect(s.byDay.find((d) => d.day === today)).toMatchObject({ unpriced: true })
+    const week = costSummary([{ profile: 'default', store: a.store }], { profile: 'all', days: 3 }, now)
+    expect(week.byDay.map((d) => d.day)).toEqual([today])
   })
 })
 

@@ -22,7 +22,29 @@ const ownMoney = (r: Record<string, unknown>) => moneyFromColumns(r.estimated_co
 const SESSION_COLS = `id, title, source, model_config, started_at, last_activity_at, api_call_count, input_tokens, output_tokens,
   cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd, actual_cost_usd, cost_status`
 
+/**
+ * A parent's children: the ledger rows, plus any delegate child session the ledger does not know (written by
+ * a runtime without the ledger, or whose ledger write was lost) at that session's own recorded cost, so a
+ * child's spend is never silently dropped from the inclusive total (the under-reporting users complained of).
+ */
 function childCosts(store: DelegationDb, sessionId: string): ChildCost[] {
+  const ledger = ledgerCosts(store, sessionId)
+  const known = new Set(ledger.map((c) => c.childSessionId))
+  const unledgered = (store.db
+    .prepare(
+      `SELECT ${SESSION_COLS} FROM sessions WHERE parent_session_id = ? AND (source IN ('delegate', 'subagent')
+         OR (json_valid(model_config) AND json_extract(model_config, '$._delegate_from') IS NOT NULL))`
+    )
+    .all(sessionId) as Array<Record<string, unknown>>)
+    .filter((r) => !known.has(String(r.id)) && used(r))
+    .map((r): ChildCost => ({
+      childSessionId: String(r.id), parentTurnId: '', status: 'unledgered', apiCalls: Math.trunc(n(r.api_call_count)),
+      cost: ownMoney(r), tokens: tokensOf(r), createdAt: n(r.started_at)
+    }))
+  return [...ledger, ...unledgered]
+}
+
+function ledgerCosts(store: DelegationDb, sessionId: string): ChildCost[] {
   return loadChildUsageAttributions(store, sessionId).map((a) => {
     const tokens = a.usage.tokens && typeof a.usage.tokens === 'object' ? a.usage.tokens : {}
     const input = n(tokens.input)
@@ -88,7 +110,8 @@ const dayOf = (epoch: number) => {
 export function costSummary(stores: ProfileStore[], query: { profile?: string; days?: number }, now = Date.now() / 1000): CostSummary {
   const days = Math.min(3650, Math.max(1, Math.trunc(query.days ?? 30)))
   const since = now - days * 86400
-  const sinceDay = dayOf(since)
+  // N days = today and the N-1 days before it.
+  const sinceDay = dayOf(now - (days - 1) * 86400)
   const selected = stores.filter((s) => !query.profile || query.profile === 'all' || s.profile === query.profile)
   const profiles: CostSummary['profiles'] = []
   const models = new Map<string, { costs: Money[]; tokens: Tokens }>()
@@ -133,6 +156,21 @@ export function costSummary(stores: ProfileStore[], query: { profile?: string; d
       .prepare('SELECT session_id, day, estimated_cost_usd AS est, actual_cost_usd AS act FROM session_daily_usage WHERE day >= ?')
       .all(sinceDay) as Array<{ session_id: string; day: string; est: number; act: number }>
     const withDaily = new Set(daily.map((d) => d.session_id))
+    // A day is flagged unpriced only when an unpriced or partial route was actually used on it.
+    const unpricedSpans = new Map<string, Array<[number, number]>>()
+    for (const u of store.db
+      .prepare("SELECT session_id, first_seen, last_seen FROM session_model_usage WHERE cost_status IN ('unpriced', 'partial')")
+      .all() as Array<{ session_id: string; first_seen: number | null; last_seen: number | null }>) {
+      const spans = unpricedSpans.get(u.session_id) ?? []
+      spans.push([u.first_seen ?? -Infinity, u.last_seen ?? Infinity])
+      unpricedSpans.set(u.session_id, spans)
+    }
+    const unpricedOn = (sessionId: string, day: string) => {
+      const spans = unpricedSpans.get(sessionId)
+      if (!spans) return !(status.get(sessionId)?.complete ?? true) && !store.db.prepare('SELECT 1 FROM session_model_usage WHERE session_id = ? LIMIT 1').get(sessionId)
+      const start = new Date(`${day}T00:00:00`).getTime() / 1000
+      return spans.some(([a, b]) => a < start + 86400 && b >= start)
+    }
     const add = (day: string, usd: number, unpriced: boolean) => {
       const key = `${profile}\u0000${day}`
       const cur = byDay.get(key) ?? { day, profile, usd: 0, unpriced: false }
@@ -140,7 +178,7 @@ export function costSummary(stores: ProfileStore[], query: { profile?: string; d
       cur.unpriced ||= unpriced
       byDay.set(key, cur)
     }
-    for (const d of daily) add(d.day, n(d.est) + n(d.act), !(status.get(d.session_id)?.complete ?? true))
+    for (const d of daily) add(d.day, n(d.est) + n(d.act), unpricedOn(d.session_id, d.day))
     // Sessions written before per-day rows existed: attribute their whole cost to the day they started.
     for (const r of rows) if (!withDaily.has(String(r.id))) {
       const m = ownMoney(r)

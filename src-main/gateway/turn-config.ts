@@ -46,11 +46,15 @@ interface FileDerived {
   signature: string
 }
 
-/** Same stamp as the config module's own memo: a rewrite (even same-size, in place) moves mtime/ctime. */
+/**
+ * The config module's own memo keys on the same fields: a rewrite moves mtime/ctime (and a temp-file +
+ * rename, the app's way, moves the inode). Float ms rather than bigint ns: file times only tick at the
+ * kernel's coarse clock anyway, and the bigint stat costs more on this per-turn path.
+ */
 function stampOf(path: string): string {
   try {
-    const s = statSync(path, { bigint: true, throwIfNoEntry: false })
-    return s ? `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}` : '-'
+    const s = statSync(path, { throwIfNoEntry: false })
+    return s ? `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}` : '-'
   } catch (err) {
     // Unstattable (EACCES, ENOTDIR): the readers below report it; keep the memo keyed on the failure.
     return `!${(err as { code?: string })?.code ?? 'error'}`
@@ -99,12 +103,6 @@ export class TurnConfigResolver {
       secrets: { ...f.secrets }, runtime: f.runtime, config: f.config, signature: f.signature,
       maxIterations: f.maxIterations, reasoningConfig: f.reasoningConfig ? { ...f.reasoningConfig } : null
     }
-  }
-
-  /** Forget a profile's memo (tests; a home removed from disk). */
-  forget(home?: string): void {
-    if (home === undefined) this.memo.clear()
-    else this.memo.delete(home)
   }
 
   private readFiles(home: string, vault: SecretVault, stamp: string, vaultSecrets: Record<string, string> | null): FileDerived {

@@ -5,7 +5,7 @@
  * costs ~limit index steps plus per-row lookups — never a scan of messages.
  */
 import type Database from 'better-sqlite3'
-import { stmt } from './stmt-cache'
+import { allObjects, stmt } from './stmt-cache'
 import type { SessionPage, SessionSummary } from '@shared/contract'
 import { ACTIVITY, isBranchSql, isDelegateSql, supersededSql } from './sql'
 import { SUMMARY_COLS, toSummary, type SummaryRow } from './read-summary'
@@ -57,12 +57,12 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
   }
   // Phase 1 picks the page from keys only; phase 2 computes summaries for just those rows, so no plan
   // can end up evaluating per-row subqueries for every candidate before a sort.
-  const keys = stmt(db, `SELECT s.id, ${ACTIVITY} AS act, s.started_at FROM sessions s WHERE ${where.join(' AND ')}
-    ORDER BY ${ACTIVITY} DESC, s.started_at DESC, s.id DESC LIMIT ?`).all(...args, limit + 1) as Array<{ id: string; act: number; started_at: number }>
+  const keys = allObjects<{ id: string; act: number; started_at: number }>(db, `SELECT s.id, ${ACTIVITY} AS act, s.started_at FROM sessions s
+    WHERE ${where.join(' AND ')} ORDER BY ${ACTIVITY} DESC, s.started_at DESC, s.id DESC LIMIT ?`, ...args, limit + 1)
   const more = keys.length > limit
   const page = keys.slice(0, limit)
-  const byId = new Map((stmt(db, `SELECT ${SUMMARY_COLS} FROM sessions s WHERE s.id IN (SELECT value FROM json_each(?))`)
-    .all(JSON.stringify(page.map((k) => k.id))) as SummaryRow[]).map((r) => [r.id, r]))
+  const byId = new Map(allObjects<SummaryRow>(db, `SELECT ${SUMMARY_COLS} FROM sessions s WHERE s.id IN (SELECT value FROM json_each(?))`,
+    JSON.stringify(page.map((k) => k.id))).map((r) => [r.id, r]))
   const items: SessionSummary[] = []
   for (const k of page) {
     const r = byId.get(k.id)

@@ -18,3 +18,35 @@ export function stmt(db: Database.Database, sql: string): Database.Statement {
   }
   return s
 }
+
+/**
+ * Rows as plain objects built in JS from raw arrays. better-sqlite3 sets each key through the V8 API, which
+ * at ~25 columns costs more than the query itself (list page: 0.6 → 0.4 ms per 100 rows). Same values,
+ * same key order, later duplicate names win — exactly what object mode returns. Own cache: raw mode is
+ * a property of the statement, so these never share one with `stmt()` callers.
+ */
+const rawCaches = new WeakMap<Database.Database, Map<string, { s: Database.Statement; names: string[] }>>()
+
+export function allObjects<T = Record<string, unknown>>(db: Database.Database, sql: string, ...args: unknown[]): T[] {
+  let cache = rawCaches.get(db)
+  if (!cache) rawCaches.set(db, (cache = new Map()))
+  let hit = cache.get(sql)
+  if (!hit) {
+    if (cache.size >= MAX) cache.clear()
+    const s = db.prepare(sql).raw(true)
+    hit = { s, names: s.columns().map((c) => c.name) }
+    cache.set(sql, hit)
+  }
+  const rows = hit.s.all(...args) as unknown[][]
+  // A schema change recompiles the statement; re-read the names if the shape moved under us.
+  if (rows.length && rows[0].length !== hit.names.length) hit.names = hit.s.columns().map((c) => c.name)
+  const names = hit.names
+  const out = new Array<T>(rows.length)
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]
+    const o: Record<string, unknown> = {}
+    for (let j = 0; j < names.length; j++) o[names[j]] = r[j]
+    out[i] = o as T
+  }
+  return out
+}

@@ -3,14 +3,15 @@
  * which moves only when ANOTHER connection commits (other processes and this process's writer alike) —
  * woken by fs.watch on the DB folder (-wal/db writes), by own commits via `store.onLocalChange`, and by
  * a slow fallback tick. An idle DB costs one tiny pragma per tick. On a version change the watcher diffs
- * new message ids and a fingerprint of the visible session columns, so a write that changes nothing
- * visible emits nothing. Wake-ups are coalesced (leading + trailing edge) into one callback per burst.
+ * new message ids and the visible session columns (a TEMP-table snapshot, watcher-prints.ts), so a write
+ * that changes nothing visible emits nothing. Wake-ups are coalesced (leading + trailing edge) into one callback per burst.
  */
 import Database from 'better-sqlite3'
 import { sqliteOptions } from './open'
 import { watch, type FSWatcher } from 'node:fs'
 import { basename, dirname } from 'node:path'
 import type { SessionStore } from './session-store'
+import { VisiblePrints } from './watcher-prints'
 
 export interface SessionsChanged { profile: string; sessionIds: string[] }
 export interface WatcherOptions {
@@ -19,12 +20,6 @@ export interface WatcherOptions {
   /** Fallback poll when no file event arrives (ms, ≥ 1000; default 2000). */
   fallbackMs?: number
 }
-
-// Columns a session list/detail shows; a change anywhere else is invisible and must not emit. Built as one
-// string in SQL (quote() keeps NULL distinct from '' and separators unambiguous): ~2.5x cheaper than in JS.
-const VISIBLE_COLUMNS = ['message_count', 'tool_call_count', 'ended_at', 'end_reason', 'title', 'archived', 'pinned', 'hidden',
-  'estimated_cost_usd', 'actual_cost_usd', 'cost_status', 'last_activity_at', 'input_tokens', 'output_tokens']
-const FINGERPRINT = `SELECT id, concat_ws(',', ${VISIBLE_COLUMNS.map((c) => `quote(${c})`).join(', ')}) FROM sessions`
 
 export class SessionWatcher {
   private conn: Database.Database | null = null
@@ -35,7 +30,7 @@ export class SessionWatcher {
   private trailing = false
   private version = -1
   private maxMessageId = 0
-  private prints = new Map<string, string>()
+  private prints: VisiblePrints | null = null
   private unsubscribe: (() => void) | null = null
   /** Counters for tests and the bench: version changes seen vs callbacks emitted. */
   readonly stats = { checks: 0, versionChanges: 0, emits: 0 }
@@ -51,6 +46,8 @@ export class SessionWatcher {
     if (this.conn) return this
     this.conn = new Database(this.store.path, sqliteOptions({ fileMustExist: true }))
     this.conn.pragma('busy_timeout = 5000')
+    this.conn.pragma('temp_store = MEMORY') // the visible-columns snapshot lives in a TEMP table on this connection
+    this.prints = new VisiblePrints(this.conn)
     this.version = this.dataVersion()
     try { this.snapshot() } catch { /* a stale read-only DB: checks will keep returning [] rather than crash */ }
     const dbName = basename(this.store.path)
@@ -75,6 +72,7 @@ export class SessionWatcher {
     this.probes = []
     this.tick = this.window = null
     this.conn?.close(); this.conn = null
+    this.prints = null
   }
 
   /**
@@ -145,8 +143,7 @@ export class SessionWatcher {
     const conn = this.conn!
     conn.transaction(() => {
       this.maxMessageId = Number((conn.prepare('SELECT COALESCE(MAX(id), 0) AS m FROM messages').get() as { m: number }).m)
-      this.prints = new Map()
-      for (const [id, print] of conn.prepare(FINGERPRINT).raw().all() as Array<[string, string]>) this.prints.set(String(id), print)
+      this.prints!.reset()
     })()
   }
 
@@ -156,13 +153,7 @@ export class SessionWatcher {
     conn.transaction(() => {
       const fresh = conn.prepare('SELECT session_id, id FROM messages WHERE id > ? ORDER BY id').raw().all(this.maxMessageId) as Array<[string, number]>
       for (const [sid, id] of fresh) { ids.add(sid); this.maxMessageId = Math.max(this.maxMessageId, Number(id)) }
-      const seen = new Set<string>()
-      for (const [rawId, print] of conn.prepare(FINGERPRINT).raw().all() as Array<[string, string]>) {
-        const id = String(rawId)
-        seen.add(id)
-        if (this.prints.get(id) !== print) { ids.add(id); this.prints.set(id, print) }
-      }
-      for (const id of this.prints.keys()) if (!seen.has(id)) { ids.add(id); this.prints.delete(id) }
+      for (const id of this.prints!.diff()) ids.add(id)
     })()
     return [...ids]
   }

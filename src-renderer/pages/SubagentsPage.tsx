@@ -44,13 +44,13 @@ export function SubagentsPage() {
           <div className="table-wrap">
             <table className="table" data-testid="subagents-table">
               <thead><tr>
-                {showProfile && <th>Profile</th>}<th>Goal</th><th>Model</th><th>State</th><th>Parent</th><th>Retained</th><th>Expires in</th><th className="num">Cost</th><th />
+                <th>Goal</th><th>Model</th><th>State</th><th>Parent</th><th>Retained</th><th title="Retained children are tombstoned when their TTL runs out">Expires in</th><th className="num">Cost</th><th />
               </tr></thead>
               <tbody>
                 {rows.map((s) => (
                   <tr key={`${s.profile}/${s.childId}`} data-testid="subagent-row" data-child-id={s.childId} data-state={s.state} data-profile={s.profile}>
-                    {showProfile && <td>{s.profile}</td>}
-                    <td className="goal"><div className="clamp-2" title={s.goal}>{s.goal}</div><div className="mono muted small">{s.childId}</div></td>
+                    <td className="goal"><div className="clamp-2" title={s.goal}>{s.goal}</div>
+                      <div className="goal-sub">{showProfile && <span className="badge badge-accent">{s.profile}</span>}<span className="mono muted small">{s.childId}</span></div></td>
                     <td className="mono">{s.model ?? '—'}</td>
                     <td><StateBadge state={s.state} raw={s.rawState} /></td>
                     <td>{s.parentSessionId ? <a className="mono" href={sessionHref(s.profile, s.parentSessionId)} data-testid="subagent-parent">{shortId(s.parentSessionId, 12)}</a> : '—'}</td>

@@ -14,16 +14,16 @@ export function CostBreakdown({ cost, onHide }: { cost: SessionCost; onHide?: ()
         </table>
       )}
       {cost.children.length > 0 ? (
-        <table className="table compact" data-testid="cost-children"><thead><tr><th>Child</th><th>Status</th><th className="num">Calls</th><th className="num">Cost</th></tr></thead>
+        <table className="table compact" data-testid="cost-children"><thead><tr><th>Child</th><th>Status</th><th className="num">Cost</th></tr></thead>
           <tbody>{cost.children.map((c) => (
-            <tr key={`${c.childSessionId}/${c.parentTurnId}`}><td><a href={sessionHref(cost.profile, c.childSessionId)} className="mono">{shortId(c.childSessionId, 12)}</a></td>
-              <td>{c.status ?? '—'}</td><td className="num">{c.apiCalls}</td><td className="num"><MoneyText money={c.cost} /></td></tr>
+            <tr key={`${c.childSessionId}/${c.parentTurnId}`}><td><a href={sessionHref(cost.profile, c.childSessionId)} className="mono" title={c.childSessionId}>{shortId(c.childSessionId, 12)}</a></td>
+              <td title={`${c.apiCalls} API call${c.apiCalls === 1 ? '' : 's'}`}>{c.status ?? '—'}</td><td className="num"><MoneyText money={c.cost} /></td></tr>
           ))}</tbody>
         </table>
       ) : <p className="muted small">No delegated child spend in the ledger.</p>}
       {cost.perTurn.length > 0 && (
         <table className="table compact" data-testid="cost-per-turn"><thead><tr><th>Turn</th><th className="num">Children cost</th></tr></thead>
-          <tbody>{cost.perTurn.map((t) => <tr key={t.turnId}><td className="mono">{shortId(t.turnId, 12)}</td><td className="num"><MoneyText money={t.childrenCost} /></td></tr>)}</tbody>
+          <tbody>{cost.perTurn.map((t) => <tr key={t.turnId}><td className="mono" title={t.turnId}>{shortId(t.turnId, 12)}</td><td className="num"><MoneyText money={t.childrenCost} /></td></tr>)}</tbody>
         </table>
       )}
     </section>

@@ -10,8 +10,6 @@ function Row({ k, children, testId }: { k: string; children: React.ReactNode; te
 export function MetaPanel({ detail, cost }: { detail: SessionDetail; cost: SessionCost | null }) {
   const s = detail.summary
   const t = s.tokens
-  // the same model billed through two providers gets two rows: say which is which
-  const dup = new Set(detail.usage.map((u) => u.model).filter((m, i, all) => all.indexOf(m) !== i))
   return (
     <section className="panel" data-testid="session-meta">
       <h3>Session</h3>
@@ -41,11 +39,18 @@ export function MetaPanel({ detail, cost }: { detail: SessionDetail; cost: Sessi
       </dl>
       {detail.usage.length > 0 && (
         <table className="table compact" data-testid="usage-by-model">
-          <thead><tr><th>Model</th><th className="num">Calls</th><th className="num">Tokens</th><th className="num">Cost</th></tr></thead>
-          <tbody>{detail.usage.map((u, i) => (
-            <tr key={i}><td className="mono" title={[u.provider, u.task].filter(Boolean).join(' · ')}>{u.model}{u.task ? <span className="muted small"> · {u.task}</span> : dup.has(u.model) && u.provider ? <span className="muted small"> · {u.provider}</span> : null}</td><td className="num">{u.apiCalls}</td>
-              <td className="num">{formatCount(u.tokens.input + u.tokens.output)}</td><td className="num"><MoneyText money={u.cost} /></td></tr>
-          ))}</tbody>
+          <thead><tr><th>Model</th><th className="num">Tokens</th><th className="num">Cost</th></tr></thead>
+          <tbody>{detail.usage.map((u, i) => {
+            // the same model billed two ways gets two rows; the hover says which (provider, task, calls)
+            const via = u.task
+            const hint = [u.model, u.provider, u.task, `${u.apiCalls} API call${u.apiCalls === 1 ? '' : 's'}`].filter(Boolean).join(' · ')
+            return (
+              <tr key={i} title={hint}>
+                <td className="mono">{u.model}{via && <span className="muted small"> · {via}</span>}</td>
+                <td className="num">{formatCount(u.tokens.input + u.tokens.output)}</td><td className="num"><MoneyText money={u.cost} /></td>
+              </tr>
+            )
+          })}</tbody>
         </table>
       )}
     </section>

@@ -31,6 +31,8 @@ export function Transcript() {
   const sizer = useRef<HTMLDivElement>(null)
   const stick = useRef(true)
   const lastTop = useRef(0)
+  const userInput = useRef(0)
+  const markUser = () => { userInput.current = Date.now() }
   const focusedDone = useRef<number | null>(null)
   const [showJump, setShowJump] = useState(false)
   const [margin, setMargin] = useState(0)
@@ -47,6 +49,9 @@ export function Transcript() {
   const anchoredIds = new Set([...anchors.values()].map((t) => t.turnId))
   const tail = turns.filter((t) => t.status === 'running' || !anchoredIds.has(t.turnId))
 
+  const focusRef = useRef(focusId)
+  focusRef.current = focusId
+  const following = () => stick.current && (focusRef.current == null || focusedDone.current === focusRef.current)
   const v = useVirtualizer({
     count: ids.length,
     getScrollElement: () => scroller.current,
@@ -56,6 +61,8 @@ export function Transcript() {
     scrollMargin: margin,
     getItemKey: (i) => ids[i] ?? i
   })
+  // Pinned to the end we re-pin ourselves; the virtualizer's "keep the view steady" nudges would pull us off it.
+  v.shouldAdjustScrollPositionOnItemSizeChange = () => !following()
   useLayoutEffect(() => { setMargin(sizer.current?.offsetTop ?? 0) }, [hasMoreBefore])
 
   const empty = !loading && !ids.length && !tail.length
@@ -63,9 +70,6 @@ export function Transcript() {
     const el = scroller.current
     if (el) el.scrollTop = el.scrollHeight
   }
-  const focusRef = useRef(focusId)
-  focusRef.current = focusId
-  const following = () => stick.current && (focusRef.current == null || focusedDone.current === focusRef.current)
 
   // Content grows as rows are measured and as a turn streams: stay pinned to the end while following.
   useLayoutEffect(() => {
@@ -73,10 +77,12 @@ export function Transcript() {
     if (!el || typeof ResizeObserver === 'undefined') return
     const ro = new ResizeObserver(() => { if (following()) toBottom() })
     ro.observe(el)
+    // the viewport shrinks too (the header gains a lineage line, the composer grows): stay pinned then as well
+    if (scroller.current) ro.observe(scroller.current)
     return () => ro.disconnect()
     // reads refs only: re-attach only when the content element itself comes or goes
   }, [empty])
-  useLayoutEffect(() => { if (following()) toBottom() }, [ids.length, tail.length, focusId])
+  useLayoutEffect(() => { if (following()) toBottom() }, [ids.length, tail.length, focusId, v.getTotalSize()])
 
   useEffect(() => {
     if (focusId == null || focusedDone.current === focusId) return
@@ -100,9 +106,11 @@ export function Transcript() {
     const el = scroller.current
     if (!el) return
     const distance = el.scrollHeight - el.scrollTop - el.clientHeight
-    // Only the reader moving up un-sticks; rows growing above push scrollTop down, never up.
+    // Only the reader moving up un-sticks. Rows being measured also move scrollTop (the virtualizer keeps
+    // the view steady), so a move counts only right after a wheel, touch, key or pointer on the transcript.
+    const byUser = Date.now() - userInput.current < 600
     if (distance < STICK_PX) stick.current = true
-    else if (el.scrollTop < lastTop.current - 2) stick.current = false
+    else if (byUser && el.scrollTop < lastTop.current - 2) stick.current = false
     lastTop.current = el.scrollTop
     setShowJump(!stick.current && distance > el.clientHeight)
     if (el.scrollTop < 200 && hasMoreBefore && !loadingOlder && !loading && focusId == null) void older()
@@ -117,7 +125,7 @@ export function Transcript() {
   if (empty) return <div className="transcript empty" data-testid="transcript">No messages yet.</div>
   return (
     <div className="transcript-wrap">
-      <div className="transcript" ref={scroller} onScroll={onScroll} data-testid="transcript" aria-busy={loading} tabIndex={-1}>
+      <div className="transcript" ref={scroller} onScroll={onScroll} onWheel={markUser} onTouchMove={markUser} onKeyDown={markUser} onPointerDown={markUser} data-testid="transcript" aria-busy={loading} tabIndex={-1}>
         <div ref={inner}>
           {hasMoreBefore && (
             <button className="load-more" onClick={() => void older()} disabled={loadingOlder} data-testid="load-older">

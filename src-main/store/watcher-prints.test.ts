@@ -1,0 +1,85 @@
+/**
+ * The watcher's visible-columns snapshot (TEMP table on its own connection): exactly the sessions whose
+ * visible state changed are named — NULL vs '' included — deletions too, and the DB file is never written.
+ */
+import Database from 'better-sqlite3'
+import { join } from 'node:path'
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { SessionStore, SessionWatcher } from './index'
+import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+
+afterAll(cleanupTempDirs)
+
+let store: SessionStore
+let watcher: SessionWatcher
+let emitted: string[]
+const sql = (q: string, ...args: unknown[]) => store.write((tx) => { tx.db.prepare(q).run(...args) })
+
+beforeEach(() => {
+  store = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })
+  for (const id of ['a', 'b', 'c']) store.createSession(id, 'cli')
+  // Raw SQL writes (no tx.touch) don't wake it: checked by hand so each assertion sees one commit's diff.
+  emitted = []
+  watcher = new SessionWatcher(store, (e) => emitted.push(...e.sessionIds), { fallbackMs: 60_000 })
+  watcher.start()
+})
+afterEach(() => { watcher.stop(); store.close() })
+
+describe('SessionWatcher visible-columns diff', () => {
+  it('names only sessions whose visible columns changed', () => {
+    sql(`UPDATE sessions SET title = 'x', cwd = '/w' WHERE id = 'b'`)
+    expect(watcher.check()).toEqual(['b'])
+    sql(`UPDATE sessions SET cwd = '/elsewhere' WHERE id = 'a'`) // not a visible column
+    expect(watcher.check()).toEqual([])
+    sql(`UPDATE sessions SET title = 'x' WHERE id = 'b'`) // same value rewritten
+    expect(watcher.check()).toEqual([])
+  })
+
+  it("tells NULL from '' and notices every value change", () => {
+    sql(`UPDATE sessions SET title = '' WHERE id = 'a'`)
+    expect(watcher.check()).toEqual(['a'])
+    sql(`UPDATE sessions SET title = NULL WHERE id = 'a'`)
+    expect(watcher.check()).toEqual(['a'])
+    sql(`UPDATE sessions SET cost_status = '1' WHERE id = 'c'`)
+    expect(watcher.check()).toEqual(['c'])
+    sql(`UPDATE sessions SET estimated_cost_usd = 0.5 WHERE id = 'c'`)
+    expect(watcher.check()).toEqual(['c'])
+    sql(`UPDATE sessions SET estimated_cost_usd = 0.25 WHERE id = 'c'`)
+    expect(watcher.check()).toEqual(['c'])
+  })
+
+  it('names new sessions, sessions with new messages, and deleted sessions, in one diff', () => {
+    store.write((tx) => {
+      tx.db.prepare(`INSERT INTO sessions (id, source, started_at) VALUES ('d', 'cli', 1)`).run()
+      tx.db.prepare(`DELETE FROM sessions WHERE id = 'c'`).run()
+    })
+    store.appendMessage('a', { role: 'user', content: 'hi' }) // own write: wakes the watcher at once
+    watcher.check()
+    expect(new Set(emitted)).toEqual(new Set(['a', 'c', 'd']))
+    expect(emitted).toHaveLength(3)
+    expect(watcher.check()).toEqual([])
+  })
+
+  it('never writes the database file: other connections see no commit from the watcher', () => {
+    const before = Number(store.db.pragma('data_version', { simple: true }))
+    const other = new Database(store.path)
+    try {
+      other.prepare(`UPDATE sessions SET pinned = 1 WHERE id = 'a'`).run()
+      const afterOther = Number(store.db.pragma('data_version', { simple: true }))
+      expect(afterOther).not.toBe(before)
+      expect(watcher.check()).toEqual(['a'])
+      expect(Number(store.db.pragma('data_version', { simple: true }))).toBe(afterOther)
+    } finally {
+      other.close()
+    }
+  })
+
+  it('a restarted watcher starts from a fresh baseline', () => {
+    watcher.stop()
+    sql(`UPDATE sessions SET title = 'while stopped' WHERE id = 'b'`)
+    watcher.start()
+    expect(watcher.check()).toEqual([])
+    sql(`UPDATE sessions SET archived = 1 WHERE id = 'b'`)
+    expect(watcher.check()).toEqual(['b'])
+  })
+})
