@@ -48,6 +48,8 @@ export class Agent implements LoopHost {
   lastFlushedDbIdx = 0
   /** Provider calls in the current turn (the gateway resets it to 0 per turn). */
   apiCallCount = 0
+  /** Warnings from building this agent (e.g. a refused memory provider), shown once by the gateway. */
+  startupNotices: string[] = []
   /** Epoch MILLISECONDS of the last step (model chunk, tool start/finish, turn start/end). */
   lastActivityTs = Date.now()
   lastActivityDesc = 'created'

@@ -57,6 +57,8 @@ export interface TurnAgent extends CacheableAgent {
   runTurn(text: string, opts: { onDelta?: (d: TurnDeltaLike) => void; signal?: AbortSignal; turnId?: string; savedUserMessageId?: number }): Promise<TurnResultLike>
   interrupt?(reason?: string): void
   steer?(text: string): boolean
+  /** Start-up warnings not yet shown to the user; the gateway emits them as notices and empties the list. */
+  startupNotices?: string[]
 }
 
 export interface BuildAgentInput<S extends GatewayStore = GatewayStore> {

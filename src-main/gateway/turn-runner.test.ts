@@ -14,6 +14,7 @@ class StoreAgent extends TestAgent {
   gate: Promise<void> | null = null
   interrupted = false
   failWith: string | null = null
+  startupNotices: string[] = []
   constructor(readonly input: BuildAgentInput<SessionStore>) {
     super()
   }
@@ -36,7 +37,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0)) await c()
 })
 
-function setup(opts: { buildFails?: string; idleTtlSeconds?: number } = {}) {
+function setup(opts: { buildFails?: string; idleTtlSeconds?: number; notices?: string[] } = {}) {
   const root = mkdtempSync(join(tmpdir(), 'cad-gw-'))
   mkdirSync(join(root, 'profiles', 'work'), { recursive: true })
   for (const [home, key] of [[root, 'sk-default-0001'], [join(root, 'profiles', 'work'), 'sk-work-0002']]) {
@@ -52,6 +53,7 @@ function setup(opts: { buildFails?: string; idleTtlSeconds?: number } = {}) {
     buildAgent: (i) => {
       if (opts.buildFails) throw new Error(opts.buildFails)
       const a = new StoreAgent(i)
+      if (opts.notices) a.startupNotices = [...opts.notices]
       agents.push(a)
       return a
     },
@@ -62,6 +64,17 @@ function setup(opts: { buildFails?: string; idleTtlSeconds?: number } = {}) {
 }
 
 describe('Gateway', () => {
+  it('shows an agent start-up warning once, as a notice on its first turn', async () => {
+    const { gateway, events } = setup({ notices: ["Memory provider 'shared' is unavailable for this profile; continuing without it."] })
+    const h = await gateway.start({ profile: 'default', text: 'hi' })
+    await gateway.finished(h.turnId)
+    const h2 = await gateway.resume({ profile: 'default', sessionId: h.sessionId, text: 'again' })
+    await gateway.finished(h2.turnId)
+    const notices = events.filter((e) => e.event === 'turn.delta' && e.payload.kind === 'notice')
+    expect(notices).toHaveLength(1)
+    expect(notices[0]!.payload).toMatchObject({ turnId: h.turnId, text: expect.stringContaining("'shared'") })
+  })
+
   it('start then resume: new, then reused; turn events carry the handle', async () => {
     const { gateway, events, agents } = setup()
     const h = await gateway.start({ profile: 'default', text: 'hi' })

@@ -198,6 +198,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       this.cache.markRunning(key, agent)
       const handle: TurnHandle = { turnId: `turn_${randomUUID().replace(/-/g, '').slice(0, 16)}`, profile, sessionId: sid }
       this.safeEmit('turn.started', { ...handle, cache: decision, model: runtime.model, demo: runtime.provider === 'demo' || isDemoConfig(config) })
+      // Warnings from building the agent (e.g. a refused memory provider) reach the user once, on its first turn.
+      for (const text of agent.startupNotices?.splice(0) ?? []) this.safeEmit('turn.delta', { ...handle, kind: 'notice', text })
       this.log.info(LOG, `turn ${handle.turnId} on ${key.slice(0, 64)}: cache ${decision}`)
       const controller = new AbortController()
       const live: LiveTurn = { handle, key, agent, controller, done: Promise.resolve(null as never) }

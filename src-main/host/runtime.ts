@@ -140,6 +140,7 @@ export async function wireRuntime(
       }),
       log
     })
+    agent.startupNotices.push(...mem.warnings.map((w) => w.text))
     return agent
   }
 

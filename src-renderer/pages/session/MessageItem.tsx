@@ -39,7 +39,7 @@ export function Reasoning({ text }: { text: string }) {
   return <Fold testId="reasoning" label={<span className="muted">Reasoning · {text.length.toLocaleString()} chars</span>}><div className="reasoning-text">{text}</div></Fold>
 }
 
-const isNotice = (m: Message) => (m.displayKind ?? '').includes('delegat') || (m.displayKind ?? '').includes('notice')
+const isNotice = (m: Message) => /delegat|notice|process_complete/.test(m.displayKind ?? '')
 
 /** One persisted message; tool results and notices are compact, reasoning is folded. */
 export const MessageItem = memo(function MessageItem({ m, focused, terms }: { m: Message; focused: boolean; /** Search terms to mark (the hit that opened this page). */ terms?: string[] }) {
