@@ -2,6 +2,7 @@ import { create } from 'zustand'
 import type { GatewayState } from '@shared/contract'
 import { getApi } from '../api'
 import { reportError } from './toasts'
+import { coalescedLoader } from '../lib/coalesce'
 
 interface GatewayStore {
   state: GatewayState | null
@@ -12,13 +13,10 @@ interface GatewayStore {
 }
 
 export const useGateway = create<GatewayStore>()(() => ({ state: null, fetchedAt: 0, loading: false, evicting: {} }))
-let current: Promise<void> | null = null
-let again = false
 let watchers = 0
 
 export function resetGateway(): void {
-  current = null
-  again = false
+  loadGateway.reset()
   watchers = 0
   useGateway.setState({ state: null, fetchedAt: 0, loading: false, evicting: {} }, true)
 }
@@ -35,25 +33,16 @@ export function applyGatewayChanged(): Promise<void> {
 }
 
 /** Overlapping calls share the running load plus one trailing pass. */
-export function loadGateway(): Promise<void> {
-  if (current) { again = true; return current }
-  current = runLoad().finally(() => { current = null })
-  return current
-}
-
-async function runLoad(): Promise<void> {
-  do {
-    again = false
-    useGateway.setState({ loading: true })
-    try {
-      const state = await getApi().call('gateway.state')
-      useGateway.setState({ state, fetchedAt: Date.now(), loading: false })
-    } catch (err) {
-      useGateway.setState({ loading: false })
-      reportError(err, 'Loading gateway state')
-    }
-  } while (again)
-}
+export const loadGateway = coalescedLoader(async () => {
+  useGateway.setState({ loading: true })
+  try {
+    const state = await getApi().call('gateway.state')
+    useGateway.setState({ state, fetchedAt: Date.now(), loading: false })
+  } catch (err) {
+    useGateway.setState({ loading: false })
+    reportError(err, 'Loading gateway state')
+  }
+})
 
 export async function evictAgent(key: string): Promise<boolean> {
   useGateway.setState((s) => ({ evicting: { ...s.evicting, [key]: true } }))

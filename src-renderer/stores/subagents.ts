@@ -3,6 +3,7 @@ import type { EventPayload, FollowUpEstimate, FollowUpResult, Subagent, Subagent
 import { getApi } from '../api'
 import { useApp } from './app'
 import { reportError } from './toasts'
+import { coalescedLoader } from '../lib/coalesce'
 
 export type SubagentTab = 'all' | 'running' | 'retained' | 'tombstoned' | 'expired'
 
@@ -24,8 +25,6 @@ export const useSubagents = create<SubagentsStore>()(() => initial())
 export const childKey = (profile: string, childId: string) => `${profile}/${childId}`
 
 let seq = 0
-let current: Promise<void> | null = null
-let again = false
 let watchers = 0
 
 /** The subagents page watches while mounted; delegation events reload only then. */
@@ -37,8 +36,7 @@ export function watchSubagents(): () => void {
 
 export function resetSubagents(): void {
   seq++
-  current = null
-  again = false
+  loadSubagents.reset()
   watchers = 0
   useSubagents.setState(initial(), true)
 }
@@ -49,35 +47,26 @@ function wantsTombstoned(s: SubagentsStore): boolean {
 }
 
 /** Overlapping calls share the running load plus one trailing pass. */
-export function loadSubagents(): Promise<void> {
-  if (current) { again = true; return current }
-  current = runLoad().finally(() => { current = null })
-  return current
-}
-
-async function runLoad(): Promise<void> {
-  do {
-    again = false
-    const mySeq = ++seq
-    const st = useSubagents.getState()
-    useSubagents.setState({ loading: true })
-    try {
-      const res = await getApi().call('subagents.list', { profile: useApp.getState().scope, includeTombstoned: wantsTombstoned(st) })
-      if (mySeq !== seq) continue
-      const byKey: Record<string, Subagent> = {}
-      const order: string[] = []
-      for (const item of res.items) {
-        const k = childKey(item.profile, item.childId)
-        if (!byKey[k]) order.push(k)
-        byKey[k] = item
-      }
-      useSubagents.setState({ byKey, order, maxRetained: res.maxRetained, ttlHours: res.ttlHours, loading: false, error: null })
-    } catch (err) {
-      if (mySeq !== seq) continue
-      useSubagents.setState({ loading: false, error: reportError(err, 'Loading subagents') })
+export const loadSubagents = coalescedLoader(async () => {
+  const mySeq = ++seq
+  const st = useSubagents.getState()
+  useSubagents.setState({ loading: true })
+  try {
+    const res = await getApi().call('subagents.list', { profile: useApp.getState().scope, includeTombstoned: wantsTombstoned(st) })
+    if (mySeq !== seq) return
+    const byKey: Record<string, Subagent> = {}
+    const order: string[] = []
+    for (const item of res.items) {
+      const k = childKey(item.profile, item.childId)
+      if (!byKey[k]) order.push(k)
+      byKey[k] = item
     }
-  } while (again)
-}
+    useSubagents.setState({ byKey, order, maxRetained: res.maxRetained, ttlHours: res.ttlHours, loading: false, error: null })
+  } catch (err) {
+    if (mySeq !== seq) return
+    useSubagents.setState({ loading: false, error: reportError(err, 'Loading subagents') })
+  }
+})
 
 export function setSubagentTab(tab: SubagentTab): Promise<void> {
   const before = wantsTombstoned(useSubagents.getState())
