@@ -65,7 +65,7 @@ export async function wireRuntime(
       onUpdate: (u) => bus.emit('delegation.updated', u),
       onCompletion: (c) => deliverToParent(c),
       buildChild: (spec) => {
-        const home = stores.list().find((e) => e.name === profile)?.home ?? s.root
+        const home = s.homeOf(profile)
         const runtime = resolveRuntime(home, { vault })
         const tools = new ToolRegistry()
         const child = createAgent({

@@ -1,4 +1,5 @@
 import { watch, type FSWatcher, mkdirSync } from 'node:fs'
+import { CaduceusError } from '@shared/contract'
 import { join } from 'node:path'
 import { SessionWatcher, StoreRegistry } from '../store'
 import { setDefaultRoot, setMultiplexActive } from '../scope'
@@ -12,6 +13,8 @@ export interface Services {
   log: Logger
   bus: EventBus
   stores: StoreRegistry
+  /** Home folder of a served profile; a typed not_found error for an unknown one. */
+  homeOf(profile: string): string
   /** Extra teardown registered by the parts wired after the store (gateway, memory, delegation, demo provider). */
   onClose(fn: () => void | Promise<void>): void
   close(): Promise<void>
@@ -74,6 +77,11 @@ export function createStoreServices(opts: { root: string; demo: boolean; headles
     log,
     bus,
     stores,
+    homeOf(profile) {
+      const entry = stores.list().find((e) => e.name === profile)
+      if (!entry) throw new CaduceusError('not_found', `Unknown profile: ${profile}`, 'profile')
+      return entry.home
+    },
     onClose: (fn) => void closers.push(fn),
     async close() {
       for (const fn of closers.reverse()) {

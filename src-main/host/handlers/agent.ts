@@ -8,11 +8,6 @@ type AgentHandlers = Pick<HandlerMap,
   'sessions.resume' | 'sessions.start' | 'turns.stop' | 'gateway.state' | 'gateway.evict' | 'settings.get' | 'settings.update'>
 
 export function agentHandlers(s: Services, gateway: Gateway, vault: SecretVault): AgentHandlers {
-  const homeOf = (profile: string) => {
-    const entry = s.stores.list().find((e) => e.name === profile)
-    if (!entry) throw new CaduceusError('not_found', `Unknown profile: ${profile}`, 'profile')
-    return entry.home
-  }
   return {
     'sessions.resume': (input) => gateway.resume(input),
     'sessions.start': (input) => gateway.start(input),
@@ -22,9 +17,9 @@ export function agentHandlers(s: Services, gateway: Gateway, vault: SecretVault)
     },
     'gateway.state': () => gateway.state(),
     'gateway.evict': ({ key }) => ({ evicted: gateway.evict(key) }),
-    'settings.get': ({ profile }) => readSettings(homeOf(profile), { profile, vault }),
+    'settings.get': ({ profile }) => readSettings(s.homeOf(profile), { profile, vault }),
     'settings.update': ({ profile, ...patch }) => {
-      const settings = writeSettings(homeOf(profile), patch, { profile, vault })
+      const settings = writeSettings(s.homeOf(profile), patch, { profile, vault })
       // Cached agents notice the new key/model through their signature on the next turn; tell the UI now.
       s.bus.emit('gateway.changed', { reason: 'settings' })
       return settings

@@ -23,7 +23,7 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
     'subagents.list': (q) => listSubagents(all(), q, deps('default').live),
     'subagents.estimate': ({ profile, childId }) => {
       const entry = retained(profile, childId)
-      const home = s.stores.list().find((e) => e.name === profile)!.home
+      const home = s.homeOf(profile)
       const rt = resolveRuntime(home)
       const route = { provider: rt.provider, baseUrl: rt.baseUrl, model: entry.model || rt.model }
       return estimateFollowUp(s.stores.get(profile), entry.childSessionId, (inputTokens) =>
@@ -31,7 +31,7 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
     },
     'subagents.followUp': async ({ profile, childId, text, requesterSessionId }) => {
       const d = deps(profile)
-      const home = s.stores.list().find((e) => e.name === profile)?.home ?? s.root
+      const home = s.homeOf(profile)
       // The UI acts inside the profile it names: authority, the child's turn and its memory all see that scope.
       const result = await runInProfileScope(home, secretsFor(home), () => followUpRequest(d, { childId, text, requesterSessionId }))
       const entry = d.registry.findRetainedChild(childId)

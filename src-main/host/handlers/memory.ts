@@ -1,4 +1,3 @@
-import { CaduceusError } from '@shared/contract'
 import { editEntry, readEntries, type MemoryActivityHub } from '../../memory'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
@@ -7,17 +6,12 @@ type MemoryHandlers = Pick<HandlerMap, 'memory.events' | 'memory.entries' | 'mem
 
 /** Memory requests. Edits act on exactly one profile's home: the one named in the request. */
 export function memoryHandlers(s: Services, hub: MemoryActivityHub): MemoryHandlers {
-  const homeOf = (profile: string) => {
-    const entry = s.stores.list().find((e) => e.name === profile)
-    if (!entry) throw new CaduceusError('not_found', `Unknown profile: ${profile}`, 'profile')
-    return entry.home
-  }
   return {
     'memory.events': (q) => ({ items: hub.listEvents(q) }),
-    'memory.entries': ({ profile, target }) => ({ profile, target, entries: readEntries(homeOf(profile), target) }),
+    'memory.entries': ({ profile, target }) => ({ profile, target, entries: readEntries(s.homeOf(profile), target) }),
     'memory.edit': (edit) => {
       const started = performance.now()
-      const entries = editEntry(homeOf(edit.profile), edit)
+      const entries = editEntry(s.homeOf(edit.profile), edit)
       // UI edits are memory writes too: they belong in that profile's activity feed.
       hub.get(edit.profile)?.record({
         provider: 'builtin', kind: 'write', name: `ui.${edit.op}`, ok: true, sessionId: null, turnId: null,
