@@ -3,6 +3,7 @@ import type { EventPayload, SearchHit, SessionQuery, SessionSummary } from '@sha
 import { getApi } from '../api'
 import { useApp } from './app'
 import { reportError } from './toasts'
+import { mergeByKey } from '../lib/normalize'
 
 export interface SessionFilters {
   sources: string[]
@@ -103,13 +104,7 @@ export async function reloadSessions(): Promise<void> {
   try {
     const page = await getApi().call('sessions.list', query(null))
     if (gen !== generation) return
-    const byKey: Record<string, SessionSummary> = {}
-    const order: string[] = []
-    for (const s of page.items) {
-      const k = sessionKey(s.profile, s.id)
-      if (!byKey[k]) order.push(k)
-      byKey[k] = s
-    }
+    const { byKey, order } = mergeByKey(page.items, (s) => sessionKey(s.profile, s.id))
     useSessions.setState((st) => ({ byKey, order, nextCursor: page.nextCursor, loading: false, knownSources: mergeSources(st.knownSources, page.items) }))
   } catch (err) {
     if (gen !== generation) return
@@ -126,13 +121,7 @@ export async function loadMoreSessions(): Promise<void> {
     const page = await getApi().call('sessions.list', query(st.nextCursor))
     if (gen !== generation) return
     useSessions.setState((s) => {
-      const byKey = { ...s.byKey }
-      const order = [...s.order]
-      for (const item of page.items) {
-        const k = sessionKey(item.profile, item.id)
-        if (!byKey[k]) order.push(k) // keyset pages can overlap after live reordering
-        byKey[k] = item
-      }
+      const { byKey, order } = mergeByKey(page.items, (item) => sessionKey(item.profile, item.id), s)
       return { byKey, order, nextCursor: page.nextCursor, loadingMore: false, knownSources: mergeSources(s.knownSources, page.items) }
     })
   } catch (err) {

@@ -4,6 +4,7 @@ import { getApi } from '../api'
 import { useApp } from './app'
 import { reportError } from './toasts'
 import { coalescedLoader } from '../lib/coalesce'
+import { mergeByKey } from '../lib/normalize'
 
 export type SubagentTab = 'all' | 'running' | 'retained' | 'tombstoned' | 'expired'
 
@@ -54,13 +55,7 @@ export const loadSubagents = coalescedLoader(async () => {
   try {
     const res = await getApi().call('subagents.list', { profile: useApp.getState().scope, includeTombstoned: wantsTombstoned(st) })
     if (mySeq !== seq) return
-    const byKey: Record<string, Subagent> = {}
-    const order: string[] = []
-    for (const item of res.items) {
-      const k = childKey(item.profile, item.childId)
-      if (!byKey[k]) order.push(k)
-      byKey[k] = item
-    }
+    const { byKey, order } = mergeByKey(res.items, (item) => childKey(item.profile, item.childId))
     useSubagents.setState({ byKey, order, maxRetained: res.maxRetained, ttlHours: res.ttlHours, loading: false, error: null })
   } catch (err) {
     if (mySeq !== seq) return
