@@ -53,29 +53,27 @@ export function releaseCompletionDelivery(ctx: RegistryCtx, delegationId: string
 }
 
 export function completeCompletionDelivery(ctx: RegistryCtx, delegationId: string, claim: string): boolean {
-  const now = ctx.now()
-  return ctx.write(
-    () =>
-      ctx.db
-        .prepare(
-          `UPDATE async_delegations SET delivery_state = 'delivered', delivered_at = ?, delivery_claim = NULL, delivery_claimed_at = NULL, updated_at = ?
-           WHERE delegation_id = ? AND delivery_state = 'pending' AND delivery_claim = ?`
-        )
-        .run(now, now, delegationId, claim).changes === 1
-  )
+  return setDelivered(ctx, delegationId, claim)
 }
 
 /** Unclaimed variant: mark delivered if still pending (e.g. delivered through another path). */
 export function markCompletionDelivered(ctx: RegistryCtx, delegationId: string): boolean {
+  return setDelivered(ctx, delegationId, null)
+}
+
+/** pending → delivered, guarded by the claim when one is given. */
+function setDelivered(ctx: RegistryCtx, delegationId: string, claim: string | null): boolean {
   const now = ctx.now()
+  const guard = claim === null ? '' : ' AND delivery_claim = ?'
+  const args: unknown[] = claim === null ? [now, now, delegationId] : [now, now, delegationId, claim]
   return ctx.write(
     () =>
       ctx.db
         .prepare(
           `UPDATE async_delegations SET delivery_state = 'delivered', delivered_at = ?, delivery_claim = NULL, delivery_claimed_at = NULL, updated_at = ?
-           WHERE delegation_id = ? AND delivery_state = 'pending'`
+           WHERE delegation_id = ? AND delivery_state = 'pending'${guard}`
         )
-        .run(now, now, delegationId).changes === 1
+        .run(...args).changes === 1
   )
 }
 
