@@ -2,9 +2,8 @@
  * The agent half of the service graph: per-profile memory activity logs, delegation deps, the gateway with
  * its agent factory, and (with --demo) the scripted demo provider the demo profiles point at.
  */
-import { join } from 'node:path'
 import { createAgent, resolveCompression, startDemoProvider, ToolRegistry, type Agent } from '../agent'
-import { EnvFileVault, loadConfig, resolveRuntime, setDefaultVault, writeSettings, isDemoConfig, type SecretVault } from '../config'
+import { EnvFileVault, loadConfig, resolveRuntime, setDefaultVault, writeSettings, isDemoConfig, type ResolvedRuntime, type SecretVault } from '../config'
 import {
   createDelegateDeps, createDelegateTool, childHandleFromAgent, markSubagent, restoreUndeliveredCompletions,
   type DelegateDeps, type DelegationCompletion
@@ -71,7 +70,7 @@ export async function wireRuntime(
         const child = createAgent({
           profile, sessionId: spec.sessionId, store, tools, maxIterations: spec.maxIterations, history: spec.history,
           gatewaySessionKey: '', source: 'delegate',
-          runtime: { model: spec.model || runtime.model, provider: runtime.provider, baseUrl: runtime.baseUrl, apiKey: runtime.apiKey, apiMode: runtime.apiMode }
+          runtime: agentRuntime(runtime, spec.model)
         })
         markSubagent(child, spec.depth, spec.subagentId)
         return childHandleFromAgent(child, spec.model || runtime.model)
@@ -119,12 +118,13 @@ export async function wireRuntime(
       tools.register(createTerminalTool({ registry: processes, cwd: terminal.cwd ?? input.home }))
       tools.register(createProcessTool({ registry: processes }))
     }
-    const compression = loadConfig(input.home).raw.compression as Record<string, unknown> | undefined
+    // Only what the profile states: compression stays off unless config.yaml turns it on.
+    const compression = input.config.compression as Record<string, unknown> | undefined
     const agent = createAgent({
       profile: input.profile,
       sessionId: input.sessionId,
       store: input.store,
-      runtime: { model: input.runtime.model, provider: input.runtime.provider, baseUrl: input.runtime.baseUrl, apiKey: input.runtime.apiKey, apiMode: input.runtime.apiMode },
+      runtime: agentRuntime(input.runtime),
       tools,
       maxIterations: input.maxIterations,
       memory: mem.manager ?? undefined,
@@ -147,7 +147,6 @@ export async function wireRuntime(
   gateway = new Gateway<Agent, SessionStore>({
     root: s.root,
     stores,
-    homeFor: (p) => stores.list().find((e) => e.name === p)?.home ?? join(s.root, 'profiles', p),
     buildAgent,
     emit: (event, payload) => bus.emit(event, payload),
     vault,
@@ -167,6 +166,11 @@ export async function wireRuntime(
     }
   }
   return { gateway, memory, delegation, vault }
+}
+
+/** The slice of a resolved profile runtime an Agent talks to; a child may run on its own model. */
+function agentRuntime(rt: ResolvedRuntime, model?: string | null) {
+  return { model: model || rt.model, provider: rt.provider, baseUrl: rt.baseUrl, apiKey: rt.apiKey, apiMode: rt.apiMode }
 }
 
 /** --demo: point the demo profiles at the scripted demo model (the home itself is written by createHost). */
