@@ -1,10 +1,10 @@
 /**
- * `delegation.*` settings from the profile's `config.yaml` (hermes-spec §2.8). Read on every use: the
- * file is small and users edit it while the host runs. A missing or malformed file yields the defaults.
+ * `delegation.*` settings from the profile's `config.yaml` (hermes-spec §2.8). Read on every use through
+ * config/'s loader (re-parsed only when the file changes), so edits while the host runs apply. A missing
+ * or malformed file yields the defaults.
  */
-import { readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { parse } from 'yaml'
+import { dirname } from 'node:path'
+import { loadConfig, section } from '../config'
 import type { RetentionLimits } from './types'
 
 export const DELEGATION_DEFAULTS = {
@@ -35,22 +35,15 @@ export function homeOfDb(dbPath: string): string {
 }
 
 export function loadDelegationConfig(home: string): DelegationConfig {
-  let section: Record<string, unknown> = {}
-  try {
-    const doc: unknown = parse(readFileSync(join(home, 'config.yaml'), 'utf8'))
-    const d = doc && typeof doc === 'object' ? (doc as Record<string, unknown>).delegation : undefined
-    if (d && typeof d === 'object' && !Array.isArray(d)) section = d as Record<string, unknown>
-  } catch {
-    // no config or unparsable: defaults
-  }
+  const d = section(loadConfig(home).raw, 'delegation')
   const D = DELEGATION_DEFAULTS
   return {
-    maxRetained: Math.trunc(num(section.max_retained, D.max_retained)),
-    retainedTtlHours: num(section.retained_ttl_hours, D.retained_ttl_hours),
-    maxConcurrentChildren: Math.max(1, Math.trunc(num(section.max_concurrent_children, D.max_concurrent_children))),
+    maxRetained: Math.trunc(num(d.max_retained, D.max_retained)),
+    retainedTtlHours: num(d.retained_ttl_hours, D.retained_ttl_hours),
+    maxConcurrentChildren: Math.max(1, Math.trunc(num(d.max_concurrent_children, D.max_concurrent_children))),
     // floor 1, no ceiling (§2.8)
-    maxSpawnDepth: Math.max(1, Math.trunc(num(section.max_spawn_depth, D.max_spawn_depth))),
-    maxIterations: Math.max(1, Math.trunc(num(section.max_iterations, D.max_iterations)))
+    maxSpawnDepth: Math.max(1, Math.trunc(num(d.max_spawn_depth, D.max_spawn_depth))),
+    maxIterations: Math.max(1, Math.trunc(num(d.max_iterations, D.max_iterations)))
   }
 }
 
