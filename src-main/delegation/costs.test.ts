@@ -67,6 +67,14 @@ describe('sessionCost', () => {
     expect(c.inclusive).toEqual({ usd: 0.875, status: 'estimated', complete: true })
   })
 
+  it("a session's own cost reads the same as in the session list, edge statuses included", () => {
+    a.store.createSession('edge', 'cli')
+    a.store.db.prepare("UPDATE sessions SET api_call_count = 2, input_tokens = 50, cost_status = 'partial', estimated_cost_usd = NULL WHERE id = 'edge'").run()
+    expect(sessionCost(a.store, 'default', 'edge').own).toEqual(a.store.summary('edge')!.cost)
+    a.store.db.prepare("UPDATE sessions SET cost_status = 'unpriced', estimated_cost_usd = 0.2 WHERE id = 'edge'").run()
+    expect(sessionCost(a.store, 'default', 'edge').own).toEqual(a.store.summary('edge')!.cost)
+  })
+
   it('unknown sessions are a not_found error; unpriced usage is never $0', () => {
     expect(() => sessionCost(a.store, 'default', 'nope')).toThrow(/Unknown session/)
     a.store.createSession('u', 'desktop')

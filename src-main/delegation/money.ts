@@ -9,16 +9,11 @@ export const UNPRICED: Money = { usd: null, status: 'unpriced', complete: false 
 
 const finite = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null)
 
-/** Money from upstream cost columns; `used` = anything was consumed (so a missing price is "unpriced", not $0). */
-export function moneyFromColumns(estimated: unknown, actual: unknown, costStatus: unknown, used: boolean): Money {
-  const est = finite(estimated)
-  const act = finite(actual)
-  if (est === null && act === null) return used ? UNPRICED : NO_COST
-  const usd = (est ?? 0) + (act ?? 0)
-  if (costStatus === 'partial' || costStatus === 'unpriced') return { usd, status: 'partial', complete: false }
-  if (act !== null && act > 0 && !est) return { usd, status: 'billed', complete: true }
-  return { usd, status: 'estimated', complete: true }
-}
+/**
+ * Money from upstream cost columns: the store's rule, so a session's status reads the same in the session
+ * list and on the Costs page.
+ */
+export { moneyOf as moneyFromColumns } from '../store'
 
 export function sumMoney(parts: Money[]): Money {
   const counted = parts.filter((p) => p.status !== 'none')
