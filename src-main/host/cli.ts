@@ -5,6 +5,7 @@ import { parseArgs, type HostArgs } from './args'
 import { createHost, type Host } from './index'
 import { logPaths } from './root'
 import { startHeadless } from './http-transport'
+import { installLastResort } from './last-resort'
 import { formatSessionList, formatSessionShow, formatSearch } from './cli-format'
 
 const USAGE = `caduceus — dashboard and agent host for Hermes-style agents
@@ -52,9 +53,12 @@ async function sessions(args: HostArgs): Promise<number> {
 
 async function serve(args: HostArgs): Promise<number> {
   const host = await createHost({ home: args.home, demo: args.demo, headless: true })
-  const rendererDir = resolve(import.meta.dirname, '../../out/renderer')
+  const removeLastResort = installLastResort(host.log)
+  // CADUCEUS_RENDERER_DIR: serve another built UI (tests serve a tiny one without building the app).
+  const rendererDir = resolve(process.env.CADUCEUS_RENDERER_DIR || resolve(import.meta.dirname, '../../out/renderer'))
   if (!existsSync(join(rendererDir, 'index.html'))) {
     console.error('The UI is not built yet: run `npm run build` (npm start does it for you).')
+    removeLastResort()
     await host.close()
     return 1
   }
@@ -69,6 +73,7 @@ async function serve(args: HostArgs): Promise<number> {
   })
   await server.close()
   await host.close()
+  removeLastResort()
   return 0
 }
 
