@@ -2,6 +2,7 @@ import { z } from 'zod'
 import {
   CaduceusError, requests, type CallResult, type ContractError, type RequestName, type Requests
 } from '@shared/contract'
+import { redactDeep } from '../config'
 import { redact, type Logger } from './log'
 import { describeError } from './request-guards'
 
@@ -49,7 +50,7 @@ export function createDispatcher(handlers: HandlerMap, log: Logger, opts: { vali
         }
         return { ok: true, output }
       } catch (err) {
-        if (err instanceof CaduceusError) return { ok: false, error: err.toJSON() }
+        if (err instanceof CaduceusError) return { ok: false, error: redactDeep(err.toJSON()) }
         if (err instanceof z.ZodError) return { ok: false, error: zodToError(err) }
         log.error('host', `request ${key} failed: ${describeError(err)}`)
         return { ok: false, error: { code: 'internal', message: `${key} failed: ${redact(err instanceof Error ? err.message : describeError(err))}` } }
