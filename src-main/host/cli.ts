@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { RequestInput, RequestName, RequestOutput } from '@shared/contract'
 import { parseArgs, type HostArgs } from './args'
-import { createHost, type Host } from './index'
+import { createHost, redact, type Host } from './index'
 import { logPaths } from './root'
 import { startHeadless } from './http-transport'
 import { installLastResort } from './last-resort'
@@ -117,7 +117,7 @@ export async function runCli(argv: string[]): Promise<number> {
       default: console.error(USAGE); return 2
     }
   } catch (err) {
-    console.error(`caduceus: ${(err as Error).message}`)
+    console.error(`caduceus: ${redact((err as Error)?.message ?? String(err))}`)
     return 1
   }
 }
