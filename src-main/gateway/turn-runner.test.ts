@@ -22,11 +22,11 @@ class StoreAgent extends TestAgent {
   interrupt() { this.interrupted = true }
   async runTurn(text: string, o: { onDelta?: (d: TurnDeltaLike) => void; signal?: AbortSignal }) {
     this.seen.push({ home: getHermesHome(), key: currentSecretScope()?.secrets.OPENAI_API_KEY, platform: getSessionEnv('HERMES_SESSION_PLATFORM'), async: asyncDeliverySupported() })
-    this.input.store.appendMessage(this.input.sessionId, { role: 'user', content: text })
+    await this.input.store.appendMessage(this.input.sessionId, { role: 'user', content: text })
     if (this.gate) await this.gate
     if (this.failWith) throw new Error(this.failWith)
     o.onDelta?.({ kind: 'text', text: 'ok' })
-    this.input.store.appendMessage(this.input.sessionId, { role: 'assistant', content: 'ok' })
+    await this.input.store.appendMessage(this.input.sessionId, { role: 'assistant', content: 'ok' })
     const status = o.signal?.aborted || this.interrupted ? 'interrupted' as const : 'completed' as const
     return { status, tokens: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, costUsd: 0.001, costStatus: 'estimated' as const, apiCalls: 1 }
   }

@@ -193,7 +193,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         const own = { ...runtime, capabilities: { ...runtime.capabilities } }
         agent = await this.build({ profile, home, sessionId: sid, sessionKey: key, runtime: own, config, maxIterations, reasoningConfig, store }, key)
         // Only once an agent exists: a failed start leaves no empty session behind.
-        if (isNew) store.createSession?.(sid, 'desktop', { model: runtime.model, profileName: profile, sessionKey: key })
+        if (isNew) await store.createSession?.(sid, 'desktop', { model: runtime.model, profileName: profile, sessionKey: key })
         this.cache.insert(key, agent, signature, {
           messageCount: countOf(readRow(store, sid)), sessionId: sid, profile, model: runtime.model, owner
         })
