@@ -6,6 +6,7 @@ import { createHost, type Host } from './index'
 import { logPaths } from './root'
 import { startHeadless } from './http-transport'
 import { formatSessionList, formatSessionShow, formatSearch } from './cli-format'
+import { runOneShot } from './cli-run'
 
 const USAGE = `caduceus — dashboard and agent host for Hermes-style agents
 
@@ -13,6 +14,7 @@ const USAGE = `caduceus — dashboard and agent host for Hermes-style agents
   caduceus sessions list   [--home DIR] [--profile P] [--limit N] [--json]
   caduceus sessions show   <id> [--home DIR] [--profile P] [--json]
   caduceus sessions search <text> [--home DIR] [--profile P] [--limit N] [--json]
+  caduceus run -z PROMPT [--home DIR] [--profile P] [--model M] [--json]   one stateless turn; prints the reply
   caduceus logs errors [--limit N]                          recent warnings and errors (memory refusals land here)
 `
 
@@ -96,6 +98,7 @@ export async function runCli(argv: string[]): Promise<number> {
     switch (args.positionals[0]) {
       case 'serve': return await serve(args)
       case 'sessions': return await sessions(args)
+      case 'run': return await runOneShot(args)
       case 'logs': return logs(args)
       case undefined: case 'help': case '--help': console.log(USAGE); return 0
       default: console.error(USAGE); return 2

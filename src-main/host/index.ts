@@ -12,7 +12,7 @@ import { createLogger, type Logger } from './log'
 import { logPaths, resolveRoot } from './root'
 import { createStoreServices } from './services'
 import { buildHandlers } from './handlers'
-import { wireRuntime, type SecretCipher } from './runtime'
+import { wireRuntime, type Runtime, type SecretCipher } from './runtime'
 
 export interface HostOptions {
   home?: string | null
@@ -37,6 +37,10 @@ export interface Host {
   handlerNames: string[]
   bus: EventBus
   log: Logger
+  /** The gateway every channel runs its turns through (CLI channels: `run -z`, `api`, `cron run`). */
+  gateway: Runtime['gateway']
+  /** Home folder of a served profile; CaduceusError not_found for an unknown one. */
+  homeOf(profile: string): string
   close(): Promise<void>
 }
 
@@ -67,5 +71,8 @@ export async function createHost(opts: HostOptions): Promise<Host> {
   const handlers = buildHandlers(services, runtime, VERSION)
   const dispatcher = createDispatcher(handlers, log, { validateOutput: opts.validateOutput })
   log.info('host', `serving ${root} (${services.stores.list().length} profiles${demo ? ', demo' : ''})`)
-  return { root, demo, dispatcher, handlerNames: Object.keys(handlers), bus, log, close: () => services.close() }
+  return {
+    root, demo, dispatcher, handlerNames: Object.keys(handlers), bus, log, gateway: runtime.gateway,
+    homeOf: (profile) => services.homeOf(profile), close: () => services.close()
+  }
 }
