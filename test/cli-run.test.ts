@@ -1,6 +1,6 @@
 // `caduceus run -z` as a script runs it: a real child process, real state.db, a real provider server.
 import { execFile } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
@@ -118,5 +118,30 @@ describe('caduceus api', () => {
     expect(r.code).toBe(1)
     expect(r.stdout).toBe('')
     expect(r.stderr.trim()).toMatch(/^caduceus api: refusing to serve on 0\.0\.0\.0 without API_SERVER_KEY/)
+  })
+})
+
+describe('caduceus cron', () => {
+  it('create, then run: exits 0 once the cron session and the output file exist', async () => {
+    const dir = home(DEMO)
+    const created = await cli(dir, 'cron', 'create', 'every 2h', 'summarise my day', '--name', 'daily', '--json')
+    expect(created.code).toBe(0)
+    const job = JSON.parse(created.stdout)
+    expect(job.schedule).toEqual({ kind: 'interval', minutes: 120, display: 'every 2h' })
+    const r = await cli(dir, 'cron', 'run', job.id, '--json')
+    expect(r.code).toBe(0)
+    const out = JSON.parse(r.stdout)
+    expect(source(dir, out.session_id)).toBe('cron')
+    expect(out.output_path).toMatch(new RegExp(`cron/output/${job.id}/\\d{8}_\\d{6}\\.md$`))
+    expect(readFileSync(out.output_path, 'utf8')).toContain('You said: "summarise my day"')
+    const listed = JSON.parse((await cli(dir, 'cron', 'list', '--json')).stdout)
+    expect(listed.jobs[0]).toMatchObject({ id: job.id, last_status: 'ok' })
+  })
+
+  it('refuses a bad schedule listing the forms', async () => {
+    const r = await cli(home(DEMO), 'cron', 'create', 'whenever', 'x')
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('Use one of:')
+    expect(r.stderr).toContain('"every 30m"')
   })
 })

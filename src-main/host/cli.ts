@@ -8,6 +8,7 @@ import { startHeadless } from './http-transport'
 import { formatSessionList, formatSessionShow, formatSearch } from './cli-format'
 import { runOneShot } from './cli-run'
 import { runApiServer } from './cli-api'
+import { cron } from './cli-cron'
 
 const USAGE = `caduceus — dashboard and agent host for Hermes-style agents
 
@@ -17,6 +18,7 @@ const USAGE = `caduceus — dashboard and agent host for Hermes-style agents
   caduceus sessions search <text> [--home DIR] [--profile P] [--limit N] [--json]
   caduceus run -z PROMPT [--home DIR] [--profile P] [--model M] [--json]   one stateless turn; prints the reply
   caduceus api [--home DIR] [--profile P] [--host H] [--port N]   OpenAI-compatible API server (default 127.0.0.1:8642)
+  caduceus cron list|create|edit|pause|resume|remove|run ...  per-profile cron jobs (caduceus cron help)
   caduceus logs errors [--limit N]                          recent warnings and errors (memory refusals land here)
 `
 
@@ -102,6 +104,7 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'sessions': return await sessions(args)
       case 'run': return await runOneShot(args)
       case 'api': return await runApiServer(args)
+      case 'cron': return await cron(args)
       case 'logs': return logs(args)
       case undefined: case 'help': case '--help': console.log(USAGE); return 0
       default: console.error(USAGE); return 2
