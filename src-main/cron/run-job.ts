@@ -59,7 +59,8 @@ export async function runCronJob(
   await updateJobs(home, (file, changed) => {
     const live = file.jobs.find((j) => j.id === job.id)
     if (!live) return // removed while it ran: nothing to record
-    Object.assign(live, { last_run_at: isoWithOffset(started), last_status: error ? 'error' : 'ok', last_error: error })
+    // last_session_id is Caduceus's own addition (kept by upstream as an unknown field): the Cron page opens it.
+    Object.assign(live, { last_run_at: isoWithOffset(started), last_status: error ? 'error' : 'ok', last_error: error, last_session_id: result?.sessionId ?? sessionId })
     if (opts.scheduled) {
       const completed = completedOf(live) + 1
       live.repeat = { ...(live.repeat as object | null ?? {}), times: timesOf(live), completed }

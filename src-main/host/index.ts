@@ -13,6 +13,7 @@ import { logPaths, resolveRoot } from './root'
 import { createStoreServices } from './services'
 import { buildHandlers } from './handlers'
 import { wireRuntime, type Runtime, type SecretCipher } from './runtime'
+import { createChannelsService } from './channels-service'
 
 export interface HostOptions {
   home?: string | null
@@ -68,7 +69,8 @@ export async function createHost(opts: HostOptions): Promise<Host> {
   if (demo && !existsSync(join(root, 'state.db'))) writeDemoHome(root, { seed: 7, now: Math.floor(Date.now() / 1000) })
   const services = createStoreServices({ root, demo, headless: opts.headless, live, log, bus })
   const runtime = await wireRuntime(services, { live, demo, nativeBinding: opts.nativeBinding, secretCipher: opts.secretCipher })
-  const handlers = buildHandlers(services, runtime, VERSION)
+  const channels = createChannelsService(services, runtime, { live })
+  const handlers = buildHandlers(services, runtime, VERSION, channels)
   const dispatcher = createDispatcher(handlers, log, { validateOutput: opts.validateOutput })
   log.info('host', `serving ${root} (${services.stores.list().length} profiles${demo ? ', demo' : ''})`)
   return {
