@@ -8,6 +8,7 @@ import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { asyncDeliverySupported, getSessionEnv } from '../gateway'
 import { createHost, createLogger, type Host } from '../host'
+import { guardServer, safeDecodePath } from '../host/request-guards'
 import { startApiServer, type ApiServer } from './index'
 
 let root: string
@@ -39,7 +40,7 @@ beforeAll(async () => {
   writeFileSync(join(root, '.env'), `API_SERVER_KEY=${KEY}\n`, { mode: 0o600 })
   process.env.CADUCEUS_LOG_DIR = join(root, 'logs')
   host = await createHost({ home: root, headless: true, live: false, log: createLogger() })
-  server = await startApiServer({ gateway: host.gateway, profile: 'default', home: root, port: 0 })
+  server = await startApiServer({ gateway: host.gateway, profile: 'default', home: root, port: 0, guards: { decodePath: safeDecodePath, server: (s) => guardServer(s) } })
   client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, maxRetries: 0 })
 })
 
@@ -151,6 +152,11 @@ describe('API server through the openai SDK', () => {
     })
     expect(r.status).toBe(413)
     expect((await r.json()).error.code).toBe('body_too_large')
+  })
+
+  it('refuses a malformed path before routing (shared request guard)', async () => {
+    const r = await fetch(`${server.url}/v1/responses/%E0%A4%A`, { headers: { authorization: `Bearer ${KEY}` } })
+    expect(r.status).toBe(400)
   })
 })
 

@@ -21,6 +21,14 @@ export interface ApiServerOptions {
   host?: string
   port?: number
   log?: (level: 'info' | 'warn', message: string) => void
+  /**
+   * The host's shared request guards (host/request-guards): a never-throwing path decoder and the server-level
+   * guard (malformed request lines, timeouts). Passed in because channels/ sits below host/.
+   */
+  guards?: {
+    decodePath?(raw: string | undefined): { ok: true; pathname: string } | { ok: false; status: number; message: string }
+    server?(server: Server): unknown
+  }
 }
 
 export interface ApiServerStats {
@@ -61,7 +69,9 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     guardHost(req, loopback, port)
     const cors = guardOrigin(req, settings.corsOrigins)
-    const path = new URL(req.url ?? '/', 'http://x').pathname.replace(/\/+$/, '') || '/'
+    const target = opts.guards?.decodePath?.(req.url)
+    if (target && !target.ok) throw new HttpError(target.status, target.message)
+    const path = (target?.ok ? target.pathname : new URL(req.url ?? '/', 'http://x').pathname).replace(/\/+$/, '') || '/'
     const method = req.method ?? 'GET'
     if (method === 'OPTIONS') return void res.writeHead(204, cors).end()
     if (path === '/health' || path === '/v1/health') return sendJson(res, 200, { status: 'ok', platform: 'hermes-agent', profile: opts.profile }, cors)
@@ -90,6 +100,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       sendError(res, e)
     })
   })
+  opts.guards?.server?.(server)
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject)
     server.listen(settings.port, settings.host, () => {
@@ -112,6 +123,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
 }
 
 function decode(segment: string): string {
+  if (!segment.includes('%')) return segment
   try {
     return decodeURIComponent(segment)
   } catch {

@@ -8,8 +8,13 @@ import { startApiServer, type ApiServer } from '../channels'
 import { CronScheduler, readJobs, runCronJob } from '../cron'
 import { API_SERVER, CRON, DESK_CHAT } from '../gateway'
 import { liveUpstreamGateway } from '../store'
+import type { Logger } from './log'
+import { guardServer, safeDecodePath } from './request-guards'
 import type { Runtime } from './runtime'
 import type { Services } from './services'
+
+/** The host's shared request guards, handed to the API server (channels/ cannot import host/). */
+export const apiServerGuards = (log: Logger) => ({ decodePath: safeDecodePath, server: (srv: import('node:http').Server) => guardServer(srv, log) })
 
 export interface ChannelsService {
   status(): ChannelsStatus
@@ -81,7 +86,7 @@ export function createChannelsService(s: Services, rt: Runtime, opts: { live: bo
       apiError = null
       if (enabled) {
         try {
-          api = await startApiServer({ gateway: rt.gateway, profile, home: s.homeOf(profile), port, log: (level, m) => s.log[level]('api_server', m) })
+          api = await startApiServer({ gateway: rt.gateway, profile, home: s.homeOf(profile), port, log: (level, m) => s.log[level]('api_server', m), guards: apiServerGuards(s.log) })
         } catch (err) {
           apiError = (err as Error).message
         }

@@ -4,6 +4,7 @@
  */
 import { startApiServer } from '../channels'
 import type { HostArgs } from './args'
+import { apiServerGuards } from './channels-service'
 import { createHost } from './index'
 
 export async function runApiServer(args: HostArgs): Promise<number> {
@@ -13,7 +14,7 @@ export async function runApiServer(args: HostArgs): Promise<number> {
   try {
     server = await startApiServer({
       gateway: host.gateway, profile, home: host.homeOf(profile), host: args.host, port: args.port,
-      log: (level, message) => host.log[level]('api_server', message)
+      log: (level, message) => host.log[level]('api_server', message), guards: apiServerGuards(host.log)
     })
   } catch (err) {
     console.error(`caduceus api: ${(err as Error).message}`)
