@@ -148,3 +148,25 @@ describe('scheduler', () => {
     expect(readJobs(h).jobs[0]!.next_run_at).toBeNull()
   })
 })
+
+describe('scheduler across processes', () => {
+  it('three processes racing for the same due jobs claim each exactly once', async () => {
+    const { spawn } = await import('node:child_process')
+    const { resolve } = await import('node:path')
+    const h = home()
+    for (let i = 0; i < 6; i++) await createJob(h, { schedule: 'every 30m', prompt: `job ${i}` }, NOW)
+    const script = resolve(import.meta.dirname, 'test-fixtures/claim.ts')
+    const claim = () => new Promise<string[]>((done, fail) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', script, h, String(NOW + 31 * 60_000)], { cwd: resolve(import.meta.dirname, '../..'), stdio: 'pipe' })
+      let out = ''
+      let err = ''
+      child.stdout.on('data', (d) => (out += d))
+      child.stderr.on('data', (d) => (err += d))
+      child.on('exit', (code) => (code === 0 ? done(JSON.parse(out)) : fail(new Error(err))))
+    })
+    const claims = await Promise.all([claim(), claim(), claim()])
+    const all = claims.flat()
+    expect(all.sort()).toEqual(readJobs(h).jobs.map((j) => j.id).sort())
+    expect(new Set(all).size).toBe(all.length)
+  })
+})
