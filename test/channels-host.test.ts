@@ -67,3 +67,32 @@ describe('channels in the host', () => {
     expect(paused.state).toBe('paused')
   })
 })
+
+describe('cron scheduler in a live host', () => {
+  it('runs a job missed while the app was closed once at start-up, as a cron session', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'cad-cron-live-'))
+    writeFileSync(join(home, 'config.yaml'), 'model:\n  default: demo-model\n  provider: demo\n')
+    const { mkdirSync } = await import('node:fs')
+    mkdirSync(join(home, 'cron'))
+    // Due two hours ago (the app was closed): the catch-up rule runs it once, then schedules from now.
+    const job = {
+      id: '0123456789ab', name: 'missed', prompt: 'catch up please', schedule: { kind: 'interval', minutes: 30, display: 'every 30m' },
+      schedule_display: 'every 30m', repeat: { times: null, completed: 0 }, enabled: true, state: 'scheduled',
+      next_run_at: new Date(Date.now() - 2 * 3600_000).toISOString()
+    }
+    writeFileSync(join(home, 'cron', 'jobs.json'), JSON.stringify({ jobs: [job] }))
+    const live = await createHost({ home, headless: true, live: true, log: createLogger() })
+    try {
+      const read = () => JSON.parse(readFileSync(join(home, 'cron', 'jobs.json'), 'utf8')).jobs[0]
+      for (let i = 0; i < 600 && read().last_status !== 'ok'; i++) await new Promise((r) => setTimeout(r, 50))
+      const after = read()
+      expect(after).toMatchObject({ last_status: 'ok', repeat: { completed: 1 } })
+      expect(Date.parse(after.next_run_at)).toBeGreaterThan(Date.now())
+      const r = await live.dispatcher.invoke('sessions.get', { profile: 'default', sessionId: after.last_session_id })
+      expect(r.ok && (r.output as { summary: { source: string } }).summary.source).toBe('cron')
+    } finally {
+      await live.close()
+      rmSync(home, { recursive: true, force: true })
+    }
+  })
+})

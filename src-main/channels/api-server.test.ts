@@ -154,6 +154,18 @@ describe('API server through the openai SDK', () => {
     expect((await r.json()).error.code).toBe('body_too_large')
   })
 
+  it('refuses a foreign Host (DNS rebinding) and an Origin not in API_SERVER_CORS_ORIGINS', async () => {
+    const { request } = await import('node:http')
+    const status = (headers: Record<string, string>) => new Promise<number>((done, fail) => {
+      const req = request(`${server.url}/v1/models`, { headers: { authorization: `Bearer ${KEY}`, ...headers } }, (res) => { res.resume(); done(res.statusCode!) })
+      req.on('error', fail)
+      req.end()
+    })
+    expect(await status({ host: `evil.example:${server.port}` })).toBe(403)
+    expect(await status({ origin: 'http://evil.example' })).toBe(403)
+    expect(await status({})).toBe(200)
+  })
+
   it('refuses a malformed path before routing (shared request guard)', async () => {
     const r = await fetch(`${server.url}/v1/responses/%E0%A4%A`, { headers: { authorization: `Bearer ${KEY}` } })
     expect(r.status).toBe(400)
