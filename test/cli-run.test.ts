@@ -52,7 +52,8 @@ afterAll(async () => {
 
 const DEMO = 'model:\n  default: demo-model\n  provider: demo\n'
 
-describe('caduceus run -z', () => {
+// Each case starts a real CLI process (tsx start-up): generous time on a loaded machine, no timing assertions.
+describe('caduceus run -z', { timeout: 120_000 }, () => {
   it('prints only the reply on a demo profile and exits 0', async () => {
     const dir = home(DEMO)
     const r = await cli(dir, 'run', '-z', 'hello from a script')
@@ -111,7 +112,7 @@ describe('caduceus run -z', () => {
   })
 })
 
-describe('caduceus api', () => {
+describe('caduceus api', { timeout: 120_000 }, () => {
   it('refuses a non-loopback --host without a key: non-zero exit, one line, never serves', async () => {
     const dir = home(DEMO)
     const r = await cli(dir, 'api', '--host', '0.0.0.0', '--port', '0')
@@ -121,7 +122,7 @@ describe('caduceus api', () => {
   })
 })
 
-describe('caduceus cron', () => {
+describe('caduceus cron', { timeout: 180_000 }, () => {
   it('create, then run: exits 0 once the cron session and the output file exist', async () => {
     const dir = home(DEMO)
     const created = await cli(dir, 'cron', 'create', 'every 2h', 'summarise my day', '--name', 'daily', '--json')

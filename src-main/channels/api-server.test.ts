@@ -116,6 +116,19 @@ describe('API server through the openai SDK', () => {
     await expect(client.responses.retrieve(a.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError)
   })
 
+  it('streams a Response as output_text deltas ending in response.completed', async () => {
+    const stream = await client.responses.create({ model: 'hermes-agent', input: 'stream a response about plums', stream: true })
+    const deltas: string[] = []
+    let completed: OpenAI.Responses.Response | null = null
+    for await (const e of stream) {
+      if (e.type === 'response.output_text.delta') deltas.push(e.delta)
+      if (e.type === 'response.completed') completed = e.response
+    }
+    expect(deltas.length).toBeGreaterThan(2)
+    expect(deltas.join('')).toContain('plums')
+    expect((await client.responses.retrieve(completed!.id)).output_text).toBe(deltas.join(''))
+  })
+
   it("streams a run's lifecycle events over SSE and reports its status", async () => {
     const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }
     const submitted = await fetch(`${server.url}/v1/runs`, { method: 'POST', headers: auth, body: JSON.stringify({ input: 'run this please' }) })

@@ -140,7 +140,7 @@ function capabilities(model: string) {
     object: 'hermes.api_server.capabilities', platform: 'hermes-agent', model,
     auth: { type: 'bearer', required: true },
     features: {
-      chat_completions: true, chat_completions_streaming: true, responses_api: true, responses_streaming: false,
+      chat_completions: true, chat_completions_streaming: true, responses_api: true, responses_streaming: true,
       run_submission: true, run_status: true, run_events_sse: true, run_stop: true,
       session_continuity_header: 'X-Hermes-Session-Id', async_delivery: false
     },

@@ -149,7 +149,7 @@ describe('scheduler', () => {
   })
 })
 
-describe('scheduler across processes', () => {
+describe('scheduler across processes', { timeout: 120_000 }, () => {
   it('three processes racing for the same due jobs claim each exactly once', async () => {
     const { spawn } = await import('node:child_process')
     const { resolve } = await import('node:path')
