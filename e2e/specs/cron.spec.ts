@@ -33,3 +33,13 @@ test('create a cron job on the Cron page, run it now, open its session', async (
   await expect(session.messagesByRole('user').first()).toContainText('Summarise the state of the parser project')
   await expect(page).toHaveURL(new RegExp(`#/session/default/cron_${id}_`))
 })
+
+test('the Gateway page lists the channels with their async-delivery capability', async ({ page, host }) => {
+  await new AppShell(page).open(host.url, '#/gateway')
+  const channels = page.getByTestId('gateway-channels')
+  await expect(channels.getByTestId('channel-desk')).toContainText('async delivery')
+  await expect(channels.getByTestId('channel-api')).toContainText('stateless')
+  await expect(channels.getByTestId('channel-api')).toContainText('off')
+  await expect(channels.getByTestId('channel-cron')).toContainText('stateless')
+  await expect(channels.getByTestId('channel-cron')).toContainText('running')
+})
