@@ -80,6 +80,11 @@ export async function runTurn(agent: Agent, text: string, controller: AbortContr
     } catch (err) {
       agent.log?.warn('agent', `memory sync failed: ${(err as Error).message}`)
     }
+    try {
+      await agent.memory.queuePrefetchAll?.(text, { sessionId: agent.sessionId })
+    } catch (err) {
+      agent.log?.warn('agent', `memory queue-prefetch failed: ${(err as Error).message}`)
+    }
   }
   return {
     status, exitReason, ...(error ? { error } : {}), finalText, tokens: { ...acct.tokens }, ...acct.cost(),

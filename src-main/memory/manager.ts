@@ -340,7 +340,7 @@ export class MemoryManager {
     const write = committedMemoryWrite(args, result)
     if (!write) return
     this.report({ provider: BUILTIN_PROVIDER_NAME, kind: 'write', name: `${write.action}:${write.target}`, ok: true, summary: clip(write.content), size: write.content.length })
-    await this.writeToExternals(write.action, write.target, write.content)
+    await this.onMemoryWrite(write.action, write.target, write.content)
   }
 
   private writeToExternals(action: MemoryWriteAction, target: MemoryWriteTarget, content: string, metadata?: Record<string, unknown>) {
