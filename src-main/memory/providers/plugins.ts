@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parse } from 'yaml'
 import { isPlainObject } from '../../config'
+import { getHermesHome } from '../../scope'
 import type { MemoryProvider } from '../provider'
 import { adaptPlugin, type PluginObject } from './plugin-adapter'
 import { ProviderLoadError, type ProviderContext } from './types'
@@ -82,7 +83,9 @@ export async function loadPlugin(name: string, dir: string, ctx: ProviderContext
       name, hermesHome: ctx.home, profile: ctx.profile, pluginDir: dir, manifest,
       config: isPlainObject(ctx.config?.plugins) && isPlainObject((ctx.config!.plugins as Record<string, unknown>)[name])
         ? (ctx.config!.plugins as Record<string, unknown>)[name] : {},
-      secret: (key: string) => ctx.secrets[key]
+      secret: (key: string) => ctx.secrets[key],
+      // The home of the profile whose turn is running now (upstream `get_hermes_home()`).
+      currentHome: () => getHermesHome()
     })
   } catch (err) {
     throw new ProviderLoadError(`Memory plugin '${name}' failed to start; continuing without it.`, `${file}: createProvider threw: ${(err as Error).message}`)
