@@ -194,3 +194,51 @@ describe('every memory hook in the app path, under its own profile', () => {
     }
   })
 })
+
+describe('provider identity and tool registry generation in the agent-cache signature (seed 001)', () => {
+  it('editing a plugin, or pointing holographic at another file, rebuilds the cached agent; nothing else does', async () => {
+    rig = await makeRig(pluginReply, ['beta'])
+    const dir = writePlugin(rig.root, 'plug', recorderSource({ key: 'PLUG_SIG', tool: 'plug_note' }))
+    rig.writeConfig('default', 'memory:\n  provider: plug\n')
+    rig.writeConfig('beta', 'memory:\n  provider: holographic\n')
+    await rig.start()
+    const decisions = () => rig!.events.filter((e) => e.event === 'turn.started').map((e) => e.payload.cache as string)
+    const a = await turn(rig, 'default', 'one')
+    await turn(rig, 'default', 'two', a)
+    const { appendFileSync } = await import('node:fs')
+    appendFileSync(join(dir, 'index.mjs'), '\n// edited\n')
+    await turn(rig, 'default', 'three', a)
+    const b = await turn(rig, 'beta', 'four')
+    await turn(rig, 'beta', 'five', b)
+    appendFileSync(join(rig.home('beta'), 'config.yaml'), 'plugins:\n  hermes-memory-store:\n    db_path: $HERMES_HOME/elsewhere.db\n')
+    await turn(rig, 'beta', 'six', b)
+    expect(decisions()).toEqual(['new', 'reused', 'config_changed', 'new', 'reused', 'config_changed'])
+  })
+})
+
+describe('mem0 (hosted) against a local fake of its HTTP API', () => {
+  it('syncs turns to the configured base URL with the .env key, recalls them into the next turn, and stays quiet about the key', async () => {
+    const { startFakeMem0 } = await import('../memory/providers/mem0/test-fixtures/fake-mem0')
+    const { writeFileSync } = await import('node:fs')
+    const fake = await startFakeMem0('m0-secret-key-123456')
+    try {
+      rig = await makeRig(() => ({ text: 'ok' }), ['beta'])
+      rig.writeConfig('default', `memory:\n  provider: mem0\nplugins:\n  mem0:\n    base_url: ${fake.baseUrl}\n    user_id: ada\n`)
+      writeFileSync(join(rig.root, '.env'), 'MEM0_API_KEY=m0-secret-key-123456\n')
+      rig.writeConfig('beta', 'memory:\n  provider: mem0\n')
+      await rig.start()
+      await turn(rig, 'default', 'I deploy with Kubernetes every Friday')
+      await waitUntil(() => fake.memories.length > 0)
+      await turn(rig, 'default', 'when do I deploy with kubernetes?')
+      expect(userContent(firstRequestOf(rig, 'when do I deploy with kubernetes?'))).toContain('## Mem0 Memory\n- I deploy with Kubernetes every Friday')
+      expect(fake.calls.every((c) => c.auth === 'Token m0-secret-key-123456')).toBe(true)
+      expect(fake.memories[0]!.user_id).toBe('ada')
+      // beta has no key: one clear warning, built-in memory only, and no request to any server.
+      await turn(rig, 'beta', 'hello')
+      expect(notices(rig).find((t) => t.includes("'mem0' is unavailable"))).toContain('MEM0_API_KEY is not set')
+      expect(notices(rig).join('\n')).not.toContain('m0-secret-key')
+    } finally {
+      await fake.close()
+    }
+  })
+})
