@@ -12,6 +12,7 @@ import {
   TombstoneResult
 } from './delegation'
 import { MemoryEntries, MemoryEntriesQuery, MemoryEntryEdit, MemoryEventPage, MemoryEventQuery, MemoryHealth } from './memory'
+import { memoryProviderRequests } from './memory-providers'
 
 const Empty = z.object({}).strict().default({})
 const Ok = z.object({ ok: z.literal(true) })
@@ -73,7 +74,8 @@ export const requests = {
   /** Add / replace / remove a built-in memory entry, scoped to that profile only. */
   'memory.edit': { input: MemoryEntryEdit, output: MemoryEntries },
   /** Per-provider health. */
-  'memory.health': { input: z.object({ profile: ProfileScope.default('all') }), output: MemoryHealth }
+  'memory.health': { input: z.object({ profile: ProfileScope.default('all') }), output: MemoryHealth },
+  ...memoryProviderRequests
 } as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>
 
 export type Requests = typeof requests

@@ -39,7 +39,8 @@ export class MemoryProviderHost implements MemoryIdentitySource {
       provider: built.external?.name ?? null,
       state: built.external?.state ?? 'none',
       detail: built.warnings.map((w) => w.text).join(' ') || null,
-      at: Date.now()
+      // Epoch seconds, like every other time the contract carries.
+      at: Date.now() / 1000
     }
     const prev = this.status.get(profile)
     this.status.set(profile, next)

@@ -5,6 +5,7 @@ import { agentHandlers } from './agent'
 import { appHandlers } from './app'
 import { delegationHandlers } from './delegation'
 import { memoryHandlers } from './memory'
+import { memoryProviderHandlers } from './memory-providers'
 import { sessionHandlers } from './sessions'
 
 /** Exactly one handler per contract request; the object literal's type makes a missing one a compile error. */
@@ -14,6 +15,7 @@ export function buildHandlers(s: Services, rt: Runtime, version: string): Handle
     ...sessionHandlers(s),
     ...agentHandlers(s, rt.gateway, rt.vault),
     ...delegationHandlers(s, rt.delegation),
-    ...memoryHandlers(s, rt.memory)
+    ...memoryHandlers(s, rt.memory),
+    ...memoryProviderHandlers(s, rt.providers)
   }
 }
