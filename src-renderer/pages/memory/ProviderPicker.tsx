@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react'
 import type { MemoryProviderState } from '@shared/contract'
 import { getApi } from '../../api'
 import { RelTime } from '../../components/RelTime'
-import { loadHealth } from '../../stores/memory'
+import { loadHealth, useMemory } from '../../stores/memory'
 import { reportError } from '../../stores/toasts'
 
 const STATE_TEXT: Record<string, string> = {
@@ -13,13 +13,15 @@ const STATE_TEXT: Record<string, string> = {
 export function ProviderPicker({ profile }: { profile: string | null }) {
   const [state, setState] = useState<MemoryProviderState | null>(null)
   const [saving, setSaving] = useState(false)
+  // New activity (e.g. the load event of a rebuilt agent) may change the outcome shown: re-read then.
+  const newest = useMemory((s) => s.order[0] ?? 0)
+  useEffect(() => setState(null), [profile])
   useEffect(() => {
-    setState(null)
     if (!profile) return
     let live = true
     getApi().call('memory.providers', { profile }).then((s) => { if (live) setState(s) }, (err) => reportError(err, 'memory providers'))
     return () => { live = false }
-  }, [profile])
+  }, [profile, newest])
   if (!profile) {
     return <section className="panel" data-testid="memory-provider"><h3>Memory provider</h3><p className="muted">Select one profile to choose its provider.</p></section>
   }
