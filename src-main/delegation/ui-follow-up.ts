@@ -2,6 +2,7 @@
  * The `subagents.followUp` request: the UI acts for the spawning lineage (the child's recorded parent
  * unless a requester is given) and goes through the same follow-up path and authority as the model.
  */
+import { randomUUID } from 'node:crypto'
 import { CaduceusError, type FollowUpInput, type FollowUpResult } from '@shared/contract'
 import type { DelegateDeps } from './deps'
 import { handleFollowUp } from './follow-up'
@@ -12,8 +13,9 @@ export async function followUpRequest(deps: DelegateDeps, input: Pick<FollowUpIn
   const entry = deps.registry.findRetainedChild(childId)
   const live = deps.live.resolve(childId)
   const requester = input.requesterSessionId?.trim() || entry?.parentSessionId || live?.parentSessionId || null
+  // A UI follow-up is its own turn of the spawning lineage: give it an id so its ledger row is attributable.
   const parent: DelegationParent = {
-    sessionId: requester, currentTurnId: null, depth: 0, sessionEstimatedCostUsd: 0, sessionCostSource: 'none', sessionCostStatus: 'unknown'
+    sessionId: requester, currentTurnId: `ui_${randomUUID().replace(/-/g, '').slice(0, 16)}`, depth: 0, sessionEstimatedCostUsd: 0, sessionCostSource: 'none', sessionCostStatus: 'unknown'
   }
   const out = await handleFollowUp(deps, childId, input.text, null, parent)
   if (typeof out.error === 'string') {

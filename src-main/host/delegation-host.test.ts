@@ -82,3 +82,34 @@ describe('children get real tools', () => {
     expect(orchestratorResult).toBeDefined()
   })
 })
+
+describe('Subagents requests', () => {
+  it('a child past its TTL is pruned before listing; ledger rows carry the parent turn id (model turn and UI follow-up)', async () => {
+    const Database = (await import('better-sqlite3')).default
+    const { join } = await import('node:path')
+    rig = await makeRig(reply)
+    await rig.start()
+    await start(rig, 'delegate counting')
+    await waitUntil(() => finished(rig!).length === 2)
+    const list = async (includeTombstoned = false) =>
+      ((await rig!.host!.dispatcher.invoke('subagents.list', { profile: 'default', includeTombstoned })) as { ok: true; output: { items: Array<{ state: string; childId: string; parentSessionId: string }> } }).output.items
+    const [child] = await list()
+    expect(child!.state).toBe('retained')
+
+    const fu = await rig.host!.dispatcher.invoke('subagents.followUp', { profile: 'default', childId: child!.childId, text: 'count the files' })
+    expect(fu.ok, JSON.stringify(fu)).toBe(true)
+    const db = new Database(join(rig.root, 'state.db'))
+    try {
+      const turns = (db.prepare('SELECT parent_turn_id AS t FROM delegation_child_usage ORDER BY id').all() as Array<{ t: string }>).map((r) => r.t)
+      expect(turns).toHaveLength(2)
+      expect(turns[0]).toBe(started(rig)[0]!.turnId)
+      expect(turns[1]).toMatch(/^ui_[0-9a-f]{16}$/)
+      // 100 hours ago, with the default 72 h TTL: expired, whatever the row still says.
+      db.prepare('UPDATE async_delegations SET retained_at = retained_at - 360000').run()
+    } finally {
+      db.close()
+    }
+    expect(await list()).toEqual([])
+    expect((await list(true)).map((c) => c.state)).toEqual(['expired'])
+  })
+})
