@@ -28,6 +28,11 @@ test('switching a profile to holographic on the Memory page: a turn stores a fac
   await session.send('When does the release train go?')
   await session.waitForTurnEnd()
 
+  // The transcript folds what each turn recalled and wrote.
+  await other.reload()
+  await expect(other.getByTestId('turn-memory').filter({ hasText: '0 recalled, 1 written' })).toBeVisible()
+  await expect(other.getByTestId('turn-memory').filter({ hasText: '1 recalled, 0 written' })).toBeVisible()
+
   await memory.filterProvider('holographic')
   await expect(memory.eventsOfKind('tool_call').filter({ hasText: 'the release train leaves on Tuesdays' }).first()).toBeVisible()
   await expect(memory.eventsOfKind('prefetch').filter({ hasText: 'recalled:' }).filter({ hasText: 'release train' }).first()).toBeVisible()

@@ -104,7 +104,7 @@ async function runMemoryPreamble(agent: Agent, ctx: TurnContext, text: string): 
     agent.log?.warn('agent', `memory turn-start hook failed: ${(err as Error).message}`)
   }
   try {
-    ctx.memoryContext = ((await memory.prefetchAll?.(text, { sessionId: agent.sessionId })) ?? '').trim()
+    ctx.memoryContext = ((await memory.prefetchAll?.(text, { sessionId: agent.sessionId, turnId: ctx.turnId })) ?? '').trim()
   } catch (err) {
     agent.log?.warn('agent', `memory prefetch failed: ${(err as Error).message}`)
   } finally {

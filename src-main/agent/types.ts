@@ -20,7 +20,7 @@ type MemoryMessage = { role: string; content?: unknown; [key: string]: unknown }
 /** The MemoryManager hooks the loop calls (hermes-spec §4.2); every one is optional. */
 export interface AgentMemory {
   onTurnStart?(turnNumber: number, message: string, options?: { remainingTokens?: number; model?: string; platform?: string; toolCount?: number }): unknown
-  prefetchAll?(query: string, options?: { sessionId?: string }): MaybePromise<string>
+  prefetchAll?(query: string, options?: { sessionId?: string; turnId?: string }): MaybePromise<string>
   syncAll?(user: string, assistant: string, options?: { sessionId?: string; messages?: MemoryMessage[] }): unknown
   /** Warm the next turn's recall in the background (after this turn's sync). */
   queuePrefetchAll?(query: string, options?: { sessionId?: string }): unknown

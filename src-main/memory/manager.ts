@@ -157,7 +157,7 @@ export class MemoryManager {
       const out = await this.asOwner(() => (entry.acceptsKwargs ? p.handleToolCall(name, args, kwargs) : p.handleToolCall(name, args)))
       const text = typeof out === 'string' ? out : JSON.stringify(out ?? null)
       this.report({ provider: p.name, kind: 'tool_call', name, sessionId: kwargs.sessionId, turnId: opts.turnId, ok: !looksFailed(text), latencyMs: elapsed(started), summary: clip(`${name} ${JSON.stringify(args)}`), size: text.length })
-      if (isBuiltin(p)) await this.mirrorBuiltinWrite(args, text)
+      if (isBuiltin(p)) await this.mirrorBuiltinWrite(args, text, opts.turnId)
       return text
     } catch (err) {
       this.fail(p.name, `tool ${name}`, err, started)
@@ -176,7 +176,8 @@ export class MemoryManager {
     if (!this.guard('prefetch')) return ''
     const cleaned = redactSecrets(query.trim())
     if (!cleaned) return ''
-    const parts = await this.asOwner(() => Promise.all(this.providers.map((p) => this.prefetchOne(p, cleaned, options))))
+    const { turnId, ...forProviders } = options
+    const parts = await this.asOwner(() => Promise.all(this.providers.map((p) => this.prefetchOne(p, cleaned, forProviders, turnId))))
     return parts.filter((s) => s.trim().length > 0).join('\n\n')
   }
 
@@ -294,7 +295,7 @@ export class MemoryManager {
     this.queue.submit(label, () => this.asOwner(task))
   }
 
-  private async prefetchOne(p: MemoryProvider, query: string, options: PrefetchOptions): Promise<string> {
+  private async prefetchOne(p: MemoryProvider, query: string, options: PrefetchOptions, turnId?: string): Promise<string> {
     if (this.inflightPrefetch.has(p)) {
       this.report({ provider: p.name, kind: 'prefetch', name: 'prefetch', ok: true, summary: 'skipped: previous prefetch still running' })
       return ''
@@ -310,7 +311,7 @@ export class MemoryManager {
         return ''
       }
       const text = typeof outcome.value === 'string' ? outcome.value : ''
-      this.report({ provider: p.name, kind: 'prefetch', name: 'prefetch', ok: true, latencyMs: elapsed(started), summary: text ? `recalled: ${clip(text)}` : 'nothing recalled', size: text.length })
+      this.report({ provider: p.name, kind: 'prefetch', name: 'prefetch', turnId, ok: true, latencyMs: elapsed(started), summary: text ? `recalled: ${clip(text)}` : 'nothing recalled', size: text.length })
       return text
     } catch (err) {
       this.fail(p.name, 'prefetch', err, started)
@@ -336,10 +337,10 @@ export class MemoryManager {
     }
   }
 
-  private async mirrorBuiltinWrite(args: Record<string, unknown>, result: string): Promise<void> {
+  private async mirrorBuiltinWrite(args: Record<string, unknown>, result: string, turnId?: string): Promise<void> {
     const write = committedMemoryWrite(args, result)
     if (!write) return
-    this.report({ provider: BUILTIN_PROVIDER_NAME, kind: 'write', name: `${write.action}:${write.target}`, ok: true, summary: clip(write.content), size: write.content.length })
+    this.report({ provider: BUILTIN_PROVIDER_NAME, kind: 'write', turnId, name: `${write.action}:${write.target}`, ok: true, summary: clip(write.content), size: write.content.length })
     await this.onMemoryWrite(write.action, write.target, write.content)
   }
 
