@@ -5,7 +5,7 @@
  * orchestrator keeps `delegate_task`).
  */
 import { createAgent, resolveCompression, ToolRegistry, type Agent, type ToolDefinition } from '../agent'
-import { isPlainObject, type RawConfig, type ResolvedRuntime } from '../config'
+import { isPlainObject, providerLimitSettings, type RawConfig, type ResolvedRuntime } from '../config'
 import { createDelegateTool, LEAF_DENIED_TOOLS, type DelegateDeps } from '../delegation'
 import { buildMemoryManagerForAgent, memoryToolDefinitions, type MemoryActivityHub } from '../memory'
 import type { SessionStore } from '../store'
@@ -82,7 +82,7 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
     profile,
     sessionId: input.sessionId,
     store: input.store,
-    runtime: agentRuntime(input.runtime, input.model),
+    runtime: agentRuntime(input.runtime, input.model, providerLimitSettings(config)),
     tools,
     maxIterations: input.maxIterations,
     memory: memory?.manager ?? undefined,
@@ -107,9 +107,9 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
 }
 
 /** The slice of a resolved profile runtime an Agent talks to; a child may run on its own model. */
-export function agentRuntime(rt: ResolvedRuntime, model?: string | null) {
+export function agentRuntime(rt: ResolvedRuntime, model?: string | null, limits?: ReturnType<typeof providerLimitSettings>) {
   return {
     model: model || rt.model, provider: rt.provider, baseUrl: rt.baseUrl, apiKey: rt.apiKey, apiMode: rt.apiMode,
-    capabilities: { ...rt.capabilities }
+    capabilities: { ...rt.capabilities }, limits
   }
 }

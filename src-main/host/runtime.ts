@@ -33,6 +33,14 @@ export async function wireRuntime(
   const { log, bus, stores } = s
   const vault: SecretVault = opts.secretCipher ? new SafeStorageVault(opts.secretCipher) : new EnvFileVault()
   setDefaultVault(vault)
+  // Redaction by value: every profile's secrets are known before the first log line that could echo one.
+  for (const e of stores.list()) {
+    try {
+      secretsFor(e.home, vault)
+    } catch {
+      // an unreadable .env is reported where it is used
+    }
+  }
   s.onClose(addMemoryLogSink((r) => log[r.level === 'debug' ? 'debug' : r.level](r.name, r.message)))
 
   if (opts.demo) await prepareDemo(s)
