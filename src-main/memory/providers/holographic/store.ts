@@ -148,10 +148,14 @@ export class FactStore {
     const entityIds = new Set(extractEntities(statement).flatMap((e) => this.entityIds(e.name)))
     const linked = new Set(entityIds.size ? this.factsOfEntities([...entityIds], 0).map((f) => f.fact_id) : [])
     const qt = tokens(statement)
+    const names = new Set(extractEntities(statement).flatMap((e) => tokens(e.name)))
+    const predicate = qt.filter((t) => !names.has(t))
     const candidates = this.search(statement, { ...opts, limit: 50 })
+    // Same subject (a shared entity) saying something about the same thing (a shared non-name word), or
+    // simply close wording — with the opposite polarity.
     return candidates
       .filter((c) => c.content.trim() !== statement.trim() && NEGATION.test(c.content) !== negated)
-      .filter((c) => linked.has(c.fact_id) || jaccard(qt, tokens(c.content)) >= 0.3)
+      .filter((c) => (linked.has(c.fact_id) && tokens(c.content).some((t) => predicate.includes(t))) || jaccard(qt, tokens(c.content)) >= 0.3)
       .slice(0, opts.limit)
   }
 

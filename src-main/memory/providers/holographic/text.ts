@@ -41,10 +41,9 @@ export function extractEntities(text: string): ExtractedEntity[] {
     for (const a of aliases) if (a && !e.aliases.includes(a)) e.aliases.push(a)
     out.set(key, e)
   }
-  for (const m of text.matchAll(/\b([\p{Lu}][\p{L}\p{N}]+(?:\s+[\p{Lu}][\p{L}\p{N}]+)+)\s+(?:aka|also known as)\s+([\p{L}\p{N}][\p{L}\p{N} ]*[\p{L}\p{N}])/gu)) {
-    add(m[1]!, [m[2]!.trim()])
-  }
-  for (const m of text.matchAll(/\b([\p{L}\p{N}]+)\s+(?:aka|also known as)\s+([\p{L}\p{N}]+)/gu)) add(m[1]!, [m[2]!])
+  // "Ada Lovelace aka Countess", "Grace also known as Amazing Grace": the alias is one word or a capitalised run.
+  const NAME = '[\\p{Lu}][\\p{L}\\p{N}]+(?:\\s+[\\p{Lu}][\\p{L}\\p{N}]+)*'
+  for (const m of text.matchAll(new RegExp(`\\b(${NAME})\\s+(?:aka|also known as)\\s+(${NAME}|[\\p{L}\\p{N}]+)`, 'gu'))) add(m[1]!, [m[2]!])
   for (const m of text.matchAll(/\b[\p{Lu}][\p{L}\p{N}]+(?:\s+[\p{Lu}][\p{L}\p{N}]+)+/gu)) add(m[0])
   for (const m of text.matchAll(/"([^"\n]{2,80})"|(?<![\p{L}\p{N}])'([^'\n]{2,80})'(?![\p{L}\p{N}])/gu)) add((m[1] ?? m[2])!)
   return [...out.values()]
