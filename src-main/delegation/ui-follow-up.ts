@@ -8,7 +8,9 @@ import type { DelegateDeps } from './deps'
 import { handleFollowUp } from './follow-up'
 import type { DelegationParent } from './types'
 
-export async function followUpRequest(deps: DelegateDeps, input: Pick<FollowUpInput, 'childId' | 'text' | 'requesterSessionId'>): Promise<FollowUpResult> {
+export async function followUpRequest(
+  deps: DelegateDeps, input: Pick<FollowUpInput, 'childId' | 'text' | 'requesterSessionId'>, onText?: (text: string) => void
+): Promise<FollowUpResult> {
   const childId = input.childId.trim()
   const entry = deps.registry.findRetainedChild(childId)
   const live = deps.live.resolve(childId)
@@ -17,7 +19,7 @@ export async function followUpRequest(deps: DelegateDeps, input: Pick<FollowUpIn
   const parent: DelegationParent = {
     sessionId: requester, currentTurnId: `ui_${randomUUID().replace(/-/g, '').slice(0, 16)}`, depth: 0, sessionEstimatedCostUsd: 0, sessionCostSource: 'none', sessionCostStatus: 'unknown'
   }
-  const out = await handleFollowUp(deps, childId, input.text, null, parent)
+  const out = await handleFollowUp(deps, childId, input.text, null, parent, undefined, onText)
   if (typeof out.error === 'string') {
     const code = out.error.startsWith('follow_up rejected') ? 'refused' : out.error.includes('is not a running subagent') ? 'not_found' : 'conflict'
     throw new CaduceusError(code, out.error, code === 'refused' ? 'requesterSessionId' : 'childId')

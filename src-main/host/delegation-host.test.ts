@@ -98,6 +98,10 @@ describe('Subagents requests', () => {
 
     const fu = await rig.host!.dispatcher.invoke('subagents.followUp', { profile: 'default', childId: child!.childId, text: 'count the files' })
     expect(fu.ok, JSON.stringify(fu)).toBe(true)
+    // The reply streamed (subagents.followUpDelta) to whoever sent it, and adds up to the final summary.
+    const streamed = rig.events.filter((e) => e.event === 'subagents.followUpDelta' && e.payload.childId === child!.childId).map((e) => e.payload.text).join('')
+    expect(streamed).toBe('42 files')
+    expect((fu as { ok: true; output: { summary: string } }).output.summary).toBe('42 files')
     const db = new Database(join(rig.root, 'state.db'))
     try {
       const turns = (db.prepare('SELECT parent_turn_id AS t FROM delegation_child_usage ORDER BY id').all() as Array<{ t: string }>).map((r) => r.t)

@@ -44,7 +44,9 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
       const d = deps(profile)
       const home = s.homeOf(profile)
       // The UI acts inside the profile it names: authority, the child's turn and its memory all see that scope.
-      const result = await runInProfileScope(home, secretsFor(home), () => followUpRequest(d, { childId, text, requesterSessionId }))
+      // The child's reply streams to the dialog that sent it while the turn runs.
+      const onText = (t: string) => s.bus.emit('subagents.followUpDelta', { profile, childId, text: t })
+      const result = await runInProfileScope(home, secretsFor(home), () => followUpRequest(d, { childId, text, requesterSessionId }, onText))
       const entry = d.registry.findRetainedChild(childId)
       if (entry) emitUpdate(profile, entry.delegationId, entry.parentSessionId || null)
       return result
