@@ -242,3 +242,27 @@ describe('mem0 (hosted) against a local fake of its HTTP API', () => {
     }
   })
 })
+
+describe('a fresh process', () => {
+  it('the first turn of a new session in a second one-shot process gets the recall block before its first model call', async () => {
+    const { spawn } = await import('node:child_process')
+    const { resolve } = await import('node:path')
+    rig = await makeRig(holographicReply)
+    rig.writeConfig('default', 'memory:\n  provider: holographic\n')
+    const script = resolve(import.meta.dirname, 'test-fixtures/one-shot-turn.ts')
+    const runOnce = (text: string) => new Promise<string>((ok, fail) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', script, rig!.root, 'default', text], {
+        cwd: resolve(import.meta.dirname, '../..'), stdio: 'pipe', env: { ...process.env, CADUCEUS_LOG_DIR: join(rig!.root, 'logs') }
+      })
+      let out = ''
+      let err = ''
+      child.stdout.on('data', (d) => (out += d))
+      child.stderr.on('data', (d) => (err += d))
+      child.on('close', (code) => (code === 0 ? ok(out) : fail(new Error(`one-shot exited ${code}: ${err}`))))
+    })
+    expect(JSON.parse(await runOnce('remember my indentation'))).toEqual({ status: 'completed' })
+    expect(JSON.parse(await runOnce('tabs or spaces for my indentation?'))).toEqual({ status: 'completed' })
+    const req = firstRequestOf(rig, 'tabs or spaces for my indentation?')
+    expect(userContent(req)).toContain('## Holographic Memory\n- [0.50] Ada Lovelace prefers tabs for indentation')
+  }, 60_000)
+})
