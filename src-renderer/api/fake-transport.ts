@@ -75,6 +75,8 @@ export function createFakeTransport(): Transport {
     'memory.entries': ({ profile, target }) => ({ profile, target: target ?? 'memory', entries: target === 'user' ? ['Name: Sam'] : entries[profile] ?? [] }),
     'memory.edit': (e) => { const list = (entries[e.profile] ??= []); if (e.op === 'add') list.push(e.content); else if (e.op === 'replace') list[e.index] = e.content; else list.splice(e.index, 1); return { profile: e.profile, target: e.target, entries: [...list] } },
     'memory.health': () => ({ items: [{ profile: 'default', provider: 'builtin', calls: 412, errors: 0, refusals: 1, lastError: null, lastErrorAt: null, p95LatencyMs: 4 }, { profile: 'default', provider: 'honcho', calls: 88, errors: 3, refusals: 0, lastError: 'timeout after 5000ms', lastErrorAt: Math.floor(Date.now() / 1000) - 900, p95LatencyMs: 870 }] })
+    'memory.providers': ({ profile }) => ({ profile, configured: null, lastLoad: null, choices: [{ name: 'holographic', kind: 'builtin', description: 'Local fact store' }, { name: 'honcho', kind: 'unsupported', description: 'Upstream plugin, not supported by Caduceus.' }] }),
+    'memory.setProvider': ({ profile, provider }) => ({ profile, configured: provider, lastLoad: null, choices: [{ name: 'holographic', kind: 'builtin', description: 'Local fact store' }] }),
   }
 
   function script(profile: string, sessionId: string, turnId: string, text: string) {
