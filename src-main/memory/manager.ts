@@ -6,7 +6,7 @@
 import { getHermesHome, withHomeOverride } from '../scope'
 import type { MemoryActivityInput, MemoryActivitySink } from './activity-types'
 import { BackgroundQueue } from './background-queue'
-import { bindOwner, checkCaller, claimInstance, MemoryCallRefusedError, refusalResult, type ScopeOwner } from './caller-scope'
+import { bindOwner, checkCaller, claimInstance, INSTANCE_SHARED_CODE, MemoryCallRefusedError, REFUSAL_CODE, refusalResult, type ScopeOwner } from './caller-scope'
 import { MANAGER_LOGGER, memoryLogger } from './log'
 import {
   acceptsToolKwargs, clip, committedMemoryWrite, DEFAULT_CORE_TOOL_NAMES, DRAIN_TIMEOUT_MS, elapsed, errorText, now,
@@ -133,7 +133,7 @@ export class MemoryManager {
       if (!claimInstance(p, hermesHome)) {
         this.remove(entry)
         refused.push(p.name)
-        this.report({ provider: p.name, kind: 'refusal', name: 'initialize', ok: false, summary: 'provider instance already serves another profile' })
+        this.report({ provider: p.name, kind: 'refusal', name: 'initialize', ok: false, summary: `${INSTANCE_SHARED_CODE}: provider instance already serves another profile` })
         continue
       }
       await this.call(p, 'initialize', 'provider', () => p.initialize(sessionId, { ...options, hermesHome, platform }))
@@ -148,7 +148,7 @@ export class MemoryManager {
     const p = entry.provider
     const verdict = checkCaller(this.owner, `tool ${name}`)
     if (!verdict.ok) {
-      this.report({ provider: p.name, kind: 'refusal', name, sessionId: opts.sessionId, turnId: opts.turnId, ok: false, summary: `refused (${verdict.reason})` })
+      this.report({ provider: p.name, kind: 'refusal', name, sessionId: opts.sessionId, turnId: opts.turnId, ok: false, summary: `${REFUSAL_CODE}: refused (${verdict.reason})` })
       return refusalResult()
     }
     const kwargs = { hermesHome: this.owner?.home ?? verdict.callerHome ?? undefined, callerGsk: opts.callerGsk ?? '', sessionId: opts.sessionId ?? this.sessionId, turnId: opts.turnId }
@@ -282,7 +282,7 @@ export class MemoryManager {
   private guard(hook: string): boolean {
     const verdict = checkCaller(this.owner, `hook ${hook}`)
     if (verdict.ok) return true
-    this.report({ provider: this.providers.map((p) => p.name).join(',') || 'none', kind: 'refusal', name: hook, ok: false, summary: `refused (${verdict.reason})` })
+    this.report({ provider: this.providers.map((p) => p.name).join(',') || 'none', kind: 'refusal', name: hook, ok: false, summary: `${REFUSAL_CODE}: refused (${verdict.reason})` })
     return false
   }
 
