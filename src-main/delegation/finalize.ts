@@ -11,7 +11,7 @@ export interface FinishedChild {
   childSessionId: string
 }
 
-export function finalizeChildResults(
+export async function finalizeChildResults(
   store: DelegationDb,
   parent: DelegationParent,
   results: ChildResult[],
@@ -19,7 +19,7 @@ export function finalizeChildResults(
   log: (msg: string) => void = () => {},
   /** The turn that dispatched the children (a background unit finishes after later turns have begun). */
   parentTurnId?: string | null
-): { childrenCostTotal: number; unpriced: number } {
+): Promise<{ childrenCostTotal: number; unpriced: number }> {
   let total = 0
   let unpriced = 0
   const records: Array<{ childSessionId: string; usage: ChildUsage }> = []
@@ -50,7 +50,7 @@ export function finalizeChildResults(
     const aggregate = { session_estimated_cost_usd: parent.sessionEstimatedCostUsd, children_cost_total: total }
     for (const rec of records) {
       try {
-        recordChildUsageAttribution(store, {
+        await recordChildUsageAttribution(store, {
           parentSessionId: parent.sessionId, parentTurnId: (parentTurnId === undefined ? parent.currentTurnId : parentTurnId) ?? '', childSessionId: rec.childSessionId, usage: rec.usage, aggregate
         })
       } catch (err) {

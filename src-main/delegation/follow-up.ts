@@ -77,7 +77,7 @@ export async function handleFollowUp(
   const result = await runChild(built, spec, deps.live, {
     delegationId: entry.delegationId, ownerSessionId: parent.sessionId, profile: deps.profile, signal, onText
   })
-  finalizeChildResults(deps.store, parent, [result], [{ taskIndex: 0, goal: text, childSessionId: built.sessionId || resumeSid }], (m) =>
+  await finalizeChildResults(deps.store, parent, [result], [{ taskIndex: 0, goal: text, childSessionId: built.sessionId || resumeSid }], (m) =>
     deps.log?.('warn', m)
   )
   deps.onUpdate?.({ profile: deps.profile, delegationId: entry.delegationId, parentSessionId: entry.parentSessionId })
