@@ -44,6 +44,7 @@ export { startHeadless, type HeadlessServer } from './http-transport'
 export { createDispatcher } from './dispatch'
 export { EventBus } from './event-bus'
 export { createLogger, redact, type Logger, type LogRecord } from './log'
+export { electronSupport } from './electron-support'
 
 const VERSION: string = (() => {
   try {
