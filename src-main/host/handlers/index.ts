@@ -5,6 +5,7 @@ import { agentHandlers } from './agent'
 import { appHandlers } from './app'
 import { delegationHandlers } from './delegation'
 import { memoryHandlers } from './memory'
+import { memoryProviderHandlers } from './memory-providers'
 import { sessionHandlers } from './sessions'
 import { channelHandlers } from './channels'
 import type { ChannelsService } from '../channels-service'
@@ -17,6 +18,7 @@ export function buildHandlers(s: Services, rt: Runtime, version: string, channel
     ...agentHandlers(s, rt.gateway, rt.vault),
     ...delegationHandlers(s, rt.delegation),
     ...memoryHandlers(s, rt.memory),
-    ...channelHandlers(s, channels)
+    ...channelHandlers(s, channels),
+    ...memoryProviderHandlers(s, rt.providers)
   }
 }

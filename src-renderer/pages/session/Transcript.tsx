@@ -8,6 +8,7 @@ import { loadOlder, useTranscript } from '../../stores/transcript'
 import { turnsForSession, useTurns, type LiveTurn } from '../../stores/turns'
 import { LiveTurnView } from './LiveTurnView'
 import { MessageItem } from './MessageItem'
+import { TurnMemoryFold } from './TurnMemoryFold'
 import { TurnBadge } from './TurnBadge'
 
 /** How close to the end still counts as "following the conversation". */
@@ -144,6 +145,7 @@ export function Transcript() {
                   style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${it.start - margin}px)` }}>
                   {t && <TurnBadge t={t} />}
                   <MessageItem m={m} focused={focused} terms={focused ? terms : undefined} />
+                  <TurnMemoryFold m={m} profile={profile} />
                 </div>
               )
             })}
