@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { generateBulk, SessionStore, SessionWatcher, StoreRegistry } from '../src-main/store'
 import { spawnWriter } from '../src-main/store/test-fixtures/spawn-writer'
+import { sqliteOf } from '../src-main/store/session-store'
 
 export interface Percentiles { p50: number; p95: number }
 export interface StoreBenchResult {
@@ -52,11 +53,11 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
     if (temp) {
       const t = performance.now()
       generateBulk(store, { sessions: opts.sessions ?? 10_000, messagesPerSession: opts.messagesPerSession ?? 50 })
-      store.db.exec('ANALYZE')
+      sqliteOf(store).exec('ANALYZE')
       log(`generated in ${Math.round(performance.now() - t)} ms`)
     }
-    const sessions = (store.db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n
-    const messages = (store.db.prepare('SELECT count(*) AS n FROM messages').get() as { n: number }).n
+    const sessions = (sqliteOf(store).prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n
+    const messages = (sqliteOf(store).prepare('SELECT count(*) AS n FROM messages').get() as { n: number }).n
 
     store.listSessions({ limit: 100 }) // warm the page cache once, as a running app would be
     // Enough samples that p95 is not just the 2nd-3rd worst call (this machine is shared and loaded).

@@ -192,7 +192,7 @@ export class Agent implements LoopHost {
   }
 
   /** Creates the session row if missing, loads history if none in memory, and fetches the memory prompt block once. */
-  async prepare(): Promise<void> {
+  async ensureReady(): Promise<void> {
     if (!this.sessionEnsured) {
       const row = await this.store.getSession(this.sessionId)
       if (!row) {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { SUMMARY_PREFIX, tailStart } from './compression'
 import type { RecordedRequest, ScriptReply } from './scripted'
 import { makeKit, type Kit } from './test-fixtures/kit'
+import { rawDb } from '../store/test-fixtures/raw-db'
 
 let kit: Kit
 afterEach(async () => { await kit?.cleanup() })
@@ -64,7 +65,7 @@ describe('context compression', () => {
     const mainReq = kit.server.requests.at(-1)!
     expect(mainReq.body.messages[0].content).toContain('topics A and B')
     // Summary call usage landed on the parent under task 'compression'.
-    const usage = kit.store.db.prepare("SELECT api_call_count FROM session_model_usage WHERE session_id = 'S1' AND task = 'compression'").get() as { api_call_count: number }
+    const usage = rawDb(kit.store).prepare("SELECT api_call_count FROM session_model_usage WHERE session_id = 'S1' AND task = 'compression'").get() as { api_call_count: number }
     expect(usage.api_call_count).toBe(1)
 
     const notice = kit.deltas.find((d) => d.kind === 'notice')!

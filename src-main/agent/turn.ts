@@ -36,12 +36,12 @@ export async function runTurn(agent: Agent, text: string, controller: AbortContr
   let finalText = ''
   let error: string | undefined
   try {
-    await agent.prepare()
+    await agent.ensureReady()
     await runMemoryPreamble(agent, ctx, text)
     const user = { role: 'user' as const, content: text }
     if (opts.savedUserMessageId === undefined) await agent.save(user, ctx)
     else {
-      // prepare() may have loaded it with the history already; never hold it twice in memory either.
+      // ensureReady() may have loaded it with the history already; never hold it twice in memory either.
       const last = agent.sessionMessages.at(-1)
       if (!(last?.role === 'user' && last.content === text)) agent.sessionMessages.push(user)
       agent.lastFlushedDbIdx = agent.sessionMessages.length

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createJob, CronScheduler, editJob, parseSchedule, previewRuns, readJobs, setPaused, type RawJob } from './index'
-import { liveUpstreamGateway } from '../store'
+import { liveUpstreamGateway } from '../store/gateway-heartbeats'
 
 const made: string[] = []
 const home = () => {

@@ -4,6 +4,7 @@
  * per delegation, so a restart re-delivering a pending row never appends twice. Completions never edit
  * past context; they surface as a new turn (invariant 2.9.7).
  */
+import { delegationRepo } from '../store'
 import type { DelegateDeps, DelegationCompletion } from './deps'
 import { newClaimToken } from './registry'
 import type { ChildResult, CompletionEvent } from './types'
@@ -24,12 +25,7 @@ export function completionNotice(event: CompletionEvent, results: ChildResult[])
 
 /** Already delivered into this session? The claim serializes deliverers; this catches a crash between append and ack. */
 function existingNotice(deps: DelegateDeps, sessionId: string, delegationId: string): number | null {
-  const row = deps.store.db
-    .prepare(
-      `SELECT id FROM messages WHERE session_id = ? AND display_kind = ? AND json_extract(display_metadata, '$.delegation_id') = ? LIMIT 1`
-    )
-    .get(sessionId, COMPLETION_DISPLAY_KIND, delegationId) as { id: number } | undefined
-  return row?.id ?? null
+  return delegationRepo(deps.store).findNotice(sessionId, COMPLETION_DISPLAY_KIND, delegationId)
 }
 
 /** Deliver one terminal event. Returns null when another consumer holds the claim or nothing was appended. */

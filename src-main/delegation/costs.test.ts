@@ -7,6 +7,7 @@ import { sumMoney } from './money'
 import { createDelegationRegistry } from './registry'
 import { estimateFollowUp, listSubagents } from './subagents'
 import { insertDelegation, tempHome, type TempHome } from './test-support'
+import { rawDb } from '../store/test-fixtures/raw-db'
 
 let a: TempHome
 let b: TempHome
@@ -69,9 +70,9 @@ describe('sessionCost', () => {
 
   it("a session's own cost reads the same as in the session list, edge statuses included", async () => {
     await a.store.createSession('edge', 'cli')
-    a.store.db.prepare("UPDATE sessions SET api_call_count = 2, input_tokens = 50, cost_status = 'partial', estimated_cost_usd = NULL WHERE id = 'edge'").run()
+    rawDb(a.store).prepare("UPDATE sessions SET api_call_count = 2, input_tokens = 50, cost_status = 'partial', estimated_cost_usd = NULL WHERE id = 'edge'").run()
     expect(sessionCost(a.store, 'default', 'edge').own).toEqual(a.store.summary('edge')!.cost)
-    a.store.db.prepare("UPDATE sessions SET cost_status = 'unpriced', estimated_cost_usd = 0.2 WHERE id = 'edge'").run()
+    rawDb(a.store).prepare("UPDATE sessions SET cost_status = 'unpriced', estimated_cost_usd = 0.2 WHERE id = 'edge'").run()
     expect(sessionCost(a.store, 'default', 'edge').own).toEqual(a.store.summary('edge')!.cost)
   })
 
@@ -145,7 +146,7 @@ describe('listSubagents', () => {
     await mk('exp', 'completed')
     await mk('fail', 'error')
     await reg.tombstoneRetainedChild('sa-tomb')
-    a.store.db.prepare("UPDATE async_delegations SET retained_at = ? WHERE delegation_id = 'exp'").run(clock - 100 * 3600)
+    rawDb(a.store).prepare("UPDATE async_delegations SET retained_at = ? WHERE delegation_id = 'exp'").run(clock - 100 * 3600)
     await reg.pruneRetainedChildren()
     await recordChildUsageAttribution(a.store, { parentSessionId: 'p', childSessionId: 'cs-ret', usage: { cost_usd: 0.1, tokens: { input: 3, output: 2 }, api_calls: 1 } })
     const live = new LiveSubagentRegistry()

@@ -5,6 +5,7 @@
 import { CaduceusError, type ChildCost, type CostSummary, type Money, type SessionCost, type Tokens } from '@shared/contract'
 import { loadChildUsageAttributions } from './ledger'
 import { moneyFromColumns, moneyFromLedger, sumMoney } from './money'
+import { costRepo } from '../store'
 import type { DelegationDb } from './types'
 
 export interface ProfileStore {
@@ -19,8 +20,6 @@ const tokensOf = (r: Record<string, unknown>): Tokens => ({
 const used = (r: Record<string, unknown>) => n(r.api_call_count) > 0 || n(r.input_tokens) + n(r.output_tokens) + n(r.cache_read_tokens) + n(r.cache_write_tokens) > 0
 const ownMoney = (r: Record<string, unknown>) => moneyFromColumns(r.estimated_cost_usd, r.actual_cost_usd, r.cost_status, used(r))
 
-const SESSION_COLS = `id, title, source, model_config, started_at, last_activity_at, api_call_count, input_tokens, output_tokens,
-  cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd, actual_cost_usd, cost_status`
 
 /**
  * A parent's children: the ledger rows, plus any delegate child session the ledger does not know (written by
@@ -30,12 +29,8 @@ const SESSION_COLS = `id, title, source, model_config, started_at, last_activity
 function childCosts(store: DelegationDb, sessionId: string): ChildCost[] {
   const ledger = ledgerCosts(store, sessionId)
   const known = new Set(ledger.map((c) => c.childSessionId))
-  const unledgered = (store.db
-    .prepare(
-      `SELECT ${SESSION_COLS} FROM sessions WHERE parent_session_id = ? AND (source IN ('delegate', 'subagent')
-         OR (json_valid(model_config) AND json_extract(model_config, '$._delegate_from') IS NOT NULL))`
-    )
-    .all(sessionId) as Array<Record<string, unknown>>)
+  const unledgered = costRepo(store)
+    .delegateChildren(sessionId)
     .filter((r) => !known.has(String(r.id)) && used(r))
     .map((r): ChildCost => ({
       childSessionId: String(r.id), parentTurnId: '', status: 'unledgered', apiCalls: Math.trunc(n(r.api_call_count)),
@@ -59,23 +54,12 @@ function ledgerCosts(store: DelegationDb, sessionId: string): ChildCost[] {
 }
 
 export function sessionCost(store: DelegationDb, profile: string, sessionId: string): SessionCost {
-  const row = store.db.prepare(`SELECT ${SESSION_COLS} FROM sessions WHERE id = ?`).get(sessionId) as Record<string, unknown> | undefined
+  const row = costRepo(store).session(sessionId)
   if (!row) throw new CaduceusError('not_found', `Unknown session: ${sessionId}`, 'sessionId')
   const own = ownMoney(row)
   const children = childCosts(store, sessionId)
   const childrenTotal = sumMoney(children.map((c) => c.cost))
-  const perModel = (
-    store.db
-      .prepare(
-        `SELECT model, SUM(api_call_count) AS api_call_count, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
-           SUM(cache_read_tokens) AS cache_read_tokens, SUM(cache_write_tokens) AS cache_write_tokens, SUM(reasoning_tokens) AS reasoning_tokens,
-           SUM(estimated_cost_usd) AS est, SUM(actual_cost_usd) AS act,
-           MAX(CASE WHEN cost_status IN ('unpriced', 'partial') THEN 1 ELSE 0 END) AS has_unpriced,
-           MIN(CASE WHEN cost_status = 'unpriced' THEN 1 ELSE 0 END) AS all_unpriced
-         FROM session_model_usage WHERE session_id = ? GROUP BY model ORDER BY model`
-      )
-      .all(sessionId) as Array<Record<string, unknown>>
-  ).map((r) => ({ model: String(r.model), cost: modelMoney(r), tokens: tokensOf(r) }))
+  const perModel = costRepo(store).perModel(sessionId).map((r) => ({ model: String(r.model), cost: modelMoney(r), tokens: tokensOf(r) }))
   const turns = new Map<string, Money[]>()
   for (const c of children) turns.set(c.parentTurnId, [...(turns.get(c.parentTurnId) ?? []), c.cost])
   return {
@@ -118,9 +102,8 @@ export function costSummary(stores: ProfileStore[], query: { profile?: string; d
   const byDay = new Map<string, { day: string; profile: string; usd: number; unpriced: boolean }>()
   const top: CostSummary['topSessions'] = []
   for (const { profile, store } of selected) {
-    const rows = store.db
-      .prepare(`SELECT ${SESSION_COLS} FROM sessions WHERE COALESCE(last_activity_at, started_at) >= ? OR started_at >= ?`)
-      .all(since, since) as Array<Record<string, unknown>>
+    const repo = costRepo(store)
+    const rows = repo.activeSince(since)
     const owners = rows.filter((r) => !isDelegate(r))
     const ownParts: Money[] = []
     const childParts: Money[] = []
@@ -136,13 +119,7 @@ export function costSummary(stores: ProfileStore[], query: { profile?: string; d
     profiles.push({ profile, own, children, inclusive: sumMoney([own, children]), sessions: owners.length })
 
     const ids = new Set(rows.map((r) => String(r.id)))
-    for (const r of store.db
-      .prepare(
-        `SELECT session_id, model, api_call_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens,
-           estimated_cost_usd AS est, actual_cost_usd AS act, CASE WHEN cost_status IN ('unpriced','partial') THEN 1 ELSE 0 END AS has_unpriced,
-           CASE WHEN cost_status = 'unpriced' THEN 1 ELSE 0 END AS all_unpriced FROM session_model_usage`
-      )
-      .all() as Array<Record<string, unknown>>) {
+    for (const r of repo.modelUsage()) {
       if (!ids.has(String(r.session_id))) continue
       const m = models.get(String(r.model)) ?? { costs: [], tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 } }
       m.costs.push(modelMoney(r))
@@ -152,22 +129,18 @@ export function costSummary(stores: ProfileStore[], query: { profile?: string; d
     }
 
     const status = new Map(rows.map((r) => [String(r.id), ownMoney(r)]))
-    const daily = store.db
-      .prepare('SELECT session_id, day, estimated_cost_usd AS est, actual_cost_usd AS act FROM session_daily_usage WHERE day >= ?')
-      .all(sinceDay) as Array<{ session_id: string; day: string; est: number; act: number }>
+    const daily = repo.dailySince(sinceDay)
     const withDaily = new Set(daily.map((d) => d.session_id))
     // A day is flagged unpriced only when an unpriced or partial route was actually used on it.
     const unpricedSpans = new Map<string, Array<[number, number]>>()
-    for (const u of store.db
-      .prepare("SELECT session_id, first_seen, last_seen FROM session_model_usage WHERE cost_status IN ('unpriced', 'partial')")
-      .all() as Array<{ session_id: string; first_seen: number | null; last_seen: number | null }>) {
+    for (const u of repo.unpricedSpans()) {
       const spans = unpricedSpans.get(u.session_id) ?? []
       spans.push([u.first_seen ?? -Infinity, u.last_seen ?? Infinity])
       unpricedSpans.set(u.session_id, spans)
     }
     const unpricedOn = (sessionId: string, day: string) => {
       const spans = unpricedSpans.get(sessionId)
-      if (!spans) return !(status.get(sessionId)?.complete ?? true) && !store.db.prepare('SELECT 1 FROM session_model_usage WHERE session_id = ? LIMIT 1').get(sessionId)
+      if (!spans) return !(status.get(sessionId)?.complete ?? true) && !repo.hasModelUsage(sessionId)
       const start = new Date(`${day}T00:00:00`).getTime() / 1000
       return spans.some(([a, b]) => a < start + 86400 && b >= start)
     }

@@ -12,6 +12,7 @@ import { LiveSubagentRegistry } from './live-registry'
 import { createDelegateDeps } from './service'
 import { tempHome, type TempHome } from './test-support'
 import type { DelegationParent } from './types'
+import { rawDb } from '../store/test-fixtures/raw-db'
 
 let t: TempHome
 let live: LiveSubagentRegistry
@@ -131,7 +132,7 @@ describe('delegate_task on a stateless channel', () => {
     }
     expect(out.status).not.toBe('dispatched')
     expect(pool.size).toBe(0)
-    expect(t.store.db.prepare('SELECT COUNT(*) AS n FROM async_delegations').get()).toEqual({ n: 0 })
+    expect(rawDb(t.store).prepare('SELECT COUNT(*) AS n FROM async_delegations').get()).toEqual({ n: 0 })
     expect(out.results).toBeDefined()
     expect(JSON.stringify(out)).toContain('done: review the spec')
     expect(out.note).toBe(STATELESS_NOTE)
@@ -151,7 +152,7 @@ describe('background delegation', () => {
     expect(JSON.parse(childSession.model_config!)._delegate_from).toBe('parent')
     await pool.drain()
 
-    const rows = t.store.db.prepare('SELECT role, content, display_kind, display_metadata FROM messages WHERE session_id = ?').all('parent') as Array<Record<string, string>>
+    const rows = rawDb(t.store).prepare('SELECT role, content, display_kind, display_metadata FROM messages WHERE session_id = ?').all('parent') as Array<Record<string, string>>
     expect(rows).toHaveLength(1)
     expect(rows[0]).toMatchObject({ role: 'user', display_kind: COMPLETION_DISPLAY_KIND })
     expect(rows[0].content).toContain('done: summarise the logs')
@@ -163,10 +164,10 @@ describe('background delegation', () => {
     expect(p.sessionEstimatedCostUsd).toBeCloseTo(0.02)
 
     // a second delivery attempt of the same delegation never appends twice
-    t.store.db.prepare("UPDATE async_delegations SET delivery_state = 'pending'").run()
+    rawDb(t.store).prepare("UPDATE async_delegations SET delivery_state = 'pending'").run()
     const { restoreUndeliveredCompletions } = await import('./completion')
     await restoreUndeliveredCompletions(deps)
-    expect((t.store.db.prepare('SELECT COUNT(*) AS n FROM messages WHERE session_id = ?').get('parent') as { n: number }).n).toBe(1)
+    expect((rawDb(t.store).prepare('SELECT COUNT(*) AS n FROM messages WHERE session_id = ?').get('parent') as { n: number }).n).toBe(1)
   })
 
   it('rejects (does not queue) past the concurrency cap, counting a batch as one unit', async () => {
@@ -197,7 +198,7 @@ describe('background delegation', () => {
     await t.store.createSession('parent-2', 'desktop', { parentSessionId: 'parent' })
     open()
     await pool.drain()
-    const where = t.store.db.prepare('SELECT session_id FROM messages WHERE display_kind = ?').all(COMPLETION_DISPLAY_KIND)
+    const where = rawDb(t.store).prepare('SELECT session_id FROM messages WHERE display_kind = ?').all(COMPLETION_DISPLAY_KIND)
     expect(where).toEqual([{ session_id: 'parent-2' }])
     expect(completions[0]).toMatchObject({ delegationId: out.delegation_id, parentSessionId: 'parent', deliveredSessionId: 'parent-2' })
   })
@@ -217,7 +218,7 @@ describe('background delegation', () => {
     const row = deps.registry.getDurableDelegation(out.delegation_id)!
     expect(row.state).toBe('error')
     expect(deps.registry.listRetainedChildren()).toEqual([])
-    const msg = t.store.db.prepare('SELECT content FROM messages WHERE session_id = ?').get('parent') as { content: string }
+    const msg = rawDb(t.store).prepare('SELECT content FROM messages WHERE session_id = ?').get('parent') as { content: string }
     expect(msg.content).toContain('provider exploded')
   })
 })

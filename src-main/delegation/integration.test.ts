@@ -18,6 +18,7 @@ import { markSubagent } from './parents'
 import { createDelegationRegistry } from './registry'
 import { createDelegateDeps } from './service'
 import { tempHome, type TempHome } from './test-support'
+import { rawDb } from '../store/test-fixtures/raw-db'
 
 let t: TempHome
 let provider: ScriptedProvider
@@ -73,7 +74,7 @@ afterAll(async () => {
 })
 
 const toolResults = (sessionId: string) =>
-  (t.store.db.prepare("SELECT content FROM messages WHERE session_id = ? AND role = 'tool' ORDER BY id").all(sessionId) as Array<{ content: string }>).map((r) => JSON.parse(r.content))
+  (rawDb(t.store).prepare("SELECT content FROM messages WHERE session_id = ? AND role = 'tool' ORDER BY id").all(sessionId) as Array<{ content: string }>).map((r) => JSON.parse(r.content))
 
 describe('delegation through a real agent and the scripted provider', () => {
   it('dispatches in the background and delivers the completion into the parent session', async () => {
@@ -84,7 +85,7 @@ describe('delegation through a real agent and the scripted provider', () => {
     await pool.drain()
 
     expect(completions).toHaveLength(1)
-    const notice = t.store.db
+    const notice = rawDb(t.store)
       .prepare('SELECT role, content, display_kind FROM messages WHERE session_id = ? AND display_kind IS NOT NULL')
       .all('parent-1') as Array<{ role: string; content: string; display_kind: string }>
     expect(notice).toHaveLength(1)
@@ -110,13 +111,13 @@ describe('delegation through a real agent and the scripted provider', () => {
     const followUp = toolResults('parent-1').at(-1)
     expect(followUp).toMatchObject({ mode: 'follow_up', child_id: childId, child_session_id: childSession, note: FOLLOW_UP_NOTE })
     expect(followUp.results[0].summary).toBe('3 hidden files')
-    const childRows = (t.store.db.prepare('SELECT role, content FROM messages WHERE session_id = ? ORDER BY id').all(childSession) as Array<{ role: string; content: string }>)
+    const childRows = (rawDb(t.store).prepare('SELECT role, content FROM messages WHERE session_id = ? ORDER BY id').all(childSession) as Array<{ role: string; content: string }>)
     expect(childRows.map((m) => m.content)).toEqual(['count the files', '42 files', 'how about hidden files', '3 hidden files'])
     // the rebuilt child sent its old dialogue along with the new turn
     const childCall = provider.requests.find((q) => lastUser(q) === 'how about hidden files')!
     expect(JSON.stringify(childCall.body.messages)).toContain('42 files')
     // nothing of the child's turn leaked into the parent transcript except the tool result
-    expect((t.store.db.prepare("SELECT COUNT(*) AS n FROM messages WHERE session_id = 'parent-1' AND content = '3 hidden files'").get() as { n: number }).n).toBe(0)
+    expect((rawDb(t.store).prepare("SELECT COUNT(*) AS n FROM messages WHERE session_id = 'parent-1' AND content = '3 hidden files'").get() as { n: number }).n).toBe(0)
   })
 
   it('a restart keeps the retained list and the cost totals', async () => {

@@ -3,6 +3,7 @@ import { finalizeChildResults } from './finalize'
 import { loadChildUsageAttributions, loadChildUsageTotals, recordChildUsageAttribution } from './ledger'
 import { tempHome, type TempHome } from './test-support'
 import type { ChildResult, DelegationParent } from './types'
+import { rawDb } from '../store/test-fixtures/raw-db'
 
 let t: TempHome
 beforeEach(() => (t = tempHome()))
@@ -33,7 +34,7 @@ describe('child usage ledger', () => {
   })
 
   it('a corrupt usage_json row reads as empty usage instead of failing', () => {
-    t.store.db.prepare(`INSERT INTO delegation_child_usage (parent_session_id, usage_json, created_at) VALUES ('p', '{oops', 1)`).run()
+    rawDb(t.store).prepare(`INSERT INTO delegation_child_usage (parent_session_id, usage_json, created_at) VALUES ('p', '{oops', 1)`).run()
     expect(loadChildUsageAttributions(t.store, 'p')[0].usage).toEqual({})
     expect(loadChildUsageTotals(t.store, 'p')).toEqual({ costUsd: 0, inputTokens: 0, outputTokens: 0 })
   })
@@ -77,7 +78,7 @@ describe('finalizeChildResults', () => {
   it('a parent without a session id writes no ledger rows; a throwing memory hook is contained', async () => {
     const p = parent({ sessionId: null, memory: { onDelegation: () => { throw new Error('boom') } } })
     await expect(finalizeChildResults(t.store, p, [{ task_index: 0, status: 'completed', summary: 's', api_calls: 0, duration_seconds: 0, _child_cost_usd: 1 }], [])).resolves.toBeDefined()
-    expect((t.store.db.prepare('SELECT COUNT(*) AS n FROM delegation_child_usage').get() as { n: number }).n).toBe(0)
+    expect((rawDb(t.store).prepare('SELECT COUNT(*) AS n FROM delegation_child_usage').get() as { n: number }).n).toBe(0)
     expect(p.sessionEstimatedCostUsd).toBe(1)
   })
 })

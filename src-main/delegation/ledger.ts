@@ -3,6 +3,7 @@
  * child, so a parent's subagent cost can be re-applied after restart and the cost views can split a
  * session's spend into own vs delegated.
  */
+import { delegationRepo } from '../store'
 import type { DelegationDb } from './types'
 
 export interface ChildUsage {
@@ -36,12 +37,10 @@ export async function recordChildUsageAttribution(
   if (typeof rec.parentSessionId !== 'string' || !rec.parentSessionId) return
   const aggregate = rec.aggregate && Object.keys(rec.aggregate).length > 0 ? JSON.stringify(rec.aggregate) : null
   await store.write(() => {
-    store.db
-      .prepare(
-        `INSERT INTO delegation_child_usage (parent_session_id, parent_turn_id, child_session_id, usage_json, aggregate_json, created_at)
-         VALUES (?, ?, ?, ?, ?, ?)`
-      )
-      .run(rec.parentSessionId, rec.parentTurnId ?? '', rec.childSessionId ?? '', JSON.stringify(rec.usage ?? {}), aggregate, rec.now ?? Date.now() / 1000)
+    delegationRepo(store).insertChildUsage({
+      parentSessionId: rec.parentSessionId, parentTurnId: rec.parentTurnId ?? '', childSessionId: rec.childSessionId ?? '',
+      usageJson: JSON.stringify(rec.usage ?? {}), aggregateJson: aggregate, createdAt: rec.now ?? Date.now() / 1000
+    })
   })
 }
 
@@ -57,13 +56,7 @@ const asObject = (text: string | null): Record<string, unknown> | null => {
 
 export function loadChildUsageAttributions(store: DelegationDb, parentSessionId: string): ChildUsageAttribution[] {
   if (typeof parentSessionId !== 'string' || !parentSessionId) return []
-  const rows = store.db
-    .prepare(
-      `SELECT parent_turn_id, child_session_id, usage_json, aggregate_json, created_at FROM delegation_child_usage
-       WHERE parent_session_id = ? ORDER BY id ASC`
-    )
-    .all(parentSessionId) as Array<{ parent_turn_id: string; child_session_id: string; usage_json: string; aggregate_json: string | null; created_at: number }>
-  return rows.map((r) => ({
+  return delegationRepo(store).listChildUsage(parentSessionId).map((r) => ({
     parentTurnId: r.parent_turn_id ?? '',
     childSessionId: r.child_session_id ?? '',
     usage: (asObject(r.usage_json) ?? {}) as ChildUsage,

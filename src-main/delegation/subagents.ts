@@ -6,6 +6,7 @@
  * `retained_at + ttl`; a manual or cap tombstone happens before that (prune runs first on every lookup).
  */
 import type { FollowUpEstimate, Subagent, SubagentList, SubagentQuery, SubagentState } from '@shared/contract'
+import { delegationRepo } from '../store'
 import { homeOfDb, loadDelegationConfig } from './config'
 import type { ProfileStore } from './costs'
 import { loadChildUsageAttributions } from './ledger'
@@ -44,9 +45,7 @@ function classify(r: Row, ttlHours: number): SubagentState {
 
 function transcript(store: DelegationDb, sessionId: string): { messages: number; chars: number } {
   if (!sessionId) return { messages: 0, chars: 0 }
-  const row = store.db
-    .prepare(`SELECT COUNT(*) AS m, COALESCE(SUM(LENGTH(content)), 0) AS c FROM messages WHERE session_id = ? AND role != 'system'`)
-    .get(sessionId) as { m: number; c: number }
+  const row = delegationRepo(store).transcriptSize(sessionId)
   return { messages: n(row.m), chars: n(row.c) }
 }
 
@@ -70,16 +69,10 @@ export function listSubagents(stores: ProfileStore[], query: SubagentQuery, live
   const items: Subagent[] = []
   let limits = { maxRetained: 10, ttlHours: 72 }
   for (const [i, { profile, store }] of selected.entries()) {
-    const cfg = loadDelegationConfig(homeOfDb(store.db.name))
+    const cfg = loadDelegationConfig(homeOfDb(store.path))
     const ttlHours = Math.max(1, cfg.retainedTtlHours)
     if (i === 0 || profile === 'default') limits = { maxRetained: Math.max(1, cfg.maxRetained), ttlHours }
-    const rows = store.db
-      .prepare(
-        `SELECT delegation_id, parent_session_id, owner_profile, state, dispatched_at, completed_at, retained, retained_at, tombstoned_at,
-           child_session_id, children_json FROM async_delegations ${query.parentSessionId ? 'WHERE parent_session_id = ?' : ''}
-         ORDER BY COALESCE(retained_at, completed_at, dispatched_at) DESC`
-      )
-      .all(...(query.parentSessionId ? [query.parentSessionId] : [])) as Row[]
+    const rows: Row[] = delegationRepo(store).listForSubagents(query.parentSessionId || undefined)
     for (const r of rows) {
       const state = classify(r, ttlHours)
       if (!query.includeTombstoned && (state === 'tombstoned' || state === 'expired')) continue

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SessionStore } from '../store'
 import type { DelegationDb } from './types'
+import { rawDb as dbOf } from '../store/test-fixtures/raw-db'
 
 export interface TempHome {
   home: string
@@ -51,7 +52,7 @@ export function tempHome(prefix = 'cad-deleg-'): TempHome {
 export async function insertDelegation(store: DelegationDb, id: string, opts: { parentSessionId?: string; state?: string } = {}): Promise<void> {
   const now = Date.now() / 1000
   await store.write(() =>
-    store.db
+    dbOf(store)
       .prepare(
         `INSERT OR REPLACE INTO async_delegations (delegation_id, origin_session, origin_ui_session_id, parent_session_id, state,
            dispatched_at, updated_at, delivery_state, delivery_attempts, origin_session_id) VALUES (?, '', '', ?, ?, ?, ?, 'pending', 0, '')`

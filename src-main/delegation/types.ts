@@ -2,26 +2,16 @@
  * Shapes the delegation subsystem works with. `DelegationDb` is the structural subset of the store's
  * `SessionStore` we need, so the real store satisfies it and tests can pass the store itself.
  */
-import type Database from 'better-sqlite3'
-import type { ConversationMessage, CreateSessionOptions, NewMessage, SessionRow } from '../store'
+import type { SessionStore } from '../store'
 
-/** What the durable registry needs from a profile's state.db. */
-export interface DelegationDb {
-  /** better-sqlite3 handle on `<home>/state.db`; `db.name` is the file path. */
-  readonly db: Database.Database
-  /** BEGIN IMMEDIATE, busy retried off the event loop; the callback stays synchronous and must be idempotent. */
-  write<T>(fn: () => T): Promise<T>
-}
-
-/** What follow-up, delivery and the cost read models need from the store on top of raw SQL. */
-export interface DelegationStore extends DelegationDb {
-  getLineageRoot(sessionId: string | null | undefined): string | null
-  resolveResumeSessionId(sessionId: string): string
-  getMessagesAsConversation(sessionId: string, opts?: { repairAlternation?: boolean }): ConversationMessage[]
-  createSession(id: string, source: string, opts?: CreateSessionOptions): Promise<string>
-  appendMessage(sessionId: string, msg: NewMessage): Promise<number>
-  getSession(sessionId: string): SessionRow | null
-}
+/**
+ * A profile's state.db. The delegation tables are reached through the store's typed repositories
+ * (`delegationRepo`, `costRepo`); `write()` is BEGIN IMMEDIATE with busy retry off the event loop, and its
+ * callback stays synchronous and must be idempotent.
+ */
+export type DelegationDb = SessionStore
+/** The same store, named for follow-up, delivery and the cost read models. */
+export type DelegationStore = SessionStore
 
 /** One child as recorded in `children_json` (upstream keys). */
 export interface ChildManifestEntry {

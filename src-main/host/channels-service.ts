@@ -7,7 +7,6 @@ import type { ChannelsStatus } from '@shared/contract'
 import { startApiServer, type ApiServer } from '../channels'
 import { CronScheduler, readJobs, runCronJob } from '../cron'
 import { API_SERVER, CRON, DESK_CHAT } from '../gateway'
-import { liveUpstreamGateway } from '../store'
 import type { Logger } from './log'
 import { guardServer, safeDecodePath } from './request-guards'
 import type { Runtime } from './runtime'
@@ -31,7 +30,7 @@ export function createChannelsService(s: Services, rt: Runtime, opts: { live: bo
     run: (p, job) => runCronJob(rt.gateway, p.name, p.home, job, { scheduled: true }),
     upstreamLive: (p) => {
       try {
-        return liveUpstreamGateway(s.stores.get(p.name).db, p.name, Date.now() / 1000) !== null
+        return s.stores.get(p.name).upstreamGateway(Date.now() / 1000, p.name) !== null
       } catch {
         return false
       }

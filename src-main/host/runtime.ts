@@ -57,7 +57,7 @@ export async function wireRuntime(
   const memory = new MemoryActivityHub()
   const attachMemory = (profile: string) => {
     try {
-      memory.register(profile, stores.get(profile).db)
+      memory.register(profile, stores.get(profile))
     } catch (err) {
       log.error('memory', `activity log unavailable for ${profile}: ${(err as Error).message}`)
     }

@@ -1,28 +1,5 @@
-/** `cad_memory_events`: Caduceus-only table in each profile's state.db. Reconciled additively, never dropped. */
-import type Database from 'better-sqlite3'
+/** `cad_memory_events` rows (table and SQL: store/memory-events-repo.ts) as contract `MemoryEvent`s. */
 import { MemoryEventKind, type MemoryEvent } from '@shared/contract/memory'
-
-const COLUMNS: Array<[string, string]> = [
-  ['provider', "TEXT NOT NULL DEFAULT ''"],
-  ['kind', "TEXT NOT NULL DEFAULT 'hook'"],
-  ['name', "TEXT NOT NULL DEFAULT ''"],
-  ['session_id', 'TEXT'],
-  ['turn_id', 'TEXT'],
-  ['ok', 'INTEGER NOT NULL DEFAULT 1'],
-  ['latency_ms', 'REAL'],
-  ['summary', "TEXT NOT NULL DEFAULT ''"],
-  ['size', 'INTEGER'],
-  ['at', 'REAL NOT NULL DEFAULT 0']
-]
-
-export function ensureActivityTable(db: Database.Database): true {
-  db.exec(`CREATE TABLE IF NOT EXISTS cad_memory_events (id INTEGER PRIMARY KEY AUTOINCREMENT, ${COLUMNS.map(([n, t]) => `${n} ${t}`).join(', ')})`)
-  const have = new Set((db.prepare('PRAGMA table_info(cad_memory_events)').all() as Array<{ name: string }>).map((c) => c.name))
-  for (const [name, type] of COLUMNS) if (!have.has(name)) db.exec(`ALTER TABLE cad_memory_events ADD COLUMN ${name} ${type}`)
-  db.exec('CREATE INDEX IF NOT EXISTS idx_cad_memory_events_provider ON cad_memory_events(provider, id)')
-  db.exec('CREATE INDEX IF NOT EXISTS idx_cad_memory_events_session ON cad_memory_events(session_id, id)')
-  return true
-}
 
 export interface EventRow {
   id: number; provider: unknown; kind: unknown; name: unknown; session_id: unknown; turn_id: unknown

@@ -13,6 +13,8 @@ import { MemoryActivityHub } from './activity-hub'
 import { captureLogs, makeHomes } from './test-fixtures/harness'
 import { RecordingProvider } from './test-fixtures/recording-provider'
 import { MemoryManager } from './manager'
+import { rawDb } from '../store/test-fixtures/raw-db'
+import { memoryEventsOnHandle } from '../store/memory-events-repo'
 
 /** A WAL database file like a profile's state.db. */
 function openDb(): Database.Database {
@@ -30,7 +32,7 @@ describe('memory activity log', () => {
   it('stores every manager event (tool calls, recalls with size, syncs, refusals) in cad_memory_events and pushes contract MemoryEvents', async () => {
     const { alpha, beta } = makeHomes()
     const db = openDb()
-    const log = new MemoryActivityLog(db, 'alpha')
+    const log = new MemoryActivityLog(memoryEventsOnHandle(db), 'alpha')
     const pushed: MemoryEvent[] = []
     log.onEvent((e) => pushed.push(e))
     const p = new RecordingProvider('ext', ['ext_recall'])
@@ -58,7 +60,7 @@ describe('memory activity log', () => {
   })
 
   it('queries: newest first, filters by kind / provider / session, pages by beforeId, ignores other profiles', () => {
-    const log = new MemoryActivityLog(openDb(), 'alpha')
+    const log = new MemoryActivityLog(memoryEventsOnHandle(openDb()), 'alpha')
     for (let i = 0; i < 10; i++) log.record({ ...base, provider: i % 2 ? 'odd' : 'even', kind: i < 5 ? 'tool_call' : 'hook', sessionId: `s${i % 3}` })
     const all = log.listEvents()
     expect(all.map((e) => e.id)).toEqual([10, 9, 8, 7, 6, 5, 4, 3, 2, 1])
@@ -72,7 +74,7 @@ describe('memory activity log', () => {
 
   it('keeps only the newest events (bounded retention)', () => {
     const db = openDb()
-    const log = new MemoryActivityLog(db, 'alpha', { retention: 50, pruneEvery: 10 })
+    const log = new MemoryActivityLog(memoryEventsOnHandle(db), 'alpha', { retention: 50, pruneEvery: 10 })
     for (let i = 0; i < 125; i++) {
       log.record({ ...base, summary: `event ${i}` })
       if (i % 5 === 4) log.flush() // one batch per event-loop turn in real use
@@ -82,13 +84,13 @@ describe('memory activity log', () => {
     const oldest = db.prepare('SELECT MIN(id) AS id FROM cad_memory_events').get() as { id: number }
     expect(oldest.id).toBeGreaterThan(125 - 60)
     // Re-opening prunes straight away.
-    new MemoryActivityLog(db, 'alpha', { retention: 50 })
+    new MemoryActivityLog(memoryEventsOnHandle(db), 'alpha', { retention: 50 })
     expect(count()).toBe(50)
     expect(log.listEvents({ limit: 1 })[0]!.summary).toBe('event 124')
   })
 
   it('health: calls, errors, refusals, last error and p95 latency per provider', () => {
-    const log = new MemoryActivityLog(openDb(), 'alpha')
+    const log = new MemoryActivityLog(memoryEventsOnHandle(openDb()), 'alpha')
     for (let i = 1; i <= 100; i++) log.record({ ...base, latencyMs: i })
     log.record({ ...base, kind: 'error', name: 'prefetch', ok: false, summary: 'timed out after 8000 ms' })
     log.record({ ...base, kind: 'refusal', ok: false, summary: 'refused (foreign_scope)' })
@@ -103,7 +105,7 @@ describe('memory activity log', () => {
     const db = openDb()
     db.exec('CREATE TABLE cad_memory_events (id INTEGER PRIMARY KEY AUTOINCREMENT, provider TEXT, kind TEXT)')
     db.exec("INSERT INTO cad_memory_events (provider, kind) VALUES ('old', 'martian')")
-    const log = new MemoryActivityLog(db, 'alpha')
+    const log = new MemoryActivityLog(memoryEventsOnHandle(db), 'alpha')
     expect(log.listEvents()[0]).toMatchObject({ provider: 'old', kind: 'hook', summary: '', ok: true })
     log.record({ ...base, summary: 'used key sk-abcdefghijklmnopqrstuvwxyz and Bearer abcdefghijklmnop' })
     expect(log.listEvents({ limit: 1 })[0]!.summary).not.toMatch(/sk-abcdefgh|Bearer abcdefgh/)
@@ -122,9 +124,9 @@ describe('memory activity log', () => {
     const hub = new MemoryActivityHub()
     const seen: MemoryEvent[] = []
     hub.onEvent((e) => seen.push(e))
-    const a = hub.register('alpha', stores[0]!.db)
-    const b = hub.register('beta', stores[1]!.db)
-    expect(hub.register('alpha', stores[0]!.db)).toBe(a)
+    const a = hub.register('alpha', stores[0]!)
+    const b = hub.register('beta', stores[1]!)
+    expect(hub.register('alpha', stores[0]!)).toBe(a)
     a.record({ ...base, summary: 'a1' })
     a.flush()
     b.record({ ...base, summary: 'b1', kind: 'refusal', ok: false })
@@ -135,7 +137,7 @@ describe('memory activity log', () => {
     expect(hub.listEvents().map((e) => e.summary)).toEqual(['a2', 'b1', 'a1'])
     expect(hub.listEvents({ profile: 'beta' }).map((e) => e.summary)).toEqual(['b1'])
     expect(hub.health('all').map((h) => `${h.profile}:${h.refusals}`)).toEqual(['alpha:0', 'beta:1'])
-    expect(stores[1]!.db.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'sessions'").get()).toEqual({ n: 1 })
+    expect(rawDb(stores[1]!).prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'sessions'").get()).toEqual({ n: 1 })
     hub.unregister('beta')
     expect(hub.listEvents().map((e) => e.profile)).toEqual(['alpha', 'alpha'])
     for (const s of stores) s.close()

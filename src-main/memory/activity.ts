@@ -3,13 +3,13 @@
  * error) is stored in that profile's `state.db` (Caduceus-only table `cad_memory_events`) with bounded
  * retention, and pushed to listeners as contract `MemoryEvent`s. A failing DB never fails a memory hook.
  */
-import type Database from 'better-sqlite3'
 import { MemoryEventQuery, type MemoryEvent, type ProviderHealth } from '@shared/contract/memory'
 import type { MemoryActivityInput, MemoryActivitySink } from './activity-types'
 import { MANAGER_LOGGER, memoryLogger } from './log'
 import { clip } from './manager-support'
 import { redactSecrets } from './redact'
-import { ensureActivityTable, rowToEvent, type EventRow } from './activity-schema'
+import type { MemoryEventsRepo } from '../store'
+import { rowToEvent } from './activity-schema'
 
 export const ACTIVITY_RETENTION = 10_000
 const MAX_BATCH = 500
@@ -40,10 +40,10 @@ export class MemoryActivityLog implements MemoryActivitySink {
   private pending: Array<Omit<MemoryEvent, 'id'>> = []
   private scheduled: NodeJS.Immediate | null = null
 
-  constructor(private readonly db: Database.Database, readonly profile: string, options: ActivityLogOptions = {}) {
+  constructor(private readonly events: MemoryEventsRepo, readonly profile: string, options: ActivityLogOptions = {}) {
     this.retention = Math.max(1, options.retention ?? ACTIVITY_RETENTION)
     this.pruneEvery = Math.max(1, options.pruneEvery ?? 100)
-    this.ready = this.attempt('create table', () => ensureActivityTable(db)) ?? false
+    this.ready = this.attempt('create table', () => events.ensureTable()) ?? false
     if (this.ready) this.prune()
   }
 
@@ -86,7 +86,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
     if (this.pending.length === 0) return
     const batch = this.pending
     this.pending = []
-    const ids = this.ready ? this.attempt('insert', () => this.db.transaction(() => batch.map((e) => this.insert(e)))()) : undefined
+    const ids = this.ready ? this.attempt('insert', () => this.events.insertBatch(batch)) : undefined
     if (ids && (this.sincePrune += batch.length) >= this.pruneEvery) this.prune()
     for (const [i, event] of batch.entries()) {
       // Still pushed when the DB refused it (negative id): the live view must not go blind on a full disk.
@@ -106,18 +106,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
     const q = MemoryEventQuery.parse(query)
     this.flush()
     if (!this.ready || (q.profile !== 'all' && q.profile !== this.profile)) return []
-    const where: string[] = []
-    const params: unknown[] = []
-    if (q.kinds?.length) {
-      where.push(`kind IN (${q.kinds.map(() => '?').join(',')})`)
-      params.push(...q.kinds)
-    }
-    if (q.refusalsOnly) where.push(`kind = 'refusal'`)
-    if (q.provider) (where.push('provider = ?'), params.push(q.provider))
-    if (q.sessionId) (where.push('session_id = ?'), params.push(q.sessionId))
-    if (q.beforeId !== undefined) (where.push('id < ?'), params.push(q.beforeId))
-    const sql = `SELECT * FROM cad_memory_events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`
-    const rows = this.attempt('query', () => this.db.prepare(sql).all(...params, q.limit) as EventRow[]) ?? []
+    const rows = this.attempt('query', () => this.events.list(q)) ?? []
     return rows.map((r) => rowToEvent(r, this.profile))
   }
 
@@ -125,18 +114,13 @@ export class MemoryActivityLog implements MemoryActivitySink {
   health(): ProviderHealth[] {
     this.flush()
     if (!this.ready) return []
-    const stats = this.attempt('health', () => this.db.prepare(`
-      SELECT provider,
-        SUM(CASE WHEN kind NOT IN ('refusal','error') THEN 1 ELSE 0 END) AS calls,
-        SUM(CASE WHEN kind = 'error' OR (ok = 0 AND kind <> 'refusal') THEN 1 ELSE 0 END) AS errors,
-        SUM(CASE WHEN kind = 'refusal' THEN 1 ELSE 0 END) AS refusals
-      FROM cad_memory_events GROUP BY provider ORDER BY provider`).all() as Array<{ provider: string; calls: number; errors: number; refusals: number }>) ?? []
+    const stats = this.attempt('health', () => this.events.providerStats()) ?? []
     return stats.map((s) => {
-      const last = this.db.prepare(`SELECT summary, at FROM cad_memory_events WHERE provider = ? AND (kind = 'error' OR (ok = 0 AND kind <> 'refusal')) ORDER BY id DESC LIMIT 1`).get(s.provider) as { summary: string; at: number } | undefined
-      const latencies = (this.db.prepare(`SELECT latency_ms AS l FROM cad_memory_events WHERE provider = ? AND latency_ms IS NOT NULL ORDER BY id DESC LIMIT 1000`).all(s.provider) as Array<{ l: number }>).map((r) => r.l).sort((a, b) => a - b)
+      const last = this.events.lastError(s.provider)
+      const latencies = this.events.recentLatencies(s.provider).sort((a, b) => a - b)
       const p95 = latencies.length ? latencies[Math.min(latencies.length - 1, Math.ceil(latencies.length * 0.95) - 1)]! : null
-      const pre = this.db.prepare(`SELECT ok, latency_ms, size, at FROM cad_memory_events WHERE provider = ? AND kind = 'prefetch' ORDER BY id DESC LIMIT 1`).get(s.provider) as { ok: number; latency_ms: number | null; size: number | null; at: number } | undefined
-      const sync = this.db.prepare(`SELECT summary, at FROM cad_memory_events WHERE provider = ? AND name = 'sync_turn' AND (kind = 'error' OR ok = 0) ORDER BY id DESC LIMIT 1`).get(s.provider) as { summary: string; at: number } | undefined
+      const pre = this.events.lastPrefetch(s.provider)
+      const sync = this.events.lastSyncError(s.provider)
       return {
         profile: this.profile, provider: s.provider, calls: s.calls ?? 0, errors: s.errors ?? 0, refusals: s.refusals ?? 0, lastError: last?.summary ?? null, lastErrorAt: last?.at ?? null, p95LatencyMs: p95,
         lastPrefetch: pre ? { at: pre.at, ok: pre.ok === 1, latencyMs: pre.latency_ms, size: pre.size } : null,
@@ -145,15 +129,9 @@ export class MemoryActivityLog implements MemoryActivitySink {
     })
   }
 
-  private insert(e: Omit<MemoryEvent, 'id'>): number {
-    const info = this.db.prepare(`INSERT INTO cad_memory_events (provider, kind, name, session_id, turn_id, ok, latency_ms, summary, size, at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(e.provider, e.kind, e.name, e.sessionId, e.turnId, e.ok ? 1 : 0, e.latencyMs, e.summary, e.size, e.at)
-    return Number(info.lastInsertRowid)
-  }
-
   private prune(): void {
     this.sincePrune = 0
-    this.attempt('prune', () => this.db.prepare(`DELETE FROM cad_memory_events WHERE id <= (SELECT id FROM cad_memory_events ORDER BY id DESC LIMIT 1 OFFSET ?)`).run(this.retention))
+    this.attempt('prune', () => this.events.prune(this.retention))
   }
 
   private attempt<T>(what: string, fn: () => T): T | undefined {

@@ -12,6 +12,7 @@ import { MemoryManager } from './manager'
 import { memoryToolDefinitions } from './tools'
 import { captureLogs, makeHomes, tick } from './test-fixtures/harness'
 import { ProcessWideProvider, TOOL } from './test-fixtures/seed-providers'
+import { memoryEventsOnHandle } from '../store/memory-events-repo'
 
 const TURNS = 50
 let logs: ReturnType<typeof captureLogs>
@@ -29,7 +30,7 @@ describe('memory under load', () => {
       const agents = await Promise.all(profiles.map(async ({ label, home }) => {
         const db = new Database(join(home, 'state.db'))
         db.pragma('journal_mode = WAL')
-        const activity = new MemoryActivityLog(db, label)
+        const activity = new MemoryActivityLog(memoryEventsOnHandle(db), label)
         const manager = new MemoryManager({ activity })
         manager.addProvider(new BuiltinMemoryProvider({ limits: { memory: 100_000, user: 100_000 } }))
         manager.addProvider(new ProcessWideProvider())

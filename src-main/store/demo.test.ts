@@ -5,6 +5,7 @@ import { parse } from 'yaml'
 import { SessionDetail, SessionPage } from '@shared/contract'
 import { generateBulk, SessionStore, StoreRegistry, writeDemoHome } from './index'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+import { rawDb } from './test-fixtures/raw-db'
 
 afterAll(cleanupTempDirs)
 
@@ -14,7 +15,7 @@ function fingerprint(root: string) {
   const reg = new StoreRegistry(root)
   try {
     return reg.list().map((p) => {
-      const db = reg.get(p.name).db
+      const db = rawDb(reg.get(p.name))
       return [
         db.prepare('SELECT id, title, message_count, estimated_cost_usd, end_reason FROM sessions ORDER BY id').all(),
         db.prepare('SELECT count(*) AS n FROM messages').get()
@@ -42,7 +43,7 @@ describe('writeDemoHome', () => {
 
     const store = new SessionStore(join(root, 'state.db'), { profile: 'default' })
     try {
-      const q = (sql: string) => (store.db.prepare(sql).get() as { n: number }).n
+      const q = (sql: string) => (rawDb(store).prepare(sql).get() as { n: number }).n
       expect(q("SELECT count(*) AS n FROM sessions WHERE end_reason = 'compression'")).toBeGreaterThan(0)
       expect(q("SELECT count(*) AS n FROM sessions WHERE json_extract(model_config, '$._branched_from') IS NOT NULL")).toBeGreaterThan(0)
       expect(q("SELECT count(*) AS n FROM sessions WHERE source = 'delegate'")).toBeGreaterThan(0)
@@ -52,7 +53,7 @@ describe('writeDemoHome', () => {
       expect(q("SELECT count(*) AS n FROM sessions WHERE cost_status = 'estimated'")).toBeGreaterThan(0)
       expect(q('SELECT count(*) AS n FROM session_model_usage')).toBeGreaterThan(0)
       expect(q('SELECT count(*) AS n FROM sessions WHERE message_count <> (SELECT count(*) FROM messages m WHERE m.session_id = sessions.id)')).toBe(0)
-      const dl = store.db.prepare('SELECT * FROM async_delegations').all() as Array<Record<string, unknown>>
+      const dl = rawDb(store).prepare('SELECT * FROM async_delegations').all() as Array<Record<string, unknown>>
       expect(dl.some((d) => d.retained === 1 && d.tombstoned_at === null && d.child_session_id && d.owner_profile === 'default' && d.usage_json)).toBe(true)
       expect(dl.some((d) => d.tombstoned_at !== null)).toBe(true)
       expect(dl.some((d) => d.state === 'running')).toBe(true)
@@ -70,7 +71,7 @@ describe('generateBulk', () => {
   it('writes consistent sessions and messages', () => {
     const store = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })
     expect(generateBulk(store, { sessions: 300, messagesPerSession: 8 })).toEqual({ sessions: 300, messages: 2400 })
-    expect(store.db.prepare('SELECT count(*) AS n FROM messages').get()).toEqual({ n: 2400 })
+    expect(rawDb(store).prepare('SELECT count(*) AS n FROM messages').get()).toEqual({ n: 2400 })
     expect(store.listSessions({ limit: 10 }).items).toHaveLength(10)
     expect(store.search({ query: 'deploy' }).length).toBeGreaterThan(0)
     store.close()

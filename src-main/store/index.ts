@@ -12,7 +12,8 @@
  * - `store.onLocalChange(fn)` reports the ids each committed write of this process touched (after COMMIT,
  *   never after rollback), synchronously. Use it for in-process bookkeeping; don't also emit events
  *   from it, or own writes would be announced twice.
- * - Other subsystems writing their own tables use `store.write((tx) => { ...; tx.touch(sessionId) })`.
+ * - SQL on state.db lives only in this folder: other subsystems call typed repositories (`delegationRepo`,
+ *   `costRepo`, `memoryEventsRepo`) and run their writes inside `store.write(() => …)`; the handle is private.
  */
 export { SessionStore, ownerProfileForDb, type WriteTx, type LocalChangeListener } from './session-store'
 export { WriteBusyError } from './write-queue'
@@ -31,4 +32,6 @@ export { writeDemoHome, generateBulk, type DemoHomeOptions, type BulkOptions } f
 export { SCHEMA_VERSION } from './schema'
 export * as tables from './schema'
 export type { SessionRow, CreateSessionOptions, NewMessage, ConversationMessage, UsageReport } from './types'
-export { liveUpstreamGateway } from './gateway-heartbeats'
+export { delegationRepo, type DelegationRepo } from './delegation-repo'
+export { costRepo } from './cost-repo'
+export { memoryEventsRepo, type MemoryEventsRepo } from './memory-events-repo'

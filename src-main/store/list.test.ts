@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MessagePage, SessionDetail, SessionPage } from '@shared/contract'
 import { SessionStore } from './index'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+import { rawDb } from './test-fixtures/raw-db'
 
 let store: SessionStore
 const at = (n: number) => 1_700_000_000 + n * 100
@@ -24,7 +25,7 @@ beforeAll(async () => {
   await store.createSession('br', 'cli', { parentSessionId: 's05', modelConfig: { _branched_from: 's05' }, startedAt: at(26) })
   await store.createSession('dg', 'delegate', { parentSessionId: 's05', modelConfig: { _delegate_from: 's05' }, startedAt: at(27) })
   await store.setArchived('s01', true)
-  store.db.prepare("UPDATE sessions SET hidden = 1 WHERE id = 's02'").run()
+  rawDb(store).prepare("UPDATE sessions SET hidden = 1 WHERE id = 's02'").run()
 })
 afterAll(() => { store.close(); cleanupTempDirs() })
 

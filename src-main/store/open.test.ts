@@ -6,6 +6,7 @@ import { getTableConfig } from 'drizzle-orm/sqlite-core'
 import { openStateDb, SessionStore, SCHEMA_VERSION } from './index'
 import { DECLARED_TABLES } from './schema'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+import { rawDb } from './test-fixtures/raw-db'
 
 afterAll(cleanupTempDirs)
 
@@ -79,7 +80,7 @@ describe('openStateDb', () => {
       INSERT INTO messages (session_id, role, content, timestamp) VALUES ('old', 'user', 'remember the blue whale', 100);`)
     raw.close()
     const store = new SessionStore(path)
-    const h = store.handle
+    const h = store
     expect(h.reconcile?.addedColumns).toEqual(expect.arrayContaining(['sessions.archived', 'sessions.auto_archived', 'messages.active']))
     const row = store.getSession('old')!
     expect(row).toMatchObject({ id: 'old', title: 'Legacy chat', message_count: 1, archived: 0, pinned: 0, git_metadata_generation: 0 })
@@ -96,14 +97,14 @@ describe('openStateDb', () => {
     const path = join(tempDir(), 'state.db')
     const first = new SessionStore(path)
     await first.createSession('s1', 'cli')
-    first.db.exec(`ALTER TABLE sessions ADD COLUMN future_flag TEXT DEFAULT 'x';
+    rawDb(first).exec(`ALTER TABLE sessions ADD COLUMN future_flag TEXT DEFAULT 'x';
       CREATE TABLE future_table (k TEXT PRIMARY KEY, v TEXT); INSERT INTO future_table VALUES ('a', 'b');
       UPDATE schema_version SET version = 42;`)
     first.close()
     const store = new SessionStore(path)
-    expect(cols(store.db, 'sessions')).toContain('future_flag')
-    expect(store.db.prepare('SELECT v FROM future_table').get()).toEqual({ v: 'b' })
-    expect(store.db.prepare('SELECT version FROM schema_version').get()).toEqual({ version: 42 })
+    expect(cols(rawDb(store), 'sessions')).toContain('future_flag')
+    expect(rawDb(store).prepare('SELECT v FROM future_table').get()).toEqual({ v: 'b' })
+    expect(rawDb(store).prepare('SELECT version FROM schema_version').get()).toEqual({ version: 42 })
     expect(store.getSession('s1')).toMatchObject({ id: 's1', future_flag: 'x' })
     expect(store.listSessions().items.map((s) => s.id)).toEqual(['s1'])
     store.close()

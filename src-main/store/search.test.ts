@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SearchHit } from '@shared/contract'
 import { sanitizeFtsQuery, SessionStore } from './index'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+import { rawDb } from './test-fixtures/raw-db'
 
 let store: SessionStore
 beforeAll(async () => {
@@ -62,7 +63,7 @@ describe('FTS search', () => {
   it('a missing or foreign FTS table degrades to []', async () => {
     const other = new SessionStore(join(tempDir(), 'state.db'))
     await other.createSession('s', 'cli')
-    other.db.exec('DROP TABLE messages_fts')
+    rawDb(other).exec('DROP TABLE messages_fts')
     expect(other.search({ query: 'anything' })).toEqual([])
     other.close()
   })

@@ -4,11 +4,9 @@
  * `onLocalChange` listeners after COMMIT (never after a rollback). Reads never take the write lock (WAL).
  */
 import type Database from 'better-sqlite3'
-import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { basename, dirname, resolve } from 'node:path'
 import type { MessagePage, SessionDetail, SessionPage, SessionSummary } from '@shared/contract'
 import { getDefaultRoot, isValidProfileName } from '../scope'
-import type * as schema from './schema'
 import type { ConversationMessage, CreateSessionOptions, NewMessage, SessionRow, UsageReport } from './types'
 import { openStateDb, type OpenOptions, type StateDb } from './open'
 import { requireId } from './errors'
@@ -24,6 +22,7 @@ import { conversation, messagePage, type PageOptions } from './read-messages'
 import { searchMessages, type RawHit } from './search'
 import { WriteQueue } from './write-queue'
 import { stmt } from './stmt-cache'
+import { liveUpstreamGateway, type GatewayHeartbeat } from './gateway-heartbeats'
 
 export interface WriteTx {
   db: Database.Database
@@ -41,14 +40,24 @@ export function ownerProfileForDb(path: string, root: string = getDefaultRoot())
   return basename(dirname(home)) === 'profiles' && isValidProfileName(name) ? name : null
 }
 
+const handles = new WeakMap<SessionStore, Database.Database>()
+
+/** The better-sqlite3 handle of a store. store/-internal: index.ts does not export it, and a test forbids reaching it elsewhere. */
+export function sqliteOf(store: SessionStore): Database.Database {
+  const db = handles.get(store)
+  if (!db) throw new Error('not a SessionStore')
+  return db
+}
+
 export class SessionStore {
   readonly path: string
   readonly profile: string
   /** Owner stamped on new rows: derived from the path, or the explicit profile given to the constructor. */
   readonly owner: string | null
-  readonly db: Database.Database
-  readonly orm: BetterSQLite3Database<typeof schema>
-  readonly handle: StateDb
+  /** The raw handle stays inside store/: other folders use typed repository functions (see `sqliteOf`). */
+  private readonly db: Database.Database
+  /** What opening reconciled (added columns, FTS rebuilt), for diagnostics. */
+  readonly reconcile: StateDb['reconcile']
   private listeners = new Set<LocalChangeListener>()
   private pending = new Set<string>()
   private depth = 0
@@ -59,14 +68,15 @@ export class SessionStore {
   private readonly tx: WriteTx
 
   constructor(path: string, opts: OpenOptions & { profile?: string; writeRetryMs?: number } = {}) {
-    this.handle = openStateDb(path, opts)
-    this.path = this.handle.path
-    this.db = this.handle.sqlite
-    this.orm = this.handle.orm
+    const handle = openStateDb(path, opts)
+    this.path = handle.path
+    this.db = handle.sqlite
+    this.reconcile = handle.reconcile
     this.owner = opts.profile ?? ownerProfileForDb(this.path)
     this.profile = this.owner ?? 'default'
     this.readBusyMs = Number(this.db.pragma('busy_timeout', { simple: true })) || 0
     this.queue = new WriteQueue(() => this.profile, opts.writeRetryMs)
+    handles.set(this, this.db)
     this.tx = { db: this.db, touch: (...ids) => { for (const id of ids) if (id) this.pending.add(id) } }
   }
 
@@ -169,6 +179,10 @@ export class SessionStore {
     this.countersStmt ??= this.db.prepare('SELECT message_count, ended_at FROM sessions WHERE id = ?')
     return (this.countersStmt.get(id) as Pick<SessionRow, 'message_count' | 'ended_at'> | undefined) ?? null
   }
+  /** Number of session rows (profile list). */
+  sessionCount(): number { return (stmt(this.db, 'SELECT count(*) AS n FROM sessions').get() as { n: number }).n }
+  /** A live upstream gateway heartbeat for this store's profile, or null (cron stands down when one runs). */
+  upstreamGateway(nowSec: number, profile = this.profile): GatewayHeartbeat | null { return liveUpstreamGateway(this.db, profile, nowSec) }
   getMessagesAsConversation(id: string, opts: { repairAlternation?: boolean } = {}): ConversationMessage[] {
     return conversation(this.db, id, opts.repairAlternation === true)
   }

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { CaduceusError } from '@shared/contract'
 import { CompressionSessionClosedError, SessionStore } from './index'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+import { rawDb } from './test-fixtures/raw-db'
 
 afterAll(cleanupTempDirs)
 let store: SessionStore
@@ -10,7 +11,7 @@ beforeEach(() => { store = new SessionStore(join(tempDir(), 'state.db'), { profi
 afterEach(() => store.close())
 
 const count = (id: string) => store.getSession(id)!.message_count
-const rows = (id: string) => (store.db.prepare('SELECT count(*) AS n FROM messages WHERE session_id = ?').get(id) as { n: number }).n
+const rows = (id: string) => (rawDb(store).prepare('SELECT count(*) AS n FROM messages WHERE session_id = ?').get(id) as { n: number }).n
 
 describe('session rows (§1.5)', () => {
   it('createSession is an upsert: earlier non-null values win, source only replaces unknown', async () => {
@@ -25,7 +26,7 @@ describe('session rows (§1.5)', () => {
     await store.createSession('a', 'cli', { systemPrompt: 'You are helpful.', modelConfig: {} })
     const row = store.getSession('a')!
     expect(row.model_config).toBeNull()
-    expect(store.db.prepare('SELECT prompt FROM system_prompts WHERE hash = ?').get(row.system_prompt_hash)).toEqual({ prompt: 'You are helpful.' })
+    expect(rawDb(store).prepare('SELECT prompt FROM system_prompts WHERE hash = ?').get(row.system_prompt_hash)).toEqual({ prompt: 'You are helpful.' })
   })
 
   it('children inherit workspace; only compression continuations inherit routing', async () => {
@@ -77,7 +78,7 @@ describe('message_count maintenance (§1.6)', () => {
   it('a failing insert leaves the count unchanged (one transaction)', async () => {
     await store.createSession('s', 'cli')
     await store.appendMessage('s', { role: 'user', content: 'fine' })
-    store.db.exec(`CREATE TRIGGER boom BEFORE INSERT ON messages WHEN NEW.content = 'boom' BEGIN SELECT RAISE(ABORT, 'boom'); END`)
+    rawDb(store).exec(`CREATE TRIGGER boom BEFORE INSERT ON messages WHEN NEW.content = 'boom' BEGIN SELECT RAISE(ABORT, 'boom'); END`)
     await expect((async () => store.appendMessage('s', { role: 'user', content: 'boom' }))()).rejects.toThrow(/boom/)
     await expect((async () => store.appendMessages('s', [{ role: 'user', content: 'ok' }, { role: 'user', content: 'boom' }]))()).rejects.toThrow(/boom/)
     expect(count('s')).toBe(1)
@@ -138,8 +139,8 @@ describe('lineage (§1.7)', () => {
     expect(store.getCompressionChain('B').map((r) => r.id)).toEqual(['A', 'B', 'C'])
     expect(store.getLineageRoot('C')).toBe('A')
     // a corrupt parent loop must not hang
-    store.db.pragma('foreign_keys = OFF')
-    store.db.prepare("UPDATE sessions SET parent_session_id = 'C', end_reason = 'compression' WHERE id = 'A'").run()
+    rawDb(store).pragma('foreign_keys = OFF')
+    rawDb(store).prepare("UPDATE sessions SET parent_session_id = 'C', end_reason = 'compression' WHERE id = 'A'").run()
     expect(store.getCompressionChain('A').length).toBeLessThanOrEqual(3)
     expect(() => store.getLineageRoot('B')).not.toThrow()
   })
@@ -147,7 +148,7 @@ describe('lineage (§1.7)', () => {
   it('getLineageRoot never throws on malformed model_config', async () => {
     await store.createSession('p', 'cli')
     await store.createSession('x', 'cli', { parentSessionId: 'p' })
-    store.db.prepare("UPDATE sessions SET model_config = '{not json' WHERE id = 'x'").run()
+    rawDb(store).prepare("UPDATE sessions SET model_config = '{not json' WHERE id = 'x'").run()
     expect(store.getLineageRoot('x')).toBe('x')
   })
 })

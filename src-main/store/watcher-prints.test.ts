@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { SessionStore, SessionWatcher } from './index'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+import { rawDb } from './test-fixtures/raw-db'
 
 afterAll(cleanupTempDirs)
 
@@ -61,14 +62,14 @@ describe('SessionWatcher visible-columns diff', () => {
   })
 
   it('never writes the database file: other connections see no commit from the watcher', () => {
-    const before = Number(store.db.pragma('data_version', { simple: true }))
+    const before = Number(rawDb(store).pragma('data_version', { simple: true }))
     const other = new Database(store.path)
     try {
       other.prepare(`UPDATE sessions SET pinned = 1 WHERE id = 'a'`).run()
-      const afterOther = Number(store.db.pragma('data_version', { simple: true }))
+      const afterOther = Number(rawDb(store).pragma('data_version', { simple: true }))
       expect(afterOther).not.toBe(before)
       expect(watcher.check()).toEqual(['a'])
-      expect(Number(store.db.pragma('data_version', { simple: true }))).toBe(afterOther)
+      expect(Number(rawDb(store).pragma('data_version', { simple: true }))).toBe(afterOther)
     } finally {
       other.close()
     }

@@ -5,6 +5,7 @@ import { SessionStore } from '../store'
 import { OutputBuffer } from './output-buffer'
 import { PROCESS_COMPLETE_DISPLAY_KIND, saveProcessCompletion, terminalSettings } from './index'
 import { cleanupDirs, tempDir } from './test-fixtures/helpers'
+import { rawDb } from '../store/test-fixtures/raw-db'
 
 afterEach(() => cleanupDirs())
 
@@ -46,7 +47,7 @@ describe('saveProcessCompletion', () => {
       expect(saved.text).toContain('proc_abc')
       expect(saved.text).toContain('exit code 1')
       expect(saved.text).toContain('FAILED: 2 tests')
-      const row = store.db.prepare('SELECT role, content, display_kind, display_metadata FROM messages WHERE id = ?').get(saved.messageId) as Record<string, string>
+      const row = rawDb(store).prepare('SELECT role, content, display_kind, display_metadata FROM messages WHERE id = ?').get(saved.messageId) as Record<string, string>
       expect(row.role).toBe('user')
       expect(row.display_kind).toBe(PROCESS_COMPLETE_DISPLAY_KIND)
       expect(JSON.parse(row.display_metadata)).toMatchObject({ process_id: 'proc_abc', exit_code: 1 })

@@ -7,6 +7,7 @@ import { Agent } from '../agent'
 import { startScriptedProvider, type ScriptedProvider, type ScriptHandler, type ScriptReply } from '../scripted'
 import { ToolRegistry, type ToolDefinition } from '../tools/registry'
 import type { AgentDelta, AgentOptions } from '../types'
+import { rawDb } from '../../store/test-fixtures/raw-db'
 
 export interface Kit {
   store: SessionStore
@@ -37,7 +38,7 @@ export async function makeKit(script: ScriptReply[] = [], opts: { handler?: Scri
         gatewaySessionKey: 'agent:main:desk:S1',
         ...over
       }),
-    messages: (sessionId) => store.db.prepare('SELECT role, content, tool_calls, tool_call_id, finish_reason, display_kind FROM messages WHERE session_id = ? ORDER BY id').all(sessionId) as never,
+    messages: (sessionId) => rawDb(store).prepare('SELECT role, content, tool_calls, tool_call_id, finish_reason, display_kind FROM messages WHERE session_id = ? ORDER BY id').all(sessionId) as never,
     cleanup: async () => {
       await server.close()
       store.close()

@@ -3,6 +3,7 @@
  * the retention limits. Bound once per store by `createDelegationRegistry`.
  */
 import { getHermesHome, profileNameForHome } from '../../scope'
+import { delegationRepo, type DelegationRepo } from '../../store'
 import { homeOfDb, retentionLimits } from '../config'
 import type { DelegationDb, RetentionLimits } from '../types'
 
@@ -19,7 +20,8 @@ export interface RegistryOptions {
 }
 
 export interface RegistryCtx {
-  db: DelegationDb['db']
+  /** Typed SQL on `async_delegations`; write functions run inside `write()`. */
+  repo: DelegationRepo
   write: DelegationDb['write']
   home: string
   now(): number
@@ -38,9 +40,9 @@ export function scopeProfile(): string {
 }
 
 export function createRegistryCtx(store: DelegationDb, opts: RegistryOptions = {}): RegistryCtx {
-  const home = homeOfDb(store.db.name)
+  const home = homeOfDb(store.path)
   return {
-    db: store.db,
+    repo: delegationRepo(store),
     write: (fn) => store.write(fn),
     home,
     now: opts.now ?? (() => Date.now() / 1000),

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { insertDelegation, tempHome, type TempHome } from '../test-support'
 import { ABANDONED_ERROR, createDelegationRegistry, MAX_DELIVERY_ATTEMPTS, newClaimToken, ownStartTime, type DelegationRegistry } from './index'
+import { rawDb } from '../../store/test-fixtures/raw-db'
 
 let t: TempHome
 let reg: DelegationRegistry
@@ -95,7 +96,7 @@ describe('durable pruning', () => {
       await reg.markCompletionDelivered(id)
     }
     clock += 8 * 24 * 3600
-    t.store.db.prepare('UPDATE async_delegations SET retained_at = ?').run(clock) // keep the retained one inside its TTL
+    rawDb(t.store).prepare('UPDATE async_delegations SET retained_at = ?').run(clock) // keep the retained one inside its TTL
     await reg.pruneDurableRecords()
     expect(reg.getDurableDelegation('deleg_old')).toBeNull()
     expect(reg.getDurableDelegation('deleg_keep')).not.toBeNull()
@@ -109,7 +110,7 @@ describe('durable pruning', () => {
       clock += 1
     }
     await reg.pruneDurableRecords()
-    const n = (t.store.db.prepare('SELECT COUNT(*) AS n FROM async_delegations').get() as { n: number }).n
+    const n = (rawDb(t.store).prepare('SELECT COUNT(*) AS n FROM async_delegations').get() as { n: number }).n
     expect(n).toBe(50)
     expect(reg.getDurableDelegation('deleg_0')).toBeNull()
     expect(reg.getDurableDelegation('deleg_5')).not.toBeNull()

@@ -15,39 +15,25 @@ export function newClaimToken(consumer: string): string {
 }
 
 export async function claimCompletionDelivery(ctx: RegistryCtx, delegationId: string, claim: string): Promise<boolean> {
-  const exists = ctx.db.prepare('SELECT 1 FROM async_delegations WHERE delegation_id = ?').get(delegationId)
+  const exists = ctx.repo.exists(delegationId)
   // Unknown id: a legacy/in-memory event with no durable row; nothing to guard.
   if (!exists) return true
   const now = ctx.now()
-  return ctx.write(
-    () =>
-      ctx.db
-        .prepare(
-          `UPDATE async_delegations SET delivery_claim = ?, delivery_claimed_at = ?, delivery_attempts = delivery_attempts + 1, updated_at = ?
-           WHERE delegation_id = ? AND delivery_state = 'pending' AND (delivery_claim IS NULL OR delivery_claimed_at IS NULL OR delivery_claimed_at < ?)`
-        )
-        .run(claim, now, now, delegationId, now - STALE_CLAIM_SECONDS).changes === 1
-  )
+  return ctx.write(() => ctx.repo.claimDelivery(delegationId, claim, now, now - STALE_CLAIM_SECONDS))
 }
 
 /** Give a claim back after a failed delivery; the 8th failure drops the row for good. Returns the new state. */
 export async function releaseCompletionDelivery(ctx: RegistryCtx, delegationId: string, claim: string): Promise<'pending' | 'dropped' | null> {
   const now = ctx.now()
   return ctx.write(() => {
-    const row = ctx.db.prepare('SELECT delivery_attempts, delivery_claim FROM async_delegations WHERE delegation_id = ?').get(delegationId) as
-      | { delivery_attempts: number; delivery_claim: string | null }
-      | undefined
+    const row = ctx.repo.deliveryClaim(delegationId)
     if (!row || row.delivery_claim !== claim) return null
     if (row.delivery_attempts >= MAX_DELIVERY_ATTEMPTS) {
-      ctx.db
-        .prepare(`UPDATE async_delegations SET delivery_state = 'dropped', delivery_claim = NULL, delivery_claimed_at = NULL, updated_at = ? WHERE delegation_id = ?`)
-        .run(now, delegationId)
+      ctx.repo.markDropped(delegationId, now)
       ctx.log('warn', `Async delegation ${delegationId} exhausted its ${MAX_DELIVERY_ATTEMPTS} delivery attempts; marking terminally dropped (result remains queryable).`)
       return 'dropped'
     }
-    ctx.db
-      .prepare('UPDATE async_delegations SET delivery_claim = NULL, delivery_claimed_at = NULL, updated_at = ? WHERE delegation_id = ?')
-      .run(now, delegationId)
+    ctx.repo.releaseClaim(delegationId, now)
     return 'pending'
   })
 }
@@ -64,42 +50,17 @@ export async function markCompletionDelivered(ctx: RegistryCtx, delegationId: st
 /** pending → delivered, guarded by the claim when one is given. */
 async function setDelivered(ctx: RegistryCtx, delegationId: string, claim: string | null): Promise<boolean> {
   const now = ctx.now()
-  const guard = claim === null ? '' : ' AND delivery_claim = ?'
-  const args: unknown[] = claim === null ? [now, now, delegationId] : [now, now, delegationId, claim]
-  return ctx.write(
-    () =>
-      ctx.db
-        .prepare(
-          `UPDATE async_delegations SET delivery_state = 'delivered', delivered_at = ?, delivery_claim = NULL, delivery_claimed_at = NULL, updated_at = ?
-           WHERE delegation_id = ? AND delivery_state = 'pending'${guard}`
-        )
-        .run(...args).changes === 1
-  )
+  return ctx.write(() => ctx.repo.setDelivered(delegationId, claim, now))
 }
 
 export async function dropCompletionDelivery(ctx: RegistryCtx, delegationId: string, claim?: string): Promise<boolean> {
   const now = ctx.now()
-  const guard = claim === undefined ? '' : ' AND delivery_claim = ?'
-  const args: unknown[] = [now, delegationId]
-  if (claim !== undefined) args.push(claim)
-  return ctx.write(
-    () =>
-      ctx.db
-        .prepare(`UPDATE async_delegations SET delivery_state = 'dropped', delivery_claim = NULL, delivery_claimed_at = NULL, updated_at = ? WHERE delegation_id = ? AND delivery_state = 'pending'${guard}`)
-        .run(...args).changes === 1
-  )
+  return ctx.write(() => ctx.repo.dropPending(delegationId, claim, now))
 }
 
 /** Terminal rows still waiting for delivery, oldest completion first (upstream restore order). */
 export function listUndeliveredCompletions(ctx: RegistryCtx): Array<CompletionEvent & { restored: true }> {
-  const rows = ctx.db
-    .prepare(
-      `SELECT delegation_id, event_json FROM async_delegations
-       WHERE state != 'running' AND delivery_state = 'pending' AND event_json IS NOT NULL
-       ORDER BY completed_at ASC, delegation_id ASC`
-    )
-    .all() as Array<{ delegation_id: string; event_json: string }>
-  return rows.map((r) => {
+  return ctx.repo.listUndelivered().map((r) => {
     const ev = parseJson<Record<string, unknown>>(r.event_json, {})
     const safe = ev && typeof ev === 'object' && !Array.isArray(ev) ? ev : {}
     return { ...safe, delegation_id: r.delegation_id, status: typeof safe.status === 'string' ? safe.status : 'unknown', restored: true as const }

@@ -8,25 +8,8 @@ import { rehydrateRetainedChildren } from './retained'
 
 export const ABANDONED_ERROR = 'Delegation owner exited before recording a terminal result; outcome unknown.'
 
-interface ActiveRow {
-  delegation_id: string
-  owner_pid: number | null
-  owner_started_at: number | null
-  origin_session: string
-  origin_ui_session_id: string
-  origin_session_id: string | null
-  parent_session_id: string | null
-  dispatched_at: number
-  task_json: string | null
-}
-
 export async function recoverAbandonedDelegations(ctx: RegistryCtx): Promise<number> {
-  const rows = ctx.db
-    .prepare(
-      `SELECT delegation_id, owner_pid, owner_started_at, origin_session, origin_ui_session_id, origin_session_id,
-              parent_session_id, dispatched_at, task_json FROM async_delegations WHERE state IN ('running', 'finalizing')`
-    )
-    .all() as ActiveRow[]
+  const rows = ctx.repo.listActive()
   let recovered = 0
   for (const row of rows) {
     if (!ownerIsGone(row.owner_pid, row.owner_started_at)) continue
@@ -44,14 +27,8 @@ export async function recoverAbandonedDelegations(ctx: RegistryCtx): Promise<num
       parent_session_id: row.parent_session_id, goal: task.goal ?? null, status: 'unknown', summary: null,
       error: ABANDONED_ERROR, dispatched_at: row.dispatched_at, completed_at: now, exit_reason: 'owner_exited'
     }
-    const changed = await ctx.write(
-      () =>
-        ctx.db
-          .prepare(
-            `UPDATE async_delegations SET state = 'unknown', completed_at = ?, event_json = ?, result_json = ?, delivery_state = 'pending',
-               delivery_claim = NULL, delivery_claimed_at = NULL, updated_at = ? WHERE delegation_id = ? AND state IN ('running', 'finalizing')`
-          )
-          .run(now, toJson(event), toJson({ status: 'unknown', error: ABANDONED_ERROR }), now, row.delegation_id).changes
+    const changed = await ctx.write(() =>
+      ctx.repo.markAbandoned(row.delegation_id, toJson(event), toJson({ status: 'unknown', error: ABANDONED_ERROR }), now)
     )
     recovered += changed
   }

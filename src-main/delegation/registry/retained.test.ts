@@ -3,6 +3,7 @@ import Database from 'better-sqlite3'
 import { insertDelegation, rawDb, tempHome, type TempHome } from '../test-support'
 import { createDelegationRegistry, type DelegationRegistry } from './index'
 import type { ChildManifestEntry } from '../types'
+import { rawDb as dbOf } from '../../store/test-fixtures/raw-db'
 
 let t: TempHome
 let reg: DelegationRegistry
@@ -28,9 +29,9 @@ const columns = (db: Database.Database, table: string) => new Set((db.prepare(`P
 describe('schema (owned by the store, checked here for what the registry needs)', () => {
   // seed 004: test_schema_adds_retained_columns_and_usage_table
   it('a fresh state.db has the retained columns and the usage ledger', () => {
-    const cols = columns(t.store.db, 'async_delegations')
+    const cols = columns(dbOf(t.store), 'async_delegations')
     for (const c of ['retained', 'retained_at', 'tombstoned_at', 'child_session_id', 'children_json', 'owner_profile', 'usage_json']) expect(cols).toContain(c)
-    const tables = (t.store.db.prepare("SELECT name FROM sqlite_master WHERE type='table'").all() as Array<{ name: string }>).map((r) => r.name)
+    const tables = (dbOf(t.store).prepare("SELECT name FROM sqlite_master WHERE type='table'").all() as Array<{ name: string }>).map((r) => r.name)
     expect(tables).toContain('delegation_child_usage')
   })
 
@@ -45,10 +46,10 @@ describe('schema (owned by the store, checked here for what the registry needs)'
     raw.close()
     const upgraded = rawDb(path)
     try {
-      const cols = columns(upgraded.db, 'async_delegations')
+      const cols = columns(dbOf(upgraded), 'async_delegations')
       expect(cols).toContain('retained')
       expect(cols).toContain('children_json')
-      expect(upgraded.db.prepare("SELECT state FROM async_delegations WHERE delegation_id='deleg_old'").get()).toEqual({ state: 'completed' })
+      expect(dbOf(upgraded).prepare("SELECT state FROM async_delegations WHERE delegation_id='deleg_old'").get()).toEqual({ state: 'completed' })
     } finally {
       upgraded.close()
     }
@@ -78,7 +79,7 @@ describe('retained registry', () => {
     expect(await reg.tombstoneRetainedChild('sa-0-abc12345')).toBe(true)
     expect(reg.findRetainedChild('sa-0-abc12345')).toBeNull()
     expect(await reg.tombstoneRetainedChild('sa-0-abc12345')).toBe(false)
-    const row = t.store.db.prepare("SELECT tombstoned_at, children_json FROM async_delegations WHERE delegation_id='deleg_test0001'").get() as {
+    const row = dbOf(t.store).prepare("SELECT tombstoned_at, children_json FROM async_delegations WHERE delegation_id='deleg_test0001'").get() as {
       tombstoned_at: number | null; children_json: string
     }
     expect(row.tombstoned_at).not.toBeNull()
@@ -88,7 +89,7 @@ describe('retained registry', () => {
   // seed 004: test_ttl_prune_tombstones_expired_rows
   it('TTL prune tombstones rows retained longer ago than the TTL', async () => {
     await dispatchAndRetain()
-    t.store.db.prepare('UPDATE async_delegations SET retained_at = ? WHERE delegation_id = ?').run(clock - 100 * 3600, 'deleg_test0001')
+    dbOf(t.store).prepare('UPDATE async_delegations SET retained_at = ? WHERE delegation_id = ?').run(clock - 100 * 3600, 'deleg_test0001')
     expect(await reg.pruneRetainedChildren({ ttlHours: 72 })).toBe(1)
     expect(reg.listRetainedChildren()).toEqual([])
   })
@@ -145,9 +146,9 @@ describe('retained registry', () => {
   it('records child_session_id only for a single child and synthesizes a child from it', async () => {
     await insertDelegation(t.store, 'deleg_batch')
     await reg.recordDispatchedChildren('deleg_batch', [{ subagent_id: 'sa-1', session_id: 'cs-1' }, { subagent_id: 'sa-2', session_id: 'cs-2' }])
-    expect(t.store.db.prepare("SELECT child_session_id FROM async_delegations WHERE delegation_id='deleg_batch'").get()).toEqual({ child_session_id: null })
+    expect(dbOf(t.store).prepare("SELECT child_session_id FROM async_delegations WHERE delegation_id='deleg_batch'").get()).toEqual({ child_session_id: null })
     await insertDelegation(t.store, 'deleg_legacy')
-    t.store.db.prepare("UPDATE async_delegations SET child_session_id='cs-legacy', retained=1, retained_at=? WHERE delegation_id='deleg_legacy'").run(clock)
+    dbOf(t.store).prepare("UPDATE async_delegations SET child_session_id='cs-legacy', retained=1, retained_at=? WHERE delegation_id='deleg_legacy'").run(clock)
     await reg.retainCompletedDelegation('deleg_batch')
     const ids = reg.listRetainedChildren().map((e) => e.childId)
     expect(ids).toEqual(expect.arrayContaining(['sa-1', 'sa-2', 'cs-legacy']))
@@ -155,7 +156,7 @@ describe('retained registry', () => {
 
   it('malformed children_json does not break listing', async () => {
     await dispatchAndRetain()
-    t.store.db.prepare("UPDATE async_delegations SET children_json='{not json', child_session_id='cs-x'").run()
+    dbOf(t.store).prepare("UPDATE async_delegations SET children_json='{not json', child_session_id='cs-x'").run()
     expect(reg.listRetainedChildren().map((e) => e.childId)).toEqual(['cs-x'])
   })
 

@@ -11,9 +11,7 @@ export async function recordDispatchedChildren(ctx: RegistryCtx, delegationId: s
   const list = Array.isArray(children) ? children.filter((c) => c && typeof c === 'object') : []
   const single = list.length === 1 && typeof list[0].session_id === 'string' && list[0].session_id ? list[0].session_id : null
   await ctx.write(() => {
-    ctx.db
-      .prepare(`UPDATE async_delegations SET children_json = ?, child_session_id = ?, owner_profile = ?, updated_at = ? WHERE delegation_id = ?`)
-      .run(JSON.stringify(list), single, ctx.currentProfile(), ctx.now(), delegationId.trim())
+    ctx.repo.setChildren(delegationId.trim(), JSON.stringify(list), single, ctx.currentProfile(), ctx.now())
   })
 }
 
@@ -22,9 +20,7 @@ export async function retainCompletedDelegation(ctx: RegistryCtx, delegationId: 
   if (typeof delegationId !== 'string' || !delegationId.trim()) return
   const now = ctx.now()
   await ctx.write(() => {
-    ctx.db
-      .prepare(`UPDATE async_delegations SET retained = 1, retained_at = ?, usage_json = ?, updated_at = ? WHERE delegation_id = ? AND tombstoned_at IS NULL`)
-      .run(now, usage ? toJson(usage) : null, now, delegationId.trim())
+    ctx.repo.markRetained(delegationId.trim(), usage ? toJson(usage) : null, now)
   })
   await pruneRetainedChildren(ctx)
 }
@@ -39,16 +35,8 @@ export async function pruneRetainedChildren(ctx: RegistryCtx, opts: { maxRetaine
   const ttlHours = opts.ttlHours !== undefined ? Math.max(0, opts.ttlHours) : Math.max(1, cfg!.ttlHours)
   const now = ctx.now()
   return ctx.write(() => {
-    const expired = ctx.db
-      .prepare(`UPDATE async_delegations SET tombstoned_at = ?, updated_at = ? WHERE retained = 1 AND tombstoned_at IS NULL AND retained_at < ?`)
-      .run(now, now, now - ttlHours * 3600).changes
-    const overCap = ctx.db
-      .prepare(
-        `UPDATE async_delegations SET tombstoned_at = ?, updated_at = ? WHERE delegation_id IN (
-           SELECT delegation_id FROM async_delegations WHERE retained = 1 AND tombstoned_at IS NULL
-           ORDER BY retained_at DESC, rowid DESC LIMIT -1 OFFSET ?)`
-      )
-      .run(now, now, maxRetained).changes
+    const expired = ctx.repo.tombstoneRetainedBefore(now - ttlHours * 3600, now)
+    const overCap = ctx.repo.tombstoneRetainedBeyond(maxRetained, now)
     return expired + overCap
   })
 }
@@ -90,13 +78,7 @@ export function listRetainedChildren(ctx: RegistryCtx): RetainedChild[] {
   // A read must not wait on the write lock: the prune runs at once when the DB is free (same tick, so its
   // result is visible below) and otherwise later off the event loop; until then expired rows still list.
   pruneRetainedChildren(ctx).catch((err: Error) => ctx.log('warn', `pruning retained children failed: ${err.message}`))
-  const rows = ctx.db
-    .prepare(
-      `SELECT delegation_id, parent_session_id, owner_profile, state, retained_at, completed_at, child_session_id, children_json
-       FROM async_delegations WHERE retained = 1 AND tombstoned_at IS NULL ORDER BY retained_at DESC, rowid DESC`
-    )
-    .all() as RetainedRow[]
-  return rows.flatMap(expandChildren)
+  return ctx.repo.listRetained().flatMap(expandChildren)
 }
 
 export function findRetainedChild(ctx: RegistryCtx, id: unknown): RetainedChild | null {
@@ -111,12 +93,7 @@ export async function tombstoneRetainedChild(ctx: RegistryCtx, id: unknown): Pro
   const entry = findRetainedChild(ctx, id)
   if (!entry) return false
   const now = ctx.now()
-  return ctx.write(
-    () =>
-      ctx.db
-        .prepare(`UPDATE async_delegations SET tombstoned_at = ?, updated_at = ? WHERE delegation_id = ? AND retained = 1 AND tombstoned_at IS NULL`)
-        .run(now, now, entry.delegationId).changes === 1
-  )
+  return ctx.write(() => ctx.repo.tombstoneRetained(entry.delegationId, now))
 }
 
 export async function rehydrateRetainedChildren(ctx: RegistryCtx): Promise<number> {

@@ -8,7 +8,7 @@ function profiles(s: Services): ProfileInfo[] {
   return s.stores.list().map((e) => {
     let sessionCount = 0
     try {
-      sessionCount = (s.stores.get(e.name).db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n
+      sessionCount = s.stores.get(e.name).sessionCount()
     } catch (err) {
       s.log.warn('store', `cannot count sessions of ${e.name}: ${(err as Error).message}`)
     }

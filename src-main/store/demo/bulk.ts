@@ -7,6 +7,7 @@
 import type { SessionStore } from '../session-store'
 import { FTS_TRIGGER_SQL } from '../schema'
 import { Rng, sessionIdAt } from './rng'
+import { sqliteOf } from '../session-store'
 
 export interface BulkOptions { sessions: number; messagesPerSession: number; seed?: number; now?: number }
 
@@ -17,19 +18,19 @@ export function generateBulk(store: SessionStore, opts: BulkOptions): { sessions
   const rng = new Rng(opts.seed ?? 7)
   const now = opts.now ?? 1796083200
   const perSession = Math.max(0, Math.floor(opts.messagesPerSession))
-  const insertSession = store.db.prepare(`INSERT INTO sessions (id, source, model, started_at, ended_at, end_reason, message_count,
+  const insertSession = sqliteOf(store).prepare(`INSERT INTO sessions (id, source, model, started_at, ended_at, end_reason, message_count,
       tool_call_count, input_tokens, output_tokens, estimated_cost_usd, cost_status, api_call_count, title, last_activity_at, profile_name)
     VALUES (?, ?, 'demo-model', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-  const insertMessage = store.db.prepare(`INSERT INTO messages (session_id, role, content, tool_calls, tool_call_id, tool_name, timestamp)
+  const insertMessage = sqliteOf(store).prepare(`INSERT INTO messages (session_id, role, content, tool_calls, tool_call_id, tool_name, timestamp)
     VALUES (?, ?, ?, ?, ?, ?, ?)`)
   const sentence = () => Array.from({ length: rng.int(6, 18) }, () => rng.pick(WORDS)).join(' ')
   let rows = 0
   let messages = 0
-  const firstNewId = Number((store.db.prepare('SELECT COALESCE(MAX(id), 0) AS m FROM messages').get() as { m: number }).m)
-  const sync = store.db.pragma('synchronous', { simple: true })
-  store.db.pragma('synchronous = NORMAL') // WAL + NORMAL: durable at checkpoint, no fsync per commit
-  store.db.exec('BEGIN IMMEDIATE')
-  store.db.exec('DROP TRIGGER IF EXISTS messages_fts_insert')
+  const firstNewId = Number((sqliteOf(store).prepare('SELECT COALESCE(MAX(id), 0) AS m FROM messages').get() as { m: number }).m)
+  const sync = sqliteOf(store).pragma('synchronous', { simple: true })
+  sqliteOf(store).pragma('synchronous = NORMAL') // WAL + NORMAL: durable at checkpoint, no fsync per commit
+  sqliteOf(store).exec('BEGIN IMMEDIATE')
+  sqliteOf(store).exec('DROP TRIGGER IF EXISTS messages_fts_insert')
   try {
     for (let i = 0; i < opts.sessions; i++) {
       const startedAt = now - (opts.sessions - i) * 60
@@ -47,18 +48,18 @@ export function generateBulk(store: SessionStore, opts: BulkOptions): { sessions
       }
       messages += perSession
       rows += 1 + perSession
-      if (rows >= 1000) { store.db.exec('COMMIT'); store.db.exec('BEGIN IMMEDIATE'); rows = 0 }
+      if (rows >= 1000) { sqliteOf(store).exec('COMMIT'); sqliteOf(store).exec('BEGIN IMMEDIATE'); rows = 0 }
     }
-    store.db.prepare(`INSERT INTO messages_fts(rowid, content, tool_name, tool_calls)
+    sqliteOf(store).prepare(`INSERT INTO messages_fts(rowid, content, tool_name, tool_calls)
       SELECT id, content, tool_name, tool_calls FROM messages_fts_src WHERE id > ?`).run(firstNewId)
-    store.db.exec(FTS_TRIGGER_SQL[0])
-    store.db.exec('COMMIT')
+    sqliteOf(store).exec(FTS_TRIGGER_SQL[0])
+    sqliteOf(store).exec('COMMIT')
   } catch (err) {
-    if (store.db.inTransaction) store.db.exec('ROLLBACK')
-    store.db.exec(FTS_TRIGGER_SQL[0]) // IF NOT EXISTS: restores the trigger if a committed chunk had dropped it
+    if (sqliteOf(store).inTransaction) sqliteOf(store).exec('ROLLBACK')
+    sqliteOf(store).exec(FTS_TRIGGER_SQL[0]) // IF NOT EXISTS: restores the trigger if a committed chunk had dropped it
     throw err
   } finally {
-    store.db.pragma(`synchronous = ${Number(sync)}`)
+    sqliteOf(store).pragma(`synchronous = ${Number(sync)}`)
   }
   return { sessions: opts.sessions, messages }
 }

@@ -1,16 +1,17 @@
 /** Demo rows for `async_delegations` and the `delegation_child_usage` ledger (hermes-spec §2.2). */
 import type { SessionStore } from '../session-store'
 import type { Rng } from './rng'
+import { sqliteOf } from '../session-store'
 
 export function writeDelegations(store: SessionStore, rng: Rng, parents: string[], now: number,
   spawnChild: (parentId: string, at: number) => string): void {
-  const insert = store.db.prepare(`INSERT INTO async_delegations (delegation_id, origin_session, origin_ui_session_id, parent_session_id,
+  const insert = sqliteOf(store).prepare(`INSERT INTO async_delegations (delegation_id, origin_session, origin_ui_session_id, parent_session_id,
       state, dispatched_at, completed_at, updated_at, event_json, result_json, delivery_state, delivery_attempts, delivered_at,
       owner_pid, owner_started_at, task_json, origin_session_id, child_session_id, children_json, retained, retained_at,
       tombstoned_at, owner_profile, usage_json)
     VALUES (@id, '', '', @parent, @state, @at, @done, @updated, @event, @result, @delivery, @attempts, @delivered, 4242, @ownerStart,
       @task, '', @child, @children, @retained, @retainedAt, @tomb, 'default', @usage)`)
-  const ledger = store.db.prepare(`INSERT INTO delegation_child_usage (parent_session_id, parent_turn_id, child_session_id, usage_json,
+  const ledger = sqliteOf(store).prepare(`INSERT INTO delegation_child_usage (parent_session_id, parent_turn_id, child_session_id, usage_json,
       aggregate_json, created_at) VALUES (?, ?, ?, ?, ?, ?)`)
 
   const plans = [

@@ -1,0 +1,113 @@
+/**
+ * `cad_memory_events`: Caduceus-only table in each profile's state.db holding the memory activity log.
+ * Created and reconciled additively here (never dropped); the memory subsystem reaches it only through
+ * these typed functions. Writes are the log's own batched transaction (not `store.write()`): the log must
+ * never wait on, or fail, a turn.
+ */
+import type Database from 'better-sqlite3'
+import { sqliteOf, type SessionStore } from './session-store'
+
+const COLUMNS: Array<[string, string]> = [
+  ['provider', "TEXT NOT NULL DEFAULT ''"],
+  ['kind', "TEXT NOT NULL DEFAULT 'hook'"],
+  ['name', "TEXT NOT NULL DEFAULT ''"],
+  ['session_id', 'TEXT'],
+  ['turn_id', 'TEXT'],
+  ['ok', 'INTEGER NOT NULL DEFAULT 1'],
+  ['latency_ms', 'REAL'],
+  ['summary', "TEXT NOT NULL DEFAULT ''"],
+  ['size', 'INTEGER'],
+  ['at', 'REAL NOT NULL DEFAULT 0']
+]
+
+/** A row as stored; values written by another version may be odd, so the reader coerces. */
+export interface MemoryEventRow {
+  id: number; provider: unknown; kind: unknown; name: unknown; session_id: unknown; turn_id: unknown
+  ok: unknown; latency_ms: unknown; summary: unknown; size: unknown; at: unknown
+}
+
+export interface NewMemoryEventRow {
+  provider: string; kind: string; name: string; sessionId: string | null; turnId: string | null
+  ok: boolean; latencyMs: number | null; summary: string; size: number | null; at: number
+}
+
+export interface MemoryEventFilter {
+  kinds?: string[]
+  refusalsOnly?: boolean
+  provider?: string
+  sessionId?: string
+  beforeId?: number
+  limit: number
+}
+
+function repo(db: Database.Database) {
+  const insert = (e: NewMemoryEventRow): number =>
+    Number(db.prepare(`INSERT INTO cad_memory_events (provider, kind, name, session_id, turn_id, ok, latency_ms, summary, size, at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(e.provider, e.kind, e.name, e.sessionId, e.turnId, e.ok ? 1 : 0, e.latencyMs, e.summary, e.size, e.at).lastInsertRowid)
+  return {
+    ensureTable(): true {
+      db.exec(`CREATE TABLE IF NOT EXISTS cad_memory_events (id INTEGER PRIMARY KEY AUTOINCREMENT, ${COLUMNS.map(([n, t]) => `${n} ${t}`).join(', ')})`)
+      const have = new Set((db.prepare('PRAGMA table_info(cad_memory_events)').all() as Array<{ name: string }>).map((c) => c.name))
+      for (const [name, type] of COLUMNS) if (!have.has(name)) db.exec(`ALTER TABLE cad_memory_events ADD COLUMN ${name} ${type}`)
+      db.exec('CREATE INDEX IF NOT EXISTS idx_cad_memory_events_provider ON cad_memory_events(provider, id)')
+      db.exec('CREATE INDEX IF NOT EXISTS idx_cad_memory_events_session ON cad_memory_events(session_id, id)')
+      return true
+    },
+    /** One transaction for the whole batch; ids in batch order. */
+    insertBatch(batch: NewMemoryEventRow[]): number[] {
+      return db.transaction(() => batch.map(insert))()
+    },
+    /** Newest first. */
+    list(q: MemoryEventFilter): MemoryEventRow[] {
+      const where: string[] = []
+      const params: unknown[] = []
+      if (q.kinds?.length) {
+        where.push(`kind IN (${q.kinds.map(() => '?').join(',')})`)
+        params.push(...q.kinds)
+      }
+      if (q.refusalsOnly) where.push(`kind = 'refusal'`)
+      if (q.provider) (where.push('provider = ?'), params.push(q.provider))
+      if (q.sessionId) (where.push('session_id = ?'), params.push(q.sessionId))
+      if (q.beforeId !== undefined) (where.push('id < ?'), params.push(q.beforeId))
+      const sql = `SELECT * FROM cad_memory_events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`
+      return db.prepare(sql).all(...params, q.limit) as MemoryEventRow[]
+    },
+    providerStats(): Array<{ provider: string; calls: number; errors: number; refusals: number }> {
+      return db.prepare(`
+      SELECT provider,
+        SUM(CASE WHEN kind NOT IN ('refusal','error') THEN 1 ELSE 0 END) AS calls,
+        SUM(CASE WHEN kind = 'error' OR (ok = 0 AND kind <> 'refusal') THEN 1 ELSE 0 END) AS errors,
+        SUM(CASE WHEN kind = 'refusal' THEN 1 ELSE 0 END) AS refusals
+      FROM cad_memory_events GROUP BY provider ORDER BY provider`).all() as Array<{ provider: string; calls: number; errors: number; refusals: number }>
+    },
+    lastError(provider: string): { summary: string; at: number } | undefined {
+      return db.prepare(`SELECT summary, at FROM cad_memory_events WHERE provider = ? AND (kind = 'error' OR (ok = 0 AND kind <> 'refusal')) ORDER BY id DESC LIMIT 1`).get(provider) as { summary: string; at: number } | undefined
+    },
+    /** Latencies of the newest 1000 events that have one (unsorted). */
+    recentLatencies(provider: string): number[] {
+      return (db.prepare(`SELECT latency_ms AS l FROM cad_memory_events WHERE provider = ? AND latency_ms IS NOT NULL ORDER BY id DESC LIMIT 1000`).all(provider) as Array<{ l: number }>).map((r) => r.l)
+    },
+    lastPrefetch(provider: string): { ok: number; latency_ms: number | null; size: number | null; at: number } | undefined {
+      return db.prepare(`SELECT ok, latency_ms, size, at FROM cad_memory_events WHERE provider = ? AND kind = 'prefetch' ORDER BY id DESC LIMIT 1`).get(provider) as { ok: number; latency_ms: number | null; size: number | null; at: number } | undefined
+    },
+    lastSyncError(provider: string): { summary: string; at: number } | undefined {
+      return db.prepare(`SELECT summary, at FROM cad_memory_events WHERE provider = ? AND name = 'sync_turn' AND (kind = 'error' OR ok = 0) ORDER BY id DESC LIMIT 1`).get(provider) as { summary: string; at: number } | undefined
+    },
+    /** Keep the newest `retention` rows. */
+    prune(retention: number): void {
+      db.prepare(`DELETE FROM cad_memory_events WHERE id <= (SELECT id FROM cad_memory_events ORDER BY id DESC LIMIT 1 OFFSET ?)`).run(retention)
+    }
+  }
+}
+
+export type MemoryEventsRepo = ReturnType<typeof repo>
+
+/** Over a raw handle: for this file's callers in store/ and for tests that build a bare state.db. */
+export function memoryEventsOnHandle(db: Database.Database): MemoryEventsRepo {
+  return repo(db)
+}
+
+/** The activity-log table of one profile's store. */
+export function memoryEventsRepo(store: SessionStore): MemoryEventsRepo {
+  return repo(sqliteOf(store))
+}
