@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ChannelsStatus, CronJob } from '@shared/contract'
-import { createHost, createLogger, type Host } from '../src-main/host'
-import { parseEnv } from '../src-main/config'
+import { createHost, type Host } from '../src-main/host'
+import { createLogger } from '../src-main/host/log'
+import { parseEnv } from '../src-main/config/env-file'
 
 let root: string
 let host: Host

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startScriptedProvider, type ScriptedProvider } from '../src-main/agent'
+import { startScriptedProvider, type ScriptedProvider } from '../src-main/agent/scripted'
 
 const exec = promisify(execFile)
 const repo = resolve(import.meta.dirname, '..')

@@ -6,7 +6,8 @@ import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SearchResult, SessionPage } from '@shared/contract'
-import { createHost, createLogger, type Host } from '../src-main/host'
+import { createHost, type Host } from '../src-main/host'
+import { createLogger } from '../src-main/host/log'
 import { writeDemoHome } from '../src-main/store'
 
 const run = promisify(execFile)

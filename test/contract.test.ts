@@ -7,7 +7,9 @@ import { join } from 'node:path'
 import WebSocket from 'ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { requestNames } from '@shared/contract'
-import { createHost, createLogger, startHeadless, type HeadlessServer } from '../src-main/host'
+import { createHost } from '../src-main/host'
+import { createLogger } from '../src-main/host/log'
+import { startHeadless, type HeadlessServer } from '../src-main/host/http-transport'
 import type { Host } from '../src-main/host'
 
 let home: string

@@ -6,8 +6,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SessionCost, Subagent, SubagentList, TurnFinished } from '@shared/contract'
-import { startScriptedProvider, type RecordedRequest, type ScriptedProvider, type ScriptReply } from '../src-main/agent'
-import { createHost, createLogger, type Host } from '../src-main/host'
+import { startScriptedProvider, type RecordedRequest, type ScriptedProvider, type ScriptReply } from '../src-main/agent/scripted'
+import { createHost, type Host } from '../src-main/host'
+import { createLogger } from '../src-main/host/log'
 import { SessionStore } from '../src-main/store'
 
 let root: string

@@ -1,5 +1,6 @@
 // Structure rules a newcomer can trust (CONTRIBUTING.md "Layers"): SQL on state.db lives only in src-main/store/
-// behind typed functions, and no other folder reaches a SessionStore's raw handle. Source-text checks: they read the
+// behind typed functions, no other folder reaches a SessionStore's raw handle, and each subsystem's index.ts face
+// stays small (≤ 15 names, no `export *`) and exports only what production code in other folders imports. Source-text checks: they read the
 // files as written, so a new raw query anywhere else fails here before review.
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
@@ -65,5 +66,85 @@ describe('structure: SQL only in the store', () => {
     expect(/\.(db|orm)\b(?!\w)/.test(code("x.stores.get('a').db"))).toBe(true)
     expect(/\.prepare\(/.test(code("// db.prepare('x') in a comment\nconst s = 'a.prepare(b)'"))).toBe(false)
     expect(/\.(db|orm)\b(?!\w)/.test(code('const s = `in state.db ${store.db.name}`'))).toBe(true)
+  })
+})
+
+const FACE_LIMIT = 15
+const subsystems = readdirSync(join(root, 'src-main'), { withFileTypes: true })
+  .filter((e) => e.isDirectory())
+  .map((e) => e.name)
+  .filter((d) => tsFiles(join(root, 'src-main', d)).some((p) => rel(p) === `src-main/${d}/index.ts`))
+
+/** Names an index.ts exports: `export { a, b as c }` (with or without `from`), `export type {…}`, declarations. */
+function faceNames(source: string): { names: string[]; star: string[] } {
+  const text = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1')
+  const names: string[] = []
+  for (const m of text.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}/g)) {
+    for (const part of m[1]!.split(',')) {
+      const p = part.trim().replace(/^type\s+/, '')
+      if (p) names.push(p.split(/\s+as\s+/).pop()!.trim())
+    }
+  }
+  for (const m of text.matchAll(/export\s+(?:declare\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?|class|const|let|var|interface|type|enum|namespace)\s+(\w+)/g)) names.push(m[1]!)
+  if (/export\s+default\s+(?!(?:async\s+)?(?:function|class)\b)/.test(text)) names.push('default')
+  const star = [...text.matchAll(/export\s+\*[^\n]*/g)].map((m) => m[0])
+  return { names, star }
+}
+
+/** Every `{ … }` name production code outside `face` imports from src-main/<face>/index.ts. */
+function importedFromFace(face: string): Set<string> {
+  const used = new Set<string>()
+  const prodFiles = ['src-main', 'bin', 'scripts'].flatMap((d) => {
+    try { return tsFiles(join(root, d)) } catch { return [] }
+  })
+  for (const file of prodFiles) {
+    const r = rel(file)
+    if (isTestCode(r) || r.startsWith(`src-main/${face}/`)) continue
+    const text = readFileSync(file, 'utf8')
+    for (const m of text.matchAll(/(?:import|export)\s+(?:type\s+)?\{([^}]*)\}\s+from\s+['"]([^'"]+)['"]/g)) {
+      if (!m[2]!.startsWith('.')) continue
+      const target = rel(resolve(join(file, '..'), m[2]!)).replace(/\/index(\.ts)?$/, '')
+      if (target !== `src-main/${face}`) continue
+      for (const part of m[1]!.split(',')) {
+        const p = part.trim().replace(/^type\s+/, '')
+        if (p) used.add(p.split(/\s+as\s+/)[0]!.trim())
+      }
+    }
+  }
+  return used
+}
+
+describe('structure: small faces', () => {
+  it('finds the subsystem faces', () => {
+    expect(subsystems).toEqual(expect.arrayContaining(['agent', 'config', 'delegation', 'gateway', 'host', 'memory', 'store']))
+  })
+
+  it(`each src-main/<folder>/index.ts exports at most ${FACE_LIMIT} names (types counted) and no export *`, () => {
+    const over: string[] = []
+    for (const face of subsystems) {
+      const { names, star } = faceNames(readFileSync(join(root, 'src-main', face, 'index.ts'), 'utf8'))
+      if (names.length > FACE_LIMIT) over.push(`${face}: ${names.length} names (${names.join(', ')})`)
+      for (const s of star) over.push(`${face}: ${s}`)
+    }
+    expect(over).toEqual([])
+  })
+
+  it('every name on a face is imported by production code in another folder (tests import internals by path)', () => {
+    const unused: string[] = []
+    for (const face of subsystems) {
+      const used = importedFromFace(face)
+      // The Electron entry (src-main/index.ts) reaches host's face; host's own types describe createHost.
+      const { names } = faceNames(readFileSync(join(root, 'src-main', face, 'index.ts'), 'utf8'))
+      for (const n of names) if (!used.has(n) && !(face === 'host' && (n === 'HostOptions' || n === 'Host'))) unused.push(`${face}.${n}`)
+    }
+    expect(unused).toEqual([])
+  })
+
+  it('the counter counts every export form', () => {
+    const { names, star } = faceNames(
+      "export { a, b as c } from './x'\nexport type { T } from './t'\nexport function f() {}\nexport const k = 1\nexport interface I {}\nexport * from './y'\nexport * as ns from './z'\n// export { commented }"
+    )
+    expect(names).toEqual(['a', 'c', 'T', 'f', 'k', 'I'])
+    expect(star).toHaveLength(2)
   })
 })

@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startScriptedProvider, type RecordedRequest, type ScriptedProvider, type ScriptReply } from '../agent'
-import { createHost, createLogger, type Host } from '../host'
+import { startScriptedProvider, type RecordedRequest, type ScriptedProvider, type ScriptReply } from '../agent/scripted'
+import { createHost, type Host } from '../host'
+import { createLogger } from '../host/log'
 import { startApiServer, type ApiServer } from './index'
 
 let root: string

@@ -4,7 +4,7 @@
  * open; on any other host a missing key refuses the start.
  */
 import { randomBytes } from 'node:crypto'
-import { envPath, secretsFor, updateEnvFile } from '../config'
+import { secretsFor, configFiles } from '../config'
 
 export const DEFAULT_API_HOST = '127.0.0.1'
 export const DEFAULT_API_PORT = 8642
@@ -38,10 +38,10 @@ export function resolveApiServerSettings(home: string, overrides: { host?: strin
   let keyGenerated = false
   if (!key) {
     if (!isLoopbackHost(host)) {
-      throw new ApiServerConfigError(`refusing to serve on ${host} without API_SERVER_KEY: set it in ${envPath(home)} or the environment`)
+      throw new ApiServerConfigError(`refusing to serve on ${host} without API_SERVER_KEY: set it in ${configFiles.env(home)} or the environment`)
     }
     key = `hk_${randomBytes(24).toString('base64url')}`
-    updateEnvFile(envPath(home), 'API_SERVER_KEY', key)
+    configFiles.updateEnv(configFiles.env(home), 'API_SERVER_KEY', key)
     keyGenerated = true
   }
   const corsOrigins = get('API_SERVER_CORS_ORIGINS').split(',').map((s) => s.trim()).filter(Boolean)

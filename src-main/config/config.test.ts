@@ -3,8 +3,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { CaduceusError } from '@shared/contract'
-import { agentSettings, compressionSettings, delegationSettings, loadConfig, memoryProvider, modelSettings, parseConfigText } from './index'
-import { readSettings, resolveRuntime, writeSettings, type SecretVault } from './index'
+import { loadConfig } from './index'
+import { agentSettings, memoryProvider } from './settings-schema'
+import { compressionSettings, delegationSettings, modelSettings } from './settings-schema'
+import { parseConfigText } from './load-config'
+import { resolveRuntime, type SecretVault } from './index'
+import { readSettings, writeSettings } from './settings'
 
 const home = (yaml?: string, env?: string) => {
   const h = mkdtempSync(join(tmpdir(), 'cad-cfg-'))

@@ -3,15 +3,23 @@
  * never touch process.env, runtime resolution for provider clients, and settings read/write for the UI.
  * API keys never leave the main process and never reach a log (`redact`).
  */
-export { loadConfig, configPath, parseConfigText, isPlainObject, type LoadedConfig, type ConfigError, type RawConfig } from './load-config'
-export {
-  modelSettings, providerLimitSettings, compressionSettings, delegationSettings, memoryProvider, agentSettings, isDemoConfig, section,
-  DEFAULT_MAX_ITERATIONS, DEFAULT_COMPRESSION, DEFAULT_DELEGATION,
-  type ModelSettings, type CompressionSettings, type ReasoningEffort, type DelegationSettings, type AgentSettings
-} from './settings-schema'
-export { parseEnv, readEnvFile, updateEnvFile, envPath } from './env-file'
-export { EnvFileVault, secretsFor, setDefaultVault, getDefaultVault, type SecretVault } from './vault'
-export { resolveRuntime, filterCapabilities, DEFAULT_MODEL, type ResolvedRuntime, type ApiMode } from './runtime'
-export { readSettings, writeSettings, type SettingsOptions, type SettingsPatch } from './settings'
-export { writeMemoryProvider } from './memory-provider-setting'
-export { redact, redactValues, redactDeep, rememberSecrets } from './redact'
+import { configPath } from './load-config'
+import { agentSettings, isDemoConfig, memoryProvider, providerLimitSettings, section } from './settings-schema'
+import { envPath, updateEnvFile } from './env-file'
+import { getDefaultVault, setDefaultVault } from './vault'
+import { readSettings, writeSettings } from './settings'
+import { writeMemoryProvider } from './memory-provider-setting'
+
+export { loadConfig, isPlainObject, type RawConfig } from './load-config'
+export { EnvFileVault, secretsFor, type SecretVault } from './vault'
+export { resolveRuntime, type ResolvedRuntime } from './runtime'
+export { redact, redactValues, redactDeep } from './redact'
+
+/** Typed readers of `config.yaml` sections, with upstream defaults. */
+export const configSections = { section, agent: agentSettings, memoryProvider, providerLimits: providerLimitSettings, isDemo: isDemoConfig }
+/** Where a profile's files live, and the one `.env` edit other folders make (API_SERVER_KEY). */
+export const configFiles = { config: configPath, env: envPath, updateEnv: updateEnvFile }
+/** The process-wide secret vault: the host sets it once at start; readers get it when none is injected. */
+export const defaultVault = { get: getDefaultVault, set: setDefaultVault }
+/** The Settings page's view of config.yaml + .env, and the memory provider choice. */
+export const settingsFile = { read: readSettings, write: writeSettings, writeMemoryProvider }

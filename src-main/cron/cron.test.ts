@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createJob, CronScheduler, editJob, parseSchedule, previewRuns, readJobs, setPaused, type RawJob } from './index'
+import { createJob, CronScheduler, editJob, previewRuns, readJobs, setPaused, type RawJob } from './index'
+import { parseSchedule } from './schedule'
 import { liveUpstreamGateway } from '../store/gateway-heartbeats'
 
 const made: string[] = []

@@ -3,8 +3,8 @@
  * locked atomic job edits that keep unknown fields, one run as a stateless `cron` turn with its output
  * file, and the in-host scheduler that claims due jobs before running them.
  */
-export { parseSchedule, previewRuns, ScheduleError, type Schedule } from './schedule'
+export { previewRuns, ScheduleError } from './schedule'
 export { readJobs, JobsFileError, type RawJob } from './jobs-file'
 export { createJob, editJob, setPaused, removeJob, JobNotFoundError } from './jobs'
-export { runCronJob, type CronRunResult } from './run-job'
+export { runCronJob } from './run-job'
 export { CronScheduler } from './scheduler'

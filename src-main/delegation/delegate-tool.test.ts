@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { asyncDeliverySupported, declareStatelessChannel, resetSessionVars } from '../gateway'
+import { asyncDeliverySupported } from '../gateway'
+import { declareStatelessChannel, resetSessionVars } from '../gateway/session-context'
 import type { ChildAgentHandle, ChildSpec } from './children'
 import { COMPLETION_DISPLAY_KIND } from './completion'
 import { DELEGATION_DEFAULTS, loadDelegationConfig } from './config'

@@ -5,7 +5,8 @@
  * and the cost view, and tombstoning ends follow-ups.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createAgent, startScriptedProvider, ToolRegistry, type Agent, type RecordedRequest, type ScriptedProvider, type ScriptReply } from '../agent'
+import { createAgent, ToolRegistry, type Agent } from '../agent'
+import { startScriptedProvider, type RecordedRequest, type ScriptedProvider, type ScriptReply } from '../agent/scripted'
 import { SessionStore } from '../store'
 import { childHandleFromAgent } from './agent-child'
 import { COMPLETION_DISPLAY_KIND } from './completion'

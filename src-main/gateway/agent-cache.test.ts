@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { currentSecretScope, getHermesHome, withMultiplex } from '../scope'
+import { currentSecretScope, getHermesHome } from '../scope'
+import { withMultiplex } from '../scope/scope'
 import { AgentCache } from './agent-cache'
 import { AGENT_PENDING, initCachedAgentForTurn, MAX_INTERRUPT_DEPTH } from './cacheable'
 import { captureLogger } from './logger'

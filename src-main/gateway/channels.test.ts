@@ -1,7 +1,9 @@
 // The channel bindings every turn runs under (seed 003): stateless channels switch async delivery off for
 // their turn only, the one-shot binds ONLY the capability, and nothing outlives the turn.
 import { describe, expect, it } from 'vitest'
-import { asyncDeliverySupported, getSessionEnv, isSessionContextEngaged, runOnChannel, TURN_CHANNELS } from './index'
+import { asyncDeliverySupported, getSessionEnv, TURN_CHANNELS } from './index'
+import { isSessionContextEngaged } from './session-context'
+import { runOnChannel } from './channels'
 
 describe('turn channels', () => {
   // seed 003: test_declare_stateless_channel_does_not_engage_session_context

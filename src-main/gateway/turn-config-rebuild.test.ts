@@ -7,9 +7,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { EventName, EventPayload } from '@shared/contract'
-import { envPath, updateEnvFile } from '../config'
+import { envPath, updateEnvFile } from '../config/env-file'
 import { StoreRegistry, type SessionStore } from '../store'
-import { Gateway, storeProbe, type BuildAgentInput, type GatewayStore } from './index'
+import { Gateway, type BuildAgentInput } from './index'
+import { storeProbe } from './store-probe'
+import { type GatewayStore } from './gateway-types'
 import { TestAgent } from './test-fixtures/test-agent'
 
 class WritingAgent extends TestAgent {

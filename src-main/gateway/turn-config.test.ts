@@ -6,8 +6,11 @@ import { mkdtempSync, renameSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { envPath, loadConfig, resolveRuntime, secretsFor, updateEnvFile, type SecretVault } from '../config'
-import { agentConfigSignature, extractCacheBustingConfig, MemoryIdentityResolver, TurnConfigResolver } from './index'
+import { loadConfig, resolveRuntime, secretsFor, type SecretVault } from '../config'
+import { envPath, updateEnvFile } from '../config/env-file'
+import { agentConfigSignature } from './signature'
+import { extractCacheBustingConfig, MemoryIdentityResolver } from './cache-busting'
+import { TurnConfigResolver } from './turn-config'
 
 function home(config = 'model: {default: m1, provider: openai}\n', env = 'OPENAI_API_KEY=sk-aaaa-0001\n') {
   const dir = mkdtempSync(join(tmpdir(), 'cad-tc-'))

@@ -6,10 +6,7 @@
  * re-read every turn and only the final hash is memoized on them.
  */
 import { statSync } from 'node:fs'
-import {
-  agentSettings, configPath, envPath, getDefaultVault, loadConfig, resolveRuntime, secretsFor,
-  type RawConfig, type ResolvedRuntime, type SecretVault
-} from '../config'
+import { loadConfig, resolveRuntime, secretsFor, type RawConfig, type ResolvedRuntime, type SecretVault, configFiles, configSections, defaultVault } from '../config'
 import { dynamicCacheBustingConfig, staticCacheBustingConfig, type MemoryIdentitySource } from './cache-busting'
 import type { ReasoningSetting } from './gateway-types'
 import { agentConfigSignature } from './signature'
@@ -66,9 +63,9 @@ export class TurnConfigResolver {
   constructor(private readonly deps: TurnConfigDeps = {}) {}
 
   resolve(profile: string, home: string): TurnConfig {
-    const vault = this.deps.vault ?? getDefaultVault()
+    const vault = this.deps.vault ?? defaultVault.get()
     // Stamp BEFORE reading: an edit racing the read leaves a stale stamp, so the next turn re-reads.
-    let stamp = `${stampOf(configPath(home))}|${stampOf(envPath(home))}`
+    let stamp = `${stampOf(configFiles.config(home))}|${stampOf(configFiles.env(home))}`
     // A non-file vault (OS keychain) can change with no file touched: its values are part of the key.
     let vaultSecrets: Record<string, string> | null = null
     if (vault.storage !== 'env_file') {
@@ -110,7 +107,7 @@ export class TurnConfigResolver {
     const secrets = Object.freeze(vaultSecrets ?? secretsFor(home, vault))
     const runtime = resolveRuntime(home, { secrets: { ...secrets } })
     const config = loadConfig(home).raw
-    const { maxIterations, reasoningEffort } = agentSettings(config)
+    const { maxIterations, reasoningEffort } = configSections.agent(config)
     return {
       stamp, secrets, runtime, config, staticKeys: staticCacheBustingConfig(config), maxIterations,
       reasoningConfig: reasoningEffort ? { enabled: reasoningEffort !== 'none', effort: reasoningEffort } : null,

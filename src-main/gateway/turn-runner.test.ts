@@ -5,7 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { CaduceusError, type EventName, type EventPayload } from '@shared/contract'
 import { currentSecretScope, getHermesHome } from '../scope'
 import { StoreRegistry, type SessionStore } from '../store'
-import { captureLogger, Gateway, getSessionEnv, asyncDeliverySupported, type BuildAgentInput, type TurnDeltaLike } from './index'
+import { Gateway, getSessionEnv, asyncDeliverySupported, type BuildAgentInput } from './index'
+import { captureLogger } from './logger'
+import { type TurnDeltaLike } from './gateway-types'
 import { TestAgent } from './test-fixtures/test-agent'
 
 /** A small real agent: writes its turn to the real store and reports what scope it ran in. */

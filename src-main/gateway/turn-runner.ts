@@ -5,7 +5,7 @@
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto'
 import { CaduceusError, ResumeInput, StartInput, type GatewayState, type TurnFinished, type TurnHandle } from '@shared/contract'
-import { isDemoConfig, redactValues } from '../config'
+import { redactValues, configSections } from '../config'
 import { profileHome, runInProfileScope } from '../scope'
 import { AgentCache, type ProfileOwner } from './agent-cache'
 import { AGENT_PENDING, nowMs } from './cacheable'
@@ -258,7 +258,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       if ('reasoningConfig' in agent) agent.reasoningConfig = reasoningConfig
       this.cache.markRunning(key, agent)
       const handle: TurnHandle = { turnId: `turn_${randomUUID().replace(/-/g, '').slice(0, 16)}`, profile, sessionId: sid }
-      this.safeEmit('turn.started', { ...handle, cache: decision, model: runtime.model, demo: runtime.provider === 'demo' || isDemoConfig(config) })
+      this.safeEmit('turn.started', { ...handle, cache: decision, model: runtime.model, demo: runtime.provider === 'demo' || configSections.isDemo(config) })
       // Warnings from building the agent (e.g. a refused memory provider) reach the user once, on its first turn.
       for (const text of agent.startupNotices?.splice(0) ?? []) this.safeEmit('turn.delta', { ...handle, kind: 'notice', text })
       this.log.info(LOG, `turn ${handle.turnId} on ${key.slice(0, 64)}: cache ${decision}`)

@@ -5,7 +5,7 @@
  * orchestrator keeps `delegate_task`).
  */
 import { createAgent, resolveCompression, ToolRegistry, type Agent, type ToolDefinition } from '../agent'
-import { isPlainObject, providerLimitSettings, type RawConfig, type ResolvedRuntime } from '../config'
+import { isPlainObject, type RawConfig, type ResolvedRuntime, configSections } from '../config'
 import { createDelegateTool, LEAF_DENIED_TOOLS, type DelegateDeps } from '../delegation'
 import { buildMemoryManagerForAgent, memoryToolDefinitions, type MemoryActivityHub } from '../memory'
 import type { SessionStore } from '../store'
@@ -87,7 +87,7 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
     profile,
     sessionId: input.sessionId,
     store: input.store,
-    runtime: { ...agentRuntime(input.runtime, input.model, providerLimitSettings(config)), ...(input.baseUrlOverride ? { baseUrl: input.baseUrlOverride } : {}) },
+    runtime: { ...agentRuntime(input.runtime, input.model, configSections.providerLimits(config)), ...(input.baseUrlOverride ? { baseUrl: input.baseUrlOverride } : {}) },
     tools,
     maxIterations: input.maxIterations,
     memory: memory?.manager ?? undefined,
@@ -112,7 +112,7 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
 }
 
 /** The slice of a resolved profile runtime an Agent talks to; a child may run on its own model. */
-export function agentRuntime(rt: ResolvedRuntime, model?: string | null, limits?: ReturnType<typeof providerLimitSettings>) {
+export function agentRuntime(rt: ResolvedRuntime, model?: string | null, limits?: ReturnType<typeof configSections.providerLimits>) {
   return {
     model: model || rt.model, provider: rt.provider, baseUrl: rt.baseUrl, apiKey: rt.apiKey, apiMode: rt.apiMode,
     capabilities: { ...rt.capabilities }, limits

@@ -1,7 +1,7 @@
 // Delegation through the real host: a delivered background completion (and a process-complete notice) is
 // this process's own write, so the parent's next turn reuses its cached agent; children get real tools.
 import { afterEach, describe, expect, it } from 'vitest'
-import type { RecordedRequest, ScriptReply } from '../agent'
+import type { RecordedRequest, ScriptReply } from '../agent/scripted'
 import { nodeCmd, waitUntil } from '../tools/test-fixtures/helpers'
 import { lastOf, makeRig, toolNames, turnText, type Rig } from './test-fixtures/memory-host'
 

@@ -45,10 +45,7 @@ export interface Host {
   close(): Promise<void>
 }
 
-export { startHeadless, type HeadlessServer } from './http-transport'
-export { createDispatcher } from './dispatch'
-export { EventBus } from './event-bus'
-export { createLogger, redact, type Logger, type LogRecord } from './log'
+export { redact } from './log'
 export { electronSupport } from './electron-support'
 
 const VERSION: string = (() => {

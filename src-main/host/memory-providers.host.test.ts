@@ -3,7 +3,7 @@
 import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { RecordedRequest, ScriptReply } from '../agent'
+import type { RecordedRequest, ScriptReply } from '../agent/scripted'
 import { waitUntil } from '../tools/test-fixtures/helpers'
 import { lastOf, makeRig, recorded, recorderSource, toolNames, turnText, writePlugin, type Rig } from './test-fixtures/memory-host'
 

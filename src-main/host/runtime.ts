@@ -3,7 +3,7 @@
  * its agent factory, and (with --demo) the scripted demo provider the demo profiles point at.
  */
 import { startDemoProvider, type Agent } from '../agent'
-import { EnvFileVault, loadConfig, resolveRuntime, secretsFor, setDefaultVault, writeSettings, isDemoConfig, type SecretVault } from '../config'
+import { EnvFileVault, loadConfig, resolveRuntime, secretsFor, type SecretVault, configSections, defaultVault, settingsFile } from '../config'
 import {
   createDelegateDeps, childHandleFromAgent, markSubagent, restoreUndeliveredCompletions, type DelegateDeps, type DelegationCompletion
 } from '../delegation'
@@ -32,7 +32,7 @@ export async function wireRuntime(
 ): Promise<Runtime> {
   const { log, bus, stores } = s
   const vault: SecretVault = opts.secretCipher ? new SafeStorageVault(opts.secretCipher) : new EnvFileVault()
-  setDefaultVault(vault)
+  defaultVault.set(vault)
   // Redaction by value: every profile's secrets are known before the first log line that could echo one.
   for (const e of stores.list()) {
     try {
@@ -187,7 +187,7 @@ async function prepareDemo(s: Services): Promise<void> {
   for (const e of s.stores.list()) {
     const raw = loadConfig(e.home).raw
     const provider = (raw.model as { provider?: unknown } | undefined)?.provider
-    if (isDemoConfig(raw) || provider === 'demo') writeSettings(e.home, { baseUrl: server.baseUrl })
+    if (configSections.isDemo(raw) || provider === 'demo') settingsFile.write(e.home, { baseUrl: server.baseUrl })
   }
   s.log.info('host', `demo model serving at ${server.baseUrl}`)
 }

@@ -8,7 +8,7 @@ import type { MemoryActivityInput, MemoryActivitySink } from './activity-types'
 import { MANAGER_LOGGER, memoryLogger } from './log'
 import { clip } from './manager-support'
 import { redactSecrets } from './redact'
-import type { MemoryEventsRepo } from '../store'
+import type { memoryEventsRepo } from '../store'
 import { rowToEvent } from './activity-schema'
 
 export const ACTIVITY_RETENTION = 10_000
@@ -40,7 +40,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
   private pending: Array<Omit<MemoryEvent, 'id'>> = []
   private scheduled: NodeJS.Immediate | null = null
 
-  constructor(private readonly events: MemoryEventsRepo, readonly profile: string, options: ActivityLogOptions = {}) {
+  constructor(private readonly events: ReturnType<typeof memoryEventsRepo>, readonly profile: string, options: ActivityLogOptions = {}) {
     this.retention = Math.max(1, options.retention ?? ACTIVITY_RETENTION)
     this.pruneEvery = Math.max(1, options.pruneEvery ?? 100)
     this.ready = this.attempt('create table', () => events.ensureTable()) ?? false

@@ -1,7 +1,8 @@
 // Seed 000 (PLG-11): a memory-provider tool call belongs to the calling turn's profile. Driven through the
 // real sequential and concurrent dispatch of the agent's ToolRegistry with real MemoryManagers.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { withHomeOverride, withMultiplex, withoutHomeOverride } from '../scope'
+import { withHomeOverride } from '../scope'
+import { withMultiplex, withoutHomeOverride } from '../scope/scope'
 import { BareSignatureProvider, ProcessWideProvider } from './test-fixtures/seed-providers'
 import { buildAgent, captureLogs, concurrent, expectGenericRefusal, makeHomes, sequential, tick } from './test-fixtures/harness'
 

@@ -1,7 +1,8 @@
 // Seed 000 (PLG-11), provider instances: one instance is bound to one profile for good; identity (not
 // equality) decides; an instance that can't be tracked fails closed only when multiplexed.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { withHomeOverride, withMultiplex } from '../scope'
+import { withHomeOverride } from '../scope'
+import { withMultiplex } from '../scope/scope'
 import { buildMemoryManagerForAgent } from './agent-build'
 import { claimInstance, INSTANCE_SHARED_CODE } from './caller-scope'
 import { HOOK_TOOL, InstanceScopedProvider, SealedProvider, ValueEqualProvider } from './test-fixtures/seed-providers'

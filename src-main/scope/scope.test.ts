@@ -2,7 +2,8 @@ import { mkdtempSync, mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ctxBound, getHermesHome, getSecret, isMultiplexActive, profileNameForHome, runInProfileScope, UnscopedSecretError, withHomeOverride, withMultiplex } from './index'
+import { ctxBound, getHermesHome, isMultiplexActive, profileNameForHome, runInProfileScope, withHomeOverride } from './index'
+import { getSecret, UnscopedSecretError, withMultiplex } from './scope'
 
 describe('profile scope', () => {
   it('derives the profile from the home path alone', () => {

@@ -1,7 +1,8 @@
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SearchHit } from '@shared/contract'
-import { sanitizeFtsQuery, SessionStore } from './index'
+import { SessionStore } from './index'
+import { sanitizeFtsQuery } from './search'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 import { rawDb } from './test-fixtures/raw-db'
 

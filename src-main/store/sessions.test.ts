@@ -1,7 +1,8 @@
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { CaduceusError } from '@shared/contract'
-import { CompressionSessionClosedError, SessionStore } from './index'
+import { SessionStore } from './index'
+import { CompressionSessionClosedError } from './errors'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 import { rawDb } from './test-fixtures/raw-db'
 

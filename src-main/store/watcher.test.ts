@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { SessionStore, SessionWatcher, type SessionsChanged } from './index'
+import { SessionStore, SessionWatcher } from './index'
+import { type SessionsChanged } from './watcher'
 import { runWriter } from './test-fixtures/spawn-writer'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 

@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
-import { startScriptedProvider, type RecordedRequest, type ScriptedProvider, type ScriptReply } from '../agent'
-import { createHost, createLogger, type Host } from '../host'
+import { startScriptedProvider, type RecordedRequest, type ScriptedProvider, type ScriptReply } from '../agent/scripted'
+import { createHost, type Host } from '../host'
+import { createLogger } from '../host/log'
 import { nodeCmd, waitUntil } from './test-fixtures/helpers'
 
 let root: string | undefined

@@ -1,10 +1,10 @@
 // Seed 003 TestTerminalNotifyGate: background terminal + notify_on_complete honours the session's
 // async-delivery capability (hermes-spec §4.5).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import {
-  bindApiServerSession, clearSessionVars, deskChatVars, resetSessionVars, runWithSessionContext, setSessionVars
-} from '../gateway'
-import { createTerminalTool, ProcessRegistry, type ProcessCompletion } from './index'
+import { bindApiServerSession, deskChatVars } from '../gateway/channels'
+import { clearSessionVars, resetSessionVars, runWithSessionContext, setSessionVars } from '../gateway/session-context'
+import { createTerminalTool, ProcessRegistry } from './index'
+import { type ProcessCompletion } from './process-types'
 import { cleanupDirs, ctxFor, nodeCmd, tempDir } from './test-fixtures/helpers'
 
 let registry: ProcessRegistry

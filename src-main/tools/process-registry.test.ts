@@ -2,7 +2,9 @@
 import { readFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { ProcessRegistry, minimalEnv, type ProcessCompletion } from './index'
+import { ProcessRegistry } from './index'
+import { minimalEnv } from './spawn-shell'
+import { type ProcessCompletion } from './process-types'
 import { cleanupDirs, isAlive, nodeCmd, tempDir, waitUntil } from './test-fixtures/helpers'
 
 let registry: ProcessRegistry

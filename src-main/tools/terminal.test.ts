@@ -2,7 +2,7 @@
 import { mkdirSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { resetSessionVars } from '../gateway'
+import { resetSessionVars } from '../gateway/session-context'
 import { createProcessTool, createTerminalTool, ProcessRegistry } from './index'
 import { cleanupDirs, ctxFor, isAlive, nodeCmd, tempDir, waitUntil } from './test-fixtures/helpers'
 

@@ -3,7 +3,7 @@
  * the retention limits. Bound once per store by `createDelegationRegistry`.
  */
 import { getHermesHome, profileNameForHome } from '../../scope'
-import { delegationRepo, type DelegationRepo } from '../../store'
+import { delegationRepo } from '../../store'
 import { homeOfDb, retentionLimits } from '../config'
 import type { DelegationDb, RetentionLimits } from '../types'
 
@@ -21,7 +21,7 @@ export interface RegistryOptions {
 
 export interface RegistryCtx {
   /** Typed SQL on `async_delegations`; write functions run inside `write()`. */
-  repo: DelegationRepo
+  repo: ReturnType<typeof delegationRepo>
   write: DelegationDb['write']
   home: string
   now(): number

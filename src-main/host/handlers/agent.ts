@@ -1,5 +1,5 @@
 import { CaduceusError } from '@shared/contract'
-import { readSettings, writeSettings, type SecretVault } from '../../config'
+import { type SecretVault, settingsFile } from '../../config'
 import type { Gateway } from '../../gateway'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
@@ -17,9 +17,9 @@ export function agentHandlers(s: Services, gateway: Gateway, vault: SecretVault)
     },
     'gateway.state': () => gateway.state(),
     'gateway.evict': ({ key }) => ({ evicted: gateway.evict(key) }),
-    'settings.get': ({ profile }) => readSettings(s.homeOf(profile), { profile, vault }),
+    'settings.get': ({ profile }) => settingsFile.read(s.homeOf(profile), { profile, vault }),
     'settings.update': ({ profile, ...patch }) => {
-      const settings = writeSettings(s.homeOf(profile), patch, { profile, vault })
+      const settings = settingsFile.write(s.homeOf(profile), patch, { profile, vault })
       // Cached agents notice the new key/model through their signature on the next turn; tell the UI now.
       s.bus.emit('gateway.changed', { reason: 'settings' })
       return settings

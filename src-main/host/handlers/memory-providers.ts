@@ -1,4 +1,4 @@
-import { loadConfig, memoryProvider, writeMemoryProvider } from '../../config'
+import { loadConfig, configSections, settingsFile } from '../../config'
 import type { HandlerMap } from '../dispatch'
 import type { MemoryProviderHost } from '../memory-providers'
 import type { Services } from '../services'
@@ -9,13 +9,13 @@ type Handlers = Pick<HandlerMap, 'memory.providers' | 'memory.setProvider'>
 export function memoryProviderHandlers(s: Services, providers: MemoryProviderHost): Handlers {
   const state = (profile: string) => {
     const home = s.homeOf(profile)
-    return { profile, configured: memoryProvider(loadConfig(home).raw), lastLoad: providers.statusOf(profile), choices: providers.choices(home) }
+    return { profile, configured: configSections.memoryProvider(loadConfig(home).raw), lastLoad: providers.statusOf(profile), choices: providers.choices(home) }
   }
   return {
     'memory.providers': ({ profile }) => state(profile),
     'memory.setProvider': ({ profile, provider }) => {
       // The signature includes memory.provider: the next turn of every cached agent of this profile rebuilds.
-      writeMemoryProvider(s.homeOf(profile), provider === 'builtin' ? null : provider)
+      settingsFile.writeMemoryProvider(s.homeOf(profile), provider === 'builtin' ? null : provider)
       return state(profile)
     }
   }

@@ -2,8 +2,9 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startScriptedProvider, type RecordedRequest, type ScriptedProvider, type ScriptHandler } from '../../agent'
-import { createHost, createLogger, type Host } from '..'
+import { startScriptedProvider, type RecordedRequest, type ScriptedProvider, type ScriptHandler } from '../../agent/scripted'
+import { createHost, type Host } from '..'
+import { createLogger } from '../log'
 
 export interface Rig {
   root: string

@@ -2,7 +2,8 @@
  * A fresh process running one turn through the real host and exiting (what a one-shot `run -z` does):
  * `tsx one-shot-turn.ts <root> <profile> <text>` prints `{"status": …}` when the turn has finished.
  */
-import { createHost, createLogger } from '..'
+import { createHost } from '..'
+import { createLogger } from '../log'
 
 const [root, profile, text] = process.argv.slice(2)
 const host = await createHost({ home: root!, headless: true, log: createLogger() })
