@@ -25,9 +25,13 @@ export type TurnHandle = z.infer<typeof TurnHandle>
 export const TurnStarted = TurnHandle.extend({ cache: CacheDecision, model: z.string().nullable(), demo: z.boolean() })
 export type TurnStarted = z.infer<typeof TurnStarted>
 
+/** What a streamed piece of a turn carries: the one list the agent, the gateway and the renderer share. */
+export const TurnDeltaKind = z.enum(['text', 'reasoning', 'tool_call', 'tool_result', 'message_saved', 'notice'])
+export type TurnDeltaKind = z.infer<typeof TurnDeltaKind>
+
 /** One streamed piece of a running turn. */
 export const TurnDelta = TurnHandle.extend({
-  kind: z.enum(['text', 'reasoning', 'tool_call', 'tool_result', 'message_saved', 'notice']),
+  kind: TurnDeltaKind,
   text: z.string().optional(),
   toolCallId: z.string().optional(),
   toolName: z.string().optional(),

@@ -1,4 +1,5 @@
 /** The Agent's options, results and the shapes it needs from store, memory and log (structural, so any implementation fits). */
+import type { TurnDeltaKind } from '@shared/contract'
 import type { ConversationMessage, CreateSessionOptions, NewMessage, SessionRow, UsageReport } from '../store'
 import type { ReasoningConfig, RuntimeConfig } from './providers/types'
 import type { ToolRegistry } from './tools/registry'
@@ -79,7 +80,8 @@ export interface AgentOptions {
   platform?: string
 }
 
-export type DeltaKind = 'text' | 'reasoning' | 'tool_call' | 'tool_result' | 'message_saved' | 'notice'
+/** The contract's list (shared/contract/agent.ts), not a copy. */
+export type DeltaKind = TurnDeltaKind
 
 /** One streamed piece of a turn (contract `TurnDelta` minus the turn handle the gateway adds). */
 export interface AgentDelta {

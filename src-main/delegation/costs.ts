@@ -4,7 +4,7 @@
  */
 import { CaduceusError, type ChildCost, type CostSummary, type Money, type SessionCost, type Tokens } from '@shared/contract'
 import { loadChildUsageAttributions } from './ledger'
-import { moneyFromColumns, moneyFromLedger, sumMoney } from './money'
+import { moneyFromColumns, moneyFromLedger, sumMoney } from '@shared/contract/money'
 import { costRepo } from '../store'
 import type { DelegationDb } from './types'
 

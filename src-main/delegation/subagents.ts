@@ -11,7 +11,7 @@ import { homeOfDb, loadDelegationConfig } from './config'
 import type { ProfileStore } from './costs'
 import { loadChildUsageAttributions } from './ledger'
 import type { LiveSubagentRegistry } from './live-registry'
-import { moneyFromLedger, NO_COST, sumMoney } from './money'
+import { moneyFromLedger, NO_COST, sumMoney } from '@shared/contract/money'
 import { expandChildren } from './registry/retained'
 import type { DelegationDb, RetainedChild } from './types'
 

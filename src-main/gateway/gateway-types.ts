@@ -2,7 +2,7 @@
  * The Gateway's dependencies, as small structural interfaces: the host passes the real store registry,
  * the real Agent factory and its event bus; tests pass small real stand-ins.
  */
-import type { EventName, EventPayload } from '@shared/contract'
+import type { EventName, EventPayload, TurnDeltaKind } from '@shared/contract'
 import type { RawConfig, ResolvedRuntime, SecretVault } from '../config'
 import type { CacheableAgent } from './cacheable'
 import type { MemoryIdentitySource } from './cache-busting'
@@ -27,7 +27,7 @@ export interface GatewayStores<S extends GatewayStore = GatewayStore> {
 
 /** One streamed piece of a turn (the Agent's AgentDelta). */
 export interface TurnDeltaLike {
-  kind: 'text' | 'reasoning' | 'tool_call' | 'tool_result' | 'message_saved' | 'notice'
+  kind: TurnDeltaKind
   text?: string
   toolCallId?: string
   toolName?: string

@@ -17,7 +17,6 @@
  */
 export { SessionStore } from './session-store'
 export { setSqliteNativeBinding } from './open'
-export { moneyOf } from './usage'
 export { discoverProfiles, StoreRegistry } from './profiles'
 export { SessionWatcher } from './watcher'
 export { writeDemoHome } from './demo'

@@ -5,7 +5,6 @@
  */
 import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
-import type { Money } from '@shared/contract'
 import type { UsageReport } from './types'
 import { invalid, notFound } from './errors'
 import { num, numOrNull, nowSeconds } from './util'
@@ -80,15 +79,5 @@ export function recordUsageRows(db: Database.Database, sessionId: string, u: Usa
   })
 }
 
-/** Contract Money from a row's cost columns; `usage` says whether anything was consumed at all. */
-export function moneyOf(estimated: unknown, actual: unknown, costStatus: unknown, usage: boolean): Money {
-  const est = numOrNull(estimated)
-  const act = numOrNull(actual)
-  const priced = est === null && act === null ? null : (est ?? 0) + (act ?? 0)
-  if (costStatus === 'partial') return { usd: priced, status: 'partial', complete: false }
-  // An upstream 0.0 actual next to a real estimate is "not billed", not "billed at $0".
-  if (act !== null && (act > 0 || est === null)) return { usd: priced, status: est ? 'estimated' : 'billed', complete: true }
-  if (est !== null) return { usd: est, status: 'estimated', complete: true }
-  if (usage) return { usd: null, status: 'unpriced', complete: false }
-  return { usd: 0, status: 'none', complete: true }
-}
+/** Contract Money from a row's cost columns: the shared money rule, so every view reads a session the same. */
+export { moneyFromColumns as moneyOf } from '@shared/contract/money'
