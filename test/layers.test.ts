@@ -20,7 +20,8 @@ function imports(file: string): string[] {
   return [...text.matchAll(/(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1] ?? m[2]!)
 }
 
-const isTest = (f: string) => /\.test\.tsx?$/.test(f) || f.includes(`${sep}test-fixtures${sep}`)
+// Same test-code set as the ESLint layer rule (eslint/layers.js): test files, test-fixtures/ and test-support.ts.
+const isTest = (f: string) => /\.test\.tsx?$/.test(f) || f.includes(`${sep}test-fixtures${sep}`) || /test-support\.ts$/.test(f)
 
 describe('layers', () => {
   it('the renderer imports only shared/ and its own files', () => {
