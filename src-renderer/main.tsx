@@ -11,6 +11,7 @@ import './styles/theme.css'
 import './styles/layout.css'
 import './styles/components.css'
 import './styles/pages.css'
+import './styles/markdown.css'
 
 useApp.setState({ theme: loadThemeChoice(), scope: rememberedScope() })
 

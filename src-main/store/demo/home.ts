@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { SessionStore } from '../session-store'
-import { MEMORY_ENTRIES, REASONING, TOPICS, type Topic } from './content'
+import { MEMORY_ENTRIES, REASONING, TOPICS, richAnswer, type Topic } from './content'
 import { Rng, sessionIdAt } from './rng'
 import { writeDelegations } from './delegations'
 
@@ -99,6 +99,9 @@ class ProfileWriter {
     this.made++
     let ts = startedAt
     const turns = this.rng.int(1, 4)
+    // Priced per session, not per turn: a session mixing priced and unpriced turns reads "partial", and the
+    // demo should show that only now and then (a custom endpoint), not on almost every row.
+    const priced = !this.rng.chance(0.15)
     for (let turn = 0; turn < turns; turn++) {
       const callId = `call_${this.rng.hex(8)}`
       this.store.appendMessages(id, [
@@ -106,9 +109,8 @@ class ProfileWriter {
         { role: 'assistant', content: null, reasoning: this.rng.pick(REASONING), timestamp: (ts += 4),
           toolCalls: [{ id: callId, name: topic.tool, arguments: JSON.stringify(topic.args) }], finishReason: 'tool_calls' },
         { role: 'tool', content: topic.result, toolCallId: callId, toolName: topic.tool, timestamp: (ts += 2) },
-        { role: 'assistant', content: topic.answer, timestamp: (ts += 6), finishReason: 'stop', tokenCount: this.rng.int(40, 400) }
+        { role: 'assistant', content: turn === 0 ? richAnswer(topic) : topic.answer, timestamp: (ts += 6), finishReason: 'stop', tokenCount: this.rng.int(40, 400) }
       ])
-      const priced = this.rng.chance(0.7)
       const input = this.rng.int(800, 6000), output = this.rng.int(100, 900)
       this.store.recordUsage(id, {
         model: 'demo-model', provider: 'demo', baseUrl: 'http://127.0.0.1:0/v1', inputTokens: input, outputTokens: output,
