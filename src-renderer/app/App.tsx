@@ -8,6 +8,10 @@ import { parseHash, useHash } from './router'
 import { TopBar } from './TopBar'
 import { useGlobalKeys } from './keyboard'
 import { useApplyTheme } from './theme'
+import { PaletteHost } from './palette/PaletteHost'
+import { useOverlay } from './palette/state'
+import { DisconnectedBanner, HostAccessScreen } from './HostAccessScreen'
+import { useHostAccess } from '../stores/auth'
 
 const SCOPE_KEY = 'caduceus.scope'
 
@@ -20,6 +24,8 @@ export function App() {
   const route = useMemo(() => parseHash(hash), [hash])
   const scope = useApp((s) => s.scope)
   const loaded = useApp((s) => s.loaded)
+  const railCollapsed = useOverlay((s) => s.railCollapsed)
+  const blocked = useHostAccess((s) => s.access === 'missing-token' || s.access === 'token-rejected')
   useApplyTheme()
   useGlobalKeys()
   useEffect(() => {
@@ -27,17 +33,19 @@ export function App() {
   }, [scope])
 
   return (
-    <div className="shell">
+    <div className={`shell${railCollapsed ? ' rail-collapsed' : ''}`}>
       <ProfileRail />
       <div className="main">
         <TopBar route={route} />
         <main className="page" data-testid={`page-${route.page}`}>
+          <DisconnectedBanner />
           <ErrorBoundary resetKey={hash}>
-            {loaded ? <PageView route={route} /> : <div className="muted pad">Connecting to the host…</div>}
+            {blocked ? <HostAccessScreen /> : loaded ? <PageView route={route} /> : <div className="muted pad">Connecting to the host…</div>}
           </ErrorBoundary>
         </main>
       </div>
       <Toasts />
+      <PaletteHost route={route} />
     </div>
   )
 }

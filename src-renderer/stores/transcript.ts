@@ -1,5 +1,6 @@
 import { create } from 'zustand'
 import type { EventPayload, Message, SessionCost, SessionDetail, Subagent } from '@shared/contract'
+import { CaduceusError } from '@shared/contract'
 import { getApi } from '../api'
 import { reportError } from './toasts'
 
@@ -19,6 +20,8 @@ interface TranscriptStore {
   cost: SessionCost | null
   children: Subagent[]
   error: string | null
+  /** The host says this session does not exist (wrong id, deleted, other profile). */
+  notFound: boolean
 }
 
 export const TRANSCRIPT_PAGE = 200
@@ -27,7 +30,7 @@ export const LATEST = Number.MAX_SAFE_INTEGER
 
 const initial = (): TranscriptStore => ({
   profile: null, sessionId: null, byId: {}, ids: [], hasMoreBefore: false, hasMoreAfter: false, loading: false, loadingOlder: false,
-  focusId: null, detail: null, cost: null, children: [], error: null
+  focusId: null, detail: null, cost: null, children: [], error: null, notFound: false
 })
 
 export const useTranscript = create<TranscriptStore>()(() => initial())
@@ -74,6 +77,8 @@ export async function openTranscript(profile: string, sessionId: string, focusId
     useTranscript.setState((s) => ({ ...merge(s, page.items), hasMoreBefore: page.hasMoreBefore, hasMoreAfter: page.hasMoreAfter, loading: false }))
   } catch (err) {
     if (seq !== openSeq) return
+    // A missing session is a screen of its own, not an error toast (and not a second one from the details call).
+    if (err instanceof CaduceusError && err.code === 'not_found') return void useTranscript.setState({ loading: false, notFound: true })
     useTranscript.setState({ loading: false, error: reportError(err, 'Loading transcript') })
   }
   await refreshTranscriptMeta()
@@ -81,8 +86,8 @@ export async function openTranscript(profile: string, sessionId: string, focusId
 
 /** Lineage, usage, cost split and subagents of the open session. Each part fails on its own. */
 export async function refreshTranscriptMeta(): Promise<void> {
-  const { profile, sessionId } = useTranscript.getState()
-  if (!profile || !sessionId) return
+  const { profile, sessionId, notFound } = useTranscript.getState()
+  if (!profile || !sessionId || notFound) return
   const seq = openSeq
   const api = getApi()
   const [detail, cost, children] = await Promise.allSettled([
@@ -91,7 +96,11 @@ export async function refreshTranscriptMeta(): Promise<void> {
     api.call('subagents.list', { profile, parentSessionId: sessionId, includeTombstoned: true })
   ])
   if (seq !== openSeq) return
-  if (detail.status === 'rejected') reportError(detail.reason, 'Loading session')
+  if (detail.status === 'rejected') {
+    const gone = detail.reason instanceof CaduceusError && detail.reason.code === 'not_found'
+    if (gone) return void useTranscript.setState({ notFound: true })
+    reportError(detail.reason, 'Loading session')
+  }
   useTranscript.setState((s) => ({
     detail: detail.status === 'fulfilled' ? detail.value : s.detail,
     cost: cost.status === 'fulfilled' ? cost.value : s.cost,
