@@ -1,0 +1,115 @@
+import type { SessionPage as Page } from '@shared/contract'
+import { test, expect } from '../fixtures/host'
+import { api } from '../fixtures/external'
+import { AppShell } from '../page-models/app-shell'
+import { SessionPage } from '../page-models/session-page'
+import { Palette } from '../page-models/palette'
+
+async function topSession(url: string, profile = 'default') {
+  const list = await api<Page>(url, 'sessions.list', { profile, limit: 20 })
+  return list.items.find((s) => s.title)!
+}
+
+test('a demo transcript renders Markdown: fenced code as <pre><code>, a table as <table>, a task list', async ({ page, host }) => {
+  const shell = new AppShell(page)
+  const transcript = new SessionPage(page)
+  const s = await topSession(host.url)
+  await shell.open(host.url)
+  await transcript.open('default', s.id)
+  const answer = transcript.messagesByRole('assistant').filter({ has: page.locator('table') }).first()
+  await expect(answer.locator('pre > code.hljs')).toBeVisible()
+  await expect(answer.locator('table th').first()).toHaveText('Step')
+  await expect(answer.locator('li.task-list-item input[type=checkbox]')).toHaveCount(3)
+  // no raw Markdown left over
+  await expect(answer).not.toContainText('|---|')
+  await expect(answer).not.toContainText('```')
+})
+
+test('a streamed reply renders Markdown while it streams', async ({ page, host }) => {
+  const shell = new AppShell(page)
+  const transcript = new SessionPage(page)
+  const s = await topSession(host.url, 'work')
+  await shell.open(host.url)
+  await transcript.open('work', s.id)
+  await transcript.send('show markdown and hold')
+  const live = transcript.liveMessage
+  await expect(page.getByTestId('turn-strip').last()).toHaveAttribute('data-status', 'running')
+  await expect(live.locator('pre > code')).toContainText('answer')
+  await expect(live.locator('table')).toBeVisible()
+  await expect(live).toContainText('🦩')
+  await expect(live).not.toContainText('\uFFFD')
+  await expect(page.getByTestId('turn-strip').last()).toHaveAttribute('data-status', 'running')
+  await transcript.stop()
+  await transcript.waitForTurnEnd()
+})
+
+test('Ctrl+K → "Costs" → Enter lands on Costs; ? lists the shortcuts; Escape leaves a session', async ({ page, host }) => {
+  const shell = new AppShell(page)
+  const palette = new Palette(page)
+  const transcript = new SessionPage(page)
+  await shell.open(host.url)
+  await palette.open()
+  await expect(palette.input).toHaveAttribute('role', 'combobox')
+  await palette.input.fill('Costs')
+  await expect(palette.options.first()).toHaveText(/Costs/)
+  await palette.input.press('Enter')
+  await expect(page.getByTestId('page-costs')).toBeVisible()
+  await expect(palette.dialog).toBeHidden()
+
+  // sessions by title across profiles
+  const s = await topSession(host.url, 'research')
+  await palette.open()
+  await palette.input.fill(s.title!)
+  await page.locator(`[data-testid="palette-option"][data-command="session:research/${s.id}"]`).click()
+  await expect(transcript.title).toHaveText(s.title!)
+
+  await page.locator('body').press('?')
+  const dialog = page.getByTestId('shortcuts-dialog')
+  await expect(dialog).toBeVisible()
+  await expect(dialog).toContainText('Ctrl/⌘ K')
+  await expect(dialog).toContainText('p 1…9')
+  await page.keyboard.press('Escape')
+  await expect(dialog).toBeHidden()
+  await expect(page.getByTestId('page-session')).toBeVisible()
+  await page.locator('body').press('Escape')
+  await expect(page.getByTestId('page-sessions')).toBeVisible()
+})
+
+test('rename and pin persist after reload', async ({ page, host }) => {
+  const shell = new AppShell(page)
+  const transcript = new SessionPage(page)
+  const s = await topSession(host.url)
+  await shell.open(host.url)
+  await transcript.open('default', s.id)
+  await page.getByTestId('session-rename').click()
+  await page.getByTestId('session-title-input').fill('  Renamed \u0007by the user  ')
+  await page.getByTestId('session-title-input').press('Enter')
+  await expect(transcript.title).toHaveText('Renamed by the user')
+  const pin = page.getByTestId('session-pin')
+  const wasPinned = (await pin.getAttribute('aria-pressed')) === 'true'
+  await pin.click()
+  await expect(pin).toHaveAttribute('aria-pressed', String(!wasPinned))
+  await page.reload()
+  await expect(shell.connection).toHaveAttribute('data-state', 'connected')
+  await expect(transcript.title).toHaveText('Renamed by the user')
+  await expect(page.getByTestId('session-pin')).toHaveAttribute('aria-pressed', String(!wasPinned))
+  const detail = await api<{ summary: { title: string; pinned: boolean } }>(host.url, 'sessions.get', { profile: 'default', sessionId: s.id })
+  expect(detail.summary).toMatchObject({ title: 'Renamed by the user', pinned: !wasPinned })
+})
+
+test('an unknown session id shows "Session not found", one screen, no enabled composer', async ({ page, host }) => {
+  const shell = new AppShell(page)
+  await shell.open(host.url, '#/session/default/20990101_000000_nope')
+  await expect(page.getByTestId('session-not-found')).toContainText('Session not found')
+  await expect(page.getByTestId('composer-input')).toHaveCount(0)
+  await expect(shell.errorToasts).toHaveCount(0)
+})
+
+test('a page opened without a token says a token is needed and how to get one', async ({ page, host }) => {
+  const u = new URL(host.url)
+  await page.goto(`${u.origin}/#/sessions`)
+  const screen = page.getByTestId('token-needed')
+  await expect(screen).toBeVisible()
+  await expect(screen).toContainText('caduceus serve')
+  await expect(screen).toContainText('?token=')
+})
