@@ -31,6 +31,10 @@ const components: Components = {
   a({ node: _n, ...rest }: ComponentProps<'a'> & { node?: unknown }) {
     return <a {...rest} target="_blank" rel="noopener noreferrer" />
   },
+  // GFM task-list boxes are read-only ticks; give them a name so a screen reader says which state they show
+  input({ node: _n, ...rest }: ComponentProps<'input'> & { node?: unknown }) {
+    return rest.type === 'checkbox' ? <input {...rest} aria-label={rest.checked ? 'done' : 'not done'} /> : <input {...rest} />
+  },
   table({ node: _n, ...rest }: ComponentProps<'table'> & { node?: unknown }) {
     return <div className="md-table-wrap"><table {...rest} /></div>
   }
