@@ -113,3 +113,25 @@ test('a page opened without a token says a token is needed and how to get one', 
   await expect(screen).toContainText('caduceus serve')
   await expect(screen).toContainText('?token=')
 })
+
+test('scope, filters and search live in the URL: reload and back/forward restore them', async ({ page, host }) => {
+  const shell = new AppShell(page)
+  await shell.open(host.url, '#/sessions?profile=work&q=rollback')
+  await expect(shell.profile('work')).toHaveAttribute('aria-current', 'true')
+  await expect(page.getByTestId('search-input')).toHaveValue('rollback')
+  await expect(page.getByTestId('search-hit').first()).toBeVisible()
+  await page.reload()
+  await expect(shell.connection).toHaveAttribute('data-state', 'connected')
+  await expect(page.getByTestId('search-input')).toHaveValue('rollback')
+  await expect(shell.profile('work')).toHaveAttribute('aria-current', 'true')
+  // open a hit, come back: the search is still there
+  await page.getByTestId('search-hit').first().click()
+  await expect(page.getByTestId('page-session')).toBeVisible()
+  await page.goBack()
+  await expect(page.getByTestId('search-input')).toHaveValue('rollback')
+  expect(page.url()).toContain('q=rollback')
+  // changing scope and clearing the search rewrite the URL
+  await page.getByTestId('search-input').fill('')
+  await shell.selectProfile('research')
+  await expect.poll(() => new URL(page.url()).hash).toBe('#/sessions?profile=research')
+})

@@ -12,6 +12,7 @@ import { PaletteHost } from './palette/PaletteHost'
 import { useOverlay } from './palette/state'
 import { DisconnectedBanner, HostAccessScreen } from './HostAccessScreen'
 import { useHostAccess } from '../stores/auth'
+import { useSessionsUrlState } from './url-state'
 
 const SCOPE_KEY = 'caduceus.scope'
 
@@ -28,6 +29,7 @@ export function App() {
   const blocked = useHostAccess((s) => s.access === 'missing-token' || s.access === 'token-rejected')
   useApplyTheme()
   useGlobalKeys()
+  useSessionsUrlState()
   useEffect(() => {
     try { localStorage.setItem(SCOPE_KEY, scope) } catch { /* private mode */ }
   }, [scope])
