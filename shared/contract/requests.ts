@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { pricesRequests } from './prices'
 import { ProfileScope } from './common'
 import {
   MessagePage, MessageQuery, ProfileInfo, SearchQuery, SearchResult, SessionDetail, SessionKey, SessionPage, SessionQuery,
@@ -26,6 +27,7 @@ export type AppInfo = z.infer<typeof AppInfo>
  * at the boundary, the client's types are inferred from them. Names are `domain.verb`.
  */
 export const requests = {
+  ...pricesRequests,
   /** Host facts: Hermes root, profiles, headless or Electron. */
   'app.info': { input: Empty, output: AppInfo },
   /** Profiles under the Hermes root with their session counts. */

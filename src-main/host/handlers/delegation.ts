@@ -2,7 +2,7 @@ import { CaduceusError } from '@shared/contract'
 import { priceCall } from '../../agent'
 import { resolveRuntime, secretsFor } from '../../config'
 import { runInProfileScope } from '../../scope'
-import { costSummary, estimateFollowUp, followUpRequest, listSubagents, sessionCost, type DelegateDeps } from '../../delegation'
+import { costSummary, readPriceOverrides, estimateFollowUp, followUpRequest, listSubagents, sessionCost, type DelegateDeps } from '../../delegation'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
 
@@ -46,6 +46,6 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
       return { tombstoned }
     },
     'costs.session': ({ profile, sessionId }) => sessionCost(s.stores.get(profile), profile, sessionId),
-    'costs.summary': (q) => costSummary(all(), q)
+    'costs.summary': (q) => costSummary(all(), q, undefined, readPriceOverrides(s.root))
   }
 }

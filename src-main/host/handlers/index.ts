@@ -6,6 +6,7 @@ import { appHandlers } from './app'
 import { delegationHandlers } from './delegation'
 import { memoryHandlers } from './memory'
 import { sessionHandlers } from './sessions'
+import { priceHandlers } from './prices'
 
 /** Exactly one handler per contract request; the object literal's type makes a missing one a compile error. */
 export function buildHandlers(s: Services, rt: Runtime, version: string): HandlerMap {
@@ -14,6 +15,7 @@ export function buildHandlers(s: Services, rt: Runtime, version: string): Handle
     ...sessionHandlers(s),
     ...agentHandlers(s, rt.gateway, rt.vault),
     ...delegationHandlers(s, rt.delegation),
-    ...memoryHandlers(s, rt.memory)
+    ...memoryHandlers(s, rt.memory),
+    ...priceHandlers(s)
   }
 }
