@@ -135,3 +135,17 @@ test('scope, filters and search live in the URL: reload and back/forward restore
   await shell.selectProfile('research')
   await expect.poll(() => new URL(page.url()).hash).toBe('#/sessions?profile=research')
 })
+
+test('after a resume the details panel no longer says the session ended', async ({ page, host }) => {
+  const shell = new AppShell(page)
+  const transcript = new SessionPage(page)
+  const list = await api<Page>(host.url, 'sessions.list', { profile: 'research', limit: 50 })
+  const ended = list.items.find((s) => s.endedAt != null && s.kind === 'root')!
+  await shell.open(host.url)
+  await transcript.open('research', ended.id)
+  await expect(page.getByTestId('meta-ended')).toBeVisible()
+  await transcript.send('one more thing')
+  await transcript.waitForTurnEnd()
+  await expect(page.getByTestId('meta-ended')).toHaveCount(0)
+  await expect(page.getByTestId('meta-model')).not.toBeEmpty()
+})

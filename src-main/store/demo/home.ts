@@ -100,8 +100,9 @@ class ProfileWriter {
     let ts = startedAt
     const turns = this.rng.int(1, 4)
     // Priced per session, not per turn: a session mixing priced and unpriced turns reads "partial", and the
-    // demo should show that only now and then (a custom endpoint), not on almost every row.
-    const priced = !this.rng.chance(0.15)
+    // demo should show that only now and then (a custom endpoint), not on almost every row. Derived from the id,
+    // not drawn from the PRNG, so every other generated value (ids, lineage, delegations) stays as it was.
+    const priced = [...id].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % 100 >= 15
     for (let turn = 0; turn < turns; turn++) {
       const callId = `call_${this.rng.hex(8)}`
       this.store.appendMessages(id, [
@@ -111,6 +112,7 @@ class ProfileWriter {
         { role: 'tool', content: topic.result, toolCallId: callId, toolName: topic.tool, timestamp: (ts += 2) },
         { role: 'assistant', content: turn === 0 ? richAnswer(topic) : topic.answer, timestamp: (ts += 6), finishReason: 'stop', tokenCount: this.rng.int(40, 400) }
       ])
+      this.rng.chance(0.7) // was the per-turn priced draw: kept so the seeded sequence is unchanged
       const input = this.rng.int(800, 6000), output = this.rng.int(100, 900)
       this.store.recordUsage(id, {
         model: 'demo-model', provider: 'demo', baseUrl: 'http://127.0.0.1:0/v1', inputTokens: input, outputTokens: output,
