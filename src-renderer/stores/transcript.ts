@@ -71,6 +71,8 @@ export async function openTranscript(profile: string, sessionId: string, focusId
   const query = focusId != null
     ? { profile, sessionId, aroundId: focusId, limit: TRANSCRIPT_PAGE }
     : { profile, sessionId, beforeId: LATEST, limit: TRANSCRIPT_PAGE }
+  // details (title, lineage, cost) load alongside the first page, not after it: one round trip less to a painted header
+  const meta = refreshTranscriptMeta()
   try {
     const page = await api.call('sessions.messages', query)
     if (seq !== openSeq) return
@@ -81,7 +83,7 @@ export async function openTranscript(profile: string, sessionId: string, focusId
     if (err instanceof CaduceusError && err.code === 'not_found') return void useTranscript.setState({ loading: false, notFound: true })
     useTranscript.setState({ loading: false, error: reportError(err, 'Loading transcript') })
   }
-  await refreshTranscriptMeta()
+  await meta
 }
 
 /** Lineage, usage, cost split and subagents of the open session. Each part fails on its own. */
