@@ -1,6 +1,7 @@
 import { useEffect, useMemo } from 'react'
 import { ErrorBoundary } from '../components/ErrorBoundary'
 import { Toasts } from '../components/Toasts'
+import { UndoBar } from '../components/UndoBar'
 import { useApp } from '../stores/app'
 import { ProfileRail } from './ProfileRail'
 import { PageView } from './PageView'
@@ -47,6 +48,7 @@ export function App() {
         </main>
       </div>
       <Toasts />
+      <UndoBar />
       <PaletteHost route={route} />
     </div>
   )

@@ -13,6 +13,7 @@ import { MetaPanel } from './session/MetaPanel'
 import { Transcript } from './session/Transcript'
 import { SessionNotFound } from './session/NotFound'
 import { TitleEditor } from './session/TitleEditor'
+import { DeleteButton } from './session/DeleteButton'
 import { useConnection } from '../stores/connection'
 import { getApi } from '../api'
 import { reportError } from '../stores/toasts'
@@ -71,6 +72,7 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
                 {summary.archived ? 'Unarchive' : 'Archive'}
               </button>
             )}
+            {summary && <DeleteButton profile={profile} sessionId={sessionId} title={title} />}
           </div>
           {detail && <Lineage profile={profile} detail={detail} />}
         </div>
