@@ -56,3 +56,18 @@ test('a price override in Settings prices unpriced usage, labelled "custom price
   await shell.goTo('settings')
   await expect(page.getByTestId('price-model').first()).toHaveValue('demo-model')
 })
+
+test('clicking a chart bar filters the page to that profile', async ({ page, host }) => {
+  const shell = new AppShell(page)
+  const costs = new CostsPage(page)
+  await shell.open(host.url)
+  await costs.open()
+  await costs.days(90)
+  const bar = page.locator('[data-testid="costs-chart"] .recharts-bar-rectangle path').first()
+  await bar.click()
+  const active = page.locator('[data-testid^="profile-rail-item-"][aria-current="true"]')
+  await expect(active).not.toHaveAttribute('data-testid', 'profile-rail-item-all')
+  const profile = (await active.getAttribute('data-testid'))!.replace('profile-rail-item-', '')
+  await expect(page.getByTestId('costs-profile-row')).toHaveCount(1)
+  await expect(costs.profileRow(profile)).toBeVisible()
+})
