@@ -7,7 +7,7 @@ import { app, BrowserWindow, ipcMain, protocol, safeStorage, session, shell } fr
 import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join, resolve, sep } from 'node:path'
-import { createHost, type Host } from './host'
+import { createHost, redact, type Host } from './host'
 import { parseArgs } from './host/args'
 import {
   APP_ORIGIN, APP_SCHEME, appCsp, appRequestPath, closeWithDeadline, externalUrlToOpen, filterAppArgs, isAppUrl,
@@ -136,7 +136,7 @@ if (!app.requestSingleInstanceLock()) {
     })
   })
   main().catch((err) => {
-    console.error('Caduceus failed to start:', err instanceof Error ? err.message : err)
+    console.error(`Caduceus failed to start: ${redact(err instanceof Error ? err.message : String(err))}`)
     app.exit(1)
   })
 }
