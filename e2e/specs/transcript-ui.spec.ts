@@ -185,3 +185,26 @@ test('at 1024 px the sidebar collapses, and expands again on demand', async ({ p
   await page.locator('body').press('[')
   await expect(toggle).toHaveAttribute('aria-expanded', 'false')
 })
+
+test('a compression chain opens as one conversation with a compaction marker and the summary folded', async ({ page, host }) => {
+  const shell = new AppShell(page)
+  const transcript = new SessionPage(page)
+  const list = await api<Page>(host.url, 'sessions.list', { profile: 'default', limit: 100 })
+  const row = list.items.find((s) => s.chainLength > 1)!
+  const detail = await api<{ lineage: { chain: Array<{ id: string }> } }>(host.url, 'sessions.get', { profile: 'default', sessionId: row.id })
+  const chain = detail.lineage.chain.map((r) => r.id)
+  const tip = chain[chain.length - 1]!
+  await shell.open(host.url)
+  await transcript.open('default', tip)
+  const marker = page.locator(`[data-testid="compaction-marker"][data-segment="${tip}"]`)
+  await expect(marker).toBeAttached()
+  await marker.scrollIntoViewIfNeeded()
+  await expect(marker).toContainText('Context compacted')
+  await expect(marker).toContainText(`part ${chain.length} of ${chain.length}`)
+  // the tip's opening summary is folded, one click away
+  const summary = page.getByTestId('compaction-summary').last()
+  await expect(summary.getByTestId('compaction-summary-toggle')).toHaveAttribute('aria-expanded', 'false')
+  // the previous segment's messages are part of the same transcript
+  const rootPage = await api<{ items: Array<{ id: number }> }>(host.url, 'sessions.messages', { profile: 'default', sessionId: chain[chain.length - 2], beforeId: Number.MAX_SAFE_INTEGER, limit: 1 })
+  await expect.poll(async () => page.locator('[data-testid="message"]').evaluateAll((els, id) => els.some((e) => Number(e.getAttribute('data-message-id')) <= id), rootPage.items[0]!.id)).toBe(true)
+})

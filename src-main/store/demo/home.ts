@@ -104,6 +104,11 @@ class ProfileWriter {
     // demo should show that only now and then (a custom endpoint), not on almost every row. Derived from the id,
     // not drawn from the PRNG, so every other generated value (ids, lineage, delegations) stays as it was.
     const priced = [...id].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % 100 >= 15
+    // A compression continuation opens with the compressor's summary, as upstream writes it (shown folded).
+    if (parent && !modelConfig._branched_from && !modelConfig._delegate_from) {
+      void this.store.appendMessages(id, [{ role: 'user', timestamp: ts,
+        content: `[CONTEXT COMPACTION] Summary of the earlier conversation:\n\n- The user asked: ${topic.ask}\n- Tools used so far: \`${topic.tool}\`\n- Open items: confirm the result and follow up.` }])
+    }
     for (let turn = 0; turn < turns; turn++) {
       const callId = `call_${this.rng.hex(8)}`
       void this.store.appendMessages(id, [

@@ -5,6 +5,7 @@ import { Highlighted } from '../../components/Snippet'
 import { formatDateTime, messageTime } from '../../lib/format'
 import { Markdown } from '../../components/markdown/Markdown'
 import { editAsDiff, ToolOutput } from './ToolOutput'
+import { isCompactionSummary } from './CompactionMarker'
 
 function Fold({ label, children, testId, defaultOpen = false }: { label: React.ReactNode; children: React.ReactNode; testId?: string; defaultOpen?: boolean }) {
   const [open, setOpen] = useState(defaultOpen)
@@ -48,6 +49,15 @@ const isNotice = (m: Message) => /delegat|notice|process_complete/.test(m.displa
 export const MessageItem = memo(function MessageItem({ m, focused, terms }: { m: Message; focused: boolean; /** Search terms to mark (the hit that opened this page). */ terms?: string[] }) {
   const cls = `message role-${m.role}${focused ? ' focused' : ''}`
   const common = { 'data-testid': 'message', 'data-message-id': m.id, 'data-role': m.role, 'data-focused': focused || undefined } as const
+  if (isCompactionSummary(m.role, m.content)) {
+    return (
+      <div className={`${cls} compaction-summary`} {...common}>
+        <Fold testId="compaction-summary" label={<span className="muted">Compaction summary · {(m.content ?? '').length.toLocaleString()} chars</span>}>
+          <Markdown text={m.content ?? ''} terms={terms} />
+        </Fold>
+      </div>
+    )
+  }
   if (isNotice(m)) {
     return <div className={`${cls} notice`} {...common} data-kind={m.displayKind ?? undefined}><span className="notice-icon" aria-hidden>◆</span><span><Highlighted text={m.content ?? ''} terms={terms} /></span></div>
   }
