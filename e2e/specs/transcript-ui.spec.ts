@@ -208,3 +208,17 @@ test('a compression chain opens as one conversation with a compaction marker and
   const rootPage = await api<{ items: Array<{ id: number }> }>(host.url, 'sessions.messages', { profile: 'default', sessionId: chain[chain.length - 2], beforeId: Number.MAX_SAFE_INTEGER, limit: 1 })
   await expect.poll(async () => page.locator('[data-testid="message"]').evaluateAll((els, id) => els.some((e) => Number(e.getAttribute('data-message-id')) <= id), rootPage.items[0]!.id)).toBe(true)
 })
+
+test('a delegated child appears inline as an expandable card under its notice', async ({ page, host }) => {
+  const shell = new AppShell(page)
+  const session = new SessionPage(page)
+  await shell.open(host.url)
+  await shell.newChat('work')
+  await session.send('Please delegate a survey of open pull requests to a subagent')
+  await session.waitForTurnEnd()
+  const card = page.getByTestId('child-card').filter({ hasText: 'survey of open pull requests' }).first()
+  await expect(card).toBeVisible({ timeout: 30_000 })
+  await card.getByRole('button', { name: /survey of open pull requests/ }).click()
+  await expect(card.getByTestId('subagent-open')).toBeVisible()
+  await expect(card.getByTestId('followup-open')).toBeVisible()
+})

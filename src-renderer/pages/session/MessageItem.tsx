@@ -6,6 +6,7 @@ import { formatDateTime, messageTime } from '../../lib/format'
 import { Markdown } from '../../components/markdown/Markdown'
 import { editAsDiff, ToolOutput } from './ToolOutput'
 import { isCompactionSummary } from './CompactionMarker'
+import { DelegationCards, delegationIdOf } from './DelegationCards'
 
 function Fold({ label, children, testId, defaultOpen = false }: { label: React.ReactNode; children: React.ReactNode; testId?: string; defaultOpen?: boolean }) {
   const [open, setOpen] = useState(defaultOpen)
@@ -59,7 +60,11 @@ export const MessageItem = memo(function MessageItem({ m, focused, terms }: { m:
     )
   }
   if (isNotice(m)) {
-    return <div className={`${cls} notice`} {...common} data-kind={m.displayKind ?? undefined}><span className="notice-icon" aria-hidden>◆</span><span><Highlighted text={m.content ?? ''} terms={terms} /></span></div>
+    const delegation = delegationIdOf(m.content)
+    return <>
+      <div className={`${cls} notice`} {...common} data-kind={m.displayKind ?? undefined}><span className="notice-icon" aria-hidden>◆</span><span><Highlighted text={m.content ?? ''} terms={terms} /></span></div>
+      {delegation && <DelegationCards delegationId={delegation} />}
+    </>
   }
   if (m.role === 'tool') {
     return (
