@@ -8,6 +8,9 @@ import { startHeadless } from './http-transport'
 import { installLastResort } from './last-resort'
 import { loadHeadlessToken } from './headless-token'
 import { formatSessionList, formatSessionShow, formatSearch } from './cli-format'
+import { runOneShot } from './cli-run'
+import { runApiServer } from './cli-api'
+import { cron } from './cli-cron'
 import { USAGE, wantsHelp } from './usage'
 
 
@@ -102,6 +105,9 @@ export async function runCli(argv: string[]): Promise<number> {
     switch (args.positionals[0]) {
       case 'serve': return await serve(args)
       case 'sessions': return await sessions(args)
+      case 'run': return await runOneShot(args)
+      case 'api': return await runApiServer(args)
+      case 'cron': return await cron(args)
       case 'logs': return logs(args)
       case undefined: console.log(USAGE); return 0
       default: console.error(USAGE); return 2
