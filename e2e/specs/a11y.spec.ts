@@ -7,7 +7,7 @@ import { AppShell } from '../page-models/app-shell'
 // axe is injected as a script tag; the app's CSP (script-src 'self') would refuse it
 test.use({ bypassCSP: true })
 
-const PAGES = ['sessions', 'session', 'subagents', 'costs', 'memory', 'gateway', 'settings'] as const
+const PAGES = ['sessions', 'session', 'subagents', 'costs', 'memory', 'gateway', 'cron', 'settings'] as const
 
 for (const theme of ['light', 'dark'] as const) {
   test(`axe: 0 serious/critical violations on every page (${theme})`, async ({ page, host }) => {
@@ -22,6 +22,9 @@ for (const theme of ['light', 'dark'] as const) {
       if (p === 'session') {
         await page.evaluate((h) => { location.hash = h }, `#/session/default/${s.id}`)
         await expect(page.getByTestId('message').first()).toBeVisible()
+      } else if (p === 'cron') {
+        await page.evaluate(() => { location.hash = '#/cron' })
+        await expect(page.getByTestId('page-cron')).toBeVisible()
       } else {
         await shell.goTo(p)
       }
