@@ -14,6 +14,7 @@ import {
 } from './delegation'
 import { channelRequests } from './channels'
 import { MemoryEntries, MemoryEntriesQuery, MemoryEntryEdit, MemoryEventPage, MemoryEventQuery, MemoryHealth } from './memory'
+import { memoryProviderRequests } from './memory-providers'
 
 const Empty = z.object({}).strict().default({})
 const Ok = z.object({ ok: z.literal(true) })
@@ -77,7 +78,8 @@ export const requests = {
   'memory.edit': { input: MemoryEntryEdit, output: MemoryEntries },
   /** Per-provider health. */
   'memory.health': { input: z.object({ profile: ProfileScope.default('all') }), output: MemoryHealth },
-  ...channelRequests
+  ...channelRequests,
+  ...memoryProviderRequests
 } as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>
 
 export type Requests = typeof requests

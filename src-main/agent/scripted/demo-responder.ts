@@ -23,6 +23,11 @@ export function demoResponder(req: RecordedRequest): ScriptReply {
   if (text.startsWith('[Background delegation')) {
     return { text: `The subagent is done. ${clip(text.split('\n').find((l) => l.startsWith('Result:')) ?? text, 300)}`, model }
   }
+  // A profile with the holographic provider keeps facts in its fact store.
+  if (/\bremember\b/i.test(text) && tools.has('fact_store')) {
+    const fact = text.replace(/^.*?\bremember\b(\s+that)?[:,]?\s*/i, '') || text
+    return { reasoning: 'A durable fact: keep it in the fact store.', toolCalls: [{ name: 'fact_store', arguments: { action: 'add', content: clip(fact, 500) } }], model }
+  }
   if (/\bremember\b/i.test(text) && tools.has('memory')) {
     const fact = text.replace(/^.*?\bremember\b(\s+that)?[:,]?\s*/i, '') || text
     return { reasoning: 'The user wants this kept for later; store it in memory.', toolCalls: [{ name: 'memory', arguments: { action: 'add', target: 'memory', content: clip(fact, 500) } }], model }

@@ -20,7 +20,18 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
     s.bus.emit('delegation.updated', { profile, delegationId, parentSessionId })
 
   return {
-    'subagents.list': (q) => listSubagents(all(), q, deps('default').live),
+    'subagents.list': async (q) => {
+      // Prune first (upstream list_retained_children does): a child past its TTL must not be offered as retained.
+      for (const e of s.stores.list()) {
+        if (q.profile && q.profile !== 'all' && q.profile !== e.name) continue
+        try {
+          await deps(e.name).registry.pruneRetainedChildren()
+        } catch (err) {
+          s.log.warn('delegation', `pruning retained subagents of ${e.name} failed: ${(err as Error).message}`)
+        }
+      }
+      return listSubagents(all(), q, deps('default').live)
+    },
     'subagents.estimate': ({ profile, childId }) => {
       const entry = retained(profile, childId)
       const home = s.homeOf(profile)
@@ -33,7 +44,9 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
       const d = deps(profile)
       const home = s.homeOf(profile)
       // The UI acts inside the profile it names: authority, the child's turn and its memory all see that scope.
-      const result = await runInProfileScope(home, secretsFor(home), () => followUpRequest(d, { childId, text, requesterSessionId }))
+      // The child's reply streams to the dialog that sent it while the turn runs.
+      const onText = (t: string) => s.bus.emit('subagents.followUpDelta', { profile, childId, text: t })
+      const result = await runInProfileScope(home, secretsFor(home), () => followUpRequest(d, { childId, text, requesterSessionId }, onText))
       const entry = d.registry.findRetainedChild(childId)
       if (entry) emitUpdate(profile, entry.delegationId, entry.parentSessionId || null)
       return result

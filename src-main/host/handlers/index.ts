@@ -5,6 +5,7 @@ import { agentHandlers } from './agent'
 import { appHandlers } from './app'
 import { delegationHandlers } from './delegation'
 import { memoryHandlers } from './memory'
+import { memoryProviderHandlers } from './memory-providers'
 import { sessionHandlers } from './sessions'
 import { priceHandlers } from './prices'
 import { channelHandlers } from './channels'
@@ -19,6 +20,7 @@ export function buildHandlers(s: Services, rt: Runtime, version: string, channel
     ...delegationHandlers(s, rt.delegation),
     ...memoryHandlers(s, rt.memory),
     ...priceHandlers(s),
-    ...channelHandlers(s, channels)
+    ...channelHandlers(s, channels),
+    ...memoryProviderHandlers(s, rt.providers)
   }
 }

@@ -9,6 +9,7 @@ import { CompactionMarker } from './CompactionMarker'
 import { turnsForSession, useTurns, type LiveTurn } from '../../stores/turns'
 import { LiveTurnView } from './LiveTurnView'
 import { MessageItem } from './MessageItem'
+import { TurnMemoryFold } from './TurnMemoryFold'
 import { TurnBadge } from './TurnBadge'
 
 /** How close to the end still counts as "following the conversation". */
@@ -155,6 +156,7 @@ export function Transcript() {
                   {newSegment && <CompactionMarker profile={profile!} chain={chain!} segmentId={m.sessionId} />}
                   {t && <TurnBadge t={t} />}
                   <MessageItem m={m} focused={focused} terms={focused ? terms : undefined} />
+                  <TurnMemoryFold m={m} profile={profile} />
                 </div>
               )
             })}
