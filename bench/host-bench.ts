@@ -56,7 +56,7 @@ export async function runHostBench(opts: { lockMs?: number; idleSeconds?: number
       await store.appendMessage('bench', { role: 'user', content: 'hello' })
       store.close()
     }
-    host = await serveHost(root, { logDir })
+    host = await serveHost(root, { logDir, env: { CADUCEUS_BENCH_ELD: '1' } })
     await host.call('sessions.get', { profile: 'default', sessionId: 'bench' })
     await sleep(1500)
     await eldOf(host) // reset after start-up
@@ -70,9 +70,10 @@ export async function runHostBench(opts: { lockMs?: number; idleSeconds?: number
     const lockedEld = await eldOf(host)
     const resumed = await resume
 
-    await sleep(3000) // let the turn finish and the watchers settle
+    host.child.kill('SIGHUP') // stop the event-loop sampler: the idle window measures the host alone
+    await sleep(5000) // let the turn finish and the watchers settle
     const pid = host.child.pid!
-    const idleMs = (opts.idleSeconds ?? 20) * 1000
+    const idleMs = (opts.idleSeconds ?? 30) * 1000
     const t0 = cpuTicks(pid)
     const w0 = performance.now()
     await sleep(idleMs)
