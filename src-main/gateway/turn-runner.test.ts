@@ -89,6 +89,18 @@ describe('Gateway', () => {
     expect(gateway.state()).toMatchObject({ cap: 128, idleTtlSeconds: 3600, agents: [{ profile: 'default', sessionId: h.sessionId, turns: 2, messageCountSnapshot: 4, running: false }] })
   })
 
+  it('the state sent to the renderer carries no hash derived from the key (issue 10)', async () => {
+    const { gateway } = setup()
+    const h = await gateway.start({ profile: 'default', text: 'hi' })
+    await gateway.finished(h.turnId)
+    const [key, entry] = gateway.cache.entries()[0]!
+    const shown = gateway.state().agents.find((a) => a.key === key)!.signature
+    // The cache signature hashes the key; what is shown is keyed with a per-process secret instead.
+    expect(shown).toMatch(/^[0-9a-f]{16}$/)
+    expect(shown).not.toBe(entry.signature)
+    expect(entry.signature).not.toContain(shown)
+  })
+
   it('each turn runs in its own profile scope with the desk-chat capability', async () => {
     const { gateway, agents, root } = setup()
     const a = await gateway.start({ profile: 'default', text: 'a' })

@@ -8,11 +8,20 @@ export interface HostArgs {
   profile?: string
   limit?: number
   query?: string
+  /** `run -z PROMPT`: the one-shot prompt. */
+  prompt?: string
+  model?: string
+  host?: string
+  name?: string
+  repeat?: number
+  schedule?: string
+  /** serve: replace the stored headless token (signs open tabs out). */
+  rotateToken: boolean
   positionals: string[]
 }
 
 export function parseArgs(argv: string[]): HostArgs {
-  const out: HostArgs = { demo: false, open: false, json: false, positionals: [] }
+  const out: HostArgs = { demo: false, open: false, json: false, rotateToken: false, positionals: [] }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
     const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
@@ -32,6 +41,7 @@ export function parseArgs(argv: string[]): HostArgs {
       case '--demo': out.demo = true; break
       case '--open': out.open = true; break
       case '--json': out.json = true; break
+      case '--rotate-token': out.rotateToken = true; break
       case '--profile': out.profile = value(); break
       case '--limit': {
         const n = Number(value())
@@ -40,6 +50,18 @@ export function parseArgs(argv: string[]): HostArgs {
         break
       }
       case '--query': out.query = value(); break
+      case '-z': out.prompt = value(); break
+      case '--model': out.model = value(); break
+      case '--host': out.host = value(); break
+      case '--name': out.name = value(); break
+      case '--schedule': out.schedule = value(); break
+      case '--prompt': out.prompt = value(); break
+      case '--repeat': {
+        const n = Number(value())
+        if (!Number.isInteger(n) || n < 1) throw new Error('--repeat must be a positive integer')
+        out.repeat = n
+        break
+      }
       default:
         if (arg.startsWith('--')) throw new Error(`unknown flag ${arg}`)
         out.positionals.push(arg)

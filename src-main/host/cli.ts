@@ -2,19 +2,17 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { RequestInput, RequestName, RequestOutput } from '@shared/contract'
 import { parseArgs, type HostArgs } from './args'
-import { createHost, type Host } from './index'
+import { createHost, redact, type Host } from './index'
 import { logPaths } from './root'
 import { startHeadless } from './http-transport'
+import { installLastResort } from './last-resort'
+import { loadHeadlessToken } from './headless-token'
 import { formatSessionList, formatSessionShow, formatSearch } from './cli-format'
+import { runOneShot } from './cli-run'
+import { runApiServer } from './cli-api'
+import { cron } from './cli-cron'
+import { USAGE, wantsHelp } from './usage'
 
-const USAGE = `caduceus — dashboard and agent host for Hermes-style agents
-
-  caduceus serve [--home DIR] [--port N] [--demo]          headless host: UI + API on 127.0.0.1 (token in the URL)
-  caduceus sessions list   [--home DIR] [--profile P] [--limit N] [--json]
-  caduceus sessions show   <id> [--home DIR] [--profile P] [--json]
-  caduceus sessions search <text> [--home DIR] [--profile P] [--limit N] [--json]
-  caduceus logs errors [--limit N]                          recent warnings and errors (memory refusals land here)
-`
 
 async function call<K extends RequestName>(host: Host, name: K, input: RequestInput<K>): Promise<RequestOutput<K>> {
   const result = await host.dispatcher.invoke(name, input)
@@ -52,13 +50,18 @@ async function sessions(args: HostArgs): Promise<number> {
 
 async function serve(args: HostArgs): Promise<number> {
   const host = await createHost({ home: args.home, demo: args.demo, headless: true })
-  const rendererDir = resolve(import.meta.dirname, '../../out/renderer')
+  const removeLastResort = installLastResort(host.log)
+  // CADUCEUS_RENDERER_DIR: serve another built UI (tests serve a tiny one without building the app).
+  const rendererDir = resolve(process.env.CADUCEUS_RENDERER_DIR || resolve(import.meta.dirname, '../../out/renderer'))
   if (!existsSync(join(rendererDir, 'index.html'))) {
     console.error('The UI is not built yet: run `npm run build` (npm start does it for you).')
+    removeLastResort()
     await host.close()
     return 1
   }
-  const server = await startHeadless({ dispatcher: host.dispatcher, bus: host.bus, log: host.log, rendererDir, port: args.port })
+  const { token, rotated } = loadHeadlessToken({ rotate: args.rotateToken })
+  if (rotated && args.rotateToken) host.log.info('host', 'headless token rotated: open tabs must use the new URL')
+  const server = await startHeadless({ dispatcher: host.dispatcher, bus: host.bus, log: host.log, rendererDir, port: args.port, token })
   // One machine-readable line for scripts and the e2e fixture, then the human one.
   console.log(JSON.stringify({ ready: true, url: server.url, port: server.port, root: host.root, demo: host.demo }))
   console.log(`Caduceus is serving ${host.root} at ${server.url}`)
@@ -69,6 +72,7 @@ async function serve(args: HostArgs): Promise<number> {
   })
   await server.close()
   await host.close()
+  removeLastResort()
   return 0
 }
 
@@ -85,6 +89,11 @@ function logs(args: HostArgs): number {
 }
 
 export async function runCli(argv: string[]): Promise<number> {
+  // Asking for help is never an error, whatever else is on the line.
+  if (wantsHelp(argv)) {
+    console.log(USAGE)
+    return 0
+  }
   let args: HostArgs
   try {
     args = parseArgs(argv)
@@ -96,12 +105,15 @@ export async function runCli(argv: string[]): Promise<number> {
     switch (args.positionals[0]) {
       case 'serve': return await serve(args)
       case 'sessions': return await sessions(args)
+      case 'run': return await runOneShot(args)
+      case 'api': return await runApiServer(args)
+      case 'cron': return await cron(args)
       case 'logs': return logs(args)
-      case undefined: case 'help': case '--help': console.log(USAGE); return 0
+      case undefined: console.log(USAGE); return 0
       default: console.error(USAGE); return 2
     }
   } catch (err) {
-    console.error(`caduceus: ${(err as Error).message}`)
+    console.error(`caduceus: ${redact((err as Error)?.message ?? String(err))}`)
     return 1
   }
 }

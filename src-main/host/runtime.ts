@@ -3,7 +3,7 @@
  * its agent factory, and (with --demo) the scripted demo provider the demo profiles point at.
  */
 import { createAgent, resolveCompression, startDemoProvider, ToolRegistry, type Agent } from '../agent'
-import { EnvFileVault, loadConfig, resolveRuntime, setDefaultVault, writeSettings, isDemoConfig, type ResolvedRuntime, type SecretVault } from '../config'
+import { EnvFileVault, secretsFor, loadConfig, providerLimitSettings, resolveRuntime, setDefaultVault, writeSettings, isDemoConfig, type ResolvedRuntime, type SecretVault } from '../config'
 import {
   createDelegateDeps, createDelegateTool, childHandleFromAgent, markSubagent, restoreUndeliveredCompletions,
   type DelegateDeps, type DelegationCompletion
@@ -31,9 +31,26 @@ export async function wireRuntime(
   const { log, bus, stores } = s
   const vault: SecretVault = opts.secretCipher ? new SafeStorageVault(opts.secretCipher) : new EnvFileVault()
   setDefaultVault(vault)
+  // Redaction by value: every profile's secrets are known before the first log line that could echo one.
+  for (const e of stores.list()) {
+    try {
+      secretsFor(e.home, vault)
+    } catch {
+      // an unreadable .env is reported where it is used
+    }
+  }
   s.onClose(addMemoryLogSink((r) => log[r.level === 'debug' ? 'debug' : r.level](r.name, r.message)))
 
   if (opts.demo) await prepareDemo(s)
+  // Demo provider everywhere: a profile whose provider is `demo` talks to the keyless scripted model in
+  // every command (serve, api, run, cron run), started on first use and closed with the host.
+  let demoUrl: string | null = null
+  let demoStart: Promise<string> | null = null
+  const demoBaseUrl = (): Promise<string> => (demoStart ??= startDemoProvider().then(({ server }) => {
+    s.onClose(() => server.close())
+    demoUrl = server.baseUrl
+    return server.baseUrl
+  }))
 
   const memory = new MemoryActivityHub()
   const attachMemory = (profile: string) => {
@@ -71,7 +88,10 @@ export async function wireRuntime(
         const child = createAgent({
           profile, sessionId: spec.sessionId, store, tools, maxIterations: spec.maxIterations, history: spec.history,
           gatewaySessionKey: '', source: 'delegate',
-          runtime: agentRuntime(runtime, spec.model)
+          runtime: {
+            ...agentRuntime(runtime, spec.model, providerLimitSettings(loadConfig(home).raw)),
+            ...(runtime.provider === 'demo' && demoUrl ? { baseUrl: demoUrl } : {})
+          }
         })
         markSubagent(child, spec.depth, spec.subagentId)
         return childHandleFromAgent(child, spec.model || runtime.model)
@@ -107,8 +127,9 @@ export async function wireRuntime(
 
   const buildAgent = async (input: BuildAgentInput<SessionStore>): Promise<Agent> => {
     const tools = new ToolRegistry()
+    const platform = input.channel?.capability.platform ?? 'desktop'
     const mem = await buildMemoryManagerForAgent(input.config as never, input.home, () => null, {
-      sessionId: input.sessionId, platform: 'desktop', activity: memory.get(input.profile), init: { agentIdentity: input.profile }
+      sessionId: input.sessionId, platform, activity: memory.get(input.profile), init: { agentIdentity: input.profile }
     })
     for (const w of mem.warnings) log.warn('memory', w.text)
     if (mem.manager) for (const tool of memoryToolDefinitions(mem.manager)) tools.register(tool as never)
@@ -121,18 +142,21 @@ export async function wireRuntime(
     }
     // Only what the profile states: compression stays off unless config.yaml turns it on.
     const compression = input.config.compression as Record<string, unknown> | undefined
+    const runtime = agentRuntime(input.runtime, null, providerLimitSettings(input.config))
+    if (input.runtime.provider === 'demo') runtime.baseUrl = await demoBaseUrl()
     const agent = createAgent({
       profile: input.profile,
       sessionId: input.sessionId,
       store: input.store,
-      runtime: agentRuntime(input.runtime),
+      runtime,
       tools,
       maxIterations: input.maxIterations,
       memory: mem.manager ?? undefined,
       reasoningConfig: input.reasoningConfig ?? undefined,
       gatewaySessionKey: input.sessionKey,
-      source: 'desktop',
-      platform: 'desktop',
+      source: input.channel?.source ?? 'desktop',
+      platform,
+      ...(input.history?.length ? { history: input.history as never } : {}),
       compression: resolveCompression({
         enabled: compression?.enabled === true,
         threshold: typeof compression?.threshold === 'number' ? compression.threshold : undefined,
@@ -171,8 +195,8 @@ export async function wireRuntime(
 }
 
 /** The slice of a resolved profile runtime an Agent talks to; a child may run on its own model. */
-function agentRuntime(rt: ResolvedRuntime, model?: string | null) {
-  return { model: model || rt.model, provider: rt.provider, baseUrl: rt.baseUrl, apiKey: rt.apiKey, apiMode: rt.apiMode }
+function agentRuntime(rt: ResolvedRuntime, model?: string | null, limits?: ReturnType<typeof providerLimitSettings>) {
+  return { model: model || rt.model, provider: rt.provider, baseUrl: rt.baseUrl, apiKey: rt.apiKey, apiMode: rt.apiMode, limits }
 }
 
 /** --demo: point the demo profiles at the scripted demo model (the home itself is written by createHost). */

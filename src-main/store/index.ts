@@ -31,3 +31,4 @@ export { writeDemoHome, generateBulk, type DemoHomeOptions, type BulkOptions } f
 export { SCHEMA_VERSION } from './schema'
 export * as tables from './schema'
 export type { SessionRow, CreateSessionOptions, NewMessage, ConversationMessage, UsageReport } from './types'
+export { liveUpstreamGateway } from './gateway-heartbeats'
