@@ -5,6 +5,7 @@ import { SessionWatcher, StoreRegistry } from '../store'
 import { setDefaultRoot, setMultiplexActive } from '../scope'
 import type { EventBus } from './event-bus'
 import type { Logger } from './log'
+import { writeRetryMs } from './write-retry'
 
 export interface Services {
   root: string
@@ -28,7 +29,7 @@ export function createStoreServices(opts: { root: string; demo: boolean; headles
   const { root, log, bus } = opts
   mkdirSync(root, { recursive: true })
   setDefaultRoot(root)
-  const stores = new StoreRegistry(root)
+  const stores = new StoreRegistry(root, { writeRetryMs: (e) => writeRetryMs(e.home) })
   const watchers = new Map<string, SessionWatcher>()
   const closers: Array<() => void | Promise<void>> = []
 

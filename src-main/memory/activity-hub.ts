@@ -13,10 +13,10 @@ export class MemoryActivityHub {
   constructor(private readonly options: ActivityLogOptions = {}) {}
 
   /** The log of `profile` on its store's DB handle (idempotent per profile). */
-  register(profile: string, db: Database.Database): MemoryActivityLog {
+  register(profile: string, db: Database.Database, writer?: ActivityLogOptions['writer']): MemoryActivityLog {
     const existing = this.logs.get(profile)
     if (existing) return existing.log
-    const log = new MemoryActivityLog(db, profile, this.options)
+    const log = new MemoryActivityLog(db, profile, { ...this.options, writer })
     const detach = log.onEvent((event) => {
       for (const listener of [...this.listeners]) {
         try {

@@ -26,6 +26,12 @@ export interface ActivityLogOptions {
   retention?: number
   /** Prune after about this many inserts (default 100); the table holds at most retention + pruneEvery + one batch. */
   pruneEvery?: number
+  /**
+   * The store's `write` (BEGIN IMMEDIATE, busy retried off the event loop). Without it inserts run as plain
+   * synchronous transactions on `db` — which block the event loop for the connection's busy timeout while
+   * another process holds the write lock, so the host always passes it.
+   */
+  writer?: <T>(fn: () => T) => Promise<T>
 }
 
 export type MemoryEventListener = (event: MemoryEvent) => void
@@ -39,10 +45,12 @@ export class MemoryActivityLog implements MemoryActivitySink {
   private ready: boolean
   private pending: Array<Omit<MemoryEvent, 'id'>> = []
   private scheduled: NodeJS.Immediate | null = null
+  private readonly writer: ActivityLogOptions['writer']
 
   constructor(private readonly db: Database.Database, readonly profile: string, options: ActivityLogOptions = {}) {
     this.retention = Math.max(1, options.retention ?? ACTIVITY_RETENTION)
     this.pruneEvery = Math.max(1, options.pruneEvery ?? 100)
+    this.writer = options.writer
     this.ready = this.attempt('create table', () => ensureActivityTable(db)) ?? false
     if (this.ready) this.prune()
   }
@@ -86,7 +94,19 @@ export class MemoryActivityLog implements MemoryActivitySink {
     if (this.pending.length === 0) return
     const batch = this.pending
     this.pending = []
+    if (this.ready && this.writer) {
+      // Uncontended, the store runs this at once (same tick); under a foreign lock, later and off the loop.
+      this.writer(() => batch.map((e) => this.insert(e))).then(
+        (ids) => this.delivered(batch, ids),
+        (err: Error) => { log.warn(`memory activity log (${this.profile}) insert failed: ${err?.message ?? String(err)}`); this.delivered(batch, undefined) }
+      )
+      return
+    }
     const ids = this.ready ? this.attempt('insert', () => this.db.transaction(() => batch.map((e) => this.insert(e)))()) : undefined
+    this.delivered(batch, ids)
+  }
+
+  private delivered(batch: Array<Omit<MemoryEvent, 'id'>>, ids: number[] | undefined): void {
     if (ids && (this.sincePrune += batch.length) >= this.pruneEvery) this.prune()
     for (const [i, event] of batch.entries()) {
       // Still pushed when the DB refused it (negative id): the live view must not go blind on a full disk.
@@ -153,6 +173,11 @@ export class MemoryActivityLog implements MemoryActivitySink {
 
   private prune(): void {
     this.sincePrune = 0
+    const sql = `DELETE FROM cad_memory_events WHERE id <= (SELECT id FROM cad_memory_events ORDER BY id DESC LIMIT 1 OFFSET ?)`
+    if (this.writer) {
+      this.writer(() => this.db.prepare(sql).run(this.retention)).catch((err: Error) => log.warn(`memory activity log (${this.profile}) prune failed: ${err?.message}`))
+      return
+    }
     this.attempt('prune', () => this.db.prepare(`DELETE FROM cad_memory_events WHERE id <= (SELECT id FROM cad_memory_events ORDER BY id DESC LIMIT 1 OFFSET ?)`).run(this.retention))
   }
 

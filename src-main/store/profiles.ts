@@ -30,12 +30,17 @@ export function discoverProfiles(root: string): ProfileEntry[] {
   return out
 }
 
+export interface RegistryOptions {
+  /** Off-loop write retry budget (ms) per profile; read when a write meets a foreign lock. Default 60 s. */
+  writeRetryMs?: (entry: ProfileEntry) => number | undefined
+}
+
 export class StoreRegistry {
   readonly root: string
   private entries: ProfileEntry[]
   private stores = new Map<string, SessionStore>()
 
-  constructor(root: string) {
+  constructor(root: string, private readonly opts: RegistryOptions = {}) {
     this.root = resolve(root)
     this.entries = discoverProfiles(this.root)
   }
@@ -58,7 +63,8 @@ export class StoreRegistry {
     if (open) return open
     const entry = this.entries.find((e) => e.name === profile)
     if (!entry) throw new CaduceusError('not_found', `Unknown profile: ${profile}`, 'profile')
-    const store = new SessionStore(entry.dbPath, { profile: entry.name })
+    const retry = this.opts.writeRetryMs
+    const store = new SessionStore(entry.dbPath, { profile: entry.name, writeRetryMs: retry && (() => retry(entry)) })
     this.stores.set(profile, store)
     return store
   }

@@ -58,7 +58,7 @@ export class SessionStore {
   private readonly readBusyMs: number
   private readonly tx: WriteTx
 
-  constructor(path: string, opts: OpenOptions & { profile?: string; writeRetryMs?: number } = {}) {
+  constructor(path: string, opts: OpenOptions & { profile?: string; writeRetryMs?: number | (() => number | undefined) } = {}) {
     this.handle = openStateDb(path, opts)
     this.path = this.handle.path
     this.db = this.handle.sqlite
@@ -70,9 +70,9 @@ export class SessionStore {
     this.tx = { db: this.db, touch: (...ids) => { for (const id of ids) if (id) this.pending.add(id) } }
   }
 
-  /** Off-loop retry budget (ms) for a write that meets a foreign lock; the host sets it from config. */
+  /** Off-loop retry budget (ms) for a write that meets a foreign lock (default 60 s; the host reads config). */
   get writeRetryMs(): number { return this.queue.budgetMs }
-  set writeRetryMs(ms: number) { if (Number.isFinite(ms) && ms >= 0) this.queue.budgetMs = ms }
+  set writeRetryMs(ms: number) { if (Number.isFinite(ms) && ms >= 0) this.queue.budget = ms }
   /** Writes waiting for the lock or queued behind one (diagnostics). */
   get pendingWrites(): number { return this.queue.size }
 
