@@ -11,6 +11,7 @@ import {
   ChildRef, CostQuery, CostSummary, FollowUpEstimate, FollowUpInput, FollowUpResult, SessionCost, SubagentList, SubagentQuery,
   TombstoneResult
 } from './delegation'
+import { sessionsAdminRequests } from './sessions-admin'
 import { MemoryEntries, MemoryEntriesQuery, MemoryEntryEdit, MemoryEventPage, MemoryEventQuery, MemoryHealth } from './memory'
 
 const Empty = z.object({}).strict().default({})
@@ -73,7 +74,8 @@ export const requests = {
   /** Add / replace / remove a built-in memory entry, scoped to that profile only. */
   'memory.edit': { input: MemoryEntryEdit, output: MemoryEntries },
   /** Per-provider health. */
-  'memory.health': { input: z.object({ profile: ProfileScope.default('all') }), output: MemoryHealth }
+  'memory.health': { input: z.object({ profile: ProfileScope.default('all') }), output: MemoryHealth },
+  ...sessionsAdminRequests
 } as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>
 
 export type Requests = typeof requests

@@ -11,10 +11,11 @@ import { getDefaultRoot, isValidProfileName } from '../scope'
 import type * as schema from './schema'
 import type { ConversationMessage, CreateSessionOptions, NewMessage, SessionRow, UsageReport } from './types'
 import { openStateDb, type OpenOptions, type StateDb } from './open'
-import { requireId } from './errors'
+import { invalid, requireId } from './errors'
 import { appendRows } from './message-write'
 import { endSessionRow, reopenSessionRow, setFlag, upsertSession } from './session-write'
 import { writeTitle, type TitleSource } from './titles'
+import { deleteSessionRows, pruneRows } from './session-delete'
 import { recordUsageRows } from './usage'
 import { compressionChain, lineageRoot, resumeTip, type LineageRow } from './lineage'
 import { listSessionRows, type ListOptions } from './read-list'
@@ -129,6 +130,25 @@ export class SessionStore {
   private flag(id: string, col: 'archived' | 'pinned', on: boolean): boolean {
     requireId(id)
     return this.write((tx) => { const ok = setFlag(tx.db, id, col, on); if (ok) tx.touch(id); return ok })
+  }
+
+  /** Deletes a session with its messages (FTS rows follow through the home's triggers); children detached. */
+  async deleteSession(id: string): Promise<{ deleted: boolean; detachedChildren: number }> {
+    requireId(id)
+    return await this.write((tx) => {
+      const r = deleteSessionRows(tx.db, id)
+      tx.touch(...r.ids)
+      return { deleted: r.deleted, detachedChildren: r.detachedChildren }
+    })
+  }
+  /** Deletes ended sessions idle for more than `days` days. */
+  async pruneSessions(days: number): Promise<{ deleted: number }> {
+    if (!Number.isInteger(days) || days < 1) throw invalid('olderThanDays must be an integer >= 1', 'olderThanDays')
+    return await this.write((tx) => {
+      const r = pruneRows(tx.db, days)
+      tx.touch(...r.ids)
+      return { deleted: r.deleted }
+    })
   }
 
   // ---- transcript + usage ----

@@ -6,12 +6,14 @@ import { appHandlers } from './app'
 import { delegationHandlers } from './delegation'
 import { memoryHandlers } from './memory'
 import { sessionHandlers } from './sessions'
+import { sessionAdminHandlers } from './sessions-admin'
 
 /** Exactly one handler per contract request; the object literal's type makes a missing one a compile error. */
 export function buildHandlers(s: Services, rt: Runtime, version: string): HandlerMap {
   return {
     ...appHandlers(s, version),
     ...sessionHandlers(s),
+    ...sessionAdminHandlers(s),
     ...agentHandlers(s, rt.gateway, rt.vault),
     ...delegationHandlers(s, rt.delegation),
     ...memoryHandlers(s, rt.memory)
