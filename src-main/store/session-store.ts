@@ -10,7 +10,8 @@ import type { MessagePage, SessionDetail, SessionPage, SessionSummary } from '@s
 import { getDefaultRoot, isValidProfileName } from '../scope'
 import type * as schema from './schema'
 import type { ConversationMessage, CreateSessionOptions, NewMessage, SessionRow, UsageReport } from './types'
-import { openStateDb, type OpenOptions, type StateDb } from './open'
+import { openStateDb, prepareForWrite, reconcileInWrite, refreshShape, type OpenOptions, type StateDb } from './open'
+import type { HomeShape } from './shape'
 import { invalid, requireId } from './errors'
 import { appendRows } from './message-write'
 import { endSessionRow, reopenSessionRow, setFlag, upsertSession } from './session-write'
@@ -49,8 +50,6 @@ export class SessionStore {
   readonly profile: string
   /** Owner stamped on new rows: derived from the path, or the explicit profile given to the constructor. */
   readonly owner: string | null
-  readonly db: Database.Database
-  readonly orm: BetterSQLite3Database<typeof schema>
   readonly handle: StateDb
   private listeners = new Set<LocalChangeListener>()
   private pending = new Set<string>()
@@ -61,10 +60,22 @@ export class SessionStore {
   constructor(path: string, opts: OpenOptions & { profile?: string } = {}) {
     this.handle = openStateDb(path, opts)
     this.path = this.handle.path
-    this.db = this.handle.sqlite
-    this.orm = this.handle.orm
     this.owner = opts.profile ?? ownerProfileForDb(this.path)
     this.profile = this.owner ?? 'default'
+  }
+
+  /** The current connection (swapped once when the first write creates a missing state.db). */
+  get db(): Database.Database { return this.handle.sqlite }
+  get orm(): BetterSQLite3Database<typeof schema> { return this.handle.orm }
+  /** The home's shape, re-detected when another process changed the schema. */
+  get shape(): HomeShape { return refreshShape(this.handle) }
+  /** A notice to show with this profile's data (e.g. a newer upstream schema), or null. */
+  get notice(): string | null { refreshShape(this.handle); return this.handle.notice }
+  /** Creates the file if missing and prepares the connection for writes (WAL); for raw bulk writers. */
+  prepareWrite(): Database.Database {
+    prepareForWrite(this.handle)
+    if (!this.handle.reconciled) { this.db.transaction(() => reconcileInWrite(this.handle)).immediate(); this.handle.reconciled = true }
+    return this.db
   }
 
   close(): void { if (this.db.open) this.db.close() }
@@ -79,12 +90,14 @@ export class SessionStore {
    * lock up front, so a busy DB fails at BEGIN — before `fn` ran — and the whole call is safely retried.
    */
   write<T>(fn: (tx: WriteTx) => T): T {
+    if (this.depth === 0) this.prepareConnection()
     const tx: WriteTx = { db: this.db, touch: (...ids) => { for (const id of ids) if (id) this.pending.add(id) } }
     if (this.depth > 0) return this.db.transaction(() => fn(tx))()
     for (let attempt = 1; ; attempt++) {
       this.depth++
       try {
-        const result = this.db.transaction(() => fn(tx)).immediate()
+        const result = this.db.transaction(() => { reconcileInWrite(this.handle); return fn(tx) }).immediate()
+        this.handle.reconciled = true
         this.depth--
         this.flush()
         return result
@@ -95,6 +108,13 @@ export class SessionStore {
         sleepSync(Math.min(500, 20 * attempt) * (0.5 + Math.random()))
       }
     }
+  }
+
+  /** First write of this open: file + WAL (outside the transaction); a swapped connection drops cached statements. */
+  private prepareConnection(): void {
+    const before = this.handle.sqlite
+    prepareForWrite(this.handle)
+    if (this.handle.sqlite !== before) this.countersStmt = null
   }
 
   private flush(): void {
@@ -162,7 +182,7 @@ export class SessionStore {
   /** `day` (YYYY-MM-DD) overrides the local-date bucket of session_daily_usage (demo data, tests). */
   recordUsage(sessionId: string, usage: UsageReport, opts: { at?: number; day?: string } = {}): void {
     requireId(sessionId)
-    this.write((tx) => { recordUsageRows(tx.db, sessionId, usage, opts.at, opts.day); tx.touch(sessionId) })
+    this.write((tx) => { recordUsageRows(tx.db, this.handle.shape, sessionId, usage, opts.at, opts.day); tx.touch(sessionId) })
   }
 
   // ---- reads ----
