@@ -38,7 +38,8 @@ export async function wireRuntime(
   const memory = new MemoryActivityHub()
   const attachMemory = (profile: string) => {
     try {
-      memory.register(profile, stores.get(profile).db)
+      const store = stores.get(profile)
+      memory.register(profile, () => store.db)
     } catch (err) {
       log.error('memory', `activity log unavailable for ${profile}: ${(err as Error).message}`)
     }

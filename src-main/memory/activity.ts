@@ -40,11 +40,28 @@ export class MemoryActivityLog implements MemoryActivitySink {
   private pending: Array<Omit<MemoryEvent, 'id'>> = []
   private scheduled: NodeJS.Immediate | null = null
 
-  constructor(private readonly db: Database.Database, readonly profile: string, options: ActivityLogOptions = {}) {
+  private tableOn: Database.Database | null = null
+  private readonly dbOf: () => Database.Database
+
+  /** `db` may be a getter: a profile's store swaps connections when its first write creates state.db. */
+  constructor(db: Database.Database | (() => Database.Database), readonly profile: string, options: ActivityLogOptions = {}) {
+    this.dbOf = typeof db === 'function' ? db : () => db
     this.retention = Math.max(1, options.retention ?? ACTIVITY_RETENTION)
     this.pruneEvery = Math.max(1, options.pruneEvery ?? 100)
-    this.ready = this.attempt('create table', () => ensureActivityTable(db)) ?? false
+    this.ready = false
+    void this.db
     if (this.ready) this.prune()
+  }
+
+  private isReady(): boolean { void this.db; return this.ready }
+
+  private get db(): Database.Database {
+    const db = this.dbOf()
+    if (db !== this.tableOn) {
+      this.tableOn = db
+      this.ready = this.attempt('create table', () => ensureActivityTable(db)) ?? false
+    }
+    return db
   }
 
   onEvent(listener: MemoryEventListener): () => void {
@@ -86,7 +103,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
     if (this.pending.length === 0) return
     const batch = this.pending
     this.pending = []
-    const ids = this.ready ? this.attempt('insert', () => this.db.transaction(() => batch.map((e) => this.insert(e)))()) : undefined
+    const ids = this.isReady() ? this.attempt('insert', () => this.db.transaction(() => batch.map((e) => this.insert(e)))()) : undefined
     if (ids && (this.sincePrune += batch.length) >= this.pruneEvery) this.prune()
     for (const [i, event] of batch.entries()) {
       // Still pushed when the DB refused it (negative id): the live view must not go blind on a full disk.
@@ -105,7 +122,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
   listEvents(query: MemoryEventQuery = {}): MemoryEvent[] {
     const q = MemoryEventQuery.parse(query)
     this.flush()
-    if (!this.ready || (q.profile !== 'all' && q.profile !== this.profile)) return []
+    if (!this.isReady() || (q.profile !== 'all' && q.profile !== this.profile)) return []
     const where: string[] = []
     const params: unknown[] = []
     if (q.kinds?.length) {
@@ -124,7 +141,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
   /** Per provider: calls, errors, refusals, last error, p95 latency over the retained window. */
   health(): ProviderHealth[] {
     this.flush()
-    if (!this.ready) return []
+    if (!this.isReady()) return []
     const stats = this.attempt('health', () => this.db.prepare(`
       SELECT provider,
         SUM(CASE WHEN kind NOT IN ('refusal','error') THEN 1 ELSE 0 END) AS calls,

@@ -16,7 +16,7 @@ const names = (db: Database.Database, type: string) =>
 describe('openStateDb', () => {
   it('creates every declared table, index, FTS object and trigger on a fresh file at the first write (0600, WAL)', () => {
     const path = join(tempDir(), 'nested', 'dir', 'state.db')
-    const store = new SessionStore(path)
+    const store = new SessionStore(path, { lazyCreate: true })
     expect(existsSync(path)).toBe(false) // opening creates nothing
     expect(store.listSessions().items).toEqual([])
     store.prepareWrite()

@@ -19,6 +19,11 @@ export interface OpenOptions {
   readonly?: boolean
   /** ms SQLite itself waits on a lock before SQLITE_BUSY; write() adds retries on top. */
   busyTimeoutMs?: number
+  /**
+   * SessionStore: leave a missing state.db uncreated until the first write (profile folders discovered by the
+   * registry). Without it a missing file is created on construction, so `store.db` is the file from the start.
+   */
+  lazyCreate?: boolean
 }
 
 export interface StateDb {

@@ -23,7 +23,7 @@ import { listSessionRows, type ListOptions } from './read-list'
 import { sessionDetail } from './read-detail'
 import { summaryById } from './read-summary'
 import { conversation, messagePage, type PageOptions } from './read-messages'
-import { searchMessages, type RawHit } from './search'
+import { searchMessages, type RawHit, type TitleHit } from './search'
 import { sleepSync } from './util'
 import { stmt } from './stmt-cache'
 
@@ -60,6 +60,7 @@ export class SessionStore {
   constructor(path: string, opts: OpenOptions & { profile?: string } = {}) {
     this.handle = openStateDb(path, opts)
     this.path = this.handle.path
+    if (this.handle.pending && opts.lazyCreate !== true) this.prepareWrite()
     this.owner = opts.profile ?? ownerProfileForDb(this.path)
     this.profile = this.owner ?? 'default'
   }
@@ -211,6 +212,14 @@ export class SessionStore {
   summary(id: string): SessionSummary | null { return summaryById(this.db, this.profile, id) }
   getMessages(q: { sessionId: string } & PageOptions): MessagePage { return messagePage(this.db, q.sessionId, q) }
   search(q: { query: string; limit?: number }): Array<RawHit & { profile: string }> {
-    return searchMessages(this.db, q.query, q.limit).map((h) => ({ ...h, profile: this.profile }))
+    return this.searchFull(q).hits
+  }
+  /** Hits plus title matches and, for a malformed query, the message to show. */
+  searchFull(q: { query: string; limit?: number }): { hits: Array<RawHit & { profile: string }>; titles: Array<TitleHit & { profile: string }>; message?: string } {
+    const r = searchMessages(this.db, this.shape, q.query, q.limit)
+    return {
+      hits: r.hits.map((h) => ({ ...h, profile: this.profile })), titles: r.titles.map((t) => ({ ...t, profile: this.profile })),
+      ...(r.message ? { message: r.message } : {})
+    }
   }
 }
