@@ -4,6 +4,7 @@
  * still persist what the user already saw.
  */
 import { priceCall } from './pricing'
+import { resolveCallLimits } from './providers/call-limits'
 import { ProviderError, type ChatRequest, type ProviderClient, type ProviderResponse, type RuntimeConfig } from './providers/types'
 import type { TurnContext, Touch } from './turn-context'
 import type { AgentLog, AgentStore } from './types'
@@ -32,15 +33,25 @@ export async function callModel(deps: ModelCallDeps, req: ChatRequest, ctx: Turn
   let text = ''
   let reasoning = ''
   let response: ProviderResponse | null = null
+  const cap = resolveCallLimits(deps.runtime.limits).maxReplyChars
   try {
     for await (const ev of deps.client.stream(req, ctx.signal)) {
       deps.touch(ev.type === 'done' ? 'model call finished' : 'receiving model stream', 'model')
-      if (ev.type === 'text') {
-        text += ev.text
-        if (deps.stream !== false) ctx.emit({ kind: 'text', text: ev.text })
-      } else if (ev.type === 'reasoning') {
-        reasoning += ev.text
-        if (deps.stream !== false) ctx.emit({ kind: 'reasoning', text: ev.text })
+      if (ev.type === 'text' || ev.type === 'reasoning') {
+        const room = cap > 0 ? cap - text.length - reasoning.length : Infinity
+        const piece = ev.text.length > room ? ev.text.slice(0, Math.max(0, room)) : ev.text
+        if (ev.type === 'text') text += piece
+        else reasoning += piece
+        if (deps.stream !== false && piece) ctx.emit({ kind: ev.type, text: piece })
+        if (piece.length < ev.text.length) {
+          // Over the cap: stop reading (leaving the loop cancels the request) and keep what fits, marked.
+          const marker = `\n\n[reply truncated: the provider sent more than ${cap} characters (provider_limits.max_reply_chars)]`
+          text += marker
+          if (deps.stream !== false) ctx.emit({ kind: 'text', text: marker })
+          deps.log?.warn('agent', `reply on session ${deps.sessionId} cut at ${cap} characters`)
+          response = { text, reasoning, toolCalls: [], finishReason: 'length', usage: null, model: null }
+          break
+        }
       } else if (ev.type === 'done') {
         // tool_call_start is not forwarded: the tool runner emits one `tool_call` delta per call, with its arguments.
         response = ev.response

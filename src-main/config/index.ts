@@ -5,7 +5,7 @@
  */
 export { loadConfig, configPath, parseConfigText, isPlainObject, type LoadedConfig, type ConfigError, type RawConfig } from './load-config'
 export {
-  modelSettings, compressionSettings, delegationSettings, memoryProvider, agentSettings, isDemoConfig, section,
+  modelSettings, providerLimitSettings, compressionSettings, delegationSettings, memoryProvider, agentSettings, isDemoConfig, section,
   DEFAULT_MAX_ITERATIONS, DEFAULT_COMPRESSION, DEFAULT_DELEGATION,
   type ModelSettings, type CompressionSettings, type ReasoningEffort, type DelegationSettings, type AgentSettings
 } from './settings-schema'
@@ -13,4 +13,4 @@ export { parseEnv, readEnvFile, updateEnvFile, envPath } from './env-file'
 export { EnvFileVault, secretsFor, setDefaultVault, getDefaultVault, type SecretVault } from './vault'
 export { resolveRuntime, filterCapabilities, DEFAULT_MODEL, type ResolvedRuntime, type ApiMode } from './runtime'
 export { readSettings, writeSettings, type SettingsOptions, type SettingsPatch } from './settings'
-export { redact, redactValues } from './redact'
+export { redact, redactValues, redactDeep, rememberSecrets } from './redact'

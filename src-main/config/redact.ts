@@ -17,10 +17,65 @@ const PATTERNS: Array<[RegExp, (m: string, ...g: string[]) => string]> = [
   [/\beyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\b/g, () => 'eyJ***']
 ]
 
+/**
+ * Every secret VALUE the process has seen (each profile's `.env` and vault, config `api_key`s), masked wherever it
+ * appears — a provider that echoes a key of no known shape is masked all the same. Filled by `secretsFor`,
+ * `resolveRuntime` and key writes; never leaves the process.
+ */
+const known = new Set<string>()
+let ordered: string[] = []
+// Names whose values are secret whatever they look like.
+const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|PRIVATE|COOKIE|SESSION)/i
+
+/** Remember secret values verbatim (a key read from a vault, a config `api_key`). */
+export function rememberSecretValues(values: Iterable<string | null | undefined>): void {
+  let added = false
+  for (const v of values) {
+    const t = typeof v === 'string' ? v.trim() : ''
+    if (t.length < 4 || known.has(t)) continue
+    known.add(t)
+    added = true
+  }
+  // Longest first, so a key that contains another is masked whole.
+  if (added) ordered = [...known].sort((a, b) => b.length - a.length)
+}
+
+/** Remember a profile's secrets: values of secret-sounding names, and any long opaque value (no spaces or paths). */
+export function rememberSecrets(env: Record<string, string>): void {
+  rememberSecretValues(Object.entries(env).filter(([name, v]) => SECRET_NAME.test(name) || (v.length >= 20 && /^[^\s/\\]+$/.test(v))).map(([, v]) => v))
+}
+
+/** How many secret values are registered (tests, diagnostics — never the values). */
+export function knownSecretCount(): number {
+  return known.size
+}
+
 export function redact(text: string): string {
   let out = String(text)
+  for (const s of ordered) if (out.includes(s)) out = out.split(s).join('***')
   for (const [re, fn] of PATTERNS) out = out.replace(re, fn as (m: string) => string)
   return out
+}
+
+/** Redact every string inside a JSON-like value (events, notices); returns the same object when nothing changed. */
+export function redactDeep<T>(value: T, depth = 0): T {
+  if (typeof value === 'string') return redact(value) as T
+  if (depth > 12 || value === null || typeof value !== 'object') return value
+  if (Array.isArray(value)) {
+    let changed = false
+    const out = value.map((v) => {
+      const r = redactDeep(v, depth + 1)
+      if (r !== v) changed = true
+      return r
+    })
+    return (changed ? out : value) as T
+  }
+  let copy: Record<string, unknown> | null = null
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    const r = redactDeep(v, depth + 1)
+    if (r !== v) (copy ??= { ...(value as Record<string, unknown>) })[k] = r
+  }
+  return (copy ?? value) as T
 }
 
 /** Redact known secret values verbatim (e.g. the profile's own keys), then the generic patterns. */

@@ -4,6 +4,7 @@
  */
 import { loadConfig, type ConfigError } from './load-config'
 import { modelSettings } from './settings-schema'
+import { rememberSecretValues } from './redact'
 import { secretsFor, type SecretVault } from './vault'
 
 export type ApiMode = 'chat_completions' | 'anthropic_messages'
@@ -77,6 +78,7 @@ export function resolveRuntime(home: string, opts: { vault?: SecretVault; secret
     m.apiMode === 'anthropic_messages' || m.apiMode === 'chat_completions' ? m.apiMode : provider === 'anthropic' ? 'anthropic_messages' : 'chat_completions'
   const apiKeyEnv = m.apiKeyEnv ?? PROVIDER_KEY_ENV[provider] ?? (apiMode === 'anthropic_messages' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY')
   const apiKey = secrets[apiKeyEnv] ?? m.apiKey ?? ''
+  rememberSecretValues([apiKey])
   return {
     model: m.default ?? DEFAULT_MODEL,
     provider,

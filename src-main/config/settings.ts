@@ -9,6 +9,7 @@ import { isMap, isScalar, parseDocument, type Document } from 'yaml'
 import { CaduceusError, SettingsUpdate, type ProfileSettings } from '@shared/contract'
 import { profileNameForHome } from '../scope'
 import { configPath, loadConfig } from './load-config'
+import { rememberSecretValues } from './redact'
 import { resolveRuntime } from './runtime'
 import { compressionSettings, agentSettings, isDemoConfig } from './settings-schema'
 import { getDefaultVault, secretsFor, type SecretVault } from './vault'
@@ -51,6 +52,15 @@ export function writeSettings(home: string, patch: SettingsPatch, opts: Settings
   }
   const update = parsed.data
   const vault = opts.vault ?? getDefaultVault()
+  if (update.apiKey) rememberSecretValues([update.apiKey])
+  if (update.baseUrl !== undefined && update.apiKey === undefined) {
+    // The saved key must not follow the base URL to a server it was never meant for: another origin needs
+    // the key typed again (or cleared with an empty key).
+    const current = resolveRuntime(home, { vault })
+    if (current.apiKey && originOf(current.baseUrl) !== originOf(update.baseUrl)) {
+      throw new CaduceusError('invalid_input', `Moving this profile to ${originOf(update.baseUrl) ?? 'another server'} needs its API key again: the saved key is only sent to ${originOf(current.baseUrl) ?? 'the server it was saved for'}`, 'apiKey')
+    }
+  }
   const path = configPath(home)
   const text = existsSync(path) ? readFileSync(path, 'utf8') : ''
   const doc = parseDocument(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
@@ -72,6 +82,14 @@ export function writeSettings(home: string, patch: SettingsPatch, opts: Settings
     vault.write(home, rt.apiKeyEnv, update.apiKey === '' ? null : update.apiKey)
   }
   return readSettings(home, { ...opts, vault })
+}
+
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin
+  } catch {
+    return null
+  }
 }
 
 /** `model: gpt-4` becomes `model: {default: gpt-4}` so provider/base_url can sit beside it. */

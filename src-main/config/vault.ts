@@ -3,6 +3,7 @@
  * Electron entry may plug in an OS-keychain vault (safeStorage) with the same interface.
  */
 import { envPath, readEnvFile, updateEnvFile } from './env-file'
+import { rememberSecrets } from './redact'
 
 export interface SecretVault {
   /** Reported to the renderer as `apiKeyStorage`. */
@@ -39,5 +40,8 @@ export function getDefaultVault(): SecretVault {
  */
 export function secretsFor(home: string, vault: SecretVault = defaultVault): Record<string, string> {
   const fromFile = readEnvFile(envPath(home))
-  return vault.storage === 'env_file' ? fromFile : { ...fromFile, ...vault.read(home) }
+  const all = vault.storage === 'env_file' ? fromFile : { ...fromFile, ...vault.read(home) }
+  // Every value read here is masked in logs, errors and events from now on (redaction by value).
+  rememberSecrets(all)
+  return all
 }

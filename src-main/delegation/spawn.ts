@@ -128,7 +128,7 @@ export function dispatchBackground(deps: DelegateDeps, parent: DelegationParent,
     }
     deps.registry.persistCompletion(event, { status, summary: isBatch ? null : results[0].summary, results, usage })
     await deliverCompletion(deps, event, results)
-  })().catch((err) => deps.log?.('error', `background delegation ${delegationId} failed: ${(err as Error)?.stack ?? err}`))
+  })().catch((err) => deps.log?.('error', `background delegation ${delegationId} failed: ${(err as Error)?.message ?? String(err)}`))
   deps.pool.track(delegationId, unit)
   deps.onUpdate?.({ profile: deps.profile, delegationId, parentSessionId: parent.sessionId })
 

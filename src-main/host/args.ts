@@ -8,11 +8,13 @@ export interface HostArgs {
   profile?: string
   limit?: number
   query?: string
+  /** serve: replace the stored headless token (signs open tabs out). */
+  rotateToken: boolean
   positionals: string[]
 }
 
 export function parseArgs(argv: string[]): HostArgs {
-  const out: HostArgs = { demo: false, open: false, json: false, positionals: [] }
+  const out: HostArgs = { demo: false, open: false, json: false, rotateToken: false, positionals: [] }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
     const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
@@ -32,6 +34,7 @@ export function parseArgs(argv: string[]): HostArgs {
       case '--demo': out.demo = true; break
       case '--open': out.open = true; break
       case '--json': out.json = true; break
+      case '--rotate-token': out.rotateToken = true; break
       case '--profile': out.profile = value(); break
       case '--limit': {
         const n = Number(value())

@@ -5,15 +5,20 @@ import { parseArgs, type HostArgs } from './args'
 import { createHost, type Host } from './index'
 import { logPaths } from './root'
 import { startHeadless } from './http-transport'
+import { installLastResort } from './last-resort'
+import { loadHeadlessToken } from './headless-token'
 import { formatSessionList, formatSessionShow, formatSearch } from './cli-format'
 
 const USAGE = `caduceus — dashboard and agent host for Hermes-style agents
 
-  caduceus serve [--home DIR] [--port N] [--demo]          headless host: UI + API on 127.0.0.1 (token in the URL)
+  caduceus serve [--home DIR] [--port N] [--demo] [--rotate-token]
+                                                           headless host: UI + API on 127.0.0.1 (token in the URL;
+                                                           kept across restarts, --rotate-token replaces it)
   caduceus sessions list   [--home DIR] [--profile P] [--limit N] [--json]
   caduceus sessions show   <id> [--home DIR] [--profile P] [--json]
   caduceus sessions search <text> [--home DIR] [--profile P] [--limit N] [--json]
   caduceus logs errors [--limit N]                          recent warnings and errors (memory refusals land here)
+  caduceus --help | -h                                      this text
 `
 
 async function call<K extends RequestName>(host: Host, name: K, input: RequestInput<K>): Promise<RequestOutput<K>> {
@@ -52,13 +57,18 @@ async function sessions(args: HostArgs): Promise<number> {
 
 async function serve(args: HostArgs): Promise<number> {
   const host = await createHost({ home: args.home, demo: args.demo, headless: true })
-  const rendererDir = resolve(import.meta.dirname, '../../out/renderer')
+  const removeLastResort = installLastResort(host.log)
+  // CADUCEUS_RENDERER_DIR: serve another built UI (tests serve a tiny one without building the app).
+  const rendererDir = resolve(process.env.CADUCEUS_RENDERER_DIR || resolve(import.meta.dirname, '../../out/renderer'))
   if (!existsSync(join(rendererDir, 'index.html'))) {
     console.error('The UI is not built yet: run `npm run build` (npm start does it for you).')
+    removeLastResort()
     await host.close()
     return 1
   }
-  const server = await startHeadless({ dispatcher: host.dispatcher, bus: host.bus, log: host.log, rendererDir, port: args.port })
+  const { token, rotated } = loadHeadlessToken({ rotate: args.rotateToken })
+  if (rotated && args.rotateToken) host.log.info('host', 'headless token rotated: open tabs must use the new URL')
+  const server = await startHeadless({ dispatcher: host.dispatcher, bus: host.bus, log: host.log, rendererDir, port: args.port, token })
   // One machine-readable line for scripts and the e2e fixture, then the human one.
   console.log(JSON.stringify({ ready: true, url: server.url, port: server.port, root: host.root, demo: host.demo }))
   console.log(`Caduceus is serving ${host.root} at ${server.url}`)
@@ -69,6 +79,7 @@ async function serve(args: HostArgs): Promise<number> {
   })
   await server.close()
   await host.close()
+  removeLastResort()
   return 0
 }
 
@@ -85,6 +96,11 @@ function logs(args: HostArgs): number {
 }
 
 export async function runCli(argv: string[]): Promise<number> {
+  // Asking for help is never an error, whatever else is on the line.
+  if (argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') {
+    console.log(USAGE)
+    return 0
+  }
   let args: HostArgs
   try {
     args = parseArgs(argv)
@@ -97,7 +113,7 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'serve': return await serve(args)
       case 'sessions': return await sessions(args)
       case 'logs': return logs(args)
-      case undefined: case 'help': case '--help': console.log(USAGE); return 0
+      case undefined: console.log(USAGE); return 0
       default: console.error(USAGE); return 2
     }
   } catch (err) {

@@ -2,7 +2,9 @@ import { z } from 'zod'
 import {
   CaduceusError, requests, type CallResult, type ContractError, type RequestName, type Requests
 } from '@shared/contract'
-import type { Logger } from './log'
+import { redactDeep } from '../config'
+import { redact, type Logger } from './log'
+import { describeError } from './request-guards'
 
 /** One handler per request name; input is already parsed by the request's schema. */
 export type Handler<K extends RequestName> = (input: z.output<Requests[K]['input']>) => Promise<z.input<Requests[K]['output']>> | z.input<Requests[K]['output']>
@@ -26,14 +28,16 @@ function zodToError(err: z.ZodError): ContractError {
 export function createDispatcher(handlers: HandlerMap, log: Logger, opts: { validateOutput?: boolean } = {}): Dispatcher {
   return {
     async invoke(name, input) {
-      if (typeof name !== 'string' || !Object.hasOwn(requests, name)) {
-        return { ok: false, error: { code: 'unknown_request', message: `Unknown request '${String(name).slice(0, 80)}'` } }
+      // Never String() what a caller sent: `{ toString: 1 }` throws, and this promise must not reject.
+      if (typeof name !== 'string') return { ok: false, error: { code: 'invalid_input', message: 'name must be a string', field: 'name' } }
+      if (!Object.hasOwn(requests, name)) {
+        return { ok: false, error: { code: 'unknown_request', message: `Unknown request '${name.slice(0, 80)}'` } }
       }
       const key = name as RequestName
       const spec = requests[key]
-      const parsed = spec.input.safeParse(input ?? {})
-      if (!parsed.success) return { ok: false, error: zodToError(parsed.error) }
       try {
+        const parsed = spec.input.safeParse(input ?? {})
+        if (!parsed.success) return { ok: false, error: zodToError(parsed.error) }
         const handler = handlers[key] as (input: unknown) => unknown
         const output = await handler(parsed.data)
         if (opts.validateOutput) {
@@ -46,10 +50,10 @@ export function createDispatcher(handlers: HandlerMap, log: Logger, opts: { vali
         }
         return { ok: true, output }
       } catch (err) {
-        if (err instanceof CaduceusError) return { ok: false, error: err.toJSON() }
+        if (err instanceof CaduceusError) return { ok: false, error: redactDeep(err.toJSON()) }
         if (err instanceof z.ZodError) return { ok: false, error: zodToError(err) }
-        log.error('host', `request ${key} failed: ${(err as Error)?.stack ?? String(err)}`)
-        return { ok: false, error: { code: 'internal', message: `${key} failed: ${(err as Error)?.message ?? String(err)}` } }
+        log.error('host', `request ${key} failed: ${describeError(err)}`)
+        return { ok: false, error: { code: 'internal', message: `${key} failed: ${redact(err instanceof Error ? err.message : describeError(err))}` } }
       }
     }
   }

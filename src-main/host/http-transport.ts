@@ -5,7 +5,9 @@ import { WebSocketServer, type WebSocket } from 'ws'
 import type { EventBus } from './event-bus'
 import type { Dispatcher } from './dispatch'
 import type { Logger } from './log'
+import { describeError, guardedListener, guardServer, parseJsonObject, readBodyLimited, safeDecodePath, sendError } from './request-guards'
 import { serveStatic } from './static-files'
+import { parseCallFrame } from './call-frame'
 
 export interface HeadlessServer {
   url: string
@@ -32,82 +34,92 @@ function tokenMatches(expected: string, given: string | null | undefined): boole
   return a.length === b.length && timingSafeEqual(a, b)
 }
 
+/** JSON for the wire; an output that cannot be serialised becomes an internal error, not a thrown request. */
+function toJson(value: unknown, log: Logger): string {
+  try {
+    return JSON.stringify(value)
+  } catch (err) {
+    log.error('http', `response not serialisable: ${describeError(err)}`)
+    return JSON.stringify({ ok: false, error: { code: 'internal', message: 'internal error' } })
+  }
+}
+
 /**
  * Headless transport: the built renderer over HTTP and the contract over WebSocket, bound to loopback.
- * Every API path needs the bearer token; the Host allowlist defeats DNS rebinding.
+ * Every API path needs the bearer token; the Host allowlist defeats DNS rebinding. Every input goes through
+ * request-guards first, so one malformed request answers itself and nothing else.
  */
 export async function startHeadless(opts: HeadlessOptions): Promise<HeadlessServer> {
   const token = opts.token ?? randomBytes(24).toString('base64url')
+  const { log } = opts
   let port = 0
   const hostAllowed = (req: IncomingMessage) => {
     const host = (req.headers.host ?? '').toLowerCase()
     return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`].includes(host)
   }
-  const bearer = (req: IncomingMessage) => {
+  const bearer = (req: IncomingMessage, query: URLSearchParams) => {
     const auth = req.headers.authorization
     if (auth?.startsWith('Bearer ')) return auth.slice(7)
-    return new URL(req.url ?? '/', 'http://x').searchParams.get('token')
+    return query.get('token')
   }
 
-  const server: Server = createServer((req, res) => {
+  const server: Server = guardServer(createServer(guardedListener(log, async (req, res) => {
     if (!hostAllowed(req)) return void res.writeHead(403, { 'content-type': 'text/plain' }).end('host not allowed')
-    const url = new URL(req.url ?? '/', 'http://x')
-    if (url.pathname === '/api/health') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}')
-    if (url.pathname.startsWith('/api/')) {
-      if (!tokenMatches(token, bearer(req))) return void res.writeHead(401, { 'content-type': 'application/json' }).end('{"ok":false,"error":{"code":"unauthorized","message":"missing or wrong token"}}')
-      if (req.method !== 'POST' || url.pathname !== '/api/call') return void res.writeHead(404).end()
-      let size = 0
-      const chunks: Buffer[] = []
-      req.on('data', (c: Buffer) => {
-        size += c.length
-        if (size > MAX_FRAME) req.destroy()
-        else chunks.push(c)
-      })
-      req.on('end', async () => {
-        let body: { name?: unknown; input?: unknown }
-        try {
-          body = JSON.parse(Buffer.concat(chunks).toString('utf8'))
-        } catch {
-          return void res.writeHead(400, { 'content-type': 'application/json' }).end('{"ok":false,"error":{"code":"invalid_input","message":"body must be JSON {name, input}"}}')
-        }
-        const result = await opts.dispatcher.invoke(String(body?.name), body?.input)
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result))
-      })
-      return
+    const target = safeDecodePath(req.url)
+    if (!target.ok) return sendError(res, target.status, 'invalid_request', target.message)
+    const { pathname, query } = target
+    if (pathname === '/api/health') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}')
+    if (pathname.startsWith('/api/')) {
+      if (!tokenMatches(token, bearer(req, query))) return sendError(res, 401, 'unauthorized', 'missing or wrong token')
+      if (req.method !== 'POST' || pathname !== '/api/call') return sendError(res, 404, 'not_found', 'no such endpoint')
+      const body = await readBodyLimited(req, res, MAX_FRAME)
+      if (body === null) return
+      const call = parseCallFrame(parseJsonObject(body))
+      if (!call.ok) return void res.writeHead(400, { 'content-type': 'application/json' }).end(toJson({ ok: false, error: call.error }, log))
+      const result = await opts.dispatcher.invoke(call.name, call.input)
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(toJson(result, log))
     }
-    if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405).end()
-    serveStatic(opts.rendererDir, url.pathname, res)
-  })
+    if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'method_not_allowed', 'only GET and HEAD here')
+    serveStatic(opts.rendererDir, pathname, res, req.method === 'HEAD')
+  })), log)
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME })
   server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', 'http://x')
-    const origin = req.headers.origin
-    const originOk = !origin || [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`].includes(origin)
-    if (url.pathname !== '/ws' || !hostAllowed(req) || !originOk || !tokenMatches(token, url.searchParams.get('token'))) {
-      socket.write('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n')
+    try {
+      const target = safeDecodePath(req.url)
+      const origin = req.headers.origin
+      const originOk = !origin || [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`].includes(origin)
+      if (!target.ok || target.pathname !== '/ws' || !hostAllowed(req) || !originOk || !tokenMatches(token, target.query.get('token'))) {
+        socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+        return
+      }
+      socket.on('error', () => socket.destroy())
+      wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws))
+    } catch (err) {
+      log.error('ws', `upgrade failed: ${describeError(err)}`)
       socket.destroy()
-      return
     }
-    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws))
   })
 
   const onConnection = (ws: WebSocket) => {
-    const unsubscribe = opts.bus.subscribe((envelope) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ t: 'event', ...envelope }))
-    })
+    const send = (value: unknown) => {
+      if (ws.readyState === ws.OPEN) ws.send(toJson(value, log))
+    }
+    const unsubscribe = opts.bus.subscribe((envelope) => send({ t: 'event', ...envelope }))
     ws.on('close', unsubscribe)
+    // Protocol errors (bad frames, over-size payloads): ws closes the socket itself; only this client is affected.
     ws.on('error', () => unsubscribe())
-    ws.on('message', async (data) => {
-      let frame: { t?: unknown; id?: unknown; name?: unknown; input?: unknown }
-      try {
-        frame = JSON.parse(data.toString())
-      } catch {
-        return void ws.send(JSON.stringify({ t: 'result', id: null, ok: false, error: { code: 'invalid_input', message: 'frame must be JSON' } }))
-      }
-      if (frame?.t !== 'call') return
-      const result = await opts.dispatcher.invoke(String(frame.name), frame.input)
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ t: 'result', id: frame.id ?? null, ...result }))
+    ws.on('message', (data, isBinary) => {
+      void (async () => {
+        const frame = isBinary ? null : parseJsonObject(data.toString())
+        if (!frame) return send({ t: 'result', id: null, ok: false, error: { code: 'invalid_input', message: 'frame must be a JSON object' } })
+        if (frame.t !== 'call') return
+        const id = typeof frame.id === 'string' || typeof frame.id === 'number' ? frame.id : null
+        const call = parseCallFrame(frame)
+        if (!call.ok) return send({ t: 'result', id, ok: false, error: call.error })
+        const result = await opts.dispatcher.invoke(call.name, call.input)
+        send({ t: 'result', id, ...result })
+      })().catch((err) => log.error('ws', `frame failed: ${describeError(err)}`))
     })
   }
 

@@ -3,7 +3,7 @@
  * its agent factory, and (with --demo) the scripted demo provider the demo profiles point at.
  */
 import { createAgent, resolveCompression, startDemoProvider, ToolRegistry, type Agent } from '../agent'
-import { EnvFileVault, loadConfig, resolveRuntime, setDefaultVault, writeSettings, isDemoConfig, type ResolvedRuntime, type SecretVault } from '../config'
+import { EnvFileVault, secretsFor, loadConfig, providerLimitSettings, resolveRuntime, setDefaultVault, writeSettings, isDemoConfig, type ResolvedRuntime, type SecretVault } from '../config'
 import {
   createDelegateDeps, createDelegateTool, childHandleFromAgent, markSubagent, restoreUndeliveredCompletions,
   type DelegateDeps, type DelegationCompletion
@@ -31,6 +31,14 @@ export async function wireRuntime(
   const { log, bus, stores } = s
   const vault: SecretVault = opts.secretCipher ? new SafeStorageVault(opts.secretCipher) : new EnvFileVault()
   setDefaultVault(vault)
+  // Redaction by value: every profile's secrets are known before the first log line that could echo one.
+  for (const e of stores.list()) {
+    try {
+      secretsFor(e.home, vault)
+    } catch {
+      // an unreadable .env is reported where it is used
+    }
+  }
   s.onClose(addMemoryLogSink((r) => log[r.level === 'debug' ? 'debug' : r.level](r.name, r.message)))
 
   if (opts.demo) await prepareDemo(s)
@@ -71,7 +79,7 @@ export async function wireRuntime(
         const child = createAgent({
           profile, sessionId: spec.sessionId, store, tools, maxIterations: spec.maxIterations, history: spec.history,
           gatewaySessionKey: '', source: 'delegate',
-          runtime: agentRuntime(runtime, spec.model)
+          runtime: agentRuntime(runtime, spec.model, providerLimitSettings(loadConfig(home).raw))
         })
         markSubagent(child, spec.depth, spec.subagentId)
         return childHandleFromAgent(child, spec.model || runtime.model)
@@ -125,7 +133,7 @@ export async function wireRuntime(
       profile: input.profile,
       sessionId: input.sessionId,
       store: input.store,
-      runtime: agentRuntime(input.runtime),
+      runtime: agentRuntime(input.runtime, null, providerLimitSettings(input.config)),
       tools,
       maxIterations: input.maxIterations,
       memory: mem.manager ?? undefined,
@@ -170,8 +178,8 @@ export async function wireRuntime(
 }
 
 /** The slice of a resolved profile runtime an Agent talks to; a child may run on its own model. */
-function agentRuntime(rt: ResolvedRuntime, model?: string | null) {
-  return { model: model || rt.model, provider: rt.provider, baseUrl: rt.baseUrl, apiKey: rt.apiKey, apiMode: rt.apiMode }
+function agentRuntime(rt: ResolvedRuntime, model?: string | null, limits?: ReturnType<typeof providerLimitSettings>) {
+  return { model: model || rt.model, provider: rt.provider, baseUrl: rt.baseUrl, apiKey: rt.apiKey, apiMode: rt.apiMode, limits }
 }
 
 /** --demo: point the demo profiles at the scripted demo model (the home itself is written by createHost). */

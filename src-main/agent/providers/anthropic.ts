@@ -5,6 +5,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk'
 import { thinkingParam, toAnthropicMessages, toAnthropicTools } from './anthropic-convert'
+import { CallWatch, resolveCallLimits } from './call-limits'
 import { toProviderError } from './errors'
 import {
   count, emptyUsage, ProviderError, type ChatRequest, type NormalizedUsage, type ProviderClient, type RuntimeConfig,
@@ -13,21 +14,34 @@ import {
 import type { ToolCallRequest } from '../tools/registry'
 
 export function createAnthropicClient(runtime: RuntimeConfig): ProviderClient {
-  const sdk = new Anthropic({
+  const limits = resolveCallLimits({ ...runtime.limits, ...(runtime.maxRetries !== undefined ? { maxRetries: runtime.maxRetries } : {}) })
+  // One SDK per call: its `fetch` is that call's watch (inactivity, total cap, retries with Retry-After).
+  const sdkFor = (watch: CallWatch) => new Anthropic({
     apiKey: runtime.apiKey || 'no-key',
     authToken: null,
     // The SDK appends `/v1/messages` itself; accept base URLs written either way.
     baseURL: runtime.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, ''),
-    maxRetries: runtime.maxRetries ?? 1,
+    maxRetries: 0,
     timeout: runtime.timeoutMs,
+    fetch: watch.fetch as never,
     logLevel: 'off'
   })
-  return { apiMode: 'anthropic_messages', stream: (req, signal) => streamMessages(sdk, runtime, req, signal) }
+  return {
+    apiMode: 'anthropic_messages',
+    async *stream(req, signal) {
+      const watch = new CallWatch(limits, signal)
+      try {
+        yield* streamMessages(sdkFor(watch), watch, runtime, req, signal)
+      } finally {
+        watch.done()
+      }
+    }
+  }
 }
 
 interface BlockState { kind: string; id?: string; name?: string; json: string; thinking: string; signature: string; data?: string }
 
-async function* streamMessages(sdk: Anthropic, runtime: RuntimeConfig, req: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+async function* streamMessages(sdk: Anthropic, watch: CallWatch, runtime: RuntimeConfig, req: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
   const { system, messages } = toAnthropicMessages(req.messages)
   const thinking = thinkingParam(req.reasoning)
   let maxTokens = req.maxTokens ?? runtime.maxTokens ?? 4096
@@ -46,7 +60,7 @@ async function* streamMessages(sdk: Anthropic, runtime: RuntimeConfig, req: Chat
   let sawUsage = false
   let stopped = false
   try {
-    const stream = (await sdk.messages.create(body as never, { signal })) as unknown as AsyncIterable<unknown>
+    const stream = (await sdk.messages.create(body as never, { signal: watch.signal })) as unknown as AsyncIterable<unknown>
     for await (const raw of stream) {
       if (!raw || typeof raw !== 'object') throw new ProviderError('malformed', 'malformed provider reply: stream event is not an object')
       const ev = raw as Record<string, any>
@@ -91,8 +105,9 @@ async function* streamMessages(sdk: Anthropic, runtime: RuntimeConfig, req: Chat
       }
     }
   } catch (err) {
-    throw toProviderError(err, signal)
+    throw watch.reason ?? toProviderError(err, signal)
   }
+  if (watch.reason) throw watch.reason
   if (signal?.aborted) throw new ProviderError('aborted', 'request aborted')
   if (!stopped && !blocks.size) throw new ProviderError('malformed', 'malformed provider reply: the stream ended without any content')
   const toolCalls: ToolCallRequest[] = []

@@ -1,5 +1,14 @@
 /** Maps whatever an SDK throws onto a ProviderError with a clear, key-free message. */
+import { redact } from '../../config'
 import { ProviderError } from './types'
+
+function safeString(v: unknown): string {
+  try {
+    return String(v)
+  } catch {
+    return 'unknown error'
+  }
+}
 
 const KEYISH = /\b(sk|pk|rk)-[A-Za-z0-9_-]{6,}|Bearer\s+\S+/g
 
@@ -9,7 +18,7 @@ export function toProviderError(err: unknown, signal?: AbortSignal): ProviderErr
   const e = (err ?? {}) as { name?: unknown; message?: unknown; status?: unknown; constructor?: { name?: string } }
   const cls = e.constructor?.name ?? ''
   const name = typeof e.name === 'string' ? e.name : ''
-  const message = (typeof e.message === 'string' && e.message ? e.message : String(err)).replace(KEYISH, '***').slice(0, 500)
+  const message = redact(typeof e.message === 'string' && e.message ? e.message : safeString(err)).replace(KEYISH, '***').slice(0, 500)
   if (cls === 'APIUserAbortError' || name === 'AbortError') return new ProviderError('aborted', 'request aborted')
   if (typeof e.status === 'number') return new ProviderError('http', `provider returned HTTP ${e.status}: ${stripStatus(message, e.status)}`, e.status)
   if (cls === 'APIConnectionError' || cls === 'APIConnectionTimeoutError') return new ProviderError('network', `could not reach provider: ${message}`)

@@ -12,4 +12,5 @@ export function createProviderClient(runtime: RuntimeConfig): ProviderClient {
 export { normalizeOpenAIUsage } from './openai-compat'
 export { toAnthropicMessages, toAnthropicTools, thinkingParam } from './anthropic-convert'
 export { ToolCallAssembler } from './tool-call-assembler'
+export { CallWatch, DEFAULT_CALL_LIMITS, resolveCallLimits, retryAfterMs, type CallLimits } from './call-limits'
 export * from './types'

@@ -4,6 +4,7 @@
  * `reasoning` (OpenRouter, Ollama); usage comes in the final chunk (`stream_options.include_usage`).
  */
 import OpenAI from 'openai'
+import { CallWatch, resolveCallLimits, type CallLimits } from './call-limits'
 import { toProviderError } from './errors'
 import { ToolCallAssembler } from './tool-call-assembler'
 import {
@@ -12,24 +13,36 @@ import {
 } from './types'
 
 export function createOpenAICompatClient(runtime: RuntimeConfig): ProviderClient {
-  const sdk = new OpenAI({
+  const limits = resolveCallLimits({ ...runtime.limits, ...(runtime.maxRetries !== undefined ? { maxRetries: runtime.maxRetries } : {}) })
+  // One SDK per call: its `fetch` is that call's watch (inactivity, total cap, retries with Retry-After).
+  const sdkFor = (watch: CallWatch) => new OpenAI({
     // Explicit key always: the SDK would otherwise fall back to process.env.OPENAI_API_KEY, which
     // bypasses the profile's secret scope. Local servers accept any placeholder.
     apiKey: runtime.apiKey || 'no-key',
     baseURL: runtime.baseUrl,
-    maxRetries: runtime.maxRetries ?? 1,
+    maxRetries: 0,
     timeout: runtime.timeoutMs,
+    fetch: watch.fetch as never,
     logLevel: 'off',
     organization: null,
     project: null
   })
   return {
     apiMode: 'chat_completions',
-    stream: (req, signal) => streamChat(sdk, runtime, req, signal)
+    stream: (req, signal) => streamChat(sdkFor, limits, runtime, req, signal)
   }
 }
 
-async function* streamChat(sdk: OpenAI, runtime: RuntimeConfig, req: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+async function* streamChat(sdkFor: (w: CallWatch) => OpenAI, limits: CallLimits, runtime: RuntimeConfig, req: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+  const watch = new CallWatch(limits, signal)
+  try {
+    yield* streamChatWatched(sdkFor(watch), watch, runtime, req, signal)
+  } finally {
+    watch.done()
+  }
+}
+
+async function* streamChatWatched(sdk: OpenAI, watch: CallWatch, runtime: RuntimeConfig, req: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
   const body: Record<string, unknown> = {
     model: req.model,
     messages: req.messages.map(toWire),
@@ -46,7 +59,7 @@ async function* streamChat(sdk: OpenAI, runtime: RuntimeConfig, req: ChatRequest
   let usage: NormalizedUsage | null = null
   let model: string | null = null
   try {
-    const stream = (await sdk.chat.completions.create(body as never, { signal })) as unknown as AsyncIterable<unknown>
+    const stream = (await sdk.chat.completions.create(body as never, { signal: watch.signal })) as unknown as AsyncIterable<unknown>
     for await (const raw of stream) {
       if (!raw || typeof raw !== 'object') throw new ProviderError('malformed', 'malformed provider reply: stream chunk is not an object')
       const chunk = raw as { model?: unknown; choices?: unknown; usage?: unknown; error?: unknown }
@@ -70,9 +83,10 @@ async function* streamChat(sdk: OpenAI, runtime: RuntimeConfig, req: ChatRequest
       }
     }
   } catch (err) {
-    throw toProviderError(err, signal)
+    throw watch.reason ?? toProviderError(err, signal)
   }
   // The SDK ends the iteration quietly when aborted; an aborted call is never a "completed" reply.
+  if (watch.reason) throw watch.reason
   if (signal?.aborted) throw new ProviderError('aborted', 'request aborted')
   const toolCalls = assembler.finish()
   if (!text && !reasoning && !toolCalls.length && finishReason === null && !usage) {

@@ -2,7 +2,9 @@
  * One normalized streaming interface over every provider API. A provider call yields text/reasoning
  * deltas as they arrive, then exactly one `done` event carrying the assembled response.
  */
+import { redact } from '../../config'
 import type { ConversationMessage } from '../../store'
+import type { CallLimits } from './call-limits'
 import type { JsonSchema, ToolCallRequest } from '../tools/registry'
 
 export type ApiMode = 'chat_completions' | 'anthropic_messages'
@@ -15,8 +17,10 @@ export interface RuntimeConfig {
   /** Never logged. Empty/undefined is fine for local servers. */
   apiKey?: string | null
   apiMode: ApiMode
-  /** SDK retry count for 5xx/network errors; defaults to 1. */
+  /** Retry count for 408/409/429/5xx and connection errors (call-limits.ts); overrides `limits.maxRetries`. */
   maxRetries?: number
+  /** Inactivity / total / reply-size / retry limits per call (config.yaml `provider_limits`). */
+  limits?: Partial<CallLimits>
   /** Per-request timeout (ms); defaults to the SDK's. */
   timeoutMs?: number
   /** Output cap per call; Anthropic requires one (default 4096). */
@@ -90,14 +94,15 @@ export interface ProviderClient {
   stream(req: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent, void, undefined>
 }
 
-export type ProviderErrorKind = 'http' | 'malformed' | 'network' | 'aborted' | 'config'
+export type ProviderErrorKind = 'http' | 'malformed' | 'network' | 'aborted' | 'config' | 'timeout'
 
 /** Every provider failure becomes one of these: a clear message for the turn, never a host crash. */
 export class ProviderError extends Error {
   readonly kind: ProviderErrorKind
   readonly status?: number
   constructor(kind: ProviderErrorKind, message: string, status?: number) {
-    super(message)
+    // A provider may echo the key (or any secret) back in its error text: mask every known secret value.
+    super(redact(message))
     this.name = 'ProviderError'
     this.kind = kind
     this.status = status

@@ -1,0 +1,160 @@
+/**
+ * Limits on one provider call, enforced below the SDK at the byte level (a `fetch` wrapper), so they hold for
+ * every provider and every SDK alike:
+ *  - inactivity: no byte (headers or body) for `inactivityMs` aborts the call — "the provider sent nothing for N s";
+ *  - total: the whole call, retries included, is capped at `totalMs`;
+ *  - retries: 408/409/429/5xx and connection failures before any reply are retried with exponential backoff,
+ *    honouring `Retry-After`/`retry-after-ms` up to `maxRetryWaitMs` (a longer wait is not retried: the
+ *    provider's answer goes back to the caller as it is).
+ * The reply-size cap is applied where text is assembled (model-call.ts), so what is kept is well-formed.
+ */
+import { ProviderError } from './types'
+
+export interface CallLimits {
+  inactivityMs: number
+  totalMs: number
+  maxReplyChars: number
+  maxRetries: number
+  maxRetryWaitMs: number
+}
+
+export const DEFAULT_CALL_LIMITS: CallLimits = {
+  inactivityMs: 120_000,
+  totalMs: 15 * 60_000,
+  maxReplyChars: 1_000_000,
+  maxRetries: 2,
+  maxRetryWaitMs: 30_000
+}
+
+export function resolveCallLimits(partial?: Partial<CallLimits> | null): CallLimits {
+  const out = { ...DEFAULT_CALL_LIMITS }
+  for (const k of Object.keys(out) as Array<keyof CallLimits>) {
+    const v = partial?.[k]
+    if (typeof v === 'number' && Number.isFinite(v) && v >= 0) out[k] = v
+  }
+  return out
+}
+
+const RETRY_STATUS = new Set([408, 409, 429, 500, 502, 503, 504])
+const seconds = (ms: number) => (ms % 1000 === 0 ? String(ms / 1000) : (ms / 1000).toFixed(1))
+
+/** Milliseconds a response asks us to wait, or null when it does not say. */
+export function retryAfterMs(headers: Headers, now = Date.now()): number | null {
+  const ms = headers.get('retry-after-ms')
+  if (ms && Number.isFinite(Number(ms))) return Math.max(0, Number(ms))
+  const ra = headers.get('retry-after')
+  if (!ra) return null
+  if (/^\d+(\.\d+)?$/.test(ra.trim())) return Math.max(0, Number(ra) * 1000)
+  const at = Date.parse(ra)
+  return Number.isNaN(at) ? null : Math.max(0, at - now)
+}
+
+/**
+ * One call's watch: hand `fetch` to the SDK and `signal` to the request. When a limit trips, `reason` says which
+ * (the SDK only sees an abort).
+ */
+export class CallWatch {
+  readonly signal: AbortSignal
+  reason: ProviderError | null = null
+  private readonly controller = new AbortController()
+  private idleTimer: ReturnType<typeof setTimeout> | null = null
+  private readonly totalTimer: ReturnType<typeof setTimeout> | null
+  private readonly onOuterAbort: () => void
+  private finished = false
+
+  constructor(readonly limits: CallLimits, private readonly outer?: AbortSignal, private readonly baseFetch: typeof fetch = fetch) {
+    this.signal = this.controller.signal
+    this.onOuterAbort = () => this.controller.abort(outer?.reason)
+    if (outer?.aborted) this.controller.abort(outer.reason)
+    else outer?.addEventListener('abort', this.onOuterAbort, { once: true })
+    this.totalTimer = limits.totalMs > 0
+      ? setTimeout(() => this.trip(new ProviderError('timeout', `the provider call took longer than ${seconds(limits.totalMs)} s and was stopped`)), limits.totalMs)
+      : null
+    this.touch()
+  }
+
+  /** Bytes arrived: the inactivity clock starts again. */
+  touch(): void {
+    if (this.finished || this.limits.inactivityMs <= 0) return
+    if (this.idleTimer) clearTimeout(this.idleTimer)
+    this.idleTimer = setTimeout(() => this.trip(new ProviderError('timeout', `the provider sent nothing for ${seconds(this.limits.inactivityMs)} s`)), this.limits.inactivityMs)
+  }
+
+  /** Stop the clocks (the call ended, one way or another). */
+  done(): void {
+    this.finished = true
+    if (this.idleTimer) clearTimeout(this.idleTimer)
+    if (this.totalTimer) clearTimeout(this.totalTimer)
+    this.outer?.removeEventListener('abort', this.onOuterAbort)
+  }
+
+  private trip(reason: ProviderError): void {
+    if (this.finished || this.controller.signal.aborted) return
+    this.reason = reason
+    this.controller.abort(reason)
+  }
+
+  /** The `fetch` the SDK calls: retries, then a body that resets the inactivity clock on every chunk. */
+  readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    for (let attempt = 0; ; attempt++) {
+      // The SDK's own signal (its timeout) and ours both end the request.
+      const signal = init?.signal ? AbortSignal.any([init.signal, this.signal]) : this.signal
+      let res: Response
+      try {
+        this.touch()
+        res = await this.baseFetch(input, { ...init, signal })
+      } catch (err) {
+        if (this.signal.aborted || init?.signal?.aborted || attempt >= this.limits.maxRetries) throw err
+        await this.sleep(this.backoff(attempt, null))
+        continue
+      }
+      this.touch()
+      if (RETRY_STATUS.has(res.status) && attempt < this.limits.maxRetries) {
+        const asked = retryAfterMs(res.headers)
+        if (asked === null || asked <= this.limits.maxRetryWaitMs) {
+          await res.body?.cancel().catch(() => undefined)
+          await this.sleep(this.backoff(attempt, asked))
+          continue
+        }
+      }
+      return this.watchBody(res)
+    }
+  }
+
+  private backoff(attempt: number, asked: number | null): number {
+    if (asked !== null) return Math.min(asked, this.limits.maxRetryWaitMs)
+    const base = Math.min(this.limits.maxRetryWaitMs, 500 * 2 ** attempt)
+    return base * (0.75 + Math.random() * 0.5)
+  }
+
+  /** Waiting on purpose is not silence: the inactivity clock pauses, the total cap does not. */
+  private sleep(ms: number): Promise<void> {
+    if (this.idleTimer) clearTimeout(this.idleTimer)
+    return new Promise((resolve, reject) => {
+      const t = setTimeout(() => {
+        this.signal.removeEventListener('abort', onAbort)
+        resolve()
+      }, ms)
+      const onAbort = () => {
+        clearTimeout(t)
+        reject(this.signal.reason)
+      }
+      this.signal.addEventListener('abort', onAbort, { once: true })
+    })
+  }
+
+  private watchBody(res: Response): Response {
+    if (!res.body) return res
+    const reader = res.body.getReader()
+    const body = new ReadableStream<Uint8Array>({
+      pull: async (ctl) => {
+        const { done, value } = await reader.read()
+        if (done) return ctl.close()
+        this.touch()
+        ctl.enqueue(value)
+      },
+      cancel: (why) => reader.cancel(why)
+    })
+    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers })
+  }
+}

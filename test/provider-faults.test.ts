@@ -1,0 +1,136 @@
+// Issue 10 items 3 and 4 through a real `caduceus serve`: a provider that echoes an unshaped key in its error
+// (the key reaches no log file, no event; logs are 0600 in a 0700 folder), a provider that stalls after the
+// headers (provider_limits.inactivity_timeout: 2 in config.yaml ends the turn with "the provider sent nothing
+// for 2 s"), and a provider whose reply is far over provider_limits.max_reply_chars (stored cut, with a marker).
+import { createServer, type Server, type ServerResponse } from 'node:http'
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import { startServe, type ServeProcess } from './helpers/serve-process'
+
+// No known key shape (not sk-…, no Bearer, no KEY= around it): only redaction by value can catch it.
+const KEY = 'zq8Hk2mP0vLx7Yt4Rb9Wn3EeQ1cVb'
+const REPLY_CAP = 2000
+let provider: Server
+let host: ServeProcess
+let ws: WebSocket
+const frames: Array<Record<string, unknown>> = []
+const rawFrames: string[] = []
+
+const chunk = (content: string) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`
+
+function answer(text: string, res: ServerResponse): void {
+  if (text.includes('echo')) {
+    res.writeHead(401, { 'content-type': 'application/json' })
+    return void res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${KEY}. Check the key ${KEY} and try again.`, type: 'invalid_request_error' } }))
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream' })
+  if (text.includes('stall')) return // headers, then nothing ever again
+  if (text.includes('big')) {
+    for (let i = 0; i < 200; i++) res.write(chunk('x'.repeat(500)))
+  } else res.write(chunk('fine'))
+  res.end(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`)
+}
+
+beforeAll(async () => {
+  provider = createServer((req, res) => {
+    let body = ''
+    req.on('data', (d) => (body += d))
+    req.on('end', () => {
+      let last = ''
+      try {
+        const msgs = JSON.parse(body).messages as Array<{ role: string; content: string }>
+        last = msgs.filter((m) => m.role === 'user').at(-1)?.content ?? ''
+      } catch {
+        // not JSON
+      }
+      answer(last, res)
+    })
+  })
+  await new Promise<void>((r) => provider.listen(0, '127.0.0.1', r))
+  const port = (provider.address() as AddressInfo).port
+  host = await startServe()
+  // Configure the profile now that the home exists (the host reads config and .env per turn / agent build).
+  writeFileSync(join(host.root, 'config.yaml'), [
+    'model:', '  default: m', '  provider: custom', `  base_url: http://127.0.0.1:${port}/v1`,
+    'provider_limits:', '  inactivity_timeout: 2', `  max_reply_chars: ${REPLY_CAP}`, '  max_retries: 0', ''
+  ].join('\n'))
+  writeFileSync(join(host.root, '.env'), `OPENAI_API_KEY=${KEY}\n`, { mode: 0o600 })
+  ws = new WebSocket(`ws://127.0.0.1:${host.port}/ws?token=${host.token}`)
+  ws.on('message', (d) => {
+    rawFrames.push(d.toString())
+    frames.push(JSON.parse(d.toString()))
+  })
+  await new Promise((r, j) => { ws.once('open', r); ws.once('error', j) })
+}, 60_000)
+
+afterAll(async () => {
+  ws?.close()
+  await host?.close()
+  await new Promise<void>((r) => provider?.close(() => r()))
+})
+
+let nextId = 1
+async function call(name: string, input: unknown): Promise<any> {
+  const id = nextId++
+  ws.send(JSON.stringify({ t: 'call', id, name, input }))
+  for (;;) {
+    const hit = frames.find((f) => f.t === 'result' && f.id === id)
+    if (hit) {
+      if (!hit.ok) throw new Error(JSON.stringify(hit.error))
+      return hit.output
+    }
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+async function turn(text: string): Promise<{ finished: any; sessionId: string }> {
+  const handle = await call('sessions.start', { profile: 'default', text })
+  for (;;) {
+    const f = frames.find((x) => x.t === 'event' && x.event === 'turn.finished' && (x.payload as any).turnId === handle.turnId)
+    if (f) return { finished: f.payload, sessionId: handle.sessionId }
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+describe('provider faults through a real serve', () => {
+  it('a provider echoing an unshaped key: the turn says why, and the key is in no log, event or result', async () => {
+    const { finished } = await turn('please echo')
+    expect(finished.status).toBe('error')
+    expect(finished.error).toMatch(/401/)
+    expect(finished.error).not.toContain(KEY)
+    for (const f of rawFrames) expect(f).not.toContain(KEY)
+
+    const files = readdirSync(host.logDir)
+    expect(files).toContain('errors.log')
+    for (const f of files) {
+      const path = join(host.logDir, f)
+      expect(readFileSync(path, 'utf8')).not.toContain(KEY)
+      expect(statSync(path).mode & 0o777).toBe(0o600)
+    }
+    expect(statSync(host.logDir).mode & 0o777).toBe(0o700)
+    // The failure itself is logged (masked), on one line.
+    expect(readFileSync(join(host.logDir, 'errors.log'), 'utf8')).toMatch(/Incorrect API key provided: \*\*\*/)
+  }, 60_000)
+
+  it('a provider that stalls after the headers: the turn ends with "the provider sent nothing for 2 s"', async () => {
+    const started = Date.now()
+    const { finished } = await turn('stall now')
+    console.log(`stalled provider: turn ended after ${Date.now() - started} ms (inactivity_timeout 2 s)`)
+    expect(finished.status).toBe('error')
+    expect(finished.error).toContain('the provider sent nothing for 2 s')
+    expect(host.alive()).toBe(true)
+  }, 60_000)
+
+  it('a reply over max_reply_chars is stored cut at the cap with a marker', async () => {
+    const { finished, sessionId } = await turn('something big please')
+    expect(finished.status).toBe('completed')
+    const page = await call('sessions.messages', { profile: 'default', sessionId, limit: 50 })
+    const reply = (page.items as Array<{ role: string; content: string | null }>).filter((m) => m.role === 'assistant').at(-1)!
+    expect(reply.content!.startsWith('x'.repeat(REPLY_CAP))).toBe(true)
+    expect(reply.content).toContain('[reply truncated: the provider sent more than 2000 characters')
+    expect(reply.content!.length).toBeLessThan(REPLY_CAP + 200)
+  }, 60_000)
+})
