@@ -10,6 +10,8 @@ export interface HostArgs {
   query?: string
   /** serve: replace the stored headless token (signs open tabs out). */
   rotateToken: boolean
+  /** sessions export/import/prune (session-admin-cli.ts). */
+  admin?: { format?: string; only?: string; lineage?: boolean; session?: string; olderThan?: number }
   positionals: string[]
 }
 
@@ -43,6 +45,16 @@ export function parseArgs(argv: string[]): HostArgs {
         break
       }
       case '--query': out.query = value(); break
+      case '--format': out.admin = { ...out.admin, format: value() }; break
+      case '--only': out.admin = { ...out.admin, only: value() }; break
+      case '--lineage': out.admin = { ...out.admin, lineage: true }; break
+      case '--session': out.admin = { ...out.admin, session: value() }; break
+      case '--older-than': {
+        const n = Number(value())
+        if (!Number.isInteger(n) || n < 1) throw new Error('--older-than must be a positive integer (days)')
+        out.admin = { ...out.admin, olderThan: n }
+        break
+      }
       default:
         if (arg.startsWith('--')) throw new Error(`unknown flag ${arg}`)
         out.positionals.push(arg)

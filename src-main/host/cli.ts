@@ -8,6 +8,7 @@ import { startHeadless } from './http-transport'
 import { installLastResort } from './last-resort'
 import { loadHeadlessToken } from './headless-token'
 import { formatSessionList, formatSessionShow, formatSearch } from './cli-format'
+import { ADMIN_USAGE, sessionAdminCli } from './session-admin-cli'
 
 const USAGE = `caduceus — dashboard and agent host for Hermes-style agents
 
@@ -17,7 +18,7 @@ const USAGE = `caduceus — dashboard and agent host for Hermes-style agents
   caduceus sessions list   [--home DIR] [--profile P] [--limit N] [--json]
   caduceus sessions show   <id> [--home DIR] [--profile P] [--json]
   caduceus sessions search <text> [--home DIR] [--profile P] [--limit N] [--json]
-  caduceus logs errors [--limit N]                          recent warnings and errors (memory refusals land here)
+${ADMIN_USAGE}  caduceus logs errors [--limit N]                          recent warnings and errors (memory refusals land here)
   caduceus --help | -h                                      this text
 `
 
@@ -46,6 +47,8 @@ async function sessions(args: HostArgs): Promise<number> {
       const result = await call(host, 'sessions.search', { profile: args.profile ?? 'all', query: arg, limit: args.limit ?? 20 })
       out(result, () => formatSearch(result.hits))
     } else {
+      const code = await sessionAdminCli(host, sub, arg, args)
+      if (code !== null) return code
       console.error(USAGE)
       return 2
     }

@@ -10,7 +10,7 @@ import { EventBus } from './event-bus'
 import { createDispatcher, type Dispatcher } from './dispatch'
 import { createLogger, type Logger } from './log'
 import { logPaths, resolveRoot } from './root'
-import { createStoreServices } from './services'
+import { createStoreServices, type Services } from './services'
 import { buildHandlers } from './handlers'
 import { wireRuntime, type SecretCipher } from './runtime'
 
@@ -37,6 +37,8 @@ export interface Host {
   handlerNames: string[]
   bus: EventBus
   log: Logger
+  /** The profiles' stores, for CLI commands that stream (sessions export). */
+  stores: Services['stores']
   close(): Promise<void>
 }
 
@@ -67,5 +69,5 @@ export async function createHost(opts: HostOptions): Promise<Host> {
   const handlers = buildHandlers(services, runtime, VERSION)
   const dispatcher = createDispatcher(handlers, log, { validateOutput: opts.validateOutput })
   log.info('host', `serving ${root} (${services.stores.list().length} profiles${demo ? ', demo' : ''})`)
-  return { root, demo, dispatcher, handlerNames: Object.keys(handlers), bus, log, close: () => services.close() }
+  return { root, demo, dispatcher, handlerNames: Object.keys(handlers), bus, log, stores: services.stores, close: () => services.close() }
 }

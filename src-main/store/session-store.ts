@@ -17,6 +17,7 @@ import { appendRows } from './message-write'
 import { endSessionRow, reopenSessionRow, setFlag, upsertSession } from './session-write'
 import { writeTitle, type TitleSource } from './titles'
 import { deleteSessionRows, pruneRows } from './session-delete'
+import { exportRecords, importRecords, parseJsonl, type ExportRecord, type ImportSummary } from './session-transfer'
 import { recordUsageRows } from './usage'
 import { compressionChain, lineageRoot, resumeTip, type LineageRow } from './lineage'
 import { listSessionRows, type ListOptions } from './read-list'
@@ -170,6 +171,19 @@ export class SessionStore {
       tx.touch(...r.ids)
       return { deleted: r.deleted }
     })
+  }
+
+  /** Upstream export objects (one per session, or per compression chain with `lineage`), read-only. */
+  exportSessions(opts: { sessionId?: string; lineage?: boolean } = {}): Iterable<ExportRecord> {
+    return exportRecords(this.db, opts)
+  }
+  /** Imports upstream JSONL; a missing state.db is created (v30) by this write. */
+  async importJsonl(content: string, maxSessions: number): Promise<ImportSummary> {
+    const { records, errors } = parseJsonl(content, maxSessions)
+    const summary: ImportSummary = { imported: 0, skipped: 0, detached: 0, errors }
+    if (records.length === 0) return summary
+    await this.write((tx) => { tx.touch(...importRecords(tx.db, records, summary)) })
+    return summary
   }
 
   // ---- transcript + usage ----
