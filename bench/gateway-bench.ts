@@ -37,7 +37,7 @@ export async function runGatewayBench(opts: { turns?: number; hitSamples?: numbe
   writeFileSync(join(root, '.env'), 'OPENAI_API_KEY=sk-bench-0000000000\n')
   const registry = new StoreRegistry(root)
   try {
-    const { hit: cacheHitUs, uncached: cacheHitUncachedUs } = hitPath(registry, root, samples)
+    const { hit: cacheHitUs, uncached: cacheHitUncachedUs } = await hitPath(registry, root, samples)
     const decisions: CacheDecision[] = []
     const gateway = new Gateway<Agent, SessionStore>({
       root, stores: registry,
@@ -72,10 +72,10 @@ export async function runGatewayBench(opts: { turns?: number; hitSamples?: numbe
  * call. The un-memoized path (config reads + SELECT * + fresh hash every turn, as before the memo) is
  * timed right after it in the same process, for a like-for-like ratio on a loaded machine.
  */
-function hitPath(registry: StoreRegistry, root: string, samples: number): { hit: Percentiles; uncached: Percentiles } {
+async function hitPath(registry: StoreRegistry, root: string, samples: number): Promise<{ hit: Percentiles; uncached: Percentiles }> {
   const store = registry.get('default')
-  store.createSession('bench-hit', 'desktop')
-  store.appendMessage('bench-hit', { role: 'user', content: 'x' })
+  await store.createSession('bench-hit', 'desktop')
+  await store.appendMessage('bench-hit', { role: 'user', content: 'x' })
   const key = sessionKeyFor('default', 'bench-hit')
   const resolver = new TurnConfigResolver({ registryGeneration: () => 1 })
   const cache = new AgentCache({ probe: storeProbe(registry) })

@@ -1,18 +1,69 @@
 /**
  * Electron entry: window, preload and the IPC transport. Everything else is the same host the headless
- * `caduceus serve` runs (src-main/host), so this file stays thin.
+ * `caduceus serve` runs (src-main/host), so this file stays thin: every security rule it applies is a pure
+ * function in host/app-policy.ts (tested under Node); this file only wires them to Electron's hooks.
  */
-import { app, BrowserWindow, ipcMain, safeStorage, session, shell } from 'electron'
-import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { app, BrowserWindow, ipcMain, protocol, safeStorage, session, shell } from 'electron'
+import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { join, resolve, sep } from 'node:path'
 import { createHost, type Host } from './host'
 import { parseArgs } from './host/args'
+import {
+  APP_ORIGIN, APP_SCHEME, appCsp, appRequestPath, closeWithDeadline, externalUrlToOpen, filterAppArgs, isAppUrl,
+  permissionAllowed
+} from './host/app-policy'
+import { installLastResort } from './host/last-resort'
+import { contentType } from './host/static-files'
 
 let host: Host | null = null
+let win: BrowserWindow | null = null
+const rendererDir = resolve(import.meta.dirname, '../renderer')
+
+// The renderer is served from app://caduceus/ (not file://) so every response can carry the CSP as a header.
+protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }])
+
+// Every webContents (windows, and anything one tries to open) stays on the app's own origin.
+app.on('web-contents-created', (_event, contents) => {
+  contents.on('will-navigate', (event, url) => {
+    if (!isAppUrl(url)) event.preventDefault()
+  })
+  contents.on('will-redirect', (event, url) => {
+    if (!isAppUrl(url)) event.preventDefault()
+  })
+  contents.on('will-attach-webview', (event) => event.preventDefault())
+  contents.setWindowOpenHandler(({ url }) => {
+    const external = externalUrlToOpen(url)
+    if (external) void shell.openExternal(external)
+    return { action: 'deny' }
+  })
+})
+
+async function serveApp(request: Request): Promise<Response> {
+  const rel = appRequestPath(request.url)
+  const file = rel ? join(rendererDir, rel) : null
+  if (!file || !file.startsWith(rendererDir + sep)) return new Response('not found', { status: 404 })
+  try {
+    const body = await readFile(file)
+    return new Response(body, {
+      headers: { 'content-type': contentType(file), 'content-security-policy': appCsp(), 'x-content-type-options': 'nosniff' }
+    })
+  } catch {
+    return new Response('not found', { status: 404 })
+  }
+}
+
+function focusWindow(): void {
+  if (!win || win.isDestroyed()) return
+  if (win.isMinimized()) win.restore()
+  win.focus()
+}
 
 async function main(): Promise<void> {
   await app.whenReady()
-  const args = parseArgs(process.argv.slice(app.isPackaged ? 1 : 2))
+  // Chromium's own switches (and macOS -psn_…) are not ours: ignored, never fatal.
+  const { args: ours, ignored } = filterAppArgs(process.argv.slice(app.isPackaged ? 1 : 2))
+  const args = parseArgs(ours)
   host = await createHost({
     home: args.home,
     demo: args.demo,
@@ -22,27 +73,31 @@ async function main(): Promise<void> {
       ? { encrypt: (s) => safeStorage.encryptString(s).toString('base64'), decrypt: (s) => safeStorage.decryptString(Buffer.from(s, 'base64')) }
       : undefined
   })
-  const rendererIndex = join(import.meta.dirname, '../renderer/index.html')
-  const rendererUrl = pathToFileURL(rendererIndex).href
+  installLastResort(host.log)
+  if (ignored.length) host.log.info('host', `ignored command-line arguments that are not Caduceus's: ${ignored.join(' ')}`)
+
+  protocol.handle(APP_SCHEME, serveApp)
+  session.defaultSession.setPermissionCheckHandler((_wc, permission, requestingOrigin) => permissionAllowed(permission, requestingOrigin))
+  session.defaultSession.setPermissionRequestHandler((wc, permission, callback, details) =>
+    callback(permissionAllowed(permission, (details as { requestingUrl?: string }).requestingUrl ?? wc?.getURL())))
 
   // Only our own page may call the host; a navigated-away or injected frame gets nothing.
   ipcMain.handle('caduceus:invoke', (event, name: unknown, input: unknown) => {
-    if (!event.senderFrame || !event.senderFrame.url.startsWith(rendererUrl.split('#')[0]!)) {
+    if (!event.senderFrame || !isAppUrl(event.senderFrame.url)) {
       return { ok: false, error: { code: 'unauthorized', message: 'sender not allowed' } }
     }
-    return host!.dispatcher.invoke(String(name), input)
+    return host!.dispatcher.invoke(name as string, input)
   })
 
-  session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false))
-
-  const win = new BrowserWindow({
+  const icon = join(import.meta.dirname, '../../resources/icon.png')
+  win = new BrowserWindow({
     width: 1320,
     height: 860,
     minWidth: 900,
     minHeight: 560,
     title: 'Caduceus',
     backgroundColor: '#0f1115',
-    icon: join(import.meta.dirname, '../../resources/icon.png'),
+    ...(existsSync(icon) ? { icon } : {}),
     webPreferences: {
       preload: join(import.meta.dirname, '../preload/index.cjs'),
       contextIsolation: true,
@@ -53,25 +108,35 @@ async function main(): Promise<void> {
     }
   })
   const unsubscribe = host.bus.subscribe((envelope) => {
-    if (!win.isDestroyed()) win.webContents.send('caduceus:event', envelope)
+    if (win && !win.isDestroyed()) win.webContents.send('caduceus:event', envelope)
   })
-  win.on('closed', unsubscribe)
-  win.webContents.setWindowOpenHandler(({ url }) => {
-    if (url.startsWith('https://')) void shell.openExternal(url)
-    return { action: 'deny' }
+  win.on('closed', () => {
+    unsubscribe()
+    win = null
   })
-  win.webContents.on('will-navigate', (event, url) => {
-    if (!url.startsWith(rendererUrl.split('#')[0]!)) event.preventDefault()
-  })
-  await win.loadFile(rendererIndex)
+  await win.loadURL(`${APP_ORIGIN}/index.html`)
 }
 
-app.on('window-all-closed', () => app.quit())
-app.on('before-quit', () => {
-  void host?.close()
-})
-
-main().catch((err) => {
-  console.error('Caduceus failed to start:', err)
-  app.exit(1)
-})
+// One window per user: a second launch focuses the first. Only the window is single-instance — `caduceus serve`,
+// the API server and CLI commands do not take this lock and may run against the same root meanwhile.
+if (!app.requestSingleInstanceLock()) {
+  app.quit()
+} else {
+  app.on('second-instance', focusWindow)
+  app.on('window-all-closed', () => app.quit())
+  // Quit waits for the host to close (agents stopped, stores flushed) — but never longer than the deadline.
+  let closing = false
+  app.on('before-quit', (event) => {
+    if (closing || !host) return
+    closing = true
+    event.preventDefault()
+    void closeWithDeadline(() => host!.close(), 8000).then((outcome) => {
+      if (outcome !== 'closed') console.error(`Caduceus: host close ${outcome === 'timeout' ? 'took longer than 8 s' : 'failed'}; quitting anyway`)
+      app.quit()
+    })
+  })
+  main().catch((err) => {
+    console.error('Caduceus failed to start:', err instanceof Error ? err.message : err)
+    app.exit(1)
+  })
+}

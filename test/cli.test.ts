@@ -23,7 +23,7 @@ const cli = async (...args: string[]) => {
 
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'cad-cli-'))
-  writeDemoHome(home, { seed: 3 })
+  await writeDemoHome(home, { seed: 3 })
   host = await createHost({ home, headless: true, live: false, log: createLogger() })
 })
 

@@ -67,7 +67,7 @@ describe('sessions export / import', () => {
     const host = await createHost({ home: target, headless: true, live: false, validateOutput: true, log: createLogger() })
     try {
       const found = await host.dispatcher.invoke('sessions.search', { profile: 'default', query: 'zeppelin' })
-      expect(found.ok && found.output.hits.map((h) => h.sessionId).sort()).toEqual(['cont', 'root'])
+      expect((found as { output: { hits: Array<{ sessionId: string }> } }).output.hits.map((h) => h.sessionId).sort()).toEqual(['cont', 'root'])
       const again = await host.dispatcher.invoke('sessions.import', { profile: 'default', content: jsonl })
       expect(again).toMatchObject({ ok: true, output: { imported: 0, skipped: 3, detached: 0, errors: [] } })
       // an upstream-shaped line whose parent is nowhere: imported, detached

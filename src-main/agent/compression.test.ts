@@ -13,14 +13,14 @@ const summarizer = (main: () => ScriptReply) => (req: RecordedRequest): ScriptRe
 const long = (tag: string) => `${tag} ${'lorem ipsum dolor sit amet '.repeat(40)}`
 
 /** R0 → (compression) → S1 holding six long messages, so the next turn crosses the threshold. */
-function seedLineage(k: Kit) {
-  k.store.createSession('R0', 'desktop', { sessionKey: 'agent:main:desk:S1' })
-  k.store.appendMessage('R0', { role: 'user', content: 'very first' })
-  k.store.endSession('R0', 'compression')
-  k.store.createSession('S1', 'desktop', { parentSessionId: 'R0', sessionKey: 'agent:main:desk:S1' })
+async function seedLineage(k: Kit) {
+  await k.store.createSession('R0', 'desktop', { sessionKey: 'agent:main:desk:S1' })
+  await k.store.appendMessage('R0', { role: 'user', content: 'very first' })
+  await k.store.endSession('R0', 'compression')
+  await k.store.createSession('S1', 'desktop', { parentSessionId: 'R0', sessionKey: 'agent:main:desk:S1' })
   for (let i = 0; i < 3; i++) {
-    k.store.appendMessage('S1', { role: 'user', content: long(`question ${i}`) })
-    k.store.appendMessage('S1', { role: 'assistant', content: long(`answer ${i}`) })
+    await k.store.appendMessage('S1', { role: 'user', content: long(`question ${i}`) })
+    await k.store.appendMessage('S1', { role: 'assistant', content: long(`answer ${i}`) })
   }
 }
 
@@ -29,7 +29,7 @@ const compression = { enabled: true, threshold: 0.5, contextLength: 1000, protec
 describe('context compression', () => {
   it('rotates into a child session whose parent ends with compression, keeping lineage', async () => {
     kit = await makeKit([], { handler: summarizer(() => ({ text: 'Continuing after compression.' })) })
-    seedLineage(kit)
+    await seedLineage(kit)
     let preCompressed: unknown[] = []
     const agent = kit.makeAgent({ compression, memory: { onPreCompress: (m) => { preCompressed = m; return 'memory says: likes brevity' } } })
     const r = await agent.runTurn('next question', { onDelta: (d) => kit.deltas.push(d) })
@@ -81,7 +81,7 @@ describe('context compression', () => {
 
   it('a failed summary leaves the parent live and the turn still completes', async () => {
     kit = await makeKit([], { handler: (req: RecordedRequest) => (isSummaryCall(req) ? { error: 503 } : { text: 'answered anyway' }) })
-    seedLineage(kit)
+    await seedLineage(kit)
     const agent = kit.makeAgent({ compression })
     const r = await agent.runTurn('next question', { onDelta: (d) => kit.deltas.push(d) })
     expect(r.status).toBe('completed')
@@ -93,7 +93,7 @@ describe('context compression', () => {
 
   it('stays off below the threshold or when disabled', async () => {
     kit = await makeKit([{ text: 'short' }, { text: 'again' }])
-    seedLineage(kit)
+    await seedLineage(kit)
     const agent = kit.makeAgent({ compression: { ...compression, enabled: false } })
     await agent.runTurn('hi')
     expect(agent.sessionId).toBe('S1')

@@ -13,39 +13,39 @@ beforeEach(() => {
 })
 afterEach(() => t.cleanup())
 
-function retainChildOf(parentSessionId: string) {
-  insertDelegation(t.store, 'deleg_test0001', { parentSessionId })
-  reg.recordDispatchedChildren('deleg_test0001', [{ subagent_id: 'sa-0-abc12345', session_id: 'child-sess-1', model: 'test/model', goal: 'g' }])
-  reg.retainCompletedDelegation('deleg_test0001', { cost_usd: 0.5 })
+async function retainChildOf(parentSessionId: string) {
+  await insertDelegation(t.store, 'deleg_test0001', { parentSessionId })
+  await reg.recordDispatchedChildren('deleg_test0001', [{ subagent_id: 'sa-0-abc12345', session_id: 'child-sess-1', model: 'test/model', goal: 'g' }])
+  await reg.retainCompletedDelegation('deleg_test0001', { cost_usd: 0.5 })
   return reg.findRetainedChild('sa-0-abc12345')!
 }
 
 const check = (entry: Parameters<typeof checkFollowUpAuthority>[0], requester: unknown) =>
   checkFollowUpAuthority(entry, requester, { currentProfile: reg.ctx.currentProfile(), lineageRoot: (sid) => t.store.getLineageRoot(sid) })
 
-function lineage() {
-  t.store.createSession('A', 'cli')
-  t.store.endSession('A', 'compression')
-  t.store.createSession('B', 'cli', { parentSessionId: 'A' })
-  t.store.createSession('branch', 'cli', { parentSessionId: 'A', modelConfig: { _branched_from: 'A' } })
-  t.store.createSession('delegatechild', 'delegate', { parentSessionId: 'A', modelConfig: { _delegate_from: 'A' } })
-  t.store.createSession('stranger', 'cli')
+async function lineage() {
+  await t.store.createSession('A', 'cli')
+  await t.store.endSession('A', 'compression')
+  await t.store.createSession('B', 'cli', { parentSessionId: 'A' })
+  await t.store.createSession('branch', 'cli', { parentSessionId: 'A', modelConfig: { _branched_from: 'A' } })
+  await t.store.createSession('delegatechild', 'delegate', { parentSessionId: 'A', modelConfig: { _delegate_from: 'A' } })
+  await t.store.createSession('stranger', 'cli')
 }
 
 describe('follow-up authority', () => {
   // seed 004: test_lineage_authority_allows_compression_continuation
-  it('allows the spawning session and its compression continuation', () => {
-    lineage()
-    const entry = retainChildOf('A')
+  it('allows the spawning session and its compression continuation', async () => {
+    await lineage()
+    const entry = await retainChildOf('A')
     expect(check(entry, 'B')).toBeNull()
     expect(check(entry, 'A')).toBeNull()
     expect(check(entry, '  B  ')).toBeNull()
   })
 
   // seed 004: test_lineage_authority_rejects_siblings_and_foreigners
-  it('rejects branches, delegate siblings, strangers and missing requesters', () => {
-    lineage()
-    const entry = retainChildOf('A')
+  it('rejects branches, delegate siblings, strangers and missing requesters', async () => {
+    await lineage()
+    const entry = await retainChildOf('A')
     for (const foreign of ['branch', 'delegatechild', 'stranger', null, '', undefined, 42, 'no-such-session']) {
       expect(check(entry, foreign)).toBe(FOLLOW_UP_LINEAGE_ERROR)
     }
@@ -53,33 +53,33 @@ describe('follow-up authority', () => {
   })
 
   // seed 004: test_lineage_authority_rejects_child_self_follow_up
-  it('rejects a child following up on itself', () => {
-    t.store.createSession('A', 'cli')
-    const entry = retainChildOf('A')
+  it('rejects a child following up on itself', async () => {
+    await t.store.createSession('A', 'cli')
+    const entry = await retainChildOf('A')
     const err = check(entry, 'child-sess-1')
     expect(err).toBe(FOLLOW_UP_SELF_ERROR)
     expect(err).toContain('itself')
   })
 
   // seed 004: test_foreign_profile_is_rejected
-  it('rejects a retained child owned by another profile (checked first)', () => {
-    t.store.createSession('A', 'cli')
-    const entry = { ...retainChildOf('A'), ownerProfile: 'someone-else' }
+  it('rejects a retained child owned by another profile (checked first)', async () => {
+    await t.store.createSession('A', 'cli')
+    const entry = { ...(await retainChildOf('A')), ownerProfile: 'someone-else' }
     profile = 'me'
     const err = check(entry, 'A')
     expect(err).toBe(followUpProfileError('someone-else', 'me'))
     expect(err).toBe("follow_up rejected: retained subagent belongs to profile 'someone-else', not 'me'.")
   })
 
-  it('fails closed when the lineage lookup throws', () => {
-    t.store.createSession('A', 'cli')
-    const entry = retainChildOf('A')
+  it('fails closed when the lineage lookup throws', async () => {
+    await t.store.createSession('A', 'cli')
+    const entry = await retainChildOf('A')
     expect(checkFollowUpAuthority(entry, 'A', { currentProfile: '', lineageRoot: () => { throw new Error('db gone') } })).toBe(FOLLOW_UP_LINEAGE_ERROR)
   })
 
-  it('records the owner profile from the current scope at dispatch', () => {
+  it('records the owner profile from the current scope at dispatch', async () => {
     profile = 'work'
-    t.store.createSession('A', 'cli')
-    expect(retainChildOf('A').ownerProfile).toBe('work')
+    await t.store.createSession('A', 'cli')
+    expect((await retainChildOf('A')).ownerProfile).toBe('work')
   })
 })

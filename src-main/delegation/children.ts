@@ -57,9 +57,9 @@ export function newChildSessionId(): string {
 }
 
 /** Create the child's session row: `source='delegate'`, parent link and `_delegate_from` marker (§1.7). */
-export function createChildSession(store: DelegationStore, parent: DelegationParent, model: string | null, goal: string): string {
+export async function createChildSession(store: DelegationStore, parent: DelegationParent, model: string | null, goal: string): Promise<string> {
   const id = newChildSessionId()
-  store.createSession(id, 'delegate', {
+  await store.createSession(id, 'delegate', {
     model,
     parentSessionId: parent.sessionId ?? null,
     modelConfig: parent.sessionId ? { _delegate_from: parent.sessionId } : { _delegate_from: '' },

@@ -37,7 +37,7 @@ export async function deliverCompletion(deps: DelegateDeps, event: CompletionEve
   const { registry, store } = deps
   const delegationId = event.delegation_id
   const claim = newClaimToken('caduceus')
-  if (!registry.claimCompletionDelivery(delegationId, claim)) return null
+  if (!(await registry.claimCompletionDelivery(delegationId, claim))) return null
   const parentSessionId = typeof event.parent_session_id === 'string' && event.parent_session_id ? event.parent_session_id : null
   const notice = completionNotice(event, results)
   let target: string | null = null
@@ -55,17 +55,17 @@ export async function deliverCompletion(deps: DelegateDeps, event: CompletionEve
     // Check the original parent too: a rotation between append and ack must not deliver twice.
     messageId = existingNotice(deps, resolved, delegationId) ?? (resolved !== parentSessionId ? existingNotice(deps, parentSessionId, delegationId) : null)
     if (messageId === null) {
-      messageId = store.appendMessage(resolved, {
+      messageId = await store.appendMessage(resolved, {
         role: 'user',
         content: notice,
         displayKind: COMPLETION_DISPLAY_KIND,
         displayMetadata: { delegation_id: delegationId, delivery_notice: 'completion', status: event.status }
       })
     }
-    registry.completeCompletionDelivery(delegationId, claim)
+    await registry.completeCompletionDelivery(delegationId, claim)
   } catch (err) {
     deps.log?.('warn', `delivery of ${delegationId} failed: ${(err as Error).message}`)
-    registry.releaseCompletionDelivery(delegationId, claim)
+    await registry.releaseCompletionDelivery(delegationId, claim).catch(() => null)
     target = null
     messageId = null
   }
@@ -85,7 +85,7 @@ export async function deliverCompletion(deps: DelegateDeps, event: CompletionEve
 
 /** Startup path: recover abandoned rows, then re-deliver every pending terminal row (oldest first). */
 export async function restoreUndeliveredCompletions(deps: DelegateDeps): Promise<number> {
-  deps.registry.recoverAbandonedDelegations()
+  await deps.registry.recoverAbandonedDelegations()
   let n = 0
   for (const event of deps.registry.listUndeliveredCompletions()) {
     const raw = Array.isArray(event.results) ? (event.results as ChildResult[]) : []

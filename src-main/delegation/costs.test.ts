@@ -35,11 +35,11 @@ describe('money', () => {
 })
 
 describe('sessionCost', () => {
-  it('splits own vs children and groups children by parent turn', () => {
-    a.store.createSession('p', 'desktop')
-    a.store.recordUsage('p', usage(0.5))
-    recordChildUsageAttribution(a.store, { parentSessionId: 'p', parentTurnId: 't1', childSessionId: 'c1', usage: { cost_usd: 0.25, tokens: { input: 10, output: 5 }, api_calls: 1, status: 'completed' } })
-    recordChildUsageAttribution(a.store, { parentSessionId: 'p', parentTurnId: 't2', childSessionId: 'c2', usage: { cost_usd: null, tokens: { input: 7, output: 1 }, api_calls: 1 } })
+  it('splits own vs children and groups children by parent turn', async () => {
+    await a.store.createSession('p', 'desktop')
+    await a.store.recordUsage('p', usage(0.5))
+    await recordChildUsageAttribution(a.store, { parentSessionId: 'p', parentTurnId: 't1', childSessionId: 'c1', usage: { cost_usd: 0.25, tokens: { input: 10, output: 5 }, api_calls: 1, status: 'completed' } })
+    await recordChildUsageAttribution(a.store, { parentSessionId: 'p', parentTurnId: 't2', childSessionId: 'c2', usage: { cost_usd: null, tokens: { input: 7, output: 1 }, api_calls: 1 } })
     const c = sessionCost(a.store, 'default', 'p')
     expect(c.own).toEqual({ usd: 0.5, status: 'estimated', complete: true })
     expect(c.children.map((x) => x.cost.status)).toEqual(['estimated', 'unpriced'])
@@ -52,33 +52,33 @@ describe('sessionCost', () => {
     expect(c.perModel).toEqual([{ model: 'gpt-x', cost: { usd: 0.5, status: 'estimated', complete: true }, tokens: { input: 100, output: 20, cacheRead: 0, cacheWrite: 0, reasoning: 0 } }])
   })
 
-  it('a delegate child missing from the ledger still counts, at its own session cost, and is never double counted', () => {
-    a.store.createSession('p', 'desktop')
-    a.store.recordUsage('p', usage(0.5))
-    a.store.createSession('c-ledgered', 'delegate', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })
-    a.store.recordUsage('c-ledgered', usage(0.25))
-    recordChildUsageAttribution(a.store, { parentSessionId: 'p', parentTurnId: 't1', childSessionId: 'c-ledgered', usage: { cost_usd: 0.25, tokens: { input: 100, output: 20 }, api_calls: 1 } })
-    a.store.createSession('c-orphan', 'delegate', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })
-    a.store.recordUsage('c-orphan', usage(0.125))
-    a.store.createSession('c-branch', 'desktop', { parentSessionId: 'p', modelConfig: { _branched_from: 'p' } })
-    a.store.recordUsage('c-branch', usage(9))
+  it('a delegate child missing from the ledger still counts, at its own session cost, and is never double counted', async () => {
+    await a.store.createSession('p', 'desktop')
+    await a.store.recordUsage('p', usage(0.5))
+    await a.store.createSession('c-ledgered', 'delegate', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })
+    await a.store.recordUsage('c-ledgered', usage(0.25))
+    await recordChildUsageAttribution(a.store, { parentSessionId: 'p', parentTurnId: 't1', childSessionId: 'c-ledgered', usage: { cost_usd: 0.25, tokens: { input: 100, output: 20 }, api_calls: 1 } })
+    await a.store.createSession('c-orphan', 'delegate', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })
+    await a.store.recordUsage('c-orphan', usage(0.125))
+    await a.store.createSession('c-branch', 'desktop', { parentSessionId: 'p', modelConfig: { _branched_from: 'p' } })
+    await a.store.recordUsage('c-branch', usage(9))
     const c = sessionCost(a.store, 'default', 'p')
     expect(c.children.map((x) => [x.childSessionId, x.status])).toEqual([['c-ledgered', null], ['c-orphan', 'unledgered']])
     expect(c.inclusive).toEqual({ usd: 0.875, status: 'estimated', complete: true })
   })
 
-  it("a session's own cost reads the same as in the session list, edge statuses included", () => {
-    a.store.createSession('edge', 'cli')
+  it("a session's own cost reads the same as in the session list, edge statuses included", async () => {
+    await a.store.createSession('edge', 'cli')
     a.store.db.prepare("UPDATE sessions SET api_call_count = 2, input_tokens = 50, cost_status = 'partial', estimated_cost_usd = NULL WHERE id = 'edge'").run()
     expect(sessionCost(a.store, 'default', 'edge').own).toEqual(a.store.summary('edge')!.cost)
     a.store.db.prepare("UPDATE sessions SET cost_status = 'unpriced', estimated_cost_usd = 0.2 WHERE id = 'edge'").run()
     expect(sessionCost(a.store, 'default', 'edge').own).toEqual(a.store.summary('edge')!.cost)
   })
 
-  it('unknown sessions are a not_found error; unpriced usage is never $0', () => {
+  it('unknown sessions are a not_found error; unpriced usage is never $0', async () => {
     expect(() => sessionCost(a.store, 'default', 'nope')).toThrow(/Unknown session/)
-    a.store.createSession('u', 'desktop')
-    a.store.recordUsage('u', usage(null, 'local-model'))
+    await a.store.createSession('u', 'desktop')
+    await a.store.recordUsage('u', usage(null, 'local-model'))
     const c = sessionCost(a.store, 'default', 'u')
     expect(c.own).toEqual({ usd: null, status: 'unpriced', complete: false })
     expect(c.perModel[0].cost.usd).toBeNull()
@@ -86,14 +86,14 @@ describe('sessionCost', () => {
 })
 
 describe('costSummary', () => {
-  it('totals per profile, excludes delegate children from own, and lists top sessions', () => {
-    a.store.createSession('p', 'desktop')
-    a.store.recordUsage('p', usage(1))
-    a.store.createSession('child', 'delegate', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })
-    a.store.recordUsage('child', usage(0.3))
-    recordChildUsageAttribution(a.store, { parentSessionId: 'p', childSessionId: 'child', usage: { cost_usd: 0.3, tokens: { input: 100, output: 20 }, api_calls: 1 } })
-    b.store.createSession('q', 'cli')
-    b.store.recordUsage('q', usage(null, 'local'))
+  it('totals per profile, excludes delegate children from own, and lists top sessions', async () => {
+    await a.store.createSession('p', 'desktop')
+    await a.store.recordUsage('p', usage(1))
+    await a.store.createSession('child', 'delegate', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })
+    await a.store.recordUsage('child', usage(0.3))
+    await recordChildUsageAttribution(a.store, { parentSessionId: 'p', childSessionId: 'child', usage: { cost_usd: 0.3, tokens: { input: 100, output: 20 }, api_calls: 1 } })
+    await b.store.createSession('q', 'cli')
+    await b.store.recordUsage('q', usage(null, 'local'))
     const s = costSummary([{ profile: 'default', store: a.store }, { profile: 'work', store: b.store }], { profile: 'all', days: 30 })
     const pa = s.profiles.find((p) => p.profile === 'default')!
     expect(pa).toMatchObject({ sessions: 1, own: { usd: 1 }, children: { usd: 0.3 }, inclusive: { usd: 1.3, complete: true } })
@@ -108,16 +108,16 @@ describe('costSummary', () => {
 })
 
 describe('costSummary by day', () => {
-  it('flags a day unpriced only when an unpriced route was used that day, and spans exactly N days', () => {
+  it('flags a day unpriced only when an unpriced route was used that day, and spans exactly N days', async () => {
     const now = Date.now() / 1000
     const dayStr = (t: number) => { const d = new Date(t * 1000); return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}` }
     const today = dayStr(now)
     const earlier = dayStr(now - 3 * 86400)
-    a.store.createSession('mixed', 'desktop')
-    a.store.recordUsage('mixed', usage(0.5), { at: now - 3 * 86400, day: earlier })
-    a.store.recordUsage('mixed', usage(null, 'local'), { at: now, day: today })
-    a.store.createSession('old', 'desktop')
-    a.store.recordUsage('old', usage(0.1), { at: now - 40 * 86400, day: dayStr(now - 40 * 86400) })
+    await a.store.createSession('mixed', 'desktop')
+    await a.store.recordUsage('mixed', usage(0.5), { at: now - 3 * 86400, day: earlier })
+    await a.store.recordUsage('mixed', usage(null, 'local'), { at: now, day: today })
+    await a.store.createSession('old', 'desktop')
+    await a.store.recordUsage('old', usage(0.1), { at: now - 40 * 86400, day: dayStr(now - 40 * 86400) })
     const s = costSummary([{ profile: 'default', store: a.store }], { profile: 'all', days: 30 }, now)
     expect(s.byDay.find((d) => d.day === earlier)).toMatchObject({ usd: 0.5, unpriced: false })
     expect(s.byDay.find((d) => d.day === today)).toMatchObject({ unpriced: true })
@@ -127,27 +127,27 @@ describe('costSummary by day', () => {
 })
 
 describe('listSubagents', () => {
-  it('classifies running, retained, tombstoned, expired and failed; live inline children too', () => {
+  it('classifies running, retained, tombstoned, expired and failed; live inline children too', async () => {
     let clock = Date.now() / 1000
     const reg = createDelegationRegistry(a.store, { now: () => clock, currentProfile: () => 'default' })
-    a.store.createSession('p', 'desktop')
-    a.store.createSession('cs-ret', 'delegate', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })
-    a.store.appendMessage('cs-ret', { role: 'user', content: 'abcd' })
-    a.store.appendMessage('cs-ret', { role: 'assistant', content: 'efgh' })
-    const mk = (id: string, status: string | null) => {
-      reg.persistDispatch({ delegationId: id, parentSessionId: 'p' })
-      reg.recordDispatchedChildren(id, [{ subagent_id: `sa-${id}`, session_id: `cs-${id}`, goal: `goal ${id}` }])
-      if (status) reg.persistCompletion({ delegation_id: id, status }, { status })
+    await a.store.createSession('p', 'desktop')
+    await a.store.createSession('cs-ret', 'delegate', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })
+    await a.store.appendMessage('cs-ret', { role: 'user', content: 'abcd' })
+    await a.store.appendMessage('cs-ret', { role: 'assistant', content: 'efgh' })
+    const mk = async (id: string, status: string | null) => {
+      await reg.persistDispatch({ delegationId: id, parentSessionId: 'p' })
+      await reg.recordDispatchedChildren(id, [{ subagent_id: `sa-${id}`, session_id: `cs-${id}`, goal: `goal ${id}` }])
+      if (status) await reg.persistCompletion({ delegation_id: id, status }, { status })
     }
-    mk('run', null)
-    mk('ret', 'completed')
-    mk('tomb', 'completed')
-    mk('exp', 'completed')
-    mk('fail', 'error')
-    reg.tombstoneRetainedChild('sa-tomb')
+    await mk('run', null)
+    await mk('ret', 'completed')
+    await mk('tomb', 'completed')
+    await mk('exp', 'completed')
+    await mk('fail', 'error')
+    await reg.tombstoneRetainedChild('sa-tomb')
     a.store.db.prepare("UPDATE async_delegations SET retained_at = ? WHERE delegation_id = 'exp'").run(clock - 100 * 3600)
-    reg.pruneRetainedChildren()
-    recordChildUsageAttribution(a.store, { parentSessionId: 'p', childSessionId: 'cs-ret', usage: { cost_usd: 0.1, tokens: { input: 3, output: 2 }, api_calls: 1 } })
+    await reg.pruneRetainedChildren()
+    await recordChildUsageAttribution(a.store, { parentSessionId: 'p', childSessionId: 'cs-ret', usage: { cost_usd: 0.1, tokens: { input: 3, output: 2 }, api_calls: 1 } })
     const live = new LiveSubagentRegistry()
     live.register({ subagentId: 'sa-inline', agent: { sessionId: 'cs-inline' }, profile: 'default', parentSessionId: 'p', goal: 'inline work' })
     live.register({ subagentId: 'sa-run', agent: { sessionId: 'cs-run' }, profile: 'default', parentSessionId: 'p' }) // already durable
@@ -172,10 +172,10 @@ describe('listSubagents', () => {
 })
 
 describe('estimateFollowUp', () => {
-  it('sizes the transcript and never claims $0 for unpriced work', () => {
-    a.store.createSession('c', 'delegate')
-    a.store.appendMessage('c', { role: 'system', content: 'x'.repeat(1000) })
-    a.store.appendMessage('c', { role: 'user', content: 'y'.repeat(40) })
+  it('sizes the transcript and never claims $0 for unpriced work', async () => {
+    await a.store.createSession('c', 'delegate')
+    await a.store.appendMessage('c', { role: 'system', content: 'x'.repeat(1000) })
+    await a.store.appendMessage('c', { role: 'user', content: 'y'.repeat(40) })
     expect(estimateFollowUp(a.store, 'c')).toEqual({ messages: 1, chars: 40, estTokens: 10, estCost: { usd: null, status: 'unpriced', complete: false } })
     expect(estimateFollowUp(a.store, 'c', (tok) => tok * 0.001).estCost).toEqual({ usd: 0.01, status: 'estimated', complete: true })
     expect(estimateFollowUp(a.store, 'missing').estCost.status).toBe('none')
@@ -183,11 +183,11 @@ describe('estimateFollowUp', () => {
 })
 
 describe('restart', () => {
-  it('retained rows inserted by hand survive reopen', () => {
-    insertDelegation(a.store, 'deleg_x', { parentSessionId: 'p' })
+  it('retained rows inserted by hand survive reopen', async () => {
+    await insertDelegation(a.store, 'deleg_x', { parentSessionId: 'p' })
     const reg = createDelegationRegistry(a.store)
-    reg.recordDispatchedChildren('deleg_x', [{ subagent_id: 'sa-x', session_id: 'cs-x' }])
-    reg.retainCompletedDelegation('deleg_x')
+    await reg.recordDispatchedChildren('deleg_x', [{ subagent_id: 'sa-x', session_id: 'cs-x' }])
+    await reg.retainCompletedDelegation('deleg_x')
     expect(createDelegationRegistry(a.reopen()).listRetainedChildren().map((e) => e.childId)).toEqual(['sa-x'])
   })
 })

@@ -42,7 +42,7 @@ function makeDeps(extra: Partial<Parameters<typeof createDelegateDeps>[0]> = {})
 }
 
 let deps: DelegateDeps
-beforeEach(() => {
+beforeEach(async () => {
   t = tempHome()
   live = new LiveSubagentRegistry()
   pool = new BackgroundPool()
@@ -51,7 +51,7 @@ beforeEach(() => {
   gate = null
   completions = []
   deps = makeDeps()
-  t.store.createSession('parent', 'desktop')
+  await t.store.createSession('parent', 'desktop')
 })
 afterEach(async () => {
   await pool.drain()
@@ -193,8 +193,8 @@ describe('background delegation', () => {
     let open!: () => void
     gate = new Promise<void>((r) => (open = r))
     const out = await delegateTask({ goal: 'slow job' }, parent(), deps)
-    t.store.endSession('parent', 'compression')
-    t.store.createSession('parent-2', 'desktop', { parentSessionId: 'parent' })
+    await t.store.endSession('parent', 'compression')
+    await t.store.createSession('parent-2', 'desktop', { parentSessionId: 'parent' })
     open()
     await pool.drain()
     const where = t.store.db.prepare('SELECT session_id FROM messages WHERE display_kind = ?').all(COMPLETION_DISPLAY_KIND)

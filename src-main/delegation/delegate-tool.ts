@@ -107,7 +107,7 @@ export async function delegateTask(args: Record<string, unknown>, parent: Delega
   if (!deps.pool.tryReserve(delegationId, cfg.maxConcurrentChildren)) return { error: capacityError(deps.pool.size, tasks.length > 1) }
   try {
     const prepared = await prepareChildren(deps, parent, tasks, maxIterations)
-    return dispatchBackground(deps, parent, tasks, prepared, delegationId, call)
+    return await dispatchBackground(deps, parent, tasks, prepared, delegationId, call)
   } catch (e) {
     deps.pool.release(delegationId)
     return { error: `Could not dispatch the delegation: ${(e as Error).message}` }

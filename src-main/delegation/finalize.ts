@@ -11,13 +11,13 @@ export interface FinishedChild {
   childSessionId: string
 }
 
-export function finalizeChildResults(
+export async function finalizeChildResults(
   store: DelegationDb,
   parent: DelegationParent,
   results: ChildResult[],
   children: FinishedChild[],
   log: (msg: string) => void = () => {}
-): { childrenCostTotal: number; unpriced: number } {
+): Promise<{ childrenCostTotal: number; unpriced: number }> {
   let total = 0
   let unpriced = 0
   const records: Array<{ childSessionId: string; usage: ChildUsage }> = []
@@ -48,7 +48,7 @@ export function finalizeChildResults(
     const aggregate = { session_estimated_cost_usd: parent.sessionEstimatedCostUsd, children_cost_total: total }
     for (const rec of records) {
       try {
-        recordChildUsageAttribution(store, {
+        await recordChildUsageAttribution(store, {
           parentSessionId: parent.sessionId, parentTurnId: parent.currentTurnId ?? '', childSessionId: rec.childSessionId, usage: rec.usage, aggregate
         })
       } catch (err) {

@@ -48,18 +48,18 @@ function liveChild(id: string, sessionId: string | null = null) {
   return steered
 }
 
-function retain(parentSessionId = 'A') {
-  insertDelegation(t.store, 'deleg_test0001', { parentSessionId })
-  deps.registry.recordDispatchedChildren('deleg_test0001', [{ subagent_id: 'sa-0-abc12345', session_id: 'child-sess-1', model: 'test/model', goal: 'do the thing' }])
-  deps.registry.retainCompletedDelegation('deleg_test0001', { cost_usd: 0.5 })
+async function retain(parentSessionId = 'A') {
+  await insertDelegation(t.store, 'deleg_test0001', { parentSessionId })
+  await deps.registry.recordDispatchedChildren('deleg_test0001', [{ subagent_id: 'sa-0-abc12345', session_id: 'child-sess-1', model: 'test/model', goal: 'do the thing' }])
+  await deps.registry.retainCompletedDelegation('deleg_test0001', { cost_usd: 0.5 })
 }
 
-function childTranscript() {
-  t.store.createSession('A', 'cli')
-  t.store.createSession('child-sess-1', 'delegate', { parentSessionId: 'A', modelConfig: { _delegate_from: 'A' } })
-  t.store.appendMessage('child-sess-1', { role: 'system', content: 'you are a subagent' })
-  t.store.appendMessage('child-sess-1', { role: 'user', content: 'original goal' })
-  t.store.appendMessage('child-sess-1', { role: 'assistant', content: 'original answer' })
+async function childTranscript() {
+  await t.store.createSession('A', 'cli')
+  await t.store.createSession('child-sess-1', 'delegate', { parentSessionId: 'A', modelConfig: { _delegate_from: 'A' } })
+  await t.store.appendMessage('child-sess-1', { role: 'system', content: 'you are a subagent' })
+  await t.store.appendMessage('child-sess-1', { role: 'user', content: 'original goal' })
+  await t.store.appendMessage('child-sess-1', { role: 'assistant', content: 'original answer' })
 }
 
 describe('delegate_task follow_up', () => {
@@ -99,17 +99,17 @@ describe('delegate_task follow_up', () => {
 
   // seed 004: test_follow_up_tombstoned_child_errors
   it('errors for a tombstoned child', async () => {
-    t.store.createSession('A', 'cli')
-    retain()
-    expect(deps.registry.tombstoneRetainedChild('sa-0-abc12345')).toBe(true)
+    await t.store.createSession('A', 'cli')
+    await retain()
+    expect(await deps.registry.tombstoneRetainedChild('sa-0-abc12345')).toBe(true)
     const out = await delegateTask({ goal: 'hi', follow_up: 'sa-0-abc12345' }, parentAgent(), deps)
     expect(out.error).toContain('not a running subagent')
   })
 
   // seed 004: test_follow_up_resumes_completed_child
   it('resumes a completed child on its own session with its transcript minus system rows', async () => {
-    childTranscript()
-    retain()
+    await childTranscript()
+    await retain()
     const parent = parentAgent()
     const out = await delegateTask({ goal: 'one more thing', context: 'see file x', follow_up: 'sa-0-abc12345' }, parent, deps)
     expect(out).toMatchObject({ mode: 'follow_up', child_id: 'sa-0-abc12345', child_session_id: 'child-sess-1', delegation_id: 'deleg_test0001', note: FOLLOW_UP_NOTE })
@@ -131,34 +131,34 @@ describe('delegate_task follow_up', () => {
 
   // seed 004: test_follow_up_foreign_lineage_rejected
   it('rejects a requester from a foreign lineage', async () => {
-    childTranscript()
-    t.store.createSession('stranger', 'cli')
-    retain()
+    await childTranscript()
+    await t.store.createSession('stranger', 'cli')
+    await retain()
     const out = await delegateTask({ goal: 'hi', follow_up: 'sa-0-abc12345' }, parentAgent({ sessionId: 'stranger' }), deps)
     expect(out.error).toContain('lineage')
     expect(built).toHaveLength(0)
   })
 
   it('a retained child whose transcript is empty cannot be resumed', async () => {
-    t.store.createSession('A', 'cli')
-    t.store.createSession('child-sess-1', 'delegate', { parentSessionId: 'A', modelConfig: { _delegate_from: 'A' } })
-    retain()
+    await t.store.createSession('A', 'cli')
+    await t.store.createSession('child-sess-1', 'delegate', { parentSessionId: 'A', modelConfig: { _delegate_from: 'A' } })
+    await retain()
     const out = await delegateTask({ goal: 'hi', follow_up: 'child-sess-1' }, parentAgent(), deps)
     expect(out.error).toBe("Retained child transcript (child-sess-1) is empty; nothing to resume.")
   })
 
   it('a steer that fails falls through to the retained child', async () => {
-    childTranscript()
-    retain()
+    await childTranscript()
+    await retain()
     live.register({ subagentId: 'sa-0-abc12345', agent: { sessionId: 'child-sess-1', steer: () => false } })
     const out = await delegateTask({ goal: 'again', follow_up: 'sa-0-abc12345' }, parentAgent(), deps)
     expect(out.mode).toBe('follow_up')
   })
 
   it('the UI request acts for the spawning lineage and maps errors to contract codes', async () => {
-    childTranscript()
-    t.store.createSession('stranger', 'cli')
-    retain()
+    await childTranscript()
+    await t.store.createSession('stranger', 'cli')
+    await retain()
     const ok = await followUpRequest(deps, { childId: 'sa-0-abc12345', text: 'from the ui' })
     expect(ok).toEqual({ mode: 'follow_up', childId: 'sa-0-abc12345', childSessionId: 'child-sess-1', summary: 'follow-up answer' })
     await expect(followUpRequest(deps, { childId: 'sa-0-abc12345', text: 'x', requesterSessionId: 'stranger' })).rejects.toMatchObject({ code: 'refused' })

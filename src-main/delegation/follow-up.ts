@@ -75,7 +75,7 @@ export async function handleFollowUp(deps: DelegateDeps, target: string, goal: u
   const result = await runChild(built, spec, deps.live, {
     delegationId: entry.delegationId, ownerSessionId: parent.sessionId, profile: deps.profile, signal
   })
-  finalizeChildResults(deps.store, parent, [result], [{ taskIndex: 0, goal: text, childSessionId: built.sessionId || resumeSid }], (m) =>
+  await finalizeChildResults(deps.store, parent, [result], [{ taskIndex: 0, goal: text, childSessionId: built.sessionId || resumeSid }], (m) =>
     deps.log?.('warn', m)
   )
   deps.onUpdate?.({ profile: deps.profile, delegationId: entry.delegationId, parentSessionId: entry.parentSessionId })

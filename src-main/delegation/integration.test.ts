@@ -62,7 +62,7 @@ beforeAll(async () => {
   })
   const tools = new ToolRegistry()
   tools.register(createDelegateTool(deps))
-  t.store.createSession('parent-1', 'desktop')
+  await t.store.createSession('parent-1', 'desktop')
   parent = createAgent({ profile: 'default', sessionId: 'parent-1', store: t.store, runtime, tools, maxIterations: 5, gatewaySessionKey: 'agent:main:desk:parent-1' })
 })
 
@@ -119,7 +119,7 @@ describe('delegation through a real agent and the scripted provider', () => {
     expect((t.store.db.prepare("SELECT COUNT(*) AS n FROM messages WHERE session_id = 'parent-1' AND content = '3 hidden files'").get() as { n: number }).n).toBe(0)
   })
 
-  it('a restart keeps the retained list and the cost totals', () => {
+  it('a restart keeps the retained list and the cost totals', async () => {
     const before = sessionCost(t.store, 'default', 'parent-1')
     expect(before.children).toHaveLength(2)
     expect(before.children.every((c) => c.tokens.input > 0)).toBe(true)
@@ -128,7 +128,7 @@ describe('delegation through a real agent and the scripted provider', () => {
     const reopened = new SessionStore(t.dbPath, { profile: 'default' })
     try {
       const reg = createDelegationRegistry(reopened, { currentProfile: () => 'default' })
-      reg.recoverAbandonedDelegations()
+      await reg.recoverAbandonedDelegations()
       expect(reg.listRetainedChildren().map((e) => e.childId)).toEqual([childId])
       expect(sessionCost(reopened, 'default', 'parent-1')).toEqual(before)
     } finally {
@@ -138,7 +138,7 @@ describe('delegation through a real agent and the scripted provider', () => {
 
   it('after tombstoning, a further follow-up fails with the spec error', async () => {
     const reg = createDelegationRegistry(t.store, { currentProfile: () => 'default' })
-    expect(reg.tombstoneRetainedChild(childId)).toBe(true)
+    expect(await reg.tombstoneRetainedChild(childId)).toBe(true)
     await parent.runTurn('follow up please')
     const out = toolResults('parent-1').at(-1)
     expect(out.error).toContain(`follow_up target '${childId}' is not a running subagent or a retained completed child.`)

@@ -10,14 +10,14 @@ afterEach(() => t.cleanup())
 
 describe('child usage ledger', () => {
   // seed 004: test_usage_attribution_roundtrip_and_totals
-  it('round-trips attributions and sums totals per parent', () => {
-    recordChildUsageAttribution(t.store, {
+  it('round-trips attributions and sums totals per parent', async () => {
+    await recordChildUsageAttribution(t.store, {
       parentSessionId: 'p1', parentTurnId: 'turn-1', childSessionId: 'c1',
       usage: { cost_usd: 0.25, tokens: { input: 100, output: 50 } }, aggregate: { session_estimated_cost_usd: 1.25 }
     })
-    recordChildUsageAttribution(t.store, { parentSessionId: 'p1', childSessionId: 'c2', usage: { cost_usd: 0.75, tokens: { input: 10, output: 5 } } })
-    recordChildUsageAttribution(t.store, { parentSessionId: 'other', usage: { cost_usd: 99 } })
-    recordChildUsageAttribution(t.store, { parentSessionId: '', usage: { cost_usd: 5 } }) // no-op
+    await recordChildUsageAttribution(t.store, { parentSessionId: 'p1', childSessionId: 'c2', usage: { cost_usd: 0.75, tokens: { input: 10, output: 5 } } })
+    await recordChildUsageAttribution(t.store, { parentSessionId: 'other', usage: { cost_usd: 99 } })
+    await recordChildUsageAttribution(t.store, { parentSessionId: '', usage: { cost_usd: 5 } }) // no-op
 
     const records = loadChildUsageAttributions(t.store, 'p1')
     expect(records).toHaveLength(2)
@@ -45,12 +45,12 @@ function parent(over: Partial<DelegationParent> = {}): DelegationParent {
 
 describe('finalizeChildResults', () => {
   // seed 004: test_finalize_child_results_persists_attribution
-  it('rolls child cost into the parent and writes one ledger row per child', () => {
+  it('rolls child cost into the parent and writes one ledger row per child', async () => {
     const p = parent()
     const results: ChildResult[] = [
       { task_index: 0, status: 'completed', summary: 'ok', tokens: { input: 7, output: 3 }, api_calls: 2, _child_role: 'leaf', _child_cost_usd: 0.42, duration_seconds: 1 }
     ]
-    finalizeChildResults(t.store, p, results, [{ taskIndex: 0, goal: 'g', childSessionId: 'child-durable' }])
+    await finalizeChildResults(t.store, p, results, [{ taskIndex: 0, goal: 'g', childSessionId: 'child-durable' }])
     expect(p.sessionEstimatedCostUsd).toBeCloseTo(0.42)
     expect(p.sessionCostSource).toBe('subagent')
     expect(p.sessionCostStatus).toBe('estimated')
@@ -63,10 +63,10 @@ describe('finalizeChildResults', () => {
     expect('_child_cost_usd' in results[0]).toBe(false)
   })
 
-  it('unpriced children are recorded as null, not $0, and memory hears about every child', () => {
+  it('unpriced children are recorded as null, not $0, and memory hears about every child', async () => {
     const seen: Array<[string, string, string]> = []
     const p = parent({ sessionCostSource: 'provider', memory: { onDelegation: (task, result, o) => void seen.push([task, result, o.childSessionId]) } })
-    finalizeChildResults(t.store, p, [{ task_index: 0, status: 'completed', summary: 'done', api_calls: 1, duration_seconds: 0, _child_cost_usd: null }], [
+    await finalizeChildResults(t.store, p, [{ task_index: 0, status: 'completed', summary: 'done', api_calls: 1, duration_seconds: 0, _child_cost_usd: null }], [
       { taskIndex: 0, goal: 'g0', childSessionId: 'c0' }
     ])
     expect(loadChildUsageAttributions(t.store, 'parent-durable')[0].usage.cost_usd).toBeNull()
@@ -74,9 +74,9 @@ describe('finalizeChildResults', () => {
     expect(seen).toEqual([['g0', 'done', 'c0']])
   })
 
-  it('a parent without a session id writes no ledger rows; a throwing memory hook is contained', () => {
+  it('a parent without a session id writes no ledger rows; a throwing memory hook is contained', async () => {
     const p = parent({ sessionId: null, memory: { onDelegation: () => { throw new Error('boom') } } })
-    expect(() => finalizeChildResults(t.store, p, [{ task_index: 0, status: 'completed', summary: 's', api_calls: 0, duration_seconds: 0, _child_cost_usd: 1 }], [])).not.toThrow()
+    await expect(finalizeChildResults(t.store, p, [{ task_index: 0, status: 'completed', summary: 's', api_calls: 0, duration_seconds: 0, _child_cost_usd: 1 }], [])).resolves.toBeDefined()
     expect((t.store.db.prepare('SELECT COUNT(*) AS n FROM delegation_child_usage').get() as { n: number }).n).toBe(0)
     expect(p.sessionEstimatedCostUsd).toBe(1)
   })

@@ -29,13 +29,13 @@ export interface ChildUsageTotals {
   outputTokens: number
 }
 
-export function recordChildUsageAttribution(
+export async function recordChildUsageAttribution(
   store: DelegationDb,
   rec: { parentSessionId: string; parentTurnId?: string; childSessionId?: string; usage: ChildUsage; aggregate?: Record<string, unknown> | null; now?: number }
-): void {
+): Promise<void> {
   if (typeof rec.parentSessionId !== 'string' || !rec.parentSessionId) return
   const aggregate = rec.aggregate && Object.keys(rec.aggregate).length > 0 ? JSON.stringify(rec.aggregate) : null
-  store.write(() => {
+  await store.write(() => {
     store.db
       .prepare(
         `INSERT INTO delegation_child_usage (parent_session_id, parent_turn_id, child_session_id, usage_json, aggregate_json, created_at)

@@ -44,7 +44,7 @@ export async function prepareChildren(deps: DelegateDeps, parent: DelegationPare
       toolsets: task.toolsets ?? null, role, model: null, maxIterations, depth: parent.depth + 1, parentSessionId: parent.sessionId
     }
     try {
-      spec.sessionId = createChildSession(deps.store, parent, null, task.goal)
+      spec.sessionId = await createChildSession(deps.store, parent, null, task.goal)
     } catch (err) {
       out.push({ spec, child: null, error: `could not create the child session: ${(err as Error).message}` })
       continue
@@ -71,7 +71,7 @@ const finished = (prepared: Prepared[], tasks: TaskSpec[]) =>
 export async function runInline(deps: DelegateDeps, parent: DelegationParent, tasks: TaskSpec[], prepared: Prepared[], call: CallInfo) {
   const started = Date.now()
   const results = await runAll(deps, parent, prepared, null, call.signal)
-  finalizeChildResults(deps.store, parent, results, finished(prepared, tasks), (m) => deps.log?.('warn', m))
+  await finalizeChildResults(deps.store, parent, results, finished(prepared, tasks), (m) => deps.log?.('warn', m))
   return { results, total_duration_seconds: Math.round((Date.now() - started) / 10) / 100 }
 }
 
@@ -95,24 +95,24 @@ function unitUsage(results: ChildResult[]) {
 const batchStatus = (results: ChildResult[]) => (results.some((r) => r.status === 'completed' || r.status === 'success') ? 'completed' : 'error')
 
 /** Persist the dispatch, start the unit, return the handle payload. The caller has reserved pool capacity. */
-export function dispatchBackground(deps: DelegateDeps, parent: DelegationParent, tasks: TaskSpec[], prepared: Prepared[], delegationId: string, call: CallInfo) {
+export async function dispatchBackground(deps: DelegateDeps, parent: DelegationParent, tasks: TaskSpec[], prepared: Prepared[], delegationId: string, call: CallInfo) {
   const isBatch = tasks.length > 1
   const dispatchedAt = Date.now() / 1000
   const sessionKey = call.sessionKey || parent.sessionId || ''
   const task = isBatch
     ? { goals: tasks.map((t) => t.goal), is_batch: true }
     : { goal: tasks[0].goal, context: tasks[0].context ?? null, toolsets: tasks[0].toolsets ?? null, role: prepared[0].spec.role, is_batch: false }
-  deps.registry.persistDispatch({
+  await deps.registry.persistDispatch({
     delegationId, originSession: sessionKey, originUiSessionId: call.uiSessionId ?? '', parentSessionId: parent.sessionId, dispatchedAt, task
   })
   const manifest = manifestOf(prepared, tasks)
-  deps.registry.recordDispatchedChildren(delegationId, manifest)
+  await deps.registry.recordDispatchedChildren(delegationId, manifest)
 
   const unit = (async () => {
     const results = await runAll(deps, parent, prepared, delegationId)
     // Usage rollup for the retained row; read before finalize strips the private `_child_cost_usd`.
     const usage = unitUsage(results)
-    finalizeChildResults(deps.store, parent, results, finished(prepared, tasks), (m) => deps.log?.('warn', m))
+    await finalizeChildResults(deps.store, parent, results, finished(prepared, tasks), (m) => deps.log?.('warn', m))
     const completedAt = Date.now() / 1000
     const status = isBatch ? batchStatus(results) : results[0].status
     const event: CompletionEvent = {
@@ -126,7 +126,7 @@ export function dispatchBackground(deps: DelegateDeps, parent: DelegationParent,
         ? { goals: tasks.map((t) => t.goal), is_batch: true, results, total_duration_seconds: Math.round((completedAt - dispatchedAt) * 100) / 100 }
         : { summary: results[0].summary, api_calls: results[0].api_calls })
     }
-    deps.registry.persistCompletion(event, { status, summary: isBatch ? null : results[0].summary, results, usage })
+    await deps.registry.persistCompletion(event, { status, summary: isBatch ? null : results[0].summary, results, usage })
     await deliverCompletion(deps, event, results)
   })().catch((err) => deps.log?.('error', `background delegation ${delegationId} failed: ${(err as Error)?.message ?? String(err)}`))
   deps.pool.track(delegationId, unit)

@@ -48,9 +48,9 @@ export function tempHome(prefix = 'cad-deleg-'): TempHome {
 }
 
 /** Upstream test helper `_insert_delegation`: a bare running row. */
-export function insertDelegation(store: DelegationDb, id: string, opts: { parentSessionId?: string; state?: string } = {}): void {
+export async function insertDelegation(store: DelegationDb, id: string, opts: { parentSessionId?: string; state?: string } = {}): Promise<void> {
   const now = Date.now() / 1000
-  store.write(() =>
+  await store.write(() =>
     store.db
       .prepare(
         `INSERT OR REPLACE INTO async_delegations (delegation_id, origin_session, origin_ui_session_id, parent_session_id, state,

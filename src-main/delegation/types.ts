@@ -11,8 +11,8 @@ export interface DelegationDb {
   readonly path: string
   /** better-sqlite3 handle on `<home>/state.db`. */
   readonly db: Database.Database
-  /** BEGIN IMMEDIATE + bounded retry; the callback must be idempotent. */
-  write<T>(fn: () => T): T
+  /** BEGIN IMMEDIATE, busy retried off the event loop; the callback stays synchronous and must be idempotent. */
+  write<T>(fn: () => T): Promise<T>
 }
 
 /** What follow-up, delivery and the cost read models need from the store on top of raw SQL. */
@@ -20,8 +20,8 @@ export interface DelegationStore extends DelegationDb {
   getLineageRoot(sessionId: string | null | undefined): string | null
   resolveResumeSessionId(sessionId: string): string
   getMessagesAsConversation(sessionId: string, opts?: { repairAlternation?: boolean }): ConversationMessage[]
-  createSession(id: string, source: string, opts?: CreateSessionOptions): string
-  appendMessage(sessionId: string, msg: NewMessage): number
+  createSession(id: string, source: string, opts?: CreateSessionOptions): Promise<string>
+  appendMessage(sessionId: string, msg: NewMessage): Promise<number>
   getSession(sessionId: string): SessionRow | null
 }
 

@@ -17,13 +17,13 @@ afterEach(() => {
   for (const s of opened.splice(0)) s.close()
 })
 
-function dbPair() {
+async function dbPair() {
   const dir = mkdtempSync(join(tmpdir(), 'cad-guard-'))
   const path = join(dir, 'state.db')
   const ours = new SessionStore(path, { profile: 'default' })
   const theirs = new SessionStore(path, { profile: 'default' })
   opened.push(ours, theirs)
-  ours.createSession('s1', 'telegram')
+  await ours.createSession('s1', 'telegram')
   return { ours, theirs }
 }
 
@@ -42,27 +42,27 @@ const wouldReuse = (cache: AgentCache<TestAgent>, key: string, sid: string) => {
 
 describe('message_count re-baseline', () => {
   // seed 001: test_cross_process_write_still_invalidates
-  it('after a re-baseline, a foreign append still invalidates', () => {
-    const { ours, theirs } = dbPair()
+  it('after a re-baseline, a foreign append still invalidates', async () => {
+    const { ours, theirs } = await dbPair()
     const cache = new AgentCache<TestAgent>({ probe: probeOf(ours) })
     cache.insert('telegram:s1', new TestAgent(), 'sig', { messageCount: ours.getSession('s1')!.message_count, sessionId: 's1' })
-    ours.appendMessage('s1', { role: 'user', content: 'u' })
-    ours.appendMessage('s1', { role: 'assistant', content: 'a' })
+    await ours.appendMessage('s1', { role: 'user', content: 'u' })
+    await ours.appendMessage('s1', { role: 'assistant', content: 'a' })
     cache.refreshMessageCount('telegram:s1', 's1')
     expect(cache.lookup('telegram:s1', { signature: 'sig', sessionId: 's1' }).decision).toBe('reused')
-    theirs.appendMessage('s1', { role: 'user', content: 'external from dashboard' })
+    await theirs.appendMessage('s1', { role: 'user', content: 'external from dashboard' })
     expect(cache.lookup('telegram:s1', { signature: 'sig', sessionId: 's1' })).toEqual({ decision: 'external_write', agent: null })
     expect(cache.has('telegram:s1')).toBe(false)
   })
 
   // seed 001: test_in_band_followup_reuses_cached_agent
-  it('an in-band follow-up reuses the agent once re-baselined', () => {
-    const { ours } = dbPair()
+  it('an in-band follow-up reuses the agent once re-baselined', async () => {
+    const { ours } = await dbPair()
     const cache = new AgentCache<TestAgent>({ probe: probeOf(ours) })
     const agent = new TestAgent()
     cache.insert('telegram:s1', agent, 'sig', { messageCount: ours.getSession('s1')!.message_count, sessionId: 's1' })
-    ours.appendMessage('s1', { role: 'user', content: 'u' })
-    ours.appendMessage('s1', { role: 'assistant', content: 'a' })
+    await ours.appendMessage('s1', { role: 'user', content: 'u' })
+    await ours.appendMessage('s1', { role: 'assistant', content: 'a' })
     // Without the re-baseline our own rows look foreign.
     expect(wouldReuse(cache, 'telegram:s1', 's1')).toBe(false)
     cache.refreshMessageCount('telegram:s1', 's1')
@@ -70,24 +70,24 @@ describe('message_count re-baseline', () => {
     expect(cache.get('telegram:s1')?.agent).toBe(agent)
   })
 
-  it('five consecutive own turns all reuse the same agent', () => {
-    const { ours } = dbPair()
+  it('five consecutive own turns all reuse the same agent', async () => {
+    const { ours } = await dbPair()
     const cache = new AgentCache<TestAgent>({ probe: probeOf(ours) })
     const agent = new TestAgent()
     cache.insert('k', agent, 'sig', { messageCount: 0, sessionId: 's1' })
     for (let i = 0; i < 5; i++) {
       const r = cache.lookup('k', { signature: 'sig', sessionId: 's1' })
       expect(r).toEqual({ decision: 'reused', agent })
-      ours.appendMessage('s1', { role: 'user', content: `u${i}` })
-      ours.appendMessage('s1', { role: 'assistant', content: `a${i}` })
+      await ours.appendMessage('s1', { role: 'user', content: `u${i}` })
+      await ours.appendMessage('s1', { role: 'assistant', content: `a${i}` })
       cache.refreshMessageCount('k', 's1')
     }
     expect(cache.get('k')?.snapshot?.messageCount).toBe(10)
   })
 
-  it('no DB, falsy session id, legacy entry, placeholder, other session and a raising DB are all no-ops', () => {
-    const { ours } = dbPair()
-    ours.appendMessage('s1', { role: 'user', content: 'u' })
+  it('no DB, falsy session id, legacy entry, placeholder, other session and a raising DB are all no-ops', async () => {
+    const { ours } = await dbPair()
+    await ours.appendMessage('s1', { role: 'user', content: 'u' })
     const noDb = new AgentCache<TestAgent>()
     noDb.insert('k', new TestAgent(), 'sig', { messageCount: 0, sessionId: 's1' })
     noDb.refreshMessageCount('k', 's1')
@@ -119,21 +119,21 @@ describe('message_count re-baseline', () => {
     expect(raising.lookup('k', { signature: 'sig', sessionId: 's1' }).decision).toBe('reused')
   })
 
-  it('a legacy entry without a snapshot is never invalidated by count', () => {
-    const { ours } = dbPair()
+  it('a legacy entry without a snapshot is never invalidated by count', async () => {
+    const { ours } = await dbPair()
     const cache = new AgentCache<TestAgent>({ probe: probeOf(ours) })
     cache.insert('k', new TestAgent(), 'sig', { legacy: true })
-    ours.appendMessage('s1', { role: 'user', content: 'u' })
+    await ours.appendMessage('s1', { role: 'user', content: 'u' })
     expect(cache.lookup('k', { signature: 'sig', sessionId: 's1' }).decision).toBe('reused')
   })
 
-  it('self-heals when the snapshot session has ended; keeps the agent when it is still live', () => {
-    const { ours } = dbPair()
-    ours.createSession('s2', 'telegram')
+  it('self-heals when the snapshot session has ended; keeps the agent when it is still live', async () => {
+    const { ours } = await dbPair()
+    await ours.createSession('s2', 'telegram')
     const cache = new AgentCache<TestAgent>({ probe: probeOf(ours) })
     cache.insert('k', new TestAgent(), 'sig', { messageCount: 0, sessionId: 's1' })
     expect(cache.lookup('k', { signature: 'sig', sessionId: 's2' }).decision).toBe('reused')
-    ours.endSession('s1', 'user_exit')
+    await ours.endSession('s1', 'user_exit')
     expect(cache.lookup('k', { signature: 'sig', sessionId: 's2' })).toEqual({ decision: 'session_changed', agent: null })
     expect(cache.has('k')).toBe(false)
   })
@@ -142,7 +142,7 @@ describe('message_count re-baseline', () => {
 describe('cross-process invalidation defers cleanup', () => {
   // seed 001: test_cleanup_runs_with_lock_released
   it('the cache stays usable while the evicted agent\'s release is still pending; never a hard close', async () => {
-    const { ours, theirs } = dbPair()
+    const { ours, theirs } = await dbPair()
     const cache = new AgentCache<TestAgent>({ probe: probeOf(ours) })
     let started!: () => void
     const releaseStarted = new Promise<void>((r) => (started = r))
@@ -155,7 +155,7 @@ describe('cross-process invalidation defers cleanup', () => {
       return blocked // slow provider/socket teardown
     }
     cache.insert('telegram:s1', old, 'sig', { messageCount: 0, sessionId: 's1' })
-    theirs.appendMessage('s1', { role: 'user', content: 'from another process' })
+    await theirs.appendMessage('s1', { role: 'user', content: 'from another process' })
     expect(cache.lookup('telegram:s1', { signature: 'sig', sessionId: 's1' }).decision).toBe('external_write')
     await releaseStarted
     // Mid-release: lookups and inserts go through.

@@ -16,7 +16,7 @@ class WritingAgent extends TestAgent {
   constructor(readonly input: BuildAgentInput<SessionStore>) { super() }
   get sessionId() { return this.input.sessionId }
   async runTurn(text: string) {
-    this.input.store.appendMessages(this.input.sessionId, [{ role: 'user', content: text }, { role: 'assistant', content: 'ok' }])
+    await this.input.store.appendMessages(this.input.sessionId, [{ role: 'user', content: text }, { role: 'assistant', content: 'ok' }])
     return { status: 'completed' as const, tokens: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, costUsd: null, costStatus: 'unpriced' as const, apiCalls: 1 }
   }
 }

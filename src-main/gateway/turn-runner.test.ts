@@ -22,11 +22,11 @@ class StoreAgent extends TestAgent {
   interrupt() { this.interrupted = true }
   async runTurn(text: string, o: { onDelta?: (d: TurnDeltaLike) => void; signal?: AbortSignal }) {
     this.seen.push({ home: getHermesHome(), key: currentSecretScope()?.secrets.OPENAI_API_KEY, platform: getSessionEnv('HERMES_SESSION_PLATFORM'), async: asyncDeliverySupported() })
-    this.input.store.appendMessage(this.input.sessionId, { role: 'user', content: text })
+    await this.input.store.appendMessage(this.input.sessionId, { role: 'user', content: text })
     if (this.gate) await this.gate
     if (this.failWith) throw new Error(this.failWith)
     o.onDelta?.({ kind: 'text', text: 'ok' })
-    this.input.store.appendMessage(this.input.sessionId, { role: 'assistant', content: 'ok' })
+    await this.input.store.appendMessage(this.input.sessionId, { role: 'assistant', content: 'ok' })
     const status = o.signal?.aborted || this.interrupted ? 'interrupted' as const : 'completed' as const
     return { status, tokens: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, costUsd: 0.001, costStatus: 'estimated' as const, apiCalls: 1 }
   }
@@ -86,6 +86,18 @@ describe('Gateway', () => {
     expect(events.find((e) => e.event === 'turn.delta')?.payload).toMatchObject({ ...h, kind: 'text', text: 'ok' })
     expect(agents).toHaveLength(1)
     expect(gateway.state()).toMatchObject({ cap: 128, idleTtlSeconds: 3600, agents: [{ profile: 'default', sessionId: h.sessionId, turns: 2, messageCountSnapshot: 4, running: false }] })
+  })
+
+  it('the state sent to the renderer carries no hash derived from the key (issue 10)', async () => {
+    const { gateway } = setup()
+    const h = await gateway.start({ profile: 'default', text: 'hi' })
+    await gateway.finished(h.turnId)
+    const [key, entry] = gateway.cache.entries()[0]!
+    const shown = gateway.state().agents.find((a) => a.key === key)!.signature
+    // The cache signature hashes the key; what is shown is keyed with a per-process secret instead.
+    expect(shown).toMatch(/^[0-9a-f]{16}$/)
+    expect(shown).not.toBe(entry.signature)
+    expect(entry.signature).not.toContain(shown)
   })
 
   it('each turn runs in its own profile scope with the desk-chat capability', async () => {

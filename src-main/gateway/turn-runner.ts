@@ -3,7 +3,7 @@
  * agent (signature + message_count guard), reuse or build, run the turn inside the profile scope and the
  * desk-chat session context, stream turn.* events, and re-baseline the guard after our own writes.
  */
-import { randomUUID } from 'node:crypto'
+import { createHmac, randomBytes, randomUUID } from 'node:crypto'
 import { CaduceusError, ResumeInput, StartInput, type GatewayState, type TurnFinished, type TurnHandle } from '@shared/contract'
 import { isDemoConfig, redactValues } from '../config'
 import { profileHome, runInProfileScope } from '../scope'
@@ -31,6 +31,12 @@ interface LiveTurn {
   controller: AbortController
   done: Promise<TurnFinished>
 }
+
+
+// The cache signature hashes the API key among its inputs; what leaves the host is keyed with a per-process
+// secret, so the renderer can still see "changed / unchanged" but holds nothing derived from the key alone.
+const DISPLAY_SALT = randomBytes(32)
+const displaySignature = (signature: string) => createHmac('sha256', DISPLAY_SALT).update(signature).digest('hex').slice(0, 16)
 
 export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = GatewayStore> {
   readonly cache: AgentCache<A>
@@ -139,7 +145,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         profile: e.profile ?? parseSessionKey(key)?.profile ?? 'default',
         sessionId: e.snapshot?.sessionId ?? null,
         model: e.model,
-        signature: e.signature,
+        signature: displaySignature(e.signature),
         running: this.cache.isRunning(e.agent),
         idleSeconds: typeof ts === 'number' ? Math.max(0, (now - ts) / 1000) : 0,
         turns: e.turns,
@@ -187,7 +193,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         const own = { ...runtime, capabilities: { ...runtime.capabilities } }
         agent = await this.build({ profile, home, sessionId: sid, sessionKey: key, runtime: own, config, maxIterations, reasoningConfig, store }, key)
         // Only once an agent exists: a failed start leaves no empty session behind.
-        if (isNew) store.createSession?.(sid, 'desktop', { model: runtime.model, profileName: profile, sessionKey: key })
+        if (isNew) await store.createSession?.(sid, 'desktop', { model: runtime.model, profileName: profile, sessionKey: key })
         this.cache.insert(key, agent, signature, {
           messageCount: countOf(readRow(store, sid)), sessionId: sid, profile, model: runtime.model, owner
         })

@@ -63,7 +63,7 @@ export async function createHost(opts: HostOptions): Promise<Host> {
   const demo = opts.demo === true
   const { root } = resolveRoot(opts.home ?? (demo ? join(logPaths().logFile, '../../demo-home') : null))
   // A demo home is generated only into an empty root: never over a real one.
-  if (demo && !existsSync(join(root, 'state.db'))) writeDemoHome(root, { seed: 7, now: Math.floor(Date.now() / 1000) })
+  if (demo && !existsSync(join(root, 'state.db'))) await writeDemoHome(root, { seed: 7, now: Math.floor(Date.now() / 1000) })
   const services = createStoreServices({ root, demo, headless: opts.headless, live, log, bus })
   const runtime = await wireRuntime(services, { live, demo, nativeBinding: opts.nativeBinding, secretCipher: opts.secretCipher })
   const handlers = buildHandlers(services, runtime, VERSION)

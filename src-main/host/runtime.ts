@@ -107,7 +107,7 @@ export async function wireRuntime(
   const processes = new ProcessRegistry({
     log: (level, message) => log[level]('terminal', message),
     onComplete: async (c) => {
-      const saved = saveProcessCompletion(stores.get(c.profile), c)
+      const saved = await saveProcessCompletion(stores.get(c.profile), c)
       await runDeliveredTurn('terminal', c.processId, c.profile, saved.sessionId, saved.text, saved.messageId)
     }
   })
@@ -167,10 +167,11 @@ export async function wireRuntime(
 
   if (opts.live) {
     for (const e of stores.list()) {
+      const failed = (err: unknown) => log.warn('delegation', `restore for ${e.name} failed: ${(err as Error).message}`)
       try {
-        restoreUndeliveredCompletions(delegation(e.name))
+        restoreUndeliveredCompletions(delegation(e.name)).catch(failed)
       } catch (err) {
-        log.warn('delegation', `restore for ${e.name} failed: ${(err as Error).message}`)
+        failed(err)
       }
     }
   }

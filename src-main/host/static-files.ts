@@ -8,6 +8,11 @@ const TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon', '.json': 'application/json', '.woff2': 'font/woff2'
 }
 
+/** Content type by file extension (the headless host and Electron's app protocol serve the same files). */
+export function contentType(file: string): string {
+  return TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream'
+}
+
 /** The policy the headless host sends on every page: the same one Electron sends for its app protocol. */
 export const CSP = appCsp()
 
@@ -32,7 +37,7 @@ export function serveStatic(root: string, pathname: string, res: ServerResponse,
   } catch {
     return notFound(res)
   }
-  const type = TYPES[extname(file)] ?? 'application/octet-stream'
+  const type = contentType(file)
   const headers: Record<string, string | number> = {
     'content-type': type, 'content-length': size, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer',
     'cache-control': file.endsWith('index.html') ? 'no-store' : 'public, max-age=31536000, immutable',

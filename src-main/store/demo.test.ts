@@ -24,16 +24,16 @@ function fingerprint(root: string) {
 }
 
 describe('writeDemoHome', () => {
-  it('is deterministic for a seed', () => {
+  it('is deterministic for a seed', async () => {
     const a = tempDir(), b = tempDir()
-    writeDemoHome(a, { seed: 5, sessions: small })
-    writeDemoHome(b, { seed: 5, sessions: small })
+    await writeDemoHome(a, { seed: 5, sessions: small })
+    await writeDemoHome(b, { seed: 5, sessions: small })
     expect(fingerprint(a)).toEqual(fingerprint(b))
   })
 
-  it('writes three profiles with configs, memories, lineage, costs and delegations', () => {
+  it('writes three profiles with configs, memories, lineage, costs and delegations', async () => {
     const root = tempDir()
-    const home = writeDemoHome(root, { seed: 2 })
+    const home = await writeDemoHome(root, { seed: 2 })
     expect(home.profiles.map((p) => p.name)).toEqual(['default', 'work', 'research'])
     expect(home.profiles.reduce((n, p) => n + p.sessions, 0)).toBeGreaterThanOrEqual(200)
     const cfg = parse(readFileSync(join(root, 'profiles', 'work', 'config.yaml'), 'utf8'))

@@ -15,6 +15,7 @@
  * - Other subsystems writing their own tables use `store.write((tx) => { ...; tx.touch(sessionId) })`.
  */
 export { SessionStore, ownerProfileForDb, type WriteTx, type LocalChangeListener } from './session-store'
+export { WriteBusyError } from './write-queue'
 export { openStateDb, setSqliteNativeBinding, type OpenOptions, type StateDb } from './open'
 export { reconcile, missingColumns, existingColumns, type ReconcileReport } from './reconcile'
 export { CompressionSessionClosedError } from './errors'

@@ -7,23 +7,23 @@ import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 let store: SessionStore
 const at = (n: number) => 1_700_000_000 + n * 100
 
-beforeAll(() => {
+beforeAll(async () => {
   store = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })
   for (let i = 0; i < 25; i++) {
     const id = `s${String(i).padStart(2, '0')}`
-    store.createSession(id, i % 3 === 0 ? 'telegram' : 'cli', { startedAt: at(i) })
-    store.appendMessage(id, { role: 'user', content: `  question number ${i}\n with   spaces `, timestamp: at(i) + 1 })
+    await store.createSession(id, i % 3 === 0 ? 'telegram' : 'cli', { startedAt: at(i) })
+    await store.appendMessage(id, { role: 'user', content: `  question number ${i}\n with   spaces `, timestamp: at(i) + 1 })
   }
   // chain: s00 → c1 → c2 (tip); activity of the tip is the newest of all
-  store.setTitle('s00', 'Chain root title')
-  store.endSession('s00', 'compression')
-  store.createSession('c1', 'cli', { parentSessionId: 's00', startedAt: at(30) })
-  store.endSession('c1', 'compression')
-  store.createSession('c2', 'cli', { parentSessionId: 'c1', startedAt: at(31) })
-  store.appendMessage('c2', { role: 'user', content: 'continued', timestamp: at(40) })
-  store.createSession('br', 'cli', { parentSessionId: 's05', modelConfig: { _branched_from: 's05' }, startedAt: at(26) })
-  store.createSession('dg', 'delegate', { parentSessionId: 's05', modelConfig: { _delegate_from: 's05' }, startedAt: at(27) })
-  store.setArchived('s01', true)
+  await store.setTitle('s00', 'Chain root title')
+  await store.endSession('s00', 'compression')
+  await store.createSession('c1', 'cli', { parentSessionId: 's00', startedAt: at(30) })
+  await store.endSession('c1', 'compression')
+  await store.createSession('c2', 'cli', { parentSessionId: 'c1', startedAt: at(31) })
+  await store.appendMessage('c2', { role: 'user', content: 'continued', timestamp: at(40) })
+  await store.createSession('br', 'cli', { parentSessionId: 's05', modelConfig: { _branched_from: 's05' }, startedAt: at(26) })
+  await store.createSession('dg', 'delegate', { parentSessionId: 's05', modelConfig: { _delegate_from: 's05' }, startedAt: at(27) })
+  await store.setArchived('s01', true)
   store.db.prepare("UPDATE sessions SET hidden = 1 WHERE id = 's02'").run()
 })
 afterAll(() => { store.close(); cleanupTempDirs() })
@@ -98,9 +98,9 @@ describe('getSessionDetail', () => {
 })
 
 describe('getMessages', () => {
-  it('pages forward, backward and around an id', () => {
-    store.createSession('long', 'cli')
-    const ids = store.appendMessages('long', Array.from({ length: 30 }, (_, i) => ({ role: 'user', content: `m${i}` })))
+  it('pages forward, backward and around an id', async () => {
+    await store.createSession('long', 'cli')
+    const ids = await store.appendMessages('long', Array.from({ length: 30 }, (_, i) => ({ role: 'user', content: `m${i}` })))
     const latest = MessagePage.parse(store.getMessages({ sessionId: 'long', limit: 10 }))
     expect(latest.items.map((m) => m.id)).toEqual(ids.slice(20))
     expect(latest).toMatchObject({ hasMoreBefore: true, hasMoreAfter: false })

@@ -78,7 +78,7 @@ describe('openStateDb', () => {
     h.sqlite.close()
   })
 
-  it('adds missing columns to a reduced legacy sessions table; rows survive and get defaults', () => {
+  it('adds missing columns to a reduced legacy sessions table; rows survive and get defaults', async () => {
     const path = join(tempDir(), 'state.db')
     const raw = new Database(path)
     raw.exec(`CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, model TEXT, parent_session_id TEXT,
@@ -102,15 +102,15 @@ describe('openStateDb', () => {
     expect(h.reconcile?.ftsRebuilt).toBe(true)
     expect(store.search({ query: 'whale' }).map((x) => x.sessionId)).toEqual(['old'])
     // and appends work with the new columns
-    store.appendMessage('old', { role: 'assistant', content: 'ok' })
+    await store.appendMessage('old', { role: 'assistant', content: 'ok' })
     expect(store.getSession('old')!.message_count).toBe(2)
     store.close()
   })
 
-  it('keeps unknown extra tables and columns from a newer upstream, and never lowers schema_version', () => {
+  it('keeps unknown extra tables and columns from a newer upstream, and never lowers schema_version', async () => {
     const path = join(tempDir(), 'state.db')
     const first = new SessionStore(path)
-    first.createSession('s1', 'cli')
+    await first.createSession('s1', 'cli')
     first.db.exec(`ALTER TABLE sessions ADD COLUMN future_flag TEXT DEFAULT 'x';
       CREATE TABLE future_table (k TEXT PRIMARY KEY, v TEXT); INSERT INTO future_table VALUES ('a', 'b');
       UPDATE schema_version SET version = 42;`)

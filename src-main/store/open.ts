@@ -162,11 +162,15 @@ export function prepareForWrite(h: StateDb, busyMs = 1000): void {
   dropReadShim(h.sqlite) // the write's reconcile adds the missing columns for real
   let mode = String(h.sqlite.pragma('journal_mode', { simple: true }))
   if (mode !== 'wal') {
+    const busy = Number(h.sqlite.pragma('busy_timeout', { simple: true })) || 0
+    h.sqlite.pragma('busy_timeout = 0') // never sleep on the event loop for a foreign lock; retried next write
     try {
       mode = String(h.sqlite.pragma('journal_mode = WAL', { simple: true }))
       h.sqlite.pragma('journal_size_limit = 67108864')
     } catch {
       mode = String(h.sqlite.pragma('journal_mode', { simple: true })) // another process holds it: keep what the FS allows
+    } finally {
+      h.sqlite.pragma(`busy_timeout = ${busy}`)
     }
   }
   h.journalMode = mode

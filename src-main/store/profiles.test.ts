@@ -24,23 +24,23 @@ describe('discoverProfiles', () => {
 })
 
 describe('StoreRegistry', () => {
-  it('opens stores lazily, stamps the owning profile, refreshes and merges lists across profiles', () => {
+  it('opens stores lazily, stamps the owning profile, refreshes and merges lists across profiles', async () => {
     const root = tempDir()
     mkdirSync(join(root, 'profiles', 'work'), { recursive: true })
     const reg = new StoreRegistry(root)
     expect(reg.opened()).toEqual([])
     const work = reg.get('work')
     expect(reg.get('work')).toBe(work)
-    work.createSession('w1', 'cli', { startedAt: 300 })
+    await work.createSession('w1', 'cli', { startedAt: 300 })
     expect(work.getSession('w1')!.profile_name).toBe('work')
     const def = reg.get('default')
-    def.createSession('d1', 'cli', { startedAt: 200 })
-    def.createSession('d2', 'cli', { startedAt: 400 })
+    await def.createSession('d1', 'cli', { startedAt: 200 })
+    await def.createSession('d2', 'cli', { startedAt: 400 })
     expect(() => reg.get('nope')).toThrow(/Unknown profile/)
 
     mkdirSync(join(root, 'profiles', 'late'), { recursive: true })
     expect(reg.refresh()).toEqual(['late'])
-    reg.get('late').createSession('l1', 'cli', { startedAt: 100 })
+    await reg.get('late').createSession('l1', 'cli', { startedAt: 100 })
 
     const seen: Array<[string, string]> = []
     let cursor: string | null = null

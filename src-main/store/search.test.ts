@@ -5,17 +5,17 @@ import { sanitizeFtsQuery, SessionStore } from './index'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 
 let store: SessionStore
-beforeAll(() => {
+beforeAll(async () => {
   store = new SessionStore(join(tempDir(), 'state.db'), { profile: 'work' })
-  store.createSession('s1', 'cli')
-  store.setTitle('s1', 'Deploy notes')
-  store.appendMessages('s1', [
+  await store.createSession('s1', 'cli')
+  await store.setTitle('s1', 'Deploy notes')
+  await store.appendMessages('s1', [
     { role: 'user', content: 'How do we deploy the billing service to production?' },
     { role: 'assistant', content: 'Run the deploy pipeline, then watch the dashboards.' },
     { role: 'tool', content: 'x'.repeat(9000) + ' needleinlongtool', toolName: 'terminal', toolCallId: 'c' }
   ])
-  store.createSession('s2', 'cli')
-  store.appendMessage('s2', { role: 'user', content: 'Deployment checklist for "blue/green" rollouts' })
+  await store.createSession('s2', 'cli')
+  await store.appendMessage('s2', { role: 'user', content: 'Deployment checklist for "blue/green" rollouts' })
 })
 afterAll(() => { store.close(); cleanupTempDirs() })
 
@@ -59,9 +59,9 @@ describe('FTS search', () => {
     expect(long.length).toBeLessThanOrEqual(2048 + 2)
   })
 
-  it('a missing or foreign FTS table degrades to []', () => {
+  it('a missing or foreign FTS table degrades to []', async () => {
     const other = new SessionStore(join(tempDir(), 'state.db'))
-    other.createSession('s', 'cli')
+    await other.createSession('s', 'cli')
     other.db.exec('DROP TABLE messages_fts')
     expect(other.search({ query: 'anything' })).toEqual([])
     other.close()

@@ -9,19 +9,19 @@ beforeEach(() => { store = new SessionStore(join(tempDir(), 'state.db'), { profi
 afterEach(() => store.close())
 
 describe('sessionCounters (the agent-cache guard read)', () => {
-  it('matches getSession for message_count and ended_at, through appends and end/reopen', () => {
-    store.createSession('s', 'cli', { systemPrompt: 'a long system prompt '.repeat(200) })
+  it('matches getSession for message_count and ended_at, through appends and end/reopen', async () => {
+    await store.createSession('s', 'cli', { systemPrompt: 'a long system prompt '.repeat(200) })
     const same = () => {
       const row = store.getSession('s')!
       expect(store.sessionCounters('s')).toEqual({ message_count: row.message_count, ended_at: row.ended_at })
     }
     same()
-    store.appendMessages('s', [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }])
+    await store.appendMessages('s', [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }])
     expect(store.sessionCounters('s')).toEqual({ message_count: 2, ended_at: null })
     same()
-    store.endSession('s', 'cli_close', 123)
+    await store.endSession('s', 'cli_close', 123)
     expect(store.sessionCounters('s')).toEqual({ message_count: 2, ended_at: 123 })
-    store.reopenSession('s')
+    await store.reopenSession('s')
     same()
   })
 
@@ -32,12 +32,12 @@ describe('sessionCounters (the agent-cache guard read)', () => {
     expect(store.sessionCounters(42 as unknown as string)).toBeNull()
   })
 
-  it('sees a write made through another connection to the same file', () => {
-    store.createSession('s', 'cli')
+  it('sees a write made through another connection to the same file', async () => {
+    await store.createSession('s', 'cli')
     expect(store.sessionCounters('s')!.message_count).toBe(0)
     const other = new SessionStore(store.path, { profile: 'default' })
     try {
-      other.appendMessage('s', { role: 'user', content: 'from elsewhere' })
+      await other.appendMessage('s', { role: 'user', content: 'from elsewhere' })
     } finally {
       other.close()
     }

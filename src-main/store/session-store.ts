@@ -1,7 +1,7 @@
 /**
- * SessionStore: the one face over a profile's state.db. Writes go through `write()` (BEGIN IMMEDIATE with a
- * bounded jittered retry on SQLITE_BUSY); every write reports the session ids it touched to `onLocalChange`
- * listeners after COMMIT (never after a rollback).
+ * SessionStore: the one face over a profile's state.db. Writes go through `write()` (BEGIN IMMEDIATE; a busy
+ * DB is retried off the event loop, see write-queue.ts); every write reports the session ids it touched to
+ * `onLocalChange` listeners after COMMIT (never after a rollback). Reads never take the write lock (WAL).
  */
 import type Database from 'better-sqlite3'
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
@@ -25,7 +25,7 @@ import { sessionDetail } from './read-detail'
 import { summaryById } from './read-summary'
 import { conversation, messagePage, type PageOptions } from './read-messages'
 import { searchMessages, type RawHit, type TitleHit } from './search'
-import { sleepSync } from './util'
+import { WriteQueue } from './write-queue'
 import { stmt } from './stmt-cache'
 
 export interface WriteTx {
@@ -35,8 +35,6 @@ export interface WriteTx {
 }
 export type LocalChangeListener = (change: { profile: string; sessionIds: string[] }) => void
 
-const MAX_WRITE_TRIES = 10
-const isBusy = (e: unknown) => typeof (e as { code?: unknown })?.code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test((e as { code: string }).code)
 
 /** `default` for `<root>/state.db`, the name for `<root>/profiles/<name>/state.db`, else null (never guessed). */
 export function ownerProfileForDb(path: string, root: string = getDefaultRoot()): string | null {
@@ -57,13 +55,20 @@ export class SessionStore {
   private depth = 0
   /** Held directly (not via stmt-cache): the gateway's cache guard reads it on every turn. */
   private countersStmt: Database.Statement | null = null
+  private readonly queue: WriteQueue
+  private readonly readBusyMs: number
+  private readonly tx: WriteTx
 
-  constructor(path: string, opts: OpenOptions & { profile?: string } = {}) {
+  constructor(path: string, opts: OpenOptions & { profile?: string; writeRetryMs?: number } = {}) {
     this.handle = openStateDb(path, opts)
     this.path = this.handle.path
     if (this.handle.pending && opts.lazyCreate !== true) this.prepareWrite()
     this.owner = opts.profile ?? ownerProfileForDb(this.path)
     this.profile = this.owner ?? 'default'
+    this.readBusyMs = Number(this.db.pragma('busy_timeout', { simple: true })) || 0
+    this.queue = new WriteQueue(() => this.profile, opts.writeRetryMs)
+    const handle = this.handle // tx.db is read per write: the first write may swap in the newly created file
+    this.tx = { get db() { return handle.sqlite }, touch: (...ids) => { for (const id of ids) if (id) this.pending.add(id) } }
   }
 
   /** The current connection (swapped once when the first write creates a missing state.db). */
@@ -80,6 +85,12 @@ export class SessionStore {
     return this.db
   }
 
+  /** Off-loop retry budget (ms) for a write that meets a foreign lock; the host sets it from config. */
+  get writeRetryMs(): number { return this.queue.budgetMs }
+  set writeRetryMs(ms: number) { if (Number.isFinite(ms) && ms >= 0) this.queue.budgetMs = ms }
+  /** Writes waiting for the lock or queued behind one (diagnostics). */
+  get pendingWrites(): number { return this.queue.size }
+
   close(): void { if (this.db.open) this.db.close() }
 
   onLocalChange(fn: LocalChangeListener): () => void {
@@ -88,27 +99,34 @@ export class SessionStore {
   }
 
   /**
-   * Runs `fn` in one BEGIN IMMEDIATE transaction (nested calls become savepoints). IMMEDIATE takes the write
-   * lock up front, so a busy DB fails at BEGIN — before `fn` ran — and the whole call is safely retried.
+   * Runs `fn` in one BEGIN IMMEDIATE transaction. IMMEDIATE takes the write lock up front, so a busy DB fails
+   * at BEGIN — before `fn` ran — and the whole call is retried later, off the event loop, in call order.
+   * `fn` stays synchronous inside the transaction; only acquiring the lock is asynchronous.
+   * Nested calls (from inside a running `fn`) become savepoints, run at once, and throw into the outer `fn`.
    */
-  write<T>(fn: (tx: WriteTx) => T): T {
-    if (this.depth === 0) this.prepareConnection()
-    const tx: WriteTx = { db: this.db, touch: (...ids) => { for (const id of ids) if (id) this.pending.add(id) } }
-    if (this.depth > 0) return this.db.transaction(() => fn(tx))()
-    for (let attempt = 1; ; attempt++) {
-      this.depth++
-      try {
-        const result = this.db.transaction(() => { reconcileInWrite(this.handle); return fn(tx) }).immediate()
-        this.handle.reconciled = true
-        this.depth--
-        this.flush()
-        return result
-      } catch (err) {
-        this.depth--
-        this.pending.clear()
-        if (!isBusy(err) || attempt >= MAX_WRITE_TRIES) throw err
-        sleepSync(Math.min(500, 20 * attempt) * (0.5 + Math.random()))
-      }
+  write<T>(fn: (tx: WriteTx) => T): Promise<T> {
+    if (this.depth > 0) return Promise.resolve(this.db.transaction(() => fn(this.tx))())
+    return this.queue.run(() => this.attempt(fn))
+  }
+
+  private attempt<T>(fn: (tx: WriteTx) => T): T {
+    this.prepareConnection() // first write of this open: create a missing file, switch to WAL
+    // busy_timeout 0 while acquiring: SQLite must never sleep on this thread waiting for another process.
+    this.db.pragma('busy_timeout = 0')
+    this.depth++
+    try {
+      // The first committed write also reconciles, in the home's shape, inside the same transaction.
+      const result = this.db.transaction(() => { reconcileInWrite(this.handle); return fn(this.tx) }).immediate()
+      this.handle.reconciled = true
+      this.depth--
+      this.flush()
+      return result
+    } catch (err) {
+      this.depth--
+      this.pending.clear()
+      throw err
+    } finally {
+      if (this.db.open) this.db.pragma(`busy_timeout = ${this.readBusyMs}`)
     }
   }
 
@@ -129,29 +147,25 @@ export class SessionStore {
   }
 
   // ---- session rows ----
-  createSession(id: string, source: string, opts: CreateSessionOptions = {}): string {
-    requireId(id)
-    this.write((tx) => { upsertSession(tx.db, this.owner, id, source, opts); tx.touch(id) })
-    return id
+  // Validation runs inside the write callback: a nested call (inside another write) throws into the outer
+  // transaction; a top-level call rejects its promise. Either way nothing half-written survives.
+  createSession(id: string, source: string, opts: CreateSessionOptions = {}): Promise<string> {
+    return this.write((tx) => { requireId(id); upsertSession(tx.db, this.owner, id, source, opts); tx.touch(id); return id })
   }
-  ensureSession(id: string, source = 'unknown', opts: CreateSessionOptions = {}): string { return this.createSession(id, source, opts) }
-  endSession(id: string, reason: string, at?: number): boolean {
-    requireId(id)
-    return this.write((tx) => { const ok = endSessionRow(tx.db, id, reason, at); if (ok) tx.touch(id); return ok })
+  ensureSession(id: string, source = 'unknown', opts: CreateSessionOptions = {}): Promise<string> { return this.createSession(id, source, opts) }
+  endSession(id: string, reason: string, at?: number): Promise<boolean> {
+    return this.write((tx) => { requireId(id); const ok = endSessionRow(tx.db, id, reason, at); if (ok) tx.touch(id); return ok })
   }
-  reopenSession(id: string): boolean {
-    requireId(id)
-    return this.write((tx) => { const ok = reopenSessionRow(tx.db, id); if (ok) tx.touch(id); return ok })
+  reopenSession(id: string): Promise<boolean> {
+    return this.write((tx) => { requireId(id); const ok = reopenSessionRow(tx.db, id); if (ok) tx.touch(id); return ok })
   }
-  setTitle(id: string, title: string | null, source: TitleSource = 'user'): boolean {
-    requireId(id)
-    return this.write((tx) => { const ok = writeTitle(tx.db, id, title, source); if (ok) tx.touch(id); return ok })
+  setTitle(id: string, title: string | null, source: TitleSource = 'user'): Promise<boolean> {
+    return this.write((tx) => { requireId(id); const ok = writeTitle(tx.db, id, title, source); if (ok) tx.touch(id); return ok })
   }
-  setArchived(id: string, archived: boolean): boolean { return this.flag(id, 'archived', archived) }
-  setPinned(id: string, pinned: boolean): boolean { return this.flag(id, 'pinned', pinned) }
-  private flag(id: string, col: 'archived' | 'pinned', on: boolean): boolean {
-    requireId(id)
-    return this.write((tx) => { const ok = setFlag(tx.db, id, col, on); if (ok) tx.touch(id); return ok })
+  setArchived(id: string, archived: boolean): Promise<boolean> { return this.flag(id, 'archived', archived) }
+  setPinned(id: string, pinned: boolean): Promise<boolean> { return this.flag(id, 'pinned', pinned) }
+  private flag(id: string, col: 'archived' | 'pinned', on: boolean): Promise<boolean> {
+    return this.write((tx) => { requireId(id); const ok = setFlag(tx.db, id, col, on); if (ok) tx.touch(id); return ok })
   }
 
   /** Deletes a session with its messages (FTS rows follow through the home's triggers); children detached. */
@@ -187,17 +201,15 @@ export class SessionStore {
   }
 
   // ---- transcript + usage ----
-  appendMessage(sessionId: string, msg: NewMessage): number {
-    return this.appendMessages(sessionId, [msg])[0]
+  appendMessage(sessionId: string, msg: NewMessage): Promise<number> {
+    return this.write((tx) => { requireId(sessionId); const [id] = appendRows(tx.db, sessionId, [msg]); tx.touch(sessionId); return id })
   }
-  appendMessages(sessionId: string, msgs: NewMessage[]): number[] {
-    requireId(sessionId)
-    return this.write((tx) => { const ids = appendRows(tx.db, sessionId, msgs); tx.touch(sessionId); return ids })
+  appendMessages(sessionId: string, msgs: NewMessage[]): Promise<number[]> {
+    return this.write((tx) => { requireId(sessionId); const ids = appendRows(tx.db, sessionId, msgs); tx.touch(sessionId); return ids })
   }
   /** `day` (YYYY-MM-DD) overrides the local-date bucket of session_daily_usage (demo data, tests). */
-  recordUsage(sessionId: string, usage: UsageReport, opts: { at?: number; day?: string } = {}): void {
-    requireId(sessionId)
-    this.write((tx) => { recordUsageRows(tx.db, this.handle.shape, sessionId, usage, opts.at, opts.day); tx.touch(sessionId) })
+  recordUsage(sessionId: string, usage: UsageReport, opts: { at?: number; day?: string } = {}): Promise<void> {
+    return this.write((tx) => { requireId(sessionId); recordUsageRows(tx.db, this.handle.shape, sessionId, usage, opts.at, opts.day); tx.touch(sessionId) })
   }
 
   // ---- reads ----

@@ -13,109 +13,109 @@ const count = (id: string) => store.getSession(id)!.message_count
 const rows = (id: string) => (store.db.prepare('SELECT count(*) AS n FROM messages WHERE session_id = ?').get(id) as { n: number }).n
 
 describe('session rows (§1.5)', () => {
-  it('createSession is an upsert: earlier non-null values win, source only replaces unknown', () => {
-    store.ensureSession('s', 'unknown', { model: 'm1' })
-    store.createSession('s', 'cli', { model: 'm2', cwd: '/w', sessionKey: 'agent:main:x' })
+  it('createSession is an upsert: earlier non-null values win, source only replaces unknown', async () => {
+    await store.ensureSession('s', 'unknown', { model: 'm1' })
+    await store.createSession('s', 'cli', { model: 'm2', cwd: '/w', sessionKey: 'agent:main:x' })
     expect(store.getSession('s')).toMatchObject({ source: 'cli', model: 'm1', cwd: '/w', session_key: 'agent:main:x', profile_name: 'default' })
-    store.createSession('s', 'telegram', { cwd: '/other' })
+    await store.createSession('s', 'telegram', { cwd: '/other' })
     expect(store.getSession('s')).toMatchObject({ source: 'cli', cwd: '/w' })
   })
 
-  it('stores system prompts content-addressed and modelConfig as JSON (empty → NULL)', () => {
-    store.createSession('a', 'cli', { systemPrompt: 'You are helpful.', modelConfig: {} })
+  it('stores system prompts content-addressed and modelConfig as JSON (empty → NULL)', async () => {
+    await store.createSession('a', 'cli', { systemPrompt: 'You are helpful.', modelConfig: {} })
     const row = store.getSession('a')!
     expect(row.model_config).toBeNull()
     expect(store.db.prepare('SELECT prompt FROM system_prompts WHERE hash = ?').get(row.system_prompt_hash)).toEqual({ prompt: 'You are helpful.' })
   })
 
-  it('children inherit workspace; only compression continuations inherit routing', () => {
-    store.createSession('p', 'telegram', { cwd: '/repo', userId: 'u1', sessionKey: 'agent:main:tg:1', chatId: 'c1' })
-    store.createSession('d', 'delegate', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })
+  it('children inherit workspace; only compression continuations inherit routing', async () => {
+    await store.createSession('p', 'telegram', { cwd: '/repo', userId: 'u1', sessionKey: 'agent:main:tg:1', chatId: 'c1' })
+    await store.createSession('d', 'delegate', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })
     expect(store.getSession('d')).toMatchObject({ cwd: '/repo', user_id: null, session_key: null, chat_id: null })
-    store.endSession('p', 'compression')
-    store.createSession('c', 'telegram', { parentSessionId: 'p' })
+    await store.endSession('p', 'compression')
+    await store.createSession('c', 'telegram', { parentSessionId: 'p' })
     expect(store.getSession('c')).toMatchObject({ cwd: '/repo', user_id: 'u1', session_key: 'agent:main:tg:1', chat_id: 'c1' })
   })
 
-  it('first end reason wins; reopen clears it', () => {
-    store.createSession('s', 'cli')
-    expect(store.endSession('s', 'compression', 10)).toBe(true)
-    expect(store.endSession('s', 'cli_close', 20)).toBe(false)
+  it('first end reason wins; reopen clears it', async () => {
+    await store.createSession('s', 'cli')
+    expect(await store.endSession('s', 'compression', 10)).toBe(true)
+    expect(await store.endSession('s', 'cli_close', 20)).toBe(false)
     expect(store.getSession('s')).toMatchObject({ end_reason: 'compression', ended_at: 10 })
-    expect(store.reopenSession('s')).toBe(true)
+    expect(await store.reopenSession('s')).toBe(true)
     expect(store.getSession('s')).toMatchObject({ end_reason: null, ended_at: null })
   })
 
-  it('validates ids and inputs with contract errors', () => {
-    expect(() => store.createSession('', 'cli')).toThrow(CaduceusError)
-    expect(() => store.createSession('x', '')).toThrow(/source/)
-    expect(() => store.appendMessage('missing', { role: 'user', content: 'x' })).toThrow(/Unknown session/)
-    store.createSession('x', 'cli')
-    expect(() => store.appendMessage('x', { role: '', content: 'x' })).toThrow(/role/)
-    expect(() => store.appendMessage('x', { role: 'user', content: 5 as unknown as string })).toThrow(/content/)
+  it('validates ids and inputs with contract errors', async () => {
+    await expect((async () => store.createSession('', 'cli'))()).rejects.toThrow(CaduceusError)
+    await expect((async () => store.createSession('x', ''))()).rejects.toThrow(/source/)
+    await expect((async () => store.appendMessage('missing', { role: 'user', content: 'x' }))()).rejects.toThrow(/Unknown session/)
+    await store.createSession('x', 'cli')
+    await expect((async () => store.appendMessage('x', { role: '', content: 'x' }))()).rejects.toThrow(/role/)
+    await expect((async () => store.appendMessage('x', { role: 'user', content: 5 as unknown as string }))()).rejects.toThrow(/content/)
     expect(count('x')).toBe(0)
   })
 })
 
 describe('message_count maintenance (§1.6)', () => {
-  it('each append bumps message_count by exactly one and tool_call_count by N', () => {
-    store.createSession('s', 'cli')
-    store.appendMessage('s', { role: 'user', content: 'text' })
+  it('each append bumps message_count by exactly one and tool_call_count by N', async () => {
+    await store.createSession('s', 'cli')
+    await store.appendMessage('s', { role: 'user', content: 'text' })
     expect(count('s')).toBe(1)
-    store.appendMessage('s', { role: 'assistant', content: null, toolCalls: [{ id: 'a', name: 't', arguments: '{}' }, { id: 'b', name: 't', arguments: '{}' }] })
+    await store.appendMessage('s', { role: 'assistant', content: null, toolCalls: [{ id: 'a', name: 't', arguments: '{}' }, { id: 'b', name: 't', arguments: '{}' }] })
     expect(store.getSession('s')).toMatchObject({ message_count: 2, tool_call_count: 2 })
   })
 
-  it('count equals rows after many single and batch appends', () => {
-    store.createSession('s', 'cli')
-    for (let i = 0; i < 50; i++) store.appendMessage('s', { role: i % 2 ? 'assistant' : 'user', content: `m${i}` })
-    store.appendMessages('s', Array.from({ length: 25 }, (_, i) => ({ role: 'user', content: `b${i}` })))
+  it('count equals rows after many single and batch appends', async () => {
+    await store.createSession('s', 'cli')
+    for (let i = 0; i < 50; i++) await store.appendMessage('s', { role: i % 2 ? 'assistant' : 'user', content: `m${i}` })
+    await store.appendMessages('s', Array.from({ length: 25 }, (_, i) => ({ role: 'user', content: `b${i}` })))
     expect(count('s')).toBe(75)
     expect(rows('s')).toBe(75)
   })
 
-  it('a failing insert leaves the count unchanged (one transaction)', () => {
-    store.createSession('s', 'cli')
-    store.appendMessage('s', { role: 'user', content: 'fine' })
+  it('a failing insert leaves the count unchanged (one transaction)', async () => {
+    await store.createSession('s', 'cli')
+    await store.appendMessage('s', { role: 'user', content: 'fine' })
     store.db.exec(`CREATE TRIGGER boom BEFORE INSERT ON messages WHEN NEW.content = 'boom' BEGIN SELECT RAISE(ABORT, 'boom'); END`)
-    expect(() => store.appendMessage('s', { role: 'user', content: 'boom' })).toThrow(/boom/)
-    expect(() => store.appendMessages('s', [{ role: 'user', content: 'ok' }, { role: 'user', content: 'boom' }])).toThrow(/boom/)
+    await expect((async () => store.appendMessage('s', { role: 'user', content: 'boom' }))()).rejects.toThrow(/boom/)
+    await expect((async () => store.appendMessages('s', [{ role: 'user', content: 'ok' }, { role: 'user', content: 'boom' }]))()).rejects.toThrow(/boom/)
     expect(count('s')).toBe(1)
     expect(rows('s')).toBe(1)
   })
 
-  it('refuses appends to a session ended by compression, with a clear error', () => {
-    store.createSession('s', 'cli')
-    store.endSession('s', 'compression')
-    expect(() => store.appendMessage('s', { role: 'user', content: 'x' })).toThrow(CompressionSessionClosedError)
-    expect(() => store.appendMessage('s', { role: 'user', content: 'x' })).toThrow(/closed by compression/)
+  it('refuses appends to a session ended by compression, with a clear error', async () => {
+    await store.createSession('s', 'cli')
+    await store.endSession('s', 'compression')
+    await expect((async () => store.appendMessage('s', { role: 'user', content: 'x' }))()).rejects.toThrow(CompressionSessionClosedError)
+    await expect((async () => store.appendMessage('s', { role: 'user', content: 'x' }))()).rejects.toThrow(/closed by compression/)
     expect(count('s')).toBe(0)
   })
 
-  it('reports touched ids after commit only', () => {
+  it('reports touched ids after commit only', async () => {
     const seen: string[][] = []
     store.onLocalChange((e) => seen.push(e.sessionIds))
-    store.createSession('s', 'cli')
-    store.appendMessage('s', { role: 'user', content: 'x' })
-    expect(() => store.write((tx) => { tx.touch('s'); throw new Error('rollback') })).toThrow('rollback')
+    await store.createSession('s', 'cli')
+    await store.appendMessage('s', { role: 'user', content: 'x' })
+    await expect((async () => store.write((tx) => { tx.touch('s'); throw new Error('rollback') }))()).rejects.toThrow('rollback')
     expect(seen).toEqual([['s'], ['s']])
   })
 })
 
 describe('lineage (§1.7)', () => {
-  function seedLineage() {
+  async function seedLineage() {
     // seed 004: test_lineage_authority_rejects_siblings_and_foreigners (store side)
-    store.createSession('A', 'cli')
-    store.endSession('A', 'compression')
-    store.createSession('B', 'cli', { parentSessionId: 'A' })
-    store.createSession('branch', 'cli', { parentSessionId: 'A', modelConfig: { _branched_from: 'A' } })
-    store.createSession('delegatechild', 'delegate', { parentSessionId: 'A', modelConfig: { _delegate_from: 'A' } })
-    store.createSession('stranger', 'cli')
-    store.createSession('toolrun', 'tool', { parentSessionId: 'A' })
+    await store.createSession('A', 'cli')
+    await store.endSession('A', 'compression')
+    await store.createSession('B', 'cli', { parentSessionId: 'A' })
+    await store.createSession('branch', 'cli', { parentSessionId: 'A', modelConfig: { _branched_from: 'A' } })
+    await store.createSession('delegatechild', 'delegate', { parentSessionId: 'A', modelConfig: { _delegate_from: 'A' } })
+    await store.createSession('stranger', 'cli')
+    await store.createSession('toolrun', 'tool', { parentSessionId: 'A' })
   }
 
-  it('lineage root: root, continuation → root; branch, delegate, tool, stranger-as-own-root, blank, unknown', () => {
-    seedLineage()
+  it('lineage root: root, continuation → root; branch, delegate, tool, stranger-as-own-root, blank, unknown', async () => {
+    await seedLineage()
     expect(store.getLineageRoot('A')).toBe('A')
     expect(store.getLineageRoot('B')).toBe('A')
     expect(store.getLineageRoot('branch')).toBeNull()
@@ -128,10 +128,10 @@ describe('lineage (§1.7)', () => {
     expect(store.getLineageRoot('nope')).toBeNull()
   })
 
-  it('multi-hop chains resolve to the live tip; chain is root-first and cycle-safe', () => {
-    seedLineage()
-    store.endSession('B', 'compression')
-    store.createSession('C', 'cli', { parentSessionId: 'B' })
+  it('multi-hop chains resolve to the live tip; chain is root-first and cycle-safe', async () => {
+    await seedLineage()
+    await store.endSession('B', 'compression')
+    await store.createSession('C', 'cli', { parentSessionId: 'B' })
     expect(store.resolveResumeSessionId('A')).toBe('C')
     expect(store.resolveResumeSessionId('C')).toBe('C')
     expect(store.resolveResumeSessionId('unknown')).toBe('unknown')
@@ -144,18 +144,18 @@ describe('lineage (§1.7)', () => {
     expect(() => store.getLineageRoot('B')).not.toThrow()
   })
 
-  it('getLineageRoot never throws on malformed model_config', () => {
-    store.createSession('p', 'cli')
-    store.createSession('x', 'cli', { parentSessionId: 'p' })
+  it('getLineageRoot never throws on malformed model_config', async () => {
+    await store.createSession('p', 'cli')
+    await store.createSession('x', 'cli', { parentSessionId: 'p' })
     store.db.prepare("UPDATE sessions SET model_config = '{not json' WHERE id = 'x'").run()
     expect(store.getLineageRoot('x')).toBe('x')
   })
 })
 
 describe('conversation history', () => {
-  it('returns OpenAI-style messages in order and repairs alternation', () => {
-    store.createSession('s', 'cli')
-    store.appendMessages('s', [
+  it('returns OpenAI-style messages in order and repairs alternation', async () => {
+    await store.createSession('s', 'cli')
+    await store.appendMessages('s', [
       { role: 'user', content: 'hi' },
       { role: 'user', content: 'again' },
       { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'terminal', arguments: '{"cmd":"ls"}' }, { id: 'c2', name: 'x', arguments: '{}' }] },
@@ -176,26 +176,26 @@ describe('conversation history', () => {
 })
 
 describe('titles (§1.8)', () => {
-  it('sanitizes, caps length, enforces uniqueness and rank', () => {
-    store.createSession('a', 'cli')
-    store.createSession('b', 'cli')
-    expect(store.setTitle('a', '  My\u200B  session\x07 ')).toBe(true)
+  it('sanitizes, caps length, enforces uniqueness and rank', async () => {
+    await store.createSession('a', 'cli')
+    await store.createSession('b', 'cli')
+    expect(await store.setTitle('a', '  My\u200B  session\x07 ')).toBe(true)
     expect(store.getSession('a')!.title).toBe('My session')
-    expect(() => store.setTitle('b', 'My session')).toThrow("Title 'My session' is already in use by session a")
-    expect(() => store.setTitle('b', 'x'.repeat(101))).toThrow('Title too long (101 chars, max 100)')
-    expect(store.setTitle('a', 'auto', 'derived')).toBe(false) // user title outranks derived
-    expect(store.setTitle('b', 'auto', 'derived')).toBe(true)
-    expect(store.setTitle('b', 'better', 'llm')).toBe(true)
-    expect(store.setTitle('b', '\u200B')).toBe(true)
+    await expect((async () => store.setTitle('b', 'My session'))()).rejects.toThrow("Title 'My session' is already in use by session a")
+    await expect((async () => store.setTitle('b', 'x'.repeat(101)))()).rejects.toThrow('Title too long (101 chars, max 100)')
+    expect(await store.setTitle('a', 'auto', 'derived')).toBe(false) // user title outranks derived
+    expect(await store.setTitle('b', 'auto', 'derived')).toBe(true)
+    expect(await store.setTitle('b', 'better', 'llm')).toBe(true)
+    expect(await store.setTitle('b', '\u200B')).toBe(true)
     expect(store.getSession('b')!.title).toBeNull()
   })
 
-  it('a compression ancestor hands its title to the continuation', () => {
-    store.createSession('a', 'cli')
-    store.setTitle('a', 'Chain')
-    store.endSession('a', 'compression')
-    store.createSession('b', 'cli', { parentSessionId: 'a' })
-    expect(store.setTitle('b', 'Chain')).toBe(true)
+  it('a compression ancestor hands its title to the continuation', async () => {
+    await store.createSession('a', 'cli')
+    await store.setTitle('a', 'Chain')
+    await store.endSession('a', 'compression')
+    await store.createSession('b', 'cli', { parentSessionId: 'a' })
+    expect(await store.setTitle('b', 'Chain')).toBe(true)
     expect(store.getSession('a')!.title).toBeNull()
   })
 })
@@ -206,29 +206,29 @@ describe('usage and cost (§1.9)', () => {
     reasoningTokens: 0, apiCalls: 1, costUsd, costStatus
   })
 
-  it('unpriced usage never becomes $0; mixing priced and unpriced is partial', () => {
-    store.createSession('s', 'cli')
-    store.recordUsage('s', u(null, 'unpriced'))
+  it('unpriced usage never becomes $0; mixing priced and unpriced is partial', async () => {
+    await store.createSession('s', 'cli')
+    await store.recordUsage('s', u(null, 'unpriced'))
     expect(store.getSession('s')).toMatchObject({ estimated_cost_usd: null, cost_status: 'unpriced', input_tokens: 100, api_call_count: 1 })
     expect(store.summary('s')!.cost).toEqual({ usd: null, status: 'unpriced', complete: false })
-    store.recordUsage('s', u(0.5, 'estimated'))
+    await store.recordUsage('s', u(0.5, 'estimated'))
     expect(store.getSession('s')).toMatchObject({ estimated_cost_usd: 0.5, cost_status: 'partial', input_tokens: 200 })
     expect(store.summary('s')!.cost).toEqual({ usd: 0.5, status: 'partial', complete: false })
   })
 
-  it('priced usage accumulates, billed goes to actual_cost_usd, per-model rows are additive', () => {
-    store.createSession('s', 'cli')
+  it('priced usage accumulates, billed goes to actual_cost_usd, per-model rows are additive', async () => {
+    await store.createSession('s', 'cli')
     expect(store.summary('s')!.cost).toEqual({ usd: 0, status: 'none', complete: true })
-    store.recordUsage('s', u(0.25, 'estimated'))
-    store.recordUsage('s', u(0.25, 'estimated'))
+    await store.recordUsage('s', u(0.25, 'estimated'))
+    await store.recordUsage('s', u(0.25, 'estimated'))
     expect(store.summary('s')!.cost).toEqual({ usd: 0.5, status: 'estimated', complete: true })
-    store.createSession('b', 'cli')
-    store.recordUsage('b', u(1, 'billed', 'big'))
+    await store.createSession('b', 'cli')
+    await store.recordUsage('b', u(1, 'billed', 'big'))
     expect(store.getSession('b')).toMatchObject({ actual_cost_usd: 1, estimated_cost_usd: null, model: 'big', billing_provider: 'p' })
     expect(store.summary('b')!.cost).toEqual({ usd: 1, status: 'billed', complete: true })
     const usage = store.getSessionDetail('s')!.usage
     expect(usage).toHaveLength(1)
     expect(usage[0]).toMatchObject({ model: 'm', apiCalls: 2, tokens: { input: 200, output: 20 }, cost: { usd: 0.5, status: 'estimated' } })
-    expect(() => store.recordUsage('s', { ...u(-1, 'estimated') })).toThrow(/costUsd/)
+    await expect((async () => store.recordUsage('s', { ...u(-1, 'estimated') }))()).rejects.toThrow(/costUsd/)
   })
 })

@@ -16,8 +16,3 @@ export function jsonObject(text: unknown): Record<string, unknown> | null {
 export const num = (v: unknown, fallback = 0): number => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'bigint' ? Number(v) : fallback)
 export const numOrNull = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null)
 export const strOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : v == null ? null : String(v))
-
-/** Blocking sleep for the synchronous write retry (better-sqlite3 is synchronous by design). */
-export function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
-}

@@ -15,9 +15,9 @@ let watcher: SessionWatcher
 let emitted: string[]
 const sql = (q: string, ...args: unknown[]) => store.write((tx) => { tx.db.prepare(q).run(...args) })
 
-beforeEach(() => {
+beforeEach(async () => {
   store = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })
-  for (const id of ['a', 'b', 'c']) store.createSession(id, 'cli')
+  for (const id of ['a', 'b', 'c']) await store.createSession(id, 'cli')
   // Raw SQL writes (no tx.touch) don't wake it: checked by hand so each assertion sees one commit's diff.
   emitted = []
   watcher = new SessionWatcher(store, (e) => emitted.push(...e.sessionIds), { fallbackMs: 60_000 })
@@ -26,34 +26,34 @@ beforeEach(() => {
 afterEach(() => { watcher.stop(); store.close() })
 
 describe('SessionWatcher visible-columns diff', () => {
-  it('names only sessions whose visible columns changed', () => {
-    sql(`UPDATE sessions SET title = 'x', cwd = '/w' WHERE id = 'b'`)
+  it('names only sessions whose visible columns changed', async () => {
+    await sql(`UPDATE sessions SET title = 'x', cwd = '/w' WHERE id = 'b'`)
     expect(watcher.check()).toEqual(['b'])
-    sql(`UPDATE sessions SET cwd = '/elsewhere' WHERE id = 'a'`) // not a visible column
+    await sql(`UPDATE sessions SET cwd = '/elsewhere' WHERE id = 'a'`) // not a visible column
     expect(watcher.check()).toEqual([])
-    sql(`UPDATE sessions SET title = 'x' WHERE id = 'b'`) // same value rewritten
+    await sql(`UPDATE sessions SET title = 'x' WHERE id = 'b'`) // same value rewritten
     expect(watcher.check()).toEqual([])
   })
 
-  it("tells NULL from '' and notices every value change", () => {
-    sql(`UPDATE sessions SET title = '' WHERE id = 'a'`)
+  it("tells NULL from '' and notices every value change", async () => {
+    await sql(`UPDATE sessions SET title = '' WHERE id = 'a'`)
     expect(watcher.check()).toEqual(['a'])
-    sql(`UPDATE sessions SET title = NULL WHERE id = 'a'`)
+    await sql(`UPDATE sessions SET title = NULL WHERE id = 'a'`)
     expect(watcher.check()).toEqual(['a'])
-    sql(`UPDATE sessions SET cost_status = '1' WHERE id = 'c'`)
+    await sql(`UPDATE sessions SET cost_status = '1' WHERE id = 'c'`)
     expect(watcher.check()).toEqual(['c'])
-    sql(`UPDATE sessions SET estimated_cost_usd = 0.5 WHERE id = 'c'`)
+    await sql(`UPDATE sessions SET estimated_cost_usd = 0.5 WHERE id = 'c'`)
     expect(watcher.check()).toEqual(['c'])
-    sql(`UPDATE sessions SET estimated_cost_usd = 0.25 WHERE id = 'c'`)
+    await sql(`UPDATE sessions SET estimated_cost_usd = 0.25 WHERE id = 'c'`)
     expect(watcher.check()).toEqual(['c'])
   })
 
-  it('names new sessions, sessions with new messages, and deleted sessions, in one diff', () => {
-    store.write((tx) => {
+  it('names new sessions, sessions with new messages, and deleted sessions, in one diff', async () => {
+    await store.write((tx) => {
       tx.db.prepare(`INSERT INTO sessions (id, source, started_at) VALUES ('d', 'cli', 1)`).run()
       tx.db.prepare(`DELETE FROM sessions WHERE id = 'c'`).run()
     })
-    store.appendMessage('a', { role: 'user', content: 'hi' }) // own write: wakes the watcher at once
+    await store.appendMessage('a', { role: 'user', content: 'hi' }) // own write: wakes the watcher at once
     watcher.check()
     expect(new Set(emitted)).toEqual(new Set(['a', 'c', 'd']))
     expect(emitted).toHaveLength(3)
@@ -74,12 +74,12 @@ describe('SessionWatcher visible-columns diff', () => {
     }
   })
 
-  it('a restarted watcher starts from a fresh baseline', () => {
+  it('a restarted watcher starts from a fresh baseline', async () => {
     watcher.stop()
-    sql(`UPDATE sessions SET title = 'while stopped' WHERE id = 'b'`)
+    await sql(`UPDATE sessions SET title = 'while stopped' WHERE id = 'b'`)
     watcher.start()
     expect(watcher.check()).toEqual([])
-    sql(`UPDATE sessions SET archived = 1 WHERE id = 'b'`)
+    await sql(`UPDATE sessions SET archived = 1 WHERE id = 'b'`)
     expect(watcher.check()).toEqual(['b'])
   })
 })

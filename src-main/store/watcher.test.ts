@@ -10,10 +10,10 @@ let store: SessionStore
 let watcher: SessionWatcher
 let events: SessionsChanged[]
 
-beforeEach(() => {
+beforeEach(async () => {
   store = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })
-  store.createSession('target', 'cli')
-  store.createSession('bystander', 'cli')
+  await store.createSession('target', 'cli')
+  await store.createSession('bystander', 'cli')
   events = []
   watcher = new SessionWatcher(store, (e) => events.push(e)).start()
 })
@@ -45,14 +45,14 @@ describe('SessionWatcher', () => {
   })
 
   it('own-process writes are reported too (the watcher connection sees the writer connection commit)', async () => {
-    store.setPinned('bystander', true)
+    await store.setPinned('bystander', true)
     await waitFor(() => events.length > 0)
     await watcher.flush()
     expect(events).toEqual([{ profile: 'default', sessionIds: ['bystander'] }])
   })
 
   it('a burst of own writes coalesces into few callbacks naming every touched session', async () => {
-    for (let i = 0; i < 20; i++) store.appendMessage(i % 2 ? 'target' : 'bystander', { role: 'user', content: `m${i}` })
+    for (let i = 0; i < 20; i++) await store.appendMessage(i % 2 ? 'target' : 'bystander', { role: 'user', content: `m${i}` })
     await watcher.flush()
     const named = new Set(events.flatMap((e) => e.sessionIds))
     expect(named).toEqual(new Set(['target', 'bystander']))
@@ -61,7 +61,7 @@ describe('SessionWatcher', () => {
 
   it('stop() is final: no callbacks afterwards', async () => {
     watcher.stop()
-    store.appendMessage('target', { role: 'user', content: 'late' })
+    await store.appendMessage('target', { role: 'user', content: 'late' })
     watcher.check()
     expect(events).toEqual([])
   })

@@ -35,11 +35,11 @@ describe('OutputBuffer', () => {
 })
 
 describe('saveProcessCompletion', () => {
-  it('appends a process_complete user message and returns its id and text', () => {
+  it('appends a process_complete user message and returns its id and text', async () => {
     const store = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })
     try {
-      store.createSession('s1', 'desktop')
-      const saved = saveProcessCompletion(store, {
+      await store.createSession('s1', 'desktop')
+      const saved = await saveProcessCompletion(store, {
         profile: 'default', sessionId: 's1', processId: 'proc_abc', command: 'make test', exitCode: 1, signal: null, outputTail: 'FAILED: 2 tests\n'
       })
       expect(saved.sessionId).toBe('s1')

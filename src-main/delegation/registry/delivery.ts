@@ -14,7 +14,7 @@ export function newClaimToken(consumer: string): string {
   return `${consumer}:${process.pid}:${randomUUID().replace(/-/g, '')}`
 }
 
-export function claimCompletionDelivery(ctx: RegistryCtx, delegationId: string, claim: string): boolean {
+export async function claimCompletionDelivery(ctx: RegistryCtx, delegationId: string, claim: string): Promise<boolean> {
   const exists = ctx.db.prepare('SELECT 1 FROM async_delegations WHERE delegation_id = ?').get(delegationId)
   // Unknown id: a legacy/in-memory event with no durable row; nothing to guard.
   if (!exists) return true
@@ -31,7 +31,7 @@ export function claimCompletionDelivery(ctx: RegistryCtx, delegationId: string, 
 }
 
 /** Give a claim back after a failed delivery; the 8th failure drops the row for good. Returns the new state. */
-export function releaseCompletionDelivery(ctx: RegistryCtx, delegationId: string, claim: string): 'pending' | 'dropped' | null {
+export async function releaseCompletionDelivery(ctx: RegistryCtx, delegationId: string, claim: string): Promise<'pending' | 'dropped' | null> {
   const now = ctx.now()
   return ctx.write(() => {
     const row = ctx.db.prepare('SELECT delivery_attempts, delivery_claim FROM async_delegations WHERE delegation_id = ?').get(delegationId) as
@@ -52,17 +52,17 @@ export function releaseCompletionDelivery(ctx: RegistryCtx, delegationId: string
   })
 }
 
-export function completeCompletionDelivery(ctx: RegistryCtx, delegationId: string, claim: string): boolean {
-  return setDelivered(ctx, delegationId, claim)
+export async function completeCompletionDelivery(ctx: RegistryCtx, delegationId: string, claim: string): Promise<boolean> {
+  return await setDelivered(ctx, delegationId, claim)
 }
 
 /** Unclaimed variant: mark delivered if still pending (e.g. delivered through another path). */
-export function markCompletionDelivered(ctx: RegistryCtx, delegationId: string): boolean {
-  return setDelivered(ctx, delegationId, null)
+export async function markCompletionDelivered(ctx: RegistryCtx, delegationId: string): Promise<boolean> {
+  return await setDelivered(ctx, delegationId, null)
 }
 
 /** pending → delivered, guarded by the claim when one is given. */
-function setDelivered(ctx: RegistryCtx, delegationId: string, claim: string | null): boolean {
+async function setDelivered(ctx: RegistryCtx, delegationId: string, claim: string | null): Promise<boolean> {
   const now = ctx.now()
   const guard = claim === null ? '' : ' AND delivery_claim = ?'
   const args: unknown[] = claim === null ? [now, now, delegationId] : [now, now, delegationId, claim]
@@ -77,7 +77,7 @@ function setDelivered(ctx: RegistryCtx, delegationId: string, claim: string | nu
   )
 }
 
-export function dropCompletionDelivery(ctx: RegistryCtx, delegationId: string, claim?: string): boolean {
+export async function dropCompletionDelivery(ctx: RegistryCtx, delegationId: string, claim?: string): Promise<boolean> {
   const now = ctx.now()
   const guard = claim === undefined ? '' : ' AND delivery_claim = ?'
   const args: unknown[] = [now, delegationId]

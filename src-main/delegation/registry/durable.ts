@@ -15,9 +15,9 @@ const ACTIVE_STATES = "('running', 'finalizing')"
 /** Live retained rows are never deleted by housekeeping: they are the follow-up registry. */
 const NOT_LIVE_RETAINED = '(COALESCE(retained, 0) = 0 OR tombstoned_at IS NOT NULL)'
 
-export function persistDispatch(ctx: RegistryCtx, rec: DispatchRecord): void {
+export async function persistDispatch(ctx: RegistryCtx, rec: DispatchRecord): Promise<void> {
   const now = ctx.now()
-  ctx.write(() => {
+  await ctx.write(() => {
     ctx.db
       .prepare(
         `INSERT OR REPLACE INTO async_delegations
@@ -32,17 +32,17 @@ export function persistDispatch(ctx: RegistryCtx, rec: DispatchRecord): void {
         rec.originSessionId ?? ''
       )
   })
-  pruneDurableRecords(ctx)
+  await pruneDurableRecords(ctx)
 }
 
 /** Record the terminal outcome; only `completed` units become retained (follow-up addressable). */
-export function persistCompletion(ctx: RegistryCtx, event: CompletionEvent, result: Record<string, unknown> | null): void {
+export async function persistCompletion(ctx: RegistryCtx, event: CompletionEvent, result: Record<string, unknown> | null): Promise<void> {
   const id = typeof event?.delegation_id === 'string' ? event.delegation_id.trim() : ''
   if (!id) return
   const status = typeof event.status === 'string' && event.status ? event.status : 'unknown'
   const now = ctx.now()
   const completedAt = typeof event.completed_at === 'number' ? event.completed_at : now
-  ctx.write(() => {
+  await ctx.write(() => {
     ctx.db
       .prepare(
         `UPDATE async_delegations SET state = ?, completed_at = ?, event_json = ?, result_json = ?,
@@ -50,12 +50,12 @@ export function persistCompletion(ctx: RegistryCtx, event: CompletionEvent, resu
       )
       .run(status, completedAt, toJson(event), toJson(result), now, id)
   })
-  if (status === 'completed') retainCompletedDelegation(ctx, id, (result?.usage as Record<string, unknown> | undefined) ?? null)
-  pruneDurableRecords(ctx)
+  if (status === 'completed') await retainCompletedDelegation(ctx, id, (result?.usage as Record<string, unknown> | undefined) ?? null)
+  await pruneDurableRecords(ctx)
 }
 
 /** Upstream `_prune_durable_records`: age out delivered rows, cap terminal and pending-terminal rows. */
-export function pruneDurableRecords(ctx: RegistryCtx): number {
+export async function pruneDurableRecords(ctx: RegistryCtx): Promise<number> {
   const now = ctx.now()
   return ctx.write(() => {
     let removed = ctx.db

@@ -1,6 +1,6 @@
 /**
- * Durable delegation registry bound to one profile's state.db. Every method is synchronous SQL on the
- * store's handle; nothing is cached in memory, so a restart (or another process) sees the same registry.
+ * Durable delegation registry bound to one profile's state.db. Reads are synchronous SQL on the store's handle;
+ * writes are async (the store's off-loop write queue); nothing is cached in memory, so a restart (or another process) sees the same registry.
  */
 import type { ChildManifestEntry, CompletionEvent, DelegationDb, DispatchRecord, DurableDelegation, RetainedChild } from '../types'
 import { createRegistryCtx, type RegistryCtx, type RegistryOptions } from './context'
@@ -17,23 +17,23 @@ import {
 
 export interface DelegationRegistry {
   readonly ctx: RegistryCtx
-  persistDispatch(rec: DispatchRecord): void
-  recordDispatchedChildren(delegationId: string, children: ChildManifestEntry[]): void
-  persistCompletion(event: CompletionEvent, result: Record<string, unknown> | null): void
-  retainCompletedDelegation(delegationId: string, usage?: Record<string, unknown> | null): void
+  persistDispatch(rec: DispatchRecord): Promise<void>
+  recordDispatchedChildren(delegationId: string, children: ChildManifestEntry[]): Promise<void>
+  persistCompletion(event: CompletionEvent, result: Record<string, unknown> | null): Promise<void>
+  retainCompletedDelegation(delegationId: string, usage?: Record<string, unknown> | null): Promise<void>
   listRetainedChildren(): RetainedChild[]
   findRetainedChild(id: unknown): RetainedChild | null
-  tombstoneRetainedChild(id: unknown): boolean
-  pruneRetainedChildren(opts?: { maxRetained?: number; ttlHours?: number }): number
-  rehydrateRetainedChildren(): number
-  recoverAbandonedDelegations(): number
-  pruneDurableRecords(): number
+  tombstoneRetainedChild(id: unknown): Promise<boolean>
+  pruneRetainedChildren(opts?: { maxRetained?: number; ttlHours?: number }): Promise<number>
+  rehydrateRetainedChildren(): Promise<number>
+  recoverAbandonedDelegations(): Promise<number>
+  pruneDurableRecords(): Promise<number>
   getDurableDelegation(id: unknown): DurableDelegation | null
-  claimCompletionDelivery(delegationId: string, claim: string): boolean
-  releaseCompletionDelivery(delegationId: string, claim: string): 'pending' | 'dropped' | null
-  completeCompletionDelivery(delegationId: string, claim: string): boolean
-  markCompletionDelivered(delegationId: string): boolean
-  dropCompletionDelivery(delegationId: string, claim?: string): boolean
+  claimCompletionDelivery(delegationId: string, claim: string): Promise<boolean>
+  releaseCompletionDelivery(delegationId: string, claim: string): Promise<'pending' | 'dropped' | null>
+  completeCompletionDelivery(delegationId: string, claim: string): Promise<boolean>
+  markCompletionDelivered(delegationId: string): Promise<boolean>
+  dropCompletionDelivery(delegationId: string, claim?: string): Promise<boolean>
   listUndeliveredCompletions(): ReturnType<typeof listUndeliveredCompletions>
 }
 

@@ -20,7 +20,7 @@ interface ActiveRow {
   task_json: string | null
 }
 
-export function recoverAbandonedDelegations(ctx: RegistryCtx): number {
+export async function recoverAbandonedDelegations(ctx: RegistryCtx): Promise<number> {
   const rows = ctx.db
     .prepare(
       `SELECT delegation_id, owner_pid, owner_started_at, origin_session, origin_ui_session_id, origin_session_id,
@@ -44,7 +44,7 @@ export function recoverAbandonedDelegations(ctx: RegistryCtx): number {
       parent_session_id: row.parent_session_id, goal: task.goal ?? null, status: 'unknown', summary: null,
       error: ABANDONED_ERROR, dispatched_at: row.dispatched_at, completed_at: now, exit_reason: 'owner_exited'
     }
-    const changed = ctx.write(
+    const changed = await ctx.write(
       () =>
         ctx.db
           .prepare(
@@ -56,6 +56,6 @@ export function recoverAbandonedDelegations(ctx: RegistryCtx): number {
     recovered += changed
   }
   if (recovered > 0) ctx.log('warn', `Recovered ${recovered} abandoned async delegation(s) as state=unknown`)
-  rehydrateRetainedChildren(ctx)
+  await rehydrateRetainedChildren(ctx)
   return recovered
 }

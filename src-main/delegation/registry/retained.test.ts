@@ -16,10 +16,10 @@ beforeEach(() => {
 })
 afterEach(() => t.cleanup())
 
-function dispatchAndRetain(id = 'deleg_test0001', opts: { parentSessionId?: string; children?: ChildManifestEntry[] } = {}) {
-  insertDelegation(t.store, id, { parentSessionId: opts.parentSessionId ?? 'parent-1' })
-  reg.recordDispatchedChildren(id, opts.children ?? [{ subagent_id: 'sa-0-abc12345', session_id: 'child-sess-1', model: 'test/model', goal: 'do the thing' }])
-  reg.retainCompletedDelegation(id, { cost_usd: 0.5 })
+async function dispatchAndRetain(id = 'deleg_test0001', opts: { parentSessionId?: string; children?: ChildManifestEntry[] } = {}) {
+  await insertDelegation(t.store, id, { parentSessionId: opts.parentSessionId ?? 'parent-1' })
+  await reg.recordDispatchedChildren(id, opts.children ?? [{ subagent_id: 'sa-0-abc12345', session_id: 'child-sess-1', model: 'test/model', goal: 'do the thing' }])
+  await reg.retainCompletedDelegation(id, { cost_usd: 0.5 })
   return id
 }
 
@@ -58,27 +58,27 @@ describe('schema (owned by the store, checked here for what the registry needs)'
 
 describe('retained registry', () => {
   // seed 004: test_retain_and_list_children
-  it('lists one entry per retained child with the upstream keys', () => {
-    dispatchAndRetain()
+  it('lists one entry per retained child with the upstream keys', async () => {
+    await dispatchAndRetain()
     const entries = reg.listRetainedChildren()
     expect(entries).toHaveLength(1)
     expect(entries[0]).toMatchObject({ childId: 'sa-0-abc12345', childSessionId: 'child-sess-1', model: 'test/model', delegationId: 'deleg_test0001', ownerProfile: 'default', goal: 'do the thing' })
   })
 
   // seed 004: test_find_retained_child_by_any_id
-  it('finds a child by subagent id, child session id or delegation id', () => {
-    dispatchAndRetain()
+  it('finds a child by subagent id, child session id or delegation id', async () => {
+    await dispatchAndRetain()
     for (const key of ['sa-0-abc12345', 'child-sess-1', 'deleg_test0001', '  child-sess-1  ']) expect(reg.findRetainedChild(key)).not.toBeNull()
     expect(reg.findRetainedChild('nope')).toBeNull()
     for (const bad of ['', '   ', null, undefined, 42, {}]) expect(reg.findRetainedChild(bad)).toBeNull()
   })
 
   // seed 004: test_tombstone_removes_addressability_only
-  it('tombstoning removes addressability but never the row', () => {
-    dispatchAndRetain()
-    expect(reg.tombstoneRetainedChild('sa-0-abc12345')).toBe(true)
+  it('tombstoning removes addressability but never the row', async () => {
+    await dispatchAndRetain()
+    expect(await reg.tombstoneRetainedChild('sa-0-abc12345')).toBe(true)
     expect(reg.findRetainedChild('sa-0-abc12345')).toBeNull()
-    expect(reg.tombstoneRetainedChild('sa-0-abc12345')).toBe(false)
+    expect(await reg.tombstoneRetainedChild('sa-0-abc12345')).toBe(false)
     const row = t.store.db.prepare("SELECT tombstoned_at, children_json FROM async_delegations WHERE delegation_id='deleg_test0001'").get() as {
       tombstoned_at: number | null; children_json: string
     }
@@ -87,83 +87,83 @@ describe('retained registry', () => {
   })
 
   // seed 004: test_ttl_prune_tombstones_expired_rows
-  it('TTL prune tombstones rows retained longer ago than the TTL', () => {
-    dispatchAndRetain()
+  it('TTL prune tombstones rows retained longer ago than the TTL', async () => {
+    await dispatchAndRetain()
     t.store.db.prepare('UPDATE async_delegations SET retained_at = ? WHERE delegation_id = ?').run(clock - 100 * 3600, 'deleg_test0001')
-    expect(reg.pruneRetainedChildren({ ttlHours: 72 })).toBe(1)
+    expect(await reg.pruneRetainedChildren({ ttlHours: 72 })).toBe(1)
     expect(reg.listRetainedChildren()).toEqual([])
   })
 
   // seed 004: test_cap_prune_keeps_newest
-  it('cap prune keeps the newest retained units', () => {
+  it('cap prune keeps the newest retained units', async () => {
     for (let i = 0; i < 4; i++) {
-      dispatchAndRetain(`deleg_cap${String(i).padStart(5, '0')}`, { children: [{ subagent_id: `sa-${i}`, session_id: `cs-${i}` }] })
+      await dispatchAndRetain(`deleg_cap${String(i).padStart(5, '0')}`, { children: [{ subagent_id: `sa-${i}`, session_id: `cs-${i}` }] })
       clock += 0.01
     }
-    reg.pruneRetainedChildren({ maxRetained: 2, ttlHours: 9999 })
+    await reg.pruneRetainedChildren({ maxRetained: 2, ttlHours: 9999 })
     expect(new Set(reg.listRetainedChildren().map((e) => e.delegationId))).toEqual(new Set(['deleg_cap00002', 'deleg_cap00003']))
   })
 
-  it('config limits apply on retain (delegation.max_retained in config.yaml)', () => {
+  it('config limits apply on retain (delegation.max_retained in config.yaml)', async () => {
     t.writeConfig('delegation:\n  max_retained: 1\n')
     const fromConfig = createDelegationRegistry(t.store, { now })
-    insertDelegation(t.store, 'deleg_a')
-    fromConfig.recordDispatchedChildren('deleg_a', [{ subagent_id: 'sa-a', session_id: 'cs-a' }])
-    fromConfig.retainCompletedDelegation('deleg_a')
+    await insertDelegation(t.store, 'deleg_a')
+    await fromConfig.recordDispatchedChildren('deleg_a', [{ subagent_id: 'sa-a', session_id: 'cs-a' }])
+    await fromConfig.retainCompletedDelegation('deleg_a')
     clock += 1
-    insertDelegation(t.store, 'deleg_b')
-    fromConfig.recordDispatchedChildren('deleg_b', [{ subagent_id: 'sa-b', session_id: 'cs-b' }])
-    fromConfig.retainCompletedDelegation('deleg_b')
+    await insertDelegation(t.store, 'deleg_b')
+    await fromConfig.recordDispatchedChildren('deleg_b', [{ subagent_id: 'sa-b', session_id: 'cs-b' }])
+    await fromConfig.retainCompletedDelegation('deleg_b')
     expect(fromConfig.listRetainedChildren().map((e) => e.childId)).toEqual(['sa-b'])
   })
 
-  it('explicit prune arguments are floored (max ≥ 1, ttl ≥ 0)', () => {
-    dispatchAndRetain()
-    expect(reg.pruneRetainedChildren({ maxRetained: 0, ttlHours: 9999 })).toBe(0)
+  it('explicit prune arguments are floored (max ≥ 1, ttl ≥ 0)', async () => {
+    await dispatchAndRetain()
+    expect(await reg.pruneRetainedChildren({ maxRetained: 0, ttlHours: 9999 })).toBe(0)
     expect(reg.listRetainedChildren()).toHaveLength(1)
   })
 
   // seed 004: test_completion_persist_retains_only_success
-  it('persisting a completion retains only completed units', () => {
-    insertDelegation(t.store, 'deleg_ok000001')
-    insertDelegation(t.store, 'deleg_err00001')
-    reg.recordDispatchedChildren('deleg_ok000001', [{ subagent_id: 'sa-ok', session_id: 'cs-ok' }])
-    reg.recordDispatchedChildren('deleg_err00001', [{ subagent_id: 'sa-err', session_id: 'cs-err' }])
-    reg.persistCompletion({ delegation_id: 'deleg_ok000001', status: 'completed' }, { status: 'completed', summary: 'done' })
-    reg.persistCompletion({ delegation_id: 'deleg_err00001', status: 'error' }, { status: 'error', summary: null })
+  it('persisting a completion retains only completed units', async () => {
+    await insertDelegation(t.store, 'deleg_ok000001')
+    await insertDelegation(t.store, 'deleg_err00001')
+    await reg.recordDispatchedChildren('deleg_ok000001', [{ subagent_id: 'sa-ok', session_id: 'cs-ok' }])
+    await reg.recordDispatchedChildren('deleg_err00001', [{ subagent_id: 'sa-err', session_id: 'cs-err' }])
+    await reg.persistCompletion({ delegation_id: 'deleg_ok000001', status: 'completed' }, { status: 'completed', summary: 'done' })
+    await reg.persistCompletion({ delegation_id: 'deleg_err00001', status: 'error' }, { status: 'error', summary: null })
     expect(new Set(reg.listRetainedChildren().map((e) => e.delegationId))).toEqual(new Set(['deleg_ok000001']))
     expect(reg.getDurableDelegation('deleg_err00001')).toMatchObject({ state: 'error', deliveryState: 'pending', result: { status: 'error', summary: null } })
   })
 
   // seed 004: test_recover_abandoned_delegations_rehydrates_retained
-  it('retained rows survive a restart and are rehydrated by recovery', () => {
-    dispatchAndRetain()
+  it('retained rows survive a restart and are rehydrated by recovery', async () => {
+    await dispatchAndRetain()
     const reopened = createDelegationRegistry(t.reopen(), { now, currentProfile: () => 'default' })
-    reopened.recoverAbandonedDelegations()
+    await reopened.recoverAbandonedDelegations()
     expect(reopened.listRetainedChildren().map((e) => e.childSessionId)).toEqual(['child-sess-1'])
   })
 
-  it('records child_session_id only for a single child and synthesizes a child from it', () => {
-    insertDelegation(t.store, 'deleg_batch')
-    reg.recordDispatchedChildren('deleg_batch', [{ subagent_id: 'sa-1', session_id: 'cs-1' }, { subagent_id: 'sa-2', session_id: 'cs-2' }])
+  it('records child_session_id only for a single child and synthesizes a child from it', async () => {
+    await insertDelegation(t.store, 'deleg_batch')
+    await reg.recordDispatchedChildren('deleg_batch', [{ subagent_id: 'sa-1', session_id: 'cs-1' }, { subagent_id: 'sa-2', session_id: 'cs-2' }])
     expect(t.store.db.prepare("SELECT child_session_id FROM async_delegations WHERE delegation_id='deleg_batch'").get()).toEqual({ child_session_id: null })
-    insertDelegation(t.store, 'deleg_legacy')
+    await insertDelegation(t.store, 'deleg_legacy')
     t.store.db.prepare("UPDATE async_delegations SET child_session_id='cs-legacy', retained=1, retained_at=? WHERE delegation_id='deleg_legacy'").run(clock)
-    reg.retainCompletedDelegation('deleg_batch')
+    await reg.retainCompletedDelegation('deleg_batch')
     const ids = reg.listRetainedChildren().map((e) => e.childId)
     expect(ids).toEqual(expect.arrayContaining(['sa-1', 'sa-2', 'cs-legacy']))
   })
 
-  it('malformed children_json does not break listing', () => {
-    dispatchAndRetain()
+  it('malformed children_json does not break listing', async () => {
+    await dispatchAndRetain()
     t.store.db.prepare("UPDATE async_delegations SET children_json='{not json', child_session_id='cs-x'").run()
     expect(reg.listRetainedChildren().map((e) => e.childId)).toEqual(['cs-x'])
   })
 
-  it('a tombstoned delegation is never re-retained', () => {
-    dispatchAndRetain()
-    reg.tombstoneRetainedChild('deleg_test0001')
-    reg.retainCompletedDelegation('deleg_test0001')
+  it('a tombstoned delegation is never re-retained', async () => {
+    await dispatchAndRetain()
+    await reg.tombstoneRetainedChild('deleg_test0001')
+    await reg.retainCompletedDelegation('deleg_test0001')
     expect(reg.listRetainedChildren()).toEqual([])
   })
 })

@@ -6,11 +6,11 @@
 import type { ChildManifestEntry, RetainedChild } from '../types'
 import { parseJson, toJson, type RegistryCtx } from './context'
 
-export function recordDispatchedChildren(ctx: RegistryCtx, delegationId: string, children: ChildManifestEntry[]): void {
+export async function recordDispatchedChildren(ctx: RegistryCtx, delegationId: string, children: ChildManifestEntry[]): Promise<void> {
   if (typeof delegationId !== 'string' || !delegationId.trim()) return
   const list = Array.isArray(children) ? children.filter((c) => c && typeof c === 'object') : []
   const single = list.length === 1 && typeof list[0].session_id === 'string' && list[0].session_id ? list[0].session_id : null
-  ctx.write(() => {
+  await ctx.write(() => {
     ctx.db
       .prepare(`UPDATE async_delegations SET children_json = ?, child_session_id = ?, owner_profile = ?, updated_at = ? WHERE delegation_id = ?`)
       .run(JSON.stringify(list), single, ctx.currentProfile(), ctx.now(), delegationId.trim())
@@ -18,22 +18,22 @@ export function recordDispatchedChildren(ctx: RegistryCtx, delegationId: string,
 }
 
 /** Mark a delegation retained (only if never tombstoned), then prune with the configured limits. */
-export function retainCompletedDelegation(ctx: RegistryCtx, delegationId: string, usage: Record<string, unknown> | null = null): void {
+export async function retainCompletedDelegation(ctx: RegistryCtx, delegationId: string, usage: Record<string, unknown> | null = null): Promise<void> {
   if (typeof delegationId !== 'string' || !delegationId.trim()) return
   const now = ctx.now()
-  ctx.write(() => {
+  await ctx.write(() => {
     ctx.db
       .prepare(`UPDATE async_delegations SET retained = 1, retained_at = ?, usage_json = ?, updated_at = ? WHERE delegation_id = ? AND tombstoned_at IS NULL`)
       .run(now, usage ? toJson(usage) : null, now, delegationId.trim())
   })
-  pruneRetainedChildren(ctx)
+  await pruneRetainedChildren(ctx)
 }
 
 /**
  * Tombstone expired rows (TTL), then everything beyond the newest `maxRetained`. Explicit arguments are
  * floored at 1 / 0 h; configured values at 1 / 1 h.
  */
-export function pruneRetainedChildren(ctx: RegistryCtx, opts: { maxRetained?: number; ttlHours?: number } = {}): number {
+export async function pruneRetainedChildren(ctx: RegistryCtx, opts: { maxRetained?: number; ttlHours?: number } = {}): Promise<number> {
   const cfg = opts.maxRetained === undefined || opts.ttlHours === undefined ? ctx.limits() : null
   const maxRetained = opts.maxRetained !== undefined ? Math.max(1, Math.trunc(opts.maxRetained)) : Math.max(1, cfg!.maxRetained)
   const ttlHours = opts.ttlHours !== undefined ? Math.max(0, opts.ttlHours) : Math.max(1, cfg!.ttlHours)
@@ -87,7 +87,9 @@ export function expandChildren(row: RetainedRow): RetainedChild[] {
 }
 
 export function listRetainedChildren(ctx: RegistryCtx): RetainedChild[] {
-  pruneRetainedChildren(ctx)
+  // A read must not wait on the write lock: the prune runs at once when the DB is free (same tick, so its
+  // result is visible below) and otherwise later off the event loop; until then expired rows still list.
+  pruneRetainedChildren(ctx).catch((err: Error) => ctx.log('warn', `pruning retained children failed: ${err.message}`))
   const rows = ctx.db
     .prepare(
       `SELECT delegation_id, parent_session_id, owner_profile, state, retained_at, completed_at, child_session_id, children_json
@@ -105,7 +107,7 @@ export function findRetainedChild(ctx: RegistryCtx, id: unknown): RetainedChild 
 }
 
 /** De-register a retained child from follow-up messaging. True only the first time. */
-export function tombstoneRetainedChild(ctx: RegistryCtx, id: unknown): boolean {
+export async function tombstoneRetainedChild(ctx: RegistryCtx, id: unknown): Promise<boolean> {
   const entry = findRetainedChild(ctx, id)
   if (!entry) return false
   const now = ctx.now()
@@ -117,8 +119,8 @@ export function tombstoneRetainedChild(ctx: RegistryCtx, id: unknown): boolean {
   )
 }
 
-export function rehydrateRetainedChildren(ctx: RegistryCtx): number {
-  pruneRetainedChildren(ctx)
+export async function rehydrateRetainedChildren(ctx: RegistryCtx): Promise<number> {
+  await pruneRetainedChildren(ctx)
   const n = listRetainedChildren(ctx).length
   if (n > 0) ctx.log('info', `Rehydrated ${n} retained subagent record(s) after restart`)
   return n

@@ -43,10 +43,10 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
       if (entry) emitUpdate(profile, entry.delegationId, entry.parentSessionId || null)
       return result
     },
-    'subagents.tombstone': ({ profile, childId }) => {
+    'subagents.tombstone': async ({ profile, childId }) => {
       const d = deps(profile)
       const entry = d.registry.findRetainedChild(childId)
-      const tombstoned = d.registry.tombstoneRetainedChild(childId)
+      const tombstoned = await d.registry.tombstoneRetainedChild(childId)
       if (tombstoned && entry) emitUpdate(profile, entry.delegationId, entry.parentSessionId || null)
       return { tombstoned }
     },

@@ -17,17 +17,17 @@ export function sessionHandlers(s: Services): SessionHandlers {
     },
     'sessions.search': ({ profile, query, limit }) =>
       s.stores.searchAll({ query, limit }, profile === 'all' ? undefined : profile),
-    'sessions.update': ({ profile, sessionId, title, archived, pinned }) => {
+    'sessions.update': async ({ profile, sessionId, title, archived, pinned }) => {
       const store = s.stores.get(profile)
       if (!store.getSession(sessionId)) throw notFound(profile, sessionId)
       try {
-        if (title !== undefined) store.setTitle(sessionId, title, 'user')
+        if (title !== undefined) await store.setTitle(sessionId, title, 'user')
       } catch (err) {
         // Title rules (length, uniqueness) are user errors, not host failures.
         throw new CaduceusError('invalid_input', (err as Error).message, 'title')
       }
-      if (archived !== undefined) store.setArchived(sessionId, archived)
-      if (pinned !== undefined) store.setPinned(sessionId, pinned)
+      if (archived !== undefined) await store.setArchived(sessionId, archived)
+      if (pinned !== undefined) await store.setPinned(sessionId, pinned)
       return store.summary(sessionId) ?? (() => { throw notFound(profile, sessionId) })()
     }
   }

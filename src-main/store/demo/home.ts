@@ -34,12 +34,12 @@ delegation:
   max_concurrent_children: 3
 `
 
-export function writeDemoHome(rootDir: string, opts: DemoHomeOptions = {}): DemoHome {
+export async function writeDemoHome(rootDir: string, opts: DemoHomeOptions = {}): Promise<DemoHome> {
   const root = resolve(rootDir)
   const seed = opts.seed ?? 1
   const now = opts.now ?? 1796083200
   const out: DemoHome = { root, profiles: [] }
-  PROFILES.forEach((name, pi) => {
+  for (const [pi, name] of PROFILES.entries()) {
     const home = name === 'default' ? root : join(root, 'profiles', name)
     mkdirSync(join(home, 'memories'), { recursive: true })
     writeFileSync(join(home, 'config.yaml'), config(name), { mode: 0o600 })
@@ -47,12 +47,12 @@ export function writeDemoHome(rootDir: string, opts: DemoHomeOptions = {}): Demo
     const count = opts.sessions?.[name] ?? [140, 100, 70][pi]
     const store = new SessionStore(join(home, 'state.db'), { profile: name })
     try {
-      const made = new ProfileWriter(store, new Rng(seed * 31 + pi), name, now).run(count)
+      const made = await new ProfileWriter(store, new Rng(seed * 31 + pi), name, now).run(count)
       out.profiles.push({ name, home, sessions: made })
     } finally {
       store.close()
     }
-  })
+  }
   return out
 }
 
@@ -61,9 +61,10 @@ class ProfileWriter {
   private titles = new Map<string, number>()
   constructor(private store: SessionStore, private rng: Rng, private profile: string, private now: number) {}
 
-  run(count: number): number {
+  /** One outer transaction: every store call inside it is a nested savepoint that runs (and throws) synchronously. */
+  async run(count: number): Promise<number> {
     const roots: string[] = []
-    this.store.write(() => {
+    await this.store.write(() => {
       while (this.made < count) {
         // Spread over the last 45 days by how much has been made, so the newest rows land near `now`.
         const startedAt = this.now - (count - this.made) * (DAY * 45 / count) - this.rng.int(0, 3600)
@@ -75,8 +76,8 @@ class ProfileWriter {
       }
       if (this.profile === 'default' && roots.length >= 6) writeDelegations(this.store, this.rng, roots.slice(-6), this.now, (p, at) => this.delegateChild(p, at))
       // A few archived and pinned rows so filters have something to show.
-      roots.slice(0, 5).forEach((id) => this.store.setArchived(id, true))
-      roots.slice(-3).forEach((id) => this.store.setPinned(id, true))
+      roots.slice(0, 5).forEach((id) => void this.store.setArchived(id, true))
+      roots.slice(-3).forEach((id) => void this.store.setPinned(id, true))
     })
     return this.made
   }
@@ -92,7 +93,7 @@ class ProfileWriter {
     const topic = this.rng.pick(TOPICS[this.profile])
     const id = sessionIdAt(startedAt, this.rng)
     const src = source ?? this.rng.pick(SOURCES)
-    this.store.createSession(id, src, {
+    void this.store.createSession(id, src, {
       model: 'demo-model', modelConfig, parentSessionId: parent, startedAt, cwd: `/home/demo/${this.profile}`,
       title: parent && !modelConfig._branched_from ? null : this.rng.chance(0.85) ? this.title(topic) : null
     })
@@ -101,7 +102,7 @@ class ProfileWriter {
     const turns = this.rng.int(1, 4)
     for (let turn = 0; turn < turns; turn++) {
       const callId = `call_${this.rng.hex(8)}`
-      this.store.appendMessages(id, [
+      void this.store.appendMessages(id, [
         { role: 'user', content: turn === 0 ? topic.ask : 'Thanks — can you double-check that?', timestamp: (ts += 5) },
         { role: 'assistant', content: null, reasoning: this.rng.pick(REASONING), timestamp: (ts += 4),
           toolCalls: [{ id: callId, name: topic.tool, arguments: JSON.stringify(topic.args) }], finishReason: 'tool_calls' },
@@ -110,13 +111,13 @@ class ProfileWriter {
       ])
       const priced = this.rng.chance(0.7)
       const input = this.rng.int(800, 6000), output = this.rng.int(100, 900)
-      this.store.recordUsage(id, {
+      void this.store.recordUsage(id, {
         model: 'demo-model', provider: 'demo', baseUrl: 'http://127.0.0.1:0/v1', inputTokens: input, outputTokens: output,
         cacheReadTokens: this.rng.int(0, 2000), cacheWriteTokens: 0, reasoningTokens: this.rng.int(0, 200), apiCalls: 2,
         costUsd: priced ? Math.round((input * 3 + output * 15) / 1000) / 1000 : null, costStatus: priced ? 'estimated' : 'unpriced'
       }, { at: ts, day: new Date(ts * 1000).toISOString().slice(0, 10) })
     }
-    if (ts < this.now - 3600 && this.rng.chance(0.8)) this.store.endSession(id, this.rng.pick(['cli_close', 'tui_close', 'idle']), ts + 60)
+    if (ts < this.now - 3600 && this.rng.chance(0.8)) void this.store.endSession(id, this.rng.pick(['cli_close', 'tui_close', 'idle']), ts + 60)
     return id
   }
 
@@ -124,8 +125,8 @@ class ProfileWriter {
     let parent = rootId
     const links = this.rng.int(1, 3)
     for (let k = 0; k < links; k++) {
-      this.store.reopenSession(parent) // it may have been closed by conversation(); compression must be the end reason
-      this.store.endSession(parent, 'compression', startedAt + 600 * (k + 1))
+      void this.store.reopenSession(parent) // it may have been closed by conversation(); compression must be the end reason
+      void this.store.endSession(parent, 'compression', startedAt + 600 * (k + 1))
       parent = this.conversation(startedAt + 600 * (k + 1) + 1, parent, {}, this.store.getSession(rootId)?.source)
     }
   }
@@ -136,7 +137,7 @@ class ProfileWriter {
 
   delegateChild(parentId: string, startedAt: number): string {
     const id = this.conversation(startedAt + 120, parentId, { _delegate_from: parentId }, 'delegate')
-    this.store.endSession(id, 'agent_close', startedAt + 900)
+    void this.store.endSession(id, 'agent_close', startedAt + 900)
     return id
   }
 }

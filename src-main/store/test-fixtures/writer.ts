@@ -21,24 +21,24 @@ const wallMs = () => performance.timeOrigin + performance.now()
 
 if (cmd === 'append') {
   const n = Math.max(1, Number(nArg) || 1)
-  store.ensureSession(sessionId, 'cli')
-  store.appendMessages(sessionId, Array.from({ length: n }, (_, i) => ({ role: 'user', content: `from writer ${process.pid} #${i}` })))
+  await store.ensureSession(sessionId, 'cli')
+  await store.appendMessages(sessionId, Array.from({ length: n }, (_, i) => ({ role: 'user', content: `from writer ${process.pid} #${i}` })))
   store.close()
   process.stdout.write('done\n')
 } else if (cmd === 'noop') {
-  store.write(({ db }) => {
+  await store.write(({ db }) => {
     db.prepare('UPDATE sessions SET title = title').run()
     db.prepare('UPDATE sessions SET last_activity_description = ? WHERE id = ?').run(`probe ${process.pid}`, sessionId)
   })
   store.close()
   process.stdout.write('done\n')
 } else if (cmd === 'serve') {
-  store.ensureSession(sessionId, 'cli')
+  await store.ensureSession(sessionId, 'cli')
   process.stdout.write('ready\n')
   const rl = createInterface({ input: process.stdin })
-  rl.on('line', (line) => {
+  rl.on('line', async (line) => {
     if (line.trim() !== 'append') return
-    store.appendMessage(sessionId, { role: 'user', content: `bench message ${Date.now()}` })
+    await store.appendMessage(sessionId, { role: 'user', content: `bench message ${Date.now()}` })
     process.stdout.write(JSON.stringify({ t: wallMs() }) + '\n')
   })
   rl.on('close', () => { store.close(); process.exit(0) })
