@@ -6,6 +6,7 @@ import { openTranscript, refreshTranscriptMeta, useTranscript } from '../stores/
 import { sendMessage, turnsForSession, useTurns } from '../stores/turns'
 import { updateSession } from '../stores/sessions'
 import { ChildrenPanel } from './session/ChildrenPanel'
+import { ExportSessionButton } from '../components/ExportImport'
 import { Composer } from './session/Composer'
 import { CostBreakdown } from './session/CostBreakdown'
 import { Lineage } from './session/Lineage'
@@ -45,6 +46,7 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
             <button className="small side-toggle" aria-expanded={sideOpen} onClick={() => setSideOpen(!sideOpen)} data-testid="session-details-toggle">
               {sideOpen ? 'Hide details' : 'Details'}{children.length > 0 && <span className="count">{children.length}</span>}
             </button>
+            {summary && <ExportSessionButton profile={profile} sessionId={sessionId} />}
             {summary && (
               <button className="small" data-testid="session-archive" onClick={() => void updateSession({ profile, sessionId, archived: !summary.archived }).then(refreshTranscriptMeta)}>
                 {summary.archived ? 'Unarchive' : 'Archive'}
