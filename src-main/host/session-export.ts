@@ -1,7 +1,7 @@
 /** Export text from the store's upstream-shaped records: JSONL (one object per line) or Markdown. Shared by CLI and requests. */
 import { CaduceusError, type ExportFormat } from '@shared/contract'
 import type { SessionStore } from '../store'
-import { toMarkdown, userPrompts } from '../store/session-transfer'
+import { toMarkdown, userPrompts } from '../store'
 
 export interface ExportOptions { format: ExportFormat; onlyUserPrompts?: boolean; lineage?: boolean; sessionId?: string }
 

@@ -42,5 +42,6 @@ export { discoverProfiles, problemOf, StoreRegistry, type ProfileEntry } from '.
 export { SessionWatcher, type WatcherOptions, type SessionsChanged } from './watcher'
 export { writeDemoHome, generateBulk, type DemoHomeOptions, type BulkOptions } from './demo'
 export { SCHEMA_VERSION } from './schema'
+export { toMarkdown, userPrompts, type ExportRecord } from './session-transfer'
 export * as tables from './schema'
 export type { SessionRow, CreateSessionOptions, NewMessage, ConversationMessage, UsageReport } from './types'
