@@ -112,6 +112,29 @@ describe('a corrupt profile is isolated', () => {
   })
 })
 
+describe('a profile folder without state.db', () => {
+  it('gets its file at the first write, which is announced, and is watched from then on', async () => {
+    const home = newHome()
+    mkdirSync(join(home, 'profiles', 'fresh'), { recursive: true })
+    const host = await createHost({ home, headless: true, live: true, validateOutput: true, log: createLogger() })
+    const events: Array<{ event: string; payload: { profile?: string; sessionIds?: string[] } }> = []
+    const off = host.bus.subscribe((e) => events.push(e as never))
+    try {
+      expect(existsSync(join(home, 'profiles', 'fresh', 'state.db'))).toBe(false)
+      const line = JSON.stringify({ id: 'n1', source: 'cli', started_at: 1700000000, messages: [{ role: 'user', content: 'first words', timestamp: 1700000001 }] })
+      const r = await host.dispatcher.invoke('sessions.import', { profile: 'fresh', content: line })
+      expect(r).toMatchObject({ ok: true, output: { imported: 1 } })
+      expect(existsSync(join(home, 'profiles', 'fresh', 'state.db'))).toBe(true)
+      expect(events.filter((e) => e.event === 'sessions.changed').map((e) => e.payload)).toEqual([{ profile: 'fresh', sessionIds: ['n1'] }])
+      const list = (await host.dispatcher.invoke('sessions.list', { profile: 'fresh' })) as { ok: true; output: SessionPage }
+      expect(list.output.items.map((s) => s.id)).toEqual(['n1'])
+    } finally {
+      off()
+      await host.close()
+    }
+  })
+})
+
 describe('reads never need the write lock', () => {
   it('list, search and session detail succeed while another process holds BEGIN IMMEDIATE for 3 s', async () => {
     const home = newHome()
