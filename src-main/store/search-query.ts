@@ -102,7 +102,12 @@ export function toMatch(n: Node, substring = false): string {
 
 /** A SQL boolean over `expr` with case-insensitive substring tests; params appended to `params`. */
 export function toInstr(n: Node, expr: string, params: string[]): string {
-  if (n.kind === 'term') { params.push(n.text.toLowerCase()); return `instr(lower(COALESCE(${expr}, '')), ?) > 0` }
+  if (n.kind === 'term') {
+    const lower = n.text.toLowerCase()
+    params.push(lower)
+    // Caseless text (CJK): no lower() pass over every scanned row. SQLite's lower() only folds ASCII anyway.
+    return lower === n.text.toUpperCase() ? `instr(COALESCE(${expr}, ''), ?) > 0` : `instr(lower(COALESCE(${expr}, '')), ?) > 0`
+  }
   if (n.kind === 'not') return `(${toInstr(n.left, expr, params)} AND NOT ${toInstr(n.right, expr, params)})`
   return `(${n.items.map((x) => toInstr(x, expr, params)).join(n.kind === 'and' ? ' AND ' : ' OR ')})`
 }

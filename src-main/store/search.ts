@@ -71,9 +71,10 @@ export function splitSnippet(s: string): Array<{ text: string; hit: boolean }> {
 const chars = (s: string) => [...s].length
 
 function ftsIds(db: Database.Database, table: string, match: string, n: number): number[] {
-  // FTS5 walks rowids newest-first and stops at the window; visibility and the page limit come after.
+  // FTS5 streams rowids newest-first (ORDER BY rowid DESC is native to it); each is checked for visibility
+  // by primary key and the walk stops at the page size, or at WINDOW matches when most are hidden.
   return stmt(db, `SELECT m.id FROM (SELECT rowid AS id FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid DESC LIMIT ${WINDOW}) f
-      JOIN messages m ON m.id = f.id WHERE ${VISIBLE} ORDER BY m.id DESC LIMIT ?`).pluck().all(match, n) as number[]
+      CROSS JOIN messages m ON m.id = f.id WHERE ${VISIBLE} LIMIT ?`).pluck().all(match, n) as number[]
 }
 
 function scanIds(db: Database.Database, tree: Node, n: number): number[] {
