@@ -8,7 +8,9 @@ export default defineConfig({
     environment: 'node',
     // better-sqlite3 is a native addon: forks isolate it per worker.
     pool: 'forks',
-    testTimeout: 20_000,
-    hookTimeout: 20_000
+    // Generous: CLI tests spawn `node bin/caduceus.mjs` (tsx before the build) on a shared 2-core box; a timeout
+    // here is a hang detector, never a speed assertion.
+    testTimeout: 60_000,
+    hookTimeout: 60_000
   }
 })

@@ -4,17 +4,14 @@
  * function in host/app-policy.ts (tested under Node); this file only wires them to Electron's hooks.
  */
 import { app, BrowserWindow, ipcMain, protocol, safeStorage, session, shell } from 'electron'
-import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join, resolve, sep } from 'node:path'
-import { createHost, type Host } from './host'
-import { parseArgs } from './host/args'
-import {
-  APP_ORIGIN, APP_SCHEME, appCsp, appRequestPath, closeWithDeadline, externalUrlToOpen, filterAppArgs, isAppUrl,
-  permissionAllowed
-} from './host/app-policy'
-import { installLastResort } from './host/last-resort'
-import { contentType } from './host/static-files'
+import { createHost, electronSupport, redact, type Host } from './host'
+
+const {
+  parseArgs, installLastResort, contentType, APP_ORIGIN, APP_SCHEME, appCsp, appRequestPath, closeWithDeadline,
+  externalUrlToOpen, filterAppArgs, isAppUrl, permissionAllowed
+} = electronSupport
 
 let host: Host | null = null
 let win: BrowserWindow | null = null
@@ -97,7 +94,7 @@ async function main(): Promise<void> {
     minHeight: 560,
     title: 'Caduceus',
     backgroundColor: '#0f1115',
-    ...(existsSync(icon) ? { icon } : {}),
+    icon,
     webPreferences: {
       preload: join(import.meta.dirname, '../preload/index.cjs'),
       contextIsolation: true,
@@ -136,7 +133,7 @@ if (!app.requestSingleInstanceLock()) {
     })
   })
   main().catch((err) => {
-    console.error('Caduceus failed to start:', err instanceof Error ? err.message : err)
+    console.error(`Caduceus failed to start: ${redact(err instanceof Error ? err.message : String(err))}`)
     app.exit(1)
   })
 }

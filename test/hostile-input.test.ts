@@ -119,6 +119,20 @@ describe('hostile HTTP against a real serve', () => {
     await expectAliveAfter(r)
   })
 
+  it('Expect: 100-continue with a declared body over 4 MB gets 413 before any of it is sent', async () => {
+    const r = await rawRequest(host.port, `POST /api/call HTTP/1.1\r\n${H}\r\nAuthorization: Bearer ${host.token}\r\nContent-Length: ${6 * 1024 * 1024}\r\nExpect: 100-continue\r\n\r\n`)
+    expect(r.status).toBe(413)
+    await expectAliveAfter(r)
+    // Under the limit, the client is told to go on and the call runs.
+    const body = '{"name":"sessions.list","input":{"profile":"No!"}}'
+    const ok = await rawRequest(host.port, async (s) => {
+      s.write(`POST /api/call HTTP/1.1\r\n${H}\r\nAuthorization: Bearer ${host.token}\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`)
+      await new Promise((r) => s.once('data', r))
+      s.write(body)
+    })
+    expect(ok.status).toBe(200)
+  })
+
   it('a chunked body that grows past 4 MB gets 413 mid-upload — no reset', async () => {
     const r = await rawRequest(host.port, async (s) => {
       s.write(`POST /api/call HTTP/1.1\r\n${H}\r\nAuthorization: Bearer ${host.token}\r\nTransfer-Encoding: chunked\r\n\r\n`)

@@ -4,7 +4,7 @@ import { join, relative, resolve, dirname, sep } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 const root = resolve(import.meta.dirname, '..')
-const SUBSYSTEMS = ['scope', 'store', 'config', 'agent', 'gateway', 'delegation', 'memory', 'tools', 'host']
+const SUBSYSTEMS = ['scope', 'store', 'config', 'agent', 'gateway', 'delegation', 'memory', 'tools', 'channels', 'cron', 'host']
 
 function files(dir: string): string[] {
   const abs = join(root, dir)

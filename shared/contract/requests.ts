@@ -12,6 +12,7 @@ import {
   TombstoneResult
 } from './delegation'
 import { sessionsAdminRequests } from './sessions-admin'
+import { channelRequests } from './channels'
 import { MemoryEntries, MemoryEntriesQuery, MemoryEntryEdit, MemoryEventPage, MemoryEventQuery, MemoryHealth } from './memory'
 
 const Empty = z.object({}).strict().default({})
@@ -75,7 +76,8 @@ export const requests = {
   'memory.edit': { input: MemoryEntryEdit, output: MemoryEntries },
   /** Per-provider health. */
   'memory.health': { input: z.object({ profile: ProfileScope.default('all') }), output: MemoryHealth },
-  ...sessionsAdminRequests
+  ...sessionsAdminRequests,
+  ...channelRequests
 } as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>
 
 export type Requests = typeof requests

@@ -128,7 +128,7 @@ describe('costSummary by day', () => {
 
 describe('listSubagents', () => {
   it('classifies running, retained, tombstoned, expired and failed; live inline children too', async () => {
-    let clock = Date.now() / 1000
+    const clock = Date.now() / 1000
     const reg = createDelegationRegistry(a.store, { now: () => clock, currentProfile: () => 'default' })
     await a.store.createSession('p', 'desktop')
     await a.store.createSession('cs-ret', 'delegate', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })

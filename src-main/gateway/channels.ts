@@ -3,7 +3,7 @@
  * ends. Desk chat keeps a live window and event stream, so it can; the request/response API server
  * cannot, and every API-server entry binds through `bindApiServerSession`, which hardwires that.
  */
-import { setSessionVars, type SessionTokens, type SessionVars } from './session-context'
+import { declareStatelessChannel, runInFreshContext, setSessionVars, type SessionTokens, type SessionVars } from './session-context'
 
 export interface ChannelCapability {
   platform: string
@@ -37,5 +37,39 @@ export function bindApiServerSession(b: ChannelBinding = {}): SessionTokens {
   return setSessionVars({
     platform: API_SERVER.platform, chatId: b.chatId ?? '', sessionKey: b.sessionKey ?? '', sessionId: b.sessionId ?? '',
     profile: b.profile ?? '', asyncDelivery: false
+  })
+}
+
+/** A one-shot `run -z`: prints one reply and exits, nothing drains a completion afterwards (seed 003). */
+export const ONE_SHOT: ChannelCapability = { platform: 'cli', supportsAsyncDelivery: false }
+/** A cron run: its reply is the job output; there is no turn left to re-enter (seed 003). */
+export const CRON: ChannelCapability = { platform: 'cron', supportsAsyncDelivery: false }
+
+/** How a turn arrived: the session source it records and how it binds the per-turn session context. */
+export interface TurnChannel {
+  capability: ChannelCapability
+  /** `sessions.source` for sessions this channel creates. */
+  source: string
+  /** Called inside the turn's fresh session context, before the agent runs. */
+  bind(b: ChannelBinding): void
+}
+
+export const TURN_CHANNELS = {
+  desk: { capability: DESK_CHAT, source: 'desktop', bind: (b) => void setSessionVars(deskChatVars(b)) },
+  // Every API-server turn goes through the one chokepoint, so its capability can never be left on.
+  api: { capability: API_SERVER, source: 'api_server', bind: (b) => void bindApiServerSession(b) },
+  // Upstream binds ONLY the capability for one-shot runs: no session vars, no engaged latch.
+  oneShot: { capability: ONE_SHOT, source: 'cli', bind: () => declareStatelessChannel() },
+  cron: {
+    capability: CRON, source: 'cron',
+    bind: (b) => void setSessionVars({ platform: CRON.platform, source: 'cron', sessionId: b.sessionId ?? '', profile: b.profile ?? '', cronSession: '1', asyncDelivery: false })
+  }
+} satisfies Record<string, TurnChannel>
+
+/** Run fn in a fresh session context bound for `channel`; the binding ends with fn (never outlives the turn). */
+export function runOnChannel<T>(channel: TurnChannel, b: ChannelBinding, fn: () => T): T {
+  return runInFreshContext(() => {
+    channel.bind(b)
+    return fn()
   })
 }

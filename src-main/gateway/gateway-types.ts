@@ -7,6 +7,7 @@ import type { RawConfig, ResolvedRuntime, SecretVault } from '../config'
 import type { CacheableAgent } from './cacheable'
 import type { MemoryIdentityResolver } from './cache-busting'
 import type { GatewayLogger } from './logger'
+import type { TurnChannel } from './channels'
 
 /** The slice of a profile's SessionStore the gateway reads (better-sqlite3: synchronous). */
 export interface GatewayStore {
@@ -35,6 +36,8 @@ export interface TurnDeltaLike {
 }
 
 export interface TurnResultLike {
+  /** The assistant's final reply text (what a stateless channel hands back). */
+  finalText?: string
   status: 'completed' | 'interrupted' | 'error'
   error?: string
   tokens: { input: number; output: number; cacheRead: number; cacheWrite: number; reasoning: number }
@@ -72,6 +75,10 @@ export interface BuildAgentInput<S extends GatewayStore = GatewayStore> {
   reasoningConfig: ReasoningSetting | null
   /** The profile's store, as the registry returned it (the real SessionStore in the host). */
   store: S
+  /** The channel the turn arrived on (source + memory platform); desk chat when absent. */
+  channel?: TurnChannel
+  /** A stateless caller's own history (OpenAI `messages` before the last user turn). */
+  history?: Array<{ role: string; content: unknown }>
 }
 
 export interface GatewayOptions<A extends TurnAgent = TurnAgent, S extends GatewayStore = GatewayStore> {

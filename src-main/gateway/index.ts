@@ -2,7 +2,7 @@
  * gateway/ — the agent cache (seed 001), session context and channel capability (seed 003), and the turn
  * runner that resumes and starts desk-chat sessions on cached agents.
  */
-export { Gateway } from './turn-runner'
+export { Gateway, type ChannelTurnInput, type ChannelTurnResult } from './turn-runner'
 export type {
   GatewayOptions, GatewayStore, GatewayStores, BuildAgentInput, TurnAgent, TurnDeltaLike, TurnResultLike
 } from './gateway-types'
@@ -23,6 +23,9 @@ export {
   setSessionVars, clearSessionVars, resetSessionVars, getSessionEnv, declareStatelessChannel, asyncDeliverySupported,
   isSessionContextEngaged, runWithSessionContext, SESSION_VAR_NAMES, type SessionVars, type SessionTokens
 } from './session-context'
-export { BASE_CHANNEL, DESK_CHAT, API_SERVER, bindApiServerSession, deskChatVars, type ChannelCapability, type ChannelBinding } from './channels'
+export {
+  BASE_CHANNEL, DESK_CHAT, API_SERVER, ONE_SHOT, CRON, TURN_CHANNELS, runOnChannel, bindApiServerSession, deskChatVars,
+  type ChannelCapability, type ChannelBinding, type TurnChannel
+} from './channels'
 export { sessionKeyFor, parseSessionKey } from './session-key'
 export { captureLogger, silentLogger, type GatewayLogger, type CapturedRecord, type LogLevel } from './logger'

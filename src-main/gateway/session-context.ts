@@ -93,6 +93,11 @@ export function isSessionContextEngaged(): boolean {
   return engaged
 }
 
+/** Run fn in a fresh, isolated, unbound session context (a channel binds itself inside it). */
+export function runInFreshContext<T>(fn: () => T): T {
+  return als.run({ vars: new Map(), asyncDelivery: undefined }, fn)
+}
+
 /** Run fn in a fresh, isolated session context bound to `vars` (the turn runner's entry point). */
 export function runWithSessionContext<T>(vars: SessionVars, fn: () => T): T {
   return als.run({ vars: new Map(), asyncDelivery: undefined }, () => {

@@ -9,12 +9,11 @@ import { isDemoConfig, redactValues } from '../config'
 import { profileHome, runInProfileScope } from '../scope'
 import { AgentCache, type ProfileOwner } from './agent-cache'
 import { AGENT_PENDING, nowMs } from './cacheable'
-import { deskChatVars } from './channels'
-import type { BuildAgentInput, GatewayOptions, GatewayStore, TurnAgent, TurnResultLike } from './gateway-types'
+import { runOnChannel, TURN_CHANNELS, type TurnChannel } from './channels'
+import type { BuildAgentInput, GatewayOptions, GatewayStore, TurnAgent, TurnDeltaLike, TurnResultLike } from './gateway-types'
 import { costOf, countOf, parseInput, readRow } from './turn-helpers'
 import { IdleSweepTimer } from './idle-timer'
 import { silentLogger, type GatewayLogger } from './logger'
-import { runWithSessionContext } from './session-context'
 import { parseSessionKey, sessionKeyFor } from './session-key'
 import { newDeskSessionId } from './session-id'
 import { storeProbe } from './store-probe'
@@ -26,12 +25,40 @@ const ZERO_TOKENS = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasonin
 
 interface LiveTurn {
   handle: TurnHandle
+  /** Final reply text, set when the turn ends. */
+  reply: string
+  /** The session the turn ended in (a compression rotation moves it on). */
+  endSessionId?: string
   key: string
   agent: TurnAgent | null
   controller: AbortController
   done: Promise<TurnFinished>
 }
 
+interface BeginOptions {
+  isNew?: boolean
+  savedMessageId?: number
+  channel?: TurnChannel
+  history?: BuildAgentInput['history']
+  onDelta?: (d: TurnDeltaLike) => void
+  model?: string
+}
+
+export interface ChannelTurnInput {
+  profile: string
+  channel: TurnChannel
+  text: string
+  /** Continue (or name) this session; a fresh id when absent. */
+  sessionId?: string
+  history?: BuildAgentInput['history']
+  onDelta?: (d: TurnDeltaLike) => void
+  /** Run this model instead of the profile's (`run -z --model`, a cron job's `model`). */
+  model?: string
+  /** Called once the turn has started (its handle, for stop). */
+  onStarted?: (handle: TurnHandle) => void
+}
+
+export type ChannelTurnResult = TurnFinished & { reply: string }
 
 // The cache signature hashes the API key among its inputs; what leaves the host is keyed with a per-process
 // secret, so the renderer can still see "changed / unchanged" but holds nothing derived from the key alone.
@@ -79,7 +106,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       sid = sessionId
     }
     if (!readRow(store, sid)) throw new CaduceusError('not_found', `Unknown session: ${sessionId}`, 'sessionId')
-    return this.begin(profile, sid, text, store)
+    return (await this.begin(profile, sid, text, store)).handle
   }
 
   /** Start a new desk-chat session with a first message. */
@@ -87,7 +114,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     const { profile, text } = parseInput(StartInput, input)
     const store = this.storeFor(profile)
     const sid = newDeskSessionId()
-    return this.begin(profile, sid, text, store, true)
+    return (await this.begin(profile, sid, text, store, { isNew: true })).handle
   }
 
   /**
@@ -99,7 +126,28 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     const key = sessionKeyFor(input.profile, input.sessionId)
     for (const t of [...this.turns.values()]) if (t.key === key) await t.done.catch(() => undefined)
     if (!readRow(store, input.sessionId)) throw new CaduceusError('not_found', `Unknown session: ${input.sessionId}`, 'sessionId')
-    return this.begin(input.profile, input.sessionId, input.text, store, false, input.savedMessageId)
+    return (await this.begin(input.profile, input.sessionId, input.text, store, { savedMessageId: input.savedMessageId })).handle
+  }
+
+  /**
+   * One turn for a channel other than desk chat (API server, one-shot, cron), on the same cached agents:
+   * continues `sessionId` when it is stored, otherwise starts a session with that id (or a new one) under
+   * the channel's source. Resolves when the turn has ended, with its final reply.
+   */
+  async runChannelTurn(input: ChannelTurnInput): Promise<ChannelTurnResult> {
+    const store = this.storeFor(input.profile)
+    let sid = input.sessionId || newDeskSessionId()
+    try {
+      sid = store.resolveResumeSessionId?.(sid) ?? sid
+    } catch { /* keep the id as given */ }
+    const isNew = !readRow(store, sid)
+    const live = await this.begin(input.profile, sid, input.text, store, {
+      isNew, channel: input.channel, history: isNew ? input.history : undefined, onDelta: input.onDelta, model: input.model
+    })
+    input.onStarted?.(live.handle)
+    const finished = await live.done
+    // The caller continues where the conversation is now (after compression, the child session).
+    return { ...finished, sessionId: live.endSessionId ?? finished.sessionId, reply: live.reply }
   }
 
   /** Interrupt a running turn; false when it is not running. */
@@ -178,7 +226,9 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
 
   // ── the turn ───────────────────────────────────────────────────────────────
 
-  private async begin(profile: string, sid: string, text: string, store: S, isNew = false, savedMessageId?: number): Promise<TurnHandle> {
+  private async begin(profile: string, sid: string, text: string, store: S, opts: BeginOptions = {}): Promise<LiveTurn> {
+    const { isNew = false, savedMessageId } = opts
+    const channel = opts.channel ?? TURN_CHANNELS.desk
     const key = sessionKeyFor(profile, sid)
     if (this.busyKeys.has(key)) throw new CaduceusError('conflict', 'A turn is already running in this session; stop it or wait for it to finish.')
     this.busyKeys.add(key)
@@ -190,12 +240,15 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       let { decision, agent } = this.cache.lookup(key, { signature, sessionId: sid, maxIterations })
       if (!agent) {
         // The memoized runtime is shared between turns: the agent gets its own copy.
-        const own = { ...runtime, capabilities: { ...runtime.capabilities } }
-        agent = await this.build({ profile, home, sessionId: sid, sessionKey: key, runtime: own, config, maxIterations, reasoningConfig, store }, key)
+        const own = { ...runtime, model: opts.model || runtime.model, capabilities: { ...runtime.capabilities } }
+        agent = await this.build({
+          profile, home, sessionId: sid, sessionKey: key, runtime: own, config, maxIterations, reasoningConfig, store, channel,
+          ...(opts.history?.length ? { history: opts.history } : {})
+        }, key)
         // Only once an agent exists: a failed start leaves no empty session behind.
-        if (isNew) await store.createSession?.(sid, 'desktop', { model: runtime.model, profileName: profile, sessionKey: key })
+        if (isNew) await store.createSession?.(sid, channel.source, { model: own.model, profileName: profile, sessionKey: key })
         this.cache.insert(key, agent, signature, {
-          messageCount: countOf(readRow(store, sid)), sessionId: sid, profile, model: runtime.model, owner
+          messageCount: countOf(readRow(store, sid)), sessionId: sid, profile, model: own.model, owner
         })
         this.cache.noteTurn(key)
       }
@@ -208,10 +261,10 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       for (const text of agent.startupNotices?.splice(0) ?? []) this.safeEmit('turn.delta', { ...handle, kind: 'notice', text })
       this.log.info(LOG, `turn ${handle.turnId} on ${key.slice(0, 64)}: cache ${decision}`)
       const controller = new AbortController()
-      const live: LiveTurn = { handle, key, agent, controller, done: Promise.resolve(null as never) }
+      const live: LiveTurn = { handle, reply: '', key, agent, controller, done: Promise.resolve(null as never) }
       this.turns.set(handle.turnId, live)
-      live.done = this.run(live, agent, text, owner, Object.values(secrets), savedMessageId)
-      return handle
+      live.done = this.run(live, agent, text, owner, Object.values(secrets), channel, savedMessageId, opts.onDelta)
+      return live
     } catch (err) {
       this.busyKeys.delete(key)
       this.cache.markIdle(key)
@@ -230,19 +283,28 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     }
   }
 
-  private async run(live: LiveTurn, agent: A, text: string, owner: ProfileOwner, secretValues: string[], savedMessageId?: number): Promise<TurnFinished> {
+  private async run(
+    live: LiveTurn, agent: A, text: string, owner: ProfileOwner, secretValues: string[], channel: TurnChannel, savedMessageId?: number,
+    onDelta?: (d: TurnDeltaLike) => void
+  ): Promise<TurnFinished> {
     const { handle, key } = live
     let result: TurnResultLike | null = null
     let failure: string | undefined
     try {
       result = await runInProfileScope(owner.home, owner.secrets, () =>
-        runWithSessionContext(deskChatVars({ sessionId: handle.sessionId, sessionKey: key, profile: handle.profile }), () =>
+        // The channel's binding lives in this turn's own context only: it ends with the turn (seed 003).
+        runOnChannel(channel, { sessionId: handle.sessionId, sessionKey: key, profile: handle.profile }, () =>
           agent.runTurn(text, {
             signal: live.controller.signal,
             turnId: handle.turnId,
             ...(savedMessageId !== undefined ? { savedUserMessageId: savedMessageId } : {}),
-            onDelta: (d) => this.safeEmit('turn.delta', { ...handle, ...d })
+            onDelta: (d) => {
+              this.safeEmit('turn.delta', { ...handle, ...d })
+              this.safeCall(() => onDelta?.(d))
+            }
           })))
+      live.reply = result?.finalText ?? ''
+      if (result?.sessionId) live.endSessionId = result.sessionId
     } catch (err) {
       failure = redactValues((err as Error)?.message ?? String(err), secretValues)
       this.log.warn(LOG, `turn ${handle.turnId} failed: ${failure}`)
@@ -293,6 +355,14 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     }
     if (!store) throw new CaduceusError('not_found', `Unknown profile: ${profile}`, 'profile')
     return store
+  }
+
+  private safeCall(fn: () => void): void {
+    try {
+      fn()
+    } catch (err) {
+      this.log.warn(LOG, `turn delta listener failed: ${(err as Error).message}`)
+    }
   }
 
   private safeEmit: GatewayOptions['emit'] = (event, payload) => {

@@ -8,6 +8,13 @@ export interface HostArgs {
   profile?: string
   limit?: number
   query?: string
+  /** `run -z PROMPT`: the one-shot prompt. */
+  prompt?: string
+  model?: string
+  host?: string
+  name?: string
+  repeat?: number
+  schedule?: string
   /** serve: replace the stored headless token (signs open tabs out). */
   rotateToken: boolean
   /** sessions export/import/prune (session-admin-cli.ts). */
@@ -53,6 +60,18 @@ export function parseArgs(argv: string[]): HostArgs {
         const n = Number(value())
         if (!Number.isInteger(n) || n < 1) throw new Error('--older-than must be a positive integer (days)')
         out.admin = { ...out.admin, olderThan: n }
+        break
+      }
+      case '-z': out.prompt = value(); break
+      case '--model': out.model = value(); break
+      case '--host': out.host = value(); break
+      case '--name': out.name = value(); break
+      case '--schedule': out.schedule = value(); break
+      case '--prompt': out.prompt = value(); break
+      case '--repeat': {
+        const n = Number(value())
+        if (!Number.isInteger(n) || n < 1) throw new Error('--repeat must be a positive integer')
+        out.repeat = n
         break
       }
       default:

@@ -2,25 +2,18 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { RequestInput, RequestName, RequestOutput } from '@shared/contract'
 import { parseArgs, type HostArgs } from './args'
-import { createHost, type Host } from './index'
+import { createHost, redact, type Host } from './index'
 import { logPaths } from './root'
 import { startHeadless } from './http-transport'
 import { installLastResort } from './last-resort'
 import { loadHeadlessToken } from './headless-token'
 import { formatSessionList, formatSessionShow, formatSearch } from './cli-format'
-import { ADMIN_USAGE, sessionAdminCli } from './session-admin-cli'
+import { sessionAdminCli } from './session-admin-cli'
+import { runOneShot } from './cli-run'
+import { runApiServer } from './cli-api'
+import { cron } from './cli-cron'
+import { USAGE, wantsHelp } from './usage'
 
-const USAGE = `caduceus — dashboard and agent host for Hermes-style agents
-
-  caduceus serve [--home DIR] [--port N] [--demo] [--rotate-token]
-                                                           headless host: UI + API on 127.0.0.1 (token in the URL;
-                                                           kept across restarts, --rotate-token replaces it)
-  caduceus sessions list   [--home DIR] [--profile P] [--limit N] [--json]
-  caduceus sessions show   <id> [--home DIR] [--profile P] [--json]
-  caduceus sessions search <text> [--home DIR] [--profile P] [--limit N] [--json]
-${ADMIN_USAGE}  caduceus logs errors [--limit N]                          recent warnings and errors (memory refusals land here)
-  caduceus --help | -h                                      this text
-`
 
 async function call<K extends RequestName>(host: Host, name: K, input: RequestInput<K>): Promise<RequestOutput<K>> {
   const result = await host.dispatcher.invoke(name, input)
@@ -100,7 +93,7 @@ function logs(args: HostArgs): number {
 
 export async function runCli(argv: string[]): Promise<number> {
   // Asking for help is never an error, whatever else is on the line.
-  if (argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') {
+  if (wantsHelp(argv)) {
     console.log(USAGE)
     return 0
   }
@@ -115,12 +108,15 @@ export async function runCli(argv: string[]): Promise<number> {
     switch (args.positionals[0]) {
       case 'serve': return await serve(args)
       case 'sessions': return await sessions(args)
+      case 'run': return await runOneShot(args)
+      case 'api': return await runApiServer(args)
+      case 'cron': return await cron(args)
       case 'logs': return logs(args)
       case undefined: console.log(USAGE); return 0
       default: console.error(USAGE); return 2
     }
   } catch (err) {
-    console.error(`caduceus: ${(err as Error).message}`)
+    console.error(`caduceus: ${redact((err as Error)?.message ?? String(err))}`)
     return 1
   }
 }

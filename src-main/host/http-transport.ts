@@ -81,7 +81,7 @@ export async function startHeadless(opts: HeadlessOptions): Promise<HeadlessServ
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'method_not_allowed', 'only GET and HEAD here')
     serveStatic(opts.rendererDir, pathname, res, req.method === 'HEAD')
-  })), log)
+  })), log, { bodyLimit: MAX_FRAME })
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME })
   server.on('upgrade', (req, socket, head) => {

@@ -12,7 +12,8 @@ import { createLogger, type Logger } from './log'
 import { logPaths, resolveRoot } from './root'
 import { createStoreServices, type Services } from './services'
 import { buildHandlers } from './handlers'
-import { wireRuntime, type SecretCipher } from './runtime'
+import { wireRuntime, type Runtime, type SecretCipher } from './runtime'
+import { createChannelsService } from './channels-service'
 
 export interface HostOptions {
   home?: string | null
@@ -39,6 +40,10 @@ export interface Host {
   log: Logger
   /** The profiles' stores, for CLI commands that stream (sessions export). */
   stores: Services['stores']
+  /** The gateway every channel runs its turns through (CLI channels: `run -z`, `api`, `cron run`). */
+  gateway: Runtime['gateway']
+  /** Home folder of a served profile; CaduceusError not_found for an unknown one. */
+  homeOf(profile: string): string
   close(): Promise<void>
 }
 
@@ -46,6 +51,7 @@ export { startHeadless, type HeadlessServer } from './http-transport'
 export { createDispatcher } from './dispatch'
 export { EventBus } from './event-bus'
 export { createLogger, redact, type Logger, type LogRecord } from './log'
+export { electronSupport } from './electron-support'
 
 const VERSION: string = (() => {
   try {
@@ -66,8 +72,12 @@ export async function createHost(opts: HostOptions): Promise<Host> {
   if (demo && !existsSync(join(root, 'state.db'))) await writeDemoHome(root, { seed: 7, now: Math.floor(Date.now() / 1000) })
   const services = createStoreServices({ root, demo, headless: opts.headless, live, log, bus })
   const runtime = await wireRuntime(services, { live, demo, nativeBinding: opts.nativeBinding, secretCipher: opts.secretCipher })
-  const handlers = buildHandlers(services, runtime, VERSION)
+  const channels = createChannelsService(services, runtime, { live })
+  const handlers = buildHandlers(services, runtime, VERSION, channels)
   const dispatcher = createDispatcher(handlers, log, { validateOutput: opts.validateOutput })
   log.info('host', `serving ${root} (${services.stores.list().length} profiles${demo ? ', demo' : ''})`)
-  return { root, demo, dispatcher, handlerNames: Object.keys(handlers), bus, log, stores: services.stores, close: () => services.close() }
+  return {
+    root, demo, dispatcher, handlerNames: Object.keys(handlers), bus, log, gateway: runtime.gateway, stores: services.stores,
+    homeOf: (profile) => services.homeOf(profile), close: () => services.close()
+  }
 }

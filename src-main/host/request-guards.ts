@@ -10,7 +10,7 @@
  *     const json = parseJsonObject(body)                 // never throws
  *     ...
  *   }))
- *   guardServer(server, log)                             // malformed request lines, timeouts
+ *   guardServer(server, log, { bodyLimit })              // malformed request lines, timeouts, 100-continue
  *
  * Errors answer with `{ ok: false, error: { code, message } }` and never carry a path or a stack.
  */
@@ -151,7 +151,19 @@ export function guardedListener(
  * Server-level guards: a request Node's parser refuses (bad request line, bad Content-Length, bad headers) gets a
  * plain 400 on that socket only; slow or idle clients are timed out.
  */
-export function guardServer(server: Server, log?: Logger): Server {
+export function guardServer(server: Server, log?: Logger, opts: { bodyLimit?: number } = {}): Server {
+  // `Expect: 100-continue` with a declared body over the limit: answer 413 before the client sends a byte of it.
+  if (opts.bodyLimit !== undefined) {
+    const limit = opts.bodyLimit
+    server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+      const declared = req.headers['content-length']
+      if (declared !== undefined && /^\d{1,15}$/.test(declared) && Number(declared) > limit) {
+        return sendError(res, 413, 'too_large', `request body is over the ${limit}-byte limit`, { connection: 'close' })
+      }
+      res.writeContinue()
+      server.emit('request', req, res)
+    })
+  }
   server.headersTimeout = 20_000
   server.requestTimeout = 120_000
   server.keepAliveTimeout = 5_000

@@ -42,6 +42,15 @@ export async function wireRuntime(
   s.onClose(addMemoryLogSink((r) => log[r.level === 'debug' ? 'debug' : r.level](r.name, r.message)))
 
   if (opts.demo) await prepareDemo(s)
+  // Demo provider everywhere: a profile whose provider is `demo` talks to the keyless scripted model in
+  // every command (serve, api, run, cron run), started on first use and closed with the host.
+  let demoUrl: string | null = null
+  let demoStart: Promise<string> | null = null
+  const demoBaseUrl = (): Promise<string> => (demoStart ??= startDemoProvider().then(({ server }) => {
+    s.onClose(() => server.close())
+    demoUrl = server.baseUrl
+    return server.baseUrl
+  }))
 
   const memory = new MemoryActivityHub()
   const attachMemory = (profile: string) => {
@@ -79,7 +88,10 @@ export async function wireRuntime(
         const child = createAgent({
           profile, sessionId: spec.sessionId, store, tools, maxIterations: spec.maxIterations, history: spec.history,
           gatewaySessionKey: '', source: 'delegate',
-          runtime: agentRuntime(runtime, spec.model, providerLimitSettings(loadConfig(home).raw))
+          runtime: {
+            ...agentRuntime(runtime, spec.model, providerLimitSettings(loadConfig(home).raw)),
+            ...(runtime.provider === 'demo' && demoUrl ? { baseUrl: demoUrl } : {})
+          }
         })
         markSubagent(child, spec.depth, spec.subagentId)
         return childHandleFromAgent(child, spec.model || runtime.model)
@@ -115,8 +127,9 @@ export async function wireRuntime(
 
   const buildAgent = async (input: BuildAgentInput<SessionStore>): Promise<Agent> => {
     const tools = new ToolRegistry()
+    const platform = input.channel?.capability.platform ?? 'desktop'
     const mem = await buildMemoryManagerForAgent(input.config as never, input.home, () => null, {
-      sessionId: input.sessionId, platform: 'desktop', activity: memory.get(input.profile), init: { agentIdentity: input.profile }
+      sessionId: input.sessionId, platform, activity: memory.get(input.profile), init: { agentIdentity: input.profile }
     })
     for (const w of mem.warnings) log.warn('memory', w.text)
     if (mem.manager) for (const tool of memoryToolDefinitions(mem.manager)) tools.register(tool as never)
@@ -129,18 +142,21 @@ export async function wireRuntime(
     }
     // Only what the profile states: compression stays off unless config.yaml turns it on.
     const compression = input.config.compression as Record<string, unknown> | undefined
+    const runtime = agentRuntime(input.runtime, null, providerLimitSettings(input.config))
+    if (input.runtime.provider === 'demo') runtime.baseUrl = await demoBaseUrl()
     const agent = createAgent({
       profile: input.profile,
       sessionId: input.sessionId,
       store: input.store,
-      runtime: agentRuntime(input.runtime, null, providerLimitSettings(input.config)),
+      runtime,
       tools,
       maxIterations: input.maxIterations,
       memory: mem.manager ?? undefined,
       reasoningConfig: input.reasoningConfig ?? undefined,
       gatewaySessionKey: input.sessionKey,
-      source: 'desktop',
-      platform: 'desktop',
+      source: input.channel?.source ?? 'desktop',
+      platform,
+      ...(input.history?.length ? { history: input.history as never } : {}),
       compression: resolveCompression({
         enabled: compression?.enabled === true,
         threshold: typeof compression?.threshold === 'number' ? compression.threshold : undefined,

@@ -58,6 +58,8 @@ export function createFakeTransport(): Transport {
     'turns.stop': () => ({ ok: true }),
     'gateway.state': () => ({ cap: 8, idleTtlSeconds: 3600, agents: sessions.slice(0, 3).map((s, i) => ({ key: `agent:${s.id}`, profile: s.profile, sessionId: s.id, model: s.model, signature: `9f3a${i}c1d2e3f4`, running: i === 0, idleSeconds: i * 420, turns: 3 + i, messageCountSnapshot: s.messageCount })) }),
     'gateway.evict': () => ({ evicted: true }),
+    'channels.status': () => ({ deskChat: { platform: 'desktop', asyncDelivery: true }, apiServer: { platform: 'api_server', asyncDelivery: false, running: false, url: null, profile: null, keySet: false, requests: 0, error: null }, cron: { platform: 'cron', asyncDelivery: false, enabled: true, standingDown: [], jobsDue: 0, jobsTotal: 0, running: 0, lastTickAt: null } }),
+    'cron.list': () => ({ jobs: [] }),
     'settings.get': ({ profile }) => ({ profile, provider: 'openrouter', baseUrl: 'https://openrouter.ai/api/v1', model: 'gpt-5-mini', apiMode: 'chat_completions', apiKeySet: profile === 'default', apiKeyStorage: profile === 'default' ? 'env_file' : 'none', maxIterations: 60, compressionThreshold: 0.5, demo: true }),
     'settings.update': (u) => ({ ...handlers['settings.get']!({ profile: u.profile }), ...Object.fromEntries(Object.entries(u).filter(([k]) => k !== 'apiKey')), apiKeySet: u.apiKey ? true : u.apiKey === '' ? false : u.profile === 'default' }),
     'subagents.list': (q) => ({ items: subagents.filter((s) => (q.includeTombstoned || s.state !== 'tombstoned') && (!q.parentSessionId || s.parentSessionId === q.parentSessionId) && (q.profile === 'all' || !q.profile || s.profile === q.profile)), maxRetained: 8, ttlHours: 24 }),

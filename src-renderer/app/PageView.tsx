@@ -1,4 +1,5 @@
 import { lazy, Suspense } from 'react'
+import { CronPage } from '../pages/CronPage'
 import { GatewayPage } from '../pages/GatewayPage'
 import { MemoryPage } from '../pages/MemoryPage'
 import { NewChatPage } from '../pages/NewChatPage'
@@ -20,6 +21,7 @@ export function PageView({ route }: { route: Route }) {
     case 'costs': return <Suspense fallback={<div className="muted pad">Loading…</div>}><CostsPage /></Suspense>
     case 'memory': return <MemoryPage />
     case 'gateway': return <GatewayPage />
+    case 'cron': return <CronPage />
     case 'settings': return <SettingsPage profile={route.profile} />
   }
 }

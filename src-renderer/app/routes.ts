@@ -7,6 +7,7 @@ export type Route =
   | { page: 'costs' }
   | { page: 'memory' }
   | { page: 'gateway' }
+  | { page: 'cron' }
   | { page: 'settings'; profile: string | null }
 
 export const NAV: Array<{ page: Route['page']; label: string; key: string }> = [
@@ -15,6 +16,7 @@ export const NAV: Array<{ page: Route['page']; label: string; key: string }> = [
   { page: 'costs', label: 'Costs', key: 'c' },
   { page: 'memory', label: 'Memory', key: 'm' },
   { page: 'gateway', label: 'Gateway', key: 'g' },
+  { page: 'cron', label: 'Cron', key: 'j' },
   { page: 'settings', label: 'Settings', key: ',' }
 ]
 
@@ -35,7 +37,7 @@ export function parseHash(hash: string): Route {
     }
     case 'new': return parts[1] ? { page: 'new', profile: parts[1] } : { page: 'sessions' }
     case 'settings': return { page: 'settings', profile: parts[1] ?? null }
-    case 'subagents': case 'costs': case 'memory': case 'gateway': return { page: parts[0] }
+    case 'subagents': case 'costs': case 'memory': case 'gateway': case 'cron': return { page: parts[0] }
     default: return { page: 'sessions' }
   }
 }

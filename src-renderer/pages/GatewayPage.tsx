@@ -5,6 +5,7 @@ import { RefreshIcon } from '../components/icons'
 import { useNow } from '../components/RelTime'
 import { shortId } from '../lib/format'
 import { evictAgent, loadGateway, useGateway, watchGateway } from '../stores/gateway'
+import { ChannelsPanel } from './gateway/ChannelsPanel'
 
 function idle(s: number): string {
   s = Math.max(0, Math.floor(s))
@@ -22,6 +23,7 @@ export function GatewayPage() {
   const since = Math.max(0, (now - fetchedAt) / 1000)
   return (
     <div className="gateway-page">
+      <ChannelsPanel />
       <div className="toolbar">
         <h2>Agent cache</h2>
         {state && <span className="muted">{state.agents.length} / {state.cap} cached · idle TTL {Math.round(state.idleTtlSeconds / 60)} min</span>}

@@ -14,6 +14,8 @@ function complete(buf: Buffer): { head: string; body: string } | null {
   const end = buf.indexOf('\r\n\r\n')
   if (end < 0) return null
   const head = buf.subarray(0, end).toString('latin1')
+  // An interim `100 Continue` is not the answer: read past it.
+  if (/^HTTP\/1\.1 100 /.test(head)) return complete(buf.subarray(end + 4))
   const len = /\r\ncontent-length:\s*(\d+)/i.exec(head)
   const body = buf.subarray(end + 4)
   if (!len && /\r\ntransfer-encoding:\s*chunked/i.test(head)) {
@@ -50,7 +52,7 @@ export function rawRequest(port: number, payload: string | Buffer | ((s: Socket)
       done = true
       clearTimeout(idle)
       const parsed = complete(buf)
-      const head = parsed?.head ?? buf.toString('latin1').split('\r\n\r\n')[0] ?? ''
+      const head = parsed?.head ?? buf.toString('latin1').split('\r\n\r\n').find((h) => !/^HTTP\/1\.1 100 /.test(h)) ?? ''
       const status = /^HTTP\/1\.[01] (\d{3})/.exec(head)
       socket.destroy()
       resolve({ status: status ? Number(status[1]) : null, head, body: parsed?.body ?? buf.toString('utf8').split('\r\n\r\n').slice(1).join('\r\n\r\n'), error: parsed ? null : error })

@@ -7,15 +7,18 @@ import { delegationHandlers } from './delegation'
 import { memoryHandlers } from './memory'
 import { sessionHandlers } from './sessions'
 import { sessionAdminHandlers } from './sessions-admin'
+import { channelHandlers } from './channels'
+import type { ChannelsService } from '../channels-service'
 
 /** Exactly one handler per contract request; the object literal's type makes a missing one a compile error. */
-export function buildHandlers(s: Services, rt: Runtime, version: string): HandlerMap {
+export function buildHandlers(s: Services, rt: Runtime, version: string, channels: ChannelsService): HandlerMap {
   return {
     ...appHandlers(s, version),
     ...sessionHandlers(s),
     ...sessionAdminHandlers(s),
     ...agentHandlers(s, rt.gateway, rt.vault),
     ...delegationHandlers(s, rt.delegation),
-    ...memoryHandlers(s, rt.memory)
+    ...memoryHandlers(s, rt.memory),
+    ...channelHandlers(s, channels)
   }
 }

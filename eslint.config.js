@@ -1,0 +1,29 @@
+// Lint: the layer table of CONTRIBUTING.md enforced as an import rule (eslint/layers.js), plus a small set of
+// correctness rules. Run by `npm run lint`, which `npm test` runs first.
+import tseslint from 'typescript-eslint'
+import { layersRule } from './eslint/layers.js'
+
+export default tseslint.config(
+  { ignores: ['out/**', 'node_modules/**', 'dist/**', 'test-results/**', 'playwright-report/**', 'reports/**', '.native/**'] },
+  {
+    files: ['src-main/**/*.ts', 'src-renderer/**/*.{ts,tsx}', 'shared/**/*.ts'],
+    languageOptions: { parser: tseslint.parser, parserOptions: { ecmaVersion: 'latest', sourceType: 'module', ecmaFeatures: { jsx: true } } },
+    plugins: { caduceus: { rules: { layers: layersRule } }, '@typescript-eslint': tseslint.plugin },
+    linterOptions: { reportUnusedDisableDirectives: 'off' },
+    rules: {
+      'caduceus/layers': 'error',
+      'no-debugger': 'error',
+      'no-dupe-keys': 'error',
+      'no-duplicate-case': 'error',
+      'no-self-assign': 'error',
+      'no-unreachable': 'error',
+      'no-unsafe-finally': 'error',
+      'no-cond-assign': 'error',
+      'no-constant-binary-expression': 'error',
+      'no-var': 'error',
+      'prefer-const': 'error',
+      'eqeqeq': ['error', 'always', { null: 'ignore' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }]
+    }
+  }
+)

@@ -1,0 +1,80 @@
+import { z } from 'zod'
+import { ProfileName } from './common'
+
+/** One channel a turn can arrive on, and whether it can deliver a background completion afterwards (seed 003). */
+export const ChannelInfo = z.object({ platform: z.string(), asyncDelivery: z.boolean() })
+
+export const ChannelsStatus = z.object({
+  deskChat: ChannelInfo,
+  apiServer: ChannelInfo.extend({
+    running: z.boolean(),
+    url: z.string().nullable(),
+    profile: z.string().nullable(),
+    keySet: z.boolean(),
+    requests: z.number().int(),
+    error: z.string().nullable()
+  }),
+  cron: ChannelInfo.extend({
+    enabled: z.boolean(),
+    /** Profiles whose jobs an upstream gateway runs right now (this scheduler stands down for them). */
+    standingDown: z.array(z.string()),
+    jobsDue: z.number().int(),
+    jobsTotal: z.number().int(),
+    running: z.number().int(),
+    lastTickAt: z.number().nullable()
+  })
+})
+export type ChannelsStatus = z.infer<typeof ChannelsStatus>
+
+export const ApiServerToggle = z.object({ enabled: z.boolean(), profile: ProfileName.default('default'), port: z.number().int().min(0).max(65535).optional() })
+
+/** A cron job as the Cron page shows it (upstream field names; unknown fields stay in jobs.json). */
+export const CronJob = z.object({
+  id: z.string(),
+  name: z.string(),
+  prompt: z.string(),
+  scheduleDisplay: z.string(),
+  state: z.string(),
+  enabled: z.boolean(),
+  nextRunAt: z.string().nullable(),
+  lastRunAt: z.string().nullable(),
+  lastStatus: z.string().nullable(),
+  lastError: z.string().nullable(),
+  repeatTimes: z.number().int().nullable(),
+  repeatCompleted: z.number().int(),
+  /** The session of the latest run (if it is stored). */
+  lastSessionId: z.string().nullable()
+})
+export type CronJob = z.infer<typeof CronJob>
+
+const JobRef = z.object({ profile: ProfileName, id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'not a cron job id') })
+const ScheduleText = z.string().trim().min(1, 'give a schedule').max(200)
+const PromptText = z.string().trim().min(1, 'give a prompt').max(20_000)
+
+export const CronPreview = z.object({ ok: z.boolean(), display: z.string().nullable(), runs: z.array(z.string()), error: z.string().nullable() })
+export const CronRunResult = z.object({
+  jobId: z.string(), sessionId: z.string(), status: z.enum(['ok', 'error']), error: z.string().nullable(), outputPath: z.string(), output: z.string()
+})
+
+export const channelRequests = {
+  /** Channels of this app: desk chat, the in-app API server, the cron scheduler. */
+  'channels.status': { input: z.object({}).strict().default({}), output: ChannelsStatus },
+  /** Run (or stop) the OpenAI-compatible API server inside the app for one profile. */
+  'channels.apiServer': { input: ApiServerToggle, output: ChannelsStatus },
+  /** Cron jobs of one profile. */
+  'cron.list': { input: z.object({ profile: ProfileName }), output: z.object({ jobs: z.array(CronJob) }) },
+  /** Validate a schedule and preview its next run times. */
+  'cron.preview': { input: z.object({ profile: ProfileName, schedule: z.string().max(200) }), output: CronPreview },
+  'cron.create': {
+    input: z.object({ profile: ProfileName, schedule: ScheduleText, prompt: PromptText, name: z.string().max(200).optional(), repeat: z.number().int().min(1).nullable().optional() }),
+    output: CronJob
+  },
+  'cron.update': {
+    input: JobRef.extend({ schedule: ScheduleText.optional(), prompt: PromptText.optional(), name: z.string().max(200).optional() }),
+    output: CronJob
+  },
+  'cron.setPaused': { input: JobRef.extend({ paused: z.boolean() }), output: CronJob },
+  'cron.remove': { input: JobRef, output: z.object({ ok: z.literal(true) }) },
+  /** Run a job now (a stateless cron turn); resolves when its session and output file exist. */
+  'cron.runNow': { input: JobRef, output: CronRunResult }
+} as const

@@ -1,0 +1,53 @@
+// seed 003 on the API server: a terminal `notify_on_complete` inside an API-server turn is refused with the
+// poll hint (the caller's HTTP response is over before the process ends), bound through the one chokepoint.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import OpenAI from 'openai'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startScriptedProvider, type RecordedRequest, type ScriptedProvider, type ScriptReply } from '../agent'
+import { createHost, createLogger, type Host } from '../host'
+import { startApiServer, type ApiServer } from './index'
+
+let root: string
+let host: Host
+let provider: ScriptedProvider
+let server: ApiServer
+const KEY = 'hk_terminal_test_key'
+const command = `"${process.execPath}" -e "console.log('BUILD OK')"`
+
+function reply(req: RecordedRequest): ScriptReply {
+  const last = ((req.body?.messages ?? []) as Array<{ role: string; content: unknown }>).at(-1)
+  if (last?.role === 'tool') return { text: `tool said: ${String(last.content)}` }
+  return { toolCalls: [{ id: 'call_1', name: 'terminal', arguments: { command, background: true, notify_on_complete: true } }] }
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'cad-api-term-'))
+  provider = await startScriptedProvider({ handler: reply })
+  writeFileSync(join(root, 'config.yaml'), `model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\nterminal:\n  enabled: true\n`)
+  writeFileSync(join(root, '.env'), `API_SERVER_KEY=${KEY}\n`, { mode: 0o600 })
+  process.env.CADUCEUS_LOG_DIR = join(root, 'logs')
+  host = await createHost({ home: root, headless: true, live: false, log: createLogger() })
+  server = await startApiServer({ gateway: host.gateway, profile: 'default', home: root, port: 0 })
+})
+
+afterAll(async () => {
+  await server?.close()
+  await host?.close()
+  await provider?.close()
+  rmSync(root, { recursive: true, force: true })
+})
+
+describe('terminal notify on the API server', () => {
+  // seed 003: test_terminal_notify_refused_when_async_delivery_unsupported (API-server counterpart)
+  it('is refused with the poll hint and notify_on_complete false', async () => {
+    const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, maxRetries: 0 })
+    const r = await client.chat.completions.create({ model: 'hermes-agent', messages: [{ role: 'user', content: 'build it' }] })
+    const toolMessage = (provider.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === 'tool')!
+    const payload = JSON.parse(toolMessage.content)
+    expect(payload.notify_on_complete).toBe(false)
+    expect(payload.notify_unsupported).toMatch(/poll/)
+    expect(r.choices[0]!.message.content).toContain('notify_unsupported')
+  })
+})

@@ -1,0 +1,211 @@
+// The OpenAI-compatible API server driven by the official `openai` SDK as the client, on a real host
+// whose profile uses the keyless demo provider (hermes-channels §1, seed 003).
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import OpenAI from 'openai'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { asyncDeliverySupported, getSessionEnv } from '../gateway'
+import { createHost, createLogger, type Host } from '../host'
+import { guardServer, safeDecodePath } from '../host/request-guards'
+import { startApiServer, type ApiServer } from './index'
+
+let root: string
+let host: Host
+let server: ApiServer
+let client: OpenAI
+const KEY = 'hk_test_key_0123456789'
+
+const sessionRow = (id: string) => {
+  const db = new Database(join(root, 'state.db'), { readonly: true })
+  try {
+    return db.prepare('SELECT id, source, message_count FROM sessions WHERE id = ?').get(id) as { id: string; source: string; message_count: number } | undefined
+  } finally {
+    db.close()
+  }
+}
+const count = (sql: string) => {
+  const db = new Database(join(root, 'state.db'), { readonly: true })
+  try {
+    return (db.prepare(sql).get() as { n: number }).n
+  } finally {
+    db.close()
+  }
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'cad-api-'))
+  writeFileSync(join(root, 'config.yaml'), 'model:\n  default: demo-model\n  provider: demo\n')
+  writeFileSync(join(root, '.env'), `API_SERVER_KEY=${KEY}\n`, { mode: 0o600 })
+  process.env.CADUCEUS_LOG_DIR = join(root, 'logs')
+  host = await createHost({ home: root, headless: true, live: false, log: createLogger() })
+  server = await startApiServer({ gateway: host.gateway, profile: 'default', home: root, port: 0, guards: { decodePath: safeDecodePath, server: (s) => guardServer(s) } })
+  client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, maxRetries: 0 })
+})
+
+afterAll(async () => {
+  await server?.close()
+  await host?.close()
+  rmSync(root, { recursive: true, force: true })
+})
+
+describe('API server through the openai SDK', () => {
+  it('lists the advertised model and its capabilities', async () => {
+    const models = await client.models.list()
+    expect(models.data.map((m) => [m.id, m.owned_by])).toEqual([['hermes-agent', 'hermes']])
+    const caps = await (await fetch(`${server.url}/v1/capabilities`, { headers: { authorization: `Bearer ${KEY}` } })).json()
+    expect(caps.object).toBe('hermes.api_server.capabilities')
+    expect(caps.features.session_continuity_header).toBe('X-Hermes-Session-Id')
+    expect((await (await fetch(`${server.url}/health`)).json()).status).toBe('ok')
+  })
+
+  it('answers a completion, records it as an api_server session and names it in the header', async () => {
+    const { data, response } = await client.chat.completions.create({ model: 'hermes-agent', messages: [{ role: 'user', content: 'hello there' }] }).withResponse()
+    expect(data.choices[0]!.message.content).toContain('hello there')
+    expect(data.usage!.total_tokens).toBeGreaterThan(0)
+    const sid = response.headers.get('x-hermes-session-id')!
+    expect(sessionRow(sid)?.source).toBe('api_server')
+  })
+
+  it('streams several chunks and a final usage chunk', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'hermes-agent', messages: [{ role: 'user', content: 'stream me a reply please' }], stream: true, stream_options: { include_usage: true }
+    })
+    const pieces: string[] = []
+    let usage: OpenAI.CompletionUsage | null | undefined
+    for await (const chunk of stream) {
+      const c = chunk.choices[0]?.delta?.content
+      if (c) pieces.push(c)
+      if (chunk.usage) usage = chunk.usage
+    }
+    expect(pieces.length).toBeGreaterThan(2)
+    expect(pieces.join('')).toContain('stream me a reply please')
+    expect(usage!.completion_tokens).toBeGreaterThan(0)
+  })
+
+  it('refuses a wrong key with 401 in OpenAI error shape', async () => {
+    const bad = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'wrong', maxRetries: 0 })
+    const err = await bad.models.list().catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(OpenAI.AuthenticationError)
+    expect((err as InstanceType<typeof OpenAI.AuthenticationError>).status).toBe(401)
+    expect((err as InstanceType<typeof OpenAI.AuthenticationError>).code).toBe('invalid_api_key')
+  })
+
+  it('continues a stored session when X-Hermes-Session-Id is sent', async () => {
+    const first = await client.chat.completions.create({ model: 'hermes-agent', messages: [{ role: 'user', content: 'first message' }] }).withResponse()
+    const sid = first.response.headers.get('x-hermes-session-id')!
+    const second = await client.chat.completions.create(
+      { model: 'hermes-agent', messages: [{ role: 'user', content: 'second message' }] },
+      { headers: { 'X-Hermes-Session-Id': sid } }
+    ).withResponse()
+    expect(second.response.headers.get('x-hermes-session-id')).toBe(sid)
+    expect(sessionRow(sid)?.message_count).toBe(4)
+  })
+
+  it('chains Responses with previous_response_id onto one session; GET and DELETE work', async () => {
+    const a = await client.responses.create({ model: 'hermes-agent', input: 'tell me about apples' })
+    expect(a.output_text).toContain('apples')
+    const b = await client.responses.create({ model: 'hermes-agent', input: 'and pears?', previous_response_id: a.id })
+    expect(b.previous_response_id).toBe(a.id)
+    const got = await client.responses.retrieve(b.id)
+    expect(got.output_text).toBe(b.output_text)
+    const sid = (await fetch(`${server.url}/v1/responses/${a.id}`, { headers: { authorization: `Bearer ${KEY}` } })).headers.get('x-hermes-session-id')!
+    expect(sessionRow(sid)?.message_count).toBe(4)
+    await client.responses.delete(a.id)
+    await expect(client.responses.retrieve(a.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError)
+  })
+
+  it('streams a Response as output_text deltas ending in response.completed', async () => {
+    const stream = await client.responses.create({ model: 'hermes-agent', input: 'stream a response about plums', stream: true })
+    const deltas: string[] = []
+    let completed: OpenAI.Responses.Response | null = null
+    for await (const e of stream) {
+      if (e.type === 'response.output_text.delta') deltas.push(e.delta)
+      if (e.type === 'response.completed') completed = e.response
+    }
+    expect(deltas.length).toBeGreaterThan(2)
+    expect(deltas.join('')).toContain('plums')
+    expect((await client.responses.retrieve(completed!.id)).output_text).toBe(deltas.join(''))
+  })
+
+  it("streams a run's lifecycle events over SSE and reports its status", async () => {
+    const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }
+    const submitted = await fetch(`${server.url}/v1/runs`, { method: 'POST', headers: auth, body: JSON.stringify({ input: 'run this please' }) })
+    expect(submitted.status).toBe(202)
+    const { run_id } = await submitted.json()
+    const text = await (await fetch(`${server.url}/v1/runs/${run_id}/events`, { headers: auth })).text()
+    const events = text.split('\n').filter((l) => l.startsWith('data: ') && !l.includes('[DONE]')).map((l) => JSON.parse(l.slice(6)).event)
+    expect(events[0]).toBe('run.started')
+    expect(events).toContain('message.delta')
+    expect(events.at(-1)).toBe('run.completed')
+    const status = await (await fetch(`${server.url}/v1/runs/${run_id}`, { headers: auth })).json()
+    expect(status.status).toBe('completed')
+    expect(status.output).toContain('run this please')
+    expect(sessionRow(status.session_id)?.source).toBe('api_server')
+  })
+
+  // seed 003: test_delegate_task_runs_inline_on_stateless_channel (API-server counterpart)
+  it('runs a background delegate_task inline and the binding ends with the turn', async () => {
+    const before = count('SELECT COUNT(*) AS n FROM async_delegations')
+    const { data } = await client.chat.completions.create({ model: 'hermes-agent', messages: [{ role: 'user', content: 'please delegate: say BANANA' }] }).withResponse()
+    expect(data.choices[0]!.message.content).toMatch(/The tool reported/)
+    expect(data.choices[0]!.message.content).toMatch(/BANANA/)
+    expect(count('SELECT COUNT(*) AS n FROM async_delegations')).toBe(before)
+    expect(count("SELECT COUNT(*) AS n FROM sessions WHERE source = 'delegate'")).toBeGreaterThan(0)
+    // Nothing of the API-server binding leaks into the process after the turn.
+    expect(asyncDeliverySupported()).toBe(true)
+    expect(getSessionEnv('HERMES_SESSION_PLATFORM')).not.toBe('api_server')
+  })
+
+  it('refuses an oversized body with 413', async () => {
+    const r = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(5 * 1024 * 1024) }] })
+    })
+    expect(r.status).toBe(413)
+    expect((await r.json()).error.code).toBe('body_too_large')
+  })
+
+  it('refuses a foreign Host (DNS rebinding) and an Origin not in API_SERVER_CORS_ORIGINS', async () => {
+    const { request } = await import('node:http')
+    const status = (headers: Record<string, string>) => new Promise<number>((done, fail) => {
+      const req = request(`${server.url}/v1/models`, { headers: { authorization: `Bearer ${KEY}`, ...headers } }, (res) => { res.resume(); done(res.statusCode!) })
+      req.on('error', fail)
+      req.end()
+    })
+    expect(await status({ host: `evil.example:${server.port}` })).toBe(403)
+    expect(await status({ origin: 'http://evil.example' })).toBe(403)
+    expect(await status({})).toBe(200)
+  })
+
+  it('refuses a malformed path before routing (shared request guard)', async () => {
+    const r = await fetch(`${server.url}/v1/responses/%E0%A4%A`, { headers: { authorization: `Bearer ${KEY}` } })
+    expect(r.status).toBe(400)
+  })
+})
+
+describe('API server start-up', () => {
+  it('refuses a non-loopback host without a key before listening', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'cad-api-nokey-'))
+    try {
+      writeFileSync(join(home, 'config.yaml'), 'model:\n  provider: demo\n')
+      await expect(startApiServer({ gateway: host.gateway, profile: 'default', home, host: '0.0.0.0', port: 0 })).rejects.toThrow(/refusing to serve on 0\.0\.0\.0 without API_SERVER_KEY/)
+    } finally {
+      rmSync(home, { recursive: true, force: true })
+    }
+  })
+
+  it('generates a key into the profile .env (0600) on loopback when none is set', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'cad-api-gen-'))
+    const s = await startApiServer({ gateway: host.gateway, profile: 'default', home, port: 0 })
+    try {
+      expect(s.generatedKey).toMatch(/^hk_/)
+      expect(readFileSync(join(home, '.env'), 'utf8')).toContain(`API_SERVER_KEY=${s.generatedKey}`)
+      expect(statSync(join(home, '.env')).mode & 0o777).toBe(0o600)
+    } finally {
+      await s.close()
+      rmSync(home, { recursive: true, force: true })
+    }
+  })
+})

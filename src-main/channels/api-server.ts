@@ -1,0 +1,152 @@
+/**
+ * The OpenAI-compatible API server (hermes-channels §1) for one profile. Every turn it runs is bound
+ * through the gateway's API-server channel (`bindApiServerSession`: no async delivery, seed 003) and
+ * stored with `source = 'api_server'`. Bearer auth on every /v1 route; /health is open.
+ */
+import { timingSafeEqual } from 'node:crypto'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { chatCompletions } from './chat-completions'
+import { httpErrorOf, type ApiContext, type ChannelGateway } from './context'
+import { guardHost, guardJsonBody, guardOrigin, HttpError, sendError, sendJson } from './http'
+import { createResponse, deleteResponse, getResponse, ResponseStore } from './responses'
+import { RunRegistry, runEvents, statusOf, stopRun, submitRun } from './runs'
+import { isLoopbackHost, resolveApiServerSettings } from './settings'
+
+export interface ApiServerOptions {
+  gateway: ChannelGateway
+  profile: string
+  /** The profile's home: its `.env` holds API_SERVER_* (and receives a generated key). */
+  home: string
+  host?: string
+  port?: number
+  log?: (level: 'info' | 'warn', message: string) => void
+  /**
+   * The host's shared request guards (host/request-guards): a never-throwing path decoder and the server-level
+   * guard (malformed request lines, timeouts). Passed in because channels/ sits below host/.
+   */
+  guards?: {
+    decodePath?(raw: string | undefined): { ok: true; pathname: string } | { ok: false; status: number; message: string }
+    server?(server: Server): unknown
+  }
+}
+
+export interface ApiServerStats {
+  requests: number
+  startedAt: number
+}
+
+export interface ApiServer {
+  url: string
+  host: string
+  port: number
+  profile: string
+  modelName: string
+  /** Set when this start generated the key into `.env` (print it once); null otherwise. */
+  generatedKey: string | null
+  keySet: boolean
+  stats(): ApiServerStats
+  close(): Promise<void>
+}
+
+function keyMatches(expected: string, header: string | undefined): boolean {
+  const given = header?.startsWith('Bearer ') ? header.slice(7).trim() : ''
+  const a = Buffer.from(expected)
+  const b = Buffer.from(given)
+  return given.length > 0 && a.length === b.length && timingSafeEqual(a, b)
+}
+
+/** Resolves settings (refusing a keyless non-loopback bind before any socket opens), then listens. */
+export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
+  const settings = resolveApiServerSettings(opts.home, { host: opts.host, port: opts.port })
+  const ctx: ApiContext = { gateway: opts.gateway, profile: opts.profile, modelName: settings.modelName }
+  const responses = new ResponseStore()
+  const runs = new RunRegistry()
+  const stats: ApiServerStats = { requests: 0, startedAt: Date.now() }
+  const loopback = isLoopbackHost(settings.host)
+  let port = settings.port
+
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    guardHost(req, loopback, port)
+    const cors = guardOrigin(req, settings.corsOrigins)
+    const target = opts.guards?.decodePath?.(req.url)
+    if (target && !target.ok) throw new HttpError(target.status, target.message)
+    const path = (target?.ok ? target.pathname : new URL(req.url ?? '/', 'http://x').pathname).replace(/\/+$/, '') || '/'
+    const method = req.method ?? 'GET'
+    if (method === 'OPTIONS') return void res.writeHead(204, cors).end()
+    if (path === '/health' || path === '/v1/health') return sendJson(res, 200, { status: 'ok', platform: 'hermes-agent', profile: opts.profile }, cors)
+    if (!keyMatches(settings.key, req.headers.authorization)) throw new HttpError(401, 'Invalid API key', 'invalid_request_error', 'invalid_api_key')
+    stats.requests++
+    if (method === 'GET' && path === '/v1/models') return sendJson(res, 200, { object: 'list', data: [modelCard(settings.modelName, stats.startedAt)] }, cors)
+    if (method === 'GET' && path === '/v1/capabilities') return sendJson(res, 200, capabilities(settings.modelName), cors)
+    if (method === 'POST' && path === '/v1/chat/completions') return chatCompletions(ctx, req, res, await guardJsonBody(req), cors)
+    if (method === 'POST' && path === '/v1/responses') return createResponse(ctx, responses, req, res, await guardJsonBody(req), cors)
+    if (method === 'POST' && path === '/v1/runs') return submitRun(ctx, runs, req, res, await guardJsonBody(req), cors)
+    const resp = /^\/v1\/responses\/([^/]+)$/.exec(path)
+    if (resp && method === 'GET') return getResponse(responses, decode(resp[1]!), res, cors)
+    if (resp && method === 'DELETE') return deleteResponse(responses, decode(resp[1]!), res, cors)
+    const run = /^\/v1\/runs\/([^/]+)(\/events|\/stop)?$/.exec(path)
+    if (run && method === 'GET' && !run[2]) return sendJson(res, 200, statusOf(runs.get(decode(run[1]!))), cors)
+    if (run && method === 'GET' && run[2] === '/events') return runEvents(runs, decode(run[1]!), res, cors)
+    if (run && method === 'POST' && run[2] === '/stop') return stopRun(ctx, runs, decode(run[1]!), res, cors)
+    throw new HttpError(404, `Unknown route ${method} ${path}`, 'invalid_request_error', 'not_found')
+  }
+
+  const server: Server = createServer((req, res) => {
+    route(req, res).catch((err: unknown) => {
+      const e = httpErrorOf(err)
+      if (e.status >= 500) opts.log?.('warn', `api server: ${req.method} ${req.url}: ${e.message}`)
+      if (res.headersSent) return void res.end()
+      sendError(res, e)
+    })
+  })
+  opts.guards?.server?.(server)
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject)
+    server.listen(settings.port, settings.host, () => {
+      server.off('error', reject)
+      resolveListen()
+    })
+  })
+  port = (server.address() as AddressInfo).port
+  const hostForUrl = settings.host.includes(':') && !settings.host.startsWith('[') ? `[${settings.host}]` : settings.host
+  opts.log?.('info', `api server for ${opts.profile} on ${hostForUrl}:${port}`)
+  return {
+    url: `http://${hostForUrl}:${port}`, host: settings.host, port, profile: opts.profile, modelName: settings.modelName,
+    generatedKey: settings.keyGenerated ? settings.key : null, keySet: true,
+    stats: () => ({ ...stats }),
+    close: () => new Promise<void>((done) => {
+      server.close(() => done())
+      server.closeAllConnections()
+    })
+  }
+}
+
+function decode(segment: string): string {
+  if (!segment.includes('%')) return segment
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    throw new HttpError(400, 'malformed id in the path')
+  }
+}
+
+function modelCard(id: string, startedAt: number) {
+  return { id, object: 'model', created: Math.floor(startedAt / 1000), owned_by: 'hermes', root: id, parent: null }
+}
+
+function capabilities(model: string) {
+  return {
+    object: 'hermes.api_server.capabilities', platform: 'hermes-agent', model,
+    auth: { type: 'bearer', required: true },
+    features: {
+      chat_completions: true, chat_completions_streaming: true, responses_api: true, responses_streaming: true,
+      run_submission: true, run_status: true, run_events_sse: true, run_stop: true,
+      session_continuity_header: 'X-Hermes-Session-Id', async_delivery: false
+    },
+    endpoints: {
+      health: '/health', models: '/v1/models', chat_completions: '/v1/chat/completions', responses: '/v1/responses',
+      runs: '/v1/runs', run_status: '/v1/runs/{run_id}', run_events: '/v1/runs/{run_id}/events', run_stop: '/v1/runs/{run_id}/stop'
+    }
+  }
+}

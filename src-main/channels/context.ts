@@ -1,0 +1,59 @@
+/** What every API-server route needs: the gateway's channel turns, the profile served, and counters. */
+import { randomBytes } from 'node:crypto'
+import { CaduceusError } from '@shared/contract'
+import type { ChannelTurnInput, ChannelTurnResult } from '../gateway'
+import { HttpError } from './http'
+
+/** The slice of the Gateway the API server drives (the real Gateway in the host). */
+export interface ChannelGateway {
+  runChannelTurn(input: ChannelTurnInput): Promise<ChannelTurnResult>
+  stop(turnId: string): boolean
+}
+
+export interface ApiContext {
+  gateway: ChannelGateway
+  profile: string
+  modelName: string
+}
+
+const SESSION_ID = /^[A-Za-z0-9_.:-]{1,128}$/
+
+/** Same shape as desk-chat ids (`YYYYMMDD_HHMMSS_hex8`), so the Sessions page sorts them alike. */
+export function newSessionId(now = new Date()): string {
+  const p = (n: number) => String(n).padStart(2, '0')
+  const d = `${now.getUTCFullYear()}${p(now.getUTCMonth() + 1)}${p(now.getUTCDate())}_${p(now.getUTCHours())}${p(now.getUTCMinutes())}${p(now.getUTCSeconds())}`
+  return `${d}_${randomBytes(4).toString('hex')}`
+}
+
+export const newId = (prefix: string) => `${prefix}${randomBytes(12).toString('hex')}`
+
+/** The opt-in continuity header; a malformed id is refused rather than silently starting a new session. */
+export function sessionHeader(value: string | string[] | undefined): string | undefined {
+  const v = Array.isArray(value) ? value[0] : value
+  if (v === undefined || v === '') return undefined
+  if (!SESSION_ID.test(v)) throw new HttpError(400, 'X-Hermes-Session-Id must be 1-128 characters of A-Z a-z 0-9 _ . : -')
+  return v
+}
+
+/** A gateway failure as an HTTP error (never a stack, never a key: the gateway already redacts). */
+export function httpErrorOf(err: unknown): HttpError {
+  if (err instanceof HttpError) return err
+  if (err instanceof CaduceusError) {
+    const status = { not_found: 404, invalid_input: 400, conflict: 409, unavailable: 503 }[err.code as string] ?? 500
+    return new HttpError(status, err.message, status >= 500 ? 'server_error' : 'invalid_request_error', err.code)
+  }
+  return new HttpError(500, (err as Error)?.message ?? 'internal error', 'server_error')
+}
+
+export function usageOf(r: ChannelTurnResult) {
+  return { prompt_tokens: r.tokens.input, completion_tokens: r.tokens.output, total_tokens: r.tokens.input + r.tokens.output }
+}
+
+/** Text of an OpenAI message content (a string or a list of text parts). */
+export function textOf(content: unknown): string {
+  if (typeof content === 'string') return content
+  if (Array.isArray(content)) {
+    return content.map((p) => (typeof p === 'string' ? p : p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : '')).join('')
+  }
+  return ''
+}

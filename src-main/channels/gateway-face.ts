@@ -1,0 +1,3 @@
+/** The gateway names the API server uses, in one place. */
+export { TURN_CHANNELS, type ChannelTurnResult } from '../gateway'
+export type { TurnHandle } from '@shared/contract'

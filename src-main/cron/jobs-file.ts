@@ -1,0 +1,76 @@
+/**
+ * `<profile home>/cron/jobs.json` = `{"jobs": [...], "updated_at": ISO}` (hermes-channels §3). Every
+ * change is read-modify-write under a cross-process lock (`cron/jobs.json.lock`, proper-lockfile) and
+ * lands by temp file + rename, so a reader never sees half a file. Jobs are kept as raw objects: fields
+ * this app does not know (newer upstream versions) survive every rewrite untouched.
+ */
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import lockfile from 'proper-lockfile'
+import { isoWithOffset } from './schedule'
+
+export type RawJob = Record<string, unknown> & { id: string }
+export interface JobsFile {
+  jobs: RawJob[]
+  [k: string]: unknown
+}
+
+export class JobsFileError extends Error {}
+
+export const cronDir = (home: string) => join(home, 'cron')
+export const jobsPath = (home: string) => join(cronDir(home), 'jobs.json')
+
+export function readJobs(home: string): JobsFile {
+  let text: string
+  try {
+    text = readFileSync(jobsPath(home), 'utf8')
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { jobs: [] }
+    throw err
+  }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch (err) {
+    // Never "repair" by overwriting: the file may be upstream's, mid-edit by a human.
+    throw new JobsFileError(`${jobsPath(home)} is not valid JSON (${(err as Error).message}); fix or move it`)
+  }
+  const obj = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as JobsFile) : null
+  if (!obj || !Array.isArray(obj.jobs)) throw new JobsFileError(`${jobsPath(home)} has no "jobs" list`)
+  obj.jobs = obj.jobs.filter((j): j is RawJob => Boolean(j) && typeof j === 'object' && typeof (j as RawJob).id === 'string')
+  return obj
+}
+
+function writeAtomic(home: string, file: JobsFile): void {
+  const path = jobsPath(home)
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
+  try {
+    writeFileSync(tmp, `${JSON.stringify({ ...file, updated_at: isoWithOffset(Date.now()) }, null, 2)}\n`, { mode: 0o600 })
+    renameSync(tmp, path)
+  } catch (err) {
+    rmSync(tmp, { force: true })
+    throw err
+  }
+}
+
+/**
+ * Read-modify-write jobs.json under the lock. `fn` mutates the file in place and returns a value; the file
+ * is written only when `fn` says it changed something (returns `{ changed: true }` via the second arg).
+ */
+export async function updateJobs<T>(home: string, fn: (file: JobsFile, markChanged: () => void) => T | Promise<T>): Promise<T> {
+  mkdirSync(cronDir(home), { recursive: true })
+  const release = await lockfile.lock(cronDir(home), {
+    lockfilePath: join(cronDir(home), 'jobs.json.lock'), realpath: false, stale: 15_000,
+    retries: { retries: 60, minTimeout: 20, maxTimeout: 250, randomize: true }
+  })
+  try {
+    const file = readJobs(home)
+    let changed = false
+    const out = await fn(file, () => { changed = true })
+    if (changed) writeAtomic(home, file)
+    return out
+  } finally {
+    await release()
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * The app's channels besides desk chat: the OpenAI-compatible API server the Gateway page can switch on,
+ * and the cron scheduler that runs every profile's due jobs while the host is live (standing down for a
+ * profile whose upstream gateway heartbeats). Both run turns on the same gateway as desk chat.
+ */
+import type { ChannelsStatus } from '@shared/contract'
+import { startApiServer, type ApiServer } from '../channels'
+import { CronScheduler, readJobs, runCronJob } from '../cron'
+import { API_SERVER, CRON, DESK_CHAT } from '../gateway'
+import { liveUpstreamGateway } from '../store'
+import type { Logger } from './log'
+import { guardServer, safeDecodePath } from './request-guards'
+import type { Runtime } from './runtime'
+import type { Services } from './services'
+
+/** The host's shared request guards, handed to the API server (channels/ cannot import host/). */
+export const apiServerGuards = (log: Logger) => ({ decodePath: safeDecodePath, server: (srv: import('node:http').Server) => guardServer(srv, log) })
+
+export interface ChannelsService {
+  status(): ChannelsStatus
+  setApiServer(input: { enabled: boolean; profile: string; port?: number }): Promise<ChannelsStatus>
+  runJobNow: (profile: string, id: string) => ReturnType<typeof runCronJob>
+}
+
+export function createChannelsService(s: Services, rt: Runtime, opts: { live: boolean }): ChannelsService {
+  let api: ApiServer | null = null
+  let apiError: string | null = null
+  const profiles = () => s.stores.list().map((e) => ({ name: e.name, home: e.home }))
+  const scheduler = new CronScheduler({
+    profiles,
+    run: (p, job) => runCronJob(rt.gateway, p.name, p.home, job, { scheduled: true }),
+    upstreamLive: (p) => {
+      try {
+        return liveUpstreamGateway(s.stores.get(p.name).db, p.name, Date.now() / 1000) !== null
+      } catch {
+        return false
+      }
+    },
+    log: (level, message) => s.log[level]('cron', message)
+  })
+  if (opts.live) {
+    scheduler.start()
+    s.onClose(() => scheduler.stop())
+  }
+  s.onClose(async () => {
+    await api?.close()
+    api = null
+  })
+
+  const jobCounts = () => {
+    let due = 0
+    let total = 0
+    const now = Date.now()
+    for (const p of profiles()) {
+      try {
+        for (const j of readJobs(p.home).jobs) {
+          total++
+          if (j.enabled !== false && j.state === 'scheduled' && typeof j.next_run_at === 'string' && Date.parse(j.next_run_at) <= now) due++
+        }
+      } catch { /* an unreadable jobs.json shows on the Cron page, not here */ }
+    }
+    return { due, total }
+  }
+
+  const status = (): ChannelsStatus => {
+    const cron = scheduler.status()
+    const counts = jobCounts()
+    return {
+      deskChat: { platform: DESK_CHAT.platform, asyncDelivery: DESK_CHAT.supportsAsyncDelivery },
+      apiServer: {
+        platform: API_SERVER.platform, asyncDelivery: API_SERVER.supportsAsyncDelivery, running: api !== null, url: api ? `${api.url}/v1` : null,
+        profile: api?.profile ?? null, keySet: api?.keySet ?? false, requests: api?.stats().requests ?? 0, error: apiError
+      },
+      cron: {
+        platform: CRON.platform, asyncDelivery: CRON.supportsAsyncDelivery, enabled: cron.enabled, standingDown: cron.standingDown,
+        jobsDue: counts.due, jobsTotal: counts.total, running: cron.running, lastTickAt: cron.lastTickAt
+      }
+    }
+  }
+
+  return {
+    status,
+    async setApiServer({ enabled, profile, port }) {
+      await api?.close()
+      api = null
+      apiError = null
+      if (enabled) {
+        try {
+          api = await startApiServer({ gateway: rt.gateway, profile, home: s.homeOf(profile), port, log: (level, m) => s.log[level]('api_server', m), guards: apiServerGuards(s.log) })
+        } catch (err) {
+          apiError = (err as Error).message
+        }
+      }
+      return status()
+    },
+    runJobNow: (profile, id) => {
+      const home = s.homeOf(profile)
+      const job = readJobs(home).jobs.find((j) => j.id === id)
+      if (!job) throw new Error(`No cron job with id ${id}`)
+      return runCronJob(rt.gateway, profile, home, job)
+    }
+  }
+}

@@ -1,0 +1,15 @@
+// What the Electron entry needs from the host besides createHost: the argument parser and the pure policy
+// functions it wires to Electron's hooks. One object, so the host's face stays small and the entry never reaches
+// into host internals.
+import { parseArgs } from './args'
+import {
+  APP_ORIGIN, APP_SCHEME, appCsp, appRequestPath, closeWithDeadline, externalUrlToOpen, filterAppArgs, isAppUrl,
+  permissionAllowed
+} from './app-policy'
+import { installLastResort } from './last-resort'
+import { contentType } from './static-files'
+
+export const electronSupport = {
+  parseArgs, installLastResort, contentType, APP_ORIGIN, APP_SCHEME, appCsp, appRequestPath, closeWithDeadline,
+  externalUrlToOpen, filterAppArgs, isAppUrl, permissionAllowed
+} as const

@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs'
+import { CaduceusError, type CronJob } from '@shared/contract'
+import { createJob, editJob, JobNotFoundError, JobsFileError, previewRuns, readJobs, removeJob, ScheduleError, setPaused, type RawJob } from '../../cron'
+import type { ChannelsService } from '../channels-service'
+import type { HandlerMap } from '../dispatch'
+import type { Services } from '../services'
+
+type ChannelHandlers = Pick<HandlerMap, 'channels.status' | 'channels.apiServer' | 'cron.list' | 'cron.preview' | 'cron.create' | 'cron.update' | 'cron.setPaused' | 'cron.remove' | 'cron.runNow'>
+
+const str = (v: unknown) => (typeof v === 'string' ? v : null)
+const num = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : null)
+
+export function jobDto(j: RawJob): CronJob {
+  const repeat = (j.repeat && typeof j.repeat === 'object' ? j.repeat : {}) as Record<string, unknown>
+  return {
+    id: j.id, name: str(j.name) ?? j.id, prompt: str(j.prompt) ?? '', scheduleDisplay: str(j.schedule_display) ?? '',
+    state: str(j.state) ?? (j.enabled === false ? 'paused' : 'scheduled'), enabled: j.enabled !== false,
+    nextRunAt: str(j.next_run_at), lastRunAt: str(j.last_run_at), lastStatus: str(j.last_status), lastError: str(j.last_error),
+    repeatTimes: num(repeat.times), repeatCompleted: num(repeat.completed) ?? 0, lastSessionId: str(j.last_session_id)
+  }
+}
+
+/** Cron failures as typed contract errors (the schedule message lists the accepted forms). */
+async function typed<T>(fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return await fn()
+  } catch (err) {
+    if (err instanceof ScheduleError) throw new CaduceusError('invalid_input', err.message, 'schedule')
+    if (err instanceof JobNotFoundError) throw new CaduceusError('not_found', err.message, 'id')
+    if (err instanceof JobsFileError) throw new CaduceusError('unavailable', err.message)
+    throw err
+  }
+}
+
+/** The Gateway page's channels and the Cron page (jobs live in each profile's cron/jobs.json). */
+export function channelHandlers(s: Services, channels: ChannelsService): ChannelHandlers {
+  return {
+    'channels.status': () => channels.status(),
+    'channels.apiServer': (input) => channels.setApiServer(input),
+    'cron.list': ({ profile }) => typed(() => ({ jobs: readJobs(s.homeOf(profile)).jobs.map(jobDto) })),
+    'cron.preview': ({ schedule }) => {
+      try {
+        const { schedule: parsed, runs } = previewRuns(schedule, 5)
+        return { ok: true, display: parsed.display, runs, error: null }
+      } catch (err) {
+        return { ok: false, display: null, runs: [], error: (err as Error).message }
+      }
+    },
+    'cron.create': ({ profile, schedule, prompt, name, repeat }) => typed(async () => jobDto(await createJob(s.homeOf(profile), { schedule, prompt, name, repeat }))),
+    'cron.update': ({ profile, id, schedule, prompt, name }) => typed(async () => jobDto(await editJob(s.homeOf(profile), id, { schedule, prompt, name }))),
+    'cron.setPaused': ({ profile, id, paused }) => typed(async () => jobDto(await setPaused(s.homeOf(profile), id, paused, paused ? 'paused from the Cron page' : null))),
+    'cron.remove': ({ profile, id }) => typed(async () => {
+      await removeJob(s.homeOf(profile), id)
+      return { ok: true as const }
+    }),
+    'cron.runNow': ({ profile, id }) => typed(async () => {
+      const r = await channels.runJobNow(profile, id)
+      return { jobId: r.jobId, sessionId: r.sessionId, status: r.status, error: r.error, outputPath: r.outputPath, output: readFileSync(r.outputPath, 'utf8') }
+    })
+  }
+}

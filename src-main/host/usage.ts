@@ -1,0 +1,24 @@
+// The CLI's usage text, in its own module so `caduceus --help` prints it without loading the host.
+export const USAGE = `caduceus — dashboard and agent host for Hermes-style agents
+
+  caduceus serve [--home DIR] [--port N] [--demo] [--rotate-token]
+                                                           headless host: UI + API on 127.0.0.1 (token in the URL;
+                                                           kept across restarts, --rotate-token replaces it)
+  caduceus sessions list   [--home DIR] [--profile P] [--limit N] [--json]
+  caduceus sessions show   <id> [--home DIR] [--profile P] [--json]
+  caduceus sessions search <text> [--home DIR] [--profile P] [--limit N] [--json]
+  caduceus sessions export [--format jsonl|markdown] [--only user-prompts] [--lineage] [--profile P] [--session ID] [--home DIR]
+  caduceus sessions import FILE [--profile P] [--home DIR] [--json]
+  caduceus sessions delete ID [--profile P] [--home DIR]
+  caduceus sessions prune  [--older-than DAYS] [--profile P] [--home DIR]   ended sessions only (default 90 days)
+  caduceus run -z PROMPT [--home DIR] [--profile P] [--model M] [--json]   one stateless turn; prints the reply
+  caduceus api [--home DIR] [--profile P] [--host H] [--port N]   OpenAI-compatible API server (default 127.0.0.1:8642)
+  caduceus cron list|create|edit|pause|resume|remove|run ...  per-profile cron jobs (caduceus cron with no verb: usage)
+  caduceus logs errors [--limit N]                          recent warnings and errors (memory refusals land here)
+  caduceus --help | -h                                      this text
+`
+
+/** Asking for help is never an error, whatever else is on the line. */
+export function wantsHelp(argv: string[]): boolean {
+  return argv.includes('--help') || argv.includes('-h') || argv[0] === 'help'
+}

@@ -1,0 +1,98 @@
+// The Gateway page's channels and the Cron page's requests, through the real host dispatcher.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ChannelsStatus, CronJob } from '@shared/contract'
+import { createHost, createLogger, type Host } from '../src-main/host'
+import { parseEnv } from '../src-main/config'
+
+let root: string
+let host: Host
+
+const call = async <T>(name: string, input: unknown): Promise<T> => {
+  const r = await host.dispatcher.invoke(name, input)
+  if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`)
+  return r.output as T
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'cad-channels-'))
+  writeFileSync(join(root, 'config.yaml'), 'model:\n  default: demo-model\n  provider: demo\n')
+  process.env.CADUCEUS_LOG_DIR = join(root, 'logs')
+  host = await createHost({ home: root, headless: true, live: false, log: createLogger(), validateOutput: true })
+})
+
+afterAll(async () => {
+  await host?.close()
+  rmSync(root, { recursive: true, force: true })
+})
+
+describe('channels in the host', () => {
+  it('reports each channel with its async-delivery capability', async () => {
+    const s = await call<ChannelsStatus>('channels.status', {})
+    expect(s.deskChat.asyncDelivery).toBe(true)
+    expect(s.apiServer).toMatchObject({ running: false, asyncDelivery: false })
+    expect(s.cron.asyncDelivery).toBe(false)
+  })
+
+  it('switches the API server on and off from the Gateway page', async () => {
+    const on = await call<ChannelsStatus>('channels.apiServer', { enabled: true, profile: 'default', port: 0 })
+    expect(on.apiServer.running).toBe(true)
+    expect(on.apiServer.keySet).toBe(true)
+    const key = parseEnv(readFileSync(join(root, '.env'), 'utf8')).API_SERVER_KEY!
+    const models = await (await fetch(`${on.apiServer.url}/models`, { headers: { authorization: `Bearer ${key}` } })).json()
+    expect(models.data[0].id).toBe('hermes-agent')
+    expect((await call<ChannelsStatus>('channels.status', {})).apiServer.requests).toBe(1)
+    const off = await call<ChannelsStatus>('channels.apiServer', { enabled: false, profile: 'default' })
+    expect(off.apiServer.running).toBe(false)
+  })
+
+  it('creates a cron job, previews, refuses a bad schedule, runs it now into a cron session', async () => {
+    const preview = await call<{ ok: boolean; runs: string[] }>('cron.preview', { profile: 'default', schedule: 'every 2h' })
+    expect(preview.ok).toBe(true)
+    expect(preview.runs).toHaveLength(5)
+    const bad = await host.dispatcher.invoke('cron.create', { profile: 'default', schedule: 'sometime', prompt: 'x' })
+    expect(bad.ok).toBe(false)
+    expect(!bad.ok && bad.error).toMatchObject({ code: 'invalid_input', field: 'schedule' })
+    const job = await call<CronJob>('cron.create', { profile: 'default', schedule: 'every 2h', prompt: 'summarise my day', name: 'daily' })
+    const ran = await call<{ sessionId: string; status: string; output: string }>('cron.runNow', { profile: 'default', id: job.id })
+    expect(ran.status).toBe('ok')
+    expect(ran.output).toContain('summarise my day')
+    const session = await call<{ summary: { source: string } }>('sessions.get', { profile: 'default', sessionId: ran.sessionId })
+    expect(session.summary.source).toBe('cron')
+    const listed = await call<{ jobs: CronJob[] }>('cron.list', { profile: 'default' })
+    expect(listed.jobs[0]).toMatchObject({ id: job.id, lastStatus: 'ok', lastSessionId: ran.sessionId })
+    const paused = await call<CronJob>('cron.setPaused', { profile: 'default', id: job.id, paused: true })
+    expect(paused.state).toBe('paused')
+  })
+})
+
+describe('cron scheduler in a live host', () => {
+  it('runs a job missed while the app was closed once at start-up, as a cron session', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'cad-cron-live-'))
+    writeFileSync(join(home, 'config.yaml'), 'model:\n  default: demo-model\n  provider: demo\n')
+    const { mkdirSync } = await import('node:fs')
+    mkdirSync(join(home, 'cron'))
+    // Due two hours ago (the app was closed): the catch-up rule runs it once, then schedules from now.
+    const job = {
+      id: '0123456789ab', name: 'missed', prompt: 'catch up please', schedule: { kind: 'interval', minutes: 30, display: 'every 30m' },
+      schedule_display: 'every 30m', repeat: { times: null, completed: 0 }, enabled: true, state: 'scheduled',
+      next_run_at: new Date(Date.now() - 2 * 3600_000).toISOString()
+    }
+    writeFileSync(join(home, 'cron', 'jobs.json'), JSON.stringify({ jobs: [job] }))
+    const live = await createHost({ home, headless: true, live: true, log: createLogger() })
+    try {
+      const read = () => JSON.parse(readFileSync(join(home, 'cron', 'jobs.json'), 'utf8')).jobs[0]
+      for (let i = 0; i < 600 && read().last_status !== 'ok'; i++) await new Promise((r) => setTimeout(r, 50))
+      const after = read()
+      expect(after).toMatchObject({ last_status: 'ok', repeat: { completed: 1 } })
+      expect(Date.parse(after.next_run_at)).toBeGreaterThan(Date.now())
+      const r = await live.dispatcher.invoke('sessions.get', { profile: 'default', sessionId: after.last_session_id })
+      expect(r.ok && (r.output as { summary: { source: string } }).summary.source).toBe('cron')
+    } finally {
+      await live.close()
+      rmSync(home, { recursive: true, force: true })
+    }
+  })
+})

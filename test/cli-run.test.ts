@@ -1,0 +1,148 @@
+// `caduceus run -z` as a script runs it: a real child process, real state.db, a real provider server.
+import { execFile } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { promisify } from 'node:util'
+import Database from 'better-sqlite3'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startScriptedProvider, type ScriptedProvider } from '../src-main/agent'
+
+const exec = promisify(execFile)
+const repo = resolve(import.meta.dirname, '..')
+const made: string[] = []
+let provider: ScriptedProvider
+
+const home = (configYaml: string) => {
+  const dir = mkdtempSync(join(tmpdir(), 'cad-run-'))
+  made.push(dir)
+  writeFileSync(join(dir, 'config.yaml'), configYaml)
+  return dir
+}
+
+async function cli(dir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, ['bin/caduceus.mjs', ...args, '--home', dir], {
+      cwd: repo, env: { ...process.env, CADUCEUS_LOG_DIR: join(dir, 'logs'), HERMES_HOME: '', OPENROUTER_API_KEY: '' }
+    })
+    return { code: 0, stdout, stderr }
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string }
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
+  }
+}
+
+const source = (dir: string, id: string) => {
+  const db = new Database(join(dir, 'state.db'), { readonly: true })
+  try {
+    return (db.prepare('SELECT source FROM sessions WHERE id = ?').get(id) as { source: string } | undefined)?.source
+  } finally {
+    db.close()
+  }
+}
+
+beforeAll(async () => {
+  provider = await startScriptedProvider({ handler: () => ({ text: 'scripted answer' }) })
+})
+
+afterAll(async () => {
+  await provider.close()
+  for (const d of made) rmSync(d, { recursive: true, force: true })
+})
+
+const DEMO = 'model:\n  default: demo-model\n  provider: demo\n'
+
+// Each case starts a real CLI process (tsx start-up): generous time on a loaded machine, no timing assertions.
+describe('caduceus run -z', { timeout: 120_000 }, () => {
+  it('prints only the reply on a demo profile and exits 0', async () => {
+    const dir = home(DEMO)
+    const r = await cli(dir, 'run', '-z', 'hello from a script')
+    expect(r.code).toBe(0)
+    expect(r.stdout.trim()).toMatch(/^You said: "hello from a script"/)
+    expect(r.stdout.trim().split('\n')).toHaveLength(1)
+  })
+
+  it('--json prints {session_id, reply, usage, cost} and the session is stored with source cli', async () => {
+    const dir = home(DEMO)
+    const r = await cli(dir, 'run', '-z', 'json please', '--json')
+    expect(r.code).toBe(0)
+    const out = JSON.parse(r.stdout)
+    expect(Object.keys(out).sort()).toEqual(['cost', 'reply', 'session_id', 'usage'])
+    expect(out.reply).toContain('json please')
+    expect(out.usage.output_tokens).toBeGreaterThan(0)
+    expect(source(dir, out.session_id)).toBe('cli')
+  })
+
+  it('an unknown profile fails with one line on stderr', async () => {
+    const r = await cli(home(DEMO), 'run', '-z', 'hi', '--profile', 'nope')
+    expect(r.code).not.toBe(0)
+    expect(r.stdout).toBe('')
+    expect(r.stderr.trim()).toBe('caduceus run: Unknown profile: nope')
+  })
+
+  it('a missing key fails before any request, naming the variable', async () => {
+    const r = await cli(home('model:\n  default: some/model\n  provider: openrouter\n'), 'run', '-z', 'hi')
+    expect(r.code).not.toBe(0)
+    expect(r.stderr.trim()).toMatch(/^caduceus run: no API key for provider openrouter: set OPENROUTER_API_KEY in .*\.env$/)
+  })
+
+  it('a provider error exits non-zero with the reason', async () => {
+    const failing = await startScriptedProvider({ handler: () => ({ error: 500, errorMessage: 'upstream exploded' }) })
+    try {
+      const r = await cli(home(`model:\n  default: m\n  provider: custom\n  base_url: ${failing.baseUrl}\n`), 'run', '-z', 'hi')
+      expect(r.code).not.toBe(0)
+      expect(r.stderr.trim().split('\n')).toHaveLength(1)
+      expect(r.stderr).toMatch(/^caduceus run: /)
+    } finally {
+      await failing.close()
+    }
+  })
+
+  it("builds the agent with the profile's memory: the built-in provider's memory reaches the one-shot turn", async () => {
+    const dir = home(`model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\n`)
+    mkdirSync(join(dir, 'memories'))
+    writeFileSync(join(dir, 'memories', 'MEMORY.md'), "The user's cat is named Pixel.")
+    const before = provider.requests.length
+    const r = await cli(dir, 'run', '-z', 'what is my cat called?')
+    expect(r.code).toBe(0)
+    expect(r.stdout.trim()).toBe('scripted answer')
+    const req = provider.requests.slice(before).find((q) => q.path.endsWith('/chat/completions'))!
+    expect(JSON.stringify(req.body.messages)).toContain('named Pixel')
+    expect((req.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name)).toContain('memory')
+  })
+})
+
+describe('caduceus api', { timeout: 120_000 }, () => {
+  it('refuses a non-loopback --host without a key: non-zero exit, one line, never serves', async () => {
+    const dir = home(DEMO)
+    const r = await cli(dir, 'api', '--host', '0.0.0.0', '--port', '0')
+    expect(r.code).toBe(1)
+    expect(r.stdout).toBe('')
+    expect(r.stderr.trim()).toMatch(/^caduceus api: refusing to serve on 0\.0\.0\.0 without API_SERVER_KEY/)
+  })
+})
+
+describe('caduceus cron', { timeout: 180_000 }, () => {
+  it('create, then run: exits 0 once the cron session and the output file exist', async () => {
+    const dir = home(DEMO)
+    const created = await cli(dir, 'cron', 'create', 'every 2h', 'summarise my day', '--name', 'daily', '--json')
+    expect(created.code).toBe(0)
+    const job = JSON.parse(created.stdout)
+    expect(job.schedule).toEqual({ kind: 'interval', minutes: 120, display: 'every 2h' })
+    const r = await cli(dir, 'cron', 'run', job.id, '--json')
+    expect(r.code).toBe(0)
+    const out = JSON.parse(r.stdout)
+    expect(source(dir, out.session_id)).toBe('cron')
+    expect(out.output_path).toMatch(new RegExp(`cron/output/${job.id}/\\d{8}_\\d{6}\\.md$`))
+    expect(readFileSync(out.output_path, 'utf8')).toContain('You said: "summarise my day"')
+    const listed = JSON.parse((await cli(dir, 'cron', 'list', '--json')).stdout)
+    expect(listed.jobs[0]).toMatchObject({ id: job.id, last_status: 'ok' })
+  })
+
+  it('refuses a bad schedule listing the forms', async () => {
+    const r = await cli(home(DEMO), 'cron', 'create', 'whenever', 'x')
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('Use one of:')
+    expect(r.stderr).toContain('"every 30m"')
+  })
+})
