@@ -1,18 +1,19 @@
 /**
- * `npm run bench [-- --home DIR] [--profile P] [--query WORD] [--json] [--only store|gateway|cli]`
+ * `npm run bench [-- --home DIR] [--profile P] [--query WORD] [--json] [--only store|gateway|cli|ui]`
  * Prints one JSON object with every number and its ratio to the target. Not part of `npm test`.
  */
 import { availableParallelism, loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { runStoreBench } from './store-bench'
 import { runGatewayBench } from './gateway-bench'
+import { runUiBench } from './ui-bench'
 import { runCliStartBench } from './cli-start-bench'
 
 const { values } = parseArgs({
   options: { home: { type: 'string' }, profile: { type: 'string' }, query: { type: 'string' }, json: { type: 'boolean' }, only: { type: 'string' } }
 })
 
-const targets = { listFirstPageMs: 5, ftsMs: 30, writeToEventMs: 100, idleCpuPercent: 1, cacheHitUs: 50, rebuilds: 0, serveToTokenMs: 1500 }
+const targets = { listFirstPageMs: 5, ftsMs: 30, writeToEventMs: 100, idleCpuPercent: 1, cacheHitUs: 50, rebuilds: 0, serveToTokenMs: 1500, uiFirstPaintMs: 100, uiSessionSwitchMs: 50 }
 const ratio = (value: number, target: number) => (target === 0 ? (value === 0 ? 'ok' : 'over') : Number((value / target).toFixed(3)))
 
 const result: Record<string, unknown> = {}
@@ -49,6 +50,11 @@ try {
     })
   }
   if (gatewayResult) result.gateway = gatewayResult
+  if (!values.only || values.only === 'ui') {
+    // Chromium against a real host: a 3,000-message Markdown session's first paint and session switches.
+    const ui = await runUiBench()
+    result.ui = { ...ui, ratios: { firstPaintP95: ratio(ui.firstPaintMs.p95, targets.uiFirstPaintMs), sessionSwitchP95: ratio(ui.sessionSwitchMs.p95, targets.uiSessionSwitchMs) } }
+  }
   if (!values.only || values.only === 'cli') {
     const cli = await runCliStartBench()
     result.cliStart = { ...cli, ratio: cli.serveToTokenBuiltMs ? ratio(cli.serveToTokenBuiltMs.median, targets.serveToTokenMs) : null }

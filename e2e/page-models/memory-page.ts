@@ -53,5 +53,11 @@ export class MemoryPage {
   }
 
   get editError(): Locator { return this.page.getByTestId('memory-edit-error') }
+  /** Pick the profile's external provider (writes config.yaml `memory.provider`). */
+  async chooseProvider(name: string | ''): Promise<void> {
+    await this.page.getByTestId('memory-provider-select').selectOption(name)
+    await expect(this.page.getByTestId('memory-provider-select')).toHaveValue(name)
+  }
+  get providerStatus(): Locator { return this.page.getByTestId('memory-provider-status') }
   healthRow(provider: string): Locator { return this.page.locator(`[data-testid="memory-health-row"][data-provider="${provider}"]`) }
 }

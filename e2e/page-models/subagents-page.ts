@@ -44,19 +44,30 @@ export class SubagentsPage {
     return { estimate: (await est.innerText()).trim(), large: (await est.getAttribute('data-large')) === 'true' }
   }
 
-  /** Send the follow-up; resolves with the inline error text if it was refused, else null once the dialog closes. */
+  /**
+   * Send the follow-up; resolves with the inline error text if it was refused, else null once the reply
+   * has been shown in place (then closes the dialog). A queued follow-up closes the dialog by itself.
+   */
   async sendFollowUp(text: string): Promise<string | null> {
     await this.page.getByTestId('followup-input').fill(text)
     await this.page.getByTestId('followup-send').click()
     const dialog = this.page.getByTestId('followup-dialog')
     const error = this.page.getByTestId('followup-error')
-    // A quick follow-up can close the dialog before any intermediate state is observable.
+    const done = this.page.locator('[data-testid="followup-reply"][data-done]')
     await expect(async () => {
-      if (await error.isVisible()) return
+      if (await error.isVisible() || await done.isVisible()) return
       await expect(dialog).toBeHidden({ timeout: 500 })
     }).toPass({ timeout: 30_000 })
-    return (await error.isVisible()) ? (await error.innerText()).trim() : null
+    if (await error.isVisible()) return (await error.innerText()).trim()
+    if (await done.isVisible()) {
+      this.lastReply = (await done.innerText()).trim()
+      await this.page.getByTestId('followup-cancel').click()
+      await expect(dialog).toBeHidden()
+    }
+    return null
   }
+  /** Text of the last follow-up reply shown in the dialog. */
+  lastReply = ''
 
   async followUp(childId: string, text: string): Promise<string | null> {
     await this.startFollowUp(childId)

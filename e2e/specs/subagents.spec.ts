@@ -30,6 +30,8 @@ test('a delegated child shows up live, takes a follow-up from the UI and can be 
   const { estimate } = await subagents.startFollowUp(child.childId)
   expect(estimate).toMatch(/message|token|char/i)
   expect(await subagents.sendFollowUp('Also list the stale ones')).toBeNull()
+  // The reply was shown in place in the dialog, not only as a toast.
+  expect(subagents.lastReply).toContain('Also list the stale ones')
   const transcript = await api<{ items: Array<{ content: string | null; role: string }> }>(host.url, 'sessions.messages', { profile: 'work', sessionId: child.childSessionId })
   expect(transcript.items.some((m) => m.role === 'user' && m.content === 'Also list the stale ones')).toBe(true)
 

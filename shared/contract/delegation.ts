@@ -86,9 +86,11 @@ export type CostQuery = z.input<typeof CostQuery>
 export const CostSummary = z.object({
   profiles: z.array(z.object({ profile: ProfileName, own: Money, children: Money, inclusive: Money, sessions: z.number().int() })),
   total: Money,
-  byModel: z.array(z.object({ model: z.string(), cost: Money, tokens: Tokens })),
+  byModel: z.array(z.object({ model: z.string(), cost: Money, tokens: Tokens, /** Priced by the user's override, not upstream. */ customPrice: z.boolean().optional() })),
   byDay: z.array(z.object({ day: z.string(), profile: ProfileName, usd: z.number(), unpriced: z.boolean() })),
   topSessions: z.array(z.object({ profile: ProfileName, sessionId: z.string(), title: z.string().nullable(), own: Money, inclusive: Money })),
-  unavailable: z.array(ProfileProblem).optional()
+  unavailable: z.array(ProfileProblem).optional(),
+  /** How much of the totals comes from the user's price overrides ("custom price"), and for which models. */
+  customPriced: z.object({ usd: z.number(), models: z.array(z.string()) }).optional()
 })
 export type CostSummary = z.infer<typeof CostSummary>

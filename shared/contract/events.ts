@@ -16,6 +16,8 @@ export const events = {
   'memory.activity': MemoryEvent,
   /** The agent cache changed (insert, evict, run state). */
   'gateway.changed': z.object({ reason: z.string() }),
+  /** Text a retained child is producing for a follow-up sent from the UI (streams into the dialog). */
+  'subagents.followUpDelta': z.object({ profile: ProfileName, childId: z.string(), text: z.string() }),
   /** Profiles appeared or disappeared. */
   'profiles.changed': z.object({ profiles: z.array(ProfileName) })
 } as const satisfies Record<string, z.ZodType>

@@ -50,7 +50,10 @@ export type MemoryEntryEdit = z.infer<typeof MemoryEntryEdit>
 
 export const ProviderHealth = z.object({
   profile: ProfileName, provider: z.string(), calls: z.number().int(), errors: z.number().int(), refusals: z.number().int(),
-  lastError: z.string().nullable(), lastErrorAt: z.number().nullable(), p95LatencyMs: z.number().nullable()
+  lastError: z.string().nullable(), lastErrorAt: z.number().nullable(), p95LatencyMs: z.number().nullable(),
+  /** Upstream #47021: did the last prefetch run, how long, how much it returned; the last sync_turn error. */
+  lastPrefetch: z.object({ at: z.number(), ok: z.boolean(), latencyMs: z.number().nullable(), size: z.number().int().nullable() }).nullable().optional(),
+  lastSyncError: z.object({ at: z.number(), summary: z.string() }).nullable().optional()
 })
 export type ProviderHealth = z.infer<typeof ProviderHealth>
 export const MemoryHealth = z.object({ items: z.array(ProviderHealth) })

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { pricesRequests } from './prices'
 import { ProfileScope } from './common'
 import {
   MessagePage, MessageQuery, ProfileInfo, SearchQuery, SearchResult, SessionDetail, SessionKey, SessionPage, SessionQuery,
@@ -14,6 +15,7 @@ import {
 import { sessionsAdminRequests } from './sessions-admin'
 import { channelRequests } from './channels'
 import { MemoryEntries, MemoryEntriesQuery, MemoryEntryEdit, MemoryEventPage, MemoryEventQuery, MemoryHealth } from './memory'
+import { memoryProviderRequests } from './memory-providers'
 
 const Empty = z.object({}).strict().default({})
 const Ok = z.object({ ok: z.literal(true) })
@@ -28,6 +30,7 @@ export type AppInfo = z.infer<typeof AppInfo>
  * at the boundary, the client's types are inferred from them. Names are `domain.verb`.
  */
 export const requests = {
+  ...pricesRequests,
   /** Host facts: Hermes root, profiles, headless or Electron. */
   'app.info': { input: Empty, output: AppInfo },
   /** Profiles under the Hermes root with their session counts. */
@@ -77,7 +80,8 @@ export const requests = {
   /** Per-provider health. */
   'memory.health': { input: z.object({ profile: ProfileScope.default('all') }), output: MemoryHealth },
   ...sessionsAdminRequests,
-  ...channelRequests
+  ...channelRequests,
+  ...memoryProviderRequests
 } as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>
 
 export type Requests = typeof requests

@@ -140,6 +140,8 @@ export class Agent implements LoopHost {
       }
     }
     try {
+      // A hard close is a true session boundary: providers see the session end (drained by shutdownAll).
+      await this.memory?.commitSessionBoundaryAsync?.(this.sessionMessages.map((m) => ({ ...m })), { newSessionId: '', parentSessionId: this.sessionId, reason: 'session_end' })
       await this.memory?.shutdownAll?.()
     } catch (err) {
       this.log?.warn('agent', `memory shutdown failed: ${(err as Error).message}`)

@@ -36,7 +36,8 @@ export function resolveCompression(cfg: CompressionConfig | null | undefined) {
     threshold: num(cfg?.threshold, DEFAULTS.threshold, 0.01, 1),
     contextLength: Math.floor(num(cfg?.contextLength, DEFAULTS.contextLength, 256, 10_000_000)),
     targetRatio: num(cfg?.targetRatio, DEFAULTS.targetRatio, 0.01, 1),
-    protectLastN: Math.floor(num(cfg?.protectLastN, DEFAULTS.protectLastN, 1, 1000))
+    protectLastN: Math.floor(num(cfg?.protectLastN, DEFAULTS.protectLastN, 1, 1000)),
+    requireCheckpoint: cfg?.requireCheckpoint === true
   }
 }
 
@@ -62,8 +63,10 @@ export async function compressContext(host: CompressionHost, cfg: ReturnType<typ
 
   let memoryNotes = ''
   try {
-    memoryNotes = (await host.memory?.onPreCompress?.(head.map((m) => ({ ...m })))) ?? ''
+    memoryNotes = (await host.memory?.onPreCompress?.(head.map((m) => ({ ...m })), cfg.requireCheckpoint ? { requireCheckpoint: true } : undefined)) ?? ''
   } catch (err) {
+    // Fail closed: with a required checkpoint nothing is summarized or rotated until memory has saved it.
+    if (cfg.requireCheckpoint) throw new Error(`memory checkpoint required before compression failed: ${(err as Error).message}`)
     host.log?.warn('agent', `memory pre-compress hook failed: ${(err as Error).message}`)
   }
   const maxWords = Math.max(150, Math.round(cfg.targetRatio * cfg.threshold * cfg.contextLength * 0.75))

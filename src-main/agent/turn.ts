@@ -80,6 +80,11 @@ export async function runTurn(agent: Agent, text: string, controller: AbortContr
     } catch (err) {
       agent.log?.warn('agent', `memory sync failed: ${(err as Error).message}`)
     }
+    try {
+      await agent.memory.queuePrefetchAll?.(text, { sessionId: agent.sessionId })
+    } catch (err) {
+      agent.log?.warn('agent', `memory queue-prefetch failed: ${(err as Error).message}`)
+    }
   }
   return {
     status, exitReason, ...(error ? { error } : {}), finalText, tokens: { ...acct.tokens }, ...acct.cost(),
@@ -99,7 +104,7 @@ async function runMemoryPreamble(agent: Agent, ctx: TurnContext, text: string): 
     agent.log?.warn('agent', `memory turn-start hook failed: ${(err as Error).message}`)
   }
   try {
-    ctx.memoryContext = ((await memory.prefetchAll?.(text, { sessionId: agent.sessionId })) ?? '').trim()
+    ctx.memoryContext = ((await memory.prefetchAll?.(text, { sessionId: agent.sessionId, turnId: ctx.turnId })) ?? '').trim()
   } catch (err) {
     agent.log?.warn('agent', `memory prefetch failed: ${(err as Error).message}`)
   } finally {

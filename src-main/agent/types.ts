@@ -20,8 +20,14 @@ type MemoryMessage = { role: string; content?: unknown; [key: string]: unknown }
 /** The MemoryManager hooks the loop calls (hermes-spec §4.2); every one is optional. */
 export interface AgentMemory {
   onTurnStart?(turnNumber: number, message: string, options?: { remainingTokens?: number; model?: string; platform?: string; toolCount?: number }): unknown
-  prefetchAll?(query: string, options?: { sessionId?: string }): MaybePromise<string>
+  prefetchAll?(query: string, options?: { sessionId?: string; turnId?: string }): MaybePromise<string>
   syncAll?(user: string, assistant: string, options?: { sessionId?: string; messages?: MemoryMessage[] }): unknown
+  /** Warm the next turn's recall in the background (after this turn's sync). */
+  queuePrefetchAll?(query: string, options?: { sessionId?: string }): unknown
+  /** `onSessionEnd` then `onSessionSwitch(reset)` as one background task (a true session boundary). */
+  commitSessionBoundaryAsync?(messages: MemoryMessage[], opts: { newSessionId: string; parentSessionId?: string; reason?: string }): unknown
+  /** Parent-side: a delegated child finished. */
+  onDelegation?(task: string, result: string, options?: { childSessionId?: string }): unknown
   onPreCompress?(messages: MemoryMessage[], options?: { evidenceMessages?: MemoryMessage[]; requireCheckpoint?: boolean }): MaybePromise<string>
   onSessionSwitch?(newSessionId: string, options?: { parentSessionId?: string; reset?: boolean; reason?: string }): unknown
   onSessionEnd?(messages: MemoryMessage[]): unknown
@@ -46,6 +52,8 @@ export interface CompressionConfig {
   targetRatio?: number
   /** Most recent messages kept verbatim in the child session (default 6). */
   protectLastN?: number
+  /** `compression.checkpoint_required`: a failed or refused memory checkpoint aborts the compression (fail closed). */
+  requireCheckpoint?: boolean
 }
 
 export interface AgentOptions {

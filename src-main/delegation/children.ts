@@ -40,7 +40,7 @@ export interface ChildRunOutcome {
 
 export interface ChildAgentHandle extends SteerableAgent {
   sessionId: string
-  run(goal: string, opts: { signal?: AbortSignal }): Promise<ChildRunOutcome>
+  run(goal: string, opts: { signal?: AbortSignal; onText?: (text: string) => void }): Promise<ChildRunOutcome>
 }
 
 export type ChildFactory = (spec: ChildSpec) => Promise<ChildAgentHandle> | ChildAgentHandle
@@ -74,7 +74,7 @@ export async function runChild(
   child: ChildAgentHandle,
   spec: ChildSpec,
   live: LiveSubagentRegistry,
-  extra: { delegationId?: string | null; ownerSessionId?: string | null; profile?: string; signal?: AbortSignal }
+  extra: { delegationId?: string | null; ownerSessionId?: string | null; profile?: string; signal?: AbortSignal; onText?: (text: string) => void }
 ): Promise<ChildResult> {
   const started = Date.now()
   live.register({
@@ -83,7 +83,7 @@ export async function runChild(
   })
   let outcome: ChildRunOutcome
   try {
-    outcome = await child.run(spec.goal, { signal: extra.signal })
+    outcome = await child.run(spec.goal, { signal: extra.signal, onText: extra.onText })
   } catch (err) {
     outcome = { status: 'error', summary: null, error: (err as Error)?.message || String(err), exitReason: 'exception' }
   } finally {

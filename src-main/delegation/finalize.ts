@@ -16,7 +16,9 @@ export async function finalizeChildResults(
   parent: DelegationParent,
   results: ChildResult[],
   children: FinishedChild[],
-  log: (msg: string) => void = () => {}
+  log: (msg: string) => void = () => {},
+  /** The turn that dispatched the children (a background unit finishes after later turns have begun). */
+  parentTurnId?: string | null
 ): Promise<{ childrenCostTotal: number; unpriced: number }> {
   let total = 0
   let unpriced = 0
@@ -49,7 +51,7 @@ export async function finalizeChildResults(
     for (const rec of records) {
       try {
         await recordChildUsageAttribution(store, {
-          parentSessionId: parent.sessionId, parentTurnId: parent.currentTurnId ?? '', childSessionId: rec.childSessionId, usage: rec.usage, aggregate
+          parentSessionId: parent.sessionId, parentTurnId: (parentTurnId === undefined ? parent.currentTurnId : parentTurnId) ?? '', childSessionId: rec.childSessionId, usage: rec.usage, aggregate
         })
       } catch (err) {
         log(`child usage ledger write failed: ${(err as Error).message}`)

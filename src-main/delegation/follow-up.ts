@@ -29,7 +29,9 @@ export function followUpText(goal: unknown, context: unknown): string {
   return g ? `${g}\n\nContext: ${c}` : c
 }
 
-export async function handleFollowUp(deps: DelegateDeps, target: string, goal: unknown, context: unknown, parent: DelegationParent, signal?: AbortSignal): Promise<ToolPayload> {
+export async function handleFollowUp(
+  deps: DelegateDeps, target: string, goal: unknown, context: unknown, parent: DelegationParent, signal?: AbortSignal, onText?: (text: string) => void
+): Promise<ToolPayload> {
   const text = followUpText(goal, context)
   if (!text) return err(FOLLOW_UP_NEEDS_GOAL)
 
@@ -73,7 +75,7 @@ export async function handleFollowUp(deps: DelegateDeps, target: string, goal: u
   const built = await buildChild(deps.buildChild, spec)
   if ('error' in built) return err(`Could not rebuild the retained child: ${built.error}`)
   const result = await runChild(built, spec, deps.live, {
-    delegationId: entry.delegationId, ownerSessionId: parent.sessionId, profile: deps.profile, signal
+    delegationId: entry.delegationId, ownerSessionId: parent.sessionId, profile: deps.profile, signal, onText
   })
   await finalizeChildResults(deps.store, parent, [result], [{ taskIndex: 0, goal: text, childSessionId: built.sessionId || resumeSid }], (m) =>
     deps.log?.('warn', m)

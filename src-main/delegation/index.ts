@@ -23,6 +23,7 @@ export { LiveSubagentRegistry, liveSubagents, type LiveSubagent, type LiveSubage
 export { LEAF_DENIED_TOOLS, type ChildFactory, type ChildSpec, type ChildAgentHandle, type ChildRunOutcome } from './children'
 export { childHandleFromAgent, type TurnRunnerLike } from './agent-child'
 export { sessionCost, costSummary, type ProfileStore } from './costs'
+export { readPriceOverrides, writePriceOverrides } from './price-overrides'
 export { listSubagents, estimateFollowUp } from './subagents'
 export { loadDelegationConfig, retentionLimits, DELEGATION_DEFAULTS, type DelegationConfig } from './config'
 export type {

@@ -36,5 +36,11 @@ export function parentFromToolContext(ctx: ToolContext): DelegationParent | null
   const s = ctx.agent ? parentStateOf(ctx.agent) : fresh(ctx.sessionId)
   s.sessionId = ctx.sessionId
   s.currentTurnId = ctx.turnId || null
+  // The Agent carries its memory manager (structurally: delegation does not import agent internals).
+  const memory = (ctx.agent as { memory?: { onDelegation?(task: string, result: string, o?: { childSessionId?: string }): unknown } | null } | undefined)?.memory
+  if (!s.memory && memory && typeof memory.onDelegation === 'function') {
+    // Awaited by nobody on purpose: the manager logs and swallows provider failures itself.
+    s.memory = { onDelegation: (task, result, opts) => void Promise.resolve(memory.onDelegation!(task, result, opts)).catch(() => undefined) }
+  }
   return s
 }

@@ -107,12 +107,13 @@ export async function dispatchBackground(deps: DelegateDeps, parent: DelegationP
   })
   const manifest = manifestOf(prepared, tasks)
   await deps.registry.recordDispatchedChildren(delegationId, manifest)
+  const dispatchTurnId = parent.currentTurnId ?? null
 
   const unit = (async () => {
     const results = await runAll(deps, parent, prepared, delegationId)
     // Usage rollup for the retained row; read before finalize strips the private `_child_cost_usd`.
     const usage = unitUsage(results)
-    await finalizeChildResults(deps.store, parent, results, finished(prepared, tasks), (m) => deps.log?.('warn', m))
+    await finalizeChildResults(deps.store, parent, results, finished(prepared, tasks), (m) => deps.log?.('warn', m), dispatchTurnId)
     const completedAt = Date.now() / 1000
     const status = isBatch ? batchStatus(results) : results[0].status
     const event: CompletionEvent = {

@@ -10,7 +10,7 @@ import { homeOfDb, loadDelegationConfig } from './config'
 import type { ProfileStore } from './costs'
 import { loadChildUsageAttributions } from './ledger'
 import type { LiveSubagentRegistry } from './live-registry'
-import { moneyFromLedger, NO_COST, sumMoney } from './money'
+import { moneyFromColumns, moneyFromLedger, NO_COST, sumMoney } from './money'
 import { expandChildren } from './registry/retained'
 import type { DelegationDb, RetainedChild } from './types'
 
@@ -53,6 +53,9 @@ function transcript(store: DelegationDb, sessionId: string): { messages: number;
 function childMoney(store: DelegationDb, parentSessionId: string | null, childSessionId: string) {
   if (!parentSessionId || !childSessionId) return { cost: NO_COST, input: 0, output: 0 }
   const recs = loadChildUsageAttributions(store, parentSessionId).filter((a) => a.childSessionId === childSessionId)
+  // No ledger row: the child's own session cost, as the parent's cost breakdown counts it ("unledgered"),
+  // so the Subagents page never shows "—" for a child the parent bills.
+  if (!recs.length) return sessionMoney(store, childSessionId)
   let input = 0
   let output = 0
   const costs = recs.map((a) => {
@@ -62,6 +65,14 @@ function childMoney(store: DelegationDb, parentSessionId: string | null, childSe
     return moneyFromLedger(a.usage.cost_usd, n(a.usage.api_calls) > 0 || n(t.input) + n(t.output) > 0)
   })
   return { cost: sumMoney(costs), input, output }
+}
+
+function sessionMoney(store: DelegationDb, sessionId: string) {
+  const r = store.db.prepare(`SELECT estimated_cost_usd, actual_cost_usd, cost_status, input_tokens, output_tokens, cache_read_tokens,
+      cache_write_tokens, api_call_count FROM sessions WHERE id = ?`).get(sessionId) as Record<string, unknown> | undefined
+  if (!r) return { cost: NO_COST, input: 0, output: 0 }
+  const used = n(r.api_call_count) > 0 || n(r.input_tokens) + n(r.output_tokens) + n(r.cache_read_tokens) + n(r.cache_write_tokens) > 0
+  return { cost: moneyFromColumns(r.estimated_cost_usd, r.actual_cost_usd, r.cost_status, used), input: n(r.input_tokens), output: n(r.output_tokens) }
 }
 
 export function listSubagents(stores: ProfileStore[], query: SubagentQuery, live?: LiveSubagentRegistry): SubagentList {

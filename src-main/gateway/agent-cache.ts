@@ -189,6 +189,22 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
     e.snapshot = { ...e.snapshot, messageCount: live }
   }
 
+  /**
+   * This process appended `appended` messages to `sessionId` outside a turn (a delivered completion or
+   * process notice): move the snapshot past them so the next lookup reuses the agent. Only when the
+   * counts line up exactly — anything else is someone else's write and must still invalidate.
+   */
+  rebaselineOwnAppend(key: string, sessionId: string, appended: number): boolean {
+    const e = this.map.get(key)
+    if (!e || !e.snapshot || e.agent === AGENT_PENDING || this.isRunning(e.agent)) return false
+    if (e.snapshot.sessionId && e.snapshot.sessionId !== sessionId) return false
+    const snap = e.snapshot.messageCount
+    const live = this.probeCount(key, sessionId)
+    if (snap === null || live === null || live - snap !== appended) return false
+    e.snapshot = { ...e.snapshot, messageCount: live }
+    return true
+  }
+
   // ── eviction policies ──────────────────────────────────────────────────────
   /**
    * LRU cap (hermes-spec §3.7). Only the first `size − cap` entries are candidates; a mid-turn candidate

@@ -23,11 +23,16 @@ export interface IdentityProvider {
   identitySignature?(): unknown
 }
 
+/** Anything that can name a provider's identity; `scope` says which profile is asking (plugins live per profile). */
+export interface MemoryIdentitySource {
+  identityFor(name: string, scope?: { profile: string; home: string }): Record<string, unknown>
+}
+
 /**
  * Loads each named memory provider ONCE per process and re-asks its identity on every extraction: the
  * instance is memoized, the identity (e.g. a peer name edited in the provider's own config) is not.
  */
-export class MemoryIdentityResolver {
+export class MemoryIdentityResolver implements MemoryIdentitySource {
   private readonly memo = new Map<string, IdentityProvider | null>()
   constructor(private readonly load: (name: string, opts: { registerSkills: false }) => IdentityProvider | null | undefined) {}
 
@@ -56,7 +61,9 @@ export class MemoryIdentityResolver {
 export interface CacheBustingOptions {
   /** Live tool-registry generation (MCP reloads change tools without touching config); null on failure. */
   registryGeneration?: number | null | (() => number | null | undefined)
-  memoryIdentity?: MemoryIdentityResolver | null
+  memoryIdentity?: MemoryIdentitySource | null
+  /** The profile the extraction is for (passed to the identity source). */
+  scope?: { profile: string; home: string }
 }
 
 const FLAT_KEYS = CACHE_BUSTING_CONFIG_KEYS.map(([sec, key]) => [sec, key, `${sec}.${key}`] as const)
@@ -87,7 +94,7 @@ export function dynamicCacheBustingConfig(config: unknown, opts: CacheBustingOpt
   const out: Record<string, unknown> = { 'tools.registry_generation': readGeneration(opts.registryGeneration) }
   const provider = isPlainObject(cfg.memory) && typeof cfg.memory.provider === 'string' ? cfg.memory.provider : null
   if (provider && opts.memoryIdentity) {
-    for (const [k, v] of Object.entries(opts.memoryIdentity.identityFor(provider))) {
+    for (const [k, v] of Object.entries(opts.memoryIdentity.identityFor(provider, opts.scope))) {
       // A provider cannot overwrite a documented config key (e.g. `memory.provider`), nor repeat one.
       const flat = `memory.${k}`
       if (!RESERVED.has(flat) && !(flat in out)) out[flat] = v

@@ -5,7 +5,7 @@
 import type { EventName, EventPayload } from '@shared/contract'
 import type { RawConfig, ResolvedRuntime, SecretVault } from '../config'
 import type { CacheableAgent } from './cacheable'
-import type { MemoryIdentityResolver } from './cache-busting'
+import type { MemoryIdentitySource } from './cache-busting'
 import type { GatewayLogger } from './logger'
 import type { TurnChannel } from './channels'
 
@@ -94,7 +94,7 @@ export interface GatewayOptions<A extends TurnAgent = TurnAgent, S extends Gatew
   homeFor?(profile: string): string
   /** Live tool-registry generation for the profile (cache-busting). */
   registryGeneration?(profile: string): number | null
-  memoryIdentity?: MemoryIdentityResolver
+  memoryIdentity?: MemoryIdentitySource
   /** Toolsets enabled for the profile's agents (part of the signature). */
   enabledToolsets?(profile: string, config: RawConfig): string[]
   vault?: SecretVault

@@ -17,7 +17,7 @@ export { agentConfigSignature, type SignatureInput, type SignatureRuntime } from
 export { TurnConfigResolver, type TurnConfig, type TurnConfigDeps } from './turn-config'
 export { storeProbe } from './store-probe'
 export {
-  extractCacheBustingConfig, staticCacheBustingConfig, dynamicCacheBustingConfig, CACHE_BUSTING_CONFIG_KEYS, MemoryIdentityResolver, type CacheBustingOptions, type IdentityProvider
+  extractCacheBustingConfig, staticCacheBustingConfig, dynamicCacheBustingConfig, CACHE_BUSTING_CONFIG_KEYS, MemoryIdentityResolver, type CacheBustingOptions, type IdentityProvider, type MemoryIdentitySource
 } from './cache-busting'
 export {
   setSessionVars, clearSessionVars, resetSessionVars, getSessionEnv, declareStatelessChannel, asyncDeliverySupported,

@@ -10,7 +10,7 @@ import {
   agentSettings, configPath, envPath, getDefaultVault, loadConfig, resolveRuntime, secretsFor,
   type RawConfig, type ResolvedRuntime, type SecretVault
 } from '../config'
-import { dynamicCacheBustingConfig, staticCacheBustingConfig, type MemoryIdentityResolver } from './cache-busting'
+import { dynamicCacheBustingConfig, staticCacheBustingConfig, type MemoryIdentitySource } from './cache-busting'
 import type { ReasoningSetting } from './gateway-types'
 import { agentConfigSignature } from './signature'
 import { stableJson } from './stable-json'
@@ -29,7 +29,7 @@ export interface TurnConfig {
 export interface TurnConfigDeps {
   vault?: SecretVault
   registryGeneration?(profile: string): number | null
-  memoryIdentity?: MemoryIdentityResolver
+  memoryIdentity?: MemoryIdentitySource
   enabledToolsets?(profile: string, config: RawConfig): string[]
 }
 
@@ -85,7 +85,8 @@ export class TurnConfigResolver {
     const toolsets = this.deps.enabledToolsets?.(profile, f.config) ?? []
     const dynamic = dynamicCacheBustingConfig(f.config, {
       registryGeneration: () => this.deps.registryGeneration?.(profile) ?? null,
-      memoryIdentity: this.deps.memoryIdentity
+      memoryIdentity: this.deps.memoryIdentity,
+      scope: { profile, home }
     })
     const dynamicKey = stableJson([dynamic, toolsets])
     if (f.dynamicKey !== dynamicKey) {

@@ -121,11 +121,13 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
    * Run a turn answering a user message that is already saved (a delegation-complete notice). If the
    * session is mid-turn, wait for that turn first: the notice must become the NEXT turn, not be dropped.
    */
-  async deliver(input: { profile: string; sessionId: string; text: string; savedMessageId: number }): Promise<TurnHandle> {
+  async deliver(input: { profile: string; sessionId: string; text: string; savedMessageId: number; appended?: number }): Promise<TurnHandle> {
     const store = this.storeFor(input.profile)
     const key = sessionKeyFor(input.profile, input.sessionId)
     for (const t of [...this.turns.values()]) if (t.key === key) await t.done.catch(() => undefined)
     if (!readRow(store, input.sessionId)) throw new CaduceusError('not_found', `Unknown session: ${input.sessionId}`, 'sessionId')
+    // The notice is this process's own write: it must not look like a foreign one (invariant 9).
+    if (this.cache.rebaselineOwnAppend(key, input.sessionId, input.appended ?? 1)) this.log.info(LOG, `re-baselined ${key.slice(0, 64)} after delivering a notice`)
     return (await this.begin(input.profile, input.sessionId, input.text, store, { savedMessageId: input.savedMessageId })).handle
   }
 

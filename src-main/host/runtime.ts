@@ -2,16 +2,17 @@
  * The agent half of the service graph: per-profile memory activity logs, delegation deps, the gateway with
  * its agent factory, and (with --demo) the scripted demo provider the demo profiles point at.
  */
-import { createAgent, resolveCompression, startDemoProvider, ToolRegistry, type Agent } from '../agent'
-import { EnvFileVault, secretsFor, loadConfig, providerLimitSettings, resolveRuntime, setDefaultVault, writeSettings, isDemoConfig, type ResolvedRuntime, type SecretVault } from '../config'
+import { startDemoProvider, type Agent } from '../agent'
+import { EnvFileVault, loadConfig, resolveRuntime, secretsFor, setDefaultVault, writeSettings, isDemoConfig, type SecretVault } from '../config'
 import {
-  createDelegateDeps, createDelegateTool, childHandleFromAgent, markSubagent, restoreUndeliveredCompletions,
-  type DelegateDeps, type DelegationCompletion
+  createDelegateDeps, childHandleFromAgent, markSubagent, restoreUndeliveredCompletions, type DelegateDeps, type DelegationCompletion
 } from '../delegation'
 import { Gateway, type BuildAgentInput } from '../gateway'
-import { addMemoryLogSink, buildMemoryManagerForAgent, memoryToolDefinitions, MemoryActivityHub } from '../memory'
+import { addMemoryLogSink, MemoryActivityHub } from '../memory'
 import type { SessionStore } from '../store'
-import { createProcessTool, createTerminalTool, ProcessRegistry, saveProcessCompletion, terminalSettings } from '../tools'
+import { ProcessRegistry, saveProcessCompletion } from '../tools'
+import { assembleAgent, childToolsets, profileToolsets, type AssemblyDeps } from './agent-assembly'
+import { MemoryProviderHost } from './memory-providers'
 import type { Services } from './services'
 import { SafeStorageVault, type SecretCipher } from './safe-storage-vault'
 
@@ -20,6 +21,7 @@ export type { SecretCipher }
 export interface Runtime {
   gateway: Gateway<Agent, SessionStore>
   memory: MemoryActivityHub
+  providers: MemoryProviderHost
   delegation(profile: string): DelegateDeps
   vault: SecretVault
 }
@@ -81,20 +83,18 @@ export async function wireRuntime(
       log: (level, message) => log[level]('delegation', message),
       onUpdate: (u) => bus.emit('delegation.updated', u),
       onCompletion: (c) => deliverToParent(c),
-      buildChild: (spec) => {
+      buildChild: async (spec) => {
         const home = s.homeOf(profile)
-        const runtime = resolveRuntime(home, { vault })
-        const tools = new ToolRegistry()
-        const child = createAgent({
-          profile, sessionId: spec.sessionId, store, tools, maxIterations: spec.maxIterations, history: spec.history,
-          gatewaySessionKey: '', source: 'delegate',
-          runtime: {
-            ...agentRuntime(runtime, spec.model, providerLimitSettings(loadConfig(home).raw)),
-            ...(runtime.provider === 'demo' && demoUrl ? { baseUrl: demoUrl } : {})
-          }
+        const secrets = secretsFor(home, vault)
+        const runtime = resolveRuntime(home, { secrets: { ...secrets } })
+        const config = loadConfig(home).raw
+        const child = await assembleAgent(assembly, {
+          profile, home, sessionId: spec.sessionId, sessionKey: '', store, config, runtime, secrets, maxIterations: spec.maxIterations,
+          toolsets: childToolsets(profileToolsets(config), spec.toolsets), role: spec.role, model: spec.model, history: spec.history, source: 'delegate',
+          ...(runtime.provider === 'demo' && demoUrl ? { baseUrlOverride: demoUrl } : {})
         })
         markSubagent(child, spec.depth, spec.subagentId)
-        return childHandleFromAgent(child, spec.model || runtime.model)
+        return closeAfterRun(childHandleFromAgent(child, spec.model || runtime.model), child)
       }
     })
     deps.set(profile, d)
@@ -105,7 +105,8 @@ export async function wireRuntime(
   const runDeliveredTurn = async (area: string, what: string, profile: string, sessionId: string, text: string, savedMessageId: number) => {
     if (!opts.live) return
     try {
-      await gateway.deliver({ profile, sessionId, text, savedMessageId })
+      // One message (the notice) was appended by this process: the gateway re-baselines past it.
+      await gateway.deliver({ profile, sessionId, text, savedMessageId, appended: 1 })
     } catch (err) {
       log.warn(area, `could not run the follow-up turn for ${what}: ${(err as Error).message}`)
     }
@@ -125,49 +126,19 @@ export async function wireRuntime(
   })
   s.onClose(() => processes.killAll())
 
-  const buildAgent = async (input: BuildAgentInput<SessionStore>): Promise<Agent> => {
-    const tools = new ToolRegistry()
-    const platform = input.channel?.capability.platform ?? 'desktop'
-    const mem = await buildMemoryManagerForAgent(input.config as never, input.home, () => null, {
-      sessionId: input.sessionId, platform, activity: memory.get(input.profile), init: { agentIdentity: input.profile }
-    })
-    for (const w of mem.warnings) log.warn('memory', w.text)
-    if (mem.manager) for (const tool of memoryToolDefinitions(mem.manager)) tools.register(tool as never)
-    tools.register(createDelegateTool(delegation(input.profile)))
-    // Opt-in only (`terminal.enabled: true`): it runs model-chosen shell commands on the user's machine.
-    const terminal = terminalSettings(input.config)
-    if (terminal.enabled) {
-      tools.register(createTerminalTool({ registry: processes, cwd: terminal.cwd ?? input.home }))
-      tools.register(createProcessTool({ registry: processes }))
-    }
-    // Only what the profile states: compression stays off unless config.yaml turns it on.
-    const compression = input.config.compression as Record<string, unknown> | undefined
-    const runtime = agentRuntime(input.runtime, null, providerLimitSettings(input.config))
-    if (input.runtime.provider === 'demo') runtime.baseUrl = await demoBaseUrl()
-    const agent = createAgent({
-      profile: input.profile,
-      sessionId: input.sessionId,
-      store: input.store,
-      runtime,
-      tools,
-      maxIterations: input.maxIterations,
-      memory: mem.manager ?? undefined,
-      reasoningConfig: input.reasoningConfig ?? undefined,
-      gatewaySessionKey: input.sessionKey,
-      source: input.channel?.source ?? 'desktop',
-      platform,
+  const providers = new MemoryProviderHost({ root: s.root, nativeBinding: opts.nativeBinding, log, hub: memory })
+  const assembly: AssemblyDeps = { hub: memory, providers, processes, delegation, log }
+
+  const buildAgent = async (input: BuildAgentInput<SessionStore>): Promise<Agent> =>
+    assembleAgent(assembly, {
+      profile: input.profile, home: input.home, sessionId: input.sessionId, sessionKey: input.sessionKey, store: input.store, config: input.config,
+      runtime: input.runtime, secrets: secretsFor(input.home, vault), maxIterations: input.maxIterations, reasoningConfig: input.reasoningConfig ?? undefined,
+      toolsets: profileToolsets(input.config), role: 'primary',
+      // The channel the turn arrived on decides the stored source and the memory platform; desk chat otherwise.
+      source: input.channel?.source ?? 'desktop', platform: input.channel?.capability.platform ?? 'desktop',
       ...(input.history?.length ? { history: input.history as never } : {}),
-      compression: resolveCompression({
-        enabled: compression?.enabled === true,
-        threshold: typeof compression?.threshold === 'number' ? compression.threshold : undefined,
-        targetRatio: typeof compression?.target_ratio === 'number' ? compression.target_ratio : undefined,
-        protectLastN: typeof compression?.protect_last_n === 'number' ? compression.protect_last_n : undefined
-      }),
-      log
+      ...(input.runtime.provider === 'demo' ? { baseUrlOverride: await demoBaseUrl() } : {})
     })
-    agent.startupNotices.push(...mem.warnings.map((w) => w.text))
-    return agent
-  }
 
   gateway = new Gateway<Agent, SessionStore>({
     root: s.root,
@@ -176,7 +147,10 @@ export async function wireRuntime(
     emit: (event, payload) => bus.emit(event, payload),
     vault,
     // Toggling terminal.enabled changes the signature, so cached agents rebuild with (or without) the tool.
-    enabledToolsets: (_profile, config) => ['memory', 'delegation', ...(terminalSettings(config).enabled ? ['terminal'] : [])],
+    enabledToolsets: (_profile, config) => profileToolsets(config),
+    // seed 001: a memory plugin's files and the configured provider's identity are part of the signature.
+    registryGeneration: (profile) => providers.registryGeneration(profile, s.homeOf(profile)),
+    memoryIdentity: providers,
     log
   })
   s.onClose(() => gateway.shutdown())
@@ -191,12 +165,20 @@ export async function wireRuntime(
       }
     }
   }
-  return { gateway, memory, delegation, vault }
+  return { gateway, memory, providers, delegation, vault }
 }
 
-/** The slice of a resolved profile runtime an Agent talks to; a child may run on its own model. */
-function agentRuntime(rt: ResolvedRuntime, model?: string | null, limits?: ReturnType<typeof providerLimitSettings>) {
-  return { model: model || rt.model, provider: rt.provider, baseUrl: rt.baseUrl, apiKey: rt.apiKey, apiMode: rt.apiMode, limits }
+/** A child agent is used for one run: close it after (its memory providers and tool state with it). */
+function closeAfterRun<H extends { run(goal: string, o: { signal?: AbortSignal }): Promise<unknown> }>(handle: H, agent: Agent): H {
+  const run = handle.run.bind(handle)
+  handle.run = (async (goal: string, o: { signal?: AbortSignal }) => {
+    try {
+      return await run(goal, o)
+    } finally {
+      await agent.close().catch(() => undefined)
+    }
+  }) as H['run']
+  return handle
 }
 
 /** --demo: point the demo profiles at the scripted demo model (the home itself is written by createHost). */

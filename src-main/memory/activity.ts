@@ -152,7 +152,13 @@ export class MemoryActivityLog implements MemoryActivitySink {
       const last = this.db.prepare(`SELECT summary, at FROM cad_memory_events WHERE provider = ? AND (kind = 'error' OR (ok = 0 AND kind <> 'refusal')) ORDER BY id DESC LIMIT 1`).get(s.provider) as { summary: string; at: number } | undefined
       const latencies = (this.db.prepare(`SELECT latency_ms AS l FROM cad_memory_events WHERE provider = ? AND latency_ms IS NOT NULL ORDER BY id DESC LIMIT 1000`).all(s.provider) as Array<{ l: number }>).map((r) => r.l).sort((a, b) => a - b)
       const p95 = latencies.length ? latencies[Math.min(latencies.length - 1, Math.ceil(latencies.length * 0.95) - 1)]! : null
-      return { profile: this.profile, provider: s.provider, calls: s.calls ?? 0, errors: s.errors ?? 0, refusals: s.refusals ?? 0, lastError: last?.summary ?? null, lastErrorAt: last?.at ?? null, p95LatencyMs: p95 }
+      const pre = this.db.prepare(`SELECT ok, latency_ms, size, at FROM cad_memory_events WHERE provider = ? AND kind = 'prefetch' ORDER BY id DESC LIMIT 1`).get(s.provider) as { ok: number; latency_ms: number | null; size: number | null; at: number } | undefined
+      const sync = this.db.prepare(`SELECT summary, at FROM cad_memory_events WHERE provider = ? AND name = 'sync_turn' AND (kind = 'error' OR ok = 0) ORDER BY id DESC LIMIT 1`).get(s.provider) as { summary: string; at: number } | undefined
+      return {
+        profile: this.profile, provider: s.provider, calls: s.calls ?? 0, errors: s.errors ?? 0, refusals: s.refusals ?? 0, lastError: last?.summary ?? null, lastErrorAt: last?.at ?? null, p95LatencyMs: p95,
+        lastPrefetch: pre ? { at: pre.at, ok: pre.ok === 1, latencyMs: pre.latency_ms, size: pre.size } : null,
+        lastSyncError: sync ? { at: sync.at, summary: sync.summary } : null
+      }
     })
   }
 

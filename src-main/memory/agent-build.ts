@@ -34,6 +34,8 @@ export interface AgentMemory {
   /** null when no provider is left to serve this agent. */
   manager: MemoryManager | null
   warnings: StartupNotice[]
+  /** The configured external provider and what became of it (null when none is configured). */
+  external: { name: string; state: 'active' | 'failed' | 'unavailable' | 'refused' } | null
 }
 
 export type LoadMemoryProvider = (name: string) => MemoryProvider | null | undefined | Promise<MemoryProvider | null | undefined>
@@ -54,17 +56,23 @@ export async function buildMemoryManagerForAgent(
 
   const name = typeof memory.provider === 'string' ? memory.provider.trim() : ''
   let external: MemoryProvider | null = null
+  let state: NonNullable<AgentMemory['external']>['state'] = 'failed'
   if (name && name !== BUILTIN_PROVIDER_NAME) {
     try {
       external = (await loadProvider(name)) ?? null
       if (!external) warn(`Memory provider '${name}' is not installed; continuing without it.`)
     } catch (err) {
-      log.error(`Memory provider '${name}' failed to load: ${errorText(err)}`, { subject: `provider ${name}` })
-      warn(`Memory provider '${name}' failed to load; continuing without it. Run \`caduceus logs errors\` for details.`)
+      // A ProviderLoadError carries a chat-safe text (no paths) and a detail for the log.
+      const e = err as { userMessage?: unknown; detail?: unknown }
+      log.error(`Memory provider '${name}' failed to load: ${typeof e?.detail === 'string' ? e.detail : errorText(err)}`, { subject: `provider ${name}` })
+      warn(typeof e?.userMessage === 'string'
+        ? `${e.userMessage} Run \`caduceus logs errors\` for details.`
+        : `Memory provider '${name}' failed to load; continuing without it. Run \`caduceus logs errors\` for details.`)
     }
     if (external && !safeAvailable(external)) {
       warn(`Memory provider '${name}' is unavailable${reason(external)}; continuing without it.`)
       external = null
+      state = 'unavailable'
     }
     if (external && !manager.addProvider(external)) {
       warn(`Memory provider '${name}' could not be registered; continuing without it.`)
@@ -76,12 +84,16 @@ export async function buildMemoryManagerForAgent(
   for (const dropped of refused) {
     warn(`Memory provider '${dropped}' is off for this agent: the same provider instance already serves another profile, so it was not connected here. Run \`caduceus logs errors\` for details.`)
   }
-  if (external && manager.providers.includes(external)) log.info(`Memory provider '${external.name}' activated`)
+  if (external && manager.providers.includes(external)) {
+    log.info(`Memory provider '${external.name}' activated`)
+    state = 'active'
+  } else if (external) state = 'refused'
+  const status = name && name !== BUILTIN_PROVIDER_NAME ? { name, state } : null
   if (manager.providers.length === 0) {
     await manager.shutdownAll()
-    return { manager: null, warnings }
+    return { manager: null, warnings, external: status }
   }
-  return { manager, warnings }
+  return { manager, warnings, external: status }
 }
 
 function safeAvailable(p: MemoryProvider): boolean {

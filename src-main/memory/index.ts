@@ -34,3 +34,5 @@ export {
   type LoadMemoryProvider
 } from './agent-build'
 export { redactSecrets } from './redact'
+/** Provider loading: Caduceus's own providers, JS plugins, upstream names it does not support. */
+export * as memoryProviders from './providers'

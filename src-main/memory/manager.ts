@@ -6,7 +6,7 @@
 import { getHermesHome, withHomeOverride } from '../scope'
 import type { MemoryActivityInput, MemoryActivitySink } from './activity-types'
 import { BackgroundQueue } from './background-queue'
-import { bindOwner, checkCaller, claimInstance, MemoryCallRefusedError, refusalResult, type ScopeOwner } from './caller-scope'
+import { bindOwner, checkCaller, claimInstance, INSTANCE_SHARED_CODE, MemoryCallRefusedError, REFUSAL_CODE, refusalResult, type ScopeOwner } from './caller-scope'
 import { MANAGER_LOGGER, memoryLogger } from './log'
 import {
   acceptsToolKwargs, clip, committedMemoryWrite, DEFAULT_CORE_TOOL_NAMES, DRAIN_TIMEOUT_MS, elapsed, errorText, now,
@@ -133,7 +133,7 @@ export class MemoryManager {
       if (!claimInstance(p, hermesHome)) {
         this.remove(entry)
         refused.push(p.name)
-        this.report({ provider: p.name, kind: 'refusal', name: 'initialize', ok: false, summary: 'provider instance already serves another profile' })
+        this.report({ provider: p.name, kind: 'refusal', name: 'initialize', ok: false, summary: `${INSTANCE_SHARED_CODE}: provider instance already serves another profile` })
         continue
       }
       await this.call(p, 'initialize', 'provider', () => p.initialize(sessionId, { ...options, hermesHome, platform }))
@@ -148,7 +148,7 @@ export class MemoryManager {
     const p = entry.provider
     const verdict = checkCaller(this.owner, `tool ${name}`)
     if (!verdict.ok) {
-      this.report({ provider: p.name, kind: 'refusal', name, sessionId: opts.sessionId, turnId: opts.turnId, ok: false, summary: `refused (${verdict.reason})` })
+      this.report({ provider: p.name, kind: 'refusal', name, sessionId: opts.sessionId, turnId: opts.turnId, ok: false, summary: `${REFUSAL_CODE}: refused (${verdict.reason})` })
       return refusalResult()
     }
     const kwargs = { hermesHome: this.owner?.home ?? verdict.callerHome ?? undefined, callerGsk: opts.callerGsk ?? '', sessionId: opts.sessionId ?? this.sessionId, turnId: opts.turnId }
@@ -157,7 +157,7 @@ export class MemoryManager {
       const out = await this.asOwner(() => (entry.acceptsKwargs ? p.handleToolCall(name, args, kwargs) : p.handleToolCall(name, args)))
       const text = typeof out === 'string' ? out : JSON.stringify(out ?? null)
       this.report({ provider: p.name, kind: 'tool_call', name, sessionId: kwargs.sessionId, turnId: opts.turnId, ok: !looksFailed(text), latencyMs: elapsed(started), summary: clip(`${name} ${JSON.stringify(args)}`), size: text.length })
-      if (isBuiltin(p)) await this.mirrorBuiltinWrite(args, text)
+      if (isBuiltin(p)) await this.mirrorBuiltinWrite(args, text, opts.turnId)
       return text
     } catch (err) {
       this.fail(p.name, `tool ${name}`, err, started)
@@ -176,7 +176,8 @@ export class MemoryManager {
     if (!this.guard('prefetch')) return ''
     const cleaned = redactSecrets(query.trim())
     if (!cleaned) return ''
-    const parts = await this.asOwner(() => Promise.all(this.providers.map((p) => this.prefetchOne(p, cleaned, options))))
+    const { turnId, ...forProviders } = options
+    const parts = await this.asOwner(() => Promise.all(this.providers.map((p) => this.prefetchOne(p, cleaned, forProviders, turnId))))
     return parts.filter((s) => s.trim().length > 0).join('\n\n')
   }
 
@@ -281,7 +282,7 @@ export class MemoryManager {
   private guard(hook: string): boolean {
     const verdict = checkCaller(this.owner, `hook ${hook}`)
     if (verdict.ok) return true
-    this.report({ provider: this.providers.map((p) => p.name).join(',') || 'none', kind: 'refusal', name: hook, ok: false, summary: `refused (${verdict.reason})` })
+    this.report({ provider: this.providers.map((p) => p.name).join(',') || 'none', kind: 'refusal', name: hook, ok: false, summary: `${REFUSAL_CODE}: refused (${verdict.reason})` })
     return false
   }
 
@@ -294,7 +295,7 @@ export class MemoryManager {
     this.queue.submit(label, () => this.asOwner(task))
   }
 
-  private async prefetchOne(p: MemoryProvider, query: string, options: PrefetchOptions): Promise<string> {
+  private async prefetchOne(p: MemoryProvider, query: string, options: PrefetchOptions, turnId?: string): Promise<string> {
     if (this.inflightPrefetch.has(p)) {
       this.report({ provider: p.name, kind: 'prefetch', name: 'prefetch', ok: true, summary: 'skipped: previous prefetch still running' })
       return ''
@@ -310,7 +311,7 @@ export class MemoryManager {
         return ''
       }
       const text = typeof outcome.value === 'string' ? outcome.value : ''
-      this.report({ provider: p.name, kind: 'prefetch', name: 'prefetch', ok: true, latencyMs: elapsed(started), summary: text ? `recalled: ${clip(text)}` : 'nothing recalled', size: text.length })
+      this.report({ provider: p.name, kind: 'prefetch', name: 'prefetch', turnId, ok: true, latencyMs: elapsed(started), summary: text ? `recalled: ${clip(text)}` : 'nothing recalled', size: text.length })
       return text
     } catch (err) {
       this.fail(p.name, 'prefetch', err, started)
@@ -336,11 +337,11 @@ export class MemoryManager {
     }
   }
 
-  private async mirrorBuiltinWrite(args: Record<string, unknown>, result: string): Promise<void> {
+  private async mirrorBuiltinWrite(args: Record<string, unknown>, result: string, turnId?: string): Promise<void> {
     const write = committedMemoryWrite(args, result)
     if (!write) return
-    this.report({ provider: BUILTIN_PROVIDER_NAME, kind: 'write', name: `${write.action}:${write.target}`, ok: true, summary: clip(write.content), size: write.content.length })
-    await this.writeToExternals(write.action, write.target, write.content)
+    this.report({ provider: BUILTIN_PROVIDER_NAME, kind: 'write', turnId, name: `${write.action}:${write.target}`, ok: true, summary: clip(write.content), size: write.content.length })
+    await this.onMemoryWrite(write.action, write.target, write.content)
   }
 
   private writeToExternals(action: MemoryWriteAction, target: MemoryWriteTarget, content: string, metadata?: Record<string, unknown>) {

@@ -43,7 +43,7 @@ export interface ChatMessage {
   [key: string]: unknown
 }
 
-export interface PrefetchOptions { sessionId?: string }
+export interface PrefetchOptions { sessionId?: string; /** The turn recalling (activity feed only; not passed on to providers). */ turnId?: string }
 export interface SyncTurnOptions { sessionId?: string; messages?: ChatMessage[]; turnAuthor?: string }
 export interface TurnStartOptions { remainingTokens?: number; model?: string; platform?: string; toolCount?: number }
 export interface SessionSwitchOptions { parentSessionId?: string; reset?: boolean; rewound?: boolean; reason?: string }

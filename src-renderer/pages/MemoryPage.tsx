@@ -4,6 +4,7 @@ import { loadHealth, loadMemoryEvents, watchMemory } from '../stores/memory'
 import { MemoryEntries } from './memory/MemoryEntries'
 import { MemoryFeed } from './memory/MemoryFeed'
 import { ProviderHealthPanel } from './memory/ProviderHealth'
+import { ProviderPicker } from './memory/ProviderPicker'
 
 export function MemoryPage() {
   const scope = useApp((s) => s.scope)
@@ -16,8 +17,9 @@ export function MemoryPage() {
     <div className="memory-page">
       <MemoryFeed />
       <div className="memory-side">
-        <MemoryEntries profile={scope === 'all' ? null : scope} />
+        <ProviderPicker profile={scope === 'all' ? null : scope} />
         <ProviderHealthPanel />
+        <MemoryEntries profile={scope === 'all' ? null : scope} />
       </div>
     </div>
   )

@@ -6,6 +6,7 @@ import { applyDelegationUpdated } from './subagents'
 import { applyTranscriptDelegationUpdated, applyTranscriptSessionsChanged, loadNewer, refreshTranscriptMeta, useTranscript } from './transcript'
 import { applyTurnDelta, applyTurnFinished, applyTurnStarted } from './turns'
 import { applyGatewayChanged } from './gateway'
+import { applyFollowUpDelta } from './follow-up-stream'
 
 /**
  * The one place host events meet the stores. Components never subscribe to the transport themselves,
@@ -31,7 +32,8 @@ export function wireBridge(api: CaduceusApi): () => void {
     }),
     api.on('memory.activity', applyMemoryActivity),
     api.on('gateway.changed', () => void applyGatewayChanged()),
-    api.on('profiles.changed', () => void refreshProfiles())
+    api.on('profiles.changed', () => void refreshProfiles()),
+    api.on('subagents.followUpDelta', applyFollowUpDelta)
   ]
   return () => { for (const off of offs) off() }
 }

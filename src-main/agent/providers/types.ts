@@ -25,6 +25,8 @@ export interface RuntimeConfig {
   timeoutMs?: number
   /** Output cap per call; Anthropic requires one (default 4096). */
   maxTokens?: number
+  /** Boolean provider capabilities from config.yaml (`model.capabilities`); part of the cache signature. */
+  capabilities?: Record<string, boolean>
 }
 
 /** Mutable in place: the gateway updates it per message without rebuilding the agent. */

@@ -2,7 +2,7 @@ import { CaduceusError } from '@shared/contract'
 import { priceCall } from '../../agent'
 import { resolveRuntime, secretsFor } from '../../config'
 import { runInProfileScope } from '../../scope'
-import { costSummary, estimateFollowUp, followUpRequest, listSubagents, sessionCost, type DelegateDeps } from '../../delegation'
+import { costSummary, readPriceOverrides, estimateFollowUp, followUpRequest, listSubagents, sessionCost, type DelegateDeps } from '../../delegation'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
 
@@ -25,7 +25,18 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
     s.bus.emit('delegation.updated', { profile, delegationId, parentSessionId })
 
   return {
-    'subagents.list': (q) => served((stores) => listSubagents(stores, q, deps('default').live)),
+    'subagents.list': async (q) => {
+      // Prune first (upstream list_retained_children does): a child past its TTL must not be offered as retained.
+      for (const e of s.stores.list()) {
+        if (q.profile && q.profile !== 'all' && q.profile !== e.name) continue
+        try {
+          await deps(e.name).registry.pruneRetainedChildren()
+        } catch (err) {
+          s.log.warn('delegation', `pruning retained subagents of ${e.name} failed: ${(err as Error).message}`)
+        }
+      }
+      return served((stores) => listSubagents(stores, q, deps('default').live))
+    },
     'subagents.estimate': ({ profile, childId }) => {
       const entry = retained(profile, childId)
       const home = s.homeOf(profile)
@@ -38,7 +49,9 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
       const d = deps(profile)
       const home = s.homeOf(profile)
       // The UI acts inside the profile it names: authority, the child's turn and its memory all see that scope.
-      const result = await runInProfileScope(home, secretsFor(home), () => followUpRequest(d, { childId, text, requesterSessionId }))
+      // The child's reply streams to the dialog that sent it while the turn runs.
+      const onText = (t: string) => s.bus.emit('subagents.followUpDelta', { profile, childId, text: t })
+      const result = await runInProfileScope(home, secretsFor(home), () => followUpRequest(d, { childId, text, requesterSessionId }, onText))
       const entry = d.registry.findRetainedChild(childId)
       if (entry) emitUpdate(profile, entry.delegationId, entry.parentSessionId || null)
       return result
@@ -51,6 +64,6 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
       return { tombstoned }
     },
     'costs.session': ({ profile, sessionId }) => sessionCost(s.stores.get(profile), profile, sessionId),
-    'costs.summary': (q) => served((stores) => costSummary(stores, q))
+    'costs.summary': (q) => served((stores) => costSummary(stores, q, undefined, readPriceOverrides(s.root)))
   }
 }

@@ -5,8 +5,10 @@ import { agentHandlers } from './agent'
 import { appHandlers } from './app'
 import { delegationHandlers } from './delegation'
 import { memoryHandlers } from './memory'
+import { memoryProviderHandlers } from './memory-providers'
 import { sessionHandlers } from './sessions'
 import { sessionAdminHandlers } from './sessions-admin'
+import { priceHandlers } from './prices'
 import { channelHandlers } from './channels'
 import type { ChannelsService } from '../channels-service'
 
@@ -19,6 +21,8 @@ export function buildHandlers(s: Services, rt: Runtime, version: string, channel
     ...agentHandlers(s, rt.gateway, rt.vault),
     ...delegationHandlers(s, rt.delegation),
     ...memoryHandlers(s, rt.memory),
-    ...channelHandlers(s, channels)
+    ...priceHandlers(s),
+    ...channelHandlers(s, channels),
+    ...memoryProviderHandlers(s, rt.providers)
   }
 }

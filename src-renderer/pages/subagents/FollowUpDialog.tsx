@@ -5,6 +5,7 @@ import { MoneyText } from '../../components/MoneyText'
 import { useDraft } from '../../lib/drafts'
 import { formatCount } from '../../lib/format'
 import { LARGE_TRANSCRIPT_TOKENS, estimateFollowUp, followUp } from '../../stores/subagents'
+import { clearFollowUpStream, followUpKey, useFollowUpStream } from '../../stores/follow-up-stream'
 import { pushToast } from '../../stores/toasts'
 
 /**
@@ -18,6 +19,9 @@ export function FollowUpDialog({ child, onClose }: { child: Subagent; onClose: (
   const [estLoading, setEstLoading] = useState(true)
   const [error, setError] = useState<string | null>(null)
   const [sending, setSending] = useState(false)
+  // The child's reply streams in here while it runs, and stays once it is done.
+  const streamed = useFollowUpStream((s) => s[followUpKey(child.profile, child.childId)] ?? '')
+  const [reply, setReply] = useState<string | null>(null)
   useEffect(() => {
     let live = true
     void estimateFollowUp(child.profile, child.childId).then((e) => { if (live) { setEst(e); setEstLoading(false) } })
@@ -29,19 +33,23 @@ export function FollowUpDialog({ child, onClose }: { child: Subagent; onClose: (
     if (!text.trim() || sending) return
     setSending(true)
     setError(null)
+    setReply(null)
+    clearFollowUpStream(child.profile, child.childId)
     const r = await followUp(child.profile, child.childId, text)
     setSending(false)
     if (r.ok) {
       setText('')
-      pushToast('info', r.result.mode === 'queued' ? 'Follow-up queued for the running child' : 'Follow-up delivered')
-      onClose()
+      if (r.result.mode === 'queued') {
+        pushToast('info', 'Follow-up queued for the running child')
+        onClose()
+      } else setReply(r.result.summary ?? '(the child returned no text)')
     } else setError(r.error)
   }
 
   return (
     <Dialog title={`Follow up ${child.childId}`} onClose={onClose} testId="followup-dialog"
       footer={<>
-        <button onClick={onClose} data-testid="followup-cancel">Cancel</button>
+        <button onClick={onClose} data-testid="followup-cancel">{reply !== null ? 'Close' : 'Cancel'}</button>
         <button className={large ? 'primary warn' : 'primary'} onClick={() => void send()} disabled={!text.trim() || sending} data-testid="followup-send">
           {sending ? 'Sending…' : large ? 'Send anyway' : 'Send'}
         </button>
@@ -56,6 +64,12 @@ export function FollowUpDialog({ child, onClose }: { child: Subagent; onClose: (
       <textarea rows={5} value={text} onChange={(e) => setText(e.target.value)} placeholder="Message to the child (⌘/Ctrl+Enter sends)" data-testid="followup-input"
         onKeyDown={(e) => { if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) { e.preventDefault(); void send() } }} />
       {error && <div className="err-text" role="alert" data-testid="followup-error">{error}</div>}
+      {(sending || reply !== null) && (streamed || reply) ? (
+        <div className="followup-reply" data-testid="followup-reply" data-done={reply !== null || undefined} aria-live="polite">
+          <div className="muted small">{reply !== null ? 'Reply' : 'Replying…'}</div>
+          <div className="code">{reply ?? streamed}</div>
+        </div>
+      ) : null}
     </Dialog>
   )
 }

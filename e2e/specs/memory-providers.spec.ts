@@ -1,0 +1,47 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import type { SessionPage } from '@shared/contract'
+import { test, expect } from '../fixtures/host'
+import { api } from '../fixtures/external'
+import { AppShell } from '../page-models/app-shell'
+import { MemoryPage } from '../page-models/memory-page'
+import { SessionPage as TranscriptPage } from '../page-models/session-page'
+
+test('switching a profile to holographic on the Memory page: a turn stores a fact and the next turn recalls it, both in the feed', async ({ page, host, context }) => {
+  const shell = new AppShell(page)
+  const memory = new MemoryPage(page)
+  await shell.open(host.url)
+  await shell.selectProfile('work')
+  await memory.open()
+  await memory.chooseProvider('holographic')
+  await expect(memory.providerStatus).toContainText('holographic')
+  expect(readFileSync(join(host.root, 'profiles', 'work', 'config.yaml'), 'utf8')).toMatch(/provider: holographic/)
+
+  const other = await context.newPage()
+  const session = new TranscriptPage(other)
+  const { items } = await api<SessionPage>(host.url, 'sessions.list', { profile: 'work', limit: 1 })
+  await new AppShell(other).open(host.url)
+  await session.open('work', items[0]!.id)
+  await session.send('Please remember that the release train leaves on Tuesdays')
+  await session.waitForTurnEnd()
+  await session.send('When does the release train go?')
+  await session.waitForTurnEnd()
+
+  // The transcript folds what each turn recalled and wrote.
+  await other.reload()
+  await expect(other.getByTestId('turn-memory').filter({ hasText: '0 recalled, 1 written' })).toBeVisible()
+  await expect(other.getByTestId('turn-memory').filter({ hasText: '1 recalled, 0 written' })).toBeVisible()
+
+  await memory.filterProvider('holographic')
+  await expect(memory.eventsOfKind('tool_call').filter({ hasText: 'the release train leaves on Tuesdays' }).first()).toBeVisible()
+  await expect(memory.eventsOfKind('prefetch').filter({ hasText: 'recalled:' }).filter({ hasText: 'release train' }).first()).toBeVisible()
+  await expect(memory.providerStatus).toContainText('active')
+
+  const db = new Database(join(host.root, 'profiles', 'work', 'memory_store.db'), { readonly: true })
+  try {
+    expect(db.prepare('SELECT content FROM facts').all()).toEqual([{ content: 'the release train leaves on Tuesdays' }])
+  } finally {
+    db.close()
+  }
+})

@@ -1,0 +1,22 @@
+import { loadConfig, memoryProvider, writeMemoryProvider } from '../../config'
+import type { HandlerMap } from '../dispatch'
+import type { MemoryProviderHost } from '../memory-providers'
+import type { Services } from '../services'
+
+type Handlers = Pick<HandlerMap, 'memory.providers' | 'memory.setProvider'>
+
+/** The provider picker: what a profile has configured, how its last load went, and what it can pick. */
+export function memoryProviderHandlers(s: Services, providers: MemoryProviderHost): Handlers {
+  const state = (profile: string) => {
+    const home = s.homeOf(profile)
+    return { profile, configured: memoryProvider(loadConfig(home).raw), lastLoad: providers.statusOf(profile), choices: providers.choices(home) }
+  }
+  return {
+    'memory.providers': ({ profile }) => state(profile),
+    'memory.setProvider': ({ profile, provider }) => {
+      // The signature includes memory.provider: the next turn of every cached agent of this profile rebuilds.
+      writeMemoryProvider(s.homeOf(profile), provider === 'builtin' ? null : provider)
+      return state(profile)
+    }
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * `holographic`: the local fact-store provider, compatible with upstream's plugin file and tools. HRR
+ * vectors are optional upstream (numpy only); Caduceus ranks without them and leaves `hrr_vector` NULL,
+ * which upstream treats as "no vector" too.
+ */
+import type Database from 'better-sqlite3'
+import {
+  MemoryProvider, type ChatMessage, type InitializeOptions, type MemoryToolSchema, type MemoryWriteAction, type MemoryWriteTarget
+} from '../../provider'
+import { holographicConfig, type HolographicConfig } from './config'
+import { openFactDb } from './schema'
+import { FactStore } from './store'
+import { extractFacts } from './text'
+import { FACT_FEEDBACK_SCHEMA, FACT_STORE_SCHEMA, runFactFeedback, runFactStore, ToolArgError } from './tools'
+
+export interface HolographicOptions {
+  /** The profile's parsed config.yaml (for `plugins.hermes-memory-store`). */
+  config?: Record<string, unknown> | null
+  /** Home the config's `$HERMES_HOME` expands to (identity before initialize). */
+  home?: string
+  nativeBinding?: string
+}
+
+const PREFETCH_LIMIT = 5
+
+export class HolographicProvider extends MemoryProvider {
+  readonly name = 'holographic'
+  private db: Database.Database | null = null
+  private store: FactStore | null = null
+  private cfg: HolographicConfig | null
+
+  constructor(private readonly opts: HolographicOptions = {}) {
+    super()
+    this.cfg = opts.home ? holographicConfig(opts.config, opts.home) : null
+  }
+
+  isAvailable(): boolean {
+    return true
+  }
+
+  initialize(_sessionId: string, options: InitializeOptions): void {
+    this.cfg = holographicConfig(this.opts.config, options.hermesHome)
+    this.db?.close()
+    this.db = openFactDb(this.cfg.dbPath, this.opts.nativeBinding)
+    this.store = new FactStore(this.db, this.cfg.defaultTrust)
+  }
+
+  getToolSchemas(): MemoryToolSchema[] {
+    return [FACT_STORE_SCHEMA, FACT_FEEDBACK_SCHEMA]
+  }
+
+  handleToolCall(toolName: string, args: Record<string, unknown>): string {
+    const store = this.ready()
+    try {
+      if (toolName === 'fact_store') return JSON.stringify(runFactStore(store, args, this.rankDefaults()))
+      if (toolName === 'fact_feedback') return JSON.stringify(runFactFeedback(store, args))
+      return JSON.stringify({ error: `Unknown tool: ${toolName}` })
+    } catch (err) {
+      if (err instanceof ToolArgError) return JSON.stringify({ error: err.message })
+      throw err
+    }
+  }
+
+  systemPromptBlock(): string {
+    if (!this.store) return ''
+    const n = this.store.count()
+    return n > 0
+      ? `## Holographic Memory\nA local fact store is active with ${n} fact${n === 1 ? '' : 's'}. Use fact_store (search, probe, related, reason) to recall, add durable facts as you learn them, and fact_feedback to rate recalled facts.`
+      : '## Holographic Memory\nA local fact store is active and empty. Add durable facts (user preferences, project decisions, tool quirks) with fact_store action=add.'
+  }
+
+  prefetch(query: string): string {
+    if (!this.store || !query.trim()) return ''
+    const facts = this.store.search(query, { ...this.rankDefaults(), limit: PREFETCH_LIMIT })
+    if (facts.length === 0) return ''
+    return ['## Holographic Memory', ...facts.map((f) => `- [${f.trust_score.toFixed(2)}] ${f.content}`)].join('\n')
+  }
+
+  /** Facts are explicit (tool calls): a turn by itself stores nothing. */
+  syncTurn(): void {}
+
+  onSessionEnd(messages: ChatMessage[]): void {
+    if (!this.store || !this.cfg?.autoExtract) return
+    for (const m of messages) {
+      if (m.role !== 'user' || typeof m.content !== 'string') continue
+      for (const fact of extractFacts(m.content)) this.store.add(fact.content, fact.category)
+    }
+  }
+
+  /** Mirror built-in memory adds as facts. */
+  onMemoryWrite(action: MemoryWriteAction, target: MemoryWriteTarget, content: string): void {
+    if (!this.store || action !== 'add' || !content.trim()) return
+    this.store.add(content, target === 'user' ? 'user_pref' : 'general')
+  }
+
+  shutdown(): void {
+    this.db?.close()
+    this.db = null
+    this.store = null
+  }
+
+  backupPaths(): string[] {
+    return this.cfg ? [this.cfg.dbPath] : []
+  }
+
+  /** Which file this provider serves: pointing db_path elsewhere rebuilds cached agents. */
+  identitySignature(): Record<string, unknown> {
+    return this.cfg ? { db_path: this.cfg.dbPath } : {}
+  }
+
+  private rankDefaults() {
+    return { minTrust: this.cfg?.minTrustThreshold ?? 0.3, hrrWeight: this.cfg?.hrrWeight ?? 0.3, halfLifeDays: this.cfg?.temporalDecayHalfLife ?? 0 }
+  }
+
+  private ready(): FactStore {
+    if (!this.store) throw new Error('holographic memory is not initialized for this profile')
+    return this.store
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * Memory provider loading (`memory.provider` in config.yaml): Caduceus's own providers first, then a JS
+ * plugin folder; upstream names Caduceus does not implement are reported as not supported. Every failure
+ * is a ProviderLoadError the agent build turns into one start-up warning (built-in memory only).
+ */
+import type { MemoryProvider } from '../provider'
+import { HolographicProvider } from './holographic/provider'
+import { Mem0Provider } from './mem0/provider'
+import { findPlugin, loadPlugin, pluginStamp, readManifest } from './plugins'
+import { ProviderLoadError, type ProviderContext } from './types'
+
+export { ProviderLoadError, type ProviderContext } from './types'
+export { PLUGIN_DIR, findPlugin as findPluginDir, pluginStamp } from './plugins'
+export { HolographicProvider } from './holographic/provider'
+export { Mem0Provider, MEM0_KEY_ENV } from './mem0/provider'
+
+const BUILTIN: Record<string, { description: string; create(ctx: ProviderContext): MemoryProvider }> = {
+  holographic: {
+    description: 'Local fact store (memory_store.db, FTS5 search, trust scores, entities). No network.',
+    create: (ctx) => new HolographicProvider({ config: ctx.config, home: ctx.home, nativeBinding: ctx.nativeBinding })
+  },
+  mem0: {
+    description: 'Mem0 hosted memory (MEM0_API_KEY in .env; plugins.mem0.base_url for a self-hosted server).',
+    create: (ctx) => new Mem0Provider({ config: ctx.config, secrets: ctx.secrets })
+  }
+}
+
+/** Upstream plugins Caduceus has no implementation of. */
+export const UNSUPPORTED_UPSTREAM = ['honcho', 'supermemory', 'hindsight', 'byterover', 'retaindb', 'openviking'] as const
+
+const VALID_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
+
+export async function loadMemoryProvider(name: string, ctx: ProviderContext): Promise<MemoryProvider> {
+  if (!VALID_NAME.test(name) || name.includes('..')) throw new ProviderLoadError(`Memory provider '${name.slice(0, 64)}' is not a valid provider name; continuing with built-in memory only.`)
+  const builtin = BUILTIN[name]
+  if (builtin) return builtin.create(ctx)
+  const dir = findPlugin(name, ctx)
+  if (dir) return loadPlugin(name, dir, ctx)
+  if ((UNSUPPORTED_UPSTREAM as readonly string[]).includes(name)) {
+    throw new ProviderLoadError(`Memory provider '${name}' is not supported by Caduceus; continuing with built-in memory only.`)
+  }
+  throw new ProviderLoadError(`Memory provider '${name}' is not installed (no built-in provider or plugin of that name); continuing with built-in memory only.`)
+}
+
+export interface ProviderChoice { name: string; kind: 'builtin' | 'plugin' | 'unsupported'; description: string; version?: string }
+
+/** Everything the picker can offer for one profile. */
+export function listProviderChoices(ctx: Pick<ProviderContext, 'home' | 'root'>, pluginNames: string[]): ProviderChoice[] {
+  const out: ProviderChoice[] = Object.entries(BUILTIN).map(([name, b]) => ({ name, kind: 'builtin', description: b.description }))
+  for (const name of pluginNames) {
+    if (BUILTIN[name] || !VALID_NAME.test(name)) continue
+    const dir = findPlugin(name, ctx)
+    if (!dir) continue
+    try {
+      const m = readManifest(dir, name)
+      out.push({ name, kind: 'plugin', description: m.description, version: m.version })
+    } catch (err) {
+      out.push({ name, kind: 'plugin', description: (err as ProviderLoadError).userMessage ?? 'invalid plugin' })
+    }
+  }
+  for (const name of UNSUPPORTED_UPSTREAM) out.push({ name, kind: 'unsupported', description: 'Upstream plugin, not supported by Caduceus.' })
+  return out
+}
+
+/**
+ * What the agent-cache signature sees of a configured provider: where it comes from (built-in, or a
+ * plugin's files) plus its own `identitySignature()`. Never opens a database or the network.
+ */
+export function providerIdentity(name: string, ctx: ProviderContext): Record<string, unknown> {
+  const builtin = BUILTIN[name]
+  if (builtin) {
+    try {
+      return { source: `builtin:${name}`, ...builtin.create(ctx).identitySignature() }
+    } catch {
+      return { source: `builtin:${name}` }
+    }
+  }
+  const dir = findPlugin(name, ctx)
+  if (!dir) return { source: 'none' }
+  try {
+    const m = readManifest(dir, name)
+    return { source: `plugin:${dir}`, version: m.version, files: pluginStamp(dir, m.main) }
+  } catch {
+    return { source: `plugin:${dir}`, files: pluginStamp(dir) }
+  }
+}

@@ -1,0 +1,62 @@
+import { useEffect, useState } from 'react'
+import type { MemoryEvent, Message } from '@shared/contract'
+import { getApi } from '../../api'
+import { useMemory } from '../../stores/memory'
+
+/** One fetch per session, shared by every user message of its transcript; re-read when memory activity arrives. */
+const cache = new Map<string, { newest: number; upTo: number; events: Promise<MemoryEvent[]> }>()
+
+/** A message newer than the last fetch (a turn that just ran) or new activity means the cached list is stale. */
+function sessionEvents(profile: string, sessionId: string, newest: number, messageId: number): Promise<MemoryEvent[]> {
+  const key = `${profile}/${sessionId}`
+  const hit = cache.get(key)
+  if (hit && hit.newest === newest && hit.upTo >= messageId) return hit.events
+  const events = getApi().call('memory.events', { profile, sessionId, limit: 1000 }).then((p) => p.items, () => [])
+  cache.set(key, { newest, upTo: Math.max(messageId, hit?.upTo ?? 0), events })
+  return events
+}
+
+/**
+ * What memory recalled and wrote in the turn a user message opened (folded). The turn is found by its
+ * recall: prefetch runs just before the user message is saved and carries the turn id every later
+ * tool call and write of that turn carries too.
+ */
+function eventsOfTurn(all: MemoryEvent[], m: Message): MemoryEvent[] {
+  const recall = all
+    .filter((e) => e.kind === 'prefetch' && e.turnId && e.at <= m.timestamp + 1 && e.at >= m.timestamp - 120)
+    .sort((a, b) => b.at - a.at)[0]
+  if (!recall) return []
+  return all.filter((e) => e.turnId === recall.turnId && (e.kind === 'prefetch' ? (e.size ?? 0) > 0 : e.kind === 'tool_call' || e.kind === 'write'))
+}
+
+export function TurnMemoryFold({ m, profile }: { m: Message; profile: string | null | undefined }) {
+  const newest = useMemory((s) => s.order[0] ?? 0)
+  const [events, setEvents] = useState<MemoryEvent[]>([])
+  const [open, setOpen] = useState(false)
+  useEffect(() => {
+    if (!profile || m.role !== 'user') return
+    let live = true
+    void sessionEvents(profile, m.sessionId, newest, m.id).then((all) => { if (live) setEvents(eventsOfTurn(all, m)) })
+    return () => { live = false }
+  }, [profile, m, newest])
+  if (!profile || m.role !== 'user' || events.length === 0) return null
+  const recalled = events.filter((e) => e.kind === 'prefetch')
+  const written = events.filter((e) => e.kind !== 'prefetch')
+  return (
+    <div className={`fold memory-fold${open ? ' open' : ''}`} data-testid="turn-memory">
+      <button className="fold-head small muted" aria-expanded={open} onClick={() => setOpen(!open)} data-testid="turn-memory-toggle">
+        🧠 memory: {recalled.length} recalled, {written.length} written
+      </button>
+      {open && (
+        <ul className="fold-body small">
+          {events.map((e) => (
+            <li key={`${e.profile}-${e.id}`} data-testid="turn-memory-event" data-kind={e.kind}>
+              <span className="mono">{e.provider}.{e.name}</span> {e.summary}{' '}
+              <a href="#/memory" className="muted" data-testid="turn-memory-feed">feed</a>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  )
+}
