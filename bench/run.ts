@@ -59,6 +59,8 @@ try {
       ratios: {
         listFirstPageP95: ratio(store.listFirstPageMs.p95, targets.listFirstPageMs),
         ftsP95: ratio(store.ftsMs.p95, targets.ftsMs),
+        ftsCjkP95: ratio(store.ftsCjkMs.p95, targets.ftsMs),
+        ftsSubstringP95: ratio(store.ftsSubstringMs.p95, targets.ftsMs),
         // -1 = not measured (a given home is left untouched unless writes are allowed).
         writeToEventP95: store.writeToEventMs.p95 < 0 ? null : ratio(store.writeToEventMs.p95, targets.writeToEventMs),
         idleCpu: ratio(store.idleCpuPercent, targets.idleCpuPercent)

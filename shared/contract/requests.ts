@@ -12,6 +12,7 @@ import {
   ChildRef, CostQuery, CostSummary, FollowUpEstimate, FollowUpInput, FollowUpResult, SessionCost, SubagentList, SubagentQuery,
   TombstoneResult
 } from './delegation'
+import { sessionsAdminRequests } from './sessions-admin'
 import { channelRequests } from './channels'
 import { MemoryEntries, MemoryEntriesQuery, MemoryEntryEdit, MemoryEventPage, MemoryEventQuery, MemoryHealth } from './memory'
 import { memoryProviderRequests } from './memory-providers'
@@ -78,6 +79,7 @@ export const requests = {
   'memory.edit': { input: MemoryEntryEdit, output: MemoryEntries },
   /** Per-provider health. */
   'memory.health': { input: z.object({ profile: ProfileScope.default('all') }), output: MemoryHealth },
+  ...sessionsAdminRequests,
   ...channelRequests,
   ...memoryProviderRequests
 } as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>

@@ -26,7 +26,7 @@ export interface DelegationServiceOptions {
 }
 
 export function createDelegateDeps(opts: DelegationServiceOptions): DelegateDeps {
-  const home = homeOfDb(opts.store.db.name)
+  const home = homeOfDb(opts.store.path)
   return {
     profile: opts.profile,
     store: opts.store,

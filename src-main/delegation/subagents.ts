@@ -81,7 +81,7 @@ export function listSubagents(stores: ProfileStore[], query: SubagentQuery, live
   const items: Subagent[] = []
   let limits = { maxRetained: 10, ttlHours: 72 }
   for (const [i, { profile, store }] of selected.entries()) {
-    const cfg = loadDelegationConfig(homeOfDb(store.db.name))
+    const cfg = loadDelegationConfig(homeOfDb(store.path))
     const ttlHours = Math.max(1, cfg.retainedTtlHours)
     if (i === 0 || profile === 'default') limits = { maxRetained: Math.max(1, cfg.maxRetained), ttlHours }
     const rows = store.db

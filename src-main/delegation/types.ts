@@ -7,7 +7,9 @@ import type { ConversationMessage, CreateSessionOptions, NewMessage, SessionRow 
 
 /** What the durable registry needs from a profile's state.db. */
 export interface DelegationDb {
-  /** better-sqlite3 handle on `<home>/state.db`; `db.name` is the file path. */
+  /** `<home>/state.db` (the connection may open lazily, so the path is not read from `db.name`). */
+  readonly path: string
+  /** better-sqlite3 handle on `<home>/state.db`. */
   readonly db: Database.Database
   /** BEGIN IMMEDIATE, busy retried off the event loop; the callback stays synchronous and must be idempotent. */
   write<T>(fn: () => T): Promise<T>

@@ -58,7 +58,7 @@ export async function wireRuntime(
   const attachMemory = (profile: string) => {
     try {
       const store = stores.get(profile)
-      memory.register(profile, store.db, (fn) => store.write(fn))
+      memory.register(profile, () => store.db, (fn) => store.write(fn))
     } catch (err) {
       log.error('memory', `activity log unavailable for ${profile}: ${(err as Error).message}`)
     }

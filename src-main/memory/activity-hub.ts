@@ -13,7 +13,7 @@ export class MemoryActivityHub {
   constructor(private readonly options: ActivityLogOptions = {}) {}
 
   /** The log of `profile` on its store's DB handle (idempotent per profile). */
-  register(profile: string, db: Database.Database, writer?: ActivityLogOptions['writer']): MemoryActivityLog {
+  register(profile: string, db: Database.Database | (() => Database.Database), writer?: ActivityLogOptions['writer']): MemoryActivityLog {
     const existing = this.logs.get(profile)
     if (existing) return existing.log
     const log = new MemoryActivityLog(db, profile, { ...this.options, writer })

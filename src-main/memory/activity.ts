@@ -47,12 +47,29 @@ export class MemoryActivityLog implements MemoryActivitySink {
   private scheduled: NodeJS.Immediate | null = null
   private readonly writer: ActivityLogOptions['writer']
 
-  constructor(private readonly db: Database.Database, readonly profile: string, options: ActivityLogOptions = {}) {
+  private tableOn: Database.Database | null = null
+  private readonly dbOf: () => Database.Database
+
+  /** `db` may be a getter: a profile's store swaps connections when its first write creates state.db. */
+  constructor(db: Database.Database | (() => Database.Database), readonly profile: string, options: ActivityLogOptions = {}) {
+    this.dbOf = typeof db === 'function' ? db : () => db
     this.retention = Math.max(1, options.retention ?? ACTIVITY_RETENTION)
     this.pruneEvery = Math.max(1, options.pruneEvery ?? 100)
     this.writer = options.writer
-    this.ready = this.attempt('create table', () => ensureActivityTable(db)) ?? false
+    this.ready = false
+    void this.db
     if (this.ready) this.prune()
+  }
+
+  private isReady(): boolean { void this.db; return this.ready }
+
+  private get db(): Database.Database {
+    const db = this.dbOf()
+    if (db !== this.tableOn) {
+      this.tableOn = db
+      this.ready = this.attempt('create table', () => ensureActivityTable(db)) ?? false
+    }
+    return db
   }
 
   onEvent(listener: MemoryEventListener): () => void {
@@ -94,7 +111,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
     if (this.pending.length === 0) return
     const batch = this.pending
     this.pending = []
-    if (this.ready && this.writer) {
+    if (this.isReady() && this.writer) {
       // Uncontended, the store runs this at once (same tick); under a foreign lock, later and off the loop.
       this.writer(() => batch.map((e) => this.insert(e))).then(
         (ids) => this.delivered(batch, ids),
@@ -102,7 +119,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
       )
       return
     }
-    const ids = this.ready ? this.attempt('insert', () => this.db.transaction(() => batch.map((e) => this.insert(e)))()) : undefined
+    const ids = this.isReady() ? this.attempt('insert', () => this.db.transaction(() => batch.map((e) => this.insert(e)))()) : undefined
     this.delivered(batch, ids)
   }
 
@@ -125,7 +142,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
   listEvents(query: MemoryEventQuery = {}): MemoryEvent[] {
     const q = MemoryEventQuery.parse(query)
     this.flush()
-    if (!this.ready || (q.profile !== 'all' && q.profile !== this.profile)) return []
+    if (!this.isReady() || (q.profile !== 'all' && q.profile !== this.profile)) return []
     const where: string[] = []
     const params: unknown[] = []
     if (q.kinds?.length) {
@@ -144,7 +161,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
   /** Per provider: calls, errors, refusals, last error, p95 latency over the retained window. */
   health(): ProviderHealth[] {
     this.flush()
-    if (!this.ready) return []
+    if (!this.isReady()) return []
     const stats = this.attempt('health', () => this.db.prepare(`
       SELECT provider,
         SUM(CASE WHEN kind NOT IN ('refusal','error') THEN 1 ELSE 0 END) AS calls,
@@ -173,11 +190,6 @@ export class MemoryActivityLog implements MemoryActivitySink {
 
   private prune(): void {
     this.sincePrune = 0
-    const sql = `DELETE FROM cad_memory_events WHERE id <= (SELECT id FROM cad_memory_events ORDER BY id DESC LIMIT 1 OFFSET ?)`
-    if (this.writer) {
-      this.writer(() => this.db.prepare(sql).run(this.retention)).catch((err: Error) => log.warn(`memory activity log (${this.profile}) prune failed: ${err?.message}`))
-      return
-    }
     this.attempt('prune', () => this.db.prepare(`DELETE FROM cad_memory_events WHERE id <= (SELECT id FROM cad_memory_events ORDER BY id DESC LIMIT 1 OFFSET ?)`).run(this.retention))
   }
 

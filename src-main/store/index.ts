@@ -2,6 +2,19 @@
  * store/ — one `state.db` per profile (upstream Hermes schema, reconciled additively), sessions, messages,
  * FTS, lineage, usage, read models returning contract DTOs, the cross-process watcher and the demo home.
  *
+ * Store rules (home compatibility; mirror of ARCHITECTURE "Store rules"):
+ * - Opening only reads: the file must be a database, its shape is detected (shape.ts: schema_version,
+ *   usage keys, FTS layout, trigram), nothing is changed — no state.db is created, no journal-mode switch,
+ *   no DDL. The first write creates a missing file (v30), switches to WAL and reconciles inside its own
+ *   transaction. Reads never take the write lock; a home lacking columns is read through TEMP shadow views.
+ * - A home whose schema_version is below 30 belongs to an older upstream: Caduceus adds nullable/defaulted
+ *   columns to sessions/messages only; it creates or reshapes none of upstream's usage tables, FTS tables,
+ *   triggers or indices and writes no state_meta key. What it needs and such a home lacks lives in `cad_`
+ *   tables. Usage rows are written in the home's own key shape (update-then-insert on the detected key).
+ *   The system prompt goes where the home's version reads it (system_prompts + hash, else the inline column).
+ * - A schema newer than 30 is served with a notice; an unreadable profile is named in cross-profile views
+ *   (`unavailable`) and never written to.
+ *
  * Change notification (how `sessions.changed` is produced):
  * - `SessionWatcher` (one per store) owns a dedicated read connection. `PRAGMA data_version` on it changes
  *   after ANY other connection's commit — other processes AND this process's own `SessionStore` writer —
@@ -25,10 +38,11 @@ export { moneyOf } from './usage'
 export { kindOf, markers, type LineageRow } from './lineage'
 export { encodeCursor, decodeCursor, type ListOptions } from './read-list'
 export { parseToolCalls, repair as repairAlternation, type PageOptions } from './read-messages'
-export { discoverProfiles, StoreRegistry, type ProfileEntry } from './profiles'
+export { discoverProfiles, problemOf, StoreRegistry, type ProfileEntry } from './profiles'
 export { SessionWatcher, type WatcherOptions, type SessionsChanged } from './watcher'
 export { writeDemoHome, generateBulk, type DemoHomeOptions, type BulkOptions } from './demo'
 export { SCHEMA_VERSION } from './schema'
+export { toMarkdown, userPrompts, type ExportRecord } from './session-transfer'
 export * as tables from './schema'
 export type { SessionRow, CreateSessionOptions, NewMessage, ConversationMessage, UsageReport } from './types'
 export { liveUpstreamGateway } from './gateway-heartbeats'

@@ -6,6 +6,7 @@ import { openTranscript, refreshTranscriptMeta, useTranscript } from '../stores/
 import { sendMessage, turnsForSession, useTurns } from '../stores/turns'
 import { updateSession } from '../stores/sessions'
 import { ChildrenPanel } from './session/ChildrenPanel'
+import { ExportSessionButton } from '../components/ExportImport'
 import { Composer } from './session/Composer'
 import { CostBreakdown } from './session/CostBreakdown'
 import { Lineage } from './session/Lineage'
@@ -61,6 +62,7 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
             <button className="small side-toggle" aria-expanded={sideOpen} onClick={() => setSideOpen(!sideOpen)} data-testid="session-details-toggle">
               {sideOpen ? 'Hide details' : 'Details'}{children.length > 0 && <span className="count">{children.length}</span>}
             </button>
+            {summary && <ExportSessionButton profile={profile} sessionId={sessionId} />}
             {summary && (
               <button className="small" data-testid="session-pin" aria-pressed={summary.pinned}
                 onClick={() => void updateSession({ profile, sessionId, pinned: !summary.pinned }).then(refreshTranscriptMeta)}>

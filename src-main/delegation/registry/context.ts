@@ -38,9 +38,9 @@ export function scopeProfile(): string {
 }
 
 export function createRegistryCtx(store: DelegationDb, opts: RegistryOptions = {}): RegistryCtx {
-  const home = homeOfDb(store.db.name)
+  const home = homeOfDb(store.path)
   return {
-    db: store.db,
+    get db() { return store.db }, // read each time: the store swaps connections when its first write creates the file
     write: (fn) => store.write(fn),
     home,
     now: opts.now ?? (() => Date.now() / 1000),

@@ -45,6 +45,7 @@ describe('schema (owned by the store, checked here for what the registry needs)'
     raw.close()
     const upgraded = rawDb(path)
     try {
+      upgraded.prepareWrite() // the store reconciles at its first write, never on open
       const cols = columns(upgraded.db, 'async_delegations')
       expect(cols).toContain('retained')
       expect(cols).toContain('children_json')

@@ -38,6 +38,8 @@ export async function pruneRetainedChildren(ctx: RegistryCtx, opts: { maxRetaine
   const maxRetained = opts.maxRetained !== undefined ? Math.max(1, Math.trunc(opts.maxRetained)) : Math.max(1, cfg!.maxRetained)
   const ttlHours = opts.ttlHours !== undefined ? Math.max(0, opts.ttlHours) : Math.max(1, cfg!.ttlHours)
   const now = ctx.now()
+  // Nothing retained: no write at all (start-up must not take the write lock, nor create a missing state.db).
+  if (!ctx.db.prepare('SELECT 1 FROM async_delegations WHERE retained = 1 AND tombstoned_at IS NULL LIMIT 1').get()) return 0
   return ctx.write(() => {
     const expired = ctx.db
       .prepare(`UPDATE async_delegations SET tombstoned_at = ?, updated_at = ? WHERE retained = 1 AND tombstoned_at IS NULL AND retained_at < ?`)

@@ -7,6 +7,7 @@ import { delegationHandlers } from './delegation'
 import { memoryHandlers } from './memory'
 import { memoryProviderHandlers } from './memory-providers'
 import { sessionHandlers } from './sessions'
+import { sessionAdminHandlers } from './sessions-admin'
 import { priceHandlers } from './prices'
 import { channelHandlers } from './channels'
 import type { ChannelsService } from '../channels-service'
@@ -16,6 +17,7 @@ export function buildHandlers(s: Services, rt: Runtime, version: string, channel
   return {
     ...appHandlers(s, version),
     ...sessionHandlers(s),
+    ...sessionAdminHandlers(s),
     ...agentHandlers(s, rt.gateway, rt.vault),
     ...delegationHandlers(s, rt.delegation),
     ...memoryHandlers(s, rt.memory),
