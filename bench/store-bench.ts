@@ -16,6 +16,11 @@ export interface Percentiles { p50: number; p95: number }
 export interface StoreBenchResult {
   listFirstPageMs: Percentiles
   ftsMs: Percentiles
+  /** CJK (3 characters, trigram index) and a substring inside words ("ploy" ⊂ deploy), same target as ftsMs. */
+  ftsCjkMs: Percentiles
+  ftsSubstringMs: Percentiles
+  /** A 2-character CJK query (bounded scan), for reference. */
+  ftsCjkShortMs: Percentiles
   /** Commit in a second process → watcher callback in this one. -1 when a given home is left untouched. */
   writeToEventMs: Percentiles
   idleCpuPercent: number
@@ -66,6 +71,10 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
     const query = opts.query ?? 'deploy'
     store.search({ query })
     const ftsMs = pct(time(() => store.search({ query, limit: 50 }), 60))
+    const timed = (q: string) => { store.search({ query: q }); return pct(time(() => store.search({ query: q, limit: 50 }), 60)) }
+    const ftsCjkMs = timed('数据库')
+    const ftsSubstringMs = timed('ploy')
+    const ftsCjkShortMs = timed('東京')
 
     const events: Array<{ at: number; ids: string[] }> = []
     watcher = new SessionWatcher(store, (e) => events.push({ at: performance.timeOrigin + performance.now(), ids: e.sessionIds })).start()
@@ -79,7 +88,7 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
     await new Promise((r) => setTimeout(r, idleMs))
     const used = process.cpuUsage(before)
     const idleCpuPercent = round(((used.user + used.system) / 1000 / (performance.now() - t0)) * 100)
-    return { listFirstPageMs, ftsMs, writeToEventMs, idleCpuPercent, sessions, messages }
+    return { listFirstPageMs, ftsMs, ftsCjkMs, ftsSubstringMs, ftsCjkShortMs, writeToEventMs, idleCpuPercent, sessions, messages }
   } finally {
     watcher?.stop()
     registry.closeAll()

@@ -7,16 +7,21 @@ import { loadApp, useApp } from './stores/app'
 import { resyncAfterReconnect, wireBridge } from './stores/bridge'
 import { setConnectionState, setTransportKind } from './stores/connection'
 import { reportError } from './stores/toasts'
+import { probeHost, setHostAccess } from './stores/auth'
 import './styles/theme.css'
 import './styles/layout.css'
 import './styles/components.css'
 import './styles/pages.css'
+import './styles/markdown.css'
 
 useApp.setState({ theme: loadThemeChoice(), scope: rememberedScope() })
 
 let wasConnected = false
 connectApi((state) => {
   setConnectionState(state)
+  // The WebSocket only says "closed": ask over HTTP whether the token is missing, refused, or the host is down.
+  if (state === 'reconnecting' || state === 'closed') void probeHost()
+  else if (state === 'connected') setHostAccess('ok')
   if (state === 'connected' && wasConnected) void resyncAfterReconnect()
   if (state === 'connected') wasConnected = true
 })

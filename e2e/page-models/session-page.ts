@@ -1,6 +1,6 @@
 import { expect, type Locator, type Page } from '@playwright/test'
 
-export type CacheBadge = 'reused' | 'rebuilt: new agent' | 'rebuilt: config changed' | 'rebuilt: external write' | 'rebuilt: session changed'
+export type CacheBadge = 'reused' | 'fresh agent: first turn here' | 'fresh agent: settings changed' | 'fresh agent: changed elsewhere' | 'fresh agent: session changed'
 
 /** One session: windowed transcript, lineage, metadata, children, composer with live turns. */
 export class SessionPage {

@@ -8,6 +8,10 @@ export type ProfileName = z.infer<typeof ProfileName>
 export const ProfileScope = z.union([z.literal('all'), ProfileName])
 export type ProfileScope = z.infer<typeof ProfileScope>
 
+/** A profile a cross-profile view could not serve (e.g. a corrupt state.db), with the reason. */
+export const ProfileProblem = z.object({ profile: ProfileName, reason: z.string() })
+export type ProfileProblem = z.infer<typeof ProfileProblem>
+
 export const SessionId = z.string().trim().min(1, 'session id is required').max(512)
 export type SessionId = z.infer<typeof SessionId>
 

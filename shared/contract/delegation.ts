@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { Money, ProfileName, ProfileScope, Tokens } from './common'
+import { Money, ProfileName, ProfileProblem, ProfileScope, Tokens } from './common'
 
 export const SubagentState = z.enum(['running', 'retained', 'tombstoned', 'expired', 'failed', 'unknown'])
 export type SubagentState = z.infer<typeof SubagentState>
@@ -35,7 +35,9 @@ export const SubagentQuery = z.object({
   parentSessionId: z.string().optional()
 })
 export type SubagentQuery = z.input<typeof SubagentQuery>
-export const SubagentList = z.object({ items: z.array(Subagent), maxRetained: z.number().int(), ttlHours: z.number() })
+export const SubagentList = z.object({
+  items: z.array(Subagent), maxRetained: z.number().int(), ttlHours: z.number(), unavailable: z.array(ProfileProblem).optional()
+})
 export type SubagentList = z.infer<typeof SubagentList>
 
 export const FollowUpInput = z.object({
@@ -84,8 +86,11 @@ export type CostQuery = z.input<typeof CostQuery>
 export const CostSummary = z.object({
   profiles: z.array(z.object({ profile: ProfileName, own: Money, children: Money, inclusive: Money, sessions: z.number().int() })),
   total: Money,
-  byModel: z.array(z.object({ model: z.string(), cost: Money, tokens: Tokens })),
+  byModel: z.array(z.object({ model: z.string(), cost: Money, tokens: Tokens, /** Priced by the user's override, not upstream. */ customPrice: z.boolean().optional() })),
   byDay: z.array(z.object({ day: z.string(), profile: ProfileName, usd: z.number(), unpriced: z.boolean() })),
-  topSessions: z.array(z.object({ profile: ProfileName, sessionId: z.string(), title: z.string().nullable(), own: Money, inclusive: Money }))
+  topSessions: z.array(z.object({ profile: ProfileName, sessionId: z.string(), title: z.string().nullable(), own: Money, inclusive: Money })),
+  unavailable: z.array(ProfileProblem).optional(),
+  /** How much of the totals comes from the user's price overrides ("custom price"), and for which models. */
+  customPriced: z.object({ usd: z.number(), models: z.array(z.string()) }).optional()
 })
 export type CostSummary = z.infer<typeof CostSummary>

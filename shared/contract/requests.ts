@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { pricesRequests } from './prices'
 import { ProfileScope } from './common'
 import {
   MessagePage, MessageQuery, ProfileInfo, SearchQuery, SearchResult, SessionDetail, SessionKey, SessionPage, SessionQuery,
@@ -11,6 +12,7 @@ import {
   ChildRef, CostQuery, CostSummary, FollowUpEstimate, FollowUpInput, FollowUpResult, SessionCost, SubagentList, SubagentQuery,
   TombstoneResult
 } from './delegation'
+import { sessionsAdminRequests } from './sessions-admin'
 import { channelRequests } from './channels'
 import { MemoryEntries, MemoryEntriesQuery, MemoryEntryEdit, MemoryEventPage, MemoryEventQuery, MemoryHealth } from './memory'
 import { memoryProviderRequests } from './memory-providers'
@@ -28,6 +30,7 @@ export type AppInfo = z.infer<typeof AppInfo>
  * at the boundary, the client's types are inferred from them. Names are `domain.verb`.
  */
 export const requests = {
+  ...pricesRequests,
   /** Host facts: Hermes root, profiles, headless or Electron. */
   'app.info': { input: Empty, output: AppInfo },
   /** Profiles under the Hermes root with their session counts. */
@@ -76,6 +79,7 @@ export const requests = {
   'memory.edit': { input: MemoryEntryEdit, output: MemoryEntries },
   /** Per-provider health. */
   'memory.health': { input: z.object({ profile: ProfileScope.default('all') }), output: MemoryHealth },
+  ...sessionsAdminRequests,
   ...channelRequests,
   ...memoryProviderRequests
 } as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>

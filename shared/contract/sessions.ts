@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { Money, ProfileName, ProfileScope, SessionId, Tokens } from './common'
+import { Money, ProfileName, ProfileProblem, ProfileScope, SessionId, Tokens } from './common'
 
 /** How a session relates to its parent (hermes-spec §1.7). */
 export const SessionKind = z.enum(['root', 'continuation', 'branch', 'delegate', 'reset', 'child'])
@@ -48,7 +48,11 @@ export const SessionQuery = z.object({
 })
 export type SessionQuery = z.input<typeof SessionQuery>
 
-export const SessionPage = z.object({ items: z.array(SessionSummary), nextCursor: z.string().nullable() })
+export const SessionPage = z.object({
+  items: z.array(SessionSummary), nextCursor: z.string().nullable(),
+  /** Cross-profile views: profiles that could not be read (served without them) and notices to show. */
+  unavailable: z.array(ProfileProblem).optional(), notices: z.array(ProfileProblem).optional()
+})
 export type SessionPage = z.infer<typeof SessionPage>
 
 export const ToolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() })
@@ -141,8 +145,25 @@ export const SearchHit = z.object({
   snippet: z.array(SnippetPart)
 })
 export type SearchHit = z.infer<typeof SearchHit>
-export const SearchResult = z.object({ hits: z.array(SearchHit) })
+/** Hits grouped by session (message-hit count; `titleMatch` when the session's title matched). */
+export const SearchSessionGroup = z.object({
+  profile: ProfileName, sessionId: z.string(), title: z.string().nullable(), hits: z.number().int(), titleMatch: z.boolean()
+})
+export type SearchSessionGroup = z.infer<typeof SearchSessionGroup>
+export const SearchResult = z.object({
+  hits: z.array(SearchHit),
+  sessions: z.array(SearchSessionGroup).optional(),
+  /** Why nothing could be searched (e.g. a malformed query), for the user. */
+  message: z.string().optional(),
+  unavailable: z.array(ProfileProblem).optional(), notices: z.array(ProfileProblem).optional()
+})
 export type SearchResult = z.infer<typeof SearchResult>
 
-export const ProfileInfo = z.object({ name: ProfileName, home: z.string(), isDefault: z.boolean(), sessionCount: z.number().int() })
+export const ProfileInfo = z.object({
+  name: ProfileName, home: z.string(), isDefault: z.boolean(), sessionCount: z.number().int(),
+  /** Why this profile cannot be served (e.g. a corrupt state.db), or absent. */
+  error: z.string().optional(),
+  /** Something to show with this profile's data (e.g. a schema newer than Caduceus knows), or absent. */
+  notice: z.string().optional()
+})
 export type ProfileInfo = z.infer<typeof ProfileInfo>

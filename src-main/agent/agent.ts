@@ -196,7 +196,7 @@ export class Agent implements LoopHost {
     if (!this.sessionEnsured) {
       const row = await this.store.getSession(this.sessionId)
       if (!row) {
-        await this.store.createSession(this.sessionId, this.defaultSource, { model: this.runtime.model, profileName: this.profile, sessionKey: this.gatewaySessionKey || null })
+        await this.store.createSession(this.sessionId, this.defaultSource, { model: this.runtime.model, profileName: this.profile, sessionKey: this.gatewaySessionKey || null, systemPrompt: this.baseSystemPrompt || null })
       }
       this.sessionEnsured = true
     }

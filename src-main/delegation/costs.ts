@@ -5,8 +5,10 @@
 import { CaduceusError, type ChildCost, type CostSummary, type Money, type SessionCost, type Tokens } from '@shared/contract'
 import { loadChildUsageAttributions } from './ledger'
 import { moneyFromColumns, moneyFromLedger, sumMoney } from '@shared/contract/money'
-import { costRepo } from '../store'
+import { repositories } from '../store'
 import type { DelegationDb } from './types'
+import { overrideFor, priceTokens } from './price-overrides'
+import type { PriceOverride } from '@shared/contract'
 
 export interface ProfileStore {
   profile: string
@@ -29,7 +31,7 @@ const ownMoney = (r: Record<string, unknown>) => moneyFromColumns(r.estimated_co
 function childCosts(store: DelegationDb, sessionId: string): ChildCost[] {
   const ledger = ledgerCosts(store, sessionId)
   const known = new Set(ledger.map((c) => c.childSessionId))
-  const unledgered = costRepo(store)
+  const unledgered = repositories.cost(store)
     .delegateChildren(sessionId)
     .filter((r) => !known.has(String(r.id)) && used(r))
     .map((r): ChildCost => ({
@@ -54,12 +56,12 @@ function ledgerCosts(store: DelegationDb, sessionId: string): ChildCost[] {
 }
 
 export function sessionCost(store: DelegationDb, profile: string, sessionId: string): SessionCost {
-  const row = costRepo(store).session(sessionId)
+  const row = repositories.cost(store).session(sessionId)
   if (!row) throw new CaduceusError('not_found', `Unknown session: ${sessionId}`, 'sessionId')
   const own = ownMoney(row)
   const children = childCosts(store, sessionId)
   const childrenTotal = sumMoney(children.map((c) => c.cost))
-  const perModel = costRepo(store).perModel(sessionId).map((r) => ({ model: String(r.model), cost: modelMoney(r), tokens: tokensOf(r) }))
+  const perModel = repositories.cost(store).perModel(sessionId).map((r) => ({ model: String(r.model), cost: modelMoney(r), tokens: tokensOf(r) }))
   const turns = new Map<string, Money[]>()
   for (const c of children) turns.set(c.parentTurnId, [...(turns.get(c.parentTurnId) ?? []), c.cost])
   return {
@@ -91,18 +93,21 @@ const dayOf = (epoch: number) => {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`
 }
 
-export function costSummary(stores: ProfileStore[], query: { profile?: string; days?: number }, now = Date.now() / 1000): CostSummary {
+export function costSummary(stores: ProfileStore[], query: { profile?: string; days?: number }, now = Date.now() / 1000,
+  /** The user's prices for usage upstream left unpriced (applied here, at read time, never written back). */
+  overrides: PriceOverride[] = []): CostSummary {
   const days = Math.min(3650, Math.max(1, Math.trunc(query.days ?? 30)))
   const since = now - days * 86400
   // N days = today and the N-1 days before it.
   const sinceDay = dayOf(now - (days - 1) * 86400)
   const selected = stores.filter((s) => !query.profile || query.profile === 'all' || s.profile === query.profile)
   const profiles: CostSummary['profiles'] = []
-  const models = new Map<string, { costs: Money[]; tokens: Tokens }>()
+  const models = new Map<string, { costs: Money[]; tokens: Tokens; custom: boolean }>()
   const byDay = new Map<string, { day: string; profile: string; usd: number; unpriced: boolean }>()
   const top: CostSummary['topSessions'] = []
+  const custom = { usd: 0, models: new Set<string>() }
   for (const { profile, store } of selected) {
-    const repo = costRepo(store)
+    const repo = repositories.cost(store)
     const rows = repo.activeSince(since)
     const owners = rows.filter((r) => !isDelegate(r))
     const ownParts: Money[] = []
@@ -114,19 +119,32 @@ export function costSummary(stores: ProfileStore[], query: { profile?: string; d
       childParts.push(children)
       top.push({ profile, sessionId: String(r.id), title: (r.title as string | null) ?? null, own, inclusive: sumMoney([own, children]) })
     }
-    const own = sumMoney(ownParts)
-    const children = sumMoney(childParts)
-    profiles.push({ profile, own, children, inclusive: sumMoney([own, children]), sessions: owners.length })
+    const ownerIds = new Set(owners.map((r) => String(r.id)))
+    let customOwn = 0
+    let unpricedLeft = false
 
     const ids = new Set(rows.map((r) => String(r.id)))
     for (const r of repo.modelUsage()) {
       if (!ids.has(String(r.session_id))) continue
-      const m = models.get(String(r.model)) ?? { costs: [], tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 } }
-      m.costs.push(modelMoney(r))
+      const m = models.get(String(r.model)) ?? { costs: [], tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, custom: false }
       const t = tokensOf(r)
+      const o = n(r.all_unpriced) === 1 && used(r) ? overrideFor(overrides, String(r.model), String(r.billing_base_url ?? '')) : null
+      if (o) {
+        const usd = priceTokens(o, t)
+        m.costs.push({ usd, status: 'estimated', complete: true } satisfies Money)
+        m.custom = true
+        custom.models.add(String(r.model))
+        if (ownerIds.has(String(r.session_id))) { customOwn += usd; custom.usd += usd }
+      } else {
+        m.costs.push(modelMoney(r))
+        if (n(r.has_unpriced) === 1 && used(r) && ownerIds.has(String(r.session_id))) unpricedLeft = true
+      }
       for (const k of Object.keys(t) as Array<keyof Tokens>) m.tokens[k] += t[k]
       models.set(String(r.model), m)
     }
+    const own = withCustom(sumMoney(ownParts), customOwn, unpricedLeft)
+    const children = sumMoney(childParts)
+    profiles.push({ profile, own, children, inclusive: sumMoney([own, children]), sessions: owners.length })
 
     const status = new Map(rows.map((r) => [String(r.id), ownMoney(r)]))
     const daily = repo.dailySince(sinceDay)
@@ -162,10 +180,19 @@ export function costSummary(stores: ProfileStore[], query: { profile?: string; d
   return {
     profiles,
     total: sumMoney(profiles.map((p) => p.inclusive)),
-    byModel: [...models].map(([model, m]) => ({ model, cost: sumMoney(m.costs), tokens: m.tokens })).sort((a, b) => (b.cost.usd ?? -1) - (a.cost.usd ?? -1)),
+    byModel: [...models].map(([model, m]) => ({ model, cost: sumMoney(m.costs), tokens: m.tokens, ...(m.custom ? { customPrice: true } : {}) }))
+      .sort((a, b) => (b.cost.usd ?? -1) - (a.cost.usd ?? -1)),
     byDay: [...byDay.values()].sort((a, b) => a.day.localeCompare(b.day) || a.profile.localeCompare(b.profile)),
-    topSessions: top.slice(0, 10)
+    topSessions: top.slice(0, 10),
+    ...(custom.models.size ? { customPriced: { usd: custom.usd, models: [...custom.models].sort() } } : {})
   }
+}
+
+/** A profile's own spend with the custom-priced part added; complete only when no unpriced usage is left. */
+function withCustom(own: Money, customUsd: number, unpricedLeft: boolean): Money {
+  if (customUsd <= 0) return own
+  const usd = (own.usd ?? 0) + customUsd
+  return unpricedLeft ? { usd, status: 'partial', complete: false } : { usd, status: own.status === 'billed' ? 'billed' : 'estimated', complete: true }
 }
 
 function topSessionsSort(top: CostSummary['topSessions']): void {

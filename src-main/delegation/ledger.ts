@@ -3,7 +3,7 @@
  * child, so a parent's subagent cost can be re-applied after restart and the cost views can split a
  * session's spend into own vs delegated.
  */
-import { delegationRepo } from '../store'
+import { repositories } from '../store'
 import type { DelegationDb } from './types'
 
 export interface ChildUsage {
@@ -37,7 +37,7 @@ export async function recordChildUsageAttribution(
   if (typeof rec.parentSessionId !== 'string' || !rec.parentSessionId) return
   const aggregate = rec.aggregate && Object.keys(rec.aggregate).length > 0 ? JSON.stringify(rec.aggregate) : null
   await store.write(() => {
-    delegationRepo(store).insertChildUsage({
+    repositories.delegation(store).insertChildUsage({
       parentSessionId: rec.parentSessionId, parentTurnId: rec.parentTurnId ?? '', childSessionId: rec.childSessionId ?? '',
       usageJson: JSON.stringify(rec.usage ?? {}), aggregateJson: aggregate, createdAt: rec.now ?? Date.now() / 1000
     })
@@ -56,7 +56,7 @@ const asObject = (text: string | null): Record<string, unknown> | null => {
 
 export function loadChildUsageAttributions(store: DelegationDb, parentSessionId: string): ChildUsageAttribution[] {
   if (typeof parentSessionId !== 'string' || !parentSessionId) return []
-  return delegationRepo(store).listChildUsage(parentSessionId).map((r) => ({
+  return repositories.delegation(store).listChildUsage(parentSessionId).map((r) => ({
     parentTurnId: r.parent_turn_id ?? '',
     childSessionId: r.child_session_id ?? '',
     usage: (asObject(r.usage_json) ?? {}) as ChildUsage,

@@ -6,12 +6,12 @@
  * `retained_at + ttl`; a manual or cap tombstone happens before that (prune runs first on every lookup).
  */
 import type { FollowUpEstimate, Subagent, SubagentList, SubagentQuery, SubagentState } from '@shared/contract'
-import { delegationRepo } from '../store'
+import { repositories } from '../store'
 import { homeOfDb, loadDelegationConfig } from './config'
 import type { ProfileStore } from './costs'
 import { loadChildUsageAttributions } from './ledger'
 import type { LiveSubagentRegistry } from './live-registry'
-import { moneyFromLedger, NO_COST, sumMoney } from '@shared/contract/money'
+import { moneyFromColumns, moneyFromLedger, NO_COST, sumMoney } from '@shared/contract/money'
 import { expandChildren } from './registry/retained'
 import type { DelegationDb, RetainedChild } from './types'
 
@@ -45,13 +45,16 @@ function classify(r: Row, ttlHours: number): SubagentState {
 
 function transcript(store: DelegationDb, sessionId: string): { messages: number; chars: number } {
   if (!sessionId) return { messages: 0, chars: 0 }
-  const row = delegationRepo(store).transcriptSize(sessionId)
+  const row = repositories.delegation(store).transcriptSize(sessionId)
   return { messages: n(row.m), chars: n(row.c) }
 }
 
 function childMoney(store: DelegationDb, parentSessionId: string | null, childSessionId: string) {
   if (!parentSessionId || !childSessionId) return { cost: NO_COST, input: 0, output: 0 }
   const recs = loadChildUsageAttributions(store, parentSessionId).filter((a) => a.childSessionId === childSessionId)
+  // No ledger row: the child's own session cost, as the parent's cost breakdown counts it ("unledgered"),
+  // so the Subagents page never shows "—" for a child the parent bills.
+  if (!recs.length) return sessionMoney(store, childSessionId)
   let input = 0
   let output = 0
   const costs = recs.map((a) => {
@@ -63,6 +66,13 @@ function childMoney(store: DelegationDb, parentSessionId: string | null, childSe
   return { cost: sumMoney(costs), input, output }
 }
 
+function sessionMoney(store: DelegationDb, sessionId: string) {
+  const r = repositories.cost(store).sessionCostColumns(sessionId)
+  if (!r) return { cost: NO_COST, input: 0, output: 0 }
+  const used = n(r.api_call_count) > 0 || n(r.input_tokens) + n(r.output_tokens) + n(r.cache_read_tokens) + n(r.cache_write_tokens) > 0
+  return { cost: moneyFromColumns(r.estimated_cost_usd, r.actual_cost_usd, r.cost_status, used), input: n(r.input_tokens), output: n(r.output_tokens) }
+}
+
 export function listSubagents(stores: ProfileStore[], query: SubagentQuery, live?: LiveSubagentRegistry): SubagentList {
   const scope = query.profile ?? 'all'
   const selected = stores.filter((s) => scope === 'all' || s.profile === scope)
@@ -72,7 +82,7 @@ export function listSubagents(stores: ProfileStore[], query: SubagentQuery, live
     const cfg = loadDelegationConfig(homeOfDb(store.path))
     const ttlHours = Math.max(1, cfg.retainedTtlHours)
     if (i === 0 || profile === 'default') limits = { maxRetained: Math.max(1, cfg.maxRetained), ttlHours }
-    const rows: Row[] = delegationRepo(store).listForSubagents(query.parentSessionId || undefined)
+    const rows: Row[] = repositories.delegation(store).listForSubagents(query.parentSessionId || undefined)
     for (const r of rows) {
       const state = classify(r, ttlHours)
       if (!query.includeTombstoned && (state === 'tombstoned' || state === 'expired')) continue

@@ -6,7 +6,7 @@ import type { SessionStore } from '../store'
 
 /**
  * A profile's state.db. The delegation tables are reached through the store's typed repositories
- * (`delegationRepo`, `costRepo`); `write()` is BEGIN IMMEDIATE with busy retry off the event loop, and its
+ * (`repositories.delegation`, `repositories.cost`); `write()` is BEGIN IMMEDIATE with busy retry off the event loop, and its
  * callback stays synchronous and must be idempotent.
  */
 export type DelegationDb = SessionStore

@@ -9,12 +9,17 @@ import type { MemoryIdentitySource } from './cache-busting'
 import type { GatewayLogger } from './logger'
 import type { TurnChannel } from './channels'
 
-/** The slice of a profile's SessionStore the gateway reads (better-sqlite3: synchronous). */
+/** The slice of a profile's SessionStore the gateway uses (reads synchronous, writes Promise-returning). */
 export interface GatewayStore {
   getSession(id: string): { message_count?: unknown; ended_at?: unknown } | null | undefined
   /** Just the guard's columns (cheaper than `getSession`); used instead of it when present. */
   sessionCounters?(id: string): { message_count?: unknown; ended_at?: unknown } | null | undefined
   createSession?(id: string, source: string, opts?: { model?: string | null; profileName?: string | null; sessionKey?: string | null }): unknown
+  /**
+   * Saves the user's message before `sessions.resume` / `sessions.start` answer (durable first; the store
+   * retries a foreign lock off the event loop). Without it the agent saves the message itself.
+   */
+  appendMessage?(sessionId: string, msg: { role: 'user'; content: string }): unknown
   /** Tip of a compression chain, so resuming the root continues where the conversation is now. */
   resolveResumeSessionId?(id: string): string
 }

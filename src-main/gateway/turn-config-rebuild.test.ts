@@ -17,8 +17,9 @@ import { TestAgent } from './test-fixtures/test-agent'
 class WritingAgent extends TestAgent {
   constructor(readonly input: BuildAgentInput<SessionStore>) { super() }
   get sessionId() { return this.input.sessionId }
-  async runTurn(text: string) {
-    await this.input.store.appendMessages(this.input.sessionId, [{ role: 'user', content: text }, { role: 'assistant', content: 'ok' }])
+  async runTurn(text: string, o: { savedUserMessageId?: number } = {}) {
+    const user = o.savedUserMessageId === undefined ? [{ role: 'user', content: text }] : [] // the gateway saved it already
+    await this.input.store.appendMessages(this.input.sessionId, [...user, { role: 'assistant', content: 'ok' }])
     return { status: 'completed' as const, tokens: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, costUsd: null, costStatus: 'unpriced' as const, apiCalls: 1 }
   }
 }

@@ -22,9 +22,10 @@ class StoreAgent extends TestAgent {
   }
   get sessionId() { return this.input.sessionId }
   interrupt() { this.interrupted = true }
-  async runTurn(text: string, o: { onDelta?: (d: TurnDeltaLike) => void; signal?: AbortSignal }) {
+  async runTurn(text: string, o: { onDelta?: (d: TurnDeltaLike) => void; signal?: AbortSignal; savedUserMessageId?: number }) {
     this.seen.push({ home: getHermesHome(), key: currentSecretScope()?.secrets.OPENAI_API_KEY, platform: getSessionEnv('HERMES_SESSION_PLATFORM'), async: asyncDeliverySupported() })
-    await this.input.store.appendMessage(this.input.sessionId, { role: 'user', content: text })
+    // Like the real Agent: the gateway already saved the user's message (durable before resume answers).
+    if (o.savedUserMessageId === undefined) await this.input.store.appendMessage(this.input.sessionId, { role: 'user', content: text })
     if (this.gate) await this.gate
     if (this.failWith) throw new Error(this.failWith)
     o.onDelta?.({ kind: 'text', text: 'ok' })

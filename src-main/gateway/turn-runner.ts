@@ -262,15 +262,35 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       // Warnings from building the agent (e.g. a refused memory provider) reach the user once, on its first turn.
       for (const text of agent.startupNotices?.splice(0) ?? []) this.safeEmit('turn.delta', { ...handle, kind: 'notice', text })
       this.log.info(LOG, `turn ${handle.turnId} on ${key.slice(0, 64)}: cache ${decision}`)
+      const saved = savedMessageId ?? await this.saveUserMessage(store, agent, handle, text)
       const controller = new AbortController()
       const live: LiveTurn = { handle, reply: '', key, agent, controller, done: Promise.resolve(null as never) }
       this.turns.set(handle.turnId, live)
-      live.done = this.run(live, agent, text, owner, Object.values(secrets), channel, savedMessageId, opts.onDelta)
+      live.done = this.run(live, agent, text, owner, Object.values(secrets), channel, saved, opts.onDelta)
       return live
     } catch (err) {
       this.busyKeys.delete(key)
       this.cache.markIdle(key)
       throw err
+    }
+  }
+
+  /**
+   * The user's message is committed before the request answers: a kill right after `sessions.resume`
+   * returns loses nothing. If the DB stays locked past the store's retry budget, the turn ends with that
+   * error (event) and the request fails, so the renderer keeps the text in the composer.
+   */
+  private async saveUserMessage(store: S, agent: A, handle: TurnHandle, text: string): Promise<number | undefined> {
+    if (!store.appendMessage) return undefined
+    const sid = typeof agent.sessionId === 'string' && agent.sessionId ? agent.sessionId : handle.sessionId
+    try {
+      const id = await store.appendMessage(sid, { role: 'user', content: text })
+      return typeof id === 'number' ? id : undefined
+    } catch (err) {
+      const message = `Your message was not saved: ${(err as Error)?.message ?? String(err)}`
+      this.log.warn(LOG, `turn ${handle.turnId}: ${message}`)
+      this.safeEmit('turn.finished', { ...handle, status: 'error', error: message, tokens: ZERO_TOKENS, cost: costOf(null), apiCalls: 0 })
+      throw err instanceof CaduceusError ? new CaduceusError(err.code, message, err.field) : new CaduceusError('unavailable', message)
     }
   }
 

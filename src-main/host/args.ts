@@ -17,6 +17,8 @@ export interface HostArgs {
   schedule?: string
   /** serve: replace the stored headless token (signs open tabs out). */
   rotateToken: boolean
+  /** sessions export/import/prune (session-admin-cli.ts). */
+  admin?: { format?: string; only?: string; lineage?: boolean; session?: string; olderThan?: number }
   positionals: string[]
 }
 
@@ -50,6 +52,16 @@ export function parseArgs(argv: string[]): HostArgs {
         break
       }
       case '--query': out.query = value(); break
+      case '--format': out.admin = { ...out.admin, format: value() }; break
+      case '--only': out.admin = { ...out.admin, only: value() }; break
+      case '--lineage': out.admin = { ...out.admin, lineage: true }; break
+      case '--session': out.admin = { ...out.admin, session: value() }; break
+      case '--older-than': {
+        const n = Number(value())
+        if (!Number.isInteger(n) || n < 1) throw new Error('--older-than must be a positive integer (days)')
+        out.admin = { ...out.admin, olderThan: n }
+        break
+      }
       case '-z': out.prompt = value(); break
       case '--model': out.model = value(); break
       case '--host': out.host = value(); break

@@ -8,6 +8,7 @@ import { startHeadless } from './http-transport'
 import { installLastResort } from './last-resort'
 import { loadHeadlessToken } from './headless-token'
 import { formatSessionList, formatSessionShow, formatSearch } from './cli-format'
+import { sessionAdminCli } from './session-admin-cli'
 import { runOneShot } from './cli-run'
 import { runApiServer } from './cli-api'
 import { cron } from './cli-cron'
@@ -39,6 +40,8 @@ async function sessions(args: HostArgs): Promise<number> {
       const result = await call(host, 'sessions.search', { profile: args.profile ?? 'all', query: arg, limit: args.limit ?? 20 })
       out(result, () => formatSearch(result.hits))
     } else {
+      const code = await sessionAdminCli(host, sub, arg, args)
+      if (code !== null) return code
       console.error(USAGE)
       return 2
     }

@@ -10,7 +10,7 @@ import { EventBus } from './event-bus'
 import { createDispatcher, type Dispatcher } from './dispatch'
 import { createLogger, type Logger } from './log'
 import { logPaths, resolveRoot } from './root'
-import { createStoreServices } from './services'
+import { createStoreServices, type Services } from './services'
 import { buildHandlers } from './handlers'
 import { wireRuntime, type Runtime, type SecretCipher } from './runtime'
 import { createChannelsService } from './channels-service'
@@ -38,6 +38,8 @@ export interface Host {
   handlerNames: string[]
   bus: EventBus
   log: Logger
+  /** The profiles' stores, for CLI commands that stream (sessions export). */
+  stores: Services['stores']
   /** The gateway every channel runs its turns through (CLI channels: `run -z`, `api`, `cron run`). */
   gateway: Runtime['gateway']
   /** Home folder of a served profile; CaduceusError not_found for an unknown one. */
@@ -72,7 +74,7 @@ export async function createHost(opts: HostOptions): Promise<Host> {
   const dispatcher = createDispatcher(handlers, log, { validateOutput: opts.validateOutput })
   log.info('host', `serving ${root} (${services.stores.list().length} profiles${demo ? ', demo' : ''})`)
   return {
-    root, demo, dispatcher, handlerNames: Object.keys(handlers), bus, log, gateway: runtime.gateway,
+    root, demo, dispatcher, handlerNames: Object.keys(handlers), bus, log, gateway: runtime.gateway, stores: services.stores,
     homeOf: (profile) => services.homeOf(profile), close: () => services.close()
   }
 }

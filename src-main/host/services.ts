@@ -5,6 +5,7 @@ import { SessionWatcher, StoreRegistry } from '../store'
 import { setDefaultRoot, setMultiplexActive } from '../scope'
 import type { EventBus } from './event-bus'
 import type { Logger } from './log'
+import { writeRetryMs } from './write-retry'
 
 export interface Services {
   root: string
@@ -28,14 +29,23 @@ export function createStoreServices(opts: { root: string; demo: boolean; headles
   const { root, log, bus } = opts
   mkdirSync(root, { recursive: true })
   setDefaultRoot(root)
-  const stores = new StoreRegistry(root)
+  const stores = new StoreRegistry(root, { writeRetryMs: (e) => writeRetryMs(e.home) })
   const watchers = new Map<string, SessionWatcher>()
   const closers: Array<() => void | Promise<void>> = []
 
+  const awaitingFile = new Set<string>()
   const watchProfile = (name: string) => {
     if (!opts.live || watchers.has(name)) return
     try {
-      const watcher = new SessionWatcher(stores.get(name), (change) => bus.emit('sessions.changed', change)).start()
+      const store = stores.get(name)
+      if (store.pendingCreate) {
+        // No state.db yet (created by the first write): announce that write, then watch the new file.
+        if (awaitingFile.has(name)) return
+        awaitingFile.add(name)
+        const off = store.onLocalChange((change) => { off(); awaitingFile.delete(name); bus.emit('sessions.changed', change); watchProfile(name) })
+        return
+      }
+      const watcher = new SessionWatcher(store, (change) => bus.emit('sessions.changed', change)).start()
       watchers.set(name, watcher)
     } catch (err) {
       // A malformed or locked DB must not stop the other profiles from being served.

@@ -7,6 +7,10 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
   caduceus sessions list   [--home DIR] [--profile P] [--limit N] [--json]
   caduceus sessions show   <id> [--home DIR] [--profile P] [--json]
   caduceus sessions search <text> [--home DIR] [--profile P] [--limit N] [--json]
+  caduceus sessions export [--format jsonl|markdown] [--only user-prompts] [--lineage] [--profile P] [--session ID] [--home DIR]
+  caduceus sessions import FILE [--profile P] [--home DIR] [--json]
+  caduceus sessions delete ID [--profile P] [--home DIR]
+  caduceus sessions prune  [--older-than DAYS] [--profile P] [--home DIR]   ended sessions only (default 90 days)
   caduceus run -z PROMPT [--home DIR] [--profile P] [--model M] [--json]   one stateless turn; prints the reply
   caduceus api [--home DIR] [--profile P] [--host H] [--port N]   OpenAI-compatible API server (default 127.0.0.1:8642)
   caduceus cron list|create|edit|pause|resume|remove|run ...  per-profile cron jobs (caduceus cron with no verb: usage)

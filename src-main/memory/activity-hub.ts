@@ -2,7 +2,7 @@
  * All profiles' activity logs behind one face, for the `memory.events` / `memory.health` requests and the
  * `memory.activity` event. Each profile keeps its own table in its own state.db; 'all' merges them.
  */
-import { memoryEventsRepo, type SessionStore } from '../store'
+import { type SessionStore, repositories } from '../store'
 import { MemoryEventQuery, type MemoryEvent, type ProviderHealth } from '@shared/contract/memory'
 import { MemoryActivityLog, type ActivityLogOptions, type MemoryEventListener } from './activity'
 
@@ -12,11 +12,11 @@ export class MemoryActivityHub {
 
   constructor(private readonly options: ActivityLogOptions = {}) {}
 
-  /** The log of `profile` in its store's state.db (idempotent per profile). */
+  /** The log of `profile` in its store's state.db, writing through the store's write queue (idempotent per profile). */
   register(profile: string, store: SessionStore): MemoryActivityLog {
     const existing = this.logs.get(profile)
     if (existing) return existing.log
-    const log = new MemoryActivityLog(memoryEventsRepo(store), profile, this.options)
+    const log = new MemoryActivityLog(repositories.memoryEvents(store), profile, { ...this.options, writer: (fn) => store.write(fn) })
     const detach = log.onEvent((event) => {
       for (const listener of [...this.listeners]) {
         try {

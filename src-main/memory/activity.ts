@@ -8,7 +8,7 @@ import type { MemoryActivityInput, MemoryActivitySink } from './activity-types'
 import { MANAGER_LOGGER, memoryLogger } from './log'
 import { clip } from './manager-support'
 import { redactSecrets } from './redact'
-import type { memoryEventsRepo } from '../store'
+import type { repositories } from '../store'
 import { rowToEvent } from './activity-schema'
 
 export const ACTIVITY_RETENTION = 10_000
@@ -26,6 +26,12 @@ export interface ActivityLogOptions {
   retention?: number
   /** Prune after about this many inserts (default 100); the table holds at most retention + pruneEvery + one batch. */
   pruneEvery?: number
+  /**
+   * The store's `write` (BEGIN IMMEDIATE, busy retried off the event loop). Without it inserts run as plain
+   * synchronous transactions on the connection — which block the event loop for the connection's busy timeout while
+   * another process holds the write lock, so the host always passes it.
+   */
+  writer?: <T>(fn: () => T) => Promise<T>
 }
 
 export type MemoryEventListener = (event: MemoryEvent) => void
@@ -39,12 +45,21 @@ export class MemoryActivityLog implements MemoryActivitySink {
   private ready: boolean
   private pending: Array<Omit<MemoryEvent, 'id'>> = []
   private scheduled: NodeJS.Immediate | null = null
+  private readonly writer: ActivityLogOptions['writer']
 
-  constructor(private readonly events: ReturnType<typeof memoryEventsRepo>, readonly profile: string, options: ActivityLogOptions = {}) {
+  /** The table's typed SQL (store/memory-events-repo.ts); it follows the store when the first write swaps connections. */
+  constructor(private readonly events: ReturnType<typeof repositories.memoryEvents>, readonly profile: string, options: ActivityLogOptions = {}) {
     this.retention = Math.max(1, options.retention ?? ACTIVITY_RETENTION)
     this.pruneEvery = Math.max(1, options.pruneEvery ?? 100)
-    this.ready = this.attempt('create table', () => events.ensureTable()) ?? false
-    if (this.ready) this.prune()
+    this.writer = options.writer
+    this.ready = false
+    if (this.isReady()) this.prune()
+  }
+
+  /** (Re)creates the table when the store's connection is new (first use, or a lazily created state.db). */
+  private isReady(): boolean {
+    if (this.events.connectionChanged()) this.ready = this.attempt('create table', () => this.events.ensureTable()) ?? false
+    return this.ready
   }
 
   onEvent(listener: MemoryEventListener): () => void {
@@ -86,7 +101,19 @@ export class MemoryActivityLog implements MemoryActivitySink {
     if (this.pending.length === 0) return
     const batch = this.pending
     this.pending = []
-    const ids = this.ready ? this.attempt('insert', () => this.events.insertBatch(batch)) : undefined
+    if (this.isReady() && this.writer) {
+      // Uncontended, the store runs this at once (same tick); under a foreign lock, later and off the loop.
+      this.writer(() => batch.map((e) => this.events.insert(e))).then(
+        (ids) => this.delivered(batch, ids),
+        (err: Error) => { log.warn(`memory activity log (${this.profile}) insert failed: ${err?.message ?? String(err)}`); this.delivered(batch, undefined) }
+      )
+      return
+    }
+    const ids = this.isReady() ? this.attempt('insert', () => this.events.insertBatch(batch)) : undefined
+    this.delivered(batch, ids)
+  }
+
+  private delivered(batch: Array<Omit<MemoryEvent, 'id'>>, ids: number[] | undefined): void {
     if (ids && (this.sincePrune += batch.length) >= this.pruneEvery) this.prune()
     for (const [i, event] of batch.entries()) {
       // Still pushed when the DB refused it (negative id): the live view must not go blind on a full disk.
@@ -105,7 +132,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
   listEvents(query: MemoryEventQuery = {}): MemoryEvent[] {
     const q = MemoryEventQuery.parse(query)
     this.flush()
-    if (!this.ready || (q.profile !== 'all' && q.profile !== this.profile)) return []
+    if (!this.isReady() || (q.profile !== 'all' && q.profile !== this.profile)) return []
     const rows = this.attempt('query', () => this.events.list(q)) ?? []
     return rows.map((r) => rowToEvent(r, this.profile))
   }
@@ -113,7 +140,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
   /** Per provider: calls, errors, refusals, last error, p95 latency over the retained window. */
   health(): ProviderHealth[] {
     this.flush()
-    if (!this.ready) return []
+    if (!this.isReady()) return []
     const stats = this.attempt('health', () => this.events.providerStats()) ?? []
     return stats.map((s) => {
       const last = this.events.lastError(s.provider)

@@ -78,3 +78,25 @@ describe('generateBulk', () => {
     store.close()
   })
 })
+
+describe('demo home content for newcomers (issue 14)', () => {
+  it('most transcripts, the top-cost ones included, carry a code block, a table and a task list; few rows are partial', () => {
+    const root = tempDir()
+    writeDemoHome(root, { seed: 1, sessions: small })
+    const reg = new StoreRegistry(root)
+    try {
+      const db = rawDb(reg.get('default'))
+      const fence = '%\n' + '`'.repeat(3) + '%'
+      const rich = (id: string) => !!db.prepare(`SELECT 1 FROM messages WHERE session_id = ? AND role = 'assistant'
+        AND content LIKE ? AND content LIKE '%|---|%' AND content LIKE '%- [ ] %'`).get(id, fence)
+      const all = db.prepare('SELECT id, cost_status FROM sessions ORDER BY estimated_cost_usd DESC').all() as Array<{ id: string; cost_status: string | null }>
+      expect(all.slice(0, 5).every((r) => rich(r.id))).toBe(true)
+      expect(all.filter((r) => rich(r.id)).length / all.length).toBeGreaterThan(0.8)
+      expect(all.filter((r) => r.cost_status === 'partial').length / all.length).toBeLessThan(0.25)
+      // the delegation event names its own delegation, not a placeholder
+      const events = db.prepare('SELECT delegation_id, event_json FROM async_delegations WHERE event_json IS NOT NULL').all() as Array<{ delegation_id: string; event_json: string }>
+      expect(events.length).toBeGreaterThan(0)
+      for (const e of events) expect(JSON.parse(e.event_json).delegation_id).toBe(e.delegation_id)
+    } finally { reg.closeAll() }
+  })
+})

@@ -2,6 +2,19 @@
  * store/ — one `state.db` per profile (upstream Hermes schema, reconciled additively), sessions, messages,
  * FTS, lineage, usage, read models returning contract DTOs, the cross-process watcher and the demo home.
  *
+ * Store rules (home compatibility; mirror of ARCHITECTURE "Store rules"):
+ * - Opening only reads: the file must be a database, its shape is detected (shape.ts: schema_version,
+ *   usage keys, FTS layout, trigram), nothing is changed — no state.db is created, no journal-mode switch,
+ *   no DDL. The first write creates a missing file (v30), switches to WAL and reconciles inside its own
+ *   transaction. Reads never take the write lock; a home lacking columns is read through TEMP shadow views.
+ * - A home whose schema_version is below 30 belongs to an older upstream: Caduceus adds nullable/defaulted
+ *   columns to sessions/messages only; it creates or reshapes none of upstream's usage tables, FTS tables,
+ *   triggers or indices and writes no state_meta key. What it needs and such a home lacks lives in `cad_`
+ *   tables. Usage rows are written in the home's own key shape (update-then-insert on the detected key).
+ *   The system prompt goes where the home's version reads it (system_prompts + hash, else the inline column).
+ * - A schema newer than 30 is served with a notice; an unreadable profile is named in cross-profile views
+ *   (`unavailable`) and never written to.
+ *
  * Change notification (how `sessions.changed` is produced):
  * - `SessionWatcher` (one per store) owns a dedicated read connection. `PRAGMA data_version` on it changes
  *   after ANY other connection's commit — other processes AND this process's own `SessionStore` writer —
@@ -12,15 +25,23 @@
  * - `store.onLocalChange(fn)` reports the ids each committed write of this process touched (after COMMIT,
  *   never after rollback), synchronously. Use it for in-process bookkeeping; don't also emit events
  *   from it, or own writes would be announced twice.
- * - SQL on state.db lives only in this folder: other subsystems call typed repositories (`delegationRepo`,
- *   `costRepo`, `memoryEventsRepo`) and run their writes inside `store.write(() => …)`; the handle is private.
+ * - SQL on state.db lives only in this folder: other subsystems call typed `repositories` (delegation,
+ *   cost, memoryEvents) and run their writes inside `store.write(() => …)`; the handle is private.
  */
 export { SessionStore } from './session-store'
 export { setSqliteNativeBinding } from './open'
-export { discoverProfiles, StoreRegistry } from './profiles'
+export { discoverProfiles, problemOf, StoreRegistry } from './profiles'
 export { SessionWatcher } from './watcher'
 export { writeDemoHome } from './demo'
+export { toMarkdown, userPrompts } from './session-transfer'
 export type { SessionRow, CreateSessionOptions, NewMessage, ConversationMessage, UsageReport } from './types'
-export { delegationRepo } from './delegation-repo'
-export { costRepo } from './cost-repo'
-export { memoryEventsRepo } from './memory-events-repo'
+import { delegationRepo } from './delegation-repo'
+import { costRepo } from './cost-repo'
+import { memoryEventsRepo } from './memory-events-repo'
+
+/**
+ * Typed SQL for the tables other subsystems own, per table group: `delegation` (async_delegations,
+ * delegation_child_usage, the messages delivery checks), `cost` (session/usage rows behind the cost views),
+ * `memoryEvents` (cad_memory_events). Each takes the SessionStore; writes run inside `store.write()`.
+ */
+export const repositories = { delegation: delegationRepo, cost: costRepo, memoryEvents: memoryEventsRepo }

@@ -40,12 +40,20 @@ export interface MemoryEventFilter {
   limit: number
 }
 
-function repo(db: Database.Database) {
+/** `conn` is read per call: a lazily opened profile's store swaps connections when its first write creates state.db. */
+function repo(conn: () => Database.Database) {
+  let tableOn: Database.Database | null = null
   const insert = (e: NewMemoryEventRow): number =>
-    Number(db.prepare(`INSERT INTO cad_memory_events (provider, kind, name, session_id, turn_id, ok, latency_ms, summary, size, at)
+    Number(conn().prepare(`INSERT INTO cad_memory_events (provider, kind, name, session_id, turn_id, ok, latency_ms, summary, size, at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(e.provider, e.kind, e.name, e.sessionId, e.turnId, e.ok ? 1 : 0, e.latencyMs, e.summary, e.size, e.at).lastInsertRowid)
   return {
+    /** True when the connection differs from the one `ensureTable` last ran on. */
+    connectionChanged(): boolean {
+      return conn() !== tableOn
+    },
     ensureTable(): true {
+      const db = conn()
+      tableOn = db
       db.exec(`CREATE TABLE IF NOT EXISTS cad_memory_events (id INTEGER PRIMARY KEY AUTOINCREMENT, ${COLUMNS.map(([n, t]) => `${n} ${t}`).join(', ')})`)
       const have = new Set((db.prepare('PRAGMA table_info(cad_memory_events)').all() as Array<{ name: string }>).map((c) => c.name))
       for (const [name, type] of COLUMNS) if (!have.has(name)) db.exec(`ALTER TABLE cad_memory_events ADD COLUMN ${name} ${type}`)
@@ -53,9 +61,11 @@ function repo(db: Database.Database) {
       db.exec('CREATE INDEX IF NOT EXISTS idx_cad_memory_events_session ON cad_memory_events(session_id, id)')
       return true
     },
-    /** One transaction for the whole batch; ids in batch order. */
+    /** One row; call inside the store's write (or `insertBatch`). */
+    insert,
+    /** One plain transaction for the whole batch (no store writer); ids in batch order. */
     insertBatch(batch: NewMemoryEventRow[]): number[] {
-      return db.transaction(() => batch.map(insert))()
+      return conn().transaction(() => batch.map(insert))()
     },
     /** Newest first. */
     list(q: MemoryEventFilter): MemoryEventRow[] {
@@ -70,10 +80,10 @@ function repo(db: Database.Database) {
       if (q.sessionId) (where.push('session_id = ?'), params.push(q.sessionId))
       if (q.beforeId !== undefined) (where.push('id < ?'), params.push(q.beforeId))
       const sql = `SELECT * FROM cad_memory_events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`
-      return db.prepare(sql).all(...params, q.limit) as MemoryEventRow[]
+      return conn().prepare(sql).all(...params, q.limit) as MemoryEventRow[]
     },
     providerStats(): Array<{ provider: string; calls: number; errors: number; refusals: number }> {
-      return db.prepare(`
+      return conn().prepare(`
       SELECT provider,
         SUM(CASE WHEN kind NOT IN ('refusal','error') THEN 1 ELSE 0 END) AS calls,
         SUM(CASE WHEN kind = 'error' OR (ok = 0 AND kind <> 'refusal') THEN 1 ELSE 0 END) AS errors,
@@ -81,21 +91,21 @@ function repo(db: Database.Database) {
       FROM cad_memory_events GROUP BY provider ORDER BY provider`).all() as Array<{ provider: string; calls: number; errors: number; refusals: number }>
     },
     lastError(provider: string): { summary: string; at: number } | undefined {
-      return db.prepare(`SELECT summary, at FROM cad_memory_events WHERE provider = ? AND (kind = 'error' OR (ok = 0 AND kind <> 'refusal')) ORDER BY id DESC LIMIT 1`).get(provider) as { summary: string; at: number } | undefined
+      return conn().prepare(`SELECT summary, at FROM cad_memory_events WHERE provider = ? AND (kind = 'error' OR (ok = 0 AND kind <> 'refusal')) ORDER BY id DESC LIMIT 1`).get(provider) as { summary: string; at: number } | undefined
     },
     /** Latencies of the newest 1000 events that have one (unsorted). */
     recentLatencies(provider: string): number[] {
-      return (db.prepare(`SELECT latency_ms AS l FROM cad_memory_events WHERE provider = ? AND latency_ms IS NOT NULL ORDER BY id DESC LIMIT 1000`).all(provider) as Array<{ l: number }>).map((r) => r.l)
+      return (conn().prepare(`SELECT latency_ms AS l FROM cad_memory_events WHERE provider = ? AND latency_ms IS NOT NULL ORDER BY id DESC LIMIT 1000`).all(provider) as Array<{ l: number }>).map((r) => r.l)
     },
     lastPrefetch(provider: string): { ok: number; latency_ms: number | null; size: number | null; at: number } | undefined {
-      return db.prepare(`SELECT ok, latency_ms, size, at FROM cad_memory_events WHERE provider = ? AND kind = 'prefetch' ORDER BY id DESC LIMIT 1`).get(provider) as { ok: number; latency_ms: number | null; size: number | null; at: number } | undefined
+      return conn().prepare(`SELECT ok, latency_ms, size, at FROM cad_memory_events WHERE provider = ? AND kind = 'prefetch' ORDER BY id DESC LIMIT 1`).get(provider) as { ok: number; latency_ms: number | null; size: number | null; at: number } | undefined
     },
     lastSyncError(provider: string): { summary: string; at: number } | undefined {
-      return db.prepare(`SELECT summary, at FROM cad_memory_events WHERE provider = ? AND name = 'sync_turn' AND (kind = 'error' OR ok = 0) ORDER BY id DESC LIMIT 1`).get(provider) as { summary: string; at: number } | undefined
+      return conn().prepare(`SELECT summary, at FROM cad_memory_events WHERE provider = ? AND name = 'sync_turn' AND (kind = 'error' OR ok = 0) ORDER BY id DESC LIMIT 1`).get(provider) as { summary: string; at: number } | undefined
     },
     /** Keep the newest `retention` rows. */
     prune(retention: number): void {
-      db.prepare(`DELETE FROM cad_memory_events WHERE id <= (SELECT id FROM cad_memory_events ORDER BY id DESC LIMIT 1 OFFSET ?)`).run(retention)
+      conn().prepare(`DELETE FROM cad_memory_events WHERE id <= (SELECT id FROM cad_memory_events ORDER BY id DESC LIMIT 1 OFFSET ?)`).run(retention)
     }
   }
 }
@@ -103,11 +113,11 @@ function repo(db: Database.Database) {
 export type MemoryEventsRepo = ReturnType<typeof repo>
 
 /** Over a raw handle: for this file's callers in store/ and for tests that build a bare state.db. */
-export function memoryEventsOnHandle(db: Database.Database): MemoryEventsRepo {
-  return repo(db)
+export function memoryEventsOnHandle(db: Database.Database | (() => Database.Database)): MemoryEventsRepo {
+  return repo(typeof db === 'function' ? db : () => db)
 }
 
 /** The activity-log table of one profile's store. */
 export function memoryEventsRepo(store: SessionStore): MemoryEventsRepo {
-  return repo(sqliteOf(store))
+  return repo(() => sqliteOf(store))
 }

@@ -32,10 +32,14 @@ const toolCallsJson = (m: NewMessage) => m.toolCalls?.length
 /** Appends in the caller's transaction; returns the new row ids. */
 export function appendRows(db: Database.Database, sessionId: string, msgs: NewMessage[]): number[] {
   msgs.forEach(validate)
-  const session = stmt(db, 'SELECT end_reason FROM sessions WHERE id = ?').get(sessionId) as { end_reason: string | null } | undefined
+  const session = stmt(db, 'SELECT ended_at, end_reason FROM sessions WHERE id = ?').get(sessionId) as { ended_at: number | null; end_reason: string | null } | undefined
   if (!session) throw notFound(sessionId)
   if (session.end_reason === 'compression') throw new CompressionSessionClosedError(sessionId)
   if (msgs.length === 0) return []
+  // Appending to an ended session reopens it (upstream's get_session then shows it live again).
+  if (session.ended_at != null || session.end_reason != null) {
+    stmt(db, 'UPDATE sessions SET ended_at = NULL, end_reason = NULL WHERE id = ?').run(sessionId)
+  }
 
   const calls = msgs.reduce((n, m) => n + (m.toolCalls?.length ?? 0), 0)
   const lastTs = Math.max(...msgs.map((m) => m.timestamp ?? nowSeconds()))

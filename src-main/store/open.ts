@@ -1,18 +1,29 @@
 /**
- * Opening a profile's state.db: file created 0600, WAL (with DELETE fallback), busy timeout, foreign keys,
- * and an additive reconcile on writable opens. The same function serves the app, tests and CLI.
+ * Opening a profile's state.db. Opening only reads: it checks the file is a database, detects the home's
+ * shape (shape.ts) and changes nothing — no journal-mode switch, no DDL, no file created. The first write
+ * calls `prepareForWrite()`: it creates a missing file (0600), switches to WAL (DELETE fallback) and the
+ * write transaction then reconciles additively. So a file Caduceus refuses is never touched, a profile
+ * folder without state.db gets none until something is written, and reads never take the write lock.
  */
 import Database from 'better-sqlite3'
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
+import { CaduceusError } from '@shared/contract'
 import * as schema from './schema'
 import { missingColumns, reconcile, type ReconcileReport } from './reconcile'
+import { applyReadShim, dropReadShim } from './read-shim'
+import { detectShape, schemaCookie, shapeNotice, type HomeShape } from './shape'
 
 export interface OpenOptions {
   readonly?: boolean
-  /** ms SQLite itself waits on a lock before SQLITE_BUSY; write() adds jittered retries on top. */
+  /** ms SQLite itself waits on a lock before SQLITE_BUSY; write() adds retries on top. */
   busyTimeoutMs?: number
+  /**
+   * SessionStore: leave a missing state.db uncreated until the first write (profile folders discovered by the
+   * registry). Without it a missing file is created on construction, so `store.db` is the file from the start.
+   */
+  lazyCreate?: boolean
 }
 
 export interface StateDb {
@@ -21,10 +32,20 @@ export interface StateDb {
   sqlite: Database.Database
   orm: BetterSQLite3Database<typeof schema>
   journalMode: string
-  /** Writable opens: what reconcile did. Read-only opens: null. */
+  /** What the first write's reconcile did; null until then (and on read-only opens). */
   reconcile: ReconcileReport | null
-  /** Read-only opens of a stale DB: declared columns it lacks (`table.column`). */
+  /** Declared columns the DB lacks (`table.column`); reads tolerate them. */
   missing: string[]
+  /** The home's detected shape (re-detected when the schema cookie moves). */
+  shape: HomeShape
+  /** A visible notice for the user (e.g. a newer upstream schema), or null. */
+  notice: string | null
+  /** No state.db on disk yet: reads see an empty in-memory schema until the first write creates the file. */
+  pending: boolean
+  /** True once this connection has been prepared for writing (file + WAL). */
+  writable: boolean
+  /** True once a write transaction that reconciled has committed (a rolled-back one reconciles again). */
+  reconciled: boolean
 }
 
 function tighten(path: string): void {
@@ -45,34 +66,124 @@ export function sqliteOptions(extra: Database.Options = {}): Database.Options {
   return nativeBinding ? { ...extra, nativeBinding } : extra
 }
 
+/** A profile whose state.db cannot be served: the reason names the file, never a stack. */
+export class UnreadableStateDbError extends CaduceusError {
+  constructor(readonly file: string, readonly reason: string) {
+    super('unavailable', `${file} cannot be read: ${reason}`)
+    this.name = 'UnreadableStateDbError'
+  }
+}
+
+function connect(file: string, readonly: boolean, busyMs: number): Database.Database {
+  const sqlite = new Database(file, sqliteOptions({ readonly, fileMustExist: true }))
+  try {
+    sqlite.pragma(`busy_timeout = ${busyMs}`)
+    sqlite.pragma('foreign_keys = ON')
+    return sqlite
+  } catch (err) {
+    sqlite.close()
+    throw err
+  }
+}
+
+function emptySchema(): Database.Database {
+  const mem = new Database(':memory:', sqliteOptions())
+  mem.transaction(() => reconcile(mem, { legacy: false }))()
+  return mem
+}
+
 export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
   const file = resolve(path)
   const readonly = opts.readonly === true
-  if (!readonly) {
-    mkdirSync(dirname(file), { recursive: true })
-    if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600))
-  }
-  const sqlite = new Database(file, sqliteOptions({ readonly, fileMustExist: readonly }))
-  try {
-    sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? (readonly ? 5000 : 1000)))}`)
-    let journalMode = String(sqlite.pragma('journal_mode', { simple: true }))
-    if (!readonly && journalMode !== 'wal') {
-      try {
-        journalMode = String(sqlite.pragma('journal_mode = WAL', { simple: true }))
-        sqlite.pragma('journal_size_limit = 67108864')
-      } catch {
-        journalMode = String(sqlite.pragma('journal_mode', { simple: true })) // fall back to what the FS allows
-      }
-    }
-    sqlite.pragma('foreign_keys = ON')
-    const report = readonly ? null : reconcile(sqlite)
-    if (!readonly) tighten(file)
+  const busyMs = Math.max(0, Math.floor(opts.busyTimeoutMs ?? (readonly ? 5000 : 1000)))
+  if (!existsSync(file)) {
+    if (readonly) throw new UnreadableStateDbError(file, 'no such file')
+    const sqlite = emptySchema()
+    const shape = detectShape(sqlite)
     return {
-      path: file, readonly, sqlite, orm: drizzle(sqlite, { schema }), journalMode, reconcile: report,
-      missing: readonly ? missingColumns(sqlite) : []
+      path: file, readonly, sqlite, orm: drizzle(sqlite, { schema }), journalMode: 'none', reconcile: null, missing: [],
+      shape, notice: null, pending: true, writable: false, reconciled: false
+    }
+  }
+  let sqlite: Database.Database
+  try {
+    sqlite = connect(file, readonly, busyMs)
+  } catch (err) {
+    throw new UnreadableStateDbError(file, (err as Error).message)
+  }
+  try {
+    let shape: HomeShape
+    try {
+      shape = detectShape(sqlite)
+    } catch (err) {
+      throw new UnreadableStateDbError(file, (err as Error).message)
+    }
+    const journalMode = String(sqlite.pragma('journal_mode', { simple: true }))
+    if (!readonly || shape.legacy) applyReadShim(sqlite)
+    return {
+      path: file, readonly, sqlite, orm: drizzle(sqlite, { schema }), journalMode, reconcile: null,
+      missing: missingColumns(sqlite), shape, notice: shapeNotice(shape), pending: false, writable: false, reconciled: false
     }
   } catch (err) {
     sqlite.close()
     throw err
   }
+}
+
+/** Re-detects the shape when any process changed the schema since the last look. Cheap: one pragma. */
+export function refreshShape(h: StateDb): HomeShape {
+  if (h.pending) return h.shape
+  if (schemaCookie(h.sqlite) !== h.shape.cookie) {
+    h.shape = detectShape(h.sqlite)
+    h.notice = shapeNotice(h.shape)
+    h.missing = missingColumns(h.sqlite)
+    if (!h.writable) applyReadShim(h.sqlite)
+  }
+  return h.shape
+}
+
+/**
+ * Before the first write of this open: create the file if it is missing and switch to WAL. Outside any
+ * transaction (journal mode cannot change inside one). Idempotent.
+ */
+export function prepareForWrite(h: StateDb, busyMs = 1000): void {
+  if (h.readonly) throw new CaduceusError('refused', `${h.path} is open read-only`)
+  if (h.writable) return
+  if (h.pending) {
+    mkdirSync(dirname(h.path), { recursive: true })
+    if (!existsSync(h.path)) closeSync(openSync(h.path, 'a', 0o600))
+    const sqlite = connect(h.path, false, busyMs)
+    h.sqlite.close()
+    h.sqlite = sqlite
+    h.orm = drizzle(sqlite, { schema })
+    h.shape = detectShape(sqlite)
+    h.pending = false
+  }
+  dropReadShim(h.sqlite) // the write's reconcile adds the missing columns for real
+  let mode = String(h.sqlite.pragma('journal_mode', { simple: true }))
+  if (mode !== 'wal') {
+    const busy = Number(h.sqlite.pragma('busy_timeout', { simple: true })) || 0
+    h.sqlite.pragma('busy_timeout = 0') // never sleep on the event loop for a foreign lock; retried next write
+    try {
+      mode = String(h.sqlite.pragma('journal_mode = WAL', { simple: true }))
+      h.sqlite.pragma('journal_size_limit = 67108864')
+    } catch {
+      mode = String(h.sqlite.pragma('journal_mode', { simple: true })) // another process holds it: keep what the FS allows
+    } finally {
+      h.sqlite.pragma(`busy_timeout = ${busy}`)
+    }
+  }
+  h.journalMode = mode
+  tighten(h.path)
+  h.writable = true
+}
+
+/** Inside a write transaction until one commits: additive reconcile in the home's shape, then re-detect. */
+export function reconcileInWrite(h: StateDb): void {
+  if (h.reconciled) { refreshShape(h); return }
+  const shape = detectShape(h.sqlite)
+  h.reconcile = reconcile(h.sqlite, shape)
+  h.shape = detectShape(h.sqlite)
+  h.notice = shapeNotice(h.shape)
+  h.missing = missingColumns(h.sqlite)
 }

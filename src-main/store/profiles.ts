@@ -4,7 +4,9 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { CaduceusError, type SearchHit, type SessionPage, type SessionSummary } from '@shared/contract'
+import {
+  CaduceusError, type ProfileProblem, type SearchHit, type SearchResult, type SearchSessionGroup, type SessionPage, type SessionSummary
+} from '@shared/contract'
 import { isValidProfileName } from '../scope'
 import { SessionStore } from './session-store'
 import type { ListOptions } from './read-list'
@@ -30,12 +32,17 @@ export function discoverProfiles(root: string): ProfileEntry[] {
   return out
 }
 
+export interface RegistryOptions {
+  /** Off-loop write retry budget (ms) per profile; read when a write meets a foreign lock. Default 60 s. */
+  writeRetryMs?: (entry: ProfileEntry) => number | undefined
+}
+
 export class StoreRegistry {
   readonly root: string
   private entries: ProfileEntry[]
   private stores = new Map<string, SessionStore>()
 
-  constructor(root: string) {
+  constructor(root: string, private readonly opts: RegistryOptions = {}) {
     this.root = resolve(root)
     this.entries = discoverProfiles(this.root)
   }
@@ -58,9 +65,32 @@ export class StoreRegistry {
     if (open) return open
     const entry = this.entries.find((e) => e.name === profile)
     if (!entry) throw new CaduceusError('not_found', `Unknown profile: ${profile}`, 'profile')
-    const store = new SessionStore(entry.dbPath, { profile: entry.name })
+    const retry = this.opts.writeRetryMs
+    const store = new SessionStore(entry.dbPath, { profile: entry.name, lazyCreate: true, writeRetryMs: retry && (() => retry(entry)) })
     this.stores.set(profile, store)
     return store
+  }
+
+  /**
+   * Every profile's store that opens, and the ones that do not with their reason: one unreadable state.db
+   * must not blank a cross-profile view. A failed open is retried next time (the file may be repaired).
+   */
+  healthy(only?: (name: string) => boolean): { stores: Array<{ profile: string; store: SessionStore }>; unavailable: ProfileProblem[]; notices: ProfileProblem[] } {
+    const stores: Array<{ profile: string; store: SessionStore }> = []
+    const unavailable: ProfileProblem[] = []
+    const notices: ProfileProblem[] = []
+    for (const e of this.entries) {
+      if (only && !only(e.name)) continue
+      try {
+        const store = this.get(e.name)
+        stores.push({ profile: e.name, store })
+        const notice = store.notice
+        if (notice) notices.push({ profile: e.name, reason: notice })
+      } catch (err) {
+        unavailable.push({ profile: e.name, reason: problemOf(err) })
+      }
+    }
+    return { stores, unavailable, notices }
   }
 
   /** Stores opened so far (for wiring watchers). */
@@ -79,10 +109,16 @@ export class StoreRegistry {
       try { cursors = JSON.parse(Buffer.from(q.cursor, 'base64url').toString('utf8')) } catch { /* validated below */ }
       if (!cursors || typeof cursors !== 'object' || Array.isArray(cursors)) throw new CaduceusError('invalid_input', 'invalid cursor', 'cursor')
     }
-    const pages = this.entries.filter((e) => cursors[e.name] !== false).map((e) => {
-      const page = this.get(e.name).listSessions({ ...q, limit, cursor: (cursors[e.name] as string | null | undefined) ?? null })
-      return { name: e.name, page }
-    })
+    const { stores, unavailable, notices } = this.healthy((name) => cursors[name] !== false)
+    const pages: Array<{ name: string; page: SessionPage }> = []
+    for (const { profile, store } of stores) {
+      try {
+        pages.push({ name: profile, page: store.listSessions({ ...q, limit, cursor: (cursors[profile] as string | null | undefined) ?? null }) })
+      } catch (err) {
+        if (err instanceof CaduceusError && err.field === 'cursor') throw err
+        unavailable.push({ profile, reason: problemOf(err) })
+      }
+    }
     const merged = pages.flatMap((p) => p.page.items.map((item, i) => ({ p, item, i })))
       .sort((a, b) => b.item.lastActiveAt - a.item.lastActiveAt || b.item.startedAt - a.item.startedAt || (a.item.id < b.item.id ? 1 : -1))
     const taken = merged.slice(0, limit)
@@ -100,16 +136,55 @@ export class StoreRegistry {
       if (next[name] !== false) more = true
     }
     for (const [name, c] of Object.entries(cursors)) if (c === false) next[name] = false
-    return { items: taken.map((t) => t.item), nextCursor: more ? Buffer.from(JSON.stringify(next)).toString('base64url') : null }
+    return {
+      items: taken.map((t) => t.item), nextCursor: more ? Buffer.from(JSON.stringify(next)).toString('base64url') : null,
+      ...problems(unavailable, notices)
+    }
   }
 
-  searchAll(q: { query: string; limit?: number }): SearchHit[] {
+  /** One profile (`only`) or all: hits newest first, grouped by session, plus who could not be searched. */
+  searchAll(q: { query: string; limit?: number }, only?: string): SearchResult {
     const limit = Math.max(1, Math.min(200, q.limit ?? 50))
-    return this.entries.flatMap((e) => this.get(e.name).search({ query: q.query, limit }))
-      .sort((a, b) => b.timestamp - a.timestamp).slice(0, limit)
+    const { stores, unavailable, notices } = only ? { stores: [{ profile: only, store: this.get(only) }], unavailable: [], notices: [] } : this.healthy()
+    const hits: SearchHit[] = []
+    const titles: Array<{ profile: string; sessionId: string; title: string }> = []
+    let message: string | undefined
+    for (const { profile, store } of stores) {
+      try {
+        const r = store.searchFull({ query: q.query, limit })
+        hits.push(...r.hits)
+        titles.push(...r.titles)
+        message ??= r.message
+      } catch (err) {
+        unavailable.push({ profile, reason: problemOf(err) })
+      }
+    }
+    const page = hits.sort((a, b) => b.timestamp - a.timestamp).slice(0, limit)
+    const groups = new Map<string, SearchSessionGroup>()
+    const key = (p: string, id: string) => `${p}\u0000${id}`
+    for (const t of titles) groups.set(key(t.profile, t.sessionId), { profile: t.profile, sessionId: t.sessionId, title: t.title, hits: 0, titleMatch: true })
+    for (const h of page) {
+      const g = groups.get(key(h.profile, h.sessionId)) ?? { profile: h.profile, sessionId: h.sessionId, title: h.sessionTitle, hits: 0, titleMatch: false }
+      g.hits++
+      groups.set(key(h.profile, h.sessionId), g)
+    }
+    return {
+      hits: page, sessions: [...groups.values()], ...(message && page.length === 0 && titles.length === 0 ? { message } : {}),
+      ...problems(unavailable, notices)
+    }
   }
 }
 
 function cursorAfter(s: SessionSummary): string {
   return Buffer.from(JSON.stringify([s.lastActiveAt, s.startedAt, s.id]), 'utf8').toString('base64url')
+}
+
+/** The reason shown for a profile that cannot be served: the SQLite message, without paths or stacks. */
+export function problemOf(err: unknown): string {
+  const e = err as { reason?: unknown; message?: unknown }
+  return String(typeof e?.reason === 'string' ? e.reason : e?.message ?? err).split('\n')[0]!.slice(0, 300)
+}
+
+function problems(unavailable: ProfileProblem[], notices: ProfileProblem[]): { unavailable?: ProfileProblem[]; notices?: ProfileProblem[] } {
+  return { ...(unavailable.length ? { unavailable } : {}), ...(notices.length ? { notices } : {}) }
 }

@@ -1,14 +1,23 @@
 /**
- * Additive reconcile (the upstream "declare columns, add the missing ones" pattern): create missing tables,
- * add missing columns, then indices, FTS objects and triggers — all IF NOT EXISTS. Nothing is dropped,
- * renamed or rewritten; unknown tables/columns from a newer upstream stay as they are.
+ * Additive reconcile (the upstream "declare columns, add the missing ones" pattern), run inside the first
+ * write transaction of an open — never on open itself, so reads never need the write lock.
+ *
+ * A current home (schema_version ≥ 30, or none stamped: one Caduceus creates) gets missing tables, columns,
+ * indices and FTS objects (incl. the trigram index), all IF NOT EXISTS. A legacy home (an older upstream
+ * still writes it) only gets nullable/defaulted columns added to `sessions` and `messages`: its usage tables,
+ * FTS tables, triggers and indices stay exactly as its upstream made them, and what Caduceus needs that such a
+ * home lacks lives in `cad_` tables. Nothing is dropped, renamed or rewritten; no state_meta key is written
+ * in a home Caduceus did not create.
  */
 import type Database from 'better-sqlite3'
-import { getTableConfig } from 'drizzle-orm/sqlite-core'
+import { getTableConfig, type SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { addColumnSql, columnFacts, createTableSql } from './schema/ddl'
 import {
-  DECLARED_TABLES, FTS_STORAGE_VERSION, FTS_TABLE_SQL, FTS_TRIGGER_SQL, FTS_VIEW_SQL, INDEX_SQL, SCHEMA_VERSION
+  DECLARED_TABLES, FTS_STORAGE_VERSION, FTS_TABLE_SQL, FTS_TRIGGER_SQL, FTS_VIEW_SQL, INDEX_SQL, SCHEMA_VERSION,
+  TRIGRAM_TABLE_SQL, TRIGRAM_TRIGGER_SQL, TRIGRAM_VIEW_SQL, sessionDailyUsage, sessionModelUsage, asyncDelegations,
+  delegationChildUsage, sessions, messages
 } from './schema'
+import type { HomeShape } from './shape'
 
 export interface ReconcileReport {
   createdTables: string[]
@@ -17,7 +26,7 @@ export interface ReconcileReport {
 }
 
 export function existingColumns(db: Database.Database, table: string): Set<string> {
-  const rows = db.prepare(`PRAGMA table_info("${table.replace(/"/g, '""')}")`).all() as Array<{ name: string }>
+  const rows = db.prepare(`PRAGMA main.table_info("${table.replace(/"/g, '""')}")`).all() as Array<{ name: string }>
   return new Set(rows.map((r) => r.name))
 }
 
@@ -25,7 +34,7 @@ function objectExists(db: Database.Database, type: string, name: string): boolea
   return db.prepare('SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?').get(type, name) !== undefined
 }
 
-/** Columns the declared schema has but the DB lacks (used by read-only opens, which must not ALTER). */
+/** Columns the declared schema has but the DB lacks (reported on opens; reads tolerate them). */
 export function missingColumns(db: Database.Database): string[] {
   const missing: string[] = []
   for (const table of DECLARED_TABLES) {
@@ -37,39 +46,85 @@ export function missingColumns(db: Database.Database): string[] {
   return missing
 }
 
-export function reconcile(db: Database.Database): ReconcileReport {
-  const report: ReconcileReport = { createdTables: [], addedColumns: [], ftsRebuilt: false }
-  // One IMMEDIATE transaction: two processes opening a fresh DB at once must not interleave DDL.
-  db.transaction(() => {
-    for (const table of DECLARED_TABLES) {
-      const name = getTableConfig(table).name
-      if (!objectExists(db, 'table', name)) report.createdTables.push(name)
-      db.exec(createTableSql(table))
-      const have = existingColumns(db, name)
-      for (const c of columnFacts(table)) {
-        if (have.has(c.name)) continue
-        db.exec(addColumnSql(name, c))
-        report.addedColumns.push(`${name}.${c.name}`)
-      }
-    }
-    for (const sql of INDEX_SQL) db.exec(sql)
+/** Caduceus-owned stand-ins for usage tables a legacy home lacks (same columns, `cad_` name). */
+export const CAD_TABLES: Record<string, SQLiteTable> = {
+  session_model_usage: sessionModelUsage,
+  session_daily_usage: sessionDailyUsage
+}
+export const cadName = (table: string) => `cad_${table}`
 
-    const ftsExisted = objectExists(db, 'table', 'messages_fts')
+function addColumns(db: Database.Database, table: SQLiteTable, report: ReconcileReport, refs = true): void {
+  const name = getTableConfig(table).name
+  const have = existingColumns(db, name)
+  for (const c of columnFacts(table)) {
+    if (have.has(c.name)) continue
+    // Legacy homes: no REFERENCES (a parent table such as system_prompts may not exist there).
+    db.exec(addColumnSql(name, refs ? c : { ...c, references: null }))
+    report.addedColumns.push(`${name}.${c.name}`)
+  }
+}
+
+function createTable(db: Database.Database, table: SQLiteTable, report: ReconcileReport, as?: string): void {
+  const name = as ?? getTableConfig(table).name
+  if (objectExists(db, 'table', name)) return
+  let sql = createTableSql(table)
+  if (as) sql = sql.replace(/^CREATE TABLE IF NOT EXISTS \S+/, `CREATE TABLE IF NOT EXISTS ${as}`)
+  db.exec(sql)
+  report.createdTables.push(name)
+}
+
+function reconcileLegacy(db: Database.Database, report: ReconcileReport): void {
+  for (const t of [sessions, messages]) addColumns(db, t, report, false)
+  for (const [name, table] of Object.entries(CAD_TABLES)) {
+    if (!objectExists(db, 'table', name)) createTable(db, table, report, cadName(name))
+  }
+  // The delegation ledger is Caduceus's own feature table; an older upstream never reads it.
+  for (const t of [asyncDelegations, delegationChildUsage]) { createTable(db, t, report); addColumns(db, t, report) }
+}
+
+function reconcileCurrent(db: Database.Database, report: ReconcileReport): void {
+  for (const table of DECLARED_TABLES) {
+    createTable(db, table, report)
+    addColumns(db, table, report)
+  }
+  for (const sql of INDEX_SQL) db.exec(sql)
+
+  const ftsExisted = objectExists(db, 'table', 'messages_fts')
+  if (!ftsExisted) {
     db.exec(FTS_VIEW_SQL)
     db.exec(FTS_TABLE_SQL)
-    for (const sql of FTS_TRIGGER_SQL) db.exec(sql)
-    if (!ftsExisted) {
-      // A DB that had messages but no index (ours just created it): index what is already there.
-      if (db.prepare('SELECT 1 FROM messages LIMIT 1').get()) {
-        db.exec("INSERT INTO messages_fts(messages_fts) VALUES('rebuild')")
-        report.ftsRebuilt = true
-      }
-      db.prepare('INSERT OR IGNORE INTO state_meta(key, value) VALUES (?, ?)').run('fts_storage_version', FTS_STORAGE_VERSION)
+  }
+  if (objectExists(db, 'view', 'messages_fts_src')) for (const sql of FTS_TRIGGER_SQL) db.exec(sql)
+  const hasMessages = db.prepare('SELECT 1 FROM messages LIMIT 1').get() !== undefined
+  if (!ftsExisted) {
+    if (hasMessages) {
+      db.exec("INSERT INTO messages_fts(messages_fts) VALUES('rebuild')")
+      report.ftsRebuilt = true
     }
-    // Only stamp when absent: an older stamped version is upstream's cue to run its own data migrations,
-    // and a newer one must never be lowered.
-    const row = db.prepare('SELECT MAX(version) AS v FROM schema_version').get() as { v: number | null }
-    if (row.v === null) db.prepare('INSERT INTO schema_version(version) VALUES (?)').run(SCHEMA_VERSION)
-  }).immediate()
+    db.prepare('INSERT OR IGNORE INTO state_meta(key, value) VALUES (?, ?)').run('fts_storage_version', FTS_STORAGE_VERSION)
+  }
+  if (!objectExists(db, 'table', 'messages_fts_trigram')) {
+    try {
+      db.exec('SAVEPOINT cad_trigram')
+      db.exec(TRIGRAM_VIEW_SQL)
+      db.exec(TRIGRAM_TABLE_SQL)
+      for (const sql of TRIGRAM_TRIGGER_SQL) db.exec(sql)
+      if (hasMessages) db.exec("INSERT INTO messages_fts_trigram(messages_fts_trigram) VALUES('rebuild')")
+      db.exec('RELEASE cad_trigram')
+    } catch {
+      // SQLite without the trigram tokenizer: soft-fail like upstream; substring search falls back to a scan.
+      db.exec('ROLLBACK TO cad_trigram'); db.exec('RELEASE cad_trigram')
+    }
+  }
+  // Only stamp when absent: an older stamped version is upstream's cue to run its own migrations.
+  const row = db.prepare('SELECT MAX(version) AS v FROM schema_version').get() as { v: number | null }
+  if (row.v === null) db.prepare('INSERT INTO schema_version(version) VALUES (?)').run(SCHEMA_VERSION)
+}
+
+/** Runs inside the caller's write transaction. */
+export function reconcile(db: Database.Database, shape: Pick<HomeShape, 'legacy'>): ReconcileReport {
+  const report: ReconcileReport = { createdTables: [], addedColumns: [], ftsRebuilt: false }
+  if (shape.legacy) reconcileLegacy(db, report)
+  else reconcileCurrent(db, report)
   return report
 }

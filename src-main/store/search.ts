@@ -1,17 +1,22 @@
 /**
- * Full-text search over `messages_fts`. User text is never passed to MATCH raw: it is rebuilt as a list of
- * quoted phrases (FTS5 syntax cannot leak through a quoted string), so any input yields hits or [] —
- * never an FTS syntax error.
+ * Search that finds what users type, in whatever FTS layout the home has (shape.ts):
+ * - words through the home's word index (`messages_fts`, v30 external-content or legacy inline);
+ * - CJK and any substring of 3+ characters through the trigram index (`messages_fts_trigram`);
+ * - shorter terms (e.g. 東京) or a home without a trigram index: a bounded `instr` scan over the most recent
+ *   visible rows.
+ * Results of the indexes are unioned, filtered to visible rows (hidden = `active = 0 AND compacted = 0`,
+ * i.e. rewound), newest first. Snippets are cut from each hit's own row. Titles match too.
  */
 import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
+import type { HomeShape } from './shape'
+import { parseQuery, positiveTerms, toInstr, toMatch, type Node, type Term } from './search-query'
 
-export const MAX_FTS5_QUERY_CHARS = 2048
-const MAX_TERMS = 32
-const RECENT_WINDOW = 2000
-const OPEN = '\uE000'
-const CLOSE = '\uE001'
-const WORDISH = /[\p{L}\p{N}]/u
+export { MAX_FTS5_QUERY_CHARS, sanitizeFtsQuery } from './search-query'
+
+const WINDOW = 2000
+const SCAN_ROWS = 20_000
+const VISIBLE = '(m.active = 1 OR m.compacted = 1)'
 
 export interface RawHit {
   messageId: number
@@ -21,67 +26,107 @@ export interface RawHit {
   timestamp: number
   snippet: Array<{ text: string; hit: boolean }>
 }
+export interface TitleHit { sessionId: string; title: string }
+export interface SearchOutcome { hits: RawHit[]; titles: TitleHit[]; message?: string }
 
-/** Quoted phrases from balanced "..." pairs; an unbalanced quote is dropped; `word*` keeps prefix search. */
-export function sanitizeFtsQuery(input: unknown): string | null {
-  if (typeof input !== 'string') return null
-  let text = input.slice(0, MAX_FTS5_QUERY_CHARS)
-  if ((text.match(/"/g)?.length ?? 0) % 2 === 1) {
-    const last = text.lastIndexOf('"')
-    text = text.slice(0, last) + ' ' + text.slice(last + 1)
+/** Snippet parts from `text` around the first occurrence of any term (case-insensitive). */
+export function snippetOf(text: string, terms: Term[], radius = 60): Array<{ text: string; hit: boolean }> {
+  const lower = text.toLowerCase()
+  const needles = [...new Set(terms.map((t) => t.text.toLowerCase()).filter(Boolean))]
+  let first = -1
+  for (const n of needles) { const at = lower.indexOf(n); if (at >= 0 && (first < 0 || at < first)) first = at }
+  const start = first < 0 ? 0 : Math.max(0, first - radius)
+  const end = Math.min(text.length, (first < 0 ? 0 : first) + radius * 2)
+  const slice = text.slice(start, end)
+  const sl = slice.toLowerCase()
+  const marks: Array<[number, number]> = []
+  for (const n of needles) for (let at = sl.indexOf(n); at >= 0; at = sl.indexOf(n, at + n.length)) marks.push([at, at + n.length])
+  marks.sort((a, b) => a[0] - b[0])
+  const parts: Array<{ text: string; hit: boolean }> = []
+  if (start > 0) parts.push({ text: '…', hit: false })
+  let pos = 0
+  for (const [a, b] of marks) {
+    if (a < pos) continue
+    if (a > pos) parts.push({ text: slice.slice(pos, a), hit: false })
+    parts.push({ text: slice.slice(a, b), hit: true })
+    pos = b
   }
-  const terms: string[] = []
-  const re = /"([^"]*)"(\*?)|(\S+)/g
-  for (let m = re.exec(text); m && terms.length < MAX_TERMS; m = re.exec(text)) {
-    const phrase = m[1] ?? m[3]
-    let prefix = m[2] === '*'
-    let body = phrase
-    if (m[3] !== undefined && body.endsWith('*')) { body = body.replace(/\*+$/, ''); prefix = true }
-    body = body.replace(/"/g, '')
-    if (!WORDISH.test(body)) continue // pure punctuation tokenizes to nothing: an empty phrase matches nothing
-    terms.push(`"${body}"${prefix ? '*' : ''}`)
-  }
-  return terms.length ? terms.join(' ') : null
+  if (pos < slice.length) parts.push({ text: slice.slice(pos), hit: false })
+  if (end < text.length) parts.push({ text: '…', hit: false })
+  return parts
 }
 
+/** Legacy API kept for callers that split FTS5 snippet() output. */
 export function splitSnippet(s: string): Array<{ text: string; hit: boolean }> {
   const parts: Array<{ text: string; hit: boolean }> = []
   let hit = false
   for (const chunk of s.split(/([\uE000\uE001])/)) {
-    if (chunk === OPEN) hit = true
-    else if (chunk === CLOSE) hit = false
+    if (chunk === '\uE000') hit = true
+    else if (chunk === '\uE001') hit = false
     else if (chunk) parts.push({ text: chunk, hit })
   }
   return parts
 }
 
-export function searchMessages(db: Database.Database, query: unknown, limit = 50): RawHit[] {
-  const match = sanitizeFtsQuery(query)
-  if (!match) return []
+const chars = (s: string) => [...s].length
+
+function ftsIds(db: Database.Database, table: string, match: string, n: number): number[] {
+  // FTS5 streams rowids newest-first (ORDER BY rowid DESC is native to it); each is checked for visibility
+  // by primary key and the walk stops at the page size, or at WINDOW matches when most are hidden.
+  return stmt(db, `SELECT m.id FROM (SELECT rowid AS id FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid DESC LIMIT ${WINDOW}) f
+      CROSS JOIN messages m ON m.id = f.id WHERE ${VISIBLE} LIMIT ?`).pluck().all(match, n) as number[]
+}
+
+function scanIds(db: Database.Database, tree: Node, n: number): number[] {
+  const params: string[] = []
+  const cond = toInstr(tree, "m.content || ' ' || COALESCE(m.tool_name, '')", params)
+  return stmt(db, `SELECT m.id FROM (SELECT id FROM messages ORDER BY id DESC LIMIT ${SCAN_ROWS}) r JOIN messages m ON m.id = r.id
+      WHERE ${VISIBLE} AND ${cond} ORDER BY m.id DESC LIMIT ?`).pluck().all(...params, n) as number[]
+}
+
+export function searchMessages(db: Database.Database, shape: HomeShape, query: unknown, limit = 50): SearchOutcome {
+  const parsed = parseQuery(query)
+  if (!parsed.ok) return { hits: [], titles: [], ...(parsed.message ? { message: parsed.message } : {}) }
   const n = Math.max(1, Math.min(200, Math.floor(Number(limit) || 50)))
-  try {
-    // bm25 over every match is O(matches): a common word in 500k messages takes ~1 s. Rank only the most
-    // recent RECENT_WINDOW matches (FTS5 walks rowids in order and stops), then build snippets for the page.
-    const ids = stmt(db, `SELECT id FROM (SELECT rowid AS id, rank AS r FROM messages_fts WHERE messages_fts MATCH ?
-        ORDER BY rowid DESC LIMIT ${RECENT_WINDOW}) ORDER BY r LIMIT ?`).pluck().all(match, n) as number[]
-    if (ids.length === 0) return []
-    // One `rowid = ?` probe per hit: FTS5 seeks each term's doclist instead of iterating every match.
-    const snip = stmt(db, `SELECT snippet(messages_fts, -1, '${OPEN}', '${CLOSE}', '…', 16) FROM messages_fts
-        WHERE messages_fts MATCH ? AND rowid = ?`).pluck()
-    const snippets = new Map(ids.map((id) => [id, snip.get(match, id) as string | null]))
-    const meta = new Map((stmt(db, `SELECT m.id, m.session_id, m.role, m.timestamp, s.title FROM messages m
-        LEFT JOIN sessions s ON s.id = m.session_id WHERE m.id IN (SELECT value FROM json_each(?))`)
-      .all(JSON.stringify(ids)) as Array<Record<string, unknown>>).map((r) => [Number(r.id), r]))
-    return ids.flatMap((id) => {
-      const r = meta.get(id)
+  const { tree, terms } = parsed
+  const ids = new Set<number>()
+  const problems: string[] = []
+  const attempt = (what: string, fn: () => number[]) => {
+    try { for (const id of fn()) ids.add(id) } catch (err) { problems.push(`${what}: ${(err as Error).message}`) }
+  }
+  if (shape.fts !== 'none') attempt('word index', () => ftsIds(db, 'messages_fts', toMatch(tree), n))
+  const allLong = terms.every((t) => chars(t.text) >= 3)
+  if (shape.trigram !== 'none' && allLong) attempt('substring index', () => ftsIds(db, 'messages_fts_trigram', toMatch(tree, true), n))
+  if (!allLong || shape.trigram === 'none') attempt('scan', () => scanIds(db, tree, n))
+
+  const page = [...ids].sort((a, b) => b - a).slice(0, n)
+  const highlight = positiveTerms(tree)
+  let hits: RawHit[] = []
+  if (page.length) {
+    const rows = stmt(db, `SELECT m.id, m.session_id, m.role, m.timestamp, m.content, m.tool_name, m.tool_calls, s.title FROM messages m
+        LEFT JOIN sessions s ON s.id = m.session_id WHERE m.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(page)) as Array<Record<string, unknown>>
+    const byId = new Map(rows.map((r) => [Number(r.id), r]))
+    hits = page.flatMap((id) => {
+      const r = byId.get(id)
       if (!r) return []
+      const own = [r.content, r.tool_name, r.tool_calls].filter((v): v is string => typeof v === 'string' && v !== '')
+      const lowerTerms = highlight.map((t) => t.text.toLowerCase())
+      const text = own.find((v) => lowerTerms.some((t) => v.toLowerCase().includes(t))) ?? own[0] ?? ''
       return [{
         messageId: id, sessionId: String(r.session_id), sessionTitle: (r.title as string | null) ?? null,
-        role: String(r.role), timestamp: Number(r.timestamp) || 0, snippet: splitSnippet(String(snippets.get(id) ?? ''))
+        role: String(r.role), timestamp: Number(r.timestamp) || 0, snippet: snippetOf(text, highlight)
       }]
     })
-  } catch {
-    // A legacy/foreign messages_fts shape or a corrupt index: search degrades to nothing, the host stays up.
-    return []
   }
+  let titles: TitleHit[] = []
+  try {
+    const params: string[] = []
+    const cond = toInstr(tree, 's.title', params)
+    titles = (stmt(db, `SELECT s.id, s.title FROM sessions s WHERE s.title IS NOT NULL AND ${cond}
+        ORDER BY COALESCE(s.last_activity_at, s.started_at) DESC LIMIT ?`).all(...params, n) as Array<{ id: string; title: string }>)
+      .map((r) => ({ sessionId: r.id, title: r.title }))
+  } catch (err) { problems.push(`titles: ${(err as Error).message}`) }
+  // A broken index degrades to what the others found; only when everything failed does the user hear why.
+  if (hits.length === 0 && titles.length === 0 && problems.length) return { hits, titles, message: `Search is unavailable here (${problems[0]})` }
+  return { hits, titles }
 }

@@ -8,18 +8,21 @@ import { basename, dirname, resolve } from 'node:path'
 import type { MessagePage, SessionDetail, SessionPage, SessionSummary } from '@shared/contract'
 import { getDefaultRoot, isValidProfileName } from '../scope'
 import type { ConversationMessage, CreateSessionOptions, NewMessage, SessionRow, UsageReport } from './types'
-import { openStateDb, type OpenOptions, type StateDb } from './open'
-import { requireId } from './errors'
+import { openStateDb, prepareForWrite, reconcileInWrite, refreshShape, type OpenOptions, type StateDb } from './open'
+import type { HomeShape } from './shape'
+import { invalid, requireId } from './errors'
 import { appendRows } from './message-write'
 import { endSessionRow, reopenSessionRow, setFlag, upsertSession } from './session-write'
 import { writeTitle, type TitleSource } from './titles'
+import { deleteSessionRows, pruneRows } from './session-delete'
+import { exportRecords, importRecords, parseJsonl, type ExportRecord, type ImportSummary } from './session-transfer'
 import { recordUsageRows } from './usage'
 import { compressionChain, lineageRoot, resumeTip, type LineageRow } from './lineage'
 import { listSessionRows, type ListOptions } from './read-list'
 import { sessionDetail } from './read-detail'
 import { summaryById } from './read-summary'
 import { conversation, messagePage, type PageOptions } from './read-messages'
-import { searchMessages, type RawHit } from './search'
+import { searchMessages, type RawHit, type TitleHit } from './search'
 import { WriteQueue } from './write-queue'
 import { stmt } from './stmt-cache'
 import { liveUpstreamGateway, type GatewayHeartbeat } from './gateway-heartbeats'
@@ -40,13 +43,21 @@ export function ownerProfileForDb(path: string, root: string = getDefaultRoot())
   return basename(dirname(home)) === 'profiles' && isValidProfileName(name) ? name : null
 }
 
-const handles = new WeakMap<SessionStore, Database.Database>()
+const handles = new WeakMap<SessionStore, StateDb>()
 
-/** The better-sqlite3 handle of a store. store/-internal: index.ts does not export it, and a test forbids reaching it elsewhere. */
+/** The open state.db of a store. store/-internal: index.ts does not export it; test/structure.test.ts forbids it elsewhere. */
+export function stateDbOf(store: SessionStore): StateDb {
+  const h = handles.get(store)
+  if (!h) throw new Error('not a SessionStore')
+  return h
+}
+
+/**
+ * The better-sqlite3 connection of a store, read per call: the first write of a lazily opened profile swaps in
+ * the newly created file, so never hold on to it.
+ */
 export function sqliteOf(store: SessionStore): Database.Database {
-  const db = handles.get(store)
-  if (!db) throw new Error('not a SessionStore')
-  return db
+  return stateDbOf(store).sqlite
 }
 
 export class SessionStore {
@@ -54,10 +65,8 @@ export class SessionStore {
   readonly profile: string
   /** Owner stamped on new rows: derived from the path, or the explicit profile given to the constructor. */
   readonly owner: string | null
-  /** The raw handle stays inside store/: other folders use typed repository functions (see `sqliteOf`). */
-  private readonly db: Database.Database
-  /** What opening reconciled (added columns, FTS rebuilt), for diagnostics. */
-  readonly reconcile: StateDb['reconcile']
+  /** The open state.db; store/-internal (see `sqliteOf`): other folders use typed repository functions. */
+  private readonly handle: StateDb
   private listeners = new Set<LocalChangeListener>()
   private pending = new Set<string>()
   private depth = 0
@@ -67,22 +76,36 @@ export class SessionStore {
   private readonly readBusyMs: number
   private readonly tx: WriteTx
 
-  constructor(path: string, opts: OpenOptions & { profile?: string; writeRetryMs?: number } = {}) {
-    const handle = openStateDb(path, opts)
-    this.path = handle.path
-    this.db = handle.sqlite
-    this.reconcile = handle.reconcile
+  constructor(path: string, opts: OpenOptions & { profile?: string; writeRetryMs?: number | (() => number | undefined) } = {}) {
+    this.handle = openStateDb(path, opts)
+    this.path = this.handle.path
+    if (this.handle.pending && opts.lazyCreate !== true) this.prepareWrite()
     this.owner = opts.profile ?? ownerProfileForDb(this.path)
     this.profile = this.owner ?? 'default'
     this.readBusyMs = Number(this.db.pragma('busy_timeout', { simple: true })) || 0
     this.queue = new WriteQueue(() => this.profile, opts.writeRetryMs)
-    handles.set(this, this.db)
-    this.tx = { db: this.db, touch: (...ids) => { for (const id of ids) if (id) this.pending.add(id) } }
+    handles.set(this, this.handle)
+    const handle = this.handle // tx.db is read per write: the first write may swap in the newly created file
+    this.tx = { get db() { return handle.sqlite }, touch: (...ids) => { for (const id of ids) if (id) this.pending.add(id) } }
   }
 
-  /** Off-loop retry budget (ms) for a write that meets a foreign lock; the host sets it from config. */
+  /** The current connection (swapped once when the first write creates a missing state.db); store/-internal. */
+  private get db(): Database.Database { return this.handle.sqlite }
+  /** True while the profile has no state.db file yet (created by the first write). */
+  get pendingCreate(): boolean { return this.handle.pending }
+  /** The home's shape, re-detected when another process changed the schema. */
+  get shape(): HomeShape { return refreshShape(this.handle) }
+  /** A notice to show with this profile's data (e.g. a newer upstream schema), or null. */
+  get notice(): string | null { refreshShape(this.handle); return this.handle.notice }
+  /** Creates the file if missing and prepares the connection for writes (WAL); for raw bulk writers in store/. */
+  prepareWrite(): void {
+    prepareForWrite(this.handle)
+    if (!this.handle.reconciled) { this.db.transaction(() => reconcileInWrite(this.handle)).immediate(); this.handle.reconciled = true }
+  }
+
+  /** Off-loop retry budget (ms) for a write that meets a foreign lock (default 60 s; the host reads config). */
   get writeRetryMs(): number { return this.queue.budgetMs }
-  set writeRetryMs(ms: number) { if (Number.isFinite(ms) && ms >= 0) this.queue.budgetMs = ms }
+  set writeRetryMs(ms: number) { if (Number.isFinite(ms) && ms >= 0) this.queue.budget = ms }
   /** Writes waiting for the lock or queued behind one (diagnostics). */
   get pendingWrites(): number { return this.queue.size }
 
@@ -105,11 +128,14 @@ export class SessionStore {
   }
 
   private attempt<T>(fn: (tx: WriteTx) => T): T {
+    this.prepareConnection() // first write of this open: create a missing file, switch to WAL
     // busy_timeout 0 while acquiring: SQLite must never sleep on this thread waiting for another process.
     this.db.pragma('busy_timeout = 0')
     this.depth++
     try {
-      const result = this.db.transaction(() => fn(this.tx)).immediate()
+      // The first committed write also reconciles, in the home's shape, inside the same transaction.
+      const result = this.db.transaction(() => { reconcileInWrite(this.handle); return fn(this.tx) }).immediate()
+      this.handle.reconciled = true
       this.depth--
       this.flush()
       return result
@@ -120,6 +146,13 @@ export class SessionStore {
     } finally {
       if (this.db.open) this.db.pragma(`busy_timeout = ${this.readBusyMs}`)
     }
+  }
+
+  /** First write of this open: file + WAL (outside the transaction); a swapped connection drops cached statements. */
+  private prepareConnection(): void {
+    const before = this.handle.sqlite
+    prepareForWrite(this.handle)
+    if (this.handle.sqlite !== before) this.countersStmt = null
   }
 
   private flush(): void {
@@ -153,6 +186,38 @@ export class SessionStore {
     return this.write((tx) => { requireId(id); const ok = setFlag(tx.db, id, col, on); if (ok) tx.touch(id); return ok })
   }
 
+  /** Deletes a session with its messages (FTS rows follow through the home's triggers); children detached. */
+  async deleteSession(id: string): Promise<{ deleted: boolean; detachedChildren: number }> {
+    requireId(id)
+    return await this.write((tx) => {
+      const r = deleteSessionRows(tx.db, id)
+      tx.touch(...r.ids)
+      return { deleted: r.deleted, detachedChildren: r.detachedChildren }
+    })
+  }
+  /** Deletes ended sessions idle for more than `days` days. */
+  async pruneSessions(days: number): Promise<{ deleted: number }> {
+    if (!Number.isInteger(days) || days < 1) throw invalid('olderThanDays must be an integer >= 1', 'olderThanDays')
+    return await this.write((tx) => {
+      const r = pruneRows(tx.db, days)
+      tx.touch(...r.ids)
+      return { deleted: r.deleted }
+    })
+  }
+
+  /** Upstream export objects (one per session, or per compression chain with `lineage`), read-only. */
+  exportSessions(opts: { sessionId?: string; lineage?: boolean } = {}): Iterable<ExportRecord> {
+    return exportRecords(this.db, opts)
+  }
+  /** Imports upstream JSONL; a missing state.db is created (v30) by this write. */
+  async importJsonl(content: string, maxSessions: number): Promise<ImportSummary> {
+    const { records, errors } = parseJsonl(content, maxSessions)
+    const summary: ImportSummary = { imported: 0, skipped: 0, detached: 0, errors }
+    if (records.length === 0) return summary
+    await this.write((tx) => { tx.touch(...importRecords(tx.db, records, summary)) })
+    return summary
+  }
+
   // ---- transcript + usage ----
   appendMessage(sessionId: string, msg: NewMessage): Promise<number> {
     return this.write((tx) => { requireId(sessionId); const [id] = appendRows(tx.db, sessionId, [msg]); tx.touch(sessionId); return id })
@@ -162,7 +227,7 @@ export class SessionStore {
   }
   /** `day` (YYYY-MM-DD) overrides the local-date bucket of session_daily_usage (demo data, tests). */
   recordUsage(sessionId: string, usage: UsageReport, opts: { at?: number; day?: string } = {}): Promise<void> {
-    return this.write((tx) => { requireId(sessionId); recordUsageRows(tx.db, sessionId, usage, opts.at, opts.day); tx.touch(sessionId) })
+    return this.write((tx) => { requireId(sessionId); recordUsageRows(tx.db, this.handle.shape, sessionId, usage, opts.at, opts.day); tx.touch(sessionId) })
   }
 
   // ---- reads ----
@@ -195,6 +260,14 @@ export class SessionStore {
   summary(id: string): SessionSummary | null { return summaryById(this.db, this.profile, id) }
   getMessages(q: { sessionId: string } & PageOptions): MessagePage { return messagePage(this.db, q.sessionId, q) }
   search(q: { query: string; limit?: number }): Array<RawHit & { profile: string }> {
-    return searchMessages(this.db, q.query, q.limit).map((h) => ({ ...h, profile: this.profile }))
+    return this.searchFull(q).hits
+  }
+  /** Hits plus title matches and, for a malformed query, the message to show. */
+  searchFull(q: { query: string; limit?: number }): { hits: Array<RawHit & { profile: string }>; titles: Array<TitleHit & { profile: string }>; message?: string } {
+    const r = searchMessages(this.db, this.shape, q.query, q.limit)
+    return {
+      hits: r.hits.map((h) => ({ ...h, profile: this.profile })), titles: r.titles.map((t) => ({ ...t, profile: this.profile })),
+      ...(r.message ? { message: r.message } : {})
+    }
   }
 }

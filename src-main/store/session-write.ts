@@ -12,7 +12,7 @@ import { nowSeconds } from './util'
 
 const RESET_END_REASONS = new Set(['session_reset', 'session_switch', 'idle', 'daily', 'suspended', 'resume_pending_expired'])
 // Columns whose earlier non-NULL value wins on conflict (COALESCE existing-first).
-const KEEP_FIRST = ['model', 'system_prompt_hash', 'user_id', 'session_key', 'chat_id', 'chat_type', 'thread_id',
+const KEEP_FIRST = ['model', 'system_prompt', 'system_prompt_hash', 'user_id', 'session_key', 'chat_id', 'chat_type', 'thread_id',
   'parent_session_id', 'cwd', 'profile_name', 'git_repo_root', 'origin_json', 'display_name'] as const
 const ROUTING = ['user_id', 'session_key', 'chat_id', 'chat_type', 'thread_id', 'display_name', 'origin_json'] as const
 
@@ -32,8 +32,11 @@ function modelConfigJson(mc: CreateSessionOptions['modelConfig']): string | null
   return Object.keys(mc).length ? JSON.stringify(mc) : null
 }
 
+/** Where this home's upstream reads the prompt: `system_prompts` + hash from v25, the inline column before. */
+const promptsTable = (db: Database.Database) => stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'system_prompts'").get() !== undefined
+
 function storePrompt(db: Database.Database, prompt: string | null): string | null {
-  if (!prompt) return null
+  if (!prompt || !promptsTable(db)) return null
   const hash = createHash('sha256').update(prompt, 'utf8').digest('hex')
   stmt(db, 'INSERT OR IGNORE INTO system_prompts(hash, prompt) VALUES (?, ?)').run(hash, prompt)
   return hash
@@ -41,10 +44,12 @@ function storePrompt(db: Database.Database, prompt: string | null): string | nul
 
 export function upsertSession(db: Database.Database, owner: string | null, id: string, source: string, opts: CreateSessionOptions = {}): void {
   if (typeof source !== 'string' || source.trim() === '') throw invalid('source is required', 'source')
+  const prompt = optStr(opts.systemPrompt, 'systemPrompt')
   const incoming: Row = {
     model: optStr(opts.model, 'model'),
+    system_prompt: prompt && !promptsTable(db) ? prompt : null,
     model_config: modelConfigJson(opts.modelConfig),
-    system_prompt_hash: storePrompt(db, optStr(opts.systemPrompt, 'systemPrompt')),
+    system_prompt_hash: storePrompt(db, prompt),
     user_id: optStr(opts.userId, 'userId'), session_key: optStr(opts.sessionKey, 'sessionKey'),
     chat_id: optStr(opts.chatId, 'chatId'), chat_type: optStr(opts.chatType, 'chatType'), thread_id: optStr(opts.threadId, 'threadId'),
     parent_session_id: optStr(opts.parentSessionId, 'parentSessionId'), cwd: optStr(opts.cwd, 'cwd'),
@@ -70,14 +75,14 @@ export function upsertSession(db: Database.Database, owner: string | null, id: s
   if (merged.profile_name == null) merged.profile_name = owner
 
   if (!existing) {
-    stmt(db, `INSERT INTO sessions (id, source, created_source, model, model_config, system_prompt_hash, user_id, session_key,
+    stmt(db, `INSERT INTO sessions (id, source, created_source, model, model_config, system_prompt, system_prompt_hash, user_id, session_key,
         chat_id, chat_type, thread_id, parent_session_id, cwd, profile_name, display_name, git_repo_root, git_branch, origin_json, started_at)
-      VALUES (@id, @source, @source, @model, @model_config, @system_prompt_hash, @user_id, @session_key, @chat_id, @chat_type,
+      VALUES (@id, @source, @source, @model, @model_config, @system_prompt, @system_prompt_hash, @user_id, @session_key, @chat_id, @chat_type,
         @thread_id, @parent_session_id, @cwd, @profile_name, @display_name, @git_repo_root, @git_branch, @origin_json, @started_at)`)
       .run({ ...merged, id, source, started_at: startedAt })
   } else {
     stmt(db, `UPDATE sessions SET source = CASE WHEN source = 'unknown' THEN @source ELSE source END,
-        model = @model, model_config = @model_config, system_prompt_hash = @system_prompt_hash, user_id = @user_id,
+        model = @model, model_config = @model_config, system_prompt = @system_prompt, system_prompt_hash = @system_prompt_hash, user_id = @user_id,
         session_key = @session_key, chat_id = @chat_id, chat_type = @chat_type, thread_id = @thread_id,
         parent_session_id = @parent_session_id, cwd = @cwd, profile_name = @profile_name, display_name = @display_name,
         git_repo_root = @git_repo_root, git_branch = @git_branch, origin_json = @origin_json WHERE id = @id`)

@@ -3,6 +3,10 @@
  * than running a PK lookup — a 100-row list page does several lookups per row, so reuse matters.
  */
 import type Database from 'better-sqlite3'
+import { isShimmed } from './read-shim'
+
+/** A view cannot take an INDEXED BY hint (read-shim.ts): drop it on shimmed connections. */
+const forDb = (db: Database.Database, sql: string) => (isShimmed(db) ? sql.replace(/\s+INDEXED BY \w+/g, '') : sql)
 
 const MAX = 256
 const caches = new WeakMap<Database.Database, Map<string, Database.Statement>>()
@@ -13,7 +17,7 @@ export function stmt(db: Database.Database, sql: string): Database.Statement {
   let s = cache.get(sql)
   if (!s) {
     if (cache.size >= MAX) cache.clear() // dynamic IN-lists could otherwise grow it without bound
-    s = db.prepare(sql)
+    s = db.prepare(forDb(db, sql))
     cache.set(sql, s)
   }
   return s
@@ -33,7 +37,7 @@ export function allObjects<T = Record<string, unknown>>(db: Database.Database, s
   let hit = cache.get(sql)
   if (!hit) {
     if (cache.size >= MAX) cache.clear()
-    const s = db.prepare(sql).raw(true)
+    const s = db.prepare(forDb(db, sql)).raw(true)
     hit = { s, names: s.columns().map((c) => c.name) }
     cache.set(sql, hit)
   }

@@ -8,6 +8,8 @@ import { stmt } from './stmt-cache'
 import type { UsageReport } from './types'
 import { invalid, notFound } from './errors'
 import { num, numOrNull, nowSeconds } from './util'
+import type { HomeShape } from './shape'
+import { cadName, existingColumns } from './reconcile'
 
 function validate(u: UsageReport): void {
   if (!u || typeof u !== 'object') throw invalid('usage report must be an object', 'usage')
@@ -18,7 +20,7 @@ function validate(u: UsageReport): void {
   if (u.costUsd !== null && (!Number.isFinite(u.costUsd) || u.costUsd < 0)) throw invalid('usage.costUsd must be null or >= 0', 'usage.costUsd')
 }
 
-export function recordUsageRows(db: Database.Database, sessionId: string, u: UsageReport, at = nowSeconds(), day?: string): void {
+export function recordUsageRows(db: Database.Database, shape: HomeShape, sessionId: string, u: UsageReport, at = nowSeconds(), day?: string): void {
   validate(u)
   const s = stmt(db, `SELECT estimated_cost_usd, actual_cost_usd, cost_status, api_call_count, input_tokens, output_tokens
     FROM sessions WHERE id = ?`).get(sessionId) as Record<string, unknown> | undefined
@@ -48,35 +50,63 @@ export function recordUsageRows(db: Database.Database, sessionId: string, u: Usa
 
   const est = priced && !billed ? u.costUsd! : 0
   const act = billed ? u.costUsd! : 0
-  stmt(db, `INSERT INTO session_model_usage (session_id, model, billing_provider, billing_base_url, billing_mode, task,
-      api_call_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens,
-      estimated_cost_usd, actual_cost_usd, cost_status, cost_source, first_seen, last_seen)
-    VALUES (@id, @model, @provider, @base, @mode, @task, @calls, @in, @out, @cr, @cw, @rt, @est, @act, @status, @source, @at, @at)
-    ON CONFLICT(session_id, model, billing_provider, billing_base_url, billing_mode, task) DO UPDATE SET
-      api_call_count = api_call_count + excluded.api_call_count, input_tokens = input_tokens + excluded.input_tokens,
-      output_tokens = output_tokens + excluded.output_tokens, cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens,
-      cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens, reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens,
-      estimated_cost_usd = estimated_cost_usd + excluded.estimated_cost_usd, actual_cost_usd = actual_cost_usd + excluded.actual_cost_usd,
-      cost_status = CASE WHEN cost_status IS NULL OR cost_status = excluded.cost_status THEN excluded.cost_status
-        WHEN cost_status IN ('unpriced', 'partial') OR excluded.cost_status = 'unpriced' THEN 'partial' ELSE excluded.cost_status END,
-      cost_source = excluded.cost_source, last_seen = excluded.last_seen`).run({
-    id: sessionId, model: u.model, provider: u.provider ?? '', base: u.baseUrl ?? '', mode: u.billingMode ?? '', task: u.task ?? '',
-    calls: u.apiCalls, in: u.inputTokens, out: u.outputTokens, cr: u.cacheReadTokens, cw: u.cacheWriteTokens, rt: u.reasoningTokens,
-    est, act, status: priced ? u.costStatus : 'unpriced', source: costSource, at
+  const routeStatus = priced ? u.costStatus : 'unpriced'
+  const routeValues: Row = {
+    session_id: sessionId, model: u.model, billing_provider: u.provider ?? '', billing_base_url: u.baseUrl ?? '',
+    billing_mode: u.billingMode ?? '', task: u.task ?? '', api_call_count: u.apiCalls, input_tokens: u.inputTokens,
+    output_tokens: u.outputTokens, cache_read_tokens: u.cacheReadTokens, cache_write_tokens: u.cacheWriteTokens,
+    reasoning_tokens: u.reasoningTokens, estimated_cost_usd: est, actual_cost_usd: act, cost_status: routeStatus,
+    cost_source: costSource, first_seen: at, last_seen: at
+  }
+  const route = usageTarget(db, shape, 'session_model_usage')
+  addOrInsert(db, route.table, route.key, route.columns, routeValues, {
+    cost_status: `CASE WHEN cost_status IS NULL OR cost_status = @cost_status THEN @cost_status
+        WHEN cost_status IN ('unpriced', 'partial') OR @cost_status = 'unpriced' THEN 'partial' ELSE @cost_status END`,
+    cost_source: '@cost_source', last_seen: '@last_seen'
   })
 
-  const dayExpr = day === undefined ? "date('now','localtime')" : '@day'
-  stmt(db, `INSERT INTO session_daily_usage (session_id, day, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
-      reasoning_tokens, estimated_cost_usd, actual_cost_usd, api_call_count)
-    VALUES (@id, ${dayExpr}, @in, @out, @cr, @cw, @rt, @est, @act, @calls)
-    ON CONFLICT(session_id, day) DO UPDATE SET input_tokens = input_tokens + excluded.input_tokens,
-      output_tokens = output_tokens + excluded.output_tokens, cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens,
-      cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens, reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens,
-      estimated_cost_usd = estimated_cost_usd + excluded.estimated_cost_usd, actual_cost_usd = actual_cost_usd + excluded.actual_cost_usd,
-      api_call_count = api_call_count + excluded.api_call_count`).run({
-    id: sessionId, ...(day === undefined ? {} : { day }), in: u.inputTokens, out: u.outputTokens, cr: u.cacheReadTokens,
-    cw: u.cacheWriteTokens, rt: u.reasoningTokens, est, act, calls: u.apiCalls
-  })
+  const dayValue = day ?? (stmt(db, "SELECT date('now','localtime') AS d").get() as { d: string }).d
+  const daily = usageTarget(db, shape, 'session_daily_usage')
+  addOrInsert(db, daily.table, daily.key, daily.columns, {
+    session_id: sessionId, day: dayValue, input_tokens: u.inputTokens, output_tokens: u.outputTokens,
+    cache_read_tokens: u.cacheReadTokens, cache_write_tokens: u.cacheWriteTokens, reasoning_tokens: u.reasoningTokens,
+    estimated_cost_usd: est, actual_cost_usd: act, api_call_count: u.apiCalls
+  }, {})
+}
+
+type Row = Record<string, unknown>
+const COUNTERS = new Set(['api_call_count', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens',
+  'reasoning_tokens', 'estimated_cost_usd', 'actual_cost_usd'])
+const ROUTE_KEY = ['session_id', 'model', 'billing_provider', 'billing_base_url', 'billing_mode', 'task']
+const DAILY_KEY = ['session_id', 'day']
+
+/**
+ * Where a usage row goes in this home: the home's own table with ITS primary key (a v21 route key has five
+ * columns, v30 six), or a `cad_` stand-in when an older home has no such table (reconcile made it).
+ */
+function usageTarget(db: Database.Database, shape: HomeShape, table: 'session_model_usage' | 'session_daily_usage'): { table: string; key: string[]; columns: Set<string> } {
+  const fallbackKey = table === 'session_model_usage' ? ROUTE_KEY : DAILY_KEY
+  const name = shape.tables.has(table) ? table : cadName(table)
+  const columns = shape.columns.get(name) ?? existingColumns(db, name)
+  const key = (name === table ? (table === 'session_model_usage' ? shape.usageKey : shape.dailyKey) : null) ?? fallbackKey.filter((c) => columns.has(c))
+  return { table: name, key, columns }
+}
+
+/**
+ * Shape-independent additive upsert: UPDATE the row with this key (counters added), else INSERT. Runs inside
+ * the caller's BEGIN IMMEDIATE transaction, so no other writer can slip in between. Columns the home lacks
+ * are left out; key columns the home does not have simply merge into the home's coarser row.
+ */
+function addOrInsert(db: Database.Database, table: string, key: string[], columns: Set<string>, values: Row, replace: Record<string, string>): void {
+  const present = Object.keys(values).filter((c) => columns.has(c))
+  const where = key.map((c) => `${c} IS @${c}`).join(' AND ')
+  const sets = present.filter((c) => !key.includes(c)).flatMap((c) => COUNTERS.has(c) ? [`${c} = COALESCE(${c}, 0) + @${c}`]
+    : replace[c] ? [`${c} = ${replace[c]}`] : [])
+  const params = Object.fromEntries(present.map((c) => [c, values[c]]))
+  const changed = sets.length ? stmt(db, `UPDATE ${table} SET ${sets.join(', ')} WHERE ${where}`).run(params).changes
+    : (stmt(db, `SELECT count(*) AS n FROM ${table} WHERE ${where}`).get(params) as { n: number }).n
+  if (changed > 0) return
+  stmt(db, `INSERT INTO ${table} (${present.join(', ')}) VALUES (${present.map((c) => `@${c}`).join(', ')})`).run(params)
 }
 
 /** Contract Money from a row's cost columns: the shared money rule, so every view reads a session the same. */

@@ -17,7 +17,10 @@ export interface SessionsChanged { profile: string; sessionIds: string[] }
 export interface WatcherOptions {
   /** Coalescing window (ms). */
   coalesceMs?: number
-  /** Fallback poll when no file event arrives (ms, ≥ 1000; default 2000). */
+  /**
+   * Fallback poll when no file event arrives (ms, ≥ 1000). Default 2000 without a working file watch; with
+   * one, 15000 — the watch plus its follow-up probes catch commits, so an idle host does (almost) nothing.
+   */
   fallbackMs?: number
 }
 
@@ -35,11 +38,11 @@ export class SessionWatcher {
   /** Counters for tests and the bench: version changes seen vs callbacks emitted. */
   readonly stats = { checks: 0, versionChanges: 0, emits: 0 }
   private readonly coalesceMs: number
-  private readonly fallbackMs: number
+  private readonly fallbackMs: number | null
 
   constructor(private readonly store: SessionStore, private readonly onChange: (e: SessionsChanged) => void, opts: WatcherOptions = {}) {
     this.coalesceMs = Math.max(1, opts.coalesceMs ?? 50)
-    this.fallbackMs = Math.max(1000, opts.fallbackMs ?? 2000)
+    this.fallbackMs = opts.fallbackMs === undefined ? null : Math.max(1000, opts.fallbackMs)
   }
 
   start(): this {
@@ -57,7 +60,7 @@ export class SessionWatcher {
       })
       this.fsw.on('error', () => { this.fsw?.close(); this.fsw = null }) // fall back to the tick alone
     } catch { this.fsw = null }
-    this.tick = setInterval(() => this.trigger(), this.fallbackMs)
+    this.tick = setInterval(() => this.trigger(), this.fallbackMs ?? (this.fsw ? 15_000 : 2000))
     this.tick.unref()
     this.unsubscribe = this.store.onLocalChange(() => this.trigger())
     return this

@@ -42,7 +42,13 @@ export class WriteQueue {
   /** Busy retries seen so far (diagnostics, bench). */
   busyRetries = 0
 
-  constructor(private readonly profile: () => string, public budgetMs: number = DEFAULT_WRITE_RETRY_MS) {}
+  /** `budget` may be a function: it is read only when a write actually meets a lock (config can change). */
+  constructor(private readonly profile: () => string, public budget: number | (() => number | undefined) = DEFAULT_WRITE_RETRY_MS) {}
+
+  get budgetMs(): number {
+    const v = typeof this.budget === 'function' ? this.budget() : this.budget
+    return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : DEFAULT_WRITE_RETRY_MS
+  }
 
   /** Pending writes (queued or backing off). */
   get size(): number { return this.waiting }
@@ -69,9 +75,11 @@ export class WriteQueue {
   }
 
   private async retry<T>(attempt: () => T, startedAt: number, tries: number): Promise<T> {
+    let budget: number | null = null
     for (;;) {
       if (tries > 0) {
-        const left = startedAt + this.budgetMs - Date.now()
+        budget ??= this.budgetMs
+        const left = startedAt + budget - Date.now()
         if (left <= 0) throw new WriteBusyError(this.profile(), Date.now() - startedAt)
         await sleep(Math.min(left, backoffMs(tries)))
       }

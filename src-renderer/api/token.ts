@@ -26,3 +26,8 @@ export function wsUrl(loc: { protocol: string; host: string }, token: string | n
   const scheme = loc.protocol === 'https:' ? 'wss' : 'ws'
   return `${scheme}://${loc.host}/ws${token ? `?token=${encodeURIComponent(token)}` : ''}`
 }
+
+/** The token this tab holds (after takeToken ran), or null. */
+export function storedToken(): string | null {
+  try { return sessionStorage.getItem(KEY) } catch { return null }
+}

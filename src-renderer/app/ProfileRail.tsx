@@ -2,6 +2,7 @@ import { useShallow } from 'zustand/react/shallow'
 import { setScope, useApp } from '../stores/app'
 import { PlusIcon } from '../components/icons'
 import { navigate } from './router'
+import { toggleRail, useOverlay } from './palette/state'
 
 const isMac = typeof navigator !== 'undefined' && /Mac/.test(navigator.platform)
 export const MOD = isMac ? '⌘' : 'Ctrl+'
@@ -11,9 +12,14 @@ export function ProfileRail() {
   const { profiles, scope } = useApp(useShallow((s) => ({ profiles: s.profiles, scope: s.scope })))
   const items = [{ name: 'all', label: 'All profiles', count: profiles.reduce((n, p) => n + p.sessionCount, 0) },
     ...profiles.map((p) => ({ name: p.name, label: p.name, count: p.sessionCount }))]
+  const collapsed = useOverlay((s) => s.railCollapsed)
   return (
     <nav className="rail" aria-label="Profiles" data-testid="profile-rail">
-      <div className="rail-brand">☤ Caduceus</div>
+      <div className="rail-top">
+        <div className="rail-brand">☤ Caduceus</div>
+        <button className="icon-btn rail-toggle" onClick={toggleRail} aria-expanded={!collapsed} aria-label={collapsed ? 'Expand sidebar' : 'Collapse sidebar'}
+          title={`${collapsed ? 'Expand' : 'Collapse'} sidebar ([)`} data-testid="rail-toggle">{collapsed ? '»' : '«'}</button>
+      </div>
       <ul>
         {items.map((p, i) => (
           <li key={p.name}>

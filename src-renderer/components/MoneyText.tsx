@@ -4,8 +4,8 @@ import { formatMoney, moneyQualifier } from '../lib/format'
 const EXPLAIN: Record<Money['status'], string> = {
   billed: 'billed by the provider',
   estimated: 'estimated from token prices',
-  partial: 'partial: some of this usage has no known price and is not included',
-  unpriced: 'unpriced: tokens were used but no price is known for the model',
+  partial: 'partial: part of this usage ran on a model with no known price, so it is left out of this amount — set a price in Settings → Prices',
+  unpriced: 'unpriced: tokens were used but no price is known for the model — set one in Settings → Prices',
   none: 'no usage'
 }
 

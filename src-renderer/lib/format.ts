@@ -82,11 +82,28 @@ export function formatDateTime(epochSeconds: number | null | undefined): string 
 export function cacheDecisionLabel(d: CacheDecision): string {
   switch (d) {
     case 'reused': return 'reused'
-    case 'new': return 'rebuilt: new agent'
-    case 'config_changed': return 'rebuilt: config changed'
-    case 'external_write': return 'rebuilt: external write'
-    case 'session_changed': return 'rebuilt: session changed'
+    case 'new': return 'fresh agent: first turn here'
+    case 'config_changed': return 'fresh agent: settings changed'
+    case 'external_write': return 'fresh agent: changed elsewhere'
+    case 'session_changed': return 'fresh agent: session changed'
   }
+}
+
+/** The longer "why" behind a cache decision, for the badge's tooltip. */
+export function cacheDecisionHelp(d: CacheDecision): string {
+  switch (d) {
+    case 'reused': return 'The agent from the previous turn was kept warm and reused (its prompt cache too).'
+    case 'new': return 'No agent was running for this session yet, so a new one was started.'
+    case 'config_changed': return 'The model or provider settings changed since the last turn, so the agent was started again with them.'
+    case 'external_write': return 'Another program wrote to this session since the last turn, so the agent was started again from the saved transcript.'
+    case 'session_changed': return 'The conversation continued in another session (e.g. after compression), so a new agent was started for it.'
+  }
+}
+
+/** Child-cost statuses in words: "unledgered" means the delegation ledger had no row, so the child's own session cost is used. */
+export function childStatusLabel(status: string | null): string {
+  if (status === 'unledgered') return 'from child session (not in ledger)'
+  return status ?? '—'
 }
 
 export function shortId(id: string, n = 8): string {

@@ -7,6 +7,7 @@ import { formatCount, moneyStatusLabel, shortId } from '../lib/format'
 import { useApp } from '../stores/app'
 import { DAY_CHOICES, loadCosts, setCostDays, useCosts } from '../stores/costs'
 import { CostChart } from './costs/CostChart'
+import { costsCsv, costsJson, download } from './costs/cost-export'
 
 function sum(ms: Money[]): Money {
   const priced = ms.filter((m) => m.usd != null)
@@ -31,6 +32,10 @@ export function CostsPage() {
         </div>
         {loading && <span className="muted">Loading…</span>}
         <span className="spacer" />
+        {summary && <>
+          <button className="small" data-testid="costs-export-csv" onClick={() => download(`caduceus-costs-${scope}-${days}d.csv`, 'text/csv', costsCsv(summary))}>Export CSV</button>
+          <button className="small" data-testid="costs-export-json" onClick={() => download(`caduceus-costs-${scope}-${days}d.json`, 'application/json', costsJson(summary, { scope, days }))}>Export JSON</button>
+        </>}
         {summary && !summary.total.complete && <span className="muted small">Amounts marked <span className="badge badge-warn money-q">partial</span> leave out usage with no known price.</span>}
       </div>
       {!summary && loading && <div className="muted pad">Loading costs…</div>}
@@ -46,6 +51,11 @@ export function CostsPage() {
               <div className="card-sub">delegated subagents{children && children.status !== 'none' ? ` · ${moneyStatusLabel(children)}` : ''}</div></div>
             <div className="card"><div className="card-label">Sessions</div><div className="card-value">{summary.profiles.reduce((n, p) => n + p.sessions, 0)}</div><div className="card-sub">last {days} days</div></div>
           </div>
+          {summary.customPriced && (
+            <p className="muted small pad-s" data-testid="costs-custom-priced">
+              Includes <strong>${summary.customPriced.usd.toFixed(2)}</strong> at <span className="badge badge-accent">custom price</span> for {summary.customPriced.models.join(', ')} — your prices from Settings, not upstream’s.
+            </p>
+          )}
           <CostChart summary={summary} />
           <div className="grid-2">
             <section className="panel">
@@ -61,7 +71,7 @@ export function CostsPage() {
               <table className="table compact" data-testid="costs-by-model">
                 <thead><tr><th>Model</th><th className="num">Tokens in / out</th><th className="num">Cost</th></tr></thead>
                 <tbody>{!summary.byModel.length && <tr><td colSpan={3} className="muted">No model usage in this period.</td></tr>}{summary.byModel.map((m) => (
-                  <tr key={m.model}><td className="mono">{m.model}</td><td className="num">{formatCount(m.tokens.input)} / {formatCount(m.tokens.output)}</td><td className="num"><MoneyText money={m.cost} /></td></tr>
+                  <tr key={m.model}><td className="mono">{m.model}</td><td className="num">{formatCount(m.tokens.input)} / {formatCount(m.tokens.output)}</td><td className="num"><MoneyText money={m.cost} />{m.customPrice && <span className="badge badge-accent" title="Priced with your override in Settings → Prices" data-testid="custom-price">custom price</span>}</td></tr>
                 ))}</tbody>
               </table>
             </section>

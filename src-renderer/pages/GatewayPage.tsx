@@ -4,6 +4,7 @@ import { sessionHref } from '../app/routes'
 import { RefreshIcon } from '../components/icons'
 import { useNow } from '../components/RelTime'
 import { shortId } from '../lib/format'
+import { SessionName } from '../components/SessionName'
 import { evictAgent, loadGateway, useGateway, watchGateway } from '../stores/gateway'
 import { ChannelsPanel } from './gateway/ChannelsPanel'
 
@@ -37,7 +38,7 @@ export function GatewayPage() {
             <tbody>{state.agents.map((a) => (
               <tr key={a.key} data-testid="gateway-agent" data-key={a.key} data-running={a.running}>
                 <td>{a.profile}</td>
-                <td>{a.sessionId ? <a className="mono" href={sessionHref(a.profile, a.sessionId)}>{shortId(a.sessionId, 14)}</a> : <span className="muted">—</span>}</td>
+                <td>{a.sessionId ? <SessionName profile={a.profile} id={a.sessionId} /> : <span className="muted">—</span>}</td>
                 <td className="mono">{a.model ?? '—'}</td>
                 <td>{a.running ? <span className="badge badge-accent"><span className="pulse" aria-hidden />running</span> : <span className="badge badge-neutral">idle</span>}</td>
                 <td className="num" title={a.running ? 'running' : `released after ${Math.round(state.idleTtlSeconds / 60)} min idle; ${idle(state.idleTtlSeconds - a.idleSeconds - since)} left`}>

@@ -16,7 +16,7 @@ export function MemoryPage() {
   return (
     <div className="memory-page">
       <MemoryFeed />
-      <div className="memory-side">
+      <div className="memory-side" tabIndex={0} role="region" aria-label="Memory providers and entries">
         <ProviderPicker profile={scope === 'all' ? null : scope} />
         <ProviderHealthPanel />
         <MemoryEntries profile={scope === 'all' ? null : scope} />

@@ -6,11 +6,18 @@ import { openTranscript, refreshTranscriptMeta, useTranscript } from '../stores/
 import { sendMessage, turnsForSession, useTurns } from '../stores/turns'
 import { updateSession } from '../stores/sessions'
 import { ChildrenPanel } from './session/ChildrenPanel'
+import { ExportSessionButton } from '../components/ExportImport'
 import { Composer } from './session/Composer'
 import { CostBreakdown } from './session/CostBreakdown'
 import { Lineage } from './session/Lineage'
 import { MetaPanel } from './session/MetaPanel'
 import { Transcript } from './session/Transcript'
+import { SessionNotFound } from './session/NotFound'
+import { TitleEditor } from './session/TitleEditor'
+import { DeleteButton } from './session/DeleteButton'
+import { useConnection } from '../stores/connection'
+import { getApi } from '../api'
+import { reportError } from '../stores/toasts'
 
 interface Props {
   profile: string
@@ -20,9 +27,11 @@ interface Props {
 
 export function SessionPage({ profile, sessionId, messageId }: Props) {
   useEffect(() => { void openTranscript(profile, sessionId, messageId) }, [profile, sessionId, messageId])
-  const { detail, cost, children, error, loading } = useTranscript(useShallow((s) => ({
-    detail: s.sessionId === sessionId ? s.detail : null, cost: s.cost, children: s.children, error: s.error, loading: s.loading
+  const { detail, cost, children, error, loading, notFound } = useTranscript(useShallow((s) => ({
+    detail: s.sessionId === sessionId ? s.detail : null, cost: s.cost, children: s.children, error: s.error, loading: s.loading,
+    notFound: s.sessionId === sessionId && s.notFound
   })))
+  const connected = useConnection((s) => s.state === 'connected')
   const running = useTurns((s) => turnsForSession(s, profile, sessionId).find((t) => t.status === 'running') ?? null)
   const [showCosts, setShowCosts] = useState(false)
   // Narrow windows fold the side panel into a drawer; the button only shows there (CSS).
@@ -30,13 +39,21 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
   const summary = detail?.summary
   const title = summary?.title || summary?.preview || sessionId
   const headCost = cost?.inclusive ?? summary?.cost
+  const rename = async (t: string | null) => {
+    try {
+      await getApi().call('sessions.update', { profile, sessionId, title: t })
+      await refreshTranscriptMeta()
+      return true
+    } catch (err) { reportError(err, 'Renaming'); return false }
+  }
+  if (notFound) return <SessionNotFound profile={profile} sessionId={sessionId} />
 
   return (
     <div className={`session-page${sideOpen ? ' side-open' : ''}`}>
       <div className="session-main">
         <div className="session-head">
           <div className="session-title">
-            <h1 data-testid="session-title" title={title}>{title}</h1>
+            {summary ? <TitleEditor key={title} title={title} onSave={rename} /> : <h1 data-testid="session-title" title={title}>{title}</h1>}
             <Badge tone="accent">{profile}</Badge>
             {summary && <Badge>{summary.source}</Badge>}
             {summary?.archived && <Badge tone="warn">archived</Badge>}
@@ -45,17 +62,26 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
             <button className="small side-toggle" aria-expanded={sideOpen} onClick={() => setSideOpen(!sideOpen)} data-testid="session-details-toggle">
               {sideOpen ? 'Hide details' : 'Details'}{children.length > 0 && <span className="count">{children.length}</span>}
             </button>
+            {summary && <ExportSessionButton profile={profile} sessionId={sessionId} />}
+            {summary && (
+              <button className="small" data-testid="session-pin" aria-pressed={summary.pinned}
+                onClick={() => void updateSession({ profile, sessionId, pinned: !summary.pinned }).then(refreshTranscriptMeta)}>
+                {summary.pinned ? '★ Pinned' : '☆ Pin'}
+              </button>
+            )}
             {summary && (
               <button className="small" data-testid="session-archive" onClick={() => void updateSession({ profile, sessionId, archived: !summary.archived }).then(refreshTranscriptMeta)}>
                 {summary.archived ? 'Unarchive' : 'Archive'}
               </button>
             )}
+            {summary && <DeleteButton profile={profile} sessionId={sessionId} title={title} />}
           </div>
           {detail && <Lineage profile={profile} detail={detail} />}
         </div>
         {error && !loading && <div className="err-text pad-s" role="alert">{error}</div>}
         <Transcript />
         <Composer key={`${profile}/${sessionId}`} draftKey={`session:${profile}/${sessionId}`} running={running}
+          disabled={!connected || !summary} placeholder={!connected ? 'Not connected to the host — messages cannot be sent right now' : undefined}
           onSend={async (text) => (await sendMessage(profile, sessionId, text)) != null} />
       </div>
       <aside className="session-side" aria-label="Session details">

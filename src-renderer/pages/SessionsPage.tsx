@@ -4,6 +4,7 @@ import { useDebouncedEffect } from '../lib/use-debounced'
 import { useApp } from '../stores/app'
 import { clearSearch, reloadSessions, runSearch, useSessions, watchSessions } from '../stores/sessions'
 import { SearchResults } from './sessions/SearchResults'
+import { ExportImportBar } from '../components/ExportImport'
 import { SessionFilters } from './sessions/SessionFilters'
 import { SessionList } from './sessions/SessionList'
 
@@ -42,6 +43,7 @@ export function SessionsPage() {
             }} />
         </label>
         {!searching && <SessionFilters />}
+        {!searching && <ExportImportBar scope={scope} />}
       </div>
       {searching ? <SearchResults /> : <SessionList />}
     </div>

@@ -5,6 +5,7 @@ import { navigate } from '../app/router'
 import { Dialog } from '../components/Dialog'
 import { useApp } from '../stores/app'
 import { loadSettings, saveSettings, useSettings } from '../stores/settings'
+import { PriceOverrides } from './settings/PriceOverrides'
 
 const STORAGE: Record<ProfileSettings['apiKeyStorage'], string> = {
   safe_storage: 'stored in the OS keychain', env_file: "stored in the profile's .env (0600)", none: 'not stored'
@@ -89,6 +90,7 @@ export function SettingsPage({ profile }: { profile: string | null }) {
         </select>
       </div>
       {!name ? <div className="empty">No profiles.</div> : settings ? <SettingsForm key={`${name}:${settings.provider}:${settings.baseUrl}:${settings.model}:${settings.apiMode}`} s={settings} /> : <div className="muted pad">Loading…</div>}
+      <PriceOverrides />
     </div>
   )
 }

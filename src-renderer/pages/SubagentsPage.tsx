@@ -1,6 +1,7 @@
 import { useEffect } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { sessionHref } from '../app/routes'
+import { SessionName } from '../components/SessionName'
 import { MoneyText } from '../components/MoneyText'
 import { useNow } from '../components/RelTime'
 import { countdown, relativeTime, shortId } from '../lib/format'
@@ -42,7 +43,9 @@ export function SubagentsPage() {
       {error && !rows.length ? <div className="empty" role="alert">Could not load subagents: {error}</div>
         : !rows.length ? <div className="empty" data-testid="subagents-empty">{loading ? 'Loading…' : `No ${tab === 'all' ? '' : `${tab} `}subagents.`}</div> : (
           <div className="table-wrap">
-            <table className="table" data-testid="subagents-table">
+            {/* fixed columns: a live update changing one cell's width must not shift the whole table */}
+            <table className="table subagents-table" data-testid="subagents-table">
+              <colgroup><col className="c-goal" /><col className="c-model" /><col className="c-state" /><col className="c-parent" /><col className="c-ret" /><col className="c-ttl" /><col className="c-cost" /><col className="c-act" /></colgroup>
               <thead><tr>
                 <th>Goal</th><th>Model</th><th>State</th><th>Parent</th><th>Retained</th><th title="Retained children are tombstoned when their TTL runs out">Expires in</th><th className="num">Cost</th><th />
               </tr></thead>
@@ -53,7 +56,7 @@ export function SubagentsPage() {
                       <div className="goal-sub">{showProfile && <span className="badge badge-accent">{s.profile}</span>}<span className="mono muted small">{s.childId}</span></div></td>
                     <td className="mono">{s.model ?? '—'}</td>
                     <td><StateBadge state={s.state} raw={s.rawState} /></td>
-                    <td>{s.parentSessionId ? <a className="mono" href={sessionHref(s.profile, s.parentSessionId)} data-testid="subagent-parent">{shortId(s.parentSessionId, 12)}</a> : '—'}</td>
+                    <td>{s.parentSessionId ? <SessionName profile={s.profile} id={s.parentSessionId} testId="subagent-parent" /> : '—'}</td>
                     <td>{s.retainedAt ? relativeTime(s.retainedAt, now) : '—'}</td>
                     <td data-testid="subagent-ttl">{s.state === 'retained' ? countdown(s.expiresAt, now) : '—'}</td>
                     <td className="num"><MoneyText money={s.cost} /></td>

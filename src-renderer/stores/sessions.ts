@@ -1,5 +1,5 @@
 import { create } from 'zustand'
-import type { EventPayload, SearchHit, SessionQuery, SessionSummary } from '@shared/contract'
+import type { EventPayload, SearchHit, SearchSessionGroup, SessionQuery, SessionSummary } from '@shared/contract'
 import { getApi } from '../api'
 import { useApp } from './app'
 import { reportError } from './toasts'
@@ -29,7 +29,7 @@ interface SessionsStore {
   stale: boolean
   /** Every source seen so far, for the filter menu. */
   knownSources: string[]
-  search: { query: string; hits: SearchHit[]; loading: boolean; error: string | null }
+  search: { query: string; hits: SearchHit[]; loading: boolean; error: string | null; groups?: SearchSessionGroup[]; message?: string }
 }
 
 export const PAGE_SIZE = 100
@@ -221,7 +221,7 @@ export async function runSearch(text: string): Promise<void> {
   try {
     const res = await getApi().call('sessions.search', { profile: useApp.getState().scope, query: q, limit: 50 })
     if (seq !== searchSeq) return
-    useSessions.setState({ search: { query: text, hits: res.hits, loading: false, error: null } })
+    useSessions.setState({ search: { query: text, hits: res.hits, loading: false, error: null, groups: res.sessions, message: res.message } })
   } catch (err) {
     if (seq !== searchSeq) return
     useSessions.setState((s) => ({ search: { ...s.search, loading: false, error: reportError(err, 'Search') } }))

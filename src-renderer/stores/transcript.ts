@@ -1,5 +1,6 @@
 import { create } from 'zustand'
 import type { EventPayload, Message, SessionCost, SessionDetail, Subagent } from '@shared/contract'
+import { CaduceusError } from '@shared/contract'
 import { getApi } from '../api'
 import { reportError } from './toasts'
 
@@ -19,6 +20,15 @@ interface TranscriptStore {
   cost: SessionCost | null
   children: Subagent[]
   error: string | null
+  /** The host says this session does not exist (wrong id, deleted, other profile). */
+  notFound: boolean
+  /**
+   * Earlier segments of this session's compression chain (root first) not loaded yet: the chain reads as one
+   * conversation, "load older" continues into them once this segment's start is reached.
+   */
+  olderSegments: string[]
+  /** The segment the "older" pages currently come from (the open session until its start is reached). */
+  pagingSession: string | null
 }
 
 export const TRANSCRIPT_PAGE = 200
@@ -27,7 +37,7 @@ export const LATEST = Number.MAX_SAFE_INTEGER
 
 const initial = (): TranscriptStore => ({
   profile: null, sessionId: null, byId: {}, ids: [], hasMoreBefore: false, hasMoreAfter: false, loading: false, loadingOlder: false,
-  focusId: null, detail: null, cost: null, children: [], error: null
+  focusId: null, detail: null, cost: null, children: [], error: null, notFound: false, olderSegments: [], pagingSession: null
 })
 
 export const useTranscript = create<TranscriptStore>()(() => initial())
@@ -63,26 +73,30 @@ export async function openTranscript(profile: string, sessionId: string, focusId
   }
   const seq = ++openSeq
   loadingNewer = null
-  useTranscript.setState({ ...initial(), profile, sessionId, focusId, loading: true })
+  useTranscript.setState({ ...initial(), profile, sessionId, focusId, loading: true, pagingSession: sessionId })
   const api = getApi()
   const query = focusId != null
     ? { profile, sessionId, aroundId: focusId, limit: TRANSCRIPT_PAGE }
     : { profile, sessionId, beforeId: LATEST, limit: TRANSCRIPT_PAGE }
+  // details (title, lineage, cost) load alongside the first page, not after it: one round trip less to a painted header
+  const meta = refreshTranscriptMeta()
   try {
     const page = await api.call('sessions.messages', query)
     if (seq !== openSeq) return
     useTranscript.setState((s) => ({ ...merge(s, page.items), hasMoreBefore: page.hasMoreBefore, hasMoreAfter: page.hasMoreAfter, loading: false }))
   } catch (err) {
     if (seq !== openSeq) return
+    // A missing session is a screen of its own, not an error toast (and not a second one from the details call).
+    if (err instanceof CaduceusError && err.code === 'not_found') return void useTranscript.setState({ loading: false, notFound: true })
     useTranscript.setState({ loading: false, error: reportError(err, 'Loading transcript') })
   }
-  await refreshTranscriptMeta()
+  await meta
 }
 
 /** Lineage, usage, cost split and subagents of the open session. Each part fails on its own. */
 export async function refreshTranscriptMeta(): Promise<void> {
-  const { profile, sessionId } = useTranscript.getState()
-  if (!profile || !sessionId) return
+  const { profile, sessionId, notFound } = useTranscript.getState()
+  if (!profile || !sessionId || notFound) return
   const seq = openSeq
   const api = getApi()
   const [detail, cost, children] = await Promise.allSettled([
@@ -91,23 +105,46 @@ export async function refreshTranscriptMeta(): Promise<void> {
     api.call('subagents.list', { profile, parentSessionId: sessionId, includeTombstoned: true })
   ])
   if (seq !== openSeq) return
-  if (detail.status === 'rejected') reportError(detail.reason, 'Loading session')
+  if (detail.status === 'rejected') {
+    const gone = detail.reason instanceof CaduceusError && detail.reason.code === 'not_found'
+    if (gone) return void useTranscript.setState({ notFound: true })
+    reportError(detail.reason, 'Loading session')
+  }
+  const firstDetail = detail.status === 'fulfilled' && !useTranscript.getState().detail
   useTranscript.setState((s) => ({
+    ...(firstDetail ? { olderSegments: olderSegmentsOf(detail.value.lineage.chain.map((r) => r.id), sessionId) } : {}),
     detail: detail.status === 'fulfilled' ? detail.value : s.detail,
     cost: cost.status === 'fulfilled' ? cost.value : s.cost,
     children: children.status === 'fulfilled' ? children.value.items : s.children
   }))
 }
 
+const olderSegmentsOf = (chain: string[], sessionId: string) => {
+  const i = chain.indexOf(sessionId)
+  return i > 0 ? chain.slice(0, i) : []
+}
+
+/** Is there anything older to load: this segment's earlier pages, or an earlier segment of the chain? */
+export const canLoadOlder = (s: Pick<TranscriptStore, 'hasMoreBefore' | 'olderSegments' | 'focusId'>) =>
+  s.hasMoreBefore || (s.olderSegments.length > 0 && s.focusId == null)
+
 export async function loadOlder(): Promise<number> {
   const st = useTranscript.getState()
-  if (!st.profile || !st.sessionId || !st.hasMoreBefore || st.loadingOlder || !st.ids.length) return 0
+  if (!st.profile || !st.sessionId || !canLoadOlder(st) || st.loadingOlder || !st.ids.length) return 0
   const seq = openSeq
+  // this segment is read to its start: continue with the previous segment's newest page
+  const next = st.hasMoreBefore ? null : st.olderSegments[st.olderSegments.length - 1]!
+  const from = next ?? st.pagingSession ?? st.sessionId
   useTranscript.setState({ loadingOlder: true })
   try {
-    const page = await getApi().call('sessions.messages', { profile: st.profile, sessionId: st.sessionId, beforeId: st.ids[0], limit: TRANSCRIPT_PAGE })
+    const page = await getApi().call('sessions.messages', next
+      ? { profile: st.profile, sessionId: next, beforeId: LATEST, limit: TRANSCRIPT_PAGE }
+      : { profile: st.profile, sessionId: from, beforeId: st.ids[0], limit: TRANSCRIPT_PAGE })
     if (seq !== openSeq) return 0
-    useTranscript.setState((s) => ({ ...merge(s, page.items), hasMoreBefore: page.hasMoreBefore, loadingOlder: false }))
+    useTranscript.setState((s) => ({
+      ...merge(s, page.items), hasMoreBefore: page.hasMoreBefore, loadingOlder: false,
+      ...(next ? { pagingSession: next, olderSegments: s.olderSegments.slice(0, -1) } : {})
+    }))
     return page.items.length
   } catch (err) {
     if (seq !== openSeq) return 0

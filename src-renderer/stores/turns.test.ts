@@ -37,7 +37,7 @@ describe('turns store', () => {
     expect(t.reasoning).toBe('think ')
     expect(t.tools).toEqual([{ id: 'c1', name: 'read_file', args: '{"path":"a"}', result: 'contents' }])
     expect(t.demo).toBe(true)
-    expect(cacheDecisionLabel(t.cache!)).toBe('rebuilt: config changed')
+    expect(cacheDecisionLabel(t.cache!)).toBe('fresh agent: settings changed')
   })
 
   it('accepts events that arrive before the resume call returns', () => {
@@ -88,7 +88,7 @@ describe('turns store', () => {
 
   it('labels every cache decision with the exact badge text', () => {
     expect(['reused', 'new', 'config_changed', 'external_write', 'session_changed'].map((d) => cacheDecisionLabel(d as never))).toEqual([
-      'reused', 'rebuilt: new agent', 'rebuilt: config changed', 'rebuilt: external write', 'rebuilt: session changed'
+      'reused', 'fresh agent: first turn here', 'fresh agent: settings changed', 'fresh agent: changed elsewhere', 'fresh agent: session changed'
     ])
   })
 })

@@ -36,6 +36,9 @@ export function demoResponder(req: RecordedRequest): ScriptReply {
     return { reasoning: 'This is a good fit for a subagent.', toolCalls: [{ name: 'delegate_task', arguments: { goal: clip(text, 500) } }], model }
   }
   if (!text) return { text: 'I did not catch that — could you say it again?', model }
+  // "show markdown" answers with what the transcript renders; "… and hold" keeps the stream open (a turn the
+  // user can watch mid-stream, then stop).
+  if (/\bshow markdown\b/i.test(text)) return { text: MARKDOWN_SAMPLE, model, stall: /\band hold\b/i.test(text) }
   const words = text.split(/\s+/).length
   return {
     reasoning: `The user wrote ${words} word${words === 1 ? '' : 's'}; answer briefly.`,
@@ -73,5 +76,19 @@ function asText(content: unknown): string {
   if (Array.isArray(content)) return content.map((b: any) => (typeof b === 'string' ? b : typeof b?.text === 'string' ? b.text : '')).join(' ')
   return ''
 }
+
+const MARKDOWN_SAMPLE = `Here is a quick tour 🦩
+
+\`\`\`ts
+export const answer = (n: number): number => n * 42
+\`\`\`
+
+| Feature | Shown as |
+|---|---|
+| code | highlighted block |
+| table | grid |
+
+- [x] fenced code
+- [ ] task lists`
 
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s)

@@ -50,9 +50,12 @@ export const approxTokens = (text: string): number => Math.max(1, Math.ceil(text
 /** Splits text into a few streamed pieces (word boundaries kept), so clients see real deltas. */
 export function pieces(text: string, n = 3): string[] {
   if (!text) return []
-  const size = Math.max(1, Math.ceil(text.length / n))
+  // Split on code points, never inside a surrogate pair: a lone half is written to the wire as U+FFFD
+  // and an emoji (🦩) would arrive as two broken halves.
+  const chars = Array.from(text)
+  const size = Math.max(1, Math.ceil(chars.length / n))
   const out: string[] = []
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size))
+  for (let i = 0; i < chars.length; i += size) out.push(chars.slice(i, i + size).join(''))
   return out
 }
 

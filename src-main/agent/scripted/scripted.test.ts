@@ -31,6 +31,19 @@ describe('scripted provider server', () => {
     expect(server.requests[0]).toMatchObject({ method: 'POST', path: '/v1/chat/completions', apiKeyPresent: false })
   })
 
+  it('never splits a surrogate pair across streamed text deltas (🦩 arrives whole)', async () => {
+    // 'ab🦩' is 4 UTF-16 units: cutting in thirds by code unit would put the halves in two chunks
+    server = await startScriptedProvider({ script: [{ text: 'ab🦩' }, { text: '🦩🦩🦩🦩x' }] })
+    for (const want of ['ab🦩', '🦩🦩🦩🦩x']) {
+      const res = await post('/chat/completions', { model: 'x', stream: true, messages: [{ role: 'user', content: 'hi' }] })
+      const deltas = (await res.text()).split('\n\n').filter((l) => l && !l.includes('[DONE]'))
+        .map((l) => JSON.parse(l.replace(/^data: /, '')).choices[0]?.delta?.content).filter((c): c is string => !!c)
+      expect(deltas.length).toBeGreaterThan(1)
+      for (const d of deltas) expect(d).not.toMatch(/\uFFFD|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/)
+      expect(deltas.join('')).toBe(want)
+    }
+  })
+
   it('answers non-streaming requests (through the openai SDK) and lists models', async () => {
     server = await startScriptedProvider({ script: [{ text: 'plain reply' }], models: ['m1', 'm2'] })
     const sdk = new OpenAI({ apiKey: 'sk-x', baseURL: server.baseUrl, maxRetries: 0 })

@@ -3,7 +3,7 @@
  * the retention limits. Bound once per store by `createDelegationRegistry`.
  */
 import { getHermesHome, profileNameForHome } from '../../scope'
-import { delegationRepo } from '../../store'
+import { repositories } from '../../store'
 import { homeOfDb, retentionLimits } from '../config'
 import type { DelegationDb, RetentionLimits } from '../types'
 
@@ -21,7 +21,7 @@ export interface RegistryOptions {
 
 export interface RegistryCtx {
   /** Typed SQL on `async_delegations`; write functions run inside `write()`. */
-  repo: ReturnType<typeof delegationRepo>
+  repo: ReturnType<typeof repositories.delegation>
   write: DelegationDb['write']
   home: string
   now(): number
@@ -42,7 +42,7 @@ export function scopeProfile(): string {
 export function createRegistryCtx(store: DelegationDb, opts: RegistryOptions = {}): RegistryCtx {
   const home = homeOfDb(store.path)
   return {
-    repo: delegationRepo(store),
+    repo: repositories.delegation(store),
     write: (fn) => store.write(fn),
     home,
     now: opts.now ?? (() => Date.now() / 1000),

@@ -46,6 +46,7 @@ describe('schema (owned by the store, checked here for what the registry needs)'
     raw.close()
     const upgraded = rawDb(path)
     try {
+      upgraded.prepareWrite() // the store reconciles at its first write, never on open
       const cols = columns(dbOf(upgraded), 'async_delegations')
       expect(cols).toContain('retained')
       expect(cols).toContain('children_json')

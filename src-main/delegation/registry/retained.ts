@@ -34,6 +34,8 @@ export async function pruneRetainedChildren(ctx: RegistryCtx, opts: { maxRetaine
   const maxRetained = opts.maxRetained !== undefined ? Math.max(1, Math.trunc(opts.maxRetained)) : Math.max(1, cfg!.maxRetained)
   const ttlHours = opts.ttlHours !== undefined ? Math.max(0, opts.ttlHours) : Math.max(1, cfg!.ttlHours)
   const now = ctx.now()
+  // Nothing retained: no write at all (start-up must not take the write lock, nor create a missing state.db).
+  if (!ctx.repo.hasLiveRetained()) return 0
   return ctx.write(() => {
     const expired = ctx.repo.tombstoneRetainedBefore(now - ttlHours * 3600, now)
     const overCap = ctx.repo.tombstoneRetainedBeyond(maxRetained, now)

@@ -11,7 +11,7 @@ if (!dbPath || !sessionId) {
 }
 const store = new SessionStore(dbPath)
 try {
-  const id = store.appendMessage(sessionId, { role: 'user', content: text ?? 'written by another process' })
+  const id = await store.appendMessage(sessionId, { role: 'user', content: text ?? 'written by another process' })
   process.stdout.write(JSON.stringify({ pid: process.pid, messageId: id }) + '\n')
 } finally {
   store.close()

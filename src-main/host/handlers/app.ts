@@ -1,18 +1,22 @@
 import type { ProfileInfo } from '@shared/contract'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
+import { problemOf } from '../../store'
 
 export const LOG_COMMAND = 'caduceus logs errors'
 
 function profiles(s: Services): ProfileInfo[] {
   return s.stores.list().map((e) => {
-    let sessionCount = 0
+    const info: ProfileInfo = { name: e.name, home: e.home, isDefault: e.name === 'default', sessionCount: 0 }
     try {
-      sessionCount = s.stores.get(e.name).sessionCount()
+      const store = s.stores.get(e.name)
+      info.sessionCount = store.sessionCount()
+      const notice = store.notice
+      if (notice) info.notice = notice
     } catch (err) {
-      s.log.warn('store', `cannot count sessions of ${e.name}: ${(err as Error).message}`)
+      info.error = problemOf(err) // shown with the profile instead of a silent 0
     }
-    return { name: e.name, home: e.home, isDefault: e.name === 'default', sessionCount }
+    return info
   })
 }
 

@@ -2,7 +2,7 @@ import { CaduceusError } from '@shared/contract'
 import { priceCall } from '../../agent'
 import { resolveRuntime, secretsFor } from '../../config'
 import { runInProfileScope } from '../../scope'
-import { costSummary, estimateFollowUp, followUpRequest, listSubagents, sessionCost, type DelegateDeps } from '../../delegation'
+import { costSummary, readPriceOverrides, estimateFollowUp, followUpRequest, listSubagents, sessionCost, type DelegateDeps } from '../../delegation'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
 
@@ -10,7 +10,12 @@ type DelegationHandlers = Pick<HandlerMap,
   'subagents.list' | 'subagents.estimate' | 'subagents.followUp' | 'subagents.tombstone' | 'costs.session' | 'costs.summary'>
 
 export function delegationHandlers(s: Services, deps: (profile: string) => DelegateDeps): DelegationHandlers {
-  const all = () => s.stores.list().map((e) => ({ profile: e.name, store: s.stores.get(e.name) }))
+  // Cross-profile views serve the profiles that open and name the ones that do not.
+  const served = <T extends object>(run: (stores: ReturnType<typeof s.stores.healthy>['stores']) => T): T => {
+    const { stores, unavailable } = s.stores.healthy()
+    const out = run(stores)
+    return unavailable.length ? { ...out, unavailable } : out
+  }
   const retained = (profile: string, childId: string) => {
     const entry = deps(profile).registry.findRetainedChild(childId)
     if (!entry) throw new CaduceusError('not_found', `No retained subagent '${childId}' in profile '${profile}'`, 'childId')
@@ -30,7 +35,7 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
           s.log.warn('delegation', `pruning retained subagents of ${e.name} failed: ${(err as Error).message}`)
         }
       }
-      return listSubagents(all(), q, deps('default').live)
+      return served((stores) => listSubagents(stores, q, deps('default').live))
     },
     'subagents.estimate': ({ profile, childId }) => {
       const entry = retained(profile, childId)
@@ -59,6 +64,6 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
       return { tombstoned }
     },
     'costs.session': ({ profile, sessionId }) => sessionCost(s.stores.get(profile), profile, sessionId),
-    'costs.summary': (q) => costSummary(all(), q)
+    'costs.summary': (q) => served((stores) => costSummary(stores, q, undefined, readPriceOverrides(s.root)))
   }
 }

@@ -7,6 +7,8 @@ import { delegationHandlers } from './delegation'
 import { memoryHandlers } from './memory'
 import { memoryProviderHandlers } from './memory-providers'
 import { sessionHandlers } from './sessions'
+import { sessionAdminHandlers } from './sessions-admin'
+import { priceHandlers } from './prices'
 import { channelHandlers } from './channels'
 import type { ChannelsService } from '../channels-service'
 
@@ -15,9 +17,11 @@ export function buildHandlers(s: Services, rt: Runtime, version: string, channel
   return {
     ...appHandlers(s, version),
     ...sessionHandlers(s),
+    ...sessionAdminHandlers(s),
     ...agentHandlers(s, rt.gateway, rt.vault),
     ...delegationHandlers(s, rt.delegation),
     ...memoryHandlers(s, rt.memory),
+    ...priceHandlers(s),
     ...channelHandlers(s, channels),
     ...memoryProviderHandlers(s, rt.providers)
   }

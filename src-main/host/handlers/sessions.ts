@@ -16,7 +16,7 @@ export function sessionHandlers(s: Services): SessionHandlers {
       return store.getMessages({ sessionId, ...page })
     },
     'sessions.search': ({ profile, query, limit }) =>
-      ({ hits: profile === 'all' ? s.stores.searchAll({ query, limit }) : s.stores.get(profile).search({ query, limit }) }),
+      s.stores.searchAll({ query, limit }, profile === 'all' ? undefined : profile),
     'sessions.update': async ({ profile, sessionId, title, archived, pinned }) => {
       const store = s.stores.get(profile)
       if (!store.getSession(sessionId)) throw notFound(profile, sessionId)

@@ -4,17 +4,19 @@
  * The per-row FTS insert trigger is suspended and the new rows are indexed in one pass at the end
  * (several times faster); meant for fresh bench/demo DBs, not a DB other processes are writing.
  */
-import type { SessionStore } from '../session-store'
-import { FTS_TRIGGER_SQL } from '../schema'
+import { sqliteOf, type SessionStore } from '../session-store'
+import { FTS_TRIGGER_SQL, TRIGRAM_TRIGGER_SQL } from '../schema'
 import { Rng, sessionIdAt } from './rng'
-import { sqliteOf } from '../session-store'
 
 export interface BulkOptions { sessions: number; messagesPerSession: number; seed?: number; now?: number }
 
+// Some CJK text, so CJK search is measured on realistic data (every 16th message).
+const CJK = ['数据库的索引需要重建', '東京の会議は明日です', '日本語の検索テスト', '服务器部署完成了', '缓存命中率很高']
 const WORDS = ('agent session deploy review latency index query memory budget migrate schema profile cache token retry ' +
   'network parser vector search summary billing incident report plan draft trace metric queue worker cluster').split(' ')
 
 export function generateBulk(store: SessionStore, opts: BulkOptions): { sessions: number; messages: number } {
+  store.prepareWrite() // a lazily opened profile gets its file (and schema) before raw inserts
   const rng = new Rng(opts.seed ?? 7)
   const now = opts.now ?? 1796083200
   const perSession = Math.max(0, Math.floor(opts.messagesPerSession))
@@ -31,6 +33,8 @@ export function generateBulk(store: SessionStore, opts: BulkOptions): { sessions
   sqliteOf(store).pragma('synchronous = NORMAL') // WAL + NORMAL: durable at checkpoint, no fsync per commit
   sqliteOf(store).exec('BEGIN IMMEDIATE')
   sqliteOf(store).exec('DROP TRIGGER IF EXISTS messages_fts_insert')
+  const trigram = sqliteOf(store).prepare("SELECT 1 FROM sqlite_master WHERE name = 'messages_fts_trigram_insert'").get() !== undefined
+  sqliteOf(store).exec('DROP TRIGGER IF EXISTS messages_fts_trigram_insert')
   try {
     for (let i = 0; i < opts.sessions; i++) {
       const startedAt = now - (opts.sessions - i) * 60
@@ -43,7 +47,7 @@ export function generateBulk(store: SessionStore, opts: BulkOptions): { sessions
       for (let m = 0; m < perSession; m++) {
         const role = m % 4 === 0 ? 'user' : m % 4 === 2 ? 'tool' : 'assistant'
         const call = role === 'assistant' && m % 4 === 1 ? `call_${i}_${m}` : null
-        insertMessage.run(id, role, sentence(), call ? JSON.stringify([{ id: call, type: 'function', function: { name: 'terminal', arguments: '{}' } }]) : null,
+        insertMessage.run(id, role, (i * perSession + m) % 16 === 5 ? `${rng.pick(CJK)} ${sentence()}` : sentence(), call ? JSON.stringify([{ id: call, type: 'function', function: { name: 'terminal', arguments: '{}' } }]) : null,
           role === 'tool' ? `call_${i}_${m - 1}` : null, role === 'tool' ? 'terminal' : null, startedAt + m * 5)
       }
       messages += perSession
@@ -53,10 +57,16 @@ export function generateBulk(store: SessionStore, opts: BulkOptions): { sessions
     sqliteOf(store).prepare(`INSERT INTO messages_fts(rowid, content, tool_name, tool_calls)
       SELECT id, content, tool_name, tool_calls FROM messages_fts_src WHERE id > ?`).run(firstNewId)
     sqliteOf(store).exec(FTS_TRIGGER_SQL[0])
+    if (trigram) {
+      sqliteOf(store).prepare(`INSERT INTO messages_fts_trigram(rowid, content, tool_name)
+        SELECT id, content, tool_name FROM messages_fts_trigram_src WHERE id > ?`).run(firstNewId)
+      sqliteOf(store).exec(TRIGRAM_TRIGGER_SQL[0])
+    }
     sqliteOf(store).exec('COMMIT')
   } catch (err) {
     if (sqliteOf(store).inTransaction) sqliteOf(store).exec('ROLLBACK')
     sqliteOf(store).exec(FTS_TRIGGER_SQL[0]) // IF NOT EXISTS: restores the trigger if a committed chunk had dropped it
+    if (trigram) sqliteOf(store).exec(TRIGRAM_TRIGGER_SQL[0])
     throw err
   } finally {
     sqliteOf(store).pragma(`synchronous = ${Number(sync)}`)

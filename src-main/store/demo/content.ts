@@ -60,3 +60,30 @@ export const MEMORY_ENTRIES: Record<string, string[]> = {
   work: ['Team: platform. On-call rotation starts Mondays.', 'PRs need two approvals.', 'Prod DB is read-only for agents.'],
   research: ['Cite papers as (Author, Year).', 'Current focus: memory for agents.']
 }
+
+const cell = (s: string) => s.split('\n')[0]!.replace(/\|/g, '\\|').slice(0, 80)
+
+/**
+ * The Markdown tail of a demo answer: a fenced code block, a table and a task list, so a newcomer sees the
+ * transcript's rendering on any demo session they open.
+ */
+export function richAnswer(topic: Topic): string {
+  const cmd = typeof topic.args.command === 'string' ? topic.args.command : JSON.stringify(topic.args, null, 2)
+  const lang = typeof topic.args.command === 'string' ? 'bash' : 'json'
+  return `${topic.answer}
+
+**What I ran**
+
+\`\`\`${lang}
+${cmd}
+\`\`\`
+
+| Step | Tool | Outcome |
+|---|---|---|
+| 1 | \`${topic.tool}\` | ${cell(topic.result)} |
+| 2 | review | summarised above |
+
+- [x] Ran \`${topic.tool}\`
+- [x] Summarised the findings
+- [ ] Follow up if anything changes`
+}

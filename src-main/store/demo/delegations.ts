@@ -32,9 +32,10 @@ export function writeDelegations(store: SessionStore, rng: Rng, parents: string[
     const done = p.state === 'running' ? null : at + 600
     const costs = children.map(() => Math.round(rng.int(5, 80)) / 1000)
     const usage = { cost_usd: costs.reduce((a, b) => a + b, 0), tokens: { input: 1200 * p.children, output: 300 * p.children } }
+    const delegationId = `deleg_${rng.hex(8)}`
     insert.run({
-      id: `deleg_${rng.hex(8)}`, parent, state: p.state, at, done, updated: done ?? at,
-      event: done ? JSON.stringify({ delegation_id: 'x', status: p.state }) : null,
+      id: delegationId, parent, state: p.state, at, done, updated: done ?? at,
+      event: done ? JSON.stringify({ delegation_id: delegationId, status: p.state }) : null,
       result: done ? JSON.stringify({ status: p.state, summary: `${goal}: ${p.state === 'error' ? 'failed (tool timeout)' : 'done'}` }) : null,
       delivery: done ? 'delivered' : 'pending', attempts: done ? 1 : 0, delivered: done ? done + 2 : null, ownerStart: Math.floor(at) - 100,
       task: JSON.stringify({ goal, toolsets: ['terminal', 'file'], role: 'worker', model: 'demo-model', is_batch: p.children > 1 }),

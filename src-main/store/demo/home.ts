@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { SessionStore } from '../session-store'
-import { MEMORY_ENTRIES, REASONING, TOPICS, type Topic } from './content'
+import { MEMORY_ENTRIES, REASONING, TOPICS, richAnswer, type Topic } from './content'
 import { Rng, sessionIdAt } from './rng'
 import { writeDelegations } from './delegations'
 
@@ -100,6 +100,15 @@ class ProfileWriter {
     this.made++
     let ts = startedAt
     const turns = this.rng.int(1, 4)
+    // Priced per session, not per turn: a session mixing priced and unpriced turns reads "partial", and the
+    // demo should show that only now and then (a custom endpoint), not on almost every row. Derived from the id,
+    // not drawn from the PRNG, so every other generated value (ids, lineage, delegations) stays as it was.
+    const priced = [...id].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % 100 >= 15
+    // A compression continuation opens with the compressor's summary, as upstream writes it (shown folded).
+    if (parent && !modelConfig._branched_from && !modelConfig._delegate_from) {
+      void this.store.appendMessages(id, [{ role: 'user', timestamp: ts,
+        content: `[CONTEXT COMPACTION] Summary of the earlier conversation:\n\n- The user asked: ${topic.ask}\n- Tools used so far: \`${topic.tool}\`\n- Open items: confirm the result and follow up.` }])
+    }
     for (let turn = 0; turn < turns; turn++) {
       const callId = `call_${this.rng.hex(8)}`
       void this.store.appendMessages(id, [
@@ -107,9 +116,9 @@ class ProfileWriter {
         { role: 'assistant', content: null, reasoning: this.rng.pick(REASONING), timestamp: (ts += 4),
           toolCalls: [{ id: callId, name: topic.tool, arguments: JSON.stringify(topic.args) }], finishReason: 'tool_calls' },
         { role: 'tool', content: topic.result, toolCallId: callId, toolName: topic.tool, timestamp: (ts += 2) },
-        { role: 'assistant', content: topic.answer, timestamp: (ts += 6), finishReason: 'stop', tokenCount: this.rng.int(40, 400) }
+        { role: 'assistant', content: turn === 0 ? richAnswer(topic) : topic.answer, timestamp: (ts += 6), finishReason: 'stop', tokenCount: this.rng.int(40, 400) }
       ])
-      const priced = this.rng.chance(0.7)
+      this.rng.chance(0.7) // was the per-turn priced draw: kept so the seeded sequence is unchanged
       const input = this.rng.int(800, 6000), output = this.rng.int(100, 900)
       void this.store.recordUsage(id, {
         model: 'demo-model', provider: 'demo', baseUrl: 'http://127.0.0.1:0/v1', inputTokens: input, outputTokens: output,

@@ -42,3 +42,35 @@ export const FTS_TRIGGER_SQL: readonly string[] = [
     VALUES (new.id, ${projected('new')}, new.tool_name, new.tool_calls);
   END`
 ]
+
+/**
+ * Trigram index (hermes-spec §1.3): CJK and substring search. External content over a view that leaves out
+ * tool rows and cron/subagent/delegate sessions; created only in a current (v30) home that lacks it.
+ */
+const trigramEligible = (row: 'new' | 'old') => `${row}.role <> 'tool' AND EXISTS (SELECT 1 FROM sessions s WHERE s.id = ${row}.session_id
+    AND s.source NOT IN ('cron', 'subagent')
+    AND (CASE WHEN json_valid(s.model_config) THEN json_extract(s.model_config, '$._delegate_from') END) IS NULL)`
+
+export const TRIGRAM_VIEW_SQL = `CREATE VIEW IF NOT EXISTS messages_fts_trigram_src AS
+  SELECT m.id, m.content, m.tool_name FROM messages m JOIN sessions s ON s.id = m.session_id
+  WHERE m.role <> 'tool' AND s.source NOT IN ('cron', 'subagent')
+    AND (CASE WHEN json_valid(s.model_config) THEN json_extract(s.model_config, '$._delegate_from') END) IS NULL`
+
+export const TRIGRAM_TABLE_SQL = `CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts_trigram USING fts5(
+  content, tool_name, content='messages_fts_trigram_src', content_rowid='id', tokenize='trigram')`
+
+export const TRIGRAM_TRIGGER_SQL: readonly string[] = [
+  `CREATE TRIGGER IF NOT EXISTS messages_fts_trigram_insert AFTER INSERT ON messages WHEN ${trigramEligible('new')} AND ${gate('new')} BEGIN
+    INSERT INTO messages_fts_trigram(rowid, content, tool_name) VALUES (new.id, new.content, new.tool_name);
+  END`,
+  `CREATE TRIGGER IF NOT EXISTS messages_fts_trigram_delete AFTER DELETE ON messages WHEN ${trigramEligible('old')} AND ${gate('old')} BEGIN
+    INSERT INTO messages_fts_trigram(messages_fts_trigram, rowid, content, tool_name) VALUES ('delete', old.id, old.content, old.tool_name);
+  END`,
+  `CREATE TRIGGER IF NOT EXISTS messages_fts_trigram_update AFTER UPDATE OF content, tool_name, role ON messages
+  WHEN (old.content IS NOT new.content OR old.tool_name IS NOT new.tool_name OR old.role IS NOT new.role) AND ${gate('old')} BEGIN
+    INSERT INTO messages_fts_trigram(messages_fts_trigram, rowid, content, tool_name)
+      SELECT 'delete', old.id, old.content, old.tool_name WHERE ${trigramEligible('old')};
+    INSERT INTO messages_fts_trigram(rowid, content, tool_name)
+      SELECT new.id, new.content, new.tool_name WHERE ${trigramEligible('new')};
+  END`
+]

@@ -9,7 +9,10 @@ export * from './messages'
 export * from './usage'
 export * from './delegations'
 export { INDEX_SQL } from './indices'
-export { FTS_STORAGE_VERSION, FTS_TABLE_SQL, FTS_TOOL_CONTENT_PREFIX_CHARS, FTS_TRIGGER_SQL, FTS_VIEW_SQL } from './fts'
+export {
+  FTS_STORAGE_VERSION, FTS_TABLE_SQL, FTS_TOOL_CONTENT_PREFIX_CHARS, FTS_TRIGGER_SQL, FTS_VIEW_SQL, TRIGRAM_TABLE_SQL, TRIGRAM_TRIGGER_SQL,
+  TRIGRAM_VIEW_SQL
+} from './fts'
 
 /** Every upstream table the store reconciles, in creation order. */
 export const DECLARED_TABLES = [

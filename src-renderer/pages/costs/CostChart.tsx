@@ -2,6 +2,7 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import type { CostSummary } from '@shared/contract'
 import { chartRows } from '../../stores/costs'
 import { formatUsd } from '../../lib/format'
+import { setScope } from '../../stores/app'
 
 const COLORS = ['var(--c1)', 'var(--c2)', 'var(--c3)', 'var(--c4)', 'var(--c5)', 'var(--c6)']
 
@@ -32,9 +33,11 @@ export function CostChart({ summary }: { summary: CostSummary }) {
             labelStyle={{ color: 'var(--fg)', fontWeight: 600 }}
             cursor={{ fill: 'var(--hover)' }} />
           {profiles.length > 1 && <Legend wrapperStyle={{ fontSize: 12 }} />}
-          {profiles.map((p, i) => <Bar key={p} dataKey={p} stackId="usd" fill={COLORS[i % COLORS.length]} isAnimationActive={false} />)}
+          {/* a click on a bar filters the page to that bar's profile */}
+          {profiles.map((p, i) => <Bar key={p} dataKey={p} stackId="usd" fill={COLORS[i % COLORS.length]} isAnimationActive={false} cursor="pointer" onClick={() => setScope(p)} />)}
         </BarChart>
       </ResponsiveContainer>
+      {profiles.length > 1 && <p className="muted small chart-note">Click a bar to show only that profile.</p>}
       {unpricedDays.length > 0 && (
         <p className="muted small chart-note" data-testid="costs-unpriced-days">
           <span className="badge badge-warn money-q">unpriced</span>

@@ -1,7 +1,7 @@
 import type { SessionCost } from '@shared/contract'
 import { sessionHref } from '../../app/routes'
 import { MoneyText } from '../../components/MoneyText'
-import { formatCount, shortId } from '../../lib/format'
+import { childStatusLabel, formatCount, shortId } from '../../lib/format'
 
 /** costs.session: per delegated child, per parent turn, per model. */
 export function CostBreakdown({ cost, onHide }: { cost: SessionCost; onHide?: () => void }) {
@@ -17,7 +17,7 @@ export function CostBreakdown({ cost, onHide }: { cost: SessionCost; onHide?: ()
         <table className="table compact" data-testid="cost-children"><thead><tr><th>Child</th><th>Status</th><th className="num">Cost</th></tr></thead>
           <tbody>{cost.children.map((c) => (
             <tr key={`${c.childSessionId}/${c.parentTurnId}`}><td><a href={sessionHref(cost.profile, c.childSessionId)} className="mono" title={c.childSessionId}>{shortId(c.childSessionId, 12)}</a></td>
-              <td title={`${c.apiCalls} API call${c.apiCalls === 1 ? '' : 's'}`}>{c.status ?? '—'}</td><td className="num"><MoneyText money={c.cost} /></td></tr>
+              <td title={`${c.apiCalls} API call${c.apiCalls === 1 ? '' : 's'}`}>{childStatusLabel(c.status)}</td><td className="num"><MoneyText money={c.cost} /></td></tr>
           ))}</tbody>
         </table>
       ) : <p className="muted small">No delegated child spend in the ledger.</p>}

@@ -8,6 +8,9 @@ const label = (r: SessionRef) => r.title || shortId(r.id, 12)
 export function Lineage({ profile, detail }: { profile: string; detail: SessionDetail }) {
   const { chain, parent, branches, delegateChildren } = detail.lineage
   const self = detail.summary.id
+  // Compression continuations are untitled upstream: name them after the chain ("<title> · part 2"), not by id.
+  const chainName = chain.find((r) => r.title)?.title ?? detail.summary.preview ?? null
+  const crumb = (r: SessionRef, i: number) => r.title || (chainName ? `${chainName} · part ${i + 1}` : label(r))
   // A plain root session has no lineage to show; repeating its title under the heading is noise.
   if (!parent && chain.length <= 1 && !branches.length && !delegateChildren.length) return null
   return (
@@ -15,8 +18,8 @@ export function Lineage({ profile, detail }: { profile: string; detail: SessionD
       {parent && <><a href={sessionHref(profile, parent.id)} data-testid="lineage-parent" title={`parent (${parent.kind})`}>↑ {label(parent)}</a><span className="sep">›</span></>}
       {chain.length > 1 ? chain.map((r, i) => (
         <span key={r.id} className="crumb">
-          {r.id === self ? <strong data-testid="lineage-self">{label(r)}</strong>
-            : <a href={sessionHref(profile, r.id)} data-testid="lineage-chain" title={r.endReason ?? undefined}>{label(r)}</a>}
+          {r.id === self ? <strong data-testid="lineage-self">{crumb(r, i)}</strong>
+            : <a href={sessionHref(profile, r.id)} data-testid="lineage-chain" title={`${r.id}${r.endReason ? ` · ${r.endReason}` : ''}`}>{crumb(r, i)}</a>}
           {i < chain.length - 1 && <span className="sep" title="compressed into">⟶</span>}
         </span>
       )) : <strong data-testid="lineage-self">{detail.summary.title || shortId(self, 16)}</strong>}

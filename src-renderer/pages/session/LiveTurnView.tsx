@@ -2,6 +2,7 @@ import type { LiveTurn } from '../../stores/turns'
 import { sessionHref } from '../../app/routes'
 import { Reasoning, ToolCallView } from './MessageItem'
 import { TurnBadge } from './TurnBadge'
+import { Markdown } from '../../components/markdown/Markdown'
 
 /** What a running turn has streamed and not yet persisted. */
 export function LiveTurnView({ t, showBadge = true }: { t: LiveTurn; showBadge?: boolean }) {
@@ -16,7 +17,7 @@ export function LiveTurnView({ t, showBadge = true }: { t: LiveTurn; showBadge?:
       {streaming ? (
         <div className="message role-assistant streaming" data-testid="live-message">
           {t.reasoning && <Reasoning text={t.reasoning} />}
-          {t.text && <div className="msg-body">{t.text}{t.status === 'running' && <span className="caret" aria-hidden>▍</span>}</div>}
+          {t.text && <div className="msg-body"><Markdown text={t.text} />{t.status === 'running' && <span className="caret" aria-hidden>▍</span>}</div>}
           {t.tools.map((c) => <ToolCallView key={c.id} name={c.name} args={c.args} result={c.result} />)}
         </div>
       ) : t.status === 'running' ? <div className="muted pad-s" data-testid="live-waiting">Waiting for the model…</div> : null}

@@ -3,6 +3,10 @@ import type { Message } from '@shared/contract'
 import { ChevronIcon } from '../../components/icons'
 import { Highlighted } from '../../components/Snippet'
 import { formatDateTime, messageTime } from '../../lib/format'
+import { Markdown } from '../../components/markdown/Markdown'
+import { editAsDiff, ToolOutput } from './ToolOutput'
+import { isCompactionSummary } from './CompactionMarker'
+import { DelegationCards, delegationIdOf } from './DelegationCards'
 
 function Fold({ label, children, testId, defaultOpen = false }: { label: React.ReactNode; children: React.ReactNode; testId?: string; defaultOpen?: boolean }) {
   const [open, setOpen] = useState(defaultOpen)
@@ -26,11 +30,12 @@ function argsPreview(raw: string): string {
 }
 
 export function ToolCallView({ name, args, result }: { name: string; args: string; result?: string | null }) {
+  const diff = editAsDiff(args)
   return (
     <Fold testId="tool-call" label={<><span className="tool-name mono">{name}</span><span className="muted mono tool-args-preview">{argsPreview(args)}</span></>}>
-      <div className="tool-section-label">arguments</div>
-      <pre className="code">{prettyArgs(args)}</pre>
-      {result != null && <><div className="tool-section-label">result</div><pre className="code">{result}</pre></>}
+      <div className="tool-section-label">{diff ? 'edit' : 'arguments'}</div>
+      {diff ? <ToolOutput text={diff} tool={name} /> : <pre className="code">{prettyArgs(args)}</pre>}
+      {result != null && <><div className="tool-section-label">result</div><ToolOutput text={result} tool={name} /></>}
     </Fold>
   )
 }
@@ -45,15 +50,28 @@ const isNotice = (m: Message) => /delegat|notice|process_complete/.test(m.displa
 export const MessageItem = memo(function MessageItem({ m, focused, terms }: { m: Message; focused: boolean; /** Search terms to mark (the hit that opened this page). */ terms?: string[] }) {
   const cls = `message role-${m.role}${focused ? ' focused' : ''}`
   const common = { 'data-testid': 'message', 'data-message-id': m.id, 'data-role': m.role, 'data-focused': focused || undefined } as const
+  if (isCompactionSummary(m.role, m.content)) {
+    return (
+      <div className={`${cls} compaction-summary`} {...common}>
+        <Fold testId="compaction-summary" label={<span className="muted">Compaction summary · {(m.content ?? '').length.toLocaleString()} chars</span>}>
+          <Markdown text={m.content ?? ''} terms={terms} />
+        </Fold>
+      </div>
+    )
+  }
   if (isNotice(m)) {
-    return <div className={`${cls} notice`} {...common} data-kind={m.displayKind ?? undefined}><span className="notice-icon" aria-hidden>◆</span><span><Highlighted text={m.content ?? ''} terms={terms} /></span></div>
+    const delegation = delegationIdOf(m.content)
+    return <>
+      <div className={`${cls} notice`} {...common} data-kind={m.displayKind ?? undefined}><span className="notice-icon" aria-hidden>◆</span><span><Highlighted text={m.content ?? ''} terms={terms} /></span></div>
+      {delegation && <DelegationCards delegationId={delegation} />}
+    </>
   }
   if (m.role === 'tool') {
     return (
       <div className={cls} {...common}>
         {/* A search hit inside a tool result opens unfolded: the match is what the user came for. */}
         <Fold testId="tool-result" defaultOpen={focused} label={<><span className="muted">result of</span> <span className="tool-name mono">{m.toolName ?? 'tool'}</span><span className="muted"> · {(m.content ?? '').length.toLocaleString()} chars</span></>}>
-          <pre className="code"><Highlighted text={m.content ?? ''} terms={terms} /></pre>
+          <ToolOutput text={m.content ?? ''} tool={m.toolName} terms={terms} />
         </Fold>
       </div>
     )
@@ -66,7 +84,7 @@ export const MessageItem = memo(function MessageItem({ m, focused, terms }: { m:
         {m.finishReason && !['stop', 'tool_calls', 'end_turn', 'tool_use'].includes(m.finishReason) && <span className="badge badge-warn">{m.finishReason}</span>}
       </div>
       {m.reasoning && <Reasoning text={m.reasoning} />}
-      {m.content && <div className="msg-body"><Highlighted text={m.content} terms={terms} /></div>}
+      {m.content && <div className="msg-body">{m.role === 'user' ? <Highlighted text={m.content} terms={terms} /> : <Markdown text={m.content} terms={terms} />}</div>}
       {m.toolCalls?.map((c) => <ToolCallView key={c.id} name={c.name} args={c.arguments} />)}
     </div>
   )

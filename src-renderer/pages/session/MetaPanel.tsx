@@ -10,14 +10,18 @@ function Row({ k, children, testId }: { k: string; children: React.ReactNode; te
 export function MetaPanel({ detail, cost }: { detail: SessionDetail; cost: SessionCost | null }) {
   const s = detail.summary
   const t = s.tokens
+  // The row's model is the one the session started on; after a resume on another model the newest usage row
+  // says what it runs on now. An end older than the last activity was undone by a resume.
+  const current = detail.usage.at(-1)?.model ?? s.model
+  const ended = s.endedAt != null && (s.lastActiveAt == null || s.endedAt >= s.lastActiveAt - 1)
   return (
     <section className="panel" data-testid="session-meta">
       <h3>Session</h3>
       <dl className="kv">
-        <Row k="Model"><span className="mono">{s.model ?? '—'}</span></Row>
+        <Row k="Model" testId="meta-model"><span className="mono">{current ?? '—'}</span>{s.model && current !== s.model && <span className="muted small"> (started on {s.model})</span>}</Row>
         <Row k="Source">{s.source}</Row>
         <Row k="Started">{formatDateTime(s.startedAt)}</Row>
-        {s.endedAt != null && <Row k="Ended">{formatDateTime(s.endedAt)}{s.endReason ? ` (${s.endReason})` : ''}</Row>}
+        {ended && s.endedAt != null && <Row k="Ended" testId="meta-ended">{formatDateTime(s.endedAt)}{s.endReason ? ` (${s.endReason.replace(/_/g, ' ')})` : ''}</Row>}
         <Row k="Messages">{s.messageCount} · {s.toolCallCount} tool calls</Row>
         <Row k="API calls" testId="meta-api-calls">{detail.apiCallCount}</Row>
         {detail.cwd && <Row k="cwd"><span className="mono wrap">{detail.cwd}</span></Row>}

@@ -4,7 +4,8 @@ import { useShallow } from 'zustand/react/shallow'
 import { sessionHref } from '../../app/routes'
 import { searchTerms } from '../../lib/highlight'
 import { useSessions } from '../../stores/sessions'
-import { loadOlder, useTranscript } from '../../stores/transcript'
+import { canLoadOlder, loadOlder, useTranscript } from '../../stores/transcript'
+import { CompactionMarker } from './CompactionMarker'
 import { turnsForSession, useTurns, type LiveTurn } from '../../stores/turns'
 import { LiveTurnView } from './LiveTurnView'
 import { MessageItem } from './MessageItem'
@@ -20,9 +21,10 @@ const STICK_PX = 80
  * bottom (only scrolling up stops that, not rows growing as they are measured), and centres a search hit.
  */
 export function Transcript() {
-  const { profile, sessionId, ids, byId, hasMoreBefore, hasMoreAfter, loading, loadingOlder, focusId } = useTranscript(useShallow((s) => ({
-    profile: s.profile, sessionId: s.sessionId, ids: s.ids, byId: s.byId, hasMoreBefore: s.hasMoreBefore, hasMoreAfter: s.hasMoreAfter,
-    loading: s.loading, loadingOlder: s.loadingOlder, focusId: s.focusId
+  const { profile, sessionId, ids, byId, hasMoreBefore, hasMoreAfter, loading, loadingOlder, focusId, chain, olderCount } = useTranscript(useShallow((s) => ({
+    profile: s.profile, sessionId: s.sessionId, ids: s.ids, byId: s.byId, hasMoreBefore: canLoadOlder(s), hasMoreAfter: s.hasMoreAfter,
+    loading: s.loading, loadingOlder: s.loadingOlder, focusId: s.focusId, chain: s.detail?.lineage.chain ?? null, olderSegments: s.olderSegments,
+    olderCount: s.olderSegments.length
   })))
   const turns = useTurns(useShallow((s) => turnsForSession(s, profile, sessionId)))
   const query = useSessions((s) => s.search.query)
@@ -94,6 +96,12 @@ export function Transcript() {
     v.scrollToIndex(idx, { align: 'center' })
   }, [focusId, ids, v])
 
+  const segmentStartReached = !useTranscript.getState().hasMoreBefore
+  useEffect(() => {
+    if (olderCount > 0 && segmentStartReached && ids.length && !loading && !loadingOlder && focusId == null) void loadOlder() // no re-anchoring: the reader stays where they are
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [olderCount, segmentStartReached, ids.length > 0, loading])
+
   const older = async () => {
     const anchor = ids[v.getVirtualItems()[0]?.index ?? 0]
     const n = await loadOlder()
@@ -140,9 +148,12 @@ export function Transcript() {
               if (!m) return null
               const t = anchors.get(m.id)
               const focused = m.id === focusId
+              const prev = it.index > 0 ? byId[ids[it.index - 1]!] : undefined
+              const newSegment = !!prev && prev.sessionId !== m.sessionId && !!chain && !!profile
               return (
                 <div key={it.key} data-index={it.index} ref={v.measureElement} className="vrow"
                   style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${it.start - margin}px)` }}>
+                  {newSegment && <CompactionMarker profile={profile!} chain={chain!} segmentId={m.sessionId} />}
                   {t && <TurnBadge t={t} />}
                   <MessageItem m={m} focused={focused} terms={focused ? terms : undefined} />
                   <TurnMemoryFold m={m} profile={profile} />

@@ -1,13 +1,13 @@
 import type { LiveTurn } from '../../stores/turns'
 import { MoneyText } from '../../components/MoneyText'
-import { cacheDecisionLabel } from '../../lib/format'
+import { cacheDecisionHelp, cacheDecisionLabel } from '../../lib/format'
 
 /** Per-turn strip: the cache decision as exact text, the model (or "demo model"), status and cost. */
 export function TurnBadge({ t }: { t: LiveTurn }) {
   return (
     <div className="turn-strip" data-testid="turn-strip" data-turn-id={t.turnId} data-status={t.status}>
       {t.cache && <span className={`badge ${t.cache === 'reused' ? 'badge-ok' : 'badge-accent'}`} data-testid="turn-badge" data-cache={t.cache}
-        title="Gateway agent cache decision for this turn">{cacheDecisionLabel(t.cache)}</span>}
+        title={cacheDecisionHelp(t.cache)}>{cacheDecisionLabel(t.cache)}</span>}
       {t.demo ? <span className="badge badge-warn" data-testid="demo-model">demo model</span> : t.model && <span className="mono muted">{t.model}</span>}
       <span className={`turn-status status-${t.status}`} data-testid="turn-status">{t.status === 'running' ? (t.stopping ? 'stopping…' : 'running…') : t.status}</span>
       {t.error && <span className="err-text" role="alert">{t.error}</span>}

@@ -18,13 +18,15 @@ function sessionEvents(profile: string, sessionId: string, newest: number, messa
 
 /**
  * What memory recalled and wrote in the turn a user message opened (folded). The turn is found by its
- * recall: prefetch runs just before the user message is saved and carries the turn id every later
- * tool call and write of that turn carries too.
+ * recall: prefetch runs at the start of the turn and carries the turn id every later tool call and write of
+ * that turn carries too.
  */
 function eventsOfTurn(all: MemoryEvent[], m: Message): MemoryEvent[] {
+  // The user message is saved before the turn starts (durable resume), so its prefetch usually comes just after it;
+  // take the prefetch nearest in time within a minute either side.
   const recall = all
-    .filter((e) => e.kind === 'prefetch' && e.turnId && e.at <= m.timestamp + 1 && e.at >= m.timestamp - 120)
-    .sort((a, b) => b.at - a.at)[0]
+    .filter((e) => e.kind === 'prefetch' && e.turnId && Math.abs(e.at - m.timestamp) <= 60)
+    .sort((a, b) => Math.abs(a.at - m.timestamp) - Math.abs(b.at - m.timestamp))[0]
   if (!recall) return []
   return all.filter((e) => e.turnId === recall.turnId && (e.kind === 'prefetch' ? (e.size ?? 0) > 0 : e.kind === 'tool_call' || e.kind === 'write'))
 }

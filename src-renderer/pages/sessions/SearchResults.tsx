@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useMemo, useRef, useState } from 'react'
+import type { SearchHit, SearchSessionGroup } from '@shared/contract'
 import { useShallow } from 'zustand/react/shallow'
 import { navigate } from '../../app/router'
 import { sessionHref } from '../../app/routes'
@@ -9,9 +10,25 @@ import { useListKeys } from '../../lib/use-list-keys'
 import { useApp } from '../../stores/app'
 import { useSessions } from '../../stores/sessions'
 
-/** Full-text hits; each opens the transcript scrolled to and highlighting that message. j/k and Enter work here too. */
+/** Hits grouped by session (first-hit order), title-only matches after them; the flat order drives j/k. */
+function grouped(hits: SearchHit[], groups: SearchSessionGroup[] = []) {
+  const key = (p: string, id: string) => `${p}/${id}`
+  const byKey = new Map<string, { group: SearchSessionGroup; hits: SearchHit[] }>()
+  for (const h of hits) {
+    const k = key(h.profile, h.sessionId)
+    const g = byKey.get(k) ?? { group: groups.find((x) => key(x.profile, x.sessionId) === k) ?? { profile: h.profile, sessionId: h.sessionId, title: h.sessionTitle, hits: 0, titleMatch: false }, hits: [] }
+    g.hits.push(h)
+    byKey.set(k, g)
+  }
+  const titleOnly = groups.filter((g) => !byKey.has(key(g.profile, g.sessionId)))
+  const sections = [...byKey.values()]
+  return { sections, titleOnly, flat: sections.flatMap((s) => s.hits) }
+}
+
+/** Full-text hits grouped by session; each opens the transcript scrolled to and highlighting that message. j/k and Enter work here too. */
 export function SearchResults() {
-  const { hits, loading, error, query } = useSessions(useShallow((s) => s.search))
+  const { hits: raw, loading, error, query, groups, message } = useSessions(useShallow((s) => s.search))
+  const { sections, titleOnly, flat: hits } = useMemo(() => grouped(raw, groups), [raw, groups])
   const showProfile = useApp((s) => s.scope === 'all')
   const [cursor, setCursor] = useState(-1)
   const list = useRef<HTMLUListElement>(null)
@@ -20,13 +37,15 @@ export function SearchResults() {
     count: hits.length, cursor,
     setCursor: (i) => {
       setCursor(i)
-      list.current?.children[i]?.scrollIntoView({ block: 'nearest' })
+      list.current?.querySelectorAll('[data-testid="search-hit"]')[i]?.scrollIntoView({ block: 'nearest' })
     },
     open: (i) => { const h = hits[i]; if (h) navigate(sessionHref(h.profile, h.sessionId, h.messageId)) }
   })
   if (error) return <div className="empty" role="alert">Search failed: {error}</div>
-  if (!loading && !hits.length) return <div className="empty" data-testid="search-empty">No messages match “{query.trim()}”.</div>
-  const sessions = new Set(hits.map((h) => `${h.profile}/${h.sessionId}`)).size
+  if (!loading && message) return <div className="empty" role="status" data-testid="search-message">{message}</div>
+  if (!loading && !hits.length && !titleOnly.length) return <div className="empty" data-testid="search-empty">No messages match “{query.trim()}”.</div>
+  const sessions = sections.length + titleOnly.length
+  let flatIndex = -1
   return (
     <div className="hits-wrap">
       <div className="hits-summary muted small" data-testid="search-summary">
@@ -34,7 +53,11 @@ export function SearchResults() {
         {loading && hits.length > 0 && ' · updating…'}
       </div>
       <ul className="hits" data-testid="search-results" aria-busy={loading} ref={list}>
-        {hits.map((h, i) => (
+        {sections.map(({ group, hits: mine }) => [
+          <li key={`g:${group.profile}/${group.sessionId}`} className="hit-group muted small" data-testid="search-group" data-session-id={group.sessionId}>
+            {group.title || group.sessionId} · {mine.length} match{mine.length === 1 ? '' : 'es'}{group.titleMatch ? ' · title' : ''}
+          </li>,
+          ...mine.map((h) => { const i = ++flatIndex; return (
           <li key={`${h.profile}/${h.sessionId}/${h.messageId}`}>
             <a className={`hit${i === cursor ? ' selected' : ''}`} href={sessionHref(h.profile, h.sessionId, h.messageId)} data-testid="search-hit"
               data-session-id={h.sessionId} data-message-id={h.messageId} data-profile={h.profile} aria-current={i === cursor || undefined}>
@@ -46,6 +69,18 @@ export function SearchResults() {
                 <span className="muted small"><RelTime at={h.timestamp} /></span>
               </div>
               <div className="hit-snippet"><Snippet parts={h.snippet} /></div>
+            </a>
+          </li>
+          ) })
+        ])}
+        {titleOnly.map((g) => (
+          <li key={`t:${g.profile}/${g.sessionId}`}>
+            <a className="hit" href={sessionHref(g.profile, g.sessionId)} data-testid="search-title-hit" data-session-id={g.sessionId}>
+              <div className="hit-head">
+                <span className="row-title">{g.title || g.sessionId}</span>
+                {showProfile && <Badge tone="accent">{g.profile}</Badge>}
+                <Badge>title</Badge>
+              </div>
             </a>
           </li>
         ))}

@@ -74,13 +74,14 @@ export function SessionList() {
       <div className="list-head" aria-hidden>
         <span>Session</span><span>Model</span><span className="num">Msgs</span><span>Active</span><span className="num">Cost</span>
       </div>
-      <div ref={parent} className="vlist" tabIndex={0} onScroll={onScroll} data-testid="session-list" aria-busy={loading} role="listbox" aria-label="Sessions">
-        <div style={{ height: v.getTotalSize(), position: 'relative' }}>
+      <div ref={parent} className="vlist" tabIndex={0} onScroll={onScroll} data-testid="session-list" aria-busy={loading} role="region" aria-label="Sessions">
+        {/* a list of links (not a listbox): each row is a real link, the keyboard cursor is aria-current */}
+        <div style={{ height: v.getTotalSize(), position: 'relative' }} role="list" aria-label="Sessions">
           {items.map((it) => {
             const s = byKey[order[it.index]!]
             if (!s) return null
             return (
-              <div key={it.key} style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW, transform: `translateY(${it.start}px)` }} role="option" aria-selected={sel === it.index}>
+              <div key={it.key} style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW, transform: `translateY(${it.start}px)` }} role="listitem">
                 <SessionRow s={s} selected={sel === it.index} showProfile={showProfile} />
               </div>
             )

@@ -17,7 +17,7 @@ export const SessionRow = memo(function SessionRow({ s, selected, showProfile }:
   const title = s.title || s.preview || '(empty session)'
   return (
     <a href={sessionHref(s.profile, s.id)} className={`session-row${selected ? ' selected' : ''}${s.archived ? ' archived' : ''}`}
-      data-testid="session-row" data-session-id={s.id} data-profile={s.profile} aria-selected={selected}>
+      data-testid="session-row" data-session-id={s.id} data-profile={s.profile} aria-current={selected ? 'true' : undefined} data-selected={selected || undefined}>
       <div className="row-main">
         <span className={`row-title${s.title ? '' : ' untitled'}`} title={title}>{s.pinned && <span aria-label="pinned">★ </span>}{title}</span>
         <span className="row-sub">

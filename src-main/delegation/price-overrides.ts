@@ -1,0 +1,38 @@
+/**
+ * The user's price overrides, kept in Caduceus settings (`<root>/caduceus/prices.json`), never in upstream's
+ * cost columns. Applied at read time to usage upstream recorded as unpriced.
+ */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { PriceOverrides, type PriceOverride } from '@shared/contract'
+
+const fileOf = (root: string) => join(root, 'caduceus', 'prices.json')
+
+export function readPriceOverrides(root: string): PriceOverride[] {
+  try {
+    const parsed = PriceOverrides.safeParse(JSON.parse(readFileSync(fileOf(root), 'utf8')))
+    return parsed.success ? parsed.data.overrides : []
+  } catch {
+    return [] // no file yet, or unreadable: no overrides
+  }
+}
+
+export async function writePriceOverrides(root: string, overrides: PriceOverride[]): Promise<PriceOverride[]> {
+  const clean = PriceOverrides.parse({ overrides }).overrides
+  mkdirSync(join(root, 'caduceus'), { recursive: true })
+  const tmp = `${fileOf(root)}.${process.pid}.tmp`
+  writeFileSync(tmp, JSON.stringify({ overrides: clean }, null, 2), { mode: 0o600 })
+  renameSync(tmp, fileOf(root)) // atomic: a reader never sees half a file
+  return clean
+}
+
+/** The override for a usage row: an endpoint-specific one wins over a model-wide one. */
+export function overrideFor(overrides: PriceOverride[], model: string, baseUrl: string): PriceOverride | null {
+  const norm = (u: string) => u.replace(/\/+$/, '').toLowerCase()
+  return overrides.find((o) => o.model === model && o.baseUrl && norm(o.baseUrl) === norm(baseUrl))
+    ?? overrides.find((o) => o.model === model && !o.baseUrl) ?? null
+}
+
+export function priceTokens(o: PriceOverride, t: { input: number; output: number; cacheRead: number }): number {
+  return (t.input * o.inputPerMTok + t.output * o.outputPerMTok + t.cacheRead * o.cacheReadPerMTok) / 1_000_000
+}

@@ -1,0 +1,28 @@
+/** Session admin requests (delete, prune, export, import): thin over the store's typed functions. */
+import { CaduceusError, MAX_IMPORT_SESSIONS } from '@shared/contract'
+import type { HandlerMap } from '../dispatch'
+import type { Services } from '../services'
+import { exportChunks, exportFilename, exportMime } from '../session-export'
+
+type AdminHandlers = Pick<HandlerMap, 'sessions.delete' | 'sessions.prune' | 'sessions.export' | 'sessions.import'>
+
+/** What a download may hold; a bigger export belongs to the CLI, which streams. */
+const MAX_EXPORT_CHARS = 64 * 1024 * 1024
+
+export function sessionAdminHandlers(s: Services): AdminHandlers {
+  return {
+    'sessions.delete': async ({ profile, sessionId }) => await s.stores.get(profile).deleteSession(sessionId),
+    'sessions.prune': async ({ profile, olderThanDays }) => await s.stores.get(profile).pruneSessions(olderThanDays),
+    'sessions.export': ({ profile, sessionId, format, onlyUserPrompts, lineage }) => {
+      const name = profile ?? 'default'
+      const opts = { format, onlyUserPrompts, lineage, sessionId }
+      let content = ''
+      for (const chunk of exportChunks(s.stores.get(name), opts)) {
+        content += chunk
+        if (content.length > MAX_EXPORT_CHARS) throw new CaduceusError('refused', 'export is too large for a download; use `caduceus sessions export`', 'sessionId')
+      }
+      return { filename: exportFilename(name, opts), mime: exportMime(format), content }
+    },
+    'sessions.import': async ({ profile, content }) => await s.stores.get(profile).importJsonl(content, MAX_IMPORT_SESSIONS)
+  }
+}

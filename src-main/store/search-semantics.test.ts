@@ -1,0 +1,103 @@
+/**
+ * Search semantics through the contract request users make (`sessions.search`), on a fresh (v30) home and on
+ * an upstream v21 home (legacy inline FTS + its own trigram table).
+ */
+import Database from 'better-sqlite3'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import type { SearchResult } from '@shared/contract'
+import { StoreRegistry } from './index'
+import { makeHome, upstream } from './test-fixtures/homes'
+import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+import { rawDb } from './test-fixtures/raw-db'
+
+afterAll(cleanupTempDirs)
+
+async function fill(root: string): Promise<StoreRegistry> {
+  const reg = new StoreRegistry(root)
+  const s = reg.get('default')
+  await s.createSession('jp', 'cli', { title: 'Trip planning' })
+  await s.appendMessages('jp', [
+    { role: 'user', content: '東京で日本語を勉強したい' },
+    { role: 'assistant', content: 'The heater in the 数据库 room is fine.' }
+  ])
+  await s.createSession('heat', 'cli', { title: 'Boiler diary' })
+  const [, rewound, compacted] = await s.appendMessages('heat', [
+    { role: 'user', content: 'my heater makes a clicking noise' },
+    { role: 'assistant', content: 'rewound answer about the radiator valve' },
+    { role: 'assistant', content: 'compacted summary mentions the radiator valve' },
+    { role: 'assistant', content: 'Bleed the radiator, then check the heater pressure gauge.' }
+  ])
+  await s.write(({ db }) => {
+    db.prepare('UPDATE messages SET active = 0, compacted = 0 WHERE id = ?').run(rewound)
+    db.prepare('UPDATE messages SET active = 0, compacted = 1 WHERE id = ?').run(compacted)
+  })
+  await s.createSession('other', 'cli', { title: 'Groceries' })
+  await s.appendMessage('other', { role: 'user', content: 'buy apples and pears, no heater parts' })
+  return reg
+}
+
+const search = (reg: StoreRegistry, query: string): SearchResult => reg.searchAll({ query, limit: 50 })
+const sessionsOf = (r: SearchResult) => [...new Set(r.hits.map((h) => h.sessionId))].sort()
+
+function semantics(reg: StoreRegistry): void {
+  // CJK: 2-character (scan) and 3-character (trigram) queries
+  expect(sessionsOf(search(reg, '東京'))).toEqual(['jp'])
+  expect(sessionsOf(search(reg, '日本語'))).toEqual(['jp'])
+  expect(sessionsOf(search(reg, '数据库'))).toEqual(['jp'])
+  // substring and prefix: "heat" finds heater
+  expect(sessionsOf(search(reg, 'heat'))).toEqual(['heat', 'jp', 'other'])
+  expect(sessionsOf(search(reg, 'heat*'))).toEqual(['heat', 'jp', 'other'])
+  // OR / NOT / phrase
+  expect(sessionsOf(search(reg, 'apples OR clicking'))).toEqual(['heat', 'other'])
+  expect(sessionsOf(search(reg, 'heater NOT apples'))).toEqual(['heat', 'jp'])
+  expect(sessionsOf(search(reg, '"pressure gauge"'))).toEqual(['heat'])
+  expect(sessionsOf(search(reg, '"gauge pressure"'))).toEqual([])
+  // lower-case or/not are plain words, not operators
+  expect(search(reg, 'heater not').message).toBeUndefined()
+  // a title hit lists the session
+  const t = search(reg, 'boiler')
+  expect(t.hits).toEqual([])
+  expect(t.sessions).toEqual([{ profile: 'default', sessionId: 'heat', title: 'Boiler diary', hits: 0, titleMatch: true }])
+  // rewound hidden, compacted shown
+  const valve = search(reg, 'radiator valve')
+  expect(valve.hits.map((h) => h.snippet.map((p) => p.text).join(''))).toEqual([expect.stringContaining('compacted summary')])
+  // each snippet from its own row: the assistant hit shows the assistant's text
+  const heater = search(reg, 'heater')
+  for (const h of heater.hits) {
+    const own = rawDb(reg.get('default')).prepare('SELECT content FROM messages WHERE id = ?').get(h.messageId) as { content: string }
+    expect(own.content).toContain(h.snippet.map((p) => p.text).join('').replace(/…/g, '').trim())
+    expect(h.snippet.some((p) => p.hit && p.text.toLowerCase() === 'heater')).toBe(true)
+  }
+  const grouped = heater.sessions!.find((g) => g.sessionId === 'heat')!
+  expect(grouped.hits).toBe(heater.hits.filter((h) => h.sessionId === 'heat').length)
+  // malformed queries answer with a message, never throw
+  for (const q of ['OR', 'heater OR', 'NOT heater', 'heater AND AND pears']) {
+    const r = search(reg, q)
+    expect(r.hits, q).toEqual([])
+    expect(r.message, q).toMatch(/malformed|besides OR/)
+  }
+  expect(search(reg, 'x'.repeat(5000)).hits).toEqual([])
+}
+
+describe('search semantics', () => {
+  it('on a fresh (v30) home', async () => {
+    const reg = await fill(tempDir())
+    semantics(reg)
+    reg.closeAll()
+  })
+
+  it('on an upstream v21 home (legacy inline FTS), after upstream wrote too', async () => {
+    const root = tempDir()
+    const path = makeHome(root, 21)
+    const raw = new Database(path)
+    upstream(raw, 21).createSession('up')
+    upstream(raw, 21).append('up', 'user', 'upstream wrote 東京タワー here')
+    raw.close()
+    const reg = await fill(root)
+    expect(sessionsOf(search(reg, '東京'))).toEqual(['jp', 'up'])
+    await reg.get('default').deleteSession('up')
+    semantics(reg)
+    reg.closeAll()
+  })
+})

@@ -1,0 +1,85 @@
+/**
+ * What a home's state.db really looks like, read once per open without any lock beyond a read: the upstream
+ * schema version, primary keys of the usage tables, the FTS layout (v30 external-content or legacy inline,
+ * trigram or not) and which columns exist. Writes and reads pick their SQL from this, so an older upstream
+ * Hermes sharing the file keeps working (hermes-spec §1.3 "Legacy (pre-v23)"). Re-detected when SQLite's
+ * schema cookie moves (any DDL by any process).
+ */
+import type Database from 'better-sqlite3'
+import { SCHEMA_VERSION } from './schema'
+
+export type FtsLayout = 'external' | 'inline' | 'none'
+
+export interface HomeShape {
+  /** MAX(schema_version.version); null when the table or its row is absent (a home Caduceus may shape). */
+  version: number | null
+  /** PRAGMA schema_version at detection time. */
+  cookie: number
+  /** An upstream older than the schema Caduceus writes: create or reshape nothing that upstream owns. */
+  legacy: boolean
+  /** Written by an upstream newer than Caduceus knows: served, with a notice. */
+  newer: boolean
+  tables: Set<string>
+  columns: Map<string, Set<string>>
+  usageKey: string[] | null
+  dailyKey: string[] | null
+  fts: FtsLayout
+  ftsColumns: string[]
+  trigram: FtsLayout
+  trigramColumns: string[]
+}
+
+function pkOf(db: Database.Database, table: string): string[] | null {
+  const rows = db.prepare(`PRAGMA main.table_info("${table}")`).all() as Array<{ name: string; pk: number }>
+  if (rows.length === 0) return null
+  const pk = rows.filter((r) => r.pk > 0).sort((a, b) => a.pk - b.pk).map((r) => r.name)
+  return pk.length ? pk : null
+}
+
+function ftsLayout(sql: string | undefined): FtsLayout {
+  if (!sql) return 'none'
+  return /content\s*=\s*'[^']+'/i.test(sql) ? 'external' : 'inline'
+}
+
+export function schemaCookie(db: Database.Database): number {
+  return Number(db.pragma('schema_version', { simple: true }))
+}
+
+export function detectShape(db: Database.Database): HomeShape {
+  const cookie = schemaCookie(db)
+  const master = db.prepare("SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'view')").all() as Array<{ type: string; name: string; sql: string | null }>
+  const tables = new Set(master.map((r) => r.name))
+  const columns = new Map<string, Set<string>>()
+  for (const t of ['sessions', 'messages', 'session_model_usage', 'session_daily_usage', 'system_prompts', 'state_meta']) {
+    if (!tables.has(t)) continue
+    columns.set(t, new Set((db.prepare(`PRAGMA main.table_info("${t}")`).all() as Array<{ name: string }>).map((r) => r.name)))
+  }
+  let version: number | null = null
+  if (tables.has('schema_version')) {
+    const row = db.prepare('SELECT MAX(version) AS v FROM schema_version').get() as { v: number | null }
+    version = row.v === null ? null : Number(row.v)
+  }
+  const sqlOf = (name: string) => master.find((r) => r.name === name)?.sql ?? undefined
+  const ftsCols = (name: string) => tables.has(name)
+    ? (db.prepare(`PRAGMA main.table_info("${name}")`).all() as Array<{ name: string }>).map((r) => r.name) : []
+  return {
+    version, cookie,
+    legacy: version !== null && version < SCHEMA_VERSION,
+    newer: version !== null && version > SCHEMA_VERSION,
+    tables, columns,
+    usageKey: tables.has('session_model_usage') ? pkOf(db, 'session_model_usage') : null,
+    dailyKey: tables.has('session_daily_usage') ? pkOf(db, 'session_daily_usage') : null,
+    fts: ftsLayout(sqlOf('messages_fts')),
+    ftsColumns: ftsCols('messages_fts'),
+    trigram: ftsLayout(sqlOf('messages_fts_trigram')),
+    trigramColumns: ftsCols('messages_fts_trigram')
+  }
+}
+
+export const hasColumn = (s: HomeShape, table: string, col: string) => s.columns.get(table)?.has(col) ?? false
+
+/** A one-line notice for a home whose schema Caduceus does not fully know, or null. */
+export function shapeNotice(s: HomeShape): string | null {
+  if (s.newer) return `state.db has schema version ${s.version}, newer than this Caduceus knows (${SCHEMA_VERSION}); shown as far as it is understood`
+  return null
+}

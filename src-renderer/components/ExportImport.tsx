@@ -1,0 +1,79 @@
+/**
+ * Export (a session, or the profile's session list) as an upstream JSONL download, and import an upstream
+ * JSONL file with the host's summary. Both go through the `sessions.export` / `sessions.import` requests.
+ */
+import { useRef, useState } from 'react'
+import type { SessionImportResult } from '@shared/contract'
+import { getApi } from '../api'
+import { reportError } from '../stores/toasts'
+import { reloadSessions } from '../stores/sessions'
+
+function download(filename: string, mime: string, content: string): void {
+  const url = URL.createObjectURL(new Blob([content], { type: mime }))
+  const a = document.createElement('a')
+  a.href = url
+  a.download = filename
+  document.body.appendChild(a)
+  a.click()
+  a.remove()
+  setTimeout(() => URL.revokeObjectURL(url), 1000)
+}
+
+async function exportAndDownload(input: { profile: string; sessionId?: string; format: 'jsonl' | 'markdown' }): Promise<void> {
+  try {
+    const out = await getApi().call('sessions.export', input)
+    download(out.filename, out.mime, out.content)
+  } catch (err) {
+    reportError(err, 'Export')
+  }
+}
+
+/** Session page: export this session (JSONL or Markdown). */
+export function ExportSessionButton({ profile, sessionId }: { profile: string; sessionId: string }) {
+  return (
+    <>
+      <button className="small" data-testid="session-export" onClick={() => void exportAndDownload({ profile, sessionId, format: 'jsonl' })}>Export</button>
+      <button className="small" data-testid="session-export-md" onClick={() => void exportAndDownload({ profile, sessionId, format: 'markdown' })}>Markdown</button>
+    </>
+  )
+}
+
+/** Sessions page toolbar: export the list in scope, import a file into it. */
+export function ExportImportBar({ scope }: { scope: string }) {
+  const profile = scope === 'all' ? 'default' : scope
+  const input = useRef<HTMLInputElement>(null)
+  const [busy, setBusy] = useState(false)
+  const [summary, setSummary] = useState<SessionImportResult | null>(null)
+  const onFile = async (file: File | undefined) => {
+    if (!file) return
+    setBusy(true)
+    setSummary(null)
+    try {
+      const result = await getApi().call('sessions.import', { profile, content: await file.text() })
+      setSummary(result)
+      void reloadSessions()
+    } catch (err) {
+      reportError(err, 'Import')
+    } finally {
+      setBusy(false)
+      if (input.current) input.current.value = ''
+    }
+  }
+  return (
+    <div className="export-import" data-testid="export-import">
+      <button className="small" data-testid="list-export" title={`Export ${profile}'s sessions as JSONL`}
+        onClick={() => void exportAndDownload({ profile, format: 'jsonl' })}>Export</button>
+      <button className="small" data-testid="list-import" disabled={busy} title={`Import a JSONL export into ${profile}`}
+        onClick={() => input.current?.click()}>{busy ? 'Importing…' : 'Import…'}</button>
+      <input ref={input} type="file" accept=".jsonl,.json,application/x-ndjson" hidden data-testid="import-file"
+        onChange={(e) => void onFile(e.target.files?.[0])} />
+      {summary && (
+        <span className="muted small" role="status" data-testid="import-summary">
+          Imported {summary.imported}, skipped {summary.skipped}, detached {summary.detached}
+          {summary.errors.length > 0 && `, ${summary.errors.length} error${summary.errors.length === 1 ? '' : 's'}: ${summary.errors.slice(0, 3).map((e) => `${e.id} (${e.reason})`).join('; ')}`}
+          <button className="link small" onClick={() => setSummary(null)} aria-label="Dismiss import summary">×</button>
+        </span>
+      )}
+    </div>
+  )
+}

@@ -1,0 +1,44 @@
+import { createElement } from 'react'
+import { renderToStaticMarkup } from 'react-dom/server'
+import { describe, expect, it } from 'vitest'
+import { Markdown } from './Markdown'
+
+const html = (text: string, terms?: string[]) => renderToStaticMarkup(createElement(Markdown, { text, terms }))
+
+describe('Markdown renderer', () => {
+  it('renders GFM: fenced code as <pre><code> with highlighting, tables, task lists', () => {
+    const out = html('```ts\nconst x: number = 1\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done\n- [ ] todo\n')
+    expect(out).toMatch(/<pre><code class="hljs language-ts">/)
+    expect(out).toContain('<span class="hljs-keyword">const</span>')
+    expect(out).toMatch(/<table>.*<th>a<\/th>.*<td>2<\/td>/s)
+    expect(out.match(/type="checkbox"/g)).toHaveLength(2)
+    expect(out).toMatch(/checked=""/)
+  })
+
+  it('strips script, iframe and on* attributes: raw HTML is shown as text, never as elements', () => {
+    const out = html('<script>alert(1)</script>\n\n<iframe src="https://evil.example"></iframe>\n\nhi <img src=x onerror="alert(2)"> <b onclick="x()">bold</b>')
+    expect(out).not.toMatch(/<script/i)
+    expect(out).not.toMatch(/<iframe/i)
+    expect(out).not.toMatch(/<img/i)
+    expect(out).not.toMatch(/<b[ >]/i)
+    expect(out).not.toMatch(/<[^>]*\son\w+=/i) // no element carries an on* attribute
+    // the markup is still visible to the reader, escaped
+    expect(out).toContain('&lt;script&gt;alert(1)&lt;/script&gt;')
+  })
+
+  it('drops javascript: link targets and opens links outside the app', () => {
+    const out = html('[click](javascript:alert(1)) and [docs](https://example.com)')
+    expect(out).not.toMatch(/javascript:/i)
+    expect(out).toContain('href="https://example.com" target="_blank" rel="noopener noreferrer"')
+  })
+
+  it('marks search terms outside code only', () => {
+    const out = html('the rollback plan\n\n```\nrollback()\n```', ['rollback'])
+    expect(out).toContain('the <mark>rollback</mark> plan')
+    expect(out).toMatch(/<code>rollback\(\)/)
+  })
+
+  it('renders an unfinished fence (mid-stream) as a code block already', () => {
+    expect(html('Here:\n\n```python\nprint("hi")')).toMatch(/<pre><code class="hljs language-python">/)
+  })
+})

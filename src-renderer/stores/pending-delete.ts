@@ -1,0 +1,47 @@
+import { create } from 'zustand'
+import { requestNames } from '@shared/contract'
+import { getApi } from '../api'
+import { reloadSessions, sessionKey, useSessions } from './sessions'
+import { reportError } from './toasts'
+
+/** How long "Undo" is offered before the delete is sent: the delete itself cannot be undone. */
+export const UNDO_MS = 8000
+
+/** `sessions.delete` comes from the compatibility work (shared/contract/sessions-admin.ts); hidden until it exists. */
+export const canDeleteSessions = (requestNames as readonly string[]).includes('sessions.delete')
+// Typed loosely so this file compiles before that contract file is merged; the host validates the input.
+const callDelete = (profile: string, sessionId: string) =>
+  (getApi().call as unknown as (name: string, input: unknown) => Promise<{ deleted: boolean }>)('sessions.delete', { profile, sessionId })
+
+interface Pending { profile: string; sessionId: string; title: string; at: number }
+export const usePendingDelete = create<{ pending: Pending | null }>()(() => ({ pending: null }))
+let timer: ReturnType<typeof setTimeout> | null = null
+
+async function commit(p: Pending): Promise<void> {
+  timer = null
+  usePendingDelete.setState({ pending: null })
+  try { await callDelete(p.profile, p.sessionId) } catch (err) { reportError(err, 'Deleting session'); void reloadSessions() }
+}
+
+/** Hide the row now, delete after the undo window (a second delete first commits the earlier one). */
+export function deleteWithUndo(profile: string, sessionId: string, title: string): void {
+  const prev = usePendingDelete.getState().pending
+  if (prev && timer) { clearTimeout(timer); void commit(prev) }
+  const p = { profile, sessionId, title, at: Date.now() }
+  usePendingDelete.setState({ pending: p })
+  const k = sessionKey(profile, sessionId)
+  useSessions.setState((s) => {
+    if (!s.byKey[k]) return s
+    const byKey = { ...s.byKey }
+    delete byKey[k]
+    return { byKey, order: s.order.filter((x) => x !== k) }
+  })
+  timer = setTimeout(() => void commit(p), UNDO_MS)
+}
+
+export function undoDelete(): void {
+  if (timer) clearTimeout(timer)
+  timer = null
+  usePendingDelete.setState({ pending: null })
+  void reloadSessions()
+}
