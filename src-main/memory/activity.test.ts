@@ -118,7 +118,7 @@ describe('memory activity log', () => {
     expect(log.health()).toEqual([])
   })
 
-  it("lives in a profile's real state.db next to the upstream tables; the hub merges profiles", () => {
+  it("lives in a profile's real state.db next to the upstream tables; the hub merges profiles", async () => {
     const { alpha, beta } = makeHomes()
     const stores = [new SessionStore(join(alpha, 'state.db'), { profile: 'alpha' }), new SessionStore(join(beta, 'state.db'), { profile: 'beta' })]
     const hub = new MemoryActivityHub()
@@ -133,6 +133,8 @@ describe('memory activity log', () => {
     b.flush()
     a.record({ ...base, summary: 'a2' })
     a.flush()
+    // The hub writes through each store's write queue: listeners hear an event once its write has committed.
+    await new Promise((r) => setImmediate(r))
     expect(seen.map((e) => `${e.profile}:${e.summary}`)).toEqual(['alpha:a1', 'beta:b1', 'alpha:a2'])
     expect(hub.listEvents().map((e) => e.summary)).toEqual(['a2', 'b1', 'a1'])
     expect(hub.listEvents({ profile: 'beta' }).map((e) => e.summary)).toEqual(['b1'])
