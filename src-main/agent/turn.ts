@@ -38,15 +38,17 @@ export async function runTurn(agent: Agent, text: string, controller: AbortContr
   try {
     await agent.prepare()
     await runMemoryPreamble(agent, ctx, text)
-    const user = { role: 'user' as const, content: text }
+    let user: typeof agent.sessionMessages[number] = { role: 'user' as const, content: text }
     if (opts.savedUserMessageId === undefined) await agent.save(user, ctx)
     else {
       // prepare() may have loaded it with the history already; never hold it twice in memory either.
       const last = agent.sessionMessages.at(-1)
-      if (!(last?.role === 'user' && last.content === text)) agent.sessionMessages.push(user)
+      if (last?.role === 'user' && last.content === text) user = last
+      else agent.sessionMessages.push(user)
       agent.lastFlushedDbIdx = agent.sessionMessages.length
       ctx.emit({ kind: 'message_saved', messageId: opts.savedUserMessageId, savedSessionId: agent.sessionId })
     }
+    // The loop finds this turn's user message by identity (to add the recalled memory to it in requests only).
     ctx.userMessage = user
     const outcome = await agent.loop(ctx)
     exitReason = outcome.exitReason

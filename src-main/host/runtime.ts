@@ -71,6 +71,7 @@ export async function wireRuntime(
   })
   s.onClose(memory.onEvent((event) => bus.emit('memory.activity', event)))
 
+  // eslint-disable-next-line prefer-const -- the delegation closures above capture it before the Gateway exists
   let gateway!: Gateway<Agent, SessionStore>
   const deps = new Map<string, DelegateDeps>()
   const delegation = (profile: string): DelegateDeps => {

@@ -6,7 +6,7 @@ import type { ChildManifestEntry, CompletionEvent, DelegationDb, DispatchRecord,
 import { createRegistryCtx, type RegistryCtx, type RegistryOptions } from './context'
 import {
   claimCompletionDelivery, completeCompletionDelivery, dropCompletionDelivery, listUndeliveredCompletions, markCompletionDelivered,
-  newClaimToken, releaseCompletionDelivery
+  releaseCompletionDelivery
 } from './delivery'
 import { getDurableDelegation, persistCompletion, persistDispatch, pruneDurableRecords } from './durable'
 import { recoverAbandonedDelegations } from './recovery'
