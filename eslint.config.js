@@ -21,7 +21,7 @@ export default tseslint.config(
       'no-cond-assign': 'error',
       'no-constant-binary-expression': 'error',
       'no-var': 'error',
-      'prefer-const': 'error',
+      'prefer-const': ['error', { destructuring: 'all' }],
       'eqeqeq': ['error', 'always', { null: 'ignore' }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }]
     }

@@ -151,8 +151,6 @@ test('after a resume the details panel no longer says the session ended', async 
 })
 
 test('delete asks to confirm, offers an undo window, then deletes', async ({ page, host }) => {
-  const supported = await api(host.url, 'sessions.delete', { profile: 'default', sessionId: 'nope_nope' }).then(() => true, (e: Error) => !/unknown request/i.test(e.message))
-  test.skip(!supported, "needs the compatibility issue's sessions.delete (shared/contract/sessions-admin.ts)")
   const shell = new AppShell(page)
   const transcript = new SessionPage(page)
   const s = await topSession(host.url)

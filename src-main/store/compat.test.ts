@@ -5,7 +5,6 @@
  */
 import Database from 'better-sqlite3'
 import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { SessionStore } from './index'
 import { Agent } from '../agent/agent'

@@ -3,7 +3,6 @@
  * an upstream v21 home (legacy inline FTS + its own trigram table).
  */
 import Database from 'better-sqlite3'
-import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { SearchResult } from '@shared/contract'
 import { StoreRegistry } from './index'

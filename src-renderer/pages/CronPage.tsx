@@ -21,7 +21,7 @@ export function CronPage() {
   const { profile, jobs, loading, busy, lastRun } = useCron(useShallow((s) => ({ profile: s.profile, jobs: s.jobs, loading: s.loading, busy: s.busy, lastRun: s.lastRun })))
   const [editing, setEditing] = useState<CronJob | 'new' | null>(null)
 
-  useEffect(() => { void loadCron(scope === 'all' ? profile : scope) }, [scope]) // eslint-disable-line react-hooks/exhaustive-deps
+  useEffect(() => { void loadCron(scope === 'all' ? profile : scope) }, [scope]) // deliberately only on scope changes
 
   return (
     <div className="cron-page">

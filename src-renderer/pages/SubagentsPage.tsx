@@ -1,10 +1,9 @@
 import { useEffect } from 'react'
 import { useShallow } from 'zustand/react/shallow'
-import { sessionHref } from '../app/routes'
 import { SessionName } from '../components/SessionName'
 import { MoneyText } from '../components/MoneyText'
 import { useNow } from '../components/RelTime'
-import { countdown, relativeTime, shortId } from '../lib/format'
+import { countdown, relativeTime } from '../lib/format'
 import { useApp } from '../stores/app'
 import {
   countByState, loadSubagents, setShowTombstoned, setSubagentTab, useSubagents, visibleSubagents, watchSubagents, type SubagentTab

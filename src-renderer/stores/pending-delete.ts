@@ -1,5 +1,4 @@
 import { create } from 'zustand'
-import { requestNames } from '@shared/contract'
 import { getApi } from '../api'
 import { reloadSessions, sessionKey, useSessions } from './sessions'
 import { reportError } from './toasts'
@@ -7,11 +6,7 @@ import { reportError } from './toasts'
 /** How long "Undo" is offered before the delete is sent: the delete itself cannot be undone. */
 export const UNDO_MS = 8000
 
-/** `sessions.delete` comes from the compatibility work (shared/contract/sessions-admin.ts); hidden until it exists. */
-export const canDeleteSessions = (requestNames as readonly string[]).includes('sessions.delete')
-// Typed loosely so this file compiles before that contract file is merged; the host validates the input.
-const callDelete = (profile: string, sessionId: string) =>
-  (getApi().call as unknown as (name: string, input: unknown) => Promise<{ deleted: boolean }>)('sessions.delete', { profile, sessionId })
+const callDelete = (profile: string, sessionId: string) => getApi().call('sessions.delete', { profile, sessionId })
 
 interface Pending { profile: string; sessionId: string; title: string; at: number }
 export const usePendingDelete = create<{ pending: Pending | null }>()(() => ({ pending: null }))

@@ -1,12 +1,11 @@
 import { useState } from 'react'
 import { navigate } from '../../app/router'
 import { Dialog } from '../../components/Dialog'
-import { canDeleteSessions, deleteWithUndo, UNDO_MS } from '../../stores/pending-delete'
+import { deleteWithUndo, UNDO_MS } from '../../stores/pending-delete'
 
 /** Delete with a confirmation and an undo window; children of the session are kept (detached), as the host does. */
 export function DeleteButton({ profile, sessionId, title }: { profile: string; sessionId: string; title: string }) {
   const [confirm, setConfirm] = useState(false)
-  if (!canDeleteSessions) return null
   return <>
     <button className="small danger" onClick={() => setConfirm(true)} data-testid="session-delete">Delete</button>
     {confirm && (

@@ -99,7 +99,7 @@ export function Transcript() {
   const segmentStartReached = !useTranscript.getState().hasMoreBefore
   useEffect(() => {
     if (olderCount > 0 && segmentStartReached && ids.length && !loading && !loadingOlder && focusId == null) void loadOlder() // no re-anchoring: the reader stays where they are
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // only these changes re-check; loadOlder reads the rest at call time
   }, [olderCount, segmentStartReached, ids.length > 0, loading])
 
   const older = async () => {
