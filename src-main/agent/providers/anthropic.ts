@@ -3,7 +3,8 @@
  * `input_json_delta` pieces are assembled per content block into tool calls, and usage combines
  * `message_start` (input + cache creation/read) with `message_delta` (output).
  */
-import Anthropic from '@anthropic-ai/sdk'
+// Type-only at load: the SDK is imported on the first call (start-up doesn't pay for a provider it may never use).
+import type Anthropic from '@anthropic-ai/sdk'
 import { thinkingParam, toAnthropicMessages, toAnthropicTools } from './anthropic-convert'
 import { CallWatch, resolveCallLimits } from './call-limits'
 import { toProviderError } from './errors'
@@ -16,7 +17,7 @@ import type { ToolCallRequest } from '../tools/registry'
 export function createAnthropicClient(runtime: RuntimeConfig): ProviderClient {
   const limits = resolveCallLimits({ ...runtime.limits, ...(runtime.maxRetries !== undefined ? { maxRetries: runtime.maxRetries } : {}) })
   // One SDK per call: its `fetch` is that call's watch (inactivity, total cap, retries with Retry-After).
-  const sdkFor = (watch: CallWatch) => new Anthropic({
+  const sdkFor = async (watch: CallWatch): Promise<Anthropic> => new (await import('@anthropic-ai/sdk')).default({
     apiKey: runtime.apiKey || 'no-key',
     authToken: null,
     // The SDK appends `/v1/messages` itself; accept base URLs written either way.
@@ -31,7 +32,7 @@ export function createAnthropicClient(runtime: RuntimeConfig): ProviderClient {
     async *stream(req, signal) {
       const watch = new CallWatch(limits, signal)
       try {
-        yield* streamMessages(sdkFor(watch), watch, runtime, req, signal)
+        yield* streamMessages(await sdkFor(watch), watch, runtime, req, signal)
       } finally {
         watch.done()
       }

@@ -3,7 +3,8 @@
  * official `openai` SDK, streamed. Reasoning arrives as `reasoning_content` (DeepSeek, vLLM) or
  * `reasoning` (OpenRouter, Ollama); usage comes in the final chunk (`stream_options.include_usage`).
  */
-import OpenAI from 'openai'
+// Type-only at load: the SDK is imported on the first call, so starting the CLI/host doesn't pay ~1 s for it.
+import type OpenAI from 'openai'
 import { CallWatch, resolveCallLimits, type CallLimits } from './call-limits'
 import { toProviderError } from './errors'
 import { ToolCallAssembler } from './tool-call-assembler'
@@ -15,7 +16,7 @@ import {
 export function createOpenAICompatClient(runtime: RuntimeConfig): ProviderClient {
   const limits = resolveCallLimits({ ...runtime.limits, ...(runtime.maxRetries !== undefined ? { maxRetries: runtime.maxRetries } : {}) })
   // One SDK per call: its `fetch` is that call's watch (inactivity, total cap, retries with Retry-After).
-  const sdkFor = (watch: CallWatch) => new OpenAI({
+  const sdkFor = async (watch: CallWatch): Promise<OpenAI> => new (await import('openai')).default({
     // Explicit key always: the SDK would otherwise fall back to process.env.OPENAI_API_KEY, which
     // bypasses the profile's secret scope. Local servers accept any placeholder.
     apiKey: runtime.apiKey || 'no-key',
@@ -33,10 +34,10 @@ export function createOpenAICompatClient(runtime: RuntimeConfig): ProviderClient
   }
 }
 
-async function* streamChat(sdkFor: (w: CallWatch) => OpenAI, limits: CallLimits, runtime: RuntimeConfig, req: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+async function* streamChat(sdkFor: (w: CallWatch) => Promise<OpenAI>, limits: CallLimits, runtime: RuntimeConfig, req: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
   const watch = new CallWatch(limits, signal)
   try {
-    yield* streamChatWatched(sdkFor(watch), watch, runtime, req, signal)
+    yield* streamChatWatched(await sdkFor(watch), watch, runtime, req, signal)
   } finally {
     watch.done()
   }
