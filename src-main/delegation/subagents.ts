@@ -18,19 +18,8 @@ import type { DelegationDb, RetainedChild } from './types'
 const FAILED = new Set(['error', 'failed', 'interrupted', 'stalled', 'cancelled'])
 const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
 
-interface Row {
-  delegation_id: string
-  parent_session_id: string | null
-  owner_profile: string | null
-  state: string
-  dispatched_at: number | null
-  completed_at: number | null
-  retained: number | null
-  retained_at: number | null
-  tombstoned_at: number | null
-  child_session_id: string | null
-  children_json: string | null
-}
+/** A delegation row as the store's repository returns it. */
+type Row = ReturnType<ReturnType<typeof repositories.delegation>['listForSubagents']>[number]
 
 function classify(r: Row, ttlHours: number): SubagentState {
   if (r.state === 'running' || r.state === 'finalizing') return 'running'
@@ -82,7 +71,7 @@ export function listSubagents(stores: ProfileStore[], query: SubagentQuery, live
     const cfg = loadDelegationConfig(homeOfDb(store.path))
     const ttlHours = Math.max(1, cfg.retainedTtlHours)
     if (i === 0 || profile === 'default') limits = { maxRetained: Math.max(1, cfg.maxRetained), ttlHours }
-    const rows: Row[] = repositories.delegation(store).listForSubagents(query.parentSessionId || undefined)
+    const rows = repositories.delegation(store).listForSubagents(query.parentSessionId || undefined)
     for (const r of rows) {
       const state = classify(r, ttlHours)
       if (!query.includeTombstoned && (state === 'tombstoned' || state === 'expired')) continue

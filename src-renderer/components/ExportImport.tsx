@@ -7,17 +7,8 @@ import type { SessionImportResult } from '@shared/contract'
 import { getApi } from '../api'
 import { reportError } from '../stores/toasts'
 import { reloadSessions } from '../stores/sessions'
+import { download } from '../lib/download'
 
-function download(filename: string, mime: string, content: string): void {
-  const url = URL.createObjectURL(new Blob([content], { type: mime }))
-  const a = document.createElement('a')
-  a.href = url
-  a.download = filename
-  document.body.appendChild(a)
-  a.click()
-  a.remove()
-  setTimeout(() => URL.revokeObjectURL(url), 1000)
-}
 
 async function exportAndDownload(input: { profile: string; sessionId?: string; format: 'jsonl' | 'markdown' }): Promise<void> {
   try {

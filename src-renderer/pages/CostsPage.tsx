@@ -7,7 +7,8 @@ import { formatCount, moneyStatusLabel, shortId } from '../lib/format'
 import { useApp } from '../stores/app'
 import { DAY_CHOICES, loadCosts, setCostDays, useCosts } from '../stores/costs'
 import { CostChart } from './costs/CostChart'
-import { costsCsv, costsJson, download } from './costs/cost-export'
+import { costsCsv, costsJson } from './costs/cost-export'
+import { download } from '../lib/download'
 
 function sum(ms: Money[]): Money {
   const priced = ms.filter((m) => m.usd != null)

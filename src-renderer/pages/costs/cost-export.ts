@@ -16,15 +16,3 @@ export function costsCsv(summary: CostSummary): string {
 export function costsJson(summary: CostSummary, view: { scope: string; days: number }): string {
   return JSON.stringify({ scope: view.scope, days: view.days, exportedAt: new Date().toISOString(), ...summary }, null, 2)
 }
-
-/** Save text as a file through the browser's download (works in Electron and a headless tab alike). */
-export function download(filename: string, mime: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: mime }))
-  const a = document.createElement('a')
-  a.href = url
-  a.download = filename
-  document.body.appendChild(a)
-  a.click()
-  a.remove()
-  setTimeout(() => URL.revokeObjectURL(url), 1000)
-}
