@@ -3,6 +3,7 @@
  * until tombstoned by hand or pruned by TTL/cap. Tombstoning only removes addressability; rows and
  * transcripts are never deleted here.
  */
+import type { repositories } from '../../store'
 import type { ChildManifestEntry, RetainedChild } from '../types'
 import { parseJson, toJson, type RegistryCtx } from './context'
 
@@ -43,16 +44,8 @@ export async function pruneRetainedChildren(ctx: RegistryCtx, opts: { maxRetaine
   })
 }
 
-interface RetainedRow {
-  delegation_id: string
-  parent_session_id: string | null
-  owner_profile: string | null
-  state: string
-  retained_at: number | null
-  completed_at: number | null
-  child_session_id: string | null
-  children_json: string | null
-}
+/** A retained delegation row as the store's repository returns it. */
+type RetainedRow = ReturnType<ReturnType<typeof repositories.delegation>['listRetained']>[number]
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '')
 
