@@ -24,14 +24,21 @@ export default defineConfig({
     build: {
       outDir: 'out/preload',
       // A sandboxed preload must be CommonJS.
-      rollupOptions: { input: { index: r('src-main/preload.ts') }, output: { format: 'cjs', entryFileNames: '[name].cjs' } }
+      rollupOptions: {
+        input: { index: r('src-main/preload.ts') },
+        output: { format: 'cjs', entryFileNames: '[name].cjs' }
+      }
     },
     resolve: { alias }
   },
   renderer: {
     root: r('src-renderer'),
     base: './',
-    build: { outDir: r('out/renderer'), minify: true, rollupOptions: { input: { index: r('src-renderer/index.html') } } },
+    build: {
+      outDir: r('out/renderer'),
+      minify: true,
+      rollupOptions: { input: { index: r('src-renderer/index.html') } }
+    },
     resolve: { alias },
     plugins: [react()]
   }

@@ -4,10 +4,23 @@ import tseslint from 'typescript-eslint'
 import { layersRule } from './eslint/layers.js'
 
 export default tseslint.config(
-  { ignores: ['out/**', 'node_modules/**', 'dist/**', 'test-results/**', 'playwright-report/**', 'reports/**', '.native/**'] },
+  {
+    ignores: [
+      'out/**',
+      'node_modules/**',
+      'dist/**',
+      'test-results/**',
+      'playwright-report/**',
+      'reports/**',
+      '.native/**'
+    ]
+  },
   {
     files: ['src-main/**/*.ts', 'src-renderer/**/*.{ts,tsx}', 'shared/**/*.ts'],
-    languageOptions: { parser: tseslint.parser, parserOptions: { ecmaVersion: 'latest', sourceType: 'module', ecmaFeatures: { jsx: true } } },
+    languageOptions: {
+      parser: tseslint.parser,
+      parserOptions: { ecmaVersion: 'latest', sourceType: 'module', ecmaFeatures: { jsx: true } }
+    },
     plugins: { caduceus: { rules: { layers: layersRule } }, '@typescript-eslint': tseslint.plugin },
     linterOptions: { reportUnusedDisableDirectives: 'off' },
     rules: {
@@ -22,8 +35,11 @@ export default tseslint.config(
       'no-constant-binary-expression': 'error',
       'no-var': 'error',
       'prefer-const': ['error', { destructuring: 'all' }],
-      'eqeqeq': ['error', 'always', { null: 'ignore' }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }]
+      eqeqeq: ['error', 'always', { null: 'ignore' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }
+      ]
     }
   }
 )

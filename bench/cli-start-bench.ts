@@ -12,12 +12,17 @@ const root = resolve(import.meta.dirname, '..')
 function timeToToken(env: NodeJS.ProcessEnv): Promise<number> {
   const home = mkdtempSync(join(tmpdir(), 'cad-start-'))
   const started = performance.now()
-  const child = spawn(process.execPath, [join(root, 'bin/caduceus.mjs'), 'serve', '--home', home, '--port', '0'], { env: { ...process.env, ...env } })
+  const child = spawn(process.execPath, [join(root, 'bin/caduceus.mjs'), 'serve', '--home', home, '--port', '0'], {
+    env: { ...process.env, ...env }
+  })
   return new Promise<number>((done, fail) => {
     let out = ''
     child.stdout.on('data', (chunk) => {
       out += chunk
-      if (out.includes('token=')) { done(performance.now() - started); child.kill() }
+      if (out.includes('token=')) {
+        done(performance.now() - started)
+        child.kill()
+      }
     })
     child.on('exit', (code) => fail(new Error(`serve exited (${code}) before printing its URL`)))
   }).finally(() => rmSync(home, { recursive: true, force: true }))

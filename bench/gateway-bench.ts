@@ -20,7 +20,10 @@ import { TurnConfigResolver } from '../src-main/gateway/turn-config'
 import { profileHome } from '../src-main/scope'
 import { StoreRegistry, type SessionStore } from '../src-main/store'
 
-interface Percentiles { p50: number; p95: number }
+interface Percentiles {
+  p50: number
+  p95: number
+}
 
 export interface GatewayBenchResult {
   cacheHitUs: Percentiles
@@ -36,21 +39,40 @@ const round = (n: number) => Math.round(n * 10) / 10
 export async function runGatewayBench(opts: { turns?: number; hitSamples?: number } = {}): Promise<GatewayBenchResult> {
   const turns = opts.turns ?? 1000
   const samples = opts.hitSamples ?? 5000
-  const provider = await startScriptedProvider({ handler: () => ({ text: 'ok', usage: { promptTokens: 20, completionTokens: 1 } }) })
+  const provider = await startScriptedProvider({
+    handler: () => ({ text: 'ok', usage: { promptTokens: 20, completionTokens: 1 } })
+  })
   const root = mkdtempSync(join(tmpdir(), 'cad-gw-bench-'))
-  writeFileSync(join(root, 'config.yaml'), `model:\n  default: bench-model\n  provider: custom\n  base_url: "${provider.baseUrl}"\n  api_key_env: OPENAI_API_KEY\ncompression:\n  enabled: false\n`)
+  writeFileSync(
+    join(root, 'config.yaml'),
+    `model:\n  default: bench-model\n  provider: custom\n  base_url: "${provider.baseUrl}"\n  api_key_env: OPENAI_API_KEY\ncompression:\n  enabled: false\n`
+  )
   writeFileSync(join(root, '.env'), 'OPENAI_API_KEY=sk-bench-0000000000\n')
   const registry = new StoreRegistry(root)
   try {
     const { hit: cacheHitUs, uncached: cacheHitUncachedUs } = await hitPath(registry, root, samples)
     const decisions: CacheDecision[] = []
     const gateway = new Gateway<Agent, SessionStore>({
-      root, stores: registry,
-      buildAgent: (i) => createAgent({
-        profile: i.profile, sessionId: i.sessionId, store: i.store, tools: new ToolRegistry(), maxIterations: i.maxIterations,
-        gatewaySessionKey: i.sessionKey, compression: { enabled: false }, reasoningConfig: i.reasoningConfig,
-        runtime: { model: i.runtime.model, provider: i.runtime.provider, baseUrl: i.runtime.baseUrl, apiKey: i.runtime.apiKey, apiMode: i.runtime.apiMode }
-      }),
+      root,
+      stores: registry,
+      buildAgent: (i) =>
+        createAgent({
+          profile: i.profile,
+          sessionId: i.sessionId,
+          store: i.store,
+          tools: new ToolRegistry(),
+          maxIterations: i.maxIterations,
+          gatewaySessionKey: i.sessionKey,
+          compression: { enabled: false },
+          reasoningConfig: i.reasoningConfig,
+          runtime: {
+            model: i.runtime.model,
+            provider: i.runtime.provider,
+            baseUrl: i.runtime.baseUrl,
+            apiKey: i.runtime.apiKey,
+            apiMode: i.runtime.apiMode
+          }
+        }),
       emit: (event, payload) => {
         if (event === 'turn.started') decisions.push((payload as { cache: CacheDecision }).cache)
       }
@@ -63,7 +85,12 @@ export async function runGatewayBench(opts: { turns?: number; hitSamples?: numbe
     }
     await gateway.shutdown()
     // Every decision after the first build should be a reuse.
-    return { cacheHitUs, cacheHitUncachedUs, ownTurns: turns, rebuilds: decisions.slice(1).filter((d) => d !== 'reused').length }
+    return {
+      cacheHitUs,
+      cacheHitUncachedUs,
+      ownTurns: turns,
+      rebuilds: decisions.slice(1).filter((d) => d !== 'reused').length
+    }
   } finally {
     registry.closeAll()
     await provider.close()
@@ -77,7 +104,11 @@ export async function runGatewayBench(opts: { turns?: number; hitSamples?: numbe
  * call. The un-memoized path (config reads + SELECT * + fresh hash every turn, as before the memo) is
  * timed right after it in the same process, for a like-for-like ratio on a loaded machine.
  */
-async function hitPath(registry: StoreRegistry, root: string, samples: number): Promise<{ hit: Percentiles; uncached: Percentiles }> {
+async function hitPath(
+  registry: StoreRegistry,
+  root: string,
+  samples: number
+): Promise<{ hit: Percentiles; uncached: Percentiles }> {
   const store = registry.get('default')
   await store.createSession('bench-hit', 'desktop')
   await store.appendMessage('bench-hit', { role: 'user', content: 'x' })
@@ -85,16 +116,27 @@ async function hitPath(registry: StoreRegistry, root: string, samples: number): 
   const resolver = new TurnConfigResolver({ registryGeneration: () => 1 })
   const cache = new AgentCache({ probe: storeProbe(registry) })
   const baseline = new AgentCache({
-    probe: { messageCount: (_k, sid) => store.getSession(sid)?.message_count ?? null, isSessionEnded: (_k, sid) => store.getSession(sid)?.ended_at != null }
+    probe: {
+      messageCount: (_k, sid) => store.getSession(sid)?.message_count ?? null,
+      isSessionEnded: (_k, sid) => store.getSession(sid)?.ended_at != null
+    }
   })
   const uncachedSignature = (home: string) => {
     const secrets = secretsFor(home)
     const runtime = resolveRuntime(home, { secrets })
     const config = loadConfig(home).raw
-    return agentConfigSignature({ model: runtime.model, runtime, enabledToolsets: [], ephemeralPrompt: '', cacheKeys: extractCacheBustingConfig(config, { registryGeneration: 1 }), skipContextFiles: false })
+    return agentConfigSignature({
+      model: runtime.model,
+      runtime,
+      enabledToolsets: [],
+      ephemeralPrompt: '',
+      cacheKeys: extractCacheBustingConfig(config, { registryGeneration: 1 }),
+      skipContextFiles: false
+    })
   }
   const sig = resolver.resolve('default', profileHome(root, 'default')).signature
-  if (sig !== uncachedSignature(profileHome(root, 'default'))) throw new Error('bench: memoized and fresh signatures differ')
+  if (sig !== uncachedSignature(profileHome(root, 'default')))
+    throw new Error('bench: memoized and fresh signatures differ')
   cache.insert(key, { lastActivityTs: Date.now() }, sig, { messageCount: 1, sessionId: 'bench-hit' })
   baseline.insert(key, { lastActivityTs: Date.now() }, sig, { messageCount: 1, sessionId: 'bench-hit' })
   const timed = (fn: () => CacheDecision): number[] => {
@@ -111,9 +153,14 @@ async function hitPath(registry: StoreRegistry, root: string, samples: number): 
   // Separate runs, not interleaved: the un-memoized path's garbage would land GC pauses in the other's samples.
   const hit = timed(() => {
     const tc = resolver.resolve('default', profileHome(root, 'default'))
-    return cache.lookup(key, { signature: tc.signature, sessionId: 'bench-hit', maxIterations: tc.maxIterations }).decision
+    return cache.lookup(key, { signature: tc.signature, sessionId: 'bench-hit', maxIterations: tc.maxIterations })
+      .decision
   })
-  const uncached = timed(() => baseline.lookup(key, { signature: uncachedSignature(profileHome(root, 'default')), sessionId: 'bench-hit' }).decision)
+  const uncached = timed(
+    () =>
+      baseline.lookup(key, { signature: uncachedSignature(profileHome(root, 'default')), sessionId: 'bench-hit' })
+        .decision
+  )
   return { hit: pctOf(hit), uncached: pctOf(uncached) }
 }
 

@@ -19,12 +19,26 @@ const round = (n: number) => Math.round(n * 100) / 100
 function eldOf(host: ServedHost): Promise<{ maxMs: number; p99Ms: number; meanMs: number }> {
   return new Promise((ok) => {
     const rl = createInterface({ input: host.child.stdout! })
-    rl.on('line', (l) => { try { const m = JSON.parse(l); if (m.eld) { rl.close(); ok(m.eld) } } catch { /* other output */ } })
+    rl.on('line', (l) => {
+      try {
+        const m = JSON.parse(l)
+        if (m.eld) {
+          rl.close()
+          ok(m.eld)
+        }
+      } catch {
+        /* other output */
+      }
+    })
     host.child.kill('SIGUSR2')
   })
 }
 
-async function healthWindow(host: ServedHost, ms: number, during?: Promise<unknown>): Promise<{ worstHealthMs: number; polls: number }> {
+async function healthWindow(
+  host: ServedHost,
+  ms: number,
+  during?: Promise<unknown>
+): Promise<{ worstHealthMs: number; polls: number }> {
   const until = Date.now() + ms
   let worst = 0
   let polls = 0
@@ -65,7 +79,11 @@ export async function runHostBench(opts: { lockMs?: number; idleSeconds?: number
     const controlEld = await eldOf(host)
 
     const lock = await holdWriteLock(join(root, 'state.db'), lockMs)
-    const resume = host.call('sessions.resume', { profile: 'default', sessionId: 'bench', text: `under a foreign lock ${Date.now()}` })
+    const resume = host.call('sessions.resume', {
+      profile: 'default',
+      sessionId: 'bench',
+      text: `under a foreign lock ${Date.now()}`
+    })
     const locked = await healthWindow(host, lockMs, lock.released)
     const lockedEld = await eldOf(host)
     const resumed = await resume
@@ -77,12 +95,16 @@ export async function runHostBench(opts: { lockMs?: number; idleSeconds?: number
     const t0 = cpuTicks(pid)
     const w0 = performance.now()
     await sleep(idleMs)
-    const idleCpuPercent = round(((cpuTicks(pid) - t0) * 10 / (performance.now() - w0)) * 100)
+    const idleCpuPercent = round((((cpuTicks(pid) - t0) * 10) / (performance.now() - w0)) * 100)
     return {
       lockMs,
       resumeAnsweredOk: resumed.ok,
       underLock: { eventLoopMaxDelayMs: round(lockedEld.maxMs), eventLoopP99Ms: round(lockedEld.p99Ms), ...locked },
-      noLockControl: { eventLoopMaxDelayMs: round(controlEld.maxMs), eventLoopP99Ms: round(controlEld.p99Ms), ...control },
+      noLockControl: {
+        eventLoopMaxDelayMs: round(controlEld.maxMs),
+        eventLoopP99Ms: round(controlEld.p99Ms),
+        ...control
+      },
       idleCpuPercent,
       idleSeconds: idleMs / 1000,
       profilesWatched: 3
@@ -95,5 +117,11 @@ export async function runHostBench(opts: { lockMs?: number; idleSeconds?: number
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  runHostBench().then((r) => console.log(JSON.stringify(r, null, 2)), (e) => { console.error(e); process.exit(1) })
+  runHostBench().then(
+    (r) => console.log(JSON.stringify(r, null, 2)),
+    (e) => {
+      console.error(e)
+      process.exit(1)
+    }
+  )
 }

@@ -11,18 +11,39 @@ import { runHostBench } from './host-bench'
 import { runCliStartBench } from './cli-start-bench'
 
 const { values } = parseArgs({
-  options: { home: { type: 'string' }, profile: { type: 'string' }, query: { type: 'string' }, json: { type: 'boolean' }, only: { type: 'string' } }
+  options: {
+    home: { type: 'string' },
+    profile: { type: 'string' },
+    query: { type: 'string' },
+    json: { type: 'boolean' },
+    only: { type: 'string' }
+  }
 })
 
 const targets = {
-  listFirstPageMs: 5, ftsMs: 30, writeToEventMs: 100, idleCpuPercent: 1, cacheHitUs: 50, rebuilds: 0, serveToTokenMs: 1500,
-  uiFirstPaintMs: 100, uiSessionSwitchMs: 50, lockEventLoopMs: 50, lockHealthMs: 50, hostIdleCpuPercent: 0.2
+  listFirstPageMs: 5,
+  ftsMs: 30,
+  writeToEventMs: 100,
+  idleCpuPercent: 1,
+  cacheHitUs: 50,
+  rebuilds: 0,
+  serveToTokenMs: 1500,
+  uiFirstPaintMs: 100,
+  uiSessionSwitchMs: 50,
+  lockEventLoopMs: 50,
+  lockHealthMs: 50,
+  hostIdleCpuPercent: 0.2
 }
-const ratio = (value: number, target: number) => (target === 0 ? (value === 0 ? 'ok' : 'over') : Number((value / target).toFixed(3)))
+const ratio = (value: number, target: number) =>
+  target === 0 ? (value === 0 ? 'ok' : 'over') : Number((value / target).toFixed(3))
 
 const result: Record<string, unknown> = {}
 // p95s on a shared 2-core box track its load: record it next to the numbers.
-const machine = { cpus: availableParallelism(), loadAvgAtStart: loadavg().map((n) => Number(n.toFixed(2))), loadAvgAtEnd: [] as number[] }
+const machine = {
+  cpus: availableParallelism(),
+  loadAvgAtStart: loadavg().map((n) => Number(n.toFixed(2))),
+  loadAvgAtEnd: [] as number[]
+}
 try {
   let gatewayResult: Record<string, unknown> | null = null
   if (!values.only || values.only === 'host') {
@@ -34,7 +55,9 @@ try {
         lockEventLoopMax: ratio(host.underLock.eventLoopMaxDelayMs, targets.lockEventLoopMs),
         lockHealthWorst: ratio(host.underLock.worstHealthMs, targets.lockHealthMs),
         // Same window without a lock: what the machine's own load costs (a shared 2-core box).
-        lockOverControlEventLoopMax: Number((host.underLock.eventLoopMaxDelayMs / Math.max(0.01, host.noLockControl.eventLoopMaxDelayMs)).toFixed(2)),
+        lockOverControlEventLoopMax: Number(
+          (host.underLock.eventLoopMaxDelayMs / Math.max(0.01, host.noLockControl.eventLoopMaxDelayMs)).toFixed(2)
+        ),
         hostIdleCpu: ratio(host.idleCpuPercent, targets.hostIdleCpuPercent)
       }
     }
@@ -71,11 +94,20 @@ try {
   if (!values.only || values.only === 'ui') {
     // Chromium against a real host: a 3,000-message Markdown session's first paint and session switches.
     const ui = await runUiBench()
-    result.ui = { ...ui, ratios: { firstPaintP95: ratio(ui.firstPaintMs.p95, targets.uiFirstPaintMs), sessionSwitchP95: ratio(ui.sessionSwitchMs.p95, targets.uiSessionSwitchMs) } }
+    result.ui = {
+      ...ui,
+      ratios: {
+        firstPaintP95: ratio(ui.firstPaintMs.p95, targets.uiFirstPaintMs),
+        sessionSwitchP95: ratio(ui.sessionSwitchMs.p95, targets.uiSessionSwitchMs)
+      }
+    }
   }
   if (!values.only || values.only === 'cli') {
     const cli = await runCliStartBench()
-    result.cliStart = { ...cli, ratio: cli.serveToTokenBuiltMs ? ratio(cli.serveToTokenBuiltMs.median, targets.serveToTokenMs) : null }
+    result.cliStart = {
+      ...cli,
+      ratio: cli.serveToTokenBuiltMs ? ratio(cli.serveToTokenBuiltMs.median, targets.serveToTokenMs) : null
+    }
   }
 } catch (err) {
   // Still one JSON object (e.g. `--profile nope`): scripts reading the output get a reason, not a stack.

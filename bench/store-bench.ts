@@ -12,7 +12,10 @@ import { generateBulk } from '../src-main/store/demo'
 import { spawnWriter } from '../src-main/store/test-fixtures/spawn-writer'
 import { sqliteOf } from '../src-main/store/session-store'
 
-export interface Percentiles { p50: number; p95: number }
+export interface Percentiles {
+  p50: number
+  p95: number
+}
 export interface StoreBenchResult {
   listFirstPageMs: Percentiles
   ftsMs: Percentiles
@@ -45,7 +48,12 @@ const pct = (xs: number[]): Percentiles => {
   return { p50: round(at(0.5)), p95: round(at(0.95)) }
 }
 const round = (n: number) => Math.round(n * 1000) / 1000
-const time = (fn: () => unknown, runs: number) => Array.from({ length: runs }, () => { const t = performance.now(); fn(); return performance.now() - t })
+const time = (fn: () => unknown, runs: number) =>
+  Array.from({ length: runs }, () => {
+    const t = performance.now()
+    fn()
+    return performance.now() - t
+  })
 
 export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<StoreBenchResult> {
   const log = opts.log ?? (() => {})
@@ -71,13 +79,18 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
     const query = opts.query ?? 'deploy'
     store.search({ query })
     const ftsMs = pct(time(() => store.search({ query, limit: 50 }), 60))
-    const timed = (q: string) => { store.search({ query: q }); return pct(time(() => store.search({ query: q, limit: 50 }), 60)) }
+    const timed = (q: string) => {
+      store.search({ query: q })
+      return pct(time(() => store.search({ query: q, limit: 50 }), 60))
+    }
     const ftsCjkMs = timed('数据库')
     const ftsSubstringMs = timed('ploy')
     const ftsCjkShortMs = timed('東京')
 
     const events: Array<{ at: number; ids: string[] }> = []
-    watcher = new SessionWatcher(store, (e) => events.push({ at: performance.timeOrigin + performance.now(), ids: e.sessionIds })).start()
+    watcher = new SessionWatcher(store, (e) =>
+      events.push({ at: performance.timeOrigin + performance.now(), ids: e.sessionIds })
+    ).start()
     const writeToEventMs = temp || opts.allowWrites ? await measureWriteToEvent(store, events) : { p50: -1, p95: -1 }
 
     // Idle: watcher running, nobody writing (after the writer's exit/checkpoint has been absorbed).
@@ -88,7 +101,17 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
     await new Promise((r) => setTimeout(r, idleMs))
     const used = process.cpuUsage(before)
     const idleCpuPercent = round(((used.user + used.system) / 1000 / (performance.now() - t0)) * 100)
-    return { listFirstPageMs, ftsMs, ftsCjkMs, ftsSubstringMs, ftsCjkShortMs, writeToEventMs, idleCpuPercent, sessions, messages }
+    return {
+      listFirstPageMs,
+      ftsMs,
+      ftsCjkMs,
+      ftsSubstringMs,
+      ftsCjkShortMs,
+      writeToEventMs,
+      idleCpuPercent,
+      sessions,
+      messages
+    }
   } finally {
     watcher?.stop()
     registry.closeAll()
@@ -96,15 +119,26 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
   }
 }
 
-async function measureWriteToEvent(store: SessionStore, events: Array<{ at: number; ids: string[] }>, rounds = 20): Promise<Percentiles> {
+async function measureWriteToEvent(
+  store: SessionStore,
+  events: Array<{ at: number; ids: string[] }>,
+  rounds = 20
+): Promise<Percentiles> {
   const sessionId = `bench_${process.pid}_${Date.now()}`
   const child = spawnWriter([store.path, sessionId, 'serve'])
   const lines = createInterface({ input: child.stdout })
   const queue: string[] = []
   let wake: (() => void) | null = null
-  lines.on('line', (l) => { queue.push(l); wake?.() })
+  lines.on('line', (l) => {
+    queue.push(l)
+    wake?.()
+  })
   const nextLine = async (): Promise<string> => {
-    while (queue.length === 0) await new Promise<void>((r) => { wake = r; setTimeout(r, 30_000) })
+    while (queue.length === 0)
+      await new Promise<void>((r) => {
+        wake = r
+        setTimeout(r, 30_000)
+      })
     return queue.shift()!
   }
   const eventFor = async (since: number): Promise<number> => {

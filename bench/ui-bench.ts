@@ -11,7 +11,12 @@ import { createInterface } from 'node:readline'
 import { chromium } from '@playwright/test'
 import { SessionStore, writeDemoHome } from '../src-main/store'
 
-export interface UiBenchResult { firstPaintMs: { p50: number; p95: number }; sessionSwitchMs: { p50: number; p95: number }; messagesPerSession: number; runs: number }
+export interface UiBenchResult {
+  firstPaintMs: { p50: number; p95: number }
+  sessionSwitchMs: { p50: number; p95: number }
+  messagesPerSession: number
+  runs: number
+}
 
 const repo = resolve(import.meta.dirname, '..')
 const pct = (xs: number[]) => {
@@ -40,7 +45,8 @@ async function bigSession(store: SessionStore, id: string, title: string, n: num
   for (let i = 0; i < n; i += 500) {
     const batch = Array.from({ length: Math.min(500, n - i) }, (_, k) => {
       const j = i + k
-      return j % 2 === 0 ? { role: 'user', content: `Question ${j}: what about **item ${j}**?`, timestamp: 1796000000 + j }
+      return j % 2 === 0
+        ? { role: 'user', content: `Question ${j}: what about **item ${j}**?`, timestamp: 1796000000 + j }
         : { role: 'assistant', content: MD(j), timestamp: 1796000000 + j, finishReason: 'stop' }
     })
     await store.appendMessages(id, batch)
@@ -57,13 +63,32 @@ export async function runUiBench(opts: { messages?: number; runs?: number } = {}
   try {
     await bigSession(store, 'bench_big_a', 'Bench: big session A', n)
     await bigSession(store, 'bench_big_b', 'Bench: big session B', n)
-  } finally { store.close() }
-  const host = spawn(process.execPath, ['bin/caduceus.mjs', 'serve', '--home', root, '--port', '0'], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HERMES_HOME: '' } })
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] })
+  } finally {
+    store.close()
+  }
+  const host = spawn(process.execPath, ['bin/caduceus.mjs', 'serve', '--home', root, '--port', '0'], {
+    cwd: repo,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, HERMES_HOME: '' }
+  })
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu']
+  })
   try {
     const url = await new Promise<string>((res, rej) => {
       const t = setTimeout(() => rej(new Error('ui bench: host did not start')), 60_000)
-      createInterface({ input: host.stdout! }).on('line', (l) => { try { const m = JSON.parse(l); if (m.ready) { clearTimeout(t); res(m.url) } } catch { /* log line */ } })
+      createInterface({ input: host.stdout! }).on('line', (l) => {
+        try {
+          const m = JSON.parse(l)
+          if (m.ready) {
+            clearTimeout(t)
+            res(m.url)
+          }
+        } catch {
+          /* log line */
+        }
+      })
     })
     const page = await browser.newPage({ viewport: { width: 1360, height: 860 } })
     await page.goto(url.replace(/#.*$/, '') + '#/sessions')
@@ -82,16 +107,24 @@ export async function runUiBench(opts: { messages?: number; runs?: number } = {}
       check()
     })`)
     // navigate and resolve once the new session's Markdown is on screen and a frame has been painted
-    const open = (hash: string, title: string | null) => page.evaluate(([h, t]) => (window as unknown as { __benchOpen(h: string, t: string | null): Promise<number> }).__benchOpen(h, t), [hash, title] as const)
+    const open = (hash: string, title: string | null) =>
+      page.evaluate(
+        ([h, t]) =>
+          (window as unknown as { __benchOpen(h: string, t: string | null): Promise<number> }).__benchOpen(h, t),
+        [hash, title] as const
+      )
     const toList = () => open('#/sessions', null)
     const first: number[] = []
     const sw: number[] = []
     await open('#/session/default/bench_big_a', 'Bench: big session A') // warm-up: code paths, fonts
     for (let i = 0; i < runs; i++) {
       await toList()
-      first.push(await open(`#/session/default/bench_big_${i % 2 ? 'a' : 'b'}`, `Bench: big session ${i % 2 ? 'A' : 'B'}`))
+      first.push(
+        await open(`#/session/default/bench_big_${i % 2 ? 'a' : 'b'}`, `Bench: big session ${i % 2 ? 'A' : 'B'}`)
+      )
     }
-    for (let i = 0; i < runs; i++) sw.push(await open(`#/session/default/bench_big_${i % 2 ? 'a' : 'b'}`, `Bench: big session ${i % 2 ? 'A' : 'B'}`))
+    for (let i = 0; i < runs; i++)
+      sw.push(await open(`#/session/default/bench_big_${i % 2 ? 'a' : 'b'}`, `Bench: big session ${i % 2 ? 'A' : 'B'}`))
     return { firstPaintMs: pct(first), sessionSwitchMs: pct(sw), messagesPerSession: n, runs }
   } finally {
     await browser.close()

@@ -32,7 +32,9 @@ if (!process.env.CADUCEUS_FROM_SOURCE && existsSync(built) && !sourcesNewerThan(
 } else {
   // Only a person at a terminal gets the notice: scripts reading stderr (one-line errors) see no extra line.
   if (!process.env.CADUCEUS_FROM_SOURCE && process.stderr.isTTY) {
-    process.stderr.write(`caduceus: ${existsSync(built) ? 'the build is older than the sources' : 'no build yet'}; running from source (slower start; \`npm run build\` fixes it)\n`)
+    process.stderr.write(
+      `caduceus: ${existsSync(built) ? 'the build is older than the sources' : 'no build yet'}; running from source (slower start; \`npm run build\` fixes it)\n`
+    )
   }
   const { register } = await import('tsx/esm/api')
   register({ tsconfig: join(root, 'tsconfig.json') })

@@ -8,7 +8,17 @@ import { dirname, join, relative, resolve, sep } from 'node:path'
 const root = resolve(import.meta.dirname, '..')
 const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]))
 /** Packages that only make sense in the main process: a renderer importing them is a layering bug. */
-const MAIN_ONLY = ['electron', 'better-sqlite3', 'drizzle-orm', 'ws', 'yaml', 'openai', '@anthropic-ai/sdk', 'tsx', '@pydantic/genai-prices']
+const MAIN_ONLY = [
+  'electron',
+  'better-sqlite3',
+  'drizzle-orm',
+  'ws',
+  'yaml',
+  'openai',
+  '@anthropic-ai/sdk',
+  'tsx',
+  '@pydantic/genai-prices'
+]
 
 /** Rows of the table: `src-main/agent/` → { kind: 'subsystem', name: 'agent', may: ['store', …] }. */
 export function parseLayerTable(markdown) {
@@ -16,7 +26,10 @@ export function parseLayerTable(markdown) {
   const layers = new Map()
   const subsystems = []
   for (const row of rows) {
-    const [folderCell, , mayCell] = row.split('|').slice(1).map((c) => c.trim())
+    const [folderCell, , mayCell] = row
+      .split('|')
+      .slice(1)
+      .map((c) => c.trim())
     const folders = [...folderCell.matchAll(/`([^`]+)`/g)].map((m) => m[1])
     const may = [...mayCell.matchAll(/`([^`]+)`/g)].map((m) => m[1])
     const everything = /everything/.test(mayCell)
@@ -46,11 +59,13 @@ function layerOf(rel) {
 
 function resolveSpecifier(spec, fromFile) {
   if (spec.startsWith('.')) return { local: resolve(dirname(fromFile), spec) }
-  if (spec === '@shared' || spec.startsWith('@shared/')) return { local: join(root, 'shared', spec.slice('@shared'.length)) }
+  if (spec === '@shared' || spec.startsWith('@shared/'))
+    return { local: join(root, 'shared', spec.slice('@shared'.length)) }
   return { pkg: spec }
 }
 
-const isTestFile = (rel) => /\.test\.tsx?$/.test(rel) || rel.includes('/test-fixtures/') || /test-support\.ts$/.test(rel)
+const isTestFile = (rel) =>
+  /\.test\.tsx?$/.test(rel) || rel.includes('/test-fixtures/') || /test-support\.ts$/.test(rel)
 
 /** The reason `spec` may not be imported from `file`, or null when the table allows it. */
 export function violation(file, spec) {
@@ -58,11 +73,17 @@ export function violation(file, spec) {
   const from = layerOf(rel)
   if (!from) return null
   const target = resolveSpecifier(spec, file)
-  const pkgName = target.pkg && (target.pkg.startsWith('@') ? target.pkg.split('/').slice(0, 2).join('/') : target.pkg.split('/')[0])
+  const pkgName =
+    target.pkg && (target.pkg.startsWith('@') ? target.pkg.split('/').slice(0, 2).join('/') : target.pkg.split('/')[0])
 
   if (from.kind === 'contract') {
-    if (target.pkg) return pkgName === 'zod' || (pkgName === 'vitest' && isTestFile(rel)) ? null : `the contract may import only zod (got '${spec}')`
-    return relative(join(root, 'shared/contract'), target.local).startsWith('..') ? `the contract may import only itself (got '${spec}')` : null
+    if (target.pkg)
+      return pkgName === 'zod' || (pkgName === 'vitest' && isTestFile(rel))
+        ? null
+        : `the contract may import only zod (got '${spec}')`
+    return relative(join(root, 'shared/contract'), target.local).startsWith('..')
+      ? `the contract may import only itself (got '${spec}')`
+      : null
   }
   if (from.kind === 'renderer') {
     if (target.pkg) {
@@ -71,26 +92,36 @@ export function violation(file, spec) {
       return MAIN_ONLY.includes(pkgName) ? `'${spec}' belongs to the main process, not the renderer` : null
     }
     const to = relative(root, target.local).split(sep).join('/')
-    return to.startsWith('src-renderer/') || to.startsWith('shared/') ? null : `the renderer may import only shared/ and its own files (got '${spec}')`
+    return to.startsWith('src-renderer/') || to.startsWith('shared/')
+      ? null
+      : `the renderer may import only shared/ and its own files (got '${spec}')`
   }
   const row = table.layers.get(from.key)
   if (!row) return `${from.key} is not in the layer table in CONTRIBUTING.md: add a row saying what it may import`
   if (target.pkg) {
-    if (pkgName === 'electron') return from.kind === 'electron-entry' ? null : `only src-main/index.ts and preload.ts may import electron`
-    if (from.name === 'scope' && !BUILTINS.has(target.pkg) && !(pkgName === 'vitest' && isTestFile(rel))) return `scope may import only node:* (got '${spec}')`
+    if (pkgName === 'electron')
+      return from.kind === 'electron-entry' ? null : `only src-main/index.ts and preload.ts may import electron`
+    if (from.name === 'scope' && !BUILTINS.has(target.pkg) && !(pkgName === 'vitest' && isTestFile(rel)))
+      return `scope may import only node:* (got '${spec}')`
     return null
   }
   const to = relative(root, target.local).split(sep).join('/')
-  if (to.startsWith('shared/')) return row.everything || row.may.includes('shared') || from.kind === 'electron-entry' ? null : `${from.key} may not import shared/`
+  if (to.startsWith('shared/'))
+    return row.everything || row.may.includes('shared') || from.kind === 'electron-entry'
+      ? null
+      : `${from.key} may not import shared/`
   if (to.startsWith('src-renderer/')) return `main-process code may not import the renderer ('${spec}')`
   if (!to.startsWith('src-main/')) return null // e2e fixtures, scripts: not layered
   const toParts = to.split('/')
   const toName = toParts.length === 2 ? toParts[1].replace(/\.ts$/, '') : toParts[1]
   if (from.kind === 'subsystem' && toName === from.name) return null
-  if (toParts.length === 2 && (toName === 'index' || toName === 'preload')) return `'${spec}' is the Electron entry; nothing imports it`
-  const allowed = from.kind === 'electron-entry' ? ['host'] : row.everything ? table.subsystems.filter((s) => s !== 'host') : row.may
+  if (toParts.length === 2 && (toName === 'index' || toName === 'preload'))
+    return `'${spec}' is the Electron entry; nothing imports it`
+  const allowed =
+    from.kind === 'electron-entry' ? ['host'] : row.everything ? table.subsystems.filter((s) => s !== 'host') : row.may
   // Tests may drive a subsystem through the layers above it (integration harnesses); production code may not.
-  if (!allowed.includes(toName) && !isTestFile(rel)) return `${from.key} may not import src-main/${toName}/ (allowed: ${allowed.join(', ') || 'none'})`
+  if (!allowed.includes(toName) && !isTestFile(rel))
+    return `${from.key} may not import src-main/${toName}/ (allowed: ${allowed.join(', ') || 'none'})`
   const inner = toParts.slice(2).join('/')
   if (inner !== '' && inner !== 'index' && inner !== 'index.ts' && !isTestFile(rel)) {
     return `import src-main/${toName}/ through its index.ts face, not '${spec}'`
@@ -113,7 +144,8 @@ export const layersRule = {
       ExportAllDeclaration: (n) => check(n, n.source.value),
       ImportExpression: (n) => n.source.type === 'Literal' && check(n, n.source.value),
       CallExpression: (n) => {
-        if (n.callee.type === 'Identifier' && n.callee.name === 'require' && n.arguments[0]?.type === 'Literal') check(n, n.arguments[0].value)
+        if (n.callee.type === 'Identifier' && n.callee.name === 'require' && n.arguments[0]?.type === 'Literal')
+          check(n, n.arguments[0].value)
       }
     }
   }

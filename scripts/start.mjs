@@ -45,8 +45,22 @@ function electronSqliteBinding(electronVersion) {
   const require = createRequire(import.meta.url)
   const version = require(join(root, 'node_modules/better-sqlite3/package.json')).version
   console.log(`Preparing better-sqlite3 ${version} for Electron ${electronVersion} (once)…`)
-  const ok = run('npm', ['install', '--no-save', '--no-audit', '--no-fund', `better-sqlite3@${version}`,
-    `--runtime=electron`, `--target=${electronVersion}`, '--disturl=https://electronjs.org/headers', '--build-from-source'], { cwd: dir }) === 0
+  const ok =
+    run(
+      'npm',
+      [
+        'install',
+        '--no-save',
+        '--no-audit',
+        '--no-fund',
+        `better-sqlite3@${version}`,
+        `--runtime=electron`,
+        `--target=${electronVersion}`,
+        '--disturl=https://electronjs.org/headers',
+        '--build-from-source'
+      ],
+      { cwd: dir }
+    ) === 0
   return ok && existsSync(binding) ? binding : null
 }
 
@@ -55,13 +69,19 @@ if (bin) {
   const electronVersion = JSON.parse(readFileSync(join(root, 'node_modules/electron/package.json'), 'utf8')).version
   const binding = electronSqliteBinding(electronVersion)
   if (binding) {
-    const child = spawn(bin, [join(root, 'out/main/index.js'), ...args], { cwd: root, stdio: 'inherit', env: { ...process.env, CADUCEUS_SQLITE_BINDING: binding } })
+    const child = spawn(bin, [join(root, 'out/main/index.js'), ...args], {
+      cwd: root,
+      stdio: 'inherit',
+      env: { ...process.env, CADUCEUS_SQLITE_BINDING: binding }
+    })
     child.on('exit', (code) => process.exit(code ?? 0))
   } else {
     console.log('Could not build better-sqlite3 for Electron here; serving the same UI headless instead.')
     process.exit(run('node', ['bin/caduceus.mjs', 'serve', ...args]))
   }
 } else {
-  console.log('No Electron binary on this machine (it cannot be downloaded here); serving the same UI headless instead.')
+  console.log(
+    'No Electron binary on this machine (it cannot be downloaded here); serving the same UI headless instead.'
+  )
   process.exit(run('node', ['bin/caduceus.mjs', 'serve', ...args]))
 }

@@ -9,8 +9,18 @@ import { join, resolve, sep } from 'node:path'
 import { createHost, electronSupport, redact, type Host } from './host'
 
 const {
-  parseArgs, installLastResort, contentType, APP_ORIGIN, APP_SCHEME, appCsp, appRequestPath, closeWithDeadline,
-  externalUrlToOpen, filterAppArgs, isAppUrl, permissionAllowed
+  parseArgs,
+  installLastResort,
+  contentType,
+  APP_ORIGIN,
+  APP_SCHEME,
+  appCsp,
+  appRequestPath,
+  closeWithDeadline,
+  externalUrlToOpen,
+  filterAppArgs,
+  isAppUrl,
+  permissionAllowed
 } = electronSupport
 
 let host: Host | null = null
@@ -18,7 +28,9 @@ let win: BrowserWindow | null = null
 const rendererDir = resolve(import.meta.dirname, '../renderer')
 
 // The renderer is served from app://caduceus/ (not file://) so every response can carry the CSP as a header.
-protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }])
+protocol.registerSchemesAsPrivileged([
+  { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }
+])
 
 // Every webContents (windows, and anything one tries to open) stays on the app's own origin.
 app.on('web-contents-created', (_event, contents) => {
@@ -43,7 +55,11 @@ async function serveApp(request: Request): Promise<Response> {
   try {
     const body = await readFile(file)
     return new Response(body, {
-      headers: { 'content-type': contentType(file), 'content-security-policy': appCsp(), 'x-content-type-options': 'nosniff' }
+      headers: {
+        'content-type': contentType(file),
+        'content-security-policy': appCsp(),
+        'x-content-type-options': 'nosniff'
+      }
     })
   } catch {
     return new Response('not found', { status: 404 })
@@ -67,16 +83,23 @@ async function main(): Promise<void> {
     headless: false,
     nativeBinding: process.env.CADUCEUS_SQLITE_BINDING || undefined,
     secretCipher: safeStorage.isEncryptionAvailable()
-      ? { encrypt: (s) => safeStorage.encryptString(s).toString('base64'), decrypt: (s) => safeStorage.decryptString(Buffer.from(s, 'base64')) }
+      ? {
+          encrypt: (s) => safeStorage.encryptString(s).toString('base64'),
+          decrypt: (s) => safeStorage.decryptString(Buffer.from(s, 'base64'))
+        }
       : undefined
   })
   installLastResort(host.log)
-  if (ignored.length) host.log.info('host', `ignored command-line arguments that are not Caduceus's: ${ignored.join(' ')}`)
+  if (ignored.length)
+    host.log.info('host', `ignored command-line arguments that are not Caduceus's: ${ignored.join(' ')}`)
 
   protocol.handle(APP_SCHEME, serveApp)
-  session.defaultSession.setPermissionCheckHandler((_wc, permission, requestingOrigin) => permissionAllowed(permission, requestingOrigin))
+  session.defaultSession.setPermissionCheckHandler((_wc, permission, requestingOrigin) =>
+    permissionAllowed(permission, requestingOrigin)
+  )
   session.defaultSession.setPermissionRequestHandler((wc, permission, callback, details) =>
-    callback(permissionAllowed(permission, (details as { requestingUrl?: string }).requestingUrl ?? wc?.getURL())))
+    callback(permissionAllowed(permission, (details as { requestingUrl?: string }).requestingUrl ?? wc?.getURL()))
+  )
 
   // Only our own page may call the host; a navigated-away or injected frame gets nothing.
   ipcMain.handle('caduceus:invoke', (event, name: unknown, input: unknown) => {
@@ -128,7 +151,10 @@ if (!app.requestSingleInstanceLock()) {
     closing = true
     event.preventDefault()
     void closeWithDeadline(() => host!.close(), 8000).then((outcome) => {
-      if (outcome !== 'closed') console.error(`Caduceus: host close ${outcome === 'timeout' ? 'took longer than 8 s' : 'failed'}; quitting anyway`)
+      if (outcome !== 'closed')
+        console.error(
+          `Caduceus: host close ${outcome === 'timeout' ? 'took longer than 8 s' : 'failed'}; quitting anyway`
+        )
       app.quit()
     })
   })

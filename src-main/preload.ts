@@ -6,7 +6,8 @@ const known = new Set<string>(requestNames)
 
 const transport = {
   invoke(name: string, input: unknown): Promise<CallResult> {
-    if (!known.has(name)) return Promise.resolve({ ok: false, error: { code: 'unknown_request', message: `Unknown request '${name}'` } })
+    if (!known.has(name))
+      return Promise.resolve({ ok: false, error: { code: 'unknown_request', message: `Unknown request '${name}'` } })
     return ipcRenderer.invoke('caduceus:invoke', name, input)
   },
   subscribe(listener: (envelope: EventEnvelope) => void): () => void {

@@ -32,4 +32,8 @@ connectApi((state) => {
   })
   .catch((err) => reportError(err, 'Connecting'))
 
-createRoot(document.getElementById('root')!).render(<StrictMode><App /></StrictMode>)
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>
+)

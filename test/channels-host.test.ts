@@ -42,7 +42,9 @@ describe('channels in the host', () => {
     expect(on.apiServer.running).toBe(true)
     expect(on.apiServer.keySet).toBe(true)
     const key = parseEnv(readFileSync(join(root, '.env'), 'utf8')).API_SERVER_KEY!
-    const models = await (await fetch(`${on.apiServer.url}/models`, { headers: { authorization: `Bearer ${key}` } })).json()
+    const models = await (
+      await fetch(`${on.apiServer.url}/models`, { headers: { authorization: `Bearer ${key}` } })
+    ).json()
     expect(models.data[0].id).toBe('hermes-agent')
     expect((await call<ChannelsStatus>('channels.status', {})).apiServer.requests).toBe(1)
     const off = await call<ChannelsStatus>('channels.apiServer', { enabled: false, profile: 'default' })
@@ -50,17 +52,31 @@ describe('channels in the host', () => {
   })
 
   it('creates a cron job, previews, refuses a bad schedule, runs it now into a cron session', async () => {
-    const preview = await call<{ ok: boolean; runs: string[] }>('cron.preview', { profile: 'default', schedule: 'every 2h' })
+    const preview = await call<{ ok: boolean; runs: string[] }>('cron.preview', {
+      profile: 'default',
+      schedule: 'every 2h'
+    })
     expect(preview.ok).toBe(true)
     expect(preview.runs).toHaveLength(5)
     const bad = await host.dispatcher.invoke('cron.create', { profile: 'default', schedule: 'sometime', prompt: 'x' })
     expect(bad.ok).toBe(false)
     expect(!bad.ok && bad.error).toMatchObject({ code: 'invalid_input', field: 'schedule' })
-    const job = await call<CronJob>('cron.create', { profile: 'default', schedule: 'every 2h', prompt: 'summarise my day', name: 'daily' })
-    const ran = await call<{ sessionId: string; status: string; output: string }>('cron.runNow', { profile: 'default', id: job.id })
+    const job = await call<CronJob>('cron.create', {
+      profile: 'default',
+      schedule: 'every 2h',
+      prompt: 'summarise my day',
+      name: 'daily'
+    })
+    const ran = await call<{ sessionId: string; status: string; output: string }>('cron.runNow', {
+      profile: 'default',
+      id: job.id
+    })
     expect(ran.status).toBe('ok')
     expect(ran.output).toContain('summarise my day')
-    const session = await call<{ summary: { source: string } }>('sessions.get', { profile: 'default', sessionId: ran.sessionId })
+    const session = await call<{ summary: { source: string } }>('sessions.get', {
+      profile: 'default',
+      sessionId: ran.sessionId
+    })
     expect(session.summary.source).toBe('cron')
     const listed = await call<{ jobs: CronJob[] }>('cron.list', { profile: 'default' })
     expect(listed.jobs[0]).toMatchObject({ id: job.id, lastStatus: 'ok', lastSessionId: ran.sessionId })
@@ -77,8 +93,14 @@ describe('cron scheduler in a live host', () => {
     mkdirSync(join(home, 'cron'))
     // Due two hours ago (the app was closed): the catch-up rule runs it once, then schedules from now.
     const job = {
-      id: '0123456789ab', name: 'missed', prompt: 'catch up please', schedule: { kind: 'interval', minutes: 30, display: 'every 30m' },
-      schedule_display: 'every 30m', repeat: { times: null, completed: 0 }, enabled: true, state: 'scheduled',
+      id: '0123456789ab',
+      name: 'missed',
+      prompt: 'catch up please',
+      schedule: { kind: 'interval', minutes: 30, display: 'every 30m' },
+      schedule_display: 'every 30m',
+      repeat: { times: null, completed: 0 },
+      enabled: true,
+      state: 'scheduled',
       next_run_at: new Date(Date.now() - 2 * 3600_000).toISOString()
     }
     writeFileSync(join(home, 'cron', 'jobs.json'), JSON.stringify({ jobs: [job] }))

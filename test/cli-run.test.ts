@@ -23,7 +23,8 @@ const home = (configYaml: string) => {
 async function cli(dir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await exec(process.execPath, ['bin/caduceus.mjs', ...args, '--home', dir], {
-      cwd: repo, env: { ...process.env, CADUCEUS_LOG_DIR: join(dir, 'logs'), HERMES_HOME: '', OPENROUTER_API_KEY: '' }
+      cwd: repo,
+      env: { ...process.env, CADUCEUS_LOG_DIR: join(dir, 'logs'), HERMES_HOME: '', OPENROUTER_API_KEY: '' }
     })
     return { code: 0, stdout, stderr }
   } catch (err) {
@@ -83,13 +84,20 @@ describe('caduceus run -z', { timeout: 120_000 }, () => {
   it('a missing key fails before any request, naming the variable', async () => {
     const r = await cli(home('model:\n  default: some/model\n  provider: openrouter\n'), 'run', '-z', 'hi')
     expect(r.code).not.toBe(0)
-    expect(r.stderr.trim()).toMatch(/^caduceus run: no API key for provider openrouter: set OPENROUTER_API_KEY in .*\.env$/)
+    expect(r.stderr.trim()).toMatch(
+      /^caduceus run: no API key for provider openrouter: set OPENROUTER_API_KEY in .*\.env$/
+    )
   })
 
   it('a provider error exits non-zero with the reason', async () => {
     const failing = await startScriptedProvider({ handler: () => ({ error: 500, errorMessage: 'upstream exploded' }) })
     try {
-      const r = await cli(home(`model:\n  default: m\n  provider: custom\n  base_url: ${failing.baseUrl}\n`), 'run', '-z', 'hi')
+      const r = await cli(
+        home(`model:\n  default: m\n  provider: custom\n  base_url: ${failing.baseUrl}\n`),
+        'run',
+        '-z',
+        'hi'
+      )
       expect(r.code).not.toBe(0)
       expect(r.stderr.trim().split('\n')).toHaveLength(1)
       expect(r.stderr).toMatch(/^caduceus run: /)

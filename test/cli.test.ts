@@ -17,7 +17,8 @@ let host: Host
 
 const cli = async (...args: string[]) => {
   const { stdout } = await run(process.execPath, ['bin/caduceus.mjs', ...args, '--home', home], {
-    cwd: repo, env: { ...process.env, CADUCEUS_LOG_DIR: join(home, 'logs'), HERMES_HOME: '' }
+    cwd: repo,
+    env: { ...process.env, CADUCEUS_LOG_DIR: join(home, 'logs'), HERMES_HOME: '' }
   })
   return stdout
 }
@@ -35,7 +36,9 @@ afterAll(async () => {
 
 describe('caduceus CLI', () => {
   it('sessions list --json equals what the UI gets', async () => {
-    const printed = JSON.parse(await cli('sessions', 'list', '--profile', 'work', '--limit', '7', '--json')) as SessionPage
+    const printed = JSON.parse(
+      await cli('sessions', 'list', '--profile', 'work', '--limit', '7', '--json')
+    ) as SessionPage
     const viaApi = await host.dispatcher.invoke('sessions.list', { profile: 'work', limit: 7 })
     expect(viaApi.ok).toBe(true)
     expect(printed.items.map((s) => s.id)).toEqual((viaApi as { output: SessionPage }).output.items.map((s) => s.id))
@@ -49,11 +52,15 @@ describe('caduceus CLI', () => {
   })
 
   it('sessions show prints the transcript and a bad id fails with a clear message', async () => {
-    const page = (await host.dispatcher.invoke('sessions.list', { profile: 'default', limit: 1 })) as { output: SessionPage }
+    const page = (await host.dispatcher.invoke('sessions.list', { profile: 'default', limit: 1 })) as {
+      output: SessionPage
+    }
     const id = page.output.items[0]!.id
     const text = await cli('sessions', 'show', id, '--profile', 'default')
     expect(text).toContain(id)
     expect(text).toMatch(/\[(user|assistant)\]/)
-    await expect(cli('sessions', 'show', 'no-such-session')).rejects.toMatchObject({ stderr: expect.stringContaining("No session 'no-such-session'") })
+    await expect(cli('sessions', 'show', 'no-such-session')).rejects.toMatchObject({
+      stderr: expect.stringContaining("No session 'no-such-session'")
+    })
   })
 })

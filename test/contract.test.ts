@@ -20,7 +20,12 @@ beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'cad-contract-'))
   process.env.CADUCEUS_LOG_DIR = join(home, 'logs')
   host = await createHost({ home, headless: true, validateOutput: true, log: createLogger() })
-  server = await startHeadless({ dispatcher: host.dispatcher, bus: host.bus, log: host.log, rendererDir: join(home, 'no-ui') })
+  server = await startHeadless({
+    dispatcher: host.dispatcher,
+    bus: host.bus,
+    log: host.log,
+    rendererDir: join(home, 'no-ui')
+  })
 })
 
 afterAll(async () => {
@@ -75,17 +80,31 @@ describe('contract', () => {
     expect(noToken.status).toBe(401)
     // DNS rebinding: a page on another name that resolves to 127.0.0.1 must be refused (fetch can't set Host).
     const wrongHost = await new Promise<number>((resolve, reject) =>
-      request({ host: '127.0.0.1', port: server.port, path: '/api/health', headers: { host: 'evil.example' } }, (res) => resolve(res.statusCode ?? 0)).on('error', reject).end())
+      request({ host: '127.0.0.1', port: server.port, path: '/api/health', headers: { host: 'evil.example' } }, (res) =>
+        resolve(res.statusCode ?? 0)
+      )
+        .on('error', reject)
+        .end()
+    )
     expect(wrongHost).toBe(403)
     const url = `ws://127.0.0.1:${server.port}/ws?token=${server.token}`
-    const results = await wsCall(url, ['{not json', { t: 'call', id: 1, name: 'sessions.list', input: { limit: -3 } }, { t: 'call', id: 2, name: 'app.info', input: {} }])
+    const results = await wsCall(url, [
+      '{not json',
+      { t: 'call', id: 1, name: 'sessions.list', input: { limit: -3 } },
+      { t: 'call', id: 2, name: 'app.info', input: {} }
+    ])
     expect(results[0]).toMatchObject({ ok: false, error: { code: 'invalid_input' } })
-    expect(results.find((r) => r.id === 1)).toMatchObject({ ok: false, error: { code: 'invalid_input', field: 'limit' } })
+    expect(results.find((r) => r.id === 1)).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_input', field: 'limit' }
+    })
     expect(results.find((r) => r.id === 2)).toMatchObject({ ok: true })
-    await expect(new Promise((resolve, reject) => {
-      const ws = new WebSocket(`ws://127.0.0.1:${server.port}/ws?token=wrong`)
-      ws.on('open', () => reject(new Error('opened without the token')))
-      ws.on('error', resolve)
-    })).resolves.toBeTruthy()
+    await expect(
+      new Promise((resolve, reject) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${server.port}/ws?token=wrong`)
+        ws.on('open', () => reject(new Error('opened without the token')))
+        ws.on('error', resolve)
+      })
+    ).resolves.toBeTruthy()
   })
 })

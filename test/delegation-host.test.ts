@@ -6,7 +6,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SessionCost, Subagent, SubagentList, TurnFinished } from '@shared/contract'
-import { startScriptedProvider, type RecordedRequest, type ScriptedProvider, type ScriptReply } from '../src-main/agent/scripted'
+import {
+  startScriptedProvider,
+  type RecordedRequest,
+  type ScriptedProvider,
+  type ScriptReply
+} from '../src-main/agent/scripted'
 import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log'
 import { SessionStore } from '../src-main/store'
@@ -20,10 +25,13 @@ function reply(req: RecordedRequest): ScriptReply {
   const messages = (req.body?.messages ?? []) as Array<{ role: string; content: unknown }>
   const last = messages.at(-1)
   const text = typeof last?.content === 'string' ? last.content : ''
-  if (last?.role === 'tool') return { text: 'Dispatched; I will report back.', usage: { promptTokens: 40, completionTokens: 6 } }
-  if (text === 'count the repo files for me') return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'count the files' } }] }
+  if (last?.role === 'tool')
+    return { text: 'Dispatched; I will report back.', usage: { promptTokens: 40, completionTokens: 6 } }
+  if (text === 'count the repo files for me')
+    return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'count the files' } }] }
   if (text === 'count the files') return { text: '42 files', usage: { promptTokens: 12, completionTokens: 3 } }
-  if (text === 'and the hidden ones?') return { text: '3 hidden files', usage: { promptTokens: 30, completionTokens: 4 } }
+  if (text === 'and the hidden ones?')
+    return { text: '3 hidden files', usage: { promptTokens: 30, completionTokens: 4 } }
   if (text.startsWith('[Background delegation')) return { text: 'The subagent counted 42 files.' }
   return { text: 'ok' }
 }
@@ -51,7 +59,10 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'cad-deleghost-'))
   provider = await startScriptedProvider({ handler: reply })
   mkdirSync(root, { recursive: true })
-  writeFileSync(join(root, 'config.yaml'), `model:\n  default: scripted-model\n  provider: custom\n  base_url: ${provider.baseUrl}\n`)
+  writeFileSync(
+    join(root, 'config.yaml'),
+    `model:\n  default: scripted-model\n  provider: custom\n  base_url: ${provider.baseUrl}\n`
+  )
   const seed = new SessionStore(join(root, 'state.db'), { profile: 'default' })
   await seed.createSession(PARENT, 'cli', { title: 'parent' })
   await seed.appendMessage(PARENT, { role: 'user', content: 'hello' })
@@ -71,12 +82,18 @@ describe('delegation through the host', () => {
   let child: Subagent
 
   it('a resumed session delegates in the background; the completion becomes the parent’s next turn', async () => {
-    const parentReplied = waitFor<TurnFinished>('turn.finished', (p) => p.sessionId === PARENT && p.status === 'completed')
+    const parentReplied = waitFor<TurnFinished>(
+      'turn.finished',
+      (p) => p.sessionId === PARENT && p.status === 'completed'
+    )
     await call('sessions.resume', { profile: 'default', sessionId: PARENT, text: 'count the repo files for me' })
     await parentReplied
     // The delivery turn: the notice is answered by the parent agent.
     await waitFor<TurnFinished>('turn.finished', (p) => p.sessionId === PARENT)
-    const page = await call<{ items: Array<{ role: string; content: string | null; displayKind: string | null }> }>('sessions.messages', { profile: 'default', sessionId: PARENT, limit: 100 })
+    const page = await call<{ items: Array<{ role: string; content: string | null; displayKind: string | null }> }>(
+      'sessions.messages',
+      { profile: 'default', sessionId: PARENT, limit: 100 }
+    )
     const notices = page.items.filter((m) => m.displayKind === 'async_delegation_complete')
     expect(notices).toHaveLength(1)
     expect(notices[0]!.content).toContain('42 files')
@@ -88,10 +105,23 @@ describe('delegation through the host', () => {
   })
 
   it('a UI follow-up resumes the child on its own session', async () => {
-    const out = await call<{ mode: string; childSessionId: string; summary: string | null }>('subagents.followUp', { profile: 'default', childId: child.childId, text: 'and the hidden ones?' })
+    const out = await call<{ mode: string; childSessionId: string; summary: string | null }>('subagents.followUp', {
+      profile: 'default',
+      childId: child.childId,
+      text: 'and the hidden ones?'
+    })
     expect(out).toMatchObject({ mode: 'follow_up', childSessionId: child.childSessionId, summary: '3 hidden files' })
-    const page = await call<{ items: Array<{ role: string; content: string | null }> }>('sessions.messages', { profile: 'default', sessionId: child.childSessionId, limit: 100 })
-    expect(page.items.map((m) => m.content)).toEqual(['count the files', '42 files', 'and the hidden ones?', '3 hidden files'])
+    const page = await call<{ items: Array<{ role: string; content: string | null }> }>('sessions.messages', {
+      profile: 'default',
+      sessionId: child.childSessionId,
+      limit: 100
+    })
+    expect(page.items.map((m) => m.content)).toEqual([
+      'count the files',
+      '42 files',
+      'and the hidden ones?',
+      '3 hidden files'
+    ])
   })
 
   it('a host restart keeps the retained list and the cost totals; tombstoning ends follow-ups', async () => {
@@ -103,10 +133,15 @@ describe('delegation through the host', () => {
     expect(list.items.map((i) => i.childId)).toContain(child.childId)
     expect(await call<SessionCost>('costs.session', { profile: 'default', sessionId: PARENT })).toEqual(costBefore)
 
-    expect(await call('subagents.tombstone', { profile: 'default', childId: child.childId })).toEqual({ tombstoned: true })
-    expect(await call('subagents.tombstone', { profile: 'default', childId: child.childId })).toEqual({ tombstoned: false })
-    await expect(call('subagents.followUp', { profile: 'default', childId: child.childId, text: 'again' }))
-      .rejects.toThrow(`follow_up target '${child.childId}' is not a running subagent or a retained completed child.`)
+    expect(await call('subagents.tombstone', { profile: 'default', childId: child.childId })).toEqual({
+      tombstoned: true
+    })
+    expect(await call('subagents.tombstone', { profile: 'default', childId: child.childId })).toEqual({
+      tombstoned: false
+    })
+    await expect(
+      call('subagents.followUp', { profile: 'default', childId: child.childId, text: 'again' })
+    ).rejects.toThrow(`follow_up target '${child.childId}' is not a running subagent or a retained completed child.`)
     const withTombstoned = await call<SubagentList>('subagents.list', { profile: 'default', includeTombstoned: true })
     expect(withTombstoned.items.find((i) => i.childId === child.childId)?.state).toBe('tombstoned')
   })

@@ -7,18 +7,23 @@ import semver from 'semver'
 import { describe, expect, it } from 'vitest'
 
 const root = resolve(import.meta.dirname, '..')
-const exempt = (name: string) => name === 'electron' || name.startsWith('@electron/') || name.startsWith('@electron-internal/')
+const exempt = (name: string) =>
+  name === 'electron' || name.startsWith('@electron/') || name.startsWith('@electron-internal/')
 
 function installed(dir: string, out: { name: string; version: string; node: string }[] = []) {
   if (!existsSync(dir)) return out
   for (const entry of readdirSync(dir)) {
     if (entry.startsWith('.')) continue
     const p = join(dir, entry)
-    if (entry.startsWith('@')) { installed(p, out); continue }
+    if (entry.startsWith('@')) {
+      installed(p, out)
+      continue
+    }
     const manifest = join(p, 'package.json')
     if (existsSync(manifest)) {
       const pkg = JSON.parse(readFileSync(manifest, 'utf8'))
-      if (typeof pkg.engines?.node === 'string') out.push({ name: pkg.name, version: pkg.version, node: pkg.engines.node })
+      if (typeof pkg.engines?.node === 'string')
+        out.push({ name: pkg.name, version: pkg.version, node: pkg.engines.node })
     }
     installed(join(p, 'node_modules'), out)
   }
@@ -29,7 +34,8 @@ describe('engines', () => {
   it(`no installed package refuses Node ${process.version} (Electron's launcher exempt)`, () => {
     const all = installed(join(root, 'node_modules'))
     expect(all.length).toBeGreaterThan(20) // the walk really found manifests
-    const refusing = all.filter((p) => !exempt(p.name) && !semver.satisfies(process.version, p.node, { includePrerelease: true }))
+    const refusing = all
+      .filter((p) => !exempt(p.name) && !semver.satisfies(process.version, p.node, { includePrerelease: true }))
       .map((p) => `${p.name}@${p.version} wants node ${p.node}`)
     expect(refusing).toEqual([])
   })

@@ -14,8 +14,12 @@ const repo = resolve(import.meta.dirname, '..')
 const base = mkdtempSync(join(tmpdir(), 'cad-token-'))
 afterAll(() => rmSync(base, { recursive: true, force: true }))
 
-const upgrade = (port: number, token: string) => rawRequest(port,
-  `GET /ws?token=${token} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`, 1500)
+const upgrade = (port: number, token: string) =>
+  rawRequest(
+    port,
+    `GET /ws?token=${token} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+    1500
+  )
 
 describe('stable headless token', () => {
   it('an open tab reconnects after a restart; --rotate-token signs it out', async () => {

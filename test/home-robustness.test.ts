@@ -15,7 +15,9 @@ import { SessionStore } from '../src-main/store'
 const run = promisify(execFile)
 const repo = resolve(import.meta.dirname, '..')
 const homes: string[] = []
-afterAll(() => { for (const h of homes) rmSync(h, { recursive: true, force: true }) })
+afterAll(() => {
+  for (const h of homes) rmSync(h, { recursive: true, force: true })
+})
 
 function newHome(): string {
   const home = mkdtempSync(join(tmpdir(), 'cad-robust-'))
@@ -27,13 +29,24 @@ async function seed(dbPath: string, id: string, text: string): Promise<void> {
   const s = new SessionStore(dbPath)
   await s.createSession(id, 'cli', { title: `chat ${id}` })
   await s.appendMessage(id, { role: 'user', content: text })
-  await s.recordUsage(id, { model: 'm', inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, apiCalls: 1, costUsd: 0.01, costStatus: 'estimated' } as never)
+  await s.recordUsage(id, {
+    model: 'm',
+    inputTokens: 10,
+    outputTokens: 5,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: 0,
+    apiCalls: 1,
+    costUsd: 0.01,
+    costStatus: 'estimated'
+  } as never)
   s.close()
 }
 
 const cli = async (home: string, ...args: string[]) => {
   const { stdout } = await run(process.execPath, ['bin/caduceus.mjs', ...args, '--home', home], {
-    cwd: repo, env: { ...process.env, CADUCEUS_LOG_DIR: join(home, 'logs'), HERMES_HOME: '' }
+    cwd: repo,
+    env: { ...process.env, CADUCEUS_LOG_DIR: join(home, 'logs'), HERMES_HOME: '' }
   })
   return stdout
 }
@@ -62,18 +75,29 @@ describe('a corrupt profile is isolated', () => {
 
       const costs = await host.dispatcher.invoke('costs.summary', { profile: 'all' } as never)
       expect(costs.ok).toBe(true)
-      expect((costs as { output: { unavailable?: Array<{ profile: string }> } }).output.unavailable?.map((u) => u.profile)).toEqual(['broken'])
+      expect(
+        (costs as { output: { unavailable?: Array<{ profile: string }> } }).output.unavailable?.map((u) => u.profile)
+      ).toEqual(['broken'])
       const subagents = await host.dispatcher.invoke('subagents.list', { profile: 'all' } as never)
       expect(subagents.ok).toBe(true)
-      expect((subagents as { output: { unavailable?: Array<{ profile: string }> } }).output.unavailable?.map((u) => u.profile)).toEqual(['broken'])
+      expect(
+        (subagents as { output: { unavailable?: Array<{ profile: string }> } }).output.unavailable?.map(
+          (u) => u.profile
+        )
+      ).toEqual(['broken'])
 
       const profiles = await host.dispatcher.invoke('profiles.list', {})
-      const broken = (profiles as { output: Array<{ name: string; error?: string }> }).output.find((p) => p.name === 'broken')
+      const broken = (profiles as { output: Array<{ name: string; error?: string }> }).output.find(
+        (p) => p.name === 'broken'
+      )
       expect(broken?.error).toContain('not a database')
 
       // the broken profile itself answers with a clear error, not a crash
       const one = await host.dispatcher.invoke('sessions.list', { profile: 'broken' })
-      expect(one).toMatchObject({ ok: false, error: { code: 'unavailable', message: expect.stringContaining('not a database') } })
+      expect(one).toMatchObject({
+        ok: false,
+        error: { code: 'unavailable', message: expect.stringContaining('not a database') }
+      })
     } finally {
       await host.close()
     }
@@ -96,10 +120,16 @@ describe('a corrupt profile is isolated', () => {
     raw.close()
     const host = await createHost({ home, headless: true, live: false, validateOutput: true, log: createLogger() })
     try {
-      const list = (await host.dispatcher.invoke('sessions.list', { profile: 'all' })) as { ok: true; output: SessionPage }
+      const list = (await host.dispatcher.invoke('sessions.list', { profile: 'all' })) as {
+        ok: true
+        output: SessionPage
+      }
       expect(list.output.items.map((s) => s.id).sort()).toEqual(['D1', 'F1'])
       expect(list.output.notices).toEqual([{ profile: 'future', reason: expect.stringContaining('schema version 99') }])
-      const profiles = (await host.dispatcher.invoke('profiles.list', {})) as { ok: true; output: Array<{ name: string; notice?: string; sessionCount: number }> }
+      const profiles = (await host.dispatcher.invoke('profiles.list', {})) as {
+        ok: true
+        output: Array<{ name: string; notice?: string; sessionCount: number }>
+      }
       expect(profiles.output.find((p) => p.name === 'future')?.notice).toContain('99')
       expect(profiles.output.find((p) => p.name === 'empty')?.sessionCount).toBe(0)
       await host.dispatcher.invoke('sessions.search', { profile: 'all', query: 'future' })
@@ -122,12 +152,22 @@ describe('a profile folder without state.db', () => {
     const off = host.bus.subscribe((e) => events.push(e as never))
     try {
       expect(existsSync(join(home, 'profiles', 'fresh', 'state.db'))).toBe(false)
-      const line = JSON.stringify({ id: 'n1', source: 'cli', started_at: 1700000000, messages: [{ role: 'user', content: 'first words', timestamp: 1700000001 }] })
+      const line = JSON.stringify({
+        id: 'n1',
+        source: 'cli',
+        started_at: 1700000000,
+        messages: [{ role: 'user', content: 'first words', timestamp: 1700000001 }]
+      })
       const r = await host.dispatcher.invoke('sessions.import', { profile: 'fresh', content: line })
       expect(r).toMatchObject({ ok: true, output: { imported: 1 } })
       expect(existsSync(join(home, 'profiles', 'fresh', 'state.db'))).toBe(true)
-      expect(events.filter((e) => e.event === 'sessions.changed').map((e) => e.payload)).toEqual([{ profile: 'fresh', sessionIds: ['n1'] }])
-      const list = (await host.dispatcher.invoke('sessions.list', { profile: 'fresh' })) as { ok: true; output: SessionPage }
+      expect(events.filter((e) => e.event === 'sessions.changed').map((e) => e.payload)).toEqual([
+        { profile: 'fresh', sessionIds: ['n1'] }
+      ])
+      const list = (await host.dispatcher.invoke('sessions.list', { profile: 'fresh' })) as {
+        ok: true
+        output: SessionPage
+      }
       expect(list.output.items.map((s) => s.id)).toEqual(['n1'])
     } finally {
       off()
@@ -140,17 +180,27 @@ describe('reads never need the write lock', () => {
   it('list, search and session detail succeed while another process holds BEGIN IMMEDIATE for 3 s', async () => {
     const home = newHome()
     await seed(join(home, 'state.db'), 'L1', 'the heater is loud')
-    const holder = spawn(process.execPath, [join(repo, 'src-main/store/test-fixtures/hold-lock.mjs'), join(home, 'state.db'), '3000'], { cwd: repo })
+    const holder = spawn(
+      process.execPath,
+      [join(repo, 'src-main/store/test-fixtures/hold-lock.mjs'), join(home, 'state.db'), '3000'],
+      { cwd: repo }
+    )
     let out = ''
     await new Promise<void>((ok, fail) => {
-      holder.stdout.on('data', (d) => { out += d; if (out.includes('locked')) ok() })
+      holder.stdout.on('data', (d) => {
+        out += d
+        if (out.includes('locked')) ok()
+      })
       holder.on('error', fail)
       holder.on('exit', (code) => fail(new Error(`lock holder exited ${code}`)))
     })
     try {
       // three separate CLI processes, concurrently (each opens the home from scratch)
-      const [listed, searched, showed] = await Promise.all([cli(home, 'sessions', 'list', '--json'),
-        cli(home, 'sessions', 'search', 'heater', '--json'), cli(home, 'sessions', 'show', 'L1', '--json')])
+      const [listed, searched, showed] = await Promise.all([
+        cli(home, 'sessions', 'list', '--json'),
+        cli(home, 'sessions', 'search', 'heater', '--json'),
+        cli(home, 'sessions', 'show', 'L1', '--json')
+      ])
       expect((JSON.parse(listed) as SessionPage).items.map((s) => s.id)).toEqual(['L1'])
       expect((JSON.parse(searched) as SearchResult).hits.map((h) => h.sessionId)).toEqual(['L1'])
       const shown = JSON.parse(showed) as { summary: { id: string }; messages: unknown[] }
@@ -159,7 +209,10 @@ describe('reads never need the write lock', () => {
       expect(out).not.toContain('released') // the holder only lets go once its stdin closes, below
     } finally {
       holder.stdin.end()
-      await new Promise((r) => { if (holder.exitCode !== null) r(null); else holder.on('exit', r) })
+      await new Promise((r) => {
+        if (holder.exitCode !== null) r(null)
+        else holder.on('exit', r)
+      })
     }
   }, 30_000)
 })

@@ -42,9 +42,27 @@ const post = (body: string, headers = '') =>
 
 describe('hostile HTTP against a real serve', () => {
   it.each([
-    '/%', '/%zz', '/%E0%A4%A', '/%C0%AE%C0%AE/secret.txt', '/%c0%af', '/%ED%A0%80', '/..%2fsecret.txt', '/%2e%2e/secret.txt',
-    '/%2E%2E%2Fsecret.txt', '/assets/%2e%2e/%2e%2e/secret.txt', '/%00', '/index.html%00.js', '/x%0d%0aSet-Cookie:%20a=b',
-    '/..%5csecret.txt', '/api/health%', '/api/call?token=%', '/%ff%fe', '/%F0%9F%98', '/%25%', '//secret.txt', '/./index.html'
+    '/%',
+    '/%zz',
+    '/%E0%A4%A',
+    '/%C0%AE%C0%AE/secret.txt',
+    '/%c0%af',
+    '/%ED%A0%80',
+    '/..%2fsecret.txt',
+    '/%2e%2e/secret.txt',
+    '/%2E%2E%2Fsecret.txt',
+    '/assets/%2e%2e/%2e%2e/secret.txt',
+    '/%00',
+    '/index.html%00.js',
+    '/x%0d%0aSet-Cookie:%20a=b',
+    '/..%5csecret.txt',
+    '/api/health%',
+    '/api/call?token=%',
+    '/%ff%fe',
+    '/%F0%9F%98',
+    '/%25%',
+    '//secret.txt',
+    '/./index.html'
   ])('GET %s answers 4xx or the UI, never the secret, and the host lives', async (target) => {
     const r = await rawRequest(host.port, get(target))
     expect(r.status).not.toBeNull()
@@ -71,8 +89,14 @@ describe('hostile HTTP against a real serve', () => {
     ['negative Content-Length', `POST /api/call HTTP/1.1\r\n${H}\r\nContent-Length: -1\r\n\r\n`],
     ['non-numeric Content-Length', `POST /api/call HTTP/1.1\r\n${H}\r\nContent-Length: abc\r\n\r\n`],
     ['exponent Content-Length', `POST /api/call HTTP/1.1\r\n${H}\r\nContent-Length: 1e3\r\n\r\n`],
-    ['two different Content-Lengths', `POST /api/call HTTP/1.1\r\n${H}\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab`],
-    ['Content-Length and chunked', `POST /api/call HTTP/1.1\r\n${H}\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`],
+    [
+      'two different Content-Lengths',
+      `POST /api/call HTTP/1.1\r\n${H}\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab`
+    ],
+    [
+      'Content-Length and chunked',
+      `POST /api/call HTTP/1.1\r\n${H}\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`
+    ],
     ['bad chunk size', `POST /api/call HTTP/1.1\r\n${H}\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nab\r\n0\r\n\r\n`]
   ])('%s: answers 4xx on that socket only', async (_label, payload) => {
     const r = await rawRequest(host.port, payload)
@@ -81,11 +105,24 @@ describe('hostile HTTP against a real serve', () => {
   })
 
   it.each([
-    ['{"name":{"toString":1}}', 400], ['{"name":{"valueOf":1,"toString":1}}', 400], ['{"name":["sessions.list"]}', 400],
-    ['{"name":null}', 400], ['{"name":42}', 400], ['{"name":"__proto__"}', 400], ['{"name":"constructor"}', 400],
-    ['{"name":"toString"}', 400], ['{"name":"hasOwnProperty"}', 400], ['[]', 400], ['null', 400], ['"x"', 400], ['{', 400],
-    ['', 400], ['{"name":"sessions.list","input":{"profile":{"toString":1}}}', 200], ['{"name":"sessions.list","input":[1]}', 200],
-    ['{"name":"sessions.get","input":{"profile":"../../etc","sessionId":"x"}}', 200], ['DEEP', 400],
+    ['{"name":{"toString":1}}', 400],
+    ['{"name":{"valueOf":1,"toString":1}}', 400],
+    ['{"name":["sessions.list"]}', 400],
+    ['{"name":null}', 400],
+    ['{"name":42}', 400],
+    ['{"name":"__proto__"}', 400],
+    ['{"name":"constructor"}', 400],
+    ['{"name":"toString"}', 400],
+    ['{"name":"hasOwnProperty"}', 400],
+    ['[]', 400],
+    ['null', 400],
+    ['"x"', 400],
+    ['{', 400],
+    ['', 400],
+    ['{"name":"sessions.list","input":{"profile":{"toString":1}}}', 200],
+    ['{"name":"sessions.list","input":[1]}', 200],
+    ['{"name":"sessions.get","input":{"profile":"../../etc","sessionId":"x"}}', 200],
+    ['DEEP', 400],
     ['{"__proto__":{"polluted":1},"name":"sessions.list","input":{"profile":"No!"}}', 200]
   ])('POST /api/call %s answers %s with a typed error and the host lives', async (label, status) => {
     // DEEP: 100k nested arrays (a parser recursion bomb).
@@ -97,7 +134,10 @@ describe('hostile HTTP against a real serve', () => {
   })
 
   it('without the token /api/call is 401 even for hostile names', async () => {
-    const r = await rawRequest(host.port, `POST /api/call HTTP/1.1\r\n${H}\r\nContent-Length: 23\r\nConnection: close\r\n\r\n{"name":{"toString":1}}`)
+    const r = await rawRequest(
+      host.port,
+      `POST /api/call HTTP/1.1\r\n${H}\r\nContent-Length: 23\r\nConnection: close\r\n\r\n{"name":{"toString":1}}`
+    )
     expect(r.status).toBe(401)
     await expectAliveAfter(r)
   })
@@ -107,7 +147,9 @@ describe('hostile HTTP against a real serve', () => {
     let writeError: string | null = null
     const r = await rawRequest(host.port, async (s) => {
       s.on('error', (e: NodeJS.ErrnoException) => (writeError = e.code ?? e.message))
-      s.write(`POST /api/call HTTP/1.1\r\n${H}\r\nAuthorization: Bearer ${host.token}\r\nContent-Length: ${size}\r\n\r\n`)
+      s.write(
+        `POST /api/call HTTP/1.1\r\n${H}\r\nAuthorization: Bearer ${host.token}\r\nContent-Length: ${size}\r\n\r\n`
+      )
       const chunk = Buffer.alloc(64 * 1024, 0x20)
       for (let sent = 0; sent < size && !s.destroyed; sent += chunk.length) {
         if (!s.write(chunk)) await new Promise((r) => s.once('drain', r))
@@ -120,13 +162,18 @@ describe('hostile HTTP against a real serve', () => {
   })
 
   it('Expect: 100-continue with a declared body over 4 MB gets 413 before any of it is sent', async () => {
-    const r = await rawRequest(host.port, `POST /api/call HTTP/1.1\r\n${H}\r\nAuthorization: Bearer ${host.token}\r\nContent-Length: ${6 * 1024 * 1024}\r\nExpect: 100-continue\r\n\r\n`)
+    const r = await rawRequest(
+      host.port,
+      `POST /api/call HTTP/1.1\r\n${H}\r\nAuthorization: Bearer ${host.token}\r\nContent-Length: ${6 * 1024 * 1024}\r\nExpect: 100-continue\r\n\r\n`
+    )
     expect(r.status).toBe(413)
     await expectAliveAfter(r)
     // Under the limit, the client is told to go on and the call runs.
     const body = '{"name":"sessions.list","input":{"profile":"No!"}}'
     const ok = await rawRequest(host.port, async (s) => {
-      s.write(`POST /api/call HTTP/1.1\r\n${H}\r\nAuthorization: Bearer ${host.token}\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`)
+      s.write(
+        `POST /api/call HTTP/1.1\r\n${H}\r\nAuthorization: Bearer ${host.token}\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`
+      )
       await new Promise((r) => s.once('data', r))
       s.write(body)
     })
@@ -135,10 +182,13 @@ describe('hostile HTTP against a real serve', () => {
 
   it('a chunked body that grows past 4 MB gets 413 mid-upload — no reset', async () => {
     const r = await rawRequest(host.port, async (s) => {
-      s.write(`POST /api/call HTTP/1.1\r\n${H}\r\nAuthorization: Bearer ${host.token}\r\nTransfer-Encoding: chunked\r\n\r\n`)
+      s.write(
+        `POST /api/call HTTP/1.1\r\n${H}\r\nAuthorization: Bearer ${host.token}\r\nTransfer-Encoding: chunked\r\n\r\n`
+      )
       const chunk = Buffer.alloc(256 * 1024, 0x20)
       for (let i = 0; i < 24 && !s.destroyed; i++) {
-        if (!s.write(Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]))) await new Promise((r) => s.once('drain', r))
+        if (!s.write(Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')])))
+          await new Promise((r) => s.once('drain', r))
       }
       if (!s.destroyed) s.write('0\r\n\r\n')
     })
@@ -158,8 +208,38 @@ describe('hostile HTTP against a real serve', () => {
 
   it('fuzzed request lines (seeded) never take the host down', async () => {
     const rand = prng(1010)
-    const pick = <T,>(xs: T[]) => xs[Math.floor(rand() * xs.length)]!
-    const pieces = ['/', '%', '%2', '%2e', '%c0', '%ae', '%00', '..', '?', '#', '[', ']', ':', '@', 'http://', '[::1', '\\', '%ff', 'a', '/api/', 'call', 'ws', 'token=', '&', '=', '%25', '\u00ff', '\t', ' ']
+    const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)]!
+    const pieces = [
+      '/',
+      '%',
+      '%2',
+      '%2e',
+      '%c0',
+      '%ae',
+      '%00',
+      '..',
+      '?',
+      '#',
+      '[',
+      ']',
+      ':',
+      '@',
+      'http://',
+      '[::1',
+      '\\',
+      '%ff',
+      'a',
+      '/api/',
+      'call',
+      'ws',
+      'token=',
+      '&',
+      '=',
+      '%25',
+      '\u00ff',
+      '\t',
+      ' '
+    ]
     for (let i = 0; i < 150; i++) {
       const target = Array.from({ length: 1 + Math.floor(rand() * 12) }, () => pick(pieces)).join('')
       const method = pick(['GET', 'POST', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'G\u0000T', 'CONNECT', ''])
@@ -175,7 +255,12 @@ describe('hostile HTTP against a real serve', () => {
 })
 
 /** Open /ws over a raw socket, send frames, collect what comes back until the server closes or goes quiet. */
-function wsRaw(port: number, target: string, frames: Buffer[], idleMs = 1500): Promise<{ handshake: string; texts: string[]; closeCode: number | null }> {
+function wsRaw(
+  port: number,
+  target: string,
+  frames: Buffer[],
+  idleMs = 1500
+): Promise<{ handshake: string; texts: string[]; closeCode: number | null }> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1')
     let buf = Buffer.alloc(0)
@@ -197,8 +282,15 @@ function wsRaw(port: number, target: string, frames: Buffer[], idleMs = 1500): P
         const op = buf[0]! & 0x0f
         let len = buf[1]! & 0x7f
         let off = 2
-        if (len === 126) { if (buf.length < 4) return; len = buf.readUInt16BE(2); off = 4 }
-        else if (len === 127) { if (buf.length < 10) return; len = Number(buf.readBigUInt64BE(2)); off = 10 }
+        if (len === 126) {
+          if (buf.length < 4) return
+          len = buf.readUInt16BE(2)
+          off = 4
+        } else if (len === 127) {
+          if (buf.length < 10) return
+          len = Number(buf.readBigUInt64BE(2))
+          off = 10
+        }
         if (buf.length < off + len) return
         const payload = buf.subarray(off, off + len)
         if (op === 1) texts.push(payload.toString('utf8'))
@@ -221,7 +313,9 @@ function wsRaw(port: number, target: string, frames: Buffer[], idleMs = 1500): P
     socket.on('error', finish)
     socket.on('close', finish)
     socket.on('connect', () => {
-      socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`)
+      socket.write(
+        `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`
+      )
       arm()
     })
   })
@@ -231,27 +325,32 @@ describe('hostile WebSocket against a real serve', () => {
   const ws = () => `/ws?token=${host.token}`
   const text = (s: string) => wsFrame(Buffer.from(s))
 
-  it.each([
-    '/ws?token=%', '/ws%', 'http://[::1/ws', '/%2e%2e/ws', '/ws?token=wrong', '/ws'
-  ])('upgrade to %s is refused and the host lives', async (target) => {
-    const r = await wsRaw(host.port, target, [])
-    expect(r.handshake).not.toMatch(/^HTTP\/1\.1 101/)
-    expect(await health(host.port)).toBe('{"ok":true}')
-  })
+  it.each(['/ws?token=%', '/ws%', 'http://[::1/ws', '/%2e%2e/ws', '/ws?token=wrong', '/ws'])(
+    'upgrade to %s is refused and the host lives',
+    async (target) => {
+      const r = await wsRaw(host.port, target, [])
+      expect(r.handshake).not.toMatch(/^HTTP\/1\.1 101/)
+      expect(await health(host.port)).toBe('{"ok":true}')
+    }
+  )
 
   it.each([
     ['{"t":"call","id":1,"name":{"toString":1}}', 'invalid_input'],
     ['{"t":"call","id":2,"name":["sessions.list"]}', 'invalid_input'],
     ['{"t":"call","id":3,"name":"constructor"}', 'unknown_request'],
     ['{"t":"call","id":4,"name":"sessions.list","input":{"profile":{"toString":1}}}', 'invalid_input'],
-    ['not json', 'invalid_input'], ['null', 'invalid_input'], ['[]', 'invalid_input'], ['42', 'invalid_input']
+    ['not json', 'invalid_input'],
+    ['null', 'invalid_input'],
+    ['[]', 'invalid_input'],
+    ['42', 'invalid_input']
   ])('frame %s answers %s and the connection keeps working', async (frame, code) => {
     const r = await wsRaw(host.port, ws(), [text(frame), text('{"t":"call","id":99,"name":"app.info"}')])
     expect(r.handshake).toMatch(/^HTTP\/1\.1 101/)
     const results = r.texts.map((t) => JSON.parse(t)).filter((m) => m.t === 'result')
     expect(results[0]).toMatchObject({ ok: false, error: { code } })
     expect(results.find((m) => m.id === 99)).toMatchObject({ ok: true })
-    for (const t of r.texts.filter((x) => x.includes('"ok":false'))) expect(t).not.toMatch(/\n\s+at\s|node:internal|\/tmp\//)
+    for (const t of r.texts.filter((x) => x.includes('"ok":false')))
+      expect(t).not.toMatch(/\n\s+at\s|node:internal|\/tmp\//)
     expect(await health(host.port)).toBe('{"ok":true}')
   })
 
@@ -278,8 +377,20 @@ describe('hostile WebSocket against a real serve', () => {
       const len = Math.floor(rand() * 64)
       const bytes = Buffer.from(Array.from({ length: len }, () => Math.floor(rand() * 256)))
       const frames = [
-        wsFrame(bytes, { opcode: Math.floor(rand() * 16), fin: rand() < 0.8, rsv: rand() < 0.1 ? 4 : 0, mask: rand() < 0.9 }),
-        text(JSON.stringify({ t: 'call', id: i, name: rand() < 0.5 ? { toString: i } : 'sessions.list', input: rand() < 0.5 ? bytes.toString('latin1') : { profile: 'all' } }))
+        wsFrame(bytes, {
+          opcode: Math.floor(rand() * 16),
+          fin: rand() < 0.8,
+          rsv: rand() < 0.1 ? 4 : 0,
+          mask: rand() < 0.9
+        }),
+        text(
+          JSON.stringify({
+            t: 'call',
+            id: i,
+            name: rand() < 0.5 ? { toString: i } : 'sessions.list',
+            input: rand() < 0.5 ? bytes.toString('latin1') : { profile: 'all' }
+          })
+        )
       ]
       await wsRaw(host.port, ws(), frames, 400)
       expect(host.alive(), `frame case ${i}`).toBe(true)

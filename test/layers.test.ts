@@ -4,7 +4,19 @@ import { join, relative, resolve, dirname, sep } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 const root = resolve(import.meta.dirname, '..')
-const SUBSYSTEMS = ['scope', 'store', 'config', 'agent', 'gateway', 'delegation', 'memory', 'tools', 'channels', 'cron', 'host']
+const SUBSYSTEMS = [
+  'scope',
+  'store',
+  'config',
+  'agent',
+  'gateway',
+  'delegation',
+  'memory',
+  'tools',
+  'channels',
+  'cron',
+  'host'
+]
 
 function files(dir: string): string[] {
   const abs = join(root, dir)
@@ -17,25 +29,40 @@ function files(dir: string): string[] {
 
 function imports(file: string): string[] {
   const text = readFileSync(join(root, file), 'utf8')
-  return [...text.matchAll(/(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1] ?? m[2]!)
+  return [...text.matchAll(/(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map(
+    (m) => m[1] ?? m[2]!
+  )
 }
 
 // Same test-code set as the ESLint layer rule (eslint/layers.js): test files, test-fixtures/ and test-support.ts.
-const isTest = (f: string) => /\.test\.tsx?$/.test(f) || f.includes(`${sep}test-fixtures${sep}`) || /test-support\.ts$/.test(f)
+const isTest = (f: string) =>
+  /\.test\.tsx?$/.test(f) || f.includes(`${sep}test-fixtures${sep}`) || /test-support\.ts$/.test(f)
 
 describe('layers', () => {
   it('the renderer imports only shared/ and its own files', () => {
-    const bad = files('src-renderer').flatMap((f) => imports(f).filter((s) => s.startsWith('node:') || s === 'electron' || s.includes('src-main')).map((s) => `${f} → ${s}`))
+    const bad = files('src-renderer').flatMap((f) =>
+      imports(f)
+        .filter((s) => s.startsWith('node:') || s === 'electron' || s.includes('src-main'))
+        .map((s) => `${f} → ${s}`)
+    )
     expect(bad).toEqual([])
   })
 
   it('the contract imports only zod and itself', () => {
-    const bad = files('shared/contract').flatMap((f) => imports(f).filter((s) => !(s === 'zod' || s.startsWith('./') || s === 'vitest')).map((s) => `${f} → ${s}`))
+    const bad = files('shared/contract').flatMap((f) =>
+      imports(f)
+        .filter((s) => !(s === 'zod' || s.startsWith('./') || s === 'vitest'))
+        .map((s) => `${f} → ${s}`)
+    )
     expect(bad).toEqual([])
   })
 
   it('no service folder imports electron', () => {
-    const bad = SUBSYSTEMS.flatMap((d) => files(`src-main/${d}`)).flatMap((f) => imports(f).filter((s) => s === 'electron' || s.startsWith('electron/')).map((s) => `${f} → ${s}`))
+    const bad = SUBSYSTEMS.flatMap((d) => files(`src-main/${d}`)).flatMap((f) =>
+      imports(f)
+        .filter((s) => s === 'electron' || s.startsWith('electron/'))
+        .map((s) => `${f} → ${s}`)
+    )
     expect(bad).toEqual([])
   })
 

@@ -14,7 +14,11 @@ async function layerErrors(file: string, code: string): Promise<string[]> {
 
 describe('lint: the layer table is enforced', () => {
   const bad: [string, string, RegExp][] = [
-    ['src-renderer/pages/Bad.tsx', "import { readFileSync } from 'node:fs'\nexport const x = readFileSync", /renderer has no Node/],
+    [
+      'src-renderer/pages/Bad.tsx',
+      "import { readFileSync } from 'node:fs'\nexport const x = readFileSync",
+      /renderer has no Node/
+    ],
     ['src-renderer/pages/Bad.tsx', "import Database from 'better-sqlite3'\nexport const x = Database", /main process/],
     ['src-renderer/pages/Bad.tsx', "import { x } from '../../src-main/store'\nexport const y = x", /only shared/],
     ['shared/contract/bad.ts', "import { x } from '../../src-main/store'\nexport const y = x", /only itself/],
@@ -23,10 +27,18 @@ describe('lint: the layer table is enforced', () => {
     ['src-main/store/bad.ts', "import '../gateway'", /may not import src-main\/gateway/],
     ['src-main/store/bad.ts', "const g = require('../agent')\nexport const y = g", /may not import src-main\/agent/],
     ['src-main/store/bad.ts', "export const g = () => import('../memory')", /may not import src-main\/memory/],
-    ['src-main/agent/bad.ts', "import { x } from '../store/session-store'\nexport const y = x", /through its index\.ts face/],
+    [
+      'src-main/agent/bad.ts',
+      "import { x } from '../store/session-store'\nexport const y = x",
+      /through its index\.ts face/
+    ],
     ['src-main/scope/bad.ts', "import { z } from 'zod'\nexport const y = z", /only node/],
     ['src-main/newfolder/bad.ts', "import { app } from 'electron'\nexport const y = app", /not in the layer table/],
-    ['src-main/host/bad.ts', "import { app } from 'electron'\nexport const y = app", /only src-main\/index\.ts and preload\.ts/],
+    [
+      'src-main/host/bad.ts',
+      "import { app } from 'electron'\nexport const y = app",
+      /only src-main\/index\.ts and preload\.ts/
+    ],
     ['src-main/host/bad.ts', "export * from '../index'", /Electron entry/]
   ]
   for (const [file, code, reason] of bad) {
@@ -37,9 +49,29 @@ describe('lint: the layer table is enforced', () => {
   }
 
   it('allows what the table allows', async () => {
-    expect(await layerErrors('src-main/agent/ok.ts', "import { x } from '../store'\nimport { y } from './tools'\nimport { z } from '@shared/contract'\nexport const w = [x, y, z]")).toEqual([])
-    expect(await layerErrors('src-renderer/pages/Ok.tsx', "import { z } from '@shared/contract'\nimport { useState } from 'react'\nexport const w = [z, useState]")).toEqual([])
-    expect(await layerErrors('src-main/preload.ts', "import { contextBridge } from 'electron'\nexport const w = contextBridge")).toEqual([])
-    expect(await layerErrors('src-main/host/ok.ts', "import { a } from '../delegation'\nimport { b } from '../tools'\nexport const w = [a, b]")).toEqual([])
+    expect(
+      await layerErrors(
+        'src-main/agent/ok.ts',
+        "import { x } from '../store'\nimport { y } from './tools'\nimport { z } from '@shared/contract'\nexport const w = [x, y, z]"
+      )
+    ).toEqual([])
+    expect(
+      await layerErrors(
+        'src-renderer/pages/Ok.tsx',
+        "import { z } from '@shared/contract'\nimport { useState } from 'react'\nexport const w = [z, useState]"
+      )
+    ).toEqual([])
+    expect(
+      await layerErrors(
+        'src-main/preload.ts',
+        "import { contextBridge } from 'electron'\nexport const w = contextBridge"
+      )
+    ).toEqual([])
+    expect(
+      await layerErrors(
+        'src-main/host/ok.ts',
+        "import { a } from '../delegation'\nimport { b } from '../tools'\nexport const w = [a, b]"
+      )
+    ).toEqual([])
   })
 })

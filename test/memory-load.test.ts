@@ -5,7 +5,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TurnFinished } from '@shared/contract'
-import { startScriptedProvider, type RecordedRequest, type ScriptedProvider, type ScriptReply } from '../src-main/agent/scripted'
+import {
+  startScriptedProvider,
+  type RecordedRequest,
+  type ScriptedProvider,
+  type ScriptReply
+} from '../src-main/agent/scripted'
 import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log'
 import { readEntries } from '../src-main/memory'
@@ -14,7 +19,10 @@ const TURNS = 50
 let root: string
 let provider: ScriptedProvider
 let host: Host
-const homes = (): Record<string, string> => ({ alpha: join(root, 'profiles', 'alpha'), beta: join(root, 'profiles', 'beta') })
+const homes = (): Record<string, string> => ({
+  alpha: join(root, 'profiles', 'alpha'),
+  beta: join(root, 'profiles', 'beta')
+})
 
 // The model: "remember <fact>" → a memory tool call storing <fact>; after the tool result → a short answer.
 function reply(req: RecordedRequest): ScriptReply {
@@ -32,7 +40,10 @@ beforeAll(async () => {
   provider = await startScriptedProvider({ handler: reply })
   for (const home of Object.values(homes())) {
     mkdirSync(home, { recursive: true })
-    writeFileSync(join(home, 'config.yaml'), `model:\n  default: scripted-model\n  provider: custom\n  base_url: ${provider.baseUrl}\n`)
+    writeFileSync(
+      join(home, 'config.yaml'),
+      `model:\n  default: scripted-model\n  provider: custom\n  base_url: ${provider.baseUrl}\n`
+    )
   }
   process.env.CADUCEUS_LOG_DIR = join(root, 'logs')
   host = await createHost({ home: root, headless: true, log: createLogger() })
@@ -88,7 +99,11 @@ describe('memory under load through the agent loop', () => {
     expect(readEntries(root, 'memory')).toEqual([])
 
     // Each profile's activity log holds only its own tool calls.
-    const events = await call<{ items: Array<{ profile: string; kind: string; name: string }> }>('memory.events', { profile: 'all', kinds: ['tool_call'], limit: 1000 })
+    const events = await call<{ items: Array<{ profile: string; kind: string; name: string }> }>('memory.events', {
+      profile: 'all',
+      kinds: ['tool_call'],
+      limit: 1000
+    })
     const byProfile = (p: string) => events.items.filter((e) => e.profile === p).length
     expect(byProfile('alpha')).toBe(TURNS)
     expect(byProfile('beta')).toBe(TURNS)

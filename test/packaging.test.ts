@@ -16,7 +16,7 @@ const config = parse(readFileSync(join(root, 'electron-builder.yml'), 'utf8')) a
 const validate = (c: unknown) => validateConfiguration(c, new DebugLogger(false))
 
 describe('packaging (electron-builder.yml)', () => {
-  it('passes electron-builder\'s own configuration schema', async () => {
+  it("passes electron-builder's own configuration schema", async () => {
     await expect(validate(config)).resolves.toBeUndefined()
   })
 
@@ -31,8 +31,11 @@ describe('packaging (electron-builder.yml)', () => {
     expect(config.mac.target).toContain('dmg')
     expect(config.win.target).toContain('nsis')
     expect(config.electronFuses).toMatchObject({
-      runAsNode: false, enableNodeCliInspectArguments: false, enableCookieEncryption: true,
-      enableEmbeddedAsarIntegrityValidation: true, onlyLoadAppFromAsar: true
+      runAsNode: false,
+      enableNodeCliInspectArguments: false,
+      enableCookieEncryption: true,
+      enableEmbeddedAsarIntegrityValidation: true,
+      onlyLoadAppFromAsar: true
     })
   })
 

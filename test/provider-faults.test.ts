@@ -19,19 +19,29 @@ let ws: WebSocket
 const frames: Array<Record<string, unknown>> = []
 const rawFrames: string[] = []
 
-const chunk = (content: string) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`
+const chunk = (content: string) =>
+  `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`
 
 function answer(text: string, res: ServerResponse): void {
   if (text.includes('echo')) {
     res.writeHead(401, { 'content-type': 'application/json' })
-    return void res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${KEY}. Check the key ${KEY} and try again.`, type: 'invalid_request_error' } }))
+    return void res.end(
+      JSON.stringify({
+        error: {
+          message: `Incorrect API key provided: ${KEY}. Check the key ${KEY} and try again.`,
+          type: 'invalid_request_error'
+        }
+      })
+    )
   }
   res.writeHead(200, { 'content-type': 'text/event-stream' })
   if (text.includes('stall')) return // headers, then nothing ever again
   if (text.includes('big')) {
     for (let i = 0; i < 200; i++) res.write(chunk('x'.repeat(500)))
   } else res.write(chunk('fine'))
-  res.end(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`)
+  res.end(
+    `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`
+  )
 }
 
 beforeAll(async () => {
@@ -53,17 +63,30 @@ beforeAll(async () => {
   const port = (provider.address() as AddressInfo).port
   host = await startServe()
   // Configure the profile now that the home exists (the host reads config and .env per turn / agent build).
-  writeFileSync(join(host.root, 'config.yaml'), [
-    'model:', '  default: m', '  provider: custom', `  base_url: http://127.0.0.1:${port}/v1`,
-    'provider_limits:', '  inactivity_timeout: 2', `  max_reply_chars: ${REPLY_CAP}`, '  max_retries: 0', ''
-  ].join('\n'))
+  writeFileSync(
+    join(host.root, 'config.yaml'),
+    [
+      'model:',
+      '  default: m',
+      '  provider: custom',
+      `  base_url: http://127.0.0.1:${port}/v1`,
+      'provider_limits:',
+      '  inactivity_timeout: 2',
+      `  max_reply_chars: ${REPLY_CAP}`,
+      '  max_retries: 0',
+      ''
+    ].join('\n')
+  )
   writeFileSync(join(host.root, '.env'), `OPENAI_API_KEY=${KEY}\n`, { mode: 0o600 })
   ws = new WebSocket(`ws://127.0.0.1:${host.port}/ws?token=${host.token}`)
   ws.on('message', (d) => {
     rawFrames.push(d.toString())
     frames.push(JSON.parse(d.toString()))
   })
-  await new Promise((r, j) => { ws.once('open', r); ws.once('error', j) })
+  await new Promise((r, j) => {
+    ws.once('open', r)
+    ws.once('error', j)
+  })
 }, 60_000)
 
 afterAll(async () => {
@@ -89,7 +112,9 @@ async function call(name: string, input: unknown): Promise<any> {
 async function turn(text: string): Promise<{ finished: any; sessionId: string }> {
   const handle = await call('sessions.start', { profile: 'default', text })
   for (;;) {
-    const f = frames.find((x) => x.t === 'event' && x.event === 'turn.finished' && (x.payload as any).turnId === handle.turnId)
+    const f = frames.find(
+      (x) => x.t === 'event' && x.event === 'turn.finished' && (x.payload as any).turnId === handle.turnId
+    )
     if (f) return { finished: f.payload, sessionId: handle.sessionId }
     await new Promise((r) => setTimeout(r, 50))
   }
@@ -128,7 +153,9 @@ describe('provider faults through a real serve', () => {
     const { finished, sessionId } = await turn('something big please')
     expect(finished.status).toBe('completed')
     const page = await call('sessions.messages', { profile: 'default', sessionId, limit: 50 })
-    const reply = (page.items as Array<{ role: string; content: string | null }>).filter((m) => m.role === 'assistant').at(-1)!
+    const reply = (page.items as Array<{ role: string; content: string | null }>)
+      .filter((m) => m.role === 'assistant')
+      .at(-1)!
     expect(reply.content!.startsWith('x'.repeat(REPLY_CAP))).toBe(true)
     expect(reply.content).toContain('[reply truncated: the provider sent more than 2000 characters')
     expect(reply.content!.length).toBeLessThan(REPLY_CAP + 200)

@@ -14,12 +14,23 @@ import { SessionStore } from '../src-main/store'
 const run = promisify(execFile)
 const repo = resolve(import.meta.dirname, '..')
 const dirs: string[] = []
-const tmp = () => { const d = mkdtempSync(join(tmpdir(), 'cad-transfer-')); dirs.push(d); return d }
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }) })
+const tmp = () => {
+  const d = mkdtempSync(join(tmpdir(), 'cad-transfer-'))
+  dirs.push(d)
+  return d
+}
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
 
-const cli = async (home: string, ...args: string[]) => (await run(process.execPath, ['bin/caduceus.mjs', ...args, '--home', home], {
-  cwd: repo, env: { ...process.env, CADUCEUS_LOG_DIR: join(home, 'logs'), HERMES_HOME: '' }, maxBuffer: 64 * 1024 * 1024
-})).stdout
+const cli = async (home: string, ...args: string[]) =>
+  (
+    await run(process.execPath, ['bin/caduceus.mjs', ...args, '--home', home], {
+      cwd: repo,
+      env: { ...process.env, CADUCEUS_LOG_DIR: join(home, 'logs'), HERMES_HOME: '' },
+      maxBuffer: 64 * 1024 * 1024
+    })
+  ).stdout
 
 let source: string
 beforeAll(async () => {
@@ -29,10 +40,16 @@ beforeAll(async () => {
   const [, rewound] = await s.appendMessages('root', [
     { role: 'user', content: 'plan the zeppelin route' },
     { role: 'assistant', content: 'an answer the user rewound' },
-    { role: 'assistant', content: 'Route: Friedrichshafen to Lakehurst.', toolCalls: [{ id: 'c1', name: 'map', arguments: '{}' }] },
+    {
+      role: 'assistant',
+      content: 'Route: Friedrichshafen to Lakehurst.',
+      toolCalls: [{ id: 'c1', name: 'map', arguments: '{}' }]
+    },
     { role: 'tool', content: '{"km": 6000}', toolName: 'map', toolCallId: 'c1' }
   ])
-  await s.write(({ db }) => { db.prepare('UPDATE messages SET active = 0 WHERE id = ?').run(rewound) })
+  await s.write(({ db }) => {
+    db.prepare('UPDATE messages SET active = 0 WHERE id = ?').run(rewound)
+  })
   await s.endSession('root', 'compression')
   await s.createSession('cont', 'cli', { parentSessionId: 'root' })
   await s.appendMessage('cont', { role: 'user', content: 'continue the zeppelin chat' })
@@ -45,11 +62,25 @@ beforeAll(async () => {
 describe('sessions export / import', () => {
   it('round-trips upstream JSONL into an empty home (created v30), re-import skips all, Markdown has the shape', async () => {
     const jsonl = await cli(source, 'sessions', 'export', '--format', 'jsonl')
-    const lines = jsonl.trim().split('\n').map((l) => JSON.parse(l))
+    const lines = jsonl
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(lines.map((l) => l.id).sort()).toEqual(['cont', 'old', 'root'])
     const root = lines.find((l) => l.id === 'root')
-    expect(root).toMatchObject({ source: 'cli', title: 'Zeppelin plans', end_reason: 'compression', message_count: 4, system_prompt: 'You are helpful.' })
-    expect(root.messages.map((m: { role: string; active: number }) => [m.role, m.active])).toEqual([['user', 1], ['assistant', 0], ['assistant', 1], ['tool', 1]])
+    expect(root).toMatchObject({
+      source: 'cli',
+      title: 'Zeppelin plans',
+      end_reason: 'compression',
+      message_count: 4,
+      system_prompt: 'You are helpful.'
+    })
+    expect(root.messages.map((m: { role: string; active: number }) => [m.role, m.active])).toEqual([
+      ['user', 1],
+      ['assistant', 0],
+      ['assistant', 1],
+      ['tool', 1]
+    ])
     expect(lines.find((l) => l.id === 'cont').parent_session_id).toBe('root')
 
     const target = tmp()
@@ -60,26 +91,66 @@ describe('sessions export / import', () => {
     expect(summary).toEqual({ imported: 3, skipped: 0, detached: 0, errors: [] })
     const db = new Database(join(target, 'state.db'), { readonly: true })
     expect(db.prepare('SELECT MAX(version) AS v FROM schema_version').get()).toEqual({ v: 30 })
-    expect(db.prepare("SELECT parent_session_id, message_count, title FROM sessions WHERE id = 'cont'").get()).toEqual({ parent_session_id: 'root', message_count: 1, title: null })
-    expect(db.prepare("SELECT p.prompt FROM sessions s JOIN system_prompts p ON p.hash = s.system_prompt_hash WHERE s.id = 'root'").get()).toEqual({ prompt: 'You are helpful.' })
+    expect(db.prepare("SELECT parent_session_id, message_count, title FROM sessions WHERE id = 'cont'").get()).toEqual({
+      parent_session_id: 'root',
+      message_count: 1,
+      title: null
+    })
+    expect(
+      db
+        .prepare(
+          "SELECT p.prompt FROM sessions s JOIN system_prompts p ON p.hash = s.system_prompt_hash WHERE s.id = 'root'"
+        )
+        .get()
+    ).toEqual({ prompt: 'You are helpful.' })
     expect(db.prepare("SELECT count(*) AS n FROM messages WHERE session_id = 'root'").get()).toEqual({ n: 4 })
     db.close()
 
-    const host = await createHost({ home: target, headless: true, live: false, validateOutput: true, log: createLogger() })
+    const host = await createHost({
+      home: target,
+      headless: true,
+      live: false,
+      validateOutput: true,
+      log: createLogger()
+    })
     try {
       const found = await host.dispatcher.invoke('sessions.search', { profile: 'default', query: 'zeppelin' })
-      expect((found as { output: { hits: Array<{ sessionId: string }> } }).output.hits.map((h) => h.sessionId).sort()).toEqual(['cont', 'root'])
+      expect(
+        (found as { output: { hits: Array<{ sessionId: string }> } }).output.hits.map((h) => h.sessionId).sort()
+      ).toEqual(['cont', 'root'])
       const again = await host.dispatcher.invoke('sessions.import', { profile: 'default', content: jsonl })
       expect(again).toMatchObject({ ok: true, output: { imported: 0, skipped: 3, detached: 0, errors: [] } })
       // an upstream-shaped line whose parent is nowhere: imported, detached
-      const orphan = JSON.stringify({ id: 'orphan', source: 'telegram', parent_session_id: 'ghost', started_at: 1700000000, session_key: 'agent:main:tg:1',
-        handoff_state: 'pending', messages: [{ id: 99, role: 'user', content: 'orphaned hello', timestamp: 1700000001 }] })
-      const r = await host.dispatcher.invoke('sessions.import', { profile: 'default', content: orphan + '\nnot json\n' })
-      expect(r).toMatchObject({ ok: true, output: { imported: 1, skipped: 0, detached: 1, errors: [{ id: 'line 2', reason: expect.stringContaining('invalid JSON') }] } })
+      const orphan = JSON.stringify({
+        id: 'orphan',
+        source: 'telegram',
+        parent_session_id: 'ghost',
+        started_at: 1700000000,
+        session_key: 'agent:main:tg:1',
+        handoff_state: 'pending',
+        messages: [{ id: 99, role: 'user', content: 'orphaned hello', timestamp: 1700000001 }]
+      })
+      const r = await host.dispatcher.invoke('sessions.import', {
+        profile: 'default',
+        content: orphan + '\nnot json\n'
+      })
+      expect(r).toMatchObject({
+        ok: true,
+        output: {
+          imported: 1,
+          skipped: 0,
+          detached: 1,
+          errors: [{ id: 'line 2', reason: expect.stringContaining('invalid JSON') }]
+        }
+      })
       const row = host.stores.get('default').getSession('orphan')!
       expect(row).toMatchObject({ parent_session_id: null, session_key: null, handoff_state: null, message_count: 1 })
 
-      const md = await host.dispatcher.invoke('sessions.export', { profile: 'default', sessionId: 'root', format: 'markdown' })
+      const md = await host.dispatcher.invoke('sessions.export', {
+        profile: 'default',
+        sessionId: 'root',
+        format: 'markdown'
+      })
       expect(md.ok).toBe(true)
       const out = (md as { output: { filename: string; mime: string; content: string } }).output
       expect(out.filename).toBe('caduceus-default-root.md')
@@ -87,11 +158,32 @@ describe('sessions export / import', () => {
       expect(out.content).toMatch(/^# Zeppelin plans\n/)
       expect(out.content).toContain('## user · ')
       expect(out.content).toContain('plan the zeppelin route')
-      const prompts = await host.dispatcher.invoke('sessions.export', { profile: 'default', format: 'jsonl', onlyUserPrompts: true })
-      expect((prompts as { output: { content: string } }).output.content.trim().split('\n').map((l) => JSON.parse(l).content).sort())
-        .toEqual(['an ancient walrus question', 'continue the zeppelin chat', 'orphaned hello', 'plan the zeppelin route'])
-      const lineage = await host.dispatcher.invoke('sessions.export', { profile: 'default', format: 'jsonl', lineage: true })
-      const merged = (lineage as { output: { content: string } }).output.content.trim().split('\n').map((l) => JSON.parse(l))
+      const prompts = await host.dispatcher.invoke('sessions.export', {
+        profile: 'default',
+        format: 'jsonl',
+        onlyUserPrompts: true
+      })
+      expect(
+        (prompts as { output: { content: string } }).output.content
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l).content)
+          .sort()
+      ).toEqual([
+        'an ancient walrus question',
+        'continue the zeppelin chat',
+        'orphaned hello',
+        'plan the zeppelin route'
+      ])
+      const lineage = await host.dispatcher.invoke('sessions.export', {
+        profile: 'default',
+        format: 'jsonl',
+        lineage: true
+      })
+      const merged = (lineage as { output: { content: string } }).output.content
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
       const chain = merged.find((l) => l.lineage_session_ids)
       expect(chain).toMatchObject({ id: 'cont', lineage_session_ids: ['root', 'cont'], message_count: 5 })
       expect(chain.messages).toHaveLength(5)
@@ -115,17 +207,27 @@ describe('sessions delete / prune', () => {
     await s.createSession('stale', 'cli')
     await s.appendMessage('stale', { role: 'user', content: 'platypus stale words', timestamp: 1000 })
     await s.endSession('stale', 'cli_close', 1000)
-    await s.write(({ db }) => { db.prepare("UPDATE sessions SET last_activity_at = 1000, started_at = 1000 WHERE id = 'stale'").run() })
+    await s.write(({ db }) => {
+      db.prepare("UPDATE sessions SET last_activity_at = 1000, started_at = 1000 WHERE id = 'stale'").run()
+    })
     s.close()
 
     expect(await cli(home, 'sessions', 'delete', 'p')).toContain('1 child session(s) detached')
     expect(await cli(home, 'sessions', 'prune', '--older-than', '30')).toContain('pruned 1')
     const db = new Database(join(home, 'state.db'))
-    const fts = (w: string) => (db.prepare('SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?').get(w) as { n: number }).n
-    const tri = (w: string) => (db.prepare('SELECT count(*) AS n FROM messages_fts_trigram WHERE messages_fts_trigram MATCH ?').get(w) as { n: number }).n
+    const fts = (w: string) =>
+      (db.prepare('SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?').get(w) as { n: number }).n
+    const tri = (w: string) =>
+      (
+        db.prepare('SELECT count(*) AS n FROM messages_fts_trigram WHERE messages_fts_trigram MATCH ?').get(w) as {
+          n: number
+        }
+      ).n
     expect([fts('quokka'), fts('platypus'), tri('quokka'), tri('platypus')]).toEqual([0, 0, 0, 0])
     expect(fts('child')).toBe(1)
-    expect(db.prepare('SELECT id, parent_session_id FROM sessions ORDER BY id').all()).toEqual([{ id: 'kid', parent_session_id: null }])
+    expect(db.prepare('SELECT id, parent_session_id FROM sessions ORDER BY id').all()).toEqual([
+      { id: 'kid', parent_session_id: null }
+    ])
     expect(db.prepare("SELECT count(*) AS n FROM messages WHERE session_id IN ('p', 'stale')").get()).toEqual({ n: 0 })
     db.prepare("INSERT INTO messages_fts(messages_fts, rank) VALUES('integrity-check', 1)").run()
     db.prepare("INSERT INTO messages_fts_trigram(messages_fts_trigram, rank) VALUES('integrity-check', 1)").run()

@@ -17,7 +17,8 @@ function tsFiles(dir: string): string[] {
 }
 
 const rel = (p: string) => relative(root, p).split('\\').join('/')
-const isTestCode = (r: string) => /\.test\.tsx?$/.test(r) || r.includes('/test-fixtures/') || /test-support\.ts$/.test(r)
+const isTestCode = (r: string) =>
+  /\.test\.tsx?$/.test(r) || r.includes('/test-fixtures/') || /test-support\.ts$/.test(r)
 /** Production files of src-main outside the store (a memory provider's own database stays in its folder). */
 const outsideStore = tsFiles(join(root, 'src-main'))
   .map(rel)
@@ -25,12 +26,14 @@ const outsideStore = tsFiles(join(root, 'src-main'))
 
 /** Source without comments and string contents, so prose like "state.db" or "prepare()" in a comment never counts. */
 function code(text: string): string {
-  return text
-    .replace(/\/\*[\s\S]*?\*\//g, '')
-    .replace(/(^|[^:])\/\/.*$/gm, '$1')
-    .replace(/'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"/g, "''")
-    // Template literals: drop the text, keep the \${…} expressions (code could hide there).
-    .replace(/`(?:\\.|[^`\\])*`/g, (t) => `\`${(t.match(/\$\{[^}]*\}/g) ?? []).join(' ')}\``)
+  return (
+    text
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/(^|[^:])\/\/.*$/gm, '$1')
+      .replace(/'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"/g, "''")
+      // Template literals: drop the text, keep the \${…} expressions (code could hide there).
+      .replace(/`(?:\\.|[^`\\])*`/g, (t) => `\`${(t.match(/\$\{[^}]*\}/g) ?? []).join(' ')}\``)
+  )
 }
 
 function hits(pattern: RegExp): string[] {
@@ -82,10 +85,19 @@ function faceNames(source: string): { names: string[]; star: string[] } {
   for (const m of text.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}/g)) {
     for (const part of m[1]!.split(',')) {
       const p = part.trim().replace(/^type\s+/, '')
-      if (p) names.push(p.split(/\s+as\s+/).pop()!.trim())
+      if (p)
+        names.push(
+          p
+            .split(/\s+as\s+/)
+            .pop()!
+            .trim()
+        )
     }
   }
-  for (const m of text.matchAll(/export\s+(?:declare\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?|class|const|let|var|interface|type|enum|namespace)\s+(\w+)/g)) names.push(m[1]!)
+  for (const m of text.matchAll(
+    /export\s+(?:declare\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?|class|const|let|var|interface|type|enum|namespace)\s+(\w+)/g
+  ))
+    names.push(m[1]!)
   if (/export\s+default\s+(?!(?:async\s+)?(?:function|class)\b)/.test(text)) names.push('default')
   const star = [...text.matchAll(/export\s+\*[^\n]*/g)].map((m) => m[0])
   return { names, star }
@@ -95,7 +107,11 @@ function faceNames(source: string): { names: string[]; star: string[] } {
 function importedFromFace(face: string): Set<string> {
   const used = new Set<string>()
   const prodFiles = ['src-main', 'bin', 'scripts'].flatMap((d) => {
-    try { return tsFiles(join(root, d)) } catch { return [] }
+    try {
+      return tsFiles(join(root, d))
+    } catch {
+      return []
+    }
   })
   for (const file of prodFiles) {
     const r = rel(file)
@@ -116,7 +132,9 @@ function importedFromFace(face: string): Set<string> {
 
 describe('structure: small faces', () => {
   it('finds the subsystem faces', () => {
-    expect(subsystems).toEqual(expect.arrayContaining(['agent', 'config', 'delegation', 'gateway', 'host', 'memory', 'store']))
+    expect(subsystems).toEqual(
+      expect.arrayContaining(['agent', 'config', 'delegation', 'gateway', 'host', 'memory', 'store'])
+    )
   })
 
   it(`each src-main/<folder>/index.ts exports at most ${FACE_LIMIT} names (types counted) and no export *`, () => {
@@ -135,7 +153,8 @@ describe('structure: small faces', () => {
       const used = importedFromFace(face)
       // The Electron entry (src-main/index.ts) reaches host's face; host's own types describe createHost.
       const { names } = faceNames(readFileSync(join(root, 'src-main', face, 'index.ts'), 'utf8'))
-      for (const n of names) if (!used.has(n) && !(face === 'host' && (n === 'HostOptions' || n === 'Host'))) unused.push(`${face}.${n}`)
+      for (const n of names)
+        if (!used.has(n) && !(face === 'host' && (n === 'HostOptions' || n === 'Host'))) unused.push(`${face}.${n}`)
     }
     expect(unused).toEqual([])
   })

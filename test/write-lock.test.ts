@@ -11,7 +11,9 @@ import { SessionStore } from '../src-main/store'
 import { demoConfigHome, holdWriteLock, serveHost, type ServedHost } from './fixtures/serve-host'
 
 const cleanups: Array<() => unknown> = []
-afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c() })
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
 
 function tempDir(prefix: string): string {
   const d = mkdtempSync(join(tmpdir(), prefix))
@@ -24,7 +26,10 @@ async function homeWithSession(sessionId: string): Promise<string> {
   demoConfigHome(root)
   const store = new SessionStore(join(root, 'state.db'), { profile: 'default' })
   await store.createSession(sessionId, 'desktop', { model: 'demo-model' })
-  await store.appendMessages(sessionId, [{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi there' }])
+  await store.appendMessages(sessionId, [
+    { role: 'user', content: 'hello' },
+    { role: 'assistant', content: 'hi there' }
+  ])
   store.close()
   return root
 }
@@ -38,7 +43,11 @@ async function start(root: string, env: NodeJS.ProcessEnv = {}): Promise<ServedH
 const userMessages = (root: string, sessionId: string, text: string) => {
   const db = new Database(join(root, 'state.db'), { readonly: true })
   try {
-    return (db.prepare("SELECT COUNT(*) AS n FROM messages WHERE session_id = ? AND role = 'user' AND content = ?").get(sessionId, text) as { n: number }).n
+    return (
+      db
+        .prepare("SELECT COUNT(*) AS n FROM messages WHERE session_id = ? AND role = 'user' AND content = ?")
+        .get(sessionId, text) as { n: number }
+    ).n
   } finally {
     db.close()
   }
@@ -68,7 +77,9 @@ describe('a foreign write lock during a resume', () => {
     await lock.released
     polling = false
     await poller
-    console.log(`[write-lock] /api/health worst latency during an 8 s foreign lock: ${worst.toFixed(1)} ms over ${answered} polls`)
+    console.log(
+      `[write-lock] /api/health worst latency during an 8 s foreign lock: ${worst.toFixed(1)} ms over ${answered} polls`
+    )
 
     expect(answered).toBeGreaterThan(0)
     expect(resumed.ok).toBe(true)
@@ -107,18 +118,20 @@ describe('kill -9 right after sessions.resume answers', () => {
     const batch = 4 // hosts started side by side: 20 sequential starts would dominate the test's time
     let saved = 0
     for (let first = 0; first < runs; first += batch) {
-      await Promise.all(Array.from({ length: Math.min(batch, runs - first) }, async (_, k) => {
-        const sid = `s${first + k}`
-        const root = await homeWithSession(sid)
-        const host = await start(root)
-        const text = `kill -9 run ${first + k} ${Date.now()}`
-        const exited = new Promise((r) => host.child.once('exit', r))
-        const resumed = await host.call('sessions.resume', { profile: 'default', sessionId: sid, text })
-        host.child.kill('SIGKILL')
-        await exited
-        expect(resumed.ok).toBe(true)
-        if (userMessages(root, sid, text) === 1) saved++
-      }))
+      await Promise.all(
+        Array.from({ length: Math.min(batch, runs - first) }, async (_, k) => {
+          const sid = `s${first + k}`
+          const root = await homeWithSession(sid)
+          const host = await start(root)
+          const text = `kill -9 run ${first + k} ${Date.now()}`
+          const exited = new Promise((r) => host.child.once('exit', r))
+          const resumed = await host.call('sessions.resume', { profile: 'default', sessionId: sid, text })
+          host.child.kill('SIGKILL')
+          await exited
+          expect(resumed.ok).toBe(true)
+          if (userMessages(root, sid, text) === 1) saved++
+        })
+      )
     }
     expect(saved).toBe(runs)
   }, 300_000)

@@ -10,8 +10,12 @@ export class AppShell {
     await expect(this.connection).toHaveAttribute('data-state', 'connected')
   }
 
-  get connection() { return this.page.getByTestId('connection-indicator') }
-  profile(name: string | 'all') { return this.page.getByTestId(`profile-rail-item-${name}`) }
+  get connection() {
+    return this.page.getByTestId('connection-indicator')
+  }
+  profile(name: string | 'all') {
+    return this.page.getByTestId(`profile-rail-item-${name}`)
+  }
 
   async selectProfile(name: string | 'all'): Promise<void> {
     await this.profile(name).click()
@@ -34,5 +38,7 @@ export class AppShell {
     return (await this.page.getByTestId('theme-toggle').getAttribute('data-theme-choice')) ?? 'system'
   }
 
-  get errorToasts() { return this.page.getByTestId('toast-error') }
+  get errorToasts() {
+    return this.page.getByTestId('toast-error')
+  }
 }

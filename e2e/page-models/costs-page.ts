@@ -5,7 +5,9 @@ export class CostsPage {
   constructor(readonly page: Page) {}
 
   async open(): Promise<void> {
-    await this.page.evaluate(() => { location.hash = '#/costs' })
+    await this.page.evaluate(() => {
+      location.hash = '#/costs'
+    })
     await expect(this.page.getByTestId('costs-inclusive-total')).toBeVisible()
   }
 
@@ -14,21 +16,39 @@ export class CostsPage {
     await expect(this.page.getByTestId(`costs-days-${n}`)).toHaveAttribute('aria-pressed', 'true')
   }
 
-  private async text(l: Locator): Promise<string> { return (await l.innerText()).replace(/\s+/g, ' ').trim() }
-  async ownTotal(): Promise<string> { return this.text(this.page.getByTestId('costs-own-total')) }
-  async inclusiveTotal(): Promise<string> { return this.text(this.page.getByTestId('costs-inclusive-total')) }
-  async childrenTotal(): Promise<string> { return this.text(this.page.getByTestId('costs-children-total')) }
+  private async text(l: Locator): Promise<string> {
+    return (await l.innerText()).replace(/\s+/g, ' ').trim()
+  }
+  async ownTotal(): Promise<string> {
+    return this.text(this.page.getByTestId('costs-own-total'))
+  }
+  async inclusiveTotal(): Promise<string> {
+    return this.text(this.page.getByTestId('costs-inclusive-total'))
+  }
+  async childrenTotal(): Promise<string> {
+    return this.text(this.page.getByTestId('costs-children-total'))
+  }
   /** e.g. "estimated · complete", "partial", "unpriced", "billed". */
-  async status(): Promise<string> { return this.text(this.page.getByTestId('costs-status')) }
+  async status(): Promise<string> {
+    return this.text(this.page.getByTestId('costs-status'))
+  }
 
-  profileRow(profile: string): Locator { return this.page.locator(`[data-testid="costs-profile-row"][data-profile="${profile}"]`) }
+  profileRow(profile: string): Locator {
+    return this.page.locator(`[data-testid="costs-profile-row"][data-profile="${profile}"]`)
+  }
   async profileCells(profile: string): Promise<{ own: string; children: string; inclusive: string; sessions: string }> {
-    const cells = (await this.profileRow(profile).locator('td').allInnerTexts()).map((s) => s.replace(/\s+/g, ' ').trim())
+    const cells = (await this.profileRow(profile).locator('td').allInnerTexts()).map((s) =>
+      s.replace(/\s+/g, ' ').trim()
+    )
     return { own: cells[1]!, children: cells[2]!, inclusive: cells[3]!, sessions: cells[4]! }
   }
 
-  get topSessions(): Locator { return this.page.getByTestId('costs-top-session') }
-  get chart(): Locator { return this.page.getByTestId('costs-chart') }
+  get topSessions(): Locator {
+    return this.page.getByTestId('costs-top-session')
+  }
+  get chart(): Locator {
+    return this.page.getByTestId('costs-chart')
+  }
   async openTopSession(sessionId: string): Promise<void> {
     await this.page.locator(`[data-testid="costs-top-session"][data-session-id="${sessionId}"] a`).click()
     await expect(this.page.getByTestId('transcript')).toBeVisible()

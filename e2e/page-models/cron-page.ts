@@ -5,12 +5,18 @@ export class CronPage {
   constructor(readonly page: Page) {}
 
   async open(): Promise<void> {
-    await this.page.evaluate(() => { location.hash = '#/cron' })
+    await this.page.evaluate(() => {
+      location.hash = '#/cron'
+    })
     await expect(this.page.getByTestId('page-cron')).toBeVisible()
   }
 
-  get jobs(): Locator { return this.page.getByTestId('cron-job') }
-  job(name: string): Locator { return this.jobs.filter({ hasText: name }) }
+  get jobs(): Locator {
+    return this.page.getByTestId('cron-job')
+  }
+  job(name: string): Locator {
+    return this.jobs.filter({ hasText: name })
+  }
 
   async create(schedule: string, prompt: string, name: string): Promise<void> {
     await this.page.getByTestId('cron-new').click()

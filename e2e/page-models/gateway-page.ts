@@ -5,12 +5,18 @@ export class GatewayPage {
   constructor(readonly page: Page) {}
 
   async open(): Promise<void> {
-    await this.page.evaluate(() => { location.hash = '#/gateway' })
+    await this.page.evaluate(() => {
+      location.hash = '#/gateway'
+    })
     await expect(this.page.getByTestId('page-gateway')).toBeVisible()
   }
 
-  get agents(): Locator { return this.page.getByTestId('gateway-agent') }
-  agentForSession(sessionId: string): Locator { return this.agents.filter({ has: this.page.locator(`a[href*="${encodeURIComponent(sessionId)}"]`) }) }
+  get agents(): Locator {
+    return this.page.getByTestId('gateway-agent')
+  }
+  agentForSession(sessionId: string): Locator {
+    return this.agents.filter({ has: this.page.locator(`a[href*="${encodeURIComponent(sessionId)}"]`) })
+  }
 
   async evict(row: Locator): Promise<void> {
     const key = await row.getAttribute('data-key')

@@ -5,28 +5,50 @@ export class MemoryPage {
   constructor(readonly page: Page) {}
 
   async open(): Promise<void> {
-    await this.page.evaluate(() => { location.hash = '#/memory' })
+    await this.page.evaluate(() => {
+      location.hash = '#/memory'
+    })
     await expect(this.page.getByTestId('memory-feed')).toBeVisible()
   }
 
-  get events(): Locator { return this.page.getByTestId('memory-event') }
-  eventsOf(profile: string): Locator { return this.page.locator(`[data-testid="memory-event"][data-profile="${profile}"]`) }
-  eventsOfKind(kind: string): Locator { return this.page.locator(`[data-testid="memory-event"][data-kind="${kind}"]`) }
+  get events(): Locator {
+    return this.page.getByTestId('memory-event')
+  }
+  eventsOf(profile: string): Locator {
+    return this.page.locator(`[data-testid="memory-event"][data-profile="${profile}"]`)
+  }
+  eventsOfKind(kind: string): Locator {
+    return this.page.locator(`[data-testid="memory-event"][data-kind="${kind}"]`)
+  }
 
-  async filterKind(kind: string | ''): Promise<void> { await this.page.getByTestId('memory-filter-kind').selectOption(kind) }
-  async filterProvider(provider: string | ''): Promise<void> { await this.page.getByTestId('memory-filter-provider').selectOption(provider) }
-  async filterSession(sessionId: string): Promise<void> { await this.page.getByTestId('memory-filter-session').fill(sessionId) }
-  async refusalsOnly(on: boolean): Promise<void> { await this.page.getByTestId('memory-filter-refusals').setChecked(on) }
+  async filterKind(kind: string | ''): Promise<void> {
+    await this.page.getByTestId('memory-filter-kind').selectOption(kind)
+  }
+  async filterProvider(provider: string | ''): Promise<void> {
+    await this.page.getByTestId('memory-filter-provider').selectOption(provider)
+  }
+  async filterSession(sessionId: string): Promise<void> {
+    await this.page.getByTestId('memory-filter-session').fill(sessionId)
+  }
+  async refusalsOnly(on: boolean): Promise<void> {
+    await this.page.getByTestId('memory-filter-refusals').setChecked(on)
+  }
 
   async openEventSession(index = 0): Promise<void> {
     await this.events.nth(index).getByTestId('memory-event-session').click()
     await expect(this.page.getByTestId('transcript')).toBeVisible()
   }
 
-  get entries(): Locator { return this.page.getByTestId('memory-entry') }
+  get entries(): Locator {
+    return this.page.getByTestId('memory-entry')
+  }
   /** True under "All": edits are disabled until one profile is selected. */
-  async editingDisabled(): Promise<boolean> { return this.page.getByTestId('memory-entries-disabled').isVisible() }
-  async target(t: 'memory' | 'user'): Promise<void> { await this.page.getByTestId(`memory-target-${t}`).click() }
+  async editingDisabled(): Promise<boolean> {
+    return this.page.getByTestId('memory-entries-disabled').isVisible()
+  }
+  async target(t: 'memory' | 'user'): Promise<void> {
+    await this.page.getByTestId(`memory-target-${t}`).click()
+  }
 
   async entryTexts(): Promise<string[]> {
     return (await this.entries.locator('.entry-text').allInnerTexts()).map((s) => s.trim())
@@ -52,12 +74,18 @@ export class MemoryPage {
     await expect(this.entries).toHaveCount(before - 1)
   }
 
-  get editError(): Locator { return this.page.getByTestId('memory-edit-error') }
+  get editError(): Locator {
+    return this.page.getByTestId('memory-edit-error')
+  }
   /** Pick the profile's external provider (writes config.yaml `memory.provider`). */
   async chooseProvider(name: string | ''): Promise<void> {
     await this.page.getByTestId('memory-provider-select').selectOption(name)
     await expect(this.page.getByTestId('memory-provider-select')).toHaveValue(name)
   }
-  get providerStatus(): Locator { return this.page.getByTestId('memory-provider-status') }
-  healthRow(provider: string): Locator { return this.page.locator(`[data-testid="memory-health-row"][data-provider="${provider}"]`) }
+  get providerStatus(): Locator {
+    return this.page.getByTestId('memory-provider-status')
+  }
+  healthRow(provider: string): Locator {
+    return this.page.locator(`[data-testid="memory-health-row"][data-provider="${provider}"]`)
+  }
 }

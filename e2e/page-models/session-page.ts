@@ -1,6 +1,11 @@
 import { expect, type Locator, type Page } from '@playwright/test'
 
-export type CacheBadge = 'reused' | 'fresh agent: first turn here' | 'fresh agent: settings changed' | 'fresh agent: changed elsewhere' | 'fresh agent: session changed'
+export type CacheBadge =
+  | 'reused'
+  | 'fresh agent: first turn here'
+  | 'fresh agent: settings changed'
+  | 'fresh agent: changed elsewhere'
+  | 'fresh agent: session changed'
 
 /** One session: windowed transcript, lineage, metadata, children, composer with live turns. */
 export class SessionPage {
@@ -8,18 +13,36 @@ export class SessionPage {
 
   async open(profile: string, sessionId: string, messageId?: number): Promise<void> {
     const hash = `#/session/${encodeURIComponent(profile)}/${encodeURIComponent(sessionId)}${messageId != null ? `?m=${messageId}` : ''}`
-    await this.page.evaluate((h) => { location.hash = h }, hash)
+    await this.page.evaluate((h) => {
+      location.hash = h
+    }, hash)
     await expect(this.transcript).toBeVisible()
   }
 
-  get transcript(): Locator { return this.page.getByTestId('transcript') }
-  get messages(): Locator { return this.page.getByTestId('message') }
-  message(id: number): Locator { return this.page.locator(`[data-testid="message"][data-message-id="${id}"]`) }
-  messagesByRole(role: string): Locator { return this.page.locator(`[data-testid="message"][data-role="${role}"]`) }
-  get composer(): Locator { return this.page.getByTestId('composer-input') }
-  get turnBadges(): Locator { return this.page.getByTestId('turn-badge') }
-  get liveMessage(): Locator { return this.page.getByTestId('live-message') }
-  get title(): Locator { return this.page.getByTestId('session-title') }
+  get transcript(): Locator {
+    return this.page.getByTestId('transcript')
+  }
+  get messages(): Locator {
+    return this.page.getByTestId('message')
+  }
+  message(id: number): Locator {
+    return this.page.locator(`[data-testid="message"][data-message-id="${id}"]`)
+  }
+  messagesByRole(role: string): Locator {
+    return this.page.locator(`[data-testid="message"][data-role="${role}"]`)
+  }
+  get composer(): Locator {
+    return this.page.getByTestId('composer-input')
+  }
+  get turnBadges(): Locator {
+    return this.page.getByTestId('turn-badge')
+  }
+  get liveMessage(): Locator {
+    return this.page.getByTestId('live-message')
+  }
+  get title(): Locator {
+    return this.page.getByTestId('session-title')
+  }
 
   /** Type and send with the button; resolves when the turn's badge appears. */
   async send(text: string, via: 'button' | 'keyboard' = 'button'): Promise<void> {
@@ -29,7 +52,11 @@ export class SessionPage {
     await this.composer.fill(text)
     if (via === 'keyboard') await this.composer.press(process.platform === 'darwin' ? 'Meta+Enter' : 'Control+Enter')
     else await this.page.getByTestId('composer-send').click()
-    await expect.poll(async () => (await strips.evaluateAll((els) => els.map((e) => e.getAttribute('data-turn-id')))).some((id) => !seen.has(id))).toBe(true)
+    await expect
+      .poll(async () =>
+        (await strips.evaluateAll((els) => els.map((e) => e.getAttribute('data-turn-id')))).some((id) => !seen.has(id))
+      )
+      .toBe(true)
     await expect(this.turnBadges.last()).toBeVisible()
   }
 
@@ -64,17 +91,30 @@ export class SessionPage {
     return (await el.count()) ? Number(await el.getAttribute('data-message-id')) : null
   }
 
-  async expandToolCall(index = 0): Promise<void> { await this.page.getByTestId('tool-call-toggle').nth(index).click() }
-  async loadOlder(): Promise<void> { await this.page.getByTestId('load-older').click() }
+  async expandToolCall(index = 0): Promise<void> {
+    await this.page.getByTestId('tool-call-toggle').nth(index).click()
+  }
+  async loadOlder(): Promise<void> {
+    await this.page.getByTestId('load-older').click()
+  }
 
-  get lineage(): Locator { return this.page.getByTestId('lineage') }
-  async openParent(): Promise<void> { await this.page.getByTestId('lineage-parent').click() }
+  get lineage(): Locator {
+    return this.page.getByTestId('lineage')
+  }
+  async openParent(): Promise<void> {
+    await this.page.getByTestId('lineage-parent').click()
+  }
 
   /** Own / children / inclusive cost from the metadata panel. */
   async costs(): Promise<{ own: string; children: string | null; inclusive: string | null }> {
-    const text = async (id: string) => ((await this.page.getByTestId(id).count()) ? (await this.page.getByTestId(id).innerText()).trim() : null)
+    const text = async (id: string) =>
+      (await this.page.getByTestId(id).count()) ? (await this.page.getByTestId(id).innerText()).trim() : null
     await expect(this.page.getByTestId('session-cost-own')).toBeVisible()
-    return { own: (await text('session-cost-own'))!, children: await text('session-cost-children'), inclusive: await text('session-cost-inclusive') }
+    return {
+      own: (await text('session-cost-own'))!,
+      children: await text('session-cost-children'),
+      inclusive: await text('session-cost-inclusive')
+    }
   }
 
   async openCostBreakdown(): Promise<Locator> {
@@ -82,6 +122,10 @@ export class SessionPage {
     return this.page.getByTestId('cost-breakdown')
   }
 
-  get children(): Locator { return this.page.getByTestId('session-children').getByTestId('subagent-row') }
-  child(childId: string): Locator { return this.page.getByTestId('session-children').locator(`[data-testid="subagent-row"][data-child-id="${childId}"]`) }
+  get children(): Locator {
+    return this.page.getByTestId('session-children').getByTestId('subagent-row')
+  }
+  child(childId: string): Locator {
+    return this.page.getByTestId('session-children').locator(`[data-testid="subagent-row"][data-child-id="${childId}"]`)
+  }
 }

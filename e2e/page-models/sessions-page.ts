@@ -5,14 +5,24 @@ export class SessionsPage {
   constructor(readonly page: Page) {}
 
   async open(): Promise<void> {
-    await this.page.evaluate(() => { location.hash = '#/sessions' })
+    await this.page.evaluate(() => {
+      location.hash = '#/sessions'
+    })
     await expect(this.page.getByTestId('page-sessions')).toBeVisible()
   }
 
-  get rows(): Locator { return this.page.getByTestId('session-row') }
-  row(sessionId: string): Locator { return this.page.locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`) }
-  get searchInput(): Locator { return this.page.getByTestId('search-input') }
-  get hits(): Locator { return this.page.getByTestId('search-hit') }
+  get rows(): Locator {
+    return this.page.getByTestId('session-row')
+  }
+  row(sessionId: string): Locator {
+    return this.page.locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`)
+  }
+  get searchInput(): Locator {
+    return this.page.getByTestId('search-input')
+  }
+  get hits(): Locator {
+    return this.page.getByTestId('search-hit')
+  }
 
   async waitForRow(sessionId: string): Promise<Locator> {
     await expect(this.row(sessionId)).toBeVisible()
@@ -54,18 +64,31 @@ export class SessionsPage {
     const sessionId = (await hit.getAttribute('data-session-id'))!
     const messageId = Number(await hit.getAttribute('data-message-id'))
     await hit.click()
-    await expect(this.page.locator(`[data-testid="message"][data-message-id="${messageId}"]`)).toHaveAttribute('data-focused', 'true')
+    await expect(this.page.locator(`[data-testid="message"][data-message-id="${messageId}"]`)).toHaveAttribute(
+      'data-focused',
+      'true'
+    )
     return { sessionId, messageId }
   }
 
-  async filterSource(source: string | ''): Promise<void> { await this.page.getByTestId('filter-source').selectOption(source) }
-  async filterArchived(mode: 'exclude' | 'include' | 'only'): Promise<void> { await this.page.getByTestId('filter-archived').selectOption(mode) }
-  async filterIdPrefix(prefix: string): Promise<void> { await this.page.getByTestId('filter-id-prefix').fill(prefix) }
-  async includeChildren(on: boolean): Promise<void> { await this.page.getByTestId('filter-include-children').setChecked(on) }
+  async filterSource(source: string | ''): Promise<void> {
+    await this.page.getByTestId('filter-source').selectOption(source)
+  }
+  async filterArchived(mode: 'exclude' | 'include' | 'only'): Promise<void> {
+    await this.page.getByTestId('filter-archived').selectOption(mode)
+  }
+  async filterIdPrefix(prefix: string): Promise<void> {
+    await this.page.getByTestId('filter-id-prefix').fill(prefix)
+  }
+  async includeChildren(on: boolean): Promise<void> {
+    await this.page.getByTestId('filter-include-children').setChecked(on)
+  }
 
   /** Scroll the virtual list to the bottom (triggers the next keyset page). */
   async scrollToEnd(): Promise<void> {
-    await this.page.getByTestId('session-list').evaluate((el) => { el.scrollTop = el.scrollHeight })
+    await this.page.getByTestId('session-list').evaluate((el) => {
+      el.scrollTop = el.scrollHeight
+    })
   }
 
   async scrollTop(): Promise<number> {

@@ -5,11 +5,19 @@ export class SettingsPage {
   constructor(readonly page: Page) {}
 
   async open(profile: string): Promise<void> {
-    await this.page.evaluate((p) => { location.hash = `#/settings/${encodeURIComponent(p)}` }, profile)
+    await this.page.evaluate((p) => {
+      location.hash = `#/settings/${encodeURIComponent(p)}`
+    }, profile)
     await expect(this.page.locator(`[data-testid="settings-form"][data-profile="${profile}"]`)).toBeVisible()
   }
 
-  async fill(values: { provider?: string; baseUrl?: string; model?: string; apiMode?: 'chat_completions' | 'anthropic_messages'; apiKey?: string }): Promise<void> {
+  async fill(values: {
+    provider?: string
+    baseUrl?: string
+    model?: string
+    apiMode?: 'chat_completions' | 'anthropic_messages'
+    apiKey?: string
+  }): Promise<void> {
     if (values.provider != null) await this.page.getByTestId('settings-provider').fill(values.provider)
     if (values.baseUrl != null) await this.page.getByTestId('settings-base-url').fill(values.baseUrl)
     if (values.model != null) await this.page.getByTestId('settings-model').fill(values.model)
@@ -17,9 +25,15 @@ export class SettingsPage {
     if (values.apiKey != null) await this.page.getByTestId('settings-api-key').fill(values.apiKey)
   }
 
-  async save(): Promise<void> { await this.page.getByTestId('settings-save').click() }
+  async save(): Promise<void> {
+    await this.page.getByTestId('settings-save').click()
+  }
 
   /** "key set · …" / "no key · …". */
-  async keyStatus(): Promise<string> { return (await this.page.getByTestId('settings-key-status').innerText()).trim() }
-  fieldError(field: 'provider' | 'baseUrl' | 'model' | 'apiMode' | 'apiKey') { return this.page.getByTestId(`settings-error-${field}`) }
+  async keyStatus(): Promise<string> {
+    return (await this.page.getByTestId('settings-key-status').innerText()).trim()
+  }
+  fieldError(field: 'provider' | 'baseUrl' | 'model' | 'apiMode' | 'apiKey') {
+    return this.page.getByTestId(`settings-error-${field}`)
+  }
 }

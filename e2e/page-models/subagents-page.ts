@@ -7,19 +7,27 @@ export class SubagentsPage {
   constructor(readonly page: Page) {}
 
   async open(): Promise<void> {
-    await this.page.evaluate(() => { location.hash = '#/subagents' })
+    await this.page.evaluate(() => {
+      location.hash = '#/subagents'
+    })
     await expect(this.page.getByTestId('page-subagents')).toBeVisible()
   }
 
-  get rows(): Locator { return this.page.getByTestId('subagent-row') }
-  row(childId: string): Locator { return this.page.locator(`[data-testid="subagent-row"][data-child-id="${childId}"]`) }
+  get rows(): Locator {
+    return this.page.getByTestId('subagent-row')
+  }
+  row(childId: string): Locator {
+    return this.page.locator(`[data-testid="subagent-row"][data-child-id="${childId}"]`)
+  }
 
   async tab(tab: SubagentTab): Promise<void> {
     await this.page.getByTestId(`subagents-tab-${tab}`).click()
     await expect(this.page.getByTestId(`subagents-tab-${tab}`)).toHaveAttribute('aria-selected', 'true')
   }
 
-  async showTombstoned(on: boolean): Promise<void> { await this.page.getByTestId('show-tombstoned').setChecked(on) }
+  async showTombstoned(on: boolean): Promise<void> {
+    await this.page.getByTestId('show-tombstoned').setChecked(on)
+  }
 
   async stateOf(childId: string): Promise<string> {
     return (await this.row(childId).getAttribute('data-state'))!
@@ -29,7 +37,9 @@ export class SubagentsPage {
     await expect(this.row(childId)).toHaveAttribute('data-state', state)
   }
 
-  async ttl(childId: string): Promise<string> { return (await this.row(childId).getByTestId('subagent-ttl').innerText()).trim() }
+  async ttl(childId: string): Promise<string> {
+    return (await this.row(childId).getByTestId('subagent-ttl').innerText()).trim()
+  }
 
   async openTranscript(childId: string): Promise<void> {
     await this.row(childId).getByTestId('subagent-open').click()
@@ -55,7 +65,7 @@ export class SubagentsPage {
     const error = this.page.getByTestId('followup-error')
     const done = this.page.locator('[data-testid="followup-reply"][data-done]')
     await expect(async () => {
-      if (await error.isVisible() || await done.isVisible()) return
+      if ((await error.isVisible()) || (await done.isVisible())) return
       await expect(dialog).toBeHidden({ timeout: 500 })
     }).toPass({ timeout: 30_000 })
     if (await error.isVisible()) return (await error.innerText()).trim()

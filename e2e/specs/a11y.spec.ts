@@ -20,10 +20,14 @@ for (const theme of ['light', 'dark'] as const) {
     const found: Record<string, unknown> = {}
     for (const p of PAGES) {
       if (p === 'session') {
-        await page.evaluate((h) => { location.hash = h }, `#/session/default/${s.id}`)
+        await page.evaluate((h) => {
+          location.hash = h
+        }, `#/session/default/${s.id}`)
         await expect(page.getByTestId('message').first()).toBeVisible()
       } else if (p === 'cron') {
-        await page.evaluate(() => { location.hash = '#/cron' })
+        await page.evaluate(() => {
+          location.hash = '#/cron'
+        })
         await expect(page.getByTestId('page-cron')).toBeVisible()
       } else {
         await shell.goTo(p)

@@ -32,7 +32,10 @@ const bin = electronBinary()
 const binding = electronSqlite()
 
 test('the Electron window shows the sessions list and searches', async () => {
-  test.skip(!bin, 'no Electron binary on this machine (it cannot be downloaded here); the headless specs cover the same UI')
+  test.skip(
+    !bin,
+    'no Electron binary on this machine (it cannot be downloaded here); the headless specs cover the same UI'
+  )
   test.skip(!binding, 'no Electron-ABI better-sqlite3 build yet; run `npm start` once to prepare it')
   const home = mkdtempSync(join(tmpdir(), 'cad-electron-'))
   const app = await electron.launch({

@@ -18,14 +18,23 @@ test('export a session from the UI, import a file, see the summary', async ({ pa
   expect(download.suggestedFilename()).toBe(`caduceus-${profile}-${sessionId}.jsonl`)
   const saved = testInfo.outputPath('export.jsonl')
   await download.saveAs(saved)
-  const lines = readFileSync(saved, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+  const lines = readFileSync(saved, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
   expect(lines).toHaveLength(1)
   expect(lines[0].id).toBe(sessionId)
   expect(Array.isArray(lines[0].messages)).toBe(true)
 
   // import: the same file again (skipped) plus a new upstream-shaped session whose parent is nowhere (detached)
-  const orphan = { id: 'imported-orphan-1', source: 'telegram', parent_session_id: 'no-such-parent', started_at: 1700000000, title: 'Imported from elsewhere',
-    messages: [{ role: 'user', content: 'hello from another machine', timestamp: 1700000001 }] }
+  const orphan = {
+    id: 'imported-orphan-1',
+    source: 'telegram',
+    parent_session_id: 'no-such-parent',
+    started_at: 1700000000,
+    title: 'Imported from elsewhere',
+    messages: [{ role: 'user', content: 'hello from another machine', timestamp: 1700000001 }]
+  }
   const file = testInfo.outputPath('import.jsonl')
   writeFileSync(file, readFileSync(saved, 'utf8') + JSON.stringify(orphan) + '\n')
   await page.goto(`${host.url.split('#')[0]}#/sessions`)

@@ -8,7 +8,11 @@ import { AppShell } from '../page-models/app-shell'
 import { MemoryPage } from '../page-models/memory-page'
 import { SessionPage as TranscriptPage } from '../page-models/session-page'
 
-test('switching a profile to holographic on the Memory page: a turn stores a fact and the next turn recalls it, both in the feed', async ({ page, host, context }) => {
+test('switching a profile to holographic on the Memory page: a turn stores a fact and the next turn recalls it, both in the feed', async ({
+  page,
+  host,
+  context
+}) => {
   const shell = new AppShell(page)
   const memory = new MemoryPage(page)
   await shell.open(host.url)
@@ -34,8 +38,12 @@ test('switching a profile to holographic on the Memory page: a turn stores a fac
   await expect(other.getByTestId('turn-memory').filter({ hasText: '1 recalled, 0 written' })).toBeVisible()
 
   await memory.filterProvider('holographic')
-  await expect(memory.eventsOfKind('tool_call').filter({ hasText: 'the release train leaves on Tuesdays' }).first()).toBeVisible()
-  await expect(memory.eventsOfKind('prefetch').filter({ hasText: 'recalled:' }).filter({ hasText: 'release train' }).first()).toBeVisible()
+  await expect(
+    memory.eventsOfKind('tool_call').filter({ hasText: 'the release train leaves on Tuesdays' }).first()
+  ).toBeVisible()
+  await expect(
+    memory.eventsOfKind('prefetch').filter({ hasText: 'recalled:' }).filter({ hasText: 'release train' }).first()
+  ).toBeVisible()
   await expect(memory.providerStatus).toContainText('active')
 
   const db = new Database(join(host.root, 'profiles', 'work', 'memory_store.db'), { readonly: true })

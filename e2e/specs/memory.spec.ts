@@ -7,7 +7,11 @@ import { AppShell } from '../page-models/app-shell'
 import { MemoryPage } from '../page-models/memory-page'
 import { SessionPage as TranscriptPage } from '../page-models/session-page'
 
-test("a memory tool call shows live on its own profile's Memory page only, and edits stay in that profile", async ({ page, host, context }) => {
+test("a memory tool call shows live on its own profile's Memory page only, and edits stay in that profile", async ({
+  page,
+  host,
+  context
+}) => {
   const shell = new AppShell(page)
   const memory = new MemoryPage(page)
   await shell.open(host.url)
@@ -23,7 +27,12 @@ test("a memory tool call shows live on its own profile's Memory page only, and e
   await session.send('Please remember that the lab meeting moved to Thursdays')
   await session.waitForTurnEnd()
 
-  await expect(memory.eventsOf('research').filter({ hasText: /memory/i }).first()).toBeVisible()
+  await expect(
+    memory
+      .eventsOf('research')
+      .filter({ hasText: /memory/i })
+      .first()
+  ).toBeVisible()
   await shell.selectProfile('work')
   await expect(memory.eventsOf('research')).toHaveCount(0)
 
@@ -31,7 +40,13 @@ test("a memory tool call shows live on its own profile's Memory page only, and e
   const workFile = join(host.root, 'profiles', 'work', 'memories', 'MEMORY.md')
   const defaultFile = join(host.root, 'memories', 'MEMORY.md')
   expect(readFileSync(researchFile, 'utf8')).toContain('lab meeting moved to Thursdays')
-  const read = (f: string) => { try { return readFileSync(f, 'utf8') } catch { return '' } }
+  const read = (f: string) => {
+    try {
+      return readFileSync(f, 'utf8')
+    } catch {
+      return ''
+    }
+  }
   const workBefore = read(workFile)
   const defaultBefore = read(defaultFile)
 

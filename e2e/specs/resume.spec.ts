@@ -5,7 +5,10 @@ import { api, appendExternally } from '../fixtures/external'
 import { AppShell } from '../page-models/app-shell'
 import { SessionPage as TranscriptPage } from '../page-models/session-page'
 
-test('resume a seeded session: the reply streams, persists across reload, and an external write rebuilds the agent', async ({ page, host }) => {
+test('resume a seeded session: the reply streams, persists across reload, and an external write rebuilds the agent', async ({
+  page,
+  host
+}) => {
   const shell = new AppShell(page)
   const session = new TranscriptPage(page)
   const { items } = await api<SessionPage>(host.url, 'sessions.list', { profile: 'default', limit: 50 })

@@ -11,7 +11,9 @@ test('the session list renders and the profile rail filters it', async ({ page, 
   const sessions = new SessionsPage(page)
   await shell.open(host.url)
   await expect(sessions.rows.first()).toBeVisible()
-  const profiles = await sessions.rows.evaluateAll((rows) => new Set(rows.map((r) => r.getAttribute('data-profile'))).size)
+  const profiles = await sessions.rows.evaluateAll(
+    (rows) => new Set(rows.map((r) => r.getAttribute('data-profile'))).size
+  )
   expect(profiles).toBeGreaterThan(1)
 
   await shell.selectProfile('work')

@@ -19,10 +19,15 @@ test('a delegated child shows up live, takes a follow-up from the UI and can be 
 
   // The background child completes and is retained; the page learns it from delegation.updated.
   await subagents.open()
-  await expect.poll(async () => {
-    const l = await api<SubagentList>(host.url, 'subagents.list', { profile: 'work' })
-    return l.items.filter((i) => i.goal.includes('survey of open pull requests') && i.state === 'retained').length
-  }, { timeout: 20_000 }).toBe(1)
+  await expect
+    .poll(
+      async () => {
+        const l = await api<SubagentList>(host.url, 'subagents.list', { profile: 'work' })
+        return l.items.filter((i) => i.goal.includes('survey of open pull requests') && i.state === 'retained').length
+      },
+      { timeout: 20_000 }
+    )
+    .toBe(1)
   const { items } = await api<SubagentList>(host.url, 'subagents.list', { profile: 'work' })
   const child = items.find((i) => i.goal.includes('survey of open pull requests'))!
   await subagents.waitForState(child.childId, 'retained')
@@ -32,14 +37,25 @@ test('a delegated child shows up live, takes a follow-up from the UI and can be 
   expect(await subagents.sendFollowUp('Also list the stale ones')).toBeNull()
   // The reply was shown in place in the dialog, not only as a toast.
   expect(subagents.lastReply).toContain('Also list the stale ones')
-  const transcript = await api<{ items: Array<{ content: string | null; role: string }> }>(host.url, 'sessions.messages', { profile: 'work', sessionId: child.childSessionId })
+  const transcript = await api<{ items: Array<{ content: string | null; role: string }> }>(
+    host.url,
+    'sessions.messages',
+    { profile: 'work', sessionId: child.childSessionId }
+  )
   expect(transcript.items.some((m) => m.role === 'user' && m.content === 'Also list the stale ones')).toBe(true)
 
   await subagents.tombstone(child.childId)
   await expect(subagents.row(child.childId)).toBeHidden()
   await subagents.showTombstoned(true)
   await subagents.waitForState(child.childId, 'tombstoned')
-  const refused = await api<unknown>(host.url, 'subagents.followUp', { profile: 'work', childId: child.childId, text: 'again?' }).then(() => null, (e: Error) => e.message)
+  const refused = await api<unknown>(host.url, 'subagents.followUp', {
+    profile: 'work',
+    childId: child.childId,
+    text: 'again?'
+  }).then(
+    () => null,
+    (e: Error) => e.message
+  )
   expect(refused).toContain('not a running subagent')
 })
 

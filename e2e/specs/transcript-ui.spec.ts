@@ -10,13 +10,19 @@ async function topSession(url: string, profile = 'default') {
   return list.items.find((s) => s.title)!
 }
 
-test('a demo transcript renders Markdown: fenced code as <pre><code>, a table as <table>, a task list', async ({ page, host }) => {
+test('a demo transcript renders Markdown: fenced code as <pre><code>, a table as <table>, a task list', async ({
+  page,
+  host
+}) => {
   const shell = new AppShell(page)
   const transcript = new SessionPage(page)
   const s = await topSession(host.url)
   await shell.open(host.url)
   await transcript.open('default', s.id)
-  const answer = transcript.messagesByRole('assistant').filter({ has: page.locator('table') }).first()
+  const answer = transcript
+    .messagesByRole('assistant')
+    .filter({ has: page.locator('table') })
+    .first()
   await expect(answer.locator('pre > code.hljs')).toBeVisible()
   await expect(answer.locator('table th').first()).toHaveText('Step')
   await expect(answer.locator('li.task-list-item input[type=checkbox]')).toHaveCount(3)
@@ -43,7 +49,10 @@ test('a streamed reply renders Markdown while it streams', async ({ page, host }
   await transcript.waitForTurnEnd()
 })
 
-test('Ctrl+K → "Costs" → Enter lands on Costs; ? lists the shortcuts; Escape leaves a session', async ({ page, host }) => {
+test('Ctrl+K → "Costs" → Enter lands on Costs; ? lists the shortcuts; Escape leaves a session', async ({
+  page,
+  host
+}) => {
   const shell = new AppShell(page)
   const palette = new Palette(page)
   const transcript = new SessionPage(page)
@@ -93,7 +102,10 @@ test('rename and pin persist after reload', async ({ page, host }) => {
   await expect(shell.connection).toHaveAttribute('data-state', 'connected')
   await expect(transcript.title).toHaveText('Renamed by the user')
   await expect(page.getByTestId('session-pin')).toHaveAttribute('aria-pressed', String(!wasPinned))
-  const detail = await api<{ summary: { title: string; pinned: boolean } }>(host.url, 'sessions.get', { profile: 'default', sessionId: s.id })
+  const detail = await api<{ summary: { title: string; pinned: boolean } }>(host.url, 'sessions.get', {
+    profile: 'default',
+    sessionId: s.id
+  })
   expect(detail.summary).toMatchObject({ title: 'Renamed by the user', pinned: !wasPinned })
 })
 
@@ -162,13 +174,23 @@ test('delete asks to confirm, offers an undo window, then deletes', async ({ pag
   await expect(page.getByTestId('page-sessions')).toBeVisible()
   await page.getByTestId('undo-delete').click()
   await expect(page.locator(`[data-testid="session-row"][data-session-id="${s.id}"]`)).toBeVisible()
-  expect((await api<{ summary: { id: string } }>(host.url, 'sessions.get', { profile: 'default', sessionId: s.id })).summary.id).toBe(s.id)
+  expect(
+    (await api<{ summary: { id: string } }>(host.url, 'sessions.get', { profile: 'default', sessionId: s.id })).summary
+      .id
+  ).toBe(s.id)
 
   await transcript.open('default', s.id)
   await page.getByTestId('session-delete').click()
   await page.getByTestId('delete-confirm').click()
   await expect(page.getByTestId('undo-delete-bar')).toBeHidden({ timeout: 15_000 })
-  await expect.poll(() => api(host.url, 'sessions.get', { profile: 'default', sessionId: s.id }).then(() => 'there', () => 'gone')).toBe('gone')
+  await expect
+    .poll(() =>
+      api(host.url, 'sessions.get', { profile: 'default', sessionId: s.id }).then(
+        () => 'there',
+        () => 'gone'
+      )
+    )
+    .toBe('gone')
 })
 
 test('at 1024 px the sidebar collapses, and expands again on demand', async ({ page, host }) => {
@@ -184,12 +206,18 @@ test('at 1024 px the sidebar collapses, and expands again on demand', async ({ p
   await expect(toggle).toHaveAttribute('aria-expanded', 'false')
 })
 
-test('a compression chain opens as one conversation with a compaction marker and the summary folded', async ({ page, host }) => {
+test('a compression chain opens as one conversation with a compaction marker and the summary folded', async ({
+  page,
+  host
+}) => {
   const shell = new AppShell(page)
   const transcript = new SessionPage(page)
   const list = await api<Page>(host.url, 'sessions.list', { profile: 'default', limit: 100 })
   const row = list.items.find((s) => s.chainLength > 1)!
-  const detail = await api<{ lineage: { chain: Array<{ id: string }> } }>(host.url, 'sessions.get', { profile: 'default', sessionId: row.id })
+  const detail = await api<{ lineage: { chain: Array<{ id: string }> } }>(host.url, 'sessions.get', {
+    profile: 'default',
+    sessionId: row.id
+  })
   const chain = detail.lineage.chain.map((r) => r.id)
   const tip = chain[chain.length - 1]!
   await shell.open(host.url)
@@ -203,8 +231,22 @@ test('a compression chain opens as one conversation with a compaction marker and
   const summary = page.getByTestId('compaction-summary').last()
   await expect(summary.getByTestId('compaction-summary-toggle')).toHaveAttribute('aria-expanded', 'false')
   // the previous segment's messages are part of the same transcript
-  const rootPage = await api<{ items: Array<{ id: number }> }>(host.url, 'sessions.messages', { profile: 'default', sessionId: chain[chain.length - 2], beforeId: Number.MAX_SAFE_INTEGER, limit: 1 })
-  await expect.poll(async () => page.locator('[data-testid="message"]').evaluateAll((els, id) => els.some((e) => Number(e.getAttribute('data-message-id')) <= id), rootPage.items[0]!.id)).toBe(true)
+  const rootPage = await api<{ items: Array<{ id: number }> }>(host.url, 'sessions.messages', {
+    profile: 'default',
+    sessionId: chain[chain.length - 2],
+    beforeId: Number.MAX_SAFE_INTEGER,
+    limit: 1
+  })
+  await expect
+    .poll(async () =>
+      page
+        .locator('[data-testid="message"]')
+        .evaluateAll(
+          (els, id) => els.some((e) => Number(e.getAttribute('data-message-id')) <= id),
+          rootPage.items[0]!.id
+        )
+    )
+    .toBe(true)
 })
 
 test('a delegated child appears inline as an expandable card under its notice', async ({ page, host }) => {

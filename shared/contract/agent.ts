@@ -65,7 +65,11 @@ export const CachedAgentInfo = z.object({
   messageCountSnapshot: z.number().int().nullable()
 })
 export type CachedAgentInfo = z.infer<typeof CachedAgentInfo>
-export const GatewayState = z.object({ agents: z.array(CachedAgentInfo), cap: z.number().int(), idleTtlSeconds: z.number() })
+export const GatewayState = z.object({
+  agents: z.array(CachedAgentInfo),
+  cap: z.number().int(),
+  idleTtlSeconds: z.number()
+})
 export type GatewayState = z.infer<typeof GatewayState>
 export const EvictInput = z.object({ key: z.string().min(1) })
 

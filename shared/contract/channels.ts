@@ -26,7 +26,11 @@ export const ChannelsStatus = z.object({
 })
 export type ChannelsStatus = z.infer<typeof ChannelsStatus>
 
-export const ApiServerToggle = z.object({ enabled: z.boolean(), profile: ProfileName.default('default'), port: z.number().int().min(0).max(65535).optional() })
+export const ApiServerToggle = z.object({
+  enabled: z.boolean(),
+  profile: ProfileName.default('default'),
+  port: z.number().int().min(0).max(65535).optional()
+})
 
 /** A cron job as the Cron page shows it (upstream field names; unknown fields stay in jobs.json). */
 export const CronJob = z.object({
@@ -51,9 +55,19 @@ const JobRef = z.object({ profile: ProfileName, id: z.string().regex(/^[A-Za-z0-
 const ScheduleText = z.string().trim().min(1, 'give a schedule').max(200)
 const PromptText = z.string().trim().min(1, 'give a prompt').max(20_000)
 
-export const CronPreview = z.object({ ok: z.boolean(), display: z.string().nullable(), runs: z.array(z.string()), error: z.string().nullable() })
+export const CronPreview = z.object({
+  ok: z.boolean(),
+  display: z.string().nullable(),
+  runs: z.array(z.string()),
+  error: z.string().nullable()
+})
 export const CronRunResult = z.object({
-  jobId: z.string(), sessionId: z.string(), status: z.enum(['ok', 'error']), error: z.string().nullable(), outputPath: z.string(), output: z.string()
+  jobId: z.string(),
+  sessionId: z.string(),
+  status: z.enum(['ok', 'error']),
+  error: z.string().nullable(),
+  outputPath: z.string(),
+  output: z.string()
 })
 
 export const channelRequests = {
@@ -66,11 +80,21 @@ export const channelRequests = {
   /** Validate a schedule and preview its next run times. */
   'cron.preview': { input: z.object({ profile: ProfileName, schedule: z.string().max(200) }), output: CronPreview },
   'cron.create': {
-    input: z.object({ profile: ProfileName, schedule: ScheduleText, prompt: PromptText, name: z.string().max(200).optional(), repeat: z.number().int().min(1).nullable().optional() }),
+    input: z.object({
+      profile: ProfileName,
+      schedule: ScheduleText,
+      prompt: PromptText,
+      name: z.string().max(200).optional(),
+      repeat: z.number().int().min(1).nullable().optional()
+    }),
     output: CronJob
   },
   'cron.update': {
-    input: JobRef.extend({ schedule: ScheduleText.optional(), prompt: PromptText.optional(), name: z.string().max(200).optional() }),
+    input: JobRef.extend({
+      schedule: ScheduleText.optional(),
+      prompt: PromptText.optional(),
+      name: z.string().max(200).optional()
+    }),
     output: CronJob
   },
   'cron.setPaused': { input: JobRef.extend({ paused: z.boolean() }), output: CronJob },

@@ -14,7 +14,10 @@ export interface Transport {
 
 /** The typed API the renderer uses. Derived from the contract maps, never written twice. */
 export interface CaduceusApi {
-  call<K extends RequestName>(name: K, ...input: {} extends RequestInput<K> ? [RequestInput<K>?] : [RequestInput<K>]): Promise<RequestOutput<K>>
+  call<K extends RequestName>(
+    name: K,
+    ...input: {} extends RequestInput<K> ? [RequestInput<K>?] : [RequestInput<K>]
+  ): Promise<RequestOutput<K>>
   on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void
 }
 

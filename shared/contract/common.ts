@@ -1,7 +1,9 @@
 import { z } from 'zod'
 
 /** Profile name: `default` or a named profile under `<root>/profiles/<name>`. */
-export const ProfileName = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'profile name must match [a-z0-9][a-z0-9_-]{0,63}')
+export const ProfileName = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'profile name must match [a-z0-9][a-z0-9_-]{0,63}')
 export type ProfileName = z.infer<typeof ProfileName>
 
 /** A profile selector for cross-profile views. */
@@ -25,12 +27,25 @@ export const Money = z.object({ usd: z.number().nullable(), status: CostStatus, 
 export type Money = z.infer<typeof Money>
 
 export const Tokens = z.object({
-  input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number(), reasoning: z.number()
+  input: z.number(),
+  output: z.number(),
+  cacheRead: z.number(),
+  cacheWrite: z.number(),
+  reasoning: z.number()
 })
 export type Tokens = z.infer<typeof Tokens>
 
 /** Typed error every request can fail with; `field` names the offending input path. */
-export const ErrorCode = z.enum(['invalid_input', 'not_found', 'conflict', 'refused', 'unauthorized', 'unknown_request', 'unavailable', 'internal'])
+export const ErrorCode = z.enum([
+  'invalid_input',
+  'not_found',
+  'conflict',
+  'refused',
+  'unauthorized',
+  'unknown_request',
+  'unavailable',
+  'internal'
+])
 export type ErrorCode = z.infer<typeof ErrorCode>
 export const ContractError = z.object({ code: ErrorCode, message: z.string(), field: z.string().optional() })
 export type ContractError = z.infer<typeof ContractError>
@@ -46,6 +61,8 @@ export class CaduceusError extends Error {
     this.field = field
   }
   toJSON(): ContractError {
-    return this.field ? { code: this.code, message: this.message, field: this.field } : { code: this.code, message: this.message }
+    return this.field
+      ? { code: this.code, message: this.message, field: this.field }
+      : { code: this.code, message: this.message }
   }
 }

@@ -36,7 +36,10 @@ export const SubagentQuery = z.object({
 })
 export type SubagentQuery = z.input<typeof SubagentQuery>
 export const SubagentList = z.object({
-  items: z.array(Subagent), maxRetained: z.number().int(), ttlHours: z.number(), unavailable: z.array(ProfileProblem).optional()
+  items: z.array(Subagent),
+  maxRetained: z.number().int(),
+  ttlHours: z.number(),
+  unavailable: z.array(ProfileProblem).optional()
 })
 export type SubagentList = z.infer<typeof SubagentList>
 
@@ -58,14 +61,24 @@ export const FollowUpResult = z.object({
 export type FollowUpResult = z.infer<typeof FollowUpResult>
 
 /** Size and estimated cost of resuming a child, shown before a large follow-up. */
-export const FollowUpEstimate = z.object({ messages: z.number().int(), chars: z.number().int(), estTokens: z.number().int(), estCost: Money })
+export const FollowUpEstimate = z.object({
+  messages: z.number().int(),
+  chars: z.number().int(),
+  estTokens: z.number().int(),
+  estCost: Money
+})
 export type FollowUpEstimate = z.infer<typeof FollowUpEstimate>
 export const ChildRef = z.object({ profile: ProfileName, childId: z.string().trim().min(1, 'child id is required') })
 export const TombstoneResult = z.object({ tombstoned: z.boolean() })
 
 export const ChildCost = z.object({
-  childSessionId: z.string(), parentTurnId: z.string(), status: z.string().nullable(), apiCalls: z.number().int(),
-  cost: Money, tokens: Tokens, createdAt: z.number()
+  childSessionId: z.string(),
+  parentTurnId: z.string(),
+  status: z.string().nullable(),
+  apiCalls: z.number().int(),
+  cost: Money,
+  tokens: Tokens,
+  createdAt: z.number()
 })
 export type ChildCost = z.infer<typeof ChildCost>
 
@@ -81,14 +94,34 @@ export const SessionCost = z.object({
 })
 export type SessionCost = z.infer<typeof SessionCost>
 
-export const CostQuery = z.object({ profile: ProfileScope.default('all'), days: z.number().int().min(1).max(3650).default(30) })
+export const CostQuery = z.object({
+  profile: ProfileScope.default('all'),
+  days: z.number().int().min(1).max(3650).default(30)
+})
 export type CostQuery = z.input<typeof CostQuery>
 export const CostSummary = z.object({
-  profiles: z.array(z.object({ profile: ProfileName, own: Money, children: Money, inclusive: Money, sessions: z.number().int() })),
+  profiles: z.array(
+    z.object({ profile: ProfileName, own: Money, children: Money, inclusive: Money, sessions: z.number().int() })
+  ),
   total: Money,
-  byModel: z.array(z.object({ model: z.string(), cost: Money, tokens: Tokens, /** Priced by the user's override, not upstream. */ customPrice: z.boolean().optional() })),
+  byModel: z.array(
+    z.object({
+      model: z.string(),
+      cost: Money,
+      tokens: Tokens,
+      /** Priced by the user's override, not upstream. */ customPrice: z.boolean().optional()
+    })
+  ),
   byDay: z.array(z.object({ day: z.string(), profile: ProfileName, usd: z.number(), unpriced: z.boolean() })),
-  topSessions: z.array(z.object({ profile: ProfileName, sessionId: z.string(), title: z.string().nullable(), own: Money, inclusive: Money })),
+  topSessions: z.array(
+    z.object({
+      profile: ProfileName,
+      sessionId: z.string(),
+      title: z.string().nullable(),
+      own: Money,
+      inclusive: Money
+    })
+  ),
   unavailable: z.array(ProfileProblem).optional(),
   /** How much of the totals comes from the user's price overrides ("custom price"), and for which models. */
   customPriced: z.object({ usd: z.number(), models: z.array(z.string()) }).optional()

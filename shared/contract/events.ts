@@ -11,7 +11,11 @@ export const events = {
   'turn.delta': TurnDelta,
   'turn.finished': TurnFinished,
   /** A delegation or retained child changed state. */
-  'delegation.updated': z.object({ profile: ProfileName, delegationId: z.string(), parentSessionId: z.string().nullable() }),
+  'delegation.updated': z.object({
+    profile: ProfileName,
+    delegationId: z.string(),
+    parentSessionId: z.string().nullable()
+  }),
   /** One memory event was recorded. */
   'memory.activity': MemoryEvent,
   /** The agent cache changed (insert, evict, run state). */

@@ -15,17 +15,30 @@ export const MemoryProviderState = z.object({
   /** `memory.provider` as config.yaml says now (null = built-in only). */
   configured: z.string().nullable(),
   /** What happened when this process last built an agent for the profile (null = not yet). */
-  lastLoad: z.object({ provider: z.string().nullable(), state: ProviderLoadState, detail: z.string().nullable(), at: z.number() }).nullable(),
+  lastLoad: z
+    .object({
+      provider: z.string().nullable(),
+      state: ProviderLoadState,
+      detail: z.string().nullable(),
+      at: z.number()
+    })
+    .nullable(),
   choices: z.array(ProviderChoice)
 })
 export type MemoryProviderState = z.infer<typeof MemoryProviderState>
 
-const ProviderName = z.string().trim().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'provider name must be a plain name like holographic')
+const ProviderName = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'provider name must be a plain name like holographic')
 
 /** Memory-provider requests (spread into the request map). */
 export const memoryProviderRequests = {
   /** The configured external memory provider of a profile, its last load outcome and what can be picked. */
   'memory.providers': { input: z.object({ profile: ProfileName }), output: MemoryProviderState },
   /** Write `memory.provider` to the profile's config.yaml (null = built-in only); takes effect on the next turn. */
-  'memory.setProvider': { input: z.object({ profile: ProfileName, provider: ProviderName.nullable() }), output: MemoryProviderState }
+  'memory.setProvider': {
+    input: z.object({ profile: ProfileName, provider: ProviderName.nullable() }),
+    output: MemoryProviderState
+  }
 } as const

@@ -2,7 +2,14 @@ import { z } from 'zod'
 import { ProfileName, ProfileScope } from './common'
 
 export const MemoryEventKind = z.enum([
-  'tool_call', 'prefetch', 'sync', 'write', 'hook', 'refusal', 'error', 'provider'
+  'tool_call',
+  'prefetch',
+  'sync',
+  'write',
+  'hook',
+  'refusal',
+  'error',
+  'provider'
 ])
 export type MemoryEventKind = z.infer<typeof MemoryEventKind>
 
@@ -42,17 +49,37 @@ export const MemoryEntries = z.object({ profile: ProfileName, target: MemoryTarg
 export type MemoryEntries = z.infer<typeof MemoryEntries>
 export const MemoryEntriesQuery = z.object({ profile: ProfileName, target: MemoryTarget.default('memory') })
 export const MemoryEntryEdit = z.discriminatedUnion('op', [
-  z.object({ op: z.literal('add'), profile: ProfileName, target: MemoryTarget, content: z.string().trim().min(1, 'entry text is required').max(20_000) }),
-  z.object({ op: z.literal('replace'), profile: ProfileName, target: MemoryTarget, index: z.number().int().min(0), content: z.string().trim().min(1, 'entry text is required').max(20_000) }),
+  z.object({
+    op: z.literal('add'),
+    profile: ProfileName,
+    target: MemoryTarget,
+    content: z.string().trim().min(1, 'entry text is required').max(20_000)
+  }),
+  z.object({
+    op: z.literal('replace'),
+    profile: ProfileName,
+    target: MemoryTarget,
+    index: z.number().int().min(0),
+    content: z.string().trim().min(1, 'entry text is required').max(20_000)
+  }),
   z.object({ op: z.literal('remove'), profile: ProfileName, target: MemoryTarget, index: z.number().int().min(0) })
 ])
 export type MemoryEntryEdit = z.infer<typeof MemoryEntryEdit>
 
 export const ProviderHealth = z.object({
-  profile: ProfileName, provider: z.string(), calls: z.number().int(), errors: z.number().int(), refusals: z.number().int(),
-  lastError: z.string().nullable(), lastErrorAt: z.number().nullable(), p95LatencyMs: z.number().nullable(),
+  profile: ProfileName,
+  provider: z.string(),
+  calls: z.number().int(),
+  errors: z.number().int(),
+  refusals: z.number().int(),
+  lastError: z.string().nullable(),
+  lastErrorAt: z.number().nullable(),
+  p95LatencyMs: z.number().nullable(),
   /** Upstream #47021: did the last prefetch run, how long, how much it returned; the last sync_turn error. */
-  lastPrefetch: z.object({ at: z.number(), ok: z.boolean(), latencyMs: z.number().nullable(), size: z.number().int().nullable() }).nullable().optional(),
+  lastPrefetch: z
+    .object({ at: z.number(), ok: z.boolean(), latencyMs: z.number().nullable(), size: z.number().int().nullable() })
+    .nullable()
+    .optional(),
   lastSyncError: z.object({ at: z.number(), summary: z.string() }).nullable().optional()
 })
 export type ProviderHealth = z.infer<typeof ProviderHealth>

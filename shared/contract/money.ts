@@ -17,7 +17,8 @@ export function moneyFromColumns(estimated: unknown, actual: unknown, costStatus
   const priced = est === null && act === null ? null : (est ?? 0) + (act ?? 0)
   if (costStatus === 'partial') return { usd: priced, status: 'partial', complete: false }
   // An upstream 0.0 actual next to a real estimate is "not billed", not "billed at $0".
-  if (act !== null && (act > 0 || est === null)) return { usd: priced, status: est ? 'estimated' : 'billed', complete: true }
+  if (act !== null && (act > 0 || est === null))
+    return { usd: priced, status: est ? 'estimated' : 'billed', complete: true }
   if (est !== null) return { usd: est, status: 'estimated', complete: true }
   if (usage) return { usd: null, status: 'unpriced', complete: false }
   return { usd: 0, status: 'none', complete: true }

@@ -2,26 +2,63 @@ import { z } from 'zod'
 import { pricesRequests } from './prices'
 import { ProfileScope } from './common'
 import {
-  MessagePage, MessageQuery, ProfileInfo, SearchQuery, SearchResult, SessionDetail, SessionKey, SessionPage, SessionQuery,
-  SessionSummary, SessionUpdate
+  MessagePage,
+  MessageQuery,
+  ProfileInfo,
+  SearchQuery,
+  SearchResult,
+  SessionDetail,
+  SessionKey,
+  SessionPage,
+  SessionQuery,
+  SessionSummary,
+  SessionUpdate
 } from './sessions'
 import {
-  EvictInput, GatewayState, ProfileOnly, ProfileSettings, ResumeInput, SettingsUpdate, StartInput, StopInput, TurnHandle
+  EvictInput,
+  GatewayState,
+  ProfileOnly,
+  ProfileSettings,
+  ResumeInput,
+  SettingsUpdate,
+  StartInput,
+  StopInput,
+  TurnHandle
 } from './agent'
 import {
-  ChildRef, CostQuery, CostSummary, FollowUpEstimate, FollowUpInput, FollowUpResult, SessionCost, SubagentList, SubagentQuery,
+  ChildRef,
+  CostQuery,
+  CostSummary,
+  FollowUpEstimate,
+  FollowUpInput,
+  FollowUpResult,
+  SessionCost,
+  SubagentList,
+  SubagentQuery,
   TombstoneResult
 } from './delegation'
 import { sessionsAdminRequests } from './sessions-admin'
 import { channelRequests } from './channels'
-import { MemoryEntries, MemoryEntriesQuery, MemoryEntryEdit, MemoryEventPage, MemoryEventQuery, MemoryHealth } from './memory'
+import {
+  MemoryEntries,
+  MemoryEntriesQuery,
+  MemoryEntryEdit,
+  MemoryEventPage,
+  MemoryEventQuery,
+  MemoryHealth
+} from './memory'
 import { memoryProviderRequests } from './memory-providers'
 
 const Empty = z.object({}).strict().default({})
 const Ok = z.object({ ok: z.literal(true) })
 
 export const AppInfo = z.object({
-  version: z.string(), root: z.string(), headless: z.boolean(), demo: z.boolean(), profiles: z.array(ProfileInfo), logCommand: z.string()
+  version: z.string(),
+  root: z.string(),
+  headless: z.boolean(),
+  demo: z.boolean(),
+  profiles: z.array(ProfileInfo),
+  logCommand: z.string()
 })
 export type AppInfo = z.infer<typeof AppInfo>
 

@@ -13,7 +13,10 @@ export const SessionDeleteInput = z.object({ profile: ProfileName, sessionId: Se
 export const SessionDeleteResult = z.object({ deleted: z.boolean(), detachedChildren: z.number().int() })
 export type SessionDeleteResult = z.infer<typeof SessionDeleteResult>
 
-export const SessionPruneInput = z.object({ profile: ProfileName, olderThanDays: z.number().int().min(1).max(36_500).default(90) })
+export const SessionPruneInput = z.object({
+  profile: ProfileName,
+  olderThanDays: z.number().int().min(1).max(36_500).default(90)
+})
 export const SessionPruneResult = z.object({ deleted: z.number().int() })
 export type SessionPruneResult = z.infer<typeof SessionPruneResult>
 
@@ -36,7 +39,10 @@ export const SessionImportInput = z.object({
 })
 export const ImportError = z.object({ id: z.string(), reason: z.string() })
 export const SessionImportResult = z.object({
-  imported: z.number().int(), skipped: z.number().int(), detached: z.number().int(), errors: z.array(ImportError)
+  imported: z.number().int(),
+  skipped: z.number().int(),
+  detached: z.number().int(),
+  errors: z.array(ImportError)
 })
 export type SessionImportResult = z.infer<typeof SessionImportResult>
 

@@ -49,9 +49,11 @@ export const SessionQuery = z.object({
 export type SessionQuery = z.input<typeof SessionQuery>
 
 export const SessionPage = z.object({
-  items: z.array(SessionSummary), nextCursor: z.string().nullable(),
+  items: z.array(SessionSummary),
+  nextCursor: z.string().nullable(),
   /** Cross-profile views: profiles that could not be read (served without them) and notices to show. */
-  unavailable: z.array(ProfileProblem).optional(), notices: z.array(ProfileProblem).optional()
+  unavailable: z.array(ProfileProblem).optional(),
+  notices: z.array(ProfileProblem).optional()
 })
 export type SessionPage = z.infer<typeof SessionPage>
 
@@ -90,12 +92,22 @@ export const MessagePage = z.object({ items: z.array(Message), hasMoreBefore: z.
 export type MessagePage = z.infer<typeof MessagePage>
 
 export const SessionRef = z.object({
-  id: z.string(), title: z.string().nullable(), kind: SessionKind, startedAt: z.number(), endReason: z.string().nullable(), messageCount: z.number().int()
+  id: z.string(),
+  title: z.string().nullable(),
+  kind: SessionKind,
+  startedAt: z.number(),
+  endReason: z.string().nullable(),
+  messageCount: z.number().int()
 })
 export type SessionRef = z.infer<typeof SessionRef>
 
 export const ModelUsage = z.object({
-  model: z.string(), provider: z.string(), task: z.string(), apiCalls: z.number().int(), tokens: Tokens, cost: Money
+  model: z.string(),
+  provider: z.string(),
+  task: z.string(),
+  apiCalls: z.number().int(),
+  tokens: Tokens,
+  cost: Money
 })
 export type ModelUsage = z.infer<typeof ModelUsage>
 
@@ -147,7 +159,11 @@ export const SearchHit = z.object({
 export type SearchHit = z.infer<typeof SearchHit>
 /** Hits grouped by session (message-hit count; `titleMatch` when the session's title matched). */
 export const SearchSessionGroup = z.object({
-  profile: ProfileName, sessionId: z.string(), title: z.string().nullable(), hits: z.number().int(), titleMatch: z.boolean()
+  profile: ProfileName,
+  sessionId: z.string(),
+  title: z.string().nullable(),
+  hits: z.number().int(),
+  titleMatch: z.boolean()
 })
 export type SearchSessionGroup = z.infer<typeof SearchSessionGroup>
 export const SearchResult = z.object({
@@ -155,12 +171,16 @@ export const SearchResult = z.object({
   sessions: z.array(SearchSessionGroup).optional(),
   /** Why nothing could be searched (e.g. a malformed query), for the user. */
   message: z.string().optional(),
-  unavailable: z.array(ProfileProblem).optional(), notices: z.array(ProfileProblem).optional()
+  unavailable: z.array(ProfileProblem).optional(),
+  notices: z.array(ProfileProblem).optional()
 })
 export type SearchResult = z.infer<typeof SearchResult>
 
 export const ProfileInfo = z.object({
-  name: ProfileName, home: z.string(), isDefault: z.boolean(), sessionCount: z.number().int(),
+  name: ProfileName,
+  home: z.string(),
+  isDefault: z.boolean(),
+  sessionCount: z.number().int(),
   /** Why this profile cannot be served (e.g. a corrupt state.db), or absent. */
   error: z.string().optional(),
   /** Something to show with this profile's data (e.g. a schema newer than Caduceus knows), or absent. */

@@ -4,7 +4,9 @@ import { makeKit, recordingTool, until, type Kit } from './test-fixtures/kit'
 import type { AgentMemory } from './types'
 
 let kit: Kit
-afterEach(async () => { await kit?.cleanup() })
+afterEach(async () => {
+  await kit?.cleanup()
+})
 
 const loopForever = () => ({ toolCalls: [{ name: 'tick', arguments: {} }] })
 
@@ -25,7 +27,15 @@ describe('Agent: loop limits and control', () => {
     kit = await makeKit([{ toolCalls: [{ name: 'work', arguments: {}, id: 'w1' }] }, { text: 'adjusted answer' }])
     let release!: () => void
     const started: string[] = []
-    kit.tools.register(recordingTool('work', async () => { started.push('work'); await new Promise<void>((r) => { release = r }); return 'worked' }).def)
+    kit.tools.register(
+      recordingTool('work', async () => {
+        started.push('work')
+        await new Promise<void>((r) => {
+          release = r
+        })
+        return 'worked'
+      }).def
+    )
     const agent = kit.makeAgent()
     const turn = agent.runTurn('do the work')
     await until(() => started.length === 1, 'tool start')
@@ -38,14 +48,24 @@ describe('Agent: loop limits and control', () => {
     const rows = kit.messages('S1')
     expect(rows.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user', 'assistant'])
     expect(rows[3]).toMatchObject({ content: 'actually, make it blue', display_kind: 'steer' })
-    expect(kit.server.requests[1]!.body.messages.at(-1)).toMatchObject({ role: 'user', content: 'actually, make it blue' })
+    expect(kit.server.requests[1]!.body.messages.at(-1)).toMatchObject({
+      role: 'user',
+      content: 'actually, make it blue'
+    })
   })
 
   it('interrupt mid-stream ends the turn interrupted and keeps what was saved', async () => {
-    kit = await makeKit([{ toolCalls: [{ name: 'tick', arguments: {}, id: 't1' }] }, { text: 'partial answer', stall: true }])
+    kit = await makeKit([
+      { toolCalls: [{ name: 'tick', arguments: {}, id: 't1' }] },
+      { text: 'partial answer', stall: true }
+    ])
     kit.tools.register(recordingTool('tick').def)
     const agent = kit.makeAgent()
-    const r = await agent.runTurn('start', { onDelta: (d) => { if (d.kind === 'text') agent.interrupt() } })
+    const r = await agent.runTurn('start', {
+      onDelta: (d) => {
+        if (d.kind === 'text') agent.interrupt()
+      }
+    })
     expect(r.status).toBe('interrupted')
     expect(r.error).toBeUndefined()
     const rows = kit.messages('S1')
@@ -62,7 +82,12 @@ describe('Agent: loop limits and control', () => {
   it('a caller AbortSignal interrupts too', async () => {
     kit = await makeKit([{ text: 'never finishes', stall: true }])
     const ac = new AbortController()
-    const r = await kit.makeAgent().runTurn('x', { signal: ac.signal, onDelta: (d) => { if (d.kind === 'text') ac.abort() } })
+    const r = await kit.makeAgent().runTurn('x', {
+      signal: ac.signal,
+      onDelta: (d) => {
+        if (d.kind === 'text') ac.abort()
+      }
+    })
     expect(r.status).toBe('interrupted')
   })
 
@@ -79,13 +104,23 @@ describe('Agent: loop limits and control', () => {
     const r = await agent.runTurn('second')
     expect(r.status).toBe('completed')
     expect(agent.client).not.toBeNull()
-    expect(kit.server.requests[1]!.body.messages.map((m: { content: string }) => m.content)).toEqual(['first', 'one', 'second'])
+    expect(kit.server.requests[1]!.body.messages.map((m: { content: string }) => m.content)).toEqual([
+      'first',
+      'one',
+      'second'
+    ])
   })
 
   it('close is hard: stops a running turn, shuts memory down, and later turns throw', async () => {
     kit = await makeKit([{ text: 'streaming…', stall: true }])
     let shutdown = 0
-    const agent = kit.makeAgent({ memory: { shutdownAll: () => { shutdown++ } } })
+    const agent = kit.makeAgent({
+      memory: {
+        shutdownAll: () => {
+          shutdown++
+        }
+      }
+    })
     const turn = agent.runTurn('go')
     await until(() => kit.server.requests.length === 1, 'request')
     await agent.close()
@@ -98,7 +133,12 @@ describe('Agent: loop limits and control', () => {
   })
 
   it('malformed replies and HTTP 500 end the turn as error without crashing', async () => {
-    for (const reply of [{ malformed: 'bad-json' as const }, { error: 500 }, { malformed: 'garbage' as const }, { malformed: 'bad-choices' as const }]) {
+    for (const reply of [
+      { malformed: 'bad-json' as const },
+      { error: 500 },
+      { malformed: 'garbage' as const },
+      { malformed: 'bad-choices' as const }
+    ]) {
       kit = await makeKit([reply])
       const agent = kit.makeAgent()
       const r = await agent.runTurn('hi')
@@ -114,7 +154,9 @@ describe('Agent: loop limits and control', () => {
 
   it('a bad base URL is an error result and the user message is still saved', async () => {
     kit = await makeKit([])
-    const r = await kit.makeAgent({ runtime: { model: 'm', provider: 'x', baseUrl: 'nope', apiMode: 'chat_completions' } }).runTurn('hello')
+    const r = await kit
+      .makeAgent({ runtime: { model: 'm', provider: 'x', baseUrl: 'nope', apiMode: 'chat_completions' } })
+      .runTurn('hello')
     expect(r.status).toBe('error')
     expect(r.error).toContain('base URL')
     expect(kit.messages('S1').map((m) => m.role)).toEqual(['user'])
@@ -155,10 +197,17 @@ describe('Agent: memory hooks', () => {
     const calls: string[] = []
     let synced: unknown[] = []
     const memory: AgentMemory = {
-      onTurnStart: (n, msg) => { calls.push(`turn:${n}:${msg}`) },
-      prefetchAll: async (q) => { calls.push(`prefetch:${q}`); return 'user likes tea' },
+      onTurnStart: (n, msg) => {
+        calls.push(`turn:${n}:${msg}`)
+      },
+      prefetchAll: async (q) => {
+        calls.push(`prefetch:${q}`)
+        return 'user likes tea'
+      },
       buildSystemPrompt: () => 'MEMORY BLOCK',
-      syncAll: (u, a, o) => { synced = [u, a, o?.sessionId] }
+      syncAll: (u, a, o) => {
+        synced = [u, a, o?.sessionId]
+      }
     }
     const r = await kit.makeAgent({ memory, systemPrompt: 'base' }).runTurn('what do I like?')
     expect(r.status).toBe('completed')
@@ -173,15 +222,25 @@ describe('Agent: memory hooks', () => {
 
   it('a throwing memory hook never fails the turn', async () => {
     kit = await makeKit([{ text: 'fine' }])
-    const boom = () => { throw new Error('provider down') }
-    const r = await kit.makeAgent({ memory: { onTurnStart: boom, prefetchAll: boom, syncAll: boom, buildSystemPrompt: boom } }).runTurn('hi')
+    const boom = () => {
+      throw new Error('provider down')
+    }
+    const r = await kit
+      .makeAgent({ memory: { onTurnStart: boom, prefetchAll: boom, syncAll: boom, buildSystemPrompt: boom } })
+      .runTurn('hi')
     expect(r.status).toBe('completed')
   })
 
   it('commitMemorySession hands the session messages to onSessionEnd', async () => {
     kit = await makeKit([{ text: 'reply' }])
     let ended: unknown[] = []
-    const agent = kit.makeAgent({ memory: { onSessionEnd: (m) => { ended = m } } })
+    const agent = kit.makeAgent({
+      memory: {
+        onSessionEnd: (m) => {
+          ended = m
+        }
+      }
+    })
     await agent.runTurn('hello')
     await agent.commitMemorySession()
     expect(ended.map((m) => (m as { role: string }).role)).toEqual(['user', 'assistant'])

@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { makeKit, recordingTool, type Kit } from './test-fixtures/kit'
 
 let kit: Kit
-afterEach(async () => { await kit?.cleanup() })
+afterEach(async () => {
+  await kit?.cleanup()
+})
 
 describe('Agent: persistence as produced', () => {
   it('streams a tool-using reply and saves user, assistant+tool_calls, tool, assistant in order', async () => {
@@ -37,21 +39,43 @@ describe('Agent: persistence as produced', () => {
     expect(kinds).toContain('reasoning')
     expect(kinds).toContain('text')
     expect(kinds).toContain('tool_result')
-    expect(kit.deltas.filter((d) => d.kind === 'text').map((d) => d.text).join('')).toBe('It is sunny today.')
+    expect(
+      kit.deltas
+        .filter((d) => d.kind === 'text')
+        .map((d) => d.text)
+        .join('')
+    ).toBe('It is sunny today.')
     // The second request carried the tool result back to the model.
     expect(kit.server.requests[1]!.body.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_a' })
   })
 
   it('records usage per call; an unknown model stays unpriced, never $0', async () => {
-    kit = await makeKit([{ text: 'hi', usage: { promptTokens: 120, completionTokens: 30, cachedTokens: 20, reasoningTokens: 4 } }])
-    const agent = kit.makeAgent({ runtime: { model: 'mystery-model', provider: 'mystery', baseUrl: kit.server.baseUrl, apiMode: 'chat_completions', maxRetries: 0 } })
+    kit = await makeKit([
+      { text: 'hi', usage: { promptTokens: 120, completionTokens: 30, cachedTokens: 20, reasoningTokens: 4 } }
+    ])
+    const agent = kit.makeAgent({
+      runtime: {
+        model: 'mystery-model',
+        provider: 'mystery',
+        baseUrl: kit.server.baseUrl,
+        apiMode: 'chat_completions',
+        maxRetries: 0
+      }
+    })
     const result = await agent.runTurn('hello')
     expect(result.costUsd).toBeNull()
     expect(result.costStatus).toBe('unpriced')
     expect(result.tokens).toEqual({ input: 100, output: 30, cacheRead: 20, cacheWrite: 0, reasoning: 4 })
     expect(result.apiCalls).toBe(1)
     const row = kit.store.getSession('S1')!
-    expect(row).toMatchObject({ input_tokens: 100, output_tokens: 30, cache_read_tokens: 20, reasoning_tokens: 4, api_call_count: 1, cost_status: 'unpriced' })
+    expect(row).toMatchObject({
+      input_tokens: 100,
+      output_tokens: 30,
+      cache_read_tokens: 20,
+      reasoning_tokens: 4,
+      api_call_count: 1,
+      cost_status: 'unpriced'
+    })
     expect(row.estimated_cost_usd).toBeNull()
     expect(row.billing_provider).toBe('mystery')
   })
@@ -62,45 +86,106 @@ describe('Agent: persistence as produced', () => {
     const resumed = kit.makeAgent({ systemPrompt: 'You are terse.' })
     const r = await resumed.runTurn('second question')
     expect(r.status).toBe('completed')
-    const sent = kit.server.requests[1]!.body.messages.map((m: { role: string; content: string }) => [m.role, m.content])
-    expect(sent).toEqual([['system', 'You are terse.'], ['user', 'first question'], ['assistant', 'first answer'], ['user', 'second question']])
+    const sent = kit.server.requests[1]!.body.messages.map((m: { role: string; content: string }) => [
+      m.role,
+      m.content
+    ])
+    expect(sent).toEqual([
+      ['system', 'You are terse.'],
+      ['user', 'first question'],
+      ['assistant', 'first answer'],
+      ['user', 'second question']
+    ])
     expect(kit.store.getSession('S1')!.message_count).toBe(4)
   })
 
   it('bad tool arguments and unknown tools become error results and the loop continues', async () => {
     kit = await makeKit([
-      { toolCalls: [{ name: 'lookup', arguments: '{"q": broken', id: 'c1' }, { name: 'nope', arguments: {}, id: 'c2' }] },
+      {
+        toolCalls: [
+          { name: 'lookup', arguments: '{"q": broken', id: 'c1' },
+          { name: 'nope', arguments: {}, id: 'c2' }
+        ]
+      },
       { text: 'Sorry about that.' }
     ])
     kit.tools.register(recordingTool('lookup').def)
     const r = await kit.makeAgent().runTurn('go')
     expect(r.status).toBe('completed')
     const tools = kit.messages('S1').filter((m) => m.role === 'tool')
-    expect(tools.map((t) => JSON.parse(t.content!).error)).toEqual([expect.stringContaining('Invalid arguments'), expect.stringContaining("Unknown tool 'nope'")])
+    expect(tools.map((t) => JSON.parse(t.content!).error)).toEqual([
+      expect.stringContaining('Invalid arguments'),
+      expect.stringContaining("Unknown tool 'nope'")
+    ])
   })
 
   it('read-only batches run concurrently, others in order', async () => {
     const order: string[] = []
     let release!: () => void
-    const gate = new Promise<void>((r) => { release = r })
+    const gate = new Promise<void>((r) => {
+      release = r
+    })
     kit = await makeKit([
-      { toolCalls: [{ name: 'slow', arguments: {}, id: 'a' }, { name: 'fast', arguments: {}, id: 'b' }] },
+      {
+        toolCalls: [
+          { name: 'slow', arguments: {}, id: 'a' },
+          { name: 'fast', arguments: {}, id: 'b' }
+        ]
+      },
       { text: 'done' }
     ])
     // `slow` waits until `fast` has run: only possible when both run at once.
-    kit.tools.register(recordingTool('slow', async () => { await gate; order.push('slow'); return 'slow' }, { readOnly: true }).def)
-    kit.tools.register(recordingTool('fast', () => { order.push('fast'); release(); return 'fast' }, { readOnly: true }).def)
+    kit.tools.register(
+      recordingTool(
+        'slow',
+        async () => {
+          await gate
+          order.push('slow')
+          return 'slow'
+        },
+        { readOnly: true }
+      ).def
+    )
+    kit.tools.register(
+      recordingTool(
+        'fast',
+        () => {
+          order.push('fast')
+          release()
+          return 'fast'
+        },
+        { readOnly: true }
+      ).def
+    )
     const r = await kit.makeAgent().runTurn('both')
     expect(r.status).toBe('completed')
     expect(order).toEqual(['fast', 'slow'])
     // Results are saved in call order regardless of completion order.
-    expect(kit.messages('S1').filter((m) => m.role === 'tool').map((m) => m.tool_call_id)).toEqual(['a', 'b'])
+    expect(
+      kit
+        .messages('S1')
+        .filter((m) => m.role === 'tool')
+        .map((m) => m.tool_call_id)
+    ).toEqual(['a', 'b'])
   })
 
   it('passes the gateway session key and calling agent to tools', async () => {
     kit = await makeKit([{ toolCalls: [{ name: 'who', arguments: {} }] }, { text: 'ok' }])
     let seen: unknown
-    kit.tools.register({ name: 'who', description: 'd', parameters: { type: 'object' }, execute: (_a, ctx) => { seen = { gsk: ctx.gatewaySessionKey, sid: ctx.sessionId, agentSession: ctx.agent?.sessionId, model: ctx.agent?.runtime.model }; return 'ok' } })
+    kit.tools.register({
+      name: 'who',
+      description: 'd',
+      parameters: { type: 'object' },
+      execute: (_a, ctx) => {
+        seen = {
+          gsk: ctx.gatewaySessionKey,
+          sid: ctx.sessionId,
+          agentSession: ctx.agent?.sessionId,
+          model: ctx.agent?.runtime.model
+        }
+        return 'ok'
+      }
+    })
     await kit.makeAgent().runTurn('who am i')
     expect(seen).toEqual({ gsk: 'agent:main:desk:S1', sid: 'S1', agentSession: 'S1', model: 'test-model' })
   })
@@ -109,11 +194,24 @@ describe('Agent: persistence as produced', () => {
 describe('Agent: Anthropic Messages path', () => {
   it('runs a tool loop over /v1/messages and persists it', async () => {
     kit = await makeKit([
-      { reasoning: 'need a tool', toolCalls: [{ name: 'lookup', arguments: { q: 'x' }, id: 'toolu_1' }], usage: { promptTokens: 50, completionTokens: 10, cacheWriteTokens: 20 } },
+      {
+        reasoning: 'need a tool',
+        toolCalls: [{ name: 'lookup', arguments: { q: 'x' }, id: 'toolu_1' }],
+        usage: { promptTokens: 50, completionTokens: 10, cacheWriteTokens: 20 }
+      },
       { text: 'All done.' }
     ])
     kit.tools.register(recordingTool('lookup', () => 'found it').def)
-    const agent = kit.makeAgent({ systemPrompt: 'sys', runtime: { model: 'claude-test', provider: 'anthropic-test', baseUrl: kit.server.baseUrl, apiMode: 'anthropic_messages', maxRetries: 0 } })
+    const agent = kit.makeAgent({
+      systemPrompt: 'sys',
+      runtime: {
+        model: 'claude-test',
+        provider: 'anthropic-test',
+        baseUrl: kit.server.baseUrl,
+        apiMode: 'anthropic_messages',
+        maxRetries: 0
+      }
+    })
     const r = await agent.runTurn('use the tool')
     expect(r.status).toBe('completed')
     expect(r.finalText).toBe('All done.')
@@ -124,6 +222,9 @@ describe('Agent: Anthropic Messages path', () => {
     expect(second.body.system).toBe('sys')
     // tool_use replayed with its thinking block (signature kept), result as a user tool_result block.
     expect(second.body.messages[1].content.map((b: { type: string }) => b.type)).toEqual(['thinking', 'tool_use'])
-    expect(second.body.messages[2]).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'found it' }] })
+    expect(second.body.messages[2]).toEqual({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'found it' }]
+    })
   })
 })

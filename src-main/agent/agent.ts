@@ -12,7 +12,15 @@ import type { ToolRegistry } from './tools/registry'
 import { InterruptReason, type TurnContext } from './turn-context'
 import { runLoop, type LoopHost } from './turn-loop'
 import { runTurn } from './turn'
-import type { ActivityProvenance, AgentLog, AgentMemory, AgentOptions, AgentStore, TurnOptions, TurnResult } from './types'
+import type {
+  ActivityProvenance,
+  AgentLog,
+  AgentMemory,
+  AgentOptions,
+  AgentStore,
+  TurnOptions,
+  TurnResult
+} from './types'
 import type { NewMessage } from '../store'
 
 export class AgentClosedError extends Error {
@@ -64,7 +72,8 @@ export class Agent implements LoopHost {
   private closedFlag = false
 
   constructor(opts: AgentOptions) {
-    if (!opts || typeof opts.sessionId !== 'string' || !opts.sessionId.trim()) throw new TypeError('Agent needs a sessionId')
+    if (!opts || typeof opts.sessionId !== 'string' || !opts.sessionId.trim())
+      throw new TypeError('Agent needs a sessionId')
     if (!opts.store || !opts.tools || !opts.runtime) throw new TypeError('Agent needs store, tools and runtime')
     this.profile = opts.profile
     this.sessionId = opts.sessionId
@@ -76,10 +85,12 @@ export class Agent implements LoopHost {
     this.gatewaySessionKey = opts.gatewaySessionKey ?? ''
     this.defaultSource = opts.source ?? 'desktop'
     this.platform = opts.platform ?? 'desktop'
-    this.maxIterations = Number.isFinite(opts.maxIterations) && opts.maxIterations >= 1 ? Math.floor(opts.maxIterations) : 1
+    this.maxIterations =
+      Number.isFinite(opts.maxIterations) && opts.maxIterations >= 1 ? Math.floor(opts.maxIterations) : 1
     this.reasoningConfig = opts.reasoningConfig ?? null
     this.compressionConfig = resolveCompression(opts.compression)
-    this.inactivityTimeoutMs = opts.inactivityTimeoutSec && opts.inactivityTimeoutSec > 0 ? opts.inactivityTimeoutSec * 1000 : null
+    this.inactivityTimeoutMs =
+      opts.inactivityTimeoutSec && opts.inactivityTimeoutSec > 0 ? opts.inactivityTimeoutSec * 1000 : null
     this.baseSystemPrompt = opts.systemPrompt?.trim() ?? ''
     this.sessionMessages = sanitizeHistory(opts.history)
     this.lastFlushedDbIdx = this.sessionMessages.length
@@ -141,7 +152,10 @@ export class Agent implements LoopHost {
     }
     try {
       // A hard close is a true session boundary: providers see the session end (drained by shutdownAll).
-      await this.memory?.commitSessionBoundaryAsync?.(this.sessionMessages.map((m) => ({ ...m })), { newSessionId: '', parentSessionId: this.sessionId, reason: 'session_end' })
+      await this.memory?.commitSessionBoundaryAsync?.(
+        this.sessionMessages.map((m) => ({ ...m })),
+        { newSessionId: '', parentSessionId: this.sessionId, reason: 'session_end' }
+      )
       await this.memory?.shutdownAll?.()
     } catch (err) {
       this.log?.warn('agent', `memory shutdown failed: ${(err as Error).message}`)
@@ -196,7 +210,12 @@ export class Agent implements LoopHost {
     if (!this.sessionEnsured) {
       const row = await this.store.getSession(this.sessionId)
       if (!row) {
-        await this.store.createSession(this.sessionId, this.defaultSource, { model: this.runtime.model, profileName: this.profile, sessionKey: this.gatewaySessionKey || null, systemPrompt: this.baseSystemPrompt || null })
+        await this.store.createSession(this.sessionId, this.defaultSource, {
+          model: this.runtime.model,
+          profileName: this.profile,
+          sessionKey: this.gatewaySessionKey || null,
+          systemPrompt: this.baseSystemPrompt || null
+        })
       }
       this.sessionEnsured = true
     }

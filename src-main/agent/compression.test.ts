@@ -5,11 +5,21 @@ import { makeKit, type Kit } from './test-fixtures/kit'
 import { rawDb } from '../store/test-fixtures/raw-db'
 
 let kit: Kit
-afterEach(async () => { await kit?.cleanup() })
+afterEach(async () => {
+  await kit?.cleanup()
+})
 
-const isSummaryCall = (req: RecordedRequest) => String(req.body?.messages?.[0]?.content ?? '').startsWith('You compress conversations')
-const summarizer = (main: () => ScriptReply) => (req: RecordedRequest): ScriptReply =>
-  isSummaryCall(req) ? { text: 'The user and assistant discussed long topics A and B.', usage: { promptTokens: 900, completionTokens: 40 } } : main()
+const isSummaryCall = (req: RecordedRequest) =>
+  String(req.body?.messages?.[0]?.content ?? '').startsWith('You compress conversations')
+const summarizer =
+  (main: () => ScriptReply) =>
+  (req: RecordedRequest): ScriptReply =>
+    isSummaryCall(req)
+      ? {
+          text: 'The user and assistant discussed long topics A and B.',
+          usage: { promptTokens: 900, completionTokens: 40 }
+        }
+      : main()
 
 const long = (tag: string) => `${tag} ${'lorem ipsum dolor sit amet '.repeat(40)}`
 
@@ -32,7 +42,15 @@ describe('context compression', () => {
     kit = await makeKit([], { handler: summarizer(() => ({ text: 'Continuing after compression.' })) })
     await seedLineage(kit)
     let preCompressed: unknown[] = []
-    const agent = kit.makeAgent({ compression, memory: { onPreCompress: (m) => { preCompressed = m; return 'memory says: likes brevity' } } })
+    const agent = kit.makeAgent({
+      compression,
+      memory: {
+        onPreCompress: (m) => {
+          preCompressed = m
+          return 'memory says: likes brevity'
+        }
+      }
+    })
     const r = await agent.runTurn('next question', { onDelta: (d) => kit.deltas.push(d) })
 
     expect(r.status).toBe('completed')
@@ -42,7 +60,12 @@ describe('context compression', () => {
     const parentRow = kit.store.getSession('S1')!
     const childRow = kit.store.getSession(child)!
     expect(parentRow.end_reason).toBe('compression')
-    expect(childRow).toMatchObject({ parent_session_id: 'S1', source: 'desktop', session_key: 'agent:main:desk:S1', ended_at: null })
+    expect(childRow).toMatchObject({
+      parent_session_id: 'S1',
+      source: 'desktop',
+      session_key: 'agent:main:desk:S1',
+      ended_at: null
+    })
     expect(kit.store.getLineageRoot(child)).toBe('R0')
     expect(kit.store.getLineageRoot(child)).toBe(kit.store.getLineageRoot('S1'))
     expect(kit.store.resolveResumeSessionId('S1')).toBe(child)
@@ -65,7 +88,9 @@ describe('context compression', () => {
     const mainReq = kit.server.requests.at(-1)!
     expect(mainReq.body.messages[0].content).toContain('topics A and B')
     // Summary call usage landed on the parent under task 'compression'.
-    const usage = rawDb(kit.store).prepare("SELECT api_call_count FROM session_model_usage WHERE session_id = 'S1' AND task = 'compression'").get() as { api_call_count: number }
+    const usage = rawDb(kit.store)
+      .prepare("SELECT api_call_count FROM session_model_usage WHERE session_id = 'S1' AND task = 'compression'")
+      .get() as { api_call_count: number }
     expect(usage.api_call_count).toBe(1)
 
     const notice = kit.deltas.find((d) => d.kind === 'notice')!
@@ -81,7 +106,9 @@ describe('context compression', () => {
   })
 
   it('a failed summary leaves the parent live and the turn still completes', async () => {
-    kit = await makeKit([], { handler: (req: RecordedRequest) => (isSummaryCall(req) ? { error: 503 } : { text: 'answered anyway' }) })
+    kit = await makeKit([], {
+      handler: (req: RecordedRequest) => (isSummaryCall(req) ? { error: 503 } : { text: 'answered anyway' })
+    })
     await seedLineage(kit)
     const agent = kit.makeAgent({ compression })
     const r = await agent.runTurn('next question', { onDelta: (d) => kit.deltas.push(d) })
@@ -107,7 +134,11 @@ describe('context compression', () => {
   it('the protected tail never starts with a tool result', () => {
     const msgs = [
       { role: 'user' as const, content: 'a' },
-      { role: 'assistant' as const, content: null, tool_calls: [{ id: 'c', type: 'function' as const, function: { name: 't', arguments: '{}' } }] },
+      {
+        role: 'assistant' as const,
+        content: null,
+        tool_calls: [{ id: 'c', type: 'function' as const, function: { name: 't', arguments: '{}' } }]
+      },
       { role: 'tool' as const, content: 'r', tool_call_id: 'c' },
       { role: 'assistant' as const, content: 'done' }
     ]

@@ -30,7 +30,8 @@ const DEFAULTS = { threshold: 0.5, contextLength: 128_000, targetRatio: 0.2, pro
 export const SUMMARY_PREFIX = '[Summary of the earlier conversation]'
 
 export function resolveCompression(cfg: CompressionConfig | null | undefined) {
-  const num = (v: unknown, d: number, lo: number, hi: number) => (typeof v === 'number' && Number.isFinite(v) ? Math.min(hi, Math.max(lo, v)) : d)
+  const num = (v: unknown, d: number, lo: number, hi: number) =>
+    typeof v === 'number' && Number.isFinite(v) ? Math.min(hi, Math.max(lo, v)) : d
   return {
     enabled: cfg?.enabled === true,
     threshold: num(cfg?.threshold, DEFAULTS.threshold, 0.01, 1),
@@ -48,13 +49,21 @@ export function tailStart(messages: AgentMessage[], protectLastN: number): numbe
   return start
 }
 
-export function shouldCompress(cfg: ReturnType<typeof resolveCompression>, messages: AgentMessage[], extraChars: number): boolean {
+export function shouldCompress(
+  cfg: ReturnType<typeof resolveCompression>,
+  messages: AgentMessage[],
+  extraChars: number
+): boolean {
   if (!cfg.enabled) return false
   if (tailStart(messages, cfg.protectLastN) < 2) return false // nothing worth summarizing
   return estimateTokens(messages, extraChars) > cfg.threshold * cfg.contextLength
 }
 
-export async function compressContext(host: CompressionHost, cfg: ReturnType<typeof resolveCompression>, ctx: TurnContext): Promise<string> {
+export async function compressContext(
+  host: CompressionHost,
+  cfg: ReturnType<typeof resolveCompression>,
+  ctx: TurnContext
+): Promise<string> {
   const parentId = host.sessionId
   const split = tailStart(host.sessionMessages, cfg.protectLastN)
   const head = host.sessionMessages.slice(0, split)
@@ -63,21 +72,38 @@ export async function compressContext(host: CompressionHost, cfg: ReturnType<typ
 
   let memoryNotes = ''
   try {
-    memoryNotes = (await host.memory?.onPreCompress?.(head.map((m) => ({ ...m })), cfg.requireCheckpoint ? { requireCheckpoint: true } : undefined)) ?? ''
+    memoryNotes =
+      (await host.memory?.onPreCompress?.(
+        head.map((m) => ({ ...m })),
+        cfg.requireCheckpoint ? { requireCheckpoint: true } : undefined
+      )) ?? ''
   } catch (err) {
     // Fail closed: with a required checkpoint nothing is summarized or rotated until memory has saved it.
-    if (cfg.requireCheckpoint) throw new Error(`memory checkpoint required before compression failed: ${(err as Error).message}`)
+    if (cfg.requireCheckpoint)
+      throw new Error(`memory checkpoint required before compression failed: ${(err as Error).message}`)
     host.log?.warn('agent', `memory pre-compress hook failed: ${(err as Error).message}`)
   }
   const maxWords = Math.max(150, Math.round(cfg.targetRatio * cfg.threshold * cfg.contextLength * 0.75))
   const response = await callModel(
-    { client: host.getClient(), runtime: host.runtime, store: host.store, sessionId: parentId, touch: host.touch, log: host.log, task: 'compression', stream: false },
+    {
+      client: host.getClient(),
+      runtime: host.runtime,
+      store: host.store,
+      sessionId: parentId,
+      touch: host.touch,
+      log: host.log,
+      task: 'compression',
+      stream: false
+    },
     {
       model: host.runtime.model,
       maxTokens: Math.min(8192, Math.max(256, Math.round(maxWords * 1.5))),
       messages: [
         { role: 'system', content: summaryInstructions(maxWords) },
-        { role: 'user', content: transcript(head) + (memoryNotes.trim() ? `\n\n[Notes from memory]\n${memoryNotes.trim()}` : '') }
+        {
+          role: 'user',
+          content: transcript(head) + (memoryNotes.trim() ? `\n\n[Notes from memory]\n${memoryNotes.trim()}` : '')
+        }
       ]
     },
     ctx
@@ -101,7 +127,13 @@ export async function compressContext(host: CompressionHost, cfg: ReturnType<typ
     title: null
   })
   const summary: AgentMessage = { role: 'user', content: `${SUMMARY_PREFIX}\n${summaryText}` }
-  await host.store.appendMessage(childId, toNewMessage(summary, { displayKind: 'compression_summary', displayMetadata: { compressedFrom: parentId, summarizedMessages: head.length } }))
+  await host.store.appendMessage(
+    childId,
+    toNewMessage(summary, {
+      displayKind: 'compression_summary',
+      displayMetadata: { compressedFrom: parentId, summarizedMessages: head.length }
+    })
+  )
   for (const m of tail) await host.store.appendMessage(childId, toNewMessage(m))
   await host.store.endSession(parentId, 'compression')
 
@@ -121,7 +153,7 @@ export async function compressContext(host: CompressionHost, cfg: ReturnType<typ
 function summaryInstructions(maxWords: number): string {
   return [
     'You compress conversations so an assistant can continue them with less context.',
-    'Summarize the transcript you are given. Keep: the user\'s goals and preferences, decisions made, facts and',
+    "Summarize the transcript you are given. Keep: the user's goals and preferences, decisions made, facts and",
     'names learned, results of tool calls that still matter, and open tasks or next steps.',
     `Write plain prose or short bullets, no preamble, at most about ${maxWords} words.`
   ].join(' ')
@@ -132,7 +164,9 @@ function transcript(messages: AgentMessage[]): string {
   return messages
     .map((m) => {
       if (m.role === 'tool') return `[tool ${m.name ?? ''} result]: ${clip(m.content ?? '', 2000)}`
-      const calls = (m.tool_calls ?? []).map((c) => ` (called ${c.function.name} with ${clip(c.function.arguments, 500)})`).join('')
+      const calls = (m.tool_calls ?? [])
+        .map((c) => ` (called ${c.function.name} with ${clip(c.function.arguments, 500)})`)
+        .join('')
       return `[${m.role}]: ${clip(m.content ?? '', 8000)}${calls}`
     })
     .join('\n\n')

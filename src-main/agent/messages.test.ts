@@ -9,11 +9,24 @@ describe('sanitizeHistory', () => {
       { role: 'weird' as never, content: 'x' },
       { role: 'tool', content: 'orphan', tool_call_id: 'nope' },
       { role: 'user', content: 'hi' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } }, { id: 'b', type: 'function', function: { name: 'g', arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } },
+          { id: 'b', type: 'function', function: { name: 'g', arguments: '{}' } }
+        ]
+      },
       { role: 'tool', content: 'ra', tool_call_id: 'a' },
       { role: 'user', content: 'next' }
     ])
-    expect(out.map((m) => [m.role, m.tool_call_id ?? null])).toEqual([['user', null], ['assistant', null], ['tool', 'a'], ['tool', 'b'], ['user', null]])
+    expect(out.map((m) => [m.role, m.tool_call_id ?? null])).toEqual([
+      ['user', null],
+      ['assistant', null],
+      ['tool', 'a'],
+      ['tool', 'b'],
+      ['user', null]
+    ])
     expect(out[3]!.content).toContain('did not complete')
   })
 

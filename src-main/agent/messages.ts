@@ -3,10 +3,16 @@ import type { ConversationMessage, NewMessage } from '../store'
 import type { AgentMessage, ProviderResponse } from './providers/types'
 import type { ToolCallRequest, ToolCallResult } from './tools/registry'
 
-export function assistantMessage(resp: Pick<ProviderResponse, 'text' | 'reasoning' | 'toolCalls' | 'thinkingBlocks'>): AgentMessage {
+export function assistantMessage(
+  resp: Pick<ProviderResponse, 'text' | 'reasoning' | 'toolCalls' | 'thinkingBlocks'>
+): AgentMessage {
   const msg: AgentMessage = { role: 'assistant', content: resp.text || (resp.toolCalls.length ? null : '') }
   if (resp.toolCalls.length) {
-    msg.tool_calls = resp.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } }))
+    msg.tool_calls = resp.toolCalls.map((c) => ({
+      id: c.id,
+      type: 'function' as const,
+      function: { name: c.name, arguments: c.arguments }
+    }))
   }
   if (resp.reasoning) msg.reasoning = resp.reasoning
   if (resp.thinkingBlocks?.length) msg.reasoning_details = resp.thinkingBlocks
@@ -22,7 +28,8 @@ export function toNewMessage(msg: AgentMessage, extra: Partial<NewMessage> = {})
   return {
     role: msg.role,
     content: msg.content,
-    toolCalls: msg.tool_calls?.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) ?? null,
+    toolCalls:
+      msg.tool_calls?.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) ?? null,
     toolCallId: msg.tool_call_id ?? null,
     toolName: msg.role === 'tool' ? (msg.name ?? null) : null,
     reasoning: msg.reasoning ?? null,
@@ -48,7 +55,10 @@ export function sanitizeHistory(history: ConversationMessage[] | null | undefine
       if (!m.tool_call_id || !openCalls.has(m.tool_call_id)) continue
       openCalls.delete(m.tool_call_id)
     }
-    const copy: AgentMessage = { ...m, content: typeof m.content === 'string' ? m.content : m.content == null ? null : JSON.stringify(m.content) }
+    const copy: AgentMessage = {
+      ...m,
+      content: typeof m.content === 'string' ? m.content : m.content == null ? null : JSON.stringify(m.content)
+    }
     if (m.role === 'assistant' && Array.isArray(m.tool_calls)) {
       copy.tool_calls = m.tool_calls.filter((c) => c && c.id && c.function && typeof c.function.name === 'string')
       if (!copy.tool_calls.length) delete copy.tool_calls
@@ -67,12 +77,19 @@ export function closeDanglingCalls(messages: AgentMessage[]): AgentMessage[] {
     out.push(m)
     if (m.role !== 'assistant' || !m.tool_calls?.length) continue
     const answered = new Set<string>()
-    for (let j = i + 1; j < messages.length && messages[j]!.role === 'tool'; j++) answered.add(messages[j]!.tool_call_id ?? '')
+    for (let j = i + 1; j < messages.length && messages[j]!.role === 'tool'; j++)
+      answered.add(messages[j]!.tool_call_id ?? '')
     const missing = m.tool_calls.filter((c) => !answered.has(c.id))
     // Results come right after the call; insert missing ones after the existing results.
     let k = i + 1
     while (k < messages.length && messages[k]!.role === 'tool') out.push(messages[k++]!)
-    for (const c of missing) out.push({ role: 'tool', content: JSON.stringify({ error: 'tool call did not complete' }), tool_call_id: c.id, name: c.function.name })
+    for (const c of missing)
+      out.push({
+        role: 'tool',
+        content: JSON.stringify({ error: 'tool call did not complete' }),
+        tool_call_id: c.id,
+        name: c.function.name
+      })
     i = k - 1
   }
   return out

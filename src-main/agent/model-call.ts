@@ -5,12 +5,22 @@
  */
 import { priceCall } from './pricing'
 import { resolveCallLimits } from './providers/call-limits'
-import { ProviderError, type ChatRequest, type ProviderClient, type ProviderResponse, type RuntimeConfig } from './providers/types'
+import {
+  ProviderError,
+  type ChatRequest,
+  type ProviderClient,
+  type ProviderResponse,
+  type RuntimeConfig
+} from './providers/types'
 import type { TurnContext, Touch } from './turn-context'
 import type { AgentLog, AgentStore } from './types'
 
 export class PartialCallError extends Error {
-  constructor(readonly cause: ProviderError, readonly partialText: string, readonly partialReasoning: string) {
+  constructor(
+    readonly cause: ProviderError,
+    readonly partialText: string,
+    readonly partialReasoning: string
+  ) {
     super(cause.message)
     this.name = 'PartialCallError'
   }
@@ -58,10 +68,18 @@ export async function callModel(deps: ModelCallDeps, req: ChatRequest, ctx: Turn
       }
     }
   } catch (err) {
-    const pe = err instanceof ProviderError ? err : new ProviderError('network', `provider call failed: ${(err as Error)?.message ?? String(err)}`)
+    const pe =
+      err instanceof ProviderError
+        ? err
+        : new ProviderError('network', `provider call failed: ${(err as Error)?.message ?? String(err)}`)
     throw new PartialCallError(pe, text, reasoning)
   }
-  if (!response) throw new PartialCallError(new ProviderError('malformed', 'malformed provider reply: stream ended without a result'), text, reasoning)
+  if (!response)
+    throw new PartialCallError(
+      new ProviderError('malformed', 'malformed provider reply: stream ended without a result'),
+      text,
+      reasoning
+    )
   await recordCall(deps, response, ctx)
   return response
 }
@@ -69,7 +87,9 @@ export async function callModel(deps: ModelCallDeps, req: ChatRequest, ctx: Turn
 async function recordCall(deps: ModelCallDeps, response: ProviderResponse, ctx: TurnContext): Promise<void> {
   const { runtime } = deps
   const usage = response.usage
-  const price = usage ? priceCall(runtime, usage) : { costUsd: null, costStatus: 'unpriced' as const, pricingVersion: null }
+  const price = usage
+    ? priceCall(runtime, usage)
+    : { costUsd: null, costStatus: 'unpriced' as const, pricingVersion: null }
   ctx.acct.addCall(usage, price)
   ctx.lastUsage = usage
   try {

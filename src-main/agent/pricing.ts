@@ -18,9 +18,17 @@ export const PRICING_SOURCE = 'genai-prices'
 const UNPRICED: PriceResult = { costUsd: null, costStatus: 'unpriced', pricingVersion: null }
 const NEVER_PRICED = new Set(['demo', 'scripted', 'local', 'ollama', 'lmstudio', 'vllm', 'llamacpp'])
 // genai-prices ids that differ from the provider names Hermes configs use.
-const PROVIDER_ALIASES: Record<string, string> = { gemini: 'google', 'google-ai-studio': 'google', xai: 'x-ai', together: 'together' }
+const PROVIDER_ALIASES: Record<string, string> = {
+  gemini: 'google',
+  'google-ai-studio': 'google',
+  xai: 'x-ai',
+  together: 'together'
+}
 
-export function priceCall(route: { provider: string; model: string; baseUrl: string }, usage: NormalizedUsage): PriceResult {
+export function priceCall(
+  route: { provider: string; model: string; baseUrl: string },
+  usage: NormalizedUsage
+): PriceResult {
   const providerId = route.provider.trim().toLowerCase()
   if (!route.model || NEVER_PRICED.has(providerId) || isLocal(route.baseUrl)) return UNPRICED
   const provider = lookupProvider(providerId, route.baseUrl)
@@ -38,7 +46,11 @@ export function priceCall(route: { provider: string; model: string; baseUrl: str
       { provider }
     )
     if (!result || !Number.isFinite(result.total_price)) return UNPRICED
-    return { costUsd: result.total_price, costStatus: 'estimated', pricingVersion: `${PRICING_SOURCE}:${result.model.id}` }
+    return {
+      costUsd: result.total_price,
+      costStatus: 'estimated',
+      pricingVersion: `${PRICING_SOURCE}:${result.model.id}`
+    }
   } catch {
     return UNPRICED
   }

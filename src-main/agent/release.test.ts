@@ -6,12 +6,26 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { makeKit, recordingTool, type Kit } from './test-fixtures/kit'
 
 let kit: Kit
-afterEach(async () => { await kit?.cleanup() })
+afterEach(async () => {
+  await kit?.cleanup()
+})
 
 function sandboxTools(k: Kit) {
   const cleaned: string[] = []
-  k.tools.register(recordingTool('terminal', undefined, { cleanupTask: (id) => { cleaned.push(`terminal:${id}`) } }).def)
-  k.tools.register(recordingTool('browser', undefined, { cleanupTask: (id) => { cleaned.push(`browser:${id}`) } }).def)
+  k.tools.register(
+    recordingTool('terminal', undefined, {
+      cleanupTask: (id) => {
+        cleaned.push(`terminal:${id}`)
+      }
+    }).def
+  )
+  k.tools.register(
+    recordingTool('browser', undefined, {
+      cleanupTask: (id) => {
+        cleaned.push(`browser:${id}`)
+      }
+    }).def
+  )
   return cleaned
 }
 
@@ -43,9 +57,21 @@ describe('releaseClients vs close', () => {
 
   it('a failing cleanup does not stop close', async () => {
     kit = await makeKit([])
-    kit.tools.register(recordingTool('bad', undefined, { cleanupTask: () => { throw new Error('boom') } }).def)
+    kit.tools.register(
+      recordingTool('bad', undefined, {
+        cleanupTask: () => {
+          throw new Error('boom')
+        }
+      }).def
+    )
     let shut = false
-    const agent = kit.makeAgent({ memory: { shutdownAll: () => { shut = true } } })
+    const agent = kit.makeAgent({
+      memory: {
+        shutdownAll: () => {
+          shut = true
+        }
+      }
+    })
     await agent.close()
     expect(agent.closed).toBe(true)
     expect(shut).toBe(true)

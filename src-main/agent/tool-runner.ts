@@ -3,7 +3,14 @@
  * concurrently, everything else in order. An interrupt doesn't wait for a stuck tool: unfinished calls
  * get an "interrupted" result, so the saved history always pairs every call with a result.
  */
-import { canRunConcurrently, executeToolCall, type ToolCallRequest, type ToolCallResult, type ToolContext, type ToolRegistry } from './tools/registry'
+import {
+  canRunConcurrently,
+  executeToolCall,
+  type ToolCallRequest,
+  type ToolCallResult,
+  type ToolContext,
+  type ToolRegistry
+} from './tools/registry'
 import type { TurnContext, Touch } from './turn-context'
 
 export interface ToolRunDeps {
@@ -15,7 +22,10 @@ export interface ToolRunDeps {
 }
 
 const interrupted = (call: ToolCallRequest): ToolCallResult => ({
-  id: call.id, name: call.name, ok: false, content: JSON.stringify({ error: 'interrupted: the turn was stopped before this tool finished' })
+  id: call.id,
+  name: call.name,
+  ok: false,
+  content: JSON.stringify({ error: 'interrupted: the turn was stopped before this tool finished' })
 })
 
 export async function runToolCalls(deps: ToolRunDeps, calls: ToolCallRequest[], ctx: TurnContext): Promise<void> {
@@ -33,12 +43,18 @@ export async function runToolCalls(deps: ToolRunDeps, calls: ToolCallRequest[], 
   try {
     if (canRunConcurrently(deps.registry, calls)) {
       calls.forEach(start)
-      const results = await untilAborted(Promise.all(calls.map((c) => executeToolCall(deps.registry, c, toolCtx))), ctx.signal)
+      const results = await untilAborted(
+        Promise.all(calls.map((c) => executeToolCall(deps.registry, c, toolCtx))),
+        ctx.signal
+      )
       for (const [i, call] of calls.entries()) await finish(results?.[i] ?? interrupted(call))
       return
     }
     for (const call of calls) {
-      if (ctx.signal.aborted) { await finish(interrupted(call)); continue }
+      if (ctx.signal.aborted) {
+        await finish(interrupted(call))
+        continue
+      }
       start(call)
       await finish((await untilAborted(executeToolCall(deps.registry, call, toolCtx), ctx.signal)) ?? interrupted(call))
     }
@@ -54,8 +70,14 @@ function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T | null> 
     const onAbort = () => resolve(null)
     signal.addEventListener('abort', onAbort, { once: true })
     p.then(
-      (v) => { signal.removeEventListener('abort', onAbort); resolve(v) },
-      (e: unknown) => { signal.removeEventListener('abort', onAbort); reject(e) }
+      (v) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(v)
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(e)
+      }
     )
   })
 }

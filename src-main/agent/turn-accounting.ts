@@ -21,7 +21,10 @@ export class TurnAccounting {
       this.tokens.reasoning += usage.reasoningTokens
     }
     if (price.costUsd === null) this.unpriced++
-    else { this.priced++; this.pricedUsd += price.costUsd }
+    else {
+      this.priced++
+      this.pricedUsd += price.costUsd
+    }
   }
 
   cost(): Pick<TurnResult, 'costUsd' | 'costStatus'> {

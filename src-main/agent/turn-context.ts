@@ -24,7 +24,10 @@ export type Touch = (desc: string, provenance: ActivityProvenance) => void
 
 /** Why a turn's controller was aborted; the turn reads it to pick its status. */
 export class InterruptReason extends Error {
-  constructor(readonly kind: 'interrupt' | 'closed' | 'inactivity' | 'caller', message: string) {
+  constructor(
+    readonly kind: 'interrupt' | 'closed' | 'inactivity' | 'caller',
+    message: string
+  ) {
     super(message)
     this.name = 'InterruptReason'
   }

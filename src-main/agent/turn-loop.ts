@@ -29,7 +29,10 @@ export interface LoopHost extends CompressionHost, ToolCallerAgent {
   save(msg: AgentMessage, ctx: TurnContext, extra?: Partial<NewMessage>): Promise<number>
 }
 
-export interface LoopOutcome { exitReason: Extract<ExitReason, 'completed' | 'max_iterations' | 'interrupted'>; finalText: string }
+export interface LoopOutcome {
+  exitReason: Extract<ExitReason, 'completed' | 'max_iterations' | 'interrupted'>
+  finalText: string
+}
 
 export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOutcome> {
   let lastText = ''
@@ -50,7 +53,14 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
     let response
     try {
       response = await callModel(
-        { client: host.getClient(), runtime: host.runtime, store: host.store, sessionId: host.sessionId, touch: host.touch, log: host.log },
+        {
+          client: host.getClient(),
+          runtime: host.runtime,
+          store: host.store,
+          sessionId: host.sessionId,
+          touch: host.touch,
+          log: host.log
+        },
         buildRequest(host, ctx),
         ctx
       )
@@ -73,9 +83,17 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
       await runToolCalls(
         {
           registry: host.tools,
-          toolContext: { profile: host.profile, sessionId: host.sessionId, turnId: ctx.turnId, gatewaySessionKey: host.gatewaySessionKey, agent: host },
+          toolContext: {
+            profile: host.profile,
+            sessionId: host.sessionId,
+            turnId: ctx.turnId,
+            gatewaySessionKey: host.gatewaySessionKey,
+            agent: host
+          },
           touch: host.touch,
-          saveResult: async (r) => { await host.save({ role: 'tool', content: r.content, tool_call_id: r.id, name: r.name }, ctx) }
+          saveResult: async (r) => {
+            await host.save({ role: 'tool', content: r.content, tool_call_id: r.id, name: r.name }, ctx)
+          }
         },
         response.toolCalls,
         ctx
@@ -108,8 +126,18 @@ function buildRequest(host: LoopHost, ctx: TurnContext): ChatRequest {
   const system = host.systemPromptText()
   if (system) messages.push({ role: 'system', content: system })
   for (const m of host.sessionMessages) {
-    messages.push(m === ctx.userMessage && ctx.memoryContext ? { ...m, content: `${m.content ?? ''}\n\n<memory-context>\n${ctx.memoryContext}\n</memory-context>` } : m)
+    messages.push(
+      m === ctx.userMessage && ctx.memoryContext
+        ? { ...m, content: `${m.content ?? ''}\n\n<memory-context>\n${ctx.memoryContext}\n</memory-context>` }
+        : m
+    )
   }
   const tools = host.tools.schemas()
-  return { model: host.runtime.model, messages, tools: tools.length ? tools : undefined, reasoning: host.reasoningConfig, maxTokens: host.runtime.maxTokens }
+  return {
+    model: host.runtime.model,
+    messages,
+    tools: tools.length ? tools : undefined,
+    reasoning: host.reasoningConfig,
+    maxTokens: host.runtime.maxTokens
+  }
 }

@@ -9,14 +9,23 @@ import { TurnAccounting } from './turn-accounting'
 import { InterruptReason, type TurnContext } from './turn-context'
 import type { ExitReason, TurnOptions, TurnResult, TurnStatus } from './types'
 
-export async function runTurn(agent: Agent, text: string, controller: AbortController, opts: TurnOptions & { turnId: string }): Promise<TurnResult> {
+export async function runTurn(
+  agent: Agent,
+  text: string,
+  controller: AbortController,
+  opts: TurnOptions & { turnId: string }
+): Promise<TurnResult> {
   const acct = new TurnAccounting()
   const ctx: TurnContext = {
     turnId: opts.turnId,
     signal: controller.signal,
     acct,
     emit: (delta) => {
-      try { opts.onDelta?.(delta) } catch (err) { agent.log?.warn('agent', `delta listener failed: ${(err as Error).message}`) }
+      try {
+        opts.onDelta?.(delta)
+      } catch (err) {
+        agent.log?.warn('agent', `delta listener failed: ${(err as Error).message}`)
+      }
     },
     memoryContext: '',
     userMessage: null,
@@ -38,7 +47,7 @@ export async function runTurn(agent: Agent, text: string, controller: AbortContr
   try {
     await agent.ensureReady()
     await runMemoryPreamble(agent, ctx, text)
-    let user: typeof agent.sessionMessages[number] = { role: 'user' as const, content: text }
+    let user: (typeof agent.sessionMessages)[number] = { role: 'user' as const, content: text }
     if (opts.savedUserMessageId === undefined) await agent.save(user, ctx)
     else {
       // ensureReady() may have loaded it with the history already; never hold it twice in memory either.
@@ -78,7 +87,10 @@ export async function runTurn(agent: Agent, text: string, controller: AbortContr
   agent.touch(`turn ${status}`, 'turn')
   if (status === 'completed' && agent.memory?.syncAll) {
     try {
-      await agent.memory.syncAll(text, finalText, { sessionId: agent.sessionId, messages: agent.sessionMessages.map((m) => ({ ...m })) })
+      await agent.memory.syncAll(text, finalText, {
+        sessionId: agent.sessionId,
+        messages: agent.sessionMessages.map((m) => ({ ...m }))
+      })
     } catch (err) {
       agent.log?.warn('agent', `memory sync failed: ${(err as Error).message}`)
     }
@@ -89,8 +101,15 @@ export async function runTurn(agent: Agent, text: string, controller: AbortContr
     }
   }
   return {
-    status, exitReason, ...(error ? { error } : {}), finalText, tokens: { ...acct.tokens }, ...acct.cost(),
-    apiCalls: acct.apiCalls, messagesSaved: acct.messagesSaved, sessionId: agent.sessionId
+    status,
+    exitReason,
+    ...(error ? { error } : {}),
+    finalText,
+    tokens: { ...acct.tokens },
+    ...acct.cost(),
+    apiCalls: acct.apiCalls,
+    messagesSaved: acct.messagesSaved,
+    sessionId: agent.sessionId
   }
 }
 
@@ -101,12 +120,18 @@ async function runMemoryPreamble(agent: Agent, ctx: TurnContext, text: string): 
   // Prefetch has its own timeout; a slow memory provider is not an idle model.
   ctx.watchdogPaused = true
   try {
-    await memory.onTurnStart?.(agent.turnsRun, text, { model: agent.runtime.model, platform: agent.platform, toolCount: agent.tools.list().length })
+    await memory.onTurnStart?.(agent.turnsRun, text, {
+      model: agent.runtime.model,
+      platform: agent.platform,
+      toolCount: agent.tools.list().length
+    })
   } catch (err) {
     agent.log?.warn('agent', `memory turn-start hook failed: ${(err as Error).message}`)
   }
   try {
-    ctx.memoryContext = ((await memory.prefetchAll?.(text, { sessionId: agent.sessionId, turnId: ctx.turnId })) ?? '').trim()
+    ctx.memoryContext = (
+      (await memory.prefetchAll?.(text, { sessionId: agent.sessionId, turnId: ctx.turnId })) ?? ''
+    ).trim()
   } catch (err) {
     agent.log?.warn('agent', `memory prefetch failed: ${(err as Error).message}`)
   } finally {
@@ -119,11 +144,20 @@ async function runMemoryPreamble(agent: Agent, ctx: TurnContext, text: string): 
 function startWatchdog(agent: Agent, ctx: TurnContext, controller: AbortController): () => void {
   const limit = agent.inactivityTimeoutMs
   if (!limit) return () => undefined
-  const timer = setInterval(() => {
-    if (ctx.watchdogPaused || controller.signal.aborted) return
-    const idle = Date.now() - agent.lastActivityTs
-    if (idle > limit) controller.abort(new InterruptReason('inactivity', `no activity for ${Math.round(idle / 1000)} s (limit ${limit / 1000} s): turn aborted`))
-  }, Math.max(50, Math.min(1000, Math.floor(limit / 4))))
+  const timer = setInterval(
+    () => {
+      if (ctx.watchdogPaused || controller.signal.aborted) return
+      const idle = Date.now() - agent.lastActivityTs
+      if (idle > limit)
+        controller.abort(
+          new InterruptReason(
+            'inactivity',
+            `no activity for ${Math.round(idle / 1000)} s (limit ${limit / 1000} s): turn aborted`
+          )
+        )
+    },
+    Math.max(50, Math.min(1000, Math.floor(limit / 4)))
+  )
   timer.unref?.()
   return () => clearInterval(timer)
 }

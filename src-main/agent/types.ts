@@ -13,24 +13,40 @@ export interface AgentStore {
   createSession(sessionId: string, source: string, options?: CreateSessionOptions): MaybePromise<unknown>
   endSession(sessionId: string, endReason: string): MaybePromise<unknown>
   getSession(sessionId: string): MaybePromise<SessionRow | null | undefined>
-  getMessagesAsConversation(sessionId: string, options?: { repairAlternation?: boolean }): MaybePromise<ConversationMessage[]>
+  getMessagesAsConversation(
+    sessionId: string,
+    options?: { repairAlternation?: boolean }
+  ): MaybePromise<ConversationMessage[]>
 }
 
 type MemoryMessage = { role: string; content?: unknown; [key: string]: unknown }
 
 /** The MemoryManager hooks the loop calls (hermes-spec §4.2); every one is optional. */
 export interface AgentMemory {
-  onTurnStart?(turnNumber: number, message: string, options?: { remainingTokens?: number; model?: string; platform?: string; toolCount?: number }): unknown
+  onTurnStart?(
+    turnNumber: number,
+    message: string,
+    options?: { remainingTokens?: number; model?: string; platform?: string; toolCount?: number }
+  ): unknown
   prefetchAll?(query: string, options?: { sessionId?: string; turnId?: string }): MaybePromise<string>
   syncAll?(user: string, assistant: string, options?: { sessionId?: string; messages?: MemoryMessage[] }): unknown
   /** Warm the next turn's recall in the background (after this turn's sync). */
   queuePrefetchAll?(query: string, options?: { sessionId?: string }): unknown
   /** `onSessionEnd` then `onSessionSwitch(reset)` as one background task (a true session boundary). */
-  commitSessionBoundaryAsync?(messages: MemoryMessage[], opts: { newSessionId: string; parentSessionId?: string; reason?: string }): unknown
+  commitSessionBoundaryAsync?(
+    messages: MemoryMessage[],
+    opts: { newSessionId: string; parentSessionId?: string; reason?: string }
+  ): unknown
   /** Parent-side: a delegated child finished. */
   onDelegation?(task: string, result: string, options?: { childSessionId?: string }): unknown
-  onPreCompress?(messages: MemoryMessage[], options?: { evidenceMessages?: MemoryMessage[]; requireCheckpoint?: boolean }): MaybePromise<string>
-  onSessionSwitch?(newSessionId: string, options?: { parentSessionId?: string; reset?: boolean; reason?: string }): unknown
+  onPreCompress?(
+    messages: MemoryMessage[],
+    options?: { evidenceMessages?: MemoryMessage[]; requireCheckpoint?: boolean }
+  ): MaybePromise<string>
+  onSessionSwitch?(
+    newSessionId: string,
+    options?: { parentSessionId?: string; reset?: boolean; reason?: string }
+  ): unknown
   onSessionEnd?(messages: MemoryMessage[]): unknown
   buildSystemPrompt?(): MaybePromise<string>
   shutdownAll?(): unknown
@@ -104,7 +120,13 @@ export interface TurnOptions {
   savedUserMessageId?: number
 }
 
-export interface TurnTokens { input: number; output: number; cacheRead: number; cacheWrite: number; reasoning: number }
+export interface TurnTokens {
+  input: number
+  output: number
+  cacheRead: number
+  cacheWrite: number
+  reasoning: number
+}
 
 export type TurnStatus = 'completed' | 'interrupted' | 'error'
 export type ExitReason = 'completed' | 'max_iterations' | 'interrupted' | 'inactivity' | 'error'

@@ -20,13 +20,18 @@ const command = `"${process.execPath}" -e "console.log('BUILD OK')"`
 function reply(req: RecordedRequest): ScriptReply {
   const last = ((req.body?.messages ?? []) as Array<{ role: string; content: unknown }>).at(-1)
   if (last?.role === 'tool') return { text: `tool said: ${String(last.content)}` }
-  return { toolCalls: [{ id: 'call_1', name: 'terminal', arguments: { command, background: true, notify_on_complete: true } }] }
+  return {
+    toolCalls: [{ id: 'call_1', name: 'terminal', arguments: { command, background: true, notify_on_complete: true } }]
+  }
 }
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'cad-api-term-'))
   provider = await startScriptedProvider({ handler: reply })
-  writeFileSync(join(root, 'config.yaml'), `model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\nterminal:\n  enabled: true\n`)
+  writeFileSync(
+    join(root, 'config.yaml'),
+    `model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\nterminal:\n  enabled: true\n`
+  )
   writeFileSync(join(root, '.env'), `API_SERVER_KEY=${KEY}\n`, { mode: 0o600 })
   process.env.CADUCEUS_LOG_DIR = join(root, 'logs')
   host = await createHost({ home: root, headless: true, live: false, log: createLogger() })
@@ -44,8 +49,13 @@ describe('terminal notify on the API server', () => {
   // seed 003: test_terminal_notify_refused_when_async_delivery_unsupported (API-server counterpart)
   it('is refused with the poll hint and notify_on_complete false', async () => {
     const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, maxRetries: 0 })
-    const r = await client.chat.completions.create({ model: 'hermes-agent', messages: [{ role: 'user', content: 'build it' }] })
-    const toolMessage = (provider.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === 'tool')!
+    const r = await client.chat.completions.create({
+      model: 'hermes-agent',
+      messages: [{ role: 'user', content: 'build it' }]
+    })
+    const toolMessage = (provider.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>).find(
+      (m) => m.role === 'tool'
+    )!
     const payload = JSON.parse(toolMessage.content)
     expect(payload.notify_on_complete).toBe(false)
     expect(payload.notify_unsupported).toMatch(/poll/)

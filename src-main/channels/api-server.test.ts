@@ -21,7 +21,8 @@ const KEY = 'hk_test_key_0123456789'
 const sessionRow = (id: string) => {
   const db = new Database(join(root, 'state.db'), { readonly: true })
   try {
-    return db.prepare('SELECT id, source, message_count FROM sessions WHERE id = ?').get(id) as { id: string; source: string; message_count: number } | undefined
+    return db.prepare('SELECT id, source, message_count FROM sessions WHERE id = ?').get(id) as
+      { id: string; source: string; message_count: number } | undefined
   } finally {
     db.close()
   }
@@ -41,7 +42,13 @@ beforeAll(async () => {
   writeFileSync(join(root, '.env'), `API_SERVER_KEY=${KEY}\n`, { mode: 0o600 })
   process.env.CADUCEUS_LOG_DIR = join(root, 'logs')
   host = await createHost({ home: root, headless: true, live: false, log: createLogger() })
-  server = await startApiServer({ gateway: host.gateway, profile: 'default', home: root, port: 0, guards: { decodePath: safeDecodePath, server: (s) => guardServer(s) } })
+  server = await startApiServer({
+    gateway: host.gateway,
+    profile: 'default',
+    home: root,
+    port: 0,
+    guards: { decodePath: safeDecodePath, server: (s) => guardServer(s) }
+  })
   client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, maxRetries: 0 })
 })
 
@@ -55,14 +62,18 @@ describe('API server through the openai SDK', () => {
   it('lists the advertised model and its capabilities', async () => {
     const models = await client.models.list()
     expect(models.data.map((m) => [m.id, m.owned_by])).toEqual([['hermes-agent', 'hermes']])
-    const caps = await (await fetch(`${server.url}/v1/capabilities`, { headers: { authorization: `Bearer ${KEY}` } })).json()
+    const caps = await (
+      await fetch(`${server.url}/v1/capabilities`, { headers: { authorization: `Bearer ${KEY}` } })
+    ).json()
     expect(caps.object).toBe('hermes.api_server.capabilities')
     expect(caps.features.session_continuity_header).toBe('X-Hermes-Session-Id')
     expect((await (await fetch(`${server.url}/health`)).json()).status).toBe('ok')
   })
 
   it('answers a completion, records it as an api_server session and names it in the header', async () => {
-    const { data, response } = await client.chat.completions.create({ model: 'hermes-agent', messages: [{ role: 'user', content: 'hello there' }] }).withResponse()
+    const { data, response } = await client.chat.completions
+      .create({ model: 'hermes-agent', messages: [{ role: 'user', content: 'hello there' }] })
+      .withResponse()
     expect(data.choices[0]!.message.content).toContain('hello there')
     expect(data.usage!.total_tokens).toBeGreaterThan(0)
     const sid = response.headers.get('x-hermes-session-id')!
@@ -71,7 +82,10 @@ describe('API server through the openai SDK', () => {
 
   it('streams several chunks and a final usage chunk', async () => {
     const stream = await client.chat.completions.create({
-      model: 'hermes-agent', messages: [{ role: 'user', content: 'stream me a reply please' }], stream: true, stream_options: { include_usage: true }
+      model: 'hermes-agent',
+      messages: [{ role: 'user', content: 'stream me a reply please' }],
+      stream: true,
+      stream_options: { include_usage: true }
     })
     const pieces: string[] = []
     let usage: OpenAI.CompletionUsage | null | undefined
@@ -94,12 +108,16 @@ describe('API server through the openai SDK', () => {
   })
 
   it('continues a stored session when X-Hermes-Session-Id is sent', async () => {
-    const first = await client.chat.completions.create({ model: 'hermes-agent', messages: [{ role: 'user', content: 'first message' }] }).withResponse()
+    const first = await client.chat.completions
+      .create({ model: 'hermes-agent', messages: [{ role: 'user', content: 'first message' }] })
+      .withResponse()
     const sid = first.response.headers.get('x-hermes-session-id')!
-    const second = await client.chat.completions.create(
-      { model: 'hermes-agent', messages: [{ role: 'user', content: 'second message' }] },
-      { headers: { 'X-Hermes-Session-Id': sid } }
-    ).withResponse()
+    const second = await client.chat.completions
+      .create(
+        { model: 'hermes-agent', messages: [{ role: 'user', content: 'second message' }] },
+        { headers: { 'X-Hermes-Session-Id': sid } }
+      )
+      .withResponse()
     expect(second.response.headers.get('x-hermes-session-id')).toBe(sid)
     expect(sessionRow(sid)?.message_count).toBe(4)
   })
@@ -111,14 +129,20 @@ describe('API server through the openai SDK', () => {
     expect(b.previous_response_id).toBe(a.id)
     const got = await client.responses.retrieve(b.id)
     expect(got.output_text).toBe(b.output_text)
-    const sid = (await fetch(`${server.url}/v1/responses/${a.id}`, { headers: { authorization: `Bearer ${KEY}` } })).headers.get('x-hermes-session-id')!
+    const sid = (
+      await fetch(`${server.url}/v1/responses/${a.id}`, { headers: { authorization: `Bearer ${KEY}` } })
+    ).headers.get('x-hermes-session-id')!
     expect(sessionRow(sid)?.message_count).toBe(4)
     await client.responses.delete(a.id)
     await expect(client.responses.retrieve(a.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError)
   })
 
   it('streams a Response as output_text deltas ending in response.completed', async () => {
-    const stream = await client.responses.create({ model: 'hermes-agent', input: 'stream a response about plums', stream: true })
+    const stream = await client.responses.create({
+      model: 'hermes-agent',
+      input: 'stream a response about plums',
+      stream: true
+    })
     const deltas: string[] = []
     let completed: OpenAI.Responses.Response | null = null
     for await (const e of stream) {
@@ -132,11 +156,18 @@ describe('API server through the openai SDK', () => {
 
   it("streams a run's lifecycle events over SSE and reports its status", async () => {
     const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }
-    const submitted = await fetch(`${server.url}/v1/runs`, { method: 'POST', headers: auth, body: JSON.stringify({ input: 'run this please' }) })
+    const submitted = await fetch(`${server.url}/v1/runs`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ input: 'run this please' })
+    })
     expect(submitted.status).toBe(202)
     const { run_id } = await submitted.json()
     const text = await (await fetch(`${server.url}/v1/runs/${run_id}/events`, { headers: auth })).text()
-    const events = text.split('\n').filter((l) => l.startsWith('data: ') && !l.includes('[DONE]')).map((l) => JSON.parse(l.slice(6)).event)
+    const events = text
+      .split('\n')
+      .filter((l) => l.startsWith('data: ') && !l.includes('[DONE]'))
+      .map((l) => JSON.parse(l.slice(6)).event)
     expect(events[0]).toBe('run.started')
     expect(events).toContain('message.delta')
     expect(events.at(-1)).toBe('run.completed')
@@ -149,7 +180,9 @@ describe('API server through the openai SDK', () => {
   // seed 003: test_delegate_task_runs_inline_on_stateless_channel (API-server counterpart)
   it('runs a background delegate_task inline and the binding ends with the turn', async () => {
     const before = count('SELECT COUNT(*) AS n FROM async_delegations')
-    const { data } = await client.chat.completions.create({ model: 'hermes-agent', messages: [{ role: 'user', content: 'please delegate: say BANANA' }] }).withResponse()
+    const { data } = await client.chat.completions
+      .create({ model: 'hermes-agent', messages: [{ role: 'user', content: 'please delegate: say BANANA' }] })
+      .withResponse()
     expect(data.choices[0]!.message.content).toMatch(/The tool reported/)
     expect(data.choices[0]!.message.content).toMatch(/BANANA/)
     expect(count('SELECT COUNT(*) AS n FROM async_delegations')).toBe(before)
@@ -161,7 +194,8 @@ describe('API server through the openai SDK', () => {
 
   it('refuses an oversized body with 413', async () => {
     const r = await fetch(`${server.url}/v1/chat/completions`, {
-      method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
       body: JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(5 * 1024 * 1024) }] })
     })
     expect(r.status).toBe(413)
@@ -170,11 +204,19 @@ describe('API server through the openai SDK', () => {
 
   it('refuses a foreign Host (DNS rebinding) and an Origin not in API_SERVER_CORS_ORIGINS', async () => {
     const { request } = await import('node:http')
-    const status = (headers: Record<string, string>) => new Promise<number>((done, fail) => {
-      const req = request(`${server.url}/v1/models`, { headers: { authorization: `Bearer ${KEY}`, ...headers } }, (res) => { res.resume(); done(res.statusCode!) })
-      req.on('error', fail)
-      req.end()
-    })
+    const status = (headers: Record<string, string>) =>
+      new Promise<number>((done, fail) => {
+        const req = request(
+          `${server.url}/v1/models`,
+          { headers: { authorization: `Bearer ${KEY}`, ...headers } },
+          (res) => {
+            res.resume()
+            done(res.statusCode!)
+          }
+        )
+        req.on('error', fail)
+        req.end()
+      })
     expect(await status({ host: `evil.example:${server.port}` })).toBe(403)
     expect(await status({ origin: 'http://evil.example' })).toBe(403)
     expect(await status({})).toBe(200)
@@ -191,7 +233,9 @@ describe('API server start-up', () => {
     const home = mkdtempSync(join(tmpdir(), 'cad-api-nokey-'))
     try {
       writeFileSync(join(home, 'config.yaml'), 'model:\n  provider: demo\n')
-      await expect(startApiServer({ gateway: host.gateway, profile: 'default', home, host: '0.0.0.0', port: 0 })).rejects.toThrow(/refusing to serve on 0\.0\.0\.0 without API_SERVER_KEY/)
+      await expect(
+        startApiServer({ gateway: host.gateway, profile: 'default', home, host: '0.0.0.0', port: 0 })
+      ).rejects.toThrow(/refusing to serve on 0\.0\.0\.0 without API_SERVER_KEY/)
     } finally {
       rmSync(home, { recursive: true, force: true })
     }

@@ -26,7 +26,9 @@ export interface ApiServerOptions {
    * guard (malformed request lines, timeouts). Passed in because channels/ sits below host/.
    */
   guards?: {
-    decodePath?(raw: string | undefined): { ok: true; pathname: string } | { ok: false; status: number; message: string }
+    decodePath?(
+      raw: string | undefined
+    ): { ok: true; pathname: string } | { ok: false; status: number; message: string }
     server?(server: Server): unknown
   }
 }
@@ -71,16 +73,23 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     const cors = guardOrigin(req, settings.corsOrigins)
     const target = opts.guards?.decodePath?.(req.url)
     if (target && !target.ok) throw new HttpError(target.status, target.message)
-    const path = (target?.ok ? target.pathname : new URL(req.url ?? '/', 'http://x').pathname).replace(/\/+$/, '') || '/'
+    const path =
+      (target?.ok ? target.pathname : new URL(req.url ?? '/', 'http://x').pathname).replace(/\/+$/, '') || '/'
     const method = req.method ?? 'GET'
     if (method === 'OPTIONS') return void res.writeHead(204, cors).end()
-    if (path === '/health' || path === '/v1/health') return sendJson(res, 200, { status: 'ok', platform: 'hermes-agent', profile: opts.profile }, cors)
-    if (!keyMatches(settings.key, req.headers.authorization)) throw new HttpError(401, 'Invalid API key', 'invalid_request_error', 'invalid_api_key')
+    if (path === '/health' || path === '/v1/health')
+      return sendJson(res, 200, { status: 'ok', platform: 'hermes-agent', profile: opts.profile }, cors)
+    if (!keyMatches(settings.key, req.headers.authorization))
+      throw new HttpError(401, 'Invalid API key', 'invalid_request_error', 'invalid_api_key')
     stats.requests++
-    if (method === 'GET' && path === '/v1/models') return sendJson(res, 200, { object: 'list', data: [modelCard(settings.modelName, stats.startedAt)] }, cors)
-    if (method === 'GET' && path === '/v1/capabilities') return sendJson(res, 200, capabilities(settings.modelName), cors)
-    if (method === 'POST' && path === '/v1/chat/completions') return chatCompletions(ctx, req, res, await guardJsonBody(req), cors)
-    if (method === 'POST' && path === '/v1/responses') return createResponse(ctx, responses, req, res, await guardJsonBody(req), cors)
+    if (method === 'GET' && path === '/v1/models')
+      return sendJson(res, 200, { object: 'list', data: [modelCard(settings.modelName, stats.startedAt)] }, cors)
+    if (method === 'GET' && path === '/v1/capabilities')
+      return sendJson(res, 200, capabilities(settings.modelName), cors)
+    if (method === 'POST' && path === '/v1/chat/completions')
+      return chatCompletions(ctx, req, res, await guardJsonBody(req), cors)
+    if (method === 'POST' && path === '/v1/responses')
+      return createResponse(ctx, responses, req, res, await guardJsonBody(req), cors)
     if (method === 'POST' && path === '/v1/runs') return submitRun(ctx, runs, req, res, await guardJsonBody(req), cors)
     const resp = /^\/v1\/responses\/([^/]+)$/.exec(path)
     if (resp && method === 'GET') return getResponse(responses, decode(resp[1]!), res, cors)
@@ -109,16 +118,23 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     })
   })
   port = (server.address() as AddressInfo).port
-  const hostForUrl = settings.host.includes(':') && !settings.host.startsWith('[') ? `[${settings.host}]` : settings.host
+  const hostForUrl =
+    settings.host.includes(':') && !settings.host.startsWith('[') ? `[${settings.host}]` : settings.host
   opts.log?.('info', `api server for ${opts.profile} on ${hostForUrl}:${port}`)
   return {
-    url: `http://${hostForUrl}:${port}`, host: settings.host, port, profile: opts.profile, modelName: settings.modelName,
-    generatedKey: settings.keyGenerated ? settings.key : null, keySet: true,
+    url: `http://${hostForUrl}:${port}`,
+    host: settings.host,
+    port,
+    profile: opts.profile,
+    modelName: settings.modelName,
+    generatedKey: settings.keyGenerated ? settings.key : null,
+    keySet: true,
     stats: () => ({ ...stats }),
-    close: () => new Promise<void>((done) => {
-      server.close(() => done())
-      server.closeAllConnections()
-    })
+    close: () =>
+      new Promise<void>((done) => {
+        server.close(() => done())
+        server.closeAllConnections()
+      })
   }
 }
 
@@ -137,16 +153,31 @@ function modelCard(id: string, startedAt: number) {
 
 function capabilities(model: string) {
   return {
-    object: 'hermes.api_server.capabilities', platform: 'hermes-agent', model,
+    object: 'hermes.api_server.capabilities',
+    platform: 'hermes-agent',
+    model,
     auth: { type: 'bearer', required: true },
     features: {
-      chat_completions: true, chat_completions_streaming: true, responses_api: true, responses_streaming: true,
-      run_submission: true, run_status: true, run_events_sse: true, run_stop: true,
-      session_continuity_header: 'X-Hermes-Session-Id', async_delivery: false
+      chat_completions: true,
+      chat_completions_streaming: true,
+      responses_api: true,
+      responses_streaming: true,
+      run_submission: true,
+      run_status: true,
+      run_events_sse: true,
+      run_stop: true,
+      session_continuity_header: 'X-Hermes-Session-Id',
+      async_delivery: false
     },
     endpoints: {
-      health: '/health', models: '/v1/models', chat_completions: '/v1/chat/completions', responses: '/v1/responses',
-      runs: '/v1/runs', run_status: '/v1/runs/{run_id}', run_events: '/v1/runs/{run_id}/events', run_stop: '/v1/runs/{run_id}/stop'
+      health: '/health',
+      models: '/v1/models',
+      chat_completions: '/v1/chat/completions',
+      responses: '/v1/responses',
+      runs: '/v1/runs',
+      run_status: '/v1/runs/{run_id}',
+      run_events: '/v1/runs/{run_id}/events',
+      run_stop: '/v1/runs/{run_id}/stop'
     }
   }
 }

@@ -9,13 +9,17 @@ import { TURN_CHANNELS, type TurnHandle } from './gateway-face'
 import { httpErrorOf, newId, newSessionId, sessionHeader, textOf, usageOf, type ApiContext } from './context'
 import { HttpError, openSse, sendJson } from './http'
 
-const Message = z.object({ role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']), content: z.unknown() }).passthrough()
-const Body = z.object({
-  model: z.string().optional(),
-  messages: z.array(Message).min(1, 'messages must not be empty'),
-  stream: z.boolean().optional(),
-  stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullish()
-}).passthrough()
+const Message = z
+  .object({ role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']), content: z.unknown() })
+  .passthrough()
+const Body = z
+  .object({
+    model: z.string().optional(),
+    messages: z.array(Message).min(1, 'messages must not be empty'),
+    stream: z.boolean().optional(),
+    stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullish()
+  })
+  .passthrough()
 
 export interface ParsedConversation {
   text: string
@@ -29,7 +33,10 @@ export function splitConversation(messages: Array<{ role: string; content?: unkn
   const text = textOf(last.content)
   if (!text.trim()) throw new HttpError(400, 'the last user message is empty')
   // Callers' system prompts are not merged into the agent's own (which carries memory and tools).
-  const history = messages.slice(0, -1).filter((m) => m.role === 'user' || m.role === 'assistant').map((m) => ({ role: m.role, content: textOf(m.content) }))
+  const history = messages
+    .slice(0, -1)
+    .filter((m) => m.role === 'user' || m.role === 'assistant')
+    .map((m) => ({ role: m.role, content: textOf(m.content) }))
   return { text, history }
 }
 
@@ -40,7 +47,13 @@ export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   throw new HttpError(400, `${issue.path.join('.') || 'body'}: ${issue.message}`)
 }
 
-export async function chatCompletions(ctx: ApiContext, req: IncomingMessage, res: ServerResponse, raw: Record<string, unknown>, cors: Record<string, string>): Promise<void> {
+export async function chatCompletions(
+  ctx: ApiContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  raw: Record<string, unknown>,
+  cors: Record<string, string>
+): Promise<void> {
   const body = parseBody(Body, raw)
   const { text, history } = splitConversation(body.messages)
   const sessionId = sessionHeader(req.headers['x-hermes-session-id']) ?? newSessionId()
@@ -50,18 +63,38 @@ export async function chatCompletions(ctx: ApiContext, req: IncomingMessage, res
   const base = { id, created, model: ctx.modelName }
 
   if (!body.stream) {
-    const r = await ctx.gateway.runChannelTurn({ profile: ctx.profile, channel: TURN_CHANNELS.api, text, history, sessionId })
-    if (r.status === 'error') throw new HttpError(502, r.error || 'the agent turn failed', 'server_error', 'agent_error')
-    sendJson(res, 200, {
-      ...base, object: 'chat.completion',
-      choices: [{ index: 0, message: { role: 'assistant', content: r.reply }, finish_reason: r.status === 'interrupted' ? 'length' : 'stop' }],
-      usage: usageOf(r)
-    }, { ...headers, 'x-hermes-session-id': r.sessionId })
+    const r = await ctx.gateway.runChannelTurn({
+      profile: ctx.profile,
+      channel: TURN_CHANNELS.api,
+      text,
+      history,
+      sessionId
+    })
+    if (r.status === 'error')
+      throw new HttpError(502, r.error || 'the agent turn failed', 'server_error', 'agent_error')
+    sendJson(
+      res,
+      200,
+      {
+        ...base,
+        object: 'chat.completion',
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: r.reply },
+            finish_reason: r.status === 'interrupted' ? 'length' : 'stop'
+          }
+        ],
+        usage: usageOf(r)
+      },
+      { ...headers, 'x-hermes-session-id': r.sessionId }
+    )
     return
   }
 
   const send = openSse(res, headers)
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => send({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    send({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })
   chunk({ role: 'assistant', content: '' })
   let handle: TurnHandle | null = null
   let finished = false
@@ -71,15 +104,25 @@ export async function chatCompletions(ctx: ApiContext, req: IncomingMessage, res
   })
   try {
     const r = await ctx.gateway.runChannelTurn({
-      profile: ctx.profile, channel: TURN_CHANNELS.api, text, history, sessionId,
-      onStarted: (h) => { handle = h },
-      onDelta: (d) => { if (d.kind === 'text' && d.text) chunk({ content: d.text }) }
+      profile: ctx.profile,
+      channel: TURN_CHANNELS.api,
+      text,
+      history,
+      sessionId,
+      onStarted: (h) => {
+        handle = h
+      },
+      onDelta: (d) => {
+        if (d.kind === 'text' && d.text) chunk({ content: d.text })
+      }
     })
     finished = true
-    if (r.status === 'error') send({ error: { message: r.error || 'the agent turn failed', type: 'server_error', code: 'agent_error' } })
+    if (r.status === 'error')
+      send({ error: { message: r.error || 'the agent turn failed', type: 'server_error', code: 'agent_error' } })
     else {
       chunk({}, r.status === 'interrupted' ? 'length' : 'stop')
-      if (body.stream_options?.include_usage) send({ ...base, object: 'chat.completion.chunk', choices: [], usage: usageOf(r) })
+      if (body.stream_options?.include_usage)
+        send({ ...base, object: 'chat.completion.chunk', choices: [], usage: usageOf(r) })
     }
   } catch (err) {
     finished = true

@@ -31,7 +31,8 @@ export const newId = (prefix: string) => `${prefix}${randomBytes(12).toString('h
 export function sessionHeader(value: string | string[] | undefined): string | undefined {
   const v = Array.isArray(value) ? value[0] : value
   if (v === undefined || v === '') return undefined
-  if (!SESSION_ID.test(v)) throw new HttpError(400, 'X-Hermes-Session-Id must be 1-128 characters of A-Z a-z 0-9 _ . : -')
+  if (!SESSION_ID.test(v))
+    throw new HttpError(400, 'X-Hermes-Session-Id must be 1-128 characters of A-Z a-z 0-9 _ . : -')
   return v
 }
 
@@ -46,14 +47,26 @@ export function httpErrorOf(err: unknown): HttpError {
 }
 
 export function usageOf(r: ChannelTurnResult) {
-  return { prompt_tokens: r.tokens.input, completion_tokens: r.tokens.output, total_tokens: r.tokens.input + r.tokens.output }
+  return {
+    prompt_tokens: r.tokens.input,
+    completion_tokens: r.tokens.output,
+    total_tokens: r.tokens.input + r.tokens.output
+  }
 }
 
 /** Text of an OpenAI message content (a string or a list of text parts). */
 export function textOf(content: unknown): string {
   if (typeof content === 'string') return content
   if (Array.isArray(content)) {
-    return content.map((p) => (typeof p === 'string' ? p : p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : '')).join('')
+    return content
+      .map((p) =>
+        typeof p === 'string'
+          ? p
+          : p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string'
+            ? (p as { text: string }).text
+            : ''
+      )
+      .join('')
   }
   return ''
 }

@@ -8,12 +8,22 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 export const MAX_BODY_BYTES = 4 * 1024 * 1024
 
 export class HttpError extends Error {
-  constructor(readonly status: number, message: string, readonly type = 'invalid_request_error', readonly code: string | null = null) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly type = 'invalid_request_error',
+    readonly code: string | null = null
+  ) {
     super(message)
   }
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {}
+): void {
   if (res.headersSent) return void res.end()
   res.writeHead(status, { 'content-type': 'application/json', ...headers })
   res.end(JSON.stringify(body))
@@ -27,12 +37,14 @@ export function sendError(res: ServerResponse, err: HttpError): void {
 /** Read a JSON object body, refusing more than MAX_BODY_BYTES with 413 before buffering it all. */
 export async function guardJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
   const declared = Number(req.headers['content-length'] ?? 0)
-  if (declared > limit) throw new HttpError(413, `request body is larger than ${limit} bytes`, 'invalid_request_error', 'body_too_large')
+  if (declared > limit)
+    throw new HttpError(413, `request body is larger than ${limit} bytes`, 'invalid_request_error', 'body_too_large')
   const chunks: Buffer[] = []
   let size = 0
   for await (const chunk of req) {
     size += (chunk as Buffer).length
-    if (size > limit) throw new HttpError(413, `request body is larger than ${limit} bytes`, 'invalid_request_error', 'body_too_large')
+    if (size > limit)
+      throw new HttpError(413, `request body is larger than ${limit} bytes`, 'invalid_request_error', 'body_too_large')
     chunks.push(chunk as Buffer)
   }
   const text = Buffer.concat(chunks).toString('utf8')
@@ -42,7 +54,8 @@ export async function guardJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES
   } catch {
     throw new HttpError(400, 'request body must be JSON')
   }
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'request body must be a JSON object')
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new HttpError(400, 'request body must be a JSON object')
   return body as Record<string, unknown>
 }
 
@@ -50,14 +63,16 @@ export async function guardJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES
 export function guardHost(req: IncomingMessage, boundLoopback: boolean, port: number): void {
   if (!boundLoopback) return
   const host = (req.headers.host ?? '').toLowerCase()
-  if (![`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`].includes(host)) throw new HttpError(403, 'host not allowed', 'permission_error', 'host_not_allowed')
+  if (![`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`].includes(host))
+    throw new HttpError(403, 'host not allowed', 'permission_error', 'host_not_allowed')
 }
 
 /** Browsers may call only from API_SERVER_CORS_ORIGINS; returns the CORS headers for an allowed origin. */
 export function guardOrigin(req: IncomingMessage, allowed: string[]): Record<string, string> {
   const origin = req.headers.origin
   if (!origin) return {}
-  if (!allowed.includes(origin) && !allowed.includes('*')) throw new HttpError(403, `origin ${origin} not allowed`, 'permission_error', 'origin_not_allowed')
+  if (!allowed.includes(origin) && !allowed.includes('*'))
+    throw new HttpError(403, `origin ${origin} not allowed`, 'permission_error', 'origin_not_allowed')
   return {
     'access-control-allow-origin': origin,
     'access-control-allow-headers': 'authorization, content-type, x-hermes-session-id',
@@ -68,8 +83,16 @@ export function guardOrigin(req: IncomingMessage, allowed: string[]): Record<str
 }
 
 /** Start an SSE response. */
-export function openSse(res: ServerResponse, headers: Record<string, string> = {}): (data: unknown, event?: string) => void {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...headers })
+export function openSse(
+  res: ServerResponse,
+  headers: Record<string, string> = {}
+): (data: unknown, event?: string) => void {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    ...headers
+  })
   return (data, event) => {
     if (res.writableEnded) return
     res.write(`${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`)

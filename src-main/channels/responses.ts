@@ -12,15 +12,22 @@ import { HttpError, openSse, sendJson } from './http'
 
 const MAX_KEPT = 1000
 
-const InputItem = z.object({ role: z.enum(['system', 'developer', 'user', 'assistant']), content: z.unknown() }).passthrough()
-const Body = z.object({
-  model: z.string().optional(),
-  input: z.union([z.string().min(1, 'input must not be empty'), z.array(InputItem).min(1, 'input must not be empty')]),
-  instructions: z.string().nullish(),
-  previous_response_id: z.string().nullish(),
-  stream: z.boolean().optional(),
-  store: z.boolean().optional()
-}).passthrough()
+const InputItem = z
+  .object({ role: z.enum(['system', 'developer', 'user', 'assistant']), content: z.unknown() })
+  .passthrough()
+const Body = z
+  .object({
+    model: z.string().optional(),
+    input: z.union([
+      z.string().min(1, 'input must not be empty'),
+      z.array(InputItem).min(1, 'input must not be empty')
+    ]),
+    instructions: z.string().nullish(),
+    previous_response_id: z.string().nullish(),
+    stream: z.boolean().optional(),
+    store: z.boolean().optional()
+  })
+  .passthrough()
 
 interface Kept {
   body: Record<string, unknown>
@@ -41,37 +48,91 @@ export class ResponseStore {
   }
 }
 
-export async function createResponse(ctx: ApiContext, store: ResponseStore, req: IncomingMessage, res: ServerResponse, raw: Record<string, unknown>, cors: Record<string, string>): Promise<void> {
+export async function createResponse(
+  ctx: ApiContext,
+  store: ResponseStore,
+  req: IncomingMessage,
+  res: ServerResponse,
+  raw: Record<string, unknown>,
+  cors: Record<string, string>
+): Promise<void> {
   const body = parseBody(Body, raw)
   let sessionId = sessionHeader(req.headers['x-hermes-session-id'])
   if (body.previous_response_id) {
     const prev = store.get(body.previous_response_id)
-    if (!prev) throw new HttpError(404, `No response found with id '${body.previous_response_id}'`, 'invalid_request_error', 'response_not_found')
+    if (!prev)
+      throw new HttpError(
+        404,
+        `No response found with id '${body.previous_response_id}'`,
+        'invalid_request_error',
+        'response_not_found'
+      )
     sessionId = prev.sessionId
   }
-  const items = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input.map((i) => ({ role: i.role, content: textOf(i.content) }))
+  const items =
+    typeof body.input === 'string'
+      ? [{ role: 'user', content: body.input }]
+      : body.input.map((i) => ({ role: i.role, content: textOf(i.content) }))
   const { text, history } = splitConversation(items)
   const sid = sessionId ?? newSessionId()
   const id = newId('resp_')
   const itemId = newId('msg_')
   const createdAt = Math.floor(Date.now() / 1000)
   const shell = (status: string, reply: string, r?: ChannelTurnResult) => ({
-    id, object: 'response', created_at: createdAt, status, model: ctx.modelName,
-    previous_response_id: body.previous_response_id ?? null, instructions: body.instructions ?? null,
-    output: r ? [{ type: 'message', id: itemId, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: reply, annotations: [] }] }] : [],
+    id,
+    object: 'response',
+    created_at: createdAt,
+    status,
+    model: ctx.modelName,
+    previous_response_id: body.previous_response_id ?? null,
+    instructions: body.instructions ?? null,
+    output: r
+      ? [
+          {
+            type: 'message',
+            id: itemId,
+            status: 'completed',
+            role: 'assistant',
+            content: [{ type: 'output_text', text: reply, annotations: [] }]
+          }
+        ]
+      : [],
     output_text: reply,
-    usage: r ? { input_tokens: r.tokens.input, output_tokens: r.tokens.output, total_tokens: r.tokens.input + r.tokens.output } : null,
-    error: null, incomplete_details: null, metadata: {}, parallel_tool_calls: false, tool_choice: 'auto', tools: [], temperature: null, top_p: null
+    usage: r
+      ? { input_tokens: r.tokens.input, output_tokens: r.tokens.output, total_tokens: r.tokens.input + r.tokens.output }
+      : null,
+    error: null,
+    incomplete_details: null,
+    metadata: {},
+    parallel_tool_calls: false,
+    tool_choice: 'auto',
+    tools: [],
+    temperature: null,
+    top_p: null
   })
-  const run = (onDelta?: (d: string) => void) => ctx.gateway.runChannelTurn({
-    profile: ctx.profile, channel: TURN_CHANNELS.api, text, history, sessionId: sid,
-    ...(onDelta ? { onDelta: (d: { kind: string; text?: string }) => { if (d.kind === 'text' && d.text) onDelta(d.text) } } : {})
-  })
-  const keep = (response: Record<string, unknown>, r: ChannelTurnResult) => { if (body.store !== false) store.put(id, { body: response, sessionId: r.sessionId }) }
+  const run = (onDelta?: (d: string) => void) =>
+    ctx.gateway.runChannelTurn({
+      profile: ctx.profile,
+      channel: TURN_CHANNELS.api,
+      text,
+      history,
+      sessionId: sid,
+      ...(onDelta
+        ? {
+            onDelta: (d: { kind: string; text?: string }) => {
+              if (d.kind === 'text' && d.text) onDelta(d.text)
+            }
+          }
+        : {})
+    })
+  const keep = (response: Record<string, unknown>, r: ChannelTurnResult) => {
+    if (body.store !== false) store.put(id, { body: response, sessionId: r.sessionId })
+  }
 
   if (!body.stream) {
     const r = await run()
-    if (r.status === 'error') throw new HttpError(502, r.error || 'the agent turn failed', 'server_error', 'agent_error')
+    if (r.status === 'error')
+      throw new HttpError(502, r.error || 'the agent turn failed', 'server_error', 'agent_error')
     const response = shell(r.status === 'completed' ? 'completed' : 'incomplete', r.reply, r)
     keep(response, r)
     return sendJson(res, 200, response, { ...cors, 'x-hermes-session-id': r.sessionId })
@@ -82,20 +143,35 @@ export async function createResponse(ctx: ApiContext, store: ResponseStore, req:
   const event = (type: string, data: Record<string, unknown>) => send({ type, sequence_number: seq++, ...data }, type)
   event('response.created', { response: shell('in_progress', '') })
   try {
-    const r = await run((delta) => event('response.output_text.delta', { item_id: itemId, output_index: 0, content_index: 0, delta, logprobs: [] }))
-    if (r.status === 'error') event('response.failed', { response: { ...shell('failed', ''), error: { code: 'server_error', message: r.error || 'the agent turn failed' } } })
+    const r = await run((delta) =>
+      event('response.output_text.delta', { item_id: itemId, output_index: 0, content_index: 0, delta, logprobs: [] })
+    )
+    if (r.status === 'error')
+      event('response.failed', {
+        response: {
+          ...shell('failed', ''),
+          error: { code: 'server_error', message: r.error || 'the agent turn failed' }
+        }
+      })
     else {
       const response = shell(r.status === 'completed' ? 'completed' : 'incomplete', r.reply, r)
       keep(response, r)
-      event('response.output_text.done', { item_id: itemId, output_index: 0, content_index: 0, text: r.reply, logprobs: [] })
+      event('response.output_text.done', {
+        item_id: itemId,
+        output_index: 0,
+        content_index: 0,
+        text: r.reply,
+        logprobs: []
+      })
       event('response.completed', { response })
     }
   } catch (err) {
-    event('response.failed', { response: { ...shell('failed', ''), error: { code: 'server_error', message: (err as Error).message } } })
+    event('response.failed', {
+      response: { ...shell('failed', ''), error: { code: 'server_error', message: (err as Error).message } }
+    })
   }
   res.end()
 }
-
 
 export function getResponse(store: ResponseStore, id: string, res: ServerResponse, cors: Record<string, string>): void {
   const k = store.get(id)
@@ -103,7 +179,13 @@ export function getResponse(store: ResponseStore, id: string, res: ServerRespons
   sendJson(res, 200, k.body, { ...cors, 'x-hermes-session-id': k.sessionId })
 }
 
-export function deleteResponse(store: ResponseStore, id: string, res: ServerResponse, cors: Record<string, string>): void {
-  if (!store.delete(id)) throw new HttpError(404, `No response found with id '${id}'`, 'invalid_request_error', 'response_not_found')
+export function deleteResponse(
+  store: ResponseStore,
+  id: string,
+  res: ServerResponse,
+  cors: Record<string, string>
+): void {
+  if (!store.delete(id))
+    throw new HttpError(404, `No response found with id '${id}'`, 'invalid_request_error', 'response_not_found')
   sendJson(res, 200, { id, object: 'response.deleted', deleted: true }, cors)
 }

@@ -12,14 +12,23 @@ import { HttpError, openSse, sendJson } from './http'
 
 const MAX_RUNS = 500
 
-const Body = z.object({
-  input: z.union([z.string().min(1, 'input must not be empty'), z.array(z.object({ role: z.string(), content: z.unknown() }).passthrough()).min(1)]),
-  session_id: z.string().nullish(),
-  instructions: z.string().nullish()
-}).passthrough()
+const Body = z
+  .object({
+    input: z.union([
+      z.string().min(1, 'input must not be empty'),
+      z.array(z.object({ role: z.string(), content: z.unknown() }).passthrough()).min(1)
+    ]),
+    session_id: z.string().nullish(),
+    instructions: z.string().nullish()
+  })
+  .passthrough()
 
 export type RunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled'
-export interface RunEvent { event: string; run_id: string; [k: string]: unknown }
+export interface RunEvent {
+  event: string
+  run_id: string
+  [k: string]: unknown
+}
 
 interface Run {
   id: string
@@ -46,8 +55,17 @@ export class RunRegistry {
 
   create(sessionId: string): Run {
     const run: Run = {
-      id: newId('run_'), status: 'queued', sessionId, createdAt: Math.floor(Date.now() / 1000), turnId: null, stopRequested: false,
-      output: null, error: null, usage: null, events: [], listeners: new Set()
+      id: newId('run_'),
+      status: 'queued',
+      sessionId,
+      createdAt: Math.floor(Date.now() / 1000),
+      turnId: null,
+      stopRequested: false,
+      output: null,
+      error: null,
+      usage: null,
+      events: [],
+      listeners: new Set()
     }
     this.runs.set(run.id, run)
     // Drop the oldest finished runs past the bound; a running one is never dropped.
@@ -71,24 +89,55 @@ export class RunRegistry {
 }
 
 export const statusOf = (r: Run) => ({
-  object: 'hermes.run', run_id: r.id, status: r.status, session_id: r.sessionId, created_at: r.createdAt,
-  output: r.output, error: r.error, usage: r.usage
+  object: 'hermes.run',
+  run_id: r.id,
+  status: r.status,
+  session_id: r.sessionId,
+  created_at: r.createdAt,
+  output: r.output,
+  error: r.error,
+  usage: r.usage
 })
 
-export async function submitRun(ctx: ApiContext, runs: RunRegistry, req: IncomingMessage, res: ServerResponse, raw: Record<string, unknown>, cors: Record<string, string>): Promise<void> {
+export async function submitRun(
+  ctx: ApiContext,
+  runs: RunRegistry,
+  req: IncomingMessage,
+  res: ServerResponse,
+  raw: Record<string, unknown>,
+  cors: Record<string, string>
+): Promise<void> {
   const body = parseBody(Body, raw)
-  const items = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input.map((i) => ({ role: i.role, content: textOf(i.content) }))
+  const items =
+    typeof body.input === 'string'
+      ? [{ role: 'user', content: body.input }]
+      : body.input.map((i) => ({ role: i.role, content: textOf(i.content) }))
   const { text, history } = splitConversation(items)
   const sessionId = sessionHeader(body.session_id ?? req.headers['x-hermes-session-id']) ?? newSessionId()
   const run = runs.create(sessionId)
-  sendJson(res, 202, { object: 'hermes.run', run_id: run.id, status: run.status, session_id: sessionId }, { ...cors, 'x-hermes-session-id': sessionId })
+  sendJson(
+    res,
+    202,
+    { object: 'hermes.run', run_id: run.id, status: run.status, session_id: sessionId },
+    { ...cors, 'x-hermes-session-id': sessionId }
+  )
   void execute(ctx, runs, run, text, history)
 }
 
-async function execute(ctx: ApiContext, runs: RunRegistry, run: Run, text: string, history: Array<{ role: string; content: string }>): Promise<void> {
+async function execute(
+  ctx: ApiContext,
+  runs: RunRegistry,
+  run: Run,
+  text: string,
+  history: Array<{ role: string; content: string }>
+): Promise<void> {
   try {
     const r = await ctx.gateway.runChannelTurn({
-      profile: ctx.profile, channel: TURN_CHANNELS.api, text, history, sessionId: run.sessionId,
+      profile: ctx.profile,
+      channel: TURN_CHANNELS.api,
+      text,
+      history,
+      sessionId: run.sessionId,
       onStarted: (h) => {
         run.turnId = h.turnId
         run.status = 'running'
@@ -97,12 +146,18 @@ async function execute(ctx: ApiContext, runs: RunRegistry, run: Run, text: strin
       },
       onDelta: (d) => {
         if (d.kind === 'text' && d.text) runs.emit(run, 'message.delta', { delta: d.text })
-        else if (d.kind === 'tool_call') runs.emit(run, 'tool.started', { tool_name: d.toolName ?? null, tool_call_id: d.toolCallId ?? null })
-        else if (d.kind === 'tool_result') runs.emit(run, 'tool.completed', { tool_name: d.toolName ?? null, tool_call_id: d.toolCallId ?? null })
+        else if (d.kind === 'tool_call')
+          runs.emit(run, 'tool.started', { tool_name: d.toolName ?? null, tool_call_id: d.toolCallId ?? null })
+        else if (d.kind === 'tool_result')
+          runs.emit(run, 'tool.completed', { tool_name: d.toolName ?? null, tool_call_id: d.toolCallId ?? null })
       }
     })
     run.sessionId = r.sessionId
-    run.usage = { input_tokens: r.tokens.input, output_tokens: r.tokens.output, total_tokens: r.tokens.input + r.tokens.output }
+    run.usage = {
+      input_tokens: r.tokens.input,
+      output_tokens: r.tokens.output,
+      total_tokens: r.tokens.input + r.tokens.output
+    }
     if (r.status === 'completed') {
       run.status = 'completed'
       run.output = r.reply
@@ -143,7 +198,13 @@ export function runEvents(runs: RunRegistry, id: string, res: ServerResponse, co
   res.on('close', () => run.listeners.delete(listener))
 }
 
-export function stopRun(ctx: ApiContext, runs: RunRegistry, id: string, res: ServerResponse, cors: Record<string, string>): void {
+export function stopRun(
+  ctx: ApiContext,
+  runs: RunRegistry,
+  id: string,
+  res: ServerResponse,
+  cors: Record<string, string>
+): void {
   const run = runs.get(id)
   if (run.status === 'queued' || run.status === 'running') {
     run.stopRequested = true

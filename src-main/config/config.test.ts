@@ -45,7 +45,13 @@ describe('loadConfig', () => {
 describe('typed accessors', () => {
   it('upstream defaults when absent', () => {
     expect(compressionSettings({})).toEqual({ enabled: true, threshold: 0.5, targetRatio: 0.2, protectLastN: 20 })
-    expect(delegationSettings({})).toEqual({ maxRetained: 10, retainedTtlHours: 72, maxConcurrentChildren: 3, maxSpawnDepth: 1, maxIterations: 90 })
+    expect(delegationSettings({})).toEqual({
+      maxRetained: 10,
+      retainedTtlHours: 72,
+      maxConcurrentChildren: 3,
+      maxSpawnDepth: 1,
+      maxIterations: 90
+    })
     expect(agentSettings({})).toEqual({ maxIterations: 90, disabledToolsets: [], reasoningEffort: null })
     expect(memoryProvider({})).toBeNull()
   })
@@ -58,9 +64,21 @@ delegation: {max_retained: 2, retained_ttl_hours: 1, max_concurrent_children: 4,
 memory: {provider: honcho}
 agent: {max_iterations: 12, disabled_toolsets: [web, 3], reasoning_effort: High}
 `)
-    expect(modelSettings(raw)).toMatchObject({ default: 'gpt-5', provider: 'openai', baseUrl: 'http://x/v1', contextLength: 1000, maxTokens: 50 })
+    expect(modelSettings(raw)).toMatchObject({
+      default: 'gpt-5',
+      provider: 'openai',
+      baseUrl: 'http://x/v1',
+      contextLength: 1000,
+      maxTokens: 50
+    })
     expect(compressionSettings(raw)).toEqual({ enabled: false, threshold: 0.7, targetRatio: 0.3, protectLastN: 5 })
-    expect(delegationSettings(raw)).toEqual({ maxRetained: 2, retainedTtlHours: 1, maxConcurrentChildren: 4, maxSpawnDepth: 1, maxIterations: 7 })
+    expect(delegationSettings(raw)).toEqual({
+      maxRetained: 2,
+      retainedTtlHours: 1,
+      maxConcurrentChildren: 4,
+      maxSpawnDepth: 1,
+      maxIterations: 7
+    })
     expect(memoryProvider(raw)).toBe('honcho')
     expect(agentSettings(raw)).toEqual({ maxIterations: 12, disabledToolsets: ['web'], reasoningEffort: 'high' })
     expect(agentSettings({ agent: { reasoning_effort: 'ludicrous' } }).reasoningEffort).toBeNull()
@@ -75,23 +93,44 @@ agent: {max_iterations: 12, disabled_toolsets: [web, 3], reasoning_effort: High}
 
 describe('resolveRuntime', () => {
   it('reads the key from the profile secrets by provider', () => {
-    const h = home('model: {default: claude-sonnet-4, provider: anthropic}\n', 'ANTHROPIC_API_KEY=sk-ant-xyz\nOPENAI_API_KEY=sk-o\n')
+    const h = home(
+      'model: {default: claude-sonnet-4, provider: anthropic}\n',
+      'ANTHROPIC_API_KEY=sk-ant-xyz\nOPENAI_API_KEY=sk-o\n'
+    )
     const rt = resolveRuntime(h)
-    expect(rt).toMatchObject({ model: 'claude-sonnet-4', provider: 'anthropic', apiMode: 'anthropic_messages', apiKey: 'sk-ant-xyz', baseUrl: 'https://api.anthropic.com', requestedProvider: 'anthropic' })
+    expect(rt).toMatchObject({
+      model: 'claude-sonnet-4',
+      provider: 'anthropic',
+      apiMode: 'anthropic_messages',
+      apiKey: 'sk-ant-xyz',
+      baseUrl: 'https://api.anthropic.com',
+      requestedProvider: 'anthropic'
+    })
   })
 
   it('honours model.api_key_env and a custom base_url', () => {
     const h = home('model: {default: m, base_url: "http://127.0.0.1:9/v1", api_key_env: MY_KEY}\n', 'MY_KEY=abc\n')
-    expect(resolveRuntime(h)).toMatchObject({ provider: 'custom', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'abc', apiMode: 'chat_completions', requestedProvider: 'auto' })
+    expect(resolveRuntime(h)).toMatchObject({
+      provider: 'custom',
+      baseUrl: 'http://127.0.0.1:9/v1',
+      apiKey: 'abc',
+      apiMode: 'chat_completions',
+      requestedProvider: 'auto'
+    })
   })
 
   it('infers openrouter from its key when nothing is configured', () => {
-    expect(resolveRuntime(home(undefined, 'OPENROUTER_API_KEY=sk-or-1\n'))).toMatchObject({ provider: 'openrouter', apiKey: 'sk-or-1' })
+    expect(resolveRuntime(home(undefined, 'OPENROUTER_API_KEY=sk-or-1\n'))).toMatchObject({
+      provider: 'openrouter',
+      apiKey: 'sk-or-1'
+    })
   })
 
   // seed 001: test_default_gateway_runtime_forwards_filtered_capabilities
   it('forwards only boolean provider capabilities', () => {
-    const h = home('model:\n  default: m\n  provider: custom\n  base_url: "https://trusted-proxy.example/v1"\n  capabilities:\n    openai_native_compaction: true\n    ignore-me: not-a-bool\n')
+    const h = home(
+      'model:\n  default: m\n  provider: custom\n  base_url: "https://trusted-proxy.example/v1"\n  capabilities:\n    openai_native_compaction: true\n    ignore-me: not-a-bool\n'
+    )
     expect(resolveRuntime(h).capabilities).toEqual({ openai_native_compaction: true })
   })
 
@@ -104,7 +143,14 @@ describe('settings', () => {
   it('readSettings never returns the key', () => {
     const h = home('model: gpt-4o\n', 'OPENAI_API_KEY=sk-secret-123456\n')
     const s = readSettings(h, { profile: 'default' })
-    expect(s).toMatchObject({ profile: 'default', model: 'gpt-4o', apiKeySet: true, apiKeyStorage: 'env_file', maxIterations: 90, compressionThreshold: 0.5 })
+    expect(s).toMatchObject({
+      profile: 'default',
+      model: 'gpt-4o',
+      apiKeySet: true,
+      apiKeyStorage: 'env_file',
+      maxIterations: 90,
+      compressionThreshold: 0.5
+    })
     expect(JSON.stringify(s)).not.toContain('sk-secret')
   })
 
@@ -116,7 +162,13 @@ describe('settings', () => {
     expect(text).toContain('# keep me')
     expect(text).toContain('threshold: 0.8')
     expect(text).not.toContain('sk-new-key')
-    expect(s).toMatchObject({ profile: 'work', model: 'gpt-5', provider: 'openai', apiKeySet: true, compressionThreshold: 0.8 })
+    expect(s).toMatchObject({
+      profile: 'work',
+      model: 'gpt-5',
+      provider: 'openai',
+      apiKeySet: true,
+      compressionThreshold: 0.8
+    })
     expect(readFileSync(join(h, '.env'), 'utf8')).toBe('OPENAI_API_KEY=sk-new-key-0001\n')
     expect(statSync(join(h, '.env')).mode & 0o777).toBe(0o600)
     expect(resolveRuntime(h).apiKey).toBe('sk-new-key-0001')

@@ -7,8 +7,16 @@ import { secretsFor } from './vault'
 
 describe('.env parsing', () => {
   it('handles BOM, export prefix, quotes and inline comments', () => {
-    const text = '\ufeff# comment\nexport OPENAI_API_KEY=sk-abc123 # trailing\nA="two words" # c\nB=\'single # not comment\'\nC=x#y\nD="esc\\"aped\\n"\n\nnot a line\n=novalue\nE=\n'
-    expect(parseEnv(text)).toEqual({ OPENAI_API_KEY: 'sk-abc123', A: 'two words', B: 'single # not comment', C: 'x#y', D: 'esc"aped\n', E: '' })
+    const text =
+      '\ufeff# comment\nexport OPENAI_API_KEY=sk-abc123 # trailing\nA="two words" # c\nB=\'single # not comment\'\nC=x#y\nD="esc\\"aped\\n"\n\nnot a line\n=novalue\nE=\n'
+    expect(parseEnv(text)).toEqual({
+      OPENAI_API_KEY: 'sk-abc123',
+      A: 'two words',
+      B: 'single # not comment',
+      C: 'x#y',
+      D: 'esc"aped\n',
+      E: ''
+    })
   })
 
   it('never touches process.env', () => {

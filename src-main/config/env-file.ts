@@ -38,7 +38,10 @@ function parseValue(v: string): string {
   if (q === '"' || q === "'") {
     // Find the closing quote (skipping escaped ones inside double quotes); anything after it is a comment.
     for (let i = 1; i < v.length; i++) {
-      if (q === '"' && v[i] === '\\') { i++; continue }
+      if (q === '"' && v[i] === '\\') {
+        i++
+        continue
+      }
       if (v[i] === q) {
         const inner = v.slice(1, i)
         return q === '"' ? unescapeDouble(inner) : inner

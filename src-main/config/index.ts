@@ -16,7 +16,13 @@ export { resolveRuntime, type ResolvedRuntime } from './runtime'
 export { redact, redactValues, redactDeep } from './redact'
 
 /** Typed readers of `config.yaml` sections, with upstream defaults. */
-export const configSections = { section, agent: agentSettings, memoryProvider, providerLimits: providerLimitSettings, isDemo: isDemoConfig }
+export const configSections = {
+  section,
+  agent: agentSettings,
+  memoryProvider,
+  providerLimits: providerLimitSettings,
+  isDemo: isDemoConfig
+}
 /** Where a profile's files live, and the one `.env` edit other folders make (API_SERVER_KEY). */
 export const configFiles = { config: configPath, env: envPath, updateEnv: updateEnvFile }
 /** The process-wide secret vault: the host sets it once at start; readers get it when none is injected. */

@@ -59,24 +59,53 @@ function readConfig(path: string): LoadedConfig {
   try {
     text = readFileSync(path, 'utf8')
   } catch (err) {
-    return { path, raw: {}, exists: true, error: { code: 'unreadable_config', path, message: `cannot read ${path}: ${(err as Error).message}` } }
+    return {
+      path,
+      raw: {},
+      exists: true,
+      error: { code: 'unreadable_config', path, message: `cannot read ${path}: ${(err as Error).message}` }
+    }
   }
   const doc = parseDocument(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
   if (doc.errors.length) {
     const first = doc.errors[0]
     const line = first.linePos?.[0]?.line
     const detail = first.message.split('\n')[0]
-    return { path, raw: {}, exists: true, error: { code: 'malformed_config', path, line, message: `config.yaml is not valid YAML (${path}${line ? `, line ${line}` : ''}): ${detail}` } }
+    return {
+      path,
+      raw: {},
+      exists: true,
+      error: {
+        code: 'malformed_config',
+        path,
+        line,
+        message: `config.yaml is not valid YAML (${path}${line ? `, line ${line}` : ''}): ${detail}`
+      }
+    }
   }
   let value: unknown
   try {
     value = doc.toJS({ maxAliasCount: 100 })
   } catch (err) {
-    return { path, raw: {}, exists: true, error: { code: 'malformed_config', path, message: `config.yaml could not be read (${path}): ${(err as Error).message}` } }
+    return {
+      path,
+      raw: {},
+      exists: true,
+      error: {
+        code: 'malformed_config',
+        path,
+        message: `config.yaml could not be read (${path}): ${(err as Error).message}`
+      }
+    }
   }
   if (value === null || value === undefined) return { path, raw: {}, exists: true, error: null }
   if (!isPlainObject(value)) {
-    return { path, raw: {}, exists: true, error: { code: 'malformed_config', path, message: `config.yaml must be a mapping at the top level (${path})` } }
+    return {
+      path,
+      raw: {},
+      exists: true,
+      error: { code: 'malformed_config', path, message: `config.yaml must be a mapping at the top level (${path})` }
+    }
   }
   return { path, raw: value, exists: true, error: null }
 }

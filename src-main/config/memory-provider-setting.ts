@@ -11,8 +11,13 @@ export function writeMemoryProvider(home: string, provider: string | null): void
   const path = configPath(home)
   const text = existsSync(path) ? readFileSync(path, 'utf8') : ''
   const doc = parseDocument(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
-  if (doc.errors.length) throw new CaduceusError('conflict', `config.yaml is not valid YAML (${path}); fix it before changing the memory provider here`)
-  if (doc.contents !== null && !isMap(doc.contents)) throw new CaduceusError('conflict', 'config.yaml is not a mapping; fix it before changing the memory provider here')
+  if (doc.errors.length)
+    throw new CaduceusError(
+      'conflict',
+      `config.yaml is not valid YAML (${path}); fix it before changing the memory provider here`
+    )
+  if (doc.contents !== null && !isMap(doc.contents))
+    throw new CaduceusError('conflict', 'config.yaml is not a mapping; fix it before changing the memory provider here')
   if (provider === null) {
     if (doc.hasIn(['memory', 'provider'])) doc.deleteIn(['memory', 'provider'])
   } else {

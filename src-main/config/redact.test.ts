@@ -3,7 +3,9 @@ import { redact, redactValues } from './redact'
 
 describe('redact', () => {
   it('masks key-shaped strings', () => {
-    const out = redact('key sk-or-v1-abcdef123456 and Bearer abcdefghijk and OPENAI_API_KEY=plainvalue1 url?token=zzz123')
+    const out = redact(
+      'key sk-or-v1-abcdef123456 and Bearer abcdefghijk and OPENAI_API_KEY=plainvalue1 url?token=zzz123'
+    )
     expect(out).not.toMatch(/abcdef123456|abcdefghijk|plainvalue1|zzz123/)
     expect(out).toContain('sk-***')
   })

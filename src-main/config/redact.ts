@@ -42,7 +42,11 @@ export function rememberSecretValues(values: Iterable<string | null | undefined>
 
 /** Remember a profile's secrets: values of secret-sounding names, and any long opaque value (no spaces or paths). */
 export function rememberSecrets(env: Record<string, string>): void {
-  rememberSecretValues(Object.entries(env).filter(([name, v]) => SECRET_NAME.test(name) || (v.length >= 20 && /^[^\s/\\]+$/.test(v))).map(([, v]) => v))
+  rememberSecretValues(
+    Object.entries(env)
+      .filter(([name, v]) => SECRET_NAME.test(name) || (v.length >= 20 && /^[^\s/\\]+$/.test(v)))
+      .map(([, v]) => v)
+  )
 }
 
 /** How many secret values are registered (tests, diagnostics — never the values). */

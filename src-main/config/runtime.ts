@@ -68,15 +68,25 @@ export function filterCapabilities(caps: Record<string, unknown>): Record<string
   return out
 }
 
-export function resolveRuntime(home: string, opts: { vault?: SecretVault; secrets?: Record<string, string> } = {}): ResolvedRuntime {
+export function resolveRuntime(
+  home: string,
+  opts: { vault?: SecretVault; secrets?: Record<string, string> } = {}
+): ResolvedRuntime {
   const loaded = loadConfig(home)
   const m = modelSettings(loaded.raw)
   const secrets = opts.secrets ?? secretsFor(home, opts.vault)
   const provider = pickProvider(m.provider, m.baseUrl, secrets)
   const baseUrl = m.baseUrl ?? PROVIDER_BASE_URL[provider] ?? ''
   const apiMode: ApiMode =
-    m.apiMode === 'anthropic_messages' || m.apiMode === 'chat_completions' ? m.apiMode : provider === 'anthropic' ? 'anthropic_messages' : 'chat_completions'
-  const apiKeyEnv = m.apiKeyEnv ?? PROVIDER_KEY_ENV[provider] ?? (apiMode === 'anthropic_messages' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY')
+    m.apiMode === 'anthropic_messages' || m.apiMode === 'chat_completions'
+      ? m.apiMode
+      : provider === 'anthropic'
+        ? 'anthropic_messages'
+        : 'chat_completions'
+  const apiKeyEnv =
+    m.apiKeyEnv ??
+    PROVIDER_KEY_ENV[provider] ??
+    (apiMode === 'anthropic_messages' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY')
   const apiKey = secrets[apiKeyEnv] ?? m.apiKey ?? ''
   rememberSecretValues([apiKey])
   return {

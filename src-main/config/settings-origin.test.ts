@@ -12,14 +12,25 @@ const vault = new EnvFileVault()
 
 describe('settings.update base URL', () => {
   it('moving a keyed profile to another origin needs the key again; same origin does not', () => {
-    writeFileSync(join(home, 'config.yaml'), 'model:\n  default: m\n  provider: custom\n  base_url: https://api.one.example/v1\n')
+    writeFileSync(
+      join(home, 'config.yaml'),
+      'model:\n  default: m\n  provider: custom\n  base_url: https://api.one.example/v1\n'
+    )
     writeSettings(home, { apiKey: 'key-for-server-one-123' }, { vault })
-    expect(() => writeSettings(home, { baseUrl: 'https://collector.evil.example/v1' }, { vault })).toThrow(/needs its API key again/)
+    expect(() => writeSettings(home, { baseUrl: 'https://collector.evil.example/v1' }, { vault })).toThrow(
+      /needs its API key again/
+    )
     expect(readSettings(home, { vault }).baseUrl).toBe('https://api.one.example/v1')
     // Same origin, another path: fine.
-    expect(writeSettings(home, { baseUrl: 'https://api.one.example/v2' }, { vault }).baseUrl).toBe('https://api.one.example/v2')
+    expect(writeSettings(home, { baseUrl: 'https://api.one.example/v2' }, { vault }).baseUrl).toBe(
+      'https://api.one.example/v2'
+    )
     // Another origin WITH a key typed again: fine, and the old key is replaced.
-    const moved = writeSettings(home, { baseUrl: 'https://api.two.example/v1', apiKey: 'key-for-server-two-456' }, { vault })
+    const moved = writeSettings(
+      home,
+      { baseUrl: 'https://api.two.example/v1', apiKey: 'key-for-server-two-456' },
+      { vault }
+    )
     expect(moved).toMatchObject({ baseUrl: 'https://api.two.example/v1', apiKeySet: true })
     expect(readFileSync(join(home, '.env'), 'utf8')).not.toContain('key-for-server-one-123')
   })

@@ -10,7 +10,11 @@ export const DEFAULT_MAX_ITERATIONS = 90
 export const DEFAULT_COMPRESSION = { enabled: true, threshold: 0.5, targetRatio: 0.2, protectLastN: 20 } as const
 /** hermes-spec §2.8. */
 export const DEFAULT_DELEGATION = {
-  maxRetained: 10, retainedTtlHours: 72, maxConcurrentChildren: 3, maxSpawnDepth: 1, maxIterations: DEFAULT_MAX_ITERATIONS
+  maxRetained: 10,
+  retainedTtlHours: 72,
+  maxConcurrentChildren: 3,
+  maxSpawnDepth: 1,
+  maxIterations: DEFAULT_MAX_ITERATIONS
 } as const
 
 export function section(raw: RawConfig | null | undefined, name: string): Record<string, unknown> {
@@ -18,8 +22,10 @@ export function section(raw: RawConfig | null | undefined, name: string): Record
   return isPlainObject(s) ? s : {}
 }
 
-const num = (v: unknown, d: number, min = -Infinity): number => (typeof v === 'number' && Number.isFinite(v) && v >= min ? v : d)
-const int = (v: unknown, d: number, min = -Infinity): number => (typeof v === 'number' && Number.isInteger(v) && v >= min ? v : d)
+const num = (v: unknown, d: number, min = -Infinity): number =>
+  typeof v === 'number' && Number.isFinite(v) && v >= min ? v : d
+const int = (v: unknown, d: number, min = -Infinity): number =>
+  typeof v === 'number' && Number.isInteger(v) && v >= min ? v : d
 const bool = (v: unknown, d: boolean): boolean => (typeof v === 'boolean' ? v : d)
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : null)
 
@@ -40,7 +46,17 @@ export interface ModelSettings {
 export function modelSettings(raw: RawConfig): ModelSettings {
   const m = raw.model
   if (typeof m === 'string') {
-    return { default: str(m), provider: null, baseUrl: null, apiMode: null, apiKeyEnv: null, apiKey: null, contextLength: null, maxTokens: null, capabilities: {} }
+    return {
+      default: str(m),
+      provider: null,
+      baseUrl: null,
+      apiMode: null,
+      apiKeyEnv: null,
+      apiKey: null,
+      contextLength: null,
+      maxTokens: null,
+      capabilities: {}
+    }
   }
   const s = isPlainObject(m) ? m : {}
   return {
@@ -61,15 +77,23 @@ export function modelSettings(raw: RawConfig): ModelSettings {
  * fall back to the agent's defaults (call-limits.ts: 120 s inactivity, 15 min per call, 1,000,000 characters,
  * 2 retries, 30 s longest Retry-After honoured). Read when an agent is built.
  */
-export function providerLimitSettings(raw: RawConfig): { inactivityMs?: number; totalMs?: number; maxReplyChars?: number; maxRetries?: number; maxRetryWaitMs?: number } {
+export function providerLimitSettings(raw: RawConfig): {
+  inactivityMs?: number
+  totalMs?: number
+  maxReplyChars?: number
+  maxRetries?: number
+  maxRetryWaitMs?: number
+} {
   const s = section(raw, 'provider_limits')
   const out: ReturnType<typeof providerLimitSettings> = {}
   const pos = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v > 0
   if (pos(s.inactivity_timeout)) out.inactivityMs = Math.round((s.inactivity_timeout as number) * 1000)
   if (pos(s.call_timeout)) out.totalMs = Math.round((s.call_timeout as number) * 1000)
   if (pos(s.max_reply_chars)) out.maxReplyChars = Math.floor(s.max_reply_chars as number)
-  if (typeof s.max_retries === 'number' && Number.isInteger(s.max_retries) && s.max_retries >= 0 && s.max_retries <= 10) out.maxRetries = s.max_retries
-  if (typeof s.max_retry_wait === 'number' && Number.isFinite(s.max_retry_wait) && s.max_retry_wait >= 0) out.maxRetryWaitMs = Math.round(s.max_retry_wait * 1000)
+  if (typeof s.max_retries === 'number' && Number.isInteger(s.max_retries) && s.max_retries >= 0 && s.max_retries <= 10)
+    out.maxRetries = s.max_retries
+  if (typeof s.max_retry_wait === 'number' && Number.isFinite(s.max_retry_wait) && s.max_retry_wait >= 0)
+    out.maxRetryWaitMs = Math.round(s.max_retry_wait * 1000)
   return out
 }
 
@@ -106,7 +130,9 @@ export type ReasoningEffort = (typeof EFFORTS)[number]
 
 export function agentSettings(raw: RawConfig) {
   const s = section(raw, 'agent')
-  const disabled = Array.isArray(s.disabled_toolsets) ? s.disabled_toolsets.filter((t): t is string => typeof t === 'string') : []
+  const disabled = Array.isArray(s.disabled_toolsets)
+    ? s.disabled_toolsets.filter((t): t is string => typeof t === 'string')
+    : []
   const effort = typeof s.reasoning_effort === 'string' ? s.reasoning_effort.trim().toLowerCase() : ''
   return {
     // Upstream spells the budget `max_turns` in older configs.

@@ -58,7 +58,11 @@ export function writeSettings(home: string, patch: SettingsPatch, opts: Settings
     // the key typed again (or cleared with an empty key).
     const current = resolveRuntime(home, { vault })
     if (current.apiKey && originOf(current.baseUrl) !== originOf(update.baseUrl)) {
-      throw new CaduceusError('invalid_input', `Moving this profile to ${originOf(update.baseUrl) ?? 'another server'} needs its API key again: the saved key is only sent to ${originOf(current.baseUrl) ?? 'the server it was saved for'}`, 'apiKey')
+      throw new CaduceusError(
+        'invalid_input',
+        `Moving this profile to ${originOf(update.baseUrl) ?? 'another server'} needs its API key again: the saved key is only sent to ${originOf(current.baseUrl) ?? 'the server it was saved for'}`,
+        'apiKey'
+      )
     }
   }
   const path = configPath(home)
@@ -69,7 +73,10 @@ export function writeSettings(home: string, patch: SettingsPatch, opts: Settings
     throw new CaduceusError('conflict', `config.yaml is not valid YAML (${path}); fix it before changing settings here`)
   }
   const fields: Array<[string, string | undefined]> = [
-    ['default', update.model], ['provider', update.provider], ['base_url', update.baseUrl], ['api_mode', update.apiMode]
+    ['default', update.model],
+    ['provider', update.provider],
+    ['base_url', update.baseUrl],
+    ['api_mode', update.apiMode]
   ]
   if (fields.some(([, v]) => v !== undefined)) {
     ensureModelMap(doc)

@@ -23,27 +23,48 @@ const NOW = Date.parse('2026-03-01T08:00:00Z')
 
 describe('schedule grammar', () => {
   it('parses every form to the upstream shape', () => {
-    expect(parseSchedule('30m', { now: NOW })).toEqual({ kind: 'once', run_at: '2026-03-01T08:30:00+00:00', display: 'once in 30m' })
-    expect(parseSchedule('2h', { now: NOW })).toEqual({ kind: 'once', run_at: '2026-03-01T10:00:00+00:00', display: 'once in 2h' })
-    expect(parseSchedule('1d', { now: NOW })).toEqual({ kind: 'once', run_at: '2026-03-02T08:00:00+00:00', display: 'once in 1d' })
+    expect(parseSchedule('30m', { now: NOW })).toEqual({
+      kind: 'once',
+      run_at: '2026-03-01T08:30:00+00:00',
+      display: 'once in 30m'
+    })
+    expect(parseSchedule('2h', { now: NOW })).toEqual({
+      kind: 'once',
+      run_at: '2026-03-01T10:00:00+00:00',
+      display: 'once in 2h'
+    })
+    expect(parseSchedule('1d', { now: NOW })).toEqual({
+      kind: 'once',
+      run_at: '2026-03-02T08:00:00+00:00',
+      display: 'once in 1d'
+    })
     expect(parseSchedule('every 30m', { now: NOW })).toEqual({ kind: 'interval', minutes: 30, display: 'every 30m' })
     expect(parseSchedule('every 2h', { now: NOW })).toEqual({ kind: 'interval', minutes: 120, display: 'every 2h' })
     expect(parseSchedule('0 9 * * *', { now: NOW })).toEqual({ kind: 'cron', expr: '0 9 * * *', display: '0 9 * * *' })
-    expect(parseSchedule('2026-03-02T14:00', { now: NOW, timeZone: 'UTC' })).toMatchObject({ kind: 'once', run_at: '2026-03-02T14:00:00+00:00' })
+    expect(parseSchedule('2026-03-02T14:00', { now: NOW, timeZone: 'UTC' })).toMatchObject({
+      kind: 'once',
+      run_at: '2026-03-02T14:00:00+00:00'
+    })
     // A naive time is read in the configured timezone.
-    expect(parseSchedule('2026-03-02T14:00', { now: NOW, timeZone: 'America/New_York' })).toMatchObject({ run_at: '2026-03-02T19:00:00+00:00' })
+    expect(parseSchedule('2026-03-02T14:00', { now: NOW, timeZone: 'America/New_York' })).toMatchObject({
+      run_at: '2026-03-02T19:00:00+00:00'
+    })
   })
 
   it('refuses anything else with a message listing the four forms, and a past one-shot', () => {
     for (const bad of ['soon', 'every blue moon', '61 * * * *', '', 'every 0m']) {
-      expect(() => parseSchedule(bad, { now: NOW })).toThrow(/"30m".*\n.*"every 30m".*\n.*"0 9 \* \* \*".*\n.*"2026-02-03T14:00"/)
+      expect(() => parseSchedule(bad, { now: NOW })).toThrow(
+        /"30m".*\n.*"every 30m".*\n.*"0 9 \* \* \*".*\n.*"2026-02-03T14:00"/
+      )
     }
     expect(() => parseSchedule('2026-02-01T09:00', { now: NOW, timeZone: 'UTC' })).toThrow(/already past/)
   })
 
   it('previews the next runs of a cron expression', () => {
     expect(previewRuns('0 9 * * *', 3, { now: NOW, timeZone: 'UTC' }).runs).toEqual([
-      '2026-03-01T09:00:00+00:00', '2026-03-02T09:00:00+00:00', '2026-03-03T09:00:00+00:00'
+      '2026-03-01T09:00:00+00:00',
+      '2026-03-02T09:00:00+00:00',
+      '2026-03-03T09:00:00+00:00'
     ])
   })
 })
@@ -53,12 +74,22 @@ describe('jobs.json', () => {
     const h = home()
     mkdirSync(join(h, 'cron'))
     const upstream = {
-      jobs: [{
-        id: 'abcdef012345', name: 'daily', prompt: 'summarise', schedule: { kind: 'cron', expr: '0 9 * * *', display: '0 9 * * *' },
-        schedule_display: '0 9 * * *', repeat: { times: null, completed: 3 }, enabled: true, state: 'scheduled',
-        next_run_at: '2026-03-02T09:00:00+00:00', deliver: 'origin', origin: { platform: 'telegram', chat_id: '42' },
-        future_upstream_field: { nested: [1, 2, 3] }
-      }],
+      jobs: [
+        {
+          id: 'abcdef012345',
+          name: 'daily',
+          prompt: 'summarise',
+          schedule: { kind: 'cron', expr: '0 9 * * *', display: '0 9 * * *' },
+          schedule_display: '0 9 * * *',
+          repeat: { times: null, completed: 3 },
+          enabled: true,
+          state: 'scheduled',
+          next_run_at: '2026-03-02T09:00:00+00:00',
+          deliver: 'origin',
+          origin: { platform: 'telegram', chat_id: '42' },
+          future_upstream_field: { nested: [1, 2, 3] }
+        }
+      ],
       updated_at: '2026-03-01T07:00:00+00:00',
       file_level_extra: 'kept'
     }
@@ -68,7 +99,11 @@ describe('jobs.json', () => {
     const after = JSON.parse(readFileSync(join(h, 'cron', 'jobs.json'), 'utf8'))
     expect(after.file_level_extra).toBe('kept')
     expect(after.jobs[0]).toEqual({ ...upstream.jobs[0], prompt: 'summarise my day' })
-    expect(after.jobs[1]).toMatchObject({ prompt: 'hourly', schedule: { kind: 'interval', minutes: 60 }, repeat: { times: null, completed: 0 } })
+    expect(after.jobs[1]).toMatchObject({
+      prompt: 'hourly',
+      schedule: { kind: 'interval', minutes: 60 },
+      repeat: { times: null, completed: 0 }
+    })
     expect(after.jobs[1].id).toMatch(/^[0-9a-f]{12}$/)
   })
 })
@@ -76,7 +111,9 @@ describe('jobs.json', () => {
 function scheduler(h: string, clock: () => number, ran: string[], upstreamLive = () => false) {
   return new CronScheduler({
     profiles: () => [{ name: 'default', home: h }],
-    run: async (_p, job: RawJob) => { ran.push(job.id) },
+    run: async (_p, job: RawJob) => {
+      ran.push(job.id)
+    },
     upstreamLive,
     clock
   })
@@ -108,8 +145,16 @@ describe('scheduler', () => {
     const now = NOW + 31 * 60_000
     for (let i = 0; i < 5; i++) await createJob(h, { schedule: 'every 30m', prompt: `job ${i}` }, NOW)
     const ran: string[] = []
-    await Promise.all([scheduler(h, () => now, ran).tick(), scheduler(h, () => now, ran).tick(), scheduler(h, () => now, ran).tick()])
-    expect(ran.sort()).toEqual(readJobs(h).jobs.map((j) => j.id).sort())
+    await Promise.all([
+      scheduler(h, () => now, ran).tick(),
+      scheduler(h, () => now, ran).tick(),
+      scheduler(h, () => now, ran).tick()
+    ])
+    expect(ran.sort()).toEqual(
+      readJobs(h)
+        .jobs.map((j) => j.id)
+        .sort()
+    )
   })
 
   it('skips paused jobs and stands down while an upstream gateway heartbeats for the profile', async () => {
@@ -123,9 +168,18 @@ describe('scheduler', () => {
     await setPaused(h, a.id, false, null, NOW)
     const db = new Database(join(h, 'state.db'))
     // Upstream's table, as an upstream gateway writes it.
-    db.exec('CREATE TABLE gateway_heartbeats (backend_id TEXT PRIMARY KEY, pid INTEGER NOT NULL, started_at REAL NOT NULL, last_heartbeat REAL NOT NULL, profile TEXT NOT NULL DEFAULT \'\', host TEXT NOT NULL DEFAULT \'\')')
+    db.exec(
+      "CREATE TABLE gateway_heartbeats (backend_id TEXT PRIMARY KEY, pid INTEGER NOT NULL, started_at REAL NOT NULL, last_heartbeat REAL NOT NULL, profile TEXT NOT NULL DEFAULT '', host TEXT NOT NULL DEFAULT '')"
+    )
     const later = NOW + 60 * 60_000
-    db.prepare('INSERT INTO gateway_heartbeats VALUES (?, ?, ?, ?, ?, ?)').run('gw1', 4242, later / 1000 - 600, later / 1000 - 10, 'default', 'box')
+    db.prepare('INSERT INTO gateway_heartbeats VALUES (?, ?, ?, ?, ?, ?)').run(
+      'gw1',
+      4242,
+      later / 1000 - 600,
+      later / 1000 - 10,
+      'default',
+      'box'
+    )
     const live = () => liveUpstreamGateway(db, 'default', later / 1000) !== null
     const s = scheduler(h, () => later, ran, live)
     await s.tick()
@@ -157,17 +211,25 @@ describe('scheduler across processes', { timeout: 120_000 }, () => {
     const h = home()
     for (let i = 0; i < 6; i++) await createJob(h, { schedule: 'every 30m', prompt: `job ${i}` }, NOW)
     const script = resolve(import.meta.dirname, 'test-fixtures/claim.ts')
-    const claim = () => new Promise<string[]>((done, fail) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', script, h, String(NOW + 31 * 60_000)], { cwd: resolve(import.meta.dirname, '../..'), stdio: 'pipe' })
-      let out = ''
-      let err = ''
-      child.stdout.on('data', (d) => (out += d))
-      child.stderr.on('data', (d) => (err += d))
-      child.on('exit', (code) => (code === 0 ? done(JSON.parse(out)) : fail(new Error(err))))
-    })
+    const claim = () =>
+      new Promise<string[]>((done, fail) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', script, h, String(NOW + 31 * 60_000)], {
+          cwd: resolve(import.meta.dirname, '../..'),
+          stdio: 'pipe'
+        })
+        let out = ''
+        let err = ''
+        child.stdout.on('data', (d) => (out += d))
+        child.stderr.on('data', (d) => (err += d))
+        child.on('exit', (code) => (code === 0 ? done(JSON.parse(out)) : fail(new Error(err))))
+      })
     const claims = await Promise.all([claim(), claim(), claim()])
     const all = claims.flat()
-    expect(all.sort()).toEqual(readJobs(h).jobs.map((j) => j.id).sort())
+    expect(all.sort()).toEqual(
+      readJobs(h)
+        .jobs.map((j) => j.id)
+        .sort()
+    )
     expect(new Set(all).size).toBe(all.length)
   })
 })

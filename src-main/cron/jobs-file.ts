@@ -38,7 +38,9 @@ export function readJobs(home: string): JobsFile {
   }
   const obj = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as JobsFile) : null
   if (!obj || !Array.isArray(obj.jobs)) throw new JobsFileError(`${jobsPath(home)} has no "jobs" list`)
-  obj.jobs = obj.jobs.filter((j): j is RawJob => Boolean(j) && typeof j === 'object' && typeof (j as RawJob).id === 'string')
+  obj.jobs = obj.jobs.filter(
+    (j): j is RawJob => Boolean(j) && typeof j === 'object' && typeof (j as RawJob).id === 'string'
+  )
   return obj
 }
 
@@ -46,7 +48,9 @@ function writeAtomic(home: string, file: JobsFile): void {
   const path = jobsPath(home)
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
   try {
-    writeFileSync(tmp, `${JSON.stringify({ ...file, updated_at: isoWithOffset(Date.now()) }, null, 2)}\n`, { mode: 0o600 })
+    writeFileSync(tmp, `${JSON.stringify({ ...file, updated_at: isoWithOffset(Date.now()) }, null, 2)}\n`, {
+      mode: 0o600
+    })
     renameSync(tmp, path)
   } catch (err) {
     rmSync(tmp, { force: true })
@@ -58,16 +62,23 @@ function writeAtomic(home: string, file: JobsFile): void {
  * Read-modify-write jobs.json under the lock. `fn` mutates the file in place and returns a value; the file
  * is written only when `fn` says it changed something (returns `{ changed: true }` via the second arg).
  */
-export async function updateJobs<T>(home: string, fn: (file: JobsFile, markChanged: () => void) => T | Promise<T>): Promise<T> {
+export async function updateJobs<T>(
+  home: string,
+  fn: (file: JobsFile, markChanged: () => void) => T | Promise<T>
+): Promise<T> {
   mkdirSync(cronDir(home), { recursive: true })
   const release = await lockfile.lock(cronDir(home), {
-    lockfilePath: join(cronDir(home), 'jobs.json.lock'), realpath: false, stale: 15_000,
+    lockfilePath: join(cronDir(home), 'jobs.json.lock'),
+    realpath: false,
+    stale: 15_000,
     retries: { retries: 60, minTimeout: 20, maxTimeout: 250, randomize: true }
   })
   try {
     const file = readJobs(home)
     let changed = false
-    const out = await fn(file, () => { changed = true })
+    const out = await fn(file, () => {
+      changed = true
+    })
     if (changed) writeAtomic(home, file)
     return out
   } finally {

@@ -54,11 +54,32 @@ export async function createJob(home: string, input: JobInput, now = Date.now())
   const prompt = validPrompt(input.prompt)
   const times = input.repeat !== undefined ? input.repeat : schedule.kind === 'once' ? 1 : null
   const job: RawJob = {
-    id: newJobId(), name: input.name?.trim() || prompt.slice(0, 50), prompt, skills: [], model: input.model ?? null, provider: null,
-    base_url: null, script: null, no_agent: false, schedule, schedule_display: schedule.display, repeat: { times, completed: 0 },
-    enabled: true, state: 'scheduled', paused_at: null, paused_reason: null, created_at: isoWithOffset(now),
-    next_run_at: nextRunAfter(schedule, now, { timeZone }), last_run_at: null, last_status: null, last_error: null,
-    last_delivery_error: null, deliver: 'local', origin: null, enabled_toolsets: null, workdir: null
+    id: newJobId(),
+    name: input.name?.trim() || prompt.slice(0, 50),
+    prompt,
+    skills: [],
+    model: input.model ?? null,
+    provider: null,
+    base_url: null,
+    script: null,
+    no_agent: false,
+    schedule,
+    schedule_display: schedule.display,
+    repeat: { times, completed: 0 },
+    enabled: true,
+    state: 'scheduled',
+    paused_at: null,
+    paused_reason: null,
+    created_at: isoWithOffset(now),
+    next_run_at: nextRunAfter(schedule, now, { timeZone }),
+    last_run_at: null,
+    last_status: null,
+    last_error: null,
+    last_delivery_error: null,
+    deliver: 'local',
+    origin: null,
+    enabled_toolsets: null,
+    workdir: null
   }
   await updateJobs(home, (file, changed) => {
     file.jobs.push(job)
@@ -77,26 +98,41 @@ export async function editJob(home: string, id: string, patch: Partial<JobInput>
       job.schedule = schedule
       job.schedule_display = schedule.display
       if (job.state !== 'paused') job.next_run_at = nextRunAfter(schedule, now, { timeZone })
-      if (job.state === 'completed' && schedule.kind !== 'once') Object.assign(job, { state: 'scheduled', enabled: true })
+      if (job.state === 'completed' && schedule.kind !== 'once')
+        Object.assign(job, { state: 'scheduled', enabled: true })
     }
     if (prompt !== null) job.prompt = prompt
     if (patch.name !== undefined) job.name = patch.name.trim() || job.name
     if (patch.model !== undefined) job.model = patch.model || null
-    if (patch.repeat !== undefined) job.repeat = { ...(isObj(job.repeat) ? job.repeat : {}), times: patch.repeat, completed: completedOf(job) }
+    if (patch.repeat !== undefined)
+      job.repeat = { ...(isObj(job.repeat) ? job.repeat : {}), times: patch.repeat, completed: completedOf(job) }
     changed()
     return job
   })
 }
 
-export async function setPaused(home: string, id: string, paused: boolean, reason: string | null = null, now = Date.now()): Promise<RawJob> {
+export async function setPaused(
+  home: string,
+  id: string,
+  paused: boolean,
+  reason: string | null = null,
+  now = Date.now()
+): Promise<RawJob> {
   const timeZone = timeZoneOf(home)
   return updateJobs(home, (file, changed) => {
     const job = findJob(file, id)
-    if (paused) Object.assign(job, { enabled: false, state: 'paused', paused_at: isoWithOffset(now), paused_reason: reason })
+    if (paused)
+      Object.assign(job, { enabled: false, state: 'paused', paused_at: isoWithOffset(now), paused_reason: reason })
     else {
       // Resuming recomputes from now: the pause does not leave a backlog of runs to catch up.
       const last = typeof job.last_run_at === 'string' ? Date.parse(job.last_run_at) : null
-      Object.assign(job, { enabled: true, state: 'scheduled', paused_at: null, paused_reason: null, next_run_at: nextRunAfter(job.schedule, now, { timeZone, lastRunMs: last }) })
+      Object.assign(job, {
+        enabled: true,
+        state: 'scheduled',
+        paused_at: null,
+        paused_reason: null,
+        next_run_at: nextRunAfter(job.schedule, now, { timeZone, lastRunMs: last })
+      })
     }
     changed()
     return job
@@ -113,5 +149,7 @@ export async function removeJob(home: string, id: string): Promise<RawJob> {
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => Boolean(v) && typeof v === 'object' && !Array.isArray(v)
-export const completedOf = (job: RawJob) => (isObj(job.repeat) && typeof job.repeat.completed === 'number' ? job.repeat.completed : 0)
-export const timesOf = (job: RawJob) => (isObj(job.repeat) && typeof job.repeat.times === 'number' ? job.repeat.times : null)
+export const completedOf = (job: RawJob) =>
+  isObj(job.repeat) && typeof job.repeat.completed === 'number' ? job.repeat.completed : 0
+export const timesOf = (job: RawJob) =>
+  isObj(job.repeat) && typeof job.repeat.times === 'number' ? job.repeat.times : null

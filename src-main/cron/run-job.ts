@@ -23,14 +23,23 @@ export interface CronRunResult {
   reply: string
 }
 
-const stamp = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, '').replace(/[-:]/g, '').replace('T', '_')
+const stamp = (ms: number) =>
+  new Date(ms)
+    .toISOString()
+    .replace(/\.\d{3}Z$/, '')
+    .replace(/[-:]/g, '')
+    .replace('T', '_')
 
 export function outputDir(home: string, jobId: string): string {
   return join(cronDir(home), 'output', jobId)
 }
 
 export async function runCronJob(
-  gateway: CronGateway, profile: string, home: string, job: RawJob, opts: { now?: () => number; scheduled?: boolean } = {}
+  gateway: CronGateway,
+  profile: string,
+  home: string,
+  job: RawJob,
+  opts: { now?: () => number; scheduled?: boolean } = {}
 ): Promise<CronRunResult> {
   const now = opts.now ?? Date.now
   const started = now()
@@ -39,7 +48,13 @@ export async function runCronJob(
   let error: string | null = null
   try {
     const model = typeof job.model === 'string' && job.model.trim() ? job.model.trim() : undefined
-    result = await gateway.runChannelTurn({ profile, channel: TURN_CHANNELS.cron, text: String(job.prompt ?? ''), sessionId, model })
+    result = await gateway.runChannelTurn({
+      profile,
+      channel: TURN_CHANNELS.cron,
+      text: String(job.prompt ?? ''),
+      sessionId,
+      model
+    })
     if (result.status !== 'completed') error = result.error || `turn ${result.status}`
   } catch (err) {
     error = (err as Error).message
@@ -48,27 +63,54 @@ export async function runCronJob(
   const dir = outputDir(home, job.id)
   mkdirSync(dir, { recursive: true })
   const outputPath = join(dir, `${stamp(started)}.md`)
-  writeFileSync(outputPath, [
-    `# Cron job: ${String(job.name ?? job.id)}`, '',
-    `- Job: ${job.id}`, `- Schedule: ${String(job.schedule_display ?? '')}`, `- Ran at: ${isoWithOffset(started)}`,
-    `- Session: ${result?.sessionId ?? sessionId}`, `- Status: ${error ? 'error' : 'ok'}`, '',
-    '## Prompt', '', String(job.prompt ?? ''), '',
-    '## Response', '', error ? `Error: ${error}` : reply, ''
-  ].join('\n'))
+  writeFileSync(
+    outputPath,
+    [
+      `# Cron job: ${String(job.name ?? job.id)}`,
+      '',
+      `- Job: ${job.id}`,
+      `- Schedule: ${String(job.schedule_display ?? '')}`,
+      `- Ran at: ${isoWithOffset(started)}`,
+      `- Session: ${result?.sessionId ?? sessionId}`,
+      `- Status: ${error ? 'error' : 'ok'}`,
+      '',
+      '## Prompt',
+      '',
+      String(job.prompt ?? ''),
+      '',
+      '## Response',
+      '',
+      error ? `Error: ${error}` : reply,
+      ''
+    ].join('\n')
+  )
 
   await updateJobs(home, (file, changed) => {
     const live = file.jobs.find((j) => j.id === job.id)
     if (!live) return // removed while it ran: nothing to record
     // last_session_id is Caduceus's own addition (kept by upstream as an unknown field): the Cron page opens it.
-    Object.assign(live, { last_run_at: isoWithOffset(started), last_status: error ? 'error' : 'ok', last_error: error, last_session_id: result?.sessionId ?? sessionId })
+    Object.assign(live, {
+      last_run_at: isoWithOffset(started),
+      last_status: error ? 'error' : 'ok',
+      last_error: error,
+      last_session_id: result?.sessionId ?? sessionId
+    })
     if (opts.scheduled) {
       const completed = completedOf(live) + 1
-      live.repeat = { ...(live.repeat as object | null ?? {}), times: timesOf(live), completed }
+      live.repeat = { ...((live.repeat as object | null) ?? {}), times: timesOf(live), completed }
       const times = timesOf(live)
       const onceDone = (live.schedule as { kind?: string } | null)?.kind === 'once'
-      if ((times !== null && completed >= times) || onceDone) Object.assign(live, { state: 'completed', enabled: false, next_run_at: null })
+      if ((times !== null && completed >= times) || onceDone)
+        Object.assign(live, { state: 'completed', enabled: false, next_run_at: null })
     }
     changed()
   })
-  return { jobId: job.id, sessionId: result?.sessionId ?? sessionId, status: error ? 'error' : 'ok', error, outputPath, reply }
+  return {
+    jobId: job.id,
+    sessionId: result?.sessionId ?? sessionId,
+    status: error ? 'error' : 'ok',
+    error,
+    outputPath,
+    reply
+  }
 }

@@ -31,7 +31,8 @@ function minutesOf(amount: string, unit: string): number {
   return u === 'd' ? n * 1440 : u === 'h' ? n * 60 : n
 }
 
-const compact = (minutes: number) => (minutes % 1440 === 0 ? `${minutes / 1440}d` : minutes % 60 === 0 ? `${minutes / 60}h` : `${minutes}m`)
+const compact = (minutes: number) =>
+  minutes % 1440 === 0 ? `${minutes / 1440}d` : minutes % 60 === 0 ? `${minutes / 60}h` : `${minutes}m`
 
 /** ISO 8601 with an explicit offset (upstream writes offsets, never a bare local time). */
 export function isoWithOffset(ms: number): string {
@@ -44,8 +45,16 @@ function zonedWallTime(text: string, timeZone: string | undefined): number {
   const asUtc = Date.parse(`${naive.length === 10 ? `${naive}T00:00` : naive}Z`)
   if (!timeZone) return Date.parse(naive.length === 10 ? `${naive}T00:00` : naive)
   // The zone's offset at that instant, from Intl (correct across DST for all but the skipped hour).
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
-    .formatToParts(new Date(asUtc))
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit'
+  }).formatToParts(new Date(asUtc))
   const get = (t: string) => Number(parts.find((p) => p.type === t)!.value)
   const wallOfUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'))
   return asUtc - (wallOfUtc - asUtc)
@@ -74,9 +83,12 @@ export function parseSchedule(input: string, opts: { now?: number; timeZone?: st
     return { kind: 'interval', minutes, display: `every ${compact(minutes)}` }
   }
   if (ISO.test(text)) {
-    const ms = /Z|[+-]\d{2}:?\d{2}$/i.test(text) ? Date.parse(text.replace(' ', 'T')) : zonedWallTime(text, opts.timeZone)
+    const ms = /Z|[+-]\d{2}:?\d{2}$/i.test(text)
+      ? Date.parse(text.replace(' ', 'T'))
+      : zonedWallTime(text, opts.timeZone)
     if (!Number.isFinite(ms)) refuse(text)
-    if (ms < now - PAST_GRACE_MS) throw new ScheduleError(`The time ${text} is already past; give a future time (or a duration like "30m").`)
+    if (ms < now - PAST_GRACE_MS)
+      throw new ScheduleError(`The time ${text} is already past; give a future time (or a duration like "30m").`)
     return { kind: 'once', run_at: isoWithOffset(ms), display: `once at ${text}` }
   }
   if (text.split(/\s+/).length === 5) {
@@ -91,16 +103,28 @@ export function parseSchedule(input: string, opts: { now?: number; timeZone?: st
 }
 
 /** When a job on `schedule` runs next after `afterMs` (null: a one-shot already run, or an unusable schedule). */
-export function nextRunAfter(schedule: unknown, afterMs: number, opts: { timeZone?: string; lastRunMs?: number | null } = {}): string | null {
+export function nextRunAfter(
+  schedule: unknown,
+  afterMs: number,
+  opts: { timeZone?: string; lastRunMs?: number | null } = {}
+): string | null {
   const s = schedule as Partial<Schedule> & Record<string, unknown>
   if (s?.kind === 'once') {
     if (opts.lastRunMs != null) return null
     return typeof s.run_at === 'string' ? s.run_at : null
   }
-  if (s?.kind === 'interval' && typeof s.minutes === 'number' && s.minutes > 0) return isoWithOffset(afterMs + s.minutes * 60_000)
+  if (s?.kind === 'interval' && typeof s.minutes === 'number' && s.minutes > 0)
+    return isoWithOffset(afterMs + s.minutes * 60_000)
   if (s?.kind === 'cron' && typeof s.expr === 'string') {
     try {
-      return isoWithOffset(CronExpressionParser.parse(s.expr, { currentDate: new Date(afterMs), ...(opts.timeZone ? { tz: opts.timeZone } : {}) }).next().getTime())
+      return isoWithOffset(
+        CronExpressionParser.parse(s.expr, {
+          currentDate: new Date(afterMs),
+          ...(opts.timeZone ? { tz: opts.timeZone } : {})
+        })
+          .next()
+          .getTime()
+      )
     } catch {
       return null
     }
@@ -109,7 +133,11 @@ export function nextRunAfter(schedule: unknown, afterMs: number, opts: { timeZon
 }
 
 /** The next `count` run times of a schedule string, for the Cron page's preview. */
-export function previewRuns(input: string, count = 5, opts: { now?: number; timeZone?: string } = {}): { schedule: Schedule; runs: string[] } {
+export function previewRuns(
+  input: string,
+  count = 5,
+  opts: { now?: number; timeZone?: string } = {}
+): { schedule: Schedule; runs: string[] } {
   const now = opts.now ?? Date.now()
   const schedule = parseSchedule(input, opts)
   const runs: string[] = []

@@ -49,7 +49,10 @@ export async function claimDueJobs(home: string, now: number): Promise<RawJob[]>
     const claimed: RawJob[] = []
     for (const job of file.jobs) {
       if (!isDue(job, now)) continue
-      job.next_run_at = (job.schedule as { kind?: string } | null)?.kind === 'once' ? null : nextRunAfter(job.schedule, now, { timeZone })
+      job.next_run_at =
+        (job.schedule as { kind?: string } | null)?.kind === 'once'
+          ? null
+          : nextRunAfter(job.schedule, now, { timeZone })
       claimed.push(structuredClone(job))
       changed()
     }
@@ -81,7 +84,12 @@ export class CronScheduler {
   }
 
   status(): SchedulerStatus {
-    return { enabled: this.timer !== null, lastTickAt: this.lastTickAt, standingDown: [...this.standingDown], running: this.running }
+    return {
+      enabled: this.timer !== null,
+      lastTickAt: this.lastTickAt,
+      standingDown: [...this.standingDown],
+      running: this.running
+    }
   }
 
   /** One pass over every profile; resolves when the jobs it claimed have finished. */
@@ -98,10 +106,20 @@ export class CronScheduler {
         }
         for (const job of await claimDueJobs(p.home, now)) {
           this.running++
-          runs.push(this.opts.run(p, job).then(() => job.id, (err: unknown) => {
-            this.opts.log?.('warn', `cron job ${job.id} of ${p.name} failed: ${(err as Error).message}`)
-            return job.id
-          }).finally(() => { this.running-- }))
+          runs.push(
+            this.opts
+              .run(p, job)
+              .then(
+                () => job.id,
+                (err: unknown) => {
+                  this.opts.log?.('warn', `cron job ${job.id} of ${p.name} failed: ${(err as Error).message}`)
+                  return job.id
+                }
+              )
+              .finally(() => {
+                this.running--
+              })
+          )
         }
       } catch (err) {
         // One profile's unreadable jobs.json must not stop the others.

@@ -6,7 +6,10 @@ import type { ChildAgentHandle, ChildRunOutcome } from './children'
 
 export interface TurnRunnerLike {
   sessionId: string
-  runTurn(text: string, opts?: { signal?: AbortSignal; onDelta?: (d: { kind: string; text?: string }) => void }): Promise<{
+  runTurn(
+    text: string,
+    opts?: { signal?: AbortSignal; onDelta?: (d: { kind: string; text?: string }) => void }
+  ): Promise<{
     status: string
     exitReason?: string
     error?: string
@@ -31,10 +34,25 @@ export function childHandleFromAgent(agent: TurnRunnerLike, model: string | null
       const onAbort = () => agent.interrupt('parent interrupted')
       opts.signal?.addEventListener('abort', onAbort, { once: true })
       try {
-        const r = await agent.runTurn(goal, opts.onText ? { onDelta: (d) => { if (d.kind === 'text' && d.text) opts.onText!(d.text) } } : {})
+        const r = await agent.runTurn(
+          goal,
+          opts.onText
+            ? {
+                onDelta: (d) => {
+                  if (d.kind === 'text' && d.text) opts.onText!(d.text)
+                }
+              }
+            : {}
+        )
         return {
-          status: r.status, summary: r.finalText?.trim() ? r.finalText : null, error: r.error ?? null, apiCalls: r.apiCalls,
-          tokens: { input: r.tokens?.input ?? 0, output: r.tokens?.output ?? 0 }, costUsd: r.costUsd, model, exitReason: r.exitReason ?? r.status
+          status: r.status,
+          summary: r.finalText?.trim() ? r.finalText : null,
+          error: r.error ?? null,
+          apiCalls: r.apiCalls,
+          tokens: { input: r.tokens?.input ?? 0, output: r.tokens?.output ?? 0 },
+          costUsd: r.costUsd,
+          model,
+          exitReason: r.exitReason ?? r.status
         }
       } finally {
         opts.signal?.removeEventListener('abort', onAbort)

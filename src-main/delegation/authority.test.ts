@@ -1,5 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { checkFollowUpAuthority, FOLLOW_UP_LINEAGE_ERROR, FOLLOW_UP_SELF_ERROR, followUpProfileError } from './authority'
+import {
+  checkFollowUpAuthority,
+  FOLLOW_UP_LINEAGE_ERROR,
+  FOLLOW_UP_SELF_ERROR,
+  followUpProfileError
+} from './authority'
 import { createDelegationRegistry, type DelegationRegistry } from './registry'
 import { insertDelegation, tempHome, type TempHome } from './test-support'
 
@@ -15,20 +20,28 @@ afterEach(() => t.cleanup())
 
 async function retainChildOf(parentSessionId: string) {
   await insertDelegation(t.store, 'deleg_test0001', { parentSessionId })
-  await reg.recordDispatchedChildren('deleg_test0001', [{ subagent_id: 'sa-0-abc12345', session_id: 'child-sess-1', model: 'test/model', goal: 'g' }])
+  await reg.recordDispatchedChildren('deleg_test0001', [
+    { subagent_id: 'sa-0-abc12345', session_id: 'child-sess-1', model: 'test/model', goal: 'g' }
+  ])
   await reg.retainCompletedDelegation('deleg_test0001', { cost_usd: 0.5 })
   return reg.findRetainedChild('sa-0-abc12345')!
 }
 
 const check = (entry: Parameters<typeof checkFollowUpAuthority>[0], requester: unknown) =>
-  checkFollowUpAuthority(entry, requester, { currentProfile: reg.ctx.currentProfile(), lineageRoot: (sid) => t.store.getLineageRoot(sid) })
+  checkFollowUpAuthority(entry, requester, {
+    currentProfile: reg.ctx.currentProfile(),
+    lineageRoot: (sid) => t.store.getLineageRoot(sid)
+  })
 
 async function lineage() {
   await t.store.createSession('A', 'cli')
   await t.store.endSession('A', 'compression')
   await t.store.createSession('B', 'cli', { parentSessionId: 'A' })
   await t.store.createSession('branch', 'cli', { parentSessionId: 'A', modelConfig: { _branched_from: 'A' } })
-  await t.store.createSession('delegatechild', 'delegate', { parentSessionId: 'A', modelConfig: { _delegate_from: 'A' } })
+  await t.store.createSession('delegatechild', 'delegate', {
+    parentSessionId: 'A',
+    modelConfig: { _delegate_from: 'A' }
+  })
   await t.store.createSession('stranger', 'cli')
 }
 
@@ -74,7 +87,14 @@ describe('follow-up authority', () => {
   it('fails closed when the lineage lookup throws', async () => {
     await t.store.createSession('A', 'cli')
     const entry = await retainChildOf('A')
-    expect(checkFollowUpAuthority(entry, 'A', { currentProfile: '', lineageRoot: () => { throw new Error('db gone') } })).toBe(FOLLOW_UP_LINEAGE_ERROR)
+    expect(
+      checkFollowUpAuthority(entry, 'A', {
+        currentProfile: '',
+        lineageRoot: () => {
+          throw new Error('db gone')
+        }
+      })
+    ).toBe(FOLLOW_UP_LINEAGE_ERROR)
   })
 
   it('records the owner profile from the current scope at dispatch', async () => {

@@ -57,7 +57,12 @@ export function newChildSessionId(): string {
 }
 
 /** Create the child's session row: `source='delegate'`, parent link and `_delegate_from` marker (§1.7). */
-export async function createChildSession(store: DelegationStore, parent: DelegationParent, model: string | null, goal: string): Promise<string> {
+export async function createChildSession(
+  store: DelegationStore,
+  parent: DelegationParent,
+  model: string | null,
+  goal: string
+): Promise<string> {
   const id = newChildSessionId()
   await store.createSession(id, 'delegate', {
     model,
@@ -74,12 +79,24 @@ export async function runChild(
   child: ChildAgentHandle,
   spec: ChildSpec,
   live: LiveSubagentRegistry,
-  extra: { delegationId?: string | null; ownerSessionId?: string | null; profile?: string; signal?: AbortSignal; onText?: (text: string) => void }
+  extra: {
+    delegationId?: string | null
+    ownerSessionId?: string | null
+    profile?: string
+    signal?: AbortSignal
+    onText?: (text: string) => void
+  }
 ): Promise<ChildResult> {
   const started = Date.now()
   live.register({
-    subagentId: spec.subagentId, agent: child, ownerSessionId: extra.ownerSessionId ?? null, profile: extra.profile,
-    delegationId: extra.delegationId ?? null, parentSessionId: spec.parentSessionId, goal: spec.goal, model: spec.model ?? null
+    subagentId: spec.subagentId,
+    agent: child,
+    ownerSessionId: extra.ownerSessionId ?? null,
+    profile: extra.profile,
+    delegationId: extra.delegationId ?? null,
+    parentSessionId: spec.parentSessionId,
+    goal: spec.goal,
+    model: spec.model ?? null
   })
   let outcome: ChildRunOutcome
   try {
@@ -108,7 +125,10 @@ export async function runChild(
 }
 
 /** Build a child; a factory failure becomes an error result instead of an exception. */
-export async function buildChild(factory: ChildFactory, spec: ChildSpec): Promise<ChildAgentHandle | { error: string }> {
+export async function buildChild(
+  factory: ChildFactory,
+  spec: ChildSpec
+): Promise<ChildAgentHandle | { error: string }> {
   try {
     const child = await factory(spec)
     if (!child || typeof child.run !== 'function') return { error: 'child factory returned no agent' }
@@ -120,9 +140,18 @@ export async function buildChild(factory: ChildFactory, spec: ChildSpec): Promis
 
 export function buildFailureResult(spec: ChildSpec, error: string): ChildResult {
   return {
-    task_index: spec.taskIndex, status: 'error', summary: null, error: `Failed to build subagent: ${error}`, api_calls: 0,
-    duration_seconds: 0, model: spec.model ?? null, exit_reason: 'build_failed', tokens: { input: 0, output: 0 },
-    child_session_id: spec.sessionId, subagent_id: spec.subagentId, _child_role: spec.role,
+    task_index: spec.taskIndex,
+    status: 'error',
+    summary: null,
+    error: `Failed to build subagent: ${error}`,
+    api_calls: 0,
+    duration_seconds: 0,
+    model: spec.model ?? null,
+    exit_reason: 'build_failed',
+    tokens: { input: 0, output: 0 },
+    child_session_id: spec.sessionId,
+    subagent_id: spec.subagentId,
+    _child_role: spec.role,
     // nothing ran, so nothing was spent: a priced zero, not an unpriced gap
     _child_cost_usd: 0
   }

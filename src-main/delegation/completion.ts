@@ -29,12 +29,17 @@ function existingNotice(deps: DelegateDeps, sessionId: string, delegationId: str
 }
 
 /** Deliver one terminal event. Returns null when another consumer holds the claim or nothing was appended. */
-export async function deliverCompletion(deps: DelegateDeps, event: CompletionEvent, results: ChildResult[]): Promise<DelegationCompletion | null> {
+export async function deliverCompletion(
+  deps: DelegateDeps,
+  event: CompletionEvent,
+  results: ChildResult[]
+): Promise<DelegationCompletion | null> {
   const { registry, store } = deps
   const delegationId = event.delegation_id
   const claim = newClaimToken('caduceus')
   if (!(await registry.claimCompletionDelivery(delegationId, claim))) return null
-  const parentSessionId = typeof event.parent_session_id === 'string' && event.parent_session_id ? event.parent_session_id : null
+  const parentSessionId =
+    typeof event.parent_session_id === 'string' && event.parent_session_id ? event.parent_session_id : null
   const notice = completionNotice(event, results)
   let target: string | null = null
   let messageId: number | null = null
@@ -49,7 +54,9 @@ export async function deliverCompletion(deps: DelegateDeps, event: CompletionEve
     }
     target = resolved
     // Check the original parent too: a rotation between append and ack must not deliver twice.
-    messageId = existingNotice(deps, resolved, delegationId) ?? (resolved !== parentSessionId ? existingNotice(deps, parentSessionId, delegationId) : null)
+    messageId =
+      existingNotice(deps, resolved, delegationId) ??
+      (resolved !== parentSessionId ? existingNotice(deps, parentSessionId, delegationId) : null)
     if (messageId === null) {
       messageId = await store.appendMessage(resolved, {
         role: 'user',
@@ -66,7 +73,14 @@ export async function deliverCompletion(deps: DelegateDeps, event: CompletionEve
     messageId = null
   }
   const completion: DelegationCompletion = {
-    profile: deps.profile, delegationId, parentSessionId, deliveredSessionId: target, messageId, notice, event, results
+    profile: deps.profile,
+    delegationId,
+    parentSessionId,
+    deliveredSessionId: target,
+    messageId,
+    notice,
+    event,
+    results
   }
   deps.onUpdate?.({ profile: deps.profile, delegationId, parentSessionId })
   if (messageId !== null && deps.onCompletion) {
@@ -85,7 +99,19 @@ export async function restoreUndeliveredCompletions(deps: DelegateDeps): Promise
   let n = 0
   for (const event of deps.registry.listUndeliveredCompletions()) {
     const raw = Array.isArray(event.results) ? (event.results as ChildResult[]) : []
-    const results = raw.length > 0 ? raw : [{ task_index: 0, status: event.status, summary: typeof event.summary === 'string' ? event.summary : null, error: typeof event.error === 'string' ? event.error : null, api_calls: 0, duration_seconds: 0 }]
+    const results =
+      raw.length > 0
+        ? raw
+        : [
+            {
+              task_index: 0,
+              status: event.status,
+              summary: typeof event.summary === 'string' ? event.summary : null,
+              error: typeof event.error === 'string' ? event.error : null,
+              api_calls: 0,
+              duration_seconds: 0
+            }
+          ]
     if (await deliverCompletion(deps, event, results)) n++
   }
   return n

@@ -21,16 +21,33 @@ afterEach(() => {
 })
 
 const usage = (costUsd: number | null, model = 'gpt-x'): UsageReport => ({
-  model, provider: 'openai', baseUrl: 'https://api.openai.com/v1', inputTokens: 100, outputTokens: 20, cacheReadTokens: 0, cacheWriteTokens: 0,
-  reasoningTokens: 0, apiCalls: 1, costUsd, costStatus: costUsd === null ? 'unpriced' : 'estimated'
+  model,
+  provider: 'openai',
+  baseUrl: 'https://api.openai.com/v1',
+  inputTokens: 100,
+  outputTokens: 20,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  reasoningTokens: 0,
+  apiCalls: 1,
+  costUsd,
+  costStatus: costUsd === null ? 'unpriced' : 'estimated'
 })
 
 describe('money', () => {
   it('complete only when every part is priced', () => {
     const e = (usd: number) => ({ usd, status: 'estimated' as const, complete: true })
     expect(sumMoney([e(1), e(2)])).toEqual({ usd: 3, status: 'estimated', complete: true })
-    expect(sumMoney([e(1), { usd: null, status: 'unpriced', complete: false }])).toEqual({ usd: 1, status: 'partial', complete: false })
-    expect(sumMoney([{ usd: null, status: 'unpriced', complete: false }])).toEqual({ usd: null, status: 'unpriced', complete: false })
+    expect(sumMoney([e(1), { usd: null, status: 'unpriced', complete: false }])).toEqual({
+      usd: 1,
+      status: 'partial',
+      complete: false
+    })
+    expect(sumMoney([{ usd: null, status: 'unpriced', complete: false }])).toEqual({
+      usd: null,
+      status: 'unpriced',
+      complete: false
+    })
     expect(sumMoney([])).toEqual({ usd: 0, status: 'none', complete: true })
   })
 })
@@ -39,8 +56,18 @@ describe('sessionCost', () => {
   it('splits own vs children and groups children by parent turn', async () => {
     await a.store.createSession('p', 'desktop')
     await a.store.recordUsage('p', usage(0.5))
-    await recordChildUsageAttribution(a.store, { parentSessionId: 'p', parentTurnId: 't1', childSessionId: 'c1', usage: { cost_usd: 0.25, tokens: { input: 10, output: 5 }, api_calls: 1, status: 'completed' } })
-    await recordChildUsageAttribution(a.store, { parentSessionId: 'p', parentTurnId: 't2', childSessionId: 'c2', usage: { cost_usd: null, tokens: { input: 7, output: 1 }, api_calls: 1 } })
+    await recordChildUsageAttribution(a.store, {
+      parentSessionId: 'p',
+      parentTurnId: 't1',
+      childSessionId: 'c1',
+      usage: { cost_usd: 0.25, tokens: { input: 10, output: 5 }, api_calls: 1, status: 'completed' }
+    })
+    await recordChildUsageAttribution(a.store, {
+      parentSessionId: 'p',
+      parentTurnId: 't2',
+      childSessionId: 'c2',
+      usage: { cost_usd: null, tokens: { input: 7, output: 1 }, api_calls: 1 }
+    })
     const c = sessionCost(a.store, 'default', 'p')
     expect(c.own).toEqual({ usd: 0.5, status: 'estimated', complete: true })
     expect(c.children.map((x) => x.cost.status)).toEqual(['estimated', 'unpriced'])
@@ -50,29 +77,52 @@ describe('sessionCost', () => {
       { turnId: 't1', childrenCost: { usd: 0.25, status: 'estimated', complete: true } },
       { turnId: 't2', childrenCost: { usd: null, status: 'unpriced', complete: false } }
     ])
-    expect(c.perModel).toEqual([{ model: 'gpt-x', cost: { usd: 0.5, status: 'estimated', complete: true }, tokens: { input: 100, output: 20, cacheRead: 0, cacheWrite: 0, reasoning: 0 } }])
+    expect(c.perModel).toEqual([
+      {
+        model: 'gpt-x',
+        cost: { usd: 0.5, status: 'estimated', complete: true },
+        tokens: { input: 100, output: 20, cacheRead: 0, cacheWrite: 0, reasoning: 0 }
+      }
+    ])
   })
 
   it('a delegate child missing from the ledger still counts, at its own session cost, and is never double counted', async () => {
     await a.store.createSession('p', 'desktop')
     await a.store.recordUsage('p', usage(0.5))
-    await a.store.createSession('c-ledgered', 'delegate', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })
+    await a.store.createSession('c-ledgered', 'delegate', {
+      parentSessionId: 'p',
+      modelConfig: { _delegate_from: 'p' }
+    })
     await a.store.recordUsage('c-ledgered', usage(0.25))
-    await recordChildUsageAttribution(a.store, { parentSessionId: 'p', parentTurnId: 't1', childSessionId: 'c-ledgered', usage: { cost_usd: 0.25, tokens: { input: 100, output: 20 }, api_calls: 1 } })
+    await recordChildUsageAttribution(a.store, {
+      parentSessionId: 'p',
+      parentTurnId: 't1',
+      childSessionId: 'c-ledgered',
+      usage: { cost_usd: 0.25, tokens: { input: 100, output: 20 }, api_calls: 1 }
+    })
     await a.store.createSession('c-orphan', 'delegate', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })
     await a.store.recordUsage('c-orphan', usage(0.125))
     await a.store.createSession('c-branch', 'desktop', { parentSessionId: 'p', modelConfig: { _branched_from: 'p' } })
     await a.store.recordUsage('c-branch', usage(9))
     const c = sessionCost(a.store, 'default', 'p')
-    expect(c.children.map((x) => [x.childSessionId, x.status])).toEqual([['c-ledgered', null], ['c-orphan', 'unledgered']])
+    expect(c.children.map((x) => [x.childSessionId, x.status])).toEqual([
+      ['c-ledgered', null],
+      ['c-orphan', 'unledgered']
+    ])
     expect(c.inclusive).toEqual({ usd: 0.875, status: 'estimated', complete: true })
   })
 
   it("a session's own cost reads the same as in the session list, edge statuses included", async () => {
     await a.store.createSession('edge', 'cli')
-    rawDb(a.store).prepare("UPDATE sessions SET api_call_count = 2, input_tokens = 50, cost_status = 'partial', estimated_cost_usd = NULL WHERE id = 'edge'").run()
+    rawDb(a.store)
+      .prepare(
+        "UPDATE sessions SET api_call_count = 2, input_tokens = 50, cost_status = 'partial', estimated_cost_usd = NULL WHERE id = 'edge'"
+      )
+      .run()
     expect(sessionCost(a.store, 'default', 'edge').own).toEqual(a.store.summary('edge')!.cost)
-    rawDb(a.store).prepare("UPDATE sessions SET cost_status = 'unpriced', estimated_cost_usd = 0.2 WHERE id = 'edge'").run()
+    rawDb(a.store)
+      .prepare("UPDATE sessions SET cost_status = 'unpriced', estimated_cost_usd = 0.2 WHERE id = 'edge'")
+      .run()
     expect(sessionCost(a.store, 'default', 'edge').own).toEqual(a.store.summary('edge')!.cost)
   })
 
@@ -92,26 +142,52 @@ describe('costSummary', () => {
     await a.store.recordUsage('p', usage(1))
     await a.store.createSession('child', 'delegate', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })
     await a.store.recordUsage('child', usage(0.3))
-    await recordChildUsageAttribution(a.store, { parentSessionId: 'p', childSessionId: 'child', usage: { cost_usd: 0.3, tokens: { input: 100, output: 20 }, api_calls: 1 } })
+    await recordChildUsageAttribution(a.store, {
+      parentSessionId: 'p',
+      childSessionId: 'child',
+      usage: { cost_usd: 0.3, tokens: { input: 100, output: 20 }, api_calls: 1 }
+    })
     await b.store.createSession('q', 'cli')
     await b.store.recordUsage('q', usage(null, 'local'))
-    const s = costSummary([{ profile: 'default', store: a.store }, { profile: 'work', store: b.store }], { profile: 'all', days: 30 })
+    const s = costSummary(
+      [
+        { profile: 'default', store: a.store },
+        { profile: 'work', store: b.store }
+      ],
+      { profile: 'all', days: 30 }
+    )
     const pa = s.profiles.find((p) => p.profile === 'default')!
-    expect(pa).toMatchObject({ sessions: 1, own: { usd: 1 }, children: { usd: 0.3 }, inclusive: { usd: 1.3, complete: true } })
+    expect(pa).toMatchObject({
+      sessions: 1,
+      own: { usd: 1 },
+      children: { usd: 0.3 },
+      inclusive: { usd: 1.3, complete: true }
+    })
     expect(s.profiles.find((p) => p.profile === 'work')!.inclusive.status).toBe('unpriced')
     expect(s.total).toMatchObject({ status: 'partial', complete: false })
     expect(s.total.usd).toBeCloseTo(1.3)
     expect(s.topSessions[0]).toMatchObject({ profile: 'default', sessionId: 'p' })
     expect(s.byModel.map((m) => m.model).sort()).toEqual(['gpt-x', 'local'])
     expect(s.byDay.some((d) => d.profile === 'work' && d.unpriced)).toBe(true)
-    expect(costSummary([{ profile: 'default', store: a.store }, { profile: 'work', store: b.store }], { profile: 'work' }).profiles.map((p) => p.profile)).toEqual(['work'])
+    expect(
+      costSummary(
+        [
+          { profile: 'default', store: a.store },
+          { profile: 'work', store: b.store }
+        ],
+        { profile: 'work' }
+      ).profiles.map((p) => p.profile)
+    ).toEqual(['work'])
   })
 })
 
 describe('costSummary by day', () => {
   it('flags a day unpriced only when an unpriced route was used that day, and spans exactly N days', async () => {
     const now = Date.now() / 1000
-    const dayStr = (t: number) => { const d = new Date(t * 1000); return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}` }
+    const dayStr = (t: number) => {
+      const d = new Date(t * 1000)
+      return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`
+    }
     const today = dayStr(now)
     const earlier = dayStr(now - 3 * 86400)
     await a.store.createSession('mixed', 'desktop')
@@ -146,11 +222,23 @@ describe('listSubagents', () => {
     await mk('exp', 'completed')
     await mk('fail', 'error')
     await reg.tombstoneRetainedChild('sa-tomb')
-    rawDb(a.store).prepare("UPDATE async_delegations SET retained_at = ? WHERE delegation_id = 'exp'").run(clock - 100 * 3600)
+    rawDb(a.store)
+      .prepare("UPDATE async_delegations SET retained_at = ? WHERE delegation_id = 'exp'")
+      .run(clock - 100 * 3600)
     await reg.pruneRetainedChildren()
-    await recordChildUsageAttribution(a.store, { parentSessionId: 'p', childSessionId: 'cs-ret', usage: { cost_usd: 0.1, tokens: { input: 3, output: 2 }, api_calls: 1 } })
+    await recordChildUsageAttribution(a.store, {
+      parentSessionId: 'p',
+      childSessionId: 'cs-ret',
+      usage: { cost_usd: 0.1, tokens: { input: 3, output: 2 }, api_calls: 1 }
+    })
     const live = new LiveSubagentRegistry()
-    live.register({ subagentId: 'sa-inline', agent: { sessionId: 'cs-inline' }, profile: 'default', parentSessionId: 'p', goal: 'inline work' })
+    live.register({
+      subagentId: 'sa-inline',
+      agent: { sessionId: 'cs-inline' },
+      profile: 'default',
+      parentSessionId: 'p',
+      goal: 'inline work'
+    })
     live.register({ subagentId: 'sa-run', agent: { sessionId: 'cs-run' }, profile: 'default', parentSessionId: 'p' }) // already durable
 
     const visible = listSubagents([{ profile: 'default', store: a.store }], { profile: 'all' }, live)
@@ -160,11 +248,22 @@ describe('listSubagents', () => {
     expect(byId['sa-inline'].state).toBe('running')
     expect(byId['sa-fail'].state).toBe('failed')
     const ret = byId['sa-ret']
-    expect(ret).toMatchObject({ state: 'retained', rawState: 'completed', transcriptMessages: 2, transcriptChars: 8, goal: 'goal ret', cost: { usd: 0.1 } })
+    expect(ret).toMatchObject({
+      state: 'retained',
+      rawState: 'completed',
+      transcriptMessages: 2,
+      transcriptChars: 8,
+      goal: 'goal ret',
+      cost: { usd: 0.1 }
+    })
     expect(ret.expiresAt).toBeCloseTo(ret.retainedAt! + 72 * 3600)
     expect(visible).toMatchObject({ maxRetained: 10, ttlHours: 72 })
 
-    const all = listSubagents([{ profile: 'default', store: a.store }], { profile: 'default', includeTombstoned: true, parentSessionId: 'p' }, live)
+    const all = listSubagents(
+      [{ profile: 'default', store: a.store }],
+      { profile: 'default', includeTombstoned: true, parentSessionId: 'p' },
+      live
+    )
     const states = Object.fromEntries(all.items.map((i) => [i.childId, i.state]))
     expect(states['sa-tomb']).toBe('tombstoned')
     expect(states['sa-exp']).toBe('expired')
@@ -183,7 +282,9 @@ describe('listSubagents cost of an unledgered child (issue 14 bug)', () => {
     reg.persistCompletion({ delegation_id: 'x', status: 'completed' }, { status: 'completed' })
     const parentView = sessionCost(a.store, 'default', 'p').children.find((c) => c.childSessionId === 'cs-x')!
     expect(parentView).toMatchObject({ status: 'unledgered', cost: { usd: 0.04 } })
-    const child = listSubagents([{ profile: 'default', store: a.store }], { profile: 'all' }).items.find((i) => i.childId === 'sa-x')!
+    const child = listSubagents([{ profile: 'default', store: a.store }], { profile: 'all' }).items.find(
+      (i) => i.childId === 'sa-x'
+    )!
     expect(child.cost).toEqual(parentView.cost)
   })
 })
@@ -193,8 +294,17 @@ describe('estimateFollowUp', () => {
     await a.store.createSession('c', 'delegate')
     await a.store.appendMessage('c', { role: 'system', content: 'x'.repeat(1000) })
     await a.store.appendMessage('c', { role: 'user', content: 'y'.repeat(40) })
-    expect(estimateFollowUp(a.store, 'c')).toEqual({ messages: 1, chars: 40, estTokens: 10, estCost: { usd: null, status: 'unpriced', complete: false } })
-    expect(estimateFollowUp(a.store, 'c', (tok) => tok * 0.001).estCost).toEqual({ usd: 0.01, status: 'estimated', complete: true })
+    expect(estimateFollowUp(a.store, 'c')).toEqual({
+      messages: 1,
+      chars: 40,
+      estTokens: 10,
+      estCost: { usd: null, status: 'unpriced', complete: false }
+    })
+    expect(estimateFollowUp(a.store, 'c', (tok) => tok * 0.001).estCost).toEqual({
+      usd: 0.01,
+      status: 'estimated',
+      complete: true
+    })
     expect(estimateFollowUp(a.store, 'missing').estCost.status).toBe('none')
   })
 })
@@ -205,6 +315,10 @@ describe('restart', () => {
     const reg = createDelegationRegistry(a.store)
     await reg.recordDispatchedChildren('deleg_x', [{ subagent_id: 'sa-x', session_id: 'cs-x' }])
     await reg.retainCompletedDelegation('deleg_x')
-    expect(createDelegationRegistry(a.reopen()).listRetainedChildren().map((e) => e.childId)).toEqual(['sa-x'])
+    expect(
+      createDelegationRegistry(a.reopen())
+        .listRetainedChildren()
+        .map((e) => e.childId)
+    ).toEqual(['sa-x'])
   })
 })

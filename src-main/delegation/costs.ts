@@ -2,7 +2,14 @@
  * Cost read models for the contract (`costs.session`, `costs.summary`): a session's own spend from its
  * row, its delegated children's spend from the `delegation_child_usage` ledger, and inclusive = both.
  */
-import { CaduceusError, type ChildCost, type CostSummary, type Money, type SessionCost, type Tokens } from '@shared/contract'
+import {
+  CaduceusError,
+  type ChildCost,
+  type CostSummary,
+  type Money,
+  type SessionCost,
+  type Tokens
+} from '@shared/contract'
 import { loadChildUsageAttributions } from './ledger'
 import { moneyFromColumns, moneyFromLedger, sumMoney } from '@shared/contract/money'
 import { repositories } from '../store'
@@ -17,11 +24,17 @@ export interface ProfileStore {
 
 const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
 const tokensOf = (r: Record<string, unknown>): Tokens => ({
-  input: n(r.input_tokens), output: n(r.output_tokens), cacheRead: n(r.cache_read_tokens), cacheWrite: n(r.cache_write_tokens), reasoning: n(r.reasoning_tokens)
+  input: n(r.input_tokens),
+  output: n(r.output_tokens),
+  cacheRead: n(r.cache_read_tokens),
+  cacheWrite: n(r.cache_write_tokens),
+  reasoning: n(r.reasoning_tokens)
 })
-const used = (r: Record<string, unknown>) => n(r.api_call_count) > 0 || n(r.input_tokens) + n(r.output_tokens) + n(r.cache_read_tokens) + n(r.cache_write_tokens) > 0
-const ownMoney = (r: Record<string, unknown>) => moneyFromColumns(r.estimated_cost_usd, r.actual_cost_usd, r.cost_status, used(r))
-
+const used = (r: Record<string, unknown>) =>
+  n(r.api_call_count) > 0 ||
+  n(r.input_tokens) + n(r.output_tokens) + n(r.cache_read_tokens) + n(r.cache_write_tokens) > 0
+const ownMoney = (r: Record<string, unknown>) =>
+  moneyFromColumns(r.estimated_cost_usd, r.actual_cost_usd, r.cost_status, used(r))
 
 /**
  * A parent's children: the ledger rows, plus any delegate child session the ledger does not know (written by
@@ -31,12 +44,18 @@ const ownMoney = (r: Record<string, unknown>) => moneyFromColumns(r.estimated_co
 function childCosts(store: DelegationDb, sessionId: string): ChildCost[] {
   const ledger = ledgerCosts(store, sessionId)
   const known = new Set(ledger.map((c) => c.childSessionId))
-  const unledgered = repositories.cost(store)
+  const unledgered = repositories
+    .cost(store)
     .delegateChildren(sessionId)
     .filter((r) => !known.has(String(r.id)) && used(r))
     .map((r): ChildCost => ({
-      childSessionId: String(r.id), parentTurnId: '', status: 'unledgered', apiCalls: Math.trunc(n(r.api_call_count)),
-      cost: ownMoney(r), tokens: tokensOf(r), createdAt: n(r.started_at)
+      childSessionId: String(r.id),
+      parentTurnId: '',
+      status: 'unledgered',
+      apiCalls: Math.trunc(n(r.api_call_count)),
+      cost: ownMoney(r),
+      tokens: tokensOf(r),
+      createdAt: n(r.started_at)
     }))
   return [...ledger, ...unledgered]
 }
@@ -48,9 +67,13 @@ function ledgerCosts(store: DelegationDb, sessionId: string): ChildCost[] {
     const output = n(tokens.output)
     const apiCalls = Math.trunc(n(a.usage.api_calls))
     return {
-      childSessionId: a.childSessionId, parentTurnId: a.parentTurnId, status: typeof a.usage.status === 'string' ? a.usage.status : null, apiCalls,
+      childSessionId: a.childSessionId,
+      parentTurnId: a.parentTurnId,
+      status: typeof a.usage.status === 'string' ? a.usage.status : null,
+      apiCalls,
       cost: moneyFromLedger(a.usage.cost_usd, apiCalls > 0 || input + output > 0),
-      tokens: { input, output, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, createdAt: a.createdAt
+      tokens: { input, output, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+      createdAt: a.createdAt
     }
   })
 }
@@ -61,11 +84,20 @@ export function sessionCost(store: DelegationDb, profile: string, sessionId: str
   const own = ownMoney(row)
   const children = childCosts(store, sessionId)
   const childrenTotal = sumMoney(children.map((c) => c.cost))
-  const perModel = repositories.cost(store).perModel(sessionId).map((r) => ({ model: String(r.model), cost: modelMoney(r), tokens: tokensOf(r) }))
+  const perModel = repositories
+    .cost(store)
+    .perModel(sessionId)
+    .map((r) => ({ model: String(r.model), cost: modelMoney(r), tokens: tokensOf(r) }))
   const turns = new Map<string, Money[]>()
   for (const c of children) turns.set(c.parentTurnId, [...(turns.get(c.parentTurnId) ?? []), c.cost])
   return {
-    profile, sessionId, own, children, childrenTotal, inclusive: sumMoney([own, childrenTotal]), perModel,
+    profile,
+    sessionId,
+    own,
+    children,
+    childrenTotal,
+    inclusive: sumMoney([own, childrenTotal]),
+    perModel,
     perTurn: [...turns].map(([turnId, costs]) => ({ turnId, childrenCost: sumMoney(costs) }))
   }
 }
@@ -73,7 +105,8 @@ export function sessionCost(store: DelegationDb, profile: string, sessionId: str
 /** session_model_usage stores 0 for unpriced calls, so the status column decides. */
 function modelMoney(r: Record<string, unknown>): Money {
   const usd = n(r.est) + n(r.act)
-  if (n(r.all_unpriced) === 1) return used(r) ? { usd: null, status: 'unpriced', complete: false } : { usd: 0, status: 'none', complete: true }
+  if (n(r.all_unpriced) === 1)
+    return used(r) ? { usd: null, status: 'unpriced', complete: false } : { usd: 0, status: 'none', complete: true }
   if (n(r.has_unpriced) === 1) return { usd, status: 'partial', complete: false }
   return { usd, status: n(r.act) > 0 && n(r.est) === 0 ? 'billed' : 'estimated', complete: true }
 }
@@ -93,9 +126,13 @@ const dayOf = (epoch: number) => {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`
 }
 
-export function costSummary(stores: ProfileStore[], query: { profile?: string; days?: number }, now = Date.now() / 1000,
+export function costSummary(
+  stores: ProfileStore[],
+  query: { profile?: string; days?: number },
+  now = Date.now() / 1000,
   /** The user's prices for usage upstream left unpriced (applied here, at read time, never written back). */
-  overrides: PriceOverride[] = []): CostSummary {
+  overrides: PriceOverride[] = []
+): CostSummary {
   const days = Math.min(3650, Math.max(1, Math.trunc(query.days ?? 30)))
   const since = now - days * 86400
   // N days = today and the N-1 days before it.
@@ -117,7 +154,13 @@ export function costSummary(stores: ProfileStore[], query: { profile?: string; d
       const children = sumMoney(childCosts(store, String(r.id)).map((c) => c.cost))
       ownParts.push(own)
       childParts.push(children)
-      top.push({ profile, sessionId: String(r.id), title: (r.title as string | null) ?? null, own, inclusive: sumMoney([own, children]) })
+      top.push({
+        profile,
+        sessionId: String(r.id),
+        title: (r.title as string | null) ?? null,
+        own,
+        inclusive: sumMoney([own, children])
+      })
     }
     const ownerIds = new Set(owners.map((r) => String(r.id)))
     let customOwn = 0
@@ -126,15 +169,25 @@ export function costSummary(stores: ProfileStore[], query: { profile?: string; d
     const ids = new Set(rows.map((r) => String(r.id)))
     for (const r of repo.modelUsage()) {
       if (!ids.has(String(r.session_id))) continue
-      const m = models.get(String(r.model)) ?? { costs: [], tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, custom: false }
+      const m = models.get(String(r.model)) ?? {
+        costs: [],
+        tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+        custom: false
+      }
       const t = tokensOf(r)
-      const o = n(r.all_unpriced) === 1 && used(r) ? overrideFor(overrides, String(r.model), String(r.billing_base_url ?? '')) : null
+      const o =
+        n(r.all_unpriced) === 1 && used(r)
+          ? overrideFor(overrides, String(r.model), String(r.billing_base_url ?? ''))
+          : null
       if (o) {
         const usd = priceTokens(o, t)
         m.costs.push({ usd, status: 'estimated', complete: true } satisfies Money)
         m.custom = true
         custom.models.add(String(r.model))
-        if (ownerIds.has(String(r.session_id))) { customOwn += usd; custom.usd += usd }
+        if (ownerIds.has(String(r.session_id))) {
+          customOwn += usd
+          custom.usd += usd
+        }
       } else {
         m.costs.push(modelMoney(r))
         if (n(r.has_unpriced) === 1 && used(r) && ownerIds.has(String(r.session_id))) unpricedLeft = true
@@ -171,16 +224,23 @@ export function costSummary(stores: ProfileStore[], query: { profile?: string; d
     }
     for (const d of daily) add(d.day, n(d.est) + n(d.act), unpricedOn(d.session_id, d.day))
     // Sessions written before per-day rows existed: attribute their whole cost to the day they started.
-    for (const r of rows) if (!withDaily.has(String(r.id))) {
-      const m = ownMoney(r)
-      if (m.status !== 'none') add(dayOf(n(r.started_at)), m.usd ?? 0, !m.complete)
-    }
+    for (const r of rows)
+      if (!withDaily.has(String(r.id))) {
+        const m = ownMoney(r)
+        if (m.status !== 'none') add(dayOf(n(r.started_at)), m.usd ?? 0, !m.complete)
+      }
   }
   topSessionsSort(top)
   return {
     profiles,
     total: sumMoney(profiles.map((p) => p.inclusive)),
-    byModel: [...models].map(([model, m]) => ({ model, cost: sumMoney(m.costs), tokens: m.tokens, ...(m.custom ? { customPrice: true } : {}) }))
+    byModel: [...models]
+      .map(([model, m]) => ({
+        model,
+        cost: sumMoney(m.costs),
+        tokens: m.tokens,
+        ...(m.custom ? { customPrice: true } : {})
+      }))
       .sort((a, b) => (b.cost.usd ?? -1) - (a.cost.usd ?? -1)),
     byDay: [...byDay.values()].sort((a, b) => a.day.localeCompare(b.day) || a.profile.localeCompare(b.profile)),
     topSessions: top.slice(0, 10),
@@ -192,7 +252,9 @@ export function costSummary(stores: ProfileStore[], query: { profile?: string; d
 function withCustom(own: Money, customUsd: number, unpricedLeft: boolean): Money {
   if (customUsd <= 0) return own
   const usd = (own.usd ?? 0) + customUsd
-  return unpricedLeft ? { usd, status: 'partial', complete: false } : { usd, status: own.status === 'billed' ? 'billed' : 'estimated', complete: true }
+  return unpricedLeft
+    ? { usd, status: 'partial', complete: false }
+    : { usd, status: own.status === 'billed' ? 'billed' : 'estimated', complete: true }
 }
 
 function topSessionsSort(top: CostSummary['topSessions']): void {

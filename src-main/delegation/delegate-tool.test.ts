@@ -5,8 +5,15 @@ import type { ChildAgentHandle, ChildSpec } from './children'
 import { COMPLETION_DISPLAY_KIND } from './completion'
 import { DELEGATION_DEFAULTS, loadDelegationConfig } from './config'
 import {
-  capacityError, createDelegateTool, DELEGATE_TASK_PARAMETERS, delegateTask, delegateToolDescription, depthLimitError, NO_PARENT_ERROR,
-  SPAWN_PAUSED_ERROR, STATELESS_NOTE
+  capacityError,
+  createDelegateTool,
+  DELEGATE_TASK_PARAMETERS,
+  delegateTask,
+  delegateToolDescription,
+  depthLimitError,
+  NO_PARENT_ERROR,
+  SPAWN_PAUSED_ERROR,
+  STATELESS_NOTE
 } from './delegate-tool'
 import { BackgroundPool, type DelegateDeps, type DelegationCompletion } from './deps'
 import { LiveSubagentRegistry } from './live-registry'
@@ -25,7 +32,11 @@ let completions: DelegationCompletion[]
 
 function makeDeps(extra: Partial<Parameters<typeof createDelegateDeps>[0]> = {}): DelegateDeps {
   return createDelegateDeps({
-    profile: 'default', store: t.store, live, pool, registry: { currentProfile: () => 'default' },
+    profile: 'default',
+    store: t.store,
+    live,
+    pool,
+    registry: { currentProfile: () => 'default' },
     asyncDeliverySupported: () => asyncOk,
     onCompletion: (c) => void completions.push(c),
     buildChild: (spec): ChildAgentHandle => {
@@ -35,7 +46,14 @@ function makeDeps(extra: Partial<Parameters<typeof createDelegateDeps>[0]> = {})
         steer: () => true,
         run: async (goal) => {
           if (gate) await gate
-          return { status: 'completed', summary: `done: ${goal}`, apiCalls: 1, tokens: { input: 5, output: 2 }, costUsd: 0.02, model: 'm' }
+          return {
+            status: 'completed',
+            summary: `done: ${goal}`,
+            apiCalls: 1,
+            tokens: { input: 5, output: 2 },
+            costUsd: 0.02,
+            model: 'm'
+          }
         }
       }
     },
@@ -61,7 +79,13 @@ afterEach(async () => {
 })
 
 const parent = (over: Partial<DelegationParent> = {}): DelegationParent => ({
-  sessionId: 'parent', currentTurnId: 'turn-1', depth: 0, sessionEstimatedCostUsd: 0, sessionCostSource: 'none', sessionCostStatus: 'unknown', ...over
+  sessionId: 'parent',
+  currentTurnId: 'turn-1',
+  depth: 0,
+  sessionEstimatedCostUsd: 0,
+  sessionCostSource: 'none',
+  sessionCostStatus: 'unknown',
+  ...over
 })
 
 describe('delegate_task schema and config', () => {
@@ -78,7 +102,12 @@ describe('delegate_task schema and config', () => {
   it('defaults delegation.max_retained to 10 and retained_ttl_hours to 72', () => {
     expect(DELEGATION_DEFAULTS.max_retained).toBe(10)
     expect(DELEGATION_DEFAULTS.retained_ttl_hours).toBe(72)
-    expect(loadDelegationConfig(t.home)).toMatchObject({ maxRetained: 10, retainedTtlHours: 72, maxConcurrentChildren: 3, maxSpawnDepth: 1 })
+    expect(loadDelegationConfig(t.home)).toMatchObject({
+      maxRetained: 10,
+      retainedTtlHours: 72,
+      maxConcurrentChildren: 3,
+      maxSpawnDepth: 1
+    })
     t.writeConfig(': not yaml [')
     expect(loadDelegationConfig(t.home).maxRetained).toBe(10)
   })
@@ -112,7 +141,9 @@ describe('delegate_task spawn guards', () => {
 
   it('rejects missing goals and malformed batches without spawning', async () => {
     expect((await delegateTask({}, parent(), deps)).error).toMatch(/goal/)
-    expect((await delegateTask({ tasks: [{ goal: 'a' }, { nope: 1 }] }, parent(), deps)).error).toBe("tasks[1] is missing 'goal'.")
+    expect((await delegateTask({ tasks: [{ goal: 'a' }, { nope: 1 }] }, parent(), deps)).error).toBe(
+      "tasks[1] is missing 'goal'."
+    )
     expect(built).toHaveLength(0)
   })
 })
@@ -153,22 +184,33 @@ describe('background delegation', () => {
     expect(JSON.parse(childSession.model_config!)._delegate_from).toBe('parent')
     await pool.drain()
 
-    const rows = rawDb(t.store).prepare('SELECT role, content, display_kind, display_metadata FROM messages WHERE session_id = ?').all('parent') as Array<Record<string, string>>
+    const rows = rawDb(t.store)
+      .prepare('SELECT role, content, display_kind, display_metadata FROM messages WHERE session_id = ?')
+      .all('parent') as Array<Record<string, string>>
     expect(rows).toHaveLength(1)
     expect(rows[0]).toMatchObject({ role: 'user', display_kind: COMPLETION_DISPLAY_KIND })
     expect(rows[0].content).toContain('done: summarise the logs')
     expect(JSON.parse(rows[0].display_metadata).delegation_id).toBe(delegationId)
     expect(completions).toHaveLength(1)
     expect(completions[0]).toMatchObject({ delegationId, parentSessionId: 'parent', deliveredSessionId: 'parent' })
-    expect(deps.registry.getDurableDelegation(delegationId)).toMatchObject({ state: 'completed', deliveryState: 'delivered' })
-    expect(deps.registry.findRetainedChild(built[0].subagentId)).toMatchObject({ childSessionId: built[0].sessionId, delegationId })
+    expect(deps.registry.getDurableDelegation(delegationId)).toMatchObject({
+      state: 'completed',
+      deliveryState: 'delivered'
+    })
+    expect(deps.registry.findRetainedChild(built[0].subagentId)).toMatchObject({
+      childSessionId: built[0].sessionId,
+      delegationId
+    })
     expect(p.sessionEstimatedCostUsd).toBeCloseTo(0.02)
 
     // a second delivery attempt of the same delegation never appends twice
     rawDb(t.store).prepare("UPDATE async_delegations SET delivery_state = 'pending'").run()
     const { restoreUndeliveredCompletions } = await import('./completion')
     await restoreUndeliveredCompletions(deps)
-    expect((rawDb(t.store).prepare('SELECT COUNT(*) AS n FROM messages WHERE session_id = ?').get('parent') as { n: number }).n).toBe(1)
+    expect(
+      (rawDb(t.store).prepare('SELECT COUNT(*) AS n FROM messages WHERE session_id = ?').get('parent') as { n: number })
+        .n
+    ).toBe(1)
   })
 
   it('rejects (does not queue) past the concurrency cap, counting a batch as one unit', async () => {
@@ -180,8 +222,15 @@ describe('background delegation', () => {
     expect((await delegateTask({ goal: 'd' }, parent(), deps)).status).toBe('dispatched')
     const over = await delegateTask({ goal: 'e' }, parent(), deps)
     expect(over).toEqual({ error: capacityError(3, false) })
-    expect((over.error as string).startsWith('Async delegation capacity reached (3 running). Wait for one to finish')).toBe(true)
-    expect(live.list().map((l) => l.goal).sort()).toEqual(['a', 'b', 'c', 'd'])
+    expect(
+      (over.error as string).startsWith('Async delegation capacity reached (3 running). Wait for one to finish')
+    ).toBe(true)
+    expect(
+      live
+        .list()
+        .map((l) => l.goal)
+        .sort()
+    ).toEqual(['a', 'b', 'c', 'd'])
     open()
     await pool.drain()
     expect((await delegateTask({ goal: 'f' }, parent(), deps)).status).toBe('dispatched')
@@ -199,9 +248,15 @@ describe('background delegation', () => {
     await t.store.createSession('parent-2', 'desktop', { parentSessionId: 'parent' })
     open()
     await pool.drain()
-    const where = rawDb(t.store).prepare('SELECT session_id FROM messages WHERE display_kind = ?').all(COMPLETION_DISPLAY_KIND)
+    const where = rawDb(t.store)
+      .prepare('SELECT session_id FROM messages WHERE display_kind = ?')
+      .all(COMPLETION_DISPLAY_KIND)
     expect(where).toEqual([{ session_id: 'parent-2' }])
-    expect(completions[0]).toMatchObject({ delegationId: out.delegation_id, parentSessionId: 'parent', deliveredSessionId: 'parent-2' })
+    expect(completions[0]).toMatchObject({
+      delegationId: out.delegation_id,
+      parentSessionId: 'parent',
+      deliveredSessionId: 'parent-2'
+    })
   })
 
   it('nested orchestrators run their children inline', async () => {
@@ -213,13 +268,22 @@ describe('background delegation', () => {
   })
 
   it('a child that throws becomes an error result and is not retained', async () => {
-    deps = makeDeps({ buildChild: (spec) => ({ sessionId: spec.sessionId, run: async () => { throw new Error('provider exploded') } }) })
+    deps = makeDeps({
+      buildChild: (spec) => ({
+        sessionId: spec.sessionId,
+        run: async () => {
+          throw new Error('provider exploded')
+        }
+      })
+    })
     const out = await delegateTask({ goal: 'boom' }, parent(), deps)
     await pool.drain()
     const row = deps.registry.getDurableDelegation(out.delegation_id)!
     expect(row.state).toBe('error')
     expect(deps.registry.listRetainedChildren()).toEqual([])
-    const msg = rawDb(t.store).prepare('SELECT content FROM messages WHERE session_id = ?').get('parent') as { content: string }
+    const msg = rawDb(t.store).prepare('SELECT content FROM messages WHERE session_id = ?').get('parent') as {
+      content: string
+    }
     expect(msg.content).toContain('provider exploded')
   })
 })

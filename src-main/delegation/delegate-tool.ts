@@ -30,14 +30,27 @@ export const DELEGATE_TASK_PARAMETERS = {
       description: 'Batch mode: several independent tasks run in parallel, each {goal, context?, toolsets?}.',
       items: {
         type: 'object',
-        properties: { goal: { type: 'string' }, context: { type: 'string' }, toolsets: { type: 'array', items: { type: 'string' } }, role: { type: 'string', enum: ['leaf', 'orchestrator'] } },
+        properties: {
+          goal: { type: 'string' },
+          context: { type: 'string' },
+          toolsets: { type: 'array', items: { type: 'string' } },
+          role: { type: 'string', enum: ['leaf', 'orchestrator'] }
+        },
         required: ['goal']
       }
     },
-    toolsets: { type: 'array', items: { type: 'string' }, description: 'Toolsets to enable for the subagent (default: the parent\'s).' },
+    toolsets: {
+      type: 'array',
+      items: { type: 'string' },
+      description: "Toolsets to enable for the subagent (default: the parent's)."
+    },
     role: { type: 'string', enum: ['leaf', 'orchestrator'], description: 'leaf (default) cannot delegate further.' },
     max_iterations: { type: 'integer', minimum: 1, description: 'Tool-loop iteration cap for each subagent.' },
-    background: { type: 'boolean', description: 'Deprecated: top-level delegations always run in the background when the session can receive the result.' },
+    background: {
+      type: 'boolean',
+      description:
+        'Deprecated: top-level delegations always run in the background when the session can receive the result.'
+    },
     follow_up: {
       type: 'string',
       description:
@@ -56,7 +69,8 @@ export function delegateToolDescription(asyncSupported: boolean): string {
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '')
-const strList = (v: unknown): string[] | null => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : null)
+const strList = (v: unknown): string[] | null =>
+  Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : null
 
 function parseTasks(args: Record<string, unknown>): TaskSpec[] | string {
   if (Array.isArray(args.tasks) && args.tasks.length > 0) {
@@ -66,16 +80,33 @@ function parseTasks(args: Record<string, unknown>): TaskSpec[] | string {
       const rec = t && typeof t === 'object' ? (t as Record<string, unknown>) : {}
       const goal = str(rec.goal).trim()
       if (!goal) return `tasks[${i}] is missing 'goal'.`
-      tasks.push({ goal, context: str(rec.context) || null, toolsets: strList(rec.toolsets), role: rec.role === 'orchestrator' ? 'orchestrator' : 'leaf' })
+      tasks.push({
+        goal,
+        context: str(rec.context) || null,
+        toolsets: strList(rec.toolsets),
+        role: rec.role === 'orchestrator' ? 'orchestrator' : 'leaf'
+      })
     }
     return tasks
   }
   const goal = str(args.goal).trim()
   if (!goal) return "Provide either 'goal' (one task) or 'tasks' (a batch)."
-  return [{ goal, context: str(args.context) || null, toolsets: strList(args.toolsets), role: args.role === 'orchestrator' ? 'orchestrator' : 'leaf' }]
+  return [
+    {
+      goal,
+      context: str(args.context) || null,
+      toolsets: strList(args.toolsets),
+      role: args.role === 'orchestrator' ? 'orchestrator' : 'leaf'
+    }
+  ]
 }
 
-export async function delegateTask(args: Record<string, unknown>, parent: DelegationParent | null, deps: DelegateDeps, call: CallInfo = {}): Promise<ToolPayload> {
+export async function delegateTask(
+  args: Record<string, unknown>,
+  parent: DelegationParent | null,
+  deps: DelegateDeps,
+  call: CallInfo = {}
+): Promise<ToolPayload> {
   if (!parent) return { error: NO_PARENT_ERROR }
   const followUp = str(args.follow_up).trim()
   if (followUp) return handleFollowUp(deps, followUp, args.goal, args.context, parent, call.signal)
@@ -86,7 +117,10 @@ export async function delegateTask(args: Record<string, unknown>, parent: Delega
   if (depth >= cfg.maxSpawnDepth) return { error: depthLimitError(depth, cfg.maxSpawnDepth) }
   const tasks = parseTasks(args)
   if (typeof tasks === 'string') return { error: tasks }
-  const maxIterations = Number.isInteger(args.max_iterations) && (args.max_iterations as number) > 0 ? (args.max_iterations as number) : cfg.maxIterations
+  const maxIterations =
+    Number.isInteger(args.max_iterations) && (args.max_iterations as number) > 0
+      ? (args.max_iterations as number)
+      : cfg.maxIterations
 
   // Top-level calls always go to the background; nested orchestrators wait for their children.
   const wantsBackground = depth === 0
@@ -104,7 +138,8 @@ export async function delegateTask(args: Record<string, unknown>, parent: Delega
 
   const delegationId = newDelegationId()
   // Reserve before building children so two concurrent calls cannot both squeeze past the cap.
-  if (!deps.pool.tryReserve(delegationId, cfg.maxConcurrentChildren)) return { error: capacityError(deps.pool.size, tasks.length > 1) }
+  if (!deps.pool.tryReserve(delegationId, cfg.maxConcurrentChildren))
+    return { error: capacityError(deps.pool.size, tasks.length > 1) }
   try {
     const prepared = await prepareChildren(deps, parent, tasks, maxIterations)
     return await dispatchBackground(deps, parent, tasks, prepared, delegationId, call)
@@ -135,7 +170,10 @@ export function createDelegateTool(deps: DelegateDeps, opts: DelegateToolOptions
     },
     parameters: DELEGATE_TASK_PARAMETERS as unknown as Record<string, unknown>,
     async execute(args, ctx) {
-      const payload = await delegateTask(args, resolveParent(ctx), deps, { sessionKey: ctx.gatewaySessionKey, signal: ctx.signal })
+      const payload = await delegateTask(args, resolveParent(ctx), deps, {
+        sessionKey: ctx.gatewaySessionKey,
+        signal: ctx.signal
+      })
       return JSON.stringify(payload)
     }
   }

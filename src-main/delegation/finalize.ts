@@ -42,7 +42,8 @@ export async function finalizeChildResults(
       }
     })
   }
-  parent.sessionEstimatedCostUsd = (Number.isFinite(parent.sessionEstimatedCostUsd) ? parent.sessionEstimatedCostUsd : 0) + total
+  parent.sessionEstimatedCostUsd =
+    (Number.isFinite(parent.sessionEstimatedCostUsd) ? parent.sessionEstimatedCostUsd : 0) + total
   if (!parent.sessionCostSource || parent.sessionCostSource === 'none') parent.sessionCostSource = 'subagent'
   if (!parent.sessionCostStatus || parent.sessionCostStatus === 'unknown') parent.sessionCostStatus = 'estimated'
 
@@ -51,7 +52,11 @@ export async function finalizeChildResults(
     for (const rec of records) {
       try {
         await recordChildUsageAttribution(store, {
-          parentSessionId: parent.sessionId, parentTurnId: (parentTurnId === undefined ? parent.currentTurnId : parentTurnId) ?? '', childSessionId: rec.childSessionId, usage: rec.usage, aggregate
+          parentSessionId: parent.sessionId,
+          parentTurnId: (parentTurnId === undefined ? parent.currentTurnId : parentTurnId) ?? '',
+          childSessionId: rec.childSessionId,
+          usage: rec.usage,
+          aggregate
         })
       } catch (err) {
         log(`child usage ledger write failed: ${(err as Error).message}`)
@@ -62,7 +67,9 @@ export async function finalizeChildResults(
     for (const r of results) {
       const child = children.find((c) => c.taskIndex === r.task_index)
       try {
-        parent.memory.onDelegation(child?.goal ?? '', r.summary ?? r.error ?? '', { childSessionId: child?.childSessionId ?? r.child_session_id ?? '' })
+        parent.memory.onDelegation(child?.goal ?? '', r.summary ?? r.error ?? '', {
+          childSessionId: child?.childSessionId ?? r.child_session_id ?? ''
+        })
       } catch (err) {
         log(`memory on_delegation failed: ${(err as Error).message}`)
       }

@@ -22,14 +22,24 @@ beforeEach(() => {
   built = []
   runs = []
   deps = createDelegateDeps({
-    profile: 'default', store: t.store, live, pool: new BackgroundPool(), registry: { currentProfile: () => 'default' },
+    profile: 'default',
+    store: t.store,
+    live,
+    pool: new BackgroundPool(),
+    registry: { currentProfile: () => 'default' },
     buildChild: (spec): ChildAgentHandle => {
       built.push(spec)
       return {
         sessionId: spec.resumeSessionId ?? spec.sessionId,
         run: async (goal) => {
           runs.push(goal)
-          return { status: 'completed', summary: 'follow-up answer', apiCalls: 1, tokens: { input: 11, output: 4 }, costUsd: 0.01 }
+          return {
+            status: 'completed',
+            summary: 'follow-up answer',
+            apiCalls: 1,
+            tokens: { input: 11, output: 4 },
+            costUsd: 0.01
+          }
         }
       }
     }
@@ -38,7 +48,13 @@ beforeEach(() => {
 afterEach(() => t.cleanup())
 
 const parentAgent = (over: Partial<DelegationParent> = {}): DelegationParent => ({
-  sessionId: 'A', currentTurnId: 'turn-1', depth: 0, sessionEstimatedCostUsd: 0, sessionCostSource: 'none', sessionCostStatus: 'unknown', ...over
+  sessionId: 'A',
+  currentTurnId: 'turn-1',
+  depth: 0,
+  sessionEstimatedCostUsd: 0,
+  sessionCostSource: 'none',
+  sessionCostStatus: 'unknown',
+  ...over
 })
 
 function liveChild(id: string, sessionId: string | null = null) {
@@ -50,13 +66,18 @@ function liveChild(id: string, sessionId: string | null = null) {
 
 async function retain(parentSessionId = 'A') {
   await insertDelegation(t.store, 'deleg_test0001', { parentSessionId })
-  await deps.registry.recordDispatchedChildren('deleg_test0001', [{ subagent_id: 'sa-0-abc12345', session_id: 'child-sess-1', model: 'test/model', goal: 'do the thing' }])
+  await deps.registry.recordDispatchedChildren('deleg_test0001', [
+    { subagent_id: 'sa-0-abc12345', session_id: 'child-sess-1', model: 'test/model', goal: 'do the thing' }
+  ])
   await deps.registry.retainCompletedDelegation('deleg_test0001', { cost_usd: 0.5 })
 }
 
 async function childTranscript() {
   await t.store.createSession('A', 'cli')
-  await t.store.createSession('child-sess-1', 'delegate', { parentSessionId: 'A', modelConfig: { _delegate_from: 'A' } })
+  await t.store.createSession('child-sess-1', 'delegate', {
+    parentSessionId: 'A',
+    modelConfig: { _delegate_from: 'A' }
+  })
   await t.store.appendMessage('child-sess-1', { role: 'system', content: 'you are a subagent' })
   await t.store.appendMessage('child-sess-1', { role: 'user', content: 'original goal' })
   await t.store.appendMessage('child-sess-1', { role: 'assistant', content: 'original answer' })
@@ -93,8 +114,12 @@ describe('delegate_task follow_up', () => {
 
   // seed 004: test_follow_up_requires_goal
   it('errors without a goal', async () => {
-    expect(await delegateTask({ follow_up: 'sa-anything' }, parentAgent(), deps)).toEqual({ error: FOLLOW_UP_NEEDS_GOAL })
-    expect(await delegateTask({ follow_up: 'sa-anything', goal: '   ' }, parentAgent(), deps)).toEqual({ error: FOLLOW_UP_NEEDS_GOAL })
+    expect(await delegateTask({ follow_up: 'sa-anything' }, parentAgent(), deps)).toEqual({
+      error: FOLLOW_UP_NEEDS_GOAL
+    })
+    expect(await delegateTask({ follow_up: 'sa-anything', goal: '   ' }, parentAgent(), deps)).toEqual({
+      error: FOLLOW_UP_NEEDS_GOAL
+    })
   })
 
   // seed 004: test_follow_up_tombstoned_child_errors
@@ -111,8 +136,18 @@ describe('delegate_task follow_up', () => {
     await childTranscript()
     await retain()
     const parent = parentAgent()
-    const out = await delegateTask({ goal: 'one more thing', context: 'see file x', follow_up: 'sa-0-abc12345' }, parent, deps)
-    expect(out).toMatchObject({ mode: 'follow_up', child_id: 'sa-0-abc12345', child_session_id: 'child-sess-1', delegation_id: 'deleg_test0001', note: FOLLOW_UP_NOTE })
+    const out = await delegateTask(
+      { goal: 'one more thing', context: 'see file x', follow_up: 'sa-0-abc12345' },
+      parent,
+      deps
+    )
+    expect(out).toMatchObject({
+      mode: 'follow_up',
+      child_id: 'sa-0-abc12345',
+      child_session_id: 'child-sess-1',
+      delegation_id: 'deleg_test0001',
+      note: FOLLOW_UP_NOTE
+    })
     const results = out.results as Array<Record<string, unknown>>
     expect(results[0].summary).toBe('follow-up answer')
     expect(typeof out.total_duration_seconds).toBe('number')
@@ -124,7 +159,10 @@ describe('delegate_task follow_up', () => {
     expect(runs[0].startsWith('one more thing')).toBe(true)
     expect(runs[0]).toContain('Context: see file x')
     // finalize ran: ledger row for the child under the requesting parent, parent cost rolled up
-    expect(loadChildUsageAttributions(t.store, 'A')[0]).toMatchObject({ childSessionId: 'child-sess-1', parentTurnId: 'turn-1' })
+    expect(loadChildUsageAttributions(t.store, 'A')[0]).toMatchObject({
+      childSessionId: 'child-sess-1',
+      parentTurnId: 'turn-1'
+    })
     expect(parent.sessionEstimatedCostUsd).toBeCloseTo(0.01)
     expect(live.list()).toEqual([])
   })
@@ -134,17 +172,24 @@ describe('delegate_task follow_up', () => {
     await childTranscript()
     await t.store.createSession('stranger', 'cli')
     await retain()
-    const out = await delegateTask({ goal: 'hi', follow_up: 'sa-0-abc12345' }, parentAgent({ sessionId: 'stranger' }), deps)
+    const out = await delegateTask(
+      { goal: 'hi', follow_up: 'sa-0-abc12345' },
+      parentAgent({ sessionId: 'stranger' }),
+      deps
+    )
     expect(out.error).toContain('lineage')
     expect(built).toHaveLength(0)
   })
 
   it('a retained child whose transcript is empty cannot be resumed', async () => {
     await t.store.createSession('A', 'cli')
-    await t.store.createSession('child-sess-1', 'delegate', { parentSessionId: 'A', modelConfig: { _delegate_from: 'A' } })
+    await t.store.createSession('child-sess-1', 'delegate', {
+      parentSessionId: 'A',
+      modelConfig: { _delegate_from: 'A' }
+    })
     await retain()
     const out = await delegateTask({ goal: 'hi', follow_up: 'child-sess-1' }, parentAgent(), deps)
-    expect(out.error).toBe("Retained child transcript (child-sess-1) is empty; nothing to resume.")
+    expect(out.error).toBe('Retained child transcript (child-sess-1) is empty; nothing to resume.')
   })
 
   it('a steer that fails falls through to the retained child', async () => {
@@ -160,8 +205,15 @@ describe('delegate_task follow_up', () => {
     await t.store.createSession('stranger', 'cli')
     await retain()
     const ok = await followUpRequest(deps, { childId: 'sa-0-abc12345', text: 'from the ui' })
-    expect(ok).toEqual({ mode: 'follow_up', childId: 'sa-0-abc12345', childSessionId: 'child-sess-1', summary: 'follow-up answer' })
-    await expect(followUpRequest(deps, { childId: 'sa-0-abc12345', text: 'x', requesterSessionId: 'stranger' })).rejects.toMatchObject({ code: 'refused' })
+    expect(ok).toEqual({
+      mode: 'follow_up',
+      childId: 'sa-0-abc12345',
+      childSessionId: 'child-sess-1',
+      summary: 'follow-up answer'
+    })
+    await expect(
+      followUpRequest(deps, { childId: 'sa-0-abc12345', text: 'x', requesterSessionId: 'stranger' })
+    ).rejects.toMatchObject({ code: 'refused' })
     await expect(followUpRequest(deps, { childId: 'sa-ghost', text: 'x' })).rejects.toMatchObject({ code: 'not_found' })
   })
 })

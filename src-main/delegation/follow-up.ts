@@ -17,7 +17,8 @@ export const FOLLOW_UP_NEEDS_GOAL = "follow_up requires 'goal' (the message to d
 export const followUpNotFound = (id: string) =>
   `follow_up target '${id}' is not a running subagent or a retained completed child. It may have been tombstoned (removed from follow-up messaging), pruned by delegation.retained_ttl_hours, or never retained. Its transcript, if any, is still in state.db.`
 export const FOLLOW_UP_NO_SESSION = "Retained record has no child session id; cannot resume the child's transcript."
-export const FOLLOW_UP_NO_DB = 'follow_up on a completed child requires a session database (parent agent has none in this runtime).'
+export const FOLLOW_UP_NO_DB =
+  'follow_up on a completed child requires a session database (parent agent has none in this runtime).'
 
 export type ToolPayload = Record<string, unknown>
 const err = (error: string): ToolPayload => ({ error })
@@ -30,7 +31,13 @@ export function followUpText(goal: unknown, context: unknown): string {
 }
 
 export async function handleFollowUp(
-  deps: DelegateDeps, target: string, goal: unknown, context: unknown, parent: DelegationParent, signal?: AbortSignal, onText?: (text: string) => void
+  deps: DelegateDeps,
+  target: string,
+  goal: unknown,
+  context: unknown,
+  parent: DelegationParent,
+  signal?: AbortSignal,
+  onText?: (text: string) => void
 ): Promise<ToolPayload> {
   const text = followUpText(goal, context)
   if (!text) return err(FOLLOW_UP_NEEDS_GOAL)
@@ -63,22 +70,40 @@ export async function handleFollowUp(
   } catch (e) {
     return err(`Could not load the retained child's transcript (${resumeSid}): ${(e as Error).message}`)
   }
-  if (!Array.isArray(history) || history.length === 0) return err(`Retained child transcript (${resumeSid}) is empty; nothing to resume.`)
+  if (!Array.isArray(history) || history.length === 0)
+    return err(`Retained child transcript (${resumeSid}) is empty; nothing to resume.`)
   history = history.filter((m) => m.role !== 'system')
 
   const spec: ChildSpec = {
-    taskIndex: 0, subagentId: entry.childId || resumeSid, sessionId: resumeSid, goal: text, role: 'leaf', toolsets: null,
-    model: entry.model, maxIterations: deps.config().maxIterations, depth: parent.depth + 1, parentSessionId: entry.parentSessionId,
-    resumeSessionId: resumeSid, history
+    taskIndex: 0,
+    subagentId: entry.childId || resumeSid,
+    sessionId: resumeSid,
+    goal: text,
+    role: 'leaf',
+    toolsets: null,
+    model: entry.model,
+    maxIterations: deps.config().maxIterations,
+    depth: parent.depth + 1,
+    parentSessionId: entry.parentSessionId,
+    resumeSessionId: resumeSid,
+    history
   }
   const started = Date.now()
   const built = await buildChild(deps.buildChild, spec)
   if ('error' in built) return err(`Could not rebuild the retained child: ${built.error}`)
   const result = await runChild(built, spec, deps.live, {
-    delegationId: entry.delegationId, ownerSessionId: parent.sessionId, profile: deps.profile, signal, onText
+    delegationId: entry.delegationId,
+    ownerSessionId: parent.sessionId,
+    profile: deps.profile,
+    signal,
+    onText
   })
-  await finalizeChildResults(deps.store, parent, [result], [{ taskIndex: 0, goal: text, childSessionId: built.sessionId || resumeSid }], (m) =>
-    deps.log?.('warn', m)
+  await finalizeChildResults(
+    deps.store,
+    parent,
+    [result],
+    [{ taskIndex: 0, goal: text, childSessionId: built.sessionId || resumeSid }],
+    (m) => deps.log?.('warn', m)
   )
   deps.onUpdate?.({ profile: deps.profile, delegationId: entry.delegationId, parentSessionId: entry.parentSessionId })
   return {

@@ -38,25 +38,49 @@ function reply(req: RecordedRequest): ScriptReply {
   const msgs = (req.body?.messages ?? []) as Array<{ role: string; content: unknown }>
   if (msgs.at(-1)?.role === 'tool') return { text: 'Noted.', usage: { promptTokens: 30, completionTokens: 2 } }
   const text = lastUser(req)
-  if (text === 'please delegate counting') return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'count the files' }, id: 'call_1' }] }
-  if (text === 'follow up please') return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'how about hidden files', follow_up: childId }, id: 'call_2' }] }
+  if (text === 'please delegate counting')
+    return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'count the files' }, id: 'call_1' }] }
+  if (text === 'follow up please')
+    return {
+      toolCalls: [
+        { name: 'delegate_task', arguments: { goal: 'how about hidden files', follow_up: childId }, id: 'call_2' }
+      ]
+    }
   if (text === 'count the files') return { text: '42 files', usage: { promptTokens: 12, completionTokens: 3 } }
-  if (text === 'how about hidden files') return { text: '3 hidden files', usage: { promptTokens: 20, completionTokens: 4 } }
+  if (text === 'how about hidden files')
+    return { text: '3 hidden files', usage: { promptTokens: 20, completionTokens: 4 } }
   return { text: 'ok' }
 }
 
 beforeAll(async () => {
   t = tempHome('cad-deleg-int-')
   provider = await startScriptedProvider({ handler: reply })
-  const runtime = { model: 'scripted-model', provider: 'custom', baseUrl: provider.baseUrl, apiKey: 'sk-test-aaaa', apiMode: 'chat_completions' as const }
+  const runtime = {
+    model: 'scripted-model',
+    provider: 'custom',
+    baseUrl: provider.baseUrl,
+    apiKey: 'sk-test-aaaa',
+    apiMode: 'chat_completions' as const
+  }
   const deps = createDelegateDeps({
-    profile: 'default', store: t.store, pool, live: new LiveSubagentRegistry(), registry: { currentProfile: () => 'default' },
+    profile: 'default',
+    store: t.store,
+    pool,
+    live: new LiveSubagentRegistry(),
+    registry: { currentProfile: () => 'default' },
     asyncDeliverySupported: () => true,
     onCompletion: (c) => void completions.push(c),
     buildChild: (spec) => {
       const child = createAgent({
-        profile: 'default', sessionId: spec.sessionId, store: t.store, runtime, tools: new ToolRegistry(), maxIterations: spec.maxIterations,
-        history: spec.history, gatewaySessionKey: '', source: 'delegate'
+        profile: 'default',
+        sessionId: spec.sessionId,
+        store: t.store,
+        runtime,
+        tools: new ToolRegistry(),
+        maxIterations: spec.maxIterations,
+        history: spec.history,
+        gatewaySessionKey: '',
+        source: 'delegate'
       })
       markSubagent(child, spec.depth, spec.subagentId)
       return childHandleFromAgent(child, runtime.model)
@@ -65,7 +89,15 @@ beforeAll(async () => {
   const tools = new ToolRegistry()
   tools.register(createDelegateTool(deps))
   await t.store.createSession('parent-1', 'desktop')
-  parent = createAgent({ profile: 'default', sessionId: 'parent-1', store: t.store, runtime, tools, maxIterations: 5, gatewaySessionKey: 'agent:main:desk:parent-1' })
+  parent = createAgent({
+    profile: 'default',
+    sessionId: 'parent-1',
+    store: t.store,
+    runtime,
+    tools,
+    maxIterations: 5,
+    gatewaySessionKey: 'agent:main:desk:parent-1'
+  })
 })
 
 afterAll(async () => {
@@ -75,7 +107,11 @@ afterAll(async () => {
 })
 
 const toolResults = (sessionId: string) =>
-  (rawDb(t.store).prepare("SELECT content FROM messages WHERE session_id = ? AND role = 'tool' ORDER BY id").all(sessionId) as Array<{ content: string }>).map((r) => JSON.parse(r.content))
+  (
+    rawDb(t.store)
+      .prepare("SELECT content FROM messages WHERE session_id = ? AND role = 'tool' ORDER BY id")
+      .all(sessionId) as Array<{ content: string }>
+  ).map((r) => JSON.parse(r.content))
 
 describe('delegation through a real agent and the scripted provider', () => {
   it('dispatches in the background and delivers the completion into the parent session', async () => {
@@ -92,14 +128,21 @@ describe('delegation through a real agent and the scripted provider', () => {
     expect(notice).toHaveLength(1)
     expect(notice[0]).toMatchObject({ role: 'user', display_kind: COMPLETION_DISPLAY_KIND })
     expect(notice[0].content).toContain('42 files')
-    expect(completions[0]).toMatchObject({ parentSessionId: 'parent-1', deliveredSessionId: 'parent-1', delegationId: dispatched.delegation_id })
+    expect(completions[0]).toMatchObject({
+      parentSessionId: 'parent-1',
+      deliveredSessionId: 'parent-1',
+      delegationId: dispatched.delegation_id
+    })
   })
 
   it('retains the completed child', () => {
     const reg = createDelegationRegistry(t.store, { currentProfile: () => 'default' })
     const [entry] = reg.listRetainedChildren()
     expect(entry.parentSessionId).toBe('parent-1')
-    expect(t.store.getSession(entry.childSessionId)).toMatchObject({ source: 'delegate', parent_session_id: 'parent-1' })
+    expect(t.store.getSession(entry.childSessionId)).toMatchObject({
+      source: 'delegate',
+      parent_session_id: 'parent-1'
+    })
     childId = entry.childId
     expect(childId).toMatch(/^sa-0-/)
   })
@@ -110,15 +153,33 @@ describe('delegation through a real agent and the scripted provider', () => {
     const r = await parent.runTurn('follow up please')
     expect(r.status).toBe('completed')
     const followUp = toolResults('parent-1').at(-1)
-    expect(followUp).toMatchObject({ mode: 'follow_up', child_id: childId, child_session_id: childSession, note: FOLLOW_UP_NOTE })
+    expect(followUp).toMatchObject({
+      mode: 'follow_up',
+      child_id: childId,
+      child_session_id: childSession,
+      note: FOLLOW_UP_NOTE
+    })
     expect(followUp.results[0].summary).toBe('3 hidden files')
-    const childRows = (rawDb(t.store).prepare('SELECT role, content FROM messages WHERE session_id = ? ORDER BY id').all(childSession) as Array<{ role: string; content: string }>)
-    expect(childRows.map((m) => m.content)).toEqual(['count the files', '42 files', 'how about hidden files', '3 hidden files'])
+    const childRows = rawDb(t.store)
+      .prepare('SELECT role, content FROM messages WHERE session_id = ? ORDER BY id')
+      .all(childSession) as Array<{ role: string; content: string }>
+    expect(childRows.map((m) => m.content)).toEqual([
+      'count the files',
+      '42 files',
+      'how about hidden files',
+      '3 hidden files'
+    ])
     // the rebuilt child sent its old dialogue along with the new turn
     const childCall = provider.requests.find((q) => lastUser(q) === 'how about hidden files')!
     expect(JSON.stringify(childCall.body.messages)).toContain('42 files')
     // nothing of the child's turn leaked into the parent transcript except the tool result
-    expect((rawDb(t.store).prepare("SELECT COUNT(*) AS n FROM messages WHERE session_id = 'parent-1' AND content = '3 hidden files'").get() as { n: number }).n).toBe(0)
+    expect(
+      (
+        rawDb(t.store)
+          .prepare("SELECT COUNT(*) AS n FROM messages WHERE session_id = 'parent-1' AND content = '3 hidden files'")
+          .get() as { n: number }
+      ).n
+    ).toBe(0)
   })
 
   it('a restart keeps the retained list and the cost totals', async () => {
@@ -143,6 +204,8 @@ describe('delegation through a real agent and the scripted provider', () => {
     expect(await reg.tombstoneRetainedChild(childId)).toBe(true)
     await parent.runTurn('follow up please')
     const out = toolResults('parent-1').at(-1)
-    expect(out.error).toContain(`follow_up target '${childId}' is not a running subagent or a retained completed child.`)
+    expect(out.error).toContain(
+      `follow_up target '${childId}' is not a running subagent or a retained completed child.`
+    )
   })
 })

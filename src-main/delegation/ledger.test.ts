@@ -13,10 +13,17 @@ describe('child usage ledger', () => {
   // seed 004: test_usage_attribution_roundtrip_and_totals
   it('round-trips attributions and sums totals per parent', async () => {
     await recordChildUsageAttribution(t.store, {
-      parentSessionId: 'p1', parentTurnId: 'turn-1', childSessionId: 'c1',
-      usage: { cost_usd: 0.25, tokens: { input: 100, output: 50 } }, aggregate: { session_estimated_cost_usd: 1.25 }
+      parentSessionId: 'p1',
+      parentTurnId: 'turn-1',
+      childSessionId: 'c1',
+      usage: { cost_usd: 0.25, tokens: { input: 100, output: 50 } },
+      aggregate: { session_estimated_cost_usd: 1.25 }
     })
-    await recordChildUsageAttribution(t.store, { parentSessionId: 'p1', childSessionId: 'c2', usage: { cost_usd: 0.75, tokens: { input: 10, output: 5 } } })
+    await recordChildUsageAttribution(t.store, {
+      parentSessionId: 'p1',
+      childSessionId: 'c2',
+      usage: { cost_usd: 0.75, tokens: { input: 10, output: 5 } }
+    })
     await recordChildUsageAttribution(t.store, { parentSessionId: 'other', usage: { cost_usd: 99 } })
     await recordChildUsageAttribution(t.store, { parentSessionId: '', usage: { cost_usd: 5 } }) // no-op
 
@@ -34,14 +41,27 @@ describe('child usage ledger', () => {
   })
 
   it('a corrupt usage_json row reads as empty usage instead of failing', () => {
-    rawDb(t.store).prepare(`INSERT INTO delegation_child_usage (parent_session_id, usage_json, created_at) VALUES ('p', '{oops', 1)`).run()
+    rawDb(t.store)
+      .prepare(
+        `INSERT INTO delegation_child_usage (parent_session_id, usage_json, created_at) VALUES ('p', '{oops', 1)`
+      )
+      .run()
     expect(loadChildUsageAttributions(t.store, 'p')[0].usage).toEqual({})
     expect(loadChildUsageTotals(t.store, 'p')).toEqual({ costUsd: 0, inputTokens: 0, outputTokens: 0 })
   })
 })
 
 function parent(over: Partial<DelegationParent> = {}): DelegationParent {
-  return { sessionId: 'parent-durable', currentTurnId: 'turn-9', depth: 0, sessionEstimatedCostUsd: 0, sessionCostSource: 'none', sessionCostStatus: 'unknown', memory: null, ...over }
+  return {
+    sessionId: 'parent-durable',
+    currentTurnId: 'turn-9',
+    depth: 0,
+    sessionEstimatedCostUsd: 0,
+    sessionCostSource: 'none',
+    sessionCostStatus: 'unknown',
+    memory: null,
+    ...over
+  }
 }
 
 describe('finalizeChildResults', () => {
@@ -49,7 +69,16 @@ describe('finalizeChildResults', () => {
   it('rolls child cost into the parent and writes one ledger row per child', async () => {
     const p = parent()
     const results: ChildResult[] = [
-      { task_index: 0, status: 'completed', summary: 'ok', tokens: { input: 7, output: 3 }, api_calls: 2, _child_role: 'leaf', _child_cost_usd: 0.42, duration_seconds: 1 }
+      {
+        task_index: 0,
+        status: 'completed',
+        summary: 'ok',
+        tokens: { input: 7, output: 3 },
+        api_calls: 2,
+        _child_role: 'leaf',
+        _child_cost_usd: 0.42,
+        duration_seconds: 1
+      }
     ]
     await finalizeChildResults(t.store, p, results, [{ taskIndex: 0, goal: 'g', childSessionId: 'child-durable' }])
     expect(p.sessionEstimatedCostUsd).toBeCloseTo(0.42)
@@ -66,19 +95,50 @@ describe('finalizeChildResults', () => {
 
   it('unpriced children are recorded as null, not $0, and memory hears about every child', async () => {
     const seen: Array<[string, string, string]> = []
-    const p = parent({ sessionCostSource: 'provider', memory: { onDelegation: (task, result, o) => void seen.push([task, result, o.childSessionId]) } })
-    await finalizeChildResults(t.store, p, [{ task_index: 0, status: 'completed', summary: 'done', api_calls: 1, duration_seconds: 0, _child_cost_usd: null }], [
-      { taskIndex: 0, goal: 'g0', childSessionId: 'c0' }
-    ])
+    const p = parent({
+      sessionCostSource: 'provider',
+      memory: { onDelegation: (task, result, o) => void seen.push([task, result, o.childSessionId]) }
+    })
+    await finalizeChildResults(
+      t.store,
+      p,
+      [
+        {
+          task_index: 0,
+          status: 'completed',
+          summary: 'done',
+          api_calls: 1,
+          duration_seconds: 0,
+          _child_cost_usd: null
+        }
+      ],
+      [{ taskIndex: 0, goal: 'g0', childSessionId: 'c0' }]
+    )
     expect(loadChildUsageAttributions(t.store, 'parent-durable')[0].usage.cost_usd).toBeNull()
     expect(p.sessionCostSource).toBe('provider')
     expect(seen).toEqual([['g0', 'done', 'c0']])
   })
 
   it('a parent without a session id writes no ledger rows; a throwing memory hook is contained', async () => {
-    const p = parent({ sessionId: null, memory: { onDelegation: () => { throw new Error('boom') } } })
-    await expect(finalizeChildResults(t.store, p, [{ task_index: 0, status: 'completed', summary: 's', api_calls: 0, duration_seconds: 0, _child_cost_usd: 1 }], [])).resolves.toBeDefined()
-    expect((rawDb(t.store).prepare('SELECT COUNT(*) AS n FROM delegation_child_usage').get() as { n: number }).n).toBe(0)
+    const p = parent({
+      sessionId: null,
+      memory: {
+        onDelegation: () => {
+          throw new Error('boom')
+        }
+      }
+    })
+    await expect(
+      finalizeChildResults(
+        t.store,
+        p,
+        [{ task_index: 0, status: 'completed', summary: 's', api_calls: 0, duration_seconds: 0, _child_cost_usd: 1 }],
+        []
+      )
+    ).resolves.toBeDefined()
+    expect((rawDb(t.store).prepare('SELECT COUNT(*) AS n FROM delegation_child_usage').get() as { n: number }).n).toBe(
+      0
+    )
     expect(p.sessionEstimatedCostUsd).toBe(1)
   })
 })

@@ -32,14 +32,25 @@ export interface ChildUsageTotals {
 
 export async function recordChildUsageAttribution(
   store: DelegationDb,
-  rec: { parentSessionId: string; parentTurnId?: string; childSessionId?: string; usage: ChildUsage; aggregate?: Record<string, unknown> | null; now?: number }
+  rec: {
+    parentSessionId: string
+    parentTurnId?: string
+    childSessionId?: string
+    usage: ChildUsage
+    aggregate?: Record<string, unknown> | null
+    now?: number
+  }
 ): Promise<void> {
   if (typeof rec.parentSessionId !== 'string' || !rec.parentSessionId) return
   const aggregate = rec.aggregate && Object.keys(rec.aggregate).length > 0 ? JSON.stringify(rec.aggregate) : null
   await store.write(() => {
     repositories.delegation(store).insertChildUsage({
-      parentSessionId: rec.parentSessionId, parentTurnId: rec.parentTurnId ?? '', childSessionId: rec.childSessionId ?? '',
-      usageJson: JSON.stringify(rec.usage ?? {}), aggregateJson: aggregate, createdAt: rec.now ?? Date.now() / 1000
+      parentSessionId: rec.parentSessionId,
+      parentTurnId: rec.parentTurnId ?? '',
+      childSessionId: rec.childSessionId ?? '',
+      usageJson: JSON.stringify(rec.usage ?? {}),
+      aggregateJson: aggregate,
+      createdAt: rec.now ?? Date.now() / 1000
     })
   })
 }
@@ -56,13 +67,16 @@ const asObject = (text: string | null): Record<string, unknown> | null => {
 
 export function loadChildUsageAttributions(store: DelegationDb, parentSessionId: string): ChildUsageAttribution[] {
   if (typeof parentSessionId !== 'string' || !parentSessionId) return []
-  return repositories.delegation(store).listChildUsage(parentSessionId).map((r) => ({
-    parentTurnId: r.parent_turn_id ?? '',
-    childSessionId: r.child_session_id ?? '',
-    usage: (asObject(r.usage_json) ?? {}) as ChildUsage,
-    aggregate: asObject(r.aggregate_json),
-    createdAt: r.created_at
-  }))
+  return repositories
+    .delegation(store)
+    .listChildUsage(parentSessionId)
+    .map((r) => ({
+      parentTurnId: r.parent_turn_id ?? '',
+      childSessionId: r.child_session_id ?? '',
+      usage: (asObject(r.usage_json) ?? {}) as ChildUsage,
+      aggregate: asObject(r.aggregate_json),
+      createdAt: r.created_at
+    }))
 }
 
 const finite = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0)

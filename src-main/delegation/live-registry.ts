@@ -80,7 +80,10 @@ export class LiveSubagentRegistry {
 
   /** Snapshot without the agent object or owner fields. */
   list(): LiveSubagentInfo[] {
-    return [...this.active.values()].map(({ agent, ownerSessionId: _owner, ...rest }) => ({ ...rest, childSessionId: agent?.sessionId ?? null }))
+    return [...this.active.values()].map(({ agent, ownerSessionId: _owner, ...rest }) => ({
+      ...rest,
+      childSessionId: agent?.sessionId ?? null
+    }))
   }
 
   setSpawnPaused(paused: boolean): void {

@@ -8,11 +8,25 @@ import type { DelegationMemoryHook, DelegationParent } from './types'
 const states = new WeakMap<object, DelegationParent>()
 
 function fresh(sessionId: string | null, depth = 0): DelegationParent {
-  return { sessionId, currentTurnId: null, depth, subagentId: null, sessionEstimatedCostUsd: 0, sessionCostSource: 'none', sessionCostStatus: 'unknown', memory: null }
+  return {
+    sessionId,
+    currentTurnId: null,
+    depth,
+    subagentId: null,
+    sessionEstimatedCostUsd: 0,
+    sessionCostSource: 'none',
+    sessionCostStatus: 'unknown',
+    memory: null
+  }
 }
 
 /** Record that `agent` is a subagent at `depth` (the child factory calls this), so its own delegations respect the budget. */
-export function markSubagent(agent: object, depth: number, subagentId: string | null = null, memory: DelegationMemoryHook | null = null): void {
+export function markSubagent(
+  agent: object,
+  depth: number,
+  subagentId: string | null = null,
+  memory: DelegationMemoryHook | null = null
+): void {
   const s = states.get(agent) ?? fresh(null, depth)
   s.depth = depth
   s.subagentId = subagentId
@@ -37,10 +51,17 @@ export function parentFromToolContext(ctx: ToolContext): DelegationParent | null
   s.sessionId = ctx.sessionId
   s.currentTurnId = ctx.turnId || null
   // The Agent carries its memory manager (structurally: delegation does not import agent internals).
-  const memory = (ctx.agent as { memory?: { onDelegation?(task: string, result: string, o?: { childSessionId?: string }): unknown } | null } | undefined)?.memory
+  const memory = (
+    ctx.agent as
+      | { memory?: { onDelegation?(task: string, result: string, o?: { childSessionId?: string }): unknown } | null }
+      | undefined
+  )?.memory
   if (!s.memory && memory && typeof memory.onDelegation === 'function') {
     // Awaited by nobody on purpose: the manager logs and swallows provider failures itself.
-    s.memory = { onDelegation: (task, result, opts) => void Promise.resolve(memory.onDelegation!(task, result, opts)).catch(() => undefined) }
+    s.memory = {
+      onDelegation: (task, result, opts) =>
+        void Promise.resolve(memory.onDelegation!(task, result, opts)).catch(() => undefined)
+    }
   }
   return s
 }

@@ -6,12 +6,23 @@ import { tempHome, type TempHome } from './test-support'
 import { rawDb } from '../store/test-fixtures/raw-db'
 
 let a: TempHome
-beforeEach(() => { a = tempHome() })
+beforeEach(() => {
+  a = tempHome()
+})
 afterEach(() => a.cleanup())
 
 const usage = (costUsd: number | null, model: string, baseUrl = 'http://10.0.0.5:8000/v1'): UsageReport => ({
-  model, provider: 'custom', baseUrl, inputTokens: 1_000_000, outputTokens: 200_000, cacheReadTokens: 0, cacheWriteTokens: 0,
-  reasoningTokens: 0, apiCalls: 1, costUsd, costStatus: costUsd === null ? 'unpriced' : 'estimated'
+  model,
+  provider: 'custom',
+  baseUrl,
+  inputTokens: 1_000_000,
+  outputTokens: 200_000,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  reasoningTokens: 0,
+  apiCalls: 1,
+  costUsd,
+  costStatus: costUsd === null ? 'unpriced' : 'estimated'
 })
 
 describe('price overrides (Caduceus settings, applied at read time)', () => {
@@ -29,13 +40,22 @@ describe('price overrides (Caduceus settings, applied at read time)', () => {
     // an endpoint-specific price wins over the model-wide one
     const overrides = await writePriceOverrides(a.home, [
       { model: 'my-llama', baseUrl: '', inputPerMTok: 100, outputPerMTok: 100, cacheReadPerMTok: 0 },
-      { model: 'my-llama', baseUrl: 'http://10.0.0.5:8000/v1/', inputPerMTok: 2, outputPerMTok: 10, cacheReadPerMTok: 0 }
+      {
+        model: 'my-llama',
+        baseUrl: 'http://10.0.0.5:8000/v1/',
+        inputPerMTok: 2,
+        outputPerMTok: 10,
+        cacheReadPerMTok: 0
+      }
     ])
     expect(readPriceOverrides(a.home)).toEqual(overrides)
     const after = costSummary(stores, { days: 30 }, undefined, readPriceOverrides(a.home))
     // 1M in × $2 + 0.2M out × $10 = $4
     expect(after.customPriced).toEqual({ usd: 4, models: ['my-llama'] })
-    expect(after.byModel.find((m) => m.model === 'my-llama')).toMatchObject({ customPrice: true, cost: { usd: 4, status: 'estimated', complete: true } })
+    expect(after.byModel.find((m) => m.model === 'my-llama')).toMatchObject({
+      customPrice: true,
+      cost: { usd: 4, status: 'estimated', complete: true }
+    })
     expect(after.total.usd).toBeCloseTo(4.5)
     expect(after.total.complete).toBe(true)
     // never written into upstream's cost columns
@@ -46,13 +66,16 @@ describe('price overrides (Caduceus settings, applied at read time)', () => {
   it('a model without an override stays unpriced (never a silent $0)', async () => {
     await a.store.createSession('s', 'cli')
     await a.store.recordUsage('s', usage(null, 'other'))
-    const s = costSummary([{ profile: 'default', store: a.store }], { days: 30 }, undefined,
-      [{ model: 'my-llama', baseUrl: '', inputPerMTok: 1, outputPerMTok: 1, cacheReadPerMTok: 0 }])
+    const s = costSummary([{ profile: 'default', store: a.store }], { days: 30 }, undefined, [
+      { model: 'my-llama', baseUrl: '', inputPerMTok: 1, outputPerMTok: 1, cacheReadPerMTok: 0 }
+    ])
     expect(s.total).toMatchObject({ usd: null, status: 'unpriced' })
     expect(s.customPriced).toBeUndefined()
   })
 
   it('rejects bad input at the boundary', async () => {
-    await expect(writePriceOverrides(a.home, [{ model: '', baseUrl: '', inputPerMTok: -1, outputPerMTok: 1, cacheReadPerMTok: 0 }])).rejects.toThrow()
+    await expect(
+      writePriceOverrides(a.home, [{ model: '', baseUrl: '', inputPerMTok: -1, outputPerMTok: 1, cacheReadPerMTok: 0 }])
+    ).rejects.toThrow()
   })
 })

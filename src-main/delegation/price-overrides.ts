@@ -29,8 +29,11 @@ export async function writePriceOverrides(root: string, overrides: PriceOverride
 /** The override for a usage row: an endpoint-specific one wins over a model-wide one. */
 export function overrideFor(overrides: PriceOverride[], model: string, baseUrl: string): PriceOverride | null {
   const norm = (u: string) => u.replace(/\/+$/, '').toLowerCase()
-  return overrides.find((o) => o.model === model && o.baseUrl && norm(o.baseUrl) === norm(baseUrl))
-    ?? overrides.find((o) => o.model === model && !o.baseUrl) ?? null
+  return (
+    overrides.find((o) => o.model === model && o.baseUrl && norm(o.baseUrl) === norm(baseUrl)) ??
+    overrides.find((o) => o.model === model && !o.baseUrl) ??
+    null
+  )
 }
 
 export function priceTokens(o: PriceOverride, t: { input: number; output: number; cacheRead: number }): number {

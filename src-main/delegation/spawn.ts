@@ -3,7 +3,15 @@
  * through the durable registry and a delivered notice.
  */
 import { randomUUID } from 'node:crypto'
-import { buildChild, buildFailureResult, createChildSession, newSubagentId, runChild, type ChildAgentHandle, type ChildSpec } from './children'
+import {
+  buildChild,
+  buildFailureResult,
+  createChildSession,
+  newSubagentId,
+  runChild,
+  type ChildAgentHandle,
+  type ChildSpec
+} from './children'
 import { deliverCompletion } from './completion'
 import type { DelegateDeps } from './deps'
 import { finalizeChildResults } from './finalize'
@@ -33,15 +41,29 @@ export const newDelegationId = () => `deleg_${randomUUID().replace(/-/g, '').sli
 const runText = (t: TaskSpec) => (t.context && t.context.trim() ? `${t.goal}\n\nContext: ${t.context.trim()}` : t.goal)
 
 /** Create each child's session row and agent. Build failures are kept and reported as error results. */
-export async function prepareChildren(deps: DelegateDeps, parent: DelegationParent, tasks: TaskSpec[], maxIterations: number): Promise<Prepared[]> {
+export async function prepareChildren(
+  deps: DelegateDeps,
+  parent: DelegationParent,
+  tasks: TaskSpec[],
+  maxIterations: number
+): Promise<Prepared[]> {
   const cfg = deps.config()
   const out: Prepared[] = []
   for (const [i, task] of tasks.entries()) {
     // Orchestrators may delegate further only while the depth budget allows it.
     const role = task.role === 'orchestrator' && parent.depth + 1 < cfg.maxSpawnDepth ? 'orchestrator' : 'leaf'
     const spec: ChildSpec = {
-      taskIndex: i, subagentId: newSubagentId(i), sessionId: '', goal: runText(task), context: task.context ?? null,
-      toolsets: task.toolsets ?? null, role, model: null, maxIterations, depth: parent.depth + 1, parentSessionId: parent.sessionId
+      taskIndex: i,
+      subagentId: newSubagentId(i),
+      sessionId: '',
+      goal: runText(task),
+      context: task.context ?? null,
+      toolsets: task.toolsets ?? null,
+      role,
+      model: null,
+      maxIterations,
+      depth: parent.depth + 1,
+      parentSessionId: parent.sessionId
     }
     try {
       spec.sessionId = await createChildSession(deps.store, parent, null, task.goal)
@@ -55,20 +77,41 @@ export async function prepareChildren(deps: DelegateDeps, parent: DelegationPare
   return out
 }
 
-function runAll(deps: DelegateDeps, parent: DelegationParent, prepared: Prepared[], delegationId: string | null, signal?: AbortSignal): Promise<ChildResult[]> {
+function runAll(
+  deps: DelegateDeps,
+  parent: DelegationParent,
+  prepared: Prepared[],
+  delegationId: string | null,
+  signal?: AbortSignal
+): Promise<ChildResult[]> {
   return Promise.all(
     prepared.map((p) =>
       p.child
-        ? runChild(p.child, p.spec, deps.live, { delegationId, ownerSessionId: parent.sessionId, profile: deps.profile, signal })
+        ? runChild(p.child, p.spec, deps.live, {
+            delegationId,
+            ownerSessionId: parent.sessionId,
+            profile: deps.profile,
+            signal
+          })
         : Promise.resolve(buildFailureResult(p.spec, p.error ?? 'unknown error'))
     )
   )
 }
 
 const finished = (prepared: Prepared[], tasks: TaskSpec[]) =>
-  prepared.map((p) => ({ taskIndex: p.spec.taskIndex, goal: tasks[p.spec.taskIndex]?.goal ?? p.spec.goal, childSessionId: p.child?.sessionId || p.spec.sessionId }))
+  prepared.map((p) => ({
+    taskIndex: p.spec.taskIndex,
+    goal: tasks[p.spec.taskIndex]?.goal ?? p.spec.goal,
+    childSessionId: p.child?.sessionId || p.spec.sessionId
+  }))
 
-export async function runInline(deps: DelegateDeps, parent: DelegationParent, tasks: TaskSpec[], prepared: Prepared[], call: CallInfo) {
+export async function runInline(
+  deps: DelegateDeps,
+  parent: DelegationParent,
+  tasks: TaskSpec[],
+  prepared: Prepared[],
+  call: CallInfo
+) {
   const started = Date.now()
   const results = await runAll(deps, parent, prepared, null, call.signal)
   await finalizeChildResults(deps.store, parent, results, finished(prepared, tasks), (m) => deps.log?.('warn', m))
@@ -77,7 +120,9 @@ export async function runInline(deps: DelegateDeps, parent: DelegationParent, ta
 
 export function manifestOf(prepared: Prepared[], tasks: TaskSpec[]): ChildManifestEntry[] {
   return prepared.map((p) => ({
-    subagent_id: p.spec.subagentId, session_id: p.child?.sessionId || p.spec.sessionId || '', model: p.spec.model ?? null,
+    subagent_id: p.spec.subagentId,
+    session_id: p.child?.sessionId || p.spec.sessionId || '',
+    model: p.spec.model ?? null,
     goal: (tasks[p.spec.taskIndex]?.goal ?? '').slice(0, 200)
   }))
 }
@@ -87,23 +132,45 @@ function unitUsage(results: ChildResult[]) {
   return {
     cost_usd: priced.length === 0 ? null : priced.reduce((a, r) => a + (r._child_cost_usd as number), 0),
     unpriced_children: results.length - priced.length,
-    tokens: { input: results.reduce((a, r) => a + (r.tokens?.input ?? 0), 0), output: results.reduce((a, r) => a + (r.tokens?.output ?? 0), 0) },
+    tokens: {
+      input: results.reduce((a, r) => a + (r.tokens?.input ?? 0), 0),
+      output: results.reduce((a, r) => a + (r.tokens?.output ?? 0), 0)
+    },
     api_calls: results.reduce((a, r) => a + (r.api_calls ?? 0), 0)
   }
 }
 
-const batchStatus = (results: ChildResult[]) => (results.some((r) => r.status === 'completed' || r.status === 'success') ? 'completed' : 'error')
+const batchStatus = (results: ChildResult[]) =>
+  results.some((r) => r.status === 'completed' || r.status === 'success') ? 'completed' : 'error'
 
 /** Persist the dispatch, start the unit, return the handle payload. The caller has reserved pool capacity. */
-export async function dispatchBackground(deps: DelegateDeps, parent: DelegationParent, tasks: TaskSpec[], prepared: Prepared[], delegationId: string, call: CallInfo) {
+export async function dispatchBackground(
+  deps: DelegateDeps,
+  parent: DelegationParent,
+  tasks: TaskSpec[],
+  prepared: Prepared[],
+  delegationId: string,
+  call: CallInfo
+) {
   const isBatch = tasks.length > 1
   const dispatchedAt = Date.now() / 1000
   const sessionKey = call.sessionKey || parent.sessionId || ''
   const task = isBatch
     ? { goals: tasks.map((t) => t.goal), is_batch: true }
-    : { goal: tasks[0].goal, context: tasks[0].context ?? null, toolsets: tasks[0].toolsets ?? null, role: prepared[0].spec.role, is_batch: false }
+    : {
+        goal: tasks[0].goal,
+        context: tasks[0].context ?? null,
+        toolsets: tasks[0].toolsets ?? null,
+        role: prepared[0].spec.role,
+        is_batch: false
+      }
   await deps.registry.persistDispatch({
-    delegationId, originSession: sessionKey, originUiSessionId: call.uiSessionId ?? '', parentSessionId: parent.sessionId, dispatchedAt, task
+    delegationId,
+    originSession: sessionKey,
+    originUiSessionId: call.uiSessionId ?? '',
+    parentSessionId: parent.sessionId,
+    dispatchedAt,
+    task
   })
   const manifest = manifestOf(prepared, tasks)
   await deps.registry.recordDispatchedChildren(delegationId, manifest)
@@ -113,28 +180,63 @@ export async function dispatchBackground(deps: DelegateDeps, parent: DelegationP
     const results = await runAll(deps, parent, prepared, delegationId)
     // Usage rollup for the retained row; read before finalize strips the private `_child_cost_usd`.
     const usage = unitUsage(results)
-    await finalizeChildResults(deps.store, parent, results, finished(prepared, tasks), (m) => deps.log?.('warn', m), dispatchTurnId)
+    await finalizeChildResults(
+      deps.store,
+      parent,
+      results,
+      finished(prepared, tasks),
+      (m) => deps.log?.('warn', m),
+      dispatchTurnId
+    )
     const completedAt = Date.now() / 1000
     const status = isBatch ? batchStatus(results) : results[0].status
     const event: CompletionEvent = {
-      type: 'async_delegation', delegation_id: delegationId, session_key: sessionKey, origin_ui_session_id: call.uiSessionId ?? '',
-      origin_session_id: '', parent_session_id: parent.sessionId, goal: tasks[0].goal, context: tasks[0].context ?? null,
-      toolsets: tasks[0].toolsets ?? null, role: prepared[0].spec.role, model: results[0]?.model ?? null, status,
-      error: status === 'completed' ? null : results.find((r) => r.error)?.error ?? null,
-      duration_seconds: Math.round((completedAt - dispatchedAt) * 100) / 100, dispatched_at: dispatchedAt, completed_at: completedAt,
-      exit_reason: isBatch ? status : results[0].exit_reason ?? status,
+      type: 'async_delegation',
+      delegation_id: delegationId,
+      session_key: sessionKey,
+      origin_ui_session_id: call.uiSessionId ?? '',
+      origin_session_id: '',
+      parent_session_id: parent.sessionId,
+      goal: tasks[0].goal,
+      context: tasks[0].context ?? null,
+      toolsets: tasks[0].toolsets ?? null,
+      role: prepared[0].spec.role,
+      model: results[0]?.model ?? null,
+      status,
+      error: status === 'completed' ? null : (results.find((r) => r.error)?.error ?? null),
+      duration_seconds: Math.round((completedAt - dispatchedAt) * 100) / 100,
+      dispatched_at: dispatchedAt,
+      completed_at: completedAt,
+      exit_reason: isBatch ? status : (results[0].exit_reason ?? status),
       ...(isBatch
-        ? { goals: tasks.map((t) => t.goal), is_batch: true, results, total_duration_seconds: Math.round((completedAt - dispatchedAt) * 100) / 100 }
+        ? {
+            goals: tasks.map((t) => t.goal),
+            is_batch: true,
+            results,
+            total_duration_seconds: Math.round((completedAt - dispatchedAt) * 100) / 100
+          }
         : { summary: results[0].summary, api_calls: results[0].api_calls })
     }
-    await deps.registry.persistCompletion(event, { status, summary: isBatch ? null : results[0].summary, results, usage })
+    await deps.registry.persistCompletion(event, {
+      status,
+      summary: isBatch ? null : results[0].summary,
+      results,
+      usage
+    })
     await deliverCompletion(deps, event, results)
-  })().catch((err) => deps.log?.('error', `background delegation ${delegationId} failed: ${(err as Error)?.message ?? String(err)}`))
+  })().catch((err) =>
+    deps.log?.('error', `background delegation ${delegationId} failed: ${(err as Error)?.message ?? String(err)}`)
+  )
   deps.pool.track(delegationId, unit)
   deps.onUpdate?.({ profile: deps.profile, delegationId, parentSessionId: parent.sessionId })
 
   return {
-    status: 'dispatched', mode: 'background', count: tasks.length, delegation_id: delegationId, goals: tasks.map((t) => t.goal), children: manifest,
+    status: 'dispatched',
+    mode: 'background',
+    count: tasks.length,
+    delegation_id: delegationId,
+    goals: tasks.map((t) => t.goal),
+    children: manifest,
     note: 'The subagent(s) are running in the background. Their result will re-enter this chat as a new message when they finish; do not wait or poll for it.'
   }
 }

@@ -58,8 +58,14 @@ function childMoney(store: DelegationDb, parentSessionId: string | null, childSe
 function sessionMoney(store: DelegationDb, sessionId: string) {
   const r = repositories.cost(store).sessionCostColumns(sessionId)
   if (!r) return { cost: NO_COST, input: 0, output: 0 }
-  const used = n(r.api_call_count) > 0 || n(r.input_tokens) + n(r.output_tokens) + n(r.cache_read_tokens) + n(r.cache_write_tokens) > 0
-  return { cost: moneyFromColumns(r.estimated_cost_usd, r.actual_cost_usd, r.cost_status, used), input: n(r.input_tokens), output: n(r.output_tokens) }
+  const used =
+    n(r.api_call_count) > 0 ||
+    n(r.input_tokens) + n(r.output_tokens) + n(r.cache_read_tokens) + n(r.cache_write_tokens) > 0
+  return {
+    cost: moneyFromColumns(r.estimated_cost_usd, r.actual_cost_usd, r.cost_status, used),
+    input: n(r.input_tokens),
+    output: n(r.output_tokens)
+  }
 }
 
 export function listSubagents(stores: ProfileStore[], query: SubagentQuery, live?: LiveSubagentRegistry): SubagentList {
@@ -79,11 +85,23 @@ export function listSubagents(stores: ProfileStore[], query: SubagentQuery, live
         const size = transcript(store, c.childSessionId)
         const money = childMoney(store, r.parent_session_id, c.childSessionId)
         items.push({
-          profile, delegationId: r.delegation_id, childId: c.childId || c.childSessionId, childSessionId: c.childSessionId,
-          parentSessionId: r.parent_session_id, state, rawState: r.state, goal: c.goal ?? '', model: c.model, dispatchedAt: r.dispatched_at,
-          completedAt: r.completed_at, retainedAt: r.retained_at,
-          expiresAt: state === 'retained' && r.retained_at !== null ? r.retained_at + ttlHours * 3600 : null, tombstonedAt: r.tombstoned_at,
-          transcriptMessages: size.messages, transcriptChars: size.chars, cost: money.cost,
+          profile,
+          delegationId: r.delegation_id,
+          childId: c.childId || c.childSessionId,
+          childSessionId: c.childSessionId,
+          parentSessionId: r.parent_session_id,
+          state,
+          rawState: r.state,
+          goal: c.goal ?? '',
+          model: c.model,
+          dispatchedAt: r.dispatched_at,
+          completedAt: r.completed_at,
+          retainedAt: r.retained_at,
+          expiresAt: state === 'retained' && r.retained_at !== null ? r.retained_at + ttlHours * 3600 : null,
+          tombstonedAt: r.tombstoned_at,
+          transcriptMessages: size.messages,
+          transcriptChars: size.chars,
+          cost: money.cost,
           tokens: { input: money.input, output: money.output, cacheRead: 0, cacheWrite: 0, reasoning: 0 }
         })
       }
@@ -92,12 +110,34 @@ export function listSubagents(stores: ProfileStore[], query: SubagentQuery, live
     for (const l of live?.list() ?? []) {
       if ((l.profile ?? '') !== profile) continue
       if (query.parentSessionId && l.parentSessionId !== query.parentSessionId) continue
-      if (items.some((it) => it.profile === profile && (it.childId === l.subagentId || (l.childSessionId && it.childSessionId === l.childSessionId)) && it.state === 'running')) continue
+      if (
+        items.some(
+          (it) =>
+            it.profile === profile &&
+            (it.childId === l.subagentId || (l.childSessionId && it.childSessionId === l.childSessionId)) &&
+            it.state === 'running'
+        )
+      )
+        continue
       const size = transcript(store, l.childSessionId ?? '')
       items.push({
-        profile, delegationId: l.delegationId ?? '', childId: l.subagentId, childSessionId: l.childSessionId ?? '', parentSessionId: l.parentSessionId ?? null,
-        state: 'running', rawState: 'running', goal: l.goal ?? '', model: l.model ?? null, dispatchedAt: l.startedAt ?? null, completedAt: null,
-        retainedAt: null, expiresAt: null, tombstonedAt: null, transcriptMessages: size.messages, transcriptChars: size.chars, cost: NO_COST,
+        profile,
+        delegationId: l.delegationId ?? '',
+        childId: l.subagentId,
+        childSessionId: l.childSessionId ?? '',
+        parentSessionId: l.parentSessionId ?? null,
+        state: 'running',
+        rawState: 'running',
+        goal: l.goal ?? '',
+        model: l.model ?? null,
+        dispatchedAt: l.startedAt ?? null,
+        completedAt: null,
+        retainedAt: null,
+        expiresAt: null,
+        tombstonedAt: null,
+        transcriptMessages: size.messages,
+        transcriptChars: size.chars,
+        cost: NO_COST,
         tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 }
       })
     }
@@ -120,7 +160,14 @@ export function estimateFollowUp(
     usd = null
   }
   return {
-    messages: size.messages, chars: size.chars, estTokens,
-    estCost: typeof usd === 'number' && Number.isFinite(usd) ? { usd, status: 'estimated', complete: true } : estTokens === 0 ? NO_COST : { usd: null, status: 'unpriced', complete: false }
+    messages: size.messages,
+    chars: size.chars,
+    estTokens,
+    estCost:
+      typeof usd === 'number' && Number.isFinite(usd)
+        ? { usd, status: 'estimated', complete: true }
+        : estTokens === 0
+          ? NO_COST
+          : { usd: null, status: 'unpriced', complete: false }
   }
 }

@@ -33,7 +33,9 @@ export function tempHome(prefix = 'cad-deleg-'): TempHome {
     return s
   }
   const t: TempHome = {
-    home, dbPath, store: open(),
+    home,
+    dbPath,
+    store: open(),
     reopen: () => {
       for (const s of opened.splice(0)) s.close()
       t.store = open()
@@ -49,7 +51,11 @@ export function tempHome(prefix = 'cad-deleg-'): TempHome {
 }
 
 /** Upstream test helper `_insert_delegation`: a bare running row. */
-export async function insertDelegation(store: DelegationDb, id: string, opts: { parentSessionId?: string; state?: string } = {}): Promise<void> {
+export async function insertDelegation(
+  store: DelegationDb,
+  id: string,
+  opts: { parentSessionId?: string; state?: string } = {}
+): Promise<void> {
   const now = Date.now() / 1000
   await store.write(() =>
     dbOf(store)

@@ -22,7 +22,10 @@ describe('agent cache lifecycle', () => {
   it('a different signature is a miss with decision config_changed', () => {
     const cache = cacheOf()
     cache.insert('k', new TestAgent(), 'sig-a')
-    expect(cache.lookup('k', { signature: 'sig-b', sessionId: 's1' })).toEqual({ decision: 'config_changed', agent: null })
+    expect(cache.lookup('k', { signature: 'sig-b', sessionId: 's1' })).toEqual({
+      decision: 'config_changed',
+      agent: null
+    })
     expect(cache.lookup('missing', { signature: 'x', sessionId: 's1' }).decision).toBe('new')
   })
 
@@ -131,7 +134,9 @@ describe('active safety', () => {
     for (const a of [active, idleA, idleB]) expect(a.calls).toEqual([])
     // The active agent's client is untouched.
     expect(active.client).not.toBeNull()
-    expect(log.records.some((r) => r.level === 'warn' && r.name === 'gateway.run' && r.message.includes('mid-turn'))).toBe(true)
+    expect(
+      log.records.some((r) => r.level === 'warn' && r.name === 'gateway.run' && r.message.includes('mid-turn'))
+    ).toBe(true)
   })
 
   it('mixed window: only idle candidates inside the excess window are evicted', () => {
@@ -159,7 +164,9 @@ describe('active safety', () => {
     expect(cache.size).toBe(3)
     const warn = log.records.find((r) => r.level === 'warn')
     expect(warn?.name).toBe('gateway.run')
-    expect(warn?.message).toBe('Agent cache over cap (3 > 2); 1 excess slot(s) held by mid-turn agents — will re-check on next insert.')
+    expect(warn?.message).toBe(
+      'Agent cache over cap (3 > 2); 1 excess slot(s) held by mid-turn agents — will re-check on next insert.'
+    )
   })
 
   it('a build placeholder in the running set does not block eviction', () => {
@@ -248,7 +255,7 @@ describe('release semantics (idle resume)', () => {
     expect(cache.has('k')).toBe(true)
   })
 
-  it('release runs in the owning profile scope, not the scheduler\'s', async () => {
+  it("release runs in the owning profile scope, not the scheduler's", async () => {
     const seen: Array<{ home: string; secret: string | undefined }> = []
     class ScopeAgent extends TestAgent {
       override releaseClients() {
@@ -258,8 +265,12 @@ describe('release semantics (idle resume)', () => {
     }
     const cache = cacheOf({ cap: 1 })
     await withMultiplex(true, async () => {
-      cache.insert('agent:alpha:desktop:s', new ScopeAgent(), 'sig', { owner: { home: '/tmp/root/profiles/alpha', secrets: { OWNER: 'alpha' } } })
-      cache.insert('agent:beta:desktop:s', new ScopeAgent(), 'sig', { owner: { home: '/tmp/root/profiles/beta', secrets: { OWNER: 'beta' } } })
+      cache.insert('agent:alpha:desktop:s', new ScopeAgent(), 'sig', {
+        owner: { home: '/tmp/root/profiles/alpha', secrets: { OWNER: 'alpha' } }
+      })
+      cache.insert('agent:beta:desktop:s', new ScopeAgent(), 'sig', {
+        owner: { home: '/tmp/root/profiles/beta', secrets: { OWNER: 'beta' } }
+      })
       await cache.drain()
     })
     expect(seen).toEqual([{ home: '/tmp/root/profiles/alpha', secret: 'alpha' }])
@@ -269,7 +280,9 @@ describe('release semantics (idle resume)', () => {
     const log = captureLogger()
     const cache = cacheOf({ log })
     const a = new TestAgent()
-    a.releaseClients = () => { throw new Error('socket already closed') }
+    a.releaseClients = () => {
+      throw new Error('socket already closed')
+    }
     cache.insert('k', a, 'sig')
     cache.evict('k')
     await cache.drain()

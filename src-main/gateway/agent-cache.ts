@@ -6,8 +6,13 @@
  */
 import { runInProfileScope } from '../scope'
 import {
-  AGENT_PENDING, DEFAULT_CACHE_CAP, DEFAULT_IDLE_TTL_SECONDS, initCachedAgentForTurn, nowMs,
-  type CacheableAgent, type Pending
+  AGENT_PENDING,
+  DEFAULT_CACHE_CAP,
+  DEFAULT_IDLE_TTL_SECONDS,
+  initCachedAgentForTurn,
+  nowMs,
+  type CacheableAgent,
+  type Pending
 } from './cacheable'
 import { silentLogger, type GatewayLogger } from './logger'
 import { commitThenReleaseSoft, releaseHard, releaseSoft } from './release'
@@ -88,13 +93,25 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
     this.probe = opts.probe ?? null
   }
 
-  get size(): number { return this.map.size }
-  keys(): string[] { return [...this.map.keys()] }
-  get(key: string): CacheEntry<A> | undefined { return this.map.get(key) }
-  has(key: string): boolean { return this.map.has(key) }
-  entries(): Array<[string, CacheEntry<A>]> { return [...this.map.entries()] }
+  get size(): number {
+    return this.map.size
+  }
+  keys(): string[] {
+    return [...this.map.keys()]
+  }
+  get(key: string): CacheEntry<A> | undefined {
+    return this.map.get(key)
+  }
+  has(key: string): boolean {
+    return this.map.has(key)
+  }
+  entries(): Array<[string, CacheEntry<A>]> {
+    return [...this.map.entries()]
+  }
   /** Releases scheduled but not yet finished. */
-  get pendingReleases(): number { return this.pending.size }
+  get pendingReleases(): number {
+    return this.pending.size
+  }
 
   /** Move to the most-recently-used end. */
   touch(key: string): void {
@@ -105,9 +122,15 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
   }
 
   // ── running set (identity-based) ───────────────────────────────────────────
-  markRunning(key: string, agent: A | Pending): void { this.running.set(key, agent) }
-  markIdle(key: string): void { this.running.delete(key) }
-  runningKeys(): string[] { return [...this.running.keys()] }
+  markRunning(key: string, agent: A | Pending): void {
+    this.running.set(key, agent)
+  }
+  markIdle(key: string): void {
+    this.running.delete(key)
+  }
+  runningKeys(): string[] {
+    return [...this.running.keys()]
+  }
   /** Agents mid-turn, by identity; the build placeholder is never a live agent. */
   runningAgents(): Set<A> {
     const out = new Set<A>()
@@ -124,7 +147,8 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
     const prev = this.map.get(key)
     this.map.delete(key)
     this.map.set(key, {
-      agent, signature,
+      agent,
+      signature,
       snapshot: o.legacy ? null : { messageCount: o.messageCount ?? null, sessionId: o.sessionId ?? null },
       profile: o.profile ?? prev?.profile ?? null,
       model: o.model ?? null,
@@ -141,7 +165,10 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
    * Turn-time lookup with the cross-process guard (hermes-spec §3.4). Reads the DB through the probe
    * first, then decides and mutates synchronously; a popped agent is released after we return.
    */
-  lookup(key: string, req: { signature: string; sessionId: string | null; interruptDepth?: number; maxIterations?: number }): LookupResult<A> {
+  lookup(
+    key: string,
+    req: { signature: string; sessionId: string | null; interruptDepth?: number; maxIterations?: number }
+  ): LookupResult<A> {
     const entry = this.map.get(key)
     if (!entry || entry.agent === AGENT_PENDING) return { decision: 'new', agent: null }
     if (entry.signature !== req.signature) return { decision: 'config_changed', agent: null }
@@ -156,7 +183,10 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
     }
     const snapCount = entry.snapshot?.messageCount ?? null
     if (!mismatch && snapCount !== null && live !== null && snapCount !== live) {
-      this.log.info(LOG, `Agent cache invalidated for session ${req.sessionId}: message_count changed (${snapCount} -> ${live}), possible cross-process write`)
+      this.log.info(
+        LOG,
+        `Agent cache invalidated for session ${req.sessionId}: message_count changed (${snapCount} -> ${live}), possible cross-process write`
+      )
       this.pop(key, entry, 'soft', 'external_write')
       return { decision: 'external_write', agent: null }
     }
@@ -223,7 +253,10 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
       evicted++
     }
     if (this.map.size > this.cap) {
-      this.log.warn(LOG, `Agent cache over cap (${this.map.size} > ${this.cap}); ${this.map.size - this.cap} excess slot(s) held by mid-turn agents — will re-check on next insert.`)
+      this.log.warn(
+        LOG,
+        `Agent cache over cap (${this.map.size} > ${this.cap}); ${this.map.size - this.cap} excess slot(s) held by mid-turn agents — will re-check on next insert.`
+      )
     }
     return evicted
   }
@@ -285,12 +318,19 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
    */
   private schedule(key: string, agent: A, owner: ProfileOwner | null, mode: ReleaseMode): void {
     const who = owner ?? this.opts.ownerForKey?.(key) ?? null
-    const work = () => (mode === 'hard' ? releaseHard(agent) : mode === 'commit_soft' ? commitThenReleaseSoft(agent, key, this.log) : releaseSoft(agent))
+    const work = () =>
+      mode === 'hard'
+        ? releaseHard(agent)
+        : mode === 'commit_soft'
+          ? commitThenReleaseSoft(agent, key, this.log)
+          : releaseSoft(agent)
     const p = new Promise<void>((resolve) => {
       setImmediate(() => {
         const run = () => Promise.resolve().then(work)
         ;(who ? runInProfileScope(who.home, who.secrets, run) : run())
-          .catch((err: unknown) => this.log.warn(LOG, `release of ${key.slice(0, 48)} failed: ${(err as Error)?.message ?? err}`))
+          .catch((err: unknown) =>
+            this.log.warn(LOG, `release of ${key.slice(0, 48)} failed: ${(err as Error)?.message ?? err}`)
+          )
           .finally(resolve)
       })
     })

@@ -1,8 +1,18 @@
 import { describe, expect, it } from 'vitest'
-import { CACHE_BUSTING_CONFIG_KEYS, MemoryIdentityResolver, extractCacheBustingConfig, type IdentityProvider } from './cache-busting'
+import {
+  CACHE_BUSTING_CONFIG_KEYS,
+  MemoryIdentityResolver,
+  extractCacheBustingConfig,
+  type IdentityProvider
+} from './cache-busting'
 
-const documentedMemoryKeys = new Set(CACHE_BUSTING_CONFIG_KEYS.filter(([s]) => s === 'memory').map(([s, k]) => `${s}.${k}`))
-const providerDeclaredKeys = (out: Record<string, unknown>) => Object.keys(out).filter((k) => k.startsWith('memory.') && !documentedMemoryKeys.has(k)).sort()
+const documentedMemoryKeys = new Set(
+  CACHE_BUSTING_CONFIG_KEYS.filter(([s]) => s === 'memory').map(([s, k]) => `${s}.${k}`)
+)
+const providerDeclaredKeys = (out: Record<string, unknown>) =>
+  Object.keys(out)
+    .filter((k) => k.startsWith('memory.') && !documentedMemoryKeys.has(k))
+    .sort()
 
 function fakeLoader(provider: IdentityProvider | null) {
   const calls: Array<[string, boolean]> = []
@@ -18,27 +28,59 @@ describe('extractCacheBustingConfig', () => {
   it('reads the listed compression sub-keys and ignores unlisted ones', () => {
     const out = extractCacheBustingConfig({
       compression: {
-        enabled: false, threshold: 0.6, codex_gpt55_autoraise: false, codex_responses_native: true,
-        codex_responses_compact_threshold: 120_000, in_place: false, checkpoint_required: true, micro_compact: true,
-        micro_compact_every_n_turns: 2, micro_compact_defrag_threshold_tokens: 4000, target_ratio: 0.3, protect_last_n: 25,
-        codex_app_server_auto: 'hermes', some_other_key: 'ignored'
+        enabled: false,
+        threshold: 0.6,
+        codex_gpt55_autoraise: false,
+        codex_responses_native: true,
+        codex_responses_compact_threshold: 120_000,
+        in_place: false,
+        checkpoint_required: true,
+        micro_compact: true,
+        micro_compact_every_n_turns: 2,
+        micro_compact_defrag_threshold_tokens: 4000,
+        target_ratio: 0.3,
+        protect_last_n: 25,
+        codex_app_server_auto: 'hermes',
+        some_other_key: 'ignored'
       }
     })
     expect(out).toMatchObject({
-      'compression.enabled': false, 'compression.threshold': 0.6, 'compression.codex_gpt55_autoraise': false,
-      'compression.codex_responses_native': true, 'compression.codex_responses_compact_threshold': 120_000,
-      'compression.in_place': false, 'compression.checkpoint_required': true, 'compression.micro_compact': true,
-      'compression.micro_compact_every_n_turns': 2, 'compression.micro_compact_defrag_threshold_tokens': 4000,
-      'compression.target_ratio': 0.3, 'compression.protect_last_n': 25, 'compression.codex_app_server_auto': 'hermes'
+      'compression.enabled': false,
+      'compression.threshold': 0.6,
+      'compression.codex_gpt55_autoraise': false,
+      'compression.codex_responses_native': true,
+      'compression.codex_responses_compact_threshold': 120_000,
+      'compression.in_place': false,
+      'compression.checkpoint_required': true,
+      'compression.micro_compact': true,
+      'compression.micro_compact_every_n_turns': 2,
+      'compression.micro_compact_defrag_threshold_tokens': 4000,
+      'compression.target_ratio': 0.3,
+      'compression.protect_last_n': 25,
+      'compression.codex_app_server_auto': 'hermes'
     })
     expect(out).not.toHaveProperty('compression.some_other_key')
   })
 
   it('lists the 14 upstream baseline keys', () => {
     const listed = new Set(CACHE_BUSTING_CONFIG_KEYS.map(([s, k]) => `${s}.${k}`))
-    for (const k of ['model.context_length', 'model.max_tokens', 'compression.enabled', 'compression.threshold', 'compression.codex_gpt55_autoraise',
-      'compression.codex_app_server_auto', 'compression.target_ratio', 'compression.protect_last_n', 'agent.disabled_toolsets', 'memory.provider',
-      'checkpoints.enabled', 'checkpoints.max_snapshots', 'checkpoints.max_total_size_mb', 'checkpoints.max_file_size_mb']) expect(listed.has(k)).toBe(true)
+    for (const k of [
+      'model.context_length',
+      'model.max_tokens',
+      'compression.enabled',
+      'compression.threshold',
+      'compression.codex_gpt55_autoraise',
+      'compression.codex_app_server_auto',
+      'compression.target_ratio',
+      'compression.protect_last_n',
+      'agent.disabled_toolsets',
+      'memory.provider',
+      'checkpoints.enabled',
+      'checkpoints.max_snapshots',
+      'checkpoints.max_total_size_mb',
+      'checkpoints.max_file_size_mb'
+    ])
+      expect(listed.has(k)).toBe(true)
     expect(listed.has('model.default')).toBe(false)
   })
 
@@ -75,14 +117,25 @@ describe('extractCacheBustingConfig', () => {
   it('includes the live tool registry generation (null on failure)', () => {
     expect(extractCacheBustingConfig({}, { registryGeneration: () => 12345 })['tools.registry_generation']).toBe(12345)
     expect(extractCacheBustingConfig({}, { registryGeneration: 7 })['tools.registry_generation']).toBe(7)
-    expect(extractCacheBustingConfig({}, { registryGeneration: () => { throw new Error('x') } })['tools.registry_generation']).toBeNull()
+    expect(
+      extractCacheBustingConfig(
+        {},
+        {
+          registryGeneration: () => {
+            throw new Error('x')
+          }
+        }
+      )['tools.registry_generation']
+    ).toBeNull()
   })
 
   // seed 001: test_provider_identity_signature_enters_under_memory_prefix_and_is_re_read_from_one_instance
   it('provider identity enters under memory.* and is re-read from one memoized instance', () => {
     const provider = {
       writer: 'alice',
-      identitySignature() { return { 'fakeprov.writer': this.writer, 'fakeprov.aliases': [['a', 'b']] } }
+      identitySignature() {
+        return { 'fakeprov.writer': this.writer, 'fakeprov.aliases': [['a', 'b']] }
+      }
     }
     const { calls, resolver } = fakeLoader(provider)
     const cfg = { memory: { provider: 'fakeprov' } }
@@ -96,12 +149,23 @@ describe('extractCacheBustingConfig', () => {
   })
 
   // seed 001: test_provider_contributes_nothing_without_a_working_identity_hook
-  it.each(['no hook', 'no provider', 'raising hook'] as const)('provider contributes nothing without a working identity hook (%s)', (kind) => {
-    const provider = { 'no hook': {}, 'no provider': null, 'raising hook': { identitySignature: () => { throw new Error('boom') } } }[kind]
-    const { calls, resolver } = fakeLoader(provider)
-    const out = extractCacheBustingConfig(provider ? { memory: { provider: 'p' } } : {}, { memoryIdentity: resolver })
-    expect(providerDeclaredKeys(out)).toEqual([])
-    expect(out).toHaveProperty(['tools.registry_generation'])
-    expect(calls).toEqual(provider === null ? [] : [['p', false]])
-  })
+  it.each(['no hook', 'no provider', 'raising hook'] as const)(
+    'provider contributes nothing without a working identity hook (%s)',
+    (kind) => {
+      const provider = {
+        'no hook': {},
+        'no provider': null,
+        'raising hook': {
+          identitySignature: () => {
+            throw new Error('boom')
+          }
+        }
+      }[kind]
+      const { calls, resolver } = fakeLoader(provider)
+      const out = extractCacheBustingConfig(provider ? { memory: { provider: 'p' } } : {}, { memoryIdentity: resolver })
+      expect(providerDeclaredKeys(out)).toEqual([])
+      expect(out).toHaveProperty(['tools.registry_generation'])
+      expect(calls).toEqual(provider === null ? [] : [['p', false]])
+    }
+  )
 })

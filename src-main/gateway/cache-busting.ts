@@ -5,17 +5,34 @@
 import { isPlainObject } from '../config'
 
 export const CACHE_BUSTING_CONFIG_KEYS: ReadonlyArray<readonly [string, string]> = [
-  ['model', 'context_length'], ['model', 'max_tokens'],
-  ['compression', 'enabled'], ['compression', 'threshold'], ['compression', 'codex_gpt55_autoraise'],
-  ['compression', 'codex_app_server_auto'], ['compression', 'target_ratio'], ['compression', 'protect_last_n'],
-  ['compression', 'codex_responses_native'], ['compression', 'codex_responses_compact_threshold'],
-  ['compression', 'in_place'], ['compression', 'checkpoint_required'], ['compression', 'micro_compact'],
-  ['compression', 'micro_compact_every_n_turns'], ['compression', 'micro_compact_defrag_threshold_tokens'],
-  ['compression', 'progress_notices'], ['compression', 'model_thresholds'], ['compression', 'threshold_tokens'],
-  ['compression', 'proactive_prune_tokens'], ['compression', 'proactive_prune_min_result_chars'],
-  ['compression', 'proactive_prune_min_reclaim_tokens'], ['compression', 'min_tail_user_messages'],
-  ['agent', 'disabled_toolsets'], ['memory', 'provider'],
-  ['checkpoints', 'enabled'], ['checkpoints', 'max_snapshots'], ['checkpoints', 'max_total_size_mb'], ['checkpoints', 'max_file_size_mb']
+  ['model', 'context_length'],
+  ['model', 'max_tokens'],
+  ['compression', 'enabled'],
+  ['compression', 'threshold'],
+  ['compression', 'codex_gpt55_autoraise'],
+  ['compression', 'codex_app_server_auto'],
+  ['compression', 'target_ratio'],
+  ['compression', 'protect_last_n'],
+  ['compression', 'codex_responses_native'],
+  ['compression', 'codex_responses_compact_threshold'],
+  ['compression', 'in_place'],
+  ['compression', 'checkpoint_required'],
+  ['compression', 'micro_compact'],
+  ['compression', 'micro_compact_every_n_turns'],
+  ['compression', 'micro_compact_defrag_threshold_tokens'],
+  ['compression', 'progress_notices'],
+  ['compression', 'model_thresholds'],
+  ['compression', 'threshold_tokens'],
+  ['compression', 'proactive_prune_tokens'],
+  ['compression', 'proactive_prune_min_result_chars'],
+  ['compression', 'proactive_prune_min_reclaim_tokens'],
+  ['compression', 'min_tail_user_messages'],
+  ['agent', 'disabled_toolsets'],
+  ['memory', 'provider'],
+  ['checkpoints', 'enabled'],
+  ['checkpoints', 'max_snapshots'],
+  ['checkpoints', 'max_total_size_mb'],
+  ['checkpoints', 'max_file_size_mb']
 ]
 
 /** What a memory provider exposes to the signature (MemoryProvider.identitySignature). */
@@ -34,7 +51,9 @@ export interface MemoryIdentitySource {
  */
 export class MemoryIdentityResolver implements MemoryIdentitySource {
   private readonly memo = new Map<string, IdentityProvider | null>()
-  constructor(private readonly load: (name: string, opts: { registerSkills: false }) => IdentityProvider | null | undefined) {}
+  constructor(
+    private readonly load: (name: string, opts: { registerSkills: false }) => IdentityProvider | null | undefined
+  ) {}
 
   identityFor(name: string): Record<string, unknown> {
     if (!this.memo.has(name)) {

@@ -36,7 +36,11 @@ const probeOf = (store: SessionStore): SessionProbe => ({
 const wouldReuse = (cache: AgentCache<TestAgent>, key: string, sid: string) => {
   const entry = cache.get(key)
   const r = cache.lookup(key, { signature: entry!.signature, sessionId: sid })
-  if (r.agent === null && entry) cache.insert(key, entry.agent as TestAgent, entry.signature, { messageCount: entry.snapshot?.messageCount, sessionId: entry.snapshot?.sessionId })
+  if (r.agent === null && entry)
+    cache.insert(key, entry.agent as TestAgent, entry.signature, {
+      messageCount: entry.snapshot?.messageCount,
+      sessionId: entry.snapshot?.sessionId
+    })
   return r.decision === 'reused'
 }
 
@@ -45,13 +49,19 @@ describe('message_count re-baseline', () => {
   it('after a re-baseline, a foreign append still invalidates', async () => {
     const { ours, theirs } = await dbPair()
     const cache = new AgentCache<TestAgent>({ probe: probeOf(ours) })
-    cache.insert('telegram:s1', new TestAgent(), 'sig', { messageCount: ours.getSession('s1')!.message_count, sessionId: 's1' })
+    cache.insert('telegram:s1', new TestAgent(), 'sig', {
+      messageCount: ours.getSession('s1')!.message_count,
+      sessionId: 's1'
+    })
     await ours.appendMessage('s1', { role: 'user', content: 'u' })
     await ours.appendMessage('s1', { role: 'assistant', content: 'a' })
     cache.refreshMessageCount('telegram:s1', 's1')
     expect(cache.lookup('telegram:s1', { signature: 'sig', sessionId: 's1' }).decision).toBe('reused')
     await theirs.appendMessage('s1', { role: 'user', content: 'external from dashboard' })
-    expect(cache.lookup('telegram:s1', { signature: 'sig', sessionId: 's1' })).toEqual({ decision: 'external_write', agent: null })
+    expect(cache.lookup('telegram:s1', { signature: 'sig', sessionId: 's1' })).toEqual({
+      decision: 'external_write',
+      agent: null
+    })
     expect(cache.has('telegram:s1')).toBe(false)
   })
 
@@ -111,7 +121,16 @@ describe('message_count re-baseline', () => {
     cache.refreshMessageCount('three', 's1')
     expect(cache.get('three')?.snapshot?.messageCount).toBe(1)
 
-    const raising = new AgentCache<TestAgent>({ probe: { messageCount: () => { throw new Error('db gone') }, isSessionEnded: () => { throw new Error('db gone') } } })
+    const raising = new AgentCache<TestAgent>({
+      probe: {
+        messageCount: () => {
+          throw new Error('db gone')
+        },
+        isSessionEnded: () => {
+          throw new Error('db gone')
+        }
+      }
+    })
     raising.insert('k', new TestAgent(), 'sig', { messageCount: 0, sessionId: 's1' })
     raising.refreshMessageCount('k', 's1')
     expect(raising.get('k')?.snapshot?.messageCount).toBe(0)
@@ -134,14 +153,17 @@ describe('message_count re-baseline', () => {
     cache.insert('k', new TestAgent(), 'sig', { messageCount: 0, sessionId: 's1' })
     expect(cache.lookup('k', { signature: 'sig', sessionId: 's2' }).decision).toBe('reused')
     await ours.endSession('s1', 'user_exit')
-    expect(cache.lookup('k', { signature: 'sig', sessionId: 's2' })).toEqual({ decision: 'session_changed', agent: null })
+    expect(cache.lookup('k', { signature: 'sig', sessionId: 's2' })).toEqual({
+      decision: 'session_changed',
+      agent: null
+    })
     expect(cache.has('k')).toBe(false)
   })
 })
 
 describe('cross-process invalidation defers cleanup', () => {
   // seed 001: test_cleanup_runs_with_lock_released
-  it('the cache stays usable while the evicted agent\'s release is still pending; never a hard close', async () => {
+  it("the cache stays usable while the evicted agent's release is still pending; never a hard close", async () => {
     const { ours, theirs } = await dbPair()
     const cache = new AgentCache<TestAgent>({ probe: probeOf(ours) })
     let started!: () => void
@@ -162,7 +184,10 @@ describe('cross-process invalidation defers cleanup', () => {
     expect(cache.pendingReleases).toBe(1)
     const fresh = new TestAgent()
     cache.insert('telegram:s1', fresh, 'sig', { messageCount: 1, sessionId: 's1' })
-    expect(cache.lookup('telegram:s1', { signature: 'sig', sessionId: 's1' })).toEqual({ decision: 'reused', agent: fresh })
+    expect(cache.lookup('telegram:s1', { signature: 'sig', sessionId: 's1' })).toEqual({
+      decision: 'reused',
+      agent: fresh
+    })
     expect(cache.sweepIdle()).toBe(0)
     unblock()
     await cache.drain()

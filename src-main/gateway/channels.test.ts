@@ -20,7 +20,10 @@ describe('turn channels', () => {
 
   // seed 003: test_bind_api_server_session_marks_unsupported
   it('api server: platform api_server, unsupported, and gone after the turn', () => {
-    const inside = runOnChannel(TURN_CHANNELS.api, { sessionId: 's2' }, () => [getSessionEnv('HERMES_SESSION_PLATFORM'), asyncDeliverySupported()])
+    const inside = runOnChannel(TURN_CHANNELS.api, { sessionId: 's2' }, () => [
+      getSessionEnv('HERMES_SESSION_PLATFORM'),
+      asyncDeliverySupported()
+    ])
     expect(inside).toEqual(['api_server', false])
     expect(asyncDeliverySupported()).toBe(true)
     expect(getSessionEnv('HERMES_SESSION_PLATFORM')).not.toBe('api_server')

@@ -3,7 +3,13 @@
  * ends. Desk chat keeps a live window and event stream, so it can; the request/response API server
  * cannot, and every API-server entry binds through `bindApiServerSession`, which hardwires that.
  */
-import { declareStatelessChannel, runInFreshContext, setSessionVars, type SessionTokens, type SessionVars } from './session-context'
+import {
+  declareStatelessChannel,
+  runInFreshContext,
+  setSessionVars,
+  type SessionTokens,
+  type SessionVars
+} from './session-context'
 
 export interface ChannelCapability {
   platform: string
@@ -26,8 +32,14 @@ export interface ChannelBinding {
 /** Session vars for a desk-chat turn. */
 export function deskChatVars(b: ChannelBinding): SessionVars {
   return {
-    platform: DESK_CHAT.platform, source: 'desktop', chatId: b.chatId ?? b.sessionId ?? '', sessionKey: b.sessionKey ?? '',
-    sessionId: b.sessionId ?? '', uiSessionId: b.sessionId ?? '', profile: b.profile ?? '', userId: b.userId ?? '',
+    platform: DESK_CHAT.platform,
+    source: 'desktop',
+    chatId: b.chatId ?? b.sessionId ?? '',
+    sessionKey: b.sessionKey ?? '',
+    sessionId: b.sessionId ?? '',
+    uiSessionId: b.sessionId ?? '',
+    profile: b.profile ?? '',
+    userId: b.userId ?? '',
     asyncDelivery: DESK_CHAT.supportsAsyncDelivery
   }
 }
@@ -35,8 +47,12 @@ export function deskChatVars(b: ChannelBinding): SessionVars {
 /** The single chokepoint for API-server turns: async delivery is always off (upstream #10760). */
 export function bindApiServerSession(b: ChannelBinding = {}): SessionTokens {
   return setSessionVars({
-    platform: API_SERVER.platform, chatId: b.chatId ?? '', sessionKey: b.sessionKey ?? '', sessionId: b.sessionId ?? '',
-    profile: b.profile ?? '', asyncDelivery: false
+    platform: API_SERVER.platform,
+    chatId: b.chatId ?? '',
+    sessionKey: b.sessionKey ?? '',
+    sessionId: b.sessionId ?? '',
+    profile: b.profile ?? '',
+    asyncDelivery: false
   })
 }
 
@@ -61,8 +77,17 @@ export const TURN_CHANNELS = {
   // Upstream binds ONLY the capability for one-shot runs: no session vars, no engaged latch.
   oneShot: { capability: ONE_SHOT, source: 'cli', bind: () => declareStatelessChannel() },
   cron: {
-    capability: CRON, source: 'cron',
-    bind: (b) => void setSessionVars({ platform: CRON.platform, source: 'cron', sessionId: b.sessionId ?? '', profile: b.profile ?? '', cronSession: '1', asyncDelivery: false })
+    capability: CRON,
+    source: 'cron',
+    bind: (b) =>
+      void setSessionVars({
+        platform: CRON.platform,
+        source: 'cron',
+        sessionId: b.sessionId ?? '',
+        profile: b.profile ?? '',
+        cronSession: '1',
+        asyncDelivery: false
+      })
   }
 } satisfies Record<string, TurnChannel>
 

@@ -14,7 +14,11 @@ export interface GatewayStore {
   getSession(id: string): { message_count?: unknown; ended_at?: unknown } | null | undefined
   /** Just the guard's columns (cheaper than `getSession`); used instead of it when present. */
   sessionCounters?(id: string): { message_count?: unknown; ended_at?: unknown } | null | undefined
-  createSession?(id: string, source: string, opts?: { model?: string | null; profileName?: string | null; sessionKey?: string | null }): unknown
+  createSession?(
+    id: string,
+    source: string,
+    opts?: { model?: string | null; profileName?: string | null; sessionKey?: string | null }
+  ): unknown
   /**
    * Saves the user's message before `sessions.resume` / `sessions.start` answer (durable first; the store
    * retries a foreign lock off the event loop). Without it the agent saves the message itself.
@@ -62,7 +66,10 @@ export interface ReasoningSetting {
 export interface TurnAgent extends CacheableAgent {
   sessionId?: string
   reasoningConfig?: ReasoningSetting | null
-  runTurn(text: string, opts: { onDelta?: (d: TurnDeltaLike) => void; signal?: AbortSignal; turnId?: string; savedUserMessageId?: number }): Promise<TurnResultLike>
+  runTurn(
+    text: string,
+    opts: { onDelta?: (d: TurnDeltaLike) => void; signal?: AbortSignal; turnId?: string; savedUserMessageId?: number }
+  ): Promise<TurnResultLike>
   interrupt?(reason?: string): void
   steer?(text: string): boolean
   /** Start-up warnings not yet shown to the user; the gateway emits them as notices and empties the list. */

@@ -9,7 +9,11 @@ export class IdleSweepTimer {
   private timer: NodeJS.Timeout | null = null
   private dueAt = Infinity
 
-  constructor(private readonly cache: AgentCache<CacheableAgent>, private readonly clock: () => number, private readonly onSweep?: (evicted: number) => void) {}
+  constructor(
+    private readonly cache: AgentCache<CacheableAgent>,
+    private readonly clock: () => number,
+    private readonly onSweep?: (evicted: number) => void
+  ) {}
 
   /** Re-plan after anything that changes activity times or membership. */
   schedule(): void {

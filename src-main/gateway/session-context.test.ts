@@ -1,8 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { API_SERVER, BASE_CHANNEL, DESK_CHAT, bindApiServerSession, deskChatVars } from './channels'
 import {
-  asyncDeliverySupported, clearSessionVars, declareStatelessChannel, getSessionEnv, isSessionContextEngaged,
-  resetSessionVars, runWithSessionContext, setSessionVars
+  asyncDeliverySupported,
+  clearSessionVars,
+  declareStatelessChannel,
+  getSessionEnv,
+  isSessionContextEngaged,
+  resetSessionVars,
+  runWithSessionContext,
+  setSessionVars
 } from './session-context'
 
 afterEach(() => {
@@ -18,7 +24,12 @@ describe('async delivery capability', () => {
 
   // seed 003: test_set_true_is_supported
   it('bound true is supported and platform stays readable', () => {
-    const t = setSessionVars({ platform: 'telegram', chatId: '123', sessionKey: 'telegram:private:123', asyncDelivery: true })
+    const t = setSessionVars({
+      platform: 'telegram',
+      chatId: '123',
+      sessionKey: 'telegram:private:123',
+      asyncDelivery: true
+    })
     try {
       expect(asyncDeliverySupported()).toBe(true)
       expect(getSessionEnv('HERMES_SESSION_PLATFORM')).toBe('telegram')
@@ -106,8 +117,13 @@ describe('stateless channels', () => {
   // seed 003: test_declare_does_not_engage_full_session_context
   it('declaring a stateless channel does not latch the engaged flag', async () => {
     // A fresh process, so the latch starts from its true initial state.
-    const { isSessionContextEngaged: engagedFresh, declareStatelessChannel: declareFresh, setSessionVars: setFresh } =
-      await import(/* @vite-ignore */ `./session-context.ts?fresh=${Date.now()}`) as typeof import('./session-context')
+    const {
+      isSessionContextEngaged: engagedFresh,
+      declareStatelessChannel: declareFresh,
+      setSessionVars: setFresh
+    } = (await import(
+      /* @vite-ignore */ `./session-context.ts?fresh=${Date.now()}`
+    )) as typeof import('./session-context')
     expect(engagedFresh()).toBe(false)
     declareFresh()
     expect(engagedFresh()).toBe(false)

@@ -7,14 +7,26 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 
 export const SESSION_VAR_NAMES = {
-  platform: 'HERMES_SESSION_PLATFORM', source: 'HERMES_SESSION_SOURCE', chatId: 'HERMES_SESSION_CHAT_ID',
-  chatType: 'HERMES_SESSION_CHAT_TYPE', chatName: 'HERMES_SESSION_CHAT_NAME', threadId: 'HERMES_SESSION_THREAD_ID',
-  userId: 'HERMES_SESSION_USER_ID', userIdAlt: 'HERMES_SESSION_USER_ID_ALT', userName: 'HERMES_SESSION_USER_NAME',
-  scopeId: 'HERMES_SESSION_SCOPE_ID', sessionKey: 'HERMES_SESSION_KEY', sessionId: 'HERMES_SESSION_ID',
-  uiSessionId: 'HERMES_UI_SESSION_ID', messageId: 'HERMES_SESSION_MESSAGE_ID', profile: 'HERMES_SESSION_PROFILE',
+  platform: 'HERMES_SESSION_PLATFORM',
+  source: 'HERMES_SESSION_SOURCE',
+  chatId: 'HERMES_SESSION_CHAT_ID',
+  chatType: 'HERMES_SESSION_CHAT_TYPE',
+  chatName: 'HERMES_SESSION_CHAT_NAME',
+  threadId: 'HERMES_SESSION_THREAD_ID',
+  userId: 'HERMES_SESSION_USER_ID',
+  userIdAlt: 'HERMES_SESSION_USER_ID_ALT',
+  userName: 'HERMES_SESSION_USER_NAME',
+  scopeId: 'HERMES_SESSION_SCOPE_ID',
+  sessionKey: 'HERMES_SESSION_KEY',
+  sessionId: 'HERMES_SESSION_ID',
+  uiSessionId: 'HERMES_UI_SESSION_ID',
+  messageId: 'HERMES_SESSION_MESSAGE_ID',
+  profile: 'HERMES_SESSION_PROFILE',
   browserControlPrincipal: 'HERMES_BROWSER_CONTROL_PRINCIPAL',
   browserControlTransportFamily: 'HERMES_BROWSER_CONTROL_TRANSPORT_FAMILY',
-  cronSession: 'HERMES_CRON_SESSION', parentChatId: 'HERMES_SESSION_PARENT_CHAT_ID', cwd: 'HERMES_SESSION_CWD'
+  cronSession: 'HERMES_CRON_SESSION',
+  parentChatId: 'HERMES_SESSION_PARENT_CHAT_ID',
+  cwd: 'HERMES_SESSION_CWD'
 } as const
 
 export type SessionVarField = keyof typeof SESSION_VAR_NAMES

@@ -19,7 +19,12 @@ describe('agentConfigSignature', () => {
 
   // seed 001: test_same_token_prefix_different_full_token_changes_signature
   it('tokens sharing a JWT-style prefix do not collide', () => {
-    const a = { apiKey: 'eyJhbGci.token-for-account-a', baseUrl: 'https://chatgpt.com/backend-api/codex', provider: 'openai-codex', apiMode: 'codex_responses' }
+    const a = {
+      apiKey: 'eyJhbGci.token-for-account-a',
+      baseUrl: 'https://chatgpt.com/backend-api/codex',
+      provider: 'openai-codex',
+      apiMode: 'codex_responses'
+    }
     const b = { ...a, apiKey: 'eyJhbGci.token-for-account-b' }
     expect(a.apiKey.slice(0, 8)).toBe(b.apiKey.slice(0, 8))
     expect(sig('gpt-5.3-codex', a)).not.toBe(sig('gpt-5.3-codex', b))
@@ -34,8 +39,9 @@ describe('agentConfigSignature', () => {
   // seed 001: test_capability_change_different_signature
   it('capability change changes the signature', () => {
     const base = { apiKey: 'sk-test12345678', baseUrl: 'https://proxy.example/v1', provider: 'custom' }
-    expect(sig('gpt-5.6', { ...base, capabilities: { openai_native_compaction: true } }, []))
-      .not.toBe(sig('gpt-5.6', { ...base, capabilities: { openai_native_compaction: false } }, []))
+    expect(sig('gpt-5.6', { ...base, capabilities: { openai_native_compaction: true } }, [])).not.toBe(
+      sig('gpt-5.6', { ...base, capabilities: { openai_native_compaction: false } }, [])
+    )
   })
 
   it('requested provider, api mode, base url, toolsets, ephemeral prompt and skipContextFiles all count', () => {
@@ -52,7 +58,9 @@ describe('agentConfigSignature', () => {
   // seed 001: test_compression_threshold_change_busts_cache
   it('a cache-busting config change changes the signature', () => {
     const r = { apiKey: 'k', baseUrl: 'u', provider: 'p' }
-    expect(sig('m', r, [], { cacheKeys: { 'compression.threshold': 0.5 } })).not.toBe(sig('m', r, [], { cacheKeys: { 'compression.threshold': 0.75 } }))
+    expect(sig('m', r, [], { cacheKeys: { 'compression.threshold': 0.5 } })).not.toBe(
+      sig('m', r, [], { cacheKeys: { 'compression.threshold': 0.75 } })
+    )
     for (const k of ['model.context_length', 'model.max_tokens', 'compression.enabled', 'tools.registry_generation']) {
       expect(sig('m', r, [], { cacheKeys: { [k]: 1 } })).not.toBe(sig('m', r, [], { cacheKeys: { [k]: 2 } }))
     }
@@ -61,8 +69,9 @@ describe('agentConfigSignature', () => {
   // seed 001: test_cache_keys_key_order_does_not_matter
   it('cache key order does not matter', () => {
     const r = { apiKey: 'k', baseUrl: 'u', provider: 'p' }
-    expect(sig('m', r, [], { cacheKeys: { 'model.context_length': 200_000, 'compression.threshold': 0.5 } }))
-      .toBe(sig('m', r, [], { cacheKeys: { 'compression.threshold': 0.5, 'model.context_length': 200_000 } }))
+    expect(sig('m', r, [], { cacheKeys: { 'model.context_length': 200_000, 'compression.threshold': 0.5 } })).toBe(
+      sig('m', r, [], { cacheKeys: { 'compression.threshold': 0.5, 'model.context_length': 200_000 } })
+    )
   })
 
   it('cacheKeys omitted ≡ null ≡ {}', () => {

@@ -33,7 +33,9 @@ let lastKey: string | null = null
 let lastKeyHash = ''
 const keyHash = (k: string) => (k === lastKey ? lastKeyHash : ((lastKey = k), (lastKeyHash = sha256(k))))
 const sortedItems = (o: Record<string, unknown> | null | undefined) =>
-  Object.keys(o ?? {}).sort().map((k) => [k, (o as Record<string, unknown>)[k]])
+  Object.keys(o ?? {})
+    .sort()
+    .map((k) => [k, (o as Record<string, unknown>)[k]])
 
 export function agentConfigSignature(input: SignatureInput): string {
   const rt = input.runtime ?? {}

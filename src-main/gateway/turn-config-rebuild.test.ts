@@ -15,21 +15,34 @@ import { type GatewayStore } from './gateway-types'
 import { TestAgent } from './test-fixtures/test-agent'
 
 class WritingAgent extends TestAgent {
-  constructor(readonly input: BuildAgentInput<SessionStore>) { super() }
-  get sessionId() { return this.input.sessionId }
+  constructor(readonly input: BuildAgentInput<SessionStore>) {
+    super()
+  }
+  get sessionId() {
+    return this.input.sessionId
+  }
   async runTurn(text: string, o: { savedUserMessageId?: number } = {}) {
     const user = o.savedUserMessageId === undefined ? [{ role: 'user', content: text }] : [] // the gateway saved it already
     await this.input.store.appendMessages(this.input.sessionId, [...user, { role: 'assistant', content: 'ok' }])
-    return { status: 'completed' as const, tokens: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, costUsd: null, costStatus: 'unpriced' as const, apiCalls: 1 }
+    return {
+      status: 'completed' as const,
+      tokens: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+      costUsd: null,
+      costStatus: 'unpriced' as const,
+      apiCalls: 1
+    }
   }
 }
 
 const cleanups: Array<() => Promise<void>> = []
-afterEach(async () => { for (const c of cleanups.splice(0)) await c() })
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c()
+})
 
 function setup() {
   const root = mkdtempSync(join(tmpdir(), 'cad-gw-tc-'))
-  const writeConfig = (extra = '') => writeFileSync(join(root, 'config.yaml'), `model: {default: m1, provider: openai}\n${extra}`)
+  const writeConfig = (extra = '') =>
+    writeFileSync(join(root, 'config.yaml'), `model: {default: m1, provider: openai}\n${extra}`)
   writeConfig()
   writeFileSync(join(root, '.env'), 'OPENAI_API_KEY=sk-first-0001\n')
   const registry = new StoreRegistry(root)
@@ -37,16 +50,27 @@ function setup() {
   const decisions: string[] = []
   let generation = 1
   const gateway = new Gateway<WritingAgent, SessionStore>({
-    root, stores: registry, registryGeneration: () => generation,
-    buildAgent: (i) => { const a = new WritingAgent(i); agents.push(a); return a },
+    root,
+    stores: registry,
+    registryGeneration: () => generation,
+    buildAgent: (i) => {
+      const a = new WritingAgent(i)
+      agents.push(a)
+      return a
+    },
     emit: <K extends EventName>(event: K, payload: EventPayload<K>) => {
       if (event === 'turn.started') decisions.push((payload as EventPayload<'turn.started'>).cache)
     }
   })
-  cleanups.push(async () => { await gateway.shutdown(); registry.closeAll() })
+  cleanups.push(async () => {
+    await gateway.shutdown()
+    registry.closeAll()
+  })
   let sid = ''
   const turn = async (text: string) => {
-    const h = sid ? await gateway.resume({ profile: 'default', sessionId: sid, text }) : await gateway.start({ profile: 'default', text })
+    const h = sid
+      ? await gateway.resume({ profile: 'default', sessionId: sid, text })
+      : await gateway.start({ profile: 'default', text })
     sid = h.sessionId
     await gateway.finished(h.turnId)
     return decisions.at(-1)
@@ -101,8 +125,14 @@ describe('storeProbe', () => {
   it('reads the two-column sessionCounters when the store has it, getSession otherwise', () => {
     const calls: string[] = []
     const lean: GatewayStore = {
-      getSession: () => { calls.push('getSession'); throw new Error('must not be used') },
-      sessionCounters: (id) => { calls.push('sessionCounters'); return id === 's' ? { message_count: 4, ended_at: 99 } : null }
+      getSession: () => {
+        calls.push('getSession')
+        throw new Error('must not be used')
+      },
+      sessionCounters: (id) => {
+        calls.push('sessionCounters')
+        return id === 's' ? { message_count: 4, ended_at: 99 } : null
+      }
     }
     const plain: GatewayStore = { getSession: (id) => (id === 's' ? { message_count: 2, ended_at: null } : null) }
     const probe = storeProbe({ get: (p) => (p === 'lean' ? lean : plain) })
@@ -116,8 +146,20 @@ describe('storeProbe', () => {
   })
 
   it('never throws: a failing store or registry reads as unknown', () => {
-    const broken: GatewayStore = { getSession: () => { throw new Error('db closed') }, sessionCounters: () => { throw new Error('db closed') } }
-    const probe = storeProbe({ get: (p) => { if (p === 'gone') throw new Error('no such profile'); return broken } })
+    const broken: GatewayStore = {
+      getSession: () => {
+        throw new Error('db closed')
+      },
+      sessionCounters: () => {
+        throw new Error('db closed')
+      }
+    }
+    const probe = storeProbe({
+      get: (p) => {
+        if (p === 'gone') throw new Error('no such profile')
+        return broken
+      }
+    })
     expect(probe.messageCount('agent:default:desktop:s', 's')).toBeNull()
     expect(probe.isSessionEnded('agent:default:desktop:s', 's')).toBe(false)
     expect(probe.messageCount('agent:gone:desktop:s', 's')).toBeNull()

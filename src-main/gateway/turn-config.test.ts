@@ -20,24 +20,45 @@ function home(config = 'model: {default: m1, provider: openai}\n', env = 'OPENAI
 }
 
 /** The pre-memo computation, straight from the config module. */
-function fresh(dir: string, extra: { generation?: number | null; toolsets?: string[]; vault?: SecretVault; memoryIdentity?: MemoryIdentityResolver } = {}) {
+function fresh(
+  dir: string,
+  extra: {
+    generation?: number | null
+    toolsets?: string[]
+    vault?: SecretVault
+    memoryIdentity?: MemoryIdentityResolver
+  } = {}
+) {
   const secrets = secretsFor(dir, extra.vault)
   const runtime = resolveRuntime(dir, { secrets })
   const config = loadConfig(dir).raw
   return agentConfigSignature({
-    model: runtime.model, runtime, enabledToolsets: extra.toolsets ?? [], ephemeralPrompt: '', skipContextFiles: false,
-    cacheKeys: extractCacheBustingConfig(config, { registryGeneration: extra.generation ?? null, memoryIdentity: extra.memoryIdentity })
+    model: runtime.model,
+    runtime,
+    enabledToolsets: extra.toolsets ?? [],
+    ephemeralPrompt: '',
+    skipContextFiles: false,
+    cacheKeys: extractCacheBustingConfig(config, {
+      registryGeneration: extra.generation ?? null,
+      memoryIdentity: extra.memoryIdentity
+    })
   })
 }
 
 describe('TurnConfigResolver', () => {
   it('gives the same signature as a fresh resolution, and the same one again while nothing changed', () => {
-    const dir = home('model: {default: m1, provider: openai}\ncompression: {threshold: 0.5}\nagent: {max_turns: 7, reasoning_effort: low}\n')
+    const dir = home(
+      'model: {default: m1, provider: openai}\ncompression: {threshold: 0.5}\nagent: {max_turns: 7, reasoning_effort: low}\n'
+    )
     const r = new TurnConfigResolver()
     const a = r.resolve('default', dir)
     expect(a.signature).toBe(fresh(dir))
     expect(r.resolve('default', dir).signature).toBe(a.signature)
-    expect(a).toMatchObject({ maxIterations: 7, reasoningConfig: { enabled: true, effort: 'low' }, secrets: { OPENAI_API_KEY: 'sk-aaaa-0001' } })
+    expect(a).toMatchObject({
+      maxIterations: 7,
+      reasoningConfig: { enabled: true, effort: 'low' },
+      secrets: { OPENAI_API_KEY: 'sk-aaaa-0001' }
+    })
     expect(a.runtime).toMatchObject({ model: 'm1', provider: 'openai', apiKey: 'sk-aaaa-0001' })
   })
 
@@ -73,7 +94,7 @@ describe('TurnConfigResolver', () => {
     expect(after.reasoningConfig).toEqual({ enabled: true, effort: 'high' })
   })
 
-  it('a same-length key written the app\'s way (temp file + rename) changes the signature', () => {
+  it("a same-length key written the app's way (temp file + rename) changes the signature", () => {
     const dir = home()
     const r = new TurnConfigResolver()
     const before = r.resolve('default', dir)
@@ -105,7 +126,11 @@ describe('TurnConfigResolver', () => {
     let toolsets = ['web']
     let peer = 'alice'
     const memoryIdentity = new MemoryIdentityResolver(() => ({ identitySignature: () => ({ peer }) }))
-    const r = new TurnConfigResolver({ registryGeneration: () => generation, enabledToolsets: () => toolsets, memoryIdentity })
+    const r = new TurnConfigResolver({
+      registryGeneration: () => generation,
+      enabledToolsets: () => toolsets,
+      memoryIdentity
+    })
     const sig = () => r.resolve('default', dir).signature
     const s1 = sig()
     expect(s1).toBe(fresh(dir, { generation, toolsets, memoryIdentity }))
@@ -119,7 +144,9 @@ describe('TurnConfigResolver', () => {
     const s4 = sig()
     expect(s4).not.toBe(s3)
     expect(s4).toBe(fresh(dir, { generation, toolsets, memoryIdentity }))
-    peer = 'alice'; toolsets = ['web']; generation = 1
+    peer = 'alice'
+    toolsets = ['web']
+    generation = 1
     expect(sig()).toBe(s1)
   })
 
@@ -140,7 +167,12 @@ describe('TurnConfigResolver', () => {
   it('a malformed config.yaml is reported (configError) without running the hooks, and recovers', () => {
     const dir = home()
     let hooks = 0
-    const r = new TurnConfigResolver({ enabledToolsets: () => { hooks++; return [] } })
+    const r = new TurnConfigResolver({
+      enabledToolsets: () => {
+        hooks++
+        return []
+      }
+    })
     writeFileSync(join(dir, 'config.yaml'), 'model: [\n')
     expect(r.resolve('default', dir).runtime.configError?.code).toBe('malformed_config')
     expect(hooks).toBe(0)

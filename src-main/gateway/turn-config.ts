@@ -6,7 +6,17 @@
  * re-read every turn and only the final hash is memoized on them.
  */
 import { statSync } from 'node:fs'
-import { loadConfig, resolveRuntime, secretsFor, type RawConfig, type ResolvedRuntime, type SecretVault, configFiles, configSections, defaultVault } from '../config'
+import {
+  loadConfig,
+  resolveRuntime,
+  secretsFor,
+  type RawConfig,
+  type ResolvedRuntime,
+  type SecretVault,
+  configFiles,
+  configSections,
+  defaultVault
+} from '../config'
 import { dynamicCacheBustingConfig, staticCacheBustingConfig, type MemoryIdentitySource } from './cache-busting'
 import type { ReasoningSetting } from './gateway-types'
 import { agentConfigSignature } from './signature'
@@ -88,8 +98,12 @@ export class TurnConfigResolver {
     const dynamicKey = stableJson([dynamic, toolsets])
     if (f.dynamicKey !== dynamicKey) {
       f.signature = agentConfigSignature({
-        model: f.runtime.model, runtime: f.runtime, enabledToolsets: toolsets, ephemeralPrompt: '',
-        cacheKeys: { ...f.staticKeys, ...dynamic }, skipContextFiles: false
+        model: f.runtime.model,
+        runtime: f.runtime,
+        enabledToolsets: toolsets,
+        ephemeralPrompt: '',
+        cacheKeys: { ...f.staticKeys, ...dynamic },
+        skipContextFiles: false
       })
       f.dynamicKey = dynamicKey
     }
@@ -98,20 +112,35 @@ export class TurnConfigResolver {
 
   private out(f: FileDerived): TurnConfig {
     return {
-      secrets: { ...f.secrets }, runtime: f.runtime, config: f.config, signature: f.signature,
-      maxIterations: f.maxIterations, reasoningConfig: f.reasoningConfig ? { ...f.reasoningConfig } : null
+      secrets: { ...f.secrets },
+      runtime: f.runtime,
+      config: f.config,
+      signature: f.signature,
+      maxIterations: f.maxIterations,
+      reasoningConfig: f.reasoningConfig ? { ...f.reasoningConfig } : null
     }
   }
 
-  private readFiles(home: string, vault: SecretVault, stamp: string, vaultSecrets: Record<string, string> | null): FileDerived {
+  private readFiles(
+    home: string,
+    vault: SecretVault,
+    stamp: string,
+    vaultSecrets: Record<string, string> | null
+  ): FileDerived {
     const secrets = Object.freeze(vaultSecrets ?? secretsFor(home, vault))
     const runtime = resolveRuntime(home, { secrets: { ...secrets } })
     const config = loadConfig(home).raw
     const { maxIterations, reasoningEffort } = configSections.agent(config)
     return {
-      stamp, secrets, runtime, config, staticKeys: staticCacheBustingConfig(config), maxIterations,
+      stamp,
+      secrets,
+      runtime,
+      config,
+      staticKeys: staticCacheBustingConfig(config),
+      maxIterations,
       reasoningConfig: reasoningEffort ? { enabled: reasoningEffort !== 'none', effort: reasoningEffort } : null,
-      dynamicKey: null, signature: ''
+      dynamicKey: null,
+      signature: ''
     }
   }
 }

@@ -2,7 +2,16 @@
 import { CaduceusError, type TurnFinished } from '@shared/contract'
 import type { GatewayStore, TurnResultLike } from './gateway-types'
 
-export function parseInput<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: Array<{ message: string; path: PropertyKey[] }> } } }, input: unknown): T {
+export function parseInput<T>(
+  schema: {
+    safeParse(
+      v: unknown
+    ):
+      | { success: true; data: T }
+      | { success: false; error: { issues: Array<{ message: string; path: PropertyKey[] }> } }
+  },
+  input: unknown
+): T {
   const r = schema.safeParse(input)
   if (r.success) return r.data
   const issue = r.error.issues[0]
@@ -30,5 +39,9 @@ export function countOf(row: { message_count?: unknown } | null): number | null 
 
 export function costOf(r: TurnResultLike | null): TurnFinished['cost'] {
   if (!r || r.costUsd === null) return { usd: null, status: r && r.apiCalls > 0 ? 'unpriced' : 'none', complete: false }
-  return { usd: r.costUsd, status: r.costStatus === 'partial' ? 'partial' : r.costStatus === 'unpriced' ? 'unpriced' : 'estimated', complete: r.costStatus === 'estimated' }
+  return {
+    usd: r.costUsd,
+    status: r.costStatus === 'partial' ? 'partial' : r.costStatus === 'unpriced' ? 'unpriced' : 'estimated',
+    complete: r.costStatus === 'estimated'
+  }
 }

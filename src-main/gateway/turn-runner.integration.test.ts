@@ -25,11 +25,19 @@ let builds = 0
 const events: Array<{ event: EventName; payload: any }> = []
 
 function writeConfig(extra = '') {
-  writeFileSync(join(root, 'config.yaml'), `# integration home\nmodel:\n  default: scripted-model\n  provider: custom\n  base_url: "${provider.baseUrl}"\n  api_mode: chat_completions\n  api_key_env: OPENAI_API_KEY\n${extra}`)
+  writeFileSync(
+    join(root, 'config.yaml'),
+    `# integration home\nmodel:\n  default: scripted-model\n  provider: custom\n  base_url: "${provider.baseUrl}"\n  api_mode: chat_completions\n  api_key_env: OPENAI_API_KEY\n${extra}`
+  )
 }
 
 beforeAll(async () => {
-  provider = await startScriptedProvider({ handler: (req) => ({ text: `echo: ${String(req.body?.messages?.at(-1)?.content ?? '')}`, usage: { promptTokens: 10, completionTokens: 3 } }) })
+  provider = await startScriptedProvider({
+    handler: (req) => ({
+      text: `echo: ${String(req.body?.messages?.at(-1)?.content ?? '')}`,
+      usage: { promptTokens: 10, completionTokens: 3 }
+    })
+  })
   root = mkdtempSync(join(tmpdir(), 'cad-gw-int-'))
   writeConfig()
   writeFileSync(join(root, '.env'), 'OPENAI_API_KEY=sk-test-key-aaaa\n')
@@ -40,9 +48,20 @@ beforeAll(async () => {
     buildAgent: (i) => {
       builds++
       return createAgent({
-        profile: i.profile, sessionId: i.sessionId, store: i.store, tools: new ToolRegistry(), maxIterations: i.maxIterations,
-        gatewaySessionKey: i.sessionKey, reasoningConfig: i.reasoningConfig,
-        runtime: { model: i.runtime.model, provider: i.runtime.provider, baseUrl: i.runtime.baseUrl, apiKey: i.runtime.apiKey, apiMode: i.runtime.apiMode }
+        profile: i.profile,
+        sessionId: i.sessionId,
+        store: i.store,
+        tools: new ToolRegistry(),
+        maxIterations: i.maxIterations,
+        gatewaySessionKey: i.sessionKey,
+        reasoningConfig: i.reasoningConfig,
+        runtime: {
+          model: i.runtime.model,
+          provider: i.runtime.provider,
+          baseUrl: i.runtime.baseUrl,
+          apiKey: i.runtime.apiKey,
+          apiMode: i.runtime.apiMode
+        }
       })
     },
     emit: <K extends EventName>(event: K, payload: EventPayload<K>) => void events.push({ event, payload })
@@ -70,17 +89,27 @@ describe('gateway + agent + scripted provider', () => {
     sid = handle.sessionId
     expect(decision).toBe('new')
     expect(finished).toMatchObject({ status: 'completed', apiCalls: 1, cost: { usd: null } })
-    const text = events.filter((e) => e.event === 'turn.delta' && e.payload.turnId === handle.turnId && e.payload.kind === 'text').map((e) => e.payload.text).join('')
+    const text = events
+      .filter((e) => e.event === 'turn.delta' && e.payload.turnId === handle.turnId && e.payload.kind === 'text')
+      .map((e) => e.payload.text)
+      .join('')
     expect(text).toBe('echo: hello')
     const convo = registry.get('default').getMessagesAsConversation(sid)
-    expect(convo.map((m) => [m.role, m.content])).toEqual([['user', 'hello'], ['assistant', 'echo: hello']])
-    expect(gateway.state().agents).toMatchObject([{ key: `agent:default:desktop:${sid}`, running: false, turns: 1, messageCountSnapshot: 2 }])
+    expect(convo.map((m) => [m.role, m.content])).toEqual([
+      ['user', 'hello'],
+      ['assistant', 'echo: hello']
+    ])
+    expect(gateway.state().agents).toMatchObject([
+      { key: `agent:default:desktop:${sid}`, running: false, turns: 1, messageCountSnapshot: 2 }
+    ])
   })
 
   it('20 own turns reuse one agent (0 rebuilds)', async () => {
     const before = builds
     for (let i = 0; i < 20; i++) {
-      const { decision, finished } = await turn(gateway.resume({ profile: 'default', sessionId: sid, text: `turn ${i}` }))
+      const { decision, finished } = await turn(
+        gateway.resume({ profile: 'default', sessionId: sid, text: `turn ${i}` })
+      )
       expect(decision).toBe('reused')
       expect(finished.status).toBe('completed')
     }
@@ -90,16 +119,24 @@ describe('gateway + agent + scripted provider', () => {
 
   it('a second process appending to the session makes the next turn rebuild (external_write)', async () => {
     const db = join(root, 'state.db')
-    const { stdout } = await run('npx', ['tsx', join(ROOT_DIR, 'src-main/gateway/test-fixtures/append-message.ts'), db, sid, 'note from another process'], { cwd: ROOT_DIR })
+    const { stdout } = await run(
+      'npx',
+      ['tsx', join(ROOT_DIR, 'src-main/gateway/test-fixtures/append-message.ts'), db, sid, 'note from another process'],
+      { cwd: ROOT_DIR }
+    )
     expect(JSON.parse(stdout).pid).not.toBe(process.pid)
     const before = builds
-    const { decision } = await turn(gateway.resume({ profile: 'default', sessionId: sid, text: 'after the foreign write' }))
+    const { decision } = await turn(
+      gateway.resume({ profile: 'default', sessionId: sid, text: 'after the foreign write' })
+    )
     expect(decision).toBe('external_write')
     expect(builds - before).toBe(1)
     // The rebuilt agent saw the foreign message: it was in the history sent to the provider.
     const last = provider.requests.at(-1)!.body.messages.map((m: { content: string }) => m.content)
     expect(last).toContain('note from another process')
-    expect((await turn(gateway.resume({ profile: 'default', sessionId: sid, text: 'and again' }))).decision).toBe('reused')
+    expect((await turn(gateway.resume({ profile: 'default', sessionId: sid, text: 'and again' }))).decision).toBe(
+      'reused'
+    )
   }, 60_000)
 
   it('an API-key change in the profile .env rebuilds (config_changed)', async () => {
@@ -113,11 +150,16 @@ describe('gateway + agent + scripted provider', () => {
     const { decision } = await turn(gateway.resume({ profile: 'default', sessionId: sid, text: 'think harder' }))
     expect(decision).toBe('reused')
     // ...and the warm agent picked the new setting up in place.
-    expect((gateway.cache.get(`agent:default:desktop:${sid}`)?.agent as Agent).reasoningConfig).toEqual({ enabled: true, effort: 'high' })
+    expect((gateway.cache.get(`agent:default:desktop:${sid}`)?.agent as Agent).reasoningConfig).toEqual({
+      enabled: true,
+      effort: 'high'
+    })
   })
 
   it('a cache-busting config change rebuilds', async () => {
     writeConfig('compression:\n  threshold: 0.7\n')
-    expect((await turn(gateway.resume({ profile: 'default', sessionId: sid, text: 'x' }))).decision).toBe('config_changed')
+    expect((await turn(gateway.resume({ profile: 'default', sessionId: sid, text: 'x' }))).decision).toBe(
+      'config_changed'
+    )
   })
 })

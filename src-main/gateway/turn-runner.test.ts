@@ -20,18 +20,37 @@ class StoreAgent extends TestAgent {
   constructor(readonly input: BuildAgentInput<SessionStore>) {
     super()
   }
-  get sessionId() { return this.input.sessionId }
-  interrupt() { this.interrupted = true }
-  async runTurn(text: string, o: { onDelta?: (d: TurnDeltaLike) => void; signal?: AbortSignal; savedUserMessageId?: number }) {
-    this.seen.push({ home: getHermesHome(), key: currentSecretScope()?.secrets.OPENAI_API_KEY, platform: getSessionEnv('HERMES_SESSION_PLATFORM'), async: asyncDeliverySupported() })
+  get sessionId() {
+    return this.input.sessionId
+  }
+  interrupt() {
+    this.interrupted = true
+  }
+  async runTurn(
+    text: string,
+    o: { onDelta?: (d: TurnDeltaLike) => void; signal?: AbortSignal; savedUserMessageId?: number }
+  ) {
+    this.seen.push({
+      home: getHermesHome(),
+      key: currentSecretScope()?.secrets.OPENAI_API_KEY,
+      platform: getSessionEnv('HERMES_SESSION_PLATFORM'),
+      async: asyncDeliverySupported()
+    })
     // Like the real Agent: the gateway already saved the user's message (durable before resume answers).
-    if (o.savedUserMessageId === undefined) await this.input.store.appendMessage(this.input.sessionId, { role: 'user', content: text })
+    if (o.savedUserMessageId === undefined)
+      await this.input.store.appendMessage(this.input.sessionId, { role: 'user', content: text })
     if (this.gate) await this.gate
     if (this.failWith) throw new Error(this.failWith)
     o.onDelta?.({ kind: 'text', text: 'ok' })
     await this.input.store.appendMessage(this.input.sessionId, { role: 'assistant', content: 'ok' })
-    const status = o.signal?.aborted || this.interrupted ? 'interrupted' as const : 'completed' as const
-    return { status, tokens: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, costUsd: 0.001, costStatus: 'estimated' as const, apiCalls: 1 }
+    const status = o.signal?.aborted || this.interrupted ? ('interrupted' as const) : ('completed' as const)
+    return {
+      status,
+      tokens: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+      costUsd: 0.001,
+      costStatus: 'estimated' as const,
+      apiCalls: 1
+    }
   }
 }
 
@@ -43,7 +62,10 @@ afterEach(async () => {
 function setup(opts: { buildFails?: string; idleTtlSeconds?: number; notices?: string[] } = {}) {
   const root = mkdtempSync(join(tmpdir(), 'cad-gw-'))
   mkdirSync(join(root, 'profiles', 'work'), { recursive: true })
-  for (const [home, key] of [[root, 'sk-default-0001'], [join(root, 'profiles', 'work'), 'sk-work-0002']]) {
+  for (const [home, key] of [
+    [root, 'sk-default-0001'],
+    [join(root, 'profiles', 'work'), 'sk-work-0002']
+  ]) {
     writeFileSync(join(home, 'config.yaml'), 'model: {default: m, provider: openai}\n')
     writeFileSync(join(home, '.env'), `OPENAI_API_KEY=${key}\n`)
   }
@@ -52,7 +74,10 @@ function setup(opts: { buildFails?: string; idleTtlSeconds?: number; notices?: s
   const events: Array<{ event: EventName; payload: any }> = []
   const log = captureLogger()
   const gateway = new Gateway<StoreAgent, SessionStore>({
-    root, stores: registry, log, idleTtlSeconds: opts.idleTtlSeconds,
+    root,
+    stores: registry,
+    log,
+    idleTtlSeconds: opts.idleTtlSeconds,
     buildAgent: (i) => {
       if (opts.buildFails) throw new Error(opts.buildFails)
       const a = new StoreAgent(i)
@@ -62,13 +87,18 @@ function setup(opts: { buildFails?: string; idleTtlSeconds?: number; notices?: s
     },
     emit: <K extends EventName>(event: K, payload: EventPayload<K>) => void events.push({ event, payload })
   })
-  cleanups.push(async () => { await gateway.shutdown(); registry.closeAll() })
+  cleanups.push(async () => {
+    await gateway.shutdown()
+    registry.closeAll()
+  })
   return { root, registry, gateway, agents, events, log }
 }
 
 describe('Gateway', () => {
   it('shows an agent start-up warning once, as a notice on its first turn', async () => {
-    const { gateway, events } = setup({ notices: ["Memory provider 'shared' is unavailable for this profile; continuing without it."] })
+    const { gateway, events } = setup({
+      notices: ["Memory provider 'shared' is unavailable for this profile; continuing without it."]
+    })
     const h = await gateway.start({ profile: 'default', text: 'hi' })
     await gateway.finished(h.turnId)
     const h2 = await gateway.resume({ profile: 'default', sessionId: h.sessionId, text: 'again' })
@@ -82,13 +112,21 @@ describe('Gateway', () => {
     const { gateway, events, agents } = setup()
     const h = await gateway.start({ profile: 'default', text: 'hi' })
     const f = await gateway.finished(h.turnId)
-    expect(f).toMatchObject({ status: 'completed', apiCalls: 1, cost: { usd: 0.001, status: 'estimated', complete: true } })
+    expect(f).toMatchObject({
+      status: 'completed',
+      apiCalls: 1,
+      cost: { usd: 0.001, status: 'estimated', complete: true }
+    })
     const h2 = await gateway.resume({ profile: 'default', sessionId: h.sessionId, text: 'again' })
     await gateway.finished(h2.turnId)
     expect(events.filter((e) => e.event === 'turn.started').map((e) => e.payload.cache)).toEqual(['new', 'reused'])
     expect(events.find((e) => e.event === 'turn.delta')?.payload).toMatchObject({ ...h, kind: 'text', text: 'ok' })
     expect(agents).toHaveLength(1)
-    expect(gateway.state()).toMatchObject({ cap: 128, idleTtlSeconds: 3600, agents: [{ profile: 'default', sessionId: h.sessionId, turns: 2, messageCountSnapshot: 4, running: false }] })
+    expect(gateway.state()).toMatchObject({
+      cap: 128,
+      idleTtlSeconds: 3600,
+      agents: [{ profile: 'default', sessionId: h.sessionId, turns: 2, messageCountSnapshot: 4, running: false }]
+    })
   })
 
   it('the state sent to the renderer carries no hash derived from the key (issue 10)', async () => {
@@ -116,10 +154,18 @@ describe('Gateway', () => {
 
   it('bad input, unknown profile and unknown session are clear errors', async () => {
     const { gateway } = setup()
-    await expect(gateway.resume({ profile: 'default', sessionId: 's', text: '   ' })).rejects.toMatchObject({ code: 'invalid_input', field: 'text' })
-    await expect(gateway.resume({ profile: 'Bad Name', sessionId: 's', text: 'x' })).rejects.toMatchObject({ code: 'invalid_input', field: 'profile' })
+    await expect(gateway.resume({ profile: 'default', sessionId: 's', text: '   ' })).rejects.toMatchObject({
+      code: 'invalid_input',
+      field: 'text'
+    })
+    await expect(gateway.resume({ profile: 'Bad Name', sessionId: 's', text: 'x' })).rejects.toMatchObject({
+      code: 'invalid_input',
+      field: 'profile'
+    })
     await expect(gateway.start({ profile: 'ghost', text: 'x' })).rejects.toMatchObject({ code: 'not_found' })
-    await expect(gateway.resume({ profile: 'default', sessionId: 'nope', text: 'x' })).rejects.toMatchObject({ code: 'not_found' })
+    await expect(gateway.resume({ profile: 'default', sessionId: 'nope', text: 'x' })).rejects.toMatchObject({
+      code: 'not_found'
+    })
   })
 
   it('a second turn on a running session is a conflict; stop interrupts; evict is refused while running', async () => {
@@ -129,7 +175,9 @@ describe('Gateway', () => {
     let open!: () => void
     agents[0].gate = new Promise((r) => (open = r))
     const h = await gateway.resume({ profile: 'default', sessionId: first.sessionId, text: 'long' })
-    await expect(gateway.resume({ profile: 'default', sessionId: first.sessionId, text: 'x' })).rejects.toMatchObject({ code: 'conflict' })
+    await expect(gateway.resume({ profile: 'default', sessionId: first.sessionId, text: 'x' })).rejects.toMatchObject({
+      code: 'conflict'
+    })
     const key = gateway.state().agents[0].key
     expect(gateway.state().agents[0].running).toBe(true)
     expect(gateway.evict(key)).toBe(false)
@@ -173,14 +221,27 @@ describe('Gateway', () => {
   it('a malformed config.yaml refuses the turn with a clear message', async () => {
     const { gateway, root } = setup()
     writeFileSync(join(root, 'config.yaml'), 'model: [\n')
-    await expect(gateway.start({ profile: 'default', text: 'x' })).rejects.toMatchObject({ code: 'unavailable', message: expect.stringMatching(/config\.yaml is not valid YAML/) })
+    await expect(gateway.start({ profile: 'default', text: 'x' })).rejects.toMatchObject({
+      code: 'unavailable',
+      message: expect.stringMatching(/config\.yaml is not valid YAML/)
+    })
   })
 
   it('a listener that throws does not break the turn', async () => {
     const root = mkdtempSync(join(tmpdir(), 'cad-gw-'))
     const registry = new StoreRegistry(root)
-    const gateway = new Gateway<StoreAgent, SessionStore>({ root, stores: registry, buildAgent: (i) => new StoreAgent(i), emit: () => { throw new Error('renderer gone') } })
-    cleanups.push(async () => { await gateway.shutdown(); registry.closeAll() })
+    const gateway = new Gateway<StoreAgent, SessionStore>({
+      root,
+      stores: registry,
+      buildAgent: (i) => new StoreAgent(i),
+      emit: () => {
+        throw new Error('renderer gone')
+      }
+    })
+    cleanups.push(async () => {
+      await gateway.shutdown()
+      registry.closeAll()
+    })
     const h = await gateway.start({ profile: 'default', text: 'x' })
     expect((await gateway.finished(h.turnId))?.status).toBe('completed')
   })
@@ -203,7 +264,10 @@ describe('Gateway', () => {
     expect(gateway.idleTimerArmed).toBe(false)
     const swept = new Promise<void>((resolve) => {
       const t = setInterval(() => {
-        if (events.some((e) => e.event === 'gateway.changed' && e.payload.reason === 'idle')) { clearInterval(t); resolve() }
+        if (events.some((e) => e.event === 'gateway.changed' && e.payload.reason === 'idle')) {
+          clearInterval(t)
+          resolve()
+        }
       }, 10)
     })
     const h = await gateway.start({ profile: 'default', text: 'a' })

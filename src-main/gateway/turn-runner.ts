@@ -4,13 +4,27 @@
  * desk-chat session context, stream turn.* events, and re-baseline the guard after our own writes.
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto'
-import { CaduceusError, ResumeInput, StartInput, type GatewayState, type TurnFinished, type TurnHandle } from '@shared/contract'
+import {
+  CaduceusError,
+  ResumeInput,
+  StartInput,
+  type GatewayState,
+  type TurnFinished,
+  type TurnHandle
+} from '@shared/contract'
 import { redactValues, configSections } from '../config'
 import { profileHome, runInProfileScope } from '../scope'
 import { AgentCache, type ProfileOwner } from './agent-cache'
 import { AGENT_PENDING, nowMs } from './cacheable'
 import { runOnChannel, TURN_CHANNELS, type TurnChannel } from './channels'
-import type { BuildAgentInput, GatewayOptions, GatewayStore, TurnAgent, TurnDeltaLike, TurnResultLike } from './gateway-types'
+import type {
+  BuildAgentInput,
+  GatewayOptions,
+  GatewayStore,
+  TurnAgent,
+  TurnDeltaLike,
+  TurnResultLike
+} from './gateway-types'
 import { costOf, countOf, parseInput, readRow } from './turn-helpers'
 import { IdleSweepTimer } from './idle-timer'
 import { silentLogger, type GatewayLogger } from './logger'
@@ -63,7 +77,8 @@ export type ChannelTurnResult = TurnFinished & { reply: string }
 // The cache signature hashes the API key among its inputs; what leaves the host is keyed with a per-process
 // secret, so the renderer can still see "changed / unchanged" but holds nothing derived from the key alone.
 const DISPLAY_SALT = randomBytes(32)
-const displaySignature = (signature: string) => createHmac('sha256', DISPLAY_SALT).update(signature).digest('hex').slice(0, 16)
+const displaySignature = (signature: string) =>
+  createHmac('sha256', DISPLAY_SALT).update(signature).digest('hex').slice(0, 16)
 
 export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = GatewayStore> {
   readonly cache: AgentCache<A>
@@ -80,12 +95,17 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     this.log = opts.log ?? silentLogger
     this.clock = opts.clock ?? nowMs
     this.cache = new AgentCache<A>({
-      cap: opts.cap, idleTtlSeconds: opts.idleTtlSeconds, log: this.log, clock: this.clock, probe: storeProbe(opts.stores),
+      cap: opts.cap,
+      idleTtlSeconds: opts.idleTtlSeconds,
+      log: this.log,
+      clock: this.clock,
+      probe: storeProbe(opts.stores),
       onChange: (reason) => this.safeEmit('gateway.changed', { reason })
     })
     this.sweeper = new IdleSweepTimer(this.cache, this.clock)
     this.turnConfig = new TurnConfigResolver({
-      vault: opts.vault, memoryIdentity: opts.memoryIdentity,
+      vault: opts.vault,
+      memoryIdentity: opts.memoryIdentity,
       registryGeneration: opts.registryGeneration && ((p) => opts.registryGeneration!(p)),
       enabledToolsets: opts.enabledToolsets && ((p, c) => opts.enabledToolsets!(p, c))
     })
@@ -121,14 +141,24 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
    * Run a turn answering a user message that is already saved (a delegation-complete notice). If the
    * session is mid-turn, wait for that turn first: the notice must become the NEXT turn, not be dropped.
    */
-  async deliver(input: { profile: string; sessionId: string; text: string; savedMessageId: number; appended?: number }): Promise<TurnHandle> {
+  async deliver(input: {
+    profile: string
+    sessionId: string
+    text: string
+    savedMessageId: number
+    appended?: number
+  }): Promise<TurnHandle> {
     const store = this.storeFor(input.profile)
     const key = sessionKeyFor(input.profile, input.sessionId)
     for (const t of [...this.turns.values()]) if (t.key === key) await t.done.catch(() => undefined)
-    if (!readRow(store, input.sessionId)) throw new CaduceusError('not_found', `Unknown session: ${input.sessionId}`, 'sessionId')
+    if (!readRow(store, input.sessionId))
+      throw new CaduceusError('not_found', `Unknown session: ${input.sessionId}`, 'sessionId')
     // The notice is this process's own write: it must not look like a foreign one (invariant 9).
-    if (this.cache.rebaselineOwnAppend(key, input.sessionId, input.appended ?? 1)) this.log.info(LOG, `re-baselined ${key.slice(0, 64)} after delivering a notice`)
-    return (await this.begin(input.profile, input.sessionId, input.text, store, { savedMessageId: input.savedMessageId })).handle
+    if (this.cache.rebaselineOwnAppend(key, input.sessionId, input.appended ?? 1))
+      this.log.info(LOG, `re-baselined ${key.slice(0, 64)} after delivering a notice`)
+    return (
+      await this.begin(input.profile, input.sessionId, input.text, store, { savedMessageId: input.savedMessageId })
+    ).handle
   }
 
   /**
@@ -141,10 +171,16 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     let sid = input.sessionId || newDeskSessionId()
     try {
       sid = store.resolveResumeSessionId?.(sid) ?? sid
-    } catch { /* keep the id as given */ }
+    } catch {
+      /* keep the id as given */
+    }
     const isNew = !readRow(store, sid)
     const live = await this.begin(input.profile, sid, input.text, store, {
-      isNew, channel: input.channel, history: isNew ? input.history : undefined, onDelta: input.onDelta, model: input.model
+      isNew,
+      channel: input.channel,
+      history: isNew ? input.history : undefined,
+      onDelta: input.onDelta,
+      model: input.model
     })
     input.onStarted?.(live.handle)
     const finished = await live.done
@@ -190,17 +226,19 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     const agents = this.cache.entries().flatMap(([key, e]) => {
       if (e.agent === AGENT_PENDING) return []
       const ts = e.agent.lastActivityTs
-      return [{
-        key,
-        profile: e.profile ?? parseSessionKey(key)?.profile ?? 'default',
-        sessionId: e.snapshot?.sessionId ?? null,
-        model: e.model,
-        signature: displaySignature(e.signature),
-        running: this.cache.isRunning(e.agent),
-        idleSeconds: typeof ts === 'number' ? Math.max(0, (now - ts) / 1000) : 0,
-        turns: e.turns,
-        messageCountSnapshot: e.snapshot?.messageCount ?? null
-      }]
+      return [
+        {
+          key,
+          profile: e.profile ?? parseSessionKey(key)?.profile ?? 'default',
+          sessionId: e.snapshot?.sessionId ?? null,
+          model: e.model,
+          signature: displaySignature(e.signature),
+          running: this.cache.isRunning(e.agent),
+          idleSeconds: typeof ts === 'number' ? Math.max(0, (now - ts) / 1000) : 0,
+          turns: e.turns,
+          messageCountSnapshot: e.snapshot?.messageCount ?? null
+        }
+      ]
     })
     return { agents, cap: this.cache.cap, idleTtlSeconds: this.cache.idleTtlSeconds }
   }
@@ -228,41 +266,81 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
 
   // ── the turn ───────────────────────────────────────────────────────────────
 
-  private async begin(profile: string, sid: string, text: string, store: S, opts: BeginOptions = {}): Promise<LiveTurn> {
+  private async begin(
+    profile: string,
+    sid: string,
+    text: string,
+    store: S,
+    opts: BeginOptions = {}
+  ): Promise<LiveTurn> {
     const { isNew = false, savedMessageId } = opts
     const channel = opts.channel ?? TURN_CHANNELS.desk
     const key = sessionKeyFor(profile, sid)
-    if (this.busyKeys.has(key)) throw new CaduceusError('conflict', 'A turn is already running in this session; stop it or wait for it to finish.')
+    if (this.busyKeys.has(key))
+      throw new CaduceusError(
+        'conflict',
+        'A turn is already running in this session; stop it or wait for it to finish.'
+      )
     this.busyKeys.add(key)
     try {
       const home = this.homeFor(profile)
-      const { secrets, runtime, config, signature, maxIterations, reasoningConfig } = this.turnConfig.resolve(profile, home)
+      const { secrets, runtime, config, signature, maxIterations, reasoningConfig } = this.turnConfig.resolve(
+        profile,
+        home
+      )
       if (runtime.configError) throw new CaduceusError('unavailable', runtime.configError.message)
       const owner: ProfileOwner = { home, secrets }
       let { decision, agent } = this.cache.lookup(key, { signature, sessionId: sid, maxIterations })
       if (!agent) {
         // The memoized runtime is shared between turns: the agent gets its own copy.
         const own = { ...runtime, model: opts.model || runtime.model, capabilities: { ...runtime.capabilities } }
-        agent = await this.build({
-          profile, home, sessionId: sid, sessionKey: key, runtime: own, config, maxIterations, reasoningConfig, store, channel,
-          ...(opts.history?.length ? { history: opts.history } : {})
-        }, key)
+        agent = await this.build(
+          {
+            profile,
+            home,
+            sessionId: sid,
+            sessionKey: key,
+            runtime: own,
+            config,
+            maxIterations,
+            reasoningConfig,
+            store,
+            channel,
+            ...(opts.history?.length ? { history: opts.history } : {})
+          },
+          key
+        )
         // Only once an agent exists: a failed start leaves no empty session behind.
-        if (isNew) await store.createSession?.(sid, channel.source, { model: own.model, profileName: profile, sessionKey: key })
+        if (isNew)
+          await store.createSession?.(sid, channel.source, { model: own.model, profileName: profile, sessionKey: key })
         this.cache.insert(key, agent, signature, {
-          messageCount: countOf(readRow(store, sid)), sessionId: sid, profile, model: own.model, owner
+          messageCount: countOf(readRow(store, sid)),
+          sessionId: sid,
+          profile,
+          model: own.model,
+          owner
         })
         this.cache.noteTurn(key)
       }
       // Reasoning is set per turn on the warm agent: changing it never costs a rebuild.
       if ('reasoningConfig' in agent) agent.reasoningConfig = reasoningConfig
       this.cache.markRunning(key, agent)
-      const handle: TurnHandle = { turnId: `turn_${randomUUID().replace(/-/g, '').slice(0, 16)}`, profile, sessionId: sid }
-      this.safeEmit('turn.started', { ...handle, cache: decision, model: runtime.model, demo: runtime.provider === 'demo' || configSections.isDemo(config) })
+      const handle: TurnHandle = {
+        turnId: `turn_${randomUUID().replace(/-/g, '').slice(0, 16)}`,
+        profile,
+        sessionId: sid
+      }
+      this.safeEmit('turn.started', {
+        ...handle,
+        cache: decision,
+        model: runtime.model,
+        demo: runtime.provider === 'demo' || configSections.isDemo(config)
+      })
       // Warnings from building the agent (e.g. a refused memory provider) reach the user once, on its first turn.
-      for (const text of agent.startupNotices?.splice(0) ?? []) this.safeEmit('turn.delta', { ...handle, kind: 'notice', text })
+      for (const text of agent.startupNotices?.splice(0) ?? [])
+        this.safeEmit('turn.delta', { ...handle, kind: 'notice', text })
       this.log.info(LOG, `turn ${handle.turnId} on ${key.slice(0, 64)}: cache ${decision}`)
-      const saved = savedMessageId ?? await this.saveUserMessage(store, agent, handle, text)
+      const saved = savedMessageId ?? (await this.saveUserMessage(store, agent, handle, text))
       const controller = new AbortController()
       const live: LiveTurn = { handle, reply: '', key, agent, controller, done: Promise.resolve(null as never) }
       this.turns.set(handle.turnId, live)
@@ -289,8 +367,17 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     } catch (err) {
       const message = `Your message was not saved: ${(err as Error)?.message ?? String(err)}`
       this.log.warn(LOG, `turn ${handle.turnId}: ${message}`)
-      this.safeEmit('turn.finished', { ...handle, status: 'error', error: message, tokens: ZERO_TOKENS, cost: costOf(null), apiCalls: 0 })
-      throw err instanceof CaduceusError ? new CaduceusError(err.code, message, err.field) : new CaduceusError('unavailable', message)
+      this.safeEmit('turn.finished', {
+        ...handle,
+        status: 'error',
+        error: message,
+        tokens: ZERO_TOKENS,
+        cost: costOf(null),
+        apiCalls: 0
+      })
+      throw err instanceof CaduceusError
+        ? new CaduceusError(err.code, message, err.field)
+        : new CaduceusError('unavailable', message)
     }
   }
 
@@ -306,7 +393,13 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   }
 
   private async run(
-    live: LiveTurn, agent: A, text: string, owner: ProfileOwner, secretValues: string[], channel: TurnChannel, savedMessageId?: number,
+    live: LiveTurn,
+    agent: A,
+    text: string,
+    owner: ProfileOwner,
+    secretValues: string[],
+    channel: TurnChannel,
+    savedMessageId?: number,
     onDelta?: (d: TurnDeltaLike) => void
   ): Promise<TurnFinished> {
     const { handle, key } = live
@@ -324,7 +417,9 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
               this.safeEmit('turn.delta', { ...handle, ...d })
               this.safeCall(() => onDelta?.(d))
             }
-          })))
+          })
+        )
+      )
       live.reply = result?.finalText ?? ''
       if (result?.sessionId) live.endSessionId = result.sessionId
     } catch (err) {
@@ -355,7 +450,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       const endSid = typeof agent.sessionId === 'string' && agent.sessionId ? agent.sessionId : live.handle.sessionId
       const entry = this.cache.get(key)
       // Compression rotated the conversation into a child session: the snapshot follows it.
-      if (entry?.agent === agent && entry.snapshot && endSid !== entry.snapshot.sessionId) entry.snapshot = { messageCount: null, sessionId: endSid }
+      if (entry?.agent === agent && entry.snapshot && endSid !== entry.snapshot.sessionId)
+        entry.snapshot = { messageCount: null, sessionId: endSid }
       this.cache.refreshMessageCount(key, endSid)
     } catch (err) {
       this.log.warn(LOG, `re-baseline of ${key.slice(0, 64)} failed: ${(err as Error).message}`)
@@ -373,7 +469,11 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       store = this.opts.stores.get(profile)
     } catch (err) {
       if (err instanceof CaduceusError) throw err
-      throw new CaduceusError('unavailable', `Profile ${profile} could not be opened: ${(err as Error).message}`, 'profile')
+      throw new CaduceusError(
+        'unavailable',
+        `Profile ${profile} could not be opened: ${(err as Error).message}`,
+        'profile'
+      )
     }
     if (!store) throw new CaduceusError('not_found', `Unknown profile: ${profile}`, 'profile')
     return store

@@ -5,7 +5,14 @@ import { agentRuntime, childToolsets, deniedFor, profileToolsets } from './agent
 
 describe('agent assembly rules', () => {
   it('configured capabilities reach the built agent runtime (and a child may run on its own model)', () => {
-    const rt = { model: 'm', provider: 'custom', baseUrl: 'http://x', apiKey: 'k', apiMode: 'chat_completions', capabilities: { vision: true } } as unknown as ResolvedRuntime
+    const rt = {
+      model: 'm',
+      provider: 'custom',
+      baseUrl: 'http://x',
+      apiKey: 'k',
+      apiMode: 'chat_completions',
+      capabilities: { vision: true }
+    } as unknown as ResolvedRuntime
     expect(agentRuntime(rt).capabilities).toEqual({ vision: true })
     expect(agentRuntime(rt, 'child-model').model).toBe('child-model')
     expect(agentRuntime(rt).capabilities).not.toBe(rt.capabilities)

@@ -70,10 +70,17 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
   }
   let memory: Awaited<ReturnType<typeof buildMemoryManagerForAgent>> | null = null
   if (input.toolsets.includes('memory')) {
-    memory = await buildMemoryManagerForAgent(config as never, home, deps.providers.loader(profile, home, config, input.secrets), {
-      sessionId: input.sessionId, platform, activity: deps.hub.get(profile),
-      init: { agentIdentity: profile, agentContext: input.role === 'primary' ? 'primary' : 'subagent' }
-    })
+    memory = await buildMemoryManagerForAgent(
+      config as never,
+      home,
+      deps.providers.loader(profile, home, config, input.secrets),
+      {
+        sessionId: input.sessionId,
+        platform,
+        activity: deps.hub.get(profile),
+        init: { agentIdentity: profile, agentContext: input.role === 'primary' ? 'primary' : 'subagent' }
+      }
+    )
     if (memory.manager) for (const t of memoryToolDefinitions(memory.manager)) add(t as unknown as ToolDefinition)
   }
   if (input.toolsets.includes('delegation')) add(createDelegateTool(deps.delegation(profile)))
@@ -87,7 +94,10 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
     profile,
     sessionId: input.sessionId,
     store: input.store,
-    runtime: { ...agentRuntime(input.runtime, input.model, configSections.providerLimits(config)), ...(input.baseUrlOverride ? { baseUrl: input.baseUrlOverride } : {}) },
+    runtime: {
+      ...agentRuntime(input.runtime, input.model, configSections.providerLimits(config)),
+      ...(input.baseUrlOverride ? { baseUrl: input.baseUrlOverride } : {})
+    },
     tools,
     maxIterations: input.maxIterations,
     memory: memory?.manager ?? undefined,
@@ -107,14 +117,24 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
     }),
     log: deps.log
   })
-  if (memory && input.role === 'primary') agent.startupNotices.push(...deps.providers.settle(profile, memory).map((w) => w.text))
+  if (memory && input.role === 'primary')
+    agent.startupNotices.push(...deps.providers.settle(profile, memory).map((w) => w.text))
   return agent
 }
 
 /** The slice of a resolved profile runtime an Agent talks to; a child may run on its own model. */
-export function agentRuntime(rt: ResolvedRuntime, model?: string | null, limits?: ReturnType<typeof configSections.providerLimits>) {
+export function agentRuntime(
+  rt: ResolvedRuntime,
+  model?: string | null,
+  limits?: ReturnType<typeof configSections.providerLimits>
+) {
   return {
-    model: model || rt.model, provider: rt.provider, baseUrl: rt.baseUrl, apiKey: rt.apiKey, apiMode: rt.apiMode,
-    capabilities: { ...rt.capabilities }, limits
+    model: model || rt.model,
+    provider: rt.provider,
+    baseUrl: rt.baseUrl,
+    apiKey: rt.apiKey,
+    apiMode: rt.apiMode,
+    capabilities: { ...rt.capabilities },
+    limits
   }
 }

@@ -74,8 +74,14 @@ export function appRequestPath(url: string): string | null {
 
 // Our flags and whether each takes a value (host/args.ts parses them; keep the two in step).
 const APP_FLAGS: Record<string, boolean> = {
-  '--home': true, '--port': true, '--profile': true, '--limit': true, '--query': true,
-  '--demo': false, '--open': false, '--json': false
+  '--home': true,
+  '--port': true,
+  '--profile': true,
+  '--limit': true,
+  '--query': true,
+  '--demo': false,
+  '--open': false,
+  '--json': false
 }
 
 /**
@@ -103,11 +109,20 @@ export function filterAppArgs(argv: string[]): { args: string[]; ignored: string
 /**
  * Wait for `close()` but never past `ms`: quitting must not hang on a stuck host, nor cut a closing one short.
  */
-export async function closeWithDeadline(close: () => Promise<void>, ms: number): Promise<'closed' | 'timeout' | 'failed'> {
+export async function closeWithDeadline(
+  close: () => Promise<void>,
+  ms: number
+): Promise<'closed' | 'timeout' | 'failed'> {
   let timer: ReturnType<typeof setTimeout> | undefined
   const deadline = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), ms)))
   try {
-    return await Promise.race([close().then(() => 'closed' as const, () => 'failed' as const), deadline])
+    return await Promise.race([
+      close().then(
+        () => 'closed' as const,
+        () => 'failed' as const
+      ),
+      deadline
+    ])
   } finally {
     clearTimeout(timer)
   }

@@ -26,48 +26,85 @@ export function parseArgs(argv: string[]): HostArgs {
   const out: HostArgs = { demo: false, open: false, json: false, rotateToken: false, positionals: [] }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
+    const [flag, inline] =
+      arg.startsWith('--') && arg.includes('=')
+        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+        : [arg, undefined]
     const value = () => {
       const v = inline ?? argv[++i]
       if (v === undefined) throw new Error(`${flag} needs a value`)
       return v
     }
     switch (flag) {
-      case '--home': out.home = value(); break
+      case '--home':
+        out.home = value()
+        break
       case '--port': {
         const n = Number(value())
         if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error('--port must be an integer 0-65535')
         out.port = n
         break
       }
-      case '--demo': out.demo = true; break
-      case '--open': out.open = true; break
-      case '--json': out.json = true; break
-      case '--rotate-token': out.rotateToken = true; break
-      case '--profile': out.profile = value(); break
+      case '--demo':
+        out.demo = true
+        break
+      case '--open':
+        out.open = true
+        break
+      case '--json':
+        out.json = true
+        break
+      case '--rotate-token':
+        out.rotateToken = true
+        break
+      case '--profile':
+        out.profile = value()
+        break
       case '--limit': {
         const n = Number(value())
         if (!Number.isInteger(n) || n < 1) throw new Error('--limit must be a positive integer')
         out.limit = n
         break
       }
-      case '--query': out.query = value(); break
-      case '--format': out.admin = { ...out.admin, format: value() }; break
-      case '--only': out.admin = { ...out.admin, only: value() }; break
-      case '--lineage': out.admin = { ...out.admin, lineage: true }; break
-      case '--session': out.admin = { ...out.admin, session: value() }; break
+      case '--query':
+        out.query = value()
+        break
+      case '--format':
+        out.admin = { ...out.admin, format: value() }
+        break
+      case '--only':
+        out.admin = { ...out.admin, only: value() }
+        break
+      case '--lineage':
+        out.admin = { ...out.admin, lineage: true }
+        break
+      case '--session':
+        out.admin = { ...out.admin, session: value() }
+        break
       case '--older-than': {
         const n = Number(value())
         if (!Number.isInteger(n) || n < 1) throw new Error('--older-than must be a positive integer (days)')
         out.admin = { ...out.admin, olderThan: n }
         break
       }
-      case '-z': out.prompt = value(); break
-      case '--model': out.model = value(); break
-      case '--host': out.host = value(); break
-      case '--name': out.name = value(); break
-      case '--schedule': out.schedule = value(); break
-      case '--prompt': out.prompt = value(); break
+      case '-z':
+        out.prompt = value()
+        break
+      case '--model':
+        out.model = value()
+        break
+      case '--host':
+        out.host = value()
+        break
+      case '--name':
+        out.name = value()
+        break
+      case '--schedule':
+        out.schedule = value()
+        break
+      case '--prompt':
+        out.prompt = value()
+        break
       case '--repeat': {
         const n = Number(value())
         if (!Number.isInteger(n) || n < 1) throw new Error('--repeat must be a positive integer')

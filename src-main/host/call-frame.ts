@@ -9,7 +9,9 @@ export type CallFrame = { ok: true; name: RequestName; input: unknown } | { ok: 
 export function parseCallFrame(body: Record<string, unknown> | null): CallFrame {
   if (!body) return { ok: false, error: { code: 'invalid_input', message: 'body must be a JSON object {name, input}' } }
   const { name } = body
-  if (typeof name !== 'string') return { ok: false, error: { code: 'invalid_input', message: 'name must be a string', field: 'name' } }
-  if (!Object.hasOwn(requests, name)) return { ok: false, error: { code: 'unknown_request', message: `Unknown request '${name.slice(0, 80)}'` } }
+  if (typeof name !== 'string')
+    return { ok: false, error: { code: 'invalid_input', message: 'name must be a string', field: 'name' } }
+  if (!Object.hasOwn(requests, name))
+    return { ok: false, error: { code: 'unknown_request', message: `Unknown request '${name.slice(0, 80)}'` } }
   return { ok: true, name: name as RequestName, input: body.input }
 }

@@ -13,7 +13,10 @@ import type { Runtime } from './runtime'
 import type { Services } from './services'
 
 /** The host's shared request guards, handed to the API server (channels/ cannot import host/). */
-export const apiServerGuards = (log: Logger) => ({ decodePath: safeDecodePath, server: (srv: import('node:http').Server) => guardServer(srv, log) })
+export const apiServerGuards = (log: Logger) => ({
+  decodePath: safeDecodePath,
+  server: (srv: import('node:http').Server) => guardServer(srv, log)
+})
 
 export interface ChannelsService {
   status(): ChannelsStatus
@@ -54,9 +57,17 @@ export function createChannelsService(s: Services, rt: Runtime, opts: { live: bo
       try {
         for (const j of readJobs(p.home).jobs) {
           total++
-          if (j.enabled !== false && j.state === 'scheduled' && typeof j.next_run_at === 'string' && Date.parse(j.next_run_at) <= now) due++
+          if (
+            j.enabled !== false &&
+            j.state === 'scheduled' &&
+            typeof j.next_run_at === 'string' &&
+            Date.parse(j.next_run_at) <= now
+          )
+            due++
         }
-      } catch { /* an unreadable jobs.json shows on the Cron page, not here */ }
+      } catch {
+        /* an unreadable jobs.json shows on the Cron page, not here */
+      }
     }
     return { due, total }
   }
@@ -67,12 +78,24 @@ export function createChannelsService(s: Services, rt: Runtime, opts: { live: bo
     return {
       deskChat: { platform: DESK_CHAT.platform, asyncDelivery: DESK_CHAT.supportsAsyncDelivery },
       apiServer: {
-        platform: API_SERVER.platform, asyncDelivery: API_SERVER.supportsAsyncDelivery, running: api !== null, url: api ? `${api.url}/v1` : null,
-        profile: api?.profile ?? null, keySet: api?.keySet ?? false, requests: api?.stats().requests ?? 0, error: apiError
+        platform: API_SERVER.platform,
+        asyncDelivery: API_SERVER.supportsAsyncDelivery,
+        running: api !== null,
+        url: api ? `${api.url}/v1` : null,
+        profile: api?.profile ?? null,
+        keySet: api?.keySet ?? false,
+        requests: api?.stats().requests ?? 0,
+        error: apiError
       },
       cron: {
-        platform: CRON.platform, asyncDelivery: CRON.supportsAsyncDelivery, enabled: cron.enabled, standingDown: cron.standingDown,
-        jobsDue: counts.due, jobsTotal: counts.total, running: cron.running, lastTickAt: cron.lastTickAt
+        platform: CRON.platform,
+        asyncDelivery: CRON.supportsAsyncDelivery,
+        enabled: cron.enabled,
+        standingDown: cron.standingDown,
+        jobsDue: counts.due,
+        jobsTotal: counts.total,
+        running: cron.running,
+        lastTickAt: cron.lastTickAt
       }
     }
   }
@@ -85,7 +108,14 @@ export function createChannelsService(s: Services, rt: Runtime, opts: { live: bo
       apiError = null
       if (enabled) {
         try {
-          api = await startApiServer({ gateway: rt.gateway, profile, home: s.homeOf(profile), port, log: (level, m) => s.log[level]('api_server', m), guards: apiServerGuards(s.log) })
+          api = await startApiServer({
+            gateway: rt.gateway,
+            profile,
+            home: s.homeOf(profile),
+            port,
+            log: (level, m) => s.log[level]('api_server', m),
+            guards: apiServerGuards(s.log)
+          })
         } catch (err) {
           apiError = (err as Error).message
         }

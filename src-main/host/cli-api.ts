@@ -13,8 +13,13 @@ export async function runApiServer(args: HostArgs): Promise<number> {
   let server
   try {
     server = await startApiServer({
-      gateway: host.gateway, profile, home: host.homeOf(profile), host: args.host, port: args.port,
-      log: (level, message) => host.log[level]('api_server', message), guards: apiServerGuards(host.log)
+      gateway: host.gateway,
+      profile,
+      home: host.homeOf(profile),
+      host: args.host,
+      port: args.port,
+      log: (level, message) => host.log[level]('api_server', message),
+      guards: apiServerGuards(host.log)
     })
   } catch (err) {
     console.error(`caduceus api: ${(err as Error).message}`)
@@ -22,9 +27,21 @@ export async function runApiServer(args: HostArgs): Promise<number> {
     return 1
   }
   // One machine-readable line for scripts and tests, then the human ones; the key is printed only when generated.
-  console.log(JSON.stringify({ ready: true, url: server.url, port: server.port, profile, model: server.modelName, key_generated: server.generatedKey !== null }))
-  if (server.generatedKey) console.log(`Generated API_SERVER_KEY=${server.generatedKey} (saved to the profile .env; shown once)`)
-  console.log(`OpenAI-compatible API for profile ${profile} at ${server.url}/v1 (Authorization: Bearer $API_SERVER_KEY)`)
+  console.log(
+    JSON.stringify({
+      ready: true,
+      url: server.url,
+      port: server.port,
+      profile,
+      model: server.modelName,
+      key_generated: server.generatedKey !== null
+    })
+  )
+  if (server.generatedKey)
+    console.log(`Generated API_SERVER_KEY=${server.generatedKey} (saved to the profile .env; shown once)`)
+  console.log(
+    `OpenAI-compatible API for profile ${profile} at ${server.url}/v1 (Authorization: Bearer $API_SERVER_KEY)`
+  )
   await new Promise<void>((done) => {
     process.once('SIGINT', () => done())
     process.once('SIGTERM', () => done())

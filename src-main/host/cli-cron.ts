@@ -38,17 +38,30 @@ export async function cron(args: HostArgs): Promise<number> {
       }
       case 'create': {
         if (!a || !b) throw new Error('cron create needs SCHEDULE and PROMPT')
-        const job = await createJob(home, { schedule: a, prompt: b, name: args.name, repeat: args.repeat, model: args.model })
+        const job = await createJob(home, {
+          schedule: a,
+          prompt: b,
+          name: args.name,
+          repeat: args.repeat,
+          model: args.model
+        })
         print(job, () => `created ${job.id}: ${String(job.schedule_display)}, next run ${job.next_run_at ?? '-'}`)
         return 0
       }
       case 'edit': {
         if (!a) throw new Error('cron edit needs a job id')
-        const job = await editJob(home, a, { schedule: args.schedule, prompt: args.prompt, name: args.name, repeat: args.repeat, model: args.model })
+        const job = await editJob(home, a, {
+          schedule: args.schedule,
+          prompt: args.prompt,
+          name: args.name,
+          repeat: args.repeat,
+          model: args.model
+        })
         print(job, () => line(job))
         return 0
       }
-      case 'pause': case 'resume': {
+      case 'pause':
+      case 'resume': {
         if (!a) throw new Error(`cron ${sub} needs a job id`)
         const job = await setPaused(home, a, sub === 'pause', sub === 'pause' ? 'paused from the CLI' : null)
         print(job, () => line(job))
@@ -60,7 +73,8 @@ export async function cron(args: HostArgs): Promise<number> {
         print(job, () => `removed ${job.id}`)
         return 0
       }
-      case 'run': return await runNow(args, profile, home, a)
+      case 'run':
+        return await runNow(args, profile, home, a)
       default:
         console.error(USAGE)
         return 2
@@ -80,8 +94,22 @@ async function runNow(args: HostArgs, profile: string, home: string, id: string 
   const host = await createHost({ home: args.home, headless: true, live: false })
   try {
     const r = await runCronJob(host.gateway, profile, home, job)
-    if (args.json) console.log(JSON.stringify({ job_id: r.jobId, session_id: r.sessionId, status: r.status, error: r.error, output_path: r.outputPath }))
-    else console.log(r.status === 'ok' ? `ran ${r.jobId}: session ${r.sessionId}, output ${r.outputPath}` : `ran ${r.jobId}: ${r.error}`)
+    if (args.json)
+      console.log(
+        JSON.stringify({
+          job_id: r.jobId,
+          session_id: r.sessionId,
+          status: r.status,
+          error: r.error,
+          output_path: r.outputPath
+        })
+      )
+    else
+      console.log(
+        r.status === 'ok'
+          ? `ran ${r.jobId}: session ${r.sessionId}, output ${r.outputPath}`
+          : `ran ${r.jobId}: ${r.error}`
+      )
     if (r.status !== 'ok') console.error(`caduceus cron: job ${r.jobId} failed: ${r.error}`)
     return r.status === 'ok' ? 0 : 1
   } finally {

@@ -21,22 +21,34 @@ export async function runOneShot(args: HostArgs): Promise<number> {
       console.error(`caduceus run: ${reason}`)
       return 1
     }
-    const done = await host.gateway.runChannelTurn({ profile, channel: TURN_CHANNELS.oneShot, text: prompt, model: args.model })
+    const done = await host.gateway.runChannelTurn({
+      profile,
+      channel: TURN_CHANNELS.oneShot,
+      text: prompt,
+      model: args.model
+    })
     if (done.status !== 'completed') {
       console.error(`caduceus run: ${oneLine(done.error || `turn ${done.status}`)}`)
       return 1
     }
     if (args.json) {
       const t = done.tokens
-      console.log(JSON.stringify({
-        session_id: done.sessionId,
-        reply: done.reply,
-        usage: {
-          input_tokens: t.input, output_tokens: t.output, cache_read_tokens: t.cacheRead, cache_write_tokens: t.cacheWrite,
-          reasoning_tokens: t.reasoning, total_tokens: t.input + t.output, api_calls: done.apiCalls
-        },
-        cost: { usd: done.cost.usd, status: done.cost.status }
-      }))
+      console.log(
+        JSON.stringify({
+          session_id: done.sessionId,
+          reply: done.reply,
+          usage: {
+            input_tokens: t.input,
+            output_tokens: t.output,
+            cache_read_tokens: t.cacheRead,
+            cache_write_tokens: t.cacheWrite,
+            reasoning_tokens: t.reasoning,
+            total_tokens: t.input + t.output,
+            api_calls: done.apiCalls
+          },
+          cost: { usd: done.cost.usd, status: done.cost.status }
+        })
+      )
     } else {
       console.log(done.reply)
     }

@@ -14,7 +14,6 @@ import { runApiServer } from './cli-api'
 import { cron } from './cli-cron'
 import { USAGE, wantsHelp } from './usage'
 
-
 async function call<K extends RequestName>(host: Host, name: K, input: RequestInput<K>): Promise<RequestOutput<K>> {
   const result = await host.dispatcher.invoke(name, input)
   if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`)
@@ -37,7 +36,11 @@ async function sessions(args: HostArgs): Promise<number> {
       out({ ...detail, messages: messages.items }, () => formatSessionShow(detail, messages.items))
     } else if (sub === 'search') {
       if (!arg) throw new Error('sessions search needs the text to search for')
-      const result = await call(host, 'sessions.search', { profile: args.profile ?? 'all', query: arg, limit: args.limit ?? 20 })
+      const result = await call(host, 'sessions.search', {
+        profile: args.profile ?? 'all',
+        query: arg,
+        limit: args.limit ?? 20
+      })
       out(result, () => formatSearch(result.hits))
     } else {
       const code = await sessionAdminCli(host, sub, arg, args)
@@ -64,7 +67,14 @@ async function serve(args: HostArgs): Promise<number> {
   }
   const { token, rotated } = loadHeadlessToken({ rotate: args.rotateToken })
   if (rotated && args.rotateToken) host.log.info('host', 'headless token rotated: open tabs must use the new URL')
-  const server = await startHeadless({ dispatcher: host.dispatcher, bus: host.bus, log: host.log, rendererDir, port: args.port, token })
+  const server = await startHeadless({
+    dispatcher: host.dispatcher,
+    bus: host.bus,
+    log: host.log,
+    rendererDir,
+    port: args.port,
+    token
+  })
   // One machine-readable line for scripts and the e2e fixture, then the human one.
   console.log(JSON.stringify({ ready: true, url: server.url, port: server.port, root: host.root, demo: host.demo }))
   console.log(`Caduceus is serving ${host.root} at ${server.url}`)
@@ -106,14 +116,24 @@ export async function runCli(argv: string[]): Promise<number> {
   }
   try {
     switch (args.positionals[0]) {
-      case 'serve': return await serve(args)
-      case 'sessions': return await sessions(args)
-      case 'run': return await runOneShot(args)
-      case 'api': return await runApiServer(args)
-      case 'cron': return await cron(args)
-      case 'logs': return logs(args)
-      case undefined: console.log(USAGE); return 0
-      default: console.error(USAGE); return 2
+      case 'serve':
+        return await serve(args)
+      case 'sessions':
+        return await sessions(args)
+      case 'run':
+        return await runOneShot(args)
+      case 'api':
+        return await runApiServer(args)
+      case 'cron':
+        return await cron(args)
+      case 'logs':
+        return logs(args)
+      case undefined:
+        console.log(USAGE)
+        return 0
+      default:
+        console.error(USAGE)
+        return 2
     }
   } catch (err) {
     console.error(`caduceus: ${redact((err as Error)?.message ?? String(err))}`)

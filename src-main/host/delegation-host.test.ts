@@ -11,23 +11,46 @@ afterEach(async () => {
   rig = undefined
 })
 
-const started = (r: Rig) => r.events.filter((e) => e.event === 'turn.started').map((e) => e.payload as { turnId: string; cache: string })
+const started = (r: Rig) =>
+  r.events.filter((e) => e.event === 'turn.started').map((e) => e.payload as { turnId: string; cache: string })
 const finished = (r: Rig) => r.events.filter((e) => e.event === 'turn.finished')
 
 function reply(req: RecordedRequest): ScriptReply {
   const text = turnText(req)
   if (lastOf(req)?.role === 'tool') return { text: `after tools of ${text.slice(0, 30)}` }
   switch (text) {
-    case 'delegate counting': return { toolCalls: [{ id: 'd1', name: 'delegate_task', arguments: { goal: 'count the files' } }] }
-    case 'count the files': return { text: '42 files' }
+    case 'delegate counting':
+      return { toolCalls: [{ id: 'd1', name: 'delegate_task', arguments: { goal: 'count the files' } }] }
+    case 'count the files':
+      return { text: '42 files' }
     case 'build in the background':
-      return { toolCalls: [{ id: 't1', name: 'terminal', arguments: { command: nodeCmd('console.log("BUILD OK")'), background: true, notify_on_complete: true } }] }
+      return {
+        toolCalls: [
+          {
+            id: 't1',
+            name: 'terminal',
+            arguments: { command: nodeCmd('console.log("BUILD OK")'), background: true, notify_on_complete: true }
+          }
+        ]
+      }
     case 'spawn kids':
-      return { toolCalls: [{ id: 'k1', name: 'delegate_task', arguments: { tasks: [{ goal: 'leaf kid' }, { goal: 'orchestrator kid', role: 'orchestrator' }] } }] }
-    case 'orchestrator kid': return { toolCalls: [{ id: 'o1', name: 'delegate_task', arguments: { goal: 'grandchild work' } }] }
-    case 'leaf kid': return { text: 'leaf done' }
-    case 'grandchild work': return { text: 'grandchild done' }
-    default: return { text: 'ok' }
+      return {
+        toolCalls: [
+          {
+            id: 'k1',
+            name: 'delegate_task',
+            arguments: { tasks: [{ goal: 'leaf kid' }, { goal: 'orchestrator kid', role: 'orchestrator' }] }
+          }
+        ]
+      }
+    case 'orchestrator kid':
+      return { toolCalls: [{ id: 'o1', name: 'delegate_task', arguments: { goal: 'grandchild work' } }] }
+    case 'leaf kid':
+      return { text: 'leaf done' }
+    case 'grandchild work':
+      return { text: 'grandchild done' }
+    default:
+      return { text: 'ok' }
   }
 }
 
@@ -49,7 +72,10 @@ describe('own writes never invalidate the parent cache entry', () => {
     const agents = (state as { ok: true; output: { agents: Array<{ turns: number }> } }).output.agents
     expect(agents).toHaveLength(1)
     expect(agents[0]!.turns).toBe(2)
-    const notice = rig.chats().map((q) => String(lastOf(q)?.content ?? '')).find((c) => c.startsWith('[Background delegation'))
+    const notice = rig
+      .chats()
+      .map((q) => String(lastOf(q)?.content ?? ''))
+      .find((c) => c.startsWith('[Background delegation'))
     expect(notice).toContain('42 files')
   })
 
@@ -66,7 +92,10 @@ describe('own writes never invalidate the parent cache entry', () => {
 describe('children get real tools', () => {
   it("a leaf child's tools are the parent's minus the leaf-denied ones; an orchestrator child delegates once within the depth limit", async () => {
     rig = await makeRig(reply)
-    rig.writeConfig('default', 'memory:\n  provider: holographic\nterminal:\n  enabled: true\ndelegation:\n  max_spawn_depth: 2\n')
+    rig.writeConfig(
+      'default',
+      'memory:\n  provider: holographic\nterminal:\n  enabled: true\ndelegation:\n  max_spawn_depth: 2\n'
+    )
     await rig.start()
     await start(rig, 'spawn kids')
     await waitUntil(() => finished(rig!).length === 2)
@@ -78,7 +107,10 @@ describe('children get real tools', () => {
     expect(toolNames(first('orchestrator kid'))).toEqual(parentTools.filter((t) => t !== 'memory'))
     expect(toolNames(first('grandchild work'))).toEqual(parentTools.filter((t) => !leafDenied.includes(t)))
     expect(rig.chats().filter((q) => turnText(q) === 'grandchild work' && lastOf(q)?.role === 'user')).toHaveLength(1)
-    const orchestratorResult = rig.chats().map((q) => lastOf(q)).find((m) => m?.role === 'tool' && String(m.content).includes('grandchild done'))
+    const orchestratorResult = rig
+      .chats()
+      .map((q) => lastOf(q))
+      .find((m) => m?.role === 'tool' && String(m.content).includes('grandchild done'))
     expect(orchestratorResult).toBeDefined()
   })
 })
@@ -92,19 +124,33 @@ describe('Subagents requests', () => {
     await start(rig, 'delegate counting')
     await waitUntil(() => finished(rig!).length === 2)
     const list = async (includeTombstoned = false) =>
-      ((await rig!.host!.dispatcher.invoke('subagents.list', { profile: 'default', includeTombstoned })) as { ok: true; output: { items: Array<{ state: string; childId: string; parentSessionId: string }> } }).output.items
+      (
+        (await rig!.host!.dispatcher.invoke('subagents.list', { profile: 'default', includeTombstoned })) as {
+          ok: true
+          output: { items: Array<{ state: string; childId: string; parentSessionId: string }> }
+        }
+      ).output.items
     const [child] = await list()
     expect(child!.state).toBe('retained')
 
-    const fu = await rig.host!.dispatcher.invoke('subagents.followUp', { profile: 'default', childId: child!.childId, text: 'count the files' })
+    const fu = await rig.host!.dispatcher.invoke('subagents.followUp', {
+      profile: 'default',
+      childId: child!.childId,
+      text: 'count the files'
+    })
     expect(fu.ok, JSON.stringify(fu)).toBe(true)
     // The reply streamed (subagents.followUpDelta) to whoever sent it, and adds up to the final summary.
-    const streamed = rig.events.filter((e) => e.event === 'subagents.followUpDelta' && e.payload.childId === child!.childId).map((e) => e.payload.text).join('')
+    const streamed = rig.events
+      .filter((e) => e.event === 'subagents.followUpDelta' && e.payload.childId === child!.childId)
+      .map((e) => e.payload.text)
+      .join('')
     expect(streamed).toBe('42 files')
     expect((fu as { ok: true; output: { summary: string } }).output.summary).toBe('42 files')
     const db = new Database(join(rig.root, 'state.db'))
     try {
-      const turns = (db.prepare('SELECT parent_turn_id AS t FROM delegation_child_usage ORDER BY id').all() as Array<{ t: string }>).map((r) => r.t)
+      const turns = (
+        db.prepare('SELECT parent_turn_id AS t FROM delegation_child_usage ORDER BY id').all() as Array<{ t: string }>
+      ).map((r) => r.t)
       expect(turns).toHaveLength(2)
       expect(turns[0]).toBe(started(rig)[0]!.turnId)
       expect(turns[1]).toMatch(/^ui_[0-9a-f]{16}$/)

@@ -1,13 +1,20 @@
 import { z } from 'zod'
 import {
-  CaduceusError, requests, type CallResult, type ContractError, type RequestName, type Requests
+  CaduceusError,
+  requests,
+  type CallResult,
+  type ContractError,
+  type RequestName,
+  type Requests
 } from '@shared/contract'
 import { redactDeep } from '../config'
 import { redact, type Logger } from './log'
 import { describeError } from './request-guards'
 
 /** One handler per request name; input is already parsed by the request's schema. */
-export type Handler<K extends RequestName> = (input: z.output<Requests[K]['input']>) => Promise<z.input<Requests[K]['output']>> | z.input<Requests[K]['output']>
+export type Handler<K extends RequestName> = (
+  input: z.output<Requests[K]['input']>
+) => Promise<z.input<Requests[K]['output']>> | z.input<Requests[K]['output']>
 export type HandlerMap = { [K in RequestName]: Handler<K> }
 
 export interface Dispatcher {
@@ -25,11 +32,16 @@ function zodToError(err: z.ZodError): ContractError {
  * The single boundary every transport goes through: unknown names, schema failures and handler errors all
  * become a typed `ContractError`; nothing a caller sends can throw past here (invariant 7).
  */
-export function createDispatcher(handlers: HandlerMap, log: Logger, opts: { validateOutput?: boolean } = {}): Dispatcher {
+export function createDispatcher(
+  handlers: HandlerMap,
+  log: Logger,
+  opts: { validateOutput?: boolean } = {}
+): Dispatcher {
   return {
     async invoke(name, input) {
       // Never String() what a caller sent: `{ toString: 1 }` throws, and this promise must not reject.
-      if (typeof name !== 'string') return { ok: false, error: { code: 'invalid_input', message: 'name must be a string', field: 'name' } }
+      if (typeof name !== 'string')
+        return { ok: false, error: { code: 'invalid_input', message: 'name must be a string', field: 'name' } }
       if (!Object.hasOwn(requests, name)) {
         return { ok: false, error: { code: 'unknown_request', message: `Unknown request '${name.slice(0, 80)}'` } }
       }
@@ -43,8 +55,14 @@ export function createDispatcher(handlers: HandlerMap, log: Logger, opts: { vali
         if (opts.validateOutput) {
           const checked = spec.output.safeParse(output)
           if (!checked.success) {
-            log.error('host', `output of ${key} does not match the contract: ${checked.error.issues[0]?.path.join('.')} ${checked.error.issues[0]?.message}`)
-            return { ok: false, error: { code: 'internal', message: `Internal error in ${key}: output does not match the contract` } }
+            log.error(
+              'host',
+              `output of ${key} does not match the contract: ${checked.error.issues[0]?.path.join('.')} ${checked.error.issues[0]?.message}`
+            )
+            return {
+              ok: false,
+              error: { code: 'internal', message: `Internal error in ${key}: output does not match the contract` }
+            }
           }
           return { ok: true, output: checked.data }
         }
@@ -53,7 +71,13 @@ export function createDispatcher(handlers: HandlerMap, log: Logger, opts: { vali
         if (err instanceof CaduceusError) return { ok: false, error: redactDeep(err.toJSON()) }
         if (err instanceof z.ZodError) return { ok: false, error: zodToError(err) }
         log.error('host', `request ${key} failed: ${describeError(err)}`)
-        return { ok: false, error: { code: 'internal', message: `${key} failed: ${redact(err instanceof Error ? err.message : describeError(err))}` } }
+        return {
+          ok: false,
+          error: {
+            code: 'internal',
+            message: `${key} failed: ${redact(err instanceof Error ? err.message : describeError(err))}`
+          }
+        }
       }
     }
   }

@@ -3,13 +3,30 @@
 // into host internals.
 import { parseArgs } from './args'
 import {
-  APP_ORIGIN, APP_SCHEME, appCsp, appRequestPath, closeWithDeadline, externalUrlToOpen, filterAppArgs, isAppUrl,
+  APP_ORIGIN,
+  APP_SCHEME,
+  appCsp,
+  appRequestPath,
+  closeWithDeadline,
+  externalUrlToOpen,
+  filterAppArgs,
+  isAppUrl,
   permissionAllowed
 } from './app-policy'
 import { installLastResort } from './last-resort'
 import { contentType } from './static-files'
 
 export const electronSupport = {
-  parseArgs, installLastResort, contentType, APP_ORIGIN, APP_SCHEME, appCsp, appRequestPath, closeWithDeadline,
-  externalUrlToOpen, filterAppArgs, isAppUrl, permissionAllowed
+  parseArgs,
+  installLastResort,
+  contentType,
+  APP_ORIGIN,
+  APP_SCHEME,
+  appCsp,
+  appRequestPath,
+  closeWithDeadline,
+  externalUrlToOpen,
+  filterAppArgs,
+  isAppUrl,
+  permissionAllowed
 } as const

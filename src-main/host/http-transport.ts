@@ -5,7 +5,15 @@ import { WebSocketServer, type WebSocket } from 'ws'
 import type { EventBus } from './event-bus'
 import type { Dispatcher } from './dispatch'
 import type { Logger } from './log'
-import { describeError, guardedListener, guardServer, parseJsonObject, readBodyLimited, safeDecodePath, sendError } from './request-guards'
+import {
+  describeError,
+  guardedListener,
+  guardServer,
+  parseJsonObject,
+  readBodyLimited,
+  safeDecodePath,
+  sendError
+} from './request-guards'
 import { serveStatic } from './static-files'
 import { parseCallFrame } from './call-frame'
 
@@ -63,33 +71,53 @@ export async function startHeadless(opts: HeadlessOptions): Promise<HeadlessServ
     return query.get('token')
   }
 
-  const server: Server = guardServer(createServer(guardedListener(log, async (req, res) => {
-    if (!hostAllowed(req)) return void res.writeHead(403, { 'content-type': 'text/plain' }).end('host not allowed')
-    const target = safeDecodePath(req.url)
-    if (!target.ok) return sendError(res, target.status, 'invalid_request', target.message)
-    const { pathname, query } = target
-    if (pathname === '/api/health') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}')
-    if (pathname.startsWith('/api/')) {
-      if (!tokenMatches(token, bearer(req, query))) return sendError(res, 401, 'unauthorized', 'missing or wrong token')
-      if (req.method !== 'POST' || pathname !== '/api/call') return sendError(res, 404, 'not_found', 'no such endpoint')
-      const body = await readBodyLimited(req, res, MAX_FRAME)
-      if (body === null) return
-      const call = parseCallFrame(parseJsonObject(body))
-      if (!call.ok) return void res.writeHead(400, { 'content-type': 'application/json' }).end(toJson({ ok: false, error: call.error }, log))
-      const result = await opts.dispatcher.invoke(call.name, call.input)
-      return void res.writeHead(200, { 'content-type': 'application/json' }).end(toJson(result, log))
-    }
-    if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'method_not_allowed', 'only GET and HEAD here')
-    serveStatic(opts.rendererDir, pathname, res, req.method === 'HEAD')
-  })), log, { bodyLimit: MAX_FRAME })
+  const server: Server = guardServer(
+    createServer(
+      guardedListener(log, async (req, res) => {
+        if (!hostAllowed(req)) return void res.writeHead(403, { 'content-type': 'text/plain' }).end('host not allowed')
+        const target = safeDecodePath(req.url)
+        if (!target.ok) return sendError(res, target.status, 'invalid_request', target.message)
+        const { pathname, query } = target
+        if (pathname === '/api/health')
+          return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}')
+        if (pathname.startsWith('/api/')) {
+          if (!tokenMatches(token, bearer(req, query)))
+            return sendError(res, 401, 'unauthorized', 'missing or wrong token')
+          if (req.method !== 'POST' || pathname !== '/api/call')
+            return sendError(res, 404, 'not_found', 'no such endpoint')
+          const body = await readBodyLimited(req, res, MAX_FRAME)
+          if (body === null) return
+          const call = parseCallFrame(parseJsonObject(body))
+          if (!call.ok)
+            return void res
+              .writeHead(400, { 'content-type': 'application/json' })
+              .end(toJson({ ok: false, error: call.error }, log))
+          const result = await opts.dispatcher.invoke(call.name, call.input)
+          return void res.writeHead(200, { 'content-type': 'application/json' }).end(toJson(result, log))
+        }
+        if (req.method !== 'GET' && req.method !== 'HEAD')
+          return sendError(res, 405, 'method_not_allowed', 'only GET and HEAD here')
+        serveStatic(opts.rendererDir, pathname, res, req.method === 'HEAD')
+      })
+    ),
+    log,
+    { bodyLimit: MAX_FRAME }
+  )
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME })
   server.on('upgrade', (req, socket, head) => {
     try {
       const target = safeDecodePath(req.url)
       const origin = req.headers.origin
-      const originOk = !origin || [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`].includes(origin)
-      if (!target.ok || target.pathname !== '/ws' || !hostAllowed(req) || !originOk || !tokenMatches(token, target.query.get('token'))) {
+      const originOk =
+        !origin || [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`].includes(origin)
+      if (
+        !target.ok ||
+        target.pathname !== '/ws' ||
+        !hostAllowed(req) ||
+        !originOk ||
+        !tokenMatches(token, target.query.get('token'))
+      ) {
         socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
         return
       }
@@ -112,7 +140,13 @@ export async function startHeadless(opts: HeadlessOptions): Promise<HeadlessServ
     ws.on('message', (data, isBinary) => {
       void (async () => {
         const frame = isBinary ? null : parseJsonObject(data.toString())
-        if (!frame) return send({ t: 'result', id: null, ok: false, error: { code: 'invalid_input', message: 'frame must be a JSON object' } })
+        if (!frame)
+          return send({
+            t: 'result',
+            id: null,
+            ok: false,
+            error: { code: 'invalid_input', message: 'frame must be a JSON object' }
+          })
         if (frame.t !== 'call') return
         const id = typeof frame.id === 'string' || typeof frame.id === 'number' ? frame.id : null
         const call = parseCallFrame(frame)
@@ -133,11 +167,12 @@ export async function startHeadless(opts: HeadlessOptions): Promise<HeadlessServ
     url,
     port,
     token,
-    close: () => new Promise<void>((done) => {
-      for (const client of wss.clients) client.terminate()
-      wss.close()
-      server.close(() => done())
-      server.closeAllConnections?.()
-    })
+    close: () =>
+      new Promise<void>((done) => {
+        for (const client of wss.clients) client.terminate()
+        wss.close()
+        server.close(() => done())
+        server.closeAllConnections?.()
+      })
   }
 }

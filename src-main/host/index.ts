@@ -66,15 +66,29 @@ export async function createHost(opts: HostOptions): Promise<Host> {
   const demo = opts.demo === true
   const { root } = resolveRoot(opts.home ?? (demo ? join(logPaths().logFile, '../../demo-home') : null))
   // A demo home is generated only into an empty root: never over a real one.
-  if (demo && !existsSync(join(root, 'state.db'))) await writeDemoHome(root, { seed: 7, now: Math.floor(Date.now() / 1000) })
+  if (demo && !existsSync(join(root, 'state.db')))
+    await writeDemoHome(root, { seed: 7, now: Math.floor(Date.now() / 1000) })
   const services = createStoreServices({ root, demo, headless: opts.headless, live, log, bus })
-  const runtime = await wireRuntime(services, { live, demo, nativeBinding: opts.nativeBinding, secretCipher: opts.secretCipher })
+  const runtime = await wireRuntime(services, {
+    live,
+    demo,
+    nativeBinding: opts.nativeBinding,
+    secretCipher: opts.secretCipher
+  })
   const channels = createChannelsService(services, runtime, { live })
   const handlers = buildHandlers(services, runtime, VERSION, channels)
   const dispatcher = createDispatcher(handlers, log, { validateOutput: opts.validateOutput })
   log.info('host', `serving ${root} (${services.stores.list().length} profiles${demo ? ', demo' : ''})`)
   return {
-    root, demo, dispatcher, handlerNames: Object.keys(handlers), bus, log, gateway: runtime.gateway, stores: services.stores,
-    homeOf: (profile) => services.homeOf(profile), close: () => services.close()
+    root,
+    demo,
+    dispatcher,
+    handlerNames: Object.keys(handlers),
+    bus,
+    log,
+    gateway: runtime.gateway,
+    stores: services.stores,
+    homeOf: (profile) => services.homeOf(profile),
+    close: () => services.close()
   }
 }

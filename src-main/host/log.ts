@@ -3,7 +3,12 @@ import { dirname } from 'node:path'
 import { redact } from '../config'
 
 export type Level = 'debug' | 'info' | 'warn' | 'error'
-export interface LogRecord { at: number; level: Level; name: string; message: string }
+export interface LogRecord {
+  at: number
+  level: Level
+  name: string
+  message: string
+}
 export interface Logger {
   debug(name: string, message: string): void
   info(name: string, message: string): void
@@ -48,7 +53,11 @@ function privateDir(dir: string): void {
 /** Appends to one file at 0600, rotating by size. */
 class LogFile {
   private size = 0
-  constructor(private readonly path: string, private readonly maxBytes: number, private readonly keep: number) {
+  constructor(
+    private readonly path: string,
+    private readonly maxBytes: number,
+    private readonly keep: number
+  ) {
     try {
       this.size = statSync(path).size
       chmodSync(path, 0o600)
@@ -124,7 +133,13 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     const key = `${level}|${name}|${message.replace(/\d+/g, '#').slice(0, 160)}`
     const r = repeats.get(key)
     if (!r || at - r.since >= windowMs) {
-      if (r?.suppressed) emitLine(level, name, `(${r.suppressed} more like this in ${Math.round(windowMs / 1000)} s were not written: ${key.split('|')[2]})`, at)
+      if (r?.suppressed)
+        emitLine(
+          level,
+          name,
+          `(${r.suppressed} more like this in ${Math.round(windowMs / 1000)} s were not written: ${key.split('|')[2]})`,
+          at
+        )
       if (repeats.size > 1000) repeats.clear()
       repeats.set(key, { since: at, count: 1, suppressed: 0 })
       return true
@@ -137,7 +152,8 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
 
   const write = (level: Level, name: string, raw: string) => {
     let message = redact(String(raw)).replace(/\r?\n\s*/g, ' ⏎ ')
-    if (message.length > MAX_MESSAGE) message = `${message.slice(0, MAX_MESSAGE)}… (${message.length - MAX_MESSAGE} more characters)`
+    if (message.length > MAX_MESSAGE)
+      message = `${message.slice(0, MAX_MESSAGE)}… (${message.length - MAX_MESSAGE} more characters)`
     const record: LogRecord = { at: now(), level, name, message }
     for (const sink of sinks) sink(record)
     if (order.indexOf(level) < min) return

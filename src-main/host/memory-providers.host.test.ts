@@ -5,7 +5,16 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { RecordedRequest, ScriptReply } from '../agent/scripted'
 import { waitUntil } from '../tools/test-fixtures/helpers'
-import { lastOf, makeRig, recorded, recorderSource, toolNames, turnText, writePlugin, type Rig } from './test-fixtures/memory-host'
+import {
+  lastOf,
+  makeRig,
+  recorded,
+  recorderSource,
+  toolNames,
+  turnText,
+  writePlugin,
+  type Rig
+} from './test-fixtures/memory-host'
 
 let rig: Rig | undefined
 afterEach(async () => {
@@ -14,7 +23,8 @@ afterEach(async () => {
 })
 
 const finished = (r: Rig) => r.events.filter((e) => e.event === 'turn.finished')
-const notices = (r: Rig) => r.events.filter((e) => e.event === 'turn.delta' && e.payload.kind === 'notice').map((e) => String(e.payload.text))
+const notices = (r: Rig) =>
+  r.events.filter((e) => e.event === 'turn.delta' && e.payload.kind === 'notice').map((e) => String(e.payload.text))
 const firstRequestOf = (r: Rig, text: string) => r.chats().find((q) => turnText(q) === text)
 const userContent = (q: RecordedRequest | undefined) => String(lastOf(q!)?.content ?? '')
 
@@ -33,7 +43,15 @@ async function turn(r: Rig, profile: string, text: string, sessionId?: string): 
 function holographicReply(req: RecordedRequest): ScriptReply {
   if (lastOf(req)?.role === 'tool') return { text: 'Saved.' }
   if (turnText(req) === 'remember my indentation') {
-    return { toolCalls: [{ id: 'c1', name: 'fact_store', arguments: { action: 'add', content: 'Ada Lovelace prefers tabs for indentation', category: 'user_pref' } }] }
+    return {
+      toolCalls: [
+        {
+          id: 'c1',
+          name: 'fact_store',
+          arguments: { action: 'add', content: 'Ada Lovelace prefers tabs for indentation', category: 'user_pref' }
+        }
+      ]
+    }
   }
   return { text: 'ok' }
 }
@@ -49,13 +67,46 @@ describe('holographic through the host', () => {
     const db = new Database(file)
     try {
       const cols = (db.prepare('PRAGMA table_info(facts)').all() as Array<{ name: string }>).map((c) => c.name)
-      expect(cols).toEqual(['fact_id', 'content', 'category', 'tags', 'trust_score', 'retrieval_count', 'helpful_count', 'created_at', 'updated_at', 'hrr_vector'])
-      const objects = (db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table','trigger','index') ORDER BY name").all() as Array<{ name: string }>).map((o) => o.name)
-      expect(objects).toEqual(expect.arrayContaining(['entities', 'fact_entities', 'memory_banks', 'facts_fts', 'facts_ai', 'facts_ad', 'facts_au', 'idx_facts_trust', 'idx_facts_category', 'idx_entities_name']))
-      expect(db.prepare('SELECT content, category, trust_score FROM facts').all()).toEqual([{ content: 'Ada Lovelace prefers tabs for indentation', category: 'user_pref', trust_score: 0.5 }])
+      expect(cols).toEqual([
+        'fact_id',
+        'content',
+        'category',
+        'tags',
+        'trust_score',
+        'retrieval_count',
+        'helpful_count',
+        'created_at',
+        'updated_at',
+        'hrr_vector'
+      ])
+      const objects = (
+        db
+          .prepare("SELECT name FROM sqlite_master WHERE type IN ('table','trigger','index') ORDER BY name")
+          .all() as Array<{ name: string }>
+      ).map((o) => o.name)
+      expect(objects).toEqual(
+        expect.arrayContaining([
+          'entities',
+          'fact_entities',
+          'memory_banks',
+          'facts_fts',
+          'facts_ai',
+          'facts_ad',
+          'facts_au',
+          'idx_facts_trust',
+          'idx_facts_category',
+          'idx_entities_name'
+        ])
+      )
+      expect(db.prepare('SELECT content, category, trust_score FROM facts').all()).toEqual([
+        { content: 'Ada Lovelace prefers tabs for indentation', category: 'user_pref', trust_score: 0.5 }
+      ])
       expect(db.prepare('SELECT name FROM entities').all()).toEqual([{ name: 'Ada Lovelace' }])
       // What upstream does to the same file: a plain INSERT (the FTS triggers keep the index in step).
-      db.prepare('INSERT INTO facts (content, category) VALUES (?, ?)').run('The project uses pnpm workspaces', 'project')
+      db.prepare('INSERT INTO facts (content, category) VALUES (?, ?)').run(
+        'The project uses pnpm workspaces',
+        'project'
+      )
     } finally {
       db.close()
     }
@@ -73,14 +124,16 @@ describe('holographic through the host', () => {
     const fresh = firstRequestOf(rig, 'which package manager does the project use, pnpm?')
     expect(userContent(fresh)).toContain('The project uses pnpm workspaces')
     const feed = await rig.host!.dispatcher.invoke('memory.events', { profile: 'default', provider: 'holographic' })
-    const items = (feed as { ok: true; output: { items: Array<{ kind: string; name: string; summary: string }> } }).output.items
+    const items = (feed as { ok: true; output: { items: Array<{ kind: string; name: string; summary: string }> } })
+      .output.items
     expect(items.some((e) => e.kind === 'prefetch' && e.summary.startsWith('recalled:'))).toBe(true)
   })
 })
 
 function pluginReply(req: RecordedRequest): ScriptReply {
   if (lastOf(req)?.role === 'tool') return { text: 'noted' }
-  if (turnText(req) === 'use the plugin') return { toolCalls: [{ id: 'p1', name: 'plug_note', arguments: { text: 'hi' } }] }
+  if (turnText(req) === 'use the plugin')
+    return { toolCalls: [{ id: 'p1', name: 'plug_note', arguments: { text: 'hi' } }] }
   return { text: 'ok' }
 }
 
@@ -95,7 +148,10 @@ describe('JS memory plugins through the host', () => {
     expect(toolNames(req)).toContain('plug_note')
     expect(userContent(req)).toContain('RECORDER RECALL for use the plugin')
     expect(recorded('PLUG_A').map((e) => e[0])).toContain('tool')
-    const toolResult = rig.chats().map((q) => lastOf(q)).find((m) => m?.role === 'tool')
+    const toolResult = rig
+      .chats()
+      .map((q) => lastOf(q))
+      .find((m) => m?.role === 'tool')
     expect(JSON.parse(String(toolResult?.content))).toEqual({ ok: true, home: true })
   })
 
@@ -133,7 +189,9 @@ describe('JS memory plugins through the host', () => {
     // The Memory page's feed lists the refusal with its code (the chat only saw the generic warning).
     const refusals = await rig.host!.dispatcher.invoke('memory.events', { profile: 'beta', kinds: ['refusal'] })
     const items = (refusals as { ok: true; output: { items: Array<{ summary: string }> } }).output.items
-    expect(items.map((e) => e.summary)).toContain('memory_provider_instance_shared: provider instance already serves another profile')
+    expect(items.map((e) => e.summary)).toContain(
+      'memory_provider_instance_shared: provider instance already serves another profile'
+    )
     expect(warn).not.toContain('memory_provider_instance_shared')
   })
 })
@@ -156,17 +214,34 @@ function hookReply(req: RecordedRequest): ScriptReply {
 
 describe('every memory hook in the app path, under its own profile', () => {
   it('two profiles: each hook records its own profile as the ambient home; a required checkpoint that fails keeps the session uncompressed', async () => {
-    rig = await makeRig((req) => (String(req.body?.messages?.[0]?.content ?? '').startsWith('You compress') ? { text: 'summary of earlier turns' } : hookReply(req)), ['alpha'])
-    for (const p of ['default', 'alpha']) writePlugin(rig.home(p), 'rec', recorderSource({ key: 'HOOKS', tool: 'rec_note', checkpoint: p === 'alpha' ? 'fail' : 'ok' }))
+    rig = await makeRig(
+      (req) =>
+        String(req.body?.messages?.[0]?.content ?? '').startsWith('You compress')
+          ? { text: 'summary of earlier turns' }
+          : hookReply(req),
+      ['alpha']
+    )
+    for (const p of ['default', 'alpha'])
+      writePlugin(
+        rig.home(p),
+        'rec',
+        recorderSource({ key: 'HOOKS', tool: 'rec_note', checkpoint: p === 'alpha' ? 'fail' : 'ok' })
+      )
     const compress = 'compression:\n  enabled: true\n  threshold: 0.01\n  protect_last_n: 2\n'
     rig.writeConfig('default', `memory:\n  provider: rec\n${compress}`, '  context_length: 256\n')
-    rig.writeConfig('alpha', `memory:\n  provider: rec\n${compress}  checkpoint_required: true\n`, '  context_length: 256\n')
+    rig.writeConfig(
+      'alpha',
+      `memory:\n  provider: rec\n${compress}  checkpoint_required: true\n`,
+      '  context_length: 256\n'
+    )
     await rig.start()
     const sessions: Record<string, string> = {}
-    await Promise.all(['default', 'alpha'].map(async (p) => {
-      const sid = await turn(rig!, p, 'hook tour')
-      sessions[p] = sid
-    }))
+    await Promise.all(
+      ['default', 'alpha'].map(async (p) => {
+        const sid = await turn(rig!, p, 'hook tour')
+        sessions[p] = sid
+      })
+    )
     // The background child reports back: its notice runs as each parent's next turn.
     await waitUntil(() => finished(rig!).length >= 4)
     for (const p of ['default', 'alpha']) await turn(rig, p, 'second turn', sessions[p])
@@ -174,13 +249,29 @@ describe('every memory hook in the app path, under its own profile', () => {
     rig.host = null
 
     const events = recorded('HOOKS')
-    const expected = ['initialize', 'system_prompt', 'on_turn_start', 'prefetch', 'tool', 'sync_turn', 'queue_prefetch', 'on_memory_write',
-      'on_delegation', 'on_pre_compress', 'on_session_switch', 'on_session_end', 'shutdown']
+    const expected = [
+      'initialize',
+      'system_prompt',
+      'on_turn_start',
+      'prefetch',
+      'tool',
+      'sync_turn',
+      'queue_prefetch',
+      'on_memory_write',
+      'on_delegation',
+      'on_pre_compress',
+      'on_session_switch',
+      'on_session_end',
+      'shutdown'
+    ]
     for (const p of ['default', 'alpha']) {
       const home = rig.home(p)
       const mine = events.filter((e) => e[1] === home)
       expect(new Set(mine.map((e) => e[0]))).toEqual(new Set(expected))
-      expect(mine.every((e) => e[2] === home), JSON.stringify(mine.filter((e) => e[2] !== home))).toBe(true)
+      expect(
+        mine.every((e) => e[2] === home),
+        JSON.stringify(mine.filter((e) => e[2] !== home))
+      ).toBe(true)
     }
     expect(events.every((e) => e[1] === rig!.home('default') || e[1] === rig!.home('alpha'))).toBe(true)
 
@@ -190,7 +281,13 @@ describe('every memory hook in the app path, under its own profile', () => {
     const defaultDb = new Database(join(rig.root, 'state.db'), { readonly: true })
     try {
       expect(db.prepare("SELECT COUNT(*) AS n FROM sessions WHERE end_reason = 'compression'").get()).toEqual({ n: 0 })
-      expect((defaultDb.prepare("SELECT COUNT(*) AS n FROM sessions WHERE end_reason = 'compression'").get() as { n: number }).n).toBeGreaterThan(0)
+      expect(
+        (
+          defaultDb.prepare("SELECT COUNT(*) AS n FROM sessions WHERE end_reason = 'compression'").get() as {
+            n: number
+          }
+        ).n
+      ).toBeGreaterThan(0)
     } finally {
       db.close()
       defaultDb.close()
@@ -213,7 +310,10 @@ describe('provider identity and tool registry generation in the agent-cache sign
     await turn(rig, 'default', 'three', a)
     const b = await turn(rig, 'beta', 'four')
     await turn(rig, 'beta', 'five', b)
-    appendFileSync(join(rig.home('beta'), 'config.yaml'), 'plugins:\n  hermes-memory-store:\n    db_path: $HERMES_HOME/elsewhere.db\n')
+    appendFileSync(
+      join(rig.home('beta'), 'config.yaml'),
+      'plugins:\n  hermes-memory-store:\n    db_path: $HERMES_HOME/elsewhere.db\n'
+    )
     await turn(rig, 'beta', 'six', b)
     expect(decisions()).toEqual(['new', 'reused', 'config_changed', 'new', 'reused', 'config_changed'])
   })
@@ -226,14 +326,19 @@ describe('mem0 (hosted) against a local fake of its HTTP API', () => {
     const fake = await startFakeMem0('m0-secret-key-123456')
     try {
       rig = await makeRig(() => ({ text: 'ok' }), ['beta'])
-      rig.writeConfig('default', `memory:\n  provider: mem0\nplugins:\n  mem0:\n    base_url: ${fake.baseUrl}\n    user_id: ada\n`)
+      rig.writeConfig(
+        'default',
+        `memory:\n  provider: mem0\nplugins:\n  mem0:\n    base_url: ${fake.baseUrl}\n    user_id: ada\n`
+      )
       writeFileSync(join(rig.root, '.env'), 'MEM0_API_KEY=m0-secret-key-123456\n')
       rig.writeConfig('beta', 'memory:\n  provider: mem0\n')
       await rig.start()
       await turn(rig, 'default', 'I deploy with Kubernetes every Friday')
       await waitUntil(() => fake.memories.length > 0)
       await turn(rig, 'default', 'when do I deploy with kubernetes?')
-      expect(userContent(firstRequestOf(rig, 'when do I deploy with kubernetes?'))).toContain('## Mem0 Memory\n- I deploy with Kubernetes every Friday')
+      expect(userContent(firstRequestOf(rig, 'when do I deploy with kubernetes?'))).toContain(
+        '## Mem0 Memory\n- I deploy with Kubernetes every Friday'
+      )
       expect(fake.calls.every((c) => c.auth === 'Token m0-secret-key-123456')).toBe(true)
       expect(fake.memories[0]!.user_id).toBe('ada')
       // beta has no key: one clear warning, built-in memory only, and no request to any server.
@@ -253,16 +358,19 @@ describe('a fresh process', () => {
     rig = await makeRig(holographicReply)
     rig.writeConfig('default', 'memory:\n  provider: holographic\n')
     const script = resolve(import.meta.dirname, 'test-fixtures/one-shot-turn.ts')
-    const runOnce = (text: string) => new Promise<string>((ok, fail) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', script, rig!.root, 'default', text], {
-        cwd: resolve(import.meta.dirname, '../..'), stdio: 'pipe', env: { ...process.env, CADUCEUS_LOG_DIR: join(rig!.root, 'logs') }
+    const runOnce = (text: string) =>
+      new Promise<string>((ok, fail) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', script, rig!.root, 'default', text], {
+          cwd: resolve(import.meta.dirname, '../..'),
+          stdio: 'pipe',
+          env: { ...process.env, CADUCEUS_LOG_DIR: join(rig!.root, 'logs') }
+        })
+        let out = ''
+        let err = ''
+        child.stdout.on('data', (d) => (out += d))
+        child.stderr.on('data', (d) => (err += d))
+        child.on('close', (code) => (code === 0 ? ok(out) : fail(new Error(`one-shot exited ${code}: ${err}`))))
       })
-      let out = ''
-      let err = ''
-      child.stdout.on('data', (d) => (out += d))
-      child.stderr.on('data', (d) => (err += d))
-      child.on('close', (code) => (code === 0 ? ok(out) : fail(new Error(`one-shot exited ${code}: ${err}`))))
-    })
     expect(JSON.parse(await runOnce('remember my indentation'))).toEqual({ status: 'completed' })
     expect(JSON.parse(await runOnce('tabs or spaces for my indentation?'))).toEqual({ status: 'completed' })
     const req = firstRequestOf(rig, 'tabs or spaces for my indentation?')

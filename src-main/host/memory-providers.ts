@@ -7,7 +7,13 @@ import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadConfig } from '../config'
 import type { MemoryIdentitySource } from '../gateway'
-import { memoryProviders, type AgentMemory, type LoadMemoryProvider, type MemoryActivityHub, type StartupNotice } from '../memory'
+import {
+  memoryProviders,
+  type AgentMemory,
+  type LoadMemoryProvider,
+  type MemoryActivityHub,
+  type StartupNotice
+} from '../memory'
 import type { Logger } from './log'
 
 export interface ProviderStatus {
@@ -25,8 +31,20 @@ export class MemoryProviderHost implements MemoryIdentitySource {
 
   constructor(private readonly opts: { root: string; nativeBinding?: string; log: Logger; hub: MemoryActivityHub }) {}
 
-  loader(profile: string, home: string, config: Record<string, unknown>, secrets: Readonly<Record<string, string>>): LoadMemoryProvider {
-    const ctx: memoryProviders.ProviderContext = { home, root: this.opts.root, profile, config, secrets, nativeBinding: this.opts.nativeBinding }
+  loader(
+    profile: string,
+    home: string,
+    config: Record<string, unknown>,
+    secrets: Readonly<Record<string, string>>
+  ): LoadMemoryProvider {
+    const ctx: memoryProviders.ProviderContext = {
+      home,
+      root: this.opts.root,
+      profile,
+      config,
+      secrets,
+      nativeBinding: this.opts.nativeBinding
+    }
     return (name) => memoryProviders.loadMemoryProvider(name, ctx)
   }
 
@@ -46,8 +64,15 @@ export class MemoryProviderHost implements MemoryIdentitySource {
     this.status.set(profile, next)
     if (!prev || prev.provider !== next.provider || prev.state !== next.state) {
       this.opts.hub.get(profile)?.record({
-        provider: next.provider ?? 'builtin', kind: 'provider', name: 'load', ok: next.state === 'active' || next.state === 'none', sessionId: null, turnId: null,
-        summary: next.provider ? `${next.provider}: ${next.state}${next.detail ? ` — ${next.detail}` : ''}` : 'built-in memory only'
+        provider: next.provider ?? 'builtin',
+        kind: 'provider',
+        name: 'load',
+        ok: next.state === 'active' || next.state === 'none',
+        sessionId: null,
+        turnId: null,
+        summary: next.provider
+          ? `${next.provider}: ${next.state}${next.detail ? ` — ${next.detail}` : ''}`
+          : 'built-in memory only'
       })
     }
     return built.warnings.filter((w) => {
@@ -67,7 +92,13 @@ export class MemoryProviderHost implements MemoryIdentitySource {
   identityFor(name: string, scope?: { profile: string; home: string }): Record<string, unknown> {
     if (!scope) return {}
     const config = loadConfig(scope.home).raw
-    return memoryProviders.providerIdentity(name, { home: scope.home, root: this.opts.root, profile: scope.profile, config, secrets: {} })
+    return memoryProviders.providerIdentity(name, {
+      home: scope.home,
+      root: this.opts.root,
+      profile: scope.profile,
+      config,
+      secrets: {}
+    })
   }
 
   /** Names of the plugin folders visible to a profile (its own, then the root's). */
@@ -75,7 +106,8 @@ export class MemoryProviderHost implements MemoryIdentitySource {
     const names = new Set<string>()
     for (const base of new Set([home, this.opts.root])) {
       try {
-        for (const d of readdirSync(join(base, memoryProviders.PLUGIN_DIR), { withFileTypes: true })) if (d.isDirectory()) names.add(d.name)
+        for (const d of readdirSync(join(base, memoryProviders.PLUGIN_DIR), { withFileTypes: true }))
+          if (d.isDirectory()) names.add(d.name)
       } catch {
         // No plugin folder: nothing to list.
       }

@@ -14,6 +14,8 @@ export function missingKeyReason(home: string): string | null {
   // A local server (Ollama, LM Studio, the scripted provider) needs no key.
   try {
     if (LOOPBACK.test(new URL(rt.baseUrl).hostname)) return null
-  } catch { /* fall through: an unusable base URL is reported as the missing key it also lacks */ }
+  } catch {
+    /* fall through: an unusable base URL is reported as the missing key it also lacks */
+  }
   return `no API key for provider ${rt.provider}: set ${rt.apiKeyEnv} in ${home}/.env`
 }

@@ -13,11 +13,24 @@ describe('safeDecodePath', () => {
   })
 
   it.each([
-    ['/%', 'malformed escape'], ['/%zz', 'malformed escape'], ['/%E0%A4%A', 'truncated UTF-8'],
-    ['/%C0%AE%C0%AE/etc/passwd', 'overlong UTF-8 dot'], ['/%c0%af', 'overlong slash'], ['/%ED%A0%80', 'lone surrogate'],
-    ['/a/%2e%2e/b', 'encoded ..'], ['/a/../b', 'raw ..'], ['/%2E/x', 'encoded .'], ['/x%00.js', 'NUL'],
-    ['/x%0d%0aSet-Cookie:a', 'CRLF'], ['/a%5c..%5cb', 'encoded backslash'], ['http://[::1', 'absolute form'],
-    ['*', 'asterisk form'], ['', 'empty'], ['/a b', 'raw space'], ['/\u00e9', 'raw non-ASCII'], ['/a'.padEnd(9000, 'a'), 'over 8 KB']
+    ['/%', 'malformed escape'],
+    ['/%zz', 'malformed escape'],
+    ['/%E0%A4%A', 'truncated UTF-8'],
+    ['/%C0%AE%C0%AE/etc/passwd', 'overlong UTF-8 dot'],
+    ['/%c0%af', 'overlong slash'],
+    ['/%ED%A0%80', 'lone surrogate'],
+    ['/a/%2e%2e/b', 'encoded ..'],
+    ['/a/../b', 'raw ..'],
+    ['/%2E/x', 'encoded .'],
+    ['/x%00.js', 'NUL'],
+    ['/x%0d%0aSet-Cookie:a', 'CRLF'],
+    ['/a%5c..%5cb', 'encoded backslash'],
+    ['http://[::1', 'absolute form'],
+    ['*', 'asterisk form'],
+    ['', 'empty'],
+    ['/a b', 'raw space'],
+    ['/\u00e9', 'raw non-ASCII'],
+    ['/a'.padEnd(9000, 'a'), 'over 8 KB']
   ])('refuses case %# without throwing', (raw) => {
     const t = safeDecodePath(raw)
     expect(t.ok).toBe(false)
@@ -41,20 +54,27 @@ describe('readBodyLimited + guardedListener on a real server', () => {
   let port: number
   const LIMIT = 1024
   beforeAll(async () => {
-    server = guardServer(createServer(guardedListener(createLogger(), async (req, res) => {
-      if (req.url === '/throw') throw new Error('boom at /secret/path')
-      if (req.url === '/reject') return Promise.reject(new Error('rejected'))
-      const body = await readBodyLimited(req, res, LIMIT)
-      if (body === null) return
-      res.end(`got ${body.length}`)
-    })))
+    server = guardServer(
+      createServer(
+        guardedListener(createLogger(), async (req, res) => {
+          if (req.url === '/throw') throw new Error('boom at /secret/path')
+          if (req.url === '/reject') return Promise.reject(new Error('rejected'))
+          const body = await readBodyLimited(req, res, LIMIT)
+          if (body === null) return
+          res.end(`got ${body.length}`)
+        })
+      )
+    )
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
     port = (server.address() as AddressInfo).port
   })
-  afterAll(() => new Promise<void>((r) => {
-    server.close(() => r())
-    server.closeAllConnections()
-  }))
+  afterAll(
+    () =>
+      new Promise<void>((r) => {
+        server.close(() => r())
+        server.closeAllConnections()
+      })
+  )
 
   const send = (path: string, chunks: Buffer[], headers: Record<string, string> = {}) =>
     new Promise<{ status: number; body: string; uploadError?: string }>((resolve, reject) => {

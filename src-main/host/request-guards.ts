@@ -19,8 +19,7 @@ import type { Socket } from 'node:net'
 import type { Logger } from './log'
 
 export type DecodedTarget =
-  | { ok: true; pathname: string; query: URLSearchParams }
-  | { ok: false; status: 400 | 414; message: string }
+  { ok: true; pathname: string; query: URLSearchParams } | { ok: false; status: 400 | 414; message: string }
 
 const MAX_TARGET = 8 * 1024
 // Request-target bytes allowed before decoding: printable ASCII without space, quotes, angle brackets or backslash.
@@ -35,7 +34,8 @@ export function safeDecodePath(raw: string | undefined): DecodedTarget {
   if (typeof raw !== 'string' || raw.length === 0) return { ok: false, status: 400, message: 'missing request target' }
   if (raw.length > MAX_TARGET) return { ok: false, status: 414, message: 'request target too long' }
   if (raw[0] !== '/') return { ok: false, status: 400, message: 'request target must be a path' }
-  if (!TARGET_CHARS.test(raw)) return { ok: false, status: 400, message: 'request target has characters that are not allowed' }
+  if (!TARGET_CHARS.test(raw))
+    return { ok: false, status: 400, message: 'request target has characters that are not allowed' }
   const q = raw.indexOf('?')
   const rawPath = (q < 0 ? raw : raw.slice(0, q)).split('#')[0]!
   let pathname: string
@@ -46,15 +46,23 @@ export function safeDecodePath(raw: string | undefined): DecodedTarget {
     return { ok: false, status: 400, message: 'malformed percent-encoding in path' }
   }
   // eslint-disable-next-line no-control-regex
-  if (/[\x00-\x1f\x7f\\]/.test(pathname)) return { ok: false, status: 400, message: 'path has characters that are not allowed' }
-  if (pathname.split('/').some((seg) => seg === '.' || seg === '..')) return { ok: false, status: 400, message: 'path may not contain . or .. segments' }
+  if (/[\x00-\x1f\x7f\\]/.test(pathname))
+    return { ok: false, status: 400, message: 'path has characters that are not allowed' }
+  if (pathname.split('/').some((seg) => seg === '.' || seg === '..'))
+    return { ok: false, status: 400, message: 'path may not contain . or .. segments' }
   // URLSearchParams never throws: a bad escape in the query stays literal.
   const query = new URLSearchParams(q < 0 ? '' : raw.slice(q + 1).split('#')[0])
   return { ok: true, pathname, query }
 }
 
 /** Answer with a JSON error once (a no-op if the response already started). */
-export function sendError(res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
+export function sendError(
+  res: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  headers: Record<string, string> = {}
+): void {
   if (res.headersSent || res.writableEnded) return
   res.writeHead(status, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', ...headers })
   res.end(JSON.stringify({ ok: false, error: { code, message } }))
@@ -168,12 +176,15 @@ export function guardServer(server: Server, log?: Logger, opts: { bodyLimit?: nu
   server.requestTimeout = 120_000
   server.keepAliveTimeout = 5_000
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
-    if (err.code !== 'ECONNRESET' && err.code !== 'EPIPE') log?.debug('http', `client error: ${err.code ?? err.message}`)
+    if (err.code !== 'ECONNRESET' && err.code !== 'EPIPE')
+      log?.debug('http', `client error: ${err.code ?? err.message}`)
     if (!socket.writable || (socket as Socket & { _httpMessage?: unknown })._httpMessage) return void socket.destroy()
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400
     const body = JSON.stringify({ ok: false, error: { code: 'invalid_request', message: 'malformed request' } })
-    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\n` +
-      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+    socket.end(
+      `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+    )
   })
   return server
 }
@@ -181,7 +192,10 @@ export function guardServer(server: Server, log?: Logger, opts: { bodyLimit?: nu
 /** One line for the log: the message, and the stack's first frame only (full stacks are noise, see log.ts). */
 export function describeError(err: unknown): string {
   if (err instanceof Error) {
-    const frame = err.stack?.split('\n').find((l) => l.trim().startsWith('at '))?.trim()
+    const frame = err.stack
+      ?.split('\n')
+      .find((l) => l.trim().startsWith('at '))
+      ?.trim()
     return `${err.name}: ${err.message}${frame ? ` (${frame})` : ''}`
   }
   try {

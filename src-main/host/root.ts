@@ -5,7 +5,8 @@ import { join, resolve } from 'node:path'
 /** Per-user data folder for Caduceus itself (logs, its own default Hermes root). */
 export function appDataDir(): string {
   if (process.env.CADUCEUS_DATA_DIR) return resolve(process.env.CADUCEUS_DATA_DIR)
-  if (process.platform === 'win32') return join(process.env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Caduceus')
+  if (process.platform === 'win32')
+    return join(process.env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Caduceus')
   if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Caduceus')
   return join(process.env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'caduceus')
 }
@@ -14,7 +15,10 @@ export function appDataDir(): string {
  * The Hermes root to serve: `--home DIR`, else `$HERMES_HOME`, else `~/.hermes` if it exists, else the app's
  * own data folder (so a first run never writes into a home the user did not choose).
  */
-export function resolveRoot(explicit?: string | null): { root: string; reason: 'flag' | 'env' | 'dot-hermes' | 'app-data' } {
+export function resolveRoot(explicit?: string | null): {
+  root: string
+  reason: 'flag' | 'env' | 'dot-hermes' | 'app-data'
+} {
   if (explicit) return { root: resolve(explicit), reason: 'flag' }
   if (process.env.HERMES_HOME) return { root: resolve(process.env.HERMES_HOME), reason: 'env' }
   const dot = join(homedir(), '.hermes')

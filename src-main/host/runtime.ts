@@ -3,9 +3,23 @@
  * its agent factory, and (with --demo) the scripted demo provider the demo profiles point at.
  */
 import { startDemoProvider, type Agent } from '../agent'
-import { EnvFileVault, loadConfig, resolveRuntime, secretsFor, type SecretVault, configSections, defaultVault, settingsFile } from '../config'
 import {
-  createDelegateDeps, childHandleFromAgent, markSubagent, restoreUndeliveredCompletions, type DelegateDeps, type DelegationCompletion
+  EnvFileVault,
+  loadConfig,
+  resolveRuntime,
+  secretsFor,
+  type SecretVault,
+  configSections,
+  defaultVault,
+  settingsFile
+} from '../config'
+import {
+  createDelegateDeps,
+  childHandleFromAgent,
+  markSubagent,
+  restoreUndeliveredCompletions,
+  type DelegateDeps,
+  type DelegationCompletion
 } from '../delegation'
 import { Gateway, type BuildAgentInput } from '../gateway'
 import { addMemoryLogSink, MemoryActivityHub } from '../memory'
@@ -48,11 +62,12 @@ export async function wireRuntime(
   // every command (serve, api, run, cron run), started on first use and closed with the host.
   let demoUrl: string | null = null
   let demoStart: Promise<string> | null = null
-  const demoBaseUrl = (): Promise<string> => (demoStart ??= startDemoProvider().then(({ server }) => {
-    s.onClose(() => server.close())
-    demoUrl = server.baseUrl
-    return server.baseUrl
-  }))
+  const demoBaseUrl = (): Promise<string> =>
+    (demoStart ??= startDemoProvider().then(({ server }) => {
+      s.onClose(() => server.close())
+      demoUrl = server.baseUrl
+      return server.baseUrl
+    }))
 
   const memory = new MemoryActivityHub()
   const attachMemory = (profile: string) => {
@@ -89,8 +104,20 @@ export async function wireRuntime(
         const runtime = resolveRuntime(home, { secrets: { ...secrets } })
         const config = loadConfig(home).raw
         const child = await assembleAgent(assembly, {
-          profile, home, sessionId: spec.sessionId, sessionKey: '', store, config, runtime, secrets, maxIterations: spec.maxIterations,
-          toolsets: childToolsets(profileToolsets(config), spec.toolsets), role: spec.role, model: spec.model, history: spec.history, source: 'delegate',
+          profile,
+          home,
+          sessionId: spec.sessionId,
+          sessionKey: '',
+          store,
+          config,
+          runtime,
+          secrets,
+          maxIterations: spec.maxIterations,
+          toolsets: childToolsets(profileToolsets(config), spec.toolsets),
+          role: spec.role,
+          model: spec.model,
+          history: spec.history,
+          source: 'delegate',
           ...(runtime.provider === 'demo' && demoUrl ? { baseUrlOverride: demoUrl } : {})
         })
         markSubagent(child, spec.depth, spec.subagentId)
@@ -102,7 +129,14 @@ export async function wireRuntime(
   }
 
   // A saved completion notice (background delegation, finished process) becomes the session's next turn.
-  const runDeliveredTurn = async (area: string, what: string, profile: string, sessionId: string, text: string, savedMessageId: number) => {
+  const runDeliveredTurn = async (
+    area: string,
+    what: string,
+    profile: string,
+    sessionId: string,
+    text: string,
+    savedMessageId: number
+  ) => {
     if (!opts.live) return
     try {
       // One message (the notice) was appended by this process: the gateway re-baselines past it.
@@ -131,11 +165,21 @@ export async function wireRuntime(
 
   const buildAgent = async (input: BuildAgentInput<SessionStore>): Promise<Agent> =>
     assembleAgent(assembly, {
-      profile: input.profile, home: input.home, sessionId: input.sessionId, sessionKey: input.sessionKey, store: input.store, config: input.config,
-      runtime: input.runtime, secrets: secretsFor(input.home, vault), maxIterations: input.maxIterations, reasoningConfig: input.reasoningConfig ?? undefined,
-      toolsets: profileToolsets(input.config), role: 'primary',
+      profile: input.profile,
+      home: input.home,
+      sessionId: input.sessionId,
+      sessionKey: input.sessionKey,
+      store: input.store,
+      config: input.config,
+      runtime: input.runtime,
+      secrets: secretsFor(input.home, vault),
+      maxIterations: input.maxIterations,
+      reasoningConfig: input.reasoningConfig ?? undefined,
+      toolsets: profileToolsets(input.config),
+      role: 'primary',
       // The channel the turn arrived on decides the stored source and the memory platform; desk chat otherwise.
-      source: input.channel?.source ?? 'desktop', platform: input.channel?.capability.platform ?? 'desktop',
+      source: input.channel?.source ?? 'desktop',
+      platform: input.channel?.capability.platform ?? 'desktop',
       ...(input.history?.length ? { history: input.history as never } : {}),
       ...(input.runtime.provider === 'demo' ? { baseUrlOverride: await demoBaseUrl() } : {})
     })
@@ -169,7 +213,10 @@ export async function wireRuntime(
 }
 
 /** A child agent is used for one run: close it after (its memory providers and tool state with it). */
-function closeAfterRun<H extends { run(goal: string, o: { signal?: AbortSignal }): Promise<unknown> }>(handle: H, agent: Agent): H {
+function closeAfterRun<H extends { run(goal: string, o: { signal?: AbortSignal }): Promise<unknown> }>(
+  handle: H,
+  agent: Agent
+): H {
   const run = handle.run.bind(handle)
   handle.run = (async (goal: string, o: { signal?: AbortSignal }) => {
     try {

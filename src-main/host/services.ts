@@ -25,7 +25,14 @@ export interface Services {
  * The store layer of the service graph: one SessionStore + watcher per profile, and a watch on
  * `<root>/profiles` so a profile created by another process appears without a restart.
  */
-export function createStoreServices(opts: { root: string; demo: boolean; headless: boolean; live: boolean; log: Logger; bus: EventBus }): Services {
+export function createStoreServices(opts: {
+  root: string
+  demo: boolean
+  headless: boolean
+  live: boolean
+  log: Logger
+  bus: EventBus
+}): Services {
   const { root, log, bus } = opts
   mkdirSync(root, { recursive: true })
   setDefaultRoot(root)
@@ -42,7 +49,12 @@ export function createStoreServices(opts: { root: string; demo: boolean; headles
         // No state.db yet (created by the first write): announce that write, then watch the new file.
         if (awaitingFile.has(name)) return
         awaitingFile.add(name)
-        const off = store.onLocalChange((change) => { off(); awaitingFile.delete(name); bus.emit('sessions.changed', change); watchProfile(name) })
+        const off = store.onLocalChange((change) => {
+          off()
+          awaitingFile.delete(name)
+          bus.emit('sessions.changed', change)
+          watchProfile(name)
+        })
         return
       }
       const watcher = new SessionWatcher(store, (change) => bus.emit('sessions.changed', change)).start()
@@ -71,7 +83,11 @@ export function createStoreServices(opts: { root: string; demo: boolean; headles
           const added = stores.refresh()
           for (const name of added) watchProfile(name)
           updateMultiplex()
-          for (const name of [...watchers.keys()]) if (!stores.has(name)) { watchers.get(name)!.stop(); watchers.delete(name) }
+          for (const name of [...watchers.keys()])
+            if (!stores.has(name)) {
+              watchers.get(name)!.stop()
+              watchers.delete(name)
+            }
           if (added.length) bus.emit('profiles.changed', { profiles: stores.list().map((e) => e.name) })
         }, 200)
       })

@@ -3,7 +3,13 @@
  * backpressure); import reads upstream JSONL; delete/prune go through the same contract requests as the UI.
  */
 import { readFileSync, statSync } from 'node:fs'
-import { CaduceusError, MAX_IMPORT_BYTES, type RequestInput, type RequestName, type RequestOutput } from '@shared/contract'
+import {
+  CaduceusError,
+  MAX_IMPORT_BYTES,
+  type RequestInput,
+  type RequestName,
+  type RequestOutput
+} from '@shared/contract'
 import type { HostArgs } from './args'
 import type { Host } from './index'
 import { exportChunks, exportFormat } from './session-export'
@@ -25,23 +31,38 @@ async function write(chunk: string): Promise<void> {
 }
 
 /** Returns the exit code, or null when `sub` is not an admin subcommand. */
-export async function sessionAdminCli(host: Host, sub: string | undefined, arg: string | undefined, args: HostArgs): Promise<number | null> {
+export async function sessionAdminCli(
+  host: Host,
+  sub: string | undefined,
+  arg: string | undefined,
+  args: HostArgs
+): Promise<number | null> {
   const profile = args.profile ?? 'default'
   const a = args.admin ?? {}
   if (sub === 'export') {
-    if (a.only !== undefined && a.only !== 'user-prompts') throw new Error(`unknown --only '${a.only}': use user-prompts`)
+    if (a.only !== undefined && a.only !== 'user-prompts')
+      throw new Error(`unknown --only '${a.only}': use user-prompts`)
     const format = exportFormat(a.format)
     const store = host.stores.get(profile)
-    for (const chunk of exportChunks(store, { format, onlyUserPrompts: a.only === 'user-prompts', lineage: a.lineage, sessionId: a.session })) await write(chunk)
+    for (const chunk of exportChunks(store, {
+      format,
+      onlyUserPrompts: a.only === 'user-prompts',
+      lineage: a.lineage,
+      sessionId: a.session
+    }))
+      await write(chunk)
     return 0
   }
   if (sub === 'import') {
     if (!arg) throw new Error('sessions import needs a FILE (upstream JSONL)')
-    if (statSync(arg).size > MAX_IMPORT_BYTES) throw new CaduceusError('invalid_input', `import is larger than ${MAX_IMPORT_BYTES} bytes`)
+    if (statSync(arg).size > MAX_IMPORT_BYTES)
+      throw new CaduceusError('invalid_input', `import is larger than ${MAX_IMPORT_BYTES} bytes`)
     const summary = await call(host, 'sessions.import', { profile, content: readFileSync(arg, 'utf8') })
     if (args.json) console.log(JSON.stringify(summary))
     else {
-      console.log(`imported ${summary.imported}, skipped ${summary.skipped} (already present), detached ${summary.detached}, errors ${summary.errors.length}`)
+      console.log(
+        `imported ${summary.imported}, skipped ${summary.skipped} (already present), detached ${summary.detached}, errors ${summary.errors.length}`
+      )
       for (const e of summary.errors) console.log(`  ${e.id}: ${e.reason}`)
     }
     return 0
@@ -50,12 +71,18 @@ export async function sessionAdminCli(host: Host, sub: string | undefined, arg: 
     if (!arg) throw new Error('sessions delete needs a session id')
     const r = await call(host, 'sessions.delete', { profile, sessionId: arg })
     if (!r.deleted) throw new Error(`not_found: no session '${arg}' in profile '${profile}'`)
-    console.log(args.json ? JSON.stringify(r) : `deleted ${arg}${r.detachedChildren ? ` (${r.detachedChildren} child session(s) detached)` : ''}`)
+    console.log(
+      args.json
+        ? JSON.stringify(r)
+        : `deleted ${arg}${r.detachedChildren ? ` (${r.detachedChildren} child session(s) detached)` : ''}`
+    )
     return 0
   }
   if (sub === 'prune') {
     const r = await call(host, 'sessions.prune', { profile, olderThanDays: a.olderThan ?? 90 })
-    console.log(args.json ? JSON.stringify(r) : `pruned ${r.deleted} ended session(s) older than ${a.olderThan ?? 90} days`)
+    console.log(
+      args.json ? JSON.stringify(r) : `pruned ${r.deleted} ended session(s) older than ${a.olderThan ?? 90} days`
+    )
     return 0
   }
   return null

@@ -3,7 +3,12 @@ import { CaduceusError, type ExportFormat } from '@shared/contract'
 import type { SessionStore } from '../store'
 import { toMarkdown, userPrompts } from '../store'
 
-export interface ExportOptions { format: ExportFormat; onlyUserPrompts?: boolean; lineage?: boolean; sessionId?: string }
+export interface ExportOptions {
+  format: ExportFormat
+  onlyUserPrompts?: boolean
+  lineage?: boolean
+  sessionId?: string
+}
 
 /** Normalizes `--format` (`md` accepted); anything else is an error naming the two formats. */
 export function exportFormat(v: string | undefined): ExportFormat {
@@ -14,7 +19,8 @@ export function exportFormat(v: string | undefined): ExportFormat {
 
 /** Export chunks, one per session (or per user prompt with onlyUserPrompts + jsonl). */
 export function* exportChunks(store: SessionStore, o: ExportOptions): Generator<string> {
-  if (o.sessionId && !store.getSession(o.sessionId)) throw new CaduceusError('not_found', `No session '${o.sessionId}' in profile '${store.profile}'`, 'sessionId')
+  if (o.sessionId && !store.getSession(o.sessionId))
+    throw new CaduceusError('not_found', `No session '${o.sessionId}' in profile '${store.profile}'`, 'sessionId')
   for (const rec of store.exportSessions({ sessionId: o.sessionId, lineage: o.lineage })) {
     if (o.format === 'markdown') yield toMarkdown(rec, o.onlyUserPrompts) + '\n'
     else if (o.onlyUserPrompts) for (const p of userPrompts(rec)) yield JSON.stringify(p) + '\n'

@@ -4,8 +4,14 @@ import { extname, join, resolve, sep } from 'node:path'
 import { appCsp } from './app-policy'
 
 const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon', '.json': 'application/json', '.woff2': 'font/woff2'
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+  '.woff2': 'font/woff2'
 }
 
 /** Content type by file extension (the headless host and Electron's app protocol serve the same files). */
@@ -39,9 +45,14 @@ export function serveStatic(root: string, pathname: string, res: ServerResponse,
   }
   const type = contentType(file)
   const headers: Record<string, string | number> = {
-    'content-type': type, 'content-length': size, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer',
+    'content-type': type,
+    'content-length': size,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
     'cache-control': file.endsWith('index.html') ? 'no-store' : 'public, max-age=31536000, immutable',
-    'content-security-policy': CSP, 'x-frame-options': 'DENY', 'cross-origin-opener-policy': 'same-origin'
+    'content-security-policy': CSP,
+    'x-frame-options': 'DENY',
+    'cross-origin-opener-policy': 'same-origin'
   }
   res.writeHead(200, headers)
   if (headOnly) return void res.end()

@@ -17,6 +17,8 @@ const valid = (v: unknown): number | null => {
 }
 
 export function writeRetryMs(home: string, env: NodeJS.ProcessEnv = process.env): number {
-  const s = valid(env.CADUCEUS_WRITE_RETRY_SECONDS) ?? valid(configSections.section(loadConfig(home).raw, 'caduceus').write_retry_seconds)
+  const s =
+    valid(env.CADUCEUS_WRITE_RETRY_SECONDS) ??
+    valid(configSections.section(loadConfig(home).raw, 'caduceus').write_retry_seconds)
   return Math.round((s ?? DEFAULT_WRITE_RETRY_SECONDS) * 1000)
 }

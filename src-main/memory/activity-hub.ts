@@ -16,7 +16,10 @@ export class MemoryActivityHub {
   register(profile: string, store: SessionStore): MemoryActivityLog {
     const existing = this.logs.get(profile)
     if (existing) return existing.log
-    const log = new MemoryActivityLog(repositories.memoryEvents(store), profile, { ...this.options, writer: (fn) => store.write(fn) })
+    const log = new MemoryActivityLog(repositories.memoryEvents(store), profile, {
+      ...this.options,
+      writer: (fn) => store.write(fn)
+    })
     const detach = log.onEvent((event) => {
       for (const listener of [...this.listeners]) {
         try {
@@ -52,7 +55,10 @@ export class MemoryActivityHub {
    */
   listEvents(query: MemoryEventQuery = {}): MemoryEvent[] {
     const q = MemoryEventQuery.parse(query)
-    const logs = q.profile === 'all' ? [...this.logs.values()].map((l) => l.log) : [this.get(q.profile)].filter((l): l is MemoryActivityLog => !!l)
+    const logs =
+      q.profile === 'all'
+        ? [...this.logs.values()].map((l) => l.log)
+        : [this.get(q.profile)].filter((l): l is MemoryActivityLog => !!l)
     return logs
       .flatMap((log) => log.listEvents({ ...q, profile: log.profile }))
       .sort((a, b) => b.at - a.at || b.id - a.id)
@@ -60,7 +66,10 @@ export class MemoryActivityHub {
   }
 
   health(profile: string = 'all'): ProviderHealth[] {
-    const logs = profile === 'all' ? [...this.logs.values()].map((l) => l.log) : [this.get(profile)].filter((l): l is MemoryActivityLog => !!l)
+    const logs =
+      profile === 'all'
+        ? [...this.logs.values()].map((l) => l.log)
+        : [this.get(profile)].filter((l): l is MemoryActivityLog => !!l)
     return logs.flatMap((log) => log.health())
   }
 }

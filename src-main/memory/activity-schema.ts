@@ -2,8 +2,17 @@
 import { MemoryEventKind, type MemoryEvent } from '@shared/contract/memory'
 
 export interface EventRow {
-  id: number; provider: unknown; kind: unknown; name: unknown; session_id: unknown; turn_id: unknown
-  ok: unknown; latency_ms: unknown; summary: unknown; size: unknown; at: unknown
+  id: number
+  provider: unknown
+  kind: unknown
+  name: unknown
+  session_id: unknown
+  turn_id: unknown
+  ok: unknown
+  latency_ms: unknown
+  summary: unknown
+  size: unknown
+  at: unknown
 }
 
 const str = (v: unknown) => (typeof v === 'string' ? v : v == null ? '' : String(v))
@@ -14,9 +23,17 @@ export function rowToEvent(r: EventRow, profile: string): MemoryEvent {
   const kind = MemoryEventKind.safeParse(r.kind)
   const size = num(r.size)
   return {
-    id: Number(r.id), profile, provider: str(r.provider), kind: kind.success ? kind.data : 'hook', name: str(r.name),
-    sessionId: r.session_id == null ? null : str(r.session_id), turnId: r.turn_id == null ? null : str(r.turn_id),
-    ok: r.ok !== 0 && r.ok !== '0', latencyMs: num(r.latency_ms), summary: str(r.summary),
-    size: size === null ? null : Math.round(size), at: num(r.at) ?? 0
+    id: Number(r.id),
+    profile,
+    provider: str(r.provider),
+    kind: kind.success ? kind.data : 'hook',
+    name: str(r.name),
+    sessionId: r.session_id == null ? null : str(r.session_id),
+    turnId: r.turn_id == null ? null : str(r.turn_id),
+    ok: r.ok !== 0 && r.ok !== '0',
+    latencyMs: num(r.latency_ms),
+    summary: str(r.summary),
+    size: size === null ? null : Math.round(size),
+    at: num(r.at) ?? 0
   }
 }

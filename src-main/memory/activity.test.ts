@@ -48,8 +48,16 @@ describe('memory activity log', () => {
     })
     await withHomeOverride(beta, () => m.handleToolCall('ext_recall', {}))
     log.flush()
-    const rows = db.prepare('SELECT kind, name, ok, size, session_id FROM cad_memory_events ORDER BY id').all() as Array<Record<string, unknown>>
-    expect(rows.map((r) => `${r.kind}:${r.name}`)).toEqual(['provider:initialize', 'tool_call:ext_recall', 'prefetch:prefetch', 'sync:sync_turn', 'refusal:ext_recall'])
+    const rows = db
+      .prepare('SELECT kind, name, ok, size, session_id FROM cad_memory_events ORDER BY id')
+      .all() as Array<Record<string, unknown>>
+    expect(rows.map((r) => `${r.kind}:${r.name}`)).toEqual([
+      'provider:initialize',
+      'tool_call:ext_recall',
+      'prefetch:prefetch',
+      'sync:sync_turn',
+      'refusal:ext_recall'
+    ])
     expect(rows[2]).toMatchObject({ size: 'the user prefers tea'.length, session_id: 'sess-1' })
     expect(rows[4]).toMatchObject({ ok: 0 })
     expect(pushed).toHaveLength(5)
@@ -61,7 +69,13 @@ describe('memory activity log', () => {
 
   it('queries: newest first, filters by kind / provider / session, pages by beforeId, ignores other profiles', () => {
     const log = new MemoryActivityLog(memoryEventsOnHandle(openDb()), 'alpha')
-    for (let i = 0; i < 10; i++) log.record({ ...base, provider: i % 2 ? 'odd' : 'even', kind: i < 5 ? 'tool_call' : 'hook', sessionId: `s${i % 3}` })
+    for (let i = 0; i < 10; i++)
+      log.record({
+        ...base,
+        provider: i % 2 ? 'odd' : 'even',
+        kind: i < 5 ? 'tool_call' : 'hook',
+        sessionId: `s${i % 3}`
+      })
     const all = log.listEvents()
     expect(all.map((e) => e.id)).toEqual([10, 9, 8, 7, 6, 5, 4, 3, 2, 1])
     expect(log.listEvents({ kinds: ['hook'] }).map((e) => e.id)).toEqual([10, 9, 8, 7, 6])
@@ -97,8 +111,21 @@ describe('memory activity log', () => {
     log.record({ ...base, provider: 'builtin', kind: 'write' })
     const health = log.health()
     for (const h of health) expect(ProviderHealth.parse(h)).toEqual(h)
-    expect(health.find((h) => h.provider === 'ext')).toMatchObject({ profile: 'alpha', calls: 100, errors: 1, refusals: 1, lastError: 'timed out after 8000 ms', p95LatencyMs: 95 })
-    expect(health.find((h) => h.provider === 'builtin')).toMatchObject({ calls: 1, errors: 0, refusals: 0, lastError: null, p95LatencyMs: null })
+    expect(health.find((h) => h.provider === 'ext')).toMatchObject({
+      profile: 'alpha',
+      calls: 100,
+      errors: 1,
+      refusals: 1,
+      lastError: 'timed out after 8000 ms',
+      p95LatencyMs: 95
+    })
+    expect(health.find((h) => h.provider === 'builtin')).toMatchObject({
+      calls: 1,
+      errors: 0,
+      refusals: 0,
+      lastError: null,
+      p95LatencyMs: null
+    })
   })
 
   it('never stores secrets, and never throws when the DB is gone or an old table lacks columns', () => {
@@ -120,7 +147,10 @@ describe('memory activity log', () => {
 
   it("lives in a profile's real state.db next to the upstream tables; the hub merges profiles", async () => {
     const { alpha, beta } = makeHomes()
-    const stores = [new SessionStore(join(alpha, 'state.db'), { profile: 'alpha' }), new SessionStore(join(beta, 'state.db'), { profile: 'beta' })]
+    const stores = [
+      new SessionStore(join(alpha, 'state.db'), { profile: 'alpha' }),
+      new SessionStore(join(beta, 'state.db'), { profile: 'beta' })
+    ]
     const hub = new MemoryActivityHub()
     const seen: MemoryEvent[] = []
     hub.onEvent((e) => seen.push(e))
@@ -139,7 +169,9 @@ describe('memory activity log', () => {
     expect(hub.listEvents().map((e) => e.summary)).toEqual(['a2', 'b1', 'a1'])
     expect(hub.listEvents({ profile: 'beta' }).map((e) => e.summary)).toEqual(['b1'])
     expect(hub.health('all').map((h) => `${h.profile}:${h.refusals}`)).toEqual(['alpha:0', 'beta:1'])
-    expect(rawDb(stores[1]!).prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'sessions'").get()).toEqual({ n: 1 })
+    expect(rawDb(stores[1]!).prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'sessions'").get()).toEqual({
+      n: 1
+    })
     hub.unregister('beta')
     expect(hub.listEvents().map((e) => e.profile)).toEqual(['alpha', 'alpha'])
     for (const s of stores) s.close()

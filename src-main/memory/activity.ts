@@ -48,7 +48,11 @@ export class MemoryActivityLog implements MemoryActivitySink {
   private readonly writer: ActivityLogOptions['writer']
 
   /** The table's typed SQL (store/memory-events-repo.ts); it follows the store when the first write swaps connections. */
-  constructor(private readonly events: ReturnType<typeof repositories.memoryEvents>, readonly profile: string, options: ActivityLogOptions = {}) {
+  constructor(
+    private readonly events: ReturnType<typeof repositories.memoryEvents>,
+    readonly profile: string,
+    options: ActivityLogOptions = {}
+  ) {
     this.retention = Math.max(1, options.retention ?? ACTIVITY_RETENTION)
     this.pruneEvery = Math.max(1, options.pruneEvery ?? 100)
     this.writer = options.writer
@@ -58,7 +62,8 @@ export class MemoryActivityLog implements MemoryActivitySink {
 
   /** (Re)creates the table when the store's connection is new (first use, or a lazily created state.db). */
   private isReady(): boolean {
-    if (this.events.connectionChanged()) this.ready = this.attempt('create table', () => this.events.ensureTable()) ?? false
+    if (this.events.connectionChanged())
+      this.ready = this.attempt('create table', () => this.events.ensureTable()) ?? false
     return this.ready
   }
 
@@ -105,7 +110,10 @@ export class MemoryActivityLog implements MemoryActivitySink {
       // Uncontended, the store runs this at once (same tick); under a foreign lock, later and off the loop.
       this.writer(() => batch.map((e) => this.events.insert(e))).then(
         (ids) => this.delivered(batch, ids),
-        (err: Error) => { log.warn(`memory activity log (${this.profile}) insert failed: ${err?.message ?? String(err)}`); this.delivered(batch, undefined) }
+        (err: Error) => {
+          log.warn(`memory activity log (${this.profile}) insert failed: ${err?.message ?? String(err)}`)
+          this.delivered(batch, undefined)
+        }
       )
       return
     }
@@ -145,11 +153,20 @@ export class MemoryActivityLog implements MemoryActivitySink {
     return stats.map((s) => {
       const last = this.events.lastError(s.provider)
       const latencies = this.events.recentLatencies(s.provider).sort((a, b) => a - b)
-      const p95 = latencies.length ? latencies[Math.min(latencies.length - 1, Math.ceil(latencies.length * 0.95) - 1)]! : null
+      const p95 = latencies.length
+        ? latencies[Math.min(latencies.length - 1, Math.ceil(latencies.length * 0.95) - 1)]!
+        : null
       const pre = this.events.lastPrefetch(s.provider)
       const sync = this.events.lastSyncError(s.provider)
       return {
-        profile: this.profile, provider: s.provider, calls: s.calls ?? 0, errors: s.errors ?? 0, refusals: s.refusals ?? 0, lastError: last?.summary ?? null, lastErrorAt: last?.at ?? null, p95LatencyMs: p95,
+        profile: this.profile,
+        provider: s.provider,
+        calls: s.calls ?? 0,
+        errors: s.errors ?? 0,
+        refusals: s.refusals ?? 0,
+        lastError: last?.summary ?? null,
+        lastErrorAt: last?.at ?? null,
+        p95LatencyMs: p95,
         lastPrefetch: pre ? { at: pre.at, ok: pre.ok === 1, latencyMs: pre.latency_ms, size: pre.size } : null,
         lastSyncError: sync ? { at: sync.at, summary: sync.summary } : null
       }

@@ -19,7 +19,10 @@ export interface MemoryConfig {
   user_profile_enabled?: boolean
 }
 
-export interface StartupNotice { level: 'warn' | 'info'; text: string }
+export interface StartupNotice {
+  level: 'warn' | 'info'
+  text: string
+}
 
 export interface BuildAgentMemoryOptions {
   sessionId: string
@@ -38,7 +41,9 @@ export interface AgentMemory {
   external: { name: string; state: 'active' | 'failed' | 'unavailable' | 'refused' } | null
 }
 
-export type LoadMemoryProvider = (name: string) => MemoryProvider | null | undefined | Promise<MemoryProvider | null | undefined>
+export type LoadMemoryProvider = (
+  name: string
+) => MemoryProvider | null | undefined | Promise<MemoryProvider | null | undefined>
 
 export async function buildMemoryManagerForAgent(
   config: { memory?: MemoryConfig | null } | null | undefined,
@@ -51,7 +56,9 @@ export async function buildMemoryManagerForAgent(
   const warn = (text: string) => warnings.push({ level: 'warn', text })
   const manager = new MemoryManager({ activity: options.activity })
   if (memory.memory_enabled !== false) {
-    manager.addProvider(new BuiltinMemoryProvider({ userProfileEnabled: memory.user_profile_enabled, ...options.builtin }))
+    manager.addProvider(
+      new BuiltinMemoryProvider({ userProfileEnabled: memory.user_profile_enabled, ...options.builtin })
+    )
   }
 
   const name = typeof memory.provider === 'string' ? memory.provider.trim() : ''
@@ -64,10 +71,15 @@ export async function buildMemoryManagerForAgent(
     } catch (err) {
       // A ProviderLoadError carries a chat-safe text (no paths) and a detail for the log.
       const e = err as { userMessage?: unknown; detail?: unknown }
-      log.error(`Memory provider '${name}' failed to load: ${typeof e?.detail === 'string' ? e.detail : errorText(err)}`, { subject: `provider ${name}` })
-      warn(typeof e?.userMessage === 'string'
-        ? `${e.userMessage} Run \`caduceus logs errors\` for details.`
-        : `Memory provider '${name}' failed to load; continuing without it. Run \`caduceus logs errors\` for details.`)
+      log.error(
+        `Memory provider '${name}' failed to load: ${typeof e?.detail === 'string' ? e.detail : errorText(err)}`,
+        { subject: `provider ${name}` }
+      )
+      warn(
+        typeof e?.userMessage === 'string'
+          ? `${e.userMessage} Run \`caduceus logs errors\` for details.`
+          : `Memory provider '${name}' failed to load; continuing without it. Run \`caduceus logs errors\` for details.`
+      )
     }
     if (external && !safeAvailable(external)) {
       warn(`Memory provider '${name}' is unavailable${reason(external)}; continuing without it.`)
@@ -80,9 +92,15 @@ export async function buildMemoryManagerForAgent(
     }
   }
 
-  const { refused } = await manager.initializeAll(options.sessionId, { ...options.init, hermesHome: profileHome, platform: options.platform })
+  const { refused } = await manager.initializeAll(options.sessionId, {
+    ...options.init,
+    hermesHome: profileHome,
+    platform: options.platform
+  })
   for (const dropped of refused) {
-    warn(`Memory provider '${dropped}' is off for this agent: the same provider instance already serves another profile, so it was not connected here. Run \`caduceus logs errors\` for details.`)
+    warn(
+      `Memory provider '${dropped}' is off for this agent: the same provider instance already serves another profile, so it was not connected here. Run \`caduceus logs errors\` for details.`
+    )
   }
   if (external && manager.providers.includes(external)) {
     log.info(`Memory provider '${external.name}' activated`)

@@ -57,7 +57,8 @@ export function writeEntries(home: string, target: MemoryTarget, entries: readon
 export function normalizeEntry(content: string): string {
   const text = content.replace(/\r\n/g, '\n').trim()
   if (!text) throw new CaduceusError('invalid_input', 'entry text is required', 'content')
-  if (text.includes(ENTRY_DELIMITER) || text === '§') throw new CaduceusError('invalid_input', "entry text may not contain a line holding only '§'", 'content')
+  if (text.includes(ENTRY_DELIMITER) || text === '§')
+    throw new CaduceusError('invalid_input', "entry text may not contain a line holding only '§'", 'content')
   return text
 }
 
@@ -92,5 +93,6 @@ export function editEntry(home: string, edit: EntryEdit): string[] {
 }
 
 function assertTarget(target: string): asserts target is MemoryTarget {
-  if (target !== 'memory' && target !== 'user') throw new CaduceusError('invalid_input', "target must be 'memory' or 'user'", 'target')
+  if (target !== 'memory' && target !== 'user')
+    throw new CaduceusError('invalid_input', "target must be 'memory' or 'user'", 'target')
 }

@@ -7,7 +7,10 @@ import { CaduceusError } from '@shared/contract'
 import { normalizeEntry, readEntries, writeEntries, type MemoryTarget } from './builtin-store'
 
 export const MEMORY_TOOL_NAME = 'memory'
-export interface MemoryLimits { memory: number; user: number }
+export interface MemoryLimits {
+  memory: number
+  user: number
+}
 export const DEFAULT_MEMORY_LIMITS: MemoryLimits = { memory: 2_200, user: 1_375 }
 
 export const MEMORY_TOOL_SCHEMA = {
@@ -22,9 +25,16 @@ export const MEMORY_TOOL_SCHEMA = {
     type: 'object',
     properties: {
       action: { type: 'string', enum: ['add', 'replace', 'remove'], description: 'What to do.' },
-      target: { type: 'string', enum: ['memory', 'user'], description: "Which store: 'memory' (your notes) or 'user' (user profile)." },
+      target: {
+        type: 'string',
+        enum: ['memory', 'user'],
+        description: "Which store: 'memory' (your notes) or 'user' (user profile)."
+      },
       content: { type: 'string', description: 'Entry text. Required for add and replace.' },
-      old_text: { type: 'string', description: 'A unique substring of the existing entry. Required for replace and remove.' }
+      old_text: {
+        type: 'string',
+        description: 'A unique substring of the existing entry. Required for replace and remove.'
+      }
     },
     required: ['action', 'target']
   }
@@ -40,11 +50,16 @@ export function usage(entries: string[], limit: number): string {
 const fail = (error: string) => JSON.stringify({ success: false, error })
 
 /** Runs one memory tool call against `home`'s store. Returns the JSON result string; never throws. */
-export function runMemoryTool(home: string, args: Record<string, unknown>, limits: MemoryLimits = DEFAULT_MEMORY_LIMITS): string {
+export function runMemoryTool(
+  home: string,
+  args: Record<string, unknown>,
+  limits: MemoryLimits = DEFAULT_MEMORY_LIMITS
+): string {
   const { action, old_text: oldText } = args
   const target = args.target ?? 'memory'
   if (target !== 'memory' && target !== 'user') return fail("target must be 'memory' or 'user'")
-  if (action !== 'add' && action !== 'replace' && action !== 'remove') return fail("action must be 'add', 'replace' or 'remove'")
+  if (action !== 'add' && action !== 'replace' && action !== 'remove')
+    return fail("action must be 'add', 'replace' or 'remove'")
   const limit = limits[target]
   try {
     const entries = readEntries(home, target)
@@ -53,7 +68,9 @@ export function runMemoryTool(home: string, args: Record<string, unknown>, limit
       if (entries.includes(text)) return done(target, entries, limit, 'Entry already exists; nothing added.')
       const next = [...entries, text]
       if (size(next) > limit) {
-        return fail(`${target === 'user' ? 'User profile' : 'Memory'} at ${size(entries)}/${limit} chars. Adding this entry (${text.length} chars) would exceed the limit. Replace or remove existing entries first.`)
+        return fail(
+          `${target === 'user' ? 'User profile' : 'Memory'} at ${size(entries)}/${limit} chars. Adding this entry (${text.length} chars) would exceed the limit. Replace or remove existing entries first.`
+        )
       }
       writeEntries(home, target, next)
       return done(target, next, limit, 'Entry added.')
@@ -69,14 +86,24 @@ export function runMemoryTool(home: string, args: Record<string, unknown>, limit
       return done(target, next, limit, 'Entry removed.')
     }
     next[matches[0]!] = normalizeEntry(String(args.content ?? ''))
-    if (size(next) > limit) return fail(`Replacing would put ${target} at ${size(next)}/${limit} chars, over the limit. Shorten the entry.`)
+    if (size(next) > limit)
+      return fail(`Replacing would put ${target} at ${size(next)}/${limit} chars, over the limit. Shorten the entry.`)
     writeEntries(home, target, next)
     return done(target, next, limit, 'Entry replaced.')
   } catch (err) {
-    return fail(err instanceof CaduceusError ? err.message : `memory store error: ${(err as Error).message ?? String(err)}`)
+    return fail(
+      err instanceof CaduceusError ? err.message : `memory store error: ${(err as Error).message ?? String(err)}`
+    )
   }
 }
 
 function done(target: MemoryTarget, entries: string[], limit: number, message: string): string {
-  return JSON.stringify({ success: true, target, message, entries, entry_count: entries.length, usage: usage(entries, limit) })
+  return JSON.stringify({
+    success: true,
+    target,
+    message,
+    entries,
+    entry_count: entries.length,
+    usage: usage(entries, limit)
+  })
 }

@@ -17,11 +17,24 @@ describe('built-in memory store', () => {
   it('reads an upstream-written MEMORY.md and writes back byte-compatible `\\n§\\n` separated entries', () => {
     const { alpha } = makeHomes()
     mkdirSync(join(alpha, 'memories'), { recursive: true })
-    writeFileSync(memoryFile(alpha, 'memory'), 'User runs Debian 12\n§\nProject uses pnpm, not npm\nmulti-line ok\n§\nPrefers terse answers\n')
-    expect(readEntries(alpha, 'memory')).toEqual(['User runs Debian 12', 'Project uses pnpm, not npm\nmulti-line ok', 'Prefers terse answers'])
+    writeFileSync(
+      memoryFile(alpha, 'memory'),
+      'User runs Debian 12\n§\nProject uses pnpm, not npm\nmulti-line ok\n§\nPrefers terse answers\n'
+    )
+    expect(readEntries(alpha, 'memory')).toEqual([
+      'User runs Debian 12',
+      'Project uses pnpm, not npm\nmulti-line ok',
+      'Prefers terse answers'
+    ])
     expect(tool(alpha, { action: 'add', target: 'memory', content: 'Tests live beside code' }).success).toBe(true)
     expect(readFileSync(memoryFile(alpha, 'memory'), 'utf8')).toBe(
-      ['User runs Debian 12', 'Project uses pnpm, not npm\nmulti-line ok', 'Prefers terse answers', 'Tests live beside code'].join('\n§\n'))
+      [
+        'User runs Debian 12',
+        'Project uses pnpm, not npm\nmulti-line ok',
+        'Prefers terse answers',
+        'Tests live beside code'
+      ].join('\n§\n')
+    )
     expect(parseEntries(serializeEntries(['a', 'b\nc']))).toEqual(['a', 'b\nc'])
     expect(ENTRY_DELIMITER).toBe('\n§\n')
     expect(readdirSync(join(alpha, 'memories')).sort()).toEqual(['MEMORY.md']) // temp file renamed away
@@ -29,15 +42,23 @@ describe('built-in memory store', () => {
 
   it('memory tool: add / replace / remove by unique substring, duplicates, limits and bad input', () => {
     const { alpha } = makeHomes()
-    expect(tool(alpha, { action: 'add', target: 'user', content: 'Name: Ada' })).toMatchObject({ success: true, entries: ['Name: Ada'], entry_count: 1 })
+    expect(tool(alpha, { action: 'add', target: 'user', content: 'Name: Ada' })).toMatchObject({
+      success: true,
+      entries: ['Name: Ada'],
+      entry_count: 1
+    })
     expect(tool(alpha, { action: 'add', target: 'user', content: 'Name: Ada' }).message).toContain('already exists')
     tool(alpha, { action: 'add', target: 'user', content: 'Timezone: UTC+1' })
-    expect(tool(alpha, { action: 'replace', target: 'user', old_text: 'Timezone', content: 'Timezone: UTC+2' }).entries).toEqual(['Name: Ada', 'Timezone: UTC+2'])
+    expect(
+      tool(alpha, { action: 'replace', target: 'user', old_text: 'Timezone', content: 'Timezone: UTC+2' }).entries
+    ).toEqual(['Name: Ada', 'Timezone: UTC+2'])
     expect(tool(alpha, { action: 'remove', target: 'user', old_text: 'Name' }).entries).toEqual(['Timezone: UTC+2'])
     expect(tool(alpha, { action: 'remove', target: 'user', old_text: 'absent' })).toMatchObject({ success: false })
     tool(alpha, { action: 'add', target: 'user', content: 'Timezone note: DST' })
     expect(tool(alpha, { action: 'remove', target: 'user', old_text: 'Timezone' }).error).toContain('matches 2 entries')
-    expect(tool(alpha, { action: 'add', target: 'memory', content: 'x'.repeat(3_000) }).error).toContain('would exceed the limit')
+    expect(tool(alpha, { action: 'add', target: 'memory', content: 'x'.repeat(3_000) }).error).toContain(
+      'would exceed the limit'
+    )
     expect(tool(alpha, { action: 'add', target: 'memory', content: 'a\n§\nb' }).success).toBe(false)
     expect(tool(alpha, { action: 'fly', target: 'memory' }).success).toBe(false)
     expect(tool(alpha, { action: 'add', target: 'diary', content: 'x' }).success).toBe(false)
@@ -50,7 +71,10 @@ describe('built-in memory store', () => {
     editEntry(beta, { op: 'add', target: 'memory', content: 'beta fact' })
     expect(editEntry(alpha, { op: 'add', target: 'memory', content: 'first' })).toEqual(['first'])
     expect(editEntry(alpha, { op: 'add', target: 'memory', content: 'second' })).toEqual(['first', 'second'])
-    expect(editEntry(alpha, { op: 'replace', target: 'memory', index: 0, content: 'first, edited' })).toEqual(['first, edited', 'second'])
+    expect(editEntry(alpha, { op: 'replace', target: 'memory', index: 0, content: 'first, edited' })).toEqual([
+      'first, edited',
+      'second'
+    ])
     expect(editEntry(alpha, { op: 'remove', target: 'memory', index: 1 })).toEqual(['first, edited'])
     expect(readEntries(beta, 'memory')).toEqual(['beta fact'])
     expect(() => editEntry(alpha, { op: 'remove', target: 'memory', index: 5 })).toThrow(CaduceusError)
@@ -72,7 +96,9 @@ describe('built-in memory store', () => {
     expect(prompt).toContain('alpha note')
     expect(prompt).toContain('USER PROFILE')
     expect(prompt).not.toContain('beta note')
-    await withHomeOverride(alpha, () => m.handleToolCall('memory', { action: 'add', target: 'memory', content: 'added mid-session' }))
+    await withHomeOverride(alpha, () =>
+      m.handleToolCall('memory', { action: 'add', target: 'memory', content: 'added mid-session' })
+    )
     expect(await withHomeOverride(alpha, () => m.buildSystemPrompt())).toBe(prompt) // prefix-cache stable
     await withHomeOverride(alpha, () => m.onSessionSwitch('s2'))
     expect(await withHomeOverride(alpha, () => m.buildSystemPrompt())).toContain('added mid-session')
@@ -80,6 +106,10 @@ describe('built-in memory store', () => {
     const noUser = new BuiltinMemoryProvider({ userProfileEnabled: false })
     noUser.initialize('s', { hermesHome: alpha, platform: 'desk' })
     expect(noUser.systemPromptBlock()).not.toContain('alpha user')
-    expect(JSON.parse(new BuiltinMemoryProvider().handleToolCall('memory', { action: 'add', target: 'memory', content: 'x' })).success).toBe(false)
+    expect(
+      JSON.parse(
+        new BuiltinMemoryProvider().handleToolCall('memory', { action: 'add', target: 'memory', content: 'x' })
+      ).success
+    ).toBe(false)
   })
 })

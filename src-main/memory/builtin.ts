@@ -5,8 +5,21 @@
  * writes land on disk at once and show up in the next session's prompt.
  */
 import { readEntries, type MemoryTarget } from './builtin-store'
-import { DEFAULT_MEMORY_LIMITS, MEMORY_TOOL_NAME, MEMORY_TOOL_SCHEMA, runMemoryTool, usage, type MemoryLimits } from './builtin-tool'
-import { BUILTIN_PROVIDER_NAME, MemoryProvider, type InitializeOptions, type MemoryToolSchema, type ToolCallKwargs } from './provider'
+import {
+  DEFAULT_MEMORY_LIMITS,
+  MEMORY_TOOL_NAME,
+  MEMORY_TOOL_SCHEMA,
+  runMemoryTool,
+  usage,
+  type MemoryLimits
+} from './builtin-tool'
+import {
+  BUILTIN_PROVIDER_NAME,
+  MemoryProvider,
+  type InitializeOptions,
+  type MemoryToolSchema,
+  type ToolCallKwargs
+} from './provider'
 
 export interface BuiltinMemoryOptions {
   limits?: Partial<MemoryLimits>
@@ -14,7 +27,10 @@ export interface BuiltinMemoryOptions {
   userProfileEnabled?: boolean
 }
 
-const HEADERS: Record<MemoryTarget, string> = { memory: 'MEMORY (your personal notes)', user: 'USER PROFILE (who the user is)' }
+const HEADERS: Record<MemoryTarget, string> = {
+  memory: 'MEMORY (your personal notes)',
+  user: 'USER PROFILE (who the user is)'
+}
 const RULE = '═'.repeat(46)
 
 export class BuiltinMemoryProvider extends MemoryProvider {
@@ -58,7 +74,10 @@ export class BuiltinMemoryProvider extends MemoryProvider {
     const targets: MemoryTarget[] = this.userProfileEnabled ? ['memory', 'user'] : ['memory']
     return targets
       .filter((t) => this.snapshot[t].length > 0)
-      .map((t) => `${RULE}\n${HEADERS[t]} [${usage(this.snapshot[t], this.limits[t])}]\n${RULE}\n${this.snapshot[t].join('\n§\n')}`)
+      .map(
+        (t) =>
+          `${RULE}\n${HEADERS[t]} [${usage(this.snapshot[t], this.limits[t])}]\n${RULE}\n${this.snapshot[t].join('\n§\n')}`
+      )
       .join('\n\n')
   }
 

@@ -4,7 +4,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { withHomeOverride } from '../scope'
 import { withMultiplex, withoutHomeOverride } from '../scope/scope'
 import { BareSignatureProvider, ProcessWideProvider } from './test-fixtures/seed-providers'
-import { buildAgent, captureLogs, concurrent, expectGenericRefusal, makeHomes, sequential, tick } from './test-fixtures/harness'
+import {
+  buildAgent,
+  captureLogs,
+  concurrent,
+  expectGenericRefusal,
+  makeHomes,
+  sequential,
+  tick
+} from './test-fixtures/harness'
 
 let logs: ReturnType<typeof captureLogs>
 const savedHome = process.env.HERMES_HOME
@@ -43,7 +51,9 @@ describe('memory caller scope: tool dispatch (seed 000)', () => {
     expect([...(stores[betaHome] ?? [])].sort()).toEqual(expected('beta'))
     expect(Object.keys(stores).sort()).toEqual([alphaHome, betaHome].sort())
     // The caller's gateway session key still travels with each call.
-    expect(new Set(ProcessWideProvider.calls.map((c) => c.callerGsk))).toEqual(new Set(['agent:alpha:api_server:dm:1', 'agent:beta:api_server:dm:2']))
+    expect(new Set(ProcessWideProvider.calls.map((c) => c.callerGsk))).toEqual(
+      new Set(['agent:alpha:api_server:dm:1', 'agent:beta:api_server:dm:2'])
+    )
   })
 
   // seed 000: test_call_from_another_profiles_scope_is_refused

@@ -11,7 +11,17 @@ import { callerScopeHooks, REFUSAL_CODE } from './caller-scope'
 import { addMemoryLogSink, CALLER_SCOPE_LOGGER } from './log'
 import { managerHooks } from './manager-support'
 import { HOOK_TOOL, InstanceScopedProvider } from './test-fixtures/seed-providers'
-import { buildAgent, buildManager, captureLogs, concurrent, HOOKS, makeHomes, refusedHooks, sequential, tick } from './test-fixtures/harness'
+import {
+  buildAgent,
+  buildManager,
+  captureLogs,
+  concurrent,
+  HOOKS,
+  makeHomes,
+  refusedHooks,
+  sequential,
+  tick
+} from './test-fixtures/harness'
 
 let logs: ReturnType<typeof captureLogs>
 const savedHome = process.env.HERMES_HOME
@@ -64,7 +74,8 @@ describe('memory caller scope: lifecycle hooks (seed 000)', () => {
     managerHooks.signatureArity = (fn) => (arities.push(fn), realArity(fn))
     try {
       await withHomeOverride(alphaHome, async () => {
-        for (let i = 0; i < 3; i++) expect(await agent.manager.handleToolCall(HOOK_TOOL, {})).toBe(JSON.stringify({ ok: true }))
+        for (let i = 0; i < 3; i++)
+          expect(await agent.manager.handleToolCall(HOOK_TOOL, {})).toBe(JSON.stringify({ ok: true }))
       })
     } finally {
       callerScopeHooks.homeKey = realKey
@@ -78,8 +89,11 @@ describe('memory caller scope: lifecycle hooks (seed 000)', () => {
   it('fails closed when a required pre-compress checkpoint is refused', async () => {
     const { alpha: alphaHome, beta: betaHome } = makeHomes()
     const alpha = await buildManager(alphaHome)
-    await expect(withHomeOverride(betaHome, () => alpha.onPreCompress([{ role: 'user', content: 'x' }], { requireCheckpoint: true })))
-      .rejects.toThrow(/caduceus logs errors/)
+    await expect(
+      withHomeOverride(betaHome, () =>
+        alpha.onPreCompress([{ role: 'user', content: 'x' }], { requireCheckpoint: true })
+      )
+    ).rejects.toThrow(/caduceus logs errors/)
     expect(InstanceScopedProvider.events).toEqual([])
   })
 
@@ -120,29 +134,35 @@ describe('memory caller scope: lifecycle hooks (seed 000)', () => {
     const { alpha: alphaHome, beta: betaHome } = makeHomes()
     await withMultiplex(true, async () => {
       const homes = [alphaHome, betaHome]
-      const agents = new Map(await Promise.all(homes.map(async (h) => [h, await buildAgent(h, `agent:${h}:dm`, new InstanceScopedProvider())] as const)))
+      const agents = new Map(
+        await Promise.all(
+          homes.map(async (h) => [h, await buildAgent(h, `agent:${h}:dm`, new InstanceScopedProvider())] as const)
+        )
+      )
       let started = 0
-      const turns = (home: string) => withHomeOverride(home, async () => {
-        expect(isMultiplexActive()).toBe(true) // the turn inherited the multiplexed mode
-        const agent = agents.get(home)!
-        started++
-        while (started < 2) await tick()
-        for (let i = 0; i < 10; i++) {
-          expect(await (i % 2 ? sequential : concurrent)(agent, undefined, HOOK_TOOL)).toEqual({ ok: true })
-          await tick()
-        }
-        for (const hook of Object.keys(HOOKS).sort()) {
-          await HOOKS[hook]!(agent.manager)
-          await tick()
-        }
-      })
+      const turns = (home: string) =>
+        withHomeOverride(home, async () => {
+          expect(isMultiplexActive()).toBe(true) // the turn inherited the multiplexed mode
+          const agent = agents.get(home)!
+          started++
+          while (started < 2) await tick()
+          for (let i = 0; i < 10; i++) {
+            expect(await (i % 2 ? sequential : concurrent)(agent, undefined, HOOK_TOOL)).toEqual({ ok: true })
+            await tick()
+          }
+          for (const hook of Object.keys(HOOKS).sort()) {
+            await HOOKS[hook]!(agent.manager)
+            await tick()
+          }
+        })
       await Promise.all(homes.map(turns))
     })
     const events = InstanceScopedProvider.events
     for (const home of [alphaHome, betaHome]) {
       const mine = events.filter((e) => e[1] === home)
       const kinds = new Set(mine.map((e) => e[0]))
-      for (const want of ['tool', ...Object.keys(HOOKS).filter((h) => h !== 'session_boundary')]) expect(kinds).toContain(want)
+      for (const want of ['tool', ...Object.keys(HOOKS).filter((h) => h !== 'session_boundary')])
+        expect(kinds).toContain(want)
       expect(mine.every(([, , ambient]) => ambient === home)).toBe(true)
     }
     expect(events.length).toBe(events.filter((e) => e[1] === alphaHome || e[1] === betaHome).length)

@@ -26,10 +26,15 @@ describe('memory caller scope: provider instances (seed 000)', () => {
       expect(shared.home).toBe(alphaHome)
       expect(beta.hasTool(HOOK_TOOL)).toBe(false)
       expect(beta.providers).toEqual([])
-      expect(await withHomeOverride(alphaHome, () => alpha.handleToolCall(HOOK_TOOL, {}))).toBe(JSON.stringify({ ok: true }))
+      expect(await withHomeOverride(alphaHome, () => alpha.handleToolCall(HOOK_TOOL, {}))).toBe(
+        JSON.stringify({ ok: true })
+      )
     })
     expect(InstanceScopedProvider.events.map((e) => e[1])).toEqual([alphaHome])
-    const logged = logs.scope().map((r) => r.message).join('\n')
+    const logged = logs
+      .scope()
+      .map((r) => r.message)
+      .join('\n')
     expect(logged).toContain(INSTANCE_SHARED_CODE)
     expect(logged).toContain(betaHome)
   })
@@ -41,7 +46,13 @@ describe('memory caller scope: provider instances (seed 000)', () => {
       const shared = new InstanceScopedProvider()
       await buildManager(alphaHome, shared)
       const built = await withHomeOverride(betaHome, () =>
-        buildMemoryManagerForAgent({ memory: { provider: 'instancescoped', memory_enabled: false } }, betaHome, () => shared, { sessionId: 's-beta', platform: 'api_server' }))
+        buildMemoryManagerForAgent(
+          { memory: { provider: 'instancescoped', memory_enabled: false } },
+          betaHome,
+          () => shared,
+          { sessionId: 's-beta', platform: 'api_server' }
+        )
+      )
       expect(built.manager).toBeNull()
       expect(logs.records.some((r) => r.message.includes('activated'))).toBe(false)
       expect(built.warnings).toHaveLength(1)
@@ -53,7 +64,11 @@ describe('memory caller scope: provider instances (seed 000)', () => {
 
       // With the built-in store enabled the agent keeps its own memory and still gets exactly one notice.
       const withBuiltin = await withHomeOverride(betaHome, () =>
-        buildMemoryManagerForAgent({ memory: { provider: 'instancescoped' } }, betaHome, () => shared, { sessionId: 's-beta', platform: 'api_server' }))
+        buildMemoryManagerForAgent({ memory: { provider: 'instancescoped' } }, betaHome, () => shared, {
+          sessionId: 's-beta',
+          platform: 'api_server'
+        })
+      )
       expect(withBuiltin.manager!.providers.map((p) => p.name)).toEqual(['builtin'])
       expect(withBuiltin.warnings).toHaveLength(1)
       expect(shared.home).toBe(alphaHome)

@@ -56,13 +56,19 @@ const REASON_TEXT: Record<RefusalReason, string> = {
 export function checkCaller(owner: ScopeOwner | null, subject: string): CallerVerdict {
   const callerHome = resolveCallerHome()
   const multiplexed = isMultiplexActive()
-  if (callerHome === null) return multiplexed ? refuse('unscoped', subject, null, owner) : { ok: true, callerHome: null }
+  if (callerHome === null)
+    return multiplexed ? refuse('unscoped', subject, null, owner) : { ok: true, callerHome: null }
   if (owner === null) return multiplexed ? refuse('unresolved', subject, callerHome, owner) : { ok: true, callerHome }
   if (callerScopeHooks.homeKey(callerHome) !== owner.key) return refuse('foreign_scope', subject, callerHome, owner)
   return { ok: true, callerHome }
 }
 
-function refuse(reason: RefusalReason, subject: string, callerHome: string | null, owner: ScopeOwner | null): CallerVerdict {
+function refuse(
+  reason: RefusalReason,
+  subject: string,
+  callerHome: string | null,
+  owner: ScopeOwner | null
+): CallerVerdict {
   callerScopeLogger.error(
     `${REFUSAL_CODE}: refused ${subject}: ${REASON_TEXT[reason]} (caller home: ${callerHome ?? '<none>'}; owner home: ${owner?.home ?? '<unbound>'})`,
     { code: REFUSAL_CODE, subject }

@@ -26,55 +26,83 @@ afterEach(() => logs.stop())
 describe('memory under load', () => {
   it('2 profiles × 50 interleaved turns with tool calls and hooks: 0 entries in the wrong store', async () => {
     const { alpha, beta } = makeHomes()
-    const profiles = [{ label: 'alpha', home: alpha }, { label: 'beta', home: beta }]
+    const profiles = [
+      { label: 'alpha', home: alpha },
+      { label: 'beta', home: beta }
+    ]
     await withMultiplex(true, async () => {
-      const agents = await Promise.all(profiles.map(async ({ label, home }) => {
-        const db = new Database(join(home, 'state.db'))
-        db.pragma('journal_mode = WAL')
-        const activity = new MemoryActivityLog(memoryEventsOnHandle(db), label)
-        const manager = new MemoryManager({ activity })
-        manager.addProvider(new BuiltinMemoryProvider({ limits: { memory: 100_000, user: 100_000 } }))
-        manager.addProvider(new ProcessWideProvider())
-        await runInProfileScope(home, {}, () => manager.initializeAll(`${label}-s0`, { hermesHome: home, platform: 'desk' }))
-        const registry = new ToolRegistry()
-        for (const def of memoryToolDefinitions(manager)) registry.register(def)
-        return { label, home, db, activity, manager, registry }
-      }))
+      const agents = await Promise.all(
+        profiles.map(async ({ label, home }) => {
+          const db = new Database(join(home, 'state.db'))
+          db.pragma('journal_mode = WAL')
+          const activity = new MemoryActivityLog(memoryEventsOnHandle(db), label)
+          const manager = new MemoryManager({ activity })
+          manager.addProvider(new BuiltinMemoryProvider({ limits: { memory: 100_000, user: 100_000 } }))
+          manager.addProvider(new ProcessWideProvider())
+          await runInProfileScope(home, {}, () =>
+            manager.initializeAll(`${label}-s0`, { hermesHome: home, platform: 'desk' })
+          )
+          const registry = new ToolRegistry()
+          for (const def of memoryToolDefinitions(manager)) registry.register(def)
+          return { label, home, db, activity, manager, registry }
+        })
+      )
 
-      const turn = (agent: (typeof agents)[number], i: number) => runInProfileScope(agent.home, { TOKEN: agent.label }, async () => {
-        const { manager, registry, label } = agent
-        const ctx = { profile: label, sessionId: `${label}-s0`, turnId: `${label}-t${i}`, gatewaySessionKey: `agent:${label}:desk:${i}` }
-        await manager.onTurnStart(i, `question ${i}`)
-        await tick()
-        await manager.prefetchAll(`what about ${i}?`, { sessionId: ctx.sessionId })
-        await tick()
-        const calls = [
-          { id: `${i}-m`, name: 'memory', arguments: JSON.stringify({ action: 'add', target: i % 3 ? 'memory' : 'user', content: `${label}-turn-${i}` }) },
-          { id: `${i}-p`, name: TOOL, arguments: JSON.stringify({ content: `${label}-${i}` }) }
-        ]
-        const results = await (i % 2 ? dispatchSequential : dispatchConcurrent)(registry, calls, ctx)
-        for (const r of results) expect(JSON.parse(r.content).error).toBeUndefined()
-        await tick()
-        manager.syncAll(`question ${i}`, `answer ${i}`, { sessionId: ctx.sessionId })
-        if (i % 10 === 9) manager.commitSessionBoundaryAsync([], { newSessionId: `${label}-s${i}` })
-        await manager.onPreCompress([{ role: 'user', content: 'x' }])
-      })
+      const turn = (agent: (typeof agents)[number], i: number) =>
+        runInProfileScope(agent.home, { TOKEN: agent.label }, async () => {
+          const { manager, registry, label } = agent
+          const ctx = {
+            profile: label,
+            sessionId: `${label}-s0`,
+            turnId: `${label}-t${i}`,
+            gatewaySessionKey: `agent:${label}:desk:${i}`
+          }
+          await manager.onTurnStart(i, `question ${i}`)
+          await tick()
+          await manager.prefetchAll(`what about ${i}?`, { sessionId: ctx.sessionId })
+          await tick()
+          const calls = [
+            {
+              id: `${i}-m`,
+              name: 'memory',
+              arguments: JSON.stringify({
+                action: 'add',
+                target: i % 3 ? 'memory' : 'user',
+                content: `${label}-turn-${i}`
+              })
+            },
+            { id: `${i}-p`, name: TOOL, arguments: JSON.stringify({ content: `${label}-${i}` }) }
+          ]
+          const results = await (i % 2 ? dispatchSequential : dispatchConcurrent)(registry, calls, ctx)
+          for (const r of results) expect(JSON.parse(r.content).error).toBeUndefined()
+          await tick()
+          manager.syncAll(`question ${i}`, `answer ${i}`, { sessionId: ctx.sessionId })
+          if (i % 10 === 9) manager.commitSessionBoundaryAsync([], { newSessionId: `${label}-s${i}` })
+          await manager.onPreCompress([{ role: 'user', content: 'x' }])
+        })
 
       // Stray calls: a turn of one profile reaching the other profile's manager is refused, not written.
-      const stray = () => runInProfileScope(beta, {}, () => agents[0]!.manager.handleToolCall('memory', { action: 'add', target: 'memory', content: 'STRAY' }))
+      const stray = () =>
+        runInProfileScope(beta, {}, () =>
+          agents[0]!.manager.handleToolCall('memory', { action: 'add', target: 'memory', content: 'STRAY' })
+        )
 
       await Promise.all([
         ...Array.from({ length: TURNS }, (_, i) => agents.flatMap((a) => [turn(a, i)])).flat(),
-        stray(), stray()
+        stray(),
+        stray()
       ])
-      for (const a of agents) expect(await runInProfileScope(a.home, {}, () => a.manager.flushPending(10_000))).toBe(true)
+      for (const a of agents)
+        expect(await runInProfileScope(a.home, {}, () => a.manager.flushPending(10_000))).toBe(true)
 
       for (const { label, home, activity, db } of agents) {
         const other = label === 'alpha' ? 'beta' : 'alpha'
         const stored = [...readEntries(home, 'memory'), ...readEntries(home, 'user')]
         expect(stored.sort()).toEqual(Array.from({ length: TURNS }, (_, i) => `${label}-turn-${i}`).sort())
         expect(stored.some((e) => e.includes(other) || e === 'STRAY')).toBe(false)
-        expect([...(ProcessWideProvider.stores.get(home) ?? [])].sort()).toEqual(Array.from({ length: TURNS }, (_, i) => `${label}-${i}`).sort())
+        expect([...(ProcessWideProvider.stores.get(home) ?? [])].sort()).toEqual(
+          Array.from({ length: TURNS }, (_, i) => `${label}-${i}`).sort()
+        )
         const events = activity.listEvents({ limit: 1000 })
         expect(events.filter((e) => e.kind === 'tool_call')).toHaveLength(TURNS * 2)
         expect(events.every((e) => e.sessionId === null || e.sessionId.startsWith(`${label}-`))).toBe(true)
@@ -83,7 +111,9 @@ describe('memory under load', () => {
         db.close()
       }
       expect([...ProcessWideProvider.stores.keys()].sort()).toEqual([alpha, beta].sort())
-      expect(new Set(ProcessWideProvider.calls.map((c) => c.callerGsk?.split(':')[1]))).toEqual(new Set(['alpha', 'beta']))
+      expect(new Set(ProcessWideProvider.calls.map((c) => c.callerGsk?.split(':')[1]))).toEqual(
+        new Set(['alpha', 'beta'])
+      )
     })
   })
 })

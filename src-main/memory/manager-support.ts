@@ -3,10 +3,32 @@ import type { MemoryProvider } from './provider'
 
 /** Tool names owned by the agent itself; an external memory provider may not shadow them. */
 export const DEFAULT_CORE_TOOL_NAMES: readonly string[] = [
-  'terminal', 'process', 'read_file', 'write_file', 'patch', 'search_files', 'web_search', 'web_extract',
-  'browser_navigate', 'browser_click', 'browser_type', 'browser_snapshot', 'delegate_task', 'todo', 'memory',
-  'session_search', 'clarify', 'execute_code', 'skills_list', 'skill_view', 'skill_manage', 'send_message',
-  'cronjob', 'vision_analyze', 'image_generate', 'text_to_speech'
+  'terminal',
+  'process',
+  'read_file',
+  'write_file',
+  'patch',
+  'search_files',
+  'web_search',
+  'web_extract',
+  'browser_navigate',
+  'browser_click',
+  'browser_type',
+  'browser_snapshot',
+  'delegate_task',
+  'todo',
+  'memory',
+  'session_search',
+  'clarify',
+  'execute_code',
+  'skills_list',
+  'skill_view',
+  'skill_manage',
+  'send_message',
+  'cronjob',
+  'vision_analyze',
+  'image_generate',
+  'text_to_speech'
 ]
 
 export const PREFETCH_TIMEOUT_MS = 8_000
@@ -40,7 +62,10 @@ export function clip(text: string, max = 120): string {
 }
 
 /** Race a value against a timer; the timer never keeps the process alive. */
-export async function withTimeout<T>(work: Promise<T>, ms: number): Promise<{ timedOut: false; value: T } | { timedOut: true }> {
+export async function withTimeout<T>(
+  work: Promise<T>,
+  ms: number
+): Promise<{ timedOut: false; value: T } | { timedOut: true }> {
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<{ timedOut: true }>((resolve) => {
     timer = setTimeout(() => resolve({ timedOut: true }), ms)
@@ -54,8 +79,10 @@ export async function withTimeout<T>(work: Promise<T>, ms: number): Promise<{ ti
 }
 
 /** A committed add/replace/remove from the built-in `memory` tool, mirrored to external providers. */
-export function committedMemoryWrite(args: Record<string, unknown>, result: string):
-  { action: 'add' | 'replace' | 'remove'; target: 'memory' | 'user'; content: string } | null {
+export function committedMemoryWrite(
+  args: Record<string, unknown>,
+  result: string
+): { action: 'add' | 'replace' | 'remove'; target: 'memory' | 'user'; content: string } | null {
   let parsed: unknown
   try {
     parsed = JSON.parse(result)
@@ -68,6 +95,7 @@ export function committedMemoryWrite(args: Record<string, unknown>, result: stri
   const target = args.target ?? 'memory'
   if (action !== 'add' && action !== 'replace' && action !== 'remove') return null
   if (target !== 'memory' && target !== 'user') return null
-  const content = typeof args.content === 'string' ? args.content : typeof args.old_text === 'string' ? args.old_text : ''
+  const content =
+    typeof args.content === 'string' ? args.content : typeof args.old_text === 'string' ? args.old_text : ''
   return { action, target, content }
 }

@@ -11,7 +11,11 @@ let logs: ReturnType<typeof captureLogs>
 beforeEach(() => (logs = captureLogs()))
 afterEach(() => logs.stop())
 
-async function bound(home: string, providers: RecordingProvider[] | Array<RecordingProvider | BuiltinMemoryProvider>, opts: ConstructorParameters<typeof MemoryManager>[0] = {}) {
+async function bound(
+  home: string,
+  providers: RecordingProvider[] | Array<RecordingProvider | BuiltinMemoryProvider>,
+  opts: ConstructorParameters<typeof MemoryManager>[0] = {}
+) {
   const m = new MemoryManager(opts)
   for (const p of providers) m.addProvider(p)
   await m.initializeAll('s1', { hermesHome: home, platform: 'desk' })
@@ -106,7 +110,12 @@ describe('MemoryManager', () => {
     open()
     expect(await m.flushPending(5_000)).toBe(true)
     expect(order.map((c) => c[1])).toEqual(['sync_turn', 'on_session_end', 'on_session_switch'])
-    expect(order[2]).toEqual(['ext', 'on_session_switch', 's2', { parentSessionId: 's1', reset: true, reason: 'new_session' }])
+    expect(order[2]).toEqual([
+      'ext',
+      'on_session_switch',
+      's2',
+      { parentSessionId: 's1', reset: true, reason: 'new_session' }
+    ])
   })
 
   it('mirrors memory writes to external providers only, including committed builtin tool writes', async () => {
@@ -117,9 +126,15 @@ describe('MemoryManager', () => {
     m.addProvider(ext)
     await m.initializeAll('s1', { hermesHome: alpha, platform: 'desk' })
     await m.onMemoryWrite('add', 'user', 'likes tea')
-    const out = JSON.parse(await withHomeOverride(alpha, () => m.handleToolCall('memory', { action: 'add', target: 'memory', content: 'repo uses pnpm' })))
+    const out = JSON.parse(
+      await withHomeOverride(alpha, () =>
+        m.handleToolCall('memory', { action: 'add', target: 'memory', content: 'repo uses pnpm' })
+      )
+    )
     expect(out.success).toBe(true)
-    await withHomeOverride(alpha, () => m.handleToolCall('memory', { action: 'remove', target: 'memory', old_text: 'nothing like this' }))
+    await withHomeOverride(alpha, () =>
+      m.handleToolCall('memory', { action: 'remove', target: 'memory', old_text: 'nothing like this' })
+    )
     expect(ext.calls.filter((c) => c[1] === 'on_memory_write')).toEqual([
       ['ext', 'on_memory_write', 'add', 'user', 'likes tea'],
       ['ext', 'on_memory_write', 'add', 'memory', 'repo uses pnpm']
@@ -134,12 +149,18 @@ describe('MemoryManager', () => {
     const m = await bound(alpha, [v1, v2])
     expect(await m.onPreCompress([], { requireCheckpoint: true })).toBe('builtin checkpoint\n\next checkpoint')
     expect(v1.calls.find((c) => c[1] === 'on_pre_compress')).toEqual(['builtin', 'on_pre_compress', undefined])
-    expect(v2.calls.find((c) => c[1] === 'on_pre_compress')).toEqual(['ext', 'on_pre_compress', { requireCheckpoint: true }])
+    expect(v2.calls.find((c) => c[1] === 'on_pre_compress')).toEqual([
+      'ext',
+      'on_pre_compress',
+      { requireCheckpoint: true }
+    ])
     v2.fail.add('on_pre_compress')
     await expect(m.onPreCompress([], { requireCheckpoint: true })).rejects.toThrow('on_pre_compress exploded')
     expect(await m.onPreCompress([])).toBe('builtin checkpoint') // not required: failure swallowed
     const onlyV1 = await bound(alpha, [new RecordingProvider('builtin')])
-    await expect(onlyV1.onPreCompress([], { requireCheckpoint: true })).rejects.toThrow('No active memory provider completed pre-compress checkpoint API v2')
+    await expect(onlyV1.onPreCompress([], { requireCheckpoint: true })).rejects.toThrow(
+      'No active memory provider completed pre-compress checkpoint API v2'
+    )
   })
 
   it('logs and swallows provider failures (keys redacted); a failing tool returns an error result', async () => {
@@ -166,8 +187,16 @@ describe('MemoryManager', () => {
     m.syncAll('u', 'a')
     const report = await m.shutdownAll()
     expect(report).toEqual({ drain: 'drained', abandoned: 0 })
-    expect(order.map((c) => `${c[0]}.${c[1]}`).slice(-4)).toEqual(['builtin.sync_turn', 'ext.sync_turn', 'ext.shutdown', 'builtin.shutdown'])
-    expect(await (await bound(alpha, [new RecordingProvider('x')])).shutdownAll()).toEqual({ drain: 'not_started', abandoned: 0 })
+    expect(order.map((c) => `${c[0]}.${c[1]}`).slice(-4)).toEqual([
+      'builtin.sync_turn',
+      'ext.sync_turn',
+      'ext.shutdown',
+      'builtin.shutdown'
+    ])
+    expect(await (await bound(alpha, [new RecordingProvider('x')])).shutdownAll()).toEqual({
+      drain: 'not_started',
+      abandoned: 0
+    })
   })
 
   it('shutdownAll gives up on a stuck queue after the drain timeout and counts the abandoned work', async () => {
@@ -188,9 +217,21 @@ describe('MemoryManager', () => {
     const m = await bound(alpha, [p], { activity: { record: (e) => void seen.push(e) } })
     await withHomeOverride(alpha, () => m.handleToolCall('ext_tool', { q: 1 }, { turnId: 't1' }))
     await withHomeOverride(beta, () => m.onTurnStart(1, 'x'))
-    expect(seen.find((e) => e.kind === 'tool_call')).toMatchObject({ provider: 'ext', name: 'ext_tool', ok: true, turnId: 't1', sessionId: 's1' })
+    expect(seen.find((e) => e.kind === 'tool_call')).toMatchObject({
+      provider: 'ext',
+      name: 'ext_tool',
+      ok: true,
+      turnId: 't1',
+      sessionId: 's1'
+    })
     expect(seen.find((e) => e.kind === 'refusal')).toMatchObject({ name: 'on_turn_start', ok: false })
-    const loud = await bound(alpha, [new RecordingProvider('ext')], { activity: { record: () => { throw new Error('sink down') } } })
+    const loud = await bound(alpha, [new RecordingProvider('ext')], {
+      activity: {
+        record: () => {
+          throw new Error('sink down')
+        }
+      }
+    })
     await expect(loud.onSessionEnd([])).resolves.toBeUndefined()
   })
 })

@@ -6,16 +6,43 @@
 import { getHermesHome, withHomeOverride } from '../scope'
 import type { MemoryActivityInput, MemoryActivitySink } from './activity-types'
 import { BackgroundQueue } from './background-queue'
-import { bindOwner, checkCaller, claimInstance, INSTANCE_SHARED_CODE, MemoryCallRefusedError, REFUSAL_CODE, refusalResult, type ScopeOwner } from './caller-scope'
+import {
+  bindOwner,
+  checkCaller,
+  claimInstance,
+  INSTANCE_SHARED_CODE,
+  MemoryCallRefusedError,
+  REFUSAL_CODE,
+  refusalResult,
+  type ScopeOwner
+} from './caller-scope'
 import { MANAGER_LOGGER, memoryLogger } from './log'
 import {
-  acceptsToolKwargs, clip, committedMemoryWrite, DEFAULT_CORE_TOOL_NAMES, DRAIN_TIMEOUT_MS, elapsed, errorText, now,
-  PREFETCH_TIMEOUT_MS, withTimeout
+  acceptsToolKwargs,
+  clip,
+  committedMemoryWrite,
+  DEFAULT_CORE_TOOL_NAMES,
+  DRAIN_TIMEOUT_MS,
+  elapsed,
+  errorText,
+  now,
+  PREFETCH_TIMEOUT_MS,
+  withTimeout
 } from './manager-support'
 import {
-  BUILTIN_PROVIDER_NAME, type ChatMessage, type DelegationOptions, type InitializeOptions, type MemoryProvider,
-  type MemoryToolSchema, type MemoryWriteAction, type MemoryWriteTarget, type PreCompressOptions, type PrefetchOptions,
-  type SessionSwitchOptions, type SyncTurnOptions, type TurnStartOptions
+  BUILTIN_PROVIDER_NAME,
+  type ChatMessage,
+  type DelegationOptions,
+  type InitializeOptions,
+  type MemoryProvider,
+  type MemoryToolSchema,
+  type MemoryWriteAction,
+  type MemoryWriteTarget,
+  type PreCompressOptions,
+  type PrefetchOptions,
+  type SessionSwitchOptions,
+  type SyncTurnOptions,
+  type TurnStartOptions
 } from './provider'
 import { redactSecrets } from './redact'
 
@@ -28,10 +55,21 @@ export interface MemoryManagerOptions {
   coreToolNames?: Iterable<string>
 }
 
-export interface ToolCallOptions { callerGsk?: string; sessionId?: string; turnId?: string }
-export interface ShutdownReport { drain: 'not_started' | 'drained' | 'timed_out'; abandoned: number }
+export interface ToolCallOptions {
+  callerGsk?: string
+  sessionId?: string
+  turnId?: string
+}
+export interface ShutdownReport {
+  drain: 'not_started' | 'drained' | 'timed_out'
+  abandoned: number
+}
 
-interface Entry { provider: MemoryProvider; tools: MemoryToolSchema[]; acceptsKwargs: boolean }
+interface Entry {
+  provider: MemoryProvider
+  tools: MemoryToolSchema[]
+  acceptsKwargs: boolean
+}
 
 const isBuiltin = (p: MemoryProvider) => p.name === BUILTIN_PROVIDER_NAME
 
@@ -108,7 +146,9 @@ export class MemoryManager {
       if (!isBuiltin(provider) && this.coreTools.has(schema.name)) {
         log.warn(`Memory provider '${provider.name}' tool '${schema.name}' refused: it shadows a core tool`)
       } else if (this.toolOwners.has(schema.name)) {
-        log.warn(`Memory provider '${provider.name}' tool '${schema.name}' ignored: '${this.toolOwners.get(schema.name)!.provider.name}' registered it first`)
+        log.warn(
+          `Memory provider '${provider.name}' tool '${schema.name}' ignored: '${this.toolOwners.get(schema.name)!.provider.name}' registered it first`
+        )
       } else {
         entry.tools.push(schema)
         this.toolOwners.set(schema.name, entry)
@@ -133,7 +173,13 @@ export class MemoryManager {
       if (!claimInstance(p, hermesHome)) {
         this.remove(entry)
         refused.push(p.name)
-        this.report({ provider: p.name, kind: 'refusal', name: 'initialize', ok: false, summary: `${INSTANCE_SHARED_CODE}: provider instance already serves another profile` })
+        this.report({
+          provider: p.name,
+          kind: 'refusal',
+          name: 'initialize',
+          ok: false,
+          summary: `${INSTANCE_SHARED_CODE}: provider instance already serves another profile`
+        })
         continue
       }
       await this.call(p, 'initialize', 'provider', () => p.initialize(sessionId, { ...options, hermesHome, platform }))
@@ -144,19 +190,45 @@ export class MemoryManager {
   async handleToolCall(name: string, args: Record<string, unknown>, opts: ToolCallOptions = {}): Promise<string> {
     const entry = this.toolOwners.get(name)
     if (!entry) return JSON.stringify({ error: `No memory provider handles tool '${name}'` })
-    if (!args || typeof args !== 'object' || Array.isArray(args)) return JSON.stringify({ error: `Invalid arguments for '${name}': expected an object` })
+    if (!args || typeof args !== 'object' || Array.isArray(args))
+      return JSON.stringify({ error: `Invalid arguments for '${name}': expected an object` })
     const p = entry.provider
     const verdict = checkCaller(this.owner, `tool ${name}`)
     if (!verdict.ok) {
-      this.report({ provider: p.name, kind: 'refusal', name, sessionId: opts.sessionId, turnId: opts.turnId, ok: false, summary: `${REFUSAL_CODE}: refused (${verdict.reason})` })
+      this.report({
+        provider: p.name,
+        kind: 'refusal',
+        name,
+        sessionId: opts.sessionId,
+        turnId: opts.turnId,
+        ok: false,
+        summary: `${REFUSAL_CODE}: refused (${verdict.reason})`
+      })
       return refusalResult()
     }
-    const kwargs = { hermesHome: this.owner?.home ?? verdict.callerHome ?? undefined, callerGsk: opts.callerGsk ?? '', sessionId: opts.sessionId ?? this.sessionId, turnId: opts.turnId }
+    const kwargs = {
+      hermesHome: this.owner?.home ?? verdict.callerHome ?? undefined,
+      callerGsk: opts.callerGsk ?? '',
+      sessionId: opts.sessionId ?? this.sessionId,
+      turnId: opts.turnId
+    }
     const started = now()
     try {
-      const out = await this.asOwner(() => (entry.acceptsKwargs ? p.handleToolCall(name, args, kwargs) : p.handleToolCall(name, args)))
+      const out = await this.asOwner(() =>
+        entry.acceptsKwargs ? p.handleToolCall(name, args, kwargs) : p.handleToolCall(name, args)
+      )
       const text = typeof out === 'string' ? out : JSON.stringify(out ?? null)
-      this.report({ provider: p.name, kind: 'tool_call', name, sessionId: kwargs.sessionId, turnId: opts.turnId, ok: !looksFailed(text), latencyMs: elapsed(started), summary: clip(`${name} ${JSON.stringify(args)}`), size: text.length })
+      this.report({
+        provider: p.name,
+        kind: 'tool_call',
+        name,
+        sessionId: kwargs.sessionId,
+        turnId: opts.turnId,
+        ok: !looksFailed(text),
+        latencyMs: elapsed(started),
+        summary: clip(`${name} ${JSON.stringify(args)}`),
+        size: text.length
+      })
       if (isBuiltin(p)) await this.mirrorBuiltinWrite(args, text, opts.turnId)
       return text
     } catch (err) {
@@ -177,7 +249,9 @@ export class MemoryManager {
     const cleaned = redactSecrets(query.trim())
     if (!cleaned) return ''
     const { turnId, ...forProviders } = options
-    const parts = await this.asOwner(() => Promise.all(this.providers.map((p) => this.prefetchOne(p, cleaned, forProviders, turnId))))
+    const parts = await this.asOwner(() =>
+      Promise.all(this.providers.map((p) => this.prefetchOne(p, cleaned, forProviders, turnId)))
+    )
     return parts.filter((s) => s.trim().length > 0).join('\n\n')
   }
 
@@ -185,23 +259,41 @@ export class MemoryManager {
     if (!this.guard('queue_prefetch')) return
     const cleaned = redactSecrets(query.trim())
     if (!cleaned) return
-    this.background('queue_prefetch', () => this.each('queue_prefetch', 'prefetch', this.providers, (p) => p.queuePrefetch(cleaned, options)))
+    this.background('queue_prefetch', () =>
+      this.each('queue_prefetch', 'prefetch', this.providers, (p) => p.queuePrefetch(cleaned, options))
+    )
   }
 
   syncAll(userContent: string, assistantContent: string, options: SyncTurnOptions = {}): void {
     if (!this.guard('sync_turn')) return
     const user = redactSecrets(userContent)
     const assistant = redactSecrets(assistantContent)
-    this.background('sync_turn', () => this.each('sync_turn', 'sync', this.providers, (p) => p.syncTurn(user, assistant, options), user.length + assistant.length))
+    this.background('sync_turn', () =>
+      this.each(
+        'sync_turn',
+        'sync',
+        this.providers,
+        (p) => p.syncTurn(user, assistant, options),
+        user.length + assistant.length
+      )
+    )
   }
 
   /** `onSessionEnd` then `onSessionSwitch(reset)` as ONE background task. */
-  commitSessionBoundaryAsync(messages: ChatMessage[], opts: { newSessionId: string; parentSessionId?: string; reason?: string }): void {
+  commitSessionBoundaryAsync(
+    messages: ChatMessage[],
+    opts: { newSessionId: string; parentSessionId?: string; reason?: string }
+  ): void {
     if (!this.guard('session_boundary')) return
     this.background('session_boundary', async () => {
       await this.each('on_session_end', 'hook', this.providers, (p) => p.onSessionEnd(messages))
       await this.each('on_session_switch', 'hook', this.providers, (p) =>
-        p.onSessionSwitch(opts.newSessionId, { parentSessionId: opts.parentSessionId ?? '', reset: true, reason: opts.reason ?? 'new_session' }))
+        p.onSessionSwitch(opts.newSessionId, {
+          parentSessionId: opts.parentSessionId ?? '',
+          reset: true,
+          reason: opts.reason ?? 'new_session'
+        })
+      )
       this.sessionId = opts.newSessionId
     })
   }
@@ -246,7 +338,15 @@ export class MemoryManager {
         const out = await this.asOwner(() => (v2 ? p.onPreCompress(messages, options) : p.onPreCompress(messages)))
         if (v2) checkpointed = true
         if (typeof out === 'string' && out.trim()) parts.push(out)
-        this.report({ provider: p.name, kind: 'hook', name: 'on_pre_compress', ok: true, latencyMs: elapsed(started), summary: 'pre-compress', size: typeof out === 'string' ? out.length : null })
+        this.report({
+          provider: p.name,
+          kind: 'hook',
+          name: 'on_pre_compress',
+          ok: true,
+          latencyMs: elapsed(started),
+          summary: 'pre-compress',
+          size: typeof out === 'string' ? out.length : null
+        })
       } catch (err) {
         this.fail(p.name, 'on_pre_compress', err, started)
         if (required && v2) throw err
@@ -257,7 +357,12 @@ export class MemoryManager {
   }
 
   /** Mirrors built-in memory writes to the external provider (never to the builtin itself). */
-  async onMemoryWrite(action: MemoryWriteAction, target: MemoryWriteTarget, content: string, metadata?: Record<string, unknown>): Promise<void> {
+  async onMemoryWrite(
+    action: MemoryWriteAction,
+    target: MemoryWriteTarget,
+    content: string,
+    metadata?: Record<string, unknown>
+  ): Promise<void> {
     if (!this.guard('on_memory_write')) return
     await this.writeToExternals(action, target, content, metadata)
   }
@@ -271,8 +376,12 @@ export class MemoryManager {
   async shutdownAll(): Promise<ShutdownReport> {
     const pending = this.queue.pending
     const drained = pending === 0 ? true : await this.queue.flush(this.drainTimeoutMs)
-    const report: ShutdownReport = { drain: pending === 0 ? 'not_started' : drained ? 'drained' : 'timed_out', abandoned: drained ? 0 : this.queue.pending }
-    if (!drained) log.warn(`Memory shutdown abandoned ${report.abandoned} background task(s) after ${this.drainTimeoutMs} ms`)
+    const report: ShutdownReport = {
+      drain: pending === 0 ? 'not_started' : drained ? 'drained' : 'timed_out',
+      abandoned: drained ? 0 : this.queue.pending
+    }
+    if (!drained)
+      log.warn(`Memory shutdown abandoned ${report.abandoned} background task(s) after ${this.drainTimeoutMs} ms`)
     for (const p of [...this.providers].reverse()) await this.call(p, 'shutdown', 'provider', () => p.shutdown())
     return report
   }
@@ -282,7 +391,13 @@ export class MemoryManager {
   private guard(hook: string): boolean {
     const verdict = checkCaller(this.owner, `hook ${hook}`)
     if (verdict.ok) return true
-    this.report({ provider: this.providers.map((p) => p.name).join(',') || 'none', kind: 'refusal', name: hook, ok: false, summary: `${REFUSAL_CODE}: refused (${verdict.reason})` })
+    this.report({
+      provider: this.providers.map((p) => p.name).join(',') || 'none',
+      kind: 'refusal',
+      name: hook,
+      ok: false,
+      summary: `${REFUSAL_CODE}: refused (${verdict.reason})`
+    })
     return false
   }
 
@@ -295,23 +410,48 @@ export class MemoryManager {
     this.queue.submit(label, () => this.asOwner(task))
   }
 
-  private async prefetchOne(p: MemoryProvider, query: string, options: PrefetchOptions, turnId?: string): Promise<string> {
+  private async prefetchOne(
+    p: MemoryProvider,
+    query: string,
+    options: PrefetchOptions,
+    turnId?: string
+  ): Promise<string> {
     if (this.inflightPrefetch.has(p)) {
-      this.report({ provider: p.name, kind: 'prefetch', name: 'prefetch', ok: true, summary: 'skipped: previous prefetch still running' })
+      this.report({
+        provider: p.name,
+        kind: 'prefetch',
+        name: 'prefetch',
+        ok: true,
+        summary: 'skipped: previous prefetch still running'
+      })
       return ''
     }
     const started = now()
     const work = Promise.resolve().then(() => p.prefetch(query, options))
     this.inflightPrefetch.set(p, work)
-    void work.then(() => this.inflightPrefetch.delete(p), () => this.inflightPrefetch.delete(p))
+    void work.then(
+      () => this.inflightPrefetch.delete(p),
+      () => this.inflightPrefetch.delete(p)
+    )
     try {
-      const outcome = isBuiltin(p) ? { timedOut: false as const, value: await work } : await withTimeout(work, this.prefetchTimeoutMs)
+      const outcome = isBuiltin(p)
+        ? { timedOut: false as const, value: await work }
+        : await withTimeout(work, this.prefetchTimeoutMs)
       if (outcome.timedOut) {
         this.fail(p.name, 'prefetch', new Error(`timed out after ${this.prefetchTimeoutMs} ms`), started)
         return ''
       }
       const text = typeof outcome.value === 'string' ? outcome.value : ''
-      this.report({ provider: p.name, kind: 'prefetch', name: 'prefetch', turnId, ok: true, latencyMs: elapsed(started), summary: text ? `recalled: ${clip(text)}` : 'nothing recalled', size: text.length })
+      this.report({
+        provider: p.name,
+        kind: 'prefetch',
+        name: 'prefetch',
+        turnId,
+        ok: true,
+        latencyMs: elapsed(started),
+        summary: text ? `recalled: ${clip(text)}` : 'nothing recalled',
+        size: text.length
+      })
       return text
     } catch (err) {
       this.fail(p.name, 'prefetch', err, started)
@@ -319,17 +459,37 @@ export class MemoryManager {
     }
   }
 
-  private async each<T>(hook: string, kind: MemoryActivityInput['kind'], providers: MemoryProvider[], fn: (p: MemoryProvider) => T | Promise<T>, size?: number): Promise<Array<T | undefined>> {
+  private async each<T>(
+    hook: string,
+    kind: MemoryActivityInput['kind'],
+    providers: MemoryProvider[],
+    fn: (p: MemoryProvider) => T | Promise<T>,
+    size?: number
+  ): Promise<Array<T | undefined>> {
     const out: Array<T | undefined> = []
     for (const p of providers) out.push(await this.call(p, hook, kind, () => fn(p), size))
     return out
   }
 
-  private async call<T>(p: MemoryProvider, hook: string, kind: MemoryActivityInput['kind'], fn: () => T | Promise<T>, size?: number): Promise<T | undefined> {
+  private async call<T>(
+    p: MemoryProvider,
+    hook: string,
+    kind: MemoryActivityInput['kind'],
+    fn: () => T | Promise<T>,
+    size?: number
+  ): Promise<T | undefined> {
     const started = now()
     try {
       const value = await this.asOwner(fn)
-      this.report({ provider: p.name, kind, name: hook, ok: true, latencyMs: elapsed(started), summary: hook, size: size ?? null })
+      this.report({
+        provider: p.name,
+        kind,
+        name: hook,
+        ok: true,
+        latencyMs: elapsed(started),
+        summary: hook,
+        size: size ?? null
+      })
       return value
     } catch (err) {
       this.fail(p.name, hook, err, started)
@@ -340,13 +500,32 @@ export class MemoryManager {
   private async mirrorBuiltinWrite(args: Record<string, unknown>, result: string, turnId?: string): Promise<void> {
     const write = committedMemoryWrite(args, result)
     if (!write) return
-    this.report({ provider: BUILTIN_PROVIDER_NAME, kind: 'write', turnId, name: `${write.action}:${write.target}`, ok: true, summary: clip(write.content), size: write.content.length })
+    this.report({
+      provider: BUILTIN_PROVIDER_NAME,
+      kind: 'write',
+      turnId,
+      name: `${write.action}:${write.target}`,
+      ok: true,
+      summary: clip(write.content),
+      size: write.content.length
+    })
     await this.onMemoryWrite(write.action, write.target, write.content)
   }
 
-  private writeToExternals(action: MemoryWriteAction, target: MemoryWriteTarget, content: string, metadata?: Record<string, unknown>) {
+  private writeToExternals(
+    action: MemoryWriteAction,
+    target: MemoryWriteTarget,
+    content: string,
+    metadata?: Record<string, unknown>
+  ) {
     const externals = this.providers.filter((p) => !isBuiltin(p))
-    return this.each('on_memory_write', 'hook', externals, (p) => p.onMemoryWrite(action, target, content, metadata), content.length)
+    return this.each(
+      'on_memory_write',
+      'hook',
+      externals,
+      (p) => p.onMemoryWrite(action, target, content, metadata),
+      content.length
+    )
   }
 
   private remove(entry: Entry): void {
@@ -357,7 +536,14 @@ export class MemoryManager {
   private fail(provider: string, label: string, err: unknown, started?: number): void {
     const message = redactSecrets(errorText(err))
     log.warn(`Memory provider '${provider}' ${label}: ${message}`, { subject: `provider ${provider}` })
-    this.report({ provider, kind: 'error', name: label, ok: false, latencyMs: started === undefined ? null : elapsed(started), summary: clip(message) })
+    this.report({
+      provider,
+      kind: 'error',
+      name: label,
+      ok: false,
+      latencyMs: started === undefined ? null : elapsed(started),
+      summary: clip(message)
+    })
   }
 
   private report(input: MemoryActivityInput): void {

@@ -43,12 +43,35 @@ export interface ChatMessage {
   [key: string]: unknown
 }
 
-export interface PrefetchOptions { sessionId?: string; /** The turn recalling (activity feed only; not passed on to providers). */ turnId?: string }
-export interface SyncTurnOptions { sessionId?: string; messages?: ChatMessage[]; turnAuthor?: string }
-export interface TurnStartOptions { remainingTokens?: number; model?: string; platform?: string; toolCount?: number }
-export interface SessionSwitchOptions { parentSessionId?: string; reset?: boolean; rewound?: boolean; reason?: string }
-export interface PreCompressOptions { evidenceMessages?: ChatMessage[]; requireCheckpoint?: boolean }
-export interface DelegationOptions { childSessionId?: string; [extra: string]: unknown }
+export interface PrefetchOptions {
+  sessionId?: string
+  /** The turn recalling (activity feed only; not passed on to providers). */ turnId?: string
+}
+export interface SyncTurnOptions {
+  sessionId?: string
+  messages?: ChatMessage[]
+  turnAuthor?: string
+}
+export interface TurnStartOptions {
+  remainingTokens?: number
+  model?: string
+  platform?: string
+  toolCount?: number
+}
+export interface SessionSwitchOptions {
+  parentSessionId?: string
+  reset?: boolean
+  rewound?: boolean
+  reason?: string
+}
+export interface PreCompressOptions {
+  evidenceMessages?: ChatMessage[]
+  requireCheckpoint?: boolean
+}
+export interface DelegationOptions {
+  childSessionId?: string
+  [extra: string]: unknown
+}
 export type MemoryWriteAction = 'add' | 'replace' | 'remove'
 export type MemoryWriteTarget = 'memory' | 'user'
 
@@ -86,7 +109,12 @@ export abstract class MemoryProvider {
   onPreCompress(_messages: ChatMessage[], _options?: PreCompressOptions): MaybePromise<string> {
     return ''
   }
-  onMemoryWrite(_action: MemoryWriteAction, _target: MemoryWriteTarget, _content: string, _metadata?: Record<string, unknown>): MaybePromise<void> {}
+  onMemoryWrite(
+    _action: MemoryWriteAction,
+    _target: MemoryWriteTarget,
+    _content: string,
+    _metadata?: Record<string, unknown>
+  ): MaybePromise<void> {}
   onDelegation(_task: string, _result: string, _options?: DelegationOptions): MaybePromise<void> {}
   shutdown(): MaybePromise<void> {}
   /** Read-only initialize (e.g. a status page); defaults to `initialize`. */
@@ -112,4 +140,8 @@ export abstract class MemoryProvider {
 
 export const BUILTIN_PROVIDER_NAME = 'builtin'
 export const INDICATOR_GLYPH = '🧠'
-export interface RecallStatus { providerLabel: string; count: number; glyph: string }
+export interface RecallStatus {
+  providerLabel: string
+  count: number
+  glyph: string
+}

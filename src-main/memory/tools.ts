@@ -27,6 +27,11 @@ export function memoryToolDefinitions(manager: MemoryManager): MemoryToolDefinit
     description: schema.description,
     parameters: schema.parameters,
     toolset: 'memory',
-    execute: (args, ctx) => manager.handleToolCall(schema.name, args, { callerGsk: ctx.gatewaySessionKey, sessionId: ctx.sessionId, turnId: ctx.turnId })
+    execute: (args, ctx) =>
+      manager.handleToolCall(schema.name, args, {
+        callerGsk: ctx.gatewaySessionKey,
+        sessionId: ctx.sessionId,
+        turnId: ctx.turnId
+      })
   }))
 }

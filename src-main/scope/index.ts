@@ -3,5 +3,14 @@
  * contextvars, on AsyncLocalStorage. Every turn, tool call and memory hook of a multiplexed host runs
  * inside exactly one profile's scope (ARCHITECTURE invariant 6).
  */
-export { getHermesHome, getHomeOverride, withHomeOverride, currentSecretScope, isMultiplexActive, setMultiplexActive, ctxBound, runInProfileScope } from './scope'
+export {
+  getHermesHome,
+  getHomeOverride,
+  withHomeOverride,
+  currentSecretScope,
+  isMultiplexActive,
+  setMultiplexActive,
+  ctxBound,
+  runInProfileScope
+} from './scope'
 export { homeKey, profileNameForHome, setDefaultRoot, getDefaultRoot, profileHome, isValidProfileName } from './homes'

@@ -2,7 +2,14 @@ import { mkdtempSync, mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ctxBound, getHermesHome, isMultiplexActive, profileNameForHome, runInProfileScope, withHomeOverride } from './index'
+import {
+  ctxBound,
+  getHermesHome,
+  isMultiplexActive,
+  profileNameForHome,
+  runInProfileScope,
+  withHomeOverride
+} from './index'
 import { getSecret, UnscopedSecretError, withMultiplex } from './scope'
 
 describe('profile scope', () => {
@@ -16,10 +23,14 @@ describe('profile scope', () => {
 
   it('keeps overrides local to their async context', async () => {
     const seen: string[] = []
-    await Promise.all(['/a', '/b'].map((home) => withHomeOverride(home, async () => {
-      await new Promise((r) => setTimeout(r, 5))
-      seen.push(getHermesHome())
-    })))
+    await Promise.all(
+      ['/a', '/b'].map((home) =>
+        withHomeOverride(home, async () => {
+          await new Promise((r) => setTimeout(r, 5))
+          seen.push(getHermesHome())
+        })
+      )
+    )
     expect(seen.sort()).toEqual(['/a', '/b'])
   })
 

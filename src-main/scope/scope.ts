@@ -83,7 +83,7 @@ export function getSecret(name: string, fallback?: string): string | undefined {
   const scope = current().secretScope
   if (scope) {
     if (name in scope.secrets) return scope.secrets[name]
-    return isMultiplexActive() ? fallback : process.env[name] ?? fallback
+    return isMultiplexActive() ? fallback : (process.env[name] ?? fallback)
   }
   if (isMultiplexActive()) throw new UnscopedSecretError(name)
   return process.env[name] ?? fallback

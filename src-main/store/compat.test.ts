@@ -15,7 +15,8 @@ import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 
 afterAll(cleanupTempDirs)
 
-const sqlOf = (db: Database.Database) => (db.prepare("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name").all())
+const sqlOf = (db: Database.Database) =>
+  db.prepare("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name").all()
 
 describe.each([21, 30] as HomeVersion[])('a v%s home', (version) => {
   it('a Caduceus turn records usage in the home shape; upstream SQL keeps working afterwards', async () => {
@@ -35,11 +36,25 @@ describe.each([21, 30] as HomeVersion[])('a v%s home', (version) => {
     expect(readFileSync(path).subarray(18, 20)).toEqual(header)
     expect(sqlOf(raw)).toEqual(before)
 
-    const server = await startScriptedProvider({ script: [{ text: 'Fixed it.', usage: { prompt_tokens: 120, completion_tokens: 30 } } as never] })
+    const server = await startScriptedProvider({
+      script: [{ text: 'Fixed it.', usage: { prompt_tokens: 120, completion_tokens: 30 } } as never]
+    })
     try {
       const agent = new Agent({
-        profile: 'default', sessionId: 'C1', store, tools: new ToolRegistry(), maxIterations: 4, systemPrompt: 'You are Caduceus.',
-        runtime: { model: 'test-model', provider: 'custom', baseUrl: server.baseUrl, apiKey: 'sk-test-abcdef123456', apiMode: 'chat_completions', maxRetries: 0 },
+        profile: 'default',
+        sessionId: 'C1',
+        store,
+        tools: new ToolRegistry(),
+        maxIterations: 4,
+        systemPrompt: 'You are Caduceus.',
+        runtime: {
+          model: 'test-model',
+          provider: 'custom',
+          baseUrl: server.baseUrl,
+          apiKey: 'sk-test-abcdef123456',
+          apiMode: 'chat_completions',
+          maxRetries: 0
+        },
         gatewaySessionKey: 'agent:main:desk:C1'
       })
       const r = await agent.runTurn('please fix the heater')
@@ -48,11 +63,15 @@ describe.each([21, 30] as HomeVersion[])('a v%s home', (version) => {
     } finally {
       await server.close()
     }
-    const row = raw.prepare('SELECT message_count, input_tokens, output_tokens, api_call_count FROM sessions WHERE id = ?').get('C1') as Record<string, number>
+    const row = raw
+      .prepare('SELECT message_count, input_tokens, output_tokens, api_call_count FROM sessions WHERE id = ?')
+      .get('C1') as Record<string, number>
     expect(row.message_count).toBe(2)
     expect(row.input_tokens).toBeGreaterThan(0)
     expect(row.api_call_count).toBe(1)
-    const usage = raw.prepare('SELECT model, input_tokens, api_call_count FROM session_model_usage WHERE session_id = ?').all('C1')
+    const usage = raw
+      .prepare('SELECT model, input_tokens, api_call_count FROM session_model_usage WHERE session_id = ?')
+      .all('C1')
     expect(usage).toEqual([{ model: 'test-model', input_tokens: row.input_tokens, api_call_count: 1 }])
     const daily = raw.prepare('SELECT input_tokens FROM session_daily_usage WHERE session_id = ?').all('C1')
     expect(daily).toEqual([{ input_tokens: row.input_tokens }])
@@ -63,11 +82,20 @@ describe.each([21, 30] as HomeVersion[])('a v%s home', (version) => {
         if (o.name === 'sessions' || o.name === 'messages') continue // nullable columns may be added
         expect(after.get(o.name)).toBe(o.sql)
       }
-      for (const name of ['state_meta', 'system_prompts', 'messages_fts_src', 'messages_fts_trigram_src']) expect(after.has(name)).toBe(false)
-      expect([...after.keys()].filter((n) => !before.some((b: any) => b.name === n) && !n.startsWith('cad_') && !/delegation/.test(n))).toEqual([])
-      expect(raw.prepare('SELECT system_prompt IS NOT NULL AS p FROM sessions WHERE id = ?').get('C1')).toEqual({ p: 1 })
+      for (const name of ['state_meta', 'system_prompts', 'messages_fts_src', 'messages_fts_trigram_src'])
+        expect(after.has(name)).toBe(false)
+      expect(
+        [...after.keys()].filter(
+          (n) => !before.some((b: any) => b.name === n) && !n.startsWith('cad_') && !/delegation/.test(n)
+        )
+      ).toEqual([])
+      expect(raw.prepare('SELECT system_prompt IS NOT NULL AS p FROM sessions WHERE id = ?').get('C1')).toEqual({
+        p: 1
+      })
     } else {
-      expect(raw.prepare('SELECT system_prompt_hash IS NOT NULL AS p FROM sessions WHERE id = ?').get('C1')).toEqual({ p: 1 })
+      expect(raw.prepare('SELECT system_prompt_hash IS NOT NULL AS p FROM sessions WHERE id = ?').get('C1')).toEqual({
+        p: 1
+      })
     }
 
     // upstream writes after Caduceus: usage upsert (twice, hits the conflict path), append, delete, integrity
@@ -80,8 +108,24 @@ describe.each([21, 30] as HomeVersion[])('a v%s home', (version) => {
     up.integrityCheck()
     expect(store.search({ query: 'heater' }).map((h) => h.sessionId)).toEqual(['C1'])
     // Caduceus again after upstream
-    await store.recordUsage('C1', { model: 'test-model', inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, apiCalls: 1, costUsd: null, costStatus: 'unpriced' } as never)
-    expect(raw.prepare("SELECT SUM(api_call_count) AS n FROM session_model_usage WHERE session_id = 'C1' AND model = 'test-model'").get()).toEqual({ n: 2 })
+    await store.recordUsage('C1', {
+      model: 'test-model',
+      inputTokens: 1,
+      outputTokens: 1,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
+      apiCalls: 1,
+      costUsd: null,
+      costStatus: 'unpriced'
+    } as never)
+    expect(
+      raw
+        .prepare(
+          "SELECT SUM(api_call_count) AS n FROM session_model_usage WHERE session_id = 'C1' AND model = 'test-model'"
+        )
+        .get()
+    ).toEqual({ n: 2 })
     up.integrityCheck()
     store.close()
     raw.close()

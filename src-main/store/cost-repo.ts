@@ -26,7 +26,11 @@ function repo(conn: () => Database.Database) {
         .all(parentSessionId) as Row[]
     },
     activeSince(since: number): Row[] {
-      return conn().prepare(`SELECT ${SESSION_COLS} FROM sessions WHERE COALESCE(last_activity_at, started_at) >= ? OR started_at >= ?`).all(since, since) as Row[]
+      return conn()
+        .prepare(
+          `SELECT ${SESSION_COLS} FROM sessions WHERE COALESCE(last_activity_at, started_at) >= ? OR started_at >= ?`
+        )
+        .all(since, since) as Row[]
     },
     perModel(sessionId: string): Row[] {
       return conn()
@@ -51,18 +55,26 @@ function repo(conn: () => Database.Database) {
     },
     dailySince(sinceDay: string): Array<{ session_id: string; day: string; est: number; act: number }> {
       return conn()
-        .prepare('SELECT session_id, day, estimated_cost_usd AS est, actual_cost_usd AS act FROM session_daily_usage WHERE day >= ?')
+        .prepare(
+          'SELECT session_id, day, estimated_cost_usd AS est, actual_cost_usd AS act FROM session_daily_usage WHERE day >= ?'
+        )
         .all(sinceDay) as Array<{ session_id: string; day: string; est: number; act: number }>
     },
     unpricedSpans(): Array<{ session_id: string; first_seen: number | null; last_seen: number | null }> {
       return conn()
-        .prepare("SELECT session_id, first_seen, last_seen FROM session_model_usage WHERE cost_status IN ('unpriced', 'partial')")
+        .prepare(
+          "SELECT session_id, first_seen, last_seen FROM session_model_usage WHERE cost_status IN ('unpriced', 'partial')"
+        )
         .all() as Array<{ session_id: string; first_seen: number | null; last_seen: number | null }>
     },
     /** A session's own cost and token columns (a child with no ledger row is billed at its own cost). */
     sessionCostColumns(sessionId: string): Row | undefined {
-      return conn().prepare(`SELECT estimated_cost_usd, actual_cost_usd, cost_status, input_tokens, output_tokens, cache_read_tokens,
-      cache_write_tokens, api_call_count FROM sessions WHERE id = ?`).get(sessionId) as Row | undefined
+      return conn()
+        .prepare(
+          `SELECT estimated_cost_usd, actual_cost_usd, cost_status, input_tokens, output_tokens, cache_read_tokens,
+      cache_write_tokens, api_call_count FROM sessions WHERE id = ?`
+        )
+        .get(sessionId) as Row | undefined
     },
     hasModelUsage(sessionId: string): boolean {
       return !!conn().prepare('SELECT 1 FROM session_model_usage WHERE session_id = ? LIMIT 1').get(sessionId)

@@ -86,24 +86,54 @@ function repo(conn: () => Database.Database) {
   return {
     // ---- durable rows ----
     insertDispatch(r: DispatchRow): void {
-      conn().prepare(
-        `INSERT OR REPLACE INTO async_delegations
+      conn()
+        .prepare(
+          `INSERT OR REPLACE INTO async_delegations
           (delegation_id, origin_session, origin_ui_session_id, parent_session_id, state, dispatched_at, updated_at,
            delivery_state, delivery_attempts, owner_pid, owner_started_at, task_json, origin_session_id)
          VALUES (?, ?, ?, ?, 'running', ?, ?, 'pending', 0, ?, ?, ?, ?)`
-      ).run(r.delegationId, r.originSession, r.originUiSessionId, r.parentSessionId, r.dispatchedAt, r.now, r.ownerPid, r.ownerStartedAt, r.taskJson, r.originSessionId)
+        )
+        .run(
+          r.delegationId,
+          r.originSession,
+          r.originUiSessionId,
+          r.parentSessionId,
+          r.dispatchedAt,
+          r.now,
+          r.ownerPid,
+          r.ownerStartedAt,
+          r.taskJson,
+          r.originSessionId
+        )
     },
-    recordCompletion(id: string, status: string, completedAt: number, eventJson: string | null, resultJson: string | null, now: number): void {
-      conn().prepare(
-        `UPDATE async_delegations SET state = ?, completed_at = ?, event_json = ?, result_json = ?,
+    recordCompletion(
+      id: string,
+      status: string,
+      completedAt: number,
+      eventJson: string | null,
+      resultJson: string | null,
+      now: number
+    ): void {
+      conn()
+        .prepare(
+          `UPDATE async_delegations SET state = ?, completed_at = ?, event_json = ?, result_json = ?,
            delivery_state = 'pending', updated_at = ? WHERE delegation_id = ?`
-      ).run(status, completedAt, eventJson, resultJson, now, id)
+        )
+        .run(status, completedAt, eventJson, resultJson, now, id)
     },
     deleteDeliveredBefore(cutoff: number): number {
-      return conn().prepare(`DELETE FROM async_delegations WHERE delivery_state = 'delivered' AND updated_at < ? AND ${NOT_LIVE_RETAINED}`).run(cutoff).changes
+      return conn()
+        .prepare(
+          `DELETE FROM async_delegations WHERE delivery_state = 'delivered' AND updated_at < ? AND ${NOT_LIVE_RETAINED}`
+        )
+        .run(cutoff).changes
     },
     countTerminal(): number {
-      return (conn().prepare(`SELECT COUNT(*) AS n FROM async_delegations WHERE state NOT IN ${ACTIVE_STATES}`).get() as { n: number }).n
+      return (
+        conn().prepare(`SELECT COUNT(*) AS n FROM async_delegations WHERE state NOT IN ${ACTIVE_STATES}`).get() as {
+          n: number
+        }
+      ).n
     },
     /** Delivered/dropped first, oldest first: a result nobody has seen yet is the last thing to go. */
     deleteOldestSettledTerminal(limit: number): number {
@@ -117,7 +147,13 @@ function repo(conn: () => Database.Database) {
         .run(limit).changes
     },
     countPendingTerminal(): number {
-      return (conn().prepare(`SELECT COUNT(*) AS n FROM async_delegations WHERE state NOT IN ${ACTIVE_STATES} AND delivery_state = 'pending'`).get() as { n: number }).n
+      return (
+        conn()
+          .prepare(
+            `SELECT COUNT(*) AS n FROM async_delegations WHERE state NOT IN ${ACTIVE_STATES} AND delivery_state = 'pending'`
+          )
+          .get() as { n: number }
+      ).n
     },
     deleteOldestPendingTerminal(limit: number): number {
       return conn()
@@ -153,15 +189,23 @@ function repo(conn: () => Database.Database) {
       )
     },
     deliveryClaim(id: string): { delivery_attempts: number; delivery_claim: string | null } | undefined {
-      return conn().prepare('SELECT delivery_attempts, delivery_claim FROM async_delegations WHERE delegation_id = ?').get(id) as
-        | { delivery_attempts: number; delivery_claim: string | null }
-        | undefined
+      return conn()
+        .prepare('SELECT delivery_attempts, delivery_claim FROM async_delegations WHERE delegation_id = ?')
+        .get(id) as { delivery_attempts: number; delivery_claim: string | null } | undefined
     },
     markDropped(id: string, now: number): void {
-      conn().prepare(`UPDATE async_delegations SET delivery_state = 'dropped', delivery_claim = NULL, delivery_claimed_at = NULL, updated_at = ? WHERE delegation_id = ?`).run(now, id)
+      conn()
+        .prepare(
+          `UPDATE async_delegations SET delivery_state = 'dropped', delivery_claim = NULL, delivery_claimed_at = NULL, updated_at = ? WHERE delegation_id = ?`
+        )
+        .run(now, id)
     },
     releaseClaim(id: string, now: number): void {
-      conn().prepare('UPDATE async_delegations SET delivery_claim = NULL, delivery_claimed_at = NULL, updated_at = ? WHERE delegation_id = ?').run(now, id)
+      conn()
+        .prepare(
+          'UPDATE async_delegations SET delivery_claim = NULL, delivery_claimed_at = NULL, updated_at = ? WHERE delegation_id = ?'
+        )
+        .run(now, id)
     },
     /** pending → delivered, guarded by the claim when one is given. */
     setDelivered(id: string, claim: string | null, now: number): boolean {
@@ -182,7 +226,9 @@ function repo(conn: () => Database.Database) {
       if (claim !== undefined) args.push(claim)
       return (
         conn()
-          .prepare(`UPDATE async_delegations SET delivery_state = 'dropped', delivery_claim = NULL, delivery_claimed_at = NULL, updated_at = ? WHERE delegation_id = ? AND delivery_state = 'pending'${guard}`)
+          .prepare(
+            `UPDATE async_delegations SET delivery_state = 'dropped', delivery_claim = NULL, delivery_claimed_at = NULL, updated_at = ? WHERE delegation_id = ? AND delivery_state = 'pending'${guard}`
+          )
           .run(...args).changes === 1
       )
     },
@@ -198,16 +244,32 @@ function repo(conn: () => Database.Database) {
     },
 
     // ---- retained children ----
-    setChildren(id: string, childrenJson: string, childSessionId: string | null, ownerProfile: string, now: number): void {
-      conn().prepare(`UPDATE async_delegations SET children_json = ?, child_session_id = ?, owner_profile = ?, updated_at = ? WHERE delegation_id = ?`).run(
-        childrenJson, childSessionId, ownerProfile, now, id
-      )
+    setChildren(
+      id: string,
+      childrenJson: string,
+      childSessionId: string | null,
+      ownerProfile: string,
+      now: number
+    ): void {
+      conn()
+        .prepare(
+          `UPDATE async_delegations SET children_json = ?, child_session_id = ?, owner_profile = ?, updated_at = ? WHERE delegation_id = ?`
+        )
+        .run(childrenJson, childSessionId, ownerProfile, now, id)
     },
     markRetained(id: string, usageJson: string | null, now: number): void {
-      conn().prepare(`UPDATE async_delegations SET retained = 1, retained_at = ?, usage_json = ?, updated_at = ? WHERE delegation_id = ? AND tombstoned_at IS NULL`).run(now, usageJson, now, id)
+      conn()
+        .prepare(
+          `UPDATE async_delegations SET retained = 1, retained_at = ?, usage_json = ?, updated_at = ? WHERE delegation_id = ? AND tombstoned_at IS NULL`
+        )
+        .run(now, usageJson, now, id)
     },
     tombstoneRetainedBefore(cutoff: number, now: number): number {
-      return conn().prepare(`UPDATE async_delegations SET tombstoned_at = ?, updated_at = ? WHERE retained = 1 AND tombstoned_at IS NULL AND retained_at < ?`).run(now, now, cutoff).changes
+      return conn()
+        .prepare(
+          `UPDATE async_delegations SET tombstoned_at = ?, updated_at = ? WHERE retained = 1 AND tombstoned_at IS NULL AND retained_at < ?`
+        )
+        .run(now, now, cutoff).changes
     },
     tombstoneRetainedBeyond(maxRetained: number, now: number): number {
       return conn()
@@ -220,7 +282,9 @@ function repo(conn: () => Database.Database) {
     },
     /** Any live retained row? (No write at all otherwise: start-up must not take the lock nor create a missing file.) */
     hasLiveRetained(): boolean {
-      return !!conn().prepare('SELECT 1 FROM async_delegations WHERE retained = 1 AND tombstoned_at IS NULL LIMIT 1').get()
+      return !!conn()
+        .prepare('SELECT 1 FROM async_delegations WHERE retained = 1 AND tombstoned_at IS NULL LIMIT 1')
+        .get()
     },
     listRetained(): RetainedDelegationRow[] {
       return conn()
@@ -232,8 +296,11 @@ function repo(conn: () => Database.Database) {
     },
     tombstoneRetained(id: string, now: number): boolean {
       return (
-        conn().prepare(`UPDATE async_delegations SET tombstoned_at = ?, updated_at = ? WHERE delegation_id = ? AND retained = 1 AND tombstoned_at IS NULL`).run(now, now, id)
-          .changes === 1
+        conn()
+          .prepare(
+            `UPDATE async_delegations SET tombstoned_at = ?, updated_at = ? WHERE delegation_id = ? AND retained = 1 AND tombstoned_at IS NULL`
+          )
+          .run(now, now, id).changes === 1
       )
     },
 
@@ -270,23 +337,36 @@ function repo(conn: () => Database.Database) {
     /** A completion notice already delivered into this session for this delegation (idempotent delivery). */
     findNotice(sessionId: string, displayKind: string, delegationId: string): number | null {
       const row = conn()
-        .prepare(`SELECT id FROM messages WHERE session_id = ? AND display_kind = ? AND json_extract(display_metadata, '$.delegation_id') = ? LIMIT 1`)
+        .prepare(
+          `SELECT id FROM messages WHERE session_id = ? AND display_kind = ? AND json_extract(display_metadata, '$.delegation_id') = ? LIMIT 1`
+        )
         .get(sessionId, displayKind, delegationId) as { id: number } | undefined
       return row?.id ?? null
     },
     /** Non-system message count and content size of a child transcript. */
     transcriptSize(sessionId: string): { m: number; c: number } {
       return conn()
-        .prepare(`SELECT COUNT(*) AS m, COALESCE(SUM(LENGTH(content)), 0) AS c FROM messages WHERE session_id = ? AND role != 'system'`)
+        .prepare(
+          `SELECT COUNT(*) AS m, COALESCE(SUM(LENGTH(content)), 0) AS c FROM messages WHERE session_id = ? AND role != 'system'`
+        )
         .get(sessionId) as { m: number; c: number }
     },
 
     // ---- delegation_child_usage ledger ----
-    insertChildUsage(r: { parentSessionId: string; parentTurnId: string; childSessionId: string; usageJson: string; aggregateJson: string | null; createdAt: number }): void {
-      conn().prepare(
-        `INSERT INTO delegation_child_usage (parent_session_id, parent_turn_id, child_session_id, usage_json, aggregate_json, created_at)
+    insertChildUsage(r: {
+      parentSessionId: string
+      parentTurnId: string
+      childSessionId: string
+      usageJson: string
+      aggregateJson: string | null
+      createdAt: number
+    }): void {
+      conn()
+        .prepare(
+          `INSERT INTO delegation_child_usage (parent_session_id, parent_turn_id, child_session_id, usage_json, aggregate_json, created_at)
          VALUES (?, ?, ?, ?, ?, ?)`
-      ).run(r.parentSessionId, r.parentTurnId, r.childSessionId, r.usageJson, r.aggregateJson, r.createdAt)
+        )
+        .run(r.parentSessionId, r.parentTurnId, r.childSessionId, r.usageJson, r.aggregateJson, r.createdAt)
     },
     listChildUsage(parentSessionId: string): ChildUsageRow[] {
       return conn()

@@ -22,12 +22,15 @@ function fingerprint(root: string) {
         db.prepare('SELECT count(*) AS n FROM messages').get()
       ]
     })
-  } finally { reg.closeAll() }
+  } finally {
+    reg.closeAll()
+  }
 }
 
 describe('writeDemoHome', () => {
   it('is deterministic for a seed', async () => {
-    const a = tempDir(), b = tempDir()
+    const a = tempDir(),
+      b = tempDir()
     await writeDemoHome(a, { seed: 5, sessions: small })
     await writeDemoHome(b, { seed: 5, sessions: small })
     expect(fingerprint(a)).toEqual(fingerprint(b))
@@ -46,25 +49,44 @@ describe('writeDemoHome', () => {
     try {
       const q = (sql: string) => (rawDb(store).prepare(sql).get() as { n: number }).n
       expect(q("SELECT count(*) AS n FROM sessions WHERE end_reason = 'compression'")).toBeGreaterThan(0)
-      expect(q("SELECT count(*) AS n FROM sessions WHERE json_extract(model_config, '$._branched_from') IS NOT NULL")).toBeGreaterThan(0)
+      expect(
+        q("SELECT count(*) AS n FROM sessions WHERE json_extract(model_config, '$._branched_from') IS NOT NULL")
+      ).toBeGreaterThan(0)
       expect(q("SELECT count(*) AS n FROM sessions WHERE source = 'delegate'")).toBeGreaterThan(0)
       expect(q("SELECT count(*) AS n FROM messages WHERE role = 'tool'")).toBeGreaterThan(0)
-      expect(q("SELECT count(*) AS n FROM messages WHERE reasoning IS NOT NULL")).toBeGreaterThan(0)
+      expect(q('SELECT count(*) AS n FROM messages WHERE reasoning IS NOT NULL')).toBeGreaterThan(0)
       expect(q("SELECT count(*) AS n FROM sessions WHERE cost_status = 'unpriced'")).toBeGreaterThan(0)
       expect(q("SELECT count(*) AS n FROM sessions WHERE cost_status = 'estimated'")).toBeGreaterThan(0)
       expect(q('SELECT count(*) AS n FROM session_model_usage')).toBeGreaterThan(0)
-      expect(q('SELECT count(*) AS n FROM sessions WHERE message_count <> (SELECT count(*) FROM messages m WHERE m.session_id = sessions.id)')).toBe(0)
+      expect(
+        q(
+          'SELECT count(*) AS n FROM sessions WHERE message_count <> (SELECT count(*) FROM messages m WHERE m.session_id = sessions.id)'
+        )
+      ).toBe(0)
       const dl = rawDb(store).prepare('SELECT * FROM async_delegations').all() as Array<Record<string, unknown>>
-      expect(dl.some((d) => d.retained === 1 && d.tombstoned_at === null && d.child_session_id && d.owner_profile === 'default' && d.usage_json)).toBe(true)
+      expect(
+        dl.some(
+          (d) =>
+            d.retained === 1 &&
+            d.tombstoned_at === null &&
+            d.child_session_id &&
+            d.owner_profile === 'default' &&
+            d.usage_json
+        )
+      ).toBe(true)
       expect(dl.some((d) => d.tombstoned_at !== null)).toBe(true)
       expect(dl.some((d) => d.state === 'running')).toBe(true)
-      for (const d of dl) for (const c of JSON.parse(String(d.children_json))) expect(store.getSession(c.session_id)?.source).toBe('delegate')
+      for (const d of dl)
+        for (const c of JSON.parse(String(d.children_json)))
+          expect(store.getSession(c.session_id)?.source).toBe('delegate')
       expect(q('SELECT count(*) AS n FROM delegation_child_usage')).toBeGreaterThan(0)
       const page = SessionPage.parse(store.listSessions({ limit: 50 }))
       expect(page.items.length).toBe(50)
       expect(page.items.some((s) => s.kind === 'continuation')).toBe(true)
       for (const s of page.items.slice(0, 10)) SessionDetail.parse(store.getSessionDetail(s.id))
-    } finally { store.close() }
+    } finally {
+      store.close()
+    }
   })
 })
 
@@ -87,16 +109,28 @@ describe('demo home content for newcomers (issue 14)', () => {
     try {
       const db = rawDb(reg.get('default'))
       const fence = '%\n' + '`'.repeat(3) + '%'
-      const rich = (id: string) => !!db.prepare(`SELECT 1 FROM messages WHERE session_id = ? AND role = 'assistant'
-        AND content LIKE ? AND content LIKE '%|---|%' AND content LIKE '%- [ ] %'`).get(id, fence)
-      const all = db.prepare('SELECT id, cost_status FROM sessions ORDER BY estimated_cost_usd DESC').all() as Array<{ id: string; cost_status: string | null }>
+      const rich = (id: string) =>
+        !!db
+          .prepare(
+            `SELECT 1 FROM messages WHERE session_id = ? AND role = 'assistant'
+        AND content LIKE ? AND content LIKE '%|---|%' AND content LIKE '%- [ ] %'`
+          )
+          .get(id, fence)
+      const all = db.prepare('SELECT id, cost_status FROM sessions ORDER BY estimated_cost_usd DESC').all() as Array<{
+        id: string
+        cost_status: string | null
+      }>
       expect(all.slice(0, 5).every((r) => rich(r.id))).toBe(true)
       expect(all.filter((r) => rich(r.id)).length / all.length).toBeGreaterThan(0.8)
       expect(all.filter((r) => r.cost_status === 'partial').length / all.length).toBeLessThan(0.25)
       // the delegation event names its own delegation, not a placeholder
-      const events = db.prepare('SELECT delegation_id, event_json FROM async_delegations WHERE event_json IS NOT NULL').all() as Array<{ delegation_id: string; event_json: string }>
+      const events = db
+        .prepare('SELECT delegation_id, event_json FROM async_delegations WHERE event_json IS NOT NULL')
+        .all() as Array<{ delegation_id: string; event_json: string }>
       expect(events.length).toBeGreaterThan(0)
       for (const e of events) expect(JSON.parse(e.event_json).delegation_id).toBe(e.delegation_id)
-    } finally { reg.closeAll() }
+    } finally {
+      reg.closeAll()
+    }
   })
 })

@@ -4,7 +4,11 @@ import { CaduceusError } from '@shared/contract'
 /** A session ended with `compression` is read-only; its continuation takes new messages (hermes-spec §1.6). */
 export class CompressionSessionClosedError extends CaduceusError {
   constructor(readonly sessionId: string) {
-    super('refused', `Session ${sessionId} was closed by compression; append to its continuation instead (resolve the resume id first).`, 'sessionId')
+    super(
+      'refused',
+      `Session ${sessionId} was closed by compression; append to its continuation instead (resolve the resume id first).`,
+      'sessionId'
+    )
     this.name = 'CompressionSessionClosedError'
   }
 }

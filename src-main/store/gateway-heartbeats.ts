@@ -15,13 +15,21 @@ export interface GatewayHeartbeat {
 /** Heartbeats older than this are a crashed or stopped gateway. */
 export const HEARTBEAT_STALE_SECONDS = 120
 
-export function liveUpstreamGateway(db: Database.Database, profile: string, nowSec: number, staleAfter = HEARTBEAT_STALE_SECONDS): GatewayHeartbeat | null {
+export function liveUpstreamGateway(
+  db: Database.Database,
+  profile: string,
+  nowSec: number,
+  staleAfter = HEARTBEAT_STALE_SECONDS
+): GatewayHeartbeat | null {
   const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'gateway_heartbeats'").get()
   if (!exists) return null
   // A row with an empty profile predates per-profile heartbeats: it speaks for the DB's own profile.
-  const row = db.prepare(
-    `SELECT backend_id, pid, last_heartbeat, host FROM gateway_heartbeats
+  const row = db
+    .prepare(
+      `SELECT backend_id, pid, last_heartbeat, host FROM gateway_heartbeats
      WHERE last_heartbeat >= ? AND (profile = '' OR profile = ?) ORDER BY last_heartbeat DESC LIMIT 1`
-  ).get(nowSec - staleAfter, profile) as { backend_id: string; pid: number; last_heartbeat: number; host: string } | undefined
+    )
+    .get(nowSec - staleAfter, profile) as
+    { backend_id: string; pid: number; last_heartbeat: number; host: string } | undefined
   return row ? { backendId: row.backend_id, pid: row.pid, lastHeartbeat: row.last_heartbeat, host: row.host } : null
 }

@@ -70,7 +70,8 @@ export function pathFromRoot(db: Database.Database, id: string): LineageRow[] {
 /** Forward walk from `row` through compression continuations (the row itself excluded). */
 export function forwardFrom(db: Database.Database, row: LineageRow, seen = new Set<string>([row.id])): LineageRow[] {
   const out: LineageRow[] = []
-  const children = stmt(db, 
+  const children = stmt(
+    db,
     `SELECT ${COLS} FROM sessions INDEXED BY idx_sessions_parent WHERE parent_session_id = ?
      ORDER BY CASE WHEN end_reason = 'compression' THEN 0 WHEN ended_at IS NULL THEN 1 ELSE 2 END,
               COALESCE(last_activity_at, started_at) DESC, started_at DESC, id DESC`

@@ -13,7 +13,11 @@ beforeAll(async () => {
   for (let i = 0; i < 25; i++) {
     const id = `s${String(i).padStart(2, '0')}`
     await store.createSession(id, i % 3 === 0 ? 'telegram' : 'cli', { startedAt: at(i) })
-    await store.appendMessage(id, { role: 'user', content: `  question number ${i}\n with   spaces `, timestamp: at(i) + 1 })
+    await store.appendMessage(id, {
+      role: 'user',
+      content: `  question number ${i}\n with   spaces `,
+      timestamp: at(i) + 1
+    })
   }
   // chain: s00 → c1 → c2 (tip); activity of the tip is the newest of all
   await store.setTitle('s00', 'Chain root title')
@@ -22,12 +26,23 @@ beforeAll(async () => {
   await store.endSession('c1', 'compression')
   await store.createSession('c2', 'cli', { parentSessionId: 'c1', startedAt: at(31) })
   await store.appendMessage('c2', { role: 'user', content: 'continued', timestamp: at(40) })
-  await store.createSession('br', 'cli', { parentSessionId: 's05', modelConfig: { _branched_from: 's05' }, startedAt: at(26) })
-  await store.createSession('dg', 'delegate', { parentSessionId: 's05', modelConfig: { _delegate_from: 's05' }, startedAt: at(27) })
+  await store.createSession('br', 'cli', {
+    parentSessionId: 's05',
+    modelConfig: { _branched_from: 's05' },
+    startedAt: at(26)
+  })
+  await store.createSession('dg', 'delegate', {
+    parentSessionId: 's05',
+    modelConfig: { _delegate_from: 's05' },
+    startedAt: at(27)
+  })
   await store.setArchived('s01', true)
   rawDb(store).prepare("UPDATE sessions SET hidden = 1 WHERE id = 's02'").run()
 })
-afterAll(() => { store.close(); cleanupTempDirs() })
+afterAll(() => {
+  store.close()
+  cleanupTempDirs()
+})
 
 function all(q: Parameters<SessionStore['listSessions']>[0] = {}) {
   const out: string[] = []
@@ -55,7 +70,13 @@ describe('listSessions', () => {
     expect(new Set(ids).size).toBe(ids.length)
     expect(ids).toHaveLength(23) // 25 roots - s00 (projected to c2) - s01 (archived) - s02 (hidden) + c2
     const tip = store.listSessions({ limit: 1 }).items[0]
-    expect(tip).toMatchObject({ id: 'c2', rootId: 's00', chainLength: 3, kind: 'continuation', title: 'Chain root title' })
+    expect(tip).toMatchObject({
+      id: 'c2',
+      rootId: 's00',
+      chainLength: 3,
+      kind: 'continuation',
+      title: 'Chain root title'
+    })
   })
 
   it('keyset pages are stable and ordered by last activity desc', () => {
@@ -79,7 +100,12 @@ describe('listSessions', () => {
 
   it('summaries carry preview, delegate childCount and money', () => {
     const s05 = store.summary('s05')!
-    expect(s05).toMatchObject({ preview: 'question number 5 with spaces', childCount: 1, kind: 'root', cost: { status: 'none', usd: 0 } })
+    expect(s05).toMatchObject({
+      preview: 'question number 5 with spaces',
+      childCount: 1,
+      kind: 'root',
+      cost: { status: 'none', usd: 0 }
+    })
     expect(store.summary('dg')).toMatchObject({ kind: 'delegate' })
     expect(store.summary('br')).toMatchObject({ kind: 'branch' })
     expect(store.summary('nope')).toBeNull()
@@ -101,7 +127,10 @@ describe('getSessionDetail', () => {
 describe('getMessages', () => {
   it('pages forward, backward and around an id', async () => {
     await store.createSession('long', 'cli')
-    const ids = await store.appendMessages('long', Array.from({ length: 30 }, (_, i) => ({ role: 'user', content: `m${i}` })))
+    const ids = await store.appendMessages(
+      'long',
+      Array.from({ length: 30 }, (_, i) => ({ role: 'user', content: `m${i}` }))
+    )
     const latest = MessagePage.parse(store.getMessages({ sessionId: 'long', limit: 10 }))
     expect(latest.items.map((m) => m.id)).toEqual(ids.slice(20))
     expect(latest).toMatchObject({ hasMoreBefore: true, hasMoreAfter: false })

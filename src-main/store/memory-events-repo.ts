@@ -22,13 +22,30 @@ const COLUMNS: Array<[string, string]> = [
 
 /** A row as stored; values written by another version may be odd, so the reader coerces. */
 export interface MemoryEventRow {
-  id: number; provider: unknown; kind: unknown; name: unknown; session_id: unknown; turn_id: unknown
-  ok: unknown; latency_ms: unknown; summary: unknown; size: unknown; at: unknown
+  id: number
+  provider: unknown
+  kind: unknown
+  name: unknown
+  session_id: unknown
+  turn_id: unknown
+  ok: unknown
+  latency_ms: unknown
+  summary: unknown
+  size: unknown
+  at: unknown
 }
 
 export interface NewMemoryEventRow {
-  provider: string; kind: string; name: string; sessionId: string | null; turnId: string | null
-  ok: boolean; latencyMs: number | null; summary: string; size: number | null; at: number
+  provider: string
+  kind: string
+  name: string
+  sessionId: string | null
+  turnId: string | null
+  ok: boolean
+  latencyMs: number | null
+  summary: string
+  size: number | null
+  at: number
 }
 
 export interface MemoryEventFilter {
@@ -44,8 +61,15 @@ export interface MemoryEventFilter {
 function repo(conn: () => Database.Database) {
   let tableOn: Database.Database | null = null
   const insert = (e: NewMemoryEventRow): number =>
-    Number(conn().prepare(`INSERT INTO cad_memory_events (provider, kind, name, session_id, turn_id, ok, latency_ms, summary, size, at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(e.provider, e.kind, e.name, e.sessionId, e.turnId, e.ok ? 1 : 0, e.latencyMs, e.summary, e.size, e.at).lastInsertRowid)
+    Number(
+      conn()
+        .prepare(
+          `INSERT INTO cad_memory_events (provider, kind, name, session_id, turn_id, ok, latency_ms, summary, size, at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+        )
+        .run(e.provider, e.kind, e.name, e.sessionId, e.turnId, e.ok ? 1 : 0, e.latencyMs, e.summary, e.size, e.at)
+        .lastInsertRowid
+    )
   return {
     /** True when the connection differs from the one `ensureTable` last ran on. */
     connectionChanged(): boolean {
@@ -54,9 +78,14 @@ function repo(conn: () => Database.Database) {
     ensureTable(): true {
       const db = conn()
       tableOn = db
-      db.exec(`CREATE TABLE IF NOT EXISTS cad_memory_events (id INTEGER PRIMARY KEY AUTOINCREMENT, ${COLUMNS.map(([n, t]) => `${n} ${t}`).join(', ')})`)
-      const have = new Set((db.prepare('PRAGMA table_info(cad_memory_events)').all() as Array<{ name: string }>).map((c) => c.name))
-      for (const [name, type] of COLUMNS) if (!have.has(name)) db.exec(`ALTER TABLE cad_memory_events ADD COLUMN ${name} ${type}`)
+      db.exec(
+        `CREATE TABLE IF NOT EXISTS cad_memory_events (id INTEGER PRIMARY KEY AUTOINCREMENT, ${COLUMNS.map(([n, t]) => `${n} ${t}`).join(', ')})`
+      )
+      const have = new Set(
+        (db.prepare('PRAGMA table_info(cad_memory_events)').all() as Array<{ name: string }>).map((c) => c.name)
+      )
+      for (const [name, type] of COLUMNS)
+        if (!have.has(name)) db.exec(`ALTER TABLE cad_memory_events ADD COLUMN ${name} ${type}`)
       db.exec('CREATE INDEX IF NOT EXISTS idx_cad_memory_events_provider ON cad_memory_events(provider, id)')
       db.exec('CREATE INDEX IF NOT EXISTS idx_cad_memory_events_session ON cad_memory_events(session_id, id)')
       return true
@@ -80,32 +109,62 @@ function repo(conn: () => Database.Database) {
       if (q.sessionId) (where.push('session_id = ?'), params.push(q.sessionId))
       if (q.beforeId !== undefined) (where.push('id < ?'), params.push(q.beforeId))
       const sql = `SELECT * FROM cad_memory_events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`
-      return conn().prepare(sql).all(...params, q.limit) as MemoryEventRow[]
+      return conn()
+        .prepare(sql)
+        .all(...params, q.limit) as MemoryEventRow[]
     },
     providerStats(): Array<{ provider: string; calls: number; errors: number; refusals: number }> {
-      return conn().prepare(`
+      return conn()
+        .prepare(
+          `
       SELECT provider,
         SUM(CASE WHEN kind NOT IN ('refusal','error') THEN 1 ELSE 0 END) AS calls,
         SUM(CASE WHEN kind = 'error' OR (ok = 0 AND kind <> 'refusal') THEN 1 ELSE 0 END) AS errors,
         SUM(CASE WHEN kind = 'refusal' THEN 1 ELSE 0 END) AS refusals
-      FROM cad_memory_events GROUP BY provider ORDER BY provider`).all() as Array<{ provider: string; calls: number; errors: number; refusals: number }>
+      FROM cad_memory_events GROUP BY provider ORDER BY provider`
+        )
+        .all() as Array<{ provider: string; calls: number; errors: number; refusals: number }>
     },
     lastError(provider: string): { summary: string; at: number } | undefined {
-      return conn().prepare(`SELECT summary, at FROM cad_memory_events WHERE provider = ? AND (kind = 'error' OR (ok = 0 AND kind <> 'refusal')) ORDER BY id DESC LIMIT 1`).get(provider) as { summary: string; at: number } | undefined
+      return conn()
+        .prepare(
+          `SELECT summary, at FROM cad_memory_events WHERE provider = ? AND (kind = 'error' OR (ok = 0 AND kind <> 'refusal')) ORDER BY id DESC LIMIT 1`
+        )
+        .get(provider) as { summary: string; at: number } | undefined
     },
     /** Latencies of the newest 1000 events that have one (unsorted). */
     recentLatencies(provider: string): number[] {
-      return (conn().prepare(`SELECT latency_ms AS l FROM cad_memory_events WHERE provider = ? AND latency_ms IS NOT NULL ORDER BY id DESC LIMIT 1000`).all(provider) as Array<{ l: number }>).map((r) => r.l)
+      return (
+        conn()
+          .prepare(
+            `SELECT latency_ms AS l FROM cad_memory_events WHERE provider = ? AND latency_ms IS NOT NULL ORDER BY id DESC LIMIT 1000`
+          )
+          .all(provider) as Array<{ l: number }>
+      ).map((r) => r.l)
     },
-    lastPrefetch(provider: string): { ok: number; latency_ms: number | null; size: number | null; at: number } | undefined {
-      return conn().prepare(`SELECT ok, latency_ms, size, at FROM cad_memory_events WHERE provider = ? AND kind = 'prefetch' ORDER BY id DESC LIMIT 1`).get(provider) as { ok: number; latency_ms: number | null; size: number | null; at: number } | undefined
+    lastPrefetch(
+      provider: string
+    ): { ok: number; latency_ms: number | null; size: number | null; at: number } | undefined {
+      return conn()
+        .prepare(
+          `SELECT ok, latency_ms, size, at FROM cad_memory_events WHERE provider = ? AND kind = 'prefetch' ORDER BY id DESC LIMIT 1`
+        )
+        .get(provider) as { ok: number; latency_ms: number | null; size: number | null; at: number } | undefined
     },
     lastSyncError(provider: string): { summary: string; at: number } | undefined {
-      return conn().prepare(`SELECT summary, at FROM cad_memory_events WHERE provider = ? AND name = 'sync_turn' AND (kind = 'error' OR ok = 0) ORDER BY id DESC LIMIT 1`).get(provider) as { summary: string; at: number } | undefined
+      return conn()
+        .prepare(
+          `SELECT summary, at FROM cad_memory_events WHERE provider = ? AND name = 'sync_turn' AND (kind = 'error' OR ok = 0) ORDER BY id DESC LIMIT 1`
+        )
+        .get(provider) as { summary: string; at: number } | undefined
     },
     /** Keep the newest `retention` rows. */
     prune(retention: number): void {
-      conn().prepare(`DELETE FROM cad_memory_events WHERE id <= (SELECT id FROM cad_memory_events ORDER BY id DESC LIMIT 1 OFFSET ?)`).run(retention)
+      conn()
+        .prepare(
+          `DELETE FROM cad_memory_events WHERE id <= (SELECT id FROM cad_memory_events ORDER BY id DESC LIMIT 1 OFFSET ?)`
+        )
+        .run(retention)
     }
   }
 }

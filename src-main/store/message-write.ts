@@ -11,9 +11,12 @@ import { nowSeconds } from './util'
 function validate(m: NewMessage, i: number): void {
   const at = (f: string) => `messages[${i}].${f}`
   if (!m || typeof m !== 'object') throw invalid('message must be an object', `messages[${i}]`)
-  if (typeof m.role !== 'string' || m.role.trim() === '' || m.role.length > 64) throw invalid('role must be a non-empty string (max 64)', at('role'))
-  if (m.content != null && typeof m.content !== 'string') throw invalid('content must be a string or null', at('content'))
-  if (m.timestamp != null && !Number.isFinite(m.timestamp)) throw invalid('timestamp must be a finite number', at('timestamp'))
+  if (typeof m.role !== 'string' || m.role.trim() === '' || m.role.length > 64)
+    throw invalid('role must be a non-empty string (max 64)', at('role'))
+  if (m.content != null && typeof m.content !== 'string')
+    throw invalid('content must be a string or null', at('content'))
+  if (m.timestamp != null && !Number.isFinite(m.timestamp))
+    throw invalid('timestamp must be a finite number', at('timestamp'))
   if (m.toolCalls != null) {
     if (!Array.isArray(m.toolCalls)) throw invalid('toolCalls must be an array', at('toolCalls'))
     for (const c of m.toolCalls) {
@@ -25,14 +28,18 @@ function validate(m: NewMessage, i: number): void {
 }
 
 /** Stored in upstream's OpenAI shape so upstream Hermes can resume our sessions. */
-const toolCallsJson = (m: NewMessage) => m.toolCalls?.length
-  ? JSON.stringify(m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })))
-  : null
+const toolCallsJson = (m: NewMessage) =>
+  m.toolCalls?.length
+    ? JSON.stringify(
+        m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }))
+      )
+    : null
 
 /** Appends in the caller's transaction; returns the new row ids. */
 export function appendRows(db: Database.Database, sessionId: string, msgs: NewMessage[]): number[] {
   msgs.forEach(validate)
-  const session = stmt(db, 'SELECT ended_at, end_reason FROM sessions WHERE id = ?').get(sessionId) as { ended_at: number | null; end_reason: string | null } | undefined
+  const session = stmt(db, 'SELECT ended_at, end_reason FROM sessions WHERE id = ?').get(sessionId) as
+    { ended_at: number | null; end_reason: string | null } | undefined
   if (!session) throw notFound(sessionId)
   if (session.end_reason === 'compression') throw new CompressionSessionClosedError(sessionId)
   if (msgs.length === 0) return []
@@ -44,14 +51,33 @@ export function appendRows(db: Database.Database, sessionId: string, msgs: NewMe
   const calls = msgs.reduce((n, m) => n + (m.toolCalls?.length ?? 0), 0)
   const lastTs = Math.max(...msgs.map((m) => m.timestamp ?? nowSeconds()))
   // Counter first, insert second: if any insert fails the whole transaction (counter included) rolls back.
-  stmt(db, `UPDATE sessions SET message_count = COALESCE(message_count, 0) + ?, tool_call_count = COALESCE(tool_call_count, 0) + ?,
-      last_activity_at = MAX(COALESCE(last_activity_at, 0), ?) WHERE id = ?`).run(msgs.length, calls, lastTs, sessionId)
-  const insert = stmt(db, `INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp,
+  stmt(
+    db,
+    `UPDATE sessions SET message_count = COALESCE(message_count, 0) + ?, tool_call_count = COALESCE(tool_call_count, 0) + ?,
+      last_activity_at = MAX(COALESCE(last_activity_at, 0), ?) WHERE id = ?`
+  ).run(msgs.length, calls, lastTs, sessionId)
+  const insert = stmt(
+    db,
+    `INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp,
       token_count, finish_reason, reasoning, display_kind, display_metadata)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-  return msgs.map((m) => Number(insert.run(
-    sessionId, m.role, m.content ?? null, m.toolCallId ?? null, toolCallsJson(m), m.toolName ?? null, m.timestamp ?? nowSeconds(),
-    m.tokenCount ?? null, m.finishReason ?? null, m.reasoning ?? null, m.displayKind ?? null,
-    m.displayMetadata ? JSON.stringify(m.displayMetadata) : null
-  ).lastInsertRowid))
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+  )
+  return msgs.map((m) =>
+    Number(
+      insert.run(
+        sessionId,
+        m.role,
+        m.content ?? null,
+        m.toolCallId ?? null,
+        toolCallsJson(m),
+        m.toolName ?? null,
+        m.timestamp ?? nowSeconds(),
+        m.tokenCount ?? null,
+        m.finishReason ?? null,
+        m.reasoning ?? null,
+        m.displayKind ?? null,
+        m.displayMetadata ? JSON.stringify(m.displayMetadata) : null
+      ).lastInsertRowid
+    )
+  )
 }

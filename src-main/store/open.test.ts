@@ -12,9 +12,14 @@ import { rawDb, rawState } from './test-fixtures/raw-db'
 
 afterAll(cleanupTempDirs)
 
-const cols = (db: Database.Database, t: string) => (db.prepare(`PRAGMA table_info(${t})`).all() as Array<{ name: string }>).map((r) => r.name)
+const cols = (db: Database.Database, t: string) =>
+  (db.prepare(`PRAGMA table_info(${t})`).all() as Array<{ name: string }>).map((r) => r.name)
 const names = (db: Database.Database, type: string) =>
-  new Set((db.prepare('SELECT name FROM sqlite_master WHERE type = ?').all(type) as Array<{ name: string }>).map((r) => r.name))
+  new Set(
+    (db.prepare('SELECT name FROM sqlite_master WHERE type = ?').all(type) as Array<{ name: string }>).map(
+      (r) => r.name
+    )
+  )
 
 describe('openStateDb', () => {
   it('creates every declared table, index, FTS object and trigger on a fresh file at the first write (0600, WAL)', () => {
@@ -31,10 +36,24 @@ describe('openStateDb', () => {
     expect(tables.has('messages_fts')).toBe(true)
     expect(names(h.sqlite, 'view').has('messages_fts_src')).toBe(true)
     const idx = names(h.sqlite, 'index')
-    for (const i of ['idx_sessions_parent', 'idx_sessions_started', 'idx_messages_session', 'idx_messages_session_id',
-      'idx_sessions_effective_activity', 'idx_async_delegations_delivery', 'idx_delegation_child_usage_parent']) expect(idx.has(i)).toBe(true)
+    for (const i of [
+      'idx_sessions_parent',
+      'idx_sessions_started',
+      'idx_messages_session',
+      'idx_messages_session_id',
+      'idx_sessions_effective_activity',
+      'idx_async_delegations_delivery',
+      'idx_delegation_child_usage_parent'
+    ])
+      expect(idx.has(i)).toBe(true)
     const trg = names(h.sqlite, 'trigger')
-    for (const t of ['messages_fts_insert', 'messages_fts_delete', 'messages_fts_update', 'messages_fts_trigram_insert']) expect(trg.has(t)).toBe(true)
+    for (const t of [
+      'messages_fts_insert',
+      'messages_fts_delete',
+      'messages_fts_update',
+      'messages_fts_trigram_insert'
+    ])
+      expect(trg.has(t)).toBe(true)
     expect(tables.has('messages_fts_trigram')).toBe(true)
     expect(cols(h.sqlite, 'sessions')).toContain('auto_archived')
     expect(h.sqlite.prepare('SELECT version FROM schema_version').get()).toEqual({ version: SCHEMA_VERSION })
@@ -53,7 +72,16 @@ describe('openStateDb', () => {
     s.prepareWrite()
     const h = rawState(s)
     const c = cols(h.sqlite, 'async_delegations')
-    for (const e of ['retained', 'retained_at', 'tombstoned_at', 'child_session_id', 'children_json', 'owner_profile', 'usage_json']) expect(c).toContain(e)
+    for (const e of [
+      'retained',
+      'retained_at',
+      'tombstoned_at',
+      'child_session_id',
+      'children_json',
+      'owner_profile',
+      'usage_json'
+    ])
+      expect(c).toContain(e)
     expect(names(h.sqlite, 'table').has('delegation_child_usage')).toBe(true)
     h.sqlite.close()
   })
@@ -67,17 +95,24 @@ describe('openStateDb', () => {
       parent_session_id TEXT, state TEXT NOT NULL, dispatched_at REAL NOT NULL, completed_at REAL, updated_at REAL NOT NULL,
       event_json TEXT, result_json TEXT, delivery_state TEXT NOT NULL DEFAULT 'pending',
       delivery_attempts INTEGER NOT NULL DEFAULT 0, delivered_at REAL)`)
-    raw.prepare(`INSERT INTO async_delegations (delegation_id, origin_session, state, dispatched_at, updated_at)
-      VALUES ('deleg_1', 'agent:main', 'completed', 1, 2)`).run()
+    raw
+      .prepare(
+        `INSERT INTO async_delegations (delegation_id, origin_session, state, dispatched_at, updated_at)
+      VALUES ('deleg_1', 'agent:main', 'completed', 1, 2)`
+      )
+      .run()
     raw.close()
     const s = new SessionStore(path)
     s.prepareWrite()
     const h = rawState(s)
     const c = cols(h.sqlite, 'async_delegations')
     expect(c).toHaveLength(26)
-    expect(c).toEqual(expect.arrayContaining(['retained', 'children_json', 'origin_session_id', 'owner_pid', 'usage_json']))
-    expect(h.sqlite.prepare('SELECT delegation_id, state, delivery_state, origin_session_id FROM async_delegations').all())
-      .toEqual([{ delegation_id: 'deleg_1', state: 'completed', delivery_state: 'pending', origin_session_id: '' }])
+    expect(c).toEqual(
+      expect.arrayContaining(['retained', 'children_json', 'origin_session_id', 'owner_pid', 'usage_json'])
+    )
+    expect(
+      h.sqlite.prepare('SELECT delegation_id, state, delivery_state, origin_session_id FROM async_delegations').all()
+    ).toEqual([{ delegation_id: 'deleg_1', state: 'completed', delivery_state: 'pending', origin_session_id: '' }])
     h.sqlite.close()
   })
 
@@ -98,9 +133,18 @@ describe('openStateDb', () => {
     expect(cols(rawDb(store), 'sessions')).toContain('archived') // via the TEMP shadow view; the file has no such column
     store.prepareWrite()
     const h = rawState(store)
-    expect(h.reconcile?.addedColumns).toEqual(expect.arrayContaining(['sessions.archived', 'sessions.auto_archived', 'messages.active']))
+    expect(h.reconcile?.addedColumns).toEqual(
+      expect.arrayContaining(['sessions.archived', 'sessions.auto_archived', 'messages.active'])
+    )
     const row = store.getSession('old')!
-    expect(row).toMatchObject({ id: 'old', title: 'Legacy chat', message_count: 1, archived: 0, pinned: 0, git_metadata_generation: 0 })
+    expect(row).toMatchObject({
+      id: 'old',
+      title: 'Legacy chat',
+      message_count: 1,
+      archived: 0,
+      pinned: 0,
+      git_metadata_generation: 0
+    })
     // the pre-existing message was indexed when FTS was first created
     expect(h.reconcile?.ftsRebuilt).toBe(true)
     expect(store.search({ query: 'whale' }).map((x) => x.sessionId)).toEqual(['old'])

@@ -50,7 +50,11 @@ export interface StateDb {
 
 function tighten(path: string): void {
   for (const p of [path, `${path}-wal`, `${path}-shm`]) {
-    try { if (existsSync(p)) chmodSync(p, 0o600) } catch { /* not ours to fix (e.g. read-only FS) */ }
+    try {
+      if (existsSync(p)) chmodSync(p, 0o600)
+    } catch {
+      /* not ours to fix (e.g. read-only FS) */
+    }
   }
 }
 
@@ -68,7 +72,10 @@ export function sqliteOptions(extra: Database.Options = {}): Database.Options {
 
 /** A profile whose state.db cannot be served: the reason names the file, never a stack. */
 export class UnreadableStateDbError extends CaduceusError {
-  constructor(readonly file: string, readonly reason: string) {
+  constructor(
+    readonly file: string,
+    readonly reason: string
+  ) {
     super('unavailable', `${file} cannot be read: ${reason}`)
     this.name = 'UnreadableStateDbError'
   }
@@ -101,8 +108,18 @@ export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
     const sqlite = emptySchema()
     const shape = detectShape(sqlite)
     return {
-      path: file, readonly, sqlite, orm: drizzle(sqlite, { schema }), journalMode: 'none', reconcile: null, missing: [],
-      shape, notice: null, pending: true, writable: false, reconciled: false
+      path: file,
+      readonly,
+      sqlite,
+      orm: drizzle(sqlite, { schema }),
+      journalMode: 'none',
+      reconcile: null,
+      missing: [],
+      shape,
+      notice: null,
+      pending: true,
+      writable: false,
+      reconciled: false
     }
   }
   let sqlite: Database.Database
@@ -121,8 +138,18 @@ export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
     const journalMode = String(sqlite.pragma('journal_mode', { simple: true }))
     if (!readonly || shape.legacy) applyReadShim(sqlite)
     return {
-      path: file, readonly, sqlite, orm: drizzle(sqlite, { schema }), journalMode, reconcile: null,
-      missing: missingColumns(sqlite), shape, notice: shapeNotice(shape), pending: false, writable: false, reconciled: false
+      path: file,
+      readonly,
+      sqlite,
+      orm: drizzle(sqlite, { schema }),
+      journalMode,
+      reconcile: null,
+      missing: missingColumns(sqlite),
+      shape,
+      notice: shapeNotice(shape),
+      pending: false,
+      writable: false,
+      reconciled: false
     }
   } catch (err) {
     sqlite.close()
@@ -180,7 +207,10 @@ export function prepareForWrite(h: StateDb, busyMs = 1000): void {
 
 /** Inside a write transaction until one commits: additive reconcile in the home's shape, then re-detect. */
 export function reconcileInWrite(h: StateDb): void {
-  if (h.reconciled) { refreshShape(h); return }
+  if (h.reconciled) {
+    refreshShape(h)
+    return
+  }
   const shape = detectShape(h.sqlite)
   h.reconcile = reconcile(h.sqlite, shape)
   h.shape = detectShape(h.sqlite)

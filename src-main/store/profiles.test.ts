@@ -10,13 +10,18 @@ afterAll(cleanupTempDirs)
 describe('discoverProfiles', () => {
   it('lists default (even without a db) and valid named profiles, skipping dot-names, bad names and tombstones', () => {
     const root = tempDir()
-    for (const n of ['work', 'research', '.hidden', 'Bad Name', 'gone']) mkdirSync(join(root, 'profiles', n), { recursive: true })
+    for (const n of ['work', 'research', '.hidden', 'Bad Name', 'gone'])
+      mkdirSync(join(root, 'profiles', n), { recursive: true })
     mkdirSync(join(root, 'profiles', '.deleted'), { recursive: true })
     writeFileSync(join(root, 'profiles', '.deleted', 'gone'), 'deleted\n')
     writeFileSync(join(root, 'profiles', 'not-a-dir'), 'x')
     expect(discoverProfiles(root)).toEqual([
       { name: 'default', home: root, dbPath: join(root, 'state.db') },
-      { name: 'research', home: join(root, 'profiles', 'research'), dbPath: join(root, 'profiles', 'research', 'state.db') },
+      {
+        name: 'research',
+        home: join(root, 'profiles', 'research'),
+        dbPath: join(root, 'profiles', 'research', 'state.db')
+      },
       { name: 'work', home: join(root, 'profiles', 'work'), dbPath: join(root, 'profiles', 'work', 'state.db') }
     ])
     expect(discoverProfiles(join(root, 'missing')).map((p) => p.name)).toEqual(['default'])
@@ -50,7 +55,12 @@ describe('StoreRegistry', () => {
       seen.push(...page.items.map((s) => [s.profile, s.id] as [string, string]))
       cursor = page.nextCursor
     } while (cursor && seen.length < 10)
-    expect(seen).toEqual([['default', 'd2'], ['work', 'w1'], ['default', 'd1'], ['late', 'l1']])
+    expect(seen).toEqual([
+      ['default', 'd2'],
+      ['work', 'w1'],
+      ['default', 'd1'],
+      ['late', 'l1']
+    ])
     reg.closeAll()
     expect(reg.opened()).toEqual([])
   })

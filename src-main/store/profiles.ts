@@ -5,22 +5,42 @@
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import {
-  CaduceusError, type ProfileProblem, type SearchHit, type SearchResult, type SearchSessionGroup, type SessionPage, type SessionSummary
+  CaduceusError,
+  type ProfileProblem,
+  type SearchHit,
+  type SearchResult,
+  type SearchSessionGroup,
+  type SessionPage,
+  type SessionSummary
 } from '@shared/contract'
 import { isValidProfileName } from '../scope'
 import { SessionStore } from './session-store'
 import type { ListOptions } from './read-list'
 
-export interface ProfileEntry { name: string; home: string; dbPath: string }
+export interface ProfileEntry {
+  name: string
+  home: string
+  dbPath: string
+}
 
-const isDir = (p: string) => { try { return statSync(p).isDirectory() } catch { return false } }
+const isDir = (p: string) => {
+  try {
+    return statSync(p).isDirectory()
+  } catch {
+    return false
+  }
+}
 
 export function discoverProfiles(root: string): ProfileEntry[] {
   const base = resolve(root)
   const out: ProfileEntry[] = [{ name: 'default', home: base, dbPath: join(base, 'state.db') }]
   const dir = join(base, 'profiles')
   let names: string[] = []
-  try { names = readdirSync(dir) } catch { return out }
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return out
+  }
   for (const name of names.sort()) {
     // Dot-names are never profiles; a tombstone in profiles/.deleted/ means "deleted, do not resurrect".
     if (name.startsWith('.') || !isValidProfileName(name) || name === 'default') continue
@@ -42,23 +62,34 @@ export class StoreRegistry {
   private entries: ProfileEntry[]
   private stores = new Map<string, SessionStore>()
 
-  constructor(root: string, private readonly opts: RegistryOptions = {}) {
+  constructor(
+    root: string,
+    private readonly opts: RegistryOptions = {}
+  ) {
     this.root = resolve(root)
     this.entries = discoverProfiles(this.root)
   }
 
-  list(): ProfileEntry[] { return [...this.entries] }
+  list(): ProfileEntry[] {
+    return [...this.entries]
+  }
 
   /** Re-scans the root; returns names that appeared. Stores of vanished profiles are closed. */
   refresh(): string[] {
     const before = new Set(this.entries.map((e) => e.name))
     this.entries = discoverProfiles(this.root)
     const now = new Set(this.entries.map((e) => e.name))
-    for (const [name, store] of this.stores) if (!now.has(name)) { store.close(); this.stores.delete(name) }
+    for (const [name, store] of this.stores)
+      if (!now.has(name)) {
+        store.close()
+        this.stores.delete(name)
+      }
     return [...now].filter((n) => !before.has(n))
   }
 
-  has(profile: string): boolean { return this.entries.some((e) => e.name === profile) }
+  has(profile: string): boolean {
+    return this.entries.some((e) => e.name === profile)
+  }
 
   get(profile: string): SessionStore {
     const open = this.stores.get(profile)
@@ -66,7 +97,11 @@ export class StoreRegistry {
     const entry = this.entries.find((e) => e.name === profile)
     if (!entry) throw new CaduceusError('not_found', `Unknown profile: ${profile}`, 'profile')
     const retry = this.opts.writeRetryMs
-    const store = new SessionStore(entry.dbPath, { profile: entry.name, lazyCreate: true, writeRetryMs: retry && (() => retry(entry)) })
+    const store = new SessionStore(entry.dbPath, {
+      profile: entry.name,
+      lazyCreate: true,
+      writeRetryMs: retry && (() => retry(entry))
+    })
     this.stores.set(profile, store)
     return store
   }
@@ -75,7 +110,11 @@ export class StoreRegistry {
    * Every profile's store that opens, and the ones that do not with their reason: one unreadable state.db
    * must not blank a cross-profile view. A failed open is retried next time (the file may be repaired).
    */
-  healthy(only?: (name: string) => boolean): { stores: Array<{ profile: string; store: SessionStore }>; unavailable: ProfileProblem[]; notices: ProfileProblem[] } {
+  healthy(only?: (name: string) => boolean): {
+    stores: Array<{ profile: string; store: SessionStore }>
+    unavailable: ProfileProblem[]
+    notices: ProfileProblem[]
+  } {
     const stores: Array<{ profile: string; store: SessionStore }> = []
     const unavailable: ProfileProblem[] = []
     const notices: ProfileProblem[] = []
@@ -94,7 +133,9 @@ export class StoreRegistry {
   }
 
   /** Stores opened so far (for wiring watchers). */
-  opened(): SessionStore[] { return [...this.stores.values()] }
+  opened(): SessionStore[] {
+    return [...this.stores.values()]
+  }
 
   closeAll(): void {
     for (const s of this.stores.values()) s.close()
@@ -106,21 +147,35 @@ export class StoreRegistry {
     const limit = Math.max(1, Math.min(500, Math.floor(q.limit ?? 100)))
     let cursors: Record<string, string | null | false> = {}
     if (q.cursor) {
-      try { cursors = JSON.parse(Buffer.from(q.cursor, 'base64url').toString('utf8')) } catch { /* validated below */ }
-      if (!cursors || typeof cursors !== 'object' || Array.isArray(cursors)) throw new CaduceusError('invalid_input', 'invalid cursor', 'cursor')
+      try {
+        cursors = JSON.parse(Buffer.from(q.cursor, 'base64url').toString('utf8'))
+      } catch {
+        /* validated below */
+      }
+      if (!cursors || typeof cursors !== 'object' || Array.isArray(cursors))
+        throw new CaduceusError('invalid_input', 'invalid cursor', 'cursor')
     }
     const { stores, unavailable, notices } = this.healthy((name) => cursors[name] !== false)
     const pages: Array<{ name: string; page: SessionPage }> = []
     for (const { profile, store } of stores) {
       try {
-        pages.push({ name: profile, page: store.listSessions({ ...q, limit, cursor: (cursors[profile] as string | null | undefined) ?? null }) })
+        pages.push({
+          name: profile,
+          page: store.listSessions({ ...q, limit, cursor: (cursors[profile] as string | null | undefined) ?? null })
+        })
       } catch (err) {
         if (err instanceof CaduceusError && err.field === 'cursor') throw err
         unavailable.push({ profile, reason: problemOf(err) })
       }
     }
-    const merged = pages.flatMap((p) => p.page.items.map((item, i) => ({ p, item, i })))
-      .sort((a, b) => b.item.lastActiveAt - a.item.lastActiveAt || b.item.startedAt - a.item.startedAt || (a.item.id < b.item.id ? 1 : -1))
+    const merged = pages
+      .flatMap((p) => p.page.items.map((item, i) => ({ p, item, i })))
+      .sort(
+        (a, b) =>
+          b.item.lastActiveAt - a.item.lastActiveAt ||
+          b.item.startedAt - a.item.startedAt ||
+          (a.item.id < b.item.id ? 1 : -1)
+      )
     const taken = merged.slice(0, limit)
     const next: Record<string, string | null | false> = {}
     let more = false
@@ -131,13 +186,14 @@ export class StoreRegistry {
       else {
         // Resume this profile right after the last item we used from it.
         const last = mine[mine.length - 1]?.item as SessionSummary | undefined
-        next[name] = last ? cursorAfter(last) : (cursors[name] as string | null | undefined) ?? null
+        next[name] = last ? cursorAfter(last) : ((cursors[name] as string | null | undefined) ?? null)
       }
       if (next[name] !== false) more = true
     }
     for (const [name, c] of Object.entries(cursors)) if (c === false) next[name] = false
     return {
-      items: taken.map((t) => t.item), nextCursor: more ? Buffer.from(JSON.stringify(next)).toString('base64url') : null,
+      items: taken.map((t) => t.item),
+      nextCursor: more ? Buffer.from(JSON.stringify(next)).toString('base64url') : null,
       ...problems(unavailable, notices)
     }
   }
@@ -145,7 +201,9 @@ export class StoreRegistry {
   /** One profile (`only`) or all: hits newest first, grouped by session, plus who could not be searched. */
   searchAll(q: { query: string; limit?: number }, only?: string): SearchResult {
     const limit = Math.max(1, Math.min(200, q.limit ?? 50))
-    const { stores, unavailable, notices } = only ? { stores: [{ profile: only, store: this.get(only) }], unavailable: [], notices: [] } : this.healthy()
+    const { stores, unavailable, notices } = only
+      ? { stores: [{ profile: only, store: this.get(only) }], unavailable: [], notices: [] }
+      : this.healthy()
     const hits: SearchHit[] = []
     const titles: Array<{ profile: string; sessionId: string; title: string }> = []
     let message: string | undefined
@@ -162,14 +220,29 @@ export class StoreRegistry {
     const page = hits.sort((a, b) => b.timestamp - a.timestamp).slice(0, limit)
     const groups = new Map<string, SearchSessionGroup>()
     const key = (p: string, id: string) => `${p}\u0000${id}`
-    for (const t of titles) groups.set(key(t.profile, t.sessionId), { profile: t.profile, sessionId: t.sessionId, title: t.title, hits: 0, titleMatch: true })
+    for (const t of titles)
+      groups.set(key(t.profile, t.sessionId), {
+        profile: t.profile,
+        sessionId: t.sessionId,
+        title: t.title,
+        hits: 0,
+        titleMatch: true
+      })
     for (const h of page) {
-      const g = groups.get(key(h.profile, h.sessionId)) ?? { profile: h.profile, sessionId: h.sessionId, title: h.sessionTitle, hits: 0, titleMatch: false }
+      const g = groups.get(key(h.profile, h.sessionId)) ?? {
+        profile: h.profile,
+        sessionId: h.sessionId,
+        title: h.sessionTitle,
+        hits: 0,
+        titleMatch: false
+      }
       g.hits++
       groups.set(key(h.profile, h.sessionId), g)
     }
     return {
-      hits: page, sessions: [...groups.values()], ...(message && page.length === 0 && titles.length === 0 ? { message } : {}),
+      hits: page,
+      sessions: [...groups.values()],
+      ...(message && page.length === 0 && titles.length === 0 ? { message } : {}),
       ...problems(unavailable, notices)
     }
   }
@@ -182,9 +255,14 @@ function cursorAfter(s: SessionSummary): string {
 /** The reason shown for a profile that cannot be served: the SQLite message, without paths or stacks. */
 export function problemOf(err: unknown): string {
   const e = err as { reason?: unknown; message?: unknown }
-  return String(typeof e?.reason === 'string' ? e.reason : e?.message ?? err).split('\n')[0]!.slice(0, 300)
+  return String(typeof e?.reason === 'string' ? e.reason : (e?.message ?? err))
+    .split('\n')[0]!
+    .slice(0, 300)
 }
 
-function problems(unavailable: ProfileProblem[], notices: ProfileProblem[]): { unavailable?: ProfileProblem[]; notices?: ProfileProblem[] } {
+function problems(
+  unavailable: ProfileProblem[],
+  notices: ProfileProblem[]
+): { unavailable?: ProfileProblem[]; notices?: ProfileProblem[] } {
   return { ...(unavailable.length ? { unavailable } : {}), ...(notices.length ? { notices } : {}) }
 }

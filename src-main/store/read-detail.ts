@@ -10,17 +10,25 @@ import { num } from './util'
 
 function childRefs(db: Database.Database, parentIds: string[], kindSql: string): SessionRef[] {
   if (parentIds.length === 0) return []
-  const ids = stmt(db, `SELECT s.id FROM sessions s INDEXED BY idx_sessions_parent WHERE s.parent_session_id IN (${parentIds.map(() => '?').join(',')})
-    AND ${kindSql} ORDER BY s.started_at, s.id`).all(...parentIds) as Array<{ id: string }>
+  const ids = stmt(
+    db,
+    `SELECT s.id FROM sessions s INDEXED BY idx_sessions_parent WHERE s.parent_session_id IN (${parentIds.map(() => '?').join(',')})
+    AND ${kindSql} ORDER BY s.started_at, s.id`
+  ).all(...parentIds) as Array<{ id: string }>
   return ids.map((r) => refOf(db, r.id)).filter((r): r is SessionRef => r !== null)
 }
 
 export function usageByModel(db: Database.Database, sessionId: string): ModelUsage[] {
-  const rows = stmt(db, `SELECT * FROM session_model_usage WHERE session_id = ? ORDER BY first_seen, model`).all(sessionId) as Array<Record<string, unknown>>
+  const rows = stmt(db, `SELECT * FROM session_model_usage WHERE session_id = ? ORDER BY first_seen, model`).all(
+    sessionId
+  ) as Array<Record<string, unknown>>
   return rows.map((r) => {
     const tokens = {
-      input: num(r.input_tokens), output: num(r.output_tokens), cacheRead: num(r.cache_read_tokens),
-      cacheWrite: num(r.cache_write_tokens), reasoning: num(r.reasoning_tokens)
+      input: num(r.input_tokens),
+      output: num(r.output_tokens),
+      cacheRead: num(r.cache_read_tokens),
+      cacheWrite: num(r.cache_write_tokens),
+      reasoning: num(r.reasoning_tokens)
     }
     const used = num(r.api_call_count) > 0 || tokens.input + tokens.output > 0
     // The table's cost columns are NOT NULL DEFAULT 0, so "unpriced" lives only in cost_status.
@@ -29,8 +37,12 @@ export function usageByModel(db: Database.Database, sessionId: string): ModelUsa
       ? { usd: null, status: 'unpriced' as const, complete: false }
       : moneyOf(r.estimated_cost_usd, r.actual_cost_usd, r.cost_status, used)
     return {
-      model: String(r.model), provider: String(r.billing_provider ?? ''), task: String(r.task ?? ''),
-      apiCalls: num(r.api_call_count), tokens, cost
+      model: String(r.model),
+      provider: String(r.billing_provider ?? ''),
+      task: String(r.task ?? ''),
+      apiCalls: num(r.api_call_count),
+      tokens,
+      cost
     }
   })
 }
@@ -41,7 +53,10 @@ export function sessionDetail(db: Database.Database, profile: string, id: string
   const chainRows = compressionChain(db, id)
   const chainIds = chainRows.map((r) => r.id)
   const root = chainRows[0]
-  const extra = stmt(db, 'SELECT cwd, git_branch, api_call_count FROM sessions WHERE id = ?').get(id) as Record<string, unknown>
+  const extra = stmt(db, 'SELECT cwd, git_branch, api_call_count FROM sessions WHERE id = ?').get(id) as Record<
+    string,
+    unknown
+  >
   return {
     summary,
     lineage: {

@@ -31,8 +31,17 @@ export function encodeCursor(k: Key): string {
 export function decodeCursor(c: string): Key {
   try {
     const k = JSON.parse(Buffer.from(c, 'base64url').toString('utf8'))
-    if (Array.isArray(k) && k.length === 3 && Number.isFinite(k[0]) && Number.isFinite(k[1]) && typeof k[2] === 'string') return k as Key
-  } catch { /* fall through */ }
+    if (
+      Array.isArray(k) &&
+      k.length === 3 &&
+      Number.isFinite(k[0]) &&
+      Number.isFinite(k[1]) &&
+      typeof k[2] === 'string'
+    )
+      return k as Key
+  } catch {
+    /* fall through */
+  }
   throw invalid('invalid cursor', 'cursor')
 }
 
@@ -45,11 +54,24 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
   else if (archived === 'only') where.push('s.archived = 1')
   // Unary + keeps the planner on the activity index (walk in order, stop at a page) instead of
   // idx_sessions_source followed by a sort of every matching row.
-  if (q.sources?.length) { where.push(`+s.source IN (${q.sources.map(() => '?').join(',')})`); args.push(...q.sources) }
-  if (q.from !== undefined) { where.push(`${ACTIVITY} >= ?`); args.push(q.from) }
-  if (q.to !== undefined) { where.push(`${ACTIVITY} <= ?`); args.push(q.to) }
-  if (q.idPrefix) { where.push('substr(s.id, 1, ?) = ?'); args.push(q.idPrefix.length, q.idPrefix) }
-  if (!q.includeChildren) where.push(`(s.parent_session_id IS NULL OR NOT (${isDelegateSql('s')} OR ${isBranchSql('s')}))`)
+  if (q.sources?.length) {
+    where.push(`+s.source IN (${q.sources.map(() => '?').join(',')})`)
+    args.push(...q.sources)
+  }
+  if (q.from !== undefined) {
+    where.push(`${ACTIVITY} >= ?`)
+    args.push(q.from)
+  }
+  if (q.to !== undefined) {
+    where.push(`${ACTIVITY} <= ?`)
+    args.push(q.to)
+  }
+  if (q.idPrefix) {
+    where.push('substr(s.id, 1, ?) = ?')
+    args.push(q.idPrefix.length, q.idPrefix)
+  }
+  if (!q.includeChildren)
+    where.push(`(s.parent_session_id IS NULL OR NOT (${isDelegateSql('s')} OR ${isBranchSql('s')}))`)
   if (q.cursor) {
     // Row-value comparison lets SQLite seek the expression index instead of re-scanning earlier pages.
     where.push(`(${ACTIVITY}, s.started_at, s.id) < (?, ?, ?)`)
@@ -57,12 +79,22 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
   }
   // Phase 1 picks the page from keys only; phase 2 computes summaries for just those rows, so no plan
   // can end up evaluating per-row subqueries for every candidate before a sort.
-  const keys = allObjects<{ id: string; act: number; started_at: number }>(db, `SELECT s.id, ${ACTIVITY} AS act, s.started_at FROM sessions s
-    WHERE ${where.join(' AND ')} ORDER BY ${ACTIVITY} DESC, s.started_at DESC, s.id DESC LIMIT ?`, ...args, limit + 1)
+  const keys = allObjects<{ id: string; act: number; started_at: number }>(
+    db,
+    `SELECT s.id, ${ACTIVITY} AS act, s.started_at FROM sessions s
+    WHERE ${where.join(' AND ')} ORDER BY ${ACTIVITY} DESC, s.started_at DESC, s.id DESC LIMIT ?`,
+    ...args,
+    limit + 1
+  )
   const more = keys.length > limit
   const page = keys.slice(0, limit)
-  const byId = new Map(allObjects<SummaryRow>(db, `SELECT ${SUMMARY_COLS} FROM sessions s WHERE s.id IN (SELECT value FROM json_each(?))`,
-    JSON.stringify(page.map((k) => k.id))).map((r) => [r.id, r]))
+  const byId = new Map(
+    allObjects<SummaryRow>(
+      db,
+      `SELECT ${SUMMARY_COLS} FROM sessions s WHERE s.id IN (SELECT value FROM json_each(?))`,
+      JSON.stringify(page.map((k) => k.id))
+    ).map((r) => [r.id, r])
+  )
   const items: SessionSummary[] = []
   for (const k of page) {
     const r = byId.get(k.id)
@@ -77,6 +109,11 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
 }
 
 function isHiddenRoot(db: Database.Database, id: string): boolean {
-  return stmt(db, `SELECT 1 FROM sessions s WHERE s.id = ? AND s.parent_session_id IS NOT NULL
-    AND (${isDelegateSql('s')} OR ${isBranchSql('s')})`).get(id) !== undefined
+  return (
+    stmt(
+      db,
+      `SELECT 1 FROM sessions s WHERE s.id = ? AND s.parent_session_id IS NOT NULL
+    AND (${isDelegateSql('s')} OR ${isBranchSql('s')})`
+    ).get(id) !== undefined
+  )
 }

@@ -21,41 +21,68 @@ export function parseToolCalls(text: unknown): ToolCall[] | null {
     const name = fn?.name ?? (c as { name?: unknown }).name
     const args = fn?.arguments ?? (c as { arguments?: unknown }).arguments
     if (typeof name !== 'string') continue
-    out.push({ id: String((c as { id?: unknown }).id ?? ''), name, arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}) })
+    out.push({
+      id: String((c as { id?: unknown }).id ?? ''),
+      name,
+      arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {})
+    })
   }
   return out.length ? out : null
 }
 
 function toMessage(r: Record<string, unknown>): Message {
   return {
-    id: num(r.id), sessionId: String(r.session_id), role: String(r.role),
+    id: num(r.id),
+    sessionId: String(r.session_id),
+    role: String(r.role),
     content: typeof r.content === 'string' ? r.content : null,
     toolCalls: parseToolCalls(r.tool_calls),
-    toolCallId: (r.tool_call_id as string | null) ?? null, toolName: (r.tool_name as string | null) ?? null,
+    toolCallId: (r.tool_call_id as string | null) ?? null,
+    toolName: (r.tool_name as string | null) ?? null,
     reasoning: ((r.reasoning ?? r.reasoning_content) as string | null) ?? null,
-    timestamp: num(r.timestamp), tokenCount: numOrNull(r.token_count),
-    finishReason: (r.finish_reason as string | null) ?? null, displayKind: (r.display_kind as string | null) ?? null
+    timestamp: num(r.timestamp),
+    tokenCount: numOrNull(r.token_count),
+    finishReason: (r.finish_reason as string | null) ?? null,
+    displayKind: (r.display_kind as string | null) ?? null
   }
 }
 
-export interface PageOptions { afterId?: number; beforeId?: number; aroundId?: number; limit?: number }
+export interface PageOptions {
+  afterId?: number
+  beforeId?: number
+  aroundId?: number
+  limit?: number
+}
 
 /** Default (no anchor) is the LATEST page, as a chat view opens at the bottom; items are always ascending. */
 export function messagePage(db: Database.Database, sessionId: string, o: PageOptions = {}): MessagePage {
   const limit = Math.max(1, Math.min(1000, Math.floor(o.limit ?? 200)))
-  const fwd = stmt(db, `SELECT ${COLS} FROM messages WHERE session_id = ? AND ${VISIBLE} AND id > ? ORDER BY id LIMIT ?`)
-  const back = stmt(db, `SELECT ${COLS} FROM messages WHERE session_id = ? AND ${VISIBLE} AND id < ? ORDER BY id DESC LIMIT ?`)
+  const fwd = stmt(
+    db,
+    `SELECT ${COLS} FROM messages WHERE session_id = ? AND ${VISIBLE} AND id > ? ORDER BY id LIMIT ?`
+  )
+  const back = stmt(
+    db,
+    `SELECT ${COLS} FROM messages WHERE session_id = ? AND ${VISIBLE} AND id < ? ORDER BY id DESC LIMIT ?`
+  )
   let rows: Array<Record<string, unknown>>
   if (o.afterId !== undefined) rows = fwd.all(sessionId, o.afterId, limit) as Array<Record<string, unknown>>
   else if (o.aroundId !== undefined) {
     const before = Math.floor(limit / 2)
-    rows = [...(back.all(sessionId, o.aroundId, before) as Array<Record<string, unknown>>).reverse(),
-      ...(fwd.all(sessionId, o.aroundId - 1, limit - before) as Array<Record<string, unknown>>)]
-  } else rows = (back.all(sessionId, o.beforeId ?? Number.MAX_SAFE_INTEGER, limit) as Array<Record<string, unknown>>).reverse()
+    rows = [
+      ...(back.all(sessionId, o.aroundId, before) as Array<Record<string, unknown>>).reverse(),
+      ...(fwd.all(sessionId, o.aroundId - 1, limit - before) as Array<Record<string, unknown>>)
+    ]
+  } else
+    rows = (
+      back.all(sessionId, o.beforeId ?? Number.MAX_SAFE_INTEGER, limit) as Array<Record<string, unknown>>
+    ).reverse()
   const items = rows.map(toMessage)
   const exists = (op: '<' | '>', id: number) =>
-    stmt(db, `SELECT 1 FROM messages WHERE session_id = ? AND ${VISIBLE} AND id ${op} ? LIMIT 1`).get(sessionId, id) !== undefined
-  const first = items[0]?.id, last = items[items.length - 1]?.id
+    stmt(db, `SELECT 1 FROM messages WHERE session_id = ? AND ${VISIBLE} AND id ${op} ? LIMIT 1`).get(sessionId, id) !==
+    undefined
+  const first = items[0]?.id,
+    last = items[items.length - 1]?.id
   return {
     items,
     hasMoreBefore: first !== undefined ? exists('<', first) : false,
@@ -65,16 +92,34 @@ export function messagePage(db: Database.Database, sessionId: string, o: PageOpt
 
 const ROLES = new Set(['system', 'user', 'assistant', 'tool'])
 
-export function conversation(db: Database.Database, sessionId: string, repairAlternation = false): ConversationMessage[] {
-  const rows = stmt(db, `SELECT ${COLS} FROM messages WHERE session_id = ? AND COALESCE(active, 1) = 1 ORDER BY id`).all(sessionId) as Array<Record<string, unknown>>
+export function conversation(
+  db: Database.Database,
+  sessionId: string,
+  repairAlternation = false
+): ConversationMessage[] {
+  const rows = stmt(
+    db,
+    `SELECT ${COLS} FROM messages WHERE session_id = ? AND COALESCE(active, 1) = 1 ORDER BY id`
+  ).all(sessionId) as Array<Record<string, unknown>>
   const out: ConversationMessage[] = []
   for (const r of rows) {
     const role = String(r.role)
     if (!ROLES.has(role)) continue // session_meta and other bookkeeping rows are not model history
-    const m: ConversationMessage = { role: role as ConversationMessage['role'], content: typeof r.content === 'string' ? r.content : null }
+    const m: ConversationMessage = {
+      role: role as ConversationMessage['role'],
+      content: typeof r.content === 'string' ? r.content : null
+    }
     const calls = parseToolCalls(r.tool_calls)
-    if (role === 'assistant' && calls) m.tool_calls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }))
-    if (role === 'tool') { m.tool_call_id = String(r.tool_call_id ?? ''); if (r.tool_name) m.name = String(r.tool_name) }
+    if (role === 'assistant' && calls)
+      m.tool_calls = calls.map((c) => ({
+        id: c.id,
+        type: 'function',
+        function: { name: c.name, arguments: c.arguments }
+      }))
+    if (role === 'tool') {
+      m.tool_call_id = String(r.tool_call_id ?? '')
+      if (r.tool_name) m.name = String(r.tool_name)
+    }
     const reasoning = (r.reasoning ?? r.reasoning_content) as string | null
     if (role === 'assistant' && reasoning) m.reasoning = reasoning
     out.push(m)
@@ -96,8 +141,11 @@ export function repair(msgs: ConversationMessage[]): ConversationMessage[] {
       let j = i + 1
       for (; j < msgs.length && msgs[j].role === 'tool'; j++) results.push(msgs[j])
       const answered = m.tool_calls.filter((c) => results.some((t) => t.tool_call_id === c.id))
-      const keptResults = results.filter((t, k) => answered.some((c) => c.id === t.tool_call_id) &&
-        results.findIndex((u) => u.tool_call_id === t.tool_call_id) === k)
+      const keptResults = results.filter(
+        (t, k) =>
+          answered.some((c) => c.id === t.tool_call_id) &&
+          results.findIndex((u) => u.tool_call_id === t.tool_call_id) === k
+      )
       const a: ConversationMessage = { ...m, tool_calls: answered.length ? answered : undefined }
       if (!a.tool_calls) delete a.tool_calls
       if (a.tool_calls || a.content) out.push(a, ...(a.tool_calls ? keptResults : []))
@@ -105,7 +153,12 @@ export function repair(msgs: ConversationMessage[]): ConversationMessage[] {
       continue
     }
     const prev = out[out.length - 1]
-    if (m.role === 'user' && prev?.role === 'user' && typeof prev.content === 'string' && typeof m.content === 'string') {
+    if (
+      m.role === 'user' &&
+      prev?.role === 'user' &&
+      typeof prev.content === 'string' &&
+      typeof m.content === 'string'
+    ) {
       out[out.length - 1] = { ...prev, content: `${prev.content}\n\n${m.content}` }
       continue
     }

@@ -29,7 +29,9 @@ export function applyReadShim(db: Database.Database): boolean {
     const name = getTableConfig(table).name
     const have = existingColumns(db, name)
     if (have.size === 0) continue
-    const extra = columnFacts(table).filter((c) => !have.has(c.name)).map((c) => `${c.defaultSql ?? 'NULL'} AS ${c.name}`)
+    const extra = columnFacts(table)
+      .filter((c) => !have.has(c.name))
+      .map((c) => `${c.defaultSql ?? 'NULL'} AS ${c.name}`)
     if (extra.length === 0) continue
     db.exec(`CREATE TEMP VIEW ${name} AS SELECT *, ${extra.join(', ')} FROM main.${name}`)
     any = true

@@ -46,10 +46,16 @@ export function toSummary(db: Database.Database, profile: string, r: SummaryRow)
   const path = kind === 'continuation' ? pathFromRoot(db, r.id) : [r]
   const root = path[0] ?? r
   let title = (r.title as string | null) ?? null
-  if (title === null && root.id !== r.id) title = (stmt(db, 'SELECT title FROM sessions WHERE id = ?').get(root.id) as { title: string | null } | undefined)?.title ?? null
+  if (title === null && root.id !== r.id)
+    title =
+      (stmt(db, 'SELECT title FROM sessions WHERE id = ?').get(root.id) as { title: string | null } | undefined)
+        ?.title ?? null
   const tokens = {
-    input: num(r.input_tokens), output: num(r.output_tokens), cacheRead: num(r.cache_read_tokens),
-    cacheWrite: num(r.cache_write_tokens), reasoning: num(r.reasoning_tokens)
+    input: num(r.input_tokens),
+    output: num(r.output_tokens),
+    cacheRead: num(r.cache_read_tokens),
+    cacheWrite: num(r.cache_write_tokens),
+    reasoning: num(r.reasoning_tokens)
   }
   const used = num(r.api_call_count) > 0 || tokens.input + tokens.output + tokens.cacheRead + tokens.cacheWrite > 0
   return {
@@ -88,7 +94,11 @@ export function refOf(db: Database.Database, id: string): SessionRef | null {
   if (!r) return null
   const parent = r.parent_exists ? ({ end_reason: r.parent_end_reason ?? null } as LineageRow) : undefined
   return {
-    id: r.id, title: (r.title as string | null) ?? null, kind: kindOf(r, parent), startedAt: num(r.started_at),
-    endReason: r.end_reason ?? null, messageCount: num(r.message_count)
+    id: r.id,
+    title: (r.title as string | null) ?? null,
+    kind: kindOf(r, parent),
+    startedAt: num(r.started_at),
+    endReason: r.end_reason ?? null,
+    messageCount: num(r.message_count)
   }
 }

@@ -13,9 +13,22 @@ import type Database from 'better-sqlite3'
 import { getTableConfig, type SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { addColumnSql, columnFacts, createTableSql } from './schema/ddl'
 import {
-  DECLARED_TABLES, FTS_STORAGE_VERSION, FTS_TABLE_SQL, FTS_TRIGGER_SQL, FTS_VIEW_SQL, INDEX_SQL, SCHEMA_VERSION,
-  TRIGRAM_TABLE_SQL, TRIGRAM_TRIGGER_SQL, TRIGRAM_VIEW_SQL, sessionDailyUsage, sessionModelUsage, asyncDelegations,
-  delegationChildUsage, sessions, messages
+  DECLARED_TABLES,
+  FTS_STORAGE_VERSION,
+  FTS_TABLE_SQL,
+  FTS_TRIGGER_SQL,
+  FTS_VIEW_SQL,
+  INDEX_SQL,
+  SCHEMA_VERSION,
+  TRIGRAM_TABLE_SQL,
+  TRIGRAM_TRIGGER_SQL,
+  TRIGRAM_VIEW_SQL,
+  sessionDailyUsage,
+  sessionModelUsage,
+  asyncDelegations,
+  delegationChildUsage,
+  sessions,
+  messages
 } from './schema'
 import type { HomeShape } from './shape'
 
@@ -40,7 +53,10 @@ export function missingColumns(db: Database.Database): string[] {
   for (const table of DECLARED_TABLES) {
     const name = getTableConfig(table).name
     const have = existingColumns(db, name)
-    if (have.size === 0) { missing.push(`${name}.*`); continue }
+    if (have.size === 0) {
+      missing.push(`${name}.*`)
+      continue
+    }
     for (const c of columnFacts(table)) if (!have.has(c.name)) missing.push(`${name}.${c.name}`)
   }
   return missing
@@ -79,7 +95,10 @@ function reconcileLegacy(db: Database.Database, report: ReconcileReport): void {
     if (!objectExists(db, 'table', name)) createTable(db, table, report, cadName(name))
   }
   // The delegation ledger is Caduceus's own feature table; an older upstream never reads it.
-  for (const t of [asyncDelegations, delegationChildUsage]) { createTable(db, t, report); addColumns(db, t, report) }
+  for (const t of [asyncDelegations, delegationChildUsage]) {
+    createTable(db, t, report)
+    addColumns(db, t, report)
+  }
 }
 
 function reconcileCurrent(db: Database.Database, report: ReconcileReport): void {
@@ -101,7 +120,10 @@ function reconcileCurrent(db: Database.Database, report: ReconcileReport): void 
       db.exec("INSERT INTO messages_fts(messages_fts) VALUES('rebuild')")
       report.ftsRebuilt = true
     }
-    db.prepare('INSERT OR IGNORE INTO state_meta(key, value) VALUES (?, ?)').run('fts_storage_version', FTS_STORAGE_VERSION)
+    db.prepare('INSERT OR IGNORE INTO state_meta(key, value) VALUES (?, ?)').run(
+      'fts_storage_version',
+      FTS_STORAGE_VERSION
+    )
   }
   if (!objectExists(db, 'table', 'messages_fts_trigram')) {
     try {
@@ -113,7 +135,8 @@ function reconcileCurrent(db: Database.Database, report: ReconcileReport): void 
       db.exec('RELEASE cad_trigram')
     } catch {
       // SQLite without the trigram tokenizer: soft-fail like upstream; substring search falls back to a scan.
-      db.exec('ROLLBACK TO cad_trigram'); db.exec('RELEASE cad_trigram')
+      db.exec('ROLLBACK TO cad_trigram')
+      db.exec('RELEASE cad_trigram')
     }
   }
   // Only stamp when absent: an older stamped version is upstream's cue to run its own migrations.

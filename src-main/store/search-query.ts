@@ -7,7 +7,11 @@ export const MAX_FTS5_QUERY_CHARS = 2048
 const MAX_TERMS = 32
 const WORDISH = /[\p{L}\p{N}]/u
 
-export interface Term { kind: 'term'; text: string; prefix: boolean }
+export interface Term {
+  kind: 'term'
+  text: string
+  prefix: boolean
+}
 export type Node = Term | { kind: 'and' | 'or'; items: Node[] } | { kind: 'not'; left: Node; right: Node }
 export type Parsed = { ok: true; tree: Node; terms: Term[] } | { ok: false; message: string | null }
 
@@ -15,7 +19,8 @@ type Tok = { op: 'OR' | 'AND' | 'NOT' } | Term
 
 function tokenize(input: string): Tok[] {
   let text = input.slice(0, MAX_FTS5_QUERY_CHARS).replace(/\u0000/g, ' ')
-  if ((text.match(/"/g)?.length ?? 0) % 2 === 1) { // an unbalanced quote is dropped, the words kept
+  if ((text.match(/"/g)?.length ?? 0) % 2 === 1) {
+    // an unbalanced quote is dropped, the words kept
     const last = text.lastIndexOf('"')
     text = text.slice(0, last) + ' ' + text.slice(last + 1)
   }
@@ -23,10 +28,16 @@ function tokenize(input: string): Tok[] {
   let terms = 0
   const re = /"([^"]*)"(\*?)|(\S+)/g
   for (let m = re.exec(text); m && terms < MAX_TERMS; m = re.exec(text)) {
-    if (m[3] === 'OR' || m[3] === 'AND' || m[3] === 'NOT') { out.push({ op: m[3] }); continue }
+    if (m[3] === 'OR' || m[3] === 'AND' || m[3] === 'NOT') {
+      out.push({ op: m[3] })
+      continue
+    }
     let body = (m[1] ?? m[3]!).replace(/"/g, '').trim().replace(/\s+/g, ' ')
     let prefix = m[2] === '*'
-    if (m[3] !== undefined && body.endsWith('*')) { body = body.replace(/\*+$/, ''); prefix = true }
+    if (m[3] !== undefined && body.endsWith('*')) {
+      body = body.replace(/\*+$/, '')
+      prefix = true
+    }
     if (!WORDISH.test(body)) continue // pure punctuation matches nothing in any index
     out.push({ kind: 'term', text: body, prefix })
     terms++
@@ -40,9 +51,12 @@ export function parseQuery(input: unknown): Parsed {
   const toks = tokenize(input)
   let count = 0
   for (const t of toks) if ('kind' in t) count++
-  if (count === 0) return { ok: false, message: toks.length ? 'Search needs at least one word besides OR / AND / NOT.' : null }
+  if (count === 0)
+    return { ok: false, message: toks.length ? 'Search needs at least one word besides OR / AND / NOT.' : null }
   let i = 0
-  const fail = (msg: string): never => { throw new SyntaxError(msg) }
+  const fail = (msg: string): never => {
+    throw new SyntaxError(msg)
+  }
   const term = (): Node => {
     const t = toks[i]
     if (!t) return fail('The query ends with an operator; put a word after it.')
@@ -52,7 +66,10 @@ export function parseQuery(input: unknown): Parsed {
   }
   const not = (): Node => {
     let left = term()
-    while (toks[i] && !('kind' in toks[i]!) && (toks[i] as { op: string }).op === 'NOT') { i++; left = { kind: 'not', left, right: term() } }
+    while (toks[i] && !('kind' in toks[i]!) && (toks[i] as { op: string }).op === 'NOT') {
+      i++
+      left = { kind: 'not', left, right: term() }
+    }
     return left
   }
   const and = (): Node => {
@@ -60,22 +77,38 @@ export function parseQuery(input: unknown): Parsed {
     for (;;) {
       const t = toks[i]
       if (!t) break
-      if ('kind' in t) { items.push(not()); continue }
-      if (t.op === 'AND') { i++; items.push(not()); continue }
+      if ('kind' in t) {
+        items.push(not())
+        continue
+      }
+      if (t.op === 'AND') {
+        i++
+        items.push(not())
+        continue
+      }
       break
     }
     return items.length === 1 ? items[0]! : { kind: 'and', items }
   }
   const or = (): Node => {
     const items = [and()]
-    while (toks[i] && !('kind' in toks[i]!) && (toks[i] as { op: string }).op === 'OR') { i++; items.push(and()) }
+    while (toks[i] && !('kind' in toks[i]!) && (toks[i] as { op: string }).op === 'OR') {
+      i++
+      items.push(and())
+    }
     return items.length === 1 ? items[0]! : { kind: 'or', items }
   }
   try {
     const tree = or()
     if (i < toks.length) fail(`"${(toks[i] as { op: string }).op}" needs a word before and after it.`)
     const terms: Term[] = []
-    const walk = (n: Node): void => { if (n.kind === 'term') terms.push(n); else if (n.kind === 'not') { walk(n.left); walk(n.right) } else n.items.forEach(walk) }
+    const walk = (n: Node): void => {
+      if (n.kind === 'term') terms.push(n)
+      else if (n.kind === 'not') {
+        walk(n.left)
+        walk(n.right)
+      } else n.items.forEach(walk)
+    }
     walk(tree)
     if (terms.length > MAX_TERMS) return { ok: false, message: `Search takes at most ${MAX_TERMS} terms.` }
     return { ok: true, tree, terms }
@@ -106,7 +139,9 @@ export function toInstr(n: Node, expr: string, params: string[]): string {
     const lower = n.text.toLowerCase()
     params.push(lower)
     // Caseless text (CJK): no lower() pass over every scanned row. SQLite's lower() only folds ASCII anyway.
-    return lower === n.text.toUpperCase() ? `instr(COALESCE(${expr}, ''), ?) > 0` : `instr(lower(COALESCE(${expr}, '')), ?) > 0`
+    return lower === n.text.toUpperCase()
+      ? `instr(COALESCE(${expr}, ''), ?) > 0`
+      : `instr(lower(COALESCE(${expr}, '')), ?) > 0`
   }
   if (n.kind === 'not') return `(${toInstr(n.left, expr, params)} AND NOT ${toInstr(n.right, expr, params)})`
   return `(${n.items.map((x) => toInstr(x, expr, params)).join(n.kind === 'and' ? ' AND ' : ' OR ')})`
@@ -115,6 +150,8 @@ export function toInstr(n: Node, expr: string, params: string[]): string {
 /** Backwards-compatible sanitizer (quoted phrases only) kept for callers that need a plain MATCH string. */
 export function sanitizeFtsQuery(input: unknown): string | null {
   if (typeof input !== 'string') return null
-  const terms = tokenize(input).filter((t): t is Term => 'kind' in t).slice(0, MAX_TERMS)
+  const terms = tokenize(input)
+    .filter((t): t is Term => 'kind' in t)
+    .slice(0, MAX_TERMS)
   return terms.length ? terms.map((t) => quote(t.text) + (t.prefix ? '*' : '')).join(' ') : null
 }

@@ -57,15 +57,27 @@ function semantics(reg: StoreRegistry): void {
   // a title hit lists the session
   const t = search(reg, 'boiler')
   expect(t.hits).toEqual([])
-  expect(t.sessions).toEqual([{ profile: 'default', sessionId: 'heat', title: 'Boiler diary', hits: 0, titleMatch: true }])
+  expect(t.sessions).toEqual([
+    { profile: 'default', sessionId: 'heat', title: 'Boiler diary', hits: 0, titleMatch: true }
+  ])
   // rewound hidden, compacted shown
   const valve = search(reg, 'radiator valve')
-  expect(valve.hits.map((h) => h.snippet.map((p) => p.text).join(''))).toEqual([expect.stringContaining('compacted summary')])
+  expect(valve.hits.map((h) => h.snippet.map((p) => p.text).join(''))).toEqual([
+    expect.stringContaining('compacted summary')
+  ])
   // each snippet from its own row: the assistant hit shows the assistant's text
   const heater = search(reg, 'heater')
   for (const h of heater.hits) {
-    const own = rawDb(reg.get('default')).prepare('SELECT content FROM messages WHERE id = ?').get(h.messageId) as { content: string }
-    expect(own.content).toContain(h.snippet.map((p) => p.text).join('').replace(/…/g, '').trim())
+    const own = rawDb(reg.get('default')).prepare('SELECT content FROM messages WHERE id = ?').get(h.messageId) as {
+      content: string
+    }
+    expect(own.content).toContain(
+      h.snippet
+        .map((p) => p.text)
+        .join('')
+        .replace(/…/g, '')
+        .trim()
+    )
     expect(h.snippet.some((p) => p.hit && p.text.toLowerCase() === 'heater')).toBe(true)
   }
   const grouped = heater.sessions!.find((g) => g.sessionId === 'heat')!

@@ -19,9 +19,16 @@ beforeAll(async () => {
   await store.createSession('s2', 'cli')
   await store.appendMessage('s2', { role: 'user', content: 'Deployment checklist for "blue/green" rollouts' })
 })
-afterAll(() => { store.close(); cleanupTempDirs() })
+afterAll(() => {
+  store.close()
+  cleanupTempDirs()
+})
 
-const ids = (q: string) => store.search({ query: q }).map((h) => h.sessionId).sort()
+const ids = (q: string) =>
+  store
+    .search({ query: q })
+    .map((h) => h.sessionId)
+    .sort()
 
 describe('FTS search', () => {
   it('finds words, phrases and prefixes, with highlighted snippet parts', () => {
@@ -39,8 +46,30 @@ describe('FTS search', () => {
   })
 
   it('never throws: quotes, operators, unbalanced quotes, punctuation, 3,000 chars', () => {
-    const nasty = ['"', '"unbalanced', 'deploy "', 'AND', 'OR NOT', 'NEAR(a b)', '*', '**', '-', '(', ')', ':', 'col:deploy',
-      'deploy AND', '""', '"" ""', '^deploy', "'; DROP TABLE messages; --", '\u0000', 'x'.repeat(3000), 'deploy '.repeat(500), '🚀 deploy']
+    const nasty = [
+      '"',
+      '"unbalanced',
+      'deploy "',
+      'AND',
+      'OR NOT',
+      'NEAR(a b)',
+      '*',
+      '**',
+      '-',
+      '(',
+      ')',
+      ':',
+      'col:deploy',
+      'deploy AND',
+      '""',
+      '"" ""',
+      '^deploy',
+      "'; DROP TABLE messages; --",
+      '\u0000',
+      'x'.repeat(3000),
+      'deploy '.repeat(500),
+      '🚀 deploy'
+    ]
     for (const q of nasty) {
       expect(() => store.search({ query: q }), q.slice(0, 30)).not.toThrow()
       expect(Array.isArray(store.search({ query: q }))).toBe(true)

@@ -5,7 +5,9 @@ import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 
 afterAll(cleanupTempDirs)
 let store: SessionStore
-beforeEach(() => { store = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' }) })
+beforeEach(() => {
+  store = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })
+})
 afterEach(() => store.close())
 
 describe('sessionCounters (the agent-cache guard read)', () => {
@@ -16,7 +18,10 @@ describe('sessionCounters (the agent-cache guard read)', () => {
       expect(store.sessionCounters('s')).toEqual({ message_count: row.message_count, ended_at: row.ended_at })
     }
     same()
-    await store.appendMessages('s', [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }])
+    await store.appendMessages('s', [
+      { role: 'user', content: 'a' },
+      { role: 'assistant', content: 'b' }
+    ])
     expect(store.sessionCounters('s')).toEqual({ message_count: 2, ended_at: null })
     same()
     await store.endSession('s', 'cli_close', 123)

@@ -15,12 +15,19 @@ function tableExists(db: Database.Database, name: string): boolean {
 }
 
 /** Deletes one session (in the caller's transaction). Returns false for an unknown id. */
-export function deleteSessionRows(db: Database.Database, id: string, depth = 0): { deleted: boolean; detachedChildren: number; ids: string[] } {
+export function deleteSessionRows(
+  db: Database.Database,
+  id: string,
+  depth = 0
+): { deleted: boolean; detachedChildren: number; ids: string[] } {
   if (!stmt(db, 'SELECT 1 FROM sessions WHERE id = ?').get(id)) return { deleted: false, detachedChildren: 0, ids: [] }
   const ids = [id]
   let detached = 0
-  const children = stmt(db, `SELECT c.id, ${marker('c', '_delegate_from')} IS NOT NULL OR c.source IN ('delegate', 'subagent') AS delegate
-    FROM sessions c WHERE c.parent_session_id = ? AND c.id <> ?`).all(id, id) as Array<{ id: string; delegate: number }>
+  const children = stmt(
+    db,
+    `SELECT c.id, ${marker('c', '_delegate_from')} IS NOT NULL OR c.source IN ('delegate', 'subagent') AS delegate
+    FROM sessions c WHERE c.parent_session_id = ? AND c.id <> ?`
+  ).all(id, id) as Array<{ id: string; delegate: number }>
   for (const c of children) {
     if (c.delegate && depth < MAX_DEPTH) ids.push(...deleteSessionRows(db, c.id, depth + 1).ids)
     else {
@@ -40,13 +47,21 @@ export function deleteSessionRows(db: Database.Database, id: string, depth = 0):
 /** Ended sessions whose last activity is older than `days`; deleted one by one so children are handled. */
 export function pruneRows(db: Database.Database, days: number, now = nowSeconds()): { deleted: number; ids: string[] } {
   const cutoff = now - days * 86400
-  const victims = stmt(db, `SELECT id FROM sessions WHERE ended_at IS NOT NULL
-      AND COALESCE(last_activity_at, ended_at, started_at) < ? ORDER BY started_at`).pluck().all(cutoff) as string[]
+  const victims = stmt(
+    db,
+    `SELECT id FROM sessions WHERE ended_at IS NOT NULL
+      AND COALESCE(last_activity_at, ended_at, started_at) < ? ORDER BY started_at`
+  )
+    .pluck()
+    .all(cutoff) as string[]
   let deleted = 0
   const ids: string[] = []
   for (const id of victims) {
     const r = deleteSessionRows(db, id)
-    if (r.deleted) { deleted++; ids.push(...r.ids) }
+    if (r.deleted) {
+      deleted++
+      ids.push(...r.ids)
+    }
   }
   return { deleted, ids }
 }

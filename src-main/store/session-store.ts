@@ -34,7 +34,6 @@ export interface WriteTx {
 }
 export type LocalChangeListener = (change: { profile: string; sessionIds: string[] }) => void
 
-
 /** `default` for `<root>/state.db`, the name for `<root>/profiles/<name>/state.db`, else null (never guessed). */
 export function ownerProfileForDb(path: string, root: string = getDefaultRoot()): string | null {
   const home = dirname(resolve(path))
@@ -76,7 +75,10 @@ export class SessionStore {
   private readonly readBusyMs: number
   private readonly tx: WriteTx
 
-  constructor(path: string, opts: OpenOptions & { profile?: string; writeRetryMs?: number | (() => number | undefined) } = {}) {
+  constructor(
+    path: string,
+    opts: OpenOptions & { profile?: string; writeRetryMs?: number | (() => number | undefined) } = {}
+  ) {
     this.handle = openStateDb(path, opts)
     this.path = this.handle.path
     if (this.handle.pending && opts.lazyCreate !== true) this.prepareWrite()
@@ -86,34 +88,63 @@ export class SessionStore {
     this.queue = new WriteQueue(() => this.profile, opts.writeRetryMs)
     handles.set(this, this.handle)
     const handle = this.handle // tx.db is read per write: the first write may swap in the newly created file
-    this.tx = { get db() { return handle.sqlite }, touch: (...ids) => { for (const id of ids) if (id) this.pending.add(id) } }
+    this.tx = {
+      get db() {
+        return handle.sqlite
+      },
+      touch: (...ids) => {
+        for (const id of ids) if (id) this.pending.add(id)
+      }
+    }
   }
 
   /** The current connection (swapped once when the first write creates a missing state.db); store/-internal. */
-  private get db(): Database.Database { return this.handle.sqlite }
+  private get db(): Database.Database {
+    return this.handle.sqlite
+  }
   /** True while the profile has no state.db file yet (created by the first write). */
-  get pendingCreate(): boolean { return this.handle.pending }
+  get pendingCreate(): boolean {
+    return this.handle.pending
+  }
   /** The home's shape, re-detected when another process changed the schema. */
-  get shape(): HomeShape { return refreshShape(this.handle) }
+  get shape(): HomeShape {
+    return refreshShape(this.handle)
+  }
   /** A notice to show with this profile's data (e.g. a newer upstream schema), or null. */
-  get notice(): string | null { refreshShape(this.handle); return this.handle.notice }
+  get notice(): string | null {
+    refreshShape(this.handle)
+    return this.handle.notice
+  }
   /** Creates the file if missing and prepares the connection for writes (WAL); for raw bulk writers in store/. */
   prepareWrite(): void {
     prepareForWrite(this.handle)
-    if (!this.handle.reconciled) { this.db.transaction(() => reconcileInWrite(this.handle)).immediate(); this.handle.reconciled = true }
+    if (!this.handle.reconciled) {
+      this.db.transaction(() => reconcileInWrite(this.handle)).immediate()
+      this.handle.reconciled = true
+    }
   }
 
   /** Off-loop retry budget (ms) for a write that meets a foreign lock (default 60 s; the host reads config). */
-  get writeRetryMs(): number { return this.queue.budgetMs }
-  set writeRetryMs(ms: number) { if (Number.isFinite(ms) && ms >= 0) this.queue.budget = ms }
+  get writeRetryMs(): number {
+    return this.queue.budgetMs
+  }
+  set writeRetryMs(ms: number) {
+    if (Number.isFinite(ms) && ms >= 0) this.queue.budget = ms
+  }
   /** Writes waiting for the lock or queued behind one (diagnostics). */
-  get pendingWrites(): number { return this.queue.size }
+  get pendingWrites(): number {
+    return this.queue.size
+  }
 
-  close(): void { if (this.db.open) this.db.close() }
+  close(): void {
+    if (this.db.open) this.db.close()
+  }
 
   onLocalChange(fn: LocalChangeListener): () => void {
     this.listeners.add(fn)
-    return () => { this.listeners.delete(fn) }
+    return () => {
+      this.listeners.delete(fn)
+    }
   }
 
   /**
@@ -134,7 +165,12 @@ export class SessionStore {
     this.depth++
     try {
       // The first committed write also reconciles, in the home's shape, inside the same transaction.
-      const result = this.db.transaction(() => { reconcileInWrite(this.handle); return fn(this.tx) }).immediate()
+      const result = this.db
+        .transaction(() => {
+          reconcileInWrite(this.handle)
+          return fn(this.tx)
+        })
+        .immediate()
       this.handle.reconciled = true
       this.depth--
       this.flush()
@@ -160,7 +196,11 @@ export class SessionStore {
     const sessionIds = [...this.pending]
     this.pending.clear()
     for (const fn of this.listeners) {
-      try { fn({ profile: this.profile, sessionIds }) } catch { /* a listener's bug must not fail the committed write */ }
+      try {
+        fn({ profile: this.profile, sessionIds })
+      } catch {
+        /* a listener's bug must not fail the committed write */
+      }
     }
   }
 
@@ -168,22 +208,53 @@ export class SessionStore {
   // Validation runs inside the write callback: a nested call (inside another write) throws into the outer
   // transaction; a top-level call rejects its promise. Either way nothing half-written survives.
   createSession(id: string, source: string, opts: CreateSessionOptions = {}): Promise<string> {
-    return this.write((tx) => { requireId(id); upsertSession(tx.db, this.owner, id, source, opts); tx.touch(id); return id })
+    return this.write((tx) => {
+      requireId(id)
+      upsertSession(tx.db, this.owner, id, source, opts)
+      tx.touch(id)
+      return id
+    })
   }
-  ensureSession(id: string, source = 'unknown', opts: CreateSessionOptions = {}): Promise<string> { return this.createSession(id, source, opts) }
+  ensureSession(id: string, source = 'unknown', opts: CreateSessionOptions = {}): Promise<string> {
+    return this.createSession(id, source, opts)
+  }
   endSession(id: string, reason: string, at?: number): Promise<boolean> {
-    return this.write((tx) => { requireId(id); const ok = endSessionRow(tx.db, id, reason, at); if (ok) tx.touch(id); return ok })
+    return this.write((tx) => {
+      requireId(id)
+      const ok = endSessionRow(tx.db, id, reason, at)
+      if (ok) tx.touch(id)
+      return ok
+    })
   }
   reopenSession(id: string): Promise<boolean> {
-    return this.write((tx) => { requireId(id); const ok = reopenSessionRow(tx.db, id); if (ok) tx.touch(id); return ok })
+    return this.write((tx) => {
+      requireId(id)
+      const ok = reopenSessionRow(tx.db, id)
+      if (ok) tx.touch(id)
+      return ok
+    })
   }
   setTitle(id: string, title: string | null, source: TitleSource = 'user'): Promise<boolean> {
-    return this.write((tx) => { requireId(id); const ok = writeTitle(tx.db, id, title, source); if (ok) tx.touch(id); return ok })
+    return this.write((tx) => {
+      requireId(id)
+      const ok = writeTitle(tx.db, id, title, source)
+      if (ok) tx.touch(id)
+      return ok
+    })
   }
-  setArchived(id: string, archived: boolean): Promise<boolean> { return this.flag(id, 'archived', archived) }
-  setPinned(id: string, pinned: boolean): Promise<boolean> { return this.flag(id, 'pinned', pinned) }
+  setArchived(id: string, archived: boolean): Promise<boolean> {
+    return this.flag(id, 'archived', archived)
+  }
+  setPinned(id: string, pinned: boolean): Promise<boolean> {
+    return this.flag(id, 'pinned', pinned)
+  }
   private flag(id: string, col: 'archived' | 'pinned', on: boolean): Promise<boolean> {
-    return this.write((tx) => { requireId(id); const ok = setFlag(tx.db, id, col, on); if (ok) tx.touch(id); return ok })
+    return this.write((tx) => {
+      requireId(id)
+      const ok = setFlag(tx.db, id, col, on)
+      if (ok) tx.touch(id)
+      return ok
+    })
   }
 
   /** Deletes a session with its messages (FTS rows follow through the home's triggers); children detached. */
@@ -214,20 +285,36 @@ export class SessionStore {
     const { records, errors } = parseJsonl(content, maxSessions)
     const summary: ImportSummary = { imported: 0, skipped: 0, detached: 0, errors }
     if (records.length === 0) return summary
-    await this.write((tx) => { tx.touch(...importRecords(tx.db, records, summary)) })
+    await this.write((tx) => {
+      tx.touch(...importRecords(tx.db, records, summary))
+    })
     return summary
   }
 
   // ---- transcript + usage ----
   appendMessage(sessionId: string, msg: NewMessage): Promise<number> {
-    return this.write((tx) => { requireId(sessionId); const [id] = appendRows(tx.db, sessionId, [msg]); tx.touch(sessionId); return id })
+    return this.write((tx) => {
+      requireId(sessionId)
+      const [id] = appendRows(tx.db, sessionId, [msg])
+      tx.touch(sessionId)
+      return id
+    })
   }
   appendMessages(sessionId: string, msgs: NewMessage[]): Promise<number[]> {
-    return this.write((tx) => { requireId(sessionId); const ids = appendRows(tx.db, sessionId, msgs); tx.touch(sessionId); return ids })
+    return this.write((tx) => {
+      requireId(sessionId)
+      const ids = appendRows(tx.db, sessionId, msgs)
+      tx.touch(sessionId)
+      return ids
+    })
   }
   /** `day` (YYYY-MM-DD) overrides the local-date bucket of session_daily_usage (demo data, tests). */
   recordUsage(sessionId: string, usage: UsageReport, opts: { at?: number; day?: string } = {}): Promise<void> {
-    return this.write((tx) => { requireId(sessionId); recordUsageRows(tx.db, this.handle.shape, sessionId, usage, opts.at, opts.day); tx.touch(sessionId) })
+    return this.write((tx) => {
+      requireId(sessionId)
+      recordUsageRows(tx.db, this.handle.shape, sessionId, usage, opts.at, opts.day)
+      tx.touch(sessionId)
+    })
   }
 
   // ---- reads ----
@@ -245,28 +332,51 @@ export class SessionStore {
     return (this.countersStmt.get(id) as Pick<SessionRow, 'message_count' | 'ended_at'> | undefined) ?? null
   }
   /** Number of session rows (profile list). */
-  sessionCount(): number { return (stmt(this.db, 'SELECT count(*) AS n FROM sessions').get() as { n: number }).n }
+  sessionCount(): number {
+    return (stmt(this.db, 'SELECT count(*) AS n FROM sessions').get() as { n: number }).n
+  }
   /** A live upstream gateway heartbeat for this store's profile, or null (cron stands down when one runs). */
-  upstreamGateway(nowSec: number, profile = this.profile): GatewayHeartbeat | null { return liveUpstreamGateway(this.db, profile, nowSec) }
+  upstreamGateway(nowSec: number, profile = this.profile): GatewayHeartbeat | null {
+    return liveUpstreamGateway(this.db, profile, nowSec)
+  }
   getMessagesAsConversation(id: string, opts: { repairAlternation?: boolean } = {}): ConversationMessage[] {
     return conversation(this.db, id, opts.repairAlternation === true)
   }
-  resolveResumeSessionId(id: string): string { return resumeTip(this.db, id) }
-  getCompressionChain(id: string): LineageRow[] { return compressionChain(this.db, id) }
-  getLineageRoot(id: string | null | undefined): string | null { return lineageRoot(this.db, id) }
+  resolveResumeSessionId(id: string): string {
+    return resumeTip(this.db, id)
+  }
+  getCompressionChain(id: string): LineageRow[] {
+    return compressionChain(this.db, id)
+  }
+  getLineageRoot(id: string | null | undefined): string | null {
+    return lineageRoot(this.db, id)
+  }
 
-  listSessions(q: ListOptions = {}): SessionPage { return listSessionRows(this.db, this.profile, q) }
-  getSessionDetail(id: string): SessionDetail | null { return sessionDetail(this.db, this.profile, id) }
-  summary(id: string): SessionSummary | null { return summaryById(this.db, this.profile, id) }
-  getMessages(q: { sessionId: string } & PageOptions): MessagePage { return messagePage(this.db, q.sessionId, q) }
+  listSessions(q: ListOptions = {}): SessionPage {
+    return listSessionRows(this.db, this.profile, q)
+  }
+  getSessionDetail(id: string): SessionDetail | null {
+    return sessionDetail(this.db, this.profile, id)
+  }
+  summary(id: string): SessionSummary | null {
+    return summaryById(this.db, this.profile, id)
+  }
+  getMessages(q: { sessionId: string } & PageOptions): MessagePage {
+    return messagePage(this.db, q.sessionId, q)
+  }
   search(q: { query: string; limit?: number }): Array<RawHit & { profile: string }> {
     return this.searchFull(q).hits
   }
   /** Hits plus title matches and, for a malformed query, the message to show. */
-  searchFull(q: { query: string; limit?: number }): { hits: Array<RawHit & { profile: string }>; titles: Array<TitleHit & { profile: string }>; message?: string } {
+  searchFull(q: { query: string; limit?: number }): {
+    hits: Array<RawHit & { profile: string }>
+    titles: Array<TitleHit & { profile: string }>
+    message?: string
+  } {
     const r = searchMessages(this.db, this.shape, q.query, q.limit)
     return {
-      hits: r.hits.map((h) => ({ ...h, profile: this.profile })), titles: r.titles.map((t) => ({ ...t, profile: this.profile })),
+      hits: r.hits.map((h) => ({ ...h, profile: this.profile })),
+      titles: r.titles.map((t) => ({ ...t, profile: this.profile })),
       ...(r.message ? { message: r.message } : {})
     }
   }

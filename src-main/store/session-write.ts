@@ -10,15 +10,36 @@ import { invalid } from './errors'
 import { writeTitle } from './titles'
 import { nowSeconds } from './util'
 
-const RESET_END_REASONS = new Set(['session_reset', 'session_switch', 'idle', 'daily', 'suspended', 'resume_pending_expired'])
+const RESET_END_REASONS = new Set([
+  'session_reset',
+  'session_switch',
+  'idle',
+  'daily',
+  'suspended',
+  'resume_pending_expired'
+])
 // Columns whose earlier non-NULL value wins on conflict (COALESCE existing-first).
-const KEEP_FIRST = ['model', 'system_prompt', 'system_prompt_hash', 'user_id', 'session_key', 'chat_id', 'chat_type', 'thread_id',
-  'parent_session_id', 'cwd', 'profile_name', 'git_repo_root', 'origin_json', 'display_name'] as const
+const KEEP_FIRST = [
+  'model',
+  'system_prompt',
+  'system_prompt_hash',
+  'user_id',
+  'session_key',
+  'chat_id',
+  'chat_type',
+  'thread_id',
+  'parent_session_id',
+  'cwd',
+  'profile_name',
+  'git_repo_root',
+  'origin_json',
+  'display_name'
+] as const
 const ROUTING = ['user_id', 'session_key', 'chat_id', 'chat_type', 'thread_id', 'display_name', 'origin_json'] as const
 
 type Row = Record<string, unknown>
 
-const keyNamespace = (key: unknown) => (typeof key === 'string' ? /^agent:([^:]+):/.exec(key)?.[1] ?? null : null)
+const keyNamespace = (key: unknown) => (typeof key === 'string' ? (/^agent:([^:]+):/.exec(key)?.[1] ?? null) : null)
 
 function optStr(v: unknown, field: string): string | null {
   if (v == null) return null
@@ -33,7 +54,8 @@ function modelConfigJson(mc: CreateSessionOptions['modelConfig']): string | null
 }
 
 /** Where this home's upstream reads the prompt: `system_prompts` + hash from v25, the inline column before. */
-const promptsTable = (db: Database.Database) => stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'system_prompts'").get() !== undefined
+const promptsTable = (db: Database.Database) =>
+  stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'system_prompts'").get() !== undefined
 
 function storePrompt(db: Database.Database, prompt: string | null): string | null {
   if (!prompt || !promptsTable(db)) return null
@@ -42,7 +64,13 @@ function storePrompt(db: Database.Database, prompt: string | null): string | nul
   return hash
 }
 
-export function upsertSession(db: Database.Database, owner: string | null, id: string, source: string, opts: CreateSessionOptions = {}): void {
+export function upsertSession(
+  db: Database.Database,
+  owner: string | null,
+  id: string,
+  source: string,
+  opts: CreateSessionOptions = {}
+): void {
   if (typeof source !== 'string' || source.trim() === '') throw invalid('source is required', 'source')
   const prompt = optStr(opts.systemPrompt, 'systemPrompt')
   const incoming: Row = {
@@ -50,11 +78,18 @@ export function upsertSession(db: Database.Database, owner: string | null, id: s
     system_prompt: prompt && !promptsTable(db) ? prompt : null,
     model_config: modelConfigJson(opts.modelConfig),
     system_prompt_hash: storePrompt(db, prompt),
-    user_id: optStr(opts.userId, 'userId'), session_key: optStr(opts.sessionKey, 'sessionKey'),
-    chat_id: optStr(opts.chatId, 'chatId'), chat_type: optStr(opts.chatType, 'chatType'), thread_id: optStr(opts.threadId, 'threadId'),
-    parent_session_id: optStr(opts.parentSessionId, 'parentSessionId'), cwd: optStr(opts.cwd, 'cwd'),
-    profile_name: optStr(opts.profileName, 'profileName'), display_name: optStr(opts.displayName, 'displayName'),
-    git_repo_root: null, origin_json: null, git_branch: null
+    user_id: optStr(opts.userId, 'userId'),
+    session_key: optStr(opts.sessionKey, 'sessionKey'),
+    chat_id: optStr(opts.chatId, 'chatId'),
+    chat_type: optStr(opts.chatType, 'chatType'),
+    thread_id: optStr(opts.threadId, 'threadId'),
+    parent_session_id: optStr(opts.parentSessionId, 'parentSessionId'),
+    cwd: optStr(opts.cwd, 'cwd'),
+    profile_name: optStr(opts.profileName, 'profileName'),
+    display_name: optStr(opts.displayName, 'displayName'),
+    git_repo_root: null,
+    origin_json: null,
+    git_branch: null
   }
   const startedAt = opts.startedAt ?? nowSeconds()
   if (!Number.isFinite(startedAt)) throw invalid('startedAt must be a finite number', 'startedAt')
@@ -66,33 +101,47 @@ export function upsertSession(db: Database.Database, owner: string | null, id: s
     merged.git_branch = existing.git_branch ?? null
     const mc = typeof existing.model_config === 'string' ? safeKeys(existing.model_config) : null
     // A `_reset_from`-only row is a placeholder; the first real config fills it (marker kept).
-    merged.model_config = existing.model_config == null ? incoming.model_config
-      : mc && mc.length === 1 && mc[0] === '_reset_from' && incoming.model_config
-        ? JSON.stringify({ ...JSON.parse(incoming.model_config as string), ...JSON.parse(existing.model_config as string) })
-        : existing.model_config
+    merged.model_config =
+      existing.model_config == null
+        ? incoming.model_config
+        : mc && mc.length === 1 && mc[0] === '_reset_from' && incoming.model_config
+          ? JSON.stringify({
+              ...JSON.parse(incoming.model_config as string),
+              ...JSON.parse(existing.model_config as string)
+            })
+          : existing.model_config
   }
   inheritFromParent(db, merged)
   if (merged.profile_name == null) merged.profile_name = owner
 
   if (!existing) {
-    stmt(db, `INSERT INTO sessions (id, source, created_source, model, model_config, system_prompt, system_prompt_hash, user_id, session_key,
+    stmt(
+      db,
+      `INSERT INTO sessions (id, source, created_source, model, model_config, system_prompt, system_prompt_hash, user_id, session_key,
         chat_id, chat_type, thread_id, parent_session_id, cwd, profile_name, display_name, git_repo_root, git_branch, origin_json, started_at)
       VALUES (@id, @source, @source, @model, @model_config, @system_prompt, @system_prompt_hash, @user_id, @session_key, @chat_id, @chat_type,
-        @thread_id, @parent_session_id, @cwd, @profile_name, @display_name, @git_repo_root, @git_branch, @origin_json, @started_at)`)
-      .run({ ...merged, id, source, started_at: startedAt })
+        @thread_id, @parent_session_id, @cwd, @profile_name, @display_name, @git_repo_root, @git_branch, @origin_json, @started_at)`
+    ).run({ ...merged, id, source, started_at: startedAt })
   } else {
-    stmt(db, `UPDATE sessions SET source = CASE WHEN source = 'unknown' THEN @source ELSE source END,
+    stmt(
+      db,
+      `UPDATE sessions SET source = CASE WHEN source = 'unknown' THEN @source ELSE source END,
         model = @model, model_config = @model_config, system_prompt = @system_prompt, system_prompt_hash = @system_prompt_hash, user_id = @user_id,
         session_key = @session_key, chat_id = @chat_id, chat_type = @chat_type, thread_id = @thread_id,
         parent_session_id = @parent_session_id, cwd = @cwd, profile_name = @profile_name, display_name = @display_name,
-        git_repo_root = @git_repo_root, git_branch = @git_branch, origin_json = @origin_json WHERE id = @id`)
-      .run({ ...merged, id, source })
+        git_repo_root = @git_repo_root, git_branch = @git_branch, origin_json = @origin_json WHERE id = @id`
+    ).run({ ...merged, id, source })
   }
   if (opts.title != null && (!existing || existing.title == null)) writeTitle(db, id, opts.title, 'user')
 }
 
 function safeKeys(json: string): string[] | null {
-  try { const v = JSON.parse(json); return v && typeof v === 'object' && !Array.isArray(v) ? Object.keys(v) : null } catch { return null }
+  try {
+    const v = JSON.parse(json)
+    return v && typeof v === 'object' && !Array.isArray(v) ? Object.keys(v) : null
+  } catch {
+    return null
+  }
 }
 
 /** Child inheritance (§1.5.4): workspace always; profile if key namespaces agree; routing only for continuations. */
@@ -101,7 +150,8 @@ function inheritFromParent(db: Database.Database, row: Row): void {
   const parent = stmt(db, 'SELECT * FROM sessions WHERE id = ?').get(row.parent_session_id) as Row | undefined
   if (!parent) return
   for (const c of ['cwd', 'git_repo_root', 'git_branch']) row[c] ??= parent[c] ?? null
-  const a = keyNamespace(row.session_key), b = keyNamespace(parent.session_key)
+  const a = keyNamespace(row.session_key),
+    b = keyNamespace(parent.session_key)
   if (row.profile_name == null && (a === null || b === null || a === b)) row.profile_name = parent.profile_name ?? null
   if (parent.end_reason === 'compression') for (const c of ROUTING) row[c] ??= parent[c] ?? null
 }
@@ -109,7 +159,11 @@ function inheritFromParent(db: Database.Database, row: Row): void {
 /** First end reason wins: an existing end stamp is never overwritten. */
 export function endSessionRow(db: Database.Database, id: string, reason: string, at = nowSeconds()): boolean {
   if (typeof reason !== 'string' || reason.trim() === '') throw invalid('end reason is required', 'reason')
-  const res = stmt(db, 'UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ? AND ended_at IS NULL').run(at, reason, id)
+  const res = stmt(db, 'UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ? AND ended_at IS NULL').run(
+    at,
+    reason,
+    id
+  )
   if (res.changes > 0 && RESET_END_REASONS.has(reason)) bumpGeneration(db, id)
   return res.changes > 0
 }
@@ -117,16 +171,28 @@ export function endSessionRow(db: Database.Database, id: string, reason: string,
 // conversation_generations is upstream's table (not created by us); bump it only where it exists.
 function bumpGeneration(db: Database.Database, id: string): void {
   if (!stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'conversation_generations'").get()) return
-  const row = stmt(db, 'SELECT source, session_key FROM sessions WHERE id = ?').get(id) as { source: string; session_key: string | null }
+  const row = stmt(db, 'SELECT source, session_key FROM sessions WHERE id = ?').get(id) as {
+    source: string
+    session_key: string | null
+  }
   if (!row?.session_key) return
-  stmt(db, `INSERT INTO conversation_generations(source, session_key, generation) VALUES (?, ?, 1)
-    ON CONFLICT(source, session_key) DO UPDATE SET generation = generation + 1`).run(row.source, row.session_key)
+  stmt(
+    db,
+    `INSERT INTO conversation_generations(source, session_key, generation) VALUES (?, ?, 1)
+    ON CONFLICT(source, session_key) DO UPDATE SET generation = generation + 1`
+  ).run(row.source, row.session_key)
 }
 
 export function reopenSessionRow(db: Database.Database, id: string): boolean {
-  return stmt(db, 'UPDATE sessions SET ended_at = NULL, end_reason = NULL WHERE id = ? AND ended_at IS NOT NULL').run(id).changes > 0
+  return (
+    stmt(db, 'UPDATE sessions SET ended_at = NULL, end_reason = NULL WHERE id = ? AND ended_at IS NOT NULL').run(id)
+      .changes > 0
+  )
 }
 
 export function setFlag(db: Database.Database, id: string, column: 'archived' | 'pinned', on: boolean): boolean {
-  return stmt(db, `UPDATE sessions SET ${column} = ? WHERE id = ? AND ${column} IS NOT ?`).run(on ? 1 : 0, id, on ? 1 : 0).changes > 0
+  return (
+    stmt(db, `UPDATE sessions SET ${column} = ? WHERE id = ? AND ${column} IS NOT ?`).run(on ? 1 : 0, id, on ? 1 : 0)
+      .changes > 0
+  )
 }

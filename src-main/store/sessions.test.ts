@@ -8,17 +8,26 @@ import { rawDb } from './test-fixtures/raw-db'
 
 afterAll(cleanupTempDirs)
 let store: SessionStore
-beforeEach(() => { store = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' }) })
+beforeEach(() => {
+  store = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })
+})
 afterEach(() => store.close())
 
 const count = (id: string) => store.getSession(id)!.message_count
-const rows = (id: string) => (rawDb(store).prepare('SELECT count(*) AS n FROM messages WHERE session_id = ?').get(id) as { n: number }).n
+const rows = (id: string) =>
+  (rawDb(store).prepare('SELECT count(*) AS n FROM messages WHERE session_id = ?').get(id) as { n: number }).n
 
 describe('session rows (§1.5)', () => {
   it('createSession is an upsert: earlier non-null values win, source only replaces unknown', async () => {
     await store.ensureSession('s', 'unknown', { model: 'm1' })
     await store.createSession('s', 'cli', { model: 'm2', cwd: '/w', sessionKey: 'agent:main:x' })
-    expect(store.getSession('s')).toMatchObject({ source: 'cli', model: 'm1', cwd: '/w', session_key: 'agent:main:x', profile_name: 'default' })
+    expect(store.getSession('s')).toMatchObject({
+      source: 'cli',
+      model: 'm1',
+      cwd: '/w',
+      session_key: 'agent:main:x',
+      profile_name: 'default'
+    })
     await store.createSession('s', 'telegram', { cwd: '/other' })
     expect(store.getSession('s')).toMatchObject({ source: 'cli', cwd: '/w' })
   })
@@ -27,16 +36,28 @@ describe('session rows (§1.5)', () => {
     await store.createSession('a', 'cli', { systemPrompt: 'You are helpful.', modelConfig: {} })
     const row = store.getSession('a')!
     expect(row.model_config).toBeNull()
-    expect(rawDb(store).prepare('SELECT prompt FROM system_prompts WHERE hash = ?').get(row.system_prompt_hash)).toEqual({ prompt: 'You are helpful.' })
+    expect(
+      rawDb(store).prepare('SELECT prompt FROM system_prompts WHERE hash = ?').get(row.system_prompt_hash)
+    ).toEqual({ prompt: 'You are helpful.' })
   })
 
   it('children inherit workspace; only compression continuations inherit routing', async () => {
-    await store.createSession('p', 'telegram', { cwd: '/repo', userId: 'u1', sessionKey: 'agent:main:tg:1', chatId: 'c1' })
+    await store.createSession('p', 'telegram', {
+      cwd: '/repo',
+      userId: 'u1',
+      sessionKey: 'agent:main:tg:1',
+      chatId: 'c1'
+    })
     await store.createSession('d', 'delegate', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })
     expect(store.getSession('d')).toMatchObject({ cwd: '/repo', user_id: null, session_key: null, chat_id: null })
     await store.endSession('p', 'compression')
     await store.createSession('c', 'telegram', { parentSessionId: 'p' })
-    expect(store.getSession('c')).toMatchObject({ cwd: '/repo', user_id: 'u1', session_key: 'agent:main:tg:1', chat_id: 'c1' })
+    expect(store.getSession('c')).toMatchObject({
+      cwd: '/repo',
+      user_id: 'u1',
+      session_key: 'agent:main:tg:1',
+      chat_id: 'c1'
+    })
   })
 
   it('first end reason wins; reopen clears it', async () => {
@@ -51,10 +72,14 @@ describe('session rows (§1.5)', () => {
   it('validates ids and inputs with contract errors', async () => {
     await expect((async () => store.createSession('', 'cli'))()).rejects.toThrow(CaduceusError)
     await expect((async () => store.createSession('x', ''))()).rejects.toThrow(/source/)
-    await expect((async () => store.appendMessage('missing', { role: 'user', content: 'x' }))()).rejects.toThrow(/Unknown session/)
+    await expect((async () => store.appendMessage('missing', { role: 'user', content: 'x' }))()).rejects.toThrow(
+      /Unknown session/
+    )
     await store.createSession('x', 'cli')
     await expect((async () => store.appendMessage('x', { role: '', content: 'x' }))()).rejects.toThrow(/role/)
-    await expect((async () => store.appendMessage('x', { role: 'user', content: 5 as unknown as string }))()).rejects.toThrow(/content/)
+    await expect(
+      (async () => store.appendMessage('x', { role: 'user', content: 5 as unknown as string }))()
+    ).rejects.toThrow(/content/)
     expect(count('x')).toBe(0)
   })
 })
@@ -64,14 +89,25 @@ describe('message_count maintenance (§1.6)', () => {
     await store.createSession('s', 'cli')
     await store.appendMessage('s', { role: 'user', content: 'text' })
     expect(count('s')).toBe(1)
-    await store.appendMessage('s', { role: 'assistant', content: null, toolCalls: [{ id: 'a', name: 't', arguments: '{}' }, { id: 'b', name: 't', arguments: '{}' }] })
+    await store.appendMessage('s', {
+      role: 'assistant',
+      content: null,
+      toolCalls: [
+        { id: 'a', name: 't', arguments: '{}' },
+        { id: 'b', name: 't', arguments: '{}' }
+      ]
+    })
     expect(store.getSession('s')).toMatchObject({ message_count: 2, tool_call_count: 2 })
   })
 
   it('count equals rows after many single and batch appends', async () => {
     await store.createSession('s', 'cli')
-    for (let i = 0; i < 50; i++) await store.appendMessage('s', { role: i % 2 ? 'assistant' : 'user', content: `m${i}` })
-    await store.appendMessages('s', Array.from({ length: 25 }, (_, i) => ({ role: 'user', content: `b${i}` })))
+    for (let i = 0; i < 50; i++)
+      await store.appendMessage('s', { role: i % 2 ? 'assistant' : 'user', content: `m${i}` })
+    await store.appendMessages(
+      's',
+      Array.from({ length: 25 }, (_, i) => ({ role: 'user', content: `b${i}` }))
+    )
     expect(count('s')).toBe(75)
     expect(rows('s')).toBe(75)
   })
@@ -79,9 +115,17 @@ describe('message_count maintenance (§1.6)', () => {
   it('a failing insert leaves the count unchanged (one transaction)', async () => {
     await store.createSession('s', 'cli')
     await store.appendMessage('s', { role: 'user', content: 'fine' })
-    rawDb(store).exec(`CREATE TRIGGER boom BEFORE INSERT ON messages WHEN NEW.content = 'boom' BEGIN SELECT RAISE(ABORT, 'boom'); END`)
+    rawDb(store).exec(
+      `CREATE TRIGGER boom BEFORE INSERT ON messages WHEN NEW.content = 'boom' BEGIN SELECT RAISE(ABORT, 'boom'); END`
+    )
     await expect((async () => store.appendMessage('s', { role: 'user', content: 'boom' }))()).rejects.toThrow(/boom/)
-    await expect((async () => store.appendMessages('s', [{ role: 'user', content: 'ok' }, { role: 'user', content: 'boom' }]))()).rejects.toThrow(/boom/)
+    await expect(
+      (async () =>
+        store.appendMessages('s', [
+          { role: 'user', content: 'ok' },
+          { role: 'user', content: 'boom' }
+        ]))()
+    ).rejects.toThrow(/boom/)
     expect(count('s')).toBe(1)
     expect(rows('s')).toBe(1)
   })
@@ -89,8 +133,12 @@ describe('message_count maintenance (§1.6)', () => {
   it('refuses appends to a session ended by compression, with a clear error', async () => {
     await store.createSession('s', 'cli')
     await store.endSession('s', 'compression')
-    await expect((async () => store.appendMessage('s', { role: 'user', content: 'x' }))()).rejects.toThrow(CompressionSessionClosedError)
-    await expect((async () => store.appendMessage('s', { role: 'user', content: 'x' }))()).rejects.toThrow(/closed by compression/)
+    await expect((async () => store.appendMessage('s', { role: 'user', content: 'x' }))()).rejects.toThrow(
+      CompressionSessionClosedError
+    )
+    await expect((async () => store.appendMessage('s', { role: 'user', content: 'x' }))()).rejects.toThrow(
+      /closed by compression/
+    )
     expect(count('s')).toBe(0)
   })
 
@@ -99,7 +147,13 @@ describe('message_count maintenance (§1.6)', () => {
     store.onLocalChange((e) => seen.push(e.sessionIds))
     await store.createSession('s', 'cli')
     await store.appendMessage('s', { role: 'user', content: 'x' })
-    await expect((async () => store.write((tx) => { tx.touch('s'); throw new Error('rollback') }))()).rejects.toThrow('rollback')
+    await expect(
+      (async () =>
+        store.write((tx) => {
+          tx.touch('s')
+          throw new Error('rollback')
+        }))()
+    ).rejects.toThrow('rollback')
     expect(seen).toEqual([['s'], ['s']])
   })
 })
@@ -111,7 +165,10 @@ describe('lineage (§1.7)', () => {
     await store.endSession('A', 'compression')
     await store.createSession('B', 'cli', { parentSessionId: 'A' })
     await store.createSession('branch', 'cli', { parentSessionId: 'A', modelConfig: { _branched_from: 'A' } })
-    await store.createSession('delegatechild', 'delegate', { parentSessionId: 'A', modelConfig: { _delegate_from: 'A' } })
+    await store.createSession('delegatechild', 'delegate', {
+      parentSessionId: 'A',
+      modelConfig: { _delegate_from: 'A' }
+    })
     await store.createSession('stranger', 'cli')
     await store.createSession('toolrun', 'tool', { parentSessionId: 'A' })
   }
@@ -160,7 +217,14 @@ describe('conversation history', () => {
     await store.appendMessages('s', [
       { role: 'user', content: 'hi' },
       { role: 'user', content: 'again' },
-      { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'terminal', arguments: '{"cmd":"ls"}' }, { id: 'c2', name: 'x', arguments: '{}' }] },
+      {
+        role: 'assistant',
+        content: null,
+        toolCalls: [
+          { id: 'c1', name: 'terminal', arguments: '{"cmd":"ls"}' },
+          { id: 'c2', name: 'x', arguments: '{}' }
+        ]
+      },
       { role: 'tool', content: 'a.txt', toolCallId: 'c1', toolName: 'terminal' },
       { role: 'tool', content: 'orphan', toolCallId: 'zzz' },
       { role: 'assistant', content: 'done', reasoning: 'easy' },
@@ -168,7 +232,11 @@ describe('conversation history', () => {
     ])
     const raw = store.getMessagesAsConversation('s')
     expect(raw.map((m) => m.role)).toEqual(['user', 'user', 'assistant', 'tool', 'tool', 'assistant'])
-    expect(raw[2].tool_calls?.[0]).toEqual({ id: 'c1', type: 'function', function: { name: 'terminal', arguments: '{"cmd":"ls"}' } })
+    expect(raw[2].tool_calls?.[0]).toEqual({
+      id: 'c1',
+      type: 'function',
+      function: { name: 'terminal', arguments: '{"cmd":"ls"}' }
+    })
     const fixed = store.getMessagesAsConversation('s', { repairAlternation: true })
     expect(fixed.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
     expect(fixed[0].content).toBe('hi\n\nagain')
@@ -183,8 +251,12 @@ describe('titles (§1.8)', () => {
     await store.createSession('b', 'cli')
     expect(await store.setTitle('a', '  My\u200B  session\x07 ')).toBe(true)
     expect(store.getSession('a')!.title).toBe('My session')
-    await expect((async () => store.setTitle('b', 'My session'))()).rejects.toThrow("Title 'My session' is already in use by session a")
-    await expect((async () => store.setTitle('b', 'x'.repeat(101)))()).rejects.toThrow('Title too long (101 chars, max 100)')
+    await expect((async () => store.setTitle('b', 'My session'))()).rejects.toThrow(
+      "Title 'My session' is already in use by session a"
+    )
+    await expect((async () => store.setTitle('b', 'x'.repeat(101)))()).rejects.toThrow(
+      'Title too long (101 chars, max 100)'
+    )
     expect(await store.setTitle('a', 'auto', 'derived')).toBe(false) // user title outranks derived
     expect(await store.setTitle('b', 'auto', 'derived')).toBe(true)
     expect(await store.setTitle('b', 'better', 'llm')).toBe(true)
@@ -204,14 +276,28 @@ describe('titles (§1.8)', () => {
 
 describe('usage and cost (§1.9)', () => {
   const u = (costUsd: number | null, costStatus: 'estimated' | 'billed' | 'unpriced', model = 'm') => ({
-    model, provider: 'p', baseUrl: 'http://x', inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0,
-    reasoningTokens: 0, apiCalls: 1, costUsd, costStatus
+    model,
+    provider: 'p',
+    baseUrl: 'http://x',
+    inputTokens: 100,
+    outputTokens: 10,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: 0,
+    apiCalls: 1,
+    costUsd,
+    costStatus
   })
 
   it('unpriced usage never becomes $0; mixing priced and unpriced is partial', async () => {
     await store.createSession('s', 'cli')
     await store.recordUsage('s', u(null, 'unpriced'))
-    expect(store.getSession('s')).toMatchObject({ estimated_cost_usd: null, cost_status: 'unpriced', input_tokens: 100, api_call_count: 1 })
+    expect(store.getSession('s')).toMatchObject({
+      estimated_cost_usd: null,
+      cost_status: 'unpriced',
+      input_tokens: 100,
+      api_call_count: 1
+    })
     expect(store.summary('s')!.cost).toEqual({ usd: null, status: 'unpriced', complete: false })
     await store.recordUsage('s', u(0.5, 'estimated'))
     expect(store.getSession('s')).toMatchObject({ estimated_cost_usd: 0.5, cost_status: 'partial', input_tokens: 200 })
@@ -226,11 +312,21 @@ describe('usage and cost (§1.9)', () => {
     expect(store.summary('s')!.cost).toEqual({ usd: 0.5, status: 'estimated', complete: true })
     await store.createSession('b', 'cli')
     await store.recordUsage('b', u(1, 'billed', 'big'))
-    expect(store.getSession('b')).toMatchObject({ actual_cost_usd: 1, estimated_cost_usd: null, model: 'big', billing_provider: 'p' })
+    expect(store.getSession('b')).toMatchObject({
+      actual_cost_usd: 1,
+      estimated_cost_usd: null,
+      model: 'big',
+      billing_provider: 'p'
+    })
     expect(store.summary('b')!.cost).toEqual({ usd: 1, status: 'billed', complete: true })
     const usage = store.getSessionDetail('s')!.usage
     expect(usage).toHaveLength(1)
-    expect(usage[0]).toMatchObject({ model: 'm', apiCalls: 2, tokens: { input: 200, output: 20 }, cost: { usd: 0.5, status: 'estimated' } })
+    expect(usage[0]).toMatchObject({
+      model: 'm',
+      apiCalls: 2,
+      tokens: { input: 200, output: 20 },
+      cost: { usd: 0.5, status: 'estimated' }
+    })
     await expect((async () => store.recordUsage('s', { ...u(-1, 'estimated') }))()).rejects.toThrow(/costUsd/)
   })
 })

@@ -32,7 +32,10 @@ export interface HomeShape {
 function pkOf(db: Database.Database, table: string): string[] | null {
   const rows = db.prepare(`PRAGMA main.table_info("${table}")`).all() as Array<{ name: string; pk: number }>
   if (rows.length === 0) return null
-  const pk = rows.filter((r) => r.pk > 0).sort((a, b) => a.pk - b.pk).map((r) => r.name)
+  const pk = rows
+    .filter((r) => r.pk > 0)
+    .sort((a, b) => a.pk - b.pk)
+    .map((r) => r.name)
   return pk.length ? pk : null
 }
 
@@ -47,12 +50,24 @@ export function schemaCookie(db: Database.Database): number {
 
 export function detectShape(db: Database.Database): HomeShape {
   const cookie = schemaCookie(db)
-  const master = db.prepare("SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'view')").all() as Array<{ type: string; name: string; sql: string | null }>
+  const master = db
+    .prepare("SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'view')")
+    .all() as Array<{ type: string; name: string; sql: string | null }>
   const tables = new Set(master.map((r) => r.name))
   const columns = new Map<string, Set<string>>()
-  for (const t of ['sessions', 'messages', 'session_model_usage', 'session_daily_usage', 'system_prompts', 'state_meta']) {
+  for (const t of [
+    'sessions',
+    'messages',
+    'session_model_usage',
+    'session_daily_usage',
+    'system_prompts',
+    'state_meta'
+  ]) {
     if (!tables.has(t)) continue
-    columns.set(t, new Set((db.prepare(`PRAGMA main.table_info("${t}")`).all() as Array<{ name: string }>).map((r) => r.name)))
+    columns.set(
+      t,
+      new Set((db.prepare(`PRAGMA main.table_info("${t}")`).all() as Array<{ name: string }>).map((r) => r.name))
+    )
   }
   let version: number | null = null
   if (tables.has('schema_version')) {
@@ -60,13 +75,17 @@ export function detectShape(db: Database.Database): HomeShape {
     version = row.v === null ? null : Number(row.v)
   }
   const sqlOf = (name: string) => master.find((r) => r.name === name)?.sql ?? undefined
-  const ftsCols = (name: string) => tables.has(name)
-    ? (db.prepare(`PRAGMA main.table_info("${name}")`).all() as Array<{ name: string }>).map((r) => r.name) : []
+  const ftsCols = (name: string) =>
+    tables.has(name)
+      ? (db.prepare(`PRAGMA main.table_info("${name}")`).all() as Array<{ name: string }>).map((r) => r.name)
+      : []
   return {
-    version, cookie,
+    version,
+    cookie,
     legacy: version !== null && version < SCHEMA_VERSION,
     newer: version !== null && version > SCHEMA_VERSION,
-    tables, columns,
+    tables,
+    columns,
     usageKey: tables.has('session_model_usage') ? pkOf(db, 'session_model_usage') : null,
     dailyKey: tables.has('session_daily_usage') ? pkOf(db, 'session_daily_usage') : null,
     fts: ftsLayout(sqlOf('messages_fts')),
@@ -80,6 +99,7 @@ export const hasColumn = (s: HomeShape, table: string, col: string) => s.columns
 
 /** A one-line notice for a home whose schema Caduceus does not fully know, or null. */
 export function shapeNotice(s: HomeShape): string | null {
-  if (s.newer) return `state.db has schema version ${s.version}, newer than this Caduceus knows (${SCHEMA_VERSION}); shown as far as it is understood`
+  if (s.newer)
+    return `state.db has schema version ${s.version}, newer than this Caduceus knows (${SCHEMA_VERSION}); shown as far as it is understood`
   return null
 }

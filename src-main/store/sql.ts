@@ -2,7 +2,8 @@
 export const marker = (alias: string, key: '_branched_from' | '_delegate_from' | '_reset_from') =>
   `(CASE WHEN json_valid(${alias}.model_config) THEN json_extract(${alias}.model_config, '$.${key}') END)`
 
-export const isDelegateSql = (a: string) => `(${a}.source IN ('delegate', 'subagent') OR ${marker(a, '_delegate_from')} IS NOT NULL)`
+export const isDelegateSql = (a: string) =>
+  `(${a}.source IN ('delegate', 'subagent') OR ${marker(a, '_delegate_from')} IS NOT NULL)`
 export const isBranchSql = (a: string) => `(${marker(a, '_branched_from')} IS NOT NULL)`
 export const noForkMarkersSql = (a: string) =>
   `(${marker(a, '_branched_from')} IS NULL AND ${marker(a, '_delegate_from')} IS NULL AND ${marker(a, '_reset_from')} IS NULL)`

@@ -34,7 +34,8 @@ export function writeTitle(db: Database.Database, id: string, raw: string | null
     if ((RANK[source] ?? 0) <= (RANK[row.title_source ?? 'user'] ?? 4)) return false
   }
   if (title !== null) {
-    const holder = stmt(db, 'SELECT id FROM sessions WHERE title = ? AND id <> ? LIMIT 1').get(title, id) as { id: string } | undefined
+    const holder = stmt(db, 'SELECT id FROM sessions WHERE title = ? AND id <> ? LIMIT 1').get(title, id) as
+      { id: string } | undefined
     if (holder) {
       // A compression ancestor's title moves to its descendant instead of conflicting.
       const ancestors = new Set(pathFromRoot(db, id).map((r) => r.id))
@@ -45,7 +46,11 @@ export function writeTitle(db: Database.Database, id: string, raw: string | null
     }
   }
   // Compare-and-swap on the value we read, so a concurrent writer's title is never silently clobbered.
-  const res = stmt(db, 'UPDATE sessions SET title = ?, title_source = ? WHERE id = ? AND title IS ?')
-    .run(title, title === null ? null : source, id, row.title)
+  const res = stmt(db, 'UPDATE sessions SET title = ?, title_source = ? WHERE id = ? AND title IS ?').run(
+    title,
+    title === null ? null : source,
+    id,
+    row.title
+  )
   return res.changes > 0
 }

@@ -14,16 +14,34 @@ import { cadName, existingColumns } from './reconcile'
 function validate(u: UsageReport): void {
   if (!u || typeof u !== 'object') throw invalid('usage report must be an object', 'usage')
   if (typeof u.model !== 'string' || u.model === '') throw invalid('usage.model is required', 'usage.model')
-  for (const k of ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens', 'apiCalls'] as const) {
+  for (const k of [
+    'inputTokens',
+    'outputTokens',
+    'cacheReadTokens',
+    'cacheWriteTokens',
+    'reasoningTokens',
+    'apiCalls'
+  ] as const) {
     if (!Number.isFinite(u[k]) || u[k] < 0) throw invalid(`usage.${k} must be a non-negative number`, `usage.${k}`)
   }
-  if (u.costUsd !== null && (!Number.isFinite(u.costUsd) || u.costUsd < 0)) throw invalid('usage.costUsd must be null or >= 0', 'usage.costUsd')
+  if (u.costUsd !== null && (!Number.isFinite(u.costUsd) || u.costUsd < 0))
+    throw invalid('usage.costUsd must be null or >= 0', 'usage.costUsd')
 }
 
-export function recordUsageRows(db: Database.Database, shape: HomeShape, sessionId: string, u: UsageReport, at = nowSeconds(), day?: string): void {
+export function recordUsageRows(
+  db: Database.Database,
+  shape: HomeShape,
+  sessionId: string,
+  u: UsageReport,
+  at = nowSeconds(),
+  day?: string
+): void {
   validate(u)
-  const s = stmt(db, `SELECT estimated_cost_usd, actual_cost_usd, cost_status, api_call_count, input_tokens, output_tokens
-    FROM sessions WHERE id = ?`).get(sessionId) as Record<string, unknown> | undefined
+  const s = stmt(
+    db,
+    `SELECT estimated_cost_usd, actual_cost_usd, cost_status, api_call_count, input_tokens, output_tokens
+    FROM sessions WHERE id = ?`
+  ).get(sessionId) as Record<string, unknown> | undefined
   if (!s) throw notFound(sessionId)
   const priced = u.costUsd !== null && u.costStatus !== 'unpriced'
   const billed = priced && u.costStatus === 'billed'
@@ -33,7 +51,9 @@ export function recordUsageRows(db: Database.Database, shape: HomeShape, session
   const status = priced ? (hadUnpriced ? 'partial' : u.costStatus) : hadPriced ? 'partial' : 'unpriced'
   const costSource = billed ? 'provider' : priced ? 'pricing' : 'none'
 
-  stmt(db, `UPDATE sessions SET
+  stmt(
+    db,
+    `UPDATE sessions SET
       input_tokens = COALESCE(input_tokens, 0) + @in, output_tokens = COALESCE(output_tokens, 0) + @out,
       cache_read_tokens = COALESCE(cache_read_tokens, 0) + @cr, cache_write_tokens = COALESCE(cache_write_tokens, 0) + @cw,
       reasoning_tokens = COALESCE(reasoning_tokens, 0) + @rt, api_call_count = COALESCE(api_call_count, 0) + @calls,
@@ -42,41 +62,91 @@ export function recordUsageRows(db: Database.Database, shape: HomeShape, session
       cost_status = @status, cost_source = @source, pricing_version = COALESCE(@pv, pricing_version),
       model = COALESCE(model, @model), billing_provider = COALESCE(billing_provider, @provider),
       billing_base_url = COALESCE(billing_base_url, @base), billing_mode = COALESCE(billing_mode, @mode)
-    WHERE id = @id`).run({
-    id: sessionId, in: u.inputTokens, out: u.outputTokens, cr: u.cacheReadTokens, cw: u.cacheWriteTokens, rt: u.reasoningTokens,
-    calls: u.apiCalls, est: priced && !billed ? u.costUsd : null, act: billed ? u.costUsd : null, status, source: costSource,
-    pv: u.pricingVersion ?? null, model: u.model, provider: u.provider || null, base: u.baseUrl || null, mode: u.billingMode ?? null
+    WHERE id = @id`
+  ).run({
+    id: sessionId,
+    in: u.inputTokens,
+    out: u.outputTokens,
+    cr: u.cacheReadTokens,
+    cw: u.cacheWriteTokens,
+    rt: u.reasoningTokens,
+    calls: u.apiCalls,
+    est: priced && !billed ? u.costUsd : null,
+    act: billed ? u.costUsd : null,
+    status,
+    source: costSource,
+    pv: u.pricingVersion ?? null,
+    model: u.model,
+    provider: u.provider || null,
+    base: u.baseUrl || null,
+    mode: u.billingMode ?? null
   })
 
   const est = priced && !billed ? u.costUsd! : 0
   const act = billed ? u.costUsd! : 0
   const routeStatus = priced ? u.costStatus : 'unpriced'
   const routeValues: Row = {
-    session_id: sessionId, model: u.model, billing_provider: u.provider ?? '', billing_base_url: u.baseUrl ?? '',
-    billing_mode: u.billingMode ?? '', task: u.task ?? '', api_call_count: u.apiCalls, input_tokens: u.inputTokens,
-    output_tokens: u.outputTokens, cache_read_tokens: u.cacheReadTokens, cache_write_tokens: u.cacheWriteTokens,
-    reasoning_tokens: u.reasoningTokens, estimated_cost_usd: est, actual_cost_usd: act, cost_status: routeStatus,
-    cost_source: costSource, first_seen: at, last_seen: at
+    session_id: sessionId,
+    model: u.model,
+    billing_provider: u.provider ?? '',
+    billing_base_url: u.baseUrl ?? '',
+    billing_mode: u.billingMode ?? '',
+    task: u.task ?? '',
+    api_call_count: u.apiCalls,
+    input_tokens: u.inputTokens,
+    output_tokens: u.outputTokens,
+    cache_read_tokens: u.cacheReadTokens,
+    cache_write_tokens: u.cacheWriteTokens,
+    reasoning_tokens: u.reasoningTokens,
+    estimated_cost_usd: est,
+    actual_cost_usd: act,
+    cost_status: routeStatus,
+    cost_source: costSource,
+    first_seen: at,
+    last_seen: at
   }
   const route = usageTarget(db, shape, 'session_model_usage')
   addOrInsert(db, route.table, route.key, route.columns, routeValues, {
     cost_status: `CASE WHEN cost_status IS NULL OR cost_status = @cost_status THEN @cost_status
         WHEN cost_status IN ('unpriced', 'partial') OR @cost_status = 'unpriced' THEN 'partial' ELSE @cost_status END`,
-    cost_source: '@cost_source', last_seen: '@last_seen'
+    cost_source: '@cost_source',
+    last_seen: '@last_seen'
   })
 
   const dayValue = day ?? (stmt(db, "SELECT date('now','localtime') AS d").get() as { d: string }).d
   const daily = usageTarget(db, shape, 'session_daily_usage')
-  addOrInsert(db, daily.table, daily.key, daily.columns, {
-    session_id: sessionId, day: dayValue, input_tokens: u.inputTokens, output_tokens: u.outputTokens,
-    cache_read_tokens: u.cacheReadTokens, cache_write_tokens: u.cacheWriteTokens, reasoning_tokens: u.reasoningTokens,
-    estimated_cost_usd: est, actual_cost_usd: act, api_call_count: u.apiCalls
-  }, {})
+  addOrInsert(
+    db,
+    daily.table,
+    daily.key,
+    daily.columns,
+    {
+      session_id: sessionId,
+      day: dayValue,
+      input_tokens: u.inputTokens,
+      output_tokens: u.outputTokens,
+      cache_read_tokens: u.cacheReadTokens,
+      cache_write_tokens: u.cacheWriteTokens,
+      reasoning_tokens: u.reasoningTokens,
+      estimated_cost_usd: est,
+      actual_cost_usd: act,
+      api_call_count: u.apiCalls
+    },
+    {}
+  )
 }
 
 type Row = Record<string, unknown>
-const COUNTERS = new Set(['api_call_count', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens',
-  'reasoning_tokens', 'estimated_cost_usd', 'actual_cost_usd'])
+const COUNTERS = new Set([
+  'api_call_count',
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'reasoning_tokens',
+  'estimated_cost_usd',
+  'actual_cost_usd'
+])
 const ROUTE_KEY = ['session_id', 'model', 'billing_provider', 'billing_base_url', 'billing_mode', 'task']
 const DAILY_KEY = ['session_id', 'day']
 
@@ -84,11 +154,17 @@ const DAILY_KEY = ['session_id', 'day']
  * Where a usage row goes in this home: the home's own table with ITS primary key (a v21 route key has five
  * columns, v30 six), or a `cad_` stand-in when an older home has no such table (reconcile made it).
  */
-function usageTarget(db: Database.Database, shape: HomeShape, table: 'session_model_usage' | 'session_daily_usage'): { table: string; key: string[]; columns: Set<string> } {
+function usageTarget(
+  db: Database.Database,
+  shape: HomeShape,
+  table: 'session_model_usage' | 'session_daily_usage'
+): { table: string; key: string[]; columns: Set<string> } {
   const fallbackKey = table === 'session_model_usage' ? ROUTE_KEY : DAILY_KEY
   const name = shape.tables.has(table) ? table : cadName(table)
   const columns = shape.columns.get(name) ?? existingColumns(db, name)
-  const key = (name === table ? (table === 'session_model_usage' ? shape.usageKey : shape.dailyKey) : null) ?? fallbackKey.filter((c) => columns.has(c))
+  const key =
+    (name === table ? (table === 'session_model_usage' ? shape.usageKey : shape.dailyKey) : null) ??
+    fallbackKey.filter((c) => columns.has(c))
   return { table: name, key, columns }
 }
 
@@ -97,16 +173,29 @@ function usageTarget(db: Database.Database, shape: HomeShape, table: 'session_mo
  * the caller's BEGIN IMMEDIATE transaction, so no other writer can slip in between. Columns the home lacks
  * are left out; key columns the home does not have simply merge into the home's coarser row.
  */
-function addOrInsert(db: Database.Database, table: string, key: string[], columns: Set<string>, values: Row, replace: Record<string, string>): void {
+function addOrInsert(
+  db: Database.Database,
+  table: string,
+  key: string[],
+  columns: Set<string>,
+  values: Row,
+  replace: Record<string, string>
+): void {
   const present = Object.keys(values).filter((c) => columns.has(c))
   const where = key.map((c) => `${c} IS @${c}`).join(' AND ')
-  const sets = present.filter((c) => !key.includes(c)).flatMap((c) => COUNTERS.has(c) ? [`${c} = COALESCE(${c}, 0) + @${c}`]
-    : replace[c] ? [`${c} = ${replace[c]}`] : [])
+  const sets = present
+    .filter((c) => !key.includes(c))
+    .flatMap((c) =>
+      COUNTERS.has(c) ? [`${c} = COALESCE(${c}, 0) + @${c}`] : replace[c] ? [`${c} = ${replace[c]}`] : []
+    )
   const params = Object.fromEntries(present.map((c) => [c, values[c]]))
-  const changed = sets.length ? stmt(db, `UPDATE ${table} SET ${sets.join(', ')} WHERE ${where}`).run(params).changes
+  const changed = sets.length
+    ? stmt(db, `UPDATE ${table} SET ${sets.join(', ')} WHERE ${where}`).run(params).changes
     : (stmt(db, `SELECT count(*) AS n FROM ${table} WHERE ${where}`).get(params) as { n: number }).n
   if (changed > 0) return
-  stmt(db, `INSERT INTO ${table} (${present.join(', ')}) VALUES (${present.map((c) => `@${c}`).join(', ')})`).run(params)
+  stmt(db, `INSERT INTO ${table} (${present.join(', ')}) VALUES (${present.map((c) => `@${c}`).join(', ')})`).run(
+    params
+  )
 }
 
 /** Contract Money from a row's cost columns: the shared money rule, so every view reads a session the same. */

@@ -5,7 +5,11 @@ export const nowSeconds = () => Date.now() / 1000
 /** Parse JSON without throwing: malformed upstream data must degrade, not crash the host. */
 export function safeJson(text: unknown): unknown {
   if (typeof text !== 'string' || text === '') return null
-  try { return JSON.parse(text) } catch { return null }
+  try {
+    return JSON.parse(text)
+  } catch {
+    return null
+  }
 }
 
 export function jsonObject(text: unknown): Record<string, unknown> | null {
@@ -13,6 +17,7 @@ export function jsonObject(text: unknown): Record<string, unknown> | null {
   return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null
 }
 
-export const num = (v: unknown, fallback = 0): number => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'bigint' ? Number(v) : fallback)
+export const num = (v: unknown, fallback = 0): number =>
+  typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'bigint' ? Number(v) : fallback
 export const numOrNull = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null)
 export const strOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : v == null ? null : String(v))

@@ -14,7 +14,10 @@ afterAll(cleanupTempDirs)
 let store: SessionStore
 let watcher: SessionWatcher
 let emitted: string[]
-const sql = (q: string, ...args: unknown[]) => store.write((tx) => { tx.db.prepare(q).run(...args) })
+const sql = (q: string, ...args: unknown[]) =>
+  store.write((tx) => {
+    tx.db.prepare(q).run(...args)
+  })
 
 beforeEach(async () => {
   store = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })
@@ -24,7 +27,10 @@ beforeEach(async () => {
   watcher = new SessionWatcher(store, (e) => emitted.push(...e.sessionIds), { fallbackMs: 60_000 })
   watcher.start()
 })
-afterEach(() => { watcher.stop(); store.close() })
+afterEach(() => {
+  watcher.stop()
+  store.close()
+})
 
 describe('SessionWatcher visible-columns diff', () => {
   it('names only sessions whose visible columns changed', async () => {

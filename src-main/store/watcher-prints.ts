@@ -8,8 +8,22 @@
 import type Database from 'better-sqlite3'
 
 // Columns a session list/detail shows; a change anywhere else is invisible and must not emit.
-export const VISIBLE_COLUMNS = ['message_count', 'tool_call_count', 'ended_at', 'end_reason', 'title', 'archived', 'pinned', 'hidden',
-  'estimated_cost_usd', 'actual_cost_usd', 'cost_status', 'last_activity_at', 'input_tokens', 'output_tokens'] as const
+export const VISIBLE_COLUMNS = [
+  'message_count',
+  'tool_call_count',
+  'ended_at',
+  'end_reason',
+  'title',
+  'archived',
+  'pinned',
+  'hidden',
+  'estimated_cost_usd',
+  'actual_cost_usd',
+  'cost_status',
+  'last_activity_at',
+  'input_tokens',
+  'output_tokens'
+] as const
 
 const T = 'temp.cad_watcher_prints'
 const COLS = VISIBLE_COLUMNS.join(', ')
@@ -38,9 +52,15 @@ export class VisiblePrints {
   diff(): string[] {
     this.ensure()
     const q = (this.stmts ??= {
-      changed: this.conn.prepare(`SELECT s.id FROM main.sessions s LEFT JOIN ${T} p ON p.id = s.id WHERE p.id IS NULL OR ${CHANGED}`).pluck(),
-      gone: this.conn.prepare(`SELECT p.id FROM ${T} p WHERE NOT EXISTS (SELECT 1 FROM main.sessions s WHERE s.id = p.id)`).pluck(),
-      upsert: this.conn.prepare(`INSERT OR REPLACE INTO ${T} SELECT id, ${COLS} FROM main.sessions WHERE id IN (SELECT value FROM json_each(?))`),
+      changed: this.conn
+        .prepare(`SELECT s.id FROM main.sessions s LEFT JOIN ${T} p ON p.id = s.id WHERE p.id IS NULL OR ${CHANGED}`)
+        .pluck(),
+      gone: this.conn
+        .prepare(`SELECT p.id FROM ${T} p WHERE NOT EXISTS (SELECT 1 FROM main.sessions s WHERE s.id = p.id)`)
+        .pluck(),
+      upsert: this.conn.prepare(
+        `INSERT OR REPLACE INTO ${T} SELECT id, ${COLS} FROM main.sessions WHERE id IN (SELECT value FROM json_each(?))`
+      ),
       drop: this.conn.prepare(`DELETE FROM ${T} WHERE id IN (SELECT value FROM json_each(?))`)
     })
     const changed = q.changed.all() as unknown[]

@@ -18,12 +18,16 @@ beforeEach(async () => {
   events = []
   watcher = new SessionWatcher(store, (e) => events.push(e)).start()
 })
-afterEach(() => { watcher.stop(); store.close() })
+afterEach(() => {
+  watcher.stop()
+  store.close()
+})
 
 function waitFor(pred: () => boolean, timeoutMs = 15_000): Promise<void> {
   return new Promise((ok, fail) => {
     const started = Date.now()
-    const poll = () => (pred() ? ok() : Date.now() - started > timeoutMs ? fail(new Error('timed out waiting')) : setTimeout(poll, 20))
+    const poll = () =>
+      pred() ? ok() : Date.now() - started > timeoutMs ? fail(new Error('timed out waiting')) : setTimeout(poll, 20)
     poll()
   })
 }
@@ -53,7 +57,8 @@ describe('SessionWatcher', () => {
   })
 
   it('a burst of own writes coalesces into few callbacks naming every touched session', async () => {
-    for (let i = 0; i < 20; i++) await store.appendMessage(i % 2 ? 'target' : 'bystander', { role: 'user', content: `m${i}` })
+    for (let i = 0; i < 20; i++)
+      await store.appendMessage(i % 2 ? 'target' : 'bystander', { role: 'user', content: `m${i}` })
     await watcher.flush()
     const named = new Set(events.flatMap((e) => e.sessionIds))
     expect(named).toEqual(new Set(['target', 'bystander']))

@@ -13,7 +13,10 @@ import { basename, dirname } from 'node:path'
 import type { SessionStore } from './session-store'
 import { VisiblePrints } from './watcher-prints'
 
-export interface SessionsChanged { profile: string; sessionIds: string[] }
+export interface SessionsChanged {
+  profile: string
+  sessionIds: string[]
+}
 export interface WatcherOptions {
   /** Coalescing window (ms). */
   coalesceMs?: number
@@ -40,7 +43,11 @@ export class SessionWatcher {
   private readonly coalesceMs: number
   private readonly fallbackMs: number | null
 
-  constructor(private readonly store: SessionStore, private readonly onChange: (e: SessionsChanged) => void, opts: WatcherOptions = {}) {
+  constructor(
+    private readonly store: SessionStore,
+    private readonly onChange: (e: SessionsChanged) => void,
+    opts: WatcherOptions = {}
+  ) {
     this.coalesceMs = Math.max(1, opts.coalesceMs ?? 50)
     this.fallbackMs = opts.fallbackMs === undefined ? null : Math.max(1000, opts.fallbackMs)
   }
@@ -52,14 +59,23 @@ export class SessionWatcher {
     this.conn.pragma('temp_store = MEMORY') // the visible-columns snapshot lives in a TEMP table on this connection
     this.prints = new VisiblePrints(this.conn)
     this.version = this.dataVersion()
-    try { this.snapshot() } catch { /* a stale read-only DB: checks will keep returning [] rather than crash */ }
+    try {
+      this.snapshot()
+    } catch {
+      /* a stale read-only DB: checks will keep returning [] rather than crash */
+    }
     const dbName = basename(this.store.path)
     try {
       this.fsw = watch(dirname(this.store.path), { persistent: false }, (_event, file) => {
         if (!file || file === dbName || file === `${dbName}-wal`) this.onFileEvent()
       })
-      this.fsw.on('error', () => { this.fsw?.close(); this.fsw = null }) // fall back to the tick alone
-    } catch { this.fsw = null }
+      this.fsw.on('error', () => {
+        this.fsw?.close()
+        this.fsw = null
+      }) // fall back to the tick alone
+    } catch {
+      this.fsw = null
+    }
     this.tick = setInterval(() => this.trigger(), this.fallbackMs ?? (this.fsw ? 15_000 : 2000))
     this.tick.unref()
     this.unsubscribe = this.store.onLocalChange(() => this.trigger())
@@ -67,14 +83,17 @@ export class SessionWatcher {
   }
 
   stop(): void {
-    this.unsubscribe?.(); this.unsubscribe = null
-    this.fsw?.close(); this.fsw = null
+    this.unsubscribe?.()
+    this.unsubscribe = null
+    this.fsw?.close()
+    this.fsw = null
     if (this.tick) clearInterval(this.tick)
     if (this.window) clearTimeout(this.window)
     for (const t of this.probes) clearTimeout(t)
     this.probes = []
     this.tick = this.window = null
-    this.conn?.close(); this.conn = null
+    this.conn?.close()
+    this.conn = null
     this.prints = null
   }
 
@@ -85,13 +104,19 @@ export class SessionWatcher {
    */
   trigger(): void {
     if (!this.conn) return
-    if (this.window) { this.trailing = true; return }
+    if (this.window) {
+      this.trailing = true
+      return
+    }
     const seen = this.stats.versionChanges
     this.check()
     if (this.stats.versionChanges === seen) return
     this.window = setTimeout(() => {
       this.window = null
-      if (this.trailing) { this.trailing = false; this.trigger() }
+      if (this.trailing) {
+        this.trailing = false
+        this.trigger()
+      }
     }, this.coalesceMs)
     this.window.unref()
   }
@@ -105,7 +130,10 @@ export class SessionWatcher {
     this.trigger()
     if (this.probes.length) return
     for (const ms of [10, 40]) {
-      const t = setTimeout(() => { this.probes = this.probes.filter((p) => p !== t); this.trigger() }, ms)
+      const t = setTimeout(() => {
+        this.probes = this.probes.filter((p) => p !== t)
+        this.trigger()
+      }, ms)
       t.unref()
       this.probes.push(t)
     }
@@ -133,7 +161,11 @@ export class SessionWatcher {
     }
     if (changed.length) {
       this.stats.emits++
-      try { this.onChange({ profile: this.store.profile, sessionIds: changed }) } catch { /* listener bugs stay theirs */ }
+      try {
+        this.onChange({ profile: this.store.profile, sessionIds: changed })
+      } catch {
+        /* listener bugs stay theirs */
+      }
     }
     return changed
   }
@@ -145,7 +177,9 @@ export class SessionWatcher {
   private snapshot(): void {
     const conn = this.conn!
     conn.transaction(() => {
-      this.maxMessageId = Number((conn.prepare('SELECT COALESCE(MAX(id), 0) AS m FROM messages').get() as { m: number }).m)
+      this.maxMessageId = Number(
+        (conn.prepare('SELECT COALESCE(MAX(id), 0) AS m FROM messages').get() as { m: number }).m
+      )
       this.prints!.reset()
     })()
   }
@@ -154,8 +188,14 @@ export class SessionWatcher {
     const conn = this.conn!
     const ids = new Set<string>()
     conn.transaction(() => {
-      const fresh = conn.prepare('SELECT session_id, id FROM messages WHERE id > ? ORDER BY id').raw().all(this.maxMessageId) as Array<[string, number]>
-      for (const [sid, id] of fresh) { ids.add(sid); this.maxMessageId = Math.max(this.maxMessageId, Number(id)) }
+      const fresh = conn
+        .prepare('SELECT session_id, id FROM messages WHERE id > ? ORDER BY id')
+        .raw()
+        .all(this.maxMessageId) as Array<[string, number]>
+      for (const [sid, id] of fresh) {
+        ids.add(sid)
+        this.maxMessageId = Math.max(this.maxMessageId, Number(id))
+      }
       for (const id of this.prints!.diff()) ids.add(id)
     })()
     return [...ids]

@@ -14,9 +14,19 @@ beforeEach(async () => {
   await store.createSession('s', 'cli')
   other = new Database(store.path)
 })
-afterEach(() => { if (other.inTransaction) other.exec('ROLLBACK'); other.close(); store.close(); cleanupTempDirs() })
+afterEach(() => {
+  if (other.inTransaction) other.exec('ROLLBACK')
+  other.close()
+  store.close()
+  cleanupTempDirs()
+})
 
-const contents = () => (rawDb(store).prepare("SELECT content FROM messages WHERE session_id = 's' ORDER BY id").all() as Array<{ content: string }>).map((r) => r.content)
+const contents = () =>
+  (
+    rawDb(store).prepare("SELECT content FROM messages WHERE session_id = 's' ORDER BY id").all() as Array<{
+      content: string
+    }>
+  ).map((r) => r.content)
 
 describe('writes under a foreign lock', () => {
   it('wait off the event loop, then commit in call order', async () => {
@@ -45,7 +55,9 @@ describe('writes under a foreign lock', () => {
     store.writeRetryMs = 200
     other.exec('BEGIN IMMEDIATE')
     await expect(store.appendMessage('s', { role: 'user', content: 'late' })).rejects.toThrow(WriteBusyError)
-    await expect(store.appendMessage('s', { role: 'user', content: 'late' })).rejects.toThrow(/locked by another process/)
+    await expect(store.appendMessage('s', { role: 'user', content: 'late' })).rejects.toThrow(
+      /locked by another process/
+    )
     other.exec('COMMIT')
     expect(contents()).toEqual([])
     await store.appendMessage('s', { role: 'user', content: 'after' })
@@ -53,10 +65,12 @@ describe('writes under a foreign lock', () => {
   })
 
   it('a nested write is a savepoint of the outer one: its error rolls the whole write back', async () => {
-    await expect(store.write(() => {
-      void store.appendMessage('s', { role: 'user', content: 'inner' })
-      void store.appendMessage('missing', { role: 'user', content: 'x' }) // throws synchronously into the outer write
-    })).rejects.toThrow(/Unknown session/)
+    await expect(
+      store.write(() => {
+        void store.appendMessage('s', { role: 'user', content: 'inner' })
+        void store.appendMessage('missing', { role: 'user', content: 'x' }) // throws synchronously into the outer write
+      })
+    ).rejects.toThrow(/Unknown session/)
     expect(contents()).toEqual([])
   })
 })

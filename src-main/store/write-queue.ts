@@ -25,8 +25,14 @@ export const isBusy = (e: unknown) =>
 
 /** The database stayed locked by another connection for the whole retry budget; nothing was written. */
 export class WriteBusyError extends CaduceusError {
-  constructor(readonly profile: string, readonly waitedMs: number) {
-    super('unavailable', `The session database of profile '${profile}' stayed locked by another process for ${Math.round(waitedMs / 1000)} s; nothing was saved. Try again when the other program has finished.`)
+  constructor(
+    readonly profile: string,
+    readonly waitedMs: number
+  ) {
+    super(
+      'unavailable',
+      `The session database of profile '${profile}' stayed locked by another process for ${Math.round(waitedMs / 1000)} s; nothing was saved. Try again when the other program has finished.`
+    )
     this.name = 'WriteBusyError'
   }
 }
@@ -34,7 +40,8 @@ export class WriteBusyError extends CaduceusError {
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 /** Jittered exponential backoff, capped: ~5, 10, 20 … 200 ms (× 0.5–1.5). */
-export const backoffMs = (attempt: number) => Math.min(MAX_BACKOFF_MS, 5 * 2 ** Math.min(attempt, 8)) * (0.5 + Math.random())
+export const backoffMs = (attempt: number) =>
+  Math.min(MAX_BACKOFF_MS, 5 * 2 ** Math.min(attempt, 8)) * (0.5 + Math.random())
 
 export class WriteQueue {
   private tail: Promise<unknown> = Promise.resolve()
@@ -43,7 +50,10 @@ export class WriteQueue {
   busyRetries = 0
 
   /** `budget` may be a function: it is read only when a write actually meets a lock (config can change). */
-  constructor(private readonly profile: () => string, public budget: number | (() => number | undefined) = DEFAULT_WRITE_RETRY_MS) {}
+  constructor(
+    private readonly profile: () => string,
+    public budget: number | (() => number | undefined) = DEFAULT_WRITE_RETRY_MS
+  ) {}
 
   get budgetMs(): number {
     const v = typeof this.budget === 'function' ? this.budget() : this.budget
@@ -51,7 +61,9 @@ export class WriteQueue {
   }
 
   /** Pending writes (queued or backing off). */
-  get size(): number { return this.waiting }
+  get size(): number {
+    return this.waiting
+  }
 
   /** `attempt` runs one whole transaction synchronously and throws SQLITE_BUSY when the lock is taken. */
   run<T>(attempt: () => T): Promise<T> {
@@ -71,7 +83,9 @@ export class WriteQueue {
     this.waiting++
     const job = this.tail.then(() => this.retry(attempt, startedAt ?? Date.now(), tries))
     this.tail = job.catch(() => undefined)
-    return job.finally(() => { this.waiting-- })
+    return job.finally(() => {
+      this.waiting--
+    })
   }
 
   private async retry<T>(attempt: () => T, startedAt: number, tries: number): Promise<T> {

@@ -8,7 +8,10 @@ export const PROCESS_COMPLETE_DISPLAY_KIND = 'process_complete'
 
 /** The slice of SessionStore this needs (tools/ may not import store/). */
 export interface CompletionStore {
-  appendMessage(sessionId: string, msg: { role: string; content: string; displayKind: string; displayMetadata: Record<string, unknown> }): number | Promise<number>
+  appendMessage(
+    sessionId: string,
+    msg: { role: string; content: string; displayKind: string; displayMetadata: Record<string, unknown> }
+  ): number | Promise<number>
   resolveResumeSessionId?(sessionId: string): string | null | undefined
 }
 
@@ -20,7 +23,10 @@ export function processCompletionNotice(c: ProcessCompletion): string {
 }
 
 /** Append the notice to the session's live tip (it may have rotated through compression meanwhile). */
-export async function saveProcessCompletion(store: CompletionStore, c: ProcessCompletion): Promise<{ sessionId: string; messageId: number; text: string }> {
+export async function saveProcessCompletion(
+  store: CompletionStore,
+  c: ProcessCompletion
+): Promise<{ sessionId: string; messageId: number; text: string }> {
   let target = c.sessionId
   try {
     target = store.resolveResumeSessionId?.(c.sessionId) || c.sessionId

@@ -16,9 +16,13 @@ export interface ForegroundResult {
   spawnError?: string
 }
 
-export async function runForeground(command: string, opts: { cwd: string; timeoutMs: number; signal?: AbortSignal }): Promise<ForegroundResult> {
+export async function runForeground(
+  command: string,
+  opts: { cwd: string; timeoutMs: number; signal?: AbortSignal }
+): Promise<ForegroundResult> {
   const output = new OutputBuffer({ head: FOREGROUND_HEAD_CHARS, tail: FOREGROUND_TAIL_CHARS })
-  if (opts.signal?.aborted) return { exitCode: null, signal: null, output: '', truncated: false, timedOut: false, aborted: true }
+  if (opts.signal?.aborted)
+    return { exitCode: null, signal: null, output: '', truncated: false, timedOut: false, aborted: true }
   const child = spawnShell(command, opts.cwd)
   child.stdout?.on('data', (d: string) => output.append(d))
   child.stderr?.on('data', (d: string) => output.append(d))
@@ -36,7 +40,12 @@ export async function runForeground(command: string, opts: { cwd: string; timeou
   try {
     const r = await waitForExit(child)
     return {
-      exitCode: r.code, signal: r.signal, output: output.text(), truncated: output.truncated, timedOut, aborted,
+      exitCode: r.code,
+      signal: r.signal,
+      output: output.text(),
+      truncated: output.truncated,
+      timedOut,
+      aborted,
       ...(r.error ? { spawnError: r.error.message } : {})
     }
   } finally {

@@ -22,14 +22,23 @@ afterEach(async () => {
   host = provider = root = undefined
 })
 
-const lastMessage = (req: RecordedRequest) => ((req.body?.messages ?? []) as Array<{ role: string; content: unknown }>).at(-1)
+const lastMessage = (req: RecordedRequest) =>
+  ((req.body?.messages ?? []) as Array<{ role: string; content: unknown }>).at(-1)
 
 function reply(req: RecordedRequest): ScriptReply {
   const last = lastMessage(req)
   if (last?.role === 'tool') return { text: 'Started it.' }
   const text = typeof last?.content === 'string' ? last.content : ''
   if (text === 'build in the background') {
-    return { toolCalls: [{ id: 'call_1', name: 'terminal', arguments: { command: nodeCmd('console.log("BUILD OK")'), background: true, notify_on_complete: true } }] }
+    return {
+      toolCalls: [
+        {
+          id: 'call_1',
+          name: 'terminal',
+          arguments: { command: nodeCmd('console.log("BUILD OK")'), background: true, notify_on_complete: true }
+        }
+      ]
+    }
   }
   if (text.startsWith('[Background process')) return { text: 'The build finished.' }
   return { text: 'ok' }
@@ -38,15 +47,21 @@ function reply(req: RecordedRequest): ScriptReply {
 async function boot(terminalYaml: string): Promise<Host> {
   root = mkdtempSync(join(tmpdir(), 'cad-tools-host-'))
   provider = await startScriptedProvider({ handler: reply })
-  writeFileSync(join(root, 'config.yaml'), `model:\n  default: scripted-model\n  provider: custom\n  base_url: ${provider.baseUrl}\n${terminalYaml}`)
+  writeFileSync(
+    join(root, 'config.yaml'),
+    `model:\n  default: scripted-model\n  provider: custom\n  base_url: ${provider.baseUrl}\n${terminalYaml}`
+  )
   process.env.CADUCEUS_LOG_DIR = join(root, 'logs')
   host = await createHost({ home: root, headless: true, log: createLogger() })
   finishedTurns = 0
-  host.bus.subscribe((e) => { if (e.event === 'turn.finished') finishedTurns++ })
+  host.bus.subscribe((e) => {
+    if (e.event === 'turn.finished') finishedTurns++
+  })
   return host
 }
 
-const toolNames = (req: RecordedRequest) => ((req.body?.tools ?? []) as Array<{ function: { name: string } }>).map((t) => t.function.name)
+const toolNames = (req: RecordedRequest) =>
+  ((req.body?.tools ?? []) as Array<{ function: { name: string } }>).map((t) => t.function.name)
 
 describe('terminal tool in the host', () => {
   it('is not offered to the model unless terminal.enabled is true', async () => {
@@ -60,13 +75,18 @@ describe('terminal tool in the host', () => {
     await waitUntil(() => finishedTurns === 1)
   })
 
-  it('delivers a finished background process as the session\'s next turn', async () => {
+  it("delivers a finished background process as the session's next turn", async () => {
     const h = await boot('terminal:\n  enabled: true\n')
     const r = await h.dispatcher.invoke('sessions.start', { profile: 'default', text: 'build in the background' })
     expect(r.ok).toBe(true)
     const db = new Database(join(root!, 'state.db'), { readonly: true })
     try {
-      const rows = () => db.prepare('SELECT role, content, display_kind FROM messages ORDER BY id').all() as Array<{ role: string; content: string | null; display_kind: string | null }>
+      const rows = () =>
+        db.prepare('SELECT role, content, display_kind FROM messages ORDER BY id').all() as Array<{
+          role: string
+          content: string | null
+          display_kind: string | null
+        }>
       // Turn 1 starts the process; turn 2 is the delivered completion.
       await waitUntil(() => finishedTurns === 2)
       const all = rows()
@@ -75,7 +95,9 @@ describe('terminal tool in the host', () => {
       expect(notice.content).toContain('exit code 0')
       expect(notice.content).toContain('BUILD OK')
       expect(all.indexOf(notice)).toBeLessThan(all.findIndex((m) => m.content === 'The build finished.'))
-      expect(toolNames(provider!.requests.find((q) => q.path.endsWith('/chat/completions'))!)).toEqual(expect.arrayContaining(['terminal', 'process']))
+      expect(toolNames(provider!.requests.find((q) => q.path.endsWith('/chat/completions'))!)).toEqual(
+        expect.arrayContaining(['terminal', 'process'])
+      )
     } finally {
       db.close()
     }

@@ -64,7 +64,12 @@ describe('terminal notify gate', () => {
   // seed 003: TestTerminalNotifyGate.test_gateway_registers_watcher
   it('telegram: notify stays on and exactly one watcher carries the routing', async () => {
     const tokens = setSessionVars({
-      platform: 'telegram', chatId: '123', threadId: '7', userId: 'u1', sessionKey: 'telegram:private:123', asyncDelivery: true
+      platform: 'telegram',
+      chatId: '123',
+      threadId: '7',
+      userId: 'u1',
+      sessionKey: 'telegram:private:123',
+      asyncDelivery: true
     })
     let d: Record<string, unknown>
     try {
@@ -77,7 +82,14 @@ describe('terminal notify gate', () => {
     expect(registry.pendingWatchers).toHaveLength(1)
     const w = registry.pendingWatchers[0]!
     expect(w.platform).toBe('telegram')
-    expect(w).toMatchObject({ processId: d.process_id, chatId: '123', threadId: '7', userId: 'u1', sessionKey: 'telegram:private:123', sessionId: 's1' })
+    expect(w).toMatchObject({
+      processId: d.process_id,
+      chatId: '123',
+      threadId: '7',
+      userId: 'u1',
+      sessionKey: 'telegram:private:123',
+      sessionId: 's1'
+    })
   })
 
   // seed 003: TestTerminalNotifyGate.test_cli_stays_supported
@@ -95,7 +107,8 @@ describe('terminal notify gate', () => {
 
   it('desk chat turns bind platform "desktop": watcher registered, removed once the process ends', async () => {
     const d = await runWithSessionContext(deskChatVars({ sessionId: 's1', sessionKey: 'k', profile: 'default' }), () =>
-      runBg(nodeCmd('console.log("DONE")')))
+      runBg(nodeCmd('console.log("DONE")'))
+    )
     expect(d.notify_on_complete).toBe(true)
     expect(registry.pendingWatchers.map((w) => w.platform)).toEqual(['desktop'])
     await registry.wait(String(d.process_id))
@@ -104,8 +117,11 @@ describe('terminal notify gate', () => {
 
   it('without notify_on_complete there is no note, no watcher and no completion', async () => {
     const tool = createTerminalTool({ registry, cwd: tempDir() })
-    const d = JSON.parse(await runWithSessionContext({ platform: 'telegram', chatId: '1' }, () =>
-      tool.execute({ command: nodeCmd('1'), background: true }, ctxFor())))
+    const d = JSON.parse(
+      await runWithSessionContext({ platform: 'telegram', chatId: '1' }, () =>
+        tool.execute({ command: nodeCmd('1'), background: true }, ctxFor())
+      )
+    )
     expect(d).toMatchObject({ status: 'running', notify_on_complete: false })
     expect(d.notify_unsupported).toBeUndefined()
     expect(registry.pendingWatchers).toHaveLength(0)

@@ -23,7 +23,9 @@ afterEach(async () => {
 
 /** A command that records its own pid, then idles until killed. */
 function idler(dir: string): string {
-  return nodeCmd(`require('fs').writeFileSync(${JSON.stringify(join(dir, 'pid'))}, String(process.pid)); setInterval(() => {}, 1000)`)
+  return nodeCmd(
+    `require('fs').writeFileSync(${JSON.stringify(join(dir, 'pid'))}, String(process.pid)); setInterval(() => {}, 1000)`
+  )
 }
 
 async function idlerPid(dir: string): Promise<number> {
@@ -34,7 +36,11 @@ async function idlerPid(dir: string): Promise<number> {
 describe('ProcessRegistry', () => {
   it('runs a command to exit; poll shows status, exit code and output', async () => {
     const cwd = tempDir()
-    const p = registry.start({ ...base, command: nodeCmd('console.log(process.cwd()); console.error("warn"); process.exit(3)'), cwd })
+    const p = registry.start({
+      ...base,
+      command: nodeCmd('console.log(process.cwd()); console.error("warn"); process.exit(3)'),
+      cwd
+    })
     expect(p.status).toBe('running')
     expect(p.id).toMatch(/^proc_[0-9a-f]{12}$/)
     const done = await registry.wait(p.id)
@@ -46,7 +52,11 @@ describe('ProcessRegistry', () => {
   })
 
   it('keeps only the tail of a chatty process', async () => {
-    const p = registry.start({ ...base, command: nodeCmd('for (let i = 0; i < 5000; i++) console.log("line " + i)'), cwd: tempDir() })
+    const p = registry.start({
+      ...base,
+      command: nodeCmd('for (let i = 0; i < 5000; i++) console.log("line " + i)'),
+      cwd: tempDir()
+    })
     const done = await registry.wait(p.id)
     expect(done!.truncated).toBe(true)
     expect(done!.output).toContain('line 4999')
@@ -57,8 +67,19 @@ describe('ProcessRegistry', () => {
   it('kill ends the whole process tree, delivers no completion and drops the watcher', async () => {
     const dir = tempDir()
     const p = registry.start({
-      ...base, notify: true, command: `${idler(dir)} && echo after`, cwd: dir,
-      watcher: { sessionId: 's1', sessionKey: 'k', platform: 'telegram', chatId: '1', threadId: '', userId: '', profile: 'default' }
+      ...base,
+      notify: true,
+      command: `${idler(dir)} && echo after`,
+      cwd: dir,
+      watcher: {
+        sessionId: 's1',
+        sessionKey: 'k',
+        platform: 'telegram',
+        chatId: '1',
+        threadId: '',
+        userId: '',
+        profile: 'default'
+      }
     })
     const pid = await idlerPid(dir)
     expect(registry.pendingWatchers).toHaveLength(1)
@@ -97,7 +118,13 @@ describe('ProcessRegistry', () => {
 
   it('a notify process that exits by itself fires one completion with a redacted tail', async () => {
     const secret = 'sk-live-abcdefghijklmnop'
-    const p = registry.start({ ...base, notify: true, secrets: [secret], command: nodeCmd(`console.log("key=${secret} done"); process.exit(2)`), cwd: tempDir() })
+    const p = registry.start({
+      ...base,
+      notify: true,
+      secrets: [secret],
+      command: nodeCmd(`console.log("key=${secret} done"); process.exit(2)`),
+      cwd: tempDir()
+    })
     await registry.wait(p.id)
     expect(completions).toHaveLength(1)
     expect(completions[0]).toMatchObject({ processId: p.id, exitCode: 2, sessionId: 's1', profile: 'default' })
@@ -107,7 +134,12 @@ describe('ProcessRegistry', () => {
 
   it('a failing completion consumer does not break the registry', async () => {
     const logs: string[] = []
-    const r = new ProcessRegistry({ onComplete: () => { throw new Error('consumer down') }, log: (_l, m) => logs.push(m) })
+    const r = new ProcessRegistry({
+      onComplete: () => {
+        throw new Error('consumer down')
+      },
+      log: (_l, m) => logs.push(m)
+    })
     const p = r.start({ ...base, notify: true, command: nodeCmd('1'), cwd: tempDir() })
     await r.wait(p.id)
     await waitUntil(() => logs.length > 0)
@@ -120,7 +152,11 @@ describe('ProcessRegistry', () => {
     process.env.OPENAI_API_KEY = 'sk-host-secret-123456789'
     try {
       expect(minimalEnv()).not.toHaveProperty('OPENAI_API_KEY')
-      const p = registry.start({ ...base, command: nodeCmd('console.log(JSON.stringify(Object.keys(process.env)))'), cwd: tempDir() })
+      const p = registry.start({
+        ...base,
+        command: nodeCmd('console.log(JSON.stringify(Object.keys(process.env)))'),
+        cwd: tempDir()
+      })
       const done = await registry.wait(p.id)
       expect(done!.output).not.toContain('OPENAI_API_KEY')
       expect(done!.output).toContain('PATH')

@@ -7,7 +7,13 @@ import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { redactValues } from '../config'
 import { OutputBuffer } from './output-buffer'
-import type { PendingWatcher, ProcessCompletion, ProcessSnapshot, ProcessStatus, StartProcessInput } from './process-types'
+import type {
+  PendingWatcher,
+  ProcessCompletion,
+  ProcessSnapshot,
+  ProcessStatus,
+  StartProcessInput
+} from './process-types'
 import { killTree, spawnShell, waitForExit } from './spawn-shell'
 
 export const BACKGROUND_OUTPUT_CHARS = 64 * 1024
@@ -53,7 +59,15 @@ export class ProcessRegistry {
     child.stdout?.on('data', (d: string) => output.append(d))
     child.stderr?.on('data', (d: string) => output.append(d))
     const rec: ProcRecord = {
-      id, input, child, status: 'running', exitCode: null, signal: null, startedAt: Date.now(), endedAt: null, output,
+      id,
+      input,
+      child,
+      status: 'running',
+      exitCode: null,
+      signal: null,
+      startedAt: Date.now(),
+      endedAt: null,
+      output,
       done: Promise.resolve(null as never)
     }
     rec.done = waitForExit(child).then((r) => this.finish(rec, r))
@@ -74,7 +88,11 @@ export class ProcessRegistry {
 
   list(filter: { sessionId?: string; profile?: string } = {}): ProcessSnapshot[] {
     return [...this.procs.values()]
-      .filter((r) => (filter.sessionId === undefined || r.input.sessionId === filter.sessionId) && (filter.profile === undefined || r.input.profile === filter.profile))
+      .filter(
+        (r) =>
+          (filter.sessionId === undefined || r.input.sessionId === filter.sessionId) &&
+          (filter.profile === undefined || r.input.profile === filter.profile)
+      )
       .map((r) => this.snapshot(r))
   }
 
@@ -103,7 +121,10 @@ export class ProcessRegistry {
     await Promise.all(running.map((r) => r.done))
   }
 
-  private finish(rec: ProcRecord, r: { code: number | null; signal: NodeJS.Signals | null; error?: Error }): ProcessSnapshot {
+  private finish(
+    rec: ProcRecord,
+    r: { code: number | null; signal: NodeJS.Signals | null; error?: Error }
+  ): ProcessSnapshot {
     rec.endedAt = Date.now()
     rec.exitCode = r.code
     rec.signal = r.signal
@@ -120,8 +141,12 @@ export class ProcessRegistry {
     const cb = this.opts.onComplete
     if (!cb) return
     const c: ProcessCompletion = {
-      profile: rec.input.profile, sessionId: rec.input.sessionId, processId: rec.id, command: rec.input.command,
-      exitCode: rec.exitCode, signal: rec.signal,
+      profile: rec.input.profile,
+      sessionId: rec.input.sessionId,
+      processId: rec.id,
+      command: rec.input.command,
+      exitCode: rec.exitCode,
+      signal: rec.signal,
       outputTail: redactValues(rec.output.lastChars(COMPLETION_TAIL_CHARS), rec.input.secrets ?? [])
     }
     // Fire-and-forget: a slow or failing consumer must not hold up the registry.
@@ -131,7 +156,8 @@ export class ProcessRegistry {
   }
 
   private dropWatcher(id: string): void {
-    if (this.pendingWatchers.some((w) => w.processId === id)) this.pendingWatchers = this.pendingWatchers.filter((w) => w.processId !== id)
+    if (this.pendingWatchers.some((w) => w.processId === id))
+      this.pendingWatchers = this.pendingWatchers.filter((w) => w.processId !== id)
   }
 
   private prune(): void {
@@ -141,9 +167,20 @@ export class ProcessRegistry {
 
   private snapshot(rec: ProcRecord): ProcessSnapshot {
     return {
-      id: rec.id, command: rec.input.command, cwd: rec.input.cwd, profile: rec.input.profile, sessionId: rec.input.sessionId,
-      pid: rec.child.pid ?? null, status: rec.status, exitCode: rec.exitCode, signal: rec.signal, startedAt: rec.startedAt,
-      endedAt: rec.endedAt, notify: rec.input.notify, output: rec.output.text(), truncated: rec.output.truncated,
+      id: rec.id,
+      command: rec.input.command,
+      cwd: rec.input.cwd,
+      profile: rec.input.profile,
+      sessionId: rec.input.sessionId,
+      pid: rec.child.pid ?? null,
+      status: rec.status,
+      exitCode: rec.exitCode,
+      signal: rec.signal,
+      startedAt: rec.startedAt,
+      endedAt: rec.endedAt,
+      notify: rec.input.notify,
+      output: rec.output.text(),
+      truncated: rec.output.truncated,
       ...(rec.error ? { error: rec.error } : {})
     }
   }

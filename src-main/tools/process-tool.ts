@@ -9,7 +9,10 @@ const errorJson = (message: string) => JSON.stringify({ error: message })
 
 function view(p: ProcessSnapshot, secrets: string[], withOutput: boolean): Record<string, unknown> {
   return {
-    process_id: p.id, command: redactValues(p.command, secrets), status: p.status, exit_code: p.exitCode,
+    process_id: p.id,
+    command: redactValues(p.command, secrets),
+    status: p.status,
+    exit_code: p.exitCode,
     ...(p.signal ? { signal: p.signal } : {}),
     ...(withOutput ? { output: redactValues(p.output, secrets), truncated: p.truncated } : {}),
     ...(p.error ? { error: redactValues(p.error, secrets) } : {})
@@ -20,7 +23,8 @@ export function createProcessTool(deps: { registry: ProcessRegistry }): ToolDefi
   return {
     name: 'process',
     toolset: 'terminal',
-    description: 'Check on background processes started by `terminal` (background=true): poll one for status and recent output, kill one, or list them.',
+    description:
+      'Check on background processes started by `terminal` (background=true): poll one for status and recent output, kill one, or list them.',
     parameters: {
       type: 'object',
       properties: {
@@ -33,7 +37,11 @@ export function createProcessTool(deps: { registry: ProcessRegistry }): ToolDefi
       const secrets = secretsOf(ctx)
       const action = args.action
       if (action === 'list') {
-        return JSON.stringify({ processes: deps.registry.list({ profile: ctx.profile, sessionId: ctx.sessionId }).map((p) => view(p, secrets, false)) })
+        return JSON.stringify({
+          processes: deps.registry
+            .list({ profile: ctx.profile, sessionId: ctx.sessionId })
+            .map((p) => view(p, secrets, false))
+        })
       }
       if (action !== 'poll' && action !== 'kill') return errorJson('action must be one of poll, kill, list')
       const id = args.process_id

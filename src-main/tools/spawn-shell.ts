@@ -6,7 +6,22 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 
 const POSIX_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR']
-const WINDOWS_ENV = ['Path', 'PATH', 'PATHEXT', 'SystemRoot', 'SYSTEMROOT', 'ComSpec', 'COMSPEC', 'WINDIR', 'TEMP', 'TMP', 'USERPROFILE', 'USERNAME', 'HOMEDRIVE', 'HOMEPATH']
+const WINDOWS_ENV = [
+  'Path',
+  'PATH',
+  'PATHEXT',
+  'SystemRoot',
+  'SYSTEMROOT',
+  'ComSpec',
+  'COMSPEC',
+  'WINDIR',
+  'TEMP',
+  'TMP',
+  'USERPROFILE',
+  'USERNAME',
+  'HOMEDRIVE',
+  'HOMEPATH'
+]
 const isWindows = process.platform === 'win32'
 
 /** The env a command runs with: a few well-known names from the host, plus settings that keep tools non-interactive. */
@@ -43,7 +58,10 @@ function signalTree(child: ChildProcess, sig: NodeJS.Signals): void {
   if (child.pid === undefined) return
   if (isWindows) {
     try {
-      spawn('taskkill', ['/pid', String(child.pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on('error', () => undefined)
+      spawn('taskkill', ['/pid', String(child.pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on(
+        'error',
+        () => undefined
+      )
     } catch {
       child.kill(sig)
     }
@@ -81,7 +99,10 @@ export function killTree(child: ChildProcess, graceMs = 2000): void {
  * Resolves once the child exited and its pipes drained. A command that leaves a daemon holding the pipes
  * (`server &`) would keep 'close' from ever firing, so after 'exit' we wait only briefly for it.
  */
-export function waitForExit(child: ChildProcess, drainMs = 250): Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }> {
+export function waitForExit(
+  child: ChildProcess,
+  drainMs = 250
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }> {
   return new Promise((resolve) => {
     let settled = false
     const finish = (r: { code: number | null; signal: NodeJS.Signals | null; error?: Error }) => {

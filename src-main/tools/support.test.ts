@@ -16,7 +16,10 @@ describe('terminalSettings', () => {
     expect(terminalSettings({ terminal: { enabled: 'yes' } }).enabled).toBe(false)
     expect(terminalSettings({ terminal: 'broken' }).enabled).toBe(false)
     expect(terminalSettings(null).enabled).toBe(false)
-    expect(terminalSettings({ terminal: { enabled: true, cwd: '/srv/work' } })).toEqual({ enabled: true, cwd: '/srv/work' })
+    expect(terminalSettings({ terminal: { enabled: true, cwd: '/srv/work' } })).toEqual({
+      enabled: true,
+      cwd: '/srv/work'
+    })
     expect(terminalSettings({ terminal: { enabled: true, cwd: 'relative/dir' } }).cwd).toBeNull()
   })
 })
@@ -42,13 +45,21 @@ describe('saveProcessCompletion', () => {
     try {
       await store.createSession('s1', 'desktop')
       const saved = await saveProcessCompletion(store, {
-        profile: 'default', sessionId: 's1', processId: 'proc_abc', command: 'make test', exitCode: 1, signal: null, outputTail: 'FAILED: 2 tests\n'
+        profile: 'default',
+        sessionId: 's1',
+        processId: 'proc_abc',
+        command: 'make test',
+        exitCode: 1,
+        signal: null,
+        outputTail: 'FAILED: 2 tests\n'
       })
       expect(saved.sessionId).toBe('s1')
       expect(saved.text).toContain('proc_abc')
       expect(saved.text).toContain('exit code 1')
       expect(saved.text).toContain('FAILED: 2 tests')
-      const row = rawDb(store).prepare('SELECT role, content, display_kind, display_metadata FROM messages WHERE id = ?').get(saved.messageId) as Record<string, string>
+      const row = rawDb(store)
+        .prepare('SELECT role, content, display_kind, display_metadata FROM messages WHERE id = ?')
+        .get(saved.messageId) as Record<string, string>
       expect(row.role).toBe('user')
       expect(row.display_kind).toBe(PROCESS_COMPLETE_DISPLAY_KIND)
       expect(JSON.parse(row.display_metadata)).toMatchObject({ process_id: 'proc_abc', exit_code: 1 })

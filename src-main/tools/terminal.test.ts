@@ -55,7 +55,10 @@ describe('terminal (foreground)', () => {
   it('a timeout kills the command tree', async () => {
     const dir = tempDir()
     const pidFile = join(dir, 'pid')
-    const r = await run({ command: `${nodeCmd(`require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)`)} && echo never`, timeout: 1 })
+    const r = await run({
+      command: `${nodeCmd(`require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)`)} && echo never`,
+      timeout: 1
+    })
     expect(r.exit_code).toBeNull()
     expect(r.error).toMatch(/timed out/)
     expect(r.output).not.toContain('never')
@@ -68,7 +71,14 @@ describe('terminal (foreground)', () => {
     const dir = tempDir()
     const pidFile = join(dir, 'pid')
     const controller = new AbortController()
-    const pending = run({ command: nodeCmd(`require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)`) }, ctxFor({ signal: controller.signal }))
+    const pending = run(
+      {
+        command: nodeCmd(
+          `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000)`
+        )
+      },
+      ctxFor({ signal: controller.signal })
+    )
     const { existsSync, readFileSync } = await import('node:fs')
     await waitUntil(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').length > 0)
     controller.abort()
@@ -77,9 +87,17 @@ describe('terminal (foreground)', () => {
     await waitUntil(() => !isAlive(Number(readFileSync(pidFile, 'utf8'))))
   })
 
-  it('never echoes the calling agent\'s API key', async () => {
+  it("never echoes the calling agent's API key", async () => {
     const key = 'plain-0123456789abcdef' // no sk- prefix: only redactValues can catch it
-    const ctx = ctxFor({ agent: { profile: 'default', sessionId: 's1', gatewaySessionKey: '', maxIterations: 5, runtime: { model: 'm', provider: 'p', baseUrl: 'http://x', apiMode: 'chat_completions', apiKey: key } } })
+    const ctx = ctxFor({
+      agent: {
+        profile: 'default',
+        sessionId: 's1',
+        gatewaySessionKey: '',
+        maxIterations: 5,
+        runtime: { model: 'm', provider: 'p', baseUrl: 'http://x', apiMode: 'chat_completions', apiKey: key }
+      }
+    })
     const r = await run({ command: `echo ${key}` }, ctx)
     expect(r.output).not.toContain(key)
     expect(r.exit_code).toBe(0)
@@ -115,14 +133,16 @@ describe('process tool', () => {
     expect(await proc({ action: 'kill', process_id: id })).toMatchObject({ killed: false, status: 'killed' })
   })
 
-  it('another profile\'s process id is unknown; bad actions are errors', async () => {
+  it("another profile's process id is unknown; bad actions are errors", async () => {
     const started = await run({ command: 'sleep 30', background: true })
-    expect((await proc({ action: 'poll', process_id: started.process_id }, ctxFor({ profile: 'other' }))).error).toMatch(/Unknown process/)
+    expect(
+      (await proc({ action: 'poll', process_id: started.process_id }, ctxFor({ profile: 'other' }))).error
+    ).toMatch(/Unknown process/)
     expect((await proc({ action: 'poll' })).error).toMatch(/process_id/)
     expect((await proc({ action: 'explode' })).error).toMatch(/action/)
   })
 
-  it('the terminal tool\'s cleanupTask (Agent.close) kills that session\'s processes', async () => {
+  it("the terminal tool's cleanupTask (Agent.close) kills that session's processes", async () => {
     const tool = createTerminalTool({ registry, cwd: home })
     const a = JSON.parse(await tool.execute({ command: 'sleep 30', background: true }, ctxFor({ sessionId: 'sa' })))
     const b = JSON.parse(await tool.execute({ command: 'sleep 30', background: true }, ctxFor({ sessionId: 'sb' })))

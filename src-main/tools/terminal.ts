@@ -7,7 +7,15 @@
 import type { ToolContext, ToolDefinition } from '../agent'
 import { redactValues } from '../config'
 import { asyncDeliverySupported, getSessionEnv, SESSION_VAR_NAMES } from '../gateway'
-import { boolArg, commandArg, cwdArg, DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS, timeoutArg, ToolArgError } from './args'
+import {
+  boolArg,
+  commandArg,
+  cwdArg,
+  DEFAULT_TIMEOUT_SECONDS,
+  MAX_TIMEOUT_SECONDS,
+  timeoutArg,
+  ToolArgError
+} from './args'
 import { runForeground } from './foreground'
 import type { ProcessRegistry } from './process-registry'
 import type { PendingWatcher } from './process-types'
@@ -19,7 +27,7 @@ export interface TerminalToolDeps {
 }
 
 const DESCRIPTION =
-  'Run a shell command on the user\'s machine and return its exit code and output. ' +
+  "Run a shell command on the user's machine and return its exit code and output. " +
   `Foreground commands time out after \`timeout\` seconds (default ${DEFAULT_TIMEOUT_SECONDS}, max ${MAX_TIMEOUT_SECONDS}). ` +
   'Set background=true for long-running commands: you get a process_id to check with the `process` tool; ' +
   'with notify_on_complete=true you are told when it finishes (when this session supports it).'
@@ -61,8 +69,14 @@ export function createTerminalTool(deps: TerminalToolDeps): ToolDefinition {
       properties: {
         command: { type: 'string', description: 'Shell command to run.' },
         background: { type: 'boolean', description: 'Start it in the background and return a process_id at once.' },
-        notify_on_complete: { type: 'boolean', description: 'Background only: deliver a notice when the process exits.' },
-        timeout: { type: 'number', description: `Foreground timeout in seconds (default ${DEFAULT_TIMEOUT_SECONDS}, max ${MAX_TIMEOUT_SECONDS}).` },
+        notify_on_complete: {
+          type: 'boolean',
+          description: 'Background only: deliver a notice when the process exits.'
+        },
+        timeout: {
+          type: 'number',
+          description: `Foreground timeout in seconds (default ${DEFAULT_TIMEOUT_SECONDS}, max ${MAX_TIMEOUT_SECONDS}).`
+        },
         cwd: { type: 'string', description: 'Working directory (relative paths resolve against the default).' }
       },
       required: ['command']
@@ -74,10 +88,21 @@ export function createTerminalTool(deps: TerminalToolDeps): ToolDefinition {
         const cwd = cwdArg(args.cwd, deps.cwd)
         const secrets = secretsOf(ctx)
         if (boolArg(args.background, 'background')) {
-          return startBackground(deps.registry, command, cwd, boolArg(args.notify_on_complete, 'notify_on_complete'), ctx, secrets)
+          return startBackground(
+            deps.registry,
+            command,
+            cwd,
+            boolArg(args.notify_on_complete, 'notify_on_complete'),
+            ctx,
+            secrets
+          )
         }
         const r = await runForeground(command, { cwd, timeoutMs: timeoutArg(args.timeout), signal: ctx.signal })
-        const out: Record<string, unknown> = { exit_code: r.exitCode, output: redactValues(r.output, secrets), truncated: r.truncated }
+        const out: Record<string, unknown> = {
+          exit_code: r.exitCode,
+          output: redactValues(r.output, secrets),
+          truncated: r.truncated
+        }
         if (r.timedOut) out.error = `Command timed out after ${timeoutArg(args.timeout) / 1000} s and was killed`
         if (r.aborted) out.error = 'Command interrupted: the turn was stopped'
         if (r.spawnError) out.error = `Could not start the command: ${redactValues(r.spawnError, secrets)}`
@@ -90,11 +115,23 @@ export function createTerminalTool(deps: TerminalToolDeps): ToolDefinition {
   }
 }
 
-function startBackground(registry: ProcessRegistry, command: string, cwd: string, wantNotify: boolean, ctx: ToolContext, secrets: string[]): string {
+function startBackground(
+  registry: ProcessRegistry,
+  command: string,
+  cwd: string,
+  wantNotify: boolean,
+  ctx: ToolContext,
+  secrets: string[]
+): string {
   const supported = asyncDeliverySupported()
   const notify = wantNotify && supported
   const proc = registry.start({
-    command, cwd, profile: ctx.profile, sessionId: ctx.sessionId, notify, secrets,
+    command,
+    cwd,
+    profile: ctx.profile,
+    sessionId: ctx.sessionId,
+    notify,
+    secrets,
     watcher: notify ? watcherFor(ctx) : null
   })
   const out: Record<string, unknown> = { process_id: proc.id, status: 'running', notify_on_complete: notify }

@@ -31,7 +31,9 @@ export type TransportKind = 'electron' | 'websocket' | 'fake'
  * Pick the transport: the Electron preload bridge when present, else the headless WebSocket.
  * `?fake=1` without a token serves canned data so the UI can be developed without a host.
  */
-export async function connectApi(onState: (s: ConnectionState) => void): Promise<{ api: CaduceusApi; kind: TransportKind }> {
+export async function connectApi(
+  onState: (s: ConnectionState) => void
+): Promise<{ api: CaduceusApi; kind: TransportKind }> {
   if (window.caduceus) {
     onState('connected')
     const api = createClient(window.caduceus)

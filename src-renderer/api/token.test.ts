@@ -6,8 +6,15 @@ function env(href: string) {
   const e = {
     location: { href },
     replaced: null as string | null,
-    history: { replaceState: (_d: unknown, _u: string, url?: string) => { e.replaced = url ?? null } },
-    sessionStorage: { getItem: (k: string) => store.get(k) ?? null, setItem: (k: string, v: string) => void store.set(k, v) }
+    history: {
+      replaceState: (_d: unknown, _u: string, url?: string) => {
+        e.replaced = url ?? null
+      }
+    },
+    sessionStorage: {
+      getItem: (k: string) => store.get(k) ?? null,
+      setItem: (k: string, v: string) => void store.set(k, v)
+    }
   }
   return e
 }

@@ -14,12 +14,20 @@ export function takeToken(env: TokenEnv): string | null {
   const url = new URL(env.location.href)
   const fromQuery = url.searchParams.get('token')
   if (fromQuery) {
-    try { env.sessionStorage.setItem(KEY, fromQuery) } catch { /* storage disabled: keep it in memory only */ }
+    try {
+      env.sessionStorage.setItem(KEY, fromQuery)
+    } catch {
+      /* storage disabled: keep it in memory only */
+    }
     url.searchParams.delete('token')
     env.history.replaceState(null, '', url.pathname + (url.search === '?' ? '' : url.search) + url.hash)
     return fromQuery
   }
-  try { return env.sessionStorage.getItem(KEY) } catch { return null }
+  try {
+    return env.sessionStorage.getItem(KEY)
+  } catch {
+    return null
+  }
 }
 
 export function wsUrl(loc: { protocol: string; host: string }, token: string | null): string {
@@ -29,5 +37,9 @@ export function wsUrl(loc: { protocol: string; host: string }, token: string | n
 
 /** The token this tab holds (after takeToken ran), or null. */
 export function storedToken(): string | null {
-  try { return sessionStorage.getItem(KEY) } catch { return null }
+  try {
+    return sessionStorage.getItem(KEY)
+  } catch {
+    return null
+  }
 }

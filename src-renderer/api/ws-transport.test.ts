@@ -5,9 +5,16 @@ import { createWsTransport, type ConnectionState, type SocketLike, type WsTransp
 
 // The renderer talks to the headless host over a real WebSocket; these tests use a real `ws` server
 // (its own HTTP listener: the renderer folder may not import node:*).
-interface Host { wss: WebSocketServer; port: number; frames: unknown[] }
+interface Host {
+  wss: WebSocketServer
+  port: number
+  frames: unknown[]
+}
 
-async function startHost(port = 0, handle?: (frame: { id: number; name: string; input: unknown }, ws: WebSocket) => void): Promise<Host> {
+async function startHost(
+  port = 0,
+  handle?: (frame: { id: number; name: string; input: unknown }, ws: WebSocket) => void
+): Promise<Host> {
   const wss = new WebSocketServer({ port, host: '127.0.0.1', path: '/ws' })
   const frames: unknown[] = []
   wss.on('connection', (ws) => {
@@ -15,7 +22,10 @@ async function startHost(port = 0, handle?: (frame: { id: number; name: string; 
       const frame = JSON.parse(String(data))
       frames.push(frame)
       if (handle) handle(frame, ws)
-      else ws.send(JSON.stringify({ t: 'result', id: frame.id, ok: true, output: { echo: frame.name, input: frame.input } }))
+      else
+        ws.send(
+          JSON.stringify({ t: 'result', id: frame.id, ok: true, output: { echo: frame.name, input: frame.input } })
+        )
     })
   })
   await new Promise<void>((r) => wss.once('listening', () => r()))
@@ -54,12 +64,24 @@ describe('WebSocket transport', () => {
   })
 
   it('maps error results to CaduceusError through the typed client, keeping the field', async () => {
-    const host = await startHost(0, (f, ws) => ws.send(JSON.stringify({ t: 'result', id: f.id, ok: false, error: { code: 'invalid_input', message: 'baseUrl: bad', field: 'baseUrl' } })))
+    const host = await startHost(0, (f, ws) =>
+      ws.send(
+        JSON.stringify({
+          t: 'result',
+          id: f.id,
+          ok: false,
+          error: { code: 'invalid_input', message: 'baseUrl: bad', field: 'baseUrl' }
+        })
+      )
+    )
     hosts.push(host)
     const t = createWsTransport({ url: `ws://127.0.0.1:${host.port}/ws`, createSocket: nodeSocket })
     transports.push(t)
     const api = createClient(t)
-    await expect(api.call('settings.update', { profile: 'default', baseUrl: 'x' })).rejects.toMatchObject({ code: 'invalid_input', field: 'baseUrl' })
+    await expect(api.call('settings.update', { profile: 'default', baseUrl: 'x' })).rejects.toMatchObject({
+      code: 'invalid_input',
+      field: 'baseUrl'
+    })
   })
 
   it('delivers events and ignores malformed frames', async () => {
@@ -83,7 +105,13 @@ describe('WebSocket transport', () => {
     const port = probe.port
     await stopHost(probe)
     const states: ConnectionState[] = []
-    const t = createWsTransport({ url: `ws://127.0.0.1:${port}/ws`, createSocket: nodeSocket, backoffInitialMs: 10, backoffMaxMs: 40, onState: (s) => states.push(s) })
+    const t = createWsTransport({
+      url: `ws://127.0.0.1:${port}/ws`,
+      createSocket: nodeSocket,
+      backoffInitialMs: 10,
+      backoffMaxMs: 40,
+      onState: (s) => states.push(s)
+    })
     transports.push(t)
     const pending = t.invoke('profiles.list', {})
     await waitFor(() => states.includes('reconnecting'))
@@ -96,12 +124,21 @@ describe('WebSocket transport', () => {
   it('reconnects after the host drops and fails calls that were in flight', async () => {
     let drop = true
     const host = await startHost(0, (f, ws) => {
-      if (drop) { drop = false; ws.terminate(); return }
+      if (drop) {
+        drop = false
+        ws.terminate()
+        return
+      }
       ws.send(JSON.stringify({ t: 'result', id: f.id, ok: true, output: 'ok' }))
     })
     hosts.push(host)
     const states: ConnectionState[] = []
-    const t = createWsTransport({ url: `ws://127.0.0.1:${host.port}/ws`, createSocket: nodeSocket, backoffInitialMs: 10, onState: (s) => states.push(s) })
+    const t = createWsTransport({
+      url: `ws://127.0.0.1:${host.port}/ws`,
+      createSocket: nodeSocket,
+      backoffInitialMs: 10,
+      onState: (s) => states.push(s)
+    })
     transports.push(t)
     const lost = await t.invoke('sessions.resume', { profile: 'default', sessionId: 's', text: 'hi' })
     // never re-sent: a resume must not run twice
@@ -116,7 +153,12 @@ describe('WebSocket transport', () => {
     const probe = await startHost()
     const port = probe.port
     await stopHost(probe)
-    const t = createWsTransport({ url: `ws://127.0.0.1:${port}/ws`, createSocket: nodeSocket, connectTimeoutMs: 50, backoffInitialMs: 10 })
+    const t = createWsTransport({
+      url: `ws://127.0.0.1:${port}/ws`,
+      createSocket: nodeSocket,
+      connectTimeoutMs: 50,
+      backoffInitialMs: 10
+    })
     transports.push(t)
     expect(await t.invoke('app.info', {})).toMatchObject({ ok: false, error: { code: 'unavailable' } })
   })

@@ -88,7 +88,15 @@ export function createWsTransport(opts: WsTransportOptions): WsTransport {
   }
 
   const onMessage = (raw: unknown) => {
-    let frame: { t?: unknown; id?: unknown; ok?: unknown; output?: unknown; error?: unknown; event?: unknown; payload?: unknown }
+    let frame: {
+      t?: unknown
+      id?: unknown
+      ok?: unknown
+      output?: unknown
+      error?: unknown
+      event?: unknown
+      payload?: unknown
+    }
     try {
       frame = JSON.parse(typeof raw === 'string' ? raw : String(raw))
     } catch {
@@ -99,12 +107,23 @@ export function createWsTransport(opts: WsTransportOptions): WsTransport {
       if (frame.ok === true) settle(frame.id, { ok: true, output: frame.output })
       else {
         const e = frame.error as Partial<ContractError> | undefined
-        settle(frame.id, { ok: false, error: { code: e?.code ?? 'internal', message: String(e?.message ?? 'Request failed'), ...(e?.field ? { field: e.field } : {}) } })
+        settle(frame.id, {
+          ok: false,
+          error: {
+            code: e?.code ?? 'internal',
+            message: String(e?.message ?? 'Request failed'),
+            ...(e?.field ? { field: e.field } : {})
+          }
+        })
       }
     } else if (frame.t === 'event' && typeof frame.event === 'string') {
       const envelope = { event: frame.event, payload: frame.payload } as EventEnvelope
       for (const fn of [...listeners]) {
-        try { fn(envelope) } catch { /* one bad listener must not starve the others */ }
+        try {
+          fn(envelope)
+        } catch {
+          /* one bad listener must not starve the others */
+        }
       }
     }
   }
@@ -113,7 +132,10 @@ export function createWsTransport(opts: WsTransportOptions): WsTransport {
     if (closed || reconnectTimer) return
     const delay = Math.min(max, initial * 2 ** Math.min(attempts, 16))
     attempts++
-    reconnectTimer = setTimeout(() => { reconnectTimer = null; connect() }, delay)
+    reconnectTimer = setTimeout(() => {
+      reconnectTimer = null
+      connect()
+    }, delay)
   }
 
   const connect = () => {
@@ -133,12 +155,17 @@ export function createWsTransport(opts: WsTransportOptions): WsTransport {
       setState('connected')
       for (const [id, p] of pending) trySend(id, p)
     }
-    s.onmessage = (ev) => { if (socket === s) onMessage(ev.data) }
-    s.onerror = () => { /* onclose follows */ }
+    s.onmessage = (ev) => {
+      if (socket === s) onMessage(ev.data)
+    }
+    s.onerror = () => {
+      /* onclose follows */
+    }
     s.onclose = () => {
       if (socket !== s) return
       socket = null
-      for (const [id, p] of [...pending]) if (p.sent) settle(id, fail('unavailable', 'Connection to the host was lost before it replied'))
+      for (const [id, p] of [...pending])
+        if (p.sent) settle(id, fail('unavailable', 'Connection to the host was lost before it replied'))
       if (closed) return setState('closed')
       setState('reconnecting')
       scheduleReconnect()
@@ -156,7 +183,10 @@ export function createWsTransport(opts: WsTransportOptions): WsTransport {
           frame: JSON.stringify({ t: 'call', id, name, input }),
           sent: false,
           resolve,
-          timer: setTimeout(() => settle(id, fail('unavailable', 'Not connected to the host (timed out waiting for the connection)')), connectTimeoutMs)
+          timer: setTimeout(
+            () => settle(id, fail('unavailable', 'Not connected to the host (timed out waiting for the connection)')),
+            connectTimeoutMs
+          )
         }
         pending.set(id, p)
         trySend(id, p)
@@ -164,7 +194,9 @@ export function createWsTransport(opts: WsTransportOptions): WsTransport {
     },
     subscribe(listener) {
       listeners.add(listener)
-      return () => { listeners.delete(listener) }
+      return () => {
+        listeners.delete(listener)
+      }
     },
     state: () => state,
     close() {

@@ -18,7 +18,11 @@ import { useSessionsUrlState } from './url-state'
 const SCOPE_KEY = 'caduceus.scope'
 
 export function rememberedScope(): string {
-  try { return localStorage.getItem(SCOPE_KEY) || 'all' } catch { return 'all' }
+  try {
+    return localStorage.getItem(SCOPE_KEY) || 'all'
+  } catch {
+    return 'all'
+  }
 }
 
 export function App() {
@@ -32,7 +36,11 @@ export function App() {
   useGlobalKeys()
   useSessionsUrlState()
   useEffect(() => {
-    try { localStorage.setItem(SCOPE_KEY, scope) } catch { /* private mode */ }
+    try {
+      localStorage.setItem(SCOPE_KEY, scope)
+    } catch {
+      /* private mode */
+    }
   }, [scope])
 
   return (
@@ -43,7 +51,13 @@ export function App() {
         <main className="page" data-testid={`page-${route.page}`}>
           <DisconnectedBanner />
           <ErrorBoundary resetKey={hash}>
-            {blocked ? <HostAccessScreen /> : loaded ? <PageView route={route} /> : <div className="muted pad">Connecting to the host…</div>}
+            {blocked ? (
+              <HostAccessScreen />
+            ) : loaded ? (
+              <PageView route={route} />
+            ) : (
+              <div className="muted pad">Connecting to the host…</div>
+            )}
           </ErrorBoundary>
         </main>
       </div>

@@ -12,8 +12,11 @@ export function HostAccessScreen() {
       <div className="state-screen" data-testid="token-needed" role="alert">
         <h1>An access token is needed</h1>
         <p>This page talks to a Caduceus host that only answers callers holding its token, and this tab has none.</p>
-        <p>Open the address that <code>caduceus serve</code> printed when it started — it ends in <code>?token=…</code>. Lost it? Stop the host and run
-          <code> caduceus serve</code> again; it prints a fresh address with a new token.</p>
+        <p>
+          Open the address that <code>caduceus serve</code> printed when it started — it ends in <code>?token=…</code>.
+          Lost it? Stop the host and run
+          <code> caduceus serve</code> again; it prints a fresh address with a new token.
+        </p>
       </div>
     )
   }
@@ -21,8 +24,12 @@ export function HostAccessScreen() {
     return (
       <div className="state-screen" data-testid="token-rejected" role="alert">
         <h1>The host no longer accepts this tab’s token</h1>
-        <p>The host was probably restarted: each start makes a new token, so the one this tab holds is refused (401).</p>
-        <p>Open the new address that <code>caduceus serve</code> printed (it ends in <code>?token=…</code>).</p>
+        <p>
+          The host was probably restarted: each start makes a new token, so the one this tab holds is refused (401).
+        </p>
+        <p>
+          Open the new address that <code>caduceus serve</code> printed (it ends in <code>?token=…</code>).
+        </p>
       </div>
     )
   }
@@ -36,9 +43,14 @@ export function DisconnectedBanner() {
   if (state === 'connected' || state === 'connecting') return null
   return (
     <div className="banner banner-warn" role="status" data-testid="disconnected-banner">
-      {access === 'host-down'
-        ? <>Disconnected: the host is not answering. Start it again (<code>caduceus serve</code>); this page reconnects by itself. Sending is disabled meanwhile.</>
-        : <>Reconnecting to the host… Sending is disabled until the connection is back.</>}
+      {access === 'host-down' ? (
+        <>
+          Disconnected: the host is not answering. Start it again (<code>caduceus serve</code>); this page reconnects by
+          itself. Sending is disabled meanwhile.
+        </>
+      ) : (
+        <>Reconnecting to the host… Sending is disabled until the connection is back.</>
+      )}
     </div>
   )
 }

@@ -14,14 +14,34 @@ const CostsPage = lazy(() => import('../pages/CostsPage').then((m) => ({ default
 
 export function PageView({ route }: { route: Route }) {
   switch (route.page) {
-    case 'sessions': return <SessionsPage />
-    case 'session': return <SessionPage key={`${route.profile}/${route.sessionId}`} profile={route.profile} sessionId={route.sessionId} messageId={route.messageId} />
-    case 'new': return <NewChatPage profile={route.profile} />
-    case 'subagents': return <SubagentsPage />
-    case 'costs': return <Suspense fallback={<div className="muted pad">Loading…</div>}><CostsPage /></Suspense>
-    case 'memory': return <MemoryPage />
-    case 'gateway': return <GatewayPage />
-    case 'cron': return <CronPage />
-    case 'settings': return <SettingsPage profile={route.profile} />
+    case 'sessions':
+      return <SessionsPage />
+    case 'session':
+      return (
+        <SessionPage
+          key={`${route.profile}/${route.sessionId}`}
+          profile={route.profile}
+          sessionId={route.sessionId}
+          messageId={route.messageId}
+        />
+      )
+    case 'new':
+      return <NewChatPage profile={route.profile} />
+    case 'subagents':
+      return <SubagentsPage />
+    case 'costs':
+      return (
+        <Suspense fallback={<div className="muted pad">Loading…</div>}>
+          <CostsPage />
+        </Suspense>
+      )
+    case 'memory':
+      return <MemoryPage />
+    case 'gateway':
+      return <GatewayPage />
+    case 'cron':
+      return <CronPage />
+    case 'settings':
+      return <SettingsPage profile={route.profile} />
   }
 }

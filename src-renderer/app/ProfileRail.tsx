@@ -10,15 +10,25 @@ export const MOD = isMac ? '⌘' : 'Ctrl+'
 /** Left rail: All + every profile; ⌘/Ctrl+1 is All, ⌘/Ctrl+2…9 the profiles in order. */
 export function ProfileRail() {
   const { profiles, scope } = useApp(useShallow((s) => ({ profiles: s.profiles, scope: s.scope })))
-  const items = [{ name: 'all', label: 'All profiles', count: profiles.reduce((n, p) => n + p.sessionCount, 0) },
-    ...profiles.map((p) => ({ name: p.name, label: p.name, count: p.sessionCount }))]
+  const items = [
+    { name: 'all', label: 'All profiles', count: profiles.reduce((n, p) => n + p.sessionCount, 0) },
+    ...profiles.map((p) => ({ name: p.name, label: p.name, count: p.sessionCount }))
+  ]
   const collapsed = useOverlay((s) => s.railCollapsed)
   return (
     <nav className="rail" aria-label="Profiles" data-testid="profile-rail">
       <div className="rail-top">
         <div className="rail-brand">☤ Caduceus</div>
-        <button className="icon-btn rail-toggle" onClick={toggleRail} aria-expanded={!collapsed} aria-label={collapsed ? 'Expand sidebar' : 'Collapse sidebar'}
-          title={`${collapsed ? 'Expand' : 'Collapse'} sidebar ([)`} data-testid="rail-toggle">{collapsed ? '»' : '«'}</button>
+        <button
+          className="icon-btn rail-toggle"
+          onClick={toggleRail}
+          aria-expanded={!collapsed}
+          aria-label={collapsed ? 'Expand sidebar' : 'Collapse sidebar'}
+          title={`${collapsed ? 'Expand' : 'Collapse'} sidebar ([)`}
+          data-testid="rail-toggle"
+        >
+          {collapsed ? '»' : '«'}
+        </button>
       </div>
       <ul>
         {items.map((p, i) => (
@@ -30,13 +40,20 @@ export function ProfileRail() {
               title={i < 9 ? `${p.label} (${MOD}${i + 1})` : p.label}
               onClick={() => setScope(p.name)}
             >
-              <span className="rail-avatar" aria-hidden>{p.name === 'all' ? '∗' : p.name.slice(0, 2).toUpperCase()}</span>
+              <span className="rail-avatar" aria-hidden>
+                {p.name === 'all' ? '∗' : p.name.slice(0, 2).toUpperCase()}
+              </span>
               <span className="rail-name">{p.label}</span>
               <span className="rail-count">{p.count}</span>
             </button>
             {p.name !== 'all' && (
-              <button className="icon-btn rail-new" title={`New chat in ${p.name}`} aria-label={`New chat in ${p.name}`}
-                data-testid={`new-chat-${p.name}`} onClick={() => navigate({ page: 'new', profile: p.name })}>
+              <button
+                className="icon-btn rail-new"
+                title={`New chat in ${p.name}`}
+                aria-label={`New chat in ${p.name}`}
+                data-testid={`new-chat-${p.name}`}
+                onClick={() => navigate({ page: 'new', profile: p.name })}
+              >
                 <PlusIcon />
               </button>
             )}

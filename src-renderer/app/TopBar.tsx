@@ -7,10 +7,17 @@ import { cycleTheme } from './theme'
 function ConnectionIndicator() {
   const state = useConnection((s) => s.state)
   const kind = useConnection((s) => s.kind)
-  const label = state === 'connected' ? (kind === 'fake' ? 'demo data' : 'connected') : state === 'closed' ? 'disconnected' : state
+  const label =
+    state === 'connected' ? (kind === 'fake' ? 'demo data' : 'connected') : state === 'closed' ? 'disconnected' : state
   return (
-    <span className={`conn conn-${state}`} data-testid="connection-indicator" data-state={state} title={`Host connection: ${label}`}>
-      <span className="conn-dot" aria-hidden />{label}
+    <span
+      className={`conn conn-${state}`}
+      data-testid="connection-indicator"
+      data-state={state}
+      title={`Host connection: ${label}`}
+    >
+      <span className="conn-dot" aria-hidden />
+      {label}
     </span>
   )
 }
@@ -18,8 +25,14 @@ function ConnectionIndicator() {
 function ThemeToggle() {
   const theme = useApp((s) => s.theme)
   return (
-    <button className="icon-btn" data-testid="theme-toggle" data-theme-choice={theme} onClick={cycleTheme}
-      title={`Theme: ${theme} (click to change)`} aria-label={`Theme: ${theme}`}>
+    <button
+      className="icon-btn"
+      data-testid="theme-toggle"
+      data-theme-choice={theme}
+      onClick={cycleTheme}
+      title={`Theme: ${theme} (click to change)`}
+      aria-label={`Theme: ${theme}`}
+    >
       {theme === 'light' ? <SunIcon /> : theme === 'dark' ? <MoonIcon /> : <MonitorIcon />}
     </button>
   )
@@ -32,12 +45,23 @@ export function TopBar({ route }: { route: Route }) {
     <header className="topbar">
       <nav className="tabs" aria-label="Pages">
         {NAV.map((n) => (
-          <a key={n.page} href={`#/${n.page}`} className={`tab${active === n.page ? ' active' : ''}`} data-testid={`nav-${n.page}`}
-            aria-current={active === n.page ? 'page' : undefined}>{n.label}</a>
+          <a
+            key={n.page}
+            href={`#/${n.page}`}
+            className={`tab${active === n.page ? ' active' : ''}`}
+            data-testid={`nav-${n.page}`}
+            aria-current={active === n.page ? 'page' : undefined}
+          >
+            {n.label}
+          </a>
         ))}
       </nav>
       <span className="spacer" />
-      {demo && <span className="badge badge-warn" title="The host runs with a scripted demo model">demo</span>}
+      {demo && (
+        <span className="badge badge-warn" title="The host runs with a scripted demo model">
+          demo
+        </span>
+      )}
       <ConnectionIndicator />
       <ThemeToggle />
     </header>

@@ -35,14 +35,29 @@ export function useGlobalKeys(): void {
         return
       }
       if (e.metaKey || e.ctrlKey || e.altKey || typing(e.target) || dialogOpen()) return
-      if (e.key === '?') { e.preventDefault(); openShortcuts(); return }
-      if (e.key === 'Escape' && location.hash.startsWith('#/session/')) { e.preventDefault(); navigate('#/sessions'); return }
-      if (e.key === '/') {
-        const el = document.querySelector<HTMLElement>('[data-search-target]')
-        if (el) { e.preventDefault(); el.focus() }
+      if (e.key === '?') {
+        e.preventDefault()
+        openShortcuts()
         return
       }
-      if (e.key === '[') { e.preventDefault(); toggleRail(); return }
+      if (e.key === 'Escape' && location.hash.startsWith('#/session/')) {
+        e.preventDefault()
+        navigate('#/sessions')
+        return
+      }
+      if (e.key === '/') {
+        const el = document.querySelector<HTMLElement>('[data-search-target]')
+        if (el) {
+          e.preventDefault()
+          el.focus()
+        }
+        return
+      }
+      if (e.key === '[') {
+        e.preventDefault()
+        toggleRail()
+        return
+      }
       if (pendingP && Date.now() - pendingP < 1200 && /^[1-9]$/.test(e.key)) {
         pendingP = 0
         if (switchProfile(e.key)) e.preventDefault()
@@ -51,7 +66,10 @@ export function useGlobalKeys(): void {
       if (pendingG && Date.now() - pendingG < 1200) {
         pendingG = 0
         const target = NAV.find((n) => n.key === e.key)
-        if (target) { e.preventDefault(); navigate(`#/${target.page}`) }
+        if (target) {
+          e.preventDefault()
+          navigate(`#/${target.page}`)
+        }
         return
       }
       if (e.key === 'g') pendingG = Date.now()

@@ -4,8 +4,14 @@ import { formatRoute, parseHash, type Route } from './routes'
 describe('hash routes', () => {
   it('round-trips every page', () => {
     const routes: Route[] = [
-      { page: 'sessions' }, { page: 'subagents' }, { page: 'costs' }, { page: 'memory' }, { page: 'gateway' },
-      { page: 'settings', profile: null }, { page: 'settings', profile: 'work' }, { page: 'new', profile: 'default' },
+      { page: 'sessions' },
+      { page: 'subagents' },
+      { page: 'costs' },
+      { page: 'memory' },
+      { page: 'gateway' },
+      { page: 'settings', profile: null },
+      { page: 'settings', profile: 'work' },
+      { page: 'new', profile: 'default' },
       { page: 'session', profile: 'work', sessionId: '20260101_abc/def ?#', messageId: 42 },
       { page: 'session', profile: 'default', sessionId: 's1', messageId: null }
     ]

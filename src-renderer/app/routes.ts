@@ -21,7 +21,11 @@ export const NAV: Array<{ page: Route['page']; label: string; key: string }> = [
 ]
 
 const dec = (s: string) => {
-  try { return decodeURIComponent(s) } catch { return s }
+  try {
+    return decodeURIComponent(s)
+  } catch {
+    return s
+  }
 }
 
 export function parseHash(hash: string): Route {
@@ -33,22 +37,39 @@ export function parseHash(hash: string): Route {
     case 'session': {
       if (!parts[1] || !parts[2]) return { page: 'sessions' }
       const m = Number(params.get('m'))
-      return { page: 'session', profile: parts[1], sessionId: parts.slice(2).join('/'), messageId: params.has('m') && Number.isInteger(m) ? m : null }
+      return {
+        page: 'session',
+        profile: parts[1],
+        sessionId: parts.slice(2).join('/'),
+        messageId: params.has('m') && Number.isInteger(m) ? m : null
+      }
     }
-    case 'new': return parts[1] ? { page: 'new', profile: parts[1] } : { page: 'sessions' }
-    case 'settings': return { page: 'settings', profile: parts[1] ?? null }
-    case 'subagents': case 'costs': case 'memory': case 'gateway': case 'cron': return { page: parts[0] }
-    default: return { page: 'sessions' }
+    case 'new':
+      return parts[1] ? { page: 'new', profile: parts[1] } : { page: 'sessions' }
+    case 'settings':
+      return { page: 'settings', profile: parts[1] ?? null }
+    case 'subagents':
+    case 'costs':
+    case 'memory':
+    case 'gateway':
+    case 'cron':
+      return { page: parts[0] }
+    default:
+      return { page: 'sessions' }
   }
 }
 
 export function formatRoute(r: Route): string {
   const e = encodeURIComponent
   switch (r.page) {
-    case 'session': return `#/session/${e(r.profile)}/${e(r.sessionId)}${r.messageId != null ? `?m=${r.messageId}` : ''}`
-    case 'new': return `#/new/${e(r.profile)}`
-    case 'settings': return r.profile ? `#/settings/${e(r.profile)}` : '#/settings'
-    default: return `#/${r.page}`
+    case 'session':
+      return `#/session/${e(r.profile)}/${e(r.sessionId)}${r.messageId != null ? `?m=${r.messageId}` : ''}`
+    case 'new':
+      return `#/new/${e(r.profile)}`
+    case 'settings':
+      return r.profile ? `#/settings/${e(r.profile)}` : '#/settings'
+    default:
+      return `#/${r.page}`
   }
 }
 

@@ -19,7 +19,11 @@ export function useApplyTheme(): void {
     const root = document.documentElement
     if (theme === 'system') root.removeAttribute('data-theme')
     else root.setAttribute('data-theme', theme)
-    try { localStorage.setItem(KEY, theme) } catch { /* private mode */ }
+    try {
+      localStorage.setItem(KEY, theme)
+    } catch {
+      /* private mode */
+    }
   }, [theme])
 }
 

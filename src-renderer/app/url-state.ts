@@ -21,12 +21,23 @@ export function sessionsQuery(scope: string, f: SessionFilters, q: string): stri
   return s ? `?${s}` : ''
 }
 
-export function parseSessionsQuery(query: string): { scope: string | null; q: string | null; filters: Partial<SessionFilters> } {
+export function parseSessionsQuery(query: string): {
+  scope: string | null
+  q: string | null
+  filters: Partial<SessionFilters>
+} {
   const p = new URLSearchParams(query)
   const archived = p.get('archived')
   const filters: Partial<SessionFilters> = {}
-  if (archived && (ARCHIVED as readonly string[]).includes(archived)) filters.archived = archived as SessionFilters['archived']
-  if (p.has('sources')) filters.sources = p.get('sources')!.split(',').map((s) => s.trim()).filter(Boolean).slice(0, 32)
+  if (archived && (ARCHIVED as readonly string[]).includes(archived))
+    filters.archived = archived as SessionFilters['archived']
+  if (p.has('sources'))
+    filters.sources = p
+      .get('sources')!
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .slice(0, 32)
   if (p.has('children')) filters.includeChildren = p.get('children') === '1'
   if (p.has('id')) filters.idPrefix = p.get('id')!.slice(0, 128)
   return { scope: p.get('profile'), q: p.get('q'), filters }
@@ -41,7 +52,9 @@ function applyFromUrl(): void {
   const { scope, q, filters } = parseSessionsQuery(query)
   if (scope) setScope(scope)
   const cur = useSessions.getState().filters
-  const changed = (Object.keys(filters) as Array<keyof SessionFilters>).some((k) => JSON.stringify(filters[k]) !== JSON.stringify(cur[k]))
+  const changed = (Object.keys(filters) as Array<keyof SessionFilters>).some(
+    (k) => JSON.stringify(filters[k]) !== JSON.stringify(cur[k])
+  )
   if (changed) void setSessionFilters(filters)
   if (q != null && q !== useSessions.getState().search.query) void runSearch(q)
 }
@@ -56,10 +69,21 @@ function writeToUrl(): void {
 export function useSessionsUrlState(): void {
   useEffect(() => {
     applyFromUrl()
-    const onHash = () => { applyFromUrl(); writeToUrl() }
+    const onHash = () => {
+      applyFromUrl()
+      writeToUrl()
+    }
     window.addEventListener('hashchange', onHash)
-    const unA = useApp.subscribe((s, p) => { if (s.scope !== p.scope) writeToUrl() })
-    const unS = useSessions.subscribe((s, p) => { if (s.filters !== p.filters || s.search.query !== p.search.query) writeToUrl() })
-    return () => { window.removeEventListener('hashchange', onHash); unA(); unS() }
+    const unA = useApp.subscribe((s, p) => {
+      if (s.scope !== p.scope) writeToUrl()
+    })
+    const unS = useSessions.subscribe((s, p) => {
+      if (s.filters !== p.filters || s.search.query !== p.search.query) writeToUrl()
+    })
+    return () => {
+      window.removeEventListener('hashchange', onHash)
+      unA()
+      unS()
+    }
   }, [])
 }

@@ -10,7 +10,8 @@ interface Props {
   danger?: boolean
 }
 
-const FOCUSABLE = 'a[href], button:not(:disabled), textarea:not(:disabled), input:not(:disabled), select:not(:disabled), [tabindex]:not([tabindex="-1"])'
+const FOCUSABLE =
+  'a[href], button:not(:disabled), textarea:not(:disabled), input:not(:disabled), select:not(:disabled), [tabindex]:not([tabindex="-1"])'
 
 /**
  * Modal dialog: Esc closes, Tab stays inside, the first field (or Cancel for `danger`) gets focus, clicks
@@ -29,12 +30,17 @@ export function Dialog({ title, onClose, children, footer, testId, danger }: Pro
       : root?.querySelector<HTMLElement>('textarea, input, select, button.primary')
     first?.focus()
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') { e.stopPropagation(); e.preventDefault(); close.current(); return }
+      if (e.key === 'Escape') {
+        e.stopPropagation()
+        e.preventDefault()
+        close.current()
+        return
+      }
       if (e.key !== 'Tab' || !root) return
       const items = [...root.querySelectorAll<HTMLElement>(FOCUSABLE)]
       if (!items.length) return
       const i = items.indexOf(document.activeElement as HTMLElement)
-      const next = e.shiftKey ? (i <= 0 ? items.length - 1 : i - 1) : (i === -1 || i === items.length - 1 ? 0 : i + 1)
+      const next = e.shiftKey ? (i <= 0 ? items.length - 1 : i - 1) : i === -1 || i === items.length - 1 ? 0 : i + 1
       e.preventDefault()
       items[next]!.focus()
     }
@@ -45,9 +51,16 @@ export function Dialog({ title, onClose, children, footer, testId, danger }: Pro
     }
   }, [danger])
   return (
-    <div className="dialog-backdrop" onMouseDown={(e) => { if (e.target === e.currentTarget) onClose() }}>
+    <div
+      className="dialog-backdrop"
+      onMouseDown={(e) => {
+        if (e.target === e.currentTarget) onClose()
+      }}
+    >
       <div className="dialog" role="dialog" aria-modal="true" aria-label={title} ref={ref} data-testid={testId}>
-        <header className="dialog-head"><h2>{title}</h2></header>
+        <header className="dialog-head">
+          <h2>{title}</h2>
+        </header>
         <div className="dialog-body">{children}</div>
         {footer && <footer className="dialog-foot">{footer}</footer>}
       </div>

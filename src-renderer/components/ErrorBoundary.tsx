@@ -1,6 +1,8 @@
 import { Component, type ErrorInfo, type ReactNode } from 'react'
 
-interface State { error: Error | null }
+interface State {
+  error: Error | null
+}
 
 /** A render error shows a message and a retry instead of a blank window; the shell stays usable. */
 export class ErrorBoundary extends Component<{ children: ReactNode; resetKey?: string }, State> {

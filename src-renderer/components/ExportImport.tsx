@@ -9,8 +9,11 @@ import { reportError } from '../stores/toasts'
 import { reloadSessions } from '../stores/sessions'
 import { download } from '../lib/download'
 
-
-async function exportAndDownload(input: { profile: string; sessionId?: string; format: 'jsonl' | 'markdown' }): Promise<void> {
+async function exportAndDownload(input: {
+  profile: string
+  sessionId?: string
+  format: 'jsonl' | 'markdown'
+}): Promise<void> {
   try {
     const out = await getApi().call('sessions.export', input)
     download(out.filename, out.mime, out.content)
@@ -23,8 +26,20 @@ async function exportAndDownload(input: { profile: string; sessionId?: string; f
 export function ExportSessionButton({ profile, sessionId }: { profile: string; sessionId: string }) {
   return (
     <>
-      <button className="small" data-testid="session-export" onClick={() => void exportAndDownload({ profile, sessionId, format: 'jsonl' })}>Export</button>
-      <button className="small" data-testid="session-export-md" onClick={() => void exportAndDownload({ profile, sessionId, format: 'markdown' })}>Markdown</button>
+      <button
+        className="small"
+        data-testid="session-export"
+        onClick={() => void exportAndDownload({ profile, sessionId, format: 'jsonl' })}
+      >
+        Export
+      </button>
+      <button
+        className="small"
+        data-testid="session-export-md"
+        onClick={() => void exportAndDownload({ profile, sessionId, format: 'markdown' })}
+      >
+        Markdown
+      </button>
     </>
   )
 }
@@ -52,17 +67,42 @@ export function ExportImportBar({ scope }: { scope: string }) {
   }
   return (
     <div className="export-import" data-testid="export-import">
-      <button className="small" data-testid="list-export" title={`Export ${profile}'s sessions as JSONL`}
-        onClick={() => void exportAndDownload({ profile, format: 'jsonl' })}>Export</button>
-      <button className="small" data-testid="list-import" disabled={busy} title={`Import a JSONL export into ${profile}`}
-        onClick={() => input.current?.click()}>{busy ? 'Importing…' : 'Import…'}</button>
-      <input ref={input} type="file" accept=".jsonl,.json,application/x-ndjson" hidden data-testid="import-file"
-        onChange={(e) => void onFile(e.target.files?.[0])} />
+      <button
+        className="small"
+        data-testid="list-export"
+        title={`Export ${profile}'s sessions as JSONL`}
+        onClick={() => void exportAndDownload({ profile, format: 'jsonl' })}
+      >
+        Export
+      </button>
+      <button
+        className="small"
+        data-testid="list-import"
+        disabled={busy}
+        title={`Import a JSONL export into ${profile}`}
+        onClick={() => input.current?.click()}
+      >
+        {busy ? 'Importing…' : 'Import…'}
+      </button>
+      <input
+        ref={input}
+        type="file"
+        accept=".jsonl,.json,application/x-ndjson"
+        hidden
+        data-testid="import-file"
+        onChange={(e) => void onFile(e.target.files?.[0])}
+      />
       {summary && (
         <span className="muted small" role="status" data-testid="import-summary">
           Imported {summary.imported}, skipped {summary.skipped}, detached {summary.detached}
-          {summary.errors.length > 0 && `, ${summary.errors.length} error${summary.errors.length === 1 ? '' : 's'}: ${summary.errors.slice(0, 3).map((e) => `${e.id} (${e.reason})`).join('; ')}`}
-          <button className="link small" onClick={() => setSummary(null)} aria-label="Dismiss import summary">×</button>
+          {summary.errors.length > 0 &&
+            `, ${summary.errors.length} error${summary.errors.length === 1 ? '' : 's'}: ${summary.errors
+              .slice(0, 3)
+              .map((e) => `${e.id} (${e.reason})`)
+              .join('; ')}`}
+          <button className="link small" onClick={() => setSummary(null)} aria-label="Dismiss import summary">
+            ×
+          </button>
         </span>
       )}
     </div>

@@ -1,7 +1,10 @@
 import { useEffect, useState } from 'react'
 import { formatDateTime, relativeTime } from '../lib/format'
 
-interface Clock { listeners: Set<() => void>; timer: ReturnType<typeof setInterval> | null }
+interface Clock {
+  listeners: Set<() => void>
+  timer: ReturnType<typeof setInterval> | null
+}
 let clocks = new Map<number, Clock>()
 
 /** Shared clocks (one per interval) for relative times and countdowns; each ticks only while something shows it. */
@@ -12,10 +15,15 @@ export function useNow(intervalMs = 15_000): number {
     clocks.set(intervalMs, clock)
     const fn = () => setNow(Date.now())
     clock.listeners.add(fn)
-    clock.timer ??= setInterval(() => { for (const l of [...clock.listeners]) l() }, intervalMs)
+    clock.timer ??= setInterval(() => {
+      for (const l of [...clock.listeners]) l()
+    }, intervalMs)
     return () => {
       clock.listeners.delete(fn)
-      if (!clock.listeners.size && clock.timer) { clearInterval(clock.timer); clock.timer = null }
+      if (!clock.listeners.size && clock.timer) {
+        clearInterval(clock.timer)
+        clock.timer = null
+      }
     }
   }, [intervalMs])
   return now

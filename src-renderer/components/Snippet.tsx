@@ -3,11 +3,21 @@ import { highlightParts } from '../lib/highlight'
 
 /** Search snippet: hit parts in <mark>; text is rendered as text, never as HTML. */
 export function Snippet({ parts }: { parts: Array<{ text: string; hit: boolean }> }) {
-  return <span className="snippet">{parts.map((p, i) => (p.hit ? <mark key={i}>{p.text}</mark> : <span key={i}>{p.text}</span>))}</span>
+  return (
+    <span className="snippet">
+      {parts.map((p, i) => (p.hit ? <mark key={i}>{p.text}</mark> : <span key={i}>{p.text}</span>))}
+    </span>
+  )
 }
 
 /** Plain text with the search terms marked (the message a search hit opened). */
 export function Highlighted({ text, terms }: { text: string; terms: string[] | undefined }) {
   if (!terms?.length) return <>{text}</>
-  return <>{highlightParts(text, terms).map((p, i) => (p.hit ? <mark key={i}>{p.text}</mark> : <Fragment key={i}>{p.text}</Fragment>))}</>
+  return (
+    <>
+      {highlightParts(text, terms).map((p, i) =>
+        p.hit ? <mark key={i}>{p.text}</mark> : <Fragment key={i}>{p.text}</Fragment>
+      )}
+    </>
+  )
 }

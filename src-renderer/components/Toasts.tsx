@@ -9,14 +9,26 @@ function ToastItem({ t }: { t: Toast }) {
     return () => clearTimeout(timer)
   }, [t.id, t.kind])
   return (
-    <div className={`toast toast-${t.kind}`} role={t.kind === 'error' ? 'alert' : 'status'} data-testid={`toast-${t.kind}`}>
+    <div
+      className={`toast toast-${t.kind}`}
+      role={t.kind === 'error' ? 'alert' : 'status'}
+      data-testid={`toast-${t.kind}`}
+    >
       <span>{t.message}</span>
-      <button className="icon-btn" aria-label="Dismiss" onClick={() => dismissToast(t.id)}><CloseIcon /></button>
+      <button className="icon-btn" aria-label="Dismiss" onClick={() => dismissToast(t.id)}>
+        <CloseIcon />
+      </button>
     </div>
   )
 }
 
 export function Toasts() {
   const toasts = useToasts((s) => s.toasts)
-  return <div className="toasts" aria-live="polite">{toasts.map((t) => <ToastItem key={t.id} t={t} />)}</div>
+  return (
+    <div className="toasts" aria-live="polite">
+      {toasts.map((t) => (
+        <ToastItem key={t.id} t={t} />
+      ))}
+    </div>
+  )
 }

@@ -7,7 +7,9 @@ export function UndoBar() {
   return (
     <div className="undo-bar" role="status" data-testid="undo-delete-bar">
       <span>Deleted “{pending.title}”.</span>
-      <button className="small primary" onClick={undoDelete} data-testid="undo-delete">Undo</button>
+      <button className="small primary" onClick={undoDelete} data-testid="undo-delete">
+        Undo
+      </button>
     </div>
   )
 }

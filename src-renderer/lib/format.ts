@@ -20,7 +20,9 @@ export function formatMoney(m: Money | null | undefined): string {
 /** Extra qualifier shown beside an amount. */
 export function moneyQualifier(m: Money | null | undefined): 'partial' | null {
   if (!m) return null
-  return m.status === 'partial' || (m.usd != null && !m.complete && m.status !== 'unpriced' && m.status !== 'none') ? 'partial' : null
+  return m.status === 'partial' || (m.usd != null && !m.complete && m.status !== 'unpriced' && m.status !== 'none')
+    ? 'partial'
+    : null
 }
 
 /** Status label for totals: says "complete" only when every part is priced. */
@@ -30,7 +32,15 @@ export function moneyStatusLabel(m: Money): string {
   return m.complete && m.status !== 'unpriced' ? `${base} · complete` : base
 }
 
-const UNITS: Array<[number, string]> = [[60, 's'], [60, 'm'], [24, 'h'], [7, 'd'], [4.345, 'w'], [12, 'mo'], [Infinity, 'y']]
+const UNITS: Array<[number, string]> = [
+  [60, 's'],
+  [60, 'm'],
+  [24, 'h'],
+  [7, 'd'],
+  [4.345, 'w'],
+  [12, 'mo'],
+  [Infinity, 'y']
+]
 
 /** Compact relative time from epoch seconds: "now", "5m ago", "3d ago", "in 2h". */
 export function relativeTime(epochSeconds: number | null | undefined, nowMs = Date.now()): string {
@@ -55,7 +65,9 @@ export function countdown(epochSeconds: number | null, nowMs = Date.now()): stri
   if (epochSeconds == null) return '—'
   const s = Math.floor(epochSeconds - nowMs / 1000)
   if (s <= 0) return 'expired'
-  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60
+  const h = Math.floor(s / 3600),
+    m = Math.floor((s % 3600) / 60),
+    sec = s % 60
   if (h >= 24) return `${Math.floor(h / 24)}d ${h % 24}h`
   if (h > 0) return `${h}h ${String(m).padStart(2, '0')}m`
   return `${m}m ${String(sec).padStart(2, '0')}s`
@@ -81,22 +93,32 @@ export function formatDateTime(epochSeconds: number | null | undefined): string 
 /** The per-turn badge text; exact strings are part of the UI contract (e2e asserts them). */
 export function cacheDecisionLabel(d: CacheDecision): string {
   switch (d) {
-    case 'reused': return 'reused'
-    case 'new': return 'fresh agent: first turn here'
-    case 'config_changed': return 'fresh agent: settings changed'
-    case 'external_write': return 'fresh agent: changed elsewhere'
-    case 'session_changed': return 'fresh agent: session changed'
+    case 'reused':
+      return 'reused'
+    case 'new':
+      return 'fresh agent: first turn here'
+    case 'config_changed':
+      return 'fresh agent: settings changed'
+    case 'external_write':
+      return 'fresh agent: changed elsewhere'
+    case 'session_changed':
+      return 'fresh agent: session changed'
   }
 }
 
 /** The longer "why" behind a cache decision, for the badge's tooltip. */
 export function cacheDecisionHelp(d: CacheDecision): string {
   switch (d) {
-    case 'reused': return 'The agent from the previous turn was kept warm and reused (its prompt cache too).'
-    case 'new': return 'No agent was running for this session yet, so a new one was started.'
-    case 'config_changed': return 'The model or provider settings changed since the last turn, so the agent was started again with them.'
-    case 'external_write': return 'Another program wrote to this session since the last turn, so the agent was started again from the saved transcript.'
-    case 'session_changed': return 'The conversation continued in another session (e.g. after compression), so a new agent was started for it.'
+    case 'reused':
+      return 'The agent from the previous turn was kept warm and reused (its prompt cache too).'
+    case 'new':
+      return 'No agent was running for this session yet, so a new one was started.'
+    case 'config_changed':
+      return 'The model or provider settings changed since the last turn, so the agent was started again with them.'
+    case 'external_write':
+      return 'Another program wrote to this session since the last turn, so the agent was started again from the saved transcript.'
+    case 'session_changed':
+      return 'The conversation continued in another session (e.g. after compression), so a new agent was started for it.'
   }
 }
 
@@ -111,7 +133,8 @@ export function shortId(id: string, n = 8): string {
 }
 
 export function errorMessage(err: unknown): string {
-  if (err && typeof err === 'object' && 'message' in err && typeof (err as Error).message === 'string') return (err as Error).message
+  if (err && typeof err === 'object' && 'message' in err && typeof (err as Error).message === 'string')
+    return (err as Error).message
   return String(err)
 }
 

@@ -6,7 +6,10 @@ export function useDebouncedEffect<T>(value: T, ms: number, fn: (v: T) => void):
   const fnRef = useRef(fn)
   fnRef.current = fn
   useEffect(() => {
-    if (first.current) { first.current = false; return }
+    if (first.current) {
+      first.current = false
+      return
+    }
     const t = setTimeout(() => fnRef.current(value), ms)
     return () => clearTimeout(t)
   }, [value, ms])

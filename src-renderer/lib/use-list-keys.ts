@@ -24,9 +24,20 @@ export function useListKeys({ count, cursor, setCursor, open }: Options): void {
       if (e.defaultPrevented || e.metaKey || e.ctrlKey || e.altKey || isTyping(e.target) || dialogOpen()) return
       const { count: n, cursor: i, setCursor: set, open: go } = st.current
       if (!n) return
-      if (e.key === 'j' || e.key === 'ArrowDown') { e.preventDefault(); set(Math.min(n - 1, i < 0 ? 0 : i + 1)) }
-      else if (e.key === 'k' || e.key === 'ArrowUp') { e.preventDefault(); set(Math.max(0, i - 1)) }
-      else if (e.key === 'Enter' && i >= 0 && !(e.target instanceof HTMLAnchorElement || e.target instanceof HTMLButtonElement)) { e.preventDefault(); go(i) }
+      if (e.key === 'j' || e.key === 'ArrowDown') {
+        e.preventDefault()
+        set(Math.min(n - 1, i < 0 ? 0 : i + 1))
+      } else if (e.key === 'k' || e.key === 'ArrowUp') {
+        e.preventDefault()
+        set(Math.max(0, i - 1))
+      } else if (
+        e.key === 'Enter' &&
+        i >= 0 &&
+        !(e.target instanceof HTMLAnchorElement || e.target instanceof HTMLButtonElement)
+      ) {
+        e.preventDefault()
+        go(i)
+      }
     }
     window.addEventListener('keydown', onKey)
     return () => window.removeEventListener('keydown', onKey)

@@ -14,14 +14,19 @@ function sum(ms: Money[]): Money {
   const priced = ms.filter((m) => m.usd != null)
   const usd = priced.length ? priced.reduce((n, m) => n + (m.usd ?? 0), 0) : null
   const complete = ms.every((m) => m.complete)
-  const status = usd == null ? 'unpriced' : complete ? (ms.every((m) => m.status === 'billed') ? 'billed' : 'estimated') : 'partial'
+  const status =
+    usd == null ? 'unpriced' : complete ? (ms.every((m) => m.status === 'billed') ? 'billed' : 'estimated') : 'partial'
   return { usd, status, complete }
 }
 
 export function CostsPage() {
   const scope = useApp((s) => s.scope)
-  const { days, summary, loading, error } = useCosts(useShallow((s) => ({ days: s.days, summary: s.summary, loading: s.loading, error: s.error })))
-  useEffect(() => { void loadCosts() }, [scope])
+  const { days, summary, loading, error } = useCosts(
+    useShallow((s) => ({ days: s.days, summary: s.summary, loading: s.loading, error: s.error }))
+  )
+  useEffect(() => {
+    void loadCosts()
+  }, [scope])
   const own = summary ? sum(summary.profiles.map((p) => p.own)) : null
   const children = summary ? sum(summary.profiles.map((p) => p.children)) : null
 
@@ -29,32 +34,102 @@ export function CostsPage() {
     <div className="costs-page">
       <div className="toolbar">
         <div className="seg" role="group" aria-label="Period">
-          {DAY_CHOICES.map((d) => <button key={d} className={d === days ? 'active' : ''} aria-pressed={d === days} onClick={() => void setCostDays(d)} data-testid={`costs-days-${d}`}>{d}d</button>)}
+          {DAY_CHOICES.map((d) => (
+            <button
+              key={d}
+              className={d === days ? 'active' : ''}
+              aria-pressed={d === days}
+              onClick={() => void setCostDays(d)}
+              data-testid={`costs-days-${d}`}
+            >
+              {d}d
+            </button>
+          ))}
         </div>
         {loading && <span className="muted">Loading…</span>}
         <span className="spacer" />
-        {summary && <>
-          <button className="small" data-testid="costs-export-csv" onClick={() => download(`caduceus-costs-${scope}-${days}d.csv`, 'text/csv', costsCsv(summary))}>Export CSV</button>
-          <button className="small" data-testid="costs-export-json" onClick={() => download(`caduceus-costs-${scope}-${days}d.json`, 'application/json', costsJson(summary, { scope, days }))}>Export JSON</button>
-        </>}
-        {summary && !summary.total.complete && <span className="muted small">Amounts marked <span className="badge badge-warn money-q">partial</span> leave out usage with no known price.</span>}
+        {summary && (
+          <>
+            <button
+              className="small"
+              data-testid="costs-export-csv"
+              onClick={() => download(`caduceus-costs-${scope}-${days}d.csv`, 'text/csv', costsCsv(summary))}
+            >
+              Export CSV
+            </button>
+            <button
+              className="small"
+              data-testid="costs-export-json"
+              onClick={() =>
+                download(
+                  `caduceus-costs-${scope}-${days}d.json`,
+                  'application/json',
+                  costsJson(summary, { scope, days })
+                )
+              }
+            >
+              Export JSON
+            </button>
+          </>
+        )}
+        {summary && !summary.total.complete && (
+          <span className="muted small">
+            Amounts marked <span className="badge badge-warn money-q">partial</span> leave out usage with no known
+            price.
+          </span>
+        )}
       </div>
       {!summary && loading && <div className="muted pad">Loading costs…</div>}
-      {error && !summary && <div className="empty" role="alert">Could not load costs: {error}</div>}
+      {error && !summary && (
+        <div className="empty" role="alert">
+          Could not load costs: {error}
+        </div>
+      )}
       {summary && (
         <>
           <div className="cards">
-            <div className="card"><div className="card-label">Total (inclusive)</div><div className="card-value" data-testid="costs-inclusive-total"><MoneyText money={summary.total} bare /></div>
-              <div className={`card-sub${summary.total.complete ? '' : ' warn-text'}`} data-testid="costs-status" title={summary.total.complete ? undefined : 'Some usage has no known price and is not in this total'}>{moneyStatusLabel(summary.total)}</div></div>
-            <div className="card"><div className="card-label">Own</div><div className="card-value" data-testid="costs-own-total"><MoneyText money={own} bare /></div>
-              <div className={`card-sub${own && !own.complete ? ' warn-text' : ''}`}>{own ? moneyStatusLabel(own) : ''}</div></div>
-            <div className="card"><div className="card-label">Children</div><div className="card-value" data-testid="costs-children-total"><MoneyText money={children} bare /></div>
-              <div className="card-sub">delegated subagents{children && children.status !== 'none' ? ` · ${moneyStatusLabel(children)}` : ''}</div></div>
-            <div className="card"><div className="card-label">Sessions</div><div className="card-value">{summary.profiles.reduce((n, p) => n + p.sessions, 0)}</div><div className="card-sub">last {days} days</div></div>
+            <div className="card">
+              <div className="card-label">Total (inclusive)</div>
+              <div className="card-value" data-testid="costs-inclusive-total">
+                <MoneyText money={summary.total} bare />
+              </div>
+              <div
+                className={`card-sub${summary.total.complete ? '' : ' warn-text'}`}
+                data-testid="costs-status"
+                title={summary.total.complete ? undefined : 'Some usage has no known price and is not in this total'}
+              >
+                {moneyStatusLabel(summary.total)}
+              </div>
+            </div>
+            <div className="card">
+              <div className="card-label">Own</div>
+              <div className="card-value" data-testid="costs-own-total">
+                <MoneyText money={own} bare />
+              </div>
+              <div className={`card-sub${own && !own.complete ? ' warn-text' : ''}`}>
+                {own ? moneyStatusLabel(own) : ''}
+              </div>
+            </div>
+            <div className="card">
+              <div className="card-label">Children</div>
+              <div className="card-value" data-testid="costs-children-total">
+                <MoneyText money={children} bare />
+              </div>
+              <div className="card-sub">
+                delegated subagents{children && children.status !== 'none' ? ` · ${moneyStatusLabel(children)}` : ''}
+              </div>
+            </div>
+            <div className="card">
+              <div className="card-label">Sessions</div>
+              <div className="card-value">{summary.profiles.reduce((n, p) => n + p.sessions, 0)}</div>
+              <div className="card-sub">last {days} days</div>
+            </div>
           </div>
           {summary.customPriced && (
             <p className="muted small pad-s" data-testid="costs-custom-priced">
-              Includes <strong>${summary.customPriced.usd.toFixed(2)}</strong> at <span className="badge badge-accent">custom price</span> for {summary.customPriced.models.join(', ')} — your prices from Settings, not upstream’s.
+              Includes <strong>${summary.customPriced.usd.toFixed(2)}</strong> at{' '}
+              <span className="badge badge-accent">custom price</span> for {summary.customPriced.models.join(', ')} —
+              your prices from Settings, not upstream’s.
             </p>
           )}
           <CostChart summary={summary} />
@@ -62,29 +137,123 @@ export function CostsPage() {
             <section className="panel">
               <h3>By profile</h3>
               <table className="table compact" data-testid="costs-by-profile">
-                <thead><tr><th>Profile</th><th className="num">Own</th><th className="num">Children</th><th className="num">Inclusive</th><th className="num">Sessions</th></tr></thead>
-                <tbody>{!summary.profiles.length && <tr><td colSpan={5} className="muted">No profiles in scope.</td></tr>}{summary.profiles.map((p) => (
-                  <tr key={p.profile} data-testid="costs-profile-row" data-profile={p.profile}><td>{p.profile}</td><td className="num"><MoneyText money={p.own} /></td>
-                    <td className="num"><MoneyText money={p.children} /></td><td className="num"><MoneyText money={p.inclusive} /></td><td className="num">{p.sessions}</td></tr>
-                ))}</tbody>
+                <thead>
+                  <tr>
+                    <th>Profile</th>
+                    <th className="num">Own</th>
+                    <th className="num">Children</th>
+                    <th className="num">Inclusive</th>
+                    <th className="num">Sessions</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {!summary.profiles.length && (
+                    <tr>
+                      <td colSpan={5} className="muted">
+                        No profiles in scope.
+                      </td>
+                    </tr>
+                  )}
+                  {summary.profiles.map((p) => (
+                    <tr key={p.profile} data-testid="costs-profile-row" data-profile={p.profile}>
+                      <td>{p.profile}</td>
+                      <td className="num">
+                        <MoneyText money={p.own} />
+                      </td>
+                      <td className="num">
+                        <MoneyText money={p.children} />
+                      </td>
+                      <td className="num">
+                        <MoneyText money={p.inclusive} />
+                      </td>
+                      <td className="num">{p.sessions}</td>
+                    </tr>
+                  ))}
+                </tbody>
               </table>
               <h3>By model</h3>
               <table className="table compact" data-testid="costs-by-model">
-                <thead><tr><th>Model</th><th className="num">Tokens in / out</th><th className="num">Cost</th></tr></thead>
-                <tbody>{!summary.byModel.length && <tr><td colSpan={3} className="muted">No model usage in this period.</td></tr>}{summary.byModel.map((m) => (
-                  <tr key={m.model}><td className="mono">{m.model}</td><td className="num">{formatCount(m.tokens.input)} / {formatCount(m.tokens.output)}</td><td className="num"><MoneyText money={m.cost} />{m.customPrice && <span className="badge badge-accent" title="Priced with your override in Settings → Prices" data-testid="custom-price">custom price</span>}</td></tr>
-                ))}</tbody>
+                <thead>
+                  <tr>
+                    <th>Model</th>
+                    <th className="num">Tokens in / out</th>
+                    <th className="num">Cost</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {!summary.byModel.length && (
+                    <tr>
+                      <td colSpan={3} className="muted">
+                        No model usage in this period.
+                      </td>
+                    </tr>
+                  )}
+                  {summary.byModel.map((m) => (
+                    <tr key={m.model}>
+                      <td className="mono">{m.model}</td>
+                      <td className="num">
+                        {formatCount(m.tokens.input)} / {formatCount(m.tokens.output)}
+                      </td>
+                      <td className="num">
+                        <MoneyText money={m.cost} />
+                        {m.customPrice && (
+                          <span
+                            className="badge badge-accent"
+                            title="Priced with your override in Settings → Prices"
+                            data-testid="custom-price"
+                          >
+                            custom price
+                          </span>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
               </table>
             </section>
             <section className="panel">
               <h3>Top sessions</h3>
               <table className="table compact" data-testid="costs-top-sessions">
-                <thead><tr><th>Session</th><th className="num">Own</th><th className="num">Inclusive</th></tr></thead>
-                <tbody>{!summary.topSessions.length && <tr><td colSpan={3} className="muted">No sessions in this period.</td></tr>}{summary.topSessions.map((s) => (
-                  <tr key={`${s.profile}/${s.sessionId}`} data-testid="costs-top-session" data-session-id={s.sessionId}>
-                    <td className="top-session"><a href={sessionHref(s.profile, s.sessionId)} className={s.title ? undefined : 'mono'} title={s.title ?? s.sessionId}>{s.title || shortId(s.sessionId, 16)}</a>{scope === 'all' && <span className="muted small"> · {s.profile}</span>}</td>
-                    <td className="num"><MoneyText money={s.own} /></td><td className="num"><MoneyText money={s.inclusive} /></td></tr>
-                ))}</tbody>
+                <thead>
+                  <tr>
+                    <th>Session</th>
+                    <th className="num">Own</th>
+                    <th className="num">Inclusive</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {!summary.topSessions.length && (
+                    <tr>
+                      <td colSpan={3} className="muted">
+                        No sessions in this period.
+                      </td>
+                    </tr>
+                  )}
+                  {summary.topSessions.map((s) => (
+                    <tr
+                      key={`${s.profile}/${s.sessionId}`}
+                      data-testid="costs-top-session"
+                      data-session-id={s.sessionId}
+                    >
+                      <td className="top-session">
+                        <a
+                          href={sessionHref(s.profile, s.sessionId)}
+                          className={s.title ? undefined : 'mono'}
+                          title={s.title ?? s.sessionId}
+                        >
+                          {s.title || shortId(s.sessionId, 16)}
+                        </a>
+                        {scope === 'all' && <span className="muted small"> · {s.profile}</span>}
+                      </td>
+                      <td className="num">
+                        <MoneyText money={s.own} />
+                      </td>
+                      <td className="num">
+                        <MoneyText money={s.inclusive} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
               </table>
             </section>
           </div>

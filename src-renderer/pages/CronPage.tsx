@@ -11,63 +11,167 @@ const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '�
 
 function StateBadge({ job }: { job: CronJob }) {
   const cls = job.state === 'scheduled' ? 'badge-ok' : job.state === 'paused' ? 'badge-warn' : 'badge-neutral'
-  return <span className={`badge ${cls}`} data-testid="cron-state">{job.state}</span>
+  return (
+    <span className={`badge ${cls}`} data-testid="cron-state">
+      {job.state}
+    </span>
+  )
 }
 
 /** Cron jobs of one profile (its cron/jobs.json): next/last run, create/edit with preview, pause, run now. */
 export function CronPage() {
   const scope = useApp((s) => s.scope)
   const profiles = useApp((s) => s.profiles)
-  const { profile, jobs, loading, busy, lastRun } = useCron(useShallow((s) => ({ profile: s.profile, jobs: s.jobs, loading: s.loading, busy: s.busy, lastRun: s.lastRun })))
+  const { profile, jobs, loading, busy, lastRun } = useCron(
+    useShallow((s) => ({ profile: s.profile, jobs: s.jobs, loading: s.loading, busy: s.busy, lastRun: s.lastRun }))
+  )
   const [editing, setEditing] = useState<CronJob | 'new' | null>(null)
 
-  useEffect(() => { void loadCron(scope === 'all' ? profile : scope) }, [scope]) // deliberately only on scope changes
+  useEffect(() => {
+    void loadCron(scope === 'all' ? profile : scope)
+  }, [scope]) // deliberately only on scope changes
 
   return (
     <div className="cron-page">
       <div className="toolbar">
         <h2>Cron</h2>
-        <select value={profile} onChange={(e) => void loadCron(e.target.value)} aria-label="Profile" data-testid="cron-profile">
-          {(profiles.length ? profiles.map((p) => p.name) : ['default']).map((n) => <option key={n} value={n}>{n}</option>)}
+        <select
+          value={profile}
+          onChange={(e) => void loadCron(e.target.value)}
+          aria-label="Profile"
+          data-testid="cron-profile"
+        >
+          {(profiles.length ? profiles.map((p) => p.name) : ['default']).map((n) => (
+            <option key={n} value={n}>
+              {n}
+            </option>
+          ))}
         </select>
-        <span className="muted">{jobs.length} job{jobs.length === 1 ? '' : 's'} · runs are stateless (no background delivery)</span>
+        <span className="muted">
+          {jobs.length} job{jobs.length === 1 ? '' : 's'} · runs are stateless (no background delivery)
+        </span>
         <span className="spacer" />
-        <button className="primary" onClick={() => setEditing('new')} data-testid="cron-new">New job</button>
-        <button className="icon-btn" onClick={() => void loadCron()} title="Refresh" aria-label="Refresh"><RefreshIcon /></button>
+        <button className="primary" onClick={() => setEditing('new')} data-testid="cron-new">
+          New job
+        </button>
+        <button className="icon-btn" onClick={() => void loadCron()} title="Refresh" aria-label="Refresh">
+          <RefreshIcon />
+        </button>
       </div>
-      {editing && <CronJobForm key={editing === 'new' ? 'new' : editing.id} job={editing === 'new' ? null : editing} onDone={() => setEditing(null)} />}
-      {!jobs.length ? <div className="empty" data-testid="cron-empty">{loading ? 'Loading…' : 'No cron jobs for this profile.'}</div> : (
+      {editing && (
+        <CronJobForm
+          key={editing === 'new' ? 'new' : editing.id}
+          job={editing === 'new' ? null : editing}
+          onDone={() => setEditing(null)}
+        />
+      )}
+      {!jobs.length ? (
+        <div className="empty" data-testid="cron-empty">
+          {loading ? 'Loading…' : 'No cron jobs for this profile.'}
+        </div>
+      ) : (
         <table className="table" data-testid="cron-table">
-          <thead><tr><th>Name</th><th>Schedule</th><th>State</th><th>Next run</th><th>Last run</th><th /></tr></thead>
-          <tbody>{jobs.map((j) => (
-            <tr key={j.id} data-testid="cron-job" data-id={j.id}>
-              <td title={j.prompt}>{j.name}<div className="muted mono">{j.id}</div></td>
-              <td className="mono">{j.scheduleDisplay}</td>
-              <td><StateBadge job={j} /></td>
-              <td>{when(j.nextRunAt)}</td>
-              <td>
-                {when(j.lastRunAt)}
-                {j.lastStatus && <> <span className={`badge ${j.lastStatus === 'ok' ? 'badge-ok' : 'badge-err'}`} data-testid="cron-last-status">{j.lastStatus}</span></>}
-                {j.lastError && <div className="error-text">{j.lastError}</div>}
-                {j.lastSessionId && <div><a href={sessionHref(profile, j.lastSessionId)} data-testid="cron-open-session">Open session</a></div>}
-              </td>
-              <td className="actions">
-                <button className="small" disabled={!!busy[j.id]} onClick={() => void runCronNow(j.id)} data-testid="cron-run-now">{busy[j.id] ? 'Working…' : 'Run now'}</button>
-                {j.state === 'paused'
-                  ? <button className="small" disabled={!!busy[j.id]} onClick={() => void setJobPaused(j.id, false)} data-testid="cron-resume">Resume</button>
-                  : <button className="small" disabled={!!busy[j.id] || j.state !== 'scheduled'} onClick={() => void setJobPaused(j.id, true)} data-testid="cron-pause">Pause</button>}
-                <button className="small" onClick={() => setEditing(j)} data-testid="cron-edit">Edit</button>
-                <button className="small danger" disabled={!!busy[j.id]} onClick={() => void removeCronJob(j.id)} data-testid="cron-remove">Remove</button>
-              </td>
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Schedule</th>
+              <th>State</th>
+              <th>Next run</th>
+              <th>Last run</th>
+              <th />
             </tr>
-          ))}</tbody>
+          </thead>
+          <tbody>
+            {jobs.map((j) => (
+              <tr key={j.id} data-testid="cron-job" data-id={j.id}>
+                <td title={j.prompt}>
+                  {j.name}
+                  <div className="muted mono">{j.id}</div>
+                </td>
+                <td className="mono">{j.scheduleDisplay}</td>
+                <td>
+                  <StateBadge job={j} />
+                </td>
+                <td>{when(j.nextRunAt)}</td>
+                <td>
+                  {when(j.lastRunAt)}
+                  {j.lastStatus && (
+                    <>
+                      {' '}
+                      <span
+                        className={`badge ${j.lastStatus === 'ok' ? 'badge-ok' : 'badge-err'}`}
+                        data-testid="cron-last-status"
+                      >
+                        {j.lastStatus}
+                      </span>
+                    </>
+                  )}
+                  {j.lastError && <div className="error-text">{j.lastError}</div>}
+                  {j.lastSessionId && (
+                    <div>
+                      <a href={sessionHref(profile, j.lastSessionId)} data-testid="cron-open-session">
+                        Open session
+                      </a>
+                    </div>
+                  )}
+                </td>
+                <td className="actions">
+                  <button
+                    className="small"
+                    disabled={!!busy[j.id]}
+                    onClick={() => void runCronNow(j.id)}
+                    data-testid="cron-run-now"
+                  >
+                    {busy[j.id] ? 'Working…' : 'Run now'}
+                  </button>
+                  {j.state === 'paused' ? (
+                    <button
+                      className="small"
+                      disabled={!!busy[j.id]}
+                      onClick={() => void setJobPaused(j.id, false)}
+                      data-testid="cron-resume"
+                    >
+                      Resume
+                    </button>
+                  ) : (
+                    <button
+                      className="small"
+                      disabled={!!busy[j.id] || j.state !== 'scheduled'}
+                      onClick={() => void setJobPaused(j.id, true)}
+                      data-testid="cron-pause"
+                    >
+                      Pause
+                    </button>
+                  )}
+                  <button className="small" onClick={() => setEditing(j)} data-testid="cron-edit">
+                    Edit
+                  </button>
+                  <button
+                    className="small danger"
+                    disabled={!!busy[j.id]}
+                    onClick={() => void removeCronJob(j.id)}
+                    data-testid="cron-remove"
+                  >
+                    Remove
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
         </table>
       )}
       {lastRun && (
         <div className="pad" data-testid="cron-last-run">
-          <h3>Last run <span className={`badge ${lastRun.status === 'ok' ? 'badge-ok' : 'badge-err'}`}>{lastRun.status}</span>{' '}
-            <a href={sessionHref(profile, lastRun.sessionId)} data-testid="cron-last-run-session">Open session</a></h3>
-          <pre className="mono" style={{ whiteSpace: 'pre-wrap' }} data-testid="cron-output">{lastRun.output}</pre>
+          <h3>
+            Last run{' '}
+            <span className={`badge ${lastRun.status === 'ok' ? 'badge-ok' : 'badge-err'}`}>{lastRun.status}</span>{' '}
+            <a href={sessionHref(profile, lastRun.sessionId)} data-testid="cron-last-run-session">
+              Open session
+            </a>
+          </h3>
+          <pre className="mono" style={{ whiteSpace: 'pre-wrap' }} data-testid="cron-output">
+            {lastRun.output}
+          </pre>
         </div>
       )}
     </div>

@@ -16,7 +16,9 @@ function idle(s: number): string {
 /** Cached agents across profiles; refreshed on gateway.changed while this page is open. */
 export function GatewayPage() {
   useEffect(() => watchGateway(), [])
-  const { state, fetchedAt, loading, evicting } = useGateway(useShallow((s) => ({ state: s.state, fetchedAt: s.fetchedAt, loading: s.loading, evicting: s.evicting })))
+  const { state, fetchedAt, loading, evicting } = useGateway(
+    useShallow((s) => ({ state: s.state, fetchedAt: s.fetchedAt, loading: s.loading, evicting: s.evicting }))
+  )
   const now = useNow(1000)
   // the host reports idle time at read time; keep it counting here rather than polling
   const since = Math.max(0, (now - fetchedAt) / 1000)
@@ -25,30 +27,94 @@ export function GatewayPage() {
       <ChannelsPanel />
       <div className="toolbar">
         <h2>Agent cache</h2>
-        {state && <span className="muted">{state.agents.length} / {state.cap} cached · idle TTL {Math.round(state.idleTtlSeconds / 60)} min</span>}
+        {state && (
+          <span className="muted">
+            {state.agents.length} / {state.cap} cached · idle TTL {Math.round(state.idleTtlSeconds / 60)} min
+          </span>
+        )}
         <span className="spacer" />
-        <button className="icon-btn" onClick={() => void loadGateway()} title="Refresh" aria-label="Refresh" data-testid="gateway-refresh"><RefreshIcon /></button>
+        <button
+          className="icon-btn"
+          onClick={() => void loadGateway()}
+          title="Refresh"
+          aria-label="Refresh"
+          data-testid="gateway-refresh"
+        >
+          <RefreshIcon />
+        </button>
       </div>
-      {!state ? <div className="empty">{loading ? 'Loading…' : 'Gateway state unavailable.'}</div>
-        : !state.agents.length ? <div className="empty" data-testid="gateway-empty">No cached agents. They appear after a turn runs.</div> : (
-          <table className="table" data-testid="gateway-table">
-            <thead><tr><th>Profile</th><th>Session</th><th>Model</th><th>State</th><th className="num">Idle</th><th className="num">Turns</th><th>Signature</th><th /></tr></thead>
-            <tbody>{state.agents.map((a) => (
+      {!state ? (
+        <div className="empty">{loading ? 'Loading…' : 'Gateway state unavailable.'}</div>
+      ) : !state.agents.length ? (
+        <div className="empty" data-testid="gateway-empty">
+          No cached agents. They appear after a turn runs.
+        </div>
+      ) : (
+        <table className="table" data-testid="gateway-table">
+          <thead>
+            <tr>
+              <th>Profile</th>
+              <th>Session</th>
+              <th>Model</th>
+              <th>State</th>
+              <th className="num">Idle</th>
+              <th className="num">Turns</th>
+              <th>Signature</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {state.agents.map((a) => (
               <tr key={a.key} data-testid="gateway-agent" data-key={a.key} data-running={a.running}>
                 <td>{a.profile}</td>
-                <td>{a.sessionId ? <SessionName profile={a.profile} id={a.sessionId} /> : <span className="muted">—</span>}</td>
+                <td>
+                  {a.sessionId ? (
+                    <SessionName profile={a.profile} id={a.sessionId} />
+                  ) : (
+                    <span className="muted">—</span>
+                  )}
+                </td>
                 <td className="mono">{a.model ?? '—'}</td>
-                <td>{a.running ? <span className="badge badge-accent"><span className="pulse" aria-hidden />running</span> : <span className="badge badge-neutral">idle</span>}</td>
-                <td className="num" title={a.running ? 'running' : `released after ${Math.round(state.idleTtlSeconds / 60)} min idle; ${idle(state.idleTtlSeconds - a.idleSeconds - since)} left`}>
-                  {a.running ? '—' : idle(a.idleSeconds + since)}</td>
+                <td>
+                  {a.running ? (
+                    <span className="badge badge-accent">
+                      <span className="pulse" aria-hidden />
+                      running
+                    </span>
+                  ) : (
+                    <span className="badge badge-neutral">idle</span>
+                  )}
+                </td>
+                <td
+                  className="num"
+                  title={
+                    a.running
+                      ? 'running'
+                      : `released after ${Math.round(state.idleTtlSeconds / 60)} min idle; ${idle(state.idleTtlSeconds - a.idleSeconds - since)} left`
+                  }
+                >
+                  {a.running ? '—' : idle(a.idleSeconds + since)}
+                </td>
                 <td className="num">{a.turns}</td>
-                <td className="mono muted" title={a.signature}>{a.signature.slice(0, 10)}</td>
-                <td><button className="small danger" disabled={a.running || !!evicting[a.key]} onClick={() => void evictAgent(a.key)} data-testid="gateway-evict"
-                  title={a.running ? 'A running agent is never evicted' : 'Release this cached agent'}>{evicting[a.key] ? 'Evicting…' : 'Evict'}</button></td>
+                <td className="mono muted" title={a.signature}>
+                  {a.signature.slice(0, 10)}
+                </td>
+                <td>
+                  <button
+                    className="small danger"
+                    disabled={a.running || !!evicting[a.key]}
+                    onClick={() => void evictAgent(a.key)}
+                    data-testid="gateway-evict"
+                    title={a.running ? 'A running agent is never evicted' : 'Release this cached agent'}
+                  >
+                    {evicting[a.key] ? 'Evicting…' : 'Evict'}
+                  </button>
+                </td>
               </tr>
-            ))}</tbody>
-          </table>
-        )}
+            ))}
+          </tbody>
+        </table>
+      )}
     </div>
   )
 }

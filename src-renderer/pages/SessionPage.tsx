@@ -26,11 +26,19 @@ interface Props {
 }
 
 export function SessionPage({ profile, sessionId, messageId }: Props) {
-  useEffect(() => { void openTranscript(profile, sessionId, messageId) }, [profile, sessionId, messageId])
-  const { detail, cost, children, error, loading, notFound } = useTranscript(useShallow((s) => ({
-    detail: s.sessionId === sessionId ? s.detail : null, cost: s.cost, children: s.children, error: s.error, loading: s.loading,
-    notFound: s.sessionId === sessionId && s.notFound
-  })))
+  useEffect(() => {
+    void openTranscript(profile, sessionId, messageId)
+  }, [profile, sessionId, messageId])
+  const { detail, cost, children, error, loading, notFound } = useTranscript(
+    useShallow((s) => ({
+      detail: s.sessionId === sessionId ? s.detail : null,
+      cost: s.cost,
+      children: s.children,
+      error: s.error,
+      loading: s.loading,
+      notFound: s.sessionId === sessionId && s.notFound
+    }))
+  )
   const connected = useConnection((s) => s.state === 'connected')
   const running = useTurns((s) => turnsForSession(s, profile, sessionId).find((t) => t.status === 'running') ?? null)
   const [showCosts, setShowCosts] = useState(false)
@@ -44,7 +52,10 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
       await getApi().call('sessions.update', { profile, sessionId, title: t })
       await refreshTranscriptMeta()
       return true
-    } catch (err) { reportError(err, 'Renaming'); return false }
+    } catch (err) {
+      reportError(err, 'Renaming')
+      return false
+    }
   }
   if (notFound) return <SessionNotFound profile={profile} sessionId={sessionId} />
 
@@ -53,24 +64,50 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
       <div className="session-main">
         <div className="session-head">
           <div className="session-title">
-            {summary ? <TitleEditor key={title} title={title} onSave={rename} /> : <h1 data-testid="session-title" title={title}>{title}</h1>}
+            {summary ? (
+              <TitleEditor key={title} title={title} onSave={rename} />
+            ) : (
+              <h1 data-testid="session-title" title={title}>
+                {title}
+              </h1>
+            )}
             <Badge tone="accent">{profile}</Badge>
             {summary && <Badge>{summary.source}</Badge>}
             {summary?.archived && <Badge tone="warn">archived</Badge>}
-            {summary && headCost && headCost.status !== 'none' && <MoneyText money={headCost} testId="session-head-cost" />}
+            {summary && headCost && headCost.status !== 'none' && (
+              <MoneyText money={headCost} testId="session-head-cost" />
+            )}
             <span className="spacer" />
-            <button className="small side-toggle" aria-expanded={sideOpen} onClick={() => setSideOpen(!sideOpen)} data-testid="session-details-toggle">
-              {sideOpen ? 'Hide details' : 'Details'}{children.length > 0 && <span className="count">{children.length}</span>}
+            <button
+              className="small side-toggle"
+              aria-expanded={sideOpen}
+              onClick={() => setSideOpen(!sideOpen)}
+              data-testid="session-details-toggle"
+            >
+              {sideOpen ? 'Hide details' : 'Details'}
+              {children.length > 0 && <span className="count">{children.length}</span>}
             </button>
             {summary && <ExportSessionButton profile={profile} sessionId={sessionId} />}
             {summary && (
-              <button className="small" data-testid="session-pin" aria-pressed={summary.pinned}
-                onClick={() => void updateSession({ profile, sessionId, pinned: !summary.pinned }).then(refreshTranscriptMeta)}>
+              <button
+                className="small"
+                data-testid="session-pin"
+                aria-pressed={summary.pinned}
+                onClick={() =>
+                  void updateSession({ profile, sessionId, pinned: !summary.pinned }).then(refreshTranscriptMeta)
+                }
+              >
                 {summary.pinned ? '★ Pinned' : '☆ Pin'}
               </button>
             )}
             {summary && (
-              <button className="small" data-testid="session-archive" onClick={() => void updateSession({ profile, sessionId, archived: !summary.archived }).then(refreshTranscriptMeta)}>
+              <button
+                className="small"
+                data-testid="session-archive"
+                onClick={() =>
+                  void updateSession({ profile, sessionId, archived: !summary.archived }).then(refreshTranscriptMeta)
+                }
+              >
                 {summary.archived ? 'Unarchive' : 'Archive'}
               </button>
             )}
@@ -78,18 +115,36 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
           </div>
           {detail && <Lineage profile={profile} detail={detail} />}
         </div>
-        {error && !loading && <div className="err-text pad-s" role="alert">{error}</div>}
+        {error && !loading && (
+          <div className="err-text pad-s" role="alert">
+            {error}
+          </div>
+        )}
         <Transcript />
-        <Composer key={`${profile}/${sessionId}`} draftKey={`session:${profile}/${sessionId}`} running={running}
-          disabled={!connected || !summary} placeholder={!connected ? 'Not connected to the host — messages cannot be sent right now' : undefined}
-          onSend={async (text) => (await sendMessage(profile, sessionId, text)) != null} />
+        <Composer
+          key={`${profile}/${sessionId}`}
+          draftKey={`session:${profile}/${sessionId}`}
+          running={running}
+          disabled={!connected || !summary}
+          placeholder={!connected ? 'Not connected to the host — messages cannot be sent right now' : undefined}
+          onSend={async (text) => (await sendMessage(profile, sessionId, text)) != null}
+        />
       </div>
       <aside className="session-side" aria-label="Session details">
-        {detail ? <MetaPanel detail={detail} cost={cost} /> : loading && <div className="panel muted pad-s">Loading details…</div>}
+        {detail ? (
+          <MetaPanel detail={detail} cost={cost} />
+        ) : (
+          loading && <div className="panel muted pad-s">Loading details…</div>
+        )}
         <ChildrenPanel items={children} />
-        {cost && (showCosts
-          ? <CostBreakdown cost={cost} onHide={() => setShowCosts(false)} />
-          : <button className="link" onClick={() => setShowCosts(true)} data-testid="show-cost-breakdown">Show cost breakdown</button>)}
+        {cost &&
+          (showCosts ? (
+            <CostBreakdown cost={cost} onHide={() => setShowCosts(false)} />
+          ) : (
+            <button className="link" onClick={() => setShowCosts(true)} data-testid="show-cost-breakdown">
+              Show cost breakdown
+            </button>
+          ))}
       </aside>
     </div>
   )

@@ -29,18 +29,29 @@ export function SessionsPage() {
       <div className="toolbar">
         <label className="search">
           <SearchIcon />
-          <input type="search" placeholder="Search messages  ( / )" aria-label="Search messages" data-testid="search-input" data-search-target
-            value={text} onChange={(e) => setText(e.target.value)}
+          <input
+            type="search"
+            placeholder="Search messages  ( / )"
+            aria-label="Search messages"
+            data-testid="search-input"
+            data-search-target
+            value={text}
+            onChange={(e) => setText(e.target.value)}
             onKeyDown={(e) => {
-              if (e.key === 'Escape') { setText(''); clearSearch(); (e.target as HTMLInputElement).blur() }
+              if (e.key === 'Escape') {
+                setText('')
+                clearSearch()
+                ;(e.target as HTMLInputElement).blur()
+              }
               if (e.key === 'Enter') void runSearch(text)
               if (e.key === 'ArrowDown') {
                 // hand the keyboard to the results/list: leave the box and move the cursor to the first row
-                e.preventDefault();
-                (e.target as HTMLInputElement).blur()
+                e.preventDefault()
+                ;(e.target as HTMLInputElement).blur()
                 window.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown' }))
               }
-            }} />
+            }}
+          />
         </label>
         {!searching && <SessionFilters />}
         {!searching && <ExportImportBar scope={scope} />}

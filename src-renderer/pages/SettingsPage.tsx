@@ -8,15 +8,31 @@ import { loadSettings, saveSettings, useSettings } from '../stores/settings'
 import { PriceOverrides } from './settings/PriceOverrides'
 
 const STORAGE: Record<ProfileSettings['apiKeyStorage'], string> = {
-  safe_storage: 'stored in the OS keychain', env_file: "stored in the profile's .env (0600)", none: 'not stored'
+  safe_storage: 'stored in the OS keychain',
+  env_file: "stored in the profile's .env (0600)",
+  none: 'not stored'
 }
 
-function Field({ label, name, error, children }: { label: string; name: string; error?: string; children: React.ReactNode }) {
+function Field({
+  label,
+  name,
+  error,
+  children
+}: {
+  label: string
+  name: string
+  error?: string
+  children: React.ReactNode
+}) {
   return (
     <label className={`field${error ? ' has-error' : ''}`} data-testid={`settings-field-${name}`}>
       <span className="field-label">{label}</span>
       {children}
-      {error && <span className="err-text" role="alert" data-testid={`settings-error-${name}`}>{error}</span>}
+      {error && (
+        <span className="err-text" role="alert" data-testid={`settings-error-${name}`}>
+          {error}
+        </span>
+      )}
     </label>
   )
 }
@@ -27,48 +43,124 @@ function SettingsForm({ s }: { s: ProfileSettings }) {
   const [form, setForm] = useState({ provider: s.provider, baseUrl: s.baseUrl, model: s.model, apiMode: s.apiMode })
   const [key, setKey] = useState('')
   const [confirmRemove, setConfirmRemove] = useState(false)
-  const dirty = key !== '' || form.provider !== s.provider || form.baseUrl !== s.baseUrl || form.model !== s.model || form.apiMode !== s.apiMode
+  const dirty =
+    key !== '' ||
+    form.provider !== s.provider ||
+    form.baseUrl !== s.baseUrl ||
+    form.model !== s.model ||
+    form.apiMode !== s.apiMode
   const save = async () => {
     const ok = await saveSettings({ profile: s.profile, ...form, ...(key ? { apiKey: key } : {}) })
     if (ok) setKey('') // the key is write-only: never kept after it left for the host
   }
   return (
-    <form className="settings-form" onSubmit={(e) => { e.preventDefault(); void save() }} data-testid="settings-form" data-profile={s.profile}>
+    <form
+      className="settings-form"
+      onSubmit={(e) => {
+        e.preventDefault()
+        void save()
+      }}
+      data-testid="settings-form"
+      data-profile={s.profile}
+    >
       {s.demo && <div className="warn-box">This profile uses the scripted demo model.</div>}
       <Field label="Provider" name="provider" error={fieldErrors.provider}>
-        <input value={form.provider} onChange={(e) => setForm({ ...form, provider: e.target.value })} data-testid="settings-provider" />
+        <input
+          value={form.provider}
+          onChange={(e) => setForm({ ...form, provider: e.target.value })}
+          data-testid="settings-provider"
+        />
       </Field>
       <Field label="Base URL" name="baseUrl" error={fieldErrors.baseUrl}>
-        <input className="mono" value={form.baseUrl} onChange={(e) => setForm({ ...form, baseUrl: e.target.value })} data-testid="settings-base-url" />
+        <input
+          className="mono"
+          value={form.baseUrl}
+          onChange={(e) => setForm({ ...form, baseUrl: e.target.value })}
+          data-testid="settings-base-url"
+        />
       </Field>
       <Field label="Model" name="model" error={fieldErrors.model}>
-        <input className="mono" value={form.model} onChange={(e) => setForm({ ...form, model: e.target.value })} data-testid="settings-model" />
+        <input
+          className="mono"
+          value={form.model}
+          onChange={(e) => setForm({ ...form, model: e.target.value })}
+          data-testid="settings-model"
+        />
       </Field>
       <Field label="API mode" name="apiMode" error={fieldErrors.apiMode}>
-        <select value={form.apiMode} onChange={(e) => setForm({ ...form, apiMode: e.target.value as ProfileSettings['apiMode'] })} data-testid="settings-api-mode">
+        <select
+          value={form.apiMode}
+          onChange={(e) => setForm({ ...form, apiMode: e.target.value as ProfileSettings['apiMode'] })}
+          data-testid="settings-api-mode"
+        >
           <option value="chat_completions">OpenAI-compatible (chat completions)</option>
           <option value="anthropic_messages">Anthropic messages</option>
         </select>
       </Field>
       <Field label="API key" name="apiKey" error={fieldErrors.apiKey}>
-        <input type="password" autoComplete="off" placeholder={s.apiKeySet ? '•••••••• (leave empty to keep)' : 'paste a key'} value={key}
-          onChange={(e) => setKey(e.target.value)} data-testid="settings-api-key" />
-        <span className="muted small" data-testid="settings-key-status">{s.apiKeySet ? 'key set' : 'no key'} · {STORAGE[s.apiKeyStorage]}</span>
+        <input
+          type="password"
+          autoComplete="off"
+          placeholder={s.apiKeySet ? '•••••••• (leave empty to keep)' : 'paste a key'}
+          value={key}
+          onChange={(e) => setKey(e.target.value)}
+          data-testid="settings-api-key"
+        />
+        <span className="muted small" data-testid="settings-key-status">
+          {s.apiKeySet ? 'key set' : 'no key'} · {STORAGE[s.apiKeyStorage]}
+        </span>
       </Field>
-      <div className="muted small">Max iterations {s.maxIterations} · compression at {Math.round(s.compressionThreshold * 100)}% of context</div>
-      {fieldErrors._ && <div className="err-text" role="alert">{fieldErrors._}</div>}
+      <div className="muted small">
+        Max iterations {s.maxIterations} · compression at {Math.round(s.compressionThreshold * 100)}% of context
+      </div>
+      {fieldErrors._ && (
+        <div className="err-text" role="alert">
+          {fieldErrors._}
+        </div>
+      )}
       <div className="form-actions">
-        <button type="submit" className="primary" disabled={!dirty || saving} data-testid="settings-save">{saving ? 'Saving…' : 'Save'}</button>
-        {s.apiKeySet && <button type="button" className="danger" onClick={() => setConfirmRemove(true)} data-testid="settings-clear-key">Remove key</button>}
+        <button type="submit" className="primary" disabled={!dirty || saving} data-testid="settings-save">
+          {saving ? 'Saving…' : 'Save'}
+        </button>
+        {s.apiKeySet && (
+          <button
+            type="button"
+            className="danger"
+            onClick={() => setConfirmRemove(true)}
+            data-testid="settings-clear-key"
+          >
+            Remove key
+          </button>
+        )}
       </div>
       {confirmRemove && (
-        <Dialog title="Remove the API key?" onClose={() => setConfirmRemove(false)} testId="settings-clear-key-dialog" danger
-          footer={<>
-            <button type="button" onClick={() => setConfirmRemove(false)} data-dialog-cancel>Cancel</button>
-            <button type="button" className="primary danger" data-testid="settings-clear-key-confirm"
-              onClick={() => { setConfirmRemove(false); void saveSettings({ profile: s.profile, apiKey: '' }) }}>Remove key</button>
-          </>}>
-          <p>Turns in <b>{s.profile}</b> will fail until a new key is saved.</p>
+        <Dialog
+          title="Remove the API key?"
+          onClose={() => setConfirmRemove(false)}
+          testId="settings-clear-key-dialog"
+          danger
+          footer={
+            <>
+              <button type="button" onClick={() => setConfirmRemove(false)} data-dialog-cancel>
+                Cancel
+              </button>
+              <button
+                type="button"
+                className="primary danger"
+                data-testid="settings-clear-key-confirm"
+                onClick={() => {
+                  setConfirmRemove(false)
+                  void saveSettings({ profile: s.profile, apiKey: '' })
+                }}
+              >
+                Remove key
+              </button>
+            </>
+          }
+        >
+          <p>
+            Turns in <b>{s.profile}</b> will fail until a new key is saved.
+          </p>
         </Dialog>
       )}
     </form>
@@ -78,18 +170,39 @@ function SettingsForm({ s }: { s: ProfileSettings }) {
 /** Provider settings per profile; the profile comes from the route, else the rail selection, else the default. */
 export function SettingsPage({ profile }: { profile: string | null }) {
   const { profiles, scope } = useApp(useShallow((s) => ({ profiles: s.profiles, scope: s.scope })))
-  const name = profile ?? (scope !== 'all' ? scope : profiles.find((p) => p.isDefault)?.name ?? profiles[0]?.name ?? null)
+  const name =
+    profile ?? (scope !== 'all' ? scope : (profiles.find((p) => p.isDefault)?.name ?? profiles[0]?.name ?? null))
   const settings = useSettings((s) => (name ? s.byProfile[name] : undefined))
-  useEffect(() => { if (name) void loadSettings(name) }, [name])
+  useEffect(() => {
+    if (name) void loadSettings(name)
+  }, [name])
   return (
     <div className="settings-page">
       <div className="toolbar">
         <h2>Settings</h2>
-        <select aria-label="Profile" value={name ?? ''} onChange={(e) => navigate({ page: 'settings', profile: e.target.value })} data-testid="settings-profile">
-          {profiles.map((p) => <option key={p.name} value={p.name}>{p.name}</option>)}
+        <select
+          aria-label="Profile"
+          value={name ?? ''}
+          onChange={(e) => navigate({ page: 'settings', profile: e.target.value })}
+          data-testid="settings-profile"
+        >
+          {profiles.map((p) => (
+            <option key={p.name} value={p.name}>
+              {p.name}
+            </option>
+          ))}
         </select>
       </div>
-      {!name ? <div className="empty">No profiles.</div> : settings ? <SettingsForm key={`${name}:${settings.provider}:${settings.baseUrl}:${settings.model}:${settings.apiMode}`} s={settings} /> : <div className="muted pad">Loading…</div>}
+      {!name ? (
+        <div className="empty">No profiles.</div>
+      ) : settings ? (
+        <SettingsForm
+          key={`${name}:${settings.provider}:${settings.baseUrl}:${settings.model}:${settings.apiMode}`}
+          s={settings}
+        />
+      ) : (
+        <div className="muted pad">Loading…</div>
+      )}
       <PriceOverrides />
     </div>
   )

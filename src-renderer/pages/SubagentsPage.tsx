@@ -6,7 +6,14 @@ import { useNow } from '../components/RelTime'
 import { countdown, relativeTime } from '../lib/format'
 import { useApp } from '../stores/app'
 import {
-  countByState, loadSubagents, setShowTombstoned, setSubagentTab, useSubagents, visibleSubagents, watchSubagents, type SubagentTab
+  countByState,
+  loadSubagents,
+  setShowTombstoned,
+  setSubagentTab,
+  useSubagents,
+  visibleSubagents,
+  watchSubagents,
+  type SubagentTab
 } from '../stores/subagents'
 import { StateBadge } from './subagents/StateBadge'
 import { SubagentActions } from './subagents/SubagentActions'
@@ -16,10 +23,19 @@ const TABS: SubagentTab[] = ['all', 'running', 'retained', 'tombstoned', 'expire
 export function SubagentsPage() {
   const scope = useApp((s) => s.scope)
   useEffect(() => watchSubagents(), [])
-  useEffect(() => { void loadSubagents() }, [scope])
-  const { tab, showTombstoned, maxRetained, ttlHours, loading, error } = useSubagents(useShallow((s) => ({
-    tab: s.tab, showTombstoned: s.showTombstoned, maxRetained: s.maxRetained, ttlHours: s.ttlHours, loading: s.loading, error: s.error
-  })))
+  useEffect(() => {
+    void loadSubagents()
+  }, [scope])
+  const { tab, showTombstoned, maxRetained, ttlHours, loading, error } = useSubagents(
+    useShallow((s) => ({
+      tab: s.tab,
+      showTombstoned: s.showTombstoned,
+      maxRetained: s.maxRetained,
+      ttlHours: s.ttlHours,
+      loading: s.loading,
+      error: s.error
+    }))
+  )
   const rows = useSubagents(useShallow(visibleSubagents))
   const counts = useSubagents(useShallow(countByState))
   const now = useNow(1000) // TTL countdowns
@@ -30,42 +46,112 @@ export function SubagentsPage() {
       <div className="toolbar">
         <div className="seg" role="tablist" aria-label="State">
           {TABS.map((t) => (
-            <button key={t} role="tab" aria-selected={tab === t} className={tab === t ? 'active' : ''} onClick={() => void setSubagentTab(t)} data-testid={`subagents-tab-${t}`}>
-              {t}{t !== 'all' && t !== 'tombstoned' && <span className="count">{counts[t]}</span>}
+            <button
+              key={t}
+              role="tab"
+              aria-selected={tab === t}
+              className={tab === t ? 'active' : ''}
+              onClick={() => void setSubagentTab(t)}
+              data-testid={`subagents-tab-${t}`}
+            >
+              {t}
+              {t !== 'all' && t !== 'tombstoned' && <span className="count">{counts[t]}</span>}
             </button>
           ))}
         </div>
-        <label className="field-inline"><input type="checkbox" checked={showTombstoned} onChange={(e) => void setShowTombstoned(e.target.checked)} data-testid="show-tombstoned" /> show tombstoned</label>
+        <label className="field-inline">
+          <input
+            type="checkbox"
+            checked={showTombstoned}
+            onChange={(e) => void setShowTombstoned(e.target.checked)}
+            data-testid="show-tombstoned"
+          />{' '}
+          show tombstoned
+        </label>
         <span className="spacer" />
-        {maxRetained != null && <span className="muted">keeps up to {maxRetained} retained · TTL {ttlHours}h</span>}
-      </div>
-      {error && !rows.length ? <div className="empty" role="alert">Could not load subagents: {error}</div>
-        : !rows.length ? <div className="empty" data-testid="subagents-empty">{loading ? 'Loading…' : `No ${tab === 'all' ? '' : `${tab} `}subagents.`}</div> : (
-          <div className="table-wrap">
-            {/* fixed columns: a live update changing one cell's width must not shift the whole table */}
-            <table className="table subagents-table" data-testid="subagents-table">
-              <colgroup><col className="c-goal" /><col className="c-model" /><col className="c-state" /><col className="c-parent" /><col className="c-ret" /><col className="c-ttl" /><col className="c-cost" /><col className="c-act" /></colgroup>
-              <thead><tr>
-                <th>Goal</th><th>Model</th><th>State</th><th>Parent</th><th>Retained</th><th title="Retained children are tombstoned when their TTL runs out">Expires in</th><th className="num">Cost</th><th />
-              </tr></thead>
-              <tbody>
-                {rows.map((s) => (
-                  <tr key={`${s.profile}/${s.childId}`} data-testid="subagent-row" data-child-id={s.childId} data-state={s.state} data-profile={s.profile}>
-                    <td className="goal"><div className="clamp-2" title={s.goal}>{s.goal}</div>
-                      <div className="goal-sub">{showProfile && <span className="badge badge-accent">{s.profile}</span>}<span className="mono muted small">{s.childId}</span></div></td>
-                    <td className="mono">{s.model ?? '—'}</td>
-                    <td><StateBadge state={s.state} raw={s.rawState} /></td>
-                    <td>{s.parentSessionId ? <SessionName profile={s.profile} id={s.parentSessionId} testId="subagent-parent" /> : '—'}</td>
-                    <td>{s.retainedAt ? relativeTime(s.retainedAt, now) : '—'}</td>
-                    <td data-testid="subagent-ttl">{s.state === 'retained' ? countdown(s.expiresAt, now) : '—'}</td>
-                    <td className="num"><MoneyText money={s.cost} /></td>
-                    <td><SubagentActions s={s} /></td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+        {maxRetained != null && (
+          <span className="muted">
+            keeps up to {maxRetained} retained · TTL {ttlHours}h
+          </span>
         )}
+      </div>
+      {error && !rows.length ? (
+        <div className="empty" role="alert">
+          Could not load subagents: {error}
+        </div>
+      ) : !rows.length ? (
+        <div className="empty" data-testid="subagents-empty">
+          {loading ? 'Loading…' : `No ${tab === 'all' ? '' : `${tab} `}subagents.`}
+        </div>
+      ) : (
+        <div className="table-wrap">
+          {/* fixed columns: a live update changing one cell's width must not shift the whole table */}
+          <table className="table subagents-table" data-testid="subagents-table">
+            <colgroup>
+              <col className="c-goal" />
+              <col className="c-model" />
+              <col className="c-state" />
+              <col className="c-parent" />
+              <col className="c-ret" />
+              <col className="c-ttl" />
+              <col className="c-cost" />
+              <col className="c-act" />
+            </colgroup>
+            <thead>
+              <tr>
+                <th>Goal</th>
+                <th>Model</th>
+                <th>State</th>
+                <th>Parent</th>
+                <th>Retained</th>
+                <th title="Retained children are tombstoned when their TTL runs out">Expires in</th>
+                <th className="num">Cost</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((s) => (
+                <tr
+                  key={`${s.profile}/${s.childId}`}
+                  data-testid="subagent-row"
+                  data-child-id={s.childId}
+                  data-state={s.state}
+                  data-profile={s.profile}
+                >
+                  <td className="goal">
+                    <div className="clamp-2" title={s.goal}>
+                      {s.goal}
+                    </div>
+                    <div className="goal-sub">
+                      {showProfile && <span className="badge badge-accent">{s.profile}</span>}
+                      <span className="mono muted small">{s.childId}</span>
+                    </div>
+                  </td>
+                  <td className="mono">{s.model ?? '—'}</td>
+                  <td>
+                    <StateBadge state={s.state} raw={s.rawState} />
+                  </td>
+                  <td>
+                    {s.parentSessionId ? (
+                      <SessionName profile={s.profile} id={s.parentSessionId} testId="subagent-parent" />
+                    ) : (
+                      '—'
+                    )}
+                  </td>
+                  <td>{s.retainedAt ? relativeTime(s.retainedAt, now) : '—'}</td>
+                  <td data-testid="subagent-ttl">{s.state === 'retained' ? countdown(s.expiresAt, now) : '—'}</td>
+                  <td className="num">
+                    <MoneyText money={s.cost} />
+                  </td>
+                  <td>
+                    <SubagentActions s={s} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
     </div>
   )
 }

@@ -19,7 +19,8 @@ export async function probeHost(): Promise<HostAccess> {
     else if (!token) access = 'missing-token'
     else {
       const res = await fetch('/api/call', {
-        method: 'POST', cache: 'no-store',
+        method: 'POST',
+        cache: 'no-store',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ name: 'app.info', input: {} })
       })

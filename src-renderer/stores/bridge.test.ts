@@ -13,7 +13,11 @@ let fake: FakeApi
 let msgs = [message(1), message(2)]
 
 beforeEach(() => {
-  resetApp(); resetSessions(); resetTranscript(); resetTurns(); resetMemory()
+  resetApp()
+  resetSessions()
+  resetTranscript()
+  resetTurns()
+  resetMemory()
   msgs = [message(1), message(2)]
   fake = createFakeApi({
     'sessions.list': () => ({ items: [summary('s1', { messageCount: msgs.length })], nextCursor: null }),
@@ -21,10 +25,22 @@ beforeEach(() => {
       const items = q.afterId != null ? msgs.filter((m) => m.id > q.afterId!) : msgs
       return { items, hasMoreBefore: false, hasMoreAfter: false }
     },
-    'sessions.get': () => ({ summary: summary('s1'), lineage: { chain: [], parent: null, branches: [], delegateChildren: [] }, usage: [], cwd: null, gitBranch: null, apiCallCount: 0 }),
-    'costs.session': () => { throw new Error('n/a') },
+    'sessions.get': () => ({
+      summary: summary('s1'),
+      lineage: { chain: [], parent: null, branches: [], delegateChildren: [] },
+      usage: [],
+      cwd: null,
+      gitBranch: null,
+      apiCallCount: 0
+    }),
+    'costs.session': () => {
+      throw new Error('n/a')
+    },
     'subagents.list': () => ({ items: [], maxRetained: 8, ttlHours: 24 }),
-    'profiles.list': () => [{ name: 'default', home: '/h', isDefault: true, sessionCount: 1 }, { name: 'new', home: '/n', isDefault: false, sessionCount: 0 }]
+    'profiles.list': () => [
+      { name: 'default', home: '/h', isDefault: true, sessionCount: 1 },
+      { name: 'new', home: '/n', isDefault: false, sessionCount: 0 }
+    ]
   })
   setApi(fake.api)
 })
@@ -42,16 +58,44 @@ describe('event bridge', () => {
     expect(useTranscript.getState().ids).toEqual([1, 2, 3])
     expect(useSessions.getState().byKey['default/s1']!.messageCount).toBe(3)
 
-    fake.emit('turn.started', { turnId: 't', profile: 'default', sessionId: 's1', cache: 'external_write', model: null, demo: false })
+    fake.emit('turn.started', {
+      turnId: 't',
+      profile: 'default',
+      sessionId: 's1',
+      cache: 'external_write',
+      model: null,
+      demo: false
+    })
     fake.emit('turn.delta', { turnId: 't', profile: 'default', sessionId: 's1', kind: 'text', text: 'hi' })
     msgs.push(message(4))
     fake.emit('turn.delta', { turnId: 't', profile: 'default', sessionId: 's1', kind: 'message_saved', messageId: 4 })
-    fake.emit('turn.finished', { turnId: 't', profile: 'default', sessionId: 's1', status: 'completed', tokens: zeroTokens, cost: usd(0.1), apiCalls: 1 })
+    fake.emit('turn.finished', {
+      turnId: 't',
+      profile: 'default',
+      sessionId: 's1',
+      status: 'completed',
+      tokens: zeroTokens,
+      cost: usd(0.1),
+      apiCalls: 1
+    })
     await settle()
     expect(useTurns.getState().byId.t!.status).toBe('completed')
     expect(useTranscript.getState().ids).toContain(4)
 
-    fake.emit('memory.activity', { id: 1, profile: 'default', provider: 'builtin', kind: 'write', name: 'memory', sessionId: 's1', turnId: 't', ok: true, latencyMs: 1, summary: 'saved', size: 5, at: 1 })
+    fake.emit('memory.activity', {
+      id: 1,
+      profile: 'default',
+      provider: 'builtin',
+      kind: 'write',
+      name: 'memory',
+      sessionId: 's1',
+      turnId: 't',
+      ok: true,
+      latencyMs: 1,
+      summary: 'saved',
+      size: 5,
+      at: 1
+    })
     expect(useMemory.getState().order).toEqual([1])
 
     fake.emit('profiles.changed', { profiles: ['default', 'new'] })
@@ -60,7 +104,20 @@ describe('event bridge', () => {
 
     off()
     unwatch()
-    fake.emit('memory.activity', { id: 2, profile: 'default', provider: 'builtin', kind: 'write', name: 'memory', sessionId: null, turnId: null, ok: true, latencyMs: 1, summary: 'x', size: 1, at: 2 })
+    fake.emit('memory.activity', {
+      id: 2,
+      profile: 'default',
+      provider: 'builtin',
+      kind: 'write',
+      name: 'memory',
+      sessionId: null,
+      turnId: null,
+      ok: true,
+      latencyMs: 1,
+      summary: 'x',
+      size: 1,
+      at: 2
+    })
     expect(useMemory.getState().order).toEqual([1])
   })
 })

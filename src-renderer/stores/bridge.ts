@@ -3,7 +3,13 @@ import { loadApp, refreshProfiles } from './app'
 import { applyMemoryActivity } from './memory'
 import { applySessionsChanged, useSessions } from './sessions'
 import { applyDelegationUpdated } from './subagents'
-import { applyTranscriptDelegationUpdated, applyTranscriptSessionsChanged, loadNewer, refreshTranscriptMeta, useTranscript } from './transcript'
+import {
+  applyTranscriptDelegationUpdated,
+  applyTranscriptSessionsChanged,
+  loadNewer,
+  refreshTranscriptMeta,
+  useTranscript
+} from './transcript'
 import { applyTurnDelta, applyTurnFinished, applyTurnStarted } from './turns'
 import { applyGatewayChanged } from './gateway'
 import { applyFollowUpDelta } from './follow-up-stream'
@@ -23,7 +29,13 @@ export function wireBridge(api: CaduceusApi): () => void {
       applyTurnDelta(e)
       // a saved message belongs in the open transcript right away, not after the watcher's coalescing
       const t = useTranscript.getState()
-      if (e.kind === 'message_saved' && t.profile === e.profile && (t.sessionId === e.sessionId || t.sessionId === e.savedSessionId) && !t.hasMoreAfter) void loadNewer()
+      if (
+        e.kind === 'message_saved' &&
+        t.profile === e.profile &&
+        (t.sessionId === e.sessionId || t.sessionId === e.savedSessionId) &&
+        !t.hasMoreAfter
+      )
+        void loadNewer()
     }),
     api.on('turn.finished', applyTurnFinished),
     api.on('delegation.updated', (e) => {
@@ -35,7 +47,9 @@ export function wireBridge(api: CaduceusApi): () => void {
     api.on('profiles.changed', () => void refreshProfiles()),
     api.on('subagents.followUpDelta', applyFollowUpDelta)
   ]
-  return () => { for (const off of offs) off() }
+  return () => {
+    for (const off of offs) off()
+  }
 }
 
 /** After a reconnect events were missed: re-read what is on screen (merging, never clobbering). */

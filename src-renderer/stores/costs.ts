@@ -25,7 +25,10 @@ export async function loadCosts(): Promise<void> {
   const mySeq = ++seq
   useCosts.setState({ loading: true, error: null })
   try {
-    const summary = await getApi().call('costs.summary', { profile: useApp.getState().scope, days: useCosts.getState().days })
+    const summary = await getApi().call('costs.summary', {
+      profile: useApp.getState().scope,
+      days: useCosts.getState().days
+    })
     if (mySeq !== seq) return
     useCosts.setState({ summary, loading: false })
   } catch (err) {

@@ -3,7 +3,13 @@ import type { CronJob } from '@shared/contract'
 import { getApi } from '../api'
 import { reportError } from './toasts'
 
-export interface CronRunView { jobId: string; sessionId: string; status: 'ok' | 'error'; error: string | null; output: string }
+export interface CronRunView {
+  jobId: string
+  sessionId: string
+  status: 'ok' | 'error'
+  error: string | null
+  output: string
+}
 
 interface CronStore {
   profile: string
@@ -14,7 +20,13 @@ interface CronStore {
   lastRun: CronRunView | null
 }
 
-export const useCron = create<CronStore>()(() => ({ profile: 'default', jobs: [], loading: false, busy: {}, lastRun: null }))
+export const useCron = create<CronStore>()(() => ({
+  profile: 'default',
+  jobs: [],
+  loading: false,
+  busy: {},
+  lastRun: null
+}))
 
 export async function loadCron(profile = useCron.getState().profile): Promise<void> {
   useCron.setState({ profile, loading: true })
@@ -41,21 +53,47 @@ async function onJob<T>(id: string, what: string, fn: () => Promise<T>): Promise
 }
 
 export const setJobPaused = (id: string, paused: boolean) =>
-  onJob(id, paused ? 'Pausing the job' : 'Resuming the job', () => getApi().call('cron.setPaused', { profile: useCron.getState().profile, id, paused }))
+  onJob(id, paused ? 'Pausing the job' : 'Resuming the job', () =>
+    getApi().call('cron.setPaused', { profile: useCron.getState().profile, id, paused })
+  )
 
-export const removeCronJob = (id: string) => onJob(id, 'Removing the job', () => getApi().call('cron.remove', { profile: useCron.getState().profile, id }))
+export const removeCronJob = (id: string) =>
+  onJob(id, 'Removing the job', () => getApi().call('cron.remove', { profile: useCron.getState().profile, id }))
 
 export async function runCronNow(id: string): Promise<void> {
-  const r = await onJob(id, 'Running the job', () => getApi().call('cron.runNow', { profile: useCron.getState().profile, id }))
-  if (r) useCron.setState({ lastRun: { jobId: r.jobId, sessionId: r.sessionId, status: r.status, error: r.error, output: r.output } })
+  const r = await onJob(id, 'Running the job', () =>
+    getApi().call('cron.runNow', { profile: useCron.getState().profile, id })
+  )
+  if (r)
+    useCron.setState({
+      lastRun: { jobId: r.jobId, sessionId: r.sessionId, status: r.status, error: r.error, output: r.output }
+    })
 }
 
 /** Create or edit; returns an error message for the form, or null on success. */
-export async function saveCronJob(form: { id?: string; schedule: string; prompt: string; name: string }): Promise<string | null> {
+export async function saveCronJob(form: {
+  id?: string
+  schedule: string
+  prompt: string
+  name: string
+}): Promise<string | null> {
   const profile = useCron.getState().profile
   try {
-    if (form.id) await getApi().call('cron.update', { profile, id: form.id, schedule: form.schedule, prompt: form.prompt, name: form.name })
-    else await getApi().call('cron.create', { profile, schedule: form.schedule, prompt: form.prompt, ...(form.name.trim() ? { name: form.name } : {}) })
+    if (form.id)
+      await getApi().call('cron.update', {
+        profile,
+        id: form.id,
+        schedule: form.schedule,
+        prompt: form.prompt,
+        name: form.name
+      })
+    else
+      await getApi().call('cron.create', {
+        profile,
+        schedule: form.schedule,
+        prompt: form.prompt,
+        ...(form.name.trim() ? { name: form.name } : {})
+      })
     await loadCron()
     return null
   } catch (err) {
@@ -63,6 +101,8 @@ export async function saveCronJob(form: { id?: string; schedule: string; prompt:
   }
 }
 
-export async function previewSchedule(schedule: string): Promise<{ ok: boolean; display: string | null; runs: string[]; error: string | null }> {
+export async function previewSchedule(
+  schedule: string
+): Promise<{ ok: boolean; display: string | null; runs: string[]; error: string | null }> {
   return getApi().call('cron.preview', { profile: useCron.getState().profile, schedule })
 }

@@ -25,7 +25,9 @@ export function resetGateway(): void {
 export function watchGateway(): () => void {
   watchers++
   void loadGateway()
-  return () => { watchers-- }
+  return () => {
+    watchers--
+  }
 }
 
 export function applyGatewayChanged(): Promise<void> {

@@ -4,16 +4,36 @@ import { setApi } from '../api'
 import { createFakeApi, type FakeApi } from '../test-utils/fake-api'
 import { resetApp, setScope } from './app'
 import {
-  FEED_CAP, applyMemoryActivity, editEntry, loadEntries, loadHealth, loadMemoryEvents, loadOlderMemoryEvents, resetMemory,
-  setMemoryFilters, useMemory, watchMemory
+  FEED_CAP,
+  applyMemoryActivity,
+  editEntry,
+  loadEntries,
+  loadHealth,
+  loadMemoryEvents,
+  loadOlderMemoryEvents,
+  resetMemory,
+  setMemoryFilters,
+  useMemory,
+  watchMemory
 } from './memory'
 import { resetToasts } from './toasts'
 
 let fake: FakeApi
 let entries: Record<string, string[]>
 const ev = (id: number, patch: Partial<MemoryEvent> = {}): MemoryEvent => ({
-  id, profile: 'default', provider: 'builtin', kind: 'prefetch', name: 'prefetch', sessionId: 's1', turnId: null, ok: true, latencyMs: 5,
-  summary: `event ${id}`, size: 10, at: 1_700_000_000 + id, ...patch
+  id,
+  profile: 'default',
+  provider: 'builtin',
+  kind: 'prefetch',
+  name: 'prefetch',
+  sessionId: 's1',
+  turnId: null,
+  ok: true,
+  latencyMs: 5,
+  summary: `event ${id}`,
+  size: 10,
+  at: 1_700_000_000 + id,
+  ...patch
 })
 
 beforeEach(() => {
@@ -23,9 +43,15 @@ beforeEach(() => {
   entries = { default: ['likes tea'], work: ['uses vim'] }
   fake = createFakeApi({
     'memory.events': ({ beforeId, limit }) => ({
-      items: Array.from({ length: 300 }, (_, i) => ev(300 - i)).filter((e) => beforeId == null || e.id < beforeId).slice(0, limit ?? 200)
+      items: Array.from({ length: 300 }, (_, i) => ev(300 - i))
+        .filter((e) => beforeId == null || e.id < beforeId)
+        .slice(0, limit ?? 200)
     }),
-    'memory.entries': ({ profile, target }) => ({ profile, target: target ?? 'memory', entries: entries[profile] ?? [] }),
+    'memory.entries': ({ profile, target }) => ({
+      profile,
+      target: target ?? 'memory',
+      entries: entries[profile] ?? []
+    }),
     'memory.edit': (edit) => {
       const list = [...(entries[edit.profile] ?? [])]
       if (edit.op === 'add') list.push(edit.content)
@@ -34,7 +60,20 @@ beforeEach(() => {
       entries[edit.profile] = list
       return { profile: edit.profile, target: edit.target, entries: list }
     },
-    'memory.health': () => ({ items: [{ profile: 'default', provider: 'builtin', calls: 10, errors: 1, refusals: 0, lastError: 'boom', lastErrorAt: 1, p95LatencyMs: 12 }] })
+    'memory.health': () => ({
+      items: [
+        {
+          profile: 'default',
+          provider: 'builtin',
+          calls: 10,
+          errors: 1,
+          refusals: 0,
+          lastError: 'boom',
+          lastErrorAt: 1,
+          p95LatencyMs: 12
+        }
+      ]
+    })
   })
   setApi(fake.api)
 })
@@ -52,7 +91,13 @@ describe('memory store', () => {
   it('sends filters with the query', async () => {
     setScope('work')
     await setMemoryFilters({ kinds: ['refusal'], provider: 'honcho', sessionId: 's9', refusalsOnly: true })
-    expect(fake.callsOf('memory.events').at(-1)).toMatchObject({ profile: 'work', kinds: ['refusal'], provider: 'honcho', sessionId: 's9', refusalsOnly: true })
+    expect(fake.callsOf('memory.events').at(-1)).toMatchObject({
+      profile: 'work',
+      kinds: ['refusal'],
+      provider: 'honcho',
+      sessionId: 's9',
+      refusalsOnly: true
+    })
   })
 
   it('prepends live activity that matches scope and filters, once', async () => {
@@ -93,8 +138,13 @@ describe('memory store', () => {
   })
 
   it('returns an edit error inline', async () => {
-    fake.handlers['memory.edit'] = () => { throw new Error('entry text is required') }
-    expect(await editEntry({ op: 'add', profile: 'default', target: 'memory', content: 'x' })).toEqual({ ok: false, error: 'entry text is required' })
+    fake.handlers['memory.edit'] = () => {
+      throw new Error('entry text is required')
+    }
+    expect(await editEntry({ op: 'add', profile: 'default', target: 'memory', content: 'x' })).toEqual({
+      ok: false,
+      error: 'entry text is required'
+    })
   })
 
   it('loads provider health', async () => {
@@ -103,7 +153,9 @@ describe('memory store', () => {
   })
 
   describe('while the memory page watches', () => {
-    afterEach(() => { vi.useRealTimers() })
+    afterEach(() => {
+      vi.useRealTimers()
+    })
 
     it('re-reads the shown entries and health after a write lands for that profile', async () => {
       await loadEntries('work', 'memory')

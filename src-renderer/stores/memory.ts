@@ -36,8 +36,19 @@ export const FEED_CAP = 2000
 
 const initialFilters: MemoryFilters = { kinds: [], provider: '', sessionId: '', refusalsOnly: false }
 const initial = (): MemoryStore => ({
-  filters: initialFilters, byId: {}, order: [], hasMore: false, loading: false, error: null,
-  target: 'memory', entries: [], entriesProfile: null, entriesLoading: false, entriesError: null, health: [], knownProviders: []
+  filters: initialFilters,
+  byId: {},
+  order: [],
+  hasMore: false,
+  loading: false,
+  error: null,
+  target: 'memory',
+  entries: [],
+  entriesProfile: null,
+  entriesLoading: false,
+  entriesError: null,
+  health: [],
+  knownProviders: []
 })
 export const useMemory = create<MemoryStore>()(() => initial())
 let seq = 0
@@ -49,7 +60,9 @@ let followPendingEntries = false
 /** The memory page watches while mounted: writes then refresh the entries and health it shows. */
 export function watchMemory(): () => void {
   watchers++
-  return () => { watchers-- }
+  return () => {
+    watchers--
+  }
 }
 
 export function resetMemory(): void {
@@ -89,8 +102,16 @@ export async function loadMemoryEvents(): Promise<void> {
     if (mySeq !== seq) return
     const byId: Record<number, MemoryEvent> = {}
     for (const e of page.items) byId[e.id] = e
-    const order = Object.keys(byId).map(Number).sort((a, b) => b - a)
-    useMemory.setState((s) => ({ byId, order, hasMore: page.items.length >= PAGE, loading: false, knownProviders: providersOf(s.knownProviders, page.items) }))
+    const order = Object.keys(byId)
+      .map(Number)
+      .sort((a, b) => b - a)
+    useMemory.setState((s) => ({
+      byId,
+      order,
+      hasMore: page.items.length >= PAGE,
+      loading: false,
+      knownProviders: providersOf(s.knownProviders, page.items)
+    }))
   } catch (err) {
     if (mySeq !== seq) return
     useMemory.setState({ loading: false, error: reportError(err, 'Loading memory activity') })
@@ -108,7 +129,13 @@ export async function loadOlderMemoryEvents(): Promise<void> {
     useMemory.setState((s) => {
       const byId = { ...s.byId }
       for (const e of page.items) byId[e.id] = e
-      return { byId, order: Object.keys(byId).map(Number).sort((a, b) => b - a), hasMore: page.items.length >= PAGE }
+      return {
+        byId,
+        order: Object.keys(byId)
+          .map(Number)
+          .sort((a, b) => b - a),
+        hasMore: page.items.length >= PAGE
+      }
     })
   } catch (err) {
     reportError(err, 'Loading older memory activity')

@@ -11,11 +11,22 @@ import { resetToasts, useToasts } from './toasts'
 
 let fake: FakeApi
 const settings = {
-  profile: 'default', provider: 'openai', baseUrl: 'https://api.example.com/v1', model: 'gpt', apiMode: 'chat_completions' as const,
-  apiKeySet: false, apiKeyStorage: 'none' as const, maxIterations: 20, compressionThreshold: 0.8, demo: false
+  profile: 'default',
+  provider: 'openai',
+  baseUrl: 'https://api.example.com/v1',
+  model: 'gpt',
+  apiMode: 'chat_completions' as const,
+  apiKeySet: false,
+  apiKeyStorage: 'none' as const,
+  maxIterations: 20,
+  compressionThreshold: 0.8,
+  demo: false
 }
 const summary: CostSummary = {
-  profiles: [], total: usd(3), byModel: [], topSessions: [],
+  profiles: [],
+  total: usd(3),
+  byModel: [],
+  topSessions: [],
   byDay: [
     { day: '2026-12-02', profile: 'work', usd: 1, unpriced: false },
     { day: '2026-12-01', profile: 'default', usd: 0.5, unpriced: true },
@@ -24,16 +35,32 @@ const summary: CostSummary = {
 }
 
 beforeEach(() => {
-  resetApp(); resetCosts(); resetGateway(); resetSettings(); resetToasts()
+  resetApp()
+  resetCosts()
+  resetGateway()
+  resetSettings()
+  resetToasts()
   fake = createFakeApi({
-    'app.info': () => ({ version: '0.1.0', root: '/r', headless: true, demo: false, logCommand: 'x', profiles: [{ name: 'default', home: '/r', isDefault: true, sessionCount: 3 }] }),
+    'app.info': () => ({
+      version: '0.1.0',
+      root: '/r',
+      headless: true,
+      demo: false,
+      logCommand: 'x',
+      profiles: [{ name: 'default', home: '/r', isDefault: true, sessionCount: 3 }]
+    }),
     'costs.summary': () => summary,
     'gateway.state': () => ({ agents: [], cap: 8, idleTtlSeconds: 3600 }),
     'gateway.evict': () => ({ evicted: false }),
     'settings.get': () => settings,
     'settings.update': (u) => {
       if (u.baseUrl === 'nope') throw new CaduceusError('invalid_input', 'baseUrl: base URL must be a URL', 'baseUrl')
-      return { ...settings, ...u, apiKeySet: u.apiKey ? true : settings.apiKeySet, apiKeyStorage: u.apiKey ? 'env_file' : 'none' }
+      return {
+        ...settings,
+        ...u,
+        apiKeySet: u.apiKey ? true : settings.apiKeySet,
+        apiKeyStorage: u.apiKey ? 'env_file' : 'none'
+      }
     }
   })
   setApi(fake.api)
@@ -60,7 +87,10 @@ describe('costs store', () => {
     await loadCosts()
     const { rows, profiles, unpricedDays } = chartRows(useCosts.getState().summary!)
     expect(profiles).toEqual(['default', 'work'])
-    expect(rows).toEqual([{ day: '2026-12-01', default: 0.5, work: 0 }, { day: '2026-12-02', default: 1.5, work: 1 }])
+    expect(rows).toEqual([
+      { day: '2026-12-01', default: 0.5, work: 0 },
+      { day: '2026-12-02', default: 1.5, work: 1 }
+    ])
     expect(unpricedDays).toEqual(['2026-12-01'])
   })
 })

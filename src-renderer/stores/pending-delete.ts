@@ -8,20 +8,33 @@ export const UNDO_MS = 8000
 
 const callDelete = (profile: string, sessionId: string) => getApi().call('sessions.delete', { profile, sessionId })
 
-interface Pending { profile: string; sessionId: string; title: string; at: number }
+interface Pending {
+  profile: string
+  sessionId: string
+  title: string
+  at: number
+}
 export const usePendingDelete = create<{ pending: Pending | null }>()(() => ({ pending: null }))
 let timer: ReturnType<typeof setTimeout> | null = null
 
 async function commit(p: Pending): Promise<void> {
   timer = null
   usePendingDelete.setState({ pending: null })
-  try { await callDelete(p.profile, p.sessionId) } catch (err) { reportError(err, 'Deleting session'); void reloadSessions() }
+  try {
+    await callDelete(p.profile, p.sessionId)
+  } catch (err) {
+    reportError(err, 'Deleting session')
+    void reloadSessions()
+  }
 }
 
 /** Hide the row now, delete after the undo window (a second delete first commits the earlier one). */
 export function deleteWithUndo(profile: string, sessionId: string, title: string): void {
   const prev = usePendingDelete.getState().pending
-  if (prev && timer) { clearTimeout(timer); void commit(prev) }
+  if (prev && timer) {
+    clearTimeout(timer)
+    void commit(prev)
+  }
   const p = { profile, sessionId, title, at: Date.now() }
   usePendingDelete.setState({ pending: p })
   const k = sessionKey(profile, sessionId)

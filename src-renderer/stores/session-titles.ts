@@ -13,7 +13,8 @@ function ask(profile: string, id: string): void {
   const k = sessionKey(profile, id)
   if (asked.has(k)) return
   asked.add(k)
-  getApi().call('sessions.get', { profile, sessionId: id })
+  getApi()
+    .call('sessions.get', { profile, sessionId: id })
     .then((d) => useTitles.setState({ [k]: d.summary.title || d.summary.preview || null }))
     .catch(() => useTitles.setState({ [k]: null }))
 }

@@ -5,8 +5,16 @@ import { createFakeApi, type FakeApi } from '../test-utils/fake-api'
 import { summary } from '../test-utils/fixtures'
 import { resetApp, setScope } from './app'
 import {
-  applySessionsChanged, clearSearch, loadMoreSessions, reloadSessions, resetSessions, runSearch, sessionKey, setSessionFilters,
-  useSessions, watchSessions
+  applySessionsChanged,
+  clearSearch,
+  loadMoreSessions,
+  reloadSessions,
+  resetSessions,
+  runSearch,
+  sessionKey,
+  setSessionFilters,
+  useSessions,
+  watchSessions
 } from './sessions'
 import { resetToasts, useToasts } from './toasts'
 
@@ -30,7 +38,14 @@ beforeEach(() => {
     'sessions.get': ({ sessionId }) => {
       const s = db.find((x) => x.id === sessionId)
       if (!s) throw Object.assign(new Error('no such session'), { code: 'not_found' })
-      return { summary: s, lineage: { chain: [], parent: null, branches: [], delegateChildren: [] }, usage: [], cwd: null, gitBranch: null, apiCallCount: 0 }
+      return {
+        summary: s,
+        lineage: { chain: [], parent: null, branches: [], delegateChildren: [] },
+        usage: [],
+        cwd: null,
+        gitBranch: null,
+        apiCallCount: 0
+      }
     }
   })
   setApi(fake.api)
@@ -50,9 +65,25 @@ describe('sessions store', () => {
 
   it('sends filters and the profile scope with the query', async () => {
     setScope('work')
-    await setSessionFilters({ sources: ['cli'], archived: 'only', idPrefix: ' abc ', includeChildren: true, from: 10, to: 20 })
+    await setSessionFilters({
+      sources: ['cli'],
+      archived: 'only',
+      idPrefix: ' abc ',
+      includeChildren: true,
+      from: 10,
+      to: 20
+    })
     const q = fake.callsOf('sessions.list').at(-1)!
-    expect(q).toMatchObject({ profile: 'work', sources: ['cli'], archived: 'only', idPrefix: 'abc', includeChildren: true, from: 10, to: 20, cursor: null })
+    expect(q).toMatchObject({
+      profile: 'work',
+      sources: ['cli'],
+      archived: 'only',
+      idPrefix: 'abc',
+      includeChildren: true,
+      from: 10,
+      to: 20,
+      cursor: null
+    })
   })
 
   it('keys rows by profile and id so equal ids in two profiles both show', async () => {
@@ -65,7 +96,10 @@ describe('sessions store', () => {
     const off = watchSessions()
     await reloadSessions()
     await loadMoreSessions()
-    useSessions.setState((s) => ({ filters: { ...s.filters, idPrefix: 'typed' }, search: { ...s.search, query: 'half-typed' } }))
+    useSessions.setState((s) => ({
+      filters: { ...s.filters, idPrefix: 'typed' },
+      search: { ...s.search, query: 'half-typed' }
+    }))
     // s120 becomes the most recent; a brand-new session appears too
     const moved = { ...db[120]!, title: 'moved up', lastActiveAt: 3_000_000 }
     db = [summary('new1', { lastActiveAt: 3_000_001 }), moved, ...db.filter((s) => s.id !== 's120')]
@@ -114,7 +148,9 @@ describe('sessions store', () => {
 
   it('drops a page that answers an older query', async () => {
     let release!: () => void
-    const slow = new Promise<void>((r) => { release = r })
+    const slow = new Promise<void>((r) => {
+      release = r
+    })
     fake.handlers['sessions.list'] = async (q) => {
       if (q.sources?.[0] === 'slow') await slow
       return pageOf(q)
@@ -130,10 +166,24 @@ describe('sessions store', () => {
 
   it('searches with highlighted snippets and ignores late answers of replaced searches', async () => {
     let release!: () => void
-    const slow = new Promise<void>((r) => { release = r })
+    const slow = new Promise<void>((r) => {
+      release = r
+    })
     fake.handlers['sessions.search'] = async ({ query }) => {
       if (query === 'old') await slow
-      return { hits: [{ profile: 'default', sessionId: 's1', sessionTitle: null, messageId: 7, role: 'user', timestamp: 1, snippet: [{ text: query, hit: true }] }] }
+      return {
+        hits: [
+          {
+            profile: 'default',
+            sessionId: 's1',
+            sessionTitle: null,
+            messageId: 7,
+            role: 'user',
+            timestamp: 1,
+            snippet: [{ text: query, hit: true }]
+          }
+        ]
+      }
     }
     const old = runSearch('old')
     await runSearch('new')
@@ -147,7 +197,9 @@ describe('sessions store', () => {
   })
 
   it('shows a failed load as an error and a toast instead of throwing', async () => {
-    fake.handlers['sessions.list'] = () => { throw new Error('database is locked') }
+    fake.handlers['sessions.list'] = () => {
+      throw new Error('database is locked')
+    }
     await reloadSessions()
     expect(useSessions.getState().error).toContain('database is locked')
     expect(useToasts.getState().toasts.at(-1)!.message).toContain('database is locked')

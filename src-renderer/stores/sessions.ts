@@ -29,16 +29,39 @@ interface SessionsStore {
   stale: boolean
   /** Every source seen so far, for the filter menu. */
   knownSources: string[]
-  search: { query: string; hits: SearchHit[]; loading: boolean; error: string | null; groups?: SearchSessionGroup[]; message?: string }
+  search: {
+    query: string
+    hits: SearchHit[]
+    loading: boolean
+    error: string | null
+    groups?: SearchSessionGroup[]
+    message?: string
+  }
 }
 
 export const PAGE_SIZE = 100
 /** How many rows a live refresh re-reads from the top of the list. */
 export const HEAD_SIZE = 50
 
-const initialFilters: SessionFilters = { sources: [], archived: 'exclude', from: null, to: null, idPrefix: '', includeChildren: false }
+const initialFilters: SessionFilters = {
+  sources: [],
+  archived: 'exclude',
+  from: null,
+  to: null,
+  idPrefix: '',
+  includeChildren: false
+}
 const initial = (): SessionsStore => ({
-  filters: initialFilters, byKey: {}, order: [], nextCursor: null, loading: false, loadingMore: false, error: null, loadedScope: null, stale: false, knownSources: [],
+  filters: initialFilters,
+  byKey: {},
+  order: [],
+  nextCursor: null,
+  loading: false,
+  loadingMore: false,
+  error: null,
+  loadedScope: null,
+  stale: false,
+  knownSources: [],
   search: { query: '', hits: [], loading: false, error: null }
 })
 
@@ -65,7 +88,9 @@ export function watchSessions(): () => void {
     useSessions.setState({ stale: false })
     void applySessionsChanged({ profile: st.loadedScope === 'all' ? '' : st.loadedScope, sessionIds: [] }, true)
   }
-  return () => { watchers-- }
+  return () => {
+    watchers--
+  }
 }
 
 export function resetSessions(): void {
@@ -105,7 +130,13 @@ export async function reloadSessions(): Promise<void> {
     const page = await getApi().call('sessions.list', query(null))
     if (gen !== generation) return
     const { byKey, order } = mergeByKey(page.items, (s) => sessionKey(s.profile, s.id))
-    useSessions.setState((st) => ({ byKey, order, nextCursor: page.nextCursor, loading: false, knownSources: mergeSources(st.knownSources, page.items) }))
+    useSessions.setState((st) => ({
+      byKey,
+      order,
+      nextCursor: page.nextCursor,
+      loading: false,
+      knownSources: mergeSources(st.knownSources, page.items)
+    }))
   } catch (err) {
     if (gen !== generation) return
     useSessions.setState({ loading: false, error: reportError(err, 'Loading sessions') })
@@ -122,7 +153,13 @@ export async function loadMoreSessions(): Promise<void> {
     if (gen !== generation) return
     useSessions.setState((s) => {
       const { byKey, order } = mergeByKey(page.items, (item) => sessionKey(item.profile, item.id), s)
-      return { byKey, order, nextCursor: page.nextCursor, loadingMore: false, knownSources: mergeSources(s.knownSources, page.items) }
+      return {
+        byKey,
+        order,
+        nextCursor: page.nextCursor,
+        loadingMore: false,
+        knownSources: mergeSources(s.knownSources, page.items)
+      }
     })
   } catch (err) {
     if (gen !== generation) return
@@ -184,7 +221,9 @@ async function refreshOnce(events: Array<EventPayload<'sessions.changed'>>): Pro
   const updated: SessionSummary[] = []
   const gone = new Set<string>()
   for (const evt of events) {
-    const stragglers = evt.sessionIds.filter((id) => loaded[sessionKey(evt.profile, id)] && !headKeys.has(sessionKey(evt.profile, id)))
+    const stragglers = evt.sessionIds.filter(
+      (id) => loaded[sessionKey(evt.profile, id)] && !headKeys.has(sessionKey(evt.profile, id))
+    )
     for (const id of stragglers) {
       try {
         updated.push((await api.call('sessions.get', { profile: evt.profile, sessionId: id })).summary)
@@ -221,7 +260,9 @@ export async function runSearch(text: string): Promise<void> {
   try {
     const res = await getApi().call('sessions.search', { profile: useApp.getState().scope, query: q, limit: 50 })
     if (seq !== searchSeq) return
-    useSessions.setState({ search: { query: text, hits: res.hits, loading: false, error: null, groups: res.sessions, message: res.message } })
+    useSessions.setState({
+      search: { query: text, hits: res.hits, loading: false, error: null, groups: res.sessions, message: res.message }
+    })
   } catch (err) {
     if (seq !== searchSeq) return
     useSessions.setState((s) => ({ search: { ...s.search, loading: false, error: reportError(err, 'Search') } }))
@@ -234,7 +275,13 @@ export function clearSearch(): void {
 }
 
 /** Title / archive / pin; the row updates in place. */
-export async function updateSession(input: { profile: string; sessionId: string; title?: string | null; archived?: boolean; pinned?: boolean }): Promise<void> {
+export async function updateSession(input: {
+  profile: string
+  sessionId: string
+  title?: string | null
+  archived?: boolean
+  pinned?: boolean
+}): Promise<void> {
   try {
     const summary = await getApi().call('sessions.update', input)
     useSessions.setState((s) => {

@@ -21,8 +21,30 @@ export function resetSettings(): void {
 
 /** Keep only the contract's fields: whatever a host echoes back, a key never sits in renderer state. */
 function clean(s: ProfileSettings): ProfileSettings {
-  const { profile, provider, baseUrl, model, apiMode, apiKeySet, apiKeyStorage, maxIterations, compressionThreshold, demo } = s
-  return { profile, provider, baseUrl, model, apiMode, apiKeySet, apiKeyStorage, maxIterations, compressionThreshold, demo }
+  const {
+    profile,
+    provider,
+    baseUrl,
+    model,
+    apiMode,
+    apiKeySet,
+    apiKeyStorage,
+    maxIterations,
+    compressionThreshold,
+    demo
+  } = s
+  return {
+    profile,
+    provider,
+    baseUrl,
+    model,
+    apiMode,
+    apiKeySet,
+    apiKeyStorage,
+    maxIterations,
+    compressionThreshold,
+    demo
+  }
 }
 
 export async function loadSettings(profile: string): Promise<void> {

@@ -5,8 +5,17 @@ import { createFakeApi, type FakeApi } from '../test-utils/fake-api'
 import { subagent } from '../test-utils/fixtures'
 import { resetApp, setScope } from './app'
 import {
-  applyDelegationUpdated, countByState, estimateFollowUp, followUp, resetSubagents, setShowTombstoned, setSubagentTab, tombstone,
-  useSubagents, visibleSubagents, watchSubagents
+  applyDelegationUpdated,
+  countByState,
+  estimateFollowUp,
+  followUp,
+  resetSubagents,
+  setShowTombstoned,
+  setSubagentTab,
+  tombstone,
+  useSubagents,
+  visibleSubagents,
+  watchSubagents
 } from './subagents'
 import { resetToasts } from './toasts'
 
@@ -17,11 +26,30 @@ beforeEach(() => {
   resetApp()
   resetSubagents()
   resetToasts()
-  rows = [subagent('a', { state: 'running' }), subagent('b'), subagent('c', { state: 'expired' }), subagent('d', { state: 'tombstoned' })]
+  rows = [
+    subagent('a', { state: 'running' }),
+    subagent('b'),
+    subagent('c', { state: 'expired' }),
+    subagent('d', { state: 'tombstoned' })
+  ]
   fake = createFakeApi({
-    'subagents.list': ({ includeTombstoned }) => ({ items: rows.filter((r) => includeTombstoned || r.state !== 'tombstoned'), maxRetained: 8, ttlHours: 24 }),
-    'subagents.estimate': () => ({ messages: 40, chars: 400_000, estTokens: 100_000, estCost: { usd: 0.3, status: 'estimated', complete: true } }),
-    'subagents.followUp': ({ childId }) => ({ mode: 'follow_up', childId, childSessionId: `cs-${childId}`, summary: 'done' }),
+    'subagents.list': ({ includeTombstoned }) => ({
+      items: rows.filter((r) => includeTombstoned || r.state !== 'tombstoned'),
+      maxRetained: 8,
+      ttlHours: 24
+    }),
+    'subagents.estimate': () => ({
+      messages: 40,
+      chars: 400_000,
+      estTokens: 100_000,
+      estCost: { usd: 0.3, status: 'estimated', complete: true }
+    }),
+    'subagents.followUp': ({ childId }) => ({
+      mode: 'follow_up',
+      childId,
+      childSessionId: `cs-${childId}`,
+      summary: 'done'
+    }),
     'subagents.tombstone': ({ childId }) => {
       rows = rows.map((r) => (r.childId === childId ? { ...r, state: 'tombstoned' as const } : r))
       return { tombstoned: true }
@@ -79,7 +107,9 @@ describe('subagents store', () => {
   })
 
   it('returns a refused follow-up as an inline error', async () => {
-    fake.handlers['subagents.followUp'] = () => { throw new Error('child sa-x is not addressable') }
+    fake.handlers['subagents.followUp'] = () => {
+      throw new Error('child sa-x is not addressable')
+    }
     const r = await followUp('default', 'x', 'hello')
     expect(r).toEqual({ ok: false, error: 'child sa-x is not addressable' })
   })

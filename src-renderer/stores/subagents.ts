@@ -20,7 +20,14 @@ interface SubagentsStore {
 }
 
 const initial = (): SubagentsStore => ({
-  byKey: {}, order: [], tab: 'all', showTombstoned: false, maxRetained: null, ttlHours: null, loading: false, error: null
+  byKey: {},
+  order: [],
+  tab: 'all',
+  showTombstoned: false,
+  maxRetained: null,
+  ttlHours: null,
+  loading: false,
+  error: null
 })
 export const useSubagents = create<SubagentsStore>()(() => initial())
 export const childKey = (profile: string, childId: string) => `${profile}/${childId}`
@@ -32,7 +39,9 @@ let watchers = 0
 export function watchSubagents(): () => void {
   watchers++
   void loadSubagents()
-  return () => { watchers-- }
+  return () => {
+    watchers--
+  }
 }
 
 export function resetSubagents(): void {
@@ -53,10 +62,20 @@ export const loadSubagents = coalescedLoader(async () => {
   const st = useSubagents.getState()
   useSubagents.setState({ loading: true })
   try {
-    const res = await getApi().call('subagents.list', { profile: useApp.getState().scope, includeTombstoned: wantsTombstoned(st) })
+    const res = await getApi().call('subagents.list', {
+      profile: useApp.getState().scope,
+      includeTombstoned: wantsTombstoned(st)
+    })
     if (mySeq !== seq) return
     const { byKey, order } = mergeByKey(res.items, (item) => childKey(item.profile, item.childId))
-    useSubagents.setState({ byKey, order, maxRetained: res.maxRetained, ttlHours: res.ttlHours, loading: false, error: null })
+    useSubagents.setState({
+      byKey,
+      order,
+      maxRetained: res.maxRetained,
+      ttlHours: res.ttlHours,
+      loading: false,
+      error: null
+    })
   } catch (err) {
     if (mySeq !== seq) return
     useSubagents.setState({ loading: false, error: reportError(err, 'Loading subagents') })
@@ -81,7 +100,10 @@ export function applyDelegationUpdated(evt: EventPayload<'delegation.updated'>):
 }
 
 const TAB_STATES: Record<Exclude<SubagentTab, 'all'>, SubagentState[]> = {
-  running: ['running'], retained: ['retained'], tombstoned: ['tombstoned'], expired: ['expired']
+  running: ['running'],
+  retained: ['retained'],
+  tombstoned: ['tombstoned'],
+  expired: ['expired']
 }
 
 /** Rows visible for the current tab and toggle. */
@@ -93,7 +115,14 @@ export function visibleSubagents(s: SubagentsStore): Subagent[] {
 }
 
 export function countByState(s: SubagentsStore): Record<SubagentState, number> {
-  const out: Record<SubagentState, number> = { running: 0, retained: 0, tombstoned: 0, expired: 0, failed: 0, unknown: 0 }
+  const out: Record<SubagentState, number> = {
+    running: 0,
+    retained: 0,
+    tombstoned: 0,
+    expired: 0,
+    failed: 0,
+    unknown: 0
+  }
   for (const k of s.order) out[s.byKey[k]!.state]++
   return out
 }
@@ -108,7 +137,11 @@ export async function estimateFollowUp(profile: string, childId: string): Promis
 }
 
 /** Errors are returned (not only toasted) so the dialog can show them inline and keep the typed text. */
-export async function followUp(profile: string, childId: string, text: string): Promise<{ ok: true; result: FollowUpResult } | { ok: false; error: string }> {
+export async function followUp(
+  profile: string,
+  childId: string,
+  text: string
+): Promise<{ ok: true; result: FollowUpResult } | { ok: false; error: string }> {
   try {
     const result = await getApi().call('subagents.followUp', { profile, childId, text })
     void loadSubagents()

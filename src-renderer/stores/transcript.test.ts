@@ -5,7 +5,13 @@ import { createFakeApi, type FakeApi } from '../test-utils/fake-api'
 import { message, subagent, summary, usd } from '../test-utils/fixtures'
 import { resetApp } from './app'
 import {
-  LATEST, applyTranscriptDelegationUpdated, applyTranscriptSessionsChanged, loadNewer, loadOlder, openTranscript, resetTranscript,
+  LATEST,
+  applyTranscriptDelegationUpdated,
+  applyTranscriptSessionsChanged,
+  loadNewer,
+  loadOlder,
+  openTranscript,
+  resetTranscript,
   useTranscript
 } from './transcript'
 import { resetToasts } from './toasts'
@@ -22,13 +28,25 @@ function page(q: MessageQuery) {
     const i = msgs.findIndex((m) => m.id >= q.aroundId!)
     slice = msgs.slice(Math.max(0, i - limit / 2), i + limit / 2)
   } else slice = msgs.slice(0, limit)
-  const first = slice[0]?.id ?? 0, last = slice.at(-1)?.id ?? 0
+  const first = slice[0]?.id ?? 0,
+    last = slice.at(-1)?.id ?? 0
   return { items: slice, hasMoreBefore: msgs.some((m) => m.id < first), hasMoreAfter: msgs.some((m) => m.id > last) }
 }
 
 const detail = (id: string) => ({
-  summary: summary(id), lineage: { chain: [{ id: 'root0', title: null, kind: 'root' as const, startedAt: 1, endReason: 'compression', messageCount: 3 }], parent: null, branches: [], delegateChildren: [] },
-  usage: [], cwd: '/tmp', gitBranch: 'main', apiCallCount: 3
+  summary: summary(id),
+  lineage: {
+    chain: [
+      { id: 'root0', title: null, kind: 'root' as const, startedAt: 1, endReason: 'compression', messageCount: 3 }
+    ],
+    parent: null,
+    branches: [],
+    delegateChildren: []
+  },
+  usage: [],
+  cwd: '/tmp',
+  gitBranch: 'main',
+  apiCallCount: 3
 })
 
 beforeEach(() => {
@@ -40,7 +58,14 @@ beforeEach(() => {
     'sessions.messages': page,
     'sessions.get': ({ sessionId }) => detail(sessionId),
     'costs.session': ({ profile, sessionId }) => ({
-      profile, sessionId, own: usd(1), children: [], childrenTotal: usd(0.5), inclusive: usd(1.5), perModel: [], perTurn: []
+      profile,
+      sessionId,
+      own: usd(1),
+      children: [],
+      childrenTotal: usd(0.5),
+      inclusive: usd(1.5),
+      perModel: [],
+      perTurn: []
     }),
     'subagents.list': () => ({ items: [subagent('sa-1')], maxRetained: 8, ttlHours: 24 })
   })
@@ -110,7 +135,9 @@ describe('transcript store', () => {
 
   it('drops answers for a session that is no longer open', async () => {
     let release!: () => void
-    const gate = new Promise<void>((r) => { release = r })
+    const gate = new Promise<void>((r) => {
+      release = r
+    })
     fake.handlers['sessions.messages'] = async (q) => {
       if (q.sessionId === 'slow') await gate
       return page(q)
@@ -126,13 +153,19 @@ describe('transcript store', () => {
 
   it('refreshes children when one of its delegations changes', async () => {
     await openTranscript('default', 's1')
-    fake.handlers['subagents.list'] = () => ({ items: [subagent('sa-1', { state: 'tombstoned' })], maxRetained: 8, ttlHours: 24 })
+    fake.handlers['subagents.list'] = () => ({
+      items: [subagent('sa-1', { state: 'tombstoned' })],
+      maxRetained: 8,
+      ttlHours: 24
+    })
     await applyTranscriptDelegationUpdated({ profile: 'default', delegationId: 'd', parentSessionId: 's1' })
     expect(useTranscript.getState().children[0]!.state).toBe('tombstoned')
   })
 
   it('keeps the transcript when only the metadata calls fail', async () => {
-    fake.handlers['costs.session'] = () => { throw new Error('pricing unavailable') }
+    fake.handlers['costs.session'] = () => {
+      throw new Error('pricing unavailable')
+    }
     await openTranscript('default', 's1')
     const st = useTranscript.getState()
     expect(st.ids).toHaveLength(200)
@@ -144,7 +177,8 @@ describe('transcript store', () => {
 describe('transcript end detection', () => {
   it('treats an empty page after the last id as the end even if the host flags more', async () => {
     await openTranscript('default', 's1')
-    fake.handlers['sessions.messages'] = (q) => (q.afterId != null ? { items: [], hasMoreBefore: true, hasMoreAfter: true } : page(q))
+    fake.handlers['sessions.messages'] = (q) =>
+      q.afterId != null ? { items: [], hasMoreBefore: true, hasMoreAfter: true } : page(q)
     await loadNewer()
     expect(useTranscript.getState().hasMoreAfter).toBe(false)
   })

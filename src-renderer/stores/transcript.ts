@@ -36,8 +36,22 @@ export const TRANSCRIPT_PAGE = 200
 export const LATEST = Number.MAX_SAFE_INTEGER
 
 const initial = (): TranscriptStore => ({
-  profile: null, sessionId: null, byId: {}, ids: [], hasMoreBefore: false, hasMoreAfter: false, loading: false, loadingOlder: false,
-  focusId: null, detail: null, cost: null, children: [], error: null, notFound: false, olderSegments: [], pagingSession: null
+  profile: null,
+  sessionId: null,
+  byId: {},
+  ids: [],
+  hasMoreBefore: false,
+  hasMoreAfter: false,
+  loading: false,
+  loadingOlder: false,
+  focusId: null,
+  detail: null,
+  cost: null,
+  children: [],
+  error: null,
+  notFound: false,
+  olderSegments: [],
+  pagingSession: null
 })
 
 export const useTranscript = create<TranscriptStore>()(() => initial())
@@ -61,13 +75,22 @@ function merge(st: TranscriptStore, items: Message[]): Pick<TranscriptStore, 'by
     if (!byId[m.id]) added = true
     byId[m.id] = m
   }
-  const ids = added ? Object.keys(byId).map(Number).sort((a, b) => a - b) : st.ids
+  const ids = added
+    ? Object.keys(byId)
+        .map(Number)
+        .sort((a, b) => a - b)
+    : st.ids
   return { byId, ids }
 }
 
 export async function openTranscript(profile: string, sessionId: string, focusId: number | null = null): Promise<void> {
   const st = useTranscript.getState()
-  if (st.profile === profile && st.sessionId === sessionId && st.ids.length && (focusId == null ? !st.hasMoreAfter : st.byId[focusId])) {
+  if (
+    st.profile === profile &&
+    st.sessionId === sessionId &&
+    st.ids.length &&
+    (focusId == null ? !st.hasMoreAfter : st.byId[focusId])
+  ) {
     useTranscript.setState({ focusId })
     return
   }
@@ -75,19 +98,26 @@ export async function openTranscript(profile: string, sessionId: string, focusId
   loadingNewer = null
   useTranscript.setState({ ...initial(), profile, sessionId, focusId, loading: true, pagingSession: sessionId })
   const api = getApi()
-  const query = focusId != null
-    ? { profile, sessionId, aroundId: focusId, limit: TRANSCRIPT_PAGE }
-    : { profile, sessionId, beforeId: LATEST, limit: TRANSCRIPT_PAGE }
+  const query =
+    focusId != null
+      ? { profile, sessionId, aroundId: focusId, limit: TRANSCRIPT_PAGE }
+      : { profile, sessionId, beforeId: LATEST, limit: TRANSCRIPT_PAGE }
   // details (title, lineage, cost) load alongside the first page, not after it: one round trip less to a painted header
   const meta = refreshTranscriptMeta()
   try {
     const page = await api.call('sessions.messages', query)
     if (seq !== openSeq) return
-    useTranscript.setState((s) => ({ ...merge(s, page.items), hasMoreBefore: page.hasMoreBefore, hasMoreAfter: page.hasMoreAfter, loading: false }))
+    useTranscript.setState((s) => ({
+      ...merge(s, page.items),
+      hasMoreBefore: page.hasMoreBefore,
+      hasMoreAfter: page.hasMoreAfter,
+      loading: false
+    }))
   } catch (err) {
     if (seq !== openSeq) return
     // A missing session is a screen of its own, not an error toast (and not a second one from the details call).
-    if (err instanceof CaduceusError && err.code === 'not_found') return void useTranscript.setState({ loading: false, notFound: true })
+    if (err instanceof CaduceusError && err.code === 'not_found')
+      return void useTranscript.setState({ loading: false, notFound: true })
     useTranscript.setState({ loading: false, error: reportError(err, 'Loading transcript') })
   }
   await meta
@@ -112,7 +142,14 @@ export async function refreshTranscriptMeta(): Promise<void> {
   }
   const firstDetail = detail.status === 'fulfilled' && !useTranscript.getState().detail
   useTranscript.setState((s) => ({
-    ...(firstDetail ? { olderSegments: olderSegmentsOf(detail.value.lineage.chain.map((r) => r.id), sessionId) } : {}),
+    ...(firstDetail
+      ? {
+          olderSegments: olderSegmentsOf(
+            detail.value.lineage.chain.map((r) => r.id),
+            sessionId
+          )
+        }
+      : {}),
     detail: detail.status === 'fulfilled' ? detail.value : s.detail,
     cost: cost.status === 'fulfilled' ? cost.value : s.cost,
     children: children.status === 'fulfilled' ? children.value.items : s.children
@@ -137,12 +174,17 @@ export async function loadOlder(): Promise<number> {
   const from = next ?? st.pagingSession ?? st.sessionId
   useTranscript.setState({ loadingOlder: true })
   try {
-    const page = await getApi().call('sessions.messages', next
-      ? { profile: st.profile, sessionId: next, beforeId: LATEST, limit: TRANSCRIPT_PAGE }
-      : { profile: st.profile, sessionId: from, beforeId: st.ids[0], limit: TRANSCRIPT_PAGE })
+    const page = await getApi().call(
+      'sessions.messages',
+      next
+        ? { profile: st.profile, sessionId: next, beforeId: LATEST, limit: TRANSCRIPT_PAGE }
+        : { profile: st.profile, sessionId: from, beforeId: st.ids[0], limit: TRANSCRIPT_PAGE }
+    )
     if (seq !== openSeq) return 0
     useTranscript.setState((s) => ({
-      ...merge(s, page.items), hasMoreBefore: page.hasMoreBefore, loadingOlder: false,
+      ...merge(s, page.items),
+      hasMoreBefore: page.hasMoreBefore,
+      loadingOlder: false,
       ...(next ? { pagingSession: next, olderSegments: s.olderSegments.slice(0, -1) } : {})
     }))
     return page.items.length
@@ -156,7 +198,10 @@ export async function loadOlder(): Promise<number> {
 
 /** Append everything after the last loaded message (live updates); overlapping calls collapse into one more pass. */
 export function loadNewer(): Promise<void> {
-  if (loadingNewer) { newerAgain = true; return loadingNewer }
+  if (loadingNewer) {
+    newerAgain = true
+    return loadingNewer
+  }
   const seq = openSeq
   const run = async () => {
     try {
@@ -166,13 +211,20 @@ export function loadNewer(): Promise<void> {
           const st = useTranscript.getState()
           if (!st.profile || !st.sessionId || seq !== openSeq) return
           const last = st.ids[st.ids.length - 1]
-          const page = await getApi().call('sessions.messages', last != null
-            ? { profile: st.profile, sessionId: st.sessionId, afterId: last, limit: TRANSCRIPT_PAGE }
-            : { profile: st.profile, sessionId: st.sessionId, beforeId: LATEST, limit: TRANSCRIPT_PAGE })
+          const page = await getApi().call(
+            'sessions.messages',
+            last != null
+              ? { profile: st.profile, sessionId: st.sessionId, afterId: last, limit: TRANSCRIPT_PAGE }
+              : { profile: st.profile, sessionId: st.sessionId, beforeId: LATEST, limit: TRANSCRIPT_PAGE }
+          )
           if (seq !== openSeq) return
           // an empty page after our last id means we are at the end, whatever the flag says
           const moreAfter = page.items.length ? page.hasMoreAfter : false
-          useTranscript.setState((s) => ({ ...merge(s, page.items), hasMoreAfter: moreAfter, ...(last == null ? { hasMoreBefore: page.hasMoreBefore } : {}) }))
+          useTranscript.setState((s) => ({
+            ...merge(s, page.items),
+            hasMoreAfter: moreAfter,
+            ...(last == null ? { hasMoreBefore: page.hasMoreBefore } : {})
+          }))
           if (!page.hasMoreAfter || !page.items.length) break
         }
       } while (newerAgain && seq === openSeq)
@@ -191,7 +243,10 @@ function concernsOpen(profile: string, ids: string[]): boolean {
   const st = useTranscript.getState()
   if (!st.sessionId || st.profile !== profile) return false
   if (ids.length === 0 || ids.includes(st.sessionId)) return true
-  return !!st.detail?.lineage.chain.some((r) => ids.includes(r.id)) || !!st.detail?.lineage.delegateChildren.some((r) => ids.includes(r.id))
+  return (
+    !!st.detail?.lineage.chain.some((r) => ids.includes(r.id)) ||
+    !!st.detail?.lineage.delegateChildren.some((r) => ids.includes(r.id))
+  )
 }
 
 export async function applyTranscriptSessionsChanged(evt: EventPayload<'sessions.changed'>): Promise<void> {

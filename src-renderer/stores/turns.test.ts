@@ -5,7 +5,15 @@ import { createFakeApi, type FakeApi } from '../test-utils/fake-api'
 import { usd, zeroTokens } from '../test-utils/fixtures'
 import { resetToasts, useToasts } from './toasts'
 import {
-  applyTurnDelta, applyTurnFinished, applyTurnStarted, resetTurns, sendMessage, startChat, stopTurn, turnsForSession, useTurns
+  applyTurnDelta,
+  applyTurnFinished,
+  applyTurnStarted,
+  resetTurns,
+  sendMessage,
+  startChat,
+  stopTurn,
+  turnsForSession,
+  useTurns
 } from './turns'
 
 let fake: FakeApi
@@ -58,7 +66,13 @@ describe('turns store', () => {
 
   it('finishes with status, cost and api calls', () => {
     applyTurnStarted({ ...h, cache: 'new', model: 'm', demo: false })
-    applyTurnFinished({ ...h, status: 'interrupted', tokens: zeroTokens, cost: usd(null, 'unpriced', false), apiCalls: 2 })
+    applyTurnFinished({
+      ...h,
+      status: 'interrupted',
+      tokens: zeroTokens,
+      cost: usd(null, 'unpriced', false),
+      apiCalls: 2
+    })
     const t = useTurns.getState().byId.t1!
     expect(t.status).toBe('interrupted')
     expect(t.cost!.status).toBe('unpriced')
@@ -81,14 +95,24 @@ describe('turns store', () => {
   })
 
   it('reports a refused send as a toast and returns null', async () => {
-    fake.handlers['sessions.resume'] = () => { throw new Error('message text is required') }
+    fake.handlers['sessions.resume'] = () => {
+      throw new Error('message text is required')
+    }
     expect(await sendMessage('default', 's1', ' ')).toBeNull()
     expect(useToasts.getState().toasts.at(-1)!.message).toContain('message text is required')
   })
 
   it('labels every cache decision with the exact badge text', () => {
-    expect(['reused', 'new', 'config_changed', 'external_write', 'session_changed'].map((d) => cacheDecisionLabel(d as never))).toEqual([
-      'reused', 'fresh agent: first turn here', 'fresh agent: settings changed', 'fresh agent: changed elsewhere', 'fresh agent: session changed'
+    expect(
+      ['reused', 'new', 'config_changed', 'external_write', 'session_changed'].map((d) =>
+        cacheDecisionLabel(d as never)
+      )
+    ).toEqual([
+      'reused',
+      'fresh agent: first turn here',
+      'fresh agent: settings changed',
+      'fresh agent: changed elsewhere',
+      'fresh agent: session changed'
     ])
   })
 })

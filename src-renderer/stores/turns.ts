@@ -46,8 +46,23 @@ export function resetTurns(): void {
 }
 
 const blank = (h: TurnHandle): LiveTurn => ({
-  turnId: h.turnId, profile: h.profile, sessionId: h.sessionId, cache: null, model: null, demo: false, status: 'running',
-  text: '', reasoning: '', tools: [], notices: [], savedMessageIds: [], rotatedTo: null, error: null, cost: null, apiCalls: null, stopping: false
+  turnId: h.turnId,
+  profile: h.profile,
+  sessionId: h.sessionId,
+  cache: null,
+  model: null,
+  demo: false,
+  status: 'running',
+  text: '',
+  reasoning: '',
+  tools: [],
+  notices: [],
+  savedMessageIds: [],
+  rotatedTo: null,
+  error: null,
+  cost: null,
+  apiCalls: null,
+  stopping: false
 })
 
 function upsert(h: TurnHandle, fn: (t: LiveTurn) => Partial<LiveTurn>): void {
@@ -68,25 +83,42 @@ export function applyTurnStarted(e: EventPayload<'turn.started'>): void {
 export function applyTurnDelta(e: EventPayload<'turn.delta'>): void {
   upsert(e, (t) => {
     switch (e.kind) {
-      case 'text': return { text: t.text + (e.text ?? '') }
-      case 'reasoning': return { reasoning: t.reasoning + (e.text ?? '') }
+      case 'text':
+        return { text: t.text + (e.text ?? '') }
+      case 'reasoning':
+        return { reasoning: t.reasoning + (e.text ?? '') }
       case 'tool_call': {
         const id = e.toolCallId ?? `call-${t.tools.length}`
         const existing = t.tools.find((c) => c.id === id)
-        if (existing) return { tools: t.tools.map((c) => (c.id === id ? { ...c, name: e.toolName ?? c.name, args: c.args + (e.text ?? '') } : c)) }
+        if (existing)
+          return {
+            tools: t.tools.map((c) =>
+              c.id === id ? { ...c, name: e.toolName ?? c.name, args: c.args + (e.text ?? '') } : c
+            )
+          }
         return { tools: [...t.tools, { id, name: e.toolName ?? 'tool', args: e.text ?? '', result: null }] }
       }
       case 'tool_result': {
         const id = e.toolCallId
-        if (id && t.tools.some((c) => c.id === id)) return { tools: t.tools.map((c) => (c.id === id ? { ...c, result: (c.result ?? '') + (e.text ?? '') } : c)) }
-        return { tools: [...t.tools, { id: id ?? `result-${t.tools.length}`, name: e.toolName ?? 'tool', args: '', result: e.text ?? '' }] }
+        if (id && t.tools.some((c) => c.id === id))
+          return { tools: t.tools.map((c) => (c.id === id ? { ...c, result: (c.result ?? '') + (e.text ?? '') } : c)) }
+        return {
+          tools: [
+            ...t.tools,
+            { id: id ?? `result-${t.tools.length}`, name: e.toolName ?? 'tool', args: '', result: e.text ?? '' }
+          ]
+        }
       }
-      case 'message_saved': return {
-        text: '', reasoning: '', tools: [],
-        savedMessageIds: e.messageId != null ? [...t.savedMessageIds, e.messageId] : t.savedMessageIds,
-        rotatedTo: e.savedSessionId && e.savedSessionId !== t.sessionId ? e.savedSessionId : t.rotatedTo
-      }
-      case 'notice': return { notices: [...t.notices, e.text ?? ''].slice(-20) }
+      case 'message_saved':
+        return {
+          text: '',
+          reasoning: '',
+          tools: [],
+          savedMessageIds: e.messageId != null ? [...t.savedMessageIds, e.messageId] : t.savedMessageIds,
+          rotatedTo: e.savedSessionId && e.savedSessionId !== t.sessionId ? e.savedSessionId : t.rotatedTo
+        }
+      case 'notice':
+        return { notices: [...t.notices, e.text ?? ''].slice(-20) }
     }
   })
 }
@@ -132,5 +164,7 @@ export async function stopTurn(turnId: string): Promise<void> {
 
 export function turnsForSession(s: TurnsStore, profile: string | null, sessionId: string | null): LiveTurn[] {
   if (!profile || !sessionId) return []
-  return s.order.map((id) => s.byId[id]!).filter((t) => t.profile === profile && (t.sessionId === sessionId || t.rotatedTo === sessionId))
+  return s.order
+    .map((id) => s.byId[id]!)
+    .filter((t) => t.profile === profile && (t.sessionId === sessionId || t.rotatedTo === sessionId))
 }

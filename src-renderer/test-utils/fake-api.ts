@@ -1,8 +1,16 @@
 import {
-  CaduceusError, type CaduceusApi, type EventName, type EventPayload, type RequestInput, type RequestName, type RequestOutput
+  CaduceusError,
+  type CaduceusApi,
+  type EventName,
+  type EventPayload,
+  type RequestInput,
+  type RequestName,
+  type RequestOutput
 } from '@shared/contract'
 
-export type FakeHandlers = { [K in RequestName]?: (input: RequestInput<K>) => RequestOutput<K> | Promise<RequestOutput<K>> }
+export type FakeHandlers = {
+  [K in RequestName]?: (input: RequestInput<K>) => RequestOutput<K> | Promise<RequestOutput<K>>
+}
 
 export interface FakeApi {
   api: CaduceusApi

@@ -40,7 +40,11 @@ function complete(buf: Buffer): { head: string; body: string } | null {
  * Send raw bytes (all at once, or as an async writer for slow uploads) and read one response: resolves when a full
  * response arrived, the server closed, or `idleMs` passed without bytes.
  */
-export function rawRequest(port: number, payload: string | Buffer | ((s: Socket) => Promise<void>), idleMs = 3000): Promise<RawResponse> {
+export function rawRequest(
+  port: number,
+  payload: string | Buffer | ((s: Socket) => Promise<void>),
+  idleMs = 3000
+): Promise<RawResponse> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1')
     let buf = Buffer.alloc(0)
@@ -52,10 +56,21 @@ export function rawRequest(port: number, payload: string | Buffer | ((s: Socket)
       done = true
       clearTimeout(idle)
       const parsed = complete(buf)
-      const head = parsed?.head ?? buf.toString('latin1').split('\r\n\r\n').find((h) => !/^HTTP\/1\.1 100 /.test(h)) ?? ''
+      const head =
+        parsed?.head ??
+        buf
+          .toString('latin1')
+          .split('\r\n\r\n')
+          .find((h) => !/^HTTP\/1\.1 100 /.test(h)) ??
+        ''
       const status = /^HTTP\/1\.[01] (\d{3})/.exec(head)
       socket.destroy()
-      resolve({ status: status ? Number(status[1]) : null, head, body: parsed?.body ?? buf.toString('utf8').split('\r\n\r\n').slice(1).join('\r\n\r\n'), error: parsed ? null : error })
+      resolve({
+        status: status ? Number(status[1]) : null,
+        head,
+        body: parsed?.body ?? buf.toString('utf8').split('\r\n\r\n').slice(1).join('\r\n\r\n'),
+        error: parsed ? null : error
+      })
     }
     const arm = () => {
       clearTimeout(idle)
@@ -81,12 +96,19 @@ export function rawRequest(port: number, payload: string | Buffer | ((s: Socket)
 
 /** `GET /api/health` over a fresh socket: the body, or null if the host did not answer. */
 export async function health(port: number): Promise<string | null> {
-  const r = await rawRequest(port, `GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`, 5000)
+  const r = await rawRequest(
+    port,
+    `GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`,
+    5000
+  )
   return r.status === 200 ? r.body : null
 }
 
 /** A WebSocket client frame (masked, as clients must), with any opcode/flags, for raw frame fuzzing. */
-export function wsFrame(payload: Buffer, opts: { opcode?: number; fin?: boolean; rsv?: number; mask?: boolean } = {}): Buffer {
+export function wsFrame(
+  payload: Buffer,
+  opts: { opcode?: number; fin?: boolean; rsv?: number; mask?: boolean } = {}
+): Buffer {
   const { opcode = 1, fin = true, rsv = 0, mask = true } = opts
   const len = payload.length
   const header: number[] = [(fin ? 0x80 : 0) | (rsv << 4) | opcode]

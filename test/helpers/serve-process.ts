@@ -41,11 +41,22 @@ export async function startServe(opts: ServeOptions = {}): Promise<ServeProcess>
   mkdirSync(root, { recursive: true })
   mkdirSync(uiDir, { recursive: true })
   writeFileSync(join(uiDir, 'index.html'), '<!doctype html><title>ui</title>')
-  const child = spawn(process.execPath, ['bin/caduceus.mjs', 'serve', '--home', root, '--port', '0', ...(opts.args ?? [])], {
-    cwd: repo,
-    env: { ...process.env, CADUCEUS_LOG_DIR: logDir, CADUCEUS_DATA_DIR: dataDir, CADUCEUS_RENDERER_DIR: uiDir, HERMES_HOME: '', ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
+  const child = spawn(
+    process.execPath,
+    ['bin/caduceus.mjs', 'serve', '--home', root, '--port', '0', ...(opts.args ?? [])],
+    {
+      cwd: repo,
+      env: {
+        ...process.env,
+        CADUCEUS_LOG_DIR: logDir,
+        CADUCEUS_DATA_DIR: dataDir,
+        CADUCEUS_RENDERER_DIR: uiDir,
+        HERMES_HOME: '',
+        ...opts.env
+      },
+      stdio: ['ignore', 'pipe', 'pipe']
+    }
+  )
   let stderr = ''
   child.stderr!.on('data', (d) => (stderr += d))
   const ready = await new Promise<{ url: string; port: number }>((resolveReady, reject) => {
@@ -66,7 +77,14 @@ export async function startServe(opts: ServeOptions = {}): Promise<ServeProcess>
   })
   const token = new URL(ready.url).searchParams.get('token') ?? ''
   return {
-    child, ...ready, token, root, base, logDir, dataDir, uiDir,
+    child,
+    ...ready,
+    token,
+    root,
+    base,
+    logDir,
+    dataDir,
+    uiDir,
     stderr: () => stderr,
     alive: () => child.exitCode === null && child.signalCode === null,
     async close() {

@@ -6,14 +6,22 @@
 import type { AgentMessage, ReasoningConfig, ToolSchema } from './types'
 
 type Block = Record<string, unknown>
-export interface AnthropicMessage { role: 'user' | 'assistant'; content: Block[] }
+export interface AnthropicMessage {
+  role: 'user' | 'assistant'
+  content: Block[]
+}
 
-export function toAnthropicTools(tools: ToolSchema[] | undefined): Array<{ name: string; description: string; input_schema: Record<string, unknown> }> {
+export function toAnthropicTools(
+  tools: ToolSchema[] | undefined
+): Array<{ name: string; description: string; input_schema: Record<string, unknown> }> {
   return (tools ?? []).map((t) => ({
     name: t.function.name,
     description: t.function.description,
     // input_schema must be an object schema; tools declared without parameters get an empty one.
-    input_schema: t.function.parameters && typeof t.function.parameters === 'object' ? { type: 'object', ...t.function.parameters } : { type: 'object', properties: {} }
+    input_schema:
+      t.function.parameters && typeof t.function.parameters === 'object'
+        ? { type: 'object', ...t.function.parameters }
+        : { type: 'object', properties: {} }
   }))
 }
 
@@ -38,12 +46,14 @@ export function toAnthropicMessages(messages: AgentMessage[]): { system: string;
       const blocks: Block[] = []
       for (const t of m.reasoning_details ?? []) if (t.signature || t.data) blocks.push({ ...t })
       if (m.content) blocks.push({ type: 'text', text: m.content })
-      for (const tc of m.tool_calls ?? []) blocks.push({ type: 'tool_use', id: tc.id, name: tc.function.name, input: parseArgs(tc.function.arguments) })
+      for (const tc of m.tool_calls ?? [])
+        blocks.push({ type: 'tool_use', id: tc.id, name: tc.function.name, input: parseArgs(tc.function.arguments) })
       push('assistant', blocks.length ? blocks : [{ type: 'text', text: '(no content)' }])
     }
   }
   // The API rejects a conversation that starts with the assistant.
-  if (out[0]?.role === 'assistant') out.unshift({ role: 'user', content: [{ type: 'text', text: '(conversation continues)' }] })
+  if (out[0]?.role === 'assistant')
+    out.unshift({ role: 'user', content: [{ type: 'text', text: '(conversation continues)' }] })
   return { system: system.join('\n\n'), messages: out }
 }
 
@@ -59,7 +69,9 @@ function parseArgs(raw: string): unknown {
 const BUDGET: Record<string, number> = { minimal: 1024, low: 2048, medium: 8192, high: 16384, xhigh: 32000 }
 
 /** `thinking` request param, or null when reasoning is off/unspecified. */
-export function thinkingParam(cfg: ReasoningConfig | null | undefined): { type: 'enabled'; budget_tokens: number } | null {
+export function thinkingParam(
+  cfg: ReasoningConfig | null | undefined
+): { type: 'enabled'; budget_tokens: number } | null {
   if (!cfg || cfg.enabled === false || cfg.effort === 'none') return null
   if (cfg.enabled !== true && !cfg.effort && !cfg.budgetTokens) return null
   const budget = cfg.budgetTokens ?? BUDGET[cfg.effort ?? 'medium'] ?? 8192

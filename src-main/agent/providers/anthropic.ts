@@ -9,24 +9,35 @@ import { thinkingParam, toAnthropicMessages, toAnthropicTools } from './anthropi
 import { CallWatch, resolveCallLimits } from './call-limits'
 import { toProviderError } from './errors'
 import {
-  count, emptyUsage, ProviderError, type ChatRequest, type NormalizedUsage, type ProviderClient, type RuntimeConfig,
-  type StreamEvent, type ThinkingBlock
+  count,
+  emptyUsage,
+  ProviderError,
+  type ChatRequest,
+  type NormalizedUsage,
+  type ProviderClient,
+  type RuntimeConfig,
+  type StreamEvent,
+  type ThinkingBlock
 } from './types'
 import type { ToolCallRequest } from '../tools/registry'
 
 export function createAnthropicClient(runtime: RuntimeConfig): ProviderClient {
-  const limits = resolveCallLimits({ ...runtime.limits, ...(runtime.maxRetries !== undefined ? { maxRetries: runtime.maxRetries } : {}) })
-  // One SDK per call: its `fetch` is that call's watch (inactivity, total cap, retries with Retry-After).
-  const sdkFor = async (watch: CallWatch): Promise<Anthropic> => new (await import('@anthropic-ai/sdk')).default({
-    apiKey: runtime.apiKey || 'no-key',
-    authToken: null,
-    // The SDK appends `/v1/messages` itself; accept base URLs written either way.
-    baseURL: runtime.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, ''),
-    maxRetries: 0,
-    timeout: runtime.timeoutMs,
-    fetch: watch.fetch as never,
-    logLevel: 'off'
+  const limits = resolveCallLimits({
+    ...runtime.limits,
+    ...(runtime.maxRetries !== undefined ? { maxRetries: runtime.maxRetries } : {})
   })
+  // One SDK per call: its `fetch` is that call's watch (inactivity, total cap, retries with Retry-After).
+  const sdkFor = async (watch: CallWatch): Promise<Anthropic> =>
+    new (await import('@anthropic-ai/sdk')).default({
+      apiKey: runtime.apiKey || 'no-key',
+      authToken: null,
+      // The SDK appends `/v1/messages` itself; accept base URLs written either way.
+      baseURL: runtime.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, ''),
+      maxRetries: 0,
+      timeout: runtime.timeoutMs,
+      fetch: watch.fetch as never,
+      logLevel: 'off'
+    })
   return {
     apiMode: 'anthropic_messages',
     async *stream(req, signal) {
@@ -40,9 +51,23 @@ export function createAnthropicClient(runtime: RuntimeConfig): ProviderClient {
   }
 }
 
-interface BlockState { kind: string; id?: string; name?: string; json: string; thinking: string; signature: string; data?: string }
+interface BlockState {
+  kind: string
+  id?: string
+  name?: string
+  json: string
+  thinking: string
+  signature: string
+  data?: string
+}
 
-async function* streamMessages(sdk: Anthropic, watch: CallWatch, runtime: RuntimeConfig, req: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+async function* streamMessages(
+  sdk: Anthropic,
+  watch: CallWatch,
+  runtime: RuntimeConfig,
+  req: ChatRequest,
+  signal?: AbortSignal
+): AsyncGenerator<StreamEvent> {
   const { system, messages } = toAnthropicMessages(req.messages)
   const thinking = thinkingParam(req.reasoning)
   let maxTokens = req.maxTokens ?? runtime.maxTokens ?? 4096
@@ -61,30 +86,50 @@ async function* streamMessages(sdk: Anthropic, watch: CallWatch, runtime: Runtim
   let sawUsage = false
   let stopped = false
   try {
-    const stream = (await sdk.messages.create(body as never, { signal: watch.signal })) as unknown as AsyncIterable<unknown>
+    const stream = (await sdk.messages.create(body as never, {
+      signal: watch.signal
+    })) as unknown as AsyncIterable<unknown>
     for await (const raw of stream) {
-      if (!raw || typeof raw !== 'object') throw new ProviderError('malformed', 'malformed provider reply: stream event is not an object')
+      if (!raw || typeof raw !== 'object')
+        throw new ProviderError('malformed', 'malformed provider reply: stream event is not an object')
       const ev = raw as Record<string, any>
       switch (ev.type) {
         case 'message_start': {
           const m = ev.message ?? {}
           if (typeof m.model === 'string') model = m.model
-          if (m.usage) { sawUsage = true; mergeUsage(usage, m.usage) }
+          if (m.usage) {
+            sawUsage = true
+            mergeUsage(usage, m.usage)
+          }
           break
         }
         case 'content_block_start': {
           const b = ev.content_block ?? {}
-          const st: BlockState = { kind: String(b.type), id: b.id, name: b.name, json: '', thinking: '', signature: '', data: b.data }
+          const st: BlockState = {
+            kind: String(b.type),
+            id: b.id,
+            name: b.name,
+            json: '',
+            thinking: '',
+            signature: '',
+            data: b.data
+          }
           blocks.set(Number(ev.index), st)
-          if (b.type === 'text' && typeof b.text === 'string' && b.text) { text += b.text; yield { type: 'text', text: b.text } }
-          if (b.type === 'tool_use' && typeof b.name === 'string') yield { type: 'tool_call_start', index: Number(ev.index), id: String(b.id ?? ''), name: b.name }
+          if (b.type === 'text' && typeof b.text === 'string' && b.text) {
+            text += b.text
+            yield { type: 'text', text: b.text }
+          }
+          if (b.type === 'tool_use' && typeof b.name === 'string')
+            yield { type: 'tool_call_start', index: Number(ev.index), id: String(b.id ?? ''), name: b.name }
           break
         }
         case 'content_block_delta': {
           const d = ev.delta ?? {}
           const st = blocks.get(Number(ev.index))
-          if (d.type === 'text_delta' && typeof d.text === 'string') { text += d.text; yield { type: 'text', text: d.text } }
-          else if (d.type === 'thinking_delta' && typeof d.thinking === 'string') {
+          if (d.type === 'text_delta' && typeof d.text === 'string') {
+            text += d.text
+            yield { type: 'text', text: d.text }
+          } else if (d.type === 'thinking_delta' && typeof d.thinking === 'string') {
             reasoning += d.thinking
             if (st) st.thinking += d.thinking
             yield { type: 'reasoning', text: d.thinking }
@@ -94,13 +139,19 @@ async function* streamMessages(sdk: Anthropic, watch: CallWatch, runtime: Runtim
         }
         case 'message_delta':
           if (typeof ev.delta?.stop_reason === 'string') finishReason = mapStop(ev.delta.stop_reason)
-          if (ev.usage) { sawUsage = true; mergeUsage(usage, ev.usage) }
+          if (ev.usage) {
+            sawUsage = true
+            mergeUsage(usage, ev.usage)
+          }
           break
         case 'message_stop':
           stopped = true
           break
         case 'error':
-          throw new ProviderError('http', `provider reported an error mid-stream: ${String(ev.error?.message ?? 'unknown error')}`)
+          throw new ProviderError(
+            'http',
+            `provider reported an error mid-stream: ${String(ev.error?.message ?? 'unknown error')}`
+          )
         default:
           break // ping and future event types
       }
@@ -110,15 +161,20 @@ async function* streamMessages(sdk: Anthropic, watch: CallWatch, runtime: Runtim
   }
   if (watch.reason) throw watch.reason
   if (signal?.aborted) throw new ProviderError('aborted', 'request aborted')
-  if (!stopped && !blocks.size) throw new ProviderError('malformed', 'malformed provider reply: the stream ended without any content')
+  if (!stopped && !blocks.size)
+    throw new ProviderError('malformed', 'malformed provider reply: the stream ended without any content')
   const toolCalls: ToolCallRequest[] = []
   const thinkingBlocks: ThinkingBlock[] = []
   for (const [, b] of [...blocks.entries()].sort((a, z) => a[0] - z[0])) {
-    if (b.kind === 'tool_use' && b.name) toolCalls.push({ id: b.id || `toolu_${toolCalls.length}`, name: b.name, arguments: b.json || '{}' })
+    if (b.kind === 'tool_use' && b.name)
+      toolCalls.push({ id: b.id || `toolu_${toolCalls.length}`, name: b.name, arguments: b.json || '{}' })
     if (b.kind === 'thinking') thinkingBlocks.push({ type: 'thinking', thinking: b.thinking, signature: b.signature })
     if (b.kind === 'redacted_thinking') thinkingBlocks.push({ type: 'redacted_thinking', data: b.data })
   }
-  yield { type: 'done', response: { text, reasoning, toolCalls, finishReason, usage: sawUsage ? usage : null, model, thinkingBlocks } }
+  yield {
+    type: 'done',
+    response: { text, reasoning, toolCalls, finishReason, usage: sawUsage ? usage : null, model, thinkingBlocks }
+  }
 }
 
 // message_start carries input/cache counts, message_delta the cumulative output: take the max of each.
@@ -131,5 +187,11 @@ function mergeUsage(into: NormalizedUsage, raw: Record<string, unknown>): void {
 
 /** Anthropic stop reasons in OpenAI terms, so the loop has one vocabulary. */
 function mapStop(reason: string): string {
-  return reason === 'end_turn' || reason === 'stop_sequence' ? 'stop' : reason === 'tool_use' ? 'tool_calls' : reason === 'max_tokens' ? 'length' : reason
+  return reason === 'end_turn' || reason === 'stop_sequence'
+    ? 'stop'
+    : reason === 'tool_use'
+      ? 'tool_calls'
+      : reason === 'max_tokens'
+        ? 'length'
+        : reason
 }

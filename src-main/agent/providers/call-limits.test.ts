@@ -10,8 +10,10 @@ let baseUrl: string
 let route: Route = () => undefined
 let hits = 0
 
-const chunk = (content: string) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`
-const finish = () => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`
+const chunk = (content: string) =>
+  `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`
+const finish = () =>
+  `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`
 const sse = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/event-stream' })
 
 beforeAll(async () => {
@@ -22,18 +24,29 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`
 })
-afterAll(() => new Promise<void>((r) => {
-  server.close(() => r())
-  server.closeAllConnections()
-}))
+afterAll(
+  () =>
+    new Promise<void>((r) => {
+      server.close(() => r())
+      server.closeAllConnections()
+    })
+)
 
 const client = (limits: RuntimeConfig['limits']): ProviderClient =>
-  createProviderClient({ model: 'm', provider: 'custom', baseUrl, apiKey: 'k-test', apiMode: 'chat_completions', limits })
+  createProviderClient({
+    model: 'm',
+    provider: 'custom',
+    baseUrl,
+    apiKey: 'k-test',
+    apiMode: 'chat_completions',
+    limits
+  })
 
 async function run(c: ProviderClient): Promise<{ text: string; error: ProviderError | null }> {
   let text = ''
   try {
-    for await (const ev of c.stream({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })) if (ev.type === 'text') text += ev.text
+    for await (const ev of c.stream({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }))
+      if (ev.type === 'text') text += ev.text
     return { text, error: null }
   } catch (err) {
     return { text, error: err as ProviderError }
@@ -74,7 +87,10 @@ describe('provider call limits', () => {
   it('429 with a short Retry-After is retried and then succeeds', async () => {
     hits = 0
     route = (_req, res, n) => {
-      if (n === 1) return void res.writeHead(429, { 'retry-after': '0', 'content-type': 'application/json' }).end('{"error":{"message":"slow down"}}')
+      if (n === 1)
+        return void res
+          .writeHead(429, { 'retry-after': '0', 'content-type': 'application/json' })
+          .end('{"error":{"message":"slow down"}}')
       sse(res)
       res.end(chunk('ok') + finish())
     }
@@ -86,7 +102,10 @@ describe('provider call limits', () => {
 
   it('a Retry-After beyond the bound is not waited for: the 429 reaches the caller', async () => {
     hits = 0
-    route = (_req, res) => void res.writeHead(429, { 'retry-after': '120', 'content-type': 'application/json' }).end('{"error":{"message":"come back later"}}')
+    route = (_req, res) =>
+      void res
+        .writeHead(429, { 'retry-after': '120', 'content-type': 'application/json' })
+        .end('{"error":{"message":"come back later"}}')
     const r = await run(client({ maxRetries: 3, maxRetryWaitMs: 1000 }))
     expect(hits).toBe(1)
     expect(r.error?.status).toBe(429)
@@ -94,7 +113,8 @@ describe('provider call limits', () => {
 
   it('5xx is retried with backoff up to maxRetries', async () => {
     hits = 0
-    route = (_req, res) => void res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"message":"busy"}}')
+    route = (_req, res) =>
+      void res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"message":"busy"}}')
     const r = await run(client({ maxRetries: 2, maxRetryWaitMs: 50 }))
     expect(hits).toBe(3)
     expect(r.error?.status).toBe(503)

@@ -62,14 +62,28 @@ export class CallWatch {
   private readonly onOuterAbort: () => void
   private finished = false
 
-  constructor(readonly limits: CallLimits, private readonly outer?: AbortSignal, private readonly baseFetch: typeof fetch = fetch) {
+  constructor(
+    readonly limits: CallLimits,
+    private readonly outer?: AbortSignal,
+    private readonly baseFetch: typeof fetch = fetch
+  ) {
     this.signal = this.controller.signal
     this.onOuterAbort = () => this.controller.abort(outer?.reason)
     if (outer?.aborted) this.controller.abort(outer.reason)
     else outer?.addEventListener('abort', this.onOuterAbort, { once: true })
-    this.totalTimer = limits.totalMs > 0
-      ? setTimeout(() => this.trip(new ProviderError('timeout', `the provider call took longer than ${seconds(limits.totalMs)} s and was stopped`)), limits.totalMs)
-      : null
+    this.totalTimer =
+      limits.totalMs > 0
+        ? setTimeout(
+            () =>
+              this.trip(
+                new ProviderError(
+                  'timeout',
+                  `the provider call took longer than ${seconds(limits.totalMs)} s and was stopped`
+                )
+              ),
+            limits.totalMs
+          )
+        : null
     this.touch()
   }
 
@@ -77,7 +91,11 @@ export class CallWatch {
   touch(): void {
     if (this.finished || this.limits.inactivityMs <= 0) return
     if (this.idleTimer) clearTimeout(this.idleTimer)
-    this.idleTimer = setTimeout(() => this.trip(new ProviderError('timeout', `the provider sent nothing for ${seconds(this.limits.inactivityMs)} s`)), this.limits.inactivityMs)
+    this.idleTimer = setTimeout(
+      () =>
+        this.trip(new ProviderError('timeout', `the provider sent nothing for ${seconds(this.limits.inactivityMs)} s`)),
+      this.limits.inactivityMs
+    )
   }
 
   /** Stop the clocks (the call ended, one way or another). */

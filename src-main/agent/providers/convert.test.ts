@@ -9,7 +9,14 @@ describe('Anthropic conversion', () => {
       { role: 'system', content: 'sys' },
       { role: 'user', content: 'summary' },
       { role: 'user', content: 'question' },
-      { role: 'assistant', content: 'checking', tool_calls: [{ id: 't1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }, { id: 't2', type: 'function', function: { name: 'g', arguments: 'broken' } }] },
+      {
+        role: 'assistant',
+        content: 'checking',
+        tool_calls: [
+          { id: 't1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } },
+          { id: 't2', type: 'function', function: { name: 'g', arguments: 'broken' } }
+        ]
+      },
       { role: 'tool', content: 'r1', tool_call_id: 't1' },
       { role: 'tool', content: 'r2', tool_call_id: 't2' }
     ])
@@ -29,7 +36,14 @@ describe('Anthropic conversion', () => {
   })
 
   it('converts tool schemas and thinking budgets', () => {
-    expect(toAnthropicTools([{ type: 'function', function: { name: 'n', description: 'd', parameters: { properties: { x: { type: 'string' } } } } }])).toEqual([
+    expect(
+      toAnthropicTools([
+        {
+          type: 'function',
+          function: { name: 'n', description: 'd', parameters: { properties: { x: { type: 'string' } } } }
+        }
+      ])
+    ).toEqual([
       { name: 'n', description: 'd', input_schema: { type: 'object', properties: { x: { type: 'string' } } } }
     ])
     expect(thinkingParam(null)).toBeNull()
@@ -41,10 +55,21 @@ describe('Anthropic conversion', () => {
 
 describe('OpenAI usage and tool-call assembly', () => {
   it('splits cached tokens out of prompt tokens and tolerates junk', () => {
-    expect(normalizeOpenAIUsage({ prompt_tokens: 100, completion_tokens: 10, prompt_tokens_details: { cached_tokens: 30, cache_write_tokens: 5 }, completion_tokens_details: { reasoning_tokens: 4 } }))
-      .toEqual({ inputTokens: 65, outputTokens: 10, cacheReadTokens: 30, cacheWriteTokens: 5, reasoningTokens: 4 })
-    expect(normalizeOpenAIUsage({ prompt_tokens: 'x', completion_tokens: -3, prompt_tokens_details: null }))
-      .toEqual({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 })
+    expect(
+      normalizeOpenAIUsage({
+        prompt_tokens: 100,
+        completion_tokens: 10,
+        prompt_tokens_details: { cached_tokens: 30, cache_write_tokens: 5 },
+        completion_tokens_details: { reasoning_tokens: 4 }
+      })
+    ).toEqual({ inputTokens: 65, outputTokens: 10, cacheReadTokens: 30, cacheWriteTokens: 5, reasoningTokens: 4 })
+    expect(normalizeOpenAIUsage({ prompt_tokens: 'x', completion_tokens: -3, prompt_tokens_details: null })).toEqual({
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0
+    })
   })
 
   it('assembles calls without index fields and drops nameless fragments', () => {

@@ -18,11 +18,16 @@ export function toProviderError(err: unknown, signal?: AbortSignal): ProviderErr
   const e = (err ?? {}) as { name?: unknown; message?: unknown; status?: unknown; constructor?: { name?: string } }
   const cls = e.constructor?.name ?? ''
   const name = typeof e.name === 'string' ? e.name : ''
-  const message = redact(typeof e.message === 'string' && e.message ? e.message : safeString(err)).replace(KEYISH, '***').slice(0, 500)
+  const message = redact(typeof e.message === 'string' && e.message ? e.message : safeString(err))
+    .replace(KEYISH, '***')
+    .slice(0, 500)
   if (cls === 'APIUserAbortError' || name === 'AbortError') return new ProviderError('aborted', 'request aborted')
-  if (typeof e.status === 'number') return new ProviderError('http', `provider returned HTTP ${e.status}: ${stripStatus(message, e.status)}`, e.status)
-  if (cls === 'APIConnectionError' || cls === 'APIConnectionTimeoutError') return new ProviderError('network', `could not reach provider: ${message}`)
-  if (err instanceof SyntaxError || /malformed|JSON/i.test(message)) return new ProviderError('malformed', `malformed provider reply: ${message}`)
+  if (typeof e.status === 'number')
+    return new ProviderError('http', `provider returned HTTP ${e.status}: ${stripStatus(message, e.status)}`, e.status)
+  if (cls === 'APIConnectionError' || cls === 'APIConnectionTimeoutError')
+    return new ProviderError('network', `could not reach provider: ${message}`)
+  if (err instanceof SyntaxError || /malformed|JSON/i.test(message))
+    return new ProviderError('malformed', `malformed provider reply: ${message}`)
   return new ProviderError('network', `provider call failed: ${message}`)
 }
 

@@ -4,7 +4,8 @@ import { createOpenAICompatClient } from './openai-compat'
 import { ProviderError, type ProviderClient, type RuntimeConfig } from './types'
 
 export function createProviderClient(runtime: RuntimeConfig): ProviderClient {
-  if (!runtime.baseUrl || !/^https?:\/\//i.test(runtime.baseUrl)) throw new ProviderError('config', `invalid provider base URL '${runtime.baseUrl}'`)
+  if (!runtime.baseUrl || !/^https?:\/\//i.test(runtime.baseUrl))
+    throw new ProviderError('config', `invalid provider base URL '${runtime.baseUrl}'`)
   if (!runtime.model) throw new ProviderError('config', 'no model configured')
   return runtime.apiMode === 'anthropic_messages' ? createAnthropicClient(runtime) : createOpenAICompatClient(runtime)
 }

@@ -9,32 +9,49 @@ import { CallWatch, resolveCallLimits, type CallLimits } from './call-limits'
 import { toProviderError } from './errors'
 import { ToolCallAssembler } from './tool-call-assembler'
 import {
-  count, ProviderError, type AgentMessage, type ChatRequest, type NormalizedUsage, type ProviderClient,
-  type ReasoningConfig, type RuntimeConfig, type StreamEvent
+  count,
+  ProviderError,
+  type AgentMessage,
+  type ChatRequest,
+  type NormalizedUsage,
+  type ProviderClient,
+  type ReasoningConfig,
+  type RuntimeConfig,
+  type StreamEvent
 } from './types'
 
 export function createOpenAICompatClient(runtime: RuntimeConfig): ProviderClient {
-  const limits = resolveCallLimits({ ...runtime.limits, ...(runtime.maxRetries !== undefined ? { maxRetries: runtime.maxRetries } : {}) })
-  // One SDK per call: its `fetch` is that call's watch (inactivity, total cap, retries with Retry-After).
-  const sdkFor = async (watch: CallWatch): Promise<OpenAI> => new (await import('openai')).default({
-    // Explicit key always: the SDK would otherwise fall back to process.env.OPENAI_API_KEY, which
-    // bypasses the profile's secret scope. Local servers accept any placeholder.
-    apiKey: runtime.apiKey || 'no-key',
-    baseURL: runtime.baseUrl,
-    maxRetries: 0,
-    timeout: runtime.timeoutMs,
-    fetch: watch.fetch as never,
-    logLevel: 'off',
-    organization: null,
-    project: null
+  const limits = resolveCallLimits({
+    ...runtime.limits,
+    ...(runtime.maxRetries !== undefined ? { maxRetries: runtime.maxRetries } : {})
   })
+  // One SDK per call: its `fetch` is that call's watch (inactivity, total cap, retries with Retry-After).
+  const sdkFor = async (watch: CallWatch): Promise<OpenAI> =>
+    new (await import('openai')).default({
+      // Explicit key always: the SDK would otherwise fall back to process.env.OPENAI_API_KEY, which
+      // bypasses the profile's secret scope. Local servers accept any placeholder.
+      apiKey: runtime.apiKey || 'no-key',
+      baseURL: runtime.baseUrl,
+      maxRetries: 0,
+      timeout: runtime.timeoutMs,
+      fetch: watch.fetch as never,
+      logLevel: 'off',
+      organization: null,
+      project: null
+    })
   return {
     apiMode: 'chat_completions',
     stream: (req, signal) => streamChat(sdkFor, limits, runtime, req, signal)
   }
 }
 
-async function* streamChat(sdkFor: (w: CallWatch) => Promise<OpenAI>, limits: CallLimits, runtime: RuntimeConfig, req: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+async function* streamChat(
+  sdkFor: (w: CallWatch) => Promise<OpenAI>,
+  limits: CallLimits,
+  runtime: RuntimeConfig,
+  req: ChatRequest,
+  signal?: AbortSignal
+): AsyncGenerator<StreamEvent> {
   const watch = new CallWatch(limits, signal)
   try {
     yield* streamChatWatched(await sdkFor(watch), watch, runtime, req, signal)
@@ -43,7 +60,13 @@ async function* streamChat(sdkFor: (w: CallWatch) => Promise<OpenAI>, limits: Ca
   }
 }
 
-async function* streamChatWatched(sdk: OpenAI, watch: CallWatch, runtime: RuntimeConfig, req: ChatRequest, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+async function* streamChatWatched(
+  sdk: OpenAI,
+  watch: CallWatch,
+  runtime: RuntimeConfig,
+  req: ChatRequest,
+  signal?: AbortSignal
+): AsyncGenerator<StreamEvent> {
   const body: Record<string, unknown> = {
     model: req.model,
     messages: req.messages.map(toWire),
@@ -60,20 +83,36 @@ async function* streamChatWatched(sdk: OpenAI, watch: CallWatch, runtime: Runtim
   let usage: NormalizedUsage | null = null
   let model: string | null = null
   try {
-    const stream = (await sdk.chat.completions.create(body as never, { signal: watch.signal })) as unknown as AsyncIterable<unknown>
+    const stream = (await sdk.chat.completions.create(body as never, {
+      signal: watch.signal
+    })) as unknown as AsyncIterable<unknown>
     for await (const raw of stream) {
-      if (!raw || typeof raw !== 'object') throw new ProviderError('malformed', 'malformed provider reply: stream chunk is not an object')
+      if (!raw || typeof raw !== 'object')
+        throw new ProviderError('malformed', 'malformed provider reply: stream chunk is not an object')
       const chunk = raw as { model?: unknown; choices?: unknown; usage?: unknown; error?: unknown }
-      if (chunk.error) throw new ProviderError('http', `provider reported an error mid-stream: ${describe(chunk.error)}`)
+      if (chunk.error)
+        throw new ProviderError('http', `provider reported an error mid-stream: ${describe(chunk.error)}`)
       if (typeof chunk.model === 'string' && chunk.model) model = chunk.model
       if (chunk.usage && typeof chunk.usage === 'object') usage = normalizeOpenAIUsage(chunk.usage)
       if (chunk.choices === undefined || chunk.choices === null) continue
-      if (!Array.isArray(chunk.choices)) throw new ProviderError('malformed', 'malformed provider reply: `choices` is not a list')
+      if (!Array.isArray(chunk.choices))
+        throw new ProviderError('malformed', 'malformed provider reply: `choices` is not a list')
       for (const choice of chunk.choices as Array<Record<string, unknown>>) {
         const delta = (choice?.delta ?? {}) as Record<string, unknown>
-        const r = typeof delta.reasoning_content === 'string' ? delta.reasoning_content : typeof delta.reasoning === 'string' ? delta.reasoning : ''
-        if (r) { reasoning += r; yield { type: 'reasoning', text: r } }
-        if (typeof delta.content === 'string' && delta.content) { text += delta.content; yield { type: 'text', text: delta.content } }
+        const r =
+          typeof delta.reasoning_content === 'string'
+            ? delta.reasoning_content
+            : typeof delta.reasoning === 'string'
+              ? delta.reasoning
+              : ''
+        if (r) {
+          reasoning += r
+          yield { type: 'reasoning', text: r }
+        }
+        if (typeof delta.content === 'string' && delta.content) {
+          text += delta.content
+          yield { type: 'text', text: delta.content }
+        }
         if (Array.isArray(delta.tool_calls)) {
           for (const tc of delta.tool_calls) {
             const started = assembler.add(tc)

@@ -1,13 +1,34 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { startScriptedProvider, type ScriptedProvider, type ScriptReply } from '../scripted'
-import { createProviderClient, ProviderError, type ChatRequest, type ProviderResponse, type RuntimeConfig, type StreamEvent } from './index'
+import {
+  createProviderClient,
+  ProviderError,
+  type ChatRequest,
+  type ProviderResponse,
+  type RuntimeConfig,
+  type StreamEvent
+} from './index'
 
 let server: ScriptedProvider | null = null
-afterEach(async () => { await server?.close(); server = null })
+afterEach(async () => {
+  await server?.close()
+  server = null
+})
 
-async function run(script: ScriptReply[], apiMode: RuntimeConfig['apiMode'] = 'chat_completions', req?: Partial<ChatRequest>) {
+async function run(
+  script: ScriptReply[],
+  apiMode: RuntimeConfig['apiMode'] = 'chat_completions',
+  req?: Partial<ChatRequest>
+) {
   server = await startScriptedProvider({ script })
-  const client = createProviderClient({ model: 'test-model', provider: 'custom', baseUrl: server.baseUrl, apiKey: 'sk-test-secret-123456', apiMode, maxRetries: 0 })
+  const client = createProviderClient({
+    model: 'test-model',
+    provider: 'custom',
+    baseUrl: server.baseUrl,
+    apiKey: 'sk-test-secret-123456',
+    apiMode,
+    maxRetries: 0
+  })
   const events: StreamEvent[] = []
   let done: ProviderResponse | null = null
   for await (const ev of client.stream({ model: 'test-model', messages: [{ role: 'user', content: 'hi' }], ...req })) {
@@ -17,71 +38,152 @@ async function run(script: ScriptReply[], apiMode: RuntimeConfig['apiMode'] = 'c
   return { events, done: done! }
 }
 
-const tools = [{ type: 'function' as const, function: { name: 'lookup', description: 'look up', parameters: { type: 'object', properties: { q: { type: 'string' } } } } }]
+const tools = [
+  {
+    type: 'function' as const,
+    function: {
+      name: 'lookup',
+      description: 'look up',
+      parameters: { type: 'object', properties: { q: { type: 'string' } } }
+    }
+  }
+]
 
 describe('OpenAI-compatible streaming', () => {
   it('streams text and reasoning deltas and reports usage incl. cache and reasoning tokens', async () => {
-    const { events, done } = await run([{ reasoning: 'thinking hard', text: 'Hello there, friend', usage: { promptTokens: 100, completionTokens: 20, cachedTokens: 40, reasoningTokens: 5 } }])
+    const { events, done } = await run([
+      {
+        reasoning: 'thinking hard',
+        text: 'Hello there, friend',
+        usage: { promptTokens: 100, completionTokens: 20, cachedTokens: 40, reasoningTokens: 5 }
+      }
+    ])
     expect(events.filter((e) => e.type === 'text').length).toBeGreaterThan(1)
     expect(done.text).toBe('Hello there, friend')
     expect(done.reasoning).toBe('thinking hard')
     expect(done.finishReason).toBe('stop')
-    expect(done.usage).toEqual({ inputTokens: 60, outputTokens: 20, cacheReadTokens: 40, cacheWriteTokens: 0, reasoningTokens: 5 })
+    expect(done.usage).toEqual({
+      inputTokens: 60,
+      outputTokens: 20,
+      cacheReadTokens: 40,
+      cacheWriteTokens: 0,
+      reasoningTokens: 5
+    })
     expect(server!.requests[0]!.body.stream).toBe(true)
     expect(server!.requests[0]!.body.stream_options).toEqual({ include_usage: true })
   })
 
   it('assembles tool-call deltas into complete calls', async () => {
-    const { events, done } = await run([{ toolCalls: [{ name: 'lookup', arguments: { q: 'alpha beta gamma' }, id: 'c1' }, { name: 'lookup', arguments: { q: 'delta' } }] }], 'chat_completions', { tools })
-    expect(events.filter((e) => e.type === 'tool_call_start').map((e) => (e as { name: string }).name)).toEqual(['lookup', 'lookup'])
+    const { events, done } = await run(
+      [
+        {
+          toolCalls: [
+            { name: 'lookup', arguments: { q: 'alpha beta gamma' }, id: 'c1' },
+            { name: 'lookup', arguments: { q: 'delta' } }
+          ]
+        }
+      ],
+      'chat_completions',
+      { tools }
+    )
+    expect(events.filter((e) => e.type === 'tool_call_start').map((e) => (e as { name: string }).name)).toEqual([
+      'lookup',
+      'lookup'
+    ])
     expect(done.toolCalls).toHaveLength(2)
-    expect(done.toolCalls[0]).toEqual({ id: 'c1', name: 'lookup', arguments: JSON.stringify({ q: 'alpha beta gamma' }) })
+    expect(done.toolCalls[0]).toEqual({
+      id: 'c1',
+      name: 'lookup',
+      arguments: JSON.stringify({ q: 'alpha beta gamma' })
+    })
     expect(JSON.parse(done.toolCalls[1]!.arguments)).toEqual({ q: 'delta' })
     expect(done.finishReason).toBe('tool_calls')
     expect(server!.requests[0]!.body.tools[0].function.name).toBe('lookup')
   })
 
   it('malformed SSE JSON, a bad choices field, garbage and HTTP 500 are ProviderErrors without the key', async () => {
-    for (const [reply, kind] of [[{ text: 'a', malformed: 'bad-json' }, 'malformed'], [{ malformed: 'bad-choices' }, 'malformed'], [{ malformed: 'garbage' }, 'malformed'], [{ error: 500 }, 'http']] as const) {
-      const err = await run([reply as ScriptReply]).then(() => null, (e: unknown) => e)
+    for (const [reply, kind] of [
+      [{ text: 'a', malformed: 'bad-json' }, 'malformed'],
+      [{ malformed: 'bad-choices' }, 'malformed'],
+      [{ malformed: 'garbage' }, 'malformed'],
+      [{ error: 500 }, 'http']
+    ] as const) {
+      const err = await run([reply as ScriptReply]).then(
+        () => null,
+        (e: unknown) => e
+      )
       expect(err).toBeInstanceOf(ProviderError)
       expect((err as ProviderError).kind).toBe(kind)
       expect((err as Error).message).not.toContain('sk-test-secret')
-      await server!.close(); server = null
+      await server!.close()
+      server = null
     }
   })
 
   it('abort ends the stream with an aborted error', async () => {
     server = await startScriptedProvider({ script: [{ text: 'partial', stall: true }] })
-    const client = createProviderClient({ model: 'm', provider: 'custom', baseUrl: server.baseUrl, apiMode: 'chat_completions', maxRetries: 0 })
+    const client = createProviderClient({
+      model: 'm',
+      provider: 'custom',
+      baseUrl: server.baseUrl,
+      apiMode: 'chat_completions',
+      maxRetries: 0
+    })
     const ac = new AbortController()
     const seen: string[] = []
     const err = await (async () => {
       for await (const ev of client.stream({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, ac.signal)) {
-        if (ev.type === 'text') { seen.push(ev.text); ac.abort() }
+        if (ev.type === 'text') {
+          seen.push(ev.text)
+          ac.abort()
+        }
       }
-    })().then(() => null, (e: unknown) => e)
+    })().then(
+      () => null,
+      (e: unknown) => e
+    )
     expect(seen.length).toBeGreaterThan(0)
     expect((err as ProviderError).kind).toBe('aborted')
   })
 
   it('rejects an invalid base URL as a config error', () => {
-    expect(() => createProviderClient({ model: 'm', provider: 'x', baseUrl: 'not a url', apiMode: 'chat_completions' })).toThrow(ProviderError)
+    expect(() =>
+      createProviderClient({ model: 'm', provider: 'x', baseUrl: 'not a url', apiMode: 'chat_completions' })
+    ).toThrow(ProviderError)
   })
 })
 
 describe('Anthropic Messages streaming', () => {
   it('streams thinking + text, converts tools, and reports cache usage', async () => {
     const { events, done } = await run(
-      [{ reasoning: 'let me think', text: 'Answer here', usage: { promptTokens: 300, completionTokens: 30, cachedTokens: 100, cacheWriteTokens: 50 } }],
+      [
+        {
+          reasoning: 'let me think',
+          text: 'Answer here',
+          usage: { promptTokens: 300, completionTokens: 30, cachedTokens: 100, cacheWriteTokens: 50 }
+        }
+      ],
       'anthropic_messages',
-      { tools, messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hi' }], reasoning: { effort: 'low' } }
+      {
+        tools,
+        messages: [
+          { role: 'system', content: 'be brief' },
+          { role: 'user', content: 'hi' }
+        ],
+        reasoning: { effort: 'low' }
+      }
     )
     expect(events.some((e) => e.type === 'reasoning')).toBe(true)
     expect(done.text).toBe('Answer here')
     expect(done.reasoning).toBe('let me think')
     expect(done.thinkingBlocks).toEqual([{ type: 'thinking', thinking: 'let me think', signature: 'sig-scripted' }])
-    expect(done.usage).toEqual({ inputTokens: 150, outputTokens: 30, cacheReadTokens: 100, cacheWriteTokens: 50, reasoningTokens: 0 })
+    expect(done.usage).toEqual({
+      inputTokens: 150,
+      outputTokens: 30,
+      cacheReadTokens: 100,
+      cacheWriteTokens: 50,
+      reasoningTokens: 0
+    })
     const body = server!.requests[0]!.body
     expect(server!.requests[0]!.path).toBe('/v1/messages')
     expect(body.system).toBe('be brief')
@@ -91,13 +193,20 @@ describe('Anthropic Messages streaming', () => {
   })
 
   it('assembles tool_use blocks and maps stop reasons', async () => {
-    const { done } = await run([{ toolCalls: [{ name: 'lookup', arguments: { q: 'x y z' }, id: 'toolu_1' }] }], 'anthropic_messages', { tools })
+    const { done } = await run(
+      [{ toolCalls: [{ name: 'lookup', arguments: { q: 'x y z' }, id: 'toolu_1' }] }],
+      'anthropic_messages',
+      { tools }
+    )
     expect(done.toolCalls).toEqual([{ id: 'toolu_1', name: 'lookup', arguments: JSON.stringify({ q: 'x y z' }) }])
     expect(done.finishReason).toBe('tool_calls')
   })
 
   it('an HTTP error is a ProviderError', async () => {
-    const err = await run([{ error: 529 }], 'anthropic_messages').then(() => null, (e: unknown) => e)
+    const err = await run([{ error: 529 }], 'anthropic_messages').then(
+      () => null,
+      (e: unknown) => e
+    )
     expect((err as ProviderError).kind).toBe('http')
     expect((err as ProviderError).status).toBe(529)
   })

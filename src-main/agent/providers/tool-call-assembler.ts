@@ -6,7 +6,11 @@
  */
 import type { ToolCallRequest } from '../tools/registry'
 
-interface Partial { id: string; name: string; arguments: string }
+interface Partial {
+  id: string
+  name: string
+  arguments: string
+}
 
 export class ToolCallAssembler {
   private readonly calls = new Map<number, Partial>()
@@ -41,6 +45,10 @@ export class ToolCallAssembler {
     return [...this.calls.entries()]
       .sort((a, b) => a[0] - b[0])
       .filter(([, c]) => c.name)
-      .map(([i, c]) => ({ id: c.id || `call_${i}_${Math.random().toString(36).slice(2, 10)}`, name: c.name, arguments: c.arguments }))
+      .map(([i, c]) => ({
+        id: c.id || `call_${i}_${Math.random().toString(36).slice(2, 10)}`,
+        name: c.name,
+        arguments: c.arguments
+      }))
   }
 }

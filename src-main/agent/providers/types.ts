@@ -111,7 +111,13 @@ export class ProviderError extends Error {
   }
 }
 
-export const emptyUsage = (): NormalizedUsage => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 })
+export const emptyUsage = (): NormalizedUsage => ({
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  reasoningTokens: 0
+})
 
 /** Non-negative finite integer from an untrusted provider field. */
 export function count(value: unknown): number {

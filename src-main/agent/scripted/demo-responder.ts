@@ -7,7 +7,11 @@ import type { RecordedRequest, ScriptReply } from './script'
 
 export const DEMO_MODEL_LABEL = 'demo model'
 
-interface Turn { role: string; text: string; isToolResult: boolean }
+interface Turn {
+  role: string
+  text: string
+  isToolResult: boolean
+}
 
 export function demoResponder(req: RecordedRequest): ScriptReply {
   const body = req.body ?? {}
@@ -16,24 +20,43 @@ export function demoResponder(req: RecordedRequest): ScriptReply {
   const model = typeof body.model === 'string' ? body.model : DEMO_MODEL_LABEL
   if (!last) return { text: 'Hello! I am the demo model. Ask me anything.', model }
   if (last.isToolResult) {
-    return { text: `Done. The tool reported: ${clip(last.text, 240)}`, reasoning: 'The tool finished; summarize its result for the user.', model }
+    return {
+      text: `Done. The tool reported: ${clip(last.text, 240)}`,
+      reasoning: 'The tool finished; summarize its result for the user.',
+      model
+    }
   }
   const text = last.text.trim()
   // A delegation-complete notice is a report, not a request: never delegate again from it (no loops).
   if (text.startsWith('[Background delegation')) {
-    return { text: `The subagent is done. ${clip(text.split('\n').find((l) => l.startsWith('Result:')) ?? text, 300)}`, model }
+    return {
+      text: `The subagent is done. ${clip(text.split('\n').find((l) => l.startsWith('Result:')) ?? text, 300)}`,
+      model
+    }
   }
   // A profile with the holographic provider keeps facts in its fact store.
   if (/\bremember\b/i.test(text) && tools.has('fact_store')) {
     const fact = text.replace(/^.*?\bremember\b(\s+that)?[:,]?\s*/i, '') || text
-    return { reasoning: 'A durable fact: keep it in the fact store.', toolCalls: [{ name: 'fact_store', arguments: { action: 'add', content: clip(fact, 500) } }], model }
+    return {
+      reasoning: 'A durable fact: keep it in the fact store.',
+      toolCalls: [{ name: 'fact_store', arguments: { action: 'add', content: clip(fact, 500) } }],
+      model
+    }
   }
   if (/\bremember\b/i.test(text) && tools.has('memory')) {
     const fact = text.replace(/^.*?\bremember\b(\s+that)?[:,]?\s*/i, '') || text
-    return { reasoning: 'The user wants this kept for later; store it in memory.', toolCalls: [{ name: 'memory', arguments: { action: 'add', target: 'memory', content: clip(fact, 500) } }], model }
+    return {
+      reasoning: 'The user wants this kept for later; store it in memory.',
+      toolCalls: [{ name: 'memory', arguments: { action: 'add', target: 'memory', content: clip(fact, 500) } }],
+      model
+    }
   }
   if (/\b(delegate|subagent)\b/i.test(text) && tools.has('delegate_task')) {
-    return { reasoning: 'This is a good fit for a subagent.', toolCalls: [{ name: 'delegate_task', arguments: { goal: clip(text, 500) } }], model }
+    return {
+      reasoning: 'This is a good fit for a subagent.',
+      toolCalls: [{ name: 'delegate_task', arguments: { goal: clip(text, 500) } }],
+      model
+    }
   }
   if (!text) return { text: 'I did not catch that — could you say it again?', model }
   // "show markdown" answers with what the transcript renders; "… and hold" keeps the stream open (a turn the
@@ -73,7 +96,8 @@ function lastTurn(body: any): Turn | null {
 
 function asText(content: unknown): string {
   if (typeof content === 'string') return content
-  if (Array.isArray(content)) return content.map((b: any) => (typeof b === 'string' ? b : typeof b?.text === 'string' ? b.text : '')).join(' ')
+  if (Array.isArray(content))
+    return content.map((b: any) => (typeof b === 'string' ? b : typeof b?.text === 'string' ? b.text : '')).join(' ')
   return ''
 }
 

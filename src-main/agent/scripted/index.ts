@@ -12,5 +12,15 @@ import { startScriptedProvider as start, type ScriptedProvider } from './server'
  */
 export async function startDemoProvider(): Promise<{ server: ScriptedProvider; runtime: RuntimeConfig }> {
   const server = await start({ handler: respond, models: [LABEL] })
-  return { server, runtime: { model: LABEL, provider: 'demo', baseUrl: server.baseUrl, apiKey: '', apiMode: 'chat_completions', maxRetries: 0 } }
+  return {
+    server,
+    runtime: {
+      model: LABEL,
+      provider: 'demo',
+      baseUrl: server.baseUrl,
+      apiKey: '',
+      apiMode: 'chat_completions',
+      maxRetries: 0
+    }
+  }
 }

@@ -64,8 +64,12 @@ export function argsText(call: ScriptedToolCall): string {
 }
 
 export function resolveUsage(reply: ScriptReply, body: any): Required<ScriptedUsage> {
-  const promptChars = JSON.stringify(body?.messages ?? []).length + (typeof body?.system === 'string' ? body.system.length : 0)
-  const outChars = (reply.text ?? '').length + (reply.reasoning ?? '').length + (reply.toolCalls ?? []).reduce((n, c) => n + argsText(c).length + c.name.length, 0)
+  const promptChars =
+    JSON.stringify(body?.messages ?? []).length + (typeof body?.system === 'string' ? body.system.length : 0)
+  const outChars =
+    (reply.text ?? '').length +
+    (reply.reasoning ?? '').length +
+    (reply.toolCalls ?? []).reduce((n, c) => n + argsText(c).length + c.name.length, 0)
   const u = reply.usage ?? {}
   return {
     promptTokens: u.promptTokens ?? approxTokens('x'.repeat(promptChars)),

@@ -10,24 +10,50 @@ import { demoResponder, startDemoProvider, startScriptedProvider, type ScriptedP
 import type { RecordedRequest } from './script'
 
 let server: ScriptedProvider | null = null
-afterEach(async () => { await server?.close(); server = null })
+afterEach(async () => {
+  await server?.close()
+  server = null
+})
 
 const post = (path: string, body: unknown) =>
-  fetch(`${server!.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  fetch(`${server!.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body)
+  })
 
 describe('scripted provider server', () => {
   it('serves the queue over SSE with tool-call deltas, reasoning, a usage chunk and [DONE]', async () => {
-    server = await startScriptedProvider({ script: [{ reasoning: 'hmm', toolCalls: [{ name: 'f', arguments: { a: 1 } }], usage: { promptTokens: 9, completionTokens: 3, cachedTokens: 2 } }] })
-    const res = await post('/chat/completions', { model: 'x', stream: true, messages: [{ role: 'user', content: 'hi' }] })
+    server = await startScriptedProvider({
+      script: [
+        {
+          reasoning: 'hmm',
+          toolCalls: [{ name: 'f', arguments: { a: 1 } }],
+          usage: { promptTokens: 9, completionTokens: 3, cachedTokens: 2 }
+        }
+      ]
+    })
+    const res = await post('/chat/completions', {
+      model: 'x',
+      stream: true,
+      messages: [{ role: 'user', content: 'hi' }]
+    })
     expect(res.headers.get('content-type')).toContain('text/event-stream')
-    const lines = (await res.text()).split('\n\n').filter(Boolean).map((l) => l.replace(/^data: /, ''))
+    const lines = (await res.text())
+      .split('\n\n')
+      .filter(Boolean)
+      .map((l) => l.replace(/^data: /, ''))
     expect(lines.at(-1)).toBe('[DONE]')
     const chunks = lines.slice(0, -1).map((l) => JSON.parse(l))
     expect(chunks.some((c) => c.choices[0]?.delta?.reasoning_content)).toBe(true)
     const toolDeltas = chunks.flatMap((c) => c.choices[0]?.delta?.tool_calls ?? [])
     expect(toolDeltas[0]).toMatchObject({ index: 0, type: 'function', function: { name: 'f' } })
     expect(toolDeltas.map((d) => d.function.arguments).join('')).toBe('{"a":1}')
-    expect(chunks.at(-1).usage).toMatchObject({ prompt_tokens: 9, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 2 } })
+    expect(chunks.at(-1).usage).toMatchObject({
+      prompt_tokens: 9,
+      completion_tokens: 3,
+      prompt_tokens_details: { cached_tokens: 2 }
+    })
     expect(server.requests[0]).toMatchObject({ method: 'POST', path: '/v1/chat/completions', apiKeyPresent: false })
   })
 
@@ -35,11 +61,19 @@ describe('scripted provider server', () => {
     // 'ab🦩' is 4 UTF-16 units: cutting in thirds by code unit would put the halves in two chunks
     server = await startScriptedProvider({ script: [{ text: 'ab🦩' }, { text: '🦩🦩🦩🦩x' }] })
     for (const want of ['ab🦩', '🦩🦩🦩🦩x']) {
-      const res = await post('/chat/completions', { model: 'x', stream: true, messages: [{ role: 'user', content: 'hi' }] })
-      const deltas = (await res.text()).split('\n\n').filter((l) => l && !l.includes('[DONE]'))
-        .map((l) => JSON.parse(l.replace(/^data: /, '')).choices[0]?.delta?.content).filter((c): c is string => !!c)
+      const res = await post('/chat/completions', {
+        model: 'x',
+        stream: true,
+        messages: [{ role: 'user', content: 'hi' }]
+      })
+      const deltas = (await res.text())
+        .split('\n\n')
+        .filter((l) => l && !l.includes('[DONE]'))
+        .map((l) => JSON.parse(l.replace(/^data: /, '')).choices[0]?.delta?.content)
+        .filter((c): c is string => !!c)
       expect(deltas.length).toBeGreaterThan(1)
-      for (const d of deltas) expect(d).not.toMatch(/\uFFFD|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/)
+      for (const d of deltas)
+        expect(d).not.toMatch(/\uFFFD|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/)
       expect(deltas.join('')).toBe(want)
     }
   })
@@ -70,7 +104,10 @@ describe('scripted provider server', () => {
   it('uses the handler once the queue is empty', async () => {
     server = await startScriptedProvider({ script: [{ text: 'queued' }], handler: () => ({ text: 'from handler' }) })
     const texts: string[] = []
-    for (let i = 0; i < 2; i++) texts.push((await (await post('/chat/completions', { model: 'x', messages: [] })).json()).choices[0].message.content)
+    for (let i = 0; i < 2; i++)
+      texts.push(
+        (await (await post('/chat/completions', { model: 'x', messages: [] })).json()).choices[0].message.content
+      )
     expect(texts).toEqual(['queued', 'from handler'])
   })
 
@@ -83,7 +120,12 @@ describe('scripted provider server', () => {
   })
 })
 
-const req = (body: unknown): RecordedRequest => ({ method: 'POST', path: '/v1/chat/completions', body, apiKeyPresent: false })
+const req = (body: unknown): RecordedRequest => ({
+  method: 'POST',
+  path: '/v1/chat/completions',
+  body,
+  apiKeyPresent: false
+})
 const tool = (name: string) => ({ type: 'function', function: { name, description: '', parameters: {} } })
 
 describe('demoResponder', () => {
@@ -96,18 +138,33 @@ describe('demoResponder', () => {
   it('calls memory on "remember" and delegate_task on "delegate" when offered', () => {
     const tools = [tool('memory'), tool('delegate_task')]
     const mem = demoResponder(req({ tools, messages: [{ role: 'user', content: 'Please remember that I like tea' }] }))
-    expect(mem.toolCalls![0]).toMatchObject({ name: 'memory', arguments: { action: 'add', target: 'memory', content: 'I like tea' } })
-    const del = demoResponder(req({ tools, messages: [{ role: 'user', content: 'delegate this research to a subagent' }] }))
+    expect(mem.toolCalls![0]).toMatchObject({
+      name: 'memory',
+      arguments: { action: 'add', target: 'memory', content: 'I like tea' }
+    })
+    const del = demoResponder(
+      req({ tools, messages: [{ role: 'user', content: 'delegate this research to a subagent' }] })
+    )
     expect(del.toolCalls![0]!.name).toBe('delegate_task')
     // Not offered ⇒ no tool call.
     expect(demoResponder(req({ messages: [{ role: 'user', content: 'remember this' }] })).toolCalls).toBeUndefined()
   })
 
   it('summarizes a tool result instead of calling again (OpenAI and Anthropic shapes)', () => {
-    const openai = demoResponder(req({ tools: [tool('memory')], messages: [{ role: 'user', content: 'remember x' }, { role: 'tool', content: '{"success":true}' }] }))
+    const openai = demoResponder(
+      req({
+        tools: [tool('memory')],
+        messages: [
+          { role: 'user', content: 'remember x' },
+          { role: 'tool', content: '{"success":true}' }
+        ]
+      })
+    )
     expect(openai.toolCalls).toBeUndefined()
     expect(openai.text).toContain('success')
-    const anthropic = demoResponder(req({ messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'ok!' }] }] }))
+    const anthropic = demoResponder(
+      req({ messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'ok!' }] }] })
+    )
     expect(anthropic.text).toContain('ok!')
   })
 
@@ -126,8 +183,24 @@ describe('demo mode end to end', () => {
     try {
       const saved: string[] = []
       const tools = new ToolRegistry()
-      tools.register({ name: 'memory', description: 'memory', parameters: { type: 'object' }, execute: (a) => { saved.push(String(a.content)); return '{"success":true}' } })
-      const agent = new Agent({ profile: 'default', sessionId: 'D1', store, runtime: demo.runtime, tools, maxIterations: 4, gatewaySessionKey: 'k' })
+      tools.register({
+        name: 'memory',
+        description: 'memory',
+        parameters: { type: 'object' },
+        execute: (a) => {
+          saved.push(String(a.content))
+          return '{"success":true}'
+        }
+      })
+      const agent = new Agent({
+        profile: 'default',
+        sessionId: 'D1',
+        store,
+        runtime: demo.runtime,
+        tools,
+        maxIterations: 4,
+        gatewaySessionKey: 'k'
+      })
       const r1 = await agent.runTurn('hello there')
       expect(r1).toMatchObject({ status: 'completed', costUsd: null, costStatus: 'unpriced' })
       expect(r1.finalText).toContain('hello there')

@@ -49,12 +49,26 @@ export async function startScriptedProvider(opts: ScriptedProviderOptions = {}):
     const path = (req.url ?? '/').split('?')[0]!.replace(/\/+$/, '')
     const raw = await readBody(req)
     let body: any = null
-    try { body = raw ? JSON.parse(raw) : null } catch { body = null }
+    try {
+      body = raw ? JSON.parse(raw) : null
+    } catch {
+      body = null
+    }
     const auth = req.headers.authorization ?? req.headers['x-api-key']
-    const recorded: RecordedRequest = { method: req.method ?? 'GET', path, body, apiKeyPresent: Boolean(auth && !/no-key$/.test(String(auth))) }
+    const recorded: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path,
+      body,
+      apiKeyPresent: Boolean(auth && !/no-key$/.test(String(auth)))
+    }
     if (req.method === 'GET' && path.endsWith('/models')) {
       res.writeHead(200, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({ object: 'list', data: (opts.models ?? ['demo-model']).map((id) => ({ id, object: 'model', owned_by: 'scripted' })) }))
+      res.end(
+        JSON.stringify({
+          object: 'list',
+          data: (opts.models ?? ['demo-model']).map((id) => ({ id, object: 'model', owned_by: 'scripted' }))
+        })
+      )
       return
     }
     const isChat = req.method === 'POST' && path.endsWith('/chat/completions')
@@ -65,7 +79,8 @@ export async function startScriptedProvider(opts: ScriptedProviderOptions = {}):
     const reply = await nextReply(recorded)
     if (reply.delayMs) await delay(reply.delayMs, res)
     if (res.destroyed || res.writableEnded) return
-    if (reply.error) return sendError(res, reply.error, reply.errorMessage ?? `scripted error ${reply.error}`, isMessages)
+    if (reply.error)
+      return sendError(res, reply.error, reply.errorMessage ?? `scripted error ${reply.error}`, isMessages)
     if (reply.malformed === 'garbage') {
       res.writeHead(200, { 'content-type': isMessages || body.stream ? 'text/event-stream' : 'application/json' })
       res.end('this is not a provider reply <html>')
@@ -84,7 +99,9 @@ export async function startScriptedProvider(opts: ScriptedProviderOptions = {}):
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
-    push: (...replies) => { queue.push(...replies) },
+    push: (...replies) => {
+      queue.push(...replies)
+    },
     close: () =>
       new Promise<void>((resolve) => {
         // Stalled streams would keep close() waiting forever.
@@ -96,7 +113,13 @@ export async function startScriptedProvider(opts: ScriptedProviderOptions = {}):
 
 function sendError(res: ServerResponse, status: number, message: string, anthropic = false): void {
   res.writeHead(status, { 'content-type': 'application/json' })
-  res.end(JSON.stringify(anthropic ? { type: 'error', error: { type: 'api_error', message } } : { error: { message, type: 'scripted_error', code: status } }))
+  res.end(
+    JSON.stringify(
+      anthropic
+        ? { type: 'error', error: { type: 'api_error', message } }
+        : { error: { message, type: 'scripted_error', code: status } }
+    )
+  )
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -105,7 +128,10 @@ function readBody(req: IncomingMessage): Promise<string> {
     let size = 0
     req.on('data', (c: Buffer) => {
       size += c.length
-      if (size > MAX_BODY) { reject(new Error('request body too large')); req.destroy() } else chunks.push(c)
+      if (size > MAX_BODY) {
+        reject(new Error('request body too large'))
+        req.destroy()
+      } else chunks.push(c)
     })
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
     req.on('error', reject)
@@ -117,6 +143,9 @@ function delay(ms: number, res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
     const t = setTimeout(done, ms)
     res.once('close', done)
-    function done() { clearTimeout(t); resolve() }
+    function done() {
+      clearTimeout(t)
+      resolve()
+    }
   })
 }

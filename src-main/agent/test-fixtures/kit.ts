@@ -15,7 +15,14 @@ export interface Kit {
   tools: ToolRegistry
   deltas: AgentDelta[]
   makeAgent(over?: Partial<AgentOptions>): Agent
-  messages(sessionId: string): Array<{ role: string; content: string | null; tool_calls: string | null; tool_call_id: string | null; finish_reason: string | null; display_kind: string | null }>
+  messages(sessionId: string): Array<{
+    role: string
+    content: string | null
+    tool_calls: string | null
+    tool_call_id: string | null
+    finish_reason: string | null
+    display_kind: string | null
+  }>
   cleanup(): Promise<void>
 }
 
@@ -26,19 +33,34 @@ export async function makeKit(script: ScriptReply[] = [], opts: { handler?: Scri
   const tools = new ToolRegistry()
   const deltas: AgentDelta[] = []
   return {
-    store, server, tools, deltas,
+    store,
+    server,
+    tools,
+    deltas,
     makeAgent: (over = {}) =>
       new Agent({
         profile: 'default',
         sessionId: 'S1',
         store,
-        runtime: { model: 'test-model', provider: 'custom', baseUrl: server.baseUrl, apiKey: 'sk-test-abcdef123456', apiMode: 'chat_completions', maxRetries: 0 },
+        runtime: {
+          model: 'test-model',
+          provider: 'custom',
+          baseUrl: server.baseUrl,
+          apiKey: 'sk-test-abcdef123456',
+          apiMode: 'chat_completions',
+          maxRetries: 0
+        },
         tools,
         maxIterations: 8,
         gatewaySessionKey: 'agent:main:desk:S1',
         ...over
       }),
-    messages: (sessionId) => rawDb(store).prepare('SELECT role, content, tool_calls, tool_call_id, finish_reason, display_kind FROM messages WHERE session_id = ? ORDER BY id').all(sessionId) as never,
+    messages: (sessionId) =>
+      rawDb(store)
+        .prepare(
+          'SELECT role, content, tool_calls, tool_call_id, finish_reason, display_kind FROM messages WHERE session_id = ? ORDER BY id'
+        )
+        .all(sessionId) as never,
     cleanup: async () => {
       await server.close()
       store.close()
@@ -48,13 +70,20 @@ export async function makeKit(script: ScriptReply[] = [], opts: { handler?: Scri
 }
 
 /** A tool that records its calls and answers with a fixed string (or runs `impl`). */
-export function recordingTool(name: string, impl?: (args: Record<string, unknown>) => string | Promise<string>, extra: Partial<ToolDefinition> = {}) {
+export function recordingTool(
+  name: string,
+  impl?: (args: Record<string, unknown>) => string | Promise<string>,
+  extra: Partial<ToolDefinition> = {}
+) {
   const calls: Array<Record<string, unknown>> = []
   const def: ToolDefinition = {
     name,
     description: `test tool ${name}`,
     parameters: { type: 'object', properties: {} },
-    execute: async (args) => { calls.push(args); return impl ? impl(args) : JSON.stringify({ ok: true, tool: name }) },
+    execute: async (args) => {
+      calls.push(args)
+      return impl ? impl(args) : JSON.stringify({ ok: true, tool: name })
+    },
     ...extra
   }
   return { def, calls }

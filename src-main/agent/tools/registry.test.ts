@@ -1,8 +1,21 @@
 import { describe, expect, it } from 'vitest'
-import { canRunConcurrently, dispatchConcurrent, dispatchSequential, executeToolCall, ToolRegistry, type ToolDefinition } from './registry'
+import {
+  canRunConcurrently,
+  dispatchConcurrent,
+  dispatchSequential,
+  executeToolCall,
+  ToolRegistry,
+  type ToolDefinition
+} from './registry'
 
 const ctx = { profile: 'default', sessionId: 's', turnId: 't', gatewaySessionKey: 'k' }
-const def = (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition => ({ name, description: name, parameters: { type: 'object' }, execute: (a) => JSON.stringify(a), ...extra })
+const def = (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition => ({
+  name,
+  description: name,
+  parameters: { type: 'object' },
+  execute: (a) => JSON.stringify(a),
+  ...extra
+})
 
 describe('ToolRegistry', () => {
   it('bumps the generation on register and on a real unregister only', () => {
@@ -18,7 +31,13 @@ describe('ToolRegistry', () => {
   it('turns unknown tools, bad JSON, non-object args and throws into error results', async () => {
     const r = new ToolRegistry()
     r.register(def('ok'))
-    r.register(def('boom', { execute: () => { throw new Error('kaput') } }))
+    r.register(
+      def('boom', {
+        execute: () => {
+          throw new Error('kaput')
+        }
+      })
+    )
     const run = (name: string, args: string) => executeToolCall(r, { id: '1', name, arguments: args }, ctx)
     expect(await run('ok', '')).toMatchObject({ ok: true, content: '{}' })
     expect(JSON.parse((await run('nope', '{}')).content).error).toContain('Unknown tool')

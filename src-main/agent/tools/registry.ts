@@ -21,7 +21,13 @@ export interface ToolCallerAgent {
   readonly sessionId: string
   readonly gatewaySessionKey: string
   readonly maxIterations: number
-  readonly runtime: { model: string; provider: string; baseUrl: string; apiMode: 'chat_completions' | 'anthropic_messages'; apiKey?: string | null }
+  readonly runtime: {
+    model: string
+    provider: string
+    baseUrl: string
+    apiMode: 'chat_completions' | 'anthropic_messages'
+    apiKey?: string | null
+  }
 }
 
 export interface ToolDefinition {
@@ -88,22 +94,35 @@ export class ToolRegistry {
 
   /** OpenAI-style function tool schemas, in registration order. */
   schemas(): Array<{ type: 'function'; function: { name: string; description: string; parameters: JsonSchema } }> {
-    return this.list().map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }))
+    return this.list().map((t) => ({
+      type: 'function',
+      function: { name: t.name, description: t.description, parameters: t.parameters }
+    }))
   }
 }
 
 const errorJson = (message: string) => JSON.stringify({ error: message })
 
-export async function executeToolCall(registry: ToolRegistry, call: ToolCallRequest, ctx: ToolContext): Promise<ToolCallResult> {
+export async function executeToolCall(
+  registry: ToolRegistry,
+  call: ToolCallRequest,
+  ctx: ToolContext
+): Promise<ToolCallResult> {
   const tool = registry.get(call.name)
   if (!tool) return { id: call.id, name: call.name, content: errorJson(`Unknown tool '${call.name}'`), ok: false }
   let args: Record<string, unknown>
   try {
     const parsed: unknown = call.arguments.trim() ? JSON.parse(call.arguments) : {}
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('arguments must be a JSON object')
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw new Error('arguments must be a JSON object')
     args = parsed as Record<string, unknown>
   } catch (err) {
-    return { id: call.id, name: call.name, content: errorJson(`Invalid arguments for '${call.name}': ${(err as Error).message}`), ok: false }
+    return {
+      id: call.id,
+      name: call.name,
+      content: errorJson(`Invalid arguments for '${call.name}': ${(err as Error).message}`),
+      ok: false
+    }
   }
   try {
     return { id: call.id, name: call.name, content: await tool.execute(args, ctx), ok: true }
@@ -113,14 +132,22 @@ export async function executeToolCall(registry: ToolRegistry, call: ToolCallRequ
 }
 
 /** One call after another, in order. */
-export async function dispatchSequential(registry: ToolRegistry, calls: ToolCallRequest[], ctx: ToolContext): Promise<ToolCallResult[]> {
+export async function dispatchSequential(
+  registry: ToolRegistry,
+  calls: ToolCallRequest[],
+  ctx: ToolContext
+): Promise<ToolCallResult[]> {
   const out: ToolCallResult[] = []
   for (const call of calls) out.push(await executeToolCall(registry, call, ctx))
   return out
 }
 
 /** All calls at once; results keep the calls' order. */
-export function dispatchConcurrent(registry: ToolRegistry, calls: ToolCallRequest[], ctx: ToolContext): Promise<ToolCallResult[]> {
+export function dispatchConcurrent(
+  registry: ToolRegistry,
+  calls: ToolCallRequest[],
+  ctx: ToolContext
+): Promise<ToolCallResult[]> {
   return Promise.all(calls.map((call) => executeToolCall(registry, call, ctx)))
 }
 

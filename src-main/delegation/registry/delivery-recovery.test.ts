@@ -1,7 +1,14 @@
 import { spawnSync } from 'node:child_process'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { insertDelegation, tempHome, type TempHome } from '../test-support'
-import { ABANDONED_ERROR, createDelegationRegistry, MAX_DELIVERY_ATTEMPTS, newClaimToken, ownStartTime, type DelegationRegistry } from './index'
+import {
+  ABANDONED_ERROR,
+  createDelegationRegistry,
+  MAX_DELIVERY_ATTEMPTS,
+  newClaimToken,
+  ownStartTime,
+  type DelegationRegistry
+} from './index'
 import { rawDb } from '../../store/test-fixtures/raw-db'
 
 let t: TempHome
@@ -18,7 +25,13 @@ const deadPid = () => spawnSync(process.execPath, ['-e', '0']).pid as number
 
 describe('recoverAbandonedDelegations', () => {
   it('marks rows of a dead owner unknown with the spec error, leaves live owners alone', async () => {
-    await reg.persistDispatch({ delegationId: 'deleg_dead', parentSessionId: 'p', ownerPid: deadPid(), ownerStartedAt: null, task: { goal: 'g' } })
+    await reg.persistDispatch({
+      delegationId: 'deleg_dead',
+      parentSessionId: 'p',
+      ownerPid: deadPid(),
+      ownerStartedAt: null,
+      task: { goal: 'g' }
+    })
     await reg.persistDispatch({ delegationId: 'deleg_live', parentSessionId: 'p' })
     expect(await reg.recoverAbandonedDelegations()).toBe(1)
     const dead = reg.getDurableDelegation('deleg_dead')!
@@ -34,7 +47,12 @@ describe('recoverAbandonedDelegations', () => {
   it('treats a reused pid (different start time) as abandoned', async () => {
     const own = ownStartTime()
     if (own === null) return // no /proc: pid reuse cannot be detected here
-    await reg.persistDispatch({ delegationId: 'deleg_reused', parentSessionId: 'p', ownerPid: process.pid, ownerStartedAt: own + 12345 })
+    await reg.persistDispatch({
+      delegationId: 'deleg_reused',
+      parentSessionId: 'p',
+      ownerPid: process.pid,
+      ownerStartedAt: own + 12345
+    })
     expect(await reg.recoverAbandonedDelegations()).toBe(1)
     expect(reg.getDurableDelegation('deleg_reused')!.state).toBe('unknown')
   })
@@ -43,7 +61,10 @@ describe('recoverAbandonedDelegations', () => {
 describe('completion delivery claims', () => {
   beforeEach(async () => {
     await reg.persistDispatch({ delegationId: 'deleg_d', parentSessionId: 'p' })
-    await reg.persistCompletion({ delegation_id: 'deleg_d', status: 'completed' }, { status: 'completed', summary: 's' })
+    await reg.persistCompletion(
+      { delegation_id: 'deleg_d', status: 'completed' },
+      { status: 'completed', summary: 's' }
+    )
   })
 
   it('one claim at a time; complete marks delivered', async () => {
@@ -71,7 +92,9 @@ describe('completion delivery claims', () => {
     const r = createDelegationRegistry(t.store, { now: () => clock, log: (_l, m) => logs.push(m) })
     for (let i = 1; i <= MAX_DELIVERY_ATTEMPTS; i++) {
       expect(await r.claimCompletionDelivery('deleg_d', `c${i}`)).toBe(true)
-      expect(await r.releaseCompletionDelivery('deleg_d', `c${i}`)).toBe(i < MAX_DELIVERY_ATTEMPTS ? 'pending' : 'dropped')
+      expect(await r.releaseCompletionDelivery('deleg_d', `c${i}`)).toBe(
+        i < MAX_DELIVERY_ATTEMPTS ? 'pending' : 'dropped'
+      )
     }
     expect(await r.claimCompletionDelivery('deleg_d', 'late')).toBe(false)
     expect(r.getDurableDelegation('deleg_d')).toMatchObject({ deliveryState: 'dropped', result: { summary: 's' } })
@@ -92,7 +115,10 @@ describe('durable pruning', () => {
     for (const id of ['deleg_old', 'deleg_keep']) {
       await reg.persistDispatch({ delegationId: id, parentSessionId: 'p' })
       await reg.recordDispatchedChildren(id, [{ subagent_id: `sa-${id}`, session_id: `cs-${id}` }])
-      await reg.persistCompletion({ delegation_id: id, status: id === 'deleg_keep' ? 'completed' : 'error' }, { status: 'x' })
+      await reg.persistCompletion(
+        { delegation_id: id, status: id === 'deleg_keep' ? 'completed' : 'error' },
+        { status: 'x' }
+      )
       await reg.markCompletionDelivered(id)
     }
     clock += 8 * 24 * 3600

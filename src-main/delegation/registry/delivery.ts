@@ -23,14 +23,21 @@ export async function claimCompletionDelivery(ctx: RegistryCtx, delegationId: st
 }
 
 /** Give a claim back after a failed delivery; the 8th failure drops the row for good. Returns the new state. */
-export async function releaseCompletionDelivery(ctx: RegistryCtx, delegationId: string, claim: string): Promise<'pending' | 'dropped' | null> {
+export async function releaseCompletionDelivery(
+  ctx: RegistryCtx,
+  delegationId: string,
+  claim: string
+): Promise<'pending' | 'dropped' | null> {
   const now = ctx.now()
   return ctx.write(() => {
     const row = ctx.repo.deliveryClaim(delegationId)
     if (!row || row.delivery_claim !== claim) return null
     if (row.delivery_attempts >= MAX_DELIVERY_ATTEMPTS) {
       ctx.repo.markDropped(delegationId, now)
-      ctx.log('warn', `Async delegation ${delegationId} exhausted its ${MAX_DELIVERY_ATTEMPTS} delivery attempts; marking terminally dropped (result remains queryable).`)
+      ctx.log(
+        'warn',
+        `Async delegation ${delegationId} exhausted its ${MAX_DELIVERY_ATTEMPTS} delivery attempts; marking terminally dropped (result remains queryable).`
+      )
       return 'dropped'
     }
     ctx.repo.releaseClaim(delegationId, now)
@@ -38,7 +45,11 @@ export async function releaseCompletionDelivery(ctx: RegistryCtx, delegationId: 
   })
 }
 
-export async function completeCompletionDelivery(ctx: RegistryCtx, delegationId: string, claim: string): Promise<boolean> {
+export async function completeCompletionDelivery(
+  ctx: RegistryCtx,
+  delegationId: string,
+  claim: string
+): Promise<boolean> {
   return await setDelivered(ctx, delegationId, claim)
 }
 
@@ -63,6 +74,11 @@ export function listUndeliveredCompletions(ctx: RegistryCtx): Array<CompletionEv
   return ctx.repo.listUndelivered().map((r) => {
     const ev = parseJson<Record<string, unknown>>(r.event_json, {})
     const safe = ev && typeof ev === 'object' && !Array.isArray(ev) ? ev : {}
-    return { ...safe, delegation_id: r.delegation_id, status: typeof safe.status === 'string' ? safe.status : 'unknown', restored: true as const }
+    return {
+      ...safe,
+      delegation_id: r.delegation_id,
+      status: typeof safe.status === 'string' ? safe.status : 'unknown',
+      restored: true as const
+    }
   })
 }

@@ -15,9 +15,15 @@ export async function persistDispatch(ctx: RegistryCtx, rec: DispatchRecord): Pr
   const now = ctx.now()
   await ctx.write(() => {
     ctx.repo.insertDispatch({
-      delegationId: rec.delegationId, originSession: rec.originSession ?? '', originUiSessionId: rec.originUiSessionId ?? '',
-      parentSessionId: rec.parentSessionId ?? null, dispatchedAt: rec.dispatchedAt ?? now, now, ownerPid: rec.ownerPid ?? process.pid,
-      ownerStartedAt: rec.ownerStartedAt === undefined ? ownStartTime() : rec.ownerStartedAt, taskJson: toJson(rec.task ?? null),
+      delegationId: rec.delegationId,
+      originSession: rec.originSession ?? '',
+      originUiSessionId: rec.originUiSessionId ?? '',
+      parentSessionId: rec.parentSessionId ?? null,
+      dispatchedAt: rec.dispatchedAt ?? now,
+      now,
+      ownerPid: rec.ownerPid ?? process.pid,
+      ownerStartedAt: rec.ownerStartedAt === undefined ? ownStartTime() : rec.ownerStartedAt,
+      taskJson: toJson(rec.task ?? null),
       originSessionId: rec.originSessionId ?? ''
     })
   })
@@ -25,7 +31,11 @@ export async function persistDispatch(ctx: RegistryCtx, rec: DispatchRecord): Pr
 }
 
 /** Record the terminal outcome; only `completed` units become retained (follow-up addressable). */
-export async function persistCompletion(ctx: RegistryCtx, event: CompletionEvent, result: Record<string, unknown> | null): Promise<void> {
+export async function persistCompletion(
+  ctx: RegistryCtx,
+  event: CompletionEvent,
+  result: Record<string, unknown> | null
+): Promise<void> {
   const id = typeof event?.delegation_id === 'string' ? event.delegation_id.trim() : ''
   if (!id) return
   const status = typeof event.status === 'string' && event.status ? event.status : 'unknown'
@@ -34,7 +44,8 @@ export async function persistCompletion(ctx: RegistryCtx, event: CompletionEvent
   await ctx.write(() => {
     ctx.repo.recordCompletion(id, status, completedAt, toJson(event), toJson(result), now)
   })
-  if (status === 'completed') await retainCompletedDelegation(ctx, id, (result?.usage as Record<string, unknown> | undefined) ?? null)
+  if (status === 'completed')
+    await retainCompletedDelegation(ctx, id, (result?.usage as Record<string, unknown> | undefined) ?? null)
   await pruneDurableRecords(ctx)
 }
 
@@ -45,7 +56,8 @@ export async function pruneDurableRecords(ctx: RegistryCtx): Promise<number> {
     let removed = ctx.repo.deleteDeliveredBefore(now - DURABLE_RETENTION_SECONDS)
     const terminal = ctx.repo.countTerminal()
     // Delivered/dropped first, oldest first: a result nobody has seen yet is the last thing to go.
-    if (terminal > MAX_RETAINED_COMPLETED) removed += ctx.repo.deleteOldestSettledTerminal(terminal - MAX_RETAINED_COMPLETED)
+    if (terminal > MAX_RETAINED_COMPLETED)
+      removed += ctx.repo.deleteOldestSettledTerminal(terminal - MAX_RETAINED_COMPLETED)
     const pending = ctx.repo.countPendingTerminal()
     if (pending > MAX_DURABLE_PENDING) removed += ctx.repo.deleteOldestPendingTerminal(pending - MAX_DURABLE_PENDING)
     return removed

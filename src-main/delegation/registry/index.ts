@@ -2,17 +2,33 @@
  * Durable delegation registry bound to one profile's state.db. Reads are synchronous SQL on the store's handle;
  * writes are async (the store's off-loop write queue); nothing is cached in memory, so a restart (or another process) sees the same registry.
  */
-import type { ChildManifestEntry, CompletionEvent, DelegationDb, DispatchRecord, DurableDelegation, RetainedChild } from '../types'
+import type {
+  ChildManifestEntry,
+  CompletionEvent,
+  DelegationDb,
+  DispatchRecord,
+  DurableDelegation,
+  RetainedChild
+} from '../types'
 import { createRegistryCtx, type RegistryCtx, type RegistryOptions } from './context'
 import {
-  claimCompletionDelivery, completeCompletionDelivery, dropCompletionDelivery, listUndeliveredCompletions, markCompletionDelivered,
+  claimCompletionDelivery,
+  completeCompletionDelivery,
+  dropCompletionDelivery,
+  listUndeliveredCompletions,
+  markCompletionDelivered,
   releaseCompletionDelivery
 } from './delivery'
 import { getDurableDelegation, persistCompletion, persistDispatch, pruneDurableRecords } from './durable'
 import { recoverAbandonedDelegations } from './recovery'
 import {
-  findRetainedChild, listRetainedChildren, pruneRetainedChildren, recordDispatchedChildren, rehydrateRetainedChildren,
-  retainCompletedDelegation, tombstoneRetainedChild
+  findRetainedChild,
+  listRetainedChildren,
+  pruneRetainedChildren,
+  recordDispatchedChildren,
+  rehydrateRetainedChildren,
+  retainCompletedDelegation,
+  tombstoneRetainedChild
 } from './retained'
 
 export interface DelegationRegistry {

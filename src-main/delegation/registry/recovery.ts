@@ -22,13 +22,27 @@ export async function recoverAbandonedDelegations(ctx: RegistryCtx): Promise<num
       // malformed task_json: the event simply carries no goal
     }
     const event = {
-      type: 'async_delegation', delegation_id: row.delegation_id, session_key: row.origin_session,
-      origin_ui_session_id: row.origin_ui_session_id, origin_session_id: row.origin_session_id ?? '',
-      parent_session_id: row.parent_session_id, goal: task.goal ?? null, status: 'unknown', summary: null,
-      error: ABANDONED_ERROR, dispatched_at: row.dispatched_at, completed_at: now, exit_reason: 'owner_exited'
+      type: 'async_delegation',
+      delegation_id: row.delegation_id,
+      session_key: row.origin_session,
+      origin_ui_session_id: row.origin_ui_session_id,
+      origin_session_id: row.origin_session_id ?? '',
+      parent_session_id: row.parent_session_id,
+      goal: task.goal ?? null,
+      status: 'unknown',
+      summary: null,
+      error: ABANDONED_ERROR,
+      dispatched_at: row.dispatched_at,
+      completed_at: now,
+      exit_reason: 'owner_exited'
     }
     const changed = await ctx.write(() =>
-      ctx.repo.markAbandoned(row.delegation_id, toJson(event), toJson({ status: 'unknown', error: ABANDONED_ERROR }), now)
+      ctx.repo.markAbandoned(
+        row.delegation_id,
+        toJson(event),
+        toJson({ status: 'unknown', error: ABANDONED_ERROR }),
+        now
+      )
     )
     recovered += changed
   }

@@ -17,21 +17,41 @@ beforeEach(() => {
 })
 afterEach(() => t.cleanup())
 
-async function dispatchAndRetain(id = 'deleg_test0001', opts: { parentSessionId?: string; children?: ChildManifestEntry[] } = {}) {
+async function dispatchAndRetain(
+  id = 'deleg_test0001',
+  opts: { parentSessionId?: string; children?: ChildManifestEntry[] } = {}
+) {
   await insertDelegation(t.store, id, { parentSessionId: opts.parentSessionId ?? 'parent-1' })
-  await reg.recordDispatchedChildren(id, opts.children ?? [{ subagent_id: 'sa-0-abc12345', session_id: 'child-sess-1', model: 'test/model', goal: 'do the thing' }])
+  await reg.recordDispatchedChildren(
+    id,
+    opts.children ?? [
+      { subagent_id: 'sa-0-abc12345', session_id: 'child-sess-1', model: 'test/model', goal: 'do the thing' }
+    ]
+  )
   await reg.retainCompletedDelegation(id, { cost_usd: 0.5 })
   return id
 }
 
-const columns = (db: Database.Database, table: string) => new Set((db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).map((r) => r.name))
+const columns = (db: Database.Database, table: string) =>
+  new Set((db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).map((r) => r.name))
 
 describe('schema (owned by the store, checked here for what the registry needs)', () => {
   // seed 004: test_schema_adds_retained_columns_and_usage_table
   it('a fresh state.db has the retained columns and the usage ledger', () => {
     const cols = columns(dbOf(t.store), 'async_delegations')
-    for (const c of ['retained', 'retained_at', 'tombstoned_at', 'child_session_id', 'children_json', 'owner_profile', 'usage_json']) expect(cols).toContain(c)
-    const tables = (dbOf(t.store).prepare("SELECT name FROM sqlite_master WHERE type='table'").all() as Array<{ name: string }>).map((r) => r.name)
+    for (const c of [
+      'retained',
+      'retained_at',
+      'tombstoned_at',
+      'child_session_id',
+      'children_json',
+      'owner_profile',
+      'usage_json'
+    ])
+      expect(cols).toContain(c)
+    const tables = (
+      dbOf(t.store).prepare("SELECT name FROM sqlite_master WHERE type='table'").all() as Array<{ name: string }>
+    ).map((r) => r.name)
     expect(tables).toContain('delegation_child_usage')
   })
 
@@ -42,7 +62,11 @@ describe('schema (owned by the store, checked here for what the registry needs)'
     raw.exec(`CREATE TABLE async_delegations (delegation_id TEXT PRIMARY KEY, origin_session TEXT NOT NULL, origin_ui_session_id TEXT NOT NULL DEFAULT '',
       parent_session_id TEXT, state TEXT NOT NULL, dispatched_at REAL NOT NULL, completed_at REAL, updated_at REAL NOT NULL, event_json TEXT,
       result_json TEXT, delivery_state TEXT NOT NULL DEFAULT 'pending', delivery_attempts INTEGER NOT NULL DEFAULT 0, delivered_at REAL)`)
-    raw.prepare(`INSERT INTO async_delegations (delegation_id, origin_session, state, dispatched_at, updated_at) VALUES ('deleg_old', '', 'completed', 1, 1)`).run()
+    raw
+      .prepare(
+        `INSERT INTO async_delegations (delegation_id, origin_session, state, dispatched_at, updated_at) VALUES ('deleg_old', '', 'completed', 1, 1)`
+      )
+      .run()
     raw.close()
     const upgraded = rawDb(path)
     try {
@@ -50,7 +74,9 @@ describe('schema (owned by the store, checked here for what the registry needs)'
       const cols = columns(dbOf(upgraded), 'async_delegations')
       expect(cols).toContain('retained')
       expect(cols).toContain('children_json')
-      expect(dbOf(upgraded).prepare("SELECT state FROM async_delegations WHERE delegation_id='deleg_old'").get()).toEqual({ state: 'completed' })
+      expect(
+        dbOf(upgraded).prepare("SELECT state FROM async_delegations WHERE delegation_id='deleg_old'").get()
+      ).toEqual({ state: 'completed' })
     } finally {
       upgraded.close()
     }
@@ -63,13 +89,21 @@ describe('retained registry', () => {
     await dispatchAndRetain()
     const entries = reg.listRetainedChildren()
     expect(entries).toHaveLength(1)
-    expect(entries[0]).toMatchObject({ childId: 'sa-0-abc12345', childSessionId: 'child-sess-1', model: 'test/model', delegationId: 'deleg_test0001', ownerProfile: 'default', goal: 'do the thing' })
+    expect(entries[0]).toMatchObject({
+      childId: 'sa-0-abc12345',
+      childSessionId: 'child-sess-1',
+      model: 'test/model',
+      delegationId: 'deleg_test0001',
+      ownerProfile: 'default',
+      goal: 'do the thing'
+    })
   })
 
   // seed 004: test_find_retained_child_by_any_id
   it('finds a child by subagent id, child session id or delegation id', async () => {
     await dispatchAndRetain()
-    for (const key of ['sa-0-abc12345', 'child-sess-1', 'deleg_test0001', '  child-sess-1  ']) expect(reg.findRetainedChild(key)).not.toBeNull()
+    for (const key of ['sa-0-abc12345', 'child-sess-1', 'deleg_test0001', '  child-sess-1  '])
+      expect(reg.findRetainedChild(key)).not.toBeNull()
     expect(reg.findRetainedChild('nope')).toBeNull()
     for (const bad of ['', '   ', null, undefined, 42, {}]) expect(reg.findRetainedChild(bad)).toBeNull()
   })
@@ -80,8 +114,11 @@ describe('retained registry', () => {
     expect(await reg.tombstoneRetainedChild('sa-0-abc12345')).toBe(true)
     expect(reg.findRetainedChild('sa-0-abc12345')).toBeNull()
     expect(await reg.tombstoneRetainedChild('sa-0-abc12345')).toBe(false)
-    const row = dbOf(t.store).prepare("SELECT tombstoned_at, children_json FROM async_delegations WHERE delegation_id='deleg_test0001'").get() as {
-      tombstoned_at: number | null; children_json: string
+    const row = dbOf(t.store)
+      .prepare("SELECT tombstoned_at, children_json FROM async_delegations WHERE delegation_id='deleg_test0001'")
+      .get() as {
+      tombstoned_at: number | null
+      children_json: string
     }
     expect(row.tombstoned_at).not.toBeNull()
     expect(row.children_json).toContain('child-sess-1')
@@ -90,7 +127,9 @@ describe('retained registry', () => {
   // seed 004: test_ttl_prune_tombstones_expired_rows
   it('TTL prune tombstones rows retained longer ago than the TTL', async () => {
     await dispatchAndRetain()
-    dbOf(t.store).prepare('UPDATE async_delegations SET retained_at = ? WHERE delegation_id = ?').run(clock - 100 * 3600, 'deleg_test0001')
+    dbOf(t.store)
+      .prepare('UPDATE async_delegations SET retained_at = ? WHERE delegation_id = ?')
+      .run(clock - 100 * 3600, 'deleg_test0001')
     expect(await reg.pruneRetainedChildren({ ttlHours: 72 })).toBe(1)
     expect(reg.listRetainedChildren()).toEqual([])
   })
@@ -98,11 +137,15 @@ describe('retained registry', () => {
   // seed 004: test_cap_prune_keeps_newest
   it('cap prune keeps the newest retained units', async () => {
     for (let i = 0; i < 4; i++) {
-      await dispatchAndRetain(`deleg_cap${String(i).padStart(5, '0')}`, { children: [{ subagent_id: `sa-${i}`, session_id: `cs-${i}` }] })
+      await dispatchAndRetain(`deleg_cap${String(i).padStart(5, '0')}`, {
+        children: [{ subagent_id: `sa-${i}`, session_id: `cs-${i}` }]
+      })
       clock += 0.01
     }
     await reg.pruneRetainedChildren({ maxRetained: 2, ttlHours: 9999 })
-    expect(new Set(reg.listRetainedChildren().map((e) => e.delegationId))).toEqual(new Set(['deleg_cap00002', 'deleg_cap00003']))
+    expect(new Set(reg.listRetainedChildren().map((e) => e.delegationId))).toEqual(
+      new Set(['deleg_cap00002', 'deleg_cap00003'])
+    )
   })
 
   it('config limits apply on retain (delegation.max_retained in config.yaml)', async () => {
@@ -130,10 +173,20 @@ describe('retained registry', () => {
     await insertDelegation(t.store, 'deleg_err00001')
     await reg.recordDispatchedChildren('deleg_ok000001', [{ subagent_id: 'sa-ok', session_id: 'cs-ok' }])
     await reg.recordDispatchedChildren('deleg_err00001', [{ subagent_id: 'sa-err', session_id: 'cs-err' }])
-    await reg.persistCompletion({ delegation_id: 'deleg_ok000001', status: 'completed' }, { status: 'completed', summary: 'done' })
-    await reg.persistCompletion({ delegation_id: 'deleg_err00001', status: 'error' }, { status: 'error', summary: null })
+    await reg.persistCompletion(
+      { delegation_id: 'deleg_ok000001', status: 'completed' },
+      { status: 'completed', summary: 'done' }
+    )
+    await reg.persistCompletion(
+      { delegation_id: 'deleg_err00001', status: 'error' },
+      { status: 'error', summary: null }
+    )
     expect(new Set(reg.listRetainedChildren().map((e) => e.delegationId))).toEqual(new Set(['deleg_ok000001']))
-    expect(reg.getDurableDelegation('deleg_err00001')).toMatchObject({ state: 'error', deliveryState: 'pending', result: { status: 'error', summary: null } })
+    expect(reg.getDurableDelegation('deleg_err00001')).toMatchObject({
+      state: 'error',
+      deliveryState: 'pending',
+      result: { status: 'error', summary: null }
+    })
   })
 
   // seed 004: test_recover_abandoned_delegations_rehydrates_retained
@@ -146,10 +199,19 @@ describe('retained registry', () => {
 
   it('records child_session_id only for a single child and synthesizes a child from it', async () => {
     await insertDelegation(t.store, 'deleg_batch')
-    await reg.recordDispatchedChildren('deleg_batch', [{ subagent_id: 'sa-1', session_id: 'cs-1' }, { subagent_id: 'sa-2', session_id: 'cs-2' }])
-    expect(dbOf(t.store).prepare("SELECT child_session_id FROM async_delegations WHERE delegation_id='deleg_batch'").get()).toEqual({ child_session_id: null })
+    await reg.recordDispatchedChildren('deleg_batch', [
+      { subagent_id: 'sa-1', session_id: 'cs-1' },
+      { subagent_id: 'sa-2', session_id: 'cs-2' }
+    ])
+    expect(
+      dbOf(t.store).prepare("SELECT child_session_id FROM async_delegations WHERE delegation_id='deleg_batch'").get()
+    ).toEqual({ child_session_id: null })
     await insertDelegation(t.store, 'deleg_legacy')
-    dbOf(t.store).prepare("UPDATE async_delegations SET child_session_id='cs-legacy', retained=1, retained_at=? WHERE delegation_id='deleg_legacy'").run(clock)
+    dbOf(t.store)
+      .prepare(
+        "UPDATE async_delegations SET child_session_id='cs-legacy', retained=1, retained_at=? WHERE delegation_id='deleg_legacy'"
+      )
+      .run(clock)
     await reg.retainCompletedDelegation('deleg_batch')
     const ids = reg.listRetainedChildren().map((e) => e.childId)
     expect(ids).toEqual(expect.arrayContaining(['sa-1', 'sa-2', 'cs-legacy']))

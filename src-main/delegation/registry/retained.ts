@@ -7,17 +7,26 @@ import type { repositories } from '../../store'
 import type { ChildManifestEntry, RetainedChild } from '../types'
 import { parseJson, toJson, type RegistryCtx } from './context'
 
-export async function recordDispatchedChildren(ctx: RegistryCtx, delegationId: string, children: ChildManifestEntry[]): Promise<void> {
+export async function recordDispatchedChildren(
+  ctx: RegistryCtx,
+  delegationId: string,
+  children: ChildManifestEntry[]
+): Promise<void> {
   if (typeof delegationId !== 'string' || !delegationId.trim()) return
   const list = Array.isArray(children) ? children.filter((c) => c && typeof c === 'object') : []
-  const single = list.length === 1 && typeof list[0].session_id === 'string' && list[0].session_id ? list[0].session_id : null
+  const single =
+    list.length === 1 && typeof list[0].session_id === 'string' && list[0].session_id ? list[0].session_id : null
   await ctx.write(() => {
     ctx.repo.setChildren(delegationId.trim(), JSON.stringify(list), single, ctx.currentProfile(), ctx.now())
   })
 }
 
 /** Mark a delegation retained (only if never tombstoned), then prune with the configured limits. */
-export async function retainCompletedDelegation(ctx: RegistryCtx, delegationId: string, usage: Record<string, unknown> | null = null): Promise<void> {
+export async function retainCompletedDelegation(
+  ctx: RegistryCtx,
+  delegationId: string,
+  usage: Record<string, unknown> | null = null
+): Promise<void> {
   if (typeof delegationId !== 'string' || !delegationId.trim()) return
   const now = ctx.now()
   await ctx.write(() => {
@@ -30,9 +39,13 @@ export async function retainCompletedDelegation(ctx: RegistryCtx, delegationId: 
  * Tombstone expired rows (TTL), then everything beyond the newest `maxRetained`. Explicit arguments are
  * floored at 1 / 0 h; configured values at 1 / 1 h.
  */
-export async function pruneRetainedChildren(ctx: RegistryCtx, opts: { maxRetained?: number; ttlHours?: number } = {}): Promise<number> {
+export async function pruneRetainedChildren(
+  ctx: RegistryCtx,
+  opts: { maxRetained?: number; ttlHours?: number } = {}
+): Promise<number> {
   const cfg = opts.maxRetained === undefined || opts.ttlHours === undefined ? ctx.limits() : null
-  const maxRetained = opts.maxRetained !== undefined ? Math.max(1, Math.trunc(opts.maxRetained)) : Math.max(1, cfg!.maxRetained)
+  const maxRetained =
+    opts.maxRetained !== undefined ? Math.max(1, Math.trunc(opts.maxRetained)) : Math.max(1, cfg!.maxRetained)
   const ttlHours = opts.ttlHours !== undefined ? Math.max(0, opts.ttlHours) : Math.max(1, cfg!.ttlHours)
   const now = ctx.now()
   // Nothing retained: no write at all (start-up must not take the write lock, nor create a missing state.db).
@@ -80,7 +93,10 @@ export function findRetainedChild(ctx: RegistryCtx, id: unknown): RetainedChild 
   if (typeof id !== 'string') return null
   const key = id.trim()
   if (!key) return null
-  return listRetainedChildren(ctx).find((e) => e.childId === key || e.childSessionId === key || e.delegationId === key) ?? null
+  return (
+    listRetainedChildren(ctx).find((e) => e.childId === key || e.childSessionId === key || e.delegationId === key) ??
+    null
+  )
 }
 
 /** De-register a retained child from follow-up messaging. True only the first time. */

@@ -4,8 +4,16 @@ import type { Gateway } from '../../gateway'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
 
-type AgentHandlers = Pick<HandlerMap,
-  'sessions.resume' | 'sessions.start' | 'turns.stop' | 'gateway.state' | 'gateway.evict' | 'settings.get' | 'settings.update'>
+type AgentHandlers = Pick<
+  HandlerMap,
+  | 'sessions.resume'
+  | 'sessions.start'
+  | 'turns.stop'
+  | 'gateway.state'
+  | 'gateway.evict'
+  | 'settings.get'
+  | 'settings.update'
+>
 
 export function agentHandlers(s: Services, gateway: Gateway, vault: SecretVault): AgentHandlers {
   return {

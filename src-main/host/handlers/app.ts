@@ -22,7 +22,14 @@ function profiles(s: Services): ProfileInfo[] {
 
 export function appHandlers(s: Services, version: string): Pick<HandlerMap, 'app.info' | 'profiles.list'> {
   return {
-    'app.info': () => ({ version, root: s.root, headless: s.headless, demo: s.demo, profiles: profiles(s), logCommand: LOG_COMMAND }),
+    'app.info': () => ({
+      version,
+      root: s.root,
+      headless: s.headless,
+      demo: s.demo,
+      profiles: profiles(s),
+      logCommand: LOG_COMMAND
+    }),
     'profiles.list': () => profiles(s)
   }
 }

@@ -1,11 +1,33 @@
 import { readFileSync } from 'node:fs'
 import { CaduceusError, type CronJob } from '@shared/contract'
-import { createJob, editJob, JobNotFoundError, JobsFileError, previewRuns, readJobs, removeJob, ScheduleError, setPaused, type RawJob } from '../../cron'
+import {
+  createJob,
+  editJob,
+  JobNotFoundError,
+  JobsFileError,
+  previewRuns,
+  readJobs,
+  removeJob,
+  ScheduleError,
+  setPaused,
+  type RawJob
+} from '../../cron'
 import type { ChannelsService } from '../channels-service'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
 
-type ChannelHandlers = Pick<HandlerMap, 'channels.status' | 'channels.apiServer' | 'cron.list' | 'cron.preview' | 'cron.create' | 'cron.update' | 'cron.setPaused' | 'cron.remove' | 'cron.runNow'>
+type ChannelHandlers = Pick<
+  HandlerMap,
+  | 'channels.status'
+  | 'channels.apiServer'
+  | 'cron.list'
+  | 'cron.preview'
+  | 'cron.create'
+  | 'cron.update'
+  | 'cron.setPaused'
+  | 'cron.remove'
+  | 'cron.runNow'
+>
 
 const str = (v: unknown) => (typeof v === 'string' ? v : null)
 const num = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : null)
@@ -13,10 +35,19 @@ const num = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : 
 export function jobDto(j: RawJob): CronJob {
   const repeat = (j.repeat && typeof j.repeat === 'object' ? j.repeat : {}) as Record<string, unknown>
   return {
-    id: j.id, name: str(j.name) ?? j.id, prompt: str(j.prompt) ?? '', scheduleDisplay: str(j.schedule_display) ?? '',
-    state: str(j.state) ?? (j.enabled === false ? 'paused' : 'scheduled'), enabled: j.enabled !== false,
-    nextRunAt: str(j.next_run_at), lastRunAt: str(j.last_run_at), lastStatus: str(j.last_status), lastError: str(j.last_error),
-    repeatTimes: num(repeat.times), repeatCompleted: num(repeat.completed) ?? 0, lastSessionId: str(j.last_session_id)
+    id: j.id,
+    name: str(j.name) ?? j.id,
+    prompt: str(j.prompt) ?? '',
+    scheduleDisplay: str(j.schedule_display) ?? '',
+    state: str(j.state) ?? (j.enabled === false ? 'paused' : 'scheduled'),
+    enabled: j.enabled !== false,
+    nextRunAt: str(j.next_run_at),
+    lastRunAt: str(j.last_run_at),
+    lastStatus: str(j.last_status),
+    lastError: str(j.last_error),
+    repeatTimes: num(repeat.times),
+    repeatCompleted: num(repeat.completed) ?? 0,
+    lastSessionId: str(j.last_session_id)
   }
 }
 
@@ -46,16 +77,30 @@ export function channelHandlers(s: Services, channels: ChannelsService): Channel
         return { ok: false, display: null, runs: [], error: (err as Error).message }
       }
     },
-    'cron.create': ({ profile, schedule, prompt, name, repeat }) => typed(async () => jobDto(await createJob(s.homeOf(profile), { schedule, prompt, name, repeat }))),
-    'cron.update': ({ profile, id, schedule, prompt, name }) => typed(async () => jobDto(await editJob(s.homeOf(profile), id, { schedule, prompt, name }))),
-    'cron.setPaused': ({ profile, id, paused }) => typed(async () => jobDto(await setPaused(s.homeOf(profile), id, paused, paused ? 'paused from the Cron page' : null))),
-    'cron.remove': ({ profile, id }) => typed(async () => {
-      await removeJob(s.homeOf(profile), id)
-      return { ok: true as const }
-    }),
-    'cron.runNow': ({ profile, id }) => typed(async () => {
-      const r = await channels.runJobNow(profile, id)
-      return { jobId: r.jobId, sessionId: r.sessionId, status: r.status, error: r.error, outputPath: r.outputPath, output: readFileSync(r.outputPath, 'utf8') }
-    })
+    'cron.create': ({ profile, schedule, prompt, name, repeat }) =>
+      typed(async () => jobDto(await createJob(s.homeOf(profile), { schedule, prompt, name, repeat }))),
+    'cron.update': ({ profile, id, schedule, prompt, name }) =>
+      typed(async () => jobDto(await editJob(s.homeOf(profile), id, { schedule, prompt, name }))),
+    'cron.setPaused': ({ profile, id, paused }) =>
+      typed(async () =>
+        jobDto(await setPaused(s.homeOf(profile), id, paused, paused ? 'paused from the Cron page' : null))
+      ),
+    'cron.remove': ({ profile, id }) =>
+      typed(async () => {
+        await removeJob(s.homeOf(profile), id)
+        return { ok: true as const }
+      }),
+    'cron.runNow': ({ profile, id }) =>
+      typed(async () => {
+        const r = await channels.runJobNow(profile, id)
+        return {
+          jobId: r.jobId,
+          sessionId: r.sessionId,
+          status: r.status,
+          error: r.error,
+          outputPath: r.outputPath,
+          output: readFileSync(r.outputPath, 'utf8')
+        }
+      })
   }
 }

@@ -2,12 +2,27 @@ import { CaduceusError } from '@shared/contract'
 import { priceCall } from '../../agent'
 import { resolveRuntime, secretsFor } from '../../config'
 import { runInProfileScope } from '../../scope'
-import { costSummary, readPriceOverrides, estimateFollowUp, followUpRequest, listSubagents, sessionCost, type DelegateDeps } from '../../delegation'
+import {
+  costSummary,
+  readPriceOverrides,
+  estimateFollowUp,
+  followUpRequest,
+  listSubagents,
+  sessionCost,
+  type DelegateDeps
+} from '../../delegation'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
 
-type DelegationHandlers = Pick<HandlerMap,
-  'subagents.list' | 'subagents.estimate' | 'subagents.followUp' | 'subagents.tombstone' | 'costs.session' | 'costs.summary'>
+type DelegationHandlers = Pick<
+  HandlerMap,
+  | 'subagents.list'
+  | 'subagents.estimate'
+  | 'subagents.followUp'
+  | 'subagents.tombstone'
+  | 'costs.session'
+  | 'costs.summary'
+>
 
 export function delegationHandlers(s: Services, deps: (profile: string) => DelegateDeps): DelegationHandlers {
   // Cross-profile views serve the profiles that open and name the ones that do not.
@@ -18,7 +33,8 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
   }
   const retained = (profile: string, childId: string) => {
     const entry = deps(profile).registry.findRetainedChild(childId)
-    if (!entry) throw new CaduceusError('not_found', `No retained subagent '${childId}' in profile '${profile}'`, 'childId')
+    if (!entry)
+      throw new CaduceusError('not_found', `No retained subagent '${childId}' in profile '${profile}'`, 'childId')
     return entry
   }
   const emitUpdate = (profile: string, delegationId: string, parentSessionId: string | null) =>
@@ -42,8 +58,18 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
       const home = s.homeOf(profile)
       const rt = resolveRuntime(home)
       const route = { provider: rt.provider, baseUrl: rt.baseUrl, model: entry.model || rt.model }
-      return estimateFollowUp(s.stores.get(profile), entry.childSessionId, (inputTokens) =>
-        priceCall(route, { inputTokens, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 }).costUsd)
+      return estimateFollowUp(
+        s.stores.get(profile),
+        entry.childSessionId,
+        (inputTokens) =>
+          priceCall(route, {
+            inputTokens,
+            outputTokens: 0,
+            cacheReadTokens: 0,
+            cacheWriteTokens: 0,
+            reasoningTokens: 0
+          }).costUsd
+      )
     },
     'subagents.followUp': async ({ profile, childId, text, requesterSessionId }) => {
       const d = deps(profile)
@@ -51,7 +77,9 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
       // The UI acts inside the profile it names: authority, the child's turn and its memory all see that scope.
       // The child's reply streams to the dialog that sent it while the turn runs.
       const onText = (t: string) => s.bus.emit('subagents.followUpDelta', { profile, childId, text: t })
-      const result = await runInProfileScope(home, secretsFor(home), () => followUpRequest(d, { childId, text, requesterSessionId }, onText))
+      const result = await runInProfileScope(home, secretsFor(home), () =>
+        followUpRequest(d, { childId, text, requesterSessionId }, onText)
+      )
       const entry = d.registry.findRetainedChild(childId)
       if (entry) emitUpdate(profile, entry.delegationId, entry.parentSessionId || null)
       return result

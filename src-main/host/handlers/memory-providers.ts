@@ -9,7 +9,12 @@ type Handlers = Pick<HandlerMap, 'memory.providers' | 'memory.setProvider'>
 export function memoryProviderHandlers(s: Services, providers: MemoryProviderHost): Handlers {
   const state = (profile: string) => {
     const home = s.homeOf(profile)
-    return { profile, configured: configSections.memoryProvider(loadConfig(home).raw), lastLoad: providers.statusOf(profile), choices: providers.choices(home) }
+    return {
+      profile,
+      configured: configSections.memoryProvider(loadConfig(home).raw),
+      lastLoad: providers.statusOf(profile),
+      choices: providers.choices(home)
+    }
   }
   return {
     'memory.providers': ({ profile }) => state(profile),

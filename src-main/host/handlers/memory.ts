@@ -14,8 +14,14 @@ export function memoryHandlers(s: Services, hub: MemoryActivityHub): MemoryHandl
       const entries = editEntry(s.homeOf(edit.profile), edit)
       // UI edits are memory writes too: they belong in that profile's activity feed.
       hub.get(edit.profile)?.record({
-        provider: 'builtin', kind: 'write', name: `ui.${edit.op}`, ok: true, sessionId: null, turnId: null,
-        latencyMs: performance.now() - started, summary: `${edit.op} ${edit.target} entry from the Memory page`,
+        provider: 'builtin',
+        kind: 'write',
+        name: `ui.${edit.op}`,
+        ok: true,
+        sessionId: null,
+        turnId: null,
+        latencyMs: performance.now() - started,
+        summary: `${edit.op} ${edit.target} entry from the Memory page`,
         size: 'content' in edit ? edit.content.length : null
       })
       return { profile: edit.profile, target: edit.target, entries }

@@ -19,10 +19,16 @@ export function sessionAdminHandlers(s: Services): AdminHandlers {
       let content = ''
       for (const chunk of exportChunks(s.stores.get(name), opts)) {
         content += chunk
-        if (content.length > MAX_EXPORT_CHARS) throw new CaduceusError('refused', 'export is too large for a download; use `caduceus sessions export`', 'sessionId')
+        if (content.length > MAX_EXPORT_CHARS)
+          throw new CaduceusError(
+            'refused',
+            'export is too large for a download; use `caduceus sessions export`',
+            'sessionId'
+          )
       }
       return { filename: exportFilename(name, opts), mime: exportMime(format), content }
     },
-    'sessions.import': async ({ profile, content }) => await s.stores.get(profile).importJsonl(content, MAX_IMPORT_SESSIONS)
+    'sessions.import': async ({ profile, content }) =>
+      await s.stores.get(profile).importJsonl(content, MAX_IMPORT_SESSIONS)
   }
 }

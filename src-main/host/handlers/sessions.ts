@@ -2,14 +2,23 @@ import { CaduceusError } from '@shared/contract'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
 
-type SessionHandlers = Pick<HandlerMap, 'sessions.list' | 'sessions.get' | 'sessions.messages' | 'sessions.search' | 'sessions.update'>
+type SessionHandlers = Pick<
+  HandlerMap,
+  'sessions.list' | 'sessions.get' | 'sessions.messages' | 'sessions.search' | 'sessions.update'
+>
 
-const notFound = (profile: string, id: string) => new CaduceusError('not_found', `No session '${id}' in profile '${profile}'`, 'sessionId')
+const notFound = (profile: string, id: string) =>
+  new CaduceusError('not_found', `No session '${id}' in profile '${profile}'`, 'sessionId')
 
 export function sessionHandlers(s: Services): SessionHandlers {
   return {
-    'sessions.list': ({ profile, ...q }) => (profile === 'all' ? s.stores.listAll(q) : s.stores.get(profile).listSessions(q)),
-    'sessions.get': ({ profile, sessionId }) => s.stores.get(profile).getSessionDetail(sessionId) ?? (() => { throw notFound(profile, sessionId) })(),
+    'sessions.list': ({ profile, ...q }) =>
+      profile === 'all' ? s.stores.listAll(q) : s.stores.get(profile).listSessions(q),
+    'sessions.get': ({ profile, sessionId }) =>
+      s.stores.get(profile).getSessionDetail(sessionId) ??
+      (() => {
+        throw notFound(profile, sessionId)
+      })(),
     'sessions.messages': ({ profile, sessionId, ...page }) => {
       const store = s.stores.get(profile)
       if (!store.getSession(sessionId)) throw notFound(profile, sessionId)
@@ -28,7 +37,12 @@ export function sessionHandlers(s: Services): SessionHandlers {
       }
       if (archived !== undefined) await store.setArchived(sessionId, archived)
       if (pinned !== undefined) await store.setPinned(sessionId, pinned)
-      return store.summary(sessionId) ?? (() => { throw notFound(profile, sessionId) })()
+      return (
+        store.summary(sessionId) ??
+        (() => {
+          throw notFound(profile, sessionId)
+        })()
+      )
     }
   }
 }

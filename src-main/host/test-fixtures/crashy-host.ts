@@ -8,7 +8,10 @@ setTimeout(() => {
   throw new TypeError('Cannot convert object to primitive value')
 }, 10)
 void Promise.reject(new Error('nobody awaited me'))
-for (let i = 0; i < 20; i++) setTimeout(() => { throw new Error('the same bug again') }, 20)
+for (let i = 0; i < 20; i++)
+  setTimeout(() => {
+    throw new Error('the same bug again')
+  }, 20)
 setTimeout(() => {
   console.log('still alive')
   process.exit(0)

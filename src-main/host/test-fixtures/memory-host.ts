@@ -2,7 +2,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startScriptedProvider, type RecordedRequest, type ScriptedProvider, type ScriptHandler } from '../../agent/scripted'
+import {
+  startScriptedProvider,
+  type RecordedRequest,
+  type ScriptedProvider,
+  type ScriptHandler
+} from '../../agent/scripted'
 import { createHost, type Host } from '..'
 import { createLogger } from '../log'
 
@@ -25,10 +30,16 @@ export async function makeRig(handler: ScriptHandler, profiles: string[] = []): 
   const provider = await startScriptedProvider({ handler })
   for (const p of profiles) mkdirSync(join(root, 'profiles', p), { recursive: true })
   const rig: Rig = {
-    root, provider, host: null, events: [],
+    root,
+    provider,
+    host: null,
+    events: [],
     home: (p) => (p === 'default' ? root : join(root, 'profiles', p)),
     writeConfig(p, extra, model = '') {
-      writeFileSync(join(rig.home(p), 'config.yaml'), `model:\n  default: scripted-model\n  provider: custom\n  base_url: ${provider.baseUrl}\n${model}${extra}`)
+      writeFileSync(
+        join(rig.home(p), 'config.yaml'),
+        `model:\n  default: scripted-model\n  provider: custom\n  base_url: ${provider.baseUrl}\n${model}${extra}`
+      )
     },
     async start() {
       process.env.CADUCEUS_LOG_DIR = join(root, 'logs')
@@ -52,11 +63,13 @@ export async function makeRig(handler: ScriptHandler, profiles: string[] = []): 
   return rig
 }
 
-const isSummary = (q: RecordedRequest) => String(q.body?.messages?.[0]?.content ?? '').startsWith('You compress conversations')
+const isSummary = (q: RecordedRequest) =>
+  String(q.body?.messages?.[0]?.content ?? '').startsWith('You compress conversations')
 
 export const messagesOf = (q: RecordedRequest) => (q.body?.messages ?? []) as Array<{ role: string; content: unknown }>
 export const lastOf = (q: RecordedRequest) => messagesOf(q).at(-1)
-export const toolNames = (q: RecordedRequest) => ((q.body?.tools ?? []) as Array<{ function: { name: string } }>).map((t) => t.function.name).sort()
+export const toolNames = (q: RecordedRequest) =>
+  ((q.body?.tools ?? []) as Array<{ function: { name: string } }>).map((t) => t.function.name).sort()
 /** The user message that opened the turn a request belongs to. */
 export const turnText = (q: RecordedRequest) => {
   const users = messagesOf(q).filter((m) => m.role === 'user')
@@ -65,7 +78,12 @@ export const turnText = (q: RecordedRequest) => {
 }
 
 /** Write a JS memory plugin folder. */
-export function writePlugin(base: string, name: string, source: string, manifest = `name: ${name}\nversion: 1.0.0\ndescription: test plugin ${name}\nhooks: [prefetch, sync_turn]\n`): string {
+export function writePlugin(
+  base: string,
+  name: string,
+  source: string,
+  manifest = `name: ${name}\nversion: 1.0.0\ndescription: test plugin ${name}\nhooks: [prefetch, sync_turn]\n`
+): string {
   const dir = join(base, 'caduceus-plugins', 'memory', name)
   mkdirSync(dir, { recursive: true })
   writeFileSync(join(dir, 'plugin.yaml'), manifest)
@@ -77,7 +95,12 @@ export function writePlugin(base: string, name: string, source: string, manifest
  * A plugin that records every hook as [hook, bound home, ambient home] on globalThis (the test process is
  * the host process), and exposes one tool. `shared: true` hands every profile the same instance.
  */
-export function recorderSource(opts: { key: string; tool: string; shared?: boolean; checkpoint?: 'ok' | 'fail' }): string {
+export function recorderSource(opts: {
+  key: string
+  tool: string
+  shared?: boolean
+  checkpoint?: 'ok' | 'fail'
+}): string {
   return `
 const events = (globalThis[${JSON.stringify(opts.key)}] ??= [])
 function make(ctx) {
@@ -107,4 +130,5 @@ ${opts.shared ? 'let one = null\nexport function createProvider(ctx) { return (o
 `
 }
 
-export const recorded = (key: string): Array<[string, string | null, string]> => ((globalThis as Record<string, unknown>)[key] as never) ?? []
+export const recorded = (key: string): Array<[string, string | null, string]> =>
+  ((globalThis as Record<string, unknown>)[key] as never) ?? []

@@ -26,27 +26,53 @@ const BUILTIN: Record<string, { description: string; create(ctx: ProviderContext
 }
 
 /** Upstream plugins Caduceus has no implementation of. */
-export const UNSUPPORTED_UPSTREAM = ['honcho', 'supermemory', 'hindsight', 'byterover', 'retaindb', 'openviking'] as const
+export const UNSUPPORTED_UPSTREAM = [
+  'honcho',
+  'supermemory',
+  'hindsight',
+  'byterover',
+  'retaindb',
+  'openviking'
+] as const
 
 const VALID_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
 
 export async function loadMemoryProvider(name: string, ctx: ProviderContext): Promise<MemoryProvider> {
-  if (!VALID_NAME.test(name) || name.includes('..')) throw new ProviderLoadError(`Memory provider '${name.slice(0, 64)}' is not a valid provider name; continuing with built-in memory only.`)
+  if (!VALID_NAME.test(name) || name.includes('..'))
+    throw new ProviderLoadError(
+      `Memory provider '${name.slice(0, 64)}' is not a valid provider name; continuing with built-in memory only.`
+    )
   const builtin = BUILTIN[name]
   if (builtin) return builtin.create(ctx)
   const dir = findPlugin(name, ctx)
   if (dir) return loadPlugin(name, dir, ctx)
   if ((UNSUPPORTED_UPSTREAM as readonly string[]).includes(name)) {
-    throw new ProviderLoadError(`Memory provider '${name}' is not supported by Caduceus; continuing with built-in memory only.`)
+    throw new ProviderLoadError(
+      `Memory provider '${name}' is not supported by Caduceus; continuing with built-in memory only.`
+    )
   }
-  throw new ProviderLoadError(`Memory provider '${name}' is not installed (no built-in provider or plugin of that name); continuing with built-in memory only.`)
+  throw new ProviderLoadError(
+    `Memory provider '${name}' is not installed (no built-in provider or plugin of that name); continuing with built-in memory only.`
+  )
 }
 
-export interface ProviderChoice { name: string; kind: 'builtin' | 'plugin' | 'unsupported'; description: string; version?: string }
+export interface ProviderChoice {
+  name: string
+  kind: 'builtin' | 'plugin' | 'unsupported'
+  description: string
+  version?: string
+}
 
 /** Everything the picker can offer for one profile. */
-export function listProviderChoices(ctx: Pick<ProviderContext, 'home' | 'root'>, pluginNames: string[]): ProviderChoice[] {
-  const out: ProviderChoice[] = Object.entries(BUILTIN).map(([name, b]) => ({ name, kind: 'builtin', description: b.description }))
+export function listProviderChoices(
+  ctx: Pick<ProviderContext, 'home' | 'root'>,
+  pluginNames: string[]
+): ProviderChoice[] {
+  const out: ProviderChoice[] = Object.entries(BUILTIN).map(([name, b]) => ({
+    name,
+    kind: 'builtin',
+    description: b.description
+  }))
   for (const name of pluginNames) {
     if (BUILTIN[name] || !VALID_NAME.test(name)) continue
     const dir = findPlugin(name, ctx)
@@ -58,7 +84,8 @@ export function listProviderChoices(ctx: Pick<ProviderContext, 'home' | 'root'>,
       out.push({ name, kind: 'plugin', description: (err as ProviderLoadError).userMessage ?? 'invalid plugin' })
     }
   }
-  for (const name of UNSUPPORTED_UPSTREAM) out.push({ name, kind: 'unsupported', description: 'Upstream plugin, not supported by Caduceus.' })
+  for (const name of UNSUPPORTED_UPSTREAM)
+    out.push({ name, kind: 'unsupported', description: 'Upstream plugin, not supported by Caduceus.' })
   return out
 }
 

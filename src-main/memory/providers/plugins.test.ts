@@ -23,18 +23,31 @@ function plugin(base: string, name: string, manifest: string | null, source: str
 }
 
 const failure = async (name: string) => {
-  const err = await loadMemoryProvider(name, ctx).then(() => null, (e: unknown) => e)
+  const err = await loadMemoryProvider(name, ctx).then(
+    () => null,
+    (e: unknown) => e
+  )
   expect(err).toBeInstanceOf(ProviderLoadError)
   return (err as ProviderLoadError).userMessage
 }
 
 describe('loadMemoryProvider', () => {
   it('loads a root plugin (the profile folder wins over the root), passing its config and secrets', async () => {
-    plugin(root, 'good', 'name: good\nversion: 2\n', `export function createProvider(ctx) { return { name: 'good', getToolSchemas: () => [], systemPromptBlock: () => ctx.config.greeting + ' ' + ctx.secret('TOKEN') + ' ' + ctx.profile } }`)
+    plugin(
+      root,
+      'good',
+      'name: good\nversion: 2\n',
+      `export function createProvider(ctx) { return { name: 'good', getToolSchemas: () => [], systemPromptBlock: () => ctx.config.greeting + ' ' + ctx.secret('TOKEN') + ' ' + ctx.profile } }`
+    )
     const p = await loadMemoryProvider('good', ctx)
     expect(p.name).toBe('good')
     expect(await p.systemPromptBlock()).toBe('hi t alpha')
-    plugin(ctx.home, 'good', 'name: good\n', `export function createProvider() { return { name: 'mine', getToolSchemas: () => [] } }`)
+    plugin(
+      ctx.home,
+      'good',
+      'name: good\n',
+      `export function createProvider() { return { name: 'mine', getToolSchemas: () => [] } }`
+    )
     expect((await loadMemoryProvider('good', ctx)).name).toBe('mine')
   })
 
@@ -53,15 +66,28 @@ describe('loadMemoryProvider', () => {
     expect(await failure('throws')).toContain('failed to start')
     plugin(root, 'badyaml', 'name: [unclosed\n', 'export function createProvider() {}')
     expect(await failure('badyaml')).toContain('plugin.yaml could not be read')
-    for (const name of ['nomod', 'noexport', 'badobj', 'throws', 'badyaml']) expect(await failure(name)).not.toContain(root)
+    for (const name of ['nomod', 'noexport', 'badobj', 'throws', 'badyaml'])
+      expect(await failure(name)).not.toContain(root)
   })
 
   it('lists builtin, plugin and unsupported choices for the picker', () => {
-    plugin(root, 'good', 'name: good\nversion: 1.2.0\ndescription: A good plugin\n', 'export function createProvider() {}')
+    plugin(
+      root,
+      'good',
+      'name: good\nversion: 1.2.0\ndescription: A good plugin\n',
+      'export function createProvider() {}'
+    )
     const choices = listProviderChoices(ctx, ['good', 'absent'])
     expect(choices.map((c) => `${c.name}:${c.kind}`)).toEqual([
-      'holographic:builtin', 'mem0:builtin', 'good:plugin', 'honcho:unsupported', 'supermemory:unsupported', 'hindsight:unsupported',
-      'byterover:unsupported', 'retaindb:unsupported', 'openviking:unsupported'
+      'holographic:builtin',
+      'mem0:builtin',
+      'good:plugin',
+      'honcho:unsupported',
+      'supermemory:unsupported',
+      'hindsight:unsupported',
+      'byterover:unsupported',
+      'retaindb:unsupported',
+      'openviking:unsupported'
     ])
     expect(choices.find((c) => c.name === 'good')).toMatchObject({ description: 'A good plugin', version: '1.2.0' })
   })

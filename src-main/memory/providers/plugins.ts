@@ -16,7 +16,14 @@ import { ProviderLoadError, type ProviderContext } from './types'
 export const PLUGIN_DIR = join('caduceus-plugins', 'memory')
 const MAIN_CANDIDATES = ['index.mjs', 'index.js']
 
-export interface PluginManifest { name: string; version: string; description: string; hooks: string[]; main: string; dir: string }
+export interface PluginManifest {
+  name: string
+  version: string
+  description: string
+  hooks: string[]
+  main: string
+  dir: string
+}
 
 /** The folders searched for `name`, most specific first. */
 export function pluginDirs(name: string, ctx: Pick<ProviderContext, 'home' | 'root'>): string[] {
@@ -30,7 +37,8 @@ export function findPlugin(name: string, ctx: Pick<ProviderContext, 'home' | 'ro
 }
 
 export function readManifest(dir: string, name: string): PluginManifest {
-  const bad = (why: string) => new ProviderLoadError(`Memory plugin '${name}' is invalid: ${why}; continuing without it.`, `${dir}: ${why}`)
+  const bad = (why: string) =>
+    new ProviderLoadError(`Memory plugin '${name}' is invalid: ${why}; continuing without it.`, `${dir}: ${why}`)
   let raw: unknown
   try {
     raw = parse(readFileSync(join(dir, 'plugin.yaml'), 'utf8'))
@@ -38,8 +46,12 @@ export function readManifest(dir: string, name: string): PluginManifest {
     throw bad(`plugin.yaml could not be read (${(err as Error).message.split('\n')[0]})`)
   }
   if (!isPlainObject(raw)) throw bad('plugin.yaml is not a mapping')
-  const main = typeof raw.main === 'string' && raw.main.trim() ? raw.main.trim() : MAIN_CANDIDATES.find((f) => existsSync(join(dir, f)))
-  if (!main || main.includes('..') || !existsSync(join(dir, main))) throw bad(`no module to load (set 'main' or add ${MAIN_CANDIDATES.join(' / ')})`)
+  const main =
+    typeof raw.main === 'string' && raw.main.trim()
+      ? raw.main.trim()
+      : MAIN_CANDIDATES.find((f) => existsSync(join(dir, f)))
+  if (!main || main.includes('..') || !existsSync(join(dir, main)))
+    throw bad(`no module to load (set 'main' or add ${MAIN_CANDIDATES.join(' / ')})`)
   return {
     name: typeof raw.name === 'string' ? raw.name : name,
     version: raw.version === undefined ? '' : String(raw.version),
@@ -71,27 +83,45 @@ export async function loadPlugin(name: string, dir: string, ctx: ProviderContext
     // The stamp in the URL re-imports an edited plugin instead of serving the first version forever.
     mod = await import(`${pathToFileURL(file).href}?v=${encodeURIComponent(pluginStamp(dir, manifest.main))}`)
   } catch (err) {
-    throw new ProviderLoadError(`Memory plugin '${name}' failed to load; continuing without it.`, `${file}: ${(err as Error).message}`)
+    throw new ProviderLoadError(
+      `Memory plugin '${name}' failed to load; continuing without it.`,
+      `${file}: ${(err as Error).message}`
+    )
   }
   const create = (mod.createProvider ?? (mod.default as Record<string, unknown> | undefined)?.createProvider) as unknown
   if (typeof create !== 'function') {
-    throw new ProviderLoadError(`Memory plugin '${name}' is invalid: its module does not export createProvider(ctx); continuing without it.`, file)
+    throw new ProviderLoadError(
+      `Memory plugin '${name}' is invalid: its module does not export createProvider(ctx); continuing without it.`,
+      file
+    )
   }
   let obj: unknown
   try {
     obj = await (create as (c: unknown) => unknown)({
-      name, hermesHome: ctx.home, profile: ctx.profile, pluginDir: dir, manifest,
-      config: isPlainObject(ctx.config?.plugins) && isPlainObject((ctx.config!.plugins as Record<string, unknown>)[name])
-        ? (ctx.config!.plugins as Record<string, unknown>)[name] : {},
+      name,
+      hermesHome: ctx.home,
+      profile: ctx.profile,
+      pluginDir: dir,
+      manifest,
+      config:
+        isPlainObject(ctx.config?.plugins) && isPlainObject((ctx.config!.plugins as Record<string, unknown>)[name])
+          ? (ctx.config!.plugins as Record<string, unknown>)[name]
+          : {},
       secret: (key: string) => ctx.secrets[key],
       // The home of the profile whose turn is running now (upstream `get_hermes_home()`).
       currentHome: () => getHermesHome()
     })
   } catch (err) {
-    throw new ProviderLoadError(`Memory plugin '${name}' failed to start; continuing without it.`, `${file}: createProvider threw: ${(err as Error).message}`)
+    throw new ProviderLoadError(
+      `Memory plugin '${name}' failed to start; continuing without it.`,
+      `${file}: createProvider threw: ${(err as Error).message}`
+    )
   }
   if (!obj || typeof obj !== 'object' || typeof (obj as PluginObject).getToolSchemas !== 'function') {
-    throw new ProviderLoadError(`Memory plugin '${name}' is invalid: createProvider(ctx) must return an object with getToolSchemas(); continuing without it.`, file)
+    throw new ProviderLoadError(
+      `Memory plugin '${name}' is invalid: createProvider(ctx) must return an object with getToolSchemas(); continuing without it.`,
+      file
+    )
   }
   return adaptPlugin(obj as PluginObject, name)
 }

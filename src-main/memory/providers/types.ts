@@ -15,7 +15,10 @@ export interface ProviderContext {
 
 /** A load failure: `userMessage` is safe for chat surfaces (no paths), `detail` goes to the log. */
 export class ProviderLoadError extends Error {
-  constructor(readonly userMessage: string, readonly detail: string = userMessage) {
+  constructor(
+    readonly userMessage: string,
+    readonly detail: string = userMessage
+  ) {
     super(userMessage)
     this.name = 'ProviderLoadError'
   }

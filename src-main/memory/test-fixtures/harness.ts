@@ -20,33 +20,60 @@ export function makeHomes(): { root: string; alpha: string; beta: string } {
   return { root, alpha, beta }
 }
 
-export interface TestAgent { manager: MemoryManager; registry: ToolRegistry; gsk: string }
+export interface TestAgent {
+  manager: MemoryManager
+  registry: ToolRegistry
+  gsk: string
+}
 
-export async function buildAgent(home: string, gsk: string, provider: MemoryProvider = new ProcessWideProvider(), opts: { initialize?: boolean } & MemoryManagerOptions = {}): Promise<TestAgent> {
+export async function buildAgent(
+  home: string,
+  gsk: string,
+  provider: MemoryProvider = new ProcessWideProvider(),
+  opts: { initialize?: boolean } & MemoryManagerOptions = {}
+): Promise<TestAgent> {
   const manager = new MemoryManager(opts)
   await withHomeOverride(home, async () => {
     manager.addProvider(provider)
-    if (opts.initialize !== false) await manager.initializeAll(`s-${basename(home)}`, { platform: 'api_server', hermesHome: home })
+    if (opts.initialize !== false)
+      await manager.initializeAll(`s-${basename(home)}`, { platform: 'api_server', hermesHome: home })
   })
   const registry = new ToolRegistry()
   for (const def of memoryToolDefinitions(manager)) registry.register(def)
   return { manager, registry, gsk }
 }
 
-export async function buildManager(home: string, provider: MemoryProvider = new InstanceScopedProvider(), opts: MemoryManagerOptions = {}): Promise<MemoryManager> {
+export async function buildManager(
+  home: string,
+  provider: MemoryProvider = new InstanceScopedProvider(),
+  opts: MemoryManagerOptions = {}
+): Promise<MemoryManager> {
   return (await buildAgent(home, '', provider, opts)).manager
 }
 
-const ctx = (agent: TestAgent): ToolContext => ({ profile: 'p', sessionId: 's', turnId: 't', gatewaySessionKey: agent.gsk })
+const ctx = (agent: TestAgent): ToolContext => ({
+  profile: 'p',
+  sessionId: 's',
+  turnId: 't',
+  gatewaySessionKey: agent.gsk
+})
 const call = (name: string, args: Record<string, unknown>) => [{ id: 'c', name, arguments: JSON.stringify(args) }]
 
 export async function sequential(agent: TestAgent, content?: string, tool = TOOL): Promise<Record<string, unknown>> {
-  const [result] = await dispatchSequential(agent.registry, call(tool, content === undefined ? {} : { content }), ctx(agent))
+  const [result] = await dispatchSequential(
+    agent.registry,
+    call(tool, content === undefined ? {} : { content }),
+    ctx(agent)
+  )
   return JSON.parse(result!.content)
 }
 
 export async function concurrent(agent: TestAgent, content?: string, tool = TOOL): Promise<Record<string, unknown>> {
-  const [result] = await dispatchConcurrent(agent.registry, call(tool, content === undefined ? {} : { content }), ctx(agent))
+  const [result] = await dispatchConcurrent(
+    agent.registry,
+    call(tool, content === undefined ? {} : { content }),
+    ctx(agent)
+  )
   return JSON.parse(result!.content)
 }
 
@@ -58,13 +85,20 @@ export function captureLogs(): { records: MemoryLogRecord[]; scope: () => Memory
 }
 
 /** The model sees a generic refusal naming `caduceus logs errors`; the log keeps the code and the homes. */
-export function expectGenericRefusal(result: Record<string, unknown>, logs: MemoryLogRecord[], ...homes: string[]): void {
+export function expectGenericRefusal(
+  result: Record<string, unknown>,
+  logs: MemoryLogRecord[],
+  ...homes: string[]
+): void {
   const error = String(result.error ?? '')
   expect(error).toContain('refused')
   expect(error).toContain('caduceus logs errors')
   expect(error).not.toContain(REFUSAL_CODE)
   for (const home of homes) expect(error).not.toContain(home)
-  const logged = logs.filter((r) => r.name === CALLER_SCOPE_LOGGER).map((r) => r.message).join('\n')
+  const logged = logs
+    .filter((r) => r.name === CALLER_SCOPE_LOGGER)
+    .map((r) => r.message)
+    .join('\n')
   expect(logged).toContain(REFUSAL_CODE)
   for (const home of homes) expect(logged).toContain(home)
 }
@@ -73,7 +107,11 @@ export function expectGenericRefusal(result: Record<string, unknown>, logs: Memo
 export const tick = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 export function refusedHooks(logs: MemoryLogRecord[]): Set<string> {
-  return new Set(logs.filter((r) => r.name === CALLER_SCOPE_LOGGER && r.code === REFUSAL_CODE && r.message.includes(REFUSAL_CODE)).map((r) => (r.subject ?? '').replace(/^hook /, '')))
+  return new Set(
+    logs
+      .filter((r) => r.name === CALLER_SCOPE_LOGGER && r.code === REFUSAL_CODE && r.message.includes(REFUSAL_CODE))
+      .map((r) => (r.subject ?? '').replace(/^hook /, ''))
+  )
 }
 
 /** Hook name → drives it through the manager the way the agent does (background ones drained). */

@@ -1,5 +1,11 @@
 /** A configurable provider that records every hook it sees, for manager semantics tests. */
-import { MemoryProvider, type InitializeOptions, type MemoryToolSchema, type PreCompressOptions, type SessionSwitchOptions } from '../provider'
+import {
+  MemoryProvider,
+  type InitializeOptions,
+  type MemoryToolSchema,
+  type PreCompressOptions,
+  type SessionSwitchOptions
+} from '../provider'
 
 export type Call = [provider: string, hook: string, ...args: unknown[]]
 
@@ -10,7 +16,11 @@ export class RecordingProvider extends MemoryProvider {
   syncGate: Promise<void> | null = null
   fail = new Set<string>()
 
-  constructor(readonly name: string, private readonly tools: string[] = [], private readonly log: Call[] = []) {
+  constructor(
+    readonly name: string,
+    private readonly tools: string[] = [],
+    private readonly log: Call[] = []
+  ) {
     super()
   }
 

@@ -9,7 +9,11 @@ import { MemoryProvider, type InitializeOptions, type MemoryToolSchema, type Too
 export const TOOL = 'pw_remember'
 export const HOOK_TOOL = 'ct_remember'
 
-const schema = (name: string): MemoryToolSchema => ({ name, description: 'remember', parameters: { type: 'object', properties: {} } })
+const schema = (name: string): MemoryToolSchema => ({
+  name,
+  description: 'remember',
+  parameters: { type: 'object', properties: {} }
+})
 
 /** One store binding per process, set by whichever profile initialized last. */
 export class ProcessWideProvider extends MemoryProvider {
@@ -79,7 +83,8 @@ export class InstanceScopedProvider extends MemoryProvider {
     return [schema(HOOK_TOOL)]
   }
   handleToolCall(_toolName: string, _args: Record<string, unknown>, kwargs?: ToolCallKwargs): string {
-    if (kwargs?.hermesHome !== this.home) throw new Error(`kwargs home ${kwargs?.hermesHome} is not the bound ${this.home}`)
+    if (kwargs?.hermesHome !== this.home)
+      throw new Error(`kwargs home ${kwargs?.hermesHome} is not the bound ${this.home}`)
     this.record('tool')
     return JSON.stringify({ ok: true })
   }

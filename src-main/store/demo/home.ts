@@ -19,7 +19,10 @@ export interface DemoHomeOptions {
   sessions?: Partial<Record<'default' | 'work' | 'research', number>>
 }
 
-export interface DemoHome { root: string; profiles: Array<{ name: string; home: string; sessions: number }> }
+export interface DemoHome {
+  root: string
+  profiles: Array<{ name: string; home: string; sessions: number }>
+}
 
 const PROFILES = ['default', 'work', 'research'] as const
 const SOURCES = ['cli', 'cli', 'tui', 'desktop', 'telegram', 'api_server', 'cron']
@@ -59,7 +62,12 @@ export async function writeDemoHome(rootDir: string, opts: DemoHomeOptions = {})
 class ProfileWriter {
   private made = 0
   private titles = new Map<string, number>()
-  constructor(private store: SessionStore, private rng: Rng, private profile: string, private now: number) {}
+  constructor(
+    private store: SessionStore,
+    private rng: Rng,
+    private profile: string,
+    private now: number
+  ) {}
 
   /** One outer transaction: every store call inside it is a nested savepoint that runs (and throws) synchronously. */
   async run(count: number): Promise<number> {
@@ -67,14 +75,15 @@ class ProfileWriter {
     await this.store.write(() => {
       while (this.made < count) {
         // Spread over the last 45 days by how much has been made, so the newest rows land near `now`.
-        const startedAt = this.now - (count - this.made) * (DAY * 45 / count) - this.rng.int(0, 3600)
+        const startedAt = this.now - (count - this.made) * ((DAY * 45) / count) - this.rng.int(0, 3600)
         const id = this.conversation(startedAt, null, {})
         roots.push(id)
         if (this.rng.chance(0.12) && this.made < count) this.compress(id, startedAt)
         if (this.rng.chance(0.06) && this.made < count) this.branch(id, startedAt)
         if (this.rng.chance(0.1) && this.made < count) this.delegateChild(id, startedAt)
       }
-      if (this.profile === 'default' && roots.length >= 6) writeDelegations(this.store, this.rng, roots.slice(-6), this.now, (p, at) => this.delegateChild(p, at))
+      if (this.profile === 'default' && roots.length >= 6)
+        writeDelegations(this.store, this.rng, roots.slice(-6), this.now, (p, at) => this.delegateChild(p, at))
       // A few archived and pinned rows so filters have something to show.
       roots.slice(0, 5).forEach((id) => void this.store.setArchived(id, true))
       roots.slice(-3).forEach((id) => void this.store.setPinned(id, true))
@@ -89,12 +98,21 @@ class ProfileWriter {
   }
 
   /** One session with a few turns; returns its id. */
-  conversation(startedAt: number, parent: string | null, modelConfig: Record<string, unknown>, source?: string): string {
+  conversation(
+    startedAt: number,
+    parent: string | null,
+    modelConfig: Record<string, unknown>,
+    source?: string
+  ): string {
     const topic = this.rng.pick(TOPICS[this.profile])
     const id = sessionIdAt(startedAt, this.rng)
     const src = source ?? this.rng.pick(SOURCES)
     void this.store.createSession(id, src, {
-      model: 'demo-model', modelConfig, parentSessionId: parent, startedAt, cwd: `/home/demo/${this.profile}`,
+      model: 'demo-model',
+      modelConfig,
+      parentSessionId: parent,
+      startedAt,
+      cwd: `/home/demo/${this.profile}`,
       title: parent && !modelConfig._branched_from ? null : this.rng.chance(0.85) ? this.title(topic) : null
     })
     this.made++
@@ -106,27 +124,58 @@ class ProfileWriter {
     const priced = [...id].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % 100 >= 15
     // A compression continuation opens with the compressor's summary, as upstream writes it (shown folded).
     if (parent && !modelConfig._branched_from && !modelConfig._delegate_from) {
-      void this.store.appendMessages(id, [{ role: 'user', timestamp: ts,
-        content: `[CONTEXT COMPACTION] Summary of the earlier conversation:\n\n- The user asked: ${topic.ask}\n- Tools used so far: \`${topic.tool}\`\n- Open items: confirm the result and follow up.` }])
+      void this.store.appendMessages(id, [
+        {
+          role: 'user',
+          timestamp: ts,
+          content: `[CONTEXT COMPACTION] Summary of the earlier conversation:\n\n- The user asked: ${topic.ask}\n- Tools used so far: \`${topic.tool}\`\n- Open items: confirm the result and follow up.`
+        }
+      ])
     }
     for (let turn = 0; turn < turns; turn++) {
       const callId = `call_${this.rng.hex(8)}`
       void this.store.appendMessages(id, [
         { role: 'user', content: turn === 0 ? topic.ask : 'Thanks — can you double-check that?', timestamp: (ts += 5) },
-        { role: 'assistant', content: null, reasoning: this.rng.pick(REASONING), timestamp: (ts += 4),
-          toolCalls: [{ id: callId, name: topic.tool, arguments: JSON.stringify(topic.args) }], finishReason: 'tool_calls' },
+        {
+          role: 'assistant',
+          content: null,
+          reasoning: this.rng.pick(REASONING),
+          timestamp: (ts += 4),
+          toolCalls: [{ id: callId, name: topic.tool, arguments: JSON.stringify(topic.args) }],
+          finishReason: 'tool_calls'
+        },
         { role: 'tool', content: topic.result, toolCallId: callId, toolName: topic.tool, timestamp: (ts += 2) },
-        { role: 'assistant', content: turn === 0 ? richAnswer(topic) : topic.answer, timestamp: (ts += 6), finishReason: 'stop', tokenCount: this.rng.int(40, 400) }
+        {
+          role: 'assistant',
+          content: turn === 0 ? richAnswer(topic) : topic.answer,
+          timestamp: (ts += 6),
+          finishReason: 'stop',
+          tokenCount: this.rng.int(40, 400)
+        }
       ])
       this.rng.chance(0.7) // was the per-turn priced draw: kept so the seeded sequence is unchanged
-      const input = this.rng.int(800, 6000), output = this.rng.int(100, 900)
-      void this.store.recordUsage(id, {
-        model: 'demo-model', provider: 'demo', baseUrl: 'http://127.0.0.1:0/v1', inputTokens: input, outputTokens: output,
-        cacheReadTokens: this.rng.int(0, 2000), cacheWriteTokens: 0, reasoningTokens: this.rng.int(0, 200), apiCalls: 2,
-        costUsd: priced ? Math.round((input * 3 + output * 15) / 1000) / 1000 : null, costStatus: priced ? 'estimated' : 'unpriced'
-      }, { at: ts, day: new Date(ts * 1000).toISOString().slice(0, 10) })
+      const input = this.rng.int(800, 6000),
+        output = this.rng.int(100, 900)
+      void this.store.recordUsage(
+        id,
+        {
+          model: 'demo-model',
+          provider: 'demo',
+          baseUrl: 'http://127.0.0.1:0/v1',
+          inputTokens: input,
+          outputTokens: output,
+          cacheReadTokens: this.rng.int(0, 2000),
+          cacheWriteTokens: 0,
+          reasoningTokens: this.rng.int(0, 200),
+          apiCalls: 2,
+          costUsd: priced ? Math.round((input * 3 + output * 15) / 1000) / 1000 : null,
+          costStatus: priced ? 'estimated' : 'unpriced'
+        },
+        { at: ts, day: new Date(ts * 1000).toISOString().slice(0, 10) }
+      )
     }
-    if (ts < this.now - 3600 && this.rng.chance(0.8)) void this.store.endSession(id, this.rng.pick(['cli_close', 'tui_close', 'idle']), ts + 60)
+    if (ts < this.now - 3600 && this.rng.chance(0.8))
+      void this.store.endSession(id, this.rng.pick(['cli_close', 'tui_close', 'idle']), ts + 60)
     return id
   }
 

@@ -35,7 +35,9 @@ export function columnFacts(table: SQLiteTable): ColumnFacts[] {
     const ref = fk.reference()
     if (ref.columns.length !== 1) continue
     refs.set(ref.columns[0].name, {
-      table: getTableConfig(ref.foreignTable).name, column: ref.foreignColumns[0].name, onDelete: fk.onDelete
+      table: getTableConfig(ref.foreignTable).name,
+      column: ref.foreignColumns[0].name,
+      onDelete: fk.onDelete
     })
   }
   return cfg.columns.map((c: SQLiteColumn) => ({
@@ -74,7 +76,8 @@ export function createTableSql(table: SQLiteTable): string {
  */
 export function addColumnSql(tableName: string, c: ColumnFacts): string {
   let s = `ALTER TABLE ${q(tableName)} ADD COLUMN ${c.name} ${c.type}`
-  if (c.notNull && c.defaultSql !== null && c.defaultSql !== 'NULL' && !c.primary) s += ` NOT NULL DEFAULT ${c.defaultSql}`
+  if (c.notNull && c.defaultSql !== null && c.defaultSql !== 'NULL' && !c.primary)
+    s += ` NOT NULL DEFAULT ${c.defaultSql}`
   else if (c.defaultSql !== null && !c.primary) s += ` DEFAULT ${c.defaultSql}`
   if (c.references && (c.defaultSql === null || c.defaultSql === 'NULL')) s += refSql(c.references)
   return s

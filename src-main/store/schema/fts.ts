@@ -47,7 +47,9 @@ export const FTS_TRIGGER_SQL: readonly string[] = [
  * Trigram index (hermes-spec §1.3): CJK and substring search. External content over a view that leaves out
  * tool rows and cron/subagent/delegate sessions; created only in a current (v30) home that lacks it.
  */
-const trigramEligible = (row: 'new' | 'old') => `${row}.role <> 'tool' AND EXISTS (SELECT 1 FROM sessions s WHERE s.id = ${row}.session_id
+const trigramEligible = (
+  row: 'new' | 'old'
+) => `${row}.role <> 'tool' AND EXISTS (SELECT 1 FROM sessions s WHERE s.id = ${row}.session_id
     AND s.source NOT IN ('cron', 'subagent')
     AND (CASE WHEN json_valid(s.model_config) THEN json_extract(s.model_config, '$._delegate_from') END) IS NULL)`
 

@@ -10,14 +10,27 @@ export * from './usage'
 export * from './delegations'
 export { INDEX_SQL } from './indices'
 export {
-  FTS_STORAGE_VERSION, FTS_TABLE_SQL, FTS_TOOL_CONTENT_PREFIX_CHARS, FTS_TRIGGER_SQL, FTS_VIEW_SQL, TRIGRAM_TABLE_SQL, TRIGRAM_TRIGGER_SQL,
+  FTS_STORAGE_VERSION,
+  FTS_TABLE_SQL,
+  FTS_TOOL_CONTENT_PREFIX_CHARS,
+  FTS_TRIGGER_SQL,
+  FTS_VIEW_SQL,
+  TRIGRAM_TABLE_SQL,
+  TRIGRAM_TRIGGER_SQL,
   TRIGRAM_VIEW_SQL
 } from './fts'
 
 /** Every upstream table the store reconciles, in creation order. */
 export const DECLARED_TABLES = [
-  schemaVersion, systemPrompts, sessions, messages, sessionModelUsage, sessionDailyUsage, stateMeta,
-  asyncDelegations, delegationChildUsage
+  schemaVersion,
+  systemPrompts,
+  sessions,
+  messages,
+  sessionModelUsage,
+  sessionDailyUsage,
+  stateMeta,
+  asyncDelegations,
+  delegationChildUsage
 ] as const
 
 export const SCHEMA_VERSION = 30

@@ -4,7 +4,9 @@ import { sessions } from './sessions'
 
 export const messages = sqliteTable('messages', {
   id: integer('id').primaryKey({ autoIncrement: true }),
-  session_id: text('session_id').notNull().references(() => sessions.id),
+  session_id: text('session_id')
+    .notNull()
+    .references(() => sessions.id),
   role: text('role').notNull(),
   content: text('content'),
   tool_call_id: text('tool_call_id'),

@@ -9,7 +9,18 @@ db.prepare("UPDATE sessions SET title = title WHERE id = 'none'").run()
 process.stdout.write('locked\n')
 let waited = false
 let closed = false
-const release = () => { if (!waited || !closed) return; db.exec('COMMIT'); db.close(); process.stdout.write('released\n') }
-setTimeout(() => { waited = true; release() }, Number(ms))
-process.stdin.on('end', () => { closed = true; release() })
+const release = () => {
+  if (!waited || !closed) return
+  db.exec('COMMIT')
+  db.close()
+  process.stdout.write('released\n')
+}
+setTimeout(() => {
+  waited = true
+  release()
+}, Number(ms))
+process.stdin.on('end', () => {
+  closed = true
+  release()
+})
 process.stdin.resume()

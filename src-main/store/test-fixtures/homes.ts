@@ -11,7 +11,14 @@ import { join } from 'node:path'
 import { mkdirSync } from 'node:fs'
 import { createTableSql } from '../schema/ddl'
 import {
-  DECLARED_TABLES, FTS_TABLE_SQL, FTS_TRIGGER_SQL, FTS_VIEW_SQL, INDEX_SQL, TRIGRAM_TABLE_SQL, TRIGRAM_TRIGGER_SQL, TRIGRAM_VIEW_SQL
+  DECLARED_TABLES,
+  FTS_TABLE_SQL,
+  FTS_TRIGGER_SQL,
+  FTS_VIEW_SQL,
+  INDEX_SQL,
+  TRIGRAM_TABLE_SQL,
+  TRIGRAM_TRIGGER_SQL,
+  TRIGRAM_VIEW_SQL
 } from '../schema'
 
 const V21_SQL = `
@@ -75,9 +82,20 @@ export function makeHome(dir: string, version: HomeVersion): string {
   const db = new Database(path)
   if (version === 21) db.exec(V21_SQL)
   else {
-    db.exec([...DECLARED_TABLES.map((t) => createTableSql(t)), ...INDEX_SQL, FTS_VIEW_SQL, FTS_TABLE_SQL, ...FTS_TRIGGER_SQL,
-      TRIGRAM_VIEW_SQL, TRIGRAM_TABLE_SQL, ...TRIGRAM_TRIGGER_SQL, 'INSERT INTO schema_version(version) VALUES (30)',
-      "INSERT INTO state_meta(key, value) VALUES ('fts_storage_version', '3')"].join(';\n'))
+    db.exec(
+      [
+        ...DECLARED_TABLES.map((t) => createTableSql(t)),
+        ...INDEX_SQL,
+        FTS_VIEW_SQL,
+        FTS_TABLE_SQL,
+        ...FTS_TRIGGER_SQL,
+        TRIGRAM_VIEW_SQL,
+        TRIGRAM_TABLE_SQL,
+        ...TRIGRAM_TRIGGER_SQL,
+        'INSERT INTO schema_version(version) VALUES (30)',
+        "INSERT INTO state_meta(key, value) VALUES ('fts_storage_version', '3')"
+      ].join(';\n')
+    )
   }
   db.close()
   return path
@@ -85,26 +103,43 @@ export function makeHome(dir: string, version: HomeVersion): string {
 
 /** The writes an upstream Hermes of that version issues against its own home. */
 export function upstream(db: Database.Database, version: HomeVersion) {
-  const key = version === 21 ? 'session_id, model, billing_provider, billing_base_url, billing_mode'
-    : 'session_id, model, billing_provider, billing_base_url, billing_mode, task'
+  const key =
+    version === 21
+      ? 'session_id, model, billing_provider, billing_base_url, billing_mode'
+      : 'session_id, model, billing_provider, billing_base_url, billing_mode, task'
   return {
     createSession(id: string, prompt = 'You are upstream.'): void {
-      if (version === 21) db.prepare('INSERT INTO sessions (id, source, system_prompt, started_at) VALUES (?, ?, ?, ?)').run(id, 'cli', prompt, Date.now() / 1000)
-      else db.prepare('INSERT INTO sessions (id, source, started_at) VALUES (?, ?, ?)').run(id, 'cli', Date.now() / 1000)
+      if (version === 21)
+        db.prepare('INSERT INTO sessions (id, source, system_prompt, started_at) VALUES (?, ?, ?, ?)').run(
+          id,
+          'cli',
+          prompt,
+          Date.now() / 1000
+        )
+      else
+        db.prepare('INSERT INTO sessions (id, source, started_at) VALUES (?, ?, ?)').run(id, 'cli', Date.now() / 1000)
     },
     append(id: string, role: string, content: string): number {
-      return db.transaction(() => {
-        const r = db.prepare('INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, ?, ?, ?)').run(id, role, content, Date.now() / 1000)
-        db.prepare('UPDATE sessions SET message_count = message_count + 1 WHERE id = ?').run(id)
-        return Number(r.lastInsertRowid)
-      }).immediate()
+      return db
+        .transaction(() => {
+          const r = db
+            .prepare('INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, ?, ?, ?)')
+            .run(id, role, content, Date.now() / 1000)
+          db.prepare('UPDATE sessions SET message_count = message_count + 1 WHERE id = ?').run(id)
+          return Number(r.lastInsertRowid)
+        })
+        .immediate()
     },
     usage(id: string, model: string, tokensIn: number): void {
-      db.prepare(`INSERT INTO session_model_usage (session_id, model, billing_provider, billing_base_url, billing_mode, input_tokens, api_call_count)
+      db.prepare(
+        `INSERT INTO session_model_usage (session_id, model, billing_provider, billing_base_url, billing_mode, input_tokens, api_call_count)
         VALUES (?, ?, 'p', 'u', 'm', ?, 1) ON CONFLICT(${key}) DO UPDATE SET input_tokens = input_tokens + excluded.input_tokens,
-        api_call_count = api_call_count + 1`).run(id, model, tokensIn)
-      db.prepare(`INSERT INTO session_daily_usage (session_id, day, input_tokens, api_call_count) VALUES (?, date('now','localtime'), ?, 1)
-        ON CONFLICT(session_id, day) DO UPDATE SET input_tokens = input_tokens + excluded.input_tokens`).run(id, tokensIn)
+        api_call_count = api_call_count + 1`
+      ).run(id, model, tokensIn)
+      db.prepare(
+        `INSERT INTO session_daily_usage (session_id, day, input_tokens, api_call_count) VALUES (?, date('now','localtime'), ?, 1)
+        ON CONFLICT(session_id, day) DO UPDATE SET input_tokens = input_tokens + excluded.input_tokens`
+      ).run(id, tokensIn)
     },
     deleteSession(id: string): void {
       db.transaction(() => {

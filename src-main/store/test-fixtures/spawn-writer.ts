@@ -17,8 +17,12 @@ export function runWriter(args: string[]): Promise<string> {
     const child = spawnWriter(args)
     let out = ''
     let err = ''
-    child.stdout.on('data', (d) => { out += d })
-    child.stderr.on('data', (d) => { err += d })
+    child.stdout.on('data', (d) => {
+      out += d
+    })
+    child.stderr.on('data', (d) => {
+      err += d
+    })
     child.on('error', fail)
     child.on('close', (code) => (code === 0 ? ok(out) : fail(new Error(`writer exited ${code}: ${err}`))))
   })

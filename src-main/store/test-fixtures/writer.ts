@@ -22,7 +22,10 @@ const wallMs = () => performance.timeOrigin + performance.now()
 if (cmd === 'append') {
   const n = Math.max(1, Number(nArg) || 1)
   await store.ensureSession(sessionId, 'cli')
-  await store.appendMessages(sessionId, Array.from({ length: n }, (_, i) => ({ role: 'user', content: `from writer ${process.pid} #${i}` })))
+  await store.appendMessages(
+    sessionId,
+    Array.from({ length: n }, (_, i) => ({ role: 'user', content: `from writer ${process.pid} #${i}` }))
+  )
   store.close()
   process.stdout.write('done\n')
 } else if (cmd === 'noop') {
@@ -41,7 +44,10 @@ if (cmd === 'append') {
     await store.appendMessage(sessionId, { role: 'user', content: `bench message ${Date.now()}` })
     process.stdout.write(JSON.stringify({ t: wallMs() }) + '\n')
   })
-  rl.on('close', () => { store.close(); process.exit(0) })
+  rl.on('close', () => {
+    store.close()
+    process.exit(0)
+  })
 } else {
   process.stderr.write(`unknown command ${cmd}\n`)
   process.exit(2)

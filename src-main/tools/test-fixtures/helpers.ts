@@ -17,7 +17,13 @@ export function cleanupDirs(): void {
 }
 
 export function ctxFor(over: Partial<ToolContext> = {}): ToolContext {
-  return { profile: 'default', sessionId: 's1', turnId: 't1', gatewaySessionKey: 'agent:main:default:desktop:dm:s1', ...over }
+  return {
+    profile: 'default',
+    sessionId: 's1',
+    turnId: 't1',
+    gatewaySessionKey: 'agent:main:default:desktop:dm:s1',
+    ...over
+  }
 }
 
 /** True while `pid` runs. A zombie counts as dead: an orphan waits for PID 1 to reap it, which can be slow. */

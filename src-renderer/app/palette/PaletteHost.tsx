@@ -5,8 +5,10 @@ import { closeOverlays, useOverlay } from './state'
 
 export function PaletteHost({ route }: { route: Route }) {
   const { palette, shortcuts } = useOverlay()
-  return <>
-    {palette && <CommandPalette route={route} onClose={closeOverlays} />}
-    {shortcuts && <ShortcutsDialog onClose={closeOverlays} />}
-  </>
+  return (
+    <>
+      {palette && <CommandPalette route={route} onClose={closeOverlays} />}
+      {shortcuts && <ShortcutsDialog onClose={closeOverlays} />}
+    </>
+  )
 }

@@ -16,11 +16,26 @@ export const SHORTCUTS: Array<[string, string]> = [
 
 export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
   return (
-    <Dialog title="Keyboard shortcuts" onClose={onClose} testId="shortcuts-dialog"
-      footer={<button className="primary" onClick={onClose}>Close</button>}>
+    <Dialog
+      title="Keyboard shortcuts"
+      onClose={onClose}
+      testId="shortcuts-dialog"
+      footer={
+        <button className="primary" onClick={onClose}>
+          Close
+        </button>
+      }
+    >
       <table className="shortcuts">
         <tbody>
-          {SHORTCUTS.map(([k, what]) => <tr key={k} data-testid="shortcut-row"><th scope="row"><kbd>{k}</kbd></th><td>{what}</td></tr>)}
+          {SHORTCUTS.map(([k, what]) => (
+            <tr key={k} data-testid="shortcut-row">
+              <th scope="row">
+                <kbd>{k}</kbd>
+              </th>
+              <td>{what}</td>
+            </tr>
+          ))}
         </tbody>
       </table>
     </Dialog>

@@ -2,7 +2,8 @@ import { create } from 'zustand'
 
 /** Which app-level overlay is open, and whether the profile sidebar is folded away. */
 export const useOverlay = create<{ palette: boolean; shortcuts: boolean; railCollapsed: boolean }>()(() => ({
-  palette: false, shortcuts: false,
+  palette: false,
+  shortcuts: false,
   // narrow windows start with the sidebar folded; the choice then sticks for the session
   railCollapsed: typeof window !== 'undefined' && window.innerWidth <= 1100
 }))

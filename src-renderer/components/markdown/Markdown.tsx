@@ -11,9 +11,21 @@ function CopyButton({ text }: { text: string }) {
       await navigator.clipboard.writeText(text)
       setDone(true)
       setTimeout(() => setDone(false), 1500)
-    } catch { /* clipboard refused (insecure context): nothing to do */ }
+    } catch {
+      /* clipboard refused (insecure context): nothing to do */
+    }
   }
-  return <button type="button" className="small copy-code" onClick={() => void copy()} data-testid="copy-code" aria-label="Copy code">{done ? 'Copied' : 'Copy'}</button>
+  return (
+    <button
+      type="button"
+      className="small copy-code"
+      onClick={() => void copy()}
+      data-testid="copy-code"
+      aria-label="Copy code"
+    >
+      {done ? 'Copied' : 'Copy'}
+    </button>
+  )
 }
 
 const components: Components = {
@@ -22,7 +34,10 @@ const components: Components = {
     const lang = code?.properties?.className?.find((c) => c.startsWith('language-'))?.slice(9)
     return (
       <div className="code-block" data-testid="code-block">
-        <div className="code-block-head"><span className="muted mono">{lang ?? 'text'}</span><CopyButton text={hastText(node as never)} /></div>
+        <div className="code-block-head">
+          <span className="muted mono">{lang ?? 'text'}</span>
+          <CopyButton text={hastText(node as never)} />
+        </div>
         <pre {...rest}>{children}</pre>
       </div>
     )
@@ -33,10 +48,18 @@ const components: Components = {
   },
   // GFM task-list boxes are read-only ticks; give them a name so a screen reader says which state they show
   input({ node: _n, ...rest }: ComponentProps<'input'> & { node?: unknown }) {
-    return rest.type === 'checkbox' ? <input {...rest} aria-label={rest.checked ? 'done' : 'not done'} /> : <input {...rest} />
+    return rest.type === 'checkbox' ? (
+      <input {...rest} aria-label={rest.checked ? 'done' : 'not done'} />
+    ) : (
+      <input {...rest} />
+    )
   },
   table({ node: _n, ...rest }: ComponentProps<'table'> & { node?: unknown }) {
-    return <div className="md-table-wrap"><table {...rest} /></div>
+    return (
+      <div className="md-table-wrap">
+        <table {...rest} />
+      </div>
+    )
   }
 }
 
@@ -48,7 +71,9 @@ export const Markdown = memo(function Markdown({ text, terms }: { text: string; 
   const rehype = useMemo(() => [[rehypeHighlight, { detect: false }], rehypeMarkTerms(terms ?? [])] as never, [terms])
   return (
     <div className="markdown" data-testid="markdown">
-      <ReactMarkdown remarkPlugins={[remarkGfm, remarkHtmlAsText]} rehypePlugins={rehype} components={components}>{text}</ReactMarkdown>
+      <ReactMarkdown remarkPlugins={[remarkGfm, remarkHtmlAsText]} rehypePlugins={rehype} components={components}>
+        {text}
+      </ReactMarkdown>
     </div>
   )
 })

@@ -16,7 +16,9 @@ describe('Markdown renderer', () => {
   })
 
   it('strips script, iframe and on* attributes: raw HTML is shown as text, never as elements', () => {
-    const out = html('<script>alert(1)</script>\n\n<iframe src="https://evil.example"></iframe>\n\nhi <img src=x onerror="alert(2)"> <b onclick="x()">bold</b>')
+    const out = html(
+      '<script>alert(1)</script>\n\n<iframe src="https://evil.example"></iframe>\n\nhi <img src=x onerror="alert(2)"> <b onclick="x()">bold</b>'
+    )
     expect(out).not.toMatch(/<script/i)
     expect(out).not.toMatch(/<iframe/i)
     expect(out).not.toMatch(/<img/i)

@@ -5,7 +5,13 @@
  */
 import { highlightParts } from '../../lib/highlight'
 
-interface Node { type: string; value?: string; tagName?: string; children?: Node[]; properties?: Record<string, unknown> }
+interface Node {
+  type: string
+  value?: string
+  tagName?: string
+  children?: Node[]
+  properties?: Record<string, unknown>
+}
 
 /** remark: `html` nodes (block and inline) become plain text, so the reader sees the markup instead of losing it. */
 export function remarkHtmlAsText() {
@@ -25,10 +31,15 @@ export function rehypeMarkTerms(terms: string[]) {
     const walk = (n: Node) => {
       if (!n.children || n.tagName === 'code' || n.tagName === 'pre') return
       n.children = n.children.flatMap((c): Node[] => {
-        if (c.type !== 'text' || !c.value) { walk(c); return [c] }
-        return highlightParts(c.value, terms).map((p) => (p.hit
-          ? { type: 'element', tagName: 'mark', properties: {}, children: [{ type: 'text', value: p.text }] }
-          : { type: 'text', value: p.text }))
+        if (c.type !== 'text' || !c.value) {
+          walk(c)
+          return [c]
+        }
+        return highlightParts(c.value, terms).map((p) =>
+          p.hit
+            ? { type: 'element', tagName: 'mark', properties: {}, children: [{ type: 'text', value: p.text }] }
+            : { type: 'text', value: p.text }
+        )
       })
     }
     walk(tree)

@@ -17,31 +17,69 @@ const axisUsd = (v: number) => (v === 0 ? '$0' : v < 1 ? `$${v.toFixed(2)}` : `$
 /** Daily spend stacked by profile; days with unpriced usage are flagged in the tooltip and under the chart. */
 export function CostChart({ summary }: { summary: CostSummary }) {
   const { rows, profiles, unpricedDays } = chartRows(summary)
-  if (!rows.length) return <div className="empty chart" data-testid="costs-chart-empty">No usage in this period.</div>
+  if (!rows.length)
+    return (
+      <div className="empty chart" data-testid="costs-chart-empty">
+        No usage in this period.
+      </div>
+    )
   const unpriced = new Set(unpricedDays)
   return (
     <div className="chart" data-testid="costs-chart">
       <ResponsiveContainer width="100%" height={240}>
         <BarChart data={rows} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
-          <XAxis dataKey="day" tickFormatter={shortDay} tick={{ fill: 'var(--muted)', fontSize: 11 }} tickLine={false} axisLine={{ stroke: 'var(--border)' }} minTickGap={16} />
-          <YAxis tickFormatter={axisUsd} tick={{ fill: 'var(--muted)', fontSize: 11 }} tickLine={false} axisLine={false} width={52} />
+          <XAxis
+            dataKey="day"
+            tickFormatter={shortDay}
+            tick={{ fill: 'var(--muted)', fontSize: 11 }}
+            tickLine={false}
+            axisLine={{ stroke: 'var(--border)' }}
+            minTickGap={16}
+          />
+          <YAxis
+            tickFormatter={axisUsd}
+            tick={{ fill: 'var(--muted)', fontSize: 11 }}
+            tickLine={false}
+            axisLine={false}
+            width={52}
+          />
           <Tooltip
             formatter={(v) => formatUsd(Number(v))}
-            labelFormatter={(day) => `${shortDay(String(day))}${unpriced.has(String(day)) ? ' · includes unpriced usage' : ''}`}
-            contentStyle={{ background: 'var(--bg-elev)', border: '1px solid var(--border)', borderRadius: 6, fontSize: 12, color: 'var(--fg)' }}
+            labelFormatter={(day) =>
+              `${shortDay(String(day))}${unpriced.has(String(day)) ? ' · includes unpriced usage' : ''}`
+            }
+            contentStyle={{
+              background: 'var(--bg-elev)',
+              border: '1px solid var(--border)',
+              borderRadius: 6,
+              fontSize: 12,
+              color: 'var(--fg)'
+            }}
             labelStyle={{ color: 'var(--fg)', fontWeight: 600 }}
-            cursor={{ fill: 'var(--hover)' }} />
+            cursor={{ fill: 'var(--hover)' }}
+          />
           {profiles.length > 1 && <Legend wrapperStyle={{ fontSize: 12 }} />}
           {/* a click on a bar filters the page to that bar's profile */}
-          {profiles.map((p, i) => <Bar key={p} dataKey={p} stackId="usd" fill={COLORS[i % COLORS.length]} isAnimationActive={false} cursor="pointer" onClick={() => setScope(p)} />)}
+          {profiles.map((p, i) => (
+            <Bar
+              key={p}
+              dataKey={p}
+              stackId="usd"
+              fill={COLORS[i % COLORS.length]}
+              isAnimationActive={false}
+              cursor="pointer"
+              onClick={() => setScope(p)}
+            />
+          ))}
         </BarChart>
       </ResponsiveContainer>
       {profiles.length > 1 && <p className="muted small chart-note">Click a bar to show only that profile.</p>}
       {unpricedDays.length > 0 && (
         <p className="muted small chart-note" data-testid="costs-unpriced-days">
           <span className="badge badge-warn money-q">unpriced</span>
-          {unpricedDays.length} of {rows.length} days include usage with no known price; the bars show only the priced part.
+          {unpricedDays.length} of {rows.length} days include usage with no known price; the bars show only the priced
+          part.
         </p>
       )}
     </div>

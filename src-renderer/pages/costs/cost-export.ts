@@ -9,10 +9,22 @@ const csvCell = (v: string | number) => {
 
 export function costsCsv(summary: CostSummary): string {
   const head = ['profile', 'sessions', 'own_usd', 'children_usd', 'inclusive_usd', 'status', 'complete']
-  const rows = summary.profiles.map((p) => [p.profile, p.sessions, usd(p.own), usd(p.children), usd(p.inclusive), p.inclusive.status, p.inclusive.complete ? 'yes' : 'no'])
+  const rows = summary.profiles.map((p) => [
+    p.profile,
+    p.sessions,
+    usd(p.own),
+    usd(p.children),
+    usd(p.inclusive),
+    p.inclusive.status,
+    p.inclusive.complete ? 'yes' : 'no'
+  ])
   return [head, ...rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n'
 }
 
 export function costsJson(summary: CostSummary, view: { scope: string; days: number }): string {
-  return JSON.stringify({ scope: view.scope, days: view.days, exportedAt: new Date().toISOString(), ...summary }, null, 2)
+  return JSON.stringify(
+    { scope: view.scope, days: view.days, exportedAt: new Date().toISOString(), ...summary },
+    null,
+    2
+  )
 }

@@ -17,9 +17,17 @@ export function CronJobForm({ job, onDone }: { job: CronJob | null; onDone: () =
     if (!schedule.trim()) return setPreview(null)
     let live = true
     const t = setTimeout(() => {
-      previewSchedule(schedule).then((p) => { if (live) setPreview(p) }, () => undefined)
+      previewSchedule(schedule).then(
+        (p) => {
+          if (live) setPreview(p)
+        },
+        () => undefined
+      )
     }, 200)
-    return () => { live = false; clearTimeout(t) }
+    return () => {
+      live = false
+      clearTimeout(t)
+    }
   }, [schedule])
 
   const submit = async (e: React.FormEvent) => {
@@ -33,23 +41,51 @@ export function CronJobForm({ job, onDone }: { job: CronJob | null; onDone: () =
 
   return (
     <form className="cron-form pad" onSubmit={(e) => void submit(e)} data-testid="cron-form">
-      <label className="field">Schedule
-        <input className="mono" value={schedule} onChange={(e) => setSchedule(e.target.value)} placeholder='30m · every 2h · 0 9 * * * · 2026-02-03T14:00' data-testid="cron-schedule" />
+      <label className="field">
+        Schedule
+        <input
+          className="mono"
+          value={schedule}
+          onChange={(e) => setSchedule(e.target.value)}
+          placeholder="30m · every 2h · 0 9 * * * · 2026-02-03T14:00"
+          data-testid="cron-schedule"
+        />
       </label>
-      {preview && (preview.ok
-        ? <div className="muted" data-testid="cron-preview">Next runs: {preview.runs.map(when).join(' · ')}</div>
-        : <div className="error-text" data-testid="cron-preview-error" style={{ whiteSpace: 'pre-wrap' }}>{preview.error}</div>)}
-      <label className="field">Prompt
+      {preview &&
+        (preview.ok ? (
+          <div className="muted" data-testid="cron-preview">
+            Next runs: {preview.runs.map(when).join(' · ')}
+          </div>
+        ) : (
+          <div className="error-text" data-testid="cron-preview-error" style={{ whiteSpace: 'pre-wrap' }}>
+            {preview.error}
+          </div>
+        ))}
+      <label className="field">
+        Prompt
         <textarea rows={3} value={prompt} onChange={(e) => setPrompt(e.target.value)} data-testid="cron-prompt" />
       </label>
-      <label className="field">Name (optional)
+      <label className="field">
+        Name (optional)
         <input value={name} onChange={(e) => setName(e.target.value)} data-testid="cron-name" />
       </label>
-      {error && <div className="error-text" role="alert" data-testid="cron-form-error" style={{ whiteSpace: 'pre-wrap' }}>{error}</div>}
+      {error && (
+        <div className="error-text" role="alert" data-testid="cron-form-error" style={{ whiteSpace: 'pre-wrap' }}>
+          {error}
+        </div>
+      )}
       <div className="toolbar-inline">
-        <button className="primary" type="submit" disabled={saving || !schedule.trim() || !prompt.trim() || preview?.ok === false} data-testid="cron-save">
-          {saving ? 'Saving…' : job ? 'Save' : 'Create job'}</button>
-        <button type="button" onClick={onDone}>Cancel</button>
+        <button
+          className="primary"
+          type="submit"
+          disabled={saving || !schedule.trim() || !prompt.trim() || preview?.ok === false}
+          data-testid="cron-save"
+        >
+          {saving ? 'Saving…' : job ? 'Save' : 'Create job'}
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
       </div>
     </form>
   )

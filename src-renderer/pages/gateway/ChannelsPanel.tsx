@@ -5,8 +5,16 @@ import { useApp } from '../../stores/app'
 import { reportError } from '../../stores/toasts'
 
 const Delivery = ({ ok }: { ok: boolean }) => (
-  <span className={`badge ${ok ? 'badge-ok' : 'badge-neutral'}`} title={ok ? 'Background results are delivered as a follow-up turn' : 'Stateless: background delegation runs inline; terminal notify is refused'}>
-    {ok ? 'async delivery' : 'stateless'}</span>
+  <span
+    className={`badge ${ok ? 'badge-ok' : 'badge-neutral'}`}
+    title={
+      ok
+        ? 'Background results are delivered as a follow-up turn'
+        : 'Stateless: background delegation runs inline; terminal notify is refused'
+    }
+  >
+    {ok ? 'async delivery' : 'stateless'}
+  </span>
 )
 
 /** Where turns come from: desk chat, the in-app API server (switchable), the cron scheduler. */
@@ -14,7 +22,10 @@ export function ChannelsPanel() {
   const [status, setStatus] = useState<ChannelsStatus | null>(null)
   const [switching, setSwitching] = useState(false)
   const scope = useApp((s) => s.scope)
-  const load = () => getApi().call('channels.status').then(setStatus, (err) => reportError(err, 'Loading channels'))
+  const load = () =>
+    getApi()
+      .call('channels.status')
+      .then(setStatus, (err) => reportError(err, 'Loading channels'))
   useEffect(() => {
     void load()
     const t = setInterval(() => void load(), 5000)
@@ -25,7 +36,12 @@ export function ChannelsPanel() {
     if (!status) return
     setSwitching(true)
     try {
-      setStatus(await getApi().call('channels.apiServer', { enabled: !status.apiServer.running, profile: scope === 'all' ? 'default' : scope }))
+      setStatus(
+        await getApi().call('channels.apiServer', {
+          enabled: !status.apiServer.running,
+          profile: scope === 'all' ? 'default' : scope
+        })
+      )
     } catch (err) {
       reportError(err, 'Switching the API server')
     } finally {
@@ -39,23 +55,66 @@ export function ChannelsPanel() {
     <div className="channels" data-testid="gateway-channels">
       <h2>Channels</h2>
       <table className="table compact">
-        <thead><tr><th>Channel</th><th>State</th><th>Delivery</th><th /></tr></thead>
+        <thead>
+          <tr>
+            <th>Channel</th>
+            <th>State</th>
+            <th>Delivery</th>
+            <th />
+          </tr>
+        </thead>
         <tbody>
-          <tr data-testid="channel-desk"><td>Desk chat</td><td>this window</td><td><Delivery ok={status.deskChat.asyncDelivery} /></td><td /></tr>
+          <tr data-testid="channel-desk">
+            <td>Desk chat</td>
+            <td>this window</td>
+            <td>
+              <Delivery ok={status.deskChat.asyncDelivery} />
+            </td>
+            <td />
+          </tr>
           <tr data-testid="channel-api">
             <td>API server (OpenAI-compatible)</td>
-            <td>{api.running
-              ? <><span className="mono">{api.url}</span> · profile {api.profile} · key {api.keySet ? 'set' : 'not set'} · {api.requests} requests served</>
-              : <span className="muted">off{api.error ? ` — ${api.error}` : ''}</span>}</td>
-            <td><Delivery ok={api.asyncDelivery} /></td>
-            <td><button className="small" disabled={switching} onClick={() => void toggle()} data-testid="api-server-toggle">{api.running ? 'Stop' : 'Start'}</button></td>
+            <td>
+              {api.running ? (
+                <>
+                  <span className="mono">{api.url}</span> · profile {api.profile} · key {api.keySet ? 'set' : 'not set'}{' '}
+                  · {api.requests} requests served
+                </>
+              ) : (
+                <span className="muted">off{api.error ? ` — ${api.error}` : ''}</span>
+              )}
+            </td>
+            <td>
+              <Delivery ok={api.asyncDelivery} />
+            </td>
+            <td>
+              <button
+                className="small"
+                disabled={switching}
+                onClick={() => void toggle()}
+                data-testid="api-server-toggle"
+              >
+                {api.running ? 'Stop' : 'Start'}
+              </button>
+            </td>
           </tr>
           <tr data-testid="channel-cron">
             <td>Cron scheduler</td>
-            <td>{cron.enabled ? 'running' : 'off'} · {cron.jobsDue} due of {cron.jobsTotal} jobs{cron.running ? ` · ${cron.running} running` : ''}
-              {cron.standingDown.length > 0 && <span className="badge badge-warn" title="An upstream Hermes gateway is heartbeating for these profiles and runs their jobs">
-                paused: upstream gateway live for {cron.standingDown.join(', ')}</span>}</td>
-            <td><Delivery ok={cron.asyncDelivery} /></td>
+            <td>
+              {cron.enabled ? 'running' : 'off'} · {cron.jobsDue} due of {cron.jobsTotal} jobs
+              {cron.running ? ` · ${cron.running} running` : ''}
+              {cron.standingDown.length > 0 && (
+                <span
+                  className="badge badge-warn"
+                  title="An upstream Hermes gateway is heartbeating for these profiles and runs their jobs"
+                >
+                  paused: upstream gateway live for {cron.standingDown.join(', ')}
+                </span>
+              )}
+            </td>
+            <td>
+              <Delivery ok={cron.asyncDelivery} />
+            </td>
             <td />
           </tr>
         </tbody>

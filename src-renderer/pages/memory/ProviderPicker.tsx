@@ -6,7 +6,11 @@ import { loadHealth, useMemory } from '../../stores/memory'
 import { reportError } from '../../stores/toasts'
 
 const STATE_TEXT: Record<string, string> = {
-  none: 'built-in memory only', active: 'active', failed: 'failed to load', unavailable: 'unavailable', refused: 'refused'
+  none: 'built-in memory only',
+  active: 'active',
+  failed: 'failed to load',
+  unavailable: 'unavailable',
+  refused: 'refused'
 }
 
 /** Which external memory provider a profile uses (config.yaml `memory.provider`), and how its last load went. */
@@ -19,11 +23,25 @@ export function ProviderPicker({ profile }: { profile: string | null }) {
   useEffect(() => {
     if (!profile) return
     let live = true
-    getApi().call('memory.providers', { profile }).then((s) => { if (live) setState(s) }, (err) => reportError(err, 'memory providers'))
-    return () => { live = false }
+    getApi()
+      .call('memory.providers', { profile })
+      .then(
+        (s) => {
+          if (live) setState(s)
+        },
+        (err) => reportError(err, 'memory providers')
+      )
+    return () => {
+      live = false
+    }
   }, [profile, newest])
   if (!profile) {
-    return <section className="panel" data-testid="memory-provider"><h3>Memory provider</h3><p className="muted">Select one profile to choose its provider.</p></section>
+    return (
+      <section className="panel" data-testid="memory-provider">
+        <h3>Memory provider</h3>
+        <p className="muted">Select one profile to choose its provider.</p>
+      </section>
+    )
   }
   const choose = async (value: string) => {
     setSaving(true)
@@ -42,20 +60,41 @@ export function ProviderPicker({ profile }: { profile: string | null }) {
     <section className="panel" data-testid="memory-provider">
       <h3>Memory provider</h3>
       <label className="field-inline">
-        <select aria-label="Memory provider" data-testid="memory-provider-select" disabled={!state || saving} value={state?.configured ?? ''}
-          onChange={(e) => void choose(e.target.value)}>
+        <select
+          aria-label="Memory provider"
+          data-testid="memory-provider-select"
+          disabled={!state || saving}
+          value={state?.configured ?? ''}
+          onChange={(e) => void choose(e.target.value)}
+        >
           <option value="">Built-in only</option>
           {state?.choices.map((c) => (
             <option key={c.name} value={c.name} disabled={c.kind === 'unsupported'} title={c.description}>
-              {c.name}{c.kind === 'plugin' ? ' (plugin)' : c.kind === 'unsupported' ? ' — not supported by Caduceus' : ''}
+              {c.name}
+              {c.kind === 'plugin' ? ' (plugin)' : c.kind === 'unsupported' ? ' — not supported by Caduceus' : ''}
             </option>
           ))}
         </select>
       </label>
       <p className="small" data-testid="memory-provider-status">
-        {!state ? 'Loading…' : !state.configured ? 'Built-in memory (MEMORY.md / USER.md) only.' : loadMatches
-          ? <>{state.configured}: <span className={load!.state === 'active' ? '' : 'err-text'}>{STATE_TEXT[load!.state]}</span> <span className="muted">(<RelTime at={load!.at} />)</span>{load!.detail && load!.state !== 'active' ? <span className="err-text"> — {load!.detail}</span> : null}</>
-          : <>{state.configured}: <span className="muted">takes effect on the next turn</span></>}
+        {!state ? (
+          'Loading…'
+        ) : !state.configured ? (
+          'Built-in memory (MEMORY.md / USER.md) only.'
+        ) : loadMatches ? (
+          <>
+            {state.configured}:{' '}
+            <span className={load!.state === 'active' ? '' : 'err-text'}>{STATE_TEXT[load!.state]}</span>{' '}
+            <span className="muted">
+              (<RelTime at={load!.at} />)
+            </span>
+            {load!.detail && load!.state !== 'active' ? <span className="err-text"> — {load!.detail}</span> : null}
+          </>
+        ) : (
+          <>
+            {state.configured}: <span className="muted">takes effect on the next turn</span>
+          </>
+        )}
       </p>
     </section>
   )

@@ -12,8 +12,14 @@ export function ChildrenPanel({ items }: { items: Subagent[] }) {
       <ul className="child-list">
         {items.map((s) => (
           <li key={s.childId} data-testid="subagent-row" data-child-id={s.childId} data-state={s.state}>
-            <div className="child-head"><StateBadge state={s.state} raw={s.rawState} /><span className="mono muted">{s.childId}</span><MoneyText money={s.cost} /></div>
-            <div className="clamp-2" title={s.goal}>{s.goal}</div>
+            <div className="child-head">
+              <StateBadge state={s.state} raw={s.rawState} />
+              <span className="mono muted">{s.childId}</span>
+              <MoneyText money={s.cost} />
+            </div>
+            <div className="clamp-2" title={s.goal}>
+              {s.goal}
+            </div>
             <SubagentActions s={s} />
           </li>
         ))}

@@ -3,16 +3,45 @@ import { sessionHref } from '../../app/routes'
 import { RelTime } from '../../components/RelTime'
 
 /** Where one compression segment ends and the next begins: the conversation goes on, the context was compacted. */
-export function CompactionMarker({ profile, chain, segmentId }: { profile: string; chain: SessionRef[]; segmentId: string }) {
+export function CompactionMarker({
+  profile,
+  chain,
+  segmentId
+}: {
+  profile: string
+  chain: SessionRef[]
+  segmentId: string
+}) {
   const i = chain.findIndex((r) => r.id === segmentId)
   const seg = chain[i]
   const prev = i > 0 ? chain[i - 1] : undefined
   return (
-    <div className="compaction-marker" role="separator" aria-label="Context compacted" data-testid="compaction-marker" data-segment={segmentId}>
+    <div
+      className="compaction-marker"
+      role="separator"
+      aria-label="Context compacted"
+      data-testid="compaction-marker"
+      data-segment={segmentId}
+    >
       <span className="compaction-line" aria-hidden />
       <span className="compaction-text">
-        Context compacted{prev ? <> · part {i} had {prev.messageCount} messages</> : null}
-        {seg && <> · <a href={sessionHref(profile, seg.id)} title={seg.id}>part {i + 1} of {chain.length}</a>, {seg.messageCount} messages, started <RelTime at={seg.startedAt} /></>}
+        Context compacted
+        {prev ? (
+          <>
+            {' '}
+            · part {i} had {prev.messageCount} messages
+          </>
+        ) : null}
+        {seg && (
+          <>
+            {' '}
+            ·{' '}
+            <a href={sessionHref(profile, seg.id)} title={seg.id}>
+              part {i + 1} of {chain.length}
+            </a>
+            , {seg.messageCount} messages, started <RelTime at={seg.startedAt} />
+          </>
+        )}
       </span>
       <span className="compaction-line" aria-hidden />
     </div>
@@ -21,4 +50,8 @@ export function CompactionMarker({ profile, chain, segmentId }: { profile: strin
 
 /** A continuation's opening summary (what the compressor kept) reads best folded. */
 export const isCompactionSummary = (role: string, content: string | null) =>
-  (role === 'system' || role === 'user') && !!content && /^\s*\[?(context (compaction|summary)|summary of (the )?(earlier|previous) conversation|compacted context)/i.test(content)
+  (role === 'system' || role === 'user') &&
+  !!content &&
+  /^\s*\[?(context (compaction|summary)|summary of (the )?(earlier|previous) conversation|compacted context)/i.test(
+    content
+  )

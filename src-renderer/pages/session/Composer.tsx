@@ -17,7 +17,15 @@ interface Props {
 }
 
 /** Message box: ⌘/Ctrl+Enter sends; Stop interrupts the running turn. Text survives a failed send. */
-export function Composer({ onSend, running, placeholder, disabled, testPrefix = 'composer', draftKey, autoFocus }: Props) {
+export function Composer({
+  onSend,
+  running,
+  placeholder,
+  disabled,
+  testPrefix = 'composer',
+  draftKey,
+  autoFocus
+}: Props) {
   const [text, setText] = useDraft(draftKey ?? null)
   const [sending, setSending] = useState(false)
   const ref = useRef<HTMLTextAreaElement>(null)
@@ -38,16 +46,40 @@ export function Composer({ onSend, running, placeholder, disabled, testPrefix = 
 
   return (
     <div className="composer" data-testid={testPrefix}>
-      <textarea ref={ref} value={text} rows={3} placeholder={placeholder ?? `Message…  (${MOD}Enter to send)`} data-testid={`${testPrefix}-input`}
-        disabled={disabled} autoFocus={autoFocus} onChange={(e) => setText(e.target.value)}
-        onKeyDown={(e) => { if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) { e.preventDefault(); void send() } }} />
+      <textarea
+        ref={ref}
+        value={text}
+        rows={3}
+        placeholder={placeholder ?? `Message…  (${MOD}Enter to send)`}
+        data-testid={`${testPrefix}-input`}
+        disabled={disabled}
+        autoFocus={autoFocus}
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) {
+            e.preventDefault()
+            void send()
+          }
+        }}
+      />
       <div className="composer-actions">
         {running ? (
-          <button className="danger" onClick={() => void stopTurn(running.turnId)} disabled={running.stopping} data-testid={`${testPrefix}-stop`}>
+          <button
+            className="danger"
+            onClick={() => void stopTurn(running.turnId)}
+            disabled={running.stopping}
+            data-testid={`${testPrefix}-stop`}
+          >
             <StopIcon /> {running.stopping ? 'Stopping…' : 'Stop'}
           </button>
         ) : (
-          <button className="primary" onClick={() => void send()} disabled={!canSend} data-testid={`${testPrefix}-send`} title={`Send (${MOD}Enter)`}>
+          <button
+            className="primary"
+            onClick={() => void send()}
+            disabled={!canSend}
+            data-testid={`${testPrefix}-send`}
+            title={`Send (${MOD}Enter)`}
+          >
             <SendIcon /> {sending ? 'Sending…' : 'Send'}
           </button>
         )}

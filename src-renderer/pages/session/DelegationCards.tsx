@@ -8,7 +8,7 @@ import { SubagentActions } from '../subagents/SubagentActions'
 
 const DELEGATION_ID = /\[Background delegation (\S+) finished/
 
-export const delegationIdOf = (content: string | null) => (content ? DELEGATION_ID.exec(content)?.[1] ?? null : null)
+export const delegationIdOf = (content: string | null) => (content ? (DELEGATION_ID.exec(content)?.[1] ?? null) : null)
 
 /** A delegation's children inline in the transcript, under its notice: goal, state, cost; open or follow up. */
 export function DelegationCards({ delegationId }: { delegationId: string }) {
@@ -19,14 +19,21 @@ export function DelegationCards({ delegationId }: { delegationId: string }) {
     <div className="child-cards" data-testid="child-cards">
       {kids.map((c) => (
         <div key={c.childId} className="child-card" data-testid="child-card" data-child-id={c.childId}>
-          <button className="fold-head child-card-head" aria-expanded={open === c.childId} onClick={() => setOpen(open === c.childId ? null : c.childId)}>
-            <ChevronIcon open={open === c.childId} /><span className="child-goal">{c.goal || 'Subagent'}</span>
+          <button
+            className="fold-head child-card-head"
+            aria-expanded={open === c.childId}
+            onClick={() => setOpen(open === c.childId ? null : c.childId)}
+          >
+            <ChevronIcon open={open === c.childId} />
+            <span className="child-goal">{c.goal || 'Subagent'}</span>
           </button>
           <StateBadge state={c.state} raw={c.rawState} />
           <MoneyText money={c.cost} />
           {open === c.childId && (
             <div className="child-card-body">
-              <span className="muted small">{c.model ?? 'model unknown'} · {c.transcriptMessages} messages</span>
+              <span className="muted small">
+                {c.model ?? 'model unknown'} · {c.transcriptMessages} messages
+              </span>
               <SubagentActions s={c} />
             </div>
           )}

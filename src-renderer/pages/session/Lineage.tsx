@@ -15,16 +15,58 @@ export function Lineage({ profile, detail }: { profile: string; detail: SessionD
   if (!parent && chain.length <= 1 && !branches.length && !delegateChildren.length) return null
   return (
     <nav className="lineage" aria-label="Lineage" data-testid="lineage">
-      {parent && <><a href={sessionHref(profile, parent.id)} data-testid="lineage-parent" title={`parent (${parent.kind})`}>↑ {label(parent)}</a><span className="sep">›</span></>}
-      {chain.length > 1 ? chain.map((r, i) => (
-        <span key={r.id} className="crumb">
-          {r.id === self ? <strong data-testid="lineage-self">{crumb(r, i)}</strong>
-            : <a href={sessionHref(profile, r.id)} data-testid="lineage-chain" title={`${r.id}${r.endReason ? ` · ${r.endReason}` : ''}`}>{crumb(r, i)}</a>}
-          {i < chain.length - 1 && <span className="sep" title="compressed into">⟶</span>}
+      {parent && (
+        <>
+          <a href={sessionHref(profile, parent.id)} data-testid="lineage-parent" title={`parent (${parent.kind})`}>
+            ↑ {label(parent)}
+          </a>
+          <span className="sep">›</span>
+        </>
+      )}
+      {chain.length > 1 ? (
+        chain.map((r, i) => (
+          <span key={r.id} className="crumb">
+            {r.id === self ? (
+              <strong data-testid="lineage-self">{crumb(r, i)}</strong>
+            ) : (
+              <a
+                href={sessionHref(profile, r.id)}
+                data-testid="lineage-chain"
+                title={`${r.id}${r.endReason ? ` · ${r.endReason}` : ''}`}
+              >
+                {crumb(r, i)}
+              </a>
+            )}
+            {i < chain.length - 1 && (
+              <span className="sep" title="compressed into">
+                ⟶
+              </span>
+            )}
+          </span>
+        ))
+      ) : (
+        <strong data-testid="lineage-self">{detail.summary.title || shortId(self, 16)}</strong>
+      )}
+      {branches.length > 0 && (
+        <span className="lineage-group">
+          branches:{' '}
+          {branches.map((b) => (
+            <a key={b.id} href={sessionHref(profile, b.id)} data-testid="lineage-branch">
+              {label(b)}
+            </a>
+          ))}
         </span>
-      )) : <strong data-testid="lineage-self">{detail.summary.title || shortId(self, 16)}</strong>}
-      {branches.length > 0 && <span className="lineage-group">branches: {branches.map((b) => <a key={b.id} href={sessionHref(profile, b.id)} data-testid="lineage-branch">{label(b)}</a>)}</span>}
-      {delegateChildren.length > 0 && <span className="lineage-group">delegates: {delegateChildren.map((b) => <a key={b.id} href={sessionHref(profile, b.id)} data-testid="lineage-delegate">{label(b)}</a>)}</span>}
+      )}
+      {delegateChildren.length > 0 && (
+        <span className="lineage-group">
+          delegates:{' '}
+          {delegateChildren.map((b) => (
+            <a key={b.id} href={sessionHref(profile, b.id)} data-testid="lineage-delegate">
+              {label(b)}
+            </a>
+          ))}
+        </span>
+      )}
     </nav>
   )
 }

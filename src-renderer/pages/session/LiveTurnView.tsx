@@ -11,16 +11,41 @@ export function LiveTurnView({ t, showBadge = true }: { t: LiveTurn; showBadge?:
     <div className="live-turn" data-testid="live-turn" data-turn-id={t.turnId}>
       {showBadge && <TurnBadge t={t} />}
       {t.rotatedTo && t.rotatedTo !== t.sessionId && (
-        <div className="notice">Context was compressed; the conversation continues in <a href={sessionHref(t.profile, t.rotatedTo)}>{t.rotatedTo}</a>.</div>
+        <div className="notice">
+          Context was compressed; the conversation continues in{' '}
+          <a href={sessionHref(t.profile, t.rotatedTo)}>{t.rotatedTo}</a>.
+        </div>
       )}
-      {t.notices.map((n, i) => <div key={i} className="message notice" data-testid="turn-notice"><span className="notice-icon" aria-hidden>◆</span>{n}</div>)}
+      {t.notices.map((n, i) => (
+        <div key={i} className="message notice" data-testid="turn-notice">
+          <span className="notice-icon" aria-hidden>
+            ◆
+          </span>
+          {n}
+        </div>
+      ))}
       {streaming ? (
         <div className="message role-assistant streaming" data-testid="live-message">
           {t.reasoning && <Reasoning text={t.reasoning} />}
-          {t.text && <div className="msg-body"><Markdown text={t.text} />{t.status === 'running' && <span className="caret" aria-hidden>▍</span>}</div>}
-          {t.tools.map((c) => <ToolCallView key={c.id} name={c.name} args={c.args} result={c.result} />)}
+          {t.text && (
+            <div className="msg-body">
+              <Markdown text={t.text} />
+              {t.status === 'running' && (
+                <span className="caret" aria-hidden>
+                  ▍
+                </span>
+              )}
+            </div>
+          )}
+          {t.tools.map((c) => (
+            <ToolCallView key={c.id} name={c.name} args={c.args} result={c.result} />
+          ))}
         </div>
-      ) : t.status === 'running' ? <div className="muted pad-s" data-testid="live-waiting">Waiting for the model…</div> : null}
+      ) : t.status === 'running' ? (
+        <div className="muted pad-s" data-testid="live-waiting">
+          Waiting for the model…
+        </div>
+      ) : null}
     </div>
   )
 }

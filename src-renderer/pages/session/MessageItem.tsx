@@ -8,12 +8,28 @@ import { editAsDiff, ToolOutput } from './ToolOutput'
 import { isCompactionSummary } from './CompactionMarker'
 import { DelegationCards, delegationIdOf } from './DelegationCards'
 
-function Fold({ label, children, testId, defaultOpen = false }: { label: React.ReactNode; children: React.ReactNode; testId?: string; defaultOpen?: boolean }) {
+function Fold({
+  label,
+  children,
+  testId,
+  defaultOpen = false
+}: {
+  label: React.ReactNode
+  children: React.ReactNode
+  testId?: string
+  defaultOpen?: boolean
+}) {
   const [open, setOpen] = useState(defaultOpen)
   return (
     <div className={`fold${open ? ' open' : ''}`} data-testid={testId}>
-      <button className="fold-head" aria-expanded={open} onClick={() => setOpen(!open)} data-testid={testId ? `${testId}-toggle` : undefined}>
-        <ChevronIcon open={open} />{label}
+      <button
+        className="fold-head"
+        aria-expanded={open}
+        onClick={() => setOpen(!open)}
+        data-testid={testId ? `${testId}-toggle` : undefined}
+      >
+        <ChevronIcon open={open} />
+        {label}
       </button>
       {open && <div className="fold-body">{children}</div>}
     </div>
@@ -21,7 +37,11 @@ function Fold({ label, children, testId, defaultOpen = false }: { label: React.R
 }
 
 function prettyArgs(raw: string): string {
-  try { return JSON.stringify(JSON.parse(raw), null, 2) } catch { return raw }
+  try {
+    return JSON.stringify(JSON.parse(raw), null, 2)
+  } catch {
+    return raw
+  }
 }
 
 function argsPreview(raw: string): string {
@@ -32,28 +52,61 @@ function argsPreview(raw: string): string {
 export function ToolCallView({ name, args, result }: { name: string; args: string; result?: string | null }) {
   const diff = editAsDiff(args)
   return (
-    <Fold testId="tool-call" label={<><span className="tool-name mono">{name}</span><span className="muted mono tool-args-preview">{argsPreview(args)}</span></>}>
+    <Fold
+      testId="tool-call"
+      label={
+        <>
+          <span className="tool-name mono">{name}</span>
+          <span className="muted mono tool-args-preview">{argsPreview(args)}</span>
+        </>
+      }
+    >
       <div className="tool-section-label">{diff ? 'edit' : 'arguments'}</div>
       {diff ? <ToolOutput text={diff} tool={name} /> : <pre className="code">{prettyArgs(args)}</pre>}
-      {result != null && <><div className="tool-section-label">result</div><ToolOutput text={result} tool={name} /></>}
+      {result != null && (
+        <>
+          <div className="tool-section-label">result</div>
+          <ToolOutput text={result} tool={name} />
+        </>
+      )}
     </Fold>
   )
 }
 
 export function Reasoning({ text }: { text: string }) {
-  return <Fold testId="reasoning" label={<span className="muted">Reasoning · {text.length.toLocaleString()} chars</span>}><div className="reasoning-text">{text}</div></Fold>
+  return (
+    <Fold testId="reasoning" label={<span className="muted">Reasoning · {text.length.toLocaleString()} chars</span>}>
+      <div className="reasoning-text">{text}</div>
+    </Fold>
+  )
 }
 
 const isNotice = (m: Message) => /delegat|notice|process_complete/.test(m.displayKind ?? '')
 
 /** One persisted message; tool results and notices are compact, reasoning is folded. */
-export const MessageItem = memo(function MessageItem({ m, focused, terms }: { m: Message; focused: boolean; /** Search terms to mark (the hit that opened this page). */ terms?: string[] }) {
+export const MessageItem = memo(function MessageItem({
+  m,
+  focused,
+  terms
+}: {
+  m: Message
+  focused: boolean
+  /** Search terms to mark (the hit that opened this page). */ terms?: string[]
+}) {
   const cls = `message role-${m.role}${focused ? ' focused' : ''}`
-  const common = { 'data-testid': 'message', 'data-message-id': m.id, 'data-role': m.role, 'data-focused': focused || undefined } as const
+  const common = {
+    'data-testid': 'message',
+    'data-message-id': m.id,
+    'data-role': m.role,
+    'data-focused': focused || undefined
+  } as const
   if (isCompactionSummary(m.role, m.content)) {
     return (
       <div className={`${cls} compaction-summary`} {...common}>
-        <Fold testId="compaction-summary" label={<span className="muted">Compaction summary · {(m.content ?? '').length.toLocaleString()} chars</span>}>
+        <Fold
+          testId="compaction-summary"
+          label={<span className="muted">Compaction summary · {(m.content ?? '').length.toLocaleString()} chars</span>}
+        >
           <Markdown text={m.content ?? ''} terms={terms} />
         </Fold>
       </div>
@@ -61,16 +114,34 @@ export const MessageItem = memo(function MessageItem({ m, focused, terms }: { m:
   }
   if (isNotice(m)) {
     const delegation = delegationIdOf(m.content)
-    return <>
-      <div className={`${cls} notice`} {...common} data-kind={m.displayKind ?? undefined}><span className="notice-icon" aria-hidden>◆</span><span><Highlighted text={m.content ?? ''} terms={terms} /></span></div>
-      {delegation && <DelegationCards delegationId={delegation} />}
-    </>
+    return (
+      <>
+        <div className={`${cls} notice`} {...common} data-kind={m.displayKind ?? undefined}>
+          <span className="notice-icon" aria-hidden>
+            ◆
+          </span>
+          <span>
+            <Highlighted text={m.content ?? ''} terms={terms} />
+          </span>
+        </div>
+        {delegation && <DelegationCards delegationId={delegation} />}
+      </>
+    )
   }
   if (m.role === 'tool') {
     return (
       <div className={cls} {...common}>
         {/* A search hit inside a tool result opens unfolded: the match is what the user came for. */}
-        <Fold testId="tool-result" defaultOpen={focused} label={<><span className="muted">result of</span> <span className="tool-name mono">{m.toolName ?? 'tool'}</span><span className="muted"> · {(m.content ?? '').length.toLocaleString()} chars</span></>}>
+        <Fold
+          testId="tool-result"
+          defaultOpen={focused}
+          label={
+            <>
+              <span className="muted">result of</span> <span className="tool-name mono">{m.toolName ?? 'tool'}</span>
+              <span className="muted"> · {(m.content ?? '').length.toLocaleString()} chars</span>
+            </>
+          }
+        >
           <ToolOutput text={m.content ?? ''} tool={m.toolName} terms={terms} />
         </Fold>
       </div>
@@ -80,12 +151,26 @@ export const MessageItem = memo(function MessageItem({ m, focused, terms }: { m:
     <div className={cls} {...common}>
       <div className="msg-head">
         <span className="msg-role">{m.role}</span>
-        <time className="muted" title={formatDateTime(m.timestamp)}>{messageTime(m.timestamp)}</time>
-        {m.finishReason && !['stop', 'tool_calls', 'end_turn', 'tool_use'].includes(m.finishReason) && <span className="badge badge-warn">{m.finishReason}</span>}
+        <time className="muted" title={formatDateTime(m.timestamp)}>
+          {messageTime(m.timestamp)}
+        </time>
+        {m.finishReason && !['stop', 'tool_calls', 'end_turn', 'tool_use'].includes(m.finishReason) && (
+          <span className="badge badge-warn">{m.finishReason}</span>
+        )}
       </div>
       {m.reasoning && <Reasoning text={m.reasoning} />}
-      {m.content && <div className="msg-body">{m.role === 'user' ? <Highlighted text={m.content} terms={terms} /> : <Markdown text={m.content} terms={terms} />}</div>}
-      {m.toolCalls?.map((c) => <ToolCallView key={c.id} name={c.name} args={c.arguments} />)}
+      {m.content && (
+        <div className="msg-body">
+          {m.role === 'user' ? (
+            <Highlighted text={m.content} terms={terms} />
+          ) : (
+            <Markdown text={m.content} terms={terms} />
+          )}
+        </div>
+      )}
+      {m.toolCalls?.map((c) => (
+        <ToolCallView key={c.id} name={c.name} args={c.arguments} />
+      ))}
     </div>
   )
 })

@@ -3,7 +3,12 @@ import { MoneyText } from '../../components/MoneyText'
 import { formatCount, formatDateTime } from '../../lib/format'
 
 function Row({ k, children, testId }: { k: string; children: React.ReactNode; testId?: string }) {
-  return <><dt>{k}</dt><dd data-testid={testId}>{children}</dd></>
+  return (
+    <>
+      <dt>{k}</dt>
+      <dd data-testid={testId}>{children}</dd>
+    </>
+  )
 }
 
 /** Model, tokens (cache read/write, reasoning), own vs inclusive cost, api calls, cwd and branch. */
@@ -18,14 +23,34 @@ export function MetaPanel({ detail, cost }: { detail: SessionDetail; cost: Sessi
     <section className="panel" data-testid="session-meta">
       <h3>Session</h3>
       <dl className="kv">
-        <Row k="Model" testId="meta-model"><span className="mono">{current ?? '—'}</span>{s.model && current !== s.model && <span className="muted small"> (started on {s.model})</span>}</Row>
+        <Row k="Model" testId="meta-model">
+          <span className="mono">{current ?? '—'}</span>
+          {s.model && current !== s.model && <span className="muted small"> (started on {s.model})</span>}
+        </Row>
         <Row k="Source">{s.source}</Row>
         <Row k="Started">{formatDateTime(s.startedAt)}</Row>
-        {ended && s.endedAt != null && <Row k="Ended" testId="meta-ended">{formatDateTime(s.endedAt)}{s.endReason ? ` (${s.endReason.replace(/_/g, ' ')})` : ''}</Row>}
-        <Row k="Messages">{s.messageCount} · {s.toolCallCount} tool calls</Row>
-        <Row k="API calls" testId="meta-api-calls">{detail.apiCallCount}</Row>
-        {detail.cwd && <Row k="cwd"><span className="mono wrap">{detail.cwd}</span></Row>}
-        {detail.gitBranch && <Row k="Branch"><span className="mono">{detail.gitBranch}</span></Row>}
+        {ended && s.endedAt != null && (
+          <Row k="Ended" testId="meta-ended">
+            {formatDateTime(s.endedAt)}
+            {s.endReason ? ` (${s.endReason.replace(/_/g, ' ')})` : ''}
+          </Row>
+        )}
+        <Row k="Messages">
+          {s.messageCount} · {s.toolCallCount} tool calls
+        </Row>
+        <Row k="API calls" testId="meta-api-calls">
+          {detail.apiCallCount}
+        </Row>
+        {detail.cwd && (
+          <Row k="cwd">
+            <span className="mono wrap">{detail.cwd}</span>
+          </Row>
+        )}
+        {detail.gitBranch && (
+          <Row k="Branch">
+            <span className="mono">{detail.gitBranch}</span>
+          </Row>
+        )}
       </dl>
       <h3>Tokens</h3>
       <dl className="kv" data-testid="meta-tokens">
@@ -37,24 +62,50 @@ export function MetaPanel({ detail, cost }: { detail: SessionDetail; cost: Sessi
       </dl>
       <h3>Cost</h3>
       <dl className="kv">
-        <Row k="Own" testId="session-cost-own"><MoneyText money={cost?.own ?? s.cost} /></Row>
-        {cost && <Row k="Children" testId="session-cost-children"><MoneyText money={cost.childrenTotal} /></Row>}
-        {cost && <Row k="Inclusive" testId="session-cost-inclusive"><MoneyText money={cost.inclusive} /></Row>}
+        <Row k="Own" testId="session-cost-own">
+          <MoneyText money={cost?.own ?? s.cost} />
+        </Row>
+        {cost && (
+          <Row k="Children" testId="session-cost-children">
+            <MoneyText money={cost.childrenTotal} />
+          </Row>
+        )}
+        {cost && (
+          <Row k="Inclusive" testId="session-cost-inclusive">
+            <MoneyText money={cost.inclusive} />
+          </Row>
+        )}
       </dl>
       {detail.usage.length > 0 && (
         <table className="table compact" data-testid="usage-by-model">
-          <thead><tr><th>Model</th><th className="num">Tokens</th><th className="num">Cost</th></tr></thead>
-          <tbody>{detail.usage.map((u, i) => {
-            // the same model billed two ways gets two rows; the hover says which (provider, task, calls)
-            const via = u.task
-            const hint = [u.model, u.provider, u.task, `${u.apiCalls} API call${u.apiCalls === 1 ? '' : 's'}`].filter(Boolean).join(' · ')
-            return (
-              <tr key={i} title={hint}>
-                <td className="mono">{u.model}{via && <span className="muted small"> · {via}</span>}</td>
-                <td className="num">{formatCount(u.tokens.input + u.tokens.output)}</td><td className="num"><MoneyText money={u.cost} /></td>
-              </tr>
-            )
-          })}</tbody>
+          <thead>
+            <tr>
+              <th>Model</th>
+              <th className="num">Tokens</th>
+              <th className="num">Cost</th>
+            </tr>
+          </thead>
+          <tbody>
+            {detail.usage.map((u, i) => {
+              // the same model billed two ways gets two rows; the hover says which (provider, task, calls)
+              const via = u.task
+              const hint = [u.model, u.provider, u.task, `${u.apiCalls} API call${u.apiCalls === 1 ? '' : 's'}`]
+                .filter(Boolean)
+                .join(' · ')
+              return (
+                <tr key={i} title={hint}>
+                  <td className="mono">
+                    {u.model}
+                    {via && <span className="muted small"> · {via}</span>}
+                  </td>
+                  <td className="num">{formatCount(u.tokens.input + u.tokens.output)}</td>
+                  <td className="num">
+                    <MoneyText money={u.cost} />
+                  </td>
+                </tr>
+              )
+            })}
+          </tbody>
         </table>
       )}
     </section>

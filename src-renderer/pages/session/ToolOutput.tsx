@@ -10,7 +10,11 @@ type Kind = 'json' | 'diff' | 'terminal' | 'text'
 function kindOf(text: string, tool: string | null): { kind: Kind; text: string } {
   const t = text.trim()
   if ((t.startsWith('{') || t.startsWith('[')) && t.length < 200_000) {
-    try { return { kind: 'json', text: JSON.stringify(JSON.parse(t), null, 2) } } catch { /* not JSON */ }
+    try {
+      return { kind: 'json', text: JSON.stringify(JSON.parse(t), null, 2) }
+    } catch {
+      /* not JSON */
+    }
   }
   if (/^(diff --git|--- |\+\+\+ |@@ )/m.test(t) && /^[+-]/m.test(t)) return { kind: 'diff', text }
   if (tool && /terminal|shell|bash|process|exec/.test(tool)) return { kind: 'terminal', text }
@@ -18,10 +22,26 @@ function kindOf(text: string, tool: string | null): { kind: Kind; text: string }
 }
 
 function DiffLines({ text }: { text: string }) {
-  return <>{text.split('\n').map((l, i) => {
-    const cls = l.startsWith('+') && !l.startsWith('+++') ? 'diff-add' : l.startsWith('-') && !l.startsWith('---') ? 'diff-del' : l.startsWith('@@') ? 'diff-hunk' : undefined
-    return <span key={i} className={cls}>{l}{'\n'}</span>
-  })}</>
+  return (
+    <>
+      {text.split('\n').map((l, i) => {
+        const cls =
+          l.startsWith('+') && !l.startsWith('+++')
+            ? 'diff-add'
+            : l.startsWith('-') && !l.startsWith('---')
+              ? 'diff-del'
+              : l.startsWith('@@')
+                ? 'diff-hunk'
+                : undefined
+        return (
+          <span key={i} className={cls}>
+            {l}
+            {'\n'}
+          </span>
+        )
+      })}
+    </>
+  )
 }
 
 /**
@@ -40,8 +60,16 @@ export function ToolOutput({ text, tool, terms }: { text: string; tool: string |
         {kind === 'diff' ? <DiffLines text={body} /> : <Highlighted text={body} terms={terms} />}
       </pre>
       {long && (
-        <button type="button" className="small link" onClick={() => setAll(!all)} data-testid="tool-output-expand" aria-expanded={all}>
-          {all ? 'Show less' : `Show all (${lines.length.toLocaleString()} lines, ${shown.length.toLocaleString()} chars)`}
+        <button
+          type="button"
+          className="small link"
+          onClick={() => setAll(!all)}
+          data-testid="tool-output-expand"
+          aria-expanded={all}
+        >
+          {all
+            ? 'Show less'
+            : `Show all (${lines.length.toLocaleString()} lines, ${shown.length.toLocaleString()} chars)`}
         </button>
       )}
     </div>
@@ -56,9 +84,16 @@ export function editAsDiff(args: string): string | null {
     const newS = a.new_string ?? a.new_text ?? a.new
     if (typeof oldS === 'string' && typeof newS === 'string') {
       const path = typeof a.path === 'string' ? a.path : typeof a.file_path === 'string' ? a.file_path : 'file'
-      return [`--- ${path}`, `+++ ${path}`, ...oldS.split('\n').map((l) => `-${l}`), ...newS.split('\n').map((l) => `+${l}`)].join('\n')
+      return [
+        `--- ${path}`,
+        `+++ ${path}`,
+        ...oldS.split('\n').map((l) => `-${l}`),
+        ...newS.split('\n').map((l) => `+${l}`)
+      ].join('\n')
     }
     if (typeof a.patch === 'string') return a.patch
-  } catch { /* not JSON */ }
+  } catch {
+    /* not JSON */
+  }
   return null
 }

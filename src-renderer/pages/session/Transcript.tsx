@@ -21,11 +21,34 @@ const STICK_PX = 80
  * bottom (only scrolling up stops that, not rows growing as they are measured), and centres a search hit.
  */
 export function Transcript() {
-  const { profile, sessionId, ids, byId, hasMoreBefore, hasMoreAfter, loading, loadingOlder, focusId, chain, olderCount } = useTranscript(useShallow((s) => ({
-    profile: s.profile, sessionId: s.sessionId, ids: s.ids, byId: s.byId, hasMoreBefore: canLoadOlder(s), hasMoreAfter: s.hasMoreAfter,
-    loading: s.loading, loadingOlder: s.loadingOlder, focusId: s.focusId, chain: s.detail?.lineage.chain ?? null, olderSegments: s.olderSegments,
-    olderCount: s.olderSegments.length
-  })))
+  const {
+    profile,
+    sessionId,
+    ids,
+    byId,
+    hasMoreBefore,
+    hasMoreAfter,
+    loading,
+    loadingOlder,
+    focusId,
+    chain,
+    olderCount
+  } = useTranscript(
+    useShallow((s) => ({
+      profile: s.profile,
+      sessionId: s.sessionId,
+      ids: s.ids,
+      byId: s.byId,
+      hasMoreBefore: canLoadOlder(s),
+      hasMoreAfter: s.hasMoreAfter,
+      loading: s.loading,
+      loadingOlder: s.loadingOlder,
+      focusId: s.focusId,
+      chain: s.detail?.lineage.chain ?? null,
+      olderSegments: s.olderSegments,
+      olderCount: s.olderSegments.length
+    }))
+  )
   const turns = useTurns(useShallow((s) => turnsForSession(s, profile, sessionId)))
   const query = useSessions((s) => s.search.query)
   const terms = useMemo(() => (focusId != null ? searchTerms(query) : []), [focusId, query])
@@ -35,7 +58,9 @@ export function Transcript() {
   const stick = useRef(true)
   const lastTop = useRef(0)
   const userInput = useRef(0)
-  const markUser = () => { userInput.current = Date.now() }
+  const markUser = () => {
+    userInput.current = Date.now()
+  }
   const focusedDone = useRef<number | null>(null)
   const [showJump, setShowJump] = useState(false)
   const [margin, setMargin] = useState(0)
@@ -66,7 +91,9 @@ export function Transcript() {
   })
   // Pinned to the end we re-pin ourselves; the virtualizer's "keep the view steady" nudges would pull us off it.
   v.shouldAdjustScrollPositionOnItemSizeChange = () => !following()
-  useLayoutEffect(() => { setMargin(sizer.current?.offsetTop ?? 0) }, [hasMoreBefore])
+  useLayoutEffect(() => {
+    setMargin(sizer.current?.offsetTop ?? 0)
+  }, [hasMoreBefore])
 
   const empty = !loading && !ids.length && !tail.length
   const toBottom = () => {
@@ -78,14 +105,18 @@ export function Transcript() {
   useLayoutEffect(() => {
     const el = inner.current
     if (!el || typeof ResizeObserver === 'undefined') return
-    const ro = new ResizeObserver(() => { if (following()) toBottom() })
+    const ro = new ResizeObserver(() => {
+      if (following()) toBottom()
+    })
     ro.observe(el)
     // the viewport shrinks too (the header gains a lineage line, the composer grows): stay pinned then as well
     if (scroller.current) ro.observe(scroller.current)
     return () => ro.disconnect()
     // reads refs only: re-attach only when the content element itself comes or goes
   }, [empty])
-  useLayoutEffect(() => { if (following()) toBottom() }, [ids.length, tail.length, focusId, v.getTotalSize()])
+  useLayoutEffect(() => {
+    if (following()) toBottom()
+  }, [ids.length, tail.length, focusId, v.getTotalSize()])
 
   useEffect(() => {
     if (focusId == null || focusedDone.current === focusId) return
@@ -98,7 +129,8 @@ export function Transcript() {
 
   const segmentStartReached = !useTranscript.getState().hasMoreBefore
   useEffect(() => {
-    if (olderCount > 0 && segmentStartReached && ids.length && !loading && !loadingOlder && focusId == null) void loadOlder() // no re-anchoring: the reader stays where they are
+    if (olderCount > 0 && segmentStartReached && ids.length && !loading && !loadingOlder && focusId == null)
+      void loadOlder() // no re-anchoring: the reader stays where they are
     // only these changes re-check; loadOlder reads the rest at call time
   }, [olderCount, segmentStartReached, ids.length > 0, loading])
 
@@ -131,17 +163,37 @@ export function Transcript() {
     toBottom()
   }
 
-  if (empty) return <div className="transcript empty" data-testid="transcript">No messages yet.</div>
+  if (empty)
+    return (
+      <div className="transcript empty" data-testid="transcript">
+        No messages yet.
+      </div>
+    )
   return (
     <div className="transcript-wrap">
-      <div className="transcript" ref={scroller} onScroll={onScroll} onWheel={markUser} onTouchMove={markUser} onKeyDown={markUser} onPointerDown={markUser} data-testid="transcript" aria-busy={loading} tabIndex={-1}>
+      <div
+        className="transcript"
+        ref={scroller}
+        onScroll={onScroll}
+        onWheel={markUser}
+        onTouchMove={markUser}
+        onKeyDown={markUser}
+        onPointerDown={markUser}
+        data-testid="transcript"
+        aria-busy={loading}
+        tabIndex={-1}
+      >
         <div ref={inner}>
           {hasMoreBefore && (
             <button className="load-more" onClick={() => void older()} disabled={loadingOlder} data-testid="load-older">
               {loadingOlder ? 'Loading…' : 'Load older messages'}
             </button>
           )}
-          {loading && !ids.length && <div className="muted pad-s" data-testid="transcript-loading">Loading transcript…</div>}
+          {loading && !ids.length && (
+            <div className="muted pad-s" data-testid="transcript-loading">
+              Loading transcript…
+            </div>
+          )}
           <div ref={sizer} style={{ height: v.getTotalSize(), position: 'relative' }}>
             {v.getVirtualItems().map((it) => {
               const m = byId[ids[it.index]!]
@@ -151,8 +203,19 @@ export function Transcript() {
               const prev = it.index > 0 ? byId[ids[it.index - 1]!] : undefined
               const newSegment = !!prev && prev.sessionId !== m.sessionId && !!chain && !!profile
               return (
-                <div key={it.key} data-index={it.index} ref={v.measureElement} className="vrow"
-                  style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${it.start - margin}px)` }}>
+                <div
+                  key={it.key}
+                  data-index={it.index}
+                  ref={v.measureElement}
+                  className="vrow"
+                  style={{
+                    position: 'absolute',
+                    top: 0,
+                    left: 0,
+                    right: 0,
+                    transform: `translateY(${it.start - margin}px)`
+                  }}
+                >
                   {newSegment && <CompactionMarker profile={profile!} chain={chain!} segmentId={m.sessionId} />}
                   {t && <TurnBadge t={t} />}
                   <MessageItem m={m} focused={focused} terms={focused ? terms : undefined} />
@@ -162,12 +225,20 @@ export function Transcript() {
             })}
           </div>
           {hasMoreAfter && profile && sessionId && (
-            <div className="muted pad-s" data-testid="more-after">Newer messages exist — <a href={sessionHref(profile, sessionId)}>jump to latest</a></div>
+            <div className="muted pad-s" data-testid="more-after">
+              Newer messages exist — <a href={sessionHref(profile, sessionId)}>jump to latest</a>
+            </div>
           )}
-          {tail.map((t) => <LiveTurnView key={t.turnId} t={t} showBadge={!anchoredIds.has(t.turnId)} />)}
+          {tail.map((t) => (
+            <LiveTurnView key={t.turnId} t={t} showBadge={!anchoredIds.has(t.turnId)} />
+          ))}
         </div>
       </div>
-      {showJump && !hasMoreAfter && <button className="jump-latest small" onClick={jump} data-testid="jump-latest">↓ Latest</button>}
+      {showJump && !hasMoreAfter && (
+        <button className="jump-latest small" onClick={jump} data-testid="jump-latest">
+          ↓ Latest
+        </button>
+      )}
     </div>
   )
 }

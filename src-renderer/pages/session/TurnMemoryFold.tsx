@@ -11,7 +11,12 @@ function sessionEvents(profile: string, sessionId: string, newest: number, messa
   const key = `${profile}/${sessionId}`
   const hit = cache.get(key)
   if (hit && hit.newest === newest && hit.upTo >= messageId) return hit.events
-  const events = getApi().call('memory.events', { profile, sessionId, limit: 1000 }).then((p) => p.items, () => [])
+  const events = getApi()
+    .call('memory.events', { profile, sessionId, limit: 1000 })
+    .then(
+      (p) => p.items,
+      () => []
+    )
   cache.set(key, { newest, upTo: Math.max(messageId, hit?.upTo ?? 0), events })
   return events
 }
@@ -28,7 +33,11 @@ function eventsOfTurn(all: MemoryEvent[], m: Message): MemoryEvent[] {
     .filter((e) => e.kind === 'prefetch' && e.turnId && Math.abs(e.at - m.timestamp) <= 60)
     .sort((a, b) => Math.abs(a.at - m.timestamp) - Math.abs(b.at - m.timestamp))[0]
   if (!recall) return []
-  return all.filter((e) => e.turnId === recall.turnId && (e.kind === 'prefetch' ? (e.size ?? 0) > 0 : e.kind === 'tool_call' || e.kind === 'write'))
+  return all.filter(
+    (e) =>
+      e.turnId === recall.turnId &&
+      (e.kind === 'prefetch' ? (e.size ?? 0) > 0 : e.kind === 'tool_call' || e.kind === 'write')
+  )
 }
 
 export function TurnMemoryFold({ m, profile }: { m: Message; profile: string | null | undefined }) {
@@ -38,23 +47,37 @@ export function TurnMemoryFold({ m, profile }: { m: Message; profile: string | n
   useEffect(() => {
     if (!profile || m.role !== 'user') return
     let live = true
-    void sessionEvents(profile, m.sessionId, newest, m.id).then((all) => { if (live) setEvents(eventsOfTurn(all, m)) })
-    return () => { live = false }
+    void sessionEvents(profile, m.sessionId, newest, m.id).then((all) => {
+      if (live) setEvents(eventsOfTurn(all, m))
+    })
+    return () => {
+      live = false
+    }
   }, [profile, m, newest])
   if (!profile || m.role !== 'user' || events.length === 0) return null
   const recalled = events.filter((e) => e.kind === 'prefetch')
   const written = events.filter((e) => e.kind !== 'prefetch')
   return (
     <div className={`fold memory-fold${open ? ' open' : ''}`} data-testid="turn-memory">
-      <button className="fold-head small muted" aria-expanded={open} onClick={() => setOpen(!open)} data-testid="turn-memory-toggle">
+      <button
+        className="fold-head small muted"
+        aria-expanded={open}
+        onClick={() => setOpen(!open)}
+        data-testid="turn-memory-toggle"
+      >
         🧠 memory: {recalled.length} recalled, {written.length} written
       </button>
       {open && (
         <ul className="fold-body small">
           {events.map((e) => (
             <li key={`${e.profile}-${e.id}`} data-testid="turn-memory-event" data-kind={e.kind}>
-              <span className="mono">{e.provider}.{e.name}</span> {e.summary}{' '}
-              <a href="#/memory" className="muted" data-testid="turn-memory-feed">feed</a>
+              <span className="mono">
+                {e.provider}.{e.name}
+              </span>{' '}
+              {e.summary}{' '}
+              <a href="#/memory" className="muted" data-testid="turn-memory-feed">
+                feed
+              </a>
             </li>
           ))}
         </ul>

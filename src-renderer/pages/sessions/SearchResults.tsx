@@ -16,7 +16,16 @@ function grouped(hits: SearchHit[], groups: SearchSessionGroup[] = []) {
   const byKey = new Map<string, { group: SearchSessionGroup; hits: SearchHit[] }>()
   for (const h of hits) {
     const k = key(h.profile, h.sessionId)
-    const g = byKey.get(k) ?? { group: groups.find((x) => key(x.profile, x.sessionId) === k) ?? { profile: h.profile, sessionId: h.sessionId, title: h.sessionTitle, hits: 0, titleMatch: false }, hits: [] }
+    const g = byKey.get(k) ?? {
+      group: groups.find((x) => key(x.profile, x.sessionId) === k) ?? {
+        profile: h.profile,
+        sessionId: h.sessionId,
+        title: h.sessionTitle,
+        hits: 0,
+        titleMatch: false
+      },
+      hits: []
+    }
     g.hits.push(h)
     byKey.set(k, g)
   }
@@ -34,48 +43,96 @@ export function SearchResults() {
   const list = useRef<HTMLUListElement>(null)
   useEffect(() => setCursor(-1), [hits])
   useListKeys({
-    count: hits.length, cursor,
+    count: hits.length,
+    cursor,
     setCursor: (i) => {
       setCursor(i)
       list.current?.querySelectorAll('[data-testid="search-hit"]')[i]?.scrollIntoView({ block: 'nearest' })
     },
-    open: (i) => { const h = hits[i]; if (h) navigate(sessionHref(h.profile, h.sessionId, h.messageId)) }
+    open: (i) => {
+      const h = hits[i]
+      if (h) navigate(sessionHref(h.profile, h.sessionId, h.messageId))
+    }
   })
-  if (error) return <div className="empty" role="alert">Search failed: {error}</div>
-  if (!loading && message) return <div className="empty" role="status" data-testid="search-message">{message}</div>
-  if (!loading && !hits.length && !titleOnly.length) return <div className="empty" data-testid="search-empty">No messages match “{query.trim()}”.</div>
+  if (error)
+    return (
+      <div className="empty" role="alert">
+        Search failed: {error}
+      </div>
+    )
+  if (!loading && message)
+    return (
+      <div className="empty" role="status" data-testid="search-message">
+        {message}
+      </div>
+    )
+  if (!loading && !hits.length && !titleOnly.length)
+    return (
+      <div className="empty" data-testid="search-empty">
+        No messages match “{query.trim()}”.
+      </div>
+    )
   const sessions = sections.length + titleOnly.length
   let flatIndex = -1
   return (
     <div className="hits-wrap">
       <div className="hits-summary muted small" data-testid="search-summary">
-        {loading && !hits.length ? 'Searching…' : `${hits.length}${hits.length >= 50 ? '+' : ''} matching message${hits.length === 1 ? '' : 's'} in ${sessions} session${sessions === 1 ? '' : 's'}`}
+        {loading && !hits.length
+          ? 'Searching…'
+          : `${hits.length}${hits.length >= 50 ? '+' : ''} matching message${hits.length === 1 ? '' : 's'} in ${sessions} session${sessions === 1 ? '' : 's'}`}
         {loading && hits.length > 0 && ' · updating…'}
       </div>
       <ul className="hits" data-testid="search-results" aria-busy={loading} ref={list}>
         {sections.map(({ group, hits: mine }) => [
-          <li key={`g:${group.profile}/${group.sessionId}`} className="hit-group muted small" data-testid="search-group" data-session-id={group.sessionId}>
-            {group.title || group.sessionId} · {mine.length} match{mine.length === 1 ? '' : 'es'}{group.titleMatch ? ' · title' : ''}
+          <li
+            key={`g:${group.profile}/${group.sessionId}`}
+            className="hit-group muted small"
+            data-testid="search-group"
+            data-session-id={group.sessionId}
+          >
+            {group.title || group.sessionId} · {mine.length} match{mine.length === 1 ? '' : 'es'}
+            {group.titleMatch ? ' · title' : ''}
           </li>,
-          ...mine.map((h) => { const i = ++flatIndex; return (
-          <li key={`${h.profile}/${h.sessionId}/${h.messageId}`}>
-            <a className={`hit${i === cursor ? ' selected' : ''}`} href={sessionHref(h.profile, h.sessionId, h.messageId)} data-testid="search-hit"
-              data-session-id={h.sessionId} data-message-id={h.messageId} data-profile={h.profile} aria-current={i === cursor || undefined}>
-              <div className="hit-head">
-                <span className={`row-title${h.sessionTitle ? '' : ' untitled mono'}`}>{h.sessionTitle || h.sessionId}</span>
-                {showProfile && <Badge tone="accent">{h.profile}</Badge>}
-                <Badge>{h.role}</Badge>
-                <span className="spacer" />
-                <span className="muted small"><RelTime at={h.timestamp} /></span>
-              </div>
-              <div className="hit-snippet"><Snippet parts={h.snippet} /></div>
-            </a>
-          </li>
-          ) })
+          ...mine.map((h) => {
+            const i = ++flatIndex
+            return (
+              <li key={`${h.profile}/${h.sessionId}/${h.messageId}`}>
+                <a
+                  className={`hit${i === cursor ? ' selected' : ''}`}
+                  href={sessionHref(h.profile, h.sessionId, h.messageId)}
+                  data-testid="search-hit"
+                  data-session-id={h.sessionId}
+                  data-message-id={h.messageId}
+                  data-profile={h.profile}
+                  aria-current={i === cursor || undefined}
+                >
+                  <div className="hit-head">
+                    <span className={`row-title${h.sessionTitle ? '' : ' untitled mono'}`}>
+                      {h.sessionTitle || h.sessionId}
+                    </span>
+                    {showProfile && <Badge tone="accent">{h.profile}</Badge>}
+                    <Badge>{h.role}</Badge>
+                    <span className="spacer" />
+                    <span className="muted small">
+                      <RelTime at={h.timestamp} />
+                    </span>
+                  </div>
+                  <div className="hit-snippet">
+                    <Snippet parts={h.snippet} />
+                  </div>
+                </a>
+              </li>
+            )
+          })
         ])}
         {titleOnly.map((g) => (
           <li key={`t:${g.profile}/${g.sessionId}`}>
-            <a className="hit" href={sessionHref(g.profile, g.sessionId)} data-testid="search-title-hit" data-session-id={g.sessionId}>
+            <a
+              className="hit"
+              href={sessionHref(g.profile, g.sessionId)}
+              data-testid="search-title-hit"
+              data-session-id={g.sessionId}
+            >
               <div className="hit-head">
                 <span className="row-title">{g.title || g.sessionId}</span>
                 {showProfile && <Badge tone="accent">{g.profile}</Badge>}

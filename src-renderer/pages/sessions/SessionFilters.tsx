@@ -11,34 +11,80 @@ const fromDay = (v: string, endOfDay: boolean) => {
 }
 
 export function SessionFilters() {
-  const { filters, knownSources } = useSessions(useShallow((s) => ({ filters: s.filters, knownSources: s.knownSources })))
+  const { filters, knownSources } = useSessions(
+    useShallow((s) => ({ filters: s.filters, knownSources: s.knownSources }))
+  )
   // typed text stays local so a live refresh never overwrites what the user is typing
   const [prefix, setPrefix] = useState(filters.idPrefix)
-  useDebouncedEffect(prefix, 300, (v) => { if (v !== useSessions.getState().filters.idPrefix) void setSessionFilters({ idPrefix: v }) })
+  useDebouncedEffect(prefix, 300, (v) => {
+    if (v !== useSessions.getState().filters.idPrefix) void setSessionFilters({ idPrefix: v })
+  })
   // "Clear filters" elsewhere empties the stored prefix: mirror that into the box
-  useEffect(() => { if (filters.idPrefix === '') setPrefix((p) => (p.trim() ? '' : p)) }, [filters.idPrefix])
+  useEffect(() => {
+    if (filters.idPrefix === '') setPrefix((p) => (p.trim() ? '' : p))
+  }, [filters.idPrefix])
   const sources = [...new Set([...knownSources, ...filters.sources])]
   return (
     <div className="filters" data-testid="session-filters">
-      <select aria-label="Source" data-testid="filter-source" value={filters.sources[0] ?? ''}
-        onChange={(e) => void setSessionFilters({ sources: e.target.value ? [e.target.value] : [] })}>
+      <select
+        aria-label="Source"
+        data-testid="filter-source"
+        value={filters.sources[0] ?? ''}
+        onChange={(e) => void setSessionFilters({ sources: e.target.value ? [e.target.value] : [] })}
+      >
         <option value="">All sources</option>
-        {sources.map((s) => <option key={s} value={s}>{s}</option>)}
+        {sources.map((s) => (
+          <option key={s} value={s}>
+            {s}
+          </option>
+        ))}
       </select>
-      <select aria-label="Archived" data-testid="filter-archived" value={filters.archived}
-        onChange={(e) => void setSessionFilters({ archived: e.target.value as 'exclude' })}>
+      <select
+        aria-label="Archived"
+        data-testid="filter-archived"
+        value={filters.archived}
+        onChange={(e) => void setSessionFilters({ archived: e.target.value as 'exclude' })}
+      >
         <option value="exclude">Active</option>
         <option value="include">Active + archived</option>
         <option value="only">Archived only</option>
       </select>
-      <label className="field-inline">From <input type="date" data-testid="filter-from" value={toDay(filters.from)}
-        onChange={(e) => void setSessionFilters({ from: fromDay(e.target.value, false) })} /></label>
-      <label className="field-inline">To <input type="date" data-testid="filter-to" value={toDay(filters.to)}
-        onChange={(e) => void setSessionFilters({ to: fromDay(e.target.value, true) })} /></label>
-      <input className="mono" placeholder="id prefix" aria-label="Session id prefix" data-testid="filter-id-prefix" value={prefix}
-        onChange={(e) => setPrefix(e.target.value)} size={12} />
-      <label className="field-inline"><input type="checkbox" data-testid="filter-include-children" checked={filters.includeChildren}
-        onChange={(e) => void setSessionFilters({ includeChildren: e.target.checked })} /> children</label>
+      <label className="field-inline">
+        From{' '}
+        <input
+          type="date"
+          data-testid="filter-from"
+          value={toDay(filters.from)}
+          onChange={(e) => void setSessionFilters({ from: fromDay(e.target.value, false) })}
+        />
+      </label>
+      <label className="field-inline">
+        To{' '}
+        <input
+          type="date"
+          data-testid="filter-to"
+          value={toDay(filters.to)}
+          onChange={(e) => void setSessionFilters({ to: fromDay(e.target.value, true) })}
+        />
+      </label>
+      <input
+        className="mono"
+        placeholder="id prefix"
+        aria-label="Session id prefix"
+        data-testid="filter-id-prefix"
+        value={prefix}
+        onChange={(e) => setPrefix(e.target.value)}
+        size={12}
+      />
+      <label className="field-inline">
+        <input
+          type="checkbox"
+          data-testid="filter-include-children"
+          checked={filters.includeChildren}
+          onChange={(e) => void setSessionFilters({ includeChildren: e.target.checked })}
+        />{' '}
+        children
+      </label>
     </div>
   )
 }

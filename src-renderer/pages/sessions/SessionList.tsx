@@ -14,17 +14,37 @@ let rememberedCursor = { scope: '', key: '' }
 
 /** Virtualized, infinitely paged list; j/k or arrows move, Enter opens. */
 export function SessionList() {
-  const { order, byKey, nextCursor, loading, loadingMore, error } = useSessions(useShallow((s) => ({
-    order: s.order, byKey: s.byKey, nextCursor: s.nextCursor, loading: s.loading, loadingMore: s.loadingMore, error: s.error
-  })))
+  const { order, byKey, nextCursor, loading, loadingMore, error } = useSessions(
+    useShallow((s) => ({
+      order: s.order,
+      byKey: s.byKey,
+      nextCursor: s.nextCursor,
+      loading: s.loading,
+      loadingMore: s.loadingMore,
+      error: s.error
+    }))
+  )
   const scope = useApp((s) => s.scope)
   const showProfile = useApp((s) => s.scope === 'all' && s.profiles.length > 1)
-  const filtered = useSessions((s) => s.filters.sources.length > 0 || s.filters.archived !== 'exclude' || s.filters.from != null || s.filters.to != null || s.filters.idPrefix.trim() !== '')
+  const filtered = useSessions(
+    (s) =>
+      s.filters.sources.length > 0 ||
+      s.filters.archived !== 'exclude' ||
+      s.filters.from != null ||
+      s.filters.to != null ||
+      s.filters.idPrefix.trim() !== ''
+  )
   const parent = useRef<HTMLDivElement>(null)
   // the cursor follows a row (by key), not a position, so live inserts above don't move it to another session
   const [selKey, setSelKey] = useState(() => (rememberedCursor.scope === scope ? rememberedCursor.key : ''))
   const sel = selKey ? order.indexOf(selKey) : -1
-  const v = useVirtualizer({ count: order.length, getScrollElement: () => parent.current, estimateSize: () => ROW, overscan: 12, getItemKey: (i) => order[i] ?? i })
+  const v = useVirtualizer({
+    count: order.length,
+    getScrollElement: () => parent.current,
+    estimateSize: () => ROW,
+    overscan: 12,
+    getItemKey: (i) => order[i] ?? i
+  })
   const items = v.getVirtualItems()
   const last = items[items.length - 1]
 
@@ -56,32 +76,76 @@ export function SessionList() {
     v.scrollToIndex(i)
   }
   useListKeys({
-    count: order.length, cursor: sel, setCursor,
-    open: (i) => { const s = byKey[order[i] ?? '']; if (s) navigate(sessionHref(s.profile, s.id)) }
+    count: order.length,
+    cursor: sel,
+    setCursor,
+    open: (i) => {
+      const s = byKey[order[i] ?? '']
+      if (s) navigate(sessionHref(s.profile, s.id))
+    }
   })
 
-  if (error && !order.length) return <div className="empty" role="alert" data-testid="sessions-error">Could not load sessions: {error}</div>
+  if (error && !order.length)
+    return (
+      <div className="empty" role="alert" data-testid="sessions-error">
+        Could not load sessions: {error}
+      </div>
+    )
   if (!loading && !order.length) {
     return (
       <div className="empty" data-testid="sessions-empty">
-        {filtered ? <>No sessions match these filters. <button className="link" onClick={() => void resetSessionFilters()} data-testid="clear-filters">Clear filters</button></>
-          : scope === 'all' ? 'No sessions yet. Start a new chat from a profile in the rail.' : `No sessions in ${scope} yet.`}
+        {filtered ? (
+          <>
+            No sessions match these filters.{' '}
+            <button className="link" onClick={() => void resetSessionFilters()} data-testid="clear-filters">
+              Clear filters
+            </button>
+          </>
+        ) : scope === 'all' ? (
+          'No sessions yet. Start a new chat from a profile in the rail.'
+        ) : (
+          `No sessions in ${scope} yet.`
+        )}
       </div>
     )
   }
   return (
     <div className="list-wrap">
       <div className="list-head" aria-hidden>
-        <span>Session</span><span>Model</span><span className="num">Msgs</span><span>Active</span><span className="num">Cost</span>
+        <span>Session</span>
+        <span>Model</span>
+        <span className="num">Msgs</span>
+        <span>Active</span>
+        <span className="num">Cost</span>
       </div>
-      <div ref={parent} className="vlist" tabIndex={0} onScroll={onScroll} data-testid="session-list" aria-busy={loading} role="region" aria-label="Sessions">
+      <div
+        ref={parent}
+        className="vlist"
+        tabIndex={0}
+        onScroll={onScroll}
+        data-testid="session-list"
+        aria-busy={loading}
+        role="region"
+        aria-label="Sessions"
+      >
         {/* a list of links (not a listbox): each row is a real link, the keyboard cursor is aria-current */}
         <div style={{ height: v.getTotalSize(), position: 'relative' }} role="list" aria-label="Sessions">
           {items.map((it) => {
             const s = byKey[order[it.index]!]
             if (!s) return null
             return (
-              <div key={it.key} style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW, transform: `translateY(${it.start}px)` }} role="listitem">
+              <div
+                key={it.key}
+                style={{
+                  position: 'absolute',
+                  top: 0,
+                  left: 0,
+                  right: 0,
+                  height: ROW,
+                  transform: `translateY(${it.start}px)`
+                }}
+                role="listitem"
+              >
                 <SessionRow s={s} selected={sel === it.index} showProfile={showProfile} />
               </div>
             )

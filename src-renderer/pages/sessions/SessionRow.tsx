@@ -16,24 +16,58 @@ interface Props {
 export const SessionRow = memo(function SessionRow({ s, selected, showProfile }: Props) {
   const title = s.title || s.preview || '(empty session)'
   return (
-    <a href={sessionHref(s.profile, s.id)} className={`session-row${selected ? ' selected' : ''}${s.archived ? ' archived' : ''}`}
-      data-testid="session-row" data-session-id={s.id} data-profile={s.profile} aria-current={selected ? 'true' : undefined} data-selected={selected || undefined}>
+    <a
+      href={sessionHref(s.profile, s.id)}
+      className={`session-row${selected ? ' selected' : ''}${s.archived ? ' archived' : ''}`}
+      data-testid="session-row"
+      data-session-id={s.id}
+      data-profile={s.profile}
+      aria-current={selected ? 'true' : undefined}
+      data-selected={selected || undefined}
+    >
       <div className="row-main">
-        <span className={`row-title${s.title ? '' : ' untitled'}`} title={title}>{s.pinned && <span aria-label="pinned">★ </span>}{title}</span>
+        <span className={`row-title${s.title ? '' : ' untitled'}`} title={title}>
+          {s.pinned && <span aria-label="pinned">★ </span>}
+          {title}
+        </span>
         <span className="row-sub">
           {showProfile && <Badge tone="accent">{s.profile}</Badge>}
           <Badge testId="session-source">{s.source}</Badge>
-          {s.kind !== 'root' && <Badge tone="neutral" title="How this session relates to its parent">{s.kind}</Badge>}
-          {s.chainLength > 1 && <Badge tone="neutral" title={`Compression chain of ${s.chainLength} sessions`} testId="chain-marker">chain {s.chainLength}</Badge>}
-          {s.childCount > 0 && <Badge tone="neutral" title={`${s.childCount} delegated children`} testId="children-marker">↳ {s.childCount}</Badge>}
+          {s.kind !== 'root' && (
+            <Badge tone="neutral" title="How this session relates to its parent">
+              {s.kind}
+            </Badge>
+          )}
+          {s.chainLength > 1 && (
+            <Badge tone="neutral" title={`Compression chain of ${s.chainLength} sessions`} testId="chain-marker">
+              chain {s.chainLength}
+            </Badge>
+          )}
+          {s.childCount > 0 && (
+            <Badge tone="neutral" title={`${s.childCount} delegated children`} testId="children-marker">
+              ↳ {s.childCount}
+            </Badge>
+          )}
           {s.archived && <Badge tone="warn">archived</Badge>}
           <span className="mono muted">{shortId(s.id, 14)}</span>
         </span>
       </div>
-      <span className="row-model mono" title={s.model ?? ''}>{s.model ?? '—'}</span>
-      <span className="row-num" data-testid="session-msgs" title={`${s.messageCount} messages, ${s.toolCallCount} tool calls`}>{formatCount(s.messageCount)}</span>
-      <span className="row-time"><RelTime at={s.lastActiveAt} /></span>
-      <span className="row-cost"><MoneyText money={s.cost} testId="session-cost" /></span>
+      <span className="row-model mono" title={s.model ?? ''}>
+        {s.model ?? '—'}
+      </span>
+      <span
+        className="row-num"
+        data-testid="session-msgs"
+        title={`${s.messageCount} messages, ${s.toolCallCount} tool calls`}
+      >
+        {formatCount(s.messageCount)}
+      </span>
+      <span className="row-time">
+        <RelTime at={s.lastActiveAt} />
+      </span>
+      <span className="row-cost">
+        <MoneyText money={s.cost} testId="session-cost" />
+      </span>
     </a>
   )
 })

@@ -4,7 +4,13 @@ import { getApi } from '../../api'
 import { reportError } from '../../stores/toasts'
 
 type Row = { model: string; baseUrl: string; inputPerMTok: string; outputPerMTok: string; cacheReadPerMTok: string }
-const toRow = (o: PriceOverride): Row => ({ model: o.model, baseUrl: o.baseUrl, inputPerMTok: String(o.inputPerMTok), outputPerMTok: String(o.outputPerMTok), cacheReadPerMTok: String(o.cacheReadPerMTok) })
+const toRow = (o: PriceOverride): Row => ({
+  model: o.model,
+  baseUrl: o.baseUrl,
+  inputPerMTok: String(o.inputPerMTok),
+  outputPerMTok: String(o.outputPerMTok),
+  cacheReadPerMTok: String(o.cacheReadPerMTok)
+})
 const blank = (): Row => ({ model: '', baseUrl: '', inputPerMTok: '', outputPerMTok: '', cacheReadPerMTok: '0' })
 
 /**
@@ -16,44 +22,140 @@ export function PriceOverrides() {
   const [saving, setSaving] = useState(false)
   const [saved, setSaved] = useState(false)
   useEffect(() => {
-    getApi().call('prices.get', {}).then((r) => setRows(r.overrides.map(toRow))).catch((err) => { reportError(err, 'Loading prices'); setRows([]) })
+    getApi()
+      .call('prices.get', {})
+      .then((r) => setRows(r.overrides.map(toRow)))
+      .catch((err) => {
+        reportError(err, 'Loading prices')
+        setRows([])
+      })
   }, [])
   if (!rows) return <section className="panel muted pad-s">Loading prices…</section>
-  const set = (i: number, patch: Partial<Row>) => { setSaved(false); setRows(rows.map((r, j) => (j === i ? { ...r, ...patch } : r))) }
+  const set = (i: number, patch: Partial<Row>) => {
+    setSaved(false)
+    setRows(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)))
+  }
   const save = async () => {
     setSaving(true)
     try {
-      const overrides = rows.filter((r) => r.model.trim()).map((r) => ({
-        model: r.model.trim(), baseUrl: r.baseUrl.trim(), inputPerMTok: Number(r.inputPerMTok), outputPerMTok: Number(r.outputPerMTok), cacheReadPerMTok: Number(r.cacheReadPerMTok || 0)
-      }))
+      const overrides = rows
+        .filter((r) => r.model.trim())
+        .map((r) => ({
+          model: r.model.trim(),
+          baseUrl: r.baseUrl.trim(),
+          inputPerMTok: Number(r.inputPerMTok),
+          outputPerMTok: Number(r.outputPerMTok),
+          cacheReadPerMTok: Number(r.cacheReadPerMTok || 0)
+        }))
       const res = await getApi().call('prices.set', { overrides })
       setRows(res.overrides.map(toRow))
       setSaved(true)
-    } catch (err) { reportError(err, 'Saving prices') } finally { setSaving(false) }
+    } catch (err) {
+      reportError(err, 'Saving prices')
+    } finally {
+      setSaving(false)
+    }
   }
   return (
     <section className="panel prices" data-testid="price-overrides" aria-labelledby="prices-h">
       <h3 id="prices-h">Prices (custom price)</h3>
-      <p className="muted small">For usage upstream recorded as <em>unpriced</em>: USD per million tokens. Costs show these amounts labelled “custom price”; upstream’s own cost columns are never changed.</p>
+      <p className="muted small">
+        For usage upstream recorded as <em>unpriced</em>: USD per million tokens. Costs show these amounts labelled
+        “custom price”; upstream’s own cost columns are never changed.
+      </p>
       <table className="table compact">
-        <thead><tr><th>Model</th><th>Endpoint (optional)</th><th className="num">Input $/M</th><th className="num">Output $/M</th><th className="num">Cache read $/M</th><th><span className="sr-only">Remove</span></th></tr></thead>
+        <thead>
+          <tr>
+            <th>Model</th>
+            <th>Endpoint (optional)</th>
+            <th className="num">Input $/M</th>
+            <th className="num">Output $/M</th>
+            <th className="num">Cache read $/M</th>
+            <th>
+              <span className="sr-only">Remove</span>
+            </th>
+          </tr>
+        </thead>
         <tbody>
           {rows.map((r, i) => (
             <tr key={i} data-testid="price-row">
-              <td><input aria-label="Model" value={r.model} onChange={(e) => set(i, { model: e.target.value })} data-testid="price-model" /></td>
-              <td><input aria-label="Endpoint base URL" placeholder="any" value={r.baseUrl} onChange={(e) => set(i, { baseUrl: e.target.value })} /></td>
-              <td><input aria-label="Input price per million tokens" inputMode="decimal" className="num" value={r.inputPerMTok} onChange={(e) => set(i, { inputPerMTok: e.target.value })} data-testid="price-input" /></td>
-              <td><input aria-label="Output price per million tokens" inputMode="decimal" className="num" value={r.outputPerMTok} onChange={(e) => set(i, { outputPerMTok: e.target.value })} data-testid="price-output" /></td>
-              <td><input aria-label="Cache read price per million tokens" inputMode="decimal" className="num" value={r.cacheReadPerMTok} onChange={(e) => set(i, { cacheReadPerMTok: e.target.value })} /></td>
-              <td><button type="button" className="small" onClick={() => setRows(rows.filter((_, j) => j !== i))} aria-label={`Remove price for ${r.model || 'row'}`}>✕</button></td>
+              <td>
+                <input
+                  aria-label="Model"
+                  value={r.model}
+                  onChange={(e) => set(i, { model: e.target.value })}
+                  data-testid="price-model"
+                />
+              </td>
+              <td>
+                <input
+                  aria-label="Endpoint base URL"
+                  placeholder="any"
+                  value={r.baseUrl}
+                  onChange={(e) => set(i, { baseUrl: e.target.value })}
+                />
+              </td>
+              <td>
+                <input
+                  aria-label="Input price per million tokens"
+                  inputMode="decimal"
+                  className="num"
+                  value={r.inputPerMTok}
+                  onChange={(e) => set(i, { inputPerMTok: e.target.value })}
+                  data-testid="price-input"
+                />
+              </td>
+              <td>
+                <input
+                  aria-label="Output price per million tokens"
+                  inputMode="decimal"
+                  className="num"
+                  value={r.outputPerMTok}
+                  onChange={(e) => set(i, { outputPerMTok: e.target.value })}
+                  data-testid="price-output"
+                />
+              </td>
+              <td>
+                <input
+                  aria-label="Cache read price per million tokens"
+                  inputMode="decimal"
+                  className="num"
+                  value={r.cacheReadPerMTok}
+                  onChange={(e) => set(i, { cacheReadPerMTok: e.target.value })}
+                />
+              </td>
+              <td>
+                <button
+                  type="button"
+                  className="small"
+                  onClick={() => setRows(rows.filter((_, j) => j !== i))}
+                  aria-label={`Remove price for ${r.model || 'row'}`}
+                >
+                  ✕
+                </button>
+              </td>
             </tr>
           ))}
         </tbody>
       </table>
       <div className="row-actions">
-        <button type="button" className="small" onClick={() => setRows([...rows, blank()])} data-testid="price-add">Add price</button>
-        <button type="button" className="small primary" onClick={() => void save()} disabled={saving} data-testid="price-save">{saving ? 'Saving…' : 'Save prices'}</button>
-        {saved && <span className="muted small" role="status">Saved.</span>}
+        <button type="button" className="small" onClick={() => setRows([...rows, blank()])} data-testid="price-add">
+          Add price
+        </button>
+        <button
+          type="button"
+          className="small primary"
+          onClick={() => void save()}
+          disabled={saving}
+          data-testid="price-save"
+        >
+          {saving ? 'Saving…' : 'Save prices'}
+        </button>
+        {saved && (
+          <span className="muted small" role="status">
+            Saved.
+          </span>
+        )}
       </div>
     </section>
   )

@@ -24,8 +24,15 @@ export function FollowUpDialog({ child, onClose }: { child: Subagent; onClose: (
   const [reply, setReply] = useState<string | null>(null)
   useEffect(() => {
     let live = true
-    void estimateFollowUp(child.profile, child.childId).then((e) => { if (live) { setEst(e); setEstLoading(false) } })
-    return () => { live = false }
+    void estimateFollowUp(child.profile, child.childId).then((e) => {
+      if (live) {
+        setEst(e)
+        setEstLoading(false)
+      }
+    })
+    return () => {
+      live = false
+    }
   }, [child.profile, child.childId])
   const large = !!est && est.estTokens >= LARGE_TRANSCRIPT_TOKENS
 
@@ -47,25 +54,71 @@ export function FollowUpDialog({ child, onClose }: { child: Subagent; onClose: (
   }
 
   return (
-    <Dialog title={`Follow up ${child.childId}`} onClose={onClose} testId="followup-dialog"
-      footer={<>
-        <button onClick={onClose} data-testid="followup-cancel">{reply !== null ? 'Close' : 'Cancel'}</button>
-        <button className={large ? 'primary warn' : 'primary'} onClick={() => void send()} disabled={!text.trim() || sending} data-testid="followup-send">
-          {sending ? 'Sending…' : large ? 'Send anyway' : 'Send'}
-        </button>
-      </>}>
-      <p className="muted clamp-2" title={child.goal}>Goal: {child.goal}</p>
+    <Dialog
+      title={`Follow up ${child.childId}`}
+      onClose={onClose}
+      testId="followup-dialog"
+      footer={
+        <>
+          <button onClick={onClose} data-testid="followup-cancel">
+            {reply !== null ? 'Close' : 'Cancel'}
+          </button>
+          <button
+            className={large ? 'primary warn' : 'primary'}
+            onClick={() => void send()}
+            disabled={!text.trim() || sending}
+            data-testid="followup-send"
+          >
+            {sending ? 'Sending…' : large ? 'Send anyway' : 'Send'}
+          </button>
+        </>
+      }
+    >
+      <p className="muted clamp-2" title={child.goal}>
+        Goal: {child.goal}
+      </p>
       <div className="estimate" data-testid="followup-estimate" data-large={large || undefined}>
-        {estLoading ? 'Estimating transcript size…' : est ? (
-          <>Resuming re-reads <b>{est.messages}</b> messages (~{formatCount(est.chars)} chars, ~{formatCount(est.estTokens)} tokens), est. <MoneyText money={est.estCost} /> per call.</>
-        ) : 'Size estimate unavailable.'}
+        {estLoading ? (
+          'Estimating transcript size…'
+        ) : est ? (
+          <>
+            Resuming re-reads <b>{est.messages}</b> messages (~{formatCount(est.chars)} chars, ~
+            {formatCount(est.estTokens)} tokens), est. <MoneyText money={est.estCost} /> per call.
+          </>
+        ) : (
+          'Size estimate unavailable.'
+        )}
       </div>
-      {large && <div className="warn-box" role="alert" data-testid="followup-warning">Large transcript: this follow-up will cost noticeably more than a fresh task.</div>}
-      <textarea rows={5} value={text} onChange={(e) => setText(e.target.value)} placeholder="Message to the child (⌘/Ctrl+Enter sends)" data-testid="followup-input"
-        onKeyDown={(e) => { if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) { e.preventDefault(); void send() } }} />
-      {error && <div className="err-text" role="alert" data-testid="followup-error">{error}</div>}
+      {large && (
+        <div className="warn-box" role="alert" data-testid="followup-warning">
+          Large transcript: this follow-up will cost noticeably more than a fresh task.
+        </div>
+      )}
+      <textarea
+        rows={5}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        placeholder="Message to the child (⌘/Ctrl+Enter sends)"
+        data-testid="followup-input"
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) {
+            e.preventDefault()
+            void send()
+          }
+        }}
+      />
+      {error && (
+        <div className="err-text" role="alert" data-testid="followup-error">
+          {error}
+        </div>
+      )}
       {(sending || reply !== null) && (streamed || reply) ? (
-        <div className="followup-reply" data-testid="followup-reply" data-done={reply !== null || undefined} aria-live="polite">
+        <div
+          className="followup-reply"
+          data-testid="followup-reply"
+          data-done={reply !== null || undefined}
+          aria-live="polite"
+        >
           <div className="muted small">{reply !== null ? 'Reply' : 'Replying…'}</div>
           <div className="code">{reply ?? streamed}</div>
         </div>

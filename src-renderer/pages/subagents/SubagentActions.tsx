@@ -10,11 +10,27 @@ export function SubagentActions({ s }: { s: Subagent }) {
   const canFollow = s.state === 'retained' || s.state === 'running'
   return (
     <span className="actions">
-      <a className="btn small" href={sessionHref(s.profile, s.childSessionId)} data-testid="subagent-open">Open</a>
-      <button className="small" disabled={!canFollow} onClick={() => setDialog('followup')} data-testid="followup-open"
-        title={canFollow ? 'Send a follow-up message' : `Not addressable (${s.state})`}>Follow up</button>
-      <button className="small danger" disabled={s.state !== 'retained'} onClick={() => setDialog('tombstone')} data-testid="tombstone-open"
-        title={s.state === 'retained' ? 'Retire this child' : 'Only retained children can be tombstoned'}>Tombstone</button>
+      <a className="btn small" href={sessionHref(s.profile, s.childSessionId)} data-testid="subagent-open">
+        Open
+      </a>
+      <button
+        className="small"
+        disabled={!canFollow}
+        onClick={() => setDialog('followup')}
+        data-testid="followup-open"
+        title={canFollow ? 'Send a follow-up message' : `Not addressable (${s.state})`}
+      >
+        Follow up
+      </button>
+      <button
+        className="small danger"
+        disabled={s.state !== 'retained'}
+        onClick={() => setDialog('tombstone')}
+        data-testid="tombstone-open"
+        title={s.state === 'retained' ? 'Retire this child' : 'Only retained children can be tombstoned'}
+      >
+        Tombstone
+      </button>
       {dialog === 'followup' && <FollowUpDialog child={s} onClose={() => setDialog(null)} />}
       {dialog === 'tombstone' && <TombstoneDialog child={s} onClose={() => setDialog(null)} />}
     </span>

@@ -13,7 +13,8 @@ export interface HolographicConfig {
   temporalDecayHalfLife: number
 }
 
-const num = (v: unknown, d: number, lo: number, hi: number) => (typeof v === 'number' && Number.isFinite(v) ? Math.min(hi, Math.max(lo, v)) : d)
+const num = (v: unknown, d: number, lo: number, hi: number) =>
+  typeof v === 'number' && Number.isFinite(v) ? Math.min(hi, Math.max(lo, v)) : d
 
 /** `$HERMES_HOME` / `${HERMES_HOME}` expand to the PROFILE's home, never the process's. */
 export function expandDbPath(raw: string, home: string): string {
@@ -22,10 +23,15 @@ export function expandDbPath(raw: string, home: string): string {
 }
 
 export function holographicConfig(config: Record<string, unknown> | null | undefined, home: string): HolographicConfig {
-  const plugins = isPlainObject(config?.plugins) ? config!.plugins as Record<string, unknown> : {}
-  const c = isPlainObject(plugins['hermes-memory-store']) ? (plugins['hermes-memory-store'] as Record<string, unknown>) : {}
+  const plugins = isPlainObject(config?.plugins) ? (config!.plugins as Record<string, unknown>) : {}
+  const c = isPlainObject(plugins['hermes-memory-store'])
+    ? (plugins['hermes-memory-store'] as Record<string, unknown>)
+    : {}
   return {
-    dbPath: typeof c.db_path === 'string' && c.db_path.trim() ? expandDbPath(c.db_path.trim(), home) : join(home, 'memory_store.db'),
+    dbPath:
+      typeof c.db_path === 'string' && c.db_path.trim()
+        ? expandDbPath(c.db_path.trim(), home)
+        : join(home, 'memory_store.db'),
     autoExtract: c.auto_extract === true,
     defaultTrust: num(c.default_trust, 0.5, 0, 1),
     minTrustThreshold: num(c.min_trust_threshold, 0.3, 0, 1),

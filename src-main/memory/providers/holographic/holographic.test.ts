@@ -24,12 +24,23 @@ afterEach(() => {
 
 describe('fact_store', () => {
   it('add, search (OR-joined tokens, trust-weighted), update, remove, list; errors name the missing argument', () => {
-    expect(call({ action: 'add', content: 'Grace Hopper wrote the first compiler', category: 'project' })).toEqual({ fact_id: 1, status: 'added' })
-    expect(call({ action: 'add', content: 'Grace Hopper wrote the first compiler' })).toEqual({ fact_id: 1, status: 'exists' })
+    expect(call({ action: 'add', content: 'Grace Hopper wrote the first compiler', category: 'project' })).toEqual({
+      fact_id: 1,
+      status: 'added'
+    })
+    expect(call({ action: 'add', content: 'Grace Hopper wrote the first compiler' })).toEqual({
+      fact_id: 1,
+      status: 'exists'
+    })
     call({ action: 'add', content: 'The build uses esbuild for bundling', tags: 'build,tooling' })
     const found = call({ action: 'search', query: 'who wrote the compiler?' })
     expect(found.count).toBe(1)
-    expect(found.results[0]).toMatchObject({ fact_id: 1, content: 'Grace Hopper wrote the first compiler', category: 'project', trust_score: 0.5 })
+    expect(found.results[0]).toMatchObject({
+      fact_id: 1,
+      content: 'Grace Hopper wrote the first compiler',
+      category: 'project',
+      trust_score: 0.5
+    })
     expect(found.results[0].score).toBeGreaterThan(0)
     expect(call({ action: 'update', fact_id: 2, trust_delta: -0.4 })).toEqual({ updated: true })
     expect(call({ action: 'search', query: 'esbuild bundling' }).count).toBe(0) // below min_trust 0.3
@@ -46,17 +57,34 @@ describe('fact_store', () => {
     call({ action: 'add', content: 'Ada Lovelace aka Countess works with Charles Babbage' })
     call({ action: 'add', content: 'Charles Babbage designed the Analytical Engine' })
     call({ action: 'add', content: 'Ada Lovelace uses tabs' })
-    expect(call({ action: 'probe', entity: 'countess' }).results.map((r: { content: string }) => r.content).sort())
-      .toEqual(['Ada Lovelace aka Countess works with Charles Babbage', 'Ada Lovelace uses tabs'])
-    expect(call({ action: 'related', entity: 'Ada Lovelace' }).results.map((r: { content: string }) => r.content)).toEqual(['Charles Babbage designed the Analytical Engine'])
-    expect(call({ action: 'reason', entities: ['Ada Lovelace', 'Charles Babbage'] }).results.map((r: { fact_id: number }) => r.fact_id)).toEqual([1])
-    expect(call({ action: 'contradict', content: 'Ada Lovelace does not use tabs' }).results.map((r: { fact_id: number }) => r.fact_id)).toEqual([3])
+    expect(
+      call({ action: 'probe', entity: 'countess' })
+        .results.map((r: { content: string }) => r.content)
+        .sort()
+    ).toEqual(['Ada Lovelace aka Countess works with Charles Babbage', 'Ada Lovelace uses tabs'])
+    expect(
+      call({ action: 'related', entity: 'Ada Lovelace' }).results.map((r: { content: string }) => r.content)
+    ).toEqual(['Charles Babbage designed the Analytical Engine'])
+    expect(
+      call({ action: 'reason', entities: ['Ada Lovelace', 'Charles Babbage'] }).results.map(
+        (r: { fact_id: number }) => r.fact_id
+      )
+    ).toEqual([1])
+    expect(
+      call({ action: 'contradict', content: 'Ada Lovelace does not use tabs' }).results.map(
+        (r: { fact_id: number }) => r.fact_id
+      )
+    ).toEqual([3])
     expect(call({ action: 'reason' })).toEqual({ error: 'Missing required argument: entities' })
   })
 
   it('fact_feedback moves trust by +0.05 / −0.10, clamped to [0, 1]', () => {
     call({ action: 'add', content: 'Deploys happen on Fridays' })
-    expect(call({ action: 'helpful', fact_id: 1 }, 'fact_feedback')).toEqual({ fact_id: 1, trust_score: 0.55, helpful_count: 1 })
+    expect(call({ action: 'helpful', fact_id: 1 }, 'fact_feedback')).toEqual({
+      fact_id: 1,
+      trust_score: 0.55,
+      helpful_count: 1
+    })
     for (let i = 0; i < 8; i++) call({ action: 'unhelpful', fact_id: 1 }, 'fact_feedback')
     expect(call({ action: 'unhelpful', fact_id: 1 }, 'fact_feedback').trust_score).toBe(0)
     expect(call({ action: 'helpful' }, 'fact_feedback')).toEqual({ error: 'Missing required argument: fact_id' })
@@ -76,19 +104,26 @@ describe('hooks', () => {
     db.prepare('INSERT INTO facts (content) VALUES (?)').run('The staging server is called bluebird')
     db.close()
     expect(p.systemPromptBlock()).toContain('4 facts')
-    const rows = (p as unknown as { store: { list(o: object): Array<{ content: string; category: string }> } }).store.list({ minTrust: 0, limit: 10 })
+    const rows = (
+      p as unknown as { store: { list(o: object): Array<{ content: string; category: string }> } }
+    ).store.list({ minTrust: 0, limit: 10 })
     expect(rows.map((r) => [r.content, r.category]).sort()).toEqual([
       ['I prefer short answers.', 'user_pref'],
       ['Prefers dark mode in every editor', 'user_pref'],
       ['The staging server is called bluebird', 'general'],
       ['We decided to ship on Monday.', 'project']
     ])
-    expect(p.prefetch('what is the staging server called?')).toBe('## Holographic Memory\n- [0.50] The staging server is called bluebird')
+    expect(p.prefetch('what is the staging server called?')).toBe(
+      '## Holographic Memory\n- [0.50] The staging server is called bluebird'
+    )
     expect(p.prefetch('zebra')).toBe('')
   })
 
   it('db_path expands $HERMES_HOME to the profile home', () => {
-    const other = new HolographicProvider({ config: { plugins: { 'hermes-memory-store': { db_path: '${HERMES_HOME}/facts/x.db' } } }, home })
+    const other = new HolographicProvider({
+      config: { plugins: { 'hermes-memory-store': { db_path: '${HERMES_HOME}/facts/x.db' } } },
+      home
+    })
     expect(other.identitySignature()).toEqual({ db_path: join(home, 'facts', 'x.db') })
   })
 })

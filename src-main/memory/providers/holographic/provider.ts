@@ -5,7 +5,12 @@
  */
 import type Database from 'better-sqlite3'
 import {
-  MemoryProvider, type ChatMessage, type InitializeOptions, type MemoryToolSchema, type MemoryWriteAction, type MemoryWriteTarget
+  MemoryProvider,
+  type ChatMessage,
+  type InitializeOptions,
+  type MemoryToolSchema,
+  type MemoryWriteAction,
+  type MemoryWriteTarget
 } from '../../provider'
 import { holographicConfig, type HolographicConfig } from './config'
 import { openFactDb } from './schema'
@@ -109,7 +114,11 @@ export class HolographicProvider extends MemoryProvider {
   }
 
   private rankDefaults() {
-    return { minTrust: this.cfg?.minTrustThreshold ?? 0.3, hrrWeight: this.cfg?.hrrWeight ?? 0.3, halfLifeDays: this.cfg?.temporalDecayHalfLife ?? 0 }
+    return {
+      minTrust: this.cfg?.minTrustThreshold ?? 0.3,
+      hrrWeight: this.cfg?.hrrWeight ?? 0.3,
+      halfLifeDays: this.cfg?.temporalDecayHalfLife ?? 0
+    }
   }
 
   private ready(): FactStore {

@@ -72,7 +72,11 @@ export function openFactDb(path: string, nativeBinding?: string): Database.Datab
     }
     db.exec(HOLOGRAPHIC_DDL)
     if (fresh) {
-      try { chmodSync(path, 0o600) } catch { /* not ours to fix */ }
+      try {
+        chmodSync(path, 0o600)
+      } catch {
+        /* not ours to fix */
+      }
     }
     return db
   } catch (err) {

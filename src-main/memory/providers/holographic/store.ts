@@ -20,25 +20,47 @@ export interface FactRow {
   updated_at: string
 }
 
-export interface ScoredFact { fact_id: number; content: string; category: string; tags: string; trust_score: number; score: number }
+export interface ScoredFact {
+  fact_id: number
+  content: string
+  category: string
+  tags: string
+  trust_score: number
+  score: number
+}
 
-export interface RankOptions { minTrust: number; limit: number; category?: string | null; hrrWeight?: number; halfLifeDays?: number }
+export interface RankOptions {
+  minTrust: number
+  limit: number
+  category?: string | null
+  hrrWeight?: number
+  halfLifeDays?: number
+}
 
 const clamp01 = (n: number) => Math.min(1, Math.max(0, n))
 const NEGATION = /\b(?:not|never|no|don't|doesn't|didn't|isn't|aren't|won't|can't|cannot|nobody|nothing)\b/i
 
 export class FactStore {
-  constructor(readonly db: Database.Database, private readonly defaultTrust = 0.5) {}
+  constructor(
+    readonly db: Database.Database,
+    private readonly defaultTrust = 0.5
+  ) {}
 
   count(): number {
     return (this.db.prepare('SELECT COUNT(*) AS n FROM facts').get() as { n: number }).n
   }
 
   /** Insert a fact (or find the identical one) and link its entities. */
-  add(content: string, category: string = 'general', tags = '', trust = this.defaultTrust): { factId: number; added: boolean } {
+  add(
+    content: string,
+    category: string = 'general',
+    tags = '',
+    trust = this.defaultTrust
+  ): { factId: number; added: boolean } {
     const text = content.trim()
     return this.db.transaction(() => {
-      const existing = this.db.prepare('SELECT fact_id FROM facts WHERE content = ?').get(text) as { fact_id: number } | undefined
+      const existing = this.db.prepare('SELECT fact_id FROM facts WHERE content = ?').get(text) as
+        { fact_id: number } | undefined
       if (existing) return { factId: existing.fact_id, added: false }
       const info = this.db
         .prepare('INSERT INTO facts (content, category, tags, trust_score) VALUES (?, ?, ?, ?)')
@@ -60,7 +82,9 @@ export class FactStore {
       const content = patch.content?.trim() || row.content
       const trust = clamp01(row.trust_score + (patch.trustDelta ?? 0))
       this.db
-        .prepare('UPDATE facts SET content = ?, category = ?, tags = ?, trust_score = ?, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ?')
+        .prepare(
+          'UPDATE facts SET content = ?, category = ?, tags = ?, trust_score = ?, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ?'
+        )
         .run(content, patch.category ?? row.category, patch.tags ?? row.tags, trust, factId)
       if (content !== row.content) {
         this.db.prepare('DELETE FROM fact_entities WHERE fact_id = ?').run(factId)
@@ -82,7 +106,9 @@ export class FactStore {
     const row = this.get(factId)
     if (!row) return null
     this.db
-      .prepare('UPDATE facts SET trust_score = ?, helpful_count = helpful_count + ?, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ?')
+      .prepare(
+        'UPDATE facts SET trust_score = ?, helpful_count = helpful_count + ?, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ?'
+      )
       .run(clamp01(row.trust_score + (helpful ? 0.05 : -0.1)), helpful ? 1 : 0, factId)
     return this.get(factId)
   }
@@ -90,8 +116,13 @@ export class FactStore {
   list(opts: { category?: string | null; minTrust: number; limit: number }): FactRow[] {
     const where = ['trust_score >= ?']
     const args: unknown[] = [opts.minTrust]
-    if (opts.category) { where.push('category = ?'); args.push(opts.category) }
-    return this.db.prepare(`SELECT * FROM facts WHERE ${where.join(' AND ')} ORDER BY trust_score DESC, fact_id DESC LIMIT ?`).all(...args, opts.limit) as FactRow[]
+    if (opts.category) {
+      where.push('category = ?')
+      args.push(opts.category)
+    }
+    return this.db
+      .prepare(`SELECT * FROM facts WHERE ${where.join(' AND ')} ORDER BY trust_score DESC, fact_id DESC LIMIT ?`)
+      .all(...args, opts.limit) as FactRow[]
   }
 
   /** FTS candidates (OR-joined tokens) above min trust, re-ranked by FTS rank, token overlap and trust. */
@@ -114,7 +145,11 @@ export class FactStore {
     const ids = this.entityIds(entity)
     if (ids.length === 0) return []
     const rows = this.factsOfEntities(ids, opts.minTrust)
-    return this.rank(rows.map((r) => ({ ...r, rank: -1 })), tokens(entity), opts)
+    return this.rank(
+      rows.map((r) => ({ ...r, rank: -1 })),
+      tokens(entity),
+      opts
+    )
   }
 
   /** Facts about entities that co-occur with `entity`, excluding the entity's own facts. */
@@ -123,23 +158,37 @@ export class FactStore {
     if (ids.length === 0) return []
     const own = new Set(this.factsOfEntities(ids, 0).map((f) => f.fact_id))
     const ph = ids.map(() => '?').join(',')
-    const neighbours = (this.db
-      .prepare(`SELECT DISTINCT fe2.entity_id AS id FROM fact_entities fe1 JOIN fact_entities fe2 ON fe1.fact_id = fe2.fact_id
-                WHERE fe1.entity_id IN (${ph}) AND fe2.entity_id NOT IN (${ph})`)
-      .all(...ids, ...ids) as Array<{ id: number }>).map((r) => r.id)
+    const neighbours = (
+      this.db
+        .prepare(
+          `SELECT DISTINCT fe2.entity_id AS id FROM fact_entities fe1 JOIN fact_entities fe2 ON fe1.fact_id = fe2.fact_id
+                WHERE fe1.entity_id IN (${ph}) AND fe2.entity_id NOT IN (${ph})`
+        )
+        .all(...ids, ...ids) as Array<{ id: number }>
+    ).map((r) => r.id)
     if (neighbours.length === 0) return []
     const rows = this.factsOfEntities(neighbours, opts.minTrust).filter((f) => !own.has(f.fact_id))
-    return this.rank(rows.map((r) => ({ ...r, rank: -1 })), tokens(entity), opts)
+    return this.rank(
+      rows.map((r) => ({ ...r, rank: -1 })),
+      tokens(entity),
+      opts
+    )
   }
 
   /** Facts that connect ALL the given entities (falls back to any of them when none connects all). */
   reason(entities: string[], opts: RankOptions): ScoredFact[] {
-    const groups = entities.map((e) => new Set(this.factsOfEntities(this.entityIds(e), opts.minTrust).map((f) => f.fact_id)))
+    const groups = entities.map(
+      (e) => new Set(this.factsOfEntities(this.entityIds(e), opts.minTrust).map((f) => f.fact_id))
+    )
     if (groups.length === 0) return []
     let ids = [...groups[0]!].filter((id) => groups.every((g) => g.has(id)))
     if (ids.length === 0) ids = [...new Set(groups.flatMap((g) => [...g]))]
     const rows = ids.map((id) => this.get(id)).filter((r): r is FactRow => r !== null)
-    return this.rank(rows.map((r) => ({ ...r, rank: -1 })), tokens(entities.join(' ')), opts)
+    return this.rank(
+      rows.map((r) => ({ ...r, rank: -1 })),
+      tokens(entities.join(' ')),
+      opts
+    )
   }
 
   /** Stored facts that look like they disagree with `statement`: same subject, opposite polarity. */
@@ -155,7 +204,11 @@ export class FactStore {
     // simply close wording — with the opposite polarity.
     return candidates
       .filter((c) => c.content.trim() !== statement.trim() && NEGATION.test(c.content) !== negated)
-      .filter((c) => (linked.has(c.fact_id) && tokens(c.content).some((t) => predicate.includes(t))) || jaccard(qt, tokens(c.content)) >= 0.3)
+      .filter(
+        (c) =>
+          (linked.has(c.fact_id) && tokens(c.content).some((t) => predicate.includes(t))) ||
+          jaccard(qt, tokens(c.content)) >= 0.3
+      )
       .slice(0, opts.limit)
   }
 
@@ -175,7 +228,14 @@ export class FactStore {
         const at = Date.parse(`${String(r.updated_at).replace(' ', 'T')}Z`)
         if (Number.isFinite(at)) score *= Math.pow(0.5, (now - at) / 86_400_000 / opts.halfLifeDays)
       }
-      return { fact_id: r.fact_id, content: r.content, category: r.category, tags: r.tags, trust_score: r.trust_score, score: Math.round(score * 10_000) / 10_000 }
+      return {
+        fact_id: r.fact_id,
+        content: r.content,
+        category: r.category,
+        tags: r.tags,
+        trust_score: r.trust_score,
+        score: Math.round(score * 10_000) / 10_000
+      }
     })
     return scored.sort((a, b) => b.score - a.score || b.trust_score - a.trust_score).slice(0, opts.limit)
   }
@@ -183,7 +243,11 @@ export class FactStore {
   private touchRetrieved(ids: number[]): void {
     if (ids.length === 0) return
     try {
-      this.db.prepare(`UPDATE facts SET retrieval_count = retrieval_count + 1 WHERE fact_id IN (${ids.map(() => '?').join(',')})`).run(...ids)
+      this.db
+        .prepare(
+          `UPDATE facts SET retrieval_count = retrieval_count + 1 WHERE fact_id IN (${ids.map(() => '?').join(',')})`
+        )
+        .run(...ids)
     } catch {
       // A busy file loses one retrieval count, never the recall itself.
     }
@@ -192,7 +256,11 @@ export class FactStore {
   private entityIds(name: string): number[] {
     const n = name.trim().toLowerCase()
     if (!n) return []
-    const rows = this.db.prepare('SELECT entity_id, name, aliases FROM entities').all() as Array<{ entity_id: number; name: string; aliases: string }>
+    const rows = this.db.prepare('SELECT entity_id, name, aliases FROM entities').all() as Array<{
+      entity_id: number
+      name: string
+      aliases: string
+    }>
     return rows
       .filter((r) => r.name.toLowerCase() === n || r.aliases.split(',').some((a) => a.trim().toLowerCase() === n))
       .map((r) => r.entity_id)
@@ -201,8 +269,10 @@ export class FactStore {
   private factsOfEntities(ids: number[], minTrust: number): FactRow[] {
     if (ids.length === 0) return []
     return this.db
-      .prepare(`SELECT DISTINCT f.* FROM facts f JOIN fact_entities fe ON fe.fact_id = f.fact_id
-                WHERE fe.entity_id IN (${ids.map(() => '?').join(',')}) AND f.trust_score >= ?`)
+      .prepare(
+        `SELECT DISTINCT f.* FROM facts f JOIN fact_entities fe ON fe.fact_id = f.fact_id
+                WHERE fe.entity_id IN (${ids.map(() => '?').join(',')}) AND f.trust_score >= ?`
+      )
       .all(...ids, minTrust) as FactRow[]
   }
 
@@ -210,10 +280,21 @@ export class FactStore {
     for (const e of extractEntities(content)) {
       let id = this.entityIds(e.name)[0]
       if (id === undefined) {
-        id = Number(this.db.prepare('INSERT INTO entities (name, aliases) VALUES (?, ?)').run(e.name, e.aliases.join(',')).lastInsertRowid)
+        id = Number(
+          this.db.prepare('INSERT INTO entities (name, aliases) VALUES (?, ?)').run(e.name, e.aliases.join(','))
+            .lastInsertRowid
+        )
       } else if (e.aliases.length) {
         const row = this.db.prepare('SELECT aliases FROM entities WHERE entity_id = ?').get(id) as { aliases: string }
-        const merged = [...new Set([...row.aliases.split(',').map((a) => a.trim()).filter(Boolean), ...e.aliases])]
+        const merged = [
+          ...new Set([
+            ...row.aliases
+              .split(',')
+              .map((a) => a.trim())
+              .filter(Boolean),
+            ...e.aliases
+          ])
+        ]
         this.db.prepare('UPDATE entities SET aliases = ? WHERE entity_id = ?').run(merged.join(','), id)
       }
       this.db.prepare('INSERT OR IGNORE INTO fact_entities (fact_id, entity_id) VALUES (?, ?)').run(factId, id)

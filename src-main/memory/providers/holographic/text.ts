@@ -2,9 +2,11 @@
  * Text helpers of the holographic store: query tokens (stopwords dropped), entity extraction and the
  * auto-extract sentence patterns (hermes-memory-providers.md §2).
  */
-const STOPWORDS = new Set(`a an and are as at be but by can could did do does for from had has have how i if in into is it its
+const STOPWORDS = new Set(
+  `a an and are as at be but by can could did do does for from had has have how i if in into is it its
 me my of on or our please should so than that the their them then there these they this to us was we were what when where which
-who whom why will with would you your about any some all just also not no yes tell know remember recall`.split(/\s+/))
+who whom why will with would you your about any some all just also not no yes tell know remember recall`.split(/\s+/)
+)
 
 export function tokens(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).filter((t) => t.length > 1 && !STOPWORDS.has(t))
@@ -28,7 +30,10 @@ export function jaccard(a: string[], b: string[]): number {
   return both / (A.size + B.size - both)
 }
 
-export interface ExtractedEntity { name: string; aliases: string[] }
+export interface ExtractedEntity {
+  name: string
+  aliases: string[]
+}
 
 /** Capitalised multi-word names, quoted strings, and "X aka Y" / "X also known as Y". */
 export function extractEntities(text: string): ExtractedEntity[] {
@@ -43,9 +48,11 @@ export function extractEntities(text: string): ExtractedEntity[] {
   }
   // "Ada Lovelace aka Countess", "Grace also known as Amazing Grace": the alias is one word or a capitalised run.
   const NAME = '[\\p{Lu}][\\p{L}\\p{N}]+(?:\\s+[\\p{Lu}][\\p{L}\\p{N}]+)*'
-  for (const m of text.matchAll(new RegExp(`\\b(${NAME})\\s+(?:aka|also known as)\\s+(${NAME}|[\\p{L}\\p{N}]+)`, 'gu'))) add(m[1]!, [m[2]!])
+  for (const m of text.matchAll(new RegExp(`\\b(${NAME})\\s+(?:aka|also known as)\\s+(${NAME}|[\\p{L}\\p{N}]+)`, 'gu')))
+    add(m[1]!, [m[2]!])
   for (const m of text.matchAll(/\b[\p{Lu}][\p{L}\p{N}]+(?:\s+[\p{Lu}][\p{L}\p{N}]+)+/gu)) add(m[0])
-  for (const m of text.matchAll(/"([^"\n]{2,80})"|(?<![\p{L}\p{N}])'([^'\n]{2,80})'(?![\p{L}\p{N}])/gu)) add((m[1] ?? m[2])!)
+  for (const m of text.matchAll(/"([^"\n]{2,80})"|(?<![\p{L}\p{N}])'([^'\n]{2,80})'(?![\p{L}\p{N}])/gu))
+    add((m[1] ?? m[2])!)
   return [...out.values()]
 }
 

@@ -11,7 +11,10 @@ export const FACT_STORE_SCHEMA: MemoryToolSchema = {
   parameters: {
     type: 'object',
     properties: {
-      action: { type: 'string', enum: ['add', 'search', 'probe', 'related', 'reason', 'contradict', 'update', 'remove', 'list'] },
+      action: {
+        type: 'string',
+        enum: ['add', 'search', 'probe', 'related', 'reason', 'contradict', 'update', 'remove', 'list']
+      },
       content: { type: 'string', description: 'Fact text (add, update, contradict).' },
       query: { type: 'string', description: 'Search text (search).' },
       entity: { type: 'string', description: 'Entity name (probe, related).' },
@@ -54,41 +57,72 @@ function int(args: Record<string, unknown>, name: string, required = false): num
 }
 function category(args: Record<string, unknown>): string | undefined {
   const c = str(args, 'category')
-  if (c && !(CATEGORIES as readonly string[]).includes(c)) throw new ToolArgError(`Invalid category: ${c} (one of ${CATEGORIES.join(', ')})`)
+  if (c && !(CATEGORIES as readonly string[]).includes(c))
+    throw new ToolArgError(`Invalid category: ${c} (one of ${CATEGORIES.join(', ')})`)
   return c
 }
 
-export function runFactStore(store: FactStore, args: Record<string, unknown>, defaults: { minTrust: number; hrrWeight: number; halfLifeDays: number }): unknown {
+export function runFactStore(
+  store: FactStore,
+  args: Record<string, unknown>,
+  defaults: { minTrust: number; hrrWeight: number; halfLifeDays: number }
+): unknown {
   const action = str(args, 'action', true)!
   const minTrust = typeof args.min_trust === 'number' ? args.min_trust : defaults.minTrust
   const limit = Math.min(100, Math.max(1, int(args, 'limit') ?? 10))
-  const rank: RankOptions = { minTrust, limit, category: category(args), hrrWeight: defaults.hrrWeight, halfLifeDays: defaults.halfLifeDays }
+  const rank: RankOptions = {
+    minTrust,
+    limit,
+    category: category(args),
+    hrrWeight: defaults.hrrWeight,
+    halfLifeDays: defaults.halfLifeDays
+  }
   const results = (r: unknown[]) => ({ results: r, count: r.length })
   switch (action) {
     case 'add': {
-      const { factId, added } = store.add(str(args, 'content', true)!, rank.category ?? 'general', str(args, 'tags') ?? '')
+      const { factId, added } = store.add(
+        str(args, 'content', true)!,
+        rank.category ?? 'general',
+        str(args, 'tags') ?? ''
+      )
       return { fact_id: factId, status: added ? 'added' : 'exists' }
     }
-    case 'search': return results(store.search(str(args, 'query', true)!, rank))
-    case 'probe': return results(store.probe(str(args, 'entity', true)!, rank))
-    case 'related': return results(store.related(str(args, 'entity', true)!, rank))
+    case 'search':
+      return results(store.search(str(args, 'query', true)!, rank))
+    case 'probe':
+      return results(store.probe(str(args, 'entity', true)!, rank))
+    case 'related':
+      return results(store.related(str(args, 'entity', true)!, rank))
     case 'reason': {
-      const list = Array.isArray(args.entities) ? args.entities.filter((e): e is string => typeof e === 'string' && e.trim().length > 0) : []
+      const list = Array.isArray(args.entities)
+        ? args.entities.filter((e): e is string => typeof e === 'string' && e.trim().length > 0)
+        : []
       if (list.length === 0) throw missing('entities')
       return results(store.reason(list, rank))
     }
-    case 'contradict': return results(store.contradict(str(args, 'content') ?? str(args, 'query', true)!, rank))
+    case 'contradict':
+      return results(store.contradict(str(args, 'content') ?? str(args, 'query', true)!, rank))
     case 'update': {
       const factId = int(args, 'fact_id', true)!
-      const delta = typeof args.trust_delta === 'number' && Number.isFinite(args.trust_delta) ? args.trust_delta : undefined
-      return { updated: store.update(factId, { content: str(args, 'content'), category: rank.category ?? undefined, tags: typeof args.tags === 'string' ? args.tags : undefined, trustDelta: delta }) }
+      const delta =
+        typeof args.trust_delta === 'number' && Number.isFinite(args.trust_delta) ? args.trust_delta : undefined
+      return {
+        updated: store.update(factId, {
+          content: str(args, 'content'),
+          category: rank.category ?? undefined,
+          tags: typeof args.tags === 'string' ? args.tags : undefined,
+          trustDelta: delta
+        })
+      }
     }
-    case 'remove': return { removed: store.remove(int(args, 'fact_id', true)!) }
+    case 'remove':
+      return { removed: store.remove(int(args, 'fact_id', true)!) }
     case 'list': {
       const facts = store.list({ category: rank.category, minTrust, limit })
       return { facts, count: facts.length }
     }
-    default: throw new ToolArgError(`Unknown action: ${action}`)
+    default:
+      throw new ToolArgError(`Unknown action: ${action}`)
   }
 }
 

@@ -3,7 +3,13 @@
  * profile's `.env` (`MEM0_API_KEY`). Turns are synced in the background; recall is a search per turn.
  */
 import { isPlainObject } from '../../../config'
-import { MemoryProvider, type MemoryToolSchema, type MemoryWriteAction, type MemoryWriteTarget, type InitializeOptions } from '../../provider'
+import {
+  MemoryProvider,
+  type MemoryToolSchema,
+  type MemoryWriteAction,
+  type MemoryWriteTarget,
+  type InitializeOptions
+} from '../../provider'
 import { Mem0Client } from './client'
 
 export const MEM0_DEFAULT_BASE_URL = 'https://api.mem0.ai'
@@ -18,7 +24,11 @@ export interface Mem0Options {
 const SEARCH_SCHEMA: MemoryToolSchema = {
   name: 'mem0_search',
   description: 'Search long-term memories stored in Mem0 about the user and past work.',
-  parameters: { type: 'object', properties: { query: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 50 } }, required: ['query'] }
+  parameters: {
+    type: 'object',
+    properties: { query: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 50 } },
+    required: ['query']
+  }
 }
 const ADD_SCHEMA: MemoryToolSchema = {
   name: 'mem0_add',
@@ -54,7 +64,13 @@ export class Mem0Provider extends MemoryProvider {
   }
 
   initialize(_sessionId: string, options: InitializeOptions): void {
-    this.userId = this.configuredUser ?? (options.userId ? String(options.userId) : options.agentIdentity ? `hermes-${options.agentIdentity}` : 'hermes-user')
+    this.userId =
+      this.configuredUser ??
+      (options.userId
+        ? String(options.userId)
+        : options.agentIdentity
+          ? `hermes-${options.agentIdentity}`
+          : 'hermes-user')
     this.client = new Mem0Client({ baseUrl: this.baseUrl, apiKey: this.apiKey, fetch: this.opts.fetch })
   }
 
@@ -92,12 +108,22 @@ export class Mem0Provider extends MemoryProvider {
 
   async syncTurn(userContent: string, assistantContent: string): Promise<void> {
     if (!this.client || (!userContent.trim() && !assistantContent.trim())) return
-    await this.client.add([{ role: 'user', content: userContent }, { role: 'assistant', content: assistantContent }], { userId: this.userId, agentId: this.agentId })
+    await this.client.add(
+      [
+        { role: 'user', content: userContent },
+        { role: 'assistant', content: assistantContent }
+      ],
+      { userId: this.userId, agentId: this.agentId }
+    )
   }
 
   async onMemoryWrite(action: MemoryWriteAction, target: MemoryWriteTarget, content: string): Promise<void> {
     if (!this.client || action !== 'add' || !content.trim()) return
-    await this.client.add([{ role: 'user', content }], { userId: this.userId, agentId: this.agentId }, { source: 'hermes_memory', target })
+    await this.client.add(
+      [{ role: 'user', content }],
+      { userId: this.userId, agentId: this.agentId },
+      { source: 'hermes_memory', target }
+    )
   }
 
   shutdown(): void {
