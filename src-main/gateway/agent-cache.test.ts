@@ -93,9 +93,10 @@ describe('bounded growth (LRU cap)', () => {
     expect(old.sessionMessages).toEqual([])
   })
 
-  // seed 001: test_plain_dict_cache_is_tolerated
-  it('plain-map mode (no LRU) never enforces the cap', async () => {
-    const cache = cacheOf({ lru: false, cap: 128 })
+  // seed 001: test_plain_dict_cache_is_tolerated — upstream's fixture swaps in a plain dict with no order to
+  // evict by; our cache is always an ordered Map, so the reachable equivalent is an unbounded cap.
+  it('an unbounded cache (cap Infinity) never enforces a cap: 200 agents stay, none released', async () => {
+    const cache = cacheOf({ cap: Number.POSITIVE_INFINITY })
     const agents = Array.from({ length: 200 }, () => new TestAgent())
     agents.forEach((a, i) => cache.insert(`s${i}`, a, `sig${i}`))
     expect(cache.enforceCap()).toBe(0)

@@ -34,8 +34,8 @@ export interface SessionProbe {
 export interface CacheEntry<A extends CacheableAgent = CacheableAgent> {
   agent: A | Pending
   signature: string
-  /** null = legacy entry without a guard snapshot (never re-baselined, never invalidated by count). */
-  snapshot: { messageCount: number | null; sessionId: string | null } | null
+  /** What the cross-process guard compares against; a null count is never invalidated by count (seed 001). */
+  snapshot: { messageCount: number | null; sessionId: string | null }
   profile: string | null
   model: string | null
   turns: number
@@ -45,8 +45,6 @@ export interface CacheEntry<A extends CacheableAgent = CacheableAgent> {
 export interface InsertOptions {
   messageCount?: number | null
   sessionId?: string | null
-  /** Store without a guard snapshot (upstream 2-tuple). */
-  legacy?: boolean
   profile?: string | null
   model?: string | null
   owner?: ProfileOwner | null
@@ -58,10 +56,9 @@ export interface LookupResult<A> {
 }
 
 export interface AgentCacheOptions {
+  /** Most agents kept; `Infinity` = unbounded (nothing is ever evicted for size). */
   cap?: number
   idleTtlSeconds?: number
-  /** false = plain-map mode (upstream plain dict): no LRU order, no cap enforcement. */
-  lru?: boolean
   log?: GatewayLogger
   /** Epoch milliseconds. */
   clock?: () => number
@@ -76,7 +73,6 @@ type ReleaseMode = 'soft' | 'commit_soft' | 'hard'
 export class AgentCache<A extends CacheableAgent = CacheableAgent> {
   readonly cap: number
   readonly idleTtlSeconds: number
-  readonly lru: boolean
   probe: SessionProbe | null
   private readonly map = new Map<string, CacheEntry<A>>()
   private readonly running = new Map<string, A | Pending>()
@@ -87,7 +83,6 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
   constructor(private readonly opts: AgentCacheOptions = {}) {
     this.cap = opts.cap ?? DEFAULT_CACHE_CAP
     this.idleTtlSeconds = opts.idleTtlSeconds ?? DEFAULT_IDLE_TTL_SECONDS
-    this.lru = opts.lru ?? true
     this.log = opts.log ?? silentLogger
     this.clock = opts.clock ?? nowMs
     this.probe = opts.probe ?? null
@@ -116,7 +111,7 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
   /** Move to the most-recently-used end. */
   touch(key: string): void {
     const e = this.map.get(key)
-    if (!e || !this.lru) return
+    if (!e) return
     this.map.delete(key)
     this.map.set(key, e)
   }
@@ -149,7 +144,7 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
     this.map.set(key, {
       agent,
       signature,
-      snapshot: o.legacy ? null : { messageCount: o.messageCount ?? null, sessionId: o.sessionId ?? null },
+      snapshot: { messageCount: o.messageCount ?? null, sessionId: o.sessionId ?? null },
       profile: o.profile ?? prev?.profile ?? null,
       model: o.model ?? null,
       turns: 0,
@@ -172,7 +167,7 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
     const entry = this.map.get(key)
     if (!entry || entry.agent === AGENT_PENDING) return { decision: 'new', agent: null }
     if (entry.signature !== req.signature) return { decision: 'config_changed', agent: null }
-    const snapSid = entry.snapshot?.sessionId ?? null
+    const snapSid = entry.snapshot.sessionId
     const mismatch = Boolean(snapSid && req.sessionId && snapSid !== req.sessionId)
     const oldDead = mismatch && snapSid ? this.probeEnded(key, snapSid) : false
     const live = req.sessionId ? this.probeCount(key, req.sessionId) : null
@@ -181,7 +176,7 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
       this.pop(key, entry, 'soft', 'session_changed')
       return { decision: 'session_changed', agent: null }
     }
-    const snapCount = entry.snapshot?.messageCount ?? null
+    const snapCount = entry.snapshot.messageCount
     if (!mismatch && snapCount !== null && live !== null && snapCount !== live) {
       this.log.info(
         LOG,
@@ -206,14 +201,14 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
 
   /**
    * Re-baseline after this process's own turn (hermes-spec §3.5): our own writes must never look like a
-   * foreign write on the next lookup. Legacy entries, placeholders and other sessions' snapshots are left alone.
+   * foreign write on the next lookup. Placeholders and other sessions' snapshots are left alone.
    */
   refreshMessageCount(key: string, sessionId: string | null): void {
     if (!this.probe || !sessionId) return
     const live = this.probeCount(key, sessionId)
     if (live === null) return
     const e = this.map.get(key)
-    if (!e || !e.snapshot || e.agent === AGENT_PENDING) return
+    if (!e || e.agent === AGENT_PENDING) return
     if (e.snapshot.sessionId && e.snapshot.sessionId !== sessionId) return
     if (e.snapshot.messageCount === live) return
     e.snapshot = { ...e.snapshot, messageCount: live }
@@ -226,7 +221,7 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
    */
   rebaselineOwnAppend(key: string, sessionId: string, appended: number): boolean {
     const e = this.map.get(key)
-    if (!e || !e.snapshot || e.agent === AGENT_PENDING || this.isRunning(e.agent)) return false
+    if (!e || e.agent === AGENT_PENDING || this.isRunning(e.agent)) return false
     if (e.snapshot.sessionId && e.snapshot.sessionId !== sessionId) return false
     const snap = e.snapshot.messageCount
     const live = this.probeCount(key, sessionId)
@@ -241,7 +236,6 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
    * is skipped and NOTHING newer is evicted instead — the cache stays over cap until the next insert.
    */
   enforceCap(): number {
-    if (!this.lru) return 0
     const excess = this.map.size - this.cap
     if (excess <= 0) return 0
     const busy = this.runningAgents()

@@ -95,7 +95,7 @@ describe('message_count re-baseline', () => {
     expect(cache.get('k')?.snapshot?.messageCount).toBe(10)
   })
 
-  it('no DB, falsy session id, legacy entry, placeholder, other session and a raising DB are all no-ops', async () => {
+  it('no DB, falsy session id, placeholder, other session and a raising DB are all no-ops', async () => {
     const { ours } = await dbPair()
     await ours.appendMessage('s1', { role: 'user', content: 'u' })
     const noDb = new AgentCache<TestAgent>()
@@ -107,9 +107,6 @@ describe('message_count re-baseline', () => {
     cache.insert('k', new TestAgent(), 'sig', { messageCount: 0, sessionId: 's1' })
     cache.refreshMessageCount('k', '')
     expect(cache.get('k')?.snapshot?.messageCount).toBe(0)
-    cache.insert('legacy', new TestAgent(), 'sig', { legacy: true })
-    cache.refreshMessageCount('legacy', 's1')
-    expect(cache.get('legacy')?.snapshot).toBeNull()
     cache.insert('pending', AGENT_PENDING, 'sig', { messageCount: 0, sessionId: 's1' })
     cache.refreshMessageCount('pending', 's1')
     expect(cache.get('pending')?.snapshot?.messageCount).toBe(0)
@@ -138,10 +135,11 @@ describe('message_count re-baseline', () => {
     expect(raising.lookup('k', { signature: 'sig', sessionId: 's1' }).decision).toBe('reused')
   })
 
-  it('a legacy entry without a snapshot is never invalidated by count', async () => {
+  // Upstream's legacy 2-tuple (no count next to the agent): either side unknown means reuse.
+  it('an entry inserted without a message count is never invalidated by count', async () => {
     const { ours } = await dbPair()
     const cache = new AgentCache<TestAgent>({ probe: probeOf(ours) })
-    cache.insert('k', new TestAgent(), 'sig', { legacy: true })
+    cache.insert('k', new TestAgent(), 'sig')
     await ours.appendMessage('s1', { role: 'user', content: 'u' })
     expect(cache.lookup('k', { signature: 'sig', sessionId: 's1' }).decision).toBe('reused')
   })

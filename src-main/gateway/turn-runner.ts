@@ -230,13 +230,13 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         {
           key,
           profile: e.profile ?? parseSessionKey(key)?.profile ?? 'default',
-          sessionId: e.snapshot?.sessionId ?? null,
+          sessionId: e.snapshot.sessionId,
           model: e.model,
           signature: displaySignature(e.signature),
           running: this.cache.isRunning(e.agent),
           idleSeconds: typeof ts === 'number' ? Math.max(0, (now - ts) / 1000) : 0,
           turns: e.turns,
-          messageCountSnapshot: e.snapshot?.messageCount ?? null
+          messageCountSnapshot: e.snapshot.messageCount
         }
       ]
     })
@@ -450,7 +450,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       const endSid = typeof agent.sessionId === 'string' && agent.sessionId ? agent.sessionId : live.handle.sessionId
       const entry = this.cache.get(key)
       // Compression rotated the conversation into a child session: the snapshot follows it.
-      if (entry?.agent === agent && entry.snapshot && endSid !== entry.snapshot.sessionId)
+      if (entry?.agent === agent && endSid !== entry.snapshot.sessionId)
         entry.snapshot = { messageCount: null, sessionId: endSid }
       this.cache.refreshMessageCount(key, endSid)
     } catch (err) {

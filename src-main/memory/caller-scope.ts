@@ -18,11 +18,8 @@ export const REFUSAL_MESSAGE =
 
 export const callerScopeLogger = memoryLogger(CALLER_SCOPE_LOGGER)
 
-/**
- * Test seam (seed 000 test_tool_calls_reuse_what_initialize_bound): per call, the only home key worked out
- * is the caller's; the owner's key is computed once when the manager is bound.
- */
-export const callerScopeHooks = { homeKey: (home: string): string => homeKey(home) }
+/** How a home's identity is worked out (realpath by default); a manager may be given its own. */
+export type HomeKeyFn = (home: string) => string
 
 export interface ScopeOwner {
   /** Home as given to `initialize` (what providers see as `hermesHome`). */
@@ -31,8 +28,9 @@ export interface ScopeOwner {
   readonly key: string
 }
 
-export function bindOwner(home: string): ScopeOwner {
-  return { home, key: callerScopeHooks.homeKey(home) }
+/** The owner's key is computed once, here; per call only the caller's key is worked out (seed 000). */
+export function bindOwner(home: string, keyOf: HomeKeyFn = homeKey): ScopeOwner {
+  return { home, key: keyOf(home) }
 }
 
 export type RefusalReason = 'foreign_scope' | 'unresolved' | 'unscoped'
@@ -53,13 +51,13 @@ const REASON_TEXT: Record<RefusalReason, string> = {
  * Decide whether a call from the current async context may reach providers bound to `owner`.
  * Single-profile processes keep working unscoped (like `getSecret`); an explicit scope is always honoured.
  */
-export function checkCaller(owner: ScopeOwner | null, subject: string): CallerVerdict {
+export function checkCaller(owner: ScopeOwner | null, subject: string, keyOf: HomeKeyFn = homeKey): CallerVerdict {
   const callerHome = resolveCallerHome()
   const multiplexed = isMultiplexActive()
   if (callerHome === null)
     return multiplexed ? refuse('unscoped', subject, null, owner) : { ok: true, callerHome: null }
   if (owner === null) return multiplexed ? refuse('unresolved', subject, callerHome, owner) : { ok: true, callerHome }
-  if (callerScopeHooks.homeKey(callerHome) !== owner.key) return refuse('foreign_scope', subject, callerHome, owner)
+  if (keyOf(callerHome) !== owner.key) return refuse('foreign_scope', subject, callerHome, owner)
   return { ok: true, callerHome }
 }
 
@@ -108,7 +106,7 @@ export function claimInstance(instance: unknown, ownerHome: string): boolean {
     )
     return false
   }
-  const key = callerScopeHooks.homeKey(ownerHome)
+  const key = homeKey(ownerHome)
   const existing = claims.get(instance)
   if (!existing) {
     claims.set(instance, { home: ownerHome, key })
@@ -127,5 +125,5 @@ export function claimInstance(instance: unknown, ownerHome: string): boolean {
 export function releaseInstance(instance: unknown, ownerHome: string): void {
   if (!isTrackable(instance)) return
   const existing = claims.get(instance)
-  if (existing && existing.key === callerScopeHooks.homeKey(ownerHome)) claims.delete(instance)
+  if (existing && existing.key === homeKey(ownerHome)) claims.delete(instance)
 }

@@ -35,17 +35,12 @@ export const PREFETCH_TIMEOUT_MS = 8_000
 export const DRAIN_TIMEOUT_MS = 5_000
 
 /**
- * Test seam (seed 000 test_tool_calls_reuse_what_initialize_bound): a provider's tool-call arity is read
- * once when it is added, never per call.
- */
-export const managerHooks = { signatureArity: (fn: (...args: never[]) => unknown): number => fn.length }
-
-/**
  * A provider written against the two-argument shape `handleToolCall(name, args)` gets exactly two
  * arguments (upstream only forwards **kwargs a handler can take). Everything else gets the kwargs.
  */
 export function acceptsToolKwargs(provider: MemoryProvider): boolean {
-  return managerHooks.signatureArity(provider.handleToolCall.bind(provider) as never) !== 2
+  // Read once when the provider is added, never per call (seed 000 test_tool_calls_reuse_what_initialize_bound).
+  return provider.handleToolCall.bind(provider).length !== 2
 }
 
 export const now = (): number => performance.now()

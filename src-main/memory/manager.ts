@@ -14,6 +14,7 @@ import {
   MemoryCallRefusedError,
   REFUSAL_CODE,
   refusalResult,
+  type HomeKeyFn,
   type ScopeOwner
 } from './caller-scope'
 import { MANAGER_LOGGER, memoryLogger } from './log'
@@ -53,6 +54,8 @@ export interface MemoryManagerOptions {
   prefetchTimeoutMs?: number
   drainTimeoutMs?: number
   coreToolNames?: Iterable<string>
+  /** How a home's identity is worked out (default: scope's realpath key); seed 000 counts its calls. */
+  homeKey?: HomeKeyFn
 }
 
 export interface ToolCallOptions {
@@ -95,8 +98,10 @@ export class MemoryManager {
   private readonly activity?: MemoryActivitySink
   private readonly prefetchTimeoutMs: number
   private readonly drainTimeoutMs: number
+  private readonly homeKey?: HomeKeyFn
 
   constructor(options: MemoryManagerOptions = {}) {
+    this.homeKey = options.homeKey
     this.activity = options.activity
     this.coreTools = new Set(options.coreToolNames ?? DEFAULT_CORE_TOOL_NAMES)
     this.prefetchTimeoutMs = options.prefetchTimeoutMs ?? PREFETCH_TIMEOUT_MS
@@ -165,7 +170,7 @@ export class MemoryManager {
   async initializeAll(sessionId: string, options: Partial<InitializeOptions> = {}): Promise<{ refused: string[] }> {
     const hermesHome = options.hermesHome ?? getHermesHome()
     const platform = options.platform ?? 'cli'
-    this.owner = bindOwner(hermesHome)
+    this.owner = bindOwner(hermesHome, this.homeKey)
     this.sessionId = sessionId
     const refused: string[] = []
     for (const entry of [...this.entries]) {
@@ -193,7 +198,7 @@ export class MemoryManager {
     if (!args || typeof args !== 'object' || Array.isArray(args))
       return JSON.stringify({ error: `Invalid arguments for '${name}': expected an object` })
     const p = entry.provider
-    const verdict = checkCaller(this.owner, `tool ${name}`)
+    const verdict = checkCaller(this.owner, `tool ${name}`, this.homeKey)
     if (!verdict.ok) {
       this.report({
         provider: p.name,
@@ -389,7 +394,7 @@ export class MemoryManager {
   // ── internals ────────────────────────────────────────────────────────────────────────────────
 
   private guard(hook: string): boolean {
-    const verdict = checkCaller(this.owner, `hook ${hook}`)
+    const verdict = checkCaller(this.owner, `hook ${hook}`, this.homeKey)
     if (verdict.ok) return true
     this.report({
       provider: this.providers.map((p) => p.name).join(',') || 'none',
