@@ -1,12 +1,10 @@
 // A real `caduceus serve` child process for cross-process tests (vitest): its own temp home, log folder, data
 // folder and a tiny UI folder, so nothing needs `npm run build`.
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { createInterface } from 'node:readline'
-
-const repo = resolve(import.meta.dirname, '../..')
+import { join } from 'node:path'
+import { spawnHost } from '../support/serve'
 
 export interface ServeProcess {
   child: ChildProcess
@@ -41,59 +39,26 @@ export async function startServe(opts: ServeOptions = {}): Promise<ServeProcess>
   mkdirSync(root, { recursive: true })
   mkdirSync(uiDir, { recursive: true })
   writeFileSync(join(uiDir, 'index.html'), '<!doctype html><title>ui</title>')
-  const child = spawn(
-    process.execPath,
-    ['bin/caduceus.mjs', 'serve', '--home', root, '--port', '0', ...(opts.args ?? [])],
-    {
-      cwd: repo,
-      env: {
-        ...process.env,
-        CADUCEUS_LOG_DIR: logDir,
-        CADUCEUS_DATA_DIR: dataDir,
-        CADUCEUS_RENDERER_DIR: uiDir,
-        HERMES_HOME: '',
-        ...opts.env
-      },
-      stdio: ['ignore', 'pipe', 'pipe']
-    }
-  )
-  let stderr = ''
-  child.stderr!.on('data', (d) => (stderr += d))
-  const ready = await new Promise<{ url: string; port: number }>((resolveReady, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start in 40 s:\n${stderr}`)), 40_000)
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}:\n${stderr}`)))
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (!line.startsWith('{')) return
-      try {
-        const msg = JSON.parse(line)
-        if (msg.ready) {
-          clearTimeout(timer)
-          resolveReady(msg)
-        }
-      } catch {
-        // not our line
-      }
-    })
+  const host = await spawnHost({
+    args: ['bin/caduceus.mjs', 'serve', '--home', root, '--port', '0', ...(opts.args ?? [])],
+    name: 'serve',
+    startTimeoutMs: 40_000,
+    env: { CADUCEUS_LOG_DIR: logDir, CADUCEUS_DATA_DIR: dataDir, CADUCEUS_RENDERER_DIR: uiDir, ...opts.env }
   })
-  const token = new URL(ready.url).searchParams.get('token') ?? ''
   return {
-    child,
-    ...ready,
-    token,
+    child: host.child,
+    port: host.port,
+    url: host.url,
+    token: host.token,
     root,
     base,
     logDir,
     dataDir,
     uiDir,
-    stderr: () => stderr,
-    alive: () => child.exitCode === null && child.signalCode === null,
+    stderr: host.stderr,
+    alive: host.alive,
     async close() {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((r) => child.once('exit', r))
-        child.kill('SIGTERM')
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))])
-        if (child.exitCode === null) child.kill('SIGKILL')
-      }
+      await host.stop()
       if (!opts.keepDirs && !opts.base) rmSync(base, { recursive: true, force: true })
     }
   }

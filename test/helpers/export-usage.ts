@@ -1,0 +1,126 @@
+/**
+ * Which production exports are imported only by tests. Uses the TypeScript compiler (the project's own
+ * tsconfig.json program), so an import through a face (`export { x } from './x'`), a renamed import, a type-only
+ * import and a path alias all resolve to the declaration they name; a namespace import, `import('…')` or an
+ * `import('…').T` type counts as using every export of its module.
+ */
+import { dirname, relative, resolve } from 'node:path'
+import ts from 'typescript'
+
+const root = resolve(import.meta.dirname, '../..')
+const rel = (p: string) => relative(root, p).split('\\').join('/')
+
+/** Test code: vitest files, fixtures, helpers, Playwright, and the renderer's test utilities. */
+export const isTestFile = (r: string): boolean =>
+  /\.test\.tsx?$/.test(r) ||
+  r.includes('/test-fixtures/') ||
+  r.includes('/test-utils/') ||
+  /(^|\/)test-support\.tsx?$/.test(r) ||
+  r.startsWith('test/') ||
+  r.startsWith('e2e/')
+
+const isProductionModule = (r: string): boolean =>
+  /^(src-main|src-renderer|shared)\//.test(r) && /\.tsx?$/.test(r) && !r.endsWith('.d.ts') && !isTestFile(r)
+
+/** Entry points: their exports are read by Electron, the bundler or bin/caduceus.mjs, not by an import. */
+export const ENTRY_POINTS = new Set([
+  'src-main/index.ts',
+  'src-main/preload.ts',
+  'src-main/host/cli.ts',
+  'src-renderer/main.tsx'
+])
+
+export interface ExportUse {
+  /** `path#name` of each production export imported by a test file and by no production file. */
+  testOnly: string[]
+  /** How many production exports were checked (a walk that sees nothing cannot fail). */
+  checked: number
+}
+
+export function findTestOnlyExports(projectRoot: string = root): ExportUse {
+  const configPath = resolve(projectRoot, 'tsconfig.json')
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    configPath,
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'))
+      }
+    }
+  )!
+  const program = ts.createProgram({ rootNames: parsed.fileNames, options: { ...parsed.options, noEmit: true } })
+  const checker = program.getTypeChecker()
+  const relOf = (f: string) => relative(projectRoot, f).split('\\').join('/')
+  /** declaration symbol → files that import it (by a resolved import, not a re-export). */
+  const users = new Map<ts.Symbol, Set<string>>()
+  const wholeModuleUsers = new Map<string, Set<string>>()
+  const add = <K>(m: Map<K, Set<string>>, k: K, user: string) => {
+    let s = m.get(k)
+    if (!s) m.set(k, (s = new Set()))
+    s.add(user)
+  }
+  const target = (sym: ts.Symbol | undefined): ts.Symbol | undefined =>
+    sym && sym.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(sym) : sym
+  const moduleFile = (spec: ts.Expression, from: ts.SourceFile): string | undefined => {
+    const sym = checker.getSymbolAtLocation(spec)
+    const decl = sym?.valueDeclaration ?? sym?.declarations?.[0]
+    if (decl && ts.isSourceFile(decl)) return relOf(decl.fileName)
+    if (ts.isStringLiteralLike(spec) && spec.text.startsWith('.'))
+      return relOf(resolve(dirname(from.fileName), spec.text))
+    return undefined
+  }
+
+  for (const sf of program.getSourceFiles()) {
+    if (sf.isDeclarationFile || sf.fileName.includes('/node_modules/')) continue
+    const user = relOf(sf.fileName)
+    const visit = (node: ts.Node): void => {
+      if (ts.isImportDeclaration(node) && node.importClause) {
+        const { name, namedBindings } = node.importClause
+        if (name) {
+          const t = target(checker.getSymbolAtLocation(name))
+          if (t) add(users, t, user)
+        }
+        if (namedBindings && ts.isNamedImports(namedBindings))
+          for (const el of namedBindings.elements) {
+            const t = target(checker.getSymbolAtLocation(el.name))
+            if (t) add(users, t, user)
+          }
+        if (namedBindings && ts.isNamespaceImport(namedBindings)) {
+          const m = moduleFile(node.moduleSpecifier, sf)
+          if (m) add(wholeModuleUsers, m, user)
+        }
+      } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+        const [spec] = node.arguments
+        const m = spec && moduleFile(spec, sf)
+        if (m) add(wholeModuleUsers, m, user)
+      } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
+        const m = moduleFile(node.argument.literal as ts.Expression, sf)
+        if (m) add(wholeModuleUsers, m, user)
+      }
+      ts.forEachChild(node, visit)
+    }
+    visit(sf)
+  }
+
+  const testOnly: string[] = []
+  let checked = 0
+  for (const sf of program.getSourceFiles()) {
+    const r = relOf(sf.fileName)
+    if (!isProductionModule(r) || ENTRY_POINTS.has(r)) continue
+    const moduleSym = checker.getSymbolAtLocation(sf)
+    if (!moduleSym) continue
+    for (const exp of checker.getExportsOfModule(moduleSym)) {
+      const decl = target(exp)
+      // Only what this file declares: a face's re-export is judged at its declaration.
+      if (!decl?.declarations?.some((d) => d.getSourceFile() === sf)) continue
+      checked++
+      const using = new Set([...(users.get(decl) ?? []), ...(wholeModuleUsers.get(r) ?? [])])
+      using.delete(r)
+      const prod = [...using].some((u) => !isTestFile(u))
+      const tests = [...using].some(isTestFile)
+      if (tests && !prod) testOnly.push(`${r}#${exp.name}`)
+    }
+  }
+  return { testOnly: testOnly.sort(), checked }
+}
