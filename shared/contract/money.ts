@@ -40,3 +40,14 @@ export function moneyFromLedger(costUsd: unknown, used: boolean): Money {
   if (c === null) return used ? UNPRICED : NO_COST
   return { usd: c, status: 'estimated', complete: true }
 }
+
+/** How the agent's accounting prices one turn (the cost columns' `cost_status` without `billed`/`none`). */
+export type TurnCostStatus = 'estimated' | 'partial' | 'unpriced'
+
+/** A finished turn's cost: no priced call with API calls made is unpriced; no API calls at all costs nothing. */
+export function moneyFromTurn(
+  t: { costUsd: number | null; costStatus: TurnCostStatus; apiCalls: number } | null
+): Money {
+  if (!t || t.costUsd === null) return t && t.apiCalls > 0 ? UNPRICED : NO_COST
+  return { usd: t.costUsd, status: t.costStatus, complete: t.costStatus === 'estimated' }
+}

@@ -12,16 +12,9 @@ import type { ToolRegistry } from './tools/registry'
 import { InterruptReason, type TurnContext } from './turn-context'
 import { runLoop, type LoopHost } from './turn-loop'
 import { runTurn } from './turn'
-import type {
-  ActivityProvenance,
-  AgentLog,
-  AgentMemory,
-  AgentOptions,
-  AgentStore,
-  TurnOptions,
-  TurnResult
-} from './types'
+import type { ActivityProvenance, AgentMemory, AgentOptions, AgentStore, TurnOptions, TurnResult } from './types'
 import type { NewMessage } from '../store'
+import type { Logger } from '@shared/contract/log'
 
 export class AgentClosedError extends Error {
   constructor() {
@@ -36,7 +29,7 @@ export class Agent implements LoopHost {
   readonly runtime: RuntimeConfig
   readonly tools: ToolRegistry
   readonly memory: AgentMemory | null
-  readonly log: AgentLog | null
+  readonly log: Logger | null
   readonly gatewaySessionKey: string
   readonly defaultSource: string
   readonly platform: string

@@ -9,7 +9,8 @@ import { estimateTokens, toNewMessage } from './messages'
 import { callModel } from './model-call'
 import type { AgentMessage, ProviderClient, RuntimeConfig } from './providers/types'
 import type { TurnContext, Touch } from './turn-context'
-import type { AgentLog, AgentMemory, AgentStore, CompressionConfig } from './types'
+import type { Logger } from '@shared/contract/log'
+import type { AgentMemory, AgentStore, CompressionConfig } from './types'
 
 export interface CompressionHost {
   sessionId: string
@@ -18,7 +19,7 @@ export interface CompressionHost {
   readonly store: AgentStore
   readonly memory: AgentMemory | null
   readonly runtime: RuntimeConfig
-  readonly log: AgentLog | null
+  readonly log: Logger | null
   readonly profile: string
   readonly gatewaySessionKey: string
   readonly defaultSource: string

@@ -13,7 +13,8 @@ import {
   type RuntimeConfig
 } from './providers/types'
 import type { TurnContext, Touch } from './turn-context'
-import type { AgentLog, AgentStore } from './types'
+import type { Logger } from '@shared/contract/log'
+import type { AgentStore } from './types'
 
 export class PartialCallError extends Error {
   constructor(
@@ -32,7 +33,7 @@ export interface ModelCallDeps {
   store: AgentStore
   sessionId: string
   touch: Touch
-  log?: AgentLog | null
+  log?: Logger | null
   /** `session_model_usage.task`: '' for the main loop, 'compression' for summaries. */
   task?: string
   /** Forward text/reasoning/tool-call deltas (off for internal calls such as summaries). */

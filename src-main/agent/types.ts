@@ -1,5 +1,7 @@
 /** The Agent's options, results and the shapes it needs from store, memory and log (structural, so any implementation fits). */
 import type { TurnDeltaKind } from '@shared/contract'
+import type { Logger } from '@shared/contract/log'
+import type { TurnCostStatus } from '@shared/contract/money'
 import type { ConversationMessage, CreateSessionOptions, NewMessage, SessionRow, UsageReport } from '../store'
 import type { ReasoningConfig, RuntimeConfig } from './providers/types'
 import type { ToolRegistry } from './tools/registry'
@@ -52,14 +54,6 @@ export interface AgentMemory {
   shutdownAll?(): unknown
 }
 
-/** Same call shape as the host logger, so it can be passed straight in. */
-export interface AgentLog {
-  debug?(name: string, message: string): void
-  info(name: string, message: string): void
-  warn(name: string, message: string): void
-  error(name: string, message: string): void
-}
-
 export interface CompressionConfig {
   enabled: boolean
   /** Compress when the estimated prompt exceeds this fraction of `contextLength` (default 0.5). */
@@ -87,7 +81,7 @@ export interface AgentOptions {
   history?: ConversationMessage[]
   gatewaySessionKey: string
   compression?: CompressionConfig | null
-  log?: AgentLog | null
+  log?: Logger | null
   /** `sessions.source` when the agent has to create its session row (default `desktop`). */
   source?: string
   /** Abort a turn whose model call shows no activity for this many seconds (tool execution is exempt). */
@@ -140,7 +134,7 @@ export interface TurnResult {
   /** Sum of priced calls; null when nothing was priced (never a fake $0). */
   costUsd: number | null
   /** `partial` when some calls were priced and some were not. */
-  costStatus: 'estimated' | 'partial' | 'unpriced'
+  costStatus: TurnCostStatus
   apiCalls: number
   messagesSaved: number
   /** The session the turn ended in (differs from the starting one after compression). */

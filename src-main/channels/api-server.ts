@@ -3,6 +3,7 @@
  * through the gateway's API-server channel (`bindApiServerSession`: no async delivery, seed 003) and
  * stored with `source = 'api_server'`. Bearer auth on every /v1 route; /health is open.
  */
+import type { LogFn } from '@shared/contract/log'
 import { timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -20,7 +21,7 @@ export interface ApiServerOptions {
   home: string
   host?: string
   port?: number
-  log?: (level: 'info' | 'warn', message: string) => void
+  log?: LogFn
   /**
    * The host's shared request guards (host/request-guards): a never-throwing path decoder and the server-level
    * guard (malformed request lines, timeouts). Passed in because channels/ sits below host/.

@@ -8,6 +8,7 @@
  * tick, however many occurrences were missed; its next time is then computed from now. Missed runs of an
  * interval or cron job are not replayed one by one (a laptop waking up must not fire a day of jobs).
  */
+import type { LogFn } from '@shared/contract/log'
 import { updateJobs, type RawJob } from './jobs-file'
 import { timeZoneOf } from './jobs'
 import { nextRunAfter } from './schedule'
@@ -25,7 +26,7 @@ export interface CronSchedulerOptions {
   upstreamLive(profile: SchedulerProfile): boolean
   clock?: () => number
   intervalMs?: number
-  log?: (level: 'info' | 'warn', message: string) => void
+  log?: LogFn
 }
 
 export interface SchedulerStatus {

@@ -1,4 +1,5 @@
 /** Everything `delegate_task` needs from the host, injected so tests can use real parts in isolation. */
+import type { LogFn } from '@shared/contract/log'
 import type { ChildFactory } from './children'
 import type { DelegationConfig } from './config'
 import type { LiveSubagentRegistry } from './live-registry'
@@ -33,7 +34,7 @@ export interface DelegateDeps {
   onCompletion?(c: DelegationCompletion): void | Promise<void>
   /** Fires on dispatch, completion and delivery (host emits `delegation.updated`). */
   onUpdate?(u: { profile: string; delegationId: string; parentSessionId: string | null }): void
-  log?(level: 'info' | 'warn' | 'error', message: string): void
+  log?: LogFn
 }
 
 /** Counts running background units; check-and-reserve is one synchronous step, so it is atomic. */

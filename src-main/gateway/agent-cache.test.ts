@@ -3,7 +3,7 @@ import { currentSecretScope, getHermesHome } from '../scope'
 import { withMultiplex } from '../scope/scope'
 import { AgentCache } from './agent-cache'
 import { AGENT_PENDING, initCachedAgentForTurn, MAX_INTERRUPT_DEPTH } from './cacheable'
-import { captureLogger } from './logger'
+import { captureLogger } from './test-fixtures/capture-logger'
 import { TestAgent } from './test-fixtures/test-agent'
 
 const cacheOf = (o: ConstructorParameters<typeof AgentCache<TestAgent>>[0] = {}) => new AgentCache<TestAgent>(o)

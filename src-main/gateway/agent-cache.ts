@@ -14,7 +14,7 @@ import {
   type CacheableAgent,
   type Pending
 } from './cacheable'
-import { silentLogger, type GatewayLogger } from './logger'
+import { silentLogger, type Logger } from '@shared/contract/log'
 import { commitThenReleaseSoft, releaseHard, releaseSoft } from './release'
 import type { CacheDecision } from '@shared/contract'
 
@@ -59,7 +59,7 @@ export interface AgentCacheOptions {
   /** Most agents kept; `Infinity` = unbounded (nothing is ever evicted for size). */
   cap?: number
   idleTtlSeconds?: number
-  log?: GatewayLogger
+  log?: Logger
   /** Epoch milliseconds. */
   clock?: () => number
   probe?: SessionProbe | null
@@ -77,7 +77,7 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
   private readonly map = new Map<string, CacheEntry<A>>()
   private readonly running = new Map<string, A | Pending>()
   private readonly pending = new Set<Promise<void>>()
-  private readonly log: GatewayLogger
+  private readonly log: Logger
   private readonly clock: () => number
 
   constructor(private readonly opts: AgentCacheOptions = {}) {

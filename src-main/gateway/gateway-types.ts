@@ -6,7 +6,8 @@ import type { EventName, EventPayload, TurnDeltaKind } from '@shared/contract'
 import type { RawConfig, ResolvedRuntime, SecretVault } from '../config'
 import type { CacheableAgent } from './cacheable'
 import type { MemoryIdentitySource } from './cache-busting'
-import type { GatewayLogger } from './logger'
+import type { Logger } from '@shared/contract/log'
+import type { TurnCostStatus } from '@shared/contract/money'
 import type { TurnChannel } from './channels'
 
 /** The slice of a profile's SessionStore the gateway uses (reads synchronous, writes Promise-returning). */
@@ -51,7 +52,7 @@ export interface TurnResultLike {
   error?: string
   tokens: { input: number; output: number; cacheRead: number; cacheWrite: number; reasoning: number }
   costUsd: number | null
-  costStatus: 'estimated' | 'partial' | 'unpriced'
+  costStatus: TurnCostStatus
   apiCalls: number
   /** The session the turn ended in (differs after compression rotation). */
   sessionId?: string
@@ -99,7 +100,7 @@ export interface GatewayOptions<A extends TurnAgent = TurnAgent, S extends Gatew
   stores: GatewayStores<S>
   buildAgent(input: BuildAgentInput<S>): A | Promise<A>
   emit<K extends EventName>(event: K, payload: EventPayload<K>): void
-  log?: GatewayLogger
+  log?: Logger
   cap?: number
   idleTtlSeconds?: number
   /** Override where a profile lives (default: profileHome(root, profile)). */

@@ -3,7 +3,7 @@
  * path; hard `close()` is for session expiry and true boundaries.
  */
 import type { CacheableAgent } from './cacheable'
-import type { GatewayLogger } from './logger'
+import type { Logger } from '@shared/contract/log'
 
 const LOG = 'gateway.run'
 
@@ -20,7 +20,7 @@ export async function releaseSoft(agent: CacheableAgent): Promise<void> {
 }
 
 /** Commit memory with the live transcript first, then soft release (LRU cap, idle sweep). */
-export async function commitThenReleaseSoft(agent: CacheableAgent, key: string, log: GatewayLogger): Promise<void> {
+export async function commitThenReleaseSoft(agent: CacheableAgent, key: string, log: Logger): Promise<void> {
   if (typeof agent.commitMemorySession === 'function') {
     try {
       await agent.commitMemorySession(Array.isArray(agent.sessionMessages) ? agent.sessionMessages : null)

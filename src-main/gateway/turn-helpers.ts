@@ -1,6 +1,6 @@
 /** Small pure helpers of the turn runner: input validation, guarded row reads, cost mapping. */
-import { CaduceusError, type TurnFinished } from '@shared/contract'
-import type { GatewayStore, TurnResultLike } from './gateway-types'
+import { CaduceusError } from '@shared/contract'
+import type { GatewayStore } from './gateway-types'
 
 export function parseInput<T>(
   schema: {
@@ -35,13 +35,4 @@ export function countOf(row: { message_count?: unknown } | null): number | null 
   if (!row) return null
   const n = Number(row.message_count ?? 0)
   return Number.isFinite(n) ? n : null
-}
-
-export function costOf(r: TurnResultLike | null): TurnFinished['cost'] {
-  if (!r || r.costUsd === null) return { usd: null, status: r && r.apiCalls > 0 ? 'unpriced' : 'none', complete: false }
-  return {
-    usd: r.costUsd,
-    status: r.costStatus === 'partial' ? 'partial' : r.costStatus === 'unpriced' ? 'unpriced' : 'estimated',
-    complete: r.costStatus === 'estimated'
-  }
 }

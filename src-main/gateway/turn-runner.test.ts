@@ -6,7 +6,7 @@ import { CaduceusError, type EventName, type EventPayload } from '@shared/contra
 import { currentSecretScope, getHermesHome } from '../scope'
 import { StoreRegistry, type SessionStore } from '../store'
 import { Gateway, getSessionEnv, asyncDeliverySupported, type BuildAgentInput } from './index'
-import { captureLogger } from './logger'
+import { captureLogger } from './test-fixtures/capture-logger'
 import { type TurnDeltaLike } from './gateway-types'
 import { TestAgent } from './test-fixtures/test-agent'
 

@@ -25,9 +25,10 @@ import type {
   TurnDeltaLike,
   TurnResultLike
 } from './gateway-types'
-import { costOf, countOf, parseInput, readRow } from './turn-helpers'
+import { countOf, parseInput, readRow } from './turn-helpers'
+import { moneyFromTurn } from '@shared/contract/money'
 import { IdleSweepTimer } from './idle-timer'
-import { silentLogger, type GatewayLogger } from './logger'
+import { silentLogger, type Logger } from '@shared/contract/log'
 import { parseSessionKey, sessionKeyFor } from './session-key'
 import { newDeskSessionId } from './session-id'
 import { storeProbe } from './store-probe'
@@ -82,7 +83,7 @@ const displaySignature = (signature: string) =>
 
 export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = GatewayStore> {
   readonly cache: AgentCache<A>
-  private readonly log: GatewayLogger
+  private readonly log: Logger
   private readonly clock: () => number
   private readonly turns = new Map<string, LiveTurn>()
   /** Recently finished turns, so a caller that asks after the fact still gets the result (bounded). */
@@ -372,7 +373,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         status: 'error',
         error: message,
         tokens: ZERO_TOKENS,
-        cost: costOf(null),
+        cost: moneyFromTurn(null),
         apiCalls: 0
       })
       throw err instanceof CaduceusError
@@ -433,7 +434,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       status: result?.status ?? 'error',
       ...(failure || result?.error ? { error: redactValues(failure ?? result?.error ?? '', secretValues) } : {}),
       tokens: result?.tokens ?? ZERO_TOKENS,
-      cost: costOf(result),
+      cost: moneyFromTurn(result),
       apiCalls: result?.apiCalls ?? 0
     }
     this.safeEmit('turn.finished', finished)

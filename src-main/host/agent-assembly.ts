@@ -10,7 +10,7 @@ import { createDelegateTool, LEAF_DENIED_TOOLS, type DelegateDeps } from '../del
 import { buildMemoryManagerForAgent, memoryToolDefinitions, type MemoryActivityHub } from '../memory'
 import type { SessionStore } from '../store'
 import { createProcessTool, createTerminalTool, terminalSettings, type ProcessRegistry } from '../tools'
-import type { Logger } from './log'
+import type { Logger } from '@shared/contract/log'
 import type { MemoryProviderHost } from './memory-providers'
 
 export interface AssemblyDeps {

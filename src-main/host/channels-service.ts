@@ -7,7 +7,7 @@ import type { ChannelsStatus } from '@shared/contract'
 import { startApiServer, type ApiServer } from '../channels'
 import { CronScheduler, readJobs, runCronJob } from '../cron'
 import { API_SERVER, CRON, DESK_CHAT } from '../gateway'
-import type { Logger } from './log'
+import { namedLog, type Logger } from '@shared/contract/log'
 import { guardServer, safeDecodePath } from './request-guards'
 import type { Runtime } from './runtime'
 import type { Services } from './services'
@@ -38,7 +38,7 @@ export function createChannelsService(s: Services, rt: Runtime, opts: { live: bo
         return false
       }
     },
-    log: (level, message) => s.log[level]('cron', message)
+    log: namedLog(s.log, 'cron')
   })
   if (opts.live) {
     scheduler.start()
@@ -113,7 +113,7 @@ export function createChannelsService(s: Services, rt: Runtime, opts: { live: bo
             profile,
             home: s.homeOf(profile),
             port,
-            log: (level, m) => s.log[level]('api_server', m),
+            log: namedLog(s.log, 'api_server'),
             guards: apiServerGuards(s.log)
           })
         } catch (err) {

@@ -2,6 +2,7 @@
  * `caduceus api`: the OpenAI-compatible API server for one profile (hermes-channels §1), default
  * 127.0.0.1:8642. A keyless non-loopback --host exits non-zero with one line before anything listens.
  */
+import { namedLog } from '@shared/contract/log'
 import { startApiServer } from '../channels'
 import type { HostArgs } from './args'
 import { apiServerGuards } from './channels-service'
@@ -18,7 +19,7 @@ export async function runApiServer(args: HostArgs): Promise<number> {
       home: host.homeOf(profile),
       host: args.host,
       port: args.port,
-      log: (level, message) => host.log[level]('api_server', message),
+      log: namedLog(host.log, 'api_server'),
       guards: apiServerGuards(host.log)
     })
   } catch (err) {

@@ -8,7 +8,8 @@ import {
   type Requests
 } from '@shared/contract'
 import { redactDeep } from '../config'
-import { redact, type Logger } from './log'
+import { redact } from './log'
+import type { Logger } from '@shared/contract/log'
 import { describeError } from './request-guards'
 
 /** One handler per request name; input is already parsed by the request's schema. */

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { WebSocketServer, type WebSocket } from 'ws'
 import type { EventBus } from './event-bus'
 import type { Dispatcher } from './dispatch'
-import type { Logger } from './log'
+import type { Logger } from '@shared/contract/log'
 import {
   describeError,
   guardedListener,

@@ -1,4 +1,4 @@
-import type { Logger } from './log'
+import type { Logger } from '@shared/contract/log'
 import { describeError } from './request-guards'
 
 /**

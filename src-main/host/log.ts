@@ -1,19 +1,10 @@
 import { appendFileSync, chmodSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { redact } from '../config'
+import type { LogLevel, LogRecord, Logger } from '@shared/contract/log'
 
-export type Level = 'debug' | 'info' | 'warn' | 'error'
-export interface LogRecord {
-  at: number
-  level: Level
-  name: string
-  message: string
-}
-export interface Logger {
-  debug(name: string, message: string): void
-  info(name: string, message: string): void
-  warn(name: string, message: string): void
-  error(name: string, message: string): void
+/** The kernel's Logger (what every layer is handed) plus sinks for the gateway log view and tests. */
+export interface HostLogger extends Logger {
   /** Attach a sink (tests, the gateway log view). Returns a detach function. */
   attach(sink: (record: LogRecord) => void): () => void
 }
@@ -26,7 +17,7 @@ export interface LoggerOptions {
   logFile?: string
   errorFile?: string
   console?: boolean
-  minLevel?: Level
+  minLevel?: LogLevel
   /** Rotate a file past this size (bytes); `.1` … `.keep` are kept. */
   maxBytes?: number
   keep?: number
@@ -95,8 +86,8 @@ class LogFile {
  * folder, rotated by size; each record is one line (a stack never spills over eleven); a warning or error
  * repeated faster than `burst` per window is counted, not written, and the count is written when it calms.
  */
-export function createLogger(opts: LoggerOptions = {}): Logger {
-  const order: Level[] = ['debug', 'info', 'warn', 'error']
+export function createLogger(opts: LoggerOptions = {}): HostLogger {
+  const order: LogLevel[] = ['debug', 'info', 'warn', 'error']
   const min = order.indexOf(opts.minLevel ?? 'info')
   const now = opts.now ?? Date.now
   const burst = opts.burst ?? 5
@@ -116,7 +107,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   }
   const repeats = new Map<string, { since: number; count: number; suppressed: number }>()
 
-  const emitLine = (level: Level, name: string, message: string, at: number) => {
+  const emitLine = (level: LogLevel, name: string, message: string, at: number) => {
     const line = `${new Date(at).toISOString()} ${level.toUpperCase()} ${name}: ${message}\n`
     try {
       files.all?.append(line)
@@ -128,7 +119,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   }
 
   /** false when this record is one repeat too many in its window. */
-  const admit = (level: Level, name: string, message: string, at: number): boolean => {
+  const admit = (level: LogLevel, name: string, message: string, at: number): boolean => {
     if (level !== 'warn' && level !== 'error') return true
     const key = `${level}|${name}|${message.replace(/\d+/g, '#').slice(0, 160)}`
     const r = repeats.get(key)
@@ -150,7 +141,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     return false
   }
 
-  const write = (level: Level, name: string, raw: string) => {
+  const write = (level: LogLevel, name: string, raw: string) => {
     let message = redact(String(raw)).replace(/\r?\n\s*/g, ' ⏎ ')
     if (message.length > MAX_MESSAGE)
       message = `${message.slice(0, MAX_MESSAGE)}… (${message.length - MAX_MESSAGE} more characters)`

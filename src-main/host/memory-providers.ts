@@ -14,7 +14,7 @@ import {
   type MemoryActivityHub,
   type StartupNotice
 } from '../memory'
-import type { Logger } from './log'
+import type { Logger } from '@shared/contract/log'
 
 export interface ProviderStatus {
   provider: string | null

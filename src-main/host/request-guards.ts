@@ -16,7 +16,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
-import type { Logger } from './log'
+import type { Logger } from '@shared/contract/log'
 
 export type DecodedTarget =
   { ok: true; pathname: string; query: URLSearchParams } | { ok: false; status: 400 | 414; message: string }

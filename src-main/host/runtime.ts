@@ -2,6 +2,7 @@
  * The agent half of the service graph: per-profile memory activity logs, delegation deps, the gateway with
  * its agent factory, and (with --demo) the scripted demo provider the demo profiles point at.
  */
+import { namedLog } from '@shared/contract/log'
 import { startDemoProvider, type Agent } from '../agent'
 import {
   EnvFileVault,
@@ -95,7 +96,7 @@ export async function wireRuntime(
     d = createDelegateDeps({
       profile,
       store,
-      log: (level, message) => log[level]('delegation', message),
+      log: namedLog(log, 'delegation'),
       onUpdate: (u) => bus.emit('delegation.updated', u),
       onCompletion: (c) => deliverToParent(c),
       buildChild: async (spec) => {
@@ -152,7 +153,7 @@ export async function wireRuntime(
 
   // Background shell processes of the terminal tool, host-wide; all killed when the host closes.
   const processes = new ProcessRegistry({
-    log: (level, message) => log[level]('terminal', message),
+    log: namedLog(log, 'terminal'),
     onComplete: async (c) => {
       const saved = await saveProcessCompletion(stores.get(c.profile), c)
       await runDeliveredTurn('terminal', c.processId, c.profile, saved.sessionId, saved.text, saved.messageId)

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { SessionWatcher, StoreRegistry } from '../store'
 import { setDefaultRoot, setMultiplexActive } from '../scope'
 import type { EventBus } from './event-bus'
-import type { Logger } from './log'
+import type { Logger } from '@shared/contract/log'
 import { writeRetryMs } from './write-retry'
 
 export interface Services {

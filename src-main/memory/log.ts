@@ -1,16 +1,12 @@
 /**
  * Memory's loggers. The memory layer may not import the host, so records go to attachable sinks; the host
  * attaches one that writes them into its own log (errors.log, gateway log), tests attach one to capture them.
- * Records are a superset of the host's LogRecord ({ at, level, name, message }).
+ * Records extend the kernel's LogRecord ({ at, level, name, message }).
  */
-export type MemoryLogLevel = 'debug' | 'info' | 'warn' | 'error'
+import type { LogLevel, LogRecord } from '@shared/contract/log'
 
-export interface MemoryLogRecord {
-  at: number
-  level: MemoryLogLevel
-  /** Logger name, e.g. `caduceus.memory.caller_scope`. */
-  name: string
-  message: string
+/** The kernel's LogRecord (name e.g. `caduceus.memory.caller_scope`) plus memory's machine-readable fields. */
+export interface MemoryLogRecord extends LogRecord {
   /** Machine-readable condition (e.g. `memory_caller_profile_unresolved`); never shown to the model. */
   code?: string
   /** What was refused or failed: `hook sync_turn`, `tool memory`, `provider mem0`. */
@@ -34,14 +30,14 @@ export function addMemoryLogSink(sink: MemoryLogSink): () => void {
 
 export interface MemoryLogger {
   readonly name: string
-  log(level: MemoryLogLevel, message: string, extra?: { code?: string; subject?: string }): void
+  log(level: LogLevel, message: string, extra?: { code?: string; subject?: string }): void
   info(message: string, extra?: { code?: string; subject?: string }): void
   warn(message: string, extra?: { code?: string; subject?: string }): void
   error(message: string, extra?: { code?: string; subject?: string }): void
 }
 
 export function memoryLogger(name: string): MemoryLogger {
-  const log = (level: MemoryLogLevel, message: string, extra?: { code?: string; subject?: string }) => {
+  const log = (level: LogLevel, message: string, extra?: { code?: string; subject?: string }) => {
     const record: MemoryLogRecord = { at: Date.now(), level, name, message, ...extra }
     if (sinks.size === 0) {
       // Nobody attached (a bare script): problems still reach stderr rather than vanish.

@@ -3,6 +3,7 @@
  * and kill, the pending-watcher list gateway platforms read, and an in-process completion callback (the
  * CLI/desk path: it fires for every notify-enabled process, platform bound or not).
  */
+import type { LogFn } from '@shared/contract/log'
 import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { redactValues } from '../config'
@@ -37,7 +38,7 @@ interface ProcRecord {
 
 export interface ProcessRegistryOptions {
   onComplete?: (c: ProcessCompletion) => void | Promise<void>
-  log?: (level: 'info' | 'warn', message: string) => void
+  log?: LogFn
   outputChars?: number
 }
 

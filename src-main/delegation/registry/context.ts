@@ -6,8 +6,7 @@ import { getHermesHome, profileNameForHome } from '../../scope'
 import { repositories } from '../../store'
 import { homeOfDb, retentionLimits } from '../config'
 import type { DelegationDb, RetentionLimits } from '../types'
-
-export type LogFn = (level: 'info' | 'warn' | 'error', message: string) => void
+import type { LogFn } from '@shared/contract/log'
 
 export interface RegistryOptions {
   /** Profile key of the calling scope (upstream `_current_owner_profile`); `''` when unknown. */
