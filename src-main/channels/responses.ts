@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { z } from 'zod'
-import { splitConversation, parseBody } from './chat-completions'
+import { joinInstructions, splitConversation, parseBody } from './chat-completions'
 import { newId, newSessionId, sessionHeader, textOf, type ApiContext } from './context'
 import { TURN_CHANNELS, type ChannelTurnResult } from './gateway-face'
 import { HttpError, openSse, sendJson } from './http'
@@ -73,7 +73,10 @@ export async function createResponse(
     typeof body.input === 'string'
       ? [{ role: 'user', content: body.input }]
       : body.input.map((i) => ({ role: i.role, content: textOf(i.content) }))
-  const { text, history } = splitConversation(items)
+  const conv = splitConversation(items)
+  const { text, history } = conv
+  // `instructions` first, then any system/developer input items (Responses API order).
+  const instructions = joinInstructions([body.instructions, conv.instructions])
   const sid = sessionId ?? newSessionId()
   const id = newId('resp_')
   const itemId = newId('msg_')
@@ -117,6 +120,7 @@ export async function createResponse(
       text,
       history,
       sessionId: sid,
+      ephemeralPrompt: instructions,
       ...(onDelta
         ? {
             onDelta: (d: { kind: string; text?: string }) => {

@@ -58,3 +58,11 @@ export function agentConfigSignature(input: SignatureInput): string {
   ]
   return sha256(stableJson(parts)).slice(0, 16)
 }
+
+/**
+ * The signature for a turn that carries a caller's system text. The profile part is memoized without it
+ * (most turns have none); folding the prompt in here changes the signature exactly when the prompt does.
+ */
+export function withEphemeralPrompt(signature: string, ephemeralPrompt: string): string {
+  return ephemeralPrompt ? sha256(stableJson([signature, ephemeralPrompt])).slice(0, 16) : signature
+}

@@ -32,6 +32,7 @@ import { parseSessionKey, sessionKeyFor } from './session-key'
 import { newDeskSessionId } from './session-id'
 import { storeProbe } from './store-probe'
 import { TurnConfigResolver } from './turn-config'
+import { withEphemeralPrompt } from './signature'
 
 const LOG = 'gateway.run'
 const RECENT_TURNS = 256
@@ -56,6 +57,7 @@ interface BeginOptions {
   history?: BuildAgentInput['history']
   onDelta?: (d: TurnDeltaLike) => void
   model?: string
+  ephemeralPrompt?: string
 }
 
 export interface ChannelTurnInput {
@@ -70,6 +72,8 @@ export interface ChannelTurnInput {
   model?: string
   /** Called once the turn has started (its handle, for stop). */
   onStarted?: (handle: TurnHandle) => void
+  /** The caller's system text (API `system`/`developer` messages, `instructions`); never stored. */
+  ephemeralPrompt?: string
 }
 
 export type ChannelTurnResult = TurnFinished & { reply: string }
@@ -180,7 +184,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       channel: input.channel,
       history: isNew ? input.history : undefined,
       onDelta: input.onDelta,
-      model: input.model
+      model: input.model,
+      ephemeralPrompt: input.ephemeralPrompt
     })
     input.onStarted?.(live.handle)
     const finished = await live.done
@@ -284,10 +289,11 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     this.busyKeys.add(key)
     try {
       const home = this.homeFor(profile)
-      const { secrets, runtime, config, signature, maxIterations, reasoningConfig } = this.turnConfig.resolve(
-        profile,
-        home
-      )
+      const resolved = this.turnConfig.resolve(profile, home)
+      const { secrets, runtime, config, maxIterations, reasoningConfig } = resolved
+      const ephemeralPrompt = opts.ephemeralPrompt?.trim() ?? ''
+      // The caller's system text is a signature input (spec §3.2 item 9): different instructions, different agent.
+      const signature = withEphemeralPrompt(resolved.signature, ephemeralPrompt)
       if (runtime.configError) throw new CaduceusError('unavailable', runtime.configError.message)
       const owner: ProfileOwner = { home, secrets }
       let { decision, agent } = this.cache.lookup(key, { signature, sessionId: sid, maxIterations })
@@ -306,7 +312,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
             reasoningConfig,
             store,
             channel,
-            ...(opts.history?.length ? { history: opts.history } : {})
+            ...(opts.history?.length ? { history: opts.history } : {}),
+            ...(ephemeralPrompt ? { ephemeralPrompt } : {})
           },
           key
         )
