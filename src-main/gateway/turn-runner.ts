@@ -12,7 +12,7 @@ import {
   type TurnFinished,
   type TurnHandle
 } from '@shared/contract'
-import { redactValues, configSections } from '../config'
+import { redactValues, configSections, resolveRuntime } from '../config'
 import { profileHome, runInProfileScope } from '../scope'
 import { AgentCache, type ProfileOwner } from './agent-cache'
 import { AGENT_PENDING, nowMs } from './cacheable'
@@ -32,7 +32,7 @@ import { parseSessionKey, sessionKeyFor } from './session-key'
 import { newDeskSessionId } from './session-id'
 import { storeProbe } from './store-probe'
 import { TurnConfigResolver } from './turn-config'
-import { withEphemeralPrompt } from './signature'
+import { withTurnOverrides } from './signature'
 
 const LOG = 'gateway.run'
 const RECENT_TURNS = 256
@@ -57,6 +57,8 @@ interface BeginOptions {
   history?: BuildAgentInput['history']
   onDelta?: (d: TurnDeltaLike) => void
   model?: string
+  provider?: string
+  baseUrl?: string
   ephemeralPrompt?: string
 }
 
@@ -70,6 +72,9 @@ export interface ChannelTurnInput {
   onDelta?: (d: TurnDeltaLike) => void
   /** Run this model instead of the profile's (`run -z --model`, a cron job's `model`). */
   model?: string
+  /** A cron job's own provider / endpoint instead of the profile's (its key comes from the profile's secrets). */
+  provider?: string
+  baseUrl?: string
   /** Called once the turn has started (its handle, for stop). */
   onStarted?: (handle: TurnHandle) => void
   /** The caller's system text (API `system`/`developer` messages, `instructions`); never stored. */
@@ -185,6 +190,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       history: isNew ? input.history : undefined,
       onDelta: input.onDelta,
       model: input.model,
+      provider: input.provider,
+      baseUrl: input.baseUrl,
       ephemeralPrompt: input.ephemeralPrompt
     })
     input.onStarted?.(live.handle)
@@ -290,10 +297,18 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     try {
       const home = this.homeFor(profile)
       const resolved = this.turnConfig.resolve(profile, home)
-      const { secrets, runtime, config, maxIterations, reasoningConfig } = resolved
+      const { secrets, config, maxIterations, reasoningConfig } = resolved
       const ephemeralPrompt = opts.ephemeralPrompt?.trim() ?? ''
-      // The caller's system text is a signature input (spec §3.2 item 9): different instructions, different agent.
-      const signature = withEphemeralPrompt(resolved.signature, ephemeralPrompt)
+      const override = { provider: opts.provider?.trim() || null, baseUrl: opts.baseUrl?.trim() || null }
+      const overridden = Boolean(override.provider || override.baseUrl)
+      const runtime = overridden ? resolveRuntime(home, { secrets, override }) : resolved.runtime
+      // What this turn brings on top of the profile is part of the signature: different inputs, different agent.
+      const signature = withTurnOverrides(resolved.signature, {
+        ephemeralPrompt,
+        model: opts.model,
+        ...override,
+        runtime: overridden ? runtime : null
+      })
       if (runtime.configError) throw new CaduceusError('unavailable', runtime.configError.message)
       const owner: ProfileOwner = { home, secrets }
       let { decision, agent } = this.cache.lookup(key, { signature, sessionId: sid, maxIterations })
