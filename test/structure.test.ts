@@ -4,7 +4,9 @@
 // files as written, so a new raw query anywhere else fails here before review.
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { findTestOnlyExports, type ExportUse } from './helpers/export-usage'
+import { TEST_ONLY_BASELINE } from './helpers/test-only-baseline'
 
 const root = resolve(import.meta.dirname, '..')
 
@@ -161,9 +163,34 @@ describe('structure: small faces', () => {
 
   it('the counter counts every export form', () => {
     const { names, star } = faceNames(
-      "export { a, b as c } from './x'\nexport type { T } from './t'\nexport function f() {}\nexport const k = 1\nexport interface I {}\nexport * from './y'\nexport * as ns from './z'\n// export { commented }"
+      "export { a, b as c } from './x'\nexport type { T } from './t'\nexport { type U, v } from './u'\nexport function f() {}\nexport const k = 1\nexport interface I {}\nexport type A = string\nexport * from './y'\nexport * as ns from './z'\n// export { commented }"
     )
-    expect(names).toEqual(['a', 'c', 'T', 'f', 'k', 'I'])
+    expect(names).toEqual(['a', 'c', 'T', 'U', 'v', 'f', 'k', 'I', 'A'])
     expect(star).toHaveLength(2)
+  })
+})
+
+// The compiler's view of every production module (src-main, src-renderer, shared): an export that only test files
+// import is a test hook in production code. Tests reach behaviour through the real path (or a constructor option),
+// and a type a test needs is derived from the function it tests (Parameters<…>, ConstructorParameters<…>).
+describe('structure: no production export is used only by tests', () => {
+  let use: ExportUse
+  beforeAll(() => {
+    use = findTestOnlyExports()
+  }, 180_000)
+
+  it('walks the production modules and sees every face the way the compiler does (types counted, export * too)', () => {
+    expect(use.checked).toBeGreaterThan(500)
+    for (const face of subsystems) {
+      const counted = faceNames(readFileSync(join(root, 'src-main', face, 'index.ts'), 'utf8')).names
+      expect([...(use.faces[face] ?? [])].sort(), face).toEqual([...counted].sort())
+    }
+  })
+
+  it('no export is imported only by test files (beyond the shrinking baseline, which must stay exact)', () => {
+    const baseline = new Set(TEST_ONLY_BASELINE)
+    const added = use.testOnly.filter((e) => !baseline.has(e))
+    const fixed = TEST_ONLY_BASELINE.filter((e) => !use.testOnly.includes(e))
+    expect({ added, fixed }).toEqual({ added: [], fixed: [] })
   })
 })

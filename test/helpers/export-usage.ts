@@ -35,6 +35,8 @@ export interface ExportUse {
   testOnly: string[]
   /** How many production exports were checked (a walk that sees nothing cannot fail). */
   checked: number
+  /** Names each `src-main/<folder>/index.ts` face exports, as the compiler sees them (types counted). */
+  faces: Record<string, string[]>
 }
 
 export function findTestOnlyExports(projectRoot: string = root): ExportUse {
@@ -104,9 +106,13 @@ export function findTestOnlyExports(projectRoot: string = root): ExportUse {
   }
 
   const testOnly: string[] = []
+  const faces: Record<string, string[]> = {}
   let checked = 0
   for (const sf of program.getSourceFiles()) {
     const r = relOf(sf.fileName)
+    const face = /^src-main\/([^/]+)\/index\.ts$/.exec(r)
+    const faceSym = face && checker.getSymbolAtLocation(sf)
+    if (face && faceSym) faces[face[1]!] = checker.getExportsOfModule(faceSym).map((e) => e.name)
     if (!isProductionModule(r) || ENTRY_POINTS.has(r)) continue
     const moduleSym = checker.getSymbolAtLocation(sf)
     if (!moduleSym) continue
@@ -122,5 +128,5 @@ export function findTestOnlyExports(projectRoot: string = root): ExportUse {
       if (tests && !prod) testOnly.push(`${r}#${exp.name}`)
     }
   }
-  return { testOnly: testOnly.sort(), checked }
+  return { testOnly: testOnly.sort(), checked, faces }
 }
