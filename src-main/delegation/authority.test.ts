@@ -1,12 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { checkFollowUpAuthority } from './authority'
+import { createDelegationRegistry, type DelegationRegistry } from './registry'
 import {
-  checkFollowUpAuthority,
   FOLLOW_UP_LINEAGE_ERROR,
   FOLLOW_UP_SELF_ERROR,
-  followUpProfileError
-} from './authority'
-import { createDelegationRegistry, type DelegationRegistry } from './registry'
-import { insertDelegation, tempHome, type TempHome } from './test-support'
+  followUpProfileError,
+  insertDelegation,
+  tempHome,
+  type TempHome
+} from './test-support'
 
 let t: TempHome
 let reg: DelegationRegistry

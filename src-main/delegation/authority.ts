@@ -4,11 +4,11 @@
  */
 import type { RetainedChild } from './types'
 
-export const FOLLOW_UP_SELF_ERROR = 'follow_up rejected: a subagent cannot follow up on itself.'
-export const FOLLOW_UP_LINEAGE_ERROR =
+const FOLLOW_UP_SELF_ERROR = 'follow_up rejected: a subagent cannot follow up on itself.'
+const FOLLOW_UP_LINEAGE_ERROR =
   'follow_up rejected: only the session lineage that spawned this subagent may message it ' +
   '(compression-rotation continuations included; branches, siblings, and foreign sessions are not owners).'
-export const followUpProfileError = (owner: string, current: string) =>
+const followUpProfileError = (owner: string, current: string) =>
   `follow_up rejected: retained subagent belongs to profile '${owner}', not '${current}'.`
 
 export interface AuthorityDeps {

@@ -9,9 +9,9 @@ import type { DelegateDeps, DelegationCompletion } from './deps'
 import { newClaimToken } from './registry'
 import type { ChildResult, CompletionEvent } from './types'
 
-export const COMPLETION_DISPLAY_KIND = 'async_delegation_complete'
+const COMPLETION_DISPLAY_KIND = 'async_delegation_complete'
 
-export function completionNotice(event: CompletionEvent, results: ChildResult[]): string {
+function completionNotice(event: CompletionEvent, results: ChildResult[]): string {
   const lines = [`[Background delegation ${event.delegation_id} finished: ${event.status}]`]
   const goals = Array.isArray(event.goals) ? (event.goals as string[]) : [String(event.goal ?? '')]
   results.forEach((r, i) => {

@@ -7,7 +7,7 @@ import { dirname } from 'node:path'
 import { loadConfig, configSections } from '../config'
 import type { RetentionLimits } from './types'
 
-export const DELEGATION_DEFAULTS = {
+const DELEGATION_DEFAULTS = {
   max_retained: 10,
   retained_ttl_hours: 72,
   max_concurrent_children: 3,

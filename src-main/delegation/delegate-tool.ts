@@ -9,18 +9,18 @@ import { dispatchBackground, newDelegationId, prepareChildren, runInline, type C
 import { parentFromToolContext } from './parents'
 import type { DelegationParent } from './types'
 
-export const NO_PARENT_ERROR = 'delegate_task requires a parent agent context.'
-export const SPAWN_PAUSED_ERROR =
+const NO_PARENT_ERROR = 'delegate_task requires a parent agent context.'
+const SPAWN_PAUSED_ERROR =
   'Delegation spawning is paused. Clear the pause via the TUI (`p` in /agents) or the `delegation.pause` RPC before retrying.'
-export const depthLimitError = (depth: number, max: number) =>
+const depthLimitError = (depth: number, max: number) =>
   `Delegation depth limit reached (depth=${depth}, max_spawn_depth=${max}). Raise delegation.max_spawn_depth in config.yaml if deeper nesting is required (no hard ceiling, but each level multiplies API cost).`
-export const capacityError = (running: number, batch: boolean) =>
+const capacityError = (running: number, batch: boolean) =>
   `Async delegation capacity reached (${running} running). Wait for one to finish (its result will re-enter the chat), or run this task synchronously (background=false). Raise delegation.max_concurrent_children in config.yaml to allow more concurrent background ${batch ? 'units' : 'subagents'}.`
-export const STATELESS_NOTE =
+const STATELESS_NOTE =
   'background=true is not available in this session — it cannot receive a detached subagent result after the turn ends (a one-shot runner such as `hermes -z`, a cron job, a Kanban worker, or a stateless HTTP endpoint). The subagent(s) ran SYNCHRONOUSLY and the result is included above.'
 export const MAX_BATCH = 10
 
-export const DELEGATE_TASK_PARAMETERS = {
+const DELEGATE_TASK_PARAMETERS = {
   type: 'object',
   properties: {
     goal: { type: 'string', description: 'What the subagent should accomplish (single task).' },
@@ -61,7 +61,7 @@ export const DELEGATE_TASK_PARAMETERS = {
 } as const
 
 /** Byte-stable per capability (it feeds the agent-cache signature): the blocking wording replaces the background one. */
-export function delegateToolDescription(asyncSupported: boolean): string {
+function delegateToolDescription(asyncSupported: boolean): string {
   const base = 'Delegate work to subagents that run with their own context and tools, then report back a summary.'
   return asyncSupported
     ? `${base} Subagents run in the background: their result re-enters this chat as a new message when they finish. Use follow_up with a subagent id to message a running or retained child.`
@@ -101,7 +101,7 @@ function parseTasks(args: Record<string, unknown>): TaskSpec[] | string {
   ]
 }
 
-export async function delegateTask(
+async function delegateTask(
   args: Record<string, unknown>,
   parent: DelegationParent | null,
   deps: DelegateDeps,

@@ -1,13 +1,20 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ChildAgentHandle, ChildSpec } from './children'
-import { delegateTask } from './delegate-tool'
 import { BackgroundPool, type DelegateDeps } from './deps'
-import { FOLLOW_UP_NEEDS_GOAL, FOLLOW_UP_NOTE, FOLLOW_UP_RECEIPT, followUpNotFound } from './follow-up'
 import { loadChildUsageAttributions } from './ledger'
 import { LiveSubagentRegistry } from './live-registry'
 import { createDelegateDeps } from './service'
 import { followUpRequest } from './ui-follow-up'
-import { insertDelegation, tempHome, type TempHome } from './test-support'
+import {
+  delegateTask,
+  FOLLOW_UP_NEEDS_GOAL,
+  FOLLOW_UP_NOTE,
+  FOLLOW_UP_RECEIPT,
+  followUpNotFound,
+  insertDelegation,
+  tempHome,
+  type TempHome
+} from './test-support'
 import type { DelegationParent } from './types'
 
 let t: TempHome

@@ -9,12 +9,12 @@ import type { DelegateDeps } from './deps'
 import { finalizeChildResults } from './finalize'
 import type { DelegationParent } from './types'
 
-export const FOLLOW_UP_RECEIPT =
+const FOLLOW_UP_RECEIPT =
   "Message queued for the running subagent; it folds in at the child's next iteration boundary (the current tool call is never cut)."
-export const FOLLOW_UP_NOTE =
+const FOLLOW_UP_NOTE =
   "Follow-up ran as the retained child's next user turn on its own persisted session (budget-exempt: no spawn depth or concurrency consumed)."
-export const FOLLOW_UP_NEEDS_GOAL = "follow_up requires 'goal' (the message to deliver to the child)."
-export const followUpNotFound = (id: string) =>
+const FOLLOW_UP_NEEDS_GOAL = "follow_up requires 'goal' (the message to deliver to the child)."
+const followUpNotFound = (id: string) =>
   `follow_up target '${id}' is not a running subagent or a retained completed child. It may have been tombstoned (removed from follow-up messaging), pruned by delegation.retained_ttl_hours, or never retained. Its transcript, if any, is still in state.db.`
 export const FOLLOW_UP_NO_SESSION = "Retained record has no child session id; cannot resume the child's transcript."
 export const FOLLOW_UP_NO_DB =

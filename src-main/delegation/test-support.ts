@@ -6,7 +6,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SessionStore } from '../store'
-import type { DelegationDb } from './types'
+import { createDelegateTool } from './delegate-tool'
+import type { DelegateDeps } from './deps'
+import type { ToolPayload } from './follow-up'
+import type { DelegationDb, DelegationParent } from './types'
 import { rawDb as dbOf } from '../store/test-fixtures/raw-db'
 
 export interface TempHome {
@@ -66,3 +69,32 @@ export async function insertDelegation(
       .run(id, opts.parentSessionId ?? 'parent-1', opts.state ?? 'running', now, now)
   )
 }
+
+/** `delegate_task` as the model calls it: the tool's own execute, its JSON answer parsed back. */
+export async function delegateTask(
+  args: Record<string, unknown>,
+  parent: DelegationParent | null,
+  deps: DelegateDeps
+): Promise<ToolPayload> {
+  const tool = createDelegateTool(deps, { parent: () => parent })
+  const ctx = { profile: deps.profile, sessionId: parent?.sessionId ?? '', turnId: 't', gatewaySessionKey: '' }
+  return JSON.parse(await tool.execute(args, ctx)) as ToolPayload
+}
+
+// The user-visible texts the tests expect, pinned here (a test that read them from the code could not catch a
+// wording change).
+export const FOLLOW_UP_NEEDS_GOAL = "follow_up requires 'goal' (the message to deliver to the child)."
+export const FOLLOW_UP_NOTE =
+  "Follow-up ran as the retained child's next user turn on its own persisted session (budget-exempt: no spawn depth or concurrency consumed)."
+export const FOLLOW_UP_RECEIPT =
+  "Message queued for the running subagent; it folds in at the child's next iteration boundary (the current tool call is never cut)."
+export const FOLLOW_UP_LINEAGE_ERROR =
+  'follow_up rejected: only the session lineage that spawned this subagent may message it (compression-rotation continuations included; branches, siblings, and foreign sessions are not owners).'
+export const FOLLOW_UP_SELF_ERROR = 'follow_up rejected: a subagent cannot follow up on itself.'
+export const followUpNotFound = (id: string) =>
+  `follow_up target '${id}' is not a running subagent or a retained completed child. It may have been tombstoned (removed from follow-up messaging), pruned by delegation.retained_ttl_hours, or never retained. Its transcript, if any, is still in state.db.`
+export const followUpProfileError = (owner: string, caller: string) =>
+  `follow_up rejected: retained subagent belongs to profile '${owner}', not '${caller}'.`
+
+/** The `display_kind` of the message a background completion re-enters the parent chat as. */
+export const COMPLETION_DISPLAY_KIND = 'async_delegation_complete'
