@@ -9,12 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { requestNames } from '@shared/contract'
 import { createHost } from '../src-main/host'
 import { createLogger } from '../src-main/host/log'
-import { startHeadless, type HeadlessServer } from '../src-main/host/http-transport'
+import { startHeadless } from '../src-main/host/http-transport'
 import type { Host } from '../src-main/host'
 
 let home: string
 let host: Host
-let server: HeadlessServer
+let server: Awaited<ReturnType<typeof startHeadless>>
 
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'cad-contract-'))

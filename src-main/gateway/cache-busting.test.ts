@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import {
-  CACHE_BUSTING_CONFIG_KEYS,
-  MemoryIdentityResolver,
-  extractCacheBustingConfig,
-  type IdentityProvider
-} from './cache-busting'
+import { CACHE_BUSTING_CONFIG_KEYS, extractCacheBustingConfig } from './cache-busting'
+import { MemoryIdentityResolver, type IdentityProvider } from './test-fixtures/memory-identity'
 
 const documentedMemoryKeys = new Set(
   CACHE_BUSTING_CONFIG_KEYS.filter(([s]) => s === 'memory').map(([s, k]) => `${s}.${k}`)

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { agentConfigSignature, withTurnOverrides, type SignatureRuntime } from './signature'
+import { agentConfigSignature, withTurnOverrides } from './signature'
+
+type SignatureRuntime = NonNullable<Parameters<typeof agentConfigSignature>[0]['runtime']>
 
 const sig = (model: string, runtime: SignatureRuntime, toolsets: string[] = ['hermes-desktop'], extra: object = {}) =>
   agentConfigSignature({ model, runtime, enabledToolsets: toolsets, ephemeralPrompt: '', ...extra })

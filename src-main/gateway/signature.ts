@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto'
 import { stableJson } from './stable-json'
 
-export interface SignatureRuntime {
+interface SignatureRuntime {
   apiKey?: string | null
   baseUrl?: string | null
   provider?: string | null

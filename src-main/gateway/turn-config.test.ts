@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest'
 import { loadConfig, resolveRuntime, secretsFor, type SecretVault } from '../config'
 import { envPath, updateEnvFile } from '../config/env-file'
 import { agentConfigSignature } from './signature'
-import { extractCacheBustingConfig, MemoryIdentityResolver } from './cache-busting'
+import { extractCacheBustingConfig } from './cache-busting'
+import { MemoryIdentityResolver } from './test-fixtures/memory-identity'
 import { TurnConfigResolver } from './turn-config'
 
 function home(config = 'model: {default: m1, provider: openai}\n', env = 'OPENAI_API_KEY=sk-aaaa-0001\n') {

@@ -17,7 +17,7 @@ import {
 import { serveStatic } from './static-files'
 import { parseCallFrame } from './call-frame'
 
-export interface HeadlessServer {
+interface HeadlessServer {
   url: string
   port: number
   token: string

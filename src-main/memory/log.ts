@@ -6,7 +6,7 @@
 import type { LogLevel, LogRecord } from '@shared/contract/log'
 
 /** The kernel's LogRecord (name e.g. `caduceus.memory.caller_scope`) plus memory's machine-readable fields. */
-export interface MemoryLogRecord extends LogRecord {
+interface MemoryLogRecord extends LogRecord {
   /** Machine-readable condition (e.g. `memory_caller_profile_unresolved`); never shown to the model. */
   code?: string
   /** What was refused or failed: `hook sync_turn`, `tool memory`, `provider mem0`. */

@@ -49,7 +49,7 @@ import { redactSecrets } from './redact'
 
 const log = memoryLogger(MANAGER_LOGGER)
 
-export interface MemoryManagerOptions {
+interface MemoryManagerOptions {
   activity?: MemoryActivitySink
   prefetchTimeoutMs?: number
   drainTimeoutMs?: number

@@ -1,9 +1,10 @@
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { SessionStore, SessionWatcher } from './index'
-import { type SessionsChanged } from './watcher'
 import { runWriter } from './test-fixtures/spawn-writer'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+
+type SessionsChanged = Parameters<ConstructorParameters<typeof SessionWatcher>[1]>[0]
 
 afterAll(cleanupTempDirs)
 

@@ -13,7 +13,7 @@ import { basename, dirname } from 'node:path'
 import type { SessionStore } from './session-store'
 import { VisiblePrints } from './watcher-prints'
 
-export interface SessionsChanged {
+interface SessionsChanged {
   profile: string
   sessionIds: string[]
 }

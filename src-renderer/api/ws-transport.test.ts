@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { WebSocket, WebSocketServer } from 'ws'
 import { createClient } from '@shared/contract'
-import { createWsTransport, type ConnectionState, type SocketLike, type WsTransport } from './ws-transport'
+import { createWsTransport, type ConnectionState } from './ws-transport'
+
+type WsTransport = ReturnType<typeof createWsTransport>
+type SocketLike = ReturnType<NonNullable<Parameters<typeof createWsTransport>[0]['createSocket']>>
 
 // The renderer talks to the headless host over a real WebSocket; these tests use a real `ws` server
 // (its own HTTP listener: the renderer folder may not import node:*).

@@ -3,7 +3,7 @@ import type { CallResult, ContractError, EventEnvelope, Transport } from '@share
 export type ConnectionState = 'connecting' | 'connected' | 'reconnecting' | 'closed'
 
 /** The subset of the browser WebSocket API we use; `ws` in Node satisfies it too (tests use a real server). */
-export interface SocketLike {
+interface SocketLike {
   readyState: number
   onopen: ((ev: unknown) => void) | null
   onclose: ((ev: unknown) => void) | null
@@ -26,7 +26,7 @@ export interface WsTransportOptions {
   onState?: (state: ConnectionState) => void
 }
 
-export interface WsTransport extends Transport {
+interface WsTransport extends Transport {
   state(): ConnectionState
   close(): void
 }

@@ -6,11 +6,14 @@ import { expect } from 'vitest'
 import { dispatchConcurrent, dispatchSequential, ToolRegistry, type ToolContext } from '../../agent/tools/registry'
 import { withHomeOverride } from '../../scope'
 import { REFUSAL_CODE } from '../caller-scope'
-import { addMemoryLogSink, CALLER_SCOPE_LOGGER, type MemoryLogRecord } from '../log'
-import { MemoryManager, type MemoryManagerOptions } from '../manager'
+import { addMemoryLogSink, CALLER_SCOPE_LOGGER } from '../log'
+import { MemoryManager } from '../manager'
 import type { MemoryProvider } from '../provider'
 import { memoryToolDefinitions } from '../tools'
 import { InstanceScopedProvider, ProcessWideProvider, TOOL } from './seed-providers'
+
+type MemoryLogRecord = Parameters<Parameters<typeof addMemoryLogSink>[0]>[0]
+type MemoryManagerOptions = NonNullable<ConstructorParameters<typeof MemoryManager>[0]>
 
 export function makeHomes(): { root: string; alpha: string; beta: string } {
   const root = join(mkdtempSync(join(tmpdir(), 'cad-mem-')), '.hermes')
