@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { AgentClosedError } from './agent'
 import { makeKit, recordingTool, until, type Kit } from './test-fixtures/kit'
 import type { AgentMemory } from './types'
 
@@ -128,7 +127,7 @@ describe('Agent: loop limits and control', () => {
     expect(agent.client).toBeNull()
     expect(agent.closed).toBe(true)
     expect(shutdown).toBe(1)
-    await expect(agent.runTurn('more')).rejects.toBeInstanceOf(AgentClosedError)
+    await expect(agent.runTurn('more')).rejects.toMatchObject({ name: 'AgentClosedError', message: 'agent is closed' })
     expect(agent.steer('x')).toBe(false)
   })
 

@@ -16,7 +16,7 @@ import type { ActivityProvenance, AgentMemory, AgentOptions, AgentStore, TurnOpt
 import type { NewMessage } from '../store'
 import type { Logger } from '@shared/contract/log'
 
-export class AgentClosedError extends Error {
+class AgentClosedError extends Error {
   constructor() {
     super('agent is closed')
     this.name = 'AgentClosedError'

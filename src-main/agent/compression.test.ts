@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { SUMMARY_PREFIX, tailStart } from './compression'
+import { tailStart } from './compression'
 import type { RecordedRequest, ScriptReply } from './scripted'
 import { makeKit, type Kit } from './test-fixtures/kit'
 import { rawDb } from '../store/test-fixtures/raw-db'
@@ -73,7 +73,7 @@ describe('context compression', () => {
     // Child = summary + protected tail (last answer + the new question) + the reply.
     const rows = kit.messages(child)
     expect(rows.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
-    expect(rows[0]!.content).toContain(SUMMARY_PREFIX)
+    expect(rows[0]!.content).toContain('[Summary of the earlier conversation]')
     expect(rows[0]!.display_kind).toBe('compression_summary')
     expect(rows[2]!.content).toBe('next question')
     expect(rows[3]!.content).toBe('Continuing after compression.')

@@ -28,7 +28,7 @@ export interface CompressionHost {
 }
 
 const DEFAULTS = { threshold: 0.5, contextLength: 128_000, targetRatio: 0.2, protectLastN: 6 }
-export const SUMMARY_PREFIX = '[Summary of the earlier conversation]'
+const SUMMARY_PREFIX = '[Summary of the earlier conversation]'
 
 export function resolveCompression(cfg: CompressionConfig | null | undefined) {
   const num = (v: unknown, d: number, lo: number, hi: number) =>

@@ -29,7 +29,6 @@ export interface CacheableAgent {
 export const AGENT_PENDING: unique symbol = Symbol('AGENT_PENDING')
 export type Pending = typeof AGENT_PENDING
 
-export const MAX_INTERRUPT_DEPTH = 3
 export const DEFAULT_CACHE_CAP = 128
 export const DEFAULT_IDLE_TTL_SECONDS = 3600
 

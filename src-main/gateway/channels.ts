@@ -16,8 +16,6 @@ export interface ChannelCapability {
   supportsAsyncDelivery: boolean
 }
 
-/** Default for any channel that does not say otherwise (upstream BasePlatformAdapter). */
-export const BASE_CHANNEL: ChannelCapability = { platform: '', supportsAsyncDelivery: true }
 export const DESK_CHAT: ChannelCapability = { platform: 'desktop', supportsAsyncDelivery: true }
 export const API_SERVER: ChannelCapability = { platform: 'api_server', supportsAsyncDelivery: false }
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { API_SERVER, BASE_CHANNEL, DESK_CHAT, bindApiServerSession, deskChatVars } from './channels'
+import { API_SERVER, DESK_CHAT, bindApiServerSession, deskChatVars } from './channels'
 import {
   asyncDeliverySupported,
   clearSessionVars,
@@ -139,7 +139,7 @@ describe('stateless channels', () => {
 describe('channel capability flags', () => {
   // seed 003: test_base_default_true
   it('channels default to async delivery supported; desk chat supports it', () => {
-    expect(BASE_CHANNEL.supportsAsyncDelivery).toBe(true)
+    expect(asyncDeliverySupported()).toBe(true) // no channel bound: the base default
     expect(DESK_CHAT.supportsAsyncDelivery).toBe(true)
     runWithSessionContext(deskChatVars({ sessionId: 's1', sessionKey: 'agent:default:desktop:s1' }), () => {
       expect(asyncDeliverySupported()).toBe(true)

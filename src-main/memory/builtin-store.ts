@@ -7,15 +7,15 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path'
 import { CaduceusError } from '@shared/contract'
 
-export const ENTRY_DELIMITER = '\n§\n'
+const ENTRY_DELIMITER = '\n§\n'
 export type MemoryTarget = 'memory' | 'user'
 export const MEMORY_TARGETS: readonly MemoryTarget[] = ['memory', 'user']
 
-export function memoryFile(home: string, target: MemoryTarget): string {
+function memoryFile(home: string, target: MemoryTarget): string {
   return join(home, 'memories', target === 'user' ? 'USER.md' : 'MEMORY.md')
 }
 
-export function parseEntries(text: string): string[] {
+function parseEntries(text: string): string[] {
   return text
     .replace(/\r\n/g, '\n')
     .split(ENTRY_DELIMITER)
@@ -23,7 +23,7 @@ export function parseEntries(text: string): string[] {
     .filter((e) => e.length > 0)
 }
 
-export function serializeEntries(entries: readonly string[]): string {
+function serializeEntries(entries: readonly string[]): string {
   return entries.join(ENTRY_DELIMITER)
 }
 

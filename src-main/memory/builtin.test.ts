@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest'
 import { CaduceusError } from '@shared/contract'
 import { withHomeOverride } from '../scope'
 import { BuiltinMemoryProvider } from './builtin'
-import { editEntry, ENTRY_DELIMITER, memoryFile, parseEntries, readEntries, serializeEntries } from './builtin-store'
+import { editEntry, readEntries } from './builtin-store'
+
+const memoryFile = (home: string) => join(home, 'memories', 'MEMORY.md')
 import { runMemoryTool } from './builtin-tool'
 import { MemoryManager } from './manager'
 import { makeHomes } from './test-fixtures/harness'
@@ -18,7 +20,7 @@ describe('built-in memory store', () => {
     const { alpha } = makeHomes()
     mkdirSync(join(alpha, 'memories'), { recursive: true })
     writeFileSync(
-      memoryFile(alpha, 'memory'),
+      memoryFile(alpha),
       'User runs Debian 12\n§\nProject uses pnpm, not npm\nmulti-line ok\n§\nPrefers terse answers\n'
     )
     expect(readEntries(alpha, 'memory')).toEqual([
@@ -27,7 +29,7 @@ describe('built-in memory store', () => {
       'Prefers terse answers'
     ])
     expect(tool(alpha, { action: 'add', target: 'memory', content: 'Tests live beside code' }).success).toBe(true)
-    expect(readFileSync(memoryFile(alpha, 'memory'), 'utf8')).toBe(
+    expect(readFileSync(memoryFile(alpha), 'utf8')).toBe(
       [
         'User runs Debian 12',
         'Project uses pnpm, not npm\nmulti-line ok',
@@ -35,8 +37,6 @@ describe('built-in memory store', () => {
         'Tests live beside code'
       ].join('\n§\n')
     )
-    expect(parseEntries(serializeEntries(['a', 'b\nc']))).toEqual(['a', 'b\nc'])
-    expect(ENTRY_DELIMITER).toBe('\n§\n')
     expect(readdirSync(join(alpha, 'memories')).sort()).toEqual(['MEMORY.md']) // temp file renamed away
   })
 

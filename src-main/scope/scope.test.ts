@@ -10,7 +10,7 @@ import {
   runInProfileScope,
   withHomeOverride
 } from './index'
-import { getSecret, UnscopedSecretError, withMultiplex } from './scope'
+import { getSecret, withMultiplex } from './scope'
 
 describe('profile scope', () => {
   it('derives the profile from the home path alone', () => {
@@ -44,7 +44,7 @@ describe('profile scope', () => {
     expect(getSecret('CAD_TEST_KEY')).toBe('from-env')
     withMultiplex(true, () => {
       expect(isMultiplexActive()).toBe(true)
-      expect(() => getSecret('CAD_TEST_KEY')).toThrow(UnscopedSecretError)
+      expect(() => getSecret('CAD_TEST_KEY')).toThrow(/no profile secret scope active while multiplexing is on/)
       runInProfileScope('/p', { OTHER: 'x' }, () => expect(getSecret('CAD_TEST_KEY')).toBeUndefined())
     })
   })

@@ -68,7 +68,7 @@ export function isMultiplexActive(): boolean {
   return current().multiplex ?? processMultiplex
 }
 
-export class UnscopedSecretError extends Error {
+class UnscopedSecretError extends Error {
   constructor(name: string) {
     super(`getSecret('${name}') called with no profile secret scope active while multiplexing is on.`)
     this.name = 'UnscopedSecretError'

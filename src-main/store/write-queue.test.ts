@@ -3,7 +3,6 @@ import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { SessionStore } from './index'
-import { WriteBusyError } from './write-queue'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 import { rawDb } from './test-fixtures/raw-db'
 
@@ -54,7 +53,9 @@ describe('writes under a foreign lock', () => {
   it('gives up after the retry budget with a clear error, writes nothing, and the next write goes through', async () => {
     store.writeRetryMs = 200
     other.exec('BEGIN IMMEDIATE')
-    await expect(store.appendMessage('s', { role: 'user', content: 'late' })).rejects.toThrow(WriteBusyError)
+    await expect(store.appendMessage('s', { role: 'user', content: 'late' })).rejects.toMatchObject({
+      name: 'WriteBusyError'
+    })
     await expect(store.appendMessage('s', { role: 'user', content: 'late' })).rejects.toThrow(
       /locked by another process/
     )

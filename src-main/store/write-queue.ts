@@ -24,7 +24,7 @@ export const isBusy = (e: unknown) =>
   typeof (e as { code?: unknown })?.code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test((e as { code: string }).code)
 
 /** The database stayed locked by another connection for the whole retry budget; nothing was written. */
-export class WriteBusyError extends CaduceusError {
+class WriteBusyError extends CaduceusError {
   constructor(
     readonly profile: string,
     readonly waitedMs: number

@@ -4,7 +4,7 @@
  */
 import type { ProcessCompletion } from './process-types'
 
-export const PROCESS_COMPLETE_DISPLAY_KIND = 'process_complete'
+const PROCESS_COMPLETE_DISPLAY_KIND = 'process_complete'
 
 /** The slice of SessionStore this needs (tools/ may not import store/). */
 export interface CompletionStore {

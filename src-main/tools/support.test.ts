@@ -4,7 +4,6 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { SessionStore } from '../store'
 import { OutputBuffer } from './output-buffer'
 import { saveProcessCompletion, terminalSettings } from './index'
-import { PROCESS_COMPLETE_DISPLAY_KIND } from './completion'
 import { cleanupDirs, tempDir } from './test-fixtures/helpers'
 import { rawDb } from '../store/test-fixtures/raw-db'
 
@@ -61,7 +60,7 @@ describe('saveProcessCompletion', () => {
         .prepare('SELECT role, content, display_kind, display_metadata FROM messages WHERE id = ?')
         .get(saved.messageId) as Record<string, string>
       expect(row.role).toBe('user')
-      expect(row.display_kind).toBe(PROCESS_COMPLETE_DISPLAY_KIND)
+      expect(row.display_kind).toBe('process_complete')
       expect(JSON.parse(row.display_metadata)).toMatchObject({ process_id: 'proc_abc', exit_code: 1 })
       expect(row.content).toBe(saved.text)
     } finally {

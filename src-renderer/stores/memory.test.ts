@@ -4,7 +4,6 @@ import { setApi } from '../api'
 import { createFakeApi, type FakeApi } from '../test-utils/fake-api'
 import { resetApp, setScope } from './app'
 import {
-  FEED_CAP,
   applyMemoryActivity,
   editEntry,
   loadEntries,
@@ -17,6 +16,8 @@ import {
   watchMemory
 } from './memory'
 import { resetToasts } from './toasts'
+
+const FEED_CAP = 2000 // the live feed keeps the newest 2000 events
 
 let fake: FakeApi
 let entries: Record<string, string[]>

@@ -32,7 +32,7 @@ interface MemoryStore {
 
 const PAGE = 200
 /** The live feed keeps this many events in memory; older ones are a "load more" away. */
-export const FEED_CAP = 2000
+const FEED_CAP = 2000
 
 const initialFilters: MemoryFilters = { kinds: [], provider: '', sessionId: '', refusalsOnly: false }
 const initial = (): MemoryStore => ({

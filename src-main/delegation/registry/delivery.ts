@@ -8,7 +8,7 @@ import type { CompletionEvent } from '../types'
 import { parseJson, type RegistryCtx } from './context'
 
 export const STALE_CLAIM_SECONDS = 300
-export const MAX_DELIVERY_ATTEMPTS = 8
+const MAX_DELIVERY_ATTEMPTS = 8
 
 export function newClaimToken(consumer: string): string {
   return `${consumer}:${process.pid}:${randomUUID().replace(/-/g, '')}`

@@ -78,8 +78,7 @@ export function createDelegationRegistry(store: DelegationDb, opts: RegistryOpti
   }
 }
 
-export { newClaimToken, STALE_CLAIM_SECONDS, MAX_DELIVERY_ATTEMPTS } from './delivery'
-export { ABANDONED_ERROR } from './recovery'
+export { newClaimToken, STALE_CLAIM_SECONDS } from './delivery'
 export { DURABLE_RETENTION_SECONDS, MAX_RETAINED_COMPLETED, MAX_DURABLE_PENDING } from './durable'
 export { scopeProfile, type RegistryOptions, type RegistryCtx } from './context'
 export { isPidAlive, processStartTime, ownStartTime } from './process-info'

@@ -6,7 +6,7 @@ import { toJson, type RegistryCtx } from './context'
 import { ownerIsGone } from './process-info'
 import { rehydrateRetainedChildren } from './retained'
 
-export const ABANDONED_ERROR = 'Delegation owner exited before recording a terminal result; outcome unknown.'
+const ABANDONED_ERROR = 'Delegation owner exited before recording a terminal result; outcome unknown.'
 
 export async function recoverAbandonedDelegations(ctx: RegistryCtx): Promise<number> {
   const rows = ctx.repo.listActive()
