@@ -5,8 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { CaduceusError } from '@shared/contract'
 import { loadConfig } from './index'
 import { agentSettings, memoryProvider } from './settings-schema'
-import { compressionSettings, delegationSettings, modelSettings } from './settings-schema'
-import { parseConfigText } from './load-config'
+import { compressionSettings, modelSettings } from './settings-schema'
 import { resolveRuntime, type SecretVault } from './index'
 import { readSettings, writeSettings } from './settings'
 
@@ -45,25 +44,20 @@ describe('loadConfig', () => {
 describe('typed accessors', () => {
   it('upstream defaults when absent', () => {
     expect(compressionSettings({})).toEqual({ enabled: true, threshold: 0.5, targetRatio: 0.2, protectLastN: 20 })
-    expect(delegationSettings({})).toEqual({
-      maxRetained: 10,
-      retainedTtlHours: 72,
-      maxConcurrentChildren: 3,
-      maxSpawnDepth: 1,
-      maxIterations: 90
-    })
     expect(agentSettings({})).toEqual({ maxIterations: 90, disabledToolsets: [], reasoningEffort: null })
     expect(memoryProvider({})).toBeNull()
   })
 
   it('reads values and tolerates wrong types', () => {
-    const raw = parseConfigText(`
+    const raw = loadConfig(
+      home(`
 model: {default: gpt-5, provider: openai, base_url: "http://x/v1", api_mode: chat_completions, context_length: 1000, max_tokens: 50}
 compression: {enabled: false, threshold: 0.7, target_ratio: 0.3, protect_last_n: 5}
 delegation: {max_retained: 2, retained_ttl_hours: 1, max_concurrent_children: 4, max_spawn_depth: 0, max_iterations: 7}
 memory: {provider: honcho}
 agent: {max_iterations: 12, disabled_toolsets: [web, 3], reasoning_effort: High}
 `)
+    ).raw
     expect(modelSettings(raw)).toMatchObject({
       default: 'gpt-5',
       provider: 'openai',
@@ -72,13 +66,6 @@ agent: {max_iterations: 12, disabled_toolsets: [web, 3], reasoning_effort: High}
       maxTokens: 50
     })
     expect(compressionSettings(raw)).toEqual({ enabled: false, threshold: 0.7, targetRatio: 0.3, protectLastN: 5 })
-    expect(delegationSettings(raw)).toEqual({
-      maxRetained: 2,
-      retainedTtlHours: 1,
-      maxConcurrentChildren: 4,
-      maxSpawnDepth: 1,
-      maxIterations: 7
-    })
     expect(memoryProvider(raw)).toBe('honcho')
     expect(agentSettings(raw)).toEqual({ maxIterations: 12, disabledToolsets: ['web'], reasoningEffort: 'high' })
     expect(agentSettings({ agent: { reasoning_effort: 'ludicrous' } }).reasoningEffort).toBeNull()

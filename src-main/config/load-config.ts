@@ -5,7 +5,7 @@
  */
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { parse, parseDocument } from 'yaml'
+import { parseDocument } from 'yaml'
 
 export type RawConfig = Record<string, unknown>
 
@@ -108,10 +108,4 @@ function readConfig(path: string): LoadedConfig {
     }
   }
   return { path, raw: value, exists: true, error: null }
-}
-
-/** Parse YAML text without touching disk (tests, previews). */
-export function parseConfigText(text: string): RawConfig {
-  const v = parse(text) as unknown
-  return isPlainObject(v) ? v : {}
 }

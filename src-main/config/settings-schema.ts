@@ -8,14 +8,6 @@ import { isPlainObject, type RawConfig } from './load-config'
 export const DEFAULT_MAX_ITERATIONS = 90
 
 export const DEFAULT_COMPRESSION = { enabled: true, threshold: 0.5, targetRatio: 0.2, protectLastN: 20 } as const
-/** hermes-spec §2.8. */
-export const DEFAULT_DELEGATION = {
-  maxRetained: 10,
-  retainedTtlHours: 72,
-  maxConcurrentChildren: 3,
-  maxSpawnDepth: 1,
-  maxIterations: DEFAULT_MAX_ITERATIONS
-} as const
 
 export function section(raw: RawConfig | null | undefined, name: string): Record<string, unknown> {
   const s = raw?.[name]
@@ -108,18 +100,8 @@ export function compressionSettings(raw: RawConfig) {
 }
 export type CompressionSettings = ReturnType<typeof compressionSettings>
 
-export function delegationSettings(raw: RawConfig) {
-  const s = section(raw, 'delegation')
-  return {
-    maxRetained: int(s.max_retained, DEFAULT_DELEGATION.maxRetained, 0),
-    retainedTtlHours: num(s.retained_ttl_hours, DEFAULT_DELEGATION.retainedTtlHours, 0),
-    maxConcurrentChildren: int(s.max_concurrent_children, DEFAULT_DELEGATION.maxConcurrentChildren, 1),
-    // Floor 1, no ceiling (hermes-spec §2.8).
-    maxSpawnDepth: Math.max(1, int(s.max_spawn_depth, DEFAULT_DELEGATION.maxSpawnDepth)),
-    maxIterations: int(s.max_iterations, DEFAULT_DELEGATION.maxIterations, 1)
-  }
-}
-export type DelegationSettings = ReturnType<typeof delegationSettings>
+// `delegation.*` is read in one place, delegation/config.ts (loadDelegationConfig); a second reader here had drifted
+// (max_iterations 90 vs 50) and no production code used it.
 
 export function memoryProvider(raw: RawConfig): string | null {
   return str(section(raw, 'memory').provider)

@@ -107,6 +107,17 @@ describe('delegate_task schema and config', () => {
     })
     t.writeConfig(': not yaml [')
     expect(loadDelegationConfig(t.home).maxRetained).toBe(10)
+    t.writeConfig(
+      'delegation: {max_retained: 2, retained_ttl_hours: 1, max_concurrent_children: 4, max_spawn_depth: 0, max_iterations: 7}\n'
+    )
+    // max_spawn_depth has a floor of 1 and no ceiling (hermes-spec §2.8).
+    expect(loadDelegationConfig(t.home)).toEqual({
+      maxRetained: 2,
+      retainedTtlHours: 1,
+      maxConcurrentChildren: 4,
+      maxSpawnDepth: 1,
+      maxIterations: 7
+    })
   })
 
   it('the description is byte-stable per capability and says "blocking" when async is unavailable', () => {

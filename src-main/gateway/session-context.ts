@@ -29,7 +29,7 @@ export const SESSION_VAR_NAMES = {
   cwd: 'HERMES_SESSION_CWD'
 } as const
 
-export type SessionVarField = keyof typeof SESSION_VAR_NAMES
+type SessionVarField = keyof typeof SESSION_VAR_NAMES
 export type SessionVars = Partial<Record<SessionVarField, string>> & {
   /** Whether this channel can receive a completion after the turn ends (default true). */
   asyncDelivery?: boolean
