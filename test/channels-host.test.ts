@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ChannelsStatus, CronJob } from '@shared/contract'
 import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log'
-import { parseEnv } from '../src-main/config/env-file'
+import { secretsFor } from '../src-main/config/vault'
 
 let root: string
 let host: Host
@@ -41,7 +41,7 @@ describe('channels in the host', () => {
     const on = await call<ChannelsStatus>('channels.apiServer', { enabled: true, profile: 'default', port: 0 })
     expect(on.apiServer.running).toBe(true)
     expect(on.apiServer.keySet).toBe(true)
-    const key = parseEnv(readFileSync(join(root, '.env'), 'utf8')).API_SERVER_KEY!
+    const key = secretsFor(root).API_SERVER_KEY!
     const models = await (
       await fetch(`${on.apiServer.url}/models`, { headers: { authorization: `Bearer ${key}` } })
     ).json()

@@ -2,8 +2,15 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { parseEnv, updateEnvFile } from './env-file'
+import { updateEnvFile } from './env-file'
 import { secretsFor } from './vault'
+
+/** What a profile's secret scope reads from `.env` holding `text` (the production read path). */
+const parseEnv = (text: string) => {
+  const home = mkdtempSync(join(tmpdir(), 'cad-env-'))
+  writeFileSync(join(home, '.env'), text)
+  return secretsFor(home)
+}
 
 describe('.env parsing', () => {
   it('handles BOM, export prefix, quotes and inline comments', () => {

@@ -12,7 +12,7 @@ export function envPath(home: string): string {
 }
 
 /** Parse one `.env` text. Malformed lines are skipped, never fatal. */
-export function parseEnv(text: string): Record<string, string> {
+function parseEnv(text: string): Record<string, string> {
   const out: Record<string, string> = {}
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   for (const rawLine of body.split(/\r?\n/)) {

@@ -9,7 +9,6 @@ export const TEST_ONLY_BASELINE: readonly string[] = [
   'src-main/agent/providers/openai-compat.ts#normalizeOpenAIUsage',
   'src-main/agent/tools/registry.ts#dispatchConcurrent',
   'src-main/agent/tools/registry.ts#dispatchSequential',
-  'src-main/config/env-file.ts#parseEnv',
   'src-main/cron/scheduler.ts#claimDueJobs',
   'src-main/delegation/ledger.ts#loadChildUsageTotals',
   'src-main/gateway/cache-busting.ts#CACHE_BUSTING_CONFIG_KEYS',
