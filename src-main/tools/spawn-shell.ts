@@ -25,7 +25,7 @@ const WINDOWS_ENV = [
 const isWindows = process.platform === 'win32'
 
 /** The env a command runs with: a few well-known names from the host, plus settings that keep tools non-interactive. */
-export function minimalEnv(source: NodeJS.ProcessEnv = process.env): Record<string, string> {
+function minimalEnv(source: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const env: Record<string, string> = {}
   for (const name of isWindows ? WINDOWS_ENV : POSIX_ENV) {
     const v = source[name]

@@ -27,7 +27,6 @@ export const TEST_ONLY_BASELINE: readonly string[] = [
   'src-main/store/memory-events-repo.ts#memoryEventsOnHandle',
   'src-main/store/search-query.ts#sanitizeFtsQuery',
   'src-main/store/session-store.ts#stateDbOf',
-  'src-main/tools/spawn-shell.ts#minimalEnv',
   'src-renderer/api/index.ts#setApi',
   'src-renderer/app/url-state.ts#parseSessionsQuery',
   'src-renderer/app/url-state.ts#sessionsQuery',
