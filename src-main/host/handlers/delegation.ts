@@ -51,7 +51,7 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
           s.log.warn('delegation', `pruning retained subagents of ${e.name} failed: ${(err as Error).message}`)
         }
       }
-      return served((stores) => listSubagents(stores, q, deps('default').live))
+      return served((stores) => listSubagents(stores, q, deps('default').live, readPriceOverrides(s.root)))
     },
     'subagents.estimate': ({ profile, childId }) => {
       const entry = retained(profile, childId)
@@ -91,7 +91,8 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
       if (tombstoned && entry) emitUpdate(profile, entry.delegationId, entry.parentSessionId || null)
       return { tombstoned }
     },
-    'costs.session': ({ profile, sessionId }) => sessionCost(s.stores.get(profile), profile, sessionId),
+    'costs.session': ({ profile, sessionId }) =>
+      sessionCost(s.stores.get(profile), profile, sessionId, readPriceOverrides(s.root)),
     'costs.summary': (q) => served((stores) => costSummary(stores, q, undefined, readPriceOverrides(s.root)))
   }
 }
