@@ -99,7 +99,7 @@ export function modelMoney(r: Row): Money {
 }
 
 /** A user price for usage upstream left unpriced: dollars, or null when no override matches. */
-function customUsd(overrides: PriceOverride[], model: string, baseUrl: unknown, t: Tokens): number | null {
+export function customUsd(overrides: PriceOverride[], model: string, baseUrl: unknown, t: Tokens): number | null {
   const o = overrideFor(overrides, model, typeof baseUrl === 'string' ? baseUrl : '')
   return o ? priceTokens(o, t) : null
 }
