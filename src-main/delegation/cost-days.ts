@@ -5,7 +5,10 @@
  * piece's day shares add up to the piece exactly.
  */
 import type { Money, Tokens } from '@shared/contract'
-import type { DailyRow } from '../store/cost-repo'
+import type { repositories } from '../store'
+
+/** A per-day usage row as the store's cost repository returns it. */
+export type DailyRow = ReturnType<ReturnType<typeof repositories.cost>['dailyRows']>[number]
 
 export interface Slice {
   day: string

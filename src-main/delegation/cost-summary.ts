@@ -10,7 +10,6 @@ import {
   dayOf,
   moneyFromMicros,
   isDelegateRow,
-  n,
   ownPieces,
   prefetchedSource,
   sliceMoney,
