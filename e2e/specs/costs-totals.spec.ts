@@ -3,6 +3,10 @@ import { test, expect } from '../fixtures/host'
 import { AppShell } from '../page-models/app-shell'
 import { CostsPage } from '../page-models/costs-page'
 import { SessionPage } from '../page-models/session-page'
+import { seriousViolations } from '../fixtures/axe'
+
+// axe is injected as a script tag; the app's CSP (script-src 'self') would refuse it
+test.use({ bypassCSP: true })
 
 const dollars = (s: string) => Number(/\$([\d,]+\.\d\d)/.exec(s)?.[1]?.replace(/,/g, '') ?? NaN)
 
@@ -54,6 +58,9 @@ test('tokens and cache per day; a click on a bar filters the page to that day, i
   // the page now shows that day only, and its totals still agree
   await expect.poll(async () => dollars(await costs.inclusiveTotal())).toBe(dollars(perDay.get(day) ?? '$0.00'))
   expect(await costs.byModelTotal()).toBe(await costs.inclusiveTotal())
+  // the chip, the open per-day table and its day buttons pass axe too
+  await expect(page.getByTestId('costs-by-day')).toBeVisible()
+  expect(await seriousViolations(page)).toEqual([])
 
   // the filter survives a reload (it lives in the URL)
   await page.reload()

@@ -57,6 +57,7 @@ export function CostChart({ summary }: { summary: CostSummary }) {
               color: 'var(--fg)'
             }}
             labelStyle={{ color: 'var(--fg)', fontWeight: 600 }}
+            itemStyle={{ color: 'var(--fg)' }}
             cursor={{ fill: 'var(--hover)' }}
           />
           {profiles.length > 1 && <Legend wrapperStyle={{ fontSize: 12 }} />}

@@ -65,6 +65,7 @@ export function TokensByDay({ summary, day }: { summary: CostSummary; day: strin
                 color: 'var(--fg)'
               }}
               labelStyle={{ color: 'var(--fg)', fontWeight: 600 }}
+              itemStyle={{ color: 'var(--fg)' }}
               cursor={{ fill: 'var(--hover)' }}
             />
             <Legend wrapperStyle={{ fontSize: 12 }} />
