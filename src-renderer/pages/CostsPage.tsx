@@ -72,7 +72,9 @@ export function CostsPage() {
             <button
               className="small"
               data-testid="costs-export-csv"
-              onClick={() => download(`caduceus-costs-${scope}-${days}d.csv`, 'text/csv', costsCsv(summary))}
+              onClick={() =>
+                download(`caduceus-costs-${scope}-${day ?? `${days}d`}.csv`, 'text/csv', costsCsv(summary))
+              }
             >
               Export CSV
             </button>
@@ -81,9 +83,9 @@ export function CostsPage() {
               data-testid="costs-export-json"
               onClick={() =>
                 download(
-                  `caduceus-costs-${scope}-${days}d.json`,
+                  `caduceus-costs-${scope}-${day ?? `${days}d`}.json`,
                   'application/json',
-                  costsJson(summary, { scope, days })
+                  costsJson(summary, { scope, days, ...(day ? { day } : {}) })
                 )
               }
             >
