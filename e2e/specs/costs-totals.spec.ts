@@ -105,4 +105,8 @@ test('a price override set in Settings shows as "custom price" on Top sessions a
   await expect(head.getByTestId('custom-price')).toBeVisible()
   expect(dollars(await head.innerText())).toBe(inclusive)
   await expect(page.getByTestId('session-cost-inclusive').getByTestId('custom-price')).toBeVisible()
+
+  // the session list prices the same rows (the demo's unpriced sessions are deterministic)
+  await shell.goTo('sessions')
+  await expect(page.getByTestId('session-cost').getByTestId('custom-price').first()).toBeVisible()
 })
