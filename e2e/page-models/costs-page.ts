@@ -53,4 +53,28 @@ export class CostsPage {
     await this.page.locator(`[data-testid="costs-top-session"][data-session-id="${sessionId}"] a`).click()
     await expect(this.page.getByTestId('transcript')).toBeVisible()
   }
+
+  /** The by-model table's Total row (cents). */
+  async byModelTotal(): Promise<string> {
+    return this.text(this.page.getByTestId('costs-by-model-total'))
+  }
+  /** Opens the per-day table (tokens and cost per day) and returns its rows. */
+  async dayTable(): Promise<Array<{ day: string; cost: string }>> {
+    const t = this.page.getByTestId('costs-by-day')
+    if (!(await t.isVisible())) await this.page.getByText('Per-day table').click()
+    const rows = this.page.getByTestId('costs-day-row')
+    const out: Array<{ day: string; cost: string }> = []
+    for (const r of await rows.all())
+      out.push({ day: (await r.getAttribute('data-day'))!, cost: await this.text(r.getByTestId('costs-day-cost')) })
+    return out
+  }
+  async dayTableTotal(): Promise<string> {
+    return this.text(this.page.getByTestId('costs-day-total-cost'))
+  }
+  get dayFilter(): Locator {
+    return this.page.getByTestId('costs-day-filter')
+  }
+  get tokensChart(): Locator {
+    return this.page.getByTestId('costs-tokens-chart')
+  }
 }

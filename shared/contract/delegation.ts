@@ -25,7 +25,9 @@ export const Subagent = z.object({
   transcriptMessages: z.number().int(),
   transcriptChars: z.number().int(),
   cost: Money,
-  tokens: Tokens
+  tokens: Tokens,
+  /** Priced by the user's override (Settings → Prices), not upstream. */
+  customPrice: z.boolean().optional()
 })
 export type Subagent = z.infer<typeof Subagent>
 
@@ -78,7 +80,8 @@ export const ChildCost = z.object({
   apiCalls: z.number().int(),
   cost: Money,
   tokens: Tokens,
-  createdAt: z.number()
+  createdAt: z.number(),
+  customPrice: z.boolean().optional()
 })
 export type ChildCost = z.infer<typeof ChildCost>
 
@@ -89,14 +92,21 @@ export const SessionCost = z.object({
   children: z.array(ChildCost),
   childrenTotal: Money,
   inclusive: Money,
-  perModel: z.array(z.object({ model: z.string(), cost: Money, tokens: Tokens })),
-  perTurn: z.array(z.object({ turnId: z.string(), childrenCost: Money }))
+  perModel: z.array(z.object({ model: z.string(), cost: Money, tokens: Tokens, customPrice: z.boolean().optional() })),
+  perTurn: z.array(z.object({ turnId: z.string(), childrenCost: Money })),
+  /** Some of it is priced by the user's override (Settings → Prices), not upstream. */
+  customPrice: z.boolean().optional()
 })
 export type SessionCost = z.infer<typeof SessionCost>
 
 export const CostQuery = z.object({
   profile: ProfileScope.default('all'),
-  days: z.number().int().min(1).max(3650).default(30)
+  days: z.number().int().min(1).max(3650).default(30),
+  /** Only spend on this local day (YYYY-MM-DD), e.g. after a click on a chart bar. */
+  day: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'day must be YYYY-MM-DD')
+    .optional()
 })
 export type CostQuery = z.input<typeof CostQuery>
 export const CostSummary = z.object({
@@ -113,13 +123,16 @@ export const CostSummary = z.object({
     })
   ),
   byDay: z.array(z.object({ day: z.string(), profile: ProfileName, usd: z.number(), unpriced: z.boolean() })),
+  /** Tokens used per local day and profile (children's sessions included), for the whole period. */
+  tokensByDay: z.array(z.object({ day: z.string(), profile: ProfileName, tokens: Tokens })),
   topSessions: z.array(
     z.object({
       profile: ProfileName,
       sessionId: z.string(),
       title: z.string().nullable(),
       own: Money,
-      inclusive: Money
+      inclusive: Money,
+      customPrice: z.boolean().optional()
     })
   ),
   unavailable: z.array(ProfileProblem).optional(),

@@ -26,6 +26,8 @@ export const SessionSummary = z.object({
   lastActiveAt: z.number(),
   tokens: Tokens,
   cost: Money,
+  /** The cost includes the user's price for usage upstream left unpriced (Settings → Prices). */
+  customPrice: z.boolean().optional(),
   archived: z.boolean(),
   pinned: z.boolean(),
   childCount: z.number().int()
@@ -107,7 +109,8 @@ export const ModelUsage = z.object({
   task: z.string(),
   apiCalls: z.number().int(),
   tokens: Tokens,
-  cost: Money
+  cost: Money,
+  customPrice: z.boolean().optional()
 })
 export type ModelUsage = z.infer<typeof ModelUsage>
 

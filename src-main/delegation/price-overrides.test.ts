@@ -1,6 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { UsageReport } from '../store'
-import { costSummary } from './costs'
+import { costSummary, sessionCost } from './costs'
+import { recordChildUsageAttribution } from './ledger'
+import { createDelegationRegistry } from './registry'
+import { listSubagents } from './subagents'
+import { priceSessionDetail, priceSessionRows } from './custom-prices'
 import { readPriceOverrides, writePriceOverrides } from './price-overrides'
 import { tempHome, type TempHome } from './test-support'
 import { rawDb } from '../store/test-fixtures/raw-db'
@@ -77,5 +81,76 @@ describe('price overrides (Caduceus settings, applied at read time)', () => {
     await expect(
       writePriceOverrides(a.home, [{ model: '', baseUrl: '', inputPerMTok: -1, outputPerMTok: 1, cacheReadPerMTok: 0 }])
     ).rejects.toThrow()
+  })
+
+  it('reaches every cost shown: top sessions, the session page (own, children, per model) and Subagents', async () => {
+    await a.store.createSession('p', 'desktop')
+    await a.store.recordUsage('p', usage(null, 'my-llama'))
+    await a.store.createSession('c', 'delegate', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })
+    await a.store.recordUsage('c', usage(null, 'my-llama'))
+    // the ledger recorded the child unpriced (null, never $0)
+    await recordChildUsageAttribution(a.store, {
+      parentSessionId: 'p',
+      childSessionId: 'c',
+      usage: { cost_usd: null, tokens: { input: 1_000_000, output: 200_000 }, api_calls: 1 }
+    })
+    const reg = createDelegationRegistry(a.store, { currentProfile: () => 'default' })
+    await reg.persistDispatch({ delegationId: 'd1', parentSessionId: 'p' })
+    await reg.recordDispatchedChildren('d1', [{ subagent_id: 'sa-c', session_id: 'c', goal: 'g' }])
+    await reg.persistCompletion({ delegation_id: 'd1', status: 'completed' }, { status: 'completed' })
+    const stores = [{ profile: 'default', store: a.store }]
+    const child = (o: ReturnType<typeof readPriceOverrides>) =>
+      listSubagents(stores, { profile: 'all' }, undefined, o).items.find((i) => i.childId === 'sa-c')!
+
+    // no override: unpriced everywhere, never a silent $0
+    expect(sessionCost(a.store, 'default', 'p').inclusive).toMatchObject({ usd: null, status: 'unpriced' })
+    expect(costSummary(stores, { days: 30 }).topSessions[0]!.inclusive).toMatchObject({ usd: null })
+    expect(child([]).cost).toMatchObject({ usd: null, status: 'unpriced' })
+
+    await writePriceOverrides(a.home, [
+      { model: 'my-llama', baseUrl: '', inputPerMTok: 2, outputPerMTok: 10, cacheReadPerMTok: 0 }
+    ])
+    const overrides = readPriceOverrides(a.home)
+    const c = sessionCost(a.store, 'default', 'p', overrides)
+    const four = { usd: 4, status: 'estimated', complete: true }
+    expect(c.own).toEqual(four)
+    expect(c.children[0]).toMatchObject({ childSessionId: 'c', cost: four, customPrice: true })
+    expect(c.inclusive).toEqual({ usd: 8, status: 'estimated', complete: true })
+    expect(c.perModel).toEqual([expect.objectContaining({ model: 'my-llama', cost: four, customPrice: true })])
+    expect(c.customPrice).toBe(true)
+
+    const s = costSummary(stores, { days: 30 }, undefined, overrides)
+    expect(s.topSessions[0]).toMatchObject({ sessionId: 'p', own: four, inclusive: { usd: 8 }, customPrice: true })
+    expect(s.total.usd).toBe(8)
+    expect(s.customPriced).toEqual({ usd: 8, models: ['my-llama'] })
+    expect(child(overrides)).toMatchObject({ cost: four, customPrice: true })
+
+    // upstream's columns still say unpriced
+    const rows = rawDb(a.store).prepare('SELECT estimated_cost_usd, cost_status FROM sessions ORDER BY id').all()
+    expect(rows).toEqual([
+      { estimated_cost_usd: null, cost_status: 'unpriced' },
+      { estimated_cost_usd: null, cost_status: 'unpriced' }
+    ])
+  })
+
+  it('prices the session list row and the session detail (per route), labelled, never $0 without a price', async () => {
+    await a.store.createSession('s', 'cli')
+    await a.store.recordUsage('s', usage(null, 'my-llama'))
+    await a.store.recordUsage('s', usage(0.5, 'gpt-x', 'https://api.openai.com/v1'))
+    const rows = () => a.store.listSessions({}).items
+    expect(priceSessionRows(() => a.store, rows(), [])[0]!.cost).toMatchObject({ usd: 0.5, status: 'partial' })
+    await writePriceOverrides(a.home, [
+      { model: 'my-llama', baseUrl: 'http://10.0.0.5:8000/v1', inputPerMTok: 2, outputPerMTok: 10, cacheReadPerMTok: 0 }
+    ])
+    const o = readPriceOverrides(a.home)
+    const [row] = priceSessionRows(() => a.store, rows(), o)
+    expect(row).toMatchObject({ id: 's', cost: { usd: 4.5, status: 'estimated', complete: true }, customPrice: true })
+    const d = priceSessionDetail(a.store, a.store.getSessionDetail('s')!, o)
+    expect(d.summary).toMatchObject({ cost: { usd: 4.5 }, customPrice: true })
+    expect(d.usage.find((u) => u.model === 'my-llama')).toMatchObject({ cost: { usd: 4 }, customPrice: true })
+    expect(d.usage.find((u) => u.model === 'gpt-x')!.customPrice).toBeUndefined()
+    // an override for another endpoint does not apply
+    const other = [{ ...o[0]!, baseUrl: 'http://elsewhere/v1' }]
+    expect(priceSessionRows(() => a.store, rows(), other)[0]!.cost.status).toBe('partial')
   })
 })

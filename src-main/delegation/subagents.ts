@@ -5,13 +5,22 @@
  * "Expired" vs "tombstoned": TTL pruning stamps `tombstoned_at` at prune time, which is always at or past
  * `retained_at + ttl`; a manual or cap tombstone happens before that (prune runs first on every lookup).
  */
-import type { FollowUpEstimate, Subagent, SubagentList, SubagentQuery, SubagentState } from '@shared/contract'
+import type {
+  FollowUpEstimate,
+  Money,
+  PriceOverride,
+  Subagent,
+  SubagentList,
+  SubagentQuery,
+  SubagentState,
+  Tokens
+} from '@shared/contract'
 import { repositories } from '../store'
 import { homeOfDb, loadDelegationConfig } from './config'
 import type { ProfileStore } from './costs'
-import { loadChildUsageAttributions } from './ledger'
+import { childPieces, moneyFromMicros, ownPieces, querySource, ZERO_TOKENS } from './cost-pieces'
 import type { LiveSubagentRegistry } from './live-registry'
-import { moneyFromColumns, moneyFromLedger, NO_COST, sumMoney } from '@shared/contract/money'
+import { NO_COST } from '@shared/contract/money'
 import { expandChildren } from './registry/retained'
 import type { DelegationDb, RetainedChild } from './types'
 
@@ -38,37 +47,51 @@ function transcript(store: DelegationDb, sessionId: string): { messages: number;
   return { messages: n(row.m), chars: n(row.c) }
 }
 
-function childMoney(store: DelegationDb, parentSessionId: string | null, childSessionId: string) {
-  if (!parentSessionId || !childSessionId) return { cost: NO_COST, input: 0, output: 0 }
-  const recs = loadChildUsageAttributions(store, parentSessionId).filter((a) => a.childSessionId === childSessionId)
-  // No ledger row: the child's own session cost, as the parent's cost breakdown counts it ("unledgered"),
-  // so the Subagents page never shows "—" for a child the parent bills.
-  if (!recs.length) return sessionMoney(store, childSessionId)
-  let input = 0
-  let output = 0
-  const costs = recs.map((a) => {
-    const t = a.usage.tokens && typeof a.usage.tokens === 'object' ? a.usage.tokens : {}
-    input += n(t.input)
-    output += n(t.output)
-    return moneyFromLedger(a.usage.cost_usd, n(a.usage.api_calls) > 0 || n(t.input) + n(t.output) > 0)
-  })
-  return { cost: sumMoney(costs), input, output }
-}
-
-function sessionMoney(store: DelegationDb, sessionId: string) {
-  const r = repositories.cost(store).sessionCostColumns(sessionId)
-  if (!r) return { cost: NO_COST, input: 0, output: 0 }
-  const used =
-    n(r.api_call_count) > 0 ||
-    n(r.input_tokens) + n(r.output_tokens) + n(r.cache_read_tokens) + n(r.cache_write_tokens) > 0
+/**
+ * A child's cost by the same rule the parent's cost breakdown and the Costs page use (cost-pieces.ts): its ledger
+ * rows, or its own session cost when the ledger has none ("unledgered") — never "—" for a child the parent bills —
+ * with price overrides applied and flagged.
+ */
+function childMoney(
+  store: DelegationDb,
+  parentSessionId: string | null,
+  childSessionId: string,
+  overrides: PriceOverride[]
+): { cost: Money; tokens: Tokens; custom: boolean } {
+  const none = { cost: NO_COST, tokens: ZERO_TOKENS(), custom: false }
+  if (!childSessionId) return none
+  const src = querySource(store)
+  const recs = parentSessionId
+    ? childPieces(store, src, parentSessionId, overrides).filter((c) => c.childSessionId === childSessionId)
+    : []
+  if (!recs.length) {
+    const row = src.session(childSessionId)
+    if (!row) return none
+    const pieces = ownPieces(src, row, overrides)
+    return {
+      cost: moneyFromMicros(pieces.map((p) => p.money)),
+      tokens: { ...ZERO_TOKENS(), input: n(row.input_tokens), output: n(row.output_tokens) },
+      custom: pieces.some((p) => p.custom)
+    }
+  }
+  const pieces = recs.flatMap((c) => c.pieces)
   return {
-    cost: moneyFromColumns(r.estimated_cost_usd, r.actual_cost_usd, r.cost_status, used),
-    input: n(r.input_tokens),
-    output: n(r.output_tokens)
+    cost: moneyFromMicros(pieces.map((p) => p.money)),
+    tokens: {
+      ...ZERO_TOKENS(),
+      input: recs.reduce((a, c) => a + c.tokens.input, 0),
+      output: recs.reduce((a, c) => a + c.tokens.output, 0)
+    },
+    custom: pieces.some((p) => p.custom)
   }
 }
 
-export function listSubagents(stores: ProfileStore[], query: SubagentQuery, live?: LiveSubagentRegistry): SubagentList {
+export function listSubagents(
+  stores: ProfileStore[],
+  query: SubagentQuery,
+  live?: LiveSubagentRegistry,
+  overrides: PriceOverride[] = []
+): SubagentList {
   const scope = query.profile ?? 'all'
   const selected = stores.filter((s) => scope === 'all' || s.profile === scope)
   const items: Subagent[] = []
@@ -83,7 +106,7 @@ export function listSubagents(stores: ProfileStore[], query: SubagentQuery, live
       if (!query.includeTombstoned && (state === 'tombstoned' || state === 'expired')) continue
       for (const c of expandChildren({ ...r, state: r.state }) as RetainedChild[]) {
         const size = transcript(store, c.childSessionId)
-        const money = childMoney(store, r.parent_session_id, c.childSessionId)
+        const money = childMoney(store, r.parent_session_id, c.childSessionId, overrides)
         items.push({
           profile,
           delegationId: r.delegation_id,
@@ -102,7 +125,8 @@ export function listSubagents(stores: ProfileStore[], query: SubagentQuery, live
           transcriptMessages: size.messages,
           transcriptChars: size.chars,
           cost: money.cost,
-          tokens: { input: money.input, output: money.output, cacheRead: 0, cacheWrite: 0, reasoning: 0 }
+          tokens: money.tokens,
+          ...(money.custom ? { customPrice: true } : {})
         })
       }
     }

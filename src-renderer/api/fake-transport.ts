@@ -305,6 +305,15 @@ export function createFakeTransport(): Transport {
           unpriced: i % 9 === 0
         }))
       ).flat(),
+      tokensByDay: Array.from({ length: days }, (_, i) => ({
+        day: new Date(Date.now() - (days - 1 - i) * 864e5).toISOString().slice(0, 10),
+        profile: 'default',
+        tokens: {
+          ...tok(40_000 + ((i * 7919) % 30_000), 3_000 + ((i * 131) % 2_000)),
+          cacheRead: 20_000,
+          cacheWrite: 4_000
+        }
+      })),
       topSessions: sessions
         .slice(0, 8)
         .map((s) => ({ profile: s.profile, sessionId: s.id, title: s.title, own: s.cost, inclusive: s.cost }))

@@ -14,10 +14,13 @@ const EXPLAIN: Record<Money['status'], string> = {
 export function MoneyText({
   money,
   testId,
-  bare
+  bare,
+  custom
 }: {
   money: Money | null | undefined
   testId?: string
+  /** Priced (in part) with the user's override from Settings → Prices: labelled "custom price". */
+  custom?: boolean
   /** Leave out the "partial" chip (the caller states the status beside it). */ bare?: boolean
 }) {
   const text = formatMoney(money)
@@ -32,6 +35,15 @@ export function MoneyText({
     >
       {text}
       {q && !bare && <span className="badge badge-warn money-q">{q}</span>}
+      {custom && (
+        <span
+          className="badge badge-accent"
+          title="Priced with your override in Settings → Prices"
+          data-testid="custom-price"
+        >
+          custom price
+        </span>
+      )}
     </span>
   )
 }

@@ -5,14 +5,19 @@ import { sessionHref } from '../app/routes'
 import { MoneyText } from '../components/MoneyText'
 import { formatCount, moneyStatusLabel, shortId } from '../lib/format'
 import { useApp } from '../stores/app'
-import { DAY_CHOICES, loadCosts, setCostDays, useCosts } from '../stores/costs'
-import { CostChart } from './costs/CostChart'
+import { DAY_CHOICES, loadCosts, setCostDay, setCostDays, toMicros, useCosts } from '../stores/costs'
+import { CostChart, shortDay } from './costs/CostChart'
+import { TokensByDay } from './costs/TokensByDay'
+import { useCostsUrlState } from './costs/cost-url'
 import { costsCsv, costsJson } from './costs/cost-export'
 import { download } from '../lib/download'
 
+/** Exact sum of dollar amounts: integer micro-dollars added, then converted once. */
+const sumUsd = (xs: Array<number | null>): number => xs.reduce<number>((n, x) => n + toMicros(x), 0) / 1e6
+
 function sum(ms: Money[]): Money {
   const priced = ms.filter((m) => m.usd != null)
-  const usd = priced.length ? priced.reduce((n, m) => n + (m.usd ?? 0), 0) : null
+  const usd = priced.length ? sumUsd(priced.map((m) => m.usd)) : null
   const complete = ms.every((m) => m.complete)
   const status =
     usd == null ? 'unpriced' : complete ? (ms.every((m) => m.status === 'billed') ? 'billed' : 'estimated') : 'partial'
@@ -21,9 +26,10 @@ function sum(ms: Money[]): Money {
 
 export function CostsPage() {
   const scope = useApp((s) => s.scope)
-  const { days, summary, loading, error } = useCosts(
-    useShallow((s) => ({ days: s.days, summary: s.summary, loading: s.loading, error: s.error }))
+  const { days, day, summary, loading, error } = useCosts(
+    useShallow((s) => ({ days: s.days, day: s.day, summary: s.summary, loading: s.loading, error: s.error }))
   )
+  useCostsUrlState()
   useEffect(() => {
     void loadCosts()
   }, [scope])
@@ -46,6 +52,19 @@ export function CostsPage() {
             </button>
           ))}
         </div>
+        {day && (
+          <span className="chip" data-testid="costs-day-filter">
+            Day: {shortDay(day)} ({day})
+            <button
+              className="chip-clear"
+              aria-label={`Clear the day filter (${day})`}
+              data-testid="costs-day-clear"
+              onClick={() => void setCostDay(null)}
+            >
+              ×
+            </button>
+          </span>
+        )}
         {loading && <span className="muted">Loading…</span>}
         <span className="spacer" />
         {summary && (
@@ -53,7 +72,9 @@ export function CostsPage() {
             <button
               className="small"
               data-testid="costs-export-csv"
-              onClick={() => download(`caduceus-costs-${scope}-${days}d.csv`, 'text/csv', costsCsv(summary))}
+              onClick={() =>
+                download(`caduceus-costs-${scope}-${day ?? `${days}d`}.csv`, 'text/csv', costsCsv(summary))
+              }
             >
               Export CSV
             </button>
@@ -62,9 +83,9 @@ export function CostsPage() {
               data-testid="costs-export-json"
               onClick={() =>
                 download(
-                  `caduceus-costs-${scope}-${days}d.json`,
+                  `caduceus-costs-${scope}-${day ?? `${days}d`}.json`,
                   'application/json',
-                  costsJson(summary, { scope, days })
+                  costsJson(summary, { scope, days, ...(day ? { day } : {}) })
                 )
               }
             >
@@ -122,7 +143,7 @@ export function CostsPage() {
             <div className="card">
               <div className="card-label">Sessions</div>
               <div className="card-value">{summary.profiles.reduce((n, p) => n + p.sessions, 0)}</div>
-              <div className="card-sub">last {days} days</div>
+              <div className="card-sub">{day ? `on ${shortDay(day)}` : `last ${days} days`}</div>
             </div>
           </div>
           {summary.customPriced && (
@@ -133,6 +154,7 @@ export function CostsPage() {
             </p>
           )}
           <CostChart summary={summary} />
+          <TokensByDay summary={summary} day={day} />
           <div className="grid-2">
             <section className="panel">
               <h3>By profile</h3>
@@ -209,6 +231,27 @@ export function CostsPage() {
                     </tr>
                   ))}
                 </tbody>
+                {summary.byModel.length > 0 && (
+                  <tfoot>
+                    <tr>
+                      <th scope="row">Total</th>
+                      <td className="num">
+                        {formatCount(summary.byModel.reduce((n, m) => n + m.tokens.input, 0))} /{' '}
+                        {formatCount(summary.byModel.reduce((n, m) => n + m.tokens.output, 0))}
+                      </td>
+                      <td className="num" data-testid="costs-by-model-total">
+                        {/* integer micro-dollars summed, rounded once: equals the inclusive total */}
+                        <MoneyText
+                          money={{
+                            ...summary.total,
+                            usd: summary.total.usd == null ? null : sumUsd(summary.byModel.map((m) => m.cost.usd))
+                          }}
+                          bare
+                        />
+                      </td>
+                    </tr>
+                  </tfoot>
+                )}
               </table>
             </section>
             <section className="panel">
@@ -249,7 +292,7 @@ export function CostsPage() {
                         <MoneyText money={s.own} />
                       </td>
                       <td className="num">
-                        <MoneyText money={s.inclusive} />
+                        <MoneyText money={s.inclusive} custom={s.customPrice} />
                       </td>
                     </tr>
                   ))}

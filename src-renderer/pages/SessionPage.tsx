@@ -75,7 +75,11 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
             {summary && <Badge>{summary.source}</Badge>}
             {summary?.archived && <Badge tone="warn">archived</Badge>}
             {summary && headCost && headCost.status !== 'none' && (
-              <MoneyText money={headCost} testId="session-head-cost" />
+              <MoneyText
+                money={headCost}
+                testId="session-head-cost"
+                custom={cost ? cost.customPrice : summary.customPrice}
+              />
             )}
             <span className="spacer" />
             <button

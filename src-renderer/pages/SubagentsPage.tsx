@@ -141,7 +141,7 @@ export function SubagentsPage() {
                   <td>{s.retainedAt ? relativeTime(s.retainedAt, now) : '—'}</td>
                   <td data-testid="subagent-ttl">{s.state === 'retained' ? countdown(s.expiresAt, now) : '—'}</td>
                   <td className="num">
-                    <MoneyText money={s.cost} />
+                    <MoneyText money={s.cost} custom={s.customPrice} />
                   </td>
                   <td>
                     <SubagentActions s={s} />

@@ -6,12 +6,14 @@ import { reportError } from './toasts'
 
 interface CostsStore {
   days: number
+  /** Only this local day (YYYY-MM-DD), after a click on a chart bar; null = the whole period. */
+  day: string | null
   summary: CostSummary | null
   loading: boolean
   error: string | null
 }
 
-const initial = (): CostsStore => ({ days: 30, summary: null, loading: false, error: null })
+const initial = (): CostsStore => ({ days: 30, day: null, summary: null, loading: false, error: null })
 export const useCosts = create<CostsStore>()(() => initial())
 export const DAY_CHOICES = [7, 30, 90, 365] as const
 let seq = 0
@@ -25,9 +27,11 @@ export async function loadCosts(): Promise<void> {
   const mySeq = ++seq
   useCosts.setState({ loading: true, error: null })
   try {
+    const { days, day } = useCosts.getState()
     const summary = await getApi().call('costs.summary', {
       profile: useApp.getState().scope,
-      days: useCosts.getState().days
+      days,
+      ...(day ? { day } : {})
     })
     if (mySeq !== seq) return
     useCosts.setState({ summary, loading: false })
@@ -41,6 +45,55 @@ export function setCostDays(days: number): Promise<void> {
   useCosts.setState({ days })
   return loadCosts()
 }
+
+export function setCostDay(day: string | null): Promise<void> {
+  if (useCosts.getState().day === day) return Promise.resolve()
+  useCosts.setState({ day })
+  return loadCosts()
+}
+
+export interface TokenRow {
+  day: string
+  input: number
+  output: number
+  cacheRead: number
+  cacheWrite: number
+  reasoning: number
+  /** Exact cost that day in micro-dollars (summed before rounding), null when the day has no priced spend. */
+  micros: number | null
+  unpriced: boolean
+}
+
+/** tokensByDay + byDay → one row per day (all profiles in scope), days ascending. */
+export function tokenRows(summary: CostSummary): TokenRow[] {
+  const rows = new Map<string, TokenRow>()
+  const row = (day: string) => {
+    let r = rows.get(day)
+    if (!r) {
+      r = { day, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, micros: null, unpriced: false }
+      rows.set(day, r)
+    }
+    return r
+  }
+  for (const d of summary.tokensByDay ?? []) {
+    const r = row(d.day)
+    r.input += d.tokens.input
+    r.output += d.tokens.output
+    r.cacheRead += d.tokens.cacheRead
+    r.cacheWrite += d.tokens.cacheWrite
+    r.reasoning += d.tokens.reasoning
+  }
+  for (const d of summary.byDay) {
+    const r = row(d.day)
+    r.micros = (r.micros ?? 0) + toMicros(d.usd)
+    r.unpriced ||= d.unpriced
+  }
+  return [...rows.values()].sort((a, b) => a.day.localeCompare(b.day))
+}
+
+/** Dollars → integer micro-dollars: page totals add these, then round once (never rounded parts summed). */
+export const toMicros = (usd: number | null | undefined): number =>
+  usd == null || !Number.isFinite(usd) ? 0 : Math.round(usd * 1e6)
 
 export interface ChartRow {
   day: string

@@ -27,6 +27,7 @@ const summary: CostSummary = {
   total: usd(3),
   byModel: [],
   topSessions: [],
+  tokensByDay: [],
   byDay: [
     { day: '2026-12-02', profile: 'work', usd: 1, unpriced: false },
     { day: '2026-12-01', profile: 'default', usd: 0.5, unpriced: true },

@@ -4,7 +4,7 @@ import { resolveRuntime, secretsFor } from '../../config'
 import { runInProfileScope } from '../../scope'
 import {
   costSummary,
-  readPriceOverrides,
+  priceOverrides,
   estimateFollowUp,
   followUpRequest,
   listSubagents,
@@ -51,7 +51,7 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
           s.log.warn('delegation', `pruning retained subagents of ${e.name} failed: ${(err as Error).message}`)
         }
       }
-      return served((stores) => listSubagents(stores, q, deps('default').live))
+      return served((stores) => listSubagents(stores, q, deps('default').live, priceOverrides.read(s.root)))
     },
     'subagents.estimate': ({ profile, childId }) => {
       const entry = retained(profile, childId)
@@ -91,7 +91,8 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
       if (tombstoned && entry) emitUpdate(profile, entry.delegationId, entry.parentSessionId || null)
       return { tombstoned }
     },
-    'costs.session': ({ profile, sessionId }) => sessionCost(s.stores.get(profile), profile, sessionId),
-    'costs.summary': (q) => served((stores) => costSummary(stores, q, undefined, readPriceOverrides(s.root)))
+    'costs.session': ({ profile, sessionId }) =>
+      sessionCost(s.stores.get(profile), profile, sessionId, priceOverrides.read(s.root)),
+    'costs.summary': (q) => served((stores) => costSummary(stores, q, undefined, priceOverrides.read(s.root)))
   }
 }

@@ -1,6 +1,7 @@
 import { CaduceusError } from '@shared/contract'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
+import { priceOverrides } from '../../delegation'
 
 type SessionHandlers = Pick<
   HandlerMap,
@@ -12,13 +13,17 @@ const notFound = (profile: string, id: string) =>
 
 export function sessionHandlers(s: Services): SessionHandlers {
   return {
-    'sessions.list': ({ profile, ...q }) =>
-      profile === 'all' ? s.stores.listAll(q) : s.stores.get(profile).listSessions(q),
-    'sessions.get': ({ profile, sessionId }) =>
-      s.stores.get(profile).getSessionDetail(sessionId) ??
-      (() => {
-        throw notFound(profile, sessionId)
-      })(),
+    'sessions.list': ({ profile, ...q }) => {
+      const page = profile === 'all' ? s.stores.listAll(q) : s.stores.get(profile).listSessions(q)
+      // the user's prices for unpriced usage (Settings → Prices), as on the Costs page
+      const items = priceOverrides.sessionRows((p) => s.stores.get(p), page.items, priceOverrides.read(s.root))
+      return items === page.items ? page : { ...page, items }
+    },
+    'sessions.get': ({ profile, sessionId }) => {
+      const detail = s.stores.get(profile).getSessionDetail(sessionId)
+      if (!detail) throw notFound(profile, sessionId)
+      return priceOverrides.sessionDetail(s.stores.get(profile), detail, priceOverrides.read(s.root))
+    },
     'sessions.messages': ({ profile, sessionId, ...page }) => {
       const store = s.stores.get(profile)
       if (!store.getSession(sessionId)) throw notFound(profile, sessionId)

@@ -1,13 +1,13 @@
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
 import type { CostSummary } from '@shared/contract'
-import { chartRows } from '../../stores/costs'
+import { chartRows, setCostDay } from '../../stores/costs'
 import { formatUsd } from '../../lib/format'
 import { setScope } from '../../stores/app'
 
 const COLORS = ['var(--c1)', 'var(--c2)', 'var(--c3)', 'var(--c4)', 'var(--c5)', 'var(--c6)']
 
 /** "2026-11-03" → "Nov 3" (the axis has no room for ISO dates). */
-function shortDay(day: string): string {
+export function shortDay(day: string): string {
   const d = new Date(`${day}T12:00:00`)
   return Number.isNaN(d.getTime()) ? day : d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })
 }
@@ -57,10 +57,11 @@ export function CostChart({ summary }: { summary: CostSummary }) {
               color: 'var(--fg)'
             }}
             labelStyle={{ color: 'var(--fg)', fontWeight: 600 }}
+            itemStyle={{ color: 'var(--fg)' }}
             cursor={{ fill: 'var(--hover)' }}
           />
           {profiles.length > 1 && <Legend wrapperStyle={{ fontSize: 12 }} />}
-          {/* a click on a bar filters the page to that bar's profile */}
+          {/* a click on a bar filters the page to that bar's profile and day */}
           {profiles.map((p, i) => (
             <Bar
               key={p}
@@ -69,12 +70,18 @@ export function CostChart({ summary }: { summary: CostSummary }) {
               fill={COLORS[i % COLORS.length]}
               isAnimationActive={false}
               cursor="pointer"
-              onClick={() => setScope(p)}
+              onClick={(_, i) => {
+                setScope(p)
+                const day = rows[i]?.day
+                if (day) void setCostDay(day)
+              }}
             />
           ))}
         </BarChart>
       </ResponsiveContainer>
-      {profiles.length > 1 && <p className="muted small chart-note">Click a bar to show only that profile.</p>}
+      <p className="muted small chart-note">
+        Click a bar to show only that day{profiles.length > 1 ? ' and profile' : ''}.
+      </p>
       {unpricedDays.length > 0 && (
         <p className="muted small chart-note" data-testid="costs-unpriced-days">
           <span className="badge badge-warn money-q">unpriced</span>

@@ -21,10 +21,6 @@ export function costsCsv(summary: CostSummary): string {
   return [head, ...rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n'
 }
 
-export function costsJson(summary: CostSummary, view: { scope: string; days: number }): string {
-  return JSON.stringify(
-    { scope: view.scope, days: view.days, exportedAt: new Date().toISOString(), ...summary },
-    null,
-    2
-  )
+export function costsJson(summary: CostSummary, view: { scope: string; days: number; day?: string }): string {
+  return JSON.stringify({ ...view, exportedAt: new Date().toISOString(), ...summary }, null, 2)
 }

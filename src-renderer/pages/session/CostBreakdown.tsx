@@ -30,7 +30,7 @@ export function CostBreakdown({ cost, onHide }: { cost: SessionCost; onHide?: ()
                 <td className="mono">{m.model}</td>
                 <td className="num">{formatCount(m.tokens.input + m.tokens.output)}</td>
                 <td className="num">
-                  <MoneyText money={m.cost} />
+                  <MoneyText money={m.cost} custom={m.customPrice} />
                 </td>
               </tr>
             ))}
@@ -56,7 +56,7 @@ export function CostBreakdown({ cost, onHide }: { cost: SessionCost; onHide?: ()
                 </td>
                 <td title={`${c.apiCalls} API call${c.apiCalls === 1 ? '' : 's'}`}>{childStatusLabel(c.status)}</td>
                 <td className="num">
-                  <MoneyText money={c.cost} />
+                  <MoneyText money={c.cost} custom={c.customPrice} />
                 </td>
               </tr>
             ))}

@@ -63,16 +63,19 @@ export function MetaPanel({ detail, cost }: { detail: SessionDetail; cost: Sessi
       <h3>Cost</h3>
       <dl className="kv">
         <Row k="Own" testId="session-cost-own">
-          <MoneyText money={cost?.own ?? s.cost} />
+          <MoneyText
+            money={cost?.own ?? s.cost}
+            custom={cost ? cost.perModel.some((m) => m.customPrice) : s.customPrice}
+          />
         </Row>
         {cost && (
           <Row k="Children" testId="session-cost-children">
-            <MoneyText money={cost.childrenTotal} />
+            <MoneyText money={cost.childrenTotal} custom={cost.children.some((c) => c.customPrice)} />
           </Row>
         )}
         {cost && (
           <Row k="Inclusive" testId="session-cost-inclusive">
-            <MoneyText money={cost.inclusive} />
+            <MoneyText money={cost.inclusive} custom={cost.customPrice} />
           </Row>
         )}
       </dl>
@@ -100,7 +103,7 @@ export function MetaPanel({ detail, cost }: { detail: SessionDetail; cost: Sessi
                   </td>
                   <td className="num">{formatCount(u.tokens.input + u.tokens.output)}</td>
                   <td className="num">
-                    <MoneyText money={u.cost} />
+                    <MoneyText money={u.cost} custom={u.customPrice} />
                   </td>
                 </tr>
               )

@@ -66,7 +66,7 @@ export const SessionRow = memo(function SessionRow({ s, selected, showProfile }:
         <RelTime at={s.lastActiveAt} />
       </span>
       <span className="row-cost">
-        <MoneyText money={s.cost} testId="session-cost" />
+        <MoneyText money={s.cost} testId="session-cost" custom={s.customPrice} />
       </span>
     </a>
   )

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react'
 import type { PriceOverride } from '@shared/contract'
 import { getApi } from '../../api'
+import { reloadSessions } from '../../stores/sessions'
 import { reportError } from '../../stores/toasts'
 
 type Row = { model: string; baseUrl: string; inputPerMTok: string; outputPerMTok: string; cacheReadPerMTok: string }
@@ -50,6 +51,8 @@ export function PriceOverrides() {
       const res = await getApi().call('prices.set', { overrides })
       setRows(res.overrides.map(toRow))
       setSaved(true)
+      // the session list shows costs priced with these (read time): refresh it rather than show stale amounts
+      void reloadSessions()
     } catch (err) {
       reportError(err, 'Saving prices')
     } finally {

@@ -1,0 +1,112 @@
+import { readFileSync } from 'node:fs'
+import { test, expect } from '../fixtures/host'
+import { AppShell } from '../page-models/app-shell'
+import { CostsPage } from '../page-models/costs-page'
+import { SessionPage } from '../page-models/session-page'
+import { seriousViolations } from '../fixtures/axe'
+
+// axe is injected as a script tag; the app's CSP (script-src 'self') would refuse it
+test.use({ bypassCSP: true })
+
+const dollars = (s: string) => Number(/\$([\d,]+\.\d\d)/.exec(s)?.[1]?.replace(/,/g, '') ?? NaN)
+
+// Issue 14 bug: "Costs total (inclusive) $6.39 vs by-model total $6.40". One money rule: every total on the page
+// is the same sum of integer micro-dollars, rounded once.
+test('inclusive total, by-model total, per-day total and the CSV agree to the cent', async ({ page, host }) => {
+  const shell = new AppShell(page)
+  const costs = new CostsPage(page)
+  await shell.open(host.url)
+  await costs.open()
+  await costs.days(90)
+  const total = await costs.inclusiveTotal()
+  expect(dollars(total)).toBeGreaterThan(0)
+  expect(await costs.byModelTotal()).toBe(total)
+  const days = await costs.dayTable()
+  expect(days.length).toBeGreaterThan(1)
+  expect(dollars(await costs.dayTableTotal())).toBe(dollars(total))
+
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('costs-export-csv').click()])
+  const rows = readFileSync((await dl.path())!, 'utf8')
+    .trim()
+    .split(/\r?\n/)
+    .slice(1)
+    .map((l) => l.split(','))
+  const micros = rows.reduce((n, r) => n + Math.round(Number(r[4] || 0) * 1e6), 0)
+  expect(`$${(micros / 1e6).toFixed(2)}`).toBe(total)
+})
+
+test('tokens and cache per day; a click on a bar filters the page to that day, in the URL, with a chip to clear', async ({
+  page,
+  host
+}) => {
+  const shell = new AppShell(page)
+  const costs = new CostsPage(page)
+  await shell.open(host.url)
+  await costs.open()
+  await costs.days(90)
+  await expect(costs.tokensChart).toBeVisible()
+  const full = await costs.inclusiveTotal()
+  const perDay = new Map((await costs.dayTable()).map((d) => [d.day, d.cost]))
+  for (const label of ['Input', 'Output', 'Cache read', 'Cache write', 'Reasoning'])
+    await expect(page.getByTestId('costs-by-day').getByRole('columnheader', { name: label })).toBeVisible()
+
+  await costs.tokensChart.locator('.recharts-bar-rectangle path').first().click()
+  await expect(costs.dayFilter).toBeVisible()
+  await expect(page).toHaveURL(/#\/costs\?.*day=\d{4}-\d{2}-\d{2}/)
+  const day = /day=(\d{4}-\d{2}-\d{2})/.exec(page.url())![1]!
+  await expect(costs.dayFilter).toContainText(day)
+  // the page now shows that day only, and its totals still agree
+  await expect.poll(async () => dollars(await costs.inclusiveTotal())).toBe(dollars(perDay.get(day) ?? '$0.00'))
+  expect(await costs.byModelTotal()).toBe(await costs.inclusiveTotal())
+  // the chip, the open per-day table and its day buttons pass axe too
+  await expect(page.getByTestId('costs-by-day')).toBeVisible()
+  expect(await seriousViolations(page)).toEqual([])
+
+  // the filter survives a reload (it lives in the URL)
+  await page.reload()
+  await expect(costs.dayFilter).toContainText(day)
+  await expect.poll(async () => dollars(await costs.inclusiveTotal())).toBe(dollars(perDay.get(day) ?? '$0.00'))
+
+  await page.getByTestId('costs-day-clear').click()
+  await expect(costs.dayFilter).toHaveCount(0)
+  await expect(page).not.toHaveURL(/day=/)
+  await expect.poll(() => costs.inclusiveTotal()).toBe(full)
+})
+
+test('a price override set in Settings shows as "custom price" on Top sessions and on the session page', async ({
+  page,
+  host
+}) => {
+  const shell = new AppShell(page)
+  const costs = new CostsPage(page)
+  await shell.open(host.url)
+  await shell.goTo('settings')
+  const panel = page.getByTestId('price-overrides')
+  await panel.getByTestId('price-add').click()
+  await panel.getByTestId('price-model').last().fill('demo-model')
+  // dear enough that the sessions it prices reach the top ten
+  await panel.getByTestId('price-input').last().fill('5000')
+  await panel.getByTestId('price-output').last().fill('5000')
+  await panel.getByTestId('price-save').click()
+  await expect(panel.getByRole('status')).toHaveText('Saved.')
+
+  await costs.open()
+  await costs.days(90)
+  const row = costs.topSessions.filter({ has: page.getByTestId('custom-price') }).first()
+  await expect(row).toBeVisible()
+  const sessionId = (await row.getAttribute('data-session-id'))!
+  const inclusive = dollars(await row.locator('td').nth(2).innerText())
+  expect(inclusive).toBeGreaterThan(0)
+  await costs.openTopSession(sessionId)
+
+  const session = new SessionPage(page)
+  await expect(session.transcript).toBeVisible()
+  const head = page.getByTestId('session-head-cost')
+  await expect(head.getByTestId('custom-price')).toBeVisible()
+  expect(dollars(await head.innerText())).toBe(inclusive)
+  await expect(page.getByTestId('session-cost-inclusive').getByTestId('custom-price')).toBeVisible()
+
+  // the session list prices the same rows (the demo's unpriced sessions are deterministic)
+  await shell.goTo('sessions')
+  await expect(page.getByTestId('session-cost').getByTestId('custom-price').first()).toBeVisible()
+})

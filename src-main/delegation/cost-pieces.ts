@@ -1,0 +1,234 @@
+/**
+ * The one money rule behind every cost the UI shows (issue 14: "Costs total $6.39 vs by-model total $6.40").
+ *
+ * A session's spend is cut into pieces — one per usage route (model/endpoint) of its own, one per delegated
+ * child (the ledger row, or the child session's own pieces when the ledger has no price or no row) — each in
+ * integer micro-dollars, and each piece is split over the local days it was used on (largest remainder, so
+ * the day shares add up to the piece exactly). Totals, by-model, by-day, top sessions, the session page and the
+ * Subagents page all sum these same integers, so they agree to the micro-dollar whatever they are grouped by.
+ * A price override (Settings → Prices) prices a piece upstream left unpriced; it is flagged `custom`.
+ */
+import type { Money, PriceOverride, Tokens } from '@shared/contract'
+import { moneyFromColumns, moneyFromLedger, sumMoney } from '@shared/contract/money'
+import { repositories } from '../store'
+import { spreadOverDays, type DailyRow, type Draft, type Piece, type Slice } from './cost-days'
+import { loadChildUsageAttributions } from './ledger'
+import { overrideFor, priceTokens } from './price-overrides'
+import type { DelegationDb } from './types'
+
+type Row = Record<string, unknown>
+
+export const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
+export const ZERO_TOKENS = (): Tokens => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 })
+export const tokensOf = (r: Row): Tokens => ({
+  input: n(r.input_tokens),
+  output: n(r.output_tokens),
+  cacheRead: n(r.cache_read_tokens),
+  cacheWrite: n(r.cache_write_tokens),
+  reasoning: n(r.reasoning_tokens)
+})
+export const used = (r: Row) =>
+  n(r.api_call_count) > 0 ||
+  n(r.input_tokens) + n(r.output_tokens) + n(r.cache_read_tokens) + n(r.cache_write_tokens) > 0
+export const ownMoney = (r: Row) => moneyFromColumns(r.estimated_cost_usd, r.actual_cost_usd, r.cost_status, used(r))
+
+/** Dollars ↔ integer micro-dollars: every sum runs on integers, the contract carries dollars. */
+export const toMicros = (m: Money): Money => (m.usd === null ? m : { ...m, usd: Math.round(m.usd * 1e6) })
+export const fromMicros = (m: Money): Money => (m.usd === null ? m : { ...m, usd: m.usd / 1e6 })
+/** Micro-dollar parts → dollars; one part keeps its own status (a lone "partial, amount unknown" stays partial). */
+export const moneyFromMicros = (parts: Money[]): Money => fromMicros(parts.length === 1 ? parts[0]! : sumMoney(parts))
+
+export const dayOf = (epoch: number) => {
+  const d = new Date(epoch * 1000)
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`
+}
+
+export type { Piece, Slice }
+
+/** A slice as Money (micro-dollars), carrying its piece's status. */
+export const sliceMoney = (p: Piece, s: Slice): Money => ({ ...p.money, usd: p.money.usd === null ? null : s.micros })
+
+/** Where a store's usage rows come from: prefetched for a summary, queried per session for one session. */
+export interface PieceSource {
+  modelRows(sessionId: string): Row[]
+  dailyRows(sessionId: string): DailyRow[]
+  session(sessionId: string): Row | undefined
+}
+
+export function querySource(store: DelegationDb): PieceSource {
+  const repo = repositories.cost(store)
+  return {
+    modelRows: (id) => repo.modelRows(id),
+    dailyRows: (id) => repo.dailyRows(id),
+    session: (id) => repo.session(id)
+  }
+}
+
+/** Every usage row of a store read once (the Costs page reads many sessions). */
+export function prefetchedSource(store: DelegationDb): PieceSource & { allDaily: DailyRow[] } {
+  const repo = repositories.cost(store)
+  const group = <T extends { session_id?: unknown }>(rows: T[]) => {
+    const m = new Map<string, T[]>()
+    for (const r of rows) {
+      const k = String(r.session_id)
+      const list = m.get(k)
+      if (list) list.push(r)
+      else m.set(k, [r])
+    }
+    return m
+  }
+  const models = group(repo.modelRows())
+  const allDaily = repo.dailyRows()
+  const daily = group(allDaily)
+  return {
+    allDaily,
+    modelRows: (id) => models.get(id) ?? [],
+    dailyRows: (id) => daily.get(id) ?? [],
+    session: (id) => repo.session(id)
+  }
+}
+
+/** session_model_usage stores 0 for unpriced calls, so the status column decides. */
+export function modelMoney(r: Row): Money {
+  const usd = n(r.est) + n(r.act)
+  if (n(r.all_unpriced) === 1)
+    return used(r) ? { usd: null, status: 'unpriced', complete: false } : { usd: 0, status: 'none', complete: true }
+  if (n(r.has_unpriced) === 1) return { usd, status: 'partial', complete: false }
+  return { usd, status: n(r.act) > 0 && n(r.est) === 0 ? 'billed' : 'estimated', complete: true }
+}
+
+/** A user price for usage upstream left unpriced: dollars, or null when no override matches. */
+export function customUsd(overrides: PriceOverride[], model: string, baseUrl: unknown, t: Tokens): number | null {
+  const o = overrideFor(overrides, model, typeof baseUrl === 'string' ? baseUrl : '')
+  return o ? priceTokens(o, t) : null
+}
+
+/** Model rows may not cover a session's whole recorded cost (older rows): a gap above this shows as its own piece. */
+const GAP_MICROS = 100
+
+/** A session's own spend as pieces: one per usage route, or one from its cost columns when it has none. */
+export function ownPieces(src: PieceSource, r: Row, overrides: PriceOverride[]): Piece[] {
+  const id = String(r.id)
+  const rows = src.modelRows(id)
+  const drafts: Draft[] = []
+  if (!rows.length) {
+    const cols = ownMoney(r)
+    if (cols.status === 'none') return []
+    const model = typeof r.model === 'string' && r.model ? r.model : 'unknown model'
+    const usd = cols.status === 'unpriced' ? customUsd(overrides, model, r.billing_base_url, tokensOf(r)) : null
+    const money = toMicros(usd === null ? cols : { usd, status: 'estimated', complete: true })
+    drafts.push({ model, money, custom: usd !== null, tokens: tokensOf(r), span: null, byCost: usd === null })
+  }
+  for (const m of rows) {
+    const upstream = modelMoney(m)
+    if (upstream.status === 'none') continue
+    const model = String(m.model)
+    const t = tokensOf(m)
+    const usd = upstream.status === 'unpriced' ? customUsd(overrides, model, m.billing_base_url, t) : null
+    const money = toMicros(usd === null ? upstream : { usd, status: 'estimated', complete: true })
+    const span: [number, number] | null =
+      m.first_seen == null && m.last_seen == null ? null : [n(m.first_seen) || -Infinity, n(m.last_seen) || Infinity]
+    drafts.push({ model, money, custom: usd !== null, tokens: t, span, byCost: usd === null })
+  }
+  if (rows.length) {
+    const cols = toMicros(ownMoney(r))
+    const routed = drafts.reduce((a, p) => a + (p.custom ? 0 : (p.money.usd ?? 0)), 0)
+    if (cols.usd !== null && cols.usd - routed > GAP_MICROS) {
+      const status = cols.status === 'billed' ? 'billed' : 'estimated'
+      const money: Money = { usd: cols.usd - routed, status, complete: true }
+      drafts.push({ model: 'unattributed', money, custom: false, tokens: ZERO_TOKENS(), span: null, byCost: true })
+    }
+  }
+  return spreadOverDays(drafts, src.dailyRows(id), dayOf(n(r.started_at)))
+}
+
+export interface ChildPieces {
+  childSessionId: string
+  parentTurnId: string
+  /** Ledger status; 'unledgered' for a delegate child the ledger does not know. */
+  status: string | null
+  apiCalls: number
+  tokens: Tokens
+  createdAt: number
+  pieces: Piece[]
+}
+
+const isDelegateRow = (r: Row) => {
+  if (r.source === 'delegate' || r.source === 'subagent') return true
+  try {
+    const mc = typeof r.model_config === 'string' ? JSON.parse(r.model_config) : null
+    return !!mc && typeof mc === 'object' && mc._delegate_from != null
+  } catch {
+    return false
+  }
+}
+export { isDelegateRow }
+
+/**
+ * A parent's children: the ledger rows (at the ledger's price — what the parent was billed), plus any delegate
+ * child session the ledger does not know at that session's own cost, so a child's spend is never dropped. A ledger
+ * row with no price falls back to the child session's own pieces, where a custom price can reach it.
+ */
+export function childPieces(
+  store: DelegationDb,
+  src: PieceSource,
+  parentId: string,
+  overrides: PriceOverride[]
+): ChildPieces[] {
+  const out: ChildPieces[] = []
+  const known = new Set<string>()
+  for (const a of loadChildUsageAttributions(store, parentId)) {
+    known.add(a.childSessionId)
+    const lt = a.usage.tokens && typeof a.usage.tokens === 'object' ? a.usage.tokens : {}
+    const tokens = { ...ZERO_TOKENS(), input: n(lt.input), output: n(lt.output) }
+    const apiCalls = Math.trunc(n(a.usage.api_calls))
+    const money = toMicros(moneyFromLedger(a.usage.cost_usd, apiCalls > 0 || tokens.input + tokens.output > 0))
+    const child = a.childSessionId ? src.session(a.childSessionId) : undefined
+    const base = {
+      childSessionId: a.childSessionId,
+      parentTurnId: a.parentTurnId,
+      status: typeof a.usage.status === 'string' ? a.usage.status : null,
+      apiCalls,
+      tokens,
+      createdAt: a.createdAt
+    }
+    if (money.status === 'unpriced' && child && overrides.length) {
+      const own = ownPieces(src, child, overrides)
+      if (own.some((p) => p.custom)) {
+        out.push({ ...base, pieces: own })
+        continue
+      }
+    }
+    if (money.status === 'none') {
+      out.push({ ...base, pieces: [] })
+      continue
+    }
+    const model =
+      typeof a.usage.model === 'string' && a.usage.model
+        ? a.usage.model
+        : typeof child?.model === 'string' && child.model
+          ? child.model
+          : 'unknown model'
+    out.push({
+      ...base,
+      pieces: spreadOverDays(
+        [{ model, money, custom: false, tokens, span: null, byCost: true }],
+        a.childSessionId ? src.dailyRows(a.childSessionId) : [],
+        dayOf(a.createdAt)
+      )
+    })
+  }
+  for (const r of repositories.cost(store).delegateChildren(parentId)) {
+    if (known.has(String(r.id)) || !used(r)) continue
+    out.push({
+      childSessionId: String(r.id),
+      parentTurnId: '',
+      status: 'unledgered',
+      apiCalls: Math.trunc(n(r.api_call_count)),
+      tokens: tokensOf(r),
+      createdAt: n(r.started_at),
+      pieces: ownPieces(src, r, overrides)
+    })
+  }
+  return out
+}

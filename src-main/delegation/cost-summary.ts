@@ -1,0 +1,136 @@
+/**
+ * `costs.summary`: the Costs page. Every figure — total, per profile, by model, by day, top sessions, the custom
+ * price note — is a sum of the same micro-dollar day slices (cost-pieces.ts), so they agree exactly. Only
+ * slices inside the period (and on the chosen day, when the page is filtered to one) count.
+ */
+import type { CostSummary, Money, PriceOverride, Tokens } from '@shared/contract'
+import { repositories } from '../store'
+import {
+  childPieces,
+  dayOf,
+  moneyFromMicros,
+  isDelegateRow,
+  ownPieces,
+  prefetchedSource,
+  sliceMoney,
+  tokensOf,
+  ZERO_TOKENS,
+  type Piece
+} from './cost-pieces'
+import { addTokens, type ProfileStore } from './costs'
+
+const total = (parts: Money[]): Money => moneyFromMicros(parts)
+
+export function costSummary(
+  stores: ProfileStore[],
+  query: { profile?: string; days?: number; day?: string },
+  now = Date.now() / 1000,
+  /** The user's prices for usage upstream left unpriced (applied here, at read time, never written back). */
+  overrides: PriceOverride[] = []
+): CostSummary {
+  const days = Math.min(3650, Math.max(1, Math.trunc(query.days ?? 30)))
+  const since = now - days * 86400
+  // N days = today and the N-1 days before it.
+  const sinceDay = dayOf(now - (days - 1) * 86400)
+  const inView = (day: string) => day >= sinceDay && (!query.day || day === query.day)
+  const selected = stores.filter((s) => !query.profile || query.profile === 'all' || s.profile === query.profile)
+  const profiles: CostSummary['profiles'] = []
+  const models = new Map<string, { parts: Money[]; tokens: Tokens; custom: boolean }>()
+  const byDay = new Map<string, { day: string; profile: string; parts: Money[] }>()
+  const tokensByDay = new Map<string, { day: string; profile: string; tokens: Tokens }>()
+  const top: CostSummary['topSessions'] = []
+  const custom = { parts: [] as Money[], models: new Set<string>() }
+  const all: Money[] = []
+  for (const { profile, store } of selected) {
+    const src = prefetchedSource(store)
+    const owners = repositories
+      .cost(store)
+      .activeSince(since)
+      .filter((r) => !isDelegateRow(r))
+    const ownParts: Money[] = []
+    const childParts: Money[] = []
+    let sessions = 0
+    /** Adds a piece's slices in view to every grouping; returns them as Money. */
+    const take = (p: Piece): Money[] => {
+      const out: Money[] = []
+      for (const s of p.slices) {
+        if (!inView(s.day)) continue
+        const m = sliceMoney(p, s)
+        out.push(m)
+        const model = models.get(p.model) ?? { parts: [], tokens: ZERO_TOKENS(), custom: false }
+        model.parts.push(m)
+        addTokens(model.tokens, p.tokens, s.share)
+        model.custom ||= p.custom
+        models.set(p.model, model)
+        const key = `${profile}\u0000${s.day}`
+        const d = byDay.get(key) ?? { day: s.day, profile, parts: [] }
+        d.parts.push(m)
+        byDay.set(key, d)
+        if (p.custom) {
+          custom.parts.push(m)
+          custom.models.add(p.model)
+        }
+      }
+      return out
+    }
+    for (const r of owners) {
+      const id = String(r.id)
+      const customBefore = custom.parts.length
+      const own = ownPieces(src, r, overrides).flatMap(take)
+      const kids = childPieces(store, src, id, overrides).flatMap((c) => c.pieces.flatMap(take))
+      ownParts.push(...own)
+      childParts.push(...kids)
+      all.push(...own, ...kids)
+      if (query.day && !own.length && !kids.length) continue
+      sessions++
+      top.push({
+        profile,
+        sessionId: id,
+        title: (r.title as string | null) ?? null,
+        own: total(own),
+        inclusive: total([...own, ...kids]),
+        ...(custom.parts.length > customBefore ? { customPrice: true } : {})
+      })
+    }
+    profiles.push({
+      profile,
+      own: total(ownParts),
+      children: total(childParts),
+      inclusive: total([...ownParts, ...childParts]),
+      sessions
+    })
+    // Tokens per day: every session's own usage rows (children's included), whatever their price.
+    for (const d of src.allDaily) {
+      if (d.day < sinceDay) continue
+      const key = `${profile}\u0000${d.day}`
+      const t = tokensByDay.get(key) ?? { day: d.day, profile, tokens: ZERO_TOKENS() }
+      addTokens(t.tokens, tokensOf(d as unknown as Record<string, unknown>))
+      tokensByDay.set(key, t)
+    }
+  }
+  top.sort((a, b) => (b.inclusive.usd ?? -1) - (a.inclusive.usd ?? -1) || a.sessionId.localeCompare(b.sessionId))
+  const byDate = (a: { day: string; profile: string }, b: { day: string; profile: string }) =>
+    a.day.localeCompare(b.day) || a.profile.localeCompare(b.profile)
+  const customTotal = total(custom.parts)
+  return {
+    profiles,
+    total: total(all),
+    byModel: [...models]
+      .map(([model, m]) => ({
+        model,
+        cost: total(m.parts),
+        tokens: m.tokens,
+        ...(m.custom ? { customPrice: true } : {})
+      }))
+      .sort((a, b) => (b.cost.usd ?? -1) - (a.cost.usd ?? -1) || a.model.localeCompare(b.model)),
+    byDay: [...byDay.values()]
+      .map((d) => {
+        const m = total(d.parts)
+        return { day: d.day, profile: d.profile, usd: m.usd ?? 0, unpriced: !m.complete }
+      })
+      .sort(byDate),
+    tokensByDay: [...tokensByDay.values()].sort(byDate),
+    topSessions: top.slice(0, 10),
+    ...(custom.models.size ? { customPriced: { usd: customTotal.usd ?? 0, models: [...custom.models].sort() } } : {})
+  }
+}

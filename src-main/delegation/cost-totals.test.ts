@@ -1,0 +1,128 @@
+/**
+ * Issue 14 bug: "Costs total (inclusive) $6.39 vs by-model total $6.40". A child counted at its ledger price in
+ * one sum and at its own session's price in another made the page's totals disagree. Every total must now be
+ * the same micro-dollar sum, however it is grouped.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { CostSummary, Money } from '@shared/contract'
+import type { UsageReport } from '../store'
+import { costSummary, sessionCost } from './costs'
+import { recordChildUsageAttribution } from './ledger'
+import { tempHome, type TempHome } from './test-support'
+
+let a: TempHome
+beforeEach(() => {
+  a = tempHome()
+})
+afterEach(() => a.cleanup())
+
+const usage = (costUsd: number | null, model: string, tokens = 1000): UsageReport => ({
+  model,
+  provider: 'openai',
+  baseUrl: 'https://api.openai.com/v1',
+  inputTokens: tokens,
+  outputTokens: tokens / 10,
+  cacheReadTokens: tokens / 2,
+  cacheWriteTokens: tokens / 4,
+  reasoningTokens: 7,
+  apiCalls: 1,
+  costUsd,
+  costStatus: costUsd === null ? 'unpriced' : 'estimated'
+})
+const dayStr = (t: number) => {
+  const d = new Date(t * 1000)
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`
+}
+const micros = (m: Money | number | null | undefined) => {
+  const usd = typeof m === 'number' ? m : m?.usd
+  return usd == null ? 0 : Math.round(usd * 1e6)
+}
+const sum = (xs: number[]) => xs.reduce((x, y) => x + y, 0)
+
+/** Sums of every grouping on the Costs page, in micro-dollars. */
+function groupings(s: CostSummary) {
+  return {
+    total: micros(s.total),
+    profiles: sum(s.profiles.map((p) => micros(p.inclusive))),
+    ownPlusChildren: sum(s.profiles.map((p) => micros(p.own) + micros(p.children))),
+    byModel: sum(s.byModel.map((m) => micros(m.cost))),
+    byDay: sum(s.byDay.map((d) => micros(d.usd))),
+    // the CSV's inclusive_usd column (6 decimals) summed
+    csv: sum(s.profiles.map((p) => Math.round(Number(p.inclusive.usd!.toFixed(6)) * 1e6)))
+  }
+}
+
+async function home(now: number) {
+  const earlier = now - 2 * 86400
+  await a.store.createSession('p', 'desktop')
+  // thirds of a cent that round differently one by one than summed
+  await a.store.recordUsage('p', usage(0.445, 'gpt-x'), { at: earlier, day: dayStr(earlier) })
+  await a.store.recordUsage('p', usage(0.005, 'gpt-x'), { at: now, day: dayStr(now) })
+  await a.store.recordUsage('p', usage(1.3333333, 'gpt-y'), { at: now, day: dayStr(now) })
+  // a child whose own session price (0.333333) differs from what the ledger billed the parent (0.34)
+  await a.store.createSession('c1', 'delegate', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })
+  await a.store.recordUsage('c1', usage(0.333333, 'child-model'), { at: now, day: dayStr(now) })
+  await recordChildUsageAttribution(a.store, {
+    parentSessionId: 'p',
+    parentTurnId: 't1',
+    childSessionId: 'c1',
+    usage: { cost_usd: 0.34, tokens: { input: 1000, output: 100 }, api_calls: 1, model: 'child-model' },
+    now
+  })
+  // a child the ledger never heard of counts at its own price
+  await a.store.createSession('c2', 'delegate', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })
+  await a.store.recordUsage('c2', usage(0.1234567, 'child-model'), { at: earlier, day: dayStr(earlier) })
+  await a.store.createSession('q', 'cli')
+  await a.store.recordUsage('q', usage(2.0055554, 'gpt-y'), { at: now, day: dayStr(now) })
+  return { earlier: dayStr(earlier), today: dayStr(now) }
+}
+
+describe('one money rule for every total on the Costs page', () => {
+  it('inclusive total == by profile == by model == by day == CSV, to the micro-dollar, children at ledger prices', async () => {
+    const now = Date.now() / 1000
+    await home(now)
+    const s = costSummary([{ profile: 'default', store: a.store }], { days: 30 }, now)
+    const g = groupings(s)
+    // own 0.45 + 1.3333333 + 2.0055554, children 0.34 (ledger, not 0.333333) + 0.1234567 (unledgered)
+    expect(g.total).toBe(450_000 + 1_333_333 + 2_005_555 + 340_000 + 123_457)
+    expect(g).toEqual({
+      total: g.total,
+      profiles: g.total,
+      ownPlusChildren: g.total,
+      byModel: g.total,
+      byDay: g.total,
+      csv: g.total
+    })
+    expect(micros(s.byModel.find((m) => m.model === 'child-model')!.cost)).toBe(340_000 + 123_457)
+    // the session page and the top sessions row read the same amount
+    const top = s.topSessions.find((t) => t.sessionId === 'p')!
+    expect(micros(top.inclusive)).toBe(micros(sessionCost(a.store, 'default', 'p').inclusive))
+    expect(micros(top.inclusive)).toBe(450_000 + 1_333_333 + 340_000 + 123_457)
+  })
+
+  it('a day filter shows that day only, and its totals still agree', async () => {
+    const now = Date.now() / 1000
+    const { earlier, today } = await home(now)
+    const full = costSummary([{ profile: 'default', store: a.store }], { days: 30 }, now)
+    for (const day of [earlier, today]) {
+      const s = costSummary([{ profile: 'default', store: a.store }], { days: 30, day }, now)
+      const g = groupings(s)
+      expect(new Set(Object.values(g)).size).toBe(1)
+      expect(s.byDay.map((d) => d.day)).toEqual([day])
+      expect(g.total).toBe(micros(full.byDay.find((d) => d.day === day)!.usd))
+    }
+    const e = costSummary([{ profile: 'default', store: a.store }], { days: 30, day: earlier }, now)
+    expect(e.topSessions.map((t) => t.sessionId)).toEqual(['p'])
+    expect(micros(e.total)).toBe(445_000 + 123_457)
+  })
+
+  it('tokens and cache per day come from the per-day rows, children included', async () => {
+    const now = Date.now() / 1000
+    const { earlier, today } = await home(now)
+    const s = costSummary([{ profile: 'default', store: a.store }], { days: 30 }, now)
+    const t = Object.fromEntries(s.tokensByDay.map((d) => [d.day, d.tokens]))
+    // earlier: p (1000) + c2 (1000); today: p ×2, c1, q
+    expect(t[earlier]).toEqual({ input: 2000, output: 200, cacheRead: 1000, cacheWrite: 500, reasoning: 14 })
+    expect(t[today]).toEqual({ input: 4000, output: 400, cacheRead: 2000, cacheWrite: 1000, reasoning: 28 })
+  })
+})

@@ -1,0 +1,41 @@
+/**
+ * Price overrides on the session list and the session page (`sessions.list`, `sessions.get`): a session whose
+ * usage upstream left unpriced shows the user's price, flagged `customPrice` ("custom price" in the UI), by the
+ * same pieces as the Costs page. Read time only: nothing is written back to upstream's cost columns.
+ */
+import type { ModelUsage, PriceOverride, SessionDetail, SessionSummary } from '@shared/contract'
+import { customUsd, moneyFromMicros, ownPieces, querySource, tokensOf } from './cost-pieces'
+import type { DelegationDb } from './types'
+
+function priceSummary<T extends SessionSummary>(store: DelegationDb, s: T, overrides: PriceOverride[]): T {
+  if (s.cost.complete) return s
+  const src = querySource(store)
+  const row = src.session(s.id)
+  if (!row) return s
+  const pieces = ownPieces(src, row, overrides)
+  if (!pieces.some((p) => p.custom)) return s
+  return { ...s, cost: moneyFromMicros(pieces.map((p) => p.money)), customPrice: true }
+}
+
+/** Session rows (one profile's or all profiles'), priced where an override matches their unpriced usage. */
+export function priceSessionRows<T extends SessionSummary>(
+  storeOf: (profile: string) => DelegationDb,
+  items: T[],
+  overrides: PriceOverride[]
+): T[] {
+  if (!overrides.length) return items
+  return items.map((s) => (s.cost.complete ? s : priceSummary(storeOf(s.profile), s, overrides)))
+}
+
+/** A session's detail: its summary and each unpriced usage route. */
+export function priceSessionDetail(store: DelegationDb, d: SessionDetail, overrides: PriceOverride[]): SessionDetail {
+  if (!overrides.length || d.summary.cost.complete) return d
+  const rows = querySource(store).modelRows(d.summary.id)
+  const usage = d.usage.map((u): ModelUsage => {
+    if (u.cost.status !== 'unpriced') return u
+    const r = rows.find((x) => x.model === u.model && x.billing_provider === u.provider && x.task === u.task)
+    const usd = customUsd(overrides, u.model, r?.billing_base_url ?? '', r ? tokensOf(r) : u.tokens)
+    return usd === null ? u : { ...u, cost: { usd, status: 'estimated', complete: true }, customPrice: true }
+  })
+  return { ...d, summary: priceSummary(store, d.summary, overrides), usage }
+}

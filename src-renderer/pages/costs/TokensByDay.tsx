@@ -1,0 +1,147 @@
+import { Bar, BarChart, CartesianGrid, Cell, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
+import type { CostSummary } from '@shared/contract'
+import { setCostDay, tokenRows, type TokenRow } from '../../stores/costs'
+import { formatCount, formatUsd } from '../../lib/format'
+import { shortDay } from './CostChart'
+
+const KINDS = [
+  { key: 'input', label: 'Input', color: 'var(--c1)' },
+  { key: 'output', label: 'Output', color: 'var(--c2)' },
+  { key: 'cacheRead', label: 'Cache read', color: 'var(--c3)' },
+  { key: 'cacheWrite', label: 'Cache write', color: 'var(--c4)' },
+  { key: 'reasoning', label: 'Reasoning', color: 'var(--c5)' }
+] as const
+
+const axisCount = (v: number) =>
+  v >= 1e6 ? `${+(v / 1e6).toFixed(1)}M` : v >= 1e3 ? `${+(v / 1e3).toFixed(0)}k` : `${v}`
+const cost = (r: { micros: number | null }) => (r.micros == null ? '—' : formatUsd(r.micros / 1e6))
+
+/** Tokens and cache per day (all profiles in scope, children's sessions included); a click on a bar filters the page to that day. */
+export function TokensByDay({ summary, day }: { summary: CostSummary; day: string | null }) {
+  const rows = tokenRows(summary)
+  if (!rows.some((r) => r.input + r.output + r.cacheRead + r.cacheWrite + r.reasoning > 0)) return null
+  const total = rows.reduce(
+    (t, r) => {
+      for (const k of KINDS) t[k.key] += r[k.key]
+      if (r.micros != null) t.micros = (t.micros ?? 0) + r.micros
+      return t
+    },
+    { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, micros: null as number | null }
+  )
+  const pick = (i: number) => {
+    const r = rows[i]
+    if (r) void setCostDay(r.day === day ? null : r.day)
+  }
+  return (
+    <section className="panel" data-testid="costs-tokens">
+      <h3>Tokens and cache per day</h3>
+      <div className="chart" data-testid="costs-tokens-chart">
+        <ResponsiveContainer width="100%" height={200}>
+          <BarChart data={rows} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+            <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
+            <XAxis
+              dataKey="day"
+              tickFormatter={shortDay}
+              tick={{ fill: 'var(--muted)', fontSize: 11 }}
+              tickLine={false}
+              axisLine={{ stroke: 'var(--border)' }}
+              minTickGap={16}
+            />
+            <YAxis
+              tickFormatter={axisCount}
+              tick={{ fill: 'var(--muted)', fontSize: 11 }}
+              tickLine={false}
+              axisLine={false}
+              width={52}
+            />
+            <Tooltip
+              formatter={(v, name) => [formatCount(Number(v)), name]}
+              labelFormatter={(d) => shortDay(String(d))}
+              contentStyle={{
+                background: 'var(--bg-elev)',
+                border: '1px solid var(--border)',
+                borderRadius: 6,
+                fontSize: 12,
+                color: 'var(--fg)'
+              }}
+              labelStyle={{ color: 'var(--fg)', fontWeight: 600 }}
+              itemStyle={{ color: 'var(--fg)' }}
+              cursor={{ fill: 'var(--hover)' }}
+            />
+            <Legend wrapperStyle={{ fontSize: 12 }} />
+            {KINDS.map((k) => (
+              <Bar
+                key={k.key}
+                dataKey={k.key}
+                name={k.label}
+                stackId="tokens"
+                fill={k.color}
+                isAnimationActive={false}
+                cursor="pointer"
+                onClick={(_, i) => pick(i)}
+              >
+                {rows.map((r) => (
+                  <Cell key={r.day} fillOpacity={day && r.day !== day ? 0.35 : 1} />
+                ))}
+              </Bar>
+            ))}
+          </BarChart>
+        </ResponsiveContainer>
+        <p className="muted small chart-note">Click a bar (or a day below) to show only that day.</p>
+      </div>
+      <details className="day-table">
+        <summary>Per-day table</summary>
+        <table className="table compact" data-testid="costs-by-day">
+          <thead>
+            <tr>
+              <th>Day</th>
+              {KINDS.map((k) => (
+                <th key={k.key} className="num">
+                  {k.label}
+                </th>
+              ))}
+              <th className="num">Cost</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r: TokenRow) => (
+              <tr key={r.day} data-testid="costs-day-row" data-day={r.day} aria-current={r.day === day || undefined}>
+                <td>
+                  <button
+                    className="link"
+                    onClick={() => void setCostDay(r.day === day ? null : r.day)}
+                    title={r.day === day ? 'Show the whole period' : 'Show only this day'}
+                  >
+                    {r.day}
+                  </button>
+                </td>
+                {KINDS.map((k) => (
+                  <td key={k.key} className="num">
+                    {formatCount(r[k.key])}
+                  </td>
+                ))}
+                <td className="num" data-testid="costs-day-cost">
+                  {cost(r)}
+                  {r.unpriced && <span className="badge badge-warn money-q">+ unpriced</span>}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr data-testid="costs-day-total">
+              <th scope="row">Total</th>
+              {KINDS.map((k) => (
+                <td key={k.key} className="num">
+                  {formatCount(total[k.key])}
+                </td>
+              ))}
+              <td className="num" data-testid="costs-day-total-cost">
+                {cost(total)}
+              </td>
+            </tr>
+          </tfoot>
+        </table>
+      </details>
+    </section>
+  )
+}
