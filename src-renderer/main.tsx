@@ -2,6 +2,7 @@ import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { connectApi } from './api'
 import { App, rememberedScope } from './app/App'
+import { openTranscriptsEarly } from './app/open-early'
 import { loadThemeChoice } from './app/theme'
 import { loadApp, useApp } from './stores/app'
 import { resyncAfterReconnect, wireBridge } from './stores/bridge'
@@ -15,6 +16,7 @@ import './styles/pages.css'
 import './styles/markdown.css'
 
 useApp.setState({ theme: loadThemeChoice(), scope: rememberedScope() })
+openTranscriptsEarly()
 
 let wasConnected = false
 connectApi((state) => {

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import type { Message, MessageQuery } from '@shared/contract'
+import { CaduceusError, type Message, type MessageQuery } from '@shared/contract'
 import { setApi } from '../api'
 import { createFakeApi, type FakeApi } from '../test-utils/fake-api'
 import { message, subagent, summary, usd } from '../test-utils/fixtures'
@@ -14,7 +14,7 @@ import {
   resetTranscript,
   useTranscript
 } from './transcript'
-import { resetToasts } from './toasts'
+import { resetToasts, useToasts } from './toasts'
 
 let fake: FakeApi
 let msgs: Message[]
@@ -171,6 +171,39 @@ describe('transcript store', () => {
     expect(st.ids).toHaveLength(200)
     expect(st.cost).toBeNull()
     expect(st.detail).not.toBeNull()
+  })
+})
+
+describe('switching back to a recent transcript', () => {
+  it('shows it at once without a page request, then catches up with what was appended meanwhile', async () => {
+    await openTranscript('default', 's1')
+    await openTranscript('default', 's2')
+    msgs.push(message(501))
+    const pages: MessageQuery[] = []
+    fake.handlers['sessions.messages'] = (q) => {
+      pages.push(q)
+      return page(q)
+    }
+    const back = openTranscript('default', 's1')
+    const now = useTranscript.getState()
+    expect(now.sessionId).toBe('s1')
+    expect(now.loading).toBe(false)
+    expect(now.ids).toHaveLength(200)
+    expect(now.detail).not.toBeNull()
+    await back
+    expect(useTranscript.getState().ids.at(-1)).toBe(501)
+    expect(pages.every((q) => q.afterId === 500)).toBe(true)
+  })
+
+  it('a session deleted meanwhile opens as not found, without an error toast', async () => {
+    await openTranscript('default', 's1')
+    await openTranscript('default', 's2')
+    fake.handlers['sessions.get'] = () => {
+      throw new CaduceusError('not_found', 'gone', 'sessionId')
+    }
+    await openTranscript('default', 's1')
+    expect(useTranscript.getState().notFound).toBe(true)
+    expect(useToasts.getState().toasts).toHaveLength(0)
   })
 })
 
