@@ -13,6 +13,9 @@ import { estimateRowHeight } from './row-estimate'
 import { TurnMemoryFold } from './TurnMemoryFold'
 import { TurnBadge } from './TurnBadge'
 
+/** Up to this many messages every row is in the DOM. */
+const SHORT = 40
+
 /** How close to the end still counts as "following the conversation". */
 const STICK_PX = 80
 
@@ -111,7 +114,9 @@ function TranscriptList() {
     count: ids.length,
     getScrollElement: () => scroller.current,
     estimateSize: (i) => estimateRowHeight(byId[ids[i]!]),
-    overscan: 4,
+    // A short transcript is rendered whole (cheap, and find-in-page sees all of it); a long one keeps a few
+    // rows either side of the screen.
+    overscan: ids.length <= SHORT ? SHORT : 4,
     // Open at the newest messages (unless a search hit is to be centred): the first frame lays out the rows
     // the reader will see, sized as if the viewport were the window until the scroller is measured.
     initialOffset: () =>
