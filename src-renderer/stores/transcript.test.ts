@@ -5,6 +5,7 @@ import { createFakeApi, type FakeApi } from '../test-utils/fake-api'
 import { message, subagent, summary, usd } from '../test-utils/fixtures'
 import { resetApp } from './app'
 import {
+  FIRST_PAGE,
   LATEST,
   applyTranscriptDelegationUpdated,
   applyTranscriptSessionsChanged,
@@ -76,8 +77,8 @@ describe('transcript store', () => {
   it('opens at the latest page with lineage, cost split and children', async () => {
     await openTranscript('default', 's1')
     const st = useTranscript.getState()
-    expect(fake.callsOf('sessions.messages')[0]).toMatchObject({ beforeId: LATEST })
-    expect(st.ids[0]).toBe(301)
+    expect(fake.callsOf('sessions.messages')[0]).toMatchObject({ beforeId: LATEST, limit: FIRST_PAGE })
+    expect(st.ids[0]).toBe(501 - FIRST_PAGE)
     expect(st.ids.at(-1)).toBe(500)
     expect(st.hasMoreBefore).toBe(true)
     expect(st.detail!.lineage.chain[0]!.id).toBe('root0')
@@ -98,7 +99,7 @@ describe('transcript store', () => {
     await openTranscript('default', 's1')
     expect(await loadOlder()).toBe(200)
     const st = useTranscript.getState()
-    expect(st.ids[0]).toBe(101)
+    expect(st.ids[0]).toBe(501 - FIRST_PAGE - 200)
     expect(new Set(st.ids).size).toBe(st.ids.length)
   })
 
@@ -168,7 +169,7 @@ describe('transcript store', () => {
     }
     await openTranscript('default', 's1')
     const st = useTranscript.getState()
-    expect(st.ids).toHaveLength(200)
+    expect(st.ids).toHaveLength(FIRST_PAGE)
     expect(st.cost).toBeNull()
     expect(st.detail).not.toBeNull()
   })
@@ -188,7 +189,7 @@ describe('switching back to a recent transcript', () => {
     const now = useTranscript.getState()
     expect(now.sessionId).toBe('s1')
     expect(now.loading).toBe(false)
-    expect(now.ids).toHaveLength(200)
+    expect(now.ids).toHaveLength(FIRST_PAGE)
     expect(now.detail).not.toBeNull()
     await back
     expect(useTranscript.getState().ids.at(-1)).toBe(501)

@@ -32,6 +32,11 @@ interface TranscriptStore {
 }
 
 export const TRANSCRIPT_PAGE = 200
+/**
+ * The newest window an open starts with: a few screens, so the host reads and sends (and the renderer parses)
+ * a quarter of a full page before the first paint; older pages follow as the reader scrolls up.
+ */
+export const FIRST_PAGE = 60
 /** "Before the newest possible id": asks the store for the latest page. */
 export const LATEST = Number.MAX_SAFE_INTEGER
 
@@ -155,7 +160,7 @@ export async function openTranscript(profile: string, sessionId: string, focusId
   const query =
     focusId != null
       ? { profile, sessionId, aroundId: focusId, limit: TRANSCRIPT_PAGE }
-      : { profile, sessionId, beforeId: LATEST, limit: TRANSCRIPT_PAGE }
+      : { profile, sessionId, beforeId: LATEST, limit: FIRST_PAGE }
   // The page goes first (the host answers in order and the rows are the most work to paint), the details
   // (title, lineage, cost) right behind it rather than after it: one round trip less to a painted header.
   const pageCall = api.call('sessions.messages', query)
