@@ -117,12 +117,13 @@ function TranscriptList() {
     // A short transcript is rendered whole (cheap, and find-in-page sees all of it); a long one keeps a few
     // rows either side of the screen.
     overscan: ids.length <= SHORT ? SHORT : 4,
-    // Open at the newest messages (unless a search hit is to be centred): the first frame lays out the rows
+    // Open at the newest messages, or around the search hit to be centred: the first frame lays out the rows
     // the reader will see, sized as if the viewport were the window until the scroller is measured.
-    initialOffset: () =>
-      focusRef.current == null
-        ? Math.max(0, ids.reduce((sum, id) => sum + estimateRowHeight(byId[id]), 0) - window.innerHeight)
-        : 0,
+    initialOffset: () => {
+      const at = focusRef.current == null ? ids.length : ids.indexOf(focusRef.current)
+      const above = ids.slice(0, Math.max(0, at)).reduce((sum, id) => sum + estimateRowHeight(byId[id]), 0)
+      return Math.max(0, above - (focusRef.current == null ? window.innerHeight : window.innerHeight / 2))
+    },
     initialRect: { width: 0, height: window.innerHeight },
     // the "load older" button sits above the rows: offsets must count it
     scrollMargin: margin,
