@@ -76,6 +76,14 @@ const render = (text: string, terms: string[]): ReactElement =>
   }) as ReactElement
 
 /**
+ * Build the highlighter (~37 grammars) and run the parser once while the app is idle, so the first transcript a
+ * user opens does not pay for it (~80 ms on a slow machine).
+ */
+export function warmMarkdown(): void {
+  render('**a**\n\n```ts\nconst a = 1\n```\n\n| a |\n|---|\n| 1 |\n\n- [x] b', noTerms)
+}
+
+/**
  * Rendered bodies of saved messages by content (and marked terms), most recently used last. A saved message
  * never changes, so reopening a transcript or scrolling a row back into view reuses its tree instead of
  * parsing and highlighting again. Bounded: about two long transcripts' worth of visited rows.
