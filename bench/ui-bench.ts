@@ -2,6 +2,10 @@
  * UI benchmark in real Chromium (Playwright) against a real `caduceus serve`: time to first paint of a
  * 3,000-message Markdown session opened from the Sessions page, and session-switch time between two such
  * sessions. Needs `npm run build` first (serves out/renderer). Wired into `npm run bench` by bench/run.ts.
+ *
+ * First paint is cold: every run opens a session this page has never shown, with bodies no other session
+ * has (the renderer keeps rendered bodies and the last few transcripts; reopening would measure those caches).
+ * Session switch is warm by design: back and forth between two sessions both opened before.
  */
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
@@ -25,7 +29,7 @@ const pct = (xs: number[]) => {
   return { p50: Math.round(at(0.5) * 10) / 10, p95: Math.round(at(0.95) * 10) / 10 }
 }
 
-const MD = (i: number) => `Step ${i}: here is what I found.
+const MD = (i: number, tag: string) => `Step ${i} of ${tag}: here is what I found.
 
 \`\`\`ts
 export function step${i}(n: number): number {
@@ -46,8 +50,8 @@ async function bigSession(store: SessionStore, id: string, title: string, n: num
     const batch = Array.from({ length: Math.min(500, n - i) }, (_, k) => {
       const j = i + k
       return j % 2 === 0
-        ? { role: 'user', content: `Question ${j}: what about **item ${j}**?`, timestamp: 1796000000 + j }
-        : { role: 'assistant', content: MD(j), timestamp: 1796000000 + j, finishReason: 'stop' }
+        ? { role: 'user', content: `Question ${j} of ${id}: what about **item ${j}**?`, timestamp: 1796000000 + j }
+        : { role: 'assistant', content: MD(j, id), timestamp: 1796000000 + j, finishReason: 'stop' }
     })
     await store.appendMessages(id, batch)
   }
@@ -63,6 +67,7 @@ export async function runUiBench(opts: { messages?: number; runs?: number } = {}
   try {
     await bigSession(store, 'bench_big_a', 'Bench: big session A', n)
     await bigSession(store, 'bench_big_b', 'Bench: big session B', n)
+    for (let i = 0; i <= runs; i++) await bigSession(store, `bench_cold_${i}`, `Bench: cold session ${i}`, n)
   } finally {
     store.close()
   }
@@ -116,13 +121,13 @@ export async function runUiBench(opts: { messages?: number; runs?: number } = {}
     const toList = () => open('#/sessions', null)
     const first: number[] = []
     const sw: number[] = []
-    await open('#/session/default/bench_big_a', 'Bench: big session A') // warm-up: code paths, fonts
+    await open(`#/session/default/bench_cold_${runs}`, `Bench: cold session ${runs}`) // warm-up: code paths, fonts
     for (let i = 0; i < runs; i++) {
       await toList()
-      first.push(
-        await open(`#/session/default/bench_big_${i % 2 ? 'a' : 'b'}`, `Bench: big session ${i % 2 ? 'A' : 'B'}`)
-      )
+      first.push(await open(`#/session/default/bench_cold_${i}`, `Bench: cold session ${i}`))
     }
+    await open('#/session/default/bench_big_b', 'Bench: big session B')
+    await open('#/session/default/bench_big_a', 'Bench: big session A')
     for (let i = 0; i < runs; i++)
       sw.push(await open(`#/session/default/bench_big_${i % 2 ? 'a' : 'b'}`, `Bench: big session ${i % 2 ? 'A' : 'B'}`))
     return { firstPaintMs: pct(first), sessionSwitchMs: pct(sw), messagesPerSession: n, runs }

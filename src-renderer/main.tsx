@@ -2,6 +2,8 @@ import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { connectApi } from './api'
 import { App, rememberedScope } from './app/App'
+import { openTranscriptsEarly } from './app/open-early'
+import { warmMarkdown } from './components/markdown/Markdown'
 import { loadThemeChoice } from './app/theme'
 import { loadApp, useApp } from './stores/app'
 import { resyncAfterReconnect, wireBridge } from './stores/bridge'
@@ -15,6 +17,10 @@ import './styles/pages.css'
 import './styles/markdown.css'
 
 useApp.setState({ theme: loadThemeChoice(), scope: rememberedScope() })
+openTranscriptsEarly()
+// after the first screen is up, not before it
+if (typeof requestIdleCallback === 'function') requestIdleCallback(warmMarkdown, { timeout: 3000 })
+else setTimeout(warmMarkdown, 500)
 
 let wasConnected = false
 connectApi((state) => {

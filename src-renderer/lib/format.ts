@@ -84,10 +84,24 @@ export function totalTokens(t: Tokens): number {
   return t.input + t.output + t.cacheRead + t.cacheWrite
 }
 
+// toLocale*String(…, options) builds a new Intl.DateTimeFormat on every call (~0.1 ms): a transcript formats
+// two dates per row, so keep one formatter per style (the locale is fixed for the page's life).
+const dateTimeFmt = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric',
+  month: 'numeric',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: 'numeric',
+  second: 'numeric'
+})
+const clockFmt = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' })
+const dayFmt = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' })
+const dayYearFmt = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' })
+
 export function formatDateTime(epochSeconds: number | null | undefined): string {
   if (epochSeconds == null) return '—'
   const d = new Date(epochSeconds * 1000)
-  return Number.isNaN(d.getTime()) ? '—' : d.toLocaleString()
+  return Number.isNaN(d.getTime()) ? '—' : dateTimeFmt.format(d)
 }
 
 /** The per-turn badge text; exact strings are part of the UI contract (e2e asserts them). */
@@ -142,9 +156,9 @@ export function errorMessage(err: unknown): string {
 export function messageTime(epochSeconds: number, nowMs = Date.now()): string {
   const d = new Date(epochSeconds * 1000)
   if (Number.isNaN(d.getTime())) return ''
-  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
+  const time = clockFmt.format(d)
   const now = new Date(nowMs)
   if (d.toDateString() === now.toDateString()) return time
   const sameYear = d.getFullYear() === now.getFullYear()
-  return `${d.toLocaleDateString(undefined, sameYear ? { month: 'short', day: 'numeric' } : { year: 'numeric', month: 'short', day: 'numeric' })} ${time}`
+  return `${(sameYear ? dayFmt : dayYearFmt).format(d)} ${time}`
 }

@@ -124,7 +124,7 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
             {error}
           </div>
         )}
-        <Transcript />
+        <Transcript profile={profile} sessionId={sessionId} />
         <Composer
           key={`${profile}/${sessionId}`}
           draftKey={`session:${profile}/${sessionId}`}

@@ -2,11 +2,15 @@ import { create } from 'zustand'
 import { getApi } from '../api'
 import { reloadSessions, sessionKey, useSessions } from './sessions'
 import { reportError } from './toasts'
+import { forgetTranscript } from './transcript'
 
 /** How long "Undo" is offered before the delete is sent: the delete itself cannot be undone. */
 export const UNDO_MS = 8000
 
-const callDelete = (profile: string, sessionId: string) => getApi().call('sessions.delete', { profile, sessionId })
+const callDelete = (profile: string, sessionId: string) => {
+  forgetTranscript(profile, sessionId)
+  return getApi().call('sessions.delete', { profile, sessionId })
+}
 
 interface Pending {
   profile: string

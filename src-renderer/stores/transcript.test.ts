@@ -1,10 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import type { Message, MessageQuery } from '@shared/contract'
+import { CaduceusError, type Message, type MessageQuery } from '@shared/contract'
 import { setApi } from '../api'
 import { createFakeApi, type FakeApi } from '../test-utils/fake-api'
 import { message, subagent, summary, usd } from '../test-utils/fixtures'
 import { resetApp } from './app'
 import {
+  FIRST_PAGE,
   LATEST,
   applyTranscriptDelegationUpdated,
   applyTranscriptSessionsChanged,
@@ -14,7 +15,7 @@ import {
   resetTranscript,
   useTranscript
 } from './transcript'
-import { resetToasts } from './toasts'
+import { resetToasts, useToasts } from './toasts'
 
 let fake: FakeApi
 let msgs: Message[]
@@ -76,8 +77,8 @@ describe('transcript store', () => {
   it('opens at the latest page with lineage, cost split and children', async () => {
     await openTranscript('default', 's1')
     const st = useTranscript.getState()
-    expect(fake.callsOf('sessions.messages')[0]).toMatchObject({ beforeId: LATEST })
-    expect(st.ids[0]).toBe(301)
+    expect(fake.callsOf('sessions.messages')[0]).toMatchObject({ beforeId: LATEST, limit: FIRST_PAGE })
+    expect(st.ids[0]).toBe(501 - FIRST_PAGE)
     expect(st.ids.at(-1)).toBe(500)
     expect(st.hasMoreBefore).toBe(true)
     expect(st.detail!.lineage.chain[0]!.id).toBe('root0')
@@ -98,7 +99,7 @@ describe('transcript store', () => {
     await openTranscript('default', 's1')
     expect(await loadOlder()).toBe(200)
     const st = useTranscript.getState()
-    expect(st.ids[0]).toBe(101)
+    expect(st.ids[0]).toBe(501 - FIRST_PAGE - 200)
     expect(new Set(st.ids).size).toBe(st.ids.length)
   })
 
@@ -168,9 +169,42 @@ describe('transcript store', () => {
     }
     await openTranscript('default', 's1')
     const st = useTranscript.getState()
-    expect(st.ids).toHaveLength(200)
+    expect(st.ids).toHaveLength(FIRST_PAGE)
     expect(st.cost).toBeNull()
     expect(st.detail).not.toBeNull()
+  })
+})
+
+describe('switching back to a recent transcript', () => {
+  it('shows it at once without a page request, then catches up with what was appended meanwhile', async () => {
+    await openTranscript('default', 's1')
+    await openTranscript('default', 's2')
+    msgs.push(message(501))
+    const pages: MessageQuery[] = []
+    fake.handlers['sessions.messages'] = (q) => {
+      pages.push(q)
+      return page(q)
+    }
+    const back = openTranscript('default', 's1')
+    const now = useTranscript.getState()
+    expect(now.sessionId).toBe('s1')
+    expect(now.loading).toBe(false)
+    expect(now.ids).toHaveLength(FIRST_PAGE)
+    expect(now.detail).not.toBeNull()
+    await back
+    expect(useTranscript.getState().ids.at(-1)).toBe(501)
+    expect(pages.every((q) => q.afterId === 500)).toBe(true)
+  })
+
+  it('a session deleted meanwhile opens as not found, without an error toast', async () => {
+    await openTranscript('default', 's1')
+    await openTranscript('default', 's2')
+    fake.handlers['sessions.get'] = () => {
+      throw new CaduceusError('not_found', 'gone', 'sessionId')
+    }
+    await openTranscript('default', 's1')
+    expect(useTranscript.getState().notFound).toBe(true)
+    expect(useToasts.getState().toasts).toHaveLength(0)
   })
 })
 

@@ -32,6 +32,11 @@ interface TranscriptStore {
 }
 
 export const TRANSCRIPT_PAGE = 200
+/**
+ * The newest window an open starts with: a few screens, so the host reads and sends (and the renderer parses)
+ * a quarter of a full page before the first paint; older pages follow as the reader scrolls up.
+ */
+export const FIRST_PAGE = 60
 /** "Before the newest possible id": asks the store for the latest page. */
 export const LATEST = Number.MAX_SAFE_INTEGER
 
@@ -61,7 +66,46 @@ let openSeq = 0
 let loadingNewer: Promise<void> | null = null
 let newerAgain = false
 
+/** What a transcript that was open keeps for switching back: everything loaded, not the view state. */
+type Kept = Pick<
+  TranscriptStore,
+  'byId' | 'ids' | 'hasMoreBefore' | 'hasMoreAfter' | 'detail' | 'cost' | 'children' | 'olderSegments' | 'pagingSession'
+>
+
+/**
+ * The last few transcripts left, most recent last: switching back shows one at once (no round trip, no
+ * re-render from scratch), then reconciles with the host, which may have appended to it meanwhile.
+ */
+const recent = new Map<string, Kept>()
+const RECENT_MAX = 4
+const keyOf = (profile: string, sessionId: string) => `${profile}\u0000${sessionId}`
+
+function keep(st: TranscriptStore): void {
+  if (!st.profile || !st.sessionId || st.notFound || st.loading || !st.ids.length) return
+  const key = keyOf(st.profile, st.sessionId)
+  recent.delete(key)
+  recent.set(key, {
+    byId: st.byId,
+    ids: st.ids,
+    hasMoreBefore: st.hasMoreBefore,
+    hasMoreAfter: st.hasMoreAfter,
+    detail: st.detail,
+    cost: st.cost,
+    children: st.children,
+    olderSegments: st.olderSegments,
+    pagingSession: st.pagingSession
+  })
+  if (recent.size > RECENT_MAX) recent.delete(recent.keys().next().value!)
+}
+
+/** A session that is gone (deleted) must not come back from the switch-back cache. */
+export function forgetTranscript(profile: string, sessionId: string): void {
+  recent.delete(keyOf(profile, sessionId))
+}
+
+/** Forget everything, the switch-back cache too (tests; a host change). */
 export function resetTranscript(): void {
+  recent.clear()
   openSeq++
   loadingNewer = null
   newerAgain = false
@@ -94,18 +138,35 @@ export async function openTranscript(profile: string, sessionId: string, focusId
     useTranscript.setState({ focusId })
     return
   }
+  // already on its way (opened as the URL changed, before the page mounted)
+  if (st.profile === profile && st.sessionId === sessionId && st.loading && st.focusId === focusId) return
+  keep(st)
   const seq = ++openSeq
   loadingNewer = null
+  newerAgain = false
+  const kept = recent.get(keyOf(profile, sessionId))
+  if (kept && (focusId == null ? !kept.hasMoreAfter : kept.byId[focusId])) {
+    recent.delete(keyOf(profile, sessionId))
+    useTranscript.setState({ ...initial(), ...kept, profile, sessionId, focusId })
+    // then catch up: details first (a deleted session turns into "not found" without an error toast), then
+    // whatever was appended while it was not open
+    await refreshTranscriptMeta()
+    const now = useTranscript.getState()
+    if (seq === openSeq && !now.notFound && !now.hasMoreAfter) await loadNewer()
+    return
+  }
   useTranscript.setState({ ...initial(), profile, sessionId, focusId, loading: true, pagingSession: sessionId })
   const api = getApi()
   const query =
     focusId != null
       ? { profile, sessionId, aroundId: focusId, limit: TRANSCRIPT_PAGE }
-      : { profile, sessionId, beforeId: LATEST, limit: TRANSCRIPT_PAGE }
-  // details (title, lineage, cost) load alongside the first page, not after it: one round trip less to a painted header
+      : { profile, sessionId, beforeId: LATEST, limit: FIRST_PAGE }
+  // The page goes first (the host answers in order and the rows are the most work to paint), the details
+  // (title, lineage, cost) right behind it rather than after it: one round trip less to a painted header.
+  const pageCall = api.call('sessions.messages', query)
   const meta = refreshTranscriptMeta()
   try {
-    const page = await api.call('sessions.messages', query)
+    const page = await pageCall
     if (seq !== openSeq) return
     useTranscript.setState((s) => ({
       ...merge(s, page.items),

@@ -1,7 +1,7 @@
-import { memo, useMemo, useState, type ComponentProps } from 'react'
-import ReactMarkdown, { type Components } from 'react-markdown'
+import { memo, useMemo, useState, type ComponentProps, type ReactElement } from 'react'
+import renderMarkdown, { type Components } from 'react-markdown'
 import remarkGfm from 'remark-gfm'
-import rehypeHighlight from 'rehype-highlight'
+import { rehypeCodeHighlight } from './code-highlight'
 import { hastText, rehypeMarkTerms, remarkHtmlAsText } from './plugins'
 
 function CopyButton({ text }: { text: string }) {
@@ -63,17 +63,66 @@ const components: Components = {
   }
 }
 
+const remarkPlugins = [remarkGfm, remarkHtmlAsText]
+const noTerms: string[] = []
+
+/** react-markdown's `Markdown` is a plain function (no hooks): call it to get the element tree we can keep. */
+const render = (text: string, terms: string[]): ReactElement =>
+  renderMarkdown({
+    children: text,
+    remarkPlugins,
+    rehypePlugins: terms.length ? [rehypeCodeHighlight, rehypeMarkTerms(terms)] : [rehypeCodeHighlight],
+    components
+  }) as ReactElement
+
+/**
+ * Build the highlighter (~37 grammars) and run the parser once while the app is idle, so the first transcript a
+ * user opens does not pay for it (~80 ms on a slow machine).
+ */
+export function warmMarkdown(): void {
+  render('**a**\n\n```ts\nconst a = 1\n```\n\n| a |\n|---|\n| 1 |\n\n- [x] b', noTerms)
+}
+
+/**
+ * Rendered bodies of saved messages by content (and marked terms), most recently used last. A saved message
+ * never changes, so reopening a transcript or scrolling a row back into view reuses its tree instead of
+ * parsing and highlighting again. Bounded: about two long transcripts' worth of visited rows.
+ */
+const rendered = new Map<string, ReactElement>()
+const RENDERED_MAX = 1500
+
+function renderCached(text: string, terms: string[]): ReactElement {
+  const key = terms.length ? `${terms.join('\u0000')}\u0001${text}` : text
+  const hit = rendered.get(key)
+  if (hit) {
+    rendered.delete(key)
+    rendered.set(key, hit)
+    return hit
+  }
+  const el = render(text, terms)
+  rendered.set(key, el)
+  if (rendered.size > RENDERED_MAX) rendered.delete(rendered.keys().next().value!)
+  return el
+}
+
 /**
  * A message body as GitHub-flavoured Markdown: tables, task lists, strikethrough, autolinks, highlighted code
- * with a copy button. Re-parses on every change, which is what lets a streamed reply render as it arrives.
+ * with a copy button. Re-parses on every change, which is what lets a streamed reply render as it arrives;
+ * `saved` bodies (persisted messages, which never change) come from a cache.
  */
-export const Markdown = memo(function Markdown({ text, terms }: { text: string; terms?: string[] }) {
-  const rehype = useMemo(() => [[rehypeHighlight, { detect: false }], rehypeMarkTerms(terms ?? [])] as never, [terms])
+export const Markdown = memo(function Markdown({
+  text,
+  terms = noTerms,
+  saved = false
+}: {
+  text: string
+  terms?: string[]
+  saved?: boolean
+}) {
+  const body = useMemo(() => (saved ? renderCached(text, terms) : render(text, terms)), [text, terms, saved])
   return (
     <div className="markdown" data-testid="markdown">
-      <ReactMarkdown remarkPlugins={[remarkGfm, remarkHtmlAsText]} rehypePlugins={rehype} components={components}>
-        {text}
-      </ReactMarkdown>
+      {body}
     </div>
   )
 })

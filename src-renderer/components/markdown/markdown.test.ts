@@ -3,7 +3,8 @@ import { renderToStaticMarkup } from 'react-dom/server'
 import { describe, expect, it } from 'vitest'
 import { Markdown } from './Markdown'
 
-const html = (text: string, terms?: string[]) => renderToStaticMarkup(createElement(Markdown, { text, terms }))
+const html = (text: string, terms?: string[], saved = false) =>
+  renderToStaticMarkup(createElement(Markdown, { text, terms, saved }))
 
 describe('Markdown renderer', () => {
   it('renders GFM: fenced code as <pre><code> with highlighting, tables, task lists', () => {
@@ -42,5 +43,19 @@ describe('Markdown renderer', () => {
 
   it('renders an unfinished fence (mid-stream) as a code block already', () => {
     expect(html('Here:\n\n```python\nprint("hi")')).toMatch(/<pre><code class="hljs language-python">/)
+  })
+
+  it('leaves a fence in a language it does not know as plain code', () => {
+    const out = html('```nosuchlang\nx = 1\n```')
+    expect(out).toContain('<pre><code class="language-nosuchlang">x = 1\n</code></pre>')
+  })
+
+  it('a saved body comes back the same from the cache, and marked terms are not shared with the unmarked one', () => {
+    const text = '**bold** rollback\n\n```ts\nconst a = 1\n```'
+    const first = html(text, undefined, true)
+    expect(html(text, undefined, true)).toBe(first)
+    expect(html(text, undefined, false)).toBe(first)
+    expect(html(text, ['rollback'], true)).toContain('<mark>rollback</mark>')
+    expect(html(text, undefined, true)).not.toContain('<mark>')
   })
 })

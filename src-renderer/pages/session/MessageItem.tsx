@@ -107,7 +107,7 @@ export const MessageItem = memo(function MessageItem({
           testId="compaction-summary"
           label={<span className="muted">Compaction summary · {(m.content ?? '').length.toLocaleString()} chars</span>}
         >
-          <Markdown text={m.content ?? ''} terms={terms} />
+          <Markdown text={m.content ?? ''} terms={terms} saved />
         </Fold>
       </div>
     )
@@ -164,7 +164,7 @@ export const MessageItem = memo(function MessageItem({
           {m.role === 'user' ? (
             <Highlighted text={m.content} terms={terms} />
           ) : (
-            <Markdown text={m.content} terms={terms} />
+            <Markdown text={m.content} terms={terms} saved />
           )}
         </div>
       )}

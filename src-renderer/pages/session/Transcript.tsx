@@ -1,4 +1,4 @@
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { useShallow } from 'zustand/react/shallow'
 import { sessionHref } from '../../app/routes'
@@ -9,18 +9,46 @@ import { CompactionMarker } from './CompactionMarker'
 import { turnsForSession, useTurns, type LiveTurn } from '../../stores/turns'
 import { LiveTurnView } from './LiveTurnView'
 import { MessageItem } from './MessageItem'
+import { estimateRowHeight } from './row-estimate'
 import { TurnMemoryFold } from './TurnMemoryFold'
 import { TurnBadge } from './TurnBadge'
 
+/** Up to this many messages every row is in the DOM. */
+const SHORT = 40
+
 /** How close to the end still counts as "following the conversation". */
 const STICK_PX = 80
+
+/**
+ * The transcript once its first page is in (or known to be empty). Mounting the windowed list only then lets it
+ * start at the newest messages: mounted while loading it would lay out the oldest rows of the page first and
+ * then scroll, building (and parsing the Markdown of) a screenful of rows nobody sees.
+ */
+export function Transcript({ profile, sessionId }: { profile: string; sessionId: string }) {
+  // until the store has switched to this session it still holds the previous one: don't lay that out again
+  const other = useTranscript((s) => s.profile !== profile || s.sessionId !== sessionId)
+  const loading = useTranscript((s) => s.loading && !s.ids.length)
+  // a turn already streaming into this session shows at once, page or not
+  const live = useTurns((s) => turnsForSession(s, profile, sessionId).length > 0)
+  if (other || (loading && !live))
+    return (
+      <div className="transcript-wrap">
+        <div className="transcript" data-testid="transcript" aria-busy>
+          <div className="muted pad-s" data-testid="transcript-loading">
+            Loading transcript…
+          </div>
+        </div>
+      </div>
+    )
+  return <TranscriptList key={`${profile}/${sessionId}`} />
+}
 
 /**
  * Windowed transcript: only visible messages are in the DOM, heights measured as they render.
  * Keeps the reader's place when older pages load in front, follows new output while the reader is at the
  * bottom (only scrolling up stops that, not rows growing as they are measured), and centres a search hit.
  */
-export function Transcript() {
+function TranscriptList() {
   const {
     profile,
     sessionId,
@@ -77,17 +105,29 @@ export function Transcript() {
   const anchoredIds = new Set([...anchors.values()].map((t) => t.turnId))
   const tail = turns.filter((t) => t.status === 'running' || !anchoredIds.has(t.turnId))
 
+  // stable per ids: a new function each render makes the virtualizer rebuild every row's measurement
+  const getItemKey = useCallback((i: number) => ids[i] ?? i, [ids])
   const focusRef = useRef(focusId)
   focusRef.current = focusId
   const following = () => stick.current && (focusRef.current == null || focusedDone.current === focusRef.current)
   const v = useVirtualizer({
     count: ids.length,
     getScrollElement: () => scroller.current,
-    estimateSize: () => 72,
-    overscan: 8,
+    estimateSize: (i) => estimateRowHeight(byId[ids[i]!]),
+    // A short transcript is rendered whole (cheap, and find-in-page sees all of it); a long one keeps a few
+    // rows either side of the screen.
+    overscan: ids.length <= SHORT ? SHORT : 4,
+    // Open at the newest messages, or around the search hit to be centred: the first frame lays out the rows
+    // the reader will see, sized as if the viewport were the window until the scroller is measured.
+    initialOffset: () => {
+      const at = focusRef.current == null ? ids.length : ids.indexOf(focusRef.current)
+      const above = ids.slice(0, Math.max(0, at)).reduce((sum, id) => sum + estimateRowHeight(byId[id]), 0)
+      return Math.max(0, above - (focusRef.current == null ? window.innerHeight : window.innerHeight / 2))
+    },
+    initialRect: { width: 0, height: window.innerHeight },
     // the "load older" button sits above the rows: offsets must count it
     scrollMargin: margin,
-    getItemKey: (i) => ids[i] ?? i
+    getItemKey
   })
   // Pinned to the end we re-pin ourselves; the virtualizer's "keep the view steady" nudges would pull us off it.
   v.shouldAdjustScrollPositionOnItemSizeChange = () => !following()

@@ -2,22 +2,27 @@ import { useEffect, useState } from 'react'
 import type { MemoryEvent, Message } from '@shared/contract'
 import { getApi } from '../../api'
 import { useMemory } from '../../stores/memory'
+import { useTranscript } from '../../stores/transcript'
 
 /** One fetch per session, shared by every user message of its transcript; re-read when memory activity arrives. */
 const cache = new Map<string, { newest: number; upTo: number; events: Promise<MemoryEvent[]> }>()
 
-/** A message newer than the last fetch (a turn that just ran) or new activity means the cached list is stale. */
-function sessionEvents(profile: string, sessionId: string, newest: number, messageId: number): Promise<MemoryEvent[]> {
+/**
+ * A message newer than the last fetch (a turn that just ran) or new activity means the cached list is stale.
+ * `loadedUpTo` is the transcript's newest loaded id, the same for every row of a render: one fetch per change,
+ * not one per row (each row's own id, rendered in ascending order, used to refetch for every row).
+ */
+function sessionEvents(profile: string, sessionId: string, newest: number, loadedUpTo: number): Promise<MemoryEvent[]> {
   const key = `${profile}/${sessionId}`
   const hit = cache.get(key)
-  if (hit && hit.newest === newest && hit.upTo >= messageId) return hit.events
+  if (hit && hit.newest === newest && hit.upTo >= loadedUpTo) return hit.events
   const events = getApi()
     .call('memory.events', { profile, sessionId, limit: 1000 })
     .then(
       (p) => p.items,
       () => []
     )
-  cache.set(key, { newest, upTo: Math.max(messageId, hit?.upTo ?? 0), events })
+  cache.set(key, { newest, upTo: Math.max(loadedUpTo, hit?.upTo ?? 0), events })
   return events
 }
 
@@ -42,18 +47,19 @@ function eventsOfTurn(all: MemoryEvent[], m: Message): MemoryEvent[] {
 
 export function TurnMemoryFold({ m, profile }: { m: Message; profile: string | null | undefined }) {
   const newest = useMemory((s) => s.order[0] ?? 0)
+  const loadedUpTo = useTranscript((s) => Math.max(m.id, s.ids[s.ids.length - 1] ?? 0))
   const [events, setEvents] = useState<MemoryEvent[]>([])
   const [open, setOpen] = useState(false)
   useEffect(() => {
     if (!profile || m.role !== 'user') return
     let live = true
-    void sessionEvents(profile, m.sessionId, newest, m.id).then((all) => {
+    void sessionEvents(profile, m.sessionId, newest, loadedUpTo).then((all) => {
       if (live) setEvents(eventsOfTurn(all, m))
     })
     return () => {
       live = false
     }
-  }, [profile, m, newest])
+  }, [profile, m, newest, loadedUpTo])
   if (!profile || m.role !== 'user' || events.length === 0) return null
   const recalled = events.filter((e) => e.kind === 'prefetch')
   const written = events.filter((e) => e.kind !== 'prefetch')

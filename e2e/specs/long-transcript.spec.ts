@@ -1,0 +1,94 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { test as base, expect } from '@playwright/test'
+import type { MessagePage } from '@shared/contract'
+import { startHost, type RunningHost } from '../fixtures/host'
+import { api, appendExternally } from '../fixtures/external'
+import { AppShell } from '../page-models/app-shell'
+import { SessionPage } from '../page-models/session-page'
+
+const repo = resolve(import.meta.dirname, '../..')
+const N = 3000
+
+/** A host over a home with two 3,000-message sessions, `long_a` and `long_b`, in the default profile. */
+const test = base.extend<{ host: RunningHost }>({
+  host: async ({}, use) => {
+    const home = mkdtempSync(join(tmpdir(), 'cad-e2e-long-'))
+    execFileSync(
+      process.execPath,
+      ['--import', 'tsx', 'e2e/fixtures/write-long-home.ts', home, String(N), 'long_a', 'long_b'],
+      { cwd: repo }
+    )
+    const host = await startHost({ home, demo: false })
+    await use(host)
+    await host.close()
+    rmSync(home, { recursive: true, force: true })
+  }
+})
+
+test('a 3,000-message session opens at its newest message and scrolls back to message 0', async ({ page, host }) => {
+  test.setTimeout(120_000)
+  const shell = new AppShell(page)
+  const transcript = new SessionPage(page)
+  await shell.open(host.url)
+  await transcript.open('default', 'long_a')
+  await expect(transcript.title).toHaveText('Long long_a')
+  await expect(transcript.messages.filter({ hasText: `Message ${N - 1} of long_a.` })).toBeInViewport()
+  await expect(transcript.transcript.locator('.markdown pre code').first()).toBeVisible()
+
+  // keep going up, as a reader holding Home would, until the very first message is on screen
+  const first = transcript.messages.filter({ hasText: 'Message 0 of long_a:' })
+  await expect
+    .poll(
+      async () => {
+        await transcript.transcript.evaluate((el) => {
+          el.scrollTop = 0
+        })
+        return first.isVisible()
+      },
+      { timeout: 90_000, intervals: [100] }
+    )
+    .toBe(true)
+  await expect(first).toBeInViewport()
+  await expect(page.getByTestId('load-older')).toHaveCount(0)
+})
+
+test('a deep link to an old message of a long session lands on it', async ({ page, host }) => {
+  const shell = new AppShell(page)
+  const transcript = new SessionPage(page)
+  const oldest = await api<MessagePage>(host.url, 'sessions.messages', {
+    profile: 'default',
+    sessionId: 'long_b',
+    afterId: 0,
+    limit: 6
+  })
+  const target = oldest.items[5]!
+  await shell.open(host.url)
+  await transcript.open('default', 'long_b', target.id)
+  await expect(transcript.message(target.id)).toBeInViewport()
+  await expect(transcript.message(target.id)).toContainText('Message 5 of long_b.')
+  expect(await transcript.focusedMessageId()).toBe(target.id)
+})
+
+test('switching back to a transcript shows what another process appended meanwhile', async ({ page, host }) => {
+  const shell = new AppShell(page)
+  const transcript = new SessionPage(page)
+  await shell.open(host.url)
+  await transcript.open('default', 'long_a')
+  await expect(transcript.messages.filter({ hasText: `Message ${N - 1} of long_a.` })).toBeVisible()
+  await transcript.open('default', 'long_b')
+  await expect(transcript.title).toHaveText('Long long_b')
+  await expect(transcript.messages.filter({ hasText: `Message ${N - 1} of long_b.` })).toBeVisible()
+
+  const marker = `appended while long_a was not open ${Date.now()}`
+  appendExternally(join(host.root, 'state.db'), 'long_a', marker)
+  await transcript.open('default', 'long_a')
+  await expect(transcript.title).toHaveText('Long long_a')
+  await expect(transcript.messages.filter({ hasText: marker })).toBeInViewport()
+  // and it stays live while open
+  const again = `appended while long_a is open ${Date.now()}`
+  appendExternally(join(host.root, 'state.db'), 'long_a', again)
+  await expect(transcript.messages.filter({ hasText: again })).toBeInViewport()
+})
