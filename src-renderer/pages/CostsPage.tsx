@@ -3,11 +3,12 @@ import { useShallow } from 'zustand/react/shallow'
 import type { Money } from '@shared/contract'
 import { sessionHref } from '../app/routes'
 import { MoneyText } from '../components/MoneyText'
-import { formatCount, moneyStatusLabel, shortId } from '../lib/format'
+import { formatCount, moneyStatusLabel } from '../lib/format'
 import { useApp } from '../stores/app'
 import { DAY_CHOICES, loadCosts, setCostDays, useCosts } from '../stores/costs'
 import { CostChart } from './costs/CostChart'
 import { costsCsv, costsJson } from './costs/cost-export'
+import { SessionLabel } from '../components/SessionName'
 import { download } from '../lib/download'
 
 function sum(ms: Money[]): Money {
@@ -236,12 +237,8 @@ export function CostsPage() {
                       data-session-id={s.sessionId}
                     >
                       <td className="top-session">
-                        <a
-                          href={sessionHref(s.profile, s.sessionId)}
-                          className={s.title ? undefined : 'mono'}
-                          title={s.title ?? s.sessionId}
-                        >
-                          {s.title || shortId(s.sessionId, 16)}
+                        <a href={sessionHref(s.profile, s.sessionId)} title={s.sessionId}>
+                          <SessionLabel profile={s.profile} id={s.sessionId} title={s.title} />
                         </a>
                         {scope === 'all' && <span className="muted small"> · {s.profile}</span>}
                       </td>

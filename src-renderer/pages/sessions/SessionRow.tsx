@@ -5,6 +5,7 @@ import { Badge } from '../../components/Badge'
 import { MoneyText } from '../../components/MoneyText'
 import { RelTime } from '../../components/RelTime'
 import { formatCount, shortId } from '../../lib/format'
+import { sessionLabel } from '../../lib/session-label'
 
 interface Props {
   s: SessionSummary
@@ -14,7 +15,7 @@ interface Props {
 
 /** One dense row: title/preview, source, model, counts, last activity, cost and lineage markers. */
 export const SessionRow = memo(function SessionRow({ s, selected, showProfile }: Props) {
-  const title = s.title || s.preview || '(empty session)'
+  const title = sessionLabel({ title: s.title, preview: s.preview, at: s.lastActiveAt })
   return (
     <a
       href={sessionHref(s.profile, s.id)}
