@@ -1,3 +1,4 @@
+import { useMemo } from 'react'
 import { create } from 'zustand'
 import type { SessionSummary } from '@shared/contract'
 import { applyClick } from '../lib/range-select'
@@ -49,6 +50,14 @@ export function selectedRows(
   const out: SessionSummary[] = []
   for (const k of s.order) if (keys.has(k) && s.byKey[k]) out.push(s.byKey[k]!)
   return out
+}
+
+/** Selected rows that are still shown (the selection itself may name rows that left the list). */
+export function useSelectedRows(): SessionSummary[] {
+  const keys = useSelection((s) => s.keys)
+  const order = useSessions((s) => s.order)
+  const byKey = useSessions((s) => s.byKey)
+  return useMemo(() => selectedRows({ order, byKey }, keys), [order, byKey, keys])
 }
 
 useApp.subscribe((s, prev) => {
