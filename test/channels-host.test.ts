@@ -119,3 +119,70 @@ describe('cron scheduler in a live host', () => {
     }
   })
 })
+
+describe('a cron job with its own provider fields', () => {
+  it('runs on the job’s base_url and model with the key for that provider, not the profile’s endpoint', async () => {
+    const { mkdirSync } = await import('node:fs')
+    const { startScriptedProvider } = await import('../src-main/agent/scripted')
+    const profileEndpoint = await startScriptedProvider({ handler: () => ({ text: 'from the profile endpoint' }) })
+    const jobEndpoint = await startScriptedProvider({ handler: () => ({ text: 'from the job endpoint' }) })
+    const home = mkdtempSync(join(tmpdir(), 'cad-cron-provider-'))
+    writeFileSync(
+      join(home, 'config.yaml'),
+      `model:\n  default: profile-model\n  provider: openrouter\n  base_url: ${profileEndpoint.baseUrl}\n`
+    )
+    writeFileSync(join(home, '.env'), 'OPENROUTER_API_KEY=sk-or-profile\n', { mode: 0o600 })
+    mkdirSync(join(home, 'cron'))
+    const job = (id: string, fields: Record<string, string>) => ({
+      id,
+      name: `job ${id}`,
+      prompt: 'report',
+      schedule: { kind: 'interval', minutes: 600, display: 'every 600m' },
+      schedule_display: 'every 600m',
+      repeat: { times: null, completed: 0 },
+      enabled: true,
+      state: 'scheduled',
+      next_run_at: new Date(Date.now() + 3600_000).toISOString(),
+      ...fields
+    })
+    writeFileSync(
+      join(home, 'cron', 'jobs.json'),
+      JSON.stringify({
+        jobs: [
+          job('aaaaaaaaaaaa', { provider: 'openai', base_url: jobEndpoint.baseUrl, model: 'job-model' }),
+          job('bbbbbbbbbbbb', {})
+        ]
+      })
+    )
+    const h = await createHost({ home, headless: true, live: false, log: createLogger() })
+    try {
+      const run = async (id: string) => {
+        const r = await h.dispatcher.invoke('cron.runNow', { profile: 'default', id })
+        if (!r.ok) throw new Error(r.error.message)
+        return r.output as { status: string; output: string }
+      }
+      // The profile's OpenRouter key is never sent to the job's OpenAI endpoint …
+      await run('aaaaaaaaaaaa')
+      expect(profileEndpoint.requests).toHaveLength(0)
+      expect(jobEndpoint.requests.every((r) => !r.apiKeyPresent)).toBe(true)
+      // … the OpenAI key is, once the profile has one (.env re-read on the next turn).
+      writeFileSync(join(home, '.env'), 'OPENROUTER_API_KEY=sk-or-profile\nOPENAI_API_KEY=sk-openai-job\n')
+      const own = await run('aaaaaaaaaaaa')
+      expect(own.output).toContain('from the job endpoint')
+      const last = jobEndpoint.requests.at(-1)!
+      expect(last.body.model).toBe('job-model')
+      expect(last.apiKeyPresent).toBe(true)
+      expect(profileEndpoint.requests).toHaveLength(0)
+      // A job without those fields still runs on the profile's own endpoint and key.
+      const plain = await run('bbbbbbbbbbbb')
+      expect(plain.output).toContain('from the profile endpoint')
+      expect(profileEndpoint.requests[0]!.body.model).toBe('profile-model')
+      expect(profileEndpoint.requests[0]!.apiKeyPresent).toBe(true)
+    } finally {
+      await h.close()
+      await profileEndpoint.close()
+      await jobEndpoint.close()
+      rmSync(home, { recursive: true, force: true })
+    }
+  })
+})

@@ -65,6 +65,7 @@ export class Agent implements LoopHost {
   turnsRun = 0
 
   private readonly baseSystemPrompt: string
+  private readonly ephemeralSystemPrompt: string
   private memoryPromptBlock: string | null = null
   private sessionEnsured = false
   private readonly steers: string[] = []
@@ -92,6 +93,7 @@ export class Agent implements LoopHost {
     this.inactivityTimeoutMs =
       opts.inactivityTimeoutSec && opts.inactivityTimeoutSec > 0 ? opts.inactivityTimeoutSec * 1000 : null
     this.baseSystemPrompt = opts.systemPrompt?.trim() ?? ''
+    this.ephemeralSystemPrompt = opts.ephemeralSystemPrompt?.trim() ?? ''
     this.sessionMessages = sanitizeHistory(opts.history)
     this.lastFlushedDbIdx = this.sessionMessages.length
   }
@@ -185,7 +187,10 @@ export class Agent implements LoopHost {
   }
 
   systemPromptText(): string {
-    return [this.baseSystemPrompt, this.memoryPromptBlock ?? ''].filter(Boolean).join('\n\n')
+    // The caller's own instructions go last, after persona and memory (upstream's ephemeral prompt slot).
+    return [this.baseSystemPrompt, this.memoryPromptBlock ?? '', this.ephemeralSystemPrompt]
+      .filter(Boolean)
+      .join('\n\n')
   }
 
   takeSteers(): string[] {

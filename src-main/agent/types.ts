@@ -80,7 +80,10 @@ export interface AgentOptions {
   runtime: RuntimeConfig
   tools: ToolRegistry
   maxIterations: number
+  /** The profile's persona (SOUL.md); stored with the session. */
   systemPrompt?: string | null
+  /** A stateless caller's own system text (API `system` messages, `instructions`): sent, never stored. */
+  ephemeralSystemPrompt?: string | null
   memory?: AgentMemory | null
   reasoningConfig?: ReasoningConfig | null
   /** Conversation to resume with; otherwise loaded from the store on the first turn. */

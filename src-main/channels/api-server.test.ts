@@ -137,6 +137,28 @@ describe('API server through the openai SDK', () => {
     await expect(client.responses.retrieve(a.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError)
   })
 
+  it('keeps stored Responses across a server restart: GET and previous_response_id still work', async () => {
+    const a = await client.responses.create({ model: 'hermes-agent', input: 'tell me about plums' })
+    const dir = join(root, 'caduceus', 'api-responses')
+    expect(statSync(join(dir, `${a.id}.json`)).mode & 0o777).toBe(0o600)
+    expect(statSync(dir).mode & 0o777).toBe(0o700)
+    await server.close()
+    server = await startApiServer({ gateway: host.gateway, profile: 'default', home: root, port: 0 })
+    client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, maxRetries: 0 })
+    expect((await client.responses.retrieve(a.id)).output_text).toBe(a.output_text)
+    const b = await client.responses.create({ model: 'hermes-agent', input: 'and now?', previous_response_id: a.id })
+    const sid = (
+      await fetch(`${server.url}/v1/responses/${b.id}`, { headers: { authorization: `Bearer ${KEY}` } })
+    ).headers.get('x-hermes-session-id')!
+    expect(sessionRow(sid)?.message_count).toBe(4)
+    // A crafted id never names a path outside the folder.
+    const traversal = await fetch(`${server.url}/v1/responses/..%2F..%2Fconfig.yaml`, {
+      headers: { authorization: `Bearer ${KEY}` }
+    })
+    expect([400, 404]).toContain(traversal.status)
+    expect(await traversal.text()).not.toContain('demo-model')
+  })
+
   it('streams a Response as output_text deltas ending in response.completed', async () => {
     const stream = await client.responses.create({
       model: 'hermes-agent',

@@ -6,6 +6,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import { chatCompletions } from './chat-completions'
 import { httpErrorOf, type ApiContext, type ChannelGateway } from './context'
 import { guardHost, guardJsonBody, guardOrigin, HttpError, sendError, sendJson } from './http'
@@ -62,7 +63,7 @@ function keyMatches(expected: string, header: string | undefined): boolean {
 export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
   const settings = resolveApiServerSettings(opts.home, { host: opts.host, port: opts.port })
   const ctx: ApiContext = { gateway: opts.gateway, profile: opts.profile, modelName: settings.modelName }
-  const responses = new ResponseStore()
+  const responses = new ResponseStore(join(opts.home, 'caduceus', 'api-responses'))
   const runs = new RunRegistry()
   const stats: ApiServerStats = { requests: 0, startedAt: Date.now() }
   const loopback = isLoopbackHost(settings.host)

@@ -24,7 +24,12 @@ const Body = z
 export interface ParsedConversation {
   text: string
   history: Array<{ role: string; content: string }>
+  /** The caller's `system`/`developer` messages, joined: sent with this agent's own prompt, never stored. */
+  instructions: string
 }
+
+/** Upper bound on a caller's system text (the agent's own prompt, memory and tools come first). */
+const MAX_INSTRUCTIONS = 32_000
 
 /** The last user message is the turn; earlier user/assistant messages are its history. */
 export function splitConversation(messages: Array<{ role: string; content?: unknown }>): ParsedConversation {
@@ -32,12 +37,24 @@ export function splitConversation(messages: Array<{ role: string; content?: unkn
   if (last.role !== 'user') throw new HttpError(400, 'the last message must have role "user"')
   const text = textOf(last.content)
   if (!text.trim()) throw new HttpError(400, 'the last user message is empty')
-  // Callers' system prompts are not merged into the agent's own (which carries memory and tools).
   const history = messages
     .slice(0, -1)
     .filter((m) => m.role === 'user' || m.role === 'assistant')
     .map((m) => ({ role: m.role, content: textOf(m.content) }))
-  return { text, history }
+  return { text, history, instructions: joinInstructions(messages.filter(isSystem).map((m) => textOf(m.content))) }
+}
+
+const isSystem = (m: { role: string }) => m.role === 'system' || m.role === 'developer'
+
+/** Non-empty system texts in order, capped: appended after the agent's persona and memory for this caller. */
+export function joinInstructions(parts: Array<string | null | undefined>): string {
+  const text = parts
+    .map((p) => p?.trim() ?? '')
+    .filter(Boolean)
+    .join('\n\n')
+  if (text.length > MAX_INSTRUCTIONS)
+    throw new HttpError(400, `system messages and instructions must total at most ${MAX_INSTRUCTIONS} characters`)
+  return text
 }
 
 export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
@@ -55,7 +72,7 @@ export async function chatCompletions(
   cors: Record<string, string>
 ): Promise<void> {
   const body = parseBody(Body, raw)
-  const { text, history } = splitConversation(body.messages)
+  const { text, history, instructions } = splitConversation(body.messages)
   const sessionId = sessionHeader(req.headers['x-hermes-session-id']) ?? newSessionId()
   const headers = { ...cors, 'x-hermes-session-id': sessionId }
   const id = newId('chatcmpl-')
@@ -68,7 +85,8 @@ export async function chatCompletions(
       channel: TURN_CHANNELS.api,
       text,
       history,
-      sessionId
+      sessionId,
+      ephemeralPrompt: instructions
     })
     if (r.status === 'error')
       throw new HttpError(502, r.error || 'the agent turn failed', 'server_error', 'agent_error')
@@ -109,6 +127,7 @@ export async function chatCompletions(
       text,
       history,
       sessionId,
+      ephemeralPrompt: instructions,
       onStarted: (h) => {
         handle = h
       },

@@ -1,11 +1,13 @@
 /**
  * The Responses API (hermes-channels §1): `POST /v1/responses` with `previous_response_id` chaining onto
  * the session the earlier response was recorded in, `GET|DELETE /v1/responses/{id}`. Responses are kept
- * in memory for this server's lifetime (bounded, oldest dropped); their sessions stay in state.db.
+ * on disk in Caduceus's folder of the profile (bounded, oldest dropped); their sessions stay in state.db.
  */
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { join } from 'node:path'
 import { z } from 'zod'
-import { splitConversation, parseBody } from './chat-completions'
+import { joinInstructions, splitConversation, parseBody } from './chat-completions'
 import { newId, newSessionId, sessionHeader, textOf, type ApiContext } from './context'
 import { TURN_CHANNELS, type ChannelTurnResult } from './gateway-face'
 import { HttpError, openSse, sendJson } from './http'
@@ -34,17 +36,77 @@ interface Kept {
   sessionId: string
 }
 
+const RESPONSE_ID = /^resp_[0-9a-f]{24}$/
+
+/**
+ * Stored responses, one JSON file each under `<profile home>/caduceus/api-responses/` (0600 in a 0700
+ * folder: they hold conversation text), so `previous_response_id` and GET survive a server restart.
+ * Bounded: past MAX_KEPT the oldest file goes. Without a folder (tests of the routes alone) it is memory only.
+ * Only ids of our own shape ever touch the disk, so a crafted id cannot name another path.
+ */
 export class ResponseStore {
   private readonly kept = new Map<string, Kept>()
+  private readonly order: string[] = []
+
+  constructor(private readonly dir: string | null = null) {
+    if (!dir) return
+    try {
+      const files = readdirSync(dir)
+        .filter((f) => RESPONSE_ID.test(f.replace(/\.json$/, '')))
+        .map((f) => ({ id: f.replace(/\.json$/, ''), at: statSync(join(dir, f)).mtimeMs }))
+        .sort((a, b) => a.at - b.at)
+      this.order.push(...files.map((f) => f.id))
+    } catch {
+      /* no folder yet: nothing stored */
+    }
+  }
+
   get(id: string): Kept | undefined {
-    return this.kept.get(id)
+    const hit = this.kept.get(id)
+    if (hit || !this.dir || !RESPONSE_ID.test(id)) return hit
+    try {
+      const k = JSON.parse(readFileSync(this.file(id), 'utf8')) as Kept
+      return k && typeof k.sessionId === 'string' && k.body && typeof k.body === 'object' ? k : undefined
+    } catch {
+      return undefined
+    }
   }
+
   put(id: string, k: Kept): void {
-    this.kept.set(id, k)
-    if (this.kept.size > MAX_KEPT) this.kept.delete(this.kept.keys().next().value!)
+    this.order.push(id)
+    if (!this.dir || !this.writeFile(id, k)) this.kept.set(id, k)
+    while (this.order.length > MAX_KEPT) this.drop(this.order.shift()!)
   }
+
   delete(id: string): boolean {
-    return this.kept.delete(id)
+    const i = this.order.indexOf(id)
+    if (i < 0) return false
+    this.order.splice(i, 1)
+    this.drop(id)
+    return true
+  }
+
+  /** False when the disk refuses (full, read-only): the response is then kept in memory for this run. */
+  private writeFile(id: string, k: Kept): boolean {
+    const tmp = `${this.file(id)}.${process.pid}.tmp`
+    try {
+      mkdirSync(this.dir!, { recursive: true, mode: 0o700 })
+      writeFileSync(tmp, JSON.stringify(k), { mode: 0o600 })
+      renameSync(tmp, this.file(id))
+      return true
+    } catch {
+      rmSync(tmp, { force: true })
+      return false
+    }
+  }
+
+  private drop(id: string): void {
+    this.kept.delete(id)
+    if (this.dir) rmSync(this.file(id), { force: true })
+  }
+
+  private file(id: string): string {
+    return join(this.dir!, `${id}.json`)
   }
 }
 
@@ -73,7 +135,10 @@ export async function createResponse(
     typeof body.input === 'string'
       ? [{ role: 'user', content: body.input }]
       : body.input.map((i) => ({ role: i.role, content: textOf(i.content) }))
-  const { text, history } = splitConversation(items)
+  const conv = splitConversation(items)
+  const { text, history } = conv
+  // `instructions` first, then any system/developer input items (Responses API order).
+  const instructions = joinInstructions([body.instructions, conv.instructions])
   const sid = sessionId ?? newSessionId()
   const id = newId('resp_')
   const itemId = newId('msg_')
@@ -117,6 +182,7 @@ export async function createResponse(
       text,
       history,
       sessionId: sid,
+      ephemeralPrompt: instructions,
       ...(onDelta
         ? {
             onDelta: (d: { kind: string; text?: string }) => {

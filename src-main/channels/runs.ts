@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { z } from 'zod'
-import { parseBody, splitConversation } from './chat-completions'
+import { joinInstructions, parseBody, splitConversation } from './chat-completions'
 import { httpErrorOf, newId, newSessionId, sessionHeader, textOf, type ApiContext } from './context'
 import { TURN_CHANNELS } from './gateway-face'
 import { HttpError, openSse, sendJson } from './http'
@@ -112,7 +112,9 @@ export async function submitRun(
     typeof body.input === 'string'
       ? [{ role: 'user', content: body.input }]
       : body.input.map((i) => ({ role: i.role, content: textOf(i.content) }))
-  const { text, history } = splitConversation(items)
+  const conv = splitConversation(items)
+  const { text, history } = conv
+  const instructions = joinInstructions([body.instructions, conv.instructions])
   const sessionId = sessionHeader(body.session_id ?? req.headers['x-hermes-session-id']) ?? newSessionId()
   const run = runs.create(sessionId)
   sendJson(
@@ -121,7 +123,7 @@ export async function submitRun(
     { object: 'hermes.run', run_id: run.id, status: run.status, session_id: sessionId },
     { ...cors, 'x-hermes-session-id': sessionId }
   )
-  void execute(ctx, runs, run, text, history)
+  void execute(ctx, runs, run, text, history, instructions)
 }
 
 async function execute(
@@ -129,7 +131,8 @@ async function execute(
   runs: RunRegistry,
   run: Run,
   text: string,
-  history: Array<{ role: string; content: string }>
+  history: Array<{ role: string; content: string }>,
+  instructions: string
 ): Promise<void> {
   try {
     const r = await ctx.gateway.runChannelTurn({
@@ -138,6 +141,7 @@ async function execute(
       text,
       history,
       sessionId: run.sessionId,
+      ephemeralPrompt: instructions,
       onStarted: (h) => {
         run.turnId = h.turnId
         run.status = 'running'

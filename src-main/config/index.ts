@@ -9,6 +9,7 @@ import { envPath, updateEnvFile } from './env-file'
 import { getDefaultVault, setDefaultVault } from './vault'
 import { readSettings, writeSettings } from './settings'
 import { writeMemoryProvider } from './memory-provider-setting'
+import { readSoul, soulPath } from './soul'
 
 export { loadConfig, isPlainObject, type RawConfig } from './load-config'
 export { EnvFileVault, secretsFor, type SecretVault } from './vault'
@@ -23,8 +24,8 @@ export const configSections = {
   providerLimits: providerLimitSettings,
   isDemo: isDemoConfig
 }
-/** Where a profile's files live, and the one `.env` edit other folders make (API_SERVER_KEY). */
-export const configFiles = { config: configPath, env: envPath, updateEnv: updateEnvFile }
+/** Where a profile's files live, the one `.env` edit other folders make (API_SERVER_KEY), and its persona. */
+export const configFiles = { config: configPath, env: envPath, soul: soulPath, readSoul, updateEnv: updateEnvFile }
 /** The process-wide secret vault: the host sets it once at start; readers get it when none is injected. */
 export const defaultVault = { get: getDefaultVault, set: setDefaultVault }
 /** The Settings page's view of config.yaml + .env, and the memory provider choice. */

@@ -61,6 +61,24 @@ function pickProvider(requested: string | null, baseUrl: string | null, secrets:
   return 'openrouter'
 }
 
+/**
+ * A job that names another provider or endpoint talks to it with that provider's key, not the profile's
+ * endpoint or key-env (which belong to the profile's own provider).
+ */
+function withOverride<M extends ReturnType<typeof modelSettings>>(m: M, o: RuntimeOverride | undefined): M {
+  const provider = o?.provider?.trim() || null
+  const baseUrl = o?.baseUrl?.trim() || null
+  if (!provider && !baseUrl) return m
+  const changesProvider = provider !== null && provider.toLowerCase() !== (m.provider ?? '').toLowerCase()
+  return {
+    ...m,
+    // An endpoint alone: its provider is read from the URL (an unknown host is `custom`).
+    provider: provider ?? (baseUrl ? null : m.provider),
+    baseUrl: baseUrl ?? (changesProvider ? null : m.baseUrl),
+    ...(changesProvider ? { apiKeyEnv: null, apiKey: null, apiMode: null } : {})
+  }
+}
+
 /** Keep only boolean capabilities (upstream filters what reaches a gateway agent). */
 export function filterCapabilities(caps: Record<string, unknown>): Record<string, boolean> {
   const out: Record<string, boolean> = {}
@@ -68,12 +86,18 @@ export function filterCapabilities(caps: Record<string, unknown>): Record<string
   return out
 }
 
+/** A cron job's own `provider` / `base_url` (upstream job fields), in place of the profile's. */
+export interface RuntimeOverride {
+  provider?: string | null
+  baseUrl?: string | null
+}
+
 export function resolveRuntime(
   home: string,
-  opts: { vault?: SecretVault; secrets?: Record<string, string> } = {}
+  opts: { vault?: SecretVault; secrets?: Record<string, string>; override?: RuntimeOverride } = {}
 ): ResolvedRuntime {
   const loaded = loadConfig(home)
-  const m = modelSettings(loaded.raw)
+  const m = withOverride(modelSettings(loaded.raw), opts.override)
   const secrets = opts.secrets ?? secretsFor(home, opts.vault)
   const provider = pickProvider(m.provider, m.baseUrl, secrets)
   const baseUrl = m.baseUrl ?? PROVIDER_BASE_URL[provider] ?? ''

@@ -191,6 +191,39 @@ describe('scheduler', () => {
     db.close()
   })
 
+  const MAX_PARALLEL_JOBS = 3 // scheduler.ts
+  it('runs at most 3 jobs at once; the rest stay due in jobs.json and run on a later tick', async () => {
+    const h = home()
+    for (let i = 0; i < 5; i++) await createJob(h, { schedule: 'every 30m', prompt: `job ${i}` }, NOW)
+    const now = NOW + 31 * 60_000
+    const started: string[] = []
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    const s = new CronScheduler({
+      profiles: () => [{ name: 'default', home: h }],
+      run: async (_p, job: RawJob) => {
+        started.push(job.id)
+        await gate
+      },
+      upstreamLive: () => false,
+      clock: () => now
+    })
+    const first = s.tick()
+    for (let i = 0; i < 200 && started.length < MAX_PARALLEL_JOBS; i++) await new Promise((r) => setTimeout(r, 5))
+    expect(started).toHaveLength(MAX_PARALLEL_JOBS)
+    expect(s.status().running).toBe(MAX_PARALLEL_JOBS)
+    // Full: a tick now claims nothing, and the unclaimed jobs are still due on disk.
+    await s.tick()
+    expect(started).toHaveLength(MAX_PARALLEL_JOBS)
+    const due = readJobs(h).jobs.filter((j) => Date.parse(String(j.next_run_at)) <= now)
+    expect(due).toHaveLength(5 - MAX_PARALLEL_JOBS)
+    release()
+    await first
+    await s.tick()
+    expect(new Set(started).size).toBe(5)
+    expect(started).toHaveLength(5)
+  })
+
   it('completes a one-shot after its run', async () => {
     const h = home()
     const job = await createJob(h, { schedule: '30m', prompt: 'once' }, NOW)

@@ -47,13 +47,17 @@ export async function runCronJob(
   let result: ChannelTurnResult | null = null
   let error: string | null = null
   try {
-    const model = typeof job.model === 'string' && job.model.trim() ? job.model.trim() : undefined
+    const field = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : undefined)
+    // The job's own model / provider / endpoint (upstream job fields) win over the profile's.
+    const model = field(job.model)
     result = await gateway.runChannelTurn({
       profile,
       channel: TURN_CHANNELS.cron,
       text: String(job.prompt ?? ''),
       sessionId,
-      model
+      model,
+      provider: field(job.provider),
+      baseUrl: field(job.base_url)
     })
     if (result.status !== 'completed') error = result.error || `turn ${result.status}`
   } catch (err) {

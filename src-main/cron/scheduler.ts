@@ -7,6 +7,10 @@
  * Catch-up rule (jobs missed while the app was closed): a job whose time passed runs ONCE at the next
  * tick, however many occurrences were missed; its next time is then computed from now. Missed runs of an
  * interval or cron job are not replayed one by one (a laptop waking up must not fire a day of jobs).
+ *
+ * At most MAX_PARALLEL_JOBS run at once across profiles, and a job still running is not started again:
+ * only as many jobs as there are free slots are claimed, so the rest stay due (untouched in jobs.json)
+ * for the next tick instead of being claimed and then lost if the app quits while they wait.
  */
 import { updateJobs, type RawJob } from './jobs-file'
 import { timeZoneOf } from './jobs'
@@ -36,19 +40,31 @@ export interface SchedulerStatus {
   running: number
 }
 
+/** Turns at once from the scheduler (each is a full agent turn with provider calls). */
+const MAX_PARALLEL_JOBS = 3
+
 const isDue = (job: RawJob, now: number) => {
   if (job.enabled === false || (job.state !== undefined && job.state !== 'scheduled')) return false
   const at = typeof job.next_run_at === 'string' ? Date.parse(job.next_run_at) : NaN
   return Number.isFinite(at) && at <= now
 }
 
-/** Claim every due job of one profile: advance next_run_at under the lock; returns what this caller must run. */
-export async function claimDueJobs(home: string, now: number): Promise<RawJob[]> {
+/**
+ * Claim up to `limit` due jobs of one profile (skipping ids in `busy`): advance next_run_at under the lock;
+ * returns what this caller must run.
+ */
+export async function claimDueJobs(
+  home: string,
+  now: number,
+  limit = Infinity,
+  busy: ReadonlySet<string> = new Set()
+): Promise<RawJob[]> {
   const timeZone = timeZoneOf(home)
   return updateJobs(home, (file, changed) => {
     const claimed: RawJob[] = []
     for (const job of file.jobs) {
-      if (!isDue(job, now)) continue
+      if (claimed.length >= limit) break
+      if (!isDue(job, now) || busy.has(`${home}\0${String(job.id)}`)) continue
       job.next_run_at =
         (job.schedule as { kind?: string } | null)?.kind === 'once'
           ? null
@@ -65,6 +81,10 @@ export class CronScheduler {
   private lastTickAt: number | null = null
   private standingDown: string[] = []
   private running = 0
+  /** `<home>\0<job id>` of jobs running now. */
+  private readonly busy = new Set<string>()
+  /** A tick is claiming: an overlapping one (slow disk, long lock wait) must not count the same free slots. */
+  private claiming = false
   private readonly clock: () => number
 
   constructor(private readonly opts: CronSchedulerOptions) {
@@ -98,33 +118,44 @@ export class CronScheduler {
     this.lastTickAt = now
     const standingDown: string[] = []
     const runs: Array<Promise<string>> = []
-    for (const p of this.opts.profiles()) {
-      try {
-        if (this.opts.upstreamLive(p)) {
-          standingDown.push(p.name)
-          continue
+    if (this.claiming) return { ran: [] }
+    this.claiming = true
+    try {
+      for (const p of this.opts.profiles()) {
+        try {
+          if (this.opts.upstreamLive(p)) {
+            standingDown.push(p.name)
+            continue
+          }
+          const free = MAX_PARALLEL_JOBS - this.running
+          if (free <= 0) continue
+          for (const job of await claimDueJobs(p.home, now, free, this.busy)) {
+            const key = `${p.home}\0${String(job.id)}`
+            this.running++
+            this.busy.add(key)
+            runs.push(
+              this.opts
+                .run(p, job)
+                .then(
+                  () => job.id,
+                  (err: unknown) => {
+                    this.opts.log?.('warn', `cron job ${job.id} of ${p.name} failed: ${(err as Error).message}`)
+                    return job.id
+                  }
+                )
+                .finally(() => {
+                  this.running--
+                  this.busy.delete(key)
+                })
+            )
+          }
+        } catch (err) {
+          // One profile's unreadable jobs.json must not stop the others.
+          this.opts.log?.('warn', `cron for ${p.name}: ${(err as Error).message}`)
         }
-        for (const job of await claimDueJobs(p.home, now)) {
-          this.running++
-          runs.push(
-            this.opts
-              .run(p, job)
-              .then(
-                () => job.id,
-                (err: unknown) => {
-                  this.opts.log?.('warn', `cron job ${job.id} of ${p.name} failed: ${(err as Error).message}`)
-                  return job.id
-                }
-              )
-              .finally(() => {
-                this.running--
-              })
-          )
-        }
-      } catch (err) {
-        // One profile's unreadable jobs.json must not stop the others.
-        this.opts.log?.('warn', `cron for ${p.name}: ${(err as Error).message}`)
       }
+    } finally {
+      this.claiming = false
     }
     this.standingDown = standingDown
     return { ran: await Promise.all(runs) }

@@ -91,6 +91,8 @@ export interface BuildAgentInput<S extends GatewayStore = GatewayStore> {
   channel?: TurnChannel
   /** A stateless caller's own history (OpenAI `messages` before the last user turn). */
   history?: Array<{ role: string; content: unknown }>
+  /** A stateless caller's own system text for this agent (part of the cache signature, never stored). */
+  ephemeralPrompt?: string
 }
 
 export interface GatewayOptions<A extends TurnAgent = TurnAgent, S extends GatewayStore = GatewayStore> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { agentConfigSignature, type SignatureRuntime } from './signature'
+import { agentConfigSignature, withTurnOverrides, type SignatureRuntime } from './signature'
 
 const sig = (model: string, runtime: SignatureRuntime, toolsets: string[] = ['hermes-desktop'], extra: object = {}) =>
   agentConfigSignature({ model, runtime, enabledToolsets: toolsets, ephemeralPrompt: '', ...extra })
@@ -91,5 +91,26 @@ describe('agentConfigSignature', () => {
   it('reasoning config is not an input (changing it cannot rebuild)', () => {
     const withReasoning = { ...rt, reasoningConfig: { effort: 'high' } } as SignatureRuntime
     expect(sig('m', withReasoning)).toBe(sig('m', rt))
+  })
+})
+
+describe('withTurnOverrides', () => {
+  const base = 'abcdef0123456789'
+  it('leaves the profile signature alone when the turn brings nothing', () => {
+    expect(withTurnOverrides(base, {})).toBe(base)
+    expect(withTurnOverrides(base, { ephemeralPrompt: '', model: null, runtime: null })).toBe(base)
+  })
+  it('changes with each override and with the overriding runtime’s key', () => {
+    const seen = new Set([
+      base,
+      withTurnOverrides(base, { ephemeralPrompt: 'Be formal.' }),
+      withTurnOverrides(base, { ephemeralPrompt: 'Be casual.' }),
+      withTurnOverrides(base, { model: 'm2' }),
+      withTurnOverrides(base, { provider: 'openai' }),
+      withTurnOverrides(base, { baseUrl: 'http://127.0.0.1:1/v1' }),
+      withTurnOverrides(base, { provider: 'openai', runtime: { apiKey: 'k1', provider: 'openai' } }),
+      withTurnOverrides(base, { provider: 'openai', runtime: { apiKey: 'k2', provider: 'openai' } })
+    ])
+    expect(seen.size).toBe(8)
   })
 })

@@ -58,3 +58,34 @@ export function agentConfigSignature(input: SignatureInput): string {
   ]
   return sha256(stableJson(parts)).slice(0, 16)
 }
+
+/** What one turn may bring on top of the profile: a caller's system text, a job's model / provider / endpoint. */
+export interface TurnOverrides {
+  ephemeralPrompt?: string | null
+  model?: string | null
+  provider?: string | null
+  baseUrl?: string | null
+  /** The runtime the overrides resolved to: its key (hashed) may differ while the profile's does not. */
+  runtime?: SignatureRuntime | null
+}
+
+/**
+ * The signature for a turn with overrides. The profile part is memoized without them (most turns have
+ * none); folding the present ones in here changes the signature exactly when they do (spec §3.2: model,
+ * provider, base_url and the ephemeral prompt are all signature inputs).
+ */
+export function withTurnOverrides(signature: string, o: TurnOverrides): string {
+  const { runtime, ...texts } = o
+  const present: unknown[] = Object.entries(texts)
+    .filter(([, v]) => typeof v === 'string' && v !== '')
+    .sort(([a], [b]) => a.localeCompare(b))
+  if (runtime)
+    present.push([
+      'runtime',
+      keyHash(runtime.apiKey ?? ''),
+      runtime.baseUrl ?? '',
+      runtime.provider ?? null,
+      runtime.apiMode ?? null
+    ])
+  return present.length ? sha256(stableJson([signature, present])).slice(0, 16) : signature
+}

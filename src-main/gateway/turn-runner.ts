@@ -12,7 +12,7 @@ import {
   type TurnFinished,
   type TurnHandle
 } from '@shared/contract'
-import { redactValues, configSections } from '../config'
+import { redactValues, configSections, resolveRuntime } from '../config'
 import { profileHome, runInProfileScope } from '../scope'
 import { AgentCache, type ProfileOwner } from './agent-cache'
 import { AGENT_PENDING, nowMs } from './cacheable'
@@ -32,6 +32,7 @@ import { parseSessionKey, sessionKeyFor } from './session-key'
 import { newDeskSessionId } from './session-id'
 import { storeProbe } from './store-probe'
 import { TurnConfigResolver } from './turn-config'
+import { withTurnOverrides } from './signature'
 
 const LOG = 'gateway.run'
 const RECENT_TURNS = 256
@@ -56,6 +57,9 @@ interface BeginOptions {
   history?: BuildAgentInput['history']
   onDelta?: (d: TurnDeltaLike) => void
   model?: string
+  provider?: string
+  baseUrl?: string
+  ephemeralPrompt?: string
 }
 
 export interface ChannelTurnInput {
@@ -68,8 +72,13 @@ export interface ChannelTurnInput {
   onDelta?: (d: TurnDeltaLike) => void
   /** Run this model instead of the profile's (`run -z --model`, a cron job's `model`). */
   model?: string
+  /** A cron job's own provider / endpoint instead of the profile's (its key comes from the profile's secrets). */
+  provider?: string
+  baseUrl?: string
   /** Called once the turn has started (its handle, for stop). */
   onStarted?: (handle: TurnHandle) => void
+  /** The caller's system text (API `system`/`developer` messages, `instructions`); never stored. */
+  ephemeralPrompt?: string
 }
 
 export type ChannelTurnResult = TurnFinished & { reply: string }
@@ -180,7 +189,10 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       channel: input.channel,
       history: isNew ? input.history : undefined,
       onDelta: input.onDelta,
-      model: input.model
+      model: input.model,
+      provider: input.provider,
+      baseUrl: input.baseUrl,
+      ephemeralPrompt: input.ephemeralPrompt
     })
     input.onStarted?.(live.handle)
     const finished = await live.done
@@ -284,10 +296,19 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     this.busyKeys.add(key)
     try {
       const home = this.homeFor(profile)
-      const { secrets, runtime, config, signature, maxIterations, reasoningConfig } = this.turnConfig.resolve(
-        profile,
-        home
-      )
+      const resolved = this.turnConfig.resolve(profile, home)
+      const { secrets, config, maxIterations, reasoningConfig } = resolved
+      const ephemeralPrompt = opts.ephemeralPrompt?.trim() ?? ''
+      const override = { provider: opts.provider?.trim() || null, baseUrl: opts.baseUrl?.trim() || null }
+      const overridden = Boolean(override.provider || override.baseUrl)
+      const runtime = overridden ? resolveRuntime(home, { secrets, override }) : resolved.runtime
+      // What this turn brings on top of the profile is part of the signature: different inputs, different agent.
+      const signature = withTurnOverrides(resolved.signature, {
+        ephemeralPrompt,
+        model: opts.model,
+        ...override,
+        runtime: overridden ? runtime : null
+      })
       if (runtime.configError) throw new CaduceusError('unavailable', runtime.configError.message)
       const owner: ProfileOwner = { home, secrets }
       let { decision, agent } = this.cache.lookup(key, { signature, sessionId: sid, maxIterations })
@@ -306,7 +327,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
             reasoningConfig,
             store,
             channel,
-            ...(opts.history?.length ? { history: opts.history } : {})
+            ...(opts.history?.length ? { history: opts.history } : {}),
+            ...(ephemeralPrompt ? { ephemeralPrompt } : {})
           },
           key
         )

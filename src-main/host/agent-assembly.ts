@@ -36,6 +36,9 @@ export interface AssemblyInput {
   role: 'primary' | 'leaf' | 'orchestrator'
   model?: string | null
   history?: Parameters<typeof createAgent>[0]['history']
+  /** Persona (SOUL.md) and a stateless caller's own system text; children get neither. */
+  systemPrompt?: string
+  ephemeralSystemPrompt?: string
   reasoningConfig?: Parameters<typeof createAgent>[0]['reasoningConfig']
   source: string
   /** Memory platform of the channel the turn arrived on (desk chat: 'desktop'). */
@@ -103,6 +106,8 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
     memory: memory?.manager ?? undefined,
     reasoningConfig: input.reasoningConfig ?? undefined,
     history: input.history,
+    systemPrompt: input.systemPrompt || null,
+    ephemeralSystemPrompt: input.ephemeralSystemPrompt || null,
     gatewaySessionKey: input.sessionKey,
     source: input.source,
     platform,

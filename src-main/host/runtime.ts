@@ -10,6 +10,7 @@ import {
   secretsFor,
   type SecretVault,
   configSections,
+  configFiles,
   defaultVault,
   settingsFile
 } from '../config'
@@ -181,6 +182,9 @@ export async function wireRuntime(
       source: input.channel?.source ?? 'desktop',
       platform: input.channel?.capability.platform ?? 'desktop',
       ...(input.history?.length ? { history: input.history as never } : {}),
+      // Persona from the profile's SOUL.md, read when the agent is built (a session's prompt stays stable).
+      systemPrompt: configFiles.readSoul(input.home),
+      ...(input.ephemeralPrompt ? { ephemeralSystemPrompt: input.ephemeralPrompt } : {}),
       ...(input.runtime.provider === 'demo' ? { baseUrlOverride: await demoBaseUrl() } : {})
     })
 

@@ -1,0 +1,157 @@
+// A caller's system text on the API server, driven by the official `openai` SDK: chat `system`/`developer`
+// messages, Responses `instructions` and Runs `instructions` reach the provider after the profile's persona
+// (SOUL.md), for that caller only; they are never stored as messages, and changing them rebuilds the agent.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import OpenAI from 'openai'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startScriptedProvider, type ScriptedProvider } from '../agent/scripted'
+import { createHost, type Host } from '../host'
+import { createLogger } from '../host/log'
+import { startApiServer, type ApiServer } from './index'
+
+let root: string
+let host: Host
+let provider: ScriptedProvider
+let server: ApiServer
+let client: OpenAI
+const KEY = 'hk_instructions_test_key'
+const SOUL = 'You are Tern, a terse seabird who answers in one line.'
+
+type Sent = Array<{ role: string; content: unknown }>
+const lastSent = (): Sent => provider.requests.at(-1)!.body.messages as Sent
+const systemOf = (messages: Sent) => (messages[0]?.role === 'system' ? String(messages[0].content) : null)
+const storedContents = () => {
+  const db = new Database(join(root, 'state.db'), { readonly: true })
+  try {
+    return (db.prepare('SELECT content FROM messages').all() as Array<{ content: string | null }>).map((r) => r.content)
+  } finally {
+    db.close()
+  }
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'cad-api-instr-'))
+  provider = await startScriptedProvider({ handler: () => ({ text: 'ok' }) })
+  writeFileSync(
+    join(root, 'config.yaml'),
+    `model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\n`
+  )
+  writeFileSync(join(root, '.env'), `API_SERVER_KEY=${KEY}\n`, { mode: 0o600 })
+  writeFileSync(join(root, 'SOUL.md'), `\uFEFF${SOUL}\n`)
+  process.env.CADUCEUS_LOG_DIR = join(root, 'logs')
+  host = await createHost({ home: root, headless: true, live: false, log: createLogger() })
+  server = await startApiServer({ gateway: host.gateway, profile: 'default', home: root, port: 0 })
+  client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, maxRetries: 0 })
+})
+
+afterAll(async () => {
+  await server?.close()
+  await host?.close()
+  await provider?.close()
+  rmSync(root, { recursive: true, force: true })
+})
+
+describe('caller system text on the API server', () => {
+  it('sends chat system and developer messages after the SOUL.md persona, and stores neither', async () => {
+    await client.chat.completions.create({
+      model: 'hermes-agent',
+      messages: [
+        { role: 'system', content: 'Answer in French.' },
+        { role: 'developer', content: [{ type: 'text', text: 'Never use emoji.' }] },
+        { role: 'user', content: 'hello' }
+      ]
+    })
+    const system = systemOf(lastSent())!
+    expect(system.startsWith(SOUL)).toBe(true)
+    expect(system.indexOf('Answer in French.')).toBeGreaterThan(system.indexOf(SOUL))
+    expect(system.indexOf('Never use emoji.')).toBeGreaterThan(system.indexOf('Answer in French.'))
+    expect(lastSent().filter((m) => m.role === 'system')).toHaveLength(1)
+    const stored = storedContents().join('\n')
+    expect(stored).toContain('hello')
+    expect(stored).not.toContain('Answer in French.')
+  })
+
+  it('without any system text the persona alone is the system prompt', async () => {
+    await client.chat.completions.create({ model: 'hermes-agent', messages: [{ role: 'user', content: 'plain' }] })
+    expect(systemOf(lastSent())).toBe(SOUL)
+  })
+
+  it('Responses instructions (and system input items) reach the provider', async () => {
+    await client.responses.create({
+      model: 'hermes-agent',
+      instructions: 'Reply as a haiku.',
+      input: [
+        { role: 'system', content: 'Mention the tide.' },
+        { role: 'user', content: 'the sea' }
+      ]
+    })
+    const system = systemOf(lastSent())!
+    expect(system).toContain('Reply as a haiku.')
+    expect(system.indexOf('Mention the tide.')).toBeGreaterThan(system.indexOf('Reply as a haiku.'))
+  })
+
+  it('a continued session with new instructions rebuilds its agent and sends only the new text', async () => {
+    const first = await client.chat.completions
+      .create({
+        model: 'hermes-agent',
+        messages: [
+          { role: 'system', content: 'Be formal.' },
+          { role: 'user', content: 'one' }
+        ]
+      })
+      .withResponse()
+    const sid = first.response.headers.get('x-hermes-session-id')!
+    await client.chat.completions.create(
+      {
+        model: 'hermes-agent',
+        messages: [
+          { role: 'system', content: 'Be casual.' },
+          { role: 'user', content: 'two' }
+        ]
+      },
+      { headers: { 'X-Hermes-Session-Id': sid } }
+    )
+    const system = systemOf(lastSent())!
+    expect(system).toContain('Be casual.')
+    expect(system).not.toContain('Be formal.')
+    // Same session: the history came along.
+    expect(lastSent().map((m) => m.content)).toContain('one')
+  })
+
+  it('Runs instructions reach the provider', async () => {
+    const res = await fetch(`${server.url}/v1/runs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ input: 'status?', instructions: 'Use bullet points.' })
+    })
+    expect(res.status).toBe(202)
+    const { run_id } = (await res.json()) as { run_id: string }
+    for (let i = 0; i < 100; i++) {
+      const run = (await (
+        await fetch(`${server.url}/v1/runs/${run_id}`, { headers: { authorization: `Bearer ${KEY}` } })
+      ).json()) as { status: string }
+      if (run.status === 'completed') break
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    expect(systemOf(lastSent())).toContain('Use bullet points.')
+  })
+
+  it('refuses oversized system text with a 400 before any turn runs', async () => {
+    const before = provider.requests.length
+    const err = await client.chat.completions
+      .create({
+        model: 'hermes-agent',
+        messages: [
+          { role: 'system', content: 'x'.repeat(40_000) },
+          { role: 'user', content: 'hi' }
+        ]
+      })
+      .catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError)
+    expect((err as Error).message).toMatch(/at most 32000 characters/)
+    expect(provider.requests.length).toBe(before)
+  })
+})
