@@ -205,3 +205,23 @@ test.describe('axe with a selection active', () => {
       expect(await seriousViolations(page)).toEqual([])
     })
 })
+
+test('an untitled session is named by its first message in search results, not by its id', async ({ page, host }) => {
+  const shell = new AppShell(page)
+  const sessions = new SessionsPage(page)
+  const list = await api<SessionPage>(host.url, 'sessions.list', { profile: 'all', limit: 500 })
+  const untitled = list.items.find((s) => !s.title && s.preview && /\b[a-z]{6,}\b/i.test(s.preview))!
+  expect(untitled).toBeTruthy()
+  const word = untitled.preview!.match(/\b[a-z]{6,}\b/i)![0]
+  await shell.open(host.url)
+  await sessions.search(word)
+  const hit = page.locator(`[data-testid="search-hit"][data-session-id="${untitled.id}"]`).first()
+  await expect(hit).toBeVisible()
+  const name = hit.locator('.row-title')
+  // the first message (cut at a word when long) stands for the title
+  await expect(name).toContainText(untitled.preview!.replace(/\s+/g, ' ').trim().slice(0, 20))
+  await expect(name).not.toContainText(untitled.id)
+  await expect(page.locator(`[data-testid="search-group"][data-session-id="${untitled.id}"]`)).not.toContainText(
+    untitled.id
+  )
+})
