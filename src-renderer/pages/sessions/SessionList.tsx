@@ -99,6 +99,9 @@ export function SessionList() {
         e.preventDefault()
         clearSelection()
       } else if (e.key === ' ') {
+        // only from the list itself (a row, the list, or nothing focused): Space on a button still presses it
+        const t = e.target instanceof Element ? e.target : null
+        if (t && t !== document.body && !t.closest('[data-row-key], [data-testid="session-list"]')) return
         const focused =
           (e.target instanceof Element && e.target.closest<HTMLElement>('[data-row-key]')?.dataset.rowKey) || ''
         const key = focused || keys.current.order[keys.current.sel] || ''
