@@ -3,39 +3,19 @@
 // Space/Escape, selection surviving live re-sorts, axe with a selection active.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Page } from '@playwright/test'
 import type { SessionPage } from '@shared/contract'
 import { test, expect } from '../fixtures/host'
 import { api, appendExternally } from '../fixtures/external'
 import { seriousViolations } from '../fixtures/axe'
 import { AppShell } from '../page-models/app-shell'
 import { SessionsPage } from '../page-models/sessions-page'
+import { SessionSelection, splitKey as split } from '../page-models/session-selection'
 
-const check = (page: Page, key: string) => page.locator(`[data-row-key="${key}"] [data-testid="row-select"]`)
-const keyOf = async (sessions: SessionsPage, i: number) => {
-  const row = sessions.rows.nth(i)
-  return `${await row.getAttribute('data-profile')}/${await row.getAttribute('data-session-id')}`
-}
-const split = (key: string) => {
-  const [profile, ...rest] = key.split('/')
-  return { profile: profile!, sessionId: rest.join('/') }
-}
 const exists = (url: string, key: string) =>
   api(url, 'sessions.get', split(key)).then(
     () => true,
     () => false
   )
-
-/** Click row i's checkbox, then shift-click row j's: rows i..j selected. */
-async function selectRange(page: Page, sessions: SessionsPage, i: number, j: number): Promise<string[]> {
-  const keys: string[] = []
-  for (let k = i; k <= j; k++) keys.push(await keyOf(sessions, k))
-  await check(page, keys[0]!).click()
-  await check(page, keys.at(-1)!).click({ modifiers: ['Shift'] })
-  await expect(page.getByTestId('selection-count')).toHaveText(`${keys.length} selected`)
-  for (const k of keys) await expect(check(page, k)).toBeChecked()
-  return keys
-}
 
 test('click + shift-click selects 3 rows (named by their titles); archive removes them, unarchive brings them back', async ({
   page,
@@ -43,28 +23,29 @@ test('click + shift-click selects 3 rows (named by their titles); archive remove
 }) => {
   const shell = new AppShell(page)
   const sessions = new SessionsPage(page)
+  const sel = new SessionSelection(page, sessions)
   await shell.open(host.url)
   await expect(sessions.rows.nth(6)).toBeVisible()
   // each checkbox's accessible name is the session's name
   const title = await sessions.rows.nth(0).locator('.row-title').innerText()
   await expect(page.getByRole('checkbox', { name: title.replace(/^★\s*/, '').trim(), exact: true })).toHaveCount(1)
 
-  const keys = await selectRange(page, sessions, 1, 3)
-  await expect(check(page, await keyOf(sessions, 0))).not.toBeChecked()
-  await expect(check(page, await keyOf(sessions, 4))).not.toBeChecked()
+  const keys = await sel.selectRange(1, 3)
+  await expect(sel.box(await sel.keyOf(0))).not.toBeChecked()
+  await expect(sel.box(await sel.keyOf(4))).not.toBeChecked()
 
   // a live update re-sorts the list (another process writes to the 6th row): the selection follows the rows
-  const moved = split(await keyOf(sessions, 5))
+  const moved = split(await sel.keyOf(5))
   const db =
     moved.profile === 'default' ? join(host.root, 'state.db') : join(host.root, 'profiles', moved.profile, 'state.db')
   appendExternally(db, moved.sessionId, 'a late reply that moves this session to the top')
   await expect(sessions.rows.first()).toHaveAttribute('data-session-id', moved.sessionId)
   await expect(page.getByTestId('selection-count')).toHaveText('3 selected')
-  for (const k of keys) await expect(check(page, k)).toBeChecked()
+  for (const k of keys) await expect(sel.box(k)).toBeChecked()
 
   await page.getByTestId('bulk-archive').click()
   await expect(page.getByTestId('toast-info').last()).toHaveText(/Archived 3 sessions/)
-  for (const k of keys) await expect(page.locator(`[data-row-key="${k}"]`)).toHaveCount(0)
+  for (const k of keys) await expect(sel.shell(k)).toHaveCount(0)
   await expect(page.getByTestId('selection-bar')).toHaveCount(0)
   // each went to its own profile
   for (const k of keys)
@@ -73,13 +54,13 @@ test('click + shift-click selects 3 rows (named by their titles); archive remove
     )
 
   await sessions.filterArchived('only')
-  for (const k of keys) await check(page, k).click()
+  for (const k of keys) await sel.box(k).click()
   await expect(page.getByTestId('selection-count')).toHaveText('3 selected')
   await page.getByTestId('bulk-unarchive').click()
   await expect(page.getByTestId('toast-info').last()).toHaveText(/Unarchived 3 sessions/)
-  for (const k of keys) await expect(page.locator(`[data-row-key="${k}"]`)).toHaveCount(0)
+  for (const k of keys) await expect(sel.shell(k)).toHaveCount(0)
   await sessions.filterArchived('exclude')
-  for (const k of keys) await expect(page.locator(`[data-row-key="${k}"]`)).toBeVisible()
+  for (const k of keys) await expect(sel.shell(k)).toBeVisible()
 })
 
 test('bulk delete: one confirm naming the count, undo restores all; without undo they are gone after reload', async ({
@@ -89,20 +70,21 @@ test('bulk delete: one confirm naming the count, undo restores all; without undo
   test.setTimeout(90_000)
   const shell = new AppShell(page)
   const sessions = new SessionsPage(page)
+  const sel = new SessionSelection(page, sessions)
   await shell.open(host.url)
   await expect(sessions.rows.nth(5)).toBeVisible()
 
-  let keys = await selectRange(page, sessions, 0, 2)
+  let keys = await sel.selectRange(0, 2)
   await page.getByTestId('bulk-delete').click()
   await expect(page.getByTestId('bulk-delete-dialog')).toContainText('Delete 3 sessions?')
   await page.getByTestId('bulk-delete-confirm').click()
   await expect(page.getByTestId('undo-delete-bar')).toContainText('Deleted 3 sessions')
-  for (const k of keys) await expect(page.locator(`[data-row-key="${k}"]`)).toHaveCount(0)
+  for (const k of keys) await expect(sel.shell(k)).toHaveCount(0)
   await page.getByTestId('undo-delete').click()
-  for (const k of keys) await expect(page.locator(`[data-row-key="${k}"]`)).toBeVisible()
+  for (const k of keys) await expect(sel.shell(k)).toBeVisible()
   for (const k of keys) expect(await exists(host.url, k)).toBe(true)
 
-  keys = await selectRange(page, sessions, 1, 3)
+  keys = await sel.selectRange(1, 3)
   await page.getByTestId('bulk-delete').click()
   await page.getByTestId('bulk-delete-confirm').click()
   await expect(page.getByTestId('undo-delete-bar')).toBeVisible()
@@ -111,7 +93,7 @@ test('bulk delete: one confirm naming the count, undo restores all; without undo
   await expect(page.getByTestId('toast-info').last()).toHaveText(/Deleted 3 sessions/)
   await page.reload()
   await expect(sessions.rows.first()).toBeVisible()
-  for (const k of keys) await expect(page.locator(`[data-row-key="${k}"]`)).toHaveCount(0)
+  for (const k of keys) await expect(sel.shell(k)).toHaveCount(0)
   for (const k of keys) expect(await exists(host.url, k)).toBe(false)
 })
 
@@ -121,9 +103,10 @@ test('export selected downloads exactly those sessions; Export with no selection
 }, testInfo) => {
   const shell = new AppShell(page)
   const sessions = new SessionsPage(page)
+  const sel = new SessionSelection(page, sessions)
   await shell.open(host.url)
   await expect(sessions.rows.nth(4)).toBeVisible()
-  const keys = await selectRange(page, sessions, 0, 2)
+  const keys = await sel.selectRange(0, 2)
   await expect(page.getByTestId('list-export')).toHaveText('Export selected (3)')
   const [dl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('bulk-export').click()])
   const saved = testInfo.outputPath('selected.jsonl')
@@ -158,22 +141,23 @@ test('export selected downloads exactly those sessions; Export with no selection
 test('Space toggles the focused row, Escape clears, a profile switch clears the selection', async ({ page, host }) => {
   const shell = new AppShell(page)
   const sessions = new SessionsPage(page)
+  const sel = new SessionSelection(page, sessions)
   await shell.open(host.url)
   await expect(sessions.rows.nth(2)).toBeVisible()
-  const k0 = await keyOf(sessions, 0)
-  const k1 = await keyOf(sessions, 1)
+  const k0 = await sel.keyOf(0)
+  const k1 = await sel.keyOf(1)
   await page.locator('body').press('j') // cursor on the first row
   await expect(sessions.rows.first()).toHaveAttribute('aria-current', 'true')
   await page.keyboard.press(' ')
-  await expect(check(page, k0)).toBeChecked()
+  await expect(sel.box(k0)).toBeChecked()
   await page.keyboard.press('j')
   await page.keyboard.press(' ')
-  await expect(check(page, k1)).toBeChecked()
+  await expect(sel.box(k1)).toBeChecked()
   await expect(page.getByTestId('selection-count')).toHaveText('2 selected')
   await page.keyboard.press(' ')
-  await expect(check(page, k1)).not.toBeChecked()
+  await expect(sel.box(k1)).not.toBeChecked()
   await page.keyboard.press('Escape')
-  await expect(check(page, k0)).not.toBeChecked()
+  await expect(sel.box(k0)).not.toBeChecked()
   await expect(page.getByTestId('selection-bar')).toHaveCount(0)
 
   await page.getByTestId('select-all').check()
@@ -194,10 +178,11 @@ test.describe('axe with a selection active', () => {
       await page.addInitScript((t) => localStorage.setItem('caduceus.theme', t), theme)
       const shell = new AppShell(page)
       const sessions = new SessionsPage(page)
+      const sel = new SessionSelection(page, sessions)
       await shell.open(host.url)
       await expect(page.locator('html')).toHaveAttribute('data-theme', theme)
       await expect(sessions.rows.nth(4)).toBeVisible()
-      await selectRange(page, sessions, 0, 2)
+      await sel.selectRange(0, 2)
       await expect(page.locator('[aria-busy="true"]')).toHaveCount(0)
       expect(await seriousViolations(page)).toEqual([])
       await page.getByTestId('bulk-delete').click()
