@@ -15,6 +15,7 @@ import './styles/layout.css'
 import './styles/components.css'
 import './styles/pages.css'
 import './styles/markdown.css'
+import './styles/selection.css'
 
 useApp.setState({ theme: loadThemeChoice(), scope: rememberedScope() })
 openTranscriptsEarly()

@@ -38,6 +38,7 @@ import {
   TombstoneResult
 } from './delegation'
 import { sessionsAdminRequests } from './sessions-admin'
+import { sessionsBulkRequests } from './sessions-bulk'
 import { channelRequests } from './channels'
 import {
   MemoryEntries,
@@ -117,6 +118,7 @@ export const requests = {
   /** Per-provider health. */
   'memory.health': { input: z.object({ profile: ProfileScope.default('all') }), output: MemoryHealth },
   ...sessionsAdminRequests,
+  ...sessionsBulkRequests,
   ...channelRequests,
   ...memoryProviderRequests
 } as const satisfies Record<string, { input: z.ZodType; output: z.ZodType }>

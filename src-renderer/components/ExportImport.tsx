@@ -6,7 +6,9 @@ import { useRef, useState } from 'react'
 import type { SessionImportResult } from '@shared/contract'
 import { getApi } from '../api'
 import { reportError } from '../stores/toasts'
-import { reloadSessions } from '../stores/sessions'
+import { reloadSessions, useSessions } from '../stores/sessions'
+import { exportRows } from '../stores/bulk-actions'
+import { useSelectedRows } from '../stores/selection'
 import { download } from '../lib/download'
 
 async function exportAndDownload(input: {
@@ -44,7 +46,39 @@ export function ExportSessionButton({ profile, sessionId }: { profile: string; s
   )
 }
 
-/** Sessions page toolbar: export the list in scope, import a file into it. */
+/**
+ * Sessions page toolbar export: the selection when there is one, else exactly the rows the filters show (every
+ * page of them, not only the loaded ones) — the label says which.
+ */
+function ListExportButton() {
+  const selected = useSelectedRows()
+  const shown = useSessions((s) => s.order.length)
+  const more = useSessions((s) => s.nextCursor != null)
+  const [busy, setBusy] = useState(false)
+  const label = selected.length ? `Export selected (${selected.length})` : `Export shown (${shown}${more ? '+' : ''})`
+  return (
+    <button
+      className="small"
+      data-testid="list-export"
+      data-export={selected.length ? 'selected' : 'shown'}
+      disabled={busy || (!selected.length && !shown)}
+      title={
+        selected.length
+          ? 'Export the selected sessions as JSONL'
+          : 'Export every session the current scope and filters show as JSONL'
+      }
+      onClick={async () => {
+        setBusy(true)
+        await exportRows(selected.length ? selected : undefined)
+        setBusy(false)
+      }}
+    >
+      {label}
+    </button>
+  )
+}
+
+/** Sessions page toolbar: export what is shown or selected, import a file into the profile in scope. */
 export function ExportImportBar({ scope }: { scope: string }) {
   const profile = scope === 'all' ? 'default' : scope
   const input = useRef<HTMLInputElement>(null)
@@ -67,14 +101,7 @@ export function ExportImportBar({ scope }: { scope: string }) {
   }
   return (
     <div className="export-import" data-testid="export-import">
-      <button
-        className="small"
-        data-testid="list-export"
-        title={`Export ${profile}'s sessions as JSONL`}
-        onClick={() => void exportAndDownload({ profile, format: 'jsonl' })}
-      >
-        Export
-      </button>
+      <ListExportButton />
       <button
         className="small"
         data-testid="list-import"

@@ -1,13 +1,33 @@
 import { sessionHref } from '../app/routes'
 import { shortId } from '../lib/format'
-import { useSessionTitle } from '../stores/session-titles'
+import { sessionLabel } from '../lib/session-label'
+import { useSessionLabel } from '../stores/session-titles'
 
-/** A link to a session by its name (title or first words), the id only as a tooltip and while the name loads. */
+/** A link to a session by its name (`sessionLabel`), the id only as a tooltip and while the name loads. */
 export function SessionName({ profile, id, testId }: { profile: string; id: string; testId?: string }) {
-  const title = useSessionTitle(profile, id)
+  const label = useSessionLabel(profile, id)
   return (
-    <a href={sessionHref(profile, id)} className={title ? 'session-name' : 'mono'} title={id} data-testid={testId}>
-      {title ?? shortId(id, 12)}
+    <a href={sessionHref(profile, id)} className={label ? 'session-name' : 'mono'} title={id} data-testid={testId}>
+      {label ?? shortId(id, 12)}
     </a>
   )
+}
+
+/**
+ * A session's name as text where a row already carries its title (search results): untitled ones are looked up
+ * and named by `sessionLabel`, "Untitled session · <when>" until then — never the raw id.
+ */
+export function SessionLabel({
+  profile,
+  id,
+  title,
+  at
+}: {
+  profile: string
+  id: string
+  title: string | null
+  at?: number
+}) {
+  const looked = useSessionLabel(profile, title ? null : id)
+  return <>{title || looked || sessionLabel({ at })}</>
 }

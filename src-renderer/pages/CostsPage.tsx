@@ -3,13 +3,14 @@ import { useShallow } from 'zustand/react/shallow'
 import type { Money } from '@shared/contract'
 import { sessionHref } from '../app/routes'
 import { MoneyText } from '../components/MoneyText'
-import { formatCount, moneyStatusLabel, shortId } from '../lib/format'
+import { formatCount, moneyStatusLabel } from '../lib/format'
 import { useApp } from '../stores/app'
 import { DAY_CHOICES, loadCosts, setCostDay, setCostDays, toMicros, useCosts } from '../stores/costs'
 import { CostChart, shortDay } from './costs/CostChart'
 import { TokensByDay } from './costs/TokensByDay'
 import { useCostsUrlState } from './costs/cost-url'
 import { costsCsv, costsJson } from './costs/cost-export'
+import { SessionLabel } from '../components/SessionName'
 import { download } from '../lib/download'
 
 /** Exact sum of dollar amounts: integer micro-dollars added, then converted once. */
@@ -279,12 +280,8 @@ export function CostsPage() {
                       data-session-id={s.sessionId}
                     >
                       <td className="top-session">
-                        <a
-                          href={sessionHref(s.profile, s.sessionId)}
-                          className={s.title ? undefined : 'mono'}
-                          title={s.title ?? s.sessionId}
-                        >
-                          {s.title || shortId(s.sessionId, 16)}
+                        <a href={sessionHref(s.profile, s.sessionId)} title={s.sessionId}>
+                          <SessionLabel profile={s.profile} id={s.sessionId} title={s.title} />
                         </a>
                         {scope === 'all' && <span className="muted small"> · {s.profile}</span>}
                       </td>

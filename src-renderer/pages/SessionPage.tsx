@@ -17,6 +17,7 @@ import { TitleEditor } from './session/TitleEditor'
 import { DeleteButton } from './session/DeleteButton'
 import { useConnection } from '../stores/connection'
 import { getApi } from '../api'
+import { sessionLabel } from '../lib/session-label'
 import { reportError } from '../stores/toasts'
 
 interface Props {
@@ -45,7 +46,9 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
   // Narrow windows fold the side panel into a drawer; the button only shows there (CSS).
   const [sideOpen, setSideOpen] = useState(false)
   const summary = detail?.summary
-  const title = summary?.title || summary?.preview || sessionId
+  const title = summary
+    ? sessionLabel({ title: summary.title, preview: summary.preview, at: summary.lastActiveAt })
+    : sessionId
   const headCost = cost?.inclusive ?? summary?.cost
   const rename = async (t: string | null) => {
     try {

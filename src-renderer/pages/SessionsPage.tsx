@@ -7,6 +7,7 @@ import { SearchResults } from './sessions/SearchResults'
 import { ExportImportBar } from '../components/ExportImport'
 import { SessionFilters } from './sessions/SessionFilters'
 import { SessionList } from './sessions/SessionList'
+import { SelectionBar } from './sessions/SelectionBar'
 
 export function SessionsPage() {
   const scope = useApp((s) => s.scope)
@@ -56,6 +57,7 @@ export function SessionsPage() {
         {!searching && <SessionFilters />}
         {!searching && <ExportImportBar scope={scope} />}
       </div>
+      {!searching && <SelectionBar />}
       {searching ? <SearchResults /> : <SessionList />}
     </div>
   )

@@ -1,21 +1,22 @@
 import { create } from 'zustand'
 import { getApi } from '../api'
+import { bulkSummary } from '../lib/bulk-summary'
+import { sendBulk } from './bulk-actions'
 import { reloadSessions, sessionKey, useSessions } from './sessions'
-import { reportError } from './toasts'
+import { pushToast, reportError } from './toasts'
 import { forgetTranscript } from './transcript'
 
 /** How long "Undo" is offered before the delete is sent: the delete itself cannot be undone. */
 export const UNDO_MS = 8000
 
-const callDelete = (profile: string, sessionId: string) => {
-  forgetTranscript(profile, sessionId)
-  return getApi().call('sessions.delete', { profile, sessionId })
-}
-
-interface Pending {
+interface Ref {
   profile: string
   sessionId: string
-  title: string
+}
+interface Pending {
+  items: Ref[]
+  /** What the undo bar names: `“Title”` or `5 sessions`. */
+  label: string
   at: number
 }
 export const usePendingDelete = create<{ pending: Pending | null }>()(() => ({ pending: null }))
@@ -24,31 +25,46 @@ let timer: ReturnType<typeof setTimeout> | null = null
 async function commit(p: Pending): Promise<void> {
   timer = null
   usePendingDelete.setState({ pending: null })
-  try {
-    await callDelete(p.profile, p.sessionId)
-  } catch (err) {
-    reportError(err, 'Deleting session')
-    void reloadSessions()
+  // a kept transcript of a deleted session must not paint again from the cache
+  for (const r of p.items) forgetTranscript(r.profile, r.sessionId)
+  if (p.items.length === 1) {
+    const [{ profile, sessionId }] = p.items as [Ref]
+    try {
+      await getApi().call('sessions.delete', { profile, sessionId })
+    } catch (err) {
+      reportError(err, 'Deleting session')
+      void reloadSessions()
+    }
+    return
   }
+  // a batch: each session succeeds or fails on its own; failures come back into the list
+  const results = await sendBulk('delete', p.items)
+  const { kind, message } = bulkSummary('delete', results)
+  pushToast(kind, message)
+  if (kind === 'error') void reloadSessions()
 }
 
-/** Hide the row now, delete after the undo window (a second delete first commits the earlier one). */
-export function deleteWithUndo(profile: string, sessionId: string, title: string): void {
+/** Hide the rows now, delete after the undo window (a second delete first commits the earlier one). */
+export function deleteManyWithUndo(items: Ref[], label: string): void {
+  if (!items.length) return
   const prev = usePendingDelete.getState().pending
   if (prev && timer) {
     clearTimeout(timer)
     void commit(prev)
   }
-  const p = { profile, sessionId, title, at: Date.now() }
+  const p = { items, label, at: Date.now() }
   usePendingDelete.setState({ pending: p })
-  const k = sessionKey(profile, sessionId)
+  const keys = new Set(items.map((r) => sessionKey(r.profile, r.sessionId)))
   useSessions.setState((s) => {
-    if (!s.byKey[k]) return s
     const byKey = { ...s.byKey }
-    delete byKey[k]
-    return { byKey, order: s.order.filter((x) => x !== k) }
+    for (const k of keys) delete byKey[k]
+    return { byKey, order: s.order.filter((x) => !keys.has(x)) }
   })
   timer = setTimeout(() => void commit(p), UNDO_MS)
+}
+
+export function deleteWithUndo(profile: string, sessionId: string, title: string): void {
+  deleteManyWithUndo([{ profile, sessionId }], `“${title}”`)
 }
 
 export function undoDelete(): void {

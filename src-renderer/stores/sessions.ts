@@ -102,7 +102,8 @@ export function resetSessions(): void {
   useSessions.setState(initial(), true)
 }
 
-function query(cursor: string | null, limit = PAGE_SIZE): SessionQuery {
+/** The list request for the current scope and filters (also what "Export shown" exports). */
+export function query(cursor: string | null, limit = PAGE_SIZE): SessionQuery {
   const f = useSessions.getState().filters
   return {
     profile: useApp.getState().scope,

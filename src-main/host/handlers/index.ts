@@ -8,6 +8,7 @@ import { memoryHandlers } from './memory'
 import { memoryProviderHandlers } from './memory-providers'
 import { sessionHandlers } from './sessions'
 import { sessionAdminHandlers } from './sessions-admin'
+import { sessionBulkHandlers } from './sessions-bulk'
 import { priceHandlers } from './prices'
 import { channelHandlers } from './channels'
 import type { ChannelsService } from '../channels-service'
@@ -18,6 +19,7 @@ export function buildHandlers(s: Services, rt: Runtime, version: string, channel
     ...appHandlers(s, version),
     ...sessionHandlers(s),
     ...sessionAdminHandlers(s),
+    ...sessionBulkHandlers(s),
     ...agentHandlers(s, rt.gateway, rt.vault),
     ...delegationHandlers(s, rt.delegation),
     ...memoryHandlers(s, rt.memory),

@@ -1,5 +1,6 @@
 /** What the command palette offers and how it ranks: pages, then actions, then sessions by title. */
 import type { SessionSummary } from '@shared/contract'
+import { sessionLabel } from '../../lib/session-label'
 import { NAV, sessionHref, type Route } from '../routes'
 
 export interface Command {
@@ -101,7 +102,7 @@ export function buildCommands(ctx: CommandContext, query: string): Command[] {
       run: () => ctx.searchMessages(q)
     })
   for (const s of ctx.sessions) {
-    const label = s.title || s.preview || s.id
+    const label = sessionLabel({ title: s.title, preview: s.preview, at: s.lastActiveAt })
     out.push({
       id: `session:${s.profile}/${s.id}`,
       group: 'Sessions',

@@ -1,11 +1,10 @@
 import { useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { MemoryEventKind } from '@shared/contract'
-import { sessionHref } from '../../app/routes'
 import { RelTime } from '../../components/RelTime'
 import { useDebouncedEffect } from '../../lib/use-debounced'
 import { loadOlderMemoryEvents, setMemoryFilters, useMemory } from '../../stores/memory'
-import { shortId } from '../../lib/format'
+import { SessionName } from '../../components/SessionName'
 
 const KINDS = MemoryEventKind.options
 
@@ -112,13 +111,9 @@ export function MemoryFeed() {
                   {e.latencyMs != null ? `${Math.round(e.latencyMs)}ms` : ''}
                 </span>
                 {e.sessionId ? (
-                  <a
-                    className="mono small"
-                    href={sessionHref(e.profile, e.sessionId)}
-                    data-testid="memory-event-session"
-                  >
-                    {shortId(e.sessionId, 15)}
-                  </a>
+                  <span className="small">
+                    <SessionName profile={e.profile} id={e.sessionId} testId="memory-event-session" />
+                  </span>
                 ) : (
                   <span />
                 )}

@@ -1,6 +1,6 @@
 import type { SessionCost } from '@shared/contract'
-import { sessionHref } from '../../app/routes'
 import { MoneyText } from '../../components/MoneyText'
+import { SessionName } from '../../components/SessionName'
 import { childStatusLabel, formatCount, shortId } from '../../lib/format'
 
 /** costs.session: per delegated child, per parent turn, per model. */
@@ -50,9 +50,7 @@ export function CostBreakdown({ cost, onHide }: { cost: SessionCost; onHide?: ()
             {cost.children.map((c) => (
               <tr key={`${c.childSessionId}/${c.parentTurnId}`}>
                 <td>
-                  <a href={sessionHref(cost.profile, c.childSessionId)} className="mono" title={c.childSessionId}>
-                    {shortId(c.childSessionId, 12)}
-                  </a>
+                  <SessionName profile={cost.profile} id={c.childSessionId} />
                 </td>
                 <td title={`${c.apiCalls} API call${c.apiCalls === 1 ? '' : 's'}`}>{childStatusLabel(c.status)}</td>
                 <td className="num">

@@ -1,8 +1,9 @@
 import type { SessionDetail, SessionRef } from '@shared/contract'
 import { sessionHref } from '../../app/routes'
-import { shortId } from '../../lib/format'
+import { sessionLabel } from '../../lib/session-label'
 
-const label = (r: SessionRef) => r.title || shortId(r.id, 12)
+// a segment without a title of its own is named like any untitled session (never by its id)
+const label = (r: SessionRef) => sessionLabel({ title: r.title, at: r.startedAt })
 
 /** Breadcrumb: parent › compression chain (root first) › this; branches and delegate children beside it. */
 export function Lineage({ profile, detail }: { profile: string; detail: SessionDetail }) {
@@ -45,7 +46,13 @@ export function Lineage({ profile, detail }: { profile: string; detail: SessionD
           </span>
         ))
       ) : (
-        <strong data-testid="lineage-self">{detail.summary.title || shortId(self, 16)}</strong>
+        <strong data-testid="lineage-self">
+          {sessionLabel({
+            title: detail.summary.title,
+            preview: detail.summary.preview,
+            at: detail.summary.lastActiveAt
+          })}
+        </strong>
       )}
       {branches.length > 0 && (
         <span className="lineage-group">

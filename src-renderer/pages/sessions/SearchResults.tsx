@@ -6,6 +6,7 @@ import { sessionHref } from '../../app/routes'
 import { Badge } from '../../components/Badge'
 import { RelTime } from '../../components/RelTime'
 import { Snippet } from '../../components/Snippet'
+import { SessionLabel } from '../../components/SessionName'
 import { useListKeys } from '../../lib/use-list-keys'
 import { useApp } from '../../stores/app'
 import { useSessions } from '../../stores/sessions'
@@ -90,7 +91,8 @@ export function SearchResults() {
             data-testid="search-group"
             data-session-id={group.sessionId}
           >
-            {group.title || group.sessionId} · {mine.length} match{mine.length === 1 ? '' : 'es'}
+            <SessionLabel profile={group.profile} id={group.sessionId} title={group.title} at={mine[0]?.timestamp} /> ·{' '}
+            {mine.length} match{mine.length === 1 ? '' : 'es'}
             {group.titleMatch ? ' · title' : ''}
           </li>,
           ...mine.map((h) => {
@@ -107,8 +109,8 @@ export function SearchResults() {
                   aria-current={i === cursor || undefined}
                 >
                   <div className="hit-head">
-                    <span className={`row-title${h.sessionTitle ? '' : ' untitled mono'}`}>
-                      {h.sessionTitle || h.sessionId}
+                    <span className={`row-title${h.sessionTitle ? '' : ' untitled'}`} title={h.sessionId}>
+                      <SessionLabel profile={h.profile} id={h.sessionId} title={h.sessionTitle} at={h.timestamp} />
                     </span>
                     {showProfile && <Badge tone="accent">{h.profile}</Badge>}
                     <Badge>{h.role}</Badge>
@@ -134,7 +136,9 @@ export function SearchResults() {
               data-session-id={g.sessionId}
             >
               <div className="hit-head">
-                <span className="row-title">{g.title || g.sessionId}</span>
+                <span className="row-title">
+                  <SessionLabel profile={g.profile} id={g.sessionId} title={g.title} />
+                </span>
                 {showProfile && <Badge tone="accent">{g.profile}</Badge>}
                 <Badge>title</Badge>
               </div>

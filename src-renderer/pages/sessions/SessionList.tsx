@@ -3,7 +3,9 @@ import { useVirtualizer } from '@tanstack/react-virtual'
 import { useShallow } from 'zustand/react/shallow'
 import { navigate } from '../../app/router'
 import { sessionHref } from '../../app/routes'
-import { useListKeys } from '../../lib/use-list-keys'
+import { isTyping, useListKeys } from '../../lib/use-list-keys'
+import { dialogOpen } from '../../components/Dialog'
+import { clearSelection, clickSelect, toggleAllShown, useSelection } from '../../stores/selection'
 import { useApp } from '../../stores/app'
 import { loadMoreSessions, resetSessionFilters, useSessions } from '../../stores/sessions'
 import { SessionRow } from './SessionRow'
@@ -34,6 +36,7 @@ export function SessionList() {
       s.filters.to != null ||
       s.filters.idPrefix.trim() !== ''
   )
+  const checked = useSelection((s) => s.keys)
   const parent = useRef<HTMLDivElement>(null)
   // the cursor follows a row (by key), not a position, so live inserts above don't move it to another session
   const [selKey, setSelKey] = useState(() => (rememberedCursor.scope === scope ? rememberedCursor.key : ''))
@@ -85,6 +88,32 @@ export function SessionList() {
     }
   })
 
+  // Space toggles the focused row's selection (the row holding focus, else the keyboard cursor's row);
+  // Escape clears the selection. Both stay out of text fields and dialogs.
+  const keys = useRef({ order, sel })
+  keys.current = { order, sel }
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.defaultPrevented || e.metaKey || e.ctrlKey || e.altKey || isTyping(e.target) || dialogOpen()) return
+      if (e.key === 'Escape' && useSelection.getState().keys.size) {
+        e.preventDefault()
+        clearSelection()
+      } else if (e.key === ' ') {
+        // only from the list itself (a row, the list, or nothing focused): Space on a button still presses it
+        const t = e.target instanceof Element ? e.target : null
+        if (t && t !== document.body && !t.closest('[data-row-key], [data-testid="session-list"]')) return
+        const focused =
+          (e.target instanceof Element && e.target.closest<HTMLElement>('[data-row-key]')?.dataset.rowKey) || ''
+        const key = focused || keys.current.order[keys.current.sel] || ''
+        if (!key) return
+        e.preventDefault()
+        clickSelect(key, e.shiftKey)
+      }
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [])
+
   if (error && !order.length)
     return (
       <div className="empty" role="alert" data-testid="sessions-error">
@@ -111,12 +140,17 @@ export function SessionList() {
   }
   return (
     <div className="list-wrap">
-      <div className="list-head" aria-hidden>
-        <span>Session</span>
-        <span>Model</span>
-        <span className="num">Msgs</span>
-        <span>Active</span>
-        <span className="num">Cost</span>
+      <div className="list-head-shell">
+        <label className="row-check">
+          <SelectAll order={order} checked={checked} />
+        </label>
+        <div className="list-head" aria-hidden>
+          <span>Session</span>
+          <span>Model</span>
+          <span className="num">Msgs</span>
+          <span>Active</span>
+          <span className="num">Cost</span>
+        </div>
       </div>
       <div
         ref={parent}
@@ -146,7 +180,13 @@ export function SessionList() {
                 }}
                 role="listitem"
               >
-                <SessionRow s={s} selected={sel === it.index} showProfile={showProfile} />
+                <SessionRow
+                  s={s}
+                  selected={sel === it.index}
+                  checked={checked.has(order[it.index]!)}
+                  onCheck={clickSelect}
+                  showProfile={showProfile}
+                />
               </div>
             )
           })}
@@ -154,5 +194,24 @@ export function SessionList() {
         {(loading || loadingMore) && <div className="list-foot muted">Loading…</div>}
       </div>
     </div>
+  )
+}
+
+/** "Select all shown": checked when every shown row is, mixed when some are. */
+function SelectAll({ order, checked }: { order: string[]; checked: ReadonlySet<string> }) {
+  const box = useRef<HTMLInputElement>(null)
+  const n = order.filter((k) => checked.has(k)).length
+  useEffect(() => {
+    if (box.current) box.current.indeterminate = n > 0 && n < order.length
+  }, [n, order.length])
+  return (
+    <input
+      ref={box}
+      type="checkbox"
+      aria-label="Select all shown"
+      data-testid="select-all"
+      checked={order.length > 0 && n === order.length}
+      onChange={toggleAllShown}
+    />
   )
 }

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest'
+import { sessionLabel, truncate } from './session-label'
+
+const now = 1_700_000_000_000
+
+describe('sessionLabel: one fallback for untitled sessions', () => {
+  it('prefers the title, then the first message, then "Untitled session · <when>"', () => {
+    expect(sessionLabel({ title: '  Deploy plan ', preview: 'ignored' }, now)).toBe('Deploy plan')
+    expect(sessionLabel({ title: null, preview: 'how do I\n  roll back\tthe deploy?' }, now)).toBe(
+      'how do I roll back the deploy?'
+    )
+    expect(sessionLabel({ title: '', preview: '   ', at: now / 1000 - 3 * 86400 }, now)).toBe(
+      'Untitled session · 3d ago'
+    )
+    expect(sessionLabel({}, now)).toBe('Untitled session')
+  })
+
+  it('cuts a long first message at a word with an ellipsis', () => {
+    const long = 'please summarise the incident report from last night and list every follow-up action'
+    const label = sessionLabel({ preview: long }, now)
+    expect(label.endsWith('…')).toBe(true)
+    expect([...label].length).toBeLessThanOrEqual(60)
+    expect(long.startsWith(label.slice(0, -1))).toBe(true)
+    expect(label.slice(0, -1).endsWith(' ')).toBe(false)
+  })
+
+  it('never splits a surrogate pair and hard-cuts a single long word', () => {
+    expect(truncate('🦩'.repeat(70), 60)).toBe('🦩'.repeat(59) + '…')
+    expect(truncate('x'.repeat(80), 10)).toBe('xxxxxxxxx…')
+    expect(truncate('short', 10)).toBe('short')
+  })
+})

@@ -1,0 +1,138 @@
+import { useState } from 'react'
+import { Dialog } from '../../components/Dialog'
+import { exportRows, runBulk } from '../../stores/bulk-actions'
+import { deleteManyWithUndo, UNDO_MS } from '../../stores/pending-delete'
+import { clearSelection, useSelectedRows } from '../../stores/selection'
+
+const plural = (n: number) => `${n} session${n === 1 ? '' : 's'}`
+
+/** Count and actions for the selected rows; each action goes to every row's own profile. */
+export function SelectionBar() {
+  const rows = useSelectedRows()
+  const [busy, setBusy] = useState(false)
+  const [confirm, setConfirm] = useState(false)
+  if (!rows.length) return null
+  const run = async (fn: () => Promise<void>) => {
+    setBusy(true)
+    try {
+      await fn()
+    } finally {
+      setBusy(false)
+    }
+  }
+  const anyArchived = rows.some((r) => r.archived)
+  const anyActive = rows.some((r) => !r.archived)
+  const anyPinned = rows.some((r) => r.pinned)
+  const anyUnpinned = rows.some((r) => !r.pinned)
+  const profiles = [...new Set(rows.map((r) => r.profile))]
+  return (
+    <div className="selection-bar" role="region" aria-label="Selection" data-testid="selection-bar">
+      <span className="selection-count" role="status" data-testid="selection-count">
+        {rows.length} selected
+      </span>
+      {anyActive && (
+        <button
+          className="small"
+          disabled={busy}
+          data-testid="bulk-archive"
+          onClick={() => void run(() => runBulk('archive', rows))}
+        >
+          Archive
+        </button>
+      )}
+      {anyArchived && (
+        <button
+          className="small"
+          disabled={busy}
+          data-testid="bulk-unarchive"
+          onClick={() => void run(() => runBulk('unarchive', rows))}
+        >
+          Unarchive
+        </button>
+      )}
+      {anyUnpinned && (
+        <button
+          className="small"
+          disabled={busy}
+          data-testid="bulk-pin"
+          onClick={() => void run(() => runBulk('pin', rows))}
+        >
+          Pin
+        </button>
+      )}
+      {anyPinned && (
+        <button
+          className="small"
+          disabled={busy}
+          data-testid="bulk-unpin"
+          onClick={() => void run(() => runBulk('unpin', rows))}
+        >
+          Unpin
+        </button>
+      )}
+      <button
+        className="small"
+        disabled={busy}
+        data-testid="bulk-export"
+        onClick={() => void run(() => exportRows(rows))}
+      >
+        Export selected
+      </button>
+      <button className="small danger" disabled={busy} data-testid="bulk-delete" onClick={() => setConfirm(true)}>
+        Delete…
+      </button>
+      <button
+        className="small link"
+        data-testid="selection-clear"
+        onClick={clearSelection}
+        title="Clear the selection (Esc)"
+      >
+        Clear
+      </button>
+      {confirm && (
+        <Dialog
+          title={`Delete ${plural(rows.length)}?`}
+          danger
+          onClose={() => setConfirm(false)}
+          testId="bulk-delete-dialog"
+          footer={
+            <>
+              <button data-dialog-cancel onClick={() => setConfirm(false)}>
+                Cancel
+              </button>
+              <button
+                className="primary danger"
+                data-testid="bulk-delete-confirm"
+                onClick={() => {
+                  setConfirm(false)
+                  deleteManyWithUndo(
+                    rows.map((r) => ({ profile: r.profile, sessionId: r.id })),
+                    rows.length === 1 ? '1 session' : plural(rows.length)
+                  )
+                  clearSelection()
+                }}
+              >
+                Delete {plural(rows.length)}
+              </button>
+            </>
+          }
+        >
+          <p>
+            {plural(rows.length)} and their messages will be removed from{' '}
+            {profiles.length === 1 ? (
+              <>
+                <strong>{profiles[0]}</strong>’s state.db
+              </>
+            ) : (
+              <>
+                the state.db of {profiles.length} profiles ({profiles.join(', ')})
+              </>
+            )}
+            . Delegated children and branches stay, detached.
+          </p>
+          <p className="muted small">You can undo for {UNDO_MS / 1000} seconds.</p>
+        </Dialog>
+      )}
+    </div>
+  )
+}

@@ -1,0 +1,157 @@
+// Bulk actions and set export through the contract requests (`sessions.bulk`, `sessions.exportSet`) on real
+// state.db files in two profiles: each session gets its own result, one failure never hides the others.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createHost, type Host } from '../src-main/host'
+import { createLogger } from '../src-main/host/log'
+import { SessionStore } from '../src-main/store'
+
+let home: string
+let host: Host
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'cad-bulk-'))
+  mkdirSync(join(home, 'profiles', 'work'), { recursive: true })
+  for (const [dir, ids] of [
+    [home, ['d1', 'd2', 'd3']],
+    [join(home, 'profiles', 'work'), ['w1', 'w2']]
+  ] as const) {
+    const s = new SessionStore(join(dir, 'state.db'))
+    for (const id of ids) {
+      await s.createSession(id, id === 'd3' ? 'telegram' : 'cli', { title: `Title ${id}` })
+      await s.appendMessage(id, { role: 'user', content: `hello from ${id}` })
+    }
+    s.close()
+  }
+  host = await createHost({ home, headless: true, live: false, validateOutput: true, log: createLogger() })
+}, 60_000)
+afterAll(async () => {
+  await host?.close()
+  rmSync(home, { recursive: true, force: true })
+})
+
+const call = async <T>(name: string, input: unknown): Promise<T> => {
+  const r = (await host.dispatcher.invoke(name as never, input as never)) as {
+    ok: boolean
+    output?: T
+    error?: unknown
+  }
+  if (!r.ok) throw Object.assign(new Error('call failed'), { error: r.error })
+  return r.output as T
+}
+type Results = {
+  results: Array<{
+    profile: string
+    sessionId: string
+    ok: boolean
+    error?: string
+    summary?: { archived: boolean; pinned: boolean }
+  }>
+}
+
+describe('sessions.bulk', () => {
+  it('archives across profiles, each in its own profile, and reports a missing one without stopping', async () => {
+    const out = await call<Results>('sessions.bulk', {
+      action: 'archive',
+      sessions: [
+        { profile: 'default', sessionId: 'd1' },
+        { profile: 'work', sessionId: 'w1' },
+        { profile: 'work', sessionId: 'nope' },
+        { profile: 'ghost', sessionId: 'x' }
+      ]
+    })
+    expect(out.results.map((r) => [r.sessionId, r.ok])).toEqual([
+      ['d1', true],
+      ['w1', true],
+      ['nope', false],
+      ['x', false]
+    ])
+    expect(out.results[0]!.summary).toMatchObject({ archived: true })
+    expect(out.results[2]!.error).toMatch(/No session 'nope' in profile 'work'/)
+    expect(out.results[3]!.error).toMatch(/Unknown profile: ghost/)
+    expect(host.stores.get('work').summary('w1')).toMatchObject({ archived: true })
+    expect(host.stores.get('default').summary('w1')).toBeNull()
+    await call('sessions.bulk', { action: 'unarchive', sessions: [{ profile: 'work', sessionId: 'w1' }] })
+    expect(host.stores.get('work').summary('w1')).toMatchObject({ archived: false })
+  })
+
+  it('pins and deletes; a second delete of the same session fails for that session only', async () => {
+    await call('sessions.bulk', { action: 'pin', sessions: [{ profile: 'default', sessionId: 'd2' }] })
+    expect(host.stores.get('default').summary('d2')).toMatchObject({ pinned: true })
+    const del = await call<Results>('sessions.bulk', {
+      action: 'delete',
+      sessions: [
+        { profile: 'default', sessionId: 'd2' },
+        { profile: 'work', sessionId: 'w2' }
+      ]
+    })
+    expect(del.results.every((r) => r.ok)).toBe(true)
+    expect(host.stores.get('default').getSession('d2')).toBeNull()
+    const again = await call<Results>('sessions.bulk', {
+      action: 'delete',
+      sessions: [
+        { profile: 'default', sessionId: 'd2' },
+        { profile: 'default', sessionId: 'd3' }
+      ]
+    })
+    expect(again.results.map((r) => r.ok)).toEqual([false, true])
+  })
+
+  it('refuses an empty, repeated, oversized or unknown-action batch at the boundary', async () => {
+    const bad = async (input: unknown) =>
+      (await host.dispatcher.invoke('sessions.bulk' as never, input as never)) as { ok: boolean }
+    expect((await bad({ action: 'archive', sessions: [] })).ok).toBe(false)
+    expect((await bad({ action: 'explode', sessions: [{ profile: 'default', sessionId: 'd1' }] })).ok).toBe(false)
+    const one = { profile: 'default', sessionId: 'd1' }
+    expect((await bad({ action: 'archive', sessions: [one, one] })).ok).toBe(false)
+    const many = Array.from({ length: 501 }, (_, i) => ({ profile: 'default', sessionId: `s${i}` }))
+    expect((await bad({ action: 'archive', sessions: many })).ok).toBe(false)
+  })
+})
+
+describe('sessions.exportSet', () => {
+  it('exports exactly a selection across profiles, and names what it skipped', async () => {
+    const out = await call<{ filename: string; content: string; count: number; skipped: Array<{ sessionId: string }> }>(
+      'sessions.exportSet',
+      {
+        sessions: [
+          { profile: 'default', sessionId: 'd1' },
+          { profile: 'work', sessionId: 'w1' },
+          { profile: 'work', sessionId: 'gone' }
+        ]
+      }
+    )
+    const ids = out.content
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).id)
+    expect(ids).toEqual(['d1', 'w1'])
+    expect(out.count).toBe(2)
+    expect(out.skipped.map((s) => s.sessionId)).toEqual(['gone'])
+    expect(out.filename).toBe('caduceus-all-selected-2.jsonl')
+  })
+
+  it('exports exactly the rows a list filter shows', async () => {
+    const shown = await call<{ items: Array<{ id: string }> }>('sessions.list', {
+      profile: 'all',
+      archived: 'include',
+      sources: ['cli']
+    })
+    const out = await call<{ filename: string; content: string; count: number }>('sessions.exportSet', {
+      filter: { profile: 'all', archived: 'include', sources: ['cli'] }
+    })
+    const ids = out.content
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).id)
+    expect(ids.sort()).toEqual(shown.items.map((s) => s.id).sort())
+    expect(ids).not.toContain('d3')
+    const work = await call<{ filename: string; content: string }>('sessions.exportSet', {
+      format: 'markdown',
+      filter: { profile: 'work' }
+    })
+    expect(work.filename).toBe('caduceus-work-shown-1.md')
+    expect(work.content).toMatch(/^# Title w1/)
+  })
+})
