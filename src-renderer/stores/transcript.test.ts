@@ -5,7 +5,6 @@ import { createFakeApi, type FakeApi } from '../test-utils/fake-api'
 import { message, subagent, summary, usd } from '../test-utils/fixtures'
 import { resetApp } from './app'
 import {
-  FIRST_PAGE,
   LATEST,
   applyTranscriptDelegationUpdated,
   applyTranscriptSessionsChanged,
@@ -16,6 +15,9 @@ import {
   useTranscript
 } from './transcript'
 import { resetToasts, useToasts } from './toasts'
+
+/** The transcript opens on the newest 60 messages (older ones come in pages of 200). */
+const FIRST_PAGE = 60
 
 let fake: FakeApi
 let msgs: Message[]

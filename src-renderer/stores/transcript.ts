@@ -36,7 +36,7 @@ export const TRANSCRIPT_PAGE = 200
  * The newest window an open starts with: a few screens, so the host reads and sends (and the renderer parses)
  * a quarter of a full page before the first paint; older pages follow as the reader scrolls up.
  */
-export const FIRST_PAGE = 60
+const FIRST_PAGE = 60
 /** "Before the newest possible id": asks the store for the latest page. */
 export const LATEST = Number.MAX_SAFE_INTEGER
 
