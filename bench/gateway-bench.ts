@@ -19,6 +19,7 @@ import { storeProbe } from '../src-main/gateway/store-probe'
 import { TurnConfigResolver } from '../src-main/gateway/turn-config'
 import { profileHome } from '../src-main/scope'
 import { StoreRegistry, type SessionStore } from '../src-main/store'
+import { percentiles } from './percentiles'
 
 interface Percentiles {
   p50: number
@@ -33,7 +34,6 @@ export interface GatewayBenchResult {
   rebuilds: number
 }
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
 const round = (n: number) => Math.round(n * 10) / 10
 
 export async function runGatewayBench(opts: { turns?: number; hitSamples?: number } = {}): Promise<GatewayBenchResult> {
@@ -165,8 +165,7 @@ async function hitPath(
 }
 
 function pctOf(xs: number[]): Percentiles {
-  const s = [...xs].sort((a, b) => a - b)
-  return { p50: round(pct(s, 0.5)), p95: round(pct(s, 0.95)) }
+  return percentiles(xs)
 }
 
 // `npx tsx bench/gateway-bench.ts [turns]`

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { SessionStore, SessionWatcher, StoreRegistry } from '../src-main/store'
+import { percentiles } from './percentiles'
 import { generateBulk } from '../src-main/store/demo'
 import { spawnWriter } from '../src-main/store/test-fixtures/spawn-writer'
 import { sqliteOf } from '../src-main/store/session-store'
@@ -42,11 +43,7 @@ export interface StoreBenchOptions {
   log?: (line: string) => void
 }
 
-const pct = (xs: number[]): Percentiles => {
-  const s = [...xs].sort((a, b) => a - b)
-  const at = (p: number) => (s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))] : NaN)
-  return { p50: round(at(0.5)), p95: round(at(0.95)) }
-}
+const pct = (xs: number[]): Percentiles => percentiles(xs, 3)
 const round = (n: number) => Math.round(n * 1000) / 1000
 const time = (fn: () => unknown, runs: number) =>
   Array.from({ length: runs }, () => {

@@ -14,6 +14,7 @@ import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { chromium } from '@playwright/test'
 import { SessionStore, writeDemoHome } from '../src-main/store'
+import { percentiles as pct } from './percentiles'
 
 export interface UiBenchResult {
   firstPaintMs: { p50: number; p95: number }
@@ -23,11 +24,6 @@ export interface UiBenchResult {
 }
 
 const repo = resolve(import.meta.dirname, '..')
-const pct = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const at = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))]!
-  return { p50: Math.round(at(0.5) * 10) / 10, p95: Math.round(at(0.95) * 10) / 10 }
-}
 
 const MD = (i: number, tag: string) => `Step ${i} of ${tag}: here is what I found.
 
