@@ -6,7 +6,8 @@ import { MoneyText } from '../components/MoneyText'
 import { formatCount, moneyStatusLabel } from '../lib/format'
 import { useApp } from '../stores/app'
 import { DAY_CHOICES, loadCosts, setCostDay, setCostDays, toMicros, useCosts } from '../stores/costs'
-import { CostChart, shortDay } from './costs/CostChart'
+import { CostChart } from './costs/CostChart'
+import { shortDay } from './costs/chart-style'
 import { TokensByDay } from './costs/TokensByDay'
 import { useCostsUrlState } from './costs/cost-url'
 import { costsCsv, costsJson } from './costs/cost-export'
@@ -218,16 +219,7 @@ export function CostsPage() {
                         {formatCount(m.tokens.input)} / {formatCount(m.tokens.output)}
                       </td>
                       <td className="num">
-                        <MoneyText money={m.cost} />
-                        {m.customPrice && (
-                          <span
-                            className="badge badge-accent"
-                            title="Priced with your override in Settings → Prices"
-                            data-testid="custom-price"
-                          >
-                            custom price
-                          </span>
-                        )}
+                        <MoneyText money={m.cost} custom={m.customPrice} />
                       </td>
                     </tr>
                   ))}

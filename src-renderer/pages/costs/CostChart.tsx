@@ -3,14 +3,9 @@ import type { CostSummary } from '@shared/contract'
 import { chartRows, setCostDay } from '../../stores/costs'
 import { formatUsd } from '../../lib/format'
 import { setScope } from '../../stores/app'
+import { dayAxis, shortDay, tooltipStyle, valueAxis } from './chart-style'
 
 const COLORS = ['var(--c1)', 'var(--c2)', 'var(--c3)', 'var(--c4)', 'var(--c5)', 'var(--c6)']
-
-/** "2026-11-03" → "Nov 3" (the axis has no room for ISO dates). */
-export function shortDay(day: string): string {
-  const d = new Date(`${day}T12:00:00`)
-  return Number.isNaN(d.getTime()) ? day : d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })
-}
 
 const axisUsd = (v: number) => (v === 0 ? '$0' : v < 1 ? `$${v.toFixed(2)}` : `$${v.toFixed(v < 10 ? 1 : 0)}`)
 
@@ -29,36 +24,14 @@ export function CostChart({ summary }: { summary: CostSummary }) {
       <ResponsiveContainer width="100%" height={240}>
         <BarChart data={rows} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
-          <XAxis
-            dataKey="day"
-            tickFormatter={shortDay}
-            tick={{ fill: 'var(--muted)', fontSize: 11 }}
-            tickLine={false}
-            axisLine={{ stroke: 'var(--border)' }}
-            minTickGap={16}
-          />
-          <YAxis
-            tickFormatter={axisUsd}
-            tick={{ fill: 'var(--muted)', fontSize: 11 }}
-            tickLine={false}
-            axisLine={false}
-            width={52}
-          />
+          <XAxis {...dayAxis} />
+          <YAxis {...valueAxis} tickFormatter={axisUsd} />
           <Tooltip
             formatter={(v) => formatUsd(Number(v))}
             labelFormatter={(day) =>
               `${shortDay(String(day))}${unpriced.has(String(day)) ? ' · includes unpriced usage' : ''}`
             }
-            contentStyle={{
-              background: 'var(--bg-elev)',
-              border: '1px solid var(--border)',
-              borderRadius: 6,
-              fontSize: 12,
-              color: 'var(--fg)'
-            }}
-            labelStyle={{ color: 'var(--fg)', fontWeight: 600 }}
-            itemStyle={{ color: 'var(--fg)' }}
-            cursor={{ fill: 'var(--hover)' }}
+            {...tooltipStyle}
           />
           {profiles.length > 1 && <Legend wrapperStyle={{ fontSize: 12 }} />}
           {/* a click on a bar filters the page to that bar's profile and day */}

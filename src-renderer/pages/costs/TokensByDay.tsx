@@ -2,7 +2,7 @@ import { Bar, BarChart, CartesianGrid, Cell, Legend, ResponsiveContainer, Toolti
 import type { CostSummary } from '@shared/contract'
 import { setCostDay, tokenRows, type TokenRow } from '../../stores/costs'
 import { formatCount, formatUsd } from '../../lib/format'
-import { shortDay } from './CostChart'
+import { dayAxis, shortDay, tooltipStyle, valueAxis } from './chart-style'
 
 const KINDS = [
   { key: 'input', label: 'Input', color: 'var(--c1)' },
@@ -39,34 +39,12 @@ export function TokensByDay({ summary, day }: { summary: CostSummary; day: strin
         <ResponsiveContainer width="100%" height={200}>
           <BarChart data={rows} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
             <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
-            <XAxis
-              dataKey="day"
-              tickFormatter={shortDay}
-              tick={{ fill: 'var(--muted)', fontSize: 11 }}
-              tickLine={false}
-              axisLine={{ stroke: 'var(--border)' }}
-              minTickGap={16}
-            />
-            <YAxis
-              tickFormatter={axisCount}
-              tick={{ fill: 'var(--muted)', fontSize: 11 }}
-              tickLine={false}
-              axisLine={false}
-              width={52}
-            />
+            <XAxis {...dayAxis} />
+            <YAxis {...valueAxis} tickFormatter={axisCount} />
             <Tooltip
               formatter={(v, name) => [formatCount(Number(v)), name]}
               labelFormatter={(d) => shortDay(String(d))}
-              contentStyle={{
-                background: 'var(--bg-elev)',
-                border: '1px solid var(--border)',
-                borderRadius: 6,
-                fontSize: 12,
-                color: 'var(--fg)'
-              }}
-              labelStyle={{ color: 'var(--fg)', fontWeight: 600 }}
-              itemStyle={{ color: 'var(--fg)' }}
-              cursor={{ fill: 'var(--hover)' }}
+              {...tooltipStyle}
             />
             <Legend wrapperStyle={{ fontSize: 12 }} />
             {KINDS.map((k) => (

@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import { navigate } from '../../app/router'
-import { Dialog } from '../../components/Dialog'
-import { deleteWithUndo, UNDO_MS } from '../../stores/pending-delete'
+import { ConfirmDelete } from '../../components/ConfirmDelete'
+import { deleteWithUndo } from '../../stores/pending-delete'
 
 /** Delete with a confirmation and an undo window; children of the session are kept (detached), as the host does. */
 export function DeleteButton({ profile, sessionId, title }: { profile: string; sessionId: string; title: string }) {
@@ -12,36 +12,22 @@ export function DeleteButton({ profile, sessionId, title }: { profile: string; s
         Delete
       </button>
       {confirm && (
-        <Dialog
+        <ConfirmDelete
           title="Delete this session?"
-          danger
-          onClose={() => setConfirm(false)}
+          confirmLabel="Delete"
           testId="delete-dialog"
-          footer={
-            <>
-              <button data-dialog-cancel onClick={() => setConfirm(false)}>
-                Cancel
-              </button>
-              <button
-                className="primary danger"
-                data-testid="delete-confirm"
-                onClick={() => {
-                  setConfirm(false)
-                  deleteWithUndo(profile, sessionId, title)
-                  navigate('#/sessions')
-                }}
-              >
-                Delete
-              </button>
-            </>
-          }
+          confirmTestId="delete-confirm"
+          onClose={() => setConfirm(false)}
+          onConfirm={() => {
+            deleteWithUndo(profile, sessionId, title)
+            navigate('#/sessions')
+          }}
         >
           <p>
             “{title}” and its messages will be removed from <strong>{profile}</strong>’s state.db. Delegated children
             and branches stay, detached.
           </p>
-          <p className="muted small">You can undo for {UNDO_MS / 1000} seconds.</p>
-        </Dialog>
+        </ConfirmDelete>
       )}
     </>
   )

@@ -1,7 +1,7 @@
 import { useState } from 'react'
-import { Dialog } from '../../components/Dialog'
+import { ConfirmDelete } from '../../components/ConfirmDelete'
 import { exportRows, runBulk } from '../../stores/bulk-actions'
-import { deleteManyWithUndo, UNDO_MS } from '../../stores/pending-delete'
+import { deleteManyWithUndo } from '../../stores/pending-delete'
 import { clearSelection, useSelectedRows } from '../../stores/selection'
 
 const plural = (n: number) => `${n} session${n === 1 ? '' : 's'}`
@@ -90,32 +90,19 @@ export function SelectionBar() {
         Clear
       </button>
       {confirm && (
-        <Dialog
+        <ConfirmDelete
           title={`Delete ${plural(rows.length)}?`}
-          danger
-          onClose={() => setConfirm(false)}
+          confirmLabel={`Delete ${plural(rows.length)}`}
           testId="bulk-delete-dialog"
-          footer={
-            <>
-              <button data-dialog-cancel onClick={() => setConfirm(false)}>
-                Cancel
-              </button>
-              <button
-                className="primary danger"
-                data-testid="bulk-delete-confirm"
-                onClick={() => {
-                  setConfirm(false)
-                  deleteManyWithUndo(
-                    rows.map((r) => ({ profile: r.profile, sessionId: r.id })),
-                    rows.length === 1 ? '1 session' : plural(rows.length)
-                  )
-                  clearSelection()
-                }}
-              >
-                Delete {plural(rows.length)}
-              </button>
-            </>
-          }
+          confirmTestId="bulk-delete-confirm"
+          onClose={() => setConfirm(false)}
+          onConfirm={() => {
+            deleteManyWithUndo(
+              rows.map((r) => ({ profile: r.profile, sessionId: r.id })),
+              rows.length === 1 ? '1 session' : plural(rows.length)
+            )
+            clearSelection()
+          }}
         >
           <p>
             {plural(rows.length)} and their messages will be removed from{' '}
@@ -130,8 +117,7 @@ export function SelectionBar() {
             )}
             . Delegated children and branches stay, detached.
           </p>
-          <p className="muted small">You can undo for {UNDO_MS / 1000} seconds.</p>
-        </Dialog>
+        </ConfirmDelete>
       )}
     </div>
   )
