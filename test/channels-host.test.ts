@@ -121,7 +121,7 @@ describe('cron scheduler in a live host', () => {
 })
 
 describe('a cron job with its own provider fields', () => {
-  it('runs on the job’s base_url and model with the key for that provider, not the profile’s endpoint', async () => {
+  it('runs on the job’s base_url and model; a key goes only to the profile’s own endpoint or its provider’s official host', async () => {
     const { mkdirSync } = await import('node:fs')
     const { startScriptedProvider } = await import('../src-main/agent/scripted')
     const profileEndpoint = await startScriptedProvider({ handler: () => ({ text: 'from the profile endpoint' }) })
@@ -150,7 +150,9 @@ describe('a cron job with its own provider fields', () => {
       JSON.stringify({
         jobs: [
           job('aaaaaaaaaaaa', { provider: 'openai', base_url: jobEndpoint.baseUrl, model: 'job-model' }),
-          job('bbbbbbbbbbbb', {})
+          job('bbbbbbbbbbbb', {}),
+          job('cccccccccccc', { base_url: jobEndpoint.baseUrl }),
+          job('dddddddddddd', { base_url: profileEndpoint.baseUrl, model: 'own-endpoint-model' })
         ]
       })
     )
@@ -161,23 +163,25 @@ describe('a cron job with its own provider fields', () => {
         if (!r.ok) throw new Error(r.error.message)
         return r.output as { status: string; output: string }
       }
-      // The profile's OpenRouter key is never sent to the job's OpenAI endpoint …
-      await run('aaaaaaaaaaaa')
-      expect(profileEndpoint.requests).toHaveLength(0)
-      expect(jobEndpoint.requests.every((r) => !r.apiKeyPresent)).toBe(true)
-      // … the OpenAI key is, once the profile has one (.env re-read on the next turn).
-      writeFileSync(join(home, '.env'), 'OPENROUTER_API_KEY=sk-or-profile\nOPENAI_API_KEY=sk-openai-job\n')
+      // The job runs on its own endpoint and model; the profile's OpenRouter key is never sent there …
+      writeFileSync(join(home, '.env'), 'OPENROUTER_API_KEY=sk-or-profile\nOPENAI_API_KEY=sk-openai\n')
       const own = await run('aaaaaaaaaaaa')
       expect(own.output).toContain('from the job endpoint')
-      const last = jobEndpoint.requests.at(-1)!
-      expect(last.body.model).toBe('job-model')
-      expect(last.apiKeyPresent).toBe(true)
+      expect(jobEndpoint.requests.at(-1)!.body.model).toBe('job-model')
       expect(profileEndpoint.requests).toHaveLength(0)
+      // … nor the OpenAI key (that host is not api.openai.com), nor any key for an endpoint named alone.
+      await run('cccccccccccc')
+      expect(jobEndpoint.requests.length).toBeGreaterThanOrEqual(2)
+      expect(jobEndpoint.requests.every((r) => !r.apiKeyPresent)).toBe(true)
+      // A job on the profile's own endpoint keeps the profile's key.
+      await run('dddddddddddd')
+      expect(profileEndpoint.requests.at(-1)!.body.model).toBe('own-endpoint-model')
+      expect(profileEndpoint.requests.at(-1)!.apiKeyPresent).toBe(true)
       // A job without those fields still runs on the profile's own endpoint and key.
       const plain = await run('bbbbbbbbbbbb')
       expect(plain.output).toContain('from the profile endpoint')
-      expect(profileEndpoint.requests[0]!.body.model).toBe('profile-model')
-      expect(profileEndpoint.requests[0]!.apiKeyPresent).toBe(true)
+      expect(profileEndpoint.requests.at(-1)!.body.model).toBe('profile-model')
+      expect(profileEndpoint.requests.at(-1)!.apiKeyPresent).toBe(true)
     } finally {
       await h.close()
       await profileEndpoint.close()

@@ -121,6 +121,38 @@ describe('resolveRuntime', () => {
     expect(resolveRuntime(h).capabilities).toEqual({ openai_native_compaction: true })
   })
 
+  // A cron job's provider/base_url (upstream job fields) must not carry the profile's key to another endpoint.
+  describe('with a job override', () => {
+    const profile = () =>
+      home(
+        'model: {default: m, provider: openrouter, api_key_env: MY_OR_KEY}\n',
+        'MY_OR_KEY=sk-or-own\nOPENROUTER_API_KEY=sk-or-env\nOPENAI_API_KEY=sk-oa\n'
+      )
+    it('a base_url alone on a foreign host gets no key at all', () => {
+      expect(resolveRuntime(profile(), { override: { baseUrl: 'https://evil.example/v1' } })).toMatchObject({
+        provider: 'custom',
+        baseUrl: 'https://evil.example/v1',
+        apiKey: '',
+        apiKeyEnv: ''
+      })
+    })
+    it('naming the profile’s own provider does not carry its key to a foreign host either', () => {
+      const rt = resolveRuntime(profile(), { override: { provider: 'openrouter', baseUrl: 'http://127.0.0.1:9/v1' } })
+      expect(rt).toMatchObject({ provider: 'openrouter', baseUrl: 'http://127.0.0.1:9/v1', apiKey: '' })
+    })
+    it('another provider on its official host gets that provider’s key; the own endpoint keeps the own key', () => {
+      expect(resolveRuntime(profile(), { override: { provider: 'openai' } })).toMatchObject({
+        baseUrl: 'https://api.openai.com/v1',
+        apiKeyEnv: 'OPENAI_API_KEY',
+        apiKey: 'sk-oa'
+      })
+      expect(resolveRuntime(profile(), { override: { baseUrl: 'https://openrouter.ai/api/v1/' } })).toMatchObject({
+        apiKeyEnv: 'MY_OR_KEY',
+        apiKey: 'sk-or-own'
+      })
+    })
+  })
+
   it('surfaces a malformed config instead of throwing', () => {
     expect(resolveRuntime(home('a: [\n')).configError?.code).toBe('malformed_config')
   })

@@ -79,6 +79,19 @@ function withOverride<M extends ReturnType<typeof modelSettings>>(m: M, o: Runti
   }
 }
 
+const sameOrigin = (a: string, b: string): boolean => {
+  try {
+    return new URL(a).origin === new URL(b).origin
+  } catch {
+    return false
+  }
+}
+
+/** The endpoint the profile's own settings talk to (where its key belongs). */
+function ownBaseUrl(m: ReturnType<typeof modelSettings>, secrets: Record<string, string>): string {
+  return m.baseUrl ?? PROVIDER_BASE_URL[pickProvider(m.provider, m.baseUrl, secrets)] ?? ''
+}
+
 /** Keep only boolean capabilities (upstream filters what reaches a gateway agent). */
 export function filterCapabilities(caps: Record<string, unknown>): Record<string, boolean> {
   const out: Record<string, boolean> = {}
@@ -97,7 +110,8 @@ export function resolveRuntime(
   opts: { vault?: SecretVault; secrets?: Record<string, string>; override?: RuntimeOverride } = {}
 ): ResolvedRuntime {
   const loaded = loadConfig(home)
-  const m = withOverride(modelSettings(loaded.raw), opts.override)
+  const base = modelSettings(loaded.raw)
+  const m = withOverride(base, opts.override)
   const secrets = opts.secrets ?? secretsFor(home, opts.vault)
   const provider = pickProvider(m.provider, m.baseUrl, secrets)
   const baseUrl = m.baseUrl ?? PROVIDER_BASE_URL[provider] ?? ''
@@ -107,11 +121,18 @@ export function resolveRuntime(
       : provider === 'anthropic'
         ? 'anthropic_messages'
         : 'chat_completions'
-  const apiKeyEnv =
+  let apiKeyEnv =
     m.apiKeyEnv ??
     PROVIDER_KEY_ENV[provider] ??
     (apiMode === 'anthropic_messages' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY')
-  const apiKey = secrets[apiKeyEnv] ?? m.apiKey ?? ''
+  let apiKey = secrets[apiKeyEnv] ?? m.apiKey ?? ''
+  if (opts.override && !sameOrigin(baseUrl, ownBaseUrl(base, secrets))) {
+    // A job on another endpoint (jobs.json can be written by an agent's tool) gets a key only from the official
+    // host of the provider that key belongs to: never the profile's key, never a provider key on a foreign host.
+    const official = PROVIDER_BASE_URL[provider]
+    apiKeyEnv = official && sameOrigin(baseUrl, official) ? PROVIDER_KEY_ENV[provider]! : ''
+    apiKey = apiKeyEnv ? (secrets[apiKeyEnv] ?? '') : ''
+  }
   rememberSecretValues([apiKey])
   return {
     model: m.default ?? DEFAULT_MODEL,
