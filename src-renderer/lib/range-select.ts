@@ -3,7 +3,7 @@
  * between the anchor row and the clicked row *in the current order*, and set to the clicked row's new state,
  * the way file managers do. Keys, not positions, so a re-sorted list never selects the wrong rows.
  */
-export function rangeKeys(order: readonly string[], anchor: string | null, target: string): string[] {
+function rangeKeys(order: readonly string[], anchor: string | null, target: string): string[] {
   const to = order.indexOf(target)
   if (to < 0) return []
   const from = anchor == null ? -1 : order.indexOf(anchor)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { sessionLabel, truncate } from './session-label'
+import { sessionLabel } from './session-label'
 
 const now = 1_700_000_000_000
 
@@ -25,8 +25,8 @@ describe('sessionLabel: one fallback for untitled sessions', () => {
   })
 
   it('never splits a surrogate pair and hard-cuts a single long word', () => {
-    expect(truncate('🦩'.repeat(70), 60)).toBe('🦩'.repeat(59) + '…')
-    expect(truncate('x'.repeat(80), 10)).toBe('xxxxxxxxx…')
-    expect(truncate('short', 10)).toBe('short')
+    expect(sessionLabel({ preview: '🦩'.repeat(70) }, now)).toBe('🦩'.repeat(59) + '…')
+    expect(sessionLabel({ preview: 'x'.repeat(80) }, now)).toBe('x'.repeat(59) + '…')
+    expect(sessionLabel({ preview: 'short' }, now)).toBe('short')
   })
 })

@@ -24,7 +24,7 @@ export function sessionLabel(s: Labelled, nowMs = Date.now()): string {
 }
 
 /** Cut at the last space before `n` (a hard cut when there is none), with an ellipsis. Surrogate pairs stay whole. */
-export function truncate(text: string, n: number): string {
+function truncate(text: string, n: number): string {
   const chars = [...text]
   if (chars.length <= n) return text
   const cut = chars.slice(0, n - 1).join('')

@@ -28,8 +28,5 @@ export const TEST_ONLY_BASELINE: readonly string[] = [
   'src-main/store/search-query.ts#sanitizeFtsQuery',
   'src-main/store/session-store.ts#stateDbOf',
   'src-renderer/app/url-state.ts#parseSessionsQuery',
-  'src-renderer/app/url-state.ts#sessionsQuery',
-  'src-renderer/lib/drafts.ts#readDraft',
-  'src-renderer/lib/drafts.ts#resetDraftsForTests',
-  'src-renderer/lib/drafts.ts#writeDraft'
+  'src-renderer/app/url-state.ts#sessionsQuery'
 ]
