@@ -26,7 +26,5 @@ export const TEST_ONLY_BASELINE: readonly string[] = [
   'src-main/scope/scope.ts#withoutHomeOverride',
   'src-main/store/memory-events-repo.ts#memoryEventsOnHandle',
   'src-main/store/search-query.ts#sanitizeFtsQuery',
-  'src-main/store/session-store.ts#stateDbOf',
-  'src-renderer/app/url-state.ts#parseSessionsQuery',
-  'src-renderer/app/url-state.ts#sessionsQuery'
+  'src-main/store/session-store.ts#stateDbOf'
 ]
