@@ -15,13 +15,13 @@ declare global {
 
 let current: CaduceusApi | null = null
 
-/** The API every store uses. Throws until `connectApi` (app) or `setApi` (tests) ran. */
+/** The API every store uses. Throws until `connectApi` ran (tests connect it to a fake transport too). */
 export function getApi(): CaduceusApi {
   if (!current) throw new CaduceusError('unavailable', 'Not connected to the host yet')
   return current
 }
 
-export function setApi(api: CaduceusApi | null): void {
+function setApi(api: CaduceusApi | null): void {
   current = api
 }
 

@@ -1,21 +1,54 @@
-import { beforeEach, describe, expect, it } from 'vitest'
-import { readDraft, resetDraftsForTests, writeDraft } from './drafts'
+import { createElement } from 'react'
+import { renderToString } from 'react-dom/server'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { useDraft } from './drafts'
+
+/** Mount a component holding the draft for `key` (as the composer does); returns its text and setter. */
+function mount(key: string | null): { text: string; set: (text: string) => void } {
+  let out!: { text: string; set: (text: string) => void }
+  function Probe() {
+    const [text, set] = useDraft(key)
+    out = { text, set }
+    return null
+  }
+  renderToString(createElement(Probe))
+  return out
+}
 
 describe('drafts', () => {
-  beforeEach(() => resetDraftsForTests())
+  afterEach(() => vi.unstubAllGlobals())
 
-  it('keeps unsent text per key and forgets it once cleared', () => {
-    writeDraft('default/s1', 'half a thought')
-    writeDraft('default/s2', 'another')
-    expect(readDraft('default/s1')).toBe('half a thought')
-    expect(readDraft('default/s2')).toBe('another')
-    writeDraft('default/s1', '')
-    expect(readDraft('default/s1')).toBe('')
-    expect(readDraft('missing')).toBe('')
+  it('keeps unsent text per key across remounts and forgets it once cleared', () => {
+    mount('default/s1').set('half a thought')
+    mount('default/s2').set('another')
+    expect(mount('default/s1').text).toBe('half a thought')
+    expect(mount('default/s2').text).toBe('another')
+    mount('default/s1').set('')
+    expect(mount('default/s1').text).toBe('')
+    expect(mount('missing').text).toBe('')
+  })
+
+  it('keeps nothing for a null key', () => {
+    mount(null).set('local only')
+    expect(mount(null).text).toBe('')
   })
 
   it('caps what it keeps', () => {
-    writeDraft('k', 'x'.repeat(300_000))
-    expect(readDraft('k').length).toBe(200_000)
+    mount('k').set('x'.repeat(300_000))
+    expect(mount('k').text.length).toBe(200_000)
+  })
+
+  it('mirrors to sessionStorage, so a reloaded window gets it back', () => {
+    const saved = new Map<string, string>()
+    vi.stubGlobal('sessionStorage', {
+      getItem: (k: string) => saved.get(k) ?? null,
+      setItem: (k: string, v: string) => saved.set(k, v),
+      removeItem: (k: string) => saved.delete(k)
+    })
+    mount('default/mirrored').set('typed before reload')
+    expect([...saved.values()]).toEqual(['typed before reload'])
+    // a key this window never wrote (its in-memory copy is empty) reads the mirror
+    saved.set('caduceus.draft.default/reloaded', 'from the last window')
+    expect(mount('default/reloaded').text).toBe('from the last window')
   })
 })

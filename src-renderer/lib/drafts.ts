@@ -16,7 +16,7 @@ function storage(): Storage | null {
   }
 }
 
-export function readDraft(key: string): string {
+function readDraft(key: string): string {
   const hit = memory.get(key)
   if (hit != null) return hit
   try {
@@ -26,7 +26,7 @@ export function readDraft(key: string): string {
   }
 }
 
-export function writeDraft(key: string, text: string): void {
+function writeDraft(key: string, text: string): void {
   const s = storage()
   if (!text) {
     memory.delete(key)
@@ -44,10 +44,6 @@ export function writeDraft(key: string, text: string): void {
   } catch {
     /* quota or disabled: the in-memory copy still holds it */
   }
-}
-
-export function resetDraftsForTests(): void {
-  memory.clear()
 }
 
 /** useState that reads and writes the draft for `key`; a null key keeps the text local only. */

@@ -27,6 +27,6 @@ describe('sessionLabel: one fallback for untitled sessions', () => {
   it('never splits a surrogate pair and hard-cuts a single long word', () => {
     expect(sessionLabel({ preview: '🦩'.repeat(70) }, now)).toBe('🦩'.repeat(59) + '…')
     expect(sessionLabel({ preview: 'x'.repeat(80) }, now)).toBe('x'.repeat(59) + '…')
-    expect(sessionLabel({ preview: 'y'.repeat(60) }, now)).toBe('y'.repeat(60))
+    expect(sessionLabel({ preview: 'short' }, now)).toBe('short')
   })
 })

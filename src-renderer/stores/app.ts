@@ -17,10 +17,6 @@ interface AppStore {
 const initial: AppStore = { info: null, profiles: [], scope: 'all', theme: 'system', loaded: false }
 export const useApp = create<AppStore>()(() => ({ ...initial }))
 
-export function resetApp(patch: Partial<AppStore> = {}): void {
-  useApp.setState({ ...initial, ...patch }, true)
-}
-
 export async function loadApp(): Promise<void> {
   try {
     const info = await getApi().call('app.info')

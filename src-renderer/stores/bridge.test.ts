@@ -1,25 +1,21 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { setApi } from '../api'
-import { createFakeApi, settle, type FakeApi } from '../test-utils/fake-api'
+import { installFakeApi, settle, type FakeApi } from '../test-utils/fake-api'
+import { resetStores } from '../test-utils/reset-stores'
 import { message, summary, usd, zeroTokens } from '../test-utils/fixtures'
-import { resetApp, useApp } from './app'
+import { useApp } from './app'
 import { wireBridge } from './bridge'
-import { resetMemory, useMemory } from './memory'
-import { resetSessions, useSessions, watchSessions } from './sessions'
-import { openTranscript, resetTranscript, useTranscript } from './transcript'
-import { resetTurns, useTurns } from './turns'
+import { useMemory } from './memory'
+import { useSessions, watchSessions } from './sessions'
+import { openTranscript, useTranscript } from './transcript'
+import { useTurns } from './turns'
 
 let fake: FakeApi
 let msgs = [message(1), message(2)]
 
-beforeEach(() => {
-  resetApp()
-  resetSessions()
-  resetTranscript()
-  resetTurns()
-  resetMemory()
+beforeEach(async () => {
+  resetStores()
   msgs = [message(1), message(2)]
-  fake = createFakeApi({
+  fake = await installFakeApi({
     'sessions.list': () => ({ items: [summary('s1', { messageCount: msgs.length })], nextCursor: null }),
     'sessions.messages': (q) => {
       const items = q.afterId != null ? msgs.filter((m) => m.id > q.afterId!) : msgs
@@ -42,7 +38,6 @@ beforeEach(() => {
       { name: 'new', home: '/n', isDefault: false, sessionCount: 0 }
     ]
   })
-  setApi(fake.api)
 })
 
 describe('event bridge', () => {

@@ -18,11 +18,6 @@ export const useCosts = create<CostsStore>()(() => initial())
 export const DAY_CHOICES = [7, 30, 90, 365] as const
 let seq = 0
 
-export function resetCosts(): void {
-  seq++
-  useCosts.setState(initial(), true)
-}
-
 export async function loadCosts(): Promise<void> {
   const mySeq = ++seq
   useCosts.setState({ loading: true, error: null })

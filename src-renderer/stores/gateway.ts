@@ -15,12 +15,6 @@ interface GatewayStore {
 export const useGateway = create<GatewayStore>()(() => ({ state: null, fetchedAt: 0, loading: false, evicting: {} }))
 let watchers = 0
 
-export function resetGateway(): void {
-  loadGateway.reset()
-  watchers = 0
-  useGateway.setState({ state: null, fetchedAt: 0, loading: false, evicting: {} }, true)
-}
-
 /** The gateway page watches while mounted; events cost nothing when nobody looks. */
 export function watchGateway(): () => void {
   watchers++

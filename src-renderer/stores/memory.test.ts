@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { MemoryEvent } from '@shared/contract'
-import { setApi } from '../api'
-import { createFakeApi, type FakeApi } from '../test-utils/fake-api'
-import { resetApp, setScope } from './app'
+import { installFakeApi, type FakeApi } from '../test-utils/fake-api'
+import { resetStores } from '../test-utils/reset-stores'
+import { setScope } from './app'
 import {
   applyMemoryActivity,
   editEntry,
@@ -10,12 +10,10 @@ import {
   loadHealth,
   loadMemoryEvents,
   loadOlderMemoryEvents,
-  resetMemory,
   setMemoryFilters,
   useMemory,
   watchMemory
 } from './memory'
-import { resetToasts } from './toasts'
 
 const FEED_CAP = 2000 // the live feed keeps the newest 2000 events
 
@@ -37,12 +35,10 @@ const ev = (id: number, patch: Partial<MemoryEvent> = {}): MemoryEvent => ({
   ...patch
 })
 
-beforeEach(() => {
-  resetApp()
-  resetMemory()
-  resetToasts()
+beforeEach(async () => {
+  resetStores()
   entries = { default: ['likes tea'], work: ['uses vim'] }
-  fake = createFakeApi({
+  fake = await installFakeApi({
     'memory.events': ({ beforeId, limit }) => ({
       items: Array.from({ length: 300 }, (_, i) => ev(300 - i))
         .filter((e) => beforeId == null || e.id < beforeId)
@@ -76,7 +72,6 @@ beforeEach(() => {
       ]
     })
   })
-  setApi(fake.api)
 })
 
 describe('memory store', () => {

@@ -65,16 +65,6 @@ export function watchMemory(): () => void {
   }
 }
 
-export function resetMemory(): void {
-  seq++
-  entriesSeq++
-  watchers = 0
-  if (followTimer) clearTimeout(followTimer)
-  followTimer = null
-  followPendingEntries = false
-  useMemory.setState(initial(), true)
-}
-
 function eventQuery(beforeId?: number) {
   const f = useMemory.getState().filters
   return {

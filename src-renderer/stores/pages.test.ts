@@ -1,13 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import { CaduceusError, type CostSummary } from '@shared/contract'
-import { setApi } from '../api'
-import { createFakeApi, type FakeApi } from '../test-utils/fake-api'
+import { installFakeApi, type FakeApi } from '../test-utils/fake-api'
+import { resetStores } from '../test-utils/reset-stores'
 import { usd } from '../test-utils/fixtures'
-import { resetApp, loadApp, useApp, setScope } from './app'
-import { chartRows, loadCosts, resetCosts, setCostDays, useCosts } from './costs'
-import { applyGatewayChanged, evictAgent, resetGateway, useGateway, watchGateway } from './gateway'
-import { loadSettings, resetSettings, saveSettings, useSettings } from './settings'
-import { resetToasts, useToasts } from './toasts'
+import { loadApp, useApp, setScope } from './app'
+import { chartRows, loadCosts, setCostDays, useCosts } from './costs'
+import { applyGatewayChanged, evictAgent, useGateway, watchGateway } from './gateway'
+import { loadSettings, saveSettings, useSettings } from './settings'
+import { useToasts } from './toasts'
 
 let fake: FakeApi
 const settings = {
@@ -35,13 +35,9 @@ const summary: CostSummary = {
   ]
 }
 
-beforeEach(() => {
-  resetApp()
-  resetCosts()
-  resetGateway()
-  resetSettings()
-  resetToasts()
-  fake = createFakeApi({
+beforeEach(async () => {
+  resetStores()
+  fake = await installFakeApi({
     'app.info': () => ({
       version: '0.1.0',
       root: '/r',
@@ -64,7 +60,6 @@ beforeEach(() => {
       }
     }
   })
-  setApi(fake.api)
 })
 
 describe('app store', () => {

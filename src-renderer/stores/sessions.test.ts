@@ -1,22 +1,21 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import type { SessionQuery } from '@shared/contract'
-import { setApi } from '../api'
-import { createFakeApi, type FakeApi } from '../test-utils/fake-api'
+import { installFakeApi, type FakeApi } from '../test-utils/fake-api'
+import { resetStores } from '../test-utils/reset-stores'
 import { summary } from '../test-utils/fixtures'
-import { resetApp, setScope } from './app'
+import { setScope } from './app'
 import {
   applySessionsChanged,
   clearSearch,
   loadMoreSessions,
   reloadSessions,
-  resetSessions,
   runSearch,
   sessionKey,
   setSessionFilters,
   useSessions,
   watchSessions
 } from './sessions'
-import { resetToasts, useToasts } from './toasts'
+import { useToasts } from './toasts'
 
 let fake: FakeApi
 let db: ReturnType<typeof summary>[]
@@ -28,12 +27,10 @@ function pageOf(q: SessionQuery) {
   return { items, nextCursor: start + limit < db.length ? String(start + limit) : null }
 }
 
-beforeEach(() => {
-  resetApp()
-  resetSessions()
-  resetToasts()
+beforeEach(async () => {
+  resetStores()
   db = Array.from({ length: 150 }, (_, i) => summary(`s${i}`, { lastActiveAt: 2_000_000 - i }))
-  fake = createFakeApi({
+  fake = await installFakeApi({
     'sessions.list': (q) => pageOf(q),
     'sessions.get': ({ sessionId }) => {
       const s = db.find((x) => x.id === sessionId)
@@ -48,7 +45,6 @@ beforeEach(() => {
       }
     }
   })
-  setApi(fake.api)
 })
 
 describe('sessions store', () => {

@@ -93,15 +93,6 @@ export function watchSessions(): () => void {
   }
 }
 
-export function resetSessions(): void {
-  generation++
-  searchSeq++
-  refreshing = false
-  pendingIds = new Map()
-  watchers = 0
-  useSessions.setState(initial(), true)
-}
-
 /** The list request for the current scope and filters (also what "Export shown" exports). */
 export function query(cursor: string | null, limit = PAGE_SIZE): SessionQuery {
   const f = useSessions.getState().filters

@@ -15,10 +15,6 @@ interface SettingsStore {
 const initial = (): SettingsStore => ({ byProfile: {}, loading: false, saving: false, fieldErrors: {} })
 export const useSettings = create<SettingsStore>()(() => initial())
 
-export function resetSettings(): void {
-  useSettings.setState(initial(), true)
-}
-
 /** Keep only the contract's fields: whatever a host echoes back, a key never sits in renderer state. */
 function clean(s: ProfileSettings): ProfileSettings {
   const {

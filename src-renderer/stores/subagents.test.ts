@@ -1,15 +1,14 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import type { Subagent } from '@shared/contract'
-import { setApi } from '../api'
-import { createFakeApi, type FakeApi } from '../test-utils/fake-api'
+import { installFakeApi, type FakeApi } from '../test-utils/fake-api'
+import { resetStores } from '../test-utils/reset-stores'
 import { subagent } from '../test-utils/fixtures'
-import { resetApp, setScope } from './app'
+import { setScope } from './app'
 import {
   applyDelegationUpdated,
   countByState,
   estimateFollowUp,
   followUp,
-  resetSubagents,
   setShowTombstoned,
   setSubagentTab,
   tombstone,
@@ -17,22 +16,19 @@ import {
   visibleSubagents,
   watchSubagents
 } from './subagents'
-import { resetToasts } from './toasts'
 
 let fake: FakeApi
 let rows: Subagent[]
 
-beforeEach(() => {
-  resetApp()
-  resetSubagents()
-  resetToasts()
+beforeEach(async () => {
+  resetStores()
   rows = [
     subagent('a', { state: 'running' }),
     subagent('b'),
     subagent('c', { state: 'expired' }),
     subagent('d', { state: 'tombstoned' })
   ]
-  fake = createFakeApi({
+  fake = await installFakeApi({
     'subagents.list': ({ includeTombstoned }) => ({
       items: rows.filter((r) => includeTombstoned || r.state !== 'tombstoned'),
       maxRetained: 8,
@@ -55,7 +51,6 @@ beforeEach(() => {
       return { tombstoned: true }
     }
   })
-  setApi(fake.api)
 })
 
 describe('subagents store', () => {

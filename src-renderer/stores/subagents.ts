@@ -44,13 +44,6 @@ export function watchSubagents(): () => void {
   }
 }
 
-export function resetSubagents(): void {
-  seq++
-  loadSubagents.reset()
-  watchers = 0
-  useSubagents.setState(initial(), true)
-}
-
 /** Tombstoned rows come back only when asked for (the toggle or the tombstoned tab). */
 function wantsTombstoned(s: SubagentsStore): boolean {
   return s.showTombstoned || s.tab === 'tombstoned'

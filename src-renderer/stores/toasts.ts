@@ -31,7 +31,3 @@ export function reportError(err: unknown, context?: string): string {
   pushToast('error', context ? `${context}: ${msg}` : msg)
   return msg
 }
-
-export function resetToasts(): void {
-  useToasts.setState({ toasts: [] }, true)
-}

@@ -1,22 +1,20 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import { CaduceusError, type Message, type MessageQuery } from '@shared/contract'
-import { setApi } from '../api'
-import { createFakeApi, type FakeApi } from '../test-utils/fake-api'
+import { installFakeApi, type FakeApi } from '../test-utils/fake-api'
+import { resetStores } from '../test-utils/reset-stores'
 import { message, subagent, summary, usd } from '../test-utils/fixtures'
-import { resetApp } from './app'
 import {
-  LATEST,
   applyTranscriptDelegationUpdated,
+  forgetTranscript,
   applyTranscriptSessionsChanged,
   loadNewer,
   loadOlder,
   openTranscript,
-  resetTranscript,
   useTranscript
 } from './transcript'
-import { resetToasts, useToasts } from './toasts'
+import { useToasts } from './toasts'
 
-/** The transcript opens on the newest 60 messages (older ones come in pages of 200). */
+/** An open asks for a few screens first (not a full page); older pages follow as the reader scrolls up. */
 const FIRST_PAGE = 60
 
 let fake: FakeApi
@@ -52,12 +50,12 @@ const detail = (id: string) => ({
   apiCallCount: 3
 })
 
-beforeEach(() => {
-  resetApp()
-  resetTranscript()
-  resetToasts()
+beforeEach(async () => {
+  resetStores()
+  // Sessions an earlier test switched away from sit in the switch-back cache: forget them as a delete does.
+  for (const id of ['s1', 's2', 'slow', 'fast']) forgetTranscript('default', id)
   msgs = Array.from({ length: 500 }, (_, i) => message(i + 1))
-  fake = createFakeApi({
+  fake = await installFakeApi({
     'sessions.messages': page,
     'sessions.get': ({ sessionId }) => detail(sessionId),
     'costs.session': ({ profile, sessionId }) => ({
@@ -72,14 +70,16 @@ beforeEach(() => {
     }),
     'subagents.list': () => ({ items: [subagent('sa-1')], maxRetained: 8, ttlHours: 24 })
   })
-  setApi(fake.api)
 })
 
 describe('transcript store', () => {
   it('opens at the latest page with lineage, cost split and children', async () => {
     await openTranscript('default', 's1')
     const st = useTranscript.getState()
-    expect(fake.callsOf('sessions.messages')[0]).toMatchObject({ beforeId: LATEST, limit: FIRST_PAGE })
+    expect(fake.callsOf('sessions.messages')[0]).toMatchObject({
+      beforeId: Number.MAX_SAFE_INTEGER, // before any id the host can hold: the newest page
+      limit: FIRST_PAGE
+    })
     expect(st.ids[0]).toBe(501 - FIRST_PAGE)
     expect(st.ids.at(-1)).toBe(500)
     expect(st.hasMoreBefore).toBe(true)

@@ -38,7 +38,7 @@ export const TRANSCRIPT_PAGE = 200
  */
 const FIRST_PAGE = 60
 /** "Before the newest possible id": asks the store for the latest page. */
-export const LATEST = Number.MAX_SAFE_INTEGER
+const LATEST = Number.MAX_SAFE_INTEGER
 
 const initial = (): TranscriptStore => ({
   profile: null,
@@ -101,15 +101,6 @@ function keep(st: TranscriptStore): void {
 /** A session that is gone (deleted) must not come back from the switch-back cache. */
 export function forgetTranscript(profile: string, sessionId: string): void {
   recent.delete(keyOf(profile, sessionId))
-}
-
-/** Forget everything, the switch-back cache too (tests; a host change). */
-export function resetTranscript(): void {
-  recent.clear()
-  openSeq++
-  loadingNewer = null
-  newerAgain = false
-  useTranscript.setState(initial(), true)
 }
 
 function merge(st: TranscriptStore, items: Message[]): Pick<TranscriptStore, 'byId' | 'ids'> {
@@ -321,8 +312,4 @@ export async function applyTranscriptDelegationUpdated(evt: EventPayload<'delega
   const st = useTranscript.getState()
   if (st.profile !== evt.profile || !st.sessionId || evt.parentSessionId !== st.sessionId) return
   await refreshTranscriptMeta()
-}
-
-export function closeTranscript(): void {
-  resetTranscript()
 }

@@ -1,14 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { setApi } from '../api'
 import { cacheDecisionLabel } from '../lib/format'
-import { createFakeApi, type FakeApi } from '../test-utils/fake-api'
+import { installFakeApi, type FakeApi } from '../test-utils/fake-api'
+import { resetStores } from '../test-utils/reset-stores'
 import { usd, zeroTokens } from '../test-utils/fixtures'
-import { resetToasts, useToasts } from './toasts'
+import { useToasts } from './toasts'
 import {
   applyTurnDelta,
   applyTurnFinished,
   applyTurnStarted,
-  resetTurns,
   sendMessage,
   startChat,
   stopTurn,
@@ -19,15 +18,13 @@ import {
 let fake: FakeApi
 const h = { turnId: 't1', profile: 'default', sessionId: 's1' }
 
-beforeEach(() => {
-  resetTurns()
-  resetToasts()
-  fake = createFakeApi({
+beforeEach(async () => {
+  resetStores()
+  fake = await installFakeApi({
     'sessions.resume': ({ profile, sessionId }) => ({ turnId: 't1', profile, sessionId }),
     'sessions.start': ({ profile }) => ({ turnId: 't2', profile, sessionId: 'new-session' }),
     'turns.stop': () => ({ ok: true as const })
   })
-  setApi(fake.api)
 })
 
 describe('turns store', () => {

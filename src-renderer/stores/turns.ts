@@ -41,10 +41,6 @@ interface TurnsStore {
 export const useTurns = create<TurnsStore>()(() => ({ byId: {}, order: [] }))
 const MAX_TURNS = 200
 
-export function resetTurns(): void {
-  useTurns.setState({ byId: {}, order: [] }, true)
-}
-
 const blank = (h: TurnHandle): LiveTurn => ({
   turnId: h.turnId,
   profile: h.profile,

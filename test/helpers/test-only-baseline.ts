@@ -26,22 +26,5 @@ export const TEST_ONLY_BASELINE: readonly string[] = [
   'src-main/scope/scope.ts#withoutHomeOverride',
   'src-main/store/memory-events-repo.ts#memoryEventsOnHandle',
   'src-main/store/search-query.ts#sanitizeFtsQuery',
-  'src-main/store/session-store.ts#stateDbOf',
-  'src-renderer/api/index.ts#setApi',
-  'src-renderer/app/url-state.ts#parseSessionsQuery',
-  'src-renderer/app/url-state.ts#sessionsQuery',
-  'src-renderer/lib/drafts.ts#readDraft',
-  'src-renderer/lib/drafts.ts#resetDraftsForTests',
-  'src-renderer/lib/drafts.ts#writeDraft',
-  'src-renderer/stores/app.ts#resetApp',
-  'src-renderer/stores/costs.ts#resetCosts',
-  'src-renderer/stores/gateway.ts#resetGateway',
-  'src-renderer/stores/memory.ts#resetMemory',
-  'src-renderer/stores/sessions.ts#resetSessions',
-  'src-renderer/stores/settings.ts#resetSettings',
-  'src-renderer/stores/subagents.ts#resetSubagents',
-  'src-renderer/stores/toasts.ts#resetToasts',
-  'src-renderer/stores/transcript.ts#LATEST',
-  'src-renderer/stores/transcript.ts#resetTranscript',
-  'src-renderer/stores/turns.ts#resetTurns'
+  'src-main/store/session-store.ts#stateDbOf'
 ]

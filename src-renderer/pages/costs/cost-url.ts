@@ -6,7 +6,7 @@
 import { useEffect } from 'react'
 import { setScope, useApp } from '../../stores/app'
 import { loadCosts, useCosts } from '../../stores/costs'
-import { costsQuery, parseCostsQuery } from './cost-query'
+import { costsQuery, parseCostsQuery } from './costs-query'
 
 const onCosts = () => /^#\/costs(\?|$)/.test(location.hash)
 

@@ -1,4 +1,4 @@
-/** The Costs view's query string: what `#/costs?profile=work&days=90&day=2026-11-03` means, both ways. */
+/** The Costs page's query string: scope, period and day filter, defaults left out, unknown values ignored. */
 import { DAY_CHOICES } from '../../stores/costs'
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseSessionsQuery, sessionsQuery } from './url-state'
+import { parseSessionsQuery, sessionsQuery } from './sessions-query'
 
 const base = { sources: [], archived: 'exclude' as const, from: null, to: null, idPrefix: '', includeChildren: false }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { costsQuery, parseCostsQuery } from './cost-query'
+import { costsQuery, parseCostsQuery } from './costs-query'
 
 describe('Costs view in the URL', () => {
   it('round-trips scope, period and day; defaults stay out of the URL', () => {

@@ -1,0 +1,31 @@
+import type { StoreApi } from 'zustand'
+import { useApp } from '../stores/app'
+import { useCosts } from '../stores/costs'
+import { useGateway } from '../stores/gateway'
+import { useMemory } from '../stores/memory'
+import { useSessions } from '../stores/sessions'
+import { useSettings } from '../stores/settings'
+import { useSubagents } from '../stores/subagents'
+import { useToasts } from '../stores/toasts'
+import { useTranscript } from '../stores/transcript'
+import { useTurns } from '../stores/turns'
+
+/**
+ * Each store back to its initial state. Module state beyond the stores needs no reset: sequence counters
+ * only grow (older replies stay dropped) and each test awaits its loads and timers and ends its watches.
+ * The transcript's switch-back cache is the exception: a file that switches sessions forgets them
+ * (`forgetTranscript`, as a delete does) so a later test opens them fresh.
+ */
+export function resetStores(): void {
+  const reset = <T>(store: StoreApi<T>) => store.setState(store.getInitialState(), true)
+  reset(useApp)
+  reset(useCosts)
+  reset(useGateway)
+  reset(useMemory)
+  reset(useSessions)
+  reset(useSettings)
+  reset(useSubagents)
+  reset(useToasts)
+  reset(useTranscript)
+  reset(useTurns)
+}
