@@ -11,7 +11,6 @@ export const TEST_ONLY_BASELINE: readonly string[] = [
   'src-main/agent/tools/registry.ts#dispatchSequential',
   'src-main/cron/scheduler.ts#claimDueJobs',
   'src-main/delegation/ledger.ts#loadChildUsageTotals',
-  'src-main/gateway/cache-busting.ts#CACHE_BUSTING_CONFIG_KEYS',
   'src-main/host/agent-assembly.ts#agentRuntime',
   'src-main/host/agent-assembly.ts#deniedFor',
   'src-main/scope/scope.ts#getSecret',
