@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { dispatchConcurrent, dispatchSequential, ToolRegistry } from '../agent/tools/registry'
 import { runInProfileScope } from '../scope'
-import { withMultiplex } from '../scope/scope'
+import { multiplexed } from '../scope/test-support'
 import { MemoryActivityLog } from './activity'
 import { BuiltinMemoryProvider } from './builtin'
 import { readEntries } from './builtin-store'
@@ -30,7 +30,7 @@ describe('memory under load', () => {
       { label: 'alpha', home: alpha },
       { label: 'beta', home: beta }
     ]
-    await withMultiplex(true, async () => {
+    await multiplexed(async () => {
       const agents = await Promise.all(
         profiles.map(async ({ label, home }) => {
           const db = new Database(join(home, 'state.db'))
