@@ -14,7 +14,6 @@ export const TEST_ONLY_BASELINE: readonly string[] = [
   'src-main/host/agent-assembly.ts#agentRuntime',
   'src-main/host/agent-assembly.ts#deniedFor',
   'src-main/scope/scope.ts#withSecretScope',
-  'src-main/store/memory-events-repo.ts#memoryEventsOnHandle',
   'src-main/store/search-query.ts#sanitizeFtsQuery',
   'src-main/store/session-store.ts#stateDbOf',
   'src-renderer/api/index.ts#setApi',
