@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { asyncDeliverySupported } from '../gateway'
-import { declareStatelessChannel, resetSessionVars } from '../gateway/session-context'
+import { asyncDeliverySupported, TURN_CHANNELS } from '../gateway'
+import { runOnChannel } from '../gateway/channels'
 import type { ChildAgentHandle, ChildSpec } from './children'
 import { loadDelegationConfig } from './config'
 import { createDelegateTool } from './delegate-tool'
@@ -162,15 +162,10 @@ describe('delegate_task on a stateless channel', () => {
   it('runs inline, never dispatches, and returns the child summary', async () => {
     // the real gateway gate, not a stub: one-shot/cron runners declare a stateless channel
     const gatewayDeps = makeDeps({ asyncDeliverySupported: undefined })
-    resetSessionVars()
-    let out: Record<string, unknown>
-    try {
-      expect(asyncDeliverySupported()).toBe(true)
-      declareStatelessChannel()
-      out = await delegateTask({ goal: 'review the spec', background: true }, parent(), gatewayDeps)
-    } finally {
-      resetSessionVars()
-    }
+    expect(asyncDeliverySupported()).toBe(true)
+    const out = await runOnChannel(TURN_CHANNELS.oneShot, {}, () =>
+      delegateTask({ goal: 'review the spec', background: true }, parent(), gatewayDeps)
+    )
     expect(out.status).not.toBe('dispatched')
     expect(pool.size).toBe(0)
     expect(rawDb(t.store).prepare('SELECT COUNT(*) AS n FROM async_delegations').get()).toEqual({ n: 0 })

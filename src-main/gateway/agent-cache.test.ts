@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { currentSecretScope, getHermesHome } from '../scope'
-import { withMultiplex } from '../scope/scope'
+import { multiplexed } from '../scope/test-support'
 import { AgentCache } from './agent-cache'
 import { AGENT_PENDING, initCachedAgentForTurn } from './cacheable'
 import { captureLogger } from './test-fixtures/capture-logger'
@@ -265,7 +265,7 @@ describe('release semantics (idle resume)', () => {
       }
     }
     const cache = cacheOf({ cap: 1 })
-    await withMultiplex(true, async () => {
+    await multiplexed(async () => {
       cache.insert('agent:alpha:desktop:s', new ScopeAgent(), 'sig', {
         owner: { home: '/tmp/root/profiles/alpha', secrets: { OWNER: 'alpha' } }
       })

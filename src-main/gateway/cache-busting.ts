@@ -4,7 +4,7 @@
  */
 import { isPlainObject } from '../config'
 
-export const CACHE_BUSTING_CONFIG_KEYS: ReadonlyArray<readonly [string, string]> = [
+const CACHE_BUSTING_CONFIG_KEYS: ReadonlyArray<readonly [string, string]> = [
   ['model', 'context_length'],
   ['model', 'max_tokens'],
   ['compression', 'enabled'],

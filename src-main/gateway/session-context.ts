@@ -1,7 +1,7 @@
 /**
  * Per-turn session context (hermes-spec §4.5, seed 003) on AsyncLocalStorage: routing metadata
  * (`HERMES_SESSION_*`) and the async-delivery capability of the channel the turn came in on. Each turn
- * runs in its own context (`runWithSessionContext`), so concurrent turns never see each other's values;
+ * runs in its own context (`runOnChannel` → `runInFreshContext`), so concurrent turns never see each other's values;
  * outside any turn the calls act on one process-level context, like Python's main-thread contextvars.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
@@ -43,18 +43,11 @@ interface ContextState {
 
 const als = new AsyncLocalStorage<ContextState>()
 const processContext: ContextState = { vars: new Map(), asyncDelivery: undefined }
-/** Latched by setSessionVars: from then on the context, not the env, is authoritative for session vars. */
-let engaged = false
 
 const state = (): ContextState => als.getStore() ?? processContext
 
-/** Opaque proof of a binding, returned by setSessionVars and handed back to clearSessionVars. */
-export interface SessionTokens {
-  readonly names: readonly string[]
-}
-
-/** Bind every session var (unspecified ones to ''), the capability, and latch the engaged flag. Not nestable. */
-export function setSessionVars(vars: SessionVars = {}): SessionTokens {
+/** Bind every session var (unspecified ones to '', masking the env) and the capability. Not nestable. */
+export function setSessionVars(vars: SessionVars = {}): void {
   const s = state()
   for (const [field, name] of Object.entries(SESSION_VAR_NAMES)) {
     // The cron marker keeps "unset" unless given (upstream `cron_session=_UNSET`).
@@ -62,22 +55,6 @@ export function setSessionVars(vars: SessionVars = {}): SessionTokens {
     s.vars.set(name, vars[field as SessionVarField] ?? '')
   }
   s.asyncDelivery = vars.asyncDelivery === undefined ? true : Boolean(vars.asyncDelivery)
-  engaged = true
-  return { names: [...s.vars.keys()] }
-}
-
-/** Every session var explicitly '' (masking the env); the capability back to unset (= supported). */
-export function clearSessionVars(_tokens?: SessionTokens): void {
-  const s = state()
-  for (const name of Object.values(SESSION_VAR_NAMES)) s.vars.set(name, '')
-  s.asyncDelivery = undefined
-}
-
-/** Every var back to "never bound here"; the capability unset. */
-export function resetSessionVars(): void {
-  const s = state()
-  s.vars.clear()
-  s.asyncDelivery = undefined
 }
 
 /** Context value if bound here (even ''), else the process env, else the default. */
@@ -89,7 +66,7 @@ export function getSessionEnv(name: string, fallback = ''): string {
 
 /**
  * One-shot runs, cron and bridges cannot receive a completion after their turn: bind ONLY the
- * capability. Does not latch `engaged` — a single-process one-shot must not flip the env bridge.
+ * capability: no session vars, so the env stays visible (upstream: no `_session_context_engaged` latch).
  */
 export function declareStatelessChannel(): void {
   state().asyncDelivery = false
@@ -101,19 +78,7 @@ export function asyncDeliverySupported(): boolean {
   return v === undefined ? true : v
 }
 
-export function isSessionContextEngaged(): boolean {
-  return engaged
-}
-
 /** Run fn in a fresh, isolated, unbound session context (a channel binds itself inside it). */
 export function runInFreshContext<T>(fn: () => T): T {
   return als.run({ vars: new Map(), asyncDelivery: undefined }, fn)
-}
-
-/** Run fn in a fresh, isolated session context bound to `vars` (the turn runner's entry point). */
-export function runWithSessionContext<T>(vars: SessionVars, fn: () => T): T {
-  return als.run({ vars: new Map(), asyncDelivery: undefined }, () => {
-    setSessionVars(vars)
-    return fn()
-  })
 }

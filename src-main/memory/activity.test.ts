@@ -1,5 +1,4 @@
-// Memory activity log: real SQLite files in temp dirs (a raw better-sqlite3 handle and a real SessionStore).
-import Database from 'better-sqlite3'
+// Memory activity log: real SessionStores on state.db files in temp dirs, through the repository production uses.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,13 +13,12 @@ import { captureLogs, makeHomes } from './test-fixtures/harness'
 import { RecordingProvider } from './test-fixtures/recording-provider'
 import { MemoryManager } from './manager'
 import { rawDb } from '../store/test-fixtures/raw-db'
-import { memoryEventsOnHandle } from '../store/memory-events-repo'
+import { repositories } from '../store'
 
-/** A WAL database file like a profile's state.db. */
-function openDb(): Database.Database {
-  const db = new Database(join(mkdtempSync(join(tmpdir(), 'cad-memact-')), 'state.db'))
-  db.pragma('journal_mode = WAL')
-  return db
+/** A profile's state.db; the raw handle is only for arranging and inspecting rows. */
+function openStore(): { store: SessionStore; db: ReturnType<typeof rawDb> } {
+  const store = new SessionStore(join(mkdtempSync(join(tmpdir(), 'cad-memact-')), 'state.db'), { profile: 'alpha' })
+  return { store, db: rawDb(store) }
 }
 let logs: ReturnType<typeof captureLogs>
 beforeEach(() => (logs = captureLogs()))
@@ -31,8 +29,8 @@ const base = { provider: 'ext', kind: 'tool_call' as const, name: 'recall', ok: 
 describe('memory activity log', () => {
   it('stores every manager event (tool calls, recalls with size, syncs, refusals) in cad_memory_events and pushes contract MemoryEvents', async () => {
     const { alpha, beta } = makeHomes()
-    const db = openDb()
-    const log = new MemoryActivityLog(memoryEventsOnHandle(db), 'alpha')
+    const { store, db } = openStore()
+    const log = new MemoryActivityLog(repositories.memoryEvents(store), 'alpha')
     const pushed: MemoryEvent[] = []
     log.onEvent((e) => pushed.push(e))
     const p = new RecordingProvider('ext', ['ext_recall'])
@@ -68,7 +66,7 @@ describe('memory activity log', () => {
   })
 
   it('queries: newest first, filters by kind / provider / session, pages by beforeId, ignores other profiles', () => {
-    const log = new MemoryActivityLog(memoryEventsOnHandle(openDb()), 'alpha')
+    const log = new MemoryActivityLog(repositories.memoryEvents(openStore().store), 'alpha')
     for (let i = 0; i < 10; i++)
       log.record({
         ...base,
@@ -87,8 +85,8 @@ describe('memory activity log', () => {
   })
 
   it('keeps only the newest events (bounded retention)', () => {
-    const db = openDb()
-    const log = new MemoryActivityLog(memoryEventsOnHandle(db), 'alpha', { retention: 50, pruneEvery: 10 })
+    const { store, db } = openStore()
+    const log = new MemoryActivityLog(repositories.memoryEvents(store), 'alpha', { retention: 50, pruneEvery: 10 })
     for (let i = 0; i < 125; i++) {
       log.record({ ...base, summary: `event ${i}` })
       if (i % 5 === 4) log.flush() // one batch per event-loop turn in real use
@@ -98,13 +96,13 @@ describe('memory activity log', () => {
     const oldest = db.prepare('SELECT MIN(id) AS id FROM cad_memory_events').get() as { id: number }
     expect(oldest.id).toBeGreaterThan(125 - 60)
     // Re-opening prunes straight away.
-    new MemoryActivityLog(memoryEventsOnHandle(db), 'alpha', { retention: 50 })
+    new MemoryActivityLog(repositories.memoryEvents(store), 'alpha', { retention: 50 })
     expect(count()).toBe(50)
     expect(log.listEvents({ limit: 1 })[0]!.summary).toBe('event 124')
   })
 
   it('health: calls, errors, refusals, last error and p95 latency per provider', () => {
-    const log = new MemoryActivityLog(memoryEventsOnHandle(openDb()), 'alpha')
+    const log = new MemoryActivityLog(repositories.memoryEvents(openStore().store), 'alpha')
     for (let i = 1; i <= 100; i++) log.record({ ...base, latencyMs: i })
     log.record({ ...base, kind: 'error', name: 'prefetch', ok: false, summary: 'timed out after 8000 ms' })
     log.record({ ...base, kind: 'refusal', ok: false, summary: 'refused (foreign_scope)' })
@@ -129,14 +127,14 @@ describe('memory activity log', () => {
   })
 
   it('never stores secrets, and never throws when the DB is gone or an old table lacks columns', () => {
-    const db = openDb()
+    const { store, db } = openStore()
     db.exec('CREATE TABLE cad_memory_events (id INTEGER PRIMARY KEY AUTOINCREMENT, provider TEXT, kind TEXT)')
     db.exec("INSERT INTO cad_memory_events (provider, kind) VALUES ('old', 'martian')")
-    const log = new MemoryActivityLog(memoryEventsOnHandle(db), 'alpha')
+    const log = new MemoryActivityLog(repositories.memoryEvents(store), 'alpha')
     expect(log.listEvents()[0]).toMatchObject({ provider: 'old', kind: 'hook', summary: '', ok: true })
     log.record({ ...base, summary: 'used key sk-abcdefghijklmnopqrstuvwxyz and Bearer abcdefghijklmnop' })
     expect(log.listEvents({ limit: 1 })[0]!.summary).not.toMatch(/sk-abcdefgh|Bearer abcdefgh/)
-    db.close()
+    store.close()
     const pushed: MemoryEvent[] = []
     log.onEvent((e) => pushed.push(e))
     expect(() => (log.record(base), log.flush())).not.toThrow()

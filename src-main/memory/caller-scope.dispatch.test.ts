@@ -1,8 +1,8 @@
 // Seed 000 (PLG-11): a memory-provider tool call belongs to the calling turn's profile. Driven through the
 // real sequential and concurrent dispatch of the agent's ToolRegistry with real MemoryManagers.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { withHomeOverride } from '../scope'
-import { withMultiplex, withoutHomeOverride } from '../scope/scope'
+import { getHomeOverride, withHomeOverride } from '../scope'
+import { multiplexed } from '../scope/test-support'
 import { BareSignatureProvider, ProcessWideProvider } from './test-fixtures/seed-providers'
 import {
   buildAgent,
@@ -71,7 +71,7 @@ describe('memory caller scope: tool dispatch (seed 000)', () => {
   // seed 000: test_multiplexed_call_with_no_known_profile_is_refused
   it('refuses a multiplexed call when the manager knows no profile', async () => {
     const { alpha: alphaHome } = makeHomes()
-    await withMultiplex(true, async () => {
+    await multiplexed(async () => {
       const agent = await buildAgent(alphaHome, '', new ProcessWideProvider(), { initialize: false })
       const result = await withHomeOverride(alphaHome, () => sequential(agent, 'orphan'))
       expectGenericRefusal(result, logs.records, alphaHome)
@@ -84,10 +84,11 @@ describe('memory caller scope: tool dispatch (seed 000)', () => {
     // On a multiplexed process a call that names no profile is not proof it came from that profile's turn.
     const { alpha: alphaHome } = makeHomes()
     process.env.HERMES_HOME = alphaHome
-    await withMultiplex(true, async () => {
+    await multiplexed(async () => {
       const alpha = await buildAgent(alphaHome, 'agent:alpha:api_server:dm:1')
       for (const dispatch of [sequential, concurrent]) {
-        const result = await withoutHomeOverride(() => dispatch(alpha, 'unscoped'))
+        expect(getHomeOverride()).toBeNull() // the call names no profile
+        const result = await dispatch(alpha, 'unscoped')
         expectGenericRefusal(result, logs.records, alphaHome)
       }
     })

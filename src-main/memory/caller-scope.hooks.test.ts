@@ -6,7 +6,8 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createLogger } from '../host/log'
 import { homeKey, isMultiplexActive, withHomeOverride } from '../scope'
-import { withMultiplex, withSecretScope } from '../scope/scope'
+import { withSecretScope } from '../scope/scope'
+import { multiplexed } from '../scope/test-support'
 import { REFUSAL_CODE } from './caller-scope'
 import { addMemoryLogSink, CALLER_SCOPE_LOGGER } from './log'
 import { HOOK_TOOL, InstanceScopedProvider } from './test-fixtures/seed-providers'
@@ -53,7 +54,7 @@ describe('memory caller scope: lifecycle hooks (seed 000)', () => {
   it('refuses every multiplexed lifecycle hook that carries no caller scope', async () => {
     const { alpha: alphaHome } = makeHomes()
     process.env.HERMES_HOME = alphaHome
-    await withMultiplex(true, async () => {
+    await multiplexed(async () => {
       const alpha = await buildManager(alphaHome)
       for (const hook of Object.values(HOOKS)) await hook(alpha)
     })
@@ -122,7 +123,7 @@ describe('memory caller scope: lifecycle hooks (seed 000)', () => {
   // seed 000: test_background_hook_runs_under_the_owning_profile_explicitly
   it('runs a background hook under the owning profile explicitly when the turn proves its profile by secret scope alone', async () => {
     const { alpha: alphaHome } = makeHomes()
-    await withMultiplex(true, async () => {
+    await multiplexed(async () => {
       const alpha = await buildManager(alphaHome)
       await withSecretScope({ profileHome: alphaHome, secrets: {} }, async () => {
         alpha.syncAll('what did we decide', 'the plan', { sessionId: 's' })
@@ -135,7 +136,7 @@ describe('memory caller scope: lifecycle hooks (seed 000)', () => {
   // seed 000: test_two_profiles_interleaving_tool_calls_and_hooks_stay_in_their_own_stores
   it("keeps two profiles' interleaved tool calls and hooks in their own stores", async () => {
     const { alpha: alphaHome, beta: betaHome } = makeHomes()
-    await withMultiplex(true, async () => {
+    await multiplexed(async () => {
       const homes = [alphaHome, betaHome]
       const agents = new Map(
         await Promise.all(

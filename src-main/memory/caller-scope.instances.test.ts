@@ -2,7 +2,7 @@
 // equality) decides; an instance that can't be tracked fails closed only when multiplexed.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { withHomeOverride } from '../scope'
-import { withMultiplex } from '../scope/scope'
+import { multiplexed } from '../scope/test-support'
 import { buildMemoryManagerForAgent } from './agent-build'
 import { claimInstance, INSTANCE_SHARED_CODE } from './caller-scope'
 import { HOOK_TOOL, InstanceScopedProvider, SealedProvider, ValueEqualProvider } from './test-fixtures/seed-providers'
@@ -19,7 +19,7 @@ describe('memory caller scope: provider instances (seed 000)', () => {
   // seed 000: test_one_provider_instance_is_never_served_to_a_second_profile
   it('never serves one provider instance to a second profile', async () => {
     const { alpha: alphaHome, beta: betaHome } = makeHomes()
-    await withMultiplex(true, async () => {
+    await multiplexed(async () => {
       const shared = new InstanceScopedProvider()
       const alpha = await buildManager(alphaHome, shared)
       const beta = await buildManager(betaHome, shared)
@@ -42,7 +42,7 @@ describe('memory caller scope: provider instances (seed 000)', () => {
   // seed 000: test_agent_whose_provider_instance_is_refused_is_told_and_runs_without_it
   it('drops a refused provider instance on the agent-build path, warns once, and never logs it as activated', async () => {
     const { alpha: alphaHome, beta: betaHome } = makeHomes()
-    await withMultiplex(true, async () => {
+    await multiplexed(async () => {
       const shared = new InstanceScopedProvider()
       await buildManager(alphaHome, shared)
       const built = await withHomeOverride(betaHome, () =>
@@ -78,7 +78,7 @@ describe('memory caller scope: provider instances (seed 000)', () => {
   // seed 000: test_unhashable_shared_provider_is_refused_for_a_second_profile
   it('refuses a sealed (non-extensible) shared instance for a second profile: tracking needs only identity', async () => {
     const { alpha: alphaHome, beta: betaHome } = makeHomes()
-    await withMultiplex(true, async () => {
+    await multiplexed(async () => {
       const shared = new SealedProvider()
       expect(Object.isExtensible(shared)).toBe(false)
       const alpha = await buildManager(alphaHome, shared)
@@ -92,7 +92,7 @@ describe('memory caller scope: provider instances (seed 000)', () => {
   // seed 000: test_value_equal_distinct_instances_are_each_served
   it('serves value-equal but distinct instances each to its own profile', async () => {
     const { alpha: alphaHome, beta: betaHome } = makeHomes()
-    await withMultiplex(true, async () => {
+    await multiplexed(async () => {
       const first = new ValueEqualProvider()
       const second = new ValueEqualProvider()
       expect(first.equals(second)).toBe(true)
@@ -112,7 +112,7 @@ describe('memory caller scope: provider instances (seed 000)', () => {
     const untrackable = () => Object.preventExtensions({ name: 'native', claimable: false as const })
     expect(claimInstance(untrackable(), alphaHome)).toBe(true)
     expect(claimInstance('not-an-object', alphaHome)).toBe(true)
-    withMultiplex(true, () => {
+    multiplexed(() => {
       expect(claimInstance(untrackable(), alphaHome)).toBe(false)
       expect(claimInstance('not-an-object', alphaHome)).toBe(false)
     })

@@ -49,7 +49,7 @@ const REASON_TEXT: Record<RefusalReason, string> = {
 
 /**
  * Decide whether a call from the current async context may reach providers bound to `owner`.
- * Single-profile processes keep working unscoped (like `getSecret`); an explicit scope is always honoured.
+ * Single-profile processes keep working unscoped; an explicit scope is always honoured.
  */
 export function checkCaller(owner: ScopeOwner | null, subject: string, keyOf: HomeKeyFn = homeKey): CallerVerdict {
   const callerHome = resolveCallerHome()

@@ -1,11 +1,10 @@
 // Load: 2 profiles × 50 interleaved async turns on a multiplexed host, each turn making memory tool calls
 // (built-in store + a process-wide provider) and driving hooks. Nothing may land in the wrong profile.
-import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { dispatchConcurrent, dispatchSequential, ToolRegistry } from '../agent/tools/registry'
 import { runInProfileScope } from '../scope'
-import { withMultiplex } from '../scope/scope'
+import { multiplexed } from '../scope/test-support'
 import { MemoryActivityLog } from './activity'
 import { BuiltinMemoryProvider } from './builtin'
 import { readEntries } from './builtin-store'
@@ -13,7 +12,7 @@ import { MemoryManager } from './manager'
 import { memoryToolDefinitions } from './tools'
 import { captureLogs, makeHomes, tick } from './test-fixtures/harness'
 import { ProcessWideProvider, TOOL } from './test-fixtures/seed-providers'
-import { memoryEventsOnHandle } from '../store/memory-events-repo'
+import { repositories, SessionStore } from '../store'
 
 const TURNS = 50
 let logs: ReturnType<typeof captureLogs>
@@ -30,12 +29,11 @@ describe('memory under load', () => {
       { label: 'alpha', home: alpha },
       { label: 'beta', home: beta }
     ]
-    await withMultiplex(true, async () => {
+    await multiplexed(async () => {
       const agents = await Promise.all(
         profiles.map(async ({ label, home }) => {
-          const db = new Database(join(home, 'state.db'))
-          db.pragma('journal_mode = WAL')
-          const activity = new MemoryActivityLog(memoryEventsOnHandle(db), label)
+          const store = new SessionStore(join(home, 'state.db'), { profile: label })
+          const activity = new MemoryActivityLog(repositories.memoryEvents(store), label)
           const manager = new MemoryManager({ activity })
           manager.addProvider(new BuiltinMemoryProvider({ limits: { memory: 100_000, user: 100_000 } }))
           manager.addProvider(new ProcessWideProvider())
@@ -44,7 +42,7 @@ describe('memory under load', () => {
           )
           const registry = new ToolRegistry()
           for (const def of memoryToolDefinitions(manager)) registry.register(def)
-          return { label, home, db, activity, manager, registry }
+          return { label, home, store, activity, manager, registry }
         })
       )
 
@@ -95,7 +93,7 @@ describe('memory under load', () => {
       for (const a of agents)
         expect(await runInProfileScope(a.home, {}, () => a.manager.flushPending(10_000))).toBe(true)
 
-      for (const { label, home, activity, db } of agents) {
+      for (const { label, home, activity, store } of agents) {
         const other = label === 'alpha' ? 'beta' : 'alpha'
         const stored = [...readEntries(home, 'memory'), ...readEntries(home, 'user')]
         expect(stored.sort()).toEqual(Array.from({ length: TURNS }, (_, i) => `${label}-turn-${i}`).sort())
@@ -108,7 +106,7 @@ describe('memory under load', () => {
         expect(events.every((e) => e.sessionId === null || e.sessionId.startsWith(`${label}-`))).toBe(true)
         expect(events.some((e) => e.kind === 'error')).toBe(false)
         expect(events.filter((e) => e.kind === 'refusal')).toHaveLength(label === 'alpha' ? 2 : 0)
-        db.close()
+        store.close()
       }
       expect([...ProcessWideProvider.stores.keys()].sort()).toEqual([alpha, beta].sort())
       expect(new Set(ProcessWideProvider.calls.map((c) => c.callerGsk?.split(':')[1]))).toEqual(

@@ -2,15 +2,8 @@ import { mkdtempSync, mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import {
-  ctxBound,
-  getHermesHome,
-  isMultiplexActive,
-  profileNameForHome,
-  runInProfileScope,
-  withHomeOverride
-} from './index'
-import { getSecret, withMultiplex } from './scope'
+import { ctxBound, getHermesHome, isMultiplexActive, profileNameForHome, withHomeOverride } from './index'
+import { multiplexed } from './test-support'
 
 describe('profile scope', () => {
   it('derives the profile from the home path alone', () => {
@@ -39,13 +32,14 @@ describe('profile scope', () => {
     expect(withHomeOverride('/other', () => bound())).toBe('/owner')
   })
 
-  it('refuses unscoped secrets under multiplex and never falls through to env there', () => {
-    process.env.CAD_TEST_KEY = 'from-env'
-    expect(getSecret('CAD_TEST_KEY')).toBe('from-env')
-    withMultiplex(true, () => {
-      expect(isMultiplexActive()).toBe(true)
-      expect(() => getSecret('CAD_TEST_KEY')).toThrow(/no profile secret scope active while multiplexing is on/)
-      runInProfileScope('/p', { OTHER: 'x' }, () => expect(getSecret('CAD_TEST_KEY')).toBeUndefined())
-    })
+  it('multiplex is the process-wide flag the host sets, seen from every async context', async () => {
+    expect(isMultiplexActive()).toBe(false)
+    await multiplexed(() =>
+      withHomeOverride('/a', async () => {
+        await new Promise((r) => setTimeout(r, 1))
+        expect(isMultiplexActive()).toBe(true)
+      })
+    )
+    expect(isMultiplexActive()).toBe(false)
   })
 })

@@ -9,10 +9,8 @@ export interface SecretScope {
 }
 
 interface ScopeState {
-  /** undefined = never set here; null = explicitly cleared (masks the env). */
-  homeOverride?: string | null
+  homeOverride?: string
   secretScope?: SecretScope
-  multiplex?: boolean
 }
 
 const als = new AsyncLocalStorage<ScopeState>()
@@ -23,11 +21,6 @@ const withState = <T>(patch: ScopeState, fn: () => T): T => als.run({ ...current
 
 export function withHomeOverride<T>(home: string, fn: () => T): T {
   return withState({ homeOverride: resolve(home) }, fn)
-}
-
-/** Run with the override explicitly cleared (upstream `set_hermes_home_override(None)`). */
-export function withoutHomeOverride<T>(fn: () => T): T {
-  return withState({ homeOverride: null }, fn)
 }
 
 export function getHomeOverride(): string | null {
@@ -59,34 +52,8 @@ export function setMultiplexActive(active: boolean): void {
   processMultiplex = active
 }
 
-/** Context-local override of the multiplex flag (tests; hosts use setMultiplexActive). */
-export function withMultiplex<T>(active: boolean, fn: () => T): T {
-  return withState({ multiplex: active }, fn)
-}
-
 export function isMultiplexActive(): boolean {
-  return current().multiplex ?? processMultiplex
-}
-
-class UnscopedSecretError extends Error {
-  constructor(name: string) {
-    super(`getSecret('${name}') called with no profile secret scope active while multiplexing is on.`)
-    this.name = 'UnscopedSecretError'
-  }
-}
-
-const GLOBAL_ENV = new Set(['HERMES_HOME', 'HERMES_PROFILE', 'PATH', 'HOME'])
-
-/** Secret lookup with upstream semantics: scoped under multiplex, never falling through to another profile's env. */
-export function getSecret(name: string, fallback?: string): string | undefined {
-  if (GLOBAL_ENV.has(name)) return process.env[name] ?? fallback
-  const scope = current().secretScope
-  if (scope) {
-    if (name in scope.secrets) return scope.secrets[name]
-    return isMultiplexActive() ? fallback : (process.env[name] ?? fallback)
-  }
-  if (isMultiplexActive()) throw new UnscopedSecretError(name)
-  return process.env[name] ?? fallback
+  return processMultiplex
 }
 
 /**

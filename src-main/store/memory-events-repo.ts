@@ -171,11 +171,6 @@ function repo(conn: () => Database.Database) {
 
 export type MemoryEventsRepo = ReturnType<typeof repo>
 
-/** Over a raw handle: for this file's callers in store/ and for tests that build a bare state.db. */
-export function memoryEventsOnHandle(db: Database.Database | (() => Database.Database)): MemoryEventsRepo {
-  return repo(typeof db === 'function' ? db : () => db)
-}
-
 /** The activity-log table of one profile's store. */
 export function memoryEventsRepo(store: SessionStore): MemoryEventsRepo {
   return repo(() => sqliteOf(store))

@@ -1,8 +1,8 @@
 // Seed 003 TestTerminalNotifyGate: background terminal + notify_on_complete honours the session's
 // async-delivery capability (hermes-spec §4.5).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { bindApiServerSession, deskChatVars } from '../gateway/channels'
-import { clearSessionVars, resetSessionVars, runWithSessionContext, setSessionVars } from '../gateway/session-context'
+import { runOnChannel, TURN_CHANNELS } from '../gateway/channels'
+import { runInFreshContext, setSessionVars, type SessionVars } from '../gateway/session-context'
 import { createTerminalTool, ProcessRegistry } from './index'
 import { type ProcessCompletion } from './process-types'
 import { cleanupDirs, ctxFor, nodeCmd, tempDir } from './test-fixtures/helpers'
@@ -11,7 +11,6 @@ let registry: ProcessRegistry
 let completions: ProcessCompletion[]
 
 beforeEach(() => {
-  resetSessionVars()
   completions = []
   registry = new ProcessRegistry({ onComplete: (c) => void completions.push(c) })
 })
@@ -19,9 +18,15 @@ beforeEach(() => {
 afterEach(async () => {
   await registry.killAll()
   registry.pendingWatchers = []
-  resetSessionVars()
   cleanupDirs()
 })
+
+/** A turn bound to `vars` (what a gateway channel's bind step does), isolated like runOnChannel. */
+const inTurn = <T>(vars: SessionVars, fn: () => T): T =>
+  runInFreshContext(() => {
+    setSessionVars(vars)
+    return fn()
+  })
 
 async function runBg(command: string, ctx = ctxFor()): Promise<Record<string, unknown>> {
   const tool = createTerminalTool({ registry, cwd: tempDir() })
@@ -31,13 +36,8 @@ async function runBg(command: string, ctx = ctxFor()): Promise<Record<string, un
 describe('terminal notify gate', () => {
   // seed 003: TestTerminalNotifyGate.test_api_server_skips_watcher_and_notes
   it('api_server: notify off, an explanation that mentions polling, no watcher', async () => {
-    const tokens = setSessionVars({ platform: 'api_server', chatId: 's1', sessionKey: 's1', asyncDelivery: false })
-    let d: Record<string, unknown>
-    try {
-      d = await runBg('sleep 30 && echo DONE')
-    } finally {
-      clearSessionVars(tokens)
-    }
+    const vars = { platform: 'api_server', chatId: 's1', sessionKey: 's1', asyncDelivery: false }
+    const d = await inTurn(vars, () => runBg('sleep 30 && echo DONE'))
     expect(d.notify_on_complete).toBe(false)
     expect(typeof d.notify_unsupported).toBe('string')
     expect(String(d.notify_unsupported).toLowerCase()).toContain('poll')
@@ -47,11 +47,10 @@ describe('terminal notify gate', () => {
   })
 
   // seed 003: test_api_server_skips_watcher_and_notes (through the API-server binding chokepoint)
-  it('bindApiServerSession gates the same way, and the process still runs (pollable)', async () => {
-    const d = await runWithSessionContext({}, async () => {
-      bindApiServerSession({ chatId: 'c1', sessionKey: 'k1', sessionId: 's1' })
-      return runBg(nodeCmd('console.log("DONE")'))
-    })
+  it('the API-server channel gates the same way, and the process still runs (pollable)', async () => {
+    const d = await runOnChannel(TURN_CHANNELS.api, { chatId: 'c1', sessionKey: 'k1', sessionId: 's1' }, () =>
+      runBg(nodeCmd('console.log("DONE")'))
+    )
     expect(d.notify_on_complete).toBe(false)
     expect(String(d.notify_unsupported)).toMatch(/poll/i)
     expect(registry.pendingWatchers).toHaveLength(0)
@@ -63,20 +62,15 @@ describe('terminal notify gate', () => {
 
   // seed 003: TestTerminalNotifyGate.test_gateway_registers_watcher
   it('telegram: notify stays on and exactly one watcher carries the routing', async () => {
-    const tokens = setSessionVars({
+    const vars = {
       platform: 'telegram',
       chatId: '123',
       threadId: '7',
       userId: 'u1',
       sessionKey: 'telegram:private:123',
       asyncDelivery: true
-    })
-    let d: Record<string, unknown>
-    try {
-      d = await runBg('sleep 30 && echo DONE')
-    } finally {
-      clearSessionVars(tokens)
     }
+    const d = await inTurn(vars, () => runBg('sleep 30 && echo DONE'))
     expect(d.notify_on_complete).toBe(true)
     expect(d.notify_unsupported).toBeUndefined()
     expect(registry.pendingWatchers).toHaveLength(1)
@@ -106,7 +100,7 @@ describe('terminal notify gate', () => {
   })
 
   it('desk chat turns bind platform "desktop": watcher registered, removed once the process ends', async () => {
-    const d = await runWithSessionContext(deskChatVars({ sessionId: 's1', sessionKey: 'k', profile: 'default' }), () =>
+    const d = await runOnChannel(TURN_CHANNELS.desk, { sessionId: 's1', sessionKey: 'k', profile: 'default' }, () =>
       runBg(nodeCmd('console.log("DONE")'))
     )
     expect(d.notify_on_complete).toBe(true)
@@ -118,7 +112,7 @@ describe('terminal notify gate', () => {
   it('without notify_on_complete there is no note, no watcher and no completion', async () => {
     const tool = createTerminalTool({ registry, cwd: tempDir() })
     const d = JSON.parse(
-      await runWithSessionContext({ platform: 'telegram', chatId: '1' }, () =>
+      await inTurn({ platform: 'telegram', chatId: '1' }, () =>
         tool.execute({ command: nodeCmd('1'), background: true }, ctxFor())
       )
     )

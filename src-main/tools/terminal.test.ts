@@ -2,7 +2,6 @@
 import { mkdirSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { resetSessionVars } from '../gateway/session-context'
 import { createProcessTool, createTerminalTool, ProcessRegistry } from './index'
 import { cleanupDirs, ctxFor, isAlive, nodeCmd, tempDir, waitUntil } from './test-fixtures/helpers'
 
@@ -10,7 +9,6 @@ let registry: ProcessRegistry
 let home: string
 
 beforeEach(() => {
-  resetSessionVars()
   registry = new ProcessRegistry()
   home = tempDir()
 })
