@@ -155,3 +155,39 @@ describe('sessions.exportSet', () => {
     expect(work.content).toMatch(/^# Title w1/)
   })
 })
+
+describe('rows a bulk action or an update returns', () => {
+  it('carry the custom price the list shows, so pinning never drops that label', async () => {
+    const s = new SessionStore(join(home, 'state.db'))
+    await s.createSession('priced', 'cli', { title: 'Priced on my endpoint' })
+    await s.recordUsage('priced', {
+      model: 'my-llama',
+      provider: 'custom',
+      baseUrl: 'http://10.0.0.5:8000/v1',
+      inputTokens: 1_000_000,
+      outputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
+      apiCalls: 1,
+      costUsd: null,
+      costStatus: 'unpriced'
+    })
+    s.close()
+    await call('prices.set', {
+      overrides: [{ model: 'my-llama', baseUrl: '', inputPerMTok: 3, outputPerMTok: 3, cacheReadPerMTok: 0 }]
+    })
+    const ref = [{ profile: 'default', sessionId: 'priced' }]
+    const bulk = await call<{ results: Array<{ summary?: { customPrice?: boolean; cost: { usd: number } } }> }>(
+      'sessions.bulk',
+      { action: 'pin', sessions: ref }
+    )
+    expect(bulk.results[0]!.summary).toMatchObject({ customPrice: true, cost: { usd: 3 } })
+    const updated = await call<{ customPrice?: boolean; pinned: boolean }>('sessions.update', {
+      profile: 'default',
+      sessionId: 'priced',
+      pinned: false
+    })
+    expect(updated).toMatchObject({ customPrice: true, pinned: false })
+  })
+})

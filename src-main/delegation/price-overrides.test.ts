@@ -67,6 +67,16 @@ describe('price overrides (Caduceus settings, applied at read time)', () => {
     expect(row).toEqual({ estimated_cost_usd: null, cost_status: 'unpriced' })
   })
 
+  it('prices cache writes as input, never as a silent $0', async () => {
+    await a.store.createSession('s', 'cli')
+    await a.store.recordUsage('s', { ...usage(null, 'my-llama'), cacheWriteTokens: 500_000 })
+    const s = costSummary([{ profile: 'default', store: a.store }], { days: 30 }, undefined, [
+      { model: 'my-llama', baseUrl: '', inputPerMTok: 2, outputPerMTok: 10, cacheReadPerMTok: 0 }
+    ])
+    // 1M in × $2 + 0.5M cache write × $2 + 0.2M out × $10 = $5
+    expect(s.customPriced).toEqual({ usd: 5, models: ['my-llama'] })
+  })
+
   it('a model without an override stays unpriced (never a silent $0)', async () => {
     await a.store.createSession('s', 'cli')
     await a.store.recordUsage('s', usage(null, 'other'))

@@ -36,6 +36,11 @@ export function overrideFor(overrides: PriceOverride[], model: string, baseUrl: 
   )
 }
 
-export function priceTokens(o: PriceOverride, t: { input: number; output: number; cacheRead: number }): number {
-  return (t.input * o.inputPerMTok + t.output * o.outputPerMTok + t.cacheRead * o.cacheReadPerMTok) / 1_000_000
+/** Cache writes are priced as input (the tokens were sent, then stored): never a silent $0 for them. */
+export function priceTokens(
+  o: PriceOverride,
+  t: { input: number; output: number; cacheRead: number; cacheWrite?: number }
+): number {
+  const input = t.input + (t.cacheWrite ?? 0)
+  return (input * o.inputPerMTok + t.output * o.outputPerMTok + t.cacheRead * o.cacheReadPerMTok) / 1_000_000
 }

@@ -14,6 +14,7 @@ import {
 } from '@shared/contract'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
+import { priceOverrides } from '../../delegation'
 import { exportChunks, exportMime } from '../session-export'
 
 type BulkHandlers = Pick<HandlerMap, 'sessions.bulk' | 'sessions.exportSet'>
@@ -68,7 +69,11 @@ export function sessionBulkHandlers(s: Services, maxExport = MAX_EXPORT_SET): Bu
       const results: BulkItemResult[] = []
       // one at a time: writes to a profile serialise anyway, and the order of results matches the input
       for (const r of sessions) results.push(await applyOne(s.stores, action, r.profile, r.sessionId))
-      return { results }
+      // rows come back as sessions.list shows them: with the user's prices for unpriced usage
+      const rows = results.flatMap((r) => (r.summary ? [r.summary] : []))
+      const priced = priceOverrides.sessionRows((p) => s.stores.get(p), rows, priceOverrides.read(s.root))
+      let i = 0
+      return { results: results.map((r) => (r.summary ? { ...r, summary: priced[i++]! } : r)) }
     },
     'sessions.exportSet': ({ format, sessions, filter }) => {
       const wanted =

@@ -42,12 +42,10 @@ export function sessionHandlers(s: Services): SessionHandlers {
       }
       if (archived !== undefined) await store.setArchived(sessionId, archived)
       if (pinned !== undefined) await store.setPinned(sessionId, pinned)
-      return (
-        store.summary(sessionId) ??
-        (() => {
-          throw notFound(profile, sessionId)
-        })()
-      )
+      const summary = store.summary(sessionId)
+      if (!summary) throw notFound(profile, sessionId)
+      // the row as sessions.list shows it, custom price included, so an update never drops that label
+      return priceOverrides.sessionRows((p) => s.stores.get(p), [summary], priceOverrides.read(s.root))[0]!
     }
   }
 }

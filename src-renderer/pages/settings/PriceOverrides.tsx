@@ -64,7 +64,7 @@ export function PriceOverrides() {
       <h3 id="prices-h">Prices (custom price)</h3>
       <p className="muted small">
         For usage upstream recorded as <em>unpriced</em>: USD per million tokens. Costs show these amounts labelled
-        “custom price”; upstream’s own cost columns are never changed.
+        “custom price”; upstream’s own cost columns are never changed. Cache writes are priced as input.
       </p>
       <table className="table compact">
         <thead>
