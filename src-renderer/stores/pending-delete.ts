@@ -2,7 +2,7 @@ import { create } from 'zustand'
 import { getApi } from '../api'
 import { bulkSummary } from '../lib/bulk-summary'
 import { sendBulk } from './bulk-actions'
-import { reloadSessions, sessionKey, useSessions } from './sessions'
+import { hideSessions, reloadSessions, sessionKey, useSessions } from './sessions'
 import { pushToast, reportError } from './toasts'
 import { forgetTranscript } from './transcript'
 
@@ -22,26 +22,32 @@ interface Pending {
 export const usePendingDelete = create<{ pending: Pending | null }>()(() => ({ pending: null }))
 let timer: ReturnType<typeof setTimeout> | null = null
 
+const keysOf = (items: Ref[]) => items.map((r) => sessionKey(r.profile, r.sessionId))
+
 async function commit(p: Pending): Promise<void> {
   timer = null
   usePendingDelete.setState({ pending: null })
   // a kept transcript of a deleted session must not paint again from the cache
   for (const r of p.items) forgetTranscript(r.profile, r.sessionId)
-  if (p.items.length === 1) {
-    const [{ profile, sessionId }] = p.items as [Ref]
-    try {
-      await getApi().call('sessions.delete', { profile, sessionId })
-    } catch (err) {
-      reportError(err, 'Deleting session')
-      void reloadSessions()
+  try {
+    if (p.items.length === 1) {
+      const [{ profile, sessionId }] = p.items as [Ref]
+      try {
+        await getApi().call('sessions.delete', { profile, sessionId })
+      } catch (err) {
+        reportError(err, 'Deleting session')
+        void reloadSessions() // answers after `finally` has unhidden the row
+      }
+      return
     }
-    return
+    // a batch: each session succeeds or fails on its own; failures come back into the list
+    const results = await sendBulk('delete', p.items)
+    const { kind, message } = bulkSummary('delete', results)
+    pushToast(kind, message)
+    if (results.some((r) => !r.ok)) void reloadSessions()
+  } finally {
+    hideSessions(keysOf(p.items), false)
   }
-  // a batch: each session succeeds or fails on its own; failures come back into the list
-  const results = await sendBulk('delete', p.items)
-  const { kind, message } = bulkSummary('delete', results)
-  pushToast(kind, message)
-  if (kind === 'error') void reloadSessions()
 }
 
 /** Hide the rows now, delete after the undo window (a second delete first commits the earlier one). */
@@ -54,7 +60,8 @@ export function deleteManyWithUndo(items: Ref[], label: string): void {
   }
   const p = { items, label, at: Date.now() }
   usePendingDelete.setState({ pending: p })
-  const keys = new Set(items.map((r) => sessionKey(r.profile, r.sessionId)))
+  const keys = new Set(keysOf(items))
+  hideSessions(keys, true)
   useSessions.setState((s) => {
     const byKey = { ...s.byKey }
     for (const k of keys) delete byKey[k]
@@ -70,6 +77,8 @@ export function deleteWithUndo(profile: string, sessionId: string, title: string
 export function undoDelete(): void {
   if (timer) clearTimeout(timer)
   timer = null
+  const p = usePendingDelete.getState().pending
+  if (p) hideSessions(keysOf(p.items), false)
   usePendingDelete.setState({ pending: null })
   void reloadSessions()
 }

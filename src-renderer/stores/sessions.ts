@@ -109,6 +109,17 @@ export function query(cursor: string | null, limit = PAGE_SIZE): SessionQuery {
   }
 }
 
+/** Rows whose delete waits out its undo window: no reload or live refresh may bring them back meanwhile. */
+const hidden = new Set<string>()
+export function hideSessions(keys: Iterable<string>, hide: boolean): void {
+  for (const k of keys) {
+    if (hide) hidden.add(k)
+    else hidden.delete(k)
+  }
+}
+const shown = (items: SessionSummary[]) =>
+  hidden.size ? items.filter((s) => !hidden.has(sessionKey(s.profile, s.id))) : items
+
 function mergeSources(known: string[], items: SessionSummary[]): string[] {
   const set = new Set(known)
   for (const s of items) set.add(s.source)
@@ -121,7 +132,7 @@ export async function reloadSessions(): Promise<void> {
   try {
     const page = await getApi().call('sessions.list', query(null))
     if (gen !== generation) return
-    const { byKey, order } = mergeByKey(page.items, (s) => sessionKey(s.profile, s.id))
+    const { byKey, order } = mergeByKey(shown(page.items), (s) => sessionKey(s.profile, s.id))
     useSessions.setState((st) => ({
       byKey,
       order,
@@ -144,7 +155,7 @@ export async function loadMoreSessions(): Promise<void> {
     const page = await getApi().call('sessions.list', query(st.nextCursor))
     if (gen !== generation) return
     useSessions.setState((s) => {
-      const { byKey, order } = mergeByKey(page.items, (item) => sessionKey(item.profile, item.id), s)
+      const { byKey, order } = mergeByKey(shown(page.items), (item) => sessionKey(item.profile, item.id), s)
       return {
         byKey,
         order,
@@ -203,7 +214,7 @@ async function refreshOnce(events: Array<EventPayload<'sessions.changed'>>): Pro
   const api = getApi()
   let head: SessionSummary[]
   try {
-    head = (await api.call('sessions.list', query(null, HEAD_SIZE))).items
+    head = shown((await api.call('sessions.list', query(null, HEAD_SIZE))).items)
   } catch {
     return // transient: the next event will try again; no toast storm while streaming
   }
@@ -214,7 +225,10 @@ async function refreshOnce(events: Array<EventPayload<'sessions.changed'>>): Pro
   const gone = new Set<string>()
   for (const evt of events) {
     const stragglers = evt.sessionIds.filter(
-      (id) => loaded[sessionKey(evt.profile, id)] && !headKeys.has(sessionKey(evt.profile, id))
+      (id) =>
+        loaded[sessionKey(evt.profile, id)] &&
+        !headKeys.has(sessionKey(evt.profile, id)) &&
+        !hidden.has(sessionKey(evt.profile, id))
     )
     for (const id of stragglers) {
       try {
