@@ -90,8 +90,14 @@ export function warmMarkdown(): void {
  */
 const rendered = new Map<string, ReactElement>()
 const RENDERED_MAX = 1500
+/** Text held as keys, in characters: a few huge replies must not keep hundreds of MB alive. */
+const RENDERED_MAX_CHARS = 8_000_000
+/** Bodies above this are parsed each time they mount (rare, and their tree is the expensive thing to keep). */
+const CACHE_BODY_MAX = 100_000
+let renderedChars = 0
 
 function renderCached(text: string, terms: string[]): ReactElement {
+  if (text.length > CACHE_BODY_MAX) return render(text, terms)
   const key = terms.length ? `${terms.join('\u0000')}\u0001${text}` : text
   const hit = rendered.get(key)
   if (hit) {
@@ -101,7 +107,12 @@ function renderCached(text: string, terms: string[]): ReactElement {
   }
   const el = render(text, terms)
   rendered.set(key, el)
-  if (rendered.size > RENDERED_MAX) rendered.delete(rendered.keys().next().value!)
+  renderedChars += key.length
+  while (rendered.size > RENDERED_MAX || renderedChars > RENDERED_MAX_CHARS) {
+    const oldest = rendered.keys().next().value!
+    rendered.delete(oldest)
+    renderedChars -= oldest.length
+  }
   return el
 }
 
