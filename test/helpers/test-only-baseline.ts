@@ -5,12 +5,7 @@
  */
 export const TEST_ONLY_BASELINE: readonly string[] = [
   'src-main/agent/compression.ts#tailStart',
-  'src-main/agent/providers/call-limits.ts#retryAfterMs',
-  'src-main/agent/providers/openai-compat.ts#normalizeOpenAIUsage',
-  'src-main/agent/tools/registry.ts#dispatchConcurrent',
-  'src-main/agent/tools/registry.ts#dispatchSequential',
   'src-main/cron/scheduler.ts#claimDueJobs',
-  'src-main/delegation/ledger.ts#loadChildUsageTotals',
   'src-main/gateway/cache-busting.ts#CACHE_BUSTING_CONFIG_KEYS',
   'src-main/gateway/channels.ts#bindApiServerSession',
   'src-main/gateway/channels.ts#deskChatVars',
@@ -25,7 +20,6 @@ export const TEST_ONLY_BASELINE: readonly string[] = [
   'src-main/scope/scope.ts#withSecretScope',
   'src-main/scope/scope.ts#withoutHomeOverride',
   'src-main/store/memory-events-repo.ts#memoryEventsOnHandle',
-  'src-main/store/search-query.ts#sanitizeFtsQuery',
   'src-main/store/session-store.ts#stateDbOf',
   'src-renderer/api/index.ts#setApi',
   'src-renderer/app/url-state.ts#parseSessionsQuery',
