@@ -20,7 +20,6 @@ export const TEST_ONLY_BASELINE: readonly string[] = [
   'src-main/scope/scope.ts#withSecretScope',
   'src-main/scope/scope.ts#withoutHomeOverride',
   'src-main/store/memory-events-repo.ts#memoryEventsOnHandle',
-  'src-main/store/session-store.ts#stateDbOf',
   'src-renderer/api/index.ts#setApi',
   'src-renderer/app/url-state.ts#parseSessionsQuery',
   'src-renderer/app/url-state.ts#sessionsQuery',
