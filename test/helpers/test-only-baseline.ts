@@ -5,7 +5,6 @@
  */
 export const TEST_ONLY_BASELINE: readonly string[] = [
   'src-main/agent/compression.ts#tailStart',
-  'src-main/cron/scheduler.ts#claimDueJobs',
   'src-main/gateway/cache-busting.ts#CACHE_BUSTING_CONFIG_KEYS',
   'src-main/gateway/channels.ts#bindApiServerSession',
   'src-main/gateway/channels.ts#deskChatVars',
