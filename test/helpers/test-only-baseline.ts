@@ -4,7 +4,6 @@
  * make its test reach the behaviour through the real path (or a constructor option), unexport it, delete the line.
  */
 export const TEST_ONLY_BASELINE: readonly string[] = [
-  'src-main/agent/compression.ts#tailStart',
   'src-main/gateway/cache-busting.ts#CACHE_BUSTING_CONFIG_KEYS',
   'src-main/gateway/channels.ts#bindApiServerSession',
   'src-main/gateway/channels.ts#deskChatVars',
