@@ -58,7 +58,8 @@ export function childToolsets(parent: string[], requested: string[] | null | und
   return parent.filter((t) => requested.includes(t))
 }
 
-export function deniedFor(role: AssemblyInput['role']): Set<string> {
+/** Tools a child of this role never gets (a leaf: LEAF_DENIED_TOOLS; an orchestrator may still delegate). */
+function deniedFor(role: AssemblyInput['role']): Set<string> {
   if (role === 'primary') return new Set()
   return new Set(LEAF_DENIED_TOOLS.filter((t) => !(role === 'orchestrator' && t === 'delegate_task')))
 }
