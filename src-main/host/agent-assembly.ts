@@ -129,7 +129,7 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
 }
 
 /** The slice of a resolved profile runtime an Agent talks to; a child may run on its own model. */
-export function agentRuntime(
+function agentRuntime(
   rt: ResolvedRuntime,
   model?: string | null,
   limits?: ReturnType<typeof configSections.providerLimits>

@@ -11,7 +11,6 @@ export const TEST_ONLY_BASELINE: readonly string[] = [
   'src-main/gateway/session-context.ts#isSessionContextEngaged',
   'src-main/gateway/session-context.ts#resetSessionVars',
   'src-main/gateway/session-context.ts#runWithSessionContext',
-  'src-main/host/agent-assembly.ts#agentRuntime',
   'src-main/scope/scope.ts#getSecret',
   'src-main/scope/scope.ts#withMultiplex',
   'src-main/scope/scope.ts#withSecretScope',
