@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { tailStart } from './compression'
 import type { RecordedRequest, ScriptReply } from './scripted'
 import { makeKit, type Kit } from './test-fixtures/kit'
 import { rawDb } from '../store/test-fixtures/raw-db'
@@ -131,18 +130,26 @@ describe('context compression', () => {
     expect(kit.server.requests.some(isSummaryCall)).toBe(false)
   })
 
-  it('the protected tail never starts with a tool result', () => {
-    const msgs = [
-      { role: 'user' as const, content: 'a' },
-      {
-        role: 'assistant' as const,
-        content: null,
-        tool_calls: [{ id: 'c', type: 'function' as const, function: { name: 't', arguments: '{}' } }]
-      },
-      { role: 'tool' as const, content: 'r', tool_call_id: 'c' },
-      { role: 'assistant' as const, content: 'done' }
-    ]
-    expect(tailStart(msgs, 2)).toBe(1)
-    expect(tailStart(msgs, 1)).toBe(3)
+  it('the protected tail never starts with a tool result: the call moves into the child with it', async () => {
+    kit = await makeKit([], { handler: summarizer(() => ({ text: 'Continuing after compression.' })) })
+    await kit.store.createSession('S1', 'desktop', { sessionKey: 'agent:main:desk:S1' })
+    await kit.store.appendMessage('S1', { role: 'user', content: long('question 0') })
+    await kit.store.appendMessage('S1', { role: 'assistant', content: long('answer 0') })
+    await kit.store.appendMessage('S1', { role: 'user', content: long('question 1') })
+    await kit.store.appendMessage('S1', {
+      role: 'assistant',
+      content: null,
+      toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{}' }]
+    })
+    await kit.store.appendMessage('S1', { role: 'tool', content: long('result'), toolCallId: 'c1', toolName: 'lookup' })
+    await kit.store.appendMessage('S1', { role: 'assistant', content: 'done' })
+    // The last three (tool result, 'done', the new question) would start on the tool result; the tail takes its call.
+    const agent = kit.makeAgent({ compression: { ...compression, protectLastN: 3 } })
+    expect((await agent.runTurn('next question')).status).toBe('completed')
+    expect(agent.sessionId).not.toBe('S1')
+    const rows = kit.messages(agent.sessionId)
+    expect(rows.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant'])
+    expect(rows[0]!.display_kind).toBe('compression_summary')
+    expect(rows[2]!.tool_call_id).toBe('c1')
   })
 })

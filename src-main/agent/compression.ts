@@ -44,7 +44,7 @@ export function resolveCompression(cfg: CompressionConfig | null | undefined) {
 }
 
 /** Where the protected tail starts: never on a tool result, whose call must stay with it. */
-export function tailStart(messages: AgentMessage[], protectLastN: number): number {
+function tailStart(messages: AgentMessage[], protectLastN: number): number {
   let start = Math.max(0, messages.length - protectLastN)
   while (start > 0 && messages[start]!.role === 'tool') start--
   return start

@@ -54,7 +54,7 @@ const isDue = (job: RawJob, now: number) => {
  * Claim up to `limit` due jobs of one profile (skipping ids in `busy`): advance next_run_at under the lock;
  * returns what this caller must run.
  */
-export async function claimDueJobs(
+async function claimDueJobs(
   home: string,
   now: number,
   limit = Infinity,

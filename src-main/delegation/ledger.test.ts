@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { finalizeChildResults } from './finalize'
-import { loadChildUsageAttributions, loadChildUsageTotals, recordChildUsageAttribution } from './ledger'
+import { sessionCost } from './costs'
+import { loadChildUsageAttributions, recordChildUsageAttribution } from './ledger'
 import { tempHome, type TempHome } from './test-support'
 import type { ChildResult, DelegationParent } from './types'
 import { rawDb } from '../store/test-fixtures/raw-db'
@@ -8,6 +9,14 @@ import { rawDb } from '../store/test-fixtures/raw-db'
 let t: TempHome
 beforeEach(() => (t = tempHome()))
 afterEach(() => t.cleanup())
+
+/** What the Session page shows for a parent's children: their summed dollars and tokens (the ledger's totals). */
+async function childTotals(parentSessionId: string) {
+  if (!t.store.getSession(parentSessionId)) await t.store.createSession(parentSessionId, 'desktop')
+  const c = sessionCost(t.store, 'default', parentSessionId)
+  const sum = (k: 'input' | 'output') => c.children.reduce((acc, x) => acc + x.tokens[k], 0)
+  return { costUsd: c.childrenTotal.usd ?? 0, inputTokens: sum('input'), outputTokens: sum('output') }
+}
 
 describe('child usage ledger', () => {
   // seed 004: test_usage_attribution_roundtrip_and_totals
@@ -32,22 +41,22 @@ describe('child usage ledger', () => {
     expect(records[0].parentTurnId).toBe('turn-1')
     expect(records[0].aggregate?.session_estimated_cost_usd).toBe(1.25)
     expect(records[1].aggregate).toBeNull()
-    const totals = loadChildUsageTotals(t.store, 'p1')
+    const totals = await childTotals('p1')
     expect(totals.costUsd).toBeCloseTo(1.0)
     expect(totals.inputTokens).toBeCloseTo(110)
     expect(totals.outputTokens).toBeCloseTo(55)
-    expect(loadChildUsageTotals(t.store, 'missing')).toEqual({ costUsd: 0, inputTokens: 0, outputTokens: 0 })
+    expect(await childTotals('missing')).toEqual({ costUsd: 0, inputTokens: 0, outputTokens: 0 })
     expect(loadChildUsageAttributions(t.store, '')).toEqual([])
   })
 
-  it('a corrupt usage_json row reads as empty usage instead of failing', () => {
+  it('a corrupt usage_json row reads as empty usage instead of failing', async () => {
     rawDb(t.store)
       .prepare(
         `INSERT INTO delegation_child_usage (parent_session_id, usage_json, created_at) VALUES ('p', '{oops', 1)`
       )
       .run()
     expect(loadChildUsageAttributions(t.store, 'p')[0].usage).toEqual({})
-    expect(loadChildUsageTotals(t.store, 'p')).toEqual({ costUsd: 0, inputTokens: 0, outputTokens: 0 })
+    expect(await childTotals('p')).toEqual({ costUsd: 0, inputTokens: 0, outputTokens: 0 })
   })
 })
 
@@ -84,7 +93,7 @@ describe('finalizeChildResults', () => {
     expect(p.sessionEstimatedCostUsd).toBeCloseTo(0.42)
     expect(p.sessionCostSource).toBe('subagent')
     expect(p.sessionCostStatus).toBe('estimated')
-    expect(loadChildUsageTotals(t.store, 'parent-durable').costUsd).toBeCloseTo(0.42)
+    expect((await childTotals('parent-durable')).costUsd).toBeCloseTo(0.42)
     const recs = loadChildUsageAttributions(t.store, 'parent-durable')
     expect(recs[0].childSessionId).toBe('child-durable')
     expect(recs[0].usage.tokens).toEqual({ input: 7, output: 3 })

@@ -24,12 +24,6 @@ export interface ChildUsageAttribution {
   createdAt: number
 }
 
-export interface ChildUsageTotals {
-  costUsd: number
-  inputTokens: number
-  outputTokens: number
-}
-
 export async function recordChildUsageAttribution(
   store: DelegationDb,
   rec: {
@@ -77,18 +71,4 @@ export function loadChildUsageAttributions(store: DelegationDb, parentSessionId:
       aggregate: asObject(r.aggregate_json),
       createdAt: r.created_at
     }))
-}
-
-const finite = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
-
-/** Always numbers; unknown parent → zeros. Unpriced children add tokens but no dollars. */
-export function loadChildUsageTotals(store: DelegationDb, parentSessionId: string): ChildUsageTotals {
-  const totals = { costUsd: 0, inputTokens: 0, outputTokens: 0 }
-  for (const r of loadChildUsageAttributions(store, parentSessionId)) {
-    totals.costUsd += finite(r.usage.cost_usd)
-    const tokens = r.usage.tokens && typeof r.usage.tokens === 'object' ? r.usage.tokens : {}
-    totals.inputTokens += finite(tokens.input)
-    totals.outputTokens += finite(tokens.output)
-  }
-  return totals
 }

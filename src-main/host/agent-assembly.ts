@@ -58,7 +58,8 @@ export function childToolsets(parent: string[], requested: string[] | null | und
   return parent.filter((t) => requested.includes(t))
 }
 
-export function deniedFor(role: AssemblyInput['role']): Set<string> {
+/** Tools a child of this role never gets (a leaf: LEAF_DENIED_TOOLS; an orchestrator may still delegate). */
+function deniedFor(role: AssemblyInput['role']): Set<string> {
   if (role === 'primary') return new Set()
   return new Set(LEAF_DENIED_TOOLS.filter((t) => !(role === 'orchestrator' && t === 'delegate_task')))
 }
@@ -128,7 +129,7 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
 }
 
 /** The slice of a resolved profile runtime an Agent talks to; a child may run on its own model. */
-export function agentRuntime(
+function agentRuntime(
   rt: ResolvedRuntime,
   model?: string | null,
   limits?: ReturnType<typeof configSections.providerLimits>

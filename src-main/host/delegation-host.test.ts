@@ -162,4 +162,38 @@ describe('Subagents requests', () => {
     expect(await list()).toEqual([])
     expect((await list(true)).map((c) => c.state)).toEqual(['expired'])
   })
+
+  it('a follow-up rebuilds the retained child on the model its manifest records', async () => {
+    const Database = (await import('better-sqlite3')).default
+    const { join } = await import('node:path')
+    rig = await makeRig(reply)
+    await rig.start()
+    await start(rig, 'delegate counting')
+    await waitUntil(() => finished(rig!).length === 2)
+    const parentModel = rig.chats()[0]!.body.model
+    // An upstream row may name the child's own model: the rebuilt child must call that one, not the profile's.
+    const db = new Database(join(rig.root, 'state.db'))
+    try {
+      db.prepare(
+        `UPDATE async_delegations SET children_json = json_set(children_json, '$[0].model', 'child-model')`
+      ).run()
+    } finally {
+      db.close()
+    }
+    const res = (await rig.host!.dispatcher.invoke('subagents.list', { profile: 'default' })) as {
+      ok: true
+      output: { items: Array<{ childId: string }> }
+    }
+    const childId = res.output.items[0]!.childId
+    const before = rig.chats().length
+    const fu = await rig.host!.dispatcher.invoke('subagents.followUp', { profile: 'default', childId, text: 'again' })
+    expect(fu.ok, JSON.stringify(fu)).toBe(true)
+    expect(
+      rig
+        .chats()
+        .slice(before)
+        .map((q) => q.body.model)
+    ).toEqual(['child-model'])
+    expect(parentModel).not.toBe('child-model')
+  })
 })

@@ -2,7 +2,7 @@
 // (built-in store + a process-wide provider) and driving hooks. Nothing may land in the wrong profile.
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { dispatchConcurrent, dispatchSequential, ToolRegistry } from '../agent/tools/registry'
+import { executeToolCall, ToolRegistry } from '../agent/tools/registry'
 import { runInProfileScope } from '../scope'
 import { multiplexed } from '../scope/test-support'
 import { MemoryActivityLog } from './activity'
@@ -71,7 +71,11 @@ describe('memory under load', () => {
             },
             { id: `${i}-p`, name: TOOL, arguments: JSON.stringify({ content: `${label}-${i}` }) }
           ]
-          const results = await (i % 2 ? dispatchSequential : dispatchConcurrent)(registry, calls, ctx)
+          // Alternate the agent's two dispatch paths (agent/tool-runner.ts): in order, or all at once.
+          const results =
+            i % 2
+              ? [await executeToolCall(registry, calls[0]!, ctx), await executeToolCall(registry, calls[1]!, ctx)]
+              : await Promise.all(calls.map((c) => executeToolCall(registry, c, ctx)))
           for (const r of results) expect(JSON.parse(r.content).error).toBeUndefined()
           await tick()
           manager.syncAll(`question ${i}`, `answer ${i}`, { sessionId: ctx.sessionId })

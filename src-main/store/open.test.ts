@@ -8,12 +8,14 @@ import { openStateDb } from './open'
 import { SCHEMA_VERSION } from './schema'
 import { DECLARED_TABLES } from './schema'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
-import { rawDb, rawState } from './test-fixtures/raw-db'
+import { rawDb } from './test-fixtures/raw-db'
 
 afterAll(cleanupTempDirs)
 
 const cols = (db: Database.Database, t: string) =>
   (db.prepare(`PRAGMA table_info(${t})`).all() as Array<{ name: string }>).map((r) => r.name)
+/** The whole schema as written to the file: a second reconcile must leave it exactly as it was. */
+const schemaOf = (db: Database.Database) => db.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all()
 const names = (db: Database.Database, type: string) =>
   new Set(
     (db.prepare('SELECT name FROM sqlite_master WHERE type = ?').all(type) as Array<{ name: string }>).map(
@@ -28,9 +30,11 @@ describe('openStateDb', () => {
     expect(existsSync(path)).toBe(false) // opening creates nothing
     expect(store.listSessions().items).toEqual([])
     store.prepareWrite()
-    const h = rawState(store)
-    expect(h.journalMode).toBe('wal')
+    // The file itself, by path: WAL is a property of the file, not of the store's connection.
+    const file = new Database(path, { readonly: true })
+    expect(file.pragma('journal_mode', { simple: true })).toBe('wal')
     expect(statSync(path).mode & 0o777).toBe(0o600)
+    const h = { sqlite: file }
     const tables = names(h.sqlite, 'table')
     for (const t of DECLARED_TABLES) expect(tables.has(getTableConfig(t).name)).toBe(true)
     expect(tables.has('messages_fts')).toBe(true)
@@ -57,11 +61,13 @@ describe('openStateDb', () => {
     expect(tables.has('messages_fts_trigram')).toBe(true)
     expect(cols(h.sqlite, 'sessions')).toContain('auto_archived')
     expect(h.sqlite.prepare('SELECT version FROM schema_version').get()).toEqual({ version: SCHEMA_VERSION })
-    expect(h.sqlite.pragma('foreign_keys', { simple: true })).toBe(1)
+    expect(rawDb(store).pragma('foreign_keys', { simple: true })).toBe(1) // per connection: the store's own
+    const schema = schemaOf(file)
+    file.close()
     store.close()
     const again = new SessionStore(path) // idempotent
     again.prepareWrite()
-    expect(rawState(again).reconcile).toEqual({ createdTables: [], addedColumns: [], ftsRebuilt: false })
+    expect(schemaOf(rawDb(again))).toEqual(schema)
     expect(rawDb(again).prepare('SELECT count(*) AS n FROM schema_version').get()).toEqual({ n: 1 })
     again.close()
   })
@@ -70,7 +76,7 @@ describe('openStateDb', () => {
   it('declares the retained-subagent columns and the child usage ledger', () => {
     const s = new SessionStore(join(tempDir(), 'state.db'))
     s.prepareWrite()
-    const h = rawState(s)
+    const h = { sqlite: rawDb(s) }
     const c = cols(h.sqlite, 'async_delegations')
     for (const e of [
       'retained',
@@ -83,7 +89,7 @@ describe('openStateDb', () => {
     ])
       expect(c).toContain(e)
     expect(names(h.sqlite, 'table').has('delegation_child_usage')).toBe(true)
-    h.sqlite.close()
+    s.close()
   })
 
   // seed 004: test_schema_upgrade_is_backwards_compatible
@@ -104,7 +110,7 @@ describe('openStateDb', () => {
     raw.close()
     const s = new SessionStore(path)
     s.prepareWrite()
-    const h = rawState(s)
+    const h = { sqlite: rawDb(s) }
     const c = cols(h.sqlite, 'async_delegations')
     expect(c).toHaveLength(26)
     expect(c).toEqual(
@@ -113,7 +119,7 @@ describe('openStateDb', () => {
     expect(
       h.sqlite.prepare('SELECT delegation_id, state, delivery_state, origin_session_id FROM async_delegations').all()
     ).toEqual([{ delegation_id: 'deleg_1', state: 'completed', delivery_state: 'pending', origin_session_id: '' }])
-    h.sqlite.close()
+    s.close()
   })
 
   it('adds missing columns to a reduced legacy sessions table; rows survive and get defaults', async () => {
@@ -132,10 +138,11 @@ describe('openStateDb', () => {
     expect(store.listSessions().items.map((s) => s.id)).toEqual(['old'])
     expect(cols(rawDb(store), 'sessions')).toContain('archived') // via the TEMP shadow view; the file has no such column
     store.prepareWrite()
-    const h = rawState(store)
-    expect(h.reconcile?.addedColumns).toEqual(
-      expect.arrayContaining(['sessions.archived', 'sessions.auto_archived', 'messages.active'])
-    )
+    // The columns are in the file now, not only in the read shim (checked by path, past the store's connection).
+    const file = new Database(path, { readonly: true })
+    expect(cols(file, 'sessions')).toEqual(expect.arrayContaining(['archived', 'auto_archived']))
+    expect(cols(file, 'messages')).toContain('active')
+    file.close()
     const row = store.getSession('old')!
     expect(row).toMatchObject({
       id: 'old',
@@ -146,7 +153,6 @@ describe('openStateDb', () => {
       git_metadata_generation: 0
     })
     // the pre-existing message was indexed when FTS was first created
-    expect(h.reconcile?.ftsRebuilt).toBe(true)
     expect(store.search({ query: 'whale' }).map((x) => x.sessionId)).toEqual(['old'])
     // and appends work with the new columns
     await store.appendMessage('old', { role: 'assistant', content: 'ok' })

@@ -146,12 +146,3 @@ export function toInstr(n: Node, expr: string, params: string[]): string {
   if (n.kind === 'not') return `(${toInstr(n.left, expr, params)} AND NOT ${toInstr(n.right, expr, params)})`
   return `(${n.items.map((x) => toInstr(x, expr, params)).join(n.kind === 'and' ? ' AND ' : ' OR ')})`
 }
-
-/** Backwards-compatible sanitizer (quoted phrases only) kept for callers that need a plain MATCH string. */
-export function sanitizeFtsQuery(input: unknown): string | null {
-  if (typeof input !== 'string') return null
-  const terms = tokenize(input)
-    .filter((t): t is Term => 'kind' in t)
-    .slice(0, MAX_TERMS)
-  return terms.length ? terms.map((t) => quote(t.text) + (t.prefix ? '*' : '')).join(' ') : null
-}

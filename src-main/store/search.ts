@@ -12,7 +12,7 @@ import { stmt } from './stmt-cache'
 import type { HomeShape } from './shape'
 import { parseQuery, positiveTerms, toInstr, toMatch, type Node, type Term } from './search-query'
 
-export { MAX_FTS5_QUERY_CHARS, sanitizeFtsQuery } from './search-query'
+export { MAX_FTS5_QUERY_CHARS } from './search-query'
 
 const WINDOW = 2000
 const SCAN_ROWS = 20_000

@@ -44,8 +44,8 @@ export function ownerProfileForDb(path: string, root: string = getDefaultRoot())
 
 const handles = new WeakMap<SessionStore, StateDb>()
 
-/** The open state.db of a store. store/-internal: index.ts does not export it; test/structure.test.ts forbids it elsewhere. */
-export function stateDbOf(store: SessionStore): StateDb {
+/** The open state.db of a store (module-private; `sqliteOf` is the store/-internal way to its connection). */
+function stateDbOf(store: SessionStore): StateDb {
   const h = handles.get(store)
   if (!h) throw new Error('not a SessionStore')
   return h

@@ -2,7 +2,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createProviderClient, ProviderError, retryAfterMs, type ProviderClient, type RuntimeConfig } from './index'
+import { createProviderClient, ProviderError, type ProviderClient, type RuntimeConfig } from './index'
 
 type Route = (req: IncomingMessage, res: ServerResponse, n: number) => void
 let server: Server
@@ -118,13 +118,5 @@ describe('provider call limits', () => {
     const r = await run(client({ maxRetries: 2, maxRetryWaitMs: 50 }))
     expect(hits).toBe(3)
     expect(r.error?.status).toBe(503)
-  })
-
-  it('Retry-After parsing: seconds, ms, HTTP date', () => {
-    expect(retryAfterMs(new Headers({ 'retry-after': '3' }))).toBe(3000)
-    expect(retryAfterMs(new Headers({ 'retry-after-ms': '250' }))).toBe(250)
-    expect(retryAfterMs(new Headers({ 'retry-after': new Date(10_000).toUTCString() }), 4000)).toBe(6000)
-    expect(retryAfterMs(new Headers({ 'retry-after': 'soon' }))).toBeNull()
-    expect(retryAfterMs(new Headers())).toBeNull()
   })
 })

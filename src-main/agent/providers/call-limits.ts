@@ -8,6 +8,7 @@
  *    provider's answer goes back to the caller as it is).
  * The reply-size cap is applied where text is assembled (model-call.ts), so what is kept is well-formed.
  */
+import { retryAfterMs } from './retry-after'
 import { ProviderError } from './types'
 
 export interface CallLimits {
@@ -37,17 +38,6 @@ export function resolveCallLimits(partial?: Partial<CallLimits> | null): CallLim
 
 const RETRY_STATUS = new Set([408, 409, 429, 500, 502, 503, 504])
 const seconds = (ms: number) => (ms % 1000 === 0 ? String(ms / 1000) : (ms / 1000).toFixed(1))
-
-/** Milliseconds a response asks us to wait, or null when it does not say. */
-export function retryAfterMs(headers: Headers, now = Date.now()): number | null {
-  const ms = headers.get('retry-after-ms')
-  if (ms && Number.isFinite(Number(ms))) return Math.max(0, Number(ms))
-  const ra = headers.get('retry-after')
-  if (!ra) return null
-  if (/^\d+(\.\d+)?$/.test(ra.trim())) return Math.max(0, Number(ra) * 1000)
-  const at = Date.parse(ra)
-  return Number.isNaN(at) ? null : Math.max(0, at - now)
-}
 
 /**
  * One call's watch: hand `fetch` to the SDK and `signal` to the request. When a limit trips, `reason` says which

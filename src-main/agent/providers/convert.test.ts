@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import { thinkingParam, toAnthropicMessages, toAnthropicTools } from './anthropic-convert'
-import { normalizeOpenAIUsage } from './openai-compat'
 import { ToolCallAssembler } from './tool-call-assembler'
 
 describe('Anthropic conversion', () => {
@@ -53,25 +52,7 @@ describe('Anthropic conversion', () => {
   })
 })
 
-describe('OpenAI usage and tool-call assembly', () => {
-  it('splits cached tokens out of prompt tokens and tolerates junk', () => {
-    expect(
-      normalizeOpenAIUsage({
-        prompt_tokens: 100,
-        completion_tokens: 10,
-        prompt_tokens_details: { cached_tokens: 30, cache_write_tokens: 5 },
-        completion_tokens_details: { reasoning_tokens: 4 }
-      })
-    ).toEqual({ inputTokens: 65, outputTokens: 10, cacheReadTokens: 30, cacheWriteTokens: 5, reasoningTokens: 4 })
-    expect(normalizeOpenAIUsage({ prompt_tokens: 'x', completion_tokens: -3, prompt_tokens_details: null })).toEqual({
-      inputTokens: 0,
-      outputTokens: 0,
-      cacheReadTokens: 0,
-      cacheWriteTokens: 0,
-      reasoningTokens: 0
-    })
-  })
-
+describe('OpenAI tool-call assembly', () => {
   it('assembles calls without index fields and drops nameless fragments', () => {
     const a = new ToolCallAssembler()
     a.add({ id: 'x', function: { name: 'f', arguments: '{"a"' } })

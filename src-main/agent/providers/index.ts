@@ -10,8 +10,7 @@ export function createProviderClient(runtime: RuntimeConfig): ProviderClient {
   return runtime.apiMode === 'anthropic_messages' ? createAnthropicClient(runtime) : createOpenAICompatClient(runtime)
 }
 
-export { normalizeOpenAIUsage } from './openai-compat'
 export { toAnthropicMessages, toAnthropicTools, thinkingParam } from './anthropic-convert'
 export { ToolCallAssembler } from './tool-call-assembler'
-export { CallWatch, DEFAULT_CALL_LIMITS, resolveCallLimits, retryAfterMs, type CallLimits } from './call-limits'
+export { CallWatch, DEFAULT_CALL_LIMITS, resolveCallLimits, type CallLimits } from './call-limits'
 export * from './types'

@@ -154,7 +154,7 @@ function reasoningParams(provider: string, cfg: ReasoningConfig | null | undefin
   return cfg.effort ? { reasoning_effort: cfg.effort } : {}
 }
 
-export function normalizeOpenAIUsage(raw: object): NormalizedUsage {
+function normalizeOpenAIUsage(raw: object): NormalizedUsage {
   const u = raw as Record<string, unknown>
   const pd = (u.prompt_tokens_details ?? {}) as Record<string, unknown>
   const cd = (u.completion_tokens_details ?? {}) as Record<string, unknown>

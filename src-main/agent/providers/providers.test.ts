@@ -73,6 +73,27 @@ describe('OpenAI-compatible streaming', () => {
     expect(server!.requests[0]!.body.stream_options).toEqual({ include_usage: true })
   })
 
+  it('splits cache reads and writes out of prompt tokens and reads junk usage as zeros', async () => {
+    const usage = { promptTokens: 100, completionTokens: 10, cachedTokens: 30, cacheWriteTokens: 5, reasoningTokens: 4 }
+    expect((await run([{ text: 'ok', usage }])).done.usage).toEqual({
+      inputTokens: 65,
+      outputTokens: 10,
+      cacheReadTokens: 30,
+      cacheWriteTokens: 5,
+      reasoningTokens: 4
+    })
+    await server!.close()
+    // A provider that sends a non-number and a negative count on the wire.
+    const junk = { promptTokens: 'x' as unknown as number, completionTokens: -3 }
+    expect((await run([{ text: 'ok', usage: junk }])).done.usage).toEqual({
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0
+    })
+  })
+
   it('assembles tool-call deltas into complete calls', async () => {
     const { events, done } = await run(
       [

@@ -131,26 +131,6 @@ export async function executeToolCall(
   }
 }
 
-/** One call after another, in order. */
-export async function dispatchSequential(
-  registry: ToolRegistry,
-  calls: ToolCallRequest[],
-  ctx: ToolContext
-): Promise<ToolCallResult[]> {
-  const out: ToolCallResult[] = []
-  for (const call of calls) out.push(await executeToolCall(registry, call, ctx))
-  return out
-}
-
-/** All calls at once; results keep the calls' order. */
-export function dispatchConcurrent(
-  registry: ToolRegistry,
-  calls: ToolCallRequest[],
-  ctx: ToolContext
-): Promise<ToolCallResult[]> {
-  return Promise.all(calls.map((call) => executeToolCall(registry, call, ctx)))
-}
-
 /** Concurrent when every call targets a known read-only tool (and there is more than one); else sequential. */
 export function canRunConcurrently(registry: ToolRegistry, calls: ToolCallRequest[]): boolean {
   return calls.length > 1 && calls.every((c) => registry.get(c.name)?.readOnly === true)

@@ -1,6 +1,15 @@
-/** A second process's scheduler tick: claim due jobs of `home` at `now` and print the claimed ids. */
-import { claimDueJobs } from '../scheduler'
+/**
+ * A second process's scheduler: one real tick over `home` at `now` (the jobs it claims "run" by doing nothing),
+ * printing the ids it ran. A tick runs at most three jobs at once, so three processes cover six.
+ */
+import { CronScheduler } from '../scheduler'
 
 const [home, now] = process.argv.slice(2)
-const claimed = await claimDueJobs(home!, Number(now))
-process.stdout.write(JSON.stringify(claimed.map((j) => j.id)))
+const scheduler = new CronScheduler({
+  profiles: () => [{ name: 'default', home: home! }],
+  run: async () => undefined,
+  upstreamLive: () => false,
+  clock: () => Number(now)
+})
+const { ran } = await scheduler.tick()
+process.stdout.write(JSON.stringify(ran))

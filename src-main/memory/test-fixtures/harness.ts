@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { expect } from 'vitest'
-import { dispatchConcurrent, dispatchSequential, ToolRegistry, type ToolContext } from '../../agent/tools/registry'
+import { executeToolCall, ToolRegistry, type ToolContext } from '../../agent/tools/registry'
 import { withHomeOverride } from '../../scope'
 import { REFUSAL_CODE } from '../caller-scope'
 import { addMemoryLogSink, CALLER_SCOPE_LOGGER } from '../log'
@@ -60,24 +60,22 @@ const ctx = (agent: TestAgent): ToolContext => ({
   turnId: 't',
   gatewaySessionKey: agent.gsk
 })
-const call = (name: string, args: Record<string, unknown>) => [{ id: 'c', name, arguments: JSON.stringify(args) }]
+const call = (name: string, content?: string) => ({
+  id: 'c',
+  name,
+  arguments: JSON.stringify(content === undefined ? {} : { content })
+})
 
+/** The agent's sequential path (agent/tool-runner.ts): each call awaited in turn. */
 export async function sequential(agent: TestAgent, content?: string, tool = TOOL): Promise<Record<string, unknown>> {
-  const [result] = await dispatchSequential(
-    agent.registry,
-    call(tool, content === undefined ? {} : { content }),
-    ctx(agent)
-  )
-  return JSON.parse(result!.content)
+  const result = await executeToolCall(agent.registry, call(tool, content), ctx(agent))
+  return JSON.parse(result.content)
 }
 
+/** The agent's concurrent path (agent/tool-runner.ts): the batch started together under Promise.all. */
 export async function concurrent(agent: TestAgent, content?: string, tool = TOOL): Promise<Record<string, unknown>> {
-  const [result] = await dispatchConcurrent(
-    agent.registry,
-    call(tool, content === undefined ? {} : { content }),
-    ctx(agent)
-  )
-  return JSON.parse(result!.content)
+  const [result] = await Promise.all([executeToolCall(agent.registry, call(tool, content), ctx(agent))])
+  return JSON.parse(result.content)
 }
 
 /** Captures every memory log record until `stop()`. */
