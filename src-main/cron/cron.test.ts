@@ -224,6 +224,37 @@ describe('scheduler', () => {
     expect(started).toHaveLength(5)
   })
 
+  it('Run now is refused while the same job runs, and counts toward the running jobs', async () => {
+    const h = home()
+    const a = await createJob(h, { schedule: 'every 30m', prompt: 'a' }, NOW)
+    const b = await createJob(h, { schedule: 'every 30m', prompt: 'b' }, NOW + 60_000)
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    const started: string[] = []
+    const s = new CronScheduler({
+      profiles: () => [{ name: 'default', home: h }],
+      run: async (_p, job: RawJob) => {
+        started.push(job.id)
+        await gate
+      },
+      upstreamLive: () => false,
+      clock: () => NOW + 30 * 60_000 + 1 // only `a` is due
+    })
+    const ticked = s.tick()
+    for (let i = 0; i < 200 && !started.length; i++) await new Promise((r) => setTimeout(r, 5))
+    expect(started).toEqual([a.id])
+    await expect(s.runNow(h, a.id, async () => 'twice')).rejects.toMatchObject({ code: 'conflict' })
+    const manual = s.runNow(h, b.id, async () => {
+      expect(s.status().running).toBe(2)
+      return 'ran b'
+    })
+    await expect(manual).resolves.toBe('ran b')
+    release()
+    await ticked
+    expect(s.status().running).toBe(0)
+    await expect(s.runNow(h, a.id, async () => 'now free')).resolves.toBe('now free')
+  })
+
   it('completes a one-shot after its run', async () => {
     const h = home()
     const job = await createJob(h, { schedule: '30m', prompt: 'once' }, NOW)

@@ -8,10 +8,12 @@
  * tick, however many occurrences were missed; its next time is then computed from now. Missed runs of an
  * interval or cron job are not replayed one by one (a laptop waking up must not fire a day of jobs).
  *
- * At most MAX_PARALLEL_JOBS run at once across profiles, and a job still running is not started again:
+ * The scheduler starts at most MAX_PARALLEL_JOBS at once across profiles (Run now counts toward them), and a
+ * job still running is not started again, by a tick or by Run now:
  * only as many jobs as there are free slots are claimed, so the rest stay due (untouched in jobs.json)
  * for the next tick instead of being claimed and then lost if the app quits while they wait.
  */
+import { CaduceusError } from '@shared/contract'
 import type { LogFn } from '@shared/contract/log'
 import { updateJobs, type RawJob } from './jobs-file'
 import { timeZoneOf } from './jobs'
@@ -110,6 +112,25 @@ export class CronScheduler {
       lastTickAt: this.lastTickAt,
       standingDown: [...this.standingDown],
       running: this.running
+    }
+  }
+
+  /**
+   * "Run now" (Cron page, `caduceus cron run`): refused while the scheduler (or another Run now) is running
+   * the same job; it counts toward the running jobs, so a tick meanwhile claims fewer. Never refused for the
+   * cap itself — the user asked for this one.
+   */
+  async runNow<T>(home: string, jobId: string, run: () => Promise<T>): Promise<T> {
+    const key = `${home}\0${jobId}`
+    if (this.busy.has(key))
+      throw new CaduceusError('conflict', `cron job ${jobId} is running now; try again when it ends`)
+    this.busy.add(key)
+    this.running++
+    try {
+      return await run()
+    } finally {
+      this.running--
+      this.busy.delete(key)
     }
   }
 

@@ -3,7 +3,7 @@
  * and the cron scheduler that runs every profile's due jobs while the host is live (standing down for a
  * profile whose upstream gateway heartbeats). Both run turns on the same gateway as desk chat.
  */
-import type { ChannelsStatus } from '@shared/contract'
+import { CaduceusError, type ChannelsStatus } from '@shared/contract'
 import { startApiServer, type ApiServer } from '../channels'
 import { CronScheduler, readJobs, runCronJob } from '../cron'
 import { API_SERVER, CRON, DESK_CHAT } from '../gateway'
@@ -125,8 +125,8 @@ export function createChannelsService(s: Services, rt: Runtime, opts: { live: bo
     runJobNow: (profile, id) => {
       const home = s.homeOf(profile)
       const job = readJobs(home).jobs.find((j) => j.id === id)
-      if (!job) throw new Error(`No cron job with id ${id}`)
-      return runCronJob(rt.gateway, profile, home, job)
+      if (!job) throw new CaduceusError('not_found', `No cron job with id ${id}`, 'id')
+      return scheduler.runNow(home, String(job.id), () => runCronJob(rt.gateway, profile, home, job))
     }
   }
 }
