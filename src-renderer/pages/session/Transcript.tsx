@@ -174,14 +174,28 @@ function TranscriptList() {
     // only these changes re-check; loadOlder reads the rest at call time
   }, [olderCount, segmentStartReached, ids.length > 0, loading])
 
+  // The row the reader was on when an older page was asked for, re-applied before the page paints with the
+  // rows added above it: a scrollToIndex after the fact let one frame show the new top rows, then jumped.
+  const keepRow = useRef<{ id: number; within: number } | null>(null)
   const older = async () => {
-    const anchor = ids[v.getVirtualItems()[0]?.index ?? 0]
-    const n = await loadOlder()
-    if (n && anchor != null) {
-      const idx = useTranscript.getState().ids.indexOf(anchor)
-      if (idx >= 0) v.scrollToIndex(idx, { align: 'start' })
-    }
+    // the row at the top of the screen now, from scrollTop: the virtualizer's own range still describes where the
+    // scroll came from (a jump to the top read the bottom rows as the anchor and threw the reader back there)
+    const el = scroller.current
+    const top = el ? v.getVirtualItemForOffset(el.scrollTop) : undefined
+    const id = top ? ids[top.index] : undefined
+    if (keepRow.current) return // a page is on its way (scroll events outrun the render that says so)
+    keepRow.current = id != null && el && top ? { id, within: el.scrollTop - top.start } : null
+    if (!(await loadOlder())) keepRow.current = null
   }
+  useLayoutEffect(() => {
+    const keep = keepRow.current
+    const idx = keep ? ids.indexOf(keep.id) : -1
+    if (keep && idx < 0) keepRow.current = null // another transcript now
+    if (!keep || idx <= 0) return // not prepended yet
+    keepRow.current = null
+    const at = v.getOffsetForIndex(idx, 'start')?.[0]
+    if (scroller.current && at != null) scroller.current.scrollTop = at + keep.within
+  }, [ids, v])
 
   const onScroll = () => {
     const el = scroller.current
@@ -190,8 +204,11 @@ function TranscriptList() {
     // Only the reader moving up un-sticks. Rows being measured also move scrollTop (the virtualizer keeps
     // the view steady), so a move counts only right after a wheel, touch, key or pointer on the transcript.
     const byUser = Date.now() - userInput.current < 600
+    const movedUp = el.scrollTop < lastTop.current - 2
     if (distance < STICK_PX) stick.current = true
-    else if (byUser && el.scrollTop < lastTop.current - 2) stick.current = false
+    // A move up that leaves the last screen un-sticks whoever made it (find-in-page, a scrollbar, a script):
+    // while following, measurement never moves scrollTop (see shouldAdjustScrollPositionOnItemSizeChange).
+    else if (movedUp && (byUser || distance > el.clientHeight)) stick.current = false
     lastTop.current = el.scrollTop
     setShowJump(!stick.current && distance > el.clientHeight)
     if (el.scrollTop < 200 && hasMoreBefore && !loadingOlder && !loading && focusId == null) void older()
