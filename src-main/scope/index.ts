@@ -10,7 +10,7 @@ export {
   currentSecretScope,
   isMultiplexActive,
   setMultiplexActive,
-  ctxBound,
-  runInProfileScope
+  ctxBound
 } from './scope'
+export { runInProfileScope } from './profile-scope'
 export { homeKey, profileNameForHome, setDefaultRoot, getDefaultRoot, profileHome, isValidProfileName } from './homes'

@@ -42,11 +42,6 @@ export function currentSecretScope(): SecretScope | null {
   return current().secretScope ?? null
 }
 
-/** Enter a profile's full scope: home override plus secret scope (upstream `_profile_runtime_scope`). */
-export function runInProfileScope<T>(home: string, secrets: Readonly<Record<string, string>>, fn: () => T): T {
-  return withState({ homeOverride: resolve(home), secretScope: { profileHome: resolve(home), secrets } }, fn)
-}
-
 /** Process-wide flag, set once when the host serves several profiles. */
 export function setMultiplexActive(active: boolean): void {
   processMultiplex = active
