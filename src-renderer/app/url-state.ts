@@ -3,10 +3,10 @@
  * Opening or reloading such a link restores it; changing scope, filters or search rewrites the query in place
  * (replaceState: typing does not flood history; moving between pages still makes back/forward entries).
  */
-import { useEffect } from 'react'
 import { setScope, useApp } from '../stores/app'
 import { runSearch, setSessionFilters, useSessions, type SessionFilters } from '../stores/sessions'
 import { parseSessionsQuery, sessionsQuery } from './sessions-query'
+import { replaceHash, useUrlSync } from './url-sync'
 
 const onSessions = () => /^#\/sessions(\?|$)/.test(location.hash) || location.hash === '' || location.hash === '#/'
 
@@ -27,28 +27,13 @@ function applyFromUrl(): void {
 function writeToUrl(): void {
   if (!onSessions()) return
   const s = useSessions.getState()
-  const next = `#/sessions${sessionsQuery(useApp.getState().scope, s.filters, s.search.query)}`
-  if (next !== location.hash) history.replaceState(history.state, '', next)
+  replaceHash(`#/sessions${sessionsQuery(useApp.getState().scope, s.filters, s.search.query)}`)
 }
 
 export function useSessionsUrlState(): void {
-  useEffect(() => {
-    applyFromUrl()
-    const onHash = () => {
-      applyFromUrl()
-      writeToUrl()
-    }
-    window.addEventListener('hashchange', onHash)
-    const unA = useApp.subscribe((s, p) => {
-      if (s.scope !== p.scope) writeToUrl()
+  useUrlSync(applyFromUrl, writeToUrl, (changed) =>
+    useSessions.subscribe((s, p) => {
+      if (s.filters !== p.filters || s.search.query !== p.search.query) changed()
     })
-    const unS = useSessions.subscribe((s, p) => {
-      if (s.filters !== p.filters || s.search.query !== p.search.query) writeToUrl()
-    })
-    return () => {
-      window.removeEventListener('hashchange', onHash)
-      unA()
-      unS()
-    }
-  }, [])
+  )
 }

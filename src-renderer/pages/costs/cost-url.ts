@@ -3,10 +3,10 @@
  * link restores it; changing scope, period or the day filter rewrites the query in place (replaceState), like the
  * Sessions page's filters.
  */
-import { useEffect } from 'react'
 import { setScope, useApp } from '../../stores/app'
 import { loadCosts, useCosts } from '../../stores/costs'
 import { costsQuery, parseCostsQuery } from './costs-query'
+import { replaceHash, useUrlSync } from '../../app/url-sync'
 
 const onCosts = () => /^#\/costs(\?|$)/.test(location.hash)
 
@@ -25,29 +25,17 @@ function applyFromUrl(): void {
 function writeToUrl(): void {
   if (!onCosts()) return
   const { days, day } = useCosts.getState()
-  const next = `#/costs${costsQuery(useApp.getState().scope, days, day)}`
-  if (next !== location.hash) history.replaceState(history.state, '', next)
+  replaceHash(`#/costs${costsQuery(useApp.getState().scope, days, day)}`)
 }
 
 export function useCostsUrlState(): void {
-  useEffect(() => {
-    applyFromUrl()
-    writeToUrl()
-    const onHash = () => {
-      applyFromUrl()
-      writeToUrl()
-    }
-    window.addEventListener('hashchange', onHash)
-    const unA = useApp.subscribe((s, p) => {
-      if (s.scope !== p.scope) writeToUrl()
-    })
-    const unC = useCosts.subscribe((s, p) => {
-      if (s.days !== p.days || s.day !== p.day) writeToUrl()
-    })
-    return () => {
-      window.removeEventListener('hashchange', onHash)
-      unA()
-      unC()
-    }
-  }, [])
+  useUrlSync(
+    applyFromUrl,
+    writeToUrl,
+    (changed) =>
+      useCosts.subscribe((s, p) => {
+        if (s.days !== p.days || s.day !== p.day) changed()
+      }),
+    true
+  )
 }
