@@ -191,11 +191,8 @@ describe('scheduler', () => {
     db.close()
   })
 
-  const MAX_PARALLEL_JOBS = 3 // scheduler.ts
-  it('runs at most 3 jobs at once; the rest stay due in jobs.json and run on a later tick', async () => {
-    const h = home()
-    for (let i = 0; i < 5; i++) await createJob(h, { schedule: 'every 30m', prompt: `job ${i}` }, NOW)
-    const now = NOW + 31 * 60_000
+  /** A scheduler whose job runs all wait on one gate, so a test sees them running at once. */
+  const gatedScheduler = (h: string, now: number) => {
     const started: string[] = []
     let release!: () => void
     const gate = new Promise<void>((r) => (release = r))
@@ -208,8 +205,20 @@ describe('scheduler', () => {
       upstreamLive: () => false,
       clock: () => now
     })
+    const startedAtLeast = async (n: number) => {
+      for (let i = 0; i < 200 && started.length < n; i++) await new Promise((r) => setTimeout(r, 5))
+    }
+    return { s, started, release, startedAtLeast }
+  }
+
+  const MAX_PARALLEL_JOBS = 3 // scheduler.ts
+  it('runs at most 3 jobs at once; the rest stay due in jobs.json and run on a later tick', async () => {
+    const h = home()
+    for (let i = 0; i < 5; i++) await createJob(h, { schedule: 'every 30m', prompt: `job ${i}` }, NOW)
+    const now = NOW + 31 * 60_000
+    const { s, started, release, startedAtLeast } = gatedScheduler(h, now)
     const first = s.tick()
-    for (let i = 0; i < 200 && started.length < MAX_PARALLEL_JOBS; i++) await new Promise((r) => setTimeout(r, 5))
+    await startedAtLeast(MAX_PARALLEL_JOBS)
     expect(started).toHaveLength(MAX_PARALLEL_JOBS)
     expect(s.status().running).toBe(MAX_PARALLEL_JOBS)
     // Full: a tick now claims nothing, and the unclaimed jobs are still due on disk.
@@ -228,20 +237,9 @@ describe('scheduler', () => {
     const h = home()
     const a = await createJob(h, { schedule: 'every 30m', prompt: 'a' }, NOW)
     const b = await createJob(h, { schedule: 'every 30m', prompt: 'b' }, NOW + 60_000)
-    let release!: () => void
-    const gate = new Promise<void>((r) => (release = r))
-    const started: string[] = []
-    const s = new CronScheduler({
-      profiles: () => [{ name: 'default', home: h }],
-      run: async (_p, job: RawJob) => {
-        started.push(job.id)
-        await gate
-      },
-      upstreamLive: () => false,
-      clock: () => NOW + 30 * 60_000 + 1 // only `a` is due
-    })
+    const { s, started, release, startedAtLeast } = gatedScheduler(h, NOW + 30 * 60_000 + 1) // only `a` is due
     const ticked = s.tick()
-    for (let i = 0; i < 200 && !started.length; i++) await new Promise((r) => setTimeout(r, 5))
+    await startedAtLeast(1)
     expect(started).toEqual([a.id])
     await expect(s.runNow(h, a.id, async () => 'twice')).rejects.toMatchObject({ code: 'conflict' })
     const manual = s.runNow(h, b.id, async () => {
