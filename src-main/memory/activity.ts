@@ -42,7 +42,6 @@ export class MemoryActivityLog implements MemoryActivitySink {
   private readonly pruneEvery: number
   private sincePrune = 0
   private offlineId = 0
-  private ready: boolean
   private pending: Array<Omit<MemoryEvent, 'id'>> = []
   private scheduled: NodeJS.Immediate | null = null
   private readonly writer: ActivityLogOptions['writer']
@@ -56,15 +55,8 @@ export class MemoryActivityLog implements MemoryActivitySink {
     this.retention = Math.max(1, options.retention ?? ACTIVITY_RETENTION)
     this.pruneEvery = Math.max(1, options.pruneEvery ?? 100)
     this.writer = options.writer
-    this.ready = false
-    if (this.isReady()) this.prune()
-  }
-
-  /** (Re)creates the table when the store's connection is new (first use, or a lazily created state.db). */
-  private isReady(): boolean {
-    if (this.events.connectionChanged())
-      this.ready = this.attempt('create table', () => this.events.ensureTable()) ?? false
-    return this.ready
+    // Nothing on open: the table is created by the first insert and pruned after inserts, both inside
+    // Caduceus's own writes, so a home that only upstream wrote stays byte-identical while it is only read.
   }
 
   onEvent(listener: MemoryEventListener): () => void {
@@ -106,9 +98,13 @@ export class MemoryActivityLog implements MemoryActivitySink {
     if (this.pending.length === 0) return
     const batch = this.pending
     this.pending = []
-    if (this.isReady() && this.writer) {
+    if (this.writer) {
       // Uncontended, the store runs this at once (same tick); under a foreign lock, later and off the loop.
-      this.writer(() => batch.map((e) => this.events.insert(e))).then(
+      this.writer(() => {
+        const ids = batch.map((e) => this.events.insert(e))
+        if ((this.sincePrune += batch.length) >= this.pruneEvery) this.prune()
+        return ids
+      }).then(
         (ids) => this.delivered(batch, ids),
         (err: Error) => {
           log.warn(`memory activity log (${this.profile}) insert failed: ${err?.message ?? String(err)}`)
@@ -117,12 +113,12 @@ export class MemoryActivityLog implements MemoryActivitySink {
       )
       return
     }
-    const ids = this.isReady() ? this.attempt('insert', () => this.events.insertBatch(batch)) : undefined
+    const ids = this.attempt('insert', () => this.events.insertBatch(batch))
+    if (ids && (this.sincePrune += batch.length) >= this.pruneEvery) this.prune()
     this.delivered(batch, ids)
   }
 
   private delivered(batch: Array<Omit<MemoryEvent, 'id'>>, ids: number[] | undefined): void {
-    if (ids && (this.sincePrune += batch.length) >= this.pruneEvery) this.prune()
     for (const [i, event] of batch.entries()) {
       // Still pushed when the DB refused it (negative id): the live view must not go blind on a full disk.
       const full: MemoryEvent = { id: ids?.[i] ?? --this.offlineId, ...event }
@@ -140,7 +136,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
   listEvents(query: MemoryEventQuery = {}): MemoryEvent[] {
     const q = MemoryEventQuery.parse(query)
     this.flush()
-    if (!this.isReady() || (q.profile !== 'all' && q.profile !== this.profile)) return []
+    if (q.profile !== 'all' && q.profile !== this.profile) return []
     const rows = this.attempt('query', () => this.events.list(q)) ?? []
     return rows.map((r) => rowToEvent(r, this.profile))
   }
@@ -148,7 +144,6 @@ export class MemoryActivityLog implements MemoryActivitySink {
   /** Per provider: calls, errors, refusals, last error, p95 latency over the retained window. */
   health(): ProviderHealth[] {
     this.flush()
-    if (!this.isReady()) return []
     const stats = this.attempt('health', () => this.events.providerStats()) ?? []
     return stats.map((s) => {
       const last = this.events.lastError(s.provider)

@@ -5,6 +5,7 @@
  */
 import type Database from 'better-sqlite3'
 import { sqliteOf, type SessionStore } from './session-store'
+import { existingColumns } from './reconcile'
 
 /** States that are not terminal; everything else is. */
 const ACTIVE_STATES = "('running', 'finalizing')"
@@ -82,6 +83,13 @@ export interface ChildUsageRow {
 }
 
 /** `conn` is read per call: a lazily opened profile's store swaps connections when its first write creates state.db. */
+/**
+ * Start-up restore (abandoned rows, undelivered completions) acts only on a ledger written in the current shape
+ * (by Caduceus or a current upstream). An older upstream's table lacks these columns: its rows are that
+ * upstream's to deliver, and reading such a home must not write to it.
+ */
+const currentLedger = (db: Database.Database) => existingColumns(db, 'async_delegations').has('origin_session_id')
+
 function repo(conn: () => Database.Database) {
   return {
     // ---- durable rows ----
@@ -234,6 +242,7 @@ function repo(conn: () => Database.Database) {
     },
     /** Terminal rows still waiting for delivery, oldest completion first (upstream restore order). */
     listUndelivered(): Array<{ delegation_id: string; event_json: string }> {
+      if (!currentLedger(conn())) return []
       return conn()
         .prepare(
           `SELECT delegation_id, event_json FROM async_delegations
@@ -290,7 +299,8 @@ function repo(conn: () => Database.Database) {
       return conn()
         .prepare(
           `SELECT delegation_id, parent_session_id, owner_profile, state, retained_at, completed_at, child_session_id, children_json
-       FROM async_delegations WHERE retained = 1 AND tombstoned_at IS NULL ORDER BY retained_at DESC, rowid DESC`
+       FROM async_delegations WHERE retained = 1 AND tombstoned_at IS NULL
+       ORDER BY retained_at DESC, dispatched_at DESC, delegation_id DESC` // no rowid: reads may go through a view
         )
         .all() as RetainedDelegationRow[]
     },
@@ -306,6 +316,7 @@ function repo(conn: () => Database.Database) {
 
     // ---- recovery ----
     listActive(): ActiveDelegationRow[] {
+      if (!currentLedger(conn())) return []
       return conn()
         .prepare(
           `SELECT delegation_id, owner_pid, owner_started_at, origin_session, origin_ui_session_id, origin_session_id,

@@ -60,36 +60,40 @@ export interface MemoryEventFilter {
 /** `conn` is read per call: a lazily opened profile's store swaps connections when its first write creates state.db. */
 function repo(conn: () => Database.Database) {
   let tableOn: Database.Database | null = null
-  const insert = (e: NewMemoryEventRow): number =>
-    Number(
-      conn()
+  /** Creates the table (first insert on a connection): only ever inside Caduceus's own write. */
+  const ensure = (db: Database.Database): void => {
+    if (tableOn === db && exists()) return // a rolled-back first insert takes its CREATE with it
+    db.exec(
+      `CREATE TABLE IF NOT EXISTS main.cad_memory_events (id INTEGER PRIMARY KEY AUTOINCREMENT, ${COLUMNS.map(([n, t]) => `${n} ${t}`).join(', ')})`
+    )
+    const have = new Set(
+      (db.prepare('PRAGMA main.table_info(cad_memory_events)').all() as Array<{ name: string }>).map((c) => c.name)
+    )
+    for (const [name, type] of COLUMNS)
+      if (!have.has(name)) db.exec(`ALTER TABLE main.cad_memory_events ADD COLUMN ${name} ${type}`)
+    db.exec('CREATE INDEX IF NOT EXISTS main.idx_cad_memory_events_provider ON cad_memory_events(provider, id)')
+    db.exec('CREATE INDEX IF NOT EXISTS main.idx_cad_memory_events_session ON cad_memory_events(session_id, id)')
+    tableOn = db
+  }
+  /** Reads of a home without the table (nothing recorded yet) see nothing, and create nothing. */
+  const exists = (): boolean =>
+    conn()
+      .prepare("SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = 'cad_memory_events'")
+      .get() !== undefined
+  const insert = (e: NewMemoryEventRow): number => {
+    const db = conn()
+    ensure(db)
+    return Number(
+      db
         .prepare(
-          `INSERT INTO cad_memory_events (provider, kind, name, session_id, turn_id, ok, latency_ms, summary, size, at)
+          `INSERT INTO main.cad_memory_events (provider, kind, name, session_id, turn_id, ok, latency_ms, summary, size, at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
         )
         .run(e.provider, e.kind, e.name, e.sessionId, e.turnId, e.ok ? 1 : 0, e.latencyMs, e.summary, e.size, e.at)
         .lastInsertRowid
     )
+  }
   return {
-    /** True when the connection differs from the one `ensureTable` last ran on. */
-    connectionChanged(): boolean {
-      return conn() !== tableOn
-    },
-    ensureTable(): true {
-      const db = conn()
-      tableOn = db
-      db.exec(
-        `CREATE TABLE IF NOT EXISTS cad_memory_events (id INTEGER PRIMARY KEY AUTOINCREMENT, ${COLUMNS.map(([n, t]) => `${n} ${t}`).join(', ')})`
-      )
-      const have = new Set(
-        (db.prepare('PRAGMA table_info(cad_memory_events)').all() as Array<{ name: string }>).map((c) => c.name)
-      )
-      for (const [name, type] of COLUMNS)
-        if (!have.has(name)) db.exec(`ALTER TABLE cad_memory_events ADD COLUMN ${name} ${type}`)
-      db.exec('CREATE INDEX IF NOT EXISTS idx_cad_memory_events_provider ON cad_memory_events(provider, id)')
-      db.exec('CREATE INDEX IF NOT EXISTS idx_cad_memory_events_session ON cad_memory_events(session_id, id)')
-      return true
-    },
     /** One row; call inside the store's write (or `insertBatch`). */
     insert,
     /** One plain transaction for the whole batch (no store writer); ids in batch order. */
@@ -98,6 +102,7 @@ function repo(conn: () => Database.Database) {
     },
     /** Newest first. */
     list(q: MemoryEventFilter): MemoryEventRow[] {
+      if (!exists()) return []
       const where: string[] = []
       const params: unknown[] = []
       if (q.kinds?.length) {
@@ -114,6 +119,7 @@ function repo(conn: () => Database.Database) {
         .all(...params, q.limit) as MemoryEventRow[]
     },
     providerStats(): Array<{ provider: string; calls: number; errors: number; refusals: number }> {
+      if (!exists()) return []
       return conn()
         .prepare(
           `
@@ -158,8 +164,9 @@ function repo(conn: () => Database.Database) {
         )
         .get(provider) as { summary: string; at: number } | undefined
     },
-    /** Keep the newest `retention` rows. */
+    /** Keep the newest `retention` rows; call inside Caduceus's own write (after inserts). */
     prune(retention: number): void {
+      if (!exists()) return
       conn()
         .prepare(
           `DELETE FROM cad_memory_events WHERE id <= (SELECT id FROM cad_memory_events ORDER BY id DESC LIMIT 1 OFFSET ?)`

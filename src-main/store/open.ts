@@ -12,7 +12,7 @@ import { dirname, resolve } from 'node:path'
 import { CaduceusError } from '@shared/contract'
 import * as schema from './schema'
 import { missingColumns, reconcile, type ReconcileReport } from './reconcile'
-import { applyReadShim, dropReadShim } from './read-shim'
+import { applyReadShim, dropReadShim, restoreShimState, shimViews } from './read-shim'
 import { detectShape, schemaCookie, shapeNotice, type HomeShape } from './shape'
 
 export interface OpenOptions {
@@ -136,7 +136,7 @@ export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
       throw new UnreadableStateDbError(file, (err as Error).message)
     }
     const journalMode = String(sqlite.pragma('journal_mode', { simple: true }))
-    if (!readonly || shape.legacy) applyReadShim(sqlite)
+    applyReadShim(sqlite) // TEMP views only: the file is not touched
     return {
       path: file,
       readonly,
@@ -164,7 +164,7 @@ export function refreshShape(h: StateDb): HomeShape {
     h.shape = detectShape(h.sqlite)
     h.notice = shapeNotice(h.shape)
     h.missing = missingColumns(h.sqlite)
-    if (!h.writable) applyReadShim(h.sqlite)
+    if (!h.sqlite.inTransaction) applyReadShim(h.sqlite)
   }
   return h.shape
 }
@@ -186,7 +186,6 @@ export function prepareForWrite(h: StateDb, busyMs = 1000): void {
     h.shape = detectShape(sqlite)
     h.pending = false
   }
-  dropReadShim(h.sqlite) // the write's reconcile adds the missing columns for real
   let mode = String(h.sqlite.pragma('journal_mode', { simple: true }))
   if (mode !== 'wal') {
     const busy = Number(h.sqlite.pragma('busy_timeout', { simple: true })) || 0
@@ -203,6 +202,27 @@ export function prepareForWrite(h: StateDb, busyMs = 1000): void {
   h.journalMode = mode
   tighten(h.path)
   h.writable = true
+}
+
+/**
+ * First step inside every write transaction (the lock is held): the real tables replace the read views, and
+ * the first write of an open reconciles. Returns the views that were in place, for `endWriteTx`/`abortWriteTx`.
+ */
+export function beginWriteTx(h: StateDb): string[] | undefined {
+  const views = shimViews(h.sqlite)
+  dropReadShim(h.sqlite)
+  reconcileInWrite(h)
+  return views
+}
+
+/** Last step inside the write transaction: views again for whatever the home still lacks (commit keeps them). */
+export function endWriteTx(h: StateDb, views: string[] | undefined, firstWrite: boolean): void {
+  if (views || firstWrite) applyReadShim(h.sqlite)
+}
+
+/** After a rollback the views' DROP/CREATE rolled back too: only the bookkeeping needs restoring. */
+export function abortWriteTx(h: StateDb, views: string[] | undefined): void {
+  restoreShimState(h.sqlite, views)
 }
 
 /** Inside a write transaction until one commits: additive reconcile in the home's shape, then re-detect. */

@@ -61,6 +61,7 @@ export class StoreRegistry {
   readonly root: string
   private entries: ProfileEntry[]
   private stores = new Map<string, SessionStore>()
+  private closed = false
 
   constructor(
     root: string,
@@ -94,6 +95,8 @@ export class StoreRegistry {
   get(profile: string): SessionStore {
     const open = this.stores.get(profile)
     if (open) return open
+    // After shutdown a late task (start-up restore, a timer) must not reopen a file nobody will close.
+    if (this.closed) throw new CaduceusError('unavailable', 'the host is shutting down')
     const entry = this.entries.find((e) => e.name === profile)
     if (!entry) throw new CaduceusError('not_found', `Unknown profile: ${profile}`, 'profile')
     const retry = this.opts.writeRetryMs
@@ -138,6 +141,7 @@ export class StoreRegistry {
   }
 
   closeAll(): void {
+    this.closed = true
     for (const s of this.stores.values()) s.close()
     this.stores.clear()
   }

@@ -8,7 +8,16 @@ import { basename, dirname, resolve } from 'node:path'
 import type { MessagePage, SessionDetail, SessionPage, SessionSummary } from '@shared/contract'
 import { getDefaultRoot, isValidProfileName } from '../scope'
 import type { ConversationMessage, CreateSessionOptions, NewMessage, SessionRow, UsageReport } from './types'
-import { openStateDb, prepareForWrite, reconcileInWrite, refreshShape, type OpenOptions, type StateDb } from './open'
+import {
+  abortWriteTx,
+  beginWriteTx,
+  endWriteTx,
+  openStateDb,
+  prepareForWrite,
+  refreshShape,
+  type OpenOptions,
+  type StateDb
+} from './open'
 import type { HomeShape } from './shape'
 import { invalid, requireId } from './errors'
 import { appendRows } from './message-write'
@@ -119,7 +128,7 @@ export class SessionStore {
   prepareWrite(): void {
     prepareForWrite(this.handle)
     if (!this.handle.reconciled) {
-      this.db.transaction(() => reconcileInWrite(this.handle)).immediate()
+      this.db.transaction(() => endWriteTx(this.handle, beginWriteTx(this.handle), true)).immediate()
       this.handle.reconciled = true
     }
   }
@@ -163,12 +172,18 @@ export class SessionStore {
     // busy_timeout 0 while acquiring: SQLite must never sleep on this thread waiting for another process.
     this.db.pragma('busy_timeout = 0')
     this.depth++
+    let began: { views: string[] | undefined } | null = null // set once BEGIN IMMEDIATE held the lock
     try {
-      // The first committed write also reconciles, in the home's shape, inside the same transaction.
+      // The first committed write also reconciles, in the home's shape, inside the same transaction. The read
+      // views go only once the lock is held, and come back before COMMIT: a write waiting on a foreign lock, or
+      // rolled back, changes nothing readers see.
+      const first = !this.handle.reconciled
       const result = this.db
         .transaction(() => {
-          reconcileInWrite(this.handle)
-          return fn(this.tx)
+          began = { views: beginWriteTx(this.handle) }
+          const out = fn(this.tx)
+          endWriteTx(this.handle, began.views, first)
+          return out
         })
         .immediate()
       this.handle.reconciled = true
@@ -178,6 +193,7 @@ export class SessionStore {
     } catch (err) {
       this.depth--
       this.pending.clear()
+      if (began) abortWriteTx(this.handle, (began as { views: string[] | undefined }).views)
       throw err
     } finally {
       if (this.db.open) this.db.pragma(`busy_timeout = ${this.readBusyMs}`)

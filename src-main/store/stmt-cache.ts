@@ -5,8 +5,12 @@
 import type Database from 'better-sqlite3'
 import { isShimmed } from './read-shim'
 
-/** A view cannot take an INDEXED BY hint (read-shim.ts): drop it on shimmed connections. */
+/**
+ * A view cannot take an INDEXED BY hint (read-shim.ts): drop it on shimmed connections. Statements are cached
+ * per shim state, since a write transaction runs with the views dropped and they come back after it.
+ */
 const forDb = (db: Database.Database, sql: string) => (isShimmed(db) ? sql.replace(/\s+INDEXED BY \w+/g, '') : sql)
+const keyOf = (db: Database.Database, sql: string) => (isShimmed(db) ? `shim:${sql}` : sql)
 
 const MAX = 256
 const caches = new WeakMap<Database.Database, Map<string, Database.Statement>>()
@@ -14,11 +18,12 @@ const caches = new WeakMap<Database.Database, Map<string, Database.Statement>>()
 export function stmt(db: Database.Database, sql: string): Database.Statement {
   let cache = caches.get(db)
   if (!cache) caches.set(db, (cache = new Map()))
-  let s = cache.get(sql)
+  const key = keyOf(db, sql)
+  let s = cache.get(key)
   if (!s) {
     if (cache.size >= MAX) cache.clear() // dynamic IN-lists could otherwise grow it without bound
     s = db.prepare(forDb(db, sql))
-    cache.set(sql, s)
+    cache.set(key, s)
   }
   return s
 }
@@ -34,12 +39,13 @@ const rawCaches = new WeakMap<Database.Database, Map<string, { s: Database.State
 export function allObjects<T = Record<string, unknown>>(db: Database.Database, sql: string, ...args: unknown[]): T[] {
   let cache = rawCaches.get(db)
   if (!cache) rawCaches.set(db, (cache = new Map()))
-  let hit = cache.get(sql)
+  const key = keyOf(db, sql)
+  let hit = cache.get(key)
   if (!hit) {
     if (cache.size >= MAX) cache.clear()
     const s = db.prepare(forDb(db, sql)).raw(true)
     hit = { s, names: s.columns().map((c) => c.name) }
-    cache.set(sql, hit)
+    cache.set(key, hit)
   }
   const rows = hit.s.all(...args) as unknown[][]
   // A schema change recompiles the statement; re-read the names if the shape moved under us.
