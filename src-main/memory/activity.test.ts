@@ -95,10 +95,14 @@ describe('memory activity log', () => {
     expect(count()).toBeLessThanOrEqual(50 + 9)
     const oldest = db.prepare('SELECT MIN(id) AS id FROM cad_memory_events').get() as { id: number }
     expect(oldest.id).toBeGreaterThan(125 - 60)
-    // Re-opening prunes straight away.
-    new MemoryActivityLog(repositories.memoryEvents(store), 'alpha', { retention: 50 })
+    // Re-opening changes nothing (reading a home writes nothing); the next insert prunes, in its own write.
+    const before = count()
+    const again = new MemoryActivityLog(repositories.memoryEvents(store), 'alpha', { retention: 50, pruneEvery: 1 })
+    expect(count()).toBe(before)
+    again.record({ ...base, summary: 'event 125' })
+    again.flush()
     expect(count()).toBe(50)
-    expect(log.listEvents({ limit: 1 })[0]!.summary).toBe('event 124')
+    expect(log.listEvents({ limit: 1 })[0]!.summary).toBe('event 125')
   })
 
   it('health: calls, errors, refusals, last error and p95 latency per provider', () => {

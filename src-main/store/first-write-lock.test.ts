@@ -1,0 +1,65 @@
+/**
+ * Issue 21 item 3: the first write into a home only upstream wrote (golden v21 data) meets a foreign write lock.
+ * While it waits, and after it gives up, readers see exactly what they saw before (the read views stay); the
+ * file is untouched until a write commits; the next write tries again and succeeds.
+ */
+import Database from 'better-sqlite3'
+import { copyFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { SessionStore } from './index'
+import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+
+const GOLDEN = resolve(import.meta.dirname, '../../test/fixtures/upstream/v21-two-profiles/state.db')
+const SID = '20260101_090000_aa01'
+const open: Array<{ close(): void }> = []
+afterEach(() => {
+  for (const c of open.splice(0)) c.close()
+  cleanupTempDirs()
+})
+
+const fileSchema = (path: string) => {
+  const db = new Database(path, { readonly: true })
+  try {
+    return db.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all()
+  } finally {
+    db.close()
+  }
+}
+
+describe('a first write that meets a foreign lock', () => {
+  it('changes nothing readers see while it waits or after it gives up; the next write succeeds', async () => {
+    const path = join(tempDir(), 'state.db')
+    copyFileSync(GOLDEN, path)
+    const schema = fileSchema(path)
+    const store = new SessionStore(path, { profile: 'default', lazyCreate: true })
+    open.push(store)
+    const read = () => ({
+      page: store.getMessages({ sessionId: SID }).items.map((m) => m.content),
+      list: store.listSessions().items.map((s) => s.id),
+      cost: store.getSessionDetail(SID)?.summary.id
+    })
+    const before = read()
+    expect(before.page.length).toBe(4)
+    expect(before.cost).toBe(SID)
+
+    const other = new Database(path)
+    open.push(other)
+    other.exec('BEGIN IMMEDIATE')
+    store.writeRetryMs = 400
+    const write = store.appendMessage(SID, { role: 'user', content: 'written under a lock' })
+    write.catch(() => undefined)
+    await new Promise((r) => setTimeout(r, 100))
+    expect(store.pendingWrites).toBe(1)
+    expect(read()).toEqual(before) // waiting: no "no such column" for the reads
+    await expect(write).rejects.toThrow(/stayed locked by another process/)
+    expect(read()).toEqual(before) // given up: still the same
+    other.exec('ROLLBACK')
+    expect(fileSchema(path)).toEqual(schema) // nothing reached the file
+
+    await store.appendMessage(SID, { role: 'user', content: 'written after the lock' })
+    const after = read()
+    expect(after.page).toEqual([...before.page, 'written after the lock'])
+    expect([...after.list].sort()).toEqual([...before.list].sort())
+  })
+})
