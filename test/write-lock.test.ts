@@ -100,7 +100,7 @@ describe('a foreign write lock during a resume', () => {
     const resumed = await host.call('sessions.resume', { profile: 'default', sessionId: 's1', text })
     expect(resumed.ok).toBe(false)
     expect(resumed.error?.code).toBe('unavailable')
-    expect(resumed.error?.message).toMatch(/Your message was not saved: .*locked by another process/)
+    expect(resumed.error?.message).toMatch(/Your message was not saved: .*locked by another program/)
     const finished = await events.next((e) => e.event === 'turn.finished' && e.payload.status === 'error')
     expect(finished.payload.error).toMatch(/not saved/)
     await lock.released

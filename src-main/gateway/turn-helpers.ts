@@ -26,7 +26,9 @@ export function readRow(store: GatewayStore, sid: string): { message_count?: unk
   try {
     const row = typeof store.sessionCounters === 'function' ? store.sessionCounters(sid) : store.getSession(sid)
     return row && typeof (row as { then?: unknown }).then !== 'function' ? row : null
-  } catch {
+  } catch (err) {
+    // A database locked by another program is not a missing session: let the caller say it is locked.
+    if (/^SQLITE_(BUSY|LOCKED)/.test(String((err as { code?: unknown })?.code ?? ''))) throw err
     return null
   }
 }

@@ -11,6 +11,7 @@ import { redactDeep } from '../config'
 import { redact } from './log'
 import type { Logger } from '@shared/contract/log'
 import { describeError } from './request-guards'
+import { withBusyRetry } from './busy-retry'
 
 /** One handler per request name; input is already parsed by the request's schema. */
 export type Handler<K extends RequestName> = (
@@ -52,7 +53,7 @@ export function createDispatcher(
         const parsed = spec.input.safeParse(input ?? {})
         if (!parsed.success) return { ok: false, error: zodToError(parsed.error) }
         const handler = handlers[key] as (input: unknown) => unknown
-        const output = await handler(parsed.data)
+        const output = await withBusyRetry(key, () => handler(parsed.data))
         if (opts.validateOutput) {
           const checked = spec.output.safeParse(output)
           if (!checked.success) {

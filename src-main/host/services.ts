@@ -5,7 +5,7 @@ import { SessionWatcher, StoreRegistry } from '../store'
 import { setDefaultRoot, setMultiplexActive } from '../scope'
 import type { EventBus } from './event-bus'
 import type { Logger } from '@shared/contract/log'
-import { writeRetryMs } from './write-retry'
+import { journalModeSetting, writeRetryMs } from './write-retry'
 
 export interface Services {
   root: string
@@ -36,7 +36,11 @@ export function createStoreServices(opts: {
   const { root, log, bus } = opts
   mkdirSync(root, { recursive: true })
   setDefaultRoot(root)
-  const stores = new StoreRegistry(root, { writeRetryMs: (e) => writeRetryMs(e.home) })
+  const stores = new StoreRegistry(root, {
+    writeRetryMs: (e) => writeRetryMs(e.home),
+    journalMode: (e) => journalModeSetting(e.home),
+    onJournalNotice: (profile, message) => log.warn('store', `profile ${profile}: ${message}`)
+  })
   const watchers = new Map<string, SessionWatcher>()
   const closers: Array<() => void | Promise<void>> = []
 

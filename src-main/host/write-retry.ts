@@ -22,3 +22,12 @@ export function writeRetryMs(home: string, env: NodeJS.ProcessEnv = process.env)
     valid(configSections.section(loadConfig(home).raw, 'caduceus').write_retry_seconds)
   return Math.round((s ?? DEFAULT_WRITE_RETRY_SECONDS) * 1000)
 }
+
+/**
+ * The profile's `database.journal_mode` as upstream Hermes reads it (`wal` | `delete`; anything else means
+ * WAL). Caduceus honours it at a profile's first write: `delete` leaves a rollback-journal home in that mode.
+ */
+export function journalModeSetting(home: string): string | undefined {
+  const v = configSections.section(loadConfig(home).raw, 'database').journal_mode
+  return typeof v === 'string' ? v : undefined
+}

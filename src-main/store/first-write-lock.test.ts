@@ -52,7 +52,7 @@ describe('a first write that meets a foreign lock', () => {
     await new Promise((r) => setTimeout(r, 100))
     expect(store.pendingWrites).toBe(1)
     expect(read()).toEqual(before) // waiting: no "no such column" for the reads
-    await expect(write).rejects.toThrow(/stayed locked by another process/)
+    await expect(write).rejects.toThrow(/database of profile 'default' is locked by another program/)
     expect(read()).toEqual(before) // given up: still the same
     other.exec('ROLLBACK')
     expect(fileSchema(path)).toEqual(schema) // nothing reached the file

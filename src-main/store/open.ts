@@ -7,13 +7,28 @@
  */
 import Database from 'better-sqlite3'
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { CaduceusError } from '@shared/contract'
 import * as schema from './schema'
 import { missingColumns, reconcile, type ReconcileReport } from './reconcile'
 import { applyReadShim, dropReadShim, restoreShimState, shimViews } from './read-shim'
 import { detectShape, schemaCookie, shapeNotice, type HomeShape } from './shape'
+import { isBusy } from './write-queue'
+
+/** The file header's read/write version bytes say WAL (2) or rollback journal (1); read before connecting. */
+function headerSaysWal(file: string): boolean {
+  const buf = Buffer.alloc(20)
+  let fd: number | null = null
+  try {
+    fd = openSync(file, 'r')
+    return readSync(fd, buf, 0, 20, 0) === 20 && buf[18] === 2
+  } catch {
+    return false
+  } finally {
+    if (fd !== null) closeSync(fd)
+  }
+}
 
 export interface OpenOptions {
   readonly?: boolean
@@ -24,6 +39,13 @@ export interface OpenOptions {
    * registry). Without it a missing file is created on construction, so `store.db` is the file from the start.
    */
   lazyCreate?: boolean
+  /**
+   * The profile's `database.journal_mode` (config.yaml, as upstream reads it): 'delete' keeps a rollback-journal
+   * home as it is; anything else means WAL. Read at the first write. An on-disk WAL file is never downgraded.
+   */
+  journalMode?: () => string | undefined
+  /** Told once, in words, when the first write could not switch the home to WAL (kept in its own mode). */
+  onJournalNotice?: (message: string) => void
 }
 
 export interface StateDb {
@@ -46,6 +68,8 @@ export interface StateDb {
   writable: boolean
   /** True once a write transaction that reconciled has committed (a rolled-back one reconciles again). */
   reconciled: boolean
+  /** From OpenOptions: the configured journal mode and where a failed WAL switch is reported. */
+  journalConfig?: Pick<OpenOptions, 'journalMode' | 'onJournalNotice'>
 }
 
 function tighten(path: string): void {
@@ -119,12 +143,15 @@ export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
       notice: null,
       pending: true,
       writable: false,
-      reconciled: false
+      reconciled: false,
+      journalConfig: opts
     }
   }
   let sqlite: Database.Database
   try {
-    sqlite = connect(file, readonly, busyMs)
+    // Rollback journal: a foreign writer blocks readers, and SQLite's busy handler would sleep on this (the
+    // event loop's) thread. Fail fast instead; the host retries reads off the loop (host/dispatch.ts).
+    sqlite = connect(file, readonly, headerSaysWal(file) ? busyMs : 0)
   } catch (err) {
     throw new UnreadableStateDbError(file, (err as Error).message)
   }
@@ -133,6 +160,7 @@ export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
     try {
       shape = detectShape(sqlite)
     } catch (err) {
+      if (isBusy(err)) throw err // locked for a moment, not unreadable: the caller may retry
       throw new UnreadableStateDbError(file, (err as Error).message)
     }
     const journalMode = String(sqlite.pragma('journal_mode', { simple: true }))
@@ -149,7 +177,8 @@ export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
       notice: shapeNotice(shape),
       pending: false,
       writable: false,
-      reconciled: false
+      reconciled: false,
+      journalConfig: opts
     }
   } catch (err) {
     sqlite.close()
@@ -170,8 +199,10 @@ export function refreshShape(h: StateDb): HomeShape {
 }
 
 /**
- * Before the first write of this open: create the file if it is missing and switch to WAL. Outside any
- * transaction (journal mode cannot change inside one). Idempotent.
+ * Before the first write of this open: create the file if it is missing and switch to WAL unless the profile's
+ * config asks for the rollback journal (upstream's `database.journal_mode: delete`). Outside any transaction
+ * (journal mode cannot change inside one). Idempotent. A switch that fails (a filesystem without WAL support,
+ * another program holding the file) is reported once and the home keeps its mode.
  */
 export function prepareForWrite(h: StateDb, busyMs = 1000): void {
   if (h.readonly) throw new CaduceusError('refused', `${h.path} is open read-only`)
@@ -187,17 +218,25 @@ export function prepareForWrite(h: StateDb, busyMs = 1000): void {
     h.pending = false
   }
   let mode = String(h.sqlite.pragma('journal_mode', { simple: true }))
-  if (mode !== 'wal') {
+  const want = String(h.journalConfig?.journalMode?.() ?? 'wal').trim().toLowerCase() === 'delete' ? 'delete' : 'wal'
+  if (mode !== 'wal' && want === 'wal') {
     const busy = Number(h.sqlite.pragma('busy_timeout', { simple: true })) || 0
     h.sqlite.pragma('busy_timeout = 0') // never sleep on the event loop for a foreign lock; retried next write
+    let why: string | null = null
     try {
       mode = String(h.sqlite.pragma('journal_mode = WAL', { simple: true }))
-      h.sqlite.pragma('journal_size_limit = 67108864')
-    } catch {
-      mode = String(h.sqlite.pragma('journal_mode', { simple: true })) // another process holds it: keep what the FS allows
+      if (mode === 'wal') h.sqlite.pragma('journal_size_limit = 67108864')
+      else why = `SQLite kept journal_mode=${mode}`
+    } catch (err) {
+      why = (err as Error).message
+      mode = String(h.sqlite.pragma('journal_mode', { simple: true })) // keep what the filesystem allows
     } finally {
       h.sqlite.pragma(`busy_timeout = ${busy}`)
     }
+    if (why)
+      h.journalConfig?.onJournalNotice?.(
+        `${h.path}: could not switch to WAL (${why}); keeping journal_mode=${mode} for this session`
+      )
   }
   h.journalMode = mode
   tighten(h.path)

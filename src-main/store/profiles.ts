@@ -55,6 +55,10 @@ export function discoverProfiles(root: string): ProfileEntry[] {
 export interface RegistryOptions {
   /** Off-loop write retry budget (ms) per profile; read when a write meets a foreign lock. Default 60 s. */
   writeRetryMs?: (entry: ProfileEntry) => number | undefined
+  /** The profile's `database.journal_mode` (config.yaml); read at its first write. */
+  journalMode?: (entry: ProfileEntry) => string | undefined
+  /** A first write that could not switch the profile to WAL says why, once. */
+  onJournalNotice?: (profile: string, message: string) => void
 }
 
 export class StoreRegistry {
@@ -103,7 +107,9 @@ export class StoreRegistry {
     const store = new SessionStore(entry.dbPath, {
       profile: entry.name,
       lazyCreate: true,
-      writeRetryMs: retry && (() => retry(entry))
+      writeRetryMs: retry && (() => retry(entry)),
+      journalMode: () => this.opts.journalMode?.(entry),
+      onJournalNotice: (message) => this.opts.onJournalNotice?.(entry.name, message)
     })
     this.stores.set(profile, store)
     return store

@@ -33,6 +33,7 @@ export class SessionWatcher {
   private tick: NodeJS.Timeout | null = null
   private window: NodeJS.Timeout | null = null
   private probes: NodeJS.Timeout[] = []
+  private busyRetry: NodeJS.Timeout | null = null
   private trailing = false
   private version = -1
   private maxMessageId = 0
@@ -55,7 +56,9 @@ export class SessionWatcher {
   start(): this {
     if (this.conn) return this
     this.conn = new Database(this.store.path, sqliteOptions({ fileMustExist: true }))
-    this.conn.pragma('busy_timeout = 5000')
+    // Never sleep on the event loop for a foreign lock (a rollback-journal home blocks readers during a write):
+    // a locked check fails at once and is retried on a timer.
+    this.conn.pragma('busy_timeout = 0')
     this.conn.pragma('temp_store = MEMORY') // the visible-columns snapshot lives in a TEMP table on this connection
     this.prints = new VisiblePrints(this.conn)
     this.version = this.dataVersion()
@@ -90,6 +93,8 @@ export class SessionWatcher {
     if (this.tick) clearInterval(this.tick)
     if (this.window) clearTimeout(this.window)
     for (const t of this.probes) clearTimeout(t)
+    if (this.busyRetry) clearTimeout(this.busyRetry)
+    this.busyRetry = null
     this.probes = []
     this.tick = this.window = null
     this.conn?.close()
@@ -153,11 +158,19 @@ export class SessionWatcher {
       this.stats.checks++
       const v = this.dataVersion()
       if (v === this.version) return []
-      this.version = v
-      this.stats.versionChanges++
       changed = this.diff()
+      this.version = v // only once the diff succeeded: a locked moment must not lose the change
+      this.stats.versionChanges++
     } catch {
-      return [] // a locked/corrupt moment: the next wake-up retries
+      // A locked/corrupt moment: retry shortly (a foreign lock's release may bring no file event we watch).
+      if (!this.busyRetry && this.conn) {
+        this.busyRetry = setTimeout(() => {
+          this.busyRetry = null
+          this.trigger()
+        }, 250)
+        this.busyRetry.unref()
+      }
+      return []
     }
     if (changed.length) {
       this.stats.emits++

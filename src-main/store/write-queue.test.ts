@@ -57,7 +57,7 @@ describe('writes under a foreign lock', () => {
       name: 'WriteBusyError'
     })
     await expect(store.appendMessage('s', { role: 'user', content: 'late' })).rejects.toThrow(
-      /locked by another process/
+      /locked by another program/
     )
     other.exec('COMMIT')
     expect(contents()).toEqual([])

@@ -31,7 +31,7 @@ class WriteBusyError extends CaduceusError {
   ) {
     super(
       'unavailable',
-      `The session database of profile '${profile}' stayed locked by another process for ${Math.round(waitedMs / 1000)} s; nothing was saved. Try again when the other program has finished.`
+      `The session database of profile '${profile}' is locked by another program (waited ${Math.round(waitedMs / 1000)} s); nothing was saved. Try again when that program has finished.`
     )
     this.name = 'WriteBusyError'
   }

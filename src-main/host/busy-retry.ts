@@ -1,0 +1,60 @@
+/**
+ * A profile's state.db locked by another program (issue 21 item 4). In a rollback-journal home (upstream's
+ * fallback where WAL is unavailable) a foreign write blocks readers too; the store's connections then fail
+ * fast with SQLITE_BUSY instead of sleeping on the event loop, and the dispatcher retries read requests here,
+ * on timers, until the lock is gone. Anything else, and a read still locked after the budget, is refused
+ * with a message that names the cause — never "not found", never an internal error.
+ */
+import { CaduceusError } from '@shared/contract'
+
+/** Requests that only read: safe to run again from the start. */
+export const READ_REQUESTS: ReadonlySet<string> = new Set([
+  'app.info',
+  'profiles.list',
+  'sessions.list',
+  'sessions.get',
+  'sessions.messages',
+  'sessions.search',
+  'gateway.state',
+  'settings.get',
+  'subagents.list',
+  'subagents.estimate',
+  'costs.session',
+  'costs.summary',
+  'memory.events',
+  'memory.entries',
+  'memory.health',
+  'memory.providers',
+  'cron.list',
+  'cron.preview',
+  'channels.status',
+  'prices.get'
+])
+
+export const READ_RETRY_MS = 30_000
+
+const BUSY = /^SQLITE_(BUSY|LOCKED)/
+export const isDatabaseBusy = (e: unknown): boolean =>
+  typeof (e as { code?: unknown })?.code === 'string' && BUSY.test((e as { code: string }).code)
+
+export const lockedError = () =>
+  new CaduceusError(
+    'unavailable',
+    'The session database is locked by another program; nothing was changed. Try again when that program has finished.'
+  )
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
+
+/** Runs `fn`; a read that meets SQLITE_BUSY is retried with jittered backoff (5 → 200 ms) for up to `budgetMs`. */
+export async function withBusyRetry<T>(name: string, fn: () => Promise<T> | T, budgetMs = READ_RETRY_MS): Promise<T> {
+  const started = Date.now()
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn()
+    } catch (err) {
+      if (!isDatabaseBusy(err)) throw err
+      if (!READ_REQUESTS.has(name) || Date.now() - started >= budgetMs) throw lockedError()
+      await sleep(Math.min(200, 5 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random()))
+    }
+  }
+}
