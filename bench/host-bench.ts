@@ -16,7 +16,7 @@ import { demoConfigHome, holdWriteLock, serveHost, type ServedHost } from '../te
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const round = (n: number) => Math.round(n * 100) / 100
 
-function eldOf(host: ServedHost): Promise<{ maxMs: number; p99Ms: number; meanMs: number }> {
+export function eldOf(host: ServedHost): Promise<{ maxMs: number; p99Ms: number; meanMs: number }> {
   return new Promise((ok) => {
     const rl = createInterface({ input: host.child.stdout! })
     rl.on('line', (l) => {

@@ -1,0 +1,100 @@
+// Issue 21 item 4: a rollback-journal home (upstream's fallback where WAL is unavailable; here chosen with
+// `database.journal_mode: delete`) while a real second process holds BEGIN IMMEDIATE, then BEGIN EXCLUSIVE.
+// Reads answer (retried off the event loop during the exclusive lock), a send is saved at release or refused
+// with the lock message, never "Unknown session", and the home stays in its journal mode.
+import { spawn } from 'node:child_process'
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { createInterface } from 'node:readline'
+import Database from 'better-sqlite3'
+import { afterAll, describe, expect, it } from 'vitest'
+import type { LogRecord } from '@shared/contract/log'
+import { createHost } from '../src-main/host'
+import { createLogger } from '../src-main/host/log'
+
+const repo = resolve(import.meta.dirname, '..')
+const SID = '20260101_090000_aa01'
+const dirs: string[] = []
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+
+function deleteJournalHome(): string {
+  const home = mkdtempSync(join(tmpdir(), 'cad-journal-'))
+  dirs.push(home)
+  cpSync(join(repo, 'test/fixtures/upstream/v21-two-profiles'), home, { recursive: true })
+  const db = new Database(join(home, 'state.db'))
+  db.pragma('journal_mode = DELETE')
+  db.close()
+  writeFileSync(
+    join(home, 'config.yaml'),
+    'model:\n  default: demo-model\n  provider: demo\n  base_url: http://127.0.0.1:0/v1\ndatabase:\n  journal_mode: delete\n'
+  )
+  return home
+}
+
+/** The second program: resolves `phase(name)` when it prints that line. */
+function holder(db: string, immediateMs: number, exclusiveMs: number) {
+  const child = spawn(
+    process.execPath,
+    [join(repo, 'test/fixtures/journal-lock-holder.mjs'), db, String(immediateMs), String(exclusiveMs)],
+    { cwd: repo, stdio: ['ignore', 'pipe', 'inherit'] }
+  )
+  const seen = new Map<string, () => void>()
+  const phases = new Map<string, Promise<void>>()
+  for (const p of ['immediate', 'exclusive', 'released'])
+    phases.set(p, new Promise<void>((r) => seen.set(p, r)))
+  createInterface({ input: child.stdout! }).on('line', (l) => seen.get(l)?.())
+  return { child, phase: (p: string) => phases.get(p)! }
+}
+
+describe('a rollback-journal home locked by another program', () => {
+  it('serves reads through BEGIN IMMEDIATE and BEGIN EXCLUSIVE; a send is saved or refused with the lock message', async () => {
+    const home = deleteJournalHome()
+    const records: LogRecord[] = []
+    const log = createLogger()
+    log.attach((r) => records.push(r))
+    const host = await createHost({ home, headless: true, live: true, validateOutput: true, log })
+    const call = (name: string, input: unknown) => host.dispatcher.invoke(name as never, input as never)
+    try {
+      expect((await call('sessions.list', { profile: 'default' })).ok).toBe(true) // opened before the lock
+      const lock = holder(join(home, 'state.db'), 1000, 1500)
+      await lock.phase('immediate')
+      const duringImmediate = await call('sessions.messages', { profile: 'default', sessionId: SID })
+      expect(duringImmediate.ok).toBe(true)
+      await lock.phase('exclusive')
+      const started = Date.now()
+      const [list, msgs, costs, send] = await Promise.all([
+        call('sessions.list', { profile: 'all' }),
+        call('sessions.messages', { profile: 'default', sessionId: SID }),
+        call('costs.summary', { profile: 'default', days: 3650 }),
+        call('sessions.resume', { profile: 'default', sessionId: SID, text: 'sent during the lock' })
+      ])
+      await lock.phase('released')
+      expect(list.ok && msgs.ok && costs.ok).toBe(true)
+      expect(Date.now() - started).toBeGreaterThanOrEqual(500) // they really waited for the exclusive lock
+      expect((msgs as { output: { items: unknown[] } }).output.items.length).toBe(4)
+      if (!send.ok) {
+        expect(send.error).toMatchObject({
+          code: 'unavailable',
+          message: expect.stringContaining('locked by another program')
+        })
+      } else {
+        const after = new Database(join(home, 'state.db'), { readonly: true })
+        const n = after
+          .prepare("SELECT count(*) AS n FROM messages WHERE session_id = ? AND content = 'sent during the lock'")
+          .get(SID) as { n: number }
+        after.close()
+        expect(n.n).toBe(1)
+      }
+      await new Promise((r) => setTimeout(r, 300))
+    } finally {
+      await host.close()
+    }
+    expect(records.filter((r) => /Unknown session|no such (column|table)/.test(r.message))).toEqual([])
+    const check = new Database(join(home, 'state.db'), { readonly: true })
+    expect(check.pragma('journal_mode', { simple: true })).toBe('delete')
+    check.close()
+  }, 30_000)
+})
