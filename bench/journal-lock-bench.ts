@@ -57,6 +57,12 @@ export async function runJournalLockBench(opts: { immediateMs?: number; exclusiv
     await host.call('sessions.get', { profile: 'default', sessionId: SID })
     await sleep(1500)
     await eldOf(host) // reset after start-up
+    // Control: the same polling with no lock, so the machine's own load can be read off (a shared box).
+    const control = await poll(
+      host,
+      sleep(immediateMs).then(() => undefined)
+    )
+    const controlEld = await eldOf(host)
 
     const child = spawn(
       process.execPath,
@@ -93,6 +99,11 @@ export async function runJournalLockBench(opts: { immediateMs?: number; exclusiv
       exclusiveMs,
       eventLoopMaxDelayMs: round(eld.maxMs),
       eventLoopP99Ms: round(eld.p99Ms),
+      noLockControl: {
+        eventLoopMaxDelayMs: round(controlEld.maxMs),
+        eventLoopP99Ms: round(controlEld.p99Ms),
+        ...control
+      },
       underImmediate,
       underExclusive,
       sendUnderImmediate: outcome(await sendAtImmediate),

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --home DIR] [--profile P] [--query WORD] [--json] [--only store|gateway|cli|host|ui]`
+ * `npm run bench [-- --home DIR] [--profile P] [--query WORD] [--json] [--only store|gateway|cli|host|journal|ui]`
  * Prints one JSON object with every number and its ratio to the target. Not part of `npm test`.
  */
 import { availableParallelism, loadavg } from 'node:os'
@@ -9,6 +9,7 @@ import { runGatewayBench } from './gateway-bench'
 import { runUiBench } from './ui-bench'
 import { runHostBench } from './host-bench'
 import { runCliStartBench } from './cli-start-bench'
+import { runJournalLockBench } from './journal-lock-bench'
 
 const { values } = parseArgs({
   options: {
@@ -59,6 +60,19 @@ try {
           (host.underLock.eventLoopMaxDelayMs / Math.max(0.01, host.noLockControl.eventLoopMaxDelayMs)).toFixed(2)
         ),
         hostIdleCpu: ratio(host.idleCpuPercent, targets.hostIdleCpuPercent)
+      }
+    }
+  }
+  if (!values.only || values.only === 'journal') {
+    // A rollback-journal home: another process holds BEGIN IMMEDIATE, then BEGIN EXCLUSIVE, while reads and sends arrive.
+    const journal = await runJournalLockBench()
+    result.journalLock = {
+      ...journal,
+      ratios: {
+        lockEventLoopMax: ratio(journal.eventLoopMaxDelayMs, targets.lockEventLoopMs),
+        lockOverControlEventLoopMax: Number(
+          (journal.eventLoopMaxDelayMs / Math.max(0.01, journal.noLockControl.eventLoopMaxDelayMs)).toFixed(2)
+        )
       }
     }
   }
