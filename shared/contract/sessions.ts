@@ -126,7 +126,9 @@ export const SessionDetail = z.object({
   usage: z.array(ModelUsage),
   cwd: z.string().nullable(),
   gitBranch: z.string().nullable(),
-  apiCallCount: z.number().int()
+  apiCallCount: z.number().int(),
+  /** The system prompt the session's latest turn used (persona, memory, instructions), as the home stores it. */
+  systemPrompt: z.string().nullable().optional()
 })
 export type SessionDetail = z.infer<typeof SessionDetail>
 

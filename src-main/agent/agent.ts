@@ -60,6 +60,8 @@ export class Agent implements LoopHost {
   private readonly baseSystemPrompt: string
   private readonly ephemeralSystemPrompt: string
   private memoryPromptBlock: string | null = null
+  /** The system prompt last stored on the session row (so an unchanged prompt costs no write). */
+  private storedPrompt: string | null = null
   private sessionEnsured = false
   private readonly steers: string[] = []
   private current: { controller: AbortController; done: Promise<TurnResult> } | null = null
@@ -227,6 +229,16 @@ export class Agent implements LoopHost {
       } catch (err) {
         this.memoryPromptBlock = ''
         this.log?.warn('agent', `memory system prompt failed: ${(err as Error).message}`)
+      }
+    }
+    // "What did the model see": the assembled prompt is stored on the session, as upstream does.
+    const prompt = this.systemPromptText()
+    if (prompt && prompt !== this.storedPrompt && this.store.setSystemPrompt) {
+      try {
+        await this.store.setSystemPrompt(this.sessionId, prompt)
+        this.storedPrompt = prompt
+      } catch (err) {
+        this.log?.warn('agent', `storing the system prompt failed: ${(err as Error).message}`)
       }
     }
   }

@@ -15,6 +15,8 @@ export interface AgentStore {
   createSession(sessionId: string, source: string, options?: CreateSessionOptions): MaybePromise<unknown>
   endSession(sessionId: string, endReason: string): MaybePromise<unknown>
   getSession(sessionId: string): MaybePromise<SessionRow | null | undefined>
+  /** Keeps the prompt the turn used on the session row (upstream's update_system_prompt); unchanged → no write. */
+  setSystemPrompt?(sessionId: string, prompt: string): MaybePromise<unknown>
   getMessagesAsConversation(
     sessionId: string,
     options?: { repairAlternation?: boolean }

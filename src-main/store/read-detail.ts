@@ -47,16 +47,30 @@ export function usageByModel(db: Database.Database, sessionId: string): ModelUsa
   })
 }
 
+/** The session's stored system prompt (by hash or inline), or null. */
+export function storedSystemPrompt(db: Database.Database, id: string): string | null {
+  const row = stmt(
+    db,
+    `SELECT COALESCE((SELECT prompt FROM system_prompts p WHERE p.hash = s.system_prompt_hash), s.system_prompt) AS prompt
+    FROM sessions s WHERE id = ?`
+  ).get(id) as { prompt: unknown } | undefined
+  return typeof row?.prompt === 'string' && row.prompt !== '' ? row.prompt : null
+}
+
 export function sessionDetail(db: Database.Database, profile: string, id: string): SessionDetail | null {
   const summary = summaryById(db, profile, id)
   if (!summary) return null
   const chainRows = compressionChain(db, id)
   const chainIds = chainRows.map((r) => r.id)
   const root = chainRows[0]
-  const extra = stmt(db, 'SELECT cwd, git_branch, api_call_count FROM sessions WHERE id = ?').get(id) as Record<
-    string,
-    unknown
-  >
+  // The prompt lives in system_prompts by hash (v25+) or inline (older homes); the read shim supplies whichever
+  // the home lacks, so one query serves both.
+  const extra = stmt(
+    db,
+    `SELECT cwd, git_branch, api_call_count,
+      COALESCE((SELECT prompt FROM system_prompts p WHERE p.hash = s.system_prompt_hash), s.system_prompt) AS prompt
+    FROM sessions s WHERE id = ?`
+  ).get(id) as Record<string, unknown>
   return {
     summary,
     lineage: {
@@ -68,6 +82,7 @@ export function sessionDetail(db: Database.Database, profile: string, id: string
     usage: usageByModel(db, id),
     cwd: (extra.cwd as string | null) ?? null,
     gitBranch: (extra.git_branch as string | null) ?? null,
-    apiCallCount: num(extra.api_call_count)
+    apiCallCount: num(extra.api_call_count),
+    systemPrompt: typeof extra.prompt === 'string' && extra.prompt !== '' ? extra.prompt : null
   }
 }

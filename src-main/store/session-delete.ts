@@ -37,7 +37,13 @@ export function deleteSessionRows(
     }
   }
   stmt(db, 'DELETE FROM messages WHERE session_id = ?').run(id)
-  for (const t of ['session_model_usage', 'session_daily_usage']) {
+  // Per-day usage lives in Caduceus's cad_ stand-in in older homes (read through the shim): it goes too.
+  for (const t of [
+    'session_model_usage',
+    'session_daily_usage',
+    'cad_session_model_usage',
+    'cad_session_daily_usage'
+  ]) {
     if (tableExists(db, t)) stmt(db, `DELETE FROM ${t} WHERE session_id = ?`).run(id)
   }
   stmt(db, 'DELETE FROM sessions WHERE id = ?').run(id)

@@ -21,14 +21,14 @@ import {
 import type { HomeShape } from './shape'
 import { invalid, requireId } from './errors'
 import { appendRows } from './message-write'
-import { endSessionRow, reopenSessionRow, setFlag, upsertSession } from './session-write'
+import { endSessionRow, reopenSessionRow, setFlag, upsertSession, writeSystemPrompt } from './session-write'
 import { writeTitle, type TitleSource } from './titles'
 import { deleteSessionRows, pruneRows } from './session-delete'
 import { exportRecords, importRecords, parseJsonl, type ExportRecord, type ImportSummary } from './session-transfer'
 import { recordUsageRows } from './usage'
 import { compressionChain, lineageRoot, resumeTip, type LineageRow } from './lineage'
 import { listSessionRows, type ListOptions } from './read-list'
-import { sessionDetail } from './read-detail'
+import { sessionDetail, storedSystemPrompt } from './read-detail'
 import { summaryById } from './read-summary'
 import { conversation, messagePage, type PageOptions } from './read-messages'
 import { searchMessages, type RawHit, type TitleHit } from './search'
@@ -256,6 +256,14 @@ export class SessionStore {
       const ok = writeTitle(tx.db, id, title, source)
       if (ok) tx.touch(id)
       return ok
+    })
+  }
+  /** Stores the prompt a turn used (upstream's update_system_prompt); a no-op write when unchanged. */
+  async setSystemPrompt(id: string, prompt: string): Promise<boolean> {
+    if (typeof id !== 'string' || typeof prompt !== 'string' || storedSystemPrompt(this.db, id) === prompt) return false
+    return await this.write((tx) => {
+      requireId(id)
+      return writeSystemPrompt(tx.db, id, String(prompt))
     })
   }
   setArchived(id: string, archived: boolean): Promise<boolean> {

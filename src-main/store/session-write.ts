@@ -64,6 +64,23 @@ function storePrompt(db: Database.Database, prompt: string | null): string | nul
   return hash
 }
 
+/**
+ * The session's current system prompt, as upstream's `update_system_prompt` keeps it: one per session,
+ * overwritten when it changes — `system_prompts` + hash where the home has that table, the inline column
+ * before. Returns false when the row is missing or already holds this prompt (no write needed).
+ */
+export function writeSystemPrompt(db: Database.Database, id: string, prompt: string): boolean {
+  const row = stmt(db, 'SELECT * FROM sessions WHERE id = ?').get(id) as Row | undefined
+  if (!row) return false
+  if (promptsTable(db) && 'system_prompt_hash' in row) {
+    const hash = storePrompt(db, prompt)
+    if (row.system_prompt_hash === hash) return false
+    return stmt(db, 'UPDATE sessions SET system_prompt_hash = ? WHERE id = ?').run(hash, id).changes > 0
+  }
+  if (row.system_prompt === prompt) return false
+  return stmt(db, 'UPDATE sessions SET system_prompt = ? WHERE id = ?').run(prompt, id).changes > 0
+}
+
 export function upsertSession(
   db: Database.Database,
   owner: string | null,
