@@ -90,6 +90,30 @@ describe('writeDemoHome', () => {
   })
 })
 
+describe('demo home search index (issue 21)', () => {
+  it('both FTS indexes hold every row of their source (trigram: what upstream indexes, no tool/delegate rows)', async () => {
+    const root = tempDir()
+    await writeDemoHome(root, { seed: 3, sessions: small })
+    const reg = new StoreRegistry(root)
+    try {
+      for (const p of reg.list()) {
+        const db = rawDb(reg.get(p.name))
+        const n = (sql: string) => (db.prepare(sql).get() as { n: number }).n
+        // docsize has one row per indexed document (count(*) on an external-content table reads the view instead)
+        expect(n('SELECT count(*) AS n FROM messages_fts_docsize')).toBe(n('SELECT count(*) AS n FROM messages'))
+        expect(n('SELECT count(*) AS n FROM messages_fts_trigram_docsize')).toBe(
+          n('SELECT count(*) AS n FROM messages_fts_trigram_src')
+        )
+        for (const t of ['messages_fts', 'messages_fts_trigram'])
+          // throws on an index that disagrees with its source
+          db.prepare(`INSERT INTO ${t}(${t}, rank) VALUES('integrity-check', 1)`).run()
+      }
+    } finally {
+      reg.closeAll()
+    }
+  })
+})
+
 describe('generateBulk', () => {
   it('writes consistent sessions and messages', () => {
     const store = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })

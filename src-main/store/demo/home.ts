@@ -113,6 +113,8 @@ class ProfileWriter {
       parentSessionId: parent,
       startedAt,
       cwd: `/home/demo/${this.profile}`,
+      // What a turn's model saw (persona + memory), as upstream stores it: shown in the session page's fold.
+      systemPrompt: `You are Hermes, the assistant of the ${this.profile} profile. Be concise and cite sources.\n\nMemory:\n- The user prefers short answers.\n- Working directory: /home/demo/${this.profile}`,
       title: parent && !modelConfig._branched_from ? null : this.rng.chance(0.85) ? this.title(topic) : null
     })
     this.made++

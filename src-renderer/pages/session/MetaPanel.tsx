@@ -1,6 +1,7 @@
 import type { SessionCost, SessionDetail } from '@shared/contract'
 import { MoneyText } from '../../components/MoneyText'
 import { formatCount, formatDateTime } from '../../lib/format'
+import { SystemPromptFold } from './SystemPromptFold'
 
 function Row({ k, children, testId }: { k: string; children: React.ReactNode; testId?: string }) {
   return (
@@ -52,6 +53,7 @@ export function MetaPanel({ detail, cost }: { detail: SessionDetail; cost: Sessi
           </Row>
         )}
       </dl>
+      <SystemPromptFold prompt={detail.systemPrompt} />
       <h3>Tokens</h3>
       <dl className="kv" data-testid="meta-tokens">
         <Row k="Input">{formatCount(t.input)}</Row>
