@@ -8,7 +8,7 @@
 import { CaduceusError } from '@shared/contract'
 
 /** Requests that only read: safe to run again from the start. */
-export const READ_REQUESTS: ReadonlySet<string> = new Set([
+const READ_REQUESTS: ReadonlySet<string> = new Set([
   'app.info',
   'profiles.list',
   'sessions.list',
@@ -31,13 +31,13 @@ export const READ_REQUESTS: ReadonlySet<string> = new Set([
   'prices.get'
 ])
 
-export const READ_RETRY_MS = 30_000
+const READ_RETRY_MS = 30_000
 
 const BUSY = /^SQLITE_(BUSY|LOCKED)/
-export const isDatabaseBusy = (e: unknown): boolean =>
+const isDatabaseBusy = (e: unknown): boolean =>
   typeof (e as { code?: unknown })?.code === 'string' && BUSY.test((e as { code: string }).code)
 
-export const lockedError = () =>
+const lockedError = () =>
   new CaduceusError(
     'unavailable',
     'The session database is locked by another program; nothing was changed. Try again when that program has finished.'
