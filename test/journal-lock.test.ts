@@ -43,8 +43,7 @@ function holder(db: string, immediateMs: number, exclusiveMs: number) {
   )
   const seen = new Map<string, () => void>()
   const phases = new Map<string, Promise<void>>()
-  for (const p of ['immediate', 'exclusive', 'released'])
-    phases.set(p, new Promise<void>((r) => seen.set(p, r)))
+  for (const p of ['immediate', 'exclusive', 'released']) phases.set(p, new Promise<void>((r) => seen.set(p, r)))
   createInterface({ input: child.stdout! }).on('line', (l) => seen.get(l)?.())
   return { child, phase: (p: string) => phases.get(p)! }
 }

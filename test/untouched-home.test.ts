@@ -51,7 +51,13 @@ function snapshot(home: string): Map<string, string> {
       sql: string | null
     }>
     raw.close()
-    for (const o of objs) out.set(`${db}#${o.type}:${o.name}`, createHash('sha256').update(o.sql ?? '').digest('hex'))
+    for (const o of objs)
+      out.set(
+        `${db}#${o.type}:${o.name}`,
+        createHash('sha256')
+          .update(o.sql ?? '')
+          .digest('hex')
+      )
   }
   return out
 }

@@ -15,5 +15,7 @@ test('the session page shows the system prompt the model saw, folded', async ({ 
   await expect(fold).toBeVisible()
   await expect(page.getByTestId('system-prompt-text')).toHaveCount(0)
   await page.getByTestId('system-prompt-toggle').click()
-  await expect(page.getByTestId('system-prompt-text')).toContainText('You are Hermes, the assistant of the work profile')
+  await expect(page.getByTestId('system-prompt-text')).toContainText(
+    'You are Hermes, the assistant of the work profile'
+  )
 })

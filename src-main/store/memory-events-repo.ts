@@ -77,9 +77,8 @@ function repo(conn: () => Database.Database) {
   }
   /** Reads of a home without the table (nothing recorded yet) see nothing, and create nothing. */
   const exists = (): boolean =>
-    conn()
-      .prepare("SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = 'cad_memory_events'")
-      .get() !== undefined
+    conn().prepare("SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = 'cad_memory_events'").get() !==
+    undefined
   const insert = (e: NewMemoryEventRow): number => {
     const db = conn()
     ensure(db)

@@ -218,7 +218,12 @@ export function prepareForWrite(h: StateDb, busyMs = 1000): void {
     h.pending = false
   }
   let mode = String(h.sqlite.pragma('journal_mode', { simple: true }))
-  const want = String(h.journalConfig?.journalMode?.() ?? 'wal').trim().toLowerCase() === 'delete' ? 'delete' : 'wal'
+  const want =
+    String(h.journalConfig?.journalMode?.() ?? 'wal')
+      .trim()
+      .toLowerCase() === 'delete'
+      ? 'delete'
+      : 'wal'
   if (mode !== 'wal' && want === 'wal') {
     const busy = Number(h.sqlite.pragma('busy_timeout', { simple: true })) || 0
     h.sqlite.pragma('busy_timeout = 0') // never sleep on the event loop for a foreign lock; retried next write
@@ -265,7 +270,7 @@ export function abortWriteTx(h: StateDb, views: string[] | undefined): void {
 }
 
 /** Inside a write transaction until one commits: additive reconcile in the home's shape, then re-detect. */
-export function reconcileInWrite(h: StateDb): void {
+function reconcileInWrite(h: StateDb): void {
   if (h.reconciled) {
     refreshShape(h)
     return
