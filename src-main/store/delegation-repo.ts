@@ -83,11 +83,7 @@ export interface ChildUsageRow {
 }
 
 /** `conn` is read per call: a lazily opened profile's store swaps connections when its first write creates state.db. */
-/**
- * Start-up restore (abandoned rows, undelivered completions) acts only on a ledger written in the current shape
- * (by Caduceus or a current upstream). An older upstream's table lacks these columns: its rows are that
- * upstream's to deliver, and reading such a home must not write to it.
- */
+/** Start-up restore acts only on a ledger in the current shape: an older upstream's rows are its own to deliver. */
 const currentLedger = (db: Database.Database) => existingColumns(db, 'async_delegations').has('origin_session_id')
 
 function repo(conn: () => Database.Database) {

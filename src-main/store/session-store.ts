@@ -4,9 +4,8 @@
  * `onLocalChange` listeners after COMMIT (never after a rollback). Reads never take the write lock (WAL).
  */
 import type Database from 'better-sqlite3'
-import { basename, dirname, resolve } from 'node:path'
 import type { MessagePage, SessionDetail, SessionPage, SessionSummary } from '@shared/contract'
-import { getDefaultRoot, isValidProfileName } from '../scope'
+import { ownerProfileForDb } from './owner'
 import type { ConversationMessage, CreateSessionOptions, NewMessage, SessionRow, UsageReport } from './types'
 import {
   abortWriteTx,
@@ -42,14 +41,6 @@ export interface WriteTx {
   touch(...sessionIds: string[]): void
 }
 export type LocalChangeListener = (change: { profile: string; sessionIds: string[] }) => void
-
-/** `default` for `<root>/state.db`, the name for `<root>/profiles/<name>/state.db`, else null (never guessed). */
-export function ownerProfileForDb(path: string, root: string = getDefaultRoot()): string | null {
-  const home = dirname(resolve(path))
-  if (home === resolve(root)) return 'default'
-  const name = basename(home)
-  return basename(dirname(home)) === 'profiles' && isValidProfileName(name) ? name : null
-}
 
 const handles = new WeakMap<SessionStore, StateDb>()
 
@@ -172,11 +163,10 @@ export class SessionStore {
     // busy_timeout 0 while acquiring: SQLite must never sleep on this thread waiting for another process.
     this.db.pragma('busy_timeout = 0')
     this.depth++
-    let began: { views: string[] | undefined } | null = null // set once BEGIN IMMEDIATE held the lock
+    let began: { views: string[] | undefined } | null = null // set once BEGIN IMMEDIATE holds the lock
     try {
-      // The first committed write also reconciles, in the home's shape, inside the same transaction. The read
-      // views go only once the lock is held, and come back before COMMIT: a write waiting on a foreign lock, or
-      // rolled back, changes nothing readers see.
+      // First write reconciles in the same transaction; the read views go only once the lock is held and come
+      // back before COMMIT, so a write waiting on a foreign lock (or rolled back) changes nothing readers see.
       const first = !this.handle.reconciled
       const result = this.db
         .transaction(() => {
