@@ -28,6 +28,19 @@ const interrupted = (call: ToolCallRequest): ToolCallResult => ({
   content: JSON.stringify({ error: 'interrupted: the turn was stopped before this tool finished' })
 })
 
+/** A call whose arguments were cut (`max_tool_args_chars`) is never run: the model is told why, as a tool error. */
+const refused = (call: ToolCallRequest): ToolCallResult => ({
+  id: call.id,
+  name: call.name,
+  ok: false,
+  content: JSON.stringify({
+    error: `tool call refused: its arguments were ${call.cutFrom} characters, over the limit of provider_limits.max_tool_args_chars; send smaller arguments (split the work into several calls)`
+  })
+})
+
+const execute = (deps: ToolRunDeps, call: ToolCallRequest, ctx: ToolContext): Promise<ToolCallResult> =>
+  call.cutFrom !== undefined ? Promise.resolve(refused(call)) : executeToolCall(deps.registry, call, ctx)
+
 export async function runToolCalls(deps: ToolRunDeps, calls: ToolCallRequest[], ctx: TurnContext): Promise<void> {
   const toolCtx: ToolContext = { ...deps.toolContext, turnId: ctx.turnId, signal: ctx.signal }
   const start = (call: ToolCallRequest) => {
@@ -43,10 +56,7 @@ export async function runToolCalls(deps: ToolRunDeps, calls: ToolCallRequest[], 
   try {
     if (canRunConcurrently(deps.registry, calls)) {
       calls.forEach(start)
-      const results = await untilAborted(
-        Promise.all(calls.map((c) => executeToolCall(deps.registry, c, toolCtx))),
-        ctx.signal
-      )
+      const results = await untilAborted(Promise.all(calls.map((c) => execute(deps, c, toolCtx))), ctx.signal)
       for (const [i, call] of calls.entries()) await finish(results?.[i] ?? interrupted(call))
       return
     }
@@ -56,7 +66,7 @@ export async function runToolCalls(deps: ToolRunDeps, calls: ToolCallRequest[], 
         continue
       }
       start(call)
-      await finish((await untilAborted(executeToolCall(deps.registry, call, toolCtx), ctx.signal)) ?? interrupted(call))
+      await finish((await untilAborted(execute(deps, call, toolCtx), ctx.signal)) ?? interrupted(call))
     }
   } finally {
     ctx.watchdogPaused = false
