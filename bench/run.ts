@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --home DIR] [--profile P] [--query WORD] [--json] [--only store|gateway|cli|host|ui|provider]`
+ * `npm run bench [-- --home DIR] [--profile P] [--query WORD] [--json] [--only store|gateway|cli|host|ui|provider|ws]`
  * Prints one JSON object with every number and its ratio to the target. Not part of `npm test`.
  */
 import { availableParallelism, loadavg } from 'node:os'
@@ -10,6 +10,7 @@ import { runUiBench } from './ui-bench'
 import { runHostBench } from './host-bench'
 import { runCliStartBench } from './cli-start-bench'
 import { runProviderBench } from './provider-bench'
+import { runWsBench } from './ws-bench'
 
 const { values } = parseArgs({
   options: {
@@ -75,6 +76,10 @@ try {
         rssGrowth: ratio(m.rssGrowthMb, targets.hostileReplyRssMb)
       }
     result.provider = { ...provider, ratios }
+  }
+  if (!values.only || values.only === 'ws') {
+    // A WebSocket client that never reads: dropped after its outbound budget; the host's heap back to baseline.
+    result.ws = await runWsBench()
   }
   if (!values.only || values.only === 'gateway') {
     // First, in a fresh process: the store bench's 500k-row generation leaves a heap whose GC pauses would

@@ -34,9 +34,22 @@ export interface HeadlessOptions {
   token?: string
   /** A server already listening (cli serve binds before opening any state.db); else one is bound on `port`. */
   bound?: Server
+  /** Outbound budget per WebSocket client (bytes queued unread, calls in flight); defaults below. */
+  outbound?: Partial<OutboundBudget>
 }
 
 const MAX_FRAME = 4 * 1024 * 1024
+
+/**
+ * A client that stops reading must not make the host buffer without end: once more than `bytes` wait in its
+ * socket, or more than `calls` of its requests are in flight, it is sent a close and dropped (its buffers go
+ * with the socket). Sized well above a UI's needs: a session page is far below 16 MB.
+ */
+interface OutboundBudget {
+  bytes: number
+  calls: number
+}
+const DEFAULT_OUTBOUND: OutboundBudget = { bytes: 16 * 1024 * 1024, calls: 256 }
 
 function tokenMatches(expected: string, given: string | null | undefined): boolean {
   if (!given) return false
@@ -131,9 +144,20 @@ export async function startHeadless(opts: HeadlessOptions): Promise<HeadlessServ
     }
   })
 
+  const budget = { ...DEFAULT_OUTBOUND, ...opts.outbound }
   const onConnection = (ws: WebSocket) => {
+    let inFlight = 0
+    const drop = (why: string) => {
+      if (ws.readyState !== ws.OPEN) return
+      log.warn('ws', `client dropped: ${why}`)
+      ws.close(1008, why)
+      // A reader that is gone never takes the close frame: free the socket (and what is queued on it) soon after.
+      setTimeout(() => ws.terminate(), 1000).unref()
+    }
     const send = (value: unknown) => {
-      if (ws.readyState === ws.OPEN) ws.send(toJson(value, log))
+      if (ws.readyState !== ws.OPEN) return
+      if (ws.bufferedAmount > budget.bytes) return drop('it stopped reading (outbound queue over budget)')
+      ws.send(toJson(value, log))
     }
     const unsubscribe = opts.bus.subscribe((envelope) => send({ t: 'event', ...envelope }))
     ws.on('close', unsubscribe)
@@ -153,8 +177,13 @@ export async function startHeadless(opts: HeadlessOptions): Promise<HeadlessServ
         const id = typeof frame.id === 'string' || typeof frame.id === 'number' ? frame.id : null
         const call = parseCallFrame(frame)
         if (!call.ok) return send({ t: 'result', id, ok: false, error: call.error })
-        const result = await opts.dispatcher.invoke(call.name, call.input)
-        send({ t: 'result', id, ...result })
+        if (++inFlight > budget.calls) return drop('too many calls in flight')
+        try {
+          const result = await opts.dispatcher.invoke(call.name, call.input)
+          send({ t: 'result', id, ...result })
+        } finally {
+          inFlight--
+        }
       })().catch((err) => log.error('ws', `frame failed: ${describeError(err)}`))
     })
   }
