@@ -12,6 +12,7 @@ import {
   type ToolRegistry
 } from './tools/registry'
 import type { TurnContext, Touch } from './turn-context'
+import { MESSAGE_PREVIEW_CHARS } from '@shared/contract'
 
 export interface ToolRunDeps {
   registry: ToolRegistry
@@ -27,6 +28,12 @@ const interrupted = (call: ToolCallRequest): ToolCallResult => ({
   ok: false,
   content: JSON.stringify({ error: 'interrupted: the turn was stopped before this tool finished' })
 })
+
+/** Live deltas go to the browser: a long tool output streams as its preview, the saved message keeps it all. */
+const preview = (text: string) =>
+  text.length <= MESSAGE_PREVIEW_CHARS
+    ? text
+    : `${text.slice(0, MESSAGE_PREVIEW_CHARS)}\n[… ${text.length - MESSAGE_PREVIEW_CHARS} more characters in the saved message]`
 
 /** A call whose arguments were cut (`max_tool_args_chars`) is never run: the model is told why, as a tool error. */
 const refused = (call: ToolCallRequest): ToolCallResult => ({
@@ -44,12 +51,12 @@ const execute = (deps: ToolRunDeps, call: ToolCallRequest, ctx: ToolContext): Pr
 export async function runToolCalls(deps: ToolRunDeps, calls: ToolCallRequest[], ctx: TurnContext): Promise<void> {
   const toolCtx: ToolContext = { ...deps.toolContext, turnId: ctx.turnId, signal: ctx.signal }
   const start = (call: ToolCallRequest) => {
-    ctx.emit({ kind: 'tool_call', toolCallId: call.id, toolName: call.name, text: call.arguments })
+    ctx.emit({ kind: 'tool_call', toolCallId: call.id, toolName: call.name, text: preview(call.arguments) })
     deps.touch(`running tool ${call.name}`, 'tool')
   }
   const finish = async (result: ToolCallResult) => {
     await deps.saveResult(result)
-    ctx.emit({ kind: 'tool_result', toolCallId: result.id, toolName: result.name, text: result.content })
+    ctx.emit({ kind: 'tool_result', toolCallId: result.id, toolName: result.name, text: preview(result.content) })
     deps.touch(`tool ${result.name} finished`, 'tool')
   }
   ctx.watchdogPaused = true

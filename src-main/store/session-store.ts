@@ -5,7 +5,7 @@
  */
 import type Database from 'better-sqlite3'
 import { basename, dirname, resolve } from 'node:path'
-import type { MessagePage, SessionDetail, SessionPage, SessionSummary } from '@shared/contract'
+import type { MessagePage, MessageText, SessionDetail, SessionPage, SessionSummary } from '@shared/contract'
 import { getDefaultRoot, isValidProfileName } from '../scope'
 import type { ConversationMessage, CreateSessionOptions, NewMessage, SessionRow, UsageReport } from './types'
 import { openStateDb, prepareForWrite, reconcileInWrite, refreshShape, type OpenOptions, type StateDb } from './open'
@@ -22,6 +22,7 @@ import { listSessionRows, type ListOptions } from './read-list'
 import { sessionDetail } from './read-detail'
 import { summaryById } from './read-summary'
 import { conversation, messagePage, type PageOptions } from './read-messages'
+import { FieldReader, type TextField } from './read-message-text'
 import { searchMessages, type RawHit, type TitleHit } from './search'
 import { WriteQueue } from './write-queue'
 import { stmt } from './stmt-cache'
@@ -72,6 +73,7 @@ export class SessionStore {
   /** Held directly (not via stmt-cache): the gateway's cache guard reads it on every turn. */
   private countersStmt: Database.Statement | null = null
   private readonly queue: WriteQueue
+  private readonly fieldReader = new FieldReader()
   private readonly readBusyMs: number
   private readonly tx: WriteTx
 
@@ -363,6 +365,11 @@ export class SessionStore {
   }
   getMessages(q: { sessionId: string } & PageOptions): MessagePage {
     return messagePage(this.db, q.sessionId, q)
+  }
+
+  /** One chunk of a field a page cut ("show all"); null when there is no such message in the session. */
+  getMessageText(q: TextField, offset: number, limit: number): MessageText | null {
+    return this.fieldReader.read(this.db, q, offset, limit)
   }
   search(q: { query: string; limit?: number }): Array<RawHit & { profile: string }> {
     return this.searchFull(q).hits
