@@ -1,5 +1,6 @@
 // An over-long tool call (max_tool_args_chars) through the whole turn: scripted provider → agent → real state.db.
 import { afterEach, describe, expect, it } from 'vitest'
+import { resolveCallLimits } from './providers/call-limits'
 import { makeKit, recordingTool, type Kit } from './test-fixtures/kit'
 
 let kit: Kit
@@ -45,8 +46,7 @@ describe('tool-call arguments cap', () => {
     expect(delta?.text?.length).toBeLessThan(1000)
   })
 
-  it('max_tool_args_chars never exceeds max_reply_chars', async () => {
-    const { resolveCallLimits } = await import('./providers/call-limits')
+  it('max_tool_args_chars never exceeds max_reply_chars', () => {
     expect(resolveCallLimits({ maxReplyChars: 5000, maxToolArgsChars: 1e9 }).maxToolArgsChars).toBe(5000)
     expect(resolveCallLimits({}).maxToolArgsChars).toBe(1_000_000)
   })
