@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --home DIR] [--profile P] [--query WORD] [--json] [--only store|gateway|cli|host|journal|ui]`
+ * `npm run bench [-- --home DIR] [--profile P] [--query WORD] [--json] [--only store|gateway|cli|host|journal|ui|provider|ws]`
  * Prints one JSON object with every number and its ratio to the target. Not part of `npm test`.
  */
 import { availableParallelism, loadavg } from 'node:os'
@@ -10,6 +10,8 @@ import { runUiBench } from './ui-bench'
 import { runHostBench } from './host-bench'
 import { runCliStartBench } from './cli-start-bench'
 import { runJournalLockBench } from './journal-lock-bench'
+import { runProviderBench } from './provider-bench'
+import { runWsBench } from './ws-bench'
 
 const { values } = parseArgs({
   options: {
@@ -33,7 +35,9 @@ const targets = {
   uiSessionSwitchMs: 50,
   lockEventLoopMs: 50,
   lockHealthMs: 50,
-  hostIdleCpuPercent: 0.2
+  hostIdleCpuPercent: 0.2,
+  hostileReplyDelayMs: 50,
+  hostileReplyRssMb: 200
 }
 const ratio = (value: number, target: number) =>
   target === 0 ? (value === 0 ? 'ok' : 'over') : Number((value / target).toFixed(3))
@@ -75,6 +79,21 @@ try {
         )
       }
     }
+  }
+  if (!values.only || values.only === 'provider') {
+    // A hostile provider process: 60 MB as one SSE line, one JSON body, tool-call arguments (issue 24).
+    const provider = await runProviderBench()
+    const ratios: Record<string, unknown> = {}
+    for (const [name, m] of Object.entries(provider))
+      ratios[name] = {
+        worstDelay: ratio(m.worstDelayMs, targets.hostileReplyDelayMs),
+        rssGrowth: ratio(m.rssGrowthMb, targets.hostileReplyRssMb)
+      }
+    result.provider = { ...provider, ratios }
+  }
+  if (!values.only || values.only === 'ws') {
+    // A WebSocket client that never reads: dropped after its outbound budget; the host's heap back to baseline.
+    result.ws = await runWsBench()
   }
   if (!values.only || values.only === 'gateway') {
     // First, in a fresh process: the store bench's 500k-row generation leaves a heap whose GC pauses would

@@ -14,11 +14,14 @@ const {
   contentType,
   APP_ORIGIN,
   APP_SCHEME,
-  appCsp,
   appRequestPath,
+  appResponseHeaders,
   closeWithDeadline,
+  devicePermissionAllowed,
+  devToolsAllowed,
   externalUrlToOpen,
   filterAppArgs,
+  frameNavigationAllowed,
   isAppUrl,
   permissionAllowed
 } = electronSupport
@@ -26,6 +29,9 @@ const {
 let host: Host | null = null
 let win: BrowserWindow | null = null
 const rendererDir = resolve(import.meta.dirname, '../renderer')
+
+// Every renderer sandboxed, whatever a window's own options say (must run before ready).
+app.enableSandbox()
 
 // The renderer is served from app://caduceus/ (not file://) so every response can carry the CSP as a header.
 protocol.registerSchemesAsPrivileged([
@@ -40,6 +46,14 @@ app.on('web-contents-created', (_event, contents) => {
   contents.on('will-redirect', (event, url) => {
     if (!isAppUrl(url)) event.preventDefault()
   })
+  // Subframes too (will-navigate sees only the main frame).
+  contents.on('will-frame-navigate', (event) => {
+    if (!frameNavigationAllowed(event.url, event.isMainFrame)) event.preventDefault()
+  })
+  contents.on('select-bluetooth-device', (event, _devices, callback) => {
+    event.preventDefault()
+    callback('')
+  })
   contents.on('will-attach-webview', (event) => event.preventDefault())
   contents.setWindowOpenHandler(({ url }) => {
     const external = externalUrlToOpen(url)
@@ -48,21 +62,18 @@ app.on('web-contents-created', (_event, contents) => {
   })
 })
 
+// Every response, the 404s too, carries the CSP (appResponseHeaders).
+const notFound = () =>
+  new Response('not found', { status: 404, headers: appResponseHeaders('text/plain; charset=utf-8') })
+
 async function serveApp(request: Request): Promise<Response> {
   const rel = appRequestPath(request.url)
   const file = rel ? join(rendererDir, rel) : null
-  if (!file || !file.startsWith(rendererDir + sep)) return new Response('not found', { status: 404 })
+  if (!file || !file.startsWith(rendererDir + sep)) return notFound()
   try {
-    const body = await readFile(file)
-    return new Response(body, {
-      headers: {
-        'content-type': contentType(file),
-        'content-security-policy': appCsp(),
-        'x-content-type-options': 'nosniff'
-      }
-    })
+    return new Response(await readFile(file), { headers: appResponseHeaders(contentType(file)) })
   } catch {
-    return new Response('not found', { status: 404 })
+    return notFound()
   }
 }
 
@@ -100,6 +111,12 @@ async function main(): Promise<void> {
   session.defaultSession.setPermissionRequestHandler((wc, permission, callback, details) =>
     callback(permissionAllowed(permission, (details as { requestingUrl?: string }).requestingUrl ?? wc?.getURL()))
   )
+  session.defaultSession.setDevicePermissionHandler(devicePermissionAllowed)
+  // A chooser answered with no device cancels the page's request (each event has its own callback shape).
+  const ses = session.defaultSession
+  ses.on('select-hid-device', (event, _details, callback) => (event.preventDefault(), callback()))
+  ses.on('select-usb-device', (event, _details, callback) => (event.preventDefault(), callback()))
+  ses.on('select-serial-port', (event, _ports, _wc, callback) => (event.preventDefault(), callback('')))
 
   // Only our own page may call the host; a navigated-away or injected frame gets nothing.
   ipcMain.handle('caduceus:invoke', (event, name: unknown, input: unknown) => {
@@ -124,7 +141,9 @@ async function main(): Promise<void> {
       sandbox: true,
       nodeIntegration: false,
       webSecurity: true,
-      spellcheck: false
+      spellcheck: false,
+      // Packaged builds: no DevTools unless started with --enable-devtools (support sessions).
+      devTools: devToolsAllowed(app.isPackaged, process.argv)
     }
   })
   const unsubscribe = host.bus.subscribe((envelope) => {

@@ -3,6 +3,8 @@ import { pricesRequests } from './prices'
 import { ProfileScope } from './common'
 import {
   MessagePage,
+  MessageText,
+  MessageTextQuery,
   MessageQuery,
   ProfileInfo,
   SearchQuery,
@@ -79,6 +81,8 @@ export const requests = {
   'sessions.get': { input: SessionKey, output: SessionDetail },
   /** A page of a session's transcript. */
   'sessions.messages': { input: MessageQuery, output: MessagePage },
+  /** The rest of a field a page cut (content, reasoning, a call's arguments), one chunk at a time. */
+  'sessions.messageText': { input: MessageTextQuery, output: MessageText },
   /** Full-text search over messages with highlighted snippets. */
   'sessions.search': { input: SearchQuery, output: SearchResult },
   /** Title / archive / pin. */

@@ -59,7 +59,22 @@ export const SessionPage = z.object({
 })
 export type SessionPage = z.infer<typeof SessionPage>
 
-export const ToolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() })
+/**
+ * The browser never gets a session whole (issue 24): a page holds at most MESSAGE_PAGE_CHARS characters of text,
+ * and each long field (content, reasoning, a call's arguments) only its first MESSAGE_PREVIEW_CHARS characters, with
+ * the full field's UTF-8 size beside it (`contentBytes`, `reasoningBytes`, `argumentsBytes`: present only when cut).
+ * A field over MESSAGE_FIELD_MAX_BYTES is not read for a page at all (SQLite would pass over all of it): its
+ * preview is '' (tool calls: `toolCalls` null, `toolCallsBytes` set). "Show all" reads a field with
+ * `sessions.messageText`, up to MESSAGE_TEXT_CHUNK characters (code points) a call, from `offset` until
+ * `offset + text` reaches `total`; the chunks join into the stored text exactly.
+ */
+export const MESSAGE_PREVIEW_CHARS = 32_768
+export const MESSAGE_FIELD_MAX_BYTES = 4 * 1024 * 1024
+export const MESSAGE_PAGE_CHARS = 1_000_000
+export const MESSAGE_TEXT_CHUNK = 524_288
+const Cut = z.number().int().nonnegative().optional()
+
+export const ToolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string(), argumentsBytes: Cut })
 export type ToolCall = z.infer<typeof ToolCall>
 
 export const Message = z.object({
@@ -74,9 +89,26 @@ export const Message = z.object({
   timestamp: z.number(),
   tokenCount: z.number().nullable(),
   finishReason: z.string().nullable(),
-  displayKind: z.string().nullable()
+  displayKind: z.string().nullable(),
+  contentBytes: Cut,
+  reasoningBytes: Cut,
+  toolCallsBytes: Cut
 })
 export type Message = z.infer<typeof Message>
+
+/** One chunk of a cut field ("show all"): `callIndex` picks the tool call for `arguments`. */
+export const MessageTextQuery = z.object({
+  profile: ProfileName,
+  sessionId: SessionId,
+  messageId: z.number().int(),
+  field: z.enum(['content', 'reasoning', 'arguments']),
+  callIndex: z.number().int().min(0).default(0),
+  offset: z.number().int().min(0).default(0),
+  limit: z.number().int().min(1).max(MESSAGE_TEXT_CHUNK).default(MESSAGE_TEXT_CHUNK)
+})
+export type MessageTextQuery = z.input<typeof MessageTextQuery>
+export const MessageText = z.object({ text: z.string(), offset: z.number().int(), total: z.number().int() })
+export type MessageText = z.infer<typeof MessageText>
 
 export const MessageQuery = z.object({
   profile: ProfileName,

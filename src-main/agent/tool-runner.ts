@@ -12,6 +12,7 @@ import {
   type ToolRegistry
 } from './tools/registry'
 import type { TurnContext, Touch } from './turn-context'
+import { MESSAGE_PREVIEW_CHARS } from '@shared/contract'
 
 export interface ToolRunDeps {
   registry: ToolRegistry
@@ -28,25 +29,41 @@ const interrupted = (call: ToolCallRequest): ToolCallResult => ({
   content: JSON.stringify({ error: 'interrupted: the turn was stopped before this tool finished' })
 })
 
+/** Live deltas go to the browser: a long tool output streams as its preview, the saved message keeps it all. */
+const preview = (text: string) =>
+  text.length <= MESSAGE_PREVIEW_CHARS
+    ? text
+    : `${text.slice(0, MESSAGE_PREVIEW_CHARS)}\n[… ${text.length - MESSAGE_PREVIEW_CHARS} more characters in the saved message]`
+
+/** A call whose arguments were cut (`max_tool_args_chars`) is never run: the model is told why, as a tool error. */
+const refused = (call: ToolCallRequest): ToolCallResult => ({
+  id: call.id,
+  name: call.name,
+  ok: false,
+  content: JSON.stringify({
+    error: `tool call refused: its arguments were ${call.cutFrom} characters, over the limit of provider_limits.max_tool_args_chars; send smaller arguments (split the work into several calls)`
+  })
+})
+
+const execute = (deps: ToolRunDeps, call: ToolCallRequest, ctx: ToolContext): Promise<ToolCallResult> =>
+  call.cutFrom !== undefined ? Promise.resolve(refused(call)) : executeToolCall(deps.registry, call, ctx)
+
 export async function runToolCalls(deps: ToolRunDeps, calls: ToolCallRequest[], ctx: TurnContext): Promise<void> {
   const toolCtx: ToolContext = { ...deps.toolContext, turnId: ctx.turnId, signal: ctx.signal }
   const start = (call: ToolCallRequest) => {
-    ctx.emit({ kind: 'tool_call', toolCallId: call.id, toolName: call.name, text: call.arguments })
+    ctx.emit({ kind: 'tool_call', toolCallId: call.id, toolName: call.name, text: preview(call.arguments) })
     deps.touch(`running tool ${call.name}`, 'tool')
   }
   const finish = async (result: ToolCallResult) => {
     await deps.saveResult(result)
-    ctx.emit({ kind: 'tool_result', toolCallId: result.id, toolName: result.name, text: result.content })
+    ctx.emit({ kind: 'tool_result', toolCallId: result.id, toolName: result.name, text: preview(result.content) })
     deps.touch(`tool ${result.name} finished`, 'tool')
   }
   ctx.watchdogPaused = true
   try {
     if (canRunConcurrently(deps.registry, calls)) {
       calls.forEach(start)
-      const results = await untilAborted(
-        Promise.all(calls.map((c) => executeToolCall(deps.registry, c, toolCtx))),
-        ctx.signal
-      )
+      const results = await untilAborted(Promise.all(calls.map((c) => execute(deps, c, toolCtx))), ctx.signal)
       for (const [i, call] of calls.entries()) await finish(results?.[i] ?? interrupted(call))
       return
     }
@@ -56,7 +73,7 @@ export async function runToolCalls(deps: ToolRunDeps, calls: ToolCallRequest[], 
         continue
       }
       start(call)
-      await finish((await untilAborted(executeToolCall(deps.registry, call, toolCtx), ctx.signal)) ?? interrupted(call))
+      await finish((await untilAborted(execute(deps, call, toolCtx), ctx.signal)) ?? interrupted(call))
     }
   } finally {
     ctx.watchdogPaused = false

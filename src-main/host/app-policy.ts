@@ -39,6 +39,14 @@ function parse(url: string): URL | null {
   }
 }
 
+/**
+ * Headers for every app:// response, errors included: a 404 page is a page too, and without the CSP it would be the
+ * one place a script could run.
+ */
+export function appResponseHeaders(type: string): Record<string, string> {
+  return { 'content-type': type, 'content-security-policy': appCsp(), 'x-content-type-options': 'nosniff' }
+}
+
 /** A window may navigate (or be redirected) only within the app's own origin. */
 export function isAppUrl(url: string): boolean {
   const u = parse(url)
@@ -58,6 +66,28 @@ const ALLOWED_PERMISSIONS = new Set(['clipboard-sanitized-write'])
 /** Permission check and request policy: only the app's own page, only the few harmless permissions above. */
 export function permissionAllowed(permission: string, requestingUrl: string | null | undefined): boolean {
   return ALLOWED_PERMISSIONS.has(permission) && typeof requestingUrl === 'string' && isAppUrl(requestingUrl)
+}
+
+/**
+ * Any frame's navigation (`will-frame-navigate`): the main frame only within the app; a subframe never (the CSP has
+ * frame-src 'none', so a subframe navigating is already something going wrong).
+ */
+export function frameNavigationAllowed(url: string, isMainFrame: boolean): boolean {
+  return isMainFrame && isAppUrl(url)
+}
+
+/**
+ * WebHID, Web Serial, WebUSB and Web Bluetooth: the app uses none. Device permission is refused, and the entry
+ * answers every device chooser (`select-hid-device`, `-serial-port`, `-usb-device`, `-bluetooth-device`) with none.
+ */
+export const devicePermissionAllowed = (): boolean => false
+
+/** The flag that turns DevTools on in a packaged build, for support sessions. */
+const DEVTOOLS_FLAG = '--enable-devtools'
+
+/** DevTools: always in development; in a packaged build only when started with DEVTOOLS_FLAG. */
+export function devToolsAllowed(packaged: boolean, argv: readonly string[]): boolean {
+  return !packaged || argv.includes(DEVTOOLS_FLAG)
 }
 
 /**

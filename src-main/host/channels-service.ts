@@ -8,14 +8,18 @@ import { startApiServer, type ApiServer } from '../channels'
 import { CronScheduler, readJobs, runCronJob } from '../cron'
 import { API_SERVER, CRON, DESK_CHAT } from '../gateway'
 import { namedLog, type Logger } from '@shared/contract/log'
+import { describeListenError } from './listen'
 import { guardServer, safeDecodePath } from './request-guards'
 import type { Runtime } from './runtime'
 import type { Services } from './services'
 
+// The API server's body limit (channels/http.ts MAX_BODY_BYTES): a declared larger body gets 413 before 100 Continue.
+const API_BODY_LIMIT = 4 * 1024 * 1024
+
 /** The host's shared request guards, handed to the API server (channels/ cannot import host/). */
 export const apiServerGuards = (log: Logger) => ({
   decodePath: safeDecodePath,
-  server: (srv: import('node:http').Server) => guardServer(srv, log)
+  server: (srv: import('node:http').Server) => guardServer(srv, log, { bodyLimit: API_BODY_LIMIT })
 })
 
 export interface ChannelsService {
@@ -117,7 +121,7 @@ export function createChannelsService(s: Services, rt: Runtime, opts: { live: bo
             guards: apiServerGuards(s.log)
           })
         } catch (err) {
-          apiError = (err as Error).message
+          apiError = describeListenError(err, port)
         }
       }
       return status()

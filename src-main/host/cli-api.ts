@@ -7,6 +7,7 @@ import { startApiServer } from '../channels'
 import type { HostArgs } from './args'
 import { apiServerGuards } from './channels-service'
 import { createHost } from './index'
+import { describeListenError } from './listen'
 
 export async function runApiServer(args: HostArgs): Promise<number> {
   const profile = args.profile ?? 'default'
@@ -23,7 +24,7 @@ export async function runApiServer(args: HostArgs): Promise<number> {
       guards: apiServerGuards(host.log)
     })
   } catch (err) {
-    console.error(`caduceus api: ${(err as Error).message}`)
+    console.error(`caduceus api: ${describeListenError(err, args.port)}`)
     await host.close()
     return 1
   }

@@ -5,6 +5,7 @@ import { parseArgs, type HostArgs } from './args'
 import { createHost, redact, type Host } from './index'
 import { logPaths } from './root'
 import { startHeadless } from './http-transport'
+import { bindHttp, describeListenError } from './listen'
 import { installLastResort } from './last-resort'
 import { loadHeadlessToken } from './headless-token'
 import { formatSessionList, formatSessionShow, formatSearch } from './cli-format'
@@ -55,16 +56,22 @@ async function sessions(args: HostArgs): Promise<number> {
 }
 
 async function serve(args: HostArgs): Promise<number> {
-  const host = await createHost({ home: args.home, demo: args.demo, headless: true })
-  const removeLastResort = installLastResort(host.log)
   // CADUCEUS_RENDERER_DIR: serve another built UI (tests serve a tiny one without building the app).
   const rendererDir = resolve(process.env.CADUCEUS_RENDERER_DIR || resolve(import.meta.dirname, '../../out/renderer'))
   if (!existsSync(join(rendererDir, 'index.html'))) {
     console.error('The UI is not built yet: run `npm run build` (npm start does it for you).')
-    removeLastResort()
-    await host.close()
     return 1
   }
+  // The port first: a serve that cannot listen must not open a state.db, a watcher or the cron scheduler.
+  let bound
+  try {
+    bound = await bindHttp(args.port)
+  } catch (err) {
+    console.error(`caduceus serve: ${describeListenError(err, args.port)}`)
+    return 1
+  }
+  const host = await createHost({ home: args.home, demo: args.demo, headless: true })
+  const removeLastResort = installLastResort(host.log)
   const { token, rotated } = loadHeadlessToken({ rotate: args.rotateToken })
   if (rotated && args.rotateToken) host.log.info('host', 'headless token rotated: open tabs must use the new URL')
   const server = await startHeadless({
@@ -72,7 +79,7 @@ async function serve(args: HostArgs): Promise<number> {
     bus: host.bus,
     log: host.log,
     rendererDir,
-    port: args.port,
+    bound,
     token
   })
   // One machine-readable line for scripts and the e2e fixture, then the human one.

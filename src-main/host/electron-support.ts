@@ -5,11 +5,14 @@ import { parseArgs } from './args'
 import {
   APP_ORIGIN,
   APP_SCHEME,
-  appCsp,
   appRequestPath,
+  appResponseHeaders,
   closeWithDeadline,
+  devicePermissionAllowed,
+  devToolsAllowed,
   externalUrlToOpen,
   filterAppArgs,
+  frameNavigationAllowed,
   isAppUrl,
   permissionAllowed
 } from './app-policy'
@@ -22,11 +25,14 @@ export const electronSupport = {
   contentType,
   APP_ORIGIN,
   APP_SCHEME,
-  appCsp,
   appRequestPath,
+  appResponseHeaders,
   closeWithDeadline,
+  devicePermissionAllowed,
+  devToolsAllowed,
   externalUrlToOpen,
   filterAppArgs,
+  frameNavigationAllowed,
   isAppUrl,
   permissionAllowed
 } as const

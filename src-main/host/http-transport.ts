@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto'
-import { createServer, type IncomingMessage, type Server } from 'node:http'
+import type { IncomingMessage, Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { WebSocketServer, type WebSocket } from 'ws'
 import type { EventBus } from './event-bus'
@@ -14,6 +14,7 @@ import {
   safeDecodePath,
   sendError
 } from './request-guards'
+import { bindHttp } from './listen'
 import { serveStatic } from './static-files'
 import { parseCallFrame } from './call-frame'
 
@@ -31,9 +32,24 @@ export interface HeadlessOptions {
   rendererDir: string
   port?: number
   token?: string
+  /** A server already listening (cli serve binds before opening any state.db); else one is bound on `port`. */
+  bound?: Server
+  /** Outbound budget per WebSocket client (bytes queued unread, calls in flight); defaults below. */
+  outbound?: Partial<OutboundBudget>
 }
 
 const MAX_FRAME = 4 * 1024 * 1024
+
+/**
+ * A client that stops reading must not make the host buffer without end: once more than `bytes` wait in its
+ * socket, or more than `calls` of its requests are in flight, it is sent a close and dropped (its buffers go
+ * with the socket). Sized well above a UI's needs: a session page is far below 16 MB.
+ */
+interface OutboundBudget {
+  bytes: number
+  calls: number
+}
+const DEFAULT_OUTBOUND: OutboundBudget = { bytes: 16 * 1024 * 1024, calls: 256 }
 
 function tokenMatches(expected: string, given: string | null | undefined): boolean {
   if (!given) return false
@@ -71,37 +87,36 @@ export async function startHeadless(opts: HeadlessOptions): Promise<HeadlessServ
     return query.get('token')
   }
 
-  const server: Server = guardServer(
-    createServer(
-      guardedListener(log, async (req, res) => {
-        if (!hostAllowed(req)) return void res.writeHead(403, { 'content-type': 'text/plain' }).end('host not allowed')
-        const target = safeDecodePath(req.url)
-        if (!target.ok) return sendError(res, target.status, 'invalid_request', target.message)
-        const { pathname, query } = target
-        if (pathname === '/api/health')
-          return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}')
-        if (pathname.startsWith('/api/')) {
-          if (!tokenMatches(token, bearer(req, query)))
-            return sendError(res, 401, 'unauthorized', 'missing or wrong token')
-          if (req.method !== 'POST' || pathname !== '/api/call')
-            return sendError(res, 404, 'not_found', 'no such endpoint')
-          const body = await readBodyLimited(req, res, MAX_FRAME)
-          if (body === null) return
-          const call = parseCallFrame(parseJsonObject(body))
-          if (!call.ok)
-            return void res
-              .writeHead(400, { 'content-type': 'application/json' })
-              .end(toJson({ ok: false, error: call.error }, log))
-          const result = await opts.dispatcher.invoke(call.name, call.input)
-          return void res.writeHead(200, { 'content-type': 'application/json' }).end(toJson(result, log))
-        }
-        if (req.method !== 'GET' && req.method !== 'HEAD')
-          return sendError(res, 405, 'method_not_allowed', 'only GET and HEAD here')
-        serveStatic(opts.rendererDir, pathname, res, req.method === 'HEAD')
-      })
-    ),
-    log,
-    { bodyLimit: MAX_FRAME }
+  const server: Server = opts.bound ?? (await bindHttp(opts.port))
+  port = (server.address() as AddressInfo).port
+  guardServer(server, log, { bodyLimit: MAX_FRAME }).on(
+    'request',
+    guardedListener(log, async (req, res) => {
+      if (!hostAllowed(req)) return void res.writeHead(403, { 'content-type': 'text/plain' }).end('host not allowed')
+      const target = safeDecodePath(req.url)
+      if (!target.ok) return sendError(res, target.status, 'invalid_request', target.message)
+      const { pathname, query } = target
+      if (pathname === '/api/health')
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}')
+      if (pathname.startsWith('/api/')) {
+        if (!tokenMatches(token, bearer(req, query)))
+          return sendError(res, 401, 'unauthorized', 'missing or wrong token')
+        if (req.method !== 'POST' || pathname !== '/api/call')
+          return sendError(res, 404, 'not_found', 'no such endpoint')
+        const body = await readBodyLimited(req, res, MAX_FRAME)
+        if (body === null) return
+        const call = parseCallFrame(parseJsonObject(body))
+        if (!call.ok)
+          return void res
+            .writeHead(400, { 'content-type': 'application/json' })
+            .end(toJson({ ok: false, error: call.error }, log))
+        const result = await opts.dispatcher.invoke(call.name, call.input)
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(toJson(result, log))
+      }
+      if (req.method !== 'GET' && req.method !== 'HEAD')
+        return sendError(res, 405, 'method_not_allowed', 'only GET and HEAD here')
+      serveStatic(opts.rendererDir, pathname, res, req.method === 'HEAD')
+    })
   )
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME })
@@ -129,9 +144,20 @@ export async function startHeadless(opts: HeadlessOptions): Promise<HeadlessServ
     }
   })
 
+  const budget = { ...DEFAULT_OUTBOUND, ...opts.outbound }
   const onConnection = (ws: WebSocket) => {
+    let inFlight = 0
+    const drop = (why: string) => {
+      if (ws.readyState !== ws.OPEN) return
+      log.warn('ws', `client dropped: ${why}`)
+      ws.close(1008, why)
+      // A reader that is gone never takes the close frame: free the socket (and what is queued on it) soon after.
+      setTimeout(() => ws.terminate(), 1000).unref()
+    }
     const send = (value: unknown) => {
-      if (ws.readyState === ws.OPEN) ws.send(toJson(value, log))
+      if (ws.readyState !== ws.OPEN) return
+      if (ws.bufferedAmount > budget.bytes) return drop('it stopped reading (outbound queue over budget)')
+      ws.send(toJson(value, log))
     }
     const unsubscribe = opts.bus.subscribe((envelope) => send({ t: 'event', ...envelope }))
     ws.on('close', unsubscribe)
@@ -151,17 +177,17 @@ export async function startHeadless(opts: HeadlessOptions): Promise<HeadlessServ
         const id = typeof frame.id === 'string' || typeof frame.id === 'number' ? frame.id : null
         const call = parseCallFrame(frame)
         if (!call.ok) return send({ t: 'result', id, ok: false, error: call.error })
-        const result = await opts.dispatcher.invoke(call.name, call.input)
-        send({ t: 'result', id, ...result })
+        if (++inFlight > budget.calls) return drop('too many calls in flight')
+        try {
+          const result = await opts.dispatcher.invoke(call.name, call.input)
+          send({ t: 'result', id, ...result })
+        } finally {
+          inFlight--
+        }
       })().catch((err) => log.error('ws', `frame failed: ${describeError(err)}`))
     })
   }
 
-  await new Promise<void>((resolveListen, reject) => {
-    server.once('error', reject)
-    server.listen(opts.port ?? 0, '127.0.0.1', () => resolveListen())
-  })
-  port = (server.address() as AddressInfo).port
   const url = `http://127.0.0.1:${port}/?token=${token}`
   return {
     url,

@@ -4,6 +4,7 @@ import { stmt } from './stmt-cache'
 import type { Message, MessagePage, ToolCall } from '@shared/contract'
 import type { ConversationMessage } from './types'
 import { num, numOrNull, safeJson } from './util'
+import { cutRow, PAGE_COLS, withinBudget } from './read-message-text'
 
 const COLS = `id, session_id, role, content, tool_calls, tool_call_id, tool_name, reasoning, reasoning_content, timestamp,
   token_count, finish_reason, display_kind`
@@ -57,27 +58,33 @@ export interface PageOptions {
 /** Default (no anchor) is the LATEST page, as a chat view opens at the bottom; items are always ascending. */
 export function messagePage(db: Database.Database, sessionId: string, o: PageOptions = {}): MessagePage {
   const limit = Math.max(1, Math.min(1000, Math.floor(o.limit ?? 200)))
+  // Long fields arrive cut (previews + lengths) and the page within its size budget: see read-message-text.ts.
   const fwd = stmt(
     db,
-    `SELECT ${COLS} FROM messages WHERE session_id = ? AND ${VISIBLE} AND id > ? ORDER BY id LIMIT ?`
+    `SELECT ${PAGE_COLS} FROM messages WHERE session_id = ? AND ${VISIBLE} AND id > ? ORDER BY id LIMIT ?`
   )
   const back = stmt(
     db,
-    `SELECT ${COLS} FROM messages WHERE session_id = ? AND ${VISIBLE} AND id < ? ORDER BY id DESC LIMIT ?`
+    `SELECT ${PAGE_COLS} FROM messages WHERE session_id = ? AND ${VISIBLE} AND id < ? ORDER BY id DESC LIMIT ?`
   )
   let rows: Array<Record<string, unknown>>
-  if (o.afterId !== undefined) rows = fwd.all(sessionId, o.afterId, limit) as Array<Record<string, unknown>>
-  else if (o.aroundId !== undefined) {
+  let from: 'start' | 'end' | number = 'end'
+  if (o.afterId !== undefined) {
+    rows = fwd.all(sessionId, o.afterId, limit) as Array<Record<string, unknown>>
+    from = 'start'
+  } else if (o.aroundId !== undefined) {
     const before = Math.floor(limit / 2)
-    rows = [
-      ...(back.all(sessionId, o.aroundId, before) as Array<Record<string, unknown>>).reverse(),
-      ...(fwd.all(sessionId, o.aroundId - 1, limit - before) as Array<Record<string, unknown>>)
-    ]
+    const older = (back.all(sessionId, o.aroundId, before) as Array<Record<string, unknown>>).reverse()
+    rows = [...older, ...(fwd.all(sessionId, o.aroundId - 1, limit - before) as Array<Record<string, unknown>>)]
+    from = older.length
   } else
     rows = (
       back.all(sessionId, o.beforeId ?? Number.MAX_SAFE_INTEGER, limit) as Array<Record<string, unknown>>
     ).reverse()
-  const items = rows.map(toMessage)
+  const items = withinBudget(
+    rows.map((r) => cutRow(db, toMessage(r), r)),
+    from
+  )
   const exists = (op: '<' | '>', id: number) =>
     stmt(db, `SELECT 1 FROM messages WHERE session_id = ? AND ${VISIBLE} AND id ${op} ? LIMIT 1`).get(sessionId, id) !==
     undefined

@@ -4,7 +4,7 @@
  * `onLocalChange` listeners after COMMIT (never after a rollback). Reads never take the write lock (WAL).
  */
 import type Database from 'better-sqlite3'
-import type { MessagePage, SessionDetail, SessionPage, SessionSummary } from '@shared/contract'
+import type { MessagePage, MessageText, SessionDetail, SessionPage, SessionSummary } from '@shared/contract'
 import { ownerProfileForDb } from './owner'
 import type { ConversationMessage, CreateSessionOptions, NewMessage, SessionRow, UsageReport } from './types'
 import {
@@ -30,6 +30,7 @@ import { listSessionRows, type ListOptions } from './read-list'
 import { sessionDetail, storedSystemPrompt } from './read-detail'
 import { summaryById } from './read-summary'
 import { conversation, messagePage, type PageOptions } from './read-messages'
+import { FieldReader, type TextField } from './read-message-text'
 import { searchMessages, type RawHit, type TitleHit } from './search'
 import { WriteQueue } from './write-queue'
 import { stmt } from './stmt-cache'
@@ -72,6 +73,7 @@ export class SessionStore {
   /** Held directly (not via stmt-cache): the gateway's cache guard reads it on every turn. */
   private countersStmt: Database.Statement | null = null
   private readonly queue: WriteQueue
+  private readonly fieldReader = new FieldReader()
   private readonly readBusyMs: number
   private readonly tx: WriteTx
 
@@ -377,6 +379,11 @@ export class SessionStore {
   }
   getMessages(q: { sessionId: string } & PageOptions): MessagePage {
     return messagePage(this.db, q.sessionId, q)
+  }
+
+  /** One chunk of a field a page cut ("show all"); null when there is no such message in the session. */
+  getMessageText(q: TextField, offset: number, limit: number): MessageText | null {
+    return this.fieldReader.read(this.db, q, offset, limit)
   }
   search(q: { query: string; limit?: number }): Array<RawHit & { profile: string }> {
     return this.searchFull(q).hits

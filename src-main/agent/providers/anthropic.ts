@@ -8,6 +8,7 @@ import type Anthropic from '@anthropic-ai/sdk'
 import { thinkingParam, toAnthropicMessages, toAnthropicTools } from './anthropic-convert'
 import { CallWatch, resolveCallLimits } from './call-limits'
 import { toProviderError } from './errors'
+import { ArgsBuffer } from './tool-call-assembler'
 import {
   count,
   emptyUsage,
@@ -55,7 +56,7 @@ interface BlockState {
   kind: string
   id?: string
   name?: string
-  json: string
+  json: ArgsBuffer
   thinking: string
   signature: string
   data?: string
@@ -109,7 +110,7 @@ async function* streamMessages(
             kind: String(b.type),
             id: b.id,
             name: b.name,
-            json: '',
+            json: new ArgsBuffer(watch.limits.maxToolArgsChars),
             thinking: '',
             signature: '',
             data: b.data
@@ -134,7 +135,8 @@ async function* streamMessages(
             if (st) st.thinking += d.thinking
             yield { type: 'reasoning', text: d.thinking }
           } else if (d.type === 'signature_delta' && st && typeof d.signature === 'string') st.signature += d.signature
-          else if (d.type === 'input_json_delta' && st && typeof d.partial_json === 'string') st.json += d.partial_json
+          else if (d.type === 'input_json_delta' && st && typeof d.partial_json === 'string')
+            st.json.add(d.partial_json)
           break
         }
         case 'message_delta':
@@ -166,8 +168,15 @@ async function* streamMessages(
   const toolCalls: ToolCallRequest[] = []
   const thinkingBlocks: ThinkingBlock[] = []
   for (const [, b] of [...blocks.entries()].sort((a, z) => a[0] - z[0])) {
-    if (b.kind === 'tool_use' && b.name)
-      toolCalls.push({ id: b.id || `toolu_${toolCalls.length}`, name: b.name, arguments: b.json || '{}' })
+    if (b.kind === 'tool_use' && b.name) {
+      const args = b.json.result()
+      toolCalls.push({
+        id: b.id || `toolu_${toolCalls.length}`,
+        name: b.name,
+        ...args,
+        arguments: args.arguments || '{}'
+      })
+    }
     if (b.kind === 'thinking') thinkingBlocks.push({ type: 'thinking', thinking: b.thinking, signature: b.signature })
     if (b.kind === 'redacted_thinking') thinkingBlocks.push({ type: 'redacted_thinking', data: b.data })
   }

@@ -6,8 +6,12 @@
  *  - retries: 408/409/429/5xx and connection failures before any reply are retried with exponential backoff,
  *    honouring `Retry-After`/`retry-after-ms` up to `maxRetryWaitMs` (a longer wait is not retried: the
  *    provider's answer goes back to the caller as it is).
- * The reply-size cap is applied where text is assembled (model-call.ts), so what is kept is well-formed.
+ *  - size: the body is cut at `maxResponseBytes` and at a line/event longer than `maxLineBytes`, and re-cut at
+ *    event boundaries so the SDK's decoder stays linear (bounded-body.ts).
+ * The reply-size cap is applied where text is assembled (model-call.ts), so what is kept is well-formed; tool-call
+ * arguments have their own cap (`maxToolArgsChars`, never above `maxReplyChars`) where they are assembled.
  */
+import { boundedBody } from './bounded-body'
 import { retryAfterMs } from './retry-after'
 import { ProviderError } from './types'
 
@@ -17,6 +21,9 @@ export interface CallLimits {
   maxReplyChars: number
   maxRetries: number
   maxRetryWaitMs: number
+  maxResponseBytes: number
+  maxLineBytes: number
+  maxToolArgsChars: number
 }
 
 export const DEFAULT_CALL_LIMITS: CallLimits = {
@@ -24,7 +31,10 @@ export const DEFAULT_CALL_LIMITS: CallLimits = {
   totalMs: 15 * 60_000,
   maxReplyChars: 1_000_000,
   maxRetries: 2,
-  maxRetryWaitMs: 30_000
+  maxRetryWaitMs: 30_000,
+  maxResponseBytes: 16 * 1024 * 1024,
+  maxLineBytes: 4 * 1024 * 1024,
+  maxToolArgsChars: 1_000_000
 }
 
 export function resolveCallLimits(partial?: Partial<CallLimits> | null): CallLimits {
@@ -33,6 +43,9 @@ export function resolveCallLimits(partial?: Partial<CallLimits> | null): CallLim
     const v = partial?.[k]
     if (typeof v === 'number' && Number.isFinite(v) && v >= 0) out[k] = v
   }
+  // A call's arguments are stored and re-sent like a reply: never more than a reply may be.
+  if (out.maxReplyChars > 0 && (out.maxToolArgsChars <= 0 || out.maxToolArgsChars > out.maxReplyChars))
+    out.maxToolArgsChars = out.maxReplyChars
   return out
 }
 
@@ -153,16 +166,12 @@ export class CallWatch {
 
   private watchBody(res: Response): Response {
     if (!res.body) return res
-    const reader = res.body.getReader()
-    const body = new ReadableStream<Uint8Array>({
-      pull: async (ctl) => {
-        const { done, value } = await reader.read()
-        if (done) return ctl.close()
-        this.touch()
-        ctl.enqueue(value)
-      },
-      cancel: (why) => reader.cancel(why)
-    })
+    const body = boundedBody(
+      res.body,
+      this.limits,
+      () => this.touch(),
+      (err) => this.trip(err)
+    )
     return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers })
   }
 }

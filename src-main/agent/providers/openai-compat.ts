@@ -76,7 +76,7 @@ async function* streamChatWatched(
   }
   if (req.tools?.length) body.tools = req.tools
   if (req.maxTokens) body.max_tokens = req.maxTokens
-  const assembler = new ToolCallAssembler()
+  const assembler = new ToolCallAssembler(watch.limits.maxToolArgsChars)
   let text = ''
   let reasoning = ''
   let finishReason: string | null = null

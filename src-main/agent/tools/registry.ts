@@ -52,6 +52,8 @@ export interface ToolCallRequest {
   name: string
   /** Raw JSON text as the model produced it. */
   arguments: string
+  /** Set when the model's arguments were longer than `max_tool_args_chars`: their length; `arguments` is a marker. */
+  cutFrom?: number
 }
 
 export interface ToolCallResult {

@@ -5,7 +5,12 @@ import { priceOverrides } from '../../delegation'
 
 type SessionHandlers = Pick<
   HandlerMap,
-  'sessions.list' | 'sessions.get' | 'sessions.messages' | 'sessions.search' | 'sessions.update'
+  | 'sessions.list'
+  | 'sessions.get'
+  | 'sessions.messages'
+  | 'sessions.messageText'
+  | 'sessions.search'
+  | 'sessions.update'
 >
 
 const notFound = (profile: string, id: string) =>
@@ -28,6 +33,11 @@ export function sessionHandlers(s: Services): SessionHandlers {
       const store = s.stores.get(profile)
       if (!store.getSession(sessionId)) throw notFound(profile, sessionId)
       return store.getMessages({ sessionId, ...page })
+    },
+    'sessions.messageText': ({ profile, sessionId, messageId, field, callIndex, offset, limit }) => {
+      const text = s.stores.get(profile).getMessageText({ sessionId, messageId, field, callIndex }, offset, limit)
+      if (!text) throw new CaduceusError('not_found', `No message ${messageId} in session '${sessionId}'`, 'messageId')
+      return text
     },
     'sessions.search': ({ profile, query, limit }) =>
       s.stores.searchAll({ query, limit }, profile === 'all' ? undefined : profile),

@@ -7,6 +7,7 @@ import { Markdown } from '../../components/markdown/Markdown'
 import { editAsDiff, ToolOutput } from './ToolOutput'
 import { isCompactionSummary } from './CompactionMarker'
 import { DelegationCards, delegationIdOf } from './DelegationCards'
+import { ToolResultOutput } from './ShowAll'
 
 function Fold({
   label,
@@ -142,7 +143,7 @@ export const MessageItem = memo(function MessageItem({
             </>
           }
         >
-          <ToolOutput text={m.content ?? ''} tool={m.toolName} terms={terms} />
+          <ToolResultOutput m={m} terms={terms} />
         </Fold>
       </div>
     )
