@@ -184,14 +184,19 @@ describe('API server through the openai SDK', () => {
       body: JSON.stringify({ input: 'run this please' })
     })
     expect(submitted.status).toBe(202)
-    const { run_id } = await submitted.json()
+    const accepted = await submitted.json()
+    expect(accepted).toEqual({ run_id: expect.stringMatching(/^run_/), status: 'started' })
+    const { run_id } = accepted
     const text = await (await fetch(`${server.url}/v1/runs/${run_id}/events`, { headers: auth })).text()
+    // Upstream's wire: `data:` frames only (the event name is inside), closed by a `: stream closed` comment.
+    expect(text).not.toMatch(/^event:/m)
+    expect(text).not.toContain('[DONE]')
+    expect(text.trimEnd().endsWith(': stream closed')).toBe(true)
     const events = text
       .split('\n')
-      .filter((l) => l.startsWith('data: ') && !l.includes('[DONE]'))
+      .filter((l) => l.startsWith('data: '))
       .map((l) => JSON.parse(l.slice(6)).event)
-    expect(events[0]).toBe('run.started')
-    expect(events).toContain('message.delta')
+    expect(events[0]).toBe('message.delta')
     expect(events.at(-1)).toBe('run.completed')
     const status = await (await fetch(`${server.url}/v1/runs/${run_id}`, { headers: auth })).json()
     expect(status.status).toBe('completed')

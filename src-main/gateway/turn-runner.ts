@@ -80,6 +80,8 @@ export interface ChannelTurnInput {
   onStarted?: (handle: TurnHandle) => void
   /** The caller's system text (API `system`/`developer` messages, `instructions`); never stored. */
   ephemeralPrompt?: string
+  /** The user message is already stored (an API retry answering it): answer it, never save it twice. */
+  savedMessageId?: number
 }
 
 export type ChannelTurnResult = TurnFinished & { reply: string }
@@ -193,7 +195,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       model: input.model,
       provider: input.provider,
       baseUrl: input.baseUrl,
-      ephemeralPrompt: input.ephemeralPrompt
+      ephemeralPrompt: input.ephemeralPrompt,
+      savedMessageId: input.savedMessageId
     })
     input.onStarted?.(live.handle)
     const finished = await live.done

@@ -8,6 +8,7 @@ import { startApiServer, type ApiServer } from '../channels'
 import { CronScheduler, readJobs, runCronJob } from '../cron'
 import { API_SERVER, CRON, DESK_CHAT } from '../gateway'
 import { namedLog, type Logger } from '@shared/contract/log'
+import { apiConversations } from './api-conversations'
 import { guardServer, safeDecodePath } from './request-guards'
 import type { Runtime } from './runtime'
 import type { Services } from './services'
@@ -114,7 +115,8 @@ export function createChannelsService(s: Services, rt: Runtime, opts: { live: bo
             home: s.homeOf(profile),
             port,
             log: namedLog(s.log, 'api_server'),
-            guards: apiServerGuards(s.log)
+            guards: apiServerGuards(s.log),
+            sessions: apiConversations(s.stores, profile)
           })
         } catch (err) {
           apiError = (err as Error).message
