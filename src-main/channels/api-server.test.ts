@@ -268,6 +268,24 @@ describe('API server start-up', () => {
     }
   })
 
+  it('refuses a short or placeholder key on every host, loopback included, from .env or the environment', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'cad-api-weak-'))
+    try {
+      writeFileSync(join(home, 'config.yaml'), 'model:\n  provider: demo\n')
+      const start = () => startApiServer({ gateway: host.gateway, profile: 'default', home, port: 0 })
+      writeFileSync(join(home, '.env'), 'API_SERVER_KEY=abc\n')
+      await expect(start()).rejects.toThrow(/^refusing to start: API_SERVER_KEY is shorter than 16 characters/)
+      writeFileSync(join(home, '.env'), 'API_SERVER_KEY=your_api_key_here\n')
+      await expect(start()).rejects.toThrow(/API_SERVER_KEY is a placeholder/)
+      writeFileSync(join(home, '.env'), '')
+      process.env.API_SERVER_KEY = 'short-env-key'
+      await expect(start()).rejects.toThrow(/shorter than 16/)
+    } finally {
+      delete process.env.API_SERVER_KEY
+      rmSync(home, { recursive: true, force: true })
+    }
+  })
+
   it('generates a key into the profile .env (0600) on loopback when none is set', async () => {
     const home = mkdtempSync(join(tmpdir(), 'cad-api-gen-'))
     const s = await startApiServer({ gateway: host.gateway, profile: 'default', home, port: 0 })

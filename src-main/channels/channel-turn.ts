@@ -73,8 +73,9 @@ export class TurnLedger {
     if (hit && hit.fp === fp) return hit.result.then((r) => ({ ...r, replayed: true }))
     const result = run()
     this.keyed.set(key, { fp, at: now, result })
-    // A failed turn may be retried under the same key.
-    result.catch(() => this.keyed.get(key)?.result === result && this.keyed.delete(key))
+    // A failed turn may be retried under the same key (it then answers the user message already stored).
+    const forget = () => this.keyed.get(key)?.result === result && this.keyed.delete(key)
+    result.then((r) => r.status === 'error' && forget(), forget)
     while (this.keyed.size > IDEMPOTENCY_MAX) this.keyed.delete(this.keyed.keys().next().value!)
     return result
   }

@@ -92,7 +92,15 @@ export async function chatCompletions(
   const base = { id, created, model: body.model || ctx.modelName }
   const release = ctx.limiter.admit()
   const turn = (extra: Partial<TurnRequest> = {}) =>
-    runApiTurn(ctx, { system: instructions, idSystem, history, text, sessionId: headerSid, model: body.model, ...extra })
+    runApiTurn(ctx, {
+      system: instructions,
+      idSystem,
+      history,
+      text,
+      sessionId: headerSid,
+      model: body.model,
+      ...extra
+    })
 
   if (!body.stream) {
     let r: TurnOutcome

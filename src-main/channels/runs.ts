@@ -138,7 +138,12 @@ async function execute(
   ctx: ApiContext,
   runs: RunRegistry,
   run: Run,
-  turn: { system: string; idSystem: string | null; history: Array<{ role: 'user' | 'assistant'; content: string }>; text: string }
+  turn: {
+    system: string
+    idSystem: string | null
+    history: Array<{ role: 'user' | 'assistant'; content: string }>
+    text: string
+  }
 ): Promise<void> {
   const toolStarted = new Map<string, { name: string | null; at: number }>()
   try {
