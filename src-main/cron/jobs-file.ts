@@ -67,16 +67,13 @@ export async function updateJobs<T>(
   fn: (file: JobsFile, markChanged: () => void) => T | Promise<T>
 ): Promise<T> {
   mkdirSync(cronDir(home), { recursive: true, mode: 0o700 })
-  return withJobsLock(
-    cronDir(home),
-    async () => {
-      const file = readJobs(home)
-      let changed = false
-      const out = await fn(file, () => {
-        changed = true
-      })
-      if (changed) writeAtomic(home, file)
-      return out
-    }
-  )
+  return withJobsLock(cronDir(home), async () => {
+    const file = readJobs(home)
+    let changed = false
+    const out = await fn(file, () => {
+      changed = true
+    })
+    if (changed) writeAtomic(home, file)
+    return out
+  })
 }

@@ -45,9 +45,13 @@ function holder(lockFile: string, waitMs: number): ChildProcess {
   const secs = String(Math.max(0, waitMs) / 1000)
   const flock = onPath('flock')
   if (flock)
-    return spawn(flock, ['-x', '-w', secs, '-E', String(TIMED_OUT), lockFile, 'sh', '-c', 'echo locked; cat >/dev/null'], {
-      stdio: ['pipe', 'pipe', 'pipe']
-    })
+    return spawn(
+      flock,
+      ['-x', '-w', secs, '-E', String(TIMED_OUT), lockFile, 'sh', '-c', 'echo locked; cat >/dev/null'],
+      {
+        stdio: ['pipe', 'pipe', 'pipe']
+      }
+    )
   const py = onPath('python3')
   if (py) return spawn(py, ['-c', PY_HOLDER, lockFile, secs], { stdio: ['pipe', 'pipe', 'pipe'] })
   throw new JobsLockError(`cannot take the cron jobs lock ${lockFile}: neither flock(1) nor python3 is installed`)
@@ -72,7 +76,9 @@ export async function withJobsLock<T>(cronDir: string, fn: () => T | Promise<T>,
       throw new JobsLockError(
         `jobs.json is locked by another process (${lockFile}) for more than ${Math.round(waitMs / 1000)} s; not changing it — try again`
       )
-    throw new JobsLockError(`could not take the cron jobs lock ${lockFile}: ${stderr.trim() || `helper exited ${code}`}`)
+    throw new JobsLockError(
+      `could not take the cron jobs lock ${lockFile}: ${stderr.trim() || `helper exited ${code}`}`
+    )
   }
   try {
     return await fn()

@@ -31,7 +31,7 @@ export function createChannelsService(s: Services, rt: Runtime, opts: { live: bo
   const profiles = () => s.stores.list().map((e) => ({ name: e.name, home: e.home }))
   const scheduler = new CronScheduler({
     profiles,
-    run: (p, job) => runCronJob(rt.gateway, p.name, p.home, job, { scheduled: true }),
+    run: (p, job) => runCronJob(rt.gateway, p.name, p.home, job),
     upstreamLive: (p) => {
       try {
         return s.stores.get(p.name).upstreamGateway(Date.now() / 1000, p.name) !== null
