@@ -41,11 +41,17 @@ if (!process.env.CADUCEUS_FROM_SOURCE && existsSync(built) && !sourcesNewerThan(
   entry = join(root, 'src-main/host/cli.ts')
   usage = join(root, 'src-main/host/usage.ts')
 }
-const { USAGE, wantsHelp } = await import(pathToFileURL(usage).href)
+const { USAGE, wantsHelp, oneShotUsageError } = await import(pathToFileURL(usage).href)
 if (wantsHelp(process.argv.slice(2))) {
   // Help needs none of the host (SQLite, provider SDKs): answer before loading it.
   console.log(USAGE)
   process.exit(0)
+}
+// A malformed `run -z` / `-z` line is refused the same way: exit 2, usage on stderr, nothing sent.
+const usageError = oneShotUsageError(process.argv.slice(2))
+if (usageError) {
+  console.error(`${usageError}\n\n${USAGE}`)
+  process.exit(2)
 }
 const { runCli } = await import(pathToFileURL(entry).href)
 process.exitCode = await runCli(process.argv.slice(2))

@@ -49,6 +49,38 @@ describe('channels in the host', () => {
     expect((await call<ChannelsStatus>('channels.status', {})).apiServer.requests).toBe(1)
     const off = await call<ChannelsStatus>('channels.apiServer', { enabled: false, profile: 'default' })
     expect(off.apiServer.running).toBe(false)
+    // Stopped, with a key in .env: the page says there is a key.
+    expect(off.apiServer.keySet).toBe(true)
+    expect(secretsFor(root).API_SERVER_ENABLED).toBe('false')
+  })
+
+  it('the API toggle persists per profile (.env API_SERVER_ENABLED) and a live app restarts the server', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'cad-api-toggle-'))
+    writeFileSync(join(home, 'config.yaml'), 'model:\n  default: demo-model\n  provider: demo\n')
+    writeFileSync(join(home, '.env'), 'API_SERVER_PORT=0\n')
+    const first = await createHost({ home, headless: true, live: true, log: createLogger() })
+    try {
+      const st = await first.dispatcher.invoke('channels.status', {})
+      expect(st.ok && (st.output as ChannelsStatus).apiServer.keySet).toBe(false)
+      const on = await first.dispatcher.invoke('channels.apiServer', { enabled: true, profile: 'default' })
+      expect(on.ok && (on.output as ChannelsStatus).apiServer.running).toBe(true)
+      expect(secretsFor(home).API_SERVER_ENABLED).toBe('true')
+    } finally {
+      await first.close()
+    }
+    const second = await createHost({ home, headless: true, live: true, log: createLogger() })
+    try {
+      let s: ChannelsStatus | null = null
+      for (let i = 0; i < 100 && !s?.apiServer.running; i++) {
+        const r = await second.dispatcher.invoke('channels.status', {})
+        s = r.ok ? (r.output as ChannelsStatus) : null
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      expect(s?.apiServer).toMatchObject({ running: true, profile: 'default', keySet: true })
+    } finally {
+      await second.close()
+      rmSync(home, { recursive: true, force: true })
+    }
   })
 
   it('creates a cron job, previews, refuses a bad schedule, runs it now into a cron session', async () => {

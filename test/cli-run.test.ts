@@ -1,5 +1,5 @@
 // `caduceus run -z` as a script runs it: a real child process, real state.db, a real provider server.
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -117,6 +117,81 @@ describe('caduceus run -z', { timeout: 120_000 }, () => {
     const req = provider.requests.slice(before).find((q) => q.path.endsWith('/chat/completions'))!
     expect(JSON.stringify(req.body.messages)).toContain('named Pixel')
     expect((req.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name)).toContain('memory')
+  })
+})
+
+// Argument parsing through the real entry (bin/caduceus.mjs): what a shell user types is what the agent gets.
+describe('run -z parses like a shell', { timeout: 120_000 }, () => {
+  let echo: ScriptedProvider
+  const prompts = () =>
+    echo.requests.map((r) => {
+      const msgs = r.body.messages as Array<{ role: string; content: string }>
+      return msgs.filter((m) => m.role === 'user').at(-1)!.content
+    })
+  beforeAll(async () => {
+    echo = await startScriptedProvider({ handler: () => ({ text: 'echoed' }) })
+  })
+  afterAll(() => echo.close())
+  const run = (args: string[], stdin?: string) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
+      const child = spawn(process.execPath, ['bin/caduceus.mjs', ...args], {
+        cwd: repo,
+        env: { ...process.env, CADUCEUS_LOG_DIR: join(tmpdir(), 'cad-run-logs'), HERMES_HOME: '' }
+      })
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (d) => (stdout += d))
+      child.stderr.on('data', (d) => (stderr += d))
+      child.on('close', (code) => done({ code: code ?? -1, stdout, stderr }))
+      child.stdin.end(stdin ?? '')
+    })
+
+  it('options before and after the words, `--`, `-` and a pipe: every word reaches the agent in order', async () => {
+    const dir = home(`model:\n  default: m\n  provider: custom\n  base_url: ${echo.baseUrl}\n`)
+    const usage = join(dir, 'reports', 'usage.json')
+    const [a, b, c] = await Promise.all([
+      run(['-z', '--home', dir, 'summarise', 'my', 'inbox', '--json', '--usage-file', usage]),
+      run(['run', '--home', dir, '-z', '--', '--json', 'is', 'a', 'word']),
+      run(['run', '-z', '-', '--home', dir], 'a prompt from a pipe\n')
+    ])
+    expect([a.code, b.code, c.code]).toEqual([0, 0, 0])
+    expect(JSON.parse(a.stdout).reply).toBe('echoed')
+    expect(b.stdout.trim()).toBe('echoed')
+    expect(prompts().sort()).toEqual(['--json is a word', 'a prompt from a pipe', 'summarise my inbox'])
+    const report = JSON.parse(readFileSync(usage, 'utf8'))
+    expect(report).toMatchObject({
+      session_id: JSON.parse(a.stdout).session_id,
+      completed: true,
+      failed: false,
+      model: 'm',
+      provider: 'custom'
+    })
+    expect(report.api_calls).toBe(1)
+    expect(Object.keys(report)).toEqual(expect.arrayContaining(['estimated_cost_usd', 'total_tokens', 'cost_status']))
+  })
+
+  it('unknown flags, missing values and a prompt given twice exit 2 with usage on stderr, nothing sent', async () => {
+    const dir = home(`model:\n  default: m\n  provider: custom\n  base_url: ${echo.baseUrl}\n`)
+    const before = echo.requests.length
+    const results = await Promise.all([
+      run(['run', '-z', 'hi', '--bogus', '--home', dir]),
+      run(['-z', 'hi', '--home', dir, '--model']),
+      run(['-z', '--home', '--json', 'hi']),
+      run(['run', '-z', '-', 'and', 'words', '--home', dir])
+    ])
+    for (const r of results) {
+      expect(r.code).toBe(2)
+      expect(r.stdout).toBe('')
+      expect(r.stderr).toMatch(/^caduceus run: /)
+      expect(r.stderr).toContain('caduceus run -z PROMPT')
+    }
+    expect(results.map((r) => r.stderr.split('\n')[0])).toEqual([
+      'caduceus run: unknown option --bogus for run',
+      'caduceus run: --model needs a value',
+      'caduceus run: --home needs a value',
+      'caduceus run: give the prompt as words or as - (stdin), not both'
+    ])
+    expect(echo.requests.length).toBe(before)
   })
 })
 

@@ -184,14 +184,19 @@ describe('API server through the openai SDK', () => {
       body: JSON.stringify({ input: 'run this please' })
     })
     expect(submitted.status).toBe(202)
-    const { run_id } = await submitted.json()
+    const accepted = await submitted.json()
+    expect(accepted).toEqual({ run_id: expect.stringMatching(/^run_/), status: 'started' })
+    const { run_id } = accepted
     const text = await (await fetch(`${server.url}/v1/runs/${run_id}/events`, { headers: auth })).text()
+    // Upstream's wire: `data:` frames only (the event name is inside), closed by a `: stream closed` comment.
+    expect(text).not.toMatch(/^event:/m)
+    expect(text).not.toContain('[DONE]')
+    expect(text.trimEnd().endsWith(': stream closed')).toBe(true)
     const events = text
       .split('\n')
-      .filter((l) => l.startsWith('data: ') && !l.includes('[DONE]'))
+      .filter((l) => l.startsWith('data: '))
       .map((l) => JSON.parse(l.slice(6)).event)
-    expect(events[0]).toBe('run.started')
-    expect(events).toContain('message.delta')
+    expect(events[0]).toBe('message.delta')
     expect(events.at(-1)).toBe('run.completed')
     const status = await (await fetch(`${server.url}/v1/runs/${run_id}`, { headers: auth })).json()
     expect(status.status).toBe('completed')
@@ -259,6 +264,24 @@ describe('API server start-up', () => {
         startApiServer({ gateway: host.gateway, profile: 'default', home, host: '0.0.0.0', port: 0 })
       ).rejects.toThrow(/refusing to serve on 0\.0\.0\.0 without API_SERVER_KEY/)
     } finally {
+      rmSync(home, { recursive: true, force: true })
+    }
+  })
+
+  it('refuses a short or placeholder key on every host, loopback included, from .env or the environment', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'cad-api-weak-'))
+    try {
+      writeFileSync(join(home, 'config.yaml'), 'model:\n  provider: demo\n')
+      const start = () => startApiServer({ gateway: host.gateway, profile: 'default', home, port: 0 })
+      writeFileSync(join(home, '.env'), 'API_SERVER_KEY=abc\n')
+      await expect(start()).rejects.toThrow(/^refusing to start: API_SERVER_KEY is shorter than 16 characters/)
+      writeFileSync(join(home, '.env'), 'API_SERVER_KEY=your_api_key_here\n')
+      await expect(start()).rejects.toThrow(/API_SERVER_KEY is a placeholder/)
+      writeFileSync(join(home, '.env'), '')
+      process.env.API_SERVER_KEY = 'short-env-key'
+      await expect(start()).rejects.toThrow(/shorter than 16/)
+    } finally {
+      delete process.env.API_SERVER_KEY
       rmSync(home, { recursive: true, force: true })
     }
   })

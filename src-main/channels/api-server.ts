@@ -8,7 +8,9 @@ import { timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import { RunLimiter, TurnLedger } from './channel-turn'
 import { chatCompletions } from './chat-completions'
+import type { ConversationSessions } from './conversation'
 import { httpErrorOf, type ApiContext, type ChannelGateway } from './context'
 import { guardHost, guardJsonBody, guardOrigin, HttpError, sendError, sendJson } from './http'
 import { createResponse, deleteResponse, getResponse, ResponseStore } from './responses'
@@ -20,6 +22,8 @@ export interface ApiServerOptions {
   profile: string
   /** The profile's home: its `.env` holds API_SERVER_* (and receives a generated key). */
   home: string
+  /** The profile's stored conversations: without it every request without a session header stands alone. */
+  sessions?: ConversationSessions
   host?: string
   port?: number
   log?: LogFn
@@ -63,7 +67,14 @@ function keyMatches(expected: string, header: string | undefined): boolean {
 /** Resolves settings (refusing a keyless non-loopback bind before any socket opens), then listens. */
 export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
   const settings = resolveApiServerSettings(opts.home, { host: opts.host, port: opts.port })
-  const ctx: ApiContext = { gateway: opts.gateway, profile: opts.profile, modelName: settings.modelName }
+  const ctx: ApiContext = {
+    gateway: opts.gateway,
+    profile: opts.profile,
+    modelName: settings.modelName,
+    sessions: opts.sessions,
+    turns: new TurnLedger(),
+    limiter: new RunLimiter(settings.maxConcurrentRuns)
+  }
   const responses = new ResponseStore(join(opts.home, 'caduceus', 'api-responses'))
   const runs = new RunRegistry()
   const stats: ApiServerStats = { requests: 0, startedAt: Date.now() }

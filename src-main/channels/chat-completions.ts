@@ -1,12 +1,15 @@
 /**
- * `POST /v1/chat/completions` (hermes-channels §1): stateless — the request's `messages` are the whole
- * history — unless `X-Hermes-Session-Id` names a stored session to continue. Every response names the
- * session it was recorded in. `stream: true` answers `chat.completion.chunk` SSE frames ending in [DONE].
+ * `POST /v1/chat/completions` (hermes-channels §1): the request's `messages` are the whole history; without
+ * `X-Hermes-Session-Id` the conversation continues its stored session (conversation.ts), with it that session.
+ * Every response names the session it was recorded in. `stream: true` answers `chat.completion.chunk` SSE frames
+ * (plus `hermes.tool.progress` events and `: keepalive` comments) ending in [DONE].
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { z } from 'zod'
-import { TURN_CHANNELS, type TurnHandle } from './gateway-face'
-import { httpErrorOf, newId, newSessionId, sessionHeader, textOf, usageOf, type ApiContext } from './context'
+import { createHash } from 'node:crypto'
+import type { TurnHandle } from './gateway-face'
+import { runApiTurn, type TurnOutcome, type TurnRequest } from './channel-turn'
+import { httpErrorOf, newId, refuseImages, sessionHeader, textOf, usageOf, type ApiContext } from './context'
 import { HttpError, openSse, sendJson } from './http'
 
 const Message = z
@@ -23,9 +26,11 @@ const Body = z
 
 export interface ParsedConversation {
   text: string
-  history: Array<{ role: string; content: string }>
+  history: Array<{ role: 'user' | 'assistant'; content: string }>
   /** The caller's `system`/`developer` messages, joined: sent with this agent's own prompt, never stored. */
   instructions: string
+  /** Upstream's system prompt for the session id: the `system` messages joined by newlines (null when none). */
+  idSystem: string | null
 }
 
 /** Upper bound on a caller's system text (the agent's own prompt, memory and tools come first). */
@@ -33,6 +38,7 @@ const MAX_INSTRUCTIONS = 32_000
 
 /** The last user message is the turn; earlier user/assistant messages are its history. */
 export function splitConversation(messages: Array<{ role: string; content?: unknown }>): ParsedConversation {
+  messages.forEach((m, i) => refuseImages(m.content, `messages[${i}].content`))
   const last = messages[messages.length - 1]!
   if (last.role !== 'user') throw new HttpError(400, 'the last message must have role "user"')
   const text = textOf(last.content)
@@ -40,8 +46,14 @@ export function splitConversation(messages: Array<{ role: string; content?: unkn
   const history = messages
     .slice(0, -1)
     .filter((m) => m.role === 'user' || m.role === 'assistant')
-    .map((m) => ({ role: m.role, content: textOf(m.content) }))
-  return { text, history, instructions: joinInstructions(messages.filter(isSystem).map((m) => textOf(m.content))) }
+    .map((m) => ({ role: m.role as 'user' | 'assistant', content: textOf(m.content) }))
+  const systems = messages.filter((m) => m.role === 'system').map((m) => textOf(m.content))
+  return {
+    text,
+    history,
+    instructions: joinInstructions(messages.filter(isSystem).map((m) => textOf(m.content))),
+    idSystem: systems.length ? systems.join('\n') : null
+  }
 }
 
 const isSystem = (m: { role: string }) => m.role === 'system' || m.role === 'developer'
@@ -72,24 +84,36 @@ export async function chatCompletions(
   cors: Record<string, string>
 ): Promise<void> {
   const body = parseBody(Body, raw)
-  const { text, history, instructions } = splitConversation(body.messages)
-  const sessionId = sessionHeader(req.headers['x-hermes-session-id']) ?? newSessionId()
-  const headers = { ...cors, 'x-hermes-session-id': sessionId }
+  const { text, history, instructions, idSystem } = splitConversation(body.messages)
+  const headerSid = sessionHeader(req.headers['x-hermes-session-id'])
   const id = newId('chatcmpl-')
   const created = Math.floor(Date.now() / 1000)
-  const base = { id, created, model: ctx.modelName }
+  // The requested model is echoed, as upstream does (its runs use the profile's model).
+  const base = { id, created, model: body.model || ctx.modelName }
+  const release = ctx.limiter.admit()
+  const turn = (extra: Partial<TurnRequest> = {}) =>
+    runApiTurn(ctx, {
+      system: instructions,
+      idSystem,
+      history,
+      text,
+      sessionId: headerSid,
+      model: body.model,
+      ...extra
+    })
 
   if (!body.stream) {
-    const r = await ctx.gateway.runChannelTurn({
-      profile: ctx.profile,
-      channel: TURN_CHANNELS.api,
-      text,
-      history,
-      sessionId,
-      ephemeralPrompt: instructions
-    })
+    let r: TurnOutcome
+    try {
+      const key = header(req, 'idempotency-key')
+      r = await (key ? ctx.turns.idempotent(key, fingerprint(raw), () => turn()) : turn())
+    } finally {
+      release()
+    }
     if (r.status === 'error')
-      throw new HttpError(502, r.error || 'the agent turn failed', 'server_error', 'agent_error')
+      throw new HttpError(502, r.error || 'the agent turn failed', 'server_error', 'agent_error', {
+        'x-hermes-session-id': r.sessionId
+      })
     sendJson(
       res,
       200,
@@ -105,49 +129,83 @@ export async function chatCompletions(
         ],
         usage: usageOf(r)
       },
-      { ...headers, 'x-hermes-session-id': r.sessionId }
+      { ...cors, 'x-hermes-session-id': r.sessionId }
     )
     return
   }
 
-  const send = openSse(res, headers)
+  // The session is known only once the conversation is resolved: that happens before the stream opens.
+  let send = null as ReturnType<typeof openSse> | null
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-    send({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })
-  chunk({ role: 'assistant', content: '' })
+    send?.({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })
   let handle: TurnHandle | null = null
   let finished = false
+  const started = new Set<string>()
   // The caller hung up: stop the turn rather than let it run (and bill) for nobody.
   res.on('close', () => {
     if (!finished && handle) ctx.gateway.stop(handle.turnId)
   })
+  const open = (sid: string) => {
+    if (send) return
+    send = openSse(res, { ...cors, 'x-hermes-session-id': sid })
+    chunk({ role: 'assistant', content: '' })
+  }
   try {
-    const r = await ctx.gateway.runChannelTurn({
-      profile: ctx.profile,
-      channel: TURN_CHANNELS.api,
-      text,
-      history,
-      sessionId,
-      ephemeralPrompt: instructions,
+    const r = await turn({
       onStarted: (h) => {
         handle = h
+        open(h.sessionId)
       },
       onDelta: (d) => {
         if (d.kind === 'text' && d.text) chunk({ content: d.text })
+        else if (d.kind === 'tool_call' && d.toolCallId && d.toolName && !d.toolName.startsWith('_')) {
+          // Upstream's tool-progress frames: a named SSE event, never part of the message content.
+          started.add(d.toolCallId)
+          send?.({ tool: d.toolName, label: d.toolName, toolCallId: d.toolCallId, status: 'running' }, PROGRESS)
+        } else if (d.kind === 'tool_result' && d.toolCallId && started.delete(d.toolCallId))
+          send?.({ tool: d.toolName ?? null, toolCallId: d.toolCallId, status: 'completed' }, PROGRESS)
       }
     })
     finished = true
-    if (r.status === 'error')
-      send({ error: { message: r.error || 'the agent turn failed', type: 'server_error', code: 'agent_error' } })
-    else {
+    open(r.sessionId)
+    if (r.replayed && r.status !== 'error') chunk({ content: r.reply })
+    if (r.status === 'error') {
+      send!({
+        ...base,
+        object: 'chat.completion.chunk',
+        choices: [{ index: 0, delta: {}, finish_reason: 'error' }],
+        error: { message: r.error || 'the agent turn failed', type: 'agent_error' }
+      })
+    } else {
       chunk({}, r.status === 'interrupted' ? 'length' : 'stop')
       if (body.stream_options?.include_usage)
-        send({ ...base, object: 'chat.completion.chunk', choices: [], usage: usageOf(r) })
+        send!({ ...base, object: 'chat.completion.chunk', choices: [], usage: usageOf(r) })
     }
   } catch (err) {
     finished = true
     const e = httpErrorOf(err)
+    // Refused before anything streamed (429, a bad session): a plain error response the SDK can raise.
+    if (!send) throw e
     send({ error: { message: e.message, type: e.type, code: e.code } })
+  } finally {
+    release()
   }
-  send('[DONE]')
+  send!('[DONE]')
   res.end()
+}
+
+const PROGRESS = 'hermes.tool.progress'
+
+export function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name]
+  const s = Array.isArray(v) ? v[0] : v
+  return s?.trim() ? s.trim().slice(0, 256) : undefined
+}
+
+/** What makes two requests under one Idempotency-Key "the same" (upstream's fields). */
+export function fingerprint(raw: Record<string, unknown>): string {
+  const pick = ['model', 'messages', 'input', 'instructions', 'tools', 'tool_choice', 'stream']
+  return createHash('sha256')
+    .update(JSON.stringify(pick.map((k) => raw[k] ?? null)))
+    .digest('hex')
 }

@@ -12,7 +12,9 @@ export class HttpError extends Error {
     readonly status: number,
     message: string,
     readonly type = 'invalid_request_error',
-    readonly code: string | null = null
+    readonly code: string | null = null,
+    /** Extra response headers (429's Retry-After). */
+    readonly headers: Record<string, string> = {}
   ) {
     super(message)
   }
@@ -31,7 +33,12 @@ export function sendJson(
 
 /** OpenAI's error shape: `{"error": {"message", "type", "code"}}`. */
 export function sendError(res: ServerResponse, err: HttpError): void {
-  sendJson(res, err.status, { error: { message: err.message, type: err.type, param: null, code: err.code } })
+  sendJson(
+    res,
+    err.status,
+    { error: { message: err.message, type: err.type, param: null, code: err.code } },
+    err.headers
+  )
 }
 
 /** Read a JSON object body, refusing more than MAX_BODY_BYTES with 413 before buffering it all. */
@@ -75,14 +82,20 @@ export function guardOrigin(req: IncomingMessage, allowed: string[]): Record<str
     throw new HttpError(403, `origin ${origin} not allowed`, 'permission_error', 'origin_not_allowed')
   return {
     'access-control-allow-origin': origin,
-    'access-control-allow-headers': 'authorization, content-type, x-hermes-session-id',
-    'access-control-expose-headers': 'x-hermes-session-id',
+    'access-control-allow-headers': 'authorization, content-type, x-hermes-session-id, idempotency-key',
+    'access-control-expose-headers': 'x-hermes-session-id, retry-after',
     'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
     vary: 'origin'
   }
 }
 
-/** Start an SSE response. */
+/** Silence longer than this on an open stream gets a `: keepalive` comment (proxies drop idle streams). */
+export const SSE_KEEPALIVE_MS = Number(process.env.CADUCEUS_SSE_KEEPALIVE_MS) || 15_000
+
+/**
+ * Start an SSE response. While it is open, a `: keepalive` comment goes out after each stretch of silence
+ * (a long tool call or inline delegation), so a proxy between the caller and this server keeps the stream.
+ */
 export function openSse(
   res: ServerResponse,
   headers: Record<string, string> = {}
@@ -91,10 +104,24 @@ export function openSse(
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache',
     connection: 'keep-alive',
+    'x-accel-buffering': 'no',
     ...headers
   })
+  let last = Date.now()
+  const timer = setInterval(
+    () => {
+      if (res.writableEnded || res.destroyed) return clearInterval(timer)
+      if (Date.now() - last < SSE_KEEPALIVE_MS) return
+      res.write(': keepalive\n\n')
+      last = Date.now()
+    },
+    Math.max(10, Math.floor(SSE_KEEPALIVE_MS / 4))
+  )
+  timer.unref()
+  res.once('close', () => clearInterval(timer))
   return (data, event) => {
     if (res.writableEnded) return
+    last = Date.now()
     res.write(`${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`)
   }
 }

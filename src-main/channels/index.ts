@@ -4,3 +4,4 @@
  * binding (seed 003); one-shot and cron turns use the gateway's channels directly.
  */
 export { startApiServer, type ApiServer } from './api-server'
+export type { ConversationSessions, StoredTurn } from './conversation'

@@ -7,9 +7,10 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wri
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { join } from 'node:path'
 import { z } from 'zod'
-import { joinInstructions, splitConversation, parseBody } from './chat-completions'
-import { newId, newSessionId, sessionHeader, textOf, type ApiContext } from './context'
-import { TURN_CHANNELS, type ChannelTurnResult } from './gateway-face'
+import { fingerprint, header, joinInstructions, splitConversation, parseBody } from './chat-completions'
+import { runApiTurn, type TurnOutcome, type TurnRequest } from './channel-turn'
+import { newId, sessionHeader, type ApiContext } from './context'
+import type { ChannelTurnResult } from './gateway-face'
 import { HttpError, openSse, sendJson } from './http'
 
 const MAX_KEPT = 1000
@@ -132,36 +133,31 @@ export async function createResponse(
     sessionId = prev.sessionId
   }
   const items =
-    typeof body.input === 'string'
-      ? [{ role: 'user', content: body.input }]
-      : body.input.map((i) => ({ role: i.role, content: textOf(i.content) }))
+    typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input.map((i) => ({ ...i }))
   const conv = splitConversation(items)
-  const { text, history } = conv
   // `instructions` first, then any system/developer input items (Responses API order).
   const instructions = joinInstructions([body.instructions, conv.instructions])
-  const sid = sessionId ?? newSessionId()
+  const idSystem = [body.instructions, conv.idSystem].filter((x): x is string => Boolean(x)).join('\n') || null
   const id = newId('resp_')
   const itemId = newId('msg_')
   const createdAt = Math.floor(Date.now() / 1000)
+  const model = body.model || ctx.modelName
+  const message = (status: string, text: string) => ({
+    type: 'message',
+    id: itemId,
+    status,
+    role: 'assistant',
+    content: status === 'in_progress' ? [] : [part(text)]
+  })
   const shell = (status: string, reply: string, r?: ChannelTurnResult) => ({
     id,
     object: 'response',
     created_at: createdAt,
     status,
-    model: ctx.modelName,
+    model,
     previous_response_id: body.previous_response_id ?? null,
     instructions: body.instructions ?? null,
-    output: r
-      ? [
-          {
-            type: 'message',
-            id: itemId,
-            status: 'completed',
-            role: 'assistant',
-            content: [{ type: 'output_text', text: reply, annotations: [] }]
-          }
-        ]
-      : [],
+    output: r ? [message('completed', reply)] : [],
     output_text: reply,
     usage: r
       ? { input_tokens: r.tokens.input, output_tokens: r.tokens.output, total_tokens: r.tokens.input + r.tokens.output }
@@ -175,43 +171,59 @@ export async function createResponse(
     temperature: null,
     top_p: null
   })
-  const run = (onDelta?: (d: string) => void) =>
-    ctx.gateway.runChannelTurn({
-      profile: ctx.profile,
-      channel: TURN_CHANNELS.api,
-      text,
-      history,
-      sessionId: sid,
-      ephemeralPrompt: instructions,
-      ...(onDelta
-        ? {
-            onDelta: (d: { kind: string; text?: string }) => {
-              if (d.kind === 'text' && d.text) onDelta(d.text)
-            }
-          }
-        : {})
+  const release = ctx.limiter.admit()
+  const run = (extra: Partial<TurnRequest> = {}) =>
+    runApiTurn(ctx, {
+      system: instructions,
+      idSystem,
+      history: conv.history,
+      text: conv.text,
+      sessionId,
+      model: body.model,
+      ...extra
     })
   const keep = (response: Record<string, unknown>, r: ChannelTurnResult) => {
     if (body.store !== false) store.put(id, { body: response, sessionId: r.sessionId })
   }
 
   if (!body.stream) {
-    const r = await run()
+    let r: TurnOutcome
+    try {
+      const key = header(req, 'idempotency-key')
+      r = await (key ? ctx.turns.idempotent(key, fingerprint(raw), () => run()) : run())
+    } finally {
+      release()
+    }
     if (r.status === 'error')
       throw new HttpError(502, r.error || 'the agent turn failed', 'server_error', 'agent_error')
     const response = shell(r.status === 'completed' ? 'completed' : 'incomplete', r.reply, r)
     keep(response, r)
     return sendJson(res, 200, response, { ...cors, 'x-hermes-session-id': r.sessionId })
   }
-  // Streaming: the Responses event sequence (created → output_text.delta… → completed), each with its type as the SSE event.
-  const send = openSse(res, { ...cors, 'x-hermes-session-id': sid })
+  // Streaming: the whole Responses event sequence the SDK's stream helpers rebuild the response from:
+  // created → in_progress → output_item.added → content_part.added → output_text.delta… → output_text.done →
+  // content_part.done → output_item.done → completed. Each event's type is also its SSE event name.
+  let send = null as ReturnType<typeof openSse> | null
   let seq = 0
-  const event = (type: string, data: Record<string, unknown>) => send({ type, sequence_number: seq++, ...data }, type)
-  event('response.created', { response: shell('in_progress', '') })
+  const event = (type: string, data: Record<string, unknown>) => send?.({ type, sequence_number: seq++, ...data }, type)
+  const at = { item_id: itemId, output_index: 0, content_index: 0 }
+  const open = (sid: string) => {
+    if (send) return
+    send = openSse(res, { ...cors, 'x-hermes-session-id': sid })
+    event('response.created', { response: shell('in_progress', '') })
+    event('response.in_progress', { response: shell('in_progress', '') })
+    event('response.output_item.added', { output_index: 0, item: message('in_progress', '') })
+    event('response.content_part.added', { ...at, part: part('') })
+  }
+  const delta = (text: string) => event('response.output_text.delta', { ...at, delta: text, logprobs: [] })
   try {
-    const r = await run((delta) =>
-      event('response.output_text.delta', { item_id: itemId, output_index: 0, content_index: 0, delta, logprobs: [] })
-    )
+    const r = await run({
+      onStarted: (h) => open(h.sessionId),
+      onDelta: (d) => {
+        if (d.kind === 'text' && d.text) delta(d.text)
+      }
+    })
+    open(r.sessionId)
     if (r.status === 'error')
       event('response.failed', {
         response: {
@@ -220,24 +232,26 @@ export async function createResponse(
         }
       })
     else {
+      if (r.replayed && r.reply) delta(r.reply)
       const response = shell(r.status === 'completed' ? 'completed' : 'incomplete', r.reply, r)
       keep(response, r)
-      event('response.output_text.done', {
-        item_id: itemId,
-        output_index: 0,
-        content_index: 0,
-        text: r.reply,
-        logprobs: []
-      })
-      event('response.completed', { response })
+      event('response.output_text.done', { ...at, text: r.reply, logprobs: [] })
+      event('response.content_part.done', { ...at, part: part(r.reply) })
+      event('response.output_item.done', { output_index: 0, item: message('completed', r.reply) })
+      event(r.status === 'completed' ? 'response.completed' : 'response.incomplete', { response })
     }
   } catch (err) {
+    if (!send) throw err
     event('response.failed', {
       response: { ...shell('failed', ''), error: { code: 'server_error', message: (err as Error).message } }
     })
+  } finally {
+    release()
   }
   res.end()
 }
+
+const part = (text: string) => ({ type: 'output_text', text, annotations: [] })
 
 export function getResponse(store: ResponseStore, id: string, res: ServerResponse, cors: Record<string, string>): void {
   const k = store.get(id)

@@ -1,13 +1,14 @@
 /**
- * Runs (hermes-channels §1): `POST /v1/runs` → 202 {run_id}; the turn runs in the background of THIS
- * request/response server, so its lifecycle is observable only by polling `GET /v1/runs/{id}` or reading
- * `GET /v1/runs/{id}/events` (SSE, replayed from the start, then live); `POST /v1/runs/{id}/stop`.
+ * Runs (hermes-channels §1): `POST /v1/runs` → 202 {run_id, status: "started"}; the turn runs in the background
+ * of THIS request/response server, so its lifecycle is observable only by polling `GET /v1/runs/{id}` or reading
+ * `GET /v1/runs/{id}/events`: upstream's wire, one `data: {json}` frame per event (no `event:` lines), replayed
+ * from the start then live, `: keepalive` during silence, and a closing `: stream closed` comment.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { z } from 'zod'
 import { joinInstructions, parseBody, splitConversation } from './chat-completions'
-import { httpErrorOf, newId, newSessionId, sessionHeader, textOf, type ApiContext } from './context'
-import { TURN_CHANNELS } from './gateway-face'
+import { runApiTurn } from './channel-turn'
+import { httpErrorOf, newId, sessionHeader, type ApiContext } from './context'
 import { HttpError, openSse, sendJson } from './http'
 
 const MAX_RUNS = 500
@@ -19,7 +20,8 @@ const Body = z
       z.array(z.object({ role: z.string(), content: z.unknown() }).passthrough()).min(1)
     ]),
     session_id: z.string().nullish(),
-    instructions: z.string().nullish()
+    instructions: z.string().nullish(),
+    model: z.string().nullish()
   })
   .passthrough()
 
@@ -33,7 +35,10 @@ export interface RunEvent {
 interface Run {
   id: string
   status: RunStatus
-  sessionId: string
+  sessionId: string | null
+  model: string
+  lastEvent: string | null
+  updatedAt: number
   createdAt: number
   turnId: string | null
   stopRequested: boolean
@@ -53,12 +58,15 @@ export class RunRegistry {
     return r
   }
 
-  create(sessionId: string): Run {
+  create(sessionId: string | null, model: string): Run {
     const run: Run = {
       id: newId('run_'),
       status: 'queued',
       sessionId,
-      createdAt: Math.floor(Date.now() / 1000),
+      model,
+      lastEvent: null,
+      updatedAt: Date.now() / 1000,
+      createdAt: Date.now() / 1000,
       turnId: null,
       stopRequested: false,
       output: null,
@@ -78,6 +86,8 @@ export class RunRegistry {
 
   emit(run: Run, event: string, data: Record<string, unknown> = {}): void {
     const e: RunEvent = { event, run_id: run.id, timestamp: Date.now() / 1000, ...data }
+    run.lastEvent = event
+    run.updatedAt = e.timestamp as number
     run.events.push(e)
     for (const l of run.listeners) l(e)
   }
@@ -93,7 +103,10 @@ export const statusOf = (r: Run) => ({
   run_id: r.id,
   status: r.status,
   session_id: r.sessionId,
+  model: r.model,
   created_at: r.createdAt,
+  updated_at: r.updatedAt,
+  last_event: r.lastEvent,
   output: r.output,
   error: r.error,
   usage: r.usage
@@ -108,52 +121,52 @@ export async function submitRun(
   cors: Record<string, string>
 ): Promise<void> {
   const body = parseBody(Body, raw)
-  const items =
-    typeof body.input === 'string'
-      ? [{ role: 'user', content: body.input }]
-      : body.input.map((i) => ({ role: i.role, content: textOf(i.content) }))
+  const items = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input
   const conv = splitConversation(items)
-  const { text, history } = conv
   const instructions = joinInstructions([body.instructions, conv.instructions])
-  const sessionId = sessionHeader(body.session_id ?? req.headers['x-hermes-session-id']) ?? newSessionId()
-  const run = runs.create(sessionId)
-  sendJson(
-    res,
-    202,
-    { object: 'hermes.run', run_id: run.id, status: run.status, session_id: sessionId },
-    { ...cors, 'x-hermes-session-id': sessionId }
+  const idSystem = [body.instructions, conv.idSystem].filter((x): x is string => Boolean(x)).join('\n') || null
+  const sessionId = sessionHeader(body.session_id ?? req.headers['x-hermes-session-id']) ?? null
+  const release = ctx.limiter.admit()
+  const run = runs.create(sessionId, body.model || ctx.modelName)
+  sendJson(res, 202, { run_id: run.id, status: 'started' }, cors)
+  void execute(ctx, runs, run, { system: instructions, idSystem, history: conv.history, text: conv.text }).finally(
+    release
   )
-  void execute(ctx, runs, run, text, history, instructions)
 }
 
 async function execute(
   ctx: ApiContext,
   runs: RunRegistry,
   run: Run,
-  text: string,
-  history: Array<{ role: string; content: string }>,
-  instructions: string
+  turn: {
+    system: string
+    idSystem: string | null
+    history: Array<{ role: 'user' | 'assistant'; content: string }>
+    text: string
+  }
 ): Promise<void> {
+  const toolStarted = new Map<string, { name: string | null; at: number }>()
   try {
-    const r = await ctx.gateway.runChannelTurn({
-      profile: ctx.profile,
-      channel: TURN_CHANNELS.api,
-      text,
-      history,
-      sessionId: run.sessionId,
-      ephemeralPrompt: instructions,
+    const r = await runApiTurn(ctx, {
+      ...turn,
+      sessionId: run.sessionId ?? undefined,
       onStarted: (h) => {
         run.turnId = h.turnId
+        run.sessionId = h.sessionId
         run.status = 'running'
-        runs.emit(run, 'run.started', { session_id: run.sessionId })
         if (run.stopRequested) ctx.gateway.stop(h.turnId)
       },
       onDelta: (d) => {
         if (d.kind === 'text' && d.text) runs.emit(run, 'message.delta', { delta: d.text })
-        else if (d.kind === 'tool_call')
-          runs.emit(run, 'tool.started', { tool_name: d.toolName ?? null, tool_call_id: d.toolCallId ?? null })
-        else if (d.kind === 'tool_result')
-          runs.emit(run, 'tool.completed', { tool_name: d.toolName ?? null, tool_call_id: d.toolCallId ?? null })
+        else if (d.kind === 'tool_call' && d.toolCallId) {
+          toolStarted.set(d.toolCallId, { name: d.toolName ?? null, at: Date.now() })
+          runs.emit(run, 'tool.started', { tool: d.toolName ?? null, preview: d.toolName ?? null })
+        } else if (d.kind === 'tool_result' && d.toolCallId) {
+          const t = toolStarted.get(d.toolCallId)
+          toolStarted.delete(d.toolCallId)
+          const duration = t ? Math.round(Date.now() - t.at) / 1000 : 0
+          runs.emit(run, 'tool.completed', { tool: d.toolName ?? t?.name ?? null, duration, error: false })
+        }
       }
     })
     run.sessionId = r.sessionId
@@ -165,11 +178,11 @@ async function execute(
     if (r.status === 'completed') {
       run.status = 'completed'
       run.output = r.reply
-      runs.emit(run, 'run.completed', { output: r.reply, usage: run.usage, session_id: r.sessionId })
+      runs.emit(run, 'run.completed', { output: r.reply, usage: run.usage })
     } else if (r.status === 'interrupted') {
       run.status = 'cancelled'
       run.output = r.reply
-      runs.emit(run, 'run.cancelled', { output: r.reply, session_id: r.sessionId })
+      runs.emit(run, 'run.cancelled')
     } else {
       run.status = 'failed'
       run.error = r.error || 'the agent turn failed'
@@ -187,17 +200,13 @@ async function execute(
 export function runEvents(runs: RunRegistry, id: string, res: ServerResponse, cors: Record<string, string>): void {
   const run = runs.get(id)
   const send = openSse(res, cors)
-  for (const e of run.events) send(e, e.event)
+  const close = () => {
+    if (!res.writableEnded) res.end(': stream closed\n\n')
+  }
+  for (const e of run.events) send(e)
   const finishedAlready = run.status !== 'queued' && run.status !== 'running'
-  if (finishedAlready) {
-    send('[DONE]')
-    return void res.end()
-  }
-  const listener = (e: RunEvent | null) => {
-    if (e) return send(e, e.event)
-    send('[DONE]')
-    res.end()
-  }
+  if (finishedAlready) return close()
+  const listener = (e: RunEvent | null) => (e ? send(e) : close())
   run.listeners.add(listener)
   res.on('close', () => run.listeners.delete(listener))
 }

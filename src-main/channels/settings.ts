@@ -1,10 +1,11 @@
 /**
  * API-server settings (hermes-channels §1): `API_SERVER_*` from the process env first, then the profile's
  * `.env`. On loopback with no key, one is generated into the profile `.env` (0600) so the server is never
- * open; on any other host a missing key refuses the start.
+ * open; on any other host a missing key refuses the start. A key under 16 characters or a placeholder is
+ * refused on every host, loopback included (as upstream: the endpoint runs terminal-capable agents).
  */
 import { randomBytes } from 'node:crypto'
-import { secretsFor, configFiles } from '../config'
+import { configSections, configFiles, isPlainObject, loadConfig, secretsFor } from '../config'
 
 export const DEFAULT_API_HOST = '127.0.0.1'
 export const DEFAULT_API_PORT = 8642
@@ -18,6 +19,49 @@ export interface ApiServerSettings {
   keyGenerated: boolean
   modelName: string
   corsOrigins: string[]
+  /** `gateway.api_server.max_concurrent_runs` in config.yaml (default 10, 0 = no cap). */
+  maxConcurrentRuns: number
+}
+
+export const MIN_KEY_LENGTH = 16
+export const DEFAULT_MAX_CONCURRENT_RUNS = 10
+const PLACEHOLDERS = new Set([
+  'changeme',
+  'change-me',
+  'change_me',
+  'placeholder',
+  'example',
+  'dummy',
+  'secret',
+  'password',
+  'null',
+  'none',
+  'your_api_key',
+  'your-api-key',
+  'your_api_key_here',
+  'your-api-key-here',
+  'api_server_key',
+  'your_api_server_key',
+  'replace_me',
+  'replace-me',
+  'xxxxxxxxxxxxxxxx'
+])
+
+/** Why this key must not guard the server, or null when it may. */
+export function weakKeyReason(key: string): string | null {
+  const k = key.trim()
+  if (k.length < MIN_KEY_LENGTH) return `API_SERVER_KEY is shorter than ${MIN_KEY_LENGTH} characters`
+  if (PLACEHOLDERS.has(k.toLowerCase()) || /^(.)\1*$/.test(k) || /^<.*>$/.test(k))
+    return 'API_SERVER_KEY is a placeholder'
+  return null
+}
+
+function maxConcurrentRuns(home: string): number {
+  const gw = configSections.section(loadConfig(home).raw, 'gateway')
+  const api = isPlainObject(gw.api_server) ? gw.api_server : {}
+  const raw = api.max_concurrent_runs
+  const n = typeof raw === 'string' && raw.trim() ? Number(raw) : raw
+  return typeof n === 'number' && Number.isFinite(n) ? Math.max(0, Math.floor(n)) : DEFAULT_MAX_CONCURRENT_RUNS
 }
 
 export class ApiServerConfigError extends Error {}
@@ -51,9 +95,22 @@ export function resolveApiServerSettings(
     configFiles.updateEnv(configFiles.env(home), 'API_SERVER_KEY', key)
     keyGenerated = true
   }
+  const weak = weakKeyReason(key)
+  if (weak)
+    throw new ApiServerConfigError(
+      `refusing to start: ${weak}; set a strong one (e.g. \`openssl rand -hex 32\`) in ${configFiles.env(home)} or the environment`
+    )
   const corsOrigins = get('API_SERVER_CORS_ORIGINS')
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)
-  return { host, port, key, keyGenerated, modelName: get('API_SERVER_MODEL_NAME') || DEFAULT_API_MODEL, corsOrigins }
+  return {
+    host,
+    port,
+    key,
+    keyGenerated,
+    modelName: get('API_SERVER_MODEL_NAME') || DEFAULT_API_MODEL,
+    corsOrigins,
+    maxConcurrentRuns: maxConcurrentRuns(home)
+  }
 }

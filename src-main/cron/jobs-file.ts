@@ -1,13 +1,13 @@
 /**
  * `<profile home>/cron/jobs.json` = `{"jobs": [...], "updated_at": ISO}` (hermes-channels §3). Every
- * change is read-modify-write under a cross-process lock (`cron/jobs.json.lock`, proper-lockfile) and
+ * change is read-modify-write under upstream's own lock (flock on `cron/.jobs.lock`, jobs-lock.ts) and
  * lands by temp file + rename, so a reader never sees half a file. Jobs are kept as raw objects: fields
  * this app does not know (newer upstream versions) survive every rewrite untouched.
  */
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import lockfile from 'proper-lockfile'
+import { withJobsLock } from './jobs-lock'
 import { isoWithOffset } from './schedule'
 
 export type RawJob = Record<string, unknown> & { id: string }
@@ -66,14 +66,8 @@ export async function updateJobs<T>(
   home: string,
   fn: (file: JobsFile, markChanged: () => void) => T | Promise<T>
 ): Promise<T> {
-  mkdirSync(cronDir(home), { recursive: true })
-  const release = await lockfile.lock(cronDir(home), {
-    lockfilePath: join(cronDir(home), 'jobs.json.lock'),
-    realpath: false,
-    stale: 15_000,
-    retries: { retries: 60, minTimeout: 20, maxTimeout: 250, randomize: true }
-  })
-  try {
+  mkdirSync(cronDir(home), { recursive: true, mode: 0o700 })
+  return withJobsLock(cronDir(home), async () => {
     const file = readJobs(home)
     let changed = false
     const out = await fn(file, () => {
@@ -81,7 +75,5 @@ export async function updateJobs<T>(
     })
     if (changed) writeAtomic(home, file)
     return out
-  } finally {
-    await release()
-  }
+  })
 }

@@ -1,14 +1,19 @@
 /**
- * One cron run: a stateless-channel turn (seed 003: delegation inline, no terminal notify) recorded as a
- * `source = 'cron'` session, its reply written to `cron/output/<job_id>/<timestamp>.md`, and the job's
- * last_* fields (and repeat count, for scheduled runs) updated under the jobs.json lock.
+ * One cron run of an upstream-format job. A `no_agent` job runs its script and its stdout is the output; any other
+ * job is a stateless-channel turn (seed 003) recorded as a `source = 'cron'` session, its text assembled from the
+ * pre-run script, `context_from` and `skills` (job-prompt.ts), limited to its `enabled_toolsets` and run in its
+ * `workdir`. The output lands in `cron/output/<job_id>/<timestamp>.md`; `deliver` targets this host cannot reach
+ * are reported in `last_delivery_error`; the run is then counted as upstream counts it (a hand run too), and a job
+ * that reached its repeat limit is removed.
  */
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { TURN_CHANNELS, type ChannelTurnInput, type ChannelTurnResult } from '../gateway'
 import { cronDir, updateJobs, type RawJob } from './jobs-file'
-import { completedOf, timesOf } from './jobs'
-import { isoWithOffset } from './schedule'
+import { buildJobPrompt } from './job-prompt'
+import { runJobScript, wakesAgent, type ScriptResult } from './job-script'
+import { completedOf, timeZoneOf, timesOf } from './jobs'
+import { isoWithOffset, nextRunAfter } from './schedule'
 
 export interface CronGateway {
   runChannelTurn(input: ChannelTurnInput): Promise<ChannelTurnResult>
@@ -16,12 +21,17 @@ export interface CronGateway {
 
 export interface CronRunResult {
   jobId: string
+  /** The cron session ('' for a `no_agent` job or a silent run: no agent turn). */
   sessionId: string
   status: 'ok' | 'error'
   error: string | null
   outputPath: string
   reply: string
+  /** Why the output could not be delivered where `deliver` says (null: delivered, local or nothing to deliver). */
+  deliveryError: string | null
 }
+
+const SILENT = '[SILENT]'
 
 const stamp = (ms: number) =>
   new Date(ms)
@@ -34,87 +44,200 @@ export function outputDir(home: string, jobId: string): string {
   return join(cronDir(home), 'output', jobId)
 }
 
+const field = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : undefined)
+
+interface Outcome {
+  ok: boolean
+  error: string | null
+  /** What would be delivered ('' or [SILENT]: nothing). */
+  deliver: string
+  doc: string
+  sessionId: string
+}
+
 export async function runCronJob(
   gateway: CronGateway,
   profile: string,
   home: string,
   job: RawJob,
-  opts: { now?: () => number; scheduled?: boolean } = {}
+  opts: { now?: () => number } = {}
 ): Promise<CronRunResult> {
   const now = opts.now ?? Date.now
   const started = now()
-  const sessionId = `cron_${job.id}_${stamp(started)}`
-  let result: ChannelTurnResult | null = null
-  let error: string | null = null
-  try {
-    const field = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : undefined)
-    // The job's own model / provider / endpoint (upstream job fields) win over the profile's.
-    const model = field(job.model)
-    result = await gateway.runChannelTurn({
-      profile,
-      channel: TURN_CHANNELS.cron,
-      text: String(job.prompt ?? ''),
-      sessionId,
-      model,
-      provider: field(job.provider),
-      baseUrl: field(job.base_url)
-    })
-    if (result.status !== 'completed') error = result.error || `turn ${result.status}`
-  } catch (err) {
-    error = (err as Error).message
-  }
-  const reply = result?.reply ?? ''
-  const dir = outputDir(home, job.id)
-  mkdirSync(dir, { recursive: true })
-  const outputPath = join(dir, `${stamp(started)}.md`)
-  writeFileSync(
-    outputPath,
+  const name = String(job.name || job.prompt || job.id)
+  const head = (mode: string, status: string) =>
     [
-      `# Cron job: ${String(job.name ?? job.id)}`,
+      `# Cron job: ${name}`,
       '',
       `- Job: ${job.id}`,
-      `- Schedule: ${String(job.schedule_display ?? '')}`,
       `- Ran at: ${isoWithOffset(started)}`,
-      `- Session: ${result?.sessionId ?? sessionId}`,
-      `- Status: ${error ? 'error' : 'ok'}`,
-      '',
-      '## Prompt',
-      '',
-      String(job.prompt ?? ''),
-      '',
-      '## Response',
-      '',
-      error ? `Error: ${error}` : reply,
+      `- Mode: ${mode}`,
+      `- Status: ${status}`,
       ''
     ].join('\n')
-  )
-
-  await updateJobs(home, (file, changed) => {
-    const live = file.jobs.find((j) => j.id === job.id)
-    if (!live) return // removed while it ran: nothing to record
-    // last_session_id is Caduceus's own addition (kept by upstream as an unknown field): the Cron page opens it.
-    Object.assign(live, {
-      last_run_at: isoWithOffset(started),
-      last_status: error ? 'error' : 'ok',
-      last_error: error,
-      last_session_id: result?.sessionId ?? sessionId
-    })
-    if (opts.scheduled) {
-      const completed = completedOf(live) + 1
-      live.repeat = { ...((live.repeat as object | null) ?? {}), times: timesOf(live), completed }
-      const times = timesOf(live)
-      const onceDone = (live.schedule as { kind?: string } | null)?.kind === 'once'
-      if ((times !== null && completed >= times) || onceDone)
-        Object.assign(live, { state: 'completed', enabled: false, next_run_at: null })
-    }
-    changed()
-  })
+  let o: Outcome
+  try {
+    if (job.no_agent) o = await scriptOnly(home, job, head)
+    else o = await agentRun(gateway, profile, home, job, started, head)
+  } catch (err) {
+    const error = (err as Error).message
+    o = { ok: false, error, deliver: '', doc: `${head('agent', 'error')}\nError: ${error}\n`, sessionId: '' }
+  }
+  const dir = outputDir(home, job.id)
+  mkdirSync(dir, { recursive: true, mode: 0o700 })
+  const outputPath = join(dir, `${stamp(started)}.md`)
+  writeFileSync(outputPath, o.doc, { mode: 0o600 })
+  const content = o.ok ? o.deliver : `Cron job '${name}' failed: ${o.error}`
+  const deliveryError = content.trim() && content.trim() !== SILENT ? deliveryProblem(job.deliver, outputPath) : null
+  await markRun(home, job.id, now(), o, deliveryError)
   return {
     jobId: job.id,
-    sessionId: result?.sessionId ?? sessionId,
-    status: error ? 'error' : 'ok',
-    error,
+    sessionId: o.sessionId,
+    status: o.ok ? 'ok' : 'error',
+    error: o.error,
     outputPath,
-    reply
+    reply: o.deliver,
+    deliveryError
   }
+}
+
+async function scriptOnly(home: string, job: RawJob, head: (m: string, s: string) => string): Promise<Outcome> {
+  const script = field(job.script)
+  if (!script) {
+    const error = 'no_agent is set but the job has no script'
+    return { ok: false, error, deliver: '', doc: `${head('no_agent (script)', 'error')}\n${error}\n`, sessionId: '' }
+  }
+  const r = await runJobScript(home, script)
+  const mode = 'no_agent (script)'
+  if (!r.ok)
+    return {
+      ok: false,
+      error: r.output,
+      deliver: '',
+      doc: `${head(mode, 'script failed')}\n${r.output}\n`,
+      sessionId: ''
+    }
+  if (!wakesAgent(r.output) || !r.output.trim())
+    return { ok: true, error: null, deliver: SILENT, doc: head(mode, 'silent'), sessionId: '' }
+  return { ok: true, error: null, deliver: r.output, doc: `${head(mode, 'ok')}\n---\n\n${r.output}\n`, sessionId: '' }
+}
+
+async function agentRun(
+  gateway: CronGateway,
+  profile: string,
+  home: string,
+  job: RawJob,
+  started: number,
+  head: (m: string, s: string) => string
+): Promise<Outcome> {
+  let script: ScriptResult | null = null
+  const scriptPath = field(job.script)
+  if (scriptPath) {
+    script = await runJobScript(home, scriptPath)
+    // Nothing collected, or the script's gate says so: no agent turn this time.
+    if (script.ok && (!script.output.trim() || !wakesAgent(script.output)))
+      return {
+        ok: true,
+        error: null,
+        deliver: SILENT,
+        doc: head('agent', 'silent (script had nothing)'),
+        sessionId: ''
+      }
+  }
+  const text = buildJobPrompt(home, cronDir(home), job, script)
+  if (!text.trim()) throw new Error('the job has no prompt, script output or skill to run')
+  const sessionId = `cron_${job.id}_${stamp(started)}`
+  const workdir = field(job.workdir)
+  const toolsets = Array.isArray(job.enabled_toolsets) ? mapToolsets(job.enabled_toolsets) : undefined
+  const r = await gateway.runChannelTurn({
+    profile,
+    channel: TURN_CHANNELS.cron,
+    text,
+    sessionId,
+    // The job's own model / provider / endpoint (upstream job fields) win over the profile's.
+    model: field(job.model),
+    provider: field(job.provider),
+    baseUrl: field(job.base_url),
+    ...(toolsets ? { toolsets } : {}),
+    ...(workdir ? { cwd: workdir, ephemeralPrompt: workdirContext(workdir) } : {})
+  })
+  let error = r.status === 'completed' ? null : r.error || `turn ${r.status}`
+  if (!error && !r.reply.trim()) error = 'the agent completed but produced an empty response'
+  const doc = [
+    head('agent', error ? 'error' : 'ok'),
+    `- Session: ${r.sessionId}`,
+    '',
+    '## Prompt',
+    '',
+    text,
+    '',
+    '## Response',
+    '',
+    error ? `Error: ${error}` : r.reply,
+    ''
+  ].join('\n')
+  return { ok: !error, error, deliver: r.reply, doc, sessionId: r.sessionId }
+}
+
+/**
+ * Upstream toolset names → this host's toolsets, exactly: a name with no tools here (file, web, browser…) gives
+ * none, and nothing is added that the job did not name (no memory or delegation extras).
+ */
+const TOOLSETS: Record<string, string> = { terminal: 'terminal', memory: 'memory', delegation: 'delegation' }
+function mapToolsets(names: unknown[]): string[] {
+  return [...new Set(names.map((n) => TOOLSETS[String(n).trim()]).filter((t): t is string => Boolean(t)))]
+}
+
+/** Upstream runs a `workdir` job as if launched there: that folder's agent instructions join the prompt. */
+function workdirContext(dir: string): string {
+  for (const f of ['AGENTS.md', 'CLAUDE.md', '.cursorrules']) {
+    const p = join(dir, f)
+    if (existsSync(p)) return `Working directory: ${dir}\n\n${f}:\n${readFileSync(p, 'utf8').slice(0, 20_000)}`
+  }
+  return `Working directory: ${dir}`
+}
+
+/** This host delivers locally only: any other target is reported, never silently dropped. */
+function deliveryProblem(deliver: unknown, outputPath: string): string | null {
+  const parts = (Array.isArray(deliver) ? deliver.map(String) : String(deliver ?? '').split(','))
+    .map((p) => p.trim())
+    .filter(Boolean)
+  // `origin` with no origin chat is skipped by upstream too; the output stays local.
+  const remote = parts.filter((p) => p !== 'local' && p !== 'origin')
+  if (!remote.length) return null
+  return `this host cannot deliver to ${remote.join(', ')}: Caduceus keeps cron output locally (${outputPath}); upstream's gateway delivers to chat platforms`
+}
+
+/** Upstream's bookkeeping after a run: last_*, one more completed run, removal at the repeat limit, next time. */
+async function markRun(home: string, id: string, at: number, o: Outcome, deliveryError: string | null): Promise<void> {
+  const timeZone = timeZoneOf(home)
+  await updateJobs(home, (file, changed) => {
+    const i = file.jobs.findIndex((j) => j.id === id)
+    const live = file.jobs[i]
+    if (!live) return // removed while it ran: nothing to record
+    changed()
+    // last_session_id is Caduceus's own addition (kept by upstream as an unknown field): the Cron page opens it.
+    Object.assign(live, {
+      last_run_at: isoWithOffset(at),
+      last_status: o.ok ? 'ok' : 'error',
+      last_error: o.ok ? null : o.error,
+      last_delivery_error: deliveryError,
+      ...(o.sessionId ? { last_session_id: o.sessionId } : {})
+    })
+    if (live.repeat && typeof live.repeat === 'object') {
+      const completed = completedOf(live) + 1
+      const times = timesOf(live)
+      live.repeat = { ...(live.repeat as object), completed }
+      if (times !== null && times > 0 && completed >= times) return void file.jobs.splice(i, 1)
+    }
+    const kind = (live.schedule as { kind?: string } | null)?.kind
+    const next = kind === 'once' ? null : nextRunAfter(live.schedule, at, { timeZone, lastRunMs: at })
+    live.next_run_at = next
+    if (next === null) {
+      if (kind === 'cron' || kind === 'interval') {
+        live.state = 'error'
+        live.last_error ??= 'could not compute the next run of this recurring schedule'
+      } else Object.assign(live, { enabled: false, state: 'completed' })
+    } else if (live.state !== 'paused') live.state = 'scheduled'
+  })
 }

@@ -94,6 +94,10 @@ export interface BuildAgentInput<S extends GatewayStore = GatewayStore> {
   history?: Array<{ role: string; content: unknown }>
   /** A stateless caller's own system text for this agent (part of the cache signature, never stored). */
   ephemeralPrompt?: string
+  /** Only these of the profile's toolsets (a cron job's enabled_toolsets). */
+  toolsets?: string[]
+  /** Working directory for the agent's tools (a cron job's workdir). */
+  cwd?: string
 }
 
 export interface GatewayOptions<A extends TurnAgent = TurnAgent, S extends GatewayStore = GatewayStore> {

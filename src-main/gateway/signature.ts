@@ -65,6 +65,9 @@ export interface TurnOverrides {
   model?: string | null
   provider?: string | null
   baseUrl?: string | null
+  /** A turn's own toolsets (JSON) and working directory. */
+  toolsets?: string | null
+  cwd?: string | null
   /** The runtime the overrides resolved to: its key (hashed) may differ while the profile's does not. */
   runtime?: SignatureRuntime | null
 }

@@ -61,6 +61,8 @@ interface BeginOptions {
   provider?: string
   baseUrl?: string
   ephemeralPrompt?: string
+  toolsets?: string[]
+  cwd?: string
 }
 
 export interface ChannelTurnInput {
@@ -80,6 +82,12 @@ export interface ChannelTurnInput {
   onStarted?: (handle: TurnHandle) => void
   /** The caller's system text (API `system`/`developer` messages, `instructions`); never stored. */
   ephemeralPrompt?: string
+  /** The user message is already stored (an API retry answering it): answer it, never save it twice. */
+  savedMessageId?: number
+  /** Exactly these toolsets (a cron job's `enabled_toolsets`, mapped), within what the profile allows. */
+  toolsets?: string[]
+  /** The agent's working directory (a cron job's `workdir`): the terminal tool starts there. */
+  cwd?: string
 }
 
 export type ChannelTurnResult = TurnFinished & { reply: string }
@@ -193,7 +201,10 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       model: input.model,
       provider: input.provider,
       baseUrl: input.baseUrl,
-      ephemeralPrompt: input.ephemeralPrompt
+      ephemeralPrompt: input.ephemeralPrompt,
+      savedMessageId: input.savedMessageId,
+      toolsets: input.toolsets,
+      cwd: input.cwd
     })
     input.onStarted?.(live.handle)
     const finished = await live.done
@@ -307,6 +318,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       const signature = withTurnOverrides(resolved.signature, {
         ephemeralPrompt,
         model: opts.model,
+        toolsets: opts.toolsets ? JSON.stringify(opts.toolsets) : undefined,
+        cwd: opts.cwd,
         ...override,
         runtime: overridden ? runtime : null
       })
@@ -329,6 +342,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
             store,
             channel,
             ...(opts.history?.length ? { history: opts.history } : {}),
+            ...(opts.toolsets ? { toolsets: opts.toolsets } : {}),
+            ...(opts.cwd ? { cwd: opts.cwd } : {}),
             ...(ephemeralPrompt ? { ephemeralPrompt } : {})
           },
           key

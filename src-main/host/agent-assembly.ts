@@ -45,6 +45,8 @@ export interface AssemblyInput {
   platform?: string
   /** The keyless demo model's local address, for `provider: demo` profiles. */
   baseUrlOverride?: string
+  /** Working directory for the terminal tool (a cron job's workdir) instead of the configured one. */
+  cwd?: string
 }
 
 /** Toolsets a profile's top-level agents get (part of the cache signature). */
@@ -90,7 +92,7 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
   if (input.toolsets.includes('delegation')) add(createDelegateTool(deps.delegation(profile)))
   if (input.toolsets.includes('terminal')) {
     const terminal = terminalSettings(config)
-    add(createTerminalTool({ registry: deps.processes, cwd: terminal.cwd ?? home }))
+    add(createTerminalTool({ registry: deps.processes, cwd: input.cwd ?? terminal.cwd ?? home }))
     add(createProcessTool({ registry: deps.processes }))
   }
   const compression = isPlainObject(config.compression) ? config.compression : {}

@@ -8,7 +8,7 @@ export interface HostArgs {
   profile?: string
   limit?: number
   query?: string
-  /** `run -z PROMPT`: the one-shot prompt. */
+  /** `cron create --prompt TEXT` (run -z has its own parser: run-args.ts). */
   prompt?: string
   model?: string
   host?: string
@@ -87,9 +87,6 @@ export function parseArgs(argv: string[]): HostArgs {
         out.admin = { ...out.admin, olderThan: n }
         break
       }
-      case '-z':
-        out.prompt = value()
-        break
       case '--model':
         out.model = value()
         break

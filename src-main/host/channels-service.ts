@@ -9,6 +9,8 @@ import { CronScheduler, readJobs, runCronJob } from '../cron'
 import { API_SERVER, CRON, DESK_CHAT } from '../gateway'
 import { namedLog, type Logger } from '@shared/contract/log'
 import { describeListenError } from './listen'
+import { configFiles, secretsFor } from '../config'
+import { apiConversations } from './api-conversations'
 import { guardServer, safeDecodePath } from './request-guards'
 import type { Runtime } from './runtime'
 import type { Services } from './services'
@@ -34,7 +36,7 @@ export function createChannelsService(s: Services, rt: Runtime, opts: { live: bo
   const profiles = () => s.stores.list().map((e) => ({ name: e.name, home: e.home }))
   const scheduler = new CronScheduler({
     profiles,
-    run: (p, job) => runCronJob(rt.gateway, p.name, p.home, job, { scheduled: true }),
+    run: (p, job) => runCronJob(rt.gateway, p.name, p.home, job),
     upstreamLive: (p) => {
       try {
         return s.stores.get(p.name).upstreamGateway(Date.now() / 1000, p.name) !== null
@@ -76,6 +78,17 @@ export function createChannelsService(s: Services, rt: Runtime, opts: { live: bo
     return { due, total }
   }
 
+  // The toggle is upstream's API_SERVER_ENABLED in the profile's .env: it survives a restart, per profile.
+  const enabledIn = (home: string) => /^(1|true|yes|on)$/i.test((secretsFor(home).API_SERVER_ENABLED ?? '').trim())
+  const keyIn = (profile: string) => {
+    try {
+      return Boolean((process.env.API_SERVER_KEY ?? secretsFor(s.homeOf(profile)).API_SERVER_KEY ?? '').trim())
+    } catch {
+      return false
+    }
+  }
+  let lastProfile: string | null = null
+
   const status = (): ChannelsStatus => {
     const cron = scheduler.status()
     const counts = jobCounts()
@@ -87,7 +100,8 @@ export function createChannelsService(s: Services, rt: Runtime, opts: { live: bo
         running: api !== null,
         url: api ? `${api.url}/v1` : null,
         profile: api?.profile ?? null,
-        keySet: api?.keySet ?? false,
+        // What the key files say, running or not (a stopped server with a key in .env is not "no key").
+        keySet: api ? api.keySet : keyIn(lastProfile ?? profiles()[0]?.name ?? 'default'),
         requests: api?.stats().requests ?? 0,
         error: apiError
       },
@@ -104,12 +118,45 @@ export function createChannelsService(s: Services, rt: Runtime, opts: { live: bo
     }
   }
 
+  // A live app brings back the API server the Gateway page left on (API_SERVER_ENABLED in that profile's .env).
+  if (opts.live) {
+    const on = profiles().find((p) => {
+      try {
+        return enabledIn(p.home)
+      } catch {
+        return false
+      }
+    })
+    if (on) void setApiServer({ enabled: true, profile: on.name }, false)
+  }
+
   return {
     status,
-    async setApiServer({ enabled, profile, port }) {
+    setApiServer: (input) => setApiServer(input, true),
+    runJobNow: (profile, id) => {
+      const home = s.homeOf(profile)
+      const job = readJobs(home).jobs.find((j) => j.id === id)
+      if (!job) throw new CaduceusError('not_found', `No cron job with id ${id}`, 'id')
+      return scheduler.runNow(home, String(job.id), () => runCronJob(rt.gateway, profile, home, job))
+    }
+  }
+
+  async function setApiServer(
+    { enabled, profile, port }: { enabled: boolean; profile: string; port?: number },
+    persist: boolean
+  ): Promise<ChannelsStatus> {
+    {
+      // Another profile's server is switched off (one in-app server at a time), and so is its saved toggle.
+      const previous = api?.profile ?? null
       await api?.close()
       api = null
       apiError = null
+      lastProfile = profile
+      if (persist) {
+        if (previous && previous !== profile)
+          configFiles.updateEnv(configFiles.env(s.homeOf(previous)), 'API_SERVER_ENABLED', 'false')
+        configFiles.updateEnv(configFiles.env(s.homeOf(profile)), 'API_SERVER_ENABLED', enabled ? 'true' : 'false')
+      }
       if (enabled) {
         try {
           api = await startApiServer({
@@ -118,19 +165,14 @@ export function createChannelsService(s: Services, rt: Runtime, opts: { live: bo
             home: s.homeOf(profile),
             port,
             log: namedLog(s.log, 'api_server'),
-            guards: apiServerGuards(s.log)
+            guards: apiServerGuards(s.log),
+            sessions: apiConversations(s.stores, profile)
           })
         } catch (err) {
           apiError = describeListenError(err, port)
         }
       }
       return status()
-    },
-    runJobNow: (profile, id) => {
-      const home = s.homeOf(profile)
-      const job = readJobs(home).jobs.find((j) => j.id === id)
-      if (!job) throw new CaduceusError('not_found', `No cron job with id ${id}`, 'id')
-      return scheduler.runNow(home, String(job.id), () => runCronJob(rt.gateway, profile, home, job))
     }
   }
 }

@@ -5,6 +5,7 @@
 import { namedLog } from '@shared/contract/log'
 import { startApiServer } from '../channels'
 import type { HostArgs } from './args'
+import { apiConversations } from './api-conversations'
 import { apiServerGuards } from './channels-service'
 import { createHost } from './index'
 import { describeListenError } from './listen'
@@ -21,7 +22,8 @@ export async function runApiServer(args: HostArgs): Promise<number> {
       host: args.host,
       port: args.port,
       log: namedLog(host.log, 'api_server'),
-      guards: apiServerGuards(host.log)
+      guards: apiServerGuards(host.log),
+      sessions: apiConversations(host.stores, profile)
     })
   } catch (err) {
     console.error(`caduceus api: ${describeListenError(err, args.port)}`)

@@ -11,6 +11,7 @@ import { loadHeadlessToken } from './headless-token'
 import { formatSessionList, formatSessionShow, formatSearch } from './cli-format'
 import { sessionAdminCli } from './session-admin-cli'
 import { runOneShot } from './cli-run'
+import { isOneShot } from './run-args'
 import { runApiServer } from './cli-api'
 import { cron } from './cli-cron'
 import { USAGE, wantsHelp } from './usage'
@@ -114,6 +115,14 @@ export async function runCli(argv: string[]): Promise<number> {
     console.log(USAGE)
     return 0
   }
+  if (isOneShot(argv)) {
+    try {
+      return await runOneShot(argv)
+    } catch (err) {
+      console.error(`caduceus run: ${redact((err as Error)?.message ?? String(err))}`)
+      return 1
+    }
+  }
   let args: HostArgs
   try {
     args = parseArgs(argv)
@@ -127,8 +136,6 @@ export async function runCli(argv: string[]): Promise<number> {
         return await serve(args)
       case 'sessions':
         return await sessions(args)
-      case 'run':
-        return await runOneShot(args)
       case 'api':
         return await runApiServer(args)
       case 'cron':

@@ -1,4 +1,5 @@
 // The CLI's usage text, in its own module so `caduceus --help` prints it without loading the host.
+import { isOneShot, parseRunArgs, UsageError } from './run-args'
 export const USAGE = `caduceus — dashboard and agent host for Hermes-style agents
 
   caduceus serve [--home DIR] [--port N] [--demo] [--rotate-token]
@@ -11,7 +12,10 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
   caduceus sessions import FILE [--profile P] [--home DIR] [--json]
   caduceus sessions delete ID [--profile P] [--home DIR]
   caduceus sessions prune  [--older-than DAYS] [--profile P] [--home DIR]   ended sessions only (default 90 days)
-  caduceus run -z PROMPT [--home DIR] [--profile P] [--model M] [--json]   one stateless turn; prints the reply
+  caduceus run -z PROMPT… [--home DIR] [--profile P] [--model M] [--json] [--usage-file PATH]
+                                                           one stateless turn; prints the reply. Options go before
+                                                           or after the words; -- ends options; - reads stdin
+  caduceus -z PROMPT…                                      the same (upstream's spelling)
   caduceus api [--home DIR] [--profile P] [--host H] [--port N]   OpenAI-compatible API server (default 127.0.0.1:8642)
   caduceus cron list|create|edit|pause|resume|remove|run ...  per-profile cron jobs (caduceus cron with no verb: usage)
   caduceus logs errors [--limit N]                          recent warnings and errors (memory refusals land here)
@@ -20,5 +24,22 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
 
 /** Asking for help is never an error, whatever else is on the line. */
 export function wantsHelp(argv: string[]): boolean {
-  return argv.includes('--help') || argv.includes('-h') || argv[0] === 'help'
+  // After `--` everything is prompt text (`run -z -- -h` sends "-h").
+  const end = argv.indexOf('--')
+  const opts = end < 0 ? argv : argv.slice(0, end)
+  return opts.includes('--help') || opts.includes('-h') || argv[0] === 'help'
+}
+
+/**
+ * A one-shot's usage error, found before the host loads (bin/caduceus.mjs exits 2 with it at once, nothing sent);
+ * null when the line is not a one-shot or parses.
+ */
+export function oneShotUsageError(argv: string[]): string | null {
+  if (wantsHelp(argv) || !isOneShot(argv)) return null
+  try {
+    parseRunArgs(argv)
+    return null
+  } catch (err) {
+    return err instanceof UsageError ? `caduceus run: ${err.message}` : null
+  }
 }

@@ -119,3 +119,13 @@ export function lineageRoot(db: Database.Database, id: string | null | undefined
     return null
   }
 }
+
+/** Sessions branched from `id` on one channel (an API conversation's edited histories), newest first. */
+export function branchesOf(db: Database.Database, id: string, source: string): string[] {
+  const rows = stmt(
+    db,
+    `SELECT id FROM sessions INDEXED BY idx_sessions_parent WHERE parent_session_id = ? AND source = ?
+       AND model_config LIKE '%"_branched_from"%' ORDER BY started_at DESC, id DESC LIMIT 64`
+  ).all(id, source) as Array<{ id: string }>
+  return rows.map((r) => r.id)
+}

@@ -25,7 +25,7 @@ import { writeTitle, type TitleSource } from './titles'
 import { deleteSessionRows, pruneRows } from './session-delete'
 import { exportRecords, importRecords, parseJsonl, type ExportRecord, type ImportSummary } from './session-transfer'
 import { recordUsageRows } from './usage'
-import { compressionChain, lineageRoot, resumeTip, type LineageRow } from './lineage'
+import { branchesOf, compressionChain, lineageRoot, resumeTip, type LineageRow } from './lineage'
 import { listSessionRows, type ListOptions } from './read-list'
 import { sessionDetail, storedSystemPrompt } from './read-detail'
 import { summaryById } from './read-summary'
@@ -366,6 +366,9 @@ export class SessionStore {
   }
   getLineageRoot(id: string | null | undefined): string | null {
     return lineageRoot(this.db, id)
+  }
+  branchesOf(id: string, source: string): string[] {
+    return branchesOf(this.db, id, source)
   }
 
   listSessions(q: ListOptions = {}): SessionPage {

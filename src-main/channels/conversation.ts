@@ -1,0 +1,101 @@
+/**
+ * Conversations that stay whole (hermes-channels §1). Chat UIs resend the whole history every turn and no session
+ * header; upstream keys such a conversation on its system prompt + first user message, so the session id is derived
+ * the same way here (a conversation can move between the two servers). The stored session is compared with the
+ * request's history to decide what this request is: a new conversation, the next turn, a retry of the last turn, or
+ * an edited/regenerated history, which continues in a branch instead of silently rewriting the stored one.
+ */
+import { createHash } from 'node:crypto'
+
+export interface Turn {
+  role: 'user' | 'assistant'
+  content: string
+}
+
+export interface StoredTurn extends Turn {
+  /** Message row id (to answer an already stored user message). */
+  id: number
+  /** Epoch seconds. */
+  at: number
+}
+
+/** The host's view of the profile's stored sessions (channels/ cannot import store/). */
+export interface ConversationSessions {
+  /**
+   * The user/assistant text turns of a stored session, or null when it does not exist. `whole: false` when the
+   * stored history cannot be compared (compressed or very long): the conversation then simply continues.
+   */
+  turns(sessionId: string): { turns: StoredTurn[]; whole: boolean } | null
+  /** Sessions branched from this one by the API server. */
+  branches(sessionId: string): string[]
+  /** Create an `api_server` session holding these turns (a branch names its parent). */
+  seed(sessionId: string, turns: Turn[], opts: { parent?: string; model?: string }): Promise<void>
+}
+
+export type Plan =
+  | { kind: 'new'; sessionId: string }
+  | { kind: 'continue'; sessionId: string }
+  /** The stored session ends with this user message unanswered (a retried failure): answer it. */
+  | { kind: 'answer'; sessionId: string; messageId: number }
+  /** The stored session answered this exact request moments ago (a retry): hand back that reply. */
+  | { kind: 'replay'; sessionId: string; reply: string }
+
+/** Upstream's id: `api-` + the first 16 hex of SHA-256 of `system + "\n" + first user message`. */
+export function deriveSessionId(system: string | null | undefined, firstUser: string): string {
+  return `api-${sha16(`${system ?? ''}\n${firstUser}`)}`
+}
+
+const sha16 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex').slice(0, 16)
+const same = (a: Turn, b: Turn) => a.role === b.role && a.content === b.content
+const MAX_DEPTH = 16
+
+/** Index of the first request turn the stored ones do not have (history.length when they start with all of it). */
+function firstDifference(history: Turn[], stored: Turn[]): number {
+  for (let i = 0; i < history.length; i++) if (!stored[i] || !same(history[i]!, stored[i]!)) return i
+  return history.length
+}
+
+/**
+ * Where a request without a session header goes. `history` is the request's user/assistant turns before its last
+ * user message `text`; `retryWindowSec` bounds how old a stored answer may be to count as this very request's.
+ */
+export async function planConversation(
+  sessions: ConversationSessions,
+  input: { system: string; history: Turn[]; text: string; nowSec: number; retryWindowSec: number; model?: string }
+): Promise<Plan> {
+  const { history, text } = input
+  let sid = deriveSessionId(input.system, history.find((t) => t.role === 'user')?.content ?? text)
+  let parent: string | undefined
+  for (let depth = 0; depth < MAX_DEPTH; depth++) {
+    const stored = sessions.turns(sid)
+    if (!stored) {
+      // Whole from the first request: a client that brings earlier history (or a branch) gets it stored too.
+      if (!history.length && !parent) return { kind: 'new', sessionId: sid }
+      await sessions.seed(sid, history, { model: input.model, ...(parent ? { parent } : {}) })
+      return { kind: 'continue', sessionId: sid }
+    }
+    if (!stored.whole) return { kind: 'continue', sessionId: sid }
+    const s = stored.turns
+    const k = firstDifference(history, s)
+    if (k === history.length) {
+      const rest = s.slice(k)
+      if (rest.length === 0) return { kind: 'continue', sessionId: sid }
+      const [u, a] = rest
+      if (u!.role === 'user' && u!.content === text) {
+        if (rest.length === 1) return { kind: 'answer', sessionId: sid, messageId: u!.id }
+        if (rest.length === 2 && a!.role === 'assistant' && input.nowSec - a!.at <= input.retryWindowSec)
+          return { kind: 'replay', sessionId: sid, reply: a!.content }
+      }
+    }
+    // Edited or regenerated: follow the branch that shares more of this history, or start one from here.
+    let best: { id: string; k: number } | null = null
+    for (const b of sessions.branches(sid)) {
+      const bt = sessions.turns(b)
+      const bk = bt ? firstDifference(history, bt.turns) : -1
+      if (bk > k && (!best || bk > best.k)) best = { id: b, k: bk }
+    }
+    parent = sid
+    sid = best?.id ?? `api-${sha16(`${sid}\n${JSON.stringify(history)}\n${text}\n${input.nowSec}`)}`
+  }
+  return { kind: 'continue', sessionId: sid }
+}

@@ -1,0 +1,258 @@
+// A real `caduceus api` process driven by the official `openai` SDK, on a profile whose provider is a scripted
+// server: conversations that resend their history stay one session, retries never duplicate, the Responses stream
+// helper gets its final text, and the concurrency cap answers 429 with Retry-After instead of falling over.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import OpenAI from 'openai'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startScriptedProvider, type RecordedRequest, type ScriptedProvider } from '../src-main/agent/scripted'
+import { spawnHost, type SpawnedHost } from './support/serve'
+
+const KEY = 'hk_process_test_key_0123456789'
+let provider: ScriptedProvider
+let api: SpawnedHost
+let root: string
+let client: OpenAI
+const failures = new Map<string, number>()
+
+const lastUser = (req: RecordedRequest): string => {
+  const msgs = (req.body?.messages ?? []) as Array<{ role: string; content: unknown }>
+  const u = [...msgs].reverse().find((m) => m.role === 'user')
+  return typeof u?.content === 'string' ? u.content : JSON.stringify(u?.content ?? '')
+}
+
+const rows = <T>(sql: string, ...args: unknown[]): T[] => {
+  const db = new Database(join(root, 'state.db'), { readonly: true })
+  try {
+    return db.prepare(sql).all(...args) as T[]
+  } finally {
+    db.close()
+  }
+}
+const messagesOf = (sid: string) =>
+  rows<{ role: string; content: string }>('SELECT role, content FROM messages WHERE session_id = ? ORDER BY id', sid)
+
+beforeAll(async () => {
+  provider = await startScriptedProvider({
+    handler: (req) => {
+      const text = lastUser(req)
+      // "fail N: ..." fails its first N provider calls, then answers.
+      const m = /^fail (\d+):/.exec(text)
+      if (m) {
+        const seen = failures.get(text) ?? 0
+        failures.set(text, seen + 1)
+        if (seen < Number(m[1])) return { error: 500, errorMessage: 'provider exploded' }
+      }
+      if (text.startsWith('slow')) return { text: `slowly: ${text}`, delayMs: 1200 }
+      return { text: `answer to ${text}` }
+    }
+  })
+  root = mkdtempSync(join(tmpdir(), 'cad-api-proc-'))
+  writeFileSync(
+    join(root, 'config.yaml'),
+    `model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\nprovider_limits:\n  max_retries: 0\n`
+  )
+  writeFileSync(join(root, '.env'), `API_SERVER_KEY=${KEY}\n`, { mode: 0o600 })
+  api = await spawnHost({
+    args: ['bin/caduceus.mjs', 'api', '--home', root, '--port', '0'],
+    name: 'api',
+    env: { CADUCEUS_LOG_DIR: join(root, 'logs'), CADUCEUS_SSE_KEEPALIVE_MS: '250' }
+  })
+  client = new OpenAI({ baseURL: `${api.url}/v1`, apiKey: KEY, maxRetries: 2 })
+}, 90_000)
+
+afterAll(async () => {
+  await api?.stop()
+  await provider?.close()
+  rmSync(root, { recursive: true, force: true })
+})
+
+describe('caduceus api through the openai SDK', { timeout: 60_000 }, () => {
+  it('a 3-turn conversation that resends its whole history is one session of 6 messages, id as upstream derives it', async () => {
+    const system = { role: 'system' as const, content: 'You are terse.' }
+    const history: OpenAI.ChatCompletionMessageParam[] = []
+    const sids = new Set<string>()
+    for (const q of ['first question', 'second question', 'third question']) {
+      history.push({ role: 'user', content: q })
+      const { data, response } = await client.chat.completions
+        .create({ model: 'hermes-agent', messages: [system, ...history] })
+        .withResponse()
+      history.push({ role: 'assistant', content: data.choices[0]!.message.content! })
+      sids.add(response.headers.get('x-hermes-session-id')!)
+    }
+    expect(sids.size).toBe(1)
+    const [sid] = [...sids]
+    // upstream: "api-" + sha256(system + "\n" + first user message)[:16]
+    const { createHash } = await import('node:crypto')
+    const want = `api-${createHash('sha256').update('You are terse.\nfirst question').digest('hex').slice(0, 16)}`
+    expect(sid).toBe(want)
+    expect(messagesOf(sid!).map((m) => `${m.role}:${m.content}`)).toEqual([
+      'user:first question',
+      'assistant:answer to first question',
+      'user:second question',
+      'assistant:answer to second question',
+      'user:third question',
+      'assistant:answer to third question'
+    ])
+  })
+
+  it('an edited history continues in a branch; the stored conversation is left as it was', async () => {
+    const ask = (messages: OpenAI.ChatCompletionMessageParam[]) =>
+      client.chat.completions.create({ model: 'hermes-agent', messages }).withResponse()
+    const a = await ask([{ role: 'user', content: 'branch root' }])
+    const sid = a.response.headers.get('x-hermes-session-id')!
+    await ask([
+      { role: 'user', content: 'branch root' },
+      { role: 'assistant', content: a.data.choices[0]!.message.content! },
+      { role: 'user', content: 'original follow-up' }
+    ])
+    // The user edited the first reply away and asks something else.
+    const edited: OpenAI.ChatCompletionMessageParam[] = [
+      { role: 'user', content: 'branch root' },
+      { role: 'assistant', content: 'an edited reply' },
+      { role: 'user', content: 'edited follow-up' }
+    ]
+    const b = await ask(edited)
+    const branch = b.response.headers.get('x-hermes-session-id')!
+    expect(branch).not.toBe(sid)
+    expect(messagesOf(sid)).toHaveLength(4)
+    expect(messagesOf(branch).map((m) => m.content)).toEqual([
+      'branch root',
+      'an edited reply',
+      'edited follow-up',
+      'answer to edited follow-up'
+    ])
+    expect(
+      rows<{ parent_session_id: string }>('SELECT parent_session_id FROM sessions WHERE id = ?', branch)[0]
+    ).toEqual({ parent_session_id: sid })
+    // The branch's next turn finds the branch again.
+    const c = await ask([
+      ...edited,
+      { role: 'assistant', content: b.data.choices[0]!.message.content! },
+      { role: 'user', content: 'more' }
+    ])
+    expect(c.response.headers.get('x-hermes-session-id')).toBe(branch)
+    expect(messagesOf(branch)).toHaveLength(6)
+  })
+
+  it('an SDK-retried failure leaves one session with one user message, answered by the retry', async () => {
+    const before = provider.requests.length
+    const { data, response } = await client.chat.completions
+      .create({ model: 'hermes-agent', messages: [{ role: 'user', content: 'fail 1: retried question' }] })
+      .withResponse()
+    expect(data.choices[0]!.message.content).toBe('answer to fail 1: retried question')
+    const sid = response.headers.get('x-hermes-session-id')!
+    expect(messagesOf(sid).map((m) => m.role)).toEqual(['user', 'assistant'])
+    expect(rows('SELECT id FROM sessions WHERE id LIKE ?', 'api-%').length).toBeGreaterThan(0)
+    expect(provider.requests.length - before).toBe(2)
+    // A failure the retries cannot fix: three attempts, still one session holding the one user message.
+    const err = await client.chat.completions
+      .create({ model: 'hermes-agent', messages: [{ role: 'user', content: 'fail 9: hopeless' }] })
+      .catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(OpenAI.APIError)
+    const sessions = rows<{ session_id: string }>(
+      "SELECT DISTINCT session_id FROM messages WHERE content = 'fail 9: hopeless'"
+    )
+    expect(sessions).toHaveLength(1)
+    expect(messagesOf(sessions[0]!.session_id).map((m) => m.role)).toEqual(['user'])
+  })
+
+  it('a retry of an answered request within the window gets the same answer without a second turn', async () => {
+    const messages = [{ role: 'user' as const, content: 'answer me once' }]
+    const first = await client.chat.completions.create({ model: 'hermes-agent', messages }).withResponse()
+    const before = provider.requests.length
+    const again = await client.chat.completions.create({ model: 'hermes-agent', messages }).withResponse()
+    expect(provider.requests.length).toBe(before)
+    expect(again.data.choices[0]!.message.content).toBe(first.data.choices[0]!.message.content)
+    expect(messagesOf(first.response.headers.get('x-hermes-session-id')!)).toHaveLength(2)
+  })
+
+  it('an Idempotency-Key repeats the first result even when the history would allow another turn', async () => {
+    const opts = { headers: { 'Idempotency-Key': 'idem-123' } }
+    const body = { model: 'hermes-agent', messages: [{ role: 'user' as const, content: 'idempotent please' }] }
+    const before = provider.requests.length
+    const [a, b] = await Promise.all([
+      client.chat.completions.create(body, opts),
+      client.chat.completions.create(body, opts)
+    ])
+    expect(provider.requests.length - before).toBe(1)
+    expect(b.choices[0]!.message.content).toBe(a.choices[0]!.message.content)
+  })
+
+  it('responses.stream() yields the final text', async () => {
+    const stream = client.responses.stream({ model: 'hermes-agent', input: 'stream a response' })
+    const deltas: string[] = []
+    stream.on('response.output_text.delta', (e) => deltas.push(e.delta))
+    const final = await stream.finalResponse()
+    expect(final.output_text).toBe('answer to stream a response')
+    expect(deltas.join('')).toBe('answer to stream a response')
+  })
+
+  it('echoes the requested model and refuses image parts with a 400 that says so', async () => {
+    const r = await client.chat.completions.create({
+      model: 'my-alias',
+      messages: [{ role: 'user', content: 'model?' }]
+    })
+    expect(r.model).toBe('my-alias')
+    const err = await client.chat.completions
+      .create({
+        model: 'hermes-agent',
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'what is this?' },
+              { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }
+            ]
+          }
+        ]
+      })
+      .catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError)
+    expect((err as Error).message).toMatch(/image input is not supported/)
+  })
+
+  it('streams `: keepalive` comments while the provider is silent', async () => {
+    const res = await fetch(`${api.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'x', stream: true, messages: [{ role: 'user', content: 'slow stream' }] })
+    })
+    const text = await res.text()
+    expect(text).toContain(': keepalive\n\n')
+    const content = text
+      .split('\n')
+      .filter((l) => l.startsWith('data: {'))
+      .map((l) => JSON.parse(l.slice(6)).choices[0]?.delta?.content ?? '')
+      .join('')
+    expect(content).toBe('slowly: slow stream')
+    expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true)
+  })
+
+  it('14 concurrent requests on a slow provider: some 429 with Retry-After, the rest answered, no crash', async () => {
+    const raw = new OpenAI({ baseURL: `${api.url}/v1`, apiKey: KEY, maxRetries: 0 })
+    const results = await Promise.all(
+      Array.from({ length: 14 }, (_, i) =>
+        raw.chat.completions
+          .create({ model: 'hermes-agent', messages: [{ role: 'user', content: `slow ${i}` }] })
+          .withResponse()
+          .then(() => ({ status: 200, retryAfter: null as string | null }))
+          .catch((e: InstanceType<typeof OpenAI.APIError>) => ({
+            status: e.status,
+            retryAfter: e.headers?.get('retry-after') ?? null,
+            type: (e.error as { type?: string } | undefined)?.type
+          }))
+      )
+    )
+    const limited = results.filter((r) => r.status === 429)
+    expect(limited.length).toBe(4)
+    expect(limited.every((r) => r.retryAfter === '1' && (r as { type?: string }).type === 'rate_limit_error')).toBe(
+      true
+    )
+    expect(results.filter((r) => r.status === 200)).toHaveLength(10)
+    expect(api.alive()).toBe(true)
+    expect((await raw.models.list()).data[0]!.id).toBe('hermes-agent')
+  })
+})
