@@ -101,9 +101,16 @@ function valuesOf(db: Database.Database, t: FtsTable, rowid: number): unknown[] 
 function removeAs(db: Database.Database, t: FtsTable, rowid: number, values: unknown[]): void {
   const ph = t.cols.map(() => '?').join(', ')
   if (t.contentful) {
-    db.prepare(
-      `UPDATE main.${qi(t.name + '_content')} SET ${t.cols.map((_, i) => `c${i} = ?`).join(', ')} WHERE id = ?`
-    ).run(...values, rowid)
+    // A contentful table re-tokenizes its stored copy on removal: store the text as it was tokenized first.
+    // Shadow tables are read-only in defensive mode; lifted for this one statement only.
+    db.unsafeMode(true)
+    try {
+      db.prepare(
+        `UPDATE main.${qi(t.name + '_content')} SET ${t.cols.map((_, i) => `c${i} = ?`).join(', ')} WHERE id = ?`
+      ).run(...values, rowid)
+    } finally {
+      db.unsafeMode(false)
+    }
     db.prepare(`DELETE FROM main.${qi(t.name)} WHERE rowid = ?`).run(rowid)
   } else
     db.prepare(

@@ -106,9 +106,14 @@ function tableExists(db: Database.Database, name: string): boolean {
 /** Removes `ids` (messages, usage rows, the rows), after detaching every child left behind. */
 function removeSessions(db: Database.Database, ids: string[]): number {
   adoptNulRows(db, nulMessageIds(db, ids))
+  const doomed = new Set(ids)
+  const kids = stmt(db, 'SELECT id FROM sessions WHERE parent_session_id = ?').pluck()
   const detach = stmt(db, 'UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ?')
   let detached = 0
-  for (const id of ids) detached += detach.run(id).changes
+  for (const id of ids) {
+    detached += (kids.all(id) as string[]).filter((k) => !doomed.has(k)).length
+    detach.run(id)
+  }
   const usage = ['session_model_usage', 'session_daily_usage'].filter((t) => tableExists(db, t))
   for (const id of ids) {
     stmt(db, 'DELETE FROM messages WHERE session_id = ?').run(id)
