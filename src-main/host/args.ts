@@ -27,9 +27,25 @@ export interface HostArgs {
 /** Upstream's `hermes sessions prune` value flags (`--model` is shared with run: read as model-contains). */
 const PRUNE_VALUE_FLAGS = new Set(
   [
-    'older-than', 'newer-than', 'before', 'after', 'source', 'title', 'end-reason', 'cwd', 'provider', 'user',
-    'branch', 'min-messages', 'max-messages', 'min-tokens', 'max-tokens', 'min-cost', 'max-cost',
-    'min-tool-calls', 'max-tool-calls'
+    'older-than',
+    'newer-than',
+    'before',
+    'after',
+    'source',
+    'title',
+    'end-reason',
+    'cwd',
+    'provider',
+    'user',
+    'branch',
+    'min-messages',
+    'max-messages',
+    'min-tokens',
+    'max-tokens',
+    'min-cost',
+    'max-cost',
+    'min-tool-calls',
+    'max-tool-calls'
   ].map((f) => `--${f}`)
 )
 

@@ -14,7 +14,9 @@ function pointInTime(value: string, flag: string, now: number): number {
   if (/^\d+(\.\d+)?$/.test(s)) return now - Number(s) * 86400
   const m = DURATION.exec(s)
   if (m) return now - Number(m[1]) * UNIT[m[2]![0]!]!
-  const t = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value.trim()) ? `${value.trim()}T00:00` : value.trim().replace(' ', 'T'))
+  const t = Date.parse(
+    /^\d{4}-\d{2}-\d{2}$/.test(value.trim()) ? `${value.trim()}T00:00` : value.trim().replace(' ', 'T')
+  )
   if (!Number.isFinite(t))
     throw new CaduceusError(
       'invalid_input',
@@ -27,7 +29,8 @@ function pointInTime(value: string, flag: string, now: number): number {
 function int(v: string | true | undefined, flag: string): number | undefined {
   if (v === undefined) return undefined
   const n = Number(v)
-  if (v === true || !Number.isFinite(n) || n < 0) throw new CaduceusError('invalid_input', `${flag} needs a number >= 0`, flag)
+  if (v === true || !Number.isFinite(n) || n < 0)
+    throw new CaduceusError('invalid_input', `${flag} needs a number >= 0`, flag)
   return n
 }
 
@@ -48,8 +51,12 @@ export function pruneFilter(
     if (v !== undefined) after = Math.max(after ?? -Infinity, pointInTime(v, `--${k}`, now))
   }
   if (before !== undefined && after !== undefined && after >= before)
-    throw new CaduceusError('invalid_input', 'Empty time window: --after/--newer-than is not earlier than --before/--older-than')
-  if (flags.archived && flags['no-archived']) throw new CaduceusError('invalid_input', 'use --archived or --no-archived, not both')
+    throw new CaduceusError(
+      'invalid_input',
+      'Empty time window: --after/--newer-than is not earlier than --before/--older-than'
+    )
+  if (flags.archived && flags['no-archived'])
+    throw new CaduceusError('invalid_input', 'use --archived or --no-archived, not both')
   return {
     ...(before !== undefined ? { startedBefore: before } : {}),
     ...(after !== undefined ? { startedAfter: after } : {}),

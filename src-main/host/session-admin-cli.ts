@@ -93,7 +93,10 @@ export async function sessionAdminCli(
       console.log(`would prune ${r.candidates?.length ?? 0} ended session(s)`)
       for (const c of r.candidates ?? [])
         console.log(`  ${c.id}  ${c.source}  ${new Date(c.startedAt * 1000).toISOString()}  ${c.title ?? ''}`)
-    } else console.log(`pruned ${r.deleted} ended session(s)${r.detached ? `, ${r.detached} child session(s) detached` : ''}`)
+    } else
+      console.log(
+        `pruned ${r.deleted} ended session(s)${r.detached ? `, ${r.detached} child session(s) detached` : ''}`
+      )
     return 0
   }
   return null

@@ -56,7 +56,8 @@ function dataUrlInfo(url: string): { mime: string; bytes: number } | null {
   return { mime: m[1] || 'application/octet-stream', bytes: m[2] ? Math.floor((body * 3) / 4) : body }
 }
 
-const size = (n: number) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MB` : n >= 1024 ? `${Math.round(n / 1024)} KB` : `${n} B`)
+const size = (n: number) =>
+  n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MB` : n >= 1024 ? `${Math.round(n / 1024)} KB` : `${n} B`
 
 function placeholder(part: Record<string, unknown>): string {
   const kind = String(part.type ?? 'attachment').replace(/_url$|^input_/, '')

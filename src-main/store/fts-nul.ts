@@ -66,8 +66,9 @@ function varints(buf: Buffer): number[] {
 }
 
 const recorded = (db: Database.Database, t: FtsTable, rowid: number): number[] | null => {
-  const sz = stmt(db, `SELECT sz FROM main.${qi(t.name + '_docsize')} WHERE id = ?`).pluck().get(rowid) as
-    Buffer | undefined
+  const sz = stmt(db, `SELECT sz FROM main.${qi(t.name + '_docsize')} WHERE id = ?`)
+    .pluck()
+    .get(rowid) as Buffer | undefined
   return sz ? varints(sz) : null
 }
 
@@ -120,7 +121,9 @@ function removeAs(db: Database.Database, t: FtsTable, rowid: number, values: unk
 
 const insertAs = (db: Database.Database, t: FtsTable, rowid: number, values: unknown[]) =>
   db
-    .prepare(`INSERT INTO main.${qi(t.name)}(rowid, ${t.cols.map(qi).join(', ')}) VALUES (?, ${t.cols.map(() => '?').join(', ')})`)
+    .prepare(
+      `INSERT INTO main.${qi(t.name)}(rowid, ${t.cols.map(qi).join(', ')}) VALUES (?, ${t.cols.map(() => '?').join(', ')})`
+    )
     .run(rowid, ...values)
 
 /** Message ids of `sessionIds` whose text holds a NUL byte (the only rows tokenizers disagree on). */

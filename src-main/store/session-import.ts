@@ -102,7 +102,8 @@ export async function parseJsonlChunked(
     try {
       v = JSON.parse(text)
     } catch (err) {
-      if (errors.length < 1000) errors.push({ id: `line ${line}`, line, reason: `invalid JSON: ${(err as Error).message}` })
+      if (errors.length < 1000)
+        errors.push({ id: `line ${line}`, line, reason: `invalid JSON: ${(err as Error).message}` })
       continue
     }
     const bad = check(v)
@@ -181,15 +182,19 @@ export function importRecords(db: Database.Database, parsed: ParsedRecord[], sum
       db.transaction(() => {
         const msgs = [
           ...((rec.messages as Array<Record<string, unknown>> | undefined) ?? []).map((m) => messageRow(m, true)),
-          ...((rec[INACTIVE_FIELD] as Array<Record<string, unknown>> | undefined) ?? []).map((m) => messageRow(m, false))
+          ...((rec[INACTIVE_FIELD] as Array<Record<string, unknown>> | undefined) ?? []).map((m) =>
+            messageRow(m, false)
+          )
         ].sort((a, b) => (Number(a.id) || 0) - (Number(b.id) || 0))
         const row: Record<string, unknown> = { ...rec, ...RESET, id }
         for (const k of Object.keys(rec))
           if (!sessionCols.has(k) && !SESSION_EXTRAS.has(k) && k !== 'system_prompt') count(summary.ignoredFields, k)
         row.source = typeof row.source === 'string' && row.source ? row.source : 'import'
-        row.started_at = Number.isFinite(Number(row.started_at)) && row.started_at !== null ? Number(row.started_at) : nowSeconds()
+        row.started_at =
+          Number.isFinite(Number(row.started_at)) && row.started_at !== null ? Number(row.started_at) : nowSeconds()
         row.archived = row.archived ? 1 : 0
-        if (row.model_config != null && typeof row.model_config === 'object') row.model_config = pyJson(row.model_config)
+        if (row.model_config != null && typeof row.model_config === 'object')
+          row.model_config = pyJson(row.model_config)
         let detached = false
         const parent = typeof row.parent_session_id === 'string' ? row.parent_session_id.trim() : ''
         row.parent_session_id = null
@@ -202,7 +207,10 @@ export function importRecords(db: Database.Database, parsed: ParsedRecord[], sum
           row.system_prompt = null
           row.system_prompt_hash = prompt ? createHash('sha256').update(prompt, 'utf8').digest('hex') : null
           if (prompt)
-            stmt(db, 'INSERT OR IGNORE INTO system_prompts(hash, prompt) VALUES (?, ?)').run(row.system_prompt_hash, prompt)
+            stmt(db, 'INSERT OR IGNORE INTO system_prompts(hash, prompt) VALUES (?, ?)').run(
+              row.system_prompt_hash,
+              prompt
+            )
         } else row.system_prompt_hash = null
         row.message_count = msgs.length
         row.tool_call_count = msgs.reduce((n, m) => n + callCount(m.tool_calls), 0)
@@ -239,7 +247,12 @@ function depth(rec: Record<string, unknown>, byId: Map<unknown, Record<string, u
   let d = 0
   let cur = rec
   const seen = new Set<unknown>()
-  while (typeof cur.parent_session_id === 'string' && byId.has(cur.parent_session_id) && !seen.has(cur.id) && d < 1000) {
+  while (
+    typeof cur.parent_session_id === 'string' &&
+    byId.has(cur.parent_session_id) &&
+    !seen.has(cur.id) &&
+    d < 1000
+  ) {
     seen.add(cur.id)
     cur = byId.get(cur.parent_session_id)!
     d++

@@ -54,7 +54,10 @@ function upstreamMessage(row: Record<string, unknown>): Record<string, unknown> 
   return m
 }
 
-function messagesOf(db: Database.Database, id: string): { active: Array<Record<string, unknown>>; inactive: Array<Record<string, unknown>> } {
+function messagesOf(
+  db: Database.Database,
+  id: string
+): { active: Array<Record<string, unknown>>; inactive: Array<Record<string, unknown>> } {
   const hasActive = existingColumns(db, 'messages').has('active')
   const rows = stmt(db, 'SELECT * FROM main.messages WHERE session_id = ? ORDER BY id').all(id) as Array<
     Record<string, unknown>
@@ -134,7 +137,8 @@ export function toMarkdown(r: ExportRecord, onlyUserPrompts = false): string {
   for (const m of r.messages) {
     if (onlyUserPrompts && m.role !== 'user') continue
     const when = new Date((Number(m.timestamp) || 0) * 1000).toISOString()
-    const calls = Array.isArray(m.tool_calls) && m.tool_calls.length ? `tool calls: ${JSON.stringify(m.tool_calls)}` : ''
+    const calls =
+      Array.isArray(m.tool_calls) && m.tool_calls.length ? `tool calls: ${JSON.stringify(m.tool_calls)}` : ''
     lines.push(`## ${String(m.role)} · ${when}`, '', displayContent(m.content) ?? calls, '')
   }
   return lines.join('\n')
