@@ -49,7 +49,7 @@ export interface PruneCandidate {
 
 const like = (v: string) => `%${v.toLowerCase()}%`
 
-export function pruneWhere(f: PruneFilter, cols: Set<string>): { where: string; params: unknown[] } {
+function pruneWhere(f: PruneFilter, cols: Set<string>): { where: string; params: unknown[] } {
   const c: string[] = ['s.ended_at IS NOT NULL']
   const p: unknown[] = []
   const add = (sql: string, ...v: unknown[]) => {
