@@ -207,12 +207,16 @@ export class StoreRegistry {
     const hits: SearchHit[] = []
     const titles: Array<{ profile: string; sessionId: string; title: string }> = []
     let message: string | undefined
+    let fallback: string | undefined
+    const counts: Array<{ profile: string; sessions: Map<string, { hits: number; title: string | null }> }> = []
     for (const { profile, store } of stores) {
       try {
         const r = store.searchFull({ query: q.query, limit })
         hits.push(...r.hits)
         titles.push(...r.titles)
+        counts.push({ profile, sessions: r.sessions })
         message ??= r.message
+        fallback ??= r.fallback
       } catch (err) {
         unavailable.push({ profile, reason: problemOf(err) })
       }
@@ -228,21 +232,24 @@ export class StoreRegistry {
         hits: 0,
         titleMatch: true
       })
-    for (const h of page) {
-      const g = groups.get(key(h.profile, h.sessionId)) ?? {
-        profile: h.profile,
-        sessionId: h.sessionId,
-        title: h.sessionTitle,
-        hits: 0,
-        titleMatch: false
+    // every matching session (not just the page's), with its complete number of matching messages
+    for (const { profile, sessions } of counts)
+      for (const [sessionId, m] of sessions) {
+        const g = groups.get(key(profile, sessionId)) ?? {
+          profile,
+          sessionId,
+          title: m.title,
+          hits: 0,
+          titleMatch: false
+        }
+        g.hits = m.hits
+        groups.set(key(profile, sessionId), g)
       }
-      g.hits++
-      groups.set(key(h.profile, h.sessionId), g)
-    }
     return {
       hits: page,
       sessions: [...groups.values()],
       ...(message && page.length === 0 && titles.length === 0 ? { message } : {}),
+      ...(fallback ? { fallback } : {}),
       ...problems(unavailable, notices)
     }
   }

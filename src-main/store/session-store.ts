@@ -380,17 +380,21 @@ export class SessionStore {
   search(q: { query: string; limit?: number }): Array<RawHit & { profile: string }> {
     return this.searchFull(q).hits
   }
-  /** Hits plus title matches and, for a malformed query, the message to show. */
+  /** Hits, title matches, every matching session's count, the fallback used, or the message to show. */
   searchFull(q: { query: string; limit?: number }): {
     hits: Array<RawHit & { profile: string }>
     titles: Array<TitleHit & { profile: string }>
+    sessions: Map<string, { hits: number; title: string | null }>
     message?: string
+    fallback?: string
   } {
     const r = searchMessages(this.db, this.shape, q.query, q.limit)
     return {
       hits: r.hits.map((h) => ({ ...h, profile: this.profile })),
       titles: r.titles.map((t) => ({ ...t, profile: this.profile })),
-      ...(r.message ? { message: r.message } : {})
+      sessions: r.sessions ?? new Map(),
+      ...(r.message ? { message: r.message } : {}),
+      ...(r.fallback ? { fallback: r.fallback } : {})
     }
   }
 }

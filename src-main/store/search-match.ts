@@ -1,0 +1,88 @@
+/**
+ * Which rows match a parsed query. Each term is answered where it can be answered exactly (README "Search
+ * semantics"): words, phrases and `pre*` prefixes by the word index (`messages_fts`, never substrings, so
+ * `heat*` does not find "theater"); CJK runs, emoji and symbols, which FTS5 cannot split into words, by the
+ * trigram index when 3+ characters long, else (or in a home without a trigram index) by a complete `instr`
+ * scan of every row. A tree one index answers goes to FTS5 whole (its own precedence); a mixed tree is combined
+ * per row with the same precedence. Only visible rows count (hidden = `active = 0 AND compacted = 0`).
+ */
+import type Database from 'better-sqlite3'
+import type { HomeShape } from './shape'
+import { toInstr, toMatch, type Node, type Term } from './search-query'
+
+const VISIBLE = '(m.active = 1 OR m.compacted = 1)'
+const chars = (s: string) => [...s].length
+
+/** Text FTS5's word index cannot answer: CJK runs (no spaces between words), emoji, symbols. */
+const SUBSTRING =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{S}\p{Extended_Pictographic}]/u
+
+type Source = 'word' | 'trigram' | 'scan'
+
+const quoteTerm = (t: Term, word: boolean) => `"${t.text.replace(/"/g, '""')}"${t.prefix && word ? '*' : ''}`
+
+/** A SQL boolean over messages `m`, each term answered by its own source; params appended. */
+function condition(n: Node, src: (t: Term) => Source, params: string[]): string {
+  if (n.kind === 'term') {
+    const s = src(n)
+    if (s === 'scan') return toInstr(n, "COALESCE(m.content, '') || ' ' || COALESCE(m.tool_name, '')", params)
+    const table = s === 'word' ? 'messages_fts' : 'messages_fts_trigram'
+    params.push(quoteTerm(n, s === 'word'))
+    return `m.id IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ?)`
+  }
+  if (n.kind === 'not') return `(${condition(n.left, src, params)} AND NOT ${condition(n.right, src, params)})`
+  return `(${n.items.map((x) => condition(x, src, params)).join(n.kind === 'and' ? ' AND ' : ' OR ')})`
+}
+
+export interface Matches {
+  /** The newest `n` matching visible message ids. */
+  ids: number[]
+  /** Every matching session → its number of matching visible messages (complete, not just the page's). */
+  sessions: Map<string, { hits: number; title: string | null }>
+  /** Which terms a fallback answered, for the user; absent when FTS5 answered everything. */
+  fallback?: string
+}
+
+export function matchRows(db: Database.Database, shape: HomeShape, tree: Node, terms: Term[], n: number): Matches {
+  const trigram = shape.trigram !== 'none'
+  const src = (t: Term): Source =>
+    !SUBSTRING.test(t.text)
+      ? shape.fts === 'none'
+        ? 'scan'
+        : 'word'
+      : trigram && chars(t.text) >= 3
+        ? 'trigram'
+        : 'scan'
+  const sources = new Set(terms.map(src))
+  const params: string[] = []
+  let from = 'messages m'
+  let where: string
+  if (sources.size === 1 && !sources.has('scan')) {
+    const table = sources.has('word') ? 'messages_fts' : 'messages_fts_trigram'
+    params.push(toMatch(tree, table !== 'messages_fts'))
+    from = `(SELECT rowid AS id FROM ${table} WHERE ${table} MATCH ?) f CROSS JOIN messages m ON m.id = f.id`
+    where = VISIBLE
+  } else where = `${VISIBLE} AND ${condition(tree, src, params)}`
+  const ids = db
+    .prepare(`SELECT m.id FROM ${from} WHERE ${where} ORDER BY m.id DESC LIMIT ?`)
+    .pluck()
+    .all(...params, n) as number[]
+  const groups = db
+    .prepare(
+      `SELECT m.session_id AS s, COUNT(*) AS c, (SELECT title FROM sessions WHERE id = m.session_id) AS t
+        FROM ${from} WHERE ${where} GROUP BY m.session_id`
+    )
+    .all(...params) as Array<{ s: string; c: number; t: string | null }>
+  const by = (s: Source) => [...new Set(terms.filter((t) => src(t) === s).map((t) => t.text))]
+  const notes: string[] = []
+  if (by('trigram').length) notes.push(`substring match (trigram index) for ${by('trigram').join(', ')}`)
+  if (by('scan').length)
+    notes.push(
+      `complete scan for ${by('scan').join(', ')} (${!trigram ? 'this home has no trigram index' : 'shorter than 3 characters'})`
+    )
+  return {
+    ids,
+    sessions: new Map(groups.map((g) => [g.s, { hits: g.c, title: g.t }])),
+    ...(notes.length ? { fallback: `Not a word search: ${notes.join('; ')}.` } : {})
+  }
+}
