@@ -245,6 +245,20 @@ export class StoreRegistry {
         g.hits = m.hits
         groups.set(key(profile, sessionId), g)
       }
+    // a profile with too many matches to count reports none: its sessions are grouped from the page's hits
+    const capped = new Set(counts.filter((c) => c.sessions.size === 0).map((c) => c.profile))
+    for (const h of page) {
+      if (!capped.has(h.profile)) continue
+      const g = groups.get(key(h.profile, h.sessionId)) ?? {
+        profile: h.profile,
+        sessionId: h.sessionId,
+        title: h.sessionTitle,
+        hits: 0,
+        titleMatch: false
+      }
+      g.hits++
+      groups.set(key(h.profile, h.sessionId), g)
+    }
     return {
       hits: page,
       sessions: [...groups.values()],

@@ -8,9 +8,23 @@
  */
 import type Database from 'better-sqlite3'
 import type { HomeShape } from './shape'
+import { stmt } from './stmt-cache'
 import { toInstr, toMatch, type Node, type Term } from './search-query'
 
 const VISIBLE = '(m.active = 1 OR m.compacted = 1)'
+/** Above this many index matches, sessions are grouped from the page only (counting would cost more than the page). */
+const COUNT_CAP = 20_000
+type Row = [string, number]
+
+function group(rows: Row[]): Map<string, { hits: number; title: string | null }> {
+  const out = new Map<string, { hits: number; title: string | null }>()
+  for (const [s] of rows) {
+    const g = out.get(s)
+    if (g) g.hits++
+    else out.set(s, { hits: 1, title: null })
+  }
+  return out
+}
 const chars = (s: string) => [...s].length
 
 /** Text FTS5's word index cannot answer: CJK runs (no spaces between words), emoji, symbols. */
@@ -37,7 +51,8 @@ function condition(n: Node, src: (t: Term) => Source, params: string[]): string 
 export interface Matches {
   /** The newest `n` matching visible message ids. */
   ids: number[]
-  /** Every matching session → its number of matching visible messages (complete, not just the page's). */
+  /** Every matching session → its number of matching visible messages (complete; empty above COUNT_CAP index
+   * matches, when the caller groups the page's hits instead). */
   sessions: Map<string, { hits: number; title: string | null }>
   /** Which terms a fallback answered, for the user; absent when FTS5 answered everything. */
   fallback?: string
@@ -55,24 +70,40 @@ export function matchRows(db: Database.Database, shape: HomeShape, tree: Node, t
         : 'scan'
   const sources = new Set(terms.map(src))
   const params: string[] = []
-  let from = 'messages m'
-  let where: string
+  let ids: number[]
+  let sessions: Map<string, { hits: number; title: string | null }>
   if (sources.size === 1 && !sources.has('scan')) {
+    // One index answers the whole tree: FTS5 evaluates it with its own precedence, streaming rowids newest
+    // first (the huge LIMIT keeps the subquery's order from being flattened away).
     const table = sources.has('word') ? 'messages_fts' : 'messages_fts_trigram'
-    params.push(toMatch(tree, table !== 'messages_fts'))
-    from = `(SELECT rowid AS id FROM ${table} WHERE ${table} MATCH ?) f CROSS JOIN messages m ON m.id = f.id`
-    where = VISIBLE
-  } else where = `${VISIBLE} AND ${condition(tree, src, params)}`
-  const ids = db
-    .prepare(`SELECT m.id FROM ${from} WHERE ${where} ORDER BY m.id DESC LIMIT ?`)
-    .pluck()
-    .all(...params, n) as number[]
-  const groups = db
-    .prepare(
-      `SELECT m.session_id AS s, COUNT(*) AS c, (SELECT title FROM sessions WHERE id = m.session_id) AS t
-        FROM ${from} WHERE ${where} GROUP BY m.session_id`
-    )
-    .all(...params) as Array<{ s: string; c: number; t: string | null }>
+    const match = toMatch(tree, table !== 'messages_fts')
+    const from = `(SELECT rowid AS id FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid DESC LIMIT 1000000000) f
+      CROSS JOIN messages m ON m.id = f.id WHERE ${VISIBLE}`
+    ids = db.prepare(`SELECT m.id FROM ${from} LIMIT ?`).pluck().all(match, n) as number[]
+    const many = db
+      .prepare(`SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`)
+      .pluck()
+      .get(match, COUNT_CAP + 1) as number
+    sessions =
+      many > COUNT_CAP
+        ? new Map()
+        : group(db.prepare(`SELECT m.session_id AS s, m.id FROM ${from}`).raw().all(match) as Row[])
+  } else {
+    // A scan or a mixed tree: one pass over every row (complete at any size), newest page and counts together.
+    const rows = db
+      .prepare(`SELECT m.session_id AS s, m.id FROM messages m WHERE ${VISIBLE} AND ${condition(tree, src, params)}`)
+      .raw()
+      .all(...params) as Row[]
+    ids = rows
+      .slice(-n)
+      .map((r) => Number(r[1]))
+      .sort((a, b) => b - a)
+    sessions = group(rows)
+  }
+  if (sessions.size) {
+    const title = stmt(db, 'SELECT title FROM sessions WHERE id = ?').pluck()
+    for (const [id, g] of sessions) g.title = (title.get(id) as string | null | undefined) ?? null
+  }
   const by = (s: Source) => [...new Set(terms.filter((t) => src(t) === s).map((t) => t.text))]
   const notes: string[] = []
   if (by('trigram').length) notes.push(`substring match (trigram index) for ${by('trigram').join(', ')}`)
@@ -82,7 +113,7 @@ export function matchRows(db: Database.Database, shape: HomeShape, tree: Node, t
     )
   return {
     ids,
-    sessions: new Map(groups.map((g) => [g.s, { hits: g.c, title: g.t }])),
+    sessions,
     ...(notes.length ? { fallback: `Not a word search: ${notes.join('; ')}.` } : {})
   }
 }
