@@ -55,15 +55,17 @@ function catchUp(db: Database.Database, st: State): void {
     put.run(s.id, s.act, s.started)
     st.maxSession = Math.max(st.maxSession, s.r)
   }
-  const recent = stmt(
-    db,
-    'SELECT session_id AS id, MAX(timestamp) AS mx, MAX(id) AS top FROM main.messages WHERE id > ? GROUP BY session_id'
-  ).all(st.maxMessage) as Array<{ id: string; mx: number; top: number }>
-  const bump = stmt(db, 'UPDATE temp.cad_activity SET act = MAX(act, ?) WHERE id = ?')
-  for (const m of recent) {
-    if (Number.isFinite(m.mx)) bump.run(m.mx, m.id)
-    st.maxMessage = Math.max(st.maxMessage, m.top)
+  // Rows, not GROUP BY: grouping would tempt the planner onto the session index (a walk of every message).
+  const recent = stmt(db, 'SELECT session_id AS id, timestamp AS ts, id AS r FROM main.messages WHERE id > ?')
+    .raw()
+    .all(st.maxMessage) as Array<[string, number, number]>
+  const latest = new Map<string, number>()
+  for (const [id, ts, r] of recent) {
+    if (Number.isFinite(ts) && ts > (latest.get(id) ?? -Infinity)) latest.set(id, ts)
+    st.maxMessage = Math.max(st.maxMessage, r)
   }
+  const bump = stmt(db, 'UPDATE temp.cad_activity SET act = MAX(act, ?) WHERE id = ?')
+  for (const [id, ts] of latest) bump.run(ts, id)
 }
 
 /** Makes `temp.cad_activity` current for `db`; call before reading it. */
