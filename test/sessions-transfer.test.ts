@@ -81,9 +81,9 @@ describe('sessions export / import', () => {
       ['assistant', 1],
       ['tool', 1]
     ])
-    expect(root.caduceus_inactive_messages.map((m: { content: string; active: number }) => [m.content, m.active])).toEqual([
-      ['an answer the user rewound', 0]
-    ])
+    expect(
+      root.caduceus_inactive_messages.map((m: { content: string; active: number }) => [m.content, m.active])
+    ).toEqual([['an answer the user rewound', 0]])
     expect(root.messages[1].tool_calls).toEqual([
       { id: 'c1', type: 'function', function: { name: 'map', arguments: '{}' } }
     ])
