@@ -12,19 +12,28 @@ import { percentiles } from './percentiles'
 import { generateBulk } from '../src-main/store/demo'
 import { spawnWriter } from '../src-main/store/test-fixtures/spawn-writer'
 import { sqliteOf } from '../src-main/store/session-store'
+import { hostListFirstPage, stateDbOf, upstreamListFirstPage } from './list-after-write'
 
 export interface Percentiles {
   p50: number
   p95: number
 }
 export interface StoreBenchResult {
+  /** The host's `sessions.list` first page (100), each sample right after another process appended (issue #22). */
   listFirstPageMs: Percentiles
+  /** The same page read straight from the store, no write in between, for reference. */
+  storeListFirstPageMs: Percentiles
+  /** Upstream's `list_sessions_rich(order_by_last_active=True)` on the same file, when upstream is at hand. */
+  upstreamListMs: (Percentiles & { error?: string }) | null
+  /** upstream p95 / ours p95 (target ≥ 25). */
+  listRatioToUpstream: number | null
   ftsMs: Percentiles
   /** CJK (3 characters, trigram index) and a substring inside words ("ploy" ⊂ deploy), same target as ftsMs. */
   ftsCjkMs: Percentiles
   ftsSubstringMs: Percentiles
-  /** A 2-character CJK query (bounded scan), for reference. */
+  /** A 2-character CJK query and an emoji: complete scans (target ≤ 500 ms on a home Caduceus never indexed). */
   ftsCjkShortMs: Percentiles
+  ftsEmojiMs: Percentiles
   /** Commit in a second process → watcher callback in this one. -1 when a given home is left untouched. */
   writeToEventMs: Percentiles
   idleCpuPercent: number
@@ -72,7 +81,14 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
 
     store.listSessions({ limit: 100 }) // warm the page cache once, as a running app would be
     // Enough samples that p95 is not just the 2nd-3rd worst call (this machine is shared and loaded).
-    const listFirstPageMs = pct(time(() => store.listSessions({ limit: 100 }), 200))
+    const storeListFirstPageMs = pct(time(() => store.listSessions({ limit: 100 }), 200))
+    const home = opts.home ?? temp!
+    const profile = opts.profile ?? 'default'
+    const listFirstPageMs = await hostListFirstPage(home, profile, Boolean(temp || opts.allowWrites))
+    const upstreamListMs = upstreamListFirstPage(stateDbOf(home, profile))
+    const listRatioToUpstream =
+      upstreamListMs && upstreamListMs.p95 > 0 ? round(upstreamListMs.p95 / listFirstPageMs.p95) : null
+    log(`list: host ${JSON.stringify(listFirstPageMs)} upstream ${JSON.stringify(upstreamListMs)}`)
     const query = opts.query ?? 'deploy'
     store.search({ query })
     const ftsMs = pct(time(() => store.search({ query, limit: 50 }), 60))
@@ -83,6 +99,7 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
     const ftsCjkMs = timed('数据库')
     const ftsSubstringMs = timed('ploy')
     const ftsCjkShortMs = timed('東京')
+    const ftsEmojiMs = timed('🚀')
 
     const events: Array<{ at: number; ids: string[] }> = []
     watcher = new SessionWatcher(store, (e) =>
@@ -100,10 +117,14 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
     const idleCpuPercent = round(((used.user + used.system) / 1000 / (performance.now() - t0)) * 100)
     return {
       listFirstPageMs,
+      storeListFirstPageMs,
+      upstreamListMs,
+      listRatioToUpstream,
       ftsMs,
       ftsCjkMs,
       ftsSubstringMs,
       ftsCjkShortMs,
+      ftsEmojiMs,
       writeToEventMs,
       idleCpuPercent,
       sessions,

@@ -75,11 +75,17 @@ describe('sessions export / import', () => {
       message_count: 4,
       system_prompt: 'You are helpful.'
     })
+    // upstream's shape: active rows only in `messages`; the rewound one travels where upstream never reads
     expect(root.messages.map((m: { role: string; active: number }) => [m.role, m.active])).toEqual([
       ['user', 1],
-      ['assistant', 0],
       ['assistant', 1],
       ['tool', 1]
+    ])
+    expect(
+      root.caduceus_inactive_messages.map((m: { content: string; active: number }) => [m.content, m.active])
+    ).toEqual([['an answer the user rewound', 0]])
+    expect(root.messages[1].tool_calls).toEqual([
+      { id: 'c1', type: 'function', function: { name: 'map', arguments: '{}' } }
     ])
     expect(lines.find((l) => l.id === 'cont').parent_session_id).toBe('root')
 
@@ -88,7 +94,7 @@ describe('sessions export / import', () => {
     writeFileSync(file, jsonl)
     dirs.push(file)
     const summary = JSON.parse(await cli(target, 'sessions', 'import', file, '--json'))
-    expect(summary).toEqual({ imported: 3, skipped: 0, detached: 0, errors: [] })
+    expect(summary).toEqual({ imported: 3, skipped: 0, detached: 0, errors: [], ignoredFields: {} })
     const db = new Database(join(target, 'state.db'), { readonly: true })
     expect(db.prepare('SELECT MAX(version) AS v FROM schema_version').get()).toEqual({ v: 30 })
     expect(db.prepare("SELECT parent_session_id, message_count, title FROM sessions WHERE id = 'cont'").get()).toEqual({
@@ -140,7 +146,7 @@ describe('sessions export / import', () => {
           imported: 1,
           skipped: 0,
           detached: 1,
-          errors: [{ id: 'line 2', reason: expect.stringContaining('invalid JSON') }]
+          errors: [{ id: 'line 2', line: 2, reason: expect.stringContaining('invalid JSON') }]
         }
       })
       const row = host.stores.get('default').getSession('orphan')!
@@ -185,8 +191,8 @@ describe('sessions export / import', () => {
         .split('\n')
         .map((l) => JSON.parse(l))
       const chain = merged.find((l) => l.lineage_session_ids)
-      expect(chain).toMatchObject({ id: 'cont', lineage_session_ids: ['root', 'cont'], message_count: 5 })
-      expect(chain.messages).toHaveLength(5)
+      expect(chain).toMatchObject({ id: 'cont', lineage_session_ids: ['root', 'cont'], message_count: 4 })
+      expect(chain.messages).toHaveLength(4)
       expect(merged.map((l) => l.id).sort()).toEqual(['cont', 'old', 'orphan'])
       const bad = await host.dispatcher.invoke('sessions.export', { profile: 'default', format: 'pdf' } as never)
       expect(bad.ok).toBe(false)

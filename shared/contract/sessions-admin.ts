@@ -13,11 +13,55 @@ export const SessionDeleteInput = z.object({ profile: ProfileName, sessionId: Se
 export const SessionDeleteResult = z.object({ deleted: z.boolean(), detachedChildren: z.number().int() })
 export type SessionDeleteResult = z.infer<typeof SessionDeleteResult>
 
-export const SessionPruneInput = z.object({
-  profile: ProfileName,
-  olderThanDays: z.number().int().min(1).max(36_500).default(90)
+const bound = z.number().finite().min(0).optional()
+const text = z.string().min(1).max(512).optional()
+/**
+ * Upstream's prune filters (`hermes sessions prune`), all ANDed; only ended sessions are ever selected.
+ * `olderThanDays` (default 90 unless `startedBefore`/`startedAfter` is given) bounds `started_at`.
+ */
+export const PruneFilterInput = z.object({
+  olderThanDays: z.number().min(0).max(36_500).optional(),
+  startedBefore: z.number().finite().optional(),
+  startedAfter: z.number().finite().optional(),
+  source: text,
+  titleLike: text,
+  endReason: text,
+  cwdPrefix: text,
+  modelLike: text,
+  provider: text,
+  userId: text,
+  branchLike: text,
+  archived: z.boolean().optional(),
+  minMessages: bound,
+  maxMessages: bound,
+  minTokens: bound,
+  maxTokens: bound,
+  minCost: bound,
+  maxCost: bound,
+  minToolCalls: bound,
+  maxToolCalls: bound
 })
-export const SessionPruneResult = z.object({ deleted: z.number().int() })
+export type PruneFilterInput = z.infer<typeof PruneFilterInput>
+export const SessionPruneInput = PruneFilterInput.extend({
+  profile: ProfileName,
+  /** List what would go; delete nothing. */
+  dryRun: z.boolean().optional()
+})
+export const PruneCandidate = z.object({
+  id: z.string(),
+  source: z.string(),
+  title: z.string().nullable(),
+  startedAt: z.number(),
+  endedAt: z.number(),
+  messageCount: z.number()
+})
+export const SessionPruneResult = z.object({
+  deleted: z.number().int(),
+  /** Children outside the selection, detached from a pruned parent (kept). */
+  detached: z.number().int().optional(),
+  /** With dryRun: the sessions that would be deleted, oldest first. */
+  candidates: z.array(PruneCandidate).optional()
+})
 export type SessionPruneResult = z.infer<typeof SessionPruneResult>
 
 export const ExportFormat = z.enum(['jsonl', 'markdown'])
@@ -37,19 +81,22 @@ export const SessionImportInput = z.object({
   profile: ProfileName,
   content: z.string().max(MAX_IMPORT_BYTES, `import is larger than ${MAX_IMPORT_BYTES} bytes`)
 })
-export const ImportError = z.object({ id: z.string(), reason: z.string() })
+/** A rejected line (its 1-based `line`) or session; the rest of the file is imported. */
+export const ImportError = z.object({ id: z.string(), reason: z.string(), line: z.number().int().optional() })
 export const SessionImportResult = z.object({
   imported: z.number().int(),
   skipped: z.number().int(),
   detached: z.number().int(),
-  errors: z.array(ImportError)
+  errors: z.array(ImportError),
+  /** Fields this home has no column for (a newer upstream's): name → occurrences, ignored. */
+  ignoredFields: z.record(z.string(), z.number().int()).optional()
 })
 export type SessionImportResult = z.infer<typeof SessionImportResult>
 
 export const sessionsAdminRequests = {
   /** Delete one session: its messages and FTS rows go with it; children are detached, not lost. */
   'sessions.delete': { input: SessionDeleteInput, output: SessionDeleteResult },
-  /** Delete ended sessions older than N days (default 90). */
+  /** Delete ended sessions matching upstream's prune filters (default: started > 90 days ago); dryRun lists them. */
   'sessions.prune': { input: SessionPruneInput, output: SessionPruneResult },
   /** Export one session or a profile's sessions as upstream JSONL or Markdown (returned as a download). */
   'sessions.export': { input: SessionExportInput, output: SessionExportResult },

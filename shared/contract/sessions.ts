@@ -208,6 +208,8 @@ export const SearchResult = z.object({
   sessions: z.array(SearchSessionGroup).optional(),
   /** Why nothing could be searched (e.g. a malformed query), for the user. */
   message: z.string().optional(),
+  /** Which terms were not a word search (trigram substring or complete scan), for the user. */
+  fallback: z.string().optional(),
   unavailable: z.array(ProfileProblem).optional(),
   notices: z.array(ProfileProblem).optional()
 })

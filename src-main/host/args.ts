@@ -18,9 +18,36 @@ export interface HostArgs {
   /** serve: replace the stored headless token (signs open tabs out). */
   rotateToken: boolean
   /** sessions export/import/prune (session-admin-cli.ts). */
-  admin?: { format?: string; only?: string; lineage?: boolean; session?: string; olderThan?: number }
+  admin?: { format?: string; only?: string; lineage?: boolean; session?: string }
+  /** sessions prune filter flags, raw (prune-flags.ts reads them the way upstream's CLI does). */
+  prune?: Record<string, string | true>
   positionals: string[]
 }
+
+/** Upstream's `hermes sessions prune` value flags (`--model` is shared with run: read as model-contains). */
+const PRUNE_VALUE_FLAGS = new Set(
+  [
+    'older-than',
+    'newer-than',
+    'before',
+    'after',
+    'source',
+    'title',
+    'end-reason',
+    'cwd',
+    'provider',
+    'user',
+    'branch',
+    'min-messages',
+    'max-messages',
+    'min-tokens',
+    'max-tokens',
+    'min-cost',
+    'max-cost',
+    'min-tool-calls',
+    'max-tool-calls'
+  ].map((f) => `--${f}`)
+)
 
 export function parseArgs(argv: string[]): HostArgs {
   const out: HostArgs = { demo: false, open: false, json: false, rotateToken: false, positionals: [] }
@@ -81,12 +108,11 @@ export function parseArgs(argv: string[]): HostArgs {
       case '--session':
         out.admin = { ...out.admin, session: value() }
         break
-      case '--older-than': {
-        const n = Number(value())
-        if (!Number.isInteger(n) || n < 1) throw new Error('--older-than must be a positive integer (days)')
-        out.admin = { ...out.admin, olderThan: n }
+      case '--dry-run':
+      case '--archived':
+      case '--no-archived':
+        out.prune = { ...out.prune, [flag.slice(2)]: true }
         break
-      }
       case '--model':
         out.model = value()
         break
@@ -109,8 +135,13 @@ export function parseArgs(argv: string[]): HostArgs {
         break
       }
       default:
+        if (PRUNE_VALUE_FLAGS.has(flag)) {
+          out.prune = { ...out.prune, [flag.slice(2)]: value() }
+          break
+        }
         if (arg.startsWith('--')) throw new Error(`unknown flag ${arg}`)
         out.positionals.push(arg)
+        break
     }
   }
   return out

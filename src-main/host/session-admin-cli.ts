@@ -13,11 +13,16 @@ import {
 import type { HostArgs } from './args'
 import type { Host } from './index'
 import { exportChunks, exportFormat } from './session-export'
+import { pruneFilter } from './prune-flags'
 
 export const ADMIN_USAGE = `  caduceus sessions export [--format jsonl|markdown] [--only user-prompts] [--lineage] [--profile P] [--session ID] [--home DIR]
   caduceus sessions import FILE [--profile P] [--home DIR] [--json]
   caduceus sessions delete ID [--profile P] [--home DIR]
-  caduceus sessions prune  [--older-than DAYS] [--profile P] [--home DIR]   ended sessions only (default 90 days)
+  caduceus sessions prune  [--older-than T] [--newer-than T] [--before T] [--after T] [--source S] [--title TEXT]
+                           [--end-reason R] [--cwd DIR] [--model TEXT] [--provider P] [--user ID] [--branch TEXT]
+                           [--min-/--max-messages N] [--min-/--max-tokens N] [--min-/--max-cost USD]
+                           [--min-/--max-tool-calls N] [--archived|--no-archived] [--dry-run] [--profile P] [--home DIR]
+                           ended sessions only, started before T (default 90 days); T = 5h, 2d, 1w, N days or an ISO date
 `
 
 async function call<K extends RequestName>(host: Host, name: K, input: RequestInput<K>): Promise<RequestOutput<K>> {
@@ -61,9 +66,11 @@ export async function sessionAdminCli(
     if (args.json) console.log(JSON.stringify(summary))
     else {
       console.log(
-        `imported ${summary.imported}, skipped ${summary.skipped} (already present), detached ${summary.detached}, errors ${summary.errors.length}`
+        `imported ${summary.imported}, skipped ${summary.skipped} (already present), detached ${summary.detached} (orphans), rejected ${summary.errors.length}`
       )
-      for (const e of summary.errors) console.log(`  ${e.id}: ${e.reason}`)
+      for (const e of summary.errors) console.log(`  ${e.line ? `line ${e.line}` : e.id}: ${e.reason}`)
+      const ignored = Object.entries(summary.ignoredFields ?? {})
+      if (ignored.length) console.log(`ignored fields: ${ignored.map(([k, n]) => `${k} (${n})`).join(', ')}`)
     }
     return 0
   }
@@ -79,10 +86,17 @@ export async function sessionAdminCli(
     return 0
   }
   if (sub === 'prune') {
-    const r = await call(host, 'sessions.prune', { profile, olderThanDays: a.olderThan ?? 90 })
-    console.log(
-      args.json ? JSON.stringify(r) : `pruned ${r.deleted} ended session(s) older than ${a.olderThan ?? 90} days`
-    )
+    const f = pruneFilter(args.prune ?? {}, args.model)
+    const r = await call(host, 'sessions.prune', { profile, ...f })
+    if (args.json) console.log(JSON.stringify(r))
+    else if (f.dryRun) {
+      console.log(`would prune ${r.candidates?.length ?? 0} ended session(s)`)
+      for (const c of r.candidates ?? [])
+        console.log(`  ${c.id}  ${c.source}  ${new Date(c.startedAt * 1000).toISOString()}  ${c.title ?? ''}`)
+    } else
+      console.log(
+        `pruned ${r.deleted} ended session(s)${r.detached ? `, ${r.detached} child session(s) detached` : ''}`
+      )
     return 0
   }
   return null

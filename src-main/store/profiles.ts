@@ -217,12 +217,16 @@ export class StoreRegistry {
     const hits: SearchHit[] = []
     const titles: Array<{ profile: string; sessionId: string; title: string }> = []
     let message: string | undefined
+    let fallback: string | undefined
+    const counts: Array<{ profile: string; sessions: Map<string, { hits: number; title: string | null }> }> = []
     for (const { profile, store } of stores) {
       try {
         const r = store.searchFull({ query: q.query, limit })
         hits.push(...r.hits)
         titles.push(...r.titles)
+        counts.push({ profile, sessions: r.sessions })
         message ??= r.message
+        fallback ??= r.fallback
       } catch (err) {
         unavailable.push({ profile, reason: problemOf(err) })
       }
@@ -238,7 +242,23 @@ export class StoreRegistry {
         hits: 0,
         titleMatch: true
       })
+    // every matching session (not just the page's), with its complete number of matching messages
+    for (const { profile, sessions } of counts)
+      for (const [sessionId, m] of sessions) {
+        const g = groups.get(key(profile, sessionId)) ?? {
+          profile,
+          sessionId,
+          title: m.title,
+          hits: 0,
+          titleMatch: false
+        }
+        g.hits = m.hits
+        groups.set(key(profile, sessionId), g)
+      }
+    // a profile with too many matches to count reports none: its sessions are grouped from the page's hits
+    const capped = new Set(counts.filter((c) => c.sessions.size === 0).map((c) => c.profile))
     for (const h of page) {
+      if (!capped.has(h.profile)) continue
       const g = groups.get(key(h.profile, h.sessionId)) ?? {
         profile: h.profile,
         sessionId: h.sessionId,
@@ -253,6 +273,7 @@ export class StoreRegistry {
       hits: page,
       sessions: [...groups.values()],
       ...(message && page.length === 0 && titles.length === 0 ? { message } : {}),
+      ...(fallback ? { fallback } : {}),
       ...problems(unavailable, notices)
     }
   }

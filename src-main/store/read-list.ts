@@ -1,13 +1,15 @@
 /**
  * The session list: one row per conversation. Compression chains show as their tip (carrying rootId and
- * chainLength); delegate and branch children are hidden unless asked for. Keyset-paginated on
- * (activity DESC, started_at DESC, id DESC), walking idx_sessions_effective_activity in order, so a page
- * costs ~limit index steps plus per-row lookups — never a scan of messages.
+ * chainLength); delegate and branch children are hidden unless asked for. Ordered by last activity as upstream
+ * defines it (last message time, whoever wrote it; activity-index.ts) and keyset-paginated on (activity DESC,
+ * started_at DESC, id DESC), walking the activity index in order, so a page costs ~limit index steps plus
+ * per-row lookups — never a scan of messages.
  */
 import type Database from 'better-sqlite3'
 import { allObjects, stmt } from './stmt-cache'
 import type { SessionPage, SessionSummary } from '@shared/contract'
-import { ACTIVITY, isBranchSql, isDelegateSql, supersededSql } from './sql'
+import { isBranchSql, isDelegateSql, supersededSql } from './sql'
+import { refreshActivity } from './activity-index'
 import { SUMMARY_COLS, toSummary, type SummaryRow } from './read-summary'
 import { invalid } from './errors'
 
@@ -47,6 +49,8 @@ export function decodeCursor(c: string): Key {
 
 export function listSessionRows(db: Database.Database, profile: string, q: ListOptions = {}): SessionPage {
   const limit = Math.max(1, Math.min(500, Math.floor(q.limit ?? 100)))
+  refreshActivity(db)
+  const ACTIVITY = 'a.act'
   const where: string[] = ['COALESCE(s.hidden, 0) = 0', `NOT ${supersededSql('s')}`]
   const args: unknown[] = []
   const archived = q.archived ?? 'exclude'
@@ -74,15 +78,15 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
     where.push(`(s.parent_session_id IS NULL OR NOT (${isDelegateSql('s')} OR ${isBranchSql('s')}))`)
   if (q.cursor) {
     // Row-value comparison lets SQLite seek the expression index instead of re-scanning earlier pages.
-    where.push(`(${ACTIVITY}, s.started_at, s.id) < (?, ?, ?)`)
+    where.push(`(${ACTIVITY}, a.started, a.id) < (?, ?, ?)`)
     args.push(...decodeCursor(q.cursor))
   }
   // Phase 1 picks the page from keys only; phase 2 computes summaries for just those rows, so no plan
   // can end up evaluating per-row subqueries for every candidate before a sort.
   const keys = allObjects<{ id: string; act: number; started_at: number }>(
     db,
-    `SELECT s.id, ${ACTIVITY} AS act, s.started_at FROM sessions s
-    WHERE ${where.join(' AND ')} ORDER BY ${ACTIVITY} DESC, s.started_at DESC, s.id DESC LIMIT ?`,
+    `SELECT a.id, a.act, a.started AS started_at FROM temp.cad_activity a CROSS JOIN sessions s ON s.id = a.id
+    WHERE ${where.join(' AND ')} ORDER BY a.act DESC, a.started DESC, a.id DESC LIMIT ?`,
     ...args,
     limit + 1
   )
@@ -99,7 +103,7 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
   for (const k of page) {
     const r = byId.get(k.id)
     if (!r) continue
-    const s = toSummary(db, profile, r)
+    const s = { ...toSummary(db, profile, r), lastActiveAt: Number(k.act) }
     // A chain whose root is itself a delegate/branch child is a child too (rare: compressed subagents).
     if (!q.includeChildren && s.kind === 'continuation' && s.rootId !== s.id && isHiddenRoot(db, s.rootId)) continue
     items.push(s)

@@ -5,6 +5,7 @@ import type { Message, MessagePage, ToolCall } from '@shared/contract'
 import type { ConversationMessage } from './types'
 import { num, numOrNull, safeJson } from './util'
 import { cutRow, PAGE_COLS, withinBudget } from './read-message-text'
+import { displayContent } from './content-codec'
 
 const COLS = `id, session_id, role, content, tool_calls, tool_call_id, tool_name, reasoning, reasoning_content, timestamp,
   token_count, finish_reason, display_kind`
@@ -36,7 +37,7 @@ function toMessage(r: Record<string, unknown>): Message {
     id: num(r.id),
     sessionId: String(r.session_id),
     role: String(r.role),
-    content: typeof r.content === 'string' ? r.content : null,
+    content: displayContent(r.content),
     toolCalls: parseToolCalls(r.tool_calls),
     toolCallId: (r.tool_call_id as string | null) ?? null,
     toolName: (r.tool_name as string | null) ?? null,
@@ -114,7 +115,7 @@ export function conversation(
     if (!ROLES.has(role)) continue // session_meta and other bookkeeping rows are not model history
     const m: ConversationMessage = {
       role: role as ConversationMessage['role'],
-      content: typeof r.content === 'string' ? r.content : null
+      content: displayContent(r.content)
     }
     const calls = parseToolCalls(r.tool_calls)
     if (role === 'assistant' && calls)

@@ -1,11 +1,13 @@
 /**
- * Search input → a small boolean tree with FTS5's meaning: `OR`, `AND`, `NOT` (upper case, binary),
- * `"phrase"` and `pre*`; everything else is a literal term (FTS5 syntax never leaks through). Input is capped
- * at 2,048 characters. A dangling operator is reported as a message, never thrown.
+ * Search input → a small boolean tree with FTS5's query language: `OR`, `AND`, `NOT` (upper case, binary;
+ * precedence NOT > AND > OR, implicit AND between terms), parentheses, `"phrase"` and `pre*` (a word prefix);
+ * everything else is a literal term (FTS5 syntax never leaks through). Emoji and symbol terms are kept (they are
+ * matched as substrings); pure punctuation matches nothing. Input is capped at 2,048 characters. A malformed
+ * query is reported as a one-line message, never thrown.
  */
 export const MAX_FTS5_QUERY_CHARS = 2048
 const MAX_TERMS = 32
-const WORDISH = /[\p{L}\p{N}]/u
+const WORDISH = /[\p{L}\p{N}\p{S}\p{Extended_Pictographic}]/u
 
 export interface Term {
   kind: 'term'
@@ -15,7 +17,7 @@ export interface Term {
 export type Node = Term | { kind: 'and' | 'or'; items: Node[] } | { kind: 'not'; left: Node; right: Node }
 export type Parsed = { ok: true; tree: Node; terms: Term[] } | { ok: false; message: string | null }
 
-type Tok = { op: 'OR' | 'AND' | 'NOT' } | Term
+type Tok = { op: 'OR' | 'AND' | 'NOT' | '(' | ')' } | Term
 
 function tokenize(input: string): Tok[] {
   let text = input.slice(0, MAX_FTS5_QUERY_CHARS).replace(/\u0000/g, ' ')
@@ -26,15 +28,19 @@ function tokenize(input: string): Tok[] {
   }
   const out: Tok[] = []
   let terms = 0
-  const re = /"([^"]*)"(\*?)|(\S+)/g
+  const re = /"([^"]*)"(\*?)|([()])|([^\s()"]+)/g
   for (let m = re.exec(text); m && terms < MAX_TERMS; m = re.exec(text)) {
-    if (m[3] === 'OR' || m[3] === 'AND' || m[3] === 'NOT') {
-      out.push({ op: m[3] })
+    if (m[3]) {
+      out.push({ op: m[3] as '(' | ')' })
       continue
     }
-    let body = (m[1] ?? m[3]!).replace(/"/g, '').trim().replace(/\s+/g, ' ')
+    if (m[4] === 'OR' || m[4] === 'AND' || m[4] === 'NOT') {
+      out.push({ op: m[4] })
+      continue
+    }
+    let body = (m[1] ?? m[4]!).replace(/"/g, '').trim().replace(/\s+/g, ' ')
     let prefix = m[2] === '*'
-    if (m[3] !== undefined && body.endsWith('*')) {
+    if (m[4] !== undefined && body.endsWith('*')) {
       body = body.replace(/\*+$/, '')
       prefix = true
     }
@@ -57,10 +63,19 @@ export function parseQuery(input: unknown): Parsed {
   const fail = (msg: string): never => {
     throw new SyntaxError(msg)
   }
+  const isOp = (t: Tok | undefined, op: string) => t !== undefined && !('kind' in t) && t.op === op
   const term = (): Node => {
     const t = toks[i]
     if (!t) return fail('The query ends with an operator; put a word after it.')
-    if (!('kind' in t)) return fail(`"${t.op}" needs a word before and after it.`)
+    if (isOp(t, '(')) {
+      i++
+      const inner = or()
+      if (!isOp(toks[i], ')')) return fail('A "(" is not closed; add the ")".')
+      i++
+      return inner
+    }
+    if (!('kind' in t))
+      return fail(t.op === ')' ? 'A ")" has no "(" before it.' : `"${t.op}" needs a word before and after it.`)
     i++
     return t
   }
@@ -77,7 +92,7 @@ export function parseQuery(input: unknown): Parsed {
     for (;;) {
       const t = toks[i]
       if (!t) break
-      if ('kind' in t) {
+      if ('kind' in t || t.op === '(') {
         items.push(not())
         continue
       }
@@ -100,7 +115,12 @@ export function parseQuery(input: unknown): Parsed {
   }
   try {
     const tree = or()
-    if (i < toks.length) fail(`"${(toks[i] as { op: string }).op}" needs a word before and after it.`)
+    if (i < toks.length)
+      fail(
+        isOp(toks[i], ')')
+          ? 'A ")" has no "(" before it.'
+          : `"${(toks[i] as { op: string }).op}" needs a word before and after it.`
+      )
     const terms: Term[] = []
     const walk = (n: Node): void => {
       if (n.kind === 'term') terms.push(n)

@@ -1,22 +1,15 @@
 /**
- * Search that finds what users type, in whatever FTS layout the home has (shape.ts):
- * - words through the home's word index (`messages_fts`, v30 external-content or legacy inline);
- * - CJK and any substring of 3+ characters through the trigram index (`messages_fts_trigram`);
- * - shorter terms (e.g. 東京) or a home without a trigram index: a bounded `instr` scan over the most recent
- *   visible rows.
- * Results of the indexes are unioned, filtered to visible rows (hidden = `active = 0 AND compacted = 0`,
- * i.e. rewound), newest first. Snippets are cut from each hit's own row. Titles match too.
+ * Search with FTS5's query language (search-query.ts) in whatever FTS layout the home has (shape.ts); which
+ * index or scan answers each term is search-match.ts. Hits newest first, snippets cut from each hit's own row,
+ * every matching session counted, titles match too, and the fallback used is said in the result.
  */
 import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
 import type { HomeShape } from './shape'
-import { parseQuery, positiveTerms, toInstr, toMatch, type Node, type Term } from './search-query'
+import { parseQuery, positiveTerms, toInstr, type Term } from './search-query'
+import { matchRows, type Matches } from './search-match'
 
 export { MAX_FTS5_QUERY_CHARS } from './search-query'
-
-const WINDOW = 2000
-const SCAN_ROWS = 20_000
-const VISIBLE = '(m.active = 1 OR m.compacted = 1)'
 
 export interface RawHit {
   messageId: number
@@ -33,7 +26,11 @@ export interface TitleHit {
 export interface SearchOutcome {
   hits: RawHit[]
   titles: TitleHit[]
+  /** Every matching session with its number of matching messages. */
+  sessions?: Map<string, { hits: number; title: string | null }>
   message?: string
+  /** Which terms a fallback answered (search-match.ts). */
+  fallback?: string
 }
 
 /** Snippet parts from `text` around the first occurrence of any term (case-insensitive). */
@@ -79,53 +76,19 @@ export function splitSnippet(s: string): Array<{ text: string; hit: boolean }> {
   return parts
 }
 
-const chars = (s: string) => [...s].length
-
-function ftsIds(db: Database.Database, table: string, match: string, n: number): number[] {
-  // FTS5 streams rowids newest-first (ORDER BY rowid DESC is native to it); each is checked for visibility
-  // by primary key and the walk stops at the page size, or at WINDOW matches when most are hidden.
-  return stmt(
-    db,
-    `SELECT m.id FROM (SELECT rowid AS id FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid DESC LIMIT ${WINDOW}) f
-      CROSS JOIN messages m ON m.id = f.id WHERE ${VISIBLE} LIMIT ?`
-  )
-    .pluck()
-    .all(match, n) as number[]
-}
-
-function scanIds(db: Database.Database, tree: Node, n: number): number[] {
-  const params: string[] = []
-  const cond = toInstr(tree, "m.content || ' ' || COALESCE(m.tool_name, '')", params)
-  return stmt(
-    db,
-    `SELECT m.id FROM (SELECT id FROM messages ORDER BY id DESC LIMIT ${SCAN_ROWS}) r JOIN messages m ON m.id = r.id
-      WHERE ${VISIBLE} AND ${cond} ORDER BY m.id DESC LIMIT ?`
-  )
-    .pluck()
-    .all(...params, n) as number[]
-}
-
 export function searchMessages(db: Database.Database, shape: HomeShape, query: unknown, limit = 50): SearchOutcome {
   const parsed = parseQuery(query)
   if (!parsed.ok) return { hits: [], titles: [], ...(parsed.message ? { message: parsed.message } : {}) }
   const n = Math.max(1, Math.min(200, Math.floor(Number(limit) || 50)))
   const { tree, terms } = parsed
-  const ids = new Set<number>()
   const problems: string[] = []
-  const attempt = (what: string, fn: () => number[]) => {
-    try {
-      for (const id of fn()) ids.add(id)
-    } catch (err) {
-      problems.push(`${what}: ${(err as Error).message}`)
-    }
+  let m: Matches = { ids: [], sessions: new Map() }
+  try {
+    m = matchRows(db, shape, tree, terms, n)
+  } catch (err) {
+    problems.push(`index: ${(err as Error).message}`)
   }
-  if (shape.fts !== 'none') attempt('word index', () => ftsIds(db, 'messages_fts', toMatch(tree), n))
-  const allLong = terms.every((t) => chars(t.text) >= 3)
-  if (shape.trigram !== 'none' && allLong)
-    attempt('substring index', () => ftsIds(db, 'messages_fts_trigram', toMatch(tree, true), n))
-  if (!allLong || shape.trigram === 'none') attempt('scan', () => scanIds(db, tree, n))
-
-  const page = [...ids].sort((a, b) => b - a).slice(0, n)
+  const page = m.ids
   const highlight = positiveTerms(tree)
   let hits: RawHit[] = []
   if (page.length) {
@@ -170,5 +133,5 @@ export function searchMessages(db: Database.Database, shape: HomeShape, query: u
   // A broken index degrades to what the others found; only when everything failed does the user hear why.
   if (hits.length === 0 && titles.length === 0 && problems.length)
     return { hits, titles, message: `Search is unavailable here (${problems[0]})` }
-  return { hits, titles }
+  return { hits, titles, sessions: m.sessions, ...(m.fallback ? { fallback: m.fallback } : {}) }
 }

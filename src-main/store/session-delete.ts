@@ -1,73 +1,168 @@
 /**
- * Delete and prune (hermes-channels §4, hermes-spec §1.10 invariant 6). Messages go with their session
- * (the home's own FTS triggers remove the index rows); delegate children (`_delegate_from`) are deleted with
- * their parent; every other child is detached (parent_session_id = NULL), never lost.
+ * Delete and prune with upstream's rules (hermes_state `delete_session` / `prune_sessions`):
+ * - delete: sessions carrying `_delegate_from` pointing at the deleted one (recursively) go with it; every
+ *   other child is detached (parent_session_id = NULL), never lost;
+ * - prune: selects exactly `_prune_filter_where` — ENDED sessions only (a running one is never pruned),
+ *   `started_at` older than the cutoff, the other filters ANDed; children outside the selection are detached.
+ * Messages and usage rows go with their session; FTS rows follow through the home's triggers, after rows
+ * another SQLite tokenized differently were re-based (fts-nul.ts), so every index stays consistent.
  */
 import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
 import { marker } from './sql'
+import { adoptNulRows, nulMessageIds } from './fts-nul'
 import { nowSeconds } from './util'
 
-const MAX_DEPTH = 64
+/** Upstream's prune/archive filter surface (`_prune_filter_where`), all ANDed. */
+export interface PruneFilter {
+  startedBefore?: number
+  startedAfter?: number
+  source?: string
+  titleLike?: string
+  endReason?: string
+  cwdPrefix?: string
+  minMessages?: number
+  maxMessages?: number
+  archived?: boolean
+  modelLike?: string
+  provider?: string
+  userId?: string
+  branchLike?: string
+  minTokens?: number
+  maxTokens?: number
+  minCost?: number
+  maxCost?: number
+  minToolCalls?: number
+  maxToolCalls?: number
+}
+
+export interface PruneCandidate {
+  id: string
+  source: string
+  title: string | null
+  model: string | null
+  started_at: number
+  ended_at: number
+  message_count: number
+  archived: number
+}
+
+const like = (v: string) => `%${v.toLowerCase()}%`
+
+function pruneWhere(f: PruneFilter, cols: Set<string>): { where: string; params: unknown[] } {
+  const c: string[] = ['s.ended_at IS NOT NULL']
+  const p: unknown[] = []
+  const add = (sql: string, ...v: unknown[]) => {
+    c.push(sql)
+    p.push(...v)
+  }
+  if (f.startedBefore !== undefined) add('s.started_at < ?', f.startedBefore)
+  if (f.startedAfter !== undefined) add('s.started_at >= ?', f.startedAfter)
+  if (f.source) add('s.source = ?', f.source)
+  if (f.titleLike) add("LOWER(COALESCE(s.title, '')) LIKE ?", like(f.titleLike))
+  if (f.endReason) add('s.end_reason = ?', f.endReason)
+  if (f.cwdPrefix) {
+    const pre = f.cwdPrefix.replace(/[/\\]+$/, '') || f.cwdPrefix
+    add('(s.cwd = ? OR s.cwd LIKE ? OR s.cwd LIKE ?)', pre, `${pre}/%`, `${pre}\\%`)
+  }
+  if (f.minMessages !== undefined) add('s.message_count >= ?', f.minMessages)
+  if (f.maxMessages !== undefined) add('s.message_count <= ?', f.maxMessages)
+  if (f.modelLike) add("LOWER(COALESCE(s.model, '')) LIKE ?", like(f.modelLike))
+  if (f.provider && cols.has('billing_provider'))
+    add("LOWER(COALESCE(s.billing_provider, '')) = ?", f.provider.toLowerCase())
+  if (f.userId) add('s.user_id = ?', f.userId)
+  if (f.branchLike && cols.has('git_branch')) add("LOWER(COALESCE(s.git_branch, '')) LIKE ?", like(f.branchLike))
+  const tokens = '(COALESCE(s.input_tokens, 0) + COALESCE(s.output_tokens, 0))'
+  if (f.minTokens !== undefined) add(`${tokens} >= ?`, f.minTokens)
+  if (f.maxTokens !== undefined) add(`${tokens} <= ?`, f.maxTokens)
+  const cost = 'COALESCE(s.actual_cost_usd, s.estimated_cost_usd, 0)'
+  if (f.minCost !== undefined) add(`${cost} >= ?`, f.minCost)
+  if (f.maxCost !== undefined) add(`${cost} <= ?`, f.maxCost)
+  if (f.minToolCalls !== undefined) add('COALESCE(s.tool_call_count, 0) >= ?', f.minToolCalls)
+  if (f.maxToolCalls !== undefined) add('COALESCE(s.tool_call_count, 0) <= ?', f.maxToolCalls)
+  if (f.archived === true) c.push('s.archived = 1')
+  if (f.archived === false) c.push('s.archived = 0')
+  return { where: c.join(' AND '), params: p }
+}
+
+const sessionColumns = (db: Database.Database) =>
+  new Set((db.prepare('PRAGMA main.table_info(sessions)').all() as Array<{ name: string }>).map((r) => r.name))
+
+/** What a prune with `f` would delete, oldest first (upstream's `list_prune_candidates`). */
+export function pruneCandidates(db: Database.Database, f: PruneFilter): PruneCandidate[] {
+  const { where, params } = pruneWhere(f, sessionColumns(db))
+  return db
+    .prepare(
+      `SELECT s.id, s.source, s.title, s.model, s.started_at, s.ended_at, s.message_count, s.archived
+        FROM sessions s WHERE ${where} ORDER BY s.started_at ASC`
+    )
+    .all(...params) as PruneCandidate[]
+}
 
 function tableExists(db: Database.Database, name: string): boolean {
   return stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined
 }
 
+/** Removes `ids` (messages, usage rows, the rows), after detaching every child left behind. */
+function removeSessions(db: Database.Database, ids: string[]): number {
+  adoptNulRows(db, nulMessageIds(db, ids))
+  const doomed = new Set(ids)
+  const kids = stmt(db, 'SELECT id FROM sessions WHERE parent_session_id = ?').pluck()
+  const detach = stmt(db, 'UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ?')
+  let detached = 0
+  for (const id of ids) {
+    detached += (kids.all(id) as string[]).filter((k) => !doomed.has(k)).length
+    detach.run(id)
+  }
+  // Per-day usage lives in Caduceus's cad_ stand-in in older homes (read through the shim): it goes too.
+  const usage = ['session_model_usage', 'session_daily_usage', 'cad_session_model_usage', 'cad_session_daily_usage'].filter((t) => tableExists(db, t))
+  for (const id of ids) {
+    stmt(db, 'DELETE FROM messages WHERE session_id = ?').run(id)
+    for (const t of usage) stmt(db, `DELETE FROM ${t} WHERE session_id = ?`).run(id)
+    stmt(db, 'DELETE FROM sessions WHERE id = ?').run(id)
+  }
+  return detached
+}
+
+/** Delegate runs of `id`, recursively (upstream's `_collect_delegate_child_ids`); never `id` itself. */
+function delegateChildren(db: Database.Database, id: string): string[] {
+  const df = marker('s', '_delegate_from')
+  const q = stmt(db, `SELECT s.id FROM sessions s WHERE ${df} = ? OR (s.parent_session_id = ? AND ${df} IS NOT NULL)`)
+  const found = new Set([id])
+  const frontier = [id]
+  while (frontier.length) {
+    const cur = frontier.pop()!
+    for (const c of q.pluck().all(cur, cur) as string[])
+      if (!found.has(c)) {
+        found.add(c)
+        frontier.push(c)
+      }
+  }
+  found.delete(id)
+  return [...found]
+}
+
 /** Deletes one session (in the caller's transaction). Returns false for an unknown id. */
 export function deleteSessionRows(
   db: Database.Database,
-  id: string,
-  depth = 0
+  id: string
 ): { deleted: boolean; detachedChildren: number; ids: string[] } {
   if (!stmt(db, 'SELECT 1 FROM sessions WHERE id = ?').get(id)) return { deleted: false, detachedChildren: 0, ids: [] }
-  const ids = [id]
-  let detached = 0
-  const children = stmt(
-    db,
-    `SELECT c.id, ${marker('c', '_delegate_from')} IS NOT NULL OR c.source IN ('delegate', 'subagent') AS delegate
-    FROM sessions c WHERE c.parent_session_id = ? AND c.id <> ?`
-  ).all(id, id) as Array<{ id: string; delegate: number }>
-  for (const c of children) {
-    if (c.delegate && depth < MAX_DEPTH) ids.push(...deleteSessionRows(db, c.id, depth + 1).ids)
-    else {
-      stmt(db, 'UPDATE sessions SET parent_session_id = NULL WHERE id = ?').run(c.id)
-      detached++
-      ids.push(c.id)
-    }
-  }
-  stmt(db, 'DELETE FROM messages WHERE session_id = ?').run(id)
-  // Per-day usage lives in Caduceus's cad_ stand-in in older homes (read through the shim): it goes too.
-  for (const t of [
-    'session_model_usage',
-    'session_daily_usage',
-    'cad_session_model_usage',
-    'cad_session_daily_usage'
-  ]) {
-    if (tableExists(db, t)) stmt(db, `DELETE FROM ${t} WHERE session_id = ?`).run(id)
-  }
-  stmt(db, 'DELETE FROM sessions WHERE id = ?').run(id)
-  return { deleted: true, detachedChildren: detached, ids }
+  const doomed = [...delegateChildren(db, id), id]
+  const kids = stmt(db, 'SELECT id FROM sessions WHERE parent_session_id = ?').pluck()
+  const touched = new Set(doomed.flatMap((d) => kids.all(d) as string[]))
+  const detached = removeSessions(db, doomed)
+  return { deleted: true, detachedChildren: detached, ids: [...doomed, ...touched] }
 }
 
-/** Ended sessions whose last activity is older than `days`; deleted one by one so children are handled. */
-export function pruneRows(db: Database.Database, days: number, now = nowSeconds()): { deleted: number; ids: string[] } {
-  const cutoff = now - days * 86400
-  const victims = stmt(
-    db,
-    `SELECT id FROM sessions WHERE ended_at IS NOT NULL
-      AND COALESCE(last_activity_at, ended_at, started_at) < ? ORDER BY started_at`
-  )
-    .pluck()
-    .all(cutoff) as string[]
-  let deleted = 0
-  const ids: string[] = []
-  for (const id of victims) {
-    const r = deleteSessionRows(db, id)
-    if (r.deleted) {
-      deleted++
-      ids.push(...r.ids)
-    }
-  }
-  return { deleted, ids }
+/** Deletes what `pruneCandidates(f)` selects; children outside the selection are detached, not deleted. */
+export function pruneRows(db: Database.Database, f: PruneFilter): { deleted: number; detached: number; ids: string[] } {
+  const ids = pruneCandidates(db, f).map((r) => r.id)
+  const kids = stmt(db, 'SELECT id FROM sessions WHERE parent_session_id = ?').pluck()
+  const touched = ids.flatMap((d) => kids.all(d) as string[])
+  const detached = ids.length ? removeSessions(db, ids) : 0
+  return { deleted: ids.length, detached, ids: [...ids, ...touched] }
 }
+
+/** `--older-than DAYS` as upstream reads it: `started_at` before now − days. */
+export const olderThan = (days: number, now = nowSeconds()) => now - days * 86400

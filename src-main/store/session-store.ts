@@ -18,12 +18,13 @@ import {
   type StateDb
 } from './open'
 import type { HomeShape } from './shape'
-import { invalid, requireId } from './errors'
+import { requireId } from './errors'
 import { appendRows } from './message-write'
 import { endSessionRow, reopenSessionRow, setFlag, upsertSession, writeSystemPrompt } from './session-write'
 import { writeTitle, type TitleSource } from './titles'
-import { deleteSessionRows, pruneRows } from './session-delete'
-import { exportRecords, importRecords, parseJsonl, type ExportRecord, type ImportSummary } from './session-transfer'
+import { deleteSessionRows, olderThan, pruneCandidates, pruneRows, type PruneFilter } from './session-delete'
+import { exportRecords, type ExportRecord } from './session-transfer'
+import { expandSegments, importRecords, parseJsonlChunked, type ImportSummary } from './session-import'
 import { recordUsageRows } from './usage'
 import { branchesOf, compressionChain, lineageRoot, resumeTip, type LineageRow } from './lineage'
 import { listSessionRows, type ListOptions } from './read-list'
@@ -282,13 +283,24 @@ export class SessionStore {
       return { deleted: r.deleted, detachedChildren: r.detachedChildren }
     })
   }
-  /** Deletes ended sessions idle for more than `days` days. */
-  async pruneSessions(days: number): Promise<{ deleted: number }> {
-    if (!Number.isInteger(days) || days < 1) throw invalid('olderThanDays must be an integer >= 1', 'olderThanDays')
+  /**
+   * Prune with upstream's selection (ended sessions only; `olderThanDays` bounds `started_at`, default 90
+   * unless a started bound is given); `dryRun` only lists the candidates. Children outside are detached.
+   */
+  async pruneSessions(
+    f: PruneFilter & { olderThanDays?: number; dryRun?: boolean }
+  ): Promise<{ deleted: number; detached?: number; candidates?: ReturnType<typeof pruneCandidates> }> {
+    const { olderThanDays, dryRun, ...rest } = f
+    const filter: PruneFilter = { ...rest }
+    const days = olderThanDays ?? (rest.startedBefore === undefined && rest.startedAfter === undefined ? 90 : undefined)
+    if (days !== undefined && filter.startedBefore === undefined) filter.startedBefore = olderThan(days)
+    if (dryRun) {
+      return { deleted: 0, candidates: pruneCandidates(this.db, filter) }
+    }
     return await this.write((tx) => {
-      const r = pruneRows(tx.db, days)
+      const r = pruneRows(tx.db, filter)
       tx.touch(...r.ids)
-      return { deleted: r.deleted }
+      return { deleted: r.deleted, detached: r.detached }
     })
   }
 
@@ -298,8 +310,9 @@ export class SessionStore {
   }
   /** Imports upstream JSONL; a missing state.db is created (v30) by this write. */
   async importJsonl(content: string, maxSessions: number): Promise<ImportSummary> {
-    const { records, errors } = parseJsonl(content, maxSessions)
-    const summary: ImportSummary = { imported: 0, skipped: 0, detached: 0, errors }
+    const parsed = await parseJsonlChunked(content, maxSessions)
+    const records = expandSegments(parsed.records)
+    const summary: ImportSummary = { imported: 0, skipped: 0, detached: 0, errors: parsed.errors, ignoredFields: {} }
     if (records.length === 0) return summary
     await this.write((tx) => {
       tx.touch(...importRecords(tx.db, records, summary))
@@ -391,17 +404,21 @@ export class SessionStore {
   search(q: { query: string; limit?: number }): Array<RawHit & { profile: string }> {
     return this.searchFull(q).hits
   }
-  /** Hits plus title matches and, for a malformed query, the message to show. */
+  /** Hits, title matches, every matching session's count, the fallback used, or the message to show. */
   searchFull(q: { query: string; limit?: number }): {
     hits: Array<RawHit & { profile: string }>
     titles: Array<TitleHit & { profile: string }>
+    sessions: Map<string, { hits: number; title: string | null }>
     message?: string
+    fallback?: string
   } {
     const r = searchMessages(this.db, this.shape, q.query, q.limit)
     return {
       hits: r.hits.map((h) => ({ ...h, profile: this.profile })),
       titles: r.titles.map((t) => ({ ...t, profile: this.profile })),
-      ...(r.message ? { message: r.message } : {})
+      sessions: r.sessions ?? new Map(),
+      ...(r.message ? { message: r.message } : {}),
+      ...(r.fallback ? { fallback: r.fallback } : {})
     }
   }
 }

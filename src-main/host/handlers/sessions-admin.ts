@@ -12,7 +12,25 @@ const MAX_EXPORT_CHARS = 64 * 1024 * 1024
 export function sessionAdminHandlers(s: Services): AdminHandlers {
   return {
     'sessions.delete': async ({ profile, sessionId }) => await s.stores.get(profile).deleteSession(sessionId),
-    'sessions.prune': async ({ profile, olderThanDays }) => await s.stores.get(profile).pruneSessions(olderThanDays),
+    'sessions.prune': async ({ profile, ...filter }) => {
+      const r = await s.stores.get(profile).pruneSessions(filter)
+      return {
+        deleted: r.deleted,
+        ...(r.detached !== undefined ? { detached: r.detached } : {}),
+        ...(r.candidates
+          ? {
+              candidates: r.candidates.map((c) => ({
+                id: c.id,
+                source: c.source,
+                title: c.title,
+                startedAt: c.started_at,
+                endedAt: c.ended_at,
+                messageCount: c.message_count
+              }))
+            }
+          : {})
+      }
+    },
     'sessions.export': ({ profile, sessionId, format, onlyUserPrompts, lineage }) => {
       const name = profile ?? 'default'
       const opts = { format, onlyUserPrompts, lineage, sessionId }

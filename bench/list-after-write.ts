@@ -1,0 +1,77 @@
+/**
+ * The page a user really gets (issue #22): the host's `sessions.list` first page (100 rows), each sample taken
+ * right after a second process committed an append — nothing read before that write may answer it. Plus
+ * upstream's own list on the same home (bench/upstream-list.py) for the side-by-side ratio.
+ */
+import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { createInterface } from 'node:readline'
+import { createHost } from '../src-main/host'
+import { createLogger } from '../src-main/host/log'
+import { spawnWriter } from '../src-main/store/test-fixtures/spawn-writer'
+import { percentiles } from './percentiles'
+
+export interface Percentiles {
+  p50: number
+  p95: number
+}
+
+export const stateDbOf = (home: string, profile: string) =>
+  profile === 'default' ? join(home, 'state.db') : join(home, 'profiles', profile, 'state.db')
+
+/** `writes`: append from another process before each sample (false on a home the bench must not change). */
+export async function hostListFirstPage(
+  home: string,
+  profile: string,
+  writes: boolean,
+  rounds = 100
+): Promise<Percentiles> {
+  const host = await createHost({ home, headless: true, live: false, log: createLogger() })
+  const child = writes ? spawnWriter([stateDbOf(home, profile), `bench_list_${process.pid}`, 'serve']) : null
+  const lines = child ? createInterface({ input: child.stdout })[Symbol.asyncIterator]() : null
+  const next = async () => String((await lines!.next()).value)
+  const list = () => host.dispatcher.invoke('sessions.list', { profile, limit: 100 })
+  try {
+    if (child && (await next()) !== 'ready') throw new Error('writer failed to start')
+    await list()
+    const xs: number[] = []
+    for (let i = 0; i < rounds; i++) {
+      if (child) {
+        child.stdin.write('append\n')
+        await next()
+      }
+      const t = performance.now()
+      const r = await list()
+      xs.push(performance.now() - t)
+      if (!r.ok) throw new Error(`sessions.list failed: ${r.error.message}`)
+    }
+    return percentiles(xs, 3)
+  } finally {
+    if (child) {
+      const exited = new Promise((r) => child.once('exit', r))
+      child.stdin.end()
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))])
+      child.kill()
+    }
+    await host.close()
+  }
+}
+
+/** Upstream's `list_sessions_rich(order_by_last_active=True)` on the same file, or null without Python/upstream. */
+export function upstreamListFirstPage(dbPath: string): (Percentiles & { error?: string }) | null {
+  const upstream = process.env.HERMES_UPSTREAM ?? '/work/upstream'
+  const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3'
+  if (!existsSync(join(upstream, 'hermes_state.py'))) return null
+  try {
+    const out = execFileSync(python, [resolve(import.meta.dirname, 'upstream-list.py'), dbPath, '30'], {
+      encoding: 'utf8',
+      env: { ...process.env, HERMES_UPSTREAM: upstream },
+      timeout: 600_000
+    })
+    const r = JSON.parse(out.trim().split('\n').pop()!) as Percentiles & { error?: string }
+    return r.error ? { p50: -1, p95: -1, error: r.error } : r
+  } catch (err) {
+    return { p50: -1, p95: -1, error: (err as Error).message.slice(0, 200) }
+  }
+}

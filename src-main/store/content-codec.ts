@@ -1,0 +1,90 @@
+/**
+ * Upstream's multimodal marker (hermes-spec §1.6 messages.content): a list/dict content is stored as
+ * "\0json:" + json.dumps(value). Only that exact prefix marks structured content — a string that merely
+ * looks like JSON stays a string. JSON text is written the way Python's json.dumps writes it (", " and ": "
+ * separators, non-ASCII escaped) so the stored bytes and the tokens every FTS index sees match upstream's own.
+ */
+
+export const CONTENT_MARKER = '\u0000json:'
+
+/** Python `json.dumps(v)` with its defaults (ensure_ascii, ", " / ": " separators). */
+export function pyJson(v: unknown): string {
+  if (v === null || v === undefined) return 'null'
+  if (typeof v === 'string') return asciiString(v)
+  if (typeof v === 'number') return Number.isFinite(v) ? (Number.isInteger(v) ? String(v) : pyFloat(v)) : 'NaN'
+  if (typeof v === 'boolean') return v ? 'true' : 'false'
+  if (Array.isArray(v)) return `[${v.map(pyJson).join(', ')}]`
+  if (typeof v === 'object')
+    return `{${Object.entries(v as Record<string, unknown>)
+      .map(([k, x]) => `${asciiString(k)}: ${pyJson(x)}`)
+      .join(', ')}}`
+  return asciiString(String(v))
+}
+
+const pyFloat = (n: number) => {
+  const s = String(n)
+  return /e/.test(s) ? s.replace(/e([+-])(\d)$/, 'e$10$2') : s
+}
+
+function asciiString(s: string): string {
+  return JSON.stringify(s).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
+/** Stored form: scalars unchanged, lists/objects marker-prefixed (upstream's `_encode_content`). */
+export function encodeContent(v: unknown): string | number | null {
+  if (v === null || v === undefined) return null
+  if (typeof v === 'string' || typeof v === 'number') return v
+  if (typeof v === 'boolean') return v ? 1 : 0
+  return CONTENT_MARKER + pyJson(v)
+}
+
+/** Reverse of encodeContent; an undecodable marked string is returned raw, like upstream's `_decode_content`. */
+export function decodeContent(v: unknown): unknown {
+  if (typeof v !== 'string' || !v.startsWith(CONTENT_MARKER)) return v
+  try {
+    return JSON.parse(v.slice(CONTENT_MARKER.length)) as unknown
+  } catch {
+    return v
+  }
+}
+
+/** Approximate decoded size of a data: URL's base64 payload. */
+function dataUrlInfo(url: string): { mime: string; bytes: number } | null {
+  const m = /^data:([^;,]*)(;base64)?,/.exec(url)
+  if (!m) return null
+  const body = url.length - m[0].length
+  return { mime: m[1] || 'application/octet-stream', bytes: m[2] ? Math.floor((body * 3) / 4) : body }
+}
+
+const size = (n: number) =>
+  n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MB` : n >= 1024 ? `${Math.round(n / 1024)} KB` : `${n} B`
+
+function placeholder(part: Record<string, unknown>): string {
+  const kind = String(part.type ?? 'attachment').replace(/_url$|^input_/, '')
+  const ref = (part.image_url ?? part.file ?? part.input_audio ?? part) as Record<string, unknown> | string
+  const url = typeof ref === 'string' ? ref : typeof ref?.url === 'string' ? ref.url : String(part.image_url ?? '')
+  const name = [part.name, part.filename, typeof ref === 'object' ? ref?.filename : undefined].find(
+    (x) => typeof x === 'string' && x
+  ) as string | undefined
+  const info = dataUrlInfo(url)
+  const label = name ?? (info ? info.mime : url.split(/[?#]/)[0]!.split('/').pop() || kind)
+  return `[${kind}: ${label}${info ? `, ${size(info.bytes)}` : ''}]`
+}
+
+/** Text for people: text parts as they are, every other part as `[image: name, size]`. Never a raw NUL. */
+export function displayContent(stored: unknown): string | null {
+  const v = decodeContent(stored)
+  if (v === null || v === undefined) return null
+  if (typeof v === 'string') return v.startsWith(CONTENT_MARKER) ? v.slice(CONTENT_MARKER.length) : v
+  if (typeof v !== 'object') return String(v)
+  const parts = Array.isArray(v) ? v : [v]
+  return parts
+    .map((p) => {
+      if (typeof p === 'string') return p
+      if (!p || typeof p !== 'object') return String(p)
+      const o = p as Record<string, unknown>
+      if ((o.type === 'text' || o.type === 'input_text') && typeof o.text === 'string') return o.text
+      return placeholder(o)
+    })
+    .join('\n')
+}

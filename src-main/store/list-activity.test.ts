@@ -1,0 +1,59 @@
+/**
+ * The list follows last activity as upstream defines it (the last message's time) whoever wrote the message:
+ * here an older upstream (v21, never touches last_activity_at) appends from another process, and the very next
+ * `sessions.list` through the host puts that session first.
+ */
+import { execFileSync } from 'node:child_process'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createHost } from '../host'
+import { createLogger } from '../host/log'
+import { makeHome, upstream } from './test-fixtures/homes'
+import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+
+afterAll(cleanupTempDirs)
+
+const APPEND = `
+const Database = require('better-sqlite3')
+const db = new Database(process.argv[1])
+db.prepare('INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, ?, ?, ?)').run('old', 'user', 'back again', Date.now() / 1000)
+db.prepare('UPDATE sessions SET message_count = message_count + 1 WHERE id = ?').run('old')
+db.close()
+`
+
+describe('list order', () => {
+  it('a session an older upstream continues in another process rises to the top of the next sessions.list', async () => {
+    const root = tempDir()
+    const path = makeHome(root, 21)
+    const raw = new Database(path)
+    const up = upstream(raw, 21)
+    up.createSession('old')
+    up.append('old', 'user', 'first words')
+    raw.prepare("UPDATE sessions SET started_at = started_at - 7200 WHERE id = 'old'").run()
+    raw.prepare("UPDATE messages SET timestamp = timestamp - 7200 WHERE session_id = 'old'").run()
+    up.createSession('newer')
+    up.append('newer', 'user', 'newer words')
+    raw.close()
+    const host = await createHost({
+      home: root,
+      headless: true,
+      live: false,
+      validateOutput: true,
+      log: createLogger()
+    })
+    try {
+      const ids = async () => {
+        const r = await host.dispatcher.invoke('sessions.list', { profile: 'default', limit: 10 })
+        return (r as { output: { items: Array<{ id: string; lastActiveAt: number }> } }).output.items
+      }
+      expect((await ids()).map((s) => s.id)).toEqual(['newer', 'old'])
+      execFileSync(process.execPath, ['-e', APPEND, path], { cwd: join(import.meta.dirname, '../..') })
+      const after = await ids()
+      expect(after.map((s) => s.id)).toEqual(['old', 'newer'])
+      expect(after[0]!.lastActiveAt).toBeGreaterThan(after[1]!.lastActiveAt)
+    } finally {
+      await host.close()
+    }
+  })
+})

@@ -1,0 +1,119 @@
+/**
+ * Which rows match a parsed query. Each term is answered where it can be answered exactly (README "Search
+ * semantics"): words, phrases and `pre*` prefixes by the word index (`messages_fts`, never substrings, so
+ * `heat*` does not find "theater"); CJK runs, emoji and symbols, which FTS5 cannot split into words, by the
+ * trigram index when 3+ characters long, else (or in a home without a trigram index) by a complete `instr`
+ * scan of every row. A tree one index answers goes to FTS5 whole (its own precedence); a mixed tree is combined
+ * per row with the same precedence. Only visible rows count (hidden = `active = 0 AND compacted = 0`).
+ */
+import type Database from 'better-sqlite3'
+import type { HomeShape } from './shape'
+import { stmt } from './stmt-cache'
+import { toInstr, toMatch, type Node, type Term } from './search-query'
+
+const VISIBLE = '(m.active = 1 OR m.compacted = 1)'
+/** Above this many index matches, sessions are grouped from the page only (counting would cost more than the page). */
+const COUNT_CAP = 20_000
+type Row = [string, number]
+
+function group(rows: Row[]): Map<string, { hits: number; title: string | null }> {
+  const out = new Map<string, { hits: number; title: string | null }>()
+  for (const [s] of rows) {
+    const g = out.get(s)
+    if (g) g.hits++
+    else out.set(s, { hits: 1, title: null })
+  }
+  return out
+}
+const chars = (s: string) => [...s].length
+
+/** Text FTS5's word index cannot answer: CJK runs (no spaces between words), emoji, symbols. */
+const SUBSTRING =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{S}\p{Extended_Pictographic}]/u
+
+type Source = 'word' | 'trigram' | 'scan'
+
+const quoteTerm = (t: Term, word: boolean) => `"${t.text.replace(/"/g, '""')}"${t.prefix && word ? '*' : ''}`
+
+/** A SQL boolean over messages `m`, each term answered by its own source; params appended. */
+function condition(n: Node, src: (t: Term) => Source, params: string[]): string {
+  if (n.kind === 'term') {
+    const s = src(n)
+    if (s === 'scan') return toInstr(n, "COALESCE(m.content, '') || ' ' || COALESCE(m.tool_name, '')", params)
+    const table = s === 'word' ? 'messages_fts' : 'messages_fts_trigram'
+    params.push(quoteTerm(n, s === 'word'))
+    return `m.id IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ?)`
+  }
+  if (n.kind === 'not') return `(${condition(n.left, src, params)} AND NOT ${condition(n.right, src, params)})`
+  return `(${n.items.map((x) => condition(x, src, params)).join(n.kind === 'and' ? ' AND ' : ' OR ')})`
+}
+
+export interface Matches {
+  /** The newest `n` matching visible message ids. */
+  ids: number[]
+  /** Every matching session → its number of matching visible messages (complete; empty above COUNT_CAP index
+   * matches, when the caller groups the page's hits instead). */
+  sessions: Map<string, { hits: number; title: string | null }>
+  /** Which terms a fallback answered, for the user; absent when FTS5 answered everything. */
+  fallback?: string
+}
+
+export function matchRows(db: Database.Database, shape: HomeShape, tree: Node, terms: Term[], n: number): Matches {
+  const trigram = shape.trigram !== 'none'
+  const src = (t: Term): Source =>
+    !SUBSTRING.test(t.text)
+      ? shape.fts === 'none'
+        ? 'scan'
+        : 'word'
+      : trigram && chars(t.text) >= 3
+        ? 'trigram'
+        : 'scan'
+  const sources = new Set(terms.map(src))
+  const params: string[] = []
+  let ids: number[]
+  let sessions: Map<string, { hits: number; title: string | null }>
+  if (sources.size === 1 && !sources.has('scan')) {
+    // One index answers the whole tree: FTS5 evaluates it with its own precedence, streaming rowids newest
+    // first (the huge LIMIT keeps the subquery's order from being flattened away).
+    const table = sources.has('word') ? 'messages_fts' : 'messages_fts_trigram'
+    const match = toMatch(tree, table !== 'messages_fts')
+    const from = `(SELECT rowid AS id FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid DESC LIMIT 1000000000) f
+      CROSS JOIN messages m ON m.id = f.id WHERE ${VISIBLE}`
+    ids = db.prepare(`SELECT m.id FROM ${from} LIMIT ?`).pluck().all(match, n) as number[]
+    const many = db
+      .prepare(`SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`)
+      .pluck()
+      .get(match, COUNT_CAP + 1) as number
+    sessions =
+      many > COUNT_CAP
+        ? new Map()
+        : group(db.prepare(`SELECT m.session_id AS s, m.id FROM ${from}`).raw().all(match) as Row[])
+  } else {
+    // A scan or a mixed tree: one pass over every row (complete at any size), newest page and counts together.
+    const rows = db
+      .prepare(`SELECT m.session_id AS s, m.id FROM messages m WHERE ${VISIBLE} AND ${condition(tree, src, params)}`)
+      .raw()
+      .all(...params) as Row[]
+    ids = rows
+      .slice(-n)
+      .map((r) => Number(r[1]))
+      .sort((a, b) => b - a)
+    sessions = group(rows)
+  }
+  if (sessions.size) {
+    const title = stmt(db, 'SELECT title FROM sessions WHERE id = ?').pluck()
+    for (const [id, g] of sessions) g.title = (title.get(id) as string | null | undefined) ?? null
+  }
+  const by = (s: Source) => [...new Set(terms.filter((t) => src(t) === s).map((t) => t.text))]
+  const notes: string[] = []
+  if (by('trigram').length) notes.push(`substring match (trigram index) for ${by('trigram').join(', ')}`)
+  if (by('scan').length)
+    notes.push(
+      `complete scan for ${by('scan').join(', ')} (${!trigram ? 'this home has no trigram index' : 'shorter than 3 characters'})`
+    )
+  return {
+    ids,
+    sessions,
+    ...(notes.length ? { fallback: `Not a word search: ${notes.join('; ')}.` } : {})
+  }
+}

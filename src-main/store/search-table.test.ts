@@ -1,0 +1,80 @@
+/**
+ * The README's "Search semantics" table, query by query, through `sessions.search`'s store path on a home whose
+ * answers are known; every query here is a row of the README table and every row is tested.
+ */
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { StoreRegistry } from './index'
+import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+
+const HOME: Record<string, string> = {
+  heat: 'my heater makes a clicking noise',
+  theater: 'we went to the theater',
+  both: 'the heater in the theater broke',
+  docker: 'docker compose up for the heater service',
+  python: 'python script',
+  tokyo: '東京で日本語を勉強したい',
+  tower: '東京タワー is tall',
+  emoji: 'ship it 🚀 now',
+  path: 'edit src/main.ts please',
+  cpp: 'I like C++ a lot'
+}
+
+type Row = [query: string, sessions: string[] | 'malformed', fallback: 'none' | 'trigram' | 'scan']
+const ROWS: Row[] = [
+  ['heater', ['both', 'docker', 'heat'], 'none'],
+  ['heat', [], 'none'],
+  ['heat*', ['both', 'docker', 'heat'], 'none'],
+  ['heater AND theater', ['both'], 'none'],
+  ['heater theater', ['both'], 'none'],
+  ['heater OR python', ['both', 'docker', 'heat', 'python'], 'none'],
+  ['heater NOT theater', ['docker', 'heat'], 'none'],
+  ['python OR docker AND theater', ['python'], 'none'],
+  ['(python OR docker) AND theater', [], 'none'],
+  ['"the theater"', ['both', 'theater'], 'none'],
+  ['src/main.ts', ['path'], 'none'],
+  ['日本語', ['tokyo'], 'trigram'],
+  ['C++', ['cpp'], 'trigram'],
+  ['東京', ['tokyo', 'tower'], 'scan'],
+  ['🚀', ['emoji'], 'scan'],
+  ['東京 AND tall', ['tower'], 'scan'],
+  ['heater OR', 'malformed', 'none'],
+  ['(docker', 'malformed', 'none']
+]
+
+let reg: StoreRegistry
+beforeAll(async () => {
+  reg = new StoreRegistry(tempDir())
+  const s = reg.get('default')
+  for (const [id, content] of Object.entries(HOME)) {
+    await s.createSession(id, 'cli')
+    await s.appendMessage(id, { role: 'user', content })
+  }
+})
+afterAll(() => {
+  reg.closeAll()
+  cleanupTempDirs()
+})
+
+describe('README search-semantics table', () => {
+  it('lists exactly the queries tested here', () => {
+    const readme = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8')
+    const section = readme.slice(readme.indexOf('## Search semantics'), readme.indexOf('## Memory providers'))
+    const queries = [...section.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1])
+    expect(queries).toEqual(ROWS.map((r) => r[0]))
+  })
+
+  it.each(ROWS)('%s', (query, want, fallback) => {
+    const r = reg.searchAll({ query, limit: 50 })
+    if (want === 'malformed') {
+      expect(r.hits).toEqual([])
+      expect(r.message).toMatch(/malformed/)
+      return
+    }
+    expect(r.sessions!.map((g) => g.sessionId).sort()).toEqual(want)
+    expect([...new Set(r.hits.map((h) => h.sessionId))].sort()).toEqual(want)
+    if (fallback === 'none') expect(r.fallback).toBeUndefined()
+    else expect(r.fallback).toContain(fallback === 'scan' ? 'complete scan' : 'trigram index')
+  })
+})

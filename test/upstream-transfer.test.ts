@@ -1,0 +1,296 @@
+// Import/export, delete and prune against golden data upstream's own code wrote (scripts/golden/transfer.py,
+// test/fixtures/upstream/transfer/README.md). Both directions are compared message by message through upstream's
+// eyes: its get_messages of Caduceus's export (committed), and its rules applied to Caduceus's import. The home
+// was indexed by the system Python's SQLite (3.40); after Caduceus deletes/prunes through its CLI, that SQLite
+// runs upstream's integrity-check on every FTS table and answers upstream's searches.
+import { execFile, execFileSync } from 'node:child_process'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { promisify } from 'node:util'
+import Database from 'better-sqlite3'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { createHost, type Host } from '../src-main/host'
+import { createLogger } from '../src-main/host/log'
+import { parseArgs } from '../src-main/host/args'
+import { sessionAdminCli } from '../src-main/host/session-admin-cli'
+
+const repo = resolve(import.meta.dirname, '..')
+const gold = join(repo, 'test/fixtures/upstream/transfer')
+const read = (f: string) => readFileSync(join(gold, f), 'utf8')
+const json = (f: string) => JSON.parse(read(f)) as Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+const lines = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Record<string, any>) // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const PY = '/usr/bin/python3'
+const hasPython = existsSync(PY)
+/** Upstream's view of a home, with the system SQLite: integrity-check per FTS table + plain-word answers. */
+const PY_CHECK = `
+import json, sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+fts = {}
+for (t,) in c.execute("SELECT name FROM sqlite_master WHERE sql LIKE 'CREATE VIRTUAL TABLE%fts5%'"):
+    try:
+        c.execute(f"INSERT INTO {t}({t}) VALUES('integrity-check')"); fts[t] = "ok"
+    except sqlite3.DatabaseError as e:
+        fts[t] = str(e)
+q = "SELECT DISTINCT m.session_id FROM messages_fts f JOIN messages m ON m.id = f.rowid WHERE messages_fts MATCH ? AND m.active = 1 ORDER BY 1"
+print(json.dumps({"fts": fts, "search": {w: [r[0] for r in c.execute(q, (w,))] for w in sys.argv[2:]}}))
+`
+const upstreamEyes = (db: string, words: string[]) =>
+  JSON.parse(execFileSync(PY, ['-c', PY_CHECK, db, ...words], { encoding: 'utf8' })) as {
+    fts: Record<string, string>
+    search: Record<string, string[]>
+  }
+
+const MSG_KEYS = [
+  'role',
+  'content',
+  'tool_calls',
+  'tool_call_id',
+  'tool_name',
+  'finish_reason',
+  'reasoning',
+  'token_count',
+  'timestamp'
+]
+const pick = (m: Record<string, unknown>, keys = MSG_KEYS) => Object.fromEntries(keys.map((k) => [k, m[k] ?? null]))
+
+const dirs: string[] = []
+const homeWith = (db?: string) => {
+  const d = mkdtempSync(join(tmpdir(), 'cad-up-transfer-'))
+  dirs.push(d)
+  if (db) copyFileSync(join(gold, db), join(d, 'state.db'))
+  return d
+}
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+const open = (home: string) =>
+  createHost({ home, headless: true, live: false, validateOutput: true, log: createLogger() })
+
+describe('export of an upstream-written home', () => {
+  let host: Host
+  let exported: Array<Record<string, any>> // eslint-disable-line @typescript-eslint/no-explicit-any
+  beforeAll(async () => {
+    host = await open(homeWith('home.db'))
+    const r = await host.dispatcher.invoke('sessions.export', { profile: 'default', format: 'jsonl' })
+    exported = lines((r as { output: { content: string } }).output.content)
+  })
+  afterAll(() => host.close())
+
+  it("is upstream's shape: active rows only, lists kept as lists, rewound rows out of reach", () => {
+    const byId = new Map(exported.map((r) => [r.id, r]))
+    expect([...byId.keys()].sort()).toEqual(
+      lines(read('upstream-export.jsonl'))
+        .map((r) => r.id)
+        .sort()
+    )
+    const tools = byId.get('s-tools')!
+    expect(Array.isArray(tools.messages[1].tool_calls)).toBe(true)
+    const mm = byId.get('s-mm')!.messages.map((m: { content: unknown }) => m.content)
+    expect(mm[0]).toMatchObject([{ type: 'text' }, { type: 'image_url' }])
+    expect(mm[2]).toBe('[{"type": "text", "text": "a string that looks like JSON"}]')
+    expect(mm[3]).toBe('')
+    const rw = byId.get('s-rewind')!
+    expect(rw.messages.map((m: { content: string }) => m.content)).toEqual(['first question', 'first answer'])
+    expect(rw.caduceus_inactive_messages.map((m: { active: number }) => m.active)).toEqual([0, 0])
+    for (const r of exported) expect(r.messages.every((m: { active: number }) => m.active === 1)).toBe(true)
+  })
+
+  it('matches, message by message, the export upstream imported and read back identically (golden)', () => {
+    const golden = new Map(lines(read('caduceus-export.jsonl')).map((r) => [r.id, r]))
+    for (const r of exported) {
+      const g = golden.get(r.id)!
+      expect(r.messages.map((m: Record<string, unknown>) => pick(m))).toEqual(
+        g.messages.map((m: Record<string, unknown>) => pick(m))
+      )
+      expect(pick(r, ['parent_session_id', 'end_reason', 'source', 'title', 'model_config'])).toEqual(
+        pick(g, ['parent_session_id', 'end_reason', 'source', 'title', 'model_config'])
+      )
+    }
+    // …and what upstream read from that export is what upstream reads from its own home
+    const mine = json('upstream-view.json').sessions
+    const back = json('caduceus-through-upstream.json')
+    expect(back.import).toMatchObject({ ok: true, imported: exported.length, errors: [] })
+    expect(back.fts).toEqual({ messages_fts: 'ok', messages_fts_trigram: 'ok' })
+    expect(back.search).toEqual(json('upstream-view.json').search)
+    expect(back.search.zebrasecret).toEqual([])
+    for (const [id, v] of Object.entries(
+      mine as Record<string, { messages: Array<{ active: number }>; session: Record<string, unknown> }>
+    )) {
+      expect(back.sessions[id].messages).toEqual(v.messages.filter((m) => m.active === 1))
+      expect(
+        pick(back.sessions[id].session, [
+          'parent_session_id',
+          'ended_at',
+          'end_reason',
+          'input_tokens',
+          'output_tokens',
+          'title',
+          'archived',
+          'model_config'
+        ])
+      ).toEqual(
+        pick(v.session, [
+          'parent_session_id',
+          'ended_at',
+          'end_reason',
+          'input_tokens',
+          'output_tokens',
+          'title',
+          'archived',
+          'model_config'
+        ])
+      )
+    }
+  })
+
+  it('shows multimodal rows as text plus an attachment placeholder (sessions.messages, Markdown)', async () => {
+    const page = await host.dispatcher.invoke('sessions.messages', { profile: 'default', sessionId: 's-mm' })
+    const first = (page as { output: { items: Array<{ content: string }> } }).output.items[0]!.content
+    expect(first).toMatch(/^what is this theater poster 東京\n\[image: image\/png, \d+ B\]$/)
+    const md = await host.dispatcher.invoke('sessions.export', {
+      profile: 'default',
+      sessionId: 's-mm',
+      format: 'markdown'
+    })
+    const text = (md as { output: { content: string } }).output.content
+    expect(text).toContain('[image: image/png,')
+    expect(text).not.toContain('\u0000')
+  })
+})
+
+describe("import of upstream's export", () => {
+  it('makes a home that reads identically through upstream’s rules; bad lines rejected by number, unknown fields counted', async () => {
+    const home = homeWith()
+    const host = await open(home)
+    try {
+      const extra = [
+        JSON.stringify({
+          id: 'newer',
+          source: 'cli',
+          started_at: 1,
+          future_field: 1,
+          messages: [{ role: 'user', content: 'x', future_msg: 2 }]
+        }),
+        '{not json',
+        JSON.stringify({ id: 'norole', messages: [{ content: 'no role' }] })
+      ].join('\n')
+      const r = await host.dispatcher.invoke('sessions.import', {
+        profile: 'default',
+        content: read('upstream-export.jsonl') + extra
+      })
+      const n = lines(read('upstream-export.jsonl')).length
+      expect(r).toMatchObject({
+        ok: true,
+        output: {
+          imported: n + 1,
+          skipped: 0,
+          detached: 0,
+          errors: [
+            { line: n + 2, reason: expect.stringContaining('invalid JSON') },
+            { line: n + 3, id: 'norole', reason: 'messages[0].role must be a non-empty string' }
+          ],
+          ignoredFields: { future_field: 1, 'messages.future_msg': 1 }
+        }
+      })
+    } finally {
+      await host.close()
+    }
+    // upstream's get_messages, by its rules: active rows by id, marker decoded, tool_calls parsed
+    const db = new Database(join(home, 'state.db'), { readonly: true })
+    const view = json('upstream-view.json').sessions as Record<
+      string,
+      { messages: Array<Record<string, unknown>>; session: Record<string, unknown> }
+    >
+    for (const [id, v] of Object.entries(view)) {
+      const rows = db
+        .prepare('SELECT * FROM messages WHERE session_id = ? AND active = 1 ORDER BY id')
+        .all(id) as Array<Record<string, unknown>>
+      const asUpstream = rows.map((m) => ({
+        ...m,
+        content:
+          typeof m.content === 'string' && m.content.startsWith('\u0000json:')
+            ? JSON.parse(m.content.slice(6))
+            : m.content,
+        tool_calls: m.tool_calls ? JSON.parse(String(m.tool_calls)) : m.tool_calls
+      }))
+      expect(asUpstream.map((m) => pick(m))).toEqual(v.messages.filter((m) => m.active === 1).map((m) => pick(m)))
+      const s = db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as Record<string, unknown>
+      const keys = [
+        'parent_session_id',
+        'ended_at',
+        'end_reason',
+        'input_tokens',
+        'output_tokens',
+        'title',
+        'archived',
+        'model_config'
+      ]
+      expect(pick(s, keys)).toEqual(pick(v.session, keys))
+      expect(s.message_count).toBe(asUpstream.length)
+    }
+    db.close()
+    if (hasPython)
+      expect(upstreamEyes(join(home, 'state.db'), ['theater']).fts).toEqual({
+        messages_fts: 'ok',
+        messages_fts_trigram: 'ok'
+      })
+  })
+})
+
+const run = promisify(execFile)
+const cli = async (home: string, ...args: string[]) =>
+  (
+    await run(process.execPath, ['bin/caduceus.mjs', 'sessions', ...args, '--home', home], {
+      cwd: repo,
+      env: { ...process.env, CADUCEUS_LOG_DIR: join(home, 'logs'), HERMES_HOME: '' }
+    })
+  ).stdout
+
+const sessionsOf = (home: string) => {
+  const db = new Database(join(home, 'state.db'), { readonly: true })
+  const rows = db
+    .prepare(
+      'SELECT s.id, s.parent_session_id AS parent, (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS messages FROM sessions s ORDER BY s.id'
+    )
+    .all() as Array<{ id: string; parent: string | null; messages: number }>
+  db.close()
+  return Object.fromEntries(rows.map(({ id, ...r }) => [id, r]))
+}
+
+describe.skipIf(!hasPython)('delete and prune on a home the system Python indexed (SQLite 3.40)', () => {
+  it.each(['delete', 'prune'])(
+    '%s through the CLI leaves what upstream leaves, every FTS index consistent for 3.40',
+    async (what) => {
+      const want = json(`${what}.json`)
+      const home = homeWith('home.db')
+      if (what === 'delete')
+        expect(await cli(home, 'delete', 's-tools')).toContain('deleted s-tools (1 child session(s) detached)')
+      else {
+        // --dry-run through the CLI's own code, in-process (one spawned CLI per case keeps this file fast)
+        const host = await open(home)
+        const log = vi.spyOn(console, 'log').mockImplementation(() => {})
+        try {
+          await sessionAdminCli(host, 'prune', undefined, parseArgs(['--older-than', '30', '--dry-run', '--json']))
+          expect(JSON.parse(String(log.mock.calls[0]![0])).candidates.map((c: { id: string }) => c.id)).toEqual(
+            want.candidates
+          )
+        } finally {
+          log.mockRestore()
+          await host.close()
+        }
+        expect(sessionsOf(home)).toHaveProperty('s-tools') // a dry run deletes nothing
+        expect(await cli(home, 'prune', '--older-than', '30')).toContain(`pruned ${want.result} ended session(s)`)
+      }
+      expect(sessionsOf(home)).toEqual(want.sessions)
+      const eyes = upstreamEyes(join(home, 'state.db'), Object.keys(want.search))
+      expect(eyes.fts).toEqual(want.fts)
+      expect(eyes.search).toEqual(want.search)
+    }
+  )
+})
