@@ -297,6 +297,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     this.busyKeys.add(key)
     try {
       const home = this.homeFor(profile)
+      await this.opts.memoryIdentity?.prepare?.(profile, home)
       const resolved = this.turnConfig.resolve(profile, home)
       const { secrets, config, maxIterations, reasoningConfig } = resolved
       const ephemeralPrompt = opts.ephemeralPrompt?.trim() ?? ''
