@@ -126,7 +126,7 @@ describe('holographic through the host', () => {
     const feed = await rig.host!.dispatcher.invoke('memory.events', { profile: 'default', provider: 'holographic' })
     const items = (feed as { ok: true; output: { items: Array<{ kind: string; name: string; summary: string }> } })
       .output.items
-    expect(items.some((e) => e.kind === 'prefetch' && e.summary.startsWith('recalled:'))).toBe(true)
+    expect(items.some((e) => e.kind === 'prefetch' && e.summary.includes(' → recalled:'))).toBe(true)
   })
 })
 
