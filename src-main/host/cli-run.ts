@@ -27,6 +27,7 @@ export async function runOneShot(args: HostArgs): Promise<number> {
       text: prompt,
       model: args.model
     })
+    for (const w of done.warnings) console.error(`caduceus run: warning: ${oneLine(w)}`)
     if (done.status !== 'completed') {
       console.error(`caduceus run: ${oneLine(done.error || `turn ${done.status}`)}`)
       return 1
@@ -46,7 +47,8 @@ export async function runOneShot(args: HostArgs): Promise<number> {
             total_tokens: t.input + t.output,
             api_calls: done.apiCalls
           },
-          cost: { usd: done.cost.usd, status: done.cost.status }
+          cost: { usd: done.cost.usd, status: done.cost.status },
+          warnings: done.warnings
         })
       )
     } else {
