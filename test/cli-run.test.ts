@@ -118,6 +118,18 @@ describe('caduceus run -z', { timeout: 120_000 }, () => {
     expect(JSON.stringify(req.body.messages)).toContain('named Pixel')
     expect((req.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name)).toContain('memory')
   })
+
+  it('a memory provider left out is a warning on stderr and in --json, never a silent fallback', async () => {
+    const dir = home(
+      `model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\nmemory:\n  provider: nosuch\n`
+    )
+    const r = await cli(dir, 'run', '-z', 'hello', '--json')
+    expect(r.code).toBe(0)
+    expect(r.stderr).toContain("caduceus run: warning: Memory provider 'nosuch' is not installed")
+    const out = JSON.parse(r.stdout) as { reply: string; warnings: string[] }
+    expect(out.reply).toBe('scripted answer')
+    expect(out.warnings).toEqual([expect.stringContaining("Memory provider 'nosuch' is not installed")])
+  })
 })
 
 // Argument parsing through the real entry (bin/caduceus.mjs): what a shell user types is what the agent gets.

@@ -13,6 +13,23 @@ export const MemoryEventKind = z.enum([
 ])
 export type MemoryEventKind = z.infer<typeof MemoryEventKind>
 
+/**
+ * A recall (`prefetch` event) summary: `query "<question, JSON-quoted>" → <outcome>`, so the Memory page
+ * and the turn's memory fold can show which question a recall answered without a column of its own.
+ */
+export const RECALL_QUERY_PREFIX = 'query '
+export const RECALL_OUTCOME = ' → '
+
+export function readRecallSummary(summary: string): { query: string | null; outcome: string } {
+  const m = /^query ("(?:[^"\\]|\\.)*") → ([\s\S]*)$/.exec(summary)
+  if (!m) return { query: null, outcome: summary }
+  try {
+    return { query: JSON.parse(m[1]!) as string, outcome: m[2]! }
+  } catch {
+    return { query: null, outcome: summary }
+  }
+}
+
 export const MemoryEvent = z.object({
   id: z.number().int(),
   profile: ProfileName,
@@ -75,11 +92,25 @@ export const ProviderHealth = z.object({
   lastError: z.string().nullable(),
   lastErrorAt: z.number().nullable(),
   p95LatencyMs: z.number().nullable(),
-  /** Upstream #47021: did the last prefetch run, how long, how much it returned; the last sync_turn error. */
+  /**
+   * Upstream #47021: the last recall a turn used (not the end-of-turn warm-up): when, the question, how long,
+   * how much it returned, ok or failed with the reason (`detail`); the last sync_turn error.
+   */
   lastPrefetch: z
-    .object({ at: z.number(), ok: z.boolean(), latencyMs: z.number().nullable(), size: z.number().int().nullable() })
+    .object({
+      at: z.number(),
+      ok: z.boolean(),
+      latencyMs: z.number().nullable(),
+      size: z.number().int().nullable(),
+      query: z.string().nullable().optional(),
+      detail: z.string().nullable().optional()
+    })
     .nullable()
     .optional(),
+  /** Turns synced to the provider (sync_turn) and writes it took (built-in writes, mirrored writes). */
+  syncs: z.number().int().optional(),
+  syncFailures: z.number().int().optional(),
+  writes: z.number().int().optional(),
   lastSyncError: z.object({ at: z.number(), summary: z.string() }).nullable().optional()
 })
 export type ProviderHealth = z.infer<typeof ProviderHealth>

@@ -89,6 +89,7 @@ export async function runTurn(
     try {
       await agent.memory.syncAll(text, finalText, {
         sessionId: agent.sessionId,
+        turnId: opts.turnId,
         messages: agent.sessionMessages.map((m) => ({ ...m }))
       })
     } catch (err) {

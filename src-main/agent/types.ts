@@ -33,7 +33,11 @@ export interface AgentMemory {
     options?: { remainingTokens?: number; model?: string; platform?: string; toolCount?: number }
   ): unknown
   prefetchAll?(query: string, options?: { sessionId?: string; turnId?: string }): MaybePromise<string>
-  syncAll?(user: string, assistant: string, options?: { sessionId?: string; messages?: MemoryMessage[] }): unknown
+  syncAll?(
+    user: string,
+    assistant: string,
+    options?: { sessionId?: string; turnId?: string; messages?: MemoryMessage[] }
+  ): unknown
   /** Warm the next turn's recall in the background (after this turn's sync). */
   queuePrefetchAll?(query: string, options?: { sessionId?: string }): unknown
   /** `onSessionEnd` then `onSessionSwitch(reset)` as one background task (a true session boundary). */

@@ -1,23 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { extractCacheBustingConfig } from './cache-busting'
-import { MemoryIdentityResolver, type IdentityProvider } from './test-fixtures/memory-identity'
 
 /** The documented config keys: what an empty config yields, less the live registry generation. */
 const configKeys = Object.keys(extractCacheBustingConfig({})).filter((k) => k !== 'tools.registry_generation')
-const documentedMemoryKeys = new Set(configKeys.filter((k) => k.startsWith('memory.')))
-const providerDeclaredKeys = (out: Record<string, unknown>) =>
-  Object.keys(out)
-    .filter((k) => k.startsWith('memory.') && !documentedMemoryKeys.has(k))
-    .sort()
-
-function fakeLoader(provider: IdentityProvider | null) {
-  const calls: Array<[string, boolean]> = []
-  const resolver = new MemoryIdentityResolver((name, opts) => {
-    calls.push([name, opts.registerSkills])
-    return provider
-  })
-  return { calls, resolver }
-}
 
 describe('extractCacheBustingConfig', () => {
   // seed 001: test_reads_compression_subkeys
@@ -130,44 +115,5 @@ describe('extractCacheBustingConfig', () => {
       )['tools.registry_generation']
     ).toBeNull()
   })
-
-  // seed 001: test_provider_identity_signature_enters_under_memory_prefix_and_is_re_read_from_one_instance
-  it('provider identity enters under memory.* and is re-read from one memoized instance', () => {
-    const provider = {
-      writer: 'alice',
-      identitySignature() {
-        return { 'fakeprov.writer': this.writer, 'fakeprov.aliases': [['a', 'b']] }
-      }
-    }
-    const { calls, resolver } = fakeLoader(provider)
-    const cfg = { memory: { provider: 'fakeprov' } }
-    const first = extractCacheBustingConfig(cfg, { memoryIdentity: resolver })
-    provider.writer = 'bob'
-    const second = extractCacheBustingConfig(cfg, { memoryIdentity: resolver })
-    expect(providerDeclaredKeys(first)).toEqual(['memory.fakeprov.aliases', 'memory.fakeprov.writer'])
-    expect(first['memory.fakeprov.aliases']).toEqual([['a', 'b']])
-    expect([first['memory.fakeprov.writer'], second['memory.fakeprov.writer']]).toEqual(['alice', 'bob'])
-    expect(calls).toEqual([['fakeprov', false]])
-  })
-
-  // seed 001: test_provider_contributes_nothing_without_a_working_identity_hook
-  it.each(['no hook', 'no provider', 'raising hook'] as const)(
-    'provider contributes nothing without a working identity hook (%s)',
-    (kind) => {
-      const provider = {
-        'no hook': {},
-        'no provider': null,
-        'raising hook': {
-          identitySignature: () => {
-            throw new Error('boom')
-          }
-        }
-      }[kind]
-      const { calls, resolver } = fakeLoader(provider)
-      const out = extractCacheBustingConfig(provider ? { memory: { provider: 'p' } } : {}, { memoryIdentity: resolver })
-      expect(providerDeclaredKeys(out)).toEqual([])
-      expect(out).toHaveProperty(['tools.registry_generation'])
-      expect(calls).toEqual(provider === null ? [] : [['p', false]])
-    }
-  )
+  // seed 001's provider-identity cases run against the production loader: host/memory-identity.test.ts.
 })

@@ -38,6 +38,11 @@ const CACHE_BUSTING_CONFIG_KEYS: ReadonlyArray<readonly [string, string]> = [
 /** Anything that can name a provider's identity; `scope` says which profile is asking (plugins live per profile). */
 export interface MemoryIdentitySource {
   identityFor(name: string, scope?: { profile: string; home: string }): Record<string, unknown>
+  /**
+   * Awaited before each turn's signature: load (once) what `identityFor` asks synchronously, e.g. a
+   * plugin module's instance, so the very first signature already carries the provider's identity.
+   */
+  prepare?(profile: string, home: string): Promise<void>
 }
 
 export interface CacheBustingOptions {

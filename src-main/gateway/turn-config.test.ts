@@ -9,8 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { loadConfig, resolveRuntime, secretsFor, type SecretVault } from '../config'
 import { envPath, updateEnvFile } from '../config/env-file'
 import { agentConfigSignature } from './signature'
-import { extractCacheBustingConfig } from './cache-busting'
-import { MemoryIdentityResolver } from './test-fixtures/memory-identity'
+import { extractCacheBustingConfig, type MemoryIdentitySource } from './cache-busting'
 import { TurnConfigResolver } from './turn-config'
 
 function home(config = 'model: {default: m1, provider: openai}\n', env = 'OPENAI_API_KEY=sk-aaaa-0001\n') {
@@ -27,7 +26,7 @@ function fresh(
     generation?: number | null
     toolsets?: string[]
     vault?: SecretVault
-    memoryIdentity?: MemoryIdentityResolver
+    memoryIdentity?: MemoryIdentitySource
   } = {}
 ) {
   const secrets = secretsFor(dir, extra.vault)
@@ -126,7 +125,8 @@ describe('TurnConfigResolver', () => {
     let generation = 1
     let toolsets = ['web']
     let peer = 'alice'
-    const memoryIdentity = new MemoryIdentityResolver(() => ({ identitySignature: () => ({ peer }) }))
+    // A live identity source (the production one is host/memory-providers.ts, tested in memory-identity.test.ts).
+    const memoryIdentity: MemoryIdentitySource = { identityFor: () => ({ peer }) }
     const r = new TurnConfigResolver({
       registryGeneration: () => generation,
       enabledToolsets: () => toolsets,

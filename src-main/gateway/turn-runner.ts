@@ -45,6 +45,8 @@ interface LiveTurn {
   reply: string
   /** The session the turn ended in (a compression rotation moves it on). */
   endSessionId?: string
+  /** Start-up warnings of the agent this turn built (e.g. a memory provider left out), for channel replies. */
+  warnings?: string[]
   key: string
   agent: TurnAgent | null
   controller: AbortController
@@ -90,7 +92,8 @@ export interface ChannelTurnInput {
   cwd?: string
 }
 
-export type ChannelTurnResult = TurnFinished & { reply: string }
+/** `warnings`: what the agent build told the user (desk chat shows them as notices; channels print/return them). */
+export type ChannelTurnResult = TurnFinished & { reply: string; warnings: string[] }
 
 // The cache signature hashes the API key among its inputs; what leaves the host is keyed with a per-process
 // secret, so the renderer can still see "changed / unchanged" but holds nothing derived from the key alone.
@@ -209,7 +212,12 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     input.onStarted?.(live.handle)
     const finished = await live.done
     // The caller continues where the conversation is now (after compression, the child session).
-    return { ...finished, sessionId: live.endSessionId ?? finished.sessionId, reply: live.reply }
+    return {
+      ...finished,
+      sessionId: live.endSessionId ?? finished.sessionId,
+      reply: live.reply,
+      warnings: live.warnings ?? []
+    }
   }
 
   /** Interrupt a running turn; false when it is not running. */
@@ -308,6 +316,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     this.busyKeys.add(key)
     try {
       const home = this.homeFor(profile)
+      await this.opts.memoryIdentity?.prepare?.(profile, home)
       const resolved = this.turnConfig.resolve(profile, home)
       const { secrets, config, maxIterations, reasoningConfig } = resolved
       const ephemeralPrompt = opts.ephemeralPrompt?.trim() ?? ''
@@ -375,12 +384,20 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         demo: runtime.provider === 'demo' || configSections.isDemo(config)
       })
       // Warnings from building the agent (e.g. a refused memory provider) reach the user once, on its first turn.
-      for (const text of agent.startupNotices?.splice(0) ?? [])
-        this.safeEmit('turn.delta', { ...handle, kind: 'notice', text })
+      const warnings = agent.startupNotices?.splice(0) ?? []
+      for (const text of warnings) this.safeEmit('turn.delta', { ...handle, kind: 'notice', text })
       this.log.info(LOG, `turn ${handle.turnId} on ${key.slice(0, 64)}: cache ${decision}`)
       const saved = savedMessageId ?? (await this.saveUserMessage(store, agent, handle, text))
       const controller = new AbortController()
-      const live: LiveTurn = { handle, reply: '', key, agent, controller, done: Promise.resolve(null as never) }
+      const live: LiveTurn = {
+        handle,
+        reply: '',
+        key,
+        agent,
+        controller,
+        done: Promise.resolve(null as never),
+        warnings
+      }
       this.turns.set(handle.turnId, live)
       live.done = this.run(live, agent, text, owner, Object.values(secrets), channel, saved, opts.onDelta)
       return live

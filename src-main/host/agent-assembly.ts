@@ -2,7 +2,9 @@
  * Builds an Agent with its tools for a profile — the same path for a top-level agent and for a delegated
  * child. Tools come in toolsets (`memory`, `delegation`, `terminal`); a child gets the parent's toolsets
  * (or the requested subset of them) minus what its role may not use (spec §2: leaf-denied tools; an
- * orchestrator keeps `delegate_task`).
+ * orchestrator keeps `delegate_task`). Like upstream (`skip_memory`), only a primary agent has memory: a
+ * child or a cron run gets no provider at all (no memory tools, no recall, no sync), so neither a child's
+ * transcript nor a cron prompt ever lands in the user's memory; `on_delegation` reaches the parent's.
  */
 import { createAgent, resolveCompression, ToolRegistry, type Agent, type ToolDefinition } from '../agent'
 import { isPlainObject, type RawConfig, type ResolvedRuntime, configSections } from '../config'
@@ -43,6 +45,8 @@ export interface AssemblyInput {
   source: string
   /** Memory platform of the channel the turn arrived on (desk chat: 'desktop'). */
   platform?: string
+  /** Build without memory even as a primary agent (a cron run, as upstream's `skip_memory`). */
+  skipMemory?: boolean
   /** The keyless demo model's local address, for `provider: demo` profiles. */
   baseUrlOverride?: string
   /** Working directory for the terminal tool (a cron job's workdir) instead of the configured one. */
@@ -75,7 +79,7 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
     if (!denied.has(t.name)) tools.register(t)
   }
   let memory: Awaited<ReturnType<typeof buildMemoryManagerForAgent>> | null = null
-  if (input.toolsets.includes('memory')) {
+  if (input.toolsets.includes('memory') && input.role === 'primary' && !input.skipMemory) {
     memory = await buildMemoryManagerForAgent(
       config as never,
       home,
@@ -84,7 +88,7 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
         sessionId: input.sessionId,
         platform,
         activity: deps.hub.get(profile),
-        init: { agentIdentity: profile, agentContext: input.role === 'primary' ? 'primary' : 'subagent' }
+        init: { agentIdentity: profile, agentContext: 'primary' }
       }
     )
     if (memory.manager) for (const t of memoryToolDefinitions(memory.manager)) add(t as unknown as ToolDefinition)
@@ -125,8 +129,7 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
     }),
     log: deps.log
   })
-  if (memory && input.role === 'primary')
-    agent.startupNotices.push(...deps.providers.settle(profile, memory).map((w) => w.text))
+  if (memory) agent.startupNotices.push(...deps.providers.settle(profile, memory).map((w) => w.text))
   return agent
 }
 

@@ -38,6 +38,7 @@ export async function runOneShot(argv: string[]): Promise<number> {
       text: prompt,
       model: args.model
     })
+    for (const w of done.warnings) console.error(`caduceus run: warning: ${oneLine(w)}`)
     if (done.status !== 'completed') throw new Error(done.error || `turn ${done.status}`)
     if (args.json) console.log(JSON.stringify(jsonReport(done)))
     else console.log(done.reply)
@@ -76,7 +77,8 @@ function jsonReport(done: Done) {
       total_tokens: t.input + t.output,
       api_calls: done.apiCalls
     },
-    cost: { usd: done.cost.usd, status: done.cost.status }
+    cost: { usd: done.cost.usd, status: done.cost.status },
+    warnings: done.warnings
   }
 }
 

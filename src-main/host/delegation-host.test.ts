@@ -102,9 +102,11 @@ describe('children get real tools', () => {
     const first = (text: string) => rig!.chats().find((q) => turnText(q) === text && lastOf(q)?.role === 'user')!
     const parentTools = toolNames(first('spawn kids'))
     expect(parentTools).toEqual(['delegate_task', 'fact_feedback', 'fact_store', 'memory', 'process', 'terminal'])
-    const leafDenied = ['delegate_task', 'clarify', 'memory', 'send_message', 'cronjob']
+    // Children have no memory at all (upstream's skip_memory): no built-in `memory`, no provider tools.
+    const memoryTools = ['memory', 'fact_store', 'fact_feedback']
+    const leafDenied = ['delegate_task', 'clarify', 'memory', 'send_message', 'cronjob', ...memoryTools]
     expect(toolNames(first('leaf kid'))).toEqual(parentTools.filter((t) => !leafDenied.includes(t)))
-    expect(toolNames(first('orchestrator kid'))).toEqual(parentTools.filter((t) => t !== 'memory'))
+    expect(toolNames(first('orchestrator kid'))).toEqual(parentTools.filter((t) => !memoryTools.includes(t)))
     expect(toolNames(first('grandchild work'))).toEqual(parentTools.filter((t) => !leafDenied.includes(t)))
     expect(rig.chats().filter((q) => turnText(q) === 'grandchild work' && lastOf(q)?.role === 'user')).toHaveLength(1)
     const orchestratorResult = rig

@@ -115,7 +115,7 @@ describe('holographic through the host', () => {
     await turn(rig, 'default', 'tabs or spaces for my indentation?')
     const second = firstRequestOf(rig, 'tabs or spaces for my indentation?')
     expect(userContent(second)).toContain('## Holographic Memory')
-    expect(userContent(second)).toContain('- [0.50] Ada Lovelace prefers tabs for indentation')
+    expect(userContent(second)).toContain('- [0.5] Ada Lovelace prefers tabs for indentation')
 
     // A fresh runtime (what a second one-shot run is): the first turn of a new session still recalls,
     // including the fact upstream wrote.
@@ -126,7 +126,7 @@ describe('holographic through the host', () => {
     const feed = await rig.host!.dispatcher.invoke('memory.events', { profile: 'default', provider: 'holographic' })
     const items = (feed as { ok: true; output: { items: Array<{ kind: string; name: string; summary: string }> } })
       .output.items
-    expect(items.some((e) => e.kind === 'prefetch' && e.summary.startsWith('recalled:'))).toBe(true)
+    expect(items.some((e) => e.kind === 'prefetch' && e.summary.includes(' → recalled:'))).toBe(true)
   })
 })
 
@@ -374,6 +374,6 @@ describe('a fresh process', () => {
     expect(JSON.parse(await runOnce('remember my indentation'))).toEqual({ status: 'completed' })
     expect(JSON.parse(await runOnce('tabs or spaces for my indentation?'))).toEqual({ status: 'completed' })
     const req = firstRequestOf(rig, 'tabs or spaces for my indentation?')
-    expect(userContent(req)).toContain('## Holographic Memory\n- [0.50] Ada Lovelace prefers tabs for indentation')
+    expect(userContent(req)).toContain('## Holographic Memory\n- [0.5] Ada Lovelace prefers tabs for indentation')
   }, 60_000)
 })

@@ -16,6 +16,12 @@ import {
 } from '../memory'
 import type { Logger } from '@shared/contract/log'
 
+const configuredProvider = (config: Record<string, unknown>): string | null => {
+  const m = config.memory
+  const name = m && typeof m === 'object' ? (m as Record<string, unknown>).provider : null
+  return typeof name === 'string' && name ? name : null
+}
+
 export interface ProviderStatus {
   provider: string | null
   state: 'none' | 'active' | 'failed' | 'unavailable' | 'refused'
@@ -28,6 +34,7 @@ export class MemoryProviderHost implements MemoryIdentitySource {
   private readonly status = new Map<string, ProviderStatus>()
   private readonly generations = new Map<string, { stamp: string; gen: number }>()
   private generationCounter = 0
+  private readonly identities = memoryProviders.providerIdentities()
 
   constructor(private readonly opts: { root: string; nativeBinding?: string; log: Logger; hub: MemoryActivityHub }) {}
 
@@ -88,17 +95,20 @@ export class MemoryProviderHost implements MemoryIdentitySource {
     return this.status.get(profile) ?? null
   }
 
-  /** Signature input: where the configured provider comes from and its own identity. */
+  /** Before a turn's signature: load the configured plugin's identity instance (once per version). */
+  async prepare(profile: string, home: string): Promise<void> {
+    const name = configuredProvider(loadConfig(home).raw)
+    if (name) await this.identities.prepare(name, this.identityContext(profile, home))
+  }
+
+  /** Signature input: where the configured provider comes from and its own `identitySignature()`. */
   identityFor(name: string, scope?: { profile: string; home: string }): Record<string, unknown> {
     if (!scope) return {}
-    const config = loadConfig(scope.home).raw
-    return memoryProviders.providerIdentity(name, {
-      home: scope.home,
-      root: this.opts.root,
-      profile: scope.profile,
-      config,
-      secrets: {}
-    })
+    return this.identities.identity(name, this.identityContext(scope.profile, scope.home))
+  }
+
+  private identityContext(profile: string, home: string): memoryProviders.ProviderContext {
+    return { home, root: this.opts.root, profile, config: loadConfig(home).raw, secrets: {} }
   }
 
   /** Names of the plugin folders visible to a profile (its own, then the root's). */

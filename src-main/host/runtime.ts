@@ -184,6 +184,8 @@ export async function wireRuntime(
       // The channel the turn arrived on decides the stored source and the memory platform; desk chat otherwise.
       source: input.channel?.source ?? 'desktop',
       platform: input.channel?.capability.platform ?? 'desktop',
+      // A cron run is built like upstream's (`skip_memory`): its prompt is no user turn to remember.
+      skipMemory: input.channel?.source === 'cron',
       ...(input.history?.length ? { history: input.history as never } : {}),
       // Persona from the profile's SOUL.md, read when the agent is built (a session's prompt stays stable).
       systemPrompt: configFiles.readSoul(input.home),

@@ -60,7 +60,7 @@ describe('memory activity log', () => {
     expect(rows[4]).toMatchObject({ ok: 0 })
     expect(pushed).toHaveLength(5)
     for (const e of pushed) expect(MemoryEvent.parse(e)).toEqual(e)
-    expect(pushed[2]!.summary).toContain('recalled: the user prefers tea')
+    expect(pushed[2]!.summary).toBe('query "drinks?" → recalled: the user prefers tea')
     expect(pushed[1]).toMatchObject({ profile: 'alpha', turnId: 'turn-1', kind: 'tool_call' })
     expect(log.listEvents({ refusalsOnly: true }).map((e) => e.name)).toEqual(['ext_recall'])
   })
@@ -128,6 +128,48 @@ describe('memory activity log', () => {
       lastError: null,
       p95LatencyMs: null
     })
+  })
+
+  it("health's last recall is the recall a turn used (never the warm-up): query, size, duration, ok or failed with why; sync and write counts; failures first", async () => {
+    const { alpha } = makeHomes()
+    const { store } = openStore()
+    const log = new MemoryActivityLog(repositories.memoryEvents(store), 'alpha')
+    const good = new RecordingProvider('good', [])
+    good.prefetchResult = 'tea, always'
+    const bad = new RecordingProvider('zbad', [])
+    // One external provider per manager (upstream's rule): two profiles' worth of managers on one log.
+    const managers = [good, bad].map((p) => {
+      const m = new MemoryManager({ activity: log })
+      m.addProvider(p)
+      return m
+    })
+    for (const m of managers) await m.initializeAll('sess-1', { hermesHome: alpha, platform: 'desk' })
+    await withHomeOverride(alpha, async () => {
+      for (const m of managers) await m.prefetchAll('what do I drink?', { turnId: 't1' })
+      bad.fail.add('prefetch')
+      bad.fail.add('sync_turn')
+      for (const m of managers) {
+        await m.prefetchAll('and with dinner?', { turnId: 't2' })
+        m.syncAll('and with dinner?', 'wine', { turnId: 't2' })
+        m.queuePrefetchAll('and with dinner?') // the end-of-turn warm-up: not a recall
+        await m.flushPending()
+      }
+    })
+    const health = log.health()
+    for (const h of health) expect(ProviderHealth.parse(h)).toEqual(h)
+    expect(health.map((h) => h.provider)).toEqual(['zbad', 'good'])
+    expect(health[0]!.lastPrefetch).toMatchObject({
+      ok: false,
+      size: null,
+      query: 'and with dinner?',
+      detail: expect.stringMatching(/^failed: prefetch exploded/)
+    })
+    expect(health[0]!.lastPrefetch!.detail).not.toContain('sk-abcdefghijklmnop1234')
+    expect(health[0]).toMatchObject({ syncs: 0, syncFailures: 1, writes: 0 })
+    expect(health[1]!.lastPrefetch).toMatchObject({ ok: true, size: 'tea, always'.length, query: 'and with dinner?' })
+    expect(health[1]!.lastPrefetch!.latencyMs).toEqual(expect.any(Number))
+    expect(health[1]).toMatchObject({ syncs: 1, syncFailures: 0 })
+    expect(log.listEvents({ kinds: ['sync'] }).map((e) => e.turnId)).toEqual(['t2'])
   })
 
   it('never stores secrets, and never throws when the DB is gone or an old table lacks columns', () => {

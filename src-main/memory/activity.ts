@@ -3,7 +3,7 @@
  * error) is stored in that profile's `state.db` (Caduceus-only table `cad_memory_events`) with bounded
  * retention, and pushed to listeners as contract `MemoryEvent`s. A failing DB never fails a memory hook.
  */
-import { MemoryEventQuery, type MemoryEvent, type ProviderHealth } from '@shared/contract/memory'
+import { MemoryEventQuery, readRecallSummary, type MemoryEvent, type ProviderHealth } from '@shared/contract/memory'
 import type { MemoryActivityInput, MemoryActivitySink } from './activity-types'
 import { MANAGER_LOGGER, memoryLogger } from './log'
 import { clip } from './manager-support'
@@ -145,7 +145,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
   health(): ProviderHealth[] {
     this.flush()
     const stats = this.attempt('health', () => this.events.providerStats()) ?? []
-    return stats.map((s) => {
+    const rows = stats.map((s) => {
       const last = this.events.lastError(s.provider)
       const latencies = this.events.recentLatencies(s.provider).sort((a, b) => a - b)
       const p95 = latencies.length
@@ -162,10 +162,16 @@ export class MemoryActivityLog implements MemoryActivitySink {
         lastError: last?.summary ?? null,
         lastErrorAt: last?.at ?? null,
         p95LatencyMs: p95,
-        lastPrefetch: pre ? { at: pre.at, ok: pre.ok === 1, latencyMs: pre.latency_ms, size: pre.size } : null,
-        lastSyncError: sync ? { at: sync.at, summary: sync.summary } : null
+        lastPrefetch: pre ? lastRecall(pre) : null,
+        lastSyncError: sync ? { at: sync.at, summary: sync.summary } : null,
+        syncs: s.syncs ?? 0,
+        syncFailures: s.sync_failures ?? 0,
+        writes: s.writes ?? 0
       }
     })
+    // Failures first: a provider whose last recall failed, then any with errors, then the rest by name.
+    const rank = (h: ProviderHealth) => (h.lastPrefetch && !h.lastPrefetch.ok ? 0 : h.errors > 0 ? 1 : 2)
+    return rows.sort((a, b) => rank(a) - rank(b) || a.provider.localeCompare(b.provider))
   }
 
   private prune(): void {
@@ -180,5 +186,17 @@ export class MemoryActivityLog implements MemoryActivitySink {
       log.warn(`memory activity log (${this.profile}) ${what} failed: ${(err as Error).message ?? String(err)}`)
       return undefined
     }
+  }
+}
+
+function lastRecall(pre: { ok: number; latency_ms: number | null; size: number | null; at: number; summary: string }) {
+  const { query, outcome } = readRecallSummary(pre.summary ?? '')
+  return {
+    at: pre.at,
+    ok: pre.ok === 1,
+    latencyMs: pre.latency_ms,
+    size: pre.ok === 1 ? pre.size : null,
+    query,
+    detail: outcome || null
   }
 }

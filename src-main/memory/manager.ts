@@ -4,6 +4,7 @@
  * then runs explicitly under the owner's home; every provider failure is logged and swallowed.
  */
 import { getHermesHome, withHomeOverride } from '../scope'
+import { RECALL_OUTCOME, RECALL_QUERY_PREFIX } from '@shared/contract/memory'
 import type { MemoryActivityInput, MemoryActivitySink } from './activity-types'
 import { BackgroundQueue } from './background-queue'
 import {
@@ -264,8 +265,9 @@ export class MemoryManager {
     if (!this.guard('queue_prefetch')) return
     const cleaned = redactSecrets(query.trim())
     if (!cleaned) return
+    // The end-of-turn warm-up is a hook: the recall a turn used is the `prefetch` event (Memory page, fold).
     this.background('queue_prefetch', () =>
-      this.each('queue_prefetch', 'prefetch', this.providers, (p) => p.queuePrefetch(cleaned, options))
+      this.each('queue_prefetch', 'hook', this.providers, (p) => p.queuePrefetch(cleaned, options))
     )
   }
 
@@ -273,15 +275,18 @@ export class MemoryManager {
     if (!this.guard('sync_turn')) return
     const user = redactSecrets(userContent)
     const assistant = redactSecrets(assistantContent)
-    this.background('sync_turn', () =>
-      this.each(
-        'sync_turn',
-        'sync',
-        this.providers,
-        (p) => p.syncTurn(user, assistant, options),
-        user.length + assistant.length
-      )
-    )
+    const { turnId, ...forProviders } = options
+    this.background('sync_turn', async () => {
+      for (const p of this.providers)
+        await this.call(
+          p,
+          'sync_turn',
+          'sync',
+          () => p.syncTurn(user, assistant, forProviders),
+          user.length + assistant.length,
+          turnId
+        )
+    })
   }
 
   /** `onSessionEnd` then `onSessionSwitch(reset)` as ONE background task. */
@@ -438,14 +443,27 @@ export class MemoryManager {
       () => this.inflightPrefetch.delete(p),
       () => this.inflightPrefetch.delete(p)
     )
+    // One `prefetch` event per provider and turn, ok or failed, naming the query it answered.
+    const asked = `${RECALL_QUERY_PREFIX}${JSON.stringify(clip(query, 80))}${RECALL_OUTCOME}`
+    const failed = (err: unknown) => {
+      const message = redactSecrets(errorText(err))
+      log.warn(`Memory provider '${p.name}' prefetch: ${message}`, { subject: `provider ${p.name}` })
+      this.report({
+        provider: p.name,
+        kind: 'prefetch',
+        name: 'prefetch',
+        turnId,
+        ok: false,
+        latencyMs: elapsed(started),
+        summary: `${asked}failed: ${clip(message)}`
+      })
+      return ''
+    }
     try {
       const outcome = isBuiltin(p)
         ? { timedOut: false as const, value: await work }
         : await withTimeout(work, this.prefetchTimeoutMs)
-      if (outcome.timedOut) {
-        this.fail(p.name, 'prefetch', new Error(`timed out after ${this.prefetchTimeoutMs} ms`), started)
-        return ''
-      }
+      if (outcome.timedOut) return failed(new Error(`timed out after ${this.prefetchTimeoutMs} ms`))
       const text = typeof outcome.value === 'string' ? outcome.value : ''
       this.report({
         provider: p.name,
@@ -454,13 +472,12 @@ export class MemoryManager {
         turnId,
         ok: true,
         latencyMs: elapsed(started),
-        summary: text ? `recalled: ${clip(text)}` : 'nothing recalled',
+        summary: `${asked}${text ? `recalled: ${clip(text)}` : 'nothing recalled'}`,
         size: text.length
       })
       return text
     } catch (err) {
-      this.fail(p.name, 'prefetch', err, started)
-      return ''
+      return failed(err)
     }
   }
 
@@ -481,7 +498,8 @@ export class MemoryManager {
     hook: string,
     kind: MemoryActivityInput['kind'],
     fn: () => T | Promise<T>,
-    size?: number
+    size?: number,
+    turnId?: string
   ): Promise<T | undefined> {
     const started = now()
     try {
@@ -490,6 +508,7 @@ export class MemoryManager {
         provider: p.name,
         kind,
         name: hook,
+        turnId,
         ok: true,
         latencyMs: elapsed(started),
         summary: hook,
@@ -497,7 +516,7 @@ export class MemoryManager {
       })
       return value
     } catch (err) {
-      this.fail(p.name, hook, err, started)
+      this.fail(p.name, hook, err, started, turnId)
       return undefined
     }
   }
@@ -538,13 +557,14 @@ export class MemoryManager {
     for (const [name, owner] of this.toolOwners) if (owner === entry) this.toolOwners.delete(name)
   }
 
-  private fail(provider: string, label: string, err: unknown, started?: number): void {
+  private fail(provider: string, label: string, err: unknown, started?: number, turnId?: string): void {
     const message = redactSecrets(errorText(err))
     log.warn(`Memory provider '${provider}' ${label}: ${message}`, { subject: `provider ${provider}` })
     this.report({
       provider,
       kind: 'error',
       name: label,
+      turnId,
       ok: false,
       latencyMs: started === undefined ? null : elapsed(started),
       summary: clip(message)

@@ -49,6 +49,8 @@ export interface PrefetchOptions {
 }
 export interface SyncTurnOptions {
   sessionId?: string
+  /** The turn synced (activity feed only; not passed on to providers). */
+  turnId?: string
   messages?: ChatMessage[]
   turnAuthor?: string
 }

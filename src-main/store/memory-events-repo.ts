@@ -117,7 +117,15 @@ function repo(conn: () => Database.Database) {
         .prepare(sql)
         .all(...params, q.limit) as MemoryEventRow[]
     },
-    providerStats(): Array<{ provider: string; calls: number; errors: number; refusals: number }> {
+    providerStats(): Array<{
+      provider: string
+      calls: number
+      errors: number
+      refusals: number
+      syncs: number
+      sync_failures: number
+      writes: number
+    }> {
       if (!exists()) return []
       return conn()
         .prepare(
@@ -125,10 +133,21 @@ function repo(conn: () => Database.Database) {
       SELECT provider,
         SUM(CASE WHEN kind NOT IN ('refusal','error') THEN 1 ELSE 0 END) AS calls,
         SUM(CASE WHEN kind = 'error' OR (ok = 0 AND kind <> 'refusal') THEN 1 ELSE 0 END) AS errors,
-        SUM(CASE WHEN kind = 'refusal' THEN 1 ELSE 0 END) AS refusals
+        SUM(CASE WHEN kind = 'refusal' THEN 1 ELSE 0 END) AS refusals,
+        SUM(CASE WHEN name = 'sync_turn' AND kind = 'sync' AND ok = 1 THEN 1 ELSE 0 END) AS syncs,
+        SUM(CASE WHEN name = 'sync_turn' AND (kind = 'error' OR ok = 0) THEN 1 ELSE 0 END) AS sync_failures,
+        SUM(CASE WHEN (kind = 'write' OR name = 'on_memory_write') AND ok = 1 THEN 1 ELSE 0 END) AS writes
       FROM cad_memory_events GROUP BY provider ORDER BY provider`
         )
-        .all() as Array<{ provider: string; calls: number; errors: number; refusals: number }>
+        .all() as Array<{
+        provider: string
+        calls: number
+        errors: number
+        refusals: number
+        syncs: number
+        sync_failures: number
+        writes: number
+      }>
     },
     lastError(provider: string): { summary: string; at: number } | undefined {
       return conn()
@@ -147,14 +166,18 @@ function repo(conn: () => Database.Database) {
           .all(provider) as Array<{ l: number }>
       ).map((r) => r.l)
     },
+    /** The last recall a turn used, ok or failed (older rows: a failure was kind 'error'); never the warm-up. */
     lastPrefetch(
       provider: string
-    ): { ok: number; latency_ms: number | null; size: number | null; at: number } | undefined {
+    ): { ok: number; latency_ms: number | null; size: number | null; at: number; summary: string } | undefined {
       return conn()
         .prepare(
-          `SELECT ok, latency_ms, size, at FROM cad_memory_events WHERE provider = ? AND kind = 'prefetch' ORDER BY id DESC LIMIT 1`
+          `SELECT ok, latency_ms, size, at, summary FROM cad_memory_events
+           WHERE provider = ? AND name = 'prefetch' AND kind IN ('prefetch', 'error')
+             AND summary NOT LIKE 'skipped:%' ORDER BY id DESC LIMIT 1`
         )
-        .get(provider) as { ok: number; latency_ms: number | null; size: number | null; at: number } | undefined
+        .get(provider) as
+        { ok: number; latency_ms: number | null; size: number | null; at: number; summary: string } | undefined
     },
     lastSyncError(provider: string): { summary: string; at: number } | undefined {
       return conn()

@@ -26,7 +26,9 @@ export function demoResponder(req: RecordedRequest): ScriptReply {
       model
     }
   }
-  const text = last.text.trim()
+  // Recall rides on the user's message as a <memory-context> block: it is what memory already holds, never
+  // part of the request, so it is neither stored again nor handed to a subagent.
+  const text = withoutRecall(last.text).trim()
   // A delegation-complete notice is a report, not a request: never delegate again from it (no loops).
   if (text.startsWith('[Background delegation')) {
     return {
@@ -68,6 +70,10 @@ export function demoResponder(req: RecordedRequest): ScriptReply {
     text: `You said: "${clip(text, 400)}". I'm the demo model, so I can't really think about it — connect a provider in Settings for real answers.`,
     model
   }
+}
+
+function withoutRecall(text: string): string {
+  return text.replace(/\n*<memory-context>[\s\S]*?(?:<\/memory-context>|$)/g, '')
 }
 
 function toolNames(body: any): Set<string> {

@@ -6,10 +6,12 @@
 import type { MemoryProvider } from '../provider'
 import { HolographicProvider } from './holographic/provider'
 import { Mem0Provider } from './mem0/provider'
-import { findPlugin, loadPlugin, pluginStamp, readManifest } from './plugins'
+import { ProviderIdentities } from './identity'
+import { findPlugin, loadPlugin, readManifest } from './plugins'
 import { ProviderLoadError, type ProviderContext } from './types'
 
 export { ProviderLoadError, type ProviderContext } from './types'
+export type { ProviderIdentities } from './identity'
 export { PLUGIN_DIR, findPlugin as findPluginDir, pluginStamp } from './plugins'
 export { HolographicProvider } from './holographic/provider'
 export { Mem0Provider, MEM0_KEY_ENV } from './mem0/provider'
@@ -89,25 +91,10 @@ export function listProviderChoices(
   return out
 }
 
-/**
- * What the agent-cache signature sees of a configured provider: where it comes from (built-in, or a
- * plugin's files) plus its own `identitySignature()`. Never opens a database or the network.
- */
-export function providerIdentity(name: string, ctx: ProviderContext): Record<string, unknown> {
-  const builtin = BUILTIN[name]
-  if (builtin) {
-    try {
-      return { source: `builtin:${name}`, ...builtin.create(ctx).identitySignature() }
-    } catch {
-      return { source: `builtin:${name}` }
-    }
-  }
-  const dir = findPlugin(name, ctx)
-  if (!dir) return { source: 'none' }
-  try {
-    const m = readManifest(dir, name)
-    return { source: `plugin:${dir}`, version: m.version, files: pluginStamp(dir, m.main) }
-  } catch {
-    return { source: `plugin:${dir}`, files: pluginStamp(dir) }
-  }
+/** The agent-cache signature's view of configured providers (seed 001), one per host. */
+export function providerIdentities(): ProviderIdentities {
+  return new ProviderIdentities({
+    builtin: (name) => (BUILTIN[name] ? (ctx) => BUILTIN[name]!.create({ ...ctx, nativeBinding: undefined }) : null),
+    valid: (name) => VALID_NAME.test(name) && !name.includes('..')
+  })
 }

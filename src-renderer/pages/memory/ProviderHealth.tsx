@@ -1,5 +1,25 @@
+import type { ProviderHealth } from '@shared/contract'
 import { useMemory } from '../../stores/memory'
 import { RelTime } from '../../components/RelTime'
+
+/** The recall a turn used: when, ok/failed (with why), its question, size and duration. */
+function LastRecall({ r }: { r: NonNullable<ProviderHealth['lastPrefetch']> }) {
+  return (
+    <span className={r.ok ? '' : 'err-text'} title={r.detail ?? undefined}>
+      <RelTime at={r.at} /> {r.ok ? 'ok' : 'failed'}
+      {r.query != null && (
+        <span className="mono" data-testid="memory-health-query">{` “${r.query.slice(0, 60)}”`}</span>
+      )}
+      {r.ok && r.size != null ? `, ${r.size} chars` : ''}
+      {r.latencyMs != null ? `, ${Math.round(r.latencyMs)}ms` : ''}
+      {!r.ok && r.detail && (
+        <div className="small" data-testid="memory-health-reason">
+          {r.detail.slice(0, 100)}
+        </div>
+      )}
+    </span>
+  )
+}
 
 export function ProviderHealthPanel() {
   const health = useMemory((s) => s.health)
@@ -18,7 +38,9 @@ export function ProviderHealthPanel() {
               <th className="num">Errors</th>
               <th className="num">Refusals</th>
               <th className="num">p95</th>
-              <th>Last prefetch</th>
+              <th className="num">Syncs</th>
+              <th className="num">Writes</th>
+              <th>Last recall</th>
               <th>Last error</th>
             </tr>
           </thead>
@@ -31,16 +53,18 @@ export function ProviderHealthPanel() {
                 <td className={`num${h.errors ? ' err-text' : ''}`}>{h.errors}</td>
                 <td className="num">{h.refusals}</td>
                 <td className="num">{h.p95LatencyMs != null ? `${Math.round(h.p95LatencyMs)}ms` : '—'}</td>
-                <td data-testid="memory-health-prefetch">
-                  {h.lastPrefetch ? (
-                    <span className={h.lastPrefetch.ok ? '' : 'err-text'}>
-                      <RelTime at={h.lastPrefetch.at} />
-                      {h.lastPrefetch.latencyMs != null ? `, ${Math.round(h.lastPrefetch.latencyMs)}ms` : ''}
-                      {h.lastPrefetch.size != null ? `, ${h.lastPrefetch.size} chars` : ''}
-                    </span>
-                  ) : (
-                    <span className="muted">never</span>
-                  )}
+                <td className={`num${h.syncFailures ? ' err-text' : ''}`} data-testid="memory-health-syncs">
+                  {h.syncs ?? 0}
+                  {h.syncFailures ? ` (${h.syncFailures} failed)` : ''}
+                </td>
+                <td className="num" data-testid="memory-health-writes">
+                  {h.writes ?? 0}
+                </td>
+                <td
+                  data-testid="memory-health-prefetch"
+                  data-ok={h.lastPrefetch ? String(h.lastPrefetch.ok) : undefined}
+                >
+                  {h.lastPrefetch ? <LastRecall r={h.lastPrefetch} /> : <span className="muted">never</span>}
                   {h.lastSyncError && (
                     <div className="err-text small" title={h.lastSyncError.summary}>
                       sync: {h.lastSyncError.summary.slice(0, 60)}

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import type { MemoryEvent, Message } from '@shared/contract'
+import { readRecallSummary, type MemoryEvent, type Message } from '@shared/contract'
 import { getApi } from '../../api'
 import { useMemory } from '../../stores/memory'
 import { useTranscript } from '../../stores/transcript'
@@ -38,11 +38,21 @@ function eventsOfTurn(all: MemoryEvent[], m: Message): MemoryEvent[] {
     .filter((e) => e.kind === 'prefetch' && e.turnId && Math.abs(e.at - m.timestamp) <= 60)
     .sort((a, b) => Math.abs(a.at - m.timestamp) - Math.abs(b.at - m.timestamp))[0]
   if (!recall) return []
+  // Every recall of the turn (one per provider, ok or failed: a failure is what the user needs to see), its
+  // memory tool calls and writes, and its syncs.
   return all.filter(
     (e) =>
       e.turnId === recall.turnId &&
-      (e.kind === 'prefetch' ? (e.size ?? 0) > 0 : e.kind === 'tool_call' || e.kind === 'write')
+      (e.kind === 'prefetch' ? !e.summary.startsWith('skipped:') : ['tool_call', 'write', 'sync'].includes(e.kind))
   )
+}
+
+/** One recall line: provider, ok or failed (with why), the question, size and duration — the Memory page's numbers. */
+function recallText(e: MemoryEvent): string {
+  const { query, outcome } = readRecallSummary(e.summary)
+  const q = query != null ? ` “${query.slice(0, 60)}”` : ''
+  const how = e.latencyMs != null ? ` in ${Math.round(e.latencyMs)}ms` : ''
+  return e.ok ? `ok${q}: ${e.size ?? 0} chars${how}` : `failed${q}${how}: ${outcome.replace(/^failed: /, '')}`
 }
 
 export function TurnMemoryFold({ m, profile }: { m: Message; profile: string | null | undefined }) {
@@ -61,8 +71,13 @@ export function TurnMemoryFold({ m, profile }: { m: Message; profile: string | n
     }
   }, [profile, m, newest, loadedUpTo])
   if (!profile || m.role !== 'user' || events.length === 0) return null
-  const recalled = events.filter((e) => e.kind === 'prefetch')
-  const written = events.filter((e) => e.kind !== 'prefetch')
+  const recalls = events.filter((e) => e.kind === 'prefetch')
+  const recalled = recalls.filter((e) => e.ok && (e.size ?? 0) > 0)
+  const failed = recalls.filter((e) => !e.ok)
+  const written = events.filter((e) => e.kind === 'tool_call' || e.kind === 'write')
+  const synced = events.filter((e) => e.kind === 'sync')
+  // Failures first, as on the Memory page.
+  const shown = [...failed, ...events.filter((e) => !failed.includes(e))]
   return (
     <div className={`fold memory-fold${open ? ' open' : ''}`} data-testid="turn-memory">
       <button
@@ -71,16 +86,23 @@ export function TurnMemoryFold({ m, profile }: { m: Message; profile: string | n
         onClick={() => setOpen(!open)}
         data-testid="turn-memory-toggle"
       >
-        🧠 memory: {recalled.length} recalled, {written.length} written
+        🧠 memory: {recalled.length} recalled, {written.length} written, {synced.length} synced
+        {failed.length > 0 && <span className="err-text">, {failed.length} recall failed</span>}
       </button>
       {open && (
         <ul className="fold-body small">
-          {events.map((e) => (
-            <li key={`${e.profile}-${e.id}`} data-testid="turn-memory-event" data-kind={e.kind}>
+          {shown.map((e) => (
+            <li
+              key={`${e.profile}-${e.id}`}
+              data-testid="turn-memory-event"
+              data-kind={e.kind}
+              data-ok={String(e.ok)}
+              className={e.ok ? undefined : 'err-text'}
+            >
               <span className="mono">
                 {e.provider}.{e.name}
               </span>{' '}
-              {e.summary}{' '}
+              {e.kind === 'prefetch' ? recallText(e) : e.summary}{' '}
               <a href="#/memory" className="muted" data-testid="turn-memory-feed">
                 feed
               </a>

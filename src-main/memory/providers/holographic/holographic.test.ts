@@ -28,9 +28,10 @@ describe('fact_store', () => {
       fact_id: 1,
       status: 'added'
     })
+    // A duplicate keeps its row and id; upstream replies "added" either way.
     expect(call({ action: 'add', content: 'Grace Hopper wrote the first compiler' })).toEqual({
       fact_id: 1,
-      status: 'exists'
+      status: 'added'
     })
     call({ action: 'add', content: 'The build uses esbuild for bundling', tags: 'build,tooling' })
     const found = call({ action: 'search', query: 'who wrote the compiler?' })
@@ -45,7 +46,8 @@ describe('fact_store', () => {
     expect(call({ action: 'update', fact_id: 2, trust_delta: -0.4 })).toEqual({ updated: true })
     expect(call({ action: 'search', query: 'esbuild bundling' }).count).toBe(0) // below min_trust 0.3
     expect(call({ action: 'search', query: 'esbuild bundling', min_trust: 0 }).count).toBe(1)
-    expect(call({ action: 'list' }).count).toBe(1)
+    expect(call({ action: 'list' }).count).toBe(2) // list's min_trust defaults to 0, as upstream's
+    expect(call({ action: 'list', min_trust: 0.3 }).count).toBe(1)
     expect(call({ action: 'remove', fact_id: 2 })).toEqual({ removed: true })
     expect(call({ action: 'remove', fact_id: 2 })).toEqual({ removed: false })
     expect(call({ action: 'add' })).toEqual({ error: 'Missing required argument: content' })
@@ -53,40 +55,43 @@ describe('fact_store', () => {
     expect(call({})).toEqual({ error: 'Missing required argument: action' })
   })
 
-  it('entities: probe by name or alias, related through shared facts, reason over several, contradict by polarity', () => {
+  it("entities as upstream extracts them (its greedy aka rule included); probe finds the entity's facts by HRR", () => {
     call({ action: 'add', content: 'Ada Lovelace aka Countess works with Charles Babbage' })
     call({ action: 'add', content: 'Charles Babbage designed the Analytical Engine' })
-    call({ action: 'add', content: 'Ada Lovelace uses tabs' })
-    expect(
-      call({ action: 'probe', entity: 'countess' })
-        .results.map((r: { content: string }) => r.content)
-        .sort()
-    ).toEqual(['Ada Lovelace aka Countess works with Charles Babbage', 'Ada Lovelace uses tabs'])
-    expect(
-      call({ action: 'related', entity: 'Ada Lovelace' }).results.map((r: { content: string }) => r.content)
-    ).toEqual(['Charles Babbage designed the Analytical Engine'])
-    expect(
-      call({ action: 'reason', entities: ['Ada Lovelace', 'Charles Babbage'] }).results.map(
-        (r: { fact_id: number }) => r.fact_id
-      )
-    ).toEqual([1])
-    expect(
-      call({ action: 'contradict', content: 'Ada Lovelace does not use tabs' }).results.map(
-        (r: { fact_id: number }) => r.fact_id
-      )
-    ).toEqual([3])
-    expect(call({ action: 'reason' })).toEqual({ error: 'Missing required argument: entities' })
+    call({ action: 'add', content: 'The team uses \'tabs\' and "Vitest"' })
+    const db = new Database(join(home, 'memory_store.db'), { readonly: true })
+    expect(db.prepare('SELECT name FROM entities ORDER BY entity_id').pluck().all()).toEqual([
+      'Ada Lovelace',
+      'Charles Babbage',
+      'Countess works with Charles Babbage',
+      'Analytical Engine',
+      'Vitest',
+      'tabs'
+    ])
+    expect(db.prepare('SELECT bank_name, fact_count FROM memory_banks').all()).toEqual([
+      { bank_name: 'cat:general', fact_count: 3 }
+    ])
+    db.close()
+    // Upstream's probe scores every fact with a vector (no keyword filter): (similarity + 1) / 2 × trust.
+    // Its exact answers are pinned against upstream's own in upstream-golden.test.ts.
+    const babbage = call({ action: 'probe', entity: 'Charles Babbage' })
+    expect(babbage.count).toBe(3)
+    for (const r of babbage.results) (expect(r.score).toBeGreaterThan(0), expect(r.score).toBeLessThan(0.5))
+    expect(call({ action: 'reason' })).toEqual({ error: "reason requires 'entities' list" })
+    expect(call({ action: 'contradict' })).toEqual({ results: [], count: 0 })
   })
 
   it('fact_feedback moves trust by +0.05 / −0.10, clamped to [0, 1]', () => {
     call({ action: 'add', content: 'Deploys happen on Fridays' })
     expect(call({ action: 'helpful', fact_id: 1 }, 'fact_feedback')).toEqual({
       fact_id: 1,
-      trust_score: 0.55,
+      old_trust: 0.5,
+      new_trust: 0.55,
       helpful_count: 1
     })
     for (let i = 0; i < 8; i++) call({ action: 'unhelpful', fact_id: 1 }, 'fact_feedback')
-    expect(call({ action: 'unhelpful', fact_id: 1 }, 'fact_feedback').trust_score).toBe(0)
+    expect(call({ action: 'unhelpful', fact_id: 1 }, 'fact_feedback').new_trust).toBe(0)
+    expect(call({ action: 'helpful', fact_id: 9 }, 'fact_feedback')).toEqual({ error: 'fact_id 9 not found' })
     expect(call({ action: 'helpful' }, 'fact_feedback')).toEqual({ error: 'Missing required argument: fact_id' })
   })
 })
@@ -114,9 +119,26 @@ describe('hooks', () => {
       ['We decided to ship on Monday.', 'project']
     ])
     expect(p.prefetch('what is the staging server called?')).toBe(
-      '## Holographic Memory\n- [0.50] The staging server is called bluebird'
+      '## Holographic Memory\n- [0.5] The staging server is called bluebird'
     )
     expect(p.prefetch('zebra')).toBe('')
+  })
+
+  it("prefetch prints trust with one decimal as Python's format does (an exact half rounds to even)", () => {
+    const low = new HolographicProvider({
+      config: { plugins: { 'hermes-memory-store': { min_trust_threshold: 0, db_path: '$HERMES_HOME/low.db' } } },
+      home
+    })
+    low.initialize('s2', { hermesHome: home, platform: 'cli' })
+    const add = (content: string) => JSON.parse(low.handleToolCall('fact_store', { action: 'add', content })).fact_id
+    const rate = (id: number, delta: number) =>
+      low.handleToolCall('fact_store', { action: 'update', fact_id: id, trust_delta: delta })
+    rate(add('Quarterly reports go to Lin'), -0.25)
+    rate(add('Quarterly reviews go to Sam'), 0.25)
+    expect(low.prefetch('quarterly')).toBe(
+      '## Holographic Memory\n- [0.8] Quarterly reviews go to Sam\n- [0.2] Quarterly reports go to Lin'
+    )
+    low.shutdown()
   })
 
   it('db_path expands $HERMES_HOME to the profile home', () => {

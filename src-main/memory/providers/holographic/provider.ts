@@ -1,7 +1,7 @@
 /**
- * `holographic`: the local fact-store provider, compatible with upstream's plugin file and tools. HRR
- * vectors are optional upstream (numpy only); Caduceus ranks without them and leaves `hrr_vector` NULL,
- * which upstream treats as "no vector" too.
+ * `holographic`: the local fact-store provider, compatible with upstream's plugin file and tools. Every
+ * fact gets its HRR vector and its category's bank as upstream (with numpy) writes them, so each side's
+ * probe / related / reason finds the other's facts; facts stored without a vector get one at start-up.
  */
 import type Database from 'better-sqlite3'
 import {
@@ -14,9 +14,10 @@ import {
 } from '../../provider'
 import { holographicConfig, type HolographicConfig } from './config'
 import { openFactDb } from './schema'
+import { search } from './retrieval'
 import { FactStore } from './store'
 import { extractFacts } from './text'
-import { FACT_FEEDBACK_SCHEMA, FACT_STORE_SCHEMA, runFactFeedback, runFactStore, ToolArgError } from './tools'
+import { FACT_FEEDBACK_SCHEMA, FACT_STORE_SCHEMA, runFactFeedback, runFactStore } from './tools'
 
 export interface HolographicOptions {
   /** The profile's parsed config.yaml (for `plugins.hermes-memory-store`). */
@@ -27,6 +28,16 @@ export interface HolographicOptions {
 }
 
 const PREFETCH_LIMIT = 5
+
+/** Trust as upstream prints it (`{:.1f}`): one decimal, exact halves to even (0.25 → 0.2). */
+function oneDecimal(n: number): string {
+  const q = n * 4
+  if (Number.isInteger(q) && q % 2 !== 0) {
+    const down = Math.floor(n * 10) / 10
+    return (Math.round(down * 10) % 2 === 0 ? down : down + 0.1).toFixed(1)
+  }
+  return n.toFixed(1)
+}
 
 export class HolographicProvider extends MemoryProvider {
   readonly name = 'holographic'
@@ -47,7 +58,8 @@ export class HolographicProvider extends MemoryProvider {
     this.cfg = holographicConfig(this.opts.config, options.hermesHome)
     this.db?.close()
     this.db = openFactDb(this.cfg.dbPath, this.opts.nativeBinding)
-    this.store = new FactStore(this.db, this.cfg.defaultTrust)
+    this.store = new FactStore(this.db, this.cfg.defaultTrust, this.cfg.hrrDim)
+    this.store.backfillVectors()
   }
 
   getToolSchemas(): MemoryToolSchema[] {
@@ -61,8 +73,8 @@ export class HolographicProvider extends MemoryProvider {
       if (toolName === 'fact_feedback') return JSON.stringify(runFactFeedback(store, args))
       return JSON.stringify({ error: `Unknown tool: ${toolName}` })
     } catch (err) {
-      if (err instanceof ToolArgError) return JSON.stringify({ error: err.message })
-      throw err
+      // Like upstream, any failure (a UNIQUE clash on update, a busy file) is the tool's error reply.
+      return JSON.stringify({ error: err instanceof Error ? err.message : String(err) })
     }
   }
 
@@ -76,9 +88,9 @@ export class HolographicProvider extends MemoryProvider {
 
   prefetch(query: string): string {
     if (!this.store || !query.trim()) return ''
-    const facts = this.store.search(query, { ...this.rankDefaults(), limit: PREFETCH_LIMIT })
+    const facts = search(this.store, query, { ...this.rankDefaults(), limit: PREFETCH_LIMIT })
     if (facts.length === 0) return ''
-    return ['## Holographic Memory', ...facts.map((f) => `- [${f.trust_score.toFixed(2)}] ${f.content}`)].join('\n')
+    return ['## Holographic Memory', ...facts.map((f) => `- [${oneDecimal(f.trust_score)}] ${f.content}`)].join('\n')
   }
 
   /** Facts are explicit (tool calls): a turn by itself stores nothing. */

@@ -1,13 +1,16 @@
 /**
- * The fact store over `memory_store.db`: add/search/probe/related/reason/contradict/update/remove/list
- * and trust feedback. All SQL on this file lives here (a provider's own DB stays in its folder).
+ * The fact store over `memory_store.db`, written the way upstream's holographic plugin writes it: every
+ * fact carries its HRR vector (content and linked entities) and each category's `cat:<name>` bank is the
+ * bundle of its facts' vectors, so upstream's vector actions see Caduceus's facts and the reverse.
+ * All SQL on this file lives here (a provider's own DB stays in its folder); recall lives in retrieval.ts.
  */
 import type Database from 'better-sqlite3'
-import { extractEntities, ftsQuery, jaccard, tokens } from './text'
+import { bundle, bytesToPhases, encodeFact, phasesToBytes, type Phases } from './hrr'
+import { extractEntities } from './text'
 
 export const CATEGORIES = ['user_pref', 'project', 'tool', 'general'] as const
-export type Category = (typeof CATEGORIES)[number]
 
+/** A fact as the tools reply with it (no vector bytes). */
 export interface FactRow {
   fact_id: number
   content: string
@@ -20,283 +23,214 @@ export interface FactRow {
   updated_at: string
 }
 
-export interface ScoredFact {
-  fact_id: number
-  content: string
-  category: string
-  tags: string
-  trust_score: number
-  score: number
+export interface VectorRow extends FactRow {
+  vector: Phases | null
 }
 
-export interface RankOptions {
-  minTrust: number
-  limit: number
-  category?: string | null
-  hrrWeight?: number
-  halfLifeDays?: number
-}
-
+const FACT_COLUMNS =
+  'fact_id, content, category, tags, trust_score, retrieval_count, helpful_count, created_at, updated_at'
 const clamp01 = (n: number) => Math.min(1, Math.max(0, n))
-const NEGATION = /\b(?:not|never|no|don't|doesn't|didn't|isn't|aren't|won't|can't|cannot|nobody|nothing)\b/i
 
 export class FactStore {
   constructor(
     readonly db: Database.Database,
-    private readonly defaultTrust = 0.5
+    private readonly defaultTrust = 0.5,
+    readonly dim = 1024
   ) {}
 
   count(): number {
     return (this.db.prepare('SELECT COUNT(*) AS n FROM facts').get() as { n: number }).n
   }
 
-  /** Insert a fact (or find the identical one) and link its entities. */
-  add(
-    content: string,
-    category: string = 'general',
-    tags = '',
-    trust = this.defaultTrust
-  ): { factId: number; added: boolean } {
+  /** Insert a fact (an identical one already stored keeps its id and row), link entities, vector, bank. */
+  add(content: string, category = 'general', tags = ''): number {
     const text = content.trim()
+    if (!text) throw new Error('content must not be empty')
     return this.db.transaction(() => {
       const existing = this.db.prepare('SELECT fact_id FROM facts WHERE content = ?').get(text) as
         { fact_id: number } | undefined
-      if (existing) return { factId: existing.fact_id, added: false }
+      if (existing) return existing.fact_id
       const info = this.db
         .prepare('INSERT INTO facts (content, category, tags, trust_score) VALUES (?, ?, ?, ?)')
-        .run(text, category || 'general', tags, clamp01(trust))
+        .run(text, category, tags, clamp01(this.defaultTrust))
       const factId = Number(info.lastInsertRowid)
       this.linkEntities(factId, text)
-      return { factId, added: true }
+      this.writeVector(factId, text)
+      this.rebuildBank(category)
+      return factId
     })()
   }
 
   get(factId: number): FactRow | null {
-    return (this.db.prepare('SELECT * FROM facts WHERE fact_id = ?').get(factId) as FactRow | undefined) ?? null
+    return (
+      (this.db.prepare(`SELECT ${FACT_COLUMNS} FROM facts WHERE fact_id = ?`).get(factId) as FactRow | undefined) ??
+      null
+    )
   }
 
   update(factId: number, patch: { content?: string; category?: string; tags?: string; trustDelta?: number }): boolean {
     return this.db.transaction(() => {
       const row = this.get(factId)
       if (!row) return false
-      const content = patch.content?.trim() || row.content
-      const trust = clamp01(row.trust_score + (patch.trustDelta ?? 0))
-      this.db
-        .prepare(
-          'UPDATE facts SET content = ?, category = ?, tags = ?, trust_score = ?, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ?'
-        )
-        .run(content, patch.category ?? row.category, patch.tags ?? row.tags, trust, factId)
-      if (content !== row.content) {
+      const sets = ['updated_at = CURRENT_TIMESTAMP']
+      const args: unknown[] = []
+      const content = patch.content?.trim()
+      if (content !== undefined) (sets.push('content = ?'), args.push(content))
+      if (patch.tags !== undefined) (sets.push('tags = ?'), args.push(patch.tags))
+      if (patch.category !== undefined) (sets.push('category = ?'), args.push(patch.category))
+      if (patch.trustDelta !== undefined)
+        (sets.push('trust_score = ?'), args.push(clamp01(row.trust_score + patch.trustDelta)))
+      this.db.prepare(`UPDATE facts SET ${sets.join(', ')} WHERE fact_id = ?`).run(...args, factId)
+      if (content !== undefined) {
         this.db.prepare('DELETE FROM fact_entities WHERE fact_id = ?').run(factId)
         this.linkEntities(factId, content)
+        this.writeVector(factId, content)
       }
+      // Upstream rebuilds only the (new) category's bank; the category a fact left is rebuilt too so its
+      // bank never keeps a departed fact.
+      this.rebuildBank(patch.category ?? row.category)
+      if (patch.category !== undefined && patch.category !== row.category) this.rebuildBank(row.category)
       return true
     })()
   }
 
   remove(factId: number): boolean {
     return this.db.transaction(() => {
+      const row = this.get(factId)
+      if (!row) return false
       this.db.prepare('DELETE FROM fact_entities WHERE fact_id = ?').run(factId)
-      return this.db.prepare('DELETE FROM facts WHERE fact_id = ?').run(factId).changes === 1
+      this.db.prepare('DELETE FROM facts WHERE fact_id = ?').run(factId)
+      this.rebuildBank(row.category)
+      return true
     })()
   }
 
-  /** helpful +0.05, unhelpful −0.10, clamped to [0, 1]. */
-  feedback(factId: number, helpful: boolean): FactRow | null {
+  /** helpful +0.05 (and one more helpful_count), unhelpful −0.10, clamped to [0, 1]. */
+  feedback(factId: number, helpful: boolean) {
     const row = this.get(factId)
     if (!row) return null
+    const next = clamp01(row.trust_score + (helpful ? 0.05 : -0.1))
     this.db
       .prepare(
         'UPDATE facts SET trust_score = ?, helpful_count = helpful_count + ?, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ?'
       )
-      .run(clamp01(row.trust_score + (helpful ? 0.05 : -0.1)), helpful ? 1 : 0, factId)
-    return this.get(factId)
+      .run(next, helpful ? 1 : 0, factId)
+    return {
+      fact_id: factId,
+      old_trust: row.trust_score,
+      new_trust: next,
+      helpful_count: row.helpful_count + (helpful ? 1 : 0)
+    }
   }
 
   list(opts: { category?: string | null; minTrust: number; limit: number }): FactRow[] {
-    const where = ['trust_score >= ?']
-    const args: unknown[] = [opts.minTrust]
-    if (opts.category) {
-      where.push('category = ?')
-      args.push(opts.category)
-    }
     return this.db
-      .prepare(`SELECT * FROM facts WHERE ${where.join(' AND ')} ORDER BY trust_score DESC, fact_id DESC LIMIT ?`)
-      .all(...args, opts.limit) as FactRow[]
+      .prepare(
+        `SELECT ${FACT_COLUMNS} FROM facts WHERE trust_score >= ? ${opts.category ? 'AND category = ?' : ''}
+         ORDER BY trust_score DESC LIMIT ?`
+      )
+      .all(opts.minTrust, ...(opts.category ? [opts.category] : []), opts.limit) as FactRow[]
   }
 
-  /** FTS candidates (OR-joined tokens) above min trust, re-ranked by FTS rank, token overlap and trust. */
-  search(query: string, opts: RankOptions): ScoredFact[] {
-    const match = ftsQuery(query)
-    if (!match) return []
+  /** FTS5 candidates above min trust, best rank first, with bm25 rank and vector. */
+  ftsCandidates(match: string, opts: { category?: string | null; minTrust: number; limit: number }) {
+    try {
+      return this.db
+        .prepare(
+          `SELECT f.*, facts_fts.rank AS fts_rank_raw FROM facts_fts JOIN facts f ON f.fact_id = facts_fts.rowid
+           WHERE facts_fts MATCH ? ${opts.category ? 'AND f.category = ?' : ''} AND f.trust_score >= ?
+           ORDER BY facts_fts.rank LIMIT ?`
+        )
+        .all(match, ...(opts.category ? [opts.category] : []), opts.minTrust, opts.limit) as Array<
+        FactRow & { hrr_vector: Buffer | null; fts_rank_raw: number }
+      >
+    } catch {
+      return [] // a query FTS5 cannot parse matches nothing
+    }
+  }
+
+  /** Facts that have a vector (optionally of one category), in table order. */
+  vectorFacts(category?: string | null): VectorRow[] {
     const rows = this.db
       .prepare(
-        `SELECT f.*, bm25(facts_fts) AS rank FROM facts_fts JOIN facts f ON f.fact_id = facts_fts.rowid
-         WHERE facts_fts MATCH ? AND f.trust_score >= ? ${opts.category ? 'AND f.category = ?' : ''} ORDER BY rank LIMIT 200`
+        `SELECT ${FACT_COLUMNS}, hrr_vector FROM facts WHERE hrr_vector IS NOT NULL ${category ? 'AND category = ?' : ''}`
       )
-      .all(match, opts.minTrust, ...(opts.category ? [opts.category] : [])) as Array<FactRow & { rank: number }>
-    const ranked = this.rank(rows, tokens(query), opts)
-    this.touchRetrieved(ranked.map((r) => r.fact_id))
-    return ranked
+      .all(...(category ? [category] : [])) as Array<FactRow & { hrr_vector: Buffer }>
+    return rows.map(({ hrr_vector, ...f }) => ({ ...f, vector: bytesToPhases(hrr_vector) }))
   }
 
-  /** Facts linked to an entity (by name or alias). */
-  probe(entity: string, opts: RankOptions): ScoredFact[] {
-    const ids = this.entityIds(entity)
-    if (ids.length === 0) return []
-    const rows = this.factsOfEntities(ids, opts.minTrust)
-    return this.rank(
-      rows.map((r) => ({ ...r, rank: -1 })),
-      tokens(entity),
-      opts
-    )
+  bankVector(category: string): Phases | null {
+    const row = this.db.prepare('SELECT vector FROM memory_banks WHERE bank_name = ?').get(`cat:${category}`) as
+      { vector: Buffer } | undefined
+    return row ? bytesToPhases(row.vector) : null
   }
 
-  /** Facts about entities that co-occur with `entity`, excluding the entity's own facts. */
-  related(entity: string, opts: RankOptions): ScoredFact[] {
-    const ids = this.entityIds(entity)
-    if (ids.length === 0) return []
-    const own = new Set(this.factsOfEntities(ids, 0).map((f) => f.fact_id))
-    const ph = ids.map(() => '?').join(',')
-    const neighbours = (
+  entityNames(factId: number): string[] {
+    return (
       this.db
         .prepare(
-          `SELECT DISTINCT fe2.entity_id AS id FROM fact_entities fe1 JOIN fact_entities fe2 ON fe1.fact_id = fe2.fact_id
-                WHERE fe1.entity_id IN (${ph}) AND fe2.entity_id NOT IN (${ph})`
+          'SELECT e.name FROM entities e JOIN fact_entities fe ON fe.entity_id = e.entity_id WHERE fe.fact_id = ?'
         )
-        .all(...ids, ...ids) as Array<{ id: number }>
-    ).map((r) => r.id)
-    if (neighbours.length === 0) return []
-    const rows = this.factsOfEntities(neighbours, opts.minTrust).filter((f) => !own.has(f.fact_id))
-    return this.rank(
-      rows.map((r) => ({ ...r, rank: -1 })),
-      tokens(entity),
-      opts
-    )
+        .all(factId) as Array<{ name: string }>
+    ).map((r) => r.name)
   }
 
-  /** Facts that connect ALL the given entities (falls back to any of them when none connects all). */
-  reason(entities: string[], opts: RankOptions): ScoredFact[] {
-    const groups = entities.map(
-      (e) => new Set(this.factsOfEntities(this.entityIds(e), opts.minTrust).map((f) => f.fact_id))
-    )
-    if (groups.length === 0) return []
-    let ids = [...groups[0]!].filter((id) => groups.every((g) => g.has(id)))
-    if (ids.length === 0) ids = [...new Set(groups.flatMap((g) => [...g]))]
-    const rows = ids.map((id) => this.get(id)).filter((r): r is FactRow => r !== null)
-    return this.rank(
-      rows.map((r) => ({ ...r, rank: -1 })),
-      tokens(entities.join(' ')),
-      opts
-    )
-  }
-
-  /** Stored facts that look like they disagree with `statement`: same subject, opposite polarity. */
-  contradict(statement: string, opts: RankOptions): ScoredFact[] {
-    const negated = NEGATION.test(statement)
-    const entityIds = new Set(extractEntities(statement).flatMap((e) => this.entityIds(e.name)))
-    const linked = new Set(entityIds.size ? this.factsOfEntities([...entityIds], 0).map((f) => f.fact_id) : [])
-    const qt = tokens(statement)
-    const names = new Set(extractEntities(statement).flatMap((e) => tokens(e.name)))
-    const predicate = qt.filter((t) => !names.has(t))
-    const candidates = this.search(statement, { ...opts, limit: 50 })
-    // Same subject (a shared entity) saying something about the same thing (a shared non-name word), or
-    // simply close wording — with the opposite polarity.
-    return candidates
-      .filter((c) => c.content.trim() !== statement.trim() && NEGATION.test(c.content) !== negated)
-      .filter(
-        (c) =>
-          (linked.has(c.fact_id) && tokens(c.content).some((t) => predicate.includes(t))) ||
-          jaccard(qt, tokens(c.content)) >= 0.3
-      )
-      .slice(0, opts.limit)
+  /** Give every vector-less fact its vector (files written before vectors, or without numpy upstream). */
+  backfillVectors(): number {
+    const rows = this.db
+      .prepare('SELECT fact_id, content, category FROM facts WHERE hrr_vector IS NULL')
+      .all() as Array<{
+      fact_id: number
+      content: string
+      category: string
+    }>
+    if (rows.length === 0) return 0
+    this.db.transaction(() => {
+      for (const r of rows) this.writeVector(r.fact_id, r.content)
+      for (const c of new Set(rows.map((r) => r.category))) this.rebuildBank(c)
+    })()
+    return rows.length
   }
 
   // ── internals ────────────────────────────────────────────────────────────────
 
-  private rank(rows: Array<FactRow & { rank: number }>, queryTokens: string[], opts: RankOptions): ScoredFact[] {
-    if (rows.length === 0) return []
-    // bm25() is negative, lower = better: flip and normalise to [0, 1] over this candidate set.
-    const flipped = rows.map((r) => Math.max(0, -r.rank))
-    const top = Math.max(...flipped, 1e-9)
-    const now = Date.now()
-    const scored = rows.map((r, i) => {
-      const fts = flipped[i]! / top
-      const overlap = jaccard(queryTokens, tokens(`${r.content} ${r.tags}`))
-      let score = (0.6 * fts + 0.4 * overlap) * r.trust_score
-      if (opts.halfLifeDays && opts.halfLifeDays > 0) {
-        const at = Date.parse(`${String(r.updated_at).replace(' ', 'T')}Z`)
-        if (Number.isFinite(at)) score *= Math.pow(0.5, (now - at) / 86_400_000 / opts.halfLifeDays)
-      }
-      return {
-        fact_id: r.fact_id,
-        content: r.content,
-        category: r.category,
-        tags: r.tags,
-        trust_score: r.trust_score,
-        score: Math.round(score * 10_000) / 10_000
-      }
-    })
-    return scored.sort((a, b) => b.score - a.score || b.trust_score - a.trust_score).slice(0, opts.limit)
+  private writeVector(factId: number, content: string): void {
+    const v = encodeFact(content, this.entityNames(factId), this.dim)
+    this.db.prepare('UPDATE facts SET hrr_vector = ? WHERE fact_id = ?').run(phasesToBytes(v), factId)
   }
 
-  private touchRetrieved(ids: number[]): void {
-    if (ids.length === 0) return
-    try {
+  /** The category's bank is the bundle of all its facts' vectors; no facts, no bank. */
+  private rebuildBank(category: string): void {
+    const name = `cat:${category}`
+    const vectors = (
       this.db
-        .prepare(
-          `UPDATE facts SET retrieval_count = retrieval_count + 1 WHERE fact_id IN (${ids.map(() => '?').join(',')})`
-        )
-        .run(...ids)
-    } catch {
-      // A busy file loses one retrieval count, never the recall itself.
+        .prepare('SELECT hrr_vector FROM facts WHERE category = ? AND hrr_vector IS NOT NULL')
+        .all(category) as Array<{ hrr_vector: Buffer }>
+    )
+      .map((r) => bytesToPhases(r.hrr_vector))
+      .filter((v): v is Phases => v !== null && v.length === this.dim)
+    if (vectors.length === 0) {
+      this.db.prepare('DELETE FROM memory_banks WHERE bank_name = ?').run(name)
+      return
     }
-  }
-
-  private entityIds(name: string): number[] {
-    const n = name.trim().toLowerCase()
-    if (!n) return []
-    const rows = this.db.prepare('SELECT entity_id, name, aliases FROM entities').all() as Array<{
-      entity_id: number
-      name: string
-      aliases: string
-    }>
-    return rows
-      .filter((r) => r.name.toLowerCase() === n || r.aliases.split(',').some((a) => a.trim().toLowerCase() === n))
-      .map((r) => r.entity_id)
-  }
-
-  private factsOfEntities(ids: number[], minTrust: number): FactRow[] {
-    if (ids.length === 0) return []
-    return this.db
+    this.db
       .prepare(
-        `SELECT DISTINCT f.* FROM facts f JOIN fact_entities fe ON fe.fact_id = f.fact_id
-                WHERE fe.entity_id IN (${ids.map(() => '?').join(',')}) AND f.trust_score >= ?`
+        `INSERT INTO memory_banks (bank_name, vector, dim, fact_count, updated_at) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)
+         ON CONFLICT(bank_name) DO UPDATE SET vector = excluded.vector, dim = excluded.dim,
+           fact_count = excluded.fact_count, updated_at = excluded.updated_at`
       )
-      .all(...ids, minTrust) as FactRow[]
+      .run(name, phasesToBytes(bundle(vectors)), this.dim, vectors.length)
   }
 
+  /** Resolve each extracted name to an entity (name, case-insensitively, then aliases) or create it. */
   private linkEntities(factId: number, content: string): void {
-    for (const e of extractEntities(content)) {
-      let id = this.entityIds(e.name)[0]
-      if (id === undefined) {
-        id = Number(
-          this.db.prepare('INSERT INTO entities (name, aliases) VALUES (?, ?)').run(e.name, e.aliases.join(','))
-            .lastInsertRowid
-        )
-      } else if (e.aliases.length) {
-        const row = this.db.prepare('SELECT aliases FROM entities WHERE entity_id = ?').get(id) as { aliases: string }
-        const merged = [
-          ...new Set([
-            ...row.aliases
-              .split(',')
-              .map((a) => a.trim())
-              .filter(Boolean),
-            ...e.aliases
-          ])
-        ]
-        this.db.prepare('UPDATE entities SET aliases = ? WHERE entity_id = ?').run(merged.join(','), id)
-      }
+    for (const name of extractEntities(content)) {
+      const row = (this.db.prepare('SELECT entity_id FROM entities WHERE name LIKE ?').get(name) ??
+        this.db
+          .prepare("SELECT entity_id FROM entities WHERE ',' || aliases || ',' LIKE '%,' || ? || ',%'")
+          .get(name)) as { entity_id: number } | undefined
+      const id =
+        row?.entity_id ?? Number(this.db.prepare('INSERT INTO entities (name) VALUES (?)').run(name).lastInsertRowid)
       this.db.prepare('INSERT OR IGNORE INTO fact_entities (fact_id, entity_id) VALUES (?, ?)').run(factId, id)
     }
   }

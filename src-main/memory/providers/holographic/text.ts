@@ -2,58 +2,82 @@
  * Text helpers of the holographic store: query tokens (stopwords dropped), entity extraction and the
  * auto-extract sentence patterns (hermes-memory-providers.md §2).
  */
+import { stripEnds } from './hrr'
+
+// English function words dropped before the FTS5 OR-expansion (the same set upstream drops, so both
+// sides match the same candidates for the same question).
 const STOPWORDS = new Set(
-  `a an and are as at be but by can could did do does for from had has have how i if in into is it its
-me my of on or our please should so than that the their them then there these they this to us was we were what when where which
-who whom why will with would you your about any some all just also not no yes tell know remember recall`.split(/\s+/)
+  `a about above after again all am an and any are as at be because been before being between both but by
+can could did do does doing don down during each few for from further had has have having he her here hers herself
+him himself his how i if in into is it its itself just me more most my myself no nor not now of off on once only or
+other our ours ourselves out over own same she should so some such than that the their theirs them themselves then
+there these they this those through to too under until up very was we were what when where which while who whom why
+will with would you your yours yourself yourselves`.split(/\s+/)
 )
 
-export function tokens(text: string): string[] {
-  return (text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).filter((t) => t.length > 1 && !STOPWORDS.has(t))
+const TOKEN_PUNCT = '.,;:!?"\'()[]{}#@<>'
+
+/** Re-ranking tokens: lowercased whitespace words, punctuation stripped from both ends, as a set. */
+export function tokens(text: string): Set<string> {
+  const out = new Set<string>()
+  for (const w of (text ?? '').toLowerCase().split(/\s+/)) {
+    const t = stripEnds(w, TOKEN_PUNCT)
+    if (t) out.add(t)
+  }
+  return out
 }
 
 /**
- * FTS5 MATCH text: the query's tokens OR-joined, each quoted (FTS5's implicit AND kills recall on
- * natural-language questions; quoting keeps operators and punctuation from breaking the syntax).
+ * FTS5 MATCH text: each significant word (stopwords and one-letter words dropped, FTS5 operator
+ * characters removed) quoted and OR-joined, because FTS5's implicit AND kills recall on questions.
+ * Nothing significant left → the raw query, which matches little but never breaks the syntax.
  */
-export function ftsQuery(text: string): string | null {
-  const unique = [...new Set(tokens(text))]
-  return unique.length ? unique.map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ') : null
-}
-
-export function jaccard(a: string[], b: string[]): number {
-  const A = new Set(a)
-  const B = new Set(b)
-  if (A.size === 0 || B.size === 0) return 0
-  let both = 0
-  for (const t of A) if (B.has(t)) both++
-  return both / (A.size + B.size - both)
-}
-
-export interface ExtractedEntity {
-  name: string
-  aliases: string[]
-}
-
-/** Capitalised multi-word names, quoted strings, and "X aka Y" / "X also known as Y". */
-export function extractEntities(text: string): ExtractedEntity[] {
-  const out = new Map<string, ExtractedEntity>()
-  const add = (name: string, aliases: string[] = []) => {
-    const n = name.trim()
-    if (n.length < 2) return
-    const key = n.toLowerCase()
-    const e = out.get(key) ?? { name: n, aliases: [] }
-    for (const a of aliases) if (a && !e.aliases.includes(a)) e.aliases.push(a)
-    out.set(key, e)
+export function ftsQuery(text: string): string {
+  if (!text) return ''
+  const out: string[] = []
+  for (const w of text.toLowerCase().split(/\s+/)) {
+    const t = stripEnds(w, TOKEN_PUNCT).replace(/["()*^:\-+]/g, '')
+    if (t.length < 2 || STOPWORDS.has(t)) continue
+    out.push(`"${t}"`)
   }
-  // "Ada Lovelace aka Countess", "Grace also known as Amazing Grace": the alias is one word or a capitalised run.
-  const NAME = '[\\p{Lu}][\\p{L}\\p{N}]+(?:\\s+[\\p{Lu}][\\p{L}\\p{N}]+)*'
-  for (const m of text.matchAll(new RegExp(`\\b(${NAME})\\s+(?:aka|also known as)\\s+(${NAME}|[\\p{L}\\p{N}]+)`, 'gu')))
-    add(m[1]!, [m[2]!])
-  for (const m of text.matchAll(/\b[\p{Lu}][\p{L}\p{N}]+(?:\s+[\p{Lu}][\p{L}\p{N}]+)+/gu)) add(m[0])
-  for (const m of text.matchAll(/"([^"\n]{2,80})"|(?<![\p{L}\p{N}])'([^'\n]{2,80})'(?![\p{L}\p{N}])/gu))
-    add((m[1] ?? m[2])!)
-  return [...out.values()]
+  return out.length ? out.join(' OR ') : text
+}
+
+export function jaccard(a: Set<string>, b: Set<string>): number {
+  if (a.size === 0 || b.size === 0) return 0
+  let both = 0
+  for (const t of a) if (b.has(t)) both++
+  return both / (a.size + b.size - both)
+}
+
+// Word characters and boundaries as Python's Unicode `\w` / `\b` see them (JS's are ASCII-only).
+const W = '[\\p{L}\\p{N}_]'
+const CAPITALISED = new RegExp(`(?<!${W})([A-Z][a-z]+(?:\\s+[A-Z][a-z]+)+)(?!${W})`, 'gu')
+const AKA = new RegExp(`(${W}+(?:\\s+${W}+)*)\\s+(?:aka|also known as)\\s+(${W}+(?:\\s+${W}+)*)`, 'giu')
+
+/**
+ * Entity names in first-seen order, deduplicated case-insensitively: capitalised multi-word runs,
+ * double- then single-quoted strings, then both sides of "X aka Y" / "X also known as Y". These are
+ * exactly the names upstream extracts, because they feed each fact's HRR vector.
+ */
+export function extractEntities(text: string): string[] {
+  const seen = new Set<string>()
+  const out: string[] = []
+  const add = (name: string | undefined) => {
+    const n = (name ?? '').trim()
+    if (n && !seen.has(n.toLowerCase())) {
+      seen.add(n.toLowerCase())
+      out.push(n)
+    }
+  }
+  for (const m of text.matchAll(CAPITALISED)) add(m[1])
+  for (const m of text.matchAll(/"([^"]+)"/g)) add(m[1])
+  for (const m of text.matchAll(/'([^']+)'/g)) add(m[1])
+  for (const m of text.matchAll(AKA)) {
+    add(m[1])
+    add(m[2])
+  }
+  return out
 }
 
 const PREFERENCE = [

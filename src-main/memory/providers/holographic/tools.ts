@@ -1,13 +1,14 @@
 /** The `fact_store` / `fact_feedback` tools: upstream names, parameters and JSON replies. */
 import type { MemoryToolSchema } from '../../provider'
-import { CATEGORIES, type FactStore, type RankOptions } from './store'
+import { contradict, probe, reason, related, search, type SearchOptions } from './retrieval'
+import { CATEGORIES, type FactStore } from './store'
 
 export const FACT_STORE_SCHEMA: MemoryToolSchema = {
   name: 'fact_store',
   description:
-    'Long-term fact memory (local, structured). add: store a durable fact. search: find facts by meaning/keywords. probe: facts about one entity. ' +
-    'related: facts about entities connected to one entity. reason: facts connecting several entities. contradict: stored facts that disagree with a statement. ' +
-    'update / remove: edit or delete by fact_id. list: browse facts.',
+    'Long-term fact memory (local, structured). add: store a durable fact. search: find facts by keywords. probe: facts about one entity. ' +
+    'related: facts an entity appears in, in any role. reason: facts connecting several entities at once. contradict: pairs of stored facts about the same entities that disagree. ' +
+    'update / remove: edit or delete by fact_id. list: browse facts. Probe or reason before answering questions about the user.',
   parameters: {
     type: 'object',
     properties: {
@@ -15,7 +16,7 @@ export const FACT_STORE_SCHEMA: MemoryToolSchema = {
         type: 'string',
         enum: ['add', 'search', 'probe', 'related', 'reason', 'contradict', 'update', 'remove', 'list']
       },
-      content: { type: 'string', description: 'Fact text (add, update, contradict).' },
+      content: { type: 'string', description: 'Fact text (add, update).' },
       query: { type: 'string', description: 'Search text (search).' },
       entity: { type: 'string', description: 'Entity name (probe, related).' },
       entities: { type: 'array', items: { type: 'string' }, description: 'Entity names (reason).' },
@@ -70,46 +71,37 @@ export function runFactStore(
   const action = str(args, 'action', true)!
   const minTrust = typeof args.min_trust === 'number' ? args.min_trust : defaults.minTrust
   const limit = Math.min(100, Math.max(1, int(args, 'limit') ?? 10))
-  const rank: RankOptions = {
-    minTrust,
-    limit,
-    category: category(args),
-    hrrWeight: defaults.hrrWeight,
-    halfLifeDays: defaults.halfLifeDays
-  }
+  const opts: SearchOptions = { ...defaults, minTrust, limit, category: category(args) }
   const results = (r: unknown[]) => ({ results: r, count: r.length })
   switch (action) {
-    case 'add': {
-      const { factId, added } = store.add(
-        str(args, 'content', true)!,
-        rank.category ?? 'general',
-        str(args, 'tags') ?? ''
-      )
-      return { fact_id: factId, status: added ? 'added' : 'exists' }
-    }
+    case 'add':
+      return {
+        fact_id: store.add(str(args, 'content', true)!, opts.category ?? 'general', str(args, 'tags') ?? ''),
+        status: 'added'
+      }
     case 'search':
-      return results(store.search(str(args, 'query', true)!, rank))
+      return results(search(store, str(args, 'query', true)!, opts))
     case 'probe':
-      return results(store.probe(str(args, 'entity', true)!, rank))
+      return results(probe(store, str(args, 'entity', true)!, opts))
     case 'related':
-      return results(store.related(str(args, 'entity', true)!, rank))
+      return results(related(store, str(args, 'entity', true)!, opts))
     case 'reason': {
       const list = Array.isArray(args.entities)
         ? args.entities.filter((e): e is string => typeof e === 'string' && e.trim().length > 0)
         : []
-      if (list.length === 0) throw missing('entities')
-      return results(store.reason(list, rank))
+      if (list.length === 0) throw new ToolArgError("reason requires 'entities' list")
+      return results(reason(store, list, opts))
     }
     case 'contradict':
-      return results(store.contradict(str(args, 'content') ?? str(args, 'query', true)!, rank))
+      return results(contradict(store, opts.category, limit))
     case 'update': {
       const factId = int(args, 'fact_id', true)!
       const delta =
         typeof args.trust_delta === 'number' && Number.isFinite(args.trust_delta) ? args.trust_delta : undefined
       return {
         updated: store.update(factId, {
-          content: str(args, 'content'),
-          category: rank.category ?? undefined,
+          content: typeof args.content === 'string' ? args.content : undefined,
+          category: opts.category ?? undefined,
           tags: typeof args.tags === 'string' ? args.tags : undefined,
           trustDelta: delta
         })
@@ -118,7 +110,11 @@ export function runFactStore(
     case 'remove':
       return { removed: store.remove(int(args, 'fact_id', true)!) }
     case 'list': {
-      const facts = store.list({ category: rank.category, minTrust, limit })
+      const facts = store.list({
+        category: opts.category,
+        minTrust: typeof args.min_trust === 'number' ? minTrust : 0,
+        limit
+      })
       return { facts, count: facts.length }
     }
     default:
@@ -126,11 +122,12 @@ export function runFactStore(
   }
 }
 
+/** `{fact_id, old_trust, new_trust, helpful_count}` as upstream replies. */
 export function runFactFeedback(store: FactStore, args: Record<string, unknown>): unknown {
   const action = str(args, 'action', true)!
   const factId = int(args, 'fact_id', true)!
   if (action !== 'helpful' && action !== 'unhelpful') throw new ToolArgError(`Unknown action: ${action}`)
-  const row = store.feedback(factId, action === 'helpful')
-  if (!row) throw new ToolArgError(`Unknown fact_id: ${factId}`)
-  return { fact_id: factId, trust_score: row.trust_score, helpful_count: row.helpful_count }
+  const reply = store.feedback(factId, action === 'helpful')
+  if (!reply) throw new ToolArgError(`fact_id ${factId} not found`)
+  return reply
 }

@@ -1,0 +1,177 @@
+// Fidelity with upstream's holographic plugin, on files upstream's own Python wrote
+// (test/fixtures/upstream/holographic, scripts/golden/holographic.py): Caduceus encodes atoms and binds
+// byte-equal and bundles within 1e-9 a phase; reading upstream's store it answers probe / related /
+// reason / search / list and prefetch as upstream did; replaying upstream's calls it writes the same
+// replies, vectors, banks and entities; upstream's answers over Caduceus's file are Caduceus's own.
+import Database from 'better-sqlite3'
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { bind, bytesToPhases, encodeAtom, encodeFact, encodeText, unbind } from './hrr'
+import { HolographicProvider } from './provider'
+
+const DIR = resolve(__dirname, '../../../../test/fixtures/upstream/holographic')
+type Call = { tool: string; args: Record<string, unknown> }
+const fixture = <T>(name: string): T => JSON.parse(readFileSync(join(DIR, name), 'utf8')) as T
+const plan = fixture<{ ops: Call[]; queries: Call[]; prefetch: string[] }>('ops.json')
+const upstream = fixture<{ ops: unknown[]; queries: unknown[]; prefetch: string[] }>('upstream-answers.json')
+const TOL = 1e-9
+
+const homes: string[] = []
+afterEach(() => {
+  for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true })
+})
+
+/** A provider over a copy of `file` (or a fresh store) in a temp home. */
+function open(file?: string): { p: HolographicProvider; db: string } {
+  const home = mkdtempSync(join(tmpdir(), 'cad-holo-golden-'))
+  homes.push(home)
+  const db = join(home, 'memory_store.db')
+  if (file) copyFileSync(join(DIR, file), db)
+  const p = new HolographicProvider({ home })
+  p.initialize('golden', { hermesHome: home, platform: 'cli' })
+  return { p, db }
+}
+const replies = (p: HolographicProvider, calls: Call[]) =>
+  calls.map((c) => JSON.parse(p.handleToolCall(c.tool, c.args)))
+
+/** Phase distance on the circle (2π − ε and +ε are neighbours). */
+const phaseGap = (a: number, b: number) => Math.min(Math.abs(a - b), 2 * Math.PI - Math.abs(a - b))
+function maxGap(a: Float64Array, b: Float64Array): number {
+  expect(a.length).toBe(b.length)
+  let m = 0
+  for (let i = 0; i < a.length; i++) m = Math.max(m, phaseGap(a[i]!, b[i]!))
+  return m
+}
+/** Deep equality with numbers (scores) within TOL. */
+function expectClose(actual: unknown, expected: unknown, path = '$'): void {
+  if (typeof expected === 'number') {
+    expect(typeof actual, path).toBe('number')
+    expect(Math.abs((actual as number) - expected), path).toBeLessThan(TOL)
+  } else if (Array.isArray(expected)) {
+    expect(Array.isArray(actual), path).toBe(true)
+    expect((actual as unknown[]).length, path).toBe(expected.length)
+    expected.forEach((e, i) => expectClose((actual as unknown[])[i], e, `${path}[${i}]`))
+  } else if (expected && typeof expected === 'object') {
+    expect(Object.keys(actual as object).sort(), path).toEqual(Object.keys(expected).sort())
+    for (const [k, v] of Object.entries(expected))
+      expectClose((actual as Record<string, unknown>)[k], v, `${path}.${k}`)
+  } else expect(actual, path).toEqual(expected)
+}
+
+describe('HRR encoding', () => {
+  it('atoms, binds and unbinds are byte-equal to upstream; texts and facts within 1e-9 a phase', () => {
+    const { vectors } = fixture<{ vectors: Array<Record<string, string | number | string[]>> }>('vectors.json')
+    expect(vectors.length).toBeGreaterThan(10)
+    for (const v of vectors) {
+      const dim = v.dim as number
+      const want = Buffer.from(v.b64 as string, 'base64')
+      if (v.kind === 'atom') expect(Buffer.from(encodeAtom(v.word as string, dim).buffer).equals(want)).toBe(true)
+      else if (v.kind === 'bind' || v.kind === 'unbind') {
+        const op = v.kind === 'bind' ? bind : unbind
+        const got = op(encodeAtom(v.a as string, dim), encodeAtom(v.b as string, dim))
+        expect(Buffer.from(got.buffer).equals(want), `${v.kind} ${v.a} ${v.b} ${dim}`).toBe(true)
+      } else {
+        const got =
+          v.kind === 'text'
+            ? encodeText(v.text as string, dim)
+            : encodeFact(v.text as string, v.entities as string[], dim)
+        expect(maxGap(got, bytesToPhases(want)!)).toBeLessThan(TOL)
+      }
+    }
+  })
+})
+
+describe("upstream's store read by Caduceus", () => {
+  it('probe, related, reason, search, list and prefetch answer as upstream did', () => {
+    const { p } = open('upstream.db')
+    const got = replies(p, plan.queries)
+    plan.queries.forEach((q, i) => expectClose(got[i], upstream.queries[i], `${q.args.action} #${i}`))
+    expect(plan.prefetch.map((q) => p.prefetch(q))).toEqual(upstream.prefetch)
+    expect(upstream.prefetch[0]).toContain('- [0.6] Ada Lovelace wrote') // upstream's one-decimal trust
+    p.shutdown()
+  })
+
+  it('facts stored without a vector (an older Caduceus file) get upstream-equal vectors at start-up', () => {
+    const home = mkdtempSync(join(tmpdir(), 'cad-holo-legacy-'))
+    homes.push(home)
+    const file = join(home, 'memory_store.db')
+    copyFileSync(join(DIR, 'upstream.db'), file)
+    const raw = new Database(file)
+    raw.exec('UPDATE facts SET hrr_vector = NULL; DELETE FROM memory_banks')
+    raw.close()
+    const p = new HolographicProvider({ home })
+    p.initialize('legacy', { hermesHome: home, platform: 'cli' })
+    expectClose(JSON.parse(p.handleToolCall('fact_store', plan.queries[0]!.args)), upstream.queries[0])
+    p.shutdown()
+    expectSameStore(file, join(DIR, 'upstream.db'))
+  })
+})
+
+describe('a store Caduceus writes', () => {
+  it("replays upstream's calls with upstream's replies, vectors, banks and entities", () => {
+    const { p, db } = open()
+    expectClose(replies(p, plan.ops), upstream.ops)
+    p.shutdown()
+    expectSameStore(db, join(DIR, 'upstream.db'))
+  })
+
+  it("upstream's answers over Caduceus's file (written by the generator) are Caduceus's own", () => {
+    const theirs = fixture<{ queries: unknown[]; prefetch: string[] }>('caduceus-answers.json')
+    const { p } = open('caduceus.db')
+    const mine = replies(p, plan.queries)
+    plan.queries.forEach((q, i) => expectClose(mine[i], theirs.queries[i], `${q.args.action} #${i}`))
+    expect(plan.prefetch.map((q) => p.prefetch(q))).toEqual(theirs.prefetch)
+    // Upstream's probe over Caduceus's file finds Caduceus's facts about Ada, best first.
+    const ada = (theirs.queries[0] as { results: Array<{ content: string }> }).results
+    expect(ada[0]!.content).toBe('Charles Babbage designed the Analytical Engine')
+    expect(ada.filter((r) => r.content.includes('Ada Lovelace')).length).toBeGreaterThan(4)
+    p.shutdown()
+  })
+})
+
+/** Same facts (by content) with vectors within TOL, same banks and entity names. */
+function expectSameStore(mine: string, theirs: string): void {
+  const a = new Database(mine, { readonly: true })
+  const b = new Database(theirs, { readonly: true })
+  const facts = (db: Database.Database) =>
+    new Map(
+      (
+        db.prepare('SELECT content, category, tags, trust_score, hrr_vector FROM facts').all() as Array<{
+          content: string
+          category: string
+          tags: string
+          trust_score: number
+          hrr_vector: Buffer
+        }>
+      ).map((r) => [r.content, r])
+    )
+  const fa = facts(a)
+  const fb = facts(b)
+  expect([...fa.keys()].sort()).toEqual([...fb.keys()].sort())
+  for (const [content, r] of fb) {
+    const m = fa.get(content)!
+    expect([m.category, m.tags, m.trust_score]).toEqual([r.category, r.tags, r.trust_score])
+    expect(maxGap(bytesToPhases(m.hrr_vector)!, bytesToPhases(r.hrr_vector)!), content).toBeLessThan(TOL)
+  }
+  const banks = (db: Database.Database) =>
+    db.prepare('SELECT bank_name, vector, dim, fact_count FROM memory_banks ORDER BY bank_name').all() as Array<{
+      bank_name: string
+      vector: Buffer
+      dim: number
+      fact_count: number
+    }>
+  const ba = banks(a)
+  const bb = banks(b)
+  expect(ba.map((r) => [r.bank_name, r.dim, r.fact_count])).toEqual(bb.map((r) => [r.bank_name, r.dim, r.fact_count]))
+  ba.forEach((r, i) => expect(maxGap(bytesToPhases(r.vector)!, bytesToPhases(bb[i]!.vector)!)).toBeLessThan(TOL))
+  const names = (db: Database.Database) =>
+    db
+      .prepare('SELECT name FROM entities ORDER BY entity_id')
+      .all()
+      .map((r) => (r as { name: string }).name)
+  expect(names(a)).toEqual(names(b))
+  a.close()
+  b.close()
+}
