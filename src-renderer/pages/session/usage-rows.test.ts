@@ -21,6 +21,8 @@ describe('usage rows', () => {
   it('rounds parts to cents that add up to the rounded total', () => {
     expect(centsThatAddUp(0.09, [0.045, 0.045])).toEqual([0.05, 0.04])
     expect(centsThatAddUp(0.06, [0.04, 0.02, null])).toEqual([0.04, 0.02, null])
+    // 0.085 is 8.4999… cents as a double: still $0.09, as $0.05 + $0.04
+    expect(centsThatAddUp(0.045 + 0.04, [0.045, 0.04])).toEqual([0.05, 0.04])
     // not a sum of these parts (an unpriced part counted elsewhere): left alone
     expect(centsThatAddUp(1, [0.045, 0.045])).toEqual([0.045, 0.045])
   })

@@ -1,4 +1,5 @@
 import type { ModelUsage } from '@shared/contract'
+import { toCents } from '../../lib/format'
 
 /**
  * What tells a usage row from its twins: rows of one model, provider and task are separate routes only because
@@ -29,8 +30,8 @@ export function centsThatAddUp(total: number, parts: (number | null)[]): (number
   const priced = parts.filter((p): p is number => p != null)
   const sum = priced.reduce((a, b) => a + b, 0)
   if (Math.abs(sum - total) > 1e-6) return parts
-  const target = Math.round(total * 100)
-  const floors = priced.map((p) => Math.floor(p * 100 + 1e-9))
+  const target = toCents(total)
+  const floors = priced.map((p) => Math.floor(Number((p * 100).toPrecision(12))))
   let rest = target - floors.reduce((a, b) => a + b, 0)
   const order = priced.map((p, i) => [p * 100 - floors[i]!, i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1])
   for (const [, i] of order) {
