@@ -124,6 +124,9 @@ test('a page opened without a token says a token is needed and how to get one', 
   await expect(screen).toBeVisible()
   await expect(screen).toContainText('caduceus serve')
   await expect(screen).toContainText('?token=')
+  // the token is stable across restarts, and nothing pretends to reconnect without one
+  await expect(screen).toContainText('The token stays the same across restarts')
+  await expect(page.getByTestId('disconnected-banner')).toHaveCount(0)
 })
 
 test('scope, filters and search live in the URL: reload and back/forward restore them', async ({ page, host }) => {

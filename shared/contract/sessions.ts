@@ -139,6 +139,10 @@ export const ModelUsage = z.object({
   model: z.string(),
   provider: z.string(),
   task: z.string(),
+  /** The route's endpoint (`billing_base_url`): two rows of one model and provider can differ only by it. */
+  baseUrl: z.string().optional(),
+  /** `billing_mode`, the last part of a route's identity. */
+  mode: z.string().optional(),
   apiCalls: z.number().int(),
   tokens: Tokens,
   cost: Money,

@@ -33,8 +33,17 @@ export function priceSessionDetail(store: DelegationDb, d: SessionDetail, overri
   const rows = querySource(store).modelRows(d.summary.id)
   const usage = d.usage.map((u): ModelUsage => {
     if (u.cost.status !== 'unpriced') return u
-    const r = rows.find((x) => x.model === u.model && x.billing_provider === u.provider && x.task === u.task)
-    const usd = customUsd(overrides, u.model, r?.billing_base_url ?? '', r ? tokensOf(r) : u.tokens)
+    // the row itself, endpoint included: matched by model/provider/task only, an unpriced row on another endpoint
+    // was priced with its twin's tokens and the rows stopped adding up to the session's own cost
+    const r = rows.find(
+      (x) =>
+        x.model === u.model &&
+        String(x.billing_provider ?? '') === u.provider &&
+        String(x.task ?? '') === u.task &&
+        String(x.billing_base_url ?? '') === (u.baseUrl ?? '') &&
+        String(x.billing_mode ?? '') === (u.mode ?? '')
+    )
+    const usd = customUsd(overrides, u.model, u.baseUrl ?? '', r ? tokensOf(r) : u.tokens)
     return usd === null ? u : { ...u, cost: { usd, status: 'estimated', complete: true }, customPrice: true }
   })
   return { ...d, summary: priceSummary(store, d.summary, overrides), usage }

@@ -163,4 +163,34 @@ describe('price overrides (Caduceus settings, applied at read time)', () => {
     const other = [{ ...o[0]!, baseUrl: 'http://elsewhere/v1' }]
     expect(priceSessionRows(() => a.store, rows(), other)[0]!.cost.status).toBe('partial')
   })
+
+  it('prices each usage row by its own tokens, endpoint included, so the rows add up to the own cost', async () => {
+    await a.store.createSession('s', 'cli')
+    // one model and provider on two endpoints: priced on one, unpriced (and far fewer tokens) on the other
+    await a.store.recordUsage('s', usage(0.04, 'demo-model', 'https://a.example/v1'))
+    await a.store.recordUsage('s', {
+      ...usage(null, 'demo-model', 'http://10.0.0.5:8000/v1'),
+      inputTokens: 10_000,
+      outputTokens: 1_000
+    })
+    await writePriceOverrides(a.home, [
+      {
+        model: 'demo-model',
+        baseUrl: 'http://10.0.0.5:8000/v1',
+        inputPerMTok: 1,
+        outputPerMTok: 10,
+        cacheReadPerMTok: 0
+      }
+    ])
+    const o = readPriceOverrides(a.home)
+    const d = priceSessionDetail(a.store, a.store.getSessionDetail('s')!, o)
+    expect(d.usage.map((u) => [u.baseUrl, u.cost.usd])).toEqual([
+      ['https://a.example/v1', 0.04],
+      ['http://10.0.0.5:8000/v1', 0.02]
+    ])
+    const own = sessionCost(a.store, 'default', 's', o).own.usd!
+    const rowsSum = d.usage.reduce((sum, u) => sum + Math.round(u.cost.usd! * 1e6), 0)
+    expect(Math.round(own * 1e6)).toBe(rowsSum)
+    expect(d.summary.cost.usd).toBeCloseTo(0.06, 9)
+  })
 })

@@ -52,7 +52,7 @@ function repo(conn: () => Database.Database) {
       return conn()
         .prepare(
           `SELECT session_id, model, api_call_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
-           reasoning_tokens, billing_provider, billing_base_url, task, estimated_cost_usd AS est, actual_cost_usd AS act, first_seen, last_seen,
+           reasoning_tokens, billing_provider, billing_base_url, billing_mode, task, estimated_cost_usd AS est, actual_cost_usd AS act, first_seen, last_seen,
            CASE WHEN cost_status IN ('unpriced','partial') THEN 1 ELSE 0 END AS has_unpriced,
            CASE WHEN cost_status = 'unpriced' THEN 1 ELSE 0 END AS all_unpriced FROM session_model_usage
            ${sessionId === undefined ? '' : 'WHERE session_id = ?'} ORDER BY session_id, model`

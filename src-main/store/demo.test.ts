@@ -75,7 +75,8 @@ describe('writeDemoHome', () => {
         )
       ).toBe(true)
       expect(dl.some((d) => d.tombstoned_at !== null)).toBe(true)
-      expect(dl.some((d) => d.state === 'running')).toBe(true)
+      // nothing left running: its owner is never alive, and the host would turn it into a failure notice
+      expect(dl.filter((d) => d.state === 'running' || d.state === 'pending')).toEqual([])
       for (const d of dl)
         for (const c of JSON.parse(String(d.children_json)))
           expect(store.getSession(c.session_id)?.source).toBe('delegate')
@@ -83,6 +84,22 @@ describe('writeDemoHome', () => {
       const page = SessionPage.parse(store.listSessions({ limit: 50 }))
       expect(page.items.length).toBe(50)
       expect(page.items.some((s) => s.kind === 'continuation')).toBe(true)
+      // a chain reads as one conversation: each continuation asks what its root asked, never a new topic
+      const asks = (id: string) =>
+        (
+          rawDb(store).prepare("SELECT content FROM messages WHERE session_id = ? AND role = 'user'").all(id) as Array<{
+            content: string
+          }>
+        ).map((m) => m.content)
+      const conts = rawDb(store)
+        .prepare(
+          `SELECT c.id, c.parent_session_id AS parent FROM sessions c JOIN sessions p ON p.id = c.parent_session_id WHERE p.end_reason = 'compression'
+          AND NOT (json_valid(c.model_config) AND (json_extract(c.model_config, '$._branched_from') IS NOT NULL
+            OR json_extract(c.model_config, '$._delegate_from') IS NOT NULL))`
+        )
+        .all() as Array<{ id: string; parent: string }>
+      expect(conts.length).toBeGreaterThan(0)
+      for (const c of conts) expect(asks(c.id)).toContain(asks(c.parent).find((a) => !a.startsWith('[CONTEXT')))
       for (const s of page.items.slice(0, 10)) SessionDetail.parse(store.getSessionDetail(s.id))
     } finally {
       store.close()

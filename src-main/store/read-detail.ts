@@ -40,6 +40,8 @@ export function usageByModel(db: Database.Database, sessionId: string): ModelUsa
       model: String(r.model),
       provider: String(r.billing_provider ?? ''),
       task: String(r.task ?? ''),
+      ...(typeof r.billing_base_url === 'string' && r.billing_base_url ? { baseUrl: r.billing_base_url } : {}),
+      ...(typeof r.billing_mode === 'string' && r.billing_mode ? { mode: r.billing_mode } : {}),
       apiCalls: num(r.api_call_count),
       tokens,
       cost

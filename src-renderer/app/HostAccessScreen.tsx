@@ -14,8 +14,8 @@ export function HostAccessScreen() {
         <p>This page talks to a Caduceus host that only answers callers holding its token, and this tab has none.</p>
         <p>
           Open the address that <code>caduceus serve</code> printed when it started — it ends in <code>?token=…</code>.
-          Lost it? Stop the host and run
-          <code> caduceus serve</code> again; it prints a fresh address with a new token.
+          Lost it? The token stays the same across restarts: run <code>caduceus serve</code> again and it prints the
+          same address.
         </p>
       </div>
     )
@@ -25,7 +25,8 @@ export function HostAccessScreen() {
       <div className="state-screen" data-testid="token-rejected" role="alert">
         <h1>The host no longer accepts this tab’s token</h1>
         <p>
-          The host was probably restarted: each start makes a new token, so the one this tab holds is refused (401).
+          The host refuses the token this tab holds (401): its token was replaced, for example by{' '}
+          <code>caduceus serve --rotate-token</code>, or this tab was opened for another host.
         </p>
         <p>
           Open the new address that <code>caduceus serve</code> printed (it ends in <code>?token=…</code>).
@@ -40,7 +41,9 @@ export function HostAccessScreen() {
 export function DisconnectedBanner() {
   const state = useConnection((s) => s.state)
   const access = useHostAccess((s) => s.access)
-  if (state === 'connected' || state === 'connecting') return null
+  // without a usable token there is nothing to reconnect with: the token screen says what to do instead
+  if (state === 'connected' || state === 'connecting' || access === 'missing-token' || access === 'token-rejected')
+    return null
   return (
     <div className="banner banner-warn" role="status" data-testid="disconnected-banner">
       {access === 'host-down' ? (

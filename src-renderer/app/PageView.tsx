@@ -1,4 +1,4 @@
-import { lazy, Suspense } from 'react'
+import { Suspense } from 'react'
 import { CronPage } from '../pages/CronPage'
 import { GatewayPage } from '../pages/GatewayPage'
 import { MemoryPage } from '../pages/MemoryPage'
@@ -9,8 +9,10 @@ import { SettingsPage } from '../pages/SettingsPage'
 import { SubagentsPage } from '../pages/SubagentsPage'
 import type { Route } from './routes'
 
+import { lazyPage } from './lazy-page'
+
 // recharts is most of the bundle: load it with the Costs page only
-const CostsPage = lazy(() => import('../pages/CostsPage').then((m) => ({ default: m.CostsPage })))
+const CostsPage = lazyPage(() => import('../pages/CostsPage').then((m) => m.CostsPage), 'Costs')
 
 export function PageView({ route }: { route: Route }) {
   switch (route.page) {

@@ -1,11 +1,12 @@
 import { Fragment } from 'react'
 import { highlightParts } from '../lib/highlight'
+import { plainSnippet } from '../lib/plain-snippet'
 
-/** Search snippet: hit parts in <mark>; text is rendered as text, never as HTML. */
+/** Search snippet: hit parts in <mark>; plain text around them (no Markdown or JSON markup), never HTML. */
 export function Snippet({ parts }: { parts: Array<{ text: string; hit: boolean }> }) {
   return (
     <span className="snippet">
-      {parts.map((p, i) => (p.hit ? <mark key={i}>{p.text}</mark> : <span key={i}>{p.text}</span>))}
+      {plainSnippet(parts).map((p, i) => (p.hit ? <mark key={i}>{p.text}</mark> : <span key={i}>{p.text}</span>))}
     </span>
   )
 }

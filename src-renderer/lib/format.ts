@@ -7,7 +7,16 @@ import type { CacheDecision, Money, Tokens } from '@shared/contract'
 export function formatUsd(usd: number): string {
   if (!Number.isFinite(usd)) return '—'
   if (usd > 0 && usd < 0.005) return '<$0.01'
-  return `$${usd.toFixed(2)}`
+  return `$${(toCents(usd) / 100).toFixed(2)}`
+}
+
+/**
+ * Whole cents, half away from zero, free of binary noise: $0.085 is 8.4999… cents as a double and read $0.08
+ * beside rows of $0.05 and $0.04.
+ */
+export function toCents(usd: number): number {
+  const c = Number((Math.abs(usd) * 100).toPrecision(12))
+  return Math.sign(usd) * Math.round(c)
 }
 
 export function formatMoney(m: Money | null | undefined): string {

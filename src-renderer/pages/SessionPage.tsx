@@ -9,6 +9,7 @@ import { ChildrenPanel } from './session/ChildrenPanel'
 import { ExportSessionButton } from '../components/ExportImport'
 import { Composer } from './session/Composer'
 import { CostBreakdown } from './session/CostBreakdown'
+import { ChainCost, chainTotal } from './session/ChainCost'
 import { Lineage } from './session/Lineage'
 import { MetaPanel } from './session/MetaPanel'
 import { Transcript } from './session/Transcript'
@@ -30,10 +31,11 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
   useEffect(() => {
     void openTranscript(profile, sessionId, messageId)
   }, [profile, sessionId, messageId])
-  const { detail, cost, children, error, loading, notFound } = useTranscript(
+  const { detail, cost, chainCosts, children, error, loading, notFound } = useTranscript(
     useShallow((s) => ({
       detail: s.sessionId === sessionId ? s.detail : null,
       cost: s.cost,
+      chainCosts: s.sessionId === sessionId ? s.chainCosts : null,
       children: s.children,
       error: s.error,
       loading: s.loading,
@@ -49,7 +51,10 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
   const title = summary
     ? sessionLabel({ title: summary.title, preview: summary.preview, at: summary.lastActiveAt })
     : sessionId
-  const headCost = cost?.inclusive ?? summary?.cost
+  // a compression chain is one conversation: its header shows what the whole of it cost
+  const chain = detail?.lineage.chain ?? []
+  const whole = chainCosts && chain.length > 1 ? chainTotal(chainCosts) : null
+  const headCost = whole ?? cost?.inclusive ?? summary?.cost
   const rename = async (t: string | null) => {
     try {
       await getApi().call('sessions.update', { profile, sessionId, title: t })
@@ -81,8 +86,13 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
               <MoneyText
                 money={headCost}
                 testId="session-head-cost"
-                custom={cost ? cost.customPrice : summary.customPrice}
+                custom={whole ? chainCosts!.some((c) => c.customPrice) : cost ? cost.customPrice : summary.customPrice}
               />
+            )}
+            {whole && (
+              <span className="muted small" data-testid="session-head-cost-scope">
+                all {chain.length} parts
+              </span>
             )}
             <span className="spacer" />
             <button
@@ -143,6 +153,7 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
         ) : (
           loading && <div className="panel muted pad-s">Loading details…</div>
         )}
+        {whole && <ChainCost profile={profile} chain={chain} costs={chainCosts!} current={sessionId} />}
         <ChildrenPanel items={children} />
         {cost &&
           (showCosts ? (

@@ -124,7 +124,9 @@ export function SubagentsPage() {
                     </div>
                     <div className="goal-sub">
                       {showProfile && <span className="badge badge-accent">{s.profile}</span>}
-                      <span className="mono muted small">{s.childId}</span>
+                      <span className="mono muted small child-id" title={s.childId}>
+                        {s.childId}
+                      </span>
                     </div>
                   </td>
                   <td className="mono">{s.model ?? '—'}</td>

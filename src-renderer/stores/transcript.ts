@@ -18,6 +18,11 @@ interface TranscriptStore {
   focusId: number | null
   detail: SessionDetail | null
   cost: SessionCost | null
+  /**
+   * Every segment's cost when the session is part of a compression chain (root first, this one included): the
+   * chain reads as one conversation, so its header and panel total all of them.
+   */
+  chainCosts: SessionCost[] | null
   children: Subagent[]
   error: string | null
   /** The host says this session does not exist (wrong id, deleted, other profile). */
@@ -52,6 +57,7 @@ const initial = (): TranscriptStore => ({
   focusId: null,
   detail: null,
   cost: null,
+  chainCosts: null,
   children: [],
   error: null,
   notFound: false,
@@ -69,7 +75,16 @@ let newerAgain = false
 /** What a transcript that was open keeps for switching back: everything loaded, not the view state. */
 type Kept = Pick<
   TranscriptStore,
-  'byId' | 'ids' | 'hasMoreBefore' | 'hasMoreAfter' | 'detail' | 'cost' | 'children' | 'olderSegments' | 'pagingSession'
+  | 'byId'
+  | 'ids'
+  | 'hasMoreBefore'
+  | 'hasMoreAfter'
+  | 'detail'
+  | 'cost'
+  | 'chainCosts'
+  | 'children'
+  | 'olderSegments'
+  | 'pagingSession'
 >
 
 /**
@@ -91,6 +106,7 @@ function keep(st: TranscriptStore): void {
     hasMoreAfter: st.hasMoreAfter,
     detail: st.detail,
     cost: st.cost,
+    chainCosts: st.chainCosts,
     children: st.children,
     olderSegments: st.olderSegments,
     pagingSession: st.pagingSession
@@ -206,6 +222,20 @@ export async function refreshTranscriptMeta(): Promise<void> {
     cost: cost.status === 'fulfilled' ? cost.value : s.cost,
     children: children.status === 'fulfilled' ? children.value.items : s.children
   }))
+  const chain = detail.status === 'fulfilled' ? detail.value.lineage.chain : []
+  if (chain.length > 1 && cost.status === 'fulfilled') {
+    const others = await Promise.allSettled(
+      chain.map((r) =>
+        r.id === sessionId ? Promise.resolve(cost.value) : api.call('costs.session', { profile, sessionId: r.id })
+      )
+    )
+    if (seq !== openSeq) return
+    // a segment that could not be read leaves the total out rather than showing a smaller one as the whole
+    const all = others.every((o) => o.status === 'fulfilled')
+    useTranscript.setState({
+      chainCosts: all ? others.map((o) => (o as PromiseFulfilledResult<SessionCost>).value) : null
+    })
+  } else if (useTranscript.getState().chainCosts) useTranscript.setState({ chainCosts: null })
 }
 
 const olderSegmentsOf = (chain: string[], sessionId: string) => {

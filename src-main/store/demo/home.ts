@@ -62,6 +62,8 @@ export async function writeDemoHome(rootDir: string, opts: DemoHomeOptions = {})
 class ProfileWriter {
   private made = 0
   private titles = new Map<string, number>()
+  /** Each session's topic: a compression continuation goes on with its root's conversation. */
+  private topics = new Map<string, Topic>()
   constructor(
     private store: SessionStore,
     private rng: Rng,
@@ -102,9 +104,11 @@ class ProfileWriter {
     startedAt: number,
     parent: string | null,
     modelConfig: Record<string, unknown>,
-    source?: string
+    source?: string,
+    continues?: Topic
   ): string {
-    const topic = this.rng.pick(TOPICS[this.profile])
+    const drawn = this.rng.pick(TOPICS[this.profile]) // drawn even for a continuation: the seeded sequence stays
+    const topic = continues ?? drawn
     const id = sessionIdAt(startedAt, this.rng)
     const src = source ?? this.rng.pick(SOURCES)
     void this.store.createSession(id, src, {
@@ -118,6 +122,7 @@ class ProfileWriter {
       title: parent && !modelConfig._branched_from ? null : this.rng.chance(0.85) ? this.title(topic) : null
     })
     this.made++
+    this.topics.set(id, topic)
     let ts = startedAt
     const turns = this.rng.int(1, 4)
     // Priced per session, not per turn: a session mixing priced and unpriced turns reads "partial", and the
@@ -187,7 +192,8 @@ class ProfileWriter {
     for (let k = 0; k < links; k++) {
       void this.store.reopenSession(parent) // it may have been closed by conversation(); compression must be the end reason
       void this.store.endSession(parent, 'compression', startedAt + 600 * (k + 1))
-      parent = this.conversation(startedAt + 600 * (k + 1) + 1, parent, {}, this.store.getSession(rootId)?.source)
+      const source = this.store.getSession(rootId)?.source
+      parent = this.conversation(startedAt + 600 * (k + 1) + 1, parent, {}, source, this.topics.get(rootId))
     }
   }
 

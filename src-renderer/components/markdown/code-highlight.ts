@@ -48,3 +48,21 @@ function highlight(code: Node): void {
   const out = lowlight().highlight(lang, hastText(code as never))
   if (out.children.length) code.children = out.children as Node[]
 }
+
+interface HastNode {
+  type: string
+  value?: string
+  properties?: { className?: unknown }
+  children?: HastNode[]
+}
+
+/**
+ * `code` highlighted as `lang` (a grammar name or alias such as a file extension: py, ts, md), as hast for the
+ * caller to render, or null when no grammar of the bundle knows it.
+ */
+export function highlightAs(lang: string, code: string): HastNode[] | null {
+  const l = lang.toLowerCase()
+  if (!l || !lowlight().registered(l)) return null
+  return lowlight().highlight(l, code).children as HastNode[]
+}
+export type { HastNode }

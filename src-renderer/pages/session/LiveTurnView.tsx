@@ -38,7 +38,7 @@ export function LiveTurnView({ t, showBadge = true }: { t: LiveTurn; showBadge?:
             </div>
           )}
           {t.tools.map((c) => (
-            <ToolCallView key={c.id} name={c.name} args={c.args} result={c.result} />
+            <ToolCallView key={c.id} id={c.id} name={c.name} args={c.args} live={c.result} />
           ))}
         </div>
       ) : t.status === 'running' ? (

@@ -8,6 +8,8 @@ import { editAsDiff, ToolOutput } from './ToolOutput'
 import { isCompactionSummary } from './CompactionMarker'
 import { DelegationCards, delegationIdOf } from './DelegationCards'
 import { ToolResultOutput } from './ShowAll'
+import { callDuration, useToolPairs } from './tool-pairs'
+import { pathArg } from './tool-result'
 
 function Fold({
   label,
@@ -50,8 +52,33 @@ function argsPreview(raw: string): string {
   return s.length > 80 ? `${s.slice(0, 80)}…` : s
 }
 
-export function ToolCallView({ name, args, result }: { name: string; args: string; result?: string | null }) {
+/** "0.4 s", "12 s", "2 min 5 s": a tool's run time as the stored timestamps give it. */
+function durationLabel(s: number): string {
+  if (s < 10) return `${s.toFixed(1)} s`
+  if (s < 60) return `${Math.round(s)} s`
+  return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`
+}
+
+export function ToolCallView({
+  id,
+  name,
+  args,
+  call,
+  live
+}: {
+  id: string
+  name: string
+  args: string
+  /** The assistant row making the call: its timestamp starts the call's duration. */
+  call?: Message
+  /** A streaming turn's result text (not saved yet, so not in the transcript's rows). */
+  live?: string | null
+}) {
   const diff = editAsDiff(args)
+  const saved = useToolPairs().results.get(id)
+  const result = saved ?? (live != null ? { content: live, toolName: name, id: undefined } : undefined)
+  const took = call && saved ? callDuration(call, saved) : null
+  const size = result ? (result.content ?? '').length : null
   return (
     <Fold
       testId="tool-call"
@@ -59,16 +86,21 @@ export function ToolCallView({ name, args, result }: { name: string; args: strin
         <>
           <span className="tool-name mono">{name}</span>
           <span className="muted mono tool-args-preview">{argsPreview(args)}</span>
+          {took != null && (
+            <span className="muted small tool-took" data-testid="tool-duration" title="From the call to its result">
+              {durationLabel(took)}
+            </span>
+          )}
         </>
       }
     >
       <div className="tool-section-label">{diff ? 'edit' : 'arguments'}</div>
       {diff ? <ToolOutput text={diff} tool={name} /> : <pre className="code">{prettyArgs(args)}</pre>}
-      {result != null && (
-        <>
-          <div className="tool-section-label">result</div>
-          <ToolOutput text={result} tool={name} />
-        </>
+      {result && (
+        <div data-testid="tool-result" data-message-id={result.id}>
+          <div className="tool-section-label">result · {size!.toLocaleString()} chars</div>
+          <ToolResultOutput m={result} tool={result.toolName ?? name} path={pathArg(args)} />
+        </div>
       )}
     </Fold>
   )
@@ -170,7 +202,7 @@ export const MessageItem = memo(function MessageItem({
         </div>
       )}
       {m.toolCalls?.map((c) => (
-        <ToolCallView key={c.id} name={c.name} args={c.arguments} />
+        <ToolCallView key={c.id} id={c.id} name={c.name} args={c.arguments} call={m} />
       ))}
     </div>
   )

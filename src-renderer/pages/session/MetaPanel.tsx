@@ -1,7 +1,8 @@
-import type { SessionCost, SessionDetail } from '@shared/contract'
+import type { ModelUsage, SessionCost, SessionDetail } from '@shared/contract'
 import { MoneyText } from '../../components/MoneyText'
 import { formatCount, formatDateTime } from '../../lib/format'
 import { SystemPromptFold } from './SystemPromptFold'
+import { centsThatAddUp, routeNote } from './usage-rows'
 
 function Row({ k, children, testId }: { k: string; children: React.ReactNode; testId?: string }) {
   return (
@@ -19,6 +20,22 @@ export function MetaPanel({ detail, cost }: { detail: SessionDetail; cost: Sessi
   // The row's model is the one the session started on; after a resume on another model the newest usage row
   // says what it runs on now. An end older than the last activity was undone by a resume.
   const current = detail.usage.at(-1)?.model ?? s.model
+  // upstream's cost columns can hold more than its per-route rows (older rows): that rest is a row of its own
+  const gap = cost?.perModel.find((m) => m.model === 'unattributed')
+  const rows: ModelUsage[] = gap
+    ? [
+        ...detail.usage,
+        { model: 'unattributed', provider: '', task: '', apiCalls: 0, tokens: gap.tokens, cost: gap.cost }
+      ]
+    : detail.usage
+  const own = cost?.own ?? s.cost
+  const shown =
+    own.usd != null
+      ? centsThatAddUp(
+          own.usd,
+          rows.map((u) => u.cost.usd)
+        )
+      : rows.map((u) => u.cost.usd)
   const ended = s.endedAt != null && (s.lastActiveAt == null || s.endedAt >= s.lastActiveAt - 1)
   return (
     <section className="panel" data-testid="session-meta">
@@ -65,10 +82,7 @@ export function MetaPanel({ detail, cost }: { detail: SessionDetail; cost: Sessi
       <h3>Cost</h3>
       <dl className="kv">
         <Row k="Own" testId="session-cost-own">
-          <MoneyText
-            money={cost?.own ?? s.cost}
-            custom={cost ? cost.perModel.some((m) => m.customPrice) : s.customPrice}
-          />
+          <MoneyText money={own} custom={cost ? cost.perModel.some((m) => m.customPrice) : s.customPrice} />
         </Row>
         {cost && (
           <Row k="Children" testId="session-cost-children">
@@ -81,7 +95,7 @@ export function MetaPanel({ detail, cost }: { detail: SessionDetail; cost: Sessi
           </Row>
         )}
       </dl>
-      {detail.usage.length > 0 && (
+      {rows.length > 0 && (
         <table className="table compact" data-testid="usage-by-model">
           <thead>
             <tr>
@@ -91,21 +105,37 @@ export function MetaPanel({ detail, cost }: { detail: SessionDetail; cost: Sessi
             </tr>
           </thead>
           <tbody>
-            {detail.usage.map((u, i) => {
-              // the same model billed two ways gets two rows; the hover says which (provider, task, calls)
-              const via = u.task
-              const hint = [u.model, u.provider, u.task, `${u.apiCalls} API call${u.apiCalls === 1 ? '' : 's'}`]
+            {rows.map((u, i) => {
+              // the same model billed two ways gets two rows: each says what tells it apart (task, endpoint)
+              const note = [u.task, routeNote(rows, u)].filter(Boolean).join(' · ')
+              const hint = [
+                u.model,
+                u.provider,
+                u.task,
+                u.baseUrl,
+                `${u.apiCalls} API call${u.apiCalls === 1 ? '' : 's'}`
+              ]
                 .filter(Boolean)
                 .join(' · ')
+              const usd = shown[i]
               return (
-                <tr key={i} title={hint}>
+                <tr key={i} title={hint} data-testid="usage-row">
                   <td className="mono">
                     {u.model}
-                    {via && <span className="muted small"> · {via}</span>}
+                    {note && (
+                      <span className="muted small" data-testid="usage-route">
+                        {' '}
+                        · {note}
+                      </span>
+                    )}
                   </td>
                   <td className="num">{formatCount(u.tokens.input + u.tokens.output)}</td>
                   <td className="num">
-                    <MoneyText money={u.cost} custom={u.customPrice} />
+                    <MoneyText
+                      money={usd == null || u.cost.usd == null ? u.cost : { ...u.cost, usd }}
+                      custom={u.customPrice}
+                      testId="usage-cost"
+                    />
                   </td>
                 </tr>
               )

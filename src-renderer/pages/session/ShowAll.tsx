@@ -13,10 +13,10 @@ const size = (bytes: number) =>
   bytes >= 1 << 20 ? `${(bytes / (1 << 20)).toFixed(1)} MB` : `${Math.ceil(bytes / 1024).toLocaleString()} KB`
 
 /** A tool result's output; when the host cut it, with the cut notice and its "Show all" button. */
-export function ToolResultOutput({ m, terms }: { m: Message; terms?: string[] }) {
+export function ToolResultOutput({ m, terms, tool, path }: { m: Message; terms?: string[]; tool?: string; path?: string }) {
   const [full, setFull] = useState<string | null>(null)
   const [state, setState] = useState<{ read: number; total: number } | { error: string } | null>(null)
-  const output = <ToolOutput text={full ?? m.content ?? ''} tool={m.toolName} terms={terms} />
+  const output = <ToolOutput text={full ?? m.content ?? ''} tool={tool ?? m.toolName} path={path} terms={terms} />
   if (m.contentBytes === undefined || full !== null) return output
   const load = async () => {
     const profile = useTranscript.getState().profile

@@ -1,64 +1,105 @@
 import { useState } from 'react'
 import { Highlighted } from '../../components/Snippet'
+import { parseToolResult, type ToolView } from './tool-result'
+import { DiffLines, FileView, ListView, TerminalView } from './ToolViews'
 
 /** Lines shown before "Show all": long outputs would push the conversation off screen. */
 const HEAD_LINES = 40
 const HEAD_CHARS = 4000
 
-type Kind = 'json' | 'diff' | 'terminal' | 'text'
-
-function kindOf(text: string, tool: string | null): { kind: Kind; text: string } {
-  const t = text.trim()
-  if ((t.startsWith('{') || t.startsWith('[')) && t.length < 200_000) {
-    try {
-      return { kind: 'json', text: JSON.stringify(JSON.parse(t), null, 2) }
-    } catch {
-      /* not JSON */
-    }
+/** The text a view shows, for "is it long" and for cutting it to its head. */
+function shownText(v: ToolView): string {
+  switch (v.kind) {
+    case 'terminal':
+      return v.output
+    case 'file':
+      return v.lines.map((l) => l.text).join('\n')
+    case 'diff':
+      return v.diff
+    case 'list':
+      return v.items.map((i) => i.text).join('\n')
+    case 'error':
+      return v.error
+    default:
+      return v.text
   }
-  if (/^(diff --git|--- |\+\+\+ |@@ )/m.test(t) && /^[+-]/m.test(t)) return { kind: 'diff', text }
-  if (tool && /terminal|shell|bash|process|exec/.test(tool)) return { kind: 'terminal', text }
-  return { kind: 'text', text }
 }
 
-function DiffLines({ text }: { text: string }) {
-  return (
-    <>
-      {text.split('\n').map((l, i) => {
-        const cls =
-          l.startsWith('+') && !l.startsWith('+++')
-            ? 'diff-add'
-            : l.startsWith('-') && !l.startsWith('---')
-              ? 'diff-del'
-              : l.startsWith('@@')
-                ? 'diff-hunk'
-                : undefined
-        return (
-          <span key={i} className={cls}>
-            {l}
-            {'\n'}
-          </span>
-        )
-      })}
-    </>
-  )
+function cut<T extends ToolView>(v: T, lines: number, chars: number): T {
+  const head = (t: string) => t.split('\n').slice(0, lines).join('\n').slice(0, chars)
+  switch (v.kind) {
+    case 'terminal':
+      return { ...v, output: head(v.output) }
+    case 'file':
+      return { ...v, lines: v.lines.slice(0, lines) }
+    case 'diff':
+      return { ...v, diff: head(v.diff) }
+    case 'list':
+      return { ...v, items: v.items.slice(0, lines) }
+    case 'json':
+    case 'text':
+      return { ...v, text: head(v.text) }
+    default:
+      return v
+  }
+}
+
+function Body({ v, path, terms }: { v: ToolView; path: string | null; terms?: string[] }) {
+  switch (v.kind) {
+    case 'terminal':
+      return <TerminalView output={v.output} exitCode={v.exitCode} error={v.error} terms={terms} />
+    case 'file':
+      return <FileView lines={v.lines} path={path} />
+    case 'diff':
+      return (
+        <pre className="code diff" tabIndex={0}>
+          <DiffLines text={v.diff} />
+        </pre>
+      )
+    case 'list':
+      return <ListView items={v.items} total={v.total} empty={v.empty} />
+    case 'error':
+      return (
+        <div className="tool-error" role="note">
+          {v.error}
+        </div>
+      )
+    default:
+      return (
+        <pre className={`code ${v.kind}`} tabIndex={0}>
+          <Highlighted text={v.text} terms={terms} />
+        </pre>
+      )
+  }
 }
 
 /**
- * A tool's output by what it is: JSON pretty-printed, diffs coloured by line, terminal output on a terminal
- * background, anything long cut to its head with a "Show all" button.
+ * A tool's output by what the tool returned (tool-result.ts): terminal text with its exit code, a file with its
+ * line numbers in a gutter, a coloured diff, a list of matches or results, JSON only when nothing else fits.
+ * Anything long is cut to its head with a "Show all" button.
  */
-export function ToolOutput({ text, tool, terms }: { text: string; tool: string | null; terms?: string[] }) {
+export function ToolOutput({
+  text,
+  tool,
+  terms,
+  path = null
+}: {
+  text: string
+  tool: string | null
+  terms?: string[]
+  /** The file the call named (read_file's path): picks the highlighting. */
+  path?: string | null
+}) {
   const [all, setAll] = useState(false)
-  const { kind, text: shown } = kindOf(text, tool)
-  const lines = shown.split('\n')
-  const long = lines.length > HEAD_LINES || shown.length > HEAD_CHARS
-  const body = long && !all ? lines.slice(0, HEAD_LINES).join('\n').slice(0, HEAD_CHARS) : shown
+  const v = parseToolResult(text, tool)
+  const shown = shownText(v)
+  const lineCount = v.kind === 'file' ? v.lines.length : v.kind === 'list' ? v.items.length : shown.split('\n').length
+  const long = lineCount > HEAD_LINES || shown.length > HEAD_CHARS
+  const body = long && !all ? cut(v, HEAD_LINES, HEAD_CHARS) : v
   return (
-    <div className="tool-output" data-kind={kind} data-testid="tool-output">
-      <pre className={`code ${kind}`} tabIndex={0}>
-        {kind === 'diff' ? <DiffLines text={body} /> : <Highlighted text={body} terms={terms} />}
-      </pre>
+    <div className="tool-output" data-kind={v.kind} data-testid="tool-output">
+      <Body v={body} path={path} terms={terms} />
+      {v.kind === 'file' && v.truncated && <div className="muted small">The tool returned part of the file.</div>}
       {long && (
         <button
           type="button"
@@ -67,9 +108,7 @@ export function ToolOutput({ text, tool, terms }: { text: string; tool: string |
           data-testid="tool-output-expand"
           aria-expanded={all}
         >
-          {all
-            ? 'Show less'
-            : `Show all (${lines.length.toLocaleString()} lines, ${shown.length.toLocaleString()} chars)`}
+          {all ? 'Show less' : `Show all (${lineCount.toLocaleString()} lines, ${shown.length.toLocaleString()} chars)`}
         </button>
       )}
     </div>

@@ -12,6 +12,7 @@ import { MessageItem } from './MessageItem'
 import { estimateRowHeight } from './row-estimate'
 import { TurnMemoryFold } from './TurnMemoryFold'
 import { TurnBadge } from './TurnBadge'
+import { pairToolCalls, ToolPairsContext } from './tool-pairs'
 
 /** Up to this many messages every row is in the DOM. */
 const SHORT = 40
@@ -102,6 +103,7 @@ function TranscriptList() {
     }
     return map
   }, [turns, byId])
+  const pairs = useMemo(() => pairToolCalls(byId), [byId])
   const anchoredIds = new Set([...anchors.values()].map((t) => t.turnId))
   const tail = turns.filter((t) => t.status === 'running' || !anchoredIds.has(t.turnId))
 
@@ -227,75 +229,88 @@ function TranscriptList() {
       </div>
     )
   return (
-    <div className="transcript-wrap">
-      <div
-        className="transcript"
-        ref={scroller}
-        onScroll={onScroll}
-        onWheel={markUser}
-        onTouchMove={markUser}
-        onKeyDown={markUser}
-        onPointerDown={markUser}
-        data-testid="transcript"
-        aria-busy={loading}
-        tabIndex={-1}
-      >
-        <div ref={inner}>
-          {hasMoreBefore && (
-            <button className="load-more" onClick={() => void older()} disabled={loadingOlder} data-testid="load-older">
-              {loadingOlder ? 'Loading…' : 'Load older messages'}
-            </button>
-          )}
-          {loading && !ids.length && (
-            <div className="muted pad-s" data-testid="transcript-loading">
-              Loading transcript…
+    <ToolPairsContext.Provider value={pairs}>
+      <div className="transcript-wrap">
+        <div
+          className="transcript"
+          ref={scroller}
+          onScroll={onScroll}
+          onWheel={markUser}
+          onTouchMove={markUser}
+          onKeyDown={markUser}
+          onPointerDown={markUser}
+          data-testid="transcript"
+          aria-busy={loading}
+          tabIndex={-1}
+        >
+          <div ref={inner}>
+            {hasMoreBefore && (
+              <button
+                className="load-more"
+                onClick={() => void older()}
+                disabled={loadingOlder}
+                data-testid="load-older"
+              >
+                {loadingOlder ? 'Loading…' : 'Load older messages'}
+              </button>
+            )}
+            {loading && !ids.length && (
+              <div className="muted pad-s" data-testid="transcript-loading">
+                Loading transcript…
+              </div>
+            )}
+            <div ref={sizer} style={{ height: v.getTotalSize(), position: 'relative' }}>
+              {v.getVirtualItems().map((it) => {
+                const m = byId[ids[it.index]!]
+                if (!m) return null
+                const t = anchors.get(m.id)
+                const focused = m.id === focusId
+                const prev = it.index > 0 ? byId[ids[it.index - 1]!] : undefined
+                const newSegment = !!prev && prev.sessionId !== m.sessionId && !!chain && !!profile
+                // a result shows inside its call (MessageItem's ToolCallView); on its own only when it is the hit
+                const inCall = m.role === 'tool' && !!m.toolCallId && pairs.calls.has(m.toolCallId) && !focused
+                return (
+                  <div
+                    key={it.key}
+                    data-index={it.index}
+                    ref={v.measureElement}
+                    className="vrow"
+                    style={{
+                      position: 'absolute',
+                      top: 0,
+                      left: 0,
+                      right: 0,
+                      transform: `translateY(${it.start - margin}px)`
+                    }}
+                  >
+                    {newSegment && <CompactionMarker profile={profile!} chain={chain!} segmentId={m.sessionId} />}
+                    {t && <TurnBadge t={t} />}
+                    {inCall ? (
+                      <div data-testid="paired-result" data-message-id={m.id} />
+                    ) : (
+                      <MessageItem m={m} focused={focused} terms={focused ? terms : undefined} />
+                    )}
+                    <TurnMemoryFold m={m} profile={profile} />
+                  </div>
+                )
+              })}
             </div>
-          )}
-          <div ref={sizer} style={{ height: v.getTotalSize(), position: 'relative' }}>
-            {v.getVirtualItems().map((it) => {
-              const m = byId[ids[it.index]!]
-              if (!m) return null
-              const t = anchors.get(m.id)
-              const focused = m.id === focusId
-              const prev = it.index > 0 ? byId[ids[it.index - 1]!] : undefined
-              const newSegment = !!prev && prev.sessionId !== m.sessionId && !!chain && !!profile
-              return (
-                <div
-                  key={it.key}
-                  data-index={it.index}
-                  ref={v.measureElement}
-                  className="vrow"
-                  style={{
-                    position: 'absolute',
-                    top: 0,
-                    left: 0,
-                    right: 0,
-                    transform: `translateY(${it.start - margin}px)`
-                  }}
-                >
-                  {newSegment && <CompactionMarker profile={profile!} chain={chain!} segmentId={m.sessionId} />}
-                  {t && <TurnBadge t={t} />}
-                  <MessageItem m={m} focused={focused} terms={focused ? terms : undefined} />
-                  <TurnMemoryFold m={m} profile={profile} />
-                </div>
-              )
-            })}
+            {hasMoreAfter && profile && sessionId && (
+              <div className="muted pad-s" data-testid="more-after">
+                Newer messages exist — <a href={sessionHref(profile, sessionId)}>jump to latest</a>
+              </div>
+            )}
+            {tail.map((t) => (
+              <LiveTurnView key={t.turnId} t={t} showBadge={!anchoredIds.has(t.turnId)} />
+            ))}
           </div>
-          {hasMoreAfter && profile && sessionId && (
-            <div className="muted pad-s" data-testid="more-after">
-              Newer messages exist — <a href={sessionHref(profile, sessionId)}>jump to latest</a>
-            </div>
-          )}
-          {tail.map((t) => (
-            <LiveTurnView key={t.turnId} t={t} showBadge={!anchoredIds.has(t.turnId)} />
-          ))}
         </div>
+        {showJump && !hasMoreAfter && (
+          <button className="jump-latest small" onClick={jump} data-testid="jump-latest">
+            ↓ Latest
+          </button>
+        )}
       </div>
-      {showJump && !hasMoreAfter && (
-        <button className="jump-latest small" onClick={jump} data-testid="jump-latest">
-          ↓ Latest
-        </button>
-      )}
-    </div>
+    </ToolPairsContext.Provider>
   )
 }

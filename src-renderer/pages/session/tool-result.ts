@@ -1,0 +1,147 @@
+/**
+ * What a tool returned, read by the shapes upstream Hermes' tools return (golden data:
+ * test/fixtures/upstream/tool-results): terminal `{output, exit_code, error}`, read_file `{content}` with an
+ * `N|` line gutter (space-padded in older versions), patch `{diff}`, search_files `{matches}` / `{files}`,
+ * web results `{results|data.web: [{title, url}]}`, todo `{todos}`, and `{error}`. Anything else stays JSON.
+ */
+
+export interface FileLine {
+  n: number
+  text: string
+}
+export interface ListItem {
+  /** Main text (a path, a title, a todo). */
+  text: string
+  /** A line number, a status, a URL: shown beside the text. */
+  detail?: string
+  href?: string
+  snippet?: string
+}
+
+export type ToolView =
+  | { kind: 'terminal'; output: string; exitCode: number | null; error: string | null }
+  | { kind: 'file'; lines: FileLine[]; total: number | null; truncated: boolean; note: string | null }
+  | { kind: 'diff'; diff: string; note: string | null }
+  | { kind: 'list'; items: ListItem[]; total: number | null; empty: string }
+  | { kind: 'error'; error: string }
+  | { kind: 'json'; text: string }
+  | { kind: 'text'; text: string }
+
+type Obj = Record<string, unknown>
+const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v)
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null)
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null)
+
+/** `  12|text` or `12|text` (older read_file padded the number; some versions used a tab). */
+const GUTTER = /^ *(\d+)[|\t](.*)$/
+
+/** Lines of a read_file `content`, or null when not every non-empty line carries the gutter. */
+export function parseGutter(content: string): FileLine[] | null {
+  const raw = content.split('\n')
+  // upstream ends the content with a numbered empty line or a bare newline: drop the trailing empty piece only
+  if (raw.length && raw[raw.length - 1] === '') raw.pop()
+  const lines: FileLine[] = []
+  for (const l of raw) {
+    const m = GUTTER.exec(l)
+    if (!m) return null
+    lines.push({ n: Number(m[1]), text: m[2]! })
+  }
+  return lines.length ? lines : null
+}
+
+function fileView(o: Obj): ToolView | null {
+  const content = str(o.content)
+  if (content == null) return null
+  const lines = parseGutter(content) ?? content.split('\n').map((text, i) => ({ n: i + 1, text }))
+  // the last numbered line past the file's end is upstream's marker for "ends with a newline": not file text
+  const total = num(o.total_lines)
+  const last = lines[lines.length - 1]
+  if (last && total != null && last.n === total + 1 && last.text === '') lines.pop()
+  return {
+    kind: 'file',
+    lines,
+    total,
+    truncated: o.truncated === true,
+    note: str(o.hint) ?? str(o.note) ?? str(o.warning)
+  }
+}
+
+function listView(o: Obj): ToolView | null {
+  const total = num(o.total_count) ?? num(o.total)
+  if (Array.isArray(o.matches)) {
+    const items = o.matches.filter(isObj).map((m) => ({
+      text: str(m.path) ?? str(m.file) ?? '',
+      detail: num(m.line) != null ? `line ${num(m.line)}` : undefined,
+      snippet: str(m.content) ?? str(m.text) ?? undefined
+    }))
+    return { kind: 'list', items, total, empty: 'No matches' }
+  }
+  if (Array.isArray(o.files) && o.files.every((f) => typeof f === 'string')) {
+    return { kind: 'list', items: (o.files as string[]).map((text) => ({ text })), total, empty: 'No files' }
+  }
+  if (Array.isArray(o.todos)) {
+    const items = o.todos.filter(isObj).map((t) => ({ text: str(t.content) ?? '', detail: str(t.status) ?? undefined }))
+    return { kind: 'list', items, total: null, empty: 'No todos' }
+  }
+  const web = Array.isArray(o.results) ? o.results : isObj(o.data) && Array.isArray(o.data.web) ? o.data.web : null
+  if (web && web.every(isObj) && web.some((r) => str((r as Obj).url))) {
+    const items = (web as Obj[]).map((r) => {
+      const url = str(r.url) ?? ''
+      return {
+        text: str(r.title) ?? url,
+        detail: url,
+        href: /^https?:\/\//i.test(url) ? url : undefined,
+        snippet: str(r.description) ?? str(r.snippet) ?? str(r.content)?.slice(0, 300) ?? undefined
+      }
+    })
+    return { kind: 'list', items, total, empty: 'No results' }
+  }
+  return null
+}
+
+function fromObject(o: Obj, tool: string | null): ToolView | null {
+  if ('exit_code' in o && typeof o.output === 'string') {
+    return { kind: 'terminal', output: o.output, exitCode: num(o.exit_code), error: str(o.error) }
+  }
+  if (typeof o.diff === 'string') return { kind: 'diff', diff: o.diff, note: str(o.error) }
+  if (typeof o.content === 'string' && (tool === 'read_file' || 'total_lines' in o || parseGutter(o.content))) {
+    return fileView(o)
+  }
+  const list = listView(o)
+  if (list) return list
+  const keys = Object.keys(o)
+  if (typeof o.error === 'string' && keys.every((k) => ['error', 'success', 'hint'].includes(k))) {
+    return { kind: 'error', error: o.error }
+  }
+  return null
+}
+
+const isTerminalTool = (tool: string | null) => !!tool && /terminal|shell|bash|process|exec/.test(tool)
+
+/** The view for a tool's stored result text. */
+export function parseToolResult(text: string, tool: string | null): ToolView {
+  const t = text.trim()
+  if ((t.startsWith('{') || t.startsWith('[')) && t.length < 2_000_000) {
+    try {
+      const v: unknown = JSON.parse(t)
+      const view = isObj(v) ? fromObject(v, tool) : null
+      return view ?? { kind: 'json', text: JSON.stringify(v, null, 2) }
+    } catch {
+      /* not JSON: a tool that returns plain text, or a result cut short */
+    }
+  }
+  if (/^(diff --git|--- |\+\+\+ |@@ )/m.test(t) && /^[+-]/m.test(t)) return { kind: 'diff', diff: text, note: null }
+  if (isTerminalTool(tool)) return { kind: 'terminal', output: text, exitCode: null, error: null }
+  return { kind: 'text', text }
+}
+
+/** The path a call worked on, from its arguments (read_file and patch name it `path`). */
+export function pathArg(args: string | undefined): string | null {
+  if (!args) return null
+  try {
+    const a: unknown = JSON.parse(args)
+    return isObj(a) ? (str(a.path) ?? str(a.file_path)) : null
+  } catch {
+    return null
+  }
+}
