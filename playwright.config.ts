@@ -3,9 +3,11 @@ import { defineConfig } from '@playwright/test'
 // Specs start their own `caduceus serve` on a seeded temp home (e2e/fixtures/host.ts), so no webServer here.
 export default defineConfig({
   testDir: './e2e/specs',
+  globalSetup: './e2e/fixtures/global-setup.ts',
   timeout: 60_000,
   expect: { timeout: 10_000 },
-  workers: 1,
+  // Every test has its own host and home, so files run side by side; two cores, two workers.
+  workers: 2,
   retries: 0,
   outputDir: 'test-results',
   reporter: process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ? [['list'], ['json']] : [['list']],

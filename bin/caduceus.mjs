@@ -36,7 +36,13 @@ if (!process.env.CADUCEUS_FROM_SOURCE && existsSync(built) && !sourcesNewerThan(
       `caduceus: ${existsSync(built) ? 'the build is older than the sources' : 'no build yet'}; running from source (slower start; \`npm run build\` fixes it)\n`
     )
   }
-  const { register } = await import('tsx/esm/api')
+  // tsx is a development tool: an installed package runs the build and never gets here.
+  const tsx = await import('tsx/esm/api').catch(() => null)
+  if (!tsx) {
+    process.stderr.write('caduceus: no current build and no tsx to run the sources; run `npm run build`\n')
+    process.exit(1)
+  }
+  const { register } = tsx
   register({ tsconfig: join(root, 'tsconfig.json') })
   entry = join(root, 'src-main/host/cli.ts')
   usage = join(root, 'src-main/host/usage.ts')

@@ -54,14 +54,14 @@ const userMessages = (root: string, sessionId: string, text: string) => {
 }
 
 describe('a foreign write lock during a resume', () => {
-  it('health answers throughout an 8 s lock; the message is saved after release and the turn ends or says why', async () => {
+  it('health answers throughout a 2 s lock; the message is saved after release and the turn ends or says why', async () => {
     const root = await homeWithSession('s1')
     const host = await start(root)
     const events = await host.events()
     cleanups.push(() => events.close())
     expect((await host.call('sessions.get', { profile: 'default', sessionId: 's1' })).ok).toBe(true)
 
-    const lock = await holdWriteLock(join(root, 'state.db'), 8000)
+    const lock = await holdWriteLock(join(root, 'state.db'), 2000)
     let polling = true
     let worst = 0
     let answered = 0
@@ -78,7 +78,7 @@ describe('a foreign write lock during a resume', () => {
     polling = false
     await poller
     console.log(
-      `[write-lock] /api/health worst latency during an 8 s foreign lock: ${worst.toFixed(1)} ms over ${answered} polls`
+      `[write-lock] /api/health worst latency during a 2 s foreign lock: ${worst.toFixed(1)} ms over ${answered} polls`
     )
 
     expect(answered).toBeGreaterThan(0)
@@ -95,7 +95,7 @@ describe('a foreign write lock during a resume', () => {
     const events = await host.events()
     cleanups.push(() => events.close())
     expect((await host.call('sessions.get', { profile: 'default', sessionId: 's1' })).ok).toBe(true)
-    const lock = await holdWriteLock(join(root, 'state.db'), 4000)
+    const lock = await holdWriteLock(join(root, 'state.db'), 2500) // outlasts the 1 s budget; its length is not the point
     const text = `refused under a long lock ${Date.now()}`
     const resumed = await host.call('sessions.resume', { profile: 'default', sessionId: 's1', text })
     expect(resumed.ok).toBe(false)
