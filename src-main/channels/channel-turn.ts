@@ -123,6 +123,7 @@ function replayed(ctx: ApiContext, sessionId: string, reply: string): TurnOutcom
     tokens: none,
     cost: moneyFromTurn(null),
     apiCalls: 0,
+    warnings: [],
     reply,
     replayed: true
   }

@@ -115,7 +115,12 @@ function removeSessions(db: Database.Database, ids: string[]): number {
     detach.run(id)
   }
   // Per-day usage lives in Caduceus's cad_ stand-in in older homes (read through the shim): it goes too.
-  const usage = ['session_model_usage', 'session_daily_usage', 'cad_session_model_usage', 'cad_session_daily_usage'].filter((t) => tableExists(db, t))
+  const usage = [
+    'session_model_usage',
+    'session_daily_usage',
+    'cad_session_model_usage',
+    'cad_session_daily_usage'
+  ].filter((t) => tableExists(db, t))
   for (const id of ids) {
     stmt(db, 'DELETE FROM messages WHERE session_id = ?').run(id)
     for (const t of usage) stmt(db, `DELETE FROM ${t} WHERE session_id = ?`).run(id)

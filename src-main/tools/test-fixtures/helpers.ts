@@ -42,8 +42,8 @@ export function isAlive(pid: number): boolean {
 }
 
 /** Poll until `fn` is true; the test's own timeout bounds the wait. */
-export async function waitUntil(fn: () => boolean, stepMs = 20): Promise<void> {
-  while (!fn()) await new Promise((r) => setTimeout(r, stepMs))
+export async function waitUntil(fn: () => boolean | Promise<boolean>, stepMs = 20): Promise<void> {
+  while (!(await fn())) await new Promise((r) => setTimeout(r, stepMs))
 }
 
 /** Node one-liner as a shell command (JSON-quoted for the shell). */

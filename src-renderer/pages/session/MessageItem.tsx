@@ -99,7 +99,11 @@ export function ToolCallView({
       {result && (
         <div data-testid="tool-result" data-message-id={result.id}>
           <div className="tool-section-label">result · {size!.toLocaleString()} chars</div>
-          <ToolResultOutput m={result} tool={result.toolName ?? name} path={pathArg(args)} />
+          {'sessionId' in result ? (
+            <ToolResultOutput m={result} tool={result.toolName ?? name} path={pathArg(args) ?? undefined} />
+          ) : (
+            <ToolOutput text={result.content ?? ''} tool={result.toolName ?? name} path={pathArg(args)} />
+          )}
         </div>
       )}
     </Fold>

@@ -13,7 +13,17 @@ const size = (bytes: number) =>
   bytes >= 1 << 20 ? `${(bytes / (1 << 20)).toFixed(1)} MB` : `${Math.ceil(bytes / 1024).toLocaleString()} KB`
 
 /** A tool result's output; when the host cut it, with the cut notice and its "Show all" button. */
-export function ToolResultOutput({ m, terms, tool, path }: { m: Message; terms?: string[]; tool?: string; path?: string }) {
+export function ToolResultOutput({
+  m,
+  terms,
+  tool,
+  path
+}: {
+  m: Message
+  terms?: string[]
+  tool?: string
+  path?: string
+}) {
   const [full, setFull] = useState<string | null>(null)
   const [state, setState] = useState<{ read: number; total: number } | { error: string } | null>(null)
   const output = <ToolOutput text={full ?? m.content ?? ''} tool={tool ?? m.toolName} path={path} terms={terms} />
