@@ -59,7 +59,7 @@ describe('a busy port', { timeout: 120_000 }, () => {
   it('api exits 1 with one line naming the port and --port', async () => {
     const home = temp('cad-bp-home-')
     writeFileSync(join(home, 'config.yaml'), DEMO)
-    const r = await cli(home, { API_SERVER_KEY: 'k-test-123456' }, 'api', '--port', String(port))
+    const r = await cli(home, { API_SERVER_KEY: 'k-test-1234567890abcdef' }, 'api', '--port', String(port))
     expect(r.code).toBe(1)
     expect(r.stdout).toBe('')
     expect(r.stderr).toBe(`caduceus api: port ${port} is already in use; choose another with --port N\n`)

@@ -63,12 +63,12 @@ describe('caduceus run -z', { timeout: 120_000 }, () => {
     expect(r.stdout.trim().split('\n')).toHaveLength(1)
   })
 
-  it('--json prints {session_id, reply, usage, cost} and the session is stored with source cli', async () => {
+  it('--json prints {session_id, reply, usage, cost, warnings} and the session is stored with source cli', async () => {
     const dir = home(DEMO)
     const r = await cli(dir, 'run', '-z', 'json please', '--json')
     expect(r.code).toBe(0)
     const out = JSON.parse(r.stdout)
-    expect(Object.keys(out).sort()).toEqual(['cost', 'reply', 'session_id', 'usage'])
+    expect(Object.keys(out).sort()).toEqual(['cost', 'reply', 'session_id', 'usage', 'warnings'])
     expect(out.reply).toContain('json please')
     expect(out.usage.output_tokens).toBeGreaterThan(0)
     expect(source(dir, out.session_id)).toBe('cli')

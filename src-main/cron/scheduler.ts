@@ -15,7 +15,8 @@
  */
 import { CaduceusError } from '@shared/contract'
 import type { LogFn } from '@shared/contract/log'
-import { updateJobs, type RawJob } from './jobs-file'
+import { existsSync } from 'node:fs'
+import { jobsPath, updateJobs, type RawJob } from './jobs-file'
 import { timeZoneOf } from './jobs'
 import { nextRunAfter } from './schedule'
 
@@ -62,6 +63,8 @@ async function claimDueJobs(
   limit = Infinity,
   busy: ReadonlySet<string> = new Set()
 ): Promise<RawJob[]> {
+  // No jobs.json, nothing due: a tick must not create the cron folder or its lock file in a home it only reads.
+  if (!existsSync(jobsPath(home))) return []
   const timeZone = timeZoneOf(home)
   return updateJobs(home, (file, changed) => {
     const claimed: RawJob[] = []

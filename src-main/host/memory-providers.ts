@@ -98,7 +98,7 @@ export class MemoryProviderHost implements MemoryIdentitySource {
   /** Before a turn's signature: load the configured plugin's identity instance (once per version). */
   async prepare(profile: string, home: string): Promise<void> {
     const name = configuredProvider(loadConfig(home).raw)
-    if (name) await this.identities.prepare(name, this.identityContext(profile, home))
+    if (name) await this.identities.load(name, this.identityContext(profile, home))
   }
 
   /** Signature input: where the configured provider comes from and its own `identitySignature()`. */

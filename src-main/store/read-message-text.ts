@@ -21,8 +21,14 @@ const REASONING = 'COALESCE(reasoning, reasoning_content)'
 // MESSAGE_FIELD_MAX_BYTES is not read at all; tool_calls whole only when short (else cut per call).
 const previewOf = (col: string) =>
   `CASE WHEN octet_length(${col}) > ${MESSAGE_FIELD_MAX_BYTES} THEN '' ELSE substr(${col}, 1, ${P}) END`
+// Upstream's multimodal rows ("\0json:" + a JSON list, often with an inline image) are read whole up to the field
+// bound: a cut JSON list cannot be decoded into its text and attachment placeholders (content-codec.ts).
+// SQLite's text functions stop at the NUL, so the marker is compared as bytes (only on rows within the bound).
+const contentCol = `CASE WHEN octet_length(content) <= ${MESSAGE_FIELD_MAX_BYTES}
+  AND hex(substr(CAST(content AS BLOB), 1, 6)) = '006A736F6E3A' THEN content ELSE ${previewOf('content')} END`
+
 export const PAGE_COLS = `id, session_id, role, tool_call_id, tool_name, timestamp, token_count, finish_reason, display_kind,
-  ${previewOf('content')} AS content, octet_length(content) AS content_bytes,
+  ${contentCol} AS content, octet_length(content) AS content_bytes,
   ${previewOf(REASONING)} AS reasoning, octet_length(${REASONING}) AS reasoning_bytes,
   CASE WHEN octet_length(tool_calls) > ${MESSAGE_PREVIEW_CHARS} THEN NULL ELSE tool_calls END AS tool_calls,
   octet_length(tool_calls) AS tool_calls_bytes`

@@ -1,7 +1,7 @@
 /**
  * What the agent-cache signature sees of a configured provider (seed 001): where it comes from (built-in,
  * or a plugin's files and version) plus the provider's own `identitySignature()`. A plugin is loaded ONCE
- * per profile and version of its files — its module import is async, so `prepare` runs before each
+ * per profile and version of its files — its module import is async, so `load` runs before each
  * turn's signature — and asked for its identity on every signature: the instance is memoized, the
  * identity (e.g. a writer name it reads from its own settings) is not. Never opens a database or the
  * network: identity instances are never initialized.
@@ -45,7 +45,7 @@ export class ProviderIdentities {
   private readonly pending = new Map<string, Promise<void>>()
 
   /** Load the plugin's identity instance unless this version of its files already has one. */
-  prepare(name: string, ctx: ProviderContext): Promise<void> {
+  load(name: string, ctx: ProviderContext): Promise<void> {
     if (this.catalog.builtin(name) || !this.catalog.valid(name)) return Promise.resolve()
     const source = pluginSource(name, ctx)
     if (!source) return Promise.resolve()

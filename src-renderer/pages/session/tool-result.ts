@@ -36,7 +36,7 @@ const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFi
 const GUTTER = /^ *(\d+)[|\t](.*)$/
 
 /** Lines of a read_file `content`, or null when not every non-empty line carries the gutter. */
-export function parseGutter(content: string): FileLine[] | null {
+function parseGutter(content: string): FileLine[] | null {
   const raw = content.split('\n')
   // upstream ends the content with a numbered empty line or a bare newline: drop the trailing empty piece only
   if (raw.length && raw[raw.length - 1] === '') raw.pop()

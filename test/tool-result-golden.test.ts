@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { parseGutter, parseToolResult } from './tool-result'
+import { parseToolResult } from '../src-renderer/pages/session/tool-result'
 
 interface Row {
   role: string
@@ -10,7 +10,7 @@ interface Row {
 }
 // results upstream's own tools returned (scripts/golden/tool_results.py)
 const rows = (
-  JSON.parse(readFileSync(join(__dirname, '../../../test/fixtures/upstream/tool-results/rows.json'), 'utf8')) as {
+  JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures/upstream/tool-results/rows.json'), 'utf8')) as {
     rows: Row[]
   }
 ).rows.filter((r) => r.role === 'tool')
@@ -50,13 +50,22 @@ describe('parseToolResult on upstream golden results', () => {
   })
 })
 
-describe('parseGutter', () => {
-  it('reads the padded gutter of older versions and refuses text without one', () => {
-    expect(parseGutter('     1|a\n     2|  b\n')).toEqual([
-      { n: 1, text: 'a' },
-      { n: 2, text: '  b' }
-    ])
-    expect(parseGutter('1|a\nplain')).toBeNull()
+describe('read_file gutters', () => {
+  it('reads the padded gutter of older versions; text without one keeps its own numbering', () => {
+    const padded = parseToolResult(JSON.stringify({ content: '     1|a\n     2|  b\n' }), 'read_file')
+    expect(padded).toMatchObject({
+      lines: [
+        { n: 1, text: 'a' },
+        { n: 2, text: '  b' }
+      ]
+    })
+    const plain = parseToolResult(JSON.stringify({ content: '1|a\nplain' }), 'read_file')
+    expect(plain).toMatchObject({
+      lines: [
+        { n: 1, text: '1|a' },
+        { n: 2, text: 'plain' }
+      ]
+    })
   })
 
   it('keeps a JSON object that only looks like a tool result as JSON', () => {
