@@ -18,7 +18,8 @@ export function CompactionMarker({
   return (
     <div
       className="compaction-marker"
-      role="separator"
+      // a note, not a separator: it holds a link to the part, and a separator's content is presentational (axe)
+      role="note"
       aria-label="Context compacted"
       data-testid="compaction-marker"
       data-segment={segmentId}
