@@ -58,6 +58,17 @@ export interface MemoryEventFilter {
 }
 
 /** `conn` is read per call: a lazily opened profile's store swaps connections when its first write creates state.db. */
+/** Per-provider counts over the activity log (one row per provider). */
+interface ProviderStatsRow {
+  provider: string
+  calls: number
+  errors: number
+  refusals: number
+  syncs: number
+  sync_failures: number
+  writes: number
+}
+
 function repo(conn: () => Database.Database) {
   let tableOn: Database.Database | null = null
   /** Creates the table (first insert on a connection): only ever inside Caduceus's own write. */
@@ -117,15 +128,7 @@ function repo(conn: () => Database.Database) {
         .prepare(sql)
         .all(...params, q.limit) as MemoryEventRow[]
     },
-    providerStats(): Array<{
-      provider: string
-      calls: number
-      errors: number
-      refusals: number
-      syncs: number
-      sync_failures: number
-      writes: number
-    }> {
+    providerStats(): ProviderStatsRow[] {
       if (!exists()) return []
       return conn()
         .prepare(
@@ -139,15 +142,7 @@ function repo(conn: () => Database.Database) {
         SUM(CASE WHEN (kind = 'write' OR name = 'on_memory_write') AND ok = 1 THEN 1 ELSE 0 END) AS writes
       FROM cad_memory_events GROUP BY provider ORDER BY provider`
         )
-        .all() as Array<{
-        provider: string
-        calls: number
-        errors: number
-        refusals: number
-        syncs: number
-        sync_failures: number
-        writes: number
-      }>
+        .all() as ProviderStatsRow[]
     },
     lastError(provider: string): { summary: string; at: number } | undefined {
       return conn()
