@@ -98,7 +98,12 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       throw new HttpError(401, 'Invalid API key', 'invalid_request_error', 'invalid_api_key')
     stats.requests++
     if (method === 'GET' && path === '/v1/models')
-      return sendJson(res, 200, { object: 'list', data: modelCards(settings.modelName, ctx.routes, stats.startedAt) }, cors)
+      return sendJson(
+        res,
+        200,
+        { object: 'list', data: modelCards(settings.modelName, ctx.routes, stats.startedAt) },
+        cors
+      )
     if (method === 'GET' && path === '/v1/capabilities')
       return sendJson(res, 200, capabilities(settings.modelName), cors)
     if (method === 'POST' && path === '/v1/chat/completions')
@@ -165,8 +170,15 @@ function decode(segment: string): string {
 /** The server's own model name, then each `model_routes` alias (root: the model it runs; never a key). */
 function modelCards(id: string, routes: ApiContext['routes'], startedAt: number) {
   const created = Math.floor(startedAt / 1000)
-  const card = (name: string, root: string, parent: string | null) =>
-    ({ id: name, object: 'model', created, owned_by: 'hermes', permission: [], root, parent })
+  const card = (name: string, root: string, parent: string | null) => ({
+    id: name,
+    object: 'model',
+    created,
+    owned_by: 'hermes',
+    permission: [],
+    root,
+    parent
+  })
   return [
     card(id, id, null),
     ...Object.entries(routes)

@@ -123,7 +123,11 @@ export async function runApiTurn(ctx: ApiContext, req: TurnRequest): Promise<Tur
 function routeOf(ctx: ApiContext, model: string | undefined) {
   const r = model ? ctx.routes[model] : undefined
   if (!r) return {}
-  return { model: r.model, ...(r.provider ? { provider: r.provider } : {}), ...(r.baseUrl ? { baseUrl: r.baseUrl } : {}) }
+  return {
+    model: r.model,
+    ...(r.provider ? { provider: r.provider } : {}),
+    ...(r.baseUrl ? { baseUrl: r.baseUrl } : {})
+  }
 }
 
 function replayed(ctx: ApiContext, sessionId: string, reply: string): TurnOutcome {

@@ -43,7 +43,11 @@ export function readContent(content: unknown, where: string): Content {
         parts.push({ type: 'text', text: String(part.text) })
     } else if (IMAGE.has(type)) parts.push(imagePart(part, where))
     else if (FILE.has(type))
-      throw refuse(where, 'unsupported_content_type', 'uploaded files and documents are not supported; send images inline')
+      throw refuse(
+        where,
+        'unsupported_content_type',
+        'uploaded files and documents are not supported; send images inline'
+      )
     else
       throw refuse(
         where,

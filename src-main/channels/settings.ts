@@ -95,8 +95,13 @@ function modelRoutes(home: string): { modelRoutes: Record<string, ModelRoute>; n
       continue
     }
     const c = cfg as Record<string, unknown>
-    out[name] = { model, ...(str(c.provider) ? { provider: str(c.provider) } : {}), ...(str(c.base_url) ? { baseUrl: str(c.base_url) } : {}) }
-    if (str(c.api_key)) notes.push(`model_routes: ${name}'s api_key is not read from config.yaml; the provider's key in .env is used`)
+    out[name] = {
+      model,
+      ...(str(c.provider) ? { provider: str(c.provider) } : {}),
+      ...(str(c.base_url) ? { baseUrl: str(c.base_url) } : {})
+    }
+    if (str(c.api_key))
+      notes.push(`model_routes: ${name}'s api_key is not read from config.yaml; the provider's key in .env is used`)
   }
   return { modelRoutes: out, notes }
 }

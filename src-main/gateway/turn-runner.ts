@@ -338,7 +338,9 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         runtime: overridden ? runtime : null
       })
       if (runtime.configError) throw new CaduceusError('unavailable', runtime.configError.message)
-      const noImages = opts.parts?.some((p) => p.type === 'image_url') ? imageRefusal(runtime, config, opts.model) : null
+      const noImages = opts.parts?.some((p) => p.type === 'image_url')
+        ? imageRefusal(runtime, config, opts.model)
+        : null
       if (noImages) throw new CaduceusError('invalid_input', noImages)
       const owner: ProfileOwner = { home, secrets }
       let { decision, agent } = this.cache.lookup(key, { signature, sessionId: sid, maxIterations })

@@ -39,7 +39,10 @@ export function toAnthropicMessages(messages: AgentMessage[]): { system: string;
     if (m.role === 'system') {
       if (m.content) system.push(m.content)
     } else if (m.role === 'user') {
-      push('user', m.parts?.length ? m.parts.map(toAnthropicPart) : m.content ? [{ type: 'text', text: m.content }] : [])
+      push(
+        'user',
+        m.parts?.length ? m.parts.map(toAnthropicPart) : m.content ? [{ type: 'text', text: m.content }] : []
+      )
     } else if (m.role === 'tool') {
       push('user', [{ type: 'tool_result', tool_use_id: m.tool_call_id ?? '', content: m.content ?? '' }])
     } else if (m.role === 'assistant') {

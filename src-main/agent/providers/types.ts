@@ -39,8 +39,7 @@ export interface ReasoningConfig {
 
 /** One part of a multimodal user message, in OpenAI's chat shape (upstream's canonical internal shape). */
 export type ContentPart =
-  | { type: 'text'; text: string }
-  | { type: 'image_url'; image_url: { url: string; detail?: string } }
+  { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: string } }
 
 /**
  * An in-memory conversation message; `reasoning_details` keeps Anthropic thinking signatures for replay.
