@@ -228,7 +228,7 @@ describe('caduceus cron', { timeout: 180_000 }, () => {
     expect(r.code).toBe(0)
     const out = JSON.parse(r.stdout)
     expect(source(dir, out.session_id)).toBe('cron')
-    expect(out.output_path).toMatch(new RegExp(`cron/output/${job.id}/\\d{8}_\\d{6}\\.md$`))
+    expect(out.output_path).toMatch(new RegExp(`cron/output/${job.id}/\\d{4}-\\d\\d-\\d\\d_\\d\\d-\\d\\d-\\d\\d\\.md$`))
     expect(readFileSync(out.output_path, 'utf8')).toContain('You said: "summarise my day"')
     const listed = JSON.parse((await cli(dir, 'cron', 'list', '--json')).stdout)
     expect(listed.jobs[0]).toMatchObject({ id: job.id, last_status: 'ok' })
