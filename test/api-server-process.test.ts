@@ -47,6 +47,9 @@ beforeAll(async () => {
         failures.set(text, seen + 1)
         if (seen < Number(m[1])) return { error: 500, errorMessage: 'provider exploded' }
       }
+      // The keepalive stream needs only a silence longer than CADUCEUS_SSE_KEEPALIVE_MS (250 ms); the 429 test needs
+      // 14 requests in flight together.
+      if (text === 'slow stream') return { text: `slowly: ${text}`, delayMs: 600 }
       if (text.startsWith('slow')) return { text: `slowly: ${text}`, delayMs: 1200 }
       return { text: `answer to ${text}` }
     }

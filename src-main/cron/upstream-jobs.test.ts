@@ -205,7 +205,7 @@ describe("jobs.json lock against upstream's", { timeout: 60_000 }, () => {
       { stdio: ['pipe', 'pipe', 'inherit'] }
     )
     await new Promise<void>((ok) => holder.stdout.once('data', () => ok()))
-    process.env.CADUCEUS_CRON_LOCK_WAIT_MS = '600'
+    process.env.CADUCEUS_CRON_LOCK_WAIT_MS = '300'
     try {
       await expect(createJob(home, { schedule: 'every 1h', prompt: 'x' })).rejects.toThrow(
         /jobs\.json is locked by another process .*\.jobs\.lock.*not changing it/
