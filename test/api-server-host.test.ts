@@ -118,10 +118,11 @@ describe('API server in the host', { timeout: 30_000 }, () => {
   it('the run status carries warnings', async () => {
     const client = await serve('warnrun')
     const started = (await client.post('/runs', { body: { input: 'hello' } })) as { run_id: string }
-    let status: { status: string; warnings: string[] } | null = null
-    for (let i = 0; i < 200 && status?.status !== 'completed'; i++) {
-      status = (await client.get(`/runs/${started.run_id}`)) as typeof status
-      if (status?.status !== 'completed') await new Promise((r) => setTimeout(r, 25))
+    type Status = { status: string; warnings: string[] }
+    let status = (await client.get(`/runs/${started.run_id}`)) as Status
+    for (let i = 0; i < 200 && status.status !== 'completed'; i++) {
+      await new Promise((r) => setTimeout(r, 25))
+      status = (await client.get(`/runs/${started.run_id}`)) as Status
     }
     expect(status).toMatchObject({ status: 'completed', warnings: [expect.stringContaining(NOSUCH)] })
   })

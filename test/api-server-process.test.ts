@@ -217,7 +217,7 @@ describe('caduceus api through the openai SDK', { timeout: 60_000 }, () => {
   })
 
   it("image parts reach the provider as image_url parts and are stored in upstream's multimodal shape", async () => {
-    const image = { type: 'image_url' as const, image_url: { url: PNG, detail: 'low' } }
+    const image = { type: 'image_url' as const, image_url: { url: PNG, detail: 'low' as const } }
     const first: OpenAI.ChatCompletionMessageParam = {
       role: 'user',
       content: [{ type: 'text', text: 'what is this?' }, image]

@@ -2,7 +2,7 @@
 // resent image turn is recognised as the stored one).
 import { describe, expect, it } from 'vitest'
 import { displayContent, encodeContent } from '../store/content-codec'
-import { readContent, shownText } from './content'
+import { readContent } from './content'
 
 const PNG = `data:image/png;base64,${'A'.repeat(4000)}`
 
@@ -28,7 +28,7 @@ describe('readContent', () => {
   })
 })
 
-describe('shownText', () => {
+describe('the text an image message is compared on', () => {
   it.each([
     [
       [
@@ -39,6 +39,6 @@ describe('shownText', () => {
     [[{ type: 'image_url' as const, image_url: { url: 'https://ex.org/a/cat.jpg?s=1' } }]],
     [[{ type: 'image_url' as const, image_url: { url: `data:image/jpeg;base64,${'B'.repeat(3_000_000)}` } }]]
   ])('matches the store display of the same parts', (parts) => {
-    expect(shownText(parts)).toBe(displayContent(encodeContent(parts)))
+    expect(readContent(parts, 'x').text).toBe(displayContent(encodeContent(parts)))
   })
 })

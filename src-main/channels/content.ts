@@ -83,7 +83,7 @@ function imagePart(part: Record<string, unknown>, where: string): ContentParts[n
  * as `[image: <mime or file name>, <size>]`, one part per line). Written out here because channels/ cannot import
  * store/; content.test.ts holds the two to the same output, so a stored conversation is recognised next turn.
  */
-export function shownText(parts: ContentParts): string {
+function shownText(parts: ContentParts): string {
   return parts.map((p) => (p.type === 'text' ? p.text : `[image: ${imageLabel(p.image_url.url)}]`)).join('\n')
 }
 

@@ -90,7 +90,7 @@ export function guardOrigin(req: IncomingMessage, allowed: string[]): Record<str
 }
 
 /** Response header carrying a turn's provider warnings (hermes-channels §1; README "API server"). */
-export const WARNINGS_HEADER = 'x-hermes-warnings'
+const WARNINGS_HEADER = 'x-hermes-warnings'
 
 /**
  * `X-Hermes-Warnings: ["…", …]`: a JSON array of the turn's warnings with every non-ASCII character escaped

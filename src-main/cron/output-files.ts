@@ -22,7 +22,7 @@ function validZone(tz: string | undefined): string | undefined {
 }
 
 /** The wall-clock fields of `ms` in the profile's zone. */
-export function wallClock(ms: number, home: string): Record<'y' | 'mo' | 'd' | 'h' | 'mi' | 's', string> {
+function wallClock(ms: number, home: string): Record<'y' | 'mo' | 'd' | 'h' | 'mi' | 's', string> {
   const timeZone = validZone(process.env.HERMES_TIMEZONE) ?? timeZoneOf(home)
   const parts = new Intl.DateTimeFormat('en-US', {
     timeZone,
