@@ -1,21 +1,21 @@
-// `run -z` / `-z` argument lines through the check bin/caduceus.mjs runs before the host loads (oneShotUsageError)
-// and the parser the one-shot uses. A few lines also go through the real entry: test/cli-run.test.ts.
+// `run -z` / `-z` argument lines through the parser bin/caduceus.mjs checks before the host loads (its
+// oneShotUsageError prefixes the message with "caduceus run: " and exits 2 with the usage; the one-shot itself parses
+// with it too). Representative lines also go through the real entry: test/cli-run.test.ts.
 import { describe, expect, it } from 'vitest'
-import { isOneShot, parseRunArgs } from './run-args'
-import { oneShotUsageError, USAGE } from './usage'
+import { isOneShot, parseRunArgs, UsageError } from './run-args'
+import { USAGE, wantsHelp } from './usage'
 
 describe('run -z usage errors (exit 2 before anything is sent)', () => {
   it.each([
-    [['run', '-z', 'hi', '--bogus', '--home', '/h'], 'caduceus run: unknown option --bogus for run'],
-    [['-z', 'hi', '--home', '/h', '--model'], 'caduceus run: --model needs a value'],
-    [['-z', '--home', '--json', 'hi'], 'caduceus run: --home needs a value'],
-    [
-      ['run', '-z', '-', 'and', 'words', '--home', '/h'],
-      'caduceus run: give the prompt as words or as - (stdin), not both'
-    ],
-    [['run', '-z', 'hi', '--usage-file='], 'caduceus run: --usage-file needs a value']
+    [['run', '-z', 'hi', '--bogus', '--home', '/h'], 'unknown option --bogus for run'],
+    [['-z', 'hi', '--home', '/h', '--model'], '--model needs a value'],
+    [['-z', '--home', '--json', 'hi'], '--home needs a value'],
+    [['run', '-z', '-', 'and', 'words', '--home', '/h'], 'give the prompt as words or as - (stdin), not both'],
+    [['run', '-z', 'hi', '--usage-file='], '--usage-file needs a value']
   ])('%j → %s', (argv, message) => {
-    expect(oneShotUsageError(argv)).toBe(message)
+    expect(isOneShot(argv)).toBe(true)
+    expect(wantsHelp(argv)).toBe(false)
+    expect(() => parseRunArgs(argv)).toThrow(new UsageError(message))
   })
 
   it('the usage printed with them names the one-shot form', () => {
@@ -23,8 +23,8 @@ describe('run -z usage errors (exit 2 before anything is sent)', () => {
   })
 
   it('help and other commands are never a one-shot usage error', () => {
-    expect(oneShotUsageError(['run', '-z', 'hi', '--bogus', '-h'])).toBeNull()
-    expect(oneShotUsageError(['sessions', 'list', '--bogus'])).toBeNull()
+    expect(wantsHelp(['run', '-z', 'hi', '--bogus', '-h'])).toBe(true)
+    expect(isOneShot(['sessions', 'list', '--bogus'])).toBe(false)
   })
 })
 
