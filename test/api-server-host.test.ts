@@ -46,6 +46,7 @@ beforeAll(async () => {
   profile('warnchat', `${custom}memory:\n  provider: nosuch\n`)
   profile('warnresp', `${custom}memory:\n  provider: nosuch\n`)
   profile('warnrun', `${custom}memory:\n  provider: nosuch\n`)
+  profile('warnstream', `${custom}memory:\n  provider: nosuch\n`)
   process.env.CADUCEUS_LOG_DIR = join(root, 'logs')
   host = await createHost({ home: root, headless: true, live: false, log: createLogger() })
 })
@@ -103,6 +104,17 @@ describe('API server in the host', { timeout: 30_000 }, () => {
       .withResponse()
     const header = response.headers.get('x-hermes-warnings')
     expect(JSON.parse(header!)).toEqual([expect.stringContaining(NOSUCH)])
+  })
+
+  it('a chat completion stream reports them in the header before the first chunk', async () => {
+    const client = await serve('warnstream')
+    const { data: stream, response } = await client.chat.completions
+      .create({ model: 'hermes-agent', stream: true, messages: [{ role: 'user', content: 'hello' }] })
+      .withResponse()
+    expect(JSON.parse(response.headers.get('x-hermes-warnings')!)).toEqual([expect.stringContaining(NOSUCH)])
+    let text = ''
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? ''
+    expect(text).toBe('I see it')
   })
 
   it('the Responses object carries warnings (and the header)', async () => {

@@ -5,8 +5,7 @@
 import { moneyFromTurn } from '@shared/contract/money'
 import type { ApiContext } from './context'
 import { planConversation, type Turn } from './conversation'
-import { TURN_CHANNELS, type ChannelTurnResult, type TurnHandle } from './gateway-face'
-import type { ContentParts } from './gateway-face'
+import { TURN_CHANNELS, type ChannelTurnResult, type ContentParts, type TurnHandle } from './gateway-face'
 import { HttpError } from './http'
 
 /** A retry of a request answered this long ago gets that answer back instead of a second run. */
