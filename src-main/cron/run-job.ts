@@ -2,7 +2,7 @@
  * One cron run of an upstream-format job. A `no_agent` job runs its script and its stdout is the output; any other
  * job is a stateless-channel turn (seed 003) recorded as a `source = 'cron'` session, its text assembled from the
  * pre-run script, `context_from` and `skills` (job-prompt.ts), limited to its `enabled_toolsets` and run in its
- * `workdir`. The output lands in `cron/output/<job_id>/<timestamp>.md`; `deliver` targets this host cannot reach
+ * `workdir`. The output lands in `cron/output/<job_id>/<%Y-%m-%d_%H-%M-%S>.md` (output-files.ts); `deliver` targets this host cannot reach
  * are reported in `last_delivery_error`; the run is then counted as upstream counts it (a hand run too), and a job
  * that reached its repeat limit is removed.
  */
@@ -14,6 +14,7 @@ import { buildJobPrompt } from './job-prompt'
 import { runJobScript, wakesAgent, type ScriptResult } from './job-script'
 import { completedOf, timeZoneOf, timesOf } from './jobs'
 import { isoWithOffset, nextRunAfter } from './schedule'
+import { outputFileName, pruneOutputs, sessionStamp } from './output-files'
 
 export interface CronGateway {
   runChannelTurn(input: ChannelTurnInput): Promise<ChannelTurnResult>
@@ -32,13 +33,6 @@ export interface CronRunResult {
 }
 
 const SILENT = '[SILENT]'
-
-const stamp = (ms: number) =>
-  new Date(ms)
-    .toISOString()
-    .replace(/\.\d{3}Z$/, '')
-    .replace(/[-:]/g, '')
-    .replace('T', '_')
 
 export function outputDir(home: string, jobId: string): string {
   return join(cronDir(home), 'output', jobId)
@@ -85,8 +79,9 @@ export async function runCronJob(
   }
   const dir = outputDir(home, job.id)
   mkdirSync(dir, { recursive: true, mode: 0o700 })
-  const outputPath = join(dir, `${stamp(started)}.md`)
+  const outputPath = join(dir, outputFileName(started, home))
   writeFileSync(outputPath, o.doc, { mode: 0o600 })
+  pruneOutputs(dir, home)
   const content = o.ok ? o.deliver : `Cron job '${name}' failed: ${o.error}`
   const deliveryError = content.trim() && content.trim() !== SILENT ? deliveryProblem(job.deliver, outputPath) : null
   await markRun(home, job.id, now(), o, deliveryError)
@@ -146,7 +141,7 @@ async function agentRun(
   }
   const text = buildJobPrompt(home, cronDir(home), job, script)
   if (!text.trim()) throw new Error('the job has no prompt, script output or skill to run')
-  const sessionId = `cron_${job.id}_${stamp(started)}`
+  const sessionId = `cron_${job.id}_${sessionStamp(started, home)}`
   const workdir = field(job.workdir)
   const toolsets = Array.isArray(job.enabled_toolsets) ? mapToolsets(job.enabled_toolsets) : undefined
   const r = await gateway.runChannelTurn({

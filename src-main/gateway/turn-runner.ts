@@ -19,13 +19,14 @@ import { AGENT_PENDING, nowMs } from './cacheable'
 import { runOnChannel, TURN_CHANNELS, type TurnChannel } from './channels'
 import type {
   BuildAgentInput,
+  ContentParts,
   GatewayOptions,
   GatewayStore,
   TurnAgent,
   TurnDeltaLike,
   TurnResultLike
 } from './gateway-types'
-import { countOf, parseInput, readRow } from './turn-helpers'
+import { countOf, imageRefusal, parseInput, readRow } from './turn-helpers'
 import { moneyFromTurn } from '@shared/contract/money'
 import { IdleSweepTimer } from './idle-timer'
 import { silentLogger, type Logger } from '@shared/contract/log'
@@ -65,6 +66,7 @@ interface BeginOptions {
   ephemeralPrompt?: string
   toolsets?: string[]
   cwd?: string
+  parts?: ContentParts
 }
 
 export interface ChannelTurnInput {
@@ -81,7 +83,7 @@ export interface ChannelTurnInput {
   provider?: string
   baseUrl?: string
   /** Called once the turn has started (its handle, for stop). */
-  onStarted?: (handle: TurnHandle) => void
+  onStarted?: (handle: TurnHandle, warnings: string[]) => void
   /** The caller's system text (API `system`/`developer` messages, `instructions`); never stored. */
   ephemeralPrompt?: string
   /** The user message is already stored (an API retry answering it): answer it, never save it twice. */
@@ -90,6 +92,8 @@ export interface ChannelTurnInput {
   toolsets?: string[]
   /** The agent's working directory (a cron job's `workdir`): the terminal tool starts there. */
   cwd?: string
+  /** The user message with images (API image parts); `text` is then its text. Refused when the model cannot see. */
+  parts?: ContentParts
 }
 
 /** `warnings`: what the agent build told the user (desk chat shows them as notices; channels print/return them). */
@@ -207,9 +211,10 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       ephemeralPrompt: input.ephemeralPrompt,
       savedMessageId: input.savedMessageId,
       toolsets: input.toolsets,
-      cwd: input.cwd
+      cwd: input.cwd,
+      parts: input.parts
     })
-    input.onStarted?.(live.handle)
+    input.onStarted?.(live.handle, [...(live.warnings ?? [])])
     const finished = await live.done
     // The caller continues where the conversation is now (after compression, the child session).
     return {
@@ -333,6 +338,10 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         runtime: overridden ? runtime : null
       })
       if (runtime.configError) throw new CaduceusError('unavailable', runtime.configError.message)
+      const noImages = opts.parts?.some((p) => p.type === 'image_url')
+        ? imageRefusal(runtime, config, opts.model)
+        : null
+      if (noImages) throw new CaduceusError('invalid_input', noImages)
       const owner: ProfileOwner = { home, secrets }
       let { decision, agent } = this.cache.lookup(key, { signature, sessionId: sid, maxIterations })
       if (!agent) {
@@ -387,7 +396,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       const warnings = agent.startupNotices?.splice(0) ?? []
       for (const text of warnings) this.safeEmit('turn.delta', { ...handle, kind: 'notice', text })
       this.log.info(LOG, `turn ${handle.turnId} on ${key.slice(0, 64)}: cache ${decision}`)
-      const saved = savedMessageId ?? (await this.saveUserMessage(store, agent, handle, text))
+      const saved = savedMessageId ?? (await this.saveUserMessage(store, agent, handle, opts.parts ?? text))
       const controller = new AbortController()
       const live: LiveTurn = {
         handle,
@@ -399,7 +408,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         warnings
       }
       this.turns.set(handle.turnId, live)
-      live.done = this.run(live, agent, text, owner, Object.values(secrets), channel, saved, opts.onDelta)
+      live.done = this.run(live, agent, text, owner, Object.values(secrets), channel, saved, opts.onDelta, opts.parts)
       return live
     } catch (err) {
       this.busyKeys.delete(key)
@@ -413,7 +422,12 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
    * returns loses nothing. If the DB stays locked past the store's retry budget, the turn ends with that
    * error (event) and the request fails, so the renderer keeps the text in the composer.
    */
-  private async saveUserMessage(store: S, agent: A, handle: TurnHandle, text: string): Promise<number | undefined> {
+  private async saveUserMessage(
+    store: S,
+    agent: A,
+    handle: TurnHandle,
+    text: string | ContentParts
+  ): Promise<number | undefined> {
     if (!store.appendMessage) return undefined
     const sid = typeof agent.sessionId === 'string' && agent.sessionId ? agent.sessionId : handle.sessionId
     try {
@@ -455,7 +469,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     secretValues: string[],
     channel: TurnChannel,
     savedMessageId?: number,
-    onDelta?: (d: TurnDeltaLike) => void
+    onDelta?: (d: TurnDeltaLike) => void,
+    parts?: ContentParts
   ): Promise<TurnFinished> {
     const { handle, key } = live
     let result: TurnResultLike | null = null
@@ -468,6 +483,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
             signal: live.controller.signal,
             turnId: handle.turnId,
             ...(savedMessageId !== undefined ? { savedUserMessageId: savedMessageId } : {}),
+            ...(parts ? { parts } : {}),
             onDelta: (d) => {
               this.safeEmit('turn.delta', { ...handle, ...d })
               this.safeCall(() => onDelta?.(d))
