@@ -1,11 +1,15 @@
-// Structure rules a newcomer can trust (CONTRIBUTING.md "Layers"): SQL on state.db lives only in src-main/store/
-// behind typed functions, no other folder reaches a SessionStore's raw handle, and each subsystem's index.ts face
-// stays small (≤ 15 names, no `export *`) and exports only what production code in other folders imports. Source-text checks: they read the
-// files as written, so a new raw query anywhere else fails here before review.
-import { readdirSync, readFileSync } from 'node:fs'
-import { join, relative, resolve } from 'node:path'
-import { beforeAll, describe, expect, it } from 'vitest'
-import { findTestOnlyExports, type ExportUse } from './helpers/export-usage'
+// Structure rules a newcomer can trust (CONTRIBUTING.md "Layers"). Import direction between layers is ESLint's job
+// (eslint/layers.js, proven by test/lint.test.ts); this file owns the rest, each rule checked once:
+// - SQL on state.db lives only in src-main/store/ and no other folder reaches a SessionStore's raw handle
+//   (source-text checks on the files as written, so a new raw query anywhere else fails here before review);
+// - each subsystem's index.ts face stays small (≤ 15 names, no `export *`) and exports only what production code in
+//   other folders imports, and no production export is imported only by tests (both read from the compiler's view
+//   in test/helpers/export-usage.ts).
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, relative, resolve } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { findTestOnlyExports, isTestFile, type ExportUse } from './helpers/export-usage'
 import { TEST_ONLY_BASELINE } from './helpers/test-only-baseline'
 
 const root = resolve(import.meta.dirname, '..')
@@ -19,12 +23,10 @@ function tsFiles(dir: string): string[] {
 }
 
 const rel = (p: string) => relative(root, p).split('\\').join('/')
-const isTestCode = (r: string) =>
-  /\.test\.tsx?$/.test(r) || r.includes('/test-fixtures/') || /test-support\.ts$/.test(r)
 /** Production files of src-main outside the store (a memory provider's own database stays in its folder). */
 const outsideStore = tsFiles(join(root, 'src-main'))
   .map(rel)
-  .filter((r) => !r.startsWith('src-main/store/') && !r.startsWith('src-main/memory/providers/') && !isTestCode(r))
+  .filter((r) => !r.startsWith('src-main/store/') && !r.startsWith('src-main/memory/providers/') && !isTestFile(r))
 
 /** Source without comments and string contents, so prose like "state.db" or "prepare()" in a comment never counts. */
 function code(text: string): string {
@@ -75,122 +77,87 @@ describe('structure: SQL only in the store', () => {
 })
 
 const FACE_LIMIT = 15
-const subsystems = readdirSync(join(root, 'src-main'), { withFileTypes: true })
-  .filter((e) => e.isDirectory())
-  .map((e) => e.name)
-  .filter((d) => tsFiles(join(root, 'src-main', d)).some((p) => rel(p) === `src-main/${d}/index.ts`))
 
-/** Names an index.ts exports: `export { a, b as c }` (with or without `from`), `export type {…}`, declarations. */
-function faceNames(source: string): { names: string[]; star: string[] } {
-  const text = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1')
-  const names: string[] = []
-  for (const m of text.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}/g)) {
-    for (const part of m[1]!.split(',')) {
-      const p = part.trim().replace(/^type\s+/, '')
-      if (p)
-        names.push(
-          p
-            .split(/\s+as\s+/)
-            .pop()!
-            .trim()
-        )
-    }
+/** Every face rule broken in a project, as `face: reason` lines (empty when the faces are fine). */
+function faceProblems(use: ExportUse): string[] {
+  const problems: string[] = []
+  for (const [face, names] of Object.entries(use.faces)) {
+    if (names.length > FACE_LIMIT) problems.push(`${face}: ${names.length} names (${names.join(', ')})`)
+    for (const star of use.faceStars[face] ?? []) problems.push(`${face}: ${star}`)
+    const used = new Set(use.faceUsers[face] ?? [])
+    // The Electron entry (src-main/index.ts) reaches host's face; host's own types describe createHost.
+    for (const n of names)
+      if (!used.has(n) && !(face === 'host' && (n === 'HostOptions' || n === 'Host')))
+        problems.push(`${face}.${n}: no production code in another folder imports it`)
   }
-  for (const m of text.matchAll(
-    /export\s+(?:declare\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?|class|const|let|var|interface|type|enum|namespace)\s+(\w+)/g
-  ))
-    names.push(m[1]!)
-  if (/export\s+default\s+(?!(?:async\s+)?(?:function|class)\b)/.test(text)) names.push('default')
-  const star = [...text.matchAll(/export\s+\*[^\n]*/g)].map((m) => m[0])
-  return { names, star }
+  return problems.sort()
 }
 
-/** Every `{ … }` name production code outside `face` imports from src-main/<face>/index.ts. */
-function importedFromFace(face: string): Set<string> {
-  const used = new Set<string>()
-  const prodFiles = ['src-main', 'bin', 'scripts'].flatMap((d) => {
-    try {
-      return tsFiles(join(root, d))
-    } catch {
-      return []
-    }
-  })
-  for (const file of prodFiles) {
-    const r = rel(file)
-    if (isTestCode(r) || r.startsWith(`src-main/${face}/`)) continue
-    const text = readFileSync(file, 'utf8')
-    for (const m of text.matchAll(/(?:import|export)\s+(?:type\s+)?\{([^}]*)\}\s+from\s+['"]([^'"]+)['"]/g)) {
-      if (!m[2]!.startsWith('.')) continue
-      const target = rel(resolve(join(file, '..'), m[2]!)).replace(/\/index(\.ts)?$/, '')
-      if (target !== `src-main/${face}`) continue
-      for (const part of m[1]!.split(',')) {
-        const p = part.trim().replace(/^type\s+/, '')
-        if (p) used.add(p.split(/\s+as\s+/)[0]!.trim())
-      }
-    }
+/** Test-only exports beyond the shrinking baseline, and baseline entries that are fixed (the list must stay exact). */
+function testOnlyDrift(use: ExportUse, baseline: readonly string[]) {
+  const known = new Set(baseline)
+  return {
+    added: use.testOnly.filter((e) => !known.has(e)),
+    fixed: baseline.filter((e) => !use.testOnly.includes(e))
   }
-  return used
 }
-
-describe('structure: small faces', () => {
-  it('finds the subsystem faces', () => {
-    expect(subsystems).toEqual(
-      expect.arrayContaining(['agent', 'config', 'delegation', 'gateway', 'host', 'memory', 'store'])
-    )
-  })
-
-  it(`each src-main/<folder>/index.ts exports at most ${FACE_LIMIT} names (types counted) and no export *`, () => {
-    const over: string[] = []
-    for (const face of subsystems) {
-      const { names, star } = faceNames(readFileSync(join(root, 'src-main', face, 'index.ts'), 'utf8'))
-      if (names.length > FACE_LIMIT) over.push(`${face}: ${names.length} names (${names.join(', ')})`)
-      for (const s of star) over.push(`${face}: ${s}`)
-    }
-    expect(over).toEqual([])
-  })
-
-  it('every name on a face is imported by production code in another folder (tests import internals by path)', () => {
-    const unused: string[] = []
-    for (const face of subsystems) {
-      const used = importedFromFace(face)
-      // The Electron entry (src-main/index.ts) reaches host's face; host's own types describe createHost.
-      const { names } = faceNames(readFileSync(join(root, 'src-main', face, 'index.ts'), 'utf8'))
-      for (const n of names)
-        if (!used.has(n) && !(face === 'host' && (n === 'HostOptions' || n === 'Host'))) unused.push(`${face}.${n}`)
-    }
-    expect(unused).toEqual([])
-  })
-
-  it('the counter counts every export form', () => {
-    const { names, star } = faceNames(
-      "export { a, b as c } from './x'\nexport type { T } from './t'\nexport { type U, v } from './u'\nexport function f() {}\nexport const k = 1\nexport interface I {}\nexport type A = string\nexport * from './y'\nexport * as ns from './z'\n// export { commented }"
-    )
-    expect(names).toEqual(['a', 'c', 'T', 'U', 'v', 'f', 'k', 'I', 'A'])
-    expect(star).toHaveLength(2)
-  })
-})
 
 // The compiler's view of every production module (src-main, src-renderer, shared): an export that only test files
 // import is a test hook in production code. Tests reach behaviour through the real path (or a constructor option),
 // and a type a test needs is derived from the function it tests (Parameters<…>, ConstructorParameters<…>).
-describe('structure: no production export is used only by tests', () => {
+describe('structure: small faces, and no production export used only by tests', () => {
   let use: ExportUse
   beforeAll(() => {
     use = findTestOnlyExports()
   }, 180_000)
 
-  it('walks the production modules and sees every face the way the compiler does (types counted, export * too)', () => {
+  it('walks the production modules and finds the subsystem faces', () => {
     expect(use.checked).toBeGreaterThan(500)
-    for (const face of subsystems) {
-      const counted = faceNames(readFileSync(join(root, 'src-main', face, 'index.ts'), 'utf8')).names
-      expect([...(use.faces[face] ?? [])].sort(), face).toEqual([...counted].sort())
-    }
+    expect(Object.keys(use.faces)).toEqual(
+      expect.arrayContaining(['agent', 'config', 'delegation', 'gateway', 'host', 'memory', 'store'])
+    )
+    expect(use.faceUsers['store']).toContain('SessionStore')
+  })
+
+  it(`each src-main/<folder>/index.ts exports at most ${FACE_LIMIT} names (types counted), no export *, and only names production code in another folder imports`, () => {
+    expect(faceProblems(use)).toEqual([])
   })
 
   it('no export is imported only by test files (beyond the shrinking baseline, which must stay exact)', () => {
-    const baseline = new Set(TEST_ONLY_BASELINE)
-    const added = use.testOnly.filter((e) => !baseline.has(e))
-    const fixed = TEST_ONLY_BASELINE.filter((e) => !use.testOnly.includes(e))
-    expect({ added, fixed }).toEqual({ added: [], fixed: [] })
+    expect(testOnlyDrift(use, TEST_ONLY_BASELINE)).toEqual({ added: [], fixed: [] })
+  })
+})
+
+describe('structure: the face and test-only checks fire on a project that breaks them', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'caduceus-structure-'))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  const write = (file: string, text: string) => {
+    mkdirSync(dirname(join(dir, file)), { recursive: true })
+    writeFileSync(join(dir, file), text)
+  }
+
+  it('reports a face over the limit, an export *, an unused face name and a test-only export', () => {
+    const many = Array.from({ length: FACE_LIMIT + 1 }, (_, i) => `n${i}`)
+    write('tsconfig.json', JSON.stringify({ compilerOptions: { strict: true }, include: ['src-main', 'test'] }))
+    write('src-main/big/parts.ts', many.map((n) => `export const ${n} = 1`).join('\n') + '\nexport const hook = 2\n')
+    write('src-main/big/more.ts', 'export interface More { a: number }\n')
+    write('src-main/big/index.ts', `export { ${many.join(', ')} } from './parts'\nexport * from './more'\n`)
+    write(
+      'src-main/user/index.ts',
+      `import { ${many.slice(1).join(', ')} } from '../big'\nexport const all = [${many.slice(1).join(', ')}]\n`
+    )
+    write('test/uses.test.ts', "import { hook } from '../src-main/big/parts'\nexport const t = hook\n")
+    const bad = findTestOnlyExports(dir)
+    const problems = faceProblems(bad)
+    expect(problems).toContainEqual(expect.stringMatching(/^big: 17 names/))
+    expect(problems).toContain("big: export * from './more'")
+    expect(problems).toContain('big.n0: no production code in another folder imports it')
+    expect(problems).toContain('big.More: no production code in another folder imports it')
+    expect(problems).toContain('user.all: no production code in another folder imports it')
+    expect(testOnlyDrift(bad, [])).toEqual({ added: ['src-main/big/parts.ts#hook'], fixed: [] })
+    expect(testOnlyDrift(bad, ['src-main/big/parts.ts#n1'])).toEqual({
+      added: ['src-main/big/parts.ts#hook'],
+      fixed: ['src-main/big/parts.ts#n1']
+    })
   })
 })

@@ -37,6 +37,10 @@ export interface ExportUse {
   checked: number
   /** Names each `src-main/<folder>/index.ts` face exports, as the compiler sees them (types counted). */
   faces: Record<string, string[]>
+  /** Each face's `export * …` statements (they hide what the face exports). */
+  faceStars: Record<string, string[]>
+  /** Names production code outside each face's folder (src-main, scripts, bin) imports through that face. */
+  faceUsers: Record<string, string[]>
 }
 
 export function findTestOnlyExports(projectRoot: string = root): ExportUse {
@@ -72,6 +76,14 @@ export function findTestOnlyExports(projectRoot: string = root): ExportUse {
     if (!s) m.set(k, (s = new Set()))
     s.add(user)
   }
+  const faceUsers: Record<string, Set<string>> = {}
+  /** `import { a, b as c } from '../x'` in production code outside x/ uses face x's names a and b. */
+  const noteFaceUse = (user: string, spec: ts.Expression, from: ts.SourceFile, names: string[]) => {
+    const face = /^src-main\/([^/]+)\/index(\.ts)?$/.exec(moduleFile(spec, from) ?? '')?.[1]
+    if (!face || isTestFile(user) || !/^(src-main|scripts|bin)\//.test(user) || user.startsWith(`src-main/${face}/`))
+      return
+    for (const n of names) (faceUsers[face] ??= new Set()).add(n)
+  }
   const target = (sym: ts.Symbol | undefined): ts.Symbol | undefined =>
     sym && sym.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(sym) : sym
   const moduleFile = (spec: ts.Expression, from: ts.SourceFile): string | undefined => {
@@ -89,6 +101,11 @@ export function findTestOnlyExports(projectRoot: string = root): ExportUse {
     const visit = (node: ts.Node): void => {
       if (ts.isImportDeclaration(node) && node.importClause) {
         const { name, namedBindings } = node.importClause
+        const named = namedBindings && ts.isNamedImports(namedBindings) ? namedBindings.elements : []
+        noteFaceUse(user, node.moduleSpecifier, sf, [
+          ...(name ? ['default'] : []),
+          ...named.map((el) => (el.propertyName ?? el.name).text)
+        ])
         if (name) {
           const t = target(checker.getSymbolAtLocation(name))
           if (t) add(users, t, user)
@@ -102,6 +119,14 @@ export function findTestOnlyExports(projectRoot: string = root): ExportUse {
           const m = moduleFile(node.moduleSpecifier, sf)
           if (m) add(wholeModuleUsers, m, user)
         }
+      } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && node.exportClause) {
+        if (ts.isNamedExports(node.exportClause))
+          noteFaceUse(
+            user,
+            node.moduleSpecifier,
+            sf,
+            node.exportClause.elements.map((el) => (el.propertyName ?? el.name).text)
+          )
       } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
         const [spec] = node.arguments
         const m = spec && moduleFile(spec, sf)
@@ -117,12 +142,18 @@ export function findTestOnlyExports(projectRoot: string = root): ExportUse {
 
   const testOnly: string[] = []
   const faces: Record<string, string[]> = {}
+  const faceStars: Record<string, string[]> = {}
   let checked = 0
   for (const sf of program.getSourceFiles()) {
     const r = relOf(sf.fileName)
     const face = /^src-main\/([^/]+)\/index\.ts$/.exec(r)
     const faceSym = face && checker.getSymbolAtLocation(sf)
-    if (face && faceSym) faces[face[1]!] = checker.getExportsOfModule(faceSym).map((e) => e.name)
+    if (face && faceSym) {
+      faces[face[1]!] = checker.getExportsOfModule(faceSym).map((e) => e.name)
+      faceStars[face[1]!] = sf.statements
+        .filter((s) => ts.isExportDeclaration(s) && (!s.exportClause || ts.isNamespaceExport(s.exportClause)))
+        .map((s) => s.getText(sf))
+    }
     if (!isProductionModule(r) || ENTRY_POINTS.has(r)) continue
     const moduleSym = checker.getSymbolAtLocation(sf)
     if (!moduleSym) continue
@@ -138,5 +169,6 @@ export function findTestOnlyExports(projectRoot: string = root): ExportUse {
       if (tests && !prod) testOnly.push(`${r}#${exp.name}`)
     }
   }
-  return { testOnly: testOnly.sort(), checked, faces }
+  const usedThroughFaces = Object.fromEntries(Object.entries(faceUsers).map(([f, names]) => [f, [...names].sort()]))
+  return { testOnly: testOnly.sort(), checked, faces, faceStars, faceUsers: usedThroughFaces }
 }
