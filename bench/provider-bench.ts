@@ -18,49 +18,11 @@ import { SessionStore } from '../src-main/store'
 const MB = 1 << 20
 const round = (n: number) => Math.round(n * 10) / 10
 
-// Plain JS for a plain `node`: the provider must not share this event loop.
-const SERVER = `
-const http = require('node:http')
-const MB = 1 << 20
-const ev = (delta) => 'data: ' + JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta, finish_reason: null }] }) + '\\n\\n'
-function pour(res, head, total, piece, tail) {
-  let sent = 0
-  res.write(head)
-  const more = () => {
-    while (sent < total && !res.destroyed) {
-      sent += piece.length
-      if (!res.write(piece)) return void res.once('drain', more)
-    }
-    if (!res.destroyed) res.end(tail)
-  }
-  more()
-}
-http.createServer((req, res) => {
-  req.resume()
-  req.on('end', () => {
-    const [, mode, size] = req.url.split('/')
-    const total = Number(size) * MB
-    if (mode === 'sse-line') {
-      res.writeHead(200, { 'content-type': 'text/event-stream' })
-      pour(res, 'data: {"choices":[{"delta":{"content":"', total, 'x'.repeat(65536), '"}}]}\\n\\n')
-    } else if (mode === 'json') {
-      res.writeHead(200, { 'content-type': 'application/json' })
-      pour(res, '{"choices":[{"message":{"content":"', total, 'x'.repeat(65536), '"}}]}')
-    } else if (req.headers['x-turn'] === '2' || mode === 'done') {
-      res.writeHead(200, { 'content-type': 'text/event-stream' })
-      res.end(ev({ content: 'ok' }) + 'data: [DONE]\\n\\n')
-    } else {
-      res.writeHead(200, { 'content-type': 'text/event-stream' })
-      const head = ev({ tool_calls: [{ index: 0, id: 'call_1', function: { name: 'write', arguments: '{"text":"' } }] })
-      pour(res, head, total, ev({ tool_calls: [{ index: 0, function: { arguments: 'y'.repeat(65536) } }] }),
-        ev({ tool_calls: [{ index: 0, function: { arguments: '"}' } }] }) + 'data: [DONE]\\n\\n')
-    }
-  })
-}).listen(0, '127.0.0.1', function () { console.log(this.address().port) })
-`
+// The hostile provider runs in its own process: it must not share this event loop.
+const HOSTILE = join(import.meta.dirname, '../src-main/agent/providers/test-fixtures/hostile-provider.ts')
 
 async function startServer(): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['-e', SERVER], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', HOSTILE], { stdio: ['ignore', 'pipe', 'inherit'] })
   const port = await new Promise<number>((ok) =>
     createInterface({ input: child.stdout! }).once('line', (l) => ok(Number(l)))
   )

@@ -1,32 +1,25 @@
 // Reply-size limits below the SDK, against a real local HTTP server sending hostile bodies of a few MB.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { boundedBody } from './bounded-body'
 import { createProviderClient, type ProviderClient, type RuntimeConfig, type StreamEvent } from './index'
+import { chunk, pour, startScriptedProvider, type ScriptedProvider } from './test-fixtures/scripted-provider'
 
-let server: Server
-let baseUrl: string
-let route: (req: IncomingMessage, res: ServerResponse) => void = () => undefined
-
+let provider: ScriptedProvider
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    req.resume()
-    req.on('end', () => route(req, res))
-  })
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`
+  provider = await startScriptedProvider()
 })
-afterAll(
-  () =>
-    new Promise<void>((r) => {
-      server.close(() => r())
-      server.closeAllConnections()
-    })
-)
+afterAll(() => provider.close())
 
 const client = (apiMode: RuntimeConfig['apiMode'], limits: RuntimeConfig['limits']): ProviderClient =>
-  createProviderClient({ model: 'm', provider: 'custom', baseUrl, apiKey: 'k', apiMode, maxRetries: 0, limits })
+  createProviderClient({
+    model: 'm',
+    provider: 'custom',
+    baseUrl: provider.baseUrl,
+    apiKey: 'k',
+    apiMode,
+    maxRetries: 0,
+    limits
+  })
 
 async function run(c: ProviderClient) {
   const events: StreamEvent[] = []
@@ -38,27 +31,9 @@ async function run(c: ProviderClient) {
   }
 }
 
-/** Writes `total` bytes of `fill` in 64 KB pieces, honouring back-pressure; stops when the client goes away. */
-function pour(res: ServerResponse, head: string, total: number, fill = 'x', tail = '') {
-  let sent = 0
-  const piece = fill.repeat(Math.max(1, Math.floor(65536 / fill.length))) // whole repetitions only
-  res.write(head)
-  const more = () => {
-    while (sent < total && !res.destroyed) {
-      sent += piece.length
-      if (!res.write(piece)) return void res.once('drain', more)
-    }
-    if (!res.destroyed) res.end(tail)
-  }
-  more()
-}
-
-const chunk = (delta: Record<string, unknown>) =>
-  `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`
-
 describe('provider reply limits (provider_limits.max_response_bytes / max_line_bytes)', () => {
   it('an SSE reply that is one 5 MB line is cut at max_line_bytes with a clear error', async () => {
-    route = (_req, res) => {
+    provider.route = (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' })
       pour(res, 'data: {"choices":[{"delta":{"content":"', 5 << 20)
     }
@@ -69,7 +44,7 @@ describe('provider reply limits (provider_limits.max_response_bytes / max_line_b
   })
 
   it('a 5 MB JSON body (no SSE) is cut too, for the Anthropic client as well', async () => {
-    route = (_req, res) => {
+    provider.route = (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' })
       pour(res, '{"content":[{"type":"text","text":"', 5 << 20)
     }
@@ -78,7 +53,7 @@ describe('provider reply limits (provider_limits.max_response_bytes / max_line_b
   })
 
   it('many short events past max_response_bytes end the reply, keeping what streamed', async () => {
-    route = (_req, res) => {
+    provider.route = (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' })
       pour(res, '', 3 << 20, chunk({ content: 'abc' }))
     }
@@ -88,7 +63,7 @@ describe('provider reply limits (provider_limits.max_response_bytes / max_line_b
   })
 
   it('an error body over the limit is cut as well (the SDK reads error bodies whole)', async () => {
-    route = (_req, res) => {
+    provider.route = (_req, res) => {
       res.writeHead(400, { 'content-type': 'application/json' })
       pour(res, '{"error":{"message":"', 3 << 20)
     }
@@ -98,7 +73,7 @@ describe('provider reply limits (provider_limits.max_response_bytes / max_line_b
 
   it('tool-call arguments over max_tool_args_chars are kept as a short marker, with their length', async () => {
     const args = JSON.stringify({ text: 'y'.repeat(2 << 20) })
-    route = (_req, res) => {
+    provider.route = (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' })
       res.write(chunk({ tool_calls: [{ index: 0, id: 'call_1', function: { name: 'write', arguments: '' } }] }))
       for (let i = 0; i < args.length; i += 60_000)

@@ -1,42 +1,22 @@
 // Provider call limits against a real local HTTP server speaking the OpenAI wire protocol.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createProviderClient, ProviderError, type ProviderClient, type RuntimeConfig } from './index'
+import { chunk as event, sse, startScriptedProvider, type ScriptedProvider } from './test-fixtures/scripted-provider'
 
-type Route = (req: IncomingMessage, res: ServerResponse, n: number) => void
-let server: Server
-let baseUrl: string
-let route: Route = () => undefined
-let hits = 0
+const chunk = (content: string) => event({ content })
+const finish = () => `${event({}, 'stop')}data: [DONE]\n\n`
 
-const chunk = (content: string) =>
-  `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`
-const finish = () =>
-  `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`
-const sse = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/event-stream' })
-
+let provider: ScriptedProvider
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    req.resume()
-    req.on('end', () => route(req, res, ++hits))
-  })
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`
+  provider = await startScriptedProvider()
 })
-afterAll(
-  () =>
-    new Promise<void>((r) => {
-      server.close(() => r())
-      server.closeAllConnections()
-    })
-)
+afterAll(() => provider.close())
 
 const client = (limits: RuntimeConfig['limits']): ProviderClient =>
   createProviderClient({
     model: 'm',
     provider: 'custom',
-    baseUrl,
+    baseUrl: provider.baseUrl,
     apiKey: 'k-test',
     apiMode: 'chat_completions',
     limits
@@ -55,8 +35,8 @@ async function run(c: ProviderClient): Promise<{ text: string; error: ProviderEr
 
 describe('provider call limits', () => {
   it('a provider that stalls after the headers is stopped by the inactivity timeout, with a clear message', async () => {
-    hits = 0
-    route = (_req, res) => sse(res) // headers, then silence
+    provider.hits = 0
+    provider.route = (_req, res) => sse(res) // headers, then silence
     const r = await run(client({ inactivityMs: 300, maxRetries: 0 }))
     expect(r.error).toBeInstanceOf(ProviderError)
     expect(r.error!.kind).toBe('timeout')
@@ -64,7 +44,7 @@ describe('provider call limits', () => {
   })
 
   it('a provider that goes quiet mid-stream is stopped too, keeping what it sent', async () => {
-    route = (_req, res) => {
+    provider.route = (_req, res) => {
       sse(res)
       res.write(chunk('partial '))
     }
@@ -74,7 +54,7 @@ describe('provider call limits', () => {
   })
 
   it('a provider that trickles bytes forever is stopped by the total cap', async () => {
-    route = (_req, res) => {
+    provider.route = (_req, res) => {
       sse(res)
       const t = setInterval(() => (res.destroyed ? clearInterval(t) : res.write(chunk('.'))), 50)
       res.on('close', () => clearInterval(t))
@@ -85,8 +65,8 @@ describe('provider call limits', () => {
   })
 
   it('429 with a short Retry-After is retried and then succeeds', async () => {
-    hits = 0
-    route = (_req, res, n) => {
+    provider.hits = 0
+    provider.route = (_req, res, n) => {
       if (n === 1)
         return void res
           .writeHead(429, { 'retry-after': '0', 'content-type': 'application/json' })
@@ -97,26 +77,26 @@ describe('provider call limits', () => {
     const r = await run(client({ maxRetries: 2 }))
     expect(r.error).toBeNull()
     expect(r.text).toBe('ok')
-    expect(hits).toBe(2)
+    expect(provider.hits).toBe(2)
   })
 
   it('a Retry-After beyond the bound is not waited for: the 429 reaches the caller', async () => {
-    hits = 0
-    route = (_req, res) =>
+    provider.hits = 0
+    provider.route = (_req, res) =>
       void res
         .writeHead(429, { 'retry-after': '120', 'content-type': 'application/json' })
         .end('{"error":{"message":"come back later"}}')
     const r = await run(client({ maxRetries: 3, maxRetryWaitMs: 1000 }))
-    expect(hits).toBe(1)
+    expect(provider.hits).toBe(1)
     expect(r.error?.status).toBe(429)
   })
 
   it('5xx is retried with backoff up to maxRetries', async () => {
-    hits = 0
-    route = (_req, res) =>
+    provider.hits = 0
+    provider.route = (_req, res) =>
       void res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"message":"busy"}}')
     const r = await run(client({ maxRetries: 2, maxRetryWaitMs: 50 }))
-    expect(hits).toBe(3)
+    expect(provider.hits).toBe(3)
     expect(r.error?.status).toBe(503)
   })
 })
