@@ -5,16 +5,13 @@
  * event-loop max delay (monitorEventLoopDelay inside the host), the worst health round trip, the worst read
  * latency and what became of the send.
  */
-import { spawn } from 'node:child_process'
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { createInterface } from 'node:readline'
-import Database from 'better-sqlite3'
+import { join } from 'node:path'
+import { holdJournalLock, makeDeleteJournalHome } from '../test/fixtures/journal-lock'
 import { serveHost, type ServedHost } from '../test/fixtures/serve-host'
 import { eldOf } from './host-bench'
 
-const repo = resolve(import.meta.dirname, '..')
 const SID = '20260101_090000_aa01'
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const round = (n: number) => Math.round(n * 100) / 100
@@ -45,14 +42,7 @@ export async function runJournalLockBench(opts: { immediateMs?: number; exclusiv
   const logDir = mkdtempSync(join(tmpdir(), 'cad-journal-bench-logs-'))
   let host: ServedHost | null = null
   try {
-    cpSync(join(repo, 'test/fixtures/upstream/v21-two-profiles'), root, { recursive: true })
-    const db = new Database(join(root, 'state.db'))
-    db.pragma('journal_mode = DELETE')
-    db.close()
-    writeFileSync(
-      join(root, 'config.yaml'),
-      'model:\n  default: demo-model\n  provider: demo\n  base_url: http://127.0.0.1:0/v1\ndatabase:\n  journal_mode: delete\n'
-    )
+    makeDeleteJournalHome(root)
     host = await serveHost(root, { logDir, env: { CADUCEUS_BENCH_ELD: '1' } })
     await host.call('sessions.get', { profile: 'default', sessionId: SID })
     await sleep(1500)
@@ -64,18 +54,7 @@ export async function runJournalLockBench(opts: { immediateMs?: number; exclusiv
     )
     const controlEld = await eldOf(host)
 
-    const child = spawn(
-      process.execPath,
-      [
-        join(repo, 'test/fixtures/journal-lock-holder.mjs'),
-        join(root, 'state.db'),
-        String(immediateMs),
-        String(exclusiveMs)
-      ],
-      { cwd: repo, stdio: ['ignore', 'pipe', 'inherit'] }
-    )
-    const lines = createInterface({ input: child.stdout! })
-    const phase = (name: string) => new Promise<void>((ok) => lines.on('line', (l) => l === name && ok()))
+    const { phase } = holdJournalLock(join(root, 'state.db'), immediateMs, exclusiveMs)
     const exclusive = phase('exclusive')
     const released = phase('released')
     await phase('immediate')

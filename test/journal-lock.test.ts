@@ -2,50 +2,26 @@
 // `database.journal_mode: delete`) while a real second process holds BEGIN IMMEDIATE, then BEGIN EXCLUSIVE.
 // Reads answer (retried off the event loop during the exclusive lock), a send is saved at release or refused
 // with the lock message, never "Unknown session", and the home stays in its journal mode.
-import { spawn } from 'node:child_process'
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { createInterface } from 'node:readline'
+import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { LogRecord } from '@shared/contract/log'
 import { createHost } from '../src-main/host'
 import { createLogger } from '../src-main/host/log'
+import { holdJournalLock, makeDeleteJournalHome } from './fixtures/journal-lock'
 
-const repo = resolve(import.meta.dirname, '..')
 const SID = '20260101_090000_aa01'
 const dirs: string[] = []
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true })
 })
 
-function deleteJournalHome(): string {
+const deleteJournalHome = () => {
   const home = mkdtempSync(join(tmpdir(), 'cad-journal-'))
   dirs.push(home)
-  cpSync(join(repo, 'test/fixtures/upstream/v21-two-profiles'), home, { recursive: true })
-  const db = new Database(join(home, 'state.db'))
-  db.pragma('journal_mode = DELETE')
-  db.close()
-  writeFileSync(
-    join(home, 'config.yaml'),
-    'model:\n  default: demo-model\n  provider: demo\n  base_url: http://127.0.0.1:0/v1\ndatabase:\n  journal_mode: delete\n'
-  )
-  return home
-}
-
-/** The second program: resolves `phase(name)` when it prints that line. */
-function holder(db: string, immediateMs: number, exclusiveMs: number) {
-  const child = spawn(
-    process.execPath,
-    [join(repo, 'test/fixtures/journal-lock-holder.mjs'), db, String(immediateMs), String(exclusiveMs)],
-    { cwd: repo, stdio: ['ignore', 'pipe', 'inherit'] }
-  )
-  const seen = new Map<string, () => void>()
-  const phases = new Map<string, Promise<void>>()
-  for (const p of ['immediate', 'exclusive', 'released']) phases.set(p, new Promise<void>((r) => seen.set(p, r)))
-  createInterface({ input: child.stdout! }).on('line', (l) => seen.get(l)?.())
-  return { child, phase: (p: string) => phases.get(p)! }
+  return makeDeleteJournalHome(home)
 }
 
 describe('a rollback-journal home locked by another program', () => {
@@ -58,7 +34,7 @@ describe('a rollback-journal home locked by another program', () => {
     const call = (name: string, input: unknown) => host.dispatcher.invoke(name as never, input as never)
     try {
       expect((await call('sessions.list', { profile: 'default' })).ok).toBe(true) // opened before the lock
-      const lock = holder(join(home, 'state.db'), 1000, 1500)
+      const lock = holdJournalLock(join(home, 'state.db'), 1000, 1500)
       await lock.phase('immediate')
       const duringImmediate = await call('sessions.messages', { profile: 'default', sessionId: SID })
       expect(duringImmediate.ok).toBe(true)
