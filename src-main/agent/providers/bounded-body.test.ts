@@ -2,11 +2,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { boundedBody } from './bounded-body'
 import { createProviderClient, type ProviderClient, type RuntimeConfig, type StreamEvent } from './index'
-import { chunk, pour, startScriptedProvider, type ScriptedProvider } from './test-fixtures/scripted-provider'
+import { chunk, pour, startRouteServer, type RouteServer } from './test-fixtures/route-server'
 
-let provider: ScriptedProvider
+let provider: RouteServer
 beforeAll(async () => {
-  provider = await startScriptedProvider()
+  provider = await startRouteServer()
 })
 afterAll(() => provider.close())
 

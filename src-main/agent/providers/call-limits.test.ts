@@ -1,14 +1,14 @@
 // Provider call limits against a real local HTTP server speaking the OpenAI wire protocol.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createProviderClient, ProviderError, type ProviderClient, type RuntimeConfig } from './index'
-import { chunk as event, sse, startScriptedProvider, type ScriptedProvider } from './test-fixtures/scripted-provider'
+import { chunk as event, sse, startRouteServer, type RouteServer } from './test-fixtures/route-server'
 
 const chunk = (content: string) => event({ content })
 const finish = () => `${event({}, 'stop')}data: [DONE]\n\n`
 
-let provider: ScriptedProvider
+let provider: RouteServer
 beforeAll(async () => {
-  provider = await startScriptedProvider()
+  provider = await startRouteServer()
 })
 afterAll(() => provider.close())
 

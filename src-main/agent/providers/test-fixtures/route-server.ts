@@ -1,12 +1,12 @@
-// A real local HTTP server that answers the provider clients with scripted replies: the tests set `route` per case
-// (and read `hits`), and the provider bench runs it in its own process with `hostileRoute` (hostile-provider.ts).
+// A real local HTTP server whose every reply is a `route` function (raw bytes, stalls, hostile bodies): the provider
+// tests set `route` per case (and read `hits`); the provider bench runs it in its own process with `hostileRoute`.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
 /** Answers one request; `n` counts the requests since `hits` was last reset. */
 export type Route = (req: IncomingMessage, res: ServerResponse, n: number) => void
 
-export interface ScriptedProvider {
+export interface RouteServer {
   port: number
   /** `http://127.0.0.1:<port>/v1`, for a client's `baseUrl`. */
   baseUrl: string
@@ -16,14 +16,14 @@ export interface ScriptedProvider {
 }
 
 /** Starts the server; each request body is read to its end before `route` answers. */
-export async function startScriptedProvider(route: Route = () => undefined): Promise<ScriptedProvider> {
+export async function startRouteServer(route: Route = () => undefined): Promise<RouteServer> {
   const server = createServer((req, res) => {
     req.resume()
     req.on('end', () => provider.route(req, res, ++provider.hits))
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   const port = (server.address() as AddressInfo).port
-  const provider: ScriptedProvider = {
+  const provider: RouteServer = {
     port,
     baseUrl: `http://127.0.0.1:${port}/v1`,
     route,
