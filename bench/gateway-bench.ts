@@ -7,10 +7,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { CacheDecision } from '../shared/contract'
-import { createAgent, ToolRegistry, type Agent } from '../src-main/agent'
+import type { Agent } from '../src-main/agent'
 import { startScriptedProvider } from '../src-main/agent/scripted'
 import { loadConfig, resolveRuntime, secretsFor } from '../src-main/config'
 import { Gateway } from '../src-main/gateway'
+import { buildRealAgent } from '../src-main/gateway/test-fixtures/real-agent'
 import { AgentCache } from '../src-main/gateway/agent-cache'
 import { agentConfigSignature } from '../src-main/gateway/signature'
 import { extractCacheBustingConfig } from '../src-main/gateway/cache-busting'
@@ -55,24 +56,7 @@ export async function runGatewayBench(opts: { turns?: number; hitSamples?: numbe
     const gateway = new Gateway<Agent, SessionStore>({
       root,
       stores: registry,
-      buildAgent: (i) =>
-        createAgent({
-          profile: i.profile,
-          sessionId: i.sessionId,
-          store: i.store,
-          tools: new ToolRegistry(),
-          maxIterations: i.maxIterations,
-          gatewaySessionKey: i.sessionKey,
-          compression: { enabled: false },
-          reasoningConfig: i.reasoningConfig,
-          runtime: {
-            model: i.runtime.model,
-            provider: i.runtime.provider,
-            baseUrl: i.runtime.baseUrl,
-            apiKey: i.runtime.apiKey,
-            apiMode: i.runtime.apiMode
-          }
-        }),
+      buildAgent: (i) => buildRealAgent(i, { compression: { enabled: false } }),
       emit: (event, payload) => {
         if (event === 'turn.started') decisions.push((payload as { cache: CacheDecision }).cache)
       }

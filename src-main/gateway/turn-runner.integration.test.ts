@@ -9,10 +9,11 @@ import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { EventName, EventPayload } from '@shared/contract'
-import { createAgent, ToolRegistry, type Agent } from '../agent'
+import type { Agent } from '../agent'
 import { startScriptedProvider, type ScriptedProvider } from '../agent/scripted'
 import { StoreRegistry, type SessionStore } from '../store'
 import { Gateway } from './index'
+import { buildRealAgent } from './test-fixtures/real-agent'
 
 const run = promisify(execFile)
 const ROOT_DIR = resolve(import.meta.dirname, '../..')
@@ -47,22 +48,7 @@ beforeAll(async () => {
     stores: registry,
     buildAgent: (i) => {
       builds++
-      return createAgent({
-        profile: i.profile,
-        sessionId: i.sessionId,
-        store: i.store,
-        tools: new ToolRegistry(),
-        maxIterations: i.maxIterations,
-        gatewaySessionKey: i.sessionKey,
-        reasoningConfig: i.reasoningConfig,
-        runtime: {
-          model: i.runtime.model,
-          provider: i.runtime.provider,
-          baseUrl: i.runtime.baseUrl,
-          apiKey: i.runtime.apiKey,
-          apiMode: i.runtime.apiMode
-        }
-      })
+      return buildRealAgent(i)
     },
     emit: <K extends EventName>(event: K, payload: EventPayload<K>) => void events.push({ event, payload })
   })
