@@ -57,6 +57,17 @@ const MSG_KEYS = [
   'token_count',
   'timestamp'
 ]
+/** Session columns upstream reads back the same way it wrote them. */
+const SESSION_KEYS = [
+  'parent_session_id',
+  'ended_at',
+  'end_reason',
+  'input_tokens',
+  'output_tokens',
+  'title',
+  'archived',
+  'model_config'
+]
 const pick = (m: Record<string, unknown>, keys = MSG_KEYS) => Object.fromEntries(keys.map((k) => [k, m[k] ?? null]))
 
 const dirs: string[] = []
@@ -123,29 +134,7 @@ describe('export of an upstream-written home', () => {
       mine as Record<string, { messages: Array<{ active: number }>; session: Record<string, unknown> }>
     )) {
       expect(back.sessions[id].messages).toEqual(v.messages.filter((m) => m.active === 1))
-      expect(
-        pick(back.sessions[id].session, [
-          'parent_session_id',
-          'ended_at',
-          'end_reason',
-          'input_tokens',
-          'output_tokens',
-          'title',
-          'archived',
-          'model_config'
-        ])
-      ).toEqual(
-        pick(v.session, [
-          'parent_session_id',
-          'ended_at',
-          'end_reason',
-          'input_tokens',
-          'output_tokens',
-          'title',
-          'archived',
-          'model_config'
-        ])
-      )
+      expect(pick(back.sessions[id].session, SESSION_KEYS)).toEqual(pick(v.session, SESSION_KEYS))
     }
   })
 
@@ -221,17 +210,7 @@ describe("import of upstream's export", () => {
       }))
       expect(asUpstream.map((m) => pick(m))).toEqual(v.messages.filter((m) => m.active === 1).map((m) => pick(m)))
       const s = db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as Record<string, unknown>
-      const keys = [
-        'parent_session_id',
-        'ended_at',
-        'end_reason',
-        'input_tokens',
-        'output_tokens',
-        'title',
-        'archived',
-        'model_config'
-      ]
-      expect(pick(s, keys)).toEqual(pick(v.session, keys))
+      expect(pick(s, SESSION_KEYS)).toEqual(pick(v.session, SESSION_KEYS))
       expect(s.message_count).toBe(asUpstream.length)
     }
     db.close()

@@ -1,12 +1,12 @@
 // Seed 000 (PLG-11): a memory-provider tool call belongs to the calling turn's profile. Driven through the
 // real sequential and concurrent dispatch of the agent's ToolRegistry with real MemoryManagers.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { getHomeOverride, withHomeOverride } from '../scope'
 import { multiplexed } from '../scope/test-support'
 import { BareSignatureProvider, ProcessWideProvider } from './test-fixtures/seed-providers'
 import {
   buildAgent,
-  captureLogs,
+  useCallerScopeTest,
   concurrent,
   expectGenericRefusal,
   makeHomes,
@@ -14,17 +14,9 @@ import {
   tick
 } from './test-fixtures/harness'
 
-let logs: ReturnType<typeof captureLogs>
-const savedHome = process.env.HERMES_HOME
-beforeEach(() => {
+const logs = useCallerScopeTest(() => {
   ProcessWideProvider.reset()
   BareSignatureProvider.argCounts = []
-  logs = captureLogs()
-})
-afterEach(() => {
-  logs.stop()
-  if (savedHome === undefined) delete process.env.HERMES_HOME
-  else process.env.HERMES_HOME = savedHome
 })
 
 describe('memory caller scope: tool dispatch (seed 000)', () => {

@@ -3,7 +3,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createLogger } from '../host/log'
 import { homeKey, isMultiplexActive, withHomeOverride } from '../scope'
 import { withSecretScope } from '../scope/scope'
@@ -14,7 +14,7 @@ import { HOOK_TOOL, InstanceScopedProvider } from './test-fixtures/seed-provider
 import {
   buildAgent,
   buildManager,
-  captureLogs,
+  useCallerScopeTest,
   concurrent,
   HOOKS,
   makeHomes,
@@ -23,16 +23,8 @@ import {
   tick
 } from './test-fixtures/harness'
 
-let logs: ReturnType<typeof captureLogs>
-const savedHome = process.env.HERMES_HOME
-beforeEach(() => {
+const logs = useCallerScopeTest(() => {
   InstanceScopedProvider.events = []
-  logs = captureLogs()
-})
-afterEach(() => {
-  logs.stop()
-  if (savedHome === undefined) delete process.env.HERMES_HOME
-  else process.env.HERMES_HOME = savedHome
 })
 
 const ALL_HOOKS = new Set(Object.keys(HOOKS))

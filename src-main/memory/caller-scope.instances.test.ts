@@ -1,19 +1,16 @@
 // Seed 000 (PLG-11), provider instances: one instance is bound to one profile for good; identity (not
 // equality) decides; an instance that can't be tracked fails closed only when multiplexed.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { withHomeOverride } from '../scope'
 import { multiplexed } from '../scope/test-support'
 import { buildMemoryManagerForAgent } from './agent-build'
 import { claimInstance, INSTANCE_SHARED_CODE } from './caller-scope'
 import { HOOK_TOOL, InstanceScopedProvider, SealedProvider, ValueEqualProvider } from './test-fixtures/seed-providers'
-import { buildManager, captureLogs, makeHomes } from './test-fixtures/harness'
+import { buildManager, makeHomes, useCallerScopeTest } from './test-fixtures/harness'
 
-let logs: ReturnType<typeof captureLogs>
-beforeEach(() => {
+const logs = useCallerScopeTest(() => {
   InstanceScopedProvider.events = []
-  logs = captureLogs()
 })
-afterEach(() => logs.stop())
 
 describe('memory caller scope: provider instances (seed 000)', () => {
   // seed 000: test_one_provider_instance_is_never_served_to_a_second_profile

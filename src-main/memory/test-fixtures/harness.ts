@@ -2,7 +2,7 @@
 import { mkdirSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
-import { expect } from 'vitest'
+import { afterEach, beforeEach, expect } from 'vitest'
 import { executeToolCall, ToolRegistry, type ToolContext } from '../../agent/tools/registry'
 import { withHomeOverride } from '../../scope'
 import { REFUSAL_CODE } from '../caller-scope'
@@ -136,4 +136,31 @@ export const HOOKS: Record<string, (m: MemoryManager) => Promise<unknown>> = {
   on_pre_compress: (m) => m.onPreCompress([{ role: 'user', content: 'x' }]),
   on_memory_write: (m) => m.onMemoryWrite('add', 'memory', 'a fact'),
   on_delegation: (m) => m.onDelegation('task', 'result')
+}
+
+/**
+ * Each caller-scope test starts with fresh provider state (`reset`) and captured memory logs, and leaves
+ * HERMES_HOME as it found it. The returned logs always read the current test's capture.
+ */
+export function useCallerScopeTest(reset: () => void): {
+  readonly records: MemoryLogRecord[]
+  scope: () => MemoryLogRecord[]
+} {
+  let current: ReturnType<typeof captureLogs>
+  const savedHome = process.env.HERMES_HOME
+  beforeEach(() => {
+    reset()
+    current = captureLogs()
+  })
+  afterEach(() => {
+    current.stop()
+    if (savedHome === undefined) delete process.env.HERMES_HOME
+    else process.env.HERMES_HOME = savedHome
+  })
+  return {
+    get records() {
+      return current.records
+    },
+    scope: () => current.scope()
+  }
 }
