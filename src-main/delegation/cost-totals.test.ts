@@ -5,10 +5,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { CostSummary, Money } from '@shared/contract'
-import type { UsageReport } from '../store'
 import { costSummary, sessionCost } from './costs'
 import { recordChildUsageAttribution } from './ledger'
-import { tempHome, type TempHome } from './test-support'
+import { tempHome, usageReport, type TempHome } from './test-support'
 
 let a: TempHome
 beforeEach(() => {
@@ -16,19 +15,15 @@ beforeEach(() => {
 })
 afterEach(() => a.cleanup())
 
-const usage = (costUsd: number | null, model: string, tokens = 1000): UsageReport => ({
-  model,
-  provider: 'openai',
-  baseUrl: 'https://api.openai.com/v1',
-  inputTokens: tokens,
-  outputTokens: tokens / 10,
-  cacheReadTokens: tokens / 2,
-  cacheWriteTokens: tokens / 4,
-  reasoningTokens: 7,
-  apiCalls: 1,
-  costUsd,
-  costStatus: costUsd === null ? 'unpriced' : 'estimated'
-})
+const usage = (costUsd: number | null, model: string, tokens = 1000) =>
+  usageReport(costUsd, {
+    model,
+    inputTokens: tokens,
+    outputTokens: tokens / 10,
+    cacheReadTokens: tokens / 2,
+    cacheWriteTokens: tokens / 4,
+    reasoningTokens: 7
+  })
 const dayStr = (t: number) => {
   const d = new Date(t * 1000)
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`

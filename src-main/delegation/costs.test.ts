@@ -1,12 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { UsageReport } from '../store'
 import { costSummary, sessionCost } from './costs'
 import { recordChildUsageAttribution } from './ledger'
 import { LiveSubagentRegistry } from './live-registry'
 import { sumMoney } from '@shared/contract/money'
 import { createDelegationRegistry } from './registry'
 import { estimateFollowUp, listSubagents } from './subagents'
-import { insertDelegation, tempHome, type TempHome } from './test-support'
+import { insertDelegation, tempHome, usageReport, type TempHome } from './test-support'
 import { rawDb } from '../store/test-fixtures/raw-db'
 
 let a: TempHome
@@ -20,19 +19,7 @@ afterEach(() => {
   b.cleanup()
 })
 
-const usage = (costUsd: number | null, model = 'gpt-x'): UsageReport => ({
-  model,
-  provider: 'openai',
-  baseUrl: 'https://api.openai.com/v1',
-  inputTokens: 100,
-  outputTokens: 20,
-  cacheReadTokens: 0,
-  cacheWriteTokens: 0,
-  reasoningTokens: 0,
-  apiCalls: 1,
-  costUsd,
-  costStatus: costUsd === null ? 'unpriced' : 'estimated'
-})
+const usage = (costUsd: number | null, model = 'gpt-x') => usageReport(costUsd, { model })
 
 describe('money', () => {
   it('complete only when every part is priced', () => {

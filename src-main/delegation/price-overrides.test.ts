@@ -1,12 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { UsageReport } from '../store'
 import { costSummary, sessionCost } from './costs'
 import { recordChildUsageAttribution } from './ledger'
 import { createDelegationRegistry } from './registry'
 import { listSubagents } from './subagents'
 import { priceSessionDetail, priceSessionRows } from './custom-prices'
 import { readPriceOverrides, writePriceOverrides } from './price-overrides'
-import { tempHome, type TempHome } from './test-support'
+import { tempHome, usageReport, type TempHome } from './test-support'
 import { rawDb } from '../store/test-fixtures/raw-db'
 
 let a: TempHome
@@ -15,19 +14,8 @@ beforeEach(() => {
 })
 afterEach(() => a.cleanup())
 
-const usage = (costUsd: number | null, model: string, baseUrl = 'http://10.0.0.5:8000/v1'): UsageReport => ({
-  model,
-  provider: 'custom',
-  baseUrl,
-  inputTokens: 1_000_000,
-  outputTokens: 200_000,
-  cacheReadTokens: 0,
-  cacheWriteTokens: 0,
-  reasoningTokens: 0,
-  apiCalls: 1,
-  costUsd,
-  costStatus: costUsd === null ? 'unpriced' : 'estimated'
-})
+const usage = (costUsd: number | null, model: string, baseUrl = 'http://10.0.0.5:8000/v1') =>
+  usageReport(costUsd, { model, provider: 'custom', baseUrl, inputTokens: 1_000_000, outputTokens: 200_000 })
 
 describe('price overrides (Caduceus settings, applied at read time)', () => {
   it('prices unpriced usage, labels it custom price, and leaves upstream columns alone', async () => {
