@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import Database from 'better-sqlite3'
-import { insertDelegation, rawDb, tempHome, type TempHome } from '../test-support'
+import { insertDelegation, tempHome, type TempHome } from '../test-support'
 import { createDelegationRegistry, type DelegationRegistry } from './index'
 import type { ChildManifestEntry } from '../types'
 import { rawDb as dbOf } from '../../store/test-fixtures/raw-db'
@@ -32,57 +31,8 @@ async function dispatchAndRetain(
   return id
 }
 
-const columns = (db: Database.Database, table: string) =>
-  new Set((db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).map((r) => r.name))
-
-describe('schema (owned by the store, checked here for what the registry needs)', () => {
-  // seed 004: test_schema_adds_retained_columns_and_usage_table
-  it('a fresh state.db has the retained columns and the usage ledger', () => {
-    const cols = columns(dbOf(t.store), 'async_delegations')
-    for (const c of [
-      'retained',
-      'retained_at',
-      'tombstoned_at',
-      'child_session_id',
-      'children_json',
-      'owner_profile',
-      'usage_json'
-    ])
-      expect(cols).toContain(c)
-    const tables = (
-      dbOf(t.store).prepare("SELECT name FROM sqlite_master WHERE type='table'").all() as Array<{ name: string }>
-    ).map((r) => r.name)
-    expect(tables).toContain('delegation_child_usage')
-  })
-
-  // seed 004: test_schema_upgrade_is_backwards_compatible
-  it('a legacy 13-column table gains the new columns without losing rows', () => {
-    const path = `${t.home}/legacy.db`
-    const raw = new Database(path)
-    raw.exec(`CREATE TABLE async_delegations (delegation_id TEXT PRIMARY KEY, origin_session TEXT NOT NULL, origin_ui_session_id TEXT NOT NULL DEFAULT '',
-      parent_session_id TEXT, state TEXT NOT NULL, dispatched_at REAL NOT NULL, completed_at REAL, updated_at REAL NOT NULL, event_json TEXT,
-      result_json TEXT, delivery_state TEXT NOT NULL DEFAULT 'pending', delivery_attempts INTEGER NOT NULL DEFAULT 0, delivered_at REAL)`)
-    raw
-      .prepare(
-        `INSERT INTO async_delegations (delegation_id, origin_session, state, dispatched_at, updated_at) VALUES ('deleg_old', '', 'completed', 1, 1)`
-      )
-      .run()
-    raw.close()
-    const upgraded = rawDb(path)
-    try {
-      upgraded.prepareWrite() // the store reconciles at its first write, never on open
-      const cols = columns(dbOf(upgraded), 'async_delegations')
-      expect(cols).toContain('retained')
-      expect(cols).toContain('children_json')
-      expect(
-        dbOf(upgraded).prepare("SELECT state FROM async_delegations WHERE delegation_id='deleg_old'").get()
-      ).toEqual({ state: 'completed' })
-    } finally {
-      upgraded.close()
-    }
-  })
-})
-
+// The retained columns and the usage ledger are the store's schema: seed 004's schema tests live in
+// src-main/store/open.test.ts (fresh file and legacy 13-column upgrade).
 describe('retained registry', () => {
   // seed 004: test_retain_and_list_children
   it('lists one entry per retained child with the upstream keys', async () => {
