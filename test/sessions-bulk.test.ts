@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log'
 import { SessionStore } from '../src-main/store'
+import { usageReport } from '../src-main/store/test-fixtures/usage'
 
 let home: string
 let host: Host
@@ -160,19 +161,16 @@ describe('rows a bulk action or an update returns', () => {
   it('carry the custom price the list shows, so pinning never drops that label', async () => {
     const s = new SessionStore(join(home, 'state.db'))
     await s.createSession('priced', 'cli', { title: 'Priced on my endpoint' })
-    await s.recordUsage('priced', {
-      model: 'my-llama',
-      provider: 'custom',
-      baseUrl: 'http://10.0.0.5:8000/v1',
-      inputTokens: 1_000_000,
-      outputTokens: 0,
-      cacheReadTokens: 0,
-      cacheWriteTokens: 0,
-      reasoningTokens: 0,
-      apiCalls: 1,
-      costUsd: null,
-      costStatus: 'unpriced'
-    })
+    await s.recordUsage(
+      'priced',
+      usageReport(null, {
+        model: 'my-llama',
+        provider: 'custom',
+        baseUrl: 'http://10.0.0.5:8000/v1',
+        inputTokens: 1_000_000,
+        outputTokens: 0
+      })
+    )
     s.close()
     await call('prices.set', {
       overrides: [{ model: 'my-llama', baseUrl: '', inputPerMTok: 3, outputPerMTok: 3, cacheReadPerMTok: 0 }]

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { SessionStore, type UsageReport } from '../store'
+import { SessionStore } from '../store'
 import { createDelegateTool } from './delegate-tool'
 import type { DelegateDeps } from './deps'
 import type { ToolPayload } from './follow-up'
@@ -99,18 +99,4 @@ export const followUpProfileError = (owner: string, caller: string) =>
 /** The `display_kind` of the message a background completion re-enters the parent chat as. */
 export const COMPLETION_DISPLAY_KIND = 'async_delegation_complete'
 
-/** One provider call's usage priced at `costUsd` (null: unpriced); `over` sets the model, tokens or endpoint. */
-export const usageReport = (costUsd: number | null, over: Partial<UsageReport> = {}): UsageReport => ({
-  model: 'gpt-x',
-  provider: 'openai',
-  baseUrl: 'https://api.openai.com/v1',
-  inputTokens: 100,
-  outputTokens: 20,
-  cacheReadTokens: 0,
-  cacheWriteTokens: 0,
-  reasoningTokens: 0,
-  apiCalls: 1,
-  costUsd,
-  costStatus: costUsd === null ? 'unpriced' : 'estimated',
-  ...over
-})
+export { usageReport } from '../store/test-fixtures/usage'

@@ -12,6 +12,7 @@ import { startScriptedProvider } from '../agent/scripted'
 import { ToolRegistry } from '../agent/tools/registry'
 import { makeHome, upstream, type HomeVersion } from './test-fixtures/homes'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+import { usageReport } from './test-fixtures/usage'
 
 afterAll(cleanupTempDirs)
 
@@ -108,17 +109,16 @@ describe.each([21, 30] as HomeVersion[])('a v%s home', (version) => {
     up.integrityCheck()
     expect(store.search({ query: 'heater' }).map((h) => h.sessionId)).toEqual(['C1'])
     // Caduceus again after upstream
-    await store.recordUsage('C1', {
-      model: 'test-model',
-      inputTokens: 1,
-      outputTokens: 1,
-      cacheReadTokens: 0,
-      cacheWriteTokens: 0,
-      reasoningTokens: 0,
-      apiCalls: 1,
-      costUsd: null,
-      costStatus: 'unpriced'
-    } as never)
+    await store.recordUsage(
+      'C1',
+      usageReport(null, {
+        model: 'test-model',
+        provider: undefined,
+        baseUrl: undefined,
+        inputTokens: 1,
+        outputTokens: 1
+      })
+    )
     expect(
       raw
         .prepare(
