@@ -261,7 +261,7 @@ describe('release semantics (idle resume)', () => {
     class ScopeAgent extends TestAgent {
       override releaseClients() {
         seen.push({ home: getHermesHome(), secret: currentSecretScope()?.secrets.OWNER })
-        super.releaseClients()
+        return super.releaseClients()
       }
     }
     const cache = cacheOf({ cap: 1 })

@@ -27,9 +27,11 @@ export function CronPage() {
   )
   const [editing, setEditing] = useState<CronJob | 'new' | null>(null)
 
+  // Reload on scope changes only: the profile picker loads its own choice (reading the profile here, not as a
+  // dependency, keeps a pick from loading twice).
   useEffect(() => {
-    void loadCron(scope === 'all' ? profile : scope)
-  }, [scope]) // deliberately only on scope changes
+    void loadCron(scope === 'all' ? useCron.getState().profile : scope)
+  }, [scope])
 
   return (
     <div className="cron-page">
