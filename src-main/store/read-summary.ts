@@ -41,9 +41,11 @@ const PREVIEWS = `SELECT j.value AS id, (${previewSql('j.value')}) AS preview FR
 export function withPageFacts(db: Database.Database, rows: SummaryRow[]): SummaryRow[] {
   if (rows.length === 0) return rows
   const counts = new Map(
-    (stmt(db, CHILD_COUNTS).raw().all(JSON.stringify(rows.map((r) => r.id))) as Array<[string, number]>).map(
-      ([id, n]) => [id, n]
-    )
+    (
+      stmt(db, CHILD_COUNTS)
+        .raw()
+        .all(JSON.stringify(rows.map((r) => r.id))) as Array<[string, number]>
+    ).map(([id, n]) => [id, n])
   )
   const parentIds = [...new Set(rows.map((r) => r.parent_session_id).filter((p): p is string => typeof p === 'string'))]
   const parents = new Map(
