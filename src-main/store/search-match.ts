@@ -143,8 +143,18 @@ export function matchRows(db: Database.Database, shape: HomeShape, tree: Node, t
     sessions = group(rows)
   }
   if (sessions.size) {
-    const title = stmt(db, 'SELECT title FROM sessions WHERE id = ?').pluck()
-    for (const [id, g] of sessions) g.title = (title.get(id) as string | null | undefined) ?? null
+    // One statement for every session's title: by id for a few, one sequential pass when many (thousands of
+    // random row lookups cost more than reading the whole, much smaller, sessions table in order).
+    const rows =
+      sessions.size > 300
+        ? stmt(db, 'SELECT id, title FROM sessions WHERE title IS NOT NULL').raw().all()
+        : stmt(db, 'SELECT id, title FROM sessions WHERE id IN (SELECT value FROM json_each(?))')
+            .raw()
+            .all(JSON.stringify([...sessions.keys()]))
+    for (const [id, title] of rows as Array<[string, string | null]>) {
+      const g = sessions.get(id)
+      if (g) g.title = title ?? null
+    }
   }
   const by = (s: Source) => [...new Set(terms.filter((t) => src(t) === s).map((t) => t.text))]
   const notes: string[] = []
