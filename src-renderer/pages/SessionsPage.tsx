@@ -4,6 +4,7 @@ import { useDebouncedEffect } from '../lib/use-debounced'
 import { useApp } from '../stores/app'
 import { clearSearch, reloadSessions, runSearch, useSessions, watchSessions } from '../stores/sessions'
 import { SearchResults } from './sessions/SearchResults'
+import { SearchFallbackNote } from './sessions/SearchFallbackNote'
 import { ExportImportBar } from '../components/ExportImport'
 import { SessionFilters } from './sessions/SessionFilters'
 import { SessionList } from './sessions/SessionList'
@@ -58,6 +59,7 @@ export function SessionsPage() {
         {!searching && <ExportImportBar scope={scope} />}
       </div>
       {!searching && <SelectionBar />}
+      {searching && <SearchFallbackNote />}
       {searching ? <SearchResults /> : <SessionList />}
     </div>
   )
