@@ -36,6 +36,8 @@ interface SessionsStore {
     error: string | null
     groups?: SearchSessionGroup[]
     message?: string
+    /** Which terms a fallback (not FTS5's word index) answered, as the host says it. */
+    fallback?: string
   }
 }
 
@@ -267,7 +269,15 @@ export async function runSearch(text: string): Promise<void> {
     const res = await getApi().call('sessions.search', { profile: useApp.getState().scope, query: q, limit: 50 })
     if (seq !== searchSeq) return
     useSessions.setState({
-      search: { query: text, hits: res.hits, loading: false, error: null, groups: res.sessions, message: res.message }
+      search: {
+        query: text,
+        hits: res.hits,
+        loading: false,
+        error: null,
+        groups: res.sessions,
+        message: res.message,
+        fallback: res.fallback
+      }
     })
   } catch (err) {
     if (seq !== searchSeq) return
