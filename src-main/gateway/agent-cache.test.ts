@@ -291,6 +291,9 @@ describe('release semantics (idle resume)', () => {
   })
 })
 
+// Depth > 0 in production: a completion notice (background delegation, terminal notify_on_complete) that
+// waited on a running turn runs one level deeper (Gateway.deliver, called from host/runtime.ts
+// runDeliveredTurn). turn-runner.test.ts drives those cases through it; these pin the rule itself.
 describe('initCachedAgentForTurn', () => {
   const NOW = 10_000_000
   const stale = (seconds = 1800) => new TestAgent(NOW - seconds * 1000)
@@ -341,7 +344,7 @@ describe('initCachedAgentForTurn', () => {
   it('deep interrupt recursion preserves the idle clock', () => {
     const a = stale(600)
     const old = a.lastActivityTs
-    initCachedAgentForTurn(a, 4, NOW) // upstream's depth cap is 3: one past it
+    initCachedAgentForTurn(a, 4, NOW) // upstream's depth cap is 3 (so is deliver's): any depth > 0 keeps it
     expect(a.lastActivityTs).toBe(old)
   })
 
