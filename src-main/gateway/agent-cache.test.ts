@@ -94,7 +94,12 @@ describe('bounded growth (LRU cap)', () => {
   })
 
   // seed 001: test_plain_dict_cache_is_tolerated — upstream's fixture swaps in a plain dict with no order to
-  // evict by; our cache is always an ordered Map, so the reachable equivalent is an unbounded cap.
+  // evict by; our cache is always an ordered Map, so the nearest equivalent is an unbounded cap.
+  // NO USER ACTION REACHES THIS: upstream's cache size is a module constant (gateway/run.py
+  // `_AGENT_CACHE_MAX_SIZE = 128`, changed only by tests' monkeypatch) with no config.yaml key, and so is ours
+  // (DEFAULT_CACHE_CAP; host/runtime.ts builds the Gateway without `cap`). The cache is host-wide, across
+  // profiles, so a profile's config.yaml could not own the setting either. This pins that an uncapped size
+  // is plain arithmetic in enforceCap (no eviction, no crash), not a mode.
   it('an unbounded cache (cap Infinity) never enforces a cap: 200 agents stay, none released', async () => {
     const cache = cacheOf({ cap: Number.POSITIVE_INFINITY })
     const agents = Array.from({ length: 200 }, () => new TestAgent())
