@@ -74,7 +74,8 @@ export function TurnMemoryFold({ m, profile }: { m: Message; profile: string | n
   const recalls = events.filter((e) => e.kind === 'prefetch')
   const recalled = recalls.filter((e) => e.ok && (e.size ?? 0) > 0)
   const failed = recalls.filter((e) => !e.ok)
-  const written = events.filter((e) => e.kind === 'tool_call' || e.kind === 'write')
+  // The Memory page's "Writes": what changed memory (a built-in write, a provider tool call that wrote), never a read.
+  const written = events.filter((e) => e.kind === 'write' && e.ok)
   const synced = events.filter((e) => e.kind === 'sync')
   // Failures first, as on the Memory page.
   const shown = [...failed, ...events.filter((e) => !failed.includes(e))]
