@@ -129,3 +129,22 @@ describe('a cron run has no memory provider', () => {
     expect(recorded()).toEqual([])
   })
 })
+
+describe('a one-shot run tells the provider the truth about its channel', () => {
+  it('run -z (the gateway call cli-run.ts makes): the provider starts as the primary agent on the cli platform', async () => {
+    rig = await makeRig(reply)
+    writePlugin(rig.root, 'childrec', PLUGIN)
+    rig.writeConfig('default', 'memory:\n  provider: childrec\n')
+    await rig.start()
+    const { TURN_CHANNELS } = await import('../gateway')
+    const done = await rig.host!.gateway.runChannelTurn({
+      profile: 'default',
+      channel: TURN_CHANNELS.oneShot,
+      text: 'one shot'
+    })
+    expect(done.status).toBe('completed')
+    expect(recorded().filter((e) => e.hook === 'initialize')).toEqual([
+      { hook: 'initialize', context: 'primary', platform: 'cli' }
+    ])
+  })
+})
