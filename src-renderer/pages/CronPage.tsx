@@ -109,6 +109,11 @@ export function CronPage() {
                     </>
                   )}
                   {j.lastError && <div className="error-text">{j.lastError}</div>}
+                  {j.lastWarnings.map((w, i) => (
+                    <div key={i} className="warn-text" role="status" data-testid="cron-last-warning">
+                      {w}
+                    </div>
+                  ))}
                   {j.lastSessionId && (
                     <div>
                       <a href={sessionHref(profile, j.lastSessionId)} data-testid="cron-open-session">
