@@ -156,9 +156,11 @@ function TranscriptList() {
     return () => ro.disconnect()
     // reads refs only: re-attach only when the content element itself comes or goes
   }, [empty])
+  const totalSize = v.getTotalSize()
   useLayoutEffect(() => {
     if (following()) toBottom()
-  }, [ids.length, tail.length, focusId, v.getTotalSize()])
+    // re-pin when rows, the live tail or their measured height change
+  }, [ids.length, tail.length, focusId, totalSize])
 
   useEffect(() => {
     if (focusId == null || focusedDone.current === focusId) return
@@ -170,11 +172,14 @@ function TranscriptList() {
   }, [focusId, ids, v])
 
   const segmentStartReached = !useTranscript.getState().hasMoreBefore
+  const hasRows = ids.length > 0
+  // Read at check time, never a reason to re-check (a finished older page must not chain into the next segment).
+  const atCheck = useRef({ loadingOlder, focusId })
+  atCheck.current = { loadingOlder, focusId }
   useEffect(() => {
-    if (olderCount > 0 && segmentStartReached && ids.length && !loading && !loadingOlder && focusId == null)
-      void loadOlder() // no re-anchoring: the reader stays where they are
-    // only these changes re-check; loadOlder reads the rest at call time
-  }, [olderCount, segmentStartReached, ids.length > 0, loading])
+    const { loadingOlder: busy, focusId: focused } = atCheck.current
+    if (olderCount > 0 && segmentStartReached && hasRows && !loading && !busy && focused == null) void loadOlder() // no re-anchoring: the reader stays where they are
+  }, [olderCount, segmentStartReached, hasRows, loading])
 
   // The row the reader was on when an older page was asked for, re-applied before the page paints with the
   // rows added above it: a scrollToIndex after the fact let one frame show the new top rows, then jumped.
