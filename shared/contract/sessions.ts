@@ -113,7 +113,7 @@ export type MessageText = z.infer<typeof MessageText>
 export const MessageQuery = z.object({
   profile: ProfileName,
   sessionId: SessionId,
-  /** Page forward from (exclusive) this message id. */
+  /** Page forward from (exclusive) this message id; `0` is the from-start cursor: the first page (Home). */
   afterId: z.number().int().optional(),
   /** Page backward from (exclusive) this message id. */
   beforeId: z.number().int().optional(),
