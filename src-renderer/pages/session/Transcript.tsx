@@ -13,6 +13,8 @@ import { estimateRowHeight } from './row-estimate'
 import { TurnMemoryFold } from './TurnMemoryFold'
 import { TurnBadge } from './TurnBadge'
 import { pairToolCalls, ToolPairsContext } from './tool-pairs'
+import { summarizeTurns } from './turn-usage'
+import { TurnUsage } from './TurnUsage'
 
 /** Up to this many messages every row is in the DOM. */
 const SHORT = 40
@@ -104,6 +106,7 @@ function TranscriptList() {
     return map
   }, [turns, byId])
   const pairs = useMemo(() => pairToolCalls(byId), [byId])
+  const turnSums = useMemo(() => summarizeTurns(ids, byId, pairs), [ids, byId, pairs])
   const anchoredIds = new Set([...anchors.values()].map((t) => t.turnId))
   const tail = turns.filter((t) => t.status === 'running' || !anchoredIds.has(t.turnId))
 
@@ -310,6 +313,7 @@ function TranscriptList() {
                     ) : (
                       <MessageItem m={m} focused={focused} terms={focused ? terms : undefined} />
                     )}
+                    {turnSums.has(m.id) && <TurnUsage t={turnSums.get(m.id)!} />}
                     <TurnMemoryFold m={m} profile={profile} />
                   </div>
                 )
