@@ -14,7 +14,7 @@ function NewChatButton() {
   return (
     <button
       className="small primary new-chat"
-      data-testid="new-chat"
+      data-testid="topbar-new-chat"
       title={`Start a new chat in ${profile}`}
       onClick={() => navigate(`#/new/${encodeURIComponent(profile)}`)}
     >

@@ -9,11 +9,11 @@ import type { TitleRefusal } from './TitleEditor'
  * links to it.
  */
 export function titleRefusal(err: unknown, profile: string, title: string | null): TitleRefusal {
-  if (err instanceof CaduceusError && err.code === 'conflict' && err.field === 'title' && title) {
-    const holder = /in use by session (\S+)$/.exec(err.message)?.[1]
+  const holder = err instanceof CaduceusError ? /is already in use by session (\S+)$/.exec(err.message)?.[1] : undefined
+  if (holder && title) {
     return {
       message: `Another session is already called “${title}”; pick another title.`,
-      other: holder ? { href: sessionHref(profile, holder), title } : undefined
+      other: { href: sessionHref(profile, holder), title }
     }
   }
   return { message: `Renaming failed: ${errorMessage(err)}` }
