@@ -230,16 +230,16 @@ describe('Home and End', () => {
     expect(await jumpToStart()).toBe(1)
     // one request from the start (afterId 0), not a walk back through every older page
     expect(fake.callsOf('sessions.messages').slice(before)).toEqual([
-      expect.objectContaining({ sessionId: 's1', afterId: 0, limit: 200 })
+      expect.objectContaining({ sessionId: 's1', afterId: 0, limit: FIRST_PAGE })
     ])
     let st = useTranscript.getState()
     expect(st.ids[0]).toBe(1)
-    expect(st.ids.at(-1)).toBe(200)
+    expect(st.ids.at(-1)).toBe(FIRST_PAGE)
     expect(st).toMatchObject({ hasMoreBefore: false, hasMoreAfter: true })
     await loadNewerPage()
     st = useTranscript.getState()
-    expect(st.ids.at(-1)).toBe(400)
-    expect(new Set(st.ids).size).toBe(400)
+    expect(st.ids.at(-1)).toBe(FIRST_PAGE + 200)
+    expect(new Set(st.ids).size).toBe(FIRST_PAGE + 200)
     await jumpToEnd()
     st = useTranscript.getState()
     expect(st.ids.at(-1)).toBe(500)
@@ -262,6 +262,6 @@ describe('Home and End', () => {
     await older
     const st = useTranscript.getState()
     // no gap: exactly the first page, not the first page plus a page from the old view's middle
-    expect(st.ids).toEqual(Array.from({ length: 200 }, (_, i) => i + 1))
+    expect(st.ids).toEqual(Array.from({ length: FIRST_PAGE }, (_, i) => i + 1))
   })
 })

@@ -391,7 +391,8 @@ export async function jumpToStart(): Promise<number | null> {
     profile: st.profile,
     sessionId: first,
     afterId: 0,
-    limit: TRANSCRIPT_PAGE
+    // a few screens, as an open reads: less to read, send and lay out before the first message shows
+    limit: FIRST_PAGE
   })
   if (seq !== openSeq || view !== viewSeq) return null
   useTranscript.setState((s) => ({
