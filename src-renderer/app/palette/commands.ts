@@ -40,7 +40,7 @@ const pad = (n: number) => String(n).padStart(2, '0')
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
 
 /** Local "YYYY-MM-DD HH:MM": sortable, unambiguous in every locale, and what a typed date matches. */
-export function paletteDate(epochSeconds: number): string {
+function paletteDate(epochSeconds: number): string {
   const d = new Date(epochSeconds * 1000)
   if (Number.isNaN(d.getTime())) return ''
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { CostSummary } from '@shared/contract'
-import { costReportCsv, microsToUsd, toMicros } from './cost-export'
+import { costReportCsv } from './cost-export'
 
 const tok = (input: number) => ({ input, output: 1, cacheRead: 2, cacheWrite: 0, reasoning: 3 })
 const est = (usd: number) => ({ usd, status: 'estimated' as const, complete: true })
@@ -25,11 +25,19 @@ const summary: CostSummary = {
 
 describe('cost report CSV', () => {
   it('keeps integer micro-dollars, half up, written without float formatting', () => {
-    expect(toMicros(12.065)).toBe(12_065_000)
-    expect(toMicros(0.0000125)).toBe(13) // 12.499999… as a double: half up from the intended value
-    expect(microsToUsd(12_065_000)).toBe('12.065000')
-    expect(microsToUsd(5)).toBe('0.000005')
-    expect(microsToUsd(null)).toBe('')
+    const tiny: CostSummary = {
+      ...summary,
+      byDay: [],
+      topSessions: [],
+      byModel: [
+        { model: 'x', cost: est(12.065), tokens: tok(1) },
+        // 12.4999… micro-dollars as a double: half up from the value the host summed (12.5)
+        { model: 'y', cost: est(0.0000125), tokens: tok(1) }
+      ]
+    }
+    const lines = costReportCsv(tiny).trimEnd().split('\r\n')
+    expect(lines[1]).toBe('model,,,,,x,1,2,1,3,12065000,12.065000,estimated')
+    expect(lines[2]).toBe('model,,,,,y,1,2,1,3,13,0.000013,estimated')
   })
 
   it('has day, session and model rows, each kind summing to the total', () => {

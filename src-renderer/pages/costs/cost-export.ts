@@ -29,11 +29,11 @@ export function costsJson(summary: CostSummary, view: { scope: string; days: num
  * Whole micro-dollars, half up: the host sums every figure as integer micro-dollars (delegation/cost-pieces.ts)
  * and sends them as dollars; this recovers the integer (toPrecision drops the binary noise of the division).
  */
-export const toMicros = (usd: number | null): number | null =>
+const toMicros = (usd: number | null): number | null =>
   usd == null ? null : Math.round(Number((usd * 1e6).toPrecision(15)))
 
 /** "12.065000" from 12065000 micro-dollars: exact, no float formatting. */
-export const microsToUsd = (micros: number | null): string => {
+const microsToUsd = (micros: number | null): string => {
   if (micros == null) return ''
   const sign = micros < 0 ? '-' : ''
   const a = Math.abs(micros)
