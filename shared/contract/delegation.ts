@@ -109,7 +109,9 @@ export const CostQuery = z.object({
   day: z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/, 'day must be YYYY-MM-DD')
-    .optional()
+    .optional(),
+  /** Every session with spend in the period in `topSessions` (the CSV report), not only the top 10. */
+  allSessions: z.boolean().optional()
 })
 export type CostQuery = z.input<typeof CostQuery>
 export const CostSummary = z.object({

@@ -77,6 +77,13 @@ const Cut = z.number().int().nonnegative().optional()
 export const ToolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string(), argumentsBytes: Cut })
 export type ToolCall = z.infer<typeof ToolCall>
 
+/**
+ * One model call's usage, as the agent that made it saved it with the assistant message it produced (the
+ * message's `display_metadata.usage`); upstream's own rows carry none (their per-message `token_count` at most).
+ */
+export const CallUsage = z.object({ tokens: Tokens, cost: Money, model: z.string().nullable() })
+export type CallUsage = z.infer<typeof CallUsage>
+
 export const Message = z.object({
   id: z.number().int(),
   sessionId: z.string(),
@@ -92,7 +99,8 @@ export const Message = z.object({
   displayKind: z.string().nullable(),
   contentBytes: Cut,
   reasoningBytes: Cut,
-  toolCallsBytes: Cut
+  toolCallsBytes: Cut,
+  usage: CallUsage.optional()
 })
 export type Message = z.infer<typeof Message>
 
@@ -113,7 +121,7 @@ export type MessageText = z.infer<typeof MessageText>
 export const MessageQuery = z.object({
   profile: ProfileName,
   sessionId: SessionId,
-  /** Page forward from (exclusive) this message id. */
+  /** Page forward from (exclusive) this message id; `0` is the from-start cursor: the first page (Home). */
   afterId: z.number().int().optional(),
   /** Page backward from (exclusive) this message id. */
   beforeId: z.number().int().optional(),

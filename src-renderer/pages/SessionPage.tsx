@@ -14,12 +14,12 @@ import { Lineage } from './session/Lineage'
 import { MetaPanel } from './session/MetaPanel'
 import { Transcript } from './session/Transcript'
 import { SessionNotFound } from './session/NotFound'
-import { TitleEditor } from './session/TitleEditor'
+import { TitleEditor, type TitleRefusal } from './session/TitleEditor'
+import { titleRefusal } from './session/title-refusal'
 import { DeleteButton } from './session/DeleteButton'
 import { useConnection } from '../stores/connection'
 import { getApi } from '../api'
 import { sessionLabel } from '../lib/session-label'
-import { reportError } from '../stores/toasts'
 
 interface Props {
   profile: string
@@ -55,14 +55,13 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
   const chain = detail?.lineage.chain ?? []
   const whole = chainCosts && chain.length > 1 ? chainTotal(chainCosts) : null
   const headCost = whole ?? cost?.inclusive ?? summary?.cost
-  const rename = async (t: string | null) => {
+  const rename = async (t: string | null): Promise<true | TitleRefusal> => {
     try {
       await getApi().call('sessions.update', { profile, sessionId, title: t })
       await refreshTranscriptMeta()
       return true
     } catch (err) {
-      reportError(err, 'Renaming')
-      return false
+      return titleRefusal(err, profile, t)
     }
   }
   if (notFound) return <SessionNotFound profile={profile} sessionId={sessionId} />
