@@ -54,7 +54,7 @@ export function SessionsPage() {
             }}
           />
         </label>
-        {!searching && <SessionFilters />}
+        <SessionFilters />
         {!searching && <ExportImportBar scope={scope} />}
       </div>
       {!searching && <SelectionBar />}
