@@ -48,6 +48,12 @@ beforeAll(async () => {
       startedAt: 1796400300
     })
     await say('chain-3', 'done: 40 heater photos renamed', 1796400400)
+    // a chain whose tip is untitled goes by its root's title
+    await s.createSession('u-1', 'tui', { title: 'Boiler service', startedAt: 1796500000 })
+    await say('u-1', 'book the boiler service', 1796500000)
+    await s.endSession('u-1', 'compression', 1796500100)
+    await s.createSession('u-2', 'tui', { parentSessionId: 'u-1', startedAt: 1796500100 })
+    await say('u-2', 'boiler service booked for Monday', 1796500200)
   } finally {
     s.close()
   }
@@ -98,6 +104,15 @@ describe('a compression chain is one search result', () => {
     expect(groups).toEqual([
       { profile: 'default', sessionId: 'chain-3', title: 'Rename files by date #3', hits: 3, titleMatch: false }
     ])
+  })
+  it("an untitled tip's chain is named by its root, in the search and in the list after it", async () => {
+    const r = await search({ query: 'boiler' })
+    expect(r.sessions).toEqual([
+      { profile: 'default', sessionId: 'u-2', title: 'Boiler service', hits: 2, titleMatch: true }
+    ])
+    const list = await host.dispatcher.invoke('sessions.list', { profile: 'default', sources: ['tui'] } as never)
+    const items = (list as { output: { items: Array<{ id: string; title: string | null }> } }).output.items
+    expect(items.map((i) => [i.id, i.title])).toEqual([['u-2', 'Boiler service']])
   })
   it('a title matching several segments is one title match, the tip', async () => {
     const r = await search({ query: 'Rename' })

@@ -170,7 +170,9 @@ export function matchRows(
     sessions = group(rows)
   }
   if (sessions.size) {
-    const title = stmt(db, 'SELECT title FROM sessions WHERE id = ?').pluck()
+    // its own SQL: pluck() changes the cached statement for every caller, and read-summary.ts reads
+    // `SELECT title …` as an object (a shared plucked statement lost untitled chain tips their root's title)
+    const title = stmt(db, 'SELECT title AS plucked FROM sessions WHERE id = ?').pluck()
     for (const [id, g] of sessions) g.title = (title.get(id) as string | null | undefined) ?? null
   }
   const by = (s: Source) => [...new Set(terms.filter((t) => src(t) === s).map((t) => t.text))]

@@ -163,7 +163,7 @@ function byChain(
 ): Pick<SearchOutcome, 'hits' | 'titles' | 'sessions'> {
   const tips = chainTips(db, [...hits.map((h) => h.sessionId), ...titles.map((t) => t.sessionId), ...sessions.keys()])
   if (!tips.size) return { hits, titles, sessions }
-  const titleOf = stmt(db, 'SELECT title FROM sessions WHERE id = ?').pluck()
+  const titleOf = stmt(db, 'SELECT title AS plucked FROM sessions WHERE id = ?').pluck()
   const tipTitle = new Map<string, string | null>()
   const named = (id: string) => {
     if (!tipTitle.has(id)) tipTitle.set(id, (titleOf.get(id) as string | null | undefined) ?? null)
@@ -175,6 +175,8 @@ function byChain(
     const key = tip ?? id
     const into = merged.get(key) ?? { hits: 0, title: tip ? named(tip) : g.title }
     into.hits += g.hits
+    // continuations are often untitled: the chain goes by a segment's title, as the list names it
+    into.title ??= g.title ?? (tip ? (titleOf.get(id) as string | null | undefined) : null) ?? null
     merged.set(key, into)
   }
   const seen = new Set<string>()
