@@ -8,6 +8,9 @@ export default defineConfig({
     environment: 'node',
     // better-sqlite3 is a native addon: forks isolate it per worker.
     pool: 'forks',
+    // vitest's default is one worker per core minus one: a single file at a time here, while most files wait on
+    // child processes, sockets or locks. Two keep both cores busy.
+    maxWorkers: 2,
     // Generous: CLI tests spawn `node bin/caduceus.mjs` (tsx before the build) on a shared 2-core box; a timeout
     // here is a hang detector, never a speed assertion.
     testTimeout: 60_000,

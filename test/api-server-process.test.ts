@@ -11,6 +11,8 @@ import { startScriptedProvider, type RecordedRequest, type ScriptedProvider } fr
 import { spawnHost, type SpawnedHost } from './support/serve'
 
 const KEY = 'hk_process_test_key_0123456789'
+const PNG =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
 let provider: ScriptedProvider
 let api: SpawnedHost
 let root: string
@@ -45,6 +47,9 @@ beforeAll(async () => {
         failures.set(text, seen + 1)
         if (seen < Number(m[1])) return { error: 500, errorMessage: 'provider exploded' }
       }
+      // The keepalive stream needs only a silence longer than CADUCEUS_SSE_KEEPALIVE_MS (250 ms); the 429 test needs
+      // 14 requests in flight together.
+      if (text === 'slow stream') return { text: `slowly: ${text}`, delayMs: 600 }
       if (text.startsWith('slow')) return { text: `slowly: ${text}`, delayMs: 1200 }
       return { text: `answer to ${text}` }
     }
@@ -52,7 +57,8 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'cad-api-proc-'))
   writeFileSync(
     join(root, 'config.yaml'),
-    `model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\nprovider_limits:\n  max_retries: 0\n`
+    `model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\nprovider_limits:\n  max_retries: 0\n` +
+      'platforms:\n  api_server:\n    extra:\n      model_routes:\n        fast:\n          model: routed-model\n'
   )
   writeFileSync(join(root, '.env'), `API_SERVER_KEY=${KEY}\n`, { mode: 0o600 })
   api = await spawnHost({
@@ -190,28 +196,80 @@ describe('caduceus api through the openai SDK', { timeout: 60_000 }, () => {
     expect(deltas.join('')).toBe('answer to stream a response')
   })
 
-  it('echoes the requested model and refuses image parts with a 400 that says so', async () => {
+  it('echoes the requested model; a model_routes alias runs its model and is listed', async () => {
     const r = await client.chat.completions.create({
       model: 'my-alias',
       messages: [{ role: 'user', content: 'model?' }]
     })
     expect(r.model).toBe('my-alias')
-    const err = await client.chat.completions
+    expect(provider.requests.at(-1)!.body.model).toBe('m')
+    const routed = await client.chat.completions.create({
+      model: 'fast',
+      messages: [{ role: 'user', content: 'routed?' }]
+    })
+    expect(routed.model).toBe('fast')
+    expect(provider.requests.at(-1)!.body.model).toBe('routed-model')
+    const models = (await client.models.list()).data
+    expect(models.map((m) => [m.id, (m as unknown as { root: string }).root])).toEqual([
+      ['hermes-agent', 'hermes-agent'],
+      ['fast', 'routed-model']
+    ])
+  })
+
+  it("image parts reach the provider as image_url parts and are stored in upstream's multimodal shape", async () => {
+    const image = { type: 'image_url' as const, image_url: { url: PNG, detail: 'low' as const } }
+    const first: OpenAI.ChatCompletionMessageParam = {
+      role: 'user',
+      content: [{ type: 'text', text: 'what is this?' }, image]
+    }
+    const a = await client.chat.completions.create({ model: 'hermes-agent', messages: [first] }).withResponse()
+    const sent = (provider.requests.at(-1)!.body.messages as Array<{ role: string; content: unknown }>).at(-1)!
+    expect(sent).toEqual({ role: 'user', content: [{ type: 'text', text: 'what is this?' }, image] })
+    const sid = a.response.headers.get('x-hermes-session-id')!
+    const stored = messagesOf(sid)[0]!.content
+    // upstream's _encode_content: "\0json:" + json.dumps(parts)
+    expect(stored.startsWith('\u0000json:')).toBe(true)
+    expect(JSON.parse(stored.slice(6))).toEqual([{ type: 'text', text: 'what is this?' }, image])
+    // The client resends the image turn as history: recognised as the same conversation, not a branch.
+    const b = await client.chat.completions
       .create({
         model: 'hermes-agent',
         messages: [
-          {
-            role: 'user',
-            content: [
-              { type: 'text', text: 'what is this?' },
-              { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }
-            ]
-          }
+          first,
+          { role: 'assistant', content: a.data.choices[0]!.message.content! },
+          { role: 'user', content: 'and now?' }
         ]
+      })
+      .withResponse()
+    expect(b.response.headers.get('x-hermes-session-id')).toBe(sid)
+    expect(messagesOf(sid)).toHaveLength(4)
+    // The Responses API spelling (input_image with a top-level image_url string) arrives the same way.
+    await client.responses.create({
+      model: 'hermes-agent',
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'and this?' },
+            { type: 'input_image', image_url: PNG, detail: 'auto' }
+          ]
+        }
+      ]
+    })
+    const last = (provider.requests.at(-1)!.body.messages as Array<{ content: unknown }>).at(-1)!
+    expect(last.content).toEqual([
+      { type: 'text', text: 'and this?' },
+      { type: 'image_url', image_url: { url: PNG, detail: 'auto' } }
+    ])
+    // A file part is refused with a 400 that names it, never dropped.
+    const err = await client.chat.completions
+      .create({
+        model: 'hermes-agent',
+        messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'f1' } }] }]
       })
       .catch((e: unknown) => e)
     expect(err).toBeInstanceOf(OpenAI.BadRequestError)
-    expect((err as Error).message).toMatch(/image input is not supported/)
+    expect((err as Error).message).toMatch(/files and documents are not supported/)
   })
 
   it('streams `: keepalive` comments while the provider is silent', async () => {

@@ -254,12 +254,16 @@ describe('hostile HTTP against a real serve', () => {
   }, 120_000)
 })
 
-/** Open /ws over a raw socket, send frames, collect what comes back until the server closes or goes quiet. */
+/**
+ * Open /ws over a raw socket, send frames, collect what comes back until the server closes, goes quiet, or `done`
+ * says everything awaited has arrived (then there is nothing left to wait for).
+ */
 function wsRaw(
   port: number,
   target: string,
   frames: Buffer[],
-  idleMs = 1500
+  idleMs = 1500,
+  done: (texts: string[]) => boolean = () => false
 ): Promise<{ handshake: string; texts: string[]; closeCode: number | null }> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1')
@@ -308,7 +312,8 @@ function wsRaw(
         if (handshake.startsWith('HTTP/1.1 101')) for (const f of frames) socket.write(f)
       }
       drainFrames()
-      arm()
+      if (done(texts)) finish()
+      else arm()
     })
     socket.on('error', finish)
     socket.on('close', finish)
@@ -344,7 +349,9 @@ describe('hostile WebSocket against a real serve', () => {
     ['[]', 'invalid_input'],
     ['42', 'invalid_input']
   ])('frame %s answers %s and the connection keeps working', async (frame, code) => {
-    const r = await wsRaw(host.port, ws(), [text(frame), text('{"t":"call","id":99,"name":"app.info"}')])
+    const r = await wsRaw(host.port, ws(), [text(frame), text('{"t":"call","id":99,"name":"app.info"}')], 1500, (ts) =>
+      ts.some((t) => t.includes('"id":99'))
+    )
     expect(r.handshake).toMatch(/^HTTP\/1\.1 101/)
     const results = r.texts.map((t) => JSON.parse(t)).filter((m) => m.t === 'result')
     expect(results[0]).toMatchObject({ ok: false, error: { code } })

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test, expect } from '@playwright/test'
@@ -8,6 +8,9 @@ import { AppShell } from '../page-models/app-shell'
 test('a page first opened while the host is down loads once the host is back, no reload', async ({ page }) => {
   test.setTimeout(120_000)
   const home = mkdtempSync(join(tmpdir(), 'cad-e2e-restart-'))
+  // the run's demo home (global-setup.ts), copied: `--demo` on a root that has a state.db serves it as it is
+  const template = process.env.CADUCEUS_E2E_DEMO_TEMPLATE
+  if (template) cpSync(template, home, { recursive: true })
   const logs = mkdtempSync(join(tmpdir(), 'cad-e2e-restart-logs-'))
   // the same data folder both times: the headless token is stable across restarts, so the tab's URL stays valid
   const env = { CADUCEUS_LOG_DIR: logs, CADUCEUS_DATA_DIR: join(logs, 'data') }

@@ -41,9 +41,12 @@ export const SubagentList = z.object({
   items: z.array(Subagent),
   maxRetained: z.number().int(),
   ttlHours: z.number(),
+  /** New subagents are refused host-wide (follow-ups to existing ones still run). */
+  spawnPaused: z.boolean().optional(),
   unavailable: z.array(ProfileProblem).optional()
 })
 export type SubagentList = z.infer<typeof SubagentList>
+export const SpawnPause = z.object({ paused: z.boolean() })
 
 export const FollowUpInput = z.object({
   profile: ProfileName,

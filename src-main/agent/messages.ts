@@ -27,7 +27,8 @@ export function toolResultMessage(result: ToolCallResult): AgentMessage {
 export function toNewMessage(msg: AgentMessage, extra: Partial<NewMessage> = {}): NewMessage {
   return {
     role: msg.role,
-    content: msg.content,
+    // Images are stored in upstream's multimodal shape (the store marks a list as JSON).
+    content: msg.parts?.length ? msg.parts : msg.content,
     toolCalls:
       msg.tool_calls?.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) ?? null,
     toolCallId: msg.tool_call_id ?? null,

@@ -47,12 +47,18 @@ export async function runTurn(
   try {
     await agent.ensureReady()
     await runMemoryPreamble(agent, ctx, text)
-    let user: (typeof agent.sessionMessages)[number] = { role: 'user' as const, content: text }
+    let user: (typeof agent.sessionMessages)[number] = {
+      role: 'user' as const,
+      content: text,
+      ...(opts.parts?.length ? { parts: opts.parts } : {})
+    }
     if (opts.savedUserMessageId === undefined) await agent.save(user, ctx)
     else {
       // ensureReady() may have loaded it with the history already; never hold it twice in memory either.
       const last = agent.sessionMessages.at(-1)
-      if (last?.role === 'user' && last.content === text) user = last
+      if (last?.role === 'user' && last.content === text && !user.parts) user = last
+      // Loaded from the store, an image message reads as text: the images must still reach this turn's call.
+      else if (last?.role === 'user' && user.parts) agent.sessionMessages[agent.sessionMessages.length - 1] = user
       else agent.sessionMessages.push(user)
       agent.lastFlushedDbIdx = agent.sessionMessages.length
       ctx.emit({ kind: 'message_saved', messageId: opts.savedUserMessageId, savedSessionId: agent.sessionId })

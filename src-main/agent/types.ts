@@ -3,7 +3,7 @@ import type { TurnDeltaKind } from '@shared/contract'
 import type { Logger } from '@shared/contract/log'
 import type { TurnCostStatus } from '@shared/contract/money'
 import type { ConversationMessage, CreateSessionOptions, NewMessage, SessionRow, UsageReport } from '../store'
-import type { ReasoningConfig, RuntimeConfig } from './providers/types'
+import type { ContentPart, ReasoningConfig, RuntimeConfig } from './providers/types'
 import type { ToolRegistry } from './tools/registry'
 
 type MaybePromise<T> = T | Promise<T>
@@ -121,6 +121,8 @@ export interface TurnOptions {
    * registry): the turn answers it without saving it a second time.
    */
   savedUserMessageId?: number
+  /** The user message with images (OpenAI content parts); `text` is then its text for memory and estimates. */
+  parts?: ContentPart[]
 }
 
 export interface TurnTokens {

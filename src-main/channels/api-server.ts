@@ -73,8 +73,10 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     modelName: settings.modelName,
     sessions: opts.sessions,
     turns: new TurnLedger(),
-    limiter: new RunLimiter(settings.maxConcurrentRuns)
+    limiter: new RunLimiter(settings.maxConcurrentRuns),
+    routes: settings.modelRoutes
   }
+  for (const note of settings.notes) opts.log?.('warn', `api server: ${note}`)
   const responses = new ResponseStore(join(opts.home, 'caduceus', 'api-responses'))
   const runs = new RunRegistry()
   const stats: ApiServerStats = { requests: 0, startedAt: Date.now() }
@@ -96,7 +98,12 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       throw new HttpError(401, 'Invalid API key', 'invalid_request_error', 'invalid_api_key')
     stats.requests++
     if (method === 'GET' && path === '/v1/models')
-      return sendJson(res, 200, { object: 'list', data: [modelCard(settings.modelName, stats.startedAt)] }, cors)
+      return sendJson(
+        res,
+        200,
+        { object: 'list', data: modelCards(settings.modelName, ctx.routes, stats.startedAt) },
+        cors
+      )
     if (method === 'GET' && path === '/v1/capabilities')
       return sendJson(res, 200, capabilities(settings.modelName), cors)
     if (method === 'POST' && path === '/v1/chat/completions')
@@ -160,8 +167,24 @@ function decode(segment: string): string {
   }
 }
 
-function modelCard(id: string, startedAt: number) {
-  return { id, object: 'model', created: Math.floor(startedAt / 1000), owned_by: 'hermes', root: id, parent: null }
+/** The server's own model name, then each `model_routes` alias (root: the model it runs; never a key). */
+function modelCards(id: string, routes: ApiContext['routes'], startedAt: number) {
+  const created = Math.floor(startedAt / 1000)
+  const card = (name: string, root: string, parent: string | null) => ({
+    id: name,
+    object: 'model',
+    created,
+    owned_by: 'hermes',
+    permission: [],
+    root,
+    parent
+  })
+  return [
+    card(id, id, null),
+    ...Object.entries(routes)
+      .filter(([alias]) => alias !== id)
+      .map(([alias, r]) => card(alias, r.model, id))
+  ]
 }
 
 function capabilities(model: string) {

@@ -5,7 +5,7 @@
 import { moneyFromTurn } from '@shared/contract/money'
 import type { ApiContext } from './context'
 import { planConversation, type Turn } from './conversation'
-import { TURN_CHANNELS, type ChannelTurnResult, type TurnHandle } from './gateway-face'
+import { TURN_CHANNELS, type ChannelTurnResult, type ContentParts, type TurnHandle } from './gateway-face'
 import { HttpError } from './http'
 
 /** A retry of a request answered this long ago gets that answer back instead of a second run. */
@@ -20,11 +20,14 @@ export interface TurnRequest {
   idSystem: string | null
   history: Turn[]
   text: string
+  /** The user message's parts when it carries images. */
+  parts?: ContentParts
   /** `X-Hermes-Session-Id` / `previous_response_id` / a run's `session_id`: continue exactly this session. */
   sessionId?: string
   model?: string
   onDelta?: (d: { kind: string; text?: string; toolName?: string; toolCallId?: string }) => void
-  onStarted?: (h: TurnHandle) => void
+  /** `warnings`: what the agent build told the user (a memory provider left out), for a header before streaming. */
+  onStarted?: (h: TurnHandle, warnings: string[]) => void
 }
 
 export type TurnOutcome = ChannelTurnResult & { replayed: boolean }
@@ -100,6 +103,9 @@ export async function runApiTurn(ctx: ApiContext, req: TurnRequest): Promise<Tur
       profile: ctx.profile,
       channel: TURN_CHANNELS.api,
       text: req.text,
+      ...(req.parts ? { parts: req.parts } : {}),
+      // A `model_routes` alias runs its model (and provider/endpoint); any other name is only echoed.
+      ...routeOf(ctx, req.model),
       // A stored session brings its own history; the request's is used only for a conversation we do not keep.
       history: ctx.sessions && !req.sessionId ? [] : req.history,
       sessionId: plan.sessionId,
@@ -111,6 +117,16 @@ export async function runApiTurn(ctx: ApiContext, req: TurnRequest): Promise<Tur
     replayed: false
   })
   return plan.sessionId ? ctx.turns.once(key, run) : run()
+}
+
+function routeOf(ctx: ApiContext, model: string | undefined) {
+  const r = model ? ctx.routes[model] : undefined
+  if (!r) return {}
+  return {
+    model: r.model,
+    ...(r.provider ? { provider: r.provider } : {}),
+    ...(r.baseUrl ? { baseUrl: r.baseUrl } : {})
+  }
 }
 
 function replayed(ctx: ApiContext, sessionId: string, reply: string): TurnOutcome {

@@ -9,8 +9,11 @@ import { z } from 'zod'
 import { createHash } from 'node:crypto'
 import type { TurnHandle } from './gateway-face'
 import { runApiTurn, type TurnOutcome, type TurnRequest } from './channel-turn'
-import { httpErrorOf, newId, refuseImages, sessionHeader, textOf, usageOf, type ApiContext } from './context'
-import { HttpError, openSse, sendJson } from './http'
+import { httpErrorOf, newId, sessionHeader, textOf, usageOf, type ApiContext } from './context'
+import { readContent } from './content'
+import type { Turn } from './conversation'
+import type { ContentParts } from './gateway-face'
+import { HttpError, openSse, sendJson, warningsHeader } from './http'
 
 const Message = z
   .object({ role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']), content: z.unknown() })
@@ -26,7 +29,9 @@ const Body = z
 
 export interface ParsedConversation {
   text: string
-  history: Array<{ role: 'user' | 'assistant'; content: string }>
+  /** The last user message's parts when it carries images (sent to the provider, stored as upstream does). */
+  parts?: ContentParts
+  history: Turn[]
   /** The caller's `system`/`developer` messages, joined: sent with this agent's own prompt, never stored. */
   instructions: string
   /** Upstream's system prompt for the session id: the `system` messages joined by newlines (null when none). */
@@ -36,20 +41,26 @@ export interface ParsedConversation {
 /** Upper bound on a caller's system text (the agent's own prompt, memory and tools come first). */
 const MAX_INSTRUCTIONS = 32_000
 
-/** The last user message is the turn; earlier user/assistant messages are its history. */
+/**
+ * The last user message is the turn; earlier user/assistant messages are its history. User and assistant
+ * messages may carry images (content.ts); system text is text only, as upstream flattens it.
+ */
 export function splitConversation(messages: Array<{ role: string; content?: unknown }>): ParsedConversation {
-  messages.forEach((m, i) => refuseImages(m.content, `messages[${i}].content`))
   const last = messages[messages.length - 1]!
   if (last.role !== 'user') throw new HttpError(400, 'the last message must have role "user"')
-  const text = textOf(last.content)
+  const read = messages.map((m, i) =>
+    m.role === 'user' || m.role === 'assistant' ? readContent(m.content, `messages[${i}].content`) : null
+  )
+  const { text, parts } = read[read.length - 1]!
   if (!text.trim()) throw new HttpError(400, 'the last user message is empty')
-  const history = messages
-    .slice(0, -1)
-    .filter((m) => m.role === 'user' || m.role === 'assistant')
-    .map((m) => ({ role: m.role as 'user' | 'assistant', content: textOf(m.content) }))
+  const history = messages.slice(0, -1).flatMap((m, i) => {
+    const c = read[i]
+    return c ? [{ role: m.role as 'user' | 'assistant', content: c.text, ...(c.parts ? { parts: c.parts } : {}) }] : []
+  })
   const systems = messages.filter((m) => m.role === 'system').map((m) => textOf(m.content))
   return {
     text,
+    ...(parts ? { parts } : {}),
     history,
     instructions: joinInstructions(messages.filter(isSystem).map((m) => textOf(m.content))),
     idSystem: systems.length ? systems.join('\n') : null
@@ -84,7 +95,7 @@ export async function chatCompletions(
   cors: Record<string, string>
 ): Promise<void> {
   const body = parseBody(Body, raw)
-  const { text, history, instructions, idSystem } = splitConversation(body.messages)
+  const { text, parts, history, instructions, idSystem } = splitConversation(body.messages)
   const headerSid = sessionHeader(req.headers['x-hermes-session-id'])
   const id = newId('chatcmpl-')
   const created = Math.floor(Date.now() / 1000)
@@ -97,6 +108,7 @@ export async function chatCompletions(
       idSystem,
       history,
       text,
+      parts,
       sessionId: headerSid,
       model: body.model,
       ...extra
@@ -129,7 +141,7 @@ export async function chatCompletions(
         ],
         usage: usageOf(r)
       },
-      { ...cors, 'x-hermes-session-id': r.sessionId }
+      { ...cors, 'x-hermes-session-id': r.sessionId, ...warningsHeader(r.warnings) }
     )
     return
   }
@@ -145,16 +157,16 @@ export async function chatCompletions(
   res.on('close', () => {
     if (!finished && handle) ctx.gateway.stop(handle.turnId)
   })
-  const open = (sid: string) => {
+  const open = (sid: string, warnings: string[] = []) => {
     if (send) return
-    send = openSse(res, { ...cors, 'x-hermes-session-id': sid })
+    send = openSse(res, { ...cors, 'x-hermes-session-id': sid, ...warningsHeader(warnings) })
     chunk({ role: 'assistant', content: '' })
   }
   try {
     const r = await turn({
-      onStarted: (h) => {
+      onStarted: (h, warnings) => {
         handle = h
-        open(h.sessionId)
+        open(h.sessionId, warnings)
       },
       onDelta: (d) => {
         if (d.kind === 'text' && d.text) chunk({ content: d.text })

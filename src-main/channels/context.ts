@@ -5,6 +5,7 @@ import type { ChannelTurnInput, ChannelTurnResult } from '../gateway'
 import type { RunLimiter, TurnLedger } from './channel-turn'
 import type { ConversationSessions } from './conversation'
 import { HttpError } from './http'
+import type { ModelRoute } from './settings'
 
 /** The slice of the Gateway the API server drives (the real Gateway in the host). */
 export interface ChannelGateway {
@@ -20,6 +21,8 @@ export interface ApiContext {
   sessions?: ConversationSessions
   turns: TurnLedger
   limiter: RunLimiter
+  /** `model_routes`: a requested model alias → what runs it; any other model name runs the profile's model. */
+  routes: Record<string, ModelRoute>
 }
 
 const SESSION_ID = /^[A-Za-z0-9_.:-]{1,128}$/
@@ -58,24 +61,6 @@ export function usageOf(r: ChannelTurnResult) {
     completion_tokens: r.tokens.output,
     total_tokens: r.tokens.input + r.tokens.output
   }
-}
-
-const IMAGE_PART = new Set(['image_url', 'input_image', 'image'])
-
-/**
- * Images are refused with a clear 400 rather than dropped: this server's turns carry text only, so a caller
- * must not believe the model saw a picture it never received.
- */
-export function refuseImages(content: unknown, where: string): void {
-  if (!Array.isArray(content)) return
-  for (const p of content)
-    if (p && typeof p === 'object' && IMAGE_PART.has(String((p as { type?: unknown }).type)))
-      throw new HttpError(
-        400,
-        `${where}: image input is not supported by this server (send text parts only)`,
-        'invalid_request_error',
-        'unsupported_content'
-      )
 }
 
 /** Text of an OpenAI message content (a string or a list of text parts). */

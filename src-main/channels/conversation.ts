@@ -6,10 +6,14 @@
  * an edited/regenerated history, which continues in a branch instead of silently rewriting the stored one.
  */
 import { createHash } from 'node:crypto'
+import type { ContentParts } from './gateway-face'
 
 export interface Turn {
   role: 'user' | 'assistant'
+  /** The text as the store shows it (images as placeholders): what turns are compared on. */
   content: string
+  /** A message with images: its parts, stored in upstream's multimodal shape when the history is seeded. */
+  parts?: ContentParts
 }
 
 export interface StoredTurn extends Turn {

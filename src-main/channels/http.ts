@@ -83,10 +83,26 @@ export function guardOrigin(req: IncomingMessage, allowed: string[]): Record<str
   return {
     'access-control-allow-origin': origin,
     'access-control-allow-headers': 'authorization, content-type, x-hermes-session-id, idempotency-key',
-    'access-control-expose-headers': 'x-hermes-session-id, retry-after',
+    'access-control-expose-headers': 'x-hermes-session-id, x-hermes-warnings, retry-after',
     'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
     vary: 'origin'
   }
+}
+
+/** Response header carrying a turn's provider warnings (hermes-channels §1; README "API server"). */
+const WARNINGS_HEADER = 'x-hermes-warnings'
+
+/**
+ * `X-Hermes-Warnings: ["…", …]`: a JSON array of the turn's warnings with every non-ASCII character escaped
+ * (a header value must be Latin-1, one line); absent when there are none.
+ */
+export function warningsHeader(warnings: readonly string[] | undefined): Record<string, string> {
+  if (!warnings?.length) return {}
+  const json = JSON.stringify(warnings).replace(
+    /[\u007f-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
+  )
+  return { [WARNINGS_HEADER]: json }
 }
 
 /** Silence longer than this on an open stream gets a `: keepalive` comment (proxies drop idle streams). */

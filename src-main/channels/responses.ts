@@ -11,7 +11,7 @@ import { fingerprint, header, joinInstructions, splitConversation, parseBody } f
 import { runApiTurn, type TurnOutcome, type TurnRequest } from './channel-turn'
 import { newId, sessionHeader, type ApiContext } from './context'
 import type { ChannelTurnResult } from './gateway-face'
-import { HttpError, openSse, sendJson } from './http'
+import { HttpError, openSse, sendJson, warningsHeader } from './http'
 
 const MAX_KEPT = 1000
 
@@ -149,6 +149,7 @@ export async function createResponse(
     role: 'assistant',
     content: status === 'in_progress' ? [] : [part(text)]
   })
+  let warnings: string[] = []
   const shell = (status: string, reply: string, r?: ChannelTurnResult) => ({
     id,
     object: 'response',
@@ -169,7 +170,9 @@ export async function createResponse(
     tool_choice: 'auto',
     tools: [],
     temperature: null,
-    top_p: null
+    top_p: null,
+    // Provider warnings of this turn (a memory provider left out): also in the X-Hermes-Warnings header.
+    warnings: r?.warnings ?? warnings
   })
   const release = ctx.limiter.admit()
   const run = (extra: Partial<TurnRequest> = {}) =>
@@ -178,6 +181,7 @@ export async function createResponse(
       idSystem,
       history: conv.history,
       text: conv.text,
+      ...(conv.parts ? { parts: conv.parts } : {}),
       sessionId,
       model: body.model,
       ...extra
@@ -198,7 +202,7 @@ export async function createResponse(
       throw new HttpError(502, r.error || 'the agent turn failed', 'server_error', 'agent_error')
     const response = shell(r.status === 'completed' ? 'completed' : 'incomplete', r.reply, r)
     keep(response, r)
-    return sendJson(res, 200, response, { ...cors, 'x-hermes-session-id': r.sessionId })
+    return sendJson(res, 200, response, { ...cors, 'x-hermes-session-id': r.sessionId, ...warningsHeader(r.warnings) })
   }
   // Streaming: the whole Responses event sequence the SDK's stream helpers rebuild the response from:
   // created → in_progress → output_item.added → content_part.added → output_text.delta… → output_text.done →
@@ -209,7 +213,7 @@ export async function createResponse(
   const at = { item_id: itemId, output_index: 0, content_index: 0 }
   const open = (sid: string) => {
     if (send) return
-    send = openSse(res, { ...cors, 'x-hermes-session-id': sid })
+    send = openSse(res, { ...cors, 'x-hermes-session-id': sid, ...warningsHeader(warnings) })
     event('response.created', { response: shell('in_progress', '') })
     event('response.in_progress', { response: shell('in_progress', '') })
     event('response.output_item.added', { output_index: 0, item: message('in_progress', '') })
@@ -218,7 +222,10 @@ export async function createResponse(
   const delta = (text: string) => event('response.output_text.delta', { ...at, delta: text, logprobs: [] })
   try {
     const r = await run({
-      onStarted: (h) => open(h.sessionId),
+      onStarted: (h, w) => {
+        warnings = w
+        open(h.sessionId)
+      },
       onDelta: (d) => {
         if (d.kind === 'text' && d.text) delta(d.text)
       }

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { z } from 'zod'
 import { joinInstructions, parseBody, splitConversation } from './chat-completions'
-import { runApiTurn } from './channel-turn'
+import { runApiTurn, type TurnRequest } from './channel-turn'
 import { httpErrorOf, newId, sessionHeader, type ApiContext } from './context'
 import { HttpError, openSse, sendJson } from './http'
 
@@ -45,6 +45,8 @@ interface Run {
   output: string | null
   error: string | null
   usage: { input_tokens: number; output_tokens: number; total_tokens: number } | null
+  /** Provider warnings of the run's turn (a memory provider left out). */
+  warnings: string[]
   events: RunEvent[]
   listeners: Set<(e: RunEvent | null) => void>
 }
@@ -72,6 +74,7 @@ export class RunRegistry {
       output: null,
       error: null,
       usage: null,
+      warnings: [],
       events: [],
       listeners: new Set()
     }
@@ -109,7 +112,8 @@ export const statusOf = (r: Run) => ({
   last_event: r.lastEvent,
   output: r.output,
   error: r.error,
-  usage: r.usage
+  usage: r.usage,
+  warnings: r.warnings
 })
 
 export async function submitRun(
@@ -129,28 +133,30 @@ export async function submitRun(
   const release = ctx.limiter.admit()
   const run = runs.create(sessionId, body.model || ctx.modelName)
   sendJson(res, 202, { run_id: run.id, status: 'started' }, cors)
-  void execute(ctx, runs, run, { system: instructions, idSystem, history: conv.history, text: conv.text }).finally(
-    release
-  )
+  const turn = {
+    system: instructions,
+    idSystem,
+    history: conv.history,
+    text: conv.text,
+    parts: conv.parts,
+    model: body.model ?? undefined
+  }
+  void execute(ctx, runs, run, turn).finally(release)
 }
 
 async function execute(
   ctx: ApiContext,
   runs: RunRegistry,
   run: Run,
-  turn: {
-    system: string
-    idSystem: string | null
-    history: Array<{ role: 'user' | 'assistant'; content: string }>
-    text: string
-  }
+  turn: Pick<TurnRequest, 'system' | 'idSystem' | 'history' | 'text' | 'parts' | 'model'>
 ): Promise<void> {
   const toolStarted = new Map<string, { name: string | null; at: number }>()
   try {
     const r = await runApiTurn(ctx, {
       ...turn,
       sessionId: run.sessionId ?? undefined,
-      onStarted: (h) => {
+      onStarted: (h, warnings) => {
+        run.warnings = warnings
         run.turnId = h.turnId
         run.sessionId = h.sessionId
         run.status = 'running'
@@ -170,6 +176,7 @@ async function execute(
       }
     })
     run.sessionId = r.sessionId
+    if (r.warnings.length) run.warnings = r.warnings
     run.usage = {
       input_tokens: r.tokens.input,
       output_tokens: r.tokens.output,
@@ -178,7 +185,11 @@ async function execute(
     if (r.status === 'completed') {
       run.status = 'completed'
       run.output = r.reply
-      runs.emit(run, 'run.completed', { output: r.reply, usage: run.usage })
+      runs.emit(run, 'run.completed', {
+        output: r.reply,
+        usage: run.usage,
+        ...(run.warnings.length ? { warnings: run.warnings } : {})
+      })
     } else if (r.status === 'interrupted') {
       run.status = 'cancelled'
       run.output = r.reply

@@ -21,6 +21,16 @@ export interface ApiServerSettings {
   corsOrigins: string[]
   /** `gateway.api_server.max_concurrent_runs` in config.yaml (default 10, 0 = no cap). */
   maxConcurrentRuns: number
+  /** Upstream's `platforms.api_server.extra.model_routes`: a request's `model` alias → the model (and endpoint) it runs. */
+  modelRoutes: Record<string, ModelRoute>
+  /** What in the config could not be used (printed once at start). */
+  notes: string[]
+}
+
+export interface ModelRoute {
+  model: string
+  provider?: string
+  baseUrl?: string
 }
 
 export const MIN_KEY_LENGTH = 16
@@ -62,6 +72,38 @@ function maxConcurrentRuns(home: string): number {
   const raw = api.max_concurrent_runs
   const n = typeof raw === 'string' && raw.trim() ? Number(raw) : raw
   return typeof n === 'number' && Number.isFinite(n) ? Math.max(0, Math.floor(n)) : DEFAULT_MAX_CONCURRENT_RUNS
+}
+
+/**
+ * Upstream's route table, read as upstream reads it: entries without a `model` are dropped with a note. A route's
+ * `api_key` is not taken from config.yaml (keys live in `.env`): the route runs with the key the profile's secrets
+ * give its provider, and the start says so.
+ */
+function modelRoutes(home: string): { modelRoutes: Record<string, ModelRoute>; notes: string[] } {
+  const platforms = configSections.section(loadConfig(home).raw, 'platforms')
+  const api = isPlainObject(platforms.api_server) ? platforms.api_server : {}
+  const raw = isPlainObject(api.extra) ? api.extra.model_routes : undefined
+  const out: Record<string, ModelRoute> = {}
+  const notes: string[] = []
+  if (!isPlainObject(raw)) return { modelRoutes: out, notes: raw ? ['model_routes ignored: not a mapping'] : [] }
+  const str = (v: unknown) => (v === null || v === undefined ? '' : String(v).trim())
+  for (const [alias, cfg] of Object.entries(raw)) {
+    const name = alias.trim()
+    const model = isPlainObject(cfg) ? str(cfg.model) : ''
+    if (!name || !model) {
+      notes.push(`model_routes: route ${JSON.stringify(alias)} has no model; dropped`)
+      continue
+    }
+    const c = cfg as Record<string, unknown>
+    out[name] = {
+      model,
+      ...(str(c.provider) ? { provider: str(c.provider) } : {}),
+      ...(str(c.base_url) ? { baseUrl: str(c.base_url) } : {})
+    }
+    if (str(c.api_key))
+      notes.push(`model_routes: ${name}'s api_key is not read from config.yaml; the provider's key in .env is used`)
+  }
+  return { modelRoutes: out, notes }
 }
 
 export class ApiServerConfigError extends Error {}
@@ -111,6 +153,7 @@ export function resolveApiServerSettings(
     keyGenerated,
     modelName: get('API_SERVER_MODEL_NAME') || DEFAULT_API_MODEL,
     corsOrigins,
-    maxConcurrentRuns: maxConcurrentRuns(home)
+    maxConcurrentRuns: maxConcurrentRuns(home),
+    ...modelRoutes(home)
   }
 }

@@ -2,9 +2,9 @@
 // run through the Cron page's "Run now" (the host dispatcher), then all of them through the scheduler; and the
 // jobs lock against a second process holding upstream's flock on cron/.jobs.lock.
 import { spawn } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { basename, join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startScriptedProvider, type RecordedRequest, type ScriptedProvider } from '../agent/scripted'
 import { createHost, type Host } from '../host'
@@ -31,7 +31,9 @@ function goldenHome(): { home: string; byName: Record<string, RawJob> } {
   cpSync(GOLDEN, home, { recursive: true })
   writeFileSync(
     join(home, 'config.yaml'),
-    `model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\n`
+    `model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\n` +
+      // UTC+14 all year: output names must follow the profile's clock, not UTC.
+      'timezone: Pacific/Kiritimati\ncron:\n  output_retention: 2\n'
   )
   const work = join(home, 'work')
   mkdirSync(work)
@@ -70,7 +72,20 @@ describe("upstream's jobs through Run now", { timeout: 120_000 }, () => {
   afterAll(() => host?.close())
 
   it('a plain job is a cron turn, and a hand run counts as a run', async () => {
+    // Older outputs beyond cron.output_retention (2) are pruned oldest first, as upstream does.
+    const dir = join(home, 'cron', 'output', job.plain!.id)
+    mkdirSync(dir, { recursive: true })
+    for (const old of ['2020-01-01_00-00-00.md', '2020-01-02_00-00-00.md']) writeFileSync(join(dir, old), 'old')
+    const before = Date.now()
     const { out, live, calls } = await runNow('plain')
+    const after = Date.now()
+    // upstream's save_job_output: <job id>/%Y-%m-%d_%H-%M-%S.md in the configured zone; session cron_<id>_%Y%m%d_%H%M%S
+    const kiritimati = (ms: number) => new Date(ms + 14 * 3600_000).toISOString().slice(0, 19)
+    const names = [before, after].map((ms) => `${kiritimati(ms).replace('T', '_').replace(/:/g, '-')}.md`)
+    expect(names).toContain(basename(out.outputPath))
+    expect(readdirSync(dir).sort()).toEqual(['2020-01-02_00-00-00.md', basename(out.outputPath)])
+    const stamps = [before, after].map((ms) => kiritimati(ms).replace(/[-:]/g, '').replace('T', '_'))
+    expect(stamps.map((t) => `cron_${job.plain!.id}_${t}`)).toContain(out.sessionId)
     expect(out.status).toBe('ok')
     expect(calls.map(userText)).toEqual(['summarise my day'])
     expect(live).toMatchObject({ last_status: 'ok', repeat: { times: null, completed: 1 }, state: 'scheduled' })
@@ -190,7 +205,7 @@ describe("jobs.json lock against upstream's", { timeout: 60_000 }, () => {
       { stdio: ['pipe', 'pipe', 'inherit'] }
     )
     await new Promise<void>((ok) => holder.stdout.once('data', () => ok()))
-    process.env.CADUCEUS_CRON_LOCK_WAIT_MS = '600'
+    process.env.CADUCEUS_CRON_LOCK_WAIT_MS = '300'
     try {
       await expect(createJob(home, { schedule: 'every 1h', prompt: 'x' })).rejects.toThrow(
         /jobs\.json is locked by another process .*\.jobs\.lock.*not changing it/

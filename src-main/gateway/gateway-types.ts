@@ -24,7 +24,7 @@ export interface GatewayStore {
    * Saves the user's message before `sessions.resume` / `sessions.start` answer (durable first; the store
    * retries a foreign lock off the event loop). Without it the agent saves the message itself.
    */
-  appendMessage?(sessionId: string, msg: { role: 'user'; content: string }): unknown
+  appendMessage?(sessionId: string, msg: { role: 'user'; content: string | Array<Record<string, unknown>> }): unknown
   /** Tip of a compression chain, so resuming the root continues where the conversation is now. */
   resolveResumeSessionId?(id: string): string
 }
@@ -64,12 +64,23 @@ export interface ReasoningSetting {
   effort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh'
 }
 
+/** A user message with images: OpenAI chat content parts (`text` / `image_url`). */
+export type ContentParts = Array<
+  { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: string } }
+>
+
 export interface TurnAgent extends CacheableAgent {
   sessionId?: string
   reasoningConfig?: ReasoningSetting | null
   runTurn(
     text: string,
-    opts: { onDelta?: (d: TurnDeltaLike) => void; signal?: AbortSignal; turnId?: string; savedUserMessageId?: number }
+    opts: {
+      onDelta?: (d: TurnDeltaLike) => void
+      signal?: AbortSignal
+      turnId?: string
+      savedUserMessageId?: number
+      parts?: ContentParts
+    }
   ): Promise<TurnResultLike>
   interrupt?(reason?: string): void
   steer?(text: string): boolean

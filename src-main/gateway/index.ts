@@ -3,7 +3,7 @@
  * runner that resumes and starts desk-chat sessions on cached agents.
  */
 export { Gateway, type ChannelTurnInput, type ChannelTurnResult } from './turn-runner'
-export type { BuildAgentInput } from './gateway-types'
+export type { BuildAgentInput, ContentParts } from './gateway-types'
 export { type MemoryIdentitySource } from './cache-busting'
 export { getSessionEnv, asyncDeliverySupported, SESSION_VAR_NAMES } from './session-context'
 export { DESK_CHAT, API_SERVER, CRON, TURN_CHANNELS } from './channels'

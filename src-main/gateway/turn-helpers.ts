@@ -1,5 +1,6 @@
 /** Small pure helpers of the turn runner: input validation, guarded row reads, cost mapping. */
 import { CaduceusError } from '@shared/contract'
+import { configSections, type RawConfig } from '../config'
 import type { GatewayStore } from './gateway-types'
 
 export function parseInput<T>(
@@ -37,4 +38,23 @@ export function countOf(row: { message_count?: unknown } | null): number | null 
   if (!row) return null
   const n = Number(row.message_count ?? 0)
   return Number.isFinite(n) ? n : null
+}
+
+/**
+ * Why this turn's model cannot take the images it was sent, or null when it can. Both provider wires carry images
+ * (OpenAI-compatible `image_url` parts, Anthropic image blocks); what cannot is the keyless demo model and a model
+ * the profile declares text-only with upstream's `model.supports_vision: false`.
+ */
+export function imageRefusal(
+  runtime: { provider: string; model: string },
+  config: RawConfig,
+  model: string | undefined
+): string | null {
+  const name = model || runtime.model
+  if (runtime.provider === 'demo' || configSections.isDemo(config))
+    return `the demo model cannot take images; send text parts only, or configure a vision-capable provider`
+  const v = configSections.section(config, 'model').supports_vision
+  if (v === false || (typeof v === 'string' && /^(false|no|off|0)$/i.test(v.trim())))
+    return `the model ${name} cannot take images (config.yaml model.supports_vision: false); send text parts only`
+  return null
 }

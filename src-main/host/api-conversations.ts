@@ -37,7 +37,12 @@ export function apiConversations(stores: Services['stores'], profile: string): C
         parentSessionId: opts.parent ?? null,
         modelConfig: opts.parent ? { _branched_from: opts.parent } : null
       })
-      if (turns.length) await s.appendMessages(sessionId, turns)
+      // A message with images is stored in upstream's multimodal shape, as the turn itself stores one.
+      if (turns.length)
+        await s.appendMessages(
+          sessionId,
+          turns.map((t) => ({ role: t.role, content: t.parts ?? t.content }))
+        )
     }
   }
 }

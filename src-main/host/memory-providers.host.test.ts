@@ -127,6 +127,21 @@ describe('holographic through the host', () => {
     const items = (feed as { ok: true; output: { items: Array<{ kind: string; name: string; summary: string }> } })
       .output.items
     expect(items.some((e) => e.kind === 'prefetch' && e.summary.includes(' → recalled:'))).toBe(true)
+    // The fact_store add is a write (a read never is): the Memory page counts it, and the turn's fold finds it
+    // under the turn id its tool call carries.
+    const call = (items as Array<{ kind: string; name: string; turnId?: string | null }>).find(
+      (e) => e.kind === 'tool_call' && e.name === 'fact_store'
+    )!
+    const writes = items.filter((e) => e.kind === 'write')
+    expect(writes.map((e) => [e.name, e.summary])).toEqual([
+      ['fact_store:add', 'Ada Lovelace prefers tabs for indentation']
+    ])
+    expect((writes[0] as { turnId?: string | null }).turnId).toBe(call.turnId)
+    const health = (await rig.host!.dispatcher.invoke('memory.health', { profile: 'default' })) as {
+      ok: true
+      output: { items: Array<{ provider: string; writes?: number }> }
+    }
+    expect(health.output.items.find((h) => h.provider === 'holographic')?.writes).toBe(1)
   })
 })
 
@@ -357,22 +372,22 @@ describe('a fresh process', () => {
     const { resolve } = await import('node:path')
     rig = await makeRig(holographicReply)
     rig.writeConfig('default', 'memory:\n  provider: holographic\n')
-    const script = resolve(import.meta.dirname, 'test-fixtures/one-shot-turn.ts')
+    // The user's own path: two `caduceus run -z` processes, each one stateless turn in a new session.
     const runOnce = (text: string) =>
       new Promise<string>((ok, fail) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', script, rig!.root, 'default', text], {
+        const child = spawn(process.execPath, ['bin/caduceus.mjs', 'run', '-z', text, '--home', rig!.root], {
           cwd: resolve(import.meta.dirname, '../..'),
           stdio: 'pipe',
-          env: { ...process.env, CADUCEUS_LOG_DIR: join(rig!.root, 'logs') }
+          env: { ...process.env, HERMES_HOME: '', CADUCEUS_LOG_DIR: join(rig!.root, 'logs') }
         })
         let out = ''
         let err = ''
         child.stdout.on('data', (d) => (out += d))
         child.stderr.on('data', (d) => (err += d))
-        child.on('close', (code) => (code === 0 ? ok(out) : fail(new Error(`one-shot exited ${code}: ${err}`))))
+        child.on('close', (code) => (code === 0 ? ok(out) : fail(new Error(`run -z exited ${code}: ${err}`))))
       })
-    expect(JSON.parse(await runOnce('remember my indentation'))).toEqual({ status: 'completed' })
-    expect(JSON.parse(await runOnce('tabs or spaces for my indentation?'))).toEqual({ status: 'completed' })
+    await runOnce('remember my indentation')
+    await runOnce('tabs or spaces for my indentation?')
     const req = firstRequestOf(rig, 'tabs or spaces for my indentation?')
     expect(userContent(req)).toContain('## Holographic Memory\n- [0.5] Ada Lovelace prefers tabs for indentation')
   }, 60_000)

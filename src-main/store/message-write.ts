@@ -7,14 +7,15 @@ import { stmt } from './stmt-cache'
 import type { NewMessage } from './types'
 import { CompressionSessionClosedError, invalid, notFound } from './errors'
 import { nowSeconds } from './util'
+import { encodeContent } from './content-codec'
 
 function validate(m: NewMessage, i: number): void {
   const at = (f: string) => `messages[${i}].${f}`
   if (!m || typeof m !== 'object') throw invalid('message must be an object', `messages[${i}]`)
   if (typeof m.role !== 'string' || m.role.trim() === '' || m.role.length > 64)
     throw invalid('role must be a non-empty string (max 64)', at('role'))
-  if (m.content != null && typeof m.content !== 'string')
-    throw invalid('content must be a string or null', at('content'))
+  if (m.content != null && typeof m.content !== 'string' && !Array.isArray(m.content))
+    throw invalid('content must be a string, a list of parts or null', at('content'))
   if (m.timestamp != null && !Number.isFinite(m.timestamp))
     throw invalid('timestamp must be a finite number', at('timestamp'))
   if (m.toolCalls != null) {
@@ -67,7 +68,7 @@ export function appendRows(db: Database.Database, sessionId: string, msgs: NewMe
       insert.run(
         sessionId,
         m.role,
-        m.content ?? null,
+        encodeContent(m.content),
         m.toolCallId ?? null,
         toolCallsJson(m),
         m.toolName ?? null,

@@ -34,6 +34,7 @@ import { conversation, messagePage, type PageOptions } from './read-messages'
 import { FieldReader, type TextField } from './read-message-text'
 import { searchMessages, type RawHit, type SearchFilters, type TitleHit } from './search'
 import { WriteQueue } from './write-queue'
+import { shortIndexStep } from './short-index'
 import { stmt } from './stmt-cache'
 import { liveUpstreamGateway, type GatewayHeartbeat } from './gateway-heartbeats'
 
@@ -175,6 +176,7 @@ export class SessionStore {
         .transaction(() => {
           began = { views: beginWriteTx(this.handle) }
           const out = fn(this.tx)
+          shortIndexStep(this.db) // Caduceus's short CJK/emoji index catches up in its own writes only
           endWriteTx(this.handle, began.views, first)
           return out
         })

@@ -60,7 +60,8 @@ export interface CreateSessionOptions {
 
 export interface NewMessage {
   role: string
-  content?: string | null
+  /** A list (multimodal parts: text + image_url) is stored as upstream stores it, "\0json:" + JSON. */
+  content?: string | null | Array<Record<string, unknown>>
   toolCalls?: ToolCall[] | null
   toolCallId?: string | null
   toolName?: string | null

@@ -36,6 +36,8 @@ interface SessionsStore {
     error: string | null
     groups?: SearchSessionGroup[]
     message?: string
+    /** Which terms a fallback (not FTS5's word index) answered, as the host says it. */
+    fallback?: string
   }
 }
 
@@ -280,7 +282,15 @@ export async function runSearch(text: string): Promise<void> {
     })
     if (seq !== searchSeq) return
     useSessions.setState({
-      search: { query: text, hits: res.hits, loading: false, error: null, groups: res.sessions, message: res.message }
+      search: {
+        query: text,
+        hits: res.hits,
+        loading: false,
+        error: null,
+        groups: res.sessions,
+        message: res.message,
+        fallback: res.fallback
+      }
     })
   } catch (err) {
     if (seq !== searchSeq) return

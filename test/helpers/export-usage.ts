@@ -51,7 +51,17 @@ export function findTestOnlyExports(projectRoot: string = root): ExportUse {
       }
     }
   )!
-  const program = ts.createProgram({ rootNames: parsed.fileNames, options: { ...parsed.options, noEmit: true } })
+  // Only the project's own modules matter here: no lib or package typings are loaded (imports of packages stay
+  // unresolved), which cuts the program from every .d.ts in node_modules to the project's files.
+  const options = { ...parsed.options, noEmit: true, noLib: true, types: [] as string[] }
+  const host = ts.createCompilerHost(options)
+  host.resolveModuleNameLiterals = (literals, containingFile, redirected, opts) =>
+    literals.map((lit) => {
+      const spec = lit.text
+      if (!spec.startsWith('.') && !spec.startsWith('@shared')) return { resolvedModule: undefined }
+      return ts.resolveModuleName(spec, containingFile, opts, host, undefined, redirected)
+    })
+  const program = ts.createProgram({ rootNames: parsed.fileNames, options, host })
   const checker = program.getTypeChecker()
   const relOf = (f: string) => relative(projectRoot, f).split('\\').join('/')
   /** declaration symbol → files that import it (by a resolved import, not a re-export). */

@@ -3,7 +3,7 @@
  * level, strictly alternating user/assistant turns, tool calls as `tool_use` blocks and their results as
  * `tool_result` blocks inside the next user turn.
  */
-import type { AgentMessage, ReasoningConfig, ToolSchema } from './types'
+import type { AgentMessage, ContentPart, ReasoningConfig, ToolSchema } from './types'
 
 type Block = Record<string, unknown>
 export interface AnthropicMessage {
@@ -39,7 +39,10 @@ export function toAnthropicMessages(messages: AgentMessage[]): { system: string;
     if (m.role === 'system') {
       if (m.content) system.push(m.content)
     } else if (m.role === 'user') {
-      push('user', m.content ? [{ type: 'text', text: m.content }] : [])
+      push(
+        'user',
+        m.parts?.length ? m.parts.map(toAnthropicPart) : m.content ? [{ type: 'text', text: m.content }] : []
+      )
     } else if (m.role === 'tool') {
       push('user', [{ type: 'tool_result', tool_use_id: m.tool_call_id ?? '', content: m.content ?? '' }])
     } else if (m.role === 'assistant') {
@@ -55,6 +58,16 @@ export function toAnthropicMessages(messages: AgentMessage[]): { system: string;
   if (out[0]?.role === 'assistant')
     out.unshift({ role: 'user', content: [{ type: 'text', text: '(conversation continues)' }] })
   return { system: system.join('\n\n'), messages: out }
+}
+
+/** OpenAI's `image_url` part → Anthropic's image block (a data: URL becomes a base64 source, else a url source). */
+function toAnthropicPart(p: ContentPart): Block {
+  if (p.type === 'text') return { type: 'text', text: p.text }
+  const url = p.image_url.url
+  const data = /^data:([^;,]+);base64,(.*)$/s.exec(url)
+  return data
+    ? { type: 'image', source: { type: 'base64', media_type: data[1], data: data[2] } }
+    : { type: 'image', source: { type: 'url', url } }
 }
 
 function parseArgs(raw: string): unknown {

@@ -137,7 +137,11 @@ async function* streamChatWatched(
 
 /** Drops fields the wire format doesn't know; keeps tool-call pairing intact. */
 function toWire(m: AgentMessage): Record<string, unknown> {
-  const out: Record<string, unknown> = { role: m.role, content: m.content ?? (m.role === 'assistant' ? null : '') }
+  const out: Record<string, unknown> = {
+    role: m.role,
+    // A user message with images goes as OpenAI's content parts (`image_url` kept as the caller sent it).
+    content: m.parts?.length ? m.parts : (m.content ?? (m.role === 'assistant' ? null : ''))
+  }
   if (m.role === 'assistant' && m.tool_calls?.length) out.tool_calls = m.tool_calls
   if (m.role === 'tool') out.tool_call_id = m.tool_call_id ?? ''
   if (m.role === 'tool' && m.name) out.name = m.name

@@ -37,8 +37,16 @@ export interface ReasoningConfig {
   budgetTokens?: number
 }
 
-/** An in-memory conversation message; `reasoning_details` keeps Anthropic thinking signatures for replay. */
-export type AgentMessage = ConversationMessage & { reasoning_details?: ThinkingBlock[] }
+/** One part of a multimodal user message, in OpenAI's chat shape (upstream's canonical internal shape). */
+export type ContentPart =
+  { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: string } }
+
+/**
+ * An in-memory conversation message; `reasoning_details` keeps Anthropic thinking signatures for replay.
+ * `parts`: a user message with images as sent to the provider (`content` then holds its text for memory,
+ * token estimates and compression).
+ */
+export type AgentMessage = ConversationMessage & { reasoning_details?: ThinkingBlock[]; parts?: ContentPart[] }
 
 export interface ThinkingBlock {
   type: 'thinking' | 'redacted_thinking'

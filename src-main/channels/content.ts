@@ -1,0 +1,97 @@
+/**
+ * Message content of API requests (hermes-channels §1), read as upstream's API server reads it: text parts
+ * (`text`, `input_text`, `output_text`) and image parts (`image_url` with `{url, detail?}`, or the Responses
+ * API's `input_image` with a top-level `image_url` string) become upstream's canonical parts
+ * (`{type: "text"}` / `{type: "image_url", image_url: {url, detail?}}`); text-only content collapses to a
+ * string. Files and unknown part types are refused with a 400 naming the part, never dropped silently.
+ */
+import type { ContentParts } from './gateway-face'
+import { HttpError } from './http'
+
+const TEXT = new Set(['text', 'input_text', 'output_text'])
+const IMAGE = new Set(['image_url', 'input_image'])
+const FILE = new Set(['file', 'input_file'])
+
+export interface Content {
+  /** The text the conversation is keyed and compared on, as the store shows the message (images as placeholders). */
+  text: string
+  /** The parts with images, as they go to the provider and into state.db; absent for text-only content. */
+  parts?: ContentParts
+}
+
+const refuse = (where: string, code: string, message: string) =>
+  new HttpError(400, `${where}: ${message}`, 'invalid_request_error', code)
+
+/** Upstream's `_normalize_multimodal_content`, with its error codes. */
+export function readContent(content: unknown, where: string): Content {
+  if (content === null || content === undefined) return { text: '' }
+  if (typeof content === 'string') return { text: content }
+  if (!Array.isArray(content)) return { text: '' }
+  const parts: ContentParts = []
+  for (const p of content) {
+    if (typeof p === 'string') {
+      if (p) parts.push({ type: 'text', text: p })
+      continue
+    }
+    if (!p || typeof p !== 'object') continue
+    const part = p as Record<string, unknown>
+    const type = String(part.type ?? '')
+      .trim()
+      .toLowerCase()
+    if (TEXT.has(type)) {
+      if (part.text !== null && part.text !== undefined && String(part.text))
+        parts.push({ type: 'text', text: String(part.text) })
+    } else if (IMAGE.has(type)) parts.push(imagePart(part, where))
+    else if (FILE.has(type))
+      throw refuse(
+        where,
+        'unsupported_content_type',
+        'uploaded files and documents are not supported; send images inline'
+      )
+    else
+      throw refuse(
+        where,
+        'unsupported_content_type',
+        `unsupported content part type ${JSON.stringify(part.type ?? null)}; only text and image parts are supported`
+      )
+  }
+  // Text-only collapses to one string, parts joined by newlines (as upstream, so session ids derive alike).
+  if (parts.every((p) => p.type === 'text')) return { text: parts.map((p) => (p as { text: string }).text).join('\n') }
+  return { text: shownText(parts), parts }
+}
+
+function imagePart(part: Record<string, unknown>, where: string): ContentParts[number] {
+  const ref = part.image_url
+  const url = ref && typeof ref === 'object' ? (ref as Record<string, unknown>).url : ref
+  const detail = ref && typeof ref === 'object' ? ((ref as Record<string, unknown>).detail ?? part.detail) : part.detail
+  if (typeof url !== 'string' || !url.trim())
+    throw refuse(where, 'invalid_image_url', 'image parts must include a non-empty image URL')
+  const u = url.trim()
+  const lower = u.toLowerCase()
+  if (lower.startsWith('data:')) {
+    if (!lower.startsWith('data:image/') || !u.includes(','))
+      throw refuse(where, 'unsupported_content_type', 'only image data: URLs are supported')
+  } else if (!lower.startsWith('http://') && !lower.startsWith('https://'))
+    throw refuse(where, 'invalid_image_url', 'image inputs must use http(s) URLs or data:image/… URLs')
+  if (detail !== undefined && detail !== null && (typeof detail !== 'string' || !detail.trim()))
+    throw refuse(where, 'invalid_content_part', 'image detail must be a non-empty string when given')
+  return { type: 'image_url', image_url: { url: u, ...(typeof detail === 'string' ? { detail: detail.trim() } : {}) } }
+}
+
+/**
+ * How the store shows a multimodal message (store/content-codec `displayContent`: text parts as they are, an image
+ * as `[image: <mime or file name>, <size>]`, one part per line). Written out here because channels/ cannot import
+ * store/; content.test.ts holds the two to the same output, so a stored conversation is recognised next turn.
+ */
+function shownText(parts: ContentParts): string {
+  return parts.map((p) => (p.type === 'text' ? p.text : `[image: ${imageLabel(p.image_url.url)}]`)).join('\n')
+}
+
+function imageLabel(url: string): string {
+  const m = /^data:([^;,]*)(;base64)?,/.exec(url)
+  if (!m) return url.split(/[?#]/)[0]!.split('/').pop() || 'image'
+  const body = url.length - m[0].length
+  const n = m[2] ? Math.floor((body * 3) / 4) : body
+  const size = n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MB` : n >= 1024 ? `${Math.round(n / 1024)} KB` : `${n} B`
+  return `${m[1] || 'application/octet-stream'}, ${size}`
+}

@@ -1,0 +1,73 @@
+/**
+ * Where a cron run's output goes, named as upstream names it: `cron/output/<job id>/%Y-%m-%d_%H-%M-%S.md` in the
+ * profile's wall-clock time (upstream's `hermes_time.now()`: `HERMES_TIMEZONE`, else config.yaml `timezone`, else
+ * the machine's zone), so a reverse name sort is newest first; past `cron.output_retention` (default 50; 0 or less
+ * keeps all) the oldest files go. The run's session id uses the same clock (`cron_<id>_%Y%m%d_%H%M%S`).
+ */
+import { readdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { configSections, loadConfig } from '../config'
+import { timeZoneOf } from './jobs'
+
+const DEFAULT_KEEP = 50
+
+function validZone(tz: string | undefined): string | undefined {
+  if (!tz?.trim()) return undefined
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz.trim() })
+    return tz.trim()
+  } catch {
+    return undefined
+  }
+}
+
+/** The wall-clock fields of `ms` in the profile's zone. */
+function wallClock(ms: number, home: string): Record<'y' | 'mo' | 'd' | 'h' | 'mi' | 's', string> {
+  const timeZone = validZone(process.env.HERMES_TIMEZONE) ?? timeZoneOf(home)
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit'
+  }).formatToParts(new Date(ms))
+  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '00'
+  return { y: get('year'), mo: get('month'), d: get('day'), h: get('hour'), mi: get('minute'), s: get('second') }
+}
+
+/** `2026-12-05_01-02-03.md` (upstream's `save_job_output`). */
+export function outputFileName(ms: number, home: string): string {
+  const c = wallClock(ms, home)
+  return `${c.y}-${c.mo}-${c.d}_${c.h}-${c.mi}-${c.s}.md`
+}
+
+/** `20261205_010203` (upstream's cron session id stamp). */
+export function sessionStamp(ms: number, home: string): string {
+  const c = wallClock(ms, home)
+  return `${c.y}${c.mo}${c.d}_${c.h}${c.mi}${c.s}`
+}
+
+function retention(home: string): number {
+  const raw = configSections.section(loadConfig(home).raw, 'cron').output_retention
+  const n = typeof raw === 'string' && raw.trim() ? Number(raw) : raw
+  return typeof n === 'number' && Number.isFinite(n) ? Math.trunc(n) : DEFAULT_KEEP
+}
+
+/** Upstream's `_prune_job_output`: keep the newest `cron.output_retention` `*.md` files; failures never break a run. */
+export function pruneOutputs(dir: string, home: string): void {
+  const keep = retention(home)
+  if (keep <= 0) return
+  try {
+    const files = readdirSync(dir, { withFileTypes: true })
+      .filter((f) => f.isFile() && f.name.endsWith('.md'))
+      .map((f) => f.name)
+      .sort()
+      .reverse()
+    for (const stale of files.slice(keep)) rmSync(join(dir, stale), { force: true })
+  } catch {
+    /* pruning is best effort, as upstream's */
+  }
+}

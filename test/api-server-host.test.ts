@@ -1,0 +1,141 @@
+// The API server as the Gateway page starts it (in-process host, `channels.apiServer`), driven by the official
+// `openai` SDK: image parts reach an Anthropic-wire provider as image blocks, a model that cannot see answers a 400
+// that says so, and a memory provider left out is reported in X-Hermes-Warnings and the Responses/Runs objects.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import OpenAI from 'openai'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ChannelsStatus } from '@shared/contract'
+import { startScriptedProvider, type ScriptedProvider } from '../src-main/agent/scripted'
+import { createHost, type Host } from '../src-main/host'
+import { createLogger } from '../src-main/host/log'
+
+const KEY = 'hk_host_api_test_key_0123456789'
+const PNG =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+const NOSUCH = "Memory provider 'nosuch' is not installed"
+let root: string
+let host: Host
+let provider: ScriptedProvider
+
+function profile(name: string, config: string): void {
+  const home = name === 'default' ? root : join(root, 'profiles', name)
+  mkdirSync(home, { recursive: true })
+  writeFileSync(join(home, 'config.yaml'), config)
+  writeFileSync(join(home, '.env'), `API_SERVER_KEY=${KEY}\nAPI_SERVER_PORT=0\nANTHROPIC_API_KEY=sk-ant-test\n`, {
+    mode: 0o600
+  })
+}
+
+/** Serve `name` (the Gateway page's toggle) and return an SDK client for it. */
+async function serve(name: string): Promise<OpenAI> {
+  await host.dispatcher.invoke('channels.apiServer', { enabled: false, profile: name })
+  const r = await host.dispatcher.invoke('channels.apiServer', { enabled: true, profile: name })
+  if (!r.ok) throw new Error(r.error.message)
+  return new OpenAI({ baseURL: (r.output as ChannelsStatus).apiServer.url!, apiKey: KEY, maxRetries: 0 })
+}
+
+beforeAll(async () => {
+  provider = await startScriptedProvider({ handler: () => ({ text: 'I see it' }) })
+  root = mkdtempSync(join(tmpdir(), 'cad-api-host-'))
+  const custom = `model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\n`
+  profile('default', `model:\n  default: claude-x\n  provider: anthropic\n  base_url: ${provider.baseUrl}\n`)
+  profile('demo', 'model:\n  default: demo-model\n  provider: demo\n')
+  profile('blind', `${custom}  supports_vision: false\n`)
+  profile('warnchat', `${custom}memory:\n  provider: nosuch\n`)
+  profile('warnresp', `${custom}memory:\n  provider: nosuch\n`)
+  profile('warnrun', `${custom}memory:\n  provider: nosuch\n`)
+  profile('warnstream', `${custom}memory:\n  provider: nosuch\n`)
+  process.env.CADUCEUS_LOG_DIR = join(root, 'logs')
+  host = await createHost({ home: root, headless: true, live: false, log: createLogger() })
+})
+
+afterAll(async () => {
+  await host?.close()
+  await provider?.close()
+  rmSync(root, { recursive: true, force: true })
+})
+
+const imageMessage: OpenAI.ChatCompletionMessageParam = {
+  role: 'user',
+  content: [
+    { type: 'text', text: 'what is this?' },
+    { type: 'image_url', image_url: { url: PNG } }
+  ]
+}
+
+describe('API server in the host', { timeout: 30_000 }, () => {
+  it('an Anthropic provider receives image parts as image blocks', async () => {
+    const client = await serve('default')
+    const r = await client.chat.completions.create({ model: 'hermes-agent', messages: [imageMessage] })
+    expect(r.choices[0]!.message.content).toBe('I see it')
+    const req = provider.requests.at(-1)!
+    expect(req.path).toContain('/messages')
+    const user = (req.body.messages as Array<{ role: string; content: unknown }>).at(-1)!
+    expect(user.content).toEqual([
+      { type: 'text', text: 'what is this?' },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG.split(',')[1] } }
+    ])
+  })
+
+  it('a model that cannot take images answers 400 saying so, and nothing is sent or stored', async () => {
+    for (const [name, why] of [
+      ['demo', /the demo model cannot take images/],
+      ['blind', /the model m cannot take images \(config.yaml model.supports_vision: false\)/]
+    ] as const) {
+      const client = await serve(name)
+      const before = provider.requests.length
+      const err = await client.chat.completions
+        .create({ model: 'hermes-agent', messages: [imageMessage] })
+        .catch((e: unknown) => e)
+      expect(err).toBeInstanceOf(OpenAI.BadRequestError)
+      expect((err as Error).message).toMatch(why)
+      expect(provider.requests.length).toBe(before)
+      const sessions = await host.dispatcher.invoke('sessions.list', { profile: name })
+      expect(sessions.ok && (sessions.output as { items: unknown[] }).items).toEqual([])
+    }
+  })
+
+  it('chat completions report provider warnings in X-Hermes-Warnings', async () => {
+    const client = await serve('warnchat')
+    const { response } = await client.chat.completions
+      .create({ model: 'hermes-agent', messages: [{ role: 'user', content: 'hello' }] })
+      .withResponse()
+    const header = response.headers.get('x-hermes-warnings')
+    expect(JSON.parse(header!)).toEqual([expect.stringContaining(NOSUCH)])
+  })
+
+  it('a chat completion stream reports them in the header before the first chunk', async () => {
+    const client = await serve('warnstream')
+    const { data: stream, response } = await client.chat.completions
+      .create({ model: 'hermes-agent', stream: true, messages: [{ role: 'user', content: 'hello' }] })
+      .withResponse()
+    expect(JSON.parse(response.headers.get('x-hermes-warnings')!)).toEqual([expect.stringContaining(NOSUCH)])
+    let text = ''
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? ''
+    expect(text).toBe('I see it')
+  })
+
+  it('the Responses object carries warnings (and the header)', async () => {
+    const client = await serve('warnresp')
+    const { data, response } = await client.responses.create({ model: 'hermes-agent', input: 'hello' }).withResponse()
+    expect((data as unknown as { warnings: string[] }).warnings).toEqual([expect.stringContaining(NOSUCH)])
+    expect(JSON.parse(response.headers.get('x-hermes-warnings')!)).toEqual([expect.stringContaining(NOSUCH)])
+    // Stored as answered: a later GET shows the same warnings.
+    const again = await client.responses.retrieve(data.id)
+    expect((again as unknown as { warnings: string[] }).warnings).toEqual([expect.stringContaining(NOSUCH)])
+  })
+
+  it('the run status carries warnings', async () => {
+    const client = await serve('warnrun')
+    const started = (await client.post('/runs', { body: { input: 'hello' } })) as { run_id: string }
+    type Status = { status: string; warnings: string[] }
+    let status = (await client.get(`/runs/${started.run_id}`)) as Status
+    for (let i = 0; i < 200 && status.status !== 'completed'; i++) {
+      await new Promise((r) => setTimeout(r, 25))
+      status = (await client.get(`/runs/${started.run_id}`)) as Status
+    }
+    expect(status).toMatchObject({ status: 'completed', warnings: [expect.stringContaining(NOSUCH)] })
+  })
+})
