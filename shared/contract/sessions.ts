@@ -192,7 +192,16 @@ export const SearchQuery = z.object({
   profile: ProfileScope.default('all'),
   /** Free text; sanitized and capped at 2,048 characters by the store, never an FTS syntax error. */
   query: z.string().max(10_000),
-  limit: z.number().int().min(1).max(200).default(50)
+  limit: z.number().int().min(1).max(200).default(50),
+  /** The Sessions page's filters, applied to the hits as to the list (absent = not filtered). */
+  sources: z.array(z.string().min(1)).max(32).optional(),
+  archived: z.enum(['exclude', 'include', 'only']).optional(),
+  /** Epoch seconds, inclusive bounds on the matching message's time. */
+  from: z.number().optional(),
+  to: z.number().optional(),
+  idPrefix: z.string().max(128).optional(),
+  /** false: no hits in delegate/branch children. */
+  includeChildren: z.boolean().optional()
 })
 export type SearchQuery = z.input<typeof SearchQuery>
 export const SnippetPart = z.object({ text: z.string(), hit: z.boolean() })
@@ -203,7 +212,9 @@ export const SearchHit = z.object({
   messageId: z.number().int(),
   role: z.string(),
   timestamp: z.number(),
-  snippet: z.array(SnippetPart)
+  snippet: z.array(SnippetPart),
+  /** The tip of the compression chain whose earlier segment holds this hit: a chain is one result, under it. */
+  chainId: z.string().optional()
 })
 export type SearchHit = z.infer<typeof SearchHit>
 /** Hits grouped by session (message-hit count; `titleMatch` when the session's title matched). */

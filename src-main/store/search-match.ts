@@ -11,6 +11,7 @@ import type { HomeShape } from './shape'
 import { stmt } from './stmt-cache'
 import { toInstr, toMatch, type Node, type Term } from './search-query'
 import { SHORT_LOOKUP, STALE_ROWS, isShortTerm, shortIndexState } from './short-index'
+import { isBranchSql, isDelegateSql } from './sql'
 
 const VISIBLE = '(m.active = 1 OR m.compacted = 1)'
 /** Above this many index matches, sessions are grouped from the page only (counting would cost more than the page). */
@@ -72,6 +73,54 @@ function idSet(n: Node, src: (t: Term) => Source, indexedTo: number, params: unk
   return n.items.map(wrap).join(n.kind === 'and' ? ' INTERSECT ' : ' UNION ')
 }
 
+/**
+ * The Sessions page's filters, applied to a search as to the list: by the hit's session (source, archived, id
+ * prefix, delegate/branch children) and by the hit message's own time (from/to). Absent fields filter nothing.
+ */
+export interface SearchFilters {
+  sources?: string[]
+  archived?: 'exclude' | 'include' | 'only'
+  from?: number
+  to?: number
+  idPrefix?: string
+  includeChildren?: boolean
+}
+
+/** Conditions on sessions `s` (params appended), for message hits and title matches alike. */
+export function sessionConditions(f: SearchFilters | undefined, args: unknown[]): string[] {
+  const where: string[] = []
+  if (!f) return where
+  if (f.archived === 'exclude') where.push('COALESCE(s.archived, 0) = 0')
+  else if (f.archived === 'only') where.push('s.archived = 1')
+  if (f.sources?.length) {
+    where.push(`s.source IN (${f.sources.map(() => '?').join(',')})`)
+    args.push(...f.sources)
+  }
+  if (f.idPrefix) {
+    where.push('substr(s.id, 1, ?) = ?')
+    args.push(f.idPrefix.length, f.idPrefix)
+  }
+  if (f.includeChildren === false)
+    where.push(`(s.parent_session_id IS NULL OR NOT (${isDelegateSql('s')} OR ${isBranchSql('s')}))`)
+  return where
+}
+
+/** `AND …` restricting messages `m` by the filters, or '' (params appended). */
+function messageFilter(f: SearchFilters | undefined, args: unknown[]): string {
+  const parts: string[] = []
+  const inSession = sessionConditions(f, args)
+  if (inSession.length) parts.push(`m.session_id IN (SELECT s.id FROM sessions s WHERE ${inSession.join(' AND ')})`)
+  if (f?.from !== undefined) {
+    parts.push('m.timestamp >= ?')
+    args.push(f.from)
+  }
+  if (f?.to !== undefined) {
+    parts.push('m.timestamp <= ?')
+    args.push(f.to)
+  }
+  return parts.map((p) => ` AND ${p}`).join('')
+}
+
 export interface Matches {
   /** The newest `n` matching visible message ids. */
   ids: number[]
@@ -82,7 +131,14 @@ export interface Matches {
   fallback?: string
 }
 
-export function matchRows(db: Database.Database, shape: HomeShape, tree: Node, terms: Term[], n: number): Matches {
+export function matchRows(
+  db: Database.Database,
+  shape: HomeShape,
+  tree: Node,
+  terms: Term[],
+  n: number,
+  filters?: SearchFilters
+): Matches {
   const trigram = shape.trigram !== 'none'
   // Caduceus's short-term index, when its own writes built it and other programs have not run far ahead of it.
   const short = terms.some((t) => SUBSTRING.test(t.text) && isShortTerm(t.text)) ? shortIndexState(db) : null
@@ -106,9 +162,13 @@ export function matchRows(db: Database.Database, shape: HomeShape, tree: Node, t
     // first (the huge LIMIT keeps the subquery's order from being flattened away).
     const table = sources.has('word') ? 'messages_fts' : 'messages_fts_trigram'
     const match = toMatch(tree, table !== 'messages_fts')
+    const fargs: unknown[] = []
     const from = `(SELECT rowid AS id FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid DESC LIMIT 1000000000) f
-      CROSS JOIN messages m ON m.id = f.id WHERE ${VISIBLE}`
-    ids = db.prepare(`SELECT m.id FROM ${from} LIMIT ?`).pluck().all(match, n) as number[]
+      CROSS JOIN messages m ON m.id = f.id WHERE ${VISIBLE}${messageFilter(filters, fargs)}`
+    ids = db
+      .prepare(`SELECT m.id FROM ${from} LIMIT ?`)
+      .pluck()
+      .all(match, ...fargs, n) as number[]
     const many = db
       .prepare(`SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`)
       .pluck()
@@ -116,13 +176,21 @@ export function matchRows(db: Database.Database, shape: HomeShape, tree: Node, t
     sessions =
       many > COUNT_CAP
         ? new Map()
-        : group(db.prepare(`SELECT m.session_id AS s, m.id FROM ${from}`).raw().all(match) as Row[])
+        : group(
+            db
+              .prepare(`SELECT m.session_id AS s, m.id FROM ${from}`)
+              .raw()
+              .all(match, ...fargs) as Row[]
+          )
   } else if (!sources.has('scan')) {
     // Every term has an index (Caduceus's short index among them): ids from a compound of index lookups.
     const params: unknown[] = []
     const set = idSet(tree, src, short?.indexedTo ?? 0, params)
+    const filter = messageFilter(filters, params)
     const rows = db
-      .prepare(`SELECT m.session_id AS s, m.id FROM messages m WHERE m.id IN (${set}) AND ${VISIBLE} ORDER BY m.id`)
+      .prepare(
+        `SELECT m.session_id AS s, m.id FROM messages m WHERE m.id IN (${set}) AND ${VISIBLE}${filter} ORDER BY m.id`
+      )
       .raw()
       .all(...params) as Row[]
     ids = rows
@@ -132,10 +200,14 @@ export function matchRows(db: Database.Database, shape: HomeShape, tree: Node, t
     sessions = group(rows)
   } else {
     // A scan or a mixed tree: one pass over every row (complete at any size), newest page and counts together.
+    const cond = condition(tree, src, params)
+    const fargs: unknown[] = []
     const rows = db
-      .prepare(`SELECT m.session_id AS s, m.id FROM messages m WHERE ${VISIBLE} AND ${condition(tree, src, params)}`)
+      .prepare(
+        `SELECT m.session_id AS s, m.id FROM messages m WHERE ${VISIBLE} AND ${cond}${messageFilter(filters, fargs)}`
+      )
       .raw()
-      .all(...params) as Row[]
+      .all(...params, ...fargs) as Row[]
     ids = rows
       .slice(-n)
       .map((r) => Number(r[1]))

@@ -274,7 +274,10 @@ export function CostsPage() {
                       data-session-id={s.sessionId}
                     >
                       <td className="top-session">
-                        <a href={sessionHref(s.profile, s.sessionId)} title={s.sessionId}>
+                        <a
+                          href={sessionHref(s.profile, s.sessionId)}
+                          title={s.title ? `${s.title} · ${s.sessionId}` : s.sessionId}
+                        >
                           <SessionLabel profile={s.profile} id={s.sessionId} title={s.title} />
                         </a>
                         {scope === 'all' && <span className="muted small"> · {s.profile}</span>}

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { Badge } from '../components/Badge'
 import { MoneyText } from '../components/MoneyText'
@@ -47,6 +47,7 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
   const [showCosts, setShowCosts] = useState(false)
   // Narrow windows fold the side panel into a drawer; the button only shows there (CSS).
   const [sideOpen, setSideOpen] = useState(false)
+  const sideToggle = useRef<HTMLButtonElement>(null)
   const summary = detail?.summary
   const title = summary
     ? sessionLabel({ title: summary.title, preview: summary.preview, at: summary.lastActiveAt })
@@ -95,6 +96,7 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
             )}
             <span className="spacer" />
             <button
+              ref={sideToggle}
               className="small side-toggle"
               aria-expanded={sideOpen}
               onClick={() => setSideOpen(!sideOpen)}
@@ -147,6 +149,17 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
         />
       </div>
       <aside className="session-side" aria-label="Session details">
+        {/* drawer mode only (CSS): the drawer covers the header's Details button */}
+        <button
+          className="small side-close"
+          onClick={() => {
+            setSideOpen(false)
+            sideToggle.current?.focus()
+          }}
+          data-testid="session-details-close"
+        >
+          Hide details
+        </button>
         {detail ? (
           <MetaPanel detail={detail} cost={cost} />
         ) : (

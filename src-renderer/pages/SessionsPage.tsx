@@ -56,7 +56,7 @@ export function SessionsPage() {
             }}
           />
         </label>
-        {!searching && <SessionFilters />}
+        <SessionFilters />
         {!searching && <ExportImportBar scope={scope} />}
         {!searching && <PruneButton scope={scope} />}
       </div>
