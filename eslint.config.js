@@ -1,5 +1,7 @@
-// Lint: the layer table of CONTRIBUTING.md enforced as an import rule (eslint/layers.js), plus a small set of
-// correctness rules. Run by `npm run lint`, which `npm test` runs first.
+// Lint: the layer table of CONTRIBUTING.md enforced as an import rule (eslint/layers.js), a small set of
+// correctness rules, the rules of hooks, and type-aware promise rules (a dropped promise is a lost error).
+// Run by `npm run lint`, which `npm test` runs beside the unit tests.
+import reactHooks from 'eslint-plugin-react-hooks'
 import tseslint from 'typescript-eslint'
 import { layersRule } from './eslint/layers.js'
 
@@ -19,9 +21,20 @@ export default tseslint.config(
     files: ['src-main/**/*.ts', 'src-renderer/**/*.{ts,tsx}', 'shared/**/*.ts'],
     languageOptions: {
       parser: tseslint.parser,
-      parserOptions: { ecmaVersion: 'latest', sourceType: 'module', ecmaFeatures: { jsx: true } }
+      parserOptions: {
+        ecmaVersion: 'latest',
+        sourceType: 'module',
+        ecmaFeatures: { jsx: true },
+        // Types from the project's own tsconfig.json, so promise rules see what a call returns.
+        projectService: true,
+        tsconfigRootDir: import.meta.dirname
+      }
     },
-    plugins: { caduceus: { rules: { layers: layersRule } }, '@typescript-eslint': tseslint.plugin },
+    plugins: {
+      caduceus: { rules: { layers: layersRule } },
+      '@typescript-eslint': tseslint.plugin,
+      'react-hooks': reactHooks
+    },
     linterOptions: { reportUnusedDisableDirectives: 'off' },
     rules: {
       'caduceus/layers': 'error',
@@ -36,6 +49,9 @@ export default tseslint.config(
       'no-var': 'error',
       'prefer-const': ['error', { destructuring: 'all' }],
       eqeqeq: ['error', 'always', { null: 'ignore' }],
+      '@typescript-eslint/no-floating-promises': 'error',
+      'react-hooks/rules-of-hooks': 'error',
+      'react-hooks/exhaustive-deps': 'error',
       '@typescript-eslint/no-unused-vars': [
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }

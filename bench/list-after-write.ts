@@ -3,7 +3,7 @@
  * right after a second process committed an append — nothing read before that write may answer it. Plus
  * upstream's own list on the same home (bench/upstream-list.py) for the side-by-side ratio.
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -17,18 +17,37 @@ export interface Percentiles {
   p95: number
 }
 
+export const upstreamDir = () => process.env.HERMES_UPSTREAM ?? '/work/upstream'
+export const pythonBin = () => (existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3')
+/** Upstream's Python at hand (the side-by-side list and the v21 home need it). */
+export const hasUpstream = () => existsSync(join(upstreamDir(), 'hermes_state.py'))
+
 export const stateDbOf = (home: string, profile: string) =>
   profile === 'default' ? join(home, 'state.db') : join(home, 'profiles', profile, 'state.db')
 
-/** `writes`: append from another process before each sample (false on a home the bench must not change). */
+/**
+ * `writes`: who appends from another process before each sample — a Caduceus writer, upstream's own
+ * `SessionDB.append_message` (bench/upstream-writer.py; a v21 home stays untouched by Caduceus), or nobody
+ * (false: a home the bench must not change).
+ */
 export async function hostListFirstPage(
   home: string,
   profile: string,
-  writes: boolean,
+  writes: boolean | 'upstream',
   rounds = 100
 ): Promise<Percentiles> {
   const host = await createHost({ home, headless: true, live: false, log: createLogger() })
-  const child = writes ? spawnWriter([stateDbOf(home, profile), `bench_list_${process.pid}`, 'serve']) : null
+  const db = stateDbOf(home, profile)
+  const session = `bench_list_${process.pid}`
+  const child =
+    writes === 'upstream'
+      ? spawn(pythonBin(), [resolve(import.meta.dirname, 'upstream-writer.py'), db, session], {
+          env: { ...process.env, HERMES_UPSTREAM: upstreamDir() },
+          stdio: 'pipe'
+        })
+      : writes
+        ? spawnWriter([db, session, 'serve'])
+        : null
   const lines = child ? createInterface({ input: child.stdout })[Symbol.asyncIterator]() : null
   const next = async () => String((await lines!.next()).value)
   const list = () => host.dispatcher.invoke('sessions.list', { profile, limit: 100 })
@@ -60,8 +79,8 @@ export async function hostListFirstPage(
 
 /** Upstream's `list_sessions_rich(order_by_last_active=True)` on the same file, or null without Python/upstream. */
 export function upstreamListFirstPage(dbPath: string): (Percentiles & { error?: string }) | null {
-  const upstream = process.env.HERMES_UPSTREAM ?? '/work/upstream'
-  const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3'
+  const upstream = upstreamDir()
+  const python = pythonBin()
   if (!existsSync(join(upstream, 'hermes_state.py'))) return null
   try {
     const out = execFileSync(python, [resolve(import.meta.dirname, 'upstream-list.py'), dbPath, '30'], {

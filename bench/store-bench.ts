@@ -12,7 +12,16 @@ import { percentiles } from './percentiles'
 import { generateBulk } from '../src-main/store/demo'
 import { spawnWriter } from '../src-main/store/test-fixtures/spawn-writer'
 import { sqliteOf } from '../src-main/store/session-store'
-import { hostListFirstPage, stateDbOf, upstreamListFirstPage } from './list-after-write'
+import { shortIndexStep } from '../src-main/store/short-index'
+import { execFileSync } from 'node:child_process'
+import {
+  hostListFirstPage,
+  hasUpstream,
+  pythonBin,
+  stateDbOf,
+  upstreamDir,
+  upstreamListFirstPage
+} from './list-after-write'
 
 export interface Percentiles {
   p50: number
@@ -27,13 +36,34 @@ export interface StoreBenchResult {
   upstreamListMs: (Percentiles & { error?: string }) | null
   /** upstream p95 / ours p95 (target ≥ 25). */
   listRatioToUpstream: number | null
+  /**
+   * The same on an untouched upstream (v21) home of the same size written by upstream's own code
+   * (bench/upstream-home.py), each sample right after upstream's `append_message` in another process.
+   * null without upstream's Python at hand, or when a given home is measured.
+   */
+  v21: {
+    listFirstPageMs: Percentiles
+    upstreamListMs: (Percentiles & { error?: string }) | null
+    listRatioToUpstream: number | null
+    /** Complete scans: this home has no Caduceus index (target ≤ 500 ms). */
+    ftsCjkShortScanMs: Percentiles
+    ftsEmojiScanMs: Percentiles
+    ftsScanAnsweredBy: string
+    sessions: number
+    messages: number
+  } | null
   ftsMs: Percentiles
   /** CJK (3 characters, trigram index) and a substring inside words ("ploy" ⊂ deploy), same target as ftsMs. */
   ftsCjkMs: Percentiles
   ftsSubstringMs: Percentiles
-  /** A 2-character CJK query and an emoji: complete scans (target ≤ 500 ms on a home Caduceus never indexed). */
+  /**
+   * A 2-character CJK query and an emoji: Caduceus's short-text index where it is current (target ≤ 30 ms; the
+   * generated home), else complete scans (target ≤ 500 ms on a home Caduceus never wrote: `v21.*Scan*`).
+   */
   ftsCjkShortMs: Percentiles
   ftsEmojiMs: Percentiles
+  /** How the short queries were answered (the result's `fallback` line). */
+  ftsShortAnsweredBy: string
   /** Commit in a second process → watcher callback in this one. -1 when a given home is left untouched. */
   writeToEventMs: Percentiles
   idleCpuPercent: number
@@ -49,6 +79,8 @@ export interface StoreBenchOptions {
   sessions?: number
   messagesPerSession?: number
   idleSeconds?: number
+  /** Skip the untouched-v21 list case (it generates a second home through upstream's Python: minutes). */
+  skipV21?: boolean
   log?: (line: string) => void
 }
 
@@ -74,6 +106,9 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
       const t = performance.now()
       generateBulk(store, { sessions: opts.sessions ?? 10_000, messagesPerSession: opts.messagesPerSession ?? 50 })
       sqliteOf(store).exec('ANALYZE')
+      // The raw bulk insert bypassed Caduceus's writes: one Caduceus write with no time budget brings its
+      // short-text index current (normal writes do a slice each).
+      await store.write(({ db }) => shortIndexStep(db, Number.POSITIVE_INFINITY))
       log(`generated in ${Math.round(performance.now() - t)} ms`)
     }
     const sessions = (sqliteOf(store).prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n
@@ -89,6 +124,7 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
     const listRatioToUpstream =
       upstreamListMs && upstreamListMs.p95 > 0 ? round(upstreamListMs.p95 / listFirstPageMs.p95) : null
     log(`list: host ${JSON.stringify(listFirstPageMs)} upstream ${JSON.stringify(upstreamListMs)}`)
+    const v21 = temp && hasUpstream() && !opts.skipV21 ? await measureV21(opts, log) : null
     const query = opts.query ?? 'deploy'
     store.search({ query })
     const ftsMs = pct(time(() => store.search({ query, limit: 50 }), 60))
@@ -100,6 +136,8 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
     const ftsSubstringMs = timed('ploy')
     const ftsCjkShortMs = timed('東京')
     const ftsEmojiMs = timed('🚀')
+    const ftsShortAnsweredBy = store.searchFull({ query: '東京', limit: 50 }).fallback ?? ''
+    log(`short: 東京 ${JSON.stringify(ftsCjkShortMs)} 🚀 ${JSON.stringify(ftsEmojiMs)} (${ftsShortAnsweredBy})`)
 
     const events: Array<{ at: number; ids: string[] }> = []
     watcher = new SessionWatcher(store, (e) =>
@@ -120,11 +158,13 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
       storeListFirstPageMs,
       upstreamListMs,
       listRatioToUpstream,
+      v21,
       ftsMs,
       ftsCjkMs,
       ftsSubstringMs,
       ftsCjkShortMs,
       ftsEmojiMs,
+      ftsShortAnsweredBy,
       writeToEventMs,
       idleCpuPercent,
       sessions,
@@ -134,6 +174,61 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
     watcher?.stop()
     registry.closeAll()
     if (temp) rmSync(temp, { recursive: true, force: true })
+  }
+}
+
+/** An untouched v21 home from upstream's own code; Caduceus's host lists it while upstream appends. */
+async function measureV21(opts: StoreBenchOptions, log: (line: string) => void): Promise<StoreBenchResult['v21']> {
+  const dir = mkdtempSync(join(tmpdir(), 'cad-bench-v21-'))
+  try {
+    const t = performance.now()
+    const made = JSON.parse(
+      execFileSync(
+        pythonBin(),
+        [
+          join(import.meta.dirname, 'upstream-home.py'),
+          dir,
+          String(opts.sessions ?? 10_000),
+          String(opts.messagesPerSession ?? 50)
+        ],
+        { encoding: 'utf8', env: { ...process.env, HERMES_UPSTREAM: upstreamDir() }, timeout: 1_800_000 }
+      )
+        .trim()
+        .split('\n')
+        .pop()!
+    ) as { sessions: number; messages: number }
+    log(`v21 home generated by upstream in ${Math.round(performance.now() - t)} ms`)
+    const listFirstPageMs = await hostListFirstPage(dir, 'default', 'upstream')
+    const upstreamListMs = upstreamListFirstPage(stateDbOf(dir, 'default'))
+    const listRatioToUpstream =
+      upstreamListMs && upstreamListMs.p95 > 0 ? round(upstreamListMs.p95 / listFirstPageMs.p95) : null
+    log(`v21 list: host ${JSON.stringify(listFirstPageMs)} upstream ${JSON.stringify(upstreamListMs)}`)
+    // Searches only read: the home stays one Caduceus never wrote, so these are complete scans.
+    const registry = new StoreRegistry(dir)
+    try {
+      const store = registry.get('default')
+      const timed = (q: string) => {
+        store.search({ query: q })
+        return pct(time(() => store.search({ query: q, limit: 50 }), 20))
+      }
+      const ftsCjkShortScanMs = timed('東京')
+      const ftsEmojiScanMs = timed('🚀')
+      const ftsScanAnsweredBy = store.searchFull({ query: '東京', limit: 50 }).fallback ?? ''
+      log(`v21 scans: 東京 ${JSON.stringify(ftsCjkShortScanMs)} 🚀 ${JSON.stringify(ftsEmojiScanMs)}`)
+      return {
+        listFirstPageMs,
+        upstreamListMs,
+        listRatioToUpstream,
+        ftsCjkShortScanMs,
+        ftsEmojiScanMs,
+        ftsScanAnsweredBy,
+        ...made
+      }
+    } finally {
+      registry.closeAll()
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
   }
 }
 

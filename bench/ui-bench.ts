@@ -6,6 +6,8 @@
  * First paint is cold: every run opens a session this page has never shown, with bodies no other session
  * has (the renderer keeps rendered bodies and the last few transcripts; reopening would measure those caches).
  * Session switch is warm by design: back and forth between two sessions both opened before.
+ * Jump to start: Home in a session open at its newest message, until message 0 is painted on screen; End
+ * between runs brings the newest back (so each Home reads the first page again).
  */
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
@@ -19,6 +21,8 @@ import { percentiles as pct } from './percentiles'
 export interface UiBenchResult {
   firstPaintMs: { p50: number; p95: number }
   sessionSwitchMs: { p50: number; p95: number }
+  /** Home on an open 3,000-message session (at its newest) until its first message is on screen (issue 26). */
+  jumpToStartMs: { p50: number; p95: number }
   messagesPerSession: number
   runs: number
 }
@@ -126,7 +130,35 @@ export async function runUiBench(opts: { messages?: number; runs?: number } = {}
     await open('#/session/default/bench_big_a', 'Bench: big session A')
     for (let i = 0; i < runs; i++)
       sw.push(await open(`#/session/default/bench_big_${i % 2 ? 'a' : 'b'}`, `Bench: big session ${i % 2 ? 'A' : 'B'}`))
-    return { firstPaintMs: pct(first), sessionSwitchMs: pct(sw), messagesPerSession: n, runs }
+    // Home/End as key presses on the window (where the transcript listens), timed in the page until the target
+    // message is inside the transcript's box and a frame has been painted
+    await page.evaluate(`window.__benchKey = (key, text) => new Promise((done) => {
+      const t0 = performance.now()
+      window.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true }))
+      const check = () => {
+        const box = document.querySelector('[data-testid="transcript"]')?.getBoundingClientRect()
+        const hit = [...document.querySelectorAll('[data-testid="message"]')].find((m) => {
+          if (!m.textContent.includes(text)) return false
+          const r = m.getBoundingClientRect()
+          return box && r.bottom > box.top && r.top < box.bottom
+        })
+        if (hit) requestAnimationFrame(() => requestAnimationFrame(() => done(performance.now() - t0)))
+        else requestAnimationFrame(check)
+      }
+      check()
+    })`)
+    const key = (k: string, text: string) =>
+      page.evaluate(
+        ([kk, t]) => (window as unknown as { __benchKey(k: string, t: string): Promise<number> }).__benchKey(kk, t),
+        [k, text] as const
+      )
+    await open('#/session/default/bench_big_a', 'Bench: big session A')
+    const home: number[] = []
+    for (let i = 0; i < runs; i++) {
+      home.push(await key('Home', 'Question 0 of bench_big_a'))
+      await key('End', `Step ${n - 1} of bench_big_a`)
+    }
+    return { firstPaintMs: pct(first), sessionSwitchMs: pct(sw), jumpToStartMs: pct(home), messagesPerSession: n, runs }
   } finally {
     await browser.close()
     host.kill('SIGTERM')

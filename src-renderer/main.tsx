@@ -16,6 +16,7 @@ import './styles/components.css'
 import './styles/pages.css'
 import './styles/markdown.css'
 import './styles/selection.css'
+import './styles/reading.css'
 
 useApp.setState({ theme: loadThemeChoice(), scope: rememberedScope() })
 openTranscriptsEarly()

@@ -216,14 +216,28 @@ describe('caduceus cron', { timeout: 180_000 }, () => {
     expect(created.code).toBe(0)
     const job = JSON.parse(created.stdout)
     expect(job.schedule).toEqual({ kind: 'interval', minutes: 120, display: 'every 2h' })
+    // Toolsets an upstream-written job may name (jobs.json is shared with upstream's own cron tool).
+    const jobsPath = join(dir, 'cron', 'jobs.json')
+    const file = JSON.parse(readFileSync(jobsPath, 'utf8'))
+    file.jobs[0].enabled_toolsets = ['terminal', 'web', 'memory']
+    writeFileSync(jobsPath, JSON.stringify(file, null, 2))
     const r = await cli(dir, 'cron', 'run', job.id, '--json')
     expect(r.code).toBe(0)
     const out = JSON.parse(r.stdout)
     expect(source(dir, out.session_id)).toBe('cron')
     expect(out.output_path).toMatch(new RegExp(`cron/output/${job.id}/\\d{4}-\\d\\d-\\d\\d_\\d\\d-\\d\\d-\\d\\d\\.md$`))
-    expect(readFileSync(out.output_path, 'utf8')).toContain('You said: "summarise my day"')
+    const doc = readFileSync(out.output_path, 'utf8')
+    expect(doc).toContain('You said: "summarise my day"')
+    // What the run could not give the job is said: on stderr, in --json, in the output file and on the job.
+    const warnings = [
+      'enabled_toolsets names memory, but cron runs have no memory (as upstream builds them)',
+      'enabled_toolsets names web: no such tools on this host; the job ran without them'
+    ]
+    expect(out.warnings).toEqual(warnings)
+    expect(r.stderr).toContain(`caduceus cron: warning: ${warnings[1]}`)
+    expect(doc).toContain(`## Warnings\n\n- ${warnings[0]}\n- ${warnings[1]}\n`)
     const listed = JSON.parse((await cli(dir, 'cron', 'list', '--json')).stdout)
-    expect(listed.jobs[0]).toMatchObject({ id: job.id, last_status: 'ok' })
+    expect(listed.jobs[0]).toMatchObject({ id: job.id, last_status: 'ok', last_warnings: warnings })
   })
 
   it('refuses a bad schedule listing the forms', async () => {

@@ -20,6 +20,8 @@ let root: string
 let provider: ScriptedProvider
 let host: Host
 const PARENT = 'parent-session-1'
+/** The child the model follows up (known once the first delegation is retained). */
+let followUpTarget = ''
 
 function reply(req: RecordedRequest): ScriptReply {
   const messages = (req.body?.messages ?? []) as Array<{ role: string; content: unknown }>
@@ -33,6 +35,13 @@ function reply(req: RecordedRequest): ScriptReply {
   if (text === 'and the hidden ones?')
     return { text: '3 hidden files', usage: { promptTokens: 30, completionTokens: 4 } }
   if (text.startsWith('[Background delegation')) return { text: 'The subagent counted 42 files.' }
+  if (text === 'ask the child about big files')
+    return {
+      toolCalls: [{ name: 'delegate_task', arguments: { goal: 'and the big ones?', follow_up: followUpTarget } }]
+    }
+  if (text === 'and the big ones?') return { text: '1 big file' }
+  if (text === 'count the docs too')
+    return { toolCalls: [{ name: 'delegate_task', arguments: { goal: 'count the docs' } }] }
   return { text: 'ok' }
 }
 
@@ -122,6 +131,37 @@ describe('delegation through the host', () => {
       'and the hidden ones?',
       '3 hidden files'
     ])
+  })
+
+  // seed 004: test_follow_up_is_budget_exempt, reached by a user action: "Pause spawning" on the Subagents page
+  // (upstream's TUI `delegation.pause`), then the model follows up a retained child and tries a new one.
+  it('with spawning paused on the Subagents page, a follow-up still runs and a new subagent is refused', async () => {
+    expect(await call('subagents.setSpawnPaused', { paused: true })).toEqual({ paused: true })
+    expect((await call<SubagentList>('subagents.list', { profile: 'default' })).spawnPaused).toBe(true)
+    followUpTarget = child.childId
+    const toolResultOf = async (text: string) => {
+      const n = provider.requests.length
+      const done = waitFor<TurnFinished>('turn.finished', (p) => p.sessionId === PARENT)
+      await call('sessions.resume', { profile: 'default', sessionId: PARENT, text })
+      expect((await done).status).toBe('completed')
+      const after = provider.requests.slice(n).find((r) => {
+        const last = ((r.body?.messages ?? []) as Array<{ role: string }>).at(-1)
+        return last?.role === 'tool'
+      })!
+      return String((after.body!.messages as Array<{ content: unknown }>).at(-1)!.content ?? '')
+    }
+    try {
+      const followed = await toolResultOf('ask the child about big files')
+      expect(followed).toContain('1 big file')
+      expect(followed).not.toContain('paused')
+      const refused = await toolResultOf('count the docs too')
+      expect(refused).toContain('Delegation spawning is paused')
+      expect(provider.requests.some((r) => JSON.stringify(r.body?.messages ?? []).includes('"count the docs"'))).toBe(
+        false
+      )
+    } finally {
+      expect(await call('subagents.setSpawnPaused', { paused: false })).toEqual({ paused: false })
+    }
   })
 
   it('a host restart keeps the retained list and the cost totals; tombstoning ends follow-ups', async () => {

@@ -34,6 +34,24 @@ test('inclusive total, by-model total, per-day total and the CSV agree to the ce
   const micros = rows.reduce((n, r) => n + Math.round(Number(r[4] || 0) * 1e6), 0)
   // whole cents, half up, from integer micro-dollars: the app's rule (toFixed would round 12.065 down in binary)
   expect(`$${(Math.round(micros / 1e4) / 100).toFixed(2)}`).toBe(total)
+
+  // the report: rows per day, per session (every one, not the page's top 10) and per model, each kind summing to
+  // the same total in integer micro-dollars
+  const [rep] = await Promise.all([page.waitForEvent('download'), page.getByTestId('costs-export-report').click()])
+  const lines = readFileSync((await rep.path())!, 'utf8')
+    .trim()
+    .split(/\r?\n/)
+  const head = lines[0]!.split(',')
+  const cells = lines.slice(1).map((l) => l.match(/("([^"]|"")*"|[^,]*)(,|$)/g)!.map((c) => c.replace(/,$/, '')))
+  const at = (name: string) => head.indexOf(name)
+  const sessions = cells.filter((r) => r[0] === 'session')
+  expect(sessions.length).toBeGreaterThan(10)
+  for (const kind of ['day', 'session', 'model']) {
+    const rows = cells.filter((r) => r[0] === kind)
+    expect(rows.length, kind).toBeGreaterThan(0)
+    const sum = rows.reduce((n, r) => n + Number(r[at('cost_micros')] || 0), 0)
+    expect(`$${(Math.round(sum / 1e4) / 100).toFixed(2)}`, kind).toBe(total)
+  }
 })
 
 test('tokens and cache per day; a click on a bar filters the page to that day, in the URL, with a chip to clear', async ({

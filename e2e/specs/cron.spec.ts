@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test, expect } from '../fixtures/host'
 import { AppShell } from '../page-models/app-shell'
@@ -20,10 +20,18 @@ test('create a cron job on the Cron page, run it now, open its session', async (
   await cron.create('every 2h', 'Summarise the state of the parser project', 'Parser digest')
   const row = cron.job('Parser digest')
   await expect(row).toContainText('every 2h')
+  // A toolset upstream's cron tool may have named (jobs.json is shared): the run says it had none of it.
+  const id = await row.getAttribute('data-id')
+  const jobsPath = join(host.root, 'cron', 'jobs.json')
+  const file = JSON.parse(readFileSync(jobsPath, 'utf8'))
+  file.jobs.find((j: { id: string }) => j.id === id).enabled_toolsets = ['web']
+  writeFileSync(jobsPath, JSON.stringify(file))
   await cron.runNow(row)
   await expect(page.getByTestId('cron-output')).toContainText('Summarise the state of the parser project')
+  await expect(row.getByTestId('cron-last-warning')).toHaveText(
+    'enabled_toolsets names web: no such tools on this host; the job ran without them'
+  )
 
-  const id = await row.getAttribute('data-id')
   const outputs = join(host.root, 'cron', 'output', id!)
   expect(existsSync(outputs) && readdirSync(outputs).some((f) => f.endsWith('.md'))).toBe(true)
 

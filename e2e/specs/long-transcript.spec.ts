@@ -65,7 +65,10 @@ test('a 3,000-message session opens at its newest message and scrolls back to me
   await expect(page.getByTestId('load-older')).toHaveCount(0)
 })
 
-test('a deep link to an old message of a long session lands on it', async ({ page, host }) => {
+test('a deep link to an old message of a long session lands on it; End, Home and j/k move from there', async ({
+  page,
+  host
+}) => {
   const shell = new AppShell(page)
   const transcript = new SessionPage(page)
   const oldest = await api<MessagePage>(host.url, 'sessions.messages', {
@@ -80,6 +83,26 @@ test('a deep link to an old message of a long session lands on it', async ({ pag
   await expect(transcript.message(target.id)).toBeInViewport()
   await expect(transcript.message(target.id)).toContainText('Message 5 of long_b.')
   expect(await transcript.focusedMessageId()).toBe(target.id)
+
+  // End: the newest message; Home: the very first, read from the start in one page (not 15 pages back)
+  const newest = transcript.messages.filter({ hasText: `Message ${N - 1} of long_b.` })
+  const oldestRow = transcript.message(oldest.items[0]!.id)
+  await page.locator('body').press('End')
+  await expect(newest).toBeInViewport()
+  await expect(newest).toBeFocused()
+  await page.keyboard.press('Home')
+  await expect(oldestRow).toBeInViewport()
+  await expect(oldestRow).toBeFocused()
+  await expect(oldestRow).toContainText('Message 0 of long_b:')
+  // j/k: next and previous message, focused
+  await page.keyboard.press('j')
+  await expect(transcript.message(oldest.items[1]!.id)).toBeFocused()
+  await page.keyboard.press('j')
+  await expect(transcript.message(oldest.items[2]!.id)).toBeFocused()
+  await page.keyboard.press('k')
+  await expect(transcript.message(oldest.items[1]!.id)).toBeFocused()
+  await page.keyboard.press('End')
+  await expect(newest).toBeInViewport()
 })
 
 test('switching back to a transcript shows what another process appended meanwhile', async ({ page, host }) => {

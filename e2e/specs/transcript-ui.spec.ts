@@ -1,9 +1,12 @@
-import type { SessionPage as Page } from '@shared/contract'
+import type { MessagePage, SessionDetail, SessionPage as Page, SubagentList } from '@shared/contract'
 import { test, expect } from '../fixtures/host'
 import { api } from '../fixtures/external'
 import { AppShell } from '../page-models/app-shell'
 import { SessionPage } from '../page-models/session-page'
 import { Palette } from '../page-models/palette'
+import { SubagentsPage } from '../page-models/subagents-page'
+
+const num = (s: string) => Number(s.replace(/[^\d]/g, ''))
 
 async function topSession(url: string, profile = 'default') {
   const list = await api<Page>(url, 'sessions.list', { profile, limit: 20 })
@@ -29,6 +32,33 @@ test('a demo transcript renders Markdown: fenced code as <pre><code>, a table as
   // no raw Markdown left over
   await expect(answer).not.toContainText('|---|')
   await expect(answer).not.toContainText('```')
+
+  // per-turn tokens and cost under the turn's last reply, and its tool call on a timeline, as the rows saved them
+  // the newest turn: in the open session itself (a chain's earlier turns are in its other segments)
+  const turn = page.getByTestId('turn-usage').last()
+  await expect(turn).toBeVisible()
+  const lastId = Number(await turn.getAttribute('data-last-message-id'))
+  const msgs = await api<MessagePage>(host.url, 'sessions.messages', {
+    profile: 'default',
+    sessionId: s.id,
+    beforeId: lastId + 1,
+    limit: 10
+  })
+  const reply = msgs.items.find((m) => m.id === lastId)!
+  const used = reply.usage!.tokens
+  expect(num(await turn.getByTestId('turn-input').innerText())).toBe(used.input)
+  expect(num(await turn.getByTestId('turn-cached').innerText())).toBe(used.cacheRead)
+  expect(num(await turn.getByTestId('turn-output').innerText())).toBe(used.output)
+  expect(num(await turn.getByTestId('turn-reasoning').innerText())).toBe(used.reasoning)
+  await expect(turn.getByTestId('turn-cost')).toHaveText(reply.usage!.cost.usd == null ? /unpriced/ : /\$\d/)
+  const call = msgs.items.filter((m) => m.id < lastId && m.toolCalls?.length).at(-1)!
+  const result = msgs.items.find((m) => m.toolCallId === call.toolCalls![0]!.id)!
+  const row = turn.getByTestId('timeline-call').first()
+  await expect(row).toContainText(call.toolCalls![0]!.name)
+  await expect(row.getByTestId('timeline-duration')).toHaveText(`${(result.timestamp - call.timestamp).toFixed(1)} s`)
+  await expect(row.getByTestId('timeline-size')).toHaveText(
+    `${(result.content ?? '').length.toLocaleString('en-US')} chars`
+  )
 })
 
 test('a streamed reply renders Markdown while it streams', async ({ page, host }) => {
@@ -49,7 +79,7 @@ test('a streamed reply renders Markdown while it streams', async ({ page, host }
   await transcript.waitForTurnEnd()
 })
 
-test('Ctrl+K → "Costs" → Enter lands on Costs; ? lists the shortcuts; Escape leaves a session', async ({
+test('Ctrl+K → "cost" → Enter lands on Costs; fuzzy sessions with dates; ? lists the shortcuts; Escape leaves a session', async ({
   page,
   host
 }) => {
@@ -59,11 +89,30 @@ test('Ctrl+K → "Costs" → Enter lands on Costs; ? lists the shortcuts; Escape
   await shell.open(host.url)
   await palette.open()
   await expect(palette.input).toHaveAttribute('role', 'combobox')
-  await palette.input.fill('Costs')
+  await palette.input.fill('cost') // a partial page name
   await expect(palette.options.first()).toHaveText(/Costs/)
   await palette.input.press('Enter')
   await expect(page.getByTestId('page-costs')).toBeVisible()
   await expect(palette.dialog).toBeHidden()
+
+  // fuzzy words find the Lisbon trip; session rows show their date and id
+  await palette.open()
+  await palette.input.fill('lisbn trp')
+  const lisbon = palette.options.first()
+  await expect(lisbon).toHaveAttribute('data-command', /^session:/)
+  await expect(lisbon.locator('.palette-label')).toHaveText(/Lisbon/)
+  await expect(lisbon.getByTestId('palette-date')).toHaveText(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/)
+  const lisbonId = /^session:[^/]+\/(.+)$/.exec((await lisbon.getAttribute('data-command'))!)![1]!
+  await expect(lisbon.getByTestId('palette-id')).toHaveAttribute('title', lisbonId)
+  // "re" + Enter opens something to read, never a new chat or a profile switch
+  await palette.input.fill('re')
+  await palette.input.press('Enter')
+  await expect(palette.dialog).toBeHidden()
+  expect(page.url()).not.toMatch(/#\/new\//)
+  // and a New chat button is always in view
+  await page.getByTestId('topbar-new-chat').click()
+  await expect(page.getByTestId('new-chat')).toBeVisible()
+  await expect(page).toHaveURL(/#\/new\/default/)
 
   // sessions by title across profiles
   const s = await topSession(host.url, 'research')
@@ -77,11 +126,31 @@ test('Ctrl+K → "Costs" → Enter lands on Costs; ? lists the shortcuts; Escape
   await expect(dialog).toBeVisible()
   await expect(dialog).toContainText('Ctrl/⌘ K')
   await expect(dialog).toContainText('p 1…9')
+  await expect(dialog).toContainText('next / previous message')
+  await expect(dialog).toContainText('first / last message')
   await page.keyboard.press('Escape')
   await expect(dialog).toBeHidden()
   await expect(page.getByTestId('page-session')).toBeVisible()
   await page.locator('body').press('Escape')
   await expect(page.getByTestId('page-sessions')).toBeVisible()
+
+  // a parent names its delegate child, and the follow-up dialog names the child, never by id or "Untitled"
+  const subs = await api<SubagentList>(host.url, 'subagents.list', { profile: 'all' })
+  const child = subs.items.find((x) => x.state === 'retained' && x.parentSessionId)!
+  const kid = await api<SessionDetail>(host.url, 'sessions.get', {
+    profile: child.profile,
+    sessionId: child.childSessionId
+  })
+  const name = (kid.summary.title ?? kid.summary.preview ?? child.goal).replace(/\s+/g, ' ').trim().slice(0, 30)
+  await transcript.open(child.profile, child.parentSessionId!)
+  const link = page.locator(`[data-testid="lineage-delegate"][title="${child.childSessionId}"]`)
+  await expect(link).toContainText(name)
+  const subagents = new SubagentsPage(page)
+  await subagents.open()
+  await subagents.startFollowUp(child.childId)
+  const heading = page.getByTestId('followup-dialog').locator('h2')
+  await expect(heading).toContainText(name)
+  await expect(heading).not.toContainText(child.childId)
 })
 
 test('rename and pin persist after reload', async ({ page, host }) => {
@@ -91,7 +160,8 @@ test('rename and pin persist after reload', async ({ page, host }) => {
   await shell.open(host.url)
   await transcript.open('default', s.id)
   await page.getByTestId('session-rename').click()
-  await page.getByTestId('session-title-input').fill('  Renamed \u0007by the user  ')
+  // a tab is whitespace, as upstream's sanitize_title reads it: "by\tthe" is "by the", not "bythe"
+  await page.getByTestId('session-title-input').fill('  Renamed \u0007by\tthe user  ')
   await page.getByTestId('session-title-input').press('Enter')
   await expect(transcript.title).toHaveText('Renamed by the user')
   const pin = page.getByTestId('session-pin')
@@ -107,6 +177,26 @@ test('rename and pin persist after reload', async ({ page, host }) => {
     sessionId: s.id
   })
   expect(detail.summary).toMatchObject({ title: 'Renamed by the user', pinned: !wasPinned })
+
+  // a title another session holds: refused in words that name it by title, focus kept; Escape cancels and stays
+  const list = await api<Page>(host.url, 'sessions.list', { profile: 'default', limit: 20 })
+  const other = list.items.find((x) => x.title && x.id !== s.id)!
+  await page.getByTestId('session-rename').click()
+  const input = page.getByTestId('session-title-input')
+  await input.fill(other.title!)
+  await input.press('Enter')
+  const refused = page.getByTestId('session-title-refused')
+  await expect(refused).toContainText(`“${other.title}”`)
+  await expect(refused).not.toContainText(other.id)
+  await expect(page.getByTestId('session-title-holder')).toHaveAttribute(
+    'href',
+    new RegExp(encodeURIComponent(other.id))
+  )
+  await expect(input).toBeFocused()
+  await page.keyboard.press('Escape')
+  await expect(input).toBeHidden()
+  await expect(transcript.title).toHaveText('Renamed by the user')
+  await expect(page.getByTestId('page-session')).toBeVisible()
 })
 
 test('an unknown session id shows "Session not found", one screen, no enabled composer', async ({ page, host }) => {

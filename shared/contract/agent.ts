@@ -22,7 +22,13 @@ export type StartInput = z.infer<typeof StartInput>
 export const TurnHandle = z.object({ turnId: z.string(), profile: ProfileName, sessionId: z.string() })
 export type TurnHandle = z.infer<typeof TurnHandle>
 
-export const TurnStarted = TurnHandle.extend({ cache: CacheDecision, model: z.string().nullable(), demo: z.boolean() })
+export const TurnStarted = TurnHandle.extend({
+  cache: CacheDecision,
+  /** What changed, when the host can say (e.g. "memory provider identity changed (alice → bob)"); no secrets. */
+  cacheReason: z.string().max(300).optional(),
+  model: z.string().nullable(),
+  demo: z.boolean()
+})
 export type TurnStarted = z.infer<typeof TurnStarted>
 
 /** What a streamed piece of a turn carries: the one list the agent, the gateway and the renderer share. */

@@ -47,7 +47,9 @@ export const CronJob = z.object({
   repeatTimes: z.number().int().nullable(),
   repeatCompleted: z.number().int(),
   /** The session of the latest run (if it is stored). */
-  lastSessionId: z.string().nullable()
+  lastSessionId: z.string().nullable(),
+  /** What the latest run warned about (also in its output file); empty when nothing. */
+  lastWarnings: z.array(z.string())
 })
 export type CronJob = z.infer<typeof CronJob>
 
@@ -67,7 +69,8 @@ export const CronRunResult = z.object({
   status: z.enum(['ok', 'error']),
   error: z.string().nullable(),
   outputPath: z.string(),
-  output: z.string()
+  output: z.string(),
+  warnings: z.array(z.string())
 })
 
 export const channelRequests = {

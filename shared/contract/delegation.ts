@@ -41,9 +41,12 @@ export const SubagentList = z.object({
   items: z.array(Subagent),
   maxRetained: z.number().int(),
   ttlHours: z.number(),
+  /** New subagents are refused host-wide (follow-ups to existing ones still run). */
+  spawnPaused: z.boolean().optional(),
   unavailable: z.array(ProfileProblem).optional()
 })
 export type SubagentList = z.infer<typeof SubagentList>
+export const SpawnPause = z.object({ paused: z.boolean() })
 
 export const FollowUpInput = z.object({
   profile: ProfileName,
@@ -106,7 +109,9 @@ export const CostQuery = z.object({
   day: z
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/, 'day must be YYYY-MM-DD')
-    .optional()
+    .optional(),
+  /** Every session with spend in the period in `topSessions` (the CSV report), not only the top 10. */
+  allSessions: z.boolean().optional()
 })
 export type CostQuery = z.input<typeof CostQuery>
 export const CostSummary = z.object({

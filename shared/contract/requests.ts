@@ -37,7 +37,8 @@ import {
   SessionCost,
   SubagentList,
   SubagentQuery,
-  TombstoneResult
+  TombstoneResult,
+  SpawnPause
 } from './delegation'
 import { sessionsAdminRequests } from './sessions-admin'
 import { sessionsBulkRequests } from './sessions-bulk'
@@ -109,6 +110,8 @@ export const requests = {
   'subagents.followUp': { input: FollowUpInput, output: FollowUpResult },
   /** Retire a retained child: no longer addressable, transcript kept. */
   'subagents.tombstone': { input: ChildRef, output: TombstoneResult },
+  /** Pause (or resume) spawning new subagents, host-wide; follow-ups to existing children are never paused. */
+  'subagents.setSpawnPaused': { input: SpawnPause, output: SpawnPause },
   /** Cost of one session: own vs inclusive of delegated children. */
   'costs.session': { input: SessionKey, output: SessionCost },
   /** Cost overview across profiles, models and days. */

@@ -77,6 +77,13 @@ const Cut = z.number().int().nonnegative().optional()
 export const ToolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string(), argumentsBytes: Cut })
 export type ToolCall = z.infer<typeof ToolCall>
 
+/**
+ * One model call's usage, as the agent that made it saved it with the assistant message it produced (the
+ * message's `display_metadata.usage`); upstream's own rows carry none (their per-message `token_count` at most).
+ */
+export const CallUsage = z.object({ tokens: Tokens, cost: Money, model: z.string().nullable() })
+export type CallUsage = z.infer<typeof CallUsage>
+
 export const Message = z.object({
   id: z.number().int(),
   sessionId: z.string(),
@@ -92,7 +99,8 @@ export const Message = z.object({
   displayKind: z.string().nullable(),
   contentBytes: Cut,
   reasoningBytes: Cut,
-  toolCallsBytes: Cut
+  toolCallsBytes: Cut,
+  usage: CallUsage.optional()
 })
 export type Message = z.infer<typeof Message>
 
@@ -113,7 +121,7 @@ export type MessageText = z.infer<typeof MessageText>
 export const MessageQuery = z.object({
   profile: ProfileName,
   sessionId: SessionId,
-  /** Page forward from (exclusive) this message id. */
+  /** Page forward from (exclusive) this message id; `0` is the from-start cursor: the first page (Home). */
   afterId: z.number().int().optional(),
   /** Page backward from (exclusive) this message id. */
   beforeId: z.number().int().optional(),
@@ -184,7 +192,16 @@ export const SearchQuery = z.object({
   profile: ProfileScope.default('all'),
   /** Free text; sanitized and capped at 2,048 characters by the store, never an FTS syntax error. */
   query: z.string().max(10_000),
-  limit: z.number().int().min(1).max(200).default(50)
+  limit: z.number().int().min(1).max(200).default(50),
+  /** The Sessions page's filters, applied to the hits as to the list (absent = not filtered). */
+  sources: z.array(z.string().min(1)).max(32).optional(),
+  archived: z.enum(['exclude', 'include', 'only']).optional(),
+  /** Epoch seconds, inclusive bounds on the matching message's time. */
+  from: z.number().optional(),
+  to: z.number().optional(),
+  idPrefix: z.string().max(128).optional(),
+  /** false: no hits in delegate/branch children. */
+  includeChildren: z.boolean().optional()
 })
 export type SearchQuery = z.input<typeof SearchQuery>
 export const SnippetPart = z.object({ text: z.string(), hit: z.boolean() })
@@ -195,7 +212,9 @@ export const SearchHit = z.object({
   messageId: z.number().int(),
   role: z.string(),
   timestamp: z.number(),
-  snippet: z.array(SnippetPart)
+  snippet: z.array(SnippetPart),
+  /** The tip of the compression chain whose earlier segment holds this hit: a chain is one result, under it. */
+  chainId: z.string().optional()
 })
 export type SearchHit = z.infer<typeof SearchHit>
 /** Hits grouped by session (message-hit count; `titleMatch` when the session's title matched). */

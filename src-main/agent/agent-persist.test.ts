@@ -78,6 +78,13 @@ describe('Agent: persistence as produced', () => {
     })
     expect(row.estimated_cost_usd).toBeNull()
     expect(row.billing_provider).toBe('mystery')
+    // the transcript reads the call's usage back with the reply it produced (per-turn tokens on the session page)
+    const reply = kit.store.getMessages({ sessionId: 'S1' }).items.find((m) => m.role === 'assistant')!
+    expect(reply.usage).toEqual({
+      tokens: { input: 100, output: 30, cacheRead: 20, cacheWrite: 0, reasoning: 4 },
+      cost: { usd: null, status: 'unpriced', complete: false },
+      model: 'mystery-model'
+    })
   })
 
   it('a second agent resumes the stored history and the request carries it', async () => {

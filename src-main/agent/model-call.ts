@@ -93,6 +93,7 @@ async function recordCall(deps: ModelCallDeps, response: ProviderResponse, ctx: 
     : { costUsd: null, costStatus: 'unpriced' as const, pricingVersion: null }
   ctx.acct.addCall(usage, price)
   ctx.lastUsage = usage
+  ctx.lastCall = { usage, costUsd: price.costUsd, costStatus: price.costStatus, model: runtime.model }
   try {
     await deps.store.recordUsage(deps.sessionId, {
       model: runtime.model,

@@ -18,6 +18,11 @@ export interface TurnContext {
   /** Set after a failed compression so the turn doesn't retry it every iteration. */
   compressionDisabled: boolean
   lastUsage: NormalizedUsage | null
+  /**
+   * The last model call's usage and price, saved with the assistant message it produced (`display_metadata.usage`)
+   * so a transcript shows tokens and cost per turn.
+   */
+  lastCall?: { usage: NormalizedUsage | null; costUsd: number | null; costStatus: string; model: string }
 }
 
 export type Touch = (desc: string, provenance: ActivityProvenance) => void

@@ -77,7 +77,7 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
     }
     host.apiCallCount++
     const msg = assistantMessage(response)
-    await host.save(msg, ctx, { finishReason: response.finishReason })
+    await host.save(msg, ctx, { finishReason: response.finishReason, displayMetadata: usageMetadata(ctx) })
     lastText = response.text
     if (response.toolCalls.length) {
       await runToolCalls(
@@ -139,5 +139,26 @@ function buildRequest(host: LoopHost, ctx: TurnContext): ChatRequest {
     tools: tools.length ? tools : undefined,
     reasoning: host.reasoningConfig,
     maxTokens: host.runtime.maxTokens
+  }
+}
+
+/** The call's usage as the transcript reads it back (store/read-messages.ts), beside upstream's display keys. */
+function usageMetadata(ctx: TurnContext): Record<string, unknown> | null {
+  const c = ctx.lastCall
+  if (!c) return null
+  const u = c.usage
+  return {
+    usage: {
+      tokens: {
+        input: u?.inputTokens ?? 0,
+        output: u?.outputTokens ?? 0,
+        cacheRead: u?.cacheReadTokens ?? 0,
+        cacheWrite: u?.cacheWriteTokens ?? 0,
+        reasoning: u?.reasoningTokens ?? 0
+      },
+      costUsd: c.costUsd,
+      costStatus: c.costStatus,
+      model: c.model
+    }
   }
 }

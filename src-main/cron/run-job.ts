@@ -2,8 +2,10 @@
  * One cron run of an upstream-format job. A `no_agent` job runs its script and its stdout is the output; any other
  * job is a stateless-channel turn (seed 003) recorded as a `source = 'cron'` session, its text assembled from the
  * pre-run script, `context_from` and `skills` (job-prompt.ts), limited to its `enabled_toolsets` and run in its
- * `workdir`. The output lands in `cron/output/<job_id>/<%Y-%m-%d_%H-%M-%S>.md` (output-files.ts); `deliver` targets this host cannot reach
- * are reported in `last_delivery_error`; the run is then counted as upstream counts it (a hand run too), and a job
+ * `workdir`. The output lands in `cron/output/<job_id>/<%Y-%m-%d_%H-%M-%S>.md` (output-files.ts), with a Warnings
+ * section when the run had any (the build's start-up warnings, toolsets it could not give the job); `deliver` targets
+ * this host cannot reach are reported in `last_delivery_error`; the run is then counted as upstream counts it (a hand
+ * run too), and a job
  * that reached its repeat limit is removed.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -30,6 +32,8 @@ export interface CronRunResult {
   reply: string
   /** Why the output could not be delivered where `deliver` says (null: delivered, local or nothing to deliver). */
   deliveryError: string | null
+  /** What the run warned about (also in the output file and the job's `last_warnings`). */
+  warnings: string[]
 }
 
 const SILENT = '[SILENT]'
@@ -47,6 +51,7 @@ interface Outcome {
   deliver: string
   doc: string
   sessionId: string
+  warnings?: string[]
 }
 
 export async function runCronJob(
@@ -92,7 +97,8 @@ export async function runCronJob(
     error: o.error,
     outputPath,
     reply: o.deliver,
-    deliveryError
+    deliveryError,
+    warnings: o.warnings ?? []
   }
 }
 
@@ -143,7 +149,8 @@ async function agentRun(
   if (!text.trim()) throw new Error('the job has no prompt, script output or skill to run')
   const sessionId = `cron_${job.id}_${sessionStamp(started, home)}`
   const workdir = field(job.workdir)
-  const toolsets = Array.isArray(job.enabled_toolsets) ? mapToolsets(job.enabled_toolsets) : undefined
+  const mapped = Array.isArray(job.enabled_toolsets) ? mapToolsets(job.enabled_toolsets) : null
+  const toolsets = mapped?.toolsets
   const r = await gateway.runChannelTurn({
     profile,
     channel: TURN_CHANNELS.cron,
@@ -158,10 +165,12 @@ async function agentRun(
   })
   let error = r.status === 'completed' ? null : r.error || `turn ${r.status}`
   if (!error && !r.reply.trim()) error = 'the agent completed but produced an empty response'
+  const warnings = [...(mapped?.warnings ?? []), ...r.warnings]
   const doc = [
     head('agent', error ? 'error' : 'ok'),
     `- Session: ${r.sessionId}`,
     '',
+    ...(warnings.length ? ['## Warnings', '', ...warnings.map((w) => `- ${w}`), ''] : []),
     '## Prompt',
     '',
     text,
@@ -171,16 +180,24 @@ async function agentRun(
     error ? `Error: ${error}` : r.reply,
     ''
   ].join('\n')
-  return { ok: !error, error, deliver: r.reply, doc, sessionId: r.sessionId }
+  return { ok: !error, error, deliver: r.reply, doc, sessionId: r.sessionId, warnings }
 }
 
 /**
- * Upstream toolset names → this host's toolsets, exactly: a name with no tools here (file, web, browser…) gives
- * none, and nothing is added that the job did not name (no memory or delegation extras).
+ * Upstream toolset names → this host's toolsets, exactly: nothing is added that the job did not name (no memory
+ * or delegation extras). What the job named but cannot have is said, never dropped silently: a name with no
+ * tools here (file, web, browser…), and `memory`, which a cron run never gets (upstream's skip_memory).
  */
-const TOOLSETS: Record<string, string> = { terminal: 'terminal', memory: 'memory', delegation: 'delegation' }
-function mapToolsets(names: unknown[]): string[] {
-  return [...new Set(names.map((n) => TOOLSETS[String(n).trim()]).filter((t): t is string => Boolean(t)))]
+const TOOLSETS: Record<string, string> = { terminal: 'terminal', delegation: 'delegation' }
+function mapToolsets(names: unknown[]): { toolsets: string[]; warnings: string[] } {
+  const named = [...new Set(names.map((n) => String(n).trim()).filter(Boolean))]
+  const warnings: string[] = []
+  if (named.includes('memory'))
+    warnings.push('enabled_toolsets names memory, but cron runs have no memory (as upstream builds them)')
+  const missing = named.filter((n) => n !== 'memory' && !TOOLSETS[n])
+  if (missing.length)
+    warnings.push(`enabled_toolsets names ${missing.join(', ')}: no such tools on this host; the job ran without them`)
+  return { toolsets: [...new Set(named.map((n) => TOOLSETS[n]).filter((t): t is string => Boolean(t)))], warnings }
 }
 
 /** Upstream runs a `workdir` job as if launched there: that folder's agent instructions join the prompt. */
@@ -217,6 +234,8 @@ async function markRun(home: string, id: string, at: number, o: Outcome, deliver
       last_status: o.ok ? 'ok' : 'error',
       last_error: o.ok ? null : o.error,
       last_delivery_error: deliveryError,
+      // Caduceus's own addition too: the Cron page shows what the latest run warned about.
+      last_warnings: o.warnings?.length ? o.warnings : null,
       ...(o.sessionId ? { last_session_id: o.sessionId } : {})
     })
     if (live.repeat && typeof live.repeat === 'object') {

@@ -23,7 +23,7 @@ const total = (parts: Money[]): Money => moneyFromMicros(parts)
 
 export function costSummary(
   stores: ProfileStore[],
-  query: { profile?: string; days?: number; day?: string },
+  query: { profile?: string; days?: number; day?: string; allSessions?: boolean },
   now = Date.now() / 1000,
   /** The user's prices for usage upstream left unpriced (applied here, at read time, never written back). */
   overrides: PriceOverride[] = []
@@ -130,7 +130,7 @@ export function costSummary(
       })
       .sort(byDate),
     tokensByDay: [...tokensByDay.values()].sort(byDate),
-    topSessions: top.slice(0, 10),
+    topSessions: query.allSessions ? top : top.slice(0, 10),
     ...(custom.models.size ? { customPriced: { usd: customTotal.usd ?? 0, models: [...custom.models].sort() } } : {})
   }
 }

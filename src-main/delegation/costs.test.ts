@@ -259,14 +259,14 @@ describe('listSubagents', () => {
 })
 
 describe('listSubagents cost of an unledgered child (issue 14 bug)', () => {
-  it('shows the child session\'s own cost, the same amount the parent lists as unledgered, not "—"', () => {
+  it('shows the child session\'s own cost, the same amount the parent lists as unledgered, not "—"', async () => {
     const reg = createDelegationRegistry(a.store, { currentProfile: () => 'default' })
-    a.store.createSession('p', 'desktop')
-    a.store.createSession('cs-x', 'delegate', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })
-    a.store.recordUsage('cs-x', usage(0.04))
-    reg.persistDispatch({ delegationId: 'x', parentSessionId: 'p' })
-    reg.recordDispatchedChildren('x', [{ subagent_id: 'sa-x', session_id: 'cs-x', goal: 'g' }])
-    reg.persistCompletion({ delegation_id: 'x', status: 'completed' }, { status: 'completed' })
+    await a.store.createSession('p', 'desktop')
+    await a.store.createSession('cs-x', 'delegate', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })
+    await a.store.recordUsage('cs-x', usage(0.04))
+    await reg.persistDispatch({ delegationId: 'x', parentSessionId: 'p' })
+    await reg.recordDispatchedChildren('x', [{ subagent_id: 'sa-x', session_id: 'cs-x', goal: 'g' }])
+    await reg.persistCompletion({ delegation_id: 'x', status: 'completed' }, { status: 'completed' })
     const parentView = sessionCost(a.store, 'default', 'p').children.find((c) => c.childSessionId === 'cs-x')!
     expect(parentView).toMatchObject({ status: 'unledgered', cost: { usd: 0.04 } })
     const child = listSubagents([{ profile: 'default', store: a.store }], { profile: 'all' }).items.find(

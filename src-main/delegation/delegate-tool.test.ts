@@ -13,7 +13,7 @@ import { rawDb } from '../store/test-fixtures/raw-db'
 // The user-visible texts, pinned here (a test that read them from the code could not catch a wording change).
 const NO_PARENT_ERROR = 'delegate_task requires a parent agent context.'
 const SPAWN_PAUSED_ERROR =
-  'Delegation spawning is paused. Clear the pause via the TUI (`p` in /agents) or the `delegation.pause` RPC before retrying.'
+  'Delegation spawning is paused. Resume it on the Subagents page ("Resume spawning") before retrying; follow-ups to existing subagents still work.'
 const STATELESS_NOTE =
   'background=true is not available in this session — it cannot receive a detached subagent result after the turn ends (a one-shot runner such as `hermes -z`, a cron job, a Kanban worker, or a stateless HTTP endpoint). The subagent(s) ran SYNCHRONOUSLY and the result is included above.'
 const DEPTH_LIMIT_1_OF_1 =

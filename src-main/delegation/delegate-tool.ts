@@ -11,7 +11,7 @@ import type { DelegationParent } from './types'
 
 const NO_PARENT_ERROR = 'delegate_task requires a parent agent context.'
 const SPAWN_PAUSED_ERROR =
-  'Delegation spawning is paused. Clear the pause via the TUI (`p` in /agents) or the `delegation.pause` RPC before retrying.'
+  'Delegation spawning is paused. Resume it on the Subagents page ("Resume spawning") before retrying; follow-ups to existing subagents still work.'
 const depthLimitError = (depth: number, max: number) =>
   `Delegation depth limit reached (depth=${depth}, max_spawn_depth=${max}). Raise delegation.max_spawn_depth in config.yaml if deeper nesting is required (no hard ceiling, but each level multiplies API cost).`
 const capacityError = (running: number, batch: boolean) =>

@@ -103,7 +103,9 @@ describe('delegate_task follow_up', () => {
     expect(built).toHaveLength(0)
   })
 
-  // seed 004: test_follow_up_is_budget_exempt
+  // seed 004: test_follow_up_is_budget_exempt — the pause is reached by "Pause spawning" on the Subagents page
+  // (test/delegation-host.test.ts drives it through a real turn); depth 99 is upstream's stand-in for any parent
+  // past max_spawn_depth (a parent whose config.yaml lowered it mid-run).
   it('ignores the depth budget and the spawn pause', async () => {
     liveChild('sa-deep-1')
     const deep = parentAgent({ depth: 99 })

@@ -166,7 +166,12 @@ export function listSubagents(
       })
     }
   }
-  return { items, maxRetained: limits.maxRetained, ttlHours: limits.ttlHours }
+  return {
+    items,
+    maxRetained: limits.maxRetained,
+    ttlHours: limits.ttlHours,
+    ...(live ? { spawnPaused: live.isSpawnPaused() } : {})
+  }
 }
 
 /** Rough size/cost of resuming a child: its transcript re-sent as prompt (≈4 chars per token). */

@@ -94,7 +94,12 @@ describe('bounded growth (LRU cap)', () => {
   })
 
   // seed 001: test_plain_dict_cache_is_tolerated — upstream's fixture swaps in a plain dict with no order to
-  // evict by; our cache is always an ordered Map, so the reachable equivalent is an unbounded cap.
+  // evict by; our cache is always an ordered Map, so the nearest equivalent is an unbounded cap.
+  // NO USER ACTION REACHES THIS: upstream's cache size is a module constant (gateway/run.py
+  // `_AGENT_CACHE_MAX_SIZE = 128`, changed only by tests' monkeypatch) with no config.yaml key, and so is ours
+  // (DEFAULT_CACHE_CAP; host/runtime.ts builds the Gateway without `cap`). The cache is host-wide, across
+  // profiles, so a profile's config.yaml could not own the setting either. This pins that an uncapped size
+  // is plain arithmetic in enforceCap (no eviction, no crash), not a mode.
   it('an unbounded cache (cap Infinity) never enforces a cap: 200 agents stay, none released', async () => {
     const cache = cacheOf({ cap: Number.POSITIVE_INFINITY })
     const agents = Array.from({ length: 200 }, () => new TestAgent())
@@ -261,7 +266,7 @@ describe('release semantics (idle resume)', () => {
     class ScopeAgent extends TestAgent {
       override releaseClients() {
         seen.push({ home: getHermesHome(), secret: currentSecretScope()?.secrets.OWNER })
-        super.releaseClients()
+        return super.releaseClients()
       }
     }
     const cache = cacheOf({ cap: 1 })
@@ -291,6 +296,9 @@ describe('release semantics (idle resume)', () => {
   })
 })
 
+// Depth > 0 in production: a completion notice (background delegation, terminal notify_on_complete) that
+// waited on a running turn runs one level deeper (Gateway.deliver, called from host/runtime.ts
+// runDeliveredTurn). turn-runner.test.ts drives those cases through it; these pin the rule itself.
 describe('initCachedAgentForTurn', () => {
   const NOW = 10_000_000
   const stale = (seconds = 1800) => new TestAgent(NOW - seconds * 1000)
@@ -341,7 +349,7 @@ describe('initCachedAgentForTurn', () => {
   it('deep interrupt recursion preserves the idle clock', () => {
     const a = stale(600)
     const old = a.lastActivityTs
-    initCachedAgentForTurn(a, 4, NOW) // upstream's depth cap is 3: one past it
+    initCachedAgentForTurn(a, 4, NOW) // upstream's depth cap is 3 (so is deliver's): any depth > 0 keeps it
     expect(a.lastActivityTs).toBe(old)
   })
 

@@ -40,6 +40,8 @@ export interface CacheEntry<A extends CacheableAgent = CacheableAgent> {
   model: string | null
   turns: number
   owner: ProfileOwner | null
+  /** The `memory.*` signature inputs the agent was built with: what explains a later rebuild. */
+  memoryInputs: Record<string, unknown> | null
 }
 
 export interface InsertOptions {
@@ -48,6 +50,7 @@ export interface InsertOptions {
   profile?: string | null
   model?: string | null
   owner?: ProfileOwner | null
+  memoryInputs?: Record<string, unknown> | null
 }
 
 export interface LookupResult<A> {
@@ -148,7 +151,8 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
       profile: o.profile ?? prev?.profile ?? null,
       model: o.model ?? null,
       turns: 0,
-      owner: o.owner ?? prev?.owner ?? null
+      owner: o.owner ?? prev?.owner ?? null,
+      memoryInputs: o.memoryInputs ?? null
     })
     // A rebuilt key displaces the old agent: free its clients (unless it is somehow still running).
     if (prev && prev.agent !== agent) this.releaseDetached(key, prev, 'soft')

@@ -47,6 +47,11 @@ describe('async delivery capability', () => {
   })
 
   // seed 003: test_omitted_arg_defaults_supported
+  // NO USER ACTION REACHES THIS: every channel states its capability when it binds (channels.ts TURN_CHANNELS:
+  // desk true, API server / cron false, one-shot declares itself stateless), as upstream's own gateway always
+  // passes async_delivery (gateway/run.py, the set_session_vars call beside `supports_async_delivery`). The
+  // omitted-argument default is upstream's back-compat for out-of-tree callers of set_session_vars; Caduceus
+  // has none (plugins cannot bind session vars). Kept so the default stays "supported", never "off".
   it('omitting the capability keeps it supported', () => {
     expect(inTurn({ platform: 'discord', chatId: '9' }, asyncDeliverySupported)).toBe(true)
   })

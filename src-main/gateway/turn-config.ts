@@ -31,6 +31,8 @@ export interface TurnConfig {
   signature: string
   maxIterations: number
   reasoningConfig: ReasoningSetting | null
+  /** The `memory.*` inputs of the signature (provider, where it comes from, its own identity): a rebuild's "why". */
+  memoryInputs: Record<string, unknown>
 }
 
 export interface TurnConfigDeps {
@@ -48,10 +50,14 @@ interface FileDerived {
   staticKeys: Record<string, unknown>
   maxIterations: number
   reasoningConfig: ReasoningSetting | null
-  /** Last dynamic inputs and the signature they produced. */
+  /** Last dynamic inputs and the signature (and memory inputs) they produced. */
   dynamicKey: string | null
   signature: string
+  memoryInputs: Record<string, unknown>
 }
+
+const memoryPart = (keys: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(keys).filter(([k]) => k.startsWith('memory.')))
 
 /**
  * The config module's own memo keys on the same fields: a rewrite moves mtime/ctime (and a temp-file +
@@ -106,6 +112,7 @@ export class TurnConfigResolver {
         skipContextFiles: false
       })
       f.dynamicKey = dynamicKey
+      f.memoryInputs = { ...memoryPart(f.staticKeys), ...memoryPart(dynamic) }
     }
     return this.out(f)
   }
@@ -117,7 +124,8 @@ export class TurnConfigResolver {
       config: f.config,
       signature: f.signature,
       maxIterations: f.maxIterations,
-      reasoningConfig: f.reasoningConfig ? { ...f.reasoningConfig } : null
+      reasoningConfig: f.reasoningConfig ? { ...f.reasoningConfig } : null,
+      memoryInputs: f.memoryInputs
     }
   }
 
@@ -140,7 +148,8 @@ export class TurnConfigResolver {
       maxIterations,
       reasoningConfig: reasoningEffort ? { enabled: reasoningEffort !== 'none', effort: reasoningEffort } : null,
       dynamicKey: null,
-      signature: ''
+      signature: '',
+      memoryInputs: {}
     }
   }
 }

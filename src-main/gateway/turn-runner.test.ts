@@ -17,6 +17,13 @@ class StoreAgent extends TestAgent {
   interrupted = false
   failWith: string | null = null
   startupNotices: string[] = []
+  /** While set, each turn waits for its own release (in `holds`), so messages can arrive mid-turn. */
+  hold = false
+  holds: Array<() => void> = []
+  /** The activity clock each turn started with (what the cache left of the previous turn's). */
+  starts: Array<{ text: string; ts: number | null; desc: string; provenance: string }> = []
+  /** The activity clock each turn left behind. */
+  ends: Record<string, number> = {}
   constructor(readonly input: BuildAgentInput<SessionStore>) {
     super()
   }
@@ -36,11 +43,24 @@ class StoreAgent extends TestAgent {
       platform: getSessionEnv('HERMES_SESSION_PLATFORM'),
       async: asyncDeliverySupported()
     })
+    this.starts.push({
+      text,
+      ts: this.lastActivityTs,
+      desc: this.lastActivityDesc,
+      provenance: this.lastActivityProvenance
+    })
     // Like the real Agent: the gateway already saved the user's message (durable before resume answers).
     if (o.savedUserMessageId === undefined)
       await this.input.store.appendMessage(this.input.sessionId, { role: 'user', content: text })
     if (this.gate) await this.gate
+    if (this.hold) await new Promise<void>((r) => this.holds.push(r))
     if (this.failWith) throw new Error(this.failWith)
+    // Like the real Agent's touch(): the turn's last activity is what it worked on.
+    // A minute back: distinct from the clock a fresh turn sets, well inside the idle TTL.
+    this.lastActivityTs = Date.now() - 60_000 - this.starts.length
+    this.ends[text] = this.lastActivityTs
+    this.lastActivityDesc = `worked on ${text}`
+    this.lastActivityProvenance = 'tool'
     o.onDelta?.({ kind: 'text', text: 'ok' })
     await this.input.store.appendMessage(this.input.sessionId, { role: 'assistant', content: 'ok' })
     const status = o.signal?.aborted || this.interrupted ? ('interrupted' as const) : ('completed' as const)
@@ -189,6 +209,58 @@ describe('Gateway', () => {
     expect(gateway.evict(key)).toBe(true)
     await gateway.cache.drain()
     expect(agents[0].calls).toEqual(['releaseClients'])
+  })
+
+  // seed 001: test_interrupt_turn_preserves_idle_clock / _desc / _provenance and
+  // test_deep_interrupt_recursion_preserves_idle_clock, through the production caller: host/runtime.ts
+  // runDeliveredTurn → gateway.deliver, reached when a background delegation or a terminal process started
+  // with notify_on_complete finishes while the user's next turn is still running.
+  it('a notice that waited on a running turn follows it one level deeper, keeping its activity clock; past depth 3 it starts fresh', async () => {
+    const { gateway, agents, registry } = setup()
+    const { waitUntil } = await import('../tools/test-fixtures/helpers')
+    const first = await gateway.start({ profile: 'default', text: 'one' })
+    await gateway.finished(first.turnId)
+    const sid = first.sessionId
+    const agent = agents[0]!
+    agent.hold = true
+    const running = await gateway.resume({ profile: 'default', sessionId: sid, text: 'long' }) // depth 0
+    const delivered: Array<Promise<{ turnId: string }>> = []
+    for (let n = 1; n <= 4; n++) {
+      // The notice is saved while a turn runs, as the delegation / process completion paths do.
+      await waitUntil(() => agent.holds.length === 1)
+      const savedMessageId = (await registry
+        .get('default')
+        .appendMessage(sid, { role: 'user', content: `notice ${n}` }))!
+      // deliver() queues behind the running turn synchronously, before its first await.
+      delivered.push(gateway.deliver({ profile: 'default', sessionId: sid, text: `notice ${n}`, savedMessageId }))
+      agent.holds.shift()!()
+    }
+    await waitUntil(() => agent.holds.length === 1)
+    agent.holds.shift()!()
+    agent.hold = false
+    const turns = await Promise.all(delivered)
+    for (const t of turns) expect((await gateway.finished(t.turnId))?.status).toBe('completed')
+    expect((await gateway.finished(running.turnId))?.status).toBe('completed')
+    const byText = Object.fromEntries(agent.starts.map((s) => [s.text, s]))
+    // Depth 0 (a fresh turn on the reused agent) restarts the clock.
+    expect(byText.long).toMatchObject({ desc: 'starting new turn (cached)', provenance: 'unknown' })
+    expect(byText.long!.ts).toBeGreaterThan(agent.ends.one!)
+    // Depths 1..3 keep the clock, description and provenance of the turn they followed.
+    for (const [n, after] of [
+      [1, 'long'],
+      [2, 'notice 1'],
+      [3, 'notice 2']
+    ] as const)
+      expect(byText[`notice ${n}`]).toEqual({
+        text: `notice ${n}`,
+        ts: agent.ends[after],
+        desc: `worked on ${after}`,
+        provenance: 'tool'
+      })
+    // Upstream queues past _MAX_INTERRUPT_DEPTH: the fourth notice is answered as a fresh turn.
+    expect(byText['notice 4']).toMatchObject({ desc: 'starting new turn (cached)', provenance: 'unknown' })
+    // One agent served them all (reused, never rebuilt by our own notice writes).
+    expect(agents).toHaveLength(1)
   })
 
   it('an agent that throws ends the turn as error with the key redacted', async () => {

@@ -35,9 +35,15 @@ import { newDeskSessionId } from './session-id'
 import { storeProbe } from './store-probe'
 import { TurnConfigResolver } from './turn-config'
 import { withTurnOverrides } from './signature'
+import { memoryRebuildReason } from './rebuild-reason'
 
 const LOG = 'gateway.run'
 const RECENT_TURNS = 256
+/**
+ * Upstream's cap on follow-up recursion (gateway/run.py `_MAX_INTERRUPT_DEPTH`): a message that arrives
+ * while a turn at this depth runs is queued and later answered as a fresh turn (depth 0) instead.
+ */
+const MAX_INTERRUPT_DEPTH = 3
 const ZERO_TOKENS = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 }
 
 interface LiveTurn {
@@ -56,6 +62,8 @@ interface LiveTurn {
 
 interface BeginOptions {
   isNew?: boolean
+  /** 0 for a fresh turn; n + 1 for a message that waited on a depth-n turn (upstream's interrupt depth). */
+  interruptDepth?: number
   savedMessageId?: number
   channel?: TurnChannel
   history?: BuildAgentInput['history']
@@ -112,7 +120,9 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   private readonly turns = new Map<string, LiveTurn>()
   /** Recently finished turns, so a caller that asks after the fact still gets the result (bounded). */
   private readonly recent = new Map<string, TurnFinished>()
-  private readonly busyKeys = new Set<string>()
+  /** Keys with a turn starting or running → that turn's interrupt depth. */
+  private readonly busyKeys = new Map<string, number>()
+  private readonly idleWaiters = new Map<string, Array<() => void>>()
   private readonly sweeper: IdleSweepTimer
   private readonly turnConfig: TurnConfigResolver
 
@@ -163,8 +173,12 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   }
 
   /**
-   * Run a turn answering a user message that is already saved (a delegation-complete notice). If the
-   * session is mid-turn, wait for that turn first: the notice must become the NEXT turn, not be dropped.
+   * Run a turn answering a user message that is already saved (a delegation-complete or background
+   * process notice). If the session is mid-turn, wait for that turn first: the notice must become the
+   * NEXT turn, not be dropped. Like upstream's queued follow-up (gateway/run.py `_run_agent` recursing
+   * with `_interrupt_depth + 1`), a notice that had to wait runs one level deeper than the turn it
+   * followed, so the reused agent keeps that turn's activity clock (seed 001: the inactivity watchdog
+   * sees a chain of follow-ups as one stretch of work); past MAX_INTERRUPT_DEPTH it starts fresh.
    */
   async deliver(input: {
     profile: string
@@ -175,14 +189,22 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   }): Promise<TurnHandle> {
     const store = this.storeFor(input.profile)
     const key = sessionKeyFor(input.profile, input.sessionId)
-    for (const t of [...this.turns.values()]) if (t.key === key) await t.done.catch(() => undefined)
+    let followed: number | null = null
+    while (this.busyKeys.has(key)) {
+      followed = this.busyKeys.get(key)!
+      await this.whenIdle(key)
+    }
+    const interruptDepth = followed === null || followed >= MAX_INTERRUPT_DEPTH ? 0 : followed + 1
     if (!readRow(store, input.sessionId))
       throw new CaduceusError('not_found', `Unknown session: ${input.sessionId}`, 'sessionId')
     // The notice is this process's own write: it must not look like a foreign one (invariant 9).
     if (this.cache.rebaselineOwnAppend(key, input.sessionId, input.appended ?? 1))
       this.log.info(LOG, `re-baselined ${key.slice(0, 64)} after delivering a notice`)
     return (
-      await this.begin(input.profile, input.sessionId, input.text, store, { savedMessageId: input.savedMessageId })
+      await this.begin(input.profile, input.sessionId, input.text, store, {
+        savedMessageId: input.savedMessageId,
+        interruptDepth
+      })
     ).handle
   }
 
@@ -318,7 +340,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         'conflict',
         'A turn is already running in this session; stop it or wait for it to finish.'
       )
-    this.busyKeys.add(key)
+    this.busyKeys.set(key, opts.interruptDepth ?? 0)
     try {
       const home = this.homeFor(profile)
       await this.opts.memoryIdentity?.prepare?.(profile, home)
@@ -343,7 +365,17 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         : null
       if (noImages) throw new CaduceusError('invalid_input', noImages)
       const owner: ProfileOwner = { home, secrets }
-      let { decision, agent } = this.cache.lookup(key, { signature, sessionId: sid, maxIterations })
+      const depth = opts.interruptDepth ?? 0
+      let { decision, agent } = this.cache.lookup(key, {
+        signature,
+        sessionId: sid,
+        maxIterations,
+        interruptDepth: depth
+      })
+      const cacheReason =
+        decision === 'config_changed'
+          ? memoryRebuildReason(this.cache.get(key)?.memoryInputs, resolved.memoryInputs, Object.values(secrets))
+          : undefined
       if (!agent) {
         // The memoized runtime is shared between turns: the agent gets its own copy.
         const own = { ...runtime, model: opts.model || runtime.model, capabilities: { ...runtime.capabilities } }
@@ -374,7 +406,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
           sessionId: sid,
           profile,
           model: own.model,
-          owner
+          owner,
+          memoryInputs: resolved.memoryInputs
         })
         this.cache.noteTurn(key)
       }
@@ -389,13 +422,17 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       this.safeEmit('turn.started', {
         ...handle,
         cache: decision,
+        ...(cacheReason ? { cacheReason } : {}),
         model: runtime.model,
         demo: runtime.provider === 'demo' || configSections.isDemo(config)
       })
       // Warnings from building the agent (e.g. a refused memory provider) reach the user once, on its first turn.
       const warnings = agent.startupNotices?.splice(0) ?? []
       for (const text of warnings) this.safeEmit('turn.delta', { ...handle, kind: 'notice', text })
-      this.log.info(LOG, `turn ${handle.turnId} on ${key.slice(0, 64)}: cache ${decision}`)
+      this.log.info(
+        LOG,
+        `turn ${handle.turnId} on ${key.slice(0, 64)}: cache ${decision}${cacheReason ? ` (${cacheReason})` : ''}`
+      )
       const saved = savedMessageId ?? (await this.saveUserMessage(store, agent, handle, opts.parts ?? text))
       const controller = new AbortController()
       const live: LiveTurn = {
@@ -411,8 +448,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       live.done = this.run(live, agent, text, owner, Object.values(secrets), channel, saved, opts.onDelta, opts.parts)
       return live
     } catch (err) {
-      this.busyKeys.delete(key)
       this.cache.markIdle(key)
+      this.release(key)
       throw err
     }
   }
@@ -528,10 +565,26 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       this.log.warn(LOG, `re-baseline of ${key.slice(0, 64)} failed: ${(err as Error).message}`)
     }
     this.cache.markIdle(key)
-    this.busyKeys.delete(key)
+    this.release(key)
     // Evicted (or replaced) while it ran: release it now that it is idle.
     if (this.cache.get(key)?.agent !== agent) this.cache.releaseDetached(key, { agent, owner })
     this.sweeper.schedule()
+  }
+
+  /** The key is free again: wake whoever waits to run the next turn on it. */
+  private release(key: string): void {
+    this.busyKeys.delete(key)
+    const waiters = this.idleWaiters.get(key)
+    this.idleWaiters.delete(key)
+    for (const wake of waiters ?? []) wake()
+  }
+
+  private whenIdle(key: string): Promise<void> {
+    return new Promise((resolve) => {
+      const list = this.idleWaiters.get(key) ?? []
+      list.push(resolve)
+      this.idleWaiters.set(key, list)
+    })
   }
 
   private storeFor(profile: string): S {

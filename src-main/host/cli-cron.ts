@@ -101,7 +101,8 @@ async function runNow(args: HostArgs, profile: string, home: string, id: string 
           session_id: r.sessionId,
           status: r.status,
           error: r.error,
-          output_path: r.outputPath
+          output_path: r.outputPath,
+          warnings: r.warnings
         })
       )
     else
@@ -110,6 +111,7 @@ async function runNow(args: HostArgs, profile: string, home: string, id: string 
           ? `ran ${r.jobId}: session ${r.sessionId}, output ${r.outputPath}`
           : `ran ${r.jobId}: ${r.error}`
       )
+    for (const w of r.warnings) console.error(`caduceus cron: warning: ${w}`)
     if (r.status !== 'ok') console.error(`caduceus cron: job ${r.jobId} failed: ${r.error}`)
     return r.status === 'ok' ? 0 : 1
   } finally {

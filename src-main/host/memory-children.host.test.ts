@@ -2,6 +2,8 @@
 // scripted model calls delegate_task, a recording JS memory plugin sees only the primary agent (context
 // `primary`, the desk's platform), never the child's goal in a recall or a sync, and one on_delegation
 // with the child's result; the child's request carries no memory tools and no recall.
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { RecordedRequest, ScriptReply } from '../agent/scripted'
 import { waitUntil } from '../tools/test-fixtures/helpers'
@@ -89,7 +91,7 @@ describe('a delegated child has no memory provider', () => {
 })
 
 describe('a cron run has no memory provider', () => {
-  it('Run now on the Cron page: the job turn gets no memory tools or recall, and the provider is never started', async () => {
+  it('Run now on the Cron page: no memory tools, recall or provider start; a named memory toolset is a warning in the output and on the page', async () => {
     rig = await makeRig(reply)
     writePlugin(rig.root, 'childrec', PLUGIN)
     rig.writeConfig('default', 'memory:\n  provider: childrec\n')
@@ -101,16 +103,48 @@ describe('a cron run has no memory provider', () => {
       prompt: 'summarise the inbox'
     })) as { ok: boolean; output: { id: string } }
     expect(job.ok, JSON.stringify(job)).toBe(true)
+    // A job upstream's cron tool wrote may name the memory toolset: the run says it has none.
+    const jobsPath = join(rig.root, 'cron', 'jobs.json')
+    const file = JSON.parse(readFileSync(jobsPath, 'utf8'))
+    file.jobs[0].enabled_toolsets = ['memory', 'terminal']
+    writeFileSync(jobsPath, JSON.stringify(file))
     const run = (await d.invoke('cron.runNow', { profile: 'default', id: job.output.id })) as {
       ok: boolean
-      output: { status: string; output: string }
+      output: { status: string; output: string; warnings: string[] }
     }
     expect(run.ok, JSON.stringify(run)).toBe(true)
     expect(run.output.output).toContain('inbox summarised')
+    const warning = 'enabled_toolsets names memory, but cron runs have no memory (as upstream builds them)'
+    expect(run.output.warnings).toEqual([warning])
+    expect(run.output.output).toContain(`## Warnings\n\n- ${warning}\n`)
+    // The Cron page's row shows what the latest run warned about.
+    const listed = (await d.invoke('cron.list', { profile: 'default' })) as {
+      output: { jobs: Array<{ lastWarnings: string[] }> }
+    }
+    expect(listed.output.jobs[0]!.lastWarnings).toEqual([warning])
     const req = rig.chats().find((q) => turnText(q) === 'summarise the inbox')!
     expect(toolNames(req)).not.toEqual(expect.arrayContaining(['childrec_note']))
     expect(toolNames(req)).not.toContain('memory')
     expect(String(lastOf(req)?.content)).not.toContain('CHILDREC RECALL')
     expect(recorded()).toEqual([])
+  })
+})
+
+describe('a one-shot run tells the provider the truth about its channel', () => {
+  it('run -z (the gateway call cli-run.ts makes): the provider starts as the primary agent on the cli platform', async () => {
+    rig = await makeRig(reply)
+    writePlugin(rig.root, 'childrec', PLUGIN)
+    rig.writeConfig('default', 'memory:\n  provider: childrec\n')
+    await rig.start()
+    const { TURN_CHANNELS } = await import('../gateway')
+    const done = await rig.host!.gateway.runChannelTurn({
+      profile: 'default',
+      channel: TURN_CHANNELS.oneShot,
+      text: 'one shot'
+    })
+    expect(done.status).toBe('completed')
+    expect(recorded().filter((e) => e.hook === 'initialize')).toEqual([
+      { hook: 'initialize', context: 'primary', platform: 'cli' }
+    ])
   })
 })

@@ -1,7 +1,8 @@
 // Seed 001's provider-identity rules against the production loader (host/memory-providers.ts over real
 // plugin folders in a temp root), and through real turns: a plugin is loaded once per version of its files
 // and asked its identitySignature() on every signature, so a writer changed from alice to bob rebuilds the
-// cached agent ('config_changed', the turn badge's "settings changed") while an unchanged one is reused.
+// cached agent ('config_changed', the turn badge's "fresh agent: memory provider identity changed (alice → bob)")
+// while an unchanged one is reused.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -126,6 +127,9 @@ describe('through real turns', () => {
     await say('three', sid)
     await say('four', sid)
     expect(decisions()).toEqual(['new', 'reused', 'config_changed', 'reused'])
+    // What the renderer receives says why (the badge shows it): the writer, not the unchanged aliases.
+    const started = rig.events.filter((e) => e.event === 'turn.started').map((e) => e.payload.cacheReason)
+    expect(started).toEqual([undefined, undefined, 'memory provider identity changed (alice → bob)', undefined])
     delete G.whoami_writer
     delete G.whoami_created
   })

@@ -127,6 +127,21 @@ describe('holographic through the host', () => {
     const items = (feed as { ok: true; output: { items: Array<{ kind: string; name: string; summary: string }> } })
       .output.items
     expect(items.some((e) => e.kind === 'prefetch' && e.summary.includes(' → recalled:'))).toBe(true)
+    // The fact_store add is a write (a read never is): the Memory page counts it, and the turn's fold finds it
+    // under the turn id its tool call carries.
+    const call = (items as Array<{ kind: string; name: string; turnId?: string | null }>).find(
+      (e) => e.kind === 'tool_call' && e.name === 'fact_store'
+    )!
+    const writes = items.filter((e) => e.kind === 'write')
+    expect(writes.map((e) => [e.name, e.summary])).toEqual([
+      ['fact_store:add', 'Ada Lovelace prefers tabs for indentation']
+    ])
+    expect((writes[0] as { turnId?: string | null }).turnId).toBe(call.turnId)
+    const health = (await rig.host!.dispatcher.invoke('memory.health', { profile: 'default' })) as {
+      ok: true
+      output: { items: Array<{ provider: string; writes?: number }> }
+    }
+    expect(health.output.items.find((h) => h.provider === 'holographic')?.writes).toBe(1)
   })
 })
 

@@ -19,6 +19,16 @@ const logs = useCallerScopeTest(() => {
   BareSignatureProvider.argCounts = []
 })
 
+// NO USER ACTION REACHES THE REFUSALS MARKED "unreachable" below (audit: the three caller-scope refusals of
+// seed 000 that were test-only). Caduceus builds each memory manager for one agent of one profile and
+// initializes it there (host/agent-assembly.ts → buildMemoryManagerForAgent with the profile's home, so it
+// always knows its profile); every turn, tool call and hook of that agent runs inside runInProfileScope of
+// its own home (gateway/turn-runner.ts `run`; soft releases in the owner's scope, gateway/agent-cache.ts);
+// agents are cached per profile+session key, so one profile's turn never holds another's manager; and
+// children and cron runs have no memory at all. No page, CLI command, API request or cron run can make a
+// manager be called from another profile's scope, without a caller scope on a multiplexed host, or before
+// it learned its profile. The refusals stay as upstream's fail-closed guard against a host or plugin
+// calling outside a turn; these tests pin them.
 describe('memory caller scope: tool dispatch (seed 000)', () => {
   // seed 000: test_interleaved_turns_of_two_profiles_write_to_their_own_stores
   it('interleaved turns of two profiles write to their own stores', async () => {
@@ -48,7 +58,7 @@ describe('memory caller scope: tool dispatch (seed 000)', () => {
     )
   })
 
-  // seed 000: test_call_from_another_profiles_scope_is_refused
+  // seed 000: test_call_from_another_profiles_scope_is_refused — unreachable (see above)
   it("refuses a call from another profile's scope", async () => {
     const { alpha: alphaHome, beta: betaHome } = makeHomes()
     const alpha = await buildAgent(alphaHome, 'agent:alpha:api_server:dm:1')
@@ -60,7 +70,7 @@ describe('memory caller scope: tool dispatch (seed 000)', () => {
     expect(ProcessWideProvider.storesObject()).toEqual({})
   })
 
-  // seed 000: test_multiplexed_call_with_no_known_profile_is_refused
+  // seed 000: test_multiplexed_call_with_no_known_profile_is_refused — unreachable (see above)
   it('refuses a multiplexed call when the manager knows no profile', async () => {
     const { alpha: alphaHome } = makeHomes()
     await multiplexed(async () => {
@@ -71,7 +81,8 @@ describe('memory caller scope: tool dispatch (seed 000)', () => {
     expect(ProcessWideProvider.storesObject()).toEqual({})
   })
 
-  // seed 000: test_multiplexed_call_without_a_caller_scope_is_refused_even_for_the_process_profile
+  // seed 000: test_multiplexed_call_without_a_caller_scope_is_refused_even_for_the_process_profile — unreachable
+  // (see above)
   it("refuses a multiplexed call without a caller scope, even for the process's own profile", async () => {
     // On a multiplexed process a call that names no profile is not proof it came from that profile's turn.
     const { alpha: alphaHome } = makeHomes()

@@ -29,6 +29,9 @@ const logs = useCallerScopeTest(() => {
 
 const ALL_HOOKS = new Set(Object.keys(HOOKS))
 
+// The refusals here are the hook side of the ones in caller-scope.dispatch.test.ts; the same reason applies:
+// no user action calls a manager's hooks from another profile's scope or unscoped on a multiplexed host
+// (see the comment block there).
 describe('memory caller scope: lifecycle hooks (seed 000)', () => {
   // seed 000: test_lifecycle_hooks_from_another_profiles_scope_are_refused
   it("refuses every lifecycle hook from another profile's scope, each with its own log record", async () => {

@@ -236,6 +236,7 @@ export class MemoryManager {
         size: text.length
       })
       if (isBuiltin(p)) await this.mirrorBuiltinWrite(args, text, opts.turnId)
+      else this.reportProviderWrite(p, name, args, text, opts.turnId, kwargs.sessionId)
       return text
     } catch (err) {
       this.fail(p.name, `tool ${name}`, err, started)
@@ -519,6 +520,35 @@ export class MemoryManager {
       this.fail(p.name, hook, err, started, turnId)
       return undefined
     }
+  }
+
+  /** A provider's own tool call that changed its memory (its `writeOf`) is a write, like a built-in one. */
+  private reportProviderWrite(
+    p: MemoryProvider,
+    name: string,
+    args: Record<string, unknown>,
+    result: string,
+    turnId: string | undefined,
+    sessionId: string | undefined
+  ): void {
+    let action: string | null = null
+    try {
+      action = typeof p.writeOf === 'function' ? p.writeOf(name, args) : null
+    } catch {
+      action = null
+    }
+    if (!action || looksFailed(result)) return
+    const content = typeof args.content === 'string' ? args.content : JSON.stringify(args)
+    this.report({
+      provider: p.name,
+      kind: 'write',
+      name: `${name}:${action}`,
+      sessionId,
+      turnId,
+      ok: true,
+      summary: clip(content),
+      size: content.length
+    })
   }
 
   private async mirrorBuiltinWrite(args: Record<string, unknown>, result: string, turnId?: string): Promise<void> {

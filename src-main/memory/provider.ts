@@ -134,6 +134,13 @@ export abstract class MemoryProvider {
   backupPaths(): string[] {
     return []
   }
+  /**
+   * Whether one of this provider's own tool calls writes memory, and what it did (e.g. 'add'); null for a
+   * read. The activity log counts it as a write (Memory page "Writes", the turn fold's "written").
+   */
+  writeOf(_toolName: string, _args: Record<string, unknown>): string | null {
+    return null
+  }
   /** Feeds the gateway cache signature: a change here rebuilds cached agents. */
   identitySignature(): Record<string, unknown> {
     return {}

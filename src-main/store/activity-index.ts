@@ -13,6 +13,8 @@ import { existingColumns } from './reconcile'
 
 interface State {
   version: string
+  /** `last_activity_at` when the home has it (read once per build, not per refresh) */
+  own: string
   maxMessage: number
   maxSession: number
 }
@@ -34,13 +36,14 @@ function build(db: Database.Database): State {
   ).run()
   return {
     version: '',
+    own: own === 'NULL' ? 'NULL' : 'last_activity_at',
     maxMessage: Number(db.prepare('SELECT COALESCE(MAX(id), 0) FROM main.messages').pluck().get()),
     maxSession: Number(db.prepare('SELECT COALESCE(MAX(rowid), 0) FROM main.sessions').pluck().get())
   }
 }
 
 function catchUp(db: Database.Database, st: State): void {
-  const own = existingColumns(db, 'sessions').has('last_activity_at') ? 'last_activity_at' : 'NULL'
+  const own = st.own
   const fresh = stmt(
     db,
     `SELECT rowid AS r, id, MAX(COALESCE(${own}, started_at, 0), COALESCE(started_at, 0)) AS act, COALESCE(started_at, 0) AS started

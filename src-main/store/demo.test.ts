@@ -143,9 +143,9 @@ describe('generateBulk', () => {
 })
 
 describe('demo home content for newcomers (issue 14)', () => {
-  it('most transcripts, the top-cost ones included, carry a code block, a table and a task list; few rows are partial', () => {
+  it('most transcripts, the top-cost ones included, carry a code block, a table and a task list; few rows are partial', async () => {
     const root = tempDir()
-    writeDemoHome(root, { seed: 1, sessions: small })
+    await writeDemoHome(root, { seed: 1, sessions: small })
     const reg = new StoreRegistry(root)
     try {
       const db = rawDb(reg.get('default'))

@@ -103,6 +103,27 @@ export function resumeTip(db: Database.Database, id: string): string {
 }
 
 /**
+ * For search: each of `ids` that compression continued → the tip of its chain, so one conversation's segments
+ * group as one result (as the list projects a chain to its tip). Ids that are their own tip are absent.
+ */
+export function chainTips(db: Database.Database, ids: Iterable<string>): Map<string, string> {
+  const out = new Map<string, string>()
+  const list = [...new Set(ids)]
+  if (!list.length) return out
+  const continued = stmt(
+    db,
+    `SELECT id FROM sessions WHERE id IN (SELECT value FROM json_each(?)) AND end_reason = 'compression'`
+  )
+    .raw()
+    .all(JSON.stringify(list)) as Array<[string]>
+  for (const [id] of continued) {
+    const tip = resumeTip(db, id)
+    if (tip !== id) out.set(id, tip)
+  }
+  return out
+}
+
+/**
  * Root of the compression lineage, for follow-up authority. "None on doubt": branches, delegate children,
  * tool sessions, blank and unknown ids, and any error give null.
  */

@@ -16,6 +16,7 @@ import {
 import { isValidProfileName } from '../scope'
 import { SessionStore } from './session-store'
 import type { ListOptions } from './read-list'
+import type { SearchFilters } from './search'
 
 export interface ProfileEntry {
   name: string
@@ -209,7 +210,7 @@ export class StoreRegistry {
   }
 
   /** One profile (`only`) or all: hits newest first, grouped by session, plus who could not be searched. */
-  searchAll(q: { query: string; limit?: number }, only?: string): SearchResult {
+  searchAll(q: { query: string; limit?: number; filters?: SearchFilters }, only?: string): SearchResult {
     const limit = Math.max(1, Math.min(200, q.limit ?? 50))
     const { stores, unavailable, notices } = only
       ? { stores: [{ profile: only, store: this.get(only) }], unavailable: [], notices: [] }
@@ -221,7 +222,7 @@ export class StoreRegistry {
     const counts: Array<{ profile: string; sessions: Map<string, { hits: number; title: string | null }> }> = []
     for (const { profile, store } of stores) {
       try {
-        const r = store.searchFull({ query: q.query, limit })
+        const r = store.searchFull({ query: q.query, limit, filters: q.filters })
         hits.push(...r.hits)
         titles.push(...r.titles)
         counts.push({ profile, sessions: r.sessions })
@@ -259,15 +260,17 @@ export class StoreRegistry {
     const capped = new Set(counts.filter((c) => c.sessions.size === 0).map((c) => c.profile))
     for (const h of page) {
       if (!capped.has(h.profile)) continue
-      const g = groups.get(key(h.profile, h.sessionId)) ?? {
+      // a chain's segments group under its tip (search.ts byChain)
+      const id = h.chainId ?? h.sessionId
+      const g = groups.get(key(h.profile, id)) ?? {
         profile: h.profile,
-        sessionId: h.sessionId,
-        title: h.sessionTitle,
+        sessionId: id,
+        title: h.chainId ? null : h.sessionTitle,
         hits: 0,
         titleMatch: false
       }
       g.hits++
-      groups.set(key(h.profile, h.sessionId), g)
+      groups.set(key(h.profile, id), g)
     }
     return {
       hits: page,

@@ -3,14 +3,14 @@
  * chainLength); delegate and branch children are hidden unless asked for. Ordered by last activity as upstream
  * defines it (last message time, whoever wrote it; activity-index.ts) and keyset-paginated on (activity DESC,
  * started_at DESC, id DESC), walking the activity index in order, so a page costs ~limit index steps plus
- * per-row lookups — never a scan of messages.
+ * a few statements for the whole page — never a query per row, never a scan of messages.
  */
 import type Database from 'better-sqlite3'
 import { allObjects, stmt } from './stmt-cache'
 import type { SessionPage, SessionSummary } from '@shared/contract'
 import { isBranchSql, isDelegateSql, supersededSql } from './sql'
 import { refreshActivity } from './activity-index'
-import { SUMMARY_COLS, toSummary, type SummaryRow } from './read-summary'
+import { PLAIN_COLS, toSummary, withPageFacts, type SummaryRow } from './read-summary'
 import { invalid } from './errors'
 
 export interface ListOptions {
@@ -81,35 +81,30 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
     where.push(`(${ACTIVITY}, a.started, a.id) < (?, ?, ?)`)
     args.push(...decodeCursor(q.cursor))
   }
-  // Phase 1 picks the page from keys only; phase 2 computes summaries for just those rows, so no plan
-  // can end up evaluating per-row subqueries for every candidate before a sort.
-  const keys = allObjects<{ id: string; act: number; started_at: number }>(
+  // The page's rows come straight off the ordered walk (the filters read them anyway); their per-row facts
+  // are then read for just those rows, one statement each (withPageFacts), never a subquery per candidate.
+  const rows = allObjects<SummaryRow & { cad_act: number; cad_started: number }>(
     db,
-    `SELECT a.id, a.act, a.started AS started_at FROM temp.cad_activity a CROSS JOIN sessions s ON s.id = a.id
+    `SELECT ${PLAIN_COLS}, a.act AS cad_act, a.started AS cad_started
+    FROM temp.cad_activity a CROSS JOIN sessions s ON s.id = a.id
     WHERE ${where.join(' AND ')} ORDER BY a.act DESC, a.started DESC, a.id DESC LIMIT ?`,
     ...args,
     limit + 1
   )
-  const more = keys.length > limit
-  const page = keys.slice(0, limit)
-  const byId = new Map(
-    allObjects<SummaryRow>(
-      db,
-      `SELECT ${SUMMARY_COLS} FROM sessions s WHERE s.id IN (SELECT value FROM json_each(?))`,
-      JSON.stringify(page.map((k) => k.id))
-    ).map((r) => [r.id, r])
-  )
+  const more = rows.length > limit
+  const page = withPageFacts(db, rows.slice(0, limit))
   const items: SessionSummary[] = []
-  for (const k of page) {
-    const r = byId.get(k.id)
-    if (!r) continue
-    const s = { ...toSummary(db, profile, r), lastActiveAt: Number(k.act) }
+  for (const r of page) {
+    const s = { ...toSummary(db, profile, r), lastActiveAt: Number(r.cad_act) }
     // A chain whose root is itself a delegate/branch child is a child too (rare: compressed subagents).
     if (!q.includeChildren && s.kind === 'continuation' && s.rootId !== s.id && isHiddenRoot(db, s.rootId)) continue
     items.push(s)
   }
   const last = page[page.length - 1]
-  return { items, nextCursor: more && last ? encodeCursor([Number(last.act), Number(last.started_at), last.id]) : null }
+  return {
+    items,
+    nextCursor: more && last ? encodeCursor([Number(last.cad_act), Number(last.cad_started), last.id]) : null
+  }
 }
 
 function isHiddenRoot(db: Database.Database, id: string): boolean {

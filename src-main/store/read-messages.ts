@@ -1,7 +1,8 @@
 /** Transcript reads: contract message pages and OpenAI-style history for rebuilding an agent. */
 import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
-import type { Message, MessagePage, ToolCall } from '@shared/contract'
+import type { CallUsage, Message, MessagePage, ToolCall } from '@shared/contract'
+import { moneyFromTurn, type TurnCostStatus } from '@shared/contract/money'
 import type { ConversationMessage } from './types'
 import { num, numOrNull, safeJson } from './util'
 import { cutRow, PAGE_COLS, withinBudget } from './read-message-text'
@@ -32,8 +33,32 @@ export function parseToolCalls(text: unknown): ToolCall[] | null {
   return out.length ? out : null
 }
 
-function toMessage(r: Record<string, unknown>): Message {
+const tokenOf = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0)
+
+/** `display_metadata.usage` as the agent writes it (turn-loop); anything malformed is no usage. */
+function callUsageOf(json: unknown): CallUsage | undefined {
+  const u = safeJson(json) as Record<string, unknown> | null
+  if (!u || typeof u !== 'object' || Array.isArray(u)) return undefined
+  const t = (u.tokens ?? {}) as Record<string, unknown>
+  const cost = typeof u.costUsd === 'number' && Number.isFinite(u.costUsd) ? u.costUsd : null
+  const status: TurnCostStatus = u.costStatus === 'partial' ? 'partial' : cost === null ? 'unpriced' : 'estimated'
   return {
+    tokens: {
+      input: tokenOf(t.input),
+      output: tokenOf(t.output),
+      cacheRead: tokenOf(t.cacheRead),
+      cacheWrite: tokenOf(t.cacheWrite),
+      reasoning: tokenOf(t.reasoning)
+    },
+    cost: moneyFromTurn({ costUsd: cost, costStatus: status, apiCalls: 1 }),
+    model: typeof u.model === 'string' ? u.model : null
+  }
+}
+
+function toMessage(r: Record<string, unknown>): Message {
+  const usage = r.usage_json != null ? callUsageOf(r.usage_json) : undefined
+  return {
+    ...(usage ? { usage } : {}),
     id: num(r.id),
     sessionId: String(r.session_id),
     role: String(r.role),

@@ -10,6 +10,8 @@ import type Database from 'better-sqlite3'
 import type { HomeShape } from './shape'
 import { stmt } from './stmt-cache'
 import { toInstr, toMatch, type Node, type Term } from './search-query'
+import { SHORT_LOOKUP, STALE_ROWS, isShortTerm, shortIndexState } from './short-index'
+import { isBranchSql, isDelegateSql } from './sql'
 
 const VISIBLE = '(m.active = 1 OR m.compacted = 1)'
 /** Above this many index matches, sessions are grouped from the page only (counting would cost more than the page). */
@@ -31,7 +33,8 @@ const chars = (s: string) => [...s].length
 const SUBSTRING =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{S}\p{Extended_Pictographic}]/u
 
-type Source = 'word' | 'trigram' | 'scan'
+type Source = 'word' | 'trigram' | 'short' | 'scan'
+const SCANNED = "COALESCE(m.content, '') || ' ' || COALESCE(m.tool_name, '')"
 
 const quoteTerm = (t: Term, word: boolean) => `"${t.text.replace(/"/g, '""')}"${t.prefix && word ? '*' : ''}`
 
@@ -39,13 +42,83 @@ const quoteTerm = (t: Term, word: boolean) => `"${t.text.replace(/"/g, '""')}"${
 function condition(n: Node, src: (t: Term) => Source, params: string[]): string {
   if (n.kind === 'term') {
     const s = src(n)
-    if (s === 'scan') return toInstr(n, "COALESCE(m.content, '') || ' ' || COALESCE(m.tool_name, '')", params)
+    if (s === 'scan') return toInstr(n, SCANNED, params)
     const table = s === 'word' ? 'messages_fts' : 'messages_fts_trigram'
     params.push(quoteTerm(n, s === 'word'))
     return `m.id IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ?)`
   }
   if (n.kind === 'not') return `(${condition(n.left, src, params)} AND NOT ${condition(n.right, src, params)})`
   return `(${n.items.map((x) => condition(x, src, params)).join(n.kind === 'and' ? ' AND ' : ' OR ')})`
+}
+
+/**
+ * The matching message ids as one compound SELECT (no scan of messages): each term from its index — a short
+ * term from Caduceus's gram index up to `indexedTo` plus an `instr` over only the rows after it — combined
+ * with INTERSECT / UNION / EXCEPT in the tree's own precedence.
+ */
+function idSet(n: Node, src: (t: Term) => Source, indexedTo: number, params: unknown[]): string {
+  if (n.kind === 'term') {
+    const s = src(n)
+    if (s === 'short') {
+      params.push(n.text, indexedTo)
+      const tail = toInstr(n, SCANNED, params as string[])
+      return `SELECT id FROM (${SHORT_LOOKUP} UNION ALL SELECT m.id FROM messages m WHERE m.id > ? AND ${tail})`
+    }
+    const table = s === 'word' ? 'messages_fts' : 'messages_fts_trigram'
+    params.push(quoteTerm(n, s === 'word'))
+    return `SELECT rowid AS id FROM ${table} WHERE ${table} MATCH ?`
+  }
+  const wrap = (x: Node) => `SELECT id FROM (${idSet(x, src, indexedTo, params)})`
+  if (n.kind === 'not') return `${wrap(n.left)} EXCEPT ${wrap(n.right)}`
+  return n.items.map(wrap).join(n.kind === 'and' ? ' INTERSECT ' : ' UNION ')
+}
+
+/**
+ * The Sessions page's filters, applied to a search as to the list: by the hit's session (source, archived, id
+ * prefix, delegate/branch children) and by the hit message's own time (from/to). Absent fields filter nothing.
+ */
+export interface SearchFilters {
+  sources?: string[]
+  archived?: 'exclude' | 'include' | 'only'
+  from?: number
+  to?: number
+  idPrefix?: string
+  includeChildren?: boolean
+}
+
+/** Conditions on sessions `s` (params appended), for message hits and title matches alike. */
+export function sessionConditions(f: SearchFilters | undefined, args: unknown[]): string[] {
+  const where: string[] = []
+  if (!f) return where
+  if (f.archived === 'exclude') where.push('COALESCE(s.archived, 0) = 0')
+  else if (f.archived === 'only') where.push('s.archived = 1')
+  if (f.sources?.length) {
+    where.push(`s.source IN (${f.sources.map(() => '?').join(',')})`)
+    args.push(...f.sources)
+  }
+  if (f.idPrefix) {
+    where.push('substr(s.id, 1, ?) = ?')
+    args.push(f.idPrefix.length, f.idPrefix)
+  }
+  if (f.includeChildren === false)
+    where.push(`(s.parent_session_id IS NULL OR NOT (${isDelegateSql('s')} OR ${isBranchSql('s')}))`)
+  return where
+}
+
+/** `AND …` restricting messages `m` by the filters, or '' (params appended). */
+function messageFilter(f: SearchFilters | undefined, args: unknown[]): string {
+  const parts: string[] = []
+  const inSession = sessionConditions(f, args)
+  if (inSession.length) parts.push(`m.session_id IN (SELECT s.id FROM sessions s WHERE ${inSession.join(' AND ')})`)
+  if (f?.from !== undefined) {
+    parts.push('m.timestamp >= ?')
+    args.push(f.from)
+  }
+  if (f?.to !== undefined) {
+    parts.push('m.timestamp <= ?')
+    args.push(f.to)
+  }
+  return parts.map((p) => ` AND ${p}`).join('')
 }
 
 export interface Matches {
@@ -58,8 +131,18 @@ export interface Matches {
   fallback?: string
 }
 
-export function matchRows(db: Database.Database, shape: HomeShape, tree: Node, terms: Term[], n: number): Matches {
+export function matchRows(
+  db: Database.Database,
+  shape: HomeShape,
+  tree: Node,
+  terms: Term[],
+  n: number,
+  filters?: SearchFilters
+): Matches {
   const trigram = shape.trigram !== 'none'
+  // Caduceus's short-term index, when its own writes built it and other programs have not run far ahead of it.
+  const short = terms.some((t) => SUBSTRING.test(t.text) && isShortTerm(t.text)) ? shortIndexState(db) : null
+  const shortUsable = short !== null && short.behind <= STALE_ROWS
   const src = (t: Term): Source =>
     !SUBSTRING.test(t.text)
       ? shape.fts === 'none'
@@ -67,19 +150,25 @@ export function matchRows(db: Database.Database, shape: HomeShape, tree: Node, t
         : 'word'
       : trigram && chars(t.text) >= 3
         ? 'trigram'
-        : 'scan'
+        : shortUsable && isShortTerm(t.text)
+          ? 'short'
+          : 'scan'
   const sources = new Set(terms.map(src))
   const params: string[] = []
   let ids: number[]
   let sessions: Map<string, { hits: number; title: string | null }>
-  if (sources.size === 1 && !sources.has('scan')) {
+  if (sources.size === 1 && (sources.has('word') || sources.has('trigram'))) {
     // One index answers the whole tree: FTS5 evaluates it with its own precedence, streaming rowids newest
     // first (the huge LIMIT keeps the subquery's order from being flattened away).
     const table = sources.has('word') ? 'messages_fts' : 'messages_fts_trigram'
     const match = toMatch(tree, table !== 'messages_fts')
+    const fargs: unknown[] = []
     const from = `(SELECT rowid AS id FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid DESC LIMIT 1000000000) f
-      CROSS JOIN messages m ON m.id = f.id WHERE ${VISIBLE}`
-    ids = db.prepare(`SELECT m.id FROM ${from} LIMIT ?`).pluck().all(match, n) as number[]
+      CROSS JOIN messages m ON m.id = f.id WHERE ${VISIBLE}${messageFilter(filters, fargs)}`
+    ids = db
+      .prepare(`SELECT m.id FROM ${from} LIMIT ?`)
+      .pluck()
+      .all(match, ...fargs, n) as number[]
     const many = db
       .prepare(`SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`)
       .pluck()
@@ -87,11 +176,21 @@ export function matchRows(db: Database.Database, shape: HomeShape, tree: Node, t
     sessions =
       many > COUNT_CAP
         ? new Map()
-        : group(db.prepare(`SELECT m.session_id AS s, m.id FROM ${from}`).raw().all(match) as Row[])
-  } else {
-    // A scan or a mixed tree: one pass over every row (complete at any size), newest page and counts together.
+        : group(
+            db
+              .prepare(`SELECT m.session_id AS s, m.id FROM ${from}`)
+              .raw()
+              .all(match, ...fargs) as Row[]
+          )
+  } else if (!sources.has('scan')) {
+    // Every term has an index (Caduceus's short index among them): ids from a compound of index lookups.
+    const params: unknown[] = []
+    const set = idSet(tree, src, short?.indexedTo ?? 0, params)
+    const filter = messageFilter(filters, params)
     const rows = db
-      .prepare(`SELECT m.session_id AS s, m.id FROM messages m WHERE ${VISIBLE} AND ${condition(tree, src, params)}`)
+      .prepare(
+        `SELECT m.session_id AS s, m.id FROM messages m WHERE m.id IN (${set}) AND ${VISIBLE}${filter} ORDER BY m.id`
+      )
       .raw()
       .all(...params) as Row[]
     ids = rows
@@ -99,18 +198,50 @@ export function matchRows(db: Database.Database, shape: HomeShape, tree: Node, t
       .map((r) => Number(r[1]))
       .sort((a, b) => b - a)
     sessions = group(rows)
+  } else {
+    // A scan or a mixed tree: one pass over every row (complete at any size), newest page and counts together.
+    const cond = condition(tree, src, params)
+    const fargs: unknown[] = []
+    const rows = db
+      .prepare(
+        `SELECT m.session_id AS s, m.id FROM messages m WHERE ${VISIBLE} AND ${cond}${messageFilter(filters, fargs)}`
+      )
+      .raw()
+      .all(...params, ...fargs) as Row[]
+    ids = rows
+      .slice(-n)
+      .map((r) => Number(r[1]))
+      .sort((a, b) => b - a)
+    sessions = group(rows)
   }
   if (sessions.size) {
-    const title = stmt(db, 'SELECT title FROM sessions WHERE id = ?').pluck()
-    for (const [id, g] of sessions) g.title = (title.get(id) as string | null | undefined) ?? null
+    // One statement for every session's title: by id for a few, one sequential pass when many (thousands of
+    // random row lookups cost more than reading the whole, much smaller, sessions table in order).
+    const rows =
+      sessions.size > 300
+        ? stmt(db, 'SELECT id, title FROM sessions WHERE title IS NOT NULL').raw().all()
+        : stmt(db, 'SELECT id, title FROM sessions WHERE id IN (SELECT value FROM json_each(?))')
+            .raw()
+            .all(JSON.stringify([...sessions.keys()]))
+    for (const [id, title] of rows as Array<[string, string | null]>) {
+      const g = sessions.get(id)
+      if (g) g.title = title ?? null
+    }
   }
   const by = (s: Source) => [...new Set(terms.filter((t) => src(t) === s).map((t) => t.text))]
   const notes: string[] = []
   if (by('trigram').length) notes.push(`substring match (trigram index) for ${by('trigram').join(', ')}`)
-  if (by('scan').length)
-    notes.push(
-      `complete scan for ${by('scan').join(', ')} (${!trigram ? 'this home has no trigram index' : 'shorter than 3 characters'})`
-    )
+  if (by('short').length) notes.push(`substring match (Caduceus's short-text index) for ${by('short').join(', ')}`)
+  if (by('scan').length) {
+    const why = !trigram
+      ? 'this home has no trigram index'
+      : short === null
+        ? "shorter than 3 characters; Caduceus's short-text index is not built here"
+        : !shortUsable
+          ? `shorter than 3 characters; Caduceus's short-text index is ${short.behind} rows behind`
+          : 'shorter than 3 characters'
+    notes.push(`complete scan for ${by('scan').join(', ')} (${why})`)
+  }
   return {
     ids,
     sessions,

@@ -21,7 +21,7 @@ const HOME: Record<string, string> = {
   cpp: 'I like C++ a lot'
 }
 
-type Row = [query: string, sessions: string[] | 'malformed', fallback: 'none' | 'trigram' | 'scan']
+type Row = [query: string, sessions: string[] | 'malformed', fallback: 'none' | 'trigram' | 'short']
 const ROWS: Row[] = [
   ['heater', ['both', 'docker', 'heat'], 'none'],
   ['heat', [], 'none'],
@@ -36,9 +36,9 @@ const ROWS: Row[] = [
   ['src/main.ts', ['path'], 'none'],
   ['日本語', ['tokyo'], 'trigram'],
   ['C++', ['cpp'], 'trigram'],
-  ['東京', ['tokyo', 'tower'], 'scan'],
-  ['🚀', ['emoji'], 'scan'],
-  ['東京 AND tall', ['tower'], 'scan'],
+  ['東京', ['tokyo', 'tower'], 'short'],
+  ['🚀', ['emoji'], 'short'],
+  ['東京 AND tall', ['tower'], 'short'],
   ['heater OR', 'malformed', 'none'],
   ['(docker', 'malformed', 'none']
 ]
@@ -75,6 +75,7 @@ describe('README search-semantics table', () => {
     expect(r.sessions!.map((g) => g.sessionId).sort()).toEqual(want)
     expect([...new Set(r.hits.map((h) => h.sessionId))].sort()).toEqual(want)
     if (fallback === 'none') expect(r.fallback).toBeUndefined()
-    else expect(r.fallback).toContain(fallback === 'scan' ? 'complete scan' : 'trigram index')
+    // a home Caduceus wrote: its short-text index answers (short-index.test.ts has the never-written home's scan)
+    else expect(r.fallback).toContain(fallback === 'short' ? 'short-text index' : 'trigram index')
   })
 })

@@ -7,9 +7,11 @@ import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
 import type { HomeShape } from './shape'
 import { parseQuery, positiveTerms, toInstr, type Term } from './search-query'
-import { matchRows, type Matches } from './search-match'
+import { matchRows, sessionConditions, type Matches, type SearchFilters } from './search-match'
+import { chainTips } from './lineage'
 
 export { MAX_FTS5_QUERY_CHARS } from './search-query'
+export type { SearchFilters } from './search-match'
 
 export interface RawHit {
   messageId: number
@@ -18,6 +20,8 @@ export interface RawHit {
   role: string
   timestamp: number
   snippet: Array<{ text: string; hit: boolean }>
+  /** The tip of the compression chain this hit's session is an earlier segment of (results group under it). */
+  chainId?: string
 }
 export interface TitleHit {
   sessionId: string
@@ -76,7 +80,13 @@ export function splitSnippet(s: string): Array<{ text: string; hit: boolean }> {
   return parts
 }
 
-export function searchMessages(db: Database.Database, shape: HomeShape, query: unknown, limit = 50): SearchOutcome {
+export function searchMessages(
+  db: Database.Database,
+  shape: HomeShape,
+  query: unknown,
+  limit = 50,
+  filters?: SearchFilters
+): SearchOutcome {
   const parsed = parseQuery(query)
   if (!parsed.ok) return { hits: [], titles: [], ...(parsed.message ? { message: parsed.message } : {}) }
   const n = Math.max(1, Math.min(200, Math.floor(Number(limit) || 50)))
@@ -84,7 +94,7 @@ export function searchMessages(db: Database.Database, shape: HomeShape, query: u
   const problems: string[] = []
   let m: Matches = { ids: [], sessions: new Map() }
   try {
-    m = matchRows(db, shape, tree, terms, n)
+    m = matchRows(db, shape, tree, terms, n, filters)
   } catch (err) {
     problems.push(`index: ${(err as Error).message}`)
   }
@@ -120,12 +130,16 @@ export function searchMessages(db: Database.Database, shape: HomeShape, query: u
   try {
     const params: string[] = []
     const cond = toInstr(tree, 's.title', params)
+    const fargs: unknown[] = []
+    const scoped = sessionConditions(filters, fargs)
+      .map((c) => ` AND ${c}`)
+      .join('')
     titles = (
       stmt(
         db,
-        `SELECT s.id, s.title FROM sessions s WHERE s.title IS NOT NULL AND ${cond}
+        `SELECT s.id, s.title FROM sessions s WHERE s.title IS NOT NULL AND ${cond}${scoped}
         ORDER BY COALESCE(s.last_activity_at, s.started_at) DESC LIMIT ?`
-      ).all(...params, n) as Array<{ id: string; title: string }>
+      ).all(...params, ...fargs, n) as Array<{ id: string; title: string }>
     ).map((r) => ({ sessionId: r.id, title: r.title }))
   } catch (err) {
     problems.push(`titles: ${(err as Error).message}`)
@@ -133,5 +147,53 @@ export function searchMessages(db: Database.Database, shape: HomeShape, query: u
   // A broken index degrades to what the others found; only when everything failed does the user hear why.
   if (hits.length === 0 && titles.length === 0 && problems.length)
     return { hits, titles, message: `Search is unavailable here (${problems[0]})` }
-  return { hits, titles, sessions: m.sessions, ...(m.fallback ? { fallback: m.fallback } : {}) }
+  const chained = byChain(db, hits, titles, m.sessions)
+  return { ...chained, ...(m.fallback ? { fallback: m.fallback } : {}) }
+}
+
+/**
+ * A compression chain is one conversation: hits in its earlier segments carry the tip's id (`chainId`), and the
+ * per-session counts and title matches are merged onto the tip, named by the tip's title.
+ */
+function byChain(
+  db: Database.Database,
+  hits: RawHit[],
+  titles: TitleHit[],
+  sessions: Map<string, { hits: number; title: string | null }>
+): Pick<SearchOutcome, 'hits' | 'titles' | 'sessions'> {
+  const tips = chainTips(db, [...hits.map((h) => h.sessionId), ...titles.map((t) => t.sessionId), ...sessions.keys()])
+  if (!tips.size) return { hits, titles, sessions }
+  const titleOf = stmt(db, 'SELECT title AS plucked FROM sessions WHERE id = ?').pluck()
+  const tipTitle = new Map<string, string | null>()
+  const named = (id: string) => {
+    if (!tipTitle.has(id)) tipTitle.set(id, (titleOf.get(id) as string | null | undefined) ?? null)
+    return tipTitle.get(id)!
+  }
+  const merged = new Map<string, { hits: number; title: string | null }>()
+  for (const [id, g] of sessions) {
+    const tip = tips.get(id)
+    const key = tip ?? id
+    const into = merged.get(key) ?? { hits: 0, title: tip ? named(tip) : g.title }
+    into.hits += g.hits
+    // continuations are often untitled: the chain goes by a segment's title, as the list names it
+    into.title ??= g.title ?? (tip ? (titleOf.get(id) as string | null | undefined) : null) ?? null
+    merged.set(key, into)
+  }
+  const seen = new Set<string>()
+  const chainTitles: TitleHit[] = []
+  for (const t of titles) {
+    const tip = tips.get(t.sessionId)
+    const id = tip ?? t.sessionId
+    if (seen.has(id)) continue
+    seen.add(id)
+    chainTitles.push(tip ? { sessionId: tip, title: named(tip) ?? t.title } : t)
+  }
+  return {
+    hits: hits.map((h) => {
+      const tip = tips.get(h.sessionId)
+      return tip ? { ...h, chainId: tip } : h
+    }),
+    titles: chainTitles,
+    sessions: merged
+  }
 }

@@ -32,8 +32,9 @@ import { sessionDetail, storedSystemPrompt } from './read-detail'
 import { summaryById } from './read-summary'
 import { conversation, messagePage, type PageOptions } from './read-messages'
 import { FieldReader, type TextField } from './read-message-text'
-import { searchMessages, type RawHit, type TitleHit } from './search'
+import { searchMessages, type RawHit, type SearchFilters, type TitleHit } from './search'
 import { WriteQueue } from './write-queue'
+import { shortIndexStep } from './short-index'
 import { stmt } from './stmt-cache'
 import { liveUpstreamGateway, type GatewayHeartbeat } from './gateway-heartbeats'
 
@@ -175,6 +176,7 @@ export class SessionStore {
         .transaction(() => {
           began = { views: beginWriteTx(this.handle) }
           const out = fn(this.tx)
+          shortIndexStep(this.db) // Caduceus's short CJK/emoji index catches up in its own writes only
           endWriteTx(this.handle, began.views, first)
           return out
         })
@@ -401,18 +403,18 @@ export class SessionStore {
   getMessageText(q: TextField, offset: number, limit: number): MessageText | null {
     return this.fieldReader.read(this.db, q, offset, limit)
   }
-  search(q: { query: string; limit?: number }): Array<RawHit & { profile: string }> {
+  search(q: { query: string; limit?: number; filters?: SearchFilters }): Array<RawHit & { profile: string }> {
     return this.searchFull(q).hits
   }
   /** Hits, title matches, every matching session's count, the fallback used, or the message to show. */
-  searchFull(q: { query: string; limit?: number }): {
+  searchFull(q: { query: string; limit?: number; filters?: SearchFilters }): {
     hits: Array<RawHit & { profile: string }>
     titles: Array<TitleHit & { profile: string }>
     sessions: Map<string, { hits: number; title: string | null }>
     message?: string
     fallback?: string
   } {
-    const r = searchMessages(this.db, this.shape, q.query, q.limit)
+    const r = searchMessages(this.db, this.shape, q.query, q.limit, q.filters)
     return {
       hits: r.hits.map((h) => ({ ...h, profile: this.profile })),
       titles: r.titles.map((t) => ({ ...t, profile: this.profile })),

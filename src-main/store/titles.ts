@@ -1,23 +1,17 @@
 /** Title rules (hermes-spec §1.8): sanitize, length cap, uniqueness, provenance rank. */
 import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
-import { CaduceusError } from '@shared/contract'
+import { CaduceusError, cleanTitle, MAX_TITLE_LENGTH } from '@shared/contract'
 import { pathFromRoot } from './lineage'
 
-export const MAX_TITLE_LENGTH = 100
 export type TitleSource = 'user' | 'llm' | 'derived' | 'branch' | 'branch_fallback'
 
 // NULL counts as `user`; automatic sources only land on untitled rows or over a strictly lower rank.
 const RANK: Record<string, number> = { derived: 1, branch_fallback: 1, branch: 2, llm: 3, user: 4 }
 
-// ASCII controls except whitespace, plus zero-width and bidi-control code points.
-// eslint-disable-next-line no-control-regex
-const STRIP = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g
-
 export function sanitizeTitle(raw: string | null | undefined): string | null {
-  if (raw == null) return null
-  const clean = String(raw).replace(STRIP, '').replace(/\s+/g, ' ').trim()
-  if (clean === '') return null
+  const clean = cleanTitle(raw)
+  if (clean === null) return null
   if (clean.length > MAX_TITLE_LENGTH) {
     throw new CaduceusError('invalid_input', `Title too long (${clean.length} chars, max ${MAX_TITLE_LENGTH})`, 'title')
   }

@@ -255,6 +255,7 @@ export function createFakeTransport(): Transport {
       childSessionId: `child_${childId}`,
       summary: 'ok'
     }),
+    'subagents.setSpawnPaused': ({ paused }) => ({ paused }),
     'subagents.tombstone': ({ childId }) => {
       const s = subagents.find((x) => x.childId === childId)!
       s.state = 'tombstoned'

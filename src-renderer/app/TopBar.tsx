@@ -3,6 +3,25 @@ import { useApp } from '../stores/app'
 import { MonitorIcon, MoonIcon, SunIcon } from '../components/icons'
 import { NAV, type Route } from './routes'
 import { cycleTheme } from './theme'
+import { navigate } from './router'
+
+/** Always in view: a new chat in the profile in scope (the default profile under "All"). */
+function NewChatButton() {
+  const profile = useApp((s) =>
+    s.scope !== 'all' ? s.scope : (s.profiles.find((p) => p.isDefault) ?? s.profiles[0])?.name
+  )
+  if (!profile) return null
+  return (
+    <button
+      className="small primary new-chat"
+      data-testid="topbar-new-chat"
+      title={`Start a new chat in ${profile}`}
+      onClick={() => navigate(`#/new/${encodeURIComponent(profile)}`)}
+    >
+      + New chat
+    </button>
+  )
+}
 
 function ConnectionIndicator() {
   const state = useConnection((s) => s.state)
@@ -57,6 +76,7 @@ export function TopBar({ route }: { route: Route }) {
         ))}
       </nav>
       <span className="spacer" />
+      <NewChatButton />
       {demo && (
         <span className="badge badge-warn" title="The host runs with a scripted demo model">
           demo

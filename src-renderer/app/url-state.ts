@@ -30,10 +30,11 @@ function writeToUrl(): void {
   replaceHash(`#/sessions${sessionsQuery(useApp.getState().scope, s.filters, s.search.query)}`)
 }
 
+const watchSessions = (changed: () => void) =>
+  useSessions.subscribe((s, p) => {
+    if (s.filters !== p.filters || s.search.query !== p.search.query) changed()
+  })
+
 export function useSessionsUrlState(): void {
-  useUrlSync(applyFromUrl, writeToUrl, (changed) =>
-    useSessions.subscribe((s, p) => {
-      if (s.filters !== p.filters || s.search.query !== p.search.query) changed()
-    })
-  )
+  useUrlSync(applyFromUrl, writeToUrl, watchSessions)
 }

@@ -34,6 +34,6 @@ export function useUrlSync(
       unScope()
       unPage()
     }
-    // the page's functions are module-level: set up once per mount
-  }, [])
+    // callers pass module-level functions, so this runs once per mount
+  }, [read, write, watch, writeOnMount])
 }

@@ -3,11 +3,19 @@ import { shortId } from '../lib/format'
 import { sessionLabel } from '../lib/session-label'
 import { useSessionLabel } from '../stores/session-titles'
 
-/** A link to a session by its name (`sessionLabel`), the id only as a tooltip and while the name loads. */
+/**
+ * A link to a session by its name (`sessionLabel`), the id only while the name loads. Narrow cells cut the name
+ * with an ellipsis, so the tooltip carries the whole name and the id.
+ */
 export function SessionName({ profile, id, testId }: { profile: string; id: string; testId?: string }) {
   const label = useSessionLabel(profile, id)
   return (
-    <a href={sessionHref(profile, id)} className={label ? 'session-name' : 'mono'} title={id} data-testid={testId}>
+    <a
+      href={sessionHref(profile, id)}
+      className={label ? 'session-name' : 'mono'}
+      title={label ? `${label} · ${id}` : id}
+      data-testid={testId}
+    >
       {label ?? shortId(id, 12)}
     </a>
   )

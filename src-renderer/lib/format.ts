@@ -114,7 +114,9 @@ export function formatDateTime(epochSeconds: number | null | undefined): string 
 }
 
 /** The per-turn badge text; exact strings are part of the UI contract (e2e asserts them). */
-export function cacheDecisionLabel(d: CacheDecision): string {
+export function cacheDecisionLabel(d: CacheDecision, reason?: string | null): string {
+  // The host's own words for what changed (e.g. a memory provider's identity) beat the generic label.
+  if (reason && d !== 'reused') return `fresh agent: ${reason}`
   switch (d) {
     case 'reused':
       return 'reused'

@@ -11,6 +11,7 @@ import { shortDay } from './costs/chart-style'
 import { TokensByDay } from './costs/TokensByDay'
 import { useCostsUrlState } from './costs/cost-url'
 import { costsCsv, costsJson } from './costs/cost-export'
+import { ExportReportButton } from './costs/ExportReport'
 import { SessionLabel } from '../components/SessionName'
 import { download } from '../lib/download'
 
@@ -80,6 +81,7 @@ export function CostsPage() {
             >
               Export CSV
             </button>
+            <ExportReportButton scope={scope} days={days} day={day ?? undefined} />
             <button
               className="small"
               data-testid="costs-export-json"
@@ -272,7 +274,10 @@ export function CostsPage() {
                       data-session-id={s.sessionId}
                     >
                       <td className="top-session">
-                        <a href={sessionHref(s.profile, s.sessionId)} title={s.sessionId}>
+                        <a
+                          href={sessionHref(s.profile, s.sessionId)}
+                          title={s.title ? `${s.title} · ${s.sessionId}` : s.sessionId}
+                        >
                           <SessionLabel profile={s.profile} id={s.sessionId} title={s.title} />
                         </a>
                         {scope === 'all' && <span className="muted small"> · {s.profile}</span>}

@@ -27,9 +27,11 @@ export function CronPage() {
   )
   const [editing, setEditing] = useState<CronJob | 'new' | null>(null)
 
+  // Reload on scope changes only: the profile picker loads its own choice (reading the profile here, not as a
+  // dependency, keeps a pick from loading twice).
   useEffect(() => {
-    void loadCron(scope === 'all' ? profile : scope)
-  }, [scope]) // deliberately only on scope changes
+    void loadCron(scope === 'all' ? useCron.getState().profile : scope)
+  }, [scope])
 
   return (
     <div className="cron-page">
@@ -107,6 +109,11 @@ export function CronPage() {
                     </>
                   )}
                   {j.lastError && <div className="error-text">{j.lastError}</div>}
+                  {j.lastWarnings.map((w, i) => (
+                    <div key={i} className="warn-text" role="status" data-testid="cron-last-warning">
+                      {w}
+                    </div>
+                  ))}
                   {j.lastSessionId && (
                     <div>
                       <a href={sessionHref(profile, j.lastSessionId)} data-testid="cron-open-session">

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { Badge } from '../components/Badge'
 import { MoneyText } from '../components/MoneyText'
@@ -14,12 +14,12 @@ import { Lineage } from './session/Lineage'
 import { MetaPanel } from './session/MetaPanel'
 import { Transcript } from './session/Transcript'
 import { SessionNotFound } from './session/NotFound'
-import { TitleEditor } from './session/TitleEditor'
+import { TitleEditor, type TitleRefusal } from './session/TitleEditor'
+import { titleRefusal } from './session/title-refusal'
 import { DeleteButton } from './session/DeleteButton'
 import { useConnection } from '../stores/connection'
 import { getApi } from '../api'
 import { sessionLabel } from '../lib/session-label'
-import { reportError } from '../stores/toasts'
 
 interface Props {
   profile: string
@@ -47,6 +47,7 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
   const [showCosts, setShowCosts] = useState(false)
   // Narrow windows fold the side panel into a drawer; the button only shows there (CSS).
   const [sideOpen, setSideOpen] = useState(false)
+  const sideToggle = useRef<HTMLButtonElement>(null)
   const summary = detail?.summary
   const title = summary
     ? sessionLabel({ title: summary.title, preview: summary.preview, at: summary.lastActiveAt })
@@ -55,14 +56,13 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
   const chain = detail?.lineage.chain ?? []
   const whole = chainCosts && chain.length > 1 ? chainTotal(chainCosts) : null
   const headCost = whole ?? cost?.inclusive ?? summary?.cost
-  const rename = async (t: string | null) => {
+  const rename = async (t: string | null): Promise<true | TitleRefusal> => {
     try {
       await getApi().call('sessions.update', { profile, sessionId, title: t })
       await refreshTranscriptMeta()
       return true
     } catch (err) {
-      reportError(err, 'Renaming')
-      return false
+      return titleRefusal(err, profile, t)
     }
   }
   if (notFound) return <SessionNotFound profile={profile} sessionId={sessionId} />
@@ -96,6 +96,7 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
             )}
             <span className="spacer" />
             <button
+              ref={sideToggle}
               className="small side-toggle"
               aria-expanded={sideOpen}
               onClick={() => setSideOpen(!sideOpen)}
@@ -148,6 +149,17 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
         />
       </div>
       <aside className="session-side" aria-label="Session details">
+        {/* drawer mode only (CSS): the drawer covers the header's Details button */}
+        <button
+          className="small side-close"
+          onClick={() => {
+            setSideOpen(false)
+            sideToggle.current?.focus()
+          }}
+          data-testid="session-details-close"
+        >
+          Hide details
+        </button>
         {detail ? (
           <MetaPanel detail={detail} cost={cost} />
         ) : (

@@ -4,6 +4,8 @@ import { useDebouncedEffect } from '../lib/use-debounced'
 import { useApp } from '../stores/app'
 import { clearSearch, reloadSessions, runSearch, useSessions, watchSessions } from '../stores/sessions'
 import { SearchResults } from './sessions/SearchResults'
+import { SearchFallbackNote } from './sessions/SearchFallbackNote'
+import { PruneButton } from './sessions/PruneDialog'
 import { ExportImportBar } from '../components/ExportImport'
 import { SessionFilters } from './sessions/SessionFilters'
 import { SessionList } from './sessions/SessionList'
@@ -54,10 +56,12 @@ export function SessionsPage() {
             }}
           />
         </label>
-        {!searching && <SessionFilters />}
+        <SessionFilters />
         {!searching && <ExportImportBar scope={scope} />}
+        {!searching && <PruneButton scope={scope} />}
       </div>
       {!searching && <SelectionBar />}
+      {searching && <SearchFallbackNote />}
       {searching ? <SearchResults /> : <SessionList />}
     </div>
   )

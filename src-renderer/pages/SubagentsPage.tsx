@@ -9,6 +9,7 @@ import {
   countByState,
   loadSubagents,
   setShowTombstoned,
+  setSpawnPaused,
   setSubagentTab,
   useSubagents,
   visibleSubagents,
@@ -26,9 +27,10 @@ export function SubagentsPage() {
   useEffect(() => {
     void loadSubagents()
   }, [scope])
-  const { tab, showTombstoned, maxRetained, ttlHours, loading, error } = useSubagents(
+  const { tab, showTombstoned, maxRetained, ttlHours, spawnPaused, loading, error } = useSubagents(
     useShallow((s) => ({
       tab: s.tab,
+      spawnPaused: s.spawnPaused,
       showTombstoned: s.showTombstoned,
       maxRetained: s.maxRetained,
       ttlHours: s.ttlHours,
@@ -69,6 +71,15 @@ export function SubagentsPage() {
           show tombstoned
         </label>
         <span className="spacer" />
+        <button
+          className={`small${spawnPaused ? ' primary' : ''}`}
+          aria-pressed={spawnPaused}
+          onClick={() => void setSpawnPaused(!spawnPaused)}
+          title="While paused, agents cannot start new subagents; follow-ups to existing ones still run."
+          data-testid="spawn-pause"
+        >
+          {spawnPaused ? 'Resume spawning' : 'Pause spawning'}
+        </button>
         {maxRetained != null && (
           <span className="muted">
             keeps up to {maxRetained} retained · TTL {ttlHours}h

@@ -36,6 +36,8 @@ interface SessionsStore {
     error: string | null
     groups?: SearchSessionGroup[]
     message?: string
+    /** Which terms a fallback (not FTS5's word index) answered, as the host says it. */
+    fallback?: string
   }
 }
 
@@ -171,14 +173,20 @@ export async function loadMoreSessions(): Promise<void> {
   }
 }
 
+/** The list again, and the search too when one is showing (it applies the same filters). */
+function refilter(): Promise<void> {
+  const q = useSessions.getState().search.query
+  return Promise.all([reloadSessions(), q.trim() ? runSearch(q) : undefined]).then(() => undefined)
+}
+
 export function setSessionFilters(patch: Partial<SessionFilters>): Promise<void> {
   useSessions.setState((s) => ({ filters: { ...s.filters, ...patch } }))
-  return reloadSessions()
+  return refilter()
 }
 
 export function resetSessionFilters(): Promise<void> {
   useSessions.setState({ filters: initialFilters })
-  return reloadSessions()
+  return refilter()
 }
 
 /**
@@ -264,10 +272,25 @@ export async function runSearch(text: string): Promise<void> {
   }
   useSessions.setState((s) => ({ search: { ...s.search, query: text, loading: true, error: null } }))
   try {
-    const res = await getApi().call('sessions.search', { profile: useApp.getState().scope, query: q, limit: 50 })
+    // the filter bar stays up while searching, and what it shows applies to the hits too
+    const { profile: _p, limit: _l, cursor: _c, ...filters } = query(null)
+    const res = await getApi().call('sessions.search', {
+      profile: useApp.getState().scope,
+      query: q,
+      limit: 50,
+      ...filters
+    })
     if (seq !== searchSeq) return
     useSessions.setState({
-      search: { query: text, hits: res.hits, loading: false, error: null, groups: res.sessions, message: res.message }
+      search: {
+        query: text,
+        hits: res.hits,
+        loading: false,
+        error: null,
+        groups: res.sessions,
+        message: res.message,
+        fallback: res.fallback
+      }
     })
   } catch (err) {
     if (seq !== searchSeq) return

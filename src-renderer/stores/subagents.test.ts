@@ -9,7 +9,9 @@ import {
   countByState,
   estimateFollowUp,
   followUp,
+  loadSubagents,
   setShowTombstoned,
+  setSpawnPaused,
   setSubagentTab,
   tombstone,
   useSubagents,
@@ -19,9 +21,11 @@ import {
 
 let fake: FakeApi
 let rows: Subagent[]
+let paused = false
 
 beforeEach(async () => {
   resetStores()
+  paused = false
   rows = [
     subagent('a', { state: 'running' }),
     subagent('b'),
@@ -32,8 +36,10 @@ beforeEach(async () => {
     'subagents.list': ({ includeTombstoned }) => ({
       items: rows.filter((r) => includeTombstoned || r.state !== 'tombstoned'),
       maxRetained: 8,
-      ttlHours: 24
+      ttlHours: 24,
+      spawnPaused: paused
     }),
+    'subagents.setSpawnPaused': (i) => ((paused = i.paused), { paused }),
     'subagents.estimate': () => ({
       messages: 40,
       chars: 400_000,
@@ -54,6 +60,17 @@ beforeEach(async () => {
 })
 
 describe('subagents store', () => {
+  it('Pause spawning asks the host and shows what it answered; a reload keeps it', async () => {
+    await setSpawnPaused(true)
+    expect(fake.callsOf('subagents.setSpawnPaused')).toEqual([{ paused: true }])
+    expect(useSubagents.getState().spawnPaused).toBe(true)
+    useSubagents.setState({ spawnPaused: false })
+    await loadSubagents()
+    expect(useSubagents.getState().spawnPaused).toBe(true)
+    await setSpawnPaused(false)
+    expect(useSubagents.getState().spawnPaused).toBe(false)
+  })
+
   it('lists across profiles and filters by tab', async () => {
     const off = watchSubagents()
     await Promise.resolve()

@@ -15,6 +15,8 @@ interface SubagentsStore {
   showTombstoned: boolean
   maxRetained: number | null
   ttlHours: number | null
+  /** New subagents are refused host-wide (follow-ups still run). */
+  spawnPaused: boolean
   loading: boolean
   error: string | null
 }
@@ -26,6 +28,7 @@ const initial = (): SubagentsStore => ({
   showTombstoned: false,
   maxRetained: null,
   ttlHours: null,
+  spawnPaused: false,
   loading: false,
   error: null
 })
@@ -66,6 +69,7 @@ export const loadSubagents = coalescedLoader(async () => {
       order,
       maxRetained: res.maxRetained,
       ttlHours: res.ttlHours,
+      spawnPaused: res.spawnPaused ?? false,
       loading: false,
       error: null
     })
@@ -141,6 +145,16 @@ export async function followUp(
     return { ok: true, result }
   } catch (err) {
     return { ok: false, error: reportError(err, 'Follow-up') }
+  }
+}
+
+/** Upstream's spawn kill switch: no new subagents anywhere until resumed; follow-ups are never paused. */
+export async function setSpawnPaused(paused: boolean): Promise<void> {
+  try {
+    const res = await getApi().call('subagents.setSpawnPaused', { paused })
+    useSubagents.setState({ spawnPaused: res.paused })
+  } catch (err) {
+    reportError(err, paused ? 'Pausing new subagents' : 'Resuming new subagents')
   }
 }
 

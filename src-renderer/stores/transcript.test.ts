@@ -7,6 +7,9 @@ import {
   applyTranscriptDelegationUpdated,
   forgetTranscript,
   applyTranscriptSessionsChanged,
+  jumpToEnd,
+  jumpToStart,
+  loadNewerPage,
   loadNewer,
   loadOlder,
   openTranscript,
@@ -217,5 +220,48 @@ describe('transcript end detection', () => {
       q.afterId != null ? { items: [], hasMoreBefore: true, hasMoreAfter: true } : page(q)
     await loadNewer()
     expect(useTranscript.getState().hasMoreAfter).toBe(false)
+  })
+})
+
+describe('Home and End', () => {
+  it('reads the first page directly from the start, pages forward from it, and End returns to the newest', async () => {
+    await openTranscript('default', 's1')
+    const before = fake.callsOf('sessions.messages').length
+    expect(await jumpToStart()).toBe(1)
+    // one request from the start (afterId 0), not a walk back through every older page
+    expect(fake.callsOf('sessions.messages').slice(before)).toEqual([
+      expect.objectContaining({ sessionId: 's1', afterId: 0, limit: FIRST_PAGE })
+    ])
+    let st = useTranscript.getState()
+    expect(st.ids[0]).toBe(1)
+    expect(st.ids.at(-1)).toBe(FIRST_PAGE)
+    expect(st).toMatchObject({ hasMoreBefore: false, hasMoreAfter: true })
+    await loadNewerPage()
+    st = useTranscript.getState()
+    expect(st.ids.at(-1)).toBe(FIRST_PAGE + 200)
+    expect(new Set(st.ids).size).toBe(FIRST_PAGE + 200)
+    await jumpToEnd()
+    st = useTranscript.getState()
+    expect(st.ids.at(-1)).toBe(500)
+    expect(st.ids[0]).toBe(501 - FIRST_PAGE)
+    expect(st).toMatchObject({ hasMoreBefore: true, hasMoreAfter: false })
+  })
+
+  it('drops an older page asked for before Home replaced the view', async () => {
+    await openTranscript('default', 's1')
+    // the older page answers only after Home's page has landed
+    let release!: () => void
+    const held = new Promise<void>((r) => (release = r))
+    fake.handlers['sessions.messages'] = async (q) => {
+      if (q.beforeId != null) await held
+      return page(q)
+    }
+    const older = loadOlder()
+    await jumpToStart()
+    release()
+    await older
+    const st = useTranscript.getState()
+    // no gap: exactly the first page, not the first page plus a page from the old view's middle
+    expect(st.ids).toEqual(Array.from({ length: FIRST_PAGE }, (_, i) => i + 1))
   })
 })

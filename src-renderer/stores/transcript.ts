@@ -34,6 +34,12 @@ interface TranscriptStore {
   olderSegments: string[]
   /** The segment the "older" pages currently come from (the open session until its start is reached). */
   pagingSession: string | null
+  /**
+   * While the newest messages are not loaded (`hasMoreAfter`: after Home or a search hit), the segment the next
+   * "newer" page comes from; the chain's later segments follow it, up to the open session.
+   */
+  forwardSession: string | null
+  loadingNewerPage: boolean
 }
 
 export const TRANSCRIPT_PAGE = 200
@@ -62,13 +68,17 @@ const initial = (): TranscriptStore => ({
   error: null,
   notFound: false,
   olderSegments: [],
-  pagingSession: null
+  pagingSession: null,
+  forwardSession: null,
+  loadingNewerPage: false
 })
 
 export const useTranscript = create<TranscriptStore>()(() => initial())
 
 // Bumped on every open/close so replies for a previously open session are dropped.
 let openSeq = 0
+// Bumped when Home/End replace what is loaded: a page asked for before then belongs to the old view.
+let viewSeq = 0
 let loadingNewer: Promise<void> | null = null
 let newerAgain = false
 
@@ -85,6 +95,7 @@ type Kept = Pick<
   | 'children'
   | 'olderSegments'
   | 'pagingSession'
+  | 'forwardSession'
 >
 
 /**
@@ -109,7 +120,8 @@ function keep(st: TranscriptStore): void {
     chainCosts: st.chainCosts,
     children: st.children,
     olderSegments: st.olderSegments,
-    pagingSession: st.pagingSession
+    pagingSession: st.pagingSession,
+    forwardSession: st.forwardSession
   })
   if (recent.size > RECENT_MAX) recent.delete(recent.keys().next().value!)
 }
@@ -162,7 +174,15 @@ export async function openTranscript(profile: string, sessionId: string, focusId
     if (seq === openSeq && !now.notFound && !now.hasMoreAfter) await loadNewer()
     return
   }
-  useTranscript.setState({ ...initial(), profile, sessionId, focusId, loading: true, pagingSession: sessionId })
+  useTranscript.setState({
+    ...initial(),
+    profile,
+    sessionId,
+    focusId,
+    loading: true,
+    pagingSession: sessionId,
+    forwardSession: sessionId
+  })
   const api = getApi()
   const query =
     focusId != null
@@ -251,6 +271,7 @@ export async function loadOlder(): Promise<number> {
   const st = useTranscript.getState()
   if (!st.profile || !st.sessionId || !canLoadOlder(st) || st.loadingOlder || !st.ids.length) return 0
   const seq = openSeq
+  const view = viewSeq
   // this segment is read to its start: continue with the previous segment's newest page
   const next = st.hasMoreBefore ? null : st.olderSegments[st.olderSegments.length - 1]!
   const from = next ?? st.pagingSession ?? st.sessionId
@@ -263,6 +284,10 @@ export async function loadOlder(): Promise<number> {
         : { profile: st.profile, sessionId: from, beforeId: st.ids[0], limit: TRANSCRIPT_PAGE }
     )
     if (seq !== openSeq) return 0
+    if (view !== viewSeq) {
+      useTranscript.setState({ loadingOlder: false })
+      return 0
+    }
     useTranscript.setState((s) => ({
       ...merge(s, page.items),
       hasMoreBefore: page.hasMoreBefore,
@@ -342,4 +367,112 @@ export async function applyTranscriptDelegationUpdated(evt: EventPayload<'delega
   const st = useTranscript.getState()
   if (st.profile !== evt.profile || !st.sessionId || evt.parentSessionId !== st.sessionId) return
   await refreshTranscriptMeta()
+}
+
+/** The open conversation's segments, root first (just the open session when it is not a chain). */
+const segmentsOf = (st: TranscriptStore): string[] => {
+  const chain = st.detail?.lineage.chain.map((r) => r.id) ?? []
+  return chain.includes(st.sessionId!) ? chain.slice(0, chain.indexOf(st.sessionId!) + 1) : [st.sessionId!]
+}
+
+/**
+ * Home: the conversation's first page, read straight from its start (`afterId: 0` on the chain's root), not
+ * paged back to it 200 at a time. What was loaded is replaced; newer pages follow as the reader scrolls down,
+ * and End goes back to the newest. Resolves to the first message's id (null: nothing, or another session now).
+ */
+export async function jumpToStart(): Promise<number | null> {
+  const st = useTranscript.getState()
+  if (!st.profile || !st.sessionId || st.loading) return null
+  if (!canLoadOlder(st) && st.focusId == null) return st.ids[0] ?? null
+  const seq = openSeq
+  const view = ++viewSeq
+  const first = segmentsOf(st)[0]!
+  const page = await getApi().call('sessions.messages', {
+    profile: st.profile,
+    sessionId: first,
+    afterId: 0,
+    // a few screens, as an open reads: less to read, send and lay out before the first message shows
+    limit: FIRST_PAGE
+  })
+  if (seq !== openSeq || view !== viewSeq) return null
+  useTranscript.setState((s) => ({
+    ...merge({ ...s, byId: {}, ids: [] }, page.items),
+    loadingOlder: false,
+    loadingNewerPage: false,
+    hasMoreBefore: false,
+    olderSegments: [],
+    pagingSession: first,
+    forwardSession: first,
+    hasMoreAfter: page.hasMoreAfter || first !== s.sessionId,
+    focusId: null
+  }))
+  return page.items[0]?.id ?? null
+}
+
+/** End: the newest page again when it is not loaded (after Home or a search hit). */
+export async function jumpToEnd(): Promise<void> {
+  const st = useTranscript.getState()
+  if (!st.profile || !st.sessionId || st.loading || !st.hasMoreAfter) return
+  const seq = openSeq
+  const view = ++viewSeq
+  const page = await getApi().call('sessions.messages', {
+    profile: st.profile,
+    sessionId: st.sessionId,
+    beforeId: LATEST,
+    limit: FIRST_PAGE
+  })
+  if (seq !== openSeq || view !== viewSeq) return
+  useTranscript.setState((s) => ({
+    ...merge({ ...s, byId: {}, ids: [] }, page.items),
+    loadingOlder: false,
+    loadingNewerPage: false,
+    hasMoreBefore: page.hasMoreBefore,
+    hasMoreAfter: false,
+    olderSegments: olderSegmentsOf(segmentsOf(s), s.sessionId!),
+    pagingSession: s.sessionId,
+    forwardSession: s.sessionId,
+    focusId: null
+  }))
+}
+
+/** Scrolling down while the newest messages are not loaded: the next page, continuing into later segments. */
+export async function loadNewerPage(): Promise<void> {
+  const st = useTranscript.getState()
+  if (!st.profile || !st.sessionId || !st.hasMoreAfter || st.loadingNewerPage || !st.ids.length) return
+  const seq = openSeq
+  const view = viewSeq
+  const segments = segmentsOf(st)
+  const from = st.forwardSession ?? st.sessionId
+  useTranscript.setState({ loadingNewerPage: true })
+  try {
+    let page = await getApi().call('sessions.messages', {
+      profile: st.profile,
+      sessionId: from,
+      afterId: st.ids[st.ids.length - 1]!,
+      limit: TRANSCRIPT_PAGE
+    })
+    let at = from
+    // this segment is read to its end: the next segment's first page
+    if (!page.items.length && from !== st.sessionId) {
+      at = segments[segments.indexOf(from) + 1] ?? st.sessionId
+      page = await getApi().call('sessions.messages', {
+        profile: st.profile,
+        sessionId: at,
+        afterId: 0,
+        limit: TRANSCRIPT_PAGE
+      })
+    }
+    if (seq !== openSeq) return
+    if (view !== viewSeq) return void useTranscript.setState({ loadingNewerPage: false })
+    useTranscript.setState((s) => ({
+      ...merge(s, page.items),
+      forwardSession: at,
+      hasMoreAfter: page.hasMoreAfter || at !== s.sessionId,
+      loadingNewerPage: false
+    }))
+  } catch (err) {
+    if (seq !== openSeq) return
+    useTranscript.setState({ loadingNewerPage: false })
+    reportError(err, 'Loading newer messages')
+  }
 }

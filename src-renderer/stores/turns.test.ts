@@ -45,6 +45,22 @@ describe('turns store', () => {
     expect(cacheDecisionLabel(t.cache!)).toBe('fresh agent: settings changed')
   })
 
+  it("a rebuild's reason from the host replaces the generic label", () => {
+    applyTurnStarted({
+      ...h,
+      cache: 'config_changed',
+      cacheReason: 'memory provider identity changed (alice → bob)',
+      model: 'm',
+      demo: false
+    })
+    const t = useTurns.getState().byId.t1!
+    expect(cacheDecisionLabel(t.cache!, t.cacheReason)).toBe(
+      'fresh agent: memory provider identity changed (alice → bob)'
+    )
+    applyTurnStarted({ ...h, cache: 'reused', model: 'm', demo: false })
+    expect(useTurns.getState().byId.t1!.cacheReason).toBeNull()
+  })
+
   it('accepts events that arrive before the resume call returns', () => {
     applyTurnStarted({ ...h, cache: 'reused', model: null, demo: false })
     applyTurnDelta({ ...h, kind: 'text', text: 'x' })

@@ -15,6 +15,8 @@ export interface LiveTurn {
   profile: string
   sessionId: string
   cache: CacheDecision | null
+  /** What changed when the agent was rebuilt, when the host could say (e.g. a memory provider's identity). */
+  cacheReason?: string | null
   model: string | null
   demo: boolean
   status: 'running' | 'completed' | 'interrupted' | 'error'
@@ -73,7 +75,7 @@ function upsert(h: TurnHandle, fn: (t: LiveTurn) => Partial<LiveTurn>): void {
 }
 
 export function applyTurnStarted(e: EventPayload<'turn.started'>): void {
-  upsert(e, () => ({ cache: e.cache, model: e.model, demo: e.demo }))
+  upsert(e, () => ({ cache: e.cache, cacheReason: e.cacheReason ?? null, model: e.model, demo: e.demo }))
 }
 
 export function applyTurnDelta(e: EventPayload<'turn.delta'>): void {

@@ -47,7 +47,10 @@ export function jobDto(j: RawJob): CronJob {
     lastError: str(j.last_error),
     repeatTimes: num(repeat.times),
     repeatCompleted: num(repeat.completed) ?? 0,
-    lastSessionId: str(j.last_session_id)
+    lastSessionId: str(j.last_session_id),
+    lastWarnings: Array.isArray(j.last_warnings)
+      ? j.last_warnings.filter((w): w is string => typeof w === 'string')
+      : []
   }
 }
 
@@ -99,7 +102,8 @@ export function channelHandlers(s: Services, channels: ChannelsService): Channel
           status: r.status,
           error: r.error,
           outputPath: r.outputPath,
-          output: readFileSync(r.outputPath, 'utf8')
+          output: readFileSync(r.outputPath, 'utf8'),
+          warnings: r.warnings
         }
       })
   }

@@ -20,6 +20,7 @@ type DelegationHandlers = Pick<
   | 'subagents.estimate'
   | 'subagents.followUp'
   | 'subagents.tombstone'
+  | 'subagents.setSpawnPaused'
   | 'costs.session'
   | 'costs.summary'
 >
@@ -52,6 +53,13 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
         }
       }
       return served((stores) => listSubagents(stores, q, deps('default').live, priceOverrides.read(s.root)))
+    },
+    // Upstream's kill switch (the TUI's `delegation.pause`): the registry is host-wide, like upstream's per process.
+    'subagents.setSpawnPaused': ({ paused }) => {
+      const live = deps('default').live
+      live.setSpawnPaused(paused)
+      s.log.info('delegation', `spawning new subagents ${paused ? 'paused' : 'resumed'}`)
+      return { paused: live.isSpawnPaused() }
     },
     'subagents.estimate': ({ profile, childId }) => {
       const entry = retained(profile, childId)

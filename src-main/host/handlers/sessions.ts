@@ -39,8 +39,8 @@ export function sessionHandlers(s: Services): SessionHandlers {
       if (!text) throw new CaduceusError('not_found', `No message ${messageId} in session '${sessionId}'`, 'messageId')
       return text
     },
-    'sessions.search': ({ profile, query, limit }) =>
-      s.stores.searchAll({ query, limit }, profile === 'all' ? undefined : profile),
+    'sessions.search': ({ profile, query, limit, ...filters }) =>
+      s.stores.searchAll({ query, limit, filters }, profile === 'all' ? undefined : profile),
     'sessions.update': async ({ profile, sessionId, title, archived, pinned }) => {
       const store = s.stores.get(profile)
       if (!store.getSession(sessionId)) throw notFound(profile, sessionId)

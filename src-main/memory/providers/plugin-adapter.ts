@@ -104,6 +104,10 @@ export class PluginProvider extends MemoryProvider {
   shutdown() {
     return this.call('shutdown', [], undefined)
   }
+  writeOf(toolName: string, args: Record<string, unknown>): string | null {
+    const w = this.call('writeOf', [toolName, args], null) as unknown
+    return typeof w === 'string' && w ? w : null
+  }
   identitySignature(): Record<string, unknown> {
     const id = this.call('identitySignature', [], {}) as unknown
     return id && typeof id === 'object' && !Array.isArray(id) ? (id as Record<string, unknown>) : {}

@@ -140,13 +140,30 @@ class ProfileWriter {
       ])
     }
     for (let turn = 0; turn < turns; turn++) {
+      // Drawn in the order the seeded sequence always had (ids, lineage, delegations stay as they were); the
+      // turn's usage goes with its final reply too, as the agent saves it (display_metadata.usage).
       const callId = `call_${this.rng.hex(8)}`
+      const reasoning = this.rng.pick(REASONING)
+      const answer = turn === 0 ? richAnswer(topic) : topic.answer
+      const tokenCount = this.rng.int(40, 400)
+      this.rng.chance(0.7) // was the per-turn priced draw
+      const input = this.rng.int(800, 6000),
+        output = this.rng.int(100, 900),
+        cacheRead = this.rng.int(0, 2000),
+        reasoningTokens = this.rng.int(0, 200)
+      const costUsd = priced ? Math.round((input * 3 + output * 15) / 1000) / 1000 : null
+      const usage = {
+        tokens: { input, output, cacheRead, cacheWrite: 0, reasoning: reasoningTokens },
+        costUsd,
+        costStatus: priced ? 'estimated' : 'unpriced',
+        model: 'demo-model'
+      }
       void this.store.appendMessages(id, [
         { role: 'user', content: turn === 0 ? topic.ask : 'Thanks — can you double-check that?', timestamp: (ts += 5) },
         {
           role: 'assistant',
           content: null,
-          reasoning: this.rng.pick(REASONING),
+          reasoning,
           timestamp: (ts += 4),
           toolCalls: [{ id: callId, name: topic.tool, arguments: JSON.stringify(topic.args) }],
           finishReason: 'tool_calls'
@@ -154,15 +171,13 @@ class ProfileWriter {
         { role: 'tool', content: topic.result, toolCallId: callId, toolName: topic.tool, timestamp: (ts += 2) },
         {
           role: 'assistant',
-          content: turn === 0 ? richAnswer(topic) : topic.answer,
+          content: answer,
           timestamp: (ts += 6),
           finishReason: 'stop',
-          tokenCount: this.rng.int(40, 400)
+          tokenCount,
+          displayMetadata: { usage }
         }
       ])
-      this.rng.chance(0.7) // was the per-turn priced draw: kept so the seeded sequence is unchanged
-      const input = this.rng.int(800, 6000),
-        output = this.rng.int(100, 900)
       void this.store.recordUsage(
         id,
         {
@@ -171,11 +186,11 @@ class ProfileWriter {
           baseUrl: 'http://127.0.0.1:0/v1',
           inputTokens: input,
           outputTokens: output,
-          cacheReadTokens: this.rng.int(0, 2000),
+          cacheReadTokens: cacheRead,
           cacheWriteTokens: 0,
-          reasoningTokens: this.rng.int(0, 200),
+          reasoningTokens,
           apiCalls: 2,
-          costUsd: priced ? Math.round((input * 3 + output * 15) / 1000) / 1000 : null,
+          costUsd,
           costStatus: priced ? 'estimated' : 'unpriced'
         },
         { at: ts, day: new Date(ts * 1000).toISOString().slice(0, 10) }

@@ -7,6 +7,7 @@ import { navigate } from '../router'
 import type { Route } from '../routes'
 import { cycleTheme } from '../theme'
 import { buildCommands } from './commands'
+import { shortId } from '../../lib/format'
 
 /**
  * Ctrl/⌘+K: a modal dialog with an ARIA combobox over one listbox of pages, actions and sessions (titles
@@ -88,7 +89,8 @@ export function CommandPalette({ route, onClose }: { route: Route; onClose: () =
       onClose()
     } else if (e.key === 'Tab') e.preventDefault() // one control: focus stays in the dialog
   }
-  let lastGroup = ''
+  // a group's heading once, where it first appears (actions named by the query come before sessions, the rest after)
+  const seen = new Set<string>()
   return (
     <div
       className="dialog-backdrop palette-backdrop"
@@ -120,8 +122,8 @@ export function CommandPalette({ route, onClose }: { route: Route; onClose: () =
         />
         <ul className="palette-list" id="palette-list" role="listbox" aria-label="Results" ref={list}>
           {items.map((c, i) => {
-            const head = c.group !== lastGroup ? c.group : null
-            lastGroup = c.group
+            const head = seen.has(c.group) ? null : c.group
+            seen.add(c.group)
             return (
               <li
                 key={c.id}
@@ -144,6 +146,16 @@ export function CommandPalette({ route, onClose }: { route: Route; onClose: () =
                   </span>
                 )}
                 <span className="palette-label">{c.label}</span>
+                {c.date && (
+                  <time className="palette-hint muted" data-testid="palette-date">
+                    {c.date}
+                  </time>
+                )}
+                {c.sessionId && (
+                  <span className="palette-hint muted mono" title={c.sessionId} data-testid="palette-id">
+                    {shortId(c.sessionId)}
+                  </span>
+                )}
                 {c.hint && <span className="palette-hint muted">{c.hint}</span>}
               </li>
             )

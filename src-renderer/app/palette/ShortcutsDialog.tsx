@@ -11,6 +11,8 @@ export const SHORTCUTS: Array<[string, string]> = [
   ['Esc', 'Leave the open session (back to Sessions); close a dialog'],
   ['Ctrl/⌘ Enter', 'Send the composer’s message'],
   ['↑ ↓ / j k', 'Move through lists'],
+  ['j / k', 'In a session: next / previous message'],
+  ['Home / End', 'In a session: first / last message'],
   ['[', 'Show or hide the sidebar']
 ]
 

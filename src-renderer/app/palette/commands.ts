@@ -1,4 +1,10 @@
-/** What the command palette offers and how it ranks: pages, then actions, then sessions by title. */
+/**
+ * What the command palette offers and how it ranks. Matching is fuzzy (Fuse.js, each typed word on its own, all
+ * of them required): "lisbn trp" finds "Lisbon trip". Sessions match on title, first message, id and date.
+ * Order for a query: pages, then actions whose label starts with it, then sessions, then the rest; so Enter on a
+ * partial page name opens the page and a stray match never makes Enter start a chat or switch a profile.
+ */
+import Fuse from 'fuse.js'
 import type { SessionSummary } from '@shared/contract'
 import { sessionLabel } from '../../lib/session-label'
 import { NAV, sessionHref, type Route } from '../routes'
@@ -8,6 +14,14 @@ export interface Command {
   group: 'Pages' | 'Actions' | 'Sessions'
   label: string
   hint?: string
+  /** Sessions: when it was last active ("2026-12-04 14:03"), shown on the row and matched. */
+  date?: string
+  /** Sessions: the id, shown short and matched whole. */
+  sessionId?: string
+  /** Sessions: the first user message, matched. */
+  preview?: string
+  /** Sessions: the date as it may be typed ("2026-12-04 14:03 Dec 4"), matched. */
+  when?: string
   run: () => void
 }
 
@@ -22,20 +36,23 @@ export interface CommandContext {
   focusComposer: () => void
 }
 
-const GROUP_RANK = { Pages: 0, Actions: 1, Sessions: 2 } as const
+const pad = (n: number) => String(n).padStart(2, '0')
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
 
-/** 0 = no match; higher is better. Prefix beats word start beats substring; pages outrank everything. */
-export function score(label: string, query: string): number {
-  const l = label.toLowerCase(),
-    q = query.trim().toLowerCase()
-  if (!q) return 1
-  if (l === q) return 4
-  if (l.startsWith(q)) return 3
-  if (l.split(/[\s/·:—-]+/).some((w) => w.startsWith(q))) return 2
-  return l.includes(q) ? 1 : 0
+/** Local "YYYY-MM-DD HH:MM": sortable, unambiguous in every locale, and what a typed date matches. */
+function paletteDate(epochSeconds: number): string {
+  const d = new Date(epochSeconds * 1000)
+  if (Number.isNaN(d.getTime())) return ''
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`
 }
 
-export function buildCommands(ctx: CommandContext, query: string): Command[] {
+/** The date as typed words too ("Dec 4"), so both "2026-12-04" and "dec 4" find it. */
+function dateWords(epochSeconds: number): string {
+  const d = new Date(epochSeconds * 1000)
+  return Number.isNaN(d.getTime()) ? '' : `${paletteDate(epochSeconds)} ${MONTHS[d.getMonth()]} ${d.getDate()}`
+}
+
+function allCommands(ctx: CommandContext, q: string): Command[] {
   const out: Command[] = []
   for (const n of NAV)
     out.push({
@@ -45,7 +62,6 @@ export function buildCommands(ctx: CommandContext, query: string): Command[] {
       hint: `g ${n.key}`,
       run: () => ctx.navigate(`#/${n.page}`)
     })
-  const q = query.trim()
   if (ctx.route.page === 'session') {
     const { profile, sessionId } = ctx.route
     out.push({
@@ -101,36 +117,70 @@ export function buildCommands(ctx: CommandContext, query: string): Command[] {
       hint: 'full text',
       run: () => ctx.searchMessages(q)
     })
-  for (const s of ctx.sessions) {
-    const label = sessionLabel({ title: s.title, preview: s.preview, at: s.lastActiveAt })
+  for (const s of ctx.sessions)
     out.push({
       id: `session:${s.profile}/${s.id}`,
       group: 'Sessions',
-      label,
+      label: sessionLabel({ title: s.title, preview: s.preview, at: s.lastActiveAt }),
       hint: s.profile,
+      date: paletteDate(s.lastActiveAt),
+      sessionId: s.id,
+      preview: s.preview ?? undefined,
+      when: dateWords(s.lastActiveAt),
       run: () => ctx.navigate(sessionHref(s.profile, s.id))
     })
+  return out
+}
+
+const SESSIONS_SHOWN = 30
+
+const fuzzy = (items: Command[]) =>
+  new Fuse(items, {
+    keys: [
+      { name: 'label', weight: 3 },
+      { name: 'preview', weight: 1 },
+      { name: 'sessionId', weight: 1 },
+      { name: 'when', weight: 1 }
+    ],
+    includeScore: true,
+    ignoreLocation: true,
+    useTokenSearch: true,
+    tokenMatch: 'all',
+    threshold: 0.4
+  })
+
+export function buildCommands(ctx: CommandContext, query: string): Command[] {
+  const q = query.trim()
+  const all = allCommands(ctx, q)
+  if (!q) {
+    // no query: pages, the few everyday actions, then the most recent sessions
+    const head = all.filter(
+      (c) =>
+        c.group === 'Pages' ||
+        c.id === 'act:theme' ||
+        c.id.startsWith('act:new') ||
+        c.id === 'act:followup' ||
+        c.id === 'act:leave'
+    )
+    return [...head, ...all.filter((c) => c.group === 'Sessions').slice(0, SESSIONS_SHOWN)]
   }
-  const scored = out.map((c) => ({ c, s: c.id === 'act:search' ? 0.5 : score(c.label, q) })).filter((x) => x.s > 0)
-  scored.sort((a, b) => GROUP_RANK[a.c.group] - GROUP_RANK[b.c.group] || b.s - a.s)
-  // pages and actions first; a long tail of sessions is capped so the list stays quick to scan
-  const head = scored.filter((x) => x.c.group !== 'Sessions').map((x) => x.c)
-  const sessions = scored
-    .filter((x) => x.c.group === 'Sessions')
-    .sort((a, b) => b.s - a.s)
-    .slice(0, 30)
-    .map((x) => x.c)
-  return [
-    ...(q
-      ? head
-      : head.filter(
-          (c) =>
-            c.group === 'Pages' ||
-            c.id === 'act:theme' ||
-            c.id.startsWith('act:new') ||
-            c.id === 'act:followup' ||
-            c.id === 'act:leave'
-        )),
-    ...sessions
-  ]
+  const search = all.find((c) => c.id === 'act:search')!
+  const hits = fuzzy(all.filter((c) => c !== search))
+    .search(q)
+    .map((r) => r.item)
+  const lower = q.toLowerCase()
+  const pages = hits.filter((c) => c.group === 'Pages')
+  // an action comes early only when its label begins with what was typed ("new", "toggle"): never by a loose match
+  const named = hits.filter((c) => c.group === 'Actions' && c.label.toLowerCase().startsWith(lower))
+  // a fuzzy match ranks "2026-12-01" as close to "2026-12-02" as the day itself: rows holding every typed word
+  // exactly come first, in Fuse's order
+  const words = lower.split(/\s+/)
+  const exact = (c: Command) => {
+    const text = [c.label, c.preview, c.sessionId, c.when].join(' ').toLowerCase()
+    return words.every((w) => text.includes(w))
+  }
+  const found = hits.filter((c) => c.group === 'Sessions')
+  const sessions = [...found.filter(exact), ...found.filter((c) => !exact(c))].slice(0, SESSIONS_SHOWN)
+  const rest = hits.filter((c) => c.group === 'Actions' && !named.includes(c))
+  return [...pages, ...named, ...sessions, search, ...rest]
 }

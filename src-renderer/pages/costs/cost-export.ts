@@ -24,3 +24,101 @@ export function costsCsv(summary: CostSummary): string {
 export function costsJson(summary: CostSummary, view: { scope: string; days: number; day?: string }): string {
   return JSON.stringify({ ...view, exportedAt: new Date().toISOString(), ...summary }, null, 2)
 }
+
+/**
+ * Whole micro-dollars, half up: the host sums every figure as integer micro-dollars (delegation/cost-pieces.ts)
+ * and sends them as dollars; this recovers the integer (toPrecision drops the binary noise of the division).
+ */
+const toMicros = (usd: number | null): number | null =>
+  usd == null ? null : Math.round(Number((usd * 1e6).toPrecision(15)))
+
+/** "12.065000" from 12065000 micro-dollars: exact, no float formatting. */
+const microsToUsd = (micros: number | null): string => {
+  if (micros == null) return ''
+  const sign = micros < 0 ? '-' : ''
+  const a = Math.abs(micros)
+  return `${sign}${Math.trunc(a / 1e6)}.${String(a % 1e6).padStart(6, '0')}`
+}
+
+const REPORT_HEAD = [
+  'kind',
+  'day',
+  'profile',
+  'session_id',
+  'title',
+  'model',
+  'input_tokens',
+  'cached_tokens',
+  'output_tokens',
+  'reasoning_tokens',
+  'cost_micros',
+  'cost_usd',
+  'status'
+]
+
+/**
+ * The period as a report (what ccusage exports): one row per day and profile, per session (its inclusive cost:
+ * own plus children's) and per model, each kind summing to the page's total. Costs are integer micro-dollars and
+ * the dollars written from them; `status` says when a row leaves out unpriced usage ("partial", "unpriced").
+ * Needs `topSessions` with every session (`costs.summary` with `allSessions`).
+ */
+export function costReportCsv(summary: CostSummary): string {
+  const tokens = new Map(summary.tokensByDay.map((t) => [`${t.day}\u0000${t.profile}`, t.tokens]))
+  const rows: Array<Array<string | number>> = []
+  for (const d of summary.byDay) {
+    const t = tokens.get(`${d.day}\u0000${d.profile}`)
+    const m = toMicros(d.usd)
+    rows.push([
+      'day',
+      d.day,
+      d.profile,
+      '',
+      '',
+      '',
+      t?.input ?? '',
+      t?.cacheRead ?? '',
+      t?.output ?? '',
+      t?.reasoning ?? '',
+      m ?? '',
+      microsToUsd(m),
+      d.unpriced ? 'partial' : 'complete'
+    ])
+  }
+  for (const s of summary.topSessions) {
+    const m = toMicros(s.inclusive.usd)
+    rows.push([
+      'session',
+      '',
+      s.profile,
+      s.sessionId,
+      s.title ?? '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      m ?? '',
+      microsToUsd(m),
+      s.inclusive.status
+    ])
+  }
+  for (const b of summary.byModel) {
+    const m = toMicros(b.cost.usd)
+    rows.push([
+      'model',
+      '',
+      '',
+      '',
+      '',
+      b.model,
+      b.tokens.input,
+      b.tokens.cacheRead,
+      b.tokens.output,
+      b.tokens.reasoning,
+      m ?? '',
+      microsToUsd(m),
+      b.cost.status
+    ])
+  }
+  return [REPORT_HEAD, ...rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n'
+}

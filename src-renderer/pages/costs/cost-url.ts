@@ -28,14 +28,11 @@ function writeToUrl(): void {
   replaceHash(`#/costs${costsQuery(useApp.getState().scope, days, day)}`)
 }
 
+const watchCosts = (changed: () => void) =>
+  useCosts.subscribe((s, p) => {
+    if (s.days !== p.days || s.day !== p.day) changed()
+  })
+
 export function useCostsUrlState(): void {
-  useUrlSync(
-    applyFromUrl,
-    writeToUrl,
-    (changed) =>
-      useCosts.subscribe((s, p) => {
-        if (s.days !== p.days || s.day !== p.day) changed()
-      }),
-    true
-  )
+  useUrlSync(applyFromUrl, writeToUrl, watchCosts, true)
 }

@@ -111,7 +111,7 @@ export function MemoryFeed() {
                   {e.latencyMs != null ? `${Math.round(e.latencyMs)}ms` : ''}
                 </span>
                 {e.sessionId ? (
-                  <span className="small">
+                  <span className="small ev-session">
                     <SessionName profile={e.profile} id={e.sessionId} testId="memory-event-session" />
                   </span>
                 ) : (

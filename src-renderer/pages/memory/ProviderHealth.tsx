@@ -21,6 +21,10 @@ function LastRecall({ r }: { r: NonNullable<ProviderHealth['lastPrefetch']> }) {
   )
 }
 
+/**
+ * One block per provider: ten columns never fitted the 380 px side column (the table overflowed its card), so the
+ * counters are a grid that wraps and the last recall / last error get whole lines.
+ */
 export function ProviderHealthPanel() {
   const health = useMemory((s) => s.health)
   return (
@@ -29,66 +33,69 @@ export function ProviderHealthPanel() {
       {!health.length ? (
         <p className="muted">No providers have reported yet.</p>
       ) : (
-        <table className="table compact">
-          <thead>
-            <tr>
-              <th>Provider</th>
-              <th>Profile</th>
-              <th className="num">Calls</th>
-              <th className="num">Errors</th>
-              <th className="num">Refusals</th>
-              <th className="num">p95</th>
-              <th className="num">Syncs</th>
-              <th className="num">Writes</th>
-              <th>Last recall</th>
-              <th>Last error</th>
-            </tr>
-          </thead>
-          <tbody>
-            {health.map((h) => (
-              <tr key={`${h.profile}/${h.provider}`} data-testid="memory-health-row" data-provider={h.provider}>
-                <td className="mono">{h.provider}</td>
-                <td>{h.profile}</td>
-                <td className="num">{h.calls}</td>
-                <td className={`num${h.errors ? ' err-text' : ''}`}>{h.errors}</td>
-                <td className="num">{h.refusals}</td>
-                <td className="num">{h.p95LatencyMs != null ? `${Math.round(h.p95LatencyMs)}ms` : '—'}</td>
-                <td className={`num${h.syncFailures ? ' err-text' : ''}`} data-testid="memory-health-syncs">
-                  {h.syncs ?? 0}
-                  {h.syncFailures ? ` (${h.syncFailures} failed)` : ''}
-                </td>
-                <td className="num" data-testid="memory-health-writes">
-                  {h.writes ?? 0}
-                </td>
-                <td
-                  data-testid="memory-health-prefetch"
-                  data-ok={h.lastPrefetch ? String(h.lastPrefetch.ok) : undefined}
-                >
-                  {h.lastPrefetch ? <LastRecall r={h.lastPrefetch} /> : <span className="muted">never</span>}
-                  {h.lastSyncError && (
-                    <div className="err-text small" title={h.lastSyncError.summary}>
-                      sync: {h.lastSyncError.summary.slice(0, 60)}
-                    </div>
-                  )}
-                </td>
-                <td>
-                  {h.lastError ? (
-                    <span className="err-text" title={h.lastError}>
-                      {h.lastError.slice(0, 80)}{' '}
-                      {h.lastErrorAt != null && (
-                        <span className="muted">
-                          (<RelTime at={h.lastErrorAt} />)
-                        </span>
-                      )}
+        <ul className="health-list">
+          {health.map((h) => (
+            <li key={`${h.profile}/${h.provider}`} data-testid="memory-health-row" data-provider={h.provider}>
+              <div className="health-head">
+                <span className="mono">{h.provider}</span>
+                <span className="muted small">{h.profile}</span>
+              </div>
+              <dl className="health-stats">
+                <div>
+                  <dt>Calls</dt>
+                  <dd>{h.calls}</dd>
+                </div>
+                <div>
+                  <dt>Errors</dt>
+                  <dd className={h.errors ? 'err-text' : ''}>{h.errors}</dd>
+                </div>
+                <div>
+                  <dt>Refusals</dt>
+                  <dd>{h.refusals}</dd>
+                </div>
+                <div>
+                  <dt>p95</dt>
+                  <dd>{h.p95LatencyMs != null ? `${Math.round(h.p95LatencyMs)}ms` : '—'}</dd>
+                </div>
+                <div>
+                  <dt>Syncs</dt>
+                  <dd className={h.syncFailures ? 'err-text' : ''} data-testid="memory-health-syncs">
+                    {h.syncs ?? 0}
+                    {h.syncFailures ? ` (${h.syncFailures} failed)` : ''}
+                  </dd>
+                </div>
+                <div>
+                  <dt>Writes</dt>
+                  <dd data-testid="memory-health-writes">{h.writes ?? 0}</dd>
+                </div>
+              </dl>
+              <div
+                className="health-line"
+                data-testid="memory-health-prefetch"
+                data-ok={h.lastPrefetch ? String(h.lastPrefetch.ok) : undefined}
+              >
+                <span className="muted">Last recall </span>
+                {h.lastPrefetch ? <LastRecall r={h.lastPrefetch} /> : <span className="muted">never</span>}
+                {h.lastSyncError && (
+                  <div className="err-text small" title={h.lastSyncError.summary}>
+                    sync: {h.lastSyncError.summary.slice(0, 60)}
+                  </div>
+                )}
+              </div>
+              {h.lastError && (
+                <div className="health-line err-text" title={h.lastError}>
+                  <span className="muted">Last error </span>
+                  {h.lastError.slice(0, 80)}{' '}
+                  {h.lastErrorAt != null && (
+                    <span className="muted">
+                      (<RelTime at={h.lastErrorAt} />)
                     </span>
-                  ) : (
-                    <span className="muted">—</span>
                   )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                </div>
+              )}
+            </li>
+          ))}
+        </ul>
       )}
     </section>
   )

@@ -1,6 +1,8 @@
 import type { SessionDetail, SessionRef } from '@shared/contract'
 import { sessionHref } from '../../app/routes'
 import { sessionLabel } from '../../lib/session-label'
+import { useSessionLabel } from '../../stores/session-titles'
+import { useTranscript } from '../../stores/transcript'
 
 // a segment without a title of its own is named like any untitled session (never by its id)
 const label = (r: SessionRef) => sessionLabel({ title: r.title, at: r.startedAt })
@@ -68,12 +70,26 @@ export function Lineage({ profile, detail }: { profile: string; detail: SessionD
         <span className="lineage-group">
           delegates:{' '}
           {delegateChildren.map((b) => (
-            <a key={b.id} href={sessionHref(profile, b.id)} data-testid="lineage-delegate">
-              {label(b)}
-            </a>
+            <DelegateLink key={b.id} profile={profile} child={b} />
           ))}
         </span>
       )}
     </nav>
+  )
+}
+
+/**
+ * A delegate child by its name: its title, else its first message (upstream leaves children untitled; the first
+ * message is the task it was given), else the subagent's goal; "Untitled session" only when it has none of them.
+ */
+function DelegateLink({ profile, child }: { profile: string; child: SessionRef }) {
+  const named = useSessionLabel(profile, child.title ? null : child.id)
+  const goal = useTranscript((s) => s.children.find((c) => c.childSessionId === child.id)?.goal ?? null)
+  const fromSession = named && !named.startsWith('Untitled session') ? named : null
+  const text = child.title || fromSession || (goal ? sessionLabel({ preview: goal }) : label(child))
+  return (
+    <a href={sessionHref(profile, child.id)} data-testid="lineage-delegate" title={child.id}>
+      {text}
+    </a>
   )
 }

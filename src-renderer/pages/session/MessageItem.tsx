@@ -135,7 +135,9 @@ export const MessageItem = memo(function MessageItem({
     'data-testid': 'message',
     'data-message-id': m.id,
     'data-role': m.role,
-    'data-focused': focused || undefined
+    'data-focused': focused || undefined,
+    // j/k and Home/End move focus from message to message
+    tabIndex: -1
   } as const
   if (isCompactionSummary(m.role, m.content)) {
     return (

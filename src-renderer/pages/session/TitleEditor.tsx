@@ -1,13 +1,36 @@
-import { useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
+import { cleanTitle, MAX_TITLE_LENGTH } from '@shared/contract'
 
-/** Cap from hermes-spec §1.8 (the store sanitises and enforces it too; this only stops the typing early). */
-export const MAX_TITLE = 100
+/** What a refused save says (in the box, not a toast), and where the session that holds the title is. */
+export interface TitleRefusal {
+  message: string
+  other?: { href: string; title: string }
+}
 
-/** The session title as a heading with Rename: Enter saves, Escape cancels, empty clears back to the preview. */
-export function TitleEditor({ title, onSave }: { title: string; onSave: (title: string | null) => Promise<boolean> }) {
+/**
+ * The session title as a heading with Rename: Enter saves, Escape cancels (and stays on the session), empty clears
+ * back to the preview. A refused title keeps the box open and focused, saying why in words (the other session by
+ * its title, as a link), so the next key still edits or cancels.
+ */
+export function TitleEditor({
+  title,
+  onSave
+}: {
+  title: string
+  onSave: (title: string | null) => Promise<true | TitleRefusal>
+}) {
   const [editing, setEditing] = useState(false)
   const [draft, setDraft] = useState(title)
   const [saving, setSaving] = useState(false)
+  const [refused, setRefused] = useState<TitleRefusal | null>(null)
+  const input = useRef<HTMLInputElement>(null)
+  const renameBtn = useRef<HTMLButtonElement>(null)
+  const wasEditing = useRef(false)
+  useEffect(() => {
+    // back on the Rename button after a cancel, so focus never falls to the page (where Escape leaves the session)
+    if (!editing && wasEditing.current) renameBtn.current?.focus()
+    wasEditing.current = editing
+  }, [editing])
   if (!editing) {
     return (
       <>
@@ -15,9 +38,11 @@ export function TitleEditor({ title, onSave }: { title: string; onSave: (title: 
           {title}
         </h1>
         <button
+          ref={renameBtn}
           className="small"
           onClick={() => {
             setDraft(title)
+            setRefused(null)
             setEditing(true)
           }}
           data-testid="session-rename"
@@ -29,46 +54,68 @@ export function TitleEditor({ title, onSave }: { title: string; onSave: (title: 
   }
   const save = async () => {
     setSaving(true)
-    // strip control characters the way the store does, so what you see is what is saved
-    // eslint-disable-next-line no-control-regex
-    const clean = draft
-      .replace(/[\x00-\x1F\x7F]/g, '')
-      .replace(/\s+/g, ' ')
-      .trim()
-    const ok = await onSave(clean || null)
+    // cleaned as the store (and upstream) cleans it, so what you see is what is saved: a tab is a space
+    const res = await onSave(cleanTitle(draft))
     setSaving(false)
-    if (ok) setEditing(false)
+    if (res === true) return setEditing(false)
+    setRefused(res)
+    input.current?.focus()
+    input.current?.select()
+  }
+  const cancel = () => {
+    setRefused(null)
+    setEditing(false)
   }
   return (
     <form
       className="title-edit"
       onSubmit={(e) => {
         e.preventDefault()
-        void save()
+        if (!saving) void save()
       }}
     >
       <input
+        ref={input}
         autoFocus
         value={draft}
-        maxLength={MAX_TITLE}
+        maxLength={MAX_TITLE_LENGTH}
         aria-label="Session title"
+        aria-invalid={refused ? true : undefined}
+        aria-describedby={refused ? 'title-refused' : undefined}
         data-testid="session-title-input"
-        disabled={saving}
-        onChange={(e) => setDraft(e.target.value)}
+        // read-only, not disabled, while saving: a disabled box drops focus to the page
+        readOnly={saving}
+        onChange={(e) => {
+          setDraft(e.target.value)
+          setRefused(null)
+        }}
         onKeyDown={(e) => {
           if (e.key === 'Escape') {
             e.preventDefault()
             e.stopPropagation()
-            setEditing(false)
+            cancel()
           }
         }}
       />
       <button type="submit" className="small primary" disabled={saving} data-testid="session-title-save">
         Save
       </button>
-      <button type="button" className="small" onClick={() => setEditing(false)}>
+      <button type="button" className="small" onClick={cancel}>
         Cancel
       </button>
+      {refused && (
+        <span id="title-refused" className="err-text small" role="alert" data-testid="session-title-refused">
+          {refused.message}
+          {refused.other && (
+            <>
+              {' '}
+              <a href={refused.other.href} data-testid="session-title-holder">
+                Open “{refused.other.title}”
+              </a>
+            </>
+          )}
+        </span>
+      )}
     </form>
   )
 }

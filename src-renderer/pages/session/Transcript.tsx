@@ -1,10 +1,10 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { useShallow } from 'zustand/react/shallow'
-import { sessionHref } from '../../app/routes'
 import { searchTerms } from '../../lib/highlight'
 import { useSessions } from '../../stores/sessions'
-import { canLoadOlder, loadOlder, useTranscript } from '../../stores/transcript'
+import { canLoadOlder, jumpToEnd, loadNewerPage, loadOlder, useTranscript } from '../../stores/transcript'
+import { useTranscriptKeys } from './use-transcript-keys'
 import { CompactionMarker } from './CompactionMarker'
 import { turnsForSession, useTurns, type LiveTurn } from '../../stores/turns'
 import { LiveTurnView } from './LiveTurnView'
@@ -13,6 +13,8 @@ import { estimateRowHeight } from './row-estimate'
 import { TurnMemoryFold } from './TurnMemoryFold'
 import { TurnBadge } from './TurnBadge'
 import { pairToolCalls, ToolPairsContext } from './tool-pairs'
+import { summarizeTurns } from './turn-usage'
+import { TurnUsage } from './TurnUsage'
 
 /** Up to this many messages every row is in the DOM. */
 const SHORT = 40
@@ -104,6 +106,7 @@ function TranscriptList() {
     return map
   }, [turns, byId])
   const pairs = useMemo(() => pairToolCalls(byId), [byId])
+  const turnSums = useMemo(() => summarizeTurns(ids, byId, pairs), [ids, byId, pairs])
   const anchoredIds = new Set([...anchors.values()].map((t) => t.turnId))
   const tail = turns.filter((t) => t.status === 'running' || !anchoredIds.has(t.turnId))
 
@@ -156,9 +159,11 @@ function TranscriptList() {
     return () => ro.disconnect()
     // reads refs only: re-attach only when the content element itself comes or goes
   }, [empty])
+  const totalSize = v.getTotalSize()
   useLayoutEffect(() => {
     if (following()) toBottom()
-  }, [ids.length, tail.length, focusId, v.getTotalSize()])
+    // re-pin when rows, the live tail or their measured height change
+  }, [ids.length, tail.length, focusId, totalSize])
 
   useEffect(() => {
     if (focusId == null || focusedDone.current === focusId) return
@@ -170,11 +175,14 @@ function TranscriptList() {
   }, [focusId, ids, v])
 
   const segmentStartReached = !useTranscript.getState().hasMoreBefore
+  const hasRows = ids.length > 0
+  // Read at check time, never a reason to re-check (a finished older page must not chain into the next segment).
+  const atCheck = useRef({ loadingOlder, focusId })
+  atCheck.current = { loadingOlder, focusId }
   useEffect(() => {
-    if (olderCount > 0 && segmentStartReached && ids.length && !loading && !loadingOlder && focusId == null)
-      void loadOlder() // no re-anchoring: the reader stays where they are
-    // only these changes re-check; loadOlder reads the rest at call time
-  }, [olderCount, segmentStartReached, ids.length > 0, loading])
+    const { loadingOlder: busy, focusId: focused } = atCheck.current
+    if (olderCount > 0 && segmentStartReached && hasRows && !loading && !busy && focused == null) void loadOlder() // no re-anchoring: the reader stays where they are
+  }, [olderCount, segmentStartReached, hasRows, loading])
 
   // The row the reader was on when an older page was asked for, re-applied before the page paints with the
   // rows added above it: a scrollToIndex after the fact let one frame show the new top rows, then jumped.
@@ -203,11 +211,16 @@ function TranscriptList() {
     const el = scroller.current
     if (!el) return
     const distance = el.scrollHeight - el.scrollTop - el.clientHeight
+    // newest messages not loaded (after Home or a search hit): the next page as the reader nears the end
+    if (hasMoreAfter) {
+      stick.current = false
+      if (distance < el.clientHeight && !loading) void loadNewerPage()
+    }
     // Only the reader moving up un-sticks. Rows being measured also move scrollTop (the virtualizer keeps
     // the view steady), so a move counts only right after a wheel, touch, key or pointer on the transcript.
     const byUser = Date.now() - userInput.current < 600
     const movedUp = el.scrollTop < lastTop.current - 2
-    if (distance < STICK_PX) stick.current = true
+    if (distance < STICK_PX && !hasMoreAfter) stick.current = true
     // A move up that leaves the last screen un-sticks whoever made it (find-in-page, a scrollbar, a script):
     // while following, measurement never moves scrollTop (see shouldAdjustScrollPositionOnItemSizeChange).
     else if (movedUp && (byUser || distance > el.clientHeight)) stick.current = false
@@ -215,6 +228,21 @@ function TranscriptList() {
     setShowJump(!stick.current && distance > el.clientHeight)
     if (el.scrollTop < 200 && hasMoreBefore && !loadingOlder && !loading && focusId == null) void older()
   }
+
+  useTranscriptKeys({
+    ids,
+    skip: (id) => {
+      const m = byId[id]
+      return !m || (m.role === 'tool' && !!m.toolCallId && pairs.calls.has(m.toolCallId) && m.id !== focusId)
+    },
+    v,
+    scroller,
+    setFollowing: (on) => {
+      stick.current = on
+      if (!on) focusedDone.current = focusRef.current
+    },
+    toBottom
+  })
 
   const jump = () => {
     stick.current = true
@@ -290,6 +318,7 @@ function TranscriptList() {
                     ) : (
                       <MessageItem m={m} focused={focused} terms={focused ? terms : undefined} />
                     )}
+                    {turnSums.has(m.id) && <TurnUsage t={turnSums.get(m.id)!} />}
                     <TurnMemoryFold m={m} profile={profile} />
                   </div>
                 )
@@ -297,7 +326,18 @@ function TranscriptList() {
             </div>
             {hasMoreAfter && profile && sessionId && (
               <div className="muted pad-s" data-testid="more-after">
-                Newer messages exist — <a href={sessionHref(profile, sessionId)}>jump to latest</a>
+                Newer messages exist —{' '}
+                <button
+                  className="link"
+                  onClick={() => {
+                    stick.current = true
+                    void jumpToEnd()
+                  }}
+                  data-testid="jump-to-latest"
+                >
+                  jump to latest
+                </button>{' '}
+                (End)
               </div>
             )}
             {tail.map((t) => (

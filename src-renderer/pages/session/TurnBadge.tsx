@@ -2,7 +2,7 @@ import type { LiveTurn } from '../../stores/turns'
 import { MoneyText } from '../../components/MoneyText'
 import { cacheDecisionHelp, cacheDecisionLabel } from '../../lib/format'
 
-/** Per-turn strip: the cache decision as exact text, the model (or "demo model"), status and cost. */
+/** Per-turn strip: the cache decision as exact text (with what changed, when the host said), the model (or "demo model"), status and cost. */
 export function TurnBadge({ t }: { t: LiveTurn }) {
   return (
     <div className="turn-strip" data-testid="turn-strip" data-turn-id={t.turnId} data-status={t.status}>
@@ -13,7 +13,7 @@ export function TurnBadge({ t }: { t: LiveTurn }) {
           data-cache={t.cache}
           title={cacheDecisionHelp(t.cache)}
         >
-          {cacheDecisionLabel(t.cache)}
+          {cacheDecisionLabel(t.cache, t.cacheReason)}
         </span>
       )}
       {t.demo ? (

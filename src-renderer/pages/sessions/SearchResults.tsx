@@ -11,17 +11,20 @@ import { useListKeys } from '../../lib/use-list-keys'
 import { useApp } from '../../stores/app'
 import { useSessions } from '../../stores/sessions'
 
-/** Hits grouped by session (first-hit order), title-only matches after them; the flat order drives j/k. */
+/**
+ * Hits grouped by conversation (first-hit order): a compression chain's segments under its tip (`chainId`), as
+ * the list shows it; title-only matches after them. The flat order drives j/k.
+ */
 function grouped(hits: SearchHit[], groups: SearchSessionGroup[] = []) {
   const key = (p: string, id: string) => `${p}/${id}`
   const byKey = new Map<string, { group: SearchSessionGroup; hits: SearchHit[] }>()
   for (const h of hits) {
-    const k = key(h.profile, h.sessionId)
+    const k = key(h.profile, h.chainId ?? h.sessionId)
     const g = byKey.get(k) ?? {
       group: groups.find((x) => key(x.profile, x.sessionId) === k) ?? {
         profile: h.profile,
-        sessionId: h.sessionId,
-        title: h.sessionTitle,
+        sessionId: h.chainId ?? h.sessionId,
+        title: h.chainId ? null : h.sessionTitle,
         hits: 0,
         titleMatch: false
       },
@@ -110,7 +113,13 @@ export function SearchResults() {
                 >
                   <div className="hit-head">
                     <span className={`row-title${h.sessionTitle ? '' : ' untitled'}`} title={h.sessionId}>
-                      <SessionLabel profile={h.profile} id={h.sessionId} title={h.sessionTitle} at={h.timestamp} />
+                      {/* a chain's hits carry the conversation's name, as their group does */}
+                      <SessionLabel
+                        profile={h.profile}
+                        id={group.sessionId}
+                        title={h.chainId ? group.title : h.sessionTitle}
+                        at={h.timestamp}
+                      />
                     </span>
                     {showProfile && <Badge tone="accent">{h.profile}</Badge>}
                     <Badge>{h.role}</Badge>

@@ -67,9 +67,11 @@ export function SessionList() {
     if (idx >= 0 && Math.floor(el.scrollTop / ROW) !== idx) el.scrollTop = idx * ROW + a.offset
   }, [order])
 
+  // the last rendered row's index, not the row object (a new object every render)
+  const lastIndex = last?.index
   useEffect(() => {
-    if (last && nextCursor && !loadingMore && last.index >= order.length - 20) void loadMoreSessions()
-  }, [last?.index, nextCursor, loadingMore, order.length])
+    if (lastIndex != null && nextCursor && !loadingMore && lastIndex >= order.length - 20) void loadMoreSessions()
+  }, [lastIndex, nextCursor, loadingMore, order.length])
 
   const setCursor = (i: number) => {
     const key = order[i]

@@ -7,6 +7,8 @@ import { formatCount } from '../../lib/format'
 import { LARGE_TRANSCRIPT_TOKENS, estimateFollowUp, followUp } from '../../stores/subagents'
 import { clearFollowUpStream, followUpKey, useFollowUpStream } from '../../stores/follow-up-stream'
 import { pushToast } from '../../stores/toasts'
+import { useSessionLabel } from '../../stores/session-titles'
+import { sessionLabel } from '../../lib/session-label'
 
 /**
  * Follow up a retained (or running) child. The size and estimated cost of re-reading its transcript are
@@ -34,6 +36,12 @@ export function FollowUpDialog({ child, onClose }: { child: Subagent; onClose: (
       live = false
     }
   }, [child.profile, child.childId])
+  // named like the child's session everywhere else (title, else the task it was given), never by its id
+  const label = useSessionLabel(child.profile, child.childSessionId)
+  const name =
+    label && !label.startsWith('Untitled session')
+      ? label
+      : sessionLabel({ preview: child.goal, at: child.dispatchedAt })
   const large = !!est && est.estTokens >= LARGE_TRANSCRIPT_TOKENS
 
   const send = async () => {
@@ -55,7 +63,7 @@ export function FollowUpDialog({ child, onClose }: { child: Subagent; onClose: (
 
   return (
     <Dialog
-      title={`Follow up ${child.childId}`}
+      title={`Follow up “${name}”`}
       onClose={onClose}
       testId="followup-dialog"
       footer={

@@ -66,6 +66,13 @@ export class HolographicProvider extends MemoryProvider {
     return [FACT_STORE_SCHEMA, FACT_FEEDBACK_SCHEMA]
   }
 
+  /** fact_store add / update / remove and fact_feedback change facts; every other action reads. */
+  writeOf(toolName: string, args: Record<string, unknown>): string | null {
+    if (toolName === 'fact_feedback') return 'feedback'
+    const action = toolName === 'fact_store' ? args.action : null
+    return action === 'add' || action === 'update' || action === 'remove' ? action : null
+  }
+
   handleToolCall(toolName: string, args: Record<string, unknown>): string {
     const store = this.ready()
     try {

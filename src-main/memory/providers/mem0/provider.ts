@@ -96,6 +96,10 @@ export class Mem0Provider extends MemoryProvider {
     return JSON.stringify({ error: `Unknown tool: ${toolName}` })
   }
 
+  writeOf(toolName: string): string | null {
+    return toolName === 'mem0_add' ? 'add' : null
+  }
+
   systemPromptBlock(): string {
     return '## Mem0 Memory\nLong-term memory is served by Mem0. Relevant memories are recalled into each turn; use mem0_search for more and mem0_add to store durable facts.'
   }

@@ -1,0 +1,78 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { test as base, expect, type Page } from '@playwright/test'
+import { startHost, type RunningHost } from '../fixtures/host'
+import { seriousViolations, type AxeViolation } from '../fixtures/axe'
+import { AppShell } from '../page-models/app-shell'
+import { SessionPage } from '../page-models/session-page'
+
+const repo = resolve(import.meta.dirname, '../..')
+
+/** The golden tool-results home: upstream's tool rows, a two-part compression chain, a demo profile. */
+const test = base.extend<{ host: RunningHost }>({
+  host: async ({}, use) => {
+    const home = mkdtempSync(join(tmpdir(), 'cad-e2e-a11y-'))
+    execFileSync(process.execPath, ['--import', 'tsx', 'e2e/fixtures/write-tool-home.ts', home], { cwd: repo })
+    const host = await startHost({ home, demo: false })
+    await use(host)
+    await host.close()
+    rmSync(home, { recursive: true, force: true })
+  }
+})
+// axe is injected as a script tag; the app's CSP (script-src 'self') would refuse it
+test.use({ bypassCSP: true })
+
+/** Serious/critical axe findings in both themes, keyed `state/theme` (the theme switched in place). */
+async function scan(page: Page, state: string, found: Record<string, AxeViolation[]>): Promise<void> {
+  for (const theme of ['light', 'dark'] as const) {
+    await page.evaluate((t) => document.documentElement.setAttribute('data-theme', t), theme)
+    const v = await seriousViolations(page)
+    if (v.length) found[`${state}/${theme}`] = v
+  }
+}
+
+// Issue #26 item 9: the states the review found failing, light and dark, in one pass over one host.
+test('axe: 0 serious/critical on chains, diff blocks, Memory with a profile and the error screens', async ({
+  page,
+  browser,
+  host
+}) => {
+  const shell = new AppShell(page)
+  const session = new SessionPage(page)
+  const found: Record<string, AxeViolation[]> = {}
+  await shell.open(host.url)
+
+  // a compression chain read whole: the compaction marker (with its link) and both parts
+  await session.open('default', 'chain-b')
+  await expect(page.getByTestId('compaction-marker').first()).toBeAttached()
+  await scan(page, 'chain', found)
+
+  // a ```diff block in a reply
+  await session.open('default', 'markdown-diff')
+  await expect(page.locator('.markdown pre code').first()).toContainText('+    return f"Hello, {name}!"')
+  await scan(page, 'diff-block', found)
+
+  // Memory with one profile selected: its entries with Edit/Remove
+  await shell.goTo('memory')
+  await shell.selectProfile('default')
+  await expect(page.getByTestId('memory-entry').first()).toBeVisible()
+  await scan(page, 'memory-profile', found)
+
+  // an unknown session
+  await session.page.evaluate(() => {
+    location.hash = '#/session/default/no-such-session'
+  })
+  await expect(page.getByTestId('session-not-found')).toBeVisible()
+  await scan(page, 'unknown-session', found)
+
+  // no token: a browser that never had one
+  const fresh = await browser.newPage({ bypassCSP: true })
+  await fresh.goto(`${new URL(host.url).origin}/#/sessions`)
+  await expect(fresh.getByTestId('token-needed')).toBeVisible()
+  await scan(fresh, 'no-token', found)
+  await fresh.close()
+
+  expect(found).toEqual({})
+})

@@ -1,0 +1,102 @@
+import type { SessionPage as Page } from '@shared/contract'
+import { test, expect } from '../fixtures/host'
+import { api } from '../fixtures/external'
+import { AppShell } from '../page-models/app-shell'
+import { MemoryPage } from '../page-models/memory-page'
+import { SessionPage } from '../page-models/session-page'
+import type { Locator } from '@playwright/test'
+
+/** Elements among `loc` whose content is wider (or, for a line clamp, taller) than their box: cut text. */
+async function clipped(loc: Locator): Promise<string[]> {
+  return loc.evaluateAll((els) =>
+    els
+      .filter((e) => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1)
+      .map((e) => `${e.getAttribute('data-testid') ?? e.className}: "${(e.textContent ?? '').slice(0, 40)}"`)
+  )
+}
+
+/** Elements among `loc` that reach past the right edge of their nearest `.panel` card. */
+async function outsideCard(loc: Locator): Promise<string[]> {
+  return loc.evaluateAll((els) =>
+    els
+      .filter((e) => {
+        const card = e.closest('.panel')
+        return card && e.getBoundingClientRect().right > card.getBoundingClientRect().right + 0.5
+      })
+      .map((e) => `${e.tagName}.${e.className}: "${(e.textContent ?? '').slice(0, 40)}"`)
+  )
+}
+
+// Issue #26 item 2: what fits is never cut, at the two widths the review used.
+test('at 1024 and 1360 px titles, tables and ids are whole and inside their cards', async ({ page, host }) => {
+  const shell = new AppShell(page)
+  const session = new SessionPage(page)
+  const memory = new MemoryPage(page)
+  const research = (await api<Page>(host.url, 'sessions.list', { profile: 'research', limit: 1 })).items[0]!
+  await page.setViewportSize({ width: 1360, height: 860 })
+  await shell.open(host.url)
+  // a memory turn, so the Memory page has provider health and feed rows to lay out
+  await session.open('research', research.id)
+  await session.send('Please remember that the lab meeting moved to Thursdays')
+  await session.waitForTurnEnd()
+  const long = (await api<Page>(host.url, 'sessions.list', { profile: 'work', limit: 20 })).items.find((s) =>
+    s.title?.startsWith('Review PR #412')
+  )!
+
+  for (const width of [1024, 1360]) {
+    await page.setViewportSize({ width, height: 860 })
+    await session.open('work', long.id)
+    // the title is shown whole (no clamp needed at these widths), its text also in the tooltip
+    await expect(session.title).toHaveText(long.title!)
+    await expect(session.title).toHaveAttribute('title', long.title!)
+    expect(await clipped(session.title), `title at ${width}`).toEqual([])
+    // it fits on one line here, so it takes one: badges and actions wrap below it instead
+    const lines = await session.title.evaluate(
+      (e) => e.getBoundingClientRect().height / parseFloat(getComputedStyle(e).lineHeight)
+    )
+    expect(lines, `title lines at ${width}`).toBeLessThan(1.5)
+    // the details: a side column at 1360, a drawer behind the Details button at 1024
+    const side = page.locator('.session-side')
+    const toggle = page.getByTestId('session-details-toggle')
+    if (width === 1024) {
+      await expect(side).toBeHidden()
+      await toggle.click()
+    } else await expect(toggle).toBeHidden()
+    await expect(side).toBeVisible()
+    expect(await outsideCard(side.locator('table')), `details at ${width}`).toEqual([])
+    if (width === 1024) {
+      await page.getByTestId('session-details-close').click()
+      await expect(side).toBeHidden()
+      await expect(toggle).toBeFocused()
+    }
+
+    await shell.goTo('costs')
+    await expect(page.getByTestId('costs-top-session').first()).toBeVisible()
+    const costTables = page.locator(
+      '[data-testid="costs-by-profile"], [data-testid="costs-by-model"], [data-testid="costs-top-sessions"]'
+    )
+    expect(await outsideCard(costTables), `costs tables at ${width}`).toEqual([])
+    expect(await clipped(costTables.locator('td.num, th.num')), `costs numbers at ${width}`).toEqual([])
+
+    await shell.goTo('subagents')
+    await expect(page.getByTestId('subagent-row').first()).toBeVisible()
+    const ids = page.locator('[data-testid="subagent-row"] .child-id')
+    expect(await clipped(ids), `subagent ids at ${width}`).toEqual([])
+    for (const row of await page.getByTestId('subagent-row').all())
+      await expect(row.locator('.child-id')).toHaveText((await row.getAttribute('data-child-id'))!)
+
+    await shell.goTo('memory')
+    await shell.selectProfile('research')
+    await expect(page.locator('[data-testid="memory-health-row"]').first()).toBeVisible()
+    await expect(memory.eventsOf('research').first()).toBeVisible()
+    const health = page.getByTestId('memory-health')
+    expect(await outsideCard(health.locator('*')), `memory health at ${width}`).toEqual([])
+    expect(await clipped(health), `memory health card at ${width}`).toEqual([])
+    // session names in the feed: cut with an ellipsis inside their column, the whole name in the tooltip
+    const name = page.getByTestId('memory-event-session').first()
+    await expect(name).toHaveCSS('text-overflow', 'ellipsis')
+    await expect(name).toHaveAttribute('title', `${await name.textContent()} · ${research.id}`)
+    expect(await outsideCard(page.locator('[data-testid="memory-event"] > *')), `feed at ${width}`).toEqual([])
+    await shell.selectProfile('all')
+  }
+})

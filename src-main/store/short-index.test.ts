@@ -1,0 +1,105 @@
+/**
+ * Caduceus's short-text index (short-index.ts) through `sessions.search`'s store path: absent on a home Caduceus
+ * never wrote (complete scan, still complete), built by Caduceus's own writes only, catching up with another
+ * program's inserts and deletes, and a complete scan again when it is far behind; upstream's FTS tables stay
+ * consistent throughout.
+ */
+import Database from 'better-sqlite3'
+import { afterAll, describe, expect, it } from 'vitest'
+import { StoreRegistry } from './index'
+import { makeHome, upstream } from './test-fixtures/homes'
+import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+import { gramsOf, isShortTerm } from './short-index'
+
+afterAll(() => cleanupTempDirs())
+
+const sessionsOf = (reg: StoreRegistry, q: string) => {
+  const r = reg.searchAll({ query: q, limit: 50 })
+  return { ids: (r.sessions ?? []).map((g) => g.sessionId).sort(), fallback: r.fallback ?? '' }
+}
+const cadTables = (path: string) => {
+  const db = new Database(path, { readonly: true })
+  try {
+    return (db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'cad_short%'").pluck().all() as string[]).sort()
+  } finally {
+    db.close()
+  }
+}
+
+describe('short-text index', () => {
+  it('grams: runs of CJK/emoji/symbols only, 1 and 2 characters', () => {
+    expect([...gramsOf('ab 東京タ 🚀!')].sort()).toEqual(['タ', '京', '京タ', '東', '東京', '🚀'].sort())
+    expect(isShortTerm('東京')).toBe(true)
+    expect(isShortTerm('🚀')).toBe(true)
+    expect(isShortTerm('東京タ')).toBe(false) // 3 characters: the trigram index's
+    expect(isShortTerm('a東')).toBe(false) // a letter FTS5 splits: not a gram of any run
+  })
+
+  it('never-written home scans; Caduceus writes build it; other programs’ inserts and deletes are caught up', async () => {
+    const root = tempDir()
+    const path = makeHome(root, 21)
+    const raw = new Database(path)
+    const up = upstream(raw, 21)
+    for (const [id, text] of [
+      ['tokyo', '東京で会議'],
+      ['rocket', 'ship it 🚀 now'],
+      ['plain', 'nothing to see']
+    ]) {
+      up.createSession(id)
+      up.append(id, 'user', text)
+    }
+    const reg = new StoreRegistry(root)
+    try {
+      // a home Caduceus never wrote: reads create nothing, the scan answers completely and says so
+      let r = sessionsOf(reg, '東京')
+      expect(r.ids).toEqual(['tokyo'])
+      expect(r.fallback).toContain('complete scan')
+      expect(r.fallback).toContain('not built here')
+      expect(cadTables(path)).toEqual([])
+
+      // Caduceus's first write builds it
+      await reg.get('default').createSession('mine', 'cli')
+      expect(cadTables(path)).toEqual(['cad_short_grams', 'cad_short_grams_message', 'cad_short_grams_state'])
+      r = sessionsOf(reg, '東京')
+      expect(r.ids).toEqual(['tokyo'])
+      expect(r.fallback).toContain('short-text index')
+      expect(sessionsOf(reg, '🚀').ids).toEqual(['rocket'])
+
+      // upstream adds a row and deletes a session afterwards: found / gone without any Caduceus write
+      up.createSession('later')
+      up.append('later', 'user', '東京タワー')
+      up.deleteSession('tokyo')
+      r = sessionsOf(reg, '東京')
+      expect(r.ids).toEqual(['later'])
+      expect(r.fallback).toContain('short-text index')
+      expect(sessionsOf(reg, '東').ids).toEqual(['later'])
+
+      // the next Caduceus write indexes the new row and purges the deleted one's grams
+      await reg.get('default').appendMessage('mine', { role: 'user', content: '京都 🚀' })
+      expect(sessionsOf(reg, '京').ids).toEqual(['later', 'mine'])
+      expect(sessionsOf(reg, '🚀').ids).toEqual(['mine', 'rocket'])
+      const left = raw
+        .prepare(
+          'SELECT count(*) FROM cad_short_grams g WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = g.message_id)'
+        )
+        .pluck()
+        .get()
+      expect(left).toBe(0)
+      // NOT and OR combine index lookups like FTS5 would
+      expect(sessionsOf(reg, '京 NOT 🚀').ids).toEqual(['later'])
+      expect(sessionsOf(reg, '東 OR 🚀').ids).toEqual(['later', 'mine', 'rocket'])
+
+      // far behind (another program ran ahead by more than STALE_ROWS): a complete scan, still complete
+      raw.prepare("UPDATE cad_short_grams_state SET v = -100000 WHERE k = 'indexed_to'").run()
+      r = sessionsOf(reg, '京')
+      expect(r.ids).toEqual(['later', 'mine'])
+      expect(r.fallback).toContain('rows behind')
+
+      // upstream's own FTS tables never saw any of it
+      up.integrityCheck()
+    } finally {
+      reg.closeAll()
+      raw.close()
+    }
+  })
+})

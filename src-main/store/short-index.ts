@@ -1,0 +1,113 @@
+/**
+ * Caduceus's own index for the search terms no FTS index can answer quickly: one or two characters of CJK,
+ * emoji or symbols (trigrams need three; the word index does not split them). Every run of such characters
+ * in a message (content + ' ' + tool_name, the text a scan reads) is stored as its 1- and 2-character grams,
+ * so a 1–2 character term is an exact gram lookup that answers what `instr` over every row would.
+ *
+ * - Built only inside Caduceus's own writes (`shortIndexStep`, called in every write transaction), a bounded
+ *   slice per write, in `cad_` tables: reads never create or fill it, upstream's tables are never touched.
+ * - Catches up with other programs: their inserts are the rows above `indexed_to` (message ids are
+ *   AUTOINCREMENT, never reused) — a search reads the index up to there and scans only the rows after it; their
+ *   deletes leave grams whose message is gone, which the search's join on `messages` drops and later writes
+ *   purge window by window.
+ * - Missing, or more than STALE_ROWS behind: the search does a complete scan instead (search-match.ts).
+ */
+import type Database from 'better-sqlite3'
+import { stmt } from './stmt-cache'
+
+const T = 'cad_short_grams'
+const S = 'cad_short_grams_state'
+/** Behind by more rows than this, a search scans everything rather than the index plus a long tail. */
+export const STALE_ROWS = 50_000
+const CHUNK = 5_000
+/** Message ids whose grams one write checks for deleted messages (the windows cycle through the whole index). */
+const PURGE_WINDOW = 5_000
+
+/** A character FTS5 cannot split into words, plus what joins such characters (ZWJ, variation selectors, marks). */
+const RUN =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{S}\p{Extended_Pictographic}\p{M}\u200d]/u
+
+/** A term the index answers exactly: 1–2 characters, all of the run class, caseless. */
+export function isShortTerm(text: string): boolean {
+  const cps = [...text]
+  return cps.length >= 1 && cps.length <= 2 && cps.every((c) => RUN.test(c)) && text.toLowerCase() === text
+}
+
+/** Every 1- and 2-character gram of every run of run-class characters in `text`. */
+export function gramsOf(text: string): Set<string> {
+  const out = new Set<string>()
+  let prev: string | null = null
+  for (const c of text) {
+    if (!RUN.test(c)) {
+      prev = null
+      continue
+    }
+    out.add(c)
+    if (prev !== null) out.add(prev + c)
+    prev = c
+  }
+  return out
+}
+
+const exists = (db: Database.Database, name: string) =>
+  stmt(db, "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined
+
+/** Where the index stands for a read: null when this home has none (Caduceus never wrote it). */
+export function shortIndexState(db: Database.Database): { indexedTo: number; behind: number } | null {
+  if (!exists(db, S)) return null
+  const indexedTo = Number(stmt(db, `SELECT v FROM main.${S} WHERE k = 'indexed_to'`).pluck().get() ?? 0)
+  const max = Number(stmt(db, 'SELECT COALESCE(MAX(id), 0) FROM main.messages').pluck().get())
+  return { indexedTo, behind: Math.max(0, max - indexedTo) }
+}
+
+/**
+ * One slice of catch-up inside a Caduceus write transaction (main tables, read views dropped): index rows
+ * above `indexed_to` for up to `budgetMs`, then purge grams of deleted messages in one id window. Runs in a
+ * savepoint: a failure here never fails the write it rides on.
+ */
+export function shortIndexStep(db: Database.Database, budgetMs = 15): void {
+  if (!exists(db, 'messages')) return
+  db.exec('SAVEPOINT cad_short_index')
+  try {
+    db.exec(`CREATE TABLE IF NOT EXISTS main.${T} (gram TEXT NOT NULL, message_id INTEGER NOT NULL,
+        PRIMARY KEY (gram, message_id)) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS main.${T}_message ON ${T}(message_id);
+      CREATE TABLE IF NOT EXISTS main.${S} (k TEXT PRIMARY KEY, v INTEGER NOT NULL);
+      INSERT OR IGNORE INTO main.${S} (k, v) VALUES ('indexed_to', 0), ('purged_to', 0);`)
+    const get = (k: string) => Number(stmt(db, `SELECT v FROM main.${S} WHERE k = ?`).pluck().get(k) ?? 0)
+    const set = stmt(db, `UPDATE main.${S} SET v = ? WHERE k = ?`)
+    const rows = stmt(
+      db,
+      `SELECT id, COALESCE(content, '') || ' ' || COALESCE(tool_name, '') FROM main.messages
+        WHERE id > ? ORDER BY id LIMIT ${CHUNK}`
+    ).raw()
+    const put = stmt(db, `INSERT OR IGNORE INTO main.${T} (gram, message_id) VALUES (?, ?)`)
+    const t0 = performance.now()
+    let to = get('indexed_to')
+    for (;;) {
+      const batch = rows.all(to) as Array<[number, string]>
+      for (const [id, text] of batch) {
+        if (RUN.test(text)) for (const g of gramsOf(text)) put.run(g, id)
+        to = id
+      }
+      set.run(to, 'indexed_to')
+      if (batch.length < CHUNK || performance.now() - t0 > budgetMs) break
+    }
+    const purged = get('purged_to')
+    const start = purged >= to || to <= PURGE_WINDOW ? 0 : purged
+    const end = Math.min(to, start + PURGE_WINDOW)
+    stmt(
+      db,
+      `DELETE FROM main.${T} WHERE message_id > ? AND message_id <= ?
+        AND NOT EXISTS (SELECT 1 FROM main.messages m WHERE m.id = ${T}.message_id)`
+    ).run(start, end)
+    set.run(end, 'purged_to')
+    db.exec('RELEASE cad_short_index')
+  } catch {
+    db.exec('ROLLBACK TO cad_short_index')
+    db.exec('RELEASE cad_short_index')
+  }
+}
+
+/** Ids of messages up to `indexedTo` holding `gram` (deleted ones included: join them with messages). */
+export const SHORT_LOOKUP = `SELECT message_id AS id FROM main.${T} WHERE gram = ?`
