@@ -34,7 +34,7 @@ export function isShortTerm(text: string): boolean {
 }
 
 /** Every 1- and 2-character gram of every run of run-class characters in `text`. */
-export function gramsOf(text: string): Set<string> {
+function gramsOf(text: string): Set<string> {
   const out = new Set<string>()
   let prev: string | null = null
   for (const c of text) {
