@@ -7,8 +7,7 @@ import { createDelegateTool } from './delegate-tool'
 import { BackgroundPool, type DelegateDeps, type DelegationCompletion } from './deps'
 import { LiveSubagentRegistry } from './live-registry'
 import { createDelegateDeps } from './service'
-import { COMPLETION_DISPLAY_KIND, delegateTask, tempHome, type TempHome } from './test-support'
-import type { DelegationParent } from './types'
+import { COMPLETION_DISPLAY_KIND, delegateTask, delegationParent, tempHome, type TempHome } from './test-support'
 import { rawDb } from '../store/test-fixtures/raw-db'
 // The user-visible texts, pinned here (a test that read them from the code could not catch a wording change).
 const NO_PARENT_ERROR = 'delegate_task requires a parent agent context.'
@@ -77,15 +76,7 @@ afterEach(async () => {
   t.cleanup()
 })
 
-const parent = (over: Partial<DelegationParent> = {}): DelegationParent => ({
-  sessionId: 'parent',
-  currentTurnId: 'turn-1',
-  depth: 0,
-  sessionEstimatedCostUsd: 0,
-  sessionCostSource: 'none',
-  sessionCostStatus: 'unknown',
-  ...over
-})
+const parent = delegationParent
 
 describe('delegate_task schema and config', () => {
   // seed 004: test_delegate_schema_exposes_follow_up

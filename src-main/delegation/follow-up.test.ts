@@ -7,6 +7,7 @@ import { createDelegateDeps } from './service'
 import { followUpRequest } from './ui-follow-up'
 import {
   delegateTask,
+  delegationParent,
   FOLLOW_UP_NEEDS_GOAL,
   FOLLOW_UP_NOTE,
   FOLLOW_UP_RECEIPT,
@@ -54,15 +55,7 @@ beforeEach(() => {
 })
 afterEach(() => t.cleanup())
 
-const parentAgent = (over: Partial<DelegationParent> = {}): DelegationParent => ({
-  sessionId: 'A',
-  currentTurnId: 'turn-1',
-  depth: 0,
-  sessionEstimatedCostUsd: 0,
-  sessionCostSource: 'none',
-  sessionCostStatus: 'unknown',
-  ...over
-})
+const parentAgent = (over: Partial<DelegationParent> = {}) => delegationParent({ sessionId: 'A', ...over })
 
 function liveChild(id: string, sessionId: string | null = null) {
   const steered: string[] = []

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { finalizeChildResults } from './finalize'
 import { sessionCost } from './costs'
 import { loadChildUsageAttributions, recordChildUsageAttribution } from './ledger'
-import { tempHome, type TempHome } from './test-support'
+import { delegationParent, tempHome, type TempHome } from './test-support'
 import type { ChildResult, DelegationParent } from './types'
 import { rawDb } from '../store/test-fixtures/raw-db'
 
@@ -60,18 +60,8 @@ describe('child usage ledger', () => {
   })
 })
 
-function parent(over: Partial<DelegationParent> = {}): DelegationParent {
-  return {
-    sessionId: 'parent-durable',
-    currentTurnId: 'turn-9',
-    depth: 0,
-    sessionEstimatedCostUsd: 0,
-    sessionCostSource: 'none',
-    sessionCostStatus: 'unknown',
-    memory: null,
-    ...over
-  }
-}
+const parent = (over: Partial<DelegationParent> = {}) =>
+  delegationParent({ sessionId: 'parent-durable', currentTurnId: 'turn-9', memory: null, ...over })
 
 describe('finalizeChildResults', () => {
   // seed 004: test_finalize_child_results_persists_attribution

@@ -100,3 +100,14 @@ export const followUpProfileError = (owner: string, caller: string) =>
 export const COMPLETION_DISPLAY_KIND = 'async_delegation_complete'
 
 export { usageReport } from '../store/test-fixtures/usage'
+
+/** A top-level parent agent on turn-1 with no cost yet; `over` sets the session, turn, depth or memory. */
+export const delegationParent = (over: Partial<DelegationParent> = {}): DelegationParent => ({
+  sessionId: 'parent',
+  currentTurnId: 'turn-1',
+  depth: 0,
+  sessionEstimatedCostUsd: 0,
+  sessionCostSource: 'none',
+  sessionCostStatus: 'unknown',
+  ...over
+})
