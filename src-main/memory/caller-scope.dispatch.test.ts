@@ -6,7 +6,7 @@ import { multiplexed } from '../scope/test-support'
 import { BareSignatureProvider, ProcessWideProvider } from './test-fixtures/seed-providers'
 import {
   buildAgent,
-  useCallerScopeTest,
+  setupCallerScopeTest,
   concurrent,
   expectGenericRefusal,
   makeHomes,
@@ -14,7 +14,7 @@ import {
   tick
 } from './test-fixtures/harness'
 
-const logs = useCallerScopeTest(() => {
+const logs = setupCallerScopeTest(() => {
   ProcessWideProvider.reset()
   BareSignatureProvider.argCounts = []
 })

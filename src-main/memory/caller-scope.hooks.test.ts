@@ -14,7 +14,7 @@ import { HOOK_TOOL, InstanceScopedProvider } from './test-fixtures/seed-provider
 import {
   buildAgent,
   buildManager,
-  useCallerScopeTest,
+  setupCallerScopeTest,
   concurrent,
   HOOKS,
   makeHomes,
@@ -23,7 +23,7 @@ import {
   tick
 } from './test-fixtures/harness'
 
-const logs = useCallerScopeTest(() => {
+const logs = setupCallerScopeTest(() => {
   InstanceScopedProvider.events = []
 })
 

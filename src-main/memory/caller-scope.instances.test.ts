@@ -6,9 +6,9 @@ import { multiplexed } from '../scope/test-support'
 import { buildMemoryManagerForAgent } from './agent-build'
 import { claimInstance, INSTANCE_SHARED_CODE } from './caller-scope'
 import { HOOK_TOOL, InstanceScopedProvider, SealedProvider, ValueEqualProvider } from './test-fixtures/seed-providers'
-import { buildManager, makeHomes, useCallerScopeTest } from './test-fixtures/harness'
+import { buildManager, makeHomes, setupCallerScopeTest } from './test-fixtures/harness'
 
-const logs = useCallerScopeTest(() => {
+const logs = setupCallerScopeTest(() => {
   InstanceScopedProvider.events = []
 })
 

@@ -142,7 +142,7 @@ export const HOOKS: Record<string, (m: MemoryManager) => Promise<unknown>> = {
  * Each caller-scope test starts with fresh provider state (`reset`) and captured memory logs, and leaves
  * HERMES_HOME as it found it. The returned logs always read the current test's capture.
  */
-export function useCallerScopeTest(reset: () => void): {
+export function setupCallerScopeTest(reset: () => void): {
   readonly records: MemoryLogRecord[]
   scope: () => MemoryLogRecord[]
 } {
