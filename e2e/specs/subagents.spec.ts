@@ -1,12 +1,14 @@
 import type { CostSummary, SessionCost, SubagentList } from '@shared/contract'
 import { test, expect } from '../fixtures/host'
 import { api } from '../fixtures/external'
+import { formatUsd } from '../../src-renderer/lib/format'
 import { AppShell } from '../page-models/app-shell'
 import { CostsPage } from '../page-models/costs-page'
 import { SessionPage as TranscriptPage } from '../page-models/session-page'
 import { SubagentsPage } from '../page-models/subagents-page'
 
-const money = (usd: number | null) => (usd === null ? 'unpriced' : `$${usd.toFixed(2)}`)
+// the app's own rule (whole cents, half up, from micro-dollars): toFixed rounds 3.795 down in binary
+const money = (usd: number | null) => (usd === null ? 'unpriced' : formatUsd(usd))
 
 test('a delegated child shows up live, takes a follow-up from the UI and can be tombstoned', async ({ page, host }) => {
   const shell = new AppShell(page)
