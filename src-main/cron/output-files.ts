@@ -8,6 +8,7 @@ import { readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { configSections, loadConfig } from '../config'
 import { timeZoneOf } from './jobs'
+import { wallFields } from './schedule'
 
 const DEFAULT_KEEP = 50
 
@@ -22,20 +23,8 @@ function validZone(tz: string | undefined): string | undefined {
 }
 
 /** The wall-clock fields of `ms` in the profile's zone. */
-function wallClock(ms: number, home: string): Record<'y' | 'mo' | 'd' | 'h' | 'mi' | 's', string> {
-  const timeZone = validZone(process.env.HERMES_TIMEZONE) ?? timeZoneOf(home)
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit'
-  }).formatToParts(new Date(ms))
-  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '00'
-  return { y: get('year'), mo: get('month'), d: get('day'), h: get('hour'), mi: get('minute'), s: get('second') }
+function wallClock(ms: number, home: string): ReturnType<typeof wallFields> {
+  return wallFields(ms, validZone(process.env.HERMES_TIMEZONE) ?? timeZoneOf(home))
 }
 
 /** `2026-12-05_01-02-03.md` (upstream's `save_job_output`). */

@@ -45,18 +45,8 @@ function zonedWallTime(text: string, timeZone: string | undefined): number {
   const asUtc = Date.parse(`${naive.length === 10 ? `${naive}T00:00` : naive}Z`)
   if (!timeZone) return Date.parse(naive.length === 10 ? `${naive}T00:00` : naive)
   // The zone's offset at that instant, from Intl (correct across DST for all but the skipped hour).
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit'
-  }).formatToParts(new Date(asUtc))
-  const get = (t: string) => Number(parts.find((p) => p.type === t)!.value)
-  const wallOfUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'))
+  const w = wallFields(asUtc, timeZone)
+  const wallOfUtc = Date.UTC(+w.y, +w.mo - 1, +w.d, +w.h, +w.mi, +w.s)
   return asUtc - (wallOfUtc - asUtc)
 }
 
@@ -150,4 +140,23 @@ export function previewRuns(
     at = Date.parse(next)
   }
   return { schedule, runs }
+}
+
+/** The wall-clock fields (two-digit strings, year four) of the instant `ms` in `timeZone` (this machine's when unset). */
+export function wallFields(
+  ms: number,
+  timeZone: string | undefined
+): Record<'y' | 'mo' | 'd' | 'h' | 'mi' | 's', string> {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit'
+  }).formatToParts(new Date(ms))
+  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '00'
+  return { y: get('year'), mo: get('month'), d: get('day'), h: get('hour'), mi: get('minute'), s: get('second') }
 }

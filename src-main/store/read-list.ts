@@ -12,14 +12,10 @@ import { isBranchSql, isDelegateSql, supersededSql } from './sql'
 import { refreshActivity } from './activity-index'
 import { PLAIN_COLS, toSummary, withPageFacts, type SummaryRow } from './read-summary'
 import { invalid } from './errors'
+import type { SearchFilters } from './search-match'
 
-export interface ListOptions {
-  sources?: string[]
-  archived?: 'exclude' | 'include' | 'only'
-  from?: number
-  to?: number
-  idPrefix?: string
-  includeChildren?: boolean
+/** The Sessions page's filters (the same ones a search applies), plus paging. */
+export interface ListOptions extends SearchFilters {
   limit?: number
   cursor?: string | null
 }
