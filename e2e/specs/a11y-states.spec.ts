@@ -1,28 +1,8 @@
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { test as base, expect, type Page } from '@playwright/test'
-import { startHost, type RunningHost } from '../fixtures/host'
+import { expect, type Page } from '@playwright/test'
+import { test } from '../fixtures/tool-home-host'
 import { seriousViolations, type AxeViolation } from '../fixtures/axe'
 import { AppShell } from '../page-models/app-shell'
 import { SessionPage } from '../page-models/session-page'
-
-const repo = resolve(import.meta.dirname, '../..')
-
-/** The golden tool-results home: upstream's tool rows, a two-part compression chain, a demo profile. */
-const test = base.extend<{ host: RunningHost }>({
-  host: async ({}, use) => {
-    const home = mkdtempSync(join(tmpdir(), 'cad-e2e-a11y-'))
-    execFileSync(process.execPath, ['--import', 'tsx', 'e2e/fixtures/write-tool-home.ts', home], { cwd: repo })
-    const host = await startHost({ home, demo: false })
-    await use(host)
-    await host.close()
-    rmSync(home, { recursive: true, force: true })
-  }
-})
-// axe is injected as a script tag; the app's CSP (script-src 'self') would refuse it
-test.use({ bypassCSP: true })
 
 /** Serious/critical axe findings in both themes, keyed `state/theme` (the theme switched in place). */
 async function scan(page: Page, state: string, found: Record<string, AxeViolation[]>): Promise<void> {

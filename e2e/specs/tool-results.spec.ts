@@ -1,28 +1,8 @@
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { test as base, expect, type Locator } from '@playwright/test'
-import { startHost, type RunningHost } from '../fixtures/host'
+import { expect, type Locator } from '@playwright/test'
+import { test } from '../fixtures/tool-home-host'
 import { seriousViolations } from '../fixtures/axe'
 import { AppShell } from '../page-models/app-shell'
 import { SessionPage } from '../page-models/session-page'
-
-const repo = resolve(import.meta.dirname, '../..')
-
-/** A host over a home holding the rows upstream stored for calls to its own tools (golden data). */
-const test = base.extend<{ host: RunningHost }>({
-  host: async ({}, use) => {
-    const home = mkdtempSync(join(tmpdir(), 'cad-e2e-tools-'))
-    execFileSync(process.execPath, ['--import', 'tsx', 'e2e/fixtures/write-tool-home.ts', home], { cwd: repo })
-    const host = await startHost({ home, demo: false })
-    await use(host)
-    await host.close()
-    rmSync(home, { recursive: true, force: true })
-  }
-})
-// axe is injected as a script tag; the app's CSP (script-src 'self') would refuse it
-test.use({ bypassCSP: true })
 
 /** The call folds in transcript order, each opened; returns them by index. */
 async function openCalls(page: SessionPage): Promise<Locator> {
