@@ -1,41 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import type { SessionSummary } from '@shared/contract'
+import { summary } from '../../test-utils/fixtures'
 import { buildCommands } from './commands'
 
 type CommandContext = Parameters<typeof buildCommands>[0]
 
 const at = (iso: string) => Date.parse(iso) / 1000
 
-function session(
-  id: string,
-  title: string | null,
-  lastActiveAt: number,
-  preview: string | null = null
-): SessionSummary {
-  return {
-    profile: 'default',
-    id,
-    rootId: id,
-    chainLength: 1,
-    kind: 'root',
-    parentSessionId: null,
-    source: 'cli',
-    title,
-    preview,
-    model: null,
-    messageCount: 2,
-    toolCallCount: 0,
-    startedAt: lastActiveAt,
-    endedAt: null,
-    endReason: null,
-    lastActiveAt,
-    tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
-    cost: { usd: 0, status: 'none' },
-    archived: false,
-    pinned: false,
-    childCount: 0
-  } as SessionSummary
-}
+const session = (id: string, title: string | null, lastActiveAt: number, preview: string | null = null) =>
+  summary(id, { title, preview, model: null, startedAt: lastActiveAt, lastActiveAt })
 
 const ctx = (sessions: SessionSummary[]): CommandContext => ({
   route: { page: 'sessions' } as CommandContext['route'],
