@@ -4,6 +4,9 @@ import { seriousViolations, type AxeViolation } from '../fixtures/axe'
 import { AppShell } from '../page-models/app-shell'
 import { SessionPage } from '../page-models/session-page'
 
+// axe is injected as a script tag; the app's CSP (script-src 'self') would refuse it
+test.use({ bypassCSP: true })
+
 /** Serious/critical axe findings in both themes, keyed `state/theme` (the theme switched in place). */
 async function scan(page: Page, state: string, found: Record<string, AxeViolation[]>): Promise<void> {
   for (const theme of ['light', 'dark'] as const) {

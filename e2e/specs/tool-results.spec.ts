@@ -4,6 +4,9 @@ import { seriousViolations } from '../fixtures/axe'
 import { AppShell } from '../page-models/app-shell'
 import { SessionPage } from '../page-models/session-page'
 
+// axe is injected as a script tag; the app's CSP (script-src 'self') would refuse it
+test.use({ bypassCSP: true })
+
 /** The call folds in transcript order, each opened; returns them by index. */
 async function openCalls(page: SessionPage): Promise<Locator> {
   const calls = page.page.getByTestId('tool-call')
