@@ -5,6 +5,7 @@
  * (`{type: "text"}` / `{type: "image_url", image_url: {url, detail?}}`); text-only content collapses to a
  * string. Files and unknown part types are refused with a 400 naming the part, never dropped silently.
  */
+import { partsText } from '@shared/contract'
 import type { ContentParts } from './gateway-face'
 import { HttpError } from './http'
 
@@ -57,7 +58,7 @@ export function readContent(content: unknown, where: string): Content {
   }
   // Text-only collapses to one string, parts joined by newlines (as upstream, so session ids derive alike).
   if (parts.every((p) => p.type === 'text')) return { text: parts.map((p) => (p as { text: string }).text).join('\n') }
-  return { text: shownText(parts), parts }
+  return { text: partsText(parts), parts }
 }
 
 function imagePart(part: Record<string, unknown>, where: string): ContentParts[number] {
@@ -76,22 +77,4 @@ function imagePart(part: Record<string, unknown>, where: string): ContentParts[n
   if (detail !== undefined && detail !== null && (typeof detail !== 'string' || !detail.trim()))
     throw refuse(where, 'invalid_content_part', 'image detail must be a non-empty string when given')
   return { type: 'image_url', image_url: { url: u, ...(typeof detail === 'string' ? { detail: detail.trim() } : {}) } }
-}
-
-/**
- * How the store shows a multimodal message (store/content-codec `displayContent`: text parts as they are, an image
- * as `[image: <mime or file name>, <size>]`, one part per line). Written out here because channels/ cannot import
- * store/; content.test.ts holds the two to the same output, so a stored conversation is recognised next turn.
- */
-function shownText(parts: ContentParts): string {
-  return parts.map((p) => (p.type === 'text' ? p.text : `[image: ${imageLabel(p.image_url.url)}]`)).join('\n')
-}
-
-function imageLabel(url: string): string {
-  const m = /^data:([^;,]*)(;base64)?,/.exec(url)
-  if (!m) return url.split(/[?#]/)[0]!.split('/').pop() || 'image'
-  const body = url.length - m[0].length
-  const n = m[2] ? Math.floor((body * 3) / 4) : body
-  const size = n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MB` : n >= 1024 ? `${Math.round(n / 1024)} KB` : `${n} B`
-  return `${m[1] || 'application/octet-stream'}, ${size}`
 }

@@ -5,6 +5,8 @@
  * separators, non-ASCII escaped) so the stored bytes and the tokens every FTS index sees match upstream's own.
  */
 
+import { partsText } from '@shared/contract'
+
 export const CONTENT_MARKER = '\u0000json:'
 
 /** Python `json.dumps(v)` with its defaults (ensure_ascii, ", " / ": " separators). */
@@ -48,43 +50,11 @@ export function decodeContent(v: unknown): unknown {
   }
 }
 
-/** Approximate decoded size of a data: URL's base64 payload. */
-function dataUrlInfo(url: string): { mime: string; bytes: number } | null {
-  const m = /^data:([^;,]*)(;base64)?,/.exec(url)
-  if (!m) return null
-  const body = url.length - m[0].length
-  return { mime: m[1] || 'application/octet-stream', bytes: m[2] ? Math.floor((body * 3) / 4) : body }
-}
-
-const size = (n: number) =>
-  n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MB` : n >= 1024 ? `${Math.round(n / 1024)} KB` : `${n} B`
-
-function placeholder(part: Record<string, unknown>): string {
-  const kind = String(part.type ?? 'attachment').replace(/_url$|^input_/, '')
-  const ref = (part.image_url ?? part.file ?? part.input_audio ?? part) as Record<string, unknown> | string
-  const url = typeof ref === 'string' ? ref : typeof ref?.url === 'string' ? ref.url : String(part.image_url ?? '')
-  const name = [part.name, part.filename, typeof ref === 'object' ? ref?.filename : undefined].find(
-    (x) => typeof x === 'string' && x
-  ) as string | undefined
-  const info = dataUrlInfo(url)
-  const label = name ?? (info ? info.mime : url.split(/[?#]/)[0]!.split('/').pop() || kind)
-  return `[${kind}: ${label}${info ? `, ${size(info.bytes)}` : ''}]`
-}
-
 /** Text for people: text parts as they are, every other part as `[image: name, size]`. Never a raw NUL. */
 export function displayContent(stored: unknown): string | null {
   const v = decodeContent(stored)
   if (v === null || v === undefined) return null
   if (typeof v === 'string') return v.startsWith(CONTENT_MARKER) ? v.slice(CONTENT_MARKER.length) : v
   if (typeof v !== 'object') return String(v)
-  const parts = Array.isArray(v) ? v : [v]
-  return parts
-    .map((p) => {
-      if (typeof p === 'string') return p
-      if (!p || typeof p !== 'object') return String(p)
-      const o = p as Record<string, unknown>
-      if ((o.type === 'text' || o.type === 'input_text') && typeof o.text === 'string') return o.text
-      return placeholder(o)
-    })
-    .join('\n')
+  return partsText(Array.isArray(v) ? v : [v])
 }
