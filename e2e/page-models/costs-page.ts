@@ -14,6 +14,8 @@ export class CostsPage {
   async days(n: 7 | 30 | 90 | 365): Promise<void> {
     await this.page.getByTestId(`costs-days-${n}`).click()
     await expect(this.page.getByTestId(`costs-days-${n}`)).toHaveAttribute('aria-pressed', 'true')
+    // the button turns on at the click; the totals are that range's only once its summary has arrived
+    await expect(this.page.locator('.costs-page')).toHaveAttribute('aria-busy', 'false')
   }
 
   private async text(l: Locator): Promise<string> {

@@ -40,7 +40,7 @@ export function CostsPage() {
   const children = summary ? sum(summary.profiles.map((p) => p.children)) : null
 
   return (
-    <div className="costs-page">
+    <div className="costs-page" aria-busy={loading}>
       <div className="toolbar">
         <div className="seg" role="group" aria-label="Period">
           {DAY_CHOICES.map((d) => (
