@@ -93,6 +93,9 @@ describe('listSessions', () => {
     expect(all({ archived: 'include' })).toContain('s01')
     expect(all({ from: at(20), to: at(22) + 50 })).toEqual(['s22', 's21', 's20'])
     expect(all({ idPrefix: 's1' })).toHaveLength(10)
+    // a compressed part is found by its own id, though the unfiltered list shows only its chain's tip
+    expect(all({ idPrefix: 'c1' })).toEqual(['c1'])
+    expect(all({ idPrefix: 's00' })).toEqual(['s00'])
     const withKids = all({ includeChildren: true })
     expect(withKids).toEqual(expect.arrayContaining(['br', 'dg']))
     expect(() => store.listSessions({ cursor: 'garbage' })).toThrow(/cursor/)

@@ -47,8 +47,11 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
   const limit = Math.max(1, Math.min(500, Math.floor(q.limit ?? 100)))
   refreshActivity(db)
   const ACTIVITY = 'a.act'
-  const where: string[] = ['COALESCE(s.hidden, 0) = 0', `NOT ${supersededSql('s')}`]
+  const where: string[] = ['COALESCE(s.hidden, 0) = 0']
   const args: unknown[] = []
+  // An id typed into the filter names one session: a compressed part is listed as itself, not hidden behind its tip
+  // (ids reach users from upstream's CLI, logs and the Costs page, which count parts separately).
+  if (!q.idPrefix) where.push(`NOT ${supersededSql('s')}`)
   const archived = q.archived ?? 'exclude'
   if (archived === 'exclude') where.push('COALESCE(s.archived, 0) = 0')
   else if (archived === 'only') where.push('s.archived = 1')
