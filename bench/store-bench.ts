@@ -12,6 +12,7 @@ import { percentiles } from './percentiles'
 import { generateBulk } from '../src-main/store/demo'
 import { spawnWriter } from '../src-main/store/test-fixtures/spawn-writer'
 import { sqliteOf } from '../src-main/store/session-store'
+import { txDb } from '../src-main/store/write-tx'
 import { shortIndexStep } from '../src-main/store/short-index'
 import { execFileSync } from 'node:child_process'
 import {
