@@ -150,7 +150,11 @@ function repo(conn: () => Database.Database, orm: () => Orm) {
 
     // ---- delivery ----
     exists(id: string): boolean {
-      return !!orm().select({ one: sql<number>`1` }).from(d).where(eq(d.delegation_id, id)).get()
+      return !!orm()
+        .select({ one: sql<number>`1` })
+        .from(d)
+        .where(eq(d.delegation_id, id))
+        .get()
     },
     claimDelivery(tx: WriteTx, id: string, claim: string, now: number, staleBefore: number): boolean {
       return (

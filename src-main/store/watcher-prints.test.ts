@@ -17,7 +17,9 @@ let watcher: SessionWatcher
 let emitted: string[]
 const sql = (q: string, ...args: unknown[]) =>
   store.write((tx) => {
-    txDb(tx).prepare(q).run(...args)
+    txDb(tx)
+      .prepare(q)
+      .run(...args)
   })
 
 beforeEach(async () => {

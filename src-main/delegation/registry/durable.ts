@@ -59,7 +59,8 @@ export async function pruneDurableRecords(ctx: RegistryCtx): Promise<number> {
     if (terminal > MAX_RETAINED_COMPLETED)
       removed += ctx.repo.deleteOldestSettledTerminal(tx, terminal - MAX_RETAINED_COMPLETED)
     const pending = ctx.repo.countPendingTerminal()
-    if (pending > MAX_DURABLE_PENDING) removed += ctx.repo.deleteOldestPendingTerminal(tx, pending - MAX_DURABLE_PENDING)
+    if (pending > MAX_DURABLE_PENDING)
+      removed += ctx.repo.deleteOldestPendingTerminal(tx, pending - MAX_DURABLE_PENDING)
     return removed
   })
 }
