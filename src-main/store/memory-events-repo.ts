@@ -11,6 +11,7 @@ import { getTableConfig } from 'drizzle-orm/sqlite-core'
 import { ormOf, sqliteOf, type SessionStore } from './session-store'
 import { cadMemoryEvents as t } from './schema'
 import { addColumnSql, columnFacts } from './schema/ddl'
+import { existingColumns } from './reconcile'
 import { txDb, WriteTx, type Orm } from './write-tx'
 
 /** DDL from the table definition (schema/caduceus.ts): `id` is the key, the rest are added when missing. */
@@ -56,6 +57,19 @@ const eventFields = {
   summary: t.summary,
   size: t.size,
   at: t.at
+}
+
+/**
+ * The fields to select on this connection: a table an older Caduceus created may lack columns (they are added by
+ * the next insert, never by a read), so a missing column reads as its declared default, like the read shim does.
+ */
+function fieldsOn(db: Database.Database): typeof eventFields {
+  const have = existingColumns(db, TABLE)
+  if (FACTS.every((c) => have.has(c.name))) return eventFields
+  const fields: Record<string, unknown> = {}
+  for (const [key, col] of Object.entries(eventFields))
+    fields[key] = have.has(col.name) ? col : sql.raw(FACTS.find((c) => c.name === col.name)?.defaultSql ?? 'NULL')
+  return fields as typeof eventFields // each missing column replaced by its own declared default
 }
 
 const failed = or(eq(t.kind, 'error'), and(eq(t.ok, 0), sql`${t.kind} <> 'refusal'`))
@@ -118,7 +132,7 @@ function repo(conn: () => Database.Database, orm: () => Orm) {
     list(q: MemoryEventFilter) {
       if (!exists()) return []
       return orm()
-        .select(eventFields)
+        .select(fieldsOn(conn()))
         .from(t)
         .where(
           and(
