@@ -353,7 +353,7 @@ export class SessionStore {
   recordUsage(sessionId: string, usage: UsageReport, opts: { at?: number; day?: string } = {}): Promise<void> {
     return this.write((tx) => {
       requireId(sessionId)
-      recordUsageRows(txDb(tx), this.handle.shape, sessionId, usage, opts.at, opts.day)
+      recordUsageRows(tx, this.handle.shape, sessionId, usage, opts.at, opts.day)
       tx.touch(sessionId)
     })
   }
