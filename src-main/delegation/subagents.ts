@@ -22,7 +22,7 @@ import { childPieces, moneyFromMicros, ownPieces, querySource, ZERO_TOKENS } fro
 import type { LiveSubagentRegistry } from './live-registry'
 import { NO_COST } from '@shared/contract/money'
 import { expandChildren } from './registry/retained'
-import type { DelegationDb, RetainedChild } from './types'
+import type { DelegationDb } from './types'
 
 const FAILED = new Set(['error', 'failed', 'interrupted', 'stalled', 'cancelled'])
 const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
