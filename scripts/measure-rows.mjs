@@ -50,7 +50,12 @@ for (const sf of program.getSourceFiles()) {
       )
         casts.push(at(n))
     }
-    if (ts.isPropertyAccessExpression(n) && !inStore(sf.fileName) && snake.test(n.name.text) && columns.has(n.name.text)) {
+    if (
+      ts.isPropertyAccessExpression(n) &&
+      !inStore(sf.fileName) &&
+      snake.test(n.name.text) &&
+      columns.has(n.name.text)
+    ) {
       const sym = checker.getSymbolAtLocation(n.name)
       const decl = sym?.declarations?.[0]
       const objType = checker.getTypeAtLocation(n.expression)
