@@ -84,9 +84,7 @@ function repo(conn: () => Database.Database, orm: () => Orm) {
     db.exec(
       `CREATE TABLE IF NOT EXISTS main.${TABLE} (id INTEGER PRIMARY KEY AUTOINCREMENT, ${COLUMNS.map(columnSql).join(', ')})`
     )
-    const have = new Set(
-      (db.prepare(`PRAGMA main.table_info(${TABLE})`).all() as Array<{ name: string }>).map((c) => c.name)
-    )
+    const have = existingColumns(db, TABLE)
     for (const c of COLUMNS) if (!have.has(c.name)) db.exec(`ALTER TABLE main.${TABLE} ADD COLUMN ${columnSql(c)}`)
     db.exec(`CREATE INDEX IF NOT EXISTS main.idx_cad_memory_events_provider ON ${TABLE}(provider, id)`)
     db.exec(`CREATE INDEX IF NOT EXISTS main.idx_cad_memory_events_session ON ${TABLE}(session_id, id)`)
