@@ -149,7 +149,8 @@ export function recordUsageRows(
 
 /** Column names checked against the table definition; the values then go in by name (shape-dependent SQL). */
 const dailyValues = (v: typeof sessionDailyUsage.$inferInsert) => v
-type Row = Record<string, unknown>
+/** Named bind values by column (checked against the table definition by the caller, `$inferInsert`). */
+type BindValues = Record<string, unknown>
 const COUNTERS = new Set([
   'api_call_count',
   'input_tokens',
@@ -191,7 +192,7 @@ function addOrInsert(
   table: string,
   key: string[],
   columns: Set<string>,
-  values: Row,
+  values: BindValues,
   replace: Record<string, string>
 ): void {
   const present = Object.keys(values).filter((c) => columns.has(c))
