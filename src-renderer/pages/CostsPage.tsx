@@ -1,11 +1,9 @@
-import { useEffect } from 'react'
-import { useShallow } from 'zustand/react/shallow'
 import type { Money } from '@shared/contract'
 import { sessionHref } from '../app/routes'
 import { MoneyText } from '../components/MoneyText'
 import { formatCount, moneyStatusLabel } from '../lib/format'
 import { useApp } from '../stores/app'
-import { DAY_CHOICES, loadCosts, setCostDay, setCostDays, toMicros, useCosts } from '../stores/costs'
+import { DAY_CHOICES, setCostDay, setCostDays, toMicros, useCostSummary } from '../stores/costs'
 import { CostChart } from './costs/CostChart'
 import { shortDay } from './costs/chart-style'
 import { TokensByDay } from './costs/TokensByDay'
@@ -29,13 +27,8 @@ function sum(ms: Money[]): Money {
 
 export function CostsPage() {
   const scope = useApp((s) => s.scope)
-  const { days, day, summary, loading, error } = useCosts(
-    useShallow((s) => ({ days: s.days, day: s.day, summary: s.summary, loading: s.loading, error: s.error }))
-  )
+  const { days, day, summary, loading, error } = useCostSummary()
   useCostsUrlState()
-  useEffect(() => {
-    void loadCosts()
-  }, [scope])
   const own = summary ? sum(summary.profiles.map((p) => p.own)) : null
   const children = summary ? sum(summary.profiles.map((p) => p.children)) : null
 
