@@ -6,15 +6,15 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { setSqliteNativeBinding, writeDemoHome } from '../store'
 import { join } from 'node:path'
-import { EventBus } from './event-bus'
-import { createDispatcher, type Dispatcher } from './dispatch'
-import { createLogger } from './log'
+import { EventBus } from './services/event-bus'
+import { createDispatcher, type Dispatcher } from './dispatch/dispatch'
+import { createLogger } from './log/log'
 import type { Logger } from '@shared/contract/log'
-import { logPaths, resolveRoot } from './root'
-import { createStoreServices, type Services } from './services'
+import { logPaths, resolveRoot } from './services/root'
+import { createStoreServices, type Services } from './services/services'
 import { buildHandlers } from './handlers'
-import { wireRuntime, type Runtime, type SecretCipher } from './runtime'
-import { createChannelsService } from './channels-service'
+import { wireRuntime, type Runtime, type SecretCipher } from './services/runtime'
+import { createChannelsService } from './services/channels-service'
 
 export interface HostOptions {
   home?: string | null
@@ -48,8 +48,8 @@ export interface Host {
   close(): Promise<void>
 }
 
-export { redact } from './log'
-export { electronSupport } from './electron-support'
+export { redact } from './log/log'
+export { electronSupport } from './electron/electron-support'
 
 const VERSION: string = (() => {
   try {

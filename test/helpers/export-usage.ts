@@ -26,7 +26,7 @@ const isProductionModule = (r: string): boolean =>
 export const ENTRY_POINTS = new Set([
   'src-main/index.ts',
   'src-main/preload.ts',
-  'src-main/host/cli.ts',
+  'src-main/host/cli/main.ts',
   'src-renderer/main.tsx'
 ])
 

@@ -12,9 +12,9 @@ import {
   setPaused,
   type RawJob
 } from '../../cron'
-import type { ChannelsService } from '../channels-service'
-import type { HandlerMap } from '../dispatch'
-import type { Services } from '../services'
+import type { ChannelsService } from '../services/channels-service'
+import type { HandlerMap } from '../dispatch/dispatch'
+import type { Services } from '../services/services'
 
 type ChannelHandlers = Pick<
   HandlerMap,
