@@ -30,12 +30,15 @@ export const ENTRY_POINTS = new Set([
   'src-renderer/main.tsx'
 ])
 
+/** A face: `src-main/<folder>/index.ts`, and one level deeper inside host/ (one folder per job: `host/cli`, …). */
+const FACE = /^src-main\/((?:host\/)?[^/]+)\/index(?:\.ts)?$/
+
 export interface ExportUse {
   /** `path#name` of each production export imported by a test file and by no production file. */
   testOnly: string[]
   /** How many production exports were checked (a walk that sees nothing cannot fail). */
   checked: number
-  /** Names each `src-main/<folder>/index.ts` face exports, as the compiler sees them (types counted). */
+  /** Names each `src-main/<folder>/index.ts` (and `src-main/host/<job>/index.ts`) face exports, as the compiler sees them (types counted). */
   faces: Record<string, string[]>
   /** Each face's `export * …` statements (they hide what the face exports). */
   faceStars: Record<string, string[]>
@@ -79,7 +82,7 @@ export function findTestOnlyExports(projectRoot: string = root): ExportUse {
   const faceUsers: Record<string, Set<string>> = {}
   /** `import { a, b as c } from '../x'` in production code outside x/ uses face x's names a and b. */
   const noteFaceUse = (user: string, spec: ts.Expression, from: ts.SourceFile, names: string[]) => {
-    const face = /^src-main\/([^/]+)\/index(\.ts)?$/.exec(moduleFile(spec, from) ?? '')?.[1]
+    const face = FACE.exec(moduleFile(spec, from) ?? '')?.[1]
     if (!face || isTestFile(user) || !/^(src-main|scripts|bin)\//.test(user) || user.startsWith(`src-main/${face}/`))
       return
     for (const n of names) (faceUsers[face] ??= new Set()).add(n)
@@ -146,7 +149,7 @@ export function findTestOnlyExports(projectRoot: string = root): ExportUse {
   let checked = 0
   for (const sf of program.getSourceFiles()) {
     const r = relOf(sf.fileName)
-    const face = /^src-main\/([^/]+)\/index\.ts$/.exec(r)
+    const face = FACE.exec(r.replace(/\.ts$/, ''))
     const faceSym = face && checker.getSymbolAtLocation(sf)
     if (face && faceSym) {
       faces[face[1]!] = checker.getExportsOfModule(faceSym).map((e) => e.name)

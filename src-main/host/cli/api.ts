@@ -5,10 +5,9 @@
 import { namedLog } from '@shared/contract/log'
 import { startApiServer } from '../../channels'
 import type { HostArgs } from './args'
-import { apiConversations } from '../services/api-conversations'
-import { apiServerGuards } from '../services/channels-service'
-import { createHost } from '../index'
-import { describeListenError } from '../transport/listen'
+import { apiConversations, apiServerGuards } from '../services'
+import { createHost } from '../compose'
+import { describeListenError } from '../transport'
 
 export async function runApiServer(args: HostArgs): Promise<number> {
   const profile = args.profile ?? 'default'

@@ -5,9 +5,8 @@
 import { createJob, editJob, readJobs, removeJob, runCronJob, setPaused, type RawJob } from '../../cron'
 import { discoverProfiles } from '../../store'
 import type { HostArgs } from './args'
-import { createHost } from '../index'
+import { createHost, resolveRoot } from '../compose'
 import { missingKeyReason } from './preflight'
-import { resolveRoot } from '../services/root'
 
 const USAGE = `caduceus cron list [--json]
 caduceus cron create SCHEDULE PROMPT [--name N] [--repeat N] [--model M] [--json]

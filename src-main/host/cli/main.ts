@@ -1,13 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import type { RequestInput, RequestName, RequestOutput } from '@shared/contract'
 import { parseArgs, type HostArgs } from './args'
-import { createHost, redact, type Host } from '../index'
-import { logPaths } from '../services/root'
-import { startHeadless } from '../transport/http-transport'
-import { bindHttp, describeListenError } from '../transport/listen'
-import { installLastResort } from '../log/last-resort'
-import { loadHeadlessToken } from '../transport/headless-token'
+import { appDir, createHost, logPaths, type Host } from '../compose'
+import { startHeadless, bindHttp, describeListenError } from '../transport'
+import { installLastResort, redact } from '../log'
+import { loadHeadlessToken } from './headless-token'
 import { formatSessionList, formatSessionShow, formatSearch } from './format'
 import { sessionAdminCli } from './sessions-admin'
 import { runOneShot } from './run'
@@ -54,13 +52,6 @@ async function sessions(args: HostArgs): Promise<number> {
   } finally {
     await host.close()
   }
-}
-
-/** The app's folder (the one holding package.json): this file runs from src-main/host/cli/ or from out/main/. */
-function appDir(): string {
-  let dir = import.meta.dirname
-  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir)
-  return dir
 }
 
 async function serve(args: HostArgs): Promise<number> {

@@ -11,8 +11,8 @@ import {
   type RequestOutput
 } from '@shared/contract'
 import type { HostArgs } from './args'
-import type { Host } from '../index'
-import { exportChunks, exportFormat } from '../services/session-export'
+import type { Host } from '../compose'
+import { exportChunks, exportFormat } from '../services'
 import { pruneFilter } from './prune-flags'
 
 export const ADMIN_USAGE = `  caduceus sessions export [--format jsonl|markdown] [--only user-prompts] [--lineage] [--profile P] [--session ID] [--home DIR]

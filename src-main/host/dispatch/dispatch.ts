@@ -8,9 +8,8 @@ import {
   type Requests
 } from '@shared/contract'
 import { redactDeep } from '../../config'
-import { redact } from '../log/log'
+import { describeError, redact } from '../log'
 import type { Logger } from '@shared/contract/log'
-import { describeError } from '../transport/request-guards'
 import { withBusyRetry } from './busy-retry'
 
 /** One handler per request name; input is already parsed by the request's schema. */

@@ -3,12 +3,12 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import {
   APP_ORIGIN,
-  appCsp,
   appResponseHeaders,
   devicePermissionAllowed,
   devToolsAllowed,
   frameNavigationAllowed
 } from './app-policy'
+import { appCsp } from '../transport/static-files'
 
 const entry = readFileSync(new URL('../index.ts', import.meta.url), 'utf8')
 

@@ -2,7 +2,6 @@
 import { describe, expect, it } from 'vitest'
 import {
   APP_ORIGIN,
-  appCsp,
   appRequestPath,
   closeWithDeadline,
   externalUrlToOpen,
@@ -10,6 +9,7 @@ import {
   isAppUrl,
   permissionAllowed
 } from './app-policy'
+import { appCsp } from '../transport/static-files'
 import { parseArgs } from '../cli/args'
 
 describe('CSP', () => {

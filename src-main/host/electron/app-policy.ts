@@ -4,32 +4,12 @@
  * headless host alike), which URLs a window may navigate to or open, which permissions a page gets, and which
  * command-line arguments are ours (Chromium's own switches are ignored, not fatal).
  */
-import { safeDecodePath } from '../transport/request-guards'
+import { appCsp, safeDecodePath } from '../transport'
 
 /** The renderer's origin in Electron: a custom privileged scheme served with headers (file:// cannot carry a CSP). */
 export const APP_SCHEME = 'app'
 export const APP_HOST = 'caduceus'
 export const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`
-
-/**
- * The one CSP. No remote `connect-src`: the Electron page talks over IPC, the headless page to its own origin
- * (`'self'` covers ws:// on the same host and port). No plugins, no `<base>`, no framing, no form posts.
- */
-export function appCsp(): string {
-  return [
-    "default-src 'self'",
-    "script-src 'self'",
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:",
-    "font-src 'self'",
-    "connect-src 'self'",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-src 'none'",
-    "frame-ancestors 'none'"
-  ].join('; ')
-}
 
 function parse(url: string): URL | null {
   try {

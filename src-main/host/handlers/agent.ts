@@ -1,8 +1,8 @@
 import { CaduceusError } from '@shared/contract'
 import { type SecretVault, settingsFile } from '../../config'
 import type { Gateway } from '../../gateway'
-import type { HandlerMap } from '../dispatch/dispatch'
-import type { Services } from '../services/services'
+import type { HandlerMap } from '../dispatch'
+import type { Services } from '../services'
 
 type AgentHandlers = Pick<
   HandlerMap,

@@ -1,6 +1,6 @@
 import type { ProfileInfo } from '@shared/contract'
-import type { HandlerMap } from '../dispatch/dispatch'
-import type { Services } from '../services/services'
+import type { HandlerMap } from '../dispatch'
+import type { Services } from '../services'
 import { problemOf } from '../../store'
 
 export const LOG_COMMAND = 'caduceus logs errors'

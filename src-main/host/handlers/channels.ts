@@ -12,9 +12,8 @@ import {
   setPaused,
   type RawJob
 } from '../../cron'
-import type { ChannelsService } from '../services/channels-service'
-import type { HandlerMap } from '../dispatch/dispatch'
-import type { Services } from '../services/services'
+import type { ChannelsService, Services } from '../services'
+import type { HandlerMap } from '../dispatch'
 
 type ChannelHandlers = Pick<
   HandlerMap,

@@ -11,8 +11,8 @@ import {
   sessionCost,
   type DelegateDeps
 } from '../../delegation'
-import type { HandlerMap } from '../dispatch/dispatch'
-import type { Services } from '../services/services'
+import type { HandlerMap } from '../dispatch'
+import type { Services } from '../services'
 
 type DelegationHandlers = Pick<
   HandlerMap,

@@ -1,7 +1,7 @@
 import { loadConfig, configSections, settingsFile } from '../../config'
-import type { HandlerMap } from '../dispatch/dispatch'
-import type { MemoryProviderHost } from '../memory-providers/provider-host'
-import type { Services } from '../services/services'
+import type { HandlerMap } from '../dispatch'
+import type { MemoryProviderHost } from '../memory-providers'
+import type { Services } from '../services'
 
 type Handlers = Pick<HandlerMap, 'memory.providers' | 'memory.setProvider'>
 

@@ -1,6 +1,6 @@
 import { editEntry, readEntries, type MemoryActivityHub } from '../../memory'
-import type { HandlerMap } from '../dispatch/dispatch'
-import type { Services } from '../services/services'
+import type { HandlerMap } from '../dispatch'
+import type { Services } from '../services'
 
 type MemoryHandlers = Pick<HandlerMap, 'memory.events' | 'memory.entries' | 'memory.edit' | 'memory.health'>
 

@@ -1,5 +1,5 @@
-import type { HandlerMap } from '../dispatch/dispatch'
-import type { Services } from '../services/services'
+import type { HandlerMap } from '../dispatch'
+import type { Services } from '../services'
 import { priceOverrides } from '../../delegation'
 
 type PriceHandlers = Pick<HandlerMap, 'prices.get' | 'prices.set'>

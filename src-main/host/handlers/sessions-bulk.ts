@@ -12,10 +12,9 @@ import {
   type SessionPage,
   type SessionSummary
 } from '@shared/contract'
-import type { HandlerMap } from '../dispatch/dispatch'
-import type { Services } from '../services/services'
+import type { HandlerMap } from '../dispatch'
+import { type Services, exportChunks, exportMime } from '../services'
 import { priceOverrides } from '../../delegation'
-import { exportChunks, exportMime } from '../services/session-export'
 
 type BulkHandlers = Pick<HandlerMap, 'sessions.bulk' | 'sessions.exportSet'>
 type Stores = Services['stores']

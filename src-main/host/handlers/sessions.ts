@@ -1,6 +1,6 @@
 import { CaduceusError } from '@shared/contract'
-import type { HandlerMap } from '../dispatch/dispatch'
-import type { Services } from '../services/services'
+import type { HandlerMap } from '../dispatch'
+import type { Services } from '../services'
 import { priceOverrides } from '../../delegation'
 
 type SessionHandlers = Pick<

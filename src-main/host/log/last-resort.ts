@@ -1,5 +1,5 @@
 import type { Logger } from '@shared/contract/log'
-import { describeError } from '../transport/request-guards'
+import { describeError } from './describe-error'
 
 /**
  * Process-wide last resort for the host entry points (`caduceus serve`, the Electron main process): an error

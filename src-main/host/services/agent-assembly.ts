@@ -13,7 +13,7 @@ import { buildMemoryManagerForAgent, memoryToolDefinitions, type MemoryActivityH
 import type { SessionStore } from '../../store'
 import { createProcessTool, createTerminalTool, terminalSettings, type ProcessRegistry } from '../../tools'
 import type { Logger } from '@shared/contract/log'
-import type { MemoryProviderHost } from '../memory-providers/provider-host'
+import type { MemoryProviderHost } from '../memory-providers'
 
 export interface AssemblyDeps {
   hub: MemoryActivityHub

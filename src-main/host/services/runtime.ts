@@ -28,9 +28,9 @@ import { addMemoryLogSink, MemoryActivityHub } from '../../memory'
 import type { SessionStore } from '../../store'
 import { ProcessRegistry, saveProcessCompletion } from '../../tools'
 import { assembleAgent, childToolsets, profileToolsets, type AssemblyDeps } from './agent-assembly'
-import { MemoryProviderHost } from '../memory-providers/provider-host'
+import { MemoryProviderHost } from '../memory-providers'
 import type { Services } from './services'
-import { SafeStorageVault, type SecretCipher } from '../electron/safe-storage-vault'
+import { SafeStorageVault, type SecretCipher } from './safe-storage-vault'
 
 export type { SecretCipher }
 

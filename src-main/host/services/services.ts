@@ -3,7 +3,7 @@ import { CaduceusError } from '@shared/contract'
 import { join } from 'node:path'
 import { SessionWatcher, StoreRegistry } from '../../store'
 import { setDefaultRoot, setMultiplexActive } from '../../scope'
-import type { EventBus } from './event-bus'
+import type { EventBus } from '../dispatch'
 import type { Logger } from '@shared/contract/log'
 import { journalModeSetting, writeRetryMs } from './write-retry'
 

@@ -2,11 +2,10 @@ import { randomBytes, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { WebSocketServer, type WebSocket } from 'ws'
-import type { EventBus } from '../services/event-bus'
-import type { Dispatcher } from '../dispatch/dispatch'
+import type { Dispatcher, EventBus } from '../dispatch'
+import { describeError } from '../log'
 import type { Logger } from '@shared/contract/log'
 import {
-  describeError,
   guardedListener,
   guardServer,
   parseJsonObject,

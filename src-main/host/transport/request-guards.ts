@@ -17,6 +17,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Logger } from '@shared/contract/log'
+import { describeError } from '../log'
 
 export type DecodedTarget =
   { ok: true; pathname: string; query: URLSearchParams } | { ok: false; status: 400 | 414; message: string }
@@ -187,20 +188,4 @@ export function guardServer(server: Server, log?: Logger, opts: { bodyLimit?: nu
     )
   })
   return server
-}
-
-/** One line for the log: the message, and the stack's first frame only (full stacks are noise, see log.ts). */
-export function describeError(err: unknown): string {
-  if (err instanceof Error) {
-    const frame = err.stack
-      ?.split('\n')
-      .find((l) => l.trim().startsWith('at '))
-      ?.trim()
-    return `${err.name}: ${err.message}${frame ? ` (${frame})` : ''}`
-  }
-  try {
-    return String(err)
-  } catch {
-    return 'non-printable error'
-  }
 }

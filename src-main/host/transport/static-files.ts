@@ -1,7 +1,26 @@
 import { createReadStream, statSync } from 'node:fs'
 import type { ServerResponse } from 'node:http'
 import { extname, join, resolve, sep } from 'node:path'
-import { appCsp } from '../electron/app-policy'
+
+/**
+ * The one CSP. No remote `connect-src`: the Electron page talks over IPC, the headless page to its own origin
+ * (`'self'` covers ws:// on the same host and port). No plugins, no `<base>`, no framing, no form posts.
+ */
+export function appCsp(): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-src 'none'",
+    "frame-ancestors 'none'"
+  ].join('; ')
+}
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -1,6 +1,13 @@
 import { existsSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
+
+/** The app's folder (the one holding package.json): host code runs from src-main/host/<job>/ or from out/main/. */
+export function appDir(): string {
+  let dir = import.meta.dirname
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir)
+  return dir
+}
 
 /** Per-user data folder for Caduceus itself (logs, its own default Hermes root). */
 export function appDataDir(): string {

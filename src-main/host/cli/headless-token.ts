@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { appDataDir } from '../services/root'
+import { appDataDir } from '../compose'
 
 const VALID = /^[A-Za-z0-9_-]{32,128}$/
 

@@ -1,0 +1,3 @@
+// host/compose/: the composition root — builds one service graph per app and the dispatcher in front of it.
+export { createHost, type Host, type HostOptions } from './create-host'
+export { appDataDir, appDir, logPaths, resolveRoot } from './root'
