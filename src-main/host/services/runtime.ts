@@ -30,6 +30,7 @@ import { ProcessRegistry, saveProcessCompletion } from '../../tools'
 import { assembleAgent, childToolsets, profileToolsets, type AssemblyDeps } from './agent-assembly'
 import { MemoryProviderHost } from '../memory-providers'
 import type { Services } from './services'
+import { FollowUpPort } from './follow-ups'
 import { SafeStorageVault, type SecretCipher } from './safe-storage-vault'
 
 export type { SecretCipher }
@@ -87,8 +88,21 @@ export async function wireRuntime(
   })
   s.onClose(memory.onEvent((event) => bus.emit('memory.activity', event)))
 
-  // eslint-disable-next-line prefer-const -- the delegation closures above capture it before the Gateway exists
-  let gateway!: Gateway<Agent, SessionStore>
+  // Delegation and background processes save follow-up notices; the gateway that runs them is connected last.
+  const followUps = new FollowUpPort({ live: opts.live, log })
+  // A saved completion notice (background delegation, finished process) becomes the session's next turn.
+  const deliverToParent = async (c: DelegationCompletion) => {
+    if (!c.deliveredSessionId || c.messageId === null) return
+    await followUps.send({
+      area: 'delegation',
+      what: c.delegationId,
+      profile: c.profile,
+      sessionId: c.deliveredSessionId,
+      text: c.notice,
+      savedMessageId: c.messageId
+    })
+  }
+
   const deps = new Map<string, DelegateDeps>()
   const delegation = (profile: string): DelegateDeps => {
     let d = deps.get(profile)
@@ -130,34 +144,19 @@ export async function wireRuntime(
     return d
   }
 
-  // A saved completion notice (background delegation, finished process) becomes the session's next turn.
-  const runDeliveredTurn = async (
-    area: string,
-    what: string,
-    profile: string,
-    sessionId: string,
-    text: string,
-    savedMessageId: number
-  ) => {
-    if (!opts.live) return
-    try {
-      // One message (the notice) was appended by this process: the gateway re-baselines past it.
-      await gateway.deliver({ profile, sessionId, text, savedMessageId, appended: 1 })
-    } catch (err) {
-      log.warn(area, `could not run the follow-up turn for ${what}: ${(err as Error).message}`)
-    }
-  }
-  const deliverToParent = async (c: DelegationCompletion) => {
-    if (!c.deliveredSessionId || c.messageId === null) return
-    await runDeliveredTurn('delegation', c.delegationId, c.profile, c.deliveredSessionId, c.notice, c.messageId)
-  }
-
   // Background shell processes of the terminal tool, host-wide; all killed when the host closes.
   const processes = new ProcessRegistry({
     log: namedLog(log, 'terminal'),
     onComplete: async (c) => {
       const saved = await saveProcessCompletion(stores.get(c.profile), c)
-      await runDeliveredTurn('terminal', c.processId, c.profile, saved.sessionId, saved.text, saved.messageId)
+      await followUps.send({
+        area: 'terminal',
+        what: c.processId,
+        profile: c.profile,
+        sessionId: saved.sessionId,
+        text: saved.text,
+        savedMessageId: saved.messageId
+      })
     }
   })
   s.onClose(() => processes.killAll())
@@ -193,7 +192,7 @@ export async function wireRuntime(
       ...(input.runtime.provider === 'demo' ? { baseUrlOverride: await demoBaseUrl() } : {})
     })
 
-  gateway = new Gateway<Agent, SessionStore>({
+  const gateway = new Gateway<Agent, SessionStore>({
     root: s.root,
     stores,
     buildAgent,
@@ -206,6 +205,7 @@ export async function wireRuntime(
     memoryIdentity: providers,
     log
   })
+  followUps.connect((input) => gateway.deliver(input))
   s.onClose(() => gateway.shutdown())
 
   if (opts.live) {
