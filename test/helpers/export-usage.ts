@@ -42,7 +42,8 @@ export interface ExportUse {
   faces: Record<string, string[]>
   /** Each face's `export * …` statements (they hide what the face exports). */
   faceStars: Record<string, string[]>
-  /** Names production code outside each face's folder (src-main, scripts, bin) imports through that face. */
+  /** Names production code outside each face's folder (src-main, scripts, bin) imports through that face (`*`: a
+   * dynamic `import()` of the face, which uses all of it). */
   faceUsers: Record<string, string[]>
 }
 
@@ -134,6 +135,8 @@ export function findTestOnlyExports(projectRoot: string = root): ExportUse {
         const [spec] = node.arguments
         const m = spec && moduleFile(spec, sf)
         if (m) add(wholeModuleUsers, m, user)
+        // `await import('../handlers')` (a host built in steps) uses the whole face.
+        if (spec) noteFaceUse(user, spec, sf, ['*'])
       } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
         const m = moduleFile(node.argument.literal as ts.Expression, sf)
         if (m) add(wholeModuleUsers, m, user)

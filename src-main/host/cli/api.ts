@@ -5,13 +5,13 @@
 import { namedLog } from '@shared/contract/log'
 import { startApiServer } from '../../channels'
 import type { HostArgs } from './args'
-import { apiConversations, apiServerGuards } from '../services'
-import { createHost } from '../compose'
+import { apiConversations, apiServerGuards } from '../app-channels'
+import { createTurnHost } from '../compose'
 import { describeListenError } from '../transport'
 
 export async function runApiServer(args: HostArgs): Promise<number> {
   const profile = args.profile ?? 'default'
-  const host = await createHost({ home: args.home, headless: true, live: false })
+  const host = await createTurnHost({ home: args.home })
   let server
   try {
     server = await startApiServer({

@@ -5,7 +5,7 @@
 import { createJob, editJob, readJobs, removeJob, runCronJob, setPaused, type RawJob } from '../../cron'
 import { discoverProfiles } from '../../store'
 import type { HostArgs } from './args'
-import { createHost, resolveRoot } from '../compose'
+import { createTurnHost, resolveRoot } from '../compose'
 import { missingKeyReason } from './preflight'
 
 const USAGE = `caduceus cron list [--json]
@@ -90,7 +90,7 @@ async function runNow(args: HostArgs, profile: string, home: string, id: string 
   if (!job) throw new Error(`No cron job with id ${id}`)
   const reason = missingKeyReason(home)
   if (reason) throw new Error(reason)
-  const host = await createHost({ home: args.home, headless: true, live: false })
+  const host = await createTurnHost({ home: args.home })
   try {
     const r = await runCronJob(host.gateway, profile, home, job)
     if (args.json)

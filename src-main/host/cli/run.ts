@@ -7,12 +7,12 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { resolveRuntime } from '../../config'
 import { TURN_CHANNELS } from '../../gateway'
-import { createHost } from '../compose'
+import { createTurnHost } from '../compose'
 import { missingKeyReason } from './preflight'
 import { parseRunArgs, UsageError, type RunArgs } from './run-args'
 import { USAGE } from './usage'
 
-type Done = Awaited<ReturnType<Awaited<ReturnType<typeof createHost>>['gateway']['runChannelTurn']>>
+type Done = Awaited<ReturnType<Awaited<ReturnType<typeof createTurnHost>>['gateway']['runChannelTurn']>>
 
 export async function runOneShot(argv: string[]): Promise<number> {
   let args: RunArgs
@@ -26,7 +26,7 @@ export async function runOneShot(argv: string[]): Promise<number> {
     return 2
   }
   const profile = args.profile ?? 'default'
-  const host = await createHost({ home: args.home, headless: true, live: false })
+  const host = await createTurnHost({ home: args.home })
   let done: Done | null = null
   let failure: string | null = null
   try {

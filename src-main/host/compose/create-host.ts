@@ -3,36 +3,17 @@
  * the dispatcher every transport calls. Electron (src-main/index.ts) and `caduceus serve` differ only in
  * the transport they put in front of it.
  */
-import { existsSync, readFileSync } from 'node:fs'
-import { setSqliteNativeBinding, writeDemoHome } from '../../store'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createDispatcher, EventBus, type Dispatcher } from '../dispatch'
-import { createLogger } from '../log'
 import type { Logger } from '@shared/contract/log'
-import { appDir, logPaths, resolveRoot } from './root'
-import {
-  createChannelsService,
-  createStoreServices,
-  wireRuntime,
-  type Runtime,
-  type SecretCipher,
-  type Services
-} from '../services'
-import { buildHandlers } from '../handlers'
+import { createDispatcher, type Dispatcher, type EventBus } from '../dispatch'
+import type { Runtime, Services } from '../services'
+import { buildGraph, type GraphOptions } from './create-turn-host'
+import { appDir } from './root'
 
-export interface HostOptions {
-  home?: string | null
-  demo?: boolean
-  headless: boolean
-  /** false for one-shot CLI reads: no watchers, no agents, no timers. */
-  live?: boolean
-  /** Electron-ABI better-sqlite3 build (toolchain.md §7). */
-  nativeBinding?: string
-  /** OS keychain encryption for API keys (Electron safeStorage), when available. */
-  secretCipher?: SecretCipher
+export interface HostOptions extends GraphOptions {
   /** Validate every output against the contract (tests). */
   validateOutput?: boolean
-  log?: Logger
 }
 
 export interface Host {
@@ -52,33 +33,25 @@ export interface Host {
   close(): Promise<void>
 }
 
-const VERSION: string = (() => {
+/** The app's version, read when a full host is built (a module-level read would run for every importer). */
+function appVersion(): string {
   try {
     return JSON.parse(readFileSync(join(appDir(), 'package.json'), 'utf8')).version
   } catch {
     return '0.0.0'
   }
-})()
+}
 
 export async function createHost(opts: HostOptions): Promise<Host> {
-  const live = opts.live !== false
-  if (opts.nativeBinding) setSqliteNativeBinding(opts.nativeBinding)
-  const log = opts.log ?? createLogger({ ...logPaths(), console: false })
-  const bus = new EventBus()
-  const demo = opts.demo === true
-  const { root } = resolveRoot(opts.home ?? (demo ? join(logPaths().logFile, '../../demo-home') : null))
-  // A demo home is generated only into an empty root: never over a real one.
-  if (demo && !existsSync(join(root, 'state.db')))
-    await writeDemoHome(root, { seed: 7, now: Math.floor(Date.now() / 1000) })
-  const services = createStoreServices({ root, demo, headless: opts.headless, live, log, bus })
-  const runtime = await wireRuntime(services, {
-    live,
-    demo,
-    nativeBinding: opts.nativeBinding,
-    secretCipher: opts.secretCipher
-  })
+  const { live, log, bus, demo, root, services, runtime } = await buildGraph(opts)
+  // Imported here, not at the top: a turn host (run -z, api, cron run) never loads the app's request handlers, the
+  // API server, the cron scheduler or their packages (luxon, cron-parser, ws).
+  const [{ createChannelsService }, { buildHandlers }] = await Promise.all([
+    import('../app-channels'),
+    import('../handlers')
+  ])
   const channels = createChannelsService(services, runtime, { live })
-  const handlers = buildHandlers(services, runtime, VERSION, channels)
+  const handlers = buildHandlers(services, runtime, appVersion(), channels)
   const dispatcher = createDispatcher(handlers, log, { validateOutput: opts.validateOutput })
   log.info('host', `serving ${root} (${services.stores.list().length} profiles${demo ? ', demo' : ''})`)
   return {

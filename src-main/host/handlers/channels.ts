@@ -12,7 +12,8 @@ import {
   setPaused,
   type RawJob
 } from '../../cron'
-import type { ChannelsService, Services } from '../services'
+import type { Services } from '../services'
+import type { ChannelsService } from '../app-channels'
 import type { HandlerMap } from '../dispatch'
 
 type ChannelHandlers = Pick<

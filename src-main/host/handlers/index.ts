@@ -1,5 +1,6 @@
 import type { HandlerMap } from '../dispatch'
-import type { Runtime, Services, ChannelsService } from '../services'
+import type { Runtime, Services } from '../services'
+import type { ChannelsService } from '../app-channels'
 import { agentHandlers } from './agent'
 import { appHandlers } from './app'
 import { delegationHandlers } from './delegation'

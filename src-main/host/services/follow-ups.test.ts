@@ -2,7 +2,10 @@
 // connected wait and run in order; a one-shot host runs none; a failed follow-up is a warning, never a throw.
 import { describe, expect, it } from 'vitest'
 import type { Logger } from '@shared/contract/log'
-import { FollowUpPort, type DeliverTurn } from './follow-ups'
+import { FollowUpPort } from './follow-ups'
+
+/** What the gateway's deliver receives (derived from the port, as the structure test asks of test types). */
+type Delivered = Parameters<Parameters<FollowUpPort['connect']>[0]>[0]
 
 const notice = (n: number) => ({
   area: 'terminal',
@@ -21,7 +24,7 @@ function recordingLog(): Logger & { warnings: string[] } {
 describe('FollowUpPort', () => {
   it('holds notices sent before the gateway is connected and delivers them in order after', async () => {
     const port = new FollowUpPort({ live: true, log: recordingLog() })
-    const delivered: Parameters<DeliverTurn>[0][] = []
+    const delivered: Delivered[] = []
     const first = port.send(notice(1))
     const second = port.send(notice(2))
     expect(delivered).toEqual([])

@@ -12,7 +12,7 @@ export interface FollowUp {
 }
 
 /** The gateway's `deliver`: one message (the notice) was appended by this process, so it re-baselines past it. */
-export type DeliverTurn = (input: {
+type DeliverTurn = (input: {
   profile: string
   sessionId: string
   text: string

@@ -3,7 +3,7 @@
  * through the profile's SessionStore, since channels/ cannot import store/).
  */
 import type { ConversationSessions, StoredTurn } from '../../channels'
-import type { Services } from './services'
+import type { Services } from '../services'
 
 const MAX_COMPARED = 1000
 

@@ -11,8 +11,7 @@ import { namedLog, type Logger } from '@shared/contract/log'
 import { describeListenError, guardServer, safeDecodePath } from '../transport'
 import { configFiles, secretsFor } from '../../config'
 import { apiConversations } from './api-conversations'
-import type { Runtime } from './runtime'
-import type { Services } from './services'
+import type { Runtime, Services } from '../services'
 
 // The API server's body limit (channels/http.ts MAX_BODY_BYTES): a declared larger body gets 413 before 100 Continue.
 const API_BODY_LIMIT = 4 * 1024 * 1024
