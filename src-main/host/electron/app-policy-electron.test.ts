@@ -10,7 +10,7 @@ import {
 } from './app-policy'
 import { appCsp } from '../transport/static-files'
 
-const entry = readFileSync(new URL('../index.ts', import.meta.url), 'utf8')
+const entry = readFileSync(new URL('../../index.ts', import.meta.url), 'utf8')
 
 describe('app:// responses', () => {
   it('every response carries the CSP and nosniff, an error page as much as a file', () => {

@@ -138,7 +138,7 @@ describe('before-quit deadline', () => {
 describe('the page’s own <meta> CSP', () => {
   it('is the header policy (minus frame-ancestors, which a meta tag cannot carry)', async () => {
     const { readFileSync } = await import('node:fs')
-    const html = readFileSync(new URL('../../src-renderer/index.html', import.meta.url), 'utf8')
+    const html = readFileSync(new URL('../../../src-renderer/index.html', import.meta.url), 'utf8')
     const meta = /http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html)![1]
     expect(meta).toBe(
       appCsp()

@@ -15,8 +15,8 @@ describe('installLastResort', () => {
     const file = join(dir, 'errors.log')
     const { stdout } = await run(
       process.execPath,
-      ['--import', 'tsx', resolve(import.meta.dirname, 'test-fixtures/crashy-host.ts'), file],
-      { cwd: resolve(import.meta.dirname, '../..') }
+      ['--import', 'tsx', resolve(import.meta.dirname, '../test-fixtures/crashy-host.ts'), file],
+      { cwd: resolve(import.meta.dirname, '../../..') }
     )
     expect(stdout.trim()).toBe('still alive')
     const log = readFileSync(file, 'utf8')

@@ -376,7 +376,7 @@ describe('a fresh process', () => {
     const runOnce = (text: string) =>
       new Promise<string>((ok, fail) => {
         const child = spawn(process.execPath, ['bin/caduceus.mjs', 'run', '-z', text, '--home', rig!.root], {
-          cwd: resolve(import.meta.dirname, '../..'),
+          cwd: resolve(import.meta.dirname, '../../..'),
           stdio: 'pipe',
           env: { ...process.env, HERMES_HOME: '', CADUCEUS_LOG_DIR: join(rig!.root, 'logs') }
         })
