@@ -17,7 +17,7 @@ export interface HostArgs {
   schedule?: string
   /** serve: replace the stored headless token (signs open tabs out). */
   rotateToken: boolean
-  /** sessions export/import/prune (session-admin-cli.ts). */
+  /** sessions export/import/prune (sessions-admin.ts). */
   admin?: { format?: string; only?: string; lineage?: boolean; session?: string }
   /** sessions prune filter flags, raw (prune-flags.ts reads them the way upstream's CLI does). */
   prune?: Record<string, string | true>

@@ -82,7 +82,7 @@ export function appRequestPath(url: string): string | null {
   return target.pathname === '/' ? '/index.html' : target.pathname
 }
 
-// Our flags and whether each takes a value (host/args.ts parses them; keep the two in step).
+// Our flags and whether each takes a value (host/cli/args.ts parses them; keep the two in step).
 const APP_FLAGS: Record<string, boolean> = {
   '--home': true,
   '--port': true,

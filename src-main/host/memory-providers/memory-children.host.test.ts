@@ -131,7 +131,7 @@ describe('a cron run has no memory provider', () => {
 })
 
 describe('a one-shot run tells the provider the truth about its channel', () => {
-  it('run -z (the gateway call cli-run.ts makes): the provider starts as the primary agent on the cli platform', async () => {
+  it('run -z (the gateway call cli/run.ts makes): the provider starts as the primary agent on the cli platform', async () => {
     rig = await makeRig(reply)
     writePlugin(rig.root, 'childrec', PLUGIN)
     rig.writeConfig('default', 'memory:\n  provider: childrec\n')

@@ -1,4 +1,4 @@
-// Seed 001's provider-identity rules against the production loader (host/memory-providers.ts over real
+// Seed 001's provider-identity rules against the production loader (host/memory-providers/provider-host.ts over real
 // plugin folders in a temp root), and through real turns: a plugin is loaded once per version of its files
 // and asked its identitySignature() on every signature, so a writer changed from alice to bob rebuilds the
 // cached agent ('config_changed', the turn badge's "fresh agent: memory provider identity changed (alice → bob)")
