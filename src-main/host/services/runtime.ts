@@ -108,9 +108,13 @@ export async function wireRuntime(
     let d = deps.get(profile)
     if (d) return d
     const store = stores.get(profile)
+    // One live-subagent registry and one background pool per host graph: the first profile's deps make them and
+    // every other profile shares them (the async cap counts every profile's background units).
+    const first = deps.values().next().value
     d = createDelegateDeps({
       profile,
       store,
+      ...(first ? { live: first.live, pool: first.pool } : {}),
       log: namedLog(log, 'delegation'),
       onUpdate: (u) => bus.emit('delegation.updated', u),
       onCompletion: (c) => deliverToParent(c),
