@@ -10,6 +10,7 @@ import {
   setSpawnPaused,
   setSubagentTab,
   useSubagentList,
+  useSubagents,
   visibleSubagents,
   type SubagentTab
 } from '../stores/subagents'
@@ -20,7 +21,9 @@ const TABS: SubagentTab[] = ['all', 'running', 'retained', 'tombstoned', 'expire
 
 export function SubagentsPage() {
   const scope = useApp((s) => s.scope)
-  const { tab, showTombstoned, list, loading, error } = useSubagentList()
+  const tab = useSubagents((s) => s.tab)
+  const showTombstoned = useSubagents((s) => s.showTombstoned)
+  const { list, loading, error } = useSubagentList()
   const maxRetained = list?.maxRetained ?? null
   const ttlHours = list?.ttlHours ?? null
   const spawnPaused = list?.spawnPaused ?? false

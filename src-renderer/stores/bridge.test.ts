@@ -5,9 +5,7 @@ import { message, summary, usd, zeroTokens } from '../test-utils/fixtures'
 import { observe } from '../test-utils/query'
 import { setScope, useApp } from './app'
 import { resyncAfterReconnect, wireBridge } from './bridge'
-import { costsQuery } from './costs'
-import { gatewayQuery } from './gateway'
-import { subagentsQuery } from './subagents'
+import { requestQuery } from './server'
 import { useMemory } from './memory'
 import { useSessions, watchSessions } from './sessions'
 import { openTranscript, useTranscript } from './transcript'
@@ -133,11 +131,13 @@ describe('event bridge', () => {
   it('invalidates the queries an event changes: the ones on screen refetch, the rest only go stale', async () => {
     const off = wireBridge(fake.api)
     setScope('work')
-    const gateway = observe(gatewayQuery())
-    const subagents = observe(subagentsQuery('work', false))
+    const gateway = observe(requestQuery('gateway.state', {}, 'Loading gateway state'))
+    const subagents = observe(
+      requestQuery('subagents.list', { profile: 'work', includeTombstoned: false }, 'Loading subagents')
+    )
     await settle()
     // read once while the Costs page was open, then closed: cached, no longer observed
-    const costs = observe(costsQuery('work', 30, null))
+    const costs = observe(requestQuery('costs.summary', { profile: 'work', days: 30 }, 'Loading costs'))
     await settle()
     costs.off()
     const reads = (name: 'gateway.state' | 'subagents.list' | 'costs.summary') => fake.callsOf(name).length

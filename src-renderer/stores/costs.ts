@@ -17,7 +17,7 @@ const initial = (): CostsStore => ({ days: 30, day: null })
 export const useCosts = create<CostsStore>()(() => initial())
 export const DAY_CHOICES = [7, 30, 90, 365] as const
 
-export const costsQuery = (scope: string, days: number, day: string | null) =>
+const costsQuery = (scope: string, days: number, day: string | null) =>
   requestQuery('costs.summary', { profile: scope, days, ...(day ? { day } : {}) }, 'Loading costs')
 
 const currentCostsQuery = () => {

@@ -11,7 +11,7 @@ interface GatewayStore {
 
 export const useGateway = create<GatewayStore>()(() => ({ evicting: {} }))
 
-export const gatewayQuery = () => requestQuery('gateway.state', {}, 'Loading gateway state')
+const gatewayQuery = () => requestQuery('gateway.state', {}, 'Loading gateway state')
 
 /**
  * The gateway page's read; `gateway.changed` refetches it only while the page is mounted (the bridge

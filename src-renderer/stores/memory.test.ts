@@ -7,7 +7,6 @@ import { setScope } from './app'
 import {
   applyMemoryActivity,
   editEntry,
-  entriesQuery,
   loadEntries,
   loadHealth,
   loadMemoryEvents,
@@ -15,14 +14,16 @@ import {
   setMemoryFilters,
   useMemory
 } from './memory'
-import { queryClient, requestQuery } from './server'
+import { queryClient, requestKey, requestQuery } from './server'
 
 /** The entries a panel for this profile shows (its target as picked). */
 const shownEntries = (profile: string) =>
-  queryClient.getQueryData(entriesQuery(profile, useMemory.getState().target).queryKey)?.entries
+  queryClient.getQueryData(requestKey('memory.entries', { profile, target: useMemory.getState().target }))?.entries
 /** The memory page is open: its entries panel and health panel observe their reads. */
 function openPage(profile: string) {
-  const entries = observe(entriesQuery(profile, useMemory.getState().target))
+  const entries = observe(
+    requestQuery('memory.entries', { profile, target: useMemory.getState().target }, 'Loading memory entries')
+  )
   const health = observe(requestQuery('memory.health', { profile: 'all' }, 'Loading provider health'))
   return () => {
     entries.off()

@@ -173,7 +173,7 @@ function followActivity(e: MemoryEvent): void {
   }, 300)
 }
 
-export const entriesQuery = (profile: string, target: Target) =>
+const entriesQuery = (profile: string, target: Target) =>
   requestQuery('memory.entries', { profile, target }, 'Loading memory entries')
 
 /** The entries panel's list: one profile's file (nothing under All). */

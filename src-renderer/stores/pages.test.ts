@@ -1,13 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { CaduceusError, type CostSummary } from '@shared/contract'
+import { CaduceusError, type CostSummary, type RequestOutput } from '@shared/contract'
 import { installFakeApi, type FakeApi } from '../test-utils/fake-api'
 import { resetStores } from '../test-utils/reset-stores'
 import { usd } from '../test-utils/fixtures'
 import { loadApp, useApp, setScope } from './app'
-import { chartRows, costsQuery, loadCosts, setCostDays } from './costs'
-import { applyGatewayChanged, evictAgent, gatewayQuery, useGateway } from './gateway'
-import { saveSettings, settingsQuery, useSettings } from './settings'
-import { queryClient } from './server'
+import { chartRows, loadCosts, setCostDays } from './costs'
+import { applyGatewayChanged, evictAgent, useGateway } from './gateway'
+import { saveSettings, useSettings } from './settings'
+import { queryClient, requestKey, requestQuery } from './server'
 import { useToasts } from './toasts'
 import { observe } from '../test-utils/query'
 
@@ -78,12 +78,16 @@ describe('costs store', () => {
     setScope('work')
     await setCostDays(7)
     expect(fake.callsOf('costs.summary').at(-1)).toEqual({ profile: 'work', days: 7 })
-    expect(queryClient.getQueryData(costsQuery('work', 7, null).queryKey)!.total.usd).toBe(3)
+    expect(
+      queryClient.getQueryData<CostSummary>(requestKey('costs.summary', { profile: 'work', days: 7 }))!.total.usd
+    ).toBe(3)
   })
 
   it('pivots byDay into stacked chart rows, days ascending, missing cells zero', async () => {
     await loadCosts()
-    const { rows, profiles, unpricedDays } = chartRows(queryClient.getQueryData(costsQuery('all', 30, null).queryKey)!)
+    const { rows, profiles, unpricedDays } = chartRows(
+      queryClient.getQueryData<CostSummary>(requestKey('costs.summary', { profile: 'all', days: 30 }))!
+    )
     expect(profiles).toEqual(['default', 'work'])
     expect(rows).toEqual([
       { day: '2026-12-01', default: 0.5, work: 0 },
@@ -97,7 +101,7 @@ describe('gateway store', () => {
   it('loads while watched and refreshes on gateway.changed only then', async () => {
     await applyGatewayChanged()
     expect(fake.callsOf('gateway.state')).toHaveLength(0)
-    const page = observe<{ cap: number }>(gatewayQuery())
+    const page = observe<{ cap: number }>(requestQuery('gateway.state', {}, 'Loading gateway state'))
     await applyGatewayChanged()
     expect(fake.callsOf('gateway.state').length).toBeGreaterThanOrEqual(1)
     expect(page.data()!.cap).toBe(8)
@@ -113,9 +117,11 @@ describe('gateway store', () => {
 
 describe('settings store', () => {
   it('saves and reflects that a key is set without ever holding it', async () => {
-    await queryClient.fetchQuery(settingsQuery('default'))
+    await queryClient.fetchQuery(requestQuery('settings.get', { profile: 'default' }, 'Loading settings'))
     expect(await saveSettings({ profile: 'default', apiKey: 'sk-secret' })).toBe(true)
-    const s = queryClient.getQueryData(settingsQuery('default').queryKey)!
+    const s = queryClient.getQueryData<RequestOutput<'settings.get'>>(
+      requestKey('settings.get', { profile: 'default' })
+    )!
     expect(s.apiKeySet).toBe(true)
     expect(JSON.stringify(useSettings.getState())).not.toContain('sk-secret')
     const cached = queryClient

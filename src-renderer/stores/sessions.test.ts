@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import type { SessionQuery } from '@shared/contract'
+import type { RequestOutput, SessionQuery } from '@shared/contract'
 import { installFakeApi, type FakeApi } from '../test-utils/fake-api'
 import { resetStores } from '../test-utils/reset-stores'
 import { summary } from '../test-utils/fixtures'
@@ -10,7 +10,6 @@ import {
   loadMoreSessions,
   reloadSessions,
   runSearch,
-  searchQuery,
   sessionKey,
   setSessionFilters,
   useSessions,
@@ -186,7 +185,11 @@ describe('sessions store', () => {
     // the results view is open: it shows the answer for the box's current text
     const shown = () => {
       const text = useSessions.getState().search.query
-      return text.trim() ? (queryClient.getQueryData(searchQuery(text).queryKey)?.hits ?? []) : []
+      return text.trim()
+        ? (queryClient
+            .getQueriesData<RequestOutput<'sessions.search'>>({ queryKey: ['sessions.search'] })
+            .find(([key]) => (key[1] as { query: string }).query === text.trim())?.[1]?.hits ?? [])
+        : []
     }
     const old = runSearch('old')
     await runSearch('new')

@@ -258,7 +258,7 @@ async function refreshOnce(events: Array<EventPayload<'sessions.changed'>>): Pro
 }
 
 /** The search request for some text under the current scope and filters (the filter bar applies to hits too). */
-export function searchQuery(text: string) {
+function searchQuery(text: string) {
   const { profile: _p, limit: _l, cursor: _c, ...filters } = query(null)
   return requestQuery(
     'sessions.search',

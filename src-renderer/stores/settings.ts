@@ -46,7 +46,7 @@ function clean(s: ProfileSettings): ProfileSettings {
 }
 
 /** Cleaned inside the fetch, so the cache itself never holds more than the contract's fields. */
-export const settingsQuery = (profile: string) =>
+const settingsQuery = (profile: string) =>
   queryOptions({
     queryKey: requestKey('settings.get', { profile }),
     queryFn: async () => clean(await getApi().call('settings.get', { profile })),

@@ -4,16 +4,13 @@ import { installFakeApi, settle, type FakeApi } from '../test-utils/fake-api'
 import { resetStores } from '../test-utils/reset-stores'
 import { subagent } from '../test-utils/fixtures'
 import { observe } from '../test-utils/query'
-import { setScope } from './app'
-import { queryClient } from './server'
+import { setScope, useApp } from './app'
+import { queryClient, requestQuery } from './server'
 import {
   applyDelegationUpdated,
-  cachedSubagents,
   countByState,
-  currentSubagentsQuery,
   estimateFollowUp,
   followUp,
-  loadSubagents,
   setShowTombstoned,
   setSpawnPaused,
   setSubagentTab,
@@ -21,6 +18,15 @@ import {
   useSubagents,
   visibleSubagents
 } from './subagents'
+
+/** The page's read for its current scope and view: tombstoned rows are asked for by the toggle or that tab. */
+const currentSubagentsQuery = () => {
+  const { tab, showTombstoned } = useSubagents.getState()
+  const includeTombstoned = showTombstoned || tab === 'tombstoned'
+  return requestQuery('subagents.list', { profile: useApp.getState().scope, includeTombstoned }, 'Loading subagents')
+}
+const cachedSubagents = () => queryClient.getQueryData(currentSubagentsQuery().queryKey) ?? null
+const loadSubagents = () => queryClient.fetchQuery(currentSubagentsQuery()).then(() => undefined)
 
 /** The page's rows for its current tab and toggle. */
 const visible = () => visibleSubagents(cachedSubagents()?.items ?? [], useSubagents.getState())

@@ -32,18 +32,11 @@ function wantsTombstoned(s: SubagentsStore): boolean {
   return s.showTombstoned || s.tab === 'tombstoned'
 }
 
-export const subagentsQuery = (scope: string, includeTombstoned: boolean) =>
+const subagentsQuery = (scope: string, includeTombstoned: boolean) =>
   requestQuery('subagents.list', { profile: scope, includeTombstoned }, 'Loading subagents')
 
 /** The list the page shows now (current scope and view). */
-export const currentSubagentsQuery = () =>
-  subagentsQuery(useApp.getState().scope, wantsTombstoned(useSubagents.getState()))
-
-type SubagentList = RequestOutput<'subagents.list'>
-
-/** The current list as cached (null before its first read). */
-export const cachedSubagents = (): SubagentList | null =>
-  queryClient.getQueryData(currentSubagentsQuery().queryKey) ?? null
+const currentSubagentsQuery = () => subagentsQuery(useApp.getState().scope, wantsTombstoned(useSubagents.getState()))
 
 /** The page's rows and limits; delegation events refetch them while the page is mounted. */
 export function useSubagentList() {
@@ -60,7 +53,7 @@ export function useSubagentList() {
 }
 
 /** Read the current list now (a mounted page shares the fetch); failures toast. */
-export function loadSubagents(): Promise<void> {
+function loadSubagents(): Promise<void> {
   return queryClient.fetchQuery(currentSubagentsQuery()).then(
     () => undefined,
     () => undefined
@@ -148,7 +141,7 @@ export async function setSpawnPaused(paused: boolean): Promise<void> {
   try {
     const res = await getApi().call('subagents.setSpawnPaused', { paused })
     // host-wide: every cached list shows the answer without a refetch
-    queryClient.setQueriesData<SubagentList>({ queryKey: requestPrefix('subagents.list') }, (l) =>
+    queryClient.setQueriesData<RequestOutput<'subagents.list'>>({ queryKey: requestPrefix('subagents.list') }, (l) =>
       l ? { ...l, spawnPaused: res.paused } : l
     )
   } catch (err) {
