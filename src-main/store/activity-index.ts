@@ -48,7 +48,9 @@ function build(db: Database.Database): State {
   }
 }
 
-function catchUp(db: Database.Database, st: State): void {
+/** Brings `st` up to date; returns how many TEMP rows it changed (they count in total_changes()). */
+function catchUp(db: Database.Database, st: State): number {
+  let changed = 0
   const own = st.own
   const fresh = stmt(
     db,
@@ -64,7 +66,7 @@ function catchUp(db: Database.Database, st: State): void {
         ON CONFLICT(id) DO UPDATE SET act = MAX(act, excluded.act), started = excluded.started`
     )
     for (const [r, id, act, started] of fresh) {
-      put.run(id, act, started)
+      changed += put.run(id, act, started).changes
       if (r > st.maxSession) st.maxSession = r
     }
   }
@@ -72,14 +74,15 @@ function catchUp(db: Database.Database, st: State): void {
   const recent = stmt(db, 'SELECT session_id, timestamp, id FROM main.messages WHERE id > ?')
     .raw()
     .all(st.maxMessage) as Array<[string, number, number]>
-  if (!recent.length) return
+  if (!recent.length) return changed
   const latest = new Map<string, number>()
   for (const [id, ts, r] of recent) {
     if (Number.isFinite(ts) && ts > (latest.get(id) ?? -Infinity)) latest.set(id, ts)
     if (r > st.maxMessage) st.maxMessage = r
   }
   const bump = stmt(db, 'UPDATE temp.cad_activity SET act = MAX(act, ?) WHERE id = ?')
-  for (const [id, ts] of latest) bump.run(ts, id)
+  for (const [id, ts] of latest) changed += bump.run(ts, id).changes
+  return changed
 }
 
 /** Makes `temp.cad_activity` current for `db`; call before reading it. */
@@ -87,15 +90,18 @@ export function refreshActivity(db: Database.Database): void {
   let st = states.get(db)
   const [dataVersion, changes] = version(db)
   if (st && st.dataVersion === dataVersion && st.changes === changes) return
-  if (!st) st = build(db)
-  else {
+  if (st) {
     try {
-      catchUp(db, st)
+      // Our own writes to the TEMP table move total_changes() too: count them in, so the next check is quiet.
+      const own = catchUp(db, st)
+      st.dataVersion = dataVersion
+      st.changes = changes + own
+      return
     } catch {
-      st = build(db) // the TEMP table went away (a reset connection): start over
+      // the TEMP table went away (a reset connection): start over
     }
   }
-  // Our own catch-up writes to the TEMP table moved total_changes(): remember the count after them.
+  st = build(db)
   ;[st.dataVersion, st.changes] = version(db)
   states.set(db, st)
 }
