@@ -3,7 +3,7 @@
  * chainLength); delegate and branch children are hidden unless asked for. Ordered by last activity as upstream
  * defines it (last message time, whoever wrote it; activity-index.ts) and keyset-paginated on (activity DESC,
  * started_at DESC, id DESC), walking the activity index in order, so a page costs ~limit index steps plus
- * a few statements for the whole page — never a query per row, never a scan of messages.
+ * one statement for the whole page (its per-row facts included) — never a query per row, never a scan of messages.
  */
 import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
@@ -113,10 +113,11 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
 }
 
 const K = PAGE_ACT
+/** SQLite's order of ids: their UTF-8 bytes (JS compares UTF-16 units, which differs past the BMP). */
+const idAfter = (a: unknown, b: unknown) => Buffer.compare(Buffer.from(String(a)), Buffer.from(String(b))) > 0
 const before = (x: unknown[], y: unknown[]) =>
   (x[K] as number) > (y[K] as number) ||
-  (x[K] === y[K] &&
-    ((x[K + 1] as number) > (y[K + 1] as number) || (x[K + 1] === y[K + 1] && String(x[0]) > String(y[0]))))
+  (x[K] === y[K] && ((x[K + 1] as number) > (y[K + 1] as number) || (x[K + 1] === y[K + 1] && idAfter(x[0], y[0]))))
 
 /** The co-routine yields rows in walk order; should a future planner not, the page is put back in that order. */
 function inWalkOrder(rows: unknown[][]): void {
