@@ -97,10 +97,13 @@ export function refreshActivity(db: Database.Database): void {
       st.dataVersion = dataVersion
       st.changes = changes + own
       return
-    } catch {
-      // the TEMP table went away (a reset connection): start over
+    } catch (err) {
+      // Only a lost TEMP table means start over; anything else (a foreign lock: SQLITE_BUSY) is the caller's to
+      // retry, with this state kept as it was.
+      if (!/no such table/i.test((err as Error).message)) throw err
     }
   }
+  states.delete(db) // a build that fails half way (the table dropped, not refilled) must not look current
   st = build(db)
   ;[st.dataVersion, st.changes] = version(db)
   states.set(db, st)
