@@ -2,13 +2,15 @@
  * The user's price overrides, kept in Caduceus settings (`<root>/caduceus/prices.json`), never in upstream's
  * cost columns. Applied at read time to usage upstream recorded as unpriced.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PriceOverrides, type PriceOverride } from '@shared/contract'
 
 const fileOf = (root: string) => join(root, 'caduceus', 'prices.json')
 
 export function readPriceOverrides(root: string): PriceOverride[] {
+  // Read on every sessions.list: most homes have no file, and a thrown ENOENT costs more than the check.
+  if (!existsSync(fileOf(root))) return []
   try {
     const parsed = PriceOverrides.safeParse(JSON.parse(readFileSync(fileOf(root), 'utf8')))
     return parsed.success ? parsed.data.overrides : []

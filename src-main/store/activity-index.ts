@@ -6,13 +6,18 @@
  * wrote) moved, only messages and sessions added since the last look are read (rowid ranges, a few index
  * steps), so the first page right after another process wrote reflects that write without rescanning.
  * Activity only moves forward: a message deleted later does not move its session back down.
+ *
+ * The check is one statement when nothing moved, and a catch-up after a single foreign append is three more
+ * (new sessions, new messages, one bump): its cost is O(rows added), never O(home).
  */
 import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
 import { existingColumns } from './reconcile'
 
 interface State {
-  version: string
+  /** data_version and total_changes() when the table was last made current */
+  dataVersion: number
+  changes: number
   /** `last_activity_at` when the home has it (read once per build, not per refresh) */
   own: string
   maxMessage: number
@@ -20,8 +25,8 @@ interface State {
 }
 const states = new WeakMap<Database.Database, State>()
 
-const version = (db: Database.Database) =>
-  `${String(stmt(db, 'PRAGMA data_version').pluck().get())}:${String(stmt(db, 'SELECT total_changes()').pluck().get())}`
+const VERSION = 'SELECT data_version, total_changes() FROM pragma_data_version'
+const version = (db: Database.Database) => stmt(db, VERSION).raw().get() as [number, number]
 
 function build(db: Database.Database): State {
   const own = existingColumns(db, 'sessions').has('last_activity_at') ? 's.last_activity_at' : 'NULL'
@@ -35,50 +40,71 @@ function build(db: Database.Database): State {
         ON m.session_id = s.id`
   ).run()
   return {
-    version: '',
+    dataVersion: -1,
+    changes: -1,
     own: own === 'NULL' ? 'NULL' : 'last_activity_at',
     maxMessage: Number(db.prepare('SELECT COALESCE(MAX(id), 0) FROM main.messages').pluck().get()),
     maxSession: Number(db.prepare('SELECT COALESCE(MAX(rowid), 0) FROM main.sessions').pluck().get())
   }
 }
 
-function catchUp(db: Database.Database, st: State): void {
+/** Brings `st` up to date; returns how many TEMP rows it changed (they count in total_changes()). */
+function catchUp(db: Database.Database, st: State): number {
+  let changed = 0
   const own = st.own
   const fresh = stmt(
     db,
-    `SELECT rowid AS r, id, MAX(COALESCE(${own}, started_at, 0), COALESCE(started_at, 0)) AS act, COALESCE(started_at, 0) AS started
+    `SELECT rowid, id, MAX(COALESCE(${own}, started_at, 0), COALESCE(started_at, 0)), COALESCE(started_at, 0)
       FROM main.sessions WHERE rowid > ?`
-  ).all(st.maxSession) as Array<{ r: number; id: string; act: number; started: number }>
-  const put = stmt(
-    db,
-    `INSERT INTO temp.cad_activity (id, act, started) VALUES (?, ?, ?)
-      ON CONFLICT(id) DO UPDATE SET act = MAX(act, excluded.act), started = excluded.started`
   )
-  for (const s of fresh) {
-    put.run(s.id, s.act, s.started)
-    st.maxSession = Math.max(st.maxSession, s.r)
+    .raw()
+    .all(st.maxSession) as Array<[number, string, number, number]>
+  if (fresh.length) {
+    const put = stmt(
+      db,
+      `INSERT INTO temp.cad_activity (id, act, started) VALUES (?, ?, ?)
+        ON CONFLICT(id) DO UPDATE SET act = MAX(act, excluded.act), started = excluded.started`
+    )
+    for (const [r, id, act, started] of fresh) {
+      changed += put.run(id, act, started).changes
+      if (r > st.maxSession) st.maxSession = r
+    }
   }
   // Rows, not GROUP BY: grouping would tempt the planner onto the session index (a walk of every message).
-  const recent = stmt(db, 'SELECT session_id AS id, timestamp AS ts, id AS r FROM main.messages WHERE id > ?')
+  const recent = stmt(db, 'SELECT session_id, timestamp, id FROM main.messages WHERE id > ?')
     .raw()
     .all(st.maxMessage) as Array<[string, number, number]>
+  if (!recent.length) return changed
   const latest = new Map<string, number>()
   for (const [id, ts, r] of recent) {
     if (Number.isFinite(ts) && ts > (latest.get(id) ?? -Infinity)) latest.set(id, ts)
-    st.maxMessage = Math.max(st.maxMessage, r)
+    if (r > st.maxMessage) st.maxMessage = r
   }
   const bump = stmt(db, 'UPDATE temp.cad_activity SET act = MAX(act, ?) WHERE id = ?')
-  for (const [id, ts] of latest) bump.run(ts, id)
+  for (const [id, ts] of latest) changed += bump.run(ts, id).changes
+  return changed
 }
 
 /** Makes `temp.cad_activity` current for `db`; call before reading it. */
 export function refreshActivity(db: Database.Database): void {
   let st = states.get(db)
-  const v = version(db)
-  if (st && st.version === v) return
-  const exists = stmt(db, "SELECT 1 FROM temp.sqlite_master WHERE name = 'cad_activity'").get() !== undefined
-  if (!st || !exists) st = build(db)
-  else catchUp(db, st)
-  st.version = version(db)
+  const [dataVersion, changes] = version(db)
+  if (st && st.dataVersion === dataVersion && st.changes === changes) return
+  if (st) {
+    try {
+      // Our own writes to the TEMP table move total_changes() too: count them in, so the next check is quiet.
+      const own = catchUp(db, st)
+      st.dataVersion = dataVersion
+      st.changes = changes + own
+      return
+    } catch (err) {
+      // Only a lost TEMP table means start over; anything else (a foreign lock: SQLITE_BUSY) is the caller's to
+      // retry, with this state kept as it was.
+      if (!/no such table/i.test((err as Error).message)) throw err
+    }
+  }
+  states.delete(db) // a build that fails half way (the table dropped, not refilled) must not look current
+  st = build(db)
+  ;[st.dataVersion, st.changes] = version(db)
   states.set(db, st)
 }

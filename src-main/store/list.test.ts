@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MessagePage, SessionDetail, SessionPage } from '@shared/contract'
 import { SessionStore } from './index'
@@ -112,6 +113,47 @@ describe('listSessions', () => {
     expect(store.summary('dg')).toMatchObject({ kind: 'delegate' })
     expect(store.summary('br')).toMatchObject({ kind: 'branch' })
     expect(store.summary('nope')).toBeNull()
+  })
+})
+
+describe('list page rows', () => {
+  it('each row equals the session read on its own (parent, kind, childCount, preview, chain title)', () => {
+    const page = store.listSessions({ includeChildren: true, archived: 'include', limit: 500 })
+    expect(page.items.length).toBeGreaterThan(20)
+    for (const row of page.items) {
+      const { lastActiveAt: _listed, ...own } = store.summary(row.id)!
+      const { lastActiveAt, ...listed } = row
+      expect(listed, row.id).toEqual(own)
+      expect(lastActiveAt).toBeGreaterThanOrEqual(own.startedAt)
+    }
+    expect(page.items.find((s) => s.id === 's05')).toMatchObject({
+      childCount: 1,
+      preview: 'question number 5 with spaces'
+    })
+    expect(page.items.find((s) => s.id === 'c2')).toMatchObject({ kind: 'continuation', title: 'Chain root title' })
+  })
+
+  it('another connection’s writes reorder the next page; a lost activity table is rebuilt', () => {
+    const other = new Database(store.path)
+    try {
+      const top = () => store.listSessions({ limit: 3 }).items.map((s) => s.id)
+      expect(top()[0]).toBe('c2')
+      other
+        .prepare('INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, ?, ?, ?)')
+        .run('s07', 'user', 'later', at(50))
+      expect(top()[0]).toBe('s07')
+      other.prepare('INSERT INTO sessions (id, source, started_at) VALUES (?, ?, ?)').run('fresh', 'cli', at(60))
+      expect(top().slice(0, 2)).toEqual(['fresh', 's07'])
+      rawDb(store).exec('DROP TABLE temp.cad_activity')
+      other
+        .prepare('INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, ?, ?, ?)')
+        .run('s09', 'user', 'latest', at(70))
+      expect(top()).toEqual(['s09', 'fresh', 's07'])
+    } finally {
+      other.prepare("DELETE FROM messages WHERE content IN ('later', 'latest')").run()
+      other.prepare("DELETE FROM sessions WHERE id = 'fresh'").run()
+      other.close()
+    }
   })
 })
 

@@ -110,6 +110,10 @@ function connect(file: string, readonly: boolean, busyMs: number): Database.Data
   try {
     sqlite.pragma(`busy_timeout = ${busyMs}`)
     sqlite.pragma('foreign_keys = ON')
+    // SQLite's default page cache (2 MB, ~500 pages) cannot hold what one short CJK/emoji search reads at 500k
+    // messages (every matching row, ~6,000 pages): each search re-read them all. 64 MB, filled only as pages are
+    // read; any commit by anyone still invalidates it (data_version), so nothing stale is ever served from it.
+    sqlite.pragma('cache_size = -65536')
     return sqlite
   } catch (err) {
     sqlite.close()

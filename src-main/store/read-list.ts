@@ -3,14 +3,14 @@
  * chainLength); delegate and branch children are hidden unless asked for. Ordered by last activity as upstream
  * defines it (last message time, whoever wrote it; activity-index.ts) and keyset-paginated on (activity DESC,
  * started_at DESC, id DESC), walking the activity index in order, so a page costs ~limit index steps plus
- * a few statements for the whole page — never a query per row, never a scan of messages.
+ * one statement for the whole page (its per-row facts included) — never a query per row, never a scan of messages.
  */
 import type Database from 'better-sqlite3'
-import { allObjects, stmt } from './stmt-cache'
+import { stmt } from './stmt-cache'
 import type { SessionPage, SessionSummary } from '@shared/contract'
 import { isBranchSql, isDelegateSql, supersededSql } from './sql'
 import { refreshActivity } from './activity-index'
-import { PLAIN_COLS, toSummary, withPageFacts, type SummaryRow } from './read-summary'
+import { PAGE_ACT, PAGE_FACTS, PLAIN_COLS, pageRow, toSummary } from './read-summary'
 import { invalid } from './errors'
 import type { SearchFilters } from './search-match'
 
@@ -80,30 +80,52 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
     where.push(`(${ACTIVITY}, a.started, a.id) < (?, ?, ?)`)
     args.push(...decodeCursor(q.cursor))
   }
-  // The page's rows come straight off the ordered walk (the filters read them anyway); their per-row facts
-  // are then read for just those rows, one statement each (withPageFacts), never a subquery per candidate.
-  const rows = allObjects<SummaryRow & { cad_act: number; cad_started: number }>(
+  // One statement for the page: its rows come straight off the ordered walk (the filters read them anyway), and
+  // each row's facts (parent, delegate-child count, first user message if untitled) are read after the LIMIT,
+  // for the page's rows only: a LIMIT subquery on the left of a join is never flattened, so SQLite runs it as a
+  // co-routine that yields in walk order and the outer columns are computed per yielded row.
+  const rows = stmt(
     db,
-    `SELECT ${PLAIN_COLS}, a.act AS cad_act, a.started AS cad_started
-    FROM temp.cad_activity a CROSS JOIN sessions s ON s.id = a.id
-    WHERE ${where.join(' AND ')} ORDER BY a.act DESC, a.started DESC, a.id DESC LIMIT ?`,
-    ...args,
-    limit + 1
+    `SELECT s.*, ${PAGE_FACTS} FROM (SELECT ${PLAIN_COLS}, a.act AS cad_act, a.started AS cad_started
+      FROM temp.cad_activity a CROSS JOIN sessions s ON s.id = a.id
+      WHERE ${where.join(' AND ')} ORDER BY a.act DESC, a.started DESC, a.id DESC LIMIT ?) s
+    LEFT JOIN sessions par ON par.id = s.parent_session_id`
   )
+    .raw()
+    .all(...args, limit + 1) as unknown[][]
+  inWalkOrder(rows)
   const more = rows.length > limit
-  const page = withPageFacts(db, rows.slice(0, limit))
+  const n = Math.min(rows.length, limit)
   const items: SessionSummary[] = []
-  for (const r of page) {
-    const s = { ...toSummary(db, profile, r), lastActiveAt: Number(r.cad_act) }
+  for (let i = 0; i < n; i++) {
+    const r = pageRow(rows[i])
+    const s = toSummary(db, profile, r, Number(r.cad_act))
     // A chain whose root is itself a delegate/branch child is a child too (rare: compressed subagents).
     if (!q.includeChildren && s.kind === 'continuation' && s.rootId !== s.id && isHiddenRoot(db, s.rootId)) continue
     items.push(s)
   }
-  const last = page[page.length - 1]
+  const last = n > 0 ? rows[n - 1] : undefined
   return {
     items,
-    nextCursor: more && last ? encodeCursor([Number(last.cad_act), Number(last.cad_started), last.id]) : null
+    nextCursor:
+      more && last ? encodeCursor([Number(last[PAGE_ACT]), Number(last[PAGE_ACT + 1]), String(last[0])]) : null
   }
+}
+
+const K = PAGE_ACT
+/** SQLite's order of ids: their UTF-8 bytes (JS compares UTF-16 units, which differs past the BMP). */
+const idAfter = (a: unknown, b: unknown) => Buffer.compare(Buffer.from(String(a)), Buffer.from(String(b))) > 0
+const before = (x: unknown[], y: unknown[]) =>
+  (x[K] as number) > (y[K] as number) ||
+  (x[K] === y[K] && ((x[K + 1] as number) > (y[K + 1] as number) || (x[K + 1] === y[K + 1] && idAfter(x[0], y[0]))))
+
+/** The co-routine yields rows in walk order; should a future planner not, the page is put back in that order. */
+function inWalkOrder(rows: unknown[][]): void {
+  for (let i = 1; i < rows.length; i++)
+    if (!before(rows[i - 1], rows[i])) {
+      rows.sort((x, y) => (before(x, y) ? -1 : before(y, x) ? 1 : 0))
+      return
+    }
 }
 
 function isHiddenRoot(db: Database.Database, id: string): boolean {

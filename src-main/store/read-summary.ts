@@ -10,10 +10,32 @@ import { num, numOrNull } from './util'
 const PREVIEW_CHARS = 160
 
 /** The row's own columns (extra upstream columns are tolerated because we never SELECT * into this shape). */
-export const PLAIN_COLS = `s.id, s.source, s.title, s.model, s.model_config, s.parent_session_id, s.message_count, s.tool_call_count,
-  s.started_at, s.ended_at, s.end_reason, s.last_activity_at, s.input_tokens, s.output_tokens, s.cache_read_tokens,
-  s.cache_write_tokens, s.reasoning_tokens, s.estimated_cost_usd, s.actual_cost_usd, s.cost_status, s.api_call_count,
-  s.archived, s.pinned`
+const PLAIN = [
+  'id',
+  'source',
+  'title',
+  'model',
+  'model_config',
+  'parent_session_id',
+  'message_count',
+  'tool_call_count',
+  'started_at',
+  'ended_at',
+  'end_reason',
+  'last_activity_at',
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'reasoning_tokens',
+  'estimated_cost_usd',
+  'actual_cost_usd',
+  'cost_status',
+  'api_call_count',
+  'archived',
+  'pinned'
+] as const
+export const PLAIN_COLS = PLAIN.map((c) => `s.${c}`).join(', ')
 
 /** One row's columns plus its per-row facts as correlated subqueries (single-row reads: detail, refs). */
 export const SUMMARY_COLS = `${PLAIN_COLS},
@@ -29,44 +51,53 @@ function previewSql(idExpr: string): string {
     AND m.content IS NOT NULL ORDER BY m.timestamp, m.id LIMIT 1`
 }
 
-const CHILD_COUNTS = `SELECT c.parent_session_id AS id, count(*) AS n FROM ${CHILDREN}
-  WHERE c.parent_session_id IN (SELECT value FROM json_each(?)) AND ${isDelegateSql('c')} GROUP BY c.parent_session_id`
-const PARENTS = 'SELECT p.id, p.end_reason FROM sessions p WHERE p.id IN (SELECT value FROM json_each(?))'
-const PREVIEWS = `SELECT j.value AS id, (${previewSql('j.value')}) AS preview FROM json_each(?) j`
+/**
+ * A list page's per-row facts as columns over its rows `s` (a LEFT JOIN of `sessions par` on the parent): the
+ * fields SUMMARY_COLS's subqueries fill, read for the page's rows only, in the page's own statement.
+ */
+export const PAGE_FACTS = `(SELECT count(*) FROM ${CHILDREN} WHERE c.parent_session_id = s.id AND ${isDelegateSql('c')}) AS child_count,
+  par.id IS NOT NULL AS parent_exists, par.end_reason AS parent_end_reason,
+  CASE WHEN s.title IS NULL THEN (${previewSql('s.id')}) END AS preview_raw`
+
+/** Where the list's `cad_act`, `cad_started` (and then PAGE_FACTS) start in a page row: right after PLAIN_COLS. */
+export const PAGE_ACT = PLAIN.length
 
 /**
- * A page's per-row facts (parent, delegate-child count, first user message of untitled rows) in one statement
- * each for the whole page — never a query per row. Fills the fields SUMMARY_COLS's subqueries would.
+ * A list page row (PLAIN_COLS, cad_act, cad_started, PAGE_FACTS as a raw array) as a SummaryRow. One object
+ * literal: building it key by key from column names costs more than the query at 100 rows.
  */
-export function withPageFacts(db: Database.Database, rows: SummaryRow[]): SummaryRow[] {
-  if (rows.length === 0) return rows
-  const counts = new Map(
-    (
-      stmt(db, CHILD_COUNTS)
-        .raw()
-        .all(JSON.stringify(rows.map((r) => r.id))) as Array<[string, number]>
-    ).map(([id, n]) => [id, n])
-  )
-  const parentIds = [...new Set(rows.map((r) => r.parent_session_id).filter((p): p is string => typeof p === 'string'))]
-  const parents = new Map(
-    parentIds.length
-      ? (stmt(db, PARENTS).raw().all(JSON.stringify(parentIds)) as Array<[string, unknown]>).map(([id, e]) => [id, e])
-      : []
-  )
-  const untitled = rows.filter((r) => r.title === null || r.title === undefined).map((r) => r.id)
-  const previews = new Map(
-    untitled.length
-      ? (stmt(db, PREVIEWS).raw().all(JSON.stringify(untitled)) as Array<[string, unknown]>).map(([id, p]) => [id, p])
-      : []
-  )
-  for (const r of rows) {
-    const p = typeof r.parent_session_id === 'string' ? r.parent_session_id : null
-    r.parent_exists = p !== null && parents.has(p) ? 1 : null
-    r.parent_end_reason = p !== null ? (parents.get(p) ?? null) : null
-    r.child_count = counts.get(r.id) ?? 0
-    r.preview_raw = previews.get(r.id) ?? null
+export function pageRow(r: unknown[]): SummaryRow & { cad_act: unknown; cad_started: unknown } {
+  return {
+    id: r[0] as string,
+    source: r[1] as string,
+    title: r[2],
+    model: r[3],
+    model_config: r[4] as string | null,
+    parent_session_id: r[5] as string | null,
+    message_count: r[6],
+    tool_call_count: r[7],
+    started_at: r[8] as number,
+    ended_at: r[9] as number | null,
+    end_reason: r[10] as string | null,
+    last_activity_at: r[11] as number | null,
+    input_tokens: r[12],
+    output_tokens: r[13],
+    cache_read_tokens: r[14],
+    cache_write_tokens: r[15],
+    reasoning_tokens: r[16],
+    estimated_cost_usd: r[17],
+    actual_cost_usd: r[18],
+    cost_status: r[19],
+    api_call_count: r[20],
+    archived: r[21],
+    pinned: r[22],
+    cad_act: r[23],
+    cad_started: r[24],
+    child_count: r[25],
+    parent_exists: r[26] ? 1 : null,
+    parent_end_reason: r[27],
+    preview_raw: r[28]
   }
-  return rows
 }
 
 export type SummaryRow = Record<string, unknown> & LineageRow
@@ -81,7 +112,8 @@ export function previewOf(db: Database.Database, sessionId: string): string | nu
   return trimPreview(stmt(db, previewSql('?')).pluck().get(sessionId))
 }
 
-export function toSummary(db: Database.Database, profile: string, r: SummaryRow): SessionSummary {
+/** `activity`: last activity as the list orders by it (activity-index.ts), when the caller has it. */
+export function toSummary(db: Database.Database, profile: string, r: SummaryRow, activity?: number): SessionSummary {
   const parent = r.parent_exists ? ({ end_reason: r.parent_end_reason ?? null } as LineageRow) : undefined
   const kind = kindOf(r, parent)
   const path = kind === 'continuation' ? pathFromRoot(db, r.id) : [r]
@@ -116,7 +148,7 @@ export function toSummary(db: Database.Database, profile: string, r: SummaryRow)
     startedAt: num(r.started_at),
     endedAt: numOrNull(r.ended_at),
     endReason: r.end_reason ?? null,
-    lastActiveAt: numOrNull(r.last_activity_at) ?? num(r.started_at),
+    lastActiveAt: activity ?? numOrNull(r.last_activity_at) ?? num(r.started_at),
     tokens,
     cost: moneyOf(r.estimated_cost_usd, r.actual_cost_usd, r.cost_status, used),
     archived: num(r.archived) !== 0,

@@ -127,6 +127,8 @@ export interface Matches {
   /** Every matching session → its number of matching visible messages (complete; empty above COUNT_CAP index
    * matches, when the caller groups the page's hits instead). */
   sessions: Map<string, { hits: number; title: string | null }>
+  /** The ids in `sessions` that compression ended (the only ones a chain can continue past). */
+  continued?: Set<string>
   /** Which terms a fallback answered, for the user; absent when FTS5 answered everything. */
   fallback?: string
 }
@@ -214,18 +216,31 @@ export function matchRows(
       .sort((a, b) => b - a)
     sessions = group(rows)
   }
+  // Matching sessions that compression continued: only their chains need walking to a tip (search.ts).
+  const continued = new Set<string>()
   if (sessions.size) {
-    // One statement for every session's title: by id for a few, one sequential pass when many (thousands of
-    // random row lookups cost more than reading the whole, much smaller, sessions table in order).
+    // One statement for every session's title (and whether compression ended it): by id for a few, one
+    // sequential pass when many (thousands of random row lookups cost more than reading the whole, much smaller,
+    // sessions table in order).
     const rows =
       sessions.size > 300
-        ? stmt(db, 'SELECT id, title FROM sessions WHERE title IS NOT NULL').raw().all()
-        : stmt(db, 'SELECT id, title FROM sessions WHERE id IN (SELECT value FROM json_each(?))')
+        ? stmt(
+            db,
+            "SELECT id, title, end_reason = 'compression' FROM sessions WHERE title IS NOT NULL OR end_reason = 'compression'"
+          )
+            .raw()
+            .all()
+        : stmt(
+            db,
+            "SELECT id, title, end_reason = 'compression' FROM sessions WHERE id IN (SELECT value FROM json_each(?))"
+          )
             .raw()
             .all(JSON.stringify([...sessions.keys()]))
-    for (const [id, title] of rows as Array<[string, string | null]>) {
+    for (const [id, title, compressed] of rows as Array<[string, string | null, number | null]>) {
       const g = sessions.get(id)
-      if (g) g.title = title ?? null
+      if (!g) continue
+      g.title = title ?? null
+      if (compressed) continued.add(id)
     }
   }
   const by = (s: Source) => [...new Set(terms.filter((t) => src(t) === s).map((t) => t.text))]
@@ -245,6 +260,7 @@ export function matchRows(
   return {
     ids,
     sessions,
+    continued,
     ...(notes.length ? { fallback: `Not a word search: ${notes.join('; ')}.` } : {})
   }
 }

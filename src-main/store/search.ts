@@ -147,7 +147,7 @@ export function searchMessages(
   // A broken index degrades to what the others found; only when everything failed does the user hear why.
   if (hits.length === 0 && titles.length === 0 && problems.length)
     return { hits, titles, message: `Search is unavailable here (${problems[0]})` }
-  const chained = byChain(db, hits, titles, m.sessions)
+  const chained = byChain(db, hits, titles, m.sessions, m.continued)
   return { ...chained, ...(m.fallback ? { fallback: m.fallback } : {}) }
 }
 
@@ -159,9 +159,12 @@ function byChain(
   db: Database.Database,
   hits: RawHit[],
   titles: TitleHit[],
-  sessions: Map<string, { hits: number; title: string | null }>
+  sessions: Map<string, { hits: number; title: string | null }>,
+  continued: Iterable<string> = sessions.keys()
 ): Pick<SearchOutcome, 'hits' | 'titles' | 'sessions'> {
-  const tips = chainTips(db, [...hits.map((h) => h.sessionId), ...titles.map((t) => t.sessionId), ...sessions.keys()])
+  // Only a compression-ended session has a tip past it: of the (possibly thousands of) matching sessions, walk
+  // just the ones matchRows saw ended that way.
+  const tips = chainTips(db, [...hits.map((h) => h.sessionId), ...titles.map((t) => t.sessionId), ...continued])
   if (!tips.size) return { hits, titles, sessions }
   const titleOf = stmt(db, 'SELECT title AS plucked FROM sessions WHERE id = ?').pluck()
   const tipTitle = new Map<string, string | null>()

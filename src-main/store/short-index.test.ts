@@ -109,4 +109,41 @@ describe('short-text index', () => {
       raw.close()
     }
   })
+
+  it('hundreds of matching sessions: every one counted, a chain under its tip, a row another program hid is gone', async () => {
+    const root = tempDir()
+    const reg = new StoreRegistry(root)
+    try {
+      const store = reg.get('default')
+      await store.createSession('seg1', 'cli')
+      await store.appendMessage('seg1', { role: 'user', content: '東京 first part' })
+      await store.endSession('seg1', 'compression')
+      await store.createSession('seg2', 'cli', { parentSessionId: 'seg1' })
+      await store.appendMessage('seg2', { role: 'user', content: 'later part, no match' })
+      const raw = new Database(store.path)
+      const ins = raw.prepare('INSERT INTO sessions (id, source, started_at) VALUES (?, ?, ?)')
+      const msg = raw.prepare('INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, ?, ?, ?)')
+      raw.transaction(() => {
+        for (let i = 0; i < 320; i++) {
+          ins.run(`bulk${i}`, 'cli', 1_700_000_000 + i)
+          msg.run(`bulk${i}`, 'user', `行く 東京 ${i}`, 1_700_000_000 + i)
+        }
+      })()
+      await store.appendMessage('seg2', { role: 'assistant', content: 'indexes the bulk rows' })
+      const r = reg.searchAll({ query: '東京', limit: 50 })
+      expect(r.fallback).toContain('short-text index')
+      const ids = (r.sessions ?? []).map((g) => g.sessionId)
+      expect(ids).toHaveLength(321)
+      expect(ids).toContain('seg2')
+      expect(ids).not.toContain('seg1')
+      // another program rewinds one session's row (v30 `active = 0`): no longer found, without a Caduceus write
+      raw.prepare("UPDATE messages SET active = 0 WHERE session_id = 'bulk7'").run()
+      const after = (reg.searchAll({ query: '東京', limit: 50 }).sessions ?? []).map((g) => g.sessionId)
+      expect(after).toHaveLength(320)
+      expect(after).not.toContain('bulk7')
+      raw.close()
+    } finally {
+      reg.closeAll()
+    }
+  })
 })

@@ -20,8 +20,12 @@ const S = 'cad_short_grams_state'
 /** Behind by more rows than this, a search scans everything rather than the index plus a long tail. */
 export const STALE_ROWS = 50_000
 const CHUNK = 5_000
-/** Message ids whose grams one write checks for deleted messages (the windows cycle through the whole index). */
-const PURGE_WINDOW = 5_000
+/**
+ * Message ids whose grams one write checks for deleted messages (the windows cycle through the whole index).
+ * Small on purpose: this rides on every Caduceus write (a turn's appends among them), and grams of a deleted
+ * message are only dead weight meanwhile — a search never returns them (it joins `messages`).
+ */
+const PURGE_WINDOW = 500
 
 /** A character FTS5 cannot split into words, plus what joins such characters (ZWJ, variation selectors, marks). */
 const RUN =
@@ -69,7 +73,10 @@ export function shortIndexStep(db: Database.Database, budgetMs = 15): void {
   if (!exists(db, 'messages')) return
   db.exec('SAVEPOINT cad_short_index')
   try {
-    db.exec(`CREATE TABLE IF NOT EXISTS main.${T} (gram TEXT NOT NULL, message_id INTEGER NOT NULL,
+    // The DDL only when the index is missing (a first write, or someone dropped it): parsing it costs more than
+    // the rest of a typical step, which finds no new rows.
+    if (!exists(db, S) || !exists(db, T))
+      db.exec(`CREATE TABLE IF NOT EXISTS main.${T} (gram TEXT NOT NULL, message_id INTEGER NOT NULL,
         PRIMARY KEY (gram, message_id)) WITHOUT ROWID;
       CREATE INDEX IF NOT EXISTS main.${T}_message ON ${T}(message_id);
       CREATE TABLE IF NOT EXISTS main.${S} (k TEXT PRIMARY KEY, v INTEGER NOT NULL);
