@@ -70,7 +70,7 @@ export async function runHostBench(opts: { lockMs?: number; idleSeconds?: number
       await store.appendMessage('bench', { role: 'user', content: 'hello' })
       store.close()
     }
-    host = await serveHost(root, { logDir, env: { CADUCEUS_BENCH_ELD: '1' } })
+    host = await serveHost(root, { probes: true, logDir, env: { CADUCEUS_BENCH_ELD: '1' } })
     await host.call('sessions.get', { profile: 'default', sessionId: 'bench' })
     await sleep(1500)
     await eldOf(host) // reset after start-up

@@ -43,7 +43,7 @@ export async function runJournalLockBench(opts: { immediateMs?: number; exclusiv
   let host: ServedHost | null = null
   try {
     makeDeleteJournalHome(root)
-    host = await serveHost(root, { logDir, env: { CADUCEUS_BENCH_ELD: '1' } })
+    host = await serveHost(root, { probes: true, logDir, env: { CADUCEUS_BENCH_ELD: '1' } })
     await host.call('sessions.get', { profile: 'default', sessionId: SID })
     await sleep(1500)
     await eldOf(host) // reset after start-up

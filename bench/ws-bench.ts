@@ -73,7 +73,7 @@ async function flood(host: ServedHost, calls: number, read: boolean) {
 export async function runWsBench(calls = 1500) {
   const root = mkdtempSync(join(tmpdir(), 'cad-wsbench-'))
   demoConfigHome(root)
-  const host = await serveHost(root, { logDir: join(root, 'logs'), env: { NODE_OPTIONS: '--expose-gc' } })
+  const host = await serveHost(root, { probes: true, logDir: join(root, 'logs'), env: { NODE_OPTIONS: '--expose-gc' } })
   try {
     let answerBytes = 0
     for (let i = 0; i < 20; i++) answerBytes = JSON.stringify(await host.call('sessions.list', INPUT)).length

@@ -1,20 +1,11 @@
-import { expect, type Page } from '@playwright/test'
+import { expect } from '@playwright/test'
 import { test } from '../fixtures/tool-home-host'
-import { seriousViolations, type AxeViolation } from '../fixtures/axe'
+import { scanThemes as scan, type AxeViolation } from '../fixtures/axe'
 import { AppShell } from '../page-models/app-shell'
 import { SessionPage } from '../page-models/session-page'
 
 // axe is injected as a script tag; the app's CSP (script-src 'self') would refuse it
 test.use({ bypassCSP: true })
-
-/** Serious/critical axe findings in both themes, keyed `state/theme` (the theme switched in place). */
-async function scan(page: Page, state: string, found: Record<string, AxeViolation[]>): Promise<void> {
-  for (const theme of ['light', 'dark'] as const) {
-    await page.evaluate((t) => document.documentElement.setAttribute('data-theme', t), theme)
-    const v = await seriousViolations(page)
-    if (v.length) found[`${state}/${theme}`] = v
-  }
-}
 
 // Issue #26 item 9: the states the review found failing, light and dark, in one pass over one host.
 test('axe: 0 serious/critical on chains, diff blocks, Memory with a profile and the error screens', async ({
