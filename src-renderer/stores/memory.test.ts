@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import type { MemoryEvent } from '@shared/contract'
+import type { MemoryEvent, RequestOutput } from '@shared/contract'
 import { installFakeApi, settle, type FakeApi } from '../test-utils/fake-api'
 import { observe } from '../test-utils/query'
 import { resetStores } from '../test-utils/reset-stores'
@@ -18,7 +18,9 @@ import { queryClient, requestKey, requestQuery } from './server'
 
 /** The entries a panel for this profile shows (its target as picked). */
 const shownEntries = (profile: string) =>
-  queryClient.getQueryData(requestKey('memory.entries', { profile, target: useMemory.getState().target }))?.entries
+  queryClient.getQueryData<RequestOutput<'memory.entries'>>(
+    requestKey('memory.entries', { profile, target: useMemory.getState().target })
+  )?.entries
 /** The memory page is open: its entries panel and health panel observe their reads. */
 function openPage(profile: string) {
   const entries = observe(
