@@ -4,10 +4,10 @@
  * same pieces as the Costs page. Read time only: nothing is written back to upstream's cost columns.
  */
 import type { ModelUsage, PriceOverride, SessionDetail, SessionSummary } from '@shared/contract'
-import { customUsd, moneyFromMicros, ownPieces, querySource, tokensOf } from './cost-pieces'
-import type { DelegationDb } from './types'
+import { customUsd, moneyFromMicros, ownPieces, querySource, tokensOf } from './pieces'
+import type { SessionStore } from '../store'
 
-function priceSummary<T extends SessionSummary>(store: DelegationDb, s: T, overrides: PriceOverride[]): T {
+function priceSummary<T extends SessionSummary>(store: SessionStore, s: T, overrides: PriceOverride[]): T {
   if (s.cost.complete) return s
   const src = querySource(store)
   const row = src.session(s.id)
@@ -19,7 +19,7 @@ function priceSummary<T extends SessionSummary>(store: DelegationDb, s: T, overr
 
 /** Session rows (one profile's or all profiles'), priced where an override matches their unpriced usage. */
 export function priceSessionRows<T extends SessionSummary>(
-  storeOf: (profile: string) => DelegationDb,
+  storeOf: (profile: string) => SessionStore,
   items: T[],
   overrides: PriceOverride[]
 ): T[] {
@@ -28,7 +28,7 @@ export function priceSessionRows<T extends SessionSummary>(
 }
 
 /** A session's detail: its summary and each unpriced usage route. */
-export function priceSessionDetail(store: DelegationDb, d: SessionDetail, overrides: PriceOverride[]): SessionDetail {
+export function priceSessionDetail(store: SessionStore, d: SessionDetail, overrides: PriceOverride[]): SessionDetail {
   if (!overrides.length || d.summary.cost.complete) return d
   const rows = querySource(store).modelRows(d.summary.id)
   const usage = d.usage.map((u): ModelUsage => {

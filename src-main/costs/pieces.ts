@@ -10,11 +10,10 @@
  */
 import type { Money, PriceOverride, Tokens } from '@shared/contract'
 import { moneyFromColumns, moneyFromLedger, sumMoney } from '@shared/contract/money'
-import { repositories } from '../store'
-import { spreadOverDays, type DailyRow, type Draft, type Piece, type Slice } from './cost-days'
+import { repositories, type SessionStore } from '../store'
+import { spreadOverDays, type DailyRow, type Draft, type Piece, type Slice } from './days'
 import { loadChildUsageAttributions } from './ledger'
 import { overrideFor, priceTokens } from './price-overrides'
-import type { DelegationDb } from './types'
 
 type Row = Record<string, unknown>
 
@@ -55,7 +54,7 @@ export interface PieceSource {
   session(sessionId: string): Row | undefined
 }
 
-export function querySource(store: DelegationDb): PieceSource {
+export function querySource(store: SessionStore): PieceSource {
   const repo = repositories.cost(store)
   return {
     modelRows: (id) => repo.modelRows(id),
@@ -65,7 +64,7 @@ export function querySource(store: DelegationDb): PieceSource {
 }
 
 /** Every usage row of a store read once (the Costs page reads many sessions). */
-export function prefetchedSource(store: DelegationDb): PieceSource & { allDaily: DailyRow[] } {
+export function prefetchedSource(store: SessionStore): PieceSource & { allDaily: DailyRow[] } {
   const repo = repositories.cost(store)
   const group = <T extends { session_id?: unknown }>(rows: T[]) => {
     const m = new Map<string, T[]>()
@@ -170,7 +169,7 @@ export { isDelegateRow }
  * row with no price falls back to the child session's own pieces, where a custom price can reach it.
  */
 export function childPieces(
-  store: DelegationDb,
+  store: SessionStore,
   src: PieceSource,
   parentId: string,
   overrides: PriceOverride[]

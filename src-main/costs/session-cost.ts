@@ -4,15 +4,13 @@
  * same micro-dollar pieces (cost-pieces.ts), so the totals agree however they are grouped.
  */
 import { CaduceusError, type Money, type PriceOverride, type SessionCost, type Tokens } from '@shared/contract'
-import { repositories } from '../store'
-import type { DelegationDb } from './types'
-import { childPieces, moneyFromMicros, ownPieces, querySource, ZERO_TOKENS, type Piece } from './cost-pieces'
+import { repositories, type SessionStore } from '../store'
+import { childPieces, moneyFromMicros, ownPieces, querySource, ZERO_TOKENS, type Piece } from './pieces'
 
-export { costSummary } from './cost-summary'
 
 export interface ProfileStore {
   profile: string
-  store: DelegationDb
+  store: SessionStore
 }
 
 const moneyOf = (pieces: Piece[]): Money => moneyFromMicros(pieces.map((p) => p.money))
@@ -22,7 +20,7 @@ export const addTokens = (into: Tokens, t: Tokens, share = 1): void => {
 
 /** One session's cost (Session page, Subagents page): all time, price overrides applied and flagged. */
 export function sessionCost(
-  store: DelegationDb,
+  store: SessionStore,
   profile: string,
   sessionId: string,
   overrides: PriceOverride[] = []

@@ -16,8 +16,8 @@ import {
   tokensOf,
   ZERO_TOKENS,
   type Piece
-} from './cost-pieces'
-import { addTokens, type ProfileStore } from './costs'
+} from './pieces'
+import { addTokens, type ProfileStore } from './session-cost'
 
 const total = (parts: Money[]): Money => moneyFromMicros(parts)
 

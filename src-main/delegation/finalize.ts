@@ -2,7 +2,7 @@
  * After children finish: roll their cost into the parent (in memory, §1.9), write one ledger row per child
  * (§2.6) and tell the parent's memory. Failures in the ledger or memory never fail the delegation.
  */
-import { recordChildUsageAttribution, type ChildUsage } from './ledger'
+import { recordChildUsageAttribution, type ChildUsage } from '../costs'
 import type { ChildResult, DelegationDb, DelegationParent } from './types'
 
 export interface FinishedChild {

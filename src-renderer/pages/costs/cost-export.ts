@@ -26,7 +26,7 @@ export function costsJson(summary: CostSummary, view: { scope: string; days: num
 }
 
 /**
- * Whole micro-dollars, half up: the host sums every figure as integer micro-dollars (delegation/cost-pieces.ts)
+ * Whole micro-dollars, half up: the host sums every figure as integer micro-dollars (src-main/costs/pieces.ts)
  * and sends them as dollars; this recovers the integer (toPrecision drops the binary noise of the division).
  */
 const toMicros = (usd: number | null): number | null =>
