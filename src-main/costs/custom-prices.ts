@@ -4,7 +4,8 @@
  * same pieces as the Costs page. Read time only: nothing is written back to upstream's cost columns.
  */
 import type { ModelUsage, PriceOverride, SessionDetail, SessionSummary } from '@shared/contract'
-import { customUsd, moneyFromMicros, ownPieces, querySource, tokensOf } from './pieces'
+import { moneyFromMicros } from '@shared/contract/money'
+import { customUsd, ownPieces, querySource, tokensOf } from './pieces'
 import type { SessionStore } from '../store'
 
 function priceSummary<T extends SessionSummary>(store: SessionStore, s: T, overrides: PriceOverride[]): T {

@@ -9,7 +9,8 @@
  * A price override (Settings → Prices) prices a piece upstream left unpriced; it is flagged `custom`.
  */
 import type { Money, PriceOverride, Tokens } from '@shared/contract'
-import { moneyFromColumns, moneyFromLedger, sumMoney } from '@shared/contract/money'
+import { moneyFromColumns, moneyFromLedger, toMicros, type Micros } from '@shared/contract/money'
+import { ZERO_TOKENS } from '@shared/contract/tokens'
 import { repositories, type SessionStore } from '../store'
 import { spreadOverDays, type DailyRow, type Draft, type Piece, type Slice } from './days'
 import { loadChildUsageAttributions } from './ledger'
@@ -18,7 +19,6 @@ import { overrideFor, priceTokens } from './price-overrides'
 type Row = Record<string, unknown>
 
 export const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
-export const ZERO_TOKENS = (): Tokens => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 })
 export const tokensOf = (r: Row): Tokens => ({
   input: n(r.input_tokens),
   output: n(r.output_tokens),
@@ -31,12 +31,6 @@ export const used = (r: Row) =>
   n(r.input_tokens) + n(r.output_tokens) + n(r.cache_read_tokens) + n(r.cache_write_tokens) > 0
 export const ownMoney = (r: Row) => moneyFromColumns(r.estimated_cost_usd, r.actual_cost_usd, r.cost_status, used(r))
 
-/** Dollars ↔ integer micro-dollars: every sum runs on integers, the contract carries dollars. */
-export const toMicros = (m: Money): Money => (m.usd === null ? m : { ...m, usd: Math.round(m.usd * 1e6) })
-export const fromMicros = (m: Money): Money => (m.usd === null ? m : { ...m, usd: m.usd / 1e6 })
-/** Micro-dollar parts → dollars; one part keeps its own status (a lone "partial, amount unknown" stays partial). */
-export const moneyFromMicros = (parts: Money[]): Money => fromMicros(parts.length === 1 ? parts[0]! : sumMoney(parts))
-
 export const dayOf = (epoch: number) => {
   const d = new Date(epoch * 1000)
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`
@@ -44,8 +38,11 @@ export const dayOf = (epoch: number) => {
 
 export type { Piece, Slice }
 
-/** A slice as Money (micro-dollars), carrying its piece's status. */
-export const sliceMoney = (p: Piece, s: Slice): Money => ({ ...p.money, usd: p.money.usd === null ? null : s.micros })
+/** A slice in micro-dollars, carrying its piece's status. */
+export const sliceMoney = (p: Piece, s: Slice): Micros => ({
+  ...p.money,
+  micros: p.money.micros === null ? null : s.micros
+})
 
 /** Where a store's usage rows come from: prefetched for a summary, queried per session for one session. */
 export interface PieceSource {
@@ -131,10 +128,10 @@ export function ownPieces(src: PieceSource, r: Row, overrides: PriceOverride[]):
   }
   if (rows.length) {
     const cols = toMicros(ownMoney(r))
-    const routed = drafts.reduce((a, p) => a + (p.custom ? 0 : (p.money.usd ?? 0)), 0)
-    if (cols.usd !== null && cols.usd - routed > GAP_MICROS) {
+    const routed = drafts.reduce((a, p) => a + (p.custom ? 0 : (p.money.micros ?? 0)), 0)
+    if (cols.micros !== null && cols.micros - routed > GAP_MICROS) {
       const status = cols.status === 'billed' ? 'billed' : 'estimated'
-      const money: Money = { usd: cols.usd - routed, status, complete: true }
+      const money: Micros = { micros: cols.micros - routed, status, complete: true }
       drafts.push({ model: 'unattributed', money, custom: false, tokens: ZERO_TOKENS(), span: null, byCost: true })
     }
   }

@@ -4,22 +4,22 @@
  * slices inside the period (and on the chosen day, when the page is filtered to one) count.
  */
 import type { CostSummary, Money, PriceOverride, Tokens } from '@shared/contract'
+import { moneyFromMicros, type Micros } from '@shared/contract/money'
+import { addTokens, ZERO_TOKENS } from '@shared/contract/tokens'
 import { repositories } from '../store'
 import {
   childPieces,
   dayOf,
-  moneyFromMicros,
   isDelegateRow,
   ownPieces,
   prefetchedSource,
   sliceMoney,
   tokensOf,
-  ZERO_TOKENS,
   type Piece
 } from './pieces'
-import { addTokens, type ProfileStore } from './session-cost'
+import type { ProfileStore } from './session-cost'
 
-const total = (parts: Money[]): Money => moneyFromMicros(parts)
+const total = (parts: Micros[]): Money => moneyFromMicros(parts)
 
 export function costSummary(
   stores: ProfileStore[],
@@ -35,24 +35,24 @@ export function costSummary(
   const inView = (day: string) => day >= sinceDay && (!query.day || day === query.day)
   const selected = stores.filter((s) => !query.profile || query.profile === 'all' || s.profile === query.profile)
   const profiles: CostSummary['profiles'] = []
-  const models = new Map<string, { parts: Money[]; tokens: Tokens; custom: boolean }>()
-  const byDay = new Map<string, { day: string; profile: string; parts: Money[] }>()
+  const models = new Map<string, { parts: Micros[]; tokens: Tokens; custom: boolean }>()
+  const byDay = new Map<string, { day: string; profile: string; parts: Micros[] }>()
   const tokensByDay = new Map<string, { day: string; profile: string; tokens: Tokens }>()
   const top: CostSummary['topSessions'] = []
-  const custom = { parts: [] as Money[], models: new Set<string>() }
-  const all: Money[] = []
+  const custom = { parts: [] as Micros[], models: new Set<string>() }
+  const all: Micros[] = []
   for (const { profile, store } of selected) {
     const src = prefetchedSource(store)
     const owners = repositories
       .cost(store)
       .activeSince(since)
       .filter((r) => !isDelegateRow(r))
-    const ownParts: Money[] = []
-    const childParts: Money[] = []
+    const ownParts: Micros[] = []
+    const childParts: Micros[] = []
     let sessions = 0
-    /** Adds a piece's slices in view to every grouping; returns them as Money. */
-    const take = (p: Piece): Money[] => {
-      const out: Money[] = []
+    /** Adds a piece's slices in view to every grouping; returns them in micro-dollars. */
+    const take = (p: Piece): Micros[] => {
+      const out: Micros[] = []
       for (const s of p.slices) {
         if (!inView(s.day)) continue
         const m = sliceMoney(p, s)

@@ -17,9 +17,10 @@ import type {
 } from '@shared/contract'
 import { repositories } from '../store'
 import { homeOfDb, loadDelegationConfig } from './config'
-import { childPieces, moneyFromMicros, ownPieces, querySource, ZERO_TOKENS, type ProfileStore } from '../costs'
+import { childPieces, ownPieces, querySource, type ProfileStore } from '../costs'
 import type { LiveSubagentRegistry } from './live-registry'
-import { NO_COST } from '@shared/contract/money'
+import { moneyFromMicros, NO_COST } from '@shared/contract/money'
+import { ZERO_TOKENS } from '@shared/contract/tokens'
 import { expandChildren } from './registry/retained'
 import type { DelegationDb, RetainedChild } from './types'
 

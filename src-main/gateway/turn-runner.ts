@@ -35,6 +35,7 @@ import { newDeskSessionId } from './session-id'
 import { storeProbe } from './store-probe'
 import { TurnConfigResolver } from './turn-config'
 import { withTurnOverrides } from './signature'
+import { ZERO_TOKENS } from '@shared/contract/tokens'
 import { memoryRebuildReason } from './rebuild-reason'
 
 const LOG = 'gateway.run'
@@ -44,7 +45,6 @@ const RECENT_TURNS = 256
  * while a turn at this depth runs is queued and later answered as a fresh turn (depth 0) instead.
  */
 const MAX_INTERRUPT_DEPTH = 3
-const ZERO_TOKENS = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 }
 
 interface LiveTurn {
   handle: TurnHandle
@@ -477,7 +477,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         ...handle,
         status: 'error',
         error: message,
-        tokens: ZERO_TOKENS,
+        tokens: ZERO_TOKENS(),
         cost: moneyFromTurn(null),
         apiCalls: 0
       })
@@ -540,7 +540,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       ...handle,
       status: result?.status ?? 'error',
       ...(failure || result?.error ? { error: redactValues(failure ?? result?.error ?? '', secretValues) } : {}),
-      tokens: result?.tokens ?? ZERO_TOKENS,
+      tokens: result?.tokens ?? ZERO_TOKENS(),
       cost: moneyFromTurn(result),
       apiCalls: result?.apiCalls ?? 0
     }
