@@ -39,10 +39,10 @@ export function priceSessionDetail(store: SessionStore, d: SessionDetail, overri
     const r = rows.find(
       (x) =>
         x.model === u.model &&
-        String(x.billing_provider ?? '') === u.provider &&
+        String(x.billingProvider ?? '') === u.provider &&
         String(x.task ?? '') === u.task &&
-        String(x.billing_base_url ?? '') === (u.baseUrl ?? '') &&
-        String(x.billing_mode ?? '') === (u.mode ?? '')
+        String(x.billingBaseUrl ?? '') === (u.baseUrl ?? '') &&
+        String(x.billingMode ?? '') === (u.mode ?? '')
     )
     const usd = customUsd(overrides, u.model, u.baseUrl ?? '', r ? tokensOf(r) : u.tokens)
     return usd === null ? u : { ...u, cost: { usd, status: 'estimated', complete: true }, customPrice: true }

@@ -58,8 +58,7 @@ export function allocate(total: number, weights: number[]): number[] {
 const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
 const dayStart = (day: string) => new Date(`${day}T00:00:00`).getTime() / 1000
 const tokenSum = (t: Tokens) => t.input + t.output + t.cacheRead + t.cacheWrite
-const dayTokens = (d: DailyRow) =>
-  n(d.input_tokens) + n(d.output_tokens) + n(d.cache_read_tokens) + n(d.cache_write_tokens)
+const dayTokens = (d: DailyRow) => n(d.inputTokens) + n(d.outputTokens) + n(d.cacheReadTokens) + n(d.cacheWriteTokens)
 
 /**
  * Weights of each piece over its candidate days: the most constrained piece (fewest days) takes its share of each
@@ -95,7 +94,7 @@ export function spreadOverDays(drafts: Draft[], days: DailyRow[], fallbackDay: s
   })
   const costFit = fit(
     drafts.map((d, i) => ({ total: d.byCost ? (d.money.micros ?? 0) : 0, cols: cols[i]! })),
-    days.map((d) => (n(d.est) + n(d.act)) * 1e6)
+    days.map((d) => (n(d.estimatedCostUsd) + n(d.actualCostUsd)) * 1e6)
   )
   const tokenFit = fit(
     drafts.map((d, i) => ({ total: tokenSum(d.tokens), cols: cols[i]! })),

@@ -86,7 +86,7 @@ export function costSummary(
       top.push({
         profile,
         sessionId: id,
-        title: (r.title as string | null) ?? null,
+        title: r.title ?? null,
         own: total(own),
         inclusive: total([...own, ...kids]),
         ...(custom.parts.length > customBefore ? { customPrice: true } : {})
@@ -104,7 +104,7 @@ export function costSummary(
       if (d.day < sinceDay) continue
       const key = `${profile}\u0000${d.day}`
       const t = tokensByDay.get(key) ?? { day: d.day, profile, tokens: ZERO_TOKENS() }
-      addTokens(t.tokens, tokensOf(d as unknown as Record<string, unknown>))
+      addTokens(t.tokens, tokensOf(d))
       tokensByDay.set(key, t)
     }
   }

@@ -70,7 +70,7 @@ function childMoney(
     const pieces = ownPieces(src, row, overrides)
     return {
       cost: moneyFromMicros(pieces.map((p) => p.money)),
-      tokens: { ...ZERO_TOKENS(), input: n(row.input_tokens), output: n(row.output_tokens) },
+      tokens: { ...ZERO_TOKENS(), input: n(row.inputTokens), output: n(row.outputTokens) },
       custom: pieces.some((p) => p.custom)
     }
   }
