@@ -4,6 +4,7 @@
  */
 import { recordChildUsageAttribution, type ChildUsage } from '../costs'
 import type { ChildResult, DelegationDb, DelegationParent } from './types'
+import { errorMessage } from '@shared/contract/errors'
 
 export interface FinishedChild {
   taskIndex: number
@@ -59,7 +60,7 @@ export async function finalizeChildResults(
           aggregate
         })
       } catch (err) {
-        log(`child usage ledger write failed: ${(err as Error).message}`)
+        log(`child usage ledger write failed: ${errorMessage(err)}`)
       }
     }
   }
@@ -71,7 +72,7 @@ export async function finalizeChildResults(
           childSessionId: child?.childSessionId ?? r.child_session_id ?? ''
         })
       } catch (err) {
-        log(`memory on_delegation failed: ${(err as Error).message}`)
+        log(`memory on_delegation failed: ${errorMessage(err)}`)
       }
     }
   }

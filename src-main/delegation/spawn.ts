@@ -16,6 +16,7 @@ import { deliverCompletion } from './completion'
 import type { DelegateDeps } from './deps'
 import { finalizeChildResults } from './finalize'
 import type { ChildManifestEntry, ChildResult, CompletionEvent, DelegationParent } from './types'
+import { errorMessage } from '@shared/contract/errors'
 
 export interface TaskSpec {
   goal: string
@@ -68,7 +69,7 @@ export async function prepareChildren(
     try {
       spec.sessionId = await createChildSession(deps.store, parent, null, task.goal)
     } catch (err) {
-      out.push({ spec, child: null, error: `could not create the child session: ${(err as Error).message}` })
+      out.push({ spec, child: null, error: `could not create the child session: ${errorMessage(err)}` })
       continue
     }
     const built = await buildChild(deps.buildChild, spec)
@@ -224,9 +225,7 @@ export async function dispatchBackground(
       usage
     })
     await deliverCompletion(deps, event, results)
-  })().catch((err) =>
-    deps.log?.('error', `background delegation ${delegationId} failed: ${(err as Error)?.message ?? String(err)}`)
-  )
+  })().catch((err) => deps.log?.('error', `background delegation ${delegationId} failed: ${errorMessage(err)}`))
   deps.pool.track(delegationId, unit)
   deps.onUpdate?.({ profile: deps.profile, delegationId, parentSessionId: parent.sessionId })
 

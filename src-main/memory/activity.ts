@@ -10,6 +10,7 @@ import { clip } from './manager-support'
 import { redactSecrets } from './redact'
 import type { repositories } from '../store'
 import { rowToEvent } from './activity-schema'
+import { errorMessage } from '@shared/contract/errors'
 
 export const ACTIVITY_RETENTION = 10_000
 const MAX_BATCH = 500
@@ -183,7 +184,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
     try {
       return fn()
     } catch (err) {
-      log.warn(`memory activity log (${this.profile}) ${what} failed: ${(err as Error).message ?? String(err)}`)
+      log.warn(`memory activity log (${this.profile}) ${what} failed: ${errorMessage(err) ?? String(err)}`)
       return undefined
     }
   }

@@ -6,6 +6,7 @@ import { costSummary, readPriceOverrides, sessionCost } from '../../costs'
 import { estimateFollowUp, followUpRequest, listSubagents, type DelegateDeps } from '../../delegation'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
+import { errorMessage } from '@shared/contract/errors'
 
 type DelegationHandlers = Pick<
   HandlerMap,
@@ -42,7 +43,7 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
         try {
           await deps(e.name).registry.pruneRetainedChildren()
         } catch (err) {
-          s.log.warn('delegation', `pruning retained subagents of ${e.name} failed: ${(err as Error).message}`)
+          s.log.warn('delegation', `pruning retained subagents of ${e.name} failed: ${errorMessage(err)}`)
         }
       }
       return served((stores) => listSubagents(stores, q, deps('default').live, readPriceOverrides(s.root)))

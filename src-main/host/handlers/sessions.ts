@@ -2,6 +2,7 @@ import { CaduceusError } from '@shared/contract'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
 import { priceSessionDetail, priceSessionRows, readPriceOverrides } from '../../costs'
+import { errorMessage } from '@shared/contract/errors'
 
 type SessionHandlers = Pick<
   HandlerMap,
@@ -48,7 +49,7 @@ export function sessionHandlers(s: Services): SessionHandlers {
         if (title !== undefined) await store.setTitle(sessionId, title, 'user')
       } catch (err) {
         // Title rules (length, uniqueness) are user errors, not host failures.
-        throw new CaduceusError('invalid_input', (err as Error).message, 'title')
+        throw new CaduceusError('invalid_input', errorMessage(err), 'title')
       }
       if (archived !== undefined) await store.setArchived(sessionId, archived)
       if (pinned !== undefined) await store.setPinned(sessionId, pinned)
