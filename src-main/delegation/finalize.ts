@@ -5,6 +5,7 @@
 import { recordChildUsageAttribution, type ChildUsage } from '../costs'
 import type { ChildResult, DelegationDb, DelegationParent } from './types'
 import { errorMessage } from '@shared/contract/errors'
+import type { LogFn } from '@shared/contract/log'
 
 export interface FinishedChild {
   taskIndex: number
@@ -17,7 +18,7 @@ export async function finalizeChildResults(
   parent: DelegationParent,
   results: ChildResult[],
   children: FinishedChild[],
-  log: (msg: string) => void = () => {},
+  log: LogFn = () => {},
   /** The turn that dispatched the children (a background unit finishes after later turns have begun). */
   parentTurnId?: string | null
 ): Promise<{ childrenCostTotal: number; unpriced: number }> {
@@ -60,7 +61,7 @@ export async function finalizeChildResults(
           aggregate
         })
       } catch (err) {
-        log(`child usage ledger write failed: ${errorMessage(err)}`)
+        log('warn', `child usage ledger write failed: ${errorMessage(err)}`)
       }
     }
   }
@@ -72,7 +73,7 @@ export async function finalizeChildResults(
           childSessionId: child?.childSessionId ?? r.child_session_id ?? ''
         })
       } catch (err) {
-        log(`memory on_delegation failed: ${errorMessage(err)}`)
+        log('warn', `memory on_delegation failed: ${errorMessage(err)}`)
       }
     }
   }

@@ -104,7 +104,7 @@ export async function handleFollowUp(
     parent,
     [result],
     [{ taskIndex: 0, goal: text, childSessionId: built.sessionId || resumeSid }],
-    (m) => deps.log?.('warn', m)
+    deps.log
   )
   deps.onUpdate?.({ profile: deps.profile, delegationId: entry.delegationId, parentSessionId: entry.parentSessionId })
   return {

@@ -115,7 +115,7 @@ export async function runInline(
 ) {
   const started = Date.now()
   const results = await runAll(deps, parent, prepared, null, call.signal)
-  await finalizeChildResults(deps.store, parent, results, finished(prepared, tasks), (m) => deps.log?.('warn', m))
+  await finalizeChildResults(deps.store, parent, results, finished(prepared, tasks), deps.log)
   return { results, total_duration_seconds: Math.round((Date.now() - started) / 10) / 100 }
 }
 
@@ -181,14 +181,7 @@ export async function dispatchBackground(
     const results = await runAll(deps, parent, prepared, delegationId)
     // Usage rollup for the retained row; read before finalize strips the private `_child_cost_usd`.
     const usage = unitUsage(results)
-    await finalizeChildResults(
-      deps.store,
-      parent,
-      results,
-      finished(prepared, tasks),
-      (m) => deps.log?.('warn', m),
-      dispatchTurnId
-    )
+    await finalizeChildResults(deps.store, parent, results, finished(prepared, tasks), deps.log, dispatchTurnId)
     const completedAt = Date.now() / 1000
     const status = isBatch ? batchStatus(results) : results[0].status
     const event: CompletionEvent = {
