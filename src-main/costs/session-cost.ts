@@ -1,7 +1,7 @@
 /**
  * Cost read models for the contract (`costs.session`, `costs.summary`): a session's own spend, its delegated
  * children's spend (the `delegation_child_usage` ledger), and inclusive = both. Every number is a sum of the
- * same micro-dollar pieces (cost-pieces.ts), so the totals agree however they are grouped.
+ * same micro-dollar pieces (pieces.ts), so the totals agree however they are grouped.
  */
 import { moneyFromMicros } from '@shared/contract/money'
 import { addTokens, ZERO_TOKENS } from '@shared/contract/tokens'

@@ -1,6 +1,6 @@
 /**
  * `costs.summary`: the Costs page. Every figure — total, per profile, by model, by day, top sessions, the custom
- * price note — is a sum of the same micro-dollar day slices (cost-pieces.ts), so they agree exactly. Only
+ * price note — is a sum of the same micro-dollar day slices (pieces.ts), so they agree exactly. Only
  * slices inside the period (and on the chosen day, when the page is filtered to one) count.
  */
 import type { CostSummary, Money, PriceOverride, Tokens } from '@shared/contract'

@@ -48,7 +48,7 @@ function transcript(store: DelegationDb, sessionId: string): { messages: number;
 }
 
 /**
- * A child's cost by the same rule the parent's cost breakdown and the Costs page use (cost-pieces.ts): its ledger
+ * A child's cost by the same rule the parent's cost breakdown and the Costs page use (costs/pieces.ts): its ledger
  * rows, or its own session cost when the ledger has none ("unledgered") — never "—" for a child the parent bills —
  * with price overrides applied and flagged.
  */
