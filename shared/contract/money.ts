@@ -47,7 +47,7 @@ export function moneyFromColumns(estimated: unknown, actual: unknown, costStatus
 }
 
 /** The one summing rule: parts with no usage do not count; any unpriced or partial part makes the sum partial. */
-export function sumMicros(parts: Micros[]): Micros {
+function sumMicros(parts: Micros[]): Micros {
   const counted = parts.filter((p) => p.status !== 'none')
   if (counted.length === 0) return { micros: 0, status: 'none', complete: true }
   const priced = counted.filter((p) => p.micros !== null)
