@@ -12,6 +12,7 @@ import { percentiles } from './percentiles'
 import { generateBulk } from '../src-main/store/demo'
 import { spawnWriter } from '../src-main/store/test-fixtures/spawn-writer'
 import { sqliteOf } from '../src-main/store/session-store'
+import { txDb } from '../src-main/store/write-tx'
 import { shortIndexStep } from '../src-main/store/short-index'
 import { execFileSync } from 'node:child_process'
 import {
@@ -108,7 +109,7 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
       sqliteOf(store).exec('ANALYZE')
       // The raw bulk insert bypassed Caduceus's writes: one Caduceus write with no time budget brings its
       // short-text index current (normal writes do a slice each).
-      await store.write(({ db }) => shortIndexStep(db, Number.POSITIVE_INFINITY))
+      await store.write((tx) => shortIndexStep(txDb(tx), Number.POSITIVE_INFINITY))
       log(`generated in ${Math.round(performance.now() - t)} ms`)
     }
     const sessions = (sqliteOf(store).prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n

@@ -1,5 +1,6 @@
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
+import { QueryClientProvider } from '@tanstack/react-query'
 import { connectApi } from './api'
 import { App, rememberedScope } from './app/App'
 import { openTranscriptsEarly } from './app/open-early'
@@ -7,6 +8,7 @@ import { warmMarkdown } from './components/markdown/Markdown'
 import { loadThemeChoice } from './app/theme'
 import { loadApp, useApp } from './stores/app'
 import { resyncAfterReconnect, wireBridge } from './stores/bridge'
+import { queryClient } from './stores/server'
 import { setConnectionState, setTransportKind } from './stores/connection'
 import { reportError } from './stores/toasts'
 import { probeHost, setHostAccess } from './stores/auth'
@@ -42,6 +44,8 @@ connectApi((state) => {
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <App />
+    <QueryClientProvider client={queryClient}>
+      <App />
+    </QueryClientProvider>
   </StrictMode>
 )

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log'
 import { SessionStore } from '../src-main/store'
+import { txDb } from '../src-main/store/write-tx'
 
 const run = promisify(execFile)
 const repo = resolve(import.meta.dirname, '..')
@@ -47,7 +48,8 @@ beforeAll(async () => {
     },
     { role: 'tool', content: '{"km": 6000}', toolName: 'map', toolCallId: 'c1' }
   ])
-  await s.write(({ db }) => {
+  await s.write((tx) => {
+    const db = txDb(tx)
     db.prepare('UPDATE messages SET active = 0 WHERE id = ?').run(rewound)
   })
   await s.endSession('root', 'compression')
@@ -213,7 +215,8 @@ describe('sessions delete / prune', () => {
     await s.createSession('stale', 'cli')
     await s.appendMessage('stale', { role: 'user', content: 'platypus stale words', timestamp: 1000 })
     await s.endSession('stale', 'cli_close', 1000)
-    await s.write(({ db }) => {
+    await s.write((tx) => {
+      const db = txDb(tx)
       db.prepare("UPDATE sessions SET last_activity_at = 1000, started_at = 1000 WHERE id = 'stale'").run()
     })
     s.close()

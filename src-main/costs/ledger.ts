@@ -36,8 +36,8 @@ export async function recordChildUsageAttribution(
 ): Promise<void> {
   if (typeof rec.parentSessionId !== 'string' || !rec.parentSessionId) return
   const aggregate = rec.aggregate && Object.keys(rec.aggregate).length > 0 ? JSON.stringify(rec.aggregate) : null
-  await store.write(() => {
-    repositories.delegation(store).insertChildUsage({
+  await store.write((tx) => {
+    repositories.delegation(store).insertChildUsage(tx, {
       parentSessionId: rec.parentSessionId,
       parentTurnId: rec.parentTurnId ?? '',
       childSessionId: rec.childSessionId ?? '',
@@ -64,10 +64,10 @@ export function loadChildUsageAttributions(store: SessionStore, parentSessionId:
     .delegation(store)
     .listChildUsage(parentSessionId)
     .map((r) => ({
-      parentTurnId: r.parent_turn_id ?? '',
-      childSessionId: r.child_session_id ?? '',
-      usage: (asObject(r.usage_json) ?? {}) as ChildUsage,
-      aggregate: asObject(r.aggregate_json),
-      createdAt: r.created_at
+      parentTurnId: r.parentTurnId,
+      childSessionId: r.childSessionId,
+      usage: (asObject(r.usageJson) ?? {}) as ChildUsage,
+      aggregate: asObject(r.aggregateJson),
+      createdAt: r.createdAt
     }))
 }

@@ -22,19 +22,19 @@ import type { LiveSubagentRegistry } from './live-registry'
 import { moneyFromMicros, NO_COST } from '@shared/contract/money'
 import { ZERO_TOKENS } from '@shared/contract/tokens'
 import { expandChildren } from './registry/retained'
-import type { DelegationDb, RetainedChild } from './types'
+import type { DelegationDb } from './types'
 
 const FAILED = new Set(['error', 'failed', 'interrupted', 'stalled', 'cancelled'])
 const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
 
-/** A delegation row as the store's repository returns it. */
-type Row = ReturnType<ReturnType<typeof repositories.delegation>['listForSubagents']>[number]
+/** A delegation as the store's repository returns it (camelCase record). */
+type DelegationRecord = ReturnType<ReturnType<typeof repositories.delegation>['listForSubagents']>[number]
 
-function classify(r: Row, ttlHours: number): SubagentState {
+function classify(r: DelegationRecord, ttlHours: number): SubagentState {
   if (r.state === 'running' || r.state === 'finalizing') return 'running'
-  if (r.tombstoned_at !== null) {
-    const expiry = r.retained_at !== null ? r.retained_at + ttlHours * 3600 : Infinity
-    return r.tombstoned_at >= expiry - 1e-6 ? 'expired' : 'tombstoned'
+  if (r.tombstonedAt !== null) {
+    const expiry = r.retainedAt !== null ? r.retainedAt + ttlHours * 3600 : Infinity
+    return r.tombstonedAt >= expiry - 1e-6 ? 'expired' : 'tombstoned'
   }
   if (r.retained === 1) return 'retained'
   if (FAILED.has(r.state)) return 'failed'
@@ -43,8 +43,8 @@ function classify(r: Row, ttlHours: number): SubagentState {
 
 function transcript(store: DelegationDb, sessionId: string): { messages: number; chars: number } {
   if (!sessionId) return { messages: 0, chars: 0 }
-  const row = repositories.delegation(store).transcriptSize(sessionId)
-  return { messages: n(row.m), chars: n(row.c) }
+  const size = repositories.delegation(store).transcriptSize(sessionId)
+  return { messages: n(size.messages), chars: n(size.chars) }
 }
 
 /**
@@ -104,24 +104,24 @@ export function listSubagents(
     for (const r of rows) {
       const state = classify(r, ttlHours)
       if (!query.includeTombstoned && (state === 'tombstoned' || state === 'expired')) continue
-      for (const c of expandChildren({ ...r, state: r.state }) as RetainedChild[]) {
+      for (const c of expandChildren(r)) {
         const size = transcript(store, c.childSessionId)
-        const money = childMoney(store, r.parent_session_id, c.childSessionId, overrides)
+        const money = childMoney(store, r.parentSessionId, c.childSessionId, overrides)
         items.push({
           profile,
-          delegationId: r.delegation_id,
+          delegationId: r.delegationId,
           childId: c.childId || c.childSessionId,
           childSessionId: c.childSessionId,
-          parentSessionId: r.parent_session_id,
+          parentSessionId: r.parentSessionId,
           state,
           rawState: r.state,
           goal: c.goal ?? '',
           model: c.model,
-          dispatchedAt: r.dispatched_at,
-          completedAt: r.completed_at,
-          retainedAt: r.retained_at,
-          expiresAt: state === 'retained' && r.retained_at !== null ? r.retained_at + ttlHours * 3600 : null,
-          tombstonedAt: r.tombstoned_at,
+          dispatchedAt: r.dispatchedAt,
+          completedAt: r.completedAt,
+          retainedAt: r.retainedAt,
+          expiresAt: state === 'retained' && r.retainedAt !== null ? r.retainedAt + ttlHours * 3600 : null,
+          tombstonedAt: r.tombstonedAt,
           transcriptMessages: size.messages,
           transcriptChars: size.chars,
           cost: money.cost,

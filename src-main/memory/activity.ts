@@ -8,9 +8,13 @@ import type { MemoryActivityInput, MemoryActivitySink } from './activity-types'
 import { MANAGER_LOGGER, memoryLogger } from './log'
 import { clip } from './manager-support'
 import { redactSecrets } from './redact'
-import type { repositories } from '../store'
+import type { repositories, SessionStore } from '../store'
 import { rowToEvent } from './activity-schema'
 import { errorMessage } from '@shared/contract/errors'
+
+/** The table's typed SQL (store/memory-events-repo.ts) and the write handle its write functions take. */
+type MemoryEventsRepo = ReturnType<typeof repositories.memoryEvents>
+type WriteTx = Parameters<MemoryEventsRepo['insert']>[0]
 
 export const ACTIVITY_RETENTION = 10_000
 const MAX_BATCH = 500
@@ -28,11 +32,11 @@ export interface ActivityLogOptions {
   /** Prune after about this many inserts (default 100); the table holds at most retention + pruneEvery + one batch. */
   pruneEvery?: number
   /**
-   * The store's `write` (BEGIN IMMEDIATE, busy retried off the event loop). Without it inserts run as plain
-   * synchronous transactions on the connection — which block the event loop for the connection's busy timeout while
-   * another process holds the write lock, so the host always passes it.
+   * The store's `write` (BEGIN IMMEDIATE, busy retried off the event loop). Without it inserts run as the log's own
+   * plain synchronous transactions on the connection (`ownWrite`) — which block the event loop for the connection's
+   * busy timeout while another process holds the write lock, so the host always passes it.
    */
-  writer?: <T>(fn: () => T) => Promise<T>
+  writer?: SessionStore['write']
 }
 
 export type MemoryEventListener = (event: MemoryEvent) => void
@@ -49,7 +53,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
 
   /** The table's typed SQL (store/memory-events-repo.ts); it follows the store when the first write swaps connections. */
   constructor(
-    private readonly events: ReturnType<typeof repositories.memoryEvents>,
+    private readonly events: MemoryEventsRepo,
     readonly profile: string,
     options: ActivityLogOptions = {}
   ) {
@@ -101,9 +105,9 @@ export class MemoryActivityLog implements MemoryActivitySink {
     this.pending = []
     if (this.writer) {
       // Uncontended, the store runs this at once (same tick); under a foreign lock, later and off the loop.
-      this.writer(() => {
-        const ids = batch.map((e) => this.events.insert(e))
-        if ((this.sincePrune += batch.length) >= this.pruneEvery) this.prune()
+      this.writer((tx) => {
+        const ids = batch.map((e) => this.events.insert(tx, e))
+        if ((this.sincePrune += batch.length) >= this.pruneEvery) this.prune(tx)
         return ids
       }).then(
         (ids) => this.delivered(batch, ids),
@@ -114,7 +118,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
       )
       return
     }
-    const ids = this.attempt('insert', () => this.events.insertBatch(batch))
+    const ids = this.attempt('insert', () => this.events.ownWrite((tx) => batch.map((e) => this.events.insert(tx, e))))
     if (ids && (this.sincePrune += batch.length) >= this.pruneEvery) this.prune()
     this.delivered(batch, ids)
   }
@@ -166,7 +170,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
         lastPrefetch: pre ? lastRecall(pre) : null,
         lastSyncError: sync ? { at: sync.at, summary: sync.summary } : null,
         syncs: s.syncs ?? 0,
-        syncFailures: s.sync_failures ?? 0,
+        syncFailures: s.syncFailures ?? 0,
         writes: s.writes ?? 0
       }
     })
@@ -175,9 +179,12 @@ export class MemoryActivityLog implements MemoryActivitySink {
     return rows.sort((a, b) => rank(a) - rank(b) || a.provider.localeCompare(b.provider))
   }
 
-  private prune(): void {
+  /** Inside the inserting write when given one, else in the log's own transaction. */
+  private prune(tx?: WriteTx): void {
     this.sincePrune = 0
-    this.attempt('prune', () => this.events.prune(this.retention))
+    this.attempt('prune', () =>
+      tx ? this.events.prune(tx, this.retention) : this.events.ownWrite((own) => this.events.prune(own, this.retention))
+    )
   }
 
   private attempt<T>(what: string, fn: () => T): T | undefined {
@@ -190,12 +197,12 @@ export class MemoryActivityLog implements MemoryActivitySink {
   }
 }
 
-function lastRecall(pre: { ok: number; latency_ms: number | null; size: number | null; at: number; summary: string }) {
+function lastRecall(pre: NonNullable<ReturnType<MemoryEventsRepo['lastPrefetch']>>) {
   const { query, outcome } = readRecallSummary(pre.summary ?? '')
   return {
     at: pre.at,
     ok: pre.ok === 1,
-    latencyMs: pre.latency_ms,
+    latencyMs: pre.latencyMs,
     size: pre.ok === 1 ? pre.size : null,
     query,
     detail: outcome || null

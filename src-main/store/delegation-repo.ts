@@ -1,67 +1,24 @@
 /**
  * SQL of the delegation subsystem: `async_delegations` (durable registry, delivery, retained children, recovery)
- * and `delegation_child_usage` (the child-usage ledger). Upstream column names; camelCase API. Write functions
- * must run inside `store.write()` — the delegation registry keeps its transactions, this file only owns the SQL.
+ * and `delegation_child_usage` (the child-usage ledger). Reads are drizzle selects on the schema's tables that
+ * return camelCase records (field types derived from the column definitions, no casts); writes take the
+ * `WriteTx` that only `store.write()` hands out, so they cannot run outside the store's write transaction.
  */
 import type Database from 'better-sqlite3'
-import { sqliteOf, type SessionStore } from './session-store'
+import { and, asc, count, desc, eq, inArray, isNotNull, isNull, ne, notInArray, sql } from 'drizzle-orm'
+import { ormOf, sqliteOf, type SessionStore } from './session-store'
 import { existingColumns } from './reconcile'
+import { asyncDelegations as d, delegationChildUsage as u, messages as m } from './schema'
+import { txDb, type Orm, type WriteTx } from './write-tx'
 
 /** States that are not terminal; everything else is. */
+const ACTIVE = ['running', 'finalizing']
 const ACTIVE_STATES = "('running', 'finalizing')"
 /** Live retained rows are never deleted by housekeeping: they are the follow-up registry. */
 const NOT_LIVE_RETAINED = '(COALESCE(retained, 0) = 0 OR tombstoned_at IS NOT NULL)'
 
-export interface RetainedDelegationRow {
-  delegation_id: string
-  parent_session_id: string | null
-  owner_profile: string | null
-  state: string
-  retained_at: number | null
-  completed_at: number | null
-  child_session_id: string | null
-  children_json: string | null
-}
-
-export interface DurableDelegationRow {
-  delegation_id: string
-  origin_session: string
-  state: string
-  dispatched_at: number
-  completed_at: number | null
-  result_json: string | null
-  delivery_state: string
-  delivery_attempts: number
-  origin_session_id: string | null
-}
-
-export interface ActiveDelegationRow {
-  delegation_id: string
-  owner_pid: number | null
-  owner_started_at: number | null
-  origin_session: string
-  origin_ui_session_id: string
-  origin_session_id: string | null
-  parent_session_id: string | null
-  dispatched_at: number
-  task_json: string | null
-}
-
-export interface SubagentDelegationRow {
-  delegation_id: string
-  parent_session_id: string | null
-  owner_profile: string | null
-  state: string
-  dispatched_at: number | null
-  completed_at: number | null
-  retained: number | null
-  retained_at: number | null
-  tombstoned_at: number | null
-  child_session_id: string | null
-  children_json: string | null
-}
-
-export interface DispatchRow {
+/** A new dispatch (camelCase input; the columns are upstream's). */
+export interface NewDispatch {
   delegationId: string
   originSession: string
   originUiSessionId: string
@@ -74,23 +31,30 @@ export interface DispatchRow {
   originSessionId: string
 }
 
-export interface ChildUsageRow {
-  parent_turn_id: string
-  child_session_id: string
-  usage_json: string
-  aggregate_json: string | null
-  created_at: number
+/** '' when unknown: a home whose upstream ALTER-added the column (nullable) may hold NULL. */
+const originSessionId = () => sql<string>`COALESCE(${d.origin_session_id}, '')`
+
+/** The fields both retained-children reads select (listRetained, listForSubagents). */
+const retainedFields = {
+  delegationId: d.delegation_id,
+  parentSessionId: d.parent_session_id,
+  ownerProfile: d.owner_profile,
+  state: d.state,
+  retainedAt: d.retained_at,
+  completedAt: d.completed_at,
+  childSessionId: d.child_session_id,
+  childrenJson: d.children_json
 }
 
-/** `conn` is read per call: a lazily opened profile's store swaps connections when its first write creates state.db. */
 /** Start-up restore acts only on a ledger in the current shape: an older upstream's rows are its own to deliver. */
 const currentLedger = (db: Database.Database) => existingColumns(db, 'async_delegations').has('origin_session_id')
 
-function repo(conn: () => Database.Database) {
+/** `conn`/`orm` are read per call: a lazily opened profile's store swaps connections when its first write creates state.db. */
+function repo(conn: () => Database.Database, orm: () => Orm) {
   return {
     // ---- durable rows ----
-    insertDispatch(r: DispatchRow): void {
-      conn()
+    insertDispatch(tx: WriteTx, r: NewDispatch): void {
+      txDb(tx)
         .prepare(
           `INSERT OR REPLACE INTO async_delegations
           (delegation_id, origin_session, origin_ui_session_id, parent_session_id, state, dispatched_at, updated_at,
@@ -111,6 +75,7 @@ function repo(conn: () => Database.Database) {
         )
     },
     recordCompletion(
+      tx: WriteTx,
       id: string,
       status: string,
       completedAt: number,
@@ -118,30 +83,27 @@ function repo(conn: () => Database.Database) {
       resultJson: string | null,
       now: number
     ): void {
-      conn()
+      txDb(tx)
         .prepare(
           `UPDATE async_delegations SET state = ?, completed_at = ?, event_json = ?, result_json = ?,
            delivery_state = 'pending', updated_at = ? WHERE delegation_id = ?`
         )
         .run(status, completedAt, eventJson, resultJson, now, id)
     },
-    deleteDeliveredBefore(cutoff: number): number {
-      return conn()
+    deleteDeliveredBefore(tx: WriteTx, cutoff: number): number {
+      return txDb(tx)
         .prepare(
           `DELETE FROM async_delegations WHERE delivery_state = 'delivered' AND updated_at < ? AND ${NOT_LIVE_RETAINED}`
         )
         .run(cutoff).changes
     },
     countTerminal(): number {
-      return (
-        conn().prepare(`SELECT COUNT(*) AS n FROM async_delegations WHERE state NOT IN ${ACTIVE_STATES}`).get() as {
-          n: number
-        }
-      ).n
+      const r = orm().select({ n: count() }).from(d).where(notInArray(d.state, ACTIVE)).get()
+      return r?.n ?? 0
     },
     /** Delivered/dropped first, oldest first: a result nobody has seen yet is the last thing to go. */
-    deleteOldestSettledTerminal(limit: number): number {
-      return conn()
+    deleteOldestSettledTerminal(tx: WriteTx, limit: number): number {
+      return txDb(tx)
         .prepare(
           `DELETE FROM async_delegations WHERE delegation_id IN (
              SELECT delegation_id FROM async_delegations
@@ -151,16 +113,15 @@ function repo(conn: () => Database.Database) {
         .run(limit).changes
     },
     countPendingTerminal(): number {
-      return (
-        conn()
-          .prepare(
-            `SELECT COUNT(*) AS n FROM async_delegations WHERE state NOT IN ${ACTIVE_STATES} AND delivery_state = 'pending'`
-          )
-          .get() as { n: number }
-      ).n
+      const r = orm()
+        .select({ n: count() })
+        .from(d)
+        .where(and(notInArray(d.state, ACTIVE), eq(d.delivery_state, 'pending')))
+        .get()
+      return r?.n ?? 0
     },
-    deleteOldestPendingTerminal(limit: number): number {
-      return conn()
+    deleteOldestPendingTerminal(tx: WriteTx, limit: number): number {
+      return txDb(tx)
         .prepare(
           `DELETE FROM async_delegations WHERE delegation_id IN (
              SELECT delegation_id FROM async_delegations
@@ -169,22 +130,35 @@ function repo(conn: () => Database.Database) {
         )
         .run(limit).changes
     },
-    getDurable(id: string): DurableDelegationRow | undefined {
-      return conn()
-        .prepare(
-          `SELECT delegation_id, origin_session, state, dispatched_at, completed_at, result_json, delivery_state,
-              delivery_attempts, origin_session_id FROM async_delegations WHERE delegation_id = ?`
-        )
-        .get(id) as DurableDelegationRow | undefined
+    getDurable(id: string) {
+      return orm()
+        .select({
+          delegationId: d.delegation_id,
+          originSession: d.origin_session,
+          state: d.state,
+          dispatchedAt: d.dispatched_at,
+          completedAt: d.completed_at,
+          resultJson: d.result_json,
+          deliveryState: d.delivery_state,
+          deliveryAttempts: d.delivery_attempts,
+          originSessionId: originSessionId()
+        })
+        .from(d)
+        .where(eq(d.delegation_id, id))
+        .get()
     },
 
     // ---- delivery ----
     exists(id: string): boolean {
-      return !!conn().prepare('SELECT 1 FROM async_delegations WHERE delegation_id = ?').get(id)
+      return !!orm()
+        .select({ one: sql<number>`1` })
+        .from(d)
+        .where(eq(d.delegation_id, id))
+        .get()
     },
-    claimDelivery(id: string, claim: string, now: number, staleBefore: number): boolean {
+    claimDelivery(tx: WriteTx, id: string, claim: string, now: number, staleBefore: number): boolean {
       return (
-        conn()
+        txDb(tx)
           .prepare(
             `UPDATE async_delegations SET delivery_claim = ?, delivery_claimed_at = ?, delivery_attempts = delivery_attempts + 1, updated_at = ?
            WHERE delegation_id = ? AND delivery_state = 'pending' AND (delivery_claim IS NULL OR delivery_claimed_at IS NULL OR delivery_claimed_at < ?)`
@@ -192,31 +166,34 @@ function repo(conn: () => Database.Database) {
           .run(claim, now, now, id, staleBefore).changes === 1
       )
     },
-    deliveryClaim(id: string): { delivery_attempts: number; delivery_claim: string | null } | undefined {
-      return conn()
-        .prepare('SELECT delivery_attempts, delivery_claim FROM async_delegations WHERE delegation_id = ?')
-        .get(id) as { delivery_attempts: number; delivery_claim: string | null } | undefined
+    /** Read inside the write that acts on it (release after a failed delivery). */
+    deliveryClaim(id: string) {
+      return orm()
+        .select({ deliveryAttempts: d.delivery_attempts, deliveryClaim: d.delivery_claim })
+        .from(d)
+        .where(eq(d.delegation_id, id))
+        .get()
     },
-    markDropped(id: string, now: number): void {
-      conn()
+    markDropped(tx: WriteTx, id: string, now: number): void {
+      txDb(tx)
         .prepare(
           `UPDATE async_delegations SET delivery_state = 'dropped', delivery_claim = NULL, delivery_claimed_at = NULL, updated_at = ? WHERE delegation_id = ?`
         )
         .run(now, id)
     },
-    releaseClaim(id: string, now: number): void {
-      conn()
+    releaseClaim(tx: WriteTx, id: string, now: number): void {
+      txDb(tx)
         .prepare(
           'UPDATE async_delegations SET delivery_claim = NULL, delivery_claimed_at = NULL, updated_at = ? WHERE delegation_id = ?'
         )
         .run(now, id)
     },
     /** pending → delivered, guarded by the claim when one is given. */
-    setDelivered(id: string, claim: string | null, now: number): boolean {
+    setDelivered(tx: WriteTx, id: string, claim: string | null, now: number): boolean {
       const guard = claim === null ? '' : ' AND delivery_claim = ?'
       const args: unknown[] = claim === null ? [now, now, id] : [now, now, id, claim]
       return (
-        conn()
+        txDb(tx)
           .prepare(
             `UPDATE async_delegations SET delivery_state = 'delivered', delivered_at = ?, delivery_claim = NULL, delivery_claimed_at = NULL, updated_at = ?
            WHERE delegation_id = ? AND delivery_state = 'pending'${guard}`
@@ -224,12 +201,12 @@ function repo(conn: () => Database.Database) {
           .run(...args).changes === 1
       )
     },
-    dropPending(id: string, claim: string | undefined, now: number): boolean {
+    dropPending(tx: WriteTx, id: string, claim: string | undefined, now: number): boolean {
       const guard = claim === undefined ? '' : ' AND delivery_claim = ?'
       const args: unknown[] = [now, id]
       if (claim !== undefined) args.push(claim)
       return (
-        conn()
+        txDb(tx)
           .prepare(
             `UPDATE async_delegations SET delivery_state = 'dropped', delivery_claim = NULL, delivery_claimed_at = NULL, updated_at = ? WHERE delegation_id = ? AND delivery_state = 'pending'${guard}`
           )
@@ -237,47 +214,48 @@ function repo(conn: () => Database.Database) {
       )
     },
     /** Terminal rows still waiting for delivery, oldest completion first (upstream restore order). */
-    listUndelivered(): Array<{ delegation_id: string; event_json: string }> {
+    listUndelivered(): Array<{ delegationId: string; eventJson: string }> {
       if (!currentLedger(conn())) return []
-      return conn()
-        .prepare(
-          `SELECT delegation_id, event_json FROM async_delegations
-       WHERE state != 'running' AND delivery_state = 'pending' AND event_json IS NOT NULL
-       ORDER BY completed_at ASC, delegation_id ASC`
-        )
-        .all() as Array<{ delegation_id: string; event_json: string }>
+      return orm()
+        .select({ delegationId: d.delegation_id, eventJson: d.event_json })
+        .from(d)
+        .where(and(ne(d.state, 'running'), eq(d.delivery_state, 'pending'), isNotNull(d.event_json)))
+        .orderBy(asc(d.completed_at), asc(d.delegation_id))
+        .all()
+        .flatMap((r) => (r.eventJson === null ? [] : [{ delegationId: r.delegationId, eventJson: r.eventJson }]))
     },
 
     // ---- retained children ----
     setChildren(
+      tx: WriteTx,
       id: string,
       childrenJson: string,
       childSessionId: string | null,
       ownerProfile: string,
       now: number
     ): void {
-      conn()
+      txDb(tx)
         .prepare(
           `UPDATE async_delegations SET children_json = ?, child_session_id = ?, owner_profile = ?, updated_at = ? WHERE delegation_id = ?`
         )
         .run(childrenJson, childSessionId, ownerProfile, now, id)
     },
-    markRetained(id: string, usageJson: string | null, now: number): void {
-      conn()
+    markRetained(tx: WriteTx, id: string, usageJson: string | null, now: number): void {
+      txDb(tx)
         .prepare(
           `UPDATE async_delegations SET retained = 1, retained_at = ?, usage_json = ?, updated_at = ? WHERE delegation_id = ? AND tombstoned_at IS NULL`
         )
         .run(now, usageJson, now, id)
     },
-    tombstoneRetainedBefore(cutoff: number, now: number): number {
-      return conn()
+    tombstoneRetainedBefore(tx: WriteTx, cutoff: number, now: number): number {
+      return txDb(tx)
         .prepare(
           `UPDATE async_delegations SET tombstoned_at = ?, updated_at = ? WHERE retained = 1 AND tombstoned_at IS NULL AND retained_at < ?`
         )
         .run(now, now, cutoff).changes
     },
-    tombstoneRetainedBeyond(maxRetained: number, now: number): number {
-      return conn()
+    tombstoneRetainedBeyond(tx: WriteTx, maxRetained: number, now: number): number {
+      return txDb(tx)
         .prepare(
           `UPDATE async_delegations SET tombstoned_at = ?, updated_at = ? WHERE delegation_id IN (
            SELECT delegation_id FROM async_delegations WHERE retained = 1 AND tombstoned_at IS NULL
@@ -287,22 +265,24 @@ function repo(conn: () => Database.Database) {
     },
     /** Any live retained row? (No write at all otherwise: start-up must not take the lock nor create a missing file.) */
     hasLiveRetained(): boolean {
-      return !!conn()
-        .prepare('SELECT 1 FROM async_delegations WHERE retained = 1 AND tombstoned_at IS NULL LIMIT 1')
+      return !!orm()
+        .select({ one: sql<number>`1` })
+        .from(d)
+        .where(and(eq(d.retained, 1), isNull(d.tombstoned_at)))
+        .limit(1)
         .get()
     },
-    listRetained(): RetainedDelegationRow[] {
-      return conn()
-        .prepare(
-          `SELECT delegation_id, parent_session_id, owner_profile, state, retained_at, completed_at, child_session_id, children_json
-       FROM async_delegations WHERE retained = 1 AND tombstoned_at IS NULL
-       ORDER BY retained_at DESC, dispatched_at DESC, delegation_id DESC` // no rowid: reads may go through a view
-        )
-        .all() as RetainedDelegationRow[]
+    listRetained() {
+      return orm()
+        .select(retainedFields)
+        .from(d)
+        .where(and(eq(d.retained, 1), isNull(d.tombstoned_at)))
+        .orderBy(desc(d.retained_at), desc(d.dispatched_at), desc(d.delegation_id)) // no rowid: reads may go through a view
+        .all()
     },
-    tombstoneRetained(id: string, now: number): boolean {
+    tombstoneRetained(tx: WriteTx, id: string, now: number): boolean {
       return (
-        conn()
+        txDb(tx)
           .prepare(
             `UPDATE async_delegations SET tombstoned_at = ?, updated_at = ? WHERE delegation_id = ? AND retained = 1 AND tombstoned_at IS NULL`
           )
@@ -311,17 +291,26 @@ function repo(conn: () => Database.Database) {
     },
 
     // ---- recovery ----
-    listActive(): ActiveDelegationRow[] {
+    listActive() {
       if (!currentLedger(conn())) return []
-      return conn()
-        .prepare(
-          `SELECT delegation_id, owner_pid, owner_started_at, origin_session, origin_ui_session_id, origin_session_id,
-              parent_session_id, dispatched_at, task_json FROM async_delegations WHERE state IN ('running', 'finalizing')`
-        )
-        .all() as ActiveDelegationRow[]
+      return orm()
+        .select({
+          delegationId: d.delegation_id,
+          ownerPid: d.owner_pid,
+          ownerStartedAt: d.owner_started_at,
+          originSession: d.origin_session,
+          originUiSessionId: d.origin_ui_session_id,
+          originSessionId: originSessionId(),
+          parentSessionId: d.parent_session_id,
+          dispatchedAt: d.dispatched_at,
+          taskJson: d.task_json
+        })
+        .from(d)
+        .where(inArray(d.state, ACTIVE))
+        .all()
     },
-    markAbandoned(id: string, eventJson: string | null, resultJson: string | null, now: number): number {
-      return conn()
+    markAbandoned(tx: WriteTx, id: string, eventJson: string | null, resultJson: string | null, now: number): number {
+      return txDb(tx)
         .prepare(
           `UPDATE async_delegations SET state = 'unknown', completed_at = ?, event_json = ?, result_json = ?, delivery_state = 'pending',
                delivery_claim = NULL, delivery_claimed_at = NULL, updated_at = ? WHERE delegation_id = ? AND state IN ('running', 'finalizing')`
@@ -330,58 +319,79 @@ function repo(conn: () => Database.Database) {
     },
 
     // ---- subagents read model ----
-    listForSubagents(parentSessionId?: string): SubagentDelegationRow[] {
-      return conn()
-        .prepare(
-          `SELECT delegation_id, parent_session_id, owner_profile, state, dispatched_at, completed_at, retained, retained_at, tombstoned_at,
-           child_session_id, children_json FROM async_delegations ${parentSessionId ? 'WHERE parent_session_id = ?' : ''}
-         ORDER BY COALESCE(retained_at, completed_at, dispatched_at) DESC`
-        )
-        .all(...(parentSessionId ? [parentSessionId] : [])) as SubagentDelegationRow[]
+    listForSubagents(parentSessionId?: string) {
+      return orm()
+        .select({
+          ...retainedFields,
+          dispatchedAt: d.dispatched_at,
+          retained: d.retained,
+          tombstonedAt: d.tombstoned_at
+        })
+        .from(d)
+        .where(parentSessionId ? eq(d.parent_session_id, parentSessionId) : undefined)
+        .orderBy(desc(sql`COALESCE(${d.retained_at}, ${d.completed_at}, ${d.dispatched_at})`))
+        .all()
     },
 
     // ---- messages the delegation subsystem inspects ----
     /** A completion notice already delivered into this session for this delegation (idempotent delivery). */
     findNotice(sessionId: string, displayKind: string, delegationId: string): number | null {
-      const row = conn()
-        .prepare(
-          `SELECT id FROM messages WHERE session_id = ? AND display_kind = ? AND json_extract(display_metadata, '$.delegation_id') = ? LIMIT 1`
+      const row = orm()
+        .select({ id: m.id })
+        .from(m)
+        .where(
+          and(
+            eq(m.session_id, sessionId),
+            eq(m.display_kind, displayKind),
+            sql`json_extract(${m.display_metadata}, '$.delegation_id') = ${delegationId}`
+          )
         )
-        .get(sessionId, displayKind, delegationId) as { id: number } | undefined
+        .limit(1)
+        .get()
       return row?.id ?? null
     },
     /** Non-system message count and content size of a child transcript. */
-    transcriptSize(sessionId: string): { m: number; c: number } {
-      return conn()
-        .prepare(
-          `SELECT COUNT(*) AS m, COALESCE(SUM(LENGTH(content)), 0) AS c FROM messages WHERE session_id = ? AND role != 'system'`
-        )
-        .get(sessionId) as { m: number; c: number }
+    transcriptSize(sessionId: string): { messages: number; chars: number } {
+      const r = orm()
+        .select({ messages: count(), chars: sql<number>`COALESCE(SUM(LENGTH(${m.content})), 0)` })
+        .from(m)
+        .where(and(eq(m.session_id, sessionId), ne(m.role, 'system')))
+        .get()
+      return { messages: r?.messages ?? 0, chars: r?.chars ?? 0 }
     },
 
     // ---- delegation_child_usage ledger ----
-    insertChildUsage(r: {
-      parentSessionId: string
-      parentTurnId: string
-      childSessionId: string
-      usageJson: string
-      aggregateJson: string | null
-      createdAt: number
-    }): void {
-      conn()
+    insertChildUsage(
+      tx: WriteTx,
+      r: {
+        parentSessionId: string
+        parentTurnId: string
+        childSessionId: string
+        usageJson: string
+        aggregateJson: string | null
+        createdAt: number
+      }
+    ): void {
+      txDb(tx)
         .prepare(
           `INSERT INTO delegation_child_usage (parent_session_id, parent_turn_id, child_session_id, usage_json, aggregate_json, created_at)
          VALUES (?, ?, ?, ?, ?, ?)`
         )
         .run(r.parentSessionId, r.parentTurnId, r.childSessionId, r.usageJson, r.aggregateJson, r.createdAt)
     },
-    listChildUsage(parentSessionId: string): ChildUsageRow[] {
-      return conn()
-        .prepare(
-          `SELECT parent_turn_id, child_session_id, usage_json, aggregate_json, created_at FROM delegation_child_usage
-       WHERE parent_session_id = ? ORDER BY id ASC`
-        )
-        .all(parentSessionId) as ChildUsageRow[]
+    listChildUsage(parentSessionId: string) {
+      return orm()
+        .select({
+          parentTurnId: u.parent_turn_id,
+          childSessionId: u.child_session_id,
+          usageJson: u.usage_json,
+          aggregateJson: u.aggregate_json,
+          createdAt: u.created_at
+        })
+        .from(u)
+        .where(eq(u.parent_session_id, parentSessionId))
+        .orderBy(asc(u.id))
+        .all()
     }
   }
 }
@@ -393,6 +403,13 @@ const cache = new WeakMap<SessionStore, DelegationRepo>()
 /** Typed access to the delegation tables of one store. */
 export function delegationRepo(store: SessionStore): DelegationRepo {
   let r = cache.get(store)
-  if (!r) cache.set(store, (r = repo(() => sqliteOf(store))))
+  if (!r)
+    cache.set(
+      store,
+      (r = repo(
+        () => sqliteOf(store),
+        () => ormOf(store)
+      ))
+    )
   return r
 }

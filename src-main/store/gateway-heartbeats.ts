@@ -4,6 +4,9 @@
  * its own cron scheduler stands down and the two never run the same jobs.
  */
 import type Database from 'better-sqlite3'
+import { and, desc, eq, gte, or } from 'drizzle-orm'
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
+import { gatewayHeartbeats as g } from './schema'
 
 export interface GatewayHeartbeat {
   backendId: string
@@ -15,6 +18,13 @@ export interface GatewayHeartbeat {
 /** Heartbeats older than this are a crashed or stopped gateway. */
 export const HEARTBEAT_STALE_SECONDS = 120
 
+const orms = new WeakMap<Database.Database, BetterSQLite3Database>()
+const ormOn = (db: Database.Database) => {
+  let orm = orms.get(db)
+  if (!orm) orms.set(db, (orm = drizzle(db)))
+  return orm
+}
+
 export function liveUpstreamGateway(
   db: Database.Database,
   profile: string,
@@ -24,12 +34,12 @@ export function liveUpstreamGateway(
   const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'gateway_heartbeats'").get()
   if (!exists) return null
   // A row with an empty profile predates per-profile heartbeats: it speaks for the DB's own profile.
-  const row = db
-    .prepare(
-      `SELECT backend_id, pid, last_heartbeat, host FROM gateway_heartbeats
-     WHERE last_heartbeat >= ? AND (profile = '' OR profile = ?) ORDER BY last_heartbeat DESC LIMIT 1`
-    )
-    .get(nowSec - staleAfter, profile) as
-    { backend_id: string; pid: number; last_heartbeat: number; host: string } | undefined
-  return row ? { backendId: row.backend_id, pid: row.pid, lastHeartbeat: row.last_heartbeat, host: row.host } : null
+  const row = ormOn(db)
+    .select({ backendId: g.backend_id, pid: g.pid, lastHeartbeat: g.last_heartbeat, host: g.host })
+    .from(g)
+    .where(and(gte(g.last_heartbeat, nowSec - staleAfter), or(eq(g.profile, ''), eq(g.profile, profile))))
+    .orderBy(desc(g.last_heartbeat))
+    .limit(1)
+    .get()
+  return row ?? null
 }

@@ -26,7 +26,9 @@
  *   never after rollback), synchronously. Use it for in-process bookkeeping; don't also emit events
  *   from it, or own writes would be announced twice.
  * - SQL on state.db lives only in this folder: other subsystems call typed `repositories` (delegation,
- *   cost, memoryEvents) and run their writes inside `store.write(() => …)`; the handle is private.
+ *   cost, memoryEvents; delegation and memoryEvents return camelCase records read through drizzle). Their write
+ *   functions take the `WriteTx` that only `store.write((tx) => …)` hands out (write-tx.ts), so a write outside
+ *   the transaction does not compile. The handle is private.
  */
 export { SessionStore } from './session-store'
 export { setSqliteNativeBinding } from './open'
@@ -42,6 +44,6 @@ import { memoryEventsRepo } from './memory-events-repo'
 /**
  * Typed SQL for the tables other subsystems own, per table group: `delegation` (async_delegations,
  * delegation_child_usage, the messages delivery checks), `cost` (session/usage rows behind the cost views),
- * `memoryEvents` (cad_memory_events). Each takes the SessionStore; writes run inside `store.write()`.
+ * `memoryEvents` (cad_memory_events). Each takes the SessionStore; write functions take the `WriteTx` of `store.write()`.
  */
 export const repositories = { delegation: delegationRepo, cost: costRepo, memoryEvents: memoryEventsRepo }

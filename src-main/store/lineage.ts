@@ -7,22 +7,25 @@ import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
 import type { SessionKind } from '@shared/contract'
 import { jsonObject } from './util'
+import type { sessions } from './schema'
 
 const MAX_STEPS = 1000
 export const DELEGATE_SOURCES = new Set(['delegate', 'subagent'])
 
-export interface LineageRow {
-  id: string
-  source: string
-  parent_session_id: string | null
-  end_reason: string | null
-  ended_at: number | null
-  model_config: string | null
-  started_at: number
-  last_activity_at: number | null
-}
+/** The columns a lineage walk reads: the SQL list and the row type come from this one list and the schema. */
+const LINEAGE_COLUMNS = [
+  'id',
+  'source',
+  'parent_session_id',
+  'end_reason',
+  'ended_at',
+  'model_config',
+  'started_at',
+  'last_activity_at'
+] as const
+export type LineageRow = Pick<typeof sessions.$inferSelect, (typeof LINEAGE_COLUMNS)[number]>
 
-const COLS = 'id, source, parent_session_id, end_reason, ended_at, model_config, started_at, last_activity_at'
+const COLS = LINEAGE_COLUMNS.join(', ')
 
 export function markers(modelConfig: string | null) {
   const mc = jsonObject(modelConfig)

@@ -1,41 +1,28 @@
 /**
  * `cad_memory_events`: Caduceus-only table in each profile's state.db holding the memory activity log.
- * Created and reconciled additively here (never dropped); the memory subsystem reaches it only through
- * these typed functions. Writes are the log's own batched transaction (not `store.write()`): the log must
- * never wait on, or fail, a turn.
+ * Created and reconciled additively here (never dropped) from its drizzle definition (schema/caduceus.ts);
+ * the memory subsystem reaches it only through these typed functions. Reads are drizzle selects returning
+ * camelCase records; writes take a `WriteTx`: the store's (`store.write()`, what the host uses) or, for a log
+ * without the store's writer, the log's own plain transaction (`ownWrite`).
  */
 import type Database from 'better-sqlite3'
-import { sqliteOf, type SessionStore } from './session-store'
+import { and, desc, eq, inArray, isNotNull, lt, notLike, or, sql, type SQL } from 'drizzle-orm'
+import { getTableConfig } from 'drizzle-orm/sqlite-core'
+import { ormOf, sqliteOf, type SessionStore } from './session-store'
+import { cadMemoryEvents as t } from './schema'
+import { addColumnSql, columnFacts } from './schema/ddl'
+import { existingColumns } from './reconcile'
+import { txDb, WriteTx, type Orm } from './write-tx'
 
-const COLUMNS: Array<[string, string]> = [
-  ['provider', "TEXT NOT NULL DEFAULT ''"],
-  ['kind', "TEXT NOT NULL DEFAULT 'hook'"],
-  ['name', "TEXT NOT NULL DEFAULT ''"],
-  ['session_id', 'TEXT'],
-  ['turn_id', 'TEXT'],
-  ['ok', 'INTEGER NOT NULL DEFAULT 1'],
-  ['latency_ms', 'REAL'],
-  ['summary', "TEXT NOT NULL DEFAULT ''"],
-  ['size', 'INTEGER'],
-  ['at', 'REAL NOT NULL DEFAULT 0']
-]
+/** DDL from the table definition (schema/caduceus.ts): `id` is the key, the rest are added when missing. */
+const FACTS = columnFacts(t)
+const TABLE = getTableConfig(t).name
+const COLUMNS = FACTS.filter((c) => !c.primary)
+/** `name TYPE [NOT NULL] [DEFAULT …]`: the column as the additive reconcile would add it. */
+const columnSql = (c: (typeof FACTS)[number]) => addColumnSql(TABLE, c).slice(`ALTER TABLE ${TABLE} ADD COLUMN `.length)
 
-/** A row as stored; values written by another version may be odd, so the reader coerces. */
-export interface MemoryEventRow {
-  id: number
-  provider: unknown
-  kind: unknown
-  name: unknown
-  session_id: unknown
-  turn_id: unknown
-  ok: unknown
-  latency_ms: unknown
-  summary: unknown
-  size: unknown
-  at: unknown
-}
-
-export interface NewMemoryEventRow {
+/** A new event (camelCase input; `ok` as a boolean). */
+export interface NewMemoryEvent {
   provider: string
   kind: string
   name: string
@@ -57,145 +44,178 @@ export interface MemoryEventFilter {
   limit: number
 }
 
-/** `conn` is read per call: a lazily opened profile's store swaps connections when its first write creates state.db. */
-/** Per-provider counts over the activity log (one row per provider). */
-interface ProviderStatsRow {
-  provider: string
-  calls: number
-  errors: number
-  refusals: number
-  syncs: number
-  sync_failures: number
-  writes: number
+/** An event as stored, camelCase; types from the columns (values written by another version may be odd: the reader coerces). */
+const eventFields = {
+  id: t.id,
+  provider: t.provider,
+  kind: t.kind,
+  name: t.name,
+  sessionId: t.session_id,
+  turnId: t.turn_id,
+  ok: t.ok,
+  latencyMs: t.latency_ms,
+  summary: t.summary,
+  size: t.size,
+  at: t.at
 }
 
-function repo(conn: () => Database.Database) {
+/**
+ * The fields to select on this connection: a table an older Caduceus created may lack columns (they are added by
+ * the next insert, never by a read), so a missing column reads as its declared default, like the read shim does.
+ */
+function fieldsOn(db: Database.Database): typeof eventFields {
+  const have = existingColumns(db, TABLE)
+  if (FACTS.every((c) => have.has(c.name))) return eventFields
+  const fields: Record<string, unknown> = {}
+  for (const [key, col] of Object.entries(eventFields))
+    fields[key] = have.has(col.name) ? col : sql.raw(FACTS.find((c) => c.name === col.name)?.defaultSql ?? 'NULL')
+  return fields as typeof eventFields // each missing column replaced by its own declared default
+}
+
+const failed = or(eq(t.kind, 'error'), and(eq(t.ok, 0), sql`${t.kind} <> 'refusal'`))
+const sum = (cond: SQL | undefined) => sql<number>`SUM(CASE WHEN ${cond} THEN 1 ELSE 0 END)`
+
+/** `conn`/`orm` are read per call: a lazily opened profile's store swaps connections when its first write creates state.db. */
+function repo(conn: () => Database.Database, orm: () => Orm) {
   let tableOn: Database.Database | null = null
-  /** Creates the table (first insert on a connection): only ever inside Caduceus's own write. */
+  /** Creates the table (first insert on a connection): only ever inside a write. */
   const ensure = (db: Database.Database): void => {
     if (tableOn === db && exists()) return // a rolled-back first insert takes its CREATE with it
     db.exec(
-      `CREATE TABLE IF NOT EXISTS main.cad_memory_events (id INTEGER PRIMARY KEY AUTOINCREMENT, ${COLUMNS.map(([n, t]) => `${n} ${t}`).join(', ')})`
+      `CREATE TABLE IF NOT EXISTS main.${TABLE} (id INTEGER PRIMARY KEY AUTOINCREMENT, ${COLUMNS.map(columnSql).join(', ')})`
     )
-    const have = new Set(
-      (db.prepare('PRAGMA main.table_info(cad_memory_events)').all() as Array<{ name: string }>).map((c) => c.name)
-    )
-    for (const [name, type] of COLUMNS)
-      if (!have.has(name)) db.exec(`ALTER TABLE main.cad_memory_events ADD COLUMN ${name} ${type}`)
-    db.exec('CREATE INDEX IF NOT EXISTS main.idx_cad_memory_events_provider ON cad_memory_events(provider, id)')
-    db.exec('CREATE INDEX IF NOT EXISTS main.idx_cad_memory_events_session ON cad_memory_events(session_id, id)')
+    const have = existingColumns(db, TABLE)
+    for (const c of COLUMNS) if (!have.has(c.name)) db.exec(`ALTER TABLE main.${TABLE} ADD COLUMN ${columnSql(c)}`)
+    db.exec(`CREATE INDEX IF NOT EXISTS main.idx_cad_memory_events_provider ON ${TABLE}(provider, id)`)
+    db.exec(`CREATE INDEX IF NOT EXISTS main.idx_cad_memory_events_session ON ${TABLE}(session_id, id)`)
     tableOn = db
   }
   /** Reads of a home without the table (nothing recorded yet) see nothing, and create nothing. */
   const exists = (): boolean =>
-    conn().prepare("SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = 'cad_memory_events'").get() !==
-    undefined
-  const insert = (e: NewMemoryEventRow): number => {
-    const db = conn()
+    conn().prepare(`SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = '${TABLE}'`).get() !== undefined
+  const insert = (tx: WriteTx, e: NewMemoryEvent): number => {
+    const db = txDb(tx)
     ensure(db)
     return Number(
       db
         .prepare(
-          `INSERT INTO main.cad_memory_events (provider, kind, name, session_id, turn_id, ok, latency_ms, summary, size, at)
+          `INSERT INTO main.${TABLE} (provider, kind, name, session_id, turn_id, ok, latency_ms, summary, size, at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
         )
         .run(e.provider, e.kind, e.name, e.sessionId, e.turnId, e.ok ? 1 : 0, e.latencyMs, e.summary, e.size, e.at)
         .lastInsertRowid
     )
   }
+  const latest = (where: SQL | undefined) =>
+    orm().select({ summary: t.summary, at: t.at }).from(t).where(where).orderBy(desc(t.id)).limit(1).get()
   return {
-    /** One row; call inside the store's write (or `insertBatch`). */
+    /** One row, inside a write (`store.write()` or `ownWrite`). */
     insert,
-    /** One plain transaction for the whole batch (no store writer); ids in batch order. */
-    insertBatch(batch: NewMemoryEventRow[]): number[] {
-      return conn().transaction(() => batch.map(insert))()
+    /**
+     * The log's own plain transaction on the store's connection, for a log without the store's writer (tests,
+     * one-shot tools): it never queues behind, or fails, a turn's write. The host always uses `store.write()`.
+     */
+    ownWrite<T>(fn: (tx: WriteTx) => T): T {
+      const db = conn()
+      return db.transaction(() => {
+        const tx = new WriteTx(conn, orm, () => {})
+        try {
+          return fn(tx)
+        } finally {
+          tx.close()
+        }
+      })()
     },
     /** Newest first. */
-    list(q: MemoryEventFilter): MemoryEventRow[] {
+    list(q: MemoryEventFilter) {
       if (!exists()) return []
-      const where: string[] = []
-      const params: unknown[] = []
-      if (q.kinds?.length) {
-        where.push(`kind IN (${q.kinds.map(() => '?').join(',')})`)
-        params.push(...q.kinds)
-      }
-      if (q.refusalsOnly) where.push(`kind = 'refusal'`)
-      if (q.provider) (where.push('provider = ?'), params.push(q.provider))
-      if (q.sessionId) (where.push('session_id = ?'), params.push(q.sessionId))
-      if (q.beforeId !== undefined) (where.push('id < ?'), params.push(q.beforeId))
-      const sql = `SELECT * FROM cad_memory_events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`
-      return conn()
-        .prepare(sql)
-        .all(...params, q.limit) as MemoryEventRow[]
+      return orm()
+        .select(fieldsOn(conn()))
+        .from(t)
+        .where(
+          and(
+            q.kinds?.length ? inArray(t.kind, q.kinds) : undefined,
+            q.refusalsOnly ? eq(t.kind, 'refusal') : undefined,
+            q.provider ? eq(t.provider, q.provider) : undefined,
+            q.sessionId ? eq(t.session_id, q.sessionId) : undefined,
+            q.beforeId !== undefined ? lt(t.id, q.beforeId) : undefined
+          )
+        )
+        .orderBy(desc(t.id))
+        .limit(q.limit)
+        .all()
     },
-    providerStats(): ProviderStatsRow[] {
+    /** Per-provider counts over the activity log (one row per provider). */
+    providerStats() {
       if (!exists()) return []
-      return conn()
-        .prepare(
-          `
-      SELECT provider,
-        SUM(CASE WHEN kind NOT IN ('refusal','error') THEN 1 ELSE 0 END) AS calls,
-        SUM(CASE WHEN kind = 'error' OR (ok = 0 AND kind <> 'refusal') THEN 1 ELSE 0 END) AS errors,
-        SUM(CASE WHEN kind = 'refusal' THEN 1 ELSE 0 END) AS refusals,
-        SUM(CASE WHEN name = 'sync_turn' AND kind = 'sync' AND ok = 1 THEN 1 ELSE 0 END) AS syncs,
-        SUM(CASE WHEN name = 'sync_turn' AND (kind = 'error' OR ok = 0) THEN 1 ELSE 0 END) AS sync_failures,
-        SUM(CASE WHEN (kind = 'write' OR name = 'on_memory_write') AND ok = 1 THEN 1 ELSE 0 END) AS writes
-      FROM cad_memory_events GROUP BY provider ORDER BY provider`
-        )
-        .all() as ProviderStatsRow[]
+      const syncTurn = eq(t.name, 'sync_turn')
+      return orm()
+        .select({
+          provider: t.provider,
+          calls: sum(sql`${t.kind} NOT IN ('refusal','error')`),
+          errors: sum(failed),
+          refusals: sum(eq(t.kind, 'refusal')),
+          syncs: sum(and(syncTurn, eq(t.kind, 'sync'), eq(t.ok, 1))),
+          syncFailures: sum(and(syncTurn, or(eq(t.kind, 'error'), eq(t.ok, 0)))),
+          writes: sum(and(or(eq(t.kind, 'write'), eq(t.name, 'on_memory_write')), eq(t.ok, 1)))
+        })
+        .from(t)
+        .groupBy(t.provider)
+        .orderBy(t.provider)
+        .all()
     },
-    lastError(provider: string): { summary: string; at: number } | undefined {
-      return conn()
-        .prepare(
-          `SELECT summary, at FROM cad_memory_events WHERE provider = ? AND (kind = 'error' OR (ok = 0 AND kind <> 'refusal')) ORDER BY id DESC LIMIT 1`
-        )
-        .get(provider) as { summary: string; at: number } | undefined
+    lastError(provider: string) {
+      return latest(and(eq(t.provider, provider), failed))
     },
     /** Latencies of the newest 1000 events that have one (unsorted). */
     recentLatencies(provider: string): number[] {
-      return (
-        conn()
-          .prepare(
-            `SELECT latency_ms AS l FROM cad_memory_events WHERE provider = ? AND latency_ms IS NOT NULL ORDER BY id DESC LIMIT 1000`
-          )
-          .all(provider) as Array<{ l: number }>
-      ).map((r) => r.l)
+      return orm()
+        .select({ l: t.latency_ms })
+        .from(t)
+        .where(and(eq(t.provider, provider), isNotNull(t.latency_ms)))
+        .orderBy(desc(t.id))
+        .limit(1000)
+        .all()
+        .flatMap((r) => (r.l === null ? [] : [r.l]))
     },
     /** The last recall a turn used, ok or failed (older rows: a failure was kind 'error'); never the warm-up. */
-    lastPrefetch(
-      provider: string
-    ): { ok: number; latency_ms: number | null; size: number | null; at: number; summary: string } | undefined {
-      return conn()
-        .prepare(
-          `SELECT ok, latency_ms, size, at, summary FROM cad_memory_events
-           WHERE provider = ? AND name = 'prefetch' AND kind IN ('prefetch', 'error')
-             AND summary NOT LIKE 'skipped:%' ORDER BY id DESC LIMIT 1`
+    lastPrefetch(provider: string) {
+      return orm()
+        .select({ ok: t.ok, latencyMs: t.latency_ms, size: t.size, at: t.at, summary: t.summary })
+        .from(t)
+        .where(
+          and(
+            eq(t.provider, provider),
+            eq(t.name, 'prefetch'),
+            inArray(t.kind, ['prefetch', 'error']),
+            notLike(t.summary, 'skipped:%')
+          )
         )
-        .get(provider) as
-        { ok: number; latency_ms: number | null; size: number | null; at: number; summary: string } | undefined
+        .orderBy(desc(t.id))
+        .limit(1)
+        .get()
     },
-    lastSyncError(provider: string): { summary: string; at: number } | undefined {
-      return conn()
-        .prepare(
-          `SELECT summary, at FROM cad_memory_events WHERE provider = ? AND name = 'sync_turn' AND (kind = 'error' OR ok = 0) ORDER BY id DESC LIMIT 1`
-        )
-        .get(provider) as { summary: string; at: number } | undefined
+    lastSyncError(provider: string) {
+      return latest(and(eq(t.provider, provider), eq(t.name, 'sync_turn'), or(eq(t.kind, 'error'), eq(t.ok, 0))))
     },
-    /** Keep the newest `retention` rows; call inside Caduceus's own write (after inserts). */
-    prune(retention: number): void {
+    /** Keep the newest `retention` rows (after inserts, in the same write). */
+    prune(tx: WriteTx, retention: number): void {
       if (!exists()) return
-      conn()
-        .prepare(
-          `DELETE FROM cad_memory_events WHERE id <= (SELECT id FROM cad_memory_events ORDER BY id DESC LIMIT 1 OFFSET ?)`
-        )
+      txDb(tx)
+        .prepare(`DELETE FROM ${TABLE} WHERE id <= (SELECT id FROM ${TABLE} ORDER BY id DESC LIMIT 1 OFFSET ?)`)
         .run(retention)
     }
   }
 }
 
 export type MemoryEventsRepo = ReturnType<typeof repo>
+/** One stored event (camelCase record). */
+export type MemoryEventRecord = ReturnType<MemoryEventsRepo['list']>[number]
 
 /** The activity-log table of one profile's store. */
 export function memoryEventsRepo(store: SessionStore): MemoryEventsRepo {
-  return repo(() => sqliteOf(store))
+  return repo(
+    () => sqliteOf(store),
+    () => ormOf(store)
+  )
 }

@@ -9,6 +9,7 @@ import { StoreRegistry } from './index'
 import { makeHome, upstream } from './test-fixtures/homes'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 import { rawDb } from './test-fixtures/raw-db'
+import { txDb } from './write-tx'
 
 afterAll(cleanupTempDirs)
 
@@ -27,7 +28,8 @@ async function fill(root: string): Promise<StoreRegistry> {
     { role: 'assistant', content: 'compacted summary mentions the radiator valve' },
     { role: 'assistant', content: 'Bleed the radiator, then check the heater pressure gauge.' }
   ])
-  await s.write(({ db }) => {
+  await s.write((tx) => {
+    const db = txDb(tx)
     db.prepare('UPDATE messages SET active = 0, compacted = 0 WHERE id = ?').run(rewound)
     db.prepare('UPDATE messages SET active = 0, compacted = 1 WHERE id = ?').run(compacted)
   })

@@ -37,12 +37,9 @@ import { WriteQueue } from './write-queue'
 import { shortIndexStep } from './short-index'
 import { stmt } from './stmt-cache'
 import { liveUpstreamGateway, type GatewayHeartbeat } from './gateway-heartbeats'
+import { txDb, WriteTx, type Orm } from './write-tx'
 
-export interface WriteTx {
-  db: Database.Database
-  /** Report session ids this write changed; listeners hear them once, after COMMIT. */
-  touch(...sessionIds: string[]): void
-}
+export { WriteTx }
 export type LocalChangeListener = (change: { profile: string; sessionIds: string[] }) => void
 
 const handles = new WeakMap<SessionStore, StateDb>()
@@ -62,6 +59,11 @@ export function sqliteOf(store: SessionStore): Database.Database {
   return stateDbOf(store).sqlite
 }
 
+/** Typed drizzle queries on the store's current connection (store/-internal; read per call, like `sqliteOf`). */
+export function ormOf(store: SessionStore): Orm {
+  return stateDbOf(store).orm
+}
+
 export class SessionStore {
   readonly path: string
   readonly profile: string
@@ -77,7 +79,8 @@ export class SessionStore {
   private readonly queue: WriteQueue
   private readonly fieldReader = new FieldReader()
   private readonly readBusyMs: number
-  private readonly tx: WriteTx
+  /** The running write's handle (nested writes reuse it); null outside `write()`. */
+  private tx: WriteTx | null = null
 
   constructor(
     path: string,
@@ -91,15 +94,18 @@ export class SessionStore {
     this.readBusyMs = Number(this.db.pragma('busy_timeout', { simple: true })) || 0
     this.queue = new WriteQueue(() => this.profile, opts.writeRetryMs)
     handles.set(this, this.handle)
-    const handle = this.handle // tx.db is read per write: the first write may swap in the newly created file
-    this.tx = {
-      get db() {
-        return handle.sqlite
-      },
-      touch: (...ids) => {
+  }
+
+  /** A handle for one transaction; its connection is read per call (the first write may swap in the new file). */
+  private mintTx(): WriteTx {
+    const handle = this.handle
+    return new WriteTx(
+      () => handle.sqlite,
+      () => handle.orm,
+      (ids) => {
         for (const id of ids) if (id) this.pending.add(id)
       }
-    }
+    )
   }
 
   /** The current connection (swapped once when the first write creates a missing state.db); store/-internal. */
@@ -158,7 +164,8 @@ export class SessionStore {
    * Nested calls (from inside a running `fn`) become savepoints, run at once, and throw into the outer `fn`.
    */
   write<T>(fn: (tx: WriteTx) => T): Promise<T> {
-    if (this.depth > 0) return Promise.resolve(this.db.transaction(() => fn(this.tx))())
+    const tx = this.tx
+    if (this.depth > 0 && tx) return Promise.resolve(this.db.transaction(() => fn(tx))())
     return this.queue.run(() => this.attempt(fn))
   }
 
@@ -168,6 +175,7 @@ export class SessionStore {
     this.db.pragma('busy_timeout = 0')
     this.depth++
     let began: { views: string[] | undefined } | null = null // set once BEGIN IMMEDIATE holds the lock
+    const tx = (this.tx = this.mintTx())
     try {
       // First write reconciles in the same transaction; the read views go only once the lock is held and come
       // back before COMMIT, so a write waiting on a foreign lock (or rolled back) changes nothing readers see.
@@ -175,7 +183,7 @@ export class SessionStore {
       const result = this.db
         .transaction(() => {
           began = { views: beginWriteTx(this.handle) }
-          const out = fn(this.tx)
+          const out = fn(tx)
           shortIndexStep(this.db) // Caduceus's short CJK/emoji index catches up in its own writes only
           endWriteTx(this.handle, began.views, first)
           return out
@@ -191,6 +199,8 @@ export class SessionStore {
       if (began) abortWriteTx(this.handle, (began as { views: string[] | undefined }).views)
       throw err
     } finally {
+      tx.close()
+      if (this.tx === tx) this.tx = null
       if (this.db.open) this.db.pragma(`busy_timeout = ${this.readBusyMs}`)
     }
   }
@@ -221,7 +231,7 @@ export class SessionStore {
   createSession(id: string, source: string, opts: CreateSessionOptions = {}): Promise<string> {
     return this.write((tx) => {
       requireId(id)
-      upsertSession(tx.db, this.owner, id, source, opts)
+      upsertSession(txDb(tx), this.owner, id, source, opts)
       tx.touch(id)
       return id
     })
@@ -232,7 +242,7 @@ export class SessionStore {
   endSession(id: string, reason: string, at?: number): Promise<boolean> {
     return this.write((tx) => {
       requireId(id)
-      const ok = endSessionRow(tx.db, id, reason, at)
+      const ok = endSessionRow(txDb(tx), id, reason, at)
       if (ok) tx.touch(id)
       return ok
     })
@@ -240,7 +250,7 @@ export class SessionStore {
   reopenSession(id: string): Promise<boolean> {
     return this.write((tx) => {
       requireId(id)
-      const ok = reopenSessionRow(tx.db, id)
+      const ok = reopenSessionRow(txDb(tx), id)
       if (ok) tx.touch(id)
       return ok
     })
@@ -248,7 +258,7 @@ export class SessionStore {
   setTitle(id: string, title: string | null, source: TitleSource = 'user'): Promise<boolean> {
     return this.write((tx) => {
       requireId(id)
-      const ok = writeTitle(tx.db, id, title, source)
+      const ok = writeTitle(txDb(tx), id, title, source)
       if (ok) tx.touch(id)
       return ok
     })
@@ -258,7 +268,7 @@ export class SessionStore {
     if (typeof id !== 'string' || typeof prompt !== 'string' || storedSystemPrompt(this.db, id) === prompt) return false
     return await this.write((tx) => {
       requireId(id)
-      return writeSystemPrompt(tx.db, id, String(prompt))
+      return writeSystemPrompt(txDb(tx), id, String(prompt))
     })
   }
   setArchived(id: string, archived: boolean): Promise<boolean> {
@@ -270,7 +280,7 @@ export class SessionStore {
   private flag(id: string, col: 'archived' | 'pinned', on: boolean): Promise<boolean> {
     return this.write((tx) => {
       requireId(id)
-      const ok = setFlag(tx.db, id, col, on)
+      const ok = setFlag(txDb(tx), id, col, on)
       if (ok) tx.touch(id)
       return ok
     })
@@ -280,7 +290,7 @@ export class SessionStore {
   async deleteSession(id: string): Promise<{ deleted: boolean; detachedChildren: number }> {
     requireId(id)
     return await this.write((tx) => {
-      const r = deleteSessionRows(tx.db, id)
+      const r = deleteSessionRows(txDb(tx), id)
       tx.touch(...r.ids)
       return { deleted: r.deleted, detachedChildren: r.detachedChildren }
     })
@@ -300,7 +310,7 @@ export class SessionStore {
       return { deleted: 0, candidates: pruneCandidates(this.db, filter) }
     }
     return await this.write((tx) => {
-      const r = pruneRows(tx.db, filter)
+      const r = pruneRows(txDb(tx), filter)
       tx.touch(...r.ids)
       return { deleted: r.deleted, detached: r.detached }
     })
@@ -317,7 +327,7 @@ export class SessionStore {
     const summary: ImportSummary = { imported: 0, skipped: 0, detached: 0, errors: parsed.errors, ignoredFields: {} }
     if (records.length === 0) return summary
     await this.write((tx) => {
-      tx.touch(...importRecords(tx.db, records, summary))
+      tx.touch(...importRecords(txDb(tx), records, summary))
     })
     return summary
   }
@@ -326,7 +336,7 @@ export class SessionStore {
   appendMessage(sessionId: string, msg: NewMessage): Promise<number> {
     return this.write((tx) => {
       requireId(sessionId)
-      const [id] = appendRows(tx.db, sessionId, [msg])
+      const [id] = appendRows(txDb(tx), sessionId, [msg])
       tx.touch(sessionId)
       return id
     })
@@ -334,7 +344,7 @@ export class SessionStore {
   appendMessages(sessionId: string, msgs: NewMessage[]): Promise<number[]> {
     return this.write((tx) => {
       requireId(sessionId)
-      const ids = appendRows(tx.db, sessionId, msgs)
+      const ids = appendRows(txDb(tx), sessionId, msgs)
       tx.touch(sessionId)
       return ids
     })
@@ -343,7 +353,7 @@ export class SessionStore {
   recordUsage(sessionId: string, usage: UsageReport, opts: { at?: number; day?: string } = {}): Promise<void> {
     return this.write((tx) => {
       requireId(sessionId)
-      recordUsageRows(tx.db, this.handle.shape, sessionId, usage, opts.at, opts.day)
+      recordUsageRows(tx, this.handle.shape, sessionId, usage, opts.at, opts.day)
       tx.touch(sessionId)
     })
   }

@@ -4,7 +4,10 @@
  * session's cost stays NULL with cost_status 'unpriced', or turns 'partial' once priced and unpriced mix.
  */
 import type Database from 'better-sqlite3'
+import { eq } from 'drizzle-orm'
 import { stmt } from './stmt-cache'
+import { sessionDailyUsage, sessionModelUsage, sessions } from './schema'
+import { txDb, txOrm, type WriteTx } from './write-tx'
 import type { UsageReport } from './types'
 import { invalid, notFound } from './errors'
 import { num, numOrNull, nowSeconds } from './util'
@@ -29,7 +32,7 @@ function validate(u: UsageReport): void {
 }
 
 export function recordUsageRows(
-  db: Database.Database,
+  tx: WriteTx,
   shape: HomeShape,
   sessionId: string,
   u: UsageReport,
@@ -37,17 +40,25 @@ export function recordUsageRows(
   day?: string
 ): void {
   validate(u)
-  const s = stmt(
-    db,
-    `SELECT estimated_cost_usd, actual_cost_usd, cost_status, api_call_count, input_tokens, output_tokens
-    FROM sessions WHERE id = ?`
-  ).get(sessionId) as Record<string, unknown> | undefined
+  const db = txDb(tx)
+  const s = txOrm(tx)
+    .select({
+      estimatedCostUsd: sessions.estimated_cost_usd,
+      actualCostUsd: sessions.actual_cost_usd,
+      costStatus: sessions.cost_status,
+      apiCallCount: sessions.api_call_count,
+      inputTokens: sessions.input_tokens,
+      outputTokens: sessions.output_tokens
+    })
+    .from(sessions)
+    .where(eq(sessions.id, sessionId))
+    .get()
   if (!s) throw notFound(sessionId)
   const priced = u.costUsd !== null && u.costStatus !== 'unpriced'
   const billed = priced && u.costStatus === 'billed'
-  const hadUsage = num(s.api_call_count) > 0 || num(s.input_tokens) > 0 || num(s.output_tokens) > 0
-  const hadPriced = numOrNull(s.estimated_cost_usd) !== null || numOrNull(s.actual_cost_usd) !== null
-  const hadUnpriced = s.cost_status === 'unpriced' || s.cost_status === 'partial' || (hadUsage && !hadPriced)
+  const hadUsage = num(s.apiCallCount) > 0 || num(s.inputTokens) > 0 || num(s.outputTokens) > 0
+  const hadPriced = numOrNull(s.estimatedCostUsd) !== null || numOrNull(s.actualCostUsd) !== null
+  const hadUnpriced = s.costStatus === 'unpriced' || s.costStatus === 'partial' || (hadUsage && !hadPriced)
   const status = priced ? (hadUnpriced ? 'partial' : u.costStatus) : hadPriced ? 'partial' : 'unpriced'
   const costSource = billed ? 'provider' : priced ? 'pricing' : 'none'
 
@@ -85,7 +96,7 @@ export function recordUsageRows(
   const est = priced && !billed ? u.costUsd! : 0
   const act = billed ? u.costUsd! : 0
   const routeStatus = priced ? u.costStatus : 'unpriced'
-  const routeValues: Row = {
+  const routeValues: typeof sessionModelUsage.$inferInsert = {
     session_id: sessionId,
     model: u.model,
     billing_provider: u.provider ?? '',
@@ -120,7 +131,7 @@ export function recordUsageRows(
     daily.table,
     daily.key,
     daily.columns,
-    {
+    dailyValues({
       session_id: sessionId,
       day: dayValue,
       input_tokens: u.inputTokens,
@@ -131,12 +142,15 @@ export function recordUsageRows(
       estimated_cost_usd: est,
       actual_cost_usd: act,
       api_call_count: u.apiCalls
-    },
+    }),
     {}
   )
 }
 
-type Row = Record<string, unknown>
+/** Column names checked against the table definition; the values then go in by name (shape-dependent SQL). */
+const dailyValues = (v: typeof sessionDailyUsage.$inferInsert) => v
+/** Named bind values by column (checked against the table definition by the caller, `$inferInsert`). */
+type BindValues = Record<string, unknown>
 const COUNTERS = new Set([
   'api_call_count',
   'input_tokens',
@@ -178,7 +192,7 @@ function addOrInsert(
   table: string,
   key: string[],
   columns: Set<string>,
-  values: Row,
+  values: BindValues,
   replace: Record<string, string>
 ): void {
   const present = Object.keys(values).filter((c) => columns.has(c))

@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { SessionStore, SessionWatcher } from './index'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 import { rawDb } from './test-fixtures/raw-db'
+import { txDb } from './write-tx'
 
 afterAll(cleanupTempDirs)
 
@@ -16,7 +17,9 @@ let watcher: SessionWatcher
 let emitted: string[]
 const sql = (q: string, ...args: unknown[]) =>
   store.write((tx) => {
-    tx.db.prepare(q).run(...args)
+    txDb(tx)
+      .prepare(q)
+      .run(...args)
   })
 
 beforeEach(async () => {
@@ -57,8 +60,8 @@ describe('SessionWatcher visible-columns diff', () => {
 
   it('names new sessions, sessions with new messages, and deleted sessions, in one diff', async () => {
     await store.write((tx) => {
-      tx.db.prepare(`INSERT INTO sessions (id, source, started_at) VALUES ('d', 'cli', 1)`).run()
-      tx.db.prepare(`DELETE FROM sessions WHERE id = 'c'`).run()
+      txDb(tx).prepare(`INSERT INTO sessions (id, source, started_at) VALUES ('d', 'cli', 1)`).run()
+      txDb(tx).prepare(`DELETE FROM sessions WHERE id = 'c'`).run()
     })
     await store.appendMessage('a', { role: 'user', content: 'hi' }) // own write: wakes the watcher at once
     watcher.check()

@@ -25,11 +25,11 @@ function setApi(api: CaduceusApi | null): void {
   current = api
 }
 
-export type TransportKind = 'electron' | 'websocket' | 'fake'
+export type TransportKind = 'electron' | 'websocket'
 
 /**
- * Pick the transport: the Electron preload bridge when present, else the headless WebSocket.
- * `?fake=1` without a token serves canned data so the UI can be developed without a host.
+ * Pick the transport: the Electron preload bridge when present, else the headless WebSocket. There is no
+ * canned-data mode: to work on the UI without real data, run a real host on a demo home (`npm run serve -- --demo`).
  */
 export async function connectApi(
   onState: (s: ConnectionState) => void
@@ -41,13 +41,6 @@ export async function connectApi(
     return { api, kind: 'electron' }
   }
   const token = takeToken(window)
-  if (!token && new URLSearchParams(location.search).get('fake') === '1') {
-    const { createFakeTransport } = await import('./fake-transport')
-    onState('connected')
-    const api = createClient(createFakeTransport())
-    setApi(api)
-    return { api, kind: 'fake' }
-  }
   const transport = createWsTransport({ url: wsUrl(location, token), onState })
   onState(transport.state())
   const api = createClient(transport)

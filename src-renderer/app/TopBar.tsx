@@ -25,9 +25,7 @@ function NewChatButton() {
 
 function ConnectionIndicator() {
   const state = useConnection((s) => s.state)
-  const kind = useConnection((s) => s.kind)
-  const label =
-    state === 'connected' ? (kind === 'fake' ? 'demo data' : 'connected') : state === 'closed' ? 'disconnected' : state
+  const label = state === 'closed' ? 'disconnected' : state
   return (
     <span
       className={`conn conn-${state}`}

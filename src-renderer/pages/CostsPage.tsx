@@ -1,11 +1,9 @@
-import { useEffect } from 'react'
-import { useShallow } from 'zustand/react/shallow'
 import { sumMoney } from '@shared/contract/money'
 import { sessionHref } from '../app/routes'
 import { MoneyText } from '../components/MoneyText'
 import { formatCount, moneyStatusLabel } from '../lib/format'
 import { useApp } from '../stores/app'
-import { DAY_CHOICES, loadCosts, setCostDay, setCostDays, useCosts } from '../stores/costs'
+import { DAY_CHOICES, setCostDay, setCostDays, useCostSummary } from '../stores/costs'
 import { CostChart } from './costs/CostChart'
 import { shortDay } from './costs/chart-style'
 import { TokensByDay } from './costs/TokensByDay'
@@ -17,13 +15,8 @@ import { download } from '../lib/download'
 
 export function CostsPage() {
   const scope = useApp((s) => s.scope)
-  const { days, day, summary, loading, error } = useCosts(
-    useShallow((s) => ({ days: s.days, day: s.day, summary: s.summary, loading: s.loading, error: s.error }))
-  )
+  const { days, day, summary, loading, error } = useCostSummary()
   useCostsUrlState()
-  useEffect(() => {
-    void loadCosts()
-  }, [scope])
   const own = summary ? sumMoney(summary.profiles.map((p) => p.own)) : null
   const children = summary ? sumMoney(summary.profiles.map((p) => p.children)) : null
 

@@ -4,7 +4,7 @@ import type { CronJob } from '@shared/contract'
 import { sessionHref } from '../app/routes'
 import { RefreshIcon } from '../components/icons'
 import { useApp } from '../stores/app'
-import { loadCron, removeCronJob, runCronNow, setJobPaused, useCron } from '../stores/cron'
+import { removeCronJob, runCronNow, setCronProfile, setJobPaused, useCron, useCronJobs } from '../stores/cron'
 import { CronJobForm } from './cron/CronJobForm'
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—')
@@ -22,15 +22,15 @@ function StateBadge({ job }: { job: CronJob }) {
 export function CronPage() {
   const scope = useApp((s) => s.scope)
   const profiles = useApp((s) => s.profiles)
-  const { profile, jobs, loading, busy, lastRun } = useCron(
-    useShallow((s) => ({ profile: s.profile, jobs: s.jobs, loading: s.loading, busy: s.busy, lastRun: s.lastRun }))
+  const { profile, busy, lastRun } = useCron(
+    useShallow((s) => ({ profile: s.profile, busy: s.busy, lastRun: s.lastRun }))
   )
+  const { jobs, loading, refresh } = useCronJobs()
   const [editing, setEditing] = useState<CronJob | 'new' | null>(null)
 
-  // Reload on scope changes only: the profile picker loads its own choice (reading the profile here, not as a
-  // dependency, keeps a pick from loading twice).
+  // A scope of one profile picks it; under All the picker keeps its choice.
   useEffect(() => {
-    void loadCron(scope === 'all' ? useCron.getState().profile : scope)
+    if (scope !== 'all') setCronProfile(scope)
   }, [scope])
 
   return (
@@ -39,7 +39,7 @@ export function CronPage() {
         <h2>Cron</h2>
         <select
           value={profile}
-          onChange={(e) => void loadCron(e.target.value)}
+          onChange={(e) => setCronProfile(e.target.value)}
           aria-label="Profile"
           data-testid="cron-profile"
         >
@@ -56,7 +56,7 @@ export function CronPage() {
         <button className="primary" onClick={() => setEditing('new')} data-testid="cron-new">
           New job
         </button>
-        <button className="icon-btn" onClick={() => void loadCron()} title="Refresh" aria-label="Refresh">
+        <button className="icon-btn" onClick={() => void refresh()} title="Refresh" aria-label="Refresh">
           <RefreshIcon />
         </button>
       </div>

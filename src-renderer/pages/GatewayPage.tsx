@@ -1,9 +1,7 @@
-import { useEffect } from 'react'
-import { useShallow } from 'zustand/react/shallow'
 import { RefreshIcon } from '../components/icons'
 import { useNow } from '../components/RelTime'
 import { SessionName } from '../components/SessionName'
-import { evictAgent, loadGateway, useGateway, watchGateway } from '../stores/gateway'
+import { evictAgent, useGateway, useGatewayState } from '../stores/gateway'
 import { ChannelsPanel } from './gateway/ChannelsPanel'
 
 function idle(s: number): string {
@@ -15,10 +13,8 @@ function idle(s: number): string {
 
 /** Cached agents across profiles; refreshed on gateway.changed while this page is open. */
 export function GatewayPage() {
-  useEffect(() => watchGateway(), [])
-  const { state, fetchedAt, loading, evicting } = useGateway(
-    useShallow((s) => ({ state: s.state, fetchedAt: s.fetchedAt, loading: s.loading, evicting: s.evicting }))
-  )
+  const { state, fetchedAt, loading, refresh } = useGatewayState()
+  const evicting = useGateway((s) => s.evicting)
   const now = useNow(1000)
   // the host reports idle time at read time; keep it counting here rather than polling
   const since = Math.max(0, (now - fetchedAt) / 1000)
@@ -35,7 +31,7 @@ export function GatewayPage() {
         <span className="spacer" />
         <button
           className="icon-btn"
-          onClick={() => void loadGateway()}
+          onClick={() => void refresh()}
           title="Refresh"
           aria-label="Refresh"
           data-testid="gateway-refresh"

@@ -1,6 +1,6 @@
 import { useEffect } from 'react'
 import { useApp } from '../stores/app'
-import { loadHealth, loadMemoryEvents, watchMemory } from '../stores/memory'
+import { loadMemoryEvents } from '../stores/memory'
 import { MemoryEntries } from './memory/MemoryEntries'
 import { MemoryFeed } from './memory/MemoryFeed'
 import { ProviderHealthPanel } from './memory/ProviderHealth'
@@ -8,10 +8,8 @@ import { ProviderPicker } from './memory/ProviderPicker'
 
 export function MemoryPage() {
   const scope = useApp((s) => s.scope)
-  useEffect(() => watchMemory(), [])
   useEffect(() => {
     void loadMemoryEvents()
-    void loadHealth()
   }, [scope])
   return (
     <div className="memory-page">

@@ -1,10 +1,10 @@
-import { useEffect, useState } from 'react'
+import { useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import type { ProfileSettings } from '@shared/contract'
 import { navigate } from '../app/router'
 import { Dialog } from '../components/Dialog'
 import { useApp } from '../stores/app'
-import { loadSettings, saveSettings, useSettings } from '../stores/settings'
+import { saveSettings, useProfileSettings, useSettings } from '../stores/settings'
 import { PriceOverrides } from './settings/PriceOverrides'
 
 const STORAGE: Record<ProfileSettings['apiKeyStorage'], string> = {
@@ -172,10 +172,7 @@ export function SettingsPage({ profile }: { profile: string | null }) {
   const { profiles, scope } = useApp(useShallow((s) => ({ profiles: s.profiles, scope: s.scope })))
   const name =
     profile ?? (scope !== 'all' ? scope : (profiles.find((p) => p.isDefault)?.name ?? profiles[0]?.name ?? null))
-  const settings = useSettings((s) => (name ? s.byProfile[name] : undefined))
-  useEffect(() => {
-    if (name) void loadSettings(name)
-  }, [name])
+  const settings = useProfileSettings(name)
   return (
     <div className="settings-page">
       <div className="toolbar">

@@ -1,5 +1,4 @@
-import { useEffect } from 'react'
-import { useShallow } from 'zustand/react/shallow'
+import { useMemo } from 'react'
 import { SessionName } from '../components/SessionName'
 import { MoneyText } from '../components/MoneyText'
 import { useNow } from '../components/RelTime'
@@ -7,13 +6,11 @@ import { countdown, relativeTime } from '../lib/format'
 import { useApp } from '../stores/app'
 import {
   countByState,
-  loadSubagents,
   setShowTombstoned,
   setSpawnPaused,
   setSubagentTab,
-  useSubagents,
+  useSubagentList,
   visibleSubagents,
-  watchSubagents,
   type SubagentTab
 } from '../stores/subagents'
 import { StateBadge } from './subagents/StateBadge'
@@ -23,23 +20,12 @@ const TABS: SubagentTab[] = ['all', 'running', 'retained', 'tombstoned', 'expire
 
 export function SubagentsPage() {
   const scope = useApp((s) => s.scope)
-  useEffect(() => watchSubagents(), [])
-  useEffect(() => {
-    void loadSubagents()
-  }, [scope])
-  const { tab, showTombstoned, maxRetained, ttlHours, spawnPaused, loading, error } = useSubagents(
-    useShallow((s) => ({
-      tab: s.tab,
-      spawnPaused: s.spawnPaused,
-      showTombstoned: s.showTombstoned,
-      maxRetained: s.maxRetained,
-      ttlHours: s.ttlHours,
-      loading: s.loading,
-      error: s.error
-    }))
-  )
-  const rows = useSubagents(useShallow(visibleSubagents))
-  const counts = useSubagents(useShallow(countByState))
+  const { tab, showTombstoned, list, loading, error } = useSubagentList()
+  const maxRetained = list?.maxRetained ?? null
+  const ttlHours = list?.ttlHours ?? null
+  const spawnPaused = list?.spawnPaused ?? false
+  const rows = useMemo(() => visibleSubagents(list?.items ?? [], { tab, showTombstoned }), [list, tab, showTombstoned])
+  const counts = useMemo(() => countByState(list?.items ?? []), [list])
   const now = useNow(1000) // TTL countdowns
   const showProfile = scope === 'all'
 

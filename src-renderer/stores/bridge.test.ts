@@ -2,8 +2,12 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import { installFakeApi, settle, type FakeApi } from '../test-utils/fake-api'
 import { resetStores } from '../test-utils/reset-stores'
 import { message, summary, usd, zeroTokens } from '../test-utils/fixtures'
-import { useApp } from './app'
-import { wireBridge } from './bridge'
+import { observe } from '../test-utils/query'
+import { setScope, useApp } from './app'
+import { resyncAfterReconnect, wireBridge } from './bridge'
+import { costsQuery } from './costs'
+import { gatewayQuery } from './gateway'
+import { subagentsQuery } from './subagents'
 import { useMemory } from './memory'
 import { useSessions, watchSessions } from './sessions'
 import { openTranscript, useTranscript } from './transcript'
@@ -33,6 +37,16 @@ beforeEach(async () => {
       throw new Error('n/a')
     },
     'subagents.list': () => ({ items: [], maxRetained: 8, ttlHours: 24 }),
+    'gateway.state': () => ({ agents: [], cap: 8, idleTtlSeconds: 3600 }),
+    'costs.summary': () => ({ profiles: [], total: usd(0), byModel: [], topSessions: [], byDay: [] }),
+    'app.info': () => ({
+      version: '0.1.0',
+      root: '/r',
+      headless: true,
+      demo: false,
+      logCommand: 'x',
+      profiles: [{ name: 'default', home: '/h', isDefault: true, sessionCount: 1 }]
+    }),
     'profiles.list': () => [
       { name: 'default', home: '/h', isDefault: true, sessionCount: 1 },
       { name: 'new', home: '/n', isDefault: false, sessionCount: 0 }
@@ -114,5 +128,42 @@ describe('event bridge', () => {
       at: 2
     })
     expect(useMemory.getState().order).toEqual([1])
+  })
+
+  it('invalidates the queries an event changes: the ones on screen refetch, the rest only go stale', async () => {
+    const off = wireBridge(fake.api)
+    setScope('work')
+    const gateway = observe(gatewayQuery())
+    const subagents = observe(subagentsQuery('work', false))
+    await settle()
+    // read once while the Costs page was open, then closed: cached, no longer observed
+    const costs = observe(costsQuery('work', 30, null))
+    await settle()
+    costs.off()
+    const reads = (name: 'gateway.state' | 'subagents.list' | 'costs.summary') => fake.callsOf(name).length
+    expect([reads('gateway.state'), reads('subagents.list'), reads('costs.summary')]).toEqual([1, 1, 1])
+
+    fake.emit('gateway.changed', { reason: 'evicted' })
+    await settle()
+    expect(reads('gateway.state')).toBe(2)
+
+    fake.emit('delegation.updated', { profile: 'default', delegationId: 'd', parentSessionId: null })
+    await settle()
+    expect(reads('subagents.list')).toBe(1) // another profile than the one on screen
+    fake.emit('delegation.updated', { profile: 'work', delegationId: 'd', parentSessionId: null })
+    await settle()
+    expect(reads('subagents.list')).toBe(2)
+
+    // after a reconnect every cached read is stale; only what is on screen is read again
+    await resyncAfterReconnect()
+    await settle()
+    expect([reads('gateway.state'), reads('subagents.list'), reads('costs.summary')]).toEqual([3, 3, 1])
+
+    gateway.off()
+    subagents.off()
+    off()
+    fake.emit('gateway.changed', { reason: 'evicted' })
+    await settle()
+    expect(reads('gateway.state')).toBe(3)
   })
 })

@@ -12,6 +12,7 @@ import {
 } from './transcript'
 import { applyTurnDelta, applyTurnFinished, applyTurnStarted } from './turns'
 import { applyGatewayChanged } from './gateway'
+import { queryClient } from './server'
 import { applyFollowUpDelta } from './follow-up-stream'
 
 /**
@@ -55,6 +56,8 @@ export function wireBridge(api: CaduceusApi): () => void {
 /** After a reconnect events were missed: re-read what is on screen (merging, never clobbering). */
 export async function resyncAfterReconnect(): Promise<void> {
   await loadApp()
+  // every cached read is stale; the ones on screen refetch now
+  await queryClient.invalidateQueries()
   if (useSessions.getState().loadedScope) void applySessionsChanged({ profile: '', sessionIds: [] }, true)
   const t = useTranscript.getState()
   if (t.sessionId) {

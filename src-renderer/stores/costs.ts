@@ -1,40 +1,51 @@
 import { create } from 'zustand'
+import { useShallow } from 'zustand/react/shallow'
+import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import type { CostSummary } from '@shared/contract'
 import { usdToMicros } from '@shared/contract/money'
-import { getApi } from '../api'
+import { errorMessage } from '../lib/format'
 import { useApp } from './app'
-import { reportError } from './toasts'
+import { queryClient, requestQuery } from './server'
 
+/** The Costs page's view (period and day filter); the summary itself is a query keyed by scope + view. */
 interface CostsStore {
   days: number
   /** Only this local day (YYYY-MM-DD), after a click on a chart bar; null = the whole period. */
   day: string | null
+}
+
+const initial = (): CostsStore => ({ days: 30, day: null })
+export const useCosts = create<CostsStore>()(() => initial())
+export const DAY_CHOICES = [7, 30, 90, 365] as const
+
+export const costsQuery = (scope: string, days: number, day: string | null) =>
+  requestQuery('costs.summary', { profile: scope, days, ...(day ? { day } : {}) }, 'Loading costs')
+
+const currentCostsQuery = () => {
+  const { days, day } = useCosts.getState()
+  return costsQuery(useApp.getState().scope, days, day)
+}
+
+/** The summary for the current scope and view; the previous range stays on screen while the next one loads. */
+export function useCostSummary(): {
+  days: number
+  day: string | null
   summary: CostSummary | null
   loading: boolean
   error: string | null
+} {
+  const scope = useApp((s) => s.scope)
+  const { days, day } = useCosts(useShallow((s) => ({ days: s.days, day: s.day })))
+  const q = useQuery({ ...costsQuery(scope, days, day), placeholderData: keepPreviousData })
+  return { days, day, summary: q.data ?? null, loading: q.isFetching, error: q.error ? errorMessage(q.error) : null }
 }
 
-const initial = (): CostsStore => ({ days: 30, day: null, summary: null, loading: false, error: null })
-export const useCosts = create<CostsStore>()(() => initial())
-export const DAY_CHOICES = [7, 30, 90, 365] as const
-let seq = 0
-
-export async function loadCosts(): Promise<void> {
-  const mySeq = ++seq
-  useCosts.setState({ loading: true, error: null })
-  try {
-    const { days, day } = useCosts.getState()
-    const summary = await getApi().call('costs.summary', {
-      profile: useApp.getState().scope,
-      days,
-      ...(day ? { day } : {})
-    })
-    if (mySeq !== seq) return
-    useCosts.setState({ summary, loading: false })
-  } catch (err) {
-    if (mySeq !== seq) return
-    useCosts.setState({ loading: false, error: reportError(err, 'Loading costs') })
-  }
+/** Read the current view now; resolves once it is loaded (a mounted page shares the same fetch). Failures toast. */
+export function loadCosts(): Promise<void> {
+  return queryClient.fetchQuery(currentCostsQuery()).then(
+    () => undefined,
+    () => undefined
+  )
 }
 
 export function setCostDays(days: number): Promise<void> {

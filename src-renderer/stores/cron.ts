@@ -1,7 +1,8 @@
 import { create } from 'zustand'
-import type { CronJob } from '@shared/contract'
+import { useQuery } from '@tanstack/react-query'
 import { getApi } from '../api'
 import { reportError } from './toasts'
+import { queryClient, requestPrefix, requestQuery } from './server'
 
 export interface CronRunView {
   jobId: string
@@ -11,10 +12,9 @@ export interface CronRunView {
   output: string
 }
 
+/** The page's view and in-flight actions; the jobs are a query keyed by profile. */
 interface CronStore {
   profile: string
-  jobs: CronJob[]
-  loading: boolean
   /** Job ids with a request in flight (pause, run, remove). */
   busy: Record<string, boolean>
   lastRun: CronRunView | null
@@ -22,22 +22,25 @@ interface CronStore {
 
 export const useCron = create<CronStore>()(() => ({
   profile: 'default',
-  jobs: [],
-  loading: false,
   busy: {},
   lastRun: null
 }))
 
-export async function loadCron(profile = useCron.getState().profile): Promise<void> {
-  useCron.setState({ profile, loading: true })
-  try {
-    const { jobs } = await getApi().call('cron.list', { profile })
-    if (useCron.getState().profile === profile) useCron.setState({ jobs, loading: false })
-  } catch (err) {
-    useCron.setState({ loading: false })
-    reportError(err, 'Loading cron jobs')
-  }
+export const cronQuery = (profile: string) => requestQuery('cron.list', { profile }, 'Loading cron jobs')
+
+/** The jobs of the picked profile (refetched on mount and after every change made here). */
+export function useCronJobs() {
+  const profile = useCron((s) => s.profile)
+  const q = useQuery(cronQuery(profile))
+  return { jobs: q.data?.jobs ?? [], loading: q.isFetching, refresh: q.refetch }
 }
+
+export function setCronProfile(profile: string): void {
+  useCron.setState({ profile })
+}
+
+/** Every cached job list goes stale; the page's refetches. */
+const refreshCron = () => queryClient.invalidateQueries({ queryKey: requestPrefix('cron.list') })
 
 async function onJob<T>(id: string, what: string, fn: () => Promise<T>): Promise<T | null> {
   useCron.setState((s) => ({ busy: { ...s.busy, [id]: true } }))
@@ -48,7 +51,7 @@ async function onJob<T>(id: string, what: string, fn: () => Promise<T>): Promise
     return null
   } finally {
     useCron.setState((s) => ({ busy: { ...s.busy, [id]: false } }))
-    await loadCron()
+    await refreshCron()
   }
 }
 
@@ -94,7 +97,7 @@ export async function saveCronJob(form: {
         prompt: form.prompt,
         ...(form.name.trim() ? { name: form.name } : {})
       })
-    await loadCron()
+    await refreshCron()
     return null
   } catch (err) {
     return (err as Error).message

@@ -1,51 +1,38 @@
 import { create } from 'zustand'
-import type { GatewayState } from '@shared/contract'
+import { useQuery } from '@tanstack/react-query'
 import { getApi } from '../api'
 import { reportError } from './toasts'
-import { coalescedLoader } from '../lib/coalesce'
+import { queryClient, requestPrefix, requestQuery } from './server'
 
 interface GatewayStore {
-  state: GatewayState | null
-  /** When `state` was read (ms): idle times keep counting from there between reads. */
-  fetchedAt: number
-  loading: boolean
+  /** Agent keys with an eviction in flight. */
   evicting: Record<string, boolean>
 }
 
-export const useGateway = create<GatewayStore>()(() => ({ state: null, fetchedAt: 0, loading: false, evicting: {} }))
-let watchers = 0
+export const useGateway = create<GatewayStore>()(() => ({ evicting: {} }))
 
-/** The gateway page watches while mounted; events cost nothing when nobody looks. */
-export function watchGateway(): () => void {
-  watchers++
-  void loadGateway()
-  return () => {
-    watchers--
-  }
+export const gatewayQuery = () => requestQuery('gateway.state', {}, 'Loading gateway state')
+
+/**
+ * The gateway page's read; `gateway.changed` refetches it only while the page is mounted (the bridge
+ * invalidates, inactive queries just go stale). `fetchedAt` is when the state was read: idle times keep
+ * counting from there between reads.
+ */
+export function useGatewayState() {
+  const q = useQuery(gatewayQuery())
+  return { state: q.data ?? null, fetchedAt: q.dataUpdatedAt, loading: q.isFetching, refresh: q.refetch }
 }
 
 export function applyGatewayChanged(): Promise<void> {
-  return watchers > 0 ? loadGateway() : Promise.resolve()
+  return queryClient.invalidateQueries({ queryKey: requestPrefix('gateway.state') })
 }
-
-/** Overlapping calls share the running load plus one trailing pass. */
-export const loadGateway = coalescedLoader(async () => {
-  useGateway.setState({ loading: true })
-  try {
-    const state = await getApi().call('gateway.state')
-    useGateway.setState({ state, fetchedAt: Date.now(), loading: false })
-  } catch (err) {
-    useGateway.setState({ loading: false })
-    reportError(err, 'Loading gateway state')
-  }
-})
 
 export async function evictAgent(key: string): Promise<boolean> {
   useGateway.setState((s) => ({ evicting: { ...s.evicting, [key]: true } }))
   try {
     const res = await getApi().call('gateway.evict', { key })
     if (!res.evicted) reportError(new Error('the agent is running; it was not evicted'), 'Evict')
-    await loadGateway()
+    await applyGatewayChanged()
     return res.evicted
   } catch (err) {
     reportError(err, 'Evict')

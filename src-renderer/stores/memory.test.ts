@@ -1,19 +1,34 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { MemoryEvent } from '@shared/contract'
-import { installFakeApi, type FakeApi } from '../test-utils/fake-api'
+import { installFakeApi, settle, type FakeApi } from '../test-utils/fake-api'
+import { observe } from '../test-utils/query'
 import { resetStores } from '../test-utils/reset-stores'
 import { setScope } from './app'
 import {
   applyMemoryActivity,
   editEntry,
+  entriesQuery,
   loadEntries,
   loadHealth,
   loadMemoryEvents,
   loadOlderMemoryEvents,
   setMemoryFilters,
-  useMemory,
-  watchMemory
+  useMemory
 } from './memory'
+import { queryClient, requestQuery } from './server'
+
+/** The entries a panel for this profile shows (its target as picked). */
+const shownEntries = (profile: string) =>
+  queryClient.getQueryData(entriesQuery(profile, useMemory.getState().target).queryKey)?.entries
+/** The memory page is open: its entries panel and health panel observe their reads. */
+function openPage(profile: string) {
+  const entries = observe(entriesQuery(profile, useMemory.getState().target))
+  const health = observe(requestQuery('memory.health', { profile: 'all' }, 'Loading provider health'))
+  return () => {
+    entries.off()
+    health.off()
+  }
+}
 
 const FEED_CAP = 2000 // the live feed keeps the newest 2000 events
 
@@ -124,10 +139,10 @@ describe('memory store', () => {
 
   it('edits entries of exactly the named profile', async () => {
     await loadEntries('work', 'memory')
-    expect(useMemory.getState().entries).toEqual(['uses vim'])
+    expect(shownEntries('work')).toEqual(['uses vim'])
     await editEntry({ op: 'add', profile: 'work', target: 'memory', content: 'prefers tabs' })
     await editEntry({ op: 'replace', profile: 'work', target: 'memory', index: 0, content: 'uses helix' })
-    expect(useMemory.getState().entries).toEqual(['uses helix', 'prefers tabs'])
+    expect(shownEntries('work')).toEqual(['uses helix', 'prefers tabs'])
     await editEntry({ op: 'remove', profile: 'work', target: 'memory', index: 1 })
     expect(entries.work).toEqual(['uses helix'])
     expect(entries.default).toEqual(['likes tea'])
@@ -144,8 +159,8 @@ describe('memory store', () => {
   })
 
   it('loads provider health', async () => {
-    await loadHealth()
-    expect(useMemory.getState().health[0]!.lastError).toBe('boom')
+    const health = await loadHealth()
+    expect(health[0]!.lastError).toBe('boom')
   })
 
   describe('while the memory page watches', () => {
@@ -155,30 +170,35 @@ describe('memory store', () => {
 
     it('re-reads the shown entries and health after a write lands for that profile', async () => {
       await loadEntries('work', 'memory')
-      const stop = watchMemory()
+      const stop = openPage('work')
+      await settle()
+      const [entryReads, healthReads] = [fake.callsOf('memory.entries').length, fake.callsOf('memory.health').length]
       vi.useFakeTimers()
       entries.work = ['uses vim', 'standup at 9:30']
       applyMemoryActivity(ev(900, { profile: 'work', kind: 'write', name: 'add:memory' }))
       applyMemoryActivity(ev(901, { profile: 'work', kind: 'sync', name: 'sync_turn' }))
       await vi.runAllTimersAsync()
-      expect(useMemory.getState().entries).toEqual(['uses vim', 'standup at 9:30'])
-      expect(fake.callsOf('memory.entries')).toHaveLength(2)
-      expect(fake.callsOf('memory.health')).toHaveLength(1)
+      expect(shownEntries('work')).toEqual(['uses vim', 'standup at 9:30'])
+      expect(fake.callsOf('memory.entries')).toHaveLength(entryReads + 1)
+      expect(fake.callsOf('memory.health')).toHaveLength(healthReads + 1)
       stop()
     })
 
     it("leaves the entries alone for another profile's write, and does nothing once unwatched", async () => {
       await loadEntries('work', 'memory')
-      const stop = watchMemory()
+      const stop = openPage('work')
+      await settle()
+      const [entryReads, healthReads] = [fake.callsOf('memory.entries').length, fake.callsOf('memory.health').length]
       vi.useFakeTimers()
       applyMemoryActivity(ev(902, { profile: 'default', kind: 'write', name: 'add:memory' }))
       await vi.runAllTimersAsync()
-      expect(fake.callsOf('memory.entries')).toHaveLength(1)
+      expect(fake.callsOf('memory.entries')).toHaveLength(entryReads)
+      expect(fake.callsOf('memory.health')).toHaveLength(healthReads + 1) // every event moves the health numbers
       stop()
       applyMemoryActivity(ev(903, { profile: 'work', kind: 'write', name: 'add:memory' }))
       await vi.runAllTimersAsync()
-      expect(fake.callsOf('memory.entries')).toHaveLength(1)
-      expect(fake.callsOf('memory.health')).toHaveLength(1)
+      expect(fake.callsOf('memory.entries')).toHaveLength(entryReads)
+      expect(fake.callsOf('memory.health')).toHaveLength(healthReads + 1)
     })
   })
 })

@@ -1,8 +1,11 @@
 import { create } from 'zustand'
+import { useQuery } from '@tanstack/react-query'
 import type { MemoryEntryEdit, MemoryEvent, MemoryEventKind, ProviderHealth } from '@shared/contract'
 import { getApi } from '../api'
+import { errorMessage } from '../lib/format'
 import { useApp } from './app'
 import { reportError } from './toasts'
+import { queryClient, requestKey, requestPrefix, requestQuery } from './server'
 
 export interface MemoryFilters {
   kinds: MemoryEventKind[]
@@ -21,12 +24,8 @@ interface MemoryStore {
   hasMore: boolean
   loading: boolean
   error: string | null
+  /** Which built-in file the entries panel shows; the entries themselves are a query (profile + target). */
   target: Target
-  entries: string[]
-  entriesProfile: string | null
-  entriesLoading: boolean
-  entriesError: string | null
-  health: ProviderHealth[]
   knownProviders: string[]
 }
 
@@ -43,27 +42,11 @@ const initial = (): MemoryStore => ({
   loading: false,
   error: null,
   target: 'memory',
-  entries: [],
-  entriesProfile: null,
-  entriesLoading: false,
-  entriesError: null,
-  health: [],
   knownProviders: []
 })
 export const useMemory = create<MemoryStore>()(() => initial())
 let seq = 0
-let entriesSeq = 0
-let watchers = 0
 let followTimer: ReturnType<typeof setTimeout> | null = null
-let followPendingEntries = false
-
-/** The memory page watches while mounted: writes then refresh the entries and health it shows. */
-export function watchMemory(): () => void {
-  watchers++
-  return () => {
-    watchers--
-  }
-}
 
 function eventQuery(beforeId?: number) {
   const f = useMemory.getState().filters
@@ -150,7 +133,7 @@ export function matchesFeed(e: MemoryEvent): boolean {
 }
 
 export function applyMemoryActivity(e: MemoryEvent): void {
-  if (watchers > 0) followActivity(e)
+  followActivity(e)
   useMemory.setState((s) => {
     const knownProviders = providersOf(s.knownProviders, [e])
     if (!matchesFeed(e) || s.byId[e.id]) return { knownProviders }
@@ -167,55 +150,80 @@ export function applyMemoryActivity(e: MemoryEvent): void {
 }
 
 /**
- * A write (e.g. the agent's memory tool) changes the entries shown for that profile, and every event moves
- * the health numbers: re-read both once a burst of events settles, instead of showing stale lists.
+ * A write (e.g. the agent's memory tool) changes that profile's entries, and every event moves the health
+ * numbers: mark them stale now, re-read the ones on screen once a burst of events settles (not per event).
  */
 function followActivity(e: MemoryEvent): void {
   const writes = e.kind === 'write' || (e.kind === 'tool_call' && e.name === 'memory')
-  const st = useMemory.getState()
-  const entriesToo = writes && st.entriesProfile === e.profile
+  if (writes)
+    void queryClient.invalidateQueries({
+      queryKey: requestKey('memory.entries', { profile: e.profile }),
+      refetchType: 'none'
+    })
+  void queryClient.invalidateQueries({ queryKey: requestPrefix('memory.health'), refetchType: 'none' })
   if (followTimer) clearTimeout(followTimer)
-  const pendingEntries = entriesToo || followPendingEntries
-  followPendingEntries = pendingEntries
   followTimer = setTimeout(() => {
     followTimer = null
-    followPendingEntries = false
-    const cur = useMemory.getState()
-    if (pendingEntries && cur.entriesProfile) void loadEntries(cur.entriesProfile, cur.target)
-    void loadHealth()
+    for (const name of ['memory.entries', 'memory.health'] as const)
+      void queryClient.refetchQueries({
+        queryKey: requestPrefix(name),
+        type: 'active',
+        predicate: (q) => q.state.isInvalidated
+      })
   }, 300)
 }
 
-export async function loadEntries(profile: string, target: Target = useMemory.getState().target): Promise<void> {
-  const mySeq = ++entriesSeq
-  useMemory.setState({ target, entriesProfile: profile, entriesLoading: true, entriesError: null })
-  try {
-    const res = await getApi().call('memory.entries', { profile, target })
-    if (mySeq !== entriesSeq) return
-    useMemory.setState({ entries: res.entries, entriesLoading: false })
-  } catch (err) {
-    if (mySeq !== entriesSeq) return
-    useMemory.setState({ entries: [], entriesLoading: false, entriesError: reportError(err, 'Loading memory entries') })
+export const entriesQuery = (profile: string, target: Target) =>
+  requestQuery('memory.entries', { profile, target }, 'Loading memory entries')
+
+/** The entries panel's list: one profile's file (nothing under All). */
+export function useMemoryEntries(profile: string | null) {
+  const target = useMemory((s) => s.target)
+  const q = useQuery({ ...entriesQuery(profile ?? '', target), enabled: profile != null })
+  return {
+    target,
+    entries: q.data?.entries ?? [],
+    loading: q.isFetching,
+    error: q.error ? errorMessage(q.error) : null
   }
+}
+
+/** Show one file of a profile; resolves once it is read (a mounted panel shares the fetch). */
+export function loadEntries(profile: string, target: Target = useMemory.getState().target): Promise<void> {
+  useMemory.setState({ target })
+  return queryClient.fetchQuery(entriesQuery(profile, target)).then(
+    () => undefined,
+    () => undefined
+  )
 }
 
 /** Edits are scoped to exactly one profile (invariant 6): the caller passes it; 'all' is not accepted. */
 export async function editEntry(edit: MemoryEntryEdit): Promise<{ ok: true } | { ok: false; error: string }> {
   try {
     const res = await getApi().call('memory.edit', edit)
-    ++entriesSeq
-    useMemory.setState({ entries: res.entries, entriesProfile: res.profile, target: res.target, entriesError: null })
+    const key = entriesQuery(res.profile, res.target).queryKey
+    // the edit's answer is the newest list: a read still in flight must not land on top of it
+    await queryClient.cancelQueries({ queryKey: key })
+    queryClient.setQueryData(key, res)
+    useMemory.setState({ target: res.target })
     return { ok: true }
   } catch (err) {
     return { ok: false, error: reportError(err, 'Editing memory') }
   }
 }
 
-export async function loadHealth(): Promise<void> {
-  try {
-    const res = await getApi().call('memory.health', { profile: useApp.getState().scope })
-    useMemory.setState({ health: res.items })
-  } catch (err) {
-    reportError(err, 'Loading provider health')
-  }
+const healthQuery = (scope: string) => requestQuery('memory.health', { profile: scope }, 'Loading provider health')
+
+/** Provider health for the current scope; memory activity refetches it while shown. */
+export function useProviderHealth(): ProviderHealth[] {
+  const scope = useApp((s) => s.scope)
+  return useQuery(healthQuery(scope)).data?.items ?? []
+}
+
+/** Re-read health for the current scope now (after a provider change); failures toast. */
+export function loadHealth(): Promise<ProviderHealth[]> {
+  return queryClient.fetchQuery(healthQuery(useApp.getState().scope)).then(
+    (r) => r.items,
+    () => []
+  )
 }

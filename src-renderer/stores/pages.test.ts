@@ -4,10 +4,12 @@ import { installFakeApi, type FakeApi } from '../test-utils/fake-api'
 import { resetStores } from '../test-utils/reset-stores'
 import { usd } from '../test-utils/fixtures'
 import { loadApp, useApp, setScope } from './app'
-import { chartRows, loadCosts, setCostDays, useCosts } from './costs'
-import { applyGatewayChanged, evictAgent, useGateway, watchGateway } from './gateway'
-import { loadSettings, saveSettings, useSettings } from './settings'
+import { chartRows, costsQuery, loadCosts, setCostDays } from './costs'
+import { applyGatewayChanged, evictAgent, gatewayQuery, useGateway } from './gateway'
+import { saveSettings, settingsQuery, useSettings } from './settings'
+import { queryClient } from './server'
 import { useToasts } from './toasts'
+import { observe } from '../test-utils/query'
 
 let fake: FakeApi
 const settings = {
@@ -76,12 +78,12 @@ describe('costs store', () => {
     setScope('work')
     await setCostDays(7)
     expect(fake.callsOf('costs.summary').at(-1)).toEqual({ profile: 'work', days: 7 })
-    expect(useCosts.getState().summary!.total.usd).toBe(3)
+    expect(queryClient.getQueryData(costsQuery('work', 7, null).queryKey)!.total.usd).toBe(3)
   })
 
   it('pivots byDay into stacked chart rows, days ascending, missing cells zero', async () => {
     await loadCosts()
-    const { rows, profiles, unpricedDays } = chartRows(useCosts.getState().summary!)
+    const { rows, profiles, unpricedDays } = chartRows(queryClient.getQueryData(costsQuery('all', 30, null).queryKey)!)
     expect(profiles).toEqual(['default', 'work'])
     expect(rows).toEqual([
       { day: '2026-12-01', default: 0.5, work: 0 },
@@ -95,11 +97,11 @@ describe('gateway store', () => {
   it('loads while watched and refreshes on gateway.changed only then', async () => {
     await applyGatewayChanged()
     expect(fake.callsOf('gateway.state')).toHaveLength(0)
-    const off = watchGateway()
+    const page = observe<{ cap: number }>(gatewayQuery())
     await applyGatewayChanged()
     expect(fake.callsOf('gateway.state').length).toBeGreaterThanOrEqual(1)
-    expect(useGateway.getState().state!.cap).toBe(8)
-    off()
+    expect(page.data()!.cap).toBe(8)
+    page.off()
   })
 
   it('says so when an evict is refused because the agent runs', async () => {
@@ -111,11 +113,16 @@ describe('gateway store', () => {
 
 describe('settings store', () => {
   it('saves and reflects that a key is set without ever holding it', async () => {
-    await loadSettings('default')
+    await queryClient.fetchQuery(settingsQuery('default'))
     expect(await saveSettings({ profile: 'default', apiKey: 'sk-secret' })).toBe(true)
-    const s = useSettings.getState().byProfile.default!
+    const s = queryClient.getQueryData(settingsQuery('default').queryKey)!
     expect(s.apiKeySet).toBe(true)
     expect(JSON.stringify(useSettings.getState())).not.toContain('sk-secret')
+    const cached = queryClient
+      .getQueryCache()
+      .getAll()
+      .map((q) => q.state.data)
+    expect(JSON.stringify(cached)).not.toContain('sk-secret')
   })
 
   it('shows a field error by field name, without repeating the field path', async () => {

@@ -1,9 +1,12 @@
 import { create } from 'zustand'
+import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import type { EventPayload, SearchHit, SearchSessionGroup, SessionQuery, SessionSummary } from '@shared/contract'
 import { getApi } from '../api'
 import { useApp } from './app'
 import { reportError } from './toasts'
 import { mergeByKey } from '../lib/normalize'
+import { errorMessage } from '../lib/format'
+import { queryClient, requestQuery } from './server'
 
 export interface SessionFilters {
   sources: string[]
@@ -29,16 +32,8 @@ interface SessionsStore {
   stale: boolean
   /** Every source seen so far, for the filter menu. */
   knownSources: string[]
-  search: {
-    query: string
-    hits: SearchHit[]
-    loading: boolean
-    error: string | null
-    groups?: SearchSessionGroup[]
-    message?: string
-    /** Which terms a fallback (not FTS5's word index) answered, as the host says it. */
-    fallback?: string
-  }
+  /** The search box's text; its results are a query keyed by scope, text and filters (`useSearchResults`). */
+  search: { query: string }
 }
 
 export const PAGE_SIZE = 100
@@ -64,7 +59,7 @@ const initial = (): SessionsStore => ({
   loadedScope: null,
   stale: false,
   knownSources: [],
-  search: { query: '', hits: [], loading: false, error: null }
+  search: { query: '' }
 })
 
 export const useSessions = create<SessionsStore>()(() => initial())
@@ -72,7 +67,6 @@ export const sessionKey = (profile: string, id: string) => `${profile}/${id}`
 
 // Bumped by every reload so late pages of an older query are dropped.
 let generation = 0
-let searchSeq = 0
 let refreshing = false
 // Ids named by events that arrived while a refresh was running, per profile.
 let pendingIds = new Map<string, Set<string>>()
@@ -263,44 +257,59 @@ async function refreshOnce(events: Array<EventPayload<'sessions.changed'>>): Pro
   })
 }
 
-export async function runSearch(text: string): Promise<void> {
-  const seq = ++searchSeq
-  const q = text.trim()
-  if (!q) {
-    useSessions.setState({ search: { query: text, hits: [], loading: false, error: null } })
-    return
-  }
-  useSessions.setState((s) => ({ search: { ...s.search, query: text, loading: true, error: null } }))
-  try {
-    // the filter bar stays up while searching, and what it shows applies to the hits too
-    const { profile: _p, limit: _l, cursor: _c, ...filters } = query(null)
-    const res = await getApi().call('sessions.search', {
-      profile: useApp.getState().scope,
-      query: q,
-      limit: 50,
-      ...filters
-    })
-    if (seq !== searchSeq) return
-    useSessions.setState({
-      search: {
-        query: text,
-        hits: res.hits,
-        loading: false,
-        error: null,
-        groups: res.sessions,
-        message: res.message,
-        fallback: res.fallback
-      }
-    })
-  } catch (err) {
-    if (seq !== searchSeq) return
-    useSessions.setState((s) => ({ search: { ...s.search, loading: false, error: reportError(err, 'Search') } }))
+/** The search request for some text under the current scope and filters (the filter bar applies to hits too). */
+export function searchQuery(text: string) {
+  const { profile: _p, limit: _l, cursor: _c, ...filters } = query(null)
+  return requestQuery(
+    'sessions.search',
+    { profile: useApp.getState().scope, query: text.trim(), limit: 50, ...filters },
+    'Search'
+  )
+}
+
+export interface SearchResultsView {
+  query: string
+  hits: SearchHit[]
+  loading: boolean
+  error: string | null
+  groups?: SearchSessionGroup[]
+  message?: string
+  /** Which terms a fallback (not FTS5's word index) answered, as the host says it. */
+  fallback?: string
+}
+
+/** The results of the search box's text; the last answer stays up while the next one loads. */
+export function useSearchResults(): SearchResultsView {
+  const text = useSessions((s) => s.search.query)
+  useSessions((s) => s.filters) // a filter change re-keys the search
+  useApp((s) => s.scope)
+  const on = text.trim() !== ''
+  const q = useQuery({ ...searchQuery(text), enabled: on, placeholderData: keepPreviousData })
+  if (!on) return { query: text, hits: [], loading: false, error: null }
+  const res = q.data
+  return {
+    query: text,
+    hits: res?.hits ?? [],
+    loading: q.isFetching,
+    error: q.error ? errorMessage(q.error) : null,
+    groups: res?.sessions,
+    message: res?.message,
+    fallback: res?.fallback
   }
 }
 
+/** Search for this text; resolves once its answer is in (a mounted results view shares the fetch). */
+export function runSearch(text: string): Promise<void> {
+  useSessions.setState({ search: { query: text } })
+  if (!text.trim()) return Promise.resolve()
+  return queryClient.fetchQuery(searchQuery(text)).then(
+    () => undefined,
+    () => undefined
+  )
+}
+
 export function clearSearch(): void {
-  searchSeq++
-  useSessions.setState({ search: { query: '', hits: [], loading: false, error: null } })
+  useSessions.setState({ search: { query: '' } })
 }
 
 /** Title / archive / pin; the row updates in place. */

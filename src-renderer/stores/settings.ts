@@ -1,18 +1,20 @@
+import { useEffect } from 'react'
 import { create } from 'zustand'
+import { queryOptions, useQuery } from '@tanstack/react-query'
 import type { ProfileSettings, SettingsUpdate } from '@shared/contract'
 import { getApi } from '../api'
 import { errorMessage } from '../lib/format'
 import { pushToast, reportError } from './toasts'
+import { queryClient, requestKey } from './server'
 
+/** The form's save state; each profile's settings are a query (`settings.get` + profile). */
 interface SettingsStore {
-  byProfile: Record<string, ProfileSettings>
-  loading: boolean
   saving: boolean
   /** Errors by input field name (from CaduceusError.field); `_` holds errors without a field. */
   fieldErrors: Record<string, string>
 }
 
-const initial = (): SettingsStore => ({ byProfile: {}, loading: false, saving: false, fieldErrors: {} })
+const initial = (): SettingsStore => ({ saving: false, fieldErrors: {} })
 export const useSettings = create<SettingsStore>()(() => initial())
 
 /** Keep only the contract's fields: whatever a host echoes back, a key never sits in renderer state. */
@@ -43,22 +45,29 @@ function clean(s: ProfileSettings): ProfileSettings {
   }
 }
 
-export async function loadSettings(profile: string): Promise<void> {
-  useSettings.setState({ loading: true, fieldErrors: {} })
-  try {
-    const s = await getApi().call('settings.get', { profile })
-    useSettings.setState((st) => ({ byProfile: { ...st.byProfile, [profile]: clean(s) }, loading: false }))
-  } catch (err) {
-    useSettings.setState({ loading: false })
-    reportError(err, 'Loading settings')
-  }
+/** Cleaned inside the fetch, so the cache itself never holds more than the contract's fields. */
+export const settingsQuery = (profile: string) =>
+  queryOptions({
+    queryKey: requestKey('settings.get', { profile }),
+    queryFn: async () => clean(await getApi().call('settings.get', { profile })),
+    meta: { errorContext: 'Loading settings' }
+  })
+
+/** One profile's settings (null while the first read runs); opening another profile clears the form's errors. */
+export function useProfileSettings(profile: string | null): ProfileSettings | null {
+  useEffect(() => {
+    if (profile) useSettings.setState({ fieldErrors: {} })
+  }, [profile])
+  const q = useQuery({ ...settingsQuery(profile ?? ''), enabled: profile != null })
+  return q.data ?? null
 }
 
 export async function saveSettings(update: SettingsUpdate): Promise<boolean> {
   useSettings.setState({ saving: true, fieldErrors: {} })
   try {
     const s = await getApi().call('settings.update', update)
-    useSettings.setState((st) => ({ byProfile: { ...st.byProfile, [s.profile]: clean(s) }, saving: false }))
+    queryClient.setQueryData(settingsQuery(s.profile).queryKey, clean(s))
+    useSettings.setState({ saving: false })
     pushToast('info', `Settings saved for ${s.profile}`)
     return true
   } catch (err) {

@@ -1,12 +1,16 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import type { Subagent } from '@shared/contract'
-import { installFakeApi, type FakeApi } from '../test-utils/fake-api'
+import { installFakeApi, settle, type FakeApi } from '../test-utils/fake-api'
 import { resetStores } from '../test-utils/reset-stores'
 import { subagent } from '../test-utils/fixtures'
+import { observe } from '../test-utils/query'
 import { setScope } from './app'
+import { queryClient } from './server'
 import {
   applyDelegationUpdated,
+  cachedSubagents,
   countByState,
+  currentSubagentsQuery,
   estimateFollowUp,
   followUp,
   loadSubagents,
@@ -15,9 +19,13 @@ import {
   setSubagentTab,
   tombstone,
   useSubagents,
-  visibleSubagents,
-  watchSubagents
+  visibleSubagents
 } from './subagents'
+
+/** The page's rows for its current tab and toggle. */
+const visible = () => visibleSubagents(cachedSubagents()?.items ?? [], useSubagents.getState())
+/** The subagents page is open (its list query observed). */
+const openPage = () => observe(currentSubagentsQuery())
 
 let fake: FakeApi
 let rows: Subagent[]
@@ -61,51 +69,53 @@ beforeEach(async () => {
 
 describe('subagents store', () => {
   it('Pause spawning asks the host and shows what it answered; a reload keeps it', async () => {
+    await loadSubagents()
     await setSpawnPaused(true)
     expect(fake.callsOf('subagents.setSpawnPaused')).toEqual([{ paused: true }])
-    expect(useSubagents.getState().spawnPaused).toBe(true)
-    useSubagents.setState({ spawnPaused: false })
+    expect(cachedSubagents()!.spawnPaused).toBe(true)
+    queryClient.setQueryData(currentSubagentsQuery().queryKey, { ...cachedSubagents()!, spawnPaused: false })
     await loadSubagents()
-    expect(useSubagents.getState().spawnPaused).toBe(true)
+    expect(cachedSubagents()!.spawnPaused).toBe(true)
     await setSpawnPaused(false)
-    expect(useSubagents.getState().spawnPaused).toBe(false)
+    expect(cachedSubagents()!.spawnPaused).toBe(false)
   })
 
   it('lists across profiles and filters by tab', async () => {
-    const off = watchSubagents()
+    const page = openPage()
     await Promise.resolve()
     await setSubagentTab('all')
     await applyDelegationUpdated({ profile: 'default', delegationId: 'x', parentSessionId: null })
-    const st = useSubagents.getState()
     expect(fake.callsOf('subagents.list').at(-1)).toMatchObject({ profile: 'all', includeTombstoned: false })
-    expect(visibleSubagents(st).map((r) => r.childId)).toEqual(['a', 'b', 'c'])
+    expect(visible().map((r) => r.childId)).toEqual(['a', 'b', 'c'])
     useSubagents.setState({ tab: 'retained' })
-    expect(visibleSubagents(useSubagents.getState()).map((r) => r.childId)).toEqual(['b'])
-    expect(countByState(st).running).toBe(1)
-    off()
+    expect(visible().map((r) => r.childId)).toEqual(['b'])
+    expect(countByState(cachedSubagents()!.items).running).toBe(1)
+    page.off()
   })
 
   it('asks for tombstoned rows only when shown', async () => {
     await setShowTombstoned(true)
     expect(fake.callsOf('subagents.list').at(-1)).toMatchObject({ includeTombstoned: true })
-    expect(visibleSubagents(useSubagents.getState()).map((r) => r.childId)).toContain('d')
+    expect(visible().map((r) => r.childId)).toContain('d')
     await setShowTombstoned(false)
     await setSubagentTab('tombstoned')
     expect(fake.callsOf('subagents.list').at(-1)).toMatchObject({ includeTombstoned: true })
-    expect(visibleSubagents(useSubagents.getState()).map((r) => r.childId)).toEqual(['d'])
+    expect(visible().map((r) => r.childId)).toEqual(['d'])
   })
 
   it('reloads on delegation.updated only while watched and in scope', async () => {
     await applyDelegationUpdated({ profile: 'default', delegationId: 'x', parentSessionId: null })
     expect(fake.callsOf('subagents.list')).toHaveLength(0)
-    const off = watchSubagents()
     setScope('work')
+    const page = openPage()
+    await settle()
     const n = fake.callsOf('subagents.list').length
+    expect(n).toBe(1) // opening the page read it once
     await applyDelegationUpdated({ profile: 'default', delegationId: 'x', parentSessionId: null })
     expect(fake.callsOf('subagents.list')).toHaveLength(n)
     await applyDelegationUpdated({ profile: 'work', delegationId: 'x', parentSessionId: null })
-    expect(fake.callsOf('subagents.list').length).toBeGreaterThanOrEqual(n) // may coalesce into the in-flight load
-    off()
+    expect(fake.callsOf('subagents.list')).toHaveLength(n + 1)
+    page.off()
   })
 
   it('estimates, follows up and tombstones through the contract', async () => {
@@ -114,8 +124,11 @@ describe('subagents store', () => {
     const r = await followUp('default', 'b', 'keep going')
     expect(r.ok).toBe(true)
     expect(fake.callsOf('subagents.followUp')[0]).toEqual({ profile: 'default', childId: 'b', text: 'keep going' })
+    const page = openPage() // a row is tombstoned from the open page, its list loaded
+    await settle()
     expect(await tombstone('default', 'b')).toBe(true)
-    expect(useSubagents.getState().byKey['default/b']).toBeUndefined() // hidden: tombstoned not requested
+    expect(cachedSubagents()!.items.find((r) => r.childId === 'b')).toBeUndefined() // hidden: tombstoned not requested
+    page.off()
   })
 
   it('returns a refused follow-up as an inline error', async () => {

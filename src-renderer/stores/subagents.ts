@@ -1,83 +1,71 @@
 import { create } from 'zustand'
-import type { EventPayload, FollowUpEstimate, FollowUpResult, Subagent, SubagentState } from '@shared/contract'
+import { useShallow } from 'zustand/react/shallow'
+import { keepPreviousData, useQuery } from '@tanstack/react-query'
+import type {
+  EventPayload,
+  FollowUpEstimate,
+  FollowUpResult,
+  RequestOutput,
+  Subagent,
+  SubagentState
+} from '@shared/contract'
 import { getApi } from '../api'
+import { errorMessage } from '../lib/format'
 import { useApp } from './app'
 import { reportError } from './toasts'
-import { coalescedLoader } from '../lib/coalesce'
-import { mergeByKey } from '../lib/normalize'
+import { keyInput, queryClient, requestPrefix, requestQuery } from './server'
 
 export type SubagentTab = 'all' | 'running' | 'retained' | 'tombstoned' | 'expired'
 
+/** The page's view; the rows are a query keyed by scope + whether tombstoned rows are asked for. */
 interface SubagentsStore {
-  byKey: Record<string, Subagent>
-  order: string[]
   tab: SubagentTab
   showTombstoned: boolean
-  maxRetained: number | null
-  ttlHours: number | null
-  /** New subagents are refused host-wide (follow-ups still run). */
-  spawnPaused: boolean
-  loading: boolean
-  error: string | null
 }
 
-const initial = (): SubagentsStore => ({
-  byKey: {},
-  order: [],
-  tab: 'all',
-  showTombstoned: false,
-  maxRetained: null,
-  ttlHours: null,
-  spawnPaused: false,
-  loading: false,
-  error: null
-})
+const initial = (): SubagentsStore => ({ tab: 'all', showTombstoned: false })
 export const useSubagents = create<SubagentsStore>()(() => initial())
 export const childKey = (profile: string, childId: string) => `${profile}/${childId}`
-
-let seq = 0
-let watchers = 0
-
-/** The subagents page watches while mounted; delegation events reload only then. */
-export function watchSubagents(): () => void {
-  watchers++
-  void loadSubagents()
-  return () => {
-    watchers--
-  }
-}
 
 /** Tombstoned rows come back only when asked for (the toggle or the tombstoned tab). */
 function wantsTombstoned(s: SubagentsStore): boolean {
   return s.showTombstoned || s.tab === 'tombstoned'
 }
 
-/** Overlapping calls share the running load plus one trailing pass. */
-export const loadSubagents = coalescedLoader(async () => {
-  const mySeq = ++seq
-  const st = useSubagents.getState()
-  useSubagents.setState({ loading: true })
-  try {
-    const res = await getApi().call('subagents.list', {
-      profile: useApp.getState().scope,
-      includeTombstoned: wantsTombstoned(st)
-    })
-    if (mySeq !== seq) return
-    const { byKey, order } = mergeByKey(res.items, (item) => childKey(item.profile, item.childId))
-    useSubagents.setState({
-      byKey,
-      order,
-      maxRetained: res.maxRetained,
-      ttlHours: res.ttlHours,
-      spawnPaused: res.spawnPaused ?? false,
-      loading: false,
-      error: null
-    })
-  } catch (err) {
-    if (mySeq !== seq) return
-    useSubagents.setState({ loading: false, error: reportError(err, 'Loading subagents') })
+export const subagentsQuery = (scope: string, includeTombstoned: boolean) =>
+  requestQuery('subagents.list', { profile: scope, includeTombstoned }, 'Loading subagents')
+
+/** The list the page shows now (current scope and view). */
+export const currentSubagentsQuery = () =>
+  subagentsQuery(useApp.getState().scope, wantsTombstoned(useSubagents.getState()))
+
+type SubagentList = RequestOutput<'subagents.list'>
+
+/** The current list as cached (null before its first read). */
+export const cachedSubagents = (): SubagentList | null =>
+  queryClient.getQueryData(currentSubagentsQuery().queryKey) ?? null
+
+/** The page's rows and limits; delegation events refetch them while the page is mounted. */
+export function useSubagentList() {
+  const scope = useApp((s) => s.scope)
+  const view = useSubagents(useShallow((s) => ({ tab: s.tab, showTombstoned: s.showTombstoned })))
+  const q = useQuery({ ...subagentsQuery(scope, wantsTombstoned(view)), placeholderData: keepPreviousData })
+  return {
+    ...view,
+    list: q.data ?? null,
+    loading: q.isFetching,
+    error: q.error ? errorMessage(q.error) : null,
+    refresh: q.refetch
   }
-})
+}
+
+/** Read the current list now (a mounted page shares the fetch); failures toast. */
+export function loadSubagents(): Promise<void> {
+  return queryClient.fetchQuery(currentSubagentsQuery()).then(
+    () => undefined,
+    () => undefined
+  )
+}
 
 export function setSubagentTab(tab: SubagentTab): Promise<void> {
   const before = wantsTombstoned(useSubagents.getState())
@@ -90,11 +78,19 @@ export function setShowTombstoned(show: boolean): Promise<void> {
   return loadSubagents()
 }
 
+/** Lists that can show the event's profile go stale; only a mounted page's list refetches. */
 export function applyDelegationUpdated(evt: EventPayload<'delegation.updated'>): Promise<void> {
-  const scope = useApp.getState().scope
-  if (watchers === 0 || (scope !== 'all' && scope !== evt.profile)) return Promise.resolve()
-  return loadSubagents()
+  return queryClient.invalidateQueries({
+    queryKey: requestPrefix('subagents.list'),
+    predicate: (q) => {
+      const scope = keyInput<'subagents.list'>(q.queryKey).profile
+      return scope === 'all' || scope === evt.profile
+    }
+  })
 }
+
+/** Every cached list goes stale (after a change made here); mounted ones refetch. */
+const refreshSubagents = () => queryClient.invalidateQueries({ queryKey: requestPrefix('subagents.list') })
 
 const TAB_STATES: Record<Exclude<SubagentTab, 'all'>, SubagentState[]> = {
   running: ['running'],
@@ -103,15 +99,14 @@ const TAB_STATES: Record<Exclude<SubagentTab, 'all'>, SubagentState[]> = {
   expired: ['expired']
 }
 
-/** Rows visible for the current tab and toggle. */
-export function visibleSubagents(s: SubagentsStore): Subagent[] {
-  const rows = s.order.map((k) => s.byKey[k]!)
-  if (s.tab === 'all') return s.showTombstoned ? rows : rows.filter((r) => r.state !== 'tombstoned')
-  const states = TAB_STATES[s.tab]
-  return rows.filter((r) => states.includes(r.state))
+/** Rows visible for a tab and toggle. */
+export function visibleSubagents(items: Subagent[], view: SubagentsStore): Subagent[] {
+  if (view.tab === 'all') return view.showTombstoned ? items : items.filter((r) => r.state !== 'tombstoned')
+  const states = TAB_STATES[view.tab]
+  return items.filter((r) => states.includes(r.state))
 }
 
-export function countByState(s: SubagentsStore): Record<SubagentState, number> {
+export function countByState(items: Subagent[]): Record<SubagentState, number> {
   const out: Record<SubagentState, number> = {
     running: 0,
     retained: 0,
@@ -120,7 +115,7 @@ export function countByState(s: SubagentsStore): Record<SubagentState, number> {
     failed: 0,
     unknown: 0
   }
-  for (const k of s.order) out[s.byKey[k]!.state]++
+  for (const r of items) out[r.state]++
   return out
 }
 
@@ -141,7 +136,7 @@ export async function followUp(
 ): Promise<{ ok: true; result: FollowUpResult } | { ok: false; error: string }> {
   try {
     const result = await getApi().call('subagents.followUp', { profile, childId, text })
-    void loadSubagents()
+    void refreshSubagents()
     return { ok: true, result }
   } catch (err) {
     return { ok: false, error: reportError(err, 'Follow-up') }
@@ -152,7 +147,10 @@ export async function followUp(
 export async function setSpawnPaused(paused: boolean): Promise<void> {
   try {
     const res = await getApi().call('subagents.setSpawnPaused', { paused })
-    useSubagents.setState({ spawnPaused: res.paused })
+    // host-wide: every cached list shows the answer without a refetch
+    queryClient.setQueriesData<SubagentList>({ queryKey: requestPrefix('subagents.list') }, (l) =>
+      l ? { ...l, spawnPaused: res.paused } : l
+    )
   } catch (err) {
     reportError(err, paused ? 'Pausing new subagents' : 'Resuming new subagents')
   }
@@ -161,7 +159,7 @@ export async function setSpawnPaused(paused: boolean): Promise<void> {
 export async function tombstone(profile: string, childId: string): Promise<boolean> {
   try {
     const res = await getApi().call('subagents.tombstone', { profile, childId })
-    await loadSubagents()
+    await refreshSubagents()
     return res.tombstoned
   } catch (err) {
     reportError(err, 'Tombstoning subagent')

@@ -6,17 +6,19 @@ import { useMemory } from '../stores/memory'
 import { useSessions } from '../stores/sessions'
 import { useSettings } from '../stores/settings'
 import { useSubagents } from '../stores/subagents'
+import { queryClient } from '../stores/server'
 import { useToasts } from '../stores/toasts'
 import { useTranscript } from '../stores/transcript'
 import { useTurns } from '../stores/turns'
 
 /**
- * Each store back to its initial state. Module state beyond the stores needs no reset: sequence counters
+ * Each store back to its initial state, and the query cache emptied. Module state beyond the stores needs no reset: sequence counters
  * only grow (older replies stay dropped) and each test awaits its loads and timers and ends its watches.
  * The transcript's switch-back cache is the exception: a file that switches sessions forgets them
  * (`forgetTranscript`, as a delete does) so a later test opens them fresh.
  */
 export function resetStores(): void {
+  queryClient.clear()
   const reset = <T>(store: StoreApi<T>) => store.setState(store.getInitialState(), true)
   reset(useApp)
   reset(useCosts)

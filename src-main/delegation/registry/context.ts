@@ -19,7 +19,7 @@ export interface RegistryOptions {
 }
 
 export interface RegistryCtx {
-  /** Typed SQL on `async_delegations`; write functions run inside `write()`. */
+  /** Typed SQL on `async_delegations`; write functions take the handle `write()` passes to its callback. */
   repo: ReturnType<typeof repositories.delegation>
   write: DelegationDb['write']
   home: string

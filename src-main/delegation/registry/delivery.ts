@@ -19,7 +19,7 @@ export async function claimCompletionDelivery(ctx: RegistryCtx, delegationId: st
   // Unknown id: a legacy/in-memory event with no durable row; nothing to guard.
   if (!exists) return true
   const now = ctx.now()
-  return ctx.write(() => ctx.repo.claimDelivery(delegationId, claim, now, now - STALE_CLAIM_SECONDS))
+  return ctx.write((tx) => ctx.repo.claimDelivery(tx, delegationId, claim, now, now - STALE_CLAIM_SECONDS))
 }
 
 /** Give a claim back after a failed delivery; the 8th failure drops the row for good. Returns the new state. */
@@ -29,18 +29,18 @@ export async function releaseCompletionDelivery(
   claim: string
 ): Promise<'pending' | 'dropped' | null> {
   const now = ctx.now()
-  return ctx.write(() => {
+  return ctx.write((tx) => {
     const row = ctx.repo.deliveryClaim(delegationId)
-    if (!row || row.delivery_claim !== claim) return null
-    if (row.delivery_attempts >= MAX_DELIVERY_ATTEMPTS) {
-      ctx.repo.markDropped(delegationId, now)
+    if (!row || row.deliveryClaim !== claim) return null
+    if (row.deliveryAttempts >= MAX_DELIVERY_ATTEMPTS) {
+      ctx.repo.markDropped(tx, delegationId, now)
       ctx.log(
         'warn',
         `Async delegation ${delegationId} exhausted its ${MAX_DELIVERY_ATTEMPTS} delivery attempts; marking terminally dropped (result remains queryable).`
       )
       return 'dropped'
     }
-    ctx.repo.releaseClaim(delegationId, now)
+    ctx.repo.releaseClaim(tx, delegationId, now)
     return 'pending'
   })
 }
@@ -61,22 +61,22 @@ export async function markCompletionDelivered(ctx: RegistryCtx, delegationId: st
 /** pending → delivered, guarded by the claim when one is given. */
 async function setDelivered(ctx: RegistryCtx, delegationId: string, claim: string | null): Promise<boolean> {
   const now = ctx.now()
-  return ctx.write(() => ctx.repo.setDelivered(delegationId, claim, now))
+  return ctx.write((tx) => ctx.repo.setDelivered(tx, delegationId, claim, now))
 }
 
 export async function dropCompletionDelivery(ctx: RegistryCtx, delegationId: string, claim?: string): Promise<boolean> {
   const now = ctx.now()
-  return ctx.write(() => ctx.repo.dropPending(delegationId, claim, now))
+  return ctx.write((tx) => ctx.repo.dropPending(tx, delegationId, claim, now))
 }
 
 /** Terminal rows still waiting for delivery, oldest completion first (upstream restore order). */
 export function listUndeliveredCompletions(ctx: RegistryCtx): Array<CompletionEvent & { restored: true }> {
   return ctx.repo.listUndelivered().map((r) => {
-    const ev = parseJson<Record<string, unknown>>(r.event_json, {})
+    const ev = parseJson<Record<string, unknown>>(r.eventJson, {})
     const safe = ev && typeof ev === 'object' && !Array.isArray(ev) ? ev : {}
     return {
       ...safe,
-      delegation_id: r.delegation_id,
+      delegation_id: r.delegationId,
       status: typeof safe.status === 'string' ? safe.status : 'unknown',
       restored: true as const
     }

@@ -13,8 +13,8 @@ export const MAX_DURABLE_PENDING = 1000
 
 export async function persistDispatch(ctx: RegistryCtx, rec: DispatchRecord): Promise<void> {
   const now = ctx.now()
-  await ctx.write(() => {
-    ctx.repo.insertDispatch({
+  await ctx.write((tx) => {
+    ctx.repo.insertDispatch(tx, {
       delegationId: rec.delegationId,
       originSession: rec.originSession ?? '',
       originUiSessionId: rec.originUiSessionId ?? '',
@@ -41,8 +41,8 @@ export async function persistCompletion(
   const status = typeof event.status === 'string' && event.status ? event.status : 'unknown'
   const now = ctx.now()
   const completedAt = typeof event.completed_at === 'number' ? event.completed_at : now
-  await ctx.write(() => {
-    ctx.repo.recordCompletion(id, status, completedAt, toJson(event), toJson(result), now)
+  await ctx.write((tx) => {
+    ctx.repo.recordCompletion(tx, id, status, completedAt, toJson(event), toJson(result), now)
   })
   if (status === 'completed')
     await retainCompletedDelegation(ctx, id, (result?.usage as Record<string, unknown> | undefined) ?? null)
@@ -52,14 +52,15 @@ export async function persistCompletion(
 /** Upstream `_prune_durable_records`: age out delivered rows, cap terminal and pending-terminal rows. */
 export async function pruneDurableRecords(ctx: RegistryCtx): Promise<number> {
   const now = ctx.now()
-  return ctx.write(() => {
-    let removed = ctx.repo.deleteDeliveredBefore(now - DURABLE_RETENTION_SECONDS)
+  return ctx.write((tx) => {
+    let removed = ctx.repo.deleteDeliveredBefore(tx, now - DURABLE_RETENTION_SECONDS)
     const terminal = ctx.repo.countTerminal()
     // Delivered/dropped first, oldest first: a result nobody has seen yet is the last thing to go.
     if (terminal > MAX_RETAINED_COMPLETED)
-      removed += ctx.repo.deleteOldestSettledTerminal(terminal - MAX_RETAINED_COMPLETED)
+      removed += ctx.repo.deleteOldestSettledTerminal(tx, terminal - MAX_RETAINED_COMPLETED)
     const pending = ctx.repo.countPendingTerminal()
-    if (pending > MAX_DURABLE_PENDING) removed += ctx.repo.deleteOldestPendingTerminal(pending - MAX_DURABLE_PENDING)
+    if (pending > MAX_DURABLE_PENDING)
+      removed += ctx.repo.deleteOldestPendingTerminal(tx, pending - MAX_DURABLE_PENDING)
     return removed
   })
 }
@@ -69,14 +70,14 @@ export function getDurableDelegation(ctx: RegistryCtx, delegationId: unknown): D
   const row = ctx.repo.getDurable(delegationId.trim())
   if (!row) return null
   return {
-    delegationId: row.delegation_id,
-    originSession: row.origin_session,
+    delegationId: row.delegationId,
+    originSession: row.originSession,
     state: row.state,
-    dispatchedAt: row.dispatched_at,
-    completedAt: row.completed_at,
-    result: parseJson(row.result_json, null),
-    deliveryState: row.delivery_state,
-    deliveryAttempts: row.delivery_attempts,
-    originSessionId: row.origin_session_id ?? ''
+    dispatchedAt: row.dispatchedAt,
+    completedAt: row.completedAt,
+    result: parseJson(row.resultJson, null),
+    deliveryState: row.deliveryState,
+    deliveryAttempts: row.deliveryAttempts,
+    originSessionId: row.originSessionId
   }
 }

@@ -12,33 +12,34 @@ export async function recoverAbandonedDelegations(ctx: RegistryCtx): Promise<num
   const rows = ctx.repo.listActive()
   let recovered = 0
   for (const row of rows) {
-    if (!ownerIsGone(row.owner_pid, row.owner_started_at)) continue
+    if (!ownerIsGone(row.ownerPid, row.ownerStartedAt)) continue
     const now = ctx.now()
     let task: Record<string, unknown> = {}
     try {
-      const t: unknown = row.task_json ? JSON.parse(row.task_json) : {}
+      const t: unknown = row.taskJson ? JSON.parse(row.taskJson) : {}
       if (t && typeof t === 'object' && !Array.isArray(t)) task = t as Record<string, unknown>
     } catch {
       // malformed task_json: the event simply carries no goal
     }
     const event = {
       type: 'async_delegation',
-      delegation_id: row.delegation_id,
-      session_key: row.origin_session,
-      origin_ui_session_id: row.origin_ui_session_id,
-      origin_session_id: row.origin_session_id ?? '',
-      parent_session_id: row.parent_session_id,
+      delegation_id: row.delegationId,
+      session_key: row.originSession,
+      origin_ui_session_id: row.originUiSessionId,
+      origin_session_id: row.originSessionId,
+      parent_session_id: row.parentSessionId,
       goal: task.goal ?? null,
       status: 'unknown',
       summary: null,
       error: ABANDONED_ERROR,
-      dispatched_at: row.dispatched_at,
+      dispatched_at: row.dispatchedAt,
       completed_at: now,
       exit_reason: 'owner_exited'
     }
-    const changed = await ctx.write(() =>
+    const changed = await ctx.write((tx) =>
       ctx.repo.markAbandoned(
-        row.delegation_id,
+        tx,
+        row.delegationId,
         toJson(event),
         toJson({ status: 'unknown', error: ABANDONED_ERROR }),
         now

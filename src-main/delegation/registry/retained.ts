@@ -16,8 +16,8 @@ export async function recordDispatchedChildren(
   const list = Array.isArray(children) ? children.filter((c) => c && typeof c === 'object') : []
   const single =
     list.length === 1 && typeof list[0].session_id === 'string' && list[0].session_id ? list[0].session_id : null
-  await ctx.write(() => {
-    ctx.repo.setChildren(delegationId.trim(), JSON.stringify(list), single, ctx.currentProfile(), ctx.now())
+  await ctx.write((tx) => {
+    ctx.repo.setChildren(tx, delegationId.trim(), JSON.stringify(list), single, ctx.currentProfile(), ctx.now())
   })
 }
 
@@ -29,8 +29,8 @@ export async function retainCompletedDelegation(
 ): Promise<void> {
   if (typeof delegationId !== 'string' || !delegationId.trim()) return
   const now = ctx.now()
-  await ctx.write(() => {
-    ctx.repo.markRetained(delegationId.trim(), usage ? toJson(usage) : null, now)
+  await ctx.write((tx) => {
+    ctx.repo.markRetained(tx, delegationId.trim(), usage ? toJson(usage) : null, now)
   })
   await pruneRetainedChildren(ctx)
 }
@@ -50,31 +50,31 @@ export async function pruneRetainedChildren(
   const now = ctx.now()
   // Nothing retained: no write at all (start-up must not take the write lock, nor create a missing state.db).
   if (!ctx.repo.hasLiveRetained()) return 0
-  return ctx.write(() => {
-    const expired = ctx.repo.tombstoneRetainedBefore(now - ttlHours * 3600, now)
-    const overCap = ctx.repo.tombstoneRetainedBeyond(maxRetained, now)
+  return ctx.write((tx) => {
+    const expired = ctx.repo.tombstoneRetainedBefore(tx, now - ttlHours * 3600, now)
+    const overCap = ctx.repo.tombstoneRetainedBeyond(tx, maxRetained, now)
     return expired + overCap
   })
 }
 
-/** A retained delegation row as the store's repository returns it. */
-type RetainedRow = ReturnType<ReturnType<typeof repositories.delegation>['listRetained']>[number]
+/** A retained delegation as the store's repository returns it (camelCase record). */
+type RetainedRecord = ReturnType<ReturnType<typeof repositories.delegation>['listRetained']>[number]
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '')
 
 /** Expand one row into its children (upstream list entry keys, camelCase). */
-export function expandChildren(row: RetainedRow): RetainedChild[] {
-  let children = parseJson<unknown>(row.children_json, [])
+export function expandChildren(row: RetainedRecord): RetainedChild[] {
+  let children = parseJson<unknown>(row.childrenJson, [])
   if (!Array.isArray(children)) children = []
   let list = (children as unknown[]).filter((c): c is ChildManifestEntry => !!c && typeof c === 'object')
-  if (list.length === 0 && row.child_session_id) list = [{ session_id: row.child_session_id }]
+  if (list.length === 0 && row.childSessionId) list = [{ session_id: row.childSessionId }]
   return list.map((c) => ({
-    delegationId: row.delegation_id,
-    parentSessionId: row.parent_session_id,
-    ownerProfile: row.owner_profile ?? '',
+    delegationId: row.delegationId,
+    parentSessionId: row.parentSessionId,
+    ownerProfile: row.ownerProfile ?? '',
     state: row.state,
-    retainedAt: row.retained_at,
-    completedAt: row.completed_at,
+    retainedAt: row.retainedAt,
+    completedAt: row.completedAt,
     childId: str(c.subagent_id) || str(c.session_id) || '',
     childSessionId: str(c.session_id),
     model: typeof c.model === 'string' ? c.model : null,
@@ -104,7 +104,7 @@ export async function tombstoneRetainedChild(ctx: RegistryCtx, id: unknown): Pro
   const entry = findRetainedChild(ctx, id)
   if (!entry) return false
   const now = ctx.now()
-  return ctx.write(() => ctx.repo.tombstoneRetained(entry.delegationId, now))
+  return ctx.write((tx) => ctx.repo.tombstoneRetained(tx, entry.delegationId, now))
 }
 
 export async function rehydrateRetainedChildren(ctx: RegistryCtx): Promise<number> {

@@ -8,6 +8,7 @@ export * from './sessions'
 export * from './messages'
 export * from './usage'
 export * from './delegations'
+export * from './caduceus'
 export { INDEX_SQL } from './indices'
 export {
   FTS_STORAGE_VERSION,

@@ -10,6 +10,7 @@
  */
 import { createInterface } from 'node:readline'
 import { SessionStore } from '../session-store'
+import { txDb } from '../write-tx'
 
 const [dbPath, sessionId, cmd = 'append', nArg = '1'] = process.argv.slice(2)
 if (!dbPath || !sessionId) {
@@ -29,7 +30,8 @@ if (cmd === 'append') {
   store.close()
   process.stdout.write('done\n')
 } else if (cmd === 'noop') {
-  await store.write(({ db }) => {
+  await store.write((tx) => {
+    const db = txDb(tx)
     db.prepare('UPDATE sessions SET title = title').run()
     db.prepare('UPDATE sessions SET last_activity_description = ? WHERE id = ?').run(`probe ${process.pid}`, sessionId)
   })

@@ -1,25 +1,13 @@
-import { useEffect, useState } from 'react'
-import { useShallow } from 'zustand/react/shallow'
-import { editEntry, loadEntries, useMemory } from '../../stores/memory'
+import { useState } from 'react'
+import { editEntry, loadEntries, useMemoryEntries } from '../../stores/memory'
 
 /** Built-in memory entries of ONE profile; every edit names that profile (disabled under All). */
 export function MemoryEntries({ profile }: { profile: string | null }) {
-  const { target, entries, entriesProfile, loading, error } = useMemory(
-    useShallow((s) => ({
-      target: s.target,
-      entries: s.entries,
-      entriesProfile: s.entriesProfile,
-      loading: s.entriesLoading,
-      error: s.entriesError
-    }))
-  )
+  const { target, entries, loading, error } = useMemoryEntries(profile)
   const [draft, setDraft] = useState('')
   const [editing, setEditing] = useState<{ index: number; text: string } | null>(null)
   const [inlineError, setInlineError] = useState<string | null>(null)
-  useEffect(() => {
-    if (profile) void loadEntries(profile, target)
-  }, [profile, target])
-  const shown = profile && entriesProfile === profile ? entries : []
+  const shown = entries
 
   if (!profile) {
     return (

@@ -1,5 +1,5 @@
 import type { ProviderHealth } from '@shared/contract'
-import { useMemory } from '../../stores/memory'
+import { useProviderHealth } from '../../stores/memory'
 import { RelTime } from '../../components/RelTime'
 
 /** The recall a turn used: when, ok/failed (with why), its question, size and duration. */
@@ -26,7 +26,7 @@ function LastRecall({ r }: { r: NonNullable<ProviderHealth['lastPrefetch']> }) {
  * counters are a grid that wraps and the last recall / last error get whole lines.
  */
 export function ProviderHealthPanel() {
-  const health = useMemory((s) => s.health)
+  const health = useProviderHealth()
   return (
     <section className="panel" data-testid="memory-health">
       <h3>Provider health</h3>

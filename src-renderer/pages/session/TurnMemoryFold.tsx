@@ -1,47 +1,43 @@
-import { useEffect, useState } from 'react'
+import { useMemo, useState } from 'react'
+import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import type { MemoryEvent, Message } from '@shared/contract'
 import { getApi } from '../../api'
 import { useMemory } from '../../stores/memory'
+import { requestKey } from '../../stores/server'
 import { useTranscript } from '../../stores/transcript'
 import { eventsOfTurn, foldCounts, recallText } from '../../lib/turn-memory'
 
-/** One fetch per session, shared by every user message of its transcript; re-read when memory activity arrives. */
-const cache = new Map<string, { newest: number; upTo: number; events: Promise<MemoryEvent[]> }>()
-
 /**
- * A message newer than the last fetch (a turn that just ran) or new activity means the cached list is stale.
- * `loadedUpTo` is the transcript's newest loaded id, the same for every row of a render: one fetch per change,
- * not one per row (each row's own id, rendered in ascending order, used to refetch for every row).
+ * One fetch per session, shared by every user message of its transcript (one query, not one per row). The key
+ * adds a freshness mark to the request + input: the newest memory activity seen and the transcript's newest
+ * loaded id (a turn that just ran), the same for every row of a render, so each change reads the list once.
  */
-function sessionEvents(profile: string, sessionId: string, newest: number, loadedUpTo: number): Promise<MemoryEvent[]> {
-  const key = `${profile}/${sessionId}`
-  const hit = cache.get(key)
-  if (hit && hit.newest === newest && hit.upTo >= loadedUpTo) return hit.events
-  const events = getApi()
-    .call('memory.events', { profile, sessionId, limit: 1000 })
-    .then(
-      (p) => p.items,
-      () => []
-    )
-  cache.set(key, { newest, upTo: Math.max(loadedUpTo, hit?.upTo ?? 0), events })
-  return events
+function sessionEventsQuery(profile: string, sessionId: string, newest: number, loadedUpTo: number) {
+  const input = { profile, sessionId, limit: 1000 }
+  return {
+    queryKey: [...requestKey('memory.events', input), { newest, loadedUpTo }] as const,
+    queryFn: (): Promise<MemoryEvent[]> =>
+      getApi()
+        .call('memory.events', input)
+        .then(
+          (p) => p.items,
+          () => []
+        ),
+    staleTime: Infinity
+  }
 }
 
 export function TurnMemoryFold({ m, profile }: { m: Message; profile: string | null | undefined }) {
   const newest = useMemory((s) => s.order[0] ?? 0)
   const loadedUpTo = useTranscript((s) => Math.max(m.id, s.ids[s.ids.length - 1] ?? 0))
-  const [events, setEvents] = useState<MemoryEvent[]>([])
   const [open, setOpen] = useState(false)
-  useEffect(() => {
-    if (!profile || m.role !== 'user') return
-    let live = true
-    void sessionEvents(profile, m.sessionId, newest, loadedUpTo).then((all) => {
-      if (live) setEvents(eventsOfTurn(all, m))
-    })
-    return () => {
-      live = false
-    }
-  }, [profile, m, newest, loadedUpTo])
+  const wanted = !!profile && m.role === 'user'
+  const { data: all } = useQuery({
+    ...sessionEventsQuery(profile ?? '', m.sessionId, newest, loadedUpTo),
+    enabled: wanted,
+    placeholderData: keepPreviousData
+  })
+  const events = useMemo(() => (wanted && all ? eventsOfTurn(all, m) : []), [wanted, all, m])
   if (!profile || m.role !== 'user' || events.length === 0) return null
   const { recalled, failed, written, synced, syncFailed, shown } = foldCounts(events)
   return (

@@ -1,6 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'react'
 import type { SearchHit, SearchSessionGroup } from '@shared/contract'
-import { useShallow } from 'zustand/react/shallow'
 import { navigate } from '../../app/router'
 import { sessionHref } from '../../app/routes'
 import { Badge } from '../../components/Badge'
@@ -9,7 +8,7 @@ import { Snippet } from '../../components/Snippet'
 import { SessionLabel } from '../../components/SessionName'
 import { useListKeys } from '../../lib/use-list-keys'
 import { useApp } from '../../stores/app'
-import { useSessions } from '../../stores/sessions'
+import { useSearchResults } from '../../stores/sessions'
 
 /**
  * Hits grouped by conversation (first-hit order): a compression chain's segments under its tip (`chainId`), as
@@ -40,7 +39,7 @@ function grouped(hits: SearchHit[], groups: SearchSessionGroup[] = []) {
 
 /** Full-text hits grouped by session; each opens the transcript scrolled to and highlighting that message. j/k and Enter work here too. */
 export function SearchResults() {
-  const { hits: raw, loading, error, query, groups, message } = useSessions(useShallow((s) => s.search))
+  const { hits: raw, loading, error, query, groups, message } = useSearchResults()
   const { sections, titleOnly, flat: hits } = useMemo(() => grouped(raw, groups), [raw, groups])
   const showProfile = useApp((s) => s.scope === 'all')
   const [cursor, setCursor] = useState(-1)

@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+/**
+ * Measures the typed data path (issue 27 item 1) over src-main (tests excluded), with the type checker:
+ * - hand-declared row types: interfaces/type aliases named `*Row` (or `Row`) that spell columns out by hand;
+ * - casts on rows: `x as T` whose operand is a better-sqlite3 `.get()`/`.all()` call;
+ * - snake_case column reads outside store/: `obj.some_column` whose property is declared in store/ or comes
+ *   from a `Record<string, unknown>` row (index signature), limited to state.db column names: a database row
+ *   escaping the store (wire/JSON fields that share a column's name and are typed elsewhere are not counted).
+ * Usage: node scripts/measure-rows.mjs [--list]
+ */
+import ts from 'typescript'
+import path from 'node:path'
+
+const root = process.cwd()
+const list = process.argv.includes('--list')
+const cfgPath = path.join(root, 'tsconfig.main.json')
+const cfg = ts.getParsedCommandLineOfConfigFile(cfgPath, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic() {} })
+const program = ts.createProgram(cfg.fileNames, cfg.options)
+const checker = program.getTypeChecker()
+const rel = (f) => path.relative(root, f)
+const inStore = (f) => rel(f).startsWith('src-main/store/')
+const snake = /^[a-z][a-z0-9]*(_[a-z0-9]+)+$/
+// Column names of state.db tables (drizzle definitions) and of the Caduceus tables created in store/.
+const columns = new Set()
+for (const f of ts.sys.readDirectory(path.join(root, 'src-main/store'), ['.ts']))
+  for (const m of ts.sys.readFile(f).matchAll(/\b(?:text|integer|real|blob)\('([a-z_]+)'/g)) columns.add(m[1])
+for (const m of ts.sys.readFile(path.join(root, 'src-main/store/memory-events-repo.ts')).matchAll(/\['([a-z_]+)', '/g))
+  columns.add(m[1])
+
+const rowTypes = []
+const casts = []
+const reads = []
+for (const sf of program.getSourceFiles()) {
+  const file = rel(sf.fileName)
+  if (!file.startsWith('src-main/') || file.endsWith('.test.ts')) continue
+  const at = (n) => `${file}:${sf.getLineAndCharacterOfPosition(n.getStart()).line + 1}`
+  const visit = (n) => {
+    if ((ts.isInterfaceDeclaration(n) || ts.isTypeAliasDeclaration(n)) && /Row$/.test(n.name.text)) {
+      const handWritten =
+        ts.isInterfaceDeclaration(n) || ts.isTypeLiteralNode(n.type) || /Record<string, unknown>/.test(n.type.getText())
+      if (handWritten) rowTypes.push(`${at(n)} ${n.name.text}`)
+    }
+    if (ts.isAsExpression(n)) {
+      let e = n.expression
+      while (ts.isParenthesizedExpression(e)) e = e.expression
+      if (
+        ts.isCallExpression(e) &&
+        ts.isPropertyAccessExpression(e.expression) &&
+        ['get', 'all'].includes(e.expression.name.text)
+      )
+        casts.push(at(n))
+    }
+    if (
+      ts.isPropertyAccessExpression(n) &&
+      !inStore(sf.fileName) &&
+      snake.test(n.name.text) &&
+      columns.has(n.name.text)
+    ) {
+      const sym = checker.getSymbolAtLocation(n.name)
+      const decl = sym?.declarations?.[0]
+      const objType = checker.getTypeAtLocation(n.expression)
+      const fromStore = decl && inStore(decl.getSourceFile().fileName)
+      const fromRecord = !sym && objType.getStringIndexType() !== undefined
+      const fromRowFile = decl && /Row$/.test(decl.parent?.name?.text ?? '')
+      if (fromStore || fromRecord || fromRowFile) reads.push(`${at(n)} .${n.name.text}`)
+    }
+    ts.forEachChild(n, visit)
+  }
+  visit(sf)
+}
+const show = (title, items) => {
+  console.log(`${title}: ${items.length}`)
+  if (list) for (const i of items) console.log(`  ${i}`)
+}
+show('hand-declared row types', rowTypes)
+show('casts on .get()/.all() results', casts)
+show('snake_case row reads outside store/', reads)
+const byDir = {}
+for (const r of reads) {
+  const d = path.dirname(r.split(':')[0])
+  byDir[d] = (byDir[d] ?? 0) + 1
+}
+console.log('  by folder:', JSON.stringify(byDir))
