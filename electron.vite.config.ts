@@ -13,7 +13,11 @@ export default defineConfig({
       // `cli` is the headless CLI (bin/caduceus.mjs runs it when fresh), built from the same sources as the app.
       // Chunks stay beside the entries: host code resolves out/renderer and package.json relative to its own file.
       rollupOptions: {
-        input: { index: r('src-main/index.ts'), cli: r('src-main/host/cli.ts'), usage: r('src-main/host/usage.ts') },
+        input: {
+          index: r('src-main/index.ts'),
+          cli: r('src-main/host/cli/main.ts'),
+          usage: r('src-main/host/cli/usage.ts')
+        },
         external: ['better-sqlite3'],
         output: { chunkFileNames: '[name]-[hash].js' }
       }

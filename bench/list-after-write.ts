@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { createHost } from '../src-main/host'
-import { createLogger } from '../src-main/host/log'
+import { createLogger } from '../src-main/host/log/log'
 import { spawnWriter } from '../src-main/store/test-fixtures/spawn-writer'
 import { percentiles } from './percentiles'
 

@@ -44,8 +44,8 @@ if (!process.env.CADUCEUS_FROM_SOURCE && existsSync(built) && !sourcesNewerThan(
   }
   const { register } = tsx
   register({ tsconfig: join(root, 'tsconfig.json') })
-  entry = join(root, 'src-main/host/cli.ts')
-  usage = join(root, 'src-main/host/usage.ts')
+  entry = join(root, 'src-main/host/cli/main.ts')
+  usage = join(root, 'src-main/host/cli/usage.ts')
 }
 const { USAGE, wantsHelp, oneShotUsageError } = await import(pathToFileURL(usage).href)
 if (wantsHelp(process.argv.slice(2))) {

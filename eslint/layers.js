@@ -1,7 +1,7 @@
 // ESLint rule `caduceus/layers`: the layer table in CONTRIBUTING.md is the source of truth. Each row names a folder
 // and what it may import; this rule parses that table and checks every import, re-export, dynamic import and
 // require() of every linted file against it, resolving relative paths and the `@shared` alias first.
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { builtinModules } from 'node:module'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 
@@ -64,6 +64,30 @@ function resolveSpecifier(spec, fromFile) {
   return { pkg: spec }
 }
 
+/** host/ is split by job: `host/<job>/` when `<job>` is one of its folders, else null (host/index.ts, a file). */
+function hostJob(inner) {
+  const seg = inner.split('/')[0]
+  if (!seg) return null
+  const dir = join(root, 'src-main/host', seg)
+  return existsSync(dir) && statSync(dir).isDirectory() ? seg : null
+}
+
+/** Inside host/, one job folder reaches another only through its face, in the direction the "Inside host/" table allows. */
+function hostJobViolation(fromInner, toInner, spec) {
+  const from = fromInner.includes('/') ? hostJob(fromInner) : null
+  const to = hostJob(toInner)
+  if (!to || to === from) return null
+  if (toInner !== to && toInner !== `${to}/index` && toInner !== `${to}/index.ts`)
+    return `import host/${to}/ through its index.ts face, not '${spec}'`
+  if (!from) return null // host/index.ts, the host's own face
+  const row = table.layers.get(`host/${from}/`)
+  if (!row)
+    return `host/${from}/ is not in the "Inside host/" table in CONTRIBUTING.md: add a row saying what it may import`
+  return row.may.includes(to)
+    ? null
+    : `host/${from}/ may not import host/${to}/ (allowed: ${row.may.join(', ') || 'none'})`
+}
+
 const isTestFile = (rel) =>
   /\.test\.tsx?$/.test(rel) || rel.includes('/test-fixtures/') || /test-support\.ts$/.test(rel)
 
@@ -114,7 +138,10 @@ export function violation(file, spec) {
   if (!to.startsWith('src-main/')) return null // e2e fixtures, scripts: not layered
   const toParts = to.split('/')
   const toName = toParts.length === 2 ? toParts[1].replace(/\.ts$/, '') : toParts[1]
-  if (from.kind === 'subsystem' && toName === from.name) return null
+  if (from.kind === 'subsystem' && toName === from.name)
+    return from.name === 'host' && !isTestFile(rel)
+      ? hostJobViolation(from.inner, toParts.slice(2).join('/'), spec)
+      : null
   if (toParts.length === 2 && (toName === 'index' || toName === 'preload'))
     return `'${spec}' is the Electron entry; nothing imports it`
   const allowed =
@@ -123,6 +150,9 @@ export function violation(file, spec) {
   if (!allowed.includes(toName) && !isTestFile(rel))
     return `${from.key} may not import src-main/${toName}/ (allowed: ${allowed.join(', ') || 'none'})`
   const inner = toParts.slice(2).join('/')
+  // The Electron entry may also reach a host job's face its row names (`host/electron`: the window policy).
+  const job = toName === 'host' && from.kind === 'electron-entry' ? hostJob(inner) : null
+  if (job && row.may.includes(`host/${job}`) && [job, `${job}/index`, `${job}/index.ts`].includes(inner)) return null
   if (inner !== '' && inner !== 'index' && inner !== 'index.ts' && !isTestFile(rel)) {
     return `import src-main/${toName}/ through its index.ts face, not '${spec}'`
   }

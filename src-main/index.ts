@@ -1,16 +1,13 @@
 /**
  * Electron entry: window, preload and the IPC transport. Everything else is the same host the headless
  * `caduceus serve` runs (src-main/host), so this file stays thin: every security rule it applies is a pure
- * function in host/app-policy.ts (tested under Node); this file only wires them to Electron's hooks.
+ * function in host/electron/ (app-policy.ts) (tested under Node); this file only wires them to Electron's hooks.
  */
 import { app, BrowserWindow, ipcMain, protocol, safeStorage, session, shell } from 'electron'
 import { readFile } from 'node:fs/promises'
 import { join, resolve, sep } from 'node:path'
-import { createHost, electronSupport, redact, type Host } from './host'
-
-const {
-  parseArgs,
-  installLastResort,
+import { createHost, installLastResort, parseArgs, redact, type Host } from './host'
+import {
   contentType,
   APP_ORIGIN,
   APP_SCHEME,
@@ -24,7 +21,7 @@ const {
   frameNavigationAllowed,
   isAppUrl,
   permissionAllowed
-} = electronSupport
+} from './host/electron'
 
 let host: Host | null = null
 let win: BrowserWindow | null = null

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ChannelsStatus } from '@shared/contract'
 import { startScriptedProvider, type ScriptedProvider } from '../src-main/agent/scripted'
 import { createHost, type Host } from '../src-main/host'
-import { createLogger } from '../src-main/host/log'
+import { createLogger } from '../src-main/host/log/log'
 import { errorMessage } from '@shared/contract/errors'
 
 const KEY = 'hk_host_api_test_key_0123456789'

@@ -8,8 +8,8 @@ import WebSocket from 'ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { requestNames } from '@shared/contract'
 import { createHost } from '../src-main/host'
-import { createLogger } from '../src-main/host/log'
-import { startHeadless } from '../src-main/host/http-transport'
+import { createLogger } from '../src-main/host/log/log'
+import { startHeadless } from '../src-main/host/transport/http-transport'
 import type { Host } from '../src-main/host'
 
 let home: string

@@ -13,7 +13,7 @@ import {
   type ScriptReply
 } from '../src-main/agent/scripted'
 import { createHost, type Host } from '../src-main/host'
-import { createLogger } from '../src-main/host/log'
+import { createLogger } from '../src-main/host/log/log'
 import { SessionStore } from '../src-main/store'
 
 let root: string

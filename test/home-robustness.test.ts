@@ -9,7 +9,7 @@ import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { SearchResult, SessionPage } from '@shared/contract'
 import { createHost } from '../src-main/host'
-import { createLogger } from '../src-main/host/log'
+import { createLogger } from '../src-main/host/log/log'
 import { SessionStore } from '../src-main/store'
 
 const run = promisify(execFile)

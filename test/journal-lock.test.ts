@@ -9,7 +9,7 @@ import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { LogRecord } from '@shared/contract/log'
 import { createHost } from '../src-main/host'
-import { createLogger } from '../src-main/host/log'
+import { createLogger } from '../src-main/host/log/log'
 import { holdJournalLock, makeDeleteJournalHome } from './fixtures/journal-lock'
 
 const SID = '20260101_090000_aa01'

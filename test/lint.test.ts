@@ -48,7 +48,28 @@ describe('lint: the layer table is enforced', () => {
       "import { app } from 'electron'\nexport const y = app",
       /only src-main\/index\.ts and preload\.ts/
     ],
-    ['src-main/host/bad.ts', "export * from '../index'", /Electron entry/]
+    ['src-main/host/bad.ts', "export * from '../index'", /Electron entry/],
+    // Inside host/, one job folder per job: through the other job's face, and only downwards.
+    [
+      'src-main/host/cli/bad.ts',
+      "import { startHeadless } from '../transport/http-transport'\nexport const y = startHeadless",
+      /import host\/transport\/ through its index\.ts face/
+    ],
+    [
+      'src-main/host/log/bad.ts',
+      "import { createHost } from '../compose'\nexport const y = createHost",
+      /host\/log\/ may not import host\/compose\//
+    ],
+    [
+      'src-main/host/services/bad.ts',
+      "import { buildHandlers } from '../handlers'\nexport const y = buildHandlers",
+      /host\/services\/ may not import host\/handlers\//
+    ],
+    [
+      'src-main/index.ts',
+      "import { createDispatcher } from './host/dispatch'\nexport const y = createDispatcher",
+      /through its index\.ts face/
+    ]
   ]
   for (const [file, code, reason] of bad) {
     it(`refuses in ${file}: ${code.split('\n')[0]}`, async () => {
@@ -80,6 +101,18 @@ describe('lint: the layer table is enforced', () => {
       await layerErrors(
         'src-main/host/ok.ts',
         "import { a } from '../delegation'\nimport { b } from '../tools'\nexport const w = [a, b]"
+      )
+    ).toEqual([])
+    expect(
+      await layerErrors(
+        'src-main/host/cli/ok.ts',
+        "import { a } from '../compose'\nimport { b } from '../transport/index'\nimport { c } from './args'\nexport const w = [a, b, c]"
+      )
+    ).toEqual([])
+    expect(
+      await layerErrors(
+        'src-main/index.ts',
+        "import { a } from './host'\nimport { b } from './host/electron'\nexport const w = [a, b]"
       )
     ).toEqual([])
   })

@@ -12,7 +12,7 @@ import {
   type ScriptReply
 } from '../src-main/agent/scripted'
 import { createHost, type Host } from '../src-main/host'
-import { createLogger } from '../src-main/host/log'
+import { createLogger } from '../src-main/host/log/log'
 import { readEntries } from '../src-main/memory'
 
 const TURNS = 50

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SearchResult } from '@shared/contract'
 import { createHost } from '../src-main/host'
-import { createLogger } from '../src-main/host/log'
+import { createLogger } from '../src-main/host/log/log'
 import { SessionStore } from '../src-main/store'
 
 const home = mkdtempSync(join(tmpdir(), 'cad-search-filters-'))

@@ -13,8 +13,8 @@ import {
   type MessageText
 } from '@shared/contract'
 import { createHost, type Host } from '../src-main/host'
-import { createLogger } from '../src-main/host/log'
-import { startHeadless } from '../src-main/host/http-transport'
+import { createLogger } from '../src-main/host/log/log'
+import { startHeadless } from '../src-main/host/transport/http-transport'
 import { SessionStore } from '../src-main/store'
 
 // The bound a frame must stay under: a page is at most MESSAGE_PAGE_CHARS (1,000,000) characters of text.

@@ -77,6 +77,19 @@ describe('structure: SQL only in the store', () => {
 })
 
 const FACE_LIMIT = 15
+/** host/ has one folder per job, each with its own face (CONTRIBUTING.md "Inside host/"). */
+const HOST_JOBS = [
+  'app-channels',
+  'compose',
+  'services',
+  'dispatch',
+  'handlers',
+  'transport',
+  'cli',
+  'electron',
+  'log',
+  'memory-providers'
+].map((j) => `host/${j}`)
 
 /** Every face rule broken in a project, as `face: reason` lines (empty when the faces are fine). */
 function faceProblems(use: ExportUse): string[] {
@@ -87,7 +100,7 @@ function faceProblems(use: ExportUse): string[] {
     const used = new Set(use.faceUsers[face] ?? [])
     // The Electron entry (src-main/index.ts) reaches host's face; host's own types describe createHost.
     for (const n of names)
-      if (!used.has(n) && !(face === 'host' && (n === 'HostOptions' || n === 'Host')))
+      if (!used.has(n) && !used.has('*') && !(face === 'host' && (n === 'HostOptions' || n === 'Host')))
         problems.push(`${face}.${n}: no production code in another folder imports it`)
   }
   return problems.sort()
@@ -114,7 +127,7 @@ describe('structure: small faces, and no production export used only by tests', 
   it('walks the production modules and finds the subsystem faces', () => {
     expect(use.checked).toBeGreaterThan(500)
     expect(Object.keys(use.faces)).toEqual(
-      expect.arrayContaining(['agent', 'config', 'delegation', 'gateway', 'host', 'memory', 'store'])
+      expect.arrayContaining(['agent', 'config', 'delegation', 'gateway', 'host', 'memory', 'store', ...HOST_JOBS])
     )
     expect(use.faceUsers['store']).toContain('SessionStore')
   })

@@ -11,7 +11,7 @@ import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { LogRecord } from '@shared/contract/log'
 import { createHost } from '../src-main/host'
-import { createLogger } from '../src-main/host/log'
+import { createLogger } from '../src-main/host/log/log'
 
 const run = promisify(execFile)
 const repo = resolve(import.meta.dirname, '..')

@@ -11,9 +11,9 @@ import { promisify } from 'node:util'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createHost, type Host } from '../src-main/host'
-import { createLogger } from '../src-main/host/log'
-import { parseArgs } from '../src-main/host/args'
-import { sessionAdminCli } from '../src-main/host/session-admin-cli'
+import { createLogger } from '../src-main/host/log/log'
+import { parseArgs } from '../src-main/host/cli/args'
+import { sessionAdminCli } from '../src-main/host/cli/sessions-admin'
 
 const repo = resolve(import.meta.dirname, '..')
 const gold = join(repo, 'test/fixtures/upstream/transfer')

@@ -7,7 +7,7 @@ import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startScriptedProvider, type RecordedRequest, type ScriptedProvider, type ScriptReply } from '../agent/scripted'
 import { createHost, type Host } from '../host'
-import { createLogger } from '../host/log'
+import { createLogger } from '../host/log/log'
 import { startApiServer, type ApiServer } from './index'
 
 let root: string

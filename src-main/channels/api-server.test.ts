@@ -8,8 +8,8 @@ import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { asyncDeliverySupported, getSessionEnv } from '../gateway'
 import { createHost, type Host } from '../host'
-import { createLogger } from '../host/log'
-import { guardServer, safeDecodePath } from '../host/request-guards'
+import { createLogger } from '../host/log/log'
+import { guardServer, safeDecodePath } from '../host/transport/request-guards'
 import { startApiServer, type ApiServer } from './index'
 
 let root: string

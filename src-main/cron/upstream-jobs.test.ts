@@ -8,7 +8,7 @@ import { basename, join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startScriptedProvider, type RecordedRequest, type ScriptedProvider } from '../agent/scripted'
 import { createHost, type Host } from '../host'
-import { createLogger } from '../host/log'
+import { createLogger } from '../host/log/log'
 import { createJob, CronScheduler, readJobs, runCronJob, type RawJob } from './index'
 
 const GOLDEN = resolve(import.meta.dirname, '../../test/fixtures/upstream/cron/home')

@@ -94,6 +94,3 @@ export class LiveSubagentRegistry {
     return this.paused
   }
 }
-
-/** The host's process-wide registry (upstream keeps one per process too). */
-export const liveSubagents = new LiveSubagentRegistry()

@@ -1,14 +1,15 @@
-/** Assembles `DelegateDeps` for one profile store with the process-wide defaults filled in. */
+/**
+ * Assembles `DelegateDeps` for one profile store. The live-subagent registry and the background pool belong to the
+ * host graph, not the process: the host passes the same two to every profile (the async cap counts background
+ * units across every profile and parent); a caller that passes none gets its own.
+ */
 import { asyncDeliverySupported } from '../gateway'
 import type { ChildFactory } from './children'
 import { homeOfDb, loadDelegationConfig, type DelegationConfig } from './config'
 import { BackgroundPool, type DelegateDeps, type DelegationCompletion } from './deps'
-import { liveSubagents, type LiveSubagentRegistry } from './live-registry'
+import { LiveSubagentRegistry } from './live-registry'
 import { createDelegationRegistry, type RegistryOptions } from './registry'
 import type { DelegationStore } from './types'
-
-/** One pool per process: the async cap counts background units across every profile and parent. */
-export const sharedBackgroundPool = new BackgroundPool()
 
 export interface DelegationServiceOptions {
   profile: string
@@ -32,10 +33,10 @@ export function createDelegateDeps(opts: DelegationServiceOptions): DelegateDeps
     store: opts.store,
     registry: createDelegationRegistry(opts.store, { log: opts.log, ...opts.registry }),
     buildChild: opts.buildChild,
-    live: opts.live ?? liveSubagents,
+    live: opts.live ?? new LiveSubagentRegistry(),
     asyncDeliverySupported: opts.asyncDeliverySupported ?? asyncDeliverySupported,
     config: opts.config ?? (() => loadDelegationConfig(home)),
-    pool: opts.pool ?? sharedBackgroundPool,
+    pool: opts.pool ?? new BackgroundPool(),
     onCompletion: opts.onCompletion,
     onUpdate: opts.onUpdate,
     log: opts.log

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startScriptedProvider, type RecordedRequest, type ScriptedProvider, type ScriptReply } from '../agent/scripted'
 import { createHost, type Host } from '../host'
-import { createLogger } from '../host/log'
+import { createLogger } from '../host/log/log'
 import { nodeCmd, waitUntil } from './test-fixtures/helpers'
 
 let root: string | undefined

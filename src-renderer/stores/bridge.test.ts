@@ -38,7 +38,7 @@ beforeEach(async () => {
     },
     'subagents.list': () => ({ items: [], maxRetained: 8, ttlHours: 24 }),
     'gateway.state': () => ({ agents: [], cap: 8, idleTtlSeconds: 3600 }),
-    'costs.summary': () => ({ profiles: [], total: usd(0), byModel: [], topSessions: [], byDay: [] }),
+    'costs.summary': () => ({ profiles: [], total: usd(0), byModel: [], topSessions: [], byDay: [], tokensByDay: [] }),
     'app.info': () => ({
       version: '0.1.0',
       root: '/r',

@@ -26,20 +26,24 @@ const isProductionModule = (r: string): boolean =>
 export const ENTRY_POINTS = new Set([
   'src-main/index.ts',
   'src-main/preload.ts',
-  'src-main/host/cli.ts',
+  'src-main/host/cli/main.ts',
   'src-renderer/main.tsx'
 ])
+
+/** A face: `src-main/<folder>/index.ts`, and one level deeper inside host/ (one folder per job: `host/cli`, …). */
+const FACE = /^src-main\/((?:host\/)?[^/]+)\/index(?:\.ts)?$/
 
 export interface ExportUse {
   /** `path#name` of each production export imported by a test file and by no production file. */
   testOnly: string[]
   /** How many production exports were checked (a walk that sees nothing cannot fail). */
   checked: number
-  /** Names each `src-main/<folder>/index.ts` face exports, as the compiler sees them (types counted). */
+  /** Names each `src-main/<folder>/index.ts` (and `src-main/host/<job>/index.ts`) face exports, as the compiler sees them (types counted). */
   faces: Record<string, string[]>
   /** Each face's `export * …` statements (they hide what the face exports). */
   faceStars: Record<string, string[]>
-  /** Names production code outside each face's folder (src-main, scripts, bin) imports through that face. */
+  /** Names production code outside each face's folder (src-main, scripts, bin) imports through that face (`*`: a
+   * dynamic `import()` of the face, which uses all of it). */
   faceUsers: Record<string, string[]>
 }
 
@@ -79,7 +83,7 @@ export function findTestOnlyExports(projectRoot: string = root): ExportUse {
   const faceUsers: Record<string, Set<string>> = {}
   /** `import { a, b as c } from '../x'` in production code outside x/ uses face x's names a and b. */
   const noteFaceUse = (user: string, spec: ts.Expression, from: ts.SourceFile, names: string[]) => {
-    const face = /^src-main\/([^/]+)\/index(\.ts)?$/.exec(moduleFile(spec, from) ?? '')?.[1]
+    const face = FACE.exec(moduleFile(spec, from) ?? '')?.[1]
     if (!face || isTestFile(user) || !/^(src-main|scripts|bin)\//.test(user) || user.startsWith(`src-main/${face}/`))
       return
     for (const n of names) (faceUsers[face] ??= new Set()).add(n)
@@ -131,6 +135,8 @@ export function findTestOnlyExports(projectRoot: string = root): ExportUse {
         const [spec] = node.arguments
         const m = spec && moduleFile(spec, sf)
         if (m) add(wholeModuleUsers, m, user)
+        // `await import('../handlers')` (a host built in steps) uses the whole face.
+        if (spec) noteFaceUse(user, spec, sf, ['*'])
       } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
         const m = moduleFile(node.argument.literal as ts.Expression, sf)
         if (m) add(wholeModuleUsers, m, user)
@@ -146,7 +152,7 @@ export function findTestOnlyExports(projectRoot: string = root): ExportUse {
   let checked = 0
   for (const sf of program.getSourceFiles()) {
     const r = relOf(sf.fileName)
-    const face = /^src-main\/([^/]+)\/index\.ts$/.exec(r)
+    const face = FACE.exec(r.replace(/\.ts$/, ''))
     const faceSym = face && checker.getSymbolAtLocation(sf)
     if (face && faceSym) {
       faces[face[1]!] = checker.getExportsOfModule(faceSym).map((e) => e.name)

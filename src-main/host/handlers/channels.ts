@@ -12,10 +12,10 @@ import {
   setPaused,
   type RawJob
 } from '../../cron'
-import type { ChannelsService } from '../channels-service'
-import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
 import { errorMessage } from '@shared/contract/errors'
+import type { ChannelsService } from '../app-channels'
+import type { HandlerMap } from '../dispatch'
 
 type ChannelHandlers = Pick<
   HandlerMap,

@@ -1,6 +1,6 @@
 import type { HandlerMap } from '../dispatch'
-import type { Runtime } from '../runtime'
-import type { Services } from '../services'
+import type { Runtime, Services } from '../services'
+import type { ChannelsService } from '../app-channels'
 import { agentHandlers } from './agent'
 import { appHandlers } from './app'
 import { delegationHandlers } from './delegation'
@@ -11,7 +11,6 @@ import { sessionAdminHandlers } from './sessions-admin'
 import { sessionBulkHandlers } from './sessions-bulk'
 import { priceHandlers } from './prices'
 import { channelHandlers } from './channels'
-import type { ChannelsService } from '../channels-service'
 
 /** Exactly one handler per contract request; the object literal's type makes a missing one a compile error. */
 export function buildHandlers(s: Services, rt: Runtime, version: string, channels: ChannelsService): HandlerMap {

@@ -1,8 +1,7 @@
 /** Session admin requests (delete, prune, export, import): thin over the store's typed functions. */
 import { CaduceusError, MAX_IMPORT_SESSIONS } from '@shared/contract'
 import type { HandlerMap } from '../dispatch'
-import type { Services } from '../services'
-import { exportChunks, exportFilename, exportMime } from '../session-export'
+import { type Services, exportChunks, exportFilename, exportMime } from '../services'
 
 type AdminHandlers = Pick<HandlerMap, 'sessions.delete' | 'sessions.prune' | 'sessions.export' | 'sessions.import'>
 

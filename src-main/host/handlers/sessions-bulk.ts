@@ -13,9 +13,8 @@ import {
   type SessionSummary
 } from '@shared/contract'
 import type { HandlerMap } from '../dispatch'
-import type { Services } from '../services'
+import { type Services, exportChunks, exportMime } from '../services'
 import { priceSessionRows, readPriceOverrides } from '../../costs'
-import { exportChunks, exportMime } from '../session-export'
 
 type BulkHandlers = Pick<HandlerMap, 'sessions.bulk' | 'sessions.exportSet'>
 type Stores = Services['stores']

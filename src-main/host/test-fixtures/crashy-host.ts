@@ -1,6 +1,6 @@
 // Child process for last-resort.test.ts: throws and rejects where nothing catches, then says it is still alive.
-import { createLogger } from '../log'
-import { installLastResort } from '../last-resort'
+import { createLogger } from '../log/log'
+import { installLastResort } from '../log/last-resort'
 
 const log = createLogger({ errorFile: process.argv[2] })
 installLastResort(log)

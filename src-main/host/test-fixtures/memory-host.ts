@@ -9,7 +9,7 @@ import {
   type ScriptHandler
 } from '../../agent/scripted'
 import { createHost, type Host } from '..'
-import { createLogger } from '../log'
+import { createLogger } from '../log/log'
 
 export interface Rig {
   root: string

@@ -1,0 +1,176 @@
+/**
+ * The app's channels besides desk chat: the OpenAI-compatible API server the Gateway page can switch on,
+ * and the cron scheduler that runs every profile's due jobs while the host is live (standing down for a
+ * profile whose upstream gateway heartbeats). Both run turns on the same gateway as desk chat.
+ */
+import { CaduceusError, type ChannelsStatus } from '@shared/contract'
+import { startApiServer, type ApiServer } from '../../channels'
+import { CronScheduler, readJobs, runCronJob } from '../../cron'
+import { API_SERVER, CRON, DESK_CHAT } from '../../gateway'
+import { namedLog, type Logger } from '@shared/contract/log'
+import { describeListenError, guardServer, safeDecodePath } from '../transport'
+import { configFiles, secretsFor } from '../../config'
+import { apiConversations } from './api-conversations'
+import type { Runtime, Services } from '../services'
+
+// The API server's body limit (channels/http.ts MAX_BODY_BYTES): a declared larger body gets 413 before 100 Continue.
+const API_BODY_LIMIT = 4 * 1024 * 1024
+
+/** The host's shared request guards, handed to the API server (channels/ cannot import host/). */
+export const apiServerGuards = (log: Logger) => ({
+  decodePath: safeDecodePath,
+  server: (srv: import('node:http').Server) => guardServer(srv, log, { bodyLimit: API_BODY_LIMIT })
+})
+
+export interface ChannelsService {
+  status(): ChannelsStatus
+  setApiServer(input: { enabled: boolean; profile: string; port?: number }): Promise<ChannelsStatus>
+  runJobNow: (profile: string, id: string) => ReturnType<typeof runCronJob>
+}
+
+export function createChannelsService(s: Services, rt: Runtime, opts: { live: boolean }): ChannelsService {
+  let api: ApiServer | null = null
+  let apiError: string | null = null
+  const profiles = () => s.stores.list().map((e) => ({ name: e.name, home: e.home }))
+  const scheduler = new CronScheduler({
+    profiles,
+    run: (p, job) => runCronJob(rt.gateway, p.name, p.home, job),
+    upstreamLive: (p) => {
+      try {
+        return s.stores.get(p.name).upstreamGateway(Date.now() / 1000, p.name) !== null
+      } catch {
+        return false
+      }
+    },
+    log: namedLog(s.log, 'cron')
+  })
+  if (opts.live) {
+    scheduler.start()
+    s.onClose(() => scheduler.stop())
+  }
+  s.onClose(async () => {
+    await api?.close()
+    api = null
+  })
+
+  const jobCounts = () => {
+    let due = 0
+    let total = 0
+    const now = Date.now()
+    for (const p of profiles()) {
+      try {
+        for (const j of readJobs(p.home).jobs) {
+          total++
+          if (
+            j.enabled !== false &&
+            j.state === 'scheduled' &&
+            typeof j.next_run_at === 'string' &&
+            Date.parse(j.next_run_at) <= now
+          )
+            due++
+        }
+      } catch {
+        /* an unreadable jobs.json shows on the Cron page, not here */
+      }
+    }
+    return { due, total }
+  }
+
+  // The toggle is upstream's API_SERVER_ENABLED in the profile's .env: it survives a restart, per profile.
+  const enabledIn = (home: string) => /^(1|true|yes|on)$/i.test((secretsFor(home).API_SERVER_ENABLED ?? '').trim())
+  const keyIn = (profile: string) => {
+    try {
+      return Boolean((process.env.API_SERVER_KEY ?? secretsFor(s.homeOf(profile)).API_SERVER_KEY ?? '').trim())
+    } catch {
+      return false
+    }
+  }
+  let lastProfile: string | null = null
+
+  const status = (): ChannelsStatus => {
+    const cron = scheduler.status()
+    const counts = jobCounts()
+    return {
+      deskChat: { platform: DESK_CHAT.platform, asyncDelivery: DESK_CHAT.supportsAsyncDelivery },
+      apiServer: {
+        platform: API_SERVER.platform,
+        asyncDelivery: API_SERVER.supportsAsyncDelivery,
+        running: api !== null,
+        url: api ? `${api.url}/v1` : null,
+        profile: api?.profile ?? null,
+        // What the key files say, running or not (a stopped server with a key in .env is not "no key").
+        keySet: api ? api.keySet : keyIn(lastProfile ?? profiles()[0]?.name ?? 'default'),
+        requests: api?.stats().requests ?? 0,
+        error: apiError
+      },
+      cron: {
+        platform: CRON.platform,
+        asyncDelivery: CRON.supportsAsyncDelivery,
+        enabled: cron.enabled,
+        standingDown: cron.standingDown,
+        jobsDue: counts.due,
+        jobsTotal: counts.total,
+        running: cron.running,
+        lastTickAt: cron.lastTickAt
+      }
+    }
+  }
+
+  // A live app brings back the API server the Gateway page left on (API_SERVER_ENABLED in that profile's .env).
+  if (opts.live) {
+    const on = profiles().find((p) => {
+      try {
+        return enabledIn(p.home)
+      } catch {
+        return false
+      }
+    })
+    if (on) void setApiServer({ enabled: true, profile: on.name }, false)
+  }
+
+  return {
+    status,
+    setApiServer: (input) => setApiServer(input, true),
+    runJobNow: (profile, id) => {
+      const home = s.homeOf(profile)
+      const job = readJobs(home).jobs.find((j) => j.id === id)
+      if (!job) throw new CaduceusError('not_found', `No cron job with id ${id}`, 'id')
+      return scheduler.runNow(home, String(job.id), () => runCronJob(rt.gateway, profile, home, job))
+    }
+  }
+
+  async function setApiServer(
+    { enabled, profile, port }: { enabled: boolean; profile: string; port?: number },
+    persist: boolean
+  ): Promise<ChannelsStatus> {
+    {
+      // Another profile's server is switched off (one in-app server at a time), and so is its saved toggle.
+      const previous = api?.profile ?? null
+      await api?.close()
+      api = null
+      apiError = null
+      lastProfile = profile
+      if (persist) {
+        if (previous && previous !== profile)
+          configFiles.updateEnv(configFiles.env(s.homeOf(previous)), 'API_SERVER_ENABLED', 'false')
+        configFiles.updateEnv(configFiles.env(s.homeOf(profile)), 'API_SERVER_ENABLED', enabled ? 'true' : 'false')
+      }
+      if (enabled) {
+        try {
+          api = await startApiServer({
+            gateway: rt.gateway,
+            profile,
+            home: s.homeOf(profile),
+            port,
+            log: namedLog(s.log, 'api_server'),
+            guards: apiServerGuards(s.log),
+            sessions: apiConversations(s.stores, profile)
+          })
+        } catch (err) {
+          apiError = describeListenError(err, port)
+        }
+      }
+      return status()
+    }
+  }
+}

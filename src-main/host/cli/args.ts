@@ -1,0 +1,148 @@
+/** Flags shared by `npm start`, Electron and `caduceus serve`. */
+export interface HostArgs {
+  home?: string
+  port?: number
+  demo: boolean
+  open: boolean
+  json: boolean
+  profile?: string
+  limit?: number
+  query?: string
+  /** `cron create --prompt TEXT` (run -z has its own parser: run-args.ts). */
+  prompt?: string
+  model?: string
+  host?: string
+  name?: string
+  repeat?: number
+  schedule?: string
+  /** serve: replace the stored headless token (signs open tabs out). */
+  rotateToken: boolean
+  /** sessions export/import/prune (sessions-admin.ts). */
+  admin?: { format?: string; only?: string; lineage?: boolean; session?: string }
+  /** sessions prune filter flags, raw (prune-flags.ts reads them the way upstream's CLI does). */
+  prune?: Record<string, string | true>
+  positionals: string[]
+}
+
+/** Upstream's `hermes sessions prune` value flags (`--model` is shared with run: read as model-contains). */
+const PRUNE_VALUE_FLAGS = new Set(
+  [
+    'older-than',
+    'newer-than',
+    'before',
+    'after',
+    'source',
+    'title',
+    'end-reason',
+    'cwd',
+    'provider',
+    'user',
+    'branch',
+    'min-messages',
+    'max-messages',
+    'min-tokens',
+    'max-tokens',
+    'min-cost',
+    'max-cost',
+    'min-tool-calls',
+    'max-tool-calls'
+  ].map((f) => `--${f}`)
+)
+
+export function parseArgs(argv: string[]): HostArgs {
+  const out: HostArgs = { demo: false, open: false, json: false, rotateToken: false, positionals: [] }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    const [flag, inline] =
+      arg.startsWith('--') && arg.includes('=')
+        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+        : [arg, undefined]
+    const value = () => {
+      const v = inline ?? argv[++i]
+      if (v === undefined) throw new Error(`${flag} needs a value`)
+      return v
+    }
+    switch (flag) {
+      case '--home':
+        out.home = value()
+        break
+      case '--port': {
+        const n = Number(value())
+        if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error('--port must be an integer 0-65535')
+        out.port = n
+        break
+      }
+      case '--demo':
+        out.demo = true
+        break
+      case '--open':
+        out.open = true
+        break
+      case '--json':
+        out.json = true
+        break
+      case '--rotate-token':
+        out.rotateToken = true
+        break
+      case '--profile':
+        out.profile = value()
+        break
+      case '--limit': {
+        const n = Number(value())
+        if (!Number.isInteger(n) || n < 1) throw new Error('--limit must be a positive integer')
+        out.limit = n
+        break
+      }
+      case '--query':
+        out.query = value()
+        break
+      case '--format':
+        out.admin = { ...out.admin, format: value() }
+        break
+      case '--only':
+        out.admin = { ...out.admin, only: value() }
+        break
+      case '--lineage':
+        out.admin = { ...out.admin, lineage: true }
+        break
+      case '--session':
+        out.admin = { ...out.admin, session: value() }
+        break
+      case '--dry-run':
+      case '--archived':
+      case '--no-archived':
+        out.prune = { ...out.prune, [flag.slice(2)]: true }
+        break
+      case '--model':
+        out.model = value()
+        break
+      case '--host':
+        out.host = value()
+        break
+      case '--name':
+        out.name = value()
+        break
+      case '--schedule':
+        out.schedule = value()
+        break
+      case '--prompt':
+        out.prompt = value()
+        break
+      case '--repeat': {
+        const n = Number(value())
+        if (!Number.isInteger(n) || n < 1) throw new Error('--repeat must be a positive integer')
+        out.repeat = n
+        break
+      }
+      default:
+        if (PRUNE_VALUE_FLAGS.has(flag)) {
+          out.prune = { ...out.prune, [flag.slice(2)]: value() }
+          break
+        }
+        if (arg.startsWith('--')) throw new Error(`unknown flag ${arg}`)
+        out.positionals.push(arg)
+        break
+    }
+  }
+  return out
+}

@@ -1,0 +1,119 @@
+/**
+ * `caduceus cron ...` on a profile's `cron/jobs.json` (hermes-channels §3). Edits need no host; `cron run`
+ * builds one in this process and exits once the `cron` session and the output file exist.
+ */
+import { createJob, editJob, readJobs, removeJob, runCronJob, setPaused, type RawJob } from '../../cron'
+import { discoverProfiles } from '../../store'
+import type { HostArgs } from './args'
+import { createTurnHost, resolveRoot } from '../compose'
+import { missingKeyReason } from './preflight'
+
+const USAGE = `caduceus cron list [--json]
+caduceus cron create SCHEDULE PROMPT [--name N] [--repeat N] [--model M] [--json]
+caduceus cron edit ID [--schedule S] [--prompt P] [--name N] [--repeat N] [--model M] [--json]
+caduceus cron pause|resume|remove|run ID
+  (all with [--home DIR] [--profile P]; SCHEDULE: "30m", "every 2h", "0 9 * * *" or "2026-02-03T14:00")`
+
+function profileHome(args: HostArgs): { profile: string; home: string } {
+  const profile = args.profile ?? 'default'
+  const entry = discoverProfiles(resolveRoot(args.home).root).find((p) => p.name === profile)
+  if (!entry) throw new Error(`Unknown profile: ${profile}`)
+  return { profile, home: entry.home }
+}
+
+const line = (j: RawJob) =>
+  `${j.id}  ${String(j.state ?? (j.enabled === false ? 'paused' : 'scheduled')).padEnd(9)}  ${String(j.schedule_display ?? '').padEnd(16)}  next ${j.next_run_at ?? '-'}  last ${j.last_run_at ?? '-'}${j.last_status ? ` (${j.last_status})` : ''}  ${String(j.name ?? '')}`
+
+export async function cron(args: HostArgs): Promise<number> {
+  const [, sub, a, b] = args.positionals
+  const print = (v: unknown, text: () => string) => console.log(args.json ? JSON.stringify(v, null, 2) : text())
+  try {
+    const { profile, home } = profileHome(args)
+    switch (sub) {
+      case 'list': {
+        const jobs = readJobs(home).jobs
+        print({ jobs }, () => (jobs.length ? jobs.map(line).join('\n') : '(no cron jobs)'))
+        return 0
+      }
+      case 'create': {
+        if (!a || !b) throw new Error('cron create needs SCHEDULE and PROMPT')
+        const job = await createJob(home, {
+          schedule: a,
+          prompt: b,
+          name: args.name,
+          repeat: args.repeat,
+          model: args.model
+        })
+        print(job, () => `created ${job.id}: ${String(job.schedule_display)}, next run ${job.next_run_at ?? '-'}`)
+        return 0
+      }
+      case 'edit': {
+        if (!a) throw new Error('cron edit needs a job id')
+        const job = await editJob(home, a, {
+          schedule: args.schedule,
+          prompt: args.prompt,
+          name: args.name,
+          repeat: args.repeat,
+          model: args.model
+        })
+        print(job, () => line(job))
+        return 0
+      }
+      case 'pause':
+      case 'resume': {
+        if (!a) throw new Error(`cron ${sub} needs a job id`)
+        const job = await setPaused(home, a, sub === 'pause', sub === 'pause' ? 'paused from the CLI' : null)
+        print(job, () => line(job))
+        return 0
+      }
+      case 'remove': {
+        if (!a) throw new Error('cron remove needs a job id')
+        const job = await removeJob(home, a)
+        print(job, () => `removed ${job.id}`)
+        return 0
+      }
+      case 'run':
+        return await runNow(args, profile, home, a)
+      default:
+        console.error(USAGE)
+        return 2
+    }
+  } catch (err) {
+    console.error(`caduceus cron: ${(err as Error).message}`)
+    return 1
+  }
+}
+
+async function runNow(args: HostArgs, profile: string, home: string, id: string | undefined): Promise<number> {
+  if (!id) throw new Error('cron run needs a job id')
+  const job = readJobs(home).jobs.find((j) => j.id === id)
+  if (!job) throw new Error(`No cron job with id ${id}`)
+  const reason = missingKeyReason(home)
+  if (reason) throw new Error(reason)
+  const host = await createTurnHost({ home: args.home })
+  try {
+    const r = await runCronJob(host.gateway, profile, home, job)
+    if (args.json)
+      console.log(
+        JSON.stringify({
+          job_id: r.jobId,
+          session_id: r.sessionId,
+          status: r.status,
+          error: r.error,
+          output_path: r.outputPath,
+          warnings: r.warnings
+        })
+      )
+    else
+      console.log(
+        r.status === 'ok'
+          ? `ran ${r.jobId}: session ${r.sessionId}, output ${r.outputPath}`
+          : `ran ${r.jobId}: ${r.error}`
+      )
+    for (const w of r.warnings) console.error(`caduceus cron: warning: ${w}`)
+    if (r.status !== 'ok') console.error(`caduceus cron: job ${r.jobId} failed: ${r.error}`)
+    return r.status === 'ok' ? 0 : 1
+  } finally {
+    await host.close()
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * `caduceus …`: each command's module is imported when that command runs, so `run -z` loads the turn's code
+ * (compose's turn host, the gateway, the agent) and not the app's request handlers, transports or scheduler.
+ */
+import { parseArgs, type HostArgs } from './args'
+import { redact } from '../log'
+import { isOneShot } from './run-args'
+import { USAGE, wantsHelp } from './usage'
+
+export async function runCli(argv: string[]): Promise<number> {
+  // Asking for help is never an error, whatever else is on the line.
+  if (wantsHelp(argv)) {
+    console.log(USAGE)
+    return 0
+  }
+  if (isOneShot(argv)) {
+    try {
+      return await (await import('./run')).runOneShot(argv)
+    } catch (err) {
+      console.error(`caduceus run: ${redact((err as Error)?.message ?? String(err))}`)
+      return 1
+    }
+  }
+  let args: HostArgs
+  try {
+    args = parseArgs(argv)
+  } catch (err) {
+    console.error(`${(err as Error).message}\n\n${USAGE}`)
+    return 2
+  }
+  try {
+    switch (args.positionals[0]) {
+      case 'serve':
+        return await (await import('./serve')).serve(args)
+      case 'sessions':
+        return await (await import('./sessions')).sessions(args)
+      case 'api':
+        return await (await import('./api')).runApiServer(args)
+      case 'cron':
+        return await (await import('./cron')).cron(args)
+      case 'logs':
+        return (await import('./logs')).logs(args)
+      case undefined:
+        console.log(USAGE)
+        return 0
+      default:
+        console.error(USAGE)
+        return 2
+    }
+  } catch (err) {
+    console.error(`caduceus: ${redact((err as Error)?.message ?? String(err))}`)
+    return 1
+  }
+}

@@ -1,0 +1,21 @@
+/**
+ * Checks a stateless channel makes before its turn, so a script gets one clear line instead of a provider's
+ * 401 after a network round trip: the profile must exist and have a key for its provider.
+ */
+import { resolveRuntime } from '../../config'
+
+const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1)$/
+
+/** Null when the profile can run a turn; otherwise the reason, one line, without the key's value. */
+export function missingKeyReason(home: string): string | null {
+  const rt = resolveRuntime(home)
+  if (rt.configError) return `config.yaml of ${home} is invalid: ${rt.configError.message}`
+  if (rt.provider === 'demo' || rt.apiKey) return null
+  // A local server (Ollama, LM Studio, the scripted provider) needs no key.
+  try {
+    if (LOOPBACK.test(new URL(rt.baseUrl).hostname)) return null
+  } catch {
+    /* fall through: an unusable base URL is reported as the missing key it also lacks */
+  }
+  return `no API key for provider ${rt.provider}: set ${rt.apiKeyEnv} in ${home}/.env`
+}

@@ -1,0 +1,47 @@
+// `caduceus sessions list|show|search|…`: one-shot reads and admin through the same dispatcher the app uses.
+import type { RequestInput, RequestName, RequestOutput } from '@shared/contract'
+import type { HostArgs } from './args'
+import { createHost, type Host } from '../compose'
+import { formatSessionList, formatSessionShow, formatSearch } from './format'
+import { sessionAdminCli } from './sessions-admin'
+import { USAGE } from './usage'
+
+async function call<K extends RequestName>(host: Host, name: K, input: RequestInput<K>): Promise<RequestOutput<K>> {
+  const result = await host.dispatcher.invoke(name, input)
+  if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`)
+  return result.output as RequestOutput<K>
+}
+
+export async function sessions(args: HostArgs): Promise<number> {
+  const [, sub, arg] = args.positionals
+  const host = await createHost({ home: args.home, demo: false, headless: true, live: false })
+  try {
+    const out = (v: unknown, text: () => string) => console.log(args.json ? JSON.stringify(v, null, 2) : text())
+    if (sub === 'list') {
+      const page = await call(host, 'sessions.list', { profile: args.profile ?? 'all', limit: args.limit ?? 50 })
+      out(page, () => formatSessionList(page.items))
+    } else if (sub === 'show') {
+      if (!arg) throw new Error('sessions show needs a session id')
+      const profile = args.profile ?? 'default'
+      const detail = await call(host, 'sessions.get', { profile, sessionId: arg })
+      const messages = await call(host, 'sessions.messages', { profile, sessionId: arg, limit: args.limit ?? 1000 })
+      out({ ...detail, messages: messages.items }, () => formatSessionShow(detail, messages.items))
+    } else if (sub === 'search') {
+      if (!arg) throw new Error('sessions search needs the text to search for')
+      const result = await call(host, 'sessions.search', {
+        profile: args.profile ?? 'all',
+        query: arg,
+        limit: args.limit ?? 20
+      })
+      out(result, () => formatSearch(result.hits))
+    } else {
+      const code = await sessionAdminCli(host, sub, arg, args)
+      if (code !== null) return code
+      console.error(USAGE)
+      return 2
+    }
+    return 0
+  } finally {
+    await host.close()
+  }
+}

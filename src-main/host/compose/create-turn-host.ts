@@ -1,0 +1,77 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Logger } from '@shared/contract/log'
+import { setSqliteNativeBinding, writeDemoHome } from '../../store'
+import { EventBus } from '../dispatch'
+import { createLogger } from '../log'
+import { createStoreServices, wireRuntime, type Runtime, type SecretCipher, type Services } from '../services'
+import { logPaths, resolveRoot } from './root'
+
+/** How a host is built: its root, whether it is live, its secret cipher and logger. */
+export interface GraphOptions {
+  home?: string | null
+  demo?: boolean
+  headless: boolean
+  /** false for one-shot CLI reads: no watchers, no agents, no timers. */
+  live?: boolean
+  /** Electron-ABI better-sqlite3 build (toolchain.md §7). */
+  nativeBinding?: string
+  /** OS keychain encryption for API keys (Electron safeStorage), when available. */
+  secretCipher?: SecretCipher
+  log?: Logger
+}
+
+/** The graph every host shares: log, bus, root (a generated demo home), stores + watchers, and the agent runtime. */
+export async function buildGraph(opts: GraphOptions) {
+  const live = opts.live !== false
+  if (opts.nativeBinding) setSqliteNativeBinding(opts.nativeBinding)
+  const log = opts.log ?? createLogger({ ...logPaths(), console: false })
+  const bus = new EventBus()
+  const demo = opts.demo === true
+  const { root } = resolveRoot(opts.home ?? (demo ? join(logPaths().logFile, '../../demo-home') : null))
+  // A demo home is generated only into an empty root: never over a real one.
+  if (demo && !existsSync(join(root, 'state.db')))
+    await writeDemoHome(root, { seed: 7, now: Math.floor(Date.now() / 1000) })
+  const services = createStoreServices({ root, demo, headless: opts.headless, live, log, bus })
+  const runtime = await wireRuntime(services, {
+    live,
+    demo,
+    nativeBinding: opts.nativeBinding,
+    secretCipher: opts.secretCipher
+  })
+  return { live, log, bus, demo, root, services, runtime }
+}
+
+/** What a CLI channel needs to run turns (`run -z`, `api`, `cron run`): the gateway over the profiles' stores. */
+export interface TurnHost {
+  root: string
+  log: Logger
+  /** The gateway the channel runs its turns through. */
+  gateway: Runtime['gateway']
+  /** The profiles' stores (the API server's conversation lookups). */
+  stores: Services['stores']
+  /** Home folder of a served profile; CaduceusError not_found for an unknown one. */
+  homeOf(profile: string): string
+  close(): Promise<void>
+}
+
+/**
+ * A one-process channel host: the stores and the agent runtime, and none of what only the app's requests use (no
+ * handlers, no dispatcher, no channels service or cron scheduler, no watchers, no timers).
+ */
+export async function createTurnHost(opts: { home?: string | null; log?: Logger }): Promise<TurnHost> {
+  const { root, log, services, runtime } = await buildGraph({
+    home: opts.home,
+    headless: true,
+    live: false,
+    log: opts.log
+  })
+  return {
+    root,
+    log,
+    gateway: runtime.gateway,
+    stores: services.stores,
+    homeOf: (profile) => services.homeOf(profile),
+    close: () => services.close()
+  }
+}

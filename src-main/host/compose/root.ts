@@ -1,0 +1,39 @@
+import { existsSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+
+/** The app's folder (the one holding package.json): host code runs from src-main/host/<job>/ or from out/main/. */
+export function appDir(): string {
+  let dir = import.meta.dirname
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir)
+  return dir
+}
+
+/** Per-user data folder for Caduceus itself (logs, its own default Hermes root). */
+export function appDataDir(): string {
+  if (process.env.CADUCEUS_DATA_DIR) return resolve(process.env.CADUCEUS_DATA_DIR)
+  if (process.platform === 'win32')
+    return join(process.env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Caduceus')
+  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Caduceus')
+  return join(process.env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'caduceus')
+}
+
+/**
+ * The Hermes root to serve: `--home DIR`, else `$HERMES_HOME`, else `~/.hermes` if it exists, else the app's
+ * own data folder (so a first run never writes into a home the user did not choose).
+ */
+export function resolveRoot(explicit?: string | null): {
+  root: string
+  reason: 'flag' | 'env' | 'dot-hermes' | 'app-data'
+} {
+  if (explicit) return { root: resolve(explicit), reason: 'flag' }
+  if (process.env.HERMES_HOME) return { root: resolve(process.env.HERMES_HOME), reason: 'env' }
+  const dot = join(homedir(), '.hermes')
+  if (existsSync(dot)) return { root: dot, reason: 'dot-hermes' }
+  return { root: join(appDataDir(), 'hermes'), reason: 'app-data' }
+}
+
+export function logPaths(): { logFile: string; errorFile: string } {
+  const dir = process.env.CADUCEUS_LOG_DIR ? resolve(process.env.CADUCEUS_LOG_DIR) : join(appDataDir(), 'logs')
+  return { logFile: join(dir, 'caduceus.log'), errorFile: join(dir, 'errors.log') }
+}

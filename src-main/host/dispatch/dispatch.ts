@@ -1,0 +1,85 @@
+import { z } from 'zod'
+import {
+  CaduceusError,
+  requests,
+  type CallResult,
+  type ContractError,
+  type RequestName,
+  type Requests
+} from '@shared/contract'
+import { redactDeep } from '../../config'
+import { describeError, redact } from '../log'
+import type { Logger } from '@shared/contract/log'
+import { withBusyRetry } from './busy-retry'
+
+/** One handler per request name; input is already parsed by the request's schema. */
+export type Handler<K extends RequestName> = (
+  input: z.output<Requests[K]['input']>
+) => Promise<z.input<Requests[K]['output']>> | z.input<Requests[K]['output']>
+export type HandlerMap = { [K in RequestName]: Handler<K> }
+
+export interface Dispatcher {
+  invoke(name: string, input: unknown): Promise<CallResult>
+}
+
+function zodToError(err: z.ZodError): ContractError {
+  const issue = err.issues[0]
+  const field = issue?.path.map(String).join('.') || undefined
+  const message = issue ? `${field ? `${field}: ` : ''}${issue.message}` : 'invalid input'
+  return field ? { code: 'invalid_input', message, field } : { code: 'invalid_input', message }
+}
+
+/**
+ * The single boundary every transport goes through: unknown names, schema failures and handler errors all
+ * become a typed `ContractError`; nothing a caller sends can throw past here (invariant 7).
+ */
+export function createDispatcher(
+  handlers: HandlerMap,
+  log: Logger,
+  opts: { validateOutput?: boolean } = {}
+): Dispatcher {
+  return {
+    async invoke(name, input) {
+      // Never String() what a caller sent: `{ toString: 1 }` throws, and this promise must not reject.
+      if (typeof name !== 'string')
+        return { ok: false, error: { code: 'invalid_input', message: 'name must be a string', field: 'name' } }
+      if (!Object.hasOwn(requests, name)) {
+        return { ok: false, error: { code: 'unknown_request', message: `Unknown request '${name.slice(0, 80)}'` } }
+      }
+      const key = name as RequestName
+      const spec = requests[key]
+      try {
+        const parsed = spec.input.safeParse(input ?? {})
+        if (!parsed.success) return { ok: false, error: zodToError(parsed.error) }
+        const handler = handlers[key] as (input: unknown) => unknown
+        const output = await withBusyRetry(key, () => handler(parsed.data))
+        if (opts.validateOutput) {
+          const checked = spec.output.safeParse(output)
+          if (!checked.success) {
+            log.error(
+              'host',
+              `output of ${key} does not match the contract: ${checked.error.issues[0]?.path.join('.')} ${checked.error.issues[0]?.message}`
+            )
+            return {
+              ok: false,
+              error: { code: 'internal', message: `Internal error in ${key}: output does not match the contract` }
+            }
+          }
+          return { ok: true, output: checked.data }
+        }
+        return { ok: true, output }
+      } catch (err) {
+        if (err instanceof CaduceusError) return { ok: false, error: redactDeep(err.toJSON()) }
+        if (err instanceof z.ZodError) return { ok: false, error: zodToError(err) }
+        log.error('host', `request ${key} failed: ${describeError(err)}`)
+        return {
+          ok: false,
+          error: {
+            code: 'internal',
+            message: `${key} failed: ${redact(err instanceof Error ? err.message : describeError(err))}`
+          }
+        }
+      }
+    }
+  }
+}

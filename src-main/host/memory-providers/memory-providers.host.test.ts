@@ -1,0 +1,394 @@
+// Memory providers through the real host: config.yaml selects the provider, the real agent loop drives
+// every hook, the scripted model records what each request carried (prefetch block, tool list).
+import Database from 'better-sqlite3'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { RecordedRequest, ScriptReply } from '../../agent/scripted'
+import { waitUntil } from '../../tools/test-fixtures/helpers'
+import {
+  lastOf,
+  makeRig,
+  recorded,
+  recorderSource,
+  toolNames,
+  turnText,
+  writePlugin,
+  type Rig
+} from '../test-fixtures/memory-host'
+
+let rig: Rig | undefined
+afterEach(async () => {
+  await rig?.close()
+  rig = undefined
+})
+
+const finished = (r: Rig) => r.events.filter((e) => e.event === 'turn.finished')
+const notices = (r: Rig) =>
+  r.events.filter((e) => e.event === 'turn.delta' && e.payload.kind === 'notice').map((e) => String(e.payload.text))
+const firstRequestOf = (r: Rig, text: string) => r.chats().find((q) => turnText(q) === text)
+const userContent = (q: RecordedRequest | undefined) => String(lastOf(q!)?.content ?? '')
+
+async function turn(r: Rig, profile: string, text: string, sessionId?: string): Promise<string> {
+  const before = finished(r).length
+  const res = sessionId
+    ? await r.host!.dispatcher.invoke('sessions.resume', { profile, sessionId, text })
+    : await r.host!.dispatcher.invoke('sessions.start', { profile, text })
+  expect(res.ok, JSON.stringify(res)).toBe(true)
+  const handle = (res as { ok: true; output: { turnId: string; sessionId: string } }).output
+  await waitUntil(() => finished(r).some((e) => e.payload.turnId === handle.turnId))
+  expect(finished(r).length).toBeGreaterThan(before)
+  return handle.sessionId
+}
+
+function holographicReply(req: RecordedRequest): ScriptReply {
+  if (lastOf(req)?.role === 'tool') return { text: 'Saved.' }
+  if (turnText(req) === 'remember my indentation') {
+    return {
+      toolCalls: [
+        {
+          id: 'c1',
+          name: 'fact_store',
+          arguments: { action: 'add', content: 'Ada Lovelace prefers tabs for indentation', category: 'user_pref' }
+        }
+      ]
+    }
+  }
+  return { text: 'ok' }
+}
+
+describe('holographic through the host', () => {
+  it('fact_store add lands in memory_store.db (upstream schema) and prefetch feeds every new turn, also in a fresh runtime', async () => {
+    rig = await makeRig(holographicReply)
+    rig.writeConfig('default', 'memory:\n  provider: holographic\n')
+    await rig.start()
+    await turn(rig, 'default', 'remember my indentation')
+
+    const file = join(rig.root, 'memory_store.db')
+    const db = new Database(file)
+    try {
+      const cols = (db.prepare('PRAGMA table_info(facts)').all() as Array<{ name: string }>).map((c) => c.name)
+      expect(cols).toEqual([
+        'fact_id',
+        'content',
+        'category',
+        'tags',
+        'trust_score',
+        'retrieval_count',
+        'helpful_count',
+        'created_at',
+        'updated_at',
+        'hrr_vector'
+      ])
+      const objects = (
+        db
+          .prepare("SELECT name FROM sqlite_master WHERE type IN ('table','trigger','index') ORDER BY name")
+          .all() as Array<{ name: string }>
+      ).map((o) => o.name)
+      expect(objects).toEqual(
+        expect.arrayContaining([
+          'entities',
+          'fact_entities',
+          'memory_banks',
+          'facts_fts',
+          'facts_ai',
+          'facts_ad',
+          'facts_au',
+          'idx_facts_trust',
+          'idx_facts_category',
+          'idx_entities_name'
+        ])
+      )
+      expect(db.prepare('SELECT content, category, trust_score FROM facts').all()).toEqual([
+        { content: 'Ada Lovelace prefers tabs for indentation', category: 'user_pref', trust_score: 0.5 }
+      ])
+      expect(db.prepare('SELECT name FROM entities').all()).toEqual([{ name: 'Ada Lovelace' }])
+      // What upstream does to the same file: a plain INSERT (the FTS triggers keep the index in step).
+      db.prepare('INSERT INTO facts (content, category) VALUES (?, ?)').run(
+        'The project uses pnpm workspaces',
+        'project'
+      )
+    } finally {
+      db.close()
+    }
+
+    // A new session in the same process: recall is in the request before the first model call.
+    await turn(rig, 'default', 'tabs or spaces for my indentation?')
+    const second = firstRequestOf(rig, 'tabs or spaces for my indentation?')
+    expect(userContent(second)).toContain('## Holographic Memory')
+    expect(userContent(second)).toContain('- [0.5] Ada Lovelace prefers tabs for indentation')
+
+    // A fresh runtime (what a second one-shot run is): the first turn of a new session still recalls,
+    // including the fact upstream wrote.
+    await rig.restart()
+    await turn(rig, 'default', 'which package manager does the project use, pnpm?')
+    const fresh = firstRequestOf(rig, 'which package manager does the project use, pnpm?')
+    expect(userContent(fresh)).toContain('The project uses pnpm workspaces')
+    const feed = await rig.host!.dispatcher.invoke('memory.events', { profile: 'default', provider: 'holographic' })
+    const items = (feed as { ok: true; output: { items: Array<{ kind: string; name: string; summary: string }> } })
+      .output.items
+    expect(items.some((e) => e.kind === 'prefetch' && e.summary.includes(' → recalled:'))).toBe(true)
+    // The fact_store add is a write (a read never is): the Memory page counts it, and the turn's fold finds it
+    // under the turn id its tool call carries.
+    const call = (items as Array<{ kind: string; name: string; turnId?: string | null }>).find(
+      (e) => e.kind === 'tool_call' && e.name === 'fact_store'
+    )!
+    const writes = items.filter((e) => e.kind === 'write')
+    expect(writes.map((e) => [e.name, e.summary])).toEqual([
+      ['fact_store:add', 'Ada Lovelace prefers tabs for indentation']
+    ])
+    expect((writes[0] as { turnId?: string | null }).turnId).toBe(call.turnId)
+    const health = (await rig.host!.dispatcher.invoke('memory.health', { profile: 'default' })) as {
+      ok: true
+      output: { items: Array<{ provider: string; writes?: number }> }
+    }
+    expect(health.output.items.find((h) => h.provider === 'holographic')?.writes).toBe(1)
+  })
+})
+
+function pluginReply(req: RecordedRequest): ScriptReply {
+  if (lastOf(req)?.role === 'tool') return { text: 'noted' }
+  if (turnText(req) === 'use the plugin')
+    return { toolCalls: [{ id: 'p1', name: 'plug_note', arguments: { text: 'hi' } }] }
+  return { text: 'ok' }
+}
+
+describe('JS memory plugins through the host', () => {
+  it('loads a plugin from the profile folder and the model calls its tool', async () => {
+    rig = await makeRig(pluginReply)
+    writePlugin(rig.root, 'plug', recorderSource({ key: 'PLUG_A', tool: 'plug_note' }))
+    rig.writeConfig('default', 'memory:\n  provider: plug\n')
+    await rig.start()
+    await turn(rig, 'default', 'use the plugin')
+    const req = firstRequestOf(rig, 'use the plugin')!
+    expect(toolNames(req)).toContain('plug_note')
+    expect(userContent(req)).toContain('RECORDER RECALL for use the plugin')
+    expect(recorded('PLUG_A').map((e) => e[0])).toContain('tool')
+    const toolResult = rig
+      .chats()
+      .map((q) => lastOf(q))
+      .find((m) => m?.role === 'tool')
+    expect(JSON.parse(String(toolResult?.content))).toEqual({ ok: true, home: true })
+  })
+
+  it('a broken plugin, or a name Caduceus does not implement, warns once and the turn still runs on built-in memory', async () => {
+    rig = await makeRig(pluginReply, ['beta'])
+    writePlugin(rig.root, 'broken', 'export function createProvider( {')
+    rig.writeConfig('default', 'memory:\n  provider: broken\n')
+    rig.writeConfig('beta', 'memory:\n  provider: honcho\n')
+    await rig.start()
+    await turn(rig, 'default', 'first')
+    await turn(rig, 'default', 'second new session')
+    await turn(rig, 'beta', 'hello beta')
+    const texts = notices(rig)
+    expect(texts.filter((t) => t.includes("'broken'"))).toHaveLength(1)
+    expect(texts.find((t) => t.includes("'broken'"))).toContain('failed to load')
+    expect(texts.filter((t) => t.includes("'honcho' is not supported by Caduceus"))).toHaveLength(1)
+    expect(texts.join('\n')).not.toContain(rig.root)
+    expect(finished(rig).every((e) => e.payload.status === 'completed')).toBe(true)
+    expect(toolNames(firstRequestOf(rig, 'first')!)).toContain('memory')
+  })
+
+  it('one plugin instance handed to two profiles serves the first and is refused for the second (seed 000)', async () => {
+    rig = await makeRig(pluginReply, ['beta'])
+    writePlugin(rig.root, 'shared', recorderSource({ key: 'SHARED_A', tool: 'plug_note', shared: true }))
+    rig.writeConfig('default', 'memory:\n  provider: shared\n')
+    rig.writeConfig('beta', 'memory:\n  provider: shared\n')
+    await rig.start()
+    await turn(rig, 'default', 'use the plugin')
+    await turn(rig, 'beta', 'beta turn')
+    expect(toolNames(firstRequestOf(rig, 'use the plugin')!)).toContain('plug_note')
+    expect(toolNames(firstRequestOf(rig, 'beta turn')!)).not.toContain('plug_note')
+    const warn = notices(rig).find((t) => t.includes('already serves another profile'))
+    expect(warn).toContain("'SHARED_A'")
+    expect(recorded('SHARED_A').every(([, bound]) => bound === rig!.root)).toBe(true)
+    // The Memory page's feed lists the refusal with its code (the chat only saw the generic warning).
+    const refusals = await rig.host!.dispatcher.invoke('memory.events', { profile: 'beta', kinds: ['refusal'] })
+    const items = (refusals as { ok: true; output: { items: Array<{ summary: string }> } }).output.items
+    expect(items.map((e) => e.summary)).toContain(
+      'memory_provider_instance_shared: provider instance already serves another profile'
+    )
+    expect(warn).not.toContain('memory_provider_instance_shared')
+  })
+})
+
+function hookReply(req: RecordedRequest): ScriptReply {
+  const text = turnText(req)
+  if (lastOf(req)?.role === 'tool') return { text: 'done' }
+  if (text === 'hook tour') {
+    return {
+      toolCalls: [
+        { id: 'h1', name: 'rec_note', arguments: { text: 'x' } },
+        { id: 'h2', name: 'memory', arguments: { action: 'add', target: 'memory', content: 'likes hook tours' } },
+        { id: 'h3', name: 'delegate_task', arguments: { goal: 'child work' } }
+      ]
+    }
+  }
+  if (text === 'child work') return { text: 'child done' }
+  return { text: 'ok' }
+}
+
+describe('every memory hook in the app path, under its own profile', () => {
+  it('two profiles: each hook records its own profile as the ambient home; a required checkpoint that fails keeps the session uncompressed', async () => {
+    rig = await makeRig(
+      (req) =>
+        String(req.body?.messages?.[0]?.content ?? '').startsWith('You compress')
+          ? { text: 'summary of earlier turns' }
+          : hookReply(req),
+      ['alpha']
+    )
+    for (const p of ['default', 'alpha'])
+      writePlugin(
+        rig.home(p),
+        'rec',
+        recorderSource({ key: 'HOOKS', tool: 'rec_note', checkpoint: p === 'alpha' ? 'fail' : 'ok' })
+      )
+    const compress = 'compression:\n  enabled: true\n  threshold: 0.01\n  protect_last_n: 2\n'
+    rig.writeConfig('default', `memory:\n  provider: rec\n${compress}`, '  context_length: 256\n')
+    rig.writeConfig(
+      'alpha',
+      `memory:\n  provider: rec\n${compress}  checkpoint_required: true\n`,
+      '  context_length: 256\n'
+    )
+    await rig.start()
+    const sessions: Record<string, string> = {}
+    await Promise.all(
+      ['default', 'alpha'].map(async (p) => {
+        const sid = await turn(rig!, p, 'hook tour')
+        sessions[p] = sid
+      })
+    )
+    // The background child reports back: its notice runs as each parent's next turn.
+    await waitUntil(() => finished(rig!).length >= 4)
+    for (const p of ['default', 'alpha']) await turn(rig, p, 'second turn', sessions[p])
+    await rig.host!.close()
+    rig.host = null
+
+    const events = recorded('HOOKS')
+    const expected = [
+      'initialize',
+      'system_prompt',
+      'on_turn_start',
+      'prefetch',
+      'tool',
+      'sync_turn',
+      'queue_prefetch',
+      'on_memory_write',
+      'on_delegation',
+      'on_pre_compress',
+      'on_session_switch',
+      'on_session_end',
+      'shutdown'
+    ]
+    for (const p of ['default', 'alpha']) {
+      const home = rig.home(p)
+      const mine = events.filter((e) => e[1] === home)
+      expect(new Set(mine.map((e) => e[0]))).toEqual(new Set(expected))
+      expect(
+        mine.every((e) => e[2] === home),
+        JSON.stringify(mine.filter((e) => e[2] !== home))
+      ).toBe(true)
+    }
+    expect(events.every((e) => e[1] === rig!.home('default') || e[1] === rig!.home('alpha'))).toBe(true)
+
+    // alpha's checkpoint failed: compression was refused (fail closed) and the user was told.
+    expect(notices(rig).some((t) => t.includes('memory checkpoint required before compression failed'))).toBe(true)
+    const db = new Database(join(rig.home('alpha'), 'state.db'), { readonly: true })
+    const defaultDb = new Database(join(rig.root, 'state.db'), { readonly: true })
+    try {
+      expect(db.prepare("SELECT COUNT(*) AS n FROM sessions WHERE end_reason = 'compression'").get()).toEqual({ n: 0 })
+      expect(
+        (
+          defaultDb.prepare("SELECT COUNT(*) AS n FROM sessions WHERE end_reason = 'compression'").get() as {
+            n: number
+          }
+        ).n
+      ).toBeGreaterThan(0)
+    } finally {
+      db.close()
+      defaultDb.close()
+    }
+  })
+})
+
+describe('provider identity and tool registry generation in the agent-cache signature (seed 001)', () => {
+  it('editing a plugin, or pointing holographic at another file, rebuilds the cached agent; nothing else does', async () => {
+    rig = await makeRig(pluginReply, ['beta'])
+    const dir = writePlugin(rig.root, 'plug', recorderSource({ key: 'PLUG_SIG', tool: 'plug_note' }))
+    rig.writeConfig('default', 'memory:\n  provider: plug\n')
+    rig.writeConfig('beta', 'memory:\n  provider: holographic\n')
+    await rig.start()
+    const decisions = () => rig!.events.filter((e) => e.event === 'turn.started').map((e) => e.payload.cache as string)
+    const a = await turn(rig, 'default', 'one')
+    await turn(rig, 'default', 'two', a)
+    const { appendFileSync } = await import('node:fs')
+    appendFileSync(join(dir, 'index.mjs'), '\n// edited\n')
+    await turn(rig, 'default', 'three', a)
+    const b = await turn(rig, 'beta', 'four')
+    await turn(rig, 'beta', 'five', b)
+    appendFileSync(
+      join(rig.home('beta'), 'config.yaml'),
+      'plugins:\n  hermes-memory-store:\n    db_path: $HERMES_HOME/elsewhere.db\n'
+    )
+    await turn(rig, 'beta', 'six', b)
+    expect(decisions()).toEqual(['new', 'reused', 'config_changed', 'new', 'reused', 'config_changed'])
+  })
+})
+
+describe('mem0 (hosted) against a local fake of its HTTP API', () => {
+  it('syncs turns to the configured base URL with the .env key, recalls them into the next turn, and stays quiet about the key', async () => {
+    const { startFakeMem0 } = await import('../../memory/providers/mem0/test-fixtures/fake-mem0')
+    const { writeFileSync } = await import('node:fs')
+    const fake = await startFakeMem0('m0-secret-key-123456')
+    try {
+      rig = await makeRig(() => ({ text: 'ok' }), ['beta'])
+      rig.writeConfig(
+        'default',
+        `memory:\n  provider: mem0\nplugins:\n  mem0:\n    base_url: ${fake.baseUrl}\n    user_id: ada\n`
+      )
+      writeFileSync(join(rig.root, '.env'), 'MEM0_API_KEY=m0-secret-key-123456\n')
+      rig.writeConfig('beta', 'memory:\n  provider: mem0\n')
+      await rig.start()
+      await turn(rig, 'default', 'I deploy with Kubernetes every Friday')
+      await waitUntil(() => fake.memories.length > 0)
+      await turn(rig, 'default', 'when do I deploy with kubernetes?')
+      expect(userContent(firstRequestOf(rig, 'when do I deploy with kubernetes?'))).toContain(
+        '## Mem0 Memory\n- I deploy with Kubernetes every Friday'
+      )
+      expect(fake.calls.every((c) => c.auth === 'Token m0-secret-key-123456')).toBe(true)
+      expect(fake.memories[0]!.user_id).toBe('ada')
+      // beta has no key: one clear warning, built-in memory only, and no request to any server.
+      await turn(rig, 'beta', 'hello')
+      expect(notices(rig).find((t) => t.includes("'mem0' is unavailable"))).toContain('MEM0_API_KEY is not set')
+      expect(notices(rig).join('\n')).not.toContain('m0-secret-key')
+    } finally {
+      await fake.close()
+    }
+  })
+})
+
+describe('a fresh process', () => {
+  it('the first turn of a new session in a second one-shot process gets the recall block before its first model call', async () => {
+    const { spawn } = await import('node:child_process')
+    const { resolve } = await import('node:path')
+    rig = await makeRig(holographicReply)
+    rig.writeConfig('default', 'memory:\n  provider: holographic\n')
+    // The user's own path: two `caduceus run -z` processes, each one stateless turn in a new session.
+    const runOnce = (text: string) =>
+      new Promise<string>((ok, fail) => {
+        const child = spawn(process.execPath, ['bin/caduceus.mjs', 'run', '-z', text, '--home', rig!.root], {
+          cwd: resolve(import.meta.dirname, '../../..'),
+          stdio: 'pipe',
+          env: { ...process.env, HERMES_HOME: '', CADUCEUS_LOG_DIR: join(rig!.root, 'logs') }
+        })
+        let out = ''
+        let err = ''
+        child.stdout.on('data', (d) => (out += d))
+        child.stderr.on('data', (d) => (err += d))
+        child.on('close', (code) => (code === 0 ? ok(out) : fail(new Error(`run -z exited ${code}: ${err}`))))
+      })
+    await runOnce('remember my indentation')
+    await runOnce('tabs or spaces for my indentation?')
+    const req = firstRequestOf(rig, 'tabs or spaces for my indentation?')
+    expect(userContent(req)).toContain('## Holographic Memory\n- [0.5] Ada Lovelace prefers tabs for indentation')
+  }, 60_000)
+})

@@ -1,0 +1,151 @@
+/**
+ * Builds an Agent with its tools for a profile — the same path for a top-level agent and for a delegated
+ * child. Tools come in toolsets (`memory`, `delegation`, `terminal`); a child gets the parent's toolsets
+ * (or the requested subset of them) minus what its role may not use (spec §2: leaf-denied tools; an
+ * orchestrator keeps `delegate_task`). Like upstream (`skip_memory`), only a primary agent has memory: a
+ * child or a cron run gets no provider at all (no memory tools, no recall, no sync), so neither a child's
+ * transcript nor a cron prompt ever lands in the user's memory; `on_delegation` reaches the parent's.
+ */
+import { createAgent, resolveCompression, ToolRegistry, type Agent, type ToolDefinition } from '../../agent'
+import { isPlainObject, type RawConfig, type ResolvedRuntime, configSections } from '../../config'
+import { createDelegateTool, LEAF_DENIED_TOOLS, type DelegateDeps } from '../../delegation'
+import { buildMemoryManagerForAgent, memoryToolDefinitions, type MemoryActivityHub } from '../../memory'
+import type { SessionStore } from '../../store'
+import { createProcessTool, createTerminalTool, terminalSettings, type ProcessRegistry } from '../../tools'
+import type { Logger } from '@shared/contract/log'
+import type { MemoryProviderHost } from '../memory-providers'
+
+export interface AssemblyDeps {
+  hub: MemoryActivityHub
+  providers: MemoryProviderHost
+  processes: ProcessRegistry
+  delegation(profile: string): DelegateDeps
+  log: Logger
+}
+
+export interface AssemblyInput {
+  profile: string
+  home: string
+  sessionId: string
+  sessionKey: string
+  store: SessionStore
+  config: RawConfig
+  runtime: ResolvedRuntime
+  secrets: Readonly<Record<string, string>>
+  maxIterations: number
+  /** Toolsets this agent gets (already narrowed for a child). */
+  toolsets: string[]
+  role: 'primary' | 'leaf' | 'orchestrator'
+  model?: string | null
+  history?: Parameters<typeof createAgent>[0]['history']
+  /** Persona (SOUL.md) and a stateless caller's own system text; children get neither. */
+  systemPrompt?: string
+  ephemeralSystemPrompt?: string
+  reasoningConfig?: Parameters<typeof createAgent>[0]['reasoningConfig']
+  source: string
+  /** Memory platform of the channel the turn arrived on (desk chat: 'desktop'). */
+  platform?: string
+  /** Build without memory even as a primary agent (a cron run, as upstream's `skip_memory`). */
+  skipMemory?: boolean
+  /** The keyless demo model's local address, for `provider: demo` profiles. */
+  baseUrlOverride?: string
+  /** Working directory for the terminal tool (a cron job's workdir) instead of the configured one. */
+  cwd?: string
+}
+
+/** Toolsets a profile's top-level agents get (part of the cache signature). */
+export function profileToolsets(config: RawConfig): string[] {
+  return ['memory', 'delegation', ...(terminalSettings(config).enabled ? ['terminal'] : [])]
+}
+
+/** A child's toolsets: the requested ones the parent has, else all of the parent's. */
+export function childToolsets(parent: string[], requested: string[] | null | undefined): string[] {
+  if (!requested || requested.length === 0) return [...parent]
+  return parent.filter((t) => requested.includes(t))
+}
+
+/** Tools a child of this role never gets (a leaf: LEAF_DENIED_TOOLS; an orchestrator may still delegate). */
+function deniedFor(role: AssemblyInput['role']): Set<string> {
+  if (role === 'primary') return new Set()
+  return new Set(LEAF_DENIED_TOOLS.filter((t) => !(role === 'orchestrator' && t === 'delegate_task')))
+}
+
+export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): Promise<Agent> {
+  const { profile, home, config } = input
+  const platform = input.platform ?? 'desktop'
+  const tools = new ToolRegistry()
+  const denied = deniedFor(input.role)
+  const add = (t: ToolDefinition) => {
+    if (!denied.has(t.name)) tools.register(t)
+  }
+  let memory: Awaited<ReturnType<typeof buildMemoryManagerForAgent>> | null = null
+  if (input.toolsets.includes('memory') && input.role === 'primary' && !input.skipMemory) {
+    memory = await buildMemoryManagerForAgent(
+      config as never,
+      home,
+      deps.providers.loader(profile, home, config, input.secrets),
+      {
+        sessionId: input.sessionId,
+        platform,
+        activity: deps.hub.get(profile),
+        init: { agentIdentity: profile, agentContext: 'primary' }
+      }
+    )
+    if (memory.manager) for (const t of memoryToolDefinitions(memory.manager)) add(t as unknown as ToolDefinition)
+  }
+  if (input.toolsets.includes('delegation')) add(createDelegateTool(deps.delegation(profile)))
+  if (input.toolsets.includes('terminal')) {
+    const terminal = terminalSettings(config)
+    add(createTerminalTool({ registry: deps.processes, cwd: input.cwd ?? terminal.cwd ?? home }))
+    add(createProcessTool({ registry: deps.processes }))
+  }
+  const compression = isPlainObject(config.compression) ? config.compression : {}
+  const agent = createAgent({
+    profile,
+    sessionId: input.sessionId,
+    store: input.store,
+    runtime: {
+      ...agentRuntime(input.runtime, input.model, configSections.providerLimits(config)),
+      ...(input.baseUrlOverride ? { baseUrl: input.baseUrlOverride } : {})
+    },
+    tools,
+    maxIterations: input.maxIterations,
+    memory: memory?.manager ?? undefined,
+    reasoningConfig: input.reasoningConfig ?? undefined,
+    history: input.history,
+    systemPrompt: input.systemPrompt || null,
+    ephemeralSystemPrompt: input.ephemeralSystemPrompt || null,
+    gatewaySessionKey: input.sessionKey,
+    source: input.source,
+    platform,
+    // Only what the profile states: compression stays off unless config.yaml turns it on.
+    compression: resolveCompression({
+      enabled: compression.enabled === true,
+      threshold: typeof compression.threshold === 'number' ? compression.threshold : undefined,
+      contextLength: typeof input.runtime.contextLength === 'number' ? input.runtime.contextLength : undefined,
+      targetRatio: typeof compression.target_ratio === 'number' ? compression.target_ratio : undefined,
+      protectLastN: typeof compression.protect_last_n === 'number' ? compression.protect_last_n : undefined,
+      requireCheckpoint: compression.checkpoint_required === true
+    }),
+    log: deps.log
+  })
+  if (memory) agent.startupNotices.push(...deps.providers.settle(profile, memory).map((w) => w.text))
+  return agent
+}
+
+/** The slice of a resolved profile runtime an Agent talks to; a child may run on its own model. */
+function agentRuntime(
+  rt: ResolvedRuntime,
+  model?: string | null,
+  limits?: ReturnType<typeof configSections.providerLimits>
+) {
+  return {
+    model: model || rt.model,
+    provider: rt.provider,
+    baseUrl: rt.baseUrl,
+    apiKey: rt.apiKey,
+    apiMode: rt.apiMode,
+    capabilities: { ...rt.capabilities },
+    limits
+  }
+}

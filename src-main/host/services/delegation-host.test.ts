@@ -1,0 +1,201 @@
+// Delegation through the real host: a delivered background completion (and a process-complete notice) is
+// this process's own write, so the parent's next turn reuses its cached agent; children get real tools.
+import { afterEach, describe, expect, it } from 'vitest'
+import type { RecordedRequest, ScriptReply } from '../../agent/scripted'
+import { nodeCmd, waitUntil } from '../../tools/test-fixtures/helpers'
+import { lastOf, makeRig, toolNames, turnText, type Rig } from '../test-fixtures/memory-host'
+
+let rig: Rig | undefined
+afterEach(async () => {
+  await rig?.close()
+  rig = undefined
+})
+
+const started = (r: Rig) =>
+  r.events.filter((e) => e.event === 'turn.started').map((e) => e.payload as { turnId: string; cache: string })
+const finished = (r: Rig) => r.events.filter((e) => e.event === 'turn.finished')
+
+function reply(req: RecordedRequest): ScriptReply {
+  const text = turnText(req)
+  if (lastOf(req)?.role === 'tool') return { text: `after tools of ${text.slice(0, 30)}` }
+  switch (text) {
+    case 'delegate counting':
+      return { toolCalls: [{ id: 'd1', name: 'delegate_task', arguments: { goal: 'count the files' } }] }
+    case 'count the files':
+      return { text: '42 files' }
+    case 'build in the background':
+      return {
+        toolCalls: [
+          {
+            id: 't1',
+            name: 'terminal',
+            arguments: { command: nodeCmd('console.log("BUILD OK")'), background: true, notify_on_complete: true }
+          }
+        ]
+      }
+    case 'spawn kids':
+      return {
+        toolCalls: [
+          {
+            id: 'k1',
+            name: 'delegate_task',
+            arguments: { tasks: [{ goal: 'leaf kid' }, { goal: 'orchestrator kid', role: 'orchestrator' }] }
+          }
+        ]
+      }
+    case 'orchestrator kid':
+      return { toolCalls: [{ id: 'o1', name: 'delegate_task', arguments: { goal: 'grandchild work' } }] }
+    case 'leaf kid':
+      return { text: 'leaf done' }
+    case 'grandchild work':
+      return { text: 'grandchild done' }
+    default:
+      return { text: 'ok' }
+  }
+}
+
+async function start(r: Rig, text: string): Promise<void> {
+  const res = await r.host!.dispatcher.invoke('sessions.start', { profile: 'default', text })
+  expect(res.ok, JSON.stringify(res)).toBe(true)
+}
+
+describe('own writes never invalidate the parent cache entry', () => {
+  it('a background delegation completes, is delivered, and the parent turn it starts reuses the cached agent', async () => {
+    rig = await makeRig(reply)
+    await rig.start()
+    await start(rig, 'delegate counting')
+    await waitUntil(() => finished(rig!).length === 2)
+    const [first, delivered] = started(rig)
+    expect(first!.cache).toBe('new')
+    expect(delivered!.cache).toBe('reused')
+    const state = await rig.host!.dispatcher.invoke('gateway.state', {})
+    const agents = (state as { ok: true; output: { agents: Array<{ turns: number }> } }).output.agents
+    expect(agents).toHaveLength(1)
+    expect(agents[0]!.turns).toBe(2)
+    const notice = rig
+      .chats()
+      .map((q) => String(lastOf(q)?.content ?? ''))
+      .find((c) => c.startsWith('[Background delegation'))
+    expect(notice).toContain('42 files')
+  })
+
+  it('a finished background process notice runs the next turn on the same cached agent', async () => {
+    rig = await makeRig(reply)
+    rig.writeConfig('default', 'terminal:\n  enabled: true\n')
+    await rig.start()
+    await start(rig, 'build in the background')
+    await waitUntil(() => finished(rig!).length === 2)
+    expect(started(rig).map((s) => s.cache)).toEqual(['new', 'reused'])
+  })
+})
+
+describe('children get real tools', () => {
+  it("a leaf child's tools are the parent's minus the leaf-denied ones; an orchestrator child delegates once within the depth limit", async () => {
+    rig = await makeRig(reply)
+    rig.writeConfig(
+      'default',
+      'memory:\n  provider: holographic\nterminal:\n  enabled: true\ndelegation:\n  max_spawn_depth: 2\n'
+    )
+    await rig.start()
+    await start(rig, 'spawn kids')
+    await waitUntil(() => finished(rig!).length === 2)
+    const first = (text: string) => rig!.chats().find((q) => turnText(q) === text && lastOf(q)?.role === 'user')!
+    const parentTools = toolNames(first('spawn kids'))
+    expect(parentTools).toEqual(['delegate_task', 'fact_feedback', 'fact_store', 'memory', 'process', 'terminal'])
+    // Children have no memory at all (upstream's skip_memory): no built-in `memory`, no provider tools.
+    const memoryTools = ['memory', 'fact_store', 'fact_feedback']
+    const leafDenied = ['delegate_task', 'clarify', 'memory', 'send_message', 'cronjob', ...memoryTools]
+    expect(toolNames(first('leaf kid'))).toEqual(parentTools.filter((t) => !leafDenied.includes(t)))
+    expect(toolNames(first('orchestrator kid'))).toEqual(parentTools.filter((t) => !memoryTools.includes(t)))
+    expect(toolNames(first('grandchild work'))).toEqual(parentTools.filter((t) => !leafDenied.includes(t)))
+    expect(rig.chats().filter((q) => turnText(q) === 'grandchild work' && lastOf(q)?.role === 'user')).toHaveLength(1)
+    const orchestratorResult = rig
+      .chats()
+      .map((q) => lastOf(q))
+      .find((m) => m?.role === 'tool' && String(m.content).includes('grandchild done'))
+    expect(orchestratorResult).toBeDefined()
+  })
+})
+
+describe('Subagents requests', () => {
+  it('a child past its TTL is pruned before listing; ledger rows carry the parent turn id (model turn and UI follow-up)', async () => {
+    const Database = (await import('better-sqlite3')).default
+    const { join } = await import('node:path')
+    rig = await makeRig(reply)
+    await rig.start()
+    await start(rig, 'delegate counting')
+    await waitUntil(() => finished(rig!).length === 2)
+    const list = async (includeTombstoned = false) =>
+      (
+        (await rig!.host!.dispatcher.invoke('subagents.list', { profile: 'default', includeTombstoned })) as {
+          ok: true
+          output: { items: Array<{ state: string; childId: string; parentSessionId: string }> }
+        }
+      ).output.items
+    const [child] = await list()
+    expect(child!.state).toBe('retained')
+
+    const fu = await rig.host!.dispatcher.invoke('subagents.followUp', {
+      profile: 'default',
+      childId: child!.childId,
+      text: 'count the files'
+    })
+    expect(fu.ok, JSON.stringify(fu)).toBe(true)
+    // The reply streamed (subagents.followUpDelta) to whoever sent it, and adds up to the final summary.
+    const streamed = rig.events
+      .filter((e) => e.event === 'subagents.followUpDelta' && e.payload.childId === child!.childId)
+      .map((e) => e.payload.text)
+      .join('')
+    expect(streamed).toBe('42 files')
+    expect((fu as { ok: true; output: { summary: string } }).output.summary).toBe('42 files')
+    const db = new Database(join(rig.root, 'state.db'))
+    try {
+      const turns = (
+        db.prepare('SELECT parent_turn_id AS t FROM delegation_child_usage ORDER BY id').all() as Array<{ t: string }>
+      ).map((r) => r.t)
+      expect(turns).toHaveLength(2)
+      expect(turns[0]).toBe(started(rig)[0]!.turnId)
+      expect(turns[1]).toMatch(/^ui_[0-9a-f]{16}$/)
+      // 100 hours ago, with the default 72 h TTL: expired, whatever the row still says.
+      db.prepare('UPDATE async_delegations SET retained_at = retained_at - 360000').run()
+    } finally {
+      db.close()
+    }
+    expect(await list()).toEqual([])
+    expect((await list(true)).map((c) => c.state)).toEqual(['expired'])
+  })
+
+  it('a follow-up rebuilds the retained child on the model its manifest records', async () => {
+    const Database = (await import('better-sqlite3')).default
+    const { join } = await import('node:path')
+    rig = await makeRig(reply)
+    await rig.start()
+    await start(rig, 'delegate counting')
+    await waitUntil(() => finished(rig!).length === 2)
+    const parentModel = rig.chats()[0]!.body.model
+    // An upstream row may name the child's own model: the rebuilt child must call that one, not the profile's.
+    const db = new Database(join(rig.root, 'state.db'))
+    try {
+      db.prepare(
+        `UPDATE async_delegations SET children_json = json_set(children_json, '$[0].model', 'child-model')`
+      ).run()
+    } finally {
+      db.close()
+    }
+    const res = (await rig.host!.dispatcher.invoke('subagents.list', { profile: 'default' })) as {
+      ok: true
+      output: { items: Array<{ childId: string }> }
+    }
+    const childId = res.output.items[0]!.childId
+    const before = rig.chats().length
+    const fu = await rig.host!.dispatcher.invoke('subagents.followUp', { profile: 'default', childId, text: 'again' })
+    expect(fu.ok, JSON.stringify(fu)).toBe(true)
+    expect(
+      rig
+        .chats()
+        .slice(before)
+        .map((q) => q.body.model)
+    ).toEqual(['child-model'])
+    expect(parentModel).not.toBe('child-model')
+  })
+})

@@ -1,0 +1,254 @@
+/**
+ * The agent half of the service graph: per-profile memory activity logs, delegation deps, the gateway with
+ * its agent factory, and (with --demo) the scripted demo provider the demo profiles point at.
+ */
+import { namedLog } from '@shared/contract/log'
+import { startDemoProvider, type Agent } from '../../agent'
+import {
+  EnvFileVault,
+  loadConfig,
+  resolveRuntime,
+  secretsFor,
+  type SecretVault,
+  configSections,
+  configFiles,
+  defaultVault,
+  settingsFile
+} from '../../config'
+import {
+  createDelegateDeps,
+  childHandleFromAgent,
+  markSubagent,
+  restoreUndeliveredCompletions,
+  type DelegateDeps,
+  type DelegationCompletion
+} from '../../delegation'
+import { Gateway, type BuildAgentInput } from '../../gateway'
+import { addMemoryLogSink, MemoryActivityHub } from '../../memory'
+import type { SessionStore } from '../../store'
+import { ProcessRegistry, saveProcessCompletion } from '../../tools'
+import { assembleAgent, childToolsets, profileToolsets, type AssemblyDeps } from './agent-assembly'
+import { MemoryProviderHost } from '../memory-providers'
+import type { Services } from './services'
+import { FollowUpPort } from './follow-ups'
+import { SafeStorageVault, type SecretCipher } from './safe-storage-vault'
+
+export type { SecretCipher }
+
+export interface Runtime {
+  gateway: Gateway<Agent, SessionStore>
+  memory: MemoryActivityHub
+  providers: MemoryProviderHost
+  delegation(profile: string): DelegateDeps
+  vault: SecretVault
+}
+
+export async function wireRuntime(
+  s: Services,
+  opts: { live: boolean; demo: boolean; nativeBinding?: string; secretCipher?: SecretCipher }
+): Promise<Runtime> {
+  const { log, bus, stores } = s
+  const vault: SecretVault = opts.secretCipher ? new SafeStorageVault(opts.secretCipher) : new EnvFileVault()
+  defaultVault.set(vault)
+  // Redaction by value: every profile's secrets are known before the first log line that could echo one.
+  for (const e of stores.list()) {
+    try {
+      secretsFor(e.home, vault)
+    } catch {
+      // an unreadable .env is reported where it is used
+    }
+  }
+  s.onClose(addMemoryLogSink((r) => log[r.level === 'debug' ? 'debug' : r.level](r.name, r.message)))
+
+  if (opts.demo) await prepareDemo(s)
+  // Demo provider everywhere: a profile whose provider is `demo` talks to the keyless scripted model in
+  // every command (serve, api, run, cron run), started on first use and closed with the host.
+  let demoUrl: string | null = null
+  let demoStart: Promise<string> | null = null
+  const demoBaseUrl = (): Promise<string> =>
+    (demoStart ??= startDemoProvider().then(({ server }) => {
+      s.onClose(() => server.close())
+      demoUrl = server.baseUrl
+      return server.baseUrl
+    }))
+
+  const memory = new MemoryActivityHub()
+  const attachMemory = (profile: string) => {
+    try {
+      memory.register(profile, stores.get(profile))
+    } catch (err) {
+      log.error('memory', `activity log unavailable for ${profile}: ${(err as Error).message}`)
+    }
+  }
+  for (const e of stores.list()) attachMemory(e.name)
+  // Closers run in reverse: this one runs after the gateway has shut agents down (their last memory events
+  // included), and before the stores close, so no batched activity write lands on a closed DB.
+  s.onClose(() => {
+    for (const e of stores.list()) memory.get(e.name)?.flush()
+  })
+  s.onClose(memory.onEvent((event) => bus.emit('memory.activity', event)))
+
+  // Delegation and background processes save follow-up notices; the gateway that runs them is connected last.
+  const followUps = new FollowUpPort({ live: opts.live, log })
+  // A saved completion notice (background delegation, finished process) becomes the session's next turn.
+  const deliverToParent = async (c: DelegationCompletion) => {
+    if (!c.deliveredSessionId || c.messageId === null) return
+    await followUps.send({
+      area: 'delegation',
+      what: c.delegationId,
+      profile: c.profile,
+      sessionId: c.deliveredSessionId,
+      text: c.notice,
+      savedMessageId: c.messageId
+    })
+  }
+
+  const deps = new Map<string, DelegateDeps>()
+  const delegation = (profile: string): DelegateDeps => {
+    let d = deps.get(profile)
+    if (d) return d
+    const store = stores.get(profile)
+    // One live-subagent registry and one background pool per host graph: the first profile's deps make them and
+    // every other profile shares them (the async cap counts every profile's background units).
+    const first = deps.values().next().value
+    d = createDelegateDeps({
+      profile,
+      store,
+      ...(first ? { live: first.live, pool: first.pool } : {}),
+      log: namedLog(log, 'delegation'),
+      onUpdate: (u) => bus.emit('delegation.updated', u),
+      onCompletion: (c) => deliverToParent(c),
+      buildChild: async (spec) => {
+        const home = s.homeOf(profile)
+        const secrets = secretsFor(home, vault)
+        const runtime = resolveRuntime(home, { secrets: { ...secrets } })
+        const config = loadConfig(home).raw
+        const child = await assembleAgent(assembly, {
+          profile,
+          home,
+          sessionId: spec.sessionId,
+          sessionKey: '',
+          store,
+          config,
+          runtime,
+          secrets,
+          maxIterations: spec.maxIterations,
+          toolsets: childToolsets(profileToolsets(config), spec.toolsets),
+          role: spec.role,
+          model: spec.model,
+          history: spec.history,
+          source: 'delegate',
+          ...(runtime.provider === 'demo' && demoUrl ? { baseUrlOverride: demoUrl } : {})
+        })
+        markSubagent(child, spec.depth, spec.subagentId)
+        return closeAfterRun(childHandleFromAgent(child, spec.model || runtime.model), child)
+      }
+    })
+    deps.set(profile, d)
+    return d
+  }
+
+  // Background shell processes of the terminal tool, host-wide; all killed when the host closes.
+  const processes = new ProcessRegistry({
+    log: namedLog(log, 'terminal'),
+    onComplete: async (c) => {
+      const saved = await saveProcessCompletion(stores.get(c.profile), c)
+      await followUps.send({
+        area: 'terminal',
+        what: c.processId,
+        profile: c.profile,
+        sessionId: saved.sessionId,
+        text: saved.text,
+        savedMessageId: saved.messageId
+      })
+    }
+  })
+  s.onClose(() => processes.killAll())
+
+  const providers = new MemoryProviderHost({ root: s.root, nativeBinding: opts.nativeBinding, log, hub: memory })
+  const assembly: AssemblyDeps = { hub: memory, providers, processes, delegation, log }
+
+  const buildAgent = async (input: BuildAgentInput<SessionStore>): Promise<Agent> =>
+    assembleAgent(assembly, {
+      profile: input.profile,
+      home: input.home,
+      sessionId: input.sessionId,
+      sessionKey: input.sessionKey,
+      store: input.store,
+      config: input.config,
+      runtime: input.runtime,
+      secrets: secretsFor(input.home, vault),
+      maxIterations: input.maxIterations,
+      reasoningConfig: input.reasoningConfig ?? undefined,
+      // A cron job's enabled_toolsets narrow the profile's toolsets; they never add one the profile lacks.
+      toolsets: profileToolsets(input.config).filter((t) => !input.toolsets || input.toolsets.includes(t)),
+      ...(input.cwd ? { cwd: input.cwd } : {}),
+      role: 'primary',
+      // The channel the turn arrived on decides the stored source and the memory platform; desk chat otherwise.
+      source: input.channel?.source ?? 'desktop',
+      platform: input.channel?.capability.platform ?? 'desktop',
+      // A cron run is built like upstream's (`skip_memory`): its prompt is no user turn to remember.
+      skipMemory: input.channel?.source === 'cron',
+      ...(input.history?.length ? { history: input.history as never } : {}),
+      // Persona from the profile's SOUL.md, read when the agent is built (a session's prompt stays stable).
+      systemPrompt: configFiles.readSoul(input.home),
+      ...(input.ephemeralPrompt ? { ephemeralSystemPrompt: input.ephemeralPrompt } : {}),
+      ...(input.runtime.provider === 'demo' ? { baseUrlOverride: await demoBaseUrl() } : {})
+    })
+
+  const gateway = new Gateway<Agent, SessionStore>({
+    root: s.root,
+    stores,
+    buildAgent,
+    emit: (event, payload) => bus.emit(event, payload),
+    vault,
+    // Toggling terminal.enabled changes the signature, so cached agents rebuild with (or without) the tool.
+    enabledToolsets: (_profile, config) => profileToolsets(config),
+    // seed 001: a memory plugin's files and the configured provider's identity are part of the signature.
+    registryGeneration: (profile) => providers.registryGeneration(profile, s.homeOf(profile)),
+    memoryIdentity: providers,
+    log
+  })
+  followUps.connect((input) => gateway.deliver(input))
+  s.onClose(() => gateway.shutdown())
+
+  if (opts.live) {
+    for (const e of stores.list()) {
+      const failed = (err: unknown) => log.warn('delegation', `restore for ${e.name} failed: ${(err as Error).message}`)
+      try {
+        restoreUndeliveredCompletions(delegation(e.name)).catch(failed)
+      } catch (err) {
+        failed(err)
+      }
+    }
+  }
+  return { gateway, memory, providers, delegation, vault }
+}
+
+/** A child agent is used for one run: close it after (its memory providers and tool state with it). */
+function closeAfterRun<H extends { run(goal: string, o: { signal?: AbortSignal }): Promise<unknown> }>(
+  handle: H,
+  agent: Agent
+): H {
+  const run = handle.run.bind(handle)
+  handle.run = (async (goal: string, o: { signal?: AbortSignal }) => {
+    try {
+      return await run(goal, o)
+    } finally {
+      await agent.close().catch(() => undefined)
+    }
+  }) as H['run']
+  return handle
+}
+
+/** --demo: point the demo profiles at the scripted demo model (the home itself is written by createHost). */
+async function prepareDemo(s: Services): Promise<void> {
+  const { server } = await startDemoProvider()
+  s.onClose(() => server.close())
+  for (const e of s.stores.list()) {
+    const raw = loadConfig(e.home).raw
+    const provider = (raw.model as { provider?: unknown } | undefined)?.provider
+    if (configSections.isDemo(raw) || provider === 'demo') settingsFile.write(e.home, { baseUrl: server.baseUrl })
+  }
+  s.log.info('host', `demo model serving at ${server.baseUrl}`)
+}

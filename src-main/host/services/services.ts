@@ -1,0 +1,129 @@
+import { watch, type FSWatcher, mkdirSync } from 'node:fs'
+import { CaduceusError } from '@shared/contract'
+import { join } from 'node:path'
+import { SessionWatcher, StoreRegistry } from '../../store'
+import { setDefaultRoot, setMultiplexActive } from '../../scope'
+import type { EventBus } from '../dispatch'
+import type { Logger } from '@shared/contract/log'
+import { journalModeSetting, writeRetryMs } from './write-retry'
+
+export interface Services {
+  root: string
+  demo: boolean
+  headless: boolean
+  log: Logger
+  bus: EventBus
+  stores: StoreRegistry
+  /** Home folder of a served profile; a typed not_found error for an unknown one. */
+  homeOf(profile: string): string
+  /** Extra teardown registered by the parts wired after the store (gateway, memory, delegation, demo provider). */
+  onClose(fn: () => void | Promise<void>): void
+  close(): Promise<void>
+}
+
+/**
+ * The store layer of the service graph: one SessionStore + watcher per profile, and a watch on
+ * `<root>/profiles` so a profile created by another process appears without a restart.
+ */
+export function createStoreServices(opts: {
+  root: string
+  demo: boolean
+  headless: boolean
+  live: boolean
+  log: Logger
+  bus: EventBus
+}): Services {
+  const { root, log, bus } = opts
+  mkdirSync(root, { recursive: true })
+  setDefaultRoot(root)
+  const stores = new StoreRegistry(root, {
+    writeRetryMs: (e) => writeRetryMs(e.home),
+    journalMode: (e) => journalModeSetting(e.home),
+    onJournalNotice: (profile, message) => log.warn('store', `profile ${profile}: ${message}`)
+  })
+  const watchers = new Map<string, SessionWatcher>()
+  const closers: Array<() => void | Promise<void>> = []
+
+  const awaitingFile = new Set<string>()
+  const watchProfile = (name: string) => {
+    if (!opts.live || watchers.has(name)) return
+    try {
+      const store = stores.get(name)
+      if (store.pendingCreate) {
+        // No state.db yet (created by the first write): announce that write, then watch the new file.
+        if (awaitingFile.has(name)) return
+        awaitingFile.add(name)
+        const off = store.onLocalChange((change) => {
+          off()
+          awaitingFile.delete(name)
+          bus.emit('sessions.changed', change)
+          watchProfile(name)
+        })
+        return
+      }
+      const watcher = new SessionWatcher(store, (change) => bus.emit('sessions.changed', change)).start()
+      watchers.set(name, watcher)
+    } catch (err) {
+      // A malformed or locked DB must not stop the other profiles from being served.
+      log.error('store', `cannot watch profile ${name}: ${(err as Error).message}`)
+    }
+  }
+  for (const entry of stores.list()) watchProfile(entry.name)
+  // Serving several profiles from one process is multiplexing (hermes-spec §4.3): memory hooks and secrets
+  // then demand an explicit profile scope instead of trusting the process's own home.
+  const updateMultiplex = () => setMultiplexActive(stores.list().length > 1)
+  updateMultiplex()
+
+  let profilesWatch: FSWatcher | null = null
+  if (opts.live) {
+    const dir = join(root, 'profiles')
+    mkdirSync(dir, { recursive: true })
+    let timer: NodeJS.Timeout | null = null
+    try {
+      profilesWatch = watch(dir, () => {
+        if (timer) return
+        timer = setTimeout(() => {
+          timer = null
+          const added = stores.refresh()
+          for (const name of added) watchProfile(name)
+          updateMultiplex()
+          for (const name of [...watchers.keys()])
+            if (!stores.has(name)) {
+              watchers.get(name)!.stop()
+              watchers.delete(name)
+            }
+          if (added.length) bus.emit('profiles.changed', { profiles: stores.list().map((e) => e.name) })
+        }, 200)
+      })
+    } catch (err) {
+      log.warn('store', `cannot watch ${dir} for new profiles: ${(err as Error).message}`)
+    }
+  }
+
+  return {
+    root,
+    demo: opts.demo,
+    headless: opts.headless,
+    log,
+    bus,
+    stores,
+    homeOf(profile) {
+      const entry = stores.list().find((e) => e.name === profile)
+      if (!entry) throw new CaduceusError('not_found', `Unknown profile: ${profile}`, 'profile')
+      return entry.home
+    },
+    onClose: (fn) => void closers.push(fn),
+    async close() {
+      for (const fn of closers.reverse()) {
+        try {
+          await fn()
+        } catch (err) {
+          log.warn('host', `shutdown step failed: ${(err as Error).message}`)
+        }
+      }
+      profilesWatch?.close()
+      for (const w of watchers.values()) w.stop()
+      stores.closeAll()
+    }
+  }
+}

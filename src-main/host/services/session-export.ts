@@ -1,0 +1,33 @@
+/** Export text from the store's upstream-shaped records: JSONL (one object per line) or Markdown. Shared by CLI and requests. */
+import { CaduceusError, type ExportFormat } from '@shared/contract'
+import type { SessionStore } from '../../store'
+import { toMarkdown, userPrompts } from '../../store'
+
+export interface ExportOptions {
+  format: ExportFormat
+  onlyUserPrompts?: boolean
+  lineage?: boolean
+  sessionId?: string
+}
+
+/** Normalizes `--format` (`md` accepted); anything else is an error naming the two formats. */
+export function exportFormat(v: string | undefined): ExportFormat {
+  if (v === undefined || v === 'jsonl') return 'jsonl'
+  if (v === 'markdown' || v === 'md') return 'markdown'
+  throw new CaduceusError('invalid_input', `unknown export format '${v}': use jsonl or markdown`, 'format')
+}
+
+/** Export chunks, one per session (or per user prompt with onlyUserPrompts + jsonl). */
+export function* exportChunks(store: SessionStore, o: ExportOptions): Generator<string> {
+  if (o.sessionId && !store.getSession(o.sessionId))
+    throw new CaduceusError('not_found', `No session '${o.sessionId}' in profile '${store.profile}'`, 'sessionId')
+  for (const rec of store.exportSessions({ sessionId: o.sessionId, lineage: o.lineage })) {
+    if (o.format === 'markdown') yield toMarkdown(rec, o.onlyUserPrompts) + '\n'
+    else if (o.onlyUserPrompts) for (const p of userPrompts(rec)) yield JSON.stringify(p) + '\n'
+    else yield JSON.stringify(rec) + '\n'
+  }
+}
+
+export const exportMime = (f: ExportFormat) => (f === 'markdown' ? 'text/markdown' : 'application/x-ndjson')
+export const exportFilename = (profile: string, o: ExportOptions) =>
+  `caduceus-${profile}${o.sessionId ? `-${o.sessionId.replace(/[^A-Za-z0-9_.-]/g, '_')}` : ''}${o.onlyUserPrompts ? '-prompts' : ''}.${o.format === 'markdown' ? 'md' : 'jsonl'}`
