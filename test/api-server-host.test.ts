@@ -10,6 +10,7 @@ import type { ChannelsStatus } from '@shared/contract'
 import { startScriptedProvider, type ScriptedProvider } from '../src-main/agent/scripted'
 import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
+import { errorMessage } from '@shared/contract/errors'
 
 const KEY = 'hk_host_api_test_key_0123456789'
 const PNG =
@@ -90,7 +91,7 @@ describe('API server in the host', { timeout: 30_000 }, () => {
         .create({ model: 'hermes-agent', messages: [imageMessage] })
         .catch((e: unknown) => e)
       expect(err).toBeInstanceOf(OpenAI.BadRequestError)
-      expect((err as Error).message).toMatch(why)
+      expect(errorMessage(err)).toMatch(why)
       expect(provider.requests.length).toBe(before)
       const sessions = await host.dispatcher.invoke('sessions.list', { profile: name })
       expect(sessions.ok && (sessions.output as { items: unknown[] }).items).toEqual([])

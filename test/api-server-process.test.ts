@@ -9,6 +9,7 @@ import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startScriptedProvider, type RecordedRequest, type ScriptedProvider } from '../src-main/agent/scripted'
 import { spawnHost, type SpawnedHost } from './support/serve'
+import { errorMessage } from '@shared/contract/errors'
 
 const KEY = 'hk_process_test_key_0123456789'
 const PNG =
@@ -269,7 +270,7 @@ describe('caduceus api through the openai SDK', { timeout: 60_000 }, () => {
       })
       .catch((e: unknown) => e)
     expect(err).toBeInstanceOf(OpenAI.BadRequestError)
-    expect((err as Error).message).toMatch(/files and documents are not supported/)
+    expect(errorMessage(err)).toMatch(/files and documents are not supported/)
   })
 
   it('streams `: keepalive` comments while the provider is silent', async () => {

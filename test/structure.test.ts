@@ -50,7 +50,7 @@ function hits(pattern: RegExp): string[] {
 
 describe('structure: SQL only in the store', () => {
   it('finds the files it checks (a walk that sees nothing cannot fail)', () => {
-    expect(outsideStore).toContain('src-main/delegation/costs.ts')
+    expect(outsideStore).toContain('src-main/costs/summary.ts')
     expect(outsideStore).toContain('src-main/memory/activity.ts')
     expect(outsideStore.some((r) => r.startsWith('src-main/store/'))).toBe(false)
   })

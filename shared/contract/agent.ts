@@ -47,6 +47,8 @@ export const TurnDelta = TurnHandle.extend({
   savedSessionId: z.string().optional()
 })
 export type TurnDelta = z.infer<typeof TurnDelta>
+/** A streamed piece as the agent emits it: the gateway adds the turn handle. The one declaration of its fields. */
+export type TurnDeltaBody = Omit<TurnDelta, keyof TurnHandle>
 
 export const TurnFinished = TurnHandle.extend({
   status: z.enum(['completed', 'interrupted', 'error']),

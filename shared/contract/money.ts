@@ -1,9 +1,31 @@
 /**
- * The money rules (ARCHITECTURE invariant 5), in one place for every layer: unpriced usage is never $0; a total
- * is `complete` only when every part is priced; some unpriced parts make it `partial`; all unpriced gives
- * `usd: null`. Pure functions over the contract's `Money`.
+ * The money rules (ARCHITECTURE invariant 5), in one place for every layer — the host's cost read models, the
+ * exports (CSV, report) and the renderer: unpriced usage is never $0; a total is `complete` only when every part is
+ * priced; some unpriced parts make it `partial`; all unpriced gives `usd: null`. Every sum runs on integer
+ * micro-dollars (`Micros`, a field named `micros`), so totals agree to the micro-dollar however they are grouped;
+ * the contract carries dollars (`Money.usd`).
  */
-import type { Money } from './common'
+import type { CostStatus, Money } from './common'
+
+/** An amount in integer micro-dollars (1 USD = 1_000_000) with its Money status: what every sum runs on. */
+export interface Micros {
+  micros: number | null
+  status: CostStatus
+  complete: boolean
+}
+
+/** Dollars → integer micro-dollars: the one rounding every layer applies (a micro-dollar sum sent as dollars comes back exact). */
+export const usdToMicros = (usd: number): number => Math.round(usd * 1e6)
+export const toMicros = (m: Money): Micros => ({
+  micros: m.usd === null ? null : usdToMicros(m.usd),
+  status: m.status,
+  complete: m.complete
+})
+export const fromMicros = (m: Micros): Money => ({
+  usd: m.micros === null ? null : m.micros / 1e6,
+  status: m.status,
+  complete: m.complete
+})
 
 export const NO_COST: Money = { usd: 0, status: 'none', complete: true }
 export const UNPRICED: Money = { usd: null, status: 'unpriced', complete: false }
@@ -24,15 +46,22 @@ export function moneyFromColumns(estimated: unknown, actual: unknown, costStatus
   return { usd: 0, status: 'none', complete: true }
 }
 
-export function sumMoney(parts: Money[]): Money {
+/** The one summing rule: parts with no usage do not count; any unpriced or partial part makes the sum partial. */
+function sumMicros(parts: Micros[]): Micros {
   const counted = parts.filter((p) => p.status !== 'none')
-  if (counted.length === 0) return NO_COST
-  const priced = counted.filter((p) => p.usd !== null)
-  if (priced.length === 0) return UNPRICED
-  const usd = priced.reduce((a, p) => a + (p.usd as number), 0)
-  if (counted.some((p) => !p.complete || p.usd === null)) return { usd, status: 'partial', complete: false }
-  return { usd, status: counted.every((p) => p.status === 'billed') ? 'billed' : 'estimated', complete: true }
+  if (counted.length === 0) return { micros: 0, status: 'none', complete: true }
+  const priced = counted.filter((p) => p.micros !== null)
+  if (priced.length === 0) return { micros: null, status: 'unpriced', complete: false }
+  const micros = priced.reduce((a, p) => a + (p.micros as number), 0)
+  if (counted.some((p) => !p.complete || p.micros === null)) return { micros, status: 'partial', complete: false }
+  return { micros, status: counted.every((p) => p.status === 'billed') ? 'billed' : 'estimated', complete: true }
 }
+
+/** Dollar amounts summed by the same rule, exactly (each part to micro-dollars, added as integers, converted once). */
+export const sumMoney = (parts: Money[]): Money => fromMicros(sumMicros(parts.map(toMicros)))
+
+/** Micro-dollar parts → dollars; one part keeps its own status (a lone "partial, amount unknown" stays partial). */
+export const moneyFromMicros = (parts: Micros[]): Money => fromMicros(parts.length === 1 ? parts[0]! : sumMicros(parts))
 
 /** A ledger row's cost: a number is an estimate; null/missing with real usage is unpriced. */
 export function moneyFromLedger(costUsd: unknown, used: boolean): Money {

@@ -15,6 +15,7 @@ import { runTurn } from './turn'
 import type { ActivityProvenance, AgentMemory, AgentOptions, AgentStore, TurnOptions, TurnResult } from './types'
 import type { NewMessage } from '../store'
 import type { Logger } from '@shared/contract/log'
+import { errorMessage } from '@shared/contract/errors'
 
 class AgentClosedError extends Error {
   constructor() {
@@ -144,7 +145,7 @@ export class Agent implements LoopHost {
       try {
         await tool.cleanupTask(this.sessionId)
       } catch (err) {
-        this.log?.warn('agent', `tool ${tool.name} cleanup failed: ${(err as Error).message}`)
+        this.log?.warn('agent', `tool ${tool.name} cleanup failed: ${errorMessage(err)}`)
       }
     }
     try {
@@ -155,7 +156,7 @@ export class Agent implements LoopHost {
       )
       await this.memory?.shutdownAll?.()
     } catch (err) {
-      this.log?.warn('agent', `memory shutdown failed: ${(err as Error).message}`)
+      this.log?.warn('agent', `memory shutdown failed: ${errorMessage(err)}`)
     }
   }
 
@@ -164,7 +165,7 @@ export class Agent implements LoopHost {
     try {
       await this.memory?.onSessionEnd?.((messages ?? this.sessionMessages).map((m) => ({ ...m })))
     } catch (err) {
-      this.log?.warn('agent', `memory session commit failed: ${(err as Error).message}`)
+      this.log?.warn('agent', `memory session commit failed: ${errorMessage(err)}`)
     }
   }
 
@@ -228,7 +229,7 @@ export class Agent implements LoopHost {
         this.memoryPromptBlock = (await this.memory.buildSystemPrompt()) || ''
       } catch (err) {
         this.memoryPromptBlock = ''
-        this.log?.warn('agent', `memory system prompt failed: ${(err as Error).message}`)
+        this.log?.warn('agent', `memory system prompt failed: ${errorMessage(err)}`)
       }
     }
     // "What did the model see": the assembled prompt is stored on the session, as upstream does.
@@ -238,7 +239,7 @@ export class Agent implements LoopHost {
         await this.store.setSystemPrompt(this.sessionId, prompt)
         this.storedPrompt = prompt
       } catch (err) {
-        this.log?.warn('agent', `storing the system prompt failed: ${(err as Error).message}`)
+        this.log?.warn('agent', `storing the system prompt failed: ${errorMessage(err)}`)
       }
     }
   }

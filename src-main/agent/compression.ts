@@ -11,6 +11,7 @@ import type { AgentMessage, ProviderClient, RuntimeConfig } from './providers/ty
 import type { TurnContext, Touch } from './turn-context'
 import type { Logger } from '@shared/contract/log'
 import type { AgentMemory, AgentStore, CompressionConfig } from './types'
+import { errorMessage } from '@shared/contract/errors'
 
 export interface CompressionHost {
   sessionId: string
@@ -81,8 +82,8 @@ export async function compressContext(
   } catch (err) {
     // Fail closed: with a required checkpoint nothing is summarized or rotated until memory has saved it.
     if (cfg.requireCheckpoint)
-      throw new Error(`memory checkpoint required before compression failed: ${(err as Error).message}`)
-    host.log?.warn('agent', `memory pre-compress hook failed: ${(err as Error).message}`)
+      throw new Error(`memory checkpoint required before compression failed: ${errorMessage(err)}`)
+    host.log?.warn('agent', `memory pre-compress hook failed: ${errorMessage(err)}`)
   }
   const maxWords = Math.max(150, Math.round(cfg.targetRatio * cfg.threshold * cfg.contextLength * 0.75))
   const response = await callModel(
@@ -144,7 +145,7 @@ export async function compressContext(
   try {
     await host.memory?.onSessionSwitch?.(childId, { parentSessionId: parentId, reset: false, reason: 'compression' })
   } catch (err) {
-    host.log?.warn('agent', `memory session-switch hook failed: ${(err as Error).message}`)
+    host.log?.warn('agent', `memory session-switch hook failed: ${errorMessage(err)}`)
   }
   ctx.emit({ kind: 'notice', text: `Context compressed: continuing in session ${childId}`, savedSessionId: childId })
   host.log?.info('agent', `compressed ${head.length} messages of session ${parentId} into child ${childId}`)

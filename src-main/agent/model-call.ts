@@ -15,6 +15,7 @@ import {
 import type { TurnContext, Touch } from './turn-context'
 import type { Logger } from '@shared/contract/log'
 import type { AgentStore } from './types'
+import { errorMessage } from '@shared/contract/errors'
 
 export class PartialCallError extends Error {
   constructor(
@@ -70,9 +71,7 @@ export async function callModel(deps: ModelCallDeps, req: ChatRequest, ctx: Turn
     }
   } catch (err) {
     const pe =
-      err instanceof ProviderError
-        ? err
-        : new ProviderError('network', `provider call failed: ${(err as Error)?.message ?? String(err)}`)
+      err instanceof ProviderError ? err : new ProviderError('network', `provider call failed: ${errorMessage(err)}`)
     throw new PartialCallError(pe, text, reasoning)
   }
   if (!response)
@@ -113,6 +112,6 @@ async function recordCall(deps: ModelCallDeps, response: ProviderResponse, ctx: 
     })
   } catch (err) {
     // Losing a usage row must not lose the reply the user already saw.
-    deps.log?.warn('agent', `recording usage for session ${deps.sessionId} failed: ${(err as Error).message}`)
+    deps.log?.warn('agent', `recording usage for session ${deps.sessionId} failed: ${errorMessage(err)}`)
   }
 }

@@ -1,10 +1,11 @@
 /** Per-turn token and cost totals. Unpriced calls stay unpriced: a turn is never silently $0. */
+import { ZERO_TOKENS } from '@shared/contract/tokens'
 import type { NormalizedUsage } from './providers/types'
 import type { PriceResult } from './pricing'
 import type { TurnResult, TurnTokens } from './types'
 
 export class TurnAccounting {
-  readonly tokens: TurnTokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 }
+  readonly tokens: TurnTokens = ZERO_TOKENS()
   apiCalls = 0
   messagesSaved = 0
   private pricedUsd = 0

@@ -13,6 +13,7 @@ import type { TurnContext } from './turn-context'
 import type { ExitReason } from './types'
 import type { NewMessage } from '../store'
 import type { resolveCompression } from './compression'
+import { errorMessage } from '@shared/contract/errors'
 
 /** What the loop needs from the Agent (the Agent implements it). */
 export interface LoopHost extends CompressionHost, ToolCallerAgent {
@@ -115,7 +116,7 @@ async function maybeCompress(host: LoopHost, ctx: TurnContext): Promise<void> {
   } catch (err) {
     if (ctx.signal.aborted) return
     ctx.compressionDisabled = true
-    const message = err instanceof PartialCallError ? err.cause.message : (err as Error).message
+    const message = err instanceof PartialCallError ? err.cause.message : errorMessage(err)
     host.log?.warn('agent', `context compression failed; continuing uncompressed: ${message}`)
     ctx.emit({ kind: 'notice', text: `Context compression failed: ${message}` })
   }

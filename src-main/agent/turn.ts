@@ -8,6 +8,7 @@ import { ProviderError } from './providers/types'
 import { TurnAccounting } from './turn-accounting'
 import { InterruptReason, type TurnContext } from './turn-context'
 import type { ExitReason, TurnOptions, TurnResult, TurnStatus } from './types'
+import { errorMessage } from '@shared/contract/errors'
 
 export async function runTurn(
   agent: Agent,
@@ -24,7 +25,7 @@ export async function runTurn(
       try {
         opts.onDelta?.(delta)
       } catch (err) {
-        agent.log?.warn('agent', `delta listener failed: ${(err as Error).message}`)
+        agent.log?.warn('agent', `delta listener failed: ${errorMessage(err)}`)
       }
     },
     memoryContext: '',
@@ -99,12 +100,12 @@ export async function runTurn(
         messages: agent.sessionMessages.map((m) => ({ ...m }))
       })
     } catch (err) {
-      agent.log?.warn('agent', `memory sync failed: ${(err as Error).message}`)
+      agent.log?.warn('agent', `memory sync failed: ${errorMessage(err)}`)
     }
     try {
       await agent.memory.queuePrefetchAll?.(text, { sessionId: agent.sessionId })
     } catch (err) {
-      agent.log?.warn('agent', `memory queue-prefetch failed: ${(err as Error).message}`)
+      agent.log?.warn('agent', `memory queue-prefetch failed: ${errorMessage(err)}`)
     }
   }
   return {
@@ -133,14 +134,14 @@ async function runMemoryPreamble(agent: Agent, ctx: TurnContext, text: string): 
       toolCount: agent.tools.list().length
     })
   } catch (err) {
-    agent.log?.warn('agent', `memory turn-start hook failed: ${(err as Error).message}`)
+    agent.log?.warn('agent', `memory turn-start hook failed: ${errorMessage(err)}`)
   }
   try {
     ctx.memoryContext = (
       (await memory.prefetchAll?.(text, { sessionId: agent.sessionId, turnId: ctx.turnId })) ?? ''
     ).trim()
   } catch (err) {
-    agent.log?.warn('agent', `memory prefetch failed: ${(err as Error).message}`)
+    agent.log?.warn('agent', `memory prefetch failed: ${errorMessage(err)}`)
   } finally {
     ctx.watchdogPaused = false
     agent.touch('memory hooks done', 'memory')

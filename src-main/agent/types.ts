@@ -1,5 +1,5 @@
 /** The Agent's options, results and the shapes it needs from store, memory and log (structural, so any implementation fits). */
-import type { TurnDeltaKind } from '@shared/contract'
+import type { Tokens, TurnDeltaBody, TurnDeltaKind } from '@shared/contract'
 import type { Logger } from '@shared/contract/log'
 import type { TurnCostStatus } from '@shared/contract/money'
 import type { ConversationMessage, CreateSessionOptions, NewMessage, SessionRow, UsageReport } from '../store'
@@ -103,14 +103,7 @@ export interface AgentOptions {
 export type DeltaKind = TurnDeltaKind
 
 /** One streamed piece of a turn (contract `TurnDelta` minus the turn handle the gateway adds). */
-export interface AgentDelta {
-  kind: DeltaKind
-  text?: string
-  toolCallId?: string
-  toolName?: string
-  messageId?: number
-  savedSessionId?: string
-}
+export type AgentDelta = TurnDeltaBody
 
 export interface TurnOptions {
   onDelta?: (delta: AgentDelta) => void
@@ -125,13 +118,8 @@ export interface TurnOptions {
   parts?: ContentPart[]
 }
 
-export interface TurnTokens {
-  input: number
-  output: number
-  cacheRead: number
-  cacheWrite: number
-  reasoning: number
-}
+/** The contract's `Tokens` (shared/contract/common.ts), not a copy. */
+export type TurnTokens = Tokens
 
 export type TurnStatus = 'completed' | 'interrupted' | 'error'
 export type ExitReason = 'completed' | 'max_iterations' | 'interrupted' | 'inactivity' | 'error'

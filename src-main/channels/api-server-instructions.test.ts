@@ -11,6 +11,7 @@ import { startScriptedProvider, type ScriptedProvider } from '../agent/scripted'
 import { createHost, type Host } from '../host'
 import { createLogger } from '../host/log/log'
 import { startApiServer, type ApiServer } from './index'
+import { errorMessage } from '@shared/contract/errors'
 
 let root: string
 let host: Host
@@ -151,7 +152,7 @@ describe('caller system text on the API server', () => {
       })
       .catch((e: unknown) => e)
     expect(err).toBeInstanceOf(OpenAI.BadRequestError)
-    expect((err as Error).message).toMatch(/at most 32000 characters/)
+    expect(errorMessage(err)).toMatch(/at most 32000 characters/)
     expect(provider.requests.length).toBe(before)
   })
 })

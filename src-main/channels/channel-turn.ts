@@ -3,6 +3,7 @@
  * retries that must not run (or store) twice, and the concurrency cap (upstream's `max_concurrent_runs`).
  */
 import { moneyFromTurn } from '@shared/contract/money'
+import { ZERO_TOKENS } from '@shared/contract/tokens'
 import type { ApiContext } from './context'
 import { planConversation, type Turn } from './conversation'
 import { TURN_CHANNELS, type ChannelTurnResult, type ContentParts, type TurnHandle } from './gateway-face'
@@ -130,13 +131,12 @@ function routeOf(ctx: ApiContext, model: string | undefined) {
 }
 
 function replayed(ctx: ApiContext, sessionId: string, reply: string): TurnOutcome {
-  const none = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 }
   return {
     turnId: '',
     profile: ctx.profile,
     sessionId,
     status: 'completed',
-    tokens: none,
+    tokens: ZERO_TOKENS(),
     cost: moneyFromTurn(null),
     apiCalls: 0,
     warnings: [],

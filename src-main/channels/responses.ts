@@ -12,6 +12,7 @@ import { runApiTurn, type TurnOutcome, type TurnRequest } from './channel-turn'
 import { newId, sessionHeader, type ApiContext } from './context'
 import type { ChannelTurnResult } from './gateway-face'
 import { HttpError, openSse, sendJson, warningsHeader } from './http'
+import { errorMessage } from '@shared/contract/errors'
 
 const MAX_KEPT = 1000
 
@@ -250,7 +251,7 @@ export async function createResponse(
   } catch (err) {
     if (!send) throw err
     event('response.failed', {
-      response: { ...shell('failed', ''), error: { code: 'server_error', message: (err as Error).message } }
+      response: { ...shell('failed', ''), error: { code: 'server_error', message: errorMessage(err) } }
     })
   } finally {
     release()

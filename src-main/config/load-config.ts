@@ -6,6 +6,7 @@
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseDocument } from 'yaml'
+import { errorMessage } from '@shared/contract/errors'
 
 export type RawConfig = Record<string, unknown>
 
@@ -63,7 +64,7 @@ function readConfig(path: string): LoadedConfig {
       path,
       raw: {},
       exists: true,
-      error: { code: 'unreadable_config', path, message: `cannot read ${path}: ${(err as Error).message}` }
+      error: { code: 'unreadable_config', path, message: `cannot read ${path}: ${errorMessage(err)}` }
     }
   }
   const doc = parseDocument(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
@@ -94,7 +95,7 @@ function readConfig(path: string): LoadedConfig {
       error: {
         code: 'malformed_config',
         path,
-        message: `config.yaml could not be read (${path}): ${(err as Error).message}`
+        message: `config.yaml could not be read (${path}): ${errorMessage(err)}`
       }
     }
   }

@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path'
 import { withJobsLock } from './jobs-lock'
 import { isoWithOffset } from './schedule'
+import { errorMessage } from '@shared/contract/errors'
 
 export type RawJob = Record<string, unknown> & { id: string }
 export interface JobsFile {
@@ -34,7 +35,7 @@ export function readJobs(home: string): JobsFile {
     parsed = JSON.parse(text)
   } catch (err) {
     // Never "repair" by overwriting: the file may be upstream's, mid-edit by a human.
-    throw new JobsFileError(`${jobsPath(home)} is not valid JSON (${(err as Error).message}); fix or move it`)
+    throw new JobsFileError(`${jobsPath(home)} is not valid JSON (${errorMessage(err)}); fix or move it`)
   }
   const obj = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as JobsFile) : null
   if (!obj || !Array.isArray(obj.jobs)) throw new JobsFileError(`${jobsPath(home)} has no "jobs" list`)

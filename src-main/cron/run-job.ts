@@ -17,6 +17,7 @@ import { runJobScript, wakesAgent, type ScriptResult } from './job-script'
 import { completedOf, timeZoneOf, timesOf } from './jobs'
 import { isoWithOffset, nextRunAfter } from './schedule'
 import { outputFileName, pruneOutputs, sessionStamp } from './output-files'
+import { errorMessage } from '@shared/contract/errors'
 
 export interface CronGateway {
   runChannelTurn(input: ChannelTurnInput): Promise<ChannelTurnResult>
@@ -79,7 +80,7 @@ export async function runCronJob(
     if (job.no_agent) o = await scriptOnly(home, job, head)
     else o = await agentRun(gateway, profile, home, job, started, head)
   } catch (err) {
-    const error = (err as Error).message
+    const error = errorMessage(err)
     o = { ok: false, error, deliver: '', doc: `${head('agent', 'error')}\nError: ${error}\n`, sessionId: '' }
   }
   const dir = outputDir(home, job.id)

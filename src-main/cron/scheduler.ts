@@ -19,6 +19,7 @@ import { existsSync } from 'node:fs'
 import { jobsPath, updateJobs, type RawJob } from './jobs-file'
 import { timeZoneOf } from './jobs'
 import { nextRunAfter } from './schedule'
+import { errorMessage } from '@shared/contract/errors'
 
 export interface SchedulerProfile {
   name: string
@@ -164,7 +165,7 @@ export class CronScheduler {
                 .then(
                   () => job.id,
                   (err: unknown) => {
-                    this.opts.log?.('warn', `cron job ${job.id} of ${p.name} failed: ${(err as Error).message}`)
+                    this.opts.log?.('warn', `cron job ${job.id} of ${p.name} failed: ${errorMessage(err)}`)
                     return job.id
                   }
                 )
@@ -176,7 +177,7 @@ export class CronScheduler {
           }
         } catch (err) {
           // One profile's unreadable jobs.json must not stop the others.
-          this.opts.log?.('warn', `cron for ${p.name}: ${(err as Error).message}`)
+          this.opts.log?.('warn', `cron for ${p.name}: ${errorMessage(err)}`)
         }
       }
     } finally {

@@ -8,6 +8,7 @@ import { repositories } from '../store'
 import type { DelegateDeps, DelegationCompletion } from './deps'
 import { newClaimToken } from './registry'
 import type { ChildResult, CompletionEvent } from './types'
+import { errorMessage } from '@shared/contract/errors'
 
 const COMPLETION_DISPLAY_KIND = 'async_delegation_complete'
 
@@ -67,7 +68,7 @@ export async function deliverCompletion(
     }
     await registry.completeCompletionDelivery(delegationId, claim)
   } catch (err) {
-    deps.log?.('warn', `delivery of ${delegationId} failed: ${(err as Error).message}`)
+    deps.log?.('warn', `delivery of ${delegationId} failed: ${errorMessage(err)}`)
     await registry.releaseCompletionDelivery(delegationId, claim).catch(() => null)
     target = null
     messageId = null
@@ -87,7 +88,7 @@ export async function deliverCompletion(
     try {
       await deps.onCompletion(completion)
     } catch (err) {
-      deps.log?.('warn', `onCompletion hook for ${delegationId} failed: ${(err as Error).message}`)
+      deps.log?.('warn', `onCompletion hook for ${delegationId} failed: ${errorMessage(err)}`)
     }
   }
   return completion

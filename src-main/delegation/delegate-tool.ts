@@ -8,6 +8,7 @@ import { handleFollowUp, type ToolPayload } from './follow-up'
 import { dispatchBackground, newDelegationId, prepareChildren, runInline, type CallInfo, type TaskSpec } from './spawn'
 import { parentFromToolContext } from './parents'
 import type { DelegationParent } from './types'
+import { errorMessage } from '@shared/contract/errors'
 
 const NO_PARENT_ERROR = 'delegate_task requires a parent agent context.'
 const SPAWN_PAUSED_ERROR =
@@ -145,7 +146,7 @@ async function delegateTask(
     return await dispatchBackground(deps, parent, tasks, prepared, delegationId, call)
   } catch (e) {
     deps.pool.release(delegationId)
-    return { error: `Could not dispatch the delegation: ${(e as Error).message}` }
+    return { error: `Could not dispatch the delegation: ${errorMessage(e)}` }
   }
 }
 

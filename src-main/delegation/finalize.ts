@@ -2,8 +2,10 @@
  * After children finish: roll their cost into the parent (in memory, §1.9), write one ledger row per child
  * (§2.6) and tell the parent's memory. Failures in the ledger or memory never fail the delegation.
  */
-import { recordChildUsageAttribution, type ChildUsage } from './ledger'
+import { recordChildUsageAttribution, type ChildUsage } from '../costs'
 import type { ChildResult, DelegationDb, DelegationParent } from './types'
+import { errorMessage } from '@shared/contract/errors'
+import type { LogFn } from '@shared/contract/log'
 
 export interface FinishedChild {
   taskIndex: number
@@ -16,7 +18,7 @@ export async function finalizeChildResults(
   parent: DelegationParent,
   results: ChildResult[],
   children: FinishedChild[],
-  log: (msg: string) => void = () => {},
+  log: LogFn = () => {},
   /** The turn that dispatched the children (a background unit finishes after later turns have begun). */
   parentTurnId?: string | null
 ): Promise<{ childrenCostTotal: number; unpriced: number }> {
@@ -59,7 +61,7 @@ export async function finalizeChildResults(
           aggregate
         })
       } catch (err) {
-        log(`child usage ledger write failed: ${(err as Error).message}`)
+        log('warn', `child usage ledger write failed: ${errorMessage(err)}`)
       }
     }
   }
@@ -71,7 +73,7 @@ export async function finalizeChildResults(
           childSessionId: child?.childSessionId ?? r.child_session_id ?? ''
         })
       } catch (err) {
-        log(`memory on_delegation failed: ${(err as Error).message}`)
+        log('warn', `memory on_delegation failed: ${errorMessage(err)}`)
       }
     }
   }

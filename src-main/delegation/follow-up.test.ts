@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ChildAgentHandle, ChildSpec } from './children'
 import { BackgroundPool, type DelegateDeps } from './deps'
-import { loadChildUsageAttributions } from './ledger'
+import { loadChildUsageAttributions } from '../costs/ledger'
 import { LiveSubagentRegistry } from './live-registry'
 import { createDelegateDeps } from './service'
 import { followUpRequest } from './ui-follow-up'

@@ -8,6 +8,7 @@ import { buildChild, runChild, type ChildSpec } from './children'
 import type { DelegateDeps } from './deps'
 import { finalizeChildResults } from './finalize'
 import type { DelegationParent } from './types'
+import { errorMessage } from '@shared/contract/errors'
 
 const FOLLOW_UP_RECEIPT =
   "Message queued for the running subagent; it folds in at the child's next iteration boundary (the current tool call is never cut)."
@@ -68,7 +69,7 @@ export async function handleFollowUp(
   try {
     history = store.getMessagesAsConversation(resumeSid, { repairAlternation: true })
   } catch (e) {
-    return err(`Could not load the retained child's transcript (${resumeSid}): ${(e as Error).message}`)
+    return err(`Could not load the retained child's transcript (${resumeSid}): ${errorMessage(e)}`)
   }
   if (!Array.isArray(history) || history.length === 0)
     return err(`Retained child transcript (${resumeSid}) is empty; nothing to resume.`)
@@ -103,7 +104,7 @@ export async function handleFollowUp(
     parent,
     [result],
     [{ taskIndex: 0, goal: text, childSessionId: built.sessionId || resumeSid }],
-    (m) => deps.log?.('warn', m)
+    deps.log
   )
   deps.onUpdate?.({ profile: deps.profile, delegationId: entry.delegationId, parentSessionId: entry.parentSessionId })
   return {

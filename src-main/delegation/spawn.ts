@@ -16,6 +16,7 @@ import { deliverCompletion } from './completion'
 import type { DelegateDeps } from './deps'
 import { finalizeChildResults } from './finalize'
 import type { ChildManifestEntry, ChildResult, CompletionEvent, DelegationParent } from './types'
+import { errorMessage } from '@shared/contract/errors'
 
 export interface TaskSpec {
   goal: string
@@ -68,7 +69,7 @@ export async function prepareChildren(
     try {
       spec.sessionId = await createChildSession(deps.store, parent, null, task.goal)
     } catch (err) {
-      out.push({ spec, child: null, error: `could not create the child session: ${(err as Error).message}` })
+      out.push({ spec, child: null, error: `could not create the child session: ${errorMessage(err)}` })
       continue
     }
     const built = await buildChild(deps.buildChild, spec)
@@ -114,7 +115,7 @@ export async function runInline(
 ) {
   const started = Date.now()
   const results = await runAll(deps, parent, prepared, null, call.signal)
-  await finalizeChildResults(deps.store, parent, results, finished(prepared, tasks), (m) => deps.log?.('warn', m))
+  await finalizeChildResults(deps.store, parent, results, finished(prepared, tasks), deps.log)
   return { results, total_duration_seconds: Math.round((Date.now() - started) / 10) / 100 }
 }
 
@@ -180,14 +181,7 @@ export async function dispatchBackground(
     const results = await runAll(deps, parent, prepared, delegationId)
     // Usage rollup for the retained row; read before finalize strips the private `_child_cost_usd`.
     const usage = unitUsage(results)
-    await finalizeChildResults(
-      deps.store,
-      parent,
-      results,
-      finished(prepared, tasks),
-      (m) => deps.log?.('warn', m),
-      dispatchTurnId
-    )
+    await finalizeChildResults(deps.store, parent, results, finished(prepared, tasks), deps.log, dispatchTurnId)
     const completedAt = Date.now() / 1000
     const status = isBatch ? batchStatus(results) : results[0].status
     const event: CompletionEvent = {
@@ -224,9 +218,7 @@ export async function dispatchBackground(
       usage
     })
     await deliverCompletion(deps, event, results)
-  })().catch((err) =>
-    deps.log?.('error', `background delegation ${delegationId} failed: ${(err as Error)?.message ?? String(err)}`)
-  )
+  })().catch((err) => deps.log?.('error', `background delegation ${delegationId} failed: ${errorMessage(err)}`))
   deps.pool.track(delegationId, unit)
   deps.onUpdate?.({ profile: deps.profile, delegationId, parentSessionId: parent.sessionId })
 

@@ -17,10 +17,10 @@ import type {
 } from '@shared/contract'
 import { repositories } from '../store'
 import { homeOfDb, loadDelegationConfig } from './config'
-import type { ProfileStore } from './costs'
-import { childPieces, moneyFromMicros, ownPieces, querySource, ZERO_TOKENS } from './cost-pieces'
+import { childPieces, ownPieces, querySource, type ProfileStore } from '../costs'
 import type { LiveSubagentRegistry } from './live-registry'
-import { NO_COST } from '@shared/contract/money'
+import { moneyFromMicros, NO_COST } from '@shared/contract/money'
+import { ZERO_TOKENS } from '@shared/contract/tokens'
 import { expandChildren } from './registry/retained'
 import type { DelegationDb } from './types'
 
@@ -48,7 +48,7 @@ function transcript(store: DelegationDb, sessionId: string): { messages: number;
 }
 
 /**
- * A child's cost by the same rule the parent's cost breakdown and the Costs page use (cost-pieces.ts): its ledger
+ * A child's cost by the same rule the parent's cost breakdown and the Costs page use (costs/pieces.ts): its ledger
  * rows, or its own session cost when the ledger has none ("unledgered") — never "—" for a child the parent bills —
  * with price overrides applied and flagged.
  */
@@ -70,7 +70,7 @@ function childMoney(
     const pieces = ownPieces(src, row, overrides)
     return {
       cost: moneyFromMicros(pieces.map((p) => p.money)),
-      tokens: { ...ZERO_TOKENS(), input: n(row.input_tokens), output: n(row.output_tokens) },
+      tokens: { ...ZERO_TOKENS(), input: n(row.inputTokens), output: n(row.outputTokens) },
       custom: pieces.some((p) => p.custom)
     }
   }

@@ -17,6 +17,7 @@ import {
 import { silentLogger, type Logger } from '@shared/contract/log'
 import { commitThenReleaseSoft, releaseHard, releaseSoft } from './release'
 import type { CacheDecision } from '@shared/contract'
+import { errorMessage } from '@shared/contract/errors'
 
 const LOG = 'gateway.run'
 
@@ -326,9 +327,7 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
       setImmediate(() => {
         const run = () => Promise.resolve().then(work)
         ;(who ? runInProfileScope(who.home, who.secrets, run) : run())
-          .catch((err: unknown) =>
-            this.log.warn(LOG, `release of ${key.slice(0, 48)} failed: ${(err as Error)?.message ?? err}`)
-          )
+          .catch((err: unknown) => this.log.warn(LOG, `release of ${key.slice(0, 48)} failed: ${errorMessage(err)}`))
           .finally(resolve)
       })
     })

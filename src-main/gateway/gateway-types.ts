@@ -2,7 +2,7 @@
  * The Gateway's dependencies, as small structural interfaces: the host passes the real store registry,
  * the real Agent factory and its event bus; tests pass small real stand-ins.
  */
-import type { EventName, EventPayload, TurnDeltaKind } from '@shared/contract'
+import type { EventName, EventPayload, Tokens, TurnDeltaBody } from '@shared/contract'
 import type { RawConfig, ResolvedRuntime, SecretVault } from '../config'
 import type { CacheableAgent } from './cacheable'
 import type { MemoryIdentitySource } from './cache-busting'
@@ -36,21 +36,14 @@ export interface GatewayStores<S extends GatewayStore = GatewayStore> {
 }
 
 /** One streamed piece of a turn (the Agent's AgentDelta). */
-export interface TurnDeltaLike {
-  kind: TurnDeltaKind
-  text?: string
-  toolCallId?: string
-  toolName?: string
-  messageId?: number
-  savedSessionId?: string
-}
+export type TurnDeltaLike = TurnDeltaBody
 
 export interface TurnResultLike {
   /** The assistant's final reply text (what a stateless channel hands back). */
   finalText?: string
   status: 'completed' | 'interrupted' | 'error'
   error?: string
-  tokens: { input: number; output: number; cacheRead: number; cacheWrite: number; reasoning: number }
+  tokens: Tokens
   costUsd: number | null
   costStatus: TurnCostStatus
   apiCalls: number

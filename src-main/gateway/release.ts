@@ -4,6 +4,7 @@
  */
 import type { CacheableAgent } from './cacheable'
 import type { Logger } from '@shared/contract/log'
+import { errorMessage } from '@shared/contract/errors'
 
 const LOG = 'gateway.run'
 
@@ -25,7 +26,7 @@ export async function commitThenReleaseSoft(agent: CacheableAgent, key: string, 
     try {
       await agent.commitMemorySession(Array.isArray(agent.sessionMessages) ? agent.sessionMessages : null)
     } catch (err) {
-      log.warn(LOG, `memory commit before eviction failed for ${key.slice(0, 48)}: ${(err as Error).message}`)
+      log.warn(LOG, `memory commit before eviction failed for ${key.slice(0, 48)}: ${errorMessage(err)}`)
     }
   }
   await releaseSoft(agent)

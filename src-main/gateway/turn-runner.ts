@@ -35,7 +35,9 @@ import { newDeskSessionId } from './session-id'
 import { storeProbe } from './store-probe'
 import { TurnConfigResolver } from './turn-config'
 import { withTurnOverrides } from './signature'
+import { ZERO_TOKENS } from '@shared/contract/tokens'
 import { memoryRebuildReason } from './rebuild-reason'
+import { errorMessage } from '@shared/contract/errors'
 
 const LOG = 'gateway.run'
 const RECENT_TURNS = 256
@@ -44,7 +46,6 @@ const RECENT_TURNS = 256
  * while a turn at this depth runs is queued and later answered as a fresh turn (depth 0) instead.
  */
 const MAX_INTERRUPT_DEPTH = 3
-const ZERO_TOKENS = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 }
 
 interface LiveTurn {
   handle: TurnHandle
@@ -471,13 +472,13 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       const id = await store.appendMessage(sid, { role: 'user', content: text })
       return typeof id === 'number' ? id : undefined
     } catch (err) {
-      const message = `Your message was not saved: ${(err as Error)?.message ?? String(err)}`
+      const message = `Your message was not saved: ${errorMessage(err)}`
       this.log.warn(LOG, `turn ${handle.turnId}: ${message}`)
       this.safeEmit('turn.finished', {
         ...handle,
         status: 'error',
         error: message,
-        tokens: ZERO_TOKENS,
+        tokens: ZERO_TOKENS(),
         cost: moneyFromTurn(null),
         apiCalls: 0
       })
@@ -492,7 +493,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     try {
       return await this.opts.buildAgent(input)
     } catch (err) {
-      const msg = redactValues((err as Error)?.message ?? String(err), [input.runtime.apiKey])
+      const msg = redactValues(errorMessage(err), [input.runtime.apiKey])
       this.log.warn(LOG, `building the agent for ${key.slice(0, 64)} failed: ${msg}`)
       throw err instanceof CaduceusError ? err : new CaduceusError('unavailable', `Could not start the agent: ${msg}`)
     }
@@ -531,7 +532,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       live.reply = result?.finalText ?? ''
       if (result?.sessionId) live.endSessionId = result.sessionId
     } catch (err) {
-      failure = redactValues((err as Error)?.message ?? String(err), secretValues)
+      failure = redactValues(errorMessage(err), secretValues)
       this.log.warn(LOG, `turn ${handle.turnId} failed: ${failure}`)
     } finally {
       this.afterTurn(live, agent, owner)
@@ -540,7 +541,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       ...handle,
       status: result?.status ?? 'error',
       ...(failure || result?.error ? { error: redactValues(failure ?? result?.error ?? '', secretValues) } : {}),
-      tokens: result?.tokens ?? ZERO_TOKENS,
+      tokens: result?.tokens ?? ZERO_TOKENS(),
       cost: moneyFromTurn(result),
       apiCalls: result?.apiCalls ?? 0
     }
@@ -562,7 +563,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         entry.snapshot = { messageCount: null, sessionId: endSid }
       this.cache.refreshMessageCount(key, endSid)
     } catch (err) {
-      this.log.warn(LOG, `re-baseline of ${key.slice(0, 64)} failed: ${(err as Error).message}`)
+      this.log.warn(LOG, `re-baseline of ${key.slice(0, 64)} failed: ${errorMessage(err)}`)
     }
     this.cache.markIdle(key)
     this.release(key)
@@ -593,11 +594,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       store = this.opts.stores.get(profile)
     } catch (err) {
       if (err instanceof CaduceusError) throw err
-      throw new CaduceusError(
-        'unavailable',
-        `Profile ${profile} could not be opened: ${(err as Error).message}`,
-        'profile'
-      )
+      throw new CaduceusError('unavailable', `Profile ${profile} could not be opened: ${errorMessage(err)}`, 'profile')
     }
     if (!store) throw new CaduceusError('not_found', `Unknown profile: ${profile}`, 'profile')
     return store
@@ -607,7 +604,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     try {
       fn()
     } catch (err) {
-      this.log.warn(LOG, `turn delta listener failed: ${(err as Error).message}`)
+      this.log.warn(LOG, `turn delta listener failed: ${errorMessage(err)}`)
     }
   }
 
@@ -615,7 +612,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     try {
       this.opts.emit(event, payload)
     } catch (err) {
-      this.log.warn(LOG, `event ${event} listener failed: ${(err as Error).message}`)
+      this.log.warn(LOG, `event ${event} listener failed: ${errorMessage(err)}`)
     }
   }
 }

@@ -10,6 +10,7 @@ import { clip } from './manager-support'
 import { redactSecrets } from './redact'
 import type { repositories, SessionStore } from '../store'
 import { rowToEvent } from './activity-schema'
+import { errorMessage } from '@shared/contract/errors'
 
 /** The table's typed SQL (store/memory-events-repo.ts) and the write handle its write functions take. */
 type MemoryEventsRepo = ReturnType<typeof repositories.memoryEvents>
@@ -190,7 +191,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
     try {
       return fn()
     } catch (err) {
-      log.warn(`memory activity log (${this.profile}) ${what} failed: ${(err as Error).message ?? String(err)}`)
+      log.warn(`memory activity log (${this.profile}) ${what} failed: ${errorMessage(err) ?? String(err)}`)
       return undefined
     }
   }

@@ -5,6 +5,7 @@
  */
 import { CaduceusError } from '@shared/contract'
 import { normalizeEntry, readEntries, writeEntries, type MemoryTarget } from './builtin-store'
+import { errorMessage } from '@shared/contract/errors'
 
 export const MEMORY_TOOL_NAME = 'memory'
 export interface MemoryLimits {
@@ -91,9 +92,7 @@ export function runMemoryTool(
     writeEntries(home, target, next)
     return done(target, next, limit, 'Entry replaced.')
   } catch (err) {
-    return fail(
-      err instanceof CaduceusError ? err.message : `memory store error: ${(err as Error).message ?? String(err)}`
-    )
+    return fail(err instanceof CaduceusError ? err.message : `memory store error: ${errorMessage(err) ?? String(err)}`)
   }
 }
 

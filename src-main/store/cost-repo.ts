@@ -1,73 +1,120 @@
 /**
  * SQL behind the cost read models (`costs.session`, `costs.summary`): session rows and the per-model and per-day
- * usage tables. Rows come back raw (upstream column names); the money rules live with the read models.
+ * usage tables, returned as camelCase records whose types are derived from the drizzle table definitions
+ * (schema/), so a column's type is declared once. The SQL keeps upstream's snake_case names and aliases each
+ * column to its camelCase key; the money rules live with the read models (src-main/costs/).
  */
 import type Database from 'better-sqlite3'
+import type { sessionDailyUsage, sessionModelUsage, sessions } from './schema'
 import { sqliteOf, type SessionStore } from './session-store'
 
-type Row = Record<string, unknown>
+type Camel<S extends string> = S extends `${infer H}_${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S
+/** The camelCase record of some columns of a table (`typeof table.$inferSelect`). */
+type RecordOf<Row, K extends keyof Row & string> = { [C in K as Camel<C>]: Row[C] }
 
-export interface DailyRow {
-  session_id: string
-  day: string
-  input_tokens: number
-  output_tokens: number
-  cache_read_tokens: number
-  cache_write_tokens: number
-  reasoning_tokens: number
-  est: number
-  act: number
-}
+const camel = (c: string) => c.replace(/_([a-z])/g, (_, x: string) => x.toUpperCase())
+/** `input_tokens AS inputTokens, …`: upstream names in SQL, camelCase keys out. */
+const select = (cols: readonly string[]) => cols.map((c) => `${c} AS ${camel(c)}`).join(', ')
 
-const SESSION_COLS = `id, title, source, model, billing_base_url, model_config, started_at, last_activity_at, api_call_count, input_tokens, output_tokens,
-  cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd, actual_cost_usd, cost_status`
+const SESSION_COLS = [
+  'id',
+  'title',
+  'source',
+  'model',
+  'billing_base_url',
+  'model_config',
+  'started_at',
+  'last_activity_at',
+  'api_call_count',
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'reasoning_tokens',
+  'estimated_cost_usd',
+  'actual_cost_usd',
+  'cost_status'
+] as const satisfies ReadonlyArray<keyof typeof sessions.$inferSelect>
+
+const TOKEN_COLS = [
+  'api_call_count',
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'reasoning_tokens',
+  'estimated_cost_usd',
+  'actual_cost_usd'
+] as const
+
+const MODEL_COLS = [
+  'session_id',
+  'model',
+  ...TOKEN_COLS,
+  'billing_provider',
+  'billing_base_url',
+  'billing_mode',
+  'task',
+  'cost_status',
+  'first_seen',
+  'last_seen'
+] as const satisfies ReadonlyArray<keyof typeof sessionModelUsage.$inferSelect>
+
+const DAILY_COLS = ['session_id', 'day', ...TOKEN_COLS] as const satisfies ReadonlyArray<
+  keyof typeof sessionDailyUsage.$inferSelect
+>
+
+/** A session's cost-relevant columns. */
+export type CostSession = RecordOf<typeof sessions.$inferSelect, (typeof SESSION_COLS)[number]>
+/** One usage route (model/endpoint/task) of a session: the atoms every cost total is built from. */
+export type ModelUsageRecord = RecordOf<typeof sessionModelUsage.$inferSelect, (typeof MODEL_COLS)[number]>
+/** A session's usage on one local day (tokens and upstream's cost). */
+export type DailyUsageRecord = RecordOf<typeof sessionDailyUsage.$inferSelect, (typeof DAILY_COLS)[number]>
+
+const SESSION_SELECT = select(SESSION_COLS)
+const MODEL_SELECT = select(MODEL_COLS)
+const DAILY_SELECT = select(DAILY_COLS)
 
 /** `conn` is read per call: a lazily opened profile's store swaps connections when its first write creates state.db. */
 function repo(conn: () => Database.Database) {
   return {
-    session(sessionId: string): Row | undefined {
-      return conn().prepare(`SELECT ${SESSION_COLS} FROM sessions WHERE id = ?`).get(sessionId) as Row | undefined
+    session(sessionId: string): CostSession | undefined {
+      return conn().prepare(`SELECT ${SESSION_SELECT} FROM sessions WHERE id = ?`).get(sessionId) as
+        CostSession | undefined
     },
     /** Delegate child sessions of a parent (by source or by `_delegate_from` in model_config). */
-    delegateChildren(parentSessionId: string): Row[] {
+    delegateChildren(parentSessionId: string): CostSession[] {
       return conn()
         .prepare(
-          `SELECT ${SESSION_COLS} FROM sessions WHERE parent_session_id = ? AND (source IN ('delegate', 'subagent')
+          `SELECT ${SESSION_SELECT} FROM sessions WHERE parent_session_id = ? AND (source IN ('delegate', 'subagent')
          OR (json_valid(model_config) AND json_extract(model_config, '$._delegate_from') IS NOT NULL))`
         )
-        .all(parentSessionId) as Row[]
+        .all(parentSessionId) as CostSession[]
     },
-    activeSince(since: number): Row[] {
+    activeSince(since: number): CostSession[] {
       return conn()
         .prepare(
-          `SELECT ${SESSION_COLS} FROM sessions WHERE COALESCE(last_activity_at, started_at) >= ? OR started_at >= ?`
+          `SELECT ${SESSION_SELECT} FROM sessions WHERE COALESCE(last_activity_at, started_at) >= ? OR started_at >= ?`
         )
-        .all(since, since) as Row[]
+        .all(since, since) as CostSession[]
     },
-    /**
-     * Per-route usage rows (one per model/endpoint/task), of one session or of the whole store: the atoms every
-     * cost total is built from.
-     */
-    modelRows(sessionId?: string): Row[] {
+    /** Per-route usage rows, of one session or of the whole store. */
+    modelRows(sessionId?: string): ModelUsageRecord[] {
       return conn()
         .prepare(
-          `SELECT session_id, model, api_call_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
-           reasoning_tokens, billing_provider, billing_base_url, billing_mode, task, estimated_cost_usd AS est, actual_cost_usd AS act, first_seen, last_seen,
-           CASE WHEN cost_status IN ('unpriced','partial') THEN 1 ELSE 0 END AS has_unpriced,
-           CASE WHEN cost_status = 'unpriced' THEN 1 ELSE 0 END AS all_unpriced FROM session_model_usage
+          `SELECT ${MODEL_SELECT} FROM session_model_usage
            ${sessionId === undefined ? '' : 'WHERE session_id = ?'} ORDER BY session_id, model`
         )
-        .all(...(sessionId === undefined ? [] : [sessionId])) as Row[]
+        .all(...(sessionId === undefined ? [] : [sessionId])) as ModelUsageRecord[]
     },
     /** Per-day usage rows of one session or of the whole store (tokens and upstream's cost per local day). */
-    dailyRows(sessionId?: string): DailyRow[] {
+    dailyRows(sessionId?: string): DailyUsageRecord[] {
       return conn()
         .prepare(
-          `SELECT session_id, day, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens,
-           estimated_cost_usd AS est, actual_cost_usd AS act FROM session_daily_usage
+          `SELECT ${DAILY_SELECT} FROM session_daily_usage
            ${sessionId === undefined ? '' : 'WHERE session_id = ?'} ORDER BY session_id, day`
         )
-        .all(...(sessionId === undefined ? [] : [sessionId])) as DailyRow[]
+        .all(...(sessionId === undefined ? [] : [sessionId])) as DailyUsageRecord[]
     }
   }
 }

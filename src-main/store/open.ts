@@ -15,6 +15,7 @@ import { missingColumns, reconcile, type ReconcileReport } from './reconcile'
 import { applyReadShim, dropReadShim, restoreShimState, shimViews } from './read-shim'
 import { detectShape, schemaCookie, shapeNotice, type HomeShape } from './shape'
 import { isBusy } from './write-queue'
+import { errorMessage } from '@shared/contract/errors'
 
 /** The file header's read/write version bytes say WAL (2) or rollback journal (1); read before connecting. */
 function headerSaysWal(file: string): boolean {
@@ -157,7 +158,7 @@ export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
     // event loop's) thread. Fail fast instead; the host retries reads off the loop (host/dispatch.ts).
     sqlite = connect(file, readonly, headerSaysWal(file) ? busyMs : 0)
   } catch (err) {
-    throw new UnreadableStateDbError(file, (err as Error).message)
+    throw new UnreadableStateDbError(file, errorMessage(err))
   }
   try {
     let shape: HomeShape
@@ -165,7 +166,7 @@ export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
       shape = detectShape(sqlite)
     } catch (err) {
       if (isBusy(err)) throw err // locked for a moment, not unreadable: the caller may retry
-      throw new UnreadableStateDbError(file, (err as Error).message)
+      throw new UnreadableStateDbError(file, errorMessage(err))
     }
     const journalMode = String(sqlite.pragma('journal_mode', { simple: true }))
     applyReadShim(sqlite) // TEMP views only: the file is not touched
@@ -237,7 +238,7 @@ export function prepareForWrite(h: StateDb, busyMs = 1000): void {
       if (mode === 'wal') h.sqlite.pragma('journal_size_limit = 67108864')
       else why = `SQLite kept journal_mode=${mode}`
     } catch (err) {
-      why = (err as Error).message
+      why = errorMessage(err)
       mode = String(h.sqlite.pragma('journal_mode', { simple: true })) // keep what the filesystem allows
     } finally {
       h.sqlite.pragma(`busy_timeout = ${busy}`)

@@ -14,6 +14,7 @@ import { encodeContent, pyJson } from './content-codec'
 import { INACTIVE_FIELD } from './session-transfer'
 import { normalizeNulRows } from './fts-nul'
 import { nowSeconds } from './util'
+import { errorMessage } from '@shared/contract/errors'
 
 export interface ImportSummary {
   imported: number
@@ -102,8 +103,7 @@ export async function parseJsonlChunked(
     try {
       v = JSON.parse(text)
     } catch (err) {
-      if (errors.length < 1000)
-        errors.push({ id: `line ${line}`, line, reason: `invalid JSON: ${(err as Error).message}` })
+      if (errors.length < 1000) errors.push({ id: `line ${line}`, line, reason: `invalid JSON: ${errorMessage(err)}` })
       continue
     }
     const bad = check(v)
@@ -237,7 +237,7 @@ export function importRecords(db: Database.Database, parsed: ParsedRecord[], sum
       summary.imported++
       done.push(id)
     } catch (err) {
-      summary.errors.push({ id, line, reason: (err as Error).message.split('\n')[0]!.slice(0, 300) })
+      summary.errors.push({ id, line, reason: errorMessage(err).split('\n')[0]!.slice(0, 300) })
     }
   }
   return done

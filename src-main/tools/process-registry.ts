@@ -16,6 +16,7 @@ import type {
   StartProcessInput
 } from './process-types'
 import { killTree, spawnShell, waitForExit } from './spawn-shell'
+import { errorMessage } from '@shared/contract/errors'
 
 export const BACKGROUND_OUTPUT_CHARS = 64 * 1024
 const COMPLETION_TAIL_CHARS = 4000
@@ -153,7 +154,7 @@ export class ProcessRegistry {
     // Fire-and-forget: a slow or failing consumer must not hold up the registry.
     Promise.resolve()
       .then(() => cb(c))
-      .catch((err) => this.opts.log?.('warn', `completion for ${rec.id} failed: ${(err as Error).message}`))
+      .catch((err) => this.opts.log?.('warn', `completion for ${rec.id} failed: ${errorMessage(err)}`))
   }
 
   private dropWatcher(id: string): void {

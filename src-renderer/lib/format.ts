@@ -157,11 +157,8 @@ export function shortId(id: string, n = 8): string {
   return id.length > n + 2 ? `${id.slice(0, n)}…` : id
 }
 
-export function errorMessage(err: unknown): string {
-  if (err && typeof err === 'object' && 'message' in err && typeof (err as Error).message === 'string')
-    return (err as Error).message
-  return String(err)
-}
+/** The contract's one helper (pages and stores import it from here). */
+export { errorMessage } from '@shared/contract/errors'
 
 /** A message's time: clock time today, date and time on other days (transcripts often span days). */
 export function messageTime(epochSeconds: number, nowMs = Date.now()): string {

@@ -1,9 +1,9 @@
-import type { Money } from '@shared/contract'
+import { sumMoney } from '@shared/contract/money'
 import { sessionHref } from '../app/routes'
 import { MoneyText } from '../components/MoneyText'
 import { formatCount, moneyStatusLabel } from '../lib/format'
 import { useApp } from '../stores/app'
-import { DAY_CHOICES, setCostDay, setCostDays, toMicros, useCostSummary } from '../stores/costs'
+import { DAY_CHOICES, setCostDay, setCostDays, useCostSummary } from '../stores/costs'
 import { CostChart } from './costs/CostChart'
 import { shortDay } from './costs/chart-style'
 import { TokensByDay } from './costs/TokensByDay'
@@ -13,24 +13,12 @@ import { ExportReportButton } from './costs/ExportReport'
 import { SessionLabel } from '../components/SessionName'
 import { download } from '../lib/download'
 
-/** Exact sum of dollar amounts: integer micro-dollars added, then converted once. */
-const sumUsd = (xs: Array<number | null>): number => xs.reduce<number>((n, x) => n + toMicros(x), 0) / 1e6
-
-function sum(ms: Money[]): Money {
-  const priced = ms.filter((m) => m.usd != null)
-  const usd = priced.length ? sumUsd(priced.map((m) => m.usd)) : null
-  const complete = ms.every((m) => m.complete)
-  const status =
-    usd == null ? 'unpriced' : complete ? (ms.every((m) => m.status === 'billed') ? 'billed' : 'estimated') : 'partial'
-  return { usd, status, complete }
-}
-
 export function CostsPage() {
   const scope = useApp((s) => s.scope)
   const { days, day, summary, loading, error } = useCostSummary()
   useCostsUrlState()
-  const own = summary ? sum(summary.profiles.map((p) => p.own)) : null
-  const children = summary ? sum(summary.profiles.map((p) => p.children)) : null
+  const own = summary ? sumMoney(summary.profiles.map((p) => p.own)) : null
+  const children = summary ? sumMoney(summary.profiles.map((p) => p.children)) : null
 
   return (
     <div className="costs-page" aria-busy={loading}>
@@ -228,11 +216,12 @@ export function CostsPage() {
                         {formatCount(summary.byModel.reduce((n, m) => n + m.tokens.output, 0))}
                       </td>
                       <td className="num" data-testid="costs-by-model-total">
-                        {/* integer micro-dollars summed, rounded once: equals the inclusive total */}
+                        {/* the models' costs summed by the one money rule: equals the inclusive total */}
                         <MoneyText
                           money={{
                             ...summary.total,
-                            usd: summary.total.usd == null ? null : sumUsd(summary.byModel.map((m) => m.cost.usd))
+                            usd:
+                              summary.total.usd == null ? null : (sumMoney(summary.byModel.map((m) => m.cost)).usd ?? 0)
                           }}
                           bare
                         />

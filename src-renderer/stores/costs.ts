@@ -2,6 +2,7 @@ import { create } from 'zustand'
 import { useShallow } from 'zustand/react/shallow'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import type { CostSummary } from '@shared/contract'
+import { usdToMicros } from '@shared/contract/money'
 import { errorMessage } from '../lib/format'
 import { useApp } from './app'
 import { queryClient, requestQuery } from './server'
@@ -91,15 +92,11 @@ export function tokenRows(summary: CostSummary): TokenRow[] {
   }
   for (const d of summary.byDay) {
     const r = row(d.day)
-    r.micros = (r.micros ?? 0) + toMicros(d.usd)
+    r.micros = (r.micros ?? 0) + usdToMicros(d.usd)
     r.unpriced ||= d.unpriced
   }
   return [...rows.values()].sort((a, b) => a.day.localeCompare(b.day))
 }
-
-/** Dollars → integer micro-dollars: page totals add these, then round once (never rounded parts summed). */
-export const toMicros = (usd: number | null | undefined): number =>
-  usd == null || !Number.isFinite(usd) ? 0 : Math.round(usd * 1e6)
 
 export interface ChartRow {
   day: string

@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query'
 import { getApi } from '../api'
 import { reportError } from './toasts'
 import { queryClient, requestPrefix, requestQuery } from './server'
+import { errorMessage } from '../lib/format'
 
 export interface CronRunView {
   jobId: string
@@ -100,7 +101,7 @@ export async function saveCronJob(form: {
     await refreshCron()
     return null
   } catch (err) {
-    return (err as Error).message
+    return errorMessage(err)
   }
 }
 

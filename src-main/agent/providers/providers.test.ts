@@ -8,6 +8,7 @@ import {
   type RuntimeConfig,
   type StreamEvent
 } from './index'
+import { errorMessage } from '@shared/contract/errors'
 
 let server: ScriptedProvider | null = null
 afterEach(async () => {
@@ -135,7 +136,7 @@ describe('OpenAI-compatible streaming', () => {
       )
       expect(err).toBeInstanceOf(ProviderError)
       expect((err as ProviderError).kind).toBe(kind)
-      expect((err as Error).message).not.toContain('sk-test-secret')
+      expect(errorMessage(err)).not.toContain('sk-test-secret')
       await server!.close()
       server = null
     }

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net'
 import { writeAnthropicStream } from './anthropic-wire'
 import { writeOpenAIJson, writeOpenAIStream } from './openai-wire'
 import type { RecordedRequest, ScriptHandler, ScriptReply } from './script'
+import { errorMessage } from '@shared/contract/errors'
 
 export interface ScriptedProviderOptions {
   script?: ScriptReply[]
@@ -40,7 +41,7 @@ export async function startScriptedProvider(opts: ScriptedProviderOptions = {}):
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) sendError(res, 500, `scripted provider failed: ${(err as Error).message}`)
+      if (!res.headersSent) sendError(res, 500, `scripted provider failed: ${errorMessage(err)}`)
       else res.destroy()
     })
   })

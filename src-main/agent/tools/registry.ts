@@ -1,3 +1,4 @@
+import { errorMessage } from '@shared/contract/errors'
 /**
  * Tool registry and dispatch. The generation counter changes on every register/unregister so the gateway
  * cache signature (`tools.registry_generation`) rebuilds agents whose tool set changed underneath them.
@@ -122,14 +123,14 @@ export async function executeToolCall(
     return {
       id: call.id,
       name: call.name,
-      content: errorJson(`Invalid arguments for '${call.name}': ${(err as Error).message}`),
+      content: errorJson(`Invalid arguments for '${call.name}': ${errorMessage(err)}`),
       ok: false
     }
   }
   try {
     return { id: call.id, name: call.name, content: await tool.execute(args, ctx), ok: true }
   } catch (err) {
-    return { id: call.id, name: call.name, content: errorJson((err as Error).message || String(err)), ok: false }
+    return { id: call.id, name: call.name, content: errorJson(errorMessage(err) || String(err)), ok: false }
   }
 }
 

@@ -7,6 +7,7 @@ import { discoverProfiles } from '../../store'
 import type { HostArgs } from './args'
 import { createTurnHost, resolveRoot } from '../compose'
 import { missingKeyReason } from './preflight'
+import { errorMessage } from '@shared/contract/errors'
 
 const USAGE = `caduceus cron list [--json]
 caduceus cron create SCHEDULE PROMPT [--name N] [--repeat N] [--model M] [--json]
@@ -79,7 +80,7 @@ export async function cron(args: HostArgs): Promise<number> {
         return 2
     }
   } catch (err) {
-    console.error(`caduceus cron: ${(err as Error).message}`)
+    console.error(`caduceus cron: ${errorMessage(err)}`)
     return 1
   }
 }

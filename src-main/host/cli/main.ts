@@ -6,6 +6,7 @@ import { parseArgs, type HostArgs } from './args'
 import { redact } from '../log'
 import { isOneShot } from './run-args'
 import { USAGE, wantsHelp } from './usage'
+import { errorMessage } from '@shared/contract/errors'
 
 export async function runCli(argv: string[]): Promise<number> {
   // Asking for help is never an error, whatever else is on the line.
@@ -17,7 +18,7 @@ export async function runCli(argv: string[]): Promise<number> {
     try {
       return await (await import('./run')).runOneShot(argv)
     } catch (err) {
-      console.error(`caduceus run: ${redact((err as Error)?.message ?? String(err))}`)
+      console.error(`caduceus run: ${redact(errorMessage(err))}`)
       return 1
     }
   }
@@ -25,7 +26,7 @@ export async function runCli(argv: string[]): Promise<number> {
   try {
     args = parseArgs(argv)
   } catch (err) {
-    console.error(`${(err as Error).message}\n\n${USAGE}`)
+    console.error(`${errorMessage(err)}\n\n${USAGE}`)
     return 2
   }
   try {
@@ -48,7 +49,7 @@ export async function runCli(argv: string[]): Promise<number> {
         return 2
     }
   } catch (err) {
-    console.error(`caduceus: ${redact((err as Error)?.message ?? String(err))}`)
+    console.error(`caduceus: ${redact(errorMessage(err))}`)
     return 1
   }
 }

@@ -11,6 +11,7 @@ import { createTurnHost } from '../compose'
 import { missingKeyReason } from './preflight'
 import { parseRunArgs, UsageError, type RunArgs } from './run-args'
 import { USAGE } from './usage'
+import { errorMessage } from '@shared/contract/errors'
 
 type Done = Awaited<ReturnType<Awaited<ReturnType<typeof createTurnHost>>['gateway']['runChannelTurn']>>
 
@@ -44,7 +45,7 @@ export async function runOneShot(argv: string[]): Promise<number> {
     else console.log(done.reply)
     return 0
   } catch (err) {
-    failure = oneLine((err as Error).message)
+    failure = oneLine(errorMessage(err))
     console.error(`caduceus run: ${failure}`)
     return 1
   } finally {
@@ -123,7 +124,7 @@ function writeUsageFile(
     writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`)
   } catch (err) {
     // Never masks the run's own outcome (upstream: best effort).
-    console.error(`caduceus run: could not write the usage file: ${oneLine((err as Error).message)}`)
+    console.error(`caduceus run: could not write the usage file: ${oneLine(errorMessage(err))}`)
   }
 }
 

@@ -13,6 +13,7 @@ import {
   type RawJob
 } from '../../cron'
 import type { Services } from '../services'
+import { errorMessage } from '@shared/contract/errors'
 import type { ChannelsService } from '../app-channels'
 import type { HandlerMap } from '../dispatch'
 
@@ -77,7 +78,7 @@ export function channelHandlers(s: Services, channels: ChannelsService): Channel
         const { schedule: parsed, runs } = previewRuns(schedule, 5)
         return { ok: true, display: parsed.display, runs, error: null }
       } catch (err) {
-        return { ok: false, display: null, runs: [], error: (err as Error).message }
+        return { ok: false, display: null, runs: [], error: errorMessage(err) }
       }
     },
     'cron.create': ({ profile, schedule, prompt, name, repeat }) =>

@@ -2,17 +2,11 @@ import { CaduceusError } from '@shared/contract'
 import { priceCall } from '../../agent'
 import { resolveRuntime, secretsFor } from '../../config'
 import { runInProfileScope } from '../../scope'
-import {
-  costSummary,
-  priceOverrides,
-  estimateFollowUp,
-  followUpRequest,
-  listSubagents,
-  sessionCost,
-  type DelegateDeps
-} from '../../delegation'
+import { costSummary, readPriceOverrides, sessionCost } from '../../costs'
+import { estimateFollowUp, followUpRequest, listSubagents, type DelegateDeps } from '../../delegation'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
+import { errorMessage } from '@shared/contract/errors'
 
 type DelegationHandlers = Pick<
   HandlerMap,
@@ -49,10 +43,10 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
         try {
           await deps(e.name).registry.pruneRetainedChildren()
         } catch (err) {
-          s.log.warn('delegation', `pruning retained subagents of ${e.name} failed: ${(err as Error).message}`)
+          s.log.warn('delegation', `pruning retained subagents of ${e.name} failed: ${errorMessage(err)}`)
         }
       }
-      return served((stores) => listSubagents(stores, q, deps('default').live, priceOverrides.read(s.root)))
+      return served((stores) => listSubagents(stores, q, deps('default').live, readPriceOverrides(s.root)))
     },
     // Upstream's kill switch (the TUI's `delegation.pause`): the registry is host-wide, like upstream's per process.
     'subagents.setSpawnPaused': ({ paused }) => {
@@ -100,7 +94,7 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
       return { tombstoned }
     },
     'costs.session': ({ profile, sessionId }) =>
-      sessionCost(s.stores.get(profile), profile, sessionId, priceOverrides.read(s.root)),
-    'costs.summary': (q) => served((stores) => costSummary(stores, q, undefined, priceOverrides.read(s.root)))
+      sessionCost(s.stores.get(profile), profile, sessionId, readPriceOverrides(s.root)),
+    'costs.summary': (q) => served((stores) => costSummary(stores, q, undefined, readPriceOverrides(s.root)))
   }
 }

@@ -14,7 +14,7 @@ import {
 } from '@shared/contract'
 import type { HandlerMap } from '../dispatch'
 import { type Services, exportChunks, exportMime } from '../services'
-import { priceOverrides } from '../../delegation'
+import { priceSessionRows, readPriceOverrides } from '../../costs'
 
 type BulkHandlers = Pick<HandlerMap, 'sessions.bulk' | 'sessions.exportSet'>
 type Stores = Services['stores']
@@ -70,7 +70,7 @@ export function sessionBulkHandlers(s: Services, maxExport = MAX_EXPORT_SET): Bu
       for (const r of sessions) results.push(await applyOne(s.stores, action, r.profile, r.sessionId))
       // rows come back as sessions.list shows them: with the user's prices for unpriced usage
       const rows = results.flatMap((r) => (r.summary ? [r.summary] : []))
-      const priced = priceOverrides.sessionRows((p) => s.stores.get(p), rows, priceOverrides.read(s.root))
+      const priced = priceSessionRows((p) => s.stores.get(p), rows, readPriceOverrides(s.root))
       let i = 0
       return { results: results.map((r) => (r.summary ? { ...r, summary: priced[i++]! } : r)) }
     },

@@ -1,7 +1,8 @@
 import { CaduceusError } from '@shared/contract'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
-import { priceOverrides } from '../../delegation'
+import { priceSessionDetail, priceSessionRows, readPriceOverrides } from '../../costs'
+import { errorMessage } from '@shared/contract/errors'
 
 type SessionHandlers = Pick<
   HandlerMap,
@@ -21,13 +22,13 @@ export function sessionHandlers(s: Services): SessionHandlers {
     'sessions.list': ({ profile, ...q }) => {
       const page = profile === 'all' ? s.stores.listAll(q) : s.stores.get(profile).listSessions(q)
       // the user's prices for unpriced usage (Settings → Prices), as on the Costs page
-      const items = priceOverrides.sessionRows((p) => s.stores.get(p), page.items, priceOverrides.read(s.root))
+      const items = priceSessionRows((p) => s.stores.get(p), page.items, readPriceOverrides(s.root))
       return items === page.items ? page : { ...page, items }
     },
     'sessions.get': ({ profile, sessionId }) => {
       const detail = s.stores.get(profile).getSessionDetail(sessionId)
       if (!detail) throw notFound(profile, sessionId)
-      return priceOverrides.sessionDetail(s.stores.get(profile), detail, priceOverrides.read(s.root))
+      return priceSessionDetail(s.stores.get(profile), detail, readPriceOverrides(s.root))
     },
     'sessions.messages': ({ profile, sessionId, ...page }) => {
       const store = s.stores.get(profile)
@@ -48,14 +49,14 @@ export function sessionHandlers(s: Services): SessionHandlers {
         if (title !== undefined) await store.setTitle(sessionId, title, 'user')
       } catch (err) {
         // Title rules (length, uniqueness) are user errors, not host failures.
-        throw new CaduceusError('invalid_input', (err as Error).message, 'title')
+        throw new CaduceusError('invalid_input', errorMessage(err), 'title')
       }
       if (archived !== undefined) await store.setArchived(sessionId, archived)
       if (pinned !== undefined) await store.setPinned(sessionId, pinned)
       const summary = store.summary(sessionId)
       if (!summary) throw notFound(profile, sessionId)
       // the row as sessions.list shows it, custom price included, so an update never drops that label
-      return priceOverrides.sessionRows((p) => s.stores.get(p), [summary], priceOverrides.read(s.root))[0]!
+      return priceSessionRows((p) => s.stores.get(p), [summary], readPriceOverrides(s.root))[0]!
     }
   }
 }

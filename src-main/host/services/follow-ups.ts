@@ -1,4 +1,5 @@
 import type { Logger } from '@shared/contract/log'
+import { errorMessage } from '@shared/contract/errors'
 
 /** A saved completion notice (background delegation, finished process) that becomes the session's next turn. */
 export interface FollowUp {
@@ -48,7 +49,7 @@ export class FollowUpPort {
         appended: 1
       })
     } catch (err) {
-      this.opts.log.warn(f.area, `could not run the follow-up turn for ${f.what}: ${(err as Error).message}`)
+      this.opts.log.warn(f.area, `could not run the follow-up turn for ${f.what}: ${errorMessage(err)}`)
     }
   }
 }

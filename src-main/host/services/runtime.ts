@@ -32,6 +32,7 @@ import { MemoryProviderHost } from '../memory-providers'
 import type { Services } from './services'
 import { FollowUpPort } from './follow-ups'
 import { SafeStorageVault, type SecretCipher } from './safe-storage-vault'
+import { errorMessage } from '@shared/contract/errors'
 
 export type { SecretCipher }
 
@@ -77,7 +78,7 @@ export async function wireRuntime(
     try {
       memory.register(profile, stores.get(profile))
     } catch (err) {
-      log.error('memory', `activity log unavailable for ${profile}: ${(err as Error).message}`)
+      log.error('memory', `activity log unavailable for ${profile}: ${errorMessage(err)}`)
     }
   }
   for (const e of stores.list()) attachMemory(e.name)
@@ -214,7 +215,7 @@ export async function wireRuntime(
 
   if (opts.live) {
     for (const e of stores.list()) {
-      const failed = (err: unknown) => log.warn('delegation', `restore for ${e.name} failed: ${(err as Error).message}`)
+      const failed = (err: unknown) => log.warn('delegation', `restore for ${e.name} failed: ${errorMessage(err)}`)
       try {
         restoreUndeliveredCompletions(delegation(e.name)).catch(failed)
       } catch (err) {

@@ -6,6 +6,7 @@ import { setDefaultRoot, setMultiplexActive } from '../../scope'
 import type { EventBus } from '../dispatch'
 import type { Logger } from '@shared/contract/log'
 import { journalModeSetting, writeRetryMs } from './write-retry'
+import { errorMessage } from '@shared/contract/errors'
 
 export interface Services {
   root: string
@@ -65,7 +66,7 @@ export function createStoreServices(opts: {
       watchers.set(name, watcher)
     } catch (err) {
       // A malformed or locked DB must not stop the other profiles from being served.
-      log.error('store', `cannot watch profile ${name}: ${(err as Error).message}`)
+      log.error('store', `cannot watch profile ${name}: ${errorMessage(err)}`)
     }
   }
   for (const entry of stores.list()) watchProfile(entry.name)
@@ -96,7 +97,7 @@ export function createStoreServices(opts: {
         }, 200)
       })
     } catch (err) {
-      log.warn('store', `cannot watch ${dir} for new profiles: ${(err as Error).message}`)
+      log.warn('store', `cannot watch ${dir} for new profiles: ${errorMessage(err)}`)
     }
   }
 
@@ -118,7 +119,7 @@ export function createStoreServices(opts: {
         try {
           await fn()
         } catch (err) {
-          log.warn('host', `shutdown step failed: ${(err as Error).message}`)
+          log.warn('host', `shutdown step failed: ${errorMessage(err)}`)
         }
       }
       profilesWatch?.close()

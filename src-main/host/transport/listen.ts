@@ -3,6 +3,7 @@
  * before anything else is opened, and say in one line what went wrong and what to do about it.
  */
 import { createServer, type Server } from 'node:http'
+import { errorMessage } from '@shared/contract/errors'
 
 /** One line naming the port and the way out; other errors keep their own message. */
 export function describeListenError(err: unknown, port: number | undefined): string {
@@ -13,7 +14,7 @@ export function describeListenError(err: unknown, port: number | undefined): str
   if (code === 'EADDRINUSE') return `port ${shown} is already in use; choose another with --port N`
   if (code === 'EACCES') return `port ${shown} is not allowed for this user; choose another with --port N`
   if (code === 'EADDRNOTAVAIL') return `cannot listen on port ${shown}: the address is not available here`
-  return (err as Error)?.message ?? String(err)
+  return errorMessage(err)
 }
 
 /** An HTTP server already listening on host:port (no request handler yet), or the listen error. */

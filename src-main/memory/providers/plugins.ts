@@ -12,6 +12,7 @@ import { getHermesHome } from '../../scope'
 import type { MemoryProvider } from '../provider'
 import { adaptPlugin, type PluginObject } from './plugin-adapter'
 import { ProviderLoadError, type ProviderContext } from './types'
+import { errorMessage } from '@shared/contract/errors'
 
 export const PLUGIN_DIR = join('caduceus-plugins', 'memory')
 const MAIN_CANDIDATES = ['index.mjs', 'index.js']
@@ -43,7 +44,7 @@ export function readManifest(dir: string, name: string): PluginManifest {
   try {
     raw = parse(readFileSync(join(dir, 'plugin.yaml'), 'utf8'))
   } catch (err) {
-    throw bad(`plugin.yaml could not be read (${(err as Error).message.split('\n')[0]})`)
+    throw bad(`plugin.yaml could not be read (${errorMessage(err).split('\n')[0]})`)
   }
   if (!isPlainObject(raw)) throw bad('plugin.yaml is not a mapping')
   const main =
@@ -85,7 +86,7 @@ export async function loadPlugin(name: string, dir: string, ctx: ProviderContext
   } catch (err) {
     throw new ProviderLoadError(
       `Memory plugin '${name}' failed to load; continuing without it.`,
-      `${file}: ${(err as Error).message}`
+      `${file}: ${errorMessage(err)}`
     )
   }
   const create = (mod.createProvider ?? (mod.default as Record<string, unknown> | undefined)?.createProvider) as unknown
@@ -114,7 +115,7 @@ export async function loadPlugin(name: string, dir: string, ctx: ProviderContext
   } catch (err) {
     throw new ProviderLoadError(
       `Memory plugin '${name}' failed to start; continuing without it.`,
-      `${file}: createProvider threw: ${(err as Error).message}`
+      `${file}: createProvider threw: ${errorMessage(err)}`
     )
   }
   if (!obj || typeof obj !== 'object' || typeof (obj as PluginObject).getToolSchemas !== 'function') {

@@ -1,5 +1,6 @@
 import { Bar, BarChart, CartesianGrid, Cell, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
 import type { CostSummary } from '@shared/contract'
+import { ZERO_TOKENS } from '@shared/contract/tokens'
 import { setCostDay, tokenRows, type TokenRow } from '../../stores/costs'
 import { formatCount, formatUsd } from '../../lib/format'
 import { dayAxis, shortDay, tooltipStyle, valueAxis } from './chart-style'
@@ -26,7 +27,7 @@ export function TokensByDay({ summary, day }: { summary: CostSummary; day: strin
       if (r.micros != null) t.micros = (t.micros ?? 0) + r.micros
       return t
     },
-    { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, micros: null as number | null }
+    { ...ZERO_TOKENS(), micros: null as number | null }
   )
   const pick = (i: number) => {
     const r = rows[i]

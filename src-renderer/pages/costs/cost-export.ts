@@ -1,5 +1,6 @@
 /** The Costs page's current view as CSV (one row per profile: the rows sum to the page's inclusive total) or JSON (everything). */
 import type { CostSummary, Money } from '@shared/contract'
+import { usdToMicros } from '@shared/contract/money'
 
 const usd = (m: Money) => (m.usd == null ? '' : m.usd.toFixed(6))
 const csvCell = (v: string | number) => {
@@ -25,12 +26,8 @@ export function costsJson(summary: CostSummary, view: { scope: string; days: num
   return JSON.stringify({ ...view, exportedAt: new Date().toISOString(), ...summary }, null, 2)
 }
 
-/**
- * Whole micro-dollars, half up: the host sums every figure as integer micro-dollars (delegation/cost-pieces.ts)
- * and sends them as dollars; this recovers the integer (toPrecision drops the binary noise of the division).
- */
-const toMicros = (usd: number | null): number | null =>
-  usd == null ? null : Math.round(Number((usd * 1e6).toPrecision(15)))
+/** The one rounding (shared/contract/money.ts): the host sent micro-dollar sums as dollars, so this is exact. */
+const toMicros = (usd: number | null): number | null => (usd == null ? null : usdToMicros(usd))
 
 /** "12.065000" from 12065000 micro-dollars: exact, no float formatting. */
 const microsToUsd = (micros: number | null): string => {

@@ -6,6 +6,7 @@
  */
 import type { Message, Money, Tokens } from '@shared/contract'
 import { sumMoney } from '@shared/contract/money'
+import { ZERO_TOKENS } from '@shared/contract/tokens'
 import { isCompactionSummary } from './CompactionMarker'
 import { callDuration, type ToolPairs } from './tool-pairs'
 
@@ -34,7 +35,6 @@ export interface TurnSummary {
   tools: ToolSpan[]
 }
 
-const ZERO: Tokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 }
 const addTokens = (a: Tokens, b: Tokens): Tokens => ({
   input: a.input + b.input,
   output: a.output + b.output,
@@ -73,7 +73,7 @@ export function summarizeTurns(
     const counts = assistants.map((m) => m.tokenCount).filter((n): n is number => n != null)
     out.set(last.id, {
       lastId: last.id,
-      tokens: used.length ? used.reduce((t, m) => addTokens(t, m.usage!.tokens), ZERO) : null,
+      tokens: used.length ? used.reduce((t, m) => addTokens(t, m.usage!.tokens), ZERO_TOKENS()) : null,
       cost: used.length ? sumMoney(used.map((m) => m.usage!.cost)) : null,
       calls: used.length,
       tokenCount: counts.length ? counts.reduce((a, b) => a + b, 0) : null,

@@ -1,3 +1,4 @@
+import { errorMessage } from '@shared/contract/errors'
 /**
  * A small client for the Mem0 platform REST API (the endpoints the provider needs). Not the `mem0ai`
  * SDK: that package also bundles the self-hosted engine with its own openai@4 / zod@3 / axios copies,
@@ -69,7 +70,7 @@ export class Mem0Client {
         signal: AbortSignal.timeout(this.opts.timeoutMs ?? 10_000)
       })
     } catch (err) {
-      throw new Mem0Error(`mem0 ${method} ${path.split('?')[0]} failed: ${(err as Error).message}`, null)
+      throw new Mem0Error(`mem0 ${method} ${path.split('?')[0]} failed: ${errorMessage(err)}`, null)
     }
     const text = await res.text()
     if (!res.ok)

@@ -3,8 +3,7 @@
  * child, so a parent's subagent cost can be re-applied after restart and the cost views can split a
  * session's spend into own vs delegated.
  */
-import { repositories } from '../store'
-import type { DelegationDb } from './types'
+import { repositories, type SessionStore } from '../store'
 
 export interface ChildUsage {
   /** null = unpriced (never recorded as $0). */
@@ -25,7 +24,7 @@ export interface ChildUsageAttribution {
 }
 
 export async function recordChildUsageAttribution(
-  store: DelegationDb,
+  store: SessionStore,
   rec: {
     parentSessionId: string
     parentTurnId?: string
@@ -59,7 +58,7 @@ const asObject = (text: string | null): Record<string, unknown> | null => {
   }
 }
 
-export function loadChildUsageAttributions(store: DelegationDb, parentSessionId: string): ChildUsageAttribution[] {
+export function loadChildUsageAttributions(store: SessionStore, parentSessionId: string): ChildUsageAttribution[] {
   if (typeof parentSessionId !== 'string' || !parentSessionId) return []
   return repositories
     .delegation(store)

@@ -4,7 +4,8 @@
  * day D"; the split is fitted to both (the most constrained route first), then rounded by largest remainder so a
  * piece's day shares add up to the piece exactly.
  */
-import type { Money, Tokens } from '@shared/contract'
+import type { Tokens } from '@shared/contract'
+import type { Micros } from '@shared/contract/money'
 import type { repositories } from '../store'
 
 /** A per-day usage row as the store's cost repository returns it. */
@@ -20,8 +21,7 @@ export interface Slice {
 
 export interface Piece {
   model: string
-  /** `usd` in integer micro-dollars. */
-  money: Money
+  money: Micros
   custom: boolean
   tokens: Tokens
   slices: Slice[]
@@ -57,10 +57,8 @@ export function allocate(total: number, weights: number[]): number[] {
 
 const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
 const dayStart = (day: string) => new Date(`${day}T00:00:00`).getTime() / 1000
-const tokenSum = (t: { input: number; output: number; cacheRead: number; cacheWrite: number }) =>
-  t.input + t.output + t.cacheRead + t.cacheWrite
-const dayTokens = (d: DailyRow) =>
-  n(d.input_tokens) + n(d.output_tokens) + n(d.cache_read_tokens) + n(d.cache_write_tokens)
+const tokenSum = (t: Tokens) => t.input + t.output + t.cacheRead + t.cacheWrite
+const dayTokens = (d: DailyRow) => n(d.inputTokens) + n(d.outputTokens) + n(d.cacheReadTokens) + n(d.cacheWriteTokens)
 
 /**
  * Weights of each piece over its candidate days: the most constrained piece (fewest days) takes its share of each
@@ -85,7 +83,7 @@ export function spreadOverDays(drafts: Draft[], days: DailyRow[], fallbackDay: s
   if (!days.length)
     return drafts.map(({ span: _s, byCost: _b, ...p }) => ({
       ...p,
-      slices: [{ day: fallbackDay, micros: p.money.usd, share: 1 }]
+      slices: [{ day: fallbackDay, micros: p.money.micros, share: 1 }]
     }))
   const cols = drafts.map((d) => {
     const span = d.span
@@ -95,8 +93,8 @@ export function spreadOverDays(drafts: Draft[], days: DailyRow[], fallbackDay: s
     return inSpan.length ? inSpan : days.map((_, i) => i)
   })
   const costFit = fit(
-    drafts.map((d, i) => ({ total: d.byCost ? (d.money.usd ?? 0) : 0, cols: cols[i]! })),
-    days.map((d) => (n(d.est) + n(d.act)) * 1e6)
+    drafts.map((d, i) => ({ total: d.byCost ? (d.money.micros ?? 0) : 0, cols: cols[i]! })),
+    days.map((d) => (n(d.estimatedCostUsd) + n(d.actualCostUsd)) * 1e6)
   )
   const tokenFit = fit(
     drafts.map((d, i) => ({ total: tokenSum(d.tokens), cols: cols[i]! })),
@@ -105,11 +103,11 @@ export function spreadOverDays(drafts: Draft[], days: DailyRow[], fallbackDay: s
   return drafts.map(({ span: _s, byCost, ...p }, i) => {
     const c = cols[i]!
     const weights = byCost && costFit[i]!.some((x) => x > 0) ? costFit[i]! : tokenFit[i]!
-    const micros = p.money.usd === null ? null : allocate(p.money.usd, weights)
+    const micros = p.money.micros === null ? null : allocate(p.money.micros, weights)
     const shares = allocate(1_000_000, tokenFit[i]!.some((x) => x > 0) ? tokenFit[i]! : weights)
     const slices = c
       .map((di, k) => ({ day: days[di]!.day, micros: micros ? micros[k]! : null, share: shares[k]! / 1_000_000 }))
       .filter((s) => s.micros !== 0 || s.share > 0)
-    return { ...p, slices: slices.length ? slices : [{ day: days[c[0]!]!.day, micros: p.money.usd, share: 1 }] }
+    return { ...p, slices: slices.length ? slices : [{ day: days[c[0]!]!.day, micros: p.money.micros, share: 1 }] }
   })
 }

@@ -4,7 +4,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { PriceOverrides, type PriceOverride } from '@shared/contract'
+import { PriceOverrides, type PriceOverride, type Tokens } from '@shared/contract'
 
 const fileOf = (root: string) => join(root, 'caduceus', 'prices.json')
 
@@ -39,10 +39,7 @@ export function overrideFor(overrides: PriceOverride[], model: string, baseUrl: 
 }
 
 /** Cache writes are priced as input (the tokens were sent, then stored): never a silent $0 for them. */
-export function priceTokens(
-  o: PriceOverride,
-  t: { input: number; output: number; cacheRead: number; cacheWrite?: number }
-): number {
-  const input = t.input + (t.cacheWrite ?? 0)
+export function priceTokens(o: PriceOverride, t: Tokens): number {
+  const input = t.input + t.cacheWrite
   return (input * o.inputPerMTok + t.output * o.outputPerMTok + t.cacheRead * o.cacheReadPerMTok) / 1_000_000
 }

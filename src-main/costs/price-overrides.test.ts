@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { costSummary, sessionCost } from './costs'
+import { sessionCost } from './session-cost'
+import { costSummary } from './summary'
 import { recordChildUsageAttribution } from './ledger'
-import { createDelegationRegistry } from './registry'
-import { listSubagents } from './subagents'
+import { createDelegationRegistry } from '../delegation/registry'
+import { listSubagents } from '../delegation/subagents'
 import { priceSessionDetail, priceSessionRows } from './custom-prices'
 import { readPriceOverrides, writePriceOverrides } from './price-overrides'
-import { tempHome, usageReport, type TempHome } from './test-support'
+import { tempHome, usageReport, type TempHome } from '../delegation/test-support'
 import { rawDb } from '../store/test-fixtures/raw-db'
 
 let a: TempHome

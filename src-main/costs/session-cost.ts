@@ -1,28 +1,24 @@
 /**
  * Cost read models for the contract (`costs.session`, `costs.summary`): a session's own spend, its delegated
  * children's spend (the `delegation_child_usage` ledger), and inclusive = both. Every number is a sum of the
- * same micro-dollar pieces (cost-pieces.ts), so the totals agree however they are grouped.
+ * same micro-dollar pieces (pieces.ts), so the totals agree however they are grouped.
  */
+import { moneyFromMicros } from '@shared/contract/money'
+import { addTokens, ZERO_TOKENS } from '@shared/contract/tokens'
 import { CaduceusError, type Money, type PriceOverride, type SessionCost, type Tokens } from '@shared/contract'
-import { repositories } from '../store'
-import type { DelegationDb } from './types'
-import { childPieces, moneyFromMicros, ownPieces, querySource, ZERO_TOKENS, type Piece } from './cost-pieces'
-
-export { costSummary } from './cost-summary'
+import { repositories, type SessionStore } from '../store'
+import { childPieces, ownPieces, querySource, type Piece } from './pieces'
 
 export interface ProfileStore {
   profile: string
-  store: DelegationDb
+  store: SessionStore
 }
 
 const moneyOf = (pieces: Piece[]): Money => moneyFromMicros(pieces.map((p) => p.money))
-export const addTokens = (into: Tokens, t: Tokens, share = 1): void => {
-  for (const k of Object.keys(into) as Array<keyof Tokens>) into[k] += Math.round(t[k] * share)
-}
 
 /** One session's cost (Session page, Subagents page): all time, price overrides applied and flagged. */
 export function sessionCost(
-  store: DelegationDb,
+  store: SessionStore,
   profile: string,
   sessionId: string,
   overrides: PriceOverride[] = []

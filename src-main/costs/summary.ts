@@ -1,25 +1,25 @@
 /**
  * `costs.summary`: the Costs page. Every figure — total, per profile, by model, by day, top sessions, the custom
- * price note — is a sum of the same micro-dollar day slices (cost-pieces.ts), so they agree exactly. Only
+ * price note — is a sum of the same micro-dollar day slices (pieces.ts), so they agree exactly. Only
  * slices inside the period (and on the chosen day, when the page is filtered to one) count.
  */
 import type { CostSummary, Money, PriceOverride, Tokens } from '@shared/contract'
+import { moneyFromMicros, type Micros } from '@shared/contract/money'
+import { addTokens, ZERO_TOKENS } from '@shared/contract/tokens'
 import { repositories } from '../store'
 import {
   childPieces,
   dayOf,
-  moneyFromMicros,
   isDelegateRow,
   ownPieces,
   prefetchedSource,
   sliceMoney,
   tokensOf,
-  ZERO_TOKENS,
   type Piece
-} from './cost-pieces'
-import { addTokens, type ProfileStore } from './costs'
+} from './pieces'
+import type { ProfileStore } from './session-cost'
 
-const total = (parts: Money[]): Money => moneyFromMicros(parts)
+const total = (parts: Micros[]): Money => moneyFromMicros(parts)
 
 export function costSummary(
   stores: ProfileStore[],
@@ -35,24 +35,24 @@ export function costSummary(
   const inView = (day: string) => day >= sinceDay && (!query.day || day === query.day)
   const selected = stores.filter((s) => !query.profile || query.profile === 'all' || s.profile === query.profile)
   const profiles: CostSummary['profiles'] = []
-  const models = new Map<string, { parts: Money[]; tokens: Tokens; custom: boolean }>()
-  const byDay = new Map<string, { day: string; profile: string; parts: Money[] }>()
+  const models = new Map<string, { parts: Micros[]; tokens: Tokens; custom: boolean }>()
+  const byDay = new Map<string, { day: string; profile: string; parts: Micros[] }>()
   const tokensByDay = new Map<string, { day: string; profile: string; tokens: Tokens }>()
   const top: CostSummary['topSessions'] = []
-  const custom = { parts: [] as Money[], models: new Set<string>() }
-  const all: Money[] = []
+  const custom = { parts: [] as Micros[], models: new Set<string>() }
+  const all: Micros[] = []
   for (const { profile, store } of selected) {
     const src = prefetchedSource(store)
     const owners = repositories
       .cost(store)
       .activeSince(since)
       .filter((r) => !isDelegateRow(r))
-    const ownParts: Money[] = []
-    const childParts: Money[] = []
+    const ownParts: Micros[] = []
+    const childParts: Micros[] = []
     let sessions = 0
-    /** Adds a piece's slices in view to every grouping; returns them as Money. */
-    const take = (p: Piece): Money[] => {
-      const out: Money[] = []
+    /** Adds a piece's slices in view to every grouping; returns them in micro-dollars. */
+    const take = (p: Piece): Micros[] => {
+      const out: Micros[] = []
       for (const s of p.slices) {
         if (!inView(s.day)) continue
         const m = sliceMoney(p, s)
@@ -86,7 +86,7 @@ export function costSummary(
       top.push({
         profile,
         sessionId: id,
-        title: (r.title as string | null) ?? null,
+        title: r.title ?? null,
         own: total(own),
         inclusive: total([...own, ...kids]),
         ...(custom.parts.length > customBefore ? { customPrice: true } : {})
@@ -104,7 +104,7 @@ export function costSummary(
       if (d.day < sinceDay) continue
       const key = `${profile}\u0000${d.day}`
       const t = tokensByDay.get(key) ?? { day: d.day, profile, tokens: ZERO_TOKENS() }
-      addTokens(t.tokens, tokensOf(d as unknown as Record<string, unknown>))
+      addTokens(t.tokens, tokensOf(d))
       tokensByDay.set(key, t)
     }
   }

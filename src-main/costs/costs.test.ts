@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { costSummary, sessionCost } from './costs'
+import { sessionCost } from './session-cost'
+import { costSummary } from './summary'
 import { recordChildUsageAttribution } from './ledger'
-import { LiveSubagentRegistry } from './live-registry'
+import { LiveSubagentRegistry } from '../delegation/live-registry'
 import { sumMoney } from '@shared/contract/money'
-import { createDelegationRegistry } from './registry'
-import { estimateFollowUp, listSubagents } from './subagents'
-import { insertDelegation, tempHome, usageReport, type TempHome } from './test-support'
+import { createDelegationRegistry } from '../delegation/registry'
+import { estimateFollowUp, listSubagents } from '../delegation/subagents'
+import { insertDelegation, tempHome, usageReport, type TempHome } from '../delegation/test-support'
 import { rawDb } from '../store/test-fixtures/raw-db'
 
 let a: TempHome

@@ -4,10 +4,11 @@
  * same pieces as the Costs page. Read time only: nothing is written back to upstream's cost columns.
  */
 import type { ModelUsage, PriceOverride, SessionDetail, SessionSummary } from '@shared/contract'
-import { customUsd, moneyFromMicros, ownPieces, querySource, tokensOf } from './cost-pieces'
-import type { DelegationDb } from './types'
+import { moneyFromMicros } from '@shared/contract/money'
+import { customUsd, ownPieces, querySource, tokensOf } from './pieces'
+import type { SessionStore } from '../store'
 
-function priceSummary<T extends SessionSummary>(store: DelegationDb, s: T, overrides: PriceOverride[]): T {
+function priceSummary<T extends SessionSummary>(store: SessionStore, s: T, overrides: PriceOverride[]): T {
   if (s.cost.complete) return s
   const src = querySource(store)
   const row = src.session(s.id)
@@ -19,7 +20,7 @@ function priceSummary<T extends SessionSummary>(store: DelegationDb, s: T, overr
 
 /** Session rows (one profile's or all profiles'), priced where an override matches their unpriced usage. */
 export function priceSessionRows<T extends SessionSummary>(
-  storeOf: (profile: string) => DelegationDb,
+  storeOf: (profile: string) => SessionStore,
   items: T[],
   overrides: PriceOverride[]
 ): T[] {
@@ -28,7 +29,7 @@ export function priceSessionRows<T extends SessionSummary>(
 }
 
 /** A session's detail: its summary and each unpriced usage route. */
-export function priceSessionDetail(store: DelegationDb, d: SessionDetail, overrides: PriceOverride[]): SessionDetail {
+export function priceSessionDetail(store: SessionStore, d: SessionDetail, overrides: PriceOverride[]): SessionDetail {
   if (!overrides.length || d.summary.cost.complete) return d
   const rows = querySource(store).modelRows(d.summary.id)
   const usage = d.usage.map((u): ModelUsage => {
@@ -38,10 +39,10 @@ export function priceSessionDetail(store: DelegationDb, d: SessionDetail, overri
     const r = rows.find(
       (x) =>
         x.model === u.model &&
-        String(x.billing_provider ?? '') === u.provider &&
+        String(x.billingProvider ?? '') === u.provider &&
         String(x.task ?? '') === u.task &&
-        String(x.billing_base_url ?? '') === (u.baseUrl ?? '') &&
-        String(x.billing_mode ?? '') === (u.mode ?? '')
+        String(x.billingBaseUrl ?? '') === (u.baseUrl ?? '') &&
+        String(x.billingMode ?? '') === (u.mode ?? '')
     )
     const usd = customUsd(overrides, u.model, u.baseUrl ?? '', r ? tokensOf(r) : u.tokens)
     return usd === null ? u : { ...u, cost: { usd, status: 'estimated', complete: true }, customPrice: true }

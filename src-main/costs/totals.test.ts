@@ -5,9 +5,10 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { CostSummary, Money } from '@shared/contract'
-import { costSummary, sessionCost } from './costs'
+import { sessionCost } from './session-cost'
+import { costSummary } from './summary'
 import { recordChildUsageAttribution } from './ledger'
-import { tempHome, usageReport, type TempHome } from './test-support'
+import { tempHome, usageReport, type TempHome } from '../delegation/test-support'
 
 let a: TempHome
 beforeEach(() => {

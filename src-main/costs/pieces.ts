@@ -9,34 +9,36 @@
  * A price override (Settings → Prices) prices a piece upstream left unpriced; it is flagged `custom`.
  */
 import type { Money, PriceOverride, Tokens } from '@shared/contract'
-import { moneyFromColumns, moneyFromLedger, sumMoney } from '@shared/contract/money'
-import { repositories } from '../store'
-import { spreadOverDays, type DailyRow, type Draft, type Piece, type Slice } from './cost-days'
+import { moneyFromColumns, moneyFromLedger, toMicros, type Micros } from '@shared/contract/money'
+import { ZERO_TOKENS } from '@shared/contract/tokens'
+import { repositories, type SessionStore } from '../store'
+import { spreadOverDays, type DailyRow, type Draft, type Piece, type Slice } from './days'
 import { loadChildUsageAttributions } from './ledger'
 import { overrideFor, priceTokens } from './price-overrides'
-import type { DelegationDb } from './types'
 
-type Row = Record<string, unknown>
+type CostRepo = ReturnType<typeof repositories.cost>
+/** A session's cost columns, a usage route, as the store's cost repository returns them (camelCase). */
+export type SessionRecord = NonNullable<ReturnType<CostRepo['session']>>
+type ModelRecord = ReturnType<CostRepo['modelRows']>[number]
+/** The usage columns a session row, a route row and a day row share. */
+type UsageColumns = Pick<
+  SessionRecord,
+  'apiCallCount' | 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'reasoningTokens'
+>
 
 export const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
-export const ZERO_TOKENS = (): Tokens => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 })
-export const tokensOf = (r: Row): Tokens => ({
-  input: n(r.input_tokens),
-  output: n(r.output_tokens),
-  cacheRead: n(r.cache_read_tokens),
-  cacheWrite: n(r.cache_write_tokens),
-  reasoning: n(r.reasoning_tokens)
+// Upstream homes may hold anything in a numeric column: n() reads a non-number as 0, whatever the declared type.
+export const tokensOf = (r: Omit<UsageColumns, 'apiCallCount'>): Tokens => ({
+  input: n(r.inputTokens),
+  output: n(r.outputTokens),
+  cacheRead: n(r.cacheReadTokens),
+  cacheWrite: n(r.cacheWriteTokens),
+  reasoning: n(r.reasoningTokens)
 })
-export const used = (r: Row) =>
-  n(r.api_call_count) > 0 ||
-  n(r.input_tokens) + n(r.output_tokens) + n(r.cache_read_tokens) + n(r.cache_write_tokens) > 0
-export const ownMoney = (r: Row) => moneyFromColumns(r.estimated_cost_usd, r.actual_cost_usd, r.cost_status, used(r))
-
-/** Dollars ↔ integer micro-dollars: every sum runs on integers, the contract carries dollars. */
-export const toMicros = (m: Money): Money => (m.usd === null ? m : { ...m, usd: Math.round(m.usd * 1e6) })
-export const fromMicros = (m: Money): Money => (m.usd === null ? m : { ...m, usd: m.usd / 1e6 })
-/** Micro-dollar parts → dollars; one part keeps its own status (a lone "partial, amount unknown" stays partial). */
-export const moneyFromMicros = (parts: Money[]): Money => fromMicros(parts.length === 1 ? parts[0]! : sumMoney(parts))
+export const used = (r: UsageColumns) =>
+  n(r.apiCallCount) > 0 || n(r.inputTokens) + n(r.outputTokens) + n(r.cacheReadTokens) + n(r.cacheWriteTokens) > 0
+export const ownMoney = (r: SessionRecord) =>
+  moneyFromColumns(r.estimatedCostUsd, r.actualCostUsd, r.costStatus, used(r))
 
 export const dayOf = (epoch: number) => {
   const d = new Date(epoch * 1000)
@@ -45,17 +47,20 @@ export const dayOf = (epoch: number) => {
 
 export type { Piece, Slice }
 
-/** A slice as Money (micro-dollars), carrying its piece's status. */
-export const sliceMoney = (p: Piece, s: Slice): Money => ({ ...p.money, usd: p.money.usd === null ? null : s.micros })
+/** A slice in micro-dollars, carrying its piece's status. */
+export const sliceMoney = (p: Piece, s: Slice): Micros => ({
+  ...p.money,
+  micros: p.money.micros === null ? null : s.micros
+})
 
 /** Where a store's usage rows come from: prefetched for a summary, queried per session for one session. */
 export interface PieceSource {
-  modelRows(sessionId: string): Row[]
+  modelRows(sessionId: string): ModelRecord[]
   dailyRows(sessionId: string): DailyRow[]
-  session(sessionId: string): Row | undefined
+  session(sessionId: string): SessionRecord | undefined
 }
 
-export function querySource(store: DelegationDb): PieceSource {
+export function querySource(store: SessionStore): PieceSource {
   const repo = repositories.cost(store)
   return {
     modelRows: (id) => repo.modelRows(id),
@@ -65,12 +70,12 @@ export function querySource(store: DelegationDb): PieceSource {
 }
 
 /** Every usage row of a store read once (the Costs page reads many sessions). */
-export function prefetchedSource(store: DelegationDb): PieceSource & { allDaily: DailyRow[] } {
+export function prefetchedSource(store: SessionStore): PieceSource & { allDaily: DailyRow[] } {
   const repo = repositories.cost(store)
-  const group = <T extends { session_id?: unknown }>(rows: T[]) => {
+  const group = <T extends { sessionId: unknown }>(rows: T[]) => {
     const m = new Map<string, T[]>()
     for (const r of rows) {
-      const k = String(r.session_id)
+      const k = String(r.sessionId)
       const list = m.get(k)
       if (list) list.push(r)
       else m.set(k, [r])
@@ -89,12 +94,14 @@ export function prefetchedSource(store: DelegationDb): PieceSource & { allDaily:
 }
 
 /** session_model_usage stores 0 for unpriced calls, so the status column decides. */
-export function modelMoney(r: Row): Money {
-  const usd = n(r.est) + n(r.act)
-  if (n(r.all_unpriced) === 1)
+export function modelMoney(r: ModelRecord): Money {
+  const est = n(r.estimatedCostUsd)
+  const act = n(r.actualCostUsd)
+  const usd = est + act
+  if (r.costStatus === 'unpriced')
     return used(r) ? { usd: null, status: 'unpriced', complete: false } : { usd: 0, status: 'none', complete: true }
-  if (n(r.has_unpriced) === 1) return { usd, status: 'partial', complete: false }
-  return { usd, status: n(r.act) > 0 && n(r.est) === 0 ? 'billed' : 'estimated', complete: true }
+  if (r.costStatus === 'partial') return { usd, status: 'partial', complete: false }
+  return { usd, status: act > 0 && est === 0 ? 'billed' : 'estimated', complete: true }
 }
 
 /** A user price for usage upstream left unpriced: dollars, or null when no override matches. */
@@ -107,7 +114,7 @@ export function customUsd(overrides: PriceOverride[], model: string, baseUrl: un
 const GAP_MICROS = 100
 
 /** A session's own spend as pieces: one per usage route, or one from its cost columns when it has none. */
-export function ownPieces(src: PieceSource, r: Row, overrides: PriceOverride[]): Piece[] {
+export function ownPieces(src: PieceSource, r: SessionRecord, overrides: PriceOverride[]): Piece[] {
   const id = String(r.id)
   const rows = src.modelRows(id)
   const drafts: Draft[] = []
@@ -115,7 +122,7 @@ export function ownPieces(src: PieceSource, r: Row, overrides: PriceOverride[]):
     const cols = ownMoney(r)
     if (cols.status === 'none') return []
     const model = typeof r.model === 'string' && r.model ? r.model : 'unknown model'
-    const usd = cols.status === 'unpriced' ? customUsd(overrides, model, r.billing_base_url, tokensOf(r)) : null
+    const usd = cols.status === 'unpriced' ? customUsd(overrides, model, r.billingBaseUrl, tokensOf(r)) : null
     const money = toMicros(usd === null ? cols : { usd, status: 'estimated', complete: true })
     drafts.push({ model, money, custom: usd !== null, tokens: tokensOf(r), span: null, byCost: usd === null })
   }
@@ -124,22 +131,22 @@ export function ownPieces(src: PieceSource, r: Row, overrides: PriceOverride[]):
     if (upstream.status === 'none') continue
     const model = String(m.model)
     const t = tokensOf(m)
-    const usd = upstream.status === 'unpriced' ? customUsd(overrides, model, m.billing_base_url, t) : null
+    const usd = upstream.status === 'unpriced' ? customUsd(overrides, model, m.billingBaseUrl, t) : null
     const money = toMicros(usd === null ? upstream : { usd, status: 'estimated', complete: true })
     const span: [number, number] | null =
-      m.first_seen == null && m.last_seen == null ? null : [n(m.first_seen) || -Infinity, n(m.last_seen) || Infinity]
+      m.firstSeen == null && m.lastSeen == null ? null : [n(m.firstSeen) || -Infinity, n(m.lastSeen) || Infinity]
     drafts.push({ model, money, custom: usd !== null, tokens: t, span, byCost: usd === null })
   }
   if (rows.length) {
     const cols = toMicros(ownMoney(r))
-    const routed = drafts.reduce((a, p) => a + (p.custom ? 0 : (p.money.usd ?? 0)), 0)
-    if (cols.usd !== null && cols.usd - routed > GAP_MICROS) {
+    const routed = drafts.reduce((a, p) => a + (p.custom ? 0 : (p.money.micros ?? 0)), 0)
+    if (cols.micros !== null && cols.micros - routed > GAP_MICROS) {
       const status = cols.status === 'billed' ? 'billed' : 'estimated'
-      const money: Money = { usd: cols.usd - routed, status, complete: true }
+      const money: Micros = { micros: cols.micros - routed, status, complete: true }
       drafts.push({ model: 'unattributed', money, custom: false, tokens: ZERO_TOKENS(), span: null, byCost: true })
     }
   }
-  return spreadOverDays(drafts, src.dailyRows(id), dayOf(n(r.started_at)))
+  return spreadOverDays(drafts, src.dailyRows(id), dayOf(n(r.startedAt)))
 }
 
 export interface ChildPieces {
@@ -153,11 +160,11 @@ export interface ChildPieces {
   pieces: Piece[]
 }
 
-const isDelegateRow = (r: Row) => {
+const isDelegateRow = (r: SessionRecord) => {
   if (r.source === 'delegate' || r.source === 'subagent') return true
   try {
-    const mc = typeof r.model_config === 'string' ? JSON.parse(r.model_config) : null
-    return !!mc && typeof mc === 'object' && mc._delegate_from != null
+    const mc: unknown = typeof r.modelConfig === 'string' ? JSON.parse(r.modelConfig) : null
+    return !!mc && typeof mc === 'object' && (mc as { _delegate_from?: unknown })._delegate_from != null
   } catch {
     return false
   }
@@ -170,7 +177,7 @@ export { isDelegateRow }
  * row with no price falls back to the child session's own pieces, where a custom price can reach it.
  */
 export function childPieces(
-  store: DelegationDb,
+  store: SessionStore,
   src: PieceSource,
   parentId: string,
   overrides: PriceOverride[]
@@ -224,9 +231,9 @@ export function childPieces(
       childSessionId: String(r.id),
       parentTurnId: '',
       status: 'unledgered',
-      apiCalls: Math.trunc(n(r.api_call_count)),
+      apiCalls: Math.trunc(n(r.apiCallCount)),
       tokens: tokensOf(r),
-      createdAt: n(r.started_at),
+      createdAt: n(r.startedAt),
       pieces: ownPieces(src, r, overrides)
     })
   }

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { finalizeChildResults } from './finalize'
-import { sessionCost } from './costs'
+import { finalizeChildResults } from '../delegation/finalize'
+import { sessionCost } from './session-cost'
 import { loadChildUsageAttributions, recordChildUsageAttribution } from './ledger'
-import { delegationParent, tempHome, type TempHome } from './test-support'
-import type { ChildResult, DelegationParent } from './types'
+import { delegationParent, tempHome, type TempHome } from '../delegation/test-support'
+import type { ChildResult, DelegationParent } from '../delegation/types'
 import { rawDb } from '../store/test-fixtures/raw-db'
 
 let t: TempHome
