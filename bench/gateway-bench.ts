@@ -101,8 +101,8 @@ async function hitPath(
   const cache = new AgentCache({ probe: storeProbe(registry) })
   const baseline = new AgentCache({
     probe: {
-      messageCount: (_k, sid) => store.getSession(sid)?.message_count ?? null,
-      isSessionEnded: (_k, sid) => store.getSession(sid)?.ended_at != null
+      messageCount: (_k, sid) => store.getSession(sid)?.messageCount ?? null,
+      isSessionEnded: (_k, sid) => store.getSession(sid)?.endedAt != null
     }
   })
   const uncachedSignature = (home: string) => {

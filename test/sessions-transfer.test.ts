@@ -152,7 +152,7 @@ describe('sessions export / import', () => {
         }
       })
       const row = host.stores.get('default').getSession('orphan')!
-      expect(row).toMatchObject({ parent_session_id: null, session_key: null, handoff_state: null, message_count: 1 })
+      expect(row).toMatchObject({ parentSessionId: null, sessionKey: null, handoffState: null, messageCount: 1 })
 
       const md = await host.dispatcher.invoke('sessions.export', {
         profile: 'default',

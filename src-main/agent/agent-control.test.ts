@@ -71,7 +71,7 @@ describe('Agent: loop limits and control', () => {
     expect(rows.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
     expect(rows[3]!.finish_reason).toBe('interrupted')
     expect(rows[3]!.content!.length).toBeGreaterThan(0)
-    expect(kit.store.getSession('S1')!.message_count).toBe(4)
+    expect(kit.store.getSession('S1')!.messageCount).toBe(4)
     expect(agent.running).toBe(false)
     // The agent is usable again afterwards.
     kit.server.push({ text: 'fresh' })

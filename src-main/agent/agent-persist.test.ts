@@ -16,11 +16,11 @@ describe('Agent: persistence as produced', () => {
     kit.tools.register(lookup.def)
     const agent = kit.makeAgent()
     // Count the rows at each message_saved delta: proves each message hit the DB when produced, not at the end.
-    const countsAtSave: number[] = []
+    const countsAtSave: Array<number | null> = []
     const result = await agent.runTurn('What is the weather?', {
       onDelta: (d) => {
         kit.deltas.push(d)
-        if (d.kind === 'message_saved') countsAtSave.push(kit.store.getSession('S1')!.message_count)
+        if (d.kind === 'message_saved') countsAtSave.push(kit.store.getSession('S1')!.messageCount)
       }
     })
     expect(result.status).toBe('completed')
@@ -32,7 +32,7 @@ describe('Agent: persistence as produced', () => {
     expect(rows[2]).toMatchObject({ tool_call_id: 'call_a', content: '{"forecast":"sunny"}' })
     expect(rows[3]).toMatchObject({ content: 'It is sunny today.', finish_reason: 'stop' })
     expect(countsAtSave).toEqual([1, 2, 3, 4])
-    expect(kit.store.getSession('S1')!.message_count).toBe(4)
+    expect(kit.store.getSession('S1')!.messageCount).toBe(4)
     expect(result.messagesSaved).toBe(4)
     expect(agent.lastFlushedDbIdx).toBe(4)
     const kinds = kit.deltas.map((d) => d.kind)
@@ -69,15 +69,15 @@ describe('Agent: persistence as produced', () => {
     expect(result.apiCalls).toBe(1)
     const row = kit.store.getSession('S1')!
     expect(row).toMatchObject({
-      input_tokens: 100,
-      output_tokens: 30,
-      cache_read_tokens: 20,
-      reasoning_tokens: 4,
-      api_call_count: 1,
-      cost_status: 'unpriced'
+      inputTokens: 100,
+      outputTokens: 30,
+      cacheReadTokens: 20,
+      reasoningTokens: 4,
+      apiCallCount: 1,
+      costStatus: 'unpriced'
     })
-    expect(row.estimated_cost_usd).toBeNull()
-    expect(row.billing_provider).toBe('mystery')
+    expect(row.estimatedCostUsd).toBeNull()
+    expect(row.billingProvider).toBe('mystery')
     // the transcript reads the call's usage back with the reply it produced (per-turn tokens on the session page)
     const reply = kit.store.getMessages({ sessionId: 'S1' }).items.find((m) => m.role === 'assistant')!
     expect(reply.usage).toEqual({
@@ -103,7 +103,7 @@ describe('Agent: persistence as produced', () => {
       ['assistant', 'first answer'],
       ['user', 'second question']
     ])
-    expect(kit.store.getSession('S1')!.message_count).toBe(4)
+    expect(kit.store.getSession('S1')!.messageCount).toBe(4)
   })
 
   it('bad tool arguments and unknown tools become error results and the loop continues', async () => {

@@ -58,12 +58,12 @@ describe('context compression', () => {
     expect(r.sessionId).toBe(child)
     const parentRow = kit.store.getSession('S1')!
     const childRow = kit.store.getSession(child)!
-    expect(parentRow.end_reason).toBe('compression')
+    expect(parentRow.endReason).toBe('compression')
     expect(childRow).toMatchObject({
-      parent_session_id: 'S1',
+      parentSessionId: 'S1',
       source: 'desktop',
-      session_key: 'agent:main:desk:S1',
-      ended_at: null
+      sessionKey: 'agent:main:desk:S1',
+      endedAt: null
     })
     expect(kit.store.getLineageRoot(child)).toBe('R0')
     expect(kit.store.getLineageRoot(child)).toBe(kit.store.getLineageRoot('S1'))
@@ -76,8 +76,8 @@ describe('context compression', () => {
     expect(rows[0]!.display_kind).toBe('compression_summary')
     expect(rows[2]!.content).toBe('next question')
     expect(rows[3]!.content).toBe('Continuing after compression.')
-    expect(childRow.message_count).toBe(4)
-    expect(parentRow.message_count).toBe(7) // six seeded + the user message saved before rotation
+    expect(childRow.messageCount).toBe(4)
+    expect(parentRow.messageCount).toBe(7) // six seeded + the user message saved before rotation
 
     // The summarizer saw the older messages and the memory notes; the main call saw the summary.
     const summaryReq = kit.server.requests.find(isSummaryCall)!
@@ -113,7 +113,7 @@ describe('context compression', () => {
     const r = await agent.runTurn('next question', { onDelta: (d) => kit.deltas.push(d) })
     expect(r.status).toBe('completed')
     expect(agent.sessionId).toBe('S1')
-    expect(kit.store.getSession('S1')!.end_reason).toBeNull()
+    expect(kit.store.getSession('S1')!.endReason).toBeNull()
     expect(kit.deltas.some((d) => d.kind === 'notice' && /compression failed/i.test(d.text ?? ''))).toBe(true)
     expect(kit.server.requests.filter(isSummaryCall)).toHaveLength(1) // not retried every iteration
   })

@@ -119,13 +119,13 @@ export async function compressContext(
     parentSessionId: parentId,
     model: host.runtime.model,
     // Routing columns are passed explicitly: the parent isn't ended yet, so the store can't inherit them.
-    sessionKey: parent?.session_key ?? (host.gatewaySessionKey || null),
-    userId: parent?.user_id ?? null,
-    chatId: (parent?.chat_id as string | null | undefined) ?? null,
-    chatType: (parent?.chat_type as string | null | undefined) ?? null,
-    threadId: (parent?.thread_id as string | null | undefined) ?? null,
-    cwd: (parent?.cwd as string | null | undefined) ?? null,
-    profileName: parent?.profile_name ?? host.profile,
+    sessionKey: parent?.sessionKey ?? (host.gatewaySessionKey || null),
+    userId: parent?.userId ?? null,
+    chatId: parent?.chatId ?? null,
+    chatType: parent?.chatType ?? null,
+    threadId: parent?.threadId ?? null,
+    cwd: parent?.cwd ?? null,
+    profileName: parent?.profileName ?? host.profile,
     title: null
   })
   const summary: AgentMessage = { role: 'user', content: `${SUMMARY_PREFIX}\n${summaryText}` }

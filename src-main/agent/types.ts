@@ -2,7 +2,7 @@
 import type { Tokens, TurnDeltaBody, TurnDeltaKind } from '@shared/contract'
 import type { Logger } from '@shared/contract/log'
 import type { TurnCostStatus } from '@shared/contract/money'
-import type { ConversationMessage, CreateSessionOptions, NewMessage, SessionRow, UsageReport } from '../store'
+import type { ConversationMessage, CreateSessionOptions, NewMessage, SessionRecord, UsageReport } from '../store'
 import type { ContentPart, ReasoningConfig, RuntimeConfig } from './providers/types'
 import type { ToolRegistry } from './tools/registry'
 
@@ -14,7 +14,7 @@ export interface AgentStore {
   recordUsage(sessionId: string, usage: UsageReport): MaybePromise<unknown>
   createSession(sessionId: string, source: string, options?: CreateSessionOptions): MaybePromise<unknown>
   endSession(sessionId: string, endReason: string): MaybePromise<unknown>
-  getSession(sessionId: string): MaybePromise<SessionRow | null | undefined>
+  getSession(sessionId: string): MaybePromise<SessionRecord | null | undefined>
   /** Keeps the prompt the turn used on the session row (upstream's update_system_prompt); unchanged → no write. */
   setSystemPrompt?(sessionId: string, prompt: string): MaybePromise<unknown>
   getMessagesAsConversation(

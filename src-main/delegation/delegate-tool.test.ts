@@ -175,8 +175,8 @@ describe('background delegation', () => {
     expect(delegationId).toMatch(/^deleg_[0-9a-f]{8}$/)
     const childSession = t.store.getSession(built[0].sessionId)!
     expect(childSession.source).toBe('delegate')
-    expect(childSession.parent_session_id).toBe('parent')
-    expect(JSON.parse(childSession.model_config!)._delegate_from).toBe('parent')
+    expect(childSession.parentSessionId).toBe('parent')
+    expect(JSON.parse(childSession.modelConfig!)._delegate_from).toBe('parent')
     await pool.drain()
 
     const rows = rawDb(t.store)

@@ -139,7 +139,7 @@ describe('delegation through a real agent and the scripted provider', () => {
     expect(entry.parentSessionId).toBe('parent-1')
     expect(t.store.getSession(entry.childSessionId)).toMatchObject({
       source: 'delegate',
-      parent_session_id: 'parent-1'
+      parentSessionId: 'parent-1'
     })
     childId = entry.childId
     expect(childId).toMatch(/^sa-0-/)

@@ -28,8 +28,8 @@ async function dbPair() {
 }
 
 const probeOf = (store: SessionStore): SessionProbe => ({
-  messageCount: (_k, sid) => store.getSession(sid)?.message_count ?? null,
-  isSessionEnded: (_k, sid) => store.getSession(sid)?.ended_at != null
+  messageCount: (_k, sid) => store.getSession(sid)?.messageCount ?? null,
+  isSessionEnded: (_k, sid) => store.getSession(sid)?.endedAt != null
 })
 
 /** Mirrors the production reuse decision through the cache's own lookup. */
@@ -50,7 +50,7 @@ describe('message_count re-baseline', () => {
     const { ours, theirs } = await dbPair()
     const cache = new AgentCache<TestAgent>({ probe: probeOf(ours) })
     cache.insert('telegram:s1', new TestAgent(), 'sig', {
-      messageCount: ours.getSession('s1')!.message_count,
+      messageCount: ours.getSession('s1')!.messageCount,
       sessionId: 's1'
     })
     await ours.appendMessage('s1', { role: 'user', content: 'u' })
@@ -70,7 +70,7 @@ describe('message_count re-baseline', () => {
     const { ours } = await dbPair()
     const cache = new AgentCache<TestAgent>({ probe: probeOf(ours) })
     const agent = new TestAgent()
-    cache.insert('telegram:s1', agent, 'sig', { messageCount: ours.getSession('s1')!.message_count, sessionId: 's1' })
+    cache.insert('telegram:s1', agent, 'sig', { messageCount: ours.getSession('s1')!.messageCount, sessionId: 's1' })
     await ours.appendMessage('s1', { role: 'user', content: 'u' })
     await ours.appendMessage('s1', { role: 'assistant', content: 'a' })
     // Without the re-baseline our own rows look foreign.

@@ -12,9 +12,9 @@ import type { TurnChannel } from './channels'
 
 /** The slice of a profile's SessionStore the gateway uses (reads synchronous, writes Promise-returning). */
 export interface GatewayStore {
-  getSession(id: string): { message_count?: unknown; ended_at?: unknown } | null | undefined
+  getSession(id: string): { messageCount?: unknown; endedAt?: unknown } | null | undefined
   /** Just the guard's columns (cheaper than `getSession`); used instead of it when present. */
-  sessionCounters?(id: string): { message_count?: unknown; ended_at?: unknown } | null | undefined
+  sessionCounters?(id: string): { messageCount?: unknown; endedAt?: unknown } | null | undefined
   createSession?(
     id: string,
     source: string,

@@ -22,7 +22,7 @@ export function storeProbe(stores: GatewayStores<GatewayStore>): SessionProbe {
     messageCount: (key, sid) => countOf(rowFor(key, sid)),
     isSessionEnded: (key, sid) => {
       const row = rowFor(key, sid)
-      return row ? row.ended_at !== null && row.ended_at !== undefined : false
+      return row ? row.endedAt !== null && row.endedAt !== undefined : false
     }
   }
 }

@@ -131,10 +131,10 @@ describe('storeProbe', () => {
       },
       sessionCounters: (id) => {
         calls.push('sessionCounters')
-        return id === 's' ? { message_count: 4, ended_at: 99 } : null
+        return id === 's' ? { messageCount: 4, endedAt: 99 } : null
       }
     }
-    const plain: GatewayStore = { getSession: (id) => (id === 's' ? { message_count: 2, ended_at: null } : null) }
+    const plain: GatewayStore = { getSession: (id) => (id === 's' ? { messageCount: 2, endedAt: null } : null) }
     const probe = storeProbe({ get: (p) => (p === 'lean' ? lean : plain) })
     expect(probe.messageCount('agent:lean:desktop:s', 's')).toBe(4)
     expect(probe.isSessionEnded('agent:lean:desktop:s', 's')).toBe(true)

@@ -23,7 +23,7 @@ export function parseInput<T>(
  * A row read that never throws and ignores async stores (the guard needs a synchronous answer). Uses the
  * store's two-column `sessionCounters` when it has one: this runs on every turn's cache-hit path.
  */
-export function readRow(store: GatewayStore, sid: string): { message_count?: unknown; ended_at?: unknown } | null {
+export function readRow(store: GatewayStore, sid: string): { messageCount?: unknown; endedAt?: unknown } | null {
   try {
     const row = typeof store.sessionCounters === 'function' ? store.sessionCounters(sid) : store.getSession(sid)
     return row && typeof (row as { then?: unknown }).then !== 'function' ? row : null
@@ -34,9 +34,9 @@ export function readRow(store: GatewayStore, sid: string): { message_count?: unk
   }
 }
 
-export function countOf(row: { message_count?: unknown } | null): number | null {
+export function countOf(row: { messageCount?: unknown } | null): number | null {
   if (!row) return null
-  const n = Number(row.message_count ?? 0)
+  const n = Number(row.messageCount ?? 0)
   return Number.isFinite(n) ? n : null
 }
 

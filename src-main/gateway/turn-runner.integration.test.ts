@@ -100,7 +100,7 @@ describe('gateway + agent + scripted provider', () => {
       expect(finished.status).toBe('completed')
     }
     expect(builds - before).toBe(0)
-    expect(registry.get('default').getSession(sid)!.message_count).toBe(42)
+    expect(registry.get('default').getSession(sid)!.messageCount).toBe(42)
   })
 
   it('a second process appending to the session makes the next turn rebuild (external_write)', async () => {

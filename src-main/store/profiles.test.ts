@@ -37,7 +37,7 @@ describe('StoreRegistry', () => {
     const work = reg.get('work')
     expect(reg.get('work')).toBe(work)
     await work.createSession('w1', 'cli', { startedAt: 300 })
-    expect(work.getSession('w1')!.profile_name).toBe('work')
+    expect(work.getSession('w1')!.profileName).toBe('work')
     const def = reg.get('default')
     await def.createSession('d1', 'cli', { startedAt: 200 })
     await def.createSession('d2', 'cli', { startedAt: 400 })

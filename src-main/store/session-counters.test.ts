@@ -15,17 +15,17 @@ describe('sessionCounters (the agent-cache guard read)', () => {
     await store.createSession('s', 'cli', { systemPrompt: 'a long system prompt '.repeat(200) })
     const same = () => {
       const row = store.getSession('s')!
-      expect(store.sessionCounters('s')).toEqual({ message_count: row.message_count, ended_at: row.ended_at })
+      expect(store.sessionCounters('s')).toEqual({ messageCount: row.messageCount, endedAt: row.endedAt })
     }
     same()
     await store.appendMessages('s', [
       { role: 'user', content: 'a' },
       { role: 'assistant', content: 'b' }
     ])
-    expect(store.sessionCounters('s')).toEqual({ message_count: 2, ended_at: null })
+    expect(store.sessionCounters('s')).toEqual({ messageCount: 2, endedAt: null })
     same()
     await store.endSession('s', 'cli_close', 123)
-    expect(store.sessionCounters('s')).toEqual({ message_count: 2, ended_at: 123 })
+    expect(store.sessionCounters('s')).toEqual({ messageCount: 2, endedAt: 123 })
     await store.reopenSession('s')
     same()
   })
@@ -39,13 +39,13 @@ describe('sessionCounters (the agent-cache guard read)', () => {
 
   it('sees a write made through another connection to the same file', async () => {
     await store.createSession('s', 'cli')
-    expect(store.sessionCounters('s')!.message_count).toBe(0)
+    expect(store.sessionCounters('s')!.messageCount).toBe(0)
     const other = new SessionStore(store.path, { profile: 'default' })
     try {
       await other.appendMessage('s', { role: 'user', content: 'from elsewhere' })
     } finally {
       other.close()
     }
-    expect(store.sessionCounters('s')!.message_count).toBe(1)
+    expect(store.sessionCounters('s')!.messageCount).toBe(1)
   })
 })

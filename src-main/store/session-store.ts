@@ -6,7 +6,8 @@
 import type Database from 'better-sqlite3'
 import type { MessagePage, MessageText, SessionDetail, SessionPage, SessionSummary } from '@shared/contract'
 import { ownerProfileForDb } from './owner'
-import type { ConversationMessage, CreateSessionOptions, NewMessage, SessionRow, UsageReport } from './types'
+import type { ConversationMessage, CreateSessionOptions, NewMessage, SessionRecord, UsageReport } from './types'
+import { toSessionRecord } from './session-record'
 import {
   abortWriteTx,
   beginWriteTx,
@@ -359,18 +360,20 @@ export class SessionStore {
   }
 
   // ---- reads ----
-  getSession(id: string): SessionRow | null {
+  getSession(id: string): SessionRecord | null {
     if (typeof id !== 'string' || id === '') return null
-    return (stmt(this.db, 'SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined) ?? null
+    return toSessionRecord(stmt(this.db, 'SELECT * FROM sessions WHERE id = ?').get(id))
   }
   /**
    * The two columns the agent-cache guard compares (hermes-spec §3.4), without `SELECT *`: rows carry the
    * system prompt and model config, which cost more to copy out than the lookup itself. Values are raw.
    */
-  sessionCounters(id: string): Pick<SessionRow, 'message_count' | 'ended_at'> | null {
+  sessionCounters(id: string): Pick<SessionRecord, 'messageCount' | 'endedAt'> | null {
     if (typeof id !== 'string' || id === '') return null
-    this.countersStmt ??= this.db.prepare('SELECT message_count, ended_at FROM sessions WHERE id = ?')
-    return (this.countersStmt.get(id) as Pick<SessionRow, 'message_count' | 'ended_at'> | undefined) ?? null
+    this.countersStmt ??= this.db.prepare(
+      'SELECT message_count AS messageCount, ended_at AS endedAt FROM sessions WHERE id = ?'
+    )
+    return (this.countersStmt.get(id) as Pick<SessionRecord, 'messageCount' | 'endedAt'> | undefined) ?? null
   }
   /** Number of session rows (profile list). */
   sessionCount(): number {

@@ -13,7 +13,7 @@ beforeEach(() => {
 })
 afterEach(() => store.close())
 
-const count = (id: string) => store.getSession(id)!.message_count
+const count = (id: string) => store.getSession(id)!.messageCount
 const rows = (id: string) =>
   (rawDb(store).prepare('SELECT count(*) AS n FROM messages WHERE session_id = ?').get(id) as { n: number }).n
 
@@ -25,8 +25,8 @@ describe('session rows (§1.5)', () => {
       source: 'cli',
       model: 'm1',
       cwd: '/w',
-      session_key: 'agent:main:x',
-      profile_name: 'default'
+      sessionKey: 'agent:main:x',
+      profileName: 'default'
     })
     await store.createSession('s', 'telegram', { cwd: '/other' })
     expect(store.getSession('s')).toMatchObject({ source: 'cli', cwd: '/w' })
@@ -35,10 +35,10 @@ describe('session rows (§1.5)', () => {
   it('stores system prompts content-addressed and modelConfig as JSON (empty → NULL)', async () => {
     await store.createSession('a', 'cli', { systemPrompt: 'You are helpful.', modelConfig: {} })
     const row = store.getSession('a')!
-    expect(row.model_config).toBeNull()
-    expect(
-      rawDb(store).prepare('SELECT prompt FROM system_prompts WHERE hash = ?').get(row.system_prompt_hash)
-    ).toEqual({ prompt: 'You are helpful.' })
+    expect(row.modelConfig).toBeNull()
+    expect(rawDb(store).prepare('SELECT prompt FROM system_prompts WHERE hash = ?').get(row.systemPromptHash)).toEqual({
+      prompt: 'You are helpful.'
+    })
   })
 
   it('children inherit workspace; only compression continuations inherit routing', async () => {
@@ -49,14 +49,14 @@ describe('session rows (§1.5)', () => {
       chatId: 'c1'
     })
     await store.createSession('d', 'delegate', { parentSessionId: 'p', modelConfig: { _delegate_from: 'p' } })
-    expect(store.getSession('d')).toMatchObject({ cwd: '/repo', user_id: null, session_key: null, chat_id: null })
+    expect(store.getSession('d')).toMatchObject({ cwd: '/repo', userId: null, sessionKey: null, chatId: null })
     await store.endSession('p', 'compression')
     await store.createSession('c', 'telegram', { parentSessionId: 'p' })
     expect(store.getSession('c')).toMatchObject({
       cwd: '/repo',
-      user_id: 'u1',
-      session_key: 'agent:main:tg:1',
-      chat_id: 'c1'
+      userId: 'u1',
+      sessionKey: 'agent:main:tg:1',
+      chatId: 'c1'
     })
   })
 
@@ -64,9 +64,9 @@ describe('session rows (§1.5)', () => {
     await store.createSession('s', 'cli')
     expect(await store.endSession('s', 'compression', 10)).toBe(true)
     expect(await store.endSession('s', 'cli_close', 20)).toBe(false)
-    expect(store.getSession('s')).toMatchObject({ end_reason: 'compression', ended_at: 10 })
+    expect(store.getSession('s')).toMatchObject({ endReason: 'compression', endedAt: 10 })
     expect(await store.reopenSession('s')).toBe(true)
-    expect(store.getSession('s')).toMatchObject({ end_reason: null, ended_at: null })
+    expect(store.getSession('s')).toMatchObject({ endReason: null, endedAt: null })
   })
 
   it('validates ids and inputs with contract errors', async () => {
@@ -97,7 +97,7 @@ describe('message_count maintenance (§1.6)', () => {
         { id: 'b', name: 't', arguments: '{}' }
       ]
     })
-    expect(store.getSession('s')).toMatchObject({ message_count: 2, tool_call_count: 2 })
+    expect(store.getSession('s')).toMatchObject({ messageCount: 2, toolCallCount: 2 })
   })
 
   it('count equals rows after many single and batch appends', async () => {
@@ -293,14 +293,14 @@ describe('usage and cost (§1.9)', () => {
     await store.createSession('s', 'cli')
     await store.recordUsage('s', u(null, 'unpriced'))
     expect(store.getSession('s')).toMatchObject({
-      estimated_cost_usd: null,
-      cost_status: 'unpriced',
-      input_tokens: 100,
-      api_call_count: 1
+      estimatedCostUsd: null,
+      costStatus: 'unpriced',
+      inputTokens: 100,
+      apiCallCount: 1
     })
     expect(store.summary('s')!.cost).toEqual({ usd: null, status: 'unpriced', complete: false })
     await store.recordUsage('s', u(0.5, 'estimated'))
-    expect(store.getSession('s')).toMatchObject({ estimated_cost_usd: 0.5, cost_status: 'partial', input_tokens: 200 })
+    expect(store.getSession('s')).toMatchObject({ estimatedCostUsd: 0.5, costStatus: 'partial', inputTokens: 200 })
     expect(store.summary('s')!.cost).toEqual({ usd: 0.5, status: 'partial', complete: false })
   })
 
@@ -313,10 +313,10 @@ describe('usage and cost (§1.9)', () => {
     await store.createSession('b', 'cli')
     await store.recordUsage('b', u(1, 'billed', 'big'))
     expect(store.getSession('b')).toMatchObject({
-      actual_cost_usd: 1,
-      estimated_cost_usd: null,
+      actualCostUsd: 1,
+      estimatedCostUsd: null,
       model: 'big',
-      billing_provider: 'p'
+      billingProvider: 'p'
     })
     expect(store.summary('b')!.cost).toEqual({ usd: 1, status: 'billed', complete: true })
     const usage = store.getSessionDetail('s')!.usage

@@ -1,42 +1,20 @@
 /**
  * The store's public shapes, agreed up front so agent, gateway, delegation and memory can build against
  * them while the store is written. SQL keeps upstream snake_case names; these TS shapes are camelCase
- * except `SessionRow`, which is the raw upstream row.
+ * (`SessionRecord` is derived from the `sessions` table definition).
  */
 import type { ToolCall } from '@shared/contract'
+import type { sessions } from './schema'
 
-/** Raw `sessions` row as stored (upstream column names). Unknown extra columns may be present. */
-export interface SessionRow {
-  id: string
-  source: string
-  model: string | null
-  model_config: string | null
-  parent_session_id: string | null
-  session_key: string | null
-  user_id: string | null
-  started_at: number
-  ended_at: number | null
-  end_reason: string | null
-  message_count: number
-  tool_call_count: number
-  input_tokens: number
-  output_tokens: number
-  cache_read_tokens: number
-  cache_write_tokens: number
-  reasoning_tokens: number
-  estimated_cost_usd: number | null
-  actual_cost_usd: number | null
-  cost_status: string | null
-  cost_source: string | null
-  billing_provider: string | null
-  billing_base_url: string | null
-  title: string | null
-  profile_name: string | null
-  api_call_count: number
-  last_activity_at: number | null
-  archived: number
-  pinned: number
-  [column: string]: unknown
+/** `snake_case` → `camelCase`, for record keys derived from a table's column names. */
+type Camel<S extends string> = S extends `${infer H}_${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S
+
+/**
+ * One `sessions` row as a camelCase record, derived from the table definition (`schema/sessions.ts`): every
+ * declared column, in every home v21 → v30 (a column the home lacks reads as its declared default, or null).
+ */
+export type SessionRecord = {
+  [K in keyof typeof sessions.$inferSelect as Camel<K & string>]: (typeof sessions.$inferSelect)[K]
 }
 
 export interface CreateSessionOptions {

@@ -39,7 +39,7 @@ describe('SessionWatcher', () => {
     await waitFor(() => events.length > 0)
     await watcher.flush()
     expect(events).toEqual([{ profile: 'default', sessionIds: ['target'] }])
-    expect(store.getSession('target')!.message_count).toBe(3)
+    expect(store.getSession('target')!.messageCount).toBe(3)
   })
 
   it('a write that changes nothing visible emits nothing', async () => {

@@ -32,7 +32,7 @@ export function writeDelegations(
   ]
   plans.forEach((p, i) => {
     const parent = parents[i % parents.length]
-    const at = (store.getSession(parent)?.started_at ?? now - 86400) + 30
+    const at = (store.getSession(parent)?.startedAt ?? now - 86400) + 30
     const goal = [
       'Collect failing test names',
       'Summarize open issues',
