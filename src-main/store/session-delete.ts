@@ -12,6 +12,7 @@ import { stmt } from './stmt-cache'
 import { marker } from './sql'
 import { adoptNulRows, nulMessageIds } from './fts-nul'
 import { nowSeconds } from './util'
+import type { SessionRecord } from './types'
 
 /** Upstream's prune/archive filter surface (`_prune_filter_where`), all ANDed. */
 export interface PruneFilter {
@@ -36,15 +37,10 @@ export interface PruneFilter {
   maxToolCalls?: number
 }
 
-export interface PruneCandidate {
-  id: string
-  source: string
-  title: string | null
-  model: string | null
-  started_at: number
-  ended_at: number
-  message_count: number
-  archived: number
+/** A session a prune would delete: ended (so `endedAt` is set), with its message count read as 0 when NULL. */
+export type PruneCandidate = Pick<SessionRecord, 'id' | 'source' | 'title' | 'model' | 'startedAt' | 'archived'> & {
+  endedAt: NonNullable<SessionRecord['endedAt']>
+  messageCount: NonNullable<SessionRecord['messageCount']>
 }
 
 const like = (v: string) => `%${v.toLowerCase()}%`
@@ -93,7 +89,8 @@ export function pruneCandidates(db: Database.Database, f: PruneFilter): PruneCan
   const { where, params } = pruneWhere(f, sessionColumns(db))
   return db
     .prepare(
-      `SELECT s.id, s.source, s.title, s.model, s.started_at, s.ended_at, s.message_count, s.archived
+      `SELECT s.id, s.source, s.title, s.model, s.started_at AS startedAt, s.ended_at AS endedAt,
+        COALESCE(s.message_count, 0) AS messageCount, s.archived
         FROM sessions s WHERE ${where} ORDER BY s.started_at ASC`
     )
     .all(...params) as PruneCandidate[]

@@ -22,9 +22,9 @@ export function sessionAdminHandlers(s: Services): AdminHandlers {
                 id: c.id,
                 source: c.source,
                 title: c.title,
-                startedAt: c.started_at,
-                endedAt: c.ended_at,
-                messageCount: c.message_count
+                startedAt: c.startedAt,
+                endedAt: c.endedAt,
+                messageCount: c.messageCount
               }))
             }
           : {})
