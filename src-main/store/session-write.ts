@@ -6,6 +6,7 @@ import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
 import { createHash } from 'node:crypto'
 import type { CreateSessionOptions } from './types'
+import type { sessions } from './schema'
 import { invalid } from './errors'
 import { writeTitle } from './titles'
 import { nowSeconds } from './util'
@@ -37,7 +38,10 @@ const KEEP_FIRST = [
 ] as const
 const ROUTING = ['user_id', 'session_key', 'chat_id', 'chat_type', 'thread_id', 'display_name', 'origin_json'] as const
 
-type Row = Record<string, unknown>
+/** The columns `upsertSession` writes, typed by the `sessions` table (snake_case: the statements' named parameters). */
+type Written = Pick<typeof sessions.$inferSelect, (typeof KEEP_FIRST)[number] | 'model_config' | 'git_branch'>
+/** A row read with `SELECT *` inside a write: an older home may lack declared columns (no read shim in a write). */
+type Stored = Partial<typeof sessions.$inferSelect>
 
 const keyNamespace = (key: unknown) => (typeof key === 'string' ? (/^agent:([^:]+):/.exec(key)?.[1] ?? null) : null)
 
@@ -70,7 +74,7 @@ function storePrompt(db: Database.Database, prompt: string | null): string | nul
  * before. Returns false when the row is missing or already holds this prompt (no write needed).
  */
 export function writeSystemPrompt(db: Database.Database, id: string, prompt: string): boolean {
-  const row = stmt(db, 'SELECT * FROM sessions WHERE id = ?').get(id) as Row | undefined
+  const row = stmt(db, 'SELECT * FROM sessions WHERE id = ?').get(id) as Stored | undefined
   if (!row) return false
   if (promptsTable(db) && 'system_prompt_hash' in row) {
     const hash = storePrompt(db, prompt)
@@ -90,7 +94,7 @@ export function upsertSession(
 ): void {
   if (typeof source !== 'string' || source.trim() === '') throw invalid('source is required', 'source')
   const prompt = optStr(opts.systemPrompt, 'systemPrompt')
-  const incoming: Row = {
+  const incoming: Written = {
     model: optStr(opts.model, 'model'),
     system_prompt: prompt && !promptsTable(db) ? prompt : null,
     model_config: modelConfigJson(opts.modelConfig),
@@ -111,8 +115,8 @@ export function upsertSession(
   const startedAt = opts.startedAt ?? nowSeconds()
   if (!Number.isFinite(startedAt)) throw invalid('startedAt must be a finite number', 'startedAt')
 
-  const existing = stmt(db, 'SELECT * FROM sessions WHERE id = ?').get(id) as Row | undefined
-  const merged: Row = { ...incoming }
+  const existing = stmt(db, 'SELECT * FROM sessions WHERE id = ?').get(id) as Stored | undefined
+  const merged: Written = { ...incoming }
   if (existing) {
     for (const c of KEEP_FIRST) merged[c] = existing[c] ?? incoming[c]
     merged.git_branch = existing.git_branch ?? null
@@ -162,11 +166,11 @@ function safeKeys(json: string): string[] | null {
 }
 
 /** Child inheritance (§1.5.4): workspace always; profile if key namespaces agree; routing only for continuations. */
-function inheritFromParent(db: Database.Database, row: Row): void {
+function inheritFromParent(db: Database.Database, row: Written): void {
   if (typeof row.parent_session_id !== 'string') return
-  const parent = stmt(db, 'SELECT * FROM sessions WHERE id = ?').get(row.parent_session_id) as Row | undefined
+  const parent = stmt(db, 'SELECT * FROM sessions WHERE id = ?').get(row.parent_session_id) as Stored | undefined
   if (!parent) return
-  for (const c of ['cwd', 'git_repo_root', 'git_branch']) row[c] ??= parent[c] ?? null
+  for (const c of ['cwd', 'git_repo_root', 'git_branch'] as const) row[c] ??= parent[c] ?? null
   const a = keyNamespace(row.session_key),
     b = keyNamespace(parent.session_key)
   if (row.profile_name == null && (a === null || b === null || a === b)) row.profile_name = parent.profile_name ?? null
