@@ -30,6 +30,10 @@ describe('session rows (§1.5)', () => {
     })
     await store.createSession('s', 'telegram', { cwd: '/other' })
     expect(store.getSession('s')).toMatchObject({ source: 'cli', cwd: '/w' })
+    // a record, not a row: one camelCase field per declared column, none in snake_case
+    const keys = Object.keys(store.getSession('s')!)
+    expect(keys).toContain('gitMetadataGeneration')
+    expect(keys.filter((k) => k.includes('_'))).toEqual([])
   })
 
   it('stores system prompts content-addressed and modelConfig as JSON (empty → NULL)', async () => {
