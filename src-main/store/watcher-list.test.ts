@@ -1,0 +1,81 @@
+/**
+ * The list index (activity-index.ts) catches up from the watcher when it sees another process commit, so the list
+ * request after it only checks that the index is current; a request that arrives before the watcher fired
+ * catches up itself. Both orders must give the same, right list.
+ */
+import { execFileSync } from 'node:child_process'
+import { join } from 'node:path'
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { SessionStore, SessionWatcher } from './index'
+import { sqliteOf } from './session-store'
+import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+
+afterAll(cleanupTempDirs)
+
+/** Another process appends to `old` the way an older upstream does (no last_activity_at), an hour ahead. */
+const APPEND = `
+const Database = require('better-sqlite3')
+const db = new Database(process.argv[1])
+db.prepare('INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, ?, ?, ?)').run(process.argv[2], 'user', 'back again', Date.now() / 1000 + Number(process.argv[3]))
+db.close()
+`
+const foreignAppend = (id: string, aheadSec: number) =>
+  execFileSync(process.execPath, ['-e', APPEND, store.path, id, String(aheadSec)], {
+    cwd: join(import.meta.dirname, '../..')
+  })
+
+let store: SessionStore
+let watcher: SessionWatcher
+let emits: number
+
+beforeEach(async () => {
+  store = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })
+  await store.createSession('old', 'cli')
+  await store.createSession('newer', 'cli')
+  await store.appendMessage('newer', { role: 'user', content: 'newer words' })
+  emits = 0
+  watcher = new SessionWatcher(store, () => emits++).start()
+})
+afterEach(() => {
+  watcher.stop()
+  store.close()
+})
+
+const ids = () => store.listSessions({ limit: 10 }).items.map((s) => s.id)
+/** What the index holds for `id` right now, read without bringing it up to date. */
+const indexed = (id: string) =>
+  sqliteOf(store).prepare('SELECT act FROM temp.cad_activity WHERE id = ?').pluck().get(id) as number
+
+describe('list index kept current by the watcher', () => {
+  it('a foreign write is in the next list when the watcher caught up first', async () => {
+    expect(ids()).toEqual(['newer', 'old'])
+    const before = indexed('old')
+    foreignAppend('old', 3600)
+    await watcher.flush()
+    expect(emits).toBeGreaterThan(0)
+    expect(indexed('old')).toBeGreaterThan(before + 3000) // the watcher moved it, no list read did
+    expect(ids()).toEqual(['old', 'newer'])
+  })
+
+  it('a foreign write is in the next list when the request arrives before the watcher fired', async () => {
+    expect(ids()).toEqual(['newer', 'old'])
+    const before = indexed('old')
+    foreignAppend('old', 3600) // synchronous: no watcher callback can run before the list below
+    expect(indexed('old')).toBe(before)
+    expect(ids()).toEqual(['old', 'newer'])
+    // The watcher's late catch-up finds nothing left to do and leaves the list as it was.
+    await watcher.flush()
+    expect(ids()).toEqual(['old', 'newer'])
+    foreignAppend('newer', 7200)
+    await watcher.flush()
+    expect(ids()).toEqual(['newer', 'old'])
+  })
+
+  it('a home nobody listed is not indexed by the watcher', async () => {
+    foreignAppend('old', 3600)
+    await watcher.flush()
+    expect(emits).toBeGreaterThan(0)
+    expect(() => indexed('old')).toThrow(/no such table/)
+    expect(ids()).toEqual(['old', 'newer'])
+  })
+})
