@@ -9,6 +9,8 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { SessionStore, SessionWatcher } from './index'
 import { sqliteOf } from './session-store'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+import Database from 'better-sqlite3'
+import { makeHome, upstream } from './test-fixtures/homes'
 
 afterAll(cleanupTempDirs)
 
@@ -77,5 +79,36 @@ describe('list index kept current by the watcher', () => {
     expect(emits).toBeGreaterThan(0)
     expect(() => indexed('old')).toThrow(/no such table/)
     expect(ids()).toEqual(['old', 'newer'])
+  })
+})
+
+describe('on an older upstream home (v21: no pinned, no last_activity_at)', () => {
+  it('the watcher sees a foreign write, says so, and brings the list index up to date', async () => {
+    const path = makeHome(tempDir(), 21)
+    const raw = new Database(path)
+    const up = upstream(raw, 21)
+    up.createSession('old')
+    up.append('old', 'user', 'first words')
+    raw.prepare("UPDATE messages SET timestamp = timestamp - 7200 WHERE session_id = 'old'").run()
+    raw.prepare("UPDATE sessions SET started_at = started_at - 7200 WHERE id = 'old'").run()
+    up.createSession('newer')
+    up.append('newer', 'user', 'newer words')
+    raw.close()
+    const home = new SessionStore(path, { profile: 'default' })
+    const seen: string[][] = []
+    const w = new SessionWatcher(home, (e) => seen.push(e.sessionIds)).start()
+    try {
+      expect(home.listSessions({ limit: 10 }).items.map((s) => s.id)).toEqual(['newer', 'old'])
+      const before = sqliteOf(home).prepare("SELECT act FROM temp.cad_activity WHERE id = 'old'").pluck().get()
+      execFileSync(process.execPath, ['-e', APPEND, path, 'old', '0'], { cwd: join(import.meta.dirname, '../..') })
+      await w.flush()
+      expect(seen).toEqual([['old']])
+      const after = sqliteOf(home).prepare("SELECT act FROM temp.cad_activity WHERE id = 'old'").pluck().get()
+      expect(after).toBeGreaterThan(before as number)
+      expect(home.listSessions({ limit: 10 }).items.map((s) => s.id)).toEqual(['old', 'newer'])
+    } finally {
+      w.stop()
+      home.close()
+    }
   })
 })
