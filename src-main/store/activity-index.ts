@@ -8,7 +8,9 @@
  * Activity only moves forward: a message deleted later does not move its session back down.
  *
  * The check is one statement when nothing moved, and a catch-up after a single foreign append is three more
- * (new sessions, new messages, one bump): its cost is O(rows added), never O(home).
+ * (new sessions, new messages, one bump): its cost is O(rows added), never O(home). The store's watcher runs that
+ * catch-up as soon as it sees a commit (`advanceActivity`), so a list request after it finds the index current
+ * and pays the check alone; a request that arrives first still catches up itself.
  */
 import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
@@ -107,4 +109,13 @@ export function refreshActivity(db: Database.Database): void {
   st = build(db)
   ;[st.dataVersion, st.changes] = version(db)
   states.set(db, st)
+}
+
+/**
+ * The watcher's path (watcher.ts, on every commit it sees): catches `db`'s index up now, off the request path.
+ * Only an index a list already built is advanced — a home nobody listed is never scanned from here — and never
+ * inside an open transaction on `db`.
+ */
+export function advanceActivity(db: Database.Database): void {
+  if (states.has(db) && !db.inTransaction) refreshActivity(db)
 }

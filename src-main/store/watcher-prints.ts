@@ -6,6 +6,7 @@
  * the changes the quoted fingerprint saw (NULL vs '', a value or storage-class change).
  */
 import type Database from 'better-sqlite3'
+import { existingColumns } from './reconcile'
 
 // Columns a session list/detail shows; a change anywhere else is invisible and must not emit.
 export const VISIBLE_COLUMNS = [
@@ -26,31 +27,51 @@ export const VISIBLE_COLUMNS = [
 ] as const
 
 const T = 'temp.cad_watcher_prints'
-const COLS = VISIBLE_COLUMNS.join(', ')
-const CHANGED = VISIBLE_COLUMNS.map((c) => `s.${c} IS NOT p.${c}`).join(' OR ')
 
 export class VisiblePrints {
-  private ready = false
+  /** The visible columns this home has (an older upstream's v21 has no `pinned`, `last_activity_at`, …). */
+  private cols: string[] | null = null
+  private schema = -1
   private stmts: Record<'changed' | 'gone' | 'upsert' | 'drop', Database.Statement> | null = null
   constructor(private readonly conn: Database.Database) {}
 
-  /** Create the table (empty: every existing row then reads as changed, like an empty snapshot). */
-  private ensure(): void {
-    if (this.ready) return
-    this.conn.exec(`CREATE TABLE IF NOT EXISTS ${T} AS SELECT id, ${COLS} FROM main.sessions WHERE 0;
-      CREATE UNIQUE INDEX IF NOT EXISTS temp.cad_watcher_prints_id ON cad_watcher_prints(id)`)
-    this.ready = true
+  /**
+   * Create the table for the columns the home has (empty: every existing row then reads as changed, like an empty
+   * snapshot). When the schema moved (another program added columns), the table is made again with them.
+   * Returns true when it (re)made the table.
+   */
+  private ensure(): boolean {
+    const schema = Number(this.conn.pragma('schema_version', { simple: true }))
+    if (this.cols && schema === this.schema) return false
+    this.schema = schema
+    const have = existingColumns(this.conn, 'sessions')
+    const cols = VISIBLE_COLUMNS.filter((c) => have.has(c))
+    if (this.cols && cols.join() === this.cols.join()) return false
+    this.cols = cols
+    this.stmts = null
+    this.conn.exec(`DROP TABLE IF EXISTS ${T};
+      CREATE TABLE ${T} AS SELECT ${['id', ...cols].join(', ')} FROM main.sessions WHERE 0;
+      CREATE UNIQUE INDEX temp.cad_watcher_prints_id ON cad_watcher_prints(id)`)
+    return true
   }
 
   /** Baseline: remember every row as it is now. */
   reset(): void {
     this.ensure()
-    this.conn.exec(`DELETE FROM ${T}; INSERT INTO ${T} SELECT id, ${COLS} FROM main.sessions`)
+    this.conn.exec(`DELETE FROM ${T}; INSERT INTO ${T} SELECT ${['id', ...this.cols!].join(', ')} FROM main.sessions`)
   }
 
   /** Ids whose visible columns changed, appeared or vanished since the last call; remembers the new state. */
   diff(): string[] {
-    this.ensure()
+    const had = this.cols !== null
+    if (this.ensure() && had) {
+      // The visible columns changed under us: start from the rows as they are now (the schema change itself is
+      // not a visible change of any one session).
+      this.reset()
+      return []
+    }
+    const COLS = ['id', ...this.cols!].join(', ')
+    const CHANGED = this.cols!.length ? this.cols!.map((c) => `s.${c} IS NOT p.${c}`).join(' OR ') : '0'
     const q = (this.stmts ??= {
       changed: this.conn
         .prepare(`SELECT s.id FROM main.sessions s LEFT JOIN ${T} p ON p.id = s.id WHERE p.id IS NULL OR ${CHANGED}`)
@@ -59,7 +80,7 @@ export class VisiblePrints {
         .prepare(`SELECT p.id FROM ${T} p WHERE NOT EXISTS (SELECT 1 FROM main.sessions s WHERE s.id = p.id)`)
         .pluck(),
       upsert: this.conn.prepare(
-        `INSERT OR REPLACE INTO ${T} SELECT id, ${COLS} FROM main.sessions WHERE id IN (SELECT value FROM json_each(?))`
+        `INSERT OR REPLACE INTO ${T} SELECT ${COLS} FROM main.sessions WHERE id IN (SELECT value FROM json_each(?))`
       ),
       drop: this.conn.prepare(`DELETE FROM ${T} WHERE id IN (SELECT value FROM json_each(?))`)
     })

@@ -10,7 +10,8 @@ import Database from 'better-sqlite3'
 import { sqliteOptions } from './open'
 import { watch, type FSWatcher } from 'node:fs'
 import { basename, dirname } from 'node:path'
-import type { SessionStore } from './session-store'
+import { sqliteOf, type SessionStore } from './session-store'
+import { advanceActivity } from './activity-index'
 import { VisiblePrints } from './watcher-prints'
 
 interface SessionsChanged {
@@ -172,6 +173,7 @@ export class SessionWatcher {
       }
       return []
     }
+    this.advanceList()
     if (changed.length) {
       this.stats.emits++
       try {
@@ -181,6 +183,19 @@ export class SessionWatcher {
       }
     }
     return changed
+  }
+
+  /**
+   * A commit moved the file: the store's list index (activity-index.ts) catches up now, before listeners hear of
+   * it, so the list request that follows pays only its "is it current" check. Best effort: on failure (a foreign
+   * lock) the request path catches up itself.
+   */
+  private advanceList(): void {
+    try {
+      advanceActivity(sqliteOf(this.store))
+    } catch {
+      /* the next list read catches up */
+    }
   }
 
   private dataVersion(): number {

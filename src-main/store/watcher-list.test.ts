@@ -1,0 +1,114 @@
+/**
+ * The list index (activity-index.ts) catches up from the watcher when it sees another process commit, so the list
+ * request after it only checks that the index is current; a request that arrives before the watcher fired
+ * catches up itself. Both orders must give the same, right list.
+ */
+import { execFileSync } from 'node:child_process'
+import { join } from 'node:path'
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { SessionStore, SessionWatcher } from './index'
+import { sqliteOf } from './session-store'
+import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+import Database from 'better-sqlite3'
+import { makeHome, upstream } from './test-fixtures/homes'
+
+afterAll(cleanupTempDirs)
+
+/** Another process appends to `old` the way an older upstream does (no last_activity_at), an hour ahead. */
+const APPEND = `
+const Database = require('better-sqlite3')
+const db = new Database(process.argv[1])
+db.prepare('INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, ?, ?, ?)').run(process.argv[2], 'user', 'back again', Date.now() / 1000 + Number(process.argv[3]))
+db.close()
+`
+const foreignAppend = (id: string, aheadSec: number) =>
+  execFileSync(process.execPath, ['-e', APPEND, store.path, id, String(aheadSec)], {
+    cwd: join(import.meta.dirname, '../..')
+  })
+
+let store: SessionStore
+let watcher: SessionWatcher
+let emits: number
+
+beforeEach(async () => {
+  store = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })
+  await store.createSession('old', 'cli')
+  await store.createSession('newer', 'cli')
+  await store.appendMessage('newer', { role: 'user', content: 'newer words' })
+  emits = 0
+  watcher = new SessionWatcher(store, () => emits++).start()
+})
+afterEach(() => {
+  watcher.stop()
+  store.close()
+})
+
+const ids = () => store.listSessions({ limit: 10 }).items.map((s) => s.id)
+/** What the index holds for `id` right now, read without bringing it up to date. */
+const indexed = (id: string) =>
+  sqliteOf(store).prepare('SELECT act FROM temp.cad_activity WHERE id = ?').pluck().get(id) as number
+
+describe('list index kept current by the watcher', () => {
+  it('a foreign write is in the next list when the watcher caught up first', async () => {
+    expect(ids()).toEqual(['newer', 'old'])
+    const before = indexed('old')
+    foreignAppend('old', 3600)
+    await watcher.flush()
+    expect(emits).toBeGreaterThan(0)
+    expect(indexed('old')).toBeGreaterThan(before + 3000) // the watcher moved it, no list read did
+    expect(ids()).toEqual(['old', 'newer'])
+  })
+
+  it('a foreign write is in the next list when the request arrives before the watcher fired', async () => {
+    expect(ids()).toEqual(['newer', 'old'])
+    const before = indexed('old')
+    foreignAppend('old', 3600) // synchronous: no watcher callback can run before the list below
+    expect(indexed('old')).toBe(before)
+    expect(ids()).toEqual(['old', 'newer'])
+    // The watcher's late catch-up finds nothing left to do and leaves the list as it was.
+    await watcher.flush()
+    expect(ids()).toEqual(['old', 'newer'])
+    foreignAppend('newer', 7200)
+    await watcher.flush()
+    expect(ids()).toEqual(['newer', 'old'])
+  })
+
+  it('a home nobody listed is not indexed by the watcher', async () => {
+    foreignAppend('old', 3600)
+    await watcher.flush()
+    expect(emits).toBeGreaterThan(0)
+    expect(() => indexed('old')).toThrow(/no such table/)
+    expect(ids()).toEqual(['old', 'newer'])
+  })
+})
+
+describe('on an older upstream home (v21: no pinned, no last_activity_at)', () => {
+  it('the watcher sees a foreign write, says so, and brings the list index up to date', async () => {
+    const path = makeHome(tempDir(), 21)
+    const raw = new Database(path)
+    const up = upstream(raw, 21)
+    up.createSession('old')
+    up.append('old', 'user', 'first words')
+    raw.prepare("UPDATE messages SET timestamp = timestamp - 7200 WHERE session_id = 'old'").run()
+    raw.prepare("UPDATE sessions SET started_at = started_at - 7200 WHERE id = 'old'").run()
+    up.createSession('newer')
+    up.append('newer', 'user', 'newer words')
+    raw.close()
+    const home = new SessionStore(path, { profile: 'default' })
+    const seen: string[][] = []
+    const w = new SessionWatcher(home, (e) => seen.push(e.sessionIds)).start()
+    try {
+      expect(home.listSessions({ limit: 10 }).items.map((s) => s.id)).toEqual(['newer', 'old'])
+      const before = sqliteOf(home).prepare("SELECT act FROM temp.cad_activity WHERE id = 'old'").pluck().get()
+      execFileSync(process.execPath, ['-e', APPEND, path, 'old', '0'], { cwd: join(import.meta.dirname, '../..') })
+      await w.flush()
+      expect(seen).toEqual([['old']])
+      const after = sqliteOf(home).prepare("SELECT act FROM temp.cad_activity WHERE id = 'old'").pluck().get()
+      expect(after).toBeGreaterThan(before as number)
+      expect(home.listSessions({ limit: 10 }).items.map((s) => s.id)).toEqual(['old', 'newer'])
+    } finally {
+      w.stop()
+      home.close()
+    }
+  })
+})
