@@ -7,8 +7,8 @@
 import type Database from 'better-sqlite3'
 import type { sessionDailyUsage, sessionModelUsage, sessions } from './schema'
 import { sqliteOf, type SessionStore } from './session-store'
-
-type Camel<S extends string> = S extends `${infer H}_${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S
+import type { Camel } from './types'
+import { USAGE_COUNTERS } from './usage'
 /** The camelCase record of some columns of a table (`typeof table.$inferSelect`). */
 type RecordOf<Row, K extends keyof Row & string> = { [C in K as Camel<C>]: Row[C] }
 
@@ -25,27 +25,11 @@ const SESSION_COLS = [
   'model_config',
   'started_at',
   'last_activity_at',
-  'api_call_count',
-  'input_tokens',
-  'output_tokens',
-  'cache_read_tokens',
-  'cache_write_tokens',
-  'reasoning_tokens',
-  'estimated_cost_usd',
-  'actual_cost_usd',
+  ...USAGE_COUNTERS,
   'cost_status'
 ] as const satisfies ReadonlyArray<keyof typeof sessions.$inferSelect>
 
-const TOKEN_COLS = [
-  'api_call_count',
-  'input_tokens',
-  'output_tokens',
-  'cache_read_tokens',
-  'cache_write_tokens',
-  'reasoning_tokens',
-  'estimated_cost_usd',
-  'actual_cost_usd'
-] as const
+const TOKEN_COLS = USAGE_COUNTERS
 
 const MODEL_COLS = [
   'session_id',

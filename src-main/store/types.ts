@@ -7,7 +7,7 @@ import type { ToolCall } from '@shared/contract'
 import type { sessions } from './schema'
 
 /** `snake_case` → `camelCase`, for record keys derived from a table's column names. */
-type Camel<S extends string> = S extends `${infer H}_${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S
+export type Camel<S extends string> = S extends `${infer H}_${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S
 
 /**
  * One `sessions` row as a camelCase record, derived from the table definition (`schema/sessions.ts`): every

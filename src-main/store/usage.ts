@@ -151,7 +151,8 @@ export function recordUsageRows(
 const dailyValues = (v: typeof sessionDailyUsage.$inferInsert) => v
 /** Named bind values by column (checked against the table definition by the caller, `$inferInsert`). */
 type BindValues = Record<string, unknown>
-const COUNTERS = new Set([
+/** The session row's additive usage counters (also the per-route and per-day tables' value columns). */
+export const USAGE_COUNTERS = [
   'api_call_count',
   'input_tokens',
   'output_tokens',
@@ -160,7 +161,8 @@ const COUNTERS = new Set([
   'reasoning_tokens',
   'estimated_cost_usd',
   'actual_cost_usd'
-])
+] as const satisfies ReadonlyArray<keyof typeof sessions.$inferSelect>
+const COUNTERS = new Set<string>(USAGE_COUNTERS)
 const ROUTE_KEY = ['session_id', 'model', 'billing_provider', 'billing_base_url', 'billing_mode', 'task']
 const DAILY_KEY = ['session_id', 'day']
 
