@@ -97,7 +97,7 @@ describe('bounded growth (LRU cap)', () => {
   // evict by; our cache is always an ordered Map, so the nearest equivalent is an unbounded cap.
   // NO USER ACTION REACHES THIS: upstream's cache size is a module constant (gateway/run.py
   // `_AGENT_CACHE_MAX_SIZE = 128`, changed only by tests' monkeypatch) with no config.yaml key, and so is ours
-  // (DEFAULT_CACHE_CAP; host/runtime.ts builds the Gateway without `cap`). The cache is host-wide, across
+  // (DEFAULT_CACHE_CAP; host/services/runtime.ts builds the Gateway without `cap`). The cache is host-wide, across
   // profiles, so a profile's config.yaml could not own the setting either. This pins that an uncapped size
   // is plain arithmetic in enforceCap (no eviction, no crash), not a mode.
   it('an unbounded cache (cap Infinity) never enforces a cap: 200 agents stay, none released', async () => {
@@ -297,7 +297,7 @@ describe('release semantics (idle resume)', () => {
 })
 
 // Depth > 0 in production: a completion notice (background delegation, terminal notify_on_complete) that
-// waited on a running turn runs one level deeper (Gateway.deliver, called from host/runtime.ts
+// waited on a running turn runs one level deeper (Gateway.deliver, called from host/services/runtime.ts
 // runDeliveredTurn). turn-runner.test.ts drives those cases through it; these pin the rule itself.
 describe('initCachedAgentForTurn', () => {
   const NOW = 10_000_000

@@ -125,7 +125,7 @@ describe('TurnConfigResolver', () => {
     let generation = 1
     let toolsets = ['web']
     let peer = 'alice'
-    // A live identity source (the production one is host/memory-providers.ts, tested in memory-identity.test.ts).
+    // A live identity source (the production one is host/memory-providers/provider-host.ts, tested in memory-identity.test.ts).
     const memoryIdentity: MemoryIdentitySource = { identityFor: () => ({ peer }) }
     const r = new TurnConfigResolver({
       registryGeneration: () => generation,

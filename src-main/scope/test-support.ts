@@ -1,5 +1,5 @@
 /**
- * Tests run a body as a multiplexed host would: the host flips the process-wide flag (host/services.ts),
+ * Tests run a body as a multiplexed host would: the host flips the process-wide flag (host/services/services.ts),
  * so tests do the same and put it back after, sync or async. Vitest runs a file's tests one at a time.
  */
 import { setMultiplexActive } from './scope'

@@ -155,7 +155,7 @@ export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
   let sqlite: Database.Database
   try {
     // Rollback journal: a foreign writer blocks readers, and SQLite's busy handler would sleep on this (the
-    // event loop's) thread. Fail fast instead; the host retries reads off the loop (host/dispatch.ts).
+    // event loop's) thread. Fail fast instead; the host retries reads off the loop (host/dispatch/dispatch.ts).
     sqlite = connect(file, readonly, headerSaysWal(file) ? busyMs : 0)
   } catch (err) {
     throw new UnreadableStateDbError(file, errorMessage(err))
