@@ -5,10 +5,8 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Logger } from '@shared/contract/log'
 import { createDispatcher, type Dispatcher, type EventBus } from '../dispatch'
-import type { Runtime, Services } from '../services'
-import { buildGraph, type GraphOptions } from './create-turn-host'
+import { buildGraph, turnHostOf, type GraphOptions, type TurnHost } from './create-turn-host'
 import { appDir } from './root'
 
 export interface HostOptions extends GraphOptions {
@@ -16,21 +14,13 @@ export interface HostOptions extends GraphOptions {
   validateOutput?: boolean
 }
 
-export interface Host {
-  root: string
+/** The app's host: what a turn host offers, plus the dispatcher every transport calls and its event bus. */
+export interface Host extends TurnHost {
   demo: boolean
   dispatcher: Dispatcher
   /** Names the dispatcher has a handler for (the contract test compares them with the request map). */
   handlerNames: string[]
   bus: EventBus
-  log: Logger
-  /** The profiles' stores, for CLI commands that stream (sessions export). */
-  stores: Services['stores']
-  /** The gateway every channel runs its turns through (CLI channels: `run -z`, `api`, `cron run`). */
-  gateway: Runtime['gateway']
-  /** Home folder of a served profile; CaduceusError not_found for an unknown one. */
-  homeOf(profile: string): string
-  close(): Promise<void>
 }
 
 /** The app's version, read when a full host is built (a module-level read would run for every importer). */
@@ -43,7 +33,8 @@ function appVersion(): string {
 }
 
 export async function createHost(opts: HostOptions): Promise<Host> {
-  const { live, log, bus, demo, root, services, runtime } = await buildGraph(opts)
+  const graph = await buildGraph(opts)
+  const { live, log, bus, demo, root, services, runtime } = graph
   // Imported here, not at the top: a turn host (run -z, api, cron run) never loads the app's request handlers, the
   // API server, the cron scheduler or their packages (luxon, cron-parser, ws).
   const [{ createChannelsService }, { buildHandlers }] = await Promise.all([
@@ -54,16 +45,5 @@ export async function createHost(opts: HostOptions): Promise<Host> {
   const handlers = buildHandlers(services, runtime, appVersion(), channels)
   const dispatcher = createDispatcher(handlers, log, { validateOutput: opts.validateOutput })
   log.info('host', `serving ${root} (${services.stores.list().length} profiles${demo ? ', demo' : ''})`)
-  return {
-    root,
-    demo,
-    dispatcher,
-    handlerNames: Object.keys(handlers),
-    bus,
-    log,
-    gateway: runtime.gateway,
-    stores: services.stores,
-    homeOf: (profile) => services.homeOf(profile),
-    close: () => services.close()
-  }
+  return { ...turnHostOf(graph), demo, dispatcher, handlerNames: Object.keys(handlers), bus }
 }

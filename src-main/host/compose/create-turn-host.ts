@@ -60,18 +60,17 @@ export interface TurnHost {
  * handlers, no dispatcher, no channels service or cron scheduler, no watchers, no timers).
  */
 export async function createTurnHost(opts: { home?: string | null; log?: Logger }): Promise<TurnHost> {
-  const { root, log, services, runtime } = await buildGraph({
-    home: opts.home,
-    headless: true,
-    live: false,
-    log: opts.log
-  })
+  return turnHostOf(await buildGraph({ home: opts.home, headless: true, live: false, log: opts.log }))
+}
+
+/** The turn-running face of a built graph (the app's host offers the same, plus its dispatcher). */
+export function turnHostOf(g: Awaited<ReturnType<typeof buildGraph>>): TurnHost {
   return {
-    root,
-    log,
-    gateway: runtime.gateway,
-    stores: services.stores,
-    homeOf: (profile) => services.homeOf(profile),
-    close: () => services.close()
+    root: g.root,
+    log: g.log,
+    gateway: g.runtime.gateway,
+    stores: g.services.stores,
+    homeOf: (profile) => g.services.homeOf(profile),
+    close: () => g.services.close()
   }
 }
