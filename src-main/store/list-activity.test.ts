@@ -5,11 +5,10 @@
  */
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createHost } from '../host'
 import { createLogger } from '../host/log/log'
-import { makeHome, upstream } from './test-fixtures/homes'
+import { olderAndNewerV21Home } from './test-fixtures/homes'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 
 afterAll(cleanupTempDirs)
@@ -25,16 +24,7 @@ db.close()
 describe('list order', () => {
   it('a session an older upstream continues in another process rises to the top of the next sessions.list', async () => {
     const root = tempDir()
-    const path = makeHome(root, 21)
-    const raw = new Database(path)
-    const up = upstream(raw, 21)
-    up.createSession('old')
-    up.append('old', 'user', 'first words')
-    raw.prepare("UPDATE sessions SET started_at = started_at - 7200 WHERE id = 'old'").run()
-    raw.prepare("UPDATE messages SET timestamp = timestamp - 7200 WHERE session_id = 'old'").run()
-    up.createSession('newer')
-    up.append('newer', 'user', 'newer words')
-    raw.close()
+    const path = olderAndNewerV21Home(root)
     const host = await createHost({
       home: root,
       headless: true,

@@ -9,8 +9,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { SessionStore, SessionWatcher } from './index'
 import { sqliteOf } from './session-store'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
-import Database from 'better-sqlite3'
-import { makeHome, upstream } from './test-fixtures/homes'
+import { olderAndNewerV21Home } from './test-fixtures/homes'
 
 afterAll(cleanupTempDirs)
 
@@ -84,16 +83,7 @@ describe('list index kept current by the watcher', () => {
 
 describe('on an older upstream home (v21: no pinned, no last_activity_at)', () => {
   it('the watcher sees a foreign write, says so, and brings the list index up to date', async () => {
-    const path = makeHome(tempDir(), 21)
-    const raw = new Database(path)
-    const up = upstream(raw, 21)
-    up.createSession('old')
-    up.append('old', 'user', 'first words')
-    raw.prepare("UPDATE messages SET timestamp = timestamp - 7200 WHERE session_id = 'old'").run()
-    raw.prepare("UPDATE sessions SET started_at = started_at - 7200 WHERE id = 'old'").run()
-    up.createSession('newer')
-    up.append('newer', 'user', 'newer words')
-    raw.close()
+    const path = olderAndNewerV21Home(tempDir())
     const home = new SessionStore(path, { profile: 'default' })
     const seen: string[][] = []
     const w = new SessionWatcher(home, (e) => seen.push(e.sessionIds)).start()

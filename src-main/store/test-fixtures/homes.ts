@@ -154,3 +154,21 @@ export function upstream(db: Database.Database, version: HomeVersion) {
     }
   }
 }
+
+/**
+ * A v21 home an older upstream wrote: session `old` started and spoke two hours ago, `newer` just now, so a list by
+ * last activity shows `newer` first until `old` is continued. Returns the state.db path.
+ */
+export function olderAndNewerV21Home(dir: string): string {
+  const path = makeHome(dir, 21)
+  const raw = new Database(path)
+  const up = upstream(raw, 21)
+  up.createSession('old')
+  up.append('old', 'user', 'first words')
+  raw.prepare("UPDATE sessions SET started_at = started_at - 7200 WHERE id = 'old'").run()
+  raw.prepare("UPDATE messages SET timestamp = timestamp - 7200 WHERE session_id = 'old'").run()
+  up.createSession('newer')
+  up.append('newer', 'user', 'newer words')
+  raw.close()
+  return path
+}
