@@ -1,7 +1,6 @@
 import { join } from 'node:path'
-import type { SessionPage } from '@shared/contract'
 import { test, expect } from '../fixtures/host'
-import { api, appendExternally } from '../fixtures/external'
+import { appendExternally, plainSession } from '../fixtures/external'
 import { AppShell } from '../page-models/app-shell'
 import { SessionPage as TranscriptPage } from '../page-models/session-page'
 
@@ -11,9 +10,7 @@ test('resume a seeded session: the reply streams, persists across reload, and an
 }) => {
   const shell = new AppShell(page)
   const session = new TranscriptPage(page)
-  const { items } = await api<SessionPage>(host.url, 'sessions.list', { profile: 'default', limit: 50 })
-  // A session with no subagents: nothing else (e.g. a restored delegation notice) warms an agent for it.
-  const target = items.find((s) => s.childCount === 0 && s.endReason !== 'compression')!
+  const target = await plainSession(host.url)
 
   await shell.open(host.url)
   await session.open('default', target.id)

@@ -1,6 +1,5 @@
-import type { SessionPage } from '@shared/contract'
 import { test, expect } from '../fixtures/host'
-import { api } from '../fixtures/external'
+import { plainSession } from '../fixtures/external'
 import { AppShell } from '../page-models/app-shell'
 import { SessionPage as TranscriptPage } from '../page-models/session-page'
 
@@ -10,8 +9,7 @@ test('the search results say when a fallback answered: a 2-character CJK term, n
 }) => {
   const shell = new AppShell(page)
   const session = new TranscriptPage(page)
-  const { items } = await api<SessionPage>(host.url, 'sessions.list', { profile: 'default', limit: 50 })
-  const target = items.find((s) => s.childCount === 0 && s.endReason !== 'compression')!
+  const target = await plainSession(host.url)
   await shell.open(host.url)
   await session.open('default', target.id)
   await session.send('会議は東京で')
