@@ -191,7 +191,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
     try {
       return fn()
     } catch (err) {
-      log.warn(`memory activity log (${this.profile}) ${what} failed: ${errorMessage(err) ?? String(err)}`)
+      log.warn(`memory activity log (${this.profile}) ${what} failed: ${errorMessage(err)}`)
       return undefined
     }
   }

@@ -92,7 +92,7 @@ export function runMemoryTool(
     writeEntries(home, target, next)
     return done(target, next, limit, 'Entry replaced.')
   } catch (err) {
-    return fail(err instanceof CaduceusError ? err.message : `memory store error: ${errorMessage(err) ?? String(err)}`)
+    return fail(err instanceof CaduceusError ? err.message : `memory store error: ${errorMessage(err)}`)
   }
 }
 

@@ -170,3 +170,10 @@ export function messageTime(epochSeconds: number, nowMs = Date.now()): string {
   const sameYear = d.getFullYear() === now.getFullYear()
   return `${(sameYear ? dayFmt : dayYearFmt).format(d)} ${time}`
 }
+
+/** "0.4 s", "12 s", "2 min 5 s": a run time as the stored timestamps give it. */
+export function durationLabel(s: number): string {
+  if (s < 10) return `${s.toFixed(1)} s`
+  if (s < 60) return `${Math.round(s)} s`
+  return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`
+}

@@ -2,7 +2,7 @@ import { memo, useState } from 'react'
 import type { Message } from '@shared/contract'
 import { ChevronIcon } from '../../components/icons'
 import { Highlighted } from '../../components/Snippet'
-import { formatDateTime, messageTime } from '../../lib/format'
+import { durationLabel, formatDateTime, messageTime } from '../../lib/format'
 import { Markdown } from '../../components/markdown/Markdown'
 import { editAsDiff, ToolOutput } from './ToolOutput'
 import { isCompactionSummary } from './CompactionMarker'
@@ -50,13 +50,6 @@ function prettyArgs(raw: string): string {
 function argsPreview(raw: string): string {
   const s = raw.replace(/\s+/g, ' ').trim()
   return s.length > 80 ? `${s.slice(0, 80)}…` : s
-}
-
-/** "0.4 s", "12 s", "2 min 5 s": a tool's run time as the stored timestamps give it. */
-function durationLabel(s: number): string {
-  if (s < 10) return `${s.toFixed(1)} s`
-  if (s < 60) return `${Math.round(s)} s`
-  return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`
 }
 
 export function ToolCallView({

@@ -1,15 +1,8 @@
 import { MoneyText } from '../../components/MoneyText'
-import { formatDateTime } from '../../lib/format'
+import { durationLabel, formatDateTime } from '../../lib/format'
 import type { TurnSummary } from './turn-usage'
 
 const n = (v: number) => v.toLocaleString()
-
-/** "0.4 s", "12 s", "2 min 5 s". */
-export function durationLabel(s: number): string {
-  if (s < 10) return `${s.toFixed(1)} s`
-  if (s < 60) return `${Math.round(s)} s`
-  return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`
-}
 
 /**
  * Under a turn's last reply: its tokens (input, cached, output, reasoning) and cost summed over its model calls,

@@ -6,7 +6,7 @@
  */
 import type { Message, Money, Tokens } from '@shared/contract'
 import { sumMoney } from '@shared/contract/money'
-import { ZERO_TOKENS } from '@shared/contract/tokens'
+import { addTokens, ZERO_TOKENS } from '@shared/contract/tokens'
 import { isCompactionSummary } from './CompactionMarker'
 import { callDuration, type ToolPairs } from './tool-pairs'
 
@@ -34,14 +34,6 @@ export interface TurnSummary {
   models: string[]
   tools: ToolSpan[]
 }
-
-const addTokens = (a: Tokens, b: Tokens): Tokens => ({
-  input: a.input + b.input,
-  output: a.output + b.output,
-  cacheRead: a.cacheRead + b.cacheRead,
-  cacheWrite: a.cacheWrite + b.cacheWrite,
-  reasoning: a.reasoning + b.reasoning
-})
 
 const opensTurn = (m: Message) => m.role === 'user' && !isCompactionSummary(m.role, m.content)
 
@@ -73,7 +65,7 @@ export function summarizeTurns(
     const counts = assistants.map((m) => m.tokenCount).filter((n): n is number => n != null)
     out.set(last.id, {
       lastId: last.id,
-      tokens: used.length ? used.reduce((t, m) => addTokens(t, m.usage!.tokens), ZERO_TOKENS()) : null,
+      tokens: used.length ? summedTokens(used.map((m) => m.usage!.tokens)) : null,
       cost: used.length ? sumMoney(used.map((m) => m.usage!.cost)) : null,
       calls: used.length,
       tokenCount: counts.length ? counts.reduce((a, b) => a + b, 0) : null,
@@ -92,4 +84,10 @@ export function summarizeTurns(
   }
   flush()
   return out
+}
+
+function summedTokens(all: Tokens[]): Tokens {
+  const sum = ZERO_TOKENS()
+  for (const t of all) addTokens(sum, t)
+  return sum
 }
