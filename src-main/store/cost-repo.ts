@@ -9,12 +9,12 @@ import type { sessionDailyUsage, sessionModelUsage, sessions } from './schema'
 import { sqliteOf, type SessionStore } from './session-store'
 import type { Camel } from './types'
 import { USAGE_COUNTERS } from './usage'
+import { camelKey } from './util'
 /** The camelCase record of some columns of a table (`typeof table.$inferSelect`). */
 type RecordOf<Row, K extends keyof Row & string> = { [C in K as Camel<C>]: Row[C] }
 
-const camel = (c: string) => c.replace(/_([a-z])/g, (_, x: string) => x.toUpperCase())
 /** `input_tokens AS inputTokens, …`: upstream names in SQL, camelCase keys out. */
-const select = (cols: readonly string[]) => cols.map((c) => `${c} AS ${camel(c)}`).join(', ')
+const select = (cols: readonly string[]) => cols.map((c) => `${c} AS ${camelKey(c)}`).join(', ')
 
 const SESSION_COLS = [
   'id',
@@ -29,12 +29,10 @@ const SESSION_COLS = [
   'cost_status'
 ] as const satisfies ReadonlyArray<keyof typeof sessions.$inferSelect>
 
-const TOKEN_COLS = USAGE_COUNTERS
-
 const MODEL_COLS = [
   'session_id',
   'model',
-  ...TOKEN_COLS,
+  ...USAGE_COUNTERS,
   'billing_provider',
   'billing_base_url',
   'billing_mode',
@@ -44,7 +42,7 @@ const MODEL_COLS = [
   'last_seen'
 ] as const satisfies ReadonlyArray<keyof typeof sessionModelUsage.$inferSelect>
 
-const DAILY_COLS = ['session_id', 'day', ...TOKEN_COLS] as const satisfies ReadonlyArray<
+const DAILY_COLS = ['session_id', 'day', ...USAGE_COUNTERS] as const satisfies ReadonlyArray<
   keyof typeof sessionDailyUsage.$inferSelect
 >
 

@@ -7,11 +7,10 @@
 import { getTableColumns, is, SQL } from 'drizzle-orm'
 import { sessions } from './schema'
 import type { SessionRecord } from './types'
-
-const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
+import { camelKey } from './util'
 
 const FIELDS: Array<[column: string, field: string, fallback: unknown]> = Object.entries(getTableColumns(sessions)).map(
-  ([column, c]) => [column, camel(column), c.hasDefault && !is(c.default, SQL) ? c.default : null]
+  ([column, c]) => [column, camelKey(column), c.hasDefault && !is(c.default, SQL) ? c.default : null]
 )
 
 export function toSessionRecord(row: unknown): SessionRecord | null {

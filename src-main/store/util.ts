@@ -2,6 +2,9 @@
 
 export const nowSeconds = () => Date.now() / 1000
 
+/** `input_tokens` → `inputTokens`: a column name as its record key (the `Camel<>` type in types.ts, at run time). */
+export const camelKey = (column: string) => column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
+
 /** Parse JSON without throwing: malformed upstream data must degrade, not crash the host. */
 export function safeJson(text: unknown): unknown {
   if (typeof text !== 'string' || text === '') return null
