@@ -70,9 +70,19 @@ export class VisiblePrints {
       this.reset()
       return []
     }
-    const COLS = ['id', ...this.cols!].join(', ')
-    const CHANGED = this.cols!.length ? this.cols!.map((c) => `s.${c} IS NOT p.${c}`).join(' OR ') : '0'
-    const q = (this.stmts ??= {
+    const q = (this.stmts ??= this.prepare(this.cols!))
+    const changed = q.changed.all() as unknown[]
+    const gone = q.gone.all() as unknown[]
+    if (changed.length) q.upsert.run(JSON.stringify(changed))
+    if (gone.length) q.drop.run(JSON.stringify(gone))
+    return [...changed, ...gone].map(String)
+  }
+
+  /** The diff's statements over the home's visible columns (built once per column set, not per check). */
+  private prepare(cols: string[]) {
+    const COLS = ['id', ...cols].join(', ')
+    const CHANGED = cols.length ? cols.map((c) => `s.${c} IS NOT p.${c}`).join(' OR ') : '0'
+    return {
       changed: this.conn
         .prepare(`SELECT s.id FROM main.sessions s LEFT JOIN ${T} p ON p.id = s.id WHERE p.id IS NULL OR ${CHANGED}`)
         .pluck(),
@@ -83,11 +93,6 @@ export class VisiblePrints {
         `INSERT OR REPLACE INTO ${T} SELECT ${COLS} FROM main.sessions WHERE id IN (SELECT value FROM json_each(?))`
       ),
       drop: this.conn.prepare(`DELETE FROM ${T} WHERE id IN (SELECT value FROM json_each(?))`)
-    })
-    const changed = q.changed.all() as unknown[]
-    const gone = q.gone.all() as unknown[]
-    if (changed.length) q.upsert.run(JSON.stringify(changed))
-    if (gone.length) q.drop.run(JSON.stringify(gone))
-    return [...changed, ...gone].map(String)
+    }
   }
 }
