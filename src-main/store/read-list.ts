@@ -12,7 +12,7 @@ import { isBranchSql, isDelegateSql, supersededSql } from './sql'
 import { refreshActivity } from './activity-index'
 import { PAGE_ACT, PAGE_FACTS, PLAIN_COLS, pageRow, toSummary } from './read-summary'
 import { invalid } from './errors'
-import type { SearchFilters } from './search-match'
+import { sessionConditions, type SearchFilters } from './search-match'
 
 /** The Sessions page's filters (the same ones a search applies), plus paging. */
 export interface ListOptions extends SearchFilters {
@@ -52,15 +52,10 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
   // An id typed into the filter names one session: a compressed part is listed as itself, not hidden behind its tip
   // (ids reach users from upstream's CLI, logs and the Costs page, which count parts separately).
   if (!q.idPrefix) where.push(`NOT ${supersededSql('s')}`)
-  const archived = q.archived ?? 'exclude'
-  if (archived === 'exclude') where.push('COALESCE(s.archived, 0) = 0')
-  else if (archived === 'only') where.push('s.archived = 1')
-  // Unary + keeps the planner on the activity index (walk in order, stop at a page) instead of
-  // idx_sessions_source followed by a sort of every matching row.
-  if (q.sources?.length) {
-    where.push(`+s.source IN (${q.sources.map(() => '?').join(',')})`)
-    args.push(...q.sources)
-  }
+  // The search's filters, with the list's defaults (archived and child sessions left out unless asked for); the
+  // activity walk keeps the planner off the source index (walk in order, stop at a page, no sort of every match).
+  const filters = { ...q, archived: q.archived ?? 'exclude', includeChildren: q.includeChildren ?? false }
+  where.push(...sessionConditions(filters, args, { walkingActivity: true }))
   if (q.from !== undefined) {
     where.push(`${ACTIVITY} >= ?`)
     args.push(q.from)
@@ -69,12 +64,6 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
     where.push(`${ACTIVITY} <= ?`)
     args.push(q.to)
   }
-  if (q.idPrefix) {
-    where.push('substr(s.id, 1, ?) = ?')
-    args.push(q.idPrefix.length, q.idPrefix)
-  }
-  if (!q.includeChildren)
-    where.push(`(s.parent_session_id IS NULL OR NOT (${isDelegateSql('s')} OR ${isBranchSql('s')}))`)
   if (q.cursor) {
     // Row-value comparison lets SQLite seek the expression index instead of re-scanning earlier pages.
     where.push(`(${ACTIVITY}, a.started, a.id) < (?, ?, ?)`)

@@ -86,14 +86,22 @@ export interface SearchFilters {
   includeChildren?: boolean
 }
 
-/** Conditions on sessions `s` (params appended), for message hits and title matches alike. */
-export function sessionConditions(f: SearchFilters | undefined, args: unknown[]): string[] {
+/**
+ * Conditions on sessions `s` (params appended), for message hits, title matches and the session list alike.
+ * `walkingActivity`: the query walks the list's activity index in order, so a unary + keeps the planner from
+ * switching to idx_sessions_source and sorting every matching row.
+ */
+export function sessionConditions(
+  f: SearchFilters | undefined,
+  args: unknown[],
+  opts: { walkingActivity?: boolean } = {}
+): string[] {
   const where: string[] = []
   if (!f) return where
   if (f.archived === 'exclude') where.push('COALESCE(s.archived, 0) = 0')
   else if (f.archived === 'only') where.push('s.archived = 1')
   if (f.sources?.length) {
-    where.push(`s.source IN (${f.sources.map(() => '?').join(',')})`)
+    where.push(`${opts.walkingActivity ? '+' : ''}s.source IN (${f.sources.map(() => '?').join(',')})`)
     args.push(...f.sources)
   }
   if (f.idPrefix) {
