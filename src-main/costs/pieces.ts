@@ -18,11 +18,11 @@ import { overrideFor, priceTokens } from './price-overrides'
 
 type CostRepo = ReturnType<typeof repositories.cost>
 /** A session's cost columns, a usage route, as the store's cost repository returns them (camelCase). */
-export type SessionRecord = NonNullable<ReturnType<CostRepo['session']>>
+export type CostSessionRecord = NonNullable<ReturnType<CostRepo['session']>>
 type ModelRecord = ReturnType<CostRepo['modelRows']>[number]
 /** The usage columns a session row, a route row and a day row share. */
 type UsageColumns = Pick<
-  SessionRecord,
+  CostSessionRecord,
   'apiCallCount' | 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'reasoningTokens'
 >
 
@@ -37,7 +37,7 @@ export const tokensOf = (r: Omit<UsageColumns, 'apiCallCount'>): Tokens => ({
 })
 export const used = (r: UsageColumns) =>
   n(r.apiCallCount) > 0 || n(r.inputTokens) + n(r.outputTokens) + n(r.cacheReadTokens) + n(r.cacheWriteTokens) > 0
-export const ownMoney = (r: SessionRecord) =>
+export const ownMoney = (r: CostSessionRecord) =>
   moneyFromColumns(r.estimatedCostUsd, r.actualCostUsd, r.costStatus, used(r))
 
 export const dayOf = (epoch: number) => {
@@ -57,7 +57,7 @@ export const sliceMoney = (p: Piece, s: Slice): Micros => ({
 export interface PieceSource {
   modelRows(sessionId: string): ModelRecord[]
   dailyRows(sessionId: string): DailyRow[]
-  session(sessionId: string): SessionRecord | undefined
+  session(sessionId: string): CostSessionRecord | undefined
 }
 
 export function querySource(store: SessionStore): PieceSource {
@@ -114,7 +114,7 @@ export function customUsd(overrides: PriceOverride[], model: string, baseUrl: un
 const GAP_MICROS = 100
 
 /** A session's own spend as pieces: one per usage route, or one from its cost columns when it has none. */
-export function ownPieces(src: PieceSource, r: SessionRecord, overrides: PriceOverride[]): Piece[] {
+export function ownPieces(src: PieceSource, r: CostSessionRecord, overrides: PriceOverride[]): Piece[] {
   const id = String(r.id)
   const rows = src.modelRows(id)
   const drafts: Draft[] = []
@@ -160,7 +160,7 @@ export interface ChildPieces {
   pieces: Piece[]
 }
 
-const isDelegateRow = (r: SessionRecord) => {
+const isDelegateRow = (r: CostSessionRecord) => {
   if (r.source === 'delegate' || r.source === 'subagent') return true
   try {
     const mc: unknown = typeof r.modelConfig === 'string' ? JSON.parse(r.modelConfig) : null

@@ -47,11 +47,11 @@ const DAILY_COLS = ['session_id', 'day', ...USAGE_COUNTERS] as const satisfies R
 >
 
 /** A session's cost-relevant columns. */
-export type CostSession = RecordOf<typeof sessions.$inferSelect, (typeof SESSION_COLS)[number]>
+type CostSession = RecordOf<typeof sessions.$inferSelect, (typeof SESSION_COLS)[number]>
 /** One usage route (model/endpoint/task) of a session: the atoms every cost total is built from. */
-export type ModelUsageRecord = RecordOf<typeof sessionModelUsage.$inferSelect, (typeof MODEL_COLS)[number]>
+type ModelUsageRecord = RecordOf<typeof sessionModelUsage.$inferSelect, (typeof MODEL_COLS)[number]>
 /** A session's usage on one local day (tokens and upstream's cost). */
-export type DailyUsageRecord = RecordOf<typeof sessionDailyUsage.$inferSelect, (typeof DAILY_COLS)[number]>
+type DailyUsageRecord = RecordOf<typeof sessionDailyUsage.$inferSelect, (typeof DAILY_COLS)[number]>
 
 const SESSION_SELECT = select(SESSION_COLS)
 const MODEL_SELECT = select(MODEL_COLS)
