@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
+import type { Message } from '@shared/contract'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { useShallow } from 'zustand/react/shallow'
 import { searchTerms } from '../../lib/highlight'
@@ -106,6 +107,9 @@ function TranscriptList() {
     return map
   }, [turns, byId])
   const pairs = useMemo(() => pairToolCalls(byId), [byId])
+  // a result shows inside its call (MessageItem's ToolCallView); on its own only when it is the hit
+  const inCall = (m: Message) =>
+    m.role === 'tool' && !!m.toolCallId && pairs.calls.has(m.toolCallId) && m.id !== focusId
   const turnSums = useMemo(() => summarizeTurns(ids, byId, pairs), [ids, byId, pairs])
   const anchoredIds = new Set([...anchors.values()].map((t) => t.turnId))
   const tail = turns.filter((t) => t.status === 'running' || !anchoredIds.has(t.turnId))
@@ -233,7 +237,7 @@ function TranscriptList() {
     ids,
     skip: (id) => {
       const m = byId[id]
-      return !m || (m.role === 'tool' && !!m.toolCallId && pairs.calls.has(m.toolCallId) && m.id !== focusId)
+      return !m || inCall(m)
     },
     v,
     scroller,
@@ -295,8 +299,7 @@ function TranscriptList() {
                 const focused = m.id === focusId
                 const prev = it.index > 0 ? byId[ids[it.index - 1]!] : undefined
                 const newSegment = !!prev && prev.sessionId !== m.sessionId && !!chain && !!profile
-                // a result shows inside its call (MessageItem's ToolCallView); on its own only when it is the hit
-                const inCall = m.role === 'tool' && !!m.toolCallId && pairs.calls.has(m.toolCallId) && !focused
+                const nested = inCall(m)
                 return (
                   <div
                     key={it.key}
@@ -313,7 +316,7 @@ function TranscriptList() {
                   >
                     {newSegment && <CompactionMarker profile={profile!} chain={chain!} segmentId={m.sessionId} />}
                     {t && <TurnBadge t={t} />}
-                    {inCall ? (
+                    {nested ? (
                       <div data-testid="paired-result" data-message-id={m.id} />
                     ) : (
                       <MessageItem m={m} focused={focused} terms={focused ? terms : undefined} />
