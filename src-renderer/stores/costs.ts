@@ -5,7 +5,7 @@ import type { CostSummary } from '@shared/contract'
 import { usdToMicros } from '@shared/contract/money'
 import { errorMessage } from '../lib/format'
 import { useApp } from './app'
-import { queryClient, requestQuery } from './server'
+import { queryClient, requestQuery, settled } from './server'
 
 /** The Costs page's view (period and day filter); the summary itself is a query keyed by scope + view. */
 interface CostsStore {
@@ -42,10 +42,7 @@ export function useCostSummary(): {
 
 /** Read the current view now; resolves once it is loaded (a mounted page shares the same fetch). Failures toast. */
 export function loadCosts(): Promise<void> {
-  return queryClient.fetchQuery(currentCostsQuery()).then(
-    () => undefined,
-    () => undefined
-  )
+  return settled(queryClient.fetchQuery(currentCostsQuery()))
 }
 
 export function setCostDays(days: number): Promise<void> {

@@ -5,7 +5,7 @@ import { getApi } from '../api'
 import { errorMessage } from '../lib/format'
 import { useApp } from './app'
 import { reportError } from './toasts'
-import { queryClient, requestKey, requestPrefix, requestQuery } from './server'
+import { queryClient, requestKey, requestPrefix, requestQuery, settled } from './server'
 
 export interface MemoryFilters {
   kinds: MemoryEventKind[]
@@ -191,10 +191,7 @@ export function useMemoryEntries(profile: string | null) {
 /** Show one file of a profile; resolves once it is read (a mounted panel shares the fetch). */
 export function loadEntries(profile: string, target: Target = useMemory.getState().target): Promise<void> {
   useMemory.setState({ target })
-  return queryClient.fetchQuery(entriesQuery(profile, target)).then(
-    () => undefined,
-    () => undefined
-  )
+  return settled(queryClient.fetchQuery(entriesQuery(profile, target)))
 }
 
 /** Edits are scoped to exactly one profile (invariant 6): the caller passes it; 'all' is not accepted. */

@@ -44,3 +44,10 @@ export function requestQuery<K extends RequestName>(name: K, input: RequestInput
     meta: { errorContext }
   })
 }
+
+/** A read fetched now, resolved once it settled: a failure has already toasted (the cache's onError). */
+export const settled = (read: Promise<unknown>): Promise<void> =>
+  read.then(
+    () => undefined,
+    () => undefined
+  )

@@ -6,7 +6,7 @@ import { useApp } from './app'
 import { reportError } from './toasts'
 import { mergeByKey } from '../lib/normalize'
 import { errorMessage } from '../lib/format'
-import { queryClient, requestQuery } from './server'
+import { queryClient, requestQuery, settled } from './server'
 
 export interface SessionFilters {
   sources: string[]
@@ -302,10 +302,7 @@ export function useSearchResults(): SearchResultsView {
 export function runSearch(text: string): Promise<void> {
   useSessions.setState({ search: { query: text } })
   if (!text.trim()) return Promise.resolve()
-  return queryClient.fetchQuery(searchQuery(text)).then(
-    () => undefined,
-    () => undefined
-  )
+  return settled(queryClient.fetchQuery(searchQuery(text)))
 }
 
 export function clearSearch(): void {

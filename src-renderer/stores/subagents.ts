@@ -13,7 +13,7 @@ import { getApi } from '../api'
 import { errorMessage } from '../lib/format'
 import { useApp } from './app'
 import { reportError } from './toasts'
-import { keyInput, queryClient, requestPrefix, requestQuery } from './server'
+import { keyInput, queryClient, requestPrefix, requestQuery, settled } from './server'
 
 export type SubagentTab = 'all' | 'running' | 'retained' | 'tombstoned' | 'expired'
 
@@ -54,10 +54,7 @@ export function useSubagentList() {
 
 /** Read the current list now (a mounted page shares the fetch); failures toast. */
 function loadSubagents(): Promise<void> {
-  return queryClient.fetchQuery(currentSubagentsQuery()).then(
-    () => undefined,
-    () => undefined
-  )
+  return settled(queryClient.fetchQuery(currentSubagentsQuery()))
 }
 
 export function setSubagentTab(tab: SubagentTab): Promise<void> {
