@@ -166,4 +166,35 @@ describe('event bridge', () => {
     await settle()
     expect(reads('gateway.state')).toBe(3)
   })
+
+  it('coalesces a burst of events into one refetch, and one more for events that arrive while it runs', async () => {
+    const off = wireBridge(fake.api)
+    const gateway = observe(requestQuery('gateway.state', {}, 'Loading gateway state'))
+    await settle()
+    const reads = () => fake.callsOf('gateway.state').length
+    expect(reads()).toBe(1)
+    for (let i = 0; i < 5; i++) fake.emit('gateway.changed', { reason: 'evicted' })
+    await settle()
+    expect(reads()).toBe(2)
+
+    let release!: () => void
+    fake.handlers['gateway.state'] = () =>
+      new Promise((r) => {
+        release = () => r({ agents: [], cap: 8, idleTtlSeconds: 3600 })
+      })
+    fake.emit('gateway.changed', { reason: 'evicted' })
+    await settle()
+    expect(reads()).toBe(3) // running, held
+    for (let i = 0; i < 5; i++) fake.emit('gateway.changed', { reason: 'evicted' })
+    await settle()
+    expect(reads()).toBe(3)
+    release()
+    await settle()
+    expect(reads()).toBe(4) // the trailing pass covers the five that came meanwhile
+    release()
+    await settle()
+    expect(reads()).toBe(4)
+    gateway.off()
+    off()
+  })
 })

@@ -2,7 +2,7 @@ import { create } from 'zustand'
 import { useQuery } from '@tanstack/react-query'
 import { getApi } from '../api'
 import { reportError } from './toasts'
-import { queryClient, requestPrefix, requestQuery } from './server'
+import { invalidateSoon, requestPrefix, requestQuery } from './server'
 
 interface GatewayStore {
   /** Agent keys with an eviction in flight. */
@@ -24,7 +24,7 @@ export function useGatewayState() {
 }
 
 export function applyGatewayChanged(): Promise<void> {
-  return queryClient.invalidateQueries({ queryKey: requestPrefix('gateway.state') })
+  return invalidateSoon({ queryKey: requestPrefix('gateway.state') })
 }
 
 export async function evictAgent(key: string): Promise<boolean> {

@@ -5,7 +5,7 @@ import { getApi } from '../api'
 import { errorMessage } from '../lib/format'
 import { useApp } from './app'
 import { reportError } from './toasts'
-import { queryClient, requestKey, requestPrefix, requestQuery, settled } from './server'
+import { invalidateSoon, queryClient, requestKey, requestPrefix, requestQuery, settled } from './server'
 
 export interface MemoryFilters {
   kinds: MemoryEventKind[]
@@ -46,7 +46,6 @@ const initial = (): MemoryStore => ({
 })
 export const useMemory = create<MemoryStore>()(() => initial())
 let seq = 0
-let followTimer: ReturnType<typeof setTimeout> | null = null
 
 function eventQuery(beforeId?: number) {
   const f = useMemory.getState().filters
@@ -151,26 +150,12 @@ export function applyMemoryActivity(e: MemoryEvent): void {
 
 /**
  * A write (e.g. the agent's memory tool) changes that profile's entries, and every event moves the health
- * numbers: mark them stale now, re-read the ones on screen once a burst of events settles (not per event).
+ * numbers: mark them stale now, re-read the ones on screen once a burst of events is through (not per event).
  */
 function followActivity(e: MemoryEvent): void {
   const writes = e.kind === 'write' || (e.kind === 'tool_call' && e.name === 'memory')
-  if (writes)
-    void queryClient.invalidateQueries({
-      queryKey: requestKey('memory.entries', { profile: e.profile }),
-      refetchType: 'none'
-    })
-  void queryClient.invalidateQueries({ queryKey: requestPrefix('memory.health'), refetchType: 'none' })
-  if (followTimer) clearTimeout(followTimer)
-  followTimer = setTimeout(() => {
-    followTimer = null
-    for (const name of ['memory.entries', 'memory.health'] as const)
-      void queryClient.refetchQueries({
-        queryKey: requestPrefix(name),
-        type: 'active',
-        predicate: (q) => q.state.isInvalidated
-      })
-  }, 300)
+  if (writes) void invalidateSoon({ queryKey: requestKey('memory.entries', { profile: e.profile }) })
+  void invalidateSoon({ queryKey: requestPrefix('memory.health') })
 }
 
 const entriesQuery = (profile: string, target: Target) =>

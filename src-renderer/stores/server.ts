@@ -4,7 +4,14 @@
  * same thing share one fetch. Host events never refetch here directly: the bridge invalidates keys, and only
  * queries a mounted view observes refetch (what the old per-store watcher counts did by hand).
  */
-import { QueryCache, QueryClient, queryOptions, type QueryKey } from '@tanstack/react-query'
+import {
+  matchQuery,
+  QueryCache,
+  QueryClient,
+  queryOptions,
+  type QueryFilters,
+  type QueryKey
+} from '@tanstack/react-query'
 import type { RequestInput, RequestName, RequestOutput } from '@shared/contract'
 import { getApi } from '../api'
 import { reportError } from './toasts'
@@ -51,3 +58,46 @@ export const settled = (read: Promise<unknown>): Promise<void> =>
     () => undefined,
     () => undefined
   )
+
+/**
+ * One pass for a burst: the first call schedules `job` for the next task, calls until it starts join it, and
+ * calls while it runs collapse into one more pass after it. A burst of N events costs one or two passes, not N.
+ * Each call resolves once a pass that started after it has finished.
+ */
+export function coalesce(job: () => Promise<void>): () => Promise<void> {
+  const pass: { queued: Promise<void> | null; running: Promise<void> | null } = { queued: null, running: null }
+  const start = (): Promise<void> =>
+    new Promise<void>((resolve) => setTimeout(resolve, 0)).then(() => {
+      pass.queued = null
+      const run = job()
+        .catch(() => undefined)
+        .finally(() => {
+          if (pass.running === run) pass.running = null
+        })
+      pass.running = run
+      return run
+    })
+  return () => {
+    if (pass.queued) return pass.queued
+    pass.queued = pass.running ? pass.running.then(start) : start()
+    return pass.queued
+  }
+}
+
+/** Filters marked stale since the last pass of `refetchStale`; the pass refetches the ones on screen. */
+const staleSince: QueryFilters[] = []
+const refetchStale = coalesce(async () => {
+  const filters = staleSince.splice(0)
+  // one refetch per query however many filters named it
+  await queryClient.refetchQueries({ type: 'active', predicate: (q) => filters.some((f) => matchQuery(f, q)) })
+})
+
+/**
+ * What a host event does to cached reads: the matching queries go stale now (a view mounted later refetches),
+ * and the ones on screen refetch once the burst of events is through (one fetch per burst, not per event).
+ */
+export function invalidateSoon(filters: QueryFilters): Promise<void> {
+  void queryClient.invalidateQueries({ ...filters, refetchType: 'none' })
+  staleSince.push(filters)
+  return refetchStale()
+}

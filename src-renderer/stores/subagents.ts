@@ -13,7 +13,7 @@ import { getApi } from '../api'
 import { errorMessage } from '../lib/format'
 import { useApp } from './app'
 import { reportError } from './toasts'
-import { keyInput, queryClient, requestPrefix, requestQuery, settled } from './server'
+import { invalidateSoon, keyInput, queryClient, requestPrefix, requestQuery, settled } from './server'
 
 export type SubagentTab = 'all' | 'running' | 'retained' | 'tombstoned' | 'expired'
 
@@ -70,7 +70,7 @@ export function setShowTombstoned(show: boolean): Promise<void> {
 
 /** Lists that can show the event's profile go stale; only a mounted page's list refetches. */
 export function applyDelegationUpdated(evt: EventPayload<'delegation.updated'>): Promise<void> {
-  return queryClient.invalidateQueries({
+  return invalidateSoon({
     queryKey: requestPrefix('subagents.list'),
     predicate: (q) => {
       const scope = keyInput<'subagents.list'>(q.queryKey).profile
