@@ -6,7 +6,7 @@ import { useRef, useState } from 'react'
 import type { SessionImportResult } from '@shared/contract'
 import { getApi } from '../api'
 import { reportError } from '../stores/toasts'
-import { reloadSessions, useSessions } from '../stores/sessions'
+import { reloadSessions, useSessionRows } from '../stores/sessions'
 import { exportRows } from '../stores/bulk-actions'
 import { useSelectedRows } from '../stores/selection'
 import { download } from '../lib/download'
@@ -52,8 +52,9 @@ export function ExportSessionButton({ profile, sessionId }: { profile: string; s
  */
 function ListExportButton() {
   const selected = useSelectedRows()
-  const shown = useSessions((s) => s.order.length)
-  const more = useSessions((s) => s.nextCursor != null)
+  const rows = useSessionRows()
+  const shown = rows.order.length
+  const more = rows.nextCursor != null
   const [busy, setBusy] = useState(false)
   const label = selected.length ? `Export selected (${selected.length})` : `Export shown (${shown}${more ? '+' : ''})`
   return (

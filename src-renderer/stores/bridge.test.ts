@@ -7,7 +7,7 @@ import { setScope, useApp } from './app'
 import { resyncAfterReconnect, wireBridge } from './bridge'
 import { requestQuery } from './server'
 import { useMemory } from './memory'
-import { useSessions, watchSessions } from './sessions'
+import { sessionRows, watchSessions } from './sessions'
 import { openTranscript, useTranscript } from './transcript'
 import { useTurns } from './turns'
 
@@ -63,7 +63,7 @@ describe('event bridge', () => {
     fake.emit('sessions.changed', { profile: 'default', sessionIds: ['s1'] })
     await settle()
     expect(useTranscript.getState().ids).toEqual([1, 2, 3])
-    expect(useSessions.getState().byKey['default/s1']!.messageCount).toBe(3)
+    expect(sessionRows().byKey['default/s1']!.messageCount).toBe(3)
 
     fake.emit('turn.started', {
       turnId: 't',

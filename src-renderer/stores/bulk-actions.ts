@@ -9,7 +9,7 @@ import { getApi } from '../api'
 import { bulkSummary, chunks } from '../lib/bulk-summary'
 import { download } from '../lib/download'
 import { keepSelected } from './selection'
-import { query, sessionKey, useSessions } from './sessions'
+import { query, replaceRows, sessionKey } from './sessions'
 import { pushToast, reportError } from './toasts'
 
 const refs = (rows: readonly SessionSummary[]) => rows.map((r) => ({ profile: r.profile, sessionId: r.id }))
@@ -38,19 +38,7 @@ export async function sendBulk(
 export async function runBulk(action: Exclude<BulkAction, 'delete'>, rows: readonly SessionSummary[]): Promise<void> {
   if (!rows.length) return
   const results = await sendBulk(action, refs(rows))
-  const archived = useSessions.getState().filters.archived
-  useSessions.setState((s) => {
-    const byKey = { ...s.byKey }
-    const gone = new Set<string>()
-    for (const r of results) {
-      if (!r.summary) continue
-      const k = sessionKey(r.profile, r.sessionId)
-      byKey[k] = r.summary
-      if ((archived === 'exclude' && r.summary.archived) || (archived === 'only' && !r.summary.archived)) gone.add(k)
-    }
-    for (const k of gone) delete byKey[k]
-    return { byKey, order: gone.size ? s.order.filter((k) => !gone.has(k)) : s.order }
-  })
+  replaceRows(results.flatMap((r) => (r.summary ? [r.summary] : [])))
   keepSelected(results.filter((r) => !r.ok).map((r) => sessionKey(r.profile, r.sessionId)))
   const { kind, message } = bulkSummary(action, results)
   pushToast(kind, message)

@@ -3,7 +3,7 @@ import { installFakeApi, type FakeApi } from '../test-utils/fake-api'
 import { resetStores } from '../test-utils/reset-stores'
 import { summary } from '../test-utils/fixtures'
 import { deleteWithUndo, undoDelete, UNDO_MS } from './pending-delete'
-import { applySessionsChanged, reloadSessions, useSessions, watchSessions } from './sessions'
+import { applySessionsChanged, reloadSessions, sessionRows, watchSessions } from './sessions'
 
 let fake: FakeApi
 let db: ReturnType<typeof summary>[]
@@ -26,14 +26,14 @@ describe('delete with undo', () => {
     const off = watchSessions()
     await reloadSessions()
     deleteWithUndo('default', 's1', 'Title s1')
-    expect(useSessions.getState().order).not.toContain('default/s1')
+    expect(sessionRows().order).not.toContain('default/s1')
     // another session streams meanwhile: the head is re-read, and the host still has s1
     await applySessionsChanged({ profile: 'default', sessionIds: ['s0'] }, true)
     await reloadSessions()
-    expect(useSessions.getState().order).not.toContain('default/s1')
+    expect(sessionRows().order).not.toContain('default/s1')
     expect(fake.callsOf('sessions.delete')).toHaveLength(0)
     undoDelete()
-    await vi.waitFor(() => expect(useSessions.getState().order).toContain('default/s1'))
+    await vi.waitFor(() => expect(sessionRows().order).toContain('default/s1'))
     off()
   })
 
@@ -44,7 +44,7 @@ describe('delete with undo', () => {
     await vi.advanceTimersByTimeAsync(UNDO_MS)
     expect(fake.callsOf('sessions.delete')).toEqual([{ profile: 'default', sessionId: 's2' }])
     await reloadSessions()
-    expect(useSessions.getState().order).not.toContain('default/s2')
-    expect(useSessions.getState().order).toHaveLength(4)
+    expect(sessionRows().order).not.toContain('default/s2')
+    expect(sessionRows().order).toHaveLength(4)
   })
 })

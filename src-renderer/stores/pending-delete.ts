@@ -2,7 +2,7 @@ import { create } from 'zustand'
 import { getApi } from '../api'
 import { bulkSummary } from '../lib/bulk-summary'
 import { sendBulk } from './bulk-actions'
-import { hideSessions, reloadSessions, sessionKey, useSessions } from './sessions'
+import { dropRows, hideSessions, reloadSessions, sessionKey } from './sessions'
 import { pushToast, reportError } from './toasts'
 import { forgetTranscript } from './transcript'
 
@@ -62,11 +62,7 @@ export function deleteManyWithUndo(items: Ref[], label: string): void {
   usePendingDelete.setState({ pending: p })
   const keys = new Set(keysOf(items))
   hideSessions(keys, true)
-  useSessions.setState((s) => {
-    const byKey = { ...s.byKey }
-    for (const k of keys) delete byKey[k]
-    return { byKey, order: s.order.filter((x) => !keys.has(x)) }
-  })
+  dropRows(keys)
   timer = setTimeout(() => void commit(p), UNDO_MS)
 }
 

@@ -3,7 +3,7 @@ import { create } from 'zustand'
 import type { SessionSummary } from '@shared/contract'
 import { applyClick } from '../lib/range-select'
 import { useApp } from './app'
-import { useSessions } from './sessions'
+import { sessionRows, useSessionRows } from './sessions'
 
 /**
  * The Sessions page's selection, by row key (`profile/id`), so it survives live updates re-sorting the list.
@@ -20,13 +20,13 @@ export const useSelection = create<Selection>()(empty)
 /** Click (toggle) or shift-click (range from the last clicked row) on a row's checkbox. */
 export function clickSelect(key: string, shift: boolean): void {
   const { keys, anchor } = useSelection.getState()
-  const next = applyClick(keys, useSessions.getState().order, anchor, key, shift)
+  const next = applyClick(keys, sessionRows().order, anchor, key, shift)
   useSelection.setState({ keys: next.selected, anchor: next.anchor })
 }
 
 /** Select every row shown, or clear when all of them already are. */
 export function toggleAllShown(): void {
-  const order = useSessions.getState().order
+  const order = sessionRows().order
   const { keys } = useSelection.getState()
   const all = order.length > 0 && order.every((k) => keys.has(k))
   useSelection.setState(all ? empty() : { keys: new Set(order), anchor: null })
@@ -55,8 +55,7 @@ export function selectedRows(
 /** Selected rows that are still shown (the selection itself may name rows that left the list). */
 export function useSelectedRows(): SessionSummary[] {
   const keys = useSelection((s) => s.keys)
-  const order = useSessions((s) => s.order)
-  const byKey = useSessions((s) => s.byKey)
+  const { order, byKey } = useSessionRows()
   return useMemo(() => selectedRows({ order, byKey }, keys), [order, byKey, keys])
 }
 

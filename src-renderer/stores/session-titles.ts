@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query'
 import { getApi } from '../api'
 import { sessionLabel, type Labelled } from '../lib/session-label'
-import { sessionKey, useSessions } from './sessions'
+import { sessionKey, useLoadedRow } from './sessions'
 import { requestKey } from './server'
 
 /**
@@ -29,7 +29,7 @@ const labelQuery = (profile: string, id: string) => ({
  */
 export function useSessionLabel(profile: string, id: string | null | undefined): string | null {
   const k = id ? sessionKey(profile, id) : ''
-  const row = useSessions((s) => (k ? s.byKey[k] : undefined))
+  const row = useLoadedRow(k)
   const cached = useQuery({ ...labelQuery(profile, id ?? ''), enabled: !!id && !row }).data
   if (!id) return null
   if (row) return sessionLabel({ title: row.title, preview: row.preview, at: row.lastActiveAt })

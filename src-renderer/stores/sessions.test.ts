@@ -1,16 +1,21 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import type { RequestOutput, SessionQuery } from '@shared/contract'
-import { installFakeApi, type FakeApi } from '../test-utils/fake-api'
+import { installFakeApi, settle, type FakeApi } from '../test-utils/fake-api'
 import { resetStores } from '../test-utils/reset-stores'
 import { summary } from '../test-utils/fixtures'
 import { setScope } from './app'
 import {
   applySessionsChanged,
   clearSearch,
+  HEAD_SIZE,
   loadMoreSessions,
+  query,
   reloadSessions,
+  rowsKey,
   runSearch,
   sessionKey,
+  sessionRows,
+  sessionRowsState,
   setSessionFilters,
   useSessions,
   watchSessions
@@ -51,10 +56,10 @@ beforeEach(async () => {
 describe('sessions store', () => {
   it('loads the first page and pages on with the keyset cursor', async () => {
     await reloadSessions()
-    expect(useSessions.getState().order).toHaveLength(100)
-    expect(useSessions.getState().nextCursor).toBe('100')
+    expect(sessionRows().order).toHaveLength(100)
+    expect(sessionRows().nextCursor).toBe('100')
     await loadMoreSessions()
-    const st = useSessions.getState()
+    const st = sessionRows()
     expect(st.order).toHaveLength(150)
     expect(st.nextCursor).toBeNull()
     expect(fake.callsOf('sessions.list')[1]!.cursor).toBe('100')
@@ -86,29 +91,64 @@ describe('sessions store', () => {
   it('keys rows by profile and id so equal ids in two profiles both show', async () => {
     db = [summary('x', { profile: 'default' }), summary('x', { profile: 'work' })]
     await reloadSessions()
-    expect(useSessions.getState().order).toEqual([sessionKey('default', 'x'), sessionKey('work', 'x')])
+    expect(sessionRows().order).toEqual([sessionKey('default', 'x'), sessionKey('work', 'x')])
   })
 
   it('merges a live change without clobbering loaded rows, filters or the search text', async () => {
     const off = watchSessions()
-    await reloadSessions()
+    await setSessionFilters({ idPrefix: 'typed' })
     await loadMoreSessions()
-    useSessions.setState((s) => ({
-      filters: { ...s.filters, idPrefix: 'typed' },
-      search: { ...s.search, query: 'half-typed' }
-    }))
+    const listKey = rowsKey(query())
+    useSessions.setState((s) => ({ search: { ...s.search, query: 'half-typed' } }))
     // s120 becomes the most recent; a brand-new session appears too
     const moved = { ...db[120]!, title: 'moved up', lastActiveAt: 3_000_000 }
     db = [summary('new1', { lastActiveAt: 3_000_001 }), moved, ...db.filter((s) => s.id !== 's120')]
     // the refresh reads with the current filters; our fake ignores idPrefix
     await applySessionsChanged({ profile: 'default', sessionIds: ['new1', 's120'] })
     const st = useSessions.getState()
-    expect(st.order.slice(0, 2)).toEqual(['default/new1', 'default/s120'])
-    expect(st.order).toHaveLength(151)
-    expect(new Set(st.order).size).toBe(151)
-    expect(st.byKey['default/s120']!.title).toBe('moved up')
+    const rows = queryClient.getQueryData(listKey)!
+    expect(rows.order.slice(0, 2)).toEqual(['default/new1', 'default/s120'])
+    expect(rows.order).toHaveLength(151)
+    expect(new Set(rows.order).size).toBe(151)
+    expect(rows.byKey['default/s120']!.title).toBe('moved up')
     expect(st.filters.idPrefix).toBe('typed')
     expect(st.search.query).toBe('half-typed')
+    off()
+  })
+
+  it('a burst of changes re-reads only the head of a long list once, not every loaded page', async () => {
+    db = Array.from({ length: 1000 }, (_, i) => summary(`s${i}`, { lastActiveAt: 2_000_000 - i }))
+    const off = watchSessions()
+    await reloadSessions()
+    for (let i = 0; i < 9; i++) await loadMoreSessions()
+    expect(sessionRows().order).toHaveLength(1000)
+    const before = fake.callsOf('sessions.list').length
+    db[0] = { ...db[0]!, title: 'streaming' }
+    await Promise.all(
+      Array.from({ length: 20 }, () => applySessionsChanged({ profile: 'default', sessionIds: ['s0'] }))
+    )
+    const reads = fake.callsOf('sessions.list').slice(before)
+    expect(reads).toHaveLength(1)
+    expect(reads[0]).toMatchObject({ cursor: null, limit: HEAD_SIZE })
+    expect(sessionRows().order).toHaveLength(1000)
+    expect(sessionRows().byKey['default/s0']!.title).toBe('streaming')
+    off()
+  })
+
+  it('coming back to a list that went stale merges the head instead of starting over', async () => {
+    let off = watchSessions()
+    await reloadSessions()
+    await loadMoreSessions()
+    off()
+    db[0] = { ...db[0]!, title: 'while away' }
+    await applySessionsChanged({ profile: 'default', sessionIds: ['s0'] })
+    expect(sessionRowsState().stale).toBe(true)
+    const before = fake.callsOf('sessions.list').length
+    off = watchSessions()
+    await settle()
+    expect(fake.callsOf('sessions.list').slice(before)).toEqual([expect.objectContaining({ limit: HEAD_SIZE })])
+    expect(sessionRows().order).toHaveLength(150)
+    expect(sessionRows().byKey['default/s0']!.title).toBe('while away')
     off()
   })
 
@@ -117,7 +157,7 @@ describe('sessions store', () => {
     await reloadSessions()
     db[90] = { ...db[90]!, title: 'renamed elsewhere' }
     await applySessionsChanged({ profile: 'default', sessionIds: ['s90'] })
-    const st = useSessions.getState()
+    const st = sessionRows()
     expect(st.byKey['default/s90']!.title).toBe('renamed elsewhere')
     expect(st.order.indexOf('default/s90')).toBe(90)
     off()
@@ -128,7 +168,7 @@ describe('sessions store', () => {
     await reloadSessions()
     db = db.filter((s) => s.id !== 's95')
     await applySessionsChanged({ profile: 'default', sessionIds: ['s95'] })
-    expect(useSessions.getState().byKey['default/s95']).toBeUndefined()
+    expect(sessionRows().byKey['default/s95']).toBeUndefined()
     off()
   })
 
@@ -140,7 +180,7 @@ describe('sessions store', () => {
     expect(fake.calls.length).toBe(before)
     await applySessionsChanged({ profile: 'work', sessionIds: ['s1'] })
     expect(fake.calls.length).toBe(before)
-    expect(useSessions.getState().stale).toBe(true)
+    expect(sessionRowsState().stale).toBe(true)
   })
 
   it('drops a page that answers an older query', async () => {
@@ -158,7 +198,7 @@ describe('sessions store', () => {
     db = [summary('stale')]
     release()
     await first
-    expect(useSessions.getState().order).toEqual(['default/fresh'])
+    expect(sessionRows().order).toEqual(['default/fresh'])
   })
 
   it('searches with highlighted snippets and ignores late answers of replaced searches', async () => {
@@ -206,7 +246,7 @@ describe('sessions store', () => {
       throw new Error('database is locked')
     }
     await reloadSessions()
-    expect(useSessions.getState().error).toContain('database is locked')
+    expect(sessionRowsState().error).toContain('database is locked')
     expect(useToasts.getState().toasts.at(-1)!.message).toContain('database is locked')
   })
 })

@@ -1,12 +1,13 @@
+import { useMemo } from 'react'
 import { create } from 'zustand'
-import { keepPreviousData, useQuery } from '@tanstack/react-query'
+import { keepPreviousData, QueryObserver, queryOptions, useQuery, type QueryKey } from '@tanstack/react-query'
 import type { EventPayload, SearchHit, SearchSessionGroup, SessionQuery, SessionSummary } from '@shared/contract'
 import { getApi } from '../api'
 import { useApp } from './app'
 import { reportError } from './toasts'
-import { mergeByKey } from '../lib/normalize'
+import { mergeByKey, type Normalized } from '../lib/normalize'
 import { errorMessage } from '../lib/format'
-import { queryClient, requestQuery, settled } from './server'
+import { coalesce, queryClient, requestQuery, settled } from './server'
 
 export interface SessionFilters {
   sources: string[]
@@ -20,20 +21,19 @@ export interface SessionFilters {
 
 interface SessionsStore {
   filters: SessionFilters
-  byKey: Record<string, SessionSummary>
-  order: string[]
-  nextCursor: string | null
-  loading: boolean
+  /** A next page is on its way ("load more" while scrolling). */
   loadingMore: boolean
-  error: string | null
-  /** Scope the loaded rows belong to (null = nothing loaded). */
-  loadedScope: string | null
-  /** An event arrived while no view was watching. */
-  stale: boolean
   /** Every source seen so far, for the filter menu. */
   knownSources: string[]
   /** The search box's text; its results are a query keyed by scope, text and filters (`useSearchResults`). */
   search: { query: string }
+  /** The list's keyboard cursor (a row key) and the scope it was set in: it survives opening a session and coming back. */
+  cursor: { scope: string; key: string }
+}
+
+/** The loaded rows of one list (scope + filters): every page read so far, merged with live changes. */
+export interface SessionRows extends Normalized<SessionSummary> {
+  nextCursor: string | null
 }
 
 export const PAGE_SIZE = 100
@@ -50,50 +50,24 @@ const initialFilters: SessionFilters = {
 }
 const initial = (): SessionsStore => ({
   filters: initialFilters,
-  byKey: {},
-  order: [],
-  nextCursor: null,
-  loading: false,
   loadingMore: false,
-  error: null,
-  loadedScope: null,
-  stale: false,
   knownSources: [],
-  search: { query: '' }
+  search: { query: '' },
+  cursor: { scope: '', key: '' }
 })
 
 export const useSessions = create<SessionsStore>()(() => initial())
 export const sessionKey = (profile: string, id: string) => `${profile}/${id}`
 
-// Bumped by every reload so late pages of an older query are dropped.
-let generation = 0
-let refreshing = false
-// Ids named by events that arrived while a refresh was running, per profile.
-let pendingIds = new Map<string, Set<string>>()
-let watchers = 0
-
-/**
- * The sessions page watches while mounted. Coming back to it keeps the rows (and so the scroll position)
- * and only merges in what changed meanwhile; a different profile scope reloads.
- */
-export function watchSessions(): () => void {
-  watchers++
-  const st = useSessions.getState()
-  if (st.loadedScope !== useApp.getState().scope) void reloadSessions()
-  else if (st.stale) {
-    useSessions.setState({ stale: false })
-    void applySessionsChanged({ profile: st.loadedScope === 'all' ? '' : st.loadedScope, sessionIds: [] }, true)
-  }
-  return () => {
-    watchers--
-  }
-}
-
-/** The list request for the current scope and filters (also what "Export shown" exports). */
-export function query(cursor: string | null, limit = PAGE_SIZE): SessionQuery {
-  const f = useSessions.getState().filters
+/** The list request for a scope and filters (also what "Export shown" exports). */
+export function listInput(
+  scope: string,
+  f: SessionFilters,
+  cursor: string | null = null,
+  limit = PAGE_SIZE
+): SessionQuery {
   return {
-    profile: useApp.getState().scope,
+    profile: scope,
     archived: f.archived,
     includeChildren: f.includeChildren,
     limit,
@@ -105,6 +79,10 @@ export function query(cursor: string | null, limit = PAGE_SIZE): SessionQuery {
   }
 }
 
+/** The list request for the current scope and filters. */
+export const query = (cursor: string | null = null, limit = PAGE_SIZE): SessionQuery =>
+  listInput(useApp.getState().scope, useSessions.getState().filters, cursor, limit)
+
 /** Rows whose delete waits out its undo window: no reload or live refresh may bring them back meanwhile. */
 const hidden = new Set<string>()
 export function hideSessions(keys: Iterable<string>, hide: boolean): void {
@@ -115,55 +93,149 @@ export function hideSessions(keys: Iterable<string>, hide: boolean): void {
 }
 const shown = (items: SessionSummary[]) =>
   hidden.size ? items.filter((s) => !hidden.has(sessionKey(s.profile, s.id))) : items
+const rowKey = (s: SessionSummary) => sessionKey(s.profile, s.id)
 
-function mergeSources(known: string[], items: SessionSummary[]): string[] {
+function noteSources(items: SessionSummary[]): void {
+  const known = useSessions.getState().knownSources
   const set = new Set(known)
   for (const s of items) set.add(s.source)
-  return set.size === known.length ? known : [...set].sort()
+  if (set.size !== known.length) useSessions.setState({ knownSources: [...set].sort() })
 }
 
-export async function reloadSessions(): Promise<void> {
-  const gen = ++generation
-  useSessions.setState({ loading: true, error: null, loadedScope: useApp.getState().scope, stale: false })
-  try {
-    const page = await getApi().call('sessions.list', query(null))
-    if (gen !== generation) return
-    const { byKey, order } = mergeByKey(shown(page.items), (s) => sessionKey(s.profile, s.id))
-    useSessions.setState((st) => ({
-      byKey,
-      order,
-      nextCursor: page.nextCursor,
-      loading: false,
-      knownSources: mergeSources(st.knownSources, page.items)
-    }))
-  } catch (err) {
-    if (gen !== generation) return
-    useSessions.setState({ loading: false, error: reportError(err, 'Loading sessions') })
+/**
+ * The rows of one list as a query keyed by its first-page request (scope + filters). Its fetch reads the first
+ * page; further pages and live changes are merged into its data (`setQueryData`), so neither re-reads every
+ * loaded page. An answer lands in the key it was asked for: a list replaced meanwhile (other filters, other
+ * scope) is simply not the one on screen, so no sequence counter is needed. Coming back to a cached list
+ * does not start it over (`refetchOnMount: false`): `watchSessions` merges in what changed meanwhile.
+ */
+const ROWS = 'sessions.rows'
+const rowsQuery = (input: SessionQuery) =>
+  queryOptions({
+    queryKey: [ROWS, input] as const,
+    queryFn: async (): Promise<SessionRows> => {
+      const page = await getApi().call('sessions.list', input)
+      noteSources(page.items)
+      return { ...mergeByKey(shown(page.items), rowKey), nextCursor: page.nextCursor }
+    },
+    meta: { errorContext: 'Loading sessions' },
+    refetchOnMount: false
+  })
+
+export const rowsKey = (input: SessionQuery) => rowsQuery(input).queryKey
+
+/** Is this a cached list's key (for invalidation predicates)? */
+export const isRowsKey = (key: QueryKey) => key[0] === ROWS
+
+const EMPTY: SessionRows = { byKey: {}, order: [], nextCursor: null }
+
+/** The loaded rows of the current list (outside React). */
+export const sessionRows = (): SessionRows => queryClient.getQueryData(rowsKey(query())) ?? EMPTY
+
+/** The current list's read state (outside React): failed, or its first page still on its way. */
+export function sessionRowsState(): { error: string | null; stale: boolean } {
+  const st = queryClient.getQueryState(rowsKey(query()))
+  return { error: st?.error ? errorMessage(st.error) : null, stale: !!st?.isInvalidated }
+}
+
+/** The rows the list shows, for the scope and filters it is subscribed to; the last list stays up while the next loads. */
+export function useSessionRows(): SessionRows & { loading: boolean; error: string | null } {
+  const scope = useApp((s) => s.scope)
+  const filters = useSessions((s) => s.filters)
+  const input = useMemo(() => listInput(scope, filters), [scope, filters])
+  const q = useQuery({ ...rowsQuery(input), placeholderData: keepPreviousData })
+  return { ...(q.data ?? EMPTY), loading: q.isFetching, error: q.error ? errorMessage(q.error) : null }
+}
+
+/** One row of the current list if it is loaded; observing it does not fetch or count as watching. */
+export function useLoadedRow(key: string): SessionSummary | undefined {
+  const scope = useApp((s) => s.scope)
+  const filters = useSessions((s) => s.filters)
+  const input = useMemo(() => listInput(scope, filters), [scope, filters])
+  return useQuery({ ...rowsQuery(input), enabled: false, select: (r) => (key ? r.byKey[key] : undefined) }).data
+}
+
+/** Change the rows of every cached list (a local edit: update, archive, hide); `input` is that list's request. */
+function updateRows(fn: (rows: SessionRows, input: SessionQuery) => SessionRows): void {
+  for (const [key, rows] of queryClient.getQueriesData<SessionRows>({ queryKey: [ROWS] })) {
+    const input = key[1] as SessionQuery
+    if (rows) queryClient.setQueryData(rowsKey(input), fn(rows, input))
   }
 }
 
+/** Rows that leave every cached list at once (deleted, or filtered out by an edit). */
+export function dropRows(keys: ReadonlySet<string>): void {
+  if (keys.size) updateRows((r) => withoutRows(r, keys))
+}
+
+function withoutRows(r: SessionRows, keys: ReadonlySet<string>): SessionRows {
+  if (!r.order.some((k) => keys.has(k))) return r
+  const byKey = { ...r.byKey }
+  for (const k of keys) delete byKey[k]
+  return { ...r, byKey, order: r.order.filter((k) => !keys.has(k)) }
+}
+
+/** Does a list with this archive filter still show the row? */
+export const listShows = (input: SessionQuery, s: SessionSummary) =>
+  !((input.archived === 'exclude' && s.archived) || (input.archived === 'only' && !s.archived))
+
+/** Edited rows update in place in every cached list; a list whose archive filter no longer shows one drops it. */
+export function replaceRows(items: readonly SessionSummary[]): void {
+  if (!items.length) return
+  updateRows((r, input) => {
+    const byKey = { ...r.byKey }
+    const gone = new Set<string>()
+    for (const s of items) {
+      const k = rowKey(s)
+      if (!byKey[k]) continue
+      byKey[k] = s
+      if (!listShows(input, s)) gone.add(k)
+    }
+    return withoutRows({ ...r, byKey }, gone)
+  })
+}
+
+/**
+ * The sessions page watches while mounted: an observer on the current list, following scope and filters. Its
+ * first mount reads the first page; coming back keeps the rows (and so the scroll position) and only merges in
+ * what changed meanwhile. Live changes refresh only a watched list (`isActive`); others just go stale.
+ */
+export function watchSessions(): () => void {
+  const observer = new QueryObserver(queryClient, rowsQuery(query()))
+  const off = observer.subscribe(() => {})
+  if (sessionRowsState().stale) void applySessionsChanged({ profile: '', sessionIds: [] }, true)
+  const follow = () => observer.setOptions(rowsQuery(query()))
+  const offScope = useApp.subscribe((s, p) => s.scope !== p.scope && follow())
+  const offFilters = useSessions.subscribe((s, p) => s.filters !== p.filters && follow())
+  return () => {
+    offScope()
+    offFilters()
+    off()
+  }
+}
+
+/** The current list's first page again (after a delete failed, an undo, an import, a prune); rows stay up meanwhile. */
+export function reloadSessions(): Promise<void> {
+  return settled(queryClient.fetchQuery(rowsQuery(query())))
+}
+
 export async function loadMoreSessions(): Promise<void> {
-  const st = useSessions.getState()
-  if (!st.nextCursor || st.loadingMore || st.loading) return
-  const gen = generation
+  const input = query()
+  const key = rowsKey(input)
+  const rows = queryClient.getQueryData(key)
+  if (!rows?.nextCursor || useSessions.getState().loadingMore || queryClient.isFetching({ queryKey: key })) return
   useSessions.setState({ loadingMore: true })
   try {
-    const page = await getApi().call('sessions.list', query(st.nextCursor))
-    if (gen !== generation) return
-    useSessions.setState((s) => {
-      const { byKey, order } = mergeByKey(shown(page.items), (item) => sessionKey(item.profile, item.id), s)
-      return {
-        byKey,
-        order,
-        nextCursor: page.nextCursor,
-        loadingMore: false,
-        knownSources: mergeSources(s.knownSources, page.items)
-      }
-    })
+    const page = await getApi().call('sessions.list', { ...input, cursor: rows.nextCursor })
+    noteSources(page.items)
+    // into the list it was asked for, whichever is on screen now
+    queryClient.setQueryData(key, (r) =>
+      r ? { ...mergeByKey(shown(page.items), rowKey, r), nextCursor: page.nextCursor } : r
+    )
   } catch (err) {
-    if (gen !== generation) return
-    useSessions.setState({ loadingMore: false })
     reportError(err, 'Loading more sessions')
+  } finally {
+    useSessions.setState({ loadingMore: false })
   }
 }
 
@@ -183,88 +255,79 @@ export function resetSessionFilters(): Promise<void> {
   return refilter()
 }
 
+/** Session ids named by events since the last live pass, per profile: the pass re-reads the loaded ones. */
+const changedIds = new Map<string, Set<string>>()
+const refreshPass = coalesce(refreshOnce)
+
 /**
  * Live refresh (merge, don't clobber): re-read the head of the list and splice it in front, update any
  * other loaded row the event names, keep every other row, the filters and the search box untouched.
- * Overlapping events collapse into one trailing refresh.
+ * A burst of events is one pass (plus one more for events that come while it runs).
  */
-export async function applySessionsChanged(evt: EventPayload<'sessions.changed'>, force = false): Promise<void> {
+export function applySessionsChanged(evt: EventPayload<'sessions.changed'>, force = false): Promise<void> {
   const scope = useApp.getState().scope
-  if (!force && scope !== 'all' && scope !== evt.profile) return
-  if (!force && watchers === 0) {
-    if (useSessions.getState().loadedScope) useSessions.setState({ stale: true })
-    return
+  if (!force && scope !== 'all' && scope !== evt.profile) return Promise.resolve()
+  const key = rowsKey(query())
+  const list = queryClient.getQueryCache().find({ queryKey: key, exact: true })
+  if (!list || list.state.data === undefined) return Promise.resolve()
+  if (!force && !list.isActive()) {
+    // nobody watches: the list goes stale, and is merged with the host when the page comes back
+    void queryClient.invalidateQueries({ queryKey: key, exact: true, refetchType: 'none' })
+    return Promise.resolve()
   }
-  const set = pendingIds.get(evt.profile) ?? new Set<string>()
+  const set = changedIds.get(evt.profile) ?? new Set<string>()
   for (const id of evt.sessionIds) set.add(id)
-  pendingIds.set(evt.profile, set)
-  if (refreshing) return
-  refreshing = true
-  try {
-    while (pendingIds.size) {
-      const batch = pendingIds
-      pendingIds = new Map()
-      await refreshOnce([...batch].map(([profile, ids]) => ({ profile, sessionIds: [...ids] })))
-    }
-  } finally {
-    refreshing = false
-  }
+  changedIds.set(evt.profile, set)
+  return refreshPass()
 }
 
-async function refreshOnce(events: Array<EventPayload<'sessions.changed'>>): Promise<void> {
-  const gen = generation
+async function refreshOnce(): Promise<void> {
+  const events = [...changedIds].map(([profile, ids]) => ({ profile, ids: [...ids] }))
+  changedIds.clear()
+  const input = query()
+  const key = rowsKey(input)
+  if (!queryClient.getQueryData(key)) return
   const api = getApi()
   let head: SessionSummary[]
   try {
-    head = shown((await api.call('sessions.list', query(null, HEAD_SIZE))).items)
+    head = shown((await api.call('sessions.list', { ...input, limit: HEAD_SIZE })).items)
   } catch {
     return // transient: the next event will try again; no toast storm while streaming
   }
-  if (gen !== generation) return
-  const headKeys = new Set(head.map((s) => sessionKey(s.profile, s.id)))
-  const loaded = useSessions.getState().byKey
+  const headKeys = new Set(head.map(rowKey))
+  const loaded = queryClient.getQueryData(key)?.byKey ?? {}
   const updated: SessionSummary[] = []
   const gone = new Set<string>()
   for (const evt of events) {
-    const stragglers = evt.sessionIds.filter(
-      (id) =>
-        loaded[sessionKey(evt.profile, id)] &&
-        !headKeys.has(sessionKey(evt.profile, id)) &&
-        !hidden.has(sessionKey(evt.profile, id))
-    )
-    for (const id of stragglers) {
+    const stragglers = evt.ids
+      .map((id) => sessionKey(evt.profile, id))
+      .filter((k) => loaded[k] && !headKeys.has(k) && !hidden.has(k))
+    for (const k of stragglers) {
+      const sessionId = k.slice(evt.profile.length + 1)
       try {
-        updated.push((await api.call('sessions.get', { profile: evt.profile, sessionId: id })).summary)
+        updated.push((await api.call('sessions.get', { profile: evt.profile, sessionId })).summary)
       } catch (err) {
         // only a definite not_found drops the row; a transient failure keeps what we have
-        if ((err as { code?: string })?.code === 'not_found') gone.add(sessionKey(evt.profile, id))
+        if ((err as { code?: string })?.code === 'not_found') gone.add(k)
       }
     }
   }
-  if (gen !== generation) return
-  const f = useSessions.getState().filters
-  useSessions.setState((s) => {
-    const byKey = { ...s.byKey }
-    for (const item of [...head, ...updated]) byKey[sessionKey(item.profile, item.id)] = item
-    for (const item of updated) {
-      const hidden = (f.archived === 'exclude' && item.archived) || (f.archived === 'only' && !item.archived)
-      if (hidden) gone.add(sessionKey(item.profile, item.id))
-    }
-    const headOrder = head.map((x) => sessionKey(x.profile, x.id))
-    const rest = s.order.filter((k) => !headKeys.has(k) && !gone.has(k))
+  for (const item of updated) if (!listShows(input, item)) gone.add(rowKey(item))
+  noteSources(head)
+  queryClient.setQueryData(key, (r) => {
+    if (!r) return r
+    const byKey = { ...r.byKey }
+    for (const item of [...head, ...updated]) byKey[rowKey(item)] = item
     for (const k of gone) delete byKey[k]
-    return { byKey, order: [...headOrder, ...rest], knownSources: mergeSources(s.knownSources, head) }
+    const rest = r.order.filter((k) => !headKeys.has(k) && !gone.has(k))
+    return { ...r, byKey, order: [...head.map(rowKey), ...rest] }
   })
 }
 
-/** The search request for some text under the current scope and filters (the filter bar applies to hits too). */
-function searchQuery(text: string) {
-  const { profile: _p, limit: _l, cursor: _c, ...filters } = query(null)
-  return requestQuery(
-    'sessions.search',
-    { profile: useApp.getState().scope, query: text.trim(), limit: 50, ...filters },
-    'Search'
-  )
+/** The search request for some text under a scope and filters (the filter bar applies to hits too). */
+function searchQuery(text: string, scope: string, f: SessionFilters) {
+  const { profile: _p, limit: _l, cursor: _c, ...filters } = listInput(scope, f)
+  return requestQuery('sessions.search', { profile: scope, query: text.trim(), limit: 50, ...filters }, 'Search')
 }
 
 export interface SearchResultsView {
@@ -281,10 +344,10 @@ export interface SearchResultsView {
 /** The results of the search box's text; the last answer stays up while the next one loads. */
 export function useSearchResults(): SearchResultsView {
   const text = useSessions((s) => s.search.query)
-  useSessions((s) => s.filters) // a filter change re-keys the search
-  useApp((s) => s.scope)
+  const filters = useSessions((s) => s.filters)
+  const scope = useApp((s) => s.scope)
   const on = text.trim() !== ''
-  const q = useQuery({ ...searchQuery(text), enabled: on, placeholderData: keepPreviousData })
+  const q = useQuery({ ...searchQuery(text, scope, filters), enabled: on, placeholderData: keepPreviousData })
   if (!on) return { query: text, hits: [], loading: false, error: null }
   const res = q.data
   return {
@@ -302,7 +365,7 @@ export function useSearchResults(): SearchResultsView {
 export function runSearch(text: string): Promise<void> {
   useSessions.setState({ search: { query: text } })
   if (!text.trim()) return Promise.resolve()
-  return settled(queryClient.fetchQuery(searchQuery(text)))
+  return settled(queryClient.fetchQuery(searchQuery(text, useApp.getState().scope, useSessions.getState().filters)))
 }
 
 export function clearSearch(): void {
@@ -319,11 +382,7 @@ export async function updateSession(input: {
 }): Promise<void> {
   try {
     const summary = await getApi().call('sessions.update', input)
-    useSessions.setState((s) => {
-      const k = sessionKey(summary.profile, summary.id)
-      if (!s.byKey[k]) return s
-      return { byKey: { ...s.byKey, [k]: summary } }
-    })
+    replaceRows([summary])
   } catch (err) {
     reportError(err, 'Updating session')
   }

@@ -1,31 +1,20 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'react'
 import { useVirtualizer } from '@tanstack/react-virtual'
-import { useShallow } from 'zustand/react/shallow'
 import { navigate } from '../../app/router'
 import { sessionHref } from '../../app/routes'
 import { isTyping, useListKeys } from '../../lib/use-list-keys'
 import { dialogOpen } from '../../components/Dialog'
 import { clearSelection, clickSelect, toggleAllShown, useSelection } from '../../stores/selection'
 import { useApp } from '../../stores/app'
-import { loadMoreSessions, resetSessionFilters, useSessions } from '../../stores/sessions'
+import { loadMoreSessions, resetSessionFilters, useSessionRows, useSessions } from '../../stores/sessions'
 import { SessionRow } from './SessionRow'
 
 const ROW = 52
-// The keyboard cursor survives opening a session and coming back.
-let rememberedCursor = { scope: '', key: '' }
 
 /** Virtualized, infinitely paged list; j/k or arrows move, Enter opens. */
 export function SessionList() {
-  const { order, byKey, nextCursor, loading, loadingMore, error } = useSessions(
-    useShallow((s) => ({
-      order: s.order,
-      byKey: s.byKey,
-      nextCursor: s.nextCursor,
-      loading: s.loading,
-      loadingMore: s.loadingMore,
-      error: s.error
-    }))
-  )
+  const { order, byKey, nextCursor, loading, error } = useSessionRows()
+  const loadingMore = useSessions((s) => s.loadingMore)
   const scope = useApp((s) => s.scope)
   const showProfile = useApp((s) => s.scope === 'all' && s.profiles.length > 1)
   const filtered = useSessions(
@@ -39,7 +28,11 @@ export function SessionList() {
   const checked = useSelection((s) => s.keys)
   const parent = useRef<HTMLDivElement>(null)
   // the cursor follows a row (by key), not a position, so live inserts above don't move it to another session
-  const [selKey, setSelKey] = useState(() => (rememberedCursor.scope === scope ? rememberedCursor.key : ''))
+  // (the store keeps it, so it survives opening a session and coming back)
+  const [selKey, setSelKey] = useState(() => {
+    const kept = useSessions.getState().cursor
+    return kept.scope === scope ? kept.key : ''
+  })
   const sel = selKey ? order.indexOf(selKey) : -1
   const v = useVirtualizer({
     count: order.length,
@@ -77,7 +70,7 @@ export function SessionList() {
     const key = order[i]
     if (!key) return
     setSelKey(key)
-    rememberedCursor = { scope, key }
+    useSessions.setState({ cursor: { scope, key } })
     v.scrollToIndex(i)
   }
   useListKeys({
