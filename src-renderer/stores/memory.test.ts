@@ -114,6 +114,24 @@ describe('memory store', () => {
     })
   })
 
+  it('drops the answer for filters replaced meanwhile', async () => {
+    let release!: () => void
+    const slow = new Promise<void>((r) => {
+      release = r
+    })
+    const all = fake.handlers['memory.events']!
+    fake.handlers['memory.events'] = async (q) => {
+      if (q.provider === 'slow') await slow
+      return { items: (await all(q)).items.map((e) => ({ ...e, provider: q.provider ?? e.provider })) }
+    }
+    const first = setMemoryFilters({ provider: 'slow' })
+    await setMemoryFilters({ provider: 'fast' })
+    release()
+    await first
+    expect(useMemory.getState().byId[300]!.provider).toBe('fast')
+    expect(useMemory.getState().loading).toBe(false)
+  })
+
   it('prepends live activity that matches scope and filters, once', async () => {
     await loadMemoryEvents()
     applyMemoryActivity(ev(301))

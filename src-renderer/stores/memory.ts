@@ -1,6 +1,6 @@
 import { create } from 'zustand'
 import { useQuery } from '@tanstack/react-query'
-import type { MemoryEntryEdit, MemoryEvent, MemoryEventKind, ProviderHealth } from '@shared/contract'
+import type { MemoryEntryEdit, MemoryEvent, MemoryEventKind, ProviderHealth, RequestInput } from '@shared/contract'
 import { getApi } from '../api'
 import { errorMessage } from '../lib/format'
 import { useApp } from './app'
@@ -45,9 +45,8 @@ const initial = (): MemoryStore => ({
   knownProviders: []
 })
 export const useMemory = create<MemoryStore>()(() => initial())
-let seq = 0
 
-function eventQuery(beforeId?: number) {
+function eventQuery(beforeId?: number): RequestInput<'memory.events'> {
   const f = useMemory.getState().filters
   return {
     profile: useApp.getState().scope,
@@ -66,12 +65,24 @@ function providersOf(known: string[], items: MemoryEvent[]): string[] {
   return set.size === known.length ? known : [...set].sort()
 }
 
+/** The feed's request for the current scope and filters, without the paging bound (what an answer is checked against). */
+const feedInput = () => eventQuery()
+const sameFeed = (a: RequestInput<'memory.events'>, b: RequestInput<'memory.events'>) =>
+  JSON.stringify({ ...a, beforeId: undefined }) === JSON.stringify({ ...b, beforeId: undefined })
+
+/**
+ * The newest page for the current scope and filters. A read is a query keyed by its input, so two loads of
+ * the same feed share one fetch; an answer for a feed the filters have left since is dropped by comparing inputs.
+ */
 export async function loadMemoryEvents(): Promise<void> {
-  const mySeq = ++seq
+  const input = feedInput()
   useMemory.setState({ loading: true, error: null })
   try {
-    const page = await getApi().call('memory.events', eventQuery())
-    if (mySeq !== seq) return
+    const page = await queryClient.fetchQuery({
+      ...requestQuery('memory.events', input, 'Loading memory activity'),
+      gcTime: 0
+    })
+    if (!sameFeed(feedInput(), input)) return
     const byId: Record<number, MemoryEvent> = {}
     for (const e of page.items) byId[e.id] = e
     const order = Object.keys(byId)
@@ -85,8 +96,8 @@ export async function loadMemoryEvents(): Promise<void> {
       knownProviders: providersOf(s.knownProviders, page.items)
     }))
   } catch (err) {
-    if (mySeq !== seq) return
-    useMemory.setState({ loading: false, error: reportError(err, 'Loading memory activity') })
+    // the cache's onError has toasted it
+    if (sameFeed(feedInput(), input)) useMemory.setState({ loading: false, error: errorMessage(err) })
   }
 }
 
@@ -94,10 +105,10 @@ export async function loadOlderMemoryEvents(): Promise<void> {
   const st = useMemory.getState()
   const oldest = st.order[st.order.length - 1]
   if (oldest == null || !st.hasMore || st.loading) return
-  const mySeq = seq
+  const input = eventQuery(oldest)
   try {
-    const page = await getApi().call('memory.events', eventQuery(oldest))
-    if (mySeq !== seq) return
+    const page = await getApi().call('memory.events', input)
+    if (!sameFeed(feedInput(), input) || useMemory.getState().loading) return
     useMemory.setState((s) => {
       const byId = { ...s.byId }
       for (const e of page.items) byId[e.id] = e

@@ -18,15 +18,16 @@ interface Pending {
   /** What the undo bar names: `“Title”` or `5 sessions`. */
   label: string
   at: number
+  /** The undo window: when it runs out the delete is sent. */
+  timer: ReturnType<typeof setTimeout>
 }
 export const usePendingDelete = create<{ pending: Pending | null }>()(() => ({ pending: null }))
-let timer: ReturnType<typeof setTimeout> | null = null
 
 const keysOf = (items: Ref[]) => items.map((r) => sessionKey(r.profile, r.sessionId))
 
 async function commit(p: Pending): Promise<void> {
-  timer = null
-  usePendingDelete.setState({ pending: null })
+  clearTimeout(p.timer)
+  if (usePendingDelete.getState().pending === p) usePendingDelete.setState({ pending: null })
   // a kept transcript of a deleted session must not paint again from the cache
   for (const r of p.items) forgetTranscript(r.profile, r.sessionId)
   try {
@@ -54,16 +55,12 @@ async function commit(p: Pending): Promise<void> {
 export function deleteManyWithUndo(items: Ref[], label: string): void {
   if (!items.length) return
   const prev = usePendingDelete.getState().pending
-  if (prev && timer) {
-    clearTimeout(timer)
-    void commit(prev)
-  }
-  const p = { items, label, at: Date.now() }
+  if (prev) void commit(prev)
+  const p: Pending = { items, label, at: Date.now(), timer: setTimeout(() => void commit(p), UNDO_MS) }
   usePendingDelete.setState({ pending: p })
   const keys = new Set(keysOf(items))
   hideSessions(keys, true)
   dropRows(keys)
-  timer = setTimeout(() => void commit(p), UNDO_MS)
 }
 
 export function deleteWithUndo(profile: string, sessionId: string, title: string): void {
@@ -71,10 +68,11 @@ export function deleteWithUndo(profile: string, sessionId: string, title: string
 }
 
 export function undoDelete(): void {
-  if (timer) clearTimeout(timer)
-  timer = null
   const p = usePendingDelete.getState().pending
-  if (p) hideSessions(keysOf(p.items), false)
+  if (p) {
+    clearTimeout(p.timer)
+    hideSessions(keysOf(p.items), false)
+  }
   usePendingDelete.setState({ pending: null })
   void reloadSessions()
 }
