@@ -3,6 +3,7 @@ import type { EventPayload, Message, SessionCost, SessionDetail, Subagent } from
 import { CaduceusError } from '@shared/contract'
 import { getApi } from '../api'
 import { reportError } from './toasts'
+import { coalesce } from './server'
 
 interface TranscriptStore {
   profile: string | null
@@ -40,6 +41,21 @@ interface TranscriptStore {
    */
   forwardSession: string | null
   loadingNewerPage: boolean
+  /**
+   * This open of the transcript (a new one on every open, switch-back included): a reply checks it is still the
+   * open one before it lands, so a session left meanwhile drops its late answers. It owns the live "newer" pass.
+   */
+  open: Open | null
+  /** The loaded window (a new one when Home or End replaces what is loaded): a page asked for before belongs to the old one. */
+  view: TranscriptWindow | null
+}
+
+interface Open {
+  /** Append what came after the last loaded message; a burst of calls is one pass (plus one while it runs). */
+  newer: () => Promise<void>
+}
+interface TranscriptWindow {
+  anchor: 'latest' | 'focus' | 'start'
 }
 
 export const TRANSCRIPT_PAGE = 200
@@ -70,17 +86,12 @@ const initial = (): TranscriptStore => ({
   olderSegments: [],
   pagingSession: null,
   forwardSession: null,
-  loadingNewerPage: false
+  loadingNewerPage: false,
+  open: null,
+  view: null
 })
 
 export const useTranscript = create<TranscriptStore>()(() => initial())
-
-// Bumped on every open/close so replies for a previously open session are dropped.
-let openSeq = 0
-// Bumped when Home/End replace what is loaded: a page asked for before then belongs to the old view.
-let viewSeq = 0
-let loadingNewer: Promise<void> | null = null
-let newerAgain = false
 
 /** What a transcript that was open keeps for switching back: everything loaded, not the view state. */
 type Kept = Pick<
@@ -160,18 +171,17 @@ export async function openTranscript(profile: string, sessionId: string, focusId
   // already on its way (opened as the URL changed, before the page mounted)
   if (st.profile === profile && st.sessionId === sessionId && st.loading && st.focusId === focusId) return
   keep(st)
-  const seq = ++openSeq
-  loadingNewer = null
-  newerAgain = false
+  const open: Open = { newer: coalesce(() => readNewer(open)) }
+  const view: TranscriptWindow = { anchor: focusId == null ? 'latest' : 'focus' }
   const kept = recent.get(keyOf(profile, sessionId))
   if (kept && (focusId == null ? !kept.hasMoreAfter : kept.byId[focusId])) {
     recent.delete(keyOf(profile, sessionId))
-    useTranscript.setState({ ...initial(), ...kept, profile, sessionId, focusId })
+    useTranscript.setState({ ...initial(), ...kept, profile, sessionId, focusId, open, view })
     // then catch up: details first (a deleted session turns into "not found" without an error toast), then
     // whatever was appended while it was not open
     await refreshTranscriptMeta()
     const now = useTranscript.getState()
-    if (seq === openSeq && !now.notFound && !now.hasMoreAfter) await loadNewer()
+    if (now.open === open && !now.notFound && !now.hasMoreAfter) await loadNewer()
     return
   }
   useTranscript.setState({
@@ -179,6 +189,8 @@ export async function openTranscript(profile: string, sessionId: string, focusId
     profile,
     sessionId,
     focusId,
+    open,
+    view,
     loading: true,
     pagingSession: sessionId,
     forwardSession: sessionId
@@ -194,7 +206,7 @@ export async function openTranscript(profile: string, sessionId: string, focusId
   const meta = refreshTranscriptMeta()
   try {
     const page = await pageCall
-    if (seq !== openSeq) return
+    if (!isOpen(open)) return
     useTranscript.setState((s) => ({
       ...merge(s, page.items),
       hasMoreBefore: page.hasMoreBefore,
@@ -202,7 +214,7 @@ export async function openTranscript(profile: string, sessionId: string, focusId
       loading: false
     }))
   } catch (err) {
-    if (seq !== openSeq) return
+    if (!isOpen(open)) return
     // A missing session is a screen of its own, not an error toast (and not a second one from the details call).
     if (err instanceof CaduceusError && err.code === 'not_found')
       return void useTranscript.setState({ loading: false, notFound: true })
@@ -213,16 +225,15 @@ export async function openTranscript(profile: string, sessionId: string, focusId
 
 /** Lineage, usage, cost split and subagents of the open session. Each part fails on its own. */
 export async function refreshTranscriptMeta(): Promise<void> {
-  const { profile, sessionId, notFound } = useTranscript.getState()
+  const { profile, sessionId, notFound, open } = useTranscript.getState()
   if (!profile || !sessionId || notFound) return
-  const seq = openSeq
   const api = getApi()
   const [detail, cost, children] = await Promise.allSettled([
     api.call('sessions.get', { profile, sessionId }),
     api.call('costs.session', { profile, sessionId }),
     api.call('subagents.list', { profile, parentSessionId: sessionId, includeTombstoned: true })
   ])
-  if (seq !== openSeq) return
+  if (!isOpen(open)) return
   if (detail.status === 'rejected') {
     const gone = detail.reason instanceof CaduceusError && detail.reason.code === 'not_found'
     if (gone) return void useTranscript.setState({ notFound: true })
@@ -249,7 +260,7 @@ export async function refreshTranscriptMeta(): Promise<void> {
         r.id === sessionId ? Promise.resolve(cost.value) : api.call('costs.session', { profile, sessionId: r.id })
       )
     )
-    if (seq !== openSeq) return
+    if (!isOpen(open)) return
     // a segment that could not be read leaves the total out rather than showing a smaller one as the whole
     const all = others.every((o) => o.status === 'fulfilled')
     useTranscript.setState({
@@ -270,8 +281,7 @@ export const canLoadOlder = (s: Pick<TranscriptStore, 'hasMoreBefore' | 'olderSe
 export async function loadOlder(): Promise<number> {
   const st = useTranscript.getState()
   if (!st.profile || !st.sessionId || !canLoadOlder(st) || st.loadingOlder || !st.ids.length) return 0
-  const seq = openSeq
-  const view = viewSeq
+  const { open, view } = st
   // this segment is read to its start: continue with the previous segment's newest page
   const next = st.hasMoreBefore ? null : st.olderSegments[st.olderSegments.length - 1]!
   const from = next ?? st.pagingSession ?? st.sessionId
@@ -283,8 +293,8 @@ export async function loadOlder(): Promise<number> {
         ? { profile: st.profile, sessionId: next, beforeId: LATEST, limit: TRANSCRIPT_PAGE }
         : { profile: st.profile, sessionId: from, beforeId: st.ids[0], limit: TRANSCRIPT_PAGE }
     )
-    if (seq !== openSeq) return 0
-    if (view !== viewSeq) {
+    if (!isOpen(open)) return 0
+    if (useTranscript.getState().view !== view) {
       useTranscript.setState({ loadingOlder: false })
       return 0
     }
@@ -296,53 +306,46 @@ export async function loadOlder(): Promise<number> {
     }))
     return page.items.length
   } catch (err) {
-    if (seq !== openSeq) return 0
+    if (!isOpen(open)) return 0
     useTranscript.setState({ loadingOlder: false })
     reportError(err, 'Loading older messages')
     return 0
   }
 }
 
+/** Is this open of the transcript still the open one? */
+const isOpen = (open: Open | null) => open != null && useTranscript.getState().open === open
+
 /** Append everything after the last loaded message (live updates); overlapping calls collapse into one more pass. */
 export function loadNewer(): Promise<void> {
-  if (loadingNewer) {
-    newerAgain = true
-    return loadingNewer
-  }
-  const seq = openSeq
-  const run = async () => {
-    try {
-      do {
-        newerAgain = false
-        for (let guard = 0; guard < 50; guard++) {
-          const st = useTranscript.getState()
-          if (!st.profile || !st.sessionId || seq !== openSeq) return
-          const last = st.ids[st.ids.length - 1]
-          const page = await getApi().call(
-            'sessions.messages',
-            last != null
-              ? { profile: st.profile, sessionId: st.sessionId, afterId: last, limit: TRANSCRIPT_PAGE }
-              : { profile: st.profile, sessionId: st.sessionId, beforeId: LATEST, limit: TRANSCRIPT_PAGE }
-          )
-          if (seq !== openSeq) return
-          // an empty page after our last id means we are at the end, whatever the flag says
-          const moreAfter = page.items.length ? page.hasMoreAfter : false
-          useTranscript.setState((s) => ({
-            ...merge(s, page.items),
-            hasMoreAfter: moreAfter,
-            ...(last == null ? { hasMoreBefore: page.hasMoreBefore } : {})
-          }))
-          if (!page.hasMoreAfter || !page.items.length) break
-        }
-      } while (newerAgain && seq === openSeq)
-    } catch (err) {
-      if (seq === openSeq) reportError(err, 'Loading new messages')
-    } finally {
-      if (seq === openSeq) loadingNewer = null
+  return useTranscript.getState().open?.newer() ?? Promise.resolve()
+}
+
+async function readNewer(open: Open): Promise<void> {
+  try {
+    for (let guard = 0; guard < 50; guard++) {
+      const st = useTranscript.getState()
+      if (!st.profile || !st.sessionId || !isOpen(open)) return
+      const last = st.ids[st.ids.length - 1]
+      const page = await getApi().call(
+        'sessions.messages',
+        last != null
+          ? { profile: st.profile, sessionId: st.sessionId, afterId: last, limit: TRANSCRIPT_PAGE }
+          : { profile: st.profile, sessionId: st.sessionId, beforeId: LATEST, limit: TRANSCRIPT_PAGE }
+      )
+      if (!isOpen(open)) return
+      // an empty page after our last id means we are at the end, whatever the flag says
+      const moreAfter = page.items.length ? page.hasMoreAfter : false
+      useTranscript.setState((s) => ({
+        ...merge(s, page.items),
+        hasMoreAfter: moreAfter,
+        ...(last == null ? { hasMoreBefore: page.hasMoreBefore } : {})
+      }))
+      if (!page.hasMoreAfter || !page.items.length) break
     }
+  } catch (err) {
+    if (isOpen(open)) reportError(err, 'Loading new messages')
   }
-  loadingNewer = run()
-  return loadingNewer
 }
 
 /** Ids whose change concerns the open transcript: itself and its compression chain. */
@@ -384,8 +387,9 @@ export async function jumpToStart(): Promise<number | null> {
   const st = useTranscript.getState()
   if (!st.profile || !st.sessionId || st.loading) return null
   if (!canLoadOlder(st) && st.focusId == null) return st.ids[0] ?? null
-  const seq = openSeq
-  const view = ++viewSeq
+  const { open } = st
+  const view: TranscriptWindow = { anchor: 'start' }
+  useTranscript.setState({ view })
   const first = segmentsOf(st)[0]!
   const page = await getApi().call('sessions.messages', {
     profile: st.profile,
@@ -394,7 +398,7 @@ export async function jumpToStart(): Promise<number | null> {
     // a few screens, as an open reads: less to read, send and lay out before the first message shows
     limit: FIRST_PAGE
   })
-  if (seq !== openSeq || view !== viewSeq) return null
+  if (!isOpen(open) || useTranscript.getState().view !== view) return null
   useTranscript.setState((s) => ({
     ...merge({ ...s, byId: {}, ids: [] }, page.items),
     loadingOlder: false,
@@ -413,15 +417,16 @@ export async function jumpToStart(): Promise<number | null> {
 export async function jumpToEnd(): Promise<void> {
   const st = useTranscript.getState()
   if (!st.profile || !st.sessionId || st.loading || !st.hasMoreAfter) return
-  const seq = openSeq
-  const view = ++viewSeq
+  const { open } = st
+  const view: TranscriptWindow = { anchor: 'latest' }
+  useTranscript.setState({ view })
   const page = await getApi().call('sessions.messages', {
     profile: st.profile,
     sessionId: st.sessionId,
     beforeId: LATEST,
     limit: FIRST_PAGE
   })
-  if (seq !== openSeq || view !== viewSeq) return
+  if (!isOpen(open) || useTranscript.getState().view !== view) return
   useTranscript.setState((s) => ({
     ...merge({ ...s, byId: {}, ids: [] }, page.items),
     loadingOlder: false,
@@ -439,8 +444,7 @@ export async function jumpToEnd(): Promise<void> {
 export async function loadNewerPage(): Promise<void> {
   const st = useTranscript.getState()
   if (!st.profile || !st.sessionId || !st.hasMoreAfter || st.loadingNewerPage || !st.ids.length) return
-  const seq = openSeq
-  const view = viewSeq
+  const { open, view } = st
   const segments = segmentsOf(st)
   const from = st.forwardSession ?? st.sessionId
   useTranscript.setState({ loadingNewerPage: true })
@@ -462,8 +466,8 @@ export async function loadNewerPage(): Promise<void> {
         limit: TRANSCRIPT_PAGE
       })
     }
-    if (seq !== openSeq) return
-    if (view !== viewSeq) return void useTranscript.setState({ loadingNewerPage: false })
+    if (!isOpen(open)) return
+    if (useTranscript.getState().view !== view) return void useTranscript.setState({ loadingNewerPage: false })
     useTranscript.setState((s) => ({
       ...merge(s, page.items),
       forwardSession: at,
@@ -471,7 +475,7 @@ export async function loadNewerPage(): Promise<void> {
       loadingNewerPage: false
     }))
   } catch (err) {
-    if (seq !== openSeq) return
+    if (!isOpen(open)) return
     useTranscript.setState({ loadingNewerPage: false })
     reportError(err, 'Loading newer messages')
   }
