@@ -26,14 +26,12 @@ openTranscriptsEarly()
 if (typeof requestIdleCallback === 'function') requestIdleCallback(warmMarkdown, { timeout: 3000 })
 else setTimeout(warmMarkdown, 500)
 
-let wasConnected = false
 connectApi((state) => {
-  setConnectionState(state)
+  const reconnected = setConnectionState(state)
   // The WebSocket only says "closed": ask over HTTP whether the token is missing, refused, or the host is down.
   if (state === 'reconnecting' || state === 'closed') void probeHost()
   else if (state === 'connected') setHostAccess('ok')
-  if (state === 'connected' && wasConnected) void resyncAfterReconnect()
-  if (state === 'connected') wasConnected = true
+  if (reconnected) void resyncAfterReconnect()
 })
   .then(({ api, kind }) => {
     setTransportKind(kind)
