@@ -139,6 +139,18 @@ describe('transcript store', () => {
     expect(new Set(ids).size).toBe(ids.length)
   })
 
+  it('a burst of changes to the open session reads the new messages and the details once', async () => {
+    await openTranscript('default', 's1')
+    const [pages, details] = [fake.callsOf('sessions.messages').length, fake.callsOf('sessions.get').length]
+    msgs.push(message(501))
+    await Promise.all(
+      Array.from({ length: 5 }, () => applyTranscriptSessionsChanged({ profile: 'default', sessionIds: ['s1'] }))
+    )
+    expect(useTranscript.getState().ids.at(-1)).toBe(501)
+    expect(fake.callsOf('sessions.messages')).toHaveLength(pages + 1)
+    expect(fake.callsOf('sessions.get')).toHaveLength(details + 1)
+  })
+
   it('drops answers for a session that is no longer open', async () => {
     let release!: () => void
     const gate = new Promise<void>((r) => {

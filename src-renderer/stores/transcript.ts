@@ -53,6 +53,8 @@ interface TranscriptStore {
 interface Open {
   /** Append what came after the last loaded message; a burst of calls is one pass (plus one while it runs). */
   newer: () => Promise<void>
+  /** Re-read the details (lineage, cost, subagents), coalesced the same way: a burst of events reads them once. */
+  meta: () => Promise<void>
 }
 interface TranscriptWindow {
   anchor: 'latest' | 'focus' | 'start'
@@ -171,7 +173,7 @@ export async function openTranscript(profile: string, sessionId: string, focusId
   // already on its way (opened as the URL changed, before the page mounted)
   if (st.profile === profile && st.sessionId === sessionId && st.loading && st.focusId === focusId) return
   keep(st)
-  const open: Open = { newer: coalesce(() => readNewer(open)) }
+  const open: Open = { newer: coalesce(() => readNewer(open)), meta: coalesce(() => readMeta(open)) }
   const view: TranscriptWindow = { anchor: focusId == null ? 'latest' : 'focus' }
   const kept = recent.get(keyOf(profile, sessionId))
   if (kept && (focusId == null ? !kept.hasMoreAfter : kept.byId[focusId])) {
@@ -179,7 +181,7 @@ export async function openTranscript(profile: string, sessionId: string, focusId
     useTranscript.setState({ ...initial(), ...kept, profile, sessionId, focusId, open, view })
     // then catch up: details first (a deleted session turns into "not found" without an error toast), then
     // whatever was appended while it was not open
-    await refreshTranscriptMeta()
+    await readMeta(open)
     const now = useTranscript.getState()
     if (now.open === open && !now.notFound && !now.hasMoreAfter) await loadNewer()
     return
@@ -203,7 +205,7 @@ export async function openTranscript(profile: string, sessionId: string, focusId
   // The page goes first (the host answers in order and the rows are the most work to paint), the details
   // (title, lineage, cost) right behind it rather than after it: one round trip less to a painted header.
   const pageCall = api.call('sessions.messages', query)
-  const meta = refreshTranscriptMeta()
+  const meta = readMeta(open)
   try {
     const page = await pageCall
     if (!isOpen(open)) return
@@ -224,9 +226,13 @@ export async function openTranscript(profile: string, sessionId: string, focusId
 }
 
 /** Lineage, usage, cost split and subagents of the open session. Each part fails on its own. */
-export async function refreshTranscriptMeta(): Promise<void> {
-  const { profile, sessionId, notFound, open } = useTranscript.getState()
-  if (!profile || !sessionId || notFound) return
+export function refreshTranscriptMeta(): Promise<void> {
+  return useTranscript.getState().open?.meta() ?? Promise.resolve()
+}
+
+async function readMeta(open: Open): Promise<void> {
+  const { profile, sessionId, notFound } = useTranscript.getState()
+  if (!profile || !sessionId || notFound || !isOpen(open)) return
   const api = getApi()
   const [detail, cost, children] = await Promise.allSettled([
     api.call('sessions.get', { profile, sessionId }),
