@@ -9,15 +9,16 @@ export interface Toast {
 
 interface ToastStore {
   toasts: Toast[]
+  /** The id the next toast gets. */
+  nextId: number
 }
 
-export const useToasts = create<ToastStore>()(() => ({ toasts: [] }))
-let nextId = 1
+export const useToasts = create<ToastStore>()(() => ({ toasts: [], nextId: 1 }))
 const MAX = 5
 
 export function pushToast(kind: Toast['kind'], message: string): number {
-  const id = nextId++
-  useToasts.setState((s) => ({ toasts: [...s.toasts, { id, kind, message }].slice(-MAX) }))
+  const id = useToasts.getState().nextId
+  useToasts.setState((s) => ({ nextId: id + 1, toasts: [...s.toasts, { id, kind, message }].slice(-MAX) }))
   return id
 }
 
