@@ -132,7 +132,7 @@ const EMPTY: SessionRows = { byKey: {}, order: [], nextCursor: null }
 /** The loaded rows of the current list (outside React). */
 export const sessionRows = (): SessionRows => queryClient.getQueryData(rowsKey(query())) ?? EMPTY
 
-/** The current list's read state (outside React): failed, or its first page still on its way. */
+/** The current list's read state (outside React): its last read failed; it changed while nobody watched it. */
 export function sessionRowsState(): { error: string | null; stale: boolean } {
   const st = queryClient.getQueryState(rowsKey(query()))
   return { error: st?.error ? errorMessage(st.error) : null, stale: !!st?.isInvalidated }
