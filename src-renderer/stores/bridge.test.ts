@@ -197,4 +197,24 @@ describe('event bridge', () => {
     gateway.off()
     off()
   })
+
+  it('after a reconnect a list that never loaded (host down) reads its first page; a loaded one merges its head', async () => {
+    const list = fake.handlers['sessions.list']!
+    fake.handlers['sessions.list'] = () => {
+      throw Object.assign(new Error('host is down'), { code: 'unavailable' })
+    }
+    const unwatch = watchSessions()
+    await settle()
+    expect(sessionRows().order).toEqual([])
+    fake.handlers['sessions.list'] = list
+    await resyncAfterReconnect()
+    await settle()
+    expect(sessionRows().order).toEqual(['default/s1'])
+    expect(fake.callsOf('sessions.list').slice(1)).toEqual([expect.objectContaining({ limit: 100 })])
+
+    await resyncAfterReconnect()
+    await settle()
+    expect(fake.callsOf('sessions.list').at(-1)).toMatchObject({ limit: 50 }) // the head, merged in
+    unwatch()
+  })
 })

@@ -1,7 +1,7 @@
 import type { CaduceusApi } from '@shared/contract'
 import { loadApp, refreshProfiles } from './app'
 import { applyMemoryActivity } from './memory'
-import { applySessionsChanged, isRowsKey } from './sessions'
+import { applySessionsChanged, isRowsKey, sessionRowsLoaded } from './sessions'
 import { applyDelegationUpdated } from './subagents'
 import {
   applyTranscriptDelegationUpdated,
@@ -56,11 +56,12 @@ export function wireBridge(api: CaduceusApi): () => void {
 /** After a reconnect events were missed: re-read what is on screen (merging, never clobbering). */
 export async function resyncAfterReconnect(): Promise<void> {
   await loadApp()
+  const merge = sessionRowsLoaded()
   // every cached read is stale; the ones on screen refetch now. A session list is merged with the host instead
   // of read again from its first page (the loaded pages and the scroll position stay).
   // (A list that never loaded, the host being down, is read from its first page.)
   await queryClient.invalidateQueries({ predicate: (q) => !isRowsKey(q.queryKey) || q.state.data === undefined })
-  void applySessionsChanged({ profile: '', sessionIds: [] }, true)
+  if (merge) void applySessionsChanged({ profile: '', sessionIds: [] }, true)
   const t = useTranscript.getState()
   if (t.sessionId) {
     if (!t.hasMoreAfter) await loadNewer()

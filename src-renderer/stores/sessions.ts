@@ -132,6 +132,9 @@ const EMPTY: SessionRows = { byKey: {}, order: [], nextCursor: null }
 /** The loaded rows of the current list (outside React). */
 export const sessionRows = (): SessionRows => queryClient.getQueryData(rowsKey(query())) ?? EMPTY
 
+/** Has the current list any rows loaded (a first page read), as opposed to none yet or a failed first read? */
+export const sessionRowsLoaded = () => queryClient.getQueryData(rowsKey(query())) !== undefined
+
 /** The current list's read state (outside React): its last read failed; it changed while nobody watched it. */
 export function sessionRowsState(): { error: string | null; stale: boolean } {
   const st = queryClient.getQueryState(rowsKey(query()))
