@@ -7,7 +7,8 @@
  * transcript nor a cron prompt ever lands in the user's memory; `on_delegation` reaches the parent's.
  */
 import { createAgent, resolveCompression, ToolRegistry, type Agent, type ToolDefinition } from '../../agent'
-import { isPlainObject, type RawConfig, type ResolvedRuntime, configSections } from '../../config'
+import { isPlainObject, type RawConfig, type ResolvedRuntime } from '../../config'
+import { providerLimitSettings } from './provider-limits'
 import { createDelegateTool, LEAF_DENIED_TOOLS, type DelegateDeps } from '../../delegation'
 import { buildMemoryManagerForAgent, memoryToolDefinitions, type MemoryActivityHub } from '../../memory'
 import type { SessionStore } from '../../store'
@@ -105,7 +106,7 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
     sessionId: input.sessionId,
     store: input.store,
     runtime: {
-      ...agentRuntime(input.runtime, input.model, configSections.providerLimits(config)),
+      ...agentRuntime(input.runtime, input.model, providerLimitSettings(config)),
       ...(input.baseUrlOverride ? { baseUrl: input.baseUrlOverride } : {})
     },
     tools,
@@ -134,11 +135,7 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
 }
 
 /** The slice of a resolved profile runtime an Agent talks to; a child may run on its own model. */
-function agentRuntime(
-  rt: ResolvedRuntime,
-  model?: string | null,
-  limits?: ReturnType<typeof configSections.providerLimits>
-) {
+function agentRuntime(rt: ResolvedRuntime, model?: string | null, limits?: ReturnType<typeof providerLimitSettings>) {
   return {
     model: model || rt.model,
     provider: rt.provider,
