@@ -8,12 +8,12 @@ import type { MemoryActivityInput, MemoryActivitySink } from './activity-types'
 import { MANAGER_LOGGER, memoryLogger } from './log'
 import { clip } from './manager-support'
 import { redactSecrets } from './redact'
-import type { repositories, SessionStore } from '../store'
+import type { SessionStore } from '../store'
 import { rowToEvent } from './activity-schema'
 import { errorMessage } from '@shared/contract/errors'
 
 /** The table's typed SQL (store/memory-events-repo.ts) and the write handle its write functions take. */
-type MemoryEventsRepo = ReturnType<typeof repositories.memoryEvents>
+type MemoryEventsRepo = ReturnType<SessionStore['memoryEventsRepo']>
 type WriteTx = Parameters<MemoryEventsRepo['insert']>[0]
 
 export const ACTIVITY_RETENTION = 10_000
