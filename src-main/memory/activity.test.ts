@@ -34,7 +34,7 @@ describe('memory activity log', () => {
     log.onEvent((e) => pushed.push(e))
     const p = new RecordingProvider('ext', ['ext_recall'])
     p.prefetchResult = 'the user prefers tea'
-    const m = new MemoryManager({ activity: log })
+    const m = new MemoryManager({ activity: log, log: logs.sink })
     m.addProvider(p)
     await m.initializeAll('sess-1', { hermesHome: alpha, platform: 'desk' })
     await withHomeOverride(alpha, async () => {
@@ -138,7 +138,7 @@ describe('memory activity log', () => {
     const bad = new RecordingProvider('zbad', [])
     // One external provider per manager (upstream's rule): two profiles' worth of managers on one log.
     const managers = [good, bad].map((p) => {
-      const m = new MemoryManager({ activity: log })
+      const m = new MemoryManager({ activity: log, log: logs.sink })
       m.addProvider(p)
       return m
     })

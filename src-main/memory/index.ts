@@ -2,7 +2,6 @@
  * Memory subsystem: providers, the manager, the caller-scope guard (seed 000), the built-in MEMORY.md /
  * USER.md store and the per-profile activity log.
  */
-export { addMemoryLogSink } from './log'
 export { memoryToolDefinitions } from './tools'
 export { readEntries, editEntry } from './builtin-store'
 export { MemoryActivityHub } from './activity-hub'

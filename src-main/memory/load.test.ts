@@ -34,7 +34,7 @@ describe('memory under load', () => {
         profiles.map(async ({ label, home }) => {
           const store = new SessionStore(join(home, 'state.db'), { profile: label })
           const activity = new MemoryActivityLog(store.memoryEventsRepo(), label)
-          const manager = new MemoryManager({ activity })
+          const manager = new MemoryManager({ activity, log: logs.sink })
           manager.addProvider(new BuiltinMemoryProvider({ limits: { memory: 100_000, user: 100_000 } }))
           manager.addProvider(new ProcessWideProvider())
           await runInProfileScope(home, {}, () =>

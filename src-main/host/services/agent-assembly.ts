@@ -16,6 +16,11 @@ import { createProcessTool, createTerminalTool, terminalSettings, type ProcessRe
 import type { Logger } from '@shared/contract/log'
 import type { MemoryProviderHost } from '../memory-providers'
 
+/** Memory's records into the host's log (memory/ cannot import the host): one sink per graph, passed where memory is built. */
+export function memoryLogSink(log: Logger): NonNullable<Parameters<typeof buildMemoryManagerForAgent>[3]['log']> {
+  return (r) => log[r.level === 'debug' ? 'debug' : r.level](r.name, r.message)
+}
+
 export interface AssemblyDeps {
   hub: MemoryActivityHub
   providers: MemoryProviderHost
@@ -89,7 +94,8 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
         sessionId: input.sessionId,
         platform,
         activity: deps.hub.get(profile),
-        init: { agentIdentity: profile, agentContext: 'primary' }
+        init: { agentIdentity: profile, agentContext: 'primary' },
+        log: memoryLogSink(deps.log)
       }
     )
     if (memory.manager) for (const t of memoryToolDefinitions(memory.manager)) add(t as unknown as ToolDefinition)

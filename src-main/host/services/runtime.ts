@@ -15,10 +15,10 @@ import {
   type DelegationCompletion
 } from '../../delegation'
 import { Gateway, type BuildAgentInput } from '../../gateway'
-import { addMemoryLogSink, MemoryActivityHub } from '../../memory'
+import { MemoryActivityHub } from '../../memory'
 import type { SessionStore } from '../../store'
 import { ProcessRegistry, saveProcessCompletion } from '../../tools'
-import { assembleAgent, childToolsets, profileToolsets, type AssemblyDeps } from './agent-assembly'
+import { assembleAgent, childToolsets, memoryLogSink, profileToolsets, type AssemblyDeps } from './agent-assembly'
 import { MemoryProviderHost } from '../memory-providers'
 import type { Services } from './services'
 import { FollowUpPort } from './follow-ups'
@@ -50,7 +50,6 @@ export async function wireRuntime(
       // an unreadable .env is reported where it is used
     }
   }
-  s.onClose(addMemoryLogSink((r) => log[r.level === 'debug' ? 'debug' : r.level](r.name, r.message)))
 
   if (opts.demo) await prepareDemo(s, vault)
   // Demo provider everywhere: a profile whose provider is `demo` talks to the keyless scripted model in
@@ -64,7 +63,7 @@ export async function wireRuntime(
       return server.baseUrl
     }))
 
-  const memory = new MemoryActivityHub()
+  const memory = new MemoryActivityHub({ log: memoryLogSink(log) })
   const attachMemory = (profile: string) => {
     try {
       memory.register(profile, stores.get(profile))
