@@ -9,7 +9,8 @@ import { join } from 'node:path'
 import type { CacheDecision } from '../shared/contract'
 import type { Agent } from '../src-main/agent'
 import { startScriptedProvider } from '../src-main/agent/scripted'
-import { loadConfig, resolveRuntime, secretsFor } from '../src-main/config'
+import { loadConfig, resolveRuntime } from '../src-main/config'
+import { EnvFileVault, secretsFor } from '../src-main/secrets'
 import { Gateway } from '../src-main/gateway'
 import { buildRealAgent } from '../src-main/gateway/test-fixtures/real-agent'
 import { AgentCache } from '../src-main/gateway/agent-cache'
@@ -54,6 +55,7 @@ export async function runGatewayBench(opts: { turns?: number; hitSamples?: numbe
     const { hit: cacheHitUs, uncached: cacheHitUncachedUs } = await hitPath(registry, root, samples)
     const decisions: CacheDecision[] = []
     const gateway = new Gateway<Agent, SessionStore>({
+      vault: new EnvFileVault(),
       root,
       stores: registry,
       buildAgent: (i) => buildRealAgent(i, { compression: { enabled: false } }),
@@ -97,7 +99,7 @@ async function hitPath(
   await store.createSession('bench-hit', 'desktop')
   await store.appendMessage('bench-hit', { role: 'user', content: 'x' })
   const key = sessionKeyFor('default', 'bench-hit')
-  const resolver = new TurnConfigResolver({ registryGeneration: () => 1 })
+  const resolver = new TurnConfigResolver({ vault: new EnvFileVault(), registryGeneration: () => 1 })
   const cache = new AgentCache({ probe: storeProbe(registry) })
   const baseline = new AgentCache({
     probe: {
@@ -106,7 +108,7 @@ async function hitPath(
     }
   })
   const uncachedSignature = (home: string) => {
-    const secrets = secretsFor(home)
+    const secrets = secretsFor(home, new EnvFileVault())
     const runtime = resolveRuntime(home, { secrets })
     const config = loadConfig(home).raw
     return agentConfigSignature({

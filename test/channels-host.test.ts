@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ChannelsStatus, CronJob } from '@shared/contract'
 import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
-import { secretsFor } from '../src-main/config/vault'
+import { secretsFor } from '../src-main/secrets'
 
 let root: string
 let host: Host
@@ -41,7 +41,7 @@ describe('channels in the host', () => {
     const on = await call<ChannelsStatus>('channels.apiServer', { enabled: true, profile: 'default', port: 0 })
     expect(on.apiServer.running).toBe(true)
     expect(on.apiServer.keySet).toBe(true)
-    const key = secretsFor(root).API_SERVER_KEY!
+    const key = secretsFor(root, host.vault).API_SERVER_KEY!
     const models = await (
       await fetch(`${on.apiServer.url}/models`, { headers: { authorization: `Bearer ${key}` } })
     ).json()
@@ -51,7 +51,7 @@ describe('channels in the host', () => {
     expect(off.apiServer.running).toBe(false)
     // Stopped, with a key in .env: the page says there is a key.
     expect(off.apiServer.keySet).toBe(true)
-    expect(secretsFor(root).API_SERVER_ENABLED).toBe('false')
+    expect(secretsFor(root, host.vault).API_SERVER_ENABLED).toBe('false')
   })
 
   it('the API toggle persists per profile (.env API_SERVER_ENABLED) and a live app restarts the server', async () => {
@@ -64,7 +64,7 @@ describe('channels in the host', () => {
       expect(st.ok && (st.output as ChannelsStatus).apiServer.keySet).toBe(false)
       const on = await first.dispatcher.invoke('channels.apiServer', { enabled: true, profile: 'default' })
       expect(on.ok && (on.output as ChannelsStatus).apiServer.running).toBe(true)
-      expect(secretsFor(home).API_SERVER_ENABLED).toBe('true')
+      expect(secretsFor(home, first.vault).API_SERVER_ENABLED).toBe('true')
     } finally {
       await first.close()
     }

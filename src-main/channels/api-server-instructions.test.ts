@@ -44,7 +44,7 @@ beforeAll(async () => {
   writeFileSync(join(root, 'SOUL.md'), `\uFEFF${SOUL}\n`)
   process.env.CADUCEUS_LOG_DIR = join(root, 'logs')
   host = await createHost({ home: root, headless: true, live: false, log: createLogger() })
-  server = await startApiServer({ gateway: host.gateway, profile: 'default', home: root, port: 0 })
+  server = await startApiServer({ gateway: host.gateway, vault: host.vault, profile: 'default', home: root, port: 0 })
   client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, maxRetries: 0 })
 })
 

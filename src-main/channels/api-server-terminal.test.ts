@@ -35,7 +35,7 @@ beforeAll(async () => {
   writeFileSync(join(root, '.env'), `API_SERVER_KEY=${KEY}\n`, { mode: 0o600 })
   process.env.CADUCEUS_LOG_DIR = join(root, 'logs')
   host = await createHost({ home: root, headless: true, live: false, log: createLogger() })
-  server = await startApiServer({ gateway: host.gateway, profile: 'default', home: root, port: 0 })
+  server = await startApiServer({ gateway: host.gateway, vault: host.vault, profile: 'default', home: root, port: 0 })
 })
 
 afterAll(async () => {

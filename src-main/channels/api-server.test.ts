@@ -44,6 +44,7 @@ beforeAll(async () => {
   host = await createHost({ home: root, headless: true, live: false, log: createLogger() })
   server = await startApiServer({
     gateway: host.gateway,
+    vault: host.vault,
     profile: 'default',
     home: root,
     port: 0,
@@ -143,7 +144,7 @@ describe('API server through the openai SDK', () => {
     expect(statSync(join(dir, `${a.id}.json`)).mode & 0o777).toBe(0o600)
     expect(statSync(dir).mode & 0o777).toBe(0o700)
     await server.close()
-    server = await startApiServer({ gateway: host.gateway, profile: 'default', home: root, port: 0 })
+    server = await startApiServer({ gateway: host.gateway, vault: host.vault, profile: 'default', home: root, port: 0 })
     client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, maxRetries: 0 })
     expect((await client.responses.retrieve(a.id)).output_text).toBe(a.output_text)
     const b = await client.responses.create({ model: 'hermes-agent', input: 'and now?', previous_response_id: a.id })
@@ -261,7 +262,7 @@ describe('API server start-up', () => {
     try {
       writeFileSync(join(home, 'config.yaml'), 'model:\n  provider: demo\n')
       await expect(
-        startApiServer({ gateway: host.gateway, profile: 'default', home, host: '0.0.0.0', port: 0 })
+        startApiServer({ gateway: host.gateway, vault: host.vault, profile: 'default', home, host: '0.0.0.0', port: 0 })
       ).rejects.toThrow(/refusing to serve on 0\.0\.0\.0 without API_SERVER_KEY/)
     } finally {
       rmSync(home, { recursive: true, force: true })
@@ -272,7 +273,8 @@ describe('API server start-up', () => {
     const home = mkdtempSync(join(tmpdir(), 'cad-api-weak-'))
     try {
       writeFileSync(join(home, 'config.yaml'), 'model:\n  provider: demo\n')
-      const start = () => startApiServer({ gateway: host.gateway, profile: 'default', home, port: 0 })
+      const start = () =>
+        startApiServer({ gateway: host.gateway, vault: host.vault, profile: 'default', home, port: 0 })
       writeFileSync(join(home, '.env'), 'API_SERVER_KEY=abc\n')
       await expect(start()).rejects.toThrow(/^refusing to start: API_SERVER_KEY is shorter than 16 characters/)
       writeFileSync(join(home, '.env'), 'API_SERVER_KEY=your_api_key_here\n')
@@ -288,7 +290,7 @@ describe('API server start-up', () => {
 
   it('generates a key into the profile .env (0600) on loopback when none is set', async () => {
     const home = mkdtempSync(join(tmpdir(), 'cad-api-gen-'))
-    const s = await startApiServer({ gateway: host.gateway, profile: 'default', home, port: 0 })
+    const s = await startApiServer({ gateway: host.gateway, vault: host.vault, profile: 'default', home, port: 0 })
     try {
       expect(s.generatedKey).toMatch(/^hk_/)
       expect(readFileSync(join(home, '.env'), 'utf8')).toContain(`API_SERVER_KEY=${s.generatedKey}`)

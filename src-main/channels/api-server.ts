@@ -16,12 +16,15 @@ import { guardHost, guardJsonBody, guardOrigin, HttpError, sendError, sendJson }
 import { createResponse, deleteResponse, getResponse, ResponseStore } from './responses'
 import { RunRegistry, runEvents, statusOf, stopRun, submitRun } from './runs'
 import { isLoopbackHost, resolveApiServerSettings } from './settings'
+import type { SecretVault } from '../secrets'
 
 export interface ApiServerOptions {
   gateway: ChannelGateway
   profile: string
   /** The profile's home: its `.env` holds API_SERVER_* (and receives a generated key). */
   home: string
+  /** The host's vault: API_SERVER_* are read from the profile's secrets, as every other key is. */
+  vault: SecretVault
   /** The profile's stored conversations: without it every request without a session header stands alone. */
   sessions?: ConversationSessions
   host?: string
@@ -66,7 +69,7 @@ function keyMatches(expected: string, header: string | undefined): boolean {
 
 /** Resolves settings (refusing a keyless non-loopback bind before any socket opens), then listens. */
 export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
-  const settings = resolveApiServerSettings(opts.home, { host: opts.host, port: opts.port })
+  const settings = resolveApiServerSettings(opts.home, opts.vault, { host: opts.host, port: opts.port })
   const ctx: ApiContext = {
     gateway: opts.gateway,
     profile: opts.profile,

@@ -5,7 +5,8 @@
  * refused on every host, loopback included (as upstream: the endpoint runs terminal-capable agents).
  */
 import { randomBytes } from 'node:crypto'
-import { configSections, configFiles, isPlainObject, loadConfig, secretsFor } from '../config'
+import { isPlainObject, loadConfig, readSection } from '../config'
+import { envPath, secretsFor, updateEnvFile, type SecretVault } from '../secrets'
 
 export const DEFAULT_API_HOST = '127.0.0.1'
 export const DEFAULT_API_PORT = 8642
@@ -67,7 +68,7 @@ export function weakKeyReason(key: string): string | null {
 }
 
 function maxConcurrentRuns(home: string): number {
-  const gw = configSections.section(loadConfig(home).raw, 'gateway')
+  const gw = readSection(loadConfig(home).raw, 'gateway')
   const api = isPlainObject(gw.api_server) ? gw.api_server : {}
   const raw = api.max_concurrent_runs
   const n = typeof raw === 'string' && raw.trim() ? Number(raw) : raw
@@ -80,7 +81,7 @@ function maxConcurrentRuns(home: string): number {
  * give its provider, and the start says so.
  */
 function modelRoutes(home: string): { modelRoutes: Record<string, ModelRoute>; notes: string[] } {
-  const platforms = configSections.section(loadConfig(home).raw, 'platforms')
+  const platforms = readSection(loadConfig(home).raw, 'platforms')
   const api = isPlainObject(platforms.api_server) ? platforms.api_server : {}
   const raw = isPlainObject(api.extra) ? api.extra.model_routes : undefined
   const out: Record<string, ModelRoute> = {}
@@ -115,9 +116,10 @@ export function isLoopbackHost(host: string): boolean {
 
 export function resolveApiServerSettings(
   home: string,
+  vault: SecretVault,
   overrides: { host?: string; port?: number } = {}
 ): ApiServerSettings {
-  const file = secretsFor(home)
+  const file = secretsFor(home, vault)
   const get = (name: string) => (process.env[name] ?? file[name] ?? '').trim()
   const host = overrides.host ?? (get('API_SERVER_HOST') || DEFAULT_API_HOST)
   const portText =
@@ -130,17 +132,17 @@ export function resolveApiServerSettings(
   if (!key) {
     if (!isLoopbackHost(host)) {
       throw new ApiServerConfigError(
-        `refusing to serve on ${host} without API_SERVER_KEY: set it in ${configFiles.env(home)} or the environment`
+        `refusing to serve on ${host} without API_SERVER_KEY: set it in ${envPath(home)} or the environment`
       )
     }
     key = `hk_${randomBytes(24).toString('base64url')}`
-    configFiles.updateEnv(configFiles.env(home), 'API_SERVER_KEY', key)
+    updateEnvFile(envPath(home), 'API_SERVER_KEY', key)
     keyGenerated = true
   }
   const weak = weakKeyReason(key)
   if (weak)
     throw new ApiServerConfigError(
-      `refusing to start: ${weak}; set a strong one (e.g. \`openssl rand -hex 32\`) in ${configFiles.env(home)} or the environment`
+      `refusing to start: ${weak}; set a strong one (e.g. \`openssl rand -hex 32\`) in ${envPath(home)} or the environment`
     )
   const corsOrigins = get('API_SERVER_CORS_ORIGINS')
     .split(',')

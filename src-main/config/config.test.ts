@@ -4,10 +4,14 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { CaduceusError } from '@shared/contract'
 import { loadConfig } from './index'
-import { agentSettings, memoryProvider } from './settings-schema'
+import { agentSettings } from './settings-schema'
 import { compressionSettings, modelSettings } from './settings-schema'
-import { resolveRuntime, type SecretVault } from './index'
+import { resolveRuntime } from './index'
 import { readSettings, writeSettings } from './settings'
+import { EnvFileVault, type SecretVault } from '../secrets'
+
+/** The profile's `.env` as its vault (what a host without a keychain hands every reader). */
+const envVault = new EnvFileVault()
 
 const home = (yaml?: string, env?: string) => {
   const h = mkdtempSync(join(tmpdir(), 'cad-cfg-'))
@@ -45,7 +49,6 @@ describe('typed accessors', () => {
   it('upstream defaults when absent', () => {
     expect(compressionSettings({})).toEqual({ enabled: true, threshold: 0.5, targetRatio: 0.2, protectLastN: 20 })
     expect(agentSettings({})).toEqual({ maxIterations: 90, disabledToolsets: [], reasoningEffort: null })
-    expect(memoryProvider({})).toBeNull()
   })
 
   it('reads values and tolerates wrong types', () => {
@@ -66,7 +69,6 @@ agent: {max_iterations: 12, disabled_toolsets: [web, 3], reasoning_effort: High}
       maxTokens: 50
     })
     expect(compressionSettings(raw)).toEqual({ enabled: false, threshold: 0.7, targetRatio: 0.3, protectLastN: 5 })
-    expect(memoryProvider(raw)).toBe('honcho')
     expect(agentSettings(raw)).toEqual({ maxIterations: 12, disabledToolsets: ['web'], reasoningEffort: 'high' })
     expect(agentSettings({ agent: { reasoning_effort: 'ludicrous' } }).reasoningEffort).toBeNull()
     expect(compressionSettings({ compression: 'broken' })).toEqual(compressionSettings({}))
@@ -84,7 +86,7 @@ describe('resolveRuntime', () => {
       'model: {default: claude-sonnet-4, provider: anthropic}\n',
       'ANTHROPIC_API_KEY=sk-ant-xyz\nOPENAI_API_KEY=sk-o\n'
     )
-    const rt = resolveRuntime(h)
+    const rt = resolveRuntime(h, { vault: envVault })
     expect(rt).toMatchObject({
       model: 'claude-sonnet-4',
       provider: 'anthropic',
@@ -97,7 +99,7 @@ describe('resolveRuntime', () => {
 
   it('honours model.api_key_env and a custom base_url', () => {
     const h = home('model: {default: m, base_url: "http://127.0.0.1:9/v1", api_key_env: MY_KEY}\n', 'MY_KEY=abc\n')
-    expect(resolveRuntime(h)).toMatchObject({
+    expect(resolveRuntime(h, { vault: envVault })).toMatchObject({
       provider: 'custom',
       baseUrl: 'http://127.0.0.1:9/v1',
       apiKey: 'abc',
@@ -107,7 +109,7 @@ describe('resolveRuntime', () => {
   })
 
   it('infers openrouter from its key when nothing is configured', () => {
-    expect(resolveRuntime(home(undefined, 'OPENROUTER_API_KEY=sk-or-1\n'))).toMatchObject({
+    expect(resolveRuntime(home(undefined, 'OPENROUTER_API_KEY=sk-or-1\n'), { vault: envVault })).toMatchObject({
       provider: 'openrouter',
       apiKey: 'sk-or-1'
     })
@@ -118,7 +120,7 @@ describe('resolveRuntime', () => {
     const h = home(
       'model:\n  default: m\n  provider: custom\n  base_url: "https://trusted-proxy.example/v1"\n  capabilities:\n    openai_native_compaction: true\n    ignore-me: not-a-bool\n'
     )
-    expect(resolveRuntime(h).capabilities).toEqual({ openai_native_compaction: true })
+    expect(resolveRuntime(h, { vault: envVault }).capabilities).toEqual({ openai_native_compaction: true })
   })
 
   // A cron job's provider/base_url (upstream job fields) must not carry the profile's key to another endpoint.
@@ -129,7 +131,9 @@ describe('resolveRuntime', () => {
         'MY_OR_KEY=sk-or-own\nOPENROUTER_API_KEY=sk-or-env\nOPENAI_API_KEY=sk-oa\n'
       )
     it('a base_url alone on a foreign host gets no key at all', () => {
-      expect(resolveRuntime(profile(), { override: { baseUrl: 'https://evil.example/v1' } })).toMatchObject({
+      expect(
+        resolveRuntime(profile(), { vault: envVault, override: { baseUrl: 'https://evil.example/v1' } })
+      ).toMatchObject({
         provider: 'custom',
         baseUrl: 'https://evil.example/v1',
         apiKey: '',
@@ -137,16 +141,21 @@ describe('resolveRuntime', () => {
       })
     })
     it('naming the profile’s own provider does not carry its key to a foreign host either', () => {
-      const rt = resolveRuntime(profile(), { override: { provider: 'openrouter', baseUrl: 'http://127.0.0.1:9/v1' } })
+      const rt = resolveRuntime(profile(), {
+        vault: envVault,
+        override: { provider: 'openrouter', baseUrl: 'http://127.0.0.1:9/v1' }
+      })
       expect(rt).toMatchObject({ provider: 'openrouter', baseUrl: 'http://127.0.0.1:9/v1', apiKey: '' })
     })
     it('another provider on its official host gets that provider’s key; the own endpoint keeps the own key', () => {
-      expect(resolveRuntime(profile(), { override: { provider: 'openai' } })).toMatchObject({
+      expect(resolveRuntime(profile(), { vault: envVault, override: { provider: 'openai' } })).toMatchObject({
         baseUrl: 'https://api.openai.com/v1',
         apiKeyEnv: 'OPENAI_API_KEY',
         apiKey: 'sk-oa'
       })
-      expect(resolveRuntime(profile(), { override: { baseUrl: 'https://openrouter.ai/api/v1/' } })).toMatchObject({
+      expect(
+        resolveRuntime(profile(), { vault: envVault, override: { baseUrl: 'https://openrouter.ai/api/v1/' } })
+      ).toMatchObject({
         apiKeyEnv: 'MY_OR_KEY',
         apiKey: 'sk-or-own'
       })
@@ -154,14 +163,14 @@ describe('resolveRuntime', () => {
   })
 
   it('surfaces a malformed config instead of throwing', () => {
-    expect(resolveRuntime(home('a: [\n')).configError?.code).toBe('malformed_config')
+    expect(resolveRuntime(home('a: [\n'), { vault: envVault }).configError?.code).toBe('malformed_config')
   })
 })
 
 describe('settings', () => {
   it('readSettings never returns the key', () => {
     const h = home('model: gpt-4o\n', 'OPENAI_API_KEY=sk-secret-123456\n')
-    const s = readSettings(h, { profile: 'default' })
+    const s = readSettings(h, { profile: 'default', vault: envVault })
     expect(s).toMatchObject({
       profile: 'default',
       model: 'gpt-4o',
@@ -175,7 +184,11 @@ describe('settings', () => {
 
   it('writeSettings keeps other keys and comments, stores the key in .env 0600', () => {
     const h = home('# my config\nmodel: gpt-4o  # the model\ncompression:\n  threshold: 0.8  # keep me\n')
-    const s = writeSettings(h, { model: 'gpt-5', provider: 'openai', apiKey: 'sk-new-key-0001' }, { profile: 'work' })
+    const s = writeSettings(
+      h,
+      { model: 'gpt-5', provider: 'openai', apiKey: 'sk-new-key-0001' },
+      { profile: 'work', vault: envVault }
+    )
     const text = readFileSync(join(h, 'config.yaml'), 'utf8')
     expect(text).toContain('# my config')
     expect(text).toContain('# keep me')
@@ -190,20 +203,20 @@ describe('settings', () => {
     })
     expect(readFileSync(join(h, '.env'), 'utf8')).toBe('OPENAI_API_KEY=sk-new-key-0001\n')
     expect(statSync(join(h, '.env')).mode & 0o777).toBe(0o600)
-    expect(resolveRuntime(h).apiKey).toBe('sk-new-key-0001')
+    expect(resolveRuntime(h, { vault: envVault }).apiKey).toBe('sk-new-key-0001')
   })
 
   it('empty key clears it', () => {
     const h = home('model: {default: m, provider: openai}\n', 'OPENAI_API_KEY=sk-1\nKEEP=1\n')
-    expect(writeSettings(h, { apiKey: '' }).apiKeySet).toBe(false)
+    expect(writeSettings(h, { apiKey: '' }, { vault: envVault }).apiKeySet).toBe(false)
     expect(readFileSync(join(h, '.env'), 'utf8')).toBe('KEEP=1\n')
   })
 
   it('refuses to rewrite a malformed config and rejects bad input', () => {
     const h = home('model: [\n')
-    expect(() => writeSettings(h, { model: 'x' })).toThrow(CaduceusError)
+    expect(() => writeSettings(h, { model: 'x' }, { vault: envVault })).toThrow(CaduceusError)
     expect(readFileSync(join(h, 'config.yaml'), 'utf8')).toBe('model: [\n')
-    expect(() => writeSettings(home(), { baseUrl: 'not a url' })).toThrow(/URL/)
+    expect(() => writeSettings(home(), { baseUrl: 'not a url' }, { vault: envVault })).toThrow(/URL/)
   })
 
   it('a keychain vault plugs in through the same interface', () => {

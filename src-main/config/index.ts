@@ -1,32 +1,11 @@
 /**
- * Per-profile configuration: `config.yaml` (typed accessors with upstream defaults), `.env` secrets that
- * never touch process.env, runtime resolution for provider clients, and settings read/write for the UI.
- * API keys never leave the main process and never reach a log (`redact`).
+ * Per-profile configuration: `config.yaml` (one section reader, the typed readers config/ itself needs, with
+ * upstream defaults), runtime resolution for provider clients, the Settings page's read/write, the memory
+ * provider choice, and the profile's persona (SOUL.md). Secrets (`.env`, vaults, redaction) are `secrets/`.
  */
-import { configPath } from './load-config'
-import { agentSettings, isDemoConfig, memoryProvider, providerLimitSettings, section } from './settings-schema'
-import { envPath, updateEnvFile } from './env-file'
-import { getDefaultVault, setDefaultVault } from './vault'
-import { readSettings, writeSettings } from './settings'
-import { writeMemoryProvider } from './memory-provider-setting'
-import { readSoul, soulPath } from './soul'
-
-export { loadConfig, isPlainObject, type RawConfig } from './load-config'
-export { EnvFileVault, secretsFor, type SecretVault } from './vault'
+export { loadConfig, isPlainObject, configPath, type RawConfig } from './load-config'
+export { readSection, agentSettings, isDemoConfig } from './settings-schema'
 export { resolveRuntime, type ResolvedRuntime } from './runtime'
-export { redact, redactValues, redactDeep } from './redact'
-
-/** Typed readers of `config.yaml` sections, with upstream defaults. */
-export const configSections = {
-  section,
-  agent: agentSettings,
-  memoryProvider,
-  providerLimits: providerLimitSettings,
-  isDemo: isDemoConfig
-}
-/** Where a profile's files live, the one `.env` edit other folders make (API_SERVER_KEY), and its persona. */
-export const configFiles = { config: configPath, env: envPath, soul: soulPath, readSoul, updateEnv: updateEnvFile }
-/** The process-wide secret vault: the host sets it once at start; readers get it when none is injected. */
-export const defaultVault = { get: getDefaultVault, set: setDefaultVault }
-/** The Settings page's view of config.yaml + .env, and the memory provider choice. */
-export const settingsFile = { read: readSettings, write: writeSettings, writeMemoryProvider }
+export { readSettings, writeSettings } from './settings'
+export { writeMemoryProvider } from './memory-provider-setting'
+export { readSoul } from './soul'

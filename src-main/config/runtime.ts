@@ -4,8 +4,7 @@
  */
 import { loadConfig, type ConfigError } from './load-config'
 import { modelSettings } from './settings-schema'
-import { rememberSecretValues } from './redact'
-import { secretsFor, type SecretVault } from './vault'
+import { rememberSecretValues, secretsFor, type SecretVault } from '../secrets'
 
 export type ApiMode = 'chat_completions' | 'anthropic_messages'
 
@@ -105,14 +104,15 @@ export interface RuntimeOverride {
   baseUrl?: string | null
 }
 
-export function resolveRuntime(
-  home: string,
-  opts: { vault?: SecretVault; secrets?: Record<string, string>; override?: RuntimeOverride } = {}
-): ResolvedRuntime {
+/** Where the key comes from: the host's vault, or the secrets a caller already read from it. */
+type RuntimeSecrets =
+  { vault: SecretVault; secrets?: undefined } | { secrets: Record<string, string>; vault?: SecretVault }
+
+export function resolveRuntime(home: string, opts: RuntimeSecrets & { override?: RuntimeOverride }): ResolvedRuntime {
   const loaded = loadConfig(home)
   const base = modelSettings(loaded.raw)
   const m = withOverride(base, opts.override)
-  const secrets = opts.secrets ?? secretsFor(home, opts.vault)
+  const secrets = opts.secrets !== undefined ? opts.secrets : secretsFor(home, opts.vault)
   const provider = pickProvider(m.provider, m.baseUrl, secrets)
   const baseUrl = m.baseUrl ?? PROVIDER_BASE_URL[provider] ?? ''
   const apiMode: ApiMode =

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { EnvFileVault } from './vault'
+import { EnvFileVault } from '../secrets'
 import { readSettings, writeSettings } from './settings'
 
 const home = mkdtempSync(join(tmpdir(), 'cad-origin-'))

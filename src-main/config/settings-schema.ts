@@ -9,7 +9,8 @@ export const DEFAULT_MAX_ITERATIONS = 90
 
 export const DEFAULT_COMPRESSION = { enabled: true, threshold: 0.5, targetRatio: 0.2, protectLastN: 20 } as const
 
-export function section(raw: RawConfig | null | undefined, name: string): Record<string, unknown> {
+/** One `config.yaml` section as a mapping (`{}` when absent or not a mapping): what a subsystem's own typed reader starts from. */
+export function readSection(raw: RawConfig | null | undefined, name: string): Record<string, unknown> {
   const s = raw?.[name]
   return isPlainObject(s) ? s : {}
 }
@@ -64,40 +65,8 @@ export function modelSettings(raw: RawConfig): ModelSettings {
   }
 }
 
-/**
- * `provider_limits:` in config.yaml (Caduceus-only; seconds / characters / counts). Absent or invalid values
- * fall back to the agent's defaults (call-limits.ts: 120 s inactivity, 15 min per call, 1,000,000 characters,
- * 2 retries, 30 s longest Retry-After honoured, 16 MB per reply, 4 MB per line/event, tool-call arguments up to
- * max_reply_chars). Read when an agent is built.
- */
-export function providerLimitSettings(raw: RawConfig): {
-  inactivityMs?: number
-  totalMs?: number
-  maxReplyChars?: number
-  maxRetries?: number
-  maxRetryWaitMs?: number
-  maxResponseBytes?: number
-  maxLineBytes?: number
-  maxToolArgsChars?: number
-} {
-  const s = section(raw, 'provider_limits')
-  const out: ReturnType<typeof providerLimitSettings> = {}
-  const pos = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v > 0
-  if (pos(s.inactivity_timeout)) out.inactivityMs = Math.round((s.inactivity_timeout as number) * 1000)
-  if (pos(s.call_timeout)) out.totalMs = Math.round((s.call_timeout as number) * 1000)
-  if (pos(s.max_reply_chars)) out.maxReplyChars = Math.floor(s.max_reply_chars as number)
-  if (pos(s.max_response_bytes)) out.maxResponseBytes = Math.floor(s.max_response_bytes as number)
-  if (pos(s.max_line_bytes)) out.maxLineBytes = Math.floor(s.max_line_bytes as number)
-  if (pos(s.max_tool_args_chars)) out.maxToolArgsChars = Math.floor(s.max_tool_args_chars as number)
-  if (typeof s.max_retries === 'number' && Number.isInteger(s.max_retries) && s.max_retries >= 0 && s.max_retries <= 10)
-    out.maxRetries = s.max_retries
-  if (typeof s.max_retry_wait === 'number' && Number.isFinite(s.max_retry_wait) && s.max_retry_wait >= 0)
-    out.maxRetryWaitMs = Math.round(s.max_retry_wait * 1000)
-  return out
-}
-
 export function compressionSettings(raw: RawConfig) {
-  const s = section(raw, 'compression')
+  const s = readSection(raw, 'compression')
   return {
     enabled: bool(s.enabled, DEFAULT_COMPRESSION.enabled),
     threshold: num(s.threshold, DEFAULT_COMPRESSION.threshold, 0),
@@ -110,15 +79,11 @@ export type CompressionSettings = ReturnType<typeof compressionSettings>
 // `delegation.*` is read in one place, delegation/config.ts (loadDelegationConfig); a second reader here had drifted
 // (max_iterations 90 vs 50) and no production code used it.
 
-export function memoryProvider(raw: RawConfig): string | null {
-  return str(section(raw, 'memory').provider)
-}
-
 const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const
 export type ReasoningEffort = (typeof EFFORTS)[number]
 
 export function agentSettings(raw: RawConfig) {
-  const s = section(raw, 'agent')
+  const s = readSection(raw, 'agent')
   const disabled = Array.isArray(s.disabled_toolsets)
     ? s.disabled_toolsets.filter((t): t is string => typeof t === 'string')
     : []
@@ -135,5 +100,5 @@ export type AgentSettings = ReturnType<typeof agentSettings>
 
 /** Caduceus-only marker: a seeded demo home whose provider is the scripted server. */
 export function isDemoConfig(raw: RawConfig): boolean {
-  return section(raw, 'caduceus').demo === true
+  return readSection(raw, 'caduceus').demo === true
 }

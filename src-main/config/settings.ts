@@ -9,20 +9,20 @@ import { isMap, isScalar, parseDocument, type Document } from 'yaml'
 import { CaduceusError, SettingsUpdate, type ProfileSettings } from '@shared/contract'
 import { profileNameForHome } from '../scope'
 import { configPath, loadConfig } from './load-config'
-import { rememberSecretValues } from './redact'
+import { rememberSecretValues, secretsFor, type SecretVault } from '../secrets'
 import { resolveRuntime } from './runtime'
 import { compressionSettings, agentSettings, isDemoConfig } from './settings-schema'
-import { getDefaultVault, secretsFor, type SecretVault } from './vault'
 
 export interface SettingsOptions {
   profile?: string
-  vault?: SecretVault
+  /** The host's vault: where the API key is read from and written to. */
+  vault: SecretVault
 }
 
 const profileOf = (home: string, explicit?: string) => explicit ?? profileNameForHome(home) ?? basename(home)
 
-export function readSettings(home: string, opts: SettingsOptions = {}): ProfileSettings {
-  const vault = opts.vault ?? getDefaultVault()
+export function readSettings(home: string, opts: SettingsOptions): ProfileSettings {
+  const vault = opts.vault
   const raw = loadConfig(home).raw
   const rt = resolveRuntime(home, { vault })
   const keySet = rt.apiKey.length > 0
@@ -44,14 +44,14 @@ export function readSettings(home: string, opts: SettingsOptions = {}): ProfileS
 const UpdateFields = SettingsUpdate.omit({ profile: true })
 export type SettingsPatch = Omit<SettingsUpdate, 'profile'> & { profile?: string }
 
-export function writeSettings(home: string, patch: SettingsPatch, opts: SettingsOptions = {}): ProfileSettings {
+export function writeSettings(home: string, patch: SettingsPatch, opts: SettingsOptions): ProfileSettings {
   const parsed = UpdateFields.safeParse(patch)
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
     throw new CaduceusError('invalid_input', issue.message, issue.path.join('.') || undefined)
   }
   const update = parsed.data
-  const vault = opts.vault ?? getDefaultVault()
+  const vault = opts.vault
   if (update.apiKey) rememberSecretValues([update.apiKey])
   if (update.baseUrl !== undefined && update.apiKey === undefined) {
     // The saved key must not follow the base URL to a server it was never meant for: another origin needs

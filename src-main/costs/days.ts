@@ -6,10 +6,10 @@
  */
 import type { Tokens } from '@shared/contract'
 import type { Micros } from '@shared/contract/money'
-import type { repositories } from '../store'
+import type { SessionStore } from '../store'
 
 /** A per-day usage row as the store's cost repository returns it. */
-export type DailyRow = ReturnType<ReturnType<typeof repositories.cost>['dailyRows']>[number]
+export type DailyRow = ReturnType<ReturnType<SessionStore['costRepo']>['dailyRows']>[number]
 
 export interface Slice {
   day: string

@@ -3,7 +3,7 @@
  * child, so a parent's subagent cost can be re-applied after restart and the cost views can split a
  * session's spend into own vs delegated.
  */
-import { repositories, type SessionStore } from '../store'
+import type { SessionStore } from '../store'
 
 export interface ChildUsage {
   /** null = unpriced (never recorded as $0). */
@@ -37,7 +37,7 @@ export async function recordChildUsageAttribution(
   if (typeof rec.parentSessionId !== 'string' || !rec.parentSessionId) return
   const aggregate = rec.aggregate && Object.keys(rec.aggregate).length > 0 ? JSON.stringify(rec.aggregate) : null
   await store.write((tx) => {
-    repositories.delegation(store).insertChildUsage(tx, {
+    store.delegationRepo().insertChildUsage(tx, {
       parentSessionId: rec.parentSessionId,
       parentTurnId: rec.parentTurnId ?? '',
       childSessionId: rec.childSessionId ?? '',
@@ -60,8 +60,8 @@ const asObject = (text: string | null): Record<string, unknown> | null => {
 
 export function loadChildUsageAttributions(store: SessionStore, parentSessionId: string): ChildUsageAttribution[] {
   if (typeof parentSessionId !== 'string' || !parentSessionId) return []
-  return repositories
-    .delegation(store)
+  return store
+    .delegationRepo()
     .listChildUsage(parentSessionId)
     .map((r) => ({
       parentTurnId: r.parentTurnId,

@@ -11,12 +11,12 @@
 import type { Money, PriceOverride, Tokens } from '@shared/contract'
 import { moneyFromColumns, moneyFromLedger, toMicros, type Micros } from '@shared/contract/money'
 import { ZERO_TOKENS } from '@shared/contract/tokens'
-import { repositories, type SessionStore } from '../store'
+import type { SessionStore } from '../store'
 import { spreadOverDays, type DailyRow, type Draft, type Piece, type Slice } from './days'
 import { loadChildUsageAttributions } from './ledger'
 import { overrideFor, priceTokens } from './price-overrides'
 
-type CostRepo = ReturnType<typeof repositories.cost>
+type CostRepo = ReturnType<SessionStore['costRepo']>
 /** A session's cost columns, a usage route, as the store's cost repository returns them (camelCase). */
 export type CostSessionRecord = NonNullable<ReturnType<CostRepo['session']>>
 type ModelRecord = ReturnType<CostRepo['modelRows']>[number]
@@ -61,7 +61,7 @@ export interface PieceSource {
 }
 
 export function querySource(store: SessionStore): PieceSource {
-  const repo = repositories.cost(store)
+  const repo = store.costRepo()
   return {
     modelRows: (id) => repo.modelRows(id),
     dailyRows: (id) => repo.dailyRows(id),
@@ -71,7 +71,7 @@ export function querySource(store: SessionStore): PieceSource {
 
 /** Every usage row of a store read once (the Costs page reads many sessions). */
 export function prefetchedSource(store: SessionStore): PieceSource & { allDaily: DailyRow[] } {
-  const repo = repositories.cost(store)
+  const repo = store.costRepo()
   const group = <T extends { sessionId: unknown }>(rows: T[]) => {
     const m = new Map<string, T[]>()
     for (const r of rows) {
@@ -225,7 +225,7 @@ export function childPieces(
       )
     })
   }
-  for (const r of repositories.cost(store).delegateChildren(parentId)) {
+  for (const r of store.costRepo().delegateChildren(parentId)) {
     if (known.has(String(r.id)) || !used(r)) continue
     out.push({
       childSessionId: String(r.id),

@@ -6,7 +6,7 @@
 import { moneyFromMicros } from '@shared/contract/money'
 import { addTokens, ZERO_TOKENS } from '@shared/contract/tokens'
 import { CaduceusError, type Money, type PriceOverride, type SessionCost, type Tokens } from '@shared/contract'
-import { repositories, type SessionStore } from '../store'
+import type { SessionStore } from '../store'
 import { childPieces, ownPieces, querySource, type Piece } from './pieces'
 
 export interface ProfileStore {
@@ -23,7 +23,7 @@ export function sessionCost(
   sessionId: string,
   overrides: PriceOverride[] = []
 ): SessionCost {
-  const row = repositories.cost(store).session(sessionId)
+  const row = store.costRepo().session(sessionId)
   if (!row) throw new CaduceusError('not_found', `Unknown session: ${sessionId}`, 'sessionId')
   const src = querySource(store)
   const own = ownPieces(src, row, overrides)

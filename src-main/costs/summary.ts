@@ -6,7 +6,6 @@
 import type { CostSummary, Money, PriceOverride, Tokens } from '@shared/contract'
 import { moneyFromMicros, type Micros } from '@shared/contract/money'
 import { addTokens, ZERO_TOKENS } from '@shared/contract/tokens'
-import { repositories } from '../store'
 import {
   childPieces,
   dayOf,
@@ -43,8 +42,8 @@ export function costSummary(
   const all: Micros[] = []
   for (const { profile, store } of selected) {
     const src = prefetchedSource(store)
-    const owners = repositories
-      .cost(store)
+    const owners = store
+      .costRepo()
       .activeSince(since)
       .filter((r) => !isDelegateRow(r))
     const ownParts: Micros[] = []

@@ -9,7 +9,8 @@ import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, realpathSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path'
-import { configSections, loadConfig, redactValues, secretsFor } from '../config'
+import { loadConfig, readSection } from '../config'
+import { redactValues, secretsFor, type SecretVault } from '../secrets'
 
 export interface ScriptResult {
   ok: boolean
@@ -20,7 +21,7 @@ const DEFAULT_TIMEOUT_S = 3600
 const SECRETISH = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)/i
 
 function timeoutSeconds(home: string): number {
-  const n = Number(configSections.section(loadConfig(home).raw, 'cron').script_timeout_seconds)
+  const n = Number(readSection(loadConfig(home).raw, 'cron').script_timeout_seconds)
   return Number.isFinite(n) && n > 0 ? n : DEFAULT_TIMEOUT_S
 }
 
@@ -40,12 +41,12 @@ export function resolveScript(home: string, script: string): { path: string } | 
   return { path }
 }
 
-export async function runJobScript(home: string, script: string): Promise<ScriptResult> {
+export async function runJobScript(home: string, script: string, vault: SecretVault): Promise<ScriptResult> {
   const target = resolveScript(home, script)
   if ('error' in target) return { ok: false, output: target.error }
   const ext = extname(target.path).toLowerCase()
   const argv = ext === '.sh' || ext === '.bash' ? ['bash', target.path] : ['python3', target.path]
-  const secrets = Object.values(secretsFor(home)).filter((v) => typeof v === 'string' && v.length >= 6)
+  const secrets = Object.values(secretsFor(home, vault)).filter((v) => typeof v === 'string' && v.length >= 6)
   // The script gets the process environment minus anything that looks like a credential.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SECRETISH.test(k)))
   const limit = timeoutSeconds(home)

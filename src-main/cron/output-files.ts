@@ -6,7 +6,7 @@
  */
 import { readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { configSections, loadConfig } from '../config'
+import { loadConfig, readSection } from '../config'
 import { timeZoneOf } from './jobs'
 import { wallFields } from './schedule'
 
@@ -40,7 +40,7 @@ export function sessionStamp(ms: number, home: string): string {
 }
 
 function retention(home: string): number {
-  const raw = configSections.section(loadConfig(home).raw, 'cron').output_retention
+  const raw = readSection(loadConfig(home).raw, 'cron').output_retention
   const n = typeof raw === 'string' && raw.trim() ? Number(raw) : raw
   return typeof n === 'number' && Number.isFinite(n) ? Math.trunc(n) : DEFAULT_KEEP
 }

@@ -18,6 +18,7 @@ import { completedOf, timeZoneOf, timesOf } from './jobs'
 import { isoWithOffset, nextRunAfter } from './schedule'
 import { outputFileName, pruneOutputs, sessionStamp } from './output-files'
 import { errorMessage } from '@shared/contract/errors'
+import type { SecretVault } from '../secrets'
 
 export interface CronGateway {
   runChannelTurn(input: ChannelTurnInput): Promise<ChannelTurnResult>
@@ -60,7 +61,7 @@ export async function runCronJob(
   profile: string,
   home: string,
   job: RawJob,
-  opts: { now?: () => number } = {}
+  opts: { vault: SecretVault; now?: () => number }
 ): Promise<CronRunResult> {
   const now = opts.now ?? Date.now
   const started = now()
@@ -77,8 +78,8 @@ export async function runCronJob(
     ].join('\n')
   let o: Outcome
   try {
-    if (job.no_agent) o = await scriptOnly(home, job, head)
-    else o = await agentRun(gateway, profile, home, job, started, head)
+    if (job.no_agent) o = await scriptOnly(home, job, head, opts.vault)
+    else o = await agentRun(gateway, profile, home, job, started, head, opts.vault)
   } catch (err) {
     const error = errorMessage(err)
     o = { ok: false, error, deliver: '', doc: `${head('agent', 'error')}\nError: ${error}\n`, sessionId: '' }
@@ -103,13 +104,18 @@ export async function runCronJob(
   }
 }
 
-async function scriptOnly(home: string, job: RawJob, head: (m: string, s: string) => string): Promise<Outcome> {
+async function scriptOnly(
+  home: string,
+  job: RawJob,
+  head: (m: string, s: string) => string,
+  vault: SecretVault
+): Promise<Outcome> {
   const script = field(job.script)
   if (!script) {
     const error = 'no_agent is set but the job has no script'
     return { ok: false, error, deliver: '', doc: `${head('no_agent (script)', 'error')}\n${error}\n`, sessionId: '' }
   }
-  const r = await runJobScript(home, script)
+  const r = await runJobScript(home, script, vault)
   const mode = 'no_agent (script)'
   if (!r.ok)
     return {
@@ -130,12 +136,13 @@ async function agentRun(
   home: string,
   job: RawJob,
   started: number,
-  head: (m: string, s: string) => string
+  head: (m: string, s: string) => string,
+  vault: SecretVault
 ): Promise<Outcome> {
   let script: ScriptResult | null = null
   const scriptPath = field(job.script)
   if (scriptPath) {
-    script = await runJobScript(home, scriptPath)
+    script = await runJobScript(home, scriptPath, vault)
     // Nothing collected, or the script's gate says so: no agent turn this time.
     if (script.ok && (!script.output.trim() || !wakesAgent(script.output)))
       return {

@@ -170,7 +170,8 @@ describe("upstream's jobs through the scheduler", { timeout: 120_000 }, () => {
       const ran: string[] = []
       const s = new CronScheduler({
         profiles: () => [{ name: 'default', home }],
-        run: (p, job) => runCronJob(host.gateway, p.name, p.home, job).then(() => void ran.push(job.id)),
+        run: (p, job) =>
+          runCronJob(host.gateway, p.name, p.home, job, { vault: host.vault }).then(() => void ran.push(job.id)),
         upstreamLive: () => false
       })
       for (let i = 0; i < 8 && ran.length < file.jobs.length; i++) await s.tick()

@@ -4,7 +4,6 @@
  * per delegation, so a restart re-delivering a pending row never appends twice. Completions never edit
  * past context; they surface as a new turn (invariant 2.9.7).
  */
-import { repositories } from '../store'
 import type { DelegateDeps, DelegationCompletion } from './deps'
 import { newClaimToken } from './registry'
 import type { ChildResult, CompletionEvent } from './types'
@@ -26,7 +25,7 @@ function completionNotice(event: CompletionEvent, results: ChildResult[]): strin
 
 /** Already delivered into this session? The claim serializes deliverers; this catches a crash between append and ack. */
 function existingNotice(deps: DelegateDeps, sessionId: string, delegationId: string): number | null {
-  return repositories.delegation(deps.store).findNotice(sessionId, COMPLETION_DISPLAY_KIND, delegationId)
+  return deps.store.delegationRepo().findNotice(sessionId, COMPLETION_DISPLAY_KIND, delegationId)
 }
 
 /** Deliver one terminal event. Returns null when another consumer holds the claim or nothing was appended. */

@@ -4,7 +4,7 @@
  * or malformed file yields the defaults.
  */
 import { dirname } from 'node:path'
-import { loadConfig, configSections } from '../config'
+import { loadConfig, readSection } from '../config'
 import type { RetentionLimits } from './types'
 
 const DELEGATION_DEFAULTS = {
@@ -35,7 +35,7 @@ export function homeOfDb(dbPath: string): string {
 }
 
 export function loadDelegationConfig(home: string): DelegationConfig {
-  const d = configSections.section(loadConfig(home).raw, 'delegation')
+  const d = readSection(loadConfig(home).raw, 'delegation')
   const D = DELEGATION_DEFAULTS
   return {
     maxRetained: Math.trunc(num(d.max_retained, D.max_retained)),

@@ -15,8 +15,8 @@ import type {
   SubagentState,
   Tokens
 } from '@shared/contract'
-import { repositories } from '../store'
 import { homeOfDb, loadDelegationConfig } from './config'
+import type { SessionStore } from '../store'
 import { childPieces, ownPieces, querySource, type ProfileStore } from '../costs'
 import type { LiveSubagentRegistry } from './live-registry'
 import { moneyFromMicros, NO_COST } from '@shared/contract/money'
@@ -28,7 +28,7 @@ const FAILED = new Set(['error', 'failed', 'interrupted', 'stalled', 'cancelled'
 const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
 
 /** A delegation as the store's repository returns it (camelCase record). */
-type DelegationRecord = ReturnType<ReturnType<typeof repositories.delegation>['listForSubagents']>[number]
+type DelegationRecord = ReturnType<ReturnType<SessionStore['delegationRepo']>['listForSubagents']>[number]
 
 function classify(r: DelegationRecord, ttlHours: number): SubagentState {
   if (r.state === 'running' || r.state === 'finalizing') return 'running'
@@ -43,7 +43,7 @@ function classify(r: DelegationRecord, ttlHours: number): SubagentState {
 
 function transcript(store: DelegationDb, sessionId: string): { messages: number; chars: number } {
   if (!sessionId) return { messages: 0, chars: 0 }
-  const size = repositories.delegation(store).transcriptSize(sessionId)
+  const size = store.delegationRepo().transcriptSize(sessionId)
   return { messages: n(size.messages), chars: n(size.chars) }
 }
 
@@ -100,7 +100,7 @@ export function listSubagents(
     const cfg = loadDelegationConfig(homeOfDb(store.path))
     const ttlHours = Math.max(1, cfg.retainedTtlHours)
     if (i === 0 || profile === 'default') limits = { maxRetained: Math.max(1, cfg.maxRetained), ttlHours }
-    const rows = repositories.delegation(store).listForSubagents(query.parentSessionId || undefined)
+    const rows = store.delegationRepo().listForSubagents(query.parentSessionId || undefined)
     for (const r of rows) {
       const state = classify(r, ttlHours)
       if (!query.includeTombstoned && (state === 'tombstoned' || state === 'expired')) continue

@@ -6,7 +6,7 @@ import type { SessionStore } from '../store'
 
 /**
  * A profile's state.db. The delegation tables are reached through the store's typed repositories
- * (`repositories.delegation`, `repositories.cost`); `write()` is BEGIN IMMEDIATE with busy retry off the event loop, and its
+ * (`store.delegationRepo()`, `store.costRepo()`); `write()` is BEGIN IMMEDIATE with busy retry off the event loop, and its
  * callback stays synchronous, must be idempotent, and gets the `WriteTx` that repository writes take.
  */
 export type DelegationDb = SessionStore

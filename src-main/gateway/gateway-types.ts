@@ -3,7 +3,8 @@
  * the real Agent factory and its event bus; tests pass small real stand-ins.
  */
 import type { EventName, EventPayload, Tokens, TurnDeltaBody } from '@shared/contract'
-import type { RawConfig, ResolvedRuntime, SecretVault } from '../config'
+import type { RawConfig, ResolvedRuntime } from '../config'
+import type { SecretVault } from '../secrets'
 import type { CacheableAgent } from './cacheable'
 import type { MemoryIdentitySource } from './cache-busting'
 import type { Logger } from '@shared/contract/log'
@@ -120,7 +121,8 @@ export interface GatewayOptions<A extends TurnAgent = TurnAgent, S extends Gatew
   memoryIdentity?: MemoryIdentitySource
   /** Toolsets enabled for the profile's agents (part of the signature). */
   enabledToolsets?(profile: string, config: RawConfig): string[]
-  vault?: SecretVault
+  /** The host's vault: every turn's secrets come from it. */
+  vault: SecretVault
   /** Epoch ms (tests). */
   clock?: () => number
 }

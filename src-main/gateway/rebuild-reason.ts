@@ -5,7 +5,7 @@
  * the `memory.*` inputs each agent was built with. Values are shortened and the profile's secret values
  * redacted: nothing a key could be read back from reaches the renderer.
  */
-import { redactValues } from '../config'
+import { redactValues } from '../secrets'
 import { stableJson } from './stable-json'
 
 /** Where a provider comes from (its plugin folder, manifest version, files' stamp) rather than who it is. */

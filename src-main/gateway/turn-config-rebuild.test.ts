@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { EventName, EventPayload } from '@shared/contract'
-import { envPath, updateEnvFile } from '../config/env-file'
+import { EnvFileVault, envPath, updateEnvFile } from '../secrets'
 import { StoreRegistry, type SessionStore } from '../store'
 import { Gateway, type BuildAgentInput } from './index'
 import { storeProbe } from './store-probe'
@@ -50,6 +50,7 @@ function setup() {
   const decisions: string[] = []
   let generation = 1
   const gateway = new Gateway<WritingAgent, SessionStore>({
+    vault: new EnvFileVault(),
     root,
     stores: registry,
     registryGeneration: () => generation,

@@ -6,8 +6,10 @@ import { mkdtempSync, renameSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { loadConfig, resolveRuntime, secretsFor, type SecretVault } from '../config'
-import { envPath, updateEnvFile } from '../config/env-file'
+import { loadConfig, resolveRuntime } from '../config'
+import { EnvFileVault, envPath, secretsFor, updateEnvFile, type SecretVault } from '../secrets'
+
+const envVault = new EnvFileVault()
 import { agentConfigSignature } from './signature'
 import { extractCacheBustingConfig, type MemoryIdentitySource } from './cache-busting'
 import { TurnConfigResolver } from './turn-config'
@@ -29,7 +31,7 @@ function fresh(
     memoryIdentity?: MemoryIdentitySource
   } = {}
 ) {
-  const secrets = secretsFor(dir, extra.vault)
+  const secrets = secretsFor(dir, extra.vault ?? envVault)
   const runtime = resolveRuntime(dir, { secrets })
   const config = loadConfig(dir).raw
   return agentConfigSignature({
@@ -50,7 +52,7 @@ describe('TurnConfigResolver', () => {
     const dir = home(
       'model: {default: m1, provider: openai}\ncompression: {threshold: 0.5}\nagent: {max_turns: 7, reasoning_effort: low}\n'
     )
-    const r = new TurnConfigResolver()
+    const r = new TurnConfigResolver({ vault: envVault })
     const a = r.resolve('default', dir)
     expect(a.signature).toBe(fresh(dir))
     expect(r.resolve('default', dir).signature).toBe(a.signature)
@@ -64,7 +66,7 @@ describe('TurnConfigResolver', () => {
 
   it('hands out fresh secrets and reasoning objects each call (callers may keep or mutate them)', () => {
     const dir = home()
-    const r = new TurnConfigResolver()
+    const r = new TurnConfigResolver({ vault: envVault })
     const a = r.resolve('default', dir)
     a.secrets.OPENAI_API_KEY = 'tampered'
     expect(r.resolve('default', dir).secrets.OPENAI_API_KEY).toBe('sk-aaaa-0001')
@@ -72,7 +74,7 @@ describe('TurnConfigResolver', () => {
 
   it('a config.yaml edit changes the signature on the next call (model, cache-busting key)', () => {
     const dir = home()
-    const r = new TurnConfigResolver()
+    const r = new TurnConfigResolver({ vault: envVault })
     const before = r.resolve('default', dir).signature
     // A different length: an in-place same-size rewrite inside one mtime tick is invisible to any stat stamp.
     writeFileSync(join(dir, 'config.yaml'), 'model: {default: m22, provider: openai}\n')
@@ -86,7 +88,7 @@ describe('TurnConfigResolver', () => {
 
   it('a reasoning-only edit keeps the signature but updates the per-turn setting', () => {
     const dir = home()
-    const r = new TurnConfigResolver()
+    const r = new TurnConfigResolver({ vault: envVault })
     const before = r.resolve('default', dir)
     writeFileSync(join(dir, 'config.yaml'), 'model: {default: m1, provider: openai}\nagent: {reasoning_effort: high}\n')
     const after = r.resolve('default', dir)
@@ -96,7 +98,7 @@ describe('TurnConfigResolver', () => {
 
   it("a same-length key written the app's way (temp file + rename) changes the signature", () => {
     const dir = home()
-    const r = new TurnConfigResolver()
+    const r = new TurnConfigResolver({ vault: envVault })
     const before = r.resolve('default', dir)
     updateEnvFile(envPath(dir), 'OPENAI_API_KEY', 'sk-bbbb-0002')
     const after = r.resolve('default', dir)
@@ -107,7 +109,7 @@ describe('TurnConfigResolver', () => {
 
   it('a replaced or deleted .env / config.yaml is noticed', () => {
     const dir = home()
-    const r = new TurnConfigResolver()
+    const r = new TurnConfigResolver({ vault: envVault })
     const a = r.resolve('default', dir).signature
     writeFileSync(join(dir, 'other.env'), 'OPENAI_API_KEY=sk-cccc-0003-longer\n')
     renameSync(join(dir, 'other.env'), join(dir, '.env'))
@@ -128,6 +130,7 @@ describe('TurnConfigResolver', () => {
     // A live identity source (the production one is host/memory-providers/provider-host.ts, tested in memory-identity.test.ts).
     const memoryIdentity: MemoryIdentitySource = { identityFor: () => ({ peer }) }
     const r = new TurnConfigResolver({
+      vault: envVault,
       registryGeneration: () => generation,
       enabledToolsets: () => toolsets,
       memoryIdentity
@@ -169,6 +172,7 @@ describe('TurnConfigResolver', () => {
     const dir = home()
     let hooks = 0
     const r = new TurnConfigResolver({
+      vault: envVault,
       enabledToolsets: () => {
         hooks++
         return []
@@ -184,7 +188,7 @@ describe('TurnConfigResolver', () => {
   })
 
   it('a missing home resolves to defaults without throwing', () => {
-    const r = new TurnConfigResolver()
+    const r = new TurnConfigResolver({ vault: envVault })
     const missing = join(tmpdir(), `cad-tc-missing-${process.pid}-${Date.now()}`)
     expect(() => r.resolve('default', missing)).not.toThrow()
     expect(r.resolve('default', missing).signature).toBe(fresh(missing))

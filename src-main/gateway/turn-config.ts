@@ -6,17 +6,8 @@
  * re-read every turn and only the final hash is memoized on them.
  */
 import { statSync } from 'node:fs'
-import {
-  loadConfig,
-  resolveRuntime,
-  secretsFor,
-  type RawConfig,
-  type ResolvedRuntime,
-  type SecretVault,
-  configFiles,
-  configSections,
-  defaultVault
-} from '../config'
+import { agentSettings, configPath, loadConfig, resolveRuntime, type RawConfig, type ResolvedRuntime } from '../config'
+import { envPath, secretsFor, type SecretVault } from '../secrets'
 import { dynamicCacheBustingConfig, staticCacheBustingConfig, type MemoryIdentitySource } from './cache-busting'
 import type { ReasoningSetting } from './gateway-types'
 import { agentConfigSignature } from './signature'
@@ -36,7 +27,8 @@ export interface TurnConfig {
 }
 
 export interface TurnConfigDeps {
-  vault?: SecretVault
+  /** The host's vault (the profile's `.env`, or the OS keychain in the app). */
+  vault: SecretVault
   registryGeneration?(profile: string): number | null
   memoryIdentity?: MemoryIdentitySource
   enabledToolsets?(profile: string, config: RawConfig): string[]
@@ -76,12 +68,12 @@ function stampOf(path: string): string {
 
 export class TurnConfigResolver {
   private readonly memo = new Map<string, FileDerived>()
-  constructor(private readonly deps: TurnConfigDeps = {}) {}
+  constructor(private readonly deps: TurnConfigDeps) {}
 
   resolve(profile: string, home: string): TurnConfig {
-    const vault = this.deps.vault ?? defaultVault.get()
+    const vault = this.deps.vault
     // Stamp BEFORE reading: an edit racing the read leaves a stale stamp, so the next turn re-reads.
-    let stamp = `${stampOf(configFiles.config(home))}|${stampOf(configFiles.env(home))}`
+    let stamp = `${stampOf(configPath(home))}|${stampOf(envPath(home))}`
     // A non-file vault (OS keychain) can change with no file touched: its values are part of the key.
     let vaultSecrets: Record<string, string> | null = null
     if (vault.storage !== 'env_file') {
@@ -138,7 +130,7 @@ export class TurnConfigResolver {
     const secrets = Object.freeze(vaultSecrets ?? secretsFor(home, vault))
     const runtime = resolveRuntime(home, { secrets: { ...secrets } })
     const config = loadConfig(home).raw
-    const { maxIterations, reasoningEffort } = configSections.agent(config)
+    const { maxIterations, reasoningEffort } = agentSettings(config)
     return {
       stamp,
       secrets,

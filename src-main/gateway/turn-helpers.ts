@@ -1,6 +1,6 @@
 /** Small pure helpers of the turn runner: input validation, guarded row reads, cost mapping. */
 import { CaduceusError } from '@shared/contract'
-import { configSections, type RawConfig } from '../config'
+import { isDemoConfig, readSection, type RawConfig } from '../config'
 import type { GatewayStore } from './gateway-types'
 
 export function parseInput<T>(
@@ -51,9 +51,9 @@ export function imageRefusal(
   model: string | undefined
 ): string | null {
   const name = model || runtime.model
-  if (runtime.provider === 'demo' || configSections.isDemo(config))
+  if (runtime.provider === 'demo' || isDemoConfig(config))
     return `the demo model cannot take images; send text parts only, or configure a vision-capable provider`
-  const v = configSections.section(config, 'model').supports_vision
+  const v = readSection(config, 'model').supports_vision
   if (v === false || (typeof v === 'string' && /^(false|no|off|0)$/i.test(v.trim())))
     return `the model ${name} cannot take images (config.yaml model.supports_vision: false); send text parts only`
   return null

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { EnvFileVault } from '../secrets'
 import type { EventName, EventPayload } from '@shared/contract'
 import type { Agent } from '../agent'
 import { startScriptedProvider, type ScriptedProvider } from '../agent/scripted'
@@ -44,6 +45,7 @@ beforeAll(async () => {
   writeFileSync(join(root, '.env'), 'OPENAI_API_KEY=sk-test-key-aaaa\n')
   registry = new StoreRegistry(root)
   gateway = new Gateway<Agent, SessionStore>({
+    vault: new EnvFileVault(),
     root,
     stores: registry,
     buildAgent: (i) => {

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { EnvFileVault } from '../secrets'
 import { CaduceusError, type EventName, type EventPayload } from '@shared/contract'
 import { currentSecretScope, getHermesHome } from '../scope'
 import { StoreRegistry, type SessionStore } from '../store'
@@ -94,6 +95,7 @@ function setup(opts: { buildFails?: string; idleTtlSeconds?: number; notices?: s
   const events: Array<{ event: EventName; payload: any }> = []
   const log = captureLogger()
   const gateway = new Gateway<StoreAgent, SessionStore>({
+    vault: new EnvFileVault(),
     root,
     stores: registry,
     log,
@@ -303,6 +305,7 @@ describe('Gateway', () => {
     const root = mkdtempSync(join(tmpdir(), 'cad-gw-'))
     const registry = new StoreRegistry(root)
     const gateway = new Gateway<StoreAgent, SessionStore>({
+      vault: new EnvFileVault(),
       root,
       stores: registry,
       buildAgent: (i) => new StoreAgent(i),

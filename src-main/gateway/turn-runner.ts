@@ -12,7 +12,8 @@ import {
   type TurnFinished,
   type TurnHandle
 } from '@shared/contract'
-import { redactValues, configSections, resolveRuntime } from '../config'
+import { isDemoConfig, resolveRuntime } from '../config'
+import { redactValues } from '../secrets'
 import { profileHome, runInProfileScope } from '../scope'
 import { AgentCache, type ProfileOwner } from './agent-cache'
 import { AGENT_PENDING, nowMs } from './cacheable'
@@ -425,7 +426,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         cache: decision,
         ...(cacheReason ? { cacheReason } : {}),
         model: runtime.model,
-        demo: runtime.provider === 'demo' || configSections.isDemo(config)
+        demo: runtime.provider === 'demo' || isDemoConfig(config)
       })
       // Warnings from building the agent (e.g. a refused memory provider) reach the user once, on its first turn.
       const warnings = agent.startupNotices?.splice(0) ?? []

@@ -2,7 +2,7 @@
  * All profiles' activity logs behind one face, for the `memory.events` / `memory.health` requests and the
  * `memory.activity` event. Each profile keeps its own table in its own state.db; 'all' merges them.
  */
-import { type SessionStore, repositories } from '../store'
+import type { SessionStore } from '../store'
 import { MemoryEventQuery, type MemoryEvent, type ProviderHealth } from '@shared/contract/memory'
 import { MemoryActivityLog, type ActivityLogOptions, type MemoryEventListener } from './activity'
 
@@ -16,7 +16,7 @@ export class MemoryActivityHub {
   register(profile: string, store: SessionStore): MemoryActivityLog {
     const existing = this.logs.get(profile)
     if (existing) return existing.log
-    const log = new MemoryActivityLog(repositories.memoryEvents(store), profile, {
+    const log = new MemoryActivityLog(store.memoryEventsRepo(), profile, {
       ...this.options,
       writer: (fn) => store.write(fn)
     })

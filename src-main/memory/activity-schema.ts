@@ -1,9 +1,9 @@
 /** `cad_memory_events` records (table and SQL: store/memory-events-repo.ts) as contract `MemoryEvent`s. */
 import { MemoryEventKind, type MemoryEvent } from '@shared/contract/memory'
-import type { repositories } from '../store'
+import type { SessionStore } from '../store'
 
 /** A stored event as the store's repository returns it: camelCase, field types from the table definition. */
-type EventRecord = ReturnType<ReturnType<typeof repositories.memoryEvents>['list']>[number]
+type EventRecord = ReturnType<ReturnType<SessionStore['memoryEventsRepo']>['list']>[number]
 
 const str = (v: unknown) => (typeof v === 'string' ? v : v == null ? '' : String(v))
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null)

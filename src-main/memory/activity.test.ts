@@ -13,7 +13,6 @@ import { captureLogs, makeHomes } from './test-fixtures/harness'
 import { RecordingProvider } from './test-fixtures/recording-provider'
 import { MemoryManager } from './manager'
 import { rawDb } from '../store/test-fixtures/raw-db'
-import { repositories } from '../store'
 
 /** A profile's state.db; the raw handle is only for arranging and inspecting rows. */
 function openStore(): { store: SessionStore; db: ReturnType<typeof rawDb> } {
@@ -30,12 +29,12 @@ describe('memory activity log', () => {
   it('stores every manager event (tool calls, recalls with size, syncs, refusals) in cad_memory_events and pushes contract MemoryEvents', async () => {
     const { alpha, beta } = makeHomes()
     const { store, db } = openStore()
-    const log = new MemoryActivityLog(repositories.memoryEvents(store), 'alpha')
+    const log = new MemoryActivityLog(store.memoryEventsRepo(), 'alpha')
     const pushed: MemoryEvent[] = []
     log.onEvent((e) => pushed.push(e))
     const p = new RecordingProvider('ext', ['ext_recall'])
     p.prefetchResult = 'the user prefers tea'
-    const m = new MemoryManager({ activity: log })
+    const m = new MemoryManager({ activity: log, log: logs.sink })
     m.addProvider(p)
     await m.initializeAll('sess-1', { hermesHome: alpha, platform: 'desk' })
     await withHomeOverride(alpha, async () => {
@@ -66,7 +65,7 @@ describe('memory activity log', () => {
   })
 
   it('queries: newest first, filters by kind / provider / session, pages by beforeId, ignores other profiles', () => {
-    const log = new MemoryActivityLog(repositories.memoryEvents(openStore().store), 'alpha')
+    const log = new MemoryActivityLog(openStore().store.memoryEventsRepo(), 'alpha')
     for (let i = 0; i < 10; i++)
       log.record({
         ...base,
@@ -86,7 +85,7 @@ describe('memory activity log', () => {
 
   it('keeps only the newest events (bounded retention)', () => {
     const { store, db } = openStore()
-    const log = new MemoryActivityLog(repositories.memoryEvents(store), 'alpha', { retention: 50, pruneEvery: 10 })
+    const log = new MemoryActivityLog(store.memoryEventsRepo(), 'alpha', { retention: 50, pruneEvery: 10 })
     for (let i = 0; i < 125; i++) {
       log.record({ ...base, summary: `event ${i}` })
       if (i % 5 === 4) log.flush() // one batch per event-loop turn in real use
@@ -97,7 +96,7 @@ describe('memory activity log', () => {
     expect(oldest.id).toBeGreaterThan(125 - 60)
     // Re-opening changes nothing (reading a home writes nothing); the next insert prunes, in its own write.
     const before = count()
-    const again = new MemoryActivityLog(repositories.memoryEvents(store), 'alpha', { retention: 50, pruneEvery: 1 })
+    const again = new MemoryActivityLog(store.memoryEventsRepo(), 'alpha', { retention: 50, pruneEvery: 1 })
     expect(count()).toBe(before)
     again.record({ ...base, summary: 'event 125' })
     again.flush()
@@ -106,7 +105,7 @@ describe('memory activity log', () => {
   })
 
   it('health: calls, errors, refusals, last error and p95 latency per provider', () => {
-    const log = new MemoryActivityLog(repositories.memoryEvents(openStore().store), 'alpha')
+    const log = new MemoryActivityLog(openStore().store.memoryEventsRepo(), 'alpha')
     for (let i = 1; i <= 100; i++) log.record({ ...base, latencyMs: i })
     log.record({ ...base, kind: 'error', name: 'prefetch', ok: false, summary: 'timed out after 8000 ms' })
     log.record({ ...base, kind: 'refusal', ok: false, summary: 'refused (foreign_scope)' })
@@ -133,13 +132,13 @@ describe('memory activity log', () => {
   it("health's last recall is the recall a turn used (never the warm-up): query, size, duration, ok or failed with why; sync and write counts; failures first", async () => {
     const { alpha } = makeHomes()
     const { store } = openStore()
-    const log = new MemoryActivityLog(repositories.memoryEvents(store), 'alpha')
+    const log = new MemoryActivityLog(store.memoryEventsRepo(), 'alpha')
     const good = new RecordingProvider('good', [])
     good.prefetchResult = 'tea, always'
     const bad = new RecordingProvider('zbad', [])
     // One external provider per manager (upstream's rule): two profiles' worth of managers on one log.
     const managers = [good, bad].map((p) => {
-      const m = new MemoryManager({ activity: log })
+      const m = new MemoryManager({ activity: log, log: logs.sink })
       m.addProvider(p)
       return m
     })
@@ -176,7 +175,7 @@ describe('memory activity log', () => {
     const { store, db } = openStore()
     db.exec('CREATE TABLE cad_memory_events (id INTEGER PRIMARY KEY AUTOINCREMENT, provider TEXT, kind TEXT)')
     db.exec("INSERT INTO cad_memory_events (provider, kind) VALUES ('old', 'martian')")
-    const log = new MemoryActivityLog(repositories.memoryEvents(store), 'alpha')
+    const log = new MemoryActivityLog(store.memoryEventsRepo(), 'alpha')
     expect(log.listEvents()[0]).toMatchObject({ provider: 'old', kind: 'hook', summary: '', ok: true })
     log.record({ ...base, summary: 'used key sk-abcdefghijklmnopqrstuvwxyz and Bearer abcdefghijklmnop' })
     expect(log.listEvents({ limit: 1 })[0]!.summary).not.toMatch(/sk-abcdefgh|Bearer abcdefgh/)

@@ -5,15 +5,15 @@
  */
 import { MemoryEventQuery, readRecallSummary, type MemoryEvent, type ProviderHealth } from '@shared/contract/memory'
 import type { MemoryActivityInput, MemoryActivitySink } from './activity-types'
-import { MANAGER_LOGGER, memoryLogger } from './log'
+import { MANAGER_LOGGER, memoryLogger, type MemoryLogger, type MemoryLogSink } from './log'
 import { clip } from './manager-support'
 import { redactSecrets } from './redact'
-import type { repositories, SessionStore } from '../store'
+import type { SessionStore } from '../store'
 import { rowToEvent } from './activity-schema'
 import { errorMessage } from '@shared/contract/errors'
 
 /** The table's typed SQL (store/memory-events-repo.ts) and the write handle its write functions take. */
-type MemoryEventsRepo = ReturnType<typeof repositories.memoryEvents>
+type MemoryEventsRepo = ReturnType<SessionStore['memoryEventsRepo']>
 type WriteTx = Parameters<MemoryEventsRepo['insert']>[0]
 
 export const ACTIVITY_RETENTION = 10_000
@@ -24,7 +24,6 @@ function eventTime(): number {
   lastAt = Math.max(Date.now() / 1000, lastAt + 0.000001)
   return lastAt
 }
-const log = memoryLogger(MANAGER_LOGGER)
 
 export interface ActivityLogOptions {
   /** Newest events kept (default 10,000). */
@@ -37,6 +36,8 @@ export interface ActivityLogOptions {
    * busy timeout while another process holds the write lock, so the host always passes it.
    */
   writer?: SessionStore['write']
+  /** Where a failed insert or read is reported (the host's log); without one, stderr. */
+  log?: MemoryLogSink
 }
 
 export type MemoryEventListener = (event: MemoryEvent) => void
@@ -50,6 +51,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
   private pending: Array<Omit<MemoryEvent, 'id'>> = []
   private scheduled: NodeJS.Immediate | null = null
   private readonly writer: ActivityLogOptions['writer']
+  private readonly log: MemoryLogger
 
   /** The table's typed SQL (store/memory-events-repo.ts); it follows the store when the first write swaps connections. */
   constructor(
@@ -60,6 +62,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
     this.retention = Math.max(1, options.retention ?? ACTIVITY_RETENTION)
     this.pruneEvery = Math.max(1, options.pruneEvery ?? 100)
     this.writer = options.writer
+    this.log = memoryLogger(MANAGER_LOGGER, options.log)
     // Nothing on open: the table is created by the first insert and pruned after inserts, both inside
     // Caduceus's own writes, so a home that only upstream wrote stays byte-identical while it is only read.
   }
@@ -112,7 +115,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
       }).then(
         (ids) => this.delivered(batch, ids),
         (err: Error) => {
-          log.warn(`memory activity log (${this.profile}) insert failed: ${err?.message ?? String(err)}`)
+          this.log.warn(`memory activity log (${this.profile}) insert failed: ${err?.message ?? String(err)}`)
           this.delivered(batch, undefined)
         }
       )
@@ -191,7 +194,7 @@ export class MemoryActivityLog implements MemoryActivitySink {
     try {
       return fn()
     } catch (err) {
-      log.warn(`memory activity log (${this.profile}) ${what} failed: ${errorMessage(err)}`)
+      this.log.warn(`memory activity log (${this.profile}) ${what} failed: ${errorMessage(err)}`)
       return undefined
     }
   }

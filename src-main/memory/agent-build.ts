@@ -5,12 +5,10 @@
  */
 import { BuiltinMemoryProvider, type BuiltinMemoryOptions } from './builtin'
 import type { MemoryActivitySink } from './activity-types'
-import { MANAGER_LOGGER, memoryLogger } from './log'
+import { MANAGER_LOGGER, memoryLogger, type MemoryLogSink } from './log'
 import { errorText } from './manager-support'
 import { MemoryManager } from './manager'
 import { BUILTIN_PROVIDER_NAME, type InitializeOptions, type MemoryProvider } from './provider'
-
-const log = memoryLogger(MANAGER_LOGGER)
 
 /** The `memory:` section of a profile's config.yaml (upstream keys). */
 export interface MemoryConfig {
@@ -31,6 +29,8 @@ export interface BuildAgentMemoryOptions {
   builtin?: BuiltinMemoryOptions
   /** Extra initialize kwargs (agentContext, agentIdentity, userId, …). */
   init?: Partial<InitializeOptions>
+  /** Where the build's and the manager's records go (the host's log); without one, stderr. */
+  log?: MemoryLogSink
 }
 
 export interface AgentMemory {
@@ -54,7 +54,8 @@ export async function buildMemoryManagerForAgent(
   const memory = config?.memory ?? {}
   const warnings: StartupNotice[] = []
   const warn = (text: string) => warnings.push({ level: 'warn', text })
-  const manager = new MemoryManager({ activity: options.activity })
+  const log = memoryLogger(MANAGER_LOGGER, options.log)
+  const manager = new MemoryManager({ activity: options.activity, log: options.log })
   if (memory.memory_enabled !== false) {
     manager.addProvider(
       new BuiltinMemoryProvider({ userProfileEnabled: memory.user_profile_enabled, ...options.builtin })

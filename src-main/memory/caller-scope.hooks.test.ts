@@ -9,7 +9,8 @@ import { homeKey, isMultiplexActive, withHomeOverride } from '../scope'
 import { withSecretScope } from '../scope/scope'
 import { multiplexed } from '../scope/test-support'
 import { REFUSAL_CODE } from './caller-scope'
-import { addMemoryLogSink, CALLER_SCOPE_LOGGER } from './log'
+import { CALLER_SCOPE_LOGGER } from './log'
+import { memoryLogSink } from '../host/services/agent-assembly'
 import { HOOK_TOOL, InstanceScopedProvider } from './test-fixtures/seed-providers'
 import {
   buildAgent,
@@ -101,13 +102,15 @@ describe('memory caller scope: lifecycle hooks (seed 000)', () => {
     const { alpha: alphaHome, beta: betaHome } = makeHomes()
     const dir = mkdtempSync(join(tmpdir(), 'cad-memlog-'))
     const host = createLogger({ logFile: join(dir, 'caduceus.log'), errorFile: join(dir, 'errors.log') })
-    const detach = addMemoryLogSink((r) => host[r.level](r.name, r.message))
-    try {
-      const alpha = await buildManager(alphaHome)
-      await withHomeOverride(betaHome, () => alpha.onTurnStart(1, 'hi'))
-    } finally {
-      detach()
-    }
+    // The sink the host hands every agent's memory build, next to the test's own capture.
+    const toHost = memoryLogSink(host)
+    const alpha = await buildManager(alphaHome, undefined, {
+      log: (r) => {
+        logs.sink(r)
+        toHost(r)
+      }
+    })
+    await withHomeOverride(betaHome, () => alpha.onTurnStart(1, 'hi'))
     const refusal = logs.scope().find((r) => r.code === REFUSAL_CODE)
     expect(refusal).toMatchObject({ name: CALLER_SCOPE_LOGGER, level: 'error' })
     const errorsLog = readFileSync(join(dir, 'errors.log'), 'utf8')

@@ -47,7 +47,7 @@ describe('memory caller scope: provider instances (seed 000)', () => {
           { memory: { provider: 'instancescoped', memory_enabled: false } },
           betaHome,
           () => shared,
-          { sessionId: 's-beta', platform: 'api_server' }
+          { sessionId: 's-beta', platform: 'api_server', log: logs.sink }
         )
       )
       expect(built.manager).toBeNull()
@@ -63,7 +63,8 @@ describe('memory caller scope: provider instances (seed 000)', () => {
       const withBuiltin = await withHomeOverride(betaHome, () =>
         buildMemoryManagerForAgent({ memory: { provider: 'instancescoped' } }, betaHome, () => shared, {
           sessionId: 's-beta',
-          platform: 'api_server'
+          platform: 'api_server',
+          log: logs.sink
         })
       )
       expect(withBuiltin.manager!.providers.map((p) => p.name)).toEqual(['builtin'])

@@ -7,7 +7,7 @@
  * the log keeps the code and both homes for whoever runs `caduceus logs errors`.
  */
 import { currentSecretScope, getHomeOverride, homeKey, isMultiplexActive } from '../scope'
-import { CALLER_SCOPE_LOGGER, memoryLogger } from './log'
+import { CALLER_SCOPE_LOGGER, memoryLogger, type MemoryLogger } from './log'
 
 export const REFUSAL_CODE = 'memory_caller_profile_unresolved'
 export const INSTANCE_SHARED_CODE = 'memory_provider_instance_shared'
@@ -16,7 +16,8 @@ export const REFUSAL_MESSAGE =
   'Memory call refused: the memory provider could not confirm which profile this call belongs to. ' +
   'Run `caduceus logs errors` for details.'
 
-export const callerScopeLogger = memoryLogger(CALLER_SCOPE_LOGGER)
+/** Where refusals go when the caller passes no logger (a bare script): stderr. */
+const unattached = memoryLogger(CALLER_SCOPE_LOGGER)
 
 /** How a home's identity is worked out (realpath by default); a manager may be given its own. */
 export type HomeKeyFn = (home: string) => string
@@ -51,13 +52,19 @@ const REASON_TEXT: Record<RefusalReason, string> = {
  * Decide whether a call from the current async context may reach providers bound to `owner`.
  * Single-profile processes keep working unscoped; an explicit scope is always honoured.
  */
-export function checkCaller(owner: ScopeOwner | null, subject: string, keyOf: HomeKeyFn = homeKey): CallerVerdict {
+export function checkCaller(
+  owner: ScopeOwner | null,
+  subject: string,
+  keyOf: HomeKeyFn = homeKey,
+  log: MemoryLogger = unattached
+): CallerVerdict {
   const callerHome = resolveCallerHome()
   const multiplexed = isMultiplexActive()
   if (callerHome === null)
-    return multiplexed ? refuse('unscoped', subject, null, owner) : { ok: true, callerHome: null }
-  if (owner === null) return multiplexed ? refuse('unresolved', subject, callerHome, owner) : { ok: true, callerHome }
-  if (keyOf(callerHome) !== owner.key) return refuse('foreign_scope', subject, callerHome, owner)
+    return multiplexed ? refuse('unscoped', subject, null, owner, log) : { ok: true, callerHome: null }
+  if (owner === null)
+    return multiplexed ? refuse('unresolved', subject, callerHome, owner, log) : { ok: true, callerHome }
+  if (keyOf(callerHome) !== owner.key) return refuse('foreign_scope', subject, callerHome, owner, log)
   return { ok: true, callerHome }
 }
 
@@ -65,9 +72,10 @@ function refuse(
   reason: RefusalReason,
   subject: string,
   callerHome: string | null,
-  owner: ScopeOwner | null
+  owner: ScopeOwner | null,
+  log: MemoryLogger
 ): CallerVerdict {
-  callerScopeLogger.error(
+  log.error(
     `${REFUSAL_CODE}: refused ${subject}: ${REASON_TEXT[reason]} (caller home: ${callerHome ?? '<none>'}; owner home: ${owner?.home ?? '<unbound>'})`,
     { code: REFUSAL_CODE, subject }
   )
@@ -97,10 +105,10 @@ function isTrackable(instance: unknown): instance is object {
  * Bind a provider instance to one profile home. True when it is free or already that home's; false when
  * another home owns it, or (multiplexed only) when it can't be tracked at all — fail closed.
  */
-export function claimInstance(instance: unknown, ownerHome: string): boolean {
+export function claimInstance(instance: unknown, ownerHome: string, log: MemoryLogger = unattached): boolean {
   if (!isTrackable(instance)) {
     if (!isMultiplexActive()) return true
-    callerScopeLogger.error(
+    log.error(
       `${INSTANCE_UNTRACKABLE_CODE}: a memory provider instance that cannot be tracked was refused for ${ownerHome} (multiplexing is on)`,
       { code: INSTANCE_UNTRACKABLE_CODE, subject: 'provider' }
     )
@@ -114,7 +122,7 @@ export function claimInstance(instance: unknown, ownerHome: string): boolean {
   }
   if (existing.key === key) return true
   const name = String((instance as { name?: unknown }).name ?? 'unknown')
-  callerScopeLogger.error(
+  log.error(
     `${INSTANCE_SHARED_CODE}: memory provider '${name}' instance already serves ${existing.home}; refused for ${ownerHome}`,
     { code: INSTANCE_SHARED_CODE, subject: `provider ${name}` }
   )

@@ -2,7 +2,6 @@
  * Memory subsystem: providers, the manager, the caller-scope guard (seed 000), the built-in MEMORY.md /
  * USER.md store and the per-profile activity log.
  */
-export { addMemoryLogSink } from './log'
 export { memoryToolDefinitions } from './tools'
 export { readEntries, editEntry } from './builtin-store'
 export { MemoryActivityHub } from './activity-hub'
@@ -12,7 +11,5 @@ export {
   type StartupNotice,
   type LoadMemoryProvider
 } from './agent-build'
-/** Provider loading: Caduceus's own providers, JS plugins, upstream names it does not support. */
-import * as memoryProviders from './providers'
-/** Provider loading, identity and plugin discovery, as one namespace (the host's memory-provider service). */
-export { memoryProviders }
+/** The providers a root offers its profiles: loading, identity (seed 001), plugin folders, the picker's choices. */
+export { ProviderCatalog } from './providers/catalog'

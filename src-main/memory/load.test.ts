@@ -12,7 +12,7 @@ import { MemoryManager } from './manager'
 import { memoryToolDefinitions } from './tools'
 import { captureLogs, makeHomes, tick } from './test-fixtures/harness'
 import { ProcessWideProvider, TOOL } from './test-fixtures/seed-providers'
-import { repositories, SessionStore } from '../store'
+import { SessionStore } from '../store'
 
 const TURNS = 50
 let logs: ReturnType<typeof captureLogs>
@@ -33,8 +33,8 @@ describe('memory under load', () => {
       const agents = await Promise.all(
         profiles.map(async ({ label, home }) => {
           const store = new SessionStore(join(home, 'state.db'), { profile: label })
-          const activity = new MemoryActivityLog(repositories.memoryEvents(store), label)
-          const manager = new MemoryManager({ activity })
+          const activity = new MemoryActivityLog(store.memoryEventsRepo(), label)
+          const manager = new MemoryManager({ activity, log: logs.sink })
           manager.addProvider(new BuiltinMemoryProvider({ limits: { memory: 100_000, user: 100_000 } }))
           manager.addProvider(new ProcessWideProvider())
           await runInProfileScope(home, {}, () =>

@@ -1,7 +1,7 @@
 /**
- * Memory's loggers. The memory layer may not import the host, so records go to attachable sinks; the host
- * attaches one that writes them into its own log (errors.log, gateway log), tests attach one to capture them.
- * Records extend the kernel's LogRecord ({ at, level, name, message }).
+ * Memory's loggers. The memory layer may not import the host, so records go to a sink its owner passes in: the host
+ * hands its graph's sink (into its own log: errors.log, gateway log) to the activity hub and every agent's memory
+ * build, tests pass one that captures. Records extend the kernel's LogRecord ({ at, level, name, message }).
  */
 import type { LogLevel, LogRecord } from '@shared/contract/log'
 
@@ -18,16 +18,6 @@ export type MemoryLogSink = (record: MemoryLogRecord) => void
 export const CALLER_SCOPE_LOGGER = 'caduceus.memory.caller_scope'
 export const MANAGER_LOGGER = 'caduceus.memory.manager'
 
-const sinks = new Set<MemoryLogSink>()
-
-/** Attach a sink for every memory log record. Returns a detach function. */
-export function addMemoryLogSink(sink: MemoryLogSink): () => void {
-  sinks.add(sink)
-  return () => {
-    sinks.delete(sink)
-  }
-}
-
 export interface MemoryLogger {
   readonly name: string
   log(level: LogLevel, message: string, extra?: { code?: string; subject?: string }): void
@@ -36,20 +26,19 @@ export interface MemoryLogger {
   error(message: string, extra?: { code?: string; subject?: string }): void
 }
 
-export function memoryLogger(name: string): MemoryLogger {
+/** A logger writing to `sink`; without one (a bare script, a test that does not listen) problems go to stderr. */
+export function memoryLogger(name: string, sink?: MemoryLogSink): MemoryLogger {
   const log = (level: LogLevel, message: string, extra?: { code?: string; subject?: string }) => {
     const record: MemoryLogRecord = { at: Date.now(), level, name, message, ...extra }
-    if (sinks.size === 0) {
-      // Nobody attached (a bare script): problems still reach stderr rather than vanish.
+    if (!sink) {
+      // Nobody listening (a bare script): problems still reach stderr rather than vanish.
       if (level === 'warn' || level === 'error') process.stderr.write(`${level.toUpperCase()} ${name}: ${message}\n`)
       return
     }
-    for (const sink of [...sinks]) {
-      try {
-        sink(record)
-      } catch {
-        // A broken sink must not break a memory hook.
-      }
+    try {
+      sink(record)
+    } catch {
+      // A broken sink must not break a memory hook.
     }
   }
   return {

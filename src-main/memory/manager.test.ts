@@ -16,7 +16,7 @@ async function bound(
   providers: RecordingProvider[] | Array<RecordingProvider | BuiltinMemoryProvider>,
   opts: ConstructorParameters<typeof MemoryManager>[0] = {}
 ) {
-  const m = new MemoryManager(opts)
+  const m = new MemoryManager({ ...opts, log: logs.sink })
   for (const p of providers) m.addProvider(p)
   await m.initializeAll('s1', { hermesHome: home, platform: 'desk' })
   return m
@@ -24,7 +24,7 @@ async function bound(
 
 describe('MemoryManager', () => {
   it('accepts the builtin always and only ONE external provider, with the upstream warning', () => {
-    const m = new MemoryManager()
+    const m = new MemoryManager({ log: logs.sink })
     expect(m.addProvider(new BuiltinMemoryProvider())).toBe(true)
     expect(m.addProvider(new RecordingProvider('honcho'))).toBe(true)
     expect(m.addProvider(new RecordingProvider('mem0'))).toBe(false)
@@ -35,14 +35,14 @@ describe('MemoryManager', () => {
   })
 
   it('refuses core tool names, keeps the first owner of a duplicate, and rejects a provider whose schemas throw', () => {
-    const m = new MemoryManager()
+    const m = new MemoryManager({ log: logs.sink })
     m.addProvider(new BuiltinMemoryProvider())
     expect(m.addProvider(new RecordingProvider('ext', ['terminal', 'memory', 'ext_recall']))).toBe(true)
     expect(m.getToolSchemas().map((s) => s.name)).toEqual(['memory', 'ext_recall'])
     expect(m.hasTool('terminal')).toBe(false)
     const broken = new RecordingProvider('broken')
     broken.fail.add('get_tool_schemas')
-    const m2 = new MemoryManager()
+    const m2 = new MemoryManager({ log: logs.sink })
     expect(m2.addProvider(broken)).toBe(false)
     expect(m2.providers).toEqual([])
   })
@@ -50,7 +50,7 @@ describe('MemoryManager', () => {
   it('injects the scope home into initialize when none is given', async () => {
     const { alpha } = makeHomes()
     const p = new RecordingProvider('ext')
-    const m = new MemoryManager()
+    const m = new MemoryManager({ log: logs.sink })
     m.addProvider(p)
     await withHomeOverride(alpha, () => m.initializeAll('s1', { platform: 'desk' }))
     expect(p.home).toBe(alpha)
@@ -121,7 +121,7 @@ describe('MemoryManager', () => {
   it('mirrors memory writes to external providers only, including committed builtin tool writes', async () => {
     const { alpha } = makeHomes()
     const ext = new RecordingProvider('ext')
-    const m = new MemoryManager()
+    const m = new MemoryManager({ log: logs.sink })
     m.addProvider(new BuiltinMemoryProvider())
     m.addProvider(ext)
     await m.initializeAll('s1', { hermesHome: alpha, platform: 'desk' })

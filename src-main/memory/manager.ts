@@ -18,7 +18,7 @@ import {
   type HomeKeyFn,
   type ScopeOwner
 } from './caller-scope'
-import { MANAGER_LOGGER, memoryLogger } from './log'
+import { CALLER_SCOPE_LOGGER, MANAGER_LOGGER, memoryLogger, type MemoryLogger, type MemoryLogSink } from './log'
 import {
   acceptsToolKwargs,
   clip,
@@ -48,8 +48,6 @@ import {
 } from './provider'
 import { redactSecrets } from './redact'
 
-const log = memoryLogger(MANAGER_LOGGER)
-
 interface MemoryManagerOptions {
   activity?: MemoryActivitySink
   prefetchTimeoutMs?: number
@@ -57,6 +55,8 @@ interface MemoryManagerOptions {
   coreToolNames?: Iterable<string>
   /** How a home's identity is worked out (default: scope's realpath key); seed 000 counts its calls. */
   homeKey?: HomeKeyFn
+  /** Where this manager's records go (the host's log); without one, warnings and errors go to stderr. */
+  log?: MemoryLogSink
 }
 
 export interface ToolCallOptions {
@@ -100,8 +100,13 @@ export class MemoryManager {
   private readonly prefetchTimeoutMs: number
   private readonly drainTimeoutMs: number
   private readonly homeKey?: HomeKeyFn
+  private readonly log: MemoryLogger
+  /** Caller-scope refusals (seed 000), under their own logger name. */
+  private readonly scopeLog: MemoryLogger
 
   constructor(options: MemoryManagerOptions = {}) {
+    this.log = memoryLogger(MANAGER_LOGGER, options.log)
+    this.scopeLog = memoryLogger(CALLER_SCOPE_LOGGER, options.log)
     this.homeKey = options.homeKey
     this.activity = options.activity
     this.coreTools = new Set(options.coreToolNames ?? DEFAULT_CORE_TOOL_NAMES)
@@ -140,7 +145,7 @@ export class MemoryManager {
     if (!isBuiltin(provider)) {
       const existing = this.entries.find((e) => !isBuiltin(e.provider))
       if (existing) {
-        log.warn(
+        this.log.warn(
           `Rejected memory provider '${provider.name}' — external provider '${existing.provider.name}' is already registered. ` +
             'Only one external memory provider is allowed at a time. Configure which one via memory.provider in config.yaml.'
         )
@@ -150,9 +155,9 @@ export class MemoryManager {
     const entry: Entry = { provider, tools: [], acceptsKwargs: acceptsToolKwargs(provider) }
     for (const schema of schemas) {
       if (!isBuiltin(provider) && this.coreTools.has(schema.name)) {
-        log.warn(`Memory provider '${provider.name}' tool '${schema.name}' refused: it shadows a core tool`)
+        this.log.warn(`Memory provider '${provider.name}' tool '${schema.name}' refused: it shadows a core tool`)
       } else if (this.toolOwners.has(schema.name)) {
-        log.warn(
+        this.log.warn(
           `Memory provider '${provider.name}' tool '${schema.name}' ignored: '${this.toolOwners.get(schema.name)!.provider.name}' registered it first`
         )
       } else {
@@ -176,7 +181,7 @@ export class MemoryManager {
     const refused: string[] = []
     for (const entry of [...this.entries]) {
       const p = entry.provider
-      if (!claimInstance(p, hermesHome)) {
+      if (!claimInstance(p, hermesHome, this.scopeLog)) {
         this.remove(entry)
         refused.push(p.name)
         this.report({
@@ -199,7 +204,7 @@ export class MemoryManager {
     if (!args || typeof args !== 'object' || Array.isArray(args))
       return JSON.stringify({ error: `Invalid arguments for '${name}': expected an object` })
     const p = entry.provider
-    const verdict = checkCaller(this.owner, `tool ${name}`, this.homeKey)
+    const verdict = checkCaller(this.owner, `tool ${name}`, this.homeKey, this.scopeLog)
     if (!verdict.ok) {
       this.report({
         provider: p.name,
@@ -392,7 +397,7 @@ export class MemoryManager {
       abandoned: drained ? 0 : this.queue.pending
     }
     if (!drained)
-      log.warn(`Memory shutdown abandoned ${report.abandoned} background task(s) after ${this.drainTimeoutMs} ms`)
+      this.log.warn(`Memory shutdown abandoned ${report.abandoned} background task(s) after ${this.drainTimeoutMs} ms`)
     for (const p of [...this.providers].reverse()) await this.call(p, 'shutdown', 'provider', () => p.shutdown())
     return report
   }
@@ -400,7 +405,7 @@ export class MemoryManager {
   // ── internals ────────────────────────────────────────────────────────────────────────────────
 
   private guard(hook: string): boolean {
-    const verdict = checkCaller(this.owner, `hook ${hook}`, this.homeKey)
+    const verdict = checkCaller(this.owner, `hook ${hook}`, this.homeKey, this.scopeLog)
     if (verdict.ok) return true
     this.report({
       provider: this.providers.map((p) => p.name).join(',') || 'none',
@@ -448,7 +453,7 @@ export class MemoryManager {
     const asked = `${RECALL_QUERY_PREFIX}${JSON.stringify(clip(query, 80))}${RECALL_OUTCOME}`
     const failed = (err: unknown) => {
       const message = redactSecrets(errorText(err))
-      log.warn(`Memory provider '${p.name}' prefetch: ${message}`, { subject: `provider ${p.name}` })
+      this.log.warn(`Memory provider '${p.name}' prefetch: ${message}`, { subject: `provider ${p.name}` })
       this.report({
         provider: p.name,
         kind: 'prefetch',
@@ -589,7 +594,7 @@ export class MemoryManager {
 
   private fail(provider: string, label: string, err: unknown, started?: number, turnId?: string): void {
     const message = redactSecrets(errorText(err))
-    log.warn(`Memory provider '${provider}' ${label}: ${message}`, { subject: `provider ${provider}` })
+    this.log.warn(`Memory provider '${provider}' ${label}: ${message}`, { subject: `provider ${provider}` })
     this.report({
       provider,
       kind: 'error',

@@ -2,4 +2,4 @@
  * Redaction before memory content leaves the process (prefetch queries, synced turns) or lands in the
  * activity log: the one redactor config/ keeps for every log line.
  */
-export { redact as redactSecrets } from '../config'
+export { redact as redactSecrets } from '../secrets'

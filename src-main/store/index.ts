@@ -25,8 +25,8 @@
  * - `store.onLocalChange(fn)` reports the ids each committed write of this process touched (after COMMIT,
  *   never after rollback), synchronously. Use it for in-process bookkeeping; don't also emit events
  *   from it, or own writes would be announced twice.
- * - SQL on state.db lives only in this folder: other subsystems call typed `repositories` (delegation,
- *   cost, memoryEvents; delegation and memoryEvents return camelCase records read through drizzle). Their write
+ * - SQL on state.db lives only in this folder: other subsystems call a store's typed repositories
+ *   (`store.delegationRepo()`, `costRepo()`, `memoryEventsRepo()`, each returning camelCase records). Their write
  *   functions take the `WriteTx` that only `store.write((tx) => …)` hands out (write-tx.ts), so a write outside
  *   the transaction does not compile. The handle is private.
  */
@@ -37,13 +37,3 @@ export { SessionWatcher } from './watcher'
 export { writeDemoHome } from './demo'
 export { toMarkdown, userPrompts } from './session-transfer'
 export type { SessionRecord, CreateSessionOptions, NewMessage, ConversationMessage, UsageReport } from './types'
-import { delegationRepo } from './delegation-repo'
-import { costRepo } from './cost-repo'
-import { memoryEventsRepo } from './memory-events-repo'
-
-/**
- * Typed SQL for the tables other subsystems own, per table group: `delegation` (async_delegations,
- * delegation_child_usage, the messages delivery checks), `cost` (session/usage rows behind the cost views),
- * `memoryEvents` (cad_memory_events). Each takes the SessionStore; write functions take the `WriteTx` of `store.write()`.
- */
-export const repositories = { delegation: delegationRepo, cost: costRepo, memoryEvents: memoryEventsRepo }

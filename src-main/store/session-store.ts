@@ -39,6 +39,10 @@ import { shortIndexStep } from './short-index'
 import { stmt } from './stmt-cache'
 import { liveUpstreamGateway, type GatewayHeartbeat } from './gateway-heartbeats'
 import { txDb, WriteTx, type Orm } from './write-tx'
+// The repositories import this module's sqliteOf/ormOf and run them per call: the cycle is never walked at load time.
+import { delegationRepo, type DelegationRepo } from './delegation-repo'
+import { costRepo, type CostRepo } from './cost-repo'
+import { memoryEventsRepo, type MemoryEventsRepo } from './memory-events-repo'
 
 export { WriteTx }
 export type LocalChangeListener = (change: { profile: string; sessionIds: string[] }) => void
@@ -120,6 +124,18 @@ export class SessionStore {
   /** The home's shape, re-detected when another process changed the schema. */
   get shape(): HomeShape {
     return refreshShape(this.handle)
+  }
+  /** Typed SQL for async_delegations, delegation_child_usage and the delivery checks on messages (camelCase records). */
+  delegationRepo(): DelegationRepo {
+    return delegationRepo(this)
+  }
+  /** The session and usage rows behind the cost views. */
+  costRepo(): CostRepo {
+    return costRepo(this)
+  }
+  /** cad_memory_events, the memory activity log. */
+  memoryEventsRepo(): MemoryEventsRepo {
+    return memoryEventsRepo(this)
   }
   /** A notice to show with this profile's data (e.g. a newer upstream schema), or null. */
   get notice(): string | null {

@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
-import { repositories, SessionStore } from './index'
+import { SessionStore } from './index'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 import { makeHome } from './test-fixtures/homes'
 
@@ -28,7 +28,7 @@ const dispatch = {
 it('a repository write needs the handle of a running store.write(); a kept handle throws after COMMIT', async () => {
   const path = join(tempDir(), 'state.db')
   const store = new SessionStore(path, { profile: 'default' })
-  const repo = repositories.delegation(store)
+  const repo = store.delegationRepo()
 
   // @ts-expect-error a write function takes the WriteTx first
   expect(() => repo.insertDispatch(dispatch)).toThrow()
@@ -68,7 +68,7 @@ it('an older home: a ledger whose origin_session_id upstream ALTER-added as null
   db.close()
   const store = new SessionStore(path, { profile: 'default' })
   // Columns this home lacks come from the read shim's defaults; the NULL is normalised in the query.
-  expect(repositories.delegation(store).getDurable('d2')).toEqual({
+  expect(store.delegationRepo().getDurable('d2')).toEqual({
     delegationId: 'd2',
     originSession: 'key',
     state: 'completed',

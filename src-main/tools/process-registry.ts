@@ -6,7 +6,7 @@
 import type { LogFn } from '@shared/contract/log'
 import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { redactValues } from '../config'
+import { redactValues } from '../secrets'
 import { OutputBuffer } from './output-buffer'
 import type {
   PendingWatcher,

@@ -1,6 +1,6 @@
 /** The `process` tool: poll, kill or list the background processes this session started. */
 import type { ToolDefinition } from '../agent'
-import { redactValues } from '../config'
+import { redactValues } from '../secrets'
 import type { ProcessRegistry } from './process-registry'
 import type { ProcessSnapshot } from './process-types'
 import { secretsOf } from './terminal'

@@ -5,7 +5,7 @@
  * a `notify_unsupported` note pointing at polling, and no watcher is registered.
  */
 import type { ToolContext, ToolDefinition } from '../agent'
-import { redactValues } from '../config'
+import { redactValues } from '../secrets'
 import { asyncDeliverySupported, getSessionEnv, SESSION_VAR_NAMES } from '../gateway'
 import {
   boolArg,

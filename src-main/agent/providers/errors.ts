@@ -1,5 +1,5 @@
 /** Maps whatever an SDK throws onto a ProviderError with a clear, key-free message. */
-import { redact } from '../../config'
+import { redact } from '../../secrets'
 import { ProviderError } from './types'
 
 function safeString(v: unknown): string {

@@ -2,7 +2,7 @@
  * One normalized streaming interface over every provider API. A provider call yields text/reasoning
  * deltas as they arrive, then exactly one `done` event carrying the assembled response.
  */
-import { redact } from '../../config'
+import { redact } from '../../secrets'
 import type { ConversationMessage } from '../../store'
 import type { CallLimits } from './call-limits'
 import type { JsonSchema, ToolCallRequest } from '../tools/registry'

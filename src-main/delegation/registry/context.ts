@@ -3,7 +3,7 @@
  * the retention limits. Bound once per store by `createDelegationRegistry`.
  */
 import { getHermesHome, profileNameForHome } from '../../scope'
-import { repositories } from '../../store'
+import type { SessionStore } from '../../store'
 import { homeOfDb, retentionLimits } from '../config'
 import type { DelegationDb, RetentionLimits } from '../types'
 import type { LogFn } from '@shared/contract/log'
@@ -20,7 +20,7 @@ export interface RegistryOptions {
 
 export interface RegistryCtx {
   /** Typed SQL on `async_delegations`; write functions take the handle `write()` passes to its callback. */
-  repo: ReturnType<typeof repositories.delegation>
+  repo: ReturnType<SessionStore['delegationRepo']>
   write: DelegationDb['write']
   home: string
   now(): number
@@ -41,7 +41,7 @@ export function scopeProfile(): string {
 export function createRegistryCtx(store: DelegationDb, opts: RegistryOptions = {}): RegistryCtx {
   const home = homeOfDb(store.path)
   return {
-    repo: repositories.delegation(store),
+    repo: store.delegationRepo(),
     write: (fn) => store.write(fn),
     home,
     now: opts.now ?? (() => Date.now() / 1000),

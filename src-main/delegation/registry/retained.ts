@@ -3,7 +3,7 @@
  * until tombstoned by hand or pruned by TTL/cap. Tombstoning only removes addressability; rows and
  * transcripts are never deleted here.
  */
-import type { repositories } from '../../store'
+import type { SessionStore } from '../../store'
 import type { ChildManifestEntry, RetainedChild } from '../types'
 import { parseJson, toJson, type RegistryCtx } from './context'
 
@@ -58,7 +58,7 @@ export async function pruneRetainedChildren(
 }
 
 /** A retained delegation as the store's repository returns it (camelCase record). */
-type RetainedRecord = ReturnType<ReturnType<typeof repositories.delegation>['listRetained']>[number]
+type RetainedRecord = ReturnType<ReturnType<SessionStore['delegationRepo']>['listRetained']>[number]
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '')
 

@@ -9,7 +9,7 @@ import { CronScheduler, readJobs, runCronJob } from '../../cron'
 import { API_SERVER, CRON, DESK_CHAT } from '../../gateway'
 import { namedLog, type Logger } from '@shared/contract/log'
 import { describeListenError, guardServer, safeDecodePath } from '../transport'
-import { configFiles, secretsFor } from '../../config'
+import { envPath, secretsFor, updateEnvFile } from '../../secrets'
 import { apiConversations } from './api-conversations'
 import type { Runtime, Services } from '../services'
 
@@ -34,7 +34,7 @@ export function createChannelsService(s: Services, rt: Runtime, opts: { live: bo
   const profiles = () => s.stores.list().map((e) => ({ name: e.name, home: e.home }))
   const scheduler = new CronScheduler({
     profiles,
-    run: (p, job) => runCronJob(rt.gateway, p.name, p.home, job),
+    run: (p, job) => runCronJob(rt.gateway, p.name, p.home, job, { vault: rt.vault }),
     upstreamLive: (p) => {
       try {
         return s.stores.get(p.name).upstreamGateway(Date.now() / 1000, p.name) !== null
@@ -77,10 +77,13 @@ export function createChannelsService(s: Services, rt: Runtime, opts: { live: bo
   }
 
   // The toggle is upstream's API_SERVER_ENABLED in the profile's .env: it survives a restart, per profile.
-  const enabledIn = (home: string) => /^(1|true|yes|on)$/i.test((secretsFor(home).API_SERVER_ENABLED ?? '').trim())
+  const enabledIn = (home: string) =>
+    /^(1|true|yes|on)$/i.test((secretsFor(home, rt.vault).API_SERVER_ENABLED ?? '').trim())
   const keyIn = (profile: string) => {
     try {
-      return Boolean((process.env.API_SERVER_KEY ?? secretsFor(s.homeOf(profile)).API_SERVER_KEY ?? '').trim())
+      return Boolean(
+        (process.env.API_SERVER_KEY ?? secretsFor(s.homeOf(profile), rt.vault).API_SERVER_KEY ?? '').trim()
+      )
     } catch {
       return false
     }
@@ -135,7 +138,9 @@ export function createChannelsService(s: Services, rt: Runtime, opts: { live: bo
       const home = s.homeOf(profile)
       const job = readJobs(home).jobs.find((j) => j.id === id)
       if (!job) throw new CaduceusError('not_found', `No cron job with id ${id}`, 'id')
-      return scheduler.runNow(home, String(job.id), () => runCronJob(rt.gateway, profile, home, job))
+      return scheduler.runNow(home, String(job.id), () =>
+        runCronJob(rt.gateway, profile, home, job, { vault: rt.vault })
+      )
     }
   }
 
@@ -151,9 +156,8 @@ export function createChannelsService(s: Services, rt: Runtime, opts: { live: bo
       apiError = null
       lastProfile = profile
       if (persist) {
-        if (previous && previous !== profile)
-          configFiles.updateEnv(configFiles.env(s.homeOf(previous)), 'API_SERVER_ENABLED', 'false')
-        configFiles.updateEnv(configFiles.env(s.homeOf(profile)), 'API_SERVER_ENABLED', enabled ? 'true' : 'false')
+        if (previous && previous !== profile) updateEnvFile(envPath(s.homeOf(previous)), 'API_SERVER_ENABLED', 'false')
+        updateEnvFile(envPath(s.homeOf(profile)), 'API_SERVER_ENABLED', enabled ? 'true' : 'false')
       }
       if (enabled) {
         try {
@@ -161,6 +165,7 @@ export function createChannelsService(s: Services, rt: Runtime, opts: { live: bo
             gateway: rt.gateway,
             profile,
             home: s.homeOf(profile),
+            vault: rt.vault,
             port,
             log: namedLog(s.log, 'api_server'),
             guards: apiServerGuards(s.log),

@@ -18,6 +18,7 @@ export async function runApiServer(args: HostArgs): Promise<number> {
       gateway: host.gateway,
       profile,
       home: host.homeOf(profile),
+      vault: host.vault,
       host: args.host,
       port: args.port,
       log: namedLog(host.log, 'api_server'),

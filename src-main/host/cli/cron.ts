@@ -93,7 +93,7 @@ async function runNow(args: HostArgs, profile: string, home: string, id: string 
   if (reason) throw new Error(reason)
   const host = await createTurnHost({ home: args.home })
   try {
-    const r = await runCronJob(host.gateway, profile, home, job)
+    const r = await runCronJob(host.gateway, profile, home, job, { vault: host.vault })
     if (args.json)
       console.log(
         JSON.stringify({

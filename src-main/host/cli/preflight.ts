@@ -3,12 +3,14 @@
  * 401 after a network round trip: the profile must exist and have a key for its provider.
  */
 import { resolveRuntime } from '../../config'
+import { EnvFileVault } from '../../secrets'
 
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1)$/
 
 /** Null when the profile can run a turn; otherwise the reason, one line, without the key's value. */
 export function missingKeyReason(home: string): string | null {
-  const rt = resolveRuntime(home)
+  // The command line has no OS keychain: its vault is the profile's .env, the one createTurnHost builds too.
+  const rt = resolveRuntime(home, { vault: new EnvFileVault() })
   if (rt.configError) return `config.yaml of ${home} is invalid: ${rt.configError.message}`
   if (rt.provider === 'demo' || rt.apiKey) return null
   // A local server (Ollama, LM Studio, the scripted provider) needs no key.

@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { resolveRuntime } from '../../config'
+import type { SecretVault } from '../../secrets'
 import { TURN_CHANNELS } from '../../gateway'
 import { createTurnHost } from '../compose'
 import { missingKeyReason } from './preflight'
@@ -83,9 +84,9 @@ function jsonReport(done: Done) {
   }
 }
 
-function runtimeOf(host: { homeOf(p: string): string }, profile: string, model?: string) {
+function runtimeOf(host: { homeOf(p: string): string; vault: SecretVault }, profile: string, model?: string) {
   try {
-    const rt = resolveRuntime(host.homeOf(profile))
+    const rt = resolveRuntime(host.homeOf(profile), { vault: host.vault })
     return { model: model || rt.model || null, provider: rt.provider || null }
   } catch {
     return { model: model ?? null, provider: null }

@@ -48,6 +48,8 @@ export interface TurnHost {
   log: Logger
   /** The gateway the channel runs its turns through. */
   gateway: Runtime['gateway']
+  /** The graph's vault (a cron script's secrets, the API server's settings, the runtime `run` reports). */
+  vault: Runtime['vault']
   /** The profiles' stores (the API server's conversation lookups). */
   stores: Services['stores']
   /** Home folder of a served profile; CaduceusError not_found for an unknown one. */
@@ -69,6 +71,7 @@ export function turnHostOf(g: Awaited<ReturnType<typeof buildGraph>>): TurnHost 
     root: g.root,
     log: g.log,
     gateway: g.runtime.gateway,
+    vault: g.runtime.vault,
     stores: g.services.stores,
     homeOf: (profile) => g.services.homeOf(profile),
     close: () => g.services.close()

@@ -7,7 +7,7 @@ import {
   type RequestName,
   type Requests
 } from '@shared/contract'
-import { redactDeep } from '../../config'
+import { redactDeep } from '../../secrets'
 import { describeError, redact } from '../log'
 import type { Logger } from '@shared/contract/log'
 import { withBusyRetry } from './busy-retry'

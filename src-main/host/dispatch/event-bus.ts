@@ -1,5 +1,5 @@
 import type { EventEnvelope, EventName, EventPayload } from '@shared/contract'
-import { redactDeep } from '../../config'
+import { redactDeep } from '../../secrets'
 
 /** Fan-out of host events to every transport (IPC windows, WebSocket clients, tests). */
 export class EventBus {

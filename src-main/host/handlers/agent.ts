@@ -1,5 +1,6 @@
 import { CaduceusError } from '@shared/contract'
-import { type SecretVault, settingsFile } from '../../config'
+import { readSettings, writeSettings } from '../../config'
+import type { SecretVault } from '../../secrets'
 import type { Gateway } from '../../gateway'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
@@ -25,9 +26,9 @@ export function agentHandlers(s: Services, gateway: Gateway, vault: SecretVault)
     },
     'gateway.state': () => gateway.state(),
     'gateway.evict': ({ key }) => ({ evicted: gateway.evict(key) }),
-    'settings.get': ({ profile }) => settingsFile.read(s.homeOf(profile), { profile, vault }),
+    'settings.get': ({ profile }) => readSettings(s.homeOf(profile), { profile, vault }),
     'settings.update': ({ profile, ...patch }) => {
-      const settings = settingsFile.write(s.homeOf(profile), patch, { profile, vault })
+      const settings = writeSettings(s.homeOf(profile), patch, { profile, vault })
       // Cached agents notice the new key/model through their signature on the next turn; tell the UI now.
       s.bus.emit('gateway.changed', { reason: 'settings' })
       return settings

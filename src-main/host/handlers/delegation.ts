@@ -1,6 +1,7 @@
 import { CaduceusError } from '@shared/contract'
 import { priceCall } from '../../agent'
-import { resolveRuntime, secretsFor } from '../../config'
+import { resolveRuntime } from '../../config'
+import { secretsFor, type SecretVault } from '../../secrets'
 import { runInProfileScope } from '../../scope'
 import { costSummary, readPriceOverrides, sessionCost } from '../../costs'
 import { estimateFollowUp, followUpRequest, listSubagents, type DelegateDeps } from '../../delegation'
@@ -19,7 +20,11 @@ type DelegationHandlers = Pick<
   | 'costs.summary'
 >
 
-export function delegationHandlers(s: Services, deps: (profile: string) => DelegateDeps): DelegationHandlers {
+export function delegationHandlers(
+  s: Services,
+  deps: (profile: string) => DelegateDeps,
+  vault: SecretVault
+): DelegationHandlers {
   // Cross-profile views serve the profiles that open and name the ones that do not.
   const served = <T extends object>(run: (stores: ReturnType<typeof s.stores.healthy>['stores']) => T): T => {
     const { stores, unavailable } = s.stores.healthy()
@@ -58,7 +63,7 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
     'subagents.estimate': ({ profile, childId }) => {
       const entry = retained(profile, childId)
       const home = s.homeOf(profile)
-      const rt = resolveRuntime(home)
+      const rt = resolveRuntime(home, { vault })
       const route = { provider: rt.provider, baseUrl: rt.baseUrl, model: entry.model || rt.model }
       return estimateFollowUp(
         s.stores.get(profile),
@@ -79,7 +84,7 @@ export function delegationHandlers(s: Services, deps: (profile: string) => Deleg
       // The UI acts inside the profile it names: authority, the child's turn and its memory all see that scope.
       // The child's reply streams to the dialog that sent it while the turn runs.
       const onText = (t: string) => s.bus.emit('subagents.followUpDelta', { profile, childId, text: t })
-      const result = await runInProfileScope(home, secretsFor(home), () =>
+      const result = await runInProfileScope(home, secretsFor(home, vault), () =>
         followUpRequest(d, { childId, text, requesterSessionId }, onText)
       )
       const entry = d.registry.findRetainedChild(childId)

@@ -20,7 +20,7 @@ export function buildHandlers(s: Services, rt: Runtime, version: string, channel
     ...sessionAdminHandlers(s),
     ...sessionBulkHandlers(s),
     ...agentHandlers(s, rt.gateway, rt.vault),
-    ...delegationHandlers(s, rt.delegation),
+    ...delegationHandlers(s, rt.delegation, rt.vault),
     ...memoryHandlers(s, rt.memory),
     ...priceHandlers(s),
     ...channelHandlers(s, channels),

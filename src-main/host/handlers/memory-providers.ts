@@ -1,4 +1,4 @@
-import { loadConfig, configSections, settingsFile } from '../../config'
+import { writeMemoryProvider } from '../../config'
 import type { HandlerMap } from '../dispatch'
 import type { MemoryProviderHost } from '../memory-providers'
 import type { Services } from '../services'
@@ -11,7 +11,7 @@ export function memoryProviderHandlers(s: Services, providers: MemoryProviderHos
     const home = s.homeOf(profile)
     return {
       profile,
-      configured: configSections.memoryProvider(loadConfig(home).raw),
+      configured: providers.configured(home),
       lastLoad: providers.statusOf(profile),
       choices: providers.choices(home)
     }
@@ -20,7 +20,7 @@ export function memoryProviderHandlers(s: Services, providers: MemoryProviderHos
     'memory.providers': ({ profile }) => state(profile),
     'memory.setProvider': ({ profile, provider }) => {
       // The signature includes memory.provider: the next turn of every cached agent of this profile rebuilds.
-      settingsFile.writeMemoryProvider(s.homeOf(profile), provider === 'builtin' ? null : provider)
+      writeMemoryProvider(s.homeOf(profile), provider === 'builtin' ? null : provider)
       return state(profile)
     }
   }

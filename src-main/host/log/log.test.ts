@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { rememberSecrets } from '../../config/redact'
+import { rememberSecrets } from '../../secrets/redact'
 import { createLogger } from './log'
 
 const base = mkdtempSync(join(tmpdir(), 'cad-log-'))

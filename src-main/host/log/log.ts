@@ -1,6 +1,6 @@
 import { appendFileSync, chmodSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { redact } from '../../config'
+import { redact } from '../../secrets'
 import type { LogLevel, LogRecord, Logger } from '@shared/contract/log'
 
 /** The kernel's Logger (what every layer is handed) plus sinks for the gateway log view and tests. */

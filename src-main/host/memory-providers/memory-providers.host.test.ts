@@ -152,6 +152,27 @@ function pluginReply(req: RecordedRequest): ScriptReply {
   return { text: 'ok' }
 }
 
+describe('the provider picker (memory.providers / memory.setProvider)', () => {
+  it('shows the configured provider trimmed, none when unset or blank, and what a pick wrote', async () => {
+    rig = await makeRig(() => ({ text: 'ok' }), ['beta'])
+    rig.writeConfig('default', 'memory:\n  provider: "  plug  "\n')
+    rig.writeConfig('beta', 'memory:\n  provider: "   "\n')
+    await rig.start()
+    const d = rig.host!.dispatcher
+    const configured = async (profile: string) => {
+      const res = await d.invoke('memory.providers', { profile })
+      expect(res.ok, JSON.stringify(res)).toBe(true)
+      return (res as { ok: true; output: { configured: string | null } }).output.configured
+    }
+    expect(await configured('default')).toBe('plug')
+    expect(await configured('beta')).toBeNull()
+    expect((await d.invoke('memory.setProvider', { profile: 'beta', provider: 'holographic' })).ok).toBe(true)
+    expect(await configured('beta')).toBe('holographic')
+    expect((await d.invoke('memory.setProvider', { profile: 'default', provider: 'builtin' })).ok).toBe(true)
+    expect(await configured('default')).toBeNull()
+  })
+})
+
 describe('JS memory plugins through the host', () => {
   it('loads a plugin from the profile folder and the model calls its tool', async () => {
     rig = await makeRig(pluginReply)

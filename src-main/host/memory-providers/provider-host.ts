@@ -3,12 +3,10 @@
  * per profile and provider, the last load outcome per profile (Memory page), the provider identity and
  * the tool-registry generation the agent-cache signature reads (seed 001).
  */
-import { readdirSync } from 'node:fs'
-import { join } from 'node:path'
-import { loadConfig } from '../../config'
+import { loadConfig, readSection } from '../../config'
 import type { MemoryIdentitySource } from '../../gateway'
 import {
-  memoryProviders,
+  ProviderCatalog,
   type AgentMemory,
   type LoadMemoryProvider,
   type MemoryActivityHub,
@@ -34,9 +32,11 @@ export class MemoryProviderHost implements MemoryIdentitySource {
   private readonly status = new Map<string, ProviderStatus>()
   private readonly generations = new Map<string, { stamp: string; gen: number }>()
   private generationCounter = 0
-  private readonly identities = memoryProviders.providerIdentities()
+  private readonly catalog: ProviderCatalog
 
-  constructor(private readonly opts: { root: string; nativeBinding?: string; log: Logger; hub: MemoryActivityHub }) {}
+  constructor(private readonly opts: { root: string; nativeBinding?: string; log: Logger; hub: MemoryActivityHub }) {
+    this.catalog = new ProviderCatalog({ root: opts.root, nativeBinding: opts.nativeBinding })
+  }
 
   loader(
     profile: string,
@@ -44,15 +44,7 @@ export class MemoryProviderHost implements MemoryIdentitySource {
     config: Record<string, unknown>,
     secrets: Readonly<Record<string, string>>
   ): LoadMemoryProvider {
-    const ctx: memoryProviders.ProviderContext = {
-      home,
-      root: this.opts.root,
-      profile,
-      config,
-      secrets,
-      nativeBinding: this.opts.nativeBinding
-    }
-    return (name) => memoryProviders.loadMemoryProvider(name, ctx)
+    return this.catalog.loader(profile, home, config, secrets)
   }
 
   /**
@@ -95,34 +87,23 @@ export class MemoryProviderHost implements MemoryIdentitySource {
     return this.status.get(profile) ?? null
   }
 
+  /** The provider the Memory page shows as configured (`memory.provider`, trimmed; null when unset). */
+  configured(home: string): string | null {
+    const name = readSection(loadConfig(home).raw, 'memory').provider
+    return typeof name === 'string' && name.trim() ? name.trim() : null
+  }
+
   /** Before a turn's signature: load the configured plugin's identity instance (once per version). */
   async prepare(profile: string, home: string): Promise<void> {
-    const name = configuredProvider(loadConfig(home).raw)
-    if (name) await this.identities.load(name, this.identityContext(profile, home))
+    const config = loadConfig(home).raw
+    const name = configuredProvider(config)
+    if (name) await this.catalog.loadIdentity(name, profile, home, config)
   }
 
   /** Signature input: where the configured provider comes from and its own `identitySignature()`. */
   identityFor(name: string, scope?: { profile: string; home: string }): Record<string, unknown> {
     if (!scope) return {}
-    return this.identities.identity(name, this.identityContext(scope.profile, scope.home))
-  }
-
-  private identityContext(profile: string, home: string): memoryProviders.ProviderContext {
-    return { home, root: this.opts.root, profile, config: loadConfig(home).raw, secrets: {} }
-  }
-
-  /** Names of the plugin folders visible to a profile (its own, then the root's). */
-  pluginNames(home: string): string[] {
-    const names = new Set<string>()
-    for (const base of new Set([home, this.opts.root])) {
-      try {
-        for (const d of readdirSync(join(base, memoryProviders.PLUGIN_DIR), { withFileTypes: true }))
-          if (d.isDirectory()) names.add(d.name)
-      } catch {
-        // No plugin folder: nothing to list.
-      }
-    }
-    return [...names].sort()
+    return this.catalog.identity(name, scope.profile, scope.home, loadConfig(scope.home).raw)
   }
 
   /**
@@ -130,12 +111,7 @@ export class MemoryProviderHost implements MemoryIdentitySource {
    * files change (tools can change with no config edit), so cached agents rebuild with the new tools.
    */
   registryGeneration(profile: string, home: string): number {
-    const stamp = this.pluginNames(home)
-      .map((n) => {
-        const dir = memoryProviders.findPluginDir(n, { home, root: this.opts.root })
-        return `${n}=${dir ? memoryProviders.pluginStamp(dir, 'index.mjs') + memoryProviders.pluginStamp(dir, 'index.js') : '-'}`
-      })
-      .join(';')
+    const stamp = this.catalog.pluginsStamp(home)
     const prev = this.generations.get(profile)
     if (prev && prev.stamp === stamp) return prev.gen
     const gen = ++this.generationCounter
@@ -143,7 +119,8 @@ export class MemoryProviderHost implements MemoryIdentitySource {
     return gen
   }
 
-  choices(home: string): memoryProviders.ProviderChoice[] {
-    return memoryProviders.listProviderChoices({ home, root: this.opts.root }, this.pluginNames(home))
+  /** What the provider picker can offer the profile at `home`. */
+  choices(home: string) {
+    return this.catalog.choices(home)
   }
 }

@@ -7,13 +7,19 @@
  * transcript nor a cron prompt ever lands in the user's memory; `on_delegation` reaches the parent's.
  */
 import { createAgent, resolveCompression, ToolRegistry, type Agent, type ToolDefinition } from '../../agent'
-import { isPlainObject, type RawConfig, type ResolvedRuntime, configSections } from '../../config'
+import { isPlainObject, type RawConfig, type ResolvedRuntime } from '../../config'
+import { providerLimitSettings } from './provider-limits'
 import { createDelegateTool, LEAF_DENIED_TOOLS, type DelegateDeps } from '../../delegation'
 import { buildMemoryManagerForAgent, memoryToolDefinitions, type MemoryActivityHub } from '../../memory'
 import type { SessionStore } from '../../store'
 import { createProcessTool, createTerminalTool, terminalSettings, type ProcessRegistry } from '../../tools'
 import type { Logger } from '@shared/contract/log'
 import type { MemoryProviderHost } from '../memory-providers'
+
+/** Memory's records into the host's log (memory/ cannot import the host): one sink per graph, passed where memory is built. */
+export function memoryLogSink(log: Logger): NonNullable<Parameters<typeof buildMemoryManagerForAgent>[3]['log']> {
+  return (r) => log[r.level === 'debug' ? 'debug' : r.level](r.name, r.message)
+}
 
 export interface AssemblyDeps {
   hub: MemoryActivityHub
@@ -88,7 +94,8 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
         sessionId: input.sessionId,
         platform,
         activity: deps.hub.get(profile),
-        init: { agentIdentity: profile, agentContext: 'primary' }
+        init: { agentIdentity: profile, agentContext: 'primary' },
+        log: memoryLogSink(deps.log)
       }
     )
     if (memory.manager) for (const t of memoryToolDefinitions(memory.manager)) add(t as unknown as ToolDefinition)
@@ -105,7 +112,7 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
     sessionId: input.sessionId,
     store: input.store,
     runtime: {
-      ...agentRuntime(input.runtime, input.model, configSections.providerLimits(config)),
+      ...agentRuntime(input.runtime, input.model, providerLimitSettings(config)),
       ...(input.baseUrlOverride ? { baseUrl: input.baseUrlOverride } : {})
     },
     tools,
@@ -134,11 +141,7 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
 }
 
 /** The slice of a resolved profile runtime an Agent talks to; a child may run on its own model. */
-function agentRuntime(
-  rt: ResolvedRuntime,
-  model?: string | null,
-  limits?: ReturnType<typeof configSections.providerLimits>
-) {
+function agentRuntime(rt: ResolvedRuntime, model?: string | null, limits?: ReturnType<typeof providerLimitSettings>) {
   return {
     model: model || rt.model,
     provider: rt.provider,

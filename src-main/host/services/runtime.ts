@@ -4,17 +4,8 @@
  */
 import { namedLog } from '@shared/contract/log'
 import { startDemoProvider, type Agent } from '../../agent'
-import {
-  EnvFileVault,
-  loadConfig,
-  resolveRuntime,
-  secretsFor,
-  type SecretVault,
-  configSections,
-  configFiles,
-  defaultVault,
-  settingsFile
-} from '../../config'
+import { isDemoConfig, loadConfig, readSoul, resolveRuntime, writeSettings } from '../../config'
+import { EnvFileVault, secretsFor, type SecretVault } from '../../secrets'
 import {
   createDelegateDeps,
   childHandleFromAgent,
@@ -24,10 +15,10 @@ import {
   type DelegationCompletion
 } from '../../delegation'
 import { Gateway, type BuildAgentInput } from '../../gateway'
-import { addMemoryLogSink, MemoryActivityHub } from '../../memory'
+import { MemoryActivityHub } from '../../memory'
 import type { SessionStore } from '../../store'
 import { ProcessRegistry, saveProcessCompletion } from '../../tools'
-import { assembleAgent, childToolsets, profileToolsets, type AssemblyDeps } from './agent-assembly'
+import { assembleAgent, childToolsets, memoryLogSink, profileToolsets, type AssemblyDeps } from './agent-assembly'
 import { MemoryProviderHost } from '../memory-providers'
 import type { Services } from './services'
 import { FollowUpPort } from './follow-ups'
@@ -49,8 +40,8 @@ export async function wireRuntime(
   opts: { live: boolean; demo: boolean; nativeBinding?: string; secretCipher?: SecretCipher }
 ): Promise<Runtime> {
   const { log, bus, stores } = s
+  // One vault per graph, handed to every reader (gateway, cron, API server, handlers): no process-wide default.
   const vault: SecretVault = opts.secretCipher ? new SafeStorageVault(opts.secretCipher) : new EnvFileVault()
-  defaultVault.set(vault)
   // Redaction by value: every profile's secrets are known before the first log line that could echo one.
   for (const e of stores.list()) {
     try {
@@ -59,9 +50,8 @@ export async function wireRuntime(
       // an unreadable .env is reported where it is used
     }
   }
-  s.onClose(addMemoryLogSink((r) => log[r.level === 'debug' ? 'debug' : r.level](r.name, r.message)))
 
-  if (opts.demo) await prepareDemo(s)
+  if (opts.demo) await prepareDemo(s, vault)
   // Demo provider everywhere: a profile whose provider is `demo` talks to the keyless scripted model in
   // every command (serve, api, run, cron run), started on first use and closed with the host.
   let demoUrl: string | null = null
@@ -73,7 +63,7 @@ export async function wireRuntime(
       return server.baseUrl
     }))
 
-  const memory = new MemoryActivityHub()
+  const memory = new MemoryActivityHub({ log: memoryLogSink(log) })
   const attachMemory = (profile: string) => {
     try {
       memory.register(profile, stores.get(profile))
@@ -192,7 +182,7 @@ export async function wireRuntime(
       skipMemory: input.channel?.source === 'cron',
       ...(input.history?.length ? { history: input.history as never } : {}),
       // Persona from the profile's SOUL.md, read when the agent is built (a session's prompt stays stable).
-      systemPrompt: configFiles.readSoul(input.home),
+      systemPrompt: readSoul(input.home),
       ...(input.ephemeralPrompt ? { ephemeralSystemPrompt: input.ephemeralPrompt } : {}),
       ...(input.runtime.provider === 'demo' ? { baseUrlOverride: await demoBaseUrl() } : {})
     })
@@ -243,13 +233,13 @@ function closeAfterRun<H extends { run(goal: string, o: { signal?: AbortSignal }
 }
 
 /** --demo: point the demo profiles at the scripted demo model (the home itself is written by createHost). */
-async function prepareDemo(s: Services): Promise<void> {
+async function prepareDemo(s: Services, vault: SecretVault): Promise<void> {
   const { server } = await startDemoProvider()
   s.onClose(() => server.close())
   for (const e of s.stores.list()) {
     const raw = loadConfig(e.home).raw
     const provider = (raw.model as { provider?: unknown } | undefined)?.provider
-    if (configSections.isDemo(raw) || provider === 'demo') settingsFile.write(e.home, { baseUrl: server.baseUrl })
+    if (isDemoConfig(raw) || provider === 'demo') writeSettings(e.home, { baseUrl: server.baseUrl }, { vault })
   }
   s.log.info('host', `demo model serving at ${server.baseUrl}`)
 }

@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { EnvFileVault, type SecretVault } from '../../config'
+import { EnvFileVault, type SecretVault } from '../../secrets'
 
 /** Encrypt/decrypt with the OS keychain (Electron `safeStorage`); injected so this file never imports electron. */
 export interface SecretCipher {

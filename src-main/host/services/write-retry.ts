@@ -8,7 +8,7 @@
  * The environment variable CADUCEUS_WRITE_RETRY_SECONDS overrides it for every profile (headless hosts,
  * tests). Values outside 0.1 s … 1 h are ignored.
  */
-import { configSections, loadConfig } from '../../config'
+import { loadConfig, readSection } from '../../config'
 
 export const DEFAULT_WRITE_RETRY_SECONDS = 60
 const valid = (v: unknown): number | null => {
@@ -18,8 +18,7 @@ const valid = (v: unknown): number | null => {
 
 export function writeRetryMs(home: string, env: NodeJS.ProcessEnv = process.env): number {
   const s =
-    valid(env.CADUCEUS_WRITE_RETRY_SECONDS) ??
-    valid(configSections.section(loadConfig(home).raw, 'caduceus').write_retry_seconds)
+    valid(env.CADUCEUS_WRITE_RETRY_SECONDS) ?? valid(readSection(loadConfig(home).raw, 'caduceus').write_retry_seconds)
   return Math.round((s ?? DEFAULT_WRITE_RETRY_SECONDS) * 1000)
 }
 
@@ -28,6 +27,6 @@ export function writeRetryMs(home: string, env: NodeJS.ProcessEnv = process.env)
  * WAL). Caduceus honours it at a profile's first write: `delete` leaves a rollback-journal home in that mode.
  */
 export function journalModeSetting(home: string): string | undefined {
-  const v = configSections.section(loadConfig(home).raw, 'database').journal_mode
+  const v = readSection(loadConfig(home).raw, 'database').journal_mode
   return typeof v === 'string' ? v : undefined
 }

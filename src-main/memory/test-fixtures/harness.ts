@@ -6,13 +6,13 @@ import { afterEach, beforeEach, expect } from 'vitest'
 import { executeToolCall, ToolRegistry, type ToolContext } from '../../agent/tools/registry'
 import { withHomeOverride } from '../../scope'
 import { REFUSAL_CODE } from '../caller-scope'
-import { addMemoryLogSink, CALLER_SCOPE_LOGGER } from '../log'
+import { CALLER_SCOPE_LOGGER, type MemoryLogSink } from '../log'
 import { MemoryManager } from '../manager'
 import type { MemoryProvider } from '../provider'
 import { memoryToolDefinitions } from '../tools'
 import { InstanceScopedProvider, ProcessWideProvider, TOOL } from './seed-providers'
 
-type MemoryLogRecord = Parameters<Parameters<typeof addMemoryLogSink>[0]>[0]
+type MemoryLogRecord = Parameters<MemoryLogSink>[0]
 type MemoryManagerOptions = NonNullable<ConstructorParameters<typeof MemoryManager>[0]>
 
 export function makeHomes(): { root: string; alpha: string; beta: string } {
@@ -35,7 +35,7 @@ export async function buildAgent(
   provider: MemoryProvider = new ProcessWideProvider(),
   opts: { initialize?: boolean } & MemoryManagerOptions = {}
 ): Promise<TestAgent> {
-  const manager = new MemoryManager(opts)
+  const manager = new MemoryManager({ ...opts, log: opts.log ?? capturing })
   await withHomeOverride(home, async () => {
     manager.addProvider(provider)
     if (opts.initialize !== false)
@@ -78,11 +78,26 @@ export async function concurrent(agent: TestAgent, content?: string, tool = TOOL
   return JSON.parse(result.content)
 }
 
-/** Captures every memory log record until `stop()`. */
-export function captureLogs(): { records: MemoryLogRecord[]; scope: () => MemoryLogRecord[]; stop: () => void } {
+/** The capture `buildAgent` hands each manager it builds (memory logs go where their owner says, as in the host). */
+let capturing: MemoryLogSink | undefined
+
+/**
+ * Captures the memory log records of every manager `buildAgent`/`buildManager` builds until `stop()`; a manager or
+ * agent build a test makes itself gets `sink` as its `log`.
+ */
+export function captureLogs(): {
+  records: MemoryLogRecord[]
+  scope: () => MemoryLogRecord[]
+  sink: MemoryLogSink
+  stop: () => void
+} {
   const records: MemoryLogRecord[] = []
-  const stop = addMemoryLogSink((r) => records.push(r))
-  return { records, scope: () => records.filter((r) => r.name === CALLER_SCOPE_LOGGER), stop }
+  const sink: MemoryLogSink = (r) => void records.push(r)
+  capturing = sink
+  const stop = () => {
+    if (capturing === sink) capturing = undefined
+  }
+  return { records, scope: () => records.filter((r) => r.name === CALLER_SCOPE_LOGGER), sink, stop }
 }
 
 /** The model sees a generic refusal naming `caduceus logs errors`; the log keeps the code and the homes. */
@@ -144,6 +159,7 @@ export const HOOKS: Record<string, (m: MemoryManager) => Promise<unknown>> = {
  */
 export function setupCallerScopeTest(reset: () => void): {
   readonly records: MemoryLogRecord[]
+  readonly sink: MemoryLogSink
   scope: () => MemoryLogRecord[]
 } {
   let current: ReturnType<typeof captureLogs>
@@ -160,6 +176,9 @@ export function setupCallerScopeTest(reset: () => void): {
   return {
     get records() {
       return current.records
+    },
+    get sink() {
+      return current.sink
     },
     scope: () => current.scope()
   }

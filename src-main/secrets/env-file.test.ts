@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { updateEnvFile } from './env-file'
-import { secretsFor } from './vault'
+import { EnvFileVault, secretsFor } from './vault'
 
 /** What a profile's secret scope reads from `.env` holding `text` (the production read path). */
 const parseEnv = (text: string) => {
   const home = mkdtempSync(join(tmpdir(), 'cad-env-'))
   writeFileSync(join(home, '.env'), text)
-  return secretsFor(home)
+  return secretsFor(home, new EnvFileVault())
 }
 
 describe('.env parsing', () => {
@@ -29,12 +29,12 @@ describe('.env parsing', () => {
   it('never touches process.env', () => {
     const home = mkdtempSync(join(tmpdir(), 'cad-env-'))
     writeFileSync(join(home, '.env'), 'CADUCEUS_TEST_ONLY_VAR=1\n')
-    expect(secretsFor(home)).toEqual({ CADUCEUS_TEST_ONLY_VAR: '1' })
+    expect(secretsFor(home, new EnvFileVault())).toEqual({ CADUCEUS_TEST_ONLY_VAR: '1' })
     expect(process.env.CADUCEUS_TEST_ONLY_VAR).toBeUndefined()
   })
 
   it('a missing file is an empty scope', () => {
-    expect(secretsFor(join(tmpdir(), 'cad-does-not-exist-xyz'))).toEqual({})
+    expect(secretsFor(join(tmpdir(), 'cad-does-not-exist-xyz'), new EnvFileVault())).toEqual({})
   })
 })
 

@@ -1,6 +1,8 @@
 /**
- * Where a profile's API keys live. The default keeps them in `<home>/.env` (0600), like upstream; the
- * Electron entry may plug in an OS-keychain vault (safeStorage) with the same interface.
+ * Where a profile's API keys live. `EnvFileVault` keeps them in `<home>/.env` (0600), like upstream; the
+ * Electron entry plugs in an OS-keychain vault (safeStorage) with the same interface. There is no process-wide
+ * default: the composition root builds one vault per host graph and hands it to every reader (gateway, cron,
+ * API server, handlers), so two graphs in one process never see each other's vault.
  */
 import { envPath, readEnvFile, updateEnvFile } from './env-file'
 import { rememberSecrets } from './redact'
@@ -24,21 +26,11 @@ export class EnvFileVault implements SecretVault {
   }
 }
 
-let defaultVault: SecretVault = new EnvFileVault()
-
-/** The Electron entry swaps in a keychain vault at start-up; everything else asks for the current one. */
-export function setDefaultVault(vault: SecretVault): void {
-  defaultVault = vault
-}
-export function getDefaultVault(): SecretVault {
-  return defaultVault
-}
-
 /**
  * A profile's secret scope: its `.env`, overlaid by a non-file vault when one is installed. Never reads
  * or writes process.env.
  */
-export function secretsFor(home: string, vault: SecretVault = defaultVault): Record<string, string> {
+export function secretsFor(home: string, vault: SecretVault): Record<string, string> {
   const fromFile = readEnvFile(envPath(home))
   const all = vault.storage === 'env_file' ? fromFile : { ...fromFile, ...vault.read(home) }
   // Every value read here is masked in logs, errors and events from now on (redaction by value).
