@@ -7,21 +7,27 @@ import { setScope } from './app'
 import {
   applySessionsChanged,
   clearSearch,
-  HEAD_SIZE,
   loadMoreSessions,
   query,
   reloadSessions,
-  rowsKey,
   runSearch,
   sessionKey,
   sessionRows,
-  sessionRowsState,
   setSessionFilters,
   useSessions,
   watchSessions
 } from './sessions'
 import { queryClient } from './server'
 import { useToasts } from './toasts'
+import { errorMessage } from '../lib/format'
+
+// The current list's query as the store keys it (request + input), and its read state; the head re-read is 50 rows.
+const rowsKey = (input: SessionQuery) => ['sessions.rows', input] as const
+const HEAD_SIZE = 50
+function sessionRowsState(): { error: string | null; stale: boolean } {
+  const st = queryClient.getQueryState(rowsKey(query()))
+  return { error: st?.error ? errorMessage(st.error) : null, stale: !!st?.isInvalidated }
+}
 
 let fake: FakeApi
 let db: ReturnType<typeof summary>[]
@@ -106,7 +112,7 @@ describe('sessions store', () => {
     // the refresh reads with the current filters; our fake ignores idPrefix
     await applySessionsChanged({ profile: 'default', sessionIds: ['new1', 's120'] })
     const st = useSessions.getState()
-    const rows = queryClient.getQueryData(listKey)!
+    const rows = queryClient.getQueryData<ReturnType<typeof sessionRows>>(listKey)!
     expect(rows.order.slice(0, 2)).toEqual(['default/new1', 'default/s120'])
     expect(rows.order).toHaveLength(151)
     expect(new Set(rows.order).size).toBe(151)

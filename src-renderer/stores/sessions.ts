@@ -38,7 +38,7 @@ export interface SessionRows extends Normalized<SessionSummary> {
 
 export const PAGE_SIZE = 100
 /** How many rows a live refresh re-reads from the top of the list. */
-export const HEAD_SIZE = 50
+const HEAD_SIZE = 50
 
 const initialFilters: SessionFilters = {
   sources: [],
@@ -122,7 +122,7 @@ const rowsQuery = (input: SessionQuery) =>
     refetchOnMount: false
   })
 
-export const rowsKey = (input: SessionQuery) => rowsQuery(input).queryKey
+const rowsKey = (input: SessionQuery) => rowsQuery(input).queryKey
 
 /** Is this a cached list's key (for invalidation predicates)? */
 export const isRowsKey = (key: QueryKey) => key[0] === ROWS
@@ -136,7 +136,7 @@ export const sessionRows = (): SessionRows => queryClient.getQueryData(rowsKey(q
 export const sessionRowsLoaded = () => queryClient.getQueryData(rowsKey(query())) !== undefined
 
 /** The current list's read state (outside React): its last read failed; it changed while nobody watched it. */
-export function sessionRowsState(): { error: string | null; stale: boolean } {
+function sessionRowsState(): { error: string | null; stale: boolean } {
   const st = queryClient.getQueryState(rowsKey(query()))
   return { error: st?.error ? errorMessage(st.error) : null, stale: !!st?.isInvalidated }
 }
