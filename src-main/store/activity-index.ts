@@ -57,7 +57,7 @@ function catchUp(db: Database.Database, st: State): number {
   const fresh = stmt(
     db,
     `SELECT rowid, id, MAX(COALESCE(${own}, started_at, 0), COALESCE(started_at, 0)), COALESCE(started_at, 0)
-      FROM main.sessions WHERE rowid > ?`
+      FROM main.sessions WHERE rowid > ? + 0`
   )
     .raw()
     .all(st.maxSession) as Array<[number, string, number, number]>
@@ -73,7 +73,9 @@ function catchUp(db: Database.Database, st: State): number {
     }
   }
   // Rows, not GROUP BY: grouping would tempt the planner onto the session index (a walk of every message).
-  const recent = stmt(db, 'SELECT session_id, timestamp, id FROM main.messages WHERE id > ?')
+  // `? + 0`, not `?`: with STAT4 the planner peeks at a bare bound value, and every new value then costs a full
+  // re-prepare of the statement.
+  const recent = stmt(db, 'SELECT session_id, timestamp, id FROM main.messages WHERE id > ? + 0')
     .raw()
     .all(st.maxMessage) as Array<[string, number, number]>
   if (!recent.length) return changed
