@@ -144,7 +144,7 @@ describe('list page rows', () => {
       expect(top()[0]).toBe('s07')
       other.prepare('INSERT INTO sessions (id, source, started_at) VALUES (?, ?, ?)').run('fresh', 'cli', at(60))
       expect(top().slice(0, 2)).toEqual(['fresh', 's07'])
-      rawDb(store).exec('DROP TABLE temp.cad_activity')
+      rawDb(store).exec('DROP TABLE cad_activity')
       other
         .prepare('INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, ?, ?, ?)')
         .run('s09', 'user', 'latest', at(70))

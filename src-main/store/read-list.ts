@@ -45,7 +45,7 @@ export function decodeCursor(c: string): Key {
 
 export function listSessionRows(db: Database.Database, profile: string, q: ListOptions = {}): SessionPage {
   const limit = Math.max(1, Math.min(500, Math.floor(q.limit ?? 100)))
-  refreshActivity(db)
+  const activity = refreshActivity(db)
   const ACTIVITY = 'a.act'
   const where: string[] = ['COALESCE(s.hidden, 0) = 0']
   const args: unknown[] = []
@@ -78,7 +78,7 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
   const rows = stmt(
     db,
     `SELECT s.*, ${PAGE_FACTS} FROM (SELECT ${PLAIN_COLS}, a.act AS cad_act, a.started AS cad_started
-      FROM temp.cad_activity a CROSS JOIN sessions s ON s.id = a.id
+      FROM ${activity} a CROSS JOIN sessions s ON s.id = a.id
       WHERE ${where.join(' AND ')} ORDER BY a.act DESC, a.started DESC, a.id DESC LIMIT ${limit + 1}) s
     LEFT JOIN sessions par ON par.id = s.parent_session_id`
   )
