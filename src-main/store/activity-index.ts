@@ -25,7 +25,9 @@ interface State {
   /** `last_activity_at` when the home has it (read once per build, not per refresh) */
   own: string
   maxMessage: number
+  /** The newest session row seen (rowid and id): new rows come after it while it is still there */
   maxSession: number
+  tailId: string | null
 }
 const states = new WeakMap<Database.Database, State>()
 
@@ -63,14 +65,42 @@ function build(db: Database.Database): State {
       FROM main.sessions s LEFT JOIN (SELECT session_id, MAX(timestamp) AS mx FROM main.messages GROUP BY session_id) m
         ON m.session_id = s.id`
   ).run()
-  return {
+  const st: State = {
     table,
     dataVersion: -1,
     changes: -1,
     own: own === 'NULL' ? 'NULL' : 'last_activity_at',
     maxMessage: Number(db.prepare('SELECT COALESCE(MAX(id), 0) FROM main.messages').pluck().get()),
-    maxSession: Number(db.prepare('SELECT COALESCE(MAX(rowid), 0) FROM main.sessions').pluck().get())
+    maxSession: 0,
+    tailId: null
   }
+  setTail(db, st)
+  return st
+}
+
+function setTail(db: Database.Database, st: State): void {
+  const tail = stmt(db, 'SELECT rowid, id FROM main.sessions ORDER BY rowid DESC LIMIT 1').raw().get() as
+    [number, string] | undefined
+  st.maxSession = tail ? tail[0] : 0
+  st.tailId = tail ? tail[1] : null
+}
+
+/**
+ * Sessions have no AUTOINCREMENT: once the newest rows are deleted, a new session takes max(rowid) + 1 — a rowid
+ * the catch-up already passed. So when the newest row seen is gone (or is another session now), every session the
+ * index lacks is read in, with its messages' latest time. Rare (the newest session deleted): one pass over sessions.
+ */
+function sweep(db: Database.Database, st: State): number {
+  const changed = stmt(
+    db,
+    `INSERT INTO ${st.table} (id, act, started)
+      SELECT s.id, MAX(COALESCE(${st.own === 'NULL' ? 'NULL' : 's.last_activity_at'}, s.started_at, 0),
+        COALESCE((SELECT MAX(m.timestamp) FROM main.messages m WHERE m.session_id = s.id), s.started_at, 0)),
+        COALESCE(s.started_at, 0)
+      FROM main.sessions s WHERE NOT EXISTS (SELECT 1 FROM ${st.table} a WHERE a.id = s.id)`
+  ).run().changes
+  setTail(db, st)
+  return changed
 }
 
 /** Brings `st` up to date; returns how many index rows it changed (they count in total_changes()). */
@@ -80,11 +110,14 @@ function catchUp(db: Database.Database, st: State): number {
   const fresh = stmt(
     db,
     `SELECT rowid, id, MAX(COALESCE(${own}, started_at, 0), COALESCE(started_at, 0)), COALESCE(started_at, 0)
-      FROM main.sessions WHERE rowid > ? + 0`
+      FROM main.sessions WHERE rowid >= ? + 0`
   )
     .raw()
     .all(st.maxSession) as Array<[number, string, number, number]>
-  if (fresh.length) {
+  const tailKept = st.tailId === null || (fresh[0]?.[0] === st.maxSession && fresh[0][1] === st.tailId)
+  if (!tailKept) changed += sweep(db, st)
+  else if (st.tailId !== null) fresh.shift() // the tail itself: already indexed
+  if (tailKept && fresh.length) {
     const put = stmt(
       db,
       `INSERT INTO ${st.table} (id, act, started) VALUES (?, ?, ?)
@@ -92,7 +125,7 @@ function catchUp(db: Database.Database, st: State): number {
     )
     for (const [r, id, act, started] of fresh) {
       changed += put.run(id, act, started).changes
-      if (r > st.maxSession) st.maxSession = r
+      if (r > st.maxSession) [st.maxSession, st.tailId] = [r, id]
     }
   }
   // Rows, not GROUP BY: grouping would tempt the planner onto the session index (a walk of every message).

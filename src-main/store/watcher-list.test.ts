@@ -4,6 +4,7 @@
  * catches up itself. Both orders must give the same, right list.
  */
 import { execFileSync } from 'node:child_process'
+import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { SessionStore, SessionWatcher } from './index'
@@ -92,6 +93,24 @@ describe('list index kept current by the watcher', () => {
     } finally {
       other.close()
     }
+  })
+
+  it('a session created after the newest one was deleted is listed (it reuses a rowid the index already passed)', async () => {
+    expect(ids()).toEqual(['newer', 'old'])
+    await store.deleteSession('newer')
+    await store.createSession('next', 'cli')
+    expect(ids()).toEqual(['next', 'old'])
+    // Another process deletes the newest session and creates one, both between two lists.
+    const other = new Database(store.path)
+    try {
+      other.prepare("DELETE FROM sessions WHERE id = 'next'").run()
+      other
+        .prepare("INSERT INTO sessions (id, source, started_at) VALUES ('later', 'cli', ?)")
+        .run(Date.now() / 1000 + 60)
+    } finally {
+      other.close()
+    }
+    expect(ids()).toEqual(['later', 'old'])
   })
 
   it('a home nobody listed is not indexed by the watcher', async () => {
