@@ -5,7 +5,9 @@
  * every list read: when `PRAGMA data_version` (another connection committed) or `total_changes()` (this one
  * wrote) moved, only messages and sessions added since the last look are read (rowid ranges, a few index
  * steps), so the first page right after another process wrote reflects that write without rescanning.
- * Activity only moves forward: a message deleted later does not move its session back down.
+ * Activity only moves forward: a message deleted later does not move its session back down. Next to it the index
+ * keeps where an untitled session's first user message is (`first_user`, as a list page found it:
+ * notePreviewSources), so the page re-reads that one row after a foreign commit rather than the session's messages.
  *
  * The check is one statement when nothing moved, and a catch-up after a single foreign append is three more
  * (new sessions, new messages, one bump): its cost is O(rows added), never O(home). The store's watcher runs that
@@ -57,7 +59,8 @@ function build(db: Database.Database): State {
   const schema = attach(db)
   const table = `${schema}.cad_activity`
   db.exec(`DROP TABLE IF EXISTS ${table};
-    CREATE TABLE ${table} (id TEXT PRIMARY KEY, act REAL NOT NULL, started REAL NOT NULL);
+    CREATE TABLE ${table} (id TEXT PRIMARY KEY, act REAL NOT NULL, started REAL NOT NULL, first_user INTEGER,
+      first_ts REAL);
     CREATE INDEX ${schema}.cad_activity_order ON cad_activity(act DESC, started DESC, id DESC);`)
   db.prepare(
     `INSERT INTO ${table} (id, act, started)
@@ -131,18 +134,51 @@ function catchUp(db: Database.Database, st: State): number {
   // Rows, not GROUP BY: grouping would tempt the planner onto the session index (a walk of every message).
   // `? + 0`, not `?`: with STAT4 the planner peeks at a bare bound value, and every new value then costs a full
   // re-prepare of the statement.
-  const recent = stmt(db, 'SELECT session_id, timestamp, id FROM main.messages WHERE id > ? + 0')
+  const recent = stmt(
+    db,
+    `SELECT session_id, timestamp, id, role = 'user' AND content IS NOT NULL FROM main.messages WHERE id > ? + 0`
+  )
     .raw()
-    .all(st.maxMessage) as Array<[string, number, number]>
+    .all(st.maxMessage) as Array<[string, number | null, number, number]>
   if (!recent.length) return changed
-  const latest = new Map<string, number>()
-  for (const [id, ts, r] of recent) {
-    if (Number.isFinite(ts) && ts > (latest.get(id) ?? -Infinity)) latest.set(id, ts)
+  // Per session: the latest time, and the earliest time of a new user message (no time sorts first).
+  const latest = new Map<string, [number, number | null]>()
+  for (const [id, ts, r, user] of recent) {
+    const t = latest.get(id) ?? [-Infinity, null]
+    if (typeof ts === 'number' && Number.isFinite(ts) && ts > t[0]) t[0] = ts
+    if (user) {
+      const u = typeof ts === 'number' && Number.isFinite(ts) ? ts : -Number.MAX_VALUE
+      if (t[1] === null || u < t[1]) t[1] = u
+    }
+    latest.set(id, t)
     if (r > st.maxMessage) st.maxMessage = r
   }
-  const bump = stmt(db, `UPDATE ${st.table} SET act = MAX(act, ?) WHERE id = ?`)
-  for (const [id, ts] of latest) changed += bump.run(ts, id).changes
+  // A new user message earlier than the known first one makes that pointer unknown (the next page finds it again).
+  const bump = stmt(
+    db,
+    `UPDATE ${st.table} SET act = MAX(act, COALESCE(?, act)),
+      first_user = CASE WHEN ? < first_ts THEN NULL ELSE first_user END WHERE id = ?`
+  )
+  for (const [id, [ts, user]] of latest) changed += bump.run(ts === -Infinity ? null : ts, user, id).changes
   return changed
+}
+
+/**
+ * What a list page found as its untitled rows' first user messages ([session, message id]): kept, so the next page
+ * reads that one message (checked) instead of walking the session's messages to it. Not a cached answer — the
+ * preview text is read from the file every time; this only says where to look, like the activity next to it, and
+ * follows new messages (catchUp).
+ */
+export function notePreviewSources(db: Database.Database, rows: Array<[string, number]>): void {
+  const st = states.get(db)
+  if (!st || !rows.length) return
+  const put = stmt(
+    db,
+    `UPDATE ${st.table} SET first_user = ?, first_ts = (SELECT timestamp FROM main.messages WHERE id = ?) WHERE id = ?`
+  )
+  let n = 0
+  for (const [id, message] of rows) n += put.run(message, message, id).changes
+  st.changes += n // our own writes: the next check stays quiet
 }
 
 /** Makes the index current for `db`; returns its table (schema-qualified) to read. */

@@ -157,6 +157,32 @@ describe('list page rows', () => {
   })
 })
 
+describe('untitled previews', () => {
+  it('follow another process deleting the first user message, and adding an earlier one', async () => {
+    const home = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })
+    const other = new Database(home.path)
+    try {
+      await home.createSession('u', 'cli', { startedAt: at(0) })
+      await home.appendMessage('u', { role: 'assistant', content: 'hello', timestamp: at(0) + 1 })
+      await home.appendMessage('u', { role: 'user', content: 'first question', timestamp: at(0) + 2 })
+      await home.appendMessage('u', { role: 'user', content: 'second question', timestamp: at(0) + 3 })
+      const preview = () => home.listSessions({ limit: 5 }).items.find((x) => x.id === 'u')?.preview
+      expect(preview()).toBe('first question')
+      expect(preview()).toBe('first question') // the list index now knows where that message is
+      other.prepare("DELETE FROM messages WHERE content = 'first question'").run()
+      expect(preview()).toBe('second question')
+      other
+        .prepare('INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, ?, ?, ?)')
+        .run('u', 'user', 'even earlier', at(0))
+      expect(preview()).toBe('even earlier')
+      expect(home.summary('u')?.preview).toBe('even earlier')
+    } finally {
+      other.close()
+      home.close()
+    }
+  })
+})
+
 describe('getSessionDetail', () => {
   it('returns chain, parent, branches and delegate children', () => {
     const d = SessionDetail.parse(store.getSessionDetail('c1'))

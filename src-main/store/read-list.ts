@@ -9,8 +9,8 @@ import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
 import type { SessionPage, SessionSummary } from '@shared/contract'
 import { isBranchSql, isDelegateSql, supersededSql } from './sql'
-import { refreshActivity } from './activity-index'
-import { PAGE_ACT, PAGE_FACTS, PLAIN_COLS, pageRow, toSummary } from './read-summary'
+import { notePreviewSources, refreshActivity } from './activity-index'
+import { PAGE_ACT, PAGE_FACTS, PLAIN_COLS, pagePreviewId, pageRow, toSummary } from './read-summary'
 import { invalid } from './errors'
 import { sessionConditions, type SearchFilters } from './search-match'
 
@@ -77,7 +77,8 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
   // statement for a full re-prepare on every bind — ~15% of a list request.
   const rows = stmt(
     db,
-    `SELECT s.*, ${PAGE_FACTS} FROM (SELECT ${PLAIN_COLS}, a.act AS cad_act, a.started AS cad_started
+    `SELECT s.*, ${PAGE_FACTS} FROM (
+      SELECT ${PLAIN_COLS}, a.act AS cad_act, a.started AS cad_started, a.first_user AS cad_first
       FROM ${activity} a CROSS JOIN sessions s ON s.id = a.id
       WHERE ${where.join(' AND ')} ORDER BY a.act DESC, a.started DESC, a.id DESC LIMIT ${limit + 1}) s
     LEFT JOIN sessions par ON par.id = s.parent_session_id`
@@ -88,13 +89,17 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
   const more = rows.length > limit
   const n = Math.min(rows.length, limit)
   const items: SessionSummary[] = []
+  const learned: Array<[string, number]> = []
   for (let i = 0; i < n; i++) {
+    const found = pagePreviewId(rows[i])
+    if (found !== null) learned.push([String(rows[i][0]), found])
     const r = pageRow(rows[i])
     const s = toSummary(db, profile, r, Number(r.cad_act))
     // A chain whose root is itself a delegate/branch child is a child too (rare: compressed subagents).
     if (!q.includeChildren && s.kind === 'continuation' && s.rootId !== s.id && isHiddenRoot(db, s.rootId)) continue
     items.push(s)
   }
+  notePreviewSources(db, learned)
   const last = n > 0 ? rows[n - 1] : undefined
   return {
     items,
