@@ -1,6 +1,8 @@
 /**
  * The page a user really gets (issue #22): the host's `sessions.list` first page (100 rows), each sample taken
- * right after a second process committed an append — nothing read before that write may answer it. Plus
+ * right after a second process committed an append — nothing read before that write may answer it; wall time, and
+ * this process's CPU time over the same requests (on a shared, loaded box the wall p95 mostly measures the queue for
+ * a core; the CPU time is what the request itself cost). Plus
  * upstream's own list on the same home (bench/upstream-list.py) for the side-by-side ratio.
  */
 import { execFileSync, spawn } from 'node:child_process'
@@ -35,7 +37,7 @@ export async function hostListFirstPage(
   profile: string,
   writes: boolean | 'upstream',
   rounds = 100
-): Promise<Percentiles> {
+): Promise<{ wall: Percentiles; cpu: Percentiles }> {
   const host = await createHost({ home, headless: true, live: false, log: createLogger() })
   const db = stateDbOf(home, profile)
   const session = `bench_list_${process.pid}`
@@ -55,17 +57,21 @@ export async function hostListFirstPage(
     if (child && (await next()) !== 'ready') throw new Error('writer failed to start')
     await list()
     const xs: number[] = []
+    const cpu: number[] = []
     for (let i = 0; i < rounds; i++) {
       if (child) {
         child.stdin.write('append\n')
         await next()
       }
+      const c = process.cpuUsage()
       const t = performance.now()
       const r = await list()
       xs.push(performance.now() - t)
+      const used = process.cpuUsage(c)
+      cpu.push((used.user + used.system) / 1000)
       if (!r.ok) throw new Error(`sessions.list failed: ${r.error.message}`)
     }
-    return percentiles(xs, 3)
+    return { wall: percentiles(xs, 3), cpu: percentiles(cpu, 3) }
   } finally {
     if (child) {
       const exited = new Promise((r) => child.once('exit', r))

@@ -1,11 +1,13 @@
 /**
  * Last activity as upstream defines it — the session's last message time, else its start — whoever wrote that
  * message: Caduceus, a v30 upstream, or an older upstream that never touches `last_activity_at`. Kept per
- * connection in a TEMP table (nothing touches the file), indexed in list order, and brought up to date before
+ * connection in an attached in-memory database (nothing touches the file), indexed in list order, and brought up to date before
  * every list read: when `PRAGMA data_version` (another connection committed) or `total_changes()` (this one
  * wrote) moved, only messages and sessions added since the last look are read (rowid ranges, a few index
  * steps), so the first page right after another process wrote reflects that write without rescanning.
- * Activity only moves forward: a message deleted later does not move its session back down.
+ * Activity only moves forward: a message deleted later does not move its session back down. Next to it the index
+ * keeps where an untitled session's first user message is (`first_user`, as a list page found it:
+ * notePreviewSources), so the page re-reads that one row after a foreign commit rather than the session's messages.
  *
  * The check is one statement when nothing moved, and a catch-up after a single foreign append is three more
  * (new sessions, new messages, one bump): its cost is O(rows added), never O(home). The store's watcher runs that
@@ -17,90 +19,182 @@ import { stmt } from './stmt-cache'
 import { existingColumns } from './reconcile'
 
 interface State {
+  /** The index table, schema-qualified (ACTIVITY_DB's, or TEMP's where that could not be attached) */
+  table: string
   /** data_version and total_changes() when the table was last made current */
   dataVersion: number
   changes: number
   /** `last_activity_at` when the home has it (read once per build, not per refresh) */
   own: string
   maxMessage: number
+  /** The newest session row seen (rowid and id): new rows come after it while it is still there */
   maxSession: number
+  tailId: string | null
 }
 const states = new WeakMap<Database.Database, State>()
 
 const VERSION = 'SELECT data_version, total_changes() FROM pragma_data_version'
 const version = (db: Database.Database) => stmt(db, VERSION).raw().get() as [number, number]
 
+/**
+ * The index's own in-memory database, attached to the store's connection. Not TEMP: SQLite never writes a TEMP
+ * database's pages out, so they all stay on its dirty list and every commit that touches TEMP walks that list —
+ * the catch-up's one-row bump cost ~50 µs per 10k sessions. An in-memory database's commit cleans only the pages it
+ * changed. (`temp_store = MEMORY` would do the same for TEMP, but it also keeps every sort in memory: a search or
+ * export over a large home could then never spill.) TEMP remains the fallback where ATTACH is refused (a read-only
+ * connection, an open transaction).
+ */
+export const ACTIVITY_DB = 'cad_mem'
+
+function attach(db: Database.Database): string {
+  // ATTACH is refused inside a transaction, and a read-only connection attaches its databases read-only.
+  if (db.readonly || db.inTransaction) return 'temp'
+  if (!db.prepare('SELECT 1 FROM pragma_database_list WHERE name = ?').get(ACTIVITY_DB))
+    db.exec(`ATTACH ':memory:' AS ${ACTIVITY_DB}`)
+  return ACTIVITY_DB
+}
+
 function build(db: Database.Database): State {
   const own = existingColumns(db, 'sessions').has('last_activity_at') ? 's.last_activity_at' : 'NULL'
-  db.exec(`DROP TABLE IF EXISTS temp.cad_activity;
-    CREATE TEMP TABLE cad_activity (id TEXT PRIMARY KEY, act REAL NOT NULL, started REAL NOT NULL);
-    CREATE INDEX temp.cad_activity_order ON cad_activity(act DESC, started DESC, id DESC);`)
+  const schema = attach(db)
+  const table = `${schema}.cad_activity`
+  db.exec(`DROP TABLE IF EXISTS ${table};
+    CREATE TABLE ${table} (id TEXT PRIMARY KEY, act REAL NOT NULL, started REAL NOT NULL, first_user INTEGER,
+      first_ts REAL);
+    CREATE INDEX ${schema}.cad_activity_order ON cad_activity(act DESC, started DESC, id DESC);`)
   db.prepare(
-    `INSERT INTO temp.cad_activity (id, act, started)
+    `INSERT INTO ${table} (id, act, started)
       SELECT s.id, MAX(COALESCE(${own}, s.started_at, 0), COALESCE(m.mx, s.started_at, 0)), COALESCE(s.started_at, 0)
       FROM main.sessions s LEFT JOIN (SELECT session_id, MAX(timestamp) AS mx FROM main.messages GROUP BY session_id) m
         ON m.session_id = s.id`
   ).run()
-  return {
+  const st: State = {
+    table,
     dataVersion: -1,
     changes: -1,
     own: own === 'NULL' ? 'NULL' : 'last_activity_at',
     maxMessage: Number(db.prepare('SELECT COALESCE(MAX(id), 0) FROM main.messages').pluck().get()),
-    maxSession: Number(db.prepare('SELECT COALESCE(MAX(rowid), 0) FROM main.sessions').pluck().get())
+    maxSession: 0,
+    tailId: null
   }
+  setTail(db, st)
+  return st
 }
 
-/** Brings `st` up to date; returns how many TEMP rows it changed (they count in total_changes()). */
+function setTail(db: Database.Database, st: State): void {
+  const tail = stmt(db, 'SELECT rowid, id FROM main.sessions ORDER BY rowid DESC LIMIT 1').raw().get() as
+    [number, string] | undefined
+  st.maxSession = tail ? tail[0] : 0
+  st.tailId = tail ? tail[1] : null
+}
+
+/**
+ * Sessions have no AUTOINCREMENT: once the newest rows are deleted, a new session takes max(rowid) + 1 — a rowid
+ * the catch-up already passed. So when the newest row seen is gone (or is another session now), every session the
+ * index lacks is read in, with its messages' latest time. Rare (the newest session deleted): one pass over sessions.
+ */
+function sweep(db: Database.Database, st: State): number {
+  const changed = stmt(
+    db,
+    `INSERT INTO ${st.table} (id, act, started)
+      SELECT s.id, MAX(COALESCE(${st.own === 'NULL' ? 'NULL' : 's.last_activity_at'}, s.started_at, 0),
+        COALESCE((SELECT MAX(m.timestamp) FROM main.messages m WHERE m.session_id = s.id), s.started_at, 0)),
+        COALESCE(s.started_at, 0)
+      FROM main.sessions s WHERE NOT EXISTS (SELECT 1 FROM ${st.table} a WHERE a.id = s.id)`
+  ).run().changes
+  setTail(db, st)
+  return changed
+}
+
+/** Brings `st` up to date; returns how many index rows it changed (they count in total_changes()). */
 function catchUp(db: Database.Database, st: State): number {
   let changed = 0
   const own = st.own
   const fresh = stmt(
     db,
     `SELECT rowid, id, MAX(COALESCE(${own}, started_at, 0), COALESCE(started_at, 0)), COALESCE(started_at, 0)
-      FROM main.sessions WHERE rowid > ?`
+      FROM main.sessions WHERE rowid >= ? + 0`
   )
     .raw()
     .all(st.maxSession) as Array<[number, string, number, number]>
-  if (fresh.length) {
+  const tailKept = st.tailId === null || (fresh[0]?.[0] === st.maxSession && fresh[0][1] === st.tailId)
+  if (!tailKept) changed += sweep(db, st)
+  else if (st.tailId !== null) fresh.shift() // the tail itself: already indexed
+  if (tailKept && fresh.length) {
     const put = stmt(
       db,
-      `INSERT INTO temp.cad_activity (id, act, started) VALUES (?, ?, ?)
+      `INSERT INTO ${st.table} (id, act, started) VALUES (?, ?, ?)
         ON CONFLICT(id) DO UPDATE SET act = MAX(act, excluded.act), started = excluded.started`
     )
     for (const [r, id, act, started] of fresh) {
       changed += put.run(id, act, started).changes
-      if (r > st.maxSession) st.maxSession = r
+      if (r > st.maxSession) [st.maxSession, st.tailId] = [r, id]
     }
   }
   // Rows, not GROUP BY: grouping would tempt the planner onto the session index (a walk of every message).
-  const recent = stmt(db, 'SELECT session_id, timestamp, id FROM main.messages WHERE id > ?')
+  // `? + 0`, not `?`: with STAT4 the planner peeks at a bare bound value, and every new value then costs a full
+  // re-prepare of the statement.
+  const recent = stmt(
+    db,
+    `SELECT session_id, timestamp, id, role = 'user' AND content IS NOT NULL FROM main.messages WHERE id > ? + 0`
+  )
     .raw()
-    .all(st.maxMessage) as Array<[string, number, number]>
+    .all(st.maxMessage) as Array<[string, number | null, number, number]>
   if (!recent.length) return changed
-  const latest = new Map<string, number>()
-  for (const [id, ts, r] of recent) {
-    if (Number.isFinite(ts) && ts > (latest.get(id) ?? -Infinity)) latest.set(id, ts)
+  // Per session: the latest time, and the earliest time of a new user message (no time sorts first).
+  const latest = new Map<string, [number, number | null]>()
+  for (const [id, ts, r, user] of recent) {
+    const t = latest.get(id) ?? [-Infinity, null]
+    if (typeof ts === 'number' && Number.isFinite(ts) && ts > t[0]) t[0] = ts
+    if (user) {
+      const u = typeof ts === 'number' && Number.isFinite(ts) ? ts : -Number.MAX_VALUE
+      if (t[1] === null || u < t[1]) t[1] = u
+    }
+    latest.set(id, t)
     if (r > st.maxMessage) st.maxMessage = r
   }
-  const bump = stmt(db, 'UPDATE temp.cad_activity SET act = MAX(act, ?) WHERE id = ?')
-  for (const [id, ts] of latest) changed += bump.run(ts, id).changes
+  // A new user message earlier than the known first one makes that pointer unknown (the next page finds it again).
+  const bump = stmt(
+    db,
+    `UPDATE ${st.table} SET act = MAX(act, COALESCE(?, act)),
+      first_user = CASE WHEN ? < first_ts THEN NULL ELSE first_user END WHERE id = ?`
+  )
+  for (const [id, [ts, user]] of latest) changed += bump.run(ts === -Infinity ? null : ts, user, id).changes
   return changed
 }
 
-/** Makes `temp.cad_activity` current for `db`; call before reading it. */
-export function refreshActivity(db: Database.Database): void {
+/**
+ * What a list page found as its untitled rows' first user messages ([session, message id]): kept, so the next page
+ * reads that one message (checked) instead of walking the session's messages to it. Not a cached answer — the
+ * preview text is read from the file every time; this only says where to look, like the activity next to it, and
+ * follows new messages (catchUp).
+ */
+export function notePreviewSources(db: Database.Database, rows: Array<[string, number]>): void {
+  const st = states.get(db)
+  if (!st || !rows.length) return
+  const put = stmt(
+    db,
+    `UPDATE ${st.table} SET first_user = ?, first_ts = (SELECT timestamp FROM main.messages WHERE id = ?) WHERE id = ?`
+  )
+  let n = 0
+  for (const [id, message] of rows) n += put.run(message, message, id).changes
+  st.changes += n // our own writes: the next check stays quiet
+}
+
+/** Makes the index current for `db`; returns its table (schema-qualified) to read. */
+export function refreshActivity(db: Database.Database): string {
   let st = states.get(db)
   const [dataVersion, changes] = version(db)
-  if (st && st.dataVersion === dataVersion && st.changes === changes) return
+  if (st && st.dataVersion === dataVersion && st.changes === changes) return st.table
   if (st) {
     try {
-      // Our own writes to the TEMP table move total_changes() too: count them in, so the next check is quiet.
+      // Our own writes to the index move total_changes() too: count them in, so the next check is quiet.
       const own = catchUp(db, st)
       st.dataVersion = dataVersion
       st.changes = changes + own
-      return
+      return st.table
     } catch (err) {
-      // Only a lost TEMP table means start over; anything else (a foreign lock: SQLITE_BUSY) is the caller's to
+      // Only a lost index table means start over; anything else (a foreign lock: SQLITE_BUSY) is the caller's to
       // retry, with this state kept as it was.
       if (!/no such table/i.test((err as Error).message)) throw err
     }
@@ -109,6 +203,7 @@ export function refreshActivity(db: Database.Database): void {
   st = build(db)
   ;[st.dataVersion, st.changes] = version(db)
   states.set(db, st)
+  return st.table
 }
 
 /**

@@ -144,7 +144,7 @@ describe('list page rows', () => {
       expect(top()[0]).toBe('s07')
       other.prepare('INSERT INTO sessions (id, source, started_at) VALUES (?, ?, ?)').run('fresh', 'cli', at(60))
       expect(top().slice(0, 2)).toEqual(['fresh', 's07'])
-      rawDb(store).exec('DROP TABLE temp.cad_activity')
+      rawDb(store).exec('DROP TABLE cad_activity')
       other
         .prepare('INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, ?, ?, ?)')
         .run('s09', 'user', 'latest', at(70))
@@ -153,6 +153,32 @@ describe('list page rows', () => {
       other.prepare("DELETE FROM messages WHERE content IN ('later', 'latest')").run()
       other.prepare("DELETE FROM sessions WHERE id = 'fresh'").run()
       other.close()
+    }
+  })
+})
+
+describe('untitled previews', () => {
+  it('follow another process deleting the first user message, and adding an earlier one', async () => {
+    const home = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })
+    const other = new Database(home.path)
+    try {
+      await home.createSession('u', 'cli', { startedAt: at(0) })
+      await home.appendMessage('u', { role: 'assistant', content: 'hello', timestamp: at(0) + 1 })
+      await home.appendMessage('u', { role: 'user', content: 'first question', timestamp: at(0) + 2 })
+      await home.appendMessage('u', { role: 'user', content: 'second question', timestamp: at(0) + 3 })
+      const preview = () => home.listSessions({ limit: 5 }).items.find((x) => x.id === 'u')?.preview
+      expect(preview()).toBe('first question')
+      expect(preview()).toBe('first question') // the list index now knows where that message is
+      other.prepare("DELETE FROM messages WHERE content = 'first question'").run()
+      expect(preview()).toBe('second question')
+      other
+        .prepare('INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, ?, ?, ?)')
+        .run('u', 'user', 'even earlier', at(0))
+      expect(preview()).toBe('even earlier')
+      expect(home.summary('u')?.preview).toBe('even earlier')
+    } finally {
+      other.close()
+      home.close()
     }
   })
 })

@@ -9,8 +9,8 @@ import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
 import type { SessionPage, SessionSummary } from '@shared/contract'
 import { isBranchSql, isDelegateSql, supersededSql } from './sql'
-import { refreshActivity } from './activity-index'
-import { PAGE_ACT, PAGE_FACTS, PLAIN_COLS, pageRow, toSummary } from './read-summary'
+import { notePreviewSources, refreshActivity } from './activity-index'
+import { PAGE_ACT, PAGE_FACTS, PLAIN_COLS, pagePreviewId, pageRow, toSummary } from './read-summary'
 import { invalid } from './errors'
 import { sessionConditions, type SearchFilters } from './search-match'
 
@@ -45,7 +45,7 @@ export function decodeCursor(c: string): Key {
 
 export function listSessionRows(db: Database.Database, profile: string, q: ListOptions = {}): SessionPage {
   const limit = Math.max(1, Math.min(500, Math.floor(q.limit ?? 100)))
-  refreshActivity(db)
+  const activity = refreshActivity(db)
   const ACTIVITY = 'a.act'
   const where: string[] = ['COALESCE(s.hidden, 0) = 0']
   const args: unknown[] = []
@@ -72,27 +72,34 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
   // One statement for the page: its rows come straight off the ordered walk (the filters read them anyway), and
   // each row's facts (parent, delegate-child count, first user message if untitled) are read after the LIMIT,
   // for the page's rows only: a LIMIT subquery on the left of a join is never flattened, so SQLite runs it as a
-  // co-routine that yields in walk order and the outer columns are computed per yielded row.
+  // co-routine that yields in walk order and the outer columns are computed per yielded row. The LIMIT is a
+  // literal (an integer clamped above): SQLite 3.53's planner reads a bound LIMIT's value, which marks the
+  // statement for a full re-prepare on every bind — ~15% of a list request.
   const rows = stmt(
     db,
-    `SELECT s.*, ${PAGE_FACTS} FROM (SELECT ${PLAIN_COLS}, a.act AS cad_act, a.started AS cad_started
-      FROM temp.cad_activity a CROSS JOIN sessions s ON s.id = a.id
-      WHERE ${where.join(' AND ')} ORDER BY a.act DESC, a.started DESC, a.id DESC LIMIT ?) s
+    `SELECT s.*, ${PAGE_FACTS} FROM (
+      SELECT ${PLAIN_COLS}, a.act AS cad_act, a.started AS cad_started, a.first_user AS cad_first
+      FROM ${activity} a CROSS JOIN sessions s ON s.id = a.id
+      WHERE ${where.join(' AND ')} ORDER BY a.act DESC, a.started DESC, a.id DESC LIMIT ${limit + 1}) s
     LEFT JOIN sessions par ON par.id = s.parent_session_id`
   )
     .raw()
-    .all(...args, limit + 1) as unknown[][]
+    .all(...args) as unknown[][]
   inWalkOrder(rows)
   const more = rows.length > limit
   const n = Math.min(rows.length, limit)
   const items: SessionSummary[] = []
+  const learned: Array<[string, number]> = []
   for (let i = 0; i < n; i++) {
+    const found = pagePreviewId(rows[i])
+    if (found !== null) learned.push([String(rows[i][0]), found])
     const r = pageRow(rows[i])
     const s = toSummary(db, profile, r, Number(r.cad_act))
     // A chain whose root is itself a delegate/branch child is a child too (rare: compressed subagents).
     if (!q.includeChildren && s.kind === 'continuation' && s.rootId !== s.id && isHiddenRoot(db, s.rootId)) continue
     items.push(s)
   }
+  notePreviewSources(db, learned)
   const last = n > 0 ? rows[n - 1] : undefined
   return {
     items,

@@ -53,18 +53,27 @@ function previewSql(idExpr: string): string {
 
 /**
  * A list page's per-row facts as columns over its rows `s` (a LEFT JOIN of `sessions par` on the parent): the
- * fields SUMMARY_COLS's subqueries fill, read for the page's rows only, in the page's own statement.
+ * fields SUMMARY_COLS's subqueries fill, read for the page's rows only, in the page's own statement. An untitled
+ * row's preview: where the list index knows its first user message (`s.cad_first`, activity-index.ts) only that row
+ * is read — checked to still be a user message of this session with content — else it is found by previewSql's rule
+ * and named in `preview_id` for the index to keep.
  */
+const KNOWN_FIRST = `FROM messages m WHERE m.id = s.cad_first AND m.session_id = s.id AND m.role = 'user'
+  AND m.content IS NOT NULL`
 export const PAGE_FACTS = `(SELECT count(*) FROM ${CHILDREN} WHERE c.parent_session_id = s.id AND ${isDelegateSql('c')}) AS child_count,
   par.id IS NOT NULL AS parent_exists, par.end_reason AS parent_end_reason,
-  CASE WHEN s.title IS NULL THEN (${previewSql('s.id')}) END AS preview_raw`
+  CASE WHEN s.title IS NULL THEN COALESCE((SELECT substr(m.content, 1, 600) ${KNOWN_FIRST}), (${previewSql('s.id')}))
+    END AS preview_raw,
+  CASE WHEN s.title IS NULL AND NOT EXISTS (SELECT 1 ${KNOWN_FIRST}) THEN (SELECT m.id FROM messages m
+    WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL ORDER BY m.timestamp, m.id LIMIT 1)
+    END AS preview_id`
 
-/** Where the list's `cad_act`, `cad_started` (and then PAGE_FACTS) start in a page row: right after PLAIN_COLS. */
+/** Where the list's `cad_act`, `cad_started`, `cad_first` (and then PAGE_FACTS) start in a page row. */
 export const PAGE_ACT = PLAIN.length
 
 /**
- * A list page row (PLAIN_COLS, cad_act, cad_started, PAGE_FACTS as a raw array) as a SummaryRow. One object
- * literal: building it key by key from column names costs more than the query at 100 rows.
+ * A list page row (PLAIN_COLS, cad_act, cad_started, cad_first, PAGE_FACTS as a raw array) as a
+ * SummaryRow. One object literal: building it key by key from column names costs more than the query at 100 rows.
  */
 export function pageRow(r: unknown[]): SummaryRow & { cad_act: unknown; cad_started: unknown } {
   return {
@@ -93,12 +102,15 @@ export function pageRow(r: unknown[]): SummaryRow & { cad_act: unknown; cad_star
     pinned: r[22],
     cad_act: r[23],
     cad_started: r[24],
-    child_count: r[25],
-    parent_exists: r[26] ? 1 : null,
-    parent_end_reason: r[27],
-    preview_raw: r[28]
+    child_count: r[26],
+    parent_exists: r[27] ? 1 : null,
+    parent_end_reason: r[28],
+    preview_raw: r[29]
   }
 }
+
+/** A page row's first user message, when the page had to find it (the list index did not know it). */
+export const pagePreviewId = (r: unknown[]): number | null => (typeof r[30] === 'number' ? r[30] : null)
 
 export type SummaryRow = Record<string, unknown> & LineageRow
 
