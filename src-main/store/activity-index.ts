@@ -5,7 +5,9 @@
  * every list read: when `PRAGMA data_version` (another connection committed) or `total_changes()` (this one
  * wrote) moved, only messages and sessions added since the last look are read (rowid ranges, a few index
  * steps), so the first page right after another process wrote reflects that write without rescanning.
- * Activity only moves forward: a message deleted later does not move its session back down.
+ * Activity only moves forward: a message deleted later does not move its session back down. On a home without
+ * `last_activity_at` a session's first message replaces its start even when dated earlier (upstream's
+ * `COALESCE(MAX(timestamp), started_at)`); `msg` records that one was seen.
  *
  * The check is one statement when nothing moved, and a catch-up after a single foreign append is three more
  * (new sessions, new messages, one bump): its cost is O(rows added), never O(home). The store's watcher runs that
@@ -33,11 +35,15 @@ const version = (db: Database.Database) => stmt(db, VERSION).raw().get() as [num
 function build(db: Database.Database): State {
   const own = existingColumns(db, 'sessions').has('last_activity_at') ? 's.last_activity_at' : 'NULL'
   db.exec(`DROP TABLE IF EXISTS temp.cad_activity;
-    CREATE TEMP TABLE cad_activity (id TEXT PRIMARY KEY, act REAL NOT NULL, started REAL NOT NULL);
+    CREATE TEMP TABLE cad_activity (id TEXT PRIMARY KEY, act REAL NOT NULL, started REAL NOT NULL, msg INTEGER NOT NULL);
     CREATE INDEX temp.cad_activity_order ON cad_activity(act DESC, started DESC, id DESC);`)
+  const act =
+    own === 'NULL'
+      ? 'COALESCE(m.mx, s.started_at, 0), m.mx IS NOT NULL'
+      : `MAX(COALESCE(${own}, s.started_at, 0), COALESCE(m.mx, s.started_at, 0)), 1`
   db.prepare(
-    `INSERT INTO temp.cad_activity (id, act, started)
-      SELECT s.id, MAX(COALESCE(${own}, s.started_at, 0), COALESCE(m.mx, s.started_at, 0)), COALESCE(s.started_at, 0)
+    `INSERT INTO temp.cad_activity (id, act, msg, started)
+      SELECT s.id, ${act}, COALESCE(s.started_at, 0)
       FROM main.sessions s LEFT JOIN (SELECT session_id, MAX(timestamp) AS mx FROM main.messages GROUP BY session_id) m
         ON m.session_id = s.id`
   ).run()
@@ -64,11 +70,12 @@ function catchUp(db: Database.Database, st: State): number {
   if (fresh.length) {
     const put = stmt(
       db,
-      `INSERT INTO temp.cad_activity (id, act, started) VALUES (?, ?, ?)
+      `INSERT INTO temp.cad_activity (id, act, started, msg) VALUES (?, ?, ?, ?)
         ON CONFLICT(id) DO UPDATE SET act = MAX(act, excluded.act), started = excluded.started`
     )
+    const msg = own === 'NULL' ? 0 : 1
     for (const [r, id, act, started] of fresh) {
-      changed += put.run(id, act, started).changes
+      changed += put.run(id, act, started, msg).changes
       if (r > st.maxSession) st.maxSession = r
     }
   }
@@ -82,7 +89,10 @@ function catchUp(db: Database.Database, st: State): number {
     if (Number.isFinite(ts) && ts > (latest.get(id) ?? -Infinity)) latest.set(id, ts)
     if (r > st.maxMessage) st.maxMessage = r
   }
-  const bump = stmt(db, 'UPDATE temp.cad_activity SET act = MAX(act, ?) WHERE id = ?')
+  const bump = stmt(
+    db,
+    'UPDATE temp.cad_activity SET act = CASE WHEN msg THEN MAX(act, ?1) ELSE ?1 END, msg = 1 WHERE id = ?2'
+  )
   for (const [id, ts] of latest) changed += bump.run(ts, id).changes
   return changed
 }

@@ -204,7 +204,9 @@ export function importRecords(db: Database.Database, parsed: ParsedRecord[], sum
         }
         const prompt = typeof row.system_prompt === 'string' && row.system_prompt ? row.system_prompt : null
         if (prompts && sessionCols.has('system_prompt_hash')) {
-          row.system_prompt = null
+          // Inline as well: an older upstream (v21, no system_prompts table in its eyes) reads only this column,
+          // and an import into an empty root must read the same there; v25+ readers prefer the hash.
+          row.system_prompt = prompt
           row.system_prompt_hash = prompt ? createHash('sha256').update(prompt, 'utf8').digest('hex') : null
           if (prompt)
             stmt(db, 'INSERT OR IGNORE INTO system_prompts(hash, prompt) VALUES (?, ?)').run(
