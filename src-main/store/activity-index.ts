@@ -91,9 +91,9 @@ function catchUp(db: Database.Database, st: State): number {
   }
   const bump = stmt(
     db,
-    'UPDATE temp.cad_activity SET act = CASE WHEN msg THEN MAX(act, ?1) ELSE ?1 END, msg = 1 WHERE id = ?2'
+    'UPDATE temp.cad_activity SET act = CASE WHEN msg THEN MAX(act, ?) ELSE ? END, msg = 1 WHERE id = ?'
   )
-  for (const [id, ts] of latest) changed += bump.run(ts, id).changes
+  for (const [id, ts] of latest) changed += bump.run(ts, ts, id).changes
   return changed
 }
 
