@@ -190,6 +190,17 @@ describe('reads of an upstream-written home (export, lineage, search, list, show
       // upstream lists a branch child (`_branched_from`) on its own; Caduceus keeps branches under their parent
       const want = (U[profile].list as string[]).filter((id) => id !== 'br-old')
       expect((r.items as Rec[]).map((s) => s.id)).toEqual(want)
+      // the time shown is upstream's last_active (export_all carries it), in the list and in the detail alike
+      const lastActive = Object.fromEntries((U[profile].export_all as Rec[]).map((e) => [e.id, e.last_active]))
+      for (const item of r.items as Rec[]) {
+        if (item.kind === 'continuation') continue // a chain's tip: upstream projects the chain's latest
+        const detail = await call(host, 'sessions.get', { profile, sessionId: item.id })
+        expect({ id: item.id, list: item.lastActiveAt, detail: detail.summary.lastActiveAt }).toEqual({
+          id: item.id,
+          list: lastActive[item.id],
+          detail: lastActive[item.id]
+        })
+      }
     }
   })
 
