@@ -36,7 +36,7 @@ FUTURE = 4_100_000_000.0  # 2099
 PNG = "data:image/png;base64," + "iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB" * 8
 JPG = "data:image/jpeg;base64," + "/9j/4AAQSkZJRgABAQ" * 12
 SEARCH = ["heater", "zebrasecret", "compactword", "tokyo", "delegate", "parchment", "giraffe", "kettle*", "東京", "oldword",
-          '"tokyo trip"', "heater OR giraffe", "delegate NOT nested", "deleg*", "🚀", "report", "summary", "segment 2"]
+          '"tokyo trip"', "heater OR giraffe", "delegate NOT nested", "deleg*", "🚀", "report", "summary", "segment 2", "walrus"]
 
 
 def fill_default(db):
@@ -89,6 +89,24 @@ def fill_default(db):
     msg("mm-many", "user", "")
     msg("mm-many", "assistant", None)
     db.end_session("mm-many", "user_exit")
+
+    # Odd shapes upstream's own code accepts: numbers, an audio part, a lone dict part with an image URL, tool_calls
+    # as a dict and as a string (upstream json.dumps it again), reasoning fields, a system row, a broken marker, [].
+    db.create_session("odd", "cli")
+    msg("odd", "user", 42)
+    msg("odd", "user", 3.5)
+    msg("odd", "user", [{"type": "input_audio", "input_audio": {"data": "AAAA", "format": "wav"}},
+                        {"type": "text", "text": "hear this walrus"}])
+    msg("odd", "user", {"type": "image_url", "image_url": {"url": "https://example.com/pic.png"}})
+    msg("odd", "assistant", "calling", tool_calls={"id": "c1", "type": "function", "function": {"name": "x", "arguments": "{}"}})
+    msg("odd", "assistant", "calling2",
+        tool_calls='[{"id": "c2", "type": "function", "function": {"name": "y", "arguments": "{}"}}]')
+    msg("odd", "assistant", "thinking", reasoning_details=[{"type": "reasoning.summary", "summary": "s"}],
+        codex_reasoning_items=[{"id": "r1"}], reasoning_content="rc walrus")
+    msg("odd", "system", "system note walrus")
+    msg("odd", "user", "\x00json:{broken")
+    msg("odd", "user", [])
+    db.end_session("odd", "cli_close")
 
     # Compaction in place: compacted rows stay searchable upstream (active=0, compacted=1); then a rewind.
     db.create_session("compact", "cli")
@@ -266,7 +284,7 @@ def main():
     day = 86_400.0
     starts = {sid: (OLD + i * 1000, OLD + i * 1000 + 500) for i, sid in enumerate(
         ["chain-0", "chain-1", "chain-2", "chain-3", "big-tools", "mm-many", "compact", "old-parent", "dg-old",
-         "dg-grand", "br-old", "shared-id", "arch", "empty-titled", "live-old", "dg-live"])}
+         "dg-grand", "br-old", "shared-id", "arch", "empty-titled", "live-old", "dg-live", "odd"])}
     # "Recent" must stay recent whenever the tests run: the far future is never older than any prune window.
     starts["dg-recent"] = (FUTURE - 5 * day, FUTURE - 4 * day)
     starts["future"] = (FUTURE, FUTURE + 50)

@@ -145,7 +145,8 @@ function messageRow(m: Record<string, unknown>, active: boolean): Record<string,
   const row: Record<string, unknown> = { ...m }
   row.content = encodeContent(m.content)
   const tc = m.tool_calls
-  row.tool_calls = !tc ? null : typeof tc === 'string' ? tc : pyJson(tc)
+  // upstream's import json.dumps every value, a string too (its get_messages then returns that string)
+  row.tool_calls = !tc ? null : pyJson(tc)
   for (const c of JSON_COLUMNS) {
     const v = m[c]
     row[c] = !v ? null : typeof v === 'string' ? v : pyJson(v)
