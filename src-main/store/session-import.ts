@@ -215,8 +215,11 @@ export function importRecords(db: Database.Database, parsed: ParsedRecord[], sum
               prompt
             )
         } else row.system_prompt_hash = null
-        row.message_count = msgs.length
-        row.tool_call_count = msgs.reduce((n, m) => n + callCount(m.tool_calls), 0)
+        // upstream's import counts the rows it imports (its export's active ones); Caduceus's own inactive rows,
+        // restored inactive, are not part of the live count (as after upstream's rewind or compaction)
+        const live = msgs.filter((m) => m.active === 1)
+        row.message_count = live.length
+        row.tool_call_count = live.reduce((n, m) => n + callCount(m.tool_calls), 0)
         const cols = Object.keys(row).filter((c) => sessionCols.has(c) && scalar(row[c]))
         db.prepare(`INSERT INTO sessions (${cols.map(q).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(
           ...cols.map((c) => row[c])
