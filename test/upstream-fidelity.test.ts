@@ -392,6 +392,8 @@ describe.skipIf(!hasPython)(
       ['default', 'older30', ['--older-than', '30']],
       ['default', 'older30-cli-min2', ['--older-than', '30', '--source', 'cli', '--min-messages', '2']],
       ['default', 'archived-only', ['--older-than', '30', '--archived']],
+      ['default', 'chat-dm', ['--older-than', '30', '--chat-type', 'dm', '--chat-id', 'c9']],
+      ['default', 'branch-none', ['--older-than', '30', '--branch', 'main']],
       ['work', 'older30', ['--older-than', '30']]
     ]
     // one home, one profile per case (a fresh copy of the golden profile each): one host, one Python run

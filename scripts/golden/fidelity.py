@@ -74,7 +74,7 @@ def fill_default(db):
     db.end_session("big-tools", "cli_close")
 
     # Multimodal: several images in one user message, a dict-shaped part, JSON-looking strings, '' and numbers.
-    db.create_session("mm-many", "discord", model="gpt-x", user_id="u7")
+    db.create_session("mm-many", "discord", model="gpt-x", user_id="u7", chat_id="c9", chat_type="dm")
     msg("mm-many", "user", [
         {"type": "text", "text": "compare these giraffe photos"},
         {"type": "image_url", "image_url": {"url": PNG}},
@@ -226,6 +226,8 @@ PRUNES = {
     "older30-cli-min2": {"older_than_days": 30, "source": "cli", "min_messages": 2},
     "title-plan": {"older_than_days": None, "title_like": "東京"},
     "archived-only": {"older_than_days": 30, "archived": True},
+    "chat-dm": {"older_than_days": 30, "chat_type": "dm", "chat_id": "c9"},
+    "branch-none": {"older_than_days": 30, "branch_like": "main"},
 }
 
 
