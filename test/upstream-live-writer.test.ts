@@ -1,10 +1,13 @@
-// Upstream Hermes's own writer (its SessionDB, run by the system Python in a child process) changes a home while a
-// live Caduceus host serves it. Cross-process is the point: the list must reorder by last activity as upstream's
-// list_sessions_rich does, and short CJK/emoji search must find every session upstream wrote and none it deleted,
-// with the short-text index catching up on another program's inserts and deletes.
-// Needs the upstream checkout (HERMES_UPSTREAM, default /work/upstream) and /usr/bin/python3; skipped without them.
+// Upstream Hermes's own writes reach a home from another process while a live Caduceus host serves it.
+// Cross-process is the point: the list must reorder by last activity as upstream's list_sessions_rich does, and
+// short CJK/emoji search must find every session upstream wrote and none it deleted, with the short-text index
+// catching up on another program's inserts and deletes.
+// The writes are upstream's, recorded: scripts/golden/live_writer.py ran each step below with upstream's SessionDB
+// and recorded every SQL call it made (text, parameters, commits) plus upstream's own list and search answers
+// (test/fixtures/upstream/live-writer/). A child process replays a step's calls with the system Python's sqlite3
+// module (its own SQLite build, as upstream's would be), so this runs without the upstream checkout.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -14,46 +17,36 @@ import { createLogger } from '../src-main/host/log/log'
 
 type Rec = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 const PY = '/usr/bin/python3'
-const UPSTREAM = process.env.HERMES_UPSTREAM ?? '/work/upstream'
-const runnable = existsSync(PY) && existsSync(join(UPSTREAM, 'hermes_state.py'))
+const TRACE = join(import.meta.dirname, 'fixtures/upstream/live-writer/trace.json')
+const REPLAY = join(import.meta.dirname, 'helpers/replay_trace.py')
 
-/**
- * One upstream writer process for the file (importing upstream's module is the slow part): each request line
- * {path, ops, queries} applies ops with upstream's SessionDB on that home, then answers with upstream's own reads —
- * its list (order_by_last_active) and search_messages per query. Ops: [verb, ...args], verbs create / append / end /
- * delete (delete_session).
- */
-const WRITER = `
-import json, os, sys, tempfile
-os.environ["HERMES_HOME"] = tempfile.mkdtemp(prefix="up-home-")
-sys.path.insert(0, sys.argv[1])
-from pathlib import Path
-import hermes_state as hs
-dbs = {}
-for line in sys.stdin:
-    req = json.loads(line)
-    db = dbs.get(req["path"]) or dbs.setdefault(req["path"], hs.SessionDB(Path(req["path"])))
-    for op, *a in req["ops"]:
-        if op == "create": db.create_session(a[0], "cli")
-        elif op == "append": db.append_message(a[0], a[1], a[2], timestamp=a[3] if len(a) > 3 else None)
-        elif op == "end": db.end_session(a[0], "cli_close")
-        elif op == "delete": db.delete_session(a[0])
-    rows = db.list_sessions_rich(order_by_last_active=True, limit=1000)
-    print(json.dumps({"list": [r["id"] for r in rows], "last_active": {r["id"]: r["last_active"] for r in rows},
-        "search": {q: sorted({h["session_id"] for h in db.search_messages(q, limit=1000)}) for q in req["queries"]}}), flush=True)
-`
+/** Upstream's own answers after a step: its list (order_by_last_active) and search_messages session ids. */
 type Answer = { list: string[]; last_active: Record<string, number>; search: Record<string, string[]> }
+type Step = { ops: unknown[][]; calls: unknown[]; answer: Answer }
+const golden = JSON.parse(readFileSync(TRACE, 'utf8')) as { scenarios: Record<string, { steps: Step[] }> }
+
 let writer: ChildProcessWithoutNullStreams | undefined
 let lines: AsyncIterator<string>
-const upstream = async (path: string, ops: unknown[][], queries: string[] = []): Promise<Answer> => {
+/**
+ * Upstream applies `ops` (step `step` of `scenario`; ops are [verb, ...args], verbs create / append / end / delete as
+ * in the golden script) to the home at `path`: resolves once every recorded call of that step ran in the child
+ * process, with upstream's answers recorded after it. One child for the file keeps each home's connection open
+ * across steps, as upstream's SessionDB keeps its own.
+ */
+const upstream = async (path: string, scenario: string, step: number, ops: unknown[][]): Promise<Answer> => {
+  const recorded = golden.scenarios[scenario]!.steps[step]!
+  expect(recorded.ops, 'the golden trace was recorded for these operations').toEqual(ops)
   if (!writer) {
-    writer = spawn(PY, ['-u', '-c', WRITER, UPSTREAM])
+    writer = spawn(PY, ['-u', REPLAY, TRACE])
     lines = createInterface({ input: writer.stdout })[Symbol.asyncIterator]()
   }
-  writer.stdin.write(JSON.stringify({ path, ops, queries }) + '\n')
+  writer.stdin.write(JSON.stringify({ path, scenario, step }) + '\n')
   const next = await lines.next()
-  if (next.done) throw new Error('upstream writer exited')
-  return JSON.parse(next.value) as Answer
+  if (next.done) throw new Error('upstream replay exited')
+  const reply = JSON.parse(next.value) as { calls?: number; error?: string }
+  if (reply.error !== undefined) throw new Error(reply.error)
+  expect(reply.calls).toBe(recorded.calls.length)
+  return recorded.answer
 }
 afterAll(() => writer?.stdin.end())
 
@@ -88,36 +81,37 @@ const announced = (host: Host, ids: string[]) =>
 const live = (home: string) =>
   createHost({ home, headless: true, live: true, validateOutput: true, log: createLogger() })
 
-describe.skipIf(!runnable)('upstream writing while a live host serves the home', () => {
+describe.skipIf(!existsSync(PY))('upstream writing while a live host serves the home', () => {
   it("a session upstream continues rises to the top, in upstream's own list order (last message time)", async () => {
     const home = newHome()
     const path = join(home, 'state.db')
     const t = 1_700_000_000
-    await upstream(path, [
+    const start = await upstream(path, 'reorder', 0, [
       ['create', 'old'],
       ['append', 'old', 'user', 'first words', t],
       ['create', 'mid'],
       ['append', 'mid', 'user', 'middle words', t + 100],
       ['create', 'newer'],
       ['append', 'newer', 'user', 'newer words', t + 200],
-      ['create', 'quiet'] // no messages yet: upstream orders it by its start (now)
+      ['create', 'quiet'] // no messages yet: upstream orders it by its start (the recording's now)
     ])
     const host = await live(home)
     try {
       const ids = async () =>
         ((await call(host, 'sessions.list', { profile: 'default' })).items as Rec[]).map((s) => s.id)
-      expect(await ids()).toEqual(['quiet', 'newer', 'mid', 'old'])
+      expect(start.list).toEqual(['quiet', 'newer', 'mid', 'old'])
+      expect(await ids()).toEqual(start.list)
       // upstream continues `old` now, and gives `quiet` its first message dated before every other one
       const seen = announced(host, ['old', 'quiet'])
-      const want = await upstream(path, [
-        ['append', 'old', 'user', 'back again'],
+      const want = await upstream(path, 'reorder', 1, [
+        ['append', 'old', 'user', 'back again'], // dated now by upstream
         ['append', 'quiet', 'user', 'a late import of an old line', t - 500]
       ])
       await seen
       expect(want.list).toEqual(['old', 'newer', 'mid', 'quiet'])
       const items = (await call(host, 'sessions.list', { profile: 'default' })).items as Rec[]
       expect(items.map((s) => s.id)).toEqual(want.list)
-      expect(items[0]!.lastActiveAt).toBeCloseTo(want.last_active.old!, 3)
+      expect(items[0]!.lastActiveAt).toBe(want.last_active.old)
       expect(items[3]!.lastActiveAt).toBe(t - 500)
     } finally {
       await host.close()
@@ -132,7 +126,7 @@ describe.skipIf(!runnable)('upstream writing while a live host serves the home',
     for (let i = 0; i < N; i++)
       first.push(['create', `s${i}`], ['append', `s${i}`, 'user', i % 2 ? `会議は東京で ${i}` : `launch 🚀 ${i}`])
     first.push(['create', 'plain'], ['append', 'plain', 'user', 'nothing short here'])
-    await upstream(path, first)
+    const before = await upstream(path, 'short-search', 0, first)
     const even = (n: number) => Array.from({ length: n }, (_, i) => i).filter((i) => i % 2 === 0)
     const odd = (n: number) => Array.from({ length: n }, (_, i) => i).filter((i) => i % 2 === 1)
     const sessions = async (q: string) => {
@@ -146,8 +140,9 @@ describe.skipIf(!runnable)('upstream writing while a live host serves the home',
     const host = await live(home)
     try {
       // a home Caduceus never wrote: a complete scan, every session
+      expect(before.search['東京']).toEqual(ids(odd(N))) // upstream's own answer
       let r = await sessions('東京')
-      expect(r.ids).toEqual(ids(odd(N)))
+      expect(r.ids).toEqual(before.search['東京'])
       expect(r.fallback).toContain('complete scan')
       expect((await sessions('🚀')).ids).toEqual(ids(even(N)))
 
@@ -171,7 +166,7 @@ describe.skipIf(!runnable)('upstream writing while a live host serves the home',
       for (let i = N; i < N + 10; i++)
         more.push(['create', `s${i}`], ['append', `s${i}`, 'user', i % 2 ? `東京タワー ${i}` : `🚀🚀 ${i}`])
       const seen = announced(host, [`s${N}`, `s${N + 9}`])
-      const want = await upstream(path, more, ['東京'])
+      const want = await upstream(path, 'short-search', 1, more)
       await seen
       const expectOdd = ids(odd(N + 10).filter((i) => i !== 1))
       const expectEven = ids(even(N + 10).filter((i) => i !== 2))
