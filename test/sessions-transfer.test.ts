@@ -192,7 +192,7 @@ describe('sessions export / import', () => {
         .trim()
         .split('\n')
         .map((l) => JSON.parse(l))
-      const chain = merged.find((l) => l.lineage_session_ids)
+      const chain = merged.find((l) => l.id === 'cont')
       expect(chain).toMatchObject({ id: 'cont', lineage_session_ids: ['root', 'cont'], message_count: 4 })
       expect(chain.messages).toHaveLength(4)
       expect(merged.map((l) => l.id).sort()).toEqual(['cont', 'old', 'orphan'])

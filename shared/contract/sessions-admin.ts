@@ -30,6 +30,8 @@ export const PruneFilterInput = z.object({
   modelLike: text,
   provider: text,
   userId: text,
+  chatId: text,
+  chatType: text,
   branchLike: text,
   archived: z.boolean().optional(),
   minMessages: bound,

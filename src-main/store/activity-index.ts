@@ -8,6 +8,8 @@
  * Activity only moves forward: a message deleted later does not move its session back down. Next to it the index
  * keeps where an untitled session's first user message is (`first_user`, as a list page found it:
  * notePreviewSources), so the page re-reads that one row after a foreign commit rather than the session's messages.
+ * On a home without `last_activity_at` a session's first message replaces its start even when dated earlier
+ * (upstream's `COALESCE(MAX(timestamp), started_at)`); `msg` records that one was seen.
  *
  * The check is one statement when nothing moved, and a catch-up after a single foreign append is three more
  * (new sessions, new messages, one bump): its cost is O(rows added), never O(home). The store's watcher runs that
@@ -54,17 +56,26 @@ function attach(db: Database.Database): string {
   return ACTIVITY_DB
 }
 
+/**
+ * A session's activity and whether a message counted in it, from its own column (`own`, or 'NULL' on a home without
+ * `last_activity_at`) and its latest message time (`mx`): upstream's rule where it has no column of its own.
+ */
+const activitySql = (own: string, mx: string) =>
+  own === 'NULL'
+    ? `COALESCE(${mx}, s.started_at, 0), ${mx} IS NOT NULL`
+    : `MAX(COALESCE(${own}, s.started_at, 0), COALESCE(${mx}, s.started_at, 0)), 1`
+
 function build(db: Database.Database): State {
   const own = existingColumns(db, 'sessions').has('last_activity_at') ? 's.last_activity_at' : 'NULL'
   const schema = attach(db)
   const table = `${schema}.cad_activity`
   db.exec(`DROP TABLE IF EXISTS ${table};
-    CREATE TABLE ${table} (id TEXT PRIMARY KEY, act REAL NOT NULL, started REAL NOT NULL, first_user INTEGER,
-      first_ts REAL);
+    CREATE TABLE ${table} (id TEXT PRIMARY KEY, act REAL NOT NULL, started REAL NOT NULL, msg INTEGER NOT NULL,
+      first_user INTEGER, first_ts REAL);
     CREATE INDEX ${schema}.cad_activity_order ON cad_activity(act DESC, started DESC, id DESC);`)
   db.prepare(
-    `INSERT INTO ${table} (id, act, started)
-      SELECT s.id, MAX(COALESCE(${own}, s.started_at, 0), COALESCE(m.mx, s.started_at, 0)), COALESCE(s.started_at, 0)
+    `INSERT INTO ${table} (id, act, msg, started)
+      SELECT s.id, ${activitySql(own, 'm.mx')}, COALESCE(s.started_at, 0)
       FROM main.sessions s LEFT JOIN (SELECT session_id, MAX(timestamp) AS mx FROM main.messages GROUP BY session_id) m
         ON m.session_id = s.id`
   ).run()
@@ -96,9 +107,8 @@ function setTail(db: Database.Database, st: State): void {
 function sweep(db: Database.Database, st: State): number {
   const changed = stmt(
     db,
-    `INSERT INTO ${st.table} (id, act, started)
-      SELECT s.id, MAX(COALESCE(${st.own === 'NULL' ? 'NULL' : 's.last_activity_at'}, s.started_at, 0),
-        COALESCE((SELECT MAX(m.timestamp) FROM main.messages m WHERE m.session_id = s.id), s.started_at, 0)),
+    `INSERT INTO ${st.table} (id, act, msg, started)
+      SELECT s.id, ${activitySql(st.own === 'NULL' ? 'NULL' : 's.last_activity_at', '(SELECT MAX(m.timestamp) FROM main.messages m WHERE m.session_id = s.id)')},
         COALESCE(s.started_at, 0)
       FROM main.sessions s WHERE NOT EXISTS (SELECT 1 FROM ${st.table} a WHERE a.id = s.id)`
   ).run().changes
@@ -123,11 +133,12 @@ function catchUp(db: Database.Database, st: State): number {
   if (tailKept && fresh.length) {
     const put = stmt(
       db,
-      `INSERT INTO ${st.table} (id, act, started) VALUES (?, ?, ?)
+      `INSERT INTO ${st.table} (id, act, started, msg) VALUES (?, ?, ?, ?)
         ON CONFLICT(id) DO UPDATE SET act = MAX(act, excluded.act), started = excluded.started`
     )
+    const msg = st.own === 'NULL' ? 0 : 1
     for (const [r, id, act, started] of fresh) {
-      changed += put.run(id, act, started).changes
+      changed += put.run(id, act, started, msg).changes
       if (r > st.maxSession) [st.maxSession, st.tailId] = [r, id]
     }
   }
@@ -156,10 +167,13 @@ function catchUp(db: Database.Database, st: State): number {
   // A new user message earlier than the known first one makes that pointer unknown (the next page finds it again).
   const bump = stmt(
     db,
-    `UPDATE ${st.table} SET act = MAX(act, COALESCE(?, act)),
-      first_user = CASE WHEN ? < first_ts THEN NULL ELSE first_user END WHERE id = ?`
+    `UPDATE ${st.table} SET act = CASE WHEN ? IS NULL THEN act WHEN msg THEN MAX(act, ?) ELSE ? END,
+      msg = msg OR ? IS NOT NULL, first_user = CASE WHEN ? < first_ts THEN NULL ELSE first_user END WHERE id = ?`
   )
-  for (const [id, [ts, user]] of latest) changed += bump.run(ts === -Infinity ? null : ts, user, id).changes
+  for (const [id, [ts, user]] of latest) {
+    const t = ts === -Infinity ? null : ts
+    changed += bump.run(t, t, t, t, user, id).changes
+  }
   return changed
 }
 

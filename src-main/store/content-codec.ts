@@ -54,7 +54,9 @@ export function decodeContent(v: unknown): unknown {
 export function displayContent(stored: unknown): string | null {
   const v = decodeContent(stored)
   if (v === null || v === undefined) return null
-  if (typeof v === 'string') return v.startsWith(CONTENT_MARKER) ? v.slice(CONTENT_MARKER.length) : v
+  // A NUL inside plain text (a binary tool output) is shown as the symbol for it, never dropped or sent raw.
+  if (typeof v === 'string')
+    return (v.startsWith(CONTENT_MARKER) ? v.slice(CONTENT_MARKER.length) : v).replace(/\0/g, '\u2400')
   if (typeof v !== 'object') return String(v)
   return partsText(Array.isArray(v) ? v : [v])
 }

@@ -7,6 +7,7 @@ import { refOf, summaryById } from './read-summary'
 import { isBranchSql, isDelegateSql } from './sql'
 import { moneyOf } from './usage'
 import { num } from './util'
+import { existingColumns } from './reconcile'
 
 function childRefs(db: Database.Database, parentIds: string[], kindSql: string): SessionRef[] {
   if (parentIds.length === 0) return []
@@ -59,9 +60,20 @@ export function storedSystemPrompt(db: Database.Database, id: string): string | 
   return typeof row?.prompt === 'string' && row.prompt !== '' ? row.prompt : null
 }
 
+/**
+ * Last activity as the list orders by it (activity-index.ts): upstream's COALESCE(last message time, start) on a
+ * home without `last_activity_at`; with it, the later of that column and the last message.
+ */
+function lastActive(db: Database.Database, id: string, startedAt: number, own: number): number {
+  const last = stmt(db, 'SELECT MAX(timestamp) FROM messages WHERE session_id = ?').pluck().get(id) as number | null
+  if (!existingColumns(db, 'sessions').has('last_activity_at')) return last ?? startedAt
+  return Math.max(own, last ?? startedAt)
+}
+
 export function sessionDetail(db: Database.Database, profile: string, id: string): SessionDetail | null {
-  const summary = summaryById(db, profile, id)
-  if (!summary) return null
+  const found = summaryById(db, profile, id)
+  if (!found) return null
+  const summary = { ...found, lastActiveAt: lastActive(db, id, found.startedAt, found.lastActiveAt) }
   const chainRows = compressionChain(db, id)
   const chainIds = chainRows.map((r) => r.id)
   const root = chainRows[0]

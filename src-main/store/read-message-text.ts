@@ -23,9 +23,10 @@ const previewOf = (col: string) =>
   `CASE WHEN octet_length(${col}) > ${MESSAGE_FIELD_MAX_BYTES} THEN '' ELSE substr(${col}, 1, ${P}) END`
 // Upstream's multimodal rows ("\0json:" + a JSON list, often with an inline image) are read whole up to the field
 // bound: a cut JSON list cannot be decoded into its text and attachment placeholders (content-codec.ts).
-// SQLite's text functions stop at the NUL, so the marker is compared as bytes (only on rows within the bound).
+// SQLite's text functions stop at a NUL (substr would end the text there: a tool output holding one lost the
+// rest), so any row with a NUL byte — the marker or not — is found as bytes and read whole, then cut here.
 const contentCol = `CASE WHEN octet_length(content) <= ${MESSAGE_FIELD_MAX_BYTES}
-  AND hex(substr(CAST(content AS BLOB), 1, 6)) = '006A736F6E3A' THEN content ELSE ${previewOf('content')} END`
+  AND instr(CAST(content AS BLOB), X'00') > 0 THEN content ELSE ${previewOf('content')} END`
 
 export const PAGE_COLS = `id, session_id, role, tool_call_id, tool_name, timestamp, token_count, finish_reason, display_kind,
   ${contentCol} AS content, octet_length(content) AS content_bytes,

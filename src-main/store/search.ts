@@ -5,6 +5,7 @@
  */
 import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
+import { displayContent } from './content-codec'
 import type { HomeShape } from './shape'
 import { parseQuery, positiveTerms, toInstr, type Term } from './search-query'
 import { matchRows, sessionConditions, type Matches, type SearchFilters } from './search-match'
@@ -111,7 +112,10 @@ export function searchMessages(
     hits = page.flatMap((id) => {
       const r = byId.get(id)
       if (!r) return []
-      const own = [r.content, r.tool_name, r.tool_calls].filter((v): v is string => typeof v === 'string' && v !== '')
+      // a multimodal row is cut from its text and attachment placeholders, never from its raw JSON (or a NUL)
+      const own = [displayContent(r.content), r.tool_name, r.tool_calls].filter(
+        (v): v is string => typeof v === 'string' && v !== ''
+      )
       const lowerTerms = highlight.map((t) => t.text.toLowerCase())
       const text = own.find((v) => lowerTerms.some((t) => v.toLowerCase().includes(t))) ?? own[0] ?? ''
       return [

@@ -28,6 +28,8 @@ export interface PruneFilter {
   modelLike?: string
   provider?: string
   userId?: string
+  chatId?: string
+  chatType?: string
   branchLike?: string
   minTokens?: number
   maxTokens?: number
@@ -64,10 +66,14 @@ function pruneWhere(f: PruneFilter, cols: Set<string>): { where: string; params:
   if (f.minMessages !== undefined) add('s.message_count >= ?', f.minMessages)
   if (f.maxMessages !== undefined) add('s.message_count <= ?', f.maxMessages)
   if (f.modelLike) add("LOWER(COALESCE(s.model, '')) LIKE ?", like(f.modelLike))
-  if (f.provider && cols.has('billing_provider'))
+  // A filter on a column this home lacks matches nothing: ignoring it would widen the prune beyond what was asked.
+  const has = (col: string) => cols.has(col) || (c.push('0'), false)
+  if (f.provider && has('billing_provider'))
     add("LOWER(COALESCE(s.billing_provider, '')) = ?", f.provider.toLowerCase())
-  if (f.userId) add('s.user_id = ?', f.userId)
-  if (f.branchLike && cols.has('git_branch')) add("LOWER(COALESCE(s.git_branch, '')) LIKE ?", like(f.branchLike))
+  if (f.userId && has('user_id')) add('s.user_id = ?', f.userId)
+  if (f.chatId && has('chat_id')) add('s.chat_id = ?', f.chatId)
+  if (f.chatType && has('chat_type')) add('s.chat_type = ?', f.chatType)
+  if (f.branchLike && has('git_branch')) add("LOWER(COALESCE(s.git_branch, '')) LIKE ?", like(f.branchLike))
   const tokens = '(COALESCE(s.input_tokens, 0) + COALESCE(s.output_tokens, 0))'
   if (f.minTokens !== undefined) add(`${tokens} >= ?`, f.minTokens)
   if (f.maxTokens !== undefined) add(`${tokens} <= ?`, f.maxTokens)

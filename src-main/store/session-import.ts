@@ -145,7 +145,8 @@ function messageRow(m: Record<string, unknown>, active: boolean): Record<string,
   const row: Record<string, unknown> = { ...m }
   row.content = encodeContent(m.content)
   const tc = m.tool_calls
-  row.tool_calls = !tc ? null : typeof tc === 'string' ? tc : pyJson(tc)
+  // upstream's import json.dumps every value, a string too (its get_messages then returns that string)
+  row.tool_calls = !tc ? null : pyJson(tc)
   for (const c of JSON_COLUMNS) {
     const v = m[c]
     row[c] = !v ? null : typeof v === 'string' ? v : pyJson(v)
@@ -204,7 +205,9 @@ export function importRecords(db: Database.Database, parsed: ParsedRecord[], sum
         }
         const prompt = typeof row.system_prompt === 'string' && row.system_prompt ? row.system_prompt : null
         if (prompts && sessionCols.has('system_prompt_hash')) {
-          row.system_prompt = null
+          // Inline as well: an older upstream (v21, no system_prompts table in its eyes) reads only this column,
+          // and an import into an empty root must read the same there; v25+ readers prefer the hash.
+          row.system_prompt = prompt
           row.system_prompt_hash = prompt ? createHash('sha256').update(prompt, 'utf8').digest('hex') : null
           if (prompt)
             stmt(db, 'INSERT OR IGNORE INTO system_prompts(hash, prompt) VALUES (?, ?)').run(
@@ -212,8 +215,11 @@ export function importRecords(db: Database.Database, parsed: ParsedRecord[], sum
               prompt
             )
         } else row.system_prompt_hash = null
-        row.message_count = msgs.length
-        row.tool_call_count = msgs.reduce((n, m) => n + callCount(m.tool_calls), 0)
+        // upstream's import counts the rows it imports (its export's active ones); Caduceus's own inactive rows,
+        // restored inactive, are not part of the live count (as after upstream's rewind or compaction)
+        const live = msgs.filter((m) => m.active === 1)
+        row.message_count = live.length
+        row.tool_call_count = live.reduce((n, m) => n + callCount(m.tool_calls), 0)
         const cols = Object.keys(row).filter((c) => sessionCols.has(c) && scalar(row[c]))
         db.prepare(`INSERT INTO sessions (${cols.map(q).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(
           ...cols.map((c) => row[c])

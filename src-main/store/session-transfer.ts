@@ -102,8 +102,9 @@ export function* exportRecords(
   for (const { id, last_active } of rows) {
     if (opts.lineage) {
       if (!opts.sessionId && isContinuation(db, id)) continue
+      // Upstream's export_session_lineage: a session compression never continued is a lineage of one (segments too).
       const chain = compressionChain(db, id).map((r) => r.id)
-      if (chain.length > 1) {
+      if (chain.length > 0) {
         const segments = chain.map((sid) => exportOne(db, sid)).filter((s): s is ExportRecord => s !== null)
         const tip = segments[segments.length - 1]!
         const inactive = segments.flatMap((s) => (s[INACTIVE_FIELD] as Array<Record<string, unknown>>) ?? [])

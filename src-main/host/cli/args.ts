@@ -37,6 +37,8 @@ const PRUNE_VALUE_FLAGS = new Set(
     'cwd',
     'provider',
     'user',
+    'chat-id',
+    'chat-type',
     'branch',
     'min-messages',
     'max-messages',

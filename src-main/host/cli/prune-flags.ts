@@ -67,6 +67,8 @@ export function pruneFilter(
     modelLike: model,
     provider: str('provider'),
     userId: str('user'),
+    chatId: str('chat-id'),
+    chatType: str('chat-type'),
     branchLike: str('branch'),
     archived: flags.archived ? true : flags['no-archived'] ? false : undefined,
     minMessages: int(flags['min-messages'], '--min-messages'),

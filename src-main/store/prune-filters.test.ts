@@ -1,0 +1,43 @@
+/**
+ * A prune filter never widens the selection: on a home whose sessions table lacks the column a filter reads (an
+ * older upstream's v21 home has no git_branch, chat_id or chat_type), that filter matches nothing, where ignoring it
+ * would prune every other old ended session.
+ */
+import Database from 'better-sqlite3'
+import { afterAll, describe, expect, it } from 'vitest'
+import { SessionStore } from './index'
+import { makeHome, upstream } from './test-fixtures/homes'
+import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+
+afterAll(cleanupTempDirs)
+
+describe('prune filters on an older home', () => {
+  it('a filter on a column the home lacks selects nothing; the same prune without it selects the old ended sessions', async () => {
+    const path = makeHome(tempDir(), 21)
+    const raw = new Database(path)
+    const up = upstream(raw, 21)
+    for (const id of ['a', 'b']) {
+      up.createSession(id)
+      up.append(id, 'user', `words of ${id}`)
+    }
+    raw.prepare('UPDATE sessions SET started_at = 1500000000, ended_at = 1500000100').run()
+    const cols = (raw.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('sessions') as string[]).sort()
+    raw.close()
+    const store = new SessionStore(path, { profile: 'default' })
+    try {
+      const ids = async (f: Record<string, unknown>) =>
+        ((await store.pruneSessions({ olderThanDays: 30, dryRun: true, ...f })).candidates ?? []).map((c) => c.id)
+      expect((await ids({})).sort()).toEqual(['a', 'b'])
+      for (const [f, col] of [
+        [{ branchLike: 'main' }, 'git_branch'],
+        [{ chatId: 'c9' }, 'chat_id'],
+        [{ chatType: 'dm' }, 'chat_type']
+      ] as const) {
+        expect(cols).not.toContain(col) // the case this test is about: the column is absent
+        expect(await ids(f)).toEqual([])
+      }
+    } finally {
+      store.close()
+    }
+  })
+})
