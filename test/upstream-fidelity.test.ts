@@ -243,6 +243,13 @@ describe('reads of an upstream-written home (export, lineage, search, list, show
     for (const t of snippets) expect(t).not.toMatch(/"type"|\u0000/)
     const big = (page.items as Rec[])[1]!.toolCalls as Rec[]
     expect(big.map((c) => c.name)).toEqual(['write_file', 'terminal'])
+    // the list's preview of an untitled session that opens with an image message: its text and placeholders, never
+    // the stored JSON; when the message is too long to read whole, what its first 600 characters hold
+    const list = (await call(host, 'sessions.list', { profile: 'default', limit: 500 })).items as Rec[]
+    const previews = Object.fromEntries(list.map((s) => [s.id, s.preview]))
+    expect(previews['mm-many']).toBe('compare these giraffe photos [image] [image]')
+    const work = (await call(host, 'sessions.list', { profile: 'work', limit: 500 })).items as Rec[]
+    expect(work.find((s) => s.id === 'work-mm')?.preview).toMatch(/^\[image: image\/png, 192 B\]/)
   })
 })
 

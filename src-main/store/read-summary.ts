@@ -6,6 +6,12 @@ import { kindOf, pathFromRoot, type LineageRow } from './lineage'
 import { moneyOf } from './usage'
 import { CHILDREN, isDelegateSql } from './sql'
 import { num, numOrNull } from './util'
+import { CONTENT_MARKER, decodeContent, displayContent } from './content-codec'
+
+// A preview's first 600 characters. SQLite's text functions stop at a NUL, and upstream's multimodal rows begin with
+// one ("\0json:" + JSON): those are cut as bytes (the JSON is ASCII), so previewSource gets the marker and JSON.
+const PREVIEW_CUT = `CASE WHEN substr(CAST(m.content AS BLOB), 1, 1) = X'00'
+  THEN CAST(substr(CAST(m.content AS BLOB), 1, 600) AS TEXT) ELSE substr(m.content, 1, 600) END`
 
 const PREVIEW_CHARS = 160
 
@@ -47,7 +53,7 @@ export const SUMMARY_COLS = `${PLAIN_COLS},
 // Upstream's first user message: by time, then id — which the (session_id, timestamp) index every schema
 // version has answers in order (ORDER BY id alone sorts all of a session's messages on a v21 home).
 function previewSql(idExpr: string): string {
-  return `SELECT substr(m.content, 1, 600) FROM messages m WHERE m.session_id = ${idExpr} AND m.role = 'user'
+  return `SELECT ${PREVIEW_CUT} FROM messages m WHERE m.session_id = ${idExpr} AND m.role = 'user'
     AND m.content IS NOT NULL ORDER BY m.timestamp, m.id LIMIT 1`
 }
 
@@ -62,7 +68,7 @@ const KNOWN_FIRST = `FROM messages m WHERE m.id = s.cad_first AND m.session_id =
   AND m.content IS NOT NULL`
 export const PAGE_FACTS = `(SELECT count(*) FROM ${CHILDREN} WHERE c.parent_session_id = s.id AND ${isDelegateSql('c')}) AS child_count,
   par.id IS NOT NULL AS parent_exists, par.end_reason AS parent_end_reason,
-  CASE WHEN s.title IS NULL THEN COALESCE((SELECT substr(m.content, 1, 600) ${KNOWN_FIRST}), (${previewSql('s.id')}))
+  CASE WHEN s.title IS NULL THEN COALESCE((SELECT ${PREVIEW_CUT} ${KNOWN_FIRST}), (${previewSql('s.id')}))
     END AS preview_raw,
   CASE WHEN s.title IS NULL AND NOT EXISTS (SELECT 1 ${KNOWN_FIRST}) THEN (SELECT m.id FROM messages m
     WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL ORDER BY m.timestamp, m.id LIMIT 1)
@@ -114,9 +120,23 @@ export const pagePreviewId = (r: unknown[]): number | null => (typeof r[30] === 
 
 export type SummaryRow = Record<string, unknown> & LineageRow
 
+/**
+ * What a preview reads. Upstream stores a multimodal message as its marker + JSON, and a page reads only the first
+ * 600 characters, which usually end inside an image's data URL: decoded whole when it fits, else its text parts are
+ * taken from that prefix, in order, with `[image]` for each image part begun there. Never the raw JSON or its NUL.
+ */
+function previewSource(raw: string): string {
+  if (!raw.startsWith(CONTENT_MARKER)) return raw.replace(/\0/g, '\u2400')
+  if (decodeContent(raw) !== raw) return displayContent(raw) ?? ''
+  const parts: string[] = []
+  for (const m of raw.matchAll(/"text": ("(?:[^"\\]|\\.)*")|"type": "(?:input_)?(image|audio|file)/g))
+    parts.push(m[1] ? (JSON.parse(m[1]) as string) : `[${m[2]}]`)
+  return parts.join(' ')
+}
+
 function trimPreview(text: unknown): string | null {
   if (typeof text !== 'string') return null
-  const flat = text.replace(/\s+/g, ' ').trim()
+  const flat = previewSource(text).replace(/\s+/g, ' ').trim()
   return flat.length > PREVIEW_CHARS ? `${flat.slice(0, PREVIEW_CHARS - 1)}…` : flat || null
 }
 
