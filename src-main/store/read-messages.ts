@@ -85,27 +85,27 @@ export interface PageOptions {
 export function messagePage(db: Database.Database, sessionId: string, o: PageOptions = {}): MessagePage {
   const limit = Math.max(1, Math.min(1000, Math.floor(o.limit ?? 200)))
   // Long fields arrive cut (previews + lengths) and the page within its size budget: see read-message-text.ts.
-  const fwd = stmt(
-    db,
-    `SELECT ${PAGE_COLS} FROM messages WHERE session_id = ? AND ${VISIBLE} AND id > ? ORDER BY id LIMIT ?`
-  )
-  const back = stmt(
-    db,
-    `SELECT ${PAGE_COLS} FROM messages WHERE session_id = ? AND ${VISIBLE} AND id < ? ORDER BY id DESC LIMIT ?`
-  )
+  // LIMIT as a literal (an integer clamped above): SQLite 3.53 re-prepares a statement each time a bound LIMIT changes.
+  const fwd = (n: number) =>
+    stmt(db, `SELECT ${PAGE_COLS} FROM messages WHERE session_id = ? AND ${VISIBLE} AND id > ? ORDER BY id LIMIT ${n}`)
+  const back = (n: number) =>
+    stmt(
+      db,
+      `SELECT ${PAGE_COLS} FROM messages WHERE session_id = ? AND ${VISIBLE} AND id < ? ORDER BY id DESC LIMIT ${n}`
+    )
   let rows: Array<Record<string, unknown>>
   let from: 'start' | 'end' | number = 'end'
   if (o.afterId !== undefined) {
-    rows = fwd.all(sessionId, o.afterId, limit) as Array<Record<string, unknown>>
+    rows = fwd(limit).all(sessionId, o.afterId) as Array<Record<string, unknown>>
     from = 'start'
   } else if (o.aroundId !== undefined) {
     const before = Math.floor(limit / 2)
-    const older = (back.all(sessionId, o.aroundId, before) as Array<Record<string, unknown>>).reverse()
-    rows = [...older, ...(fwd.all(sessionId, o.aroundId - 1, limit - before) as Array<Record<string, unknown>>)]
+    const older = (back(before).all(sessionId, o.aroundId) as Array<Record<string, unknown>>).reverse()
+    rows = [...older, ...(fwd(limit - before).all(sessionId, o.aroundId - 1) as Array<Record<string, unknown>>)]
     from = older.length
   } else
     rows = (
-      back.all(sessionId, o.beforeId ?? Number.MAX_SAFE_INTEGER, limit) as Array<Record<string, unknown>>
+      back(limit).all(sessionId, o.beforeId ?? Number.MAX_SAFE_INTEGER) as Array<Record<string, unknown>>
     ).reverse()
   const items = withinBudget(
     rows.map((r) => cutRow(db, toMessage(r), r)),
