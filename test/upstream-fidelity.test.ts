@@ -243,6 +243,14 @@ describe('reads of an upstream-written home (export, lineage, search, list, show
     for (const t of snippets) expect(t).not.toMatch(/"type"|\u0000/)
     const big = (page.items as Rec[])[1]!.toolCalls as Rec[]
     expect(big.map((c) => c.name)).toEqual(['write_file', 'terminal'])
+    // upstream's compaction: compacted rows stay shown and are marked; rewound rows (inactive only) are not shown
+    const compact = (await call(host, 'sessions.messages', { profile: 'default', sessionId: 'compact' })).items as Rec[]
+    expect(compact.map((m) => [m.content, m.compacted ?? false])).toEqual([
+      ['compactword early detail', true],
+      ['early answer', true],
+      ['summary of earlier turns', false],
+      ['never mind', false]
+    ])
     // the list's preview of an untitled session that opens with an image message: its text and placeholders, never
     // the stored JSON; when the message is too long to read whole, what its first 600 characters hold
     const list = (await call(host, 'sessions.list', { profile: 'default', limit: 500 })).items as Rec[]

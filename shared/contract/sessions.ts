@@ -100,7 +100,12 @@ export const Message = z.object({
   contentBytes: Cut,
   reasoningBytes: Cut,
   toolCallsBytes: Cut,
-  usage: CallUsage.optional()
+  usage: CallUsage.optional(),
+  /**
+   * Compacted away: still shown (upstream's display keeps `active = 0, compacted = 1` rows), but no longer in what
+   * the model is sent. Rewound rows (inactive, not compacted) are not shown at all.
+   */
+  compacted: z.literal(true).optional()
 })
 export type Message = z.infer<typeof Message>
 

@@ -29,6 +29,7 @@ const contentCol = `CASE WHEN octet_length(content) <= ${MESSAGE_FIELD_MAX_BYTES
   AND instr(CAST(content AS BLOB), X'00') > 0 THEN content ELSE ${previewOf('content')} END`
 
 export const PAGE_COLS = `id, session_id, role, tool_call_id, tool_name, timestamp, token_count, finish_reason, display_kind,
+  COALESCE(active, 1) = 0 AS out_of_context,
   ${contentCol} AS content, octet_length(content) AS content_bytes,
   ${previewOf(REASONING)} AS reasoning, octet_length(${REASONING}) AS reasoning_bytes,
   CASE WHEN octet_length(tool_calls) > ${MESSAGE_PREVIEW_CHARS} THEN NULL ELSE tool_calls END AS tool_calls,

@@ -59,6 +59,8 @@ function toMessage(r: Record<string, unknown>): Message {
   const usage = r.usage_json != null ? callUsageOf(r.usage_json) : undefined
   return {
     ...(usage ? { usage } : {}),
+    // Only pages select it: a row shown while inactive is a compacted one (VISIBLE lets no other inactive row in).
+    ...(r.out_of_context ? { compacted: true as const } : {}),
     id: num(r.id),
     sessionId: String(r.session_id),
     role: String(r.role),

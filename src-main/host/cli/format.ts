@@ -22,7 +22,7 @@ export function formatSessionShow(detail: SessionDetail, messages: Message[]): s
   ]
   const body = messages.map(
     (m) =>
-      `[${m.role}${m.toolName ? `:${m.toolName}` : ''}] ${(m.content ?? (m.toolCalls ?? []).map((c) => `${c.name}(${c.arguments})`).join(' ')).slice(0, 2000)}`
+      `[${m.role}${m.toolName ? `:${m.toolName}` : ''}${m.compacted ? ' · compacted' : ''}] ${(m.content ?? (m.toolCalls ?? []).map((c) => `${c.name}(${c.arguments})`).join(' ')).slice(0, 2000)}`
   )
   return [...head, '', ...body].join('\n')
 }

@@ -111,6 +111,15 @@ export function Reasoning({ text }: { text: string }) {
   )
 }
 
+/** A row compaction took out of the model's context: shown, as upstream's own display shows it, and marked. */
+function CompactedBadge() {
+  return (
+    <span className="badge" data-testid="compacted-badge" title="Compacted: no longer part of what the model is sent">
+      compacted
+    </span>
+  )
+}
+
 const isNotice = (m: Message) => /delegat|notice|process_complete/.test(m.displayKind ?? '')
 
 /** One persisted message; tool results and notices are compact, reasoning is folded. */
@@ -171,6 +180,7 @@ export const MessageItem = memo(function MessageItem({
             <>
               <span className="muted">result of</span> <span className="tool-name mono">{m.toolName ?? 'tool'}</span>
               <span className="muted"> · {(m.content ?? '').length.toLocaleString()} chars</span>
+              {m.compacted && <CompactedBadge />}
             </>
           }
         >
@@ -189,6 +199,7 @@ export const MessageItem = memo(function MessageItem({
         {m.finishReason && !['stop', 'tool_calls', 'end_turn', 'tool_use'].includes(m.finishReason) && (
           <span className="badge badge-warn">{m.finishReason}</span>
         )}
+        {m.compacted && <CompactedBadge />}
       </div>
       {m.reasoning && <Reasoning text={m.reasoning} />}
       {m.content && (
