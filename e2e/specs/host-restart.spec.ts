@@ -1,5 +1,6 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
 import { test, expect } from '@playwright/test'
 import { spawnHost, type SpawnedHost } from '../../test/support/serve'
@@ -25,6 +26,9 @@ test('a page first opened while the host is down loads once the host is back, no
     await shell.open(host.url)
     const port = host.port
     await host.stop()
+    // While the host is down its port is held by a listener that resets every connection (as a dead host's fail):
+    // a freed port could otherwise go to another test's `--port 0` host, and the tab would talk to that one.
+    const holder = await holdPort(port)
     await expect(shell.connection).not.toHaveAttribute('data-state', 'connected', { timeout: 20_000 })
 
     // the Costs page's code is a chunk of its own, never fetched before: it cannot load now, and says why
@@ -33,6 +37,7 @@ test('a page first opened while the host is down loads once the host is back, no
     await expect(failed).toContainText('The Costs page could not be loaded')
     await expect(failed).toContainText('loads by itself once the host is back')
 
+    await new Promise((r) => holder.close(r))
     host = await serve(port, false)
     await expect(shell.connection).toHaveAttribute('data-state', 'connected', { timeout: 30_000 })
     await expect(failed).toHaveCount(0)
@@ -43,3 +48,11 @@ test('a page first opened while the host is down loads once the host is back, no
     rmSync(logs, { recursive: true, force: true })
   }
 })
+
+function holdPort(port: number): Promise<Server> {
+  const server = createServer((socket) => socket.destroy())
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, '127.0.0.1', () => resolve(server))
+  })
+}
