@@ -1,0 +1,2 @@
+import { vi } from 'vitest'
+vi.resetModules()
