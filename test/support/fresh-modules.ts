@@ -1,2 +1,0 @@
-import { vi } from 'vitest'
-vi.resetModules()
