@@ -1,8 +1,12 @@
-// `npm test`: build once, then the static checks beside the unit tests, then the browser tests.
-// Why this order: the CLI tests spawn `node bin/caduceus.mjs`, which runs the built bundle when it is current and
-// TypeScript through tsx otherwise (seconds per process); building first makes every spawned host start from JS.
-// The checks (three typecheck programs, ESLint, Prettier) run while vitest waits on its child processes, so the two
-// cores stay busy; their output is held and printed whole, one block per check, so logs never interleave.
+// `npm test`: build once, then three lanes side by side until all end: the browser tests (Playwright, 2 workers:
+// e2e/fixtures), the unit tests (vitest, 2 workers), and the static checks one after another (typecheck, ESLint,
+// Prettier).
+// Why: the CLI tests spawn `node bin/caduceus.mjs`, which runs the built bundle when it is current and TypeScript
+// through tsx otherwise (seconds per process), so the build comes first. After it, none of the three keeps two cores
+// busy on its own (the tests wait on child processes, sockets and the browser; each check is one process), and one
+// after another they left cores idle: side by side the machine stays busy and the run ends with its longest lane.
+// Only vitest prints as it goes; every other step's output is held and printed whole when it ends, so logs never
+// interleave. Every step runs even after another failed, so one run reports everything that is wrong.
 import { spawn } from 'node:child_process'
 
 const started = Date.now()
@@ -27,7 +31,7 @@ function run(script, { quiet = false } = {}) {
   })
 }
 
-/** Runs checks one after another (on two cores a second parallel lane only steals from vitest). */
+/** Runs steps one after another, each held (quiet). Resolves to the worst exit code. */
 async function serial(scripts) {
   let worst = 0
   for (const s of scripts) worst = Math.max(worst, await run(s, { quiet: true }))
@@ -36,8 +40,11 @@ async function serial(scripts) {
 
 const build = await run('build', { quiet: true })
 if (build !== 0) process.exit(build)
-const [checks, unit] = await Promise.all([serial(['typecheck', 'lint', 'format:check']), run('test:unit')])
-// The browser tests run even after a failure above, so one run reports everything that is wrong.
-const e2e = await run('test:e2e')
-console.log(`── npm test: ${checks || unit || e2e ? 'FAILED' : 'ok'} in ${secs(started)}`)
-process.exit(checks || unit || e2e)
+const codes = await Promise.all([
+  run('test:e2e', { quiet: true }),
+  run('test:unit'),
+  serial(['typecheck', 'lint', 'format:check'])
+])
+const worst = Math.max(...codes)
+console.log(`── npm test: ${worst ? 'FAILED' : 'ok'} in ${secs(started)}`)
+process.exit(worst)

@@ -1,4 +1,4 @@
-import { expect, type Page } from '@playwright/test'
+import { expect, type Locator, type Page } from '@playwright/test'
 
 /** The shell around every page: profile rail, nav, connection indicator, theme toggle, toasts. */
 export class AppShell {
@@ -36,6 +36,20 @@ export class AppShell {
   async cycleTheme(): Promise<string> {
     await this.page.getByTestId('theme-toggle').click()
     return (await this.page.getByTestId('theme-toggle').getAttribute('data-theme-choice')) ?? 'system'
+  }
+
+  /**
+   * Let the undo window a delete dialog promises ("You can undo for N seconds") run out without waiting it out:
+   * jumps the page's clock by exactly N seconds, so the pending delete commits as it would after N real seconds.
+   * Needs `page.clock.install()` before the page was opened; call it with the dialog still open.
+   */
+  async undoWindowPasses(dialog: Locator, confirm: Locator): Promise<void> {
+    const promise = await dialog.getByText(/You can undo for \d+ seconds/).textContent()
+    const ms = Number(/(\d+) seconds/.exec(promise ?? '')?.[1]) * 1000
+    expect(ms).toBeGreaterThan(0)
+    await confirm.click()
+    await expect(this.page.getByTestId('undo-delete-bar')).toBeVisible()
+    await this.page.clock.fastForward(ms)
   }
 
   get errorToasts() {

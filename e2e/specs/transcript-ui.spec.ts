@@ -259,6 +259,8 @@ test('delete asks to confirm, offers an undo window, then deletes', async ({ pag
   const shell = new AppShell(page)
   const transcript = new SessionPage(page)
   const s = await topSession(host.url)
+  // the page's clock, so the undo window below runs out without 8 real seconds of waiting
+  await page.clock.install()
   await shell.open(host.url)
   await transcript.open('default', s.id)
   await page.getByTestId('session-delete').click()
@@ -274,7 +276,7 @@ test('delete asks to confirm, offers an undo window, then deletes', async ({ pag
 
   await transcript.open('default', s.id)
   await page.getByTestId('session-delete').click()
-  await page.getByTestId('delete-confirm').click()
+  await shell.undoWindowPasses(page.getByTestId('delete-dialog'), page.getByTestId('delete-confirm'))
   await expect(page.getByTestId('undo-delete-bar')).toBeHidden({ timeout: 15_000 })
   await expect
     .poll(() =>
