@@ -13,7 +13,7 @@ import {
   safeDecodePath,
   sendError
 } from './request-guards'
-import { bindHttp } from './listen'
+import { bindHttp, takeOver } from './listen'
 import { serveStatic } from './static-files'
 import { parseCallFrame } from './call-frame'
 
@@ -88,6 +88,7 @@ export async function startHeadless(opts: HeadlessOptions): Promise<HeadlessServ
 
   const server: Server = opts.bound ?? (await bindHttp(opts.port))
   port = (server.address() as AddressInfo).port
+  takeOver(server)
   guardServer(server, log, { bodyLimit: MAX_FRAME }).on(
     'request',
     guardedListener(log, async (req, res) => {
