@@ -13,6 +13,7 @@ import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
 import { parseArgs } from '../src-main/host/cli/args'
 import { sessionAdminCli } from '../src-main/host/cli/sessions-admin'
+import { sessions as sessionsCli } from '../src-main/host/cli/sessions'
 
 type Rec = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 const gold = resolve(import.meta.dirname, 'fixtures/upstream/fidelity')
@@ -150,8 +151,10 @@ const pick = (m: Rec, keys: string[]) => Object.fromEntries(keys.map((k) => [k, 
 
 describe('reads of an upstream-written home (export, lineage, search, list, show)', () => {
   let host: Host
+  let home: string
   beforeAll(async () => {
-    host = await open(goldenHome())
+    home = goldenHome()
+    host = await open(home)
   })
   afterAll(() => host.close())
 
@@ -251,6 +254,19 @@ describe('reads of an upstream-written home (export, lineage, search, list, show
       ['summary of earlier turns', false],
       ['never mind', false]
     ])
+    // …and `caduceus sessions show` says so too (the CLI's own code, in-process)
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {})
+    try {
+      expect(await sessionsCli(parseArgs(['sessions', 'show', 'compact', '--home', home]))).toBe(0)
+      expect(String(log.mock.calls[0]?.[0]).split('\n').slice(-4)).toEqual([
+        '[user · compacted] compactword early detail',
+        '[assistant · compacted] early answer',
+        '[user] summary of earlier turns',
+        '[user] never mind'
+      ])
+    } finally {
+      log.mockRestore()
+    }
     // the list's preview of an untitled session that opens with an image message: its text and placeholders, never
     // the stored JSON; when the message is too long to read whole, what its first 600 characters hold
     const list = (await call(host, 'sessions.list', { profile: 'default', limit: 500 })).items as Rec[]
