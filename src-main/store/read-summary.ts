@@ -126,8 +126,8 @@ export type SummaryRow = Record<string, unknown> & LineageRow
  * taken from that prefix, in order, with `[image]` for each image part begun there. Never the raw JSON or its NUL.
  */
 function previewSource(raw: string): string {
-  if (!raw.startsWith(CONTENT_MARKER)) return raw.replace(/\0/g, '\u2400')
-  if (decodeContent(raw) !== raw) return displayContent(raw) ?? ''
+  // Whole — plain text, or a marked message the cut kept entire — it reads as the transcript shows it.
+  if (!raw.startsWith(CONTENT_MARKER) || decodeContent(raw) !== raw) return displayContent(raw) ?? ''
   const parts: string[] = []
   for (const m of raw.matchAll(/"text": ("(?:[^"\\]|\\.)*")|"type": "(?:input_)?(image|audio|file)/g))
     parts.push(m[1] ? (JSON.parse(m[1]) as string) : `[${m[2]}]`)
