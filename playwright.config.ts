@@ -13,6 +13,11 @@ export default defineConfig({
   reporter: process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ? [['list'], ['json']] : [['list']],
   use: {
     headless: true,
+    // One browser context per worker, reset by Playwright between tests (cookies, cache, storage of the origins
+    // visited, extra pages, routes, clock, viewport; e2e/fixtures/host.ts clears sessionStorage too): a fresh context
+    // per test cost ~2 CPU-s of Chromium start-up each (a new renderer, its about:blank page and a spare), ~25% of the
+    // suite's e2e CPU. Isolation between tests stays: each test has its own host on its own port, so its own origin.
+    reuseContext: true,
     viewport: { width: 1360, height: 860 },
     // Recording a trace costs every test ~30% more CPU (a11y.spec: 30 -> 21 CPU-s without it) to keep the ones that
     // fail. Off by default; CADUCEUS_E2E_TRACE=1 records and keeps the failing ones. A failure always gets a screenshot.
