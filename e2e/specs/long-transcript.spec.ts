@@ -1,26 +1,18 @@
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { test as base, expect } from '../fixtures/host'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { homeFrom } from '../fixtures/home-template'
+import { test as base, expect, startHost, type RunningHost } from '../fixtures/host'
 import type { MessagePage } from '@shared/contract'
-import { startHost, type RunningHost } from '../fixtures/host'
 import { api, appendExternally } from '../fixtures/external'
 import { AppShell } from '../page-models/app-shell'
 import { SessionPage } from '../page-models/session-page'
 
-const repo = resolve(import.meta.dirname, '../..')
 const N = 3000
 
 /** A host over a home with two 3,000-message sessions, `long_a` and `long_b`, in the default profile. */
 const test = base.extend<{ host: RunningHost }>({
   host: async ({}, use) => {
-    const home = mkdtempSync(join(tmpdir(), 'cad-e2e-long-'))
-    execFileSync(
-      process.execPath,
-      ['--import', 'tsx', 'e2e/fixtures/write-long-home.ts', home, String(N), 'long_a', 'long_b'],
-      { cwd: repo }
-    )
+    const home = homeFrom('e2e/fixtures/write-long-home.ts', [String(N), 'long_a', 'long_b'])
     const host = await startHost({ home, demo: false })
     await use(host)
     await host.close()

@@ -1,20 +1,15 @@
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { test as base, expect } from '../fixtures/host'
-import { startHost, type RunningHost } from '../fixtures/host'
+import { rmSync } from 'node:fs'
+import { homeFrom } from '../fixtures/home-template'
+import { test as base, expect, startHost, type RunningHost } from '../fixtures/host'
 import { api } from '../fixtures/external'
 import { AppShell } from '../page-models/app-shell'
 import { SessionPage } from '../page-models/session-page'
 
-const repo = resolve(import.meta.dirname, '../..')
 const cents = (s: string | null) => Math.round(Number(/\$([\d,]+\.\d\d)/.exec(s ?? '')?.[1]?.replace(/,/g, '')) * 100)
 
 const test = base.extend<{ host: RunningHost }>({
   host: async ({}, use) => {
-    const home = mkdtempSync(join(tmpdir(), 'cad-e2e-costs-'))
-    execFileSync(process.execPath, ['--import', 'tsx', 'e2e/fixtures/write-tool-home.ts', home], { cwd: repo })
+    const home = homeFrom('e2e/fixtures/write-tool-home.ts')
     const host = await startHost({ home, demo: false })
     await use(host)
     await host.close()
