@@ -4,8 +4,7 @@
 // #22 path runs through Caduceus's CLI/API and is compared with what upstream's own code answered on the same
 // data; afterwards the system Python's SQLite (the one that indexed the home) runs upstream's integrity checks.
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -14,6 +13,7 @@ import { createLogger } from '../src-main/host/log/log'
 import { parseArgs } from '../src-main/host/cli/args'
 import { sessionAdminCli } from '../src-main/host/cli/sessions-admin'
 import { sessions as sessionsCli } from '../src-main/host/cli/sessions'
+import { cleanupTempDirs, tempDir } from '../src-main/store/test-fixtures/tmp'
 
 type Rec = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 const gold = resolve(import.meta.dirname, 'fixtures/upstream/fidelity')
@@ -67,15 +67,8 @@ const upstreamEyes = (paths: string[]) =>
   >
 const pickSearch = (s: Record<string, string[]>) => Object.fromEntries(WORDS.map((w) => [w, s[w]]))
 
-const dirs: string[] = []
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true })
-})
-const tmp = () => {
-  const d = mkdtempSync(join(tmpdir(), 'cad-fidelity-'))
-  dirs.push(d)
-  return d
-}
+afterAll(cleanupTempDirs)
+const tmp = () => tempDir('cad-fidelity-')
 const goldenHome = () => {
   const d = tmp()
   cpSync(join(gold, 'home'), d, { recursive: true })

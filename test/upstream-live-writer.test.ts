@@ -7,13 +7,13 @@
 // (test/fixtures/upstream/live-writer/). A child process replays a step's calls with the system Python's sqlite3
 // module (its own SQLite build, as upstream's would be), so this runs without the upstream checkout.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
+import { cleanupTempDirs, tempDir } from '../src-main/store/test-fixtures/tmp'
 
 type Rec = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 const PY = '/usr/bin/python3'
@@ -50,15 +50,8 @@ const upstream = async (path: string, scenario: string, step: number, ops: unkno
 }
 afterAll(() => writer?.stdin.end())
 
-const dirs: string[] = []
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true })
-})
-const newHome = () => {
-  const d = mkdtempSync(join(tmpdir(), 'cad-up-live-'))
-  dirs.push(d)
-  return d
-}
+afterAll(cleanupTempDirs)
+const newHome = () => tempDir('cad-up-live-')
 const call = async (host: Host, name: string, input: unknown): Promise<Rec> => {
   const r = await host.dispatcher.invoke(name as never, input as never)
   if (!r.ok) throw new Error(JSON.stringify(r.error))
