@@ -1,6 +1,5 @@
-import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { homeFrom } from '../fixtures/home-template'
+import { writtenHome } from '../fixtures/home-template'
 import { test as base, expect, startHost, type RunningHost } from '../fixtures/host'
 import type { MessagePage } from '@shared/contract'
 import { api, appendExternally } from '../fixtures/external'
@@ -12,11 +11,12 @@ const N = 3000
 /** A host over a home with two 3,000-message sessions, `long_a` and `long_b`, in the default profile. */
 const test = base.extend<{ host: RunningHost }>({
   host: async ({}, use) => {
-    const home = homeFrom('e2e/fixtures/write-long-home.ts', [String(N), 'long_a', 'long_b'])
-    const host = await startHost({ home, demo: false })
+    const host = await startHost({
+      template: writtenHome('e2e/fixtures/write-long-home.ts', [String(N), 'long_a', 'long_b']),
+      demo: false
+    })
     await use(host)
     await host.close()
-    rmSync(home, { recursive: true, force: true })
   }
 })
 

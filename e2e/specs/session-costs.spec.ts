@@ -1,5 +1,4 @@
-import { rmSync } from 'node:fs'
-import { homeFrom } from '../fixtures/home-template'
+import { writtenHome } from '../fixtures/home-template'
 import { test as base, expect, startHost, type RunningHost } from '../fixtures/host'
 import { api } from '../fixtures/external'
 import { AppShell } from '../page-models/app-shell'
@@ -9,11 +8,9 @@ const cents = (s: string | null) => Math.round(Number(/\$([\d,]+\.\d\d)/.exec(s 
 
 const test = base.extend<{ host: RunningHost }>({
   host: async ({}, use) => {
-    const home = homeFrom('e2e/fixtures/write-tool-home.ts')
-    const host = await startHost({ home, demo: false })
+    const host = await startHost({ template: writtenHome('e2e/fixtures/write-tool-home.ts'), demo: false })
     await use(host)
     await host.close()
-    rmSync(home, { recursive: true, force: true })
   }
 })
 
