@@ -157,6 +157,29 @@ describe('list page rows', () => {
   })
 })
 
+describe('a page carried as JSON text', () => {
+  it('keeps every digit of a real, a NUL in text, and falls back to plain rows for a BLOB another writer left', () => {
+    const other = new Database(store.path)
+    const started = 1_733_400_000.123_456_7 // needs 17 significant digits to round-trip
+    try {
+      other
+        .prepare('INSERT INTO sessions (id, source, started_at, title) VALUES (?, ?, ?, ?)')
+        .run('exact', 'cli', started, 'nul\u0000inside')
+      const row = store.listSessions({ limit: 1 }).items[0]
+      expect(row).toMatchObject({ id: 'exact', startedAt: started, lastActiveAt: started, title: 'nul\u0000inside' })
+      // json_array refuses a BLOB: the same statement runs as plain rows, and the page is still complete
+      other
+        .prepare('INSERT INTO sessions (id, source, started_at, model) VALUES (?, ?, ?, ?)')
+        .run('blob', 'cli', started + 1, Buffer.from([0xff, 0x10]))
+      const ids = store.listSessions({ limit: 2 }).items.map((s) => s.id)
+      expect(ids).toEqual(['blob', 'exact'])
+    } finally {
+      other.prepare("DELETE FROM sessions WHERE id IN ('exact', 'blob')").run()
+      other.close()
+    }
+  })
+})
+
 describe('untitled previews', () => {
   it('follow another process deleting the first user message, and adding an earlier one', async () => {
     const home = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })

