@@ -59,6 +59,12 @@ export interface StoreBenchResult {
     sessions: number
     messages: number
   } | null
+  /**
+   * The same list once every session carries a 12 KB system prompt, as upstream stores each session's whole prompt
+   * in `sessions.system_prompt`: the columns after it are then read through that row's overflow pages, ~4 more
+   * page reads a row after every foreign commit. No target: the generated homes above have no prompts.
+   */
+  withPrompts: { listFirstPageMs: Percentiles; upstreamListMs: (Percentiles & { error?: string }) | null } | null
   ftsMs: Percentiles
   /** CJK (3 characters, trigram index) and a substring inside words ("ploy" ⊂ deploy), same target as ftsMs. */
   ftsCjkMs: Percentiles
@@ -167,6 +173,8 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
     await new Promise((r) => setTimeout(r, idleMs))
     const used = process.cpuUsage(before)
     const idleCpuPercent = round(((used.user + used.system) / 1000 / (performance.now() - t0)) * 100)
+    watcher.stop()
+    const withPrompts = temp ? await measureWithPrompts(store, temp, log) : null
     return {
       listFirstPageMs,
       listFirstPageCpuMs,
@@ -183,6 +191,7 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
       ftsShortAnsweredBy,
       writeToEventMs,
       idleCpuPercent,
+      withPrompts,
       sessions,
       messages
     }
@@ -311,6 +320,23 @@ async function measureWriteToEvent(
 // `npx tsx bench/store-bench.ts` runs it standalone.
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
   runStoreBench({ log: (l) => console.error(l) }).then((r) => console.log(JSON.stringify(r, null, 2)))
+}
+
+async function measureWithPrompts(
+  store: SessionStore,
+  home: string,
+  log: (line: string) => void
+): Promise<StoreBenchResult['withPrompts']> {
+  const prompt = 'You are a careful assistant. Follow the tools guide, the memory and the skills below. '.repeat(140)
+  await store.write((tx) => {
+    txDb(tx).prepare('UPDATE sessions SET system_prompt = ? || id').run(prompt)
+  })
+  sqliteOf(store).pragma('wal_checkpoint(TRUNCATE)')
+  settle(stateDbOf(home, 'default'))
+  const { wall: listFirstPageMs } = await hostListFirstPageApart(home, 'default', true)
+  const upstreamListMs = upstreamListFirstPage(stateDbOf(home, 'default'))
+  log(`list with 12 KB prompts: host ${JSON.stringify(listFirstPageMs)} upstream ${JSON.stringify(upstreamListMs)}`)
+  return { listFirstPageMs, upstreamListMs }
 }
 
 /**
