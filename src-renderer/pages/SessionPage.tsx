@@ -3,6 +3,7 @@ import { useShallow } from 'zustand/react/shallow'
 import { Badge } from '../components/Badge'
 import { MoneyText } from '../components/MoneyText'
 import { openTranscript, refreshTranscriptMeta, useTranscript } from '../stores/transcript'
+import { useTranscriptMeta } from '../stores/transcript-meta'
 import { sendMessage, turnsForSession, useTurns } from '../stores/turns'
 import { updateSession } from '../stores/sessions'
 import { ChildrenPanel } from './session/ChildrenPanel'
@@ -31,17 +32,15 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
   useEffect(() => {
     void openTranscript(profile, sessionId, messageId)
   }, [profile, sessionId, messageId])
-  const { detail, cost, chainCosts, children, error, loading, notFound } = useTranscript(
+  const { error, loading, pageNotFound } = useTranscript(
     useShallow((s) => ({
-      detail: s.sessionId === sessionId ? s.detail : null,
-      cost: s.cost,
-      chainCosts: s.sessionId === sessionId ? s.chainCosts : null,
-      children: s.children,
       error: s.error,
       loading: s.loading,
-      notFound: s.sessionId === sessionId && s.notFound
+      pageNotFound: s.profile === profile && s.sessionId === sessionId && s.notFound
     }))
   )
+  const { detail, cost, chainCosts, children, gone } = useTranscriptMeta(profile, sessionId)
+  const notFound = pageNotFound || gone
   const connected = useConnection((s) => s.state === 'connected')
   const running = useTurns((s) => turnsForSession(s, profile, sessionId).find((t) => t.status === 'running') ?? null)
   const [showCosts, setShowCosts] = useState(false)

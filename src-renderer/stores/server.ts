@@ -12,19 +12,27 @@ import {
   type QueryFilters,
   type QueryKey
 } from '@tanstack/react-query'
-import type { RequestInput, RequestName, RequestOutput } from '@shared/contract'
+import { CaduceusError, type RequestInput, type RequestName, type RequestOutput } from '@shared/contract'
 import { getApi } from '../api'
 import { reportError } from './toasts'
 
 declare module '@tanstack/react-query' {
   interface Register {
-    /** `errorContext` names what the user was doing; a failed read toasts "<context>: <message>". */
-    queryMeta: { errorContext?: string }
+    /**
+     * `errorContext` names what the user was doing; a failed read toasts "<context>: <message>" — except a
+     * `not_found` where `quietNotFound` says the view shows that itself (a deleted session's page).
+     */
+    queryMeta: { errorContext?: string; quietNotFound?: boolean }
   }
 }
 
 export const queryClient = new QueryClient({
-  queryCache: new QueryCache({ onError: (err, query) => void reportError(err, query.meta?.errorContext) }),
+  queryCache: new QueryCache({
+    onError: (err, query) => {
+      if (query.meta?.quietNotFound && err instanceof CaduceusError && err.code === 'not_found') return
+      reportError(err, query.meta?.errorContext)
+    }
+  }),
   defaultOptions: {
     // The host pushes changes as events; the bridge invalidates. No polling, focus refetches or silent retries.
     queries: { retry: false, refetchOnWindowFocus: false, refetchOnReconnect: false, staleTime: 0 }

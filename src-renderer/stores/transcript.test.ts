@@ -1,7 +1,16 @@
-import { beforeEach, describe, expect, it } from 'vitest'
-import { CaduceusError, type Message, type MessageQuery } from '@shared/contract'
-import { installFakeApi, type FakeApi } from '../test-utils/fake-api'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import {
+  CaduceusError,
+  type Message,
+  type MessageQuery,
+  type SessionCost,
+  type SessionDetail,
+  type SubagentList
+} from '@shared/contract'
+import { installFakeApi, settle, type FakeApi } from '../test-utils/fake-api'
+import { observe } from '../test-utils/query'
 import { resetStores } from '../test-utils/reset-stores'
+import { queryClient } from './server'
 import { message, subagent, summary, usd } from '../test-utils/fixtures'
 import {
   applyTranscriptDelegationUpdated,
@@ -16,12 +25,34 @@ import {
   useTranscript
 } from './transcript'
 import { useToasts } from './toasts'
+import { sessionChildrenQuery, sessionCostQuery, sessionDetailQuery } from './transcript-meta'
 
 /** An open asks for a few screens first (not a full page); older pages follow as the reader scrolls up. */
 const FIRST_PAGE = 60
 
 let fake: FakeApi
 let msgs: Message[]
+const views: Array<{ off: () => void }> = []
+
+/**
+ * The session page mounted: its details observed as `useTranscriptMeta` keeps them (the page mounts them as it
+ * opens the transcript, so their reads and the store's are in flight together).
+ */
+function mountPage(profile: string, sessionId: string) {
+  const detail = observe<SessionDetail>(sessionDetailQuery(profile, sessionId))
+  const cost = observe<SessionCost>(sessionCostQuery(profile, sessionId))
+  const children = observe<SubagentList>(sessionChildrenQuery(profile, sessionId))
+  views.push(detail, cost, children)
+  return {
+    detail: () => detail.data() ?? null,
+    cost: () => cost.data() ?? null,
+    children: () => children.data()?.items ?? []
+  }
+}
+
+afterEach(() => {
+  for (const v of views.splice(0)) v.off()
+})
 
 function page(q: MessageQuery) {
   const limit = q.limit ?? 200
@@ -77,7 +108,9 @@ beforeEach(async () => {
 
 describe('transcript store', () => {
   it('opens at the latest page with lineage, cost split and children', async () => {
+    const view = mountPage('default', 's1')
     await openTranscript('default', 's1')
+    await settle()
     const st = useTranscript.getState()
     expect(fake.callsOf('sessions.messages')[0]).toMatchObject({
       beforeId: Number.MAX_SAFE_INTEGER, // before any id the host can hold: the newest page
@@ -86,10 +119,12 @@ describe('transcript store', () => {
     expect(st.ids[0]).toBe(501 - FIRST_PAGE)
     expect(st.ids.at(-1)).toBe(500)
     expect(st.hasMoreBefore).toBe(true)
-    expect(st.detail!.lineage.chain[0]!.id).toBe('root0')
-    expect(st.cost!.inclusive.usd).toBe(1.5)
-    expect(st.children[0]!.childId).toBe('sa-1')
+    expect(view.detail()!.lineage.chain[0]!.id).toBe('root0')
+    expect(view.cost()!.inclusive.usd).toBe(1.5)
+    expect(view.children()[0]!.childId).toBe('sa-1')
     expect(fake.callsOf('subagents.list')[0]).toMatchObject({ parentSessionId: 's1' })
+    // the page's queries and the store's own read of the chain share one fetch
+    expect(fake.callsOf('sessions.get')).toHaveLength(1)
   })
 
   it('opens around a search hit and keeps it as the focus', async () => {
@@ -140,6 +175,7 @@ describe('transcript store', () => {
   })
 
   it('a burst of changes to the open session reads the new messages and the details once', async () => {
+    mountPage('default', 's1')
     await openTranscript('default', 's1')
     const [pages, details] = [fake.callsOf('sessions.messages').length, fake.callsOf('sessions.get').length]
     msgs.push(message(501))
@@ -170,6 +206,7 @@ describe('transcript store', () => {
   })
 
   it('refreshes children when one of its delegations changes', async () => {
+    const view = mountPage('default', 's1')
     await openTranscript('default', 's1')
     fake.handlers['subagents.list'] = () => ({
       items: [subagent('sa-1', { state: 'tombstoned' })],
@@ -177,18 +214,21 @@ describe('transcript store', () => {
       ttlHours: 24
     })
     await applyTranscriptDelegationUpdated({ profile: 'default', delegationId: 'd', parentSessionId: 's1' })
-    expect(useTranscript.getState().children[0]!.state).toBe('tombstoned')
+    expect(view.children()[0]!.state).toBe('tombstoned')
   })
 
   it('keeps the transcript when only the metadata calls fail', async () => {
     fake.handlers['costs.session'] = () => {
       throw new Error('pricing unavailable')
     }
+    const view = mountPage('default', 's1')
     await openTranscript('default', 's1')
-    const st = useTranscript.getState()
-    expect(st.ids).toHaveLength(FIRST_PAGE)
-    expect(st.cost).toBeNull()
-    expect(st.detail).not.toBeNull()
+    await settle()
+    expect(useTranscript.getState().ids).toHaveLength(FIRST_PAGE)
+    expect(view.cost()).toBeNull()
+    expect(view.detail()).not.toBeNull()
+    // the failed part says so once, and the rest of the page stands
+    expect(useToasts.getState().toasts.map((t) => t.message)).toEqual(['Loading session cost: pricing unavailable'])
   })
 })
 
@@ -207,7 +247,8 @@ describe('switching back to a recent transcript', () => {
     expect(now.sessionId).toBe('s1')
     expect(now.loading).toBe(false)
     expect(now.ids).toHaveLength(FIRST_PAGE)
-    expect(now.detail).not.toBeNull()
+    // its details are still in the cache: the page shows them while they are read again
+    expect(queryClient.getQueryData(sessionDetailQuery('default', 's1').queryKey)).not.toBeUndefined()
     await back
     expect(useTranscript.getState().ids.at(-1)).toBe(501)
     expect(pages.every((q) => q.afterId === 500)).toBe(true)

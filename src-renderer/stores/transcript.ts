@@ -1,9 +1,10 @@
 import { create } from 'zustand'
-import type { EventPayload, Message, SessionCost, SessionDetail, Subagent } from '@shared/contract'
+import type { EventPayload, Message } from '@shared/contract'
 import { CaduceusError } from '@shared/contract'
 import { getApi } from '../api'
 import { reportError } from './toasts'
-import { coalesce } from './server'
+import { coalesce, queryClient } from './server'
+import { cachedDetail, dropSessionMeta, invalidateSessionMeta, isNotFound, sessionDetailQuery } from './transcript-meta'
 
 interface TranscriptStore {
   profile: string | null
@@ -17,14 +18,11 @@ interface TranscriptStore {
   loadingOlder: boolean
   /** Message to scroll to and highlight (search hit). */
   focusId: number | null
-  detail: SessionDetail | null
-  cost: SessionCost | null
   /**
-   * Every segment's cost when the session is part of a compression chain (root first, this one included): the
-   * chain reads as one conversation, so its header and panel total all of them.
+   * The session's compression chain has been read (its details are queries: transcript-meta.ts): `olderSegments`
+   * is set from it once, on the first read, and then follows the paging.
    */
-  chainCosts: SessionCost[] | null
-  children: Subagent[]
+  chainKnown: boolean
   error: string | null
   /** The host says this session does not exist (wrong id, deleted, other profile). */
   notFound: boolean
@@ -53,8 +51,6 @@ interface TranscriptStore {
 interface Open {
   /** Append what came after the last loaded message; a burst of calls is one pass (plus one while it runs). */
   newer: () => Promise<void>
-  /** Re-read the details (lineage, cost, subagents), coalesced the same way: a burst of events reads them once. */
-  meta: () => Promise<void>
 }
 interface TranscriptWindow {
   anchor: 'latest' | 'focus' | 'start'
@@ -79,10 +75,7 @@ const initial = (): TranscriptStore => ({
   loading: false,
   loadingOlder: false,
   focusId: null,
-  detail: null,
-  cost: null,
-  chainCosts: null,
-  children: [],
+  chainKnown: false,
   error: null,
   notFound: false,
   olderSegments: [],
@@ -102,10 +95,7 @@ type Kept = Pick<
   | 'ids'
   | 'hasMoreBefore'
   | 'hasMoreAfter'
-  | 'detail'
-  | 'cost'
-  | 'chainCosts'
-  | 'children'
+  | 'chainKnown'
   | 'olderSegments'
   | 'pagingSession'
   | 'forwardSession'
@@ -128,10 +118,7 @@ function keep(st: TranscriptStore): void {
     ids: st.ids,
     hasMoreBefore: st.hasMoreBefore,
     hasMoreAfter: st.hasMoreAfter,
-    detail: st.detail,
-    cost: st.cost,
-    chainCosts: st.chainCosts,
-    children: st.children,
+    chainKnown: st.chainKnown,
     olderSegments: st.olderSegments,
     pagingSession: st.pagingSession,
     forwardSession: st.forwardSession
@@ -142,6 +129,7 @@ function keep(st: TranscriptStore): void {
 /** A session that is gone (deleted) must not come back from the switch-back cache. */
 export function forgetTranscript(profile: string, sessionId: string): void {
   recent.delete(keyOf(profile, sessionId))
+  dropSessionMeta(profile, sessionId)
 }
 
 function merge(st: TranscriptStore, items: Message[]): Pick<TranscriptStore, 'byId' | 'ids'> {
@@ -173,7 +161,7 @@ export async function openTranscript(profile: string, sessionId: string, focusId
   // already on its way (opened as the URL changed, before the page mounted)
   if (st.profile === profile && st.sessionId === sessionId && st.loading && st.focusId === focusId) return
   keep(st)
-  const open: Open = { newer: coalesce(() => readNewer(open)), meta: coalesce(() => readMeta(open)) }
+  const open: Open = { newer: coalesce(() => readNewer(open)) }
   const view: TranscriptWindow = { anchor: focusId == null ? 'latest' : 'focus' }
   const kept = recent.get(keyOf(profile, sessionId))
   if (kept && (focusId == null ? !kept.hasMoreAfter : kept.byId[focusId])) {
@@ -181,7 +169,7 @@ export async function openTranscript(profile: string, sessionId: string, focusId
     useTranscript.setState({ ...initial(), ...kept, profile, sessionId, focusId, open, view })
     // then catch up: details first (a deleted session turns into "not found" without an error toast), then
     // whatever was appended while it was not open
-    await readMeta(open)
+    await readChain(open)
     const now = useTranscript.getState()
     if (now.open === open && !now.notFound && !now.hasMoreAfter) await loadNewer()
     return
@@ -205,7 +193,7 @@ export async function openTranscript(profile: string, sessionId: string, focusId
   // The page goes first (the host answers in order and the rows are the most work to paint), the details
   // (title, lineage, cost) right behind it rather than after it: one round trip less to a painted header.
   const pageCall = api.call('sessions.messages', query)
-  const meta = readMeta(open)
+  const chain = readChain(open)
   try {
     const page = await pageCall
     if (!isOpen(open)) return
@@ -222,57 +210,42 @@ export async function openTranscript(profile: string, sessionId: string, focusId
       return void useTranscript.setState({ loading: false, notFound: true })
     useTranscript.setState({ loading: false, error: reportError(err, 'Loading transcript') })
   }
-  await meta
+  await chain
 }
 
-/** Lineage, usage, cost split and subagents of the open session. Each part fails on its own. */
-export function refreshTranscriptMeta(): Promise<void> {
-  return useTranscript.getState().open?.meta() ?? Promise.resolve()
+/**
+ * Re-read the open session's details that are on screen — lineage, usage, cost split, chain costs, subagents —
+ * once per burst (transcript-meta.ts); and its chain, if the first read of it failed.
+ */
+export async function refreshTranscriptMeta(): Promise<void> {
+  const { profile, sessionId, open, chainKnown } = useTranscript.getState()
+  if (!profile || !sessionId) return
+  const chain = cachedDetail(profile, sessionId)?.lineage.chain.map((r) => r.id) ?? []
+  await invalidateSessionMeta(profile, chain.includes(sessionId) ? chain : [sessionId])
+  if (!chainKnown && isOpen(open)) await readChain(open!)
 }
 
-async function readMeta(open: Open): Promise<void> {
-  const { profile, sessionId, notFound } = useTranscript.getState()
-  if (!profile || !sessionId || notFound || !isOpen(open)) return
-  const api = getApi()
-  const [detail, cost, children] = await Promise.allSettled([
-    api.call('sessions.get', { profile, sessionId }),
-    api.call('costs.session', { profile, sessionId }),
-    api.call('subagents.list', { profile, parentSessionId: sessionId, includeTombstoned: true })
-  ])
-  if (!isOpen(open)) return
-  if (detail.status === 'rejected') {
-    const gone = detail.reason instanceof CaduceusError && detail.reason.code === 'not_found'
-    if (gone) return void useTranscript.setState({ notFound: true })
-    reportError(detail.reason, 'Loading session')
-  }
-  const firstDetail = detail.status === 'fulfilled' && !useTranscript.getState().detail
-  useTranscript.setState((s) => ({
-    ...(firstDetail
-      ? {
-          olderSegments: olderSegmentsOf(
-            detail.value.lineage.chain.map((r) => r.id),
-            sessionId
-          )
-        }
-      : {}),
-    detail: detail.status === 'fulfilled' ? detail.value : s.detail,
-    cost: cost.status === 'fulfilled' ? cost.value : s.cost,
-    children: children.status === 'fulfilled' ? children.value.items : s.children
-  }))
-  const chain = detail.status === 'fulfilled' ? detail.value.lineage.chain : []
-  if (chain.length > 1 && cost.status === 'fulfilled') {
-    const others = await Promise.allSettled(
-      chain.map((r) =>
-        r.id === sessionId ? Promise.resolve(cost.value) : api.call('costs.session', { profile, sessionId: r.id })
-      )
-    )
-    if (!isOpen(open)) return
-    // a segment that could not be read leaves the total out rather than showing a smaller one as the whole
-    const all = others.every((o) => o.status === 'fulfilled')
+/**
+ * The open session's details, read now (the page's own query shares the fetch): a session gone meanwhile turns
+ * into "not found"; the first read of its chain says which earlier segments "load older" continues into.
+ */
+async function readChain(open: Open): Promise<void> {
+  const { profile, sessionId } = useTranscript.getState()
+  if (!profile || !sessionId || !isOpen(open)) return
+  try {
+    const detail = await queryClient.fetchQuery(sessionDetailQuery(profile, sessionId))
+    if (!isOpen(open) || useTranscript.getState().chainKnown) return
     useTranscript.setState({
-      chainCosts: all ? others.map((o) => (o as PromiseFulfilledResult<SessionCost>).value) : null
+      chainKnown: true,
+      olderSegments: olderSegmentsOf(
+        detail.lineage.chain.map((r) => r.id),
+        sessionId
+      )
     })
-  } else if (useTranscript.getState().chainCosts) useTranscript.setState({ chainCosts: null })
+  } catch (err) {
+    // other failures have toasted (the query cache) and leave the transcript as it is
+    if (isOpen(open) && isNotFound(err)) useTranscript.setState({ notFound: true })
+  }
 }
 
 const olderSegmentsOf = (chain: string[], sessionId: string) => {
@@ -359,9 +332,10 @@ function concernsOpen(profile: string, ids: string[]): boolean {
   const st = useTranscript.getState()
   if (!st.sessionId || st.profile !== profile) return false
   if (ids.length === 0 || ids.includes(st.sessionId)) return true
+  const detail = cachedDetail(profile, st.sessionId)
   return (
-    !!st.detail?.lineage.chain.some((r) => ids.includes(r.id)) ||
-    !!st.detail?.lineage.delegateChildren.some((r) => ids.includes(r.id))
+    !!detail?.lineage.chain.some((r) => ids.includes(r.id)) ||
+    !!detail?.lineage.delegateChildren.some((r) => ids.includes(r.id))
   )
 }
 
@@ -380,7 +354,7 @@ export async function applyTranscriptDelegationUpdated(evt: EventPayload<'delega
 
 /** The open conversation's segments, root first (just the open session when it is not a chain). */
 const segmentsOf = (st: TranscriptStore): string[] => {
-  const chain = st.detail?.lineage.chain.map((r) => r.id) ?? []
+  const chain = cachedDetail(st.profile!, st.sessionId!)?.lineage.chain.map((r) => r.id) ?? []
   return chain.includes(st.sessionId!) ? chain.slice(0, chain.indexOf(st.sessionId!) + 1) : [st.sessionId!]
 }
 

@@ -1,8 +1,8 @@
 import { useState } from 'react'
-import { useShallow } from 'zustand/react/shallow'
 import { MoneyText } from '../../components/MoneyText'
 import { ChevronIcon } from '../../components/icons'
 import { useTranscript } from '../../stores/transcript'
+import { useSessionChildren } from '../../stores/transcript-meta'
 import { StateBadge } from '../subagents/StateBadge'
 import { SubagentActions } from '../subagents/SubagentActions'
 
@@ -12,7 +12,9 @@ export const delegationIdOf = (content: string | null) => (content ? (DELEGATION
 
 /** A delegation's children inline in the transcript, under its notice: goal, state, cost; open or follow up. */
 export function DelegationCards({ delegationId }: { delegationId: string }) {
-  const kids = useTranscript(useShallow((s) => s.children.filter((c) => c.delegationId === delegationId)))
+  const profile = useTranscript((s) => s.profile)
+  const sessionId = useTranscript((s) => s.sessionId)
+  const kids = useSessionChildren(profile, sessionId).filter((c) => c.delegationId === delegationId)
   const [open, setOpen] = useState<string | null>(null)
   if (!kids.length) return null
   return (

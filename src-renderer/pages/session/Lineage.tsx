@@ -2,7 +2,7 @@ import type { SessionDetail, SessionRef } from '@shared/contract'
 import { sessionHref } from '../../app/routes'
 import { sessionLabel } from '../../lib/session-label'
 import { useSessionLabel } from '../../stores/session-titles'
-import { useTranscript } from '../../stores/transcript'
+import { useSessionChildren } from '../../stores/transcript-meta'
 
 // a segment without a title of its own is named like any untitled session (never by its id)
 const label = (r: SessionRef) => sessionLabel({ title: r.title, at: r.startedAt })
@@ -70,7 +70,7 @@ export function Lineage({ profile, detail }: { profile: string; detail: SessionD
         <span className="lineage-group">
           delegates:{' '}
           {delegateChildren.map((b) => (
-            <DelegateLink key={b.id} profile={profile} child={b} />
+            <DelegateLink key={b.id} profile={profile} parentId={self} child={b} />
           ))}
         </span>
       )}
@@ -82,9 +82,9 @@ export function Lineage({ profile, detail }: { profile: string; detail: SessionD
  * A delegate child by its name: its title, else its first message (upstream leaves children untitled; the first
  * message is the task it was given), else the subagent's goal; "Untitled session" only when it has none of them.
  */
-function DelegateLink({ profile, child }: { profile: string; child: SessionRef }) {
+function DelegateLink({ profile, parentId, child }: { profile: string; parentId: string; child: SessionRef }) {
   const named = useSessionLabel(profile, child.title ? null : child.id)
-  const goal = useTranscript((s) => s.children.find((c) => c.childSessionId === child.id)?.goal ?? null)
+  const goal = useSessionChildren(profile, parentId).find((c) => c.childSessionId === child.id)?.goal ?? null
   const fromSession = named && !named.startsWith('Untitled session') ? named : null
   const text = child.title || fromSession || (goal ? sessionLabel({ preview: goal }) : label(child))
   return (

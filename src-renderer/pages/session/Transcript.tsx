@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import type { Message } from '@shared/contract'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { useShallow } from 'zustand/react/shallow'
@@ -6,6 +6,7 @@ import { searchTerms } from '../../lib/highlight'
 import { useSessions } from '../../stores/sessions'
 import { canLoadOlder, jumpToEnd, loadNewerPage, loadOlder, useTranscript } from '../../stores/transcript'
 import { useTranscriptKeys } from './use-transcript-keys'
+import { useSessionChain } from '../../stores/transcript-meta'
 import { CompactionMarker } from './CompactionMarker'
 import { turnsForSession, useTurns, type LiveTurn } from '../../stores/turns'
 import { LiveTurnView } from './LiveTurnView'
@@ -28,7 +29,9 @@ const STICK_PX = 80
  * start at the newest messages: mounted while loading it would lay out the oldest rows of the page first and
  * then scroll, building (and parsing the Markdown of) a screenful of rows nobody sees.
  */
-export function Transcript({ profile, sessionId }: { profile: string; sessionId: string }) {
+// memo: the page around it re-renders as each of its details arrives (transcript-meta.ts); the transcript only
+// changes with its own store
+export const Transcript = memo(function Transcript({ profile, sessionId }: { profile: string; sessionId: string }) {
   // until the store has switched to this session it still holds the previous one: don't lay that out again
   const other = useTranscript((s) => s.profile !== profile || s.sessionId !== sessionId)
   const loading = useTranscript((s) => s.loading && !s.ids.length)
@@ -45,7 +48,7 @@ export function Transcript({ profile, sessionId }: { profile: string; sessionId:
       </div>
     )
   return <TranscriptList key={`${profile}/${sessionId}`} />
-}
+})
 
 /**
  * Windowed transcript: only visible messages are in the DOM, heights measured as they render.
@@ -53,34 +56,23 @@ export function Transcript({ profile, sessionId }: { profile: string; sessionId:
  * bottom (only scrolling up stops that, not rows growing as they are measured), and centres a search hit.
  */
 function TranscriptList() {
-  const {
-    profile,
-    sessionId,
-    ids,
-    byId,
-    hasMoreBefore,
-    hasMoreAfter,
-    loading,
-    loadingOlder,
-    focusId,
-    chain,
-    olderCount
-  } = useTranscript(
-    useShallow((s) => ({
-      profile: s.profile,
-      sessionId: s.sessionId,
-      ids: s.ids,
-      byId: s.byId,
-      hasMoreBefore: canLoadOlder(s),
-      hasMoreAfter: s.hasMoreAfter,
-      loading: s.loading,
-      loadingOlder: s.loadingOlder,
-      focusId: s.focusId,
-      chain: s.detail?.lineage.chain ?? null,
-      olderSegments: s.olderSegments,
-      olderCount: s.olderSegments.length
-    }))
-  )
+  const { profile, sessionId, ids, byId, hasMoreBefore, hasMoreAfter, loading, loadingOlder, focusId, olderCount } =
+    useTranscript(
+      useShallow((s) => ({
+        profile: s.profile,
+        sessionId: s.sessionId,
+        ids: s.ids,
+        byId: s.byId,
+        hasMoreBefore: canLoadOlder(s),
+        hasMoreAfter: s.hasMoreAfter,
+        loading: s.loading,
+        loadingOlder: s.loadingOlder,
+        focusId: s.focusId,
+        olderSegments: s.olderSegments,
+        olderCount: s.olderSegments.length
+      }))
+    )
+  const chain = useSessionChain(profile, sessionId)
   const turns = useTurns(useShallow((s) => turnsForSession(s, profile, sessionId)))
   const query = useSessions((s) => s.search.query)
   const terms = useMemo(() => (focusId != null ? searchTerms(query) : []), [focusId, query])

@@ -1,0 +1,92 @@
+/**
+ * The open transcript's details — lineage, cost split, each chain segment's cost, subagents — as queries keyed by
+ * request + input (server.ts). Switching back shows them from the cache while they refetch; host events mark them
+ * stale through `invalidateSoon` (one refetch per burst, for the ones on screen); each fails on its own, keeping
+ * what it showed. A session that is gone is a screen of its own (SessionNotFound), so `not_found` never toasts here.
+ *
+ * The message window stays a hand-written pager (transcript.ts): it pages both ways across a chain's segments and
+ * grows by "what came after the last id" on every live append, where an infinite query would re-read every page
+ * it holds.
+ */
+import { useQueries, useQuery } from '@tanstack/react-query'
+import { CaduceusError, type SessionCost, type SessionDetail } from '@shared/contract'
+import { invalidateSoon, keyInput, queryClient, requestQuery } from './server'
+
+const quiet = <Q extends { meta?: object }>(q: Q): Q => ({ ...q, meta: { ...q.meta, quietNotFound: true } })
+
+export const sessionDetailQuery = (profile: string, sessionId: string) =>
+  quiet(requestQuery('sessions.get', { profile, sessionId }, 'Loading session'))
+
+export const sessionCostQuery = (profile: string, sessionId: string) =>
+  quiet(requestQuery('costs.session', { profile, sessionId }, 'Loading session cost'))
+
+export const sessionChildrenQuery = (profile: string, sessionId: string) =>
+  quiet(
+    requestQuery(
+      'subagents.list',
+      { profile, parentSessionId: sessionId, includeTombstoned: true },
+      'Loading subagents'
+    )
+  )
+
+export const isNotFound = (err: unknown): boolean => err instanceof CaduceusError && err.code === 'not_found'
+
+/** The cached lineage of a session (null until read). */
+export const cachedDetail = (profile: string, sessionId: string): SessionDetail | null =>
+  queryClient.getQueryData(sessionDetailQuery(profile, sessionId).queryKey) ?? null
+
+/** Are these details about one of `ids` of `profile` (the session itself, or the parent of its subagents)? */
+function aboutSessions(key: readonly unknown[], profile: string, ids: string[]): boolean {
+  if (key[0] !== 'sessions.get' && key[0] !== 'costs.session' && key[0] !== 'subagents.list') return false
+  const input = keyInput<'sessions.get' | 'costs.session' | 'subagents.list'>(key)
+  const id = 'sessionId' in input ? input.sessionId : input.parentSessionId
+  return input.profile === profile && id !== undefined && ids.includes(id)
+}
+
+/** Re-read the details of these sessions that are on screen (a burst of calls is one refetch). */
+export function invalidateSessionMeta(profile: string, ids: string[]): Promise<void> {
+  return invalidateSoon({ predicate: (q) => aboutSessions(q.queryKey, profile, ids) })
+}
+
+/** A deleted session's details must not come back from the cache. */
+export function dropSessionMeta(profile: string, sessionId: string): void {
+  queryClient.removeQueries({ predicate: (q) => aboutSessions(q.queryKey, profile, [sessionId]) })
+}
+
+/** What the session page shows besides the messages. */
+export function useTranscriptMeta(profile: string, sessionId: string) {
+  const detail = useQuery(sessionDetailQuery(profile, sessionId))
+  const cost = useQuery(sessionCostQuery(profile, sessionId))
+  const children = useQuery(sessionChildrenQuery(profile, sessionId))
+  const chain = detail.data?.lineage.chain ?? []
+  // a compression chain reads as one conversation: its header totals every segment, and a segment that could
+  // not be read leaves the total out rather than showing a smaller one as the whole
+  const chainCosts = useQueries({
+    queries: chain.length > 1 ? chain.map((r) => sessionCostQuery(profile, r.id)) : [],
+    combine: (rs) => (rs.length && rs.every((r) => r.isSuccess) ? rs.map((r) => r.data as SessionCost) : null)
+  })
+  return {
+    detail: detail.data ?? null,
+    cost: cost.data ?? null,
+    chainCosts,
+    children: children.data?.items ?? [],
+    gone: isNotFound(detail.error)
+  }
+}
+
+// Parts of the page below it (cards under a delegation notice, a lineage link, the segment markers) share the
+// page's queries: mounting one as the reader scrolls must not read them again.
+
+const shared = { refetchOnMount: false } as const
+
+/** The session's subagents, as the page read them (none while no session is open). */
+export function useSessionChildren(profile: string | null, sessionId: string | null) {
+  const q = sessionChildrenQuery(profile ?? '', sessionId ?? '')
+  return useQuery({ ...q, ...shared, enabled: !!profile && !!sessionId }).data?.items ?? []
+}
+
+/** The session's compression chain (root first), as the page read it; null until then. */
+export function useSessionChain(profile: string | null, sessionId: string | null) {
+  const q = sessionDetailQuery(profile ?? '', sessionId ?? '')
+  return useQuery({ ...q, ...shared, enabled: !!profile && !!sessionId }).data?.lineage.chain ?? null
+}
