@@ -4,7 +4,8 @@
  * json_group_array plus V8's JSON.parse move a list page (100 rows × 30 values) in ~60% of that time. Nothing is
  * lost on the way: reals keep every digit (SQLite writes as many as a round trip needs), integers past 2^53 round as
  * they do in plain rows, a NUL inside text survives as \u0000. json_array refuses a BLOB (a home some other writer
- * filled with bytes): then the same statement runs as plain rows.
+ * filled with bytes): then the same statement runs as plain rows. (A BLOB that happens to be valid JSONB — a byte
+ * or two, like x'00' — is read as that JSON value instead: null, true, a number. No list column holds bytes.)
  */
 import Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
