@@ -5,8 +5,8 @@
  * a core; the CPU time is what the request itself cost). A host that has been up a while is what users list from:
  * the samples come after `warmup` rounds of the same write-then-list (discarded), which is when V8 has compiled the
  * list's code — measured cold, the first ~20 requests of a fresh host (interpreted JS, 2–5× slower) made up the
- * whole p95 of a 100-round run. The very first page of a fresh host (it builds the activity index: one pass over
- * the home) is reported on its own as `cold`. Plus upstream's own list on the same home (bench/upstream-list.py)
+ * whole p95 of a 100-round run; they are reported on their own (`warmup`: requests 2–51 of the host's life), as is
+ * the very first page of a fresh host (`cold`: it builds the activity index, one pass over the home). Plus upstream's own list on the same home (bench/upstream-list.py)
  * for the side-by-side ratio.
  */
 import { execFile, execFileSync, spawn } from 'node:child_process'
@@ -43,7 +43,7 @@ export async function hostListFirstPage(
   writes: boolean | 'upstream',
   rounds = 300,
   warmup = 50
-): Promise<{ wall: Percentiles; cpu: Percentiles; cold: number }> {
+): Promise<{ wall: Percentiles; cpu: Percentiles; cold: number; warmup: Percentiles }> {
   const host = await createHost({ home, headless: true, live: false, log: createLogger() })
   const db = stateDbOf(home, profile)
   const session = `bench_list_${process.pid}`
@@ -66,6 +66,7 @@ export async function hostListFirstPage(
     const cold = performance.now() - t0
     const xs: number[] = []
     const cpu: number[] = []
+    const early: number[] = []
     for (let i = -warmup; i < rounds; i++) {
       if (child) {
         child.stdin.write('append\n')
@@ -77,16 +78,26 @@ export async function hostListFirstPage(
       const wall = performance.now() - t
       const used = process.cpuUsage(c)
       if (!r.ok) throw new Error(`sessions.list failed: ${r.error.message}`)
-      if (i < 0) continue
+      if (i < 0) {
+        early.push(wall)
+        continue
+      }
       xs.push(wall)
       cpu.push((used.user + used.system) / 1000)
     }
-    return { wall: percentiles(xs, 3), cpu: percentiles(cpu, 3), cold: Number(cold.toFixed(1)) }
+    return {
+      wall: percentiles(xs, 3),
+      cpu: percentiles(cpu, 3),
+      cold: Number(cold.toFixed(1)),
+      warmup: percentiles(early, 3)
+    }
   } finally {
     if (child) {
       const exited = new Promise((r) => child.once('exit', r))
       child.stdin.end()
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))])
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, 10_000)))])
+      clearTimeout(timer)
       child.kill()
     }
     await host.close()

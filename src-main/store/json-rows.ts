@@ -3,11 +3,12 @@
  * V8 it sets each array element through the embedder API, ~90 ns a value, NULLs included — while SQLite's
  * json_group_array plus V8's JSON.parse move a list page (100 rows × 30 values) in ~60% of that time. Nothing is
  * lost on the way: reals keep every digit (SQLite writes as many as a round trip needs), integers past 2^53 round as
- * they do in plain rows, a NUL inside text survives as \u0000. json_array refuses a BLOB (a home some other writer
- * filled with bytes): then the same statement runs as plain rows. (A BLOB that happens to be valid JSONB — a byte
- * or two, like x'00' — is read as that JSON value instead: null, true, a number. No list column holds bytes.)
+ * they do in plain rows, a NUL inside text survives as \u0000. A BLOB (a home some other writer filled with bytes)
+ * breaks it — json_array refuses one, reads a byte or two as JSONB (x'00' is null), or copies bytes into the text
+ * that JSON.parse then rejects: whatever fails, the same statement runs again as plain rows, which fail only where
+ * the statement itself does.
  */
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
 
 /** `sql` must name its `width` columns c0, c1, …; rows come back in the order `sql` yields them. */
@@ -18,8 +19,7 @@ export function rowsViaJson(db: Database.Database, sql: string, width: number, a
       .pluck()
       .get(...args) as string
     return JSON.parse(text) as unknown[][]
-  } catch (err) {
-    if (!(err instanceof Database.SqliteError && /BLOB/.test(err.message))) throw err
+  } catch {
     return stmt(db, sql)
       .raw()
       .all(...args) as unknown[][]

@@ -173,8 +173,14 @@ describe('a page carried as JSON text', () => {
         .run('blob', 'cli', started + 1, Buffer.from([0xff, 0x10]))
       const ids = store.listSessions({ limit: 2 }).items.map((s) => s.id)
       expect(ids).toEqual(['blob', 'exact'])
+      // bytes json_array reads as a JSONB header: malformed JSON, or copied into text JSON.parse rejects
+      const odd = other.prepare('INSERT INTO sessions (id, source, started_at, model) VALUES (?, ?, ?, ?)')
+      odd.run('jsonb-bad', 'cli', started + 2, Buffer.from([0x03]))
+      odd.run('jsonb-raw', 'cli', started + 3, Buffer.from([0x13, 0x41]))
+      const all = store.listSessions({ limit: 4 }).items.map((s) => s.id)
+      expect(all).toEqual(['jsonb-raw', 'jsonb-bad', 'blob', 'exact'])
     } finally {
-      other.prepare("DELETE FROM sessions WHERE id IN ('exact', 'blob')").run()
+      other.prepare("DELETE FROM sessions WHERE id IN ('exact', 'blob', 'jsonb-bad', 'jsonb-raw')").run()
       other.close()
     }
   })

@@ -6,8 +6,8 @@ import { applyDelegationUpdated } from './subagents'
 import {
   applyTranscriptDelegationUpdated,
   applyTranscriptSessionsChanged,
+  learnChain,
   loadNewer,
-  refreshTranscriptMeta,
   useTranscript
 } from './transcript'
 import { applyTurnDelta, applyTurnFinished, applyTurnStarted } from './turns'
@@ -65,6 +65,7 @@ export async function resyncAfterReconnect(): Promise<void> {
   const t = useTranscript.getState()
   if (t.sessionId) {
     if (!t.hasMoreAfter) await loadNewer()
-    await refreshTranscriptMeta()
+    // its details are queries on screen: read again above
+    await learnChain()
   }
 }

@@ -20,15 +20,17 @@ declare module '@tanstack/react-query' {
   interface Register {
     /**
      * `errorContext` names what the user was doing; a failed read toasts "<context>: <message>" — except a
-     * `not_found` where `quietNotFound` says the view shows that itself (a deleted session's page).
+     * `not_found` where `quietNotFound` says the view shows that itself (a deleted session's page), and any failure
+     * of a `silent` read (a part of a page that keeps what it showed, refetched on every event).
      */
-    queryMeta: { errorContext?: string; quietNotFound?: boolean }
+    queryMeta: { errorContext?: string; quietNotFound?: boolean; silent?: boolean }
   }
 }
 
 export const queryClient = new QueryClient({
   queryCache: new QueryCache({
     onError: (err, query) => {
+      if (query.meta?.silent) return
       if (query.meta?.quietNotFound && err instanceof CaduceusError && err.code === 'not_found') return
       reportError(err, query.meta?.errorContext)
     }

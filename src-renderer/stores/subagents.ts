@@ -73,7 +73,9 @@ export function applyDelegationUpdated(evt: EventPayload<'delegation.updated'>):
   return invalidateSoon({
     queryKey: requestPrefix('subagents.list'),
     predicate: (q) => {
-      const scope = keyInput<'subagents.list'>(q.queryKey).profile
+      const { profile: scope, parentSessionId } = keyInput<'subagents.list'>(q.queryKey)
+      // one session's subagents (the transcript's): only when the event is about that session
+      if (parentSessionId !== undefined) return scope === evt.profile && parentSessionId === evt.parentSessionId
       return scope === 'all' || scope === evt.profile
     }
   })

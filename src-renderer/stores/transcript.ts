@@ -4,7 +4,14 @@ import { CaduceusError } from '@shared/contract'
 import { getApi } from '../api'
 import { reportError } from './toasts'
 import { coalesce, queryClient } from './server'
-import { cachedDetail, dropSessionMeta, invalidateSessionMeta, isNotFound, sessionDetailQuery } from './transcript-meta'
+import {
+  cachedDetail,
+  dropSessionMeta,
+  holdSessionMeta,
+  invalidateSessionMeta,
+  isNotFound,
+  sessionDetailQuery
+} from './transcript-meta'
 
 interface TranscriptStore {
   profile: string | null
@@ -105,15 +112,26 @@ type Kept = Pick<
  * The last few transcripts left, most recent last: switching back shows one at once (no round trip, no
  * re-render from scratch), then reconciles with the host, which may have appended to it meanwhile.
  */
-const recent = new Map<string, Kept>()
+const recent = new Map<string, Kept & { release: () => void }>()
 const RECENT_MAX = 4
 const keyOf = (profile: string, sessionId: string) => `${profile}\u0000${sessionId}`
 
+/** Out of the switch-back cache, its details no longer held there. */
+function unkeep(key: string): (Kept & { release: () => void }) | undefined {
+  const kept = recent.get(key)
+  kept?.release()
+  recent.delete(key)
+  return kept
+}
+
 function keep(st: TranscriptStore): void {
   if (!st.profile || !st.sessionId || st.notFound || st.loading || !st.ids.length) return
+  // gone since it opened (its details' last read said so): nothing to come back to
+  if (isNotFound(queryClient.getQueryState(sessionDetailQuery(st.profile, st.sessionId).queryKey)?.error)) return
   const key = keyOf(st.profile, st.sessionId)
-  recent.delete(key)
+  unkeep(key)
   recent.set(key, {
+    release: holdSessionMeta(st.profile, st.sessionId),
     byId: st.byId,
     ids: st.ids,
     hasMoreBefore: st.hasMoreBefore,
@@ -123,12 +141,12 @@ function keep(st: TranscriptStore): void {
     pagingSession: st.pagingSession,
     forwardSession: st.forwardSession
   })
-  if (recent.size > RECENT_MAX) recent.delete(recent.keys().next().value!)
+  if (recent.size > RECENT_MAX) unkeep(recent.keys().next().value!)
 }
 
 /** A session that is gone (deleted) must not come back from the switch-back cache. */
 export function forgetTranscript(profile: string, sessionId: string): void {
-  recent.delete(keyOf(profile, sessionId))
+  unkeep(keyOf(profile, sessionId))
   dropSessionMeta(profile, sessionId)
 }
 
@@ -163,9 +181,9 @@ export async function openTranscript(profile: string, sessionId: string, focusId
   keep(st)
   const open: Open = { newer: coalesce(() => readNewer(open)) }
   const view: TranscriptWindow = { anchor: focusId == null ? 'latest' : 'focus' }
-  const kept = recent.get(keyOf(profile, sessionId))
-  if (kept && (focusId == null ? !kept.hasMoreAfter : kept.byId[focusId])) {
-    recent.delete(keyOf(profile, sessionId))
+  const held = recent.get(keyOf(profile, sessionId))
+  if (held && (focusId == null ? !held.hasMoreAfter : held.byId[focusId])) {
+    const { release: _release, ...kept } = unkeep(keyOf(profile, sessionId))!
     useTranscript.setState({ ...initial(), ...kept, profile, sessionId, focusId, open, view })
     // then catch up: details first (a deleted session turns into "not found" without an error toast), then
     // whatever was appended while it was not open
@@ -218,22 +236,32 @@ export async function openTranscript(profile: string, sessionId: string, focusId
  * once per burst (transcript-meta.ts); and its chain, if the first read of it failed.
  */
 export async function refreshTranscriptMeta(): Promise<void> {
-  const { profile, sessionId, open, chainKnown } = useTranscript.getState()
+  const { profile, sessionId } = useTranscript.getState()
   if (!profile || !sessionId) return
   const chain = cachedDetail(profile, sessionId)?.lineage.chain.map((r) => r.id) ?? []
   await invalidateSessionMeta(profile, chain.includes(sessionId) ? chain : [sessionId])
-  if (!chainKnown && isOpen(open)) await readChain(open!)
+  await learnChain()
+}
+
+/**
+ * The open session's chain, when its first read failed: from the details the page just read again, or read now.
+ * (After a reconnect every query on screen is read again already: this is all the transcript adds.)
+ */
+export async function learnChain(): Promise<void> {
+  const { open, chainKnown } = useTranscript.getState()
+  if (!chainKnown && isOpen(open)) await readChain(open!, false)
 }
 
 /**
  * The open session's details, read now (the page's own query shares the fetch): a session gone meanwhile turns
  * into "not found"; the first read of its chain says which earlier segments "load older" continues into.
  */
-async function readChain(open: Open): Promise<void> {
+async function readChain(open: Open, fresh = true): Promise<void> {
   const { profile, sessionId } = useTranscript.getState()
   if (!profile || !sessionId || !isOpen(open)) return
   try {
-    const detail = await queryClient.fetchQuery(sessionDetailQuery(profile, sessionId))
+    const query = sessionDetailQuery(profile, sessionId)
+    const detail = await (fresh ? queryClient.fetchQuery(query) : queryClient.ensureQueryData(query))
     if (!isOpen(open) || useTranscript.getState().chainKnown) return
     useTranscript.setState({
       chainKnown: true,
