@@ -39,7 +39,7 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
       pageNotFound: s.profile === profile && s.sessionId === sessionId && s.notFound
     }))
   )
-  const { detail, cost, chainCosts, children, gone } = useTranscriptMeta(profile, sessionId)
+  const { detail, cost, chainCosts, costSettled, children, gone } = useTranscriptMeta(profile, sessionId)
   const notFound = pageNotFound || gone
   const connected = useConnection((s) => s.state === 'connected')
   const running = useTurns((s) => turnsForSession(s, profile, sessionId).find((t) => t.status === 'running') ?? null)
@@ -81,7 +81,7 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
             <Badge tone="accent">{profile}</Badge>
             {summary && <Badge>{summary.source}</Badge>}
             {summary?.archived && <Badge tone="warn">archived</Badge>}
-            {summary && headCost && headCost.status !== 'none' && (
+            {summary && costSettled && headCost && headCost.status !== 'none' && (
               <MoneyText
                 money={headCost}
                 testId="session-head-cost"

@@ -18,13 +18,13 @@ import { invalidateSoon, keyInput, queryClient, requestQuery } from './server'
 const quiet = <Q extends { meta?: object }>(q: Q): Q => ({ ...q, meta: { ...q.meta, quietNotFound: true } })
 const silent = <Q extends { meta?: object }>(q: Q): Q => ({ ...q, meta: { ...q.meta, silent: true } })
 
-export const sessionDetailQuery = (profile: string, sessionId: string) =>
+const sessionDetailQuery = (profile: string, sessionId: string) =>
   quiet(requestQuery('sessions.get', { profile, sessionId }, 'Loading session'))
 
-export const sessionCostQuery = (profile: string, sessionId: string) =>
+const sessionCostQuery = (profile: string, sessionId: string) =>
   silent(requestQuery('costs.session', { profile, sessionId }, 'Loading session cost'))
 
-export const sessionChildrenQuery = (profile: string, sessionId: string) =>
+const sessionChildrenQuery = (profile: string, sessionId: string) =>
   silent(
     requestQuery(
       'subagents.list',
@@ -32,6 +32,13 @@ export const sessionChildrenQuery = (profile: string, sessionId: string) =>
       'Loading subagents'
     )
   )
+
+/** A session page's detail reads: its lineage and summary, its cost split, its subagents. */
+export const sessionMetaQueries = (profile: string, sessionId: string) => ({
+  detail: sessionDetailQuery(profile, sessionId),
+  cost: sessionCostQuery(profile, sessionId),
+  children: sessionChildrenQuery(profile, sessionId)
+})
 
 export const isNotFound = (err: unknown): boolean => err instanceof CaduceusError && err.code === 'not_found'
 
@@ -86,12 +93,20 @@ export function useTranscriptMeta(profile: string, sessionId: string) {
   // not be read leaves the total out rather than showing a smaller one as the whole
   const chainCosts = useQueries({
     queries: chain.length > 1 ? chain.map((r) => sessionCostQuery(profile, r.id)) : [],
-    combine: (rs) => (rs.length && rs.every((r) => r.isSuccess) ? rs.map((r) => r.data as SessionCost) : null)
+    combine: (rs) => ({
+      costs: rs.length && rs.every((r) => r.isSuccess) ? rs.map((r) => r.data as SessionCost) : null,
+      pending: rs.some((r) => r.isPending)
+    })
   })
   return {
     detail: detail.data ?? null,
     cost: cost.data ?? null,
-    chainCosts,
+    chainCosts: chainCosts.costs,
+    /**
+     * The cost split and every chain segment's cost have answered (or failed): what the header may show as the
+     * session's cost without changing its figure or its scope a moment later.
+     */
+    costSettled: !cost.isPending && !chainCosts.pending,
     children: children.data?.items ?? [],
     gone: isNotFound(detail.error)
   }

@@ -26,7 +26,7 @@ import {
   useTranscript
 } from './transcript'
 import { useToasts } from './toasts'
-import { sessionChildrenQuery, sessionCostQuery, sessionDetailQuery } from './transcript-meta'
+import { sessionMetaQueries } from './transcript-meta'
 
 /** An open asks for a few screens first (not a full page); older pages follow as the reader scrolls up. */
 const FIRST_PAGE = 60
@@ -40,9 +40,10 @@ const views: Array<{ off: () => void }> = []
  * opens the transcript, so their reads and the store's are in flight together).
  */
 function mountPage(profile: string, sessionId: string) {
-  const detail = observe<SessionDetail>(sessionDetailQuery(profile, sessionId))
-  const cost = observe<SessionCost>(sessionCostQuery(profile, sessionId))
-  const children = observe<SubagentList>(sessionChildrenQuery(profile, sessionId))
+  const q = sessionMetaQueries(profile, sessionId)
+  const detail = observe<SessionDetail>(q.detail)
+  const cost = observe<SessionCost>(q.cost)
+  const children = observe<SubagentList>(q.children)
   views.push(detail, cost, children)
   return {
     detail: () => detail.data() ?? null,
@@ -249,7 +250,7 @@ describe('the details as queries', () => {
     const observers = (id: string) =>
       queryClient
         .getQueryCache()
-        .find({ queryKey: sessionDetailQuery('default', id).queryKey })
+        .find({ queryKey: sessionMetaQueries('default', id).detail.queryKey })
         ?.getObserversCount()
     const page = mountPage('default', 's1')
     await openTranscript('default', 's1')
@@ -279,7 +280,7 @@ describe('switching back to a recent transcript', () => {
     expect(now.loading).toBe(false)
     expect(now.ids).toHaveLength(FIRST_PAGE)
     // its details are still in the cache: the page shows them while they are read again
-    expect(queryClient.getQueryData(sessionDetailQuery('default', 's1').queryKey)).not.toBeUndefined()
+    expect(queryClient.getQueryData(sessionMetaQueries('default', 's1').detail.queryKey)).not.toBeUndefined()
     await back
     expect(useTranscript.getState().ids.at(-1)).toBe(501)
     expect(pages.every((q) => q.afterId === 500)).toBe(true)

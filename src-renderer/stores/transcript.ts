@@ -10,7 +10,7 @@ import {
   holdSessionMeta,
   invalidateSessionMeta,
   isNotFound,
-  sessionDetailQuery
+  sessionMetaQueries
 } from './transcript-meta'
 
 interface TranscriptStore {
@@ -127,7 +127,7 @@ function unkeep(key: string): (Kept & { release: () => void }) | undefined {
 function keep(st: TranscriptStore): void {
   if (!st.profile || !st.sessionId || st.notFound || st.loading || !st.ids.length) return
   // gone since it opened (its details' last read said so): nothing to come back to
-  if (isNotFound(queryClient.getQueryState(sessionDetailQuery(st.profile, st.sessionId).queryKey)?.error)) return
+  if (isNotFound(queryClient.getQueryState(sessionMetaQueries(st.profile, st.sessionId).detail.queryKey)?.error)) return
   const key = keyOf(st.profile, st.sessionId)
   unkeep(key)
   recent.set(key, {
@@ -260,7 +260,7 @@ async function readChain(open: Open, fresh = true): Promise<void> {
   const { profile, sessionId } = useTranscript.getState()
   if (!profile || !sessionId || !isOpen(open)) return
   try {
-    const query = sessionDetailQuery(profile, sessionId)
+    const query = sessionMetaQueries(profile, sessionId).detail
     const detail = await (fresh ? queryClient.fetchQuery(query) : queryClient.ensureQueryData(query))
     if (!isOpen(open) || useTranscript.getState().chainKnown) return
     useTranscript.setState({
