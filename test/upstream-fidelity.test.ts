@@ -412,13 +412,19 @@ describe.skipIf(!hasPython)(
       ['default', 'big-tools'], // a NUL inside plain text
       ['work', 'shared-id'] // the same id in another profile stays
     ]
+    // The goldens are SessionDB.prune_sessions, archived sessions included unless the case says: `--include-archived`
+    // (without it the CLI keeps them, as `hermes sessions prune` does: checked below).
     const PRUNES: Array<[string, string, string[]]> = [
-      ['default', 'older30', ['--older-than', '30']],
-      ['default', 'older30-cli-min2', ['--older-than', '30', '--source', 'cli', '--min-messages', '2']],
+      ['default', 'older30', ['--older-than', '30', '--include-archived']],
+      [
+        'default',
+        'older30-cli-min2',
+        ['--older-than', '30', '--source', 'cli', '--min-messages', '2', '--include-archived']
+      ],
       ['default', 'archived-only', ['--older-than', '30', '--archived']],
-      ['default', 'chat-dm', ['--older-than', '30', '--chat-type', 'dm', '--chat-id', 'c9']],
-      ['default', 'branch-none', ['--older-than', '30', '--branch', 'main']],
-      ['work', 'older30', ['--older-than', '30']]
+      ['default', 'chat-dm', ['--older-than', '30', '--chat-type', 'dm', '--chat-id', 'c9', '--include-archived']],
+      ['default', 'branch-none', ['--older-than', '30', '--branch', 'main', '--include-archived']],
+      ['work', 'older30', ['--older-than', '30', '--include-archived']]
     ]
     // one home, one profile per case (a fresh copy of the golden profile each): one host, one Python run
     let host: Host
@@ -457,6 +463,22 @@ describe.skipIf(!hasPython)(
         expect(await cli(host, 'delete', id, ['--profile', name])).toMatch(new RegExp(`^deleted ${id}`))
         wants.push([name, U[p as 'default'].delete[id]])
       }
+      // the CLI's default: upstream's selection for the same window minus upstream's archived-only selection
+      const dflt = JSON.parse(
+        await cli(host, 'prune', undefined, [
+          '--older-than',
+          '30',
+          '--dry-run',
+          '--json',
+          '--profile',
+          'p-default-older30'
+        ])
+      )
+      const { older30, 'archived-only': archivedOnly } = U.default.prune
+      expect(archivedOnly.candidates.length).toBeGreaterThan(0)
+      expect(dflt.candidates.map((c: Rec) => c.id)).toEqual(
+        older30.candidates.filter((id: string) => !archivedOnly.candidates.includes(id))
+      )
       for (const [p, n, flags] of PRUNES) {
         const name = `p-${p}-${n}`
         const want = U[p as 'default'].prune[n]

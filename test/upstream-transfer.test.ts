@@ -254,17 +254,33 @@ describe.skipIf(!hasPython)('delete and prune on a home the system Python indexe
         // --dry-run through the CLI's own code, in-process (one spawned CLI per case keeps this file fast)
         const host = await open(home)
         const log = vi.spyOn(console, 'log').mockImplementation(() => {})
+        const dry = async (...flags: string[]) => {
+          log.mockClear()
+          await sessionAdminCli(host, 'prune', undefined, parseArgs([...flags, '--dry-run', '--json']))
+          return JSON.parse(String(log.mock.calls[0]![0])).candidates.map((c: { id: string }) => c.id)
+        }
+        // The golden is SessionDB.prune_sessions (archived sessions too): `--include-archived`. Without it the CLI
+        // keeps them, as `hermes sessions prune` does (it passes archived=False): upstream's selection minus the
+        // sessions upstream's own view says are archived.
+        const archived = Object.entries(
+          json('upstream-view.json').sessions as Record<string, { session: { archived: unknown } }>
+        )
+          .filter(([, v]) => v.session.archived)
+          .map(([id]) => id)
         try {
-          await sessionAdminCli(host, 'prune', undefined, parseArgs(['--older-than', '30', '--dry-run', '--json']))
-          expect(JSON.parse(String(log.mock.calls[0]![0])).candidates.map((c: { id: string }) => c.id)).toEqual(
-            want.candidates
+          expect(await dry('--older-than', '30', '--include-archived')).toEqual(want.candidates)
+          expect(archived).toEqual(['s-archived'])
+          expect(await dry('--older-than', '30')).toEqual(
+            want.candidates.filter((id: string) => !archived.includes(id))
           )
         } finally {
           log.mockRestore()
           await host.close()
         }
         expect(sessionsOf(home)).toHaveProperty('s-tools') // a dry run deletes nothing
-        expect(await cli(home, 'prune', '--older-than', '30')).toContain(`pruned ${want.result} ended session(s)`)
+        expect(await cli(home, 'prune', '--older-than', '30', '--include-archived')).toContain(
+          `pruned ${want.result} ended session(s)`
+        )
       }
       expect(sessionsOf(home)).toEqual(want.sessions)
       const eyes = upstreamEyes(join(home, 'state.db'), Object.keys(want.search))

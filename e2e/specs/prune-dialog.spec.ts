@@ -56,4 +56,24 @@ test('Prune… previews exactly the CLI’s selection (sessions.prune dry run) a
   )
   const list = await api<SessionPage>(host.url, 'sessions.list', { profile: 'default', limit: 500 })
   expect(list.items.filter((s) => wanted.has(s.id))).toEqual([])
+
+  // archived sessions are kept unless asked for, as `hermes sessions prune` keeps them (`--include-archived`)
+  const archivedId = after.candidates![0]!.id
+  await api(host.url, 'sessions.update', { profile: 'default', sessionId: archivedId, archived: true })
+  const both = await api<SessionPruneResult>(host.url, 'sessions.prune', {
+    profile: 'default',
+    olderThanDays: 0,
+    includeArchived: true,
+    dryRun: true
+  })
+  expect(both.candidates!.map((c) => c.id)).toContain(archivedId) // with the ones the demo home archived
+  await dialog.getByRole('button', { name: 'Close' }).click()
+  await page.getByTestId('prune-open').click()
+  const again = page.getByTestId('prune-dialog')
+  await again.getByTestId('prune-days').fill('0')
+  await again.getByTestId('prune-preview').click()
+  await expect(again.getByRole('status')).toHaveText(`${after.candidates!.length - 1} sessions would be deleted`)
+  await again.getByTestId('prune-include-archived').check()
+  await again.getByTestId('prune-preview').click()
+  await expect(again.getByRole('status')).toHaveText(`${both.candidates!.length} sessions would be deleted`)
 })

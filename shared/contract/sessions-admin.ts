@@ -17,7 +17,9 @@ const bound = z.number().finite().min(0).optional()
 const text = z.string().min(1).max(512).optional()
 /**
  * Upstream's prune filters (`hermes sessions prune`), all ANDed; only ended sessions are ever selected.
- * `olderThanDays` (default 90 unless `startedBefore`/`startedAfter` is given) bounds `started_at`.
+ * `olderThanDays` (default 90 unless `startedBefore`/`startedAfter` is given) bounds `started_at`. Archived
+ * sessions are kept unless asked for, as `hermes sessions prune` keeps them: `archived` true selects only them,
+ * false only the others, and `includeArchived` (`--include-archived`) selects both.
  */
 export const PruneFilterInput = z.object({
   olderThanDays: z.number().min(0).max(36_500).optional(),
@@ -34,6 +36,7 @@ export const PruneFilterInput = z.object({
   chatType: text,
   branchLike: text,
   archived: z.boolean().optional(),
+  includeArchived: z.boolean().optional(),
   minMessages: bound,
   maxMessages: bound,
   minTokens: bound,

@@ -41,3 +41,43 @@ describe('prune filters on an older home', () => {
     }
   })
 })
+
+describe('archived sessions', () => {
+  const ids = async (store: SessionStore, f: Record<string, unknown>) =>
+    ((await store.pruneSessions({ olderThanDays: 30, dryRun: true, ...f })).candidates ?? []).map((c) => c.id).sort()
+  const oldHome = (version: 21 | 30, archive: boolean) => {
+    const path = makeHome(tempDir(), version)
+    const raw = new Database(path)
+    const up = upstream(raw, version)
+    for (const id of ['a', 'b']) {
+      up.createSession(id)
+      up.append(id, 'user', `words of ${id}`)
+    }
+    raw.prepare('UPDATE sessions SET started_at = 1500000000, ended_at = 1500000100').run()
+    if (archive) raw.prepare("UPDATE sessions SET archived = 1 WHERE id = 'a'").run()
+    raw.close()
+    return new SessionStore(path, { profile: 'default' })
+  }
+
+  it('are kept unless asked for, as `hermes sessions prune` keeps them', async () => {
+    const store = oldHome(30, true)
+    try {
+      expect(await ids(store, {})).toEqual(['b'])
+      expect(await ids(store, { includeArchived: true })).toEqual(['a', 'b'])
+      expect(await ids(store, { archived: true })).toEqual(['a'])
+      expect(await ids(store, { archived: false, includeArchived: true })).toEqual(['b'])
+    } finally {
+      store.close()
+    }
+  })
+
+  it('a home from before upstream archived anything (no column) has none to keep or select', async () => {
+    const store = oldHome(21, false)
+    try {
+      expect(await ids(store, {})).toEqual(['a', 'b'])
+      expect(await ids(store, { archived: true })).toEqual([])
+    } finally {
+      store.close()
+    }
+  })
+})

@@ -314,13 +314,14 @@ export class SessionStore {
   }
   /**
    * Prune with upstream's selection (ended sessions only; `olderThanDays` bounds `started_at`, default 90
-   * unless a started bound is given); `dryRun` only lists the candidates. Children outside are detached.
+   * unless a started bound is given; archived sessions kept unless `archived` or `includeArchived` says otherwise,
+   * as `hermes sessions prune` keeps them); `dryRun` only lists the candidates. Children outside are detached.
    */
   async pruneSessions(
-    f: PruneFilter & { olderThanDays?: number; dryRun?: boolean }
+    f: PruneFilter & { olderThanDays?: number; includeArchived?: boolean; dryRun?: boolean }
   ): Promise<{ deleted: number; detached?: number; candidates?: ReturnType<typeof pruneCandidates> }> {
-    const { olderThanDays, dryRun, ...rest } = f
-    const filter: PruneFilter = { ...rest }
+    const { olderThanDays, includeArchived, dryRun, ...rest } = f
+    const filter: PruneFilter = { ...rest, archived: rest.archived ?? (includeArchived ? undefined : false) }
     const days = olderThanDays ?? (rest.startedBefore === undefined && rest.startedAfter === undefined ? 90 : undefined)
     if (days !== undefined && filter.startedBefore === undefined) filter.startedBefore = olderThan(days)
     if (dryRun) {

@@ -113,6 +113,7 @@ export function parseArgs(argv: string[]): HostArgs {
       case '--dry-run':
       case '--archived':
       case '--no-archived':
+      case '--include-archived':
         out.prune = { ...out.prune, [flag.slice(2)]: true }
         break
       case '--model':

@@ -22,8 +22,10 @@ export const ADMIN_USAGE = `  caduceus sessions export [--format jsonl|markdown]
                            [--end-reason R] [--cwd DIR] [--model TEXT] [--provider P] [--user ID] [--chat-id ID]
                            [--chat-type T] [--branch TEXT]
                            [--min-/--max-messages N] [--min-/--max-tokens N] [--min-/--max-cost USD]
-                           [--min-/--max-tool-calls N] [--archived|--no-archived] [--dry-run] [--profile P] [--home DIR]
-                           ended sessions only, started before T (default 90 days); T = 5h, 2d, 1w, N days or an ISO date
+                           [--min-/--max-tool-calls N] [--include-archived|--archived|--no-archived] [--dry-run]
+                           [--profile P] [--home DIR]
+                           ended sessions only, started before T (default 90 days); T = 5h, 2d, 1w, N days or an ISO date;
+                           archived sessions are kept unless --include-archived (both) or --archived (only them)
 `
 
 async function call<K extends RequestName>(host: Host, name: K, input: RequestInput<K>): Promise<RequestOutput<K>> {

@@ -16,12 +16,14 @@ const SHOWN = 50
 function PruneDialog({ profile, onClose }: { profile: string; onClose: () => void }) {
   const [days, setDays] = useState('90')
   const [source, setSource] = useState('')
+  const [withArchived, setWithArchived] = useState(false)
   const [preview, setPreview] = useState<SessionPruneResult | null>(null)
   const [done, setDone] = useState<SessionPruneResult | null>(null)
   const [busy, setBusy] = useState(false)
   const filter = (): PruneFilterInput => ({
     olderThanDays: Math.max(0, Number(days) || 0),
-    ...(source.trim() ? { source: source.trim() } : {})
+    ...(source.trim() ? { source: source.trim() } : {}),
+    ...(withArchived ? { includeArchived: true } : {})
   })
   const call = async (dryRun: boolean) => {
     setBusy(true)
@@ -66,7 +68,8 @@ function PruneDialog({ profile, onClose }: { profile: string; onClose: () => voi
     >
       <p className="muted small">
         Ended sessions started more than the given days ago, as <code>hermes sessions prune</code> selects them; running
-        sessions are never pruned, and children outside the selection are kept (detached).
+        sessions are never pruned, archived ones only when asked for, and children outside the selection are kept
+        (detached).
       </p>
       <label className="field">
         Older than (days)
@@ -92,6 +95,18 @@ function PruneDialog({ profile, onClose }: { profile: string; onClose: () => voi
             setPreview(null)
           }}
         />
+      </label>
+      <label className="field-inline">
+        <input
+          type="checkbox"
+          checked={withArchived}
+          data-testid="prune-include-archived"
+          onChange={(e) => {
+            setWithArchived(e.target.checked)
+            setPreview(null)
+          }}
+        />
+        Include archived sessions
       </label>
       {preview && (
         <div data-testid="prune-candidates">
