@@ -42,7 +42,7 @@ export const SessionQuery = z.object({
   from: z.number().optional(),
   to: z.number().optional(),
   idPrefix: z.string().max(128).optional(),
-  /** Show delegate/branch children as their own rows. */
+  /** Show delegate children (subagent runs) as their own rows; branches are always listed, as upstream lists them. */
   includeChildren: z.boolean().default(false),
   limit: z.number().int().min(1).max(500).default(100),
   /** Opaque keyset cursor from the previous page. */
@@ -205,7 +205,7 @@ export const SearchQuery = z.object({
   from: z.number().optional(),
   to: z.number().optional(),
   idPrefix: z.string().max(128).optional(),
-  /** false: no hits in delegate/branch children. */
+  /** false: no hits in delegate children (subagent runs). */
   includeChildren: z.boolean().optional()
 })
 export type SearchQuery = z.input<typeof SearchQuery>

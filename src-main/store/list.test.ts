@@ -59,17 +59,17 @@ function all(q: Parameters<SessionStore['listSessions']>[0] = {}) {
 }
 
 describe('listSessions', () => {
-  it('projects a compression chain to one row (its tip) and hides children, archived and hidden rows', () => {
+  it('projects a compression chain to one row (its tip), lists a branch, hides subagent runs, archived and hidden rows', () => {
     const ids = all({ limit: 7 })
     expect(ids[0]).toBe('c2')
     expect(ids).not.toContain('s00')
     expect(ids).not.toContain('c1')
-    expect(ids).not.toContain('br')
+    expect(ids).toContain('br') // a /branch is a conversation of its own: upstream lists it too
     expect(ids).not.toContain('dg')
     expect(ids).not.toContain('s01')
     expect(ids).not.toContain('s02')
     expect(new Set(ids).size).toBe(ids.length)
-    expect(ids).toHaveLength(23) // 25 roots - s00 (projected to c2) - s01 (archived) - s02 (hidden) + c2
+    expect(ids).toHaveLength(24) // 25 roots - s00 (projected to c2) - s01 (archived) - s02 (hidden) + c2 + br
     const tip = store.listSessions({ limit: 1 }).items[0]
     expect(tip).toMatchObject({
       id: 'c2',
@@ -99,6 +99,7 @@ describe('listSessions', () => {
     expect(all({ idPrefix: 's00' })).toEqual(['s00'])
     const withKids = all({ includeChildren: true })
     expect(withKids).toEqual(expect.arrayContaining(['br', 'dg']))
+    expect(all({})).not.toContain('dg')
     expect(() => store.listSessions({ cursor: 'garbage' })).toThrow(/cursor/)
   })
 

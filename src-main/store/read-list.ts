@@ -1,14 +1,15 @@
 /**
  * The session list: one row per conversation. Compression chains show as their tip (carrying rootId and
- * chainLength); delegate and branch children are hidden unless asked for. Ordered by last activity as upstream
- * defines it (last message time, whoever wrote it; activity-index.ts) and keyset-paginated on (activity DESC,
- * started_at DESC, id DESC), walking the activity index in order, so a page costs ~limit index steps plus
- * one statement for the whole page (its per-row facts included) — never a query per row, never a scan of messages.
+ * chainLength); delegate children (subagent runs) are hidden unless asked for, branches are listed, as upstream
+ * lists them. Ordered by last activity as upstream defines it (last message time, whoever wrote it;
+ * activity-index.ts) and keyset-paginated on (activity DESC, started_at DESC, id DESC), walking the activity index in
+ * order, so a page costs ~limit index steps plus one statement for the whole page (its per-row facts included) —
+ * never a query per row, never a scan of messages.
  */
 import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
 import type { SessionPage, SessionSummary } from '@shared/contract'
-import { isBranchSql, isDelegateSql, supersededSql } from './sql'
+import { isDelegateSql, supersededSql } from './sql'
 import { notePreviewSources, refreshActivity } from './activity-index'
 import { PAGE_ACT, PAGE_COLS, PAGE_SELECT, pageRow, toSummary } from './read-summary'
 import { rowsViaJson } from './json-rows'
@@ -96,7 +97,7 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
     const { row, previewFound } = pageRow(rows[i])
     if (previewFound !== null) learned.push([row.id, previewFound])
     const s = toSummary(db, profile, row, Number(rows[i][PAGE_ACT]))
-    // A chain whose root is itself a delegate/branch child is a child too (rare: compressed subagents).
+    // A chain whose root is itself a delegate child is a child too (rare: compressed subagents).
     if (!q.includeChildren && s.kind === 'continuation' && s.rootId !== s.id && isHiddenRoot(db, s.rootId)) continue
     items.push(s)
   }
@@ -129,8 +130,7 @@ function isHiddenRoot(db: Database.Database, id: string): boolean {
   return (
     stmt(
       db,
-      `SELECT 1 FROM sessions s WHERE s.id = ? AND s.parent_session_id IS NOT NULL
-    AND (${isDelegateSql('s')} OR ${isBranchSql('s')})`
+      `SELECT 1 FROM sessions s WHERE s.id = ? AND s.parent_session_id IS NOT NULL AND ${isDelegateSql('s')}`
     ).get(id) !== undefined
   )
 }

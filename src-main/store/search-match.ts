@@ -11,7 +11,7 @@ import type { HomeShape } from './shape'
 import { stmt } from './stmt-cache'
 import { toInstr, toMatch, type Node, type Term } from './search-query'
 import { SHORT_LOOKUP, STALE_ROWS, isShortTerm, shortIndexState } from './short-index'
-import { isBranchSql, isDelegateSql } from './sql'
+import { isDelegateSql } from './sql'
 
 const VISIBLE = '(m.active = 1 OR m.compacted = 1)'
 /** Above this many index matches, sessions are grouped from the page only (counting would cost more than the page). */
@@ -75,7 +75,7 @@ function idSet(n: Node, src: (t: Term) => Source, indexedTo: number, params: unk
 
 /**
  * The Sessions page's filters, applied to a search as to the list: by the hit's session (source, archived, id
- * prefix, delegate/branch children) and by the hit message's own time (from/to). Absent fields filter nothing.
+ * prefix, delegate children) and by the hit message's own time (from/to). Absent fields filter nothing.
  */
 export interface SearchFilters {
   sources?: string[]
@@ -108,8 +108,8 @@ export function sessionConditions(
     where.push('substr(s.id, 1, ?) = ?')
     args.push(f.idPrefix.length, f.idPrefix)
   }
-  if (f.includeChildren === false)
-    where.push(`(s.parent_session_id IS NULL OR NOT (${isDelegateSql('s')} OR ${isBranchSql('s')}))`)
+  // subagent runs stay under their parent; a /branch is a conversation of its own, listed as upstream lists it
+  if (f.includeChildren === false) where.push(`(s.parent_session_id IS NULL OR NOT ${isDelegateSql('s')})`)
   return where
 }
 
