@@ -42,7 +42,10 @@ export const SessionQuery = z.object({
   from: z.number().optional(),
   to: z.number().optional(),
   idPrefix: z.string().max(128).optional(),
-  /** Show delegate children (subagent runs) as their own rows; branches are always listed, as upstream lists them. */
+  /**
+   * Show delegate children (subagent runs) as their own rows. A /branch is always listed, as upstream lists it;
+   * other children upstream's list leaves out (a reset's, a tool's, unmarked ones) are listed too.
+   */
   includeChildren: z.boolean().default(false),
   limit: z.number().int().min(1).max(500).default(100),
   /** Opaque keyset cursor from the previous page. */

@@ -158,6 +158,33 @@ describe('list page rows', () => {
   })
 })
 
+describe('branches and subagent runs', () => {
+  it('a compressed branch shows as its latest part; a compressed subagent run stays hidden', async () => {
+    const own = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })
+    try {
+      await own.createSession('root', 'cli', { startedAt: at(1) })
+      for (const [id, marker, source] of [
+        ['br', { _branched_from: 'root' }, 'cli'],
+        ['dg', { _delegate_from: 'root' }, 'delegate']
+      ] as const) {
+        await own.createSession(id, source, { parentSessionId: 'root', modelConfig: marker, startedAt: at(2) })
+        await own.endSession(id, 'compression')
+        await own.createSession(`${id}2`, source, { parentSessionId: id, startedAt: at(3) })
+      }
+      const ids = own.listSessions({ limit: 10 }).items.map((s) => [s.id, s.kind, s.rootId])
+      expect(ids).toEqual(
+        expect.arrayContaining([
+          ['br2', 'continuation', 'br'],
+          ['root', 'root', 'root']
+        ])
+      )
+      expect(ids.map(([id]) => id).sort()).toEqual(['br2', 'root'])
+    } finally {
+      own.close()
+    }
+  })
+})
+
 describe('a page carried as JSON text', () => {
   it('keeps every digit of a real, a NUL in text, and falls back to plain rows for a BLOB another writer left', () => {
     const other = new Database(store.path)

@@ -71,6 +71,7 @@ describe('archived sessions', () => {
     }
   })
 
+  // read through the stand-in columns an older home lacks (read-shim.ts: archived = 0), as every dry run there is
   it('a home from before upstream archived anything (no column) has none to keep or select', async () => {
     const store = oldHome(21, false)
     try {

@@ -1,10 +1,11 @@
 /**
  * The session list: one row per conversation. Compression chains show as their tip (carrying rootId and
- * chainLength); delegate children (subagent runs) are hidden unless asked for, branches are listed, as upstream
- * lists them. Ordered by last activity as upstream defines it (last message time, whoever wrote it;
- * activity-index.ts) and keyset-paginated on (activity DESC, started_at DESC, id DESC), walking the activity index in
- * order, so a page costs ~limit index steps plus one statement for the whole page (its per-row facts included) —
- * never a query per row, never a scan of messages.
+ * chainLength); delegate children (subagent runs) are hidden unless asked for; a /branch is listed, as upstream
+ * lists it (other children upstream leaves out — a reset's, a tool's, unmarked ones — are listed too). Ordered by
+ * last activity as upstream defines it (last message time, whoever wrote it; activity-index.ts) and keyset-paginated
+ * on (activity DESC, started_at DESC, id DESC), walking the activity index in order, so a page costs ~limit index
+ * steps plus one statement for the whole page (its per-row facts included) — never a query per row, never a scan of
+ * messages.
  */
 import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'

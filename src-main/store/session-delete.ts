@@ -81,11 +81,8 @@ function pruneWhere(f: PruneFilter, cols: Set<string>): { where: string; params:
   if (f.maxCost !== undefined) add(`${cost} <= ?`, f.maxCost)
   if (f.minToolCalls !== undefined) add('COALESCE(s.tool_call_count, 0) >= ?', f.minToolCalls)
   if (f.maxToolCalls !== undefined) add('COALESCE(s.tool_call_count, 0) <= ?', f.maxToolCalls)
-  // upstream's comparison (a NULL is neither); a home older than the column has archived nothing
-  if (f.archived !== undefined && !cols.has('archived')) {
-    if (f.archived) c.push('0')
-  } else if (f.archived === true) c.push('s.archived = 1')
-  else if (f.archived === false) c.push('s.archived = 0')
+  if (f.archived === true) c.push('s.archived = 1')
+  if (f.archived === false) c.push('s.archived = 0')
   return { where: c.join(' AND '), params: p }
 }
 

@@ -55,8 +55,8 @@ export function pruneFilter(
       'invalid_input',
       'Empty time window: --after/--newer-than is not earlier than --before/--older-than'
     )
-  if (flags.archived && flags['no-archived'])
-    throw new CaduceusError('invalid_input', 'use --archived or --no-archived, not both')
+  if ([flags.archived, flags['no-archived'], flags['include-archived']].filter(Boolean).length > 1)
+    throw new CaduceusError('invalid_input', 'use one of --include-archived, --archived and --no-archived')
   return {
     ...(before !== undefined ? { startedBefore: before } : {}),
     ...(after !== undefined ? { startedAfter: after } : {}),

@@ -115,7 +115,7 @@ export function SelectionBar() {
                 the state.db of {profiles.length} profiles ({profiles.join(', ')})
               </>
             )}
-            . Delegated children and branches stay, detached.
+            . Subagent runs go with their parent; branches not selected stay, detached.
           </p>
         </ConfirmDelete>
       )}

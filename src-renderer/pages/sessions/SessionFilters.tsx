@@ -83,7 +83,7 @@ export function SessionFilters() {
           checked={filters.includeChildren}
           onChange={(e) => void setSessionFilters({ includeChildren: e.target.checked })}
         />{' '}
-        children
+        subagent runs
       </label>
     </div>
   )
