@@ -31,6 +31,19 @@ beforeAll(async () => {
       startedAt: 1796300000
     })
     await say('kid-1', 'subagent looked up heater prices', 1796300000)
+    // a /branch of cli-1, and a subagent run that says the same word
+    await s.createSession('br-1', 'cli', {
+      parentSessionId: 'cli-1',
+      modelConfig: { _branched_from: 'cli-1' },
+      startedAt: 1796310000
+    })
+    await say('br-1', 'what if we fit a radiator instead', 1796310000)
+    await s.createSession('kid-2', 'cli', {
+      parentSessionId: 'cli-1',
+      modelConfig: { _delegate_from: 'cli-1' },
+      startedAt: 1796320000
+    })
+    await say('kid-2', 'subagent priced the radiator', 1796320000)
     // a three-part chain: root → middle → tip, each earlier part ended by compression
     await s.createSession('chain-1', 'cli', { title: 'Rename files by date', startedAt: 1796400000 })
     await say('chain-1', 'rename the heater photos by date', 1796400000)
@@ -85,6 +98,9 @@ describe('sessions.search applies the Sessions page filters', () => {
     expect(conversations(page)).toEqual(['chain-3', 'cli-1', 'tg-1'])
     expect((await search({ archived: 'only' })).hits.map((h) => h.sessionId)).toEqual(['old-1'])
     expect(conversations(await search({ archived: 'exclude', includeChildren: true }))).toContain('kid-1')
+    // a /branch is a conversation of its own (upstream lists it): its hits stay; a subagent run's do not
+    expect(conversations(await search({ query: 'radiator', includeChildren: false }))).toEqual(['br-1'])
+    expect(conversations(await search({ query: 'radiator', includeChildren: true }))).toEqual(['br-1', 'kid-2'])
   })
   it('from/to bound the matching message time; idPrefix the session id', async () => {
     const r = await search({ from: 1796050000, to: 1796250000 })
