@@ -6,8 +6,8 @@
  * the samples come after `warmup` rounds of the same write-then-list (discarded), which is when V8 has compiled the
  * list's code — measured cold, the first ~20 requests of a fresh host (interpreted JS, 2–5× slower) made up the
  * whole p95 of a 100-round run; they are reported on their own (`warmup`: requests 2–51 of the host's life), as is
- * the very first page of a fresh host (`cold`: it builds the activity index, one pass over the home). Plus upstream's own list on the same home (bench/upstream-list.py)
- * for the side-by-side ratio.
+ * the very first page of a fresh host (`cold`: it builds the activity index, one pass over the home). Plus
+ * upstream's own list on the same home (bench/upstream-list.py) for the side-by-side ratio.
  */
 import { execFile, execFileSync, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'

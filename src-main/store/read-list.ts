@@ -97,7 +97,7 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
   for (let i = 0; i < n; i++) {
     const { row, previewFound } = pageRow(rows[i])
     if (previewFound !== null) learned.push([row.id, previewFound])
-    const s = toSummary(db, profile, row, Number(rows[i][PAGE_ACT]))
+    const s = toSummary(db, profile, row, Number(row.last_activity_at))
     // A chain whose root is itself a delegate child is a child too (rare: compressed subagents).
     if (!q.includeChildren && s.kind === 'continuation' && s.rootId !== s.id && isHiddenRoot(db, s.rootId)) continue
     items.push(s)

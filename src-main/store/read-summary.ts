@@ -59,8 +59,8 @@ function previewSql(idExpr: string): string {
 
 /**
  * A list page's columns over its rows `s` (the ordered walk's output, with a LEFT JOIN of `sessions par` on the
- * parent), as few values as the summary needs — each value a page hands to JS costs ~60 ns, and a page has 100 rows:
- * the row's own columns (PAGE_COLS; `model_config` only where a parent makes it matter for the kind), then the
+ * parent), as few values as the summary needs — each value a page hands to JS costs time (json-rows.ts), and a page
+ * has 100 rows: the row's own columns (PAGE_COLS; `model_config` only where a parent makes it matter for the kind), then the
  * parent's end reason (NULL: no parent row; 0: a parent without one), the delegate-child count and, for an
  * untitled row, its first user message as "<message id>:<first 600 characters>". Where the list index knows that
  * message (`s.cad_first`, activity-index.ts) only that row is read — checked to still be a user message of this
@@ -90,9 +90,9 @@ export const PAGE_ACT = PAGE_OWN.length
 const col = Object.fromEntries(PAGE_OWN.map((c, i) => [c, i])) as Record<(typeof PAGE_OWN)[number], number>
 
 /**
- * A list page row (PAGE_SELECT's values, as an array) as a SummaryRow, and the
- * first user message's id when the page had to look it up (the list index did not know it or it moved). One object
- * literal: building it key by key from column names costs more than the query at 100 rows.
+ * A list page row (PAGE_SELECT's values, as an array) as a SummaryRow — its `last_activity_at` the list's activity —
+ * and the first user message's id when the page had to look it up (the list index did not know it or it moved). One
+ * object literal: building it key by key from column names costs more than the query at 100 rows.
  */
 export function pageRow(r: unknown[]): { row: SummaryRow; previewFound: number | null } {
   const A = PAGE_ACT

@@ -27,11 +27,14 @@ declare module '@tanstack/react-query' {
   }
 }
 
+/** The host says what was asked for does not exist (a wrong id, a deleted session, another profile's). */
+export const isNotFound = (err: unknown): boolean => err instanceof CaduceusError && err.code === 'not_found'
+
 export const queryClient = new QueryClient({
   queryCache: new QueryCache({
     onError: (err, query) => {
       if (query.meta?.silent) return
-      if (query.meta?.quietNotFound && err instanceof CaduceusError && err.code === 'not_found') return
+      if (query.meta?.quietNotFound && isNotFound(err)) return
       reportError(err, query.meta?.errorContext)
     }
   }),

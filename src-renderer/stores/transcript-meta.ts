@@ -12,8 +12,8 @@
  * it holds.
  */
 import { QueryObserver, useQueries, useQuery } from '@tanstack/react-query'
-import { CaduceusError, type SessionCost, type SessionDetail } from '@shared/contract'
-import { invalidateSoon, keyInput, queryClient, requestQuery } from './server'
+import type { SessionCost, SessionDetail } from '@shared/contract'
+import { invalidateSoon, isNotFound, keyInput, queryClient, requestQuery } from './server'
 
 const quiet = <Q extends { meta?: object }>(q: Q): Q => ({ ...q, meta: { ...q.meta, quietNotFound: true } })
 const silent = <Q extends { meta?: object }>(q: Q): Q => ({ ...q, meta: { ...q.meta, silent: true } })
@@ -40,11 +40,13 @@ export const sessionMetaQueries = (profile: string, sessionId: string) => ({
   children: sessionChildrenQuery(profile, sessionId)
 })
 
-export const isNotFound = (err: unknown): boolean => err instanceof CaduceusError && err.code === 'not_found'
-
 /** The cached lineage of a session (null until read). */
 export const cachedDetail = (profile: string, sessionId: string): SessionDetail | null =>
   queryClient.getQueryData(sessionDetailQuery(profile, sessionId).queryKey) ?? null
+
+/** The ids of a session's compression chain, root first, as last read ([] until read). */
+export const cachedChain = (profile: string, sessionId: string): string[] =>
+  cachedDetail(profile, sessionId)?.lineage.chain.map((r) => r.id) ?? []
 
 /** Are these details about one of `ids` of `profile` (the session itself, or the parent of its subagents)? */
 function aboutSessions(key: readonly unknown[], profile: string, ids: string[]): boolean {
@@ -73,7 +75,7 @@ export function dropSessionMeta(profile: string, sessionId: string): void {
  * it one events refetch. Returns the release.
  */
 export function holdSessionMeta(profile: string, sessionId: string): () => void {
-  const chain = cachedDetail(profile, sessionId)?.lineage.chain.map((r) => r.id) ?? []
+  const chain = cachedChain(profile, sessionId)
   const queries = [
     sessionDetailQuery(profile, sessionId),
     sessionChildrenQuery(profile, sessionId),

@@ -1,15 +1,14 @@
 import { create } from 'zustand'
 import type { EventPayload, Message } from '@shared/contract'
-import { CaduceusError } from '@shared/contract'
 import { getApi } from '../api'
 import { reportError } from './toasts'
-import { coalesce, queryClient } from './server'
+import { coalesce, isNotFound, queryClient } from './server'
 import {
+  cachedChain,
   cachedDetail,
   dropSessionMeta,
   holdSessionMeta,
   invalidateSessionMeta,
-  isNotFound,
   sessionMetaQueries
 } from './transcript-meta'
 
@@ -224,8 +223,7 @@ export async function openTranscript(profile: string, sessionId: string, focusId
   } catch (err) {
     if (!isOpen(open)) return
     // A missing session is a screen of its own, not an error toast (and not a second one from the details call).
-    if (err instanceof CaduceusError && err.code === 'not_found')
-      return void useTranscript.setState({ loading: false, notFound: true })
+    if (isNotFound(err)) return void useTranscript.setState({ loading: false, notFound: true })
     useTranscript.setState({ loading: false, error: reportError(err, 'Loading transcript') })
   }
   await chain
@@ -238,7 +236,7 @@ export async function openTranscript(profile: string, sessionId: string, focusId
 export async function refreshTranscriptMeta(): Promise<void> {
   const { profile, sessionId } = useTranscript.getState()
   if (!profile || !sessionId) return
-  const chain = cachedDetail(profile, sessionId)?.lineage.chain.map((r) => r.id) ?? []
+  const chain = cachedChain(profile, sessionId)
   await invalidateSessionMeta(profile, chain.includes(sessionId) ? chain : [sessionId])
   await learnChain()
 }
@@ -382,7 +380,7 @@ export async function applyTranscriptDelegationUpdated(evt: EventPayload<'delega
 
 /** The open conversation's segments, root first (just the open session when it is not a chain). */
 const segmentsOf = (st: TranscriptStore): string[] => {
-  const chain = cachedDetail(st.profile!, st.sessionId!)?.lineage.chain.map((r) => r.id) ?? []
+  const chain = cachedChain(st.profile!, st.sessionId!)
   return chain.includes(st.sessionId!) ? chain.slice(0, chain.indexOf(st.sessionId!) + 1) : [st.sessionId!]
 }
 

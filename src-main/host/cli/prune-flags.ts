@@ -71,7 +71,7 @@ export function pruneFilter(
     chatType: str('chat-type'),
     branchLike: str('branch'),
     archived: flags.archived ? true : flags['no-archived'] ? false : undefined,
-    includeArchived: flags['include-archived'] === true ? true : undefined,
+    includeArchived: flags['include-archived'] ? true : undefined,
     minMessages: int(flags['min-messages'], '--min-messages'),
     maxMessages: int(flags['max-messages'], '--max-messages'),
     minTokens: int(flags['min-tokens'], '--min-tokens'),
