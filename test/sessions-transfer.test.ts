@@ -32,6 +32,16 @@ const cli = async (home: string, ...args: string[]) =>
       maxBuffer: 64 * 1024 * 1024
     })
   ).stdout
+/** The CLI with `reply` typed at its prompt (null: stdin closed, no answer). */
+const answering = async (home: string, reply: string | null, ...args: string[]) => {
+  const p = run(process.execPath, ['bin/caduceus.mjs', ...args, '--home', home], {
+    cwd: repo,
+    env: { ...process.env, CADUCEUS_LOG_DIR: join(home, 'logs'), HERMES_HOME: '' }
+  })
+  if (reply !== null) p.child.stdin!.write(reply)
+  p.child.stdin!.end()
+  return (await p).stdout
+}
 
 let source: string
 beforeAll(async () => {
@@ -222,7 +232,13 @@ describe('sessions delete / prune', () => {
     s.close()
 
     expect(await cli(home, 'sessions', 'delete', 'p')).toContain('1 child session(s) detached')
-    expect(await cli(home, 'sessions', 'prune', '--older-than', '30')).toContain('pruned 1')
+    // Upstream's CLI asks before a prune deletes (--yes skips it): no answer, or anything but y, deletes nothing.
+    const asked = await answering(home, 'n\n', 'sessions', 'prune', '--older-than', '30')
+    expect(asked).toContain('1 ended session(s) will be deleted')
+    expect(asked).toMatch(/stale .* cli {2}1 msgs/)
+    expect(asked).toContain('Delete these 1 session(s)? [y/N] Cancelled: nothing deleted.')
+    expect(await answering(home, null, 'sessions', 'prune', '--older-than', '30')).toContain('Cancelled')
+    expect(await answering(home, 'yes\n', 'sessions', 'prune', '--older-than', '30')).toContain('pruned 1')
     const db = new Database(join(home, 'state.db'))
     const fts = (w: string) =>
       (db.prepare('SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?').get(w) as { n: number }).n

@@ -400,6 +400,38 @@ describe("imports, both directions, read through upstream's eyes", () => {
   )
 })
 
+// Upstream's CLI (`hermes sessions prune`, scripts/golden/prune_cli.py) drops the 90-day cutoff once any filter is
+// given, where its SessionDB.prune_sessions keeps it: the same flags select the same sessions, in the same order.
+describe("prune's selection is upstream CLI's for the same flags", () => {
+  const golden = JSON.parse(readFileSync(join(gold, 'prune-cli.json'), 'utf8')) as {
+    cases: Array<{ flags: string[]; candidates: string[] }>
+  }
+  let host: Host
+  beforeAll(async () => {
+    host = await open(goldenHome())
+  })
+  afterAll(() => host.close())
+
+  it.each(golden.cases.map((c) => [c.flags.join(' ') || '(no flag)', c] as const))('%s', async (_, c) => {
+    const dry = JSON.parse(await cli(host, 'prune', undefined, [...c.flags, '--dry-run', '--json']))
+    expect(dry.candidates.map((r: Rec) => r.id)).toEqual(c.candidates)
+  })
+
+  it('--json never deletes without --yes: there is no one to ask', async () => {
+    await expect(sessionAdminCli(host, 'prune', undefined, parseArgs(['--source', 'cli', '--json']))).rejects.toThrow(
+      /--json deletes only with --yes/
+    )
+    const dry = JSON.parse(await cli(host, 'prune', undefined, ['--source', 'cli', '--dry-run', '--json']))
+    expect(dry.candidates.length).toBe(golden.cases[1]!.candidates.length)
+  })
+
+  it('the golden covers both rules: a bare prune keeps the cutoff, a filter drops it', () => {
+    const of = (...flags: string[]) => golden.cases.find((c) => c.flags.join(' ') === flags.join(' '))!.candidates
+    expect(of().length).toBeGreaterThan(0)
+    expect(of('--source', 'cli').filter((id) => !of().includes(id)).length).toBeGreaterThan(0)
+  })
+})
+
 describe.skipIf(!hasPython)(
   'delete and prune through the CLI leave what upstream leaves (system SQLite 3.40 checks)',
   () => {
@@ -485,7 +517,7 @@ describe.skipIf(!hasPython)(
           await cli(host, 'prune', undefined, [...flags, '--dry-run', '--json', '--profile', name])
         )
         expect(dry.candidates.map((c: Rec) => c.id)).toEqual(want.candidates)
-        expect(await cli(host, 'prune', undefined, [...flags, '--profile', name])).toContain(
+        expect(await cli(host, 'prune', undefined, [...flags, '--yes', '--profile', name])).toContain(
           `pruned ${want.result} ended session(s)`
         )
         wants.push([name, want])

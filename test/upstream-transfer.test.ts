@@ -278,7 +278,7 @@ describe.skipIf(!hasPython)('delete and prune on a home the system Python indexe
           await host.close()
         }
         expect(sessionsOf(home)).toHaveProperty('s-tools') // a dry run deletes nothing
-        expect(await cli(home, 'prune', '--older-than', '30', '--include-archived')).toContain(
+        expect(await cli(home, 'prune', '--older-than', '30', '--include-archived', '--yes')).toContain(
           `pruned ${want.result} ended session(s)`
         )
       }

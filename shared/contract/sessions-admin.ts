@@ -17,12 +17,13 @@ const bound = z.number().finite().min(0).optional()
 const text = z.string().min(1).max(512).optional()
 /**
  * Upstream's prune filters (`hermes sessions prune`), all ANDed; only ended sessions are ever selected.
- * `olderThanDays` (default 90 unless `startedBefore`/`startedAfter` is given) bounds `started_at`. Archived
+ * `olderThanDays` bounds `started_at`: default 90 unless `startedBefore`/`startedAfter` is given, null for no age
+ * bound (upstream's `older_than_days=None`, what its CLI passes whenever any filter is given). Archived
  * sessions are kept unless asked for, as `hermes sessions prune` keeps them: `archived` true selects only them,
  * false only the others, and `includeArchived` (`--include-archived`) selects both.
  */
 export const PruneFilterInput = z.object({
-  olderThanDays: z.number().min(0).max(36_500).optional(),
+  olderThanDays: z.number().min(0).max(36_500).nullable().optional(),
   startedBefore: z.number().finite().optional(),
   startedAfter: z.number().finite().optional(),
   source: text,

@@ -314,16 +314,19 @@ export class SessionStore {
   }
   /**
    * Prune with upstream's selection (ended sessions only; `olderThanDays` bounds `started_at`, default 90
-   * unless a started bound is given; archived sessions kept unless `archived` or `includeArchived` says otherwise,
+   * unless a started bound is given, none when null; archived sessions kept unless `archived` or `includeArchived` says otherwise,
    * as `hermes sessions prune` keeps them); `dryRun` only lists the candidates. Children outside are detached.
    */
   async pruneSessions(
-    f: PruneFilter & { olderThanDays?: number; includeArchived?: boolean; dryRun?: boolean }
+    f: PruneFilter & { olderThanDays?: number | null; includeArchived?: boolean; dryRun?: boolean }
   ): Promise<{ deleted: number; detached?: number; candidates?: ReturnType<typeof pruneCandidates> }> {
     const { olderThanDays, includeArchived, dryRun, ...rest } = f
     const filter: PruneFilter = { ...rest, archived: rest.archived ?? (includeArchived ? undefined : false) }
-    const days = olderThanDays ?? (rest.startedBefore === undefined && rest.startedAfter === undefined ? 90 : undefined)
-    if (days !== undefined && filter.startedBefore === undefined) filter.startedBefore = olderThan(days)
+    const days =
+      olderThanDays === undefined && rest.startedBefore === undefined && rest.startedAfter === undefined
+        ? 90
+        : olderThanDays
+    if (typeof days === 'number' && filter.startedBefore === undefined) filter.startedBefore = olderThan(days)
     if (dryRun) {
       return { deleted: 0, candidates: pruneCandidates(this.db, filter) }
     }

@@ -114,7 +114,11 @@ export function parseArgs(argv: string[]): HostArgs {
       case '--archived':
       case '--no-archived':
       case '--include-archived':
+      case '--yes':
         out.prune = { ...out.prune, [flag.slice(2)]: true }
+        break
+      case '-y':
+        out.prune = { ...out.prune, yes: true }
         break
       case '--model':
         out.model = value()

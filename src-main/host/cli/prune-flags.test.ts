@@ -26,6 +26,28 @@ describe('prune flags', () => {
       expect(() => filter(...pair)).toThrow(/one of --include-archived, --archived and --no-archived/)
   })
 
+  it('a bare prune keeps the 90-day cutoff; any filter drops it, an archived flag does not (upstream CLI rule)', () => {
+    expect(filter().olderThanDays).toBe(90)
+    expect(filter('--include-archived').olderThanDays).toBe(90)
+    for (const f of [
+      ['--source', 'cli'],
+      ['--title', 'x'],
+      ['--model', 'gpt'],
+      ['--min-messages', '2'],
+      ['--newer-than', '1w']
+    ])
+      expect({ f, days: filter(...f).olderThanDays }).toEqual({ f, days: null })
+  })
+
+  it('--yes and -y skip the question; nothing else does', () => {
+    expect([filter().yes, filter('--yes').yes, filter('-y').yes, filter('--dry-run').yes]).toEqual([
+      false,
+      true,
+      true,
+      false
+    ])
+  })
+
   it('reads a time the way upstream does: a duration ago, a bare number of days, an ISO date', () => {
     expect(filter('--older-than', '2d').startedBefore).toBe(NOW - 2 * 86400)
     expect(filter('--older-than', '30').startedBefore).toBe(NOW - 30 * 86400)

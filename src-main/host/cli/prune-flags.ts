@@ -2,7 +2,9 @@
  * `caduceus sessions prune` flags, read the way upstream's `hermes sessions prune` reads them: a point in
  * time is a duration ago (`5h`, `30m`, `2d`, `1w`, a bare number = days) or an ISO timestamp (naive = local);
  * `--older-than`/`--before` bound `started_at` from above, `--newer-than`/`--after` from below (the tighter
- * wins); an empty window is an error. With no time flag the store applies upstream's default (90 days).
+ * wins); an empty window is an error. A bare prune means "older than 90 days"; any filter drops that cutoff, so
+ * `--source cron` selects every ended cron session whatever its age (upstream's CLI rule; the archived flags do not
+ * count as filters). Upstream asks before deleting; `--yes` skips that.
  */
 import { CaduceusError, type PruneFilterInput } from '@shared/contract'
 
@@ -34,11 +36,32 @@ function int(v: string | true | undefined, flag: string): number | undefined {
   return n
 }
 
+/** The value flags that are filters (a time flag is not: it replaces the cutoff rather than dropping it). */
+const FILTERS = [
+  'source',
+  'title',
+  'end-reason',
+  'cwd',
+  'provider',
+  'user',
+  'chat-id',
+  'chat-type',
+  'branch',
+  'min-messages',
+  'max-messages',
+  'min-tokens',
+  'max-tokens',
+  'min-cost',
+  'max-cost',
+  'min-tool-calls',
+  'max-tool-calls'
+]
+
 export function pruneFilter(
   flags: Record<string, string | true>,
   model: string | undefined,
   now = Date.now() / 1000
-): PruneFilterInput & { dryRun: boolean } {
+): PruneFilterInput & { dryRun: boolean; yes: boolean } {
   const str = (k: string) => (typeof flags[k] === 'string' ? (flags[k] as string) : undefined)
   let before: number | undefined
   let after: number | undefined
@@ -57,7 +80,10 @@ export function pruneFilter(
     )
   if ([flags.archived, flags['no-archived'], flags['include-archived']].filter(Boolean).length > 1)
     throw new CaduceusError('invalid_input', 'use one of --include-archived, --archived and --no-archived')
+  const bare =
+    before === undefined && after === undefined && model === undefined && !FILTERS.some((k) => flags[k] !== undefined)
   return {
+    olderThanDays: bare ? 90 : null,
     ...(before !== undefined ? { startedBefore: before } : {}),
     ...(after !== undefined ? { startedAfter: after } : {}),
     source: str('source'),
@@ -80,6 +106,7 @@ export function pruneFilter(
     maxCost: int(flags['max-cost'], '--max-cost'),
     minToolCalls: int(flags['min-tool-calls'], '--min-tool-calls'),
     maxToolCalls: int(flags['max-tool-calls'], '--max-tool-calls'),
-    dryRun: flags['dry-run'] === true
+    dryRun: flags['dry-run'] === true,
+    yes: flags.yes === true
   }
 }

@@ -3,9 +3,11 @@
  * backpressure); import reads upstream JSONL; delete/prune go through the same contract requests as the UI.
  */
 import { readFileSync, statSync } from 'node:fs'
+import { createInterface } from 'node:readline'
 import {
   CaduceusError,
   MAX_IMPORT_BYTES,
+  type SessionPruneResult,
   type RequestInput,
   type RequestName,
   type RequestOutput
@@ -15,23 +17,42 @@ import type { Host } from '../compose'
 import { exportChunks, exportFormat } from '../services'
 import { pruneFilter } from './prune-flags'
 
-export const ADMIN_USAGE = `  caduceus sessions export [--format jsonl|markdown] [--only user-prompts] [--lineage] [--profile P] [--session ID] [--home DIR]
-  caduceus sessions import FILE [--profile P] [--home DIR] [--json]
-  caduceus sessions delete ID [--profile P] [--home DIR]
-  caduceus sessions prune  [--older-than T] [--newer-than T] [--before T] [--after T] [--source S] [--title TEXT]
-                           [--end-reason R] [--cwd DIR] [--model TEXT] [--provider P] [--user ID] [--chat-id ID]
-                           [--chat-type T] [--branch TEXT]
-                           [--min-/--max-messages N] [--min-/--max-tokens N] [--min-/--max-cost USD]
-                           [--min-/--max-tool-calls N] [--include-archived|--archived|--no-archived] [--dry-run]
-                           [--profile P] [--home DIR]
-                           ended sessions only, started before T (default 90 days); T = 5h, 2d, 1w, N days or an ISO date;
-                           archived sessions are kept unless --include-archived (both) or --archived (only them)
-`
-
 async function call<K extends RequestName>(host: Host, name: K, input: RequestInput<K>): Promise<RequestOutput<K>> {
   const result = await host.dispatcher.invoke(name, input)
   if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`)
   return result.output as RequestOutput<K>
+}
+
+/** Lists what a prune would delete (all of it for a dry run, the first 15 before asking); false: nothing to ask. */
+function confirmable(candidates: NonNullable<SessionPruneResult['candidates']>, dryRun: boolean): boolean {
+  if (!candidates.length) {
+    console.log('No ended session matches: nothing to prune.')
+    return false
+  }
+  const when = (t: number) => new Date(t * 1000).toISOString().slice(0, 16).replace('T', ' ')
+  const span = `oldest ${when(candidates[0]!.startedAt)}, newest ${when(candidates.at(-1)!.startedAt)}`
+  console.log(`${candidates.length} ended session(s) ${dryRun ? 'would be' : 'will be'} deleted (${span}):`)
+  const shown = dryRun ? candidates : candidates.slice(0, 15)
+  for (const c of shown)
+    console.log(`  ${c.id}  ${when(c.startedAt)}  ${c.source}  ${c.messageCount} msgs  ${c.title ?? ''}`.trimEnd())
+  if (shown.length < candidates.length) console.log(`  … ${candidates.length - shown.length} more`)
+  if (dryRun) console.log('Dry run: nothing deleted.')
+  return !dryRun
+}
+
+/** A y/N question on stdin, as upstream asks it: anything but y/yes, or no answer at all (EOF), is a no. */
+async function confirm(question: string): Promise<boolean> {
+  process.stdout.write(question)
+  const rl = createInterface({ input: process.stdin, terminal: false })
+  try {
+    const line = await new Promise<string | null>((done) => {
+      rl.once('line', done)
+      rl.once('close', () => done(null))
+    })
+    return line !== null && ['y', 'yes'].includes(line.trim().toLowerCase())
+  } finally {
+    rl.close()
+  }
 }
 
 async function write(chunk: string): Promise<void> {
@@ -89,17 +110,31 @@ export async function sessionAdminCli(
     return 0
   }
   if (sub === 'prune') {
-    const f = pruneFilter(args.prune ?? {}, args.model)
-    const r = await call(host, 'sessions.prune', { profile, ...f })
-    if (args.json) console.log(JSON.stringify(r))
-    else if (f.dryRun) {
-      console.log(`would prune ${r.candidates?.length ?? 0} ended session(s)`)
-      for (const c of r.candidates ?? [])
-        console.log(`  ${c.id}  ${c.source}  ${new Date(c.startedAt * 1000).toISOString()}  ${c.title ?? ''}`)
-    } else
-      console.log(
-        `pruned ${r.deleted} ended session(s)${r.detached ? `, ${r.detached} child session(s) detached` : ''}`
+    const { dryRun, yes, ...filter } = pruneFilter(args.prune ?? {}, args.model)
+    if (args.json && !dryRun && !yes)
+      throw new CaduceusError(
+        'invalid_input',
+        'sessions prune --json deletes only with --yes (or lists with --dry-run)'
       )
+    if (dryRun || !yes) {
+      const r = await call(host, 'sessions.prune', { profile, ...filter, dryRun: true })
+      if (args.json) {
+        console.log(JSON.stringify(r))
+        return 0
+      }
+      const candidates = r.candidates ?? []
+      if (!confirmable(candidates, dryRun)) return 0
+      if (!(await confirm(`Delete these ${candidates.length} session(s)? [y/N] `))) {
+        console.log('Cancelled: nothing deleted.')
+        return 0
+      }
+    }
+    const r = await call(host, 'sessions.prune', { profile, ...filter })
+    console.log(
+      args.json
+        ? JSON.stringify(r)
+        : `pruned ${r.deleted} ended session(s)${r.detached ? `, ${r.detached} child session(s) detached` : ''}`
+    )
     return 0
   }
   return null

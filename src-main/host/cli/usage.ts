@@ -11,7 +11,16 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
   caduceus sessions export [--format jsonl|markdown] [--only user-prompts] [--lineage] [--profile P] [--session ID] [--home DIR]
   caduceus sessions import FILE [--profile P] [--home DIR] [--json]
   caduceus sessions delete ID [--profile P] [--home DIR]
-  caduceus sessions prune  [--older-than DAYS] [--profile P] [--home DIR]   ended sessions only (default 90 days)
+  caduceus sessions prune  [--older-than T] [--newer-than T] [--before T] [--after T] [--source S] [--title TEXT]
+                           [--end-reason R] [--cwd DIR] [--model TEXT] [--provider P] [--user ID] [--chat-id ID]
+                           [--chat-type T] [--branch TEXT]
+                           [--min-/--max-messages N] [--min-/--max-tokens N] [--min-/--max-cost USD]
+                           [--min-/--max-tool-calls N] [--include-archived|--archived|--no-archived] [--dry-run]
+                           [--yes|-y] [--profile P] [--home DIR]
+                           ended sessions only; T = 5h, 2d, 1w, N days or an ISO date; with no flag at all, those
+                           started over 90 days ago, while any filter drops that cutoff (as hermes sessions prune);
+                           archived sessions are kept unless --include-archived (both) or --archived (only them);
+                           lists them and asks before deleting unless --yes
   caduceus run -z PROMPT… [--home DIR] [--profile P] [--model M] [--json] [--usage-file PATH]
                                                            one stateless turn; prints the reply. Options go before
                                                            or after the words; -- ends options; - reads stdin

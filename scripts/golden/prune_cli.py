@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""What upstream's own CLI, `hermes sessions prune ... --dry-run`, selects on the fidelity golden home (issue #22).
+
+`SessionDB.prune_sessions` keeps a 90-day cutoff unless told otherwise; the CLI does not: a bare prune means
+"older than 90 days", but any filter (--source, --title, ...) drops that cutoff, so `prune --source cli` selects
+every ended cli session whatever its age. That rule lives in hermes_cli/main.py, so this runs the real CLI.
+
+Needs upstream's CLI imports, from Debian: apt-get install python3-dotenv python3-yaml python3-rich
+  /usr/bin/python3 scripts/golden/prune_cli.py        # HERMES_UPSTREAM defaults to /work/upstream
+
+Reads test/fixtures/upstream/fidelity/home/state.db (scripts/golden/fidelity.py) and writes prune-cli.json next to
+it: per flag set, the ids the dry run lists (oldest first). Each run gets its own copy of the home.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+UPSTREAM = os.environ.get("HERMES_UPSTREAM", "/work/upstream")
+COMMIT = os.environ.get("HERMES_UPSTREAM_COMMIT", "9a75ff049b020ab5b24f76892f50f59064811028")
+ROOT = Path(__file__).resolve().parents[2]
+FIDELITY = ROOT / "test" / "fixtures" / "upstream" / "fidelity"
+
+CASES = [
+    [],
+    ["--source", "cli"],
+    ["--source", "discord"],
+    ["--title", "plan"],
+    ["--min-messages", "3"],
+    ["--max-messages", "1"],
+    ["--model", "gpt"],
+    ["--include-archived"],
+    ["--source", "cli", "--include-archived"],
+    ["--newer-than", "1w"],
+    ["--older-than", "30", "--source", "cli"],
+    ["--after", "2017-01-01", "--before", "2018-01-01"],
+]
+ROW = re.compile(r"^  (\S+)  ")
+
+
+def dry_run(flags):
+    home = Path(tempfile.mkdtemp(prefix="golden-prune-"))
+    shutil.copy(FIDELITY / "home" / "state.db", home / "state.db")
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); sys.argv = ['hermes', 'sessions', 'prune', *sys.argv[2:]]\n"
+        "from hermes_cli.main import main; main()"
+    )
+    out = subprocess.run(
+        ["/usr/bin/python3", "-c", code, UPSTREAM, *flags, "--dry-run"],
+        env={**os.environ, "HERMES_HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    shutil.rmtree(home)
+    if "No sessions match" in out:
+        return []
+    if "Dry run" not in out:
+        raise SystemExit(f"unexpected output for {flags}:\n{out}")
+    return [m.group(1) for line in out.splitlines() if (m := ROW.match(line))]
+
+
+def main():
+    cases = [{"flags": flags, "candidates": dry_run(flags)} for flags in CASES]
+    out = {"upstream_commit": COMMIT, "cases": cases}
+    (FIDELITY / "prune-cli.json").write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
+    for c in cases:
+        print(len(c["candidates"]), " ".join(c["flags"]) or "(bare)")
+
+
+if __name__ == "__main__":
+    main()
