@@ -45,6 +45,10 @@ export function kindOf(row: LineageRow, parent: LineageRow | undefined): Session
   if (m.reset) return 'reset'
   if (!parent) return 'root' // dangling parent pointer: stands alone
   if (parent.end_reason === 'compression' && row.source !== 'tool') return 'continuation'
+  // A legacy /branch (before the marker): the parent ended 'branched' before this child started. A summary's
+  // parent carries only its end reason, with the times already compared (read-summary.ts EARLY_BRANCHED).
+  if (parent.end_reason === 'branched' && (parent.ended_at == null || row.started_at >= parent.ended_at))
+    return 'branch'
   return 'child'
 }
 

@@ -1,7 +1,7 @@
 /**
  * The session list: one row per conversation. Compression chains show as their tip (carrying rootId and
- * chainLength); delegate children (subagent runs) are hidden unless asked for; a /branch is listed, as upstream
- * lists it (other children upstream leaves out — a reset's, a tool's, unmarked ones — are listed too). Ordered by
+ * chainLength); the sessions upstream's list shows — roots and branches (sql.ts listableSql), plus a reset's new
+ * conversation — with every other child (subagent runs, a tool's, unmarked ones) hidden unless asked for. Ordered by
  * last activity as upstream defines it (last message time, whoever wrote it; activity-index.ts) and keyset-paginated
  * on (activity DESC, started_at DESC, id DESC), walking the activity index in order, so a page costs ~limit index
  * steps plus one statement for the whole page (its per-row facts included) — never a query per row, never a scan of
@@ -10,7 +10,7 @@
 import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
 import type { SessionPage, SessionSummary } from '@shared/contract'
-import { isDelegateSql, supersededSql } from './sql'
+import { listableSql, supersededSql } from './sql'
 import { notePreviewSources, refreshActivity } from './activity-index'
 import { PAGE_ACT, PAGE_COLS, PAGE_SELECT, pageRow, toSummary } from './read-summary'
 import { rowsViaJson } from './json-rows'
@@ -98,8 +98,8 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
     const { row, previewFound } = pageRow(rows[i])
     if (previewFound !== null) learned.push([row.id, previewFound])
     const s = toSummary(db, profile, row, Number(row.last_activity_at))
-    // A chain whose root is itself a delegate child is a child too (rare: compressed subagents).
-    if (!q.includeChildren && s.kind === 'continuation' && s.rootId !== s.id && isHiddenRoot(db, s.rootId)) continue
+    // A chain is listed when its root would be (a compressed subagent run's chain is not).
+    if (!q.includeChildren && s.kind === 'continuation' && s.rootId !== s.id && !isListable(db, s.rootId)) continue
     items.push(s)
   }
   notePreviewSources(db, learned)
@@ -127,11 +127,6 @@ function inWalkOrder(rows: unknown[][]): void {
     }
 }
 
-function isHiddenRoot(db: Database.Database, id: string): boolean {
-  return (
-    stmt(
-      db,
-      `SELECT 1 FROM sessions s WHERE s.id = ? AND s.parent_session_id IS NOT NULL AND ${isDelegateSql('s')}`
-    ).get(id) !== undefined
-  )
+function isListable(db: Database.Database, id: string): boolean {
+  return stmt(db, `SELECT 1 FROM sessions s WHERE s.id = ? AND ${listableSql('s')}`).get(id) !== undefined
 }

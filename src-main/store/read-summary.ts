@@ -43,9 +43,17 @@ const PLAIN = [
 ] as const
 export const PLAIN_COLS = PLAIN.map((c) => `s.${c}`).join(', ')
 
+/**
+ * The parent's end reason as kindOf reads it: 'branched' only when the parent ended so before this child started
+ * (upstream's legacy /branch rule; a child from before that is not a branch), else EARLY_BRANCHED.
+ */
+const EARLY_BRANCHED = 'branched (before this child)'
+const PARENT_END = (p: string) =>
+  `CASE WHEN ${p}.end_reason = 'branched' AND s.started_at < ${p}.ended_at THEN '${EARLY_BRANCHED}' ELSE ${p}.end_reason END`
+
 /** One row's columns plus its per-row facts as correlated subqueries (single-row reads: detail, refs). */
 export const SUMMARY_COLS = `${PLAIN_COLS},
-  (SELECT p.end_reason FROM sessions p WHERE p.id = s.parent_session_id) AS parent_end_reason,
+  (SELECT ${PARENT_END('p')} FROM sessions p WHERE p.id = s.parent_session_id) AS parent_end_reason,
   (SELECT 1 FROM sessions p WHERE p.id = s.parent_session_id) AS parent_exists,
   (SELECT count(*) FROM ${CHILDREN} WHERE c.parent_session_id = s.id AND ${isDelegateSql('c')}) AS child_count,
   CASE WHEN s.title IS NULL THEN (${previewSql('s.id')}) END AS preview_raw`
@@ -78,7 +86,7 @@ export const PAGE_SELECT = [
   's.cad_started',
   's.cad_first',
   'CASE WHEN s.parent_session_id IS NOT NULL THEN s.model_config END',
-  'CASE WHEN par.id IS NOT NULL THEN COALESCE(par.end_reason, 0) END',
+  `CASE WHEN par.id IS NOT NULL THEN COALESCE(${PARENT_END('par')}, 0) END`,
   `(SELECT count(*) FROM ${CHILDREN} WHERE c.parent_session_id = s.id AND ${isDelegateSql('c')})`,
   `CASE WHEN s.title IS NULL THEN COALESCE((SELECT m.id || ':' || ${PREVIEW_CUT} ${KNOWN_FIRST}),
     (SELECT m.id || ':' || ${PREVIEW_CUT} FROM messages m WHERE m.session_id = s.id AND m.role = 'user'

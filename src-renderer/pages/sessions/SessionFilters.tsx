@@ -76,14 +76,17 @@ export function SessionFilters() {
         onChange={(e) => setPrefix(e.target.value)}
         size={12}
       />
-      <label className="field-inline">
+      <label
+        className="field-inline"
+        title="Subagent runs, a tool's sessions and other children upstream's list leaves out (branches are always listed)"
+      >
         <input
           type="checkbox"
           data-testid="filter-include-children"
           checked={filters.includeChildren}
           onChange={(e) => void setSessionFilters({ includeChildren: e.target.checked })}
         />{' '}
-        subagent runs
+        child sessions
       </label>
     </div>
   )

@@ -1,0 +1,73 @@
+// The Sessions page lists the child sessions upstream's list shows, on a home upstream's own SessionDB wrote
+// (scripts/golden/list_children.py): roots and branches (marked or legacy), compression chains as their tips;
+// subagent runs (a detached one too), a tool's child and unmarked children only with the children filter on.
+import { cpSync, readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { SearchResult, SessionPage } from '@shared/contract'
+import { createHost, type Host } from '../src-main/host'
+import { createLogger } from '../src-main/host/log/log'
+import { cleanupTempDirs, tempDir } from '../src-main/store/test-fixtures/tmp'
+
+const gold = resolve(import.meta.dirname, 'fixtures/upstream/list-children')
+const U = JSON.parse(readFileSync(join(gold, 'upstream.json'), 'utf8')) as {
+  list: string[]
+  list_children: string[]
+  parents: Record<string, string | null>
+}
+
+let host: Host
+beforeAll(async () => {
+  const home = tempDir('cad-list-children-')
+  cpSync(join(gold, 'home'), home, { recursive: true })
+  host = await createHost({ home, headless: true, live: false, validateOutput: true, log: createLogger() })
+})
+afterAll(async () => {
+  await host?.close()
+  cleanupTempDirs()
+})
+
+async function call<T>(name: string, input: Record<string, unknown>): Promise<T> {
+  const r = await host.dispatcher.invoke(name as never, { profile: 'default', ...input } as never)
+  if (!r.ok) throw new Error(JSON.stringify(r.error))
+  return r.output as T
+}
+const list = async (input: Record<string, unknown> = {}) => (await call<SessionPage>('sessions.list', input)).items
+
+describe("the session list shows what upstream's list_sessions_rich shows", () => {
+  // root-a is live and has an unmarked child: Caduceus once hid it (a NULL end reason made "superseded" NULL)
+  it('the same rows in the same order: roots, branches and chain tips', async () => {
+    const items = await list()
+    expect(items.map((s) => s.id)).toEqual(U.list)
+    const kind = Object.fromEntries(items.map((s) => [s.id, s.kind]))
+    expect(kind).toMatchObject({ 'br-marked': 'branch', 'br-legacy': 'branch', 'chain-1': 'continuation' })
+    // the golden holds every kind upstream leaves out, so this compares something
+    for (const id of ['dg-run', 'dg-detached', 'dg-chain-1', 'tool-kid', 'plain-kid', 'early-kid'])
+      expect({ id, listed: U.list.includes(id), exists: id in U.parents }).toEqual({ id, listed: false, exists: true })
+    expect(U.parents['dg-detached']).toBeNull() // detached by upstream's prune, marker kept
+  })
+
+  it('the children filter shows every row upstream shows with include_children (chains still as their tips)', async () => {
+    const superseded = ['chain-0', 'br-chain-0', 'dg-chain-0']
+    const items = await list({ includeChildren: true })
+    expect(items.map((s) => s.id)).toEqual(U.list_children.filter((id) => !superseded.includes(id)))
+    // a child started before its parent ended 'branched' is no branch; a run detached by a prune is still a run
+    const kind = Object.fromEntries(items.map((s) => [s.id, s.kind]))
+    expect(kind).toMatchObject({
+      'early-kid': 'child',
+      'plain-kid': 'child',
+      'tool-kid': 'child',
+      'dg-run': 'delegate'
+    })
+  })
+
+  it('search follows the list: a hidden child is found with the children filter on', async () => {
+    const hits = async (query: string, includeChildren: boolean) =>
+      (await call<SearchResult>('sessions.search', { query: `"${query}"`, includeChildren })).hits.map(
+        (h) => h.sessionId
+      )
+    expect(await hits('hello from plain-kid', false)).toEqual([])
+    expect(await hits('hello from plain-kid', true)).toEqual(['plain-kid'])
+    expect(await hits('hello from br-legacy', false)).toEqual(['br-legacy'])
+  })
+})
