@@ -79,6 +79,33 @@ test('a streamed reply renders Markdown while it streams', async ({ page, host }
   await transcript.waitForTurnEnd()
 })
 
+test('sending while a turn runs interrupts it and runs the new message next (upstream’s busy input mode)', async ({
+  page,
+  host
+}) => {
+  const shell = new AppShell(page)
+  const transcript = new SessionPage(page)
+  const s = await topSession(host.url, 'work')
+  await shell.open(host.url)
+  await transcript.open('work', s.id)
+  await transcript.send('show markdown and hold')
+  const held = page.getByTestId('turn-strip').last()
+  await expect(held).toHaveAttribute('data-status', 'running')
+  const heldId = await held.getAttribute('data-turn-id')
+  // With the turn running the composer offers Stop, and Send once there is text: it stops the turn and sends.
+  await expect(page.getByTestId('composer-send')).toHaveCount(0)
+  await transcript.composer.fill('never mind, just say hi')
+  await expect(page.getByTestId('composer-send')).toHaveText(/Send now/)
+  await transcript.send('never mind, just say hi')
+  await expect(page.locator(`[data-testid="turn-strip"][data-turn-id="${heldId}"]`)).toHaveAttribute(
+    'data-status',
+    'interrupted'
+  )
+  expect(await transcript.waitForTurnEnd()).toBe('completed')
+  await transcript.waitForMessage('never mind, just say hi', 'user')
+  expect(await transcript.lastBadge()).toBe('reused')
+})
+
 test('Ctrl+K → "cost" → Enter lands on Costs; fuzzy sessions with dates; ? lists the shortcuts; Escape leaves a session', async ({
   page,
   host

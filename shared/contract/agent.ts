@@ -8,7 +8,12 @@ export type CacheDecision = z.infer<typeof CacheDecision>
 export const ResumeInput = z.object({
   profile: ProfileName,
   sessionId: SessionId,
-  text: z.string().trim().min(1, 'message text is required').max(200_000)
+  text: z.string().trim().min(1, 'message text is required').max(200_000),
+  /**
+   * When a turn is running in the session: stop it and run this message next (upstream's default busy input
+   * mode, 'interrupt'). Without it a busy session refuses the message (conflict).
+   */
+  interrupt: z.boolean().optional()
 })
 export type ResumeInput = z.infer<typeof ResumeInput>
 

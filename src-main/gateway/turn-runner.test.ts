@@ -33,11 +33,13 @@ class StoreAgent extends TestAgent {
   }
   interrupt() {
     this.interrupted = true
+    for (const release of this.holds.splice(0)) release() // a held turn ends at its next safe point
   }
   async runTurn(
     text: string,
     o: { onDelta?: (d: TurnDeltaLike) => void; signal?: AbortSignal; savedUserMessageId?: number }
   ) {
+    this.interrupted = false // like the real Agent: an interrupt ends the turn it hit, not the next one
     this.seen.push({
       home: getHermesHome(),
       key: currentSecretScope()?.secrets.OPENAI_API_KEY,
@@ -262,6 +264,31 @@ describe('Gateway', () => {
     // Upstream queues past _MAX_INTERRUPT_DEPTH: the fourth notice is answered as a fresh turn.
     expect(byText['notice 4']).toMatchObject({ desc: 'starting new turn (cached)', provenance: 'unknown' })
     // One agent served them all (reused, never rebuilt by our own notice writes).
+    expect(agents).toHaveLength(1)
+  })
+
+  // Upstream's default busy input mode ('interrupt'), reached from the desk chat: Send while a turn runs →
+  // src-renderer/stores/turns.ts sendMessage(…, { interrupt: true }) → sessions.resume.
+  it('a message sent with interrupt stops the running turn and runs next, one level deeper, on the same agent', async () => {
+    const { gateway, agents } = setup()
+    const { waitUntil } = await import('../tools/test-fixtures/helpers')
+    const first = await gateway.start({ profile: 'default', text: 'one' })
+    await gateway.finished(first.turnId)
+    const sid = first.sessionId
+    const agent = agents[0]!
+    // Nothing running: an ordinary turn (depth 0, a fresh clock).
+    const idle = await gateway.resume({ profile: 'default', sessionId: sid, text: 'idle', interrupt: true })
+    expect((await gateway.finished(idle.turnId))?.status).toBe('completed')
+    agent.hold = true
+    const running = await gateway.resume({ profile: 'default', sessionId: sid, text: 'long' })
+    await waitUntil(() => agent.holds.length === 1)
+    agent.hold = false
+    const next = await gateway.resume({ profile: 'default', sessionId: sid, text: 'instead', interrupt: true })
+    expect((await gateway.finished(running.turnId))?.status).toBe('interrupted')
+    expect((await gateway.finished(next.turnId))?.status).toBe('completed')
+    const byText = Object.fromEntries(agent.starts.map((s) => [s.text, s]))
+    expect(byText.idle).toMatchObject({ desc: 'starting new turn (cached)', provenance: 'unknown' })
+    expect(byText.instead).toEqual({ text: 'instead', ts: agent.ends.long, desc: 'worked on long', provenance: 'tool' })
     expect(agents).toHaveLength(1)
   })
 

@@ -152,9 +152,14 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     return this.opts.homeFor?.(profile) ?? profileHome(this.opts.root, profile)
   }
 
-  /** Continue a session with a user message. Returns once the turn has started; the reply streams as events. */
-  async resume(input: { profile: string; sessionId: string; text: string }): Promise<TurnHandle> {
-    const { profile, sessionId, text } = parseInput(ResumeInput, input)
+  /**
+   * Continue a session with a user message. Returns once the turn has started; the reply streams as events. With
+   * `interrupt`, a running turn in the session is stopped first and this message runs next, one level deeper, as
+   * upstream's gateway runs a message that interrupted a busy agent (seed 001: the reused agent keeps that turn's
+   * activity clock; past MAX_INTERRUPT_DEPTH it starts fresh).
+   */
+  async resume(input: { profile: string; sessionId: string; text: string; interrupt?: boolean }): Promise<TurnHandle> {
+    const { profile, sessionId, text, interrupt } = parseInput(ResumeInput, input)
     const store = this.storeFor(profile)
     let sid = sessionId
     try {
@@ -163,7 +168,27 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       sid = sessionId
     }
     if (!readRow(store, sid)) throw new CaduceusError('not_found', `Unknown session: ${sessionId}`, 'sessionId')
-    return (await this.begin(profile, sid, text, store)).handle
+    if (!interrupt) return (await this.begin(profile, sid, text, store)).handle
+    const key = sessionKeyFor(profile, sid)
+    return (
+      await this.whenFree(key, true, (interruptDepth) => this.begin(profile, sid, text, store, { interruptDepth }))
+    ).handle
+  }
+
+  /**
+   * Runs `begin` once nothing runs on `key` (stopping what does, with `stop`), at the depth the next turn takes:
+   * one below the last turn it waited for, 0 when it waited for none or that chain reached MAX_INTERRUPT_DEPTH.
+   * `begin` is called in the same tick the key was seen free (begin claims it before its first await), so a
+   * second waiter woken by the same release cannot slip in between; it waits for the next one.
+   */
+  private async whenFree(key: string, stop: boolean, begin: (depth: number) => Promise<LiveTurn>): Promise<LiveTurn> {
+    let followed: number | null = null
+    while (this.busyKeys.has(key)) {
+      followed = this.busyKeys.get(key)!
+      if (stop) for (const t of this.turns.values()) if (t.key === key) this.stop(t.handle.turnId)
+      await this.whenIdle(key)
+    }
+    return begin(followed === null || followed >= MAX_INTERRUPT_DEPTH ? 0 : followed + 1)
   }
 
   /** Start a new desk-chat session with a first message. */
@@ -191,23 +216,18 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   }): Promise<TurnHandle> {
     const store = this.storeFor(input.profile)
     const key = sessionKeyFor(input.profile, input.sessionId)
-    let followed: number | null = null
-    while (this.busyKeys.has(key)) {
-      followed = this.busyKeys.get(key)!
-      await this.whenIdle(key)
-    }
-    const interruptDepth = followed === null || followed >= MAX_INTERRUPT_DEPTH ? 0 : followed + 1
-    if (!readRow(store, input.sessionId))
-      throw new CaduceusError('not_found', `Unknown session: ${input.sessionId}`, 'sessionId')
-    // The notice is this process's own write: it must not look like a foreign one (invariant 9).
-    if (this.cache.rebaselineOwnAppend(key, input.sessionId, input.appended ?? 1))
-      this.log.info(LOG, `re-baselined ${key.slice(0, 64)} after delivering a notice`)
-    return (
-      await this.begin(input.profile, input.sessionId, input.text, store, {
+    const live = await this.whenFree(key, false, (interruptDepth) => {
+      if (!readRow(store, input.sessionId))
+        throw new CaduceusError('not_found', `Unknown session: ${input.sessionId}`, 'sessionId')
+      // The notice is this process's own write: it must not look like a foreign one (invariant 9).
+      if (this.cache.rebaselineOwnAppend(key, input.sessionId, input.appended ?? 1))
+        this.log.info(LOG, `re-baselined ${key.slice(0, 64)} after delivering a notice`)
+      return this.begin(input.profile, input.sessionId, input.text, store, {
         savedMessageId: input.savedMessageId,
         interruptDepth
       })
-    ).handle
+    })
+    return live.handle
   }
 
   /**

@@ -144,7 +144,7 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
           running={running}
           disabled={!connected || !summary}
           placeholder={!connected ? 'Not connected to the host — messages cannot be sent right now' : undefined}
-          onSend={async (text) => (await sendMessage(profile, sessionId, text)) != null}
+          onSend={async (text, o) => (await sendMessage(profile, sessionId, text, o)) != null}
         />
       </div>
       <aside className="session-side" aria-label="Session details">

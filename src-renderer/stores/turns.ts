@@ -125,10 +125,23 @@ export function applyTurnFinished(e: EventPayload<'turn.finished'>): void {
   upsert(e, () => ({ status: e.status, error: e.error ?? null, cost: e.cost, apiCalls: e.apiCalls, stopping: false }))
 }
 
-/** Continue a session; the reply arrives as turn.* events (which may beat the handle back). */
-export async function sendMessage(profile: string, sessionId: string, text: string): Promise<TurnHandle | null> {
+/**
+ * Continue a session; the reply arrives as turn.* events (which may beat the handle back). `interrupt`: stop the
+ * turn running in the session and run this message next (sessions.resume answers once the new turn started).
+ */
+export async function sendMessage(
+  profile: string,
+  sessionId: string,
+  text: string,
+  { interrupt = false }: { interrupt?: boolean } = {}
+): Promise<TurnHandle | null> {
   try {
-    const handle = await getApi().call('sessions.resume', { profile, sessionId, text })
+    const handle = await getApi().call('sessions.resume', {
+      profile,
+      sessionId,
+      text,
+      ...(interrupt ? { interrupt } : {})
+    })
     upsert(handle, () => ({}))
     return handle
   } catch (err) {

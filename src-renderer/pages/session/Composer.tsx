@@ -5,8 +5,11 @@ import { MOD } from '../../app/ProfileRail'
 import { stopTurn, type LiveTurn } from '../../stores/turns'
 
 interface Props {
-  /** Resolves true when the message was accepted; the text is kept otherwise. */
-  onSend: (text: string) => Promise<boolean>
+  /**
+   * Resolves true when the message was accepted; the text is kept otherwise. `interrupt`: a turn is running and
+   * the user sent anyway — stop it and run this message next (upstream's default busy input mode).
+   */
+  onSend: (text: string, opts: { interrupt: boolean }) => Promise<boolean>
   running?: LiveTurn | null
   placeholder?: string
   disabled?: boolean
@@ -16,7 +19,10 @@ interface Props {
   autoFocus?: boolean
 }
 
-/** Message box: ⌘/Ctrl+Enter sends; Stop interrupts the running turn. Text survives a failed send. */
+/**
+ * Message box: ⌘/Ctrl+Enter sends; Stop interrupts the running turn, and sending while it runs interrupts it with
+ * the new message ("Send now"). Text survives a failed send.
+ */
 export function Composer({
   onSend,
   running,
@@ -31,13 +37,13 @@ export function Composer({
   const ref = useRef<HTMLTextAreaElement>(null)
   const latest = useRef(text)
   latest.current = text
-  const canSend = text.trim().length > 0 && !sending && !disabled && !running
+  const canSend = text.trim().length > 0 && !sending && !disabled
 
   const send = async () => {
     if (!canSend) return
     setSending(true)
     const sent = text
-    const ok = await onSend(sent)
+    const ok = await onSend(sent, { interrupt: Boolean(running) })
     setSending(false)
     // only clear what was sent: text typed while the send was in flight stays
     if (ok && latest.current === sent) setText('')
@@ -63,7 +69,7 @@ export function Composer({
         }}
       />
       <div className="composer-actions">
-        {running ? (
+        {running && (
           <button
             className="danger"
             onClick={() => void stopTurn(running.turnId)}
@@ -72,15 +78,16 @@ export function Composer({
           >
             <StopIcon /> {running.stopping ? 'Stopping…' : 'Stop'}
           </button>
-        ) : (
+        )}
+        {(!running || text.trim().length > 0) && (
           <button
             className="primary"
             onClick={() => void send()}
             disabled={!canSend}
             data-testid={`${testPrefix}-send`}
-            title={`Send (${MOD}Enter)`}
+            title={running ? `Stop the running turn and send this now (${MOD}Enter)` : `Send (${MOD}Enter)`}
           >
-            <SendIcon /> {sending ? 'Sending…' : 'Send'}
+            <SendIcon /> {sending ? 'Sending…' : running ? 'Send now' : 'Send'}
           </button>
         )}
       </div>
