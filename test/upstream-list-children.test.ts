@@ -40,15 +40,21 @@ describe("the session list shows what upstream's list_sessions_rich shows", () =
     const items = await list()
     expect(items.map((s) => s.id)).toEqual(U.list)
     const kind = Object.fromEntries(items.map((s) => [s.id, s.kind]))
-    expect(kind).toMatchObject({ 'br-marked': 'branch', 'br-legacy': 'branch', 'chain-1': 'continuation' })
+    expect(kind).toMatchObject({
+      'br-marked': 'branch',
+      'br-legacy': 'branch',
+      'br-src-dg': 'branch', // a delegate source, but the /branch marker decides
+      'chain-1': 'continuation',
+      'cmp-dkid': 'continuation' // upstream's chain edge passes any source but tool
+    })
     // the golden holds every kind upstream leaves out, so this compares something
-    for (const id of ['dg-run', 'dg-detached', 'dg-chain-1', 'tool-kid', 'plain-kid', 'early-kid'])
+    for (const id of ['dg-run', 'dg-detached', 'dg-chain-1', 'tool-kid', 'plain-kid', 'early-kid', 'pk-kid-1'])
       expect({ id, listed: U.list.includes(id), exists: id in U.parents }).toEqual({ id, listed: false, exists: true })
     expect(U.parents['dg-detached']).toBeNull() // detached by upstream's prune, marker kept
   })
 
   it('the children filter shows every row upstream shows with include_children (chains still as their tips)', async () => {
-    const superseded = ['chain-0', 'br-chain-0', 'dg-chain-0']
+    const superseded = ['chain-0', 'br-chain-0', 'dg-chain-0', 'cmp-root', 'pk-kid']
     const items = await list({ includeChildren: true })
     expect(items.map((s) => s.id)).toEqual(U.list_children.filter((id) => !superseded.includes(id)))
     // a child started before its parent ended 'branched' is no branch; a run detached by a prune is still a run
@@ -61,6 +67,25 @@ describe("the session list shows what upstream's list_sessions_rich shows", () =
     })
   })
 
+  it('pages of any size are full and together make the same list (nothing is dropped after a LIMIT)', async () => {
+    for (const limit of [1, 2, 3]) {
+      const ids: string[] = []
+      let cursor: string | null = null
+      do {
+        const page: SessionPage = await call<SessionPage>('sessions.list', { limit, ...(cursor ? { cursor } : {}) })
+        if (page.nextCursor) expect({ limit, n: page.items.length }).toEqual({ limit, n: limit })
+        ids.push(...page.items.map((s) => s.id))
+        cursor = page.nextCursor
+      } while (cursor)
+      expect({ limit, ids }).toEqual({ limit, ids: U.list })
+    }
+  })
+
+  it('the session page names every branch, legacy ones too', async () => {
+    const detail = await call<{ lineage: { branches: Array<{ id: string }> } }>('sessions.get', { sessionId: 'root-b' })
+    expect(detail.lineage.branches.map((b) => b.id)).toEqual(['br-legacy'])
+  })
+
   it('search follows the list: a hidden child is found with the children filter on', async () => {
     const hits = async (query: string, includeChildren: boolean) =>
       (await call<SearchResult>('sessions.search', { query: `"${query}"`, includeChildren })).hits.map(
@@ -69,5 +94,12 @@ describe("the session list shows what upstream's list_sessions_rich shows", () =
     expect(await hits('hello from plain-kid', false)).toEqual([])
     expect(await hits('hello from plain-kid', true)).toEqual(['plain-kid'])
     expect(await hits('hello from br-legacy', false)).toEqual(['br-legacy'])
+    // a chain is hidden or shown whole: a compressed subagent run's or unmarked child's later parts too
+    for (const id of ['dg-chain-1', 'pk-kid-1']) {
+      expect({ id, hits: await hits(`hello from ${id}`, false) }).toEqual({ id, hits: [] })
+      expect({ id, hits: await hits(`hello from ${id}`, true) }).toEqual({ id, hits: [id] })
+    }
+    const titled = await call<SearchResult>('sessions.search', { query: 'zebra', includeChildren: false })
+    expect([...titled.hits, ...(titled.sessions ?? [])]).toEqual([])
   })
 })

@@ -61,25 +61,7 @@ test('a demo transcript renders Markdown: fenced code as <pre><code>, a table as
   )
 })
 
-test('a streamed reply renders Markdown while it streams', async ({ page, host }) => {
-  const shell = new AppShell(page)
-  const transcript = new SessionPage(page)
-  const s = await topSession(host.url, 'work')
-  await shell.open(host.url)
-  await transcript.open('work', s.id)
-  await transcript.send('show markdown and hold')
-  const live = transcript.liveMessage
-  await expect(page.getByTestId('turn-strip').last()).toHaveAttribute('data-status', 'running')
-  await expect(live.locator('pre > code')).toContainText('answer')
-  await expect(live.locator('table')).toBeVisible()
-  await expect(live).toContainText('🦩')
-  await expect(live).not.toContainText('\uFFFD')
-  await expect(page.getByTestId('turn-strip').last()).toHaveAttribute('data-status', 'running')
-  await transcript.stop()
-  await transcript.waitForTurnEnd()
-})
-
-test('sending while a turn runs interrupts it and runs the new message next (upstream’s busy input mode)', async ({
+test('a streamed reply renders Markdown while it streams; sending meanwhile interrupts it, Stop stops it', async ({
   page,
   host
 }) => {
@@ -89,10 +71,17 @@ test('sending while a turn runs interrupts it and runs the new message next (ups
   await shell.open(host.url)
   await transcript.open('work', s.id)
   await transcript.send('show markdown and hold')
+  const live = transcript.liveMessage
   const held = page.getByTestId('turn-strip').last()
   await expect(held).toHaveAttribute('data-status', 'running')
+  await expect(live.locator('pre > code')).toContainText('answer')
+  await expect(live.locator('table')).toBeVisible()
+  await expect(live).toContainText('🦩')
+  await expect(live).not.toContainText('\uFFFD')
+  await expect(held).toHaveAttribute('data-status', 'running')
+  // Upstream's busy input mode: with the turn running the composer offers Stop, and Send once there is text,
+  // which stops the turn and runs the new message next on the same agent.
   const heldId = await held.getAttribute('data-turn-id')
-  // With the turn running the composer offers Stop, and Send once there is text: it stops the turn and sends.
   await expect(page.getByTestId('composer-send')).toHaveCount(0)
   await transcript.composer.fill('never mind, just say hi')
   await expect(page.getByTestId('composer-send')).toHaveText(/Send now/)
@@ -104,6 +93,10 @@ test('sending while a turn runs interrupts it and runs the new message next (ups
   expect(await transcript.waitForTurnEnd()).toBe('completed')
   await transcript.waitForMessage('never mind, just say hi', 'user')
   expect(await transcript.lastBadge()).toBe('reused')
+  await transcript.send('show markdown and hold')
+  await expect(page.getByTestId('turn-strip').last()).toHaveAttribute('data-status', 'running')
+  await transcript.stop()
+  expect(await transcript.waitForTurnEnd()).toBe('interrupted')
 })
 
 test('Ctrl+K → "cost" → Enter lands on Costs; fuzzy sessions with dates; ? lists the shortcuts; Escape leaves a session', async ({

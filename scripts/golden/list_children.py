@@ -5,7 +5,7 @@ Every kind of child a home can hold, made with the calls and markers upstream's 
 (`_branched_from`), a legacy branch (parent ended 'branched' before the child started, no marker) and a child
 started before its parent ended that way, delegate runs (`_delegate_from`, one detached by a prune of its parent,
 as upstream's prune orphans a live child), a `tool` child, an unmarked child, compression chains rooted in a root,
-a branch and a delegate run.
+a branch, a delegate run and an unmarked child, a delegate-sourced continuation, a delegate-sourced /branch.
 
   /usr/bin/python3 scripts/golden/list_children.py      # HERMES_UPSTREAM defaults to /work/upstream
 
@@ -71,6 +71,17 @@ def fill(db):
     db.end_session("doomed", "cli_close")
     assert db.prune_sessions(older_than_days=None, title_like="prune me") == 1
     session(db, "root-c", say="the newest conversation")
+    # Chains upstream's edge rule decides: a delegate-sourced continuation without a marker (upstream projects the
+    # root to it), and a compressed unmarked child (hidden with its root). A /branch whose source is 'delegate'.
+    session(db, "cmp-root")
+    db.end_session("cmp-root", "compression")
+    session(db, "cmp-dkid", "delegate", parent="cmp-root")
+    session(db, "pk-root")
+    session(db, "pk-kid", parent="pk-root")
+    db.end_session("pk-kid", "compression")
+    session(db, "pk-kid-1", parent="pk-kid")
+    session(db, "br-src-dg", "delegate", parent="root-c", marker="_branched_from")
+    db.set_session_title("dg-chain-1", "zebra title")
 
 
 def listed(db, include_children):

@@ -37,20 +37,28 @@ export function lineageRow(db: Database.Database, id: string): LineageRow | unde
   return stmt(db, `SELECT ${COLS} FROM sessions WHERE id = ?`).get(id) as LineageRow | undefined
 }
 
+/**
+ * What a session is to its parent, by upstream's rules (sql.ts says the same in SQL): a marker decides first; an
+ * unmarked child of a 'compression'-ended parent is its continuation whatever its source but `tool` (upstream's
+ * chain edge); then a delegate-sourced child is a subagent run, and a child started after its parent ended
+ * 'branched' is a legacy /branch. `parent` may be a summary's stand-in carrying only `end_reason`, its times
+ * already compared in SQL (read-summary.ts PARENT_END).
+ */
 export function kindOf(row: LineageRow, parent: LineageRow | undefined): SessionKind {
   if (!row.parent_session_id) return 'root'
   const m = markers(row.model_config)
-  if (m.delegate || DELEGATE_SOURCES.has(row.source)) return 'delegate'
+  if (m.delegate) return 'delegate'
   if (m.branched) return 'branch'
   if (m.reset) return 'reset'
   if (!parent) return 'root' // dangling parent pointer: stands alone
   if (parent.end_reason === 'compression' && row.source !== 'tool') return 'continuation'
-  // A legacy /branch (before the marker): the parent ended 'branched' before this child started. A summary's
-  // parent carries only its end reason, with the times already compared (read-summary.ts EARLY_BRANCHED).
-  if (parent.end_reason === 'branched' && (parent.ended_at == null || row.started_at >= parent.ended_at))
-    return 'branch'
+  if (DELEGATE_SOURCES.has(row.source)) return 'delegate'
+  if (parent.end_reason === 'branched' && (parent.ended_at === undefined || startedAfter(row, parent))) return 'branch'
   return 'child'
 }
+
+const startedAfter = (row: LineageRow, parent: LineageRow) =>
+  parent.ended_at != null && row.started_at != null && row.started_at >= parent.ended_at
 
 function isContinuationCandidate(row: LineageRow): boolean {
   const m = markers(row.model_config)

@@ -4,7 +4,7 @@ import { stmt } from './stmt-cache'
 import type { ModelUsage, SessionDetail, SessionRef } from '@shared/contract'
 import { compressionChain } from './lineage'
 import { refOf, summaryById } from './read-summary'
-import { isBranchSql, isDelegateSql } from './sql'
+import { anyBranchSql, isDelegateSql } from './sql'
 import { moneyOf } from './usage'
 import { num } from './util'
 import { existingColumns } from './reconcile'
@@ -90,7 +90,7 @@ export function sessionDetail(db: Database.Database, profile: string, id: string
     lineage: {
       chain: chainIds.map((c) => refOf(db, c)).filter((r): r is SessionRef => r !== null),
       parent: root?.parent_session_id ? refOf(db, root.parent_session_id) : null,
-      branches: childRefs(db, chainIds, isBranchSql('s')),
+      branches: childRefs(db, chainIds, anyBranchSql('s')),
       delegateChildren: childRefs(db, chainIds, isDelegateSql('s'))
     },
     usage: usageByModel(db, id),

@@ -1,6 +1,6 @@
 /**
  * The session list: one row per conversation. Compression chains show as their tip (carrying rootId and
- * chainLength); the sessions upstream's list shows — roots and branches (sql.ts listableSql), plus a reset's new
+ * chainLength); the sessions upstream's list shows — roots and branches (sql.ts shownSql), plus a reset's new
  * conversation — with every other child (subagent runs, a tool's, unmarked ones) hidden unless asked for. Ordered by
  * last activity as upstream defines it (last message time, whoever wrote it; activity-index.ts) and keyset-paginated
  * on (activity DESC, started_at DESC, id DESC), walking the activity index in order, so a page costs ~limit index
@@ -8,9 +8,8 @@
  * messages.
  */
 import type Database from 'better-sqlite3'
-import { stmt } from './stmt-cache'
 import type { SessionPage, SessionSummary } from '@shared/contract'
-import { listableSql, supersededSql } from './sql'
+import { supersededSql } from './sql'
 import { notePreviewSources, refreshActivity } from './activity-index'
 import { PAGE_ACT, PAGE_COLS, PAGE_SELECT, pageRow, toSummary } from './read-summary'
 import { rowsViaJson } from './json-rows'
@@ -98,8 +97,6 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
     const { row, previewFound } = pageRow(rows[i])
     if (previewFound !== null) learned.push([row.id, previewFound])
     const s = toSummary(db, profile, row, Number(row.last_activity_at))
-    // A chain is listed when its root would be (a compressed subagent run's chain is not).
-    if (!q.includeChildren && s.kind === 'continuation' && s.rootId !== s.id && !isListable(db, s.rootId)) continue
     items.push(s)
   }
   notePreviewSources(db, learned)
@@ -125,8 +122,4 @@ function inWalkOrder(rows: unknown[][]): void {
       rows.sort((x, y) => (before(x, y) ? -1 : before(y, x) ? 1 : 0))
       return
     }
-}
-
-function isListable(db: Database.Database, id: string): boolean {
-  return stmt(db, `SELECT 1 FROM sessions s WHERE s.id = ? AND ${listableSql('s')}`).get(id) !== undefined
 }

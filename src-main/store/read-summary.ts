@@ -44,12 +44,13 @@ const PLAIN = [
 export const PLAIN_COLS = PLAIN.map((c) => `s.${c}`).join(', ')
 
 /**
- * The parent's end reason as kindOf reads it: 'branched' only when the parent ended so before this child started
- * (upstream's legacy /branch rule; a child from before that is not a branch), else EARLY_BRANCHED.
+ * The parent's end reason as kindOf reads it from a summary, which carries no times: 'branched' only when the
+ * parent ended so before this child started (upstream's legacy /branch rule), else a reason no rule matches.
  */
-const EARLY_BRANCHED = 'branched (before this child)'
-const PARENT_END = (p: string) =>
-  `CASE WHEN ${p}.end_reason = 'branched' AND s.started_at < ${p}.ended_at THEN '${EARLY_BRANCHED}' ELSE ${p}.end_reason END`
+const PARENT_END = (
+  p: string
+) => `CASE WHEN ${p}.end_reason = 'branched' AND COALESCE(s.started_at >= ${p}.ended_at, 0) = 0
+  THEN 'branched (not before this child)' ELSE ${p}.end_reason END`
 
 /** One row's columns plus its per-row facts as correlated subqueries (single-row reads: detail, refs). */
 export const SUMMARY_COLS = `${PLAIN_COLS},

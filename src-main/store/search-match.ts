@@ -11,7 +11,7 @@ import type { HomeShape } from './shape'
 import { stmt } from './stmt-cache'
 import { toInstr, toMatch, type Node, type Term } from './search-query'
 import { SHORT_LOOKUP, STALE_ROWS, isShortTerm, shortIndexState } from './short-index'
-import { continuationSql, listableSql } from './sql'
+import { shownSql } from './sql'
 
 const VISIBLE = '(m.active = 1 OR m.compacted = 1)'
 /** Above this many index matches, sessions are grouped from the page only (counting would cost more than the page). */
@@ -108,8 +108,8 @@ export function sessionConditions(
     where.push('substr(s.id, 1, ?) = ?')
     args.push(f.idPrefix.length, f.idPrefix)
   }
-  // What upstream's list shows: roots and branches; a continuation here, its chain's root checked by the caller
-  if (f.includeChildren === false) where.push(`(${listableSql('s')} OR ${continuationSql('s')})`)
+  // What upstream's list shows: roots, branches, and chains through a root it shows
+  if (f.includeChildren === false) where.push(shownSql('s'))
   return where
 }
 

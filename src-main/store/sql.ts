@@ -2,9 +2,15 @@
 export const marker = (alias: string, key: '_branched_from' | '_delegate_from' | '_reset_from') =>
   `(CASE WHEN json_valid(${alias}.model_config) THEN json_extract(${alias}.model_config, '$.${key}') END)`
 
-export const isDelegateSql = (a: string) =>
-  `(${a}.source IN ('delegate', 'subagent') OR ${marker(a, '_delegate_from')} IS NOT NULL)`
-export const isBranchSql = (a: string) => `(${marker(a, '_branched_from')} IS NOT NULL)`
+/**
+ * A child that is a subagent run, as lineage.ts kindOf reads it: the marker, or a delegate source on a child that
+ * is no /branch, reset or compression continuation (upstream follows a chain through whatever source but `tool`).
+ */
+export const isDelegateSql = (a: string) => `(${marker(a, '_delegate_from')} IS NOT NULL
+  OR (${a}.source IN ('delegate', 'subagent') AND ${marker(a, '_branched_from')} IS NULL
+    AND ${marker(a, '_reset_from')} IS NULL AND NOT EXISTS (SELECT 1 FROM sessions p
+      WHERE p.id = ${a}.parent_session_id AND p.end_reason = 'compression')))`
+const isBranchSql = (a: string) => `(${marker(a, '_branched_from')} IS NOT NULL)`
 export const noForkMarkersSql = (a: string) =>
   `(${marker(a, '_branched_from')} IS NULL AND ${marker(a, '_delegate_from')} IS NULL AND ${marker(a, '_reset_from')} IS NULL)`
 
@@ -12,24 +18,40 @@ export const noForkMarkersSql = (a: string) =>
 const legacyBranchSql = (a: string) => `EXISTS (SELECT 1 FROM sessions p WHERE p.id = ${a}.parent_session_id
   AND p.end_reason = 'branched' AND ${a}.started_at >= p.ended_at)`
 
-/**
- * A session the list shows as a conversation of its own, as upstream's list does: a root that is not a subagent
- * run (a run detached from a pruned parent keeps its marker and stays out), or a /branch (marked or legacy). Other
- * children — subagent runs, a `tool` session's, unmarked ones — stay out, as upstream leaves them out; Caduceus
- * adds a reset's new conversation (`_reset_from`), which is a conversation of its own. A compression continuation
- * is shown through its chain's root (continuationSql).
- */
-export const listableSql = (a: string) => `(CASE WHEN ${a}.parent_session_id IS NULL
-  THEN ${marker(a, '_delegate_from')} IS NULL
-  ELSE NOT ${isDelegateSql(a)} AND (${isBranchSql(a)} OR ${marker(a, '_reset_from')} IS NOT NULL OR ${legacyBranchSql(a)}) END)`
+/** A /branch child, marked or legacy (a child: a root with the marker alone is a root). */
+export const anyBranchSql = (a: string) => `(${isBranchSql(a)} OR ${legacyBranchSql(a)})`
 
 /**
- * A compression continuation as lineage.ts kindOf reads it: a child of a 'compression'-ended parent, without fork
- * markers, neither a `tool` session nor a delegate-sourced one.
+ * A session the list shows as a conversation of its own, as upstream's list does: a root that is not a subagent
+ * run (a run detached from a pruned parent keeps its marker and stays out), or a /branch (marked or legacy) that is
+ * not one. Other children — subagent runs, a `tool` session's, unmarked ones — stay out, as upstream leaves them
+ * out; Caduceus adds a reset's new conversation (`_reset_from`), which is a conversation of its own. A compression
+ * continuation is shown when its chain's root is (shownSql).
  */
-export const continuationSql = (a: string) => `(${a}.parent_session_id IS NOT NULL
-  AND ${a}.source NOT IN ('tool', 'delegate', 'subagent') AND ${noForkMarkersSql(a)} AND EXISTS (SELECT 1 FROM sessions p WHERE p.id = ${a}.parent_session_id
+const listableSql = (a: string) => `(${marker(a, '_delegate_from')} IS NULL AND (${a}.parent_session_id IS NULL
+  OR ${anyBranchSql(a)} OR ${marker(a, '_reset_from')} IS NOT NULL))`
+
+/**
+ * A compression continuation, by upstream's chain edge (list_sessions_rich, get_compression_chain) and lineage.ts
+ * kindOf: a child of a 'compression'-ended parent, without fork markers, not a `tool` session.
+ */
+const continuationSql = (a: string) => `(${a}.parent_session_id IS NOT NULL AND COALESCE(${a}.source, '') <> 'tool'
+  AND ${noForkMarkersSql(a)} AND EXISTS (SELECT 1 FROM sessions p WHERE p.id = ${a}.parent_session_id
     AND p.end_reason = 'compression'))`
+
+/** The first session of `a`'s compression chain (`a` itself when it continues none); capped, so a loop ends. */
+const chainRootSql = (a: string) => `(WITH RECURSIVE up(id, n) AS (SELECT ${a}.id, 0
+    UNION ALL SELECT c.parent_session_id, up.n + 1 FROM up JOIN sessions c ON c.id = up.id
+    WHERE up.n < 1000 AND ${continuationSql('c')})
+  SELECT id FROM up ORDER BY n DESC LIMIT 1)`
+
+/**
+ * What the list shows with its children filter off, and where search looks then: the sessions upstream's list
+ * shows (listableSql), and a continuation whose chain's root it shows — one test in SQL, so a page is never cut
+ * short by rows dropped after its LIMIT, and search hides exactly what the list hides.
+ */
+export const shownSql = (a: string) => `(${listableSql(a)} OR (${continuationSql(a)}
+  AND EXISTS (SELECT 1 FROM sessions r WHERE r.id = ${chainRootSql(a)} AND ${listableSql('r')})))`
 
 /**
  * Children lookups name their index: after ANALYZE, sqlite_stat1 sees parent_session_id as one value
@@ -42,6 +64,7 @@ export const CHILDREN = 'sessions c INDEXED BY idx_sessions_parent'
  * `=`: a live row's NULL end reason would make the whole test NULL, and `NOT NULL` hid a live parent that had a child.
  */
 export const supersededSql = (a: string) => `(${a}.end_reason IS 'compression' AND EXISTS (
-  SELECT 1 FROM ${CHILDREN} WHERE c.parent_session_id = ${a}.id AND c.source <> 'tool' AND ${noForkMarkersSql('c')}))`
+  SELECT 1 FROM ${CHILDREN} WHERE c.parent_session_id = ${a}.id AND COALESCE(c.source, '') <> 'tool'
+    AND ${noForkMarkersSql('c')}))`
 
 export const ACTIVITY = 'COALESCE(s.last_activity_at, s.started_at)'

@@ -1,3 +1,5 @@
+import { PRUNE_FILTER_FLAGS, PRUNE_TIME_FLAGS } from './prune-flags'
+
 /** Flags shared by `npm start`, Electron and `caduceus serve`. */
 export interface HostArgs {
   home?: string
@@ -25,31 +27,7 @@ export interface HostArgs {
 }
 
 /** Upstream's `hermes sessions prune` value flags (`--model` is shared with run: read as model-contains). */
-const PRUNE_VALUE_FLAGS = new Set(
-  [
-    'older-than',
-    'newer-than',
-    'before',
-    'after',
-    'source',
-    'title',
-    'end-reason',
-    'cwd',
-    'provider',
-    'user',
-    'chat-id',
-    'chat-type',
-    'branch',
-    'min-messages',
-    'max-messages',
-    'min-tokens',
-    'max-tokens',
-    'min-cost',
-    'max-cost',
-    'min-tool-calls',
-    'max-tool-calls'
-  ].map((f) => `--${f}`)
-)
+const PRUNE_VALUE_FLAGS = new Set([...PRUNE_TIME_FLAGS, ...PRUNE_FILTER_FLAGS].map((f) => `--${f}`))
 
 export function parseArgs(argv: string[]): HostArgs {
   const out: HostArgs = { demo: false, open: false, json: false, rotateToken: false, positionals: [] }

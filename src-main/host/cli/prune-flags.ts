@@ -36,8 +36,10 @@ function int(v: string | true | undefined, flag: string): number | undefined {
   return n
 }
 
-/** The value flags that are filters (a time flag is not: it replaces the cutoff rather than dropping it). */
-const FILTERS = [
+/** The time flags: each bounds `started_at`, replacing the cutoff. */
+export const PRUNE_TIME_FLAGS = ['older-than', 'newer-than', 'before', 'after']
+/** The other value flags: filters, any of which drops the bare prune's cutoff (`--model` is read by args.ts). */
+export const PRUNE_FILTER_FLAGS = [
   'source',
   'title',
   'end-reason',
@@ -81,7 +83,10 @@ export function pruneFilter(
   if ([flags.archived, flags['no-archived'], flags['include-archived']].filter(Boolean).length > 1)
     throw new CaduceusError('invalid_input', 'use one of --include-archived, --archived and --no-archived')
   const bare =
-    before === undefined && after === undefined && model === undefined && !FILTERS.some((k) => flags[k] !== undefined)
+    before === undefined &&
+    after === undefined &&
+    model === undefined &&
+    !PRUNE_FILTER_FLAGS.some((k) => flags[k] !== undefined)
   return {
     olderThanDays: bare ? 90 : null,
     ...(before !== undefined ? { startedBefore: before } : {}),
