@@ -40,7 +40,8 @@ const answering = async (home: string, reply: string | null, ...args: string[]) 
   })
   if (reply !== null) p.child.stdin!.write(reply)
   p.child.stdin!.end()
-  return (await p).stdout
+  const { stdout, stderr } = await p
+  return stdout + stderr
 }
 
 let source: string
@@ -237,7 +238,9 @@ describe('sessions delete / prune', () => {
     expect(asked).toContain('1 ended session(s) will be deleted')
     expect(asked).toMatch(/stale .* cli {2}1 msgs/)
     expect(asked).toContain('Delete these 1 session(s)? [y/N] Cancelled: nothing deleted.')
-    expect(await answering(home, null, 'sessions', 'prune', '--older-than', '30')).toContain('Cancelled')
+    const unanswered = await answering(home, null, 'sessions', 'prune', '--older-than', '30')
+    expect(unanswered).toContain('Cancelled')
+    expect(unanswered).toContain('No answer on stdin: pass --yes')
     expect(await answering(home, 'yes\n', 'sessions', 'prune', '--older-than', '30')).toContain('pruned 1')
     const db = new Database(join(home, 'state.db'))
     const fts = (w: string) =>

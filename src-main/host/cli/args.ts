@@ -37,9 +37,11 @@ export function parseArgs(argv: string[]): HostArgs {
       arg.startsWith('--') && arg.includes('=')
         ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
         : [arg, undefined]
+    // The next word is the value unless it is another flag (`--source --dry-run` must not read as source
+    // '--dry-run', as upstream's argparse refuses it); `--flag=--text` still passes one that starts so.
     const value = () => {
       const v = inline ?? argv[++i]
-      if (v === undefined) throw new Error(`${flag} needs a value`)
+      if (v === undefined || (inline === undefined && v.startsWith('--'))) throw new Error(`${flag} needs a value`)
       return v
     }
     switch (flag) {

@@ -48,6 +48,11 @@ describe('prune flags', () => {
     ])
   })
 
+  it('a value flag followed by another flag has no value (it is not read as the value)', () => {
+    expect(() => filter('--source', '--dry-run')).toThrow(/--source needs a value/)
+    expect(filter('--title=--odd').titleLike).toBe('--odd')
+  })
+
   it('reads a time the way upstream does: a duration ago, a bare number of days, an ISO date', () => {
     expect(filter('--older-than', '2d').startedBefore).toBe(NOW - 2 * 86400)
     expect(filter('--older-than', '30').startedBefore).toBe(NOW - 30 * 86400)

@@ -29,7 +29,7 @@ function confirmable(candidates: NonNullable<SessionPruneResult['candidates']>, 
     console.log('No ended session matches: nothing to prune.')
     return false
   }
-  const when = (t: number) => new Date(t * 1000).toISOString().slice(0, 16).replace('T', ' ')
+  // Local time, as the ISO dates --before/--after take are read.
   const span = `oldest ${when(candidates[0]!.startedAt)}, newest ${when(candidates.at(-1)!.startedAt)}`
   console.log(`${candidates.length} ended session(s) ${dryRun ? 'would be' : 'will be'} deleted (${span}):`)
   const shown = dryRun ? candidates : candidates.slice(0, 15)
@@ -40,17 +40,37 @@ function confirmable(candidates: NonNullable<SessionPruneResult['candidates']>, 
   return !dryRun
 }
 
-/** A y/N question on stdin, as upstream asks it: anything but y/yes, or no answer at all (EOF), is a no. */
+const pad = (n: number) => String(n).padStart(2, '0')
+function when(t: number): string {
+  const d = new Date(t * 1000)
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`
+}
+
+/**
+ * A y/N question on stdin, as upstream asks it: anything but y/yes is a no, and so are no answer at all (EOF: a
+ * script or cron job, told how to go on) and Ctrl-C.
+ */
 async function confirm(question: string): Promise<boolean> {
   process.stdout.write(question)
   const rl = createInterface({ input: process.stdin, terminal: false })
+  let interrupted = false
+  const onInt = () => {
+    interrupted = true
+    rl.close()
+  }
+  process.once('SIGINT', onInt)
   try {
     const line = await new Promise<string | null>((done) => {
       rl.once('line', done)
       rl.once('close', () => done(null))
     })
+    if (line === null) {
+      process.stdout.write('\n')
+      if (!interrupted) console.error('No answer on stdin: pass --yes to prune without asking.')
+    }
     return line !== null && ['y', 'yes'].includes(line.trim().toLowerCase())
   } finally {
+    process.off('SIGINT', onInt)
     rl.close()
   }
 }
