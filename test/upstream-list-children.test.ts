@@ -3,10 +3,12 @@
 // subagent runs (a detached one too), a tool's child and unmarked children only with the children filter on.
 import { cpSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { SearchResult, SessionPage } from '@shared/contract'
 import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
+import { parseArgs } from '../src-main/host/cli/args'
+import { sessions as sessionsCli } from '../src-main/host/cli/sessions'
 import { cleanupTempDirs, tempDir } from '../src-main/store/test-fixtures/tmp'
 
 const gold = resolve(import.meta.dirname, 'fixtures/upstream/list-children')
@@ -17,8 +19,9 @@ const U = JSON.parse(readFileSync(join(gold, 'upstream.json'), 'utf8')) as {
 }
 
 let host: Host
+let home: string
 beforeAll(async () => {
-  const home = tempDir('cad-list-children-')
+  home = tempDir('cad-list-children-')
   cpSync(join(gold, 'home'), home, { recursive: true })
   host = await createHost({ home, headless: true, live: false, validateOutput: true, log: createLogger() })
 })
@@ -84,6 +87,26 @@ describe("the session list shows what upstream's list_sessions_rich shows", () =
   it('the session page names every branch, legacy ones too', async () => {
     const detail = await call<{ lineage: { branches: Array<{ id: string }> } }>('sessions.get', { sessionId: 'root-b' })
     expect(detail.lineage.branches.map((b) => b.id)).toEqual(['br-legacy'])
+  })
+
+  it('the CLI lists and searches as the app does: child sessions only with --children', async () => {
+    const cli = async (...argv: string[]) => {
+      const log = vi.spyOn(console, 'log').mockImplementation(() => {})
+      try {
+        expect(
+          await sessionsCli(parseArgs(['sessions', ...argv, '--home', home, '--profile', 'default', '--json']))
+        ).toBe(0)
+        return JSON.parse(String(log.mock.calls[0]![0]))
+      } finally {
+        log.mockRestore()
+      }
+    }
+    const ids = (page: SessionPage) => page.items.map((s) => s.id)
+    expect(ids(await cli('list'))).toEqual(U.list)
+    expect(ids(await cli('list', '--children'))).toContain('plain-kid')
+    const found = async (...argv: string[]) => ((await cli(...argv)) as SearchResult).hits.map((h) => h.sessionId)
+    expect(await found('search', '"hello from plain-kid"')).toEqual([])
+    expect(await found('search', '"hello from plain-kid"', '--children')).toEqual(['plain-kid'])
   })
 
   it('search follows the list: a hidden child is found with the children filter on', async () => {

@@ -160,17 +160,6 @@ export interface ChildPieces {
   pieces: Piece[]
 }
 
-const isDelegateRow = (r: CostSessionRecord) => {
-  if (r.source === 'delegate' || r.source === 'subagent') return true
-  try {
-    const mc: unknown = typeof r.modelConfig === 'string' ? JSON.parse(r.modelConfig) : null
-    return !!mc && typeof mc === 'object' && (mc as { _delegate_from?: unknown })._delegate_from != null
-  } catch {
-    return false
-  }
-}
-export { isDelegateRow }
-
 /**
  * A parent's children: the ledger rows (at the ledger's price — what the parent was billed), plus any delegate
  * child session the ledger does not know at that session's own cost, so a child's spend is never dropped. A ledger

@@ -6,16 +6,7 @@
 import type { CostSummary, Money, PriceOverride, Tokens } from '@shared/contract'
 import { moneyFromMicros, type Micros } from '@shared/contract/money'
 import { addTokens, ZERO_TOKENS } from '@shared/contract/tokens'
-import {
-  childPieces,
-  dayOf,
-  isDelegateRow,
-  ownPieces,
-  prefetchedSource,
-  sliceMoney,
-  tokensOf,
-  type Piece
-} from './pieces'
+import { childPieces, dayOf, ownPieces, prefetchedSource, sliceMoney, tokensOf, type Piece } from './pieces'
 import type { ProfileStore } from './session-cost'
 
 const total = (parts: Micros[]): Money => moneyFromMicros(parts)
@@ -42,10 +33,7 @@ export function costSummary(
   const all: Micros[] = []
   for (const { profile, store } of selected) {
     const src = prefetchedSource(store)
-    const owners = store
-      .costRepo()
-      .activeSince(since)
-      .filter((r) => !isDelegateRow(r))
+    const owners = store.costRepo().ownersActiveSince(since)
     const ownParts: Micros[] = []
     const childParts: Micros[] = []
     let sessions = 0

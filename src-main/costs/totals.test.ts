@@ -112,6 +112,27 @@ describe('one money rule for every total on the Costs page', () => {
     expect(micros(e.total)).toBe(445_000 + 123_457)
   })
 
+  it('every subagent run counts once: a recent run of an old parent under it, a run a prune detached on its own', async () => {
+    const now = Date.now() / 1000
+    const old = now - 400 * 86400
+    await a.store.createSession('old-parent', 'cli', { startedAt: old })
+    await a.store.createSession('run', 'delegate', {
+      parentSessionId: 'old-parent',
+      modelConfig: { _delegate_from: 'old-parent' }
+    })
+    await a.store.recordUsage('run', usage(0.25, 'm'), { at: now, day: dayStr(now) })
+    // what upstream's prune leaves of a live run whose parent it deleted: no parent, the marker kept
+    await a.store.createSession('detached', 'delegate', { modelConfig: { _delegate_from: 'gone' } })
+    await a.store.recordUsage('detached', usage(0.5, 'm'), { at: now, day: dayStr(now) })
+    const s = costSummary([{ profile: 'default', store: a.store }], { days: 30 }, now)
+    expect(micros(s.total)).toBe(250_000 + 500_000)
+    expect(Object.fromEntries(s.topSessions.map((t) => [t.sessionId, micros(t.inclusive)]))).toEqual({
+      'old-parent': 250_000,
+      detached: 500_000
+    })
+    expect(groupings(s).profiles).toBe(micros(s.total))
+  })
+
   it('tokens and cache per day come from the per-day rows, children included', async () => {
     const now = Date.now() / 1000
     const { earlier, today } = await home(now)

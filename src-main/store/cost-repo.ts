@@ -9,6 +9,7 @@ import type { sessionDailyUsage, sessionModelUsage, sessions } from './schema'
 import { sqliteOf, type SessionStore } from './session-store'
 import type { Camel } from './types'
 import { USAGE_COUNTERS } from './usage'
+import { isDelegateSql } from './sql'
 import { camelKey } from './util'
 /** The camelCase record of some columns of a table (`typeof table.$inferSelect`). */
 type RecordOf<Row, K extends keyof Row & string> = { [C in K as Camel<C>]: Row[C] }
@@ -64,21 +65,28 @@ function repo(conn: () => Database.Database) {
       return conn().prepare(`SELECT ${SESSION_SELECT} FROM sessions WHERE id = ?`).get(sessionId) as
         CostSession | undefined
     },
-    /** Delegate child sessions of a parent (by source or by `_delegate_from` in model_config). */
+    /** A parent's subagent runs (sql.ts isDelegateSql, as the list and the session page read them). */
     delegateChildren(parentSessionId: string): CostSession[] {
       return conn()
-        .prepare(
-          `SELECT ${SESSION_SELECT} FROM sessions WHERE parent_session_id = ? AND (source IN ('delegate', 'subagent')
-         OR (json_valid(model_config) AND json_extract(model_config, '$._delegate_from') IS NOT NULL))`
-        )
+        .prepare(`SELECT ${SESSION_SELECT} FROM sessions s WHERE s.parent_session_id = ? AND ${isDelegateSql('s')}`)
         .all(parentSessionId) as CostSession[]
     },
-    activeSince(since: number): CostSession[] {
+    /**
+     * The sessions a cost summary since `since` reports at the top level: those active since then, except a
+     * subagent run whose parent exists (its cost counts under that parent), plus the parent of any such run active
+     * since then however old the parent is. A run detached by a prune (parent gone, marker kept) is its own.
+     */
+    ownersActiveSince(since: number): CostSession[] {
+      const active = (a: string) =>
+        `(COALESCE(${a}.last_activity_at, ${a}.started_at) >= @since OR ${a}.started_at >= @since)`
+      const underParent = (a: string) => `(${a}.parent_session_id IS NOT NULL AND ${isDelegateSql(a)}
+        AND EXISTS (SELECT 1 FROM sessions p WHERE p.id = ${a}.parent_session_id))`
       return conn()
         .prepare(
-          `SELECT ${SESSION_SELECT} FROM sessions WHERE COALESCE(last_activity_at, started_at) >= ? OR started_at >= ?`
+          `SELECT ${SESSION_SELECT} FROM sessions s WHERE (${active('s')} AND NOT ${underParent('s')})
+            OR s.id IN (SELECT k.parent_session_id FROM sessions k WHERE ${active('k')} AND ${underParent('k')})`
         )
-        .all(since, since) as CostSession[]
+        .all({ since }) as CostSession[]
     },
     /** Per-route usage rows, of one session or of the whole store. */
     modelRows(sessionId?: string): ModelUsageRecord[] {

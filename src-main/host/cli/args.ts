@@ -7,6 +7,8 @@ export interface HostArgs {
   demo: boolean
   open: boolean
   json: boolean
+  /** sessions list/search: child sessions too (subagent runs, a tool's, unmarked), as the app's filter shows them */
+  children: boolean
   profile?: string
   limit?: number
   query?: string
@@ -30,7 +32,7 @@ export interface HostArgs {
 const PRUNE_VALUE_FLAGS = new Set([...PRUNE_TIME_FLAGS, ...PRUNE_FILTER_FLAGS].map((f) => `--${f}`))
 
 export function parseArgs(argv: string[]): HostArgs {
-  const out: HostArgs = { demo: false, open: false, json: false, rotateToken: false, positionals: [] }
+  const out: HostArgs = { demo: false, open: false, json: false, children: false, rotateToken: false, positionals: [] }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
     const [flag, inline] =
@@ -62,6 +64,9 @@ export function parseArgs(argv: string[]): HostArgs {
         break
       case '--json':
         out.json = true
+        break
+      case '--children':
+        out.children = true
         break
       case '--rotate-token':
         out.rotateToken = true

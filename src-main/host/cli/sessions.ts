@@ -18,7 +18,11 @@ export async function sessions(args: HostArgs): Promise<number> {
   try {
     const out = (v: unknown, text: () => string) => console.log(args.json ? JSON.stringify(v, null, 2) : text())
     if (sub === 'list') {
-      const page = await call(host, 'sessions.list', { profile: args.profile ?? 'all', limit: args.limit ?? 50 })
+      const page = await call(host, 'sessions.list', {
+        profile: args.profile ?? 'all',
+        limit: args.limit ?? 50,
+        includeChildren: args.children
+      })
       out(page, () => formatSessionList(page.items))
     } else if (sub === 'show') {
       if (!arg) throw new Error('sessions show needs a session id')
@@ -31,7 +35,9 @@ export async function sessions(args: HostArgs): Promise<number> {
       const result = await call(host, 'sessions.search', {
         profile: args.profile ?? 'all',
         query: arg,
-        limit: args.limit ?? 20
+        limit: args.limit ?? 20,
+        // as the list (and the app's search) shows them: child sessions only with --children
+        includeChildren: args.children
       })
       out(result, () => formatSearch(result.hits))
     } else {

@@ -5,9 +5,10 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
   caduceus serve [--home DIR] [--port N] [--demo] [--rotate-token]
                                                            headless host: UI + API on 127.0.0.1 (token in the URL;
                                                            kept across restarts, --rotate-token replaces it)
-  caduceus sessions list   [--home DIR] [--profile P] [--limit N] [--json]
+  caduceus sessions list   [--home DIR] [--profile P] [--limit N] [--children] [--json]
   caduceus sessions show   <id> [--home DIR] [--profile P] [--json]
-  caduceus sessions search <text> [--home DIR] [--profile P] [--limit N] [--json]
+  caduceus sessions search <text> [--home DIR] [--profile P] [--limit N] [--children] [--json]
+                                                           as upstream's list: child sessions only with --children
   caduceus sessions export [--format jsonl|markdown] [--only user-prompts] [--lineage] [--profile P] [--session ID] [--home DIR]
   caduceus sessions import FILE [--profile P] [--home DIR] [--json]
   caduceus sessions delete ID [--profile P] [--home DIR]
