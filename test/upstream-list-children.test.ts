@@ -84,9 +84,22 @@ describe("the session list shows what upstream's list_sessions_rich shows", () =
     }
   })
 
-  it('the session page names every branch, legacy ones too', async () => {
-    const detail = await call<{ lineage: { branches: Array<{ id: string }> } }>('sessions.get', { sessionId: 'root-b' })
-    expect(detail.lineage.branches.map((b) => b.id)).toEqual(['br-legacy'])
+  it('the session page names every child the list hides or shows: branches (legacy too), runs, others', async () => {
+    type Refs = Record<'branches' | 'delegateChildren' | 'otherChildren', Array<{ id: string }>>
+    const lineage = async (sessionId: string) => {
+      const l = (await call<{ lineage: Refs }>('sessions.get', { sessionId })).lineage
+      return {
+        b: l.branches.map((r) => r.id),
+        d: l.delegateChildren.map((r) => r.id),
+        o: l.otherChildren.map((r) => r.id)
+      }
+    }
+    expect(await lineage('root-b')).toEqual({ b: ['br-legacy'], d: [], o: ['early-kid'] })
+    expect(await lineage('root-a')).toEqual({
+      b: ['br-marked', 'br-chain-0'],
+      d: ['dg-run', 'dg-chain-0'],
+      o: ['tool-kid', 'plain-kid']
+    })
   })
 
   it('the CLI lists and searches as the app does: child sessions only with --children', async () => {

@@ -173,7 +173,9 @@ export const SessionDetail = z.object({
     chain: z.array(SessionRef),
     parent: SessionRef.nullable(),
     branches: z.array(SessionRef),
-    delegateChildren: z.array(SessionRef)
+    delegateChildren: z.array(SessionRef),
+    /** Children that are neither: a tool's, a reset's, unmarked ones (the list shows them only with its filter). */
+    otherChildren: z.array(SessionRef)
   }),
   usage: z.array(ModelUsage),
   cwd: z.string().nullable(),

@@ -85,13 +85,17 @@ export function sessionDetail(db: Database.Database, profile: string, id: string
       COALESCE((SELECT prompt FROM system_prompts p WHERE p.hash = s.system_prompt_hash), s.system_prompt) AS prompt
     FROM sessions s WHERE id = ?`
   ).get(id) as Record<string, unknown>
+  const branches = childRefs(db, chainIds, anyBranchSql('s'))
+  const delegateChildren = childRefs(db, chainIds, isDelegateSql('s'))
+  const named = new Set([...chainIds, ...branches.map((r) => r.id), ...delegateChildren.map((r) => r.id)])
   return {
     summary,
     lineage: {
       chain: chainIds.map((c) => refOf(db, c)).filter((r): r is SessionRef => r !== null),
       parent: root?.parent_session_id ? refOf(db, root.parent_session_id) : null,
-      branches: childRefs(db, chainIds, anyBranchSql('s')),
-      delegateChildren: childRefs(db, chainIds, isDelegateSql('s'))
+      branches,
+      delegateChildren,
+      otherChildren: childRefs(db, chainIds, '1').filter((r) => !named.has(r.id))
     },
     usage: usageByModel(db, id),
     cwd: (extra.cwd as string | null) ?? null,

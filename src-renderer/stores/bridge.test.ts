@@ -25,7 +25,7 @@ beforeEach(async () => {
     },
     'sessions.get': () => ({
       summary: summary('s1'),
-      lineage: { chain: [], parent: null, branches: [], delegateChildren: [] },
+      lineage: { chain: [], parent: null, branches: [], delegateChildren: [], otherChildren: [] },
       usage: [],
       cwd: null,
       gitBranch: null,

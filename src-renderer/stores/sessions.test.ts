@@ -49,7 +49,7 @@ beforeEach(async () => {
       if (!s) throw Object.assign(new Error('no such session'), { code: 'not_found' })
       return {
         summary: s,
-        lineage: { chain: [], parent: null, branches: [], delegateChildren: [] },
+        lineage: { chain: [], parent: null, branches: [], delegateChildren: [], otherChildren: [] },
         usage: [],
         cwd: null,
         gitBranch: null,

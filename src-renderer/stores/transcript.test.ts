@@ -78,7 +78,8 @@ const detail = (id: string) => ({
     ],
     parent: null,
     branches: [],
-    delegateChildren: []
+    delegateChildren: [],
+    otherChildren: []
   },
   usage: [],
   cwd: '/tmp',

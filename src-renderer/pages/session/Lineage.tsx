@@ -7,15 +7,15 @@ import { useSessionChildren } from '../../stores/transcript-meta'
 // a segment without a title of its own is named like any untitled session (never by its id)
 const label = (r: SessionRef) => sessionLabel({ title: r.title, at: r.startedAt })
 
-/** Breadcrumb: parent › compression chain (root first) › this; branches and delegate children beside it. */
+/** Breadcrumb: parent › compression chain (root first) › this; branches, delegate and other children beside it. */
 export function Lineage({ profile, detail }: { profile: string; detail: SessionDetail }) {
-  const { chain, parent, branches, delegateChildren } = detail.lineage
+  const { chain, parent, branches, delegateChildren, otherChildren } = detail.lineage
   const self = detail.summary.id
   // Compression continuations are untitled upstream: name them after the chain ("<title> · part 2"), not by id.
   const chainName = chain.find((r) => r.title)?.title ?? detail.summary.preview ?? null
   const crumb = (r: SessionRef, i: number) => r.title || (chainName ? `${chainName} · part ${i + 1}` : label(r))
   // A plain root session has no lineage to show; repeating its title under the heading is noise.
-  if (!parent && chain.length <= 1 && !branches.length && !delegateChildren.length) return null
+  if (!parent && chain.length <= 1 && !branches.length && !delegateChildren.length && !otherChildren.length) return null
   return (
     <nav className="lineage" aria-label="Lineage" data-testid="lineage">
       {parent && (
@@ -71,6 +71,19 @@ export function Lineage({ profile, detail }: { profile: string; detail: SessionD
           delegates:{' '}
           {delegateChildren.map((b) => (
             <DelegateLink key={b.id} profile={profile} parentId={self} child={b} />
+          ))}
+        </span>
+      )}
+      {otherChildren.length > 0 && (
+        <span
+          className="lineage-group"
+          title="Child sessions upstream's list leaves out: a tool's, a reset's, unmarked ones"
+        >
+          other children:{' '}
+          {otherChildren.map((b) => (
+            <a key={b.id} href={sessionHref(profile, b.id)} data-testid="lineage-other" title={`${b.id} (${b.kind})`}>
+              {label(b)}
+            </a>
           ))}
         </span>
       )}
