@@ -405,6 +405,7 @@ describe("imports, both directions, read through upstream's eyes", () => {
 describe("prune's selection is upstream CLI's for the same flags", () => {
   const golden = JSON.parse(readFileSync(join(gold, 'prune-cli.json'), 'utf8')) as {
     cases: Array<{ flags: string[]; candidates: string[] }>
+    archive_cases: Array<{ flags: string[]; candidates: string[] | 'refused' }>
   }
   let host: Host
   beforeAll(async () => {
@@ -415,6 +416,45 @@ describe("prune's selection is upstream CLI's for the same flags", () => {
   it.each(golden.cases.map((c) => [c.flags.join(' ') || '(no flag)', c] as const))('%s', async (_, c) => {
     const dry = JSON.parse(await cli(host, 'prune', undefined, [...c.flags, '--dry-run', '--json']))
     expect(dry.candidates.map((r: Rec) => r.id)).toEqual(c.candidates)
+  })
+
+  it.each(golden.archive_cases.map((c) => [c.flags.join(' ') || '(no flag)', c] as const))(
+    'archive %s',
+    async (_, c) => {
+      const argv = [...c.flags, '--dry-run', '--json']
+      if (c.candidates === 'refused')
+        return expect(sessionAdminCli(host, 'archive', undefined, parseArgs(argv))).rejects.toThrow(
+          /at least one filter/
+        )
+      const dry = JSON.parse(await cli(host, 'archive', undefined, argv))
+      expect(dry.candidates.map((r: Rec) => r.id)).toEqual(c.candidates)
+    }
+  )
+
+  it('archive --yes hides exactly what its dry run listed and deletes nothing', async () => {
+    const home = goldenHome()
+    const other = await open(home)
+    try {
+      const want = golden.archive_cases.find((c) => c.flags.join(' ') === '--title plan')!.candidates as string[]
+      const before = new Database(join(home, 'state.db'), { readonly: true })
+      const was = before.prepare('SELECT id, archived FROM sessions ORDER BY id').all() as Rec[]
+      before.close()
+      expect(await cli(other, 'archive', undefined, ['--title', 'plan', '--yes'])).toContain(
+        `archived ${want.length} ended session(s)`
+      )
+      const after = new Database(join(home, 'state.db'), { readonly: true })
+      const now = after.prepare('SELECT id, archived FROM sessions ORDER BY id').all() as Rec[]
+      after.close()
+      expect(now.map((r) => r.id)).toEqual(was.map((r) => r.id))
+      expect(
+        now
+          .filter((r, i) => r.archived !== was[i]!.archived)
+          .map((r) => r.id)
+          .sort()
+      ).toEqual([...want].sort())
+    } finally {
+      await other.close()
+    }
   })
 
   it('--json never deletes without --yes: there is no one to ask', async () => {

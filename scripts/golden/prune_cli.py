@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What upstream's own CLI, `hermes sessions prune ... --dry-run`, selects on the fidelity golden home (issue #22).
+"""What upstream's own CLI, `hermes sessions prune|archive ... --dry-run`, selects on the fidelity golden home.
 
 `SessionDB.prune_sessions` keeps a 90-day cutoff unless told otherwise; the CLI does not: a bare prune means
 "older than 90 days", but any filter (--source, --title, ...) drops that cutoff, so `prune --source cli` selects
@@ -9,7 +9,7 @@ Needs upstream's CLI imports, from Debian: apt-get install python3-dotenv python
   /usr/bin/python3 scripts/golden/prune_cli.py        # HERMES_UPSTREAM defaults to /work/upstream
 
 Reads test/fixtures/upstream/fidelity/home/state.db (scripts/golden/fidelity.py) and writes prune-cli.json next to
-it: per flag set, the ids the dry run lists (oldest first). Each run gets its own copy of the home.
+it: per flag set, the ids the dry run lists (oldest first), or "refused". Each run gets its own copy of the home.
 """
 import json
 import os
@@ -38,18 +38,27 @@ CASES = [
     ["--older-than", "30", "--source", "cli"],
     ["--after", "2017-01-01", "--before", "2018-01-01"],
 ]
+# `hermes sessions archive` takes the same filters: no implicit cutoff, and a bare one is refused.
+ARCHIVE_CASES = [
+    [],
+    ["--source", "cli"],
+    ["--title", "plan"],
+    ["--older-than", "30"],
+    ["--newer-than", "1w"],
+    ["--min-messages", "3"],
+]
 ROW = re.compile(r"^  (\S+)  ")
 
 
-def dry_run(flags):
+def dry_run(flags, action="prune"):
     home = Path(tempfile.mkdtemp(prefix="golden-prune-"))
     shutil.copy(FIDELITY / "home" / "state.db", home / "state.db")
     code = (
-        "import sys; sys.path.insert(0, sys.argv[1]); sys.argv = ['hermes', 'sessions', 'prune', *sys.argv[2:]]\n"
+        "import sys; sys.path.insert(0, sys.argv[1]); sys.argv = ['hermes', 'sessions', *sys.argv[2:]]\n"
         "from hermes_cli.main import main; main()"
     )
     out = subprocess.run(
-        ["/usr/bin/python3", "-c", code, UPSTREAM, *flags, "--dry-run"],
+        ["/usr/bin/python3", "-c", code, UPSTREAM, action, *flags, "--dry-run"],
         env={**os.environ, "HERMES_HOME": str(home)},
         capture_output=True,
         text=True,
@@ -59,6 +68,8 @@ def dry_run(flags):
     shutil.rmtree(home)
     if "No sessions match" in out:
         return []
+    if "Refusing to archive" in out:
+        return "refused"
     if "Dry run" not in out:
         raise SystemExit(f"unexpected output for {flags}:\n{out}")
     return [m.group(1) for line in out.splitlines() if (m := ROW.match(line))]
@@ -66,9 +77,10 @@ def dry_run(flags):
 
 def main():
     cases = [{"flags": flags, "candidates": dry_run(flags)} for flags in CASES]
-    out = {"upstream_commit": COMMIT, "cases": cases}
+    archive = [{"flags": flags, "candidates": dry_run(flags, "archive")} for flags in ARCHIVE_CASES]
+    out = {"upstream_commit": COMMIT, "cases": cases, "archive_cases": archive}
     (FIDELITY / "prune-cli.json").write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
-    for c in cases:
+    for c in cases + archive:
         print(len(c["candidates"]), " ".join(c["flags"]) or "(bare)")
 
 

@@ -70,6 +70,25 @@ export const SessionPruneResult = z.object({
 })
 export type SessionPruneResult = z.infer<typeof SessionPruneResult>
 
+/**
+ * Archive (hide, delete nothing) the ended, not yet archived sessions matching upstream's prune filters, as
+ * `hermes sessions archive` does: no implicit age cutoff, and at least one filter, or it refuses.
+ */
+export const SessionArchiveMatchingInput = PruneFilterInput.omit({
+  olderThanDays: true,
+  archived: true,
+  includeArchived: true
+}).extend({
+  profile: ProfileName,
+  /** List what would be archived; change nothing. */
+  dryRun: z.boolean().optional()
+})
+export const SessionArchiveMatchingResult = z.object({
+  archived: z.number().int(),
+  /** With dryRun: the sessions that would be archived, oldest first. */
+  candidates: z.array(PruneCandidate).optional()
+})
+
 export const ExportFormat = z.enum(['jsonl', 'markdown'])
 export type ExportFormat = z.infer<typeof ExportFormat>
 export const SessionExportInput = z.object({
@@ -104,6 +123,8 @@ export const sessionsAdminRequests = {
   'sessions.delete': { input: SessionDeleteInput, output: SessionDeleteResult },
   /** Delete ended sessions matching upstream's prune filters (default: started > 90 days ago); dryRun lists them. */
   'sessions.prune': { input: SessionPruneInput, output: SessionPruneResult },
+  /** Archive ended sessions matching upstream's prune filters (at least one); dryRun lists them. */
+  'sessions.archiveMatching': { input: SessionArchiveMatchingInput, output: SessionArchiveMatchingResult },
   /** Export one session or a profile's sessions as upstream JSONL or Markdown (returned as a download). */
   'sessions.export': { input: SessionExportInput, output: SessionExportResult },
   /** Import upstream JSONL: existing ids skipped, orphans detached, runtime state reset. */

@@ -1,5 +1,6 @@
 /**
- * Delete and prune with upstream's rules (hermes_state `delete_session` / `prune_sessions`):
+ * Delete, prune and archive by filter with upstream's rules (hermes_state `delete_session` / `prune_sessions` /
+ * `archive_sessions`):
  * - delete: sessions carrying `_delegate_from` pointing at the deleted one (recursively) go with it; every
  *   other child is detached (parent_session_id = NULL), never lost;
  * - prune: selects exactly `_prune_filter_where` — ENDED sessions only (a running one is never pruned),
@@ -169,6 +170,14 @@ export function pruneRows(db: Database.Database, f: PruneFilter): { deleted: num
   const touched = ids.flatMap((d) => kids.all(d) as string[])
   const detached = ids.length ? removeSessions(db, ids) : 0
   return { deleted: ids.length, detached, ids: [...ids, ...touched] }
+}
+
+/** Archives what `pruneCandidates` selects among sessions not yet archived (upstream's `archive_sessions`). */
+export function archiveRows(db: Database.Database, f: PruneFilter): string[] {
+  const ids = pruneCandidates(db, { ...f, archived: false }).map((r) => r.id)
+  const set = stmt(db, 'UPDATE sessions SET archived = 1 WHERE id = ?')
+  for (const id of ids) set.run(id)
+  return ids
 }
 
 /** `--older-than DAYS` as upstream reads it: `started_at` before now − days. */

@@ -19,11 +19,11 @@ import {
   type StateDb
 } from './open'
 import type { HomeShape } from './shape'
-import { requireId } from './errors'
+import { invalid, requireId } from './errors'
 import { appendRows } from './message-write'
 import { endSessionRow, reopenSessionRow, setFlag, upsertSession, writeSystemPrompt } from './session-write'
 import { writeTitle, type TitleSource } from './titles'
-import { deleteSessionRows, olderThan, pruneCandidates, pruneRows, type PruneFilter } from './session-delete'
+import { archiveRows, deleteSessionRows, olderThan, pruneCandidates, pruneRows, type PruneFilter } from './session-delete'
 import { exportRecords, type ExportRecord } from './session-transfer'
 import { expandSegments, importRecords, parseJsonlChunked, type ImportSummary } from './session-import'
 import { recordUsageRows } from './usage'
@@ -334,6 +334,24 @@ export class SessionStore {
       const r = pruneRows(txDb(tx), filter)
       tx.touch(...r.ids)
       return { deleted: r.deleted, detached: r.detached }
+    })
+  }
+
+  /**
+   * Archive by filter (upstream's `hermes sessions archive`): ended sessions not yet archived, no age cutoff but the
+   * filter's, and at least one filter — archiving every ended session is refused; `dryRun` only lists them.
+   */
+  async archiveSessions(
+    f: Omit<PruneFilter, 'archived'> & { dryRun?: boolean }
+  ): Promise<{ archived: number; candidates?: ReturnType<typeof pruneCandidates> }> {
+    const { dryRun, ...filter } = f
+    if (!Object.values(filter).some((v) => v !== undefined))
+      throw invalid('archiving every ended session is refused: give at least one filter')
+    if (dryRun) return { archived: 0, candidates: pruneCandidates(this.db, { ...filter, archived: false }) }
+    return await this.write((tx) => {
+      const ids = archiveRows(txDb(tx), filter)
+      tx.touch(...ids)
+      return { archived: ids.length }
     })
   }
 

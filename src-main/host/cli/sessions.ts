@@ -1,16 +1,10 @@
 // `caduceus sessions list|show|search|…`: one-shot reads and admin through the same dispatcher the app uses.
-import type { RequestInput, RequestName, RequestOutput } from '@shared/contract'
 import type { HostArgs } from './args'
-import { createHost, type Host } from '../compose'
+import { createHost } from '../compose'
 import { formatSessionList, formatSessionShow, formatSearch } from './format'
 import { sessionAdminCli } from './sessions-admin'
+import { call } from './call'
 import { USAGE } from './usage'
-
-async function call<K extends RequestName>(host: Host, name: K, input: RequestInput<K>): Promise<RequestOutput<K>> {
-  const result = await host.dispatcher.invoke(name, input)
-  if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`)
-  return result.output as RequestOutput<K>
-}
 
 export async function sessions(args: HostArgs): Promise<number> {
   const [, sub, arg] = args.positionals

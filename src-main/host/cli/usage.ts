@@ -22,6 +22,9 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
                            started over 90 days ago, while any filter drops that cutoff (as hermes sessions prune);
                            archived sessions are kept unless --include-archived (both) or --archived (only them);
                            lists them and asks before deleting unless --yes
+  caduceus sessions archive [the same filters] [--dry-run] [--yes|-y] [--profile P] [--home DIR]
+                           hides the ended, not yet archived sessions they match (nothing deleted); at least one
+                           filter, no implicit cutoff (as hermes sessions archive)
   caduceus run -z PROMPT… [--home DIR] [--profile P] [--model M] [--json] [--usage-file PATH]
                                                            one stateless turn; prints the reply. Options go before
                                                            or after the words; -- ends options; - reads stdin

@@ -1,9 +1,22 @@
-/** Session admin requests (delete, prune, export, import): thin over the store's typed functions. */
-import { CaduceusError, MAX_IMPORT_SESSIONS } from '@shared/contract'
+/** Session admin requests (delete, prune, archive by filter, export, import): thin over the store's typed functions. */
+import { CaduceusError, MAX_IMPORT_SESSIONS, type SessionPruneResult } from '@shared/contract'
 import type { HandlerMap } from '../dispatch'
 import { type Services, exportChunks, exportFilename, exportMime } from '../services'
 
-type AdminHandlers = Pick<HandlerMap, 'sessions.delete' | 'sessions.prune' | 'sessions.export' | 'sessions.import'>
+type AdminHandlers = Pick<
+  HandlerMap,
+  'sessions.delete' | 'sessions.prune' | 'sessions.archiveMatching' | 'sessions.export' | 'sessions.import'
+>
+
+/** A prune or archive candidate as the contract carries it (the row's own fields only). */
+const candidate = (c: NonNullable<SessionPruneResult['candidates']>[number]) => ({
+  id: c.id,
+  source: c.source,
+  title: c.title,
+  startedAt: c.startedAt,
+  endedAt: c.endedAt,
+  messageCount: c.messageCount
+})
 
 /** What a download may hold; a bigger export belongs to the CLI, which streams. */
 const MAX_EXPORT_CHARS = 64 * 1024 * 1024
@@ -16,19 +29,12 @@ export function sessionAdminHandlers(s: Services): AdminHandlers {
       return {
         deleted: r.deleted,
         ...(r.detached !== undefined ? { detached: r.detached } : {}),
-        ...(r.candidates
-          ? {
-              candidates: r.candidates.map((c) => ({
-                id: c.id,
-                source: c.source,
-                title: c.title,
-                startedAt: c.startedAt,
-                endedAt: c.endedAt,
-                messageCount: c.messageCount
-              }))
-            }
-          : {})
+        ...(r.candidates ? { candidates: r.candidates.map(candidate) } : {})
       }
+    },
+    'sessions.archiveMatching': async ({ profile, ...filter }) => {
+      const r = await s.stores.get(profile).archiveSessions(filter)
+      return { archived: r.archived, ...(r.candidates ? { candidates: r.candidates.map(candidate) } : {}) }
     },
     'sessions.export': ({ profile, sessionId, format, onlyUserPrompts, lineage }) => {
       const name = profile ?? 'default'
