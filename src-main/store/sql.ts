@@ -1,6 +1,11 @@
-/** SQL fragments for lineage markers. CASE guards json_extract: malformed upstream JSON must not abort a query. */
+/**
+ * SQL fragments for lineage markers. CASE guards json_extract: malformed upstream JSON must not abort a query. The
+ * key's name is looked for first (instr: a scan, no parse), so the list and search filters, which read markers on
+ * every session, parse only the rows that carry one (a writer that escaped a key's letters would go unseen; none does).
+ */
 export const marker = (alias: string, key: '_branched_from' | '_delegate_from' | '_reset_from') =>
-  `(CASE WHEN json_valid(${alias}.model_config) THEN json_extract(${alias}.model_config, '$.${key}') END)`
+  `(CASE WHEN instr(${alias}.model_config, '"${key}"') AND json_valid(${alias}.model_config)
+    THEN json_extract(${alias}.model_config, '$.${key}') END)`
 
 /**
  * A child that is a subagent run, as lineage.ts kindOf reads it: the marker, or a delegate source on a child that
@@ -28,8 +33,10 @@ export const anyBranchSql = (a: string) => `(${isBranchSql(a)} OR ${legacyBranch
  * out; Caduceus adds a reset's new conversation (`_reset_from`), which is a conversation of its own. A compression
  * continuation is shown when its chain's root is (shownSql).
  */
-const listableSql = (a: string) => `(${marker(a, '_delegate_from')} IS NULL AND (${a}.parent_session_id IS NULL
-  OR ${anyBranchSql(a)} OR ${marker(a, '_reset_from')} IS NOT NULL))`
+const listableSql = (a: string) => `((${a}.parent_session_id IS NULL
+    AND (${a}.model_config IS NULL OR ${marker(a, '_delegate_from')} IS NULL))
+  OR (${a}.parent_session_id IS NOT NULL AND ${marker(a, '_delegate_from')} IS NULL
+    AND (${anyBranchSql(a)} OR ${marker(a, '_reset_from')} IS NOT NULL)))`
 
 /**
  * A compression continuation, by upstream's chain edge (list_sessions_rich, get_compression_chain) and lineage.ts
