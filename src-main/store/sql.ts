@@ -46,11 +46,15 @@ const continuationSql = (a: string) => `(${a}.parent_session_id IS NOT NULL AND 
   AND ${noForkMarkersSql(a)} AND EXISTS (SELECT 1 FROM sessions p WHERE p.id = ${a}.parent_session_id
     AND p.end_reason = 'compression'))`
 
-/** The first session of `a`'s compression chain (`a` itself when it continues none); capped, so a loop ends. */
+/**
+ * The first session of `a`'s compression chain (`a` itself when it continues none); capped, so a loop ends. Each step
+ * is a scalar lookup by id: as a join, the planner would range-scan the parent index for `parent_session_id IS NOT
+ * NULL` instead.
+ */
 const chainRootSql = (a: string) => `(WITH RECURSIVE up(id, n) AS (SELECT ${a}.id, 0
-    UNION ALL SELECT c.parent_session_id, up.n + 1 FROM up JOIN sessions c ON c.id = up.id
-    WHERE up.n < 1000 AND ${continuationSql('c')})
-  SELECT id FROM up ORDER BY n DESC LIMIT 1)`
+    UNION ALL SELECT (SELECT c.parent_session_id FROM sessions c WHERE c.id = up.id AND ${continuationSql('c')}), up.n + 1
+      FROM up WHERE up.id IS NOT NULL AND up.n < 1000)
+  SELECT id FROM up WHERE id IS NOT NULL ORDER BY n DESC LIMIT 1)`
 
 /**
  * What the list shows with its children filter off, and where search looks then: the sessions upstream's list
