@@ -406,6 +406,7 @@ describe("prune's selection is upstream CLI's for the same flags", () => {
   const golden = JSON.parse(readFileSync(join(gold, 'prune-cli.json'), 'utf8')) as {
     cases: Array<{ flags: string[]; candidates: string[] }>
     archive_cases: Array<{ flags: string[]; candidates: string[] | 'refused' }>
+    archive_written: Array<{ flags: string[]; archived: string[] }>
   }
   let host: Host
   beforeAll(async () => {
@@ -431,31 +432,34 @@ describe("prune's selection is upstream CLI's for the same flags", () => {
     }
   )
 
-  it('archive --yes hides exactly what its dry run listed and deletes nothing', async () => {
-    const home = goldenHome()
-    const other = await open(home)
-    try {
-      const want = golden.archive_cases.find((c) => c.flags.join(' ') === '--title plan')!.candidates as string[]
-      const before = new Database(join(home, 'state.db'), { readonly: true })
-      const was = before.prepare('SELECT id, archived FROM sessions ORDER BY id').all() as Rec[]
-      before.close()
-      expect(await cli(other, 'archive', undefined, ['--title', 'plan', '--yes'])).toContain(
-        `archived ${want.length} ended session(s)`
-      )
-      const after = new Database(join(home, 'state.db'), { readonly: true })
-      const now = after.prepare('SELECT id, archived FROM sessions ORDER BY id').all() as Rec[]
-      after.close()
-      expect(now.map((r) => r.id)).toEqual(was.map((r) => r.id))
-      expect(
-        now
-          .filter((r, i) => r.archived !== was[i]!.archived)
-          .map((r) => r.id)
-          .sort()
-      ).toEqual([...want].sort())
-    } finally {
-      await other.close()
+  // Upstream archives each match's whole compression lineage (set_session_archived): a chain stays one conversation.
+  it.each(golden.archive_written.map((c) => [c.flags.join(' '), c] as const))(
+    'archive %s --yes leaves archived what upstream leaves archived, and deletes nothing',
+    async (_, c) => {
+      const home = goldenHome()
+      const other = await open(home)
+      const rows = () => {
+        const db = new Database(join(home, 'state.db'), { readonly: true })
+        try {
+          return db.prepare('SELECT id, archived FROM sessions ORDER BY id').all() as Array<{
+            id: string
+            archived: number
+          }>
+        } finally {
+          db.close()
+        }
+      }
+      try {
+        const before = rows().map((r) => r.id)
+        expect(await cli(other, 'archive', undefined, [...c.flags, '--yes'])).toMatch(/^archived \d+ ended session/)
+        const after = rows()
+        expect(after.map((r) => r.id)).toEqual(before)
+        expect(after.filter((r) => r.archived === 1).map((r) => r.id)).toEqual(c.archived)
+      } finally {
+        await other.close()
+      }
     }
-  })
+  )
 
   it('--json never deletes without --yes: there is no one to ask', async () => {
     await expect(sessionAdminCli(host, 'prune', undefined, parseArgs(['--source', 'cli', '--json']))).rejects.toThrow(

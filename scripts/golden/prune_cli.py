@@ -9,7 +9,8 @@ Needs upstream's CLI imports, from Debian: apt-get install python3-dotenv python
   /usr/bin/python3 scripts/golden/prune_cli.py        # HERMES_UPSTREAM defaults to /work/upstream
 
 Reads test/fixtures/upstream/fidelity/home/state.db (scripts/golden/fidelity.py) and writes prune-cli.json next to
-it: per flag set, the ids the dry run lists (oldest first), or "refused". Each run gets its own copy of the home.
+it: per flag set, the ids the dry run lists (oldest first), or "refused"; and, for a few archive flag sets, every id a
+real `--yes` run leaves archived. Each run gets its own copy of the home.
 """
 import json
 import os
@@ -41,6 +42,7 @@ CASES = [
 # `hermes sessions archive` takes the same filters: no implicit cutoff, and a bare one is refused.
 ARCHIVE_CASES = [
     [],
+    ["--min-messages", "0"],
     ["--source", "cli"],
     ["--title", "plan"],
     ["--older-than", "30"],
@@ -75,10 +77,39 @@ def dry_run(flags, action="prune"):
     return [m.group(1) for line in out.splitlines() if (m := ROW.match(line))]
 
 
+def archived_after(flags):
+    """What a real `hermes sessions archive FLAGS --yes` leaves archived (each match's compression lineage too)."""
+    home = Path(tempfile.mkdtemp(prefix="golden-archive-"))
+    shutil.copy(FIDELITY / "home" / "state.db", home / "state.db")
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); sys.argv = ['hermes', 'sessions', *sys.argv[2:]]\n"
+        "from hermes_cli.main import main; main()"
+    )
+    subprocess.run(
+        ["/usr/bin/python3", "-c", code, UPSTREAM, "archive", *flags, "--yes"],
+        env={**os.environ, "HERMES_HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    import sqlite3
+
+    con = sqlite3.connect(home / "state.db")
+    ids = [r[0] for r in con.execute("SELECT id FROM sessions WHERE archived = 1 ORDER BY id")]
+    con.close()
+    shutil.rmtree(home)
+    return ids
+
+
+ARCHIVE_WRITES = [["--title", "#3"], ["--title", "plan"], ["--source", "discord"]]
+
+
 def main():
     cases = [{"flags": flags, "candidates": dry_run(flags)} for flags in CASES]
     archive = [{"flags": flags, "candidates": dry_run(flags, "archive")} for flags in ARCHIVE_CASES]
-    out = {"upstream_commit": COMMIT, "cases": cases, "archive_cases": archive}
+    written = [{"flags": flags, "archived": archived_after(flags)} for flags in ARCHIVE_WRITES]
+    out = {"upstream_commit": COMMIT, "cases": cases, "archive_cases": archive, "archive_written": written}
     (FIDELITY / "prune-cli.json").write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
     for c in cases + archive:
         print(len(c["candidates"]), " ".join(c["flags"]) or "(bare)")

@@ -12,6 +12,7 @@ import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
 import { marker } from './sql'
 import { adoptNulRows, nulMessageIds } from './fts-nul'
+import { setFlag } from './session-write'
 import { nowSeconds } from './util'
 import type { SessionRecord } from './types'
 
@@ -172,12 +173,13 @@ export function pruneRows(db: Database.Database, f: PruneFilter): { deleted: num
   return { deleted: ids.length, detached, ids: [...ids, ...touched] }
 }
 
-/** Archives what `pruneCandidates` selects among sessions not yet archived (upstream's `archive_sessions`). */
-export function archiveRows(db: Database.Database, f: PruneFilter): string[] {
-  const ids = pruneCandidates(db, { ...f, archived: false }).map((r) => r.id)
-  const set = stmt(db, 'UPDATE sessions SET archived = 1 WHERE id = ?')
-  for (const id of ids) set.run(id)
-  return ids
+/**
+ * Archives what `pruneCandidates` selects among sessions not yet archived, each with its compression lineage
+ * (upstream's `archive_sessions`). Returns the matches and every row whose flag changed.
+ */
+export function archiveRows(db: Database.Database, f: PruneFilter): { matched: string[]; changed: string[] } {
+  const matched = pruneCandidates(db, { ...f, archived: false }).map((r) => r.id)
+  return { matched, changed: matched.flatMap((id) => setFlag(db, id, 'archived', true)) }
 }
 
 /** `--older-than DAYS` as upstream reads it: `started_at` before now − days. */

@@ -297,9 +297,9 @@ export class SessionStore {
   private flag(id: string, col: 'archived' | 'pinned', on: boolean): Promise<boolean> {
     return this.write((tx) => {
       requireId(id)
-      const ok = setFlag(txDb(tx), id, col, on)
-      if (ok) tx.touch(id)
-      return ok
+      const changed = setFlag(txDb(tx), id, col, on)
+      tx.touch(...changed)
+      return changed.length > 0
     })
   }
 
@@ -345,13 +345,14 @@ export class SessionStore {
     f: Omit<PruneFilter, 'archived'> & { dryRun?: boolean }
   ): Promise<{ archived: number; candidates?: ReturnType<typeof pruneCandidates> }> {
     const { dryRun, ...filter } = f
-    if (!Object.values(filter).some((v) => v !== undefined))
+    // Upstream's test: any filter with a truthy value (0 or '' narrows nothing, so it does not count)
+    if (!Object.values(filter).some(Boolean))
       throw invalid('archiving every ended session is refused: give at least one filter')
     if (dryRun) return { archived: 0, candidates: pruneCandidates(this.db, { ...filter, archived: false }) }
     return await this.write((tx) => {
-      const ids = archiveRows(txDb(tx), filter)
-      tx.touch(...ids)
-      return { archived: ids.length }
+      const { matched, changed } = archiveRows(txDb(tx), filter)
+      tx.touch(...changed)
+      return { archived: matched.length }
     })
   }
 

@@ -211,9 +211,27 @@ export function reopenSessionRow(db: Database.Database, id: string): boolean {
   )
 }
 
-export function setFlag(db: Database.Database, id: string, column: 'archived' | 'pinned', on: boolean): boolean {
-  return (
-    stmt(db, `UPDATE sessions SET ${column} = ? WHERE id = ? AND ${column} IS NOT ?`).run(on ? 1 : 0, id, on ? 1 : 0)
-      .changes > 0
-  )
+/**
+ * Sets `pinned` on one session, or `archived` on its whole compression lineage, as upstream's
+ * `set_session_archived` does: up through 'compression'-ended parents, down through every child of a
+ * 'compression'-ended segment — an unarchived root would bring an archived tip back in upstream's projected list.
+ * Returns the ids whose flag changed.
+ */
+export function setFlag(db: Database.Database, id: string, column: 'archived' | 'pinned', on: boolean): string[] {
+  const ids =
+    column === 'pinned'
+      ? [id]
+      : (stmt(
+          db,
+          `WITH RECURSIVE
+            up(id) AS (SELECT ? UNION SELECT p.id FROM up JOIN sessions c ON c.id = up.id
+              JOIN sessions p ON p.id = c.parent_session_id WHERE p.end_reason = 'compression'),
+            down(id) AS (SELECT ? UNION SELECT c.id FROM down JOIN sessions p ON p.id = down.id
+              JOIN sessions c ON c.parent_session_id = p.id WHERE p.end_reason = 'compression')
+          SELECT id FROM up UNION SELECT id FROM down`
+        )
+          .pluck()
+          .all(id, id) as string[])
+  const set = stmt(db, `UPDATE sessions SET ${column} = ? WHERE id = ? AND ${column} IS NOT ?`)
+  return ids.filter((s) => set.run(on ? 1 : 0, s, on ? 1 : 0).changes > 0)
 }
