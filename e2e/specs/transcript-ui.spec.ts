@@ -82,7 +82,7 @@ test('a streamed reply renders Markdown while it streams; sending meanwhile inte
   // Upstream's busy input mode: with the turn running the composer offers Stop, and Send once there is text,
   // which stops the turn and runs the new message next on the same agent.
   const heldId = await held.getAttribute('data-turn-id')
-  await expect(page.getByTestId('composer-send')).toHaveCount(0)
+  await expect(page.getByTestId('composer-send')).toBeDisabled()
   await transcript.composer.fill('never mind, just say hi')
   await expect(page.getByTestId('composer-send')).toHaveText(/Send now/)
   await transcript.send('never mind, just say hi')

@@ -6,7 +6,7 @@ import { EnvFileVault } from '../secrets'
 import { CaduceusError, type EventName, type EventPayload } from '@shared/contract'
 import { currentSecretScope, getHermesHome } from '../scope'
 import { StoreRegistry, type SessionStore } from '../store'
-import { Gateway, getSessionEnv, asyncDeliverySupported, type BuildAgentInput } from './index'
+import { Gateway, getSessionEnv, asyncDeliverySupported, TURN_CHANNELS, type BuildAgentInput } from './index'
 import { captureLogger } from './test-fixtures/capture-logger'
 import { type TurnDeltaLike } from './gateway-types'
 import { TestAgent } from './test-fixtures/test-agent'
@@ -56,7 +56,12 @@ class StoreAgent extends TestAgent {
     if (o.savedUserMessageId === undefined)
       await this.input.store.appendMessage(this.input.sessionId, { role: 'user', content: text })
     if (this.gate) await this.gate
-    if (this.hold) await new Promise<void>((r) => this.holds.push(r))
+    // like the real Agent, a caller's abort (also one from before the turn began) ends the wait
+    if (this.hold && !o.signal?.aborted)
+      await new Promise<void>((r) => {
+        this.holds.push(r)
+        o.signal?.addEventListener('abort', () => r(), { once: true })
+      })
     if (this.failWith) throw new Error(this.failWith)
     // Like the real Agent's touch(): the turn's last activity is what it worked on.
     // A minute back: distinct from the clock a fresh turn sets, well inside the idle TTL.
@@ -82,7 +87,14 @@ afterEach(async () => {
   for (const c of cleanups.splice(0)) await c()
 })
 
-function setup(opts: { buildFails?: string; idleTtlSeconds?: number; notices?: string[] } = {}) {
+function setup(
+  opts: {
+    buildFails?: string
+    idleTtlSeconds?: number
+    notices?: string[]
+    buildGate?: { p: Promise<void> | null }
+  } = {}
+) {
   const root = mkdtempSync(join(tmpdir(), 'cad-gw-'))
   mkdirSync(join(root, 'profiles', 'work'), { recursive: true })
   for (const [home, key] of [
@@ -102,7 +114,8 @@ function setup(opts: { buildFails?: string; idleTtlSeconds?: number; notices?: s
     stores: registry,
     log,
     idleTtlSeconds: opts.idleTtlSeconds,
-    buildAgent: (i) => {
+    buildAgent: async (i) => {
+      if (opts.buildGate?.p) await opts.buildGate.p
       if (opts.buildFails) throw new Error(opts.buildFails)
       const a = new StoreAgent(i)
       if (opts.notices) a.startupNotices = [...opts.notices]
@@ -290,6 +303,67 @@ describe('Gateway', () => {
     expect(byText.idle).toMatchObject({ desc: 'starting new turn (cached)', provenance: 'unknown' })
     expect(byText.instead).toEqual({ text: 'instead', ts: agent.ends.long, desc: 'worked on long', provenance: 'tool' })
     expect(agents).toHaveLength(1)
+  })
+
+  it('a turn still starting (its agent being built) is stopped as soon as it starts, and the message runs next', async () => {
+    const gate: { p: Promise<void> | null } = { p: null }
+    const { gateway, agents } = setup({ buildGate: gate })
+    const first = await gateway.start({ profile: 'default', text: 'one' })
+    await gateway.finished(first.turnId)
+    expect(gateway.evict(gateway.state().agents[0]!.key)).toBe(true) // the next turn builds its agent
+    let open!: () => void
+    gate.p = new Promise((r) => (open = r))
+    const long = gateway.resume({ profile: 'default', sessionId: first.sessionId, text: 'long' })
+    await new Promise((r) => setTimeout(r, 20))
+    const next = gateway.resume({ profile: 'default', sessionId: first.sessionId, text: 'instead', interrupt: true })
+    await new Promise((r) => setTimeout(r, 20))
+    gate.p = null
+    open()
+    expect((await gateway.finished((await long).turnId))?.status).toBe('interrupted')
+    expect((await gateway.finished((await next).turnId))?.status).toBe('completed')
+    expect(agents.at(-1)!.starts.map((s) => s.text)).toEqual(['long', 'instead'])
+  })
+
+  it('a notice woken with the interrupting message is stopped too: the message is not left behind it', async () => {
+    const { gateway, agents, registry } = setup()
+    const { waitUntil } = await import('../tools/test-fixtures/helpers')
+    const first = await gateway.start({ profile: 'default', text: 'one' })
+    await gateway.finished(first.turnId)
+    const sid = first.sessionId
+    const agent = agents[0]!
+    agent.hold = true
+    const running = await gateway.resume({ profile: 'default', sessionId: sid, text: 'long' })
+    await waitUntil(() => agent.holds.length === 1)
+    const savedMessageId = (await registry.get('default').appendMessage(sid, { role: 'user', content: 'notice' }))!
+    const delivered = gateway.deliver({ profile: 'default', sessionId: sid, text: 'notice', savedMessageId })
+    const next = await gateway.resume({ profile: 'default', sessionId: sid, text: 'instead', interrupt: true })
+    agent.hold = false
+    for (const release of agent.holds.splice(0)) release()
+    expect((await gateway.finished(running.turnId))?.status).toBe('interrupted')
+    expect((await gateway.finished((await delivered).turnId))?.status).toBe('interrupted')
+    expect((await gateway.finished(next.turnId))?.status).toBe('completed')
+  })
+
+  it("a message cannot interrupt another channel's turn (an API request's): refused, that turn runs on", async () => {
+    const { gateway, agents } = setup()
+    const { waitUntil } = await import('../tools/test-fixtures/helpers')
+    const first = await gateway.start({ profile: 'default', text: 'one' })
+    await gateway.finished(first.turnId)
+    const agent = agents[0]!
+    agent.hold = true
+    const api = gateway.runChannelTurn({
+      profile: 'default',
+      channel: TURN_CHANNELS.api,
+      text: 'from the api',
+      sessionId: first.sessionId
+    })
+    await waitUntil(() => agent.holds.length === 1)
+    await expect(
+      gateway.resume({ profile: 'default', sessionId: first.sessionId, text: 'instead', interrupt: true })
+    ).rejects.toMatchObject({ code: 'conflict' })
+    agent.hold = false
+    for (const release of agent.holds.splice(0)) release()
+    expect((await api).status).toBe('completed')
   })
 
   it('an agent that throws ends the turn as error with the key redacted', async () => {

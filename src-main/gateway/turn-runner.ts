@@ -124,6 +124,12 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   private readonly recent = new Map<string, TurnFinished>()
   /** Keys with a turn starting or running → that turn's interrupt depth. */
   private readonly busyKeys = new Map<string, number>()
+  /** The channel of the turn that holds each busy key (only a desk-chat turn may be interrupted from the desk). */
+  private readonly busyChannels = new Map<string, TurnChannel>()
+  /** Keys whose turn was asked to stop before it was registered (it stops as soon as it is); cleared on release. */
+  private readonly stopRequested = new Set<string>()
+  /** Turns announced (turn.started) but not yet registered: a Stop in that window is remembered by key. */
+  private readonly starting = new Map<string, string>()
   private readonly idleWaiters = new Map<string, Array<() => void>>()
   private readonly sweeper: IdleSweepTimer
   private readonly turnConfig: TurnConfigResolver
@@ -170,9 +176,17 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     if (!readRow(store, sid)) throw new CaduceusError('not_found', `Unknown session: ${sessionId}`, 'sessionId')
     if (!interrupt) return (await this.begin(profile, sid, text, store)).handle
     const key = sessionKeyFor(profile, sid)
-    return (
-      await this.whenFree(key, true, (interruptDepth) => this.begin(profile, sid, text, store, { interruptDepth }))
-    ).handle
+    const live = await this.whenFree(key, true, (interruptDepth) => {
+      // The stopped turn may have compressed into a continuation: the message goes where the session is now.
+      let now = sid
+      try {
+        now = store.resolveResumeSessionId?.(sessionId) ?? sid
+      } catch {
+        now = sid
+      }
+      return this.begin(profile, now, text, store, { interruptDepth })
+    })
+    return live.handle
   }
 
   /**
@@ -185,10 +199,26 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     let followed: number | null = null
     while (this.busyKeys.has(key)) {
       followed = this.busyKeys.get(key)!
-      if (stop) for (const t of this.turns.values()) if (t.key === key) this.stop(t.handle.turnId)
+      if (stop) this.stopKey(key)
       await this.whenIdle(key)
     }
     return begin(followed === null || followed >= MAX_INTERRUPT_DEPTH ? 0 : followed + 1)
+  }
+
+  /**
+   * Stops the desk-chat turn on `key`, registered or still starting (then it stops as soon as it registers). A turn
+   * another channel runs there (an API request, a cron job) is that channel's to end: refused, nothing stopped.
+   */
+  private stopKey(key: string): void {
+    const channel = this.busyChannels.get(key)
+    if (channel && channel !== TURN_CHANNELS.desk)
+      throw new CaduceusError(
+        'conflict',
+        `A ${channel.capability.platform} turn is running in this session; it can only be stopped where it started.`
+      )
+    const running = [...this.turns.values()].filter((t) => t.key === key)
+    if (running.length) for (const t of running) this.stop(t.handle.turnId)
+    else this.stopRequested.add(key)
   }
 
   /** Start a new desk-chat session with a first message. */
@@ -272,7 +302,9 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   /** Interrupt a running turn; false when it is not running. */
   stop(turnId: string): boolean {
     const t = this.turns.get(turnId)
-    if (!t) return false
+    const startingKey = this.starting.get(turnId)
+    if (!t && startingKey !== undefined) this.stopRequested.add(startingKey)
+    if (!t) return startingKey !== undefined
     try {
       t.agent?.interrupt?.('stopped by user')
     } finally {
@@ -363,6 +395,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         'A turn is already running in this session; stop it or wait for it to finish.'
       )
     this.busyKeys.set(key, opts.interruptDepth ?? 0)
+    this.busyChannels.set(key, channel)
+    let turnId: string | null = null
     try {
       const home = this.homeFor(profile)
       await this.opts.memoryIdentity?.prepare?.(profile, home)
@@ -441,6 +475,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         profile,
         sessionId: sid
       }
+      turnId = handle.turnId
+      this.starting.set(turnId, key)
       this.safeEmit('turn.started', {
         ...handle,
         cache: decision,
@@ -467,9 +503,13 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         warnings
       }
       this.turns.set(handle.turnId, live)
+      this.starting.delete(handle.turnId)
       live.done = this.run(live, agent, text, owner, Object.values(secrets), channel, saved, opts.onDelta, opts.parts)
+      // Stopped while it was starting (Stop, or a message sent to interrupt it): it ends now, interrupted.
+      if (this.stopRequested.delete(key)) this.stop(handle.turnId)
       return live
     } catch (err) {
+      if (turnId) this.starting.delete(turnId)
       this.cache.markIdle(key)
       this.release(key)
       throw err
@@ -596,6 +636,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   /** The key is free again: wake whoever waits to run the next turn on it. */
   private release(key: string): void {
     this.busyKeys.delete(key)
+    this.busyChannels.delete(key)
+    this.stopRequested.delete(key)
     const waiters = this.idleWaiters.get(key)
     this.idleWaiters.delete(key)
     for (const wake of waiters ?? []) wake()

@@ -135,6 +135,13 @@ export async function sendMessage(
   text: string,
   { interrupt = false }: { interrupt?: boolean } = {}
 ): Promise<TurnHandle | null> {
+  // the turn it interrupts shows Stopping… until it ends
+  const stopped = interrupt
+    ? Object.values(useTurns.getState().byId).filter(
+        (t) => t.profile === profile && t.sessionId === sessionId && t.status === 'running'
+      )
+    : []
+  for (const t of stopped) upsert(t, () => ({ stopping: true }))
   try {
     const handle = await getApi().call('sessions.resume', {
       profile,
@@ -145,6 +152,7 @@ export async function sendMessage(
     upsert(handle, () => ({}))
     return handle
   } catch (err) {
+    for (const t of stopped) upsert(t, () => ({ stopping: false })) // refused (e.g. another channel's turn)
     reportError(err, 'Sending message')
     return null
   }

@@ -79,17 +79,17 @@ export function Composer({
             <StopIcon /> {running.stopping ? 'Stopping…' : 'Stop'}
           </button>
         )}
-        {(!running || text.trim().length > 0) && (
-          <button
-            className="primary"
-            onClick={() => void send()}
-            disabled={!canSend}
-            data-testid={`${testPrefix}-send`}
-            title={running ? `Stop the running turn and send this now (${MOD}Enter)` : `Send (${MOD}Enter)`}
-          >
-            <SendIcon /> {sending ? 'Sending…' : running ? 'Send now' : 'Send'}
-          </button>
-        )}
+        {/* always mounted (disabled without text): no layout shift, and focus stays put as text comes and goes */}
+        <button
+          className="primary"
+          onClick={() => void send()}
+          disabled={!canSend}
+          data-testid={`${testPrefix}-send`}
+          title={running ? `Stop the running turn and send this now (${MOD}Enter)` : `Send (${MOD}Enter)`}
+          aria-label={running ? 'Stop the running turn and send this now' : undefined}
+        >
+          <SendIcon /> {sending ? 'Sending…' : running ? 'Send now' : 'Send'}
+        </button>
       </div>
     </div>
   )
