@@ -131,6 +131,14 @@ describe('one money rule for every total on the Costs page', () => {
       detached: 500_000
     })
     expect(groupings(s).profiles).toBe(micros(s.total))
+    // a run of a run (upstream's max_spawn_depth ≥ 2) never makes its parent run a top-level session: no double count
+    await a.store.createSession('grand', 'delegate', { parentSessionId: 'run', modelConfig: { _delegate_from: 'run' } })
+    await a.store.recordUsage('grand', usage(0.125, 'm'), { at: now, day: dayStr(now) })
+    const t = costSummary([{ profile: 'default', store: a.store }], { days: 30 }, now)
+    expect(t.topSessions.map((r) => r.sessionId).sort()).toEqual(['detached', 'old-parent'])
+    const top = t.topSessions.find((r) => r.sessionId === 'old-parent')!
+    expect(micros(top.inclusive)).toBe(micros(sessionCost(a.store, 'default', 'old-parent').inclusive))
+    expect(micros(t.total)).toBeLessThanOrEqual(250_000 + 500_000 + 125_000)
   })
 
   it('tokens and cache per day come from the per-day rows, children included', async () => {

@@ -74,7 +74,8 @@ function repo(conn: () => Database.Database) {
     /**
      * The sessions a cost summary since `since` reports at the top level: those active since then, except a
      * subagent run whose parent exists (its cost counts under that parent), plus the parent of any such run active
-     * since then however old the parent is. A run detached by a prune (parent gone, marker kept) is its own.
+     * since then however old the parent is — never a parent that is itself a run (its cost counts under its own
+     * parent; a run of a run is not counted again). A run detached by a prune (parent gone, marker kept) is its own.
      */
     ownersActiveSince(since: number): CostSession[] {
       const active = (a: string) =>
@@ -83,8 +84,8 @@ function repo(conn: () => Database.Database) {
         AND EXISTS (SELECT 1 FROM sessions p WHERE p.id = ${a}.parent_session_id))`
       return conn()
         .prepare(
-          `SELECT ${SESSION_SELECT} FROM sessions s WHERE (${active('s')} AND NOT ${underParent('s')})
-            OR s.id IN (SELECT k.parent_session_id FROM sessions k WHERE ${active('k')} AND ${underParent('k')})`
+          `SELECT ${SESSION_SELECT} FROM sessions s WHERE NOT ${underParent('s')} AND (${active('s')}
+            OR s.id IN (SELECT k.parent_session_id FROM sessions k WHERE ${active('k')} AND ${underParent('k')}))`
         )
         .all({ since }) as CostSession[]
     },
