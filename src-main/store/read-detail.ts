@@ -87,7 +87,6 @@ export function sessionDetail(db: Database.Database, profile: string, id: string
   ).get(id) as Record<string, unknown>
   const branches = childRefs(db, chainIds, anyBranchSql('s'))
   const delegateChildren = childRefs(db, chainIds, isDelegateSql('s'))
-  const named = new Set([...chainIds, ...branches.map((r) => r.id), ...delegateChildren.map((r) => r.id)])
   return {
     summary,
     lineage: {
@@ -95,7 +94,9 @@ export function sessionDetail(db: Database.Database, profile: string, id: string
       parent: root?.parent_session_id ? refOf(db, root.parent_session_id) : null,
       branches,
       delegateChildren,
-      otherChildren: childRefs(db, chainIds, '1').filter((r) => !named.has(r.id))
+      otherChildren: childRefs(db, chainIds, `NOT ${anyBranchSql('s')} AND NOT ${isDelegateSql('s')}`).filter(
+        (r) => !chainIds.includes(r.id)
+      )
     },
     usage: usageByModel(db, id),
     cwd: (extra.cwd as string | null) ?? null,
