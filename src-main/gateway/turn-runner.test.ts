@@ -131,6 +131,19 @@ function setup(
   return { root, registry, gateway, agents, events, log }
 }
 
+/** A session whose second turn ('long') is held running on its cached agent (released by an interrupt or by hand). */
+async function heldTurn(g: ReturnType<typeof setup>) {
+  const { waitUntil } = await import('../tools/test-fixtures/helpers')
+  const first = await g.gateway.start({ profile: 'default', text: 'one' })
+  await g.gateway.finished(first.turnId)
+  const sid = first.sessionId
+  const agent = g.agents[0]!
+  agent.hold = true
+  const running = await g.gateway.resume({ profile: 'default', sessionId: sid, text: 'long' }) // depth 0
+  await waitUntil(() => agent.holds.length === 1)
+  return { sid, agent, running, waitUntil }
+}
+
 describe('Gateway', () => {
   it('shows an agent start-up warning once, as a notice on its first turn', async () => {
     const { gateway, events } = setup({
@@ -233,14 +246,9 @@ describe('Gateway', () => {
   // runDeliveredTurn → gateway.deliver, reached when a background delegation or a terminal process started
   // with notify_on_complete finishes while the user's next turn is still running.
   it('a notice that waited on a running turn follows it one level deeper, keeping its activity clock; past depth 3 it starts fresh', async () => {
-    const { gateway, agents, registry } = setup()
-    const { waitUntil } = await import('../tools/test-fixtures/helpers')
-    const first = await gateway.start({ profile: 'default', text: 'one' })
-    await gateway.finished(first.turnId)
-    const sid = first.sessionId
-    const agent = agents[0]!
-    agent.hold = true
-    const running = await gateway.resume({ profile: 'default', sessionId: sid, text: 'long' }) // depth 0
+    const g = setup()
+    const { gateway, agents, registry } = g
+    const { sid, agent, running, waitUntil } = await heldTurn(g)
     const delivered: Array<Promise<{ turnId: string }>> = []
     for (let n = 1; n <= 4; n++) {
       // The notice is saved while a turn runs, as the delegation / process completion paths do.
@@ -325,15 +333,9 @@ describe('Gateway', () => {
   })
 
   it('a notice woken with the interrupting message is stopped too: the message is not left behind it', async () => {
-    const { gateway, agents, registry } = setup()
-    const { waitUntil } = await import('../tools/test-fixtures/helpers')
-    const first = await gateway.start({ profile: 'default', text: 'one' })
-    await gateway.finished(first.turnId)
-    const sid = first.sessionId
-    const agent = agents[0]!
-    agent.hold = true
-    const running = await gateway.resume({ profile: 'default', sessionId: sid, text: 'long' })
-    await waitUntil(() => agent.holds.length === 1)
+    const g = setup()
+    const { gateway, registry } = g
+    const { sid, agent, running } = await heldTurn(g)
     const savedMessageId = (await registry.get('default').appendMessage(sid, { role: 'user', content: 'notice' }))!
     const delivered = gateway.deliver({ profile: 'default', sessionId: sid, text: 'notice', savedMessageId })
     const next = await gateway.resume({ profile: 'default', sessionId: sid, text: 'instead', interrupt: true })
