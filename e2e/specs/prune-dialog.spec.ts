@@ -67,12 +67,20 @@ test('Prune… previews exactly the CLI’s selection (sessions.prune dry run) a
     dryRun: true
   })
   expect(both.candidates!.map((c) => c.id)).toContain(archivedId) // with the ones the demo home archived
+  // archiving takes the session's whole compression lineage with it (upstream's set_session_archived)
+  const kept = await api<SessionPruneResult>(host.url, 'sessions.prune', {
+    profile: 'default',
+    olderThanDays: 0,
+    dryRun: true
+  })
+  expect(kept.candidates!.map((c) => c.id)).not.toContain(archivedId)
+  expect(kept.candidates!.length).toBeLessThan(after.candidates!.length)
   await dialog.getByRole('button', { name: 'Close' }).click()
   await page.getByTestId('prune-open').click()
   const again = page.getByTestId('prune-dialog')
   await again.getByTestId('prune-days').fill('0')
   await again.getByTestId('prune-preview').click()
-  await expect(again.getByRole('status')).toHaveText(`${after.candidates!.length - 1} sessions would be deleted`)
+  await expect(again.getByRole('status')).toHaveText(`${kept.candidates!.length} sessions would be deleted`)
   await again.getByTestId('prune-include-archived').check()
   await again.getByTestId('prune-preview').click()
   await expect(again.getByRole('status')).toHaveText(`${both.candidates!.length} sessions would be deleted`)

@@ -23,7 +23,14 @@ import { invalid, requireId } from './errors'
 import { appendRows } from './message-write'
 import { endSessionRow, reopenSessionRow, setFlag, upsertSession, writeSystemPrompt } from './session-write'
 import { writeTitle, type TitleSource } from './titles'
-import { archiveRows, deleteSessionRows, olderThan, pruneCandidates, pruneRows, type PruneFilter } from './session-delete'
+import {
+  archiveRows,
+  deleteSessionRows,
+  olderThan,
+  pruneCandidates,
+  pruneRows,
+  type PruneFilter
+} from './session-delete'
 import { exportRecords, type ExportRecord } from './session-transfer'
 import { expandSegments, importRecords, parseJsonlChunked, type ImportSummary } from './session-import'
 import { recordUsageRows } from './usage'
