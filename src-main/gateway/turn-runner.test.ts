@@ -346,6 +346,26 @@ describe('Gateway', () => {
     expect((await gateway.finished(next.turnId))?.status).toBe('completed')
   })
 
+  it('a turn that compressed mid-turn is still the conversation’s: a message interrupts it, a plain resume is refused', async () => {
+    const g = setup()
+    const { gateway, registry } = g
+    const { sid, agent, running } = await heldTurn(g)
+    const store = registry.get('default')
+    // the running turn compresses: its segment ends 'compression' and the conversation continues in the next one
+    await store.endSession(sid, 'compression')
+    await store.createSession(`${sid}-2`, 'desktop', { parentSessionId: sid })
+    ;(agent.input as { sessionId: string }).sessionId = `${sid}-2` // as the real Agent moves on with it
+    expect(store.resolveResumeSessionId(sid)).toBe(`${sid}-2`)
+    await expect(gateway.resume({ profile: 'default', sessionId: sid, text: 'x' })).rejects.toMatchObject({
+      code: 'conflict'
+    })
+    agent.hold = false
+    const next = await gateway.resume({ profile: 'default', sessionId: sid, text: 'instead', interrupt: true })
+    expect((await gateway.finished(running.turnId))?.status).toBe('interrupted')
+    expect(next.sessionId).toBe(`${sid}-2`)
+    expect((await gateway.finished(next.turnId))?.status).toBe('completed')
+  })
+
   it("a message cannot interrupt another channel's turn (an API request's): refused, that turn runs on", async () => {
     const { gateway, agents } = setup()
     const { waitUntil } = await import('../tools/test-fixtures/helpers')

@@ -48,6 +48,9 @@ const RECENT_TURNS = 256
  */
 const MAX_INTERRUPT_DEPTH = 3
 
+const busy = () =>
+  new CaduceusError('conflict', 'A turn is already running in this session; stop it or wait for it to finish.')
+
 interface LiveTurn {
   handle: TurnHandle
   /** Final reply text, set when the turn ends. */
@@ -124,6 +127,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   private readonly recent = new Map<string, TurnFinished>()
   /** Keys with a turn starting or running → that turn's interrupt depth. */
   private readonly busyKeys = new Map<string, number>()
+  /** The session each busy key's turn began on: a compression mid-turn moves the conversation on, not the key. */
+  private readonly busySessions = new Map<string, { profile: string; sid: string }>()
   /** The channel of the turn that holds each busy key (only a desk-chat turn may be interrupted from the desk). */
   private readonly busyChannels = new Map<string, TurnChannel>()
   /** Keys whose turn was asked to stop before it was registered (it stops as soon as it is); cleared on release. */
@@ -174,8 +179,14 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       sid = sessionId
     }
     if (!readRow(store, sid)) throw new CaduceusError('not_found', `Unknown session: ${sessionId}`, 'sessionId')
-    if (!interrupt) return (await this.begin(profile, sid, text, store)).handle
-    const key = sessionKeyFor(profile, sid)
+    // A turn that compressed mid-turn still holds the key of the segment it began on, while the session now
+    // resolves to the continuation: that turn is this conversation's, whatever key it holds.
+    const running = this.busyKeyFor(profile, sid, store)
+    if (!interrupt) {
+      if (running) throw busy()
+      return (await this.begin(profile, sid, text, store)).handle
+    }
+    const key = running ?? sessionKeyFor(profile, sid)
     const live = await this.whenFree(key, true, (interruptDepth) => {
       // The stopped turn may have compressed into a continuation: the message goes where the session is now.
       let now = sid
@@ -187,6 +198,20 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       return this.begin(profile, now, text, store, { interruptDepth })
     })
     return live.handle
+  }
+
+  /** The busy key of a turn on the conversation whose current segment is `tip`, if one runs. */
+  private busyKeyFor(profile: string, tip: string, store: S): string | undefined {
+    for (const [key, s] of this.busySessions) {
+      if (s.profile !== profile) continue
+      if (s.sid === tip) return key
+      try {
+        if (store.resolveResumeSessionId?.(s.sid) === tip) return key
+      } catch {
+        /* that session is gone: not this conversation */
+      }
+    }
+    return undefined
   }
 
   /**
@@ -389,12 +414,9 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     const { isNew = false, savedMessageId } = opts
     const channel = opts.channel ?? TURN_CHANNELS.desk
     const key = sessionKeyFor(profile, sid)
-    if (this.busyKeys.has(key))
-      throw new CaduceusError(
-        'conflict',
-        'A turn is already running in this session; stop it or wait for it to finish.'
-      )
+    if (this.busyKeys.has(key)) throw busy()
     this.busyKeys.set(key, opts.interruptDepth ?? 0)
+    this.busySessions.set(key, { profile, sid })
     this.busyChannels.set(key, channel)
     let turnId: string | null = null
     try {
@@ -636,6 +658,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   /** The key is free again: wake whoever waits to run the next turn on it. */
   private release(key: string): void {
     this.busyKeys.delete(key)
+    this.busySessions.delete(key)
     this.busyChannels.delete(key)
     this.stopRequested.delete(key)
     const waiters = this.idleWaiters.get(key)

@@ -94,9 +94,12 @@ export function sessionDetail(db: Database.Database, profile: string, id: string
       parent: root?.parent_session_id ? refOf(db, root.parent_session_id) : null,
       branches,
       delegateChildren,
-      otherChildren: childRefs(db, chainIds, `NOT ${anyBranchSql('s')} AND NOT ${isDelegateSql('s')}`).filter(
-        (r) => !chainIds.includes(r.id)
-      )
+      // COALESCE: a NULL source makes the tests NULL, and NOT NULL would drop an unmarked child
+      otherChildren: childRefs(
+        db,
+        chainIds,
+        `COALESCE(${anyBranchSql('s')}, 0) = 0 AND COALESCE(${isDelegateSql('s')}, 0) = 0`
+      ).filter((r) => !chainIds.includes(r.id))
     },
     usage: usageByModel(db, id),
     cwd: (extra.cwd as string | null) ?? null,

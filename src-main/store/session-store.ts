@@ -305,7 +305,7 @@ export class SessionStore {
     return this.write((tx) => {
       requireId(id)
       const changed = setFlag(txDb(tx), id, col, on)
-      tx.touch(...changed)
+      tx.touch(id, ...changed) // the row asked for too, whatever else of its lineage changed
       return changed.length > 0
     })
   }
