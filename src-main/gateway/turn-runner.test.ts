@@ -383,9 +383,28 @@ describe('Gateway', () => {
     await expect(
       gateway.resume({ profile: 'default', sessionId: first.sessionId, text: 'instead', interrupt: true })
     ).rejects.toMatchObject({ code: 'conflict' })
+    // what the app's Stop (turns.stop, host/handlers/agent.ts) reads to refuse it too
+    const apiTurn = gateway.runningTurns().at(-1)!.turnId
+    expect(gateway.channelOf(apiTurn)).toBe(TURN_CHANNELS.api)
+    expect(gateway.channelOf('turn_unknown')).toBeNull()
     agent.hold = false
     for (const release of agent.holds.splice(0)) release()
     expect((await api).status).toBe('completed')
+  })
+
+  it('shutdown stops a turn still starting, and no turn begins after it', async () => {
+    let open!: () => void
+    const gate: { p: Promise<void> | null } = { p: new Promise<void>((r) => (open = r)) }
+    const { gateway } = setup({ buildGate: gate })
+    const started = gateway.start({ profile: 'default', text: 'x' })
+    await new Promise((r) => setTimeout(r, 20))
+    const down = gateway.shutdown()
+    gate.p = null
+    open()
+    const h = await started
+    expect((await gateway.finished(h.turnId))?.status).toBe('interrupted')
+    await down
+    await expect(gateway.start({ profile: 'default', text: 'y' })).rejects.toMatchObject({ code: 'unavailable' })
   })
 
   it('an agent that throws ends the turn as error with the key redacted', async () => {

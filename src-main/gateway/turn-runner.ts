@@ -127,6 +127,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   private readonly recent = new Map<string, TurnFinished>()
   /** Keys with a turn starting or running → that turn's interrupt depth. */
   private readonly busyKeys = new Map<string, number>()
+  /** Set by shutdown(): no turn begins after it. */
+  private closed = false
   /** The session each busy key's turn began on: a compression mid-turn moves the conversation on, not the key. */
   private readonly busySessions = new Map<string, { profile: string; sid: string }>()
   /** The channel of the turn that holds each busy key (only a desk-chat turn may be interrupted from the desk). */
@@ -324,6 +326,12 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     }
   }
 
+  /** The channel a running (or starting) turn belongs to, or null when none runs with that id. */
+  channelOf(turnId: string): TurnChannel | null {
+    const key = this.turns.get(turnId)?.key ?? this.starting.get(turnId)
+    return key === undefined ? null : (this.busyChannels.get(key) ?? null)
+  }
+
   /** Interrupt a running turn; false when it is not running. */
   stop(turnId: string): boolean {
     const t = this.turns.get(turnId)
@@ -395,7 +403,10 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
 
   /** App shutdown: stop turns, then hard-close every cached agent (a true boundary). */
   async shutdown(): Promise<void> {
+    this.closed = true
     this.sweeper.stop()
+    // a turn still starting (its agent being built) stops as soon as it registers, instead of running on
+    for (const key of this.busyKeys.keys()) this.stopRequested.add(key)
     for (const id of [...this.turns.keys()]) this.stop(id)
     await Promise.allSettled([...this.turns.values()].map((t) => t.done))
     for (const key of this.cache.keys()) this.cache.expire(key)
@@ -414,6 +425,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     const { isNew = false, savedMessageId } = opts
     const channel = opts.channel ?? TURN_CHANNELS.desk
     const key = sessionKeyFor(profile, sid)
+    if (this.closed) throw new CaduceusError('unavailable', 'The host is shutting down.')
     if (this.busyKeys.has(key)) throw busy()
     this.busyKeys.set(key, opts.interruptDepth ?? 0)
     this.busySessions.set(key, { profile, sid })
