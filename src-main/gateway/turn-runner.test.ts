@@ -383,10 +383,10 @@ describe('Gateway', () => {
     await expect(
       gateway.resume({ profile: 'default', sessionId: first.sessionId, text: 'instead', interrupt: true })
     ).rejects.toMatchObject({ code: 'conflict' })
-    // what the app's Stop (turns.stop, host/handlers/agent.ts) reads to refuse it too
+    // the app's Stop (turns.stop, host/handlers/agent.ts) refuses it too; an unknown id is no turn
     const apiTurn = gateway.runningTurns().at(-1)!.turnId
-    expect(gateway.channelOf(apiTurn)).toBe(TURN_CHANNELS.api)
-    expect(gateway.channelOf('turn_unknown')).toBeNull()
+    expect(() => gateway.stopDeskTurn(apiTurn)).toThrow(/can only be stopped where it started/)
+    expect(gateway.stopDeskTurn('turn_unknown')).toBe(false)
     agent.hold = false
     for (const release of agent.holds.splice(0)) release()
     expect((await api).status).toBe('completed')

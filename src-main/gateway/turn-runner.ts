@@ -51,6 +51,15 @@ const MAX_INTERRUPT_DEPTH = 3
 const busy = () =>
   new CaduceusError('conflict', 'A turn is already running in this session; stop it or wait for it to finish.')
 
+/** The segment a session's conversation continues in now (its compression tip), or the id as given. */
+function currentSegment(store: GatewayStore, id: string): string {
+  try {
+    return store.resolveResumeSessionId?.(id) ?? id
+  } catch {
+    return id // gone, or unreadable: the caller's own check says so
+  }
+}
+
 interface LiveTurn {
   handle: TurnHandle
   /** Final reply text, set when the turn ends. */
@@ -125,14 +134,13 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   private readonly turns = new Map<string, LiveTurn>()
   /** Recently finished turns, so a caller that asks after the fact still gets the result (bounded). */
   private readonly recent = new Map<string, TurnFinished>()
-  /** Keys with a turn starting or running → that turn's interrupt depth. */
-  private readonly busyKeys = new Map<string, number>()
+  /**
+   * Keys with a turn starting or running → that turn's interrupt depth, the session it began on (a compression
+   * mid-turn moves the conversation on, not the key) and its channel (only a desk-chat turn is the desk's to stop).
+   */
+  private readonly busy = new Map<string, { depth: number; profile: string; sid: string; channel: TurnChannel }>()
   /** Set by shutdown(): no turn begins after it. */
   private closed = false
-  /** The session each busy key's turn began on: a compression mid-turn moves the conversation on, not the key. */
-  private readonly busySessions = new Map<string, { profile: string; sid: string }>()
-  /** The channel of the turn that holds each busy key (only a desk-chat turn may be interrupted from the desk). */
-  private readonly busyChannels = new Map<string, TurnChannel>()
   /** Keys whose turn was asked to stop before it was registered (it stops as soon as it is); cleared on release. */
   private readonly stopRequested = new Set<string>()
   /** Turns announced (turn.started) but not yet registered: a Stop in that window is remembered by key. */
@@ -174,12 +182,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   async resume(input: { profile: string; sessionId: string; text: string; interrupt?: boolean }): Promise<TurnHandle> {
     const { profile, sessionId, text, interrupt } = parseInput(ResumeInput, input)
     const store = this.storeFor(profile)
-    let sid = sessionId
-    try {
-      sid = store.resolveResumeSessionId?.(sessionId) ?? sessionId
-    } catch {
-      sid = sessionId
-    }
+    const sid = currentSegment(store, sessionId)
     if (!readRow(store, sid)) throw new CaduceusError('not_found', `Unknown session: ${sessionId}`, 'sessionId')
     // A turn that compressed mid-turn still holds the key of the segment it began on, while the session now
     // resolves to the continuation: that turn is this conversation's, whatever key it holds.
@@ -189,30 +192,16 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       return (await this.begin(profile, sid, text, store)).handle
     }
     const key = running ?? sessionKeyFor(profile, sid)
-    const live = await this.whenFree(key, true, (interruptDepth) => {
-      // The stopped turn may have compressed into a continuation: the message goes where the session is now.
-      let now = sid
-      try {
-        now = store.resolveResumeSessionId?.(sessionId) ?? sid
-      } catch {
-        now = sid
-      }
-      return this.begin(profile, now, text, store, { interruptDepth })
-    })
+    // The stopped turn may have compressed into a continuation: the message goes where the session is now.
+    const live = await this.whenFree(key, true, (interruptDepth) =>
+      this.begin(profile, currentSegment(store, sessionId), text, store, { interruptDepth })
+    )
     return live.handle
   }
 
   /** The busy key of a turn on the conversation whose current segment is `tip`, if one runs. */
   private busyKeyFor(profile: string, tip: string, store: S): string | undefined {
-    for (const [key, s] of this.busySessions) {
-      if (s.profile !== profile) continue
-      if (s.sid === tip) return key
-      try {
-        if (store.resolveResumeSessionId?.(s.sid) === tip) return key
-      } catch {
-        /* that session is gone: not this conversation */
-      }
-    }
+    for (const [key, b] of this.busy) if (b.profile === profile && currentSegment(store, b.sid) === tip) return key
     return undefined
   }
 
@@ -224,8 +213,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
    */
   private async whenFree(key: string, stop: boolean, begin: (depth: number) => Promise<LiveTurn>): Promise<LiveTurn> {
     let followed: number | null = null
-    while (this.busyKeys.has(key)) {
-      followed = this.busyKeys.get(key)!
+    while (this.busy.has(key)) {
+      followed = this.busy.get(key)!.depth
       if (stop) this.stopKey(key)
       await this.whenIdle(key)
     }
@@ -237,12 +226,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
    * another channel runs there (an API request, a cron job) is that channel's to end: refused, nothing stopped.
    */
   private stopKey(key: string): void {
-    const channel = this.busyChannels.get(key)
-    if (channel && channel !== TURN_CHANNELS.desk)
-      throw new CaduceusError(
-        'conflict',
-        `A ${channel.capability.platform} turn is running in this session; it can only be stopped where it started.`
-      )
+    this.refuseOtherChannel(key)
     const running = [...this.turns.values()].filter((t) => t.key === key)
     if (running.length) for (const t of running) this.stop(t.handle.turnId)
     else this.stopRequested.add(key)
@@ -294,12 +278,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
    */
   async runChannelTurn(input: ChannelTurnInput): Promise<ChannelTurnResult> {
     const store = this.storeFor(input.profile)
-    let sid = input.sessionId || newDeskSessionId()
-    try {
-      sid = store.resolveResumeSessionId?.(sid) ?? sid
-    } catch {
-      /* keep the id as given */
-    }
+    const sid = currentSegment(store, input.sessionId || newDeskSessionId())
     const isNew = !readRow(store, sid)
     const live = await this.begin(input.profile, sid, input.text, store, {
       isNew,
@@ -326,18 +305,35 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     }
   }
 
-  /** The channel a running (or starting) turn belongs to, or null when none runs with that id. */
-  channelOf(turnId: string): TurnChannel | null {
+  /**
+   * The app's Stop: a desk-chat turn only — an API request or a cron run shown on a session page ends where it
+   * began (refused). False when no turn runs with that id.
+   */
+  stopDeskTurn(turnId: string): boolean {
     const key = this.turns.get(turnId)?.key ?? this.starting.get(turnId)
-    return key === undefined ? null : (this.busyChannels.get(key) ?? null)
+    if (key !== undefined) this.refuseOtherChannel(key)
+    return this.stop(turnId)
   }
 
-  /** Interrupt a running turn; false when it is not running. */
+  /** Refuses (conflict) when another channel's turn holds `key`: that channel's to end, not the desk's. */
+  private refuseOtherChannel(key: string): void {
+    const channel = this.busy.get(key)?.channel
+    if (channel && channel !== TURN_CHANNELS.desk)
+      throw new CaduceusError(
+        'conflict',
+        `A ${channel.capability.platform} turn is running in this session; it can only be stopped where it started.`
+      )
+  }
+
+  /** Interrupt a running turn (a starting one stops as it registers); false when none runs with that id. */
   stop(turnId: string): boolean {
     const t = this.turns.get(turnId)
-    const startingKey = this.starting.get(turnId)
-    if (!t && startingKey !== undefined) this.stopRequested.add(startingKey)
-    if (!t) return startingKey !== undefined
+    if (!t) {
+      const starting = this.starting.get(turnId)
+      if (starting === undefined) return false
+      this.stopRequested.add(starting)
+      return true
+    }
     try {
       t.agent?.interrupt?.('stopped by user')
     } finally {
@@ -361,7 +357,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   /** Soft-evict one cached agent; refused (false) while it runs. */
   evict(key: string): boolean {
     const e = this.cache.get(key)
-    if (!e || this.busyKeys.has(key) || (e.agent !== AGENT_PENDING && this.cache.isRunning(e.agent))) return false
+    if (!e || this.busy.has(key) || (e.agent !== AGENT_PENDING && this.cache.isRunning(e.agent))) return false
     const ok = this.cache.evict(key)
     this.sweeper.schedule()
     return ok
@@ -406,7 +402,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     this.closed = true
     this.sweeper.stop()
     // a turn still starting (its agent being built) stops as soon as it registers, instead of running on
-    for (const key of this.busyKeys.keys()) this.stopRequested.add(key)
+    for (const key of this.busy.keys()) this.stopRequested.add(key)
     for (const id of [...this.turns.keys()]) this.stop(id)
     await Promise.allSettled([...this.turns.values()].map((t) => t.done))
     for (const key of this.cache.keys()) this.cache.expire(key)
@@ -426,10 +422,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     const channel = opts.channel ?? TURN_CHANNELS.desk
     const key = sessionKeyFor(profile, sid)
     if (this.closed) throw new CaduceusError('unavailable', 'The host is shutting down.')
-    if (this.busyKeys.has(key)) throw busy()
-    this.busyKeys.set(key, opts.interruptDepth ?? 0)
-    this.busySessions.set(key, { profile, sid })
-    this.busyChannels.set(key, channel)
+    if (this.busy.has(key)) throw busy()
+    this.busy.set(key, { depth: opts.interruptDepth ?? 0, profile, sid, channel })
     let turnId: string | null = null
     try {
       const home = this.homeFor(profile)
@@ -669,9 +663,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
 
   /** The key is free again: wake whoever waits to run the next turn on it. */
   private release(key: string): void {
-    this.busyKeys.delete(key)
-    this.busySessions.delete(key)
-    this.busyChannels.delete(key)
+    this.busy.delete(key)
     this.stopRequested.delete(key)
     const waiters = this.idleWaiters.get(key)
     this.idleWaiters.delete(key)
