@@ -173,12 +173,16 @@ export function pruneRows(db: Database.Database, f: PruneFilter): { deleted: num
   return { deleted: ids.length, detached, ids: [...ids, ...touched] }
 }
 
+/** What an archive with `f` would archive: `pruneCandidates` among sessions not yet archived. */
+export const archiveCandidates = (db: Database.Database, f: PruneFilter) =>
+  pruneCandidates(db, { ...f, archived: false })
+
 /**
  * Archives what `pruneCandidates` selects among sessions not yet archived, each with its compression lineage
  * (upstream's `archive_sessions`). Returns the matches and every row whose flag changed.
  */
 export function archiveRows(db: Database.Database, f: PruneFilter): { matched: string[]; changed: string[] } {
-  const matched = pruneCandidates(db, { ...f, archived: false }).map((r) => r.id)
+  const matched = archiveCandidates(db, f).map((r) => r.id)
   return { matched, changed: matched.flatMap((id) => setFlag(db, id, 'archived', true)) }
 }
 

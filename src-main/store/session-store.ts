@@ -24,6 +24,7 @@ import { appendRows } from './message-write'
 import { endSessionRow, reopenSessionRow, setFlag, upsertSession, writeSystemPrompt } from './session-write'
 import { writeTitle, type TitleSource } from './titles'
 import {
+  archiveCandidates,
   archiveRows,
   deleteSessionRows,
   olderThan,
@@ -355,7 +356,7 @@ export class SessionStore {
     // Upstream's test: any filter with a truthy value (0 or '' narrows nothing, so it does not count)
     if (!Object.values(filter).some(Boolean))
       throw invalid('archiving every ended session is refused: give at least one filter')
-    if (dryRun) return { archived: 0, candidates: pruneCandidates(this.db, { ...filter, archived: false }) }
+    if (dryRun) return { archived: 0, candidates: archiveCandidates(this.db, filter) }
     return await this.write((tx) => {
       const { matched, changed } = archiveRows(txDb(tx), filter)
       tx.touch(...changed)

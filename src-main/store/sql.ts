@@ -13,8 +13,11 @@ export const marker = (alias: string, key: '_branched_from' | '_delegate_from' |
  */
 export const isDelegateSql = (a: string) => `(${marker(a, '_delegate_from')} IS NOT NULL
   OR (${a}.source IN ('delegate', 'subagent') AND ${marker(a, '_branched_from')} IS NULL
-    AND ${marker(a, '_reset_from')} IS NULL AND NOT EXISTS (SELECT 1 FROM sessions p
-      WHERE p.id = ${a}.parent_session_id AND p.end_reason = 'compression')))`
+    AND ${marker(a, '_reset_from')} IS NULL AND NOT ${compressedParentSql(a)}))`
+
+/** `a`'s parent ended 'compression' (so `a`, unmarked and no `tool` session, continues it). */
+const compressedParentSql = (a: string) =>
+  `EXISTS (SELECT 1 FROM sessions p WHERE p.id = ${a}.parent_session_id AND p.end_reason = 'compression')`
 const isBranchSql = (a: string) => `(${marker(a, '_branched_from')} IS NOT NULL)`
 export const noForkMarkersSql = (a: string) =>
   `(${marker(a, '_branched_from')} IS NULL AND ${marker(a, '_delegate_from')} IS NULL AND ${marker(a, '_reset_from')} IS NULL)`
@@ -33,18 +36,15 @@ export const anyBranchSql = (a: string) => `(${isBranchSql(a)} OR ${legacyBranch
  * out; Caduceus adds a reset's new conversation (`_reset_from`), which is a conversation of its own. A compression
  * continuation is shown when its chain's root is (shownSql).
  */
-const listableSql = (a: string) => `((${a}.parent_session_id IS NULL
-    AND (${a}.model_config IS NULL OR ${marker(a, '_delegate_from')} IS NULL))
-  OR (${a}.parent_session_id IS NOT NULL AND ${marker(a, '_delegate_from')} IS NULL
-    AND (${anyBranchSql(a)} OR ${marker(a, '_reset_from')} IS NOT NULL)))`
+const listableSql = (a: string) => `(${marker(a, '_delegate_from')} IS NULL
+  AND (${a}.parent_session_id IS NULL OR ${anyBranchSql(a)} OR ${marker(a, '_reset_from')} IS NOT NULL))`
 
 /**
  * A compression continuation, by upstream's chain edge (list_sessions_rich, get_compression_chain) and lineage.ts
  * kindOf: a child of a 'compression'-ended parent, without fork markers, not a `tool` session.
  */
 const continuationSql = (a: string) => `(${a}.parent_session_id IS NOT NULL AND COALESCE(${a}.source, '') <> 'tool'
-  AND ${noForkMarkersSql(a)} AND EXISTS (SELECT 1 FROM sessions p WHERE p.id = ${a}.parent_session_id
-    AND p.end_reason = 'compression'))`
+  AND ${noForkMarkersSql(a)} AND ${compressedParentSql(a)})`
 
 /**
  * The first session of `a`'s compression chain (`a` itself when it continues none); capped, so a loop ends. Each step
