@@ -17,12 +17,15 @@ export class SettingsPage {
     model?: string
     apiMode?: 'chat_completions' | 'anthropic_messages'
     apiKey?: string
+    busyInputMode?: 'interrupt' | 'queue' | 'steer'
   }): Promise<void> {
     if (values.provider != null) await this.page.getByTestId('settings-provider').fill(values.provider)
     if (values.baseUrl != null) await this.page.getByTestId('settings-base-url').fill(values.baseUrl)
     if (values.model != null) await this.page.getByTestId('settings-model').fill(values.model)
     if (values.apiMode != null) await this.page.getByTestId('settings-api-mode').selectOption(values.apiMode)
     if (values.apiKey != null) await this.page.getByTestId('settings-api-key').fill(values.apiKey)
+    if (values.busyInputMode != null)
+      await this.page.getByTestId('settings-busy-input-mode').selectOption(values.busyInputMode)
   }
 
   async save(): Promise<void> {

@@ -10,10 +10,11 @@ export const ResumeInput = z.object({
   sessionId: SessionId,
   text: z.string().trim().min(1, 'message text is required').max(200_000),
   /**
-   * When a turn is running in the session: stop it and run this message next (upstream's default busy input
-   * mode, 'interrupt'). Without it a busy session refuses the message (conflict).
+   * Sent while a turn runs in the session: the profile's busy input mode (upstream's `display.busy_input_mode`)
+   * decides — stop that turn and run this next (`interrupt`, the default), run it once that turn ends (`queue`), or
+   * add it to the running turn at its next step (`steer`). Without it a busy session refuses the message (conflict).
    */
-  interrupt: z.boolean().optional()
+  whileBusy: z.boolean().optional()
 })
 export type ResumeInput = z.infer<typeof ResumeInput>
 
@@ -26,6 +27,30 @@ export type StartInput = z.infer<typeof StartInput>
 
 export const TurnHandle = z.object({ turnId: z.string(), profile: ProfileName, sessionId: z.string() })
 export type TurnHandle = z.infer<typeof TurnHandle>
+
+export const BusyInputMode = z.enum(['interrupt', 'queue', 'steer'])
+export type BusyInputMode = z.infer<typeof BusyInputMode>
+
+/**
+ * A message sent (`sessions.resume`). When it was sent while a turn ran, `busy` says what became of it: it stopped
+ * that turn and runs as this turn (`interrupted`); it waits as this turn, which starts when the running one ends
+ * (`queued`, announced by `turn.queued`); or it joined the running turn, which this handle names (`steered`).
+ * `note` says why it was handled otherwise than the profile's mode asks (e.g. queued while subagents work).
+ */
+export const ResumeResult = TurnHandle.extend({
+  busy: z.enum(['interrupted', 'queued', 'steered']).optional(),
+  note: z.string().max(300).optional()
+})
+export type ResumeResult = z.infer<typeof ResumeResult>
+
+/** A message waiting for the turn running in its session to end (busy input mode `queue`). */
+export const TurnQueued = TurnHandle.extend({
+  text: z.string(),
+  /** 1 = runs next. */
+  position: z.number().int().min(1),
+  note: z.string().max(300).optional()
+})
+export type TurnQueued = z.infer<typeof TurnQueued>
 
 export const TurnStarted = TurnHandle.extend({
   cache: CacheDecision,
@@ -98,6 +123,8 @@ export const ProfileSettings = z.object({
   apiKeyStorage: z.enum(['safe_storage', 'env_file', 'none']),
   maxIterations: z.number().int(),
   compressionThreshold: z.number(),
+  /** `display.busy_input_mode` as upstream's gateway reads it: what a message sent mid-turn does. */
+  busyInputMode: BusyInputMode,
   demo: z.boolean()
 })
 export type ProfileSettings = z.infer<typeof ProfileSettings>
@@ -108,7 +135,8 @@ export const SettingsUpdate = z.object({
   model: z.string().trim().min(1).max(256).optional(),
   apiMode: z.enum(['chat_completions', 'anthropic_messages']).optional(),
   /** Write-only. Empty string clears the key. */
-  apiKey: z.string().max(4096).optional()
+  apiKey: z.string().max(4096).optional(),
+  busyInputMode: BusyInputMode.optional()
 })
 export type SettingsUpdate = z.infer<typeof SettingsUpdate>
 export const ProfileOnly = z.object({ profile: ProfileName })

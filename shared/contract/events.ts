@@ -1,12 +1,14 @@
 import { z } from 'zod'
 import { ProfileName } from './common'
-import { TurnDelta, TurnFinished, TurnStarted } from './agent'
+import { TurnDelta, TurnFinished, TurnQueued, TurnStarted } from './agent'
 import { MemoryEvent } from './memory'
 
 /** Events pushed from the host, named as facts in the past tense. */
 export const events = {
   /** Sessions of a profile changed (this or another process committed). Coalesced. */
   'sessions.changed': z.object({ profile: ProfileName, sessionIds: z.array(z.string()) }),
+  /** A message sent mid-turn waits for the running turn to end; its turn.started (same id) follows, or turn.finished. */
+  'turn.queued': TurnQueued,
   'turn.started': TurnStarted,
   'turn.delta': TurnDelta,
   'turn.finished': TurnFinished,

@@ -22,6 +22,7 @@ import {
   ProfileOnly,
   ProfileSettings,
   ResumeInput,
+  ResumeResult,
   SettingsUpdate,
   StartInput,
   StopInput,
@@ -89,7 +90,7 @@ export const requests = {
   /** Title / archive / pin. */
   'sessions.update': { input: SessionUpdate, output: SessionSummary },
   /** Continue a session with a user message; the reply streams as turn.* events. */
-  'sessions.resume': { input: ResumeInput, output: TurnHandle },
+  'sessions.resume': { input: ResumeInput, output: ResumeResult },
   /** Start a new desk-chat session with a first message. */
   'sessions.start': { input: StartInput, output: TurnHandle },
   /** Interrupt a running turn. */

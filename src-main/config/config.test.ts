@@ -4,11 +4,16 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { CaduceusError } from '@shared/contract'
 import { loadConfig } from './index'
-import { agentSettings } from './settings-schema'
+import { agentSettings, busyInputMode } from './settings-schema'
 import { compressionSettings, modelSettings } from './settings-schema'
 import { resolveRuntime } from './index'
 import { readSettings, writeSettings } from './settings'
 import { EnvFileVault, type SecretVault } from '../secrets'
+
+/** Upstream's gateway reading `display.busy_input_mode` (scripts/golden/busy_input_mode.py). */
+const busyGolden = JSON.parse(
+  readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/busy-input-mode/cases.json'), 'utf8')
+) as { cases: Array<[string, string, string]> }
 
 /** The profile's `.env` as its vault (what a host without a keychain hands every reader). */
 const envVault = new EnvFileVault()
@@ -204,6 +209,36 @@ describe('settings', () => {
     expect(readFileSync(join(h, '.env'), 'utf8')).toBe('OPENAI_API_KEY=sk-new-key-0001\n')
     expect(statSync(join(h, '.env')).mode & 0o777).toBe(0o600)
     expect(resolveRuntime(h, { vault: envVault }).apiKey).toBe('sk-new-key-0001')
+  })
+
+  // scripts/golden/busy_input_mode.py: upstream's gateway (_load_busy_input_mode, _load_busy_text_mode) on each file
+  it('reads display.busy_input_mode as upstream’s gateway does, for every recorded config', () => {
+    expect(busyGolden.cases.length).toBeGreaterThan(15)
+    for (const [yaml, input, text] of busyGolden.cases) {
+      // what upstream does with a text message sent mid-turn: steer wins; either knob saying queue queues
+      const effective = input === 'steer' ? 'steer' : input === 'queue' || text === 'queue' ? 'queue' : 'interrupt'
+      expect([yaml, busyInputMode(loadConfig(home(yaml)).raw)]).toEqual([yaml, effective])
+      expect(readSettings(home(yaml), { vault: envVault }).busyInputMode).toBe(effective)
+    }
+  })
+
+  it('writes display.busy_input_mode in place, keeping comments, and keeps the legacy knob from overriding it', () => {
+    const h = home('# mine\ndisplay:\n  streaming: true  # keep\n  busy_text_mode: queue\nmodel: gpt-4o\n')
+    expect(readSettings(h, { vault: envVault }).busyInputMode).toBe('queue') // the legacy knob, as upstream reads it
+    expect(writeSettings(h, { busyInputMode: 'interrupt' }, { vault: envVault }).busyInputMode).toBe('interrupt')
+    const text = readFileSync(join(h, 'config.yaml'), 'utf8')
+    expect(text).toContain('# mine')
+    expect(text).toContain('streaming: true # keep')
+    expect(text).toContain('busy_input_mode: interrupt')
+    expect(text).toContain('busy_text_mode: interrupt')
+    expect(text).toContain('model: gpt-4o')
+    expect(writeSettings(h, { busyInputMode: 'steer' }, { vault: envVault }).busyInputMode).toBe('steer')
+    // a `display` that is no mapping (upstream ignores it) becomes one; a file without one gets it
+    const odd = home('display: compact\n')
+    expect(writeSettings(odd, { busyInputMode: 'queue' }, { vault: envVault }).busyInputMode).toBe('queue')
+    expect(readFileSync(join(odd, 'config.yaml'), 'utf8')).toBe('display:\n  busy_input_mode: queue\n')
+    expect(writeSettings(home(), { busyInputMode: 'steer' }, { vault: envVault }).busyInputMode).toBe('steer')
+    expect(() => writeSettings(h, { busyInputMode: 'later' as never }, { vault: envVault })).toThrow(CaduceusError)
   })
 
   it('empty key clears it', () => {

@@ -4,7 +4,7 @@
  * provider choice, and the profile's persona (SOUL.md). Secrets (`.env`, vaults, redaction) are `secrets/`.
  */
 export { loadConfig, isPlainObject, configPath, type RawConfig } from './load-config'
-export { readSection, agentSettings, isDemoConfig } from './settings-schema'
+export { readSection, agentSettings, isDemoConfig, busyInputMode } from './settings-schema'
 export { resolveRuntime, type ResolvedRuntime } from './runtime'
 export { readSettings, writeSettings } from './settings'
 export { writeMemoryProvider } from './memory-provider-setting'

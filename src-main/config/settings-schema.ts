@@ -2,6 +2,7 @@
  * Typed accessors over a raw config mapping, with the upstream defaults. Every accessor tolerates wrong
  * types (a string where a mapping belongs, a word where a number belongs) by falling back to the default.
  */
+import type { BusyInputMode } from '@shared/contract'
 import { isPlainObject, type RawConfig } from './load-config'
 
 /** Upstream DEFAULT_MAX_ITERATIONS (the agent's tool-loop budget). */
@@ -101,4 +102,17 @@ export type AgentSettings = ReturnType<typeof agentSettings>
 /** Caduceus-only marker: a seeded demo home whose provider is the scripted server. */
 export function isDemoConfig(raw: RawConfig): boolean {
   return readSection(raw, 'caduceus').demo === true
+}
+
+/**
+ * The behaviour upstream's gateway gives a text message that arrives mid-turn: `display.busy_input_mode` (any other
+ * value is `interrupt`), except that the legacy `display.busy_text_mode: queue` still queues text unless the input
+ * mode is `steer` (test/fixtures/upstream/busy-input-mode: upstream's own reader on each config).
+ */
+export function busyInputMode(raw: RawConfig): BusyInputMode {
+  const s = readSection(raw, 'display')
+  const word = (v: unknown) => (typeof v === 'string' ? v.trim().toLowerCase() : '')
+  const input = word(s.busy_input_mode)
+  if (input === 'steer') return 'steer'
+  return input === 'queue' || word(s.busy_text_mode) === 'queue' ? 'queue' : 'interrupt'
 }

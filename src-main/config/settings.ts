@@ -11,7 +11,7 @@ import { profileNameForHome } from '../scope'
 import { configPath, loadConfig } from './load-config'
 import { rememberSecretValues, secretsFor, type SecretVault } from '../secrets'
 import { resolveRuntime } from './runtime'
-import { compressionSettings, agentSettings, isDemoConfig } from './settings-schema'
+import { compressionSettings, agentSettings, isDemoConfig, busyInputMode } from './settings-schema'
 
 export interface SettingsOptions {
   profile?: string
@@ -37,6 +37,7 @@ export function readSettings(home: string, opts: SettingsOptions): ProfileSettin
     apiKeyStorage: !keySet ? 'none' : inVault ? 'safe_storage' : 'env_file',
     maxIterations: agentSettings(raw).maxIterations,
     compressionThreshold: compressionSettings(raw).threshold,
+    busyInputMode: busyInputMode(raw),
     demo: isDemoConfig(raw) || rt.provider === 'demo'
   }
 }
@@ -78,11 +79,21 @@ export function writeSettings(home: string, patch: SettingsPatch, opts: Settings
     ['base_url', update.baseUrl],
     ['api_mode', update.apiMode]
   ]
+  let changed = false
   if (fields.some(([, v]) => v !== undefined)) {
     ensureModelMap(doc)
     for (const [key, value] of fields) if (value !== undefined) doc.setIn(['model', key], value)
-    writeAtomically(path, String(doc))
+    changed = true
   }
+  if (update.busyInputMode !== undefined) {
+    ensureMap(doc, 'display')
+    doc.setIn(['display', 'busy_input_mode'], update.busyInputMode)
+    // Upstream still honours the legacy knob when it is set: keep it from overriding the choice made here.
+    if (doc.hasIn(['display', 'busy_text_mode']))
+      doc.setIn(['display', 'busy_text_mode'], update.busyInputMode === 'queue' ? 'queue' : 'interrupt')
+    changed = true
+  }
+  if (changed) writeAtomically(path, String(doc))
   if (update.apiKey !== undefined) {
     // The key name follows the (possibly just changed) provider.
     const rt = resolveRuntime(home, { vault, secrets: secretsFor(home, vault) })
@@ -97,6 +108,12 @@ function originOf(url: string): string | null {
   } catch {
     return null
   }
+}
+
+/** A section that is absent or not a mapping (upstream ignores one that is not) becomes an empty mapping. */
+function ensureMap(doc: Document, section: string): void {
+  if (!isMap(doc.contents)) doc.contents = doc.createNode({}) as never
+  if (!isMap(doc.get(section, true))) doc.set(section, doc.createNode({}))
 }
 
 /** `model: gpt-4` becomes `model: {default: gpt-4}` so provider/base_url can sit beside it. */

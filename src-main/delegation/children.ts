@@ -96,7 +96,8 @@ export async function runChild(
     delegationId: extra.delegationId ?? null,
     parentSessionId: spec.parentSessionId,
     goal: spec.goal,
-    model: spec.model ?? null
+    model: spec.model ?? null,
+    turnBound: extra.signal !== undefined
   })
   let outcome: ChildRunOutcome
   try {

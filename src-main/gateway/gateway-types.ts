@@ -123,6 +123,8 @@ export interface GatewayOptions<A extends TurnAgent = TurnAgent, S extends Gatew
   enabledToolsets?(profile: string, config: RawConfig): string[]
   /** The host's vault: every turn's secrets come from it. */
   vault: SecretVault
+  /** Subagents now running for a session (a message sent mid-turn then queues instead of interrupting them). */
+  activeSubagents?(profile: string, sessionId: string): number
   /** Epoch ms (tests). */
   clock?: () => number
 }

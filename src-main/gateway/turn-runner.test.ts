@@ -31,6 +31,13 @@ class StoreAgent extends TestAgent {
   get sessionId() {
     return this.input.sessionId
   }
+  /** What steer() answers, and the messages it took. */
+  acceptSteer = true
+  steered: string[] = []
+  steer(text: string) {
+    if (this.acceptSteer) this.steered.push(text)
+    return this.acceptSteer
+  }
   interrupt() {
     this.interrupted = true
     for (const release of this.holds.splice(0)) release() // a held turn ends at its next safe point
@@ -93,6 +100,9 @@ function setup(
     idleTtlSeconds?: number
     notices?: string[]
     buildGate?: { p: Promise<void> | null }
+    /** Appended to each profile's config.yaml (e.g. a `display:` section). */
+    config?: string
+    activeSubagents?: (profile: string, sessionId: string) => number
   } = {}
 ) {
   const root = mkdtempSync(join(tmpdir(), 'cad-gw-'))
@@ -101,7 +111,7 @@ function setup(
     [root, 'sk-default-0001'],
     [join(root, 'profiles', 'work'), 'sk-work-0002']
   ]) {
-    writeFileSync(join(home, 'config.yaml'), 'model: {default: m, provider: openai}\n')
+    writeFileSync(join(home, 'config.yaml'), `model: {default: m, provider: openai}\n${opts.config ?? ''}`)
     writeFileSync(join(home, '.env'), `OPENAI_API_KEY=${key}\n`)
   }
   const registry = new StoreRegistry(root)
@@ -114,6 +124,7 @@ function setup(
     stores: registry,
     log,
     idleTtlSeconds: opts.idleTtlSeconds,
+    activeSubagents: opts.activeSubagents,
     buildAgent: async (i) => {
       if (opts.buildGate?.p) await opts.buildGate.p
       if (opts.buildFails) throw new Error(opts.buildFails)
@@ -142,6 +153,14 @@ async function heldTurn(g: ReturnType<typeof setup>) {
   const running = await g.gateway.resume({ profile: 'default', sessionId: sid, text: 'long' }) // depth 0
   await waitUntil(() => agent.holds.length === 1)
   return { sid, agent, running, waitUntil }
+}
+
+/** The turn.finished a turn emitted (a queued turn's id is known before any `finished()` promise exists). */
+async function turnEnd(events: ReturnType<typeof setup>['events'], turnId: string) {
+  const { waitUntil } = await import('../tools/test-fixtures/helpers')
+  const ended = () => events.find((e) => e.event === 'turn.finished' && e.payload.turnId === turnId)
+  await waitUntil(() => ended() !== undefined)
+  return ended()!.payload as EventPayload<'turn.finished'>
 }
 
 describe('Gateway', () => {
@@ -289,7 +308,7 @@ describe('Gateway', () => {
   })
 
   // Upstream's default busy input mode ('interrupt'), reached from the desk chat: Send while a turn runs →
-  // src-renderer/stores/turns.ts sendMessage(…, { interrupt: true }) → sessions.resume.
+  // src-renderer/stores/turns.ts sendMessage(…, { whileBusy: true }) → sessions.resume.
   it('a message sent with interrupt stops the running turn and runs next, one level deeper, on the same agent', async () => {
     const { gateway, agents } = setup()
     const { waitUntil } = await import('../tools/test-fixtures/helpers')
@@ -298,13 +317,13 @@ describe('Gateway', () => {
     const sid = first.sessionId
     const agent = agents[0]!
     // Nothing running: an ordinary turn (depth 0, a fresh clock).
-    const idle = await gateway.resume({ profile: 'default', sessionId: sid, text: 'idle', interrupt: true })
+    const idle = await gateway.resume({ profile: 'default', sessionId: sid, text: 'idle', whileBusy: true })
     expect((await gateway.finished(idle.turnId))?.status).toBe('completed')
     agent.hold = true
     const running = await gateway.resume({ profile: 'default', sessionId: sid, text: 'long' })
     await waitUntil(() => agent.holds.length === 1)
     agent.hold = false
-    const next = await gateway.resume({ profile: 'default', sessionId: sid, text: 'instead', interrupt: true })
+    const next = await gateway.resume({ profile: 'default', sessionId: sid, text: 'instead', whileBusy: true })
     expect((await gateway.finished(running.turnId))?.status).toBe('interrupted')
     expect((await gateway.finished(next.turnId))?.status).toBe('completed')
     const byText = Object.fromEntries(agent.starts.map((s) => [s.text, s]))
@@ -323,7 +342,7 @@ describe('Gateway', () => {
     gate.p = new Promise((r) => (open = r))
     const long = gateway.resume({ profile: 'default', sessionId: first.sessionId, text: 'long' })
     await new Promise((r) => setTimeout(r, 20))
-    const next = gateway.resume({ profile: 'default', sessionId: first.sessionId, text: 'instead', interrupt: true })
+    const next = gateway.resume({ profile: 'default', sessionId: first.sessionId, text: 'instead', whileBusy: true })
     await new Promise((r) => setTimeout(r, 20))
     gate.p = null
     open()
@@ -338,7 +357,7 @@ describe('Gateway', () => {
     const { sid, agent, running } = await heldTurn(g)
     const savedMessageId = (await registry.get('default').appendMessage(sid, { role: 'user', content: 'notice' }))!
     const delivered = gateway.deliver({ profile: 'default', sessionId: sid, text: 'notice', savedMessageId })
-    const next = await gateway.resume({ profile: 'default', sessionId: sid, text: 'instead', interrupt: true })
+    const next = await gateway.resume({ profile: 'default', sessionId: sid, text: 'instead', whileBusy: true })
     agent.hold = false
     for (const release of agent.holds.splice(0)) release()
     expect((await gateway.finished(running.turnId))?.status).toBe('interrupted')
@@ -360,14 +379,15 @@ describe('Gateway', () => {
       code: 'conflict'
     })
     agent.hold = false
-    const next = await gateway.resume({ profile: 'default', sessionId: sid, text: 'instead', interrupt: true })
+    const next = await gateway.resume({ profile: 'default', sessionId: sid, text: 'instead', whileBusy: true })
     expect((await gateway.finished(running.turnId))?.status).toBe('interrupted')
     expect(next.sessionId).toBe(`${sid}-2`)
     expect((await gateway.finished(next.turnId))?.status).toBe('completed')
   })
 
-  it("a message cannot interrupt another channel's turn (an API request's): refused, that turn runs on", async () => {
-    const { gateway, agents } = setup()
+  it("a message sent during another channel's turn (an API request's) is queued: that turn runs on, then it runs", async () => {
+    const g = setup()
+    const { gateway, agents } = g
     const { waitUntil } = await import('../tools/test-fixtures/helpers')
     const first = await gateway.start({ profile: 'default', text: 'one' })
     await gateway.finished(first.turnId)
@@ -380,9 +400,13 @@ describe('Gateway', () => {
       sessionId: first.sessionId
     })
     await waitUntil(() => agent.holds.length === 1)
-    await expect(
-      gateway.resume({ profile: 'default', sessionId: first.sessionId, text: 'instead', interrupt: true })
-    ).rejects.toMatchObject({ code: 'conflict' })
+    const after = await gateway.resume({
+      profile: 'default',
+      sessionId: first.sessionId,
+      text: 'after',
+      whileBusy: true
+    })
+    expect(after).toMatchObject({ busy: 'queued', note: expect.stringContaining('api_server turn is running') })
     // the app's Stop (turns.stop, host/handlers/agent.ts) refuses it too; an unknown id is no turn
     const apiTurn = gateway.runningTurns().at(-1)!.turnId
     expect(() => gateway.stopDeskTurn(apiTurn)).toThrow(/can only be stopped where it started/)
@@ -390,6 +414,124 @@ describe('Gateway', () => {
     agent.hold = false
     for (const release of agent.holds.splice(0)) release()
     expect((await api).status).toBe('completed')
+    expect(await turnEnd(g.events, after.turnId)).toMatchObject({ status: 'completed' })
+    expect(agent.starts.map((x) => x.text)).toEqual(['one', 'from the api', 'after'])
+  })
+
+  // display.busy_input_mode (upstream's gateway; golden reader cases in src-main/config/config.test.ts), reached from
+  // the desk chat: Send while a turn runs → turns.ts sendMessage(…, { busyMode }) → sessions.resume whileBusy.
+  it('queue mode: messages sent mid-turn wait, in order, each its own turn one level deeper; the turn is not stopped', async () => {
+    const g = setup({ config: 'display:\n  busy_input_mode: queue\n' })
+    const { gateway, events, registry } = g
+    const { sid, agent, running } = await heldTurn(g)
+    const q1 = await gateway.resume({ profile: 'default', sessionId: sid, text: 'first after', whileBusy: true })
+    const q2 = await gateway.resume({ profile: 'default', sessionId: sid, text: 'second after', whileBusy: true })
+    expect(q1).toMatchObject({ busy: 'queued', sessionId: sid })
+    expect(q1).not.toHaveProperty('note')
+    const queued = events.filter((e) => e.event === 'turn.queued').map((e) => e.payload)
+    expect(queued).toEqual([
+      { turnId: q1.turnId, profile: 'default', sessionId: sid, text: 'first after', position: 1 },
+      { turnId: q2.turnId, profile: 'default', sessionId: sid, text: 'second after', position: 2 }
+    ])
+    // nothing is stored until its turn runs, and the running turn goes on
+    const texts = () =>
+      registry
+        .get('default')
+        .getMessagesAsConversation(sid)
+        .map((m) => m.content)
+    expect(texts()).not.toContain('first after')
+    expect(agent.interrupted).toBe(false)
+    agent.hold = false
+    for (const release of agent.holds.splice(0)) release()
+    expect((await gateway.finished(running.turnId))?.status).toBe('completed')
+    expect(await turnEnd(events, q1.turnId)).toMatchObject({ status: 'completed' })
+    expect(await turnEnd(events, q2.turnId)).toMatchObject({ status: 'completed' })
+    // each ran as the next turn on the same agent, keeping the clock of the turn it waited for (seed 001's depth)
+    expect(agent.starts.map((x) => x.text)).toEqual(['one', 'long', 'first after', 'second after'])
+    const byText = Object.fromEntries(agent.starts.map((x) => [x.text, x]))
+    expect(byText['first after']).toMatchObject({ ts: agent.ends.long, desc: 'worked on long' })
+    expect(byText['second after']).toMatchObject({ ts: agent.ends['first after'] })
+    expect(texts().filter((t) => t !== 'ok')).toEqual(['one', 'long', 'first after', 'second after'])
+  })
+
+  it('queue mode: Stop on a queued message cancels it (never stored, never run); a full queue refuses', async () => {
+    const g = setup({ config: 'display:\n  busy_input_mode: queue\n' })
+    const { gateway, events, registry } = g
+    const { sid, agent, running } = await heldTurn(g)
+    const q = await gateway.resume({ profile: 'default', sessionId: sid, text: 'never mind', whileBusy: true })
+    expect(gateway.stopDeskTurn(q.turnId)).toBe(true)
+    expect(await turnEnd(events, q.turnId)).toMatchObject({ status: 'interrupted', apiCalls: 0 })
+    expect(gateway.stopDeskTurn(q.turnId)).toBe(false) // gone
+    for (let i = 0; i < 32; i++)
+      await gateway.resume({ profile: 'default', sessionId: sid, text: `m${i}`, whileBusy: true })
+    await expect(
+      gateway.resume({ profile: 'default', sessionId: sid, text: 'one too many', whileBusy: true })
+    ).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('32 messages') })
+    for (const e of events.filter((x) => x.event === 'turn.queued').slice(1)) gateway.stopDeskTurn(e.payload.turnId)
+    agent.hold = false
+    for (const release of agent.holds.splice(0)) release()
+    expect((await gateway.finished(running.turnId))?.status).toBe('completed')
+    const after = await gateway.resume({ profile: 'default', sessionId: sid, text: 'later' })
+    await gateway.finished(after.turnId)
+    expect(agent.starts.map((x) => x.text)).toEqual(['one', 'long', 'later'])
+    expect(
+      registry
+        .get('default')
+        .getMessagesAsConversation(sid)
+        .map((m) => m.content)
+    ).not.toContain('never mind')
+  })
+
+  it('queue mode: a queued message whose turn cannot start says so on its turn', async () => {
+    const g = setup({ config: 'display:\n  busy_input_mode: queue\n' })
+    const { gateway, events, root } = g
+    const { sid, agent, running } = await heldTurn(g)
+    const q = await gateway.resume({ profile: 'default', sessionId: sid, text: 'after', whileBusy: true })
+    writeFileSync(join(root, 'config.yaml'), 'model: [unclosed\n') // broken before its turn comes
+    agent.hold = false
+    for (const release of agent.holds.splice(0)) release()
+    await gateway.finished(running.turnId)
+    expect(await turnEnd(events, q.turnId)).toMatchObject({
+      status: 'error',
+      error: expect.stringMatching(/^Your queued message was not sent: config\.yaml is not valid YAML/)
+    })
+  })
+
+  it('steer mode: the running agent takes the message at its next step; it falls back to the queue when it cannot', async () => {
+    const g = setup({ config: 'display:\n  busy_input_mode: steer\n' })
+    const { gateway, events } = g
+    const { sid, agent, running } = await heldTurn(g)
+    const steered = await gateway.resume({ profile: 'default', sessionId: sid, text: 'make it blue', whileBusy: true })
+    expect(steered).toEqual({ ...running, busy: 'steered' })
+    expect(agent.steered).toEqual(['make it blue'])
+    expect(agent.interrupted).toBe(false)
+    agent.acceptSteer = false // e.g. the turn is past its last step
+    const q = await gateway.resume({ profile: 'default', sessionId: sid, text: 'and round', whileBusy: true })
+    expect(q).toMatchObject({ busy: 'queued', note: expect.stringContaining('could not take it') })
+    agent.hold = false
+    for (const release of agent.holds.splice(0)) release()
+    expect((await gateway.finished(running.turnId))?.status).toBe('completed')
+    expect(await turnEnd(events, q.turnId)).toMatchObject({ status: 'completed' })
+    expect(agent.starts.map((x) => x.text)).toEqual(['one', 'long', 'and round'])
+  })
+
+  it('interrupt mode queues instead while the running turn has subagents at work (stopping it would end them)', async () => {
+    const working = new Set<string>()
+    const g = setup({ activeSubagents: (_p, sid) => (working.has(sid) ? 1 : 0) })
+    const { gateway, events } = g
+    const { sid, agent, running } = await heldTurn(g)
+    working.add(sid)
+    const q = await gateway.resume({ profile: 'default', sessionId: sid, text: 'after', whileBusy: true })
+    expect(q).toMatchObject({ busy: 'queued', note: expect.stringContaining('subagents at work') })
+    expect(agent.interrupted).toBe(false)
+    working.delete(sid)
+    agent.hold = false // 'long' stays held until the interrupt; what runs after it does not wait
+    const now = await gateway.resume({ profile: 'default', sessionId: sid, text: 'now', whileBusy: true })
+    expect(now.busy).toBe('interrupted')
+    expect((await gateway.finished(running.turnId))?.status).toBe('interrupted')
+    expect(await turnEnd(events, q.turnId)).toMatchObject({ status: 'completed' })
+    // the queued message waited first, so it runs first; the interrupting one follows it
+    expect(agent.starts.map((x) => x.text)).toEqual(['one', 'long', 'after', 'now'])
   })
 
   it('shutdown stops a turn still starting, and no turn begins after it', async () => {

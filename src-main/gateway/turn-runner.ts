@@ -9,10 +9,11 @@ import {
   ResumeInput,
   StartInput,
   type GatewayState,
+  type ResumeResult,
   type TurnFinished,
   type TurnHandle
 } from '@shared/contract'
-import { isDemoConfig, resolveRuntime } from '../config'
+import { busyInputMode, isDemoConfig, loadConfig, resolveRuntime } from '../config'
 import { redactValues } from '../secrets'
 import { profileHome, runInProfileScope } from '../scope'
 import { AgentCache, type ProfileOwner } from './agent-cache'
@@ -47,6 +48,14 @@ const RECENT_TURNS = 256
  * while a turn at this depth runs is queued and later answered as a fresh turn (depth 0) instead.
  */
 const MAX_INTERRUPT_DEPTH = 3
+/** Upstream's cap on messages queued behind a busy session (gateway/run.py `_BUSY_QUEUE_MAX_PENDING`). */
+const MAX_QUEUED = 32
+/** A queued message cancelled before its turn began: nothing to report, the cancel already said so. */
+const CANCELLED = Symbol('cancelled')
+const newTurnId = () => `turn_${randomUUID().replace(/-/g, '').slice(0, 16)}`
+
+/** What a turn that never reached the model reports. */
+const nothingRan = () => ({ tokens: ZERO_TOKENS(), cost: moneyFromTurn(null), apiCalls: 0 })
 
 const busy = () =>
   new CaduceusError('conflict', 'A turn is already running in this session; stop it or wait for it to finish.')
@@ -76,6 +85,8 @@ interface LiveTurn {
 
 interface BeginOptions {
   isNew?: boolean
+  /** The id a queued message was given when it was accepted (its turn.queued); a fresh one otherwise. */
+  turnId?: string
   /** 0 for a fresh turn; n + 1 for a message that waited on a depth-n turn (upstream's interrupt depth). */
   interruptDepth?: number
   savedMessageId?: number
@@ -138,7 +149,10 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
    * Keys with a turn starting or running → that turn's interrupt depth, the session it began on (a compression
    * mid-turn moves the conversation on, not the key) and its channel (only a desk-chat turn is the desk's to stop).
    */
-  private readonly busy = new Map<string, { depth: number; profile: string; sid: string; channel: TurnChannel }>()
+  private readonly busy = new Map<
+    string,
+    { depth: number; profile: string; sid: string; channel: TurnChannel; queued: boolean }
+  >()
   /** Set by shutdown(): no turn begins after it. */
   private closed = false
   /** Keys whose turn was asked to stop before it was registered (it stops as soon as it is); cleared on release. */
@@ -146,6 +160,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   /** Turns announced (turn.started) but not yet registered: a Stop in that window is remembered by key. */
   private readonly starting = new Map<string, string>()
   private readonly idleWaiters = new Map<string, Array<() => void>>()
+  /** Messages waiting for the turn on their key to end (busy input mode `queue`), by reserved turn id. */
+  private readonly queued = new Map<string, { key: string; handle: TurnHandle; cancelled: boolean }>()
   private readonly sweeper: IdleSweepTimer
   private readonly turnConfig: TurnConfigResolver
 
@@ -174,29 +190,109 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   }
 
   /**
-   * Continue a session with a user message. Returns once the turn has started; the reply streams as events. With
-   * `interrupt`, a running turn in the session is stopped first and this message runs next, one level deeper, as
-   * upstream's gateway runs a message that interrupted a busy agent (seed 001: the reused agent keeps that turn's
-   * activity clock; past MAX_INTERRUPT_DEPTH it starts fresh).
+   * Continue a session with a user message. Returns once the turn has started; the reply streams as events. A
+   * message sent `whileBusy` follows the profile's busy input mode (`sendWhileBusy`); without it a busy session
+   * refuses the message.
    */
-  async resume(input: { profile: string; sessionId: string; text: string; interrupt?: boolean }): Promise<TurnHandle> {
-    const { profile, sessionId, text, interrupt } = parseInput(ResumeInput, input)
+  async resume(input: {
+    profile: string
+    sessionId: string
+    text: string
+    whileBusy?: boolean
+  }): Promise<ResumeResult> {
+    const { profile, sessionId, text, whileBusy } = parseInput(ResumeInput, input)
     const store = this.storeFor(profile)
     const sid = currentSegment(store, sessionId)
     if (!readRow(store, sid)) throw new CaduceusError('not_found', `Unknown session: ${sessionId}`, 'sessionId')
     // A turn that compressed mid-turn still holds the key of the segment it began on, while the session now
     // resolves to the continuation: that turn is this conversation's, whatever key it holds.
     const running = this.busyKeyFor(profile, sid, store)
-    if (!interrupt) {
-      if (running) throw busy()
-      return (await this.begin(profile, sid, text, store)).handle
+    if (!running) return (await this.begin(profile, sid, text, store)).handle
+    if (!whileBusy) throw busy()
+    return this.sendWhileBusy(profile, sessionId, running, text, store)
+  }
+
+  /**
+   * A message sent while the turn on `key` runs, as upstream's gateway handles one (`display.busy_input_mode`):
+   * - `interrupt` (default): that turn stops and this message runs next, one level deeper (seed 001: the reused
+   *   agent keeps that turn's activity clock; past MAX_INTERRUPT_DEPTH it starts fresh);
+   * - `queue`: it runs as the next turn once that one ends, in arrival order;
+   * - `steer`: the running agent takes it at its next step; when it cannot, it is queued.
+   * As upstream does, an interrupt is queued instead while the turn's subagents work (stopping it would end them),
+   * and a turn another channel runs (an API request, a cron job) is never the desk's to stop or steer.
+   */
+  private async sendWhileBusy(
+    profile: string,
+    sessionId: string,
+    key: string,
+    text: string,
+    store: S
+  ): Promise<ResumeResult> {
+    let mode = busyInputMode(loadConfig(this.homeFor(profile)).raw)
+    let note: string | undefined
+    const running = this.busy.get(key)!
+    const live = [...this.turns.values()].find((t) => t.key === key)
+    const sessions = [running.sid, live?.agent?.sessionId].filter((x): x is string => typeof x === 'string')
+    if (running.channel !== TURN_CHANNELS.desk) {
+      mode = 'queue'
+      note = `A ${running.channel.capability.platform} turn is running in this session: your message runs once it ends.`
+    } else if (mode === 'interrupt' && sessions.some((id) => (this.opts.activeSubagents?.(profile, id) ?? 0) > 0)) {
+      mode = 'queue'
+      note = 'Queued instead of interrupting: the running turn has subagents at work (Stop ends them too).'
     }
-    const key = running ?? sessionKeyFor(profile, sid)
+    if (mode === 'steer') {
+      if (live && this.steerInto(live, text)) return { ...live.handle, busy: 'steered' }
+      mode = 'queue'
+      note = 'Queued: the running turn could not take it mid-run.'
+    }
+    if (mode === 'queue') return this.enqueue(profile, sessionId, key, text, store, note)
     // The stopped turn may have compressed into a continuation: the message goes where the session is now.
-    const live = await this.whenFree(key, true, (interruptDepth) =>
+    const next = await this.whenFree(key, true, (interruptDepth) =>
       this.begin(profile, currentSegment(store, sessionId), text, store, { interruptDepth })
     )
-    return live.handle
+    return { ...next.handle, busy: 'interrupted' }
+  }
+
+  private steerInto(live: LiveTurn, text: string): boolean {
+    try {
+      return live.agent?.steer?.(text) === true
+    } catch (err) {
+      this.log.warn(LOG, `steering turn ${live.handle.turnId} failed: ${errorMessage(err)}`)
+      return false
+    }
+  }
+
+  /**
+   * Accepts a message to run once nothing runs on `key`: it gets its turn id now (announced by turn.queued; Stop
+   * with that id cancels it) and begins, one level deeper than the turn it followed, when its turn comes.
+   */
+  private enqueue(
+    profile: string,
+    sessionId: string,
+    key: string,
+    text: string,
+    store: S,
+    note?: string
+  ): ResumeResult {
+    const ahead = [...this.queued.values()].filter((q) => q.key === key).length
+    if (ahead >= MAX_QUEUED)
+      throw new CaduceusError('conflict', `${MAX_QUEUED} messages already wait in this session; let them run first.`)
+    const handle: TurnHandle = { turnId: newTurnId(), profile, sessionId: currentSegment(store, sessionId) }
+    const entry = { key, handle, cancelled: false }
+    this.queued.set(handle.turnId, entry)
+    this.safeEmit('turn.queued', { ...handle, text, position: ahead + 1, ...(note ? { note } : {}) })
+    this.whenFree(key, false, (interruptDepth) => {
+      if (entry.cancelled) throw CANCELLED
+      this.queued.delete(handle.turnId)
+      return this.begin(profile, currentSegment(store, sessionId), text, store, {
+        interruptDepth,
+        turnId: handle.turnId
+      })
+    }).catch((err: unknown) => {
+      // begin reported its own failure as this turn's turn.finished
+      if (err !== CANCELLED) this.log.warn(LOG, `queued turn ${handle.turnId} did not run: ${errorMessage(err)}`)
+    })
+    return { ...handle, busy: 'queued', ...(note ? { note } : {}) }
   }
 
   /** The busy key of a turn on the conversation whose current segment is `tip`, if one runs. */
@@ -214,8 +310,11 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   private async whenFree(key: string, stop: boolean, begin: (depth: number) => Promise<LiveTurn>): Promise<LiveTurn> {
     let followed: number | null = null
     while (this.busy.has(key)) {
-      followed = this.busy.get(key)!.depth
-      if (stop) this.stopKey(key)
+      const running = this.busy.get(key)!
+      // An interrupting message stops the turn it was sent during, and a notice woken before it; a message the
+      // user queued earlier keeps its turn (upstream runs its FIFO in order).
+      if (stop && (followed === null || !running.queued)) this.stopKey(key)
+      followed = running.depth
       await this.whenIdle(key)
     }
     return begin(followed === null || followed >= MAX_INTERRUPT_DEPTH ? 0 : followed + 1)
@@ -325,9 +424,19 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       )
   }
 
-  /** Interrupt a running turn (a starting one stops as it registers); false when none runs with that id. */
+  /**
+   * Interrupt a running turn (a starting one stops as it registers; a queued one is cancelled, never run); false when
+   * none runs or waits with that id.
+   */
   stop(turnId: string): boolean {
     const t = this.turns.get(turnId)
+    const waiting = this.queued.get(turnId)
+    if (waiting) {
+      waiting.cancelled = true
+      this.queued.delete(turnId)
+      this.safeEmit('turn.finished', { ...waiting.handle, status: 'interrupted', ...nothingRan() })
+      return true
+    }
     if (!t) {
       const starting = this.starting.get(turnId)
       if (starting === undefined) return false
@@ -423,7 +532,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     const key = sessionKeyFor(profile, sid)
     if (this.closed) throw new CaduceusError('unavailable', 'The host is shutting down.')
     if (this.busy.has(key)) throw busy()
-    this.busy.set(key, { depth: opts.interruptDepth ?? 0, profile, sid, channel })
+    this.busy.set(key, { depth: opts.interruptDepth ?? 0, profile, sid, channel, queued: opts.turnId !== undefined })
     let turnId: string | null = null
     try {
       const home = this.homeFor(profile)
@@ -498,11 +607,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       // Reasoning is set per turn on the warm agent: changing it never costs a rebuild.
       if ('reasoningConfig' in agent) agent.reasoningConfig = reasoningConfig
       this.cache.markRunning(key, agent)
-      const handle: TurnHandle = {
-        turnId: `turn_${randomUUID().replace(/-/g, '').slice(0, 16)}`,
-        profile,
-        sessionId: sid
-      }
+      const handle: TurnHandle = { turnId: opts.turnId ?? newTurnId(), profile, sessionId: sid }
       turnId = handle.turnId
       this.starting.set(turnId, key)
       this.safeEmit('turn.started', {
@@ -538,6 +643,16 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       return live
     } catch (err) {
       if (turnId) this.starting.delete(turnId)
+      // A queued message's sender is no longer waiting on a request: its turn says it did not run.
+      else if (opts.turnId)
+        this.safeEmit('turn.finished', {
+          turnId: opts.turnId,
+          profile,
+          sessionId: sid,
+          status: 'error',
+          error: `Your queued message was not sent: ${errorMessage(err)}`,
+          ...nothingRan()
+        })
       this.cache.markIdle(key)
       this.release(key)
       throw err
@@ -563,14 +678,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     } catch (err) {
       const message = `Your message was not saved: ${errorMessage(err)}`
       this.log.warn(LOG, `turn ${handle.turnId}: ${message}`)
-      this.safeEmit('turn.finished', {
-        ...handle,
-        status: 'error',
-        error: message,
-        tokens: ZERO_TOKENS(),
-        cost: moneyFromTurn(null),
-        apiCalls: 0
-      })
+      this.safeEmit('turn.finished', { ...handle, status: 'error', error: message, ...nothingRan() })
       throw err instanceof CaduceusError
         ? new CaduceusError(err.code, message, err.field)
         : new CaduceusError('unavailable', message)

@@ -6,6 +6,7 @@ import { openTranscript, refreshTranscriptMeta, useTranscript } from '../stores/
 import { useTranscriptMeta } from '../stores/transcript-meta'
 import { sendMessage, turnsForSession, useTurns } from '../stores/turns'
 import { updateSession } from '../stores/sessions'
+import { useBusyInputMode } from '../stores/settings'
 import { ChildrenPanel } from './session/ChildrenPanel'
 import { ExportSessionButton } from '../components/ExportImport'
 import { Composer } from './session/Composer'
@@ -43,6 +44,7 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
   const notFound = pageNotFound || gone
   const connected = useConnection((s) => s.state === 'connected')
   const running = useTurns((s) => turnsForSession(s, profile, sessionId).find((t) => t.status === 'running') ?? null)
+  const busyMode = useBusyInputMode(profile)
   const [showCosts, setShowCosts] = useState(false)
   // Narrow windows fold the side panel into a drawer; the button only shows there (CSS).
   const [sideOpen, setSideOpen] = useState(false)
@@ -142,6 +144,7 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
           key={`${profile}/${sessionId}`}
           draftKey={`session:${profile}/${sessionId}`}
           running={running}
+          busyMode={busyMode}
           disabled={!connected || !summary}
           placeholder={!connected ? 'Not connected to the host — messages cannot be sent right now' : undefined}
           onSend={async (text, o) => (await sendMessage(profile, sessionId, text, o)) != null}

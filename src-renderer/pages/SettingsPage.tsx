@@ -40,7 +40,13 @@ function Field({
 function SettingsForm({ s }: { s: ProfileSettings }) {
   const fieldErrors = useSettings((st) => st.fieldErrors)
   const saving = useSettings((st) => st.saving)
-  const [form, setForm] = useState({ provider: s.provider, baseUrl: s.baseUrl, model: s.model, apiMode: s.apiMode })
+  const [form, setForm] = useState({
+    provider: s.provider,
+    baseUrl: s.baseUrl,
+    model: s.model,
+    apiMode: s.apiMode,
+    busyInputMode: s.busyInputMode
+  })
   const [key, setKey] = useState('')
   const [confirmRemove, setConfirmRemove] = useState(false)
   const dirty =
@@ -48,7 +54,8 @@ function SettingsForm({ s }: { s: ProfileSettings }) {
     form.provider !== s.provider ||
     form.baseUrl !== s.baseUrl ||
     form.model !== s.model ||
-    form.apiMode !== s.apiMode
+    form.apiMode !== s.apiMode ||
+    form.busyInputMode !== s.busyInputMode
   const save = async () => {
     const ok = await saveSettings({ profile: s.profile, ...form, ...(key ? { apiKey: key } : {}) })
     if (ok) setKey('') // the key is write-only: never kept after it left for the host
@@ -108,6 +115,20 @@ function SettingsForm({ s }: { s: ProfileSettings }) {
         />
         <span className="muted small" data-testid="settings-key-status">
           {s.apiKeySet ? 'key set' : 'no key'} · {STORAGE[s.apiKeyStorage]}
+        </span>
+      </Field>
+      <Field label="Sending while a turn runs" name="busyInputMode" error={fieldErrors.busyInputMode}>
+        <select
+          value={form.busyInputMode}
+          onChange={(e) => setForm({ ...form, busyInputMode: e.target.value as ProfileSettings['busyInputMode'] })}
+          data-testid="settings-busy-input-mode"
+        >
+          <option value="interrupt">Interrupt: stop the turn, answer the new message</option>
+          <option value="queue">Queue: answer it after the turn ends</option>
+          <option value="steer">Steer: add it to the running turn</option>
+        </select>
+        <span className="muted small">
+          <code>display.busy_input_mode</code> in config.yaml, shared with upstream Hermes
         </span>
       </Field>
       <div className="muted small">

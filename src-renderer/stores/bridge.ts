@@ -10,7 +10,7 @@ import {
   loadNewer,
   useTranscript
 } from './transcript'
-import { applyTurnDelta, applyTurnFinished, applyTurnStarted } from './turns'
+import { applyTurnDelta, applyTurnFinished, applyTurnQueued, applyTurnStarted } from './turns'
 import { applyGatewayChanged } from './gateway'
 import { queryClient } from './server'
 import { applyFollowUpDelta } from './follow-up-stream'
@@ -25,6 +25,7 @@ export function wireBridge(api: CaduceusApi): () => void {
       void applySessionsChanged(e)
       void applyTranscriptSessionsChanged(e)
     }),
+    api.on('turn.queued', applyTurnQueued),
     api.on('turn.started', applyTurnStarted),
     api.on('turn.delta', (e) => {
       applyTurnDelta(e)

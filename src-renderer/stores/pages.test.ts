@@ -22,6 +22,7 @@ const settings = {
   apiKeyStorage: 'none' as const,
   maxIterations: 20,
   compressionThreshold: 0.8,
+  busyInputMode: 'interrupt' as const,
   demo: false
 }
 const summary: CostSummary = {

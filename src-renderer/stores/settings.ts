@@ -1,7 +1,7 @@
 import { useEffect } from 'react'
 import { create } from 'zustand'
 import { queryOptions, useQuery } from '@tanstack/react-query'
-import type { ProfileSettings, SettingsUpdate } from '@shared/contract'
+import type { BusyInputMode, ProfileSettings, SettingsUpdate } from '@shared/contract'
 import { getApi } from '../api'
 import { errorMessage } from '../lib/format'
 import { pushToast, reportError } from './toasts'
@@ -29,6 +29,7 @@ function clean(s: ProfileSettings): ProfileSettings {
     apiKeyStorage,
     maxIterations,
     compressionThreshold,
+    busyInputMode,
     demo
   } = s
   return {
@@ -41,6 +42,7 @@ function clean(s: ProfileSettings): ProfileSettings {
     apiKeyStorage,
     maxIterations,
     compressionThreshold,
+    busyInputMode,
     demo
   }
 }
@@ -60,6 +62,12 @@ export function useProfileSettings(profile: string | null): ProfileSettings | nu
   }, [profile])
   const q = useQuery({ ...settingsQuery(profile ?? ''), enabled: profile != null })
   return q.data ?? null
+}
+
+/** What a message sent mid-turn does in this profile (`interrupt`, upstream's default, until the settings answer). */
+export function useBusyInputMode(profile: string): BusyInputMode {
+  const q = useQuery(settingsQuery(profile))
+  return q.data?.busyInputMode ?? 'interrupt'
 }
 
 export async function saveSettings(update: SettingsUpdate): Promise<boolean> {

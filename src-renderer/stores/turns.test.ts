@@ -7,6 +7,7 @@ import { useToasts } from './toasts'
 import {
   applyTurnDelta,
   applyTurnFinished,
+  applyTurnQueued,
   applyTurnStarted,
   sendMessage,
   startChat,
@@ -99,6 +100,61 @@ describe('turns store', () => {
     applyTurnFinished({ ...h, status: 'interrupted', tokens: zeroTokens, cost: usd(0), apiCalls: 1 })
     await stopTurn('t1')
     expect(fake.callsOf('turns.stop')).toHaveLength(1)
+  })
+
+  it('a queued message shows as a queued turn whichever comes first, its event or the answer; it runs or is cancelled', async () => {
+    const run = { turnId: 'run', profile: 'default', sessionId: 's1' }
+    applyTurnStarted({ ...run, cache: 'reused', model: 'm', demo: false })
+    // the answer first: the running turn is not marked stopping (the host queued rather than interrupted)
+    fake.handlers['sessions.resume'] = ({ profile, sessionId }) => ({
+      turnId: 'q1',
+      profile,
+      sessionId,
+      busy: 'queued' as const,
+      note: 'Queued instead of interrupting: the running turn has subagents at work (Stop ends them too).'
+    })
+    await sendMessage('default', 's1', 'after this', { busyMode: 'interrupt' })
+    expect(fake.callsOf('sessions.resume').at(-1)).toMatchObject({ whileBusy: true, text: 'after this' })
+    expect(useTurns.getState().byId.run!.stopping).toBe(false)
+    expect(useTurns.getState().byId.q1).toMatchObject({ status: 'queued', queuedText: 'after this' })
+    expect(useTurns.getState().byId.q1!.note).toContain('subagents')
+    applyTurnStarted({ turnId: 'q1', profile: 'default', sessionId: 's1', cache: 'reused', model: 'm', demo: false })
+    expect(useTurns.getState().byId.q1!.status).toBe('running')
+    applyTurnQueued({ turnId: 'q1', profile: 'default', sessionId: 's1', text: 'late event', position: 1 })
+    expect(useTurns.getState().byId.q1!.status).toBe('running') // an event cannot send a started turn back
+    // the event first, then a cancel: the queued turn leaves no trace
+    applyTurnQueued({ turnId: 'q2', profile: 'default', sessionId: 's1', text: 'then this', position: 1 })
+    expect(useTurns.getState().byId.q2).toMatchObject({ status: 'queued', queuedText: 'then this' })
+    await stopTurn('q2')
+    expect(fake.callsOf('turns.stop').at(-1)).toEqual({ turnId: 'q2' })
+    applyTurnFinished({
+      turnId: 'q2',
+      profile: 'default',
+      sessionId: 's1',
+      status: 'interrupted',
+      tokens: zeroTokens,
+      cost: usd(0),
+      apiCalls: 0
+    })
+    expect(useTurns.getState().byId.q2).toBeUndefined()
+    expect(useTurns.getState().order).not.toContain('q2')
+  })
+
+  it('a steered message notes itself on the running turn; an interrupting one marks it stopping', async () => {
+    const run = { turnId: 'run', profile: 'default', sessionId: 's1' }
+    applyTurnStarted({ ...run, cache: 'reused', model: 'm', demo: false })
+    fake.handlers['sessions.resume'] = () => ({ ...run, busy: 'steered' as const })
+    await sendMessage('default', 's1', 'make it blue', { busyMode: 'steer' })
+    expect(useTurns.getState().byId.run).toMatchObject({ status: 'running', stopping: false })
+    expect(useTurns.getState().byId.run!.notices.at(-1)).toContain('make it blue')
+    let during: boolean | undefined
+    fake.handlers['sessions.resume'] = ({ profile, sessionId }) => {
+      during = useTurns.getState().byId.run!.stopping
+      return { turnId: 'next', profile, sessionId, busy: 'interrupted' as const }
+    }
+    await sendMessage('default', 's1', 'instead', { busyMode: 'interrupt' })
+    expect(during).toBe(true)
+    expect(useTurns.getState().byId.run!.stopping).toBe(true)
   })
 
   it('starts a new chat and tracks its turn', async () => {

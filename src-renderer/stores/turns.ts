@@ -1,5 +1,5 @@
 import { create } from 'zustand'
-import type { CacheDecision, EventPayload, Money, TurnHandle } from '@shared/contract'
+import type { BusyInputMode, CacheDecision, EventPayload, Money, TurnHandle } from '@shared/contract'
 import { getApi } from '../api'
 import { reportError } from './toasts'
 
@@ -19,7 +19,11 @@ export interface LiveTurn {
   cacheReason?: string | null
   model: string | null
   demo: boolean
-  status: 'running' | 'completed' | 'interrupted' | 'error'
+  /** `queued`: a message sent mid-turn waiting for the running turn to end (`queuedText`); it runs as this turn. */
+  status: 'queued' | 'running' | 'completed' | 'interrupted' | 'error'
+  queuedText?: string
+  /** Why the host handled a message otherwise than the profile's busy input mode asks (e.g. subagents at work). */
+  note?: string | null
   /** Streamed content not yet persisted; cleared on each `message_saved` (the transcript shows it from then). */
   text: string
   reasoning: string
@@ -74,8 +78,23 @@ function upsert(h: TurnHandle, fn: (t: LiveTurn) => Partial<LiveTurn>): void {
   })
 }
 
+/** Not started yet (the event and the request's answer may come in either order; turn.started sets `cache`). */
+const waiting = (t: LiveTurn) => t.cache === null && (t.status === 'queued' || t.status === 'running')
+const queued = (text: string, note: string | null) => (t: LiveTurn) =>
+  waiting(t) ? { status: 'queued' as const, queuedText: text, note } : {}
+
+export function applyTurnQueued(e: EventPayload<'turn.queued'>): void {
+  upsert(e, queued(e.text, e.note ?? null))
+}
+
 export function applyTurnStarted(e: EventPayload<'turn.started'>): void {
-  upsert(e, () => ({ cache: e.cache, cacheReason: e.cacheReason ?? null, model: e.model, demo: e.demo }))
+  upsert(e, () => ({
+    status: 'running',
+    cache: e.cache,
+    cacheReason: e.cacheReason ?? null,
+    model: e.model,
+    demo: e.demo
+  }))
 }
 
 export function applyTurnDelta(e: EventPayload<'turn.delta'>): void {
@@ -122,34 +141,52 @@ export function applyTurnDelta(e: EventPayload<'turn.delta'>): void {
 }
 
 export function applyTurnFinished(e: EventPayload<'turn.finished'>): void {
+  // a queued message cancelled before it ran leaves nothing behind
+  if (e.status === 'interrupted' && useTurns.getState().byId[e.turnId]?.status === 'queued') return drop(e.turnId)
   upsert(e, () => ({ status: e.status, error: e.error ?? null, cost: e.cost, apiCalls: e.apiCalls, stopping: false }))
 }
 
+function drop(turnId: string): void {
+  useTurns.setState((s) => {
+    if (!s.byId[turnId]) return s
+    const { [turnId]: _gone, ...byId } = s.byId
+    return { byId, order: s.order.filter((id) => id !== turnId) }
+  })
+}
+
 /**
- * Continue a session; the reply arrives as turn.* events (which may beat the handle back). `interrupt`: stop the
- * turn running in the session and run this message next (sessions.resume answers once the new turn started).
+ * Continue a session; the reply arrives as turn.* events (which may beat the handle back). `busyMode`: a turn runs
+ * in the session and the message follows the profile's busy input mode — in `interrupt` that turn shows Stopping…
+ * until the host has stopped it (sessions.resume answers once this message's turn started); a queued message shows
+ * as a queued turn; a steered one as a notice on the running turn.
  */
 export async function sendMessage(
   profile: string,
   sessionId: string,
   text: string,
-  { interrupt = false }: { interrupt?: boolean } = {}
+  { busyMode }: { busyMode?: BusyInputMode } = {}
 ): Promise<TurnHandle | null> {
-  // the turn it interrupts shows Stopping… until it ends
-  const stopped = interrupt
+  const running = busyMode
     ? Object.values(useTurns.getState().byId).filter(
         (t) => t.profile === profile && t.sessionId === sessionId && t.status === 'running'
       )
     : []
+  const stopped = busyMode === 'interrupt' ? running : []
   for (const t of stopped) upsert(t, () => ({ stopping: true }))
   try {
-    const handle = await getApi().call('sessions.resume', {
+    const r = await getApi().call('sessions.resume', {
       profile,
       sessionId,
       text,
-      ...(interrupt ? { interrupt } : {})
+      ...(busyMode ? { whileBusy: true } : {})
     })
-    upsert(handle, () => ({}))
+    const handle: TurnHandle = { turnId: r.turnId, profile: r.profile, sessionId: r.sessionId }
+    // the host queued it (subagents at work, another channel's turn) or steered it: the running turn goes on
+    if (r.busy !== 'interrupted') for (const t of stopped) upsert(t, () => ({ stopping: false }))
+    if (r.busy === 'queued') upsert(handle, queued(text, r.note ?? null))
+    else if (r.busy === 'steered')
+      upsert(handle, (t) => ({ notices: [...t.notices, `Added to this turn at its next step: “${text}”`].slice(-20) }))
+    else upsert(handle, () => ({}))
     return handle
   } catch (err) {
     for (const t of stopped) upsert(t, () => ({ stopping: false })) // refused (e.g. another channel's turn)
@@ -171,7 +208,7 @@ export async function startChat(profile: string, text: string): Promise<TurnHand
 
 export async function stopTurn(turnId: string): Promise<void> {
   const t = useTurns.getState().byId[turnId]
-  if (!t || t.status !== 'running') return
+  if (!t || (t.status !== 'running' && t.status !== 'queued')) return
   upsert(t, () => ({ stopping: true }))
   try {
     await getApi().call('turns.stop', { turnId })

@@ -1,4 +1,5 @@
 import { useRef, useState } from 'react'
+import type { BusyInputMode } from '@shared/contract'
 import { useDraft } from '../../lib/drafts'
 import { SendIcon, StopIcon } from '../../components/icons'
 import { MOD } from '../../app/ProfileRail'
@@ -6,11 +7,13 @@ import { stopTurn, type LiveTurn } from '../../stores/turns'
 
 interface Props {
   /**
-   * Resolves true when the message was accepted; the text is kept otherwise. `interrupt`: a turn is running and
-   * the user sent anyway — stop it and run this message next (upstream's default busy input mode).
+   * Resolves true when the message was accepted; the text is kept otherwise. `busyMode`: a turn is running and the
+   * user sent anyway — the profile's busy input mode says what becomes of the message.
    */
-  onSend: (text: string, opts: { interrupt: boolean }) => Promise<boolean>
+  onSend: (text: string, opts: { busyMode?: BusyInputMode }) => Promise<boolean>
   running?: LiveTurn | null
+  /** The profile's `display.busy_input_mode`: what Send does while a turn runs. */
+  busyMode?: BusyInputMode
   placeholder?: string
   disabled?: boolean
   testPrefix?: string
@@ -19,13 +22,22 @@ interface Props {
   autoFocus?: boolean
 }
 
+/** What Send says while a turn runs, per busy input mode: its label and what it does. */
+const BUSY_SEND: Record<BusyInputMode, { label: string; help: string }> = {
+  interrupt: { label: 'Send now', help: 'Stop the running turn and send this now' },
+  queue: { label: 'Queue', help: 'Send this once the running turn ends' },
+  steer: { label: 'Steer', help: 'Add this to the running turn at its next step' }
+}
+
 /**
- * Message box: ⌘/Ctrl+Enter sends; Stop interrupts the running turn, and sending while it runs interrupts it with
- * the new message ("Send now"). Text survives a failed send.
+ * Message box: ⌘/Ctrl+Enter sends; Stop interrupts the running turn. Sending while it runs follows the profile's
+ * busy input mode (upstream's `display.busy_input_mode`): interrupt ("Send now"), queue or steer. Text survives a
+ * failed send.
  */
 export function Composer({
   onSend,
   running,
+  busyMode = 'interrupt',
   placeholder,
   disabled,
   testPrefix = 'composer',
@@ -43,7 +55,7 @@ export function Composer({
     if (!canSend) return
     setSending(true)
     const sent = text
-    const ok = await onSend(sent, { interrupt: Boolean(running) })
+    const ok = await onSend(sent, running ? { busyMode } : {})
     setSending(false)
     // only clear what was sent: text typed while the send was in flight stays
     if (ok && latest.current === sent) setText('')
@@ -85,10 +97,10 @@ export function Composer({
           onClick={() => void send()}
           disabled={!canSend}
           data-testid={`${testPrefix}-send`}
-          title={running ? `Stop the running turn and send this now (${MOD}Enter)` : `Send (${MOD}Enter)`}
-          aria-label={running ? 'Stop the running turn and send this now' : undefined}
+          title={running ? `${BUSY_SEND[busyMode].help} (${MOD}Enter)` : `Send (${MOD}Enter)`}
+          aria-label={running ? BUSY_SEND[busyMode].help : undefined}
         >
-          <SendIcon /> {sending ? 'Sending…' : running ? 'Send now' : 'Send'}
+          <SendIcon /> {sending ? 'Sending…' : running ? BUSY_SEND[busyMode].label : 'Send'}
         </button>
       </div>
     </div>

@@ -1,4 +1,4 @@
-import type { LiveTurn } from '../../stores/turns'
+import { stopTurn, type LiveTurn } from '../../stores/turns'
 import { sessionHref } from '../../app/routes'
 import { Reasoning, ToolCallView } from './MessageItem'
 import { TurnBadge } from './TurnBadge'
@@ -6,6 +6,7 @@ import { Markdown } from '../../components/markdown/Markdown'
 
 /** What a running turn has streamed and not yet persisted. */
 export function LiveTurnView({ t, showBadge = true }: { t: LiveTurn; showBadge?: boolean }) {
+  if (t.status === 'queued') return <QueuedTurn t={t} />
   const streaming = t.text || t.reasoning || t.tools.length || t.notices.length
   return (
     <div className="live-turn" data-testid="live-turn" data-turn-id={t.turnId}>
@@ -46,6 +47,32 @@ export function LiveTurnView({ t, showBadge = true }: { t: LiveTurn; showBadge?:
           Waiting for the model…
         </div>
       ) : null}
+    </div>
+  )
+}
+
+/** A message sent mid-turn in queue mode: it is stored and answered when its turn starts; until then it can be cancelled. */
+function QueuedTurn({ t }: { t: LiveTurn }) {
+  return (
+    <div className="live-turn" data-testid="queued-turn" data-turn-id={t.turnId}>
+      <div className="message role-user queued">
+        <div className="queued-head">
+          <span className="badge" data-testid="queued-badge">
+            queued
+          </span>
+          <span className="muted small">runs when the current turn ends</span>
+          <button
+            className="small"
+            onClick={() => void stopTurn(t.turnId)}
+            disabled={t.stopping}
+            data-testid="queued-cancel"
+          >
+            {t.stopping ? 'Cancelling…' : 'Cancel'}
+          </button>
+        </div>
+        <div className="msg-body">{t.queuedText}</div>
+        {t.note && <div className="muted small">{t.note}</div>}
+      </div>
     </div>
   )
 }
