@@ -96,8 +96,7 @@ export async function runChild(
     delegationId: extra.delegationId ?? null,
     parentSessionId: spec.parentSessionId,
     goal: spec.goal,
-    model: spec.model ?? null,
-    turnBound: extra.signal !== undefined
+    model: spec.model ?? null
   })
   let outcome: ChildRunOutcome
   try {

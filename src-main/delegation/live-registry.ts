@@ -21,8 +21,6 @@ export interface LiveSubagent {
   goal?: string
   model?: string | null
   startedAt?: number
-  /** Runs inside its parent's turn (inline, or a follow-up the parent's tool call waits on): stopping that turn ends it. */
-  turnBound?: boolean
 }
 
 export type LiveSubagentInfo = Omit<LiveSubagent, 'agent' | 'ownerSessionId'> & { childSessionId: string | null }

@@ -123,7 +123,7 @@ export interface GatewayOptions<A extends TurnAgent = TurnAgent, S extends Gatew
   enabledToolsets?(profile: string, config: RawConfig): string[]
   /** The host's vault: every turn's secrets come from it. */
   vault: SecretVault
-  /** Subagents now running for a session (a message sent mid-turn then queues instead of interrupting them). */
+  /** Subagents of a session now running (a message sent mid-turn then queues rather than interrupting). */
   activeSubagents?(profile: string, sessionId: string): number
   /** Epoch ms (tests). */
   clock?: () => number

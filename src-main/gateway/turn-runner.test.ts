@@ -515,14 +515,14 @@ describe('Gateway', () => {
     expect(agent.starts.map((x) => x.text)).toEqual(['one', 'long', 'and round'])
   })
 
-  it('interrupt mode queues instead while the running turn has subagents at work (stopping it would end them)', async () => {
+  it('interrupt mode queues instead while subagents of the session are at work (upstream would end them)', async () => {
     const working = new Set<string>()
     const g = setup({ activeSubagents: (_p, sid) => (working.has(sid) ? 1 : 0) })
     const { gateway, events } = g
     const { sid, agent, running } = await heldTurn(g)
     working.add(sid)
     const q = await gateway.resume({ profile: 'default', sessionId: sid, text: 'after', whileBusy: true })
-    expect(q).toMatchObject({ busy: 'queued', note: expect.stringContaining('subagents at work') })
+    expect(q).toMatchObject({ busy: 'queued', note: expect.stringContaining('subagents of this conversation') })
     expect(agent.interrupted).toBe(false)
     working.delete(sid)
     agent.hold = false // 'long' stays held until the interrupt; what runs after it does not wait

@@ -218,7 +218,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
    *   agent keeps that turn's activity clock; past MAX_INTERRUPT_DEPTH it starts fresh);
    * - `queue`: it runs as the next turn once that one ends, in arrival order;
    * - `steer`: the running agent takes it at its next step; when it cannot, it is queued.
-   * As upstream does, an interrupt is queued instead while the turn's subagents work (stopping it would end them),
+   * As upstream does, an interrupt is queued instead while the session's subagents work (upstream's interrupt would
+   * end them),
    * and a turn another channel runs (an API request, a cron job) is never the desk's to stop or steer.
    */
   private async sendWhileBusy(
@@ -238,7 +239,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       note = `A ${running.channel.capability.platform} turn is running in this session: your message runs once it ends.`
     } else if (mode === 'interrupt' && sessions.some((id) => (this.opts.activeSubagents?.(profile, id) ?? 0) > 0)) {
       mode = 'queue'
-      note = 'Queued instead of interrupting: the running turn has subagents at work (Stop ends them too).'
+      note = 'Queued instead of interrupting: subagents of this conversation are at work.'
     }
     if (mode === 'steer') {
       if (live && this.steerInto(live, text)) return { ...live.handle, busy: 'steered' }

@@ -111,7 +111,7 @@ describe('turns store', () => {
       profile,
       sessionId,
       busy: 'queued' as const,
-      note: 'Queued instead of interrupting: the running turn has subagents at work (Stop ends them too).'
+      note: 'Queued instead of interrupting: subagents of this conversation are at work.'
     })
     await sendMessage('default', 's1', 'after this', { busyMode: 'interrupt' })
     expect(fake.callsOf('sessions.resume').at(-1)).toMatchObject({ whileBusy: true, text: 'after this' })

@@ -89,6 +89,56 @@ describe('own writes never invalidate the parent cache entry', () => {
   })
 })
 
+// display.busy_input_mode 'interrupt' (the default), demoted as upstream's gateway does: while a subagent of the
+// conversation works, a message sent mid-turn from the desk (sessions.resume whileBusy) is queued, not an interrupt.
+describe('a message sent while subagents work', () => {
+  it('is queued behind the running turn instead of interrupting it, then runs', async () => {
+    const gates = { child: defer(), parent: defer() }
+    rig = await makeRig(async (req) => {
+      const text = turnText(req)
+      if (text === 'slow child') return gates.child.promise.then(() => ({ text: 'child done' }))
+      if (text === 'delegate slowly' && lastOf(req)?.role === 'tool')
+        return gates.parent.promise.then(() => ({ text: 'parent done' }))
+      if (text === 'delegate slowly')
+        return { toolCalls: [{ id: 'd9', name: 'delegate_task', arguments: { goal: 'slow child' } }] }
+      return reply(req)
+    })
+    await rig.start()
+    await start(rig, 'delegate slowly')
+    const asked = (t: string) => rig!.chats().some((q) => turnText(q) === t)
+    // the child is at work and the parent turn is still running (its model call after the tool is held)
+    await waitUntil(
+      () => asked('slow child') && rig!.chats().filter((q) => turnText(q) === 'delegate slowly').length === 2
+    )
+    const parent = started(rig)[0]! as { turnId: string; sessionId?: string }
+    const sessionId = (rig.events.find((e) => e.event === 'turn.started')!.payload as { sessionId: string }).sessionId
+    const res = await rig.host!.dispatcher.invoke('sessions.resume', {
+      profile: 'default',
+      sessionId,
+      text: 'meanwhile',
+      whileBusy: true
+    })
+    expect(res).toMatchObject({
+      ok: true,
+      output: { busy: 'queued', note: expect.stringContaining('subagents of this conversation') }
+    })
+    gates.parent.resolve()
+    gates.child.resolve()
+    await waitUntil(() => asked('meanwhile') && finished(rig!).length >= 3)
+    const ended = (id: string) => finished(rig!).find((e) => (e.payload as { turnId: string }).turnId === id)
+    expect((ended(parent.turnId)!.payload as { status: string }).status).toBe('completed') // never interrupted
+    const queuedId = (res as { output: { turnId: string } }).output.turnId
+    await waitUntil(() => ended(queuedId) !== undefined)
+    expect((ended(queuedId)!.payload as { status: string }).status).toBe('completed')
+  })
+})
+
+function defer() {
+  let resolve!: () => void
+  const promise = new Promise<void>((r) => (resolve = r))
+  return { promise, resolve }
+}
+
 describe('children get real tools', () => {
   it("a leaf child's tools are the parent's minus the leaf-denied ones; an orchestrator child delegates once within the depth limit", async () => {
     rig = await makeRig(reply)

@@ -198,10 +198,11 @@ export async function wireRuntime(
     // seed 001: a memory plugin's files and the configured provider's identity are part of the signature.
     registryGeneration: (profile) => providers.registryGeneration(profile, s.homeOf(profile)),
     memoryIdentity: providers,
-    // The registry is shared by every profile's deps: any one of them reads it (none yet: nothing runs).
+    // Every child of the session still running, inline or in the background: upstream's running agent counts both
+    // (`_active_children`). The registry is shared by every profile's deps: any one reads it (none yet: none run).
     activeSubagents: (profile, sessionId) =>
       (deps.values().next().value?.live.list() ?? []).filter(
-        (c) => c.turnBound && c.parentSessionId === sessionId && (c.profile ?? profile) === profile
+        (c) => c.parentSessionId === sessionId && (c.profile ?? profile) === profile
       ).length,
     log
   })
