@@ -57,7 +57,9 @@ export const TurnStarted = TurnHandle.extend({
   /** What changed, when the host can say (e.g. "memory provider identity changed (alice → bob)"); no secrets. */
   cacheReason: z.string().max(300).optional(),
   model: z.string().nullable(),
-  demo: z.boolean()
+  demo: z.boolean(),
+  /** Where the turn came from, as its session's source: `desktop` (this app's chat), `api_server`, `cron`, `cli`. */
+  source: z.string().max(64).optional()
 })
 export type TurnStarted = z.infer<typeof TurnStarted>
 

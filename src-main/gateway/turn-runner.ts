@@ -616,7 +616,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         cache: decision,
         ...(cacheReason ? { cacheReason } : {}),
         model: runtime.model,
-        demo: runtime.provider === 'demo' || isDemoConfig(config)
+        demo: runtime.provider === 'demo' || isDemoConfig(config),
+        source: channel.source
       })
       // Warnings from building the agent (e.g. a refused memory provider) reach the user once, on its first turn.
       const warnings = agent.startupNotices?.splice(0) ?? []

@@ -19,6 +19,8 @@ export interface LiveTurn {
   cacheReason?: string | null
   model: string | null
   demo: boolean
+  /** The turn's channel as a session source: `desktop` is this app's chat; an API or cron turn ends only where it began. */
+  source: string | null
   /** `queued`: a message sent mid-turn waiting for the running turn to end (`queuedText`); it runs as this turn. */
   status: 'queued' | 'running' | 'completed' | 'interrupted' | 'error'
   queuedText?: string
@@ -54,6 +56,7 @@ const blank = (h: TurnHandle): LiveTurn => ({
   cache: null,
   model: null,
   demo: false,
+  source: null,
   status: 'running',
   text: '',
   reasoning: '',
@@ -93,7 +96,8 @@ export function applyTurnStarted(e: EventPayload<'turn.started'>): void {
     cache: e.cache,
     cacheReason: e.cacheReason ?? null,
     model: e.model,
-    demo: e.demo
+    demo: e.demo,
+    source: e.source ?? null
   }))
 }
 

@@ -50,12 +50,15 @@ export function Composer({
   const latest = useRef(text)
   latest.current = text
   const canSend = text.trim().length > 0 && !sending && !disabled
+  // Another channel's turn (an API request, a cron run) is that channel's to stop; a message sent meanwhile waits.
+  const foreign = Boolean(running?.source && running.source !== 'desktop')
+  const mode: BusyInputMode = foreign ? 'queue' : busyMode
 
   const send = async () => {
     if (!canSend) return
     setSending(true)
     const sent = text
-    const ok = await onSend(sent, running ? { busyMode } : {})
+    const ok = await onSend(sent, running ? { busyMode: mode } : {})
     setSending(false)
     // only clear what was sent: text typed while the send was in flight stays
     if (ok && latest.current === sent) setText('')
@@ -81,7 +84,12 @@ export function Composer({
         }}
       />
       <div className="composer-actions">
-        {running && (
+        {running && foreign && (
+          <span className="muted small" data-testid="composer-foreign-turn">
+            A {running.source} turn is running; it can only be stopped where it started.
+          </span>
+        )}
+        {running && !foreign && (
           <button
             className="danger"
             onClick={() => void stopTurn(running.turnId)}
@@ -97,10 +105,11 @@ export function Composer({
           onClick={() => void send()}
           disabled={!canSend}
           data-testid={`${testPrefix}-send`}
-          title={running ? `${BUSY_SEND[busyMode].help} (${MOD}Enter)` : `Send (${MOD}Enter)`}
-          aria-label={running ? BUSY_SEND[busyMode].help : undefined}
+          title={running ? `${BUSY_SEND[mode].help} (${MOD}Enter)` : `Send (${MOD}Enter)`}
+          // the visible label starts the accessible name (WCAG 2.5.3), then what it will do
+          aria-label={running ? `${BUSY_SEND[mode].label}: ${BUSY_SEND[mode].help.toLowerCase()}` : undefined}
         >
-          <SendIcon /> {sending ? 'Sending…' : running ? BUSY_SEND[busyMode].label : 'Send'}
+          <SendIcon /> {sending ? 'Sending…' : running ? BUSY_SEND[mode].label : 'Send'}
         </button>
       </div>
     </div>

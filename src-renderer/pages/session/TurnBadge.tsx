@@ -23,6 +23,11 @@ export function TurnBadge({ t }: { t: LiveTurn }) {
       ) : (
         t.model && <span className="mono muted">{t.model}</span>
       )}
+      {t.source && t.source !== 'desktop' && (
+        <span className="badge" data-testid="turn-source" title="Where this turn came from">
+          via {t.source}
+        </span>
+      )}
       <span className={`turn-status status-${t.status}`} data-testid="turn-status">
         {t.status === 'running' ? (t.stopping ? 'stopping…' : 'running…') : t.status}
       </span>
