@@ -111,6 +111,43 @@ describe.skipIf(!existsSync(PY))('upstream writing while a live host serves the 
     }
   })
 
+  it("a transcript upstream rewrites moves back down, and a cleared one goes by its start, in upstream's order", async () => {
+    const home = newHome()
+    const path = join(home, 'state.db')
+    const t = 1_700_000_000
+    const start = await upstream(path, 'rewrite', 0, [
+      ['create', 'a'],
+      ['append', 'a', 'user', 'question one', t + 10],
+      ['append', 'a', 'assistant', 'answer one', t + 20],
+      ['append', 'a', 'user', 'question two', t + 30],
+      ['append', 'a', 'assistant', 'answer two', t + 40],
+      ['create', 'b'],
+      ['append', 'b', 'user', 'in between', t + 25]
+    ])
+    const host = await live(home)
+    try {
+      const list = async () =>
+        ((await call(host, 'sessions.list', { profile: 'default' })).items as Rec[]).map((s) => [s.id, s.lastActiveAt])
+      const expected = (a: Answer) => a.list.map((id) => [id, a.last_active[id]])
+      expect(start.list).toEqual(['a', 'b'])
+      expect(await list()).toEqual(expected(start))
+      // /undo: upstream rewrites a without its last exchange, keeping the kept rows' own times
+      let seen = announced(host, ['a'])
+      const undone = await upstream(path, 'rewrite', 1, [['undo', 'a']])
+      await seen
+      expect(undone.list).toEqual(['b', 'a'])
+      expect(await list()).toEqual(expected(undone))
+      // every message gone: a is ordered by its start again (the recording's now, after b's last message)
+      seen = announced(host, ['a'])
+      const cleared = await upstream(path, 'rewrite', 2, [['clear', 'a']])
+      await seen
+      expect(cleared.list).toEqual(['a', 'b'])
+      expect(await list()).toEqual(expected(cleared))
+    } finally {
+      await host.close()
+    }
+  })
+
   it('short CJK and emoji search finds every session upstream wrote and none it deleted, before and after the index exists', async () => {
     const home = newHome()
     const path = join(home, 'state.db')

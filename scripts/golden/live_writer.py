@@ -66,6 +66,28 @@ def reorder():
     ]
 
 
+def rewrite():
+    """Test 3: upstream rewrites transcripts (/undo's replace_messages keeps the kept rows' times; clear_messages)."""
+    return [
+        {
+            "ops": [
+                ["create", "a"],
+                ["append", "a", "user", "question one", T + 10],
+                ["append", "a", "assistant", "answer one", T + 20],
+                ["append", "a", "user", "question two", T + 30],
+                ["append", "a", "assistant", "answer two", T + 40],
+                ["create", "b"],
+                ["append", "b", "user", "in between", T + 25],
+            ],
+            "queries": [],
+        },
+        # /undo: the last exchange goes, the rest is written back with its own times (a's last message: T + 20)
+        {"ops": [["undo", "a"]], "queries": []},
+        # every message gone: upstream orders a by its start again (the recording's now)
+        {"ops": [["clear", "a"]], "queries": []},
+    ]
+
+
 def short_search():
     """Test 2: short CJK / emoji messages, then inserts and deletes while a live host watches."""
     first = []
@@ -183,6 +205,11 @@ def apply(db, ops):
             db.end_session(a[0], "cli_close")
         elif op == "delete":
             db.delete_session(a[0])
+        elif op == "undo":
+            # what upstream's /undo writes: the stored conversation minus its last exchange, through replace_messages
+            db.replace_messages(a[0], db.get_messages_as_conversation(a[0])[:-2])
+        elif op == "clear":
+            db.clear_messages(a[0])
         else:
             raise ValueError(op)
 
@@ -240,7 +267,8 @@ def record(name, steps, work):
 def main():
     work = Path(tempfile.mkdtemp(prefix="live-writer-"))
     try:
-        scenarios = {"reorder": record("reorder", reorder(), work), "short-search": record("short-search", short_search(), work)}
+        scenarios = {"reorder": record("reorder", reorder(), work), "short-search": record("short-search", short_search(), work),
+                     "rewrite": record("rewrite", rewrite(), work)}
     finally:
         shutil.rmtree(work, ignore_errors=True)
         shutil.rmtree(os.environ["HERMES_HOME"], ignore_errors=True)

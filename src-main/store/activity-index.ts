@@ -5,7 +5,10 @@
  * every list read: when `PRAGMA data_version` (another connection committed) or `total_changes()` (this one
  * wrote) moved, only messages and sessions added since the last look are read (rowid ranges, a few index
  * steps), so the first page right after another process wrote reflects that write without rescanning.
- * Activity only moves forward: a message deleted later does not move its session back down. Next to it the index
+ * A session with new messages is read again from its own messages, so a transcript rewritten in place (upstream's
+ * replace_messages behind /undo and /retry, which writes the kept rows back with their own times) moves back down;
+ * when the newest messages are gone (clear_messages, a delete), the sessions at the top of the list are read again.
+ * A message deleted from deeper in the list, with nothing written after it, is not noticed. Next to it the index
  * keeps where an untitled session's first user message is (`first_user`, as a list page found it:
  * notePreviewSources), so the page re-reads that one row after a foreign commit rather than the session's messages.
  * On a home without `last_activity_at` a session's first message replaces its start even when dated earlier
@@ -60,6 +63,11 @@ function attach(db: Database.Database): string {
  * A session's activity and whether a message counted in it, from its own column (`own`, or 'NULL' on a home without
  * `last_activity_at`) and its latest message time (`mx`): upstream's rule where it has no column of its own.
  */
+/** How many sessions from the top are read again when the newest messages were deleted (what a first page shows). */
+const REREAD_TOP = 100
+/** A session's latest message time, one step down the (session_id, timestamp) index. */
+const MAX_MESSAGE_TIME = '(SELECT MAX(m.timestamp) FROM main.messages m WHERE m.session_id = s.id)'
+
 const activitySql = (own: string, mx: string) =>
   own === 'NULL'
     ? `COALESCE(${mx}, s.started_at, 0), ${mx} IS NOT NULL`
@@ -92,6 +100,13 @@ function build(db: Database.Database): State {
   return st
 }
 
+const ownColumn = (st: State) => (st.own === 'NULL' ? 'NULL' : 's.last_activity_at')
+
+/** Reads session `@id` again from its row and its messages: its activity, and whether a message counted in it. */
+const rereadSql = (st: State) =>
+  `UPDATE ${st.table} SET (act, msg) = (SELECT ${activitySql(ownColumn(st), MAX_MESSAGE_TIME)}
+    FROM main.sessions s WHERE s.id = @id) WHERE id = @id AND EXISTS (SELECT 1 FROM main.sessions WHERE id = @id)`
+
 function setTail(db: Database.Database, st: State): void {
   const tail = stmt(db, 'SELECT rowid, id FROM main.sessions ORDER BY rowid DESC LIMIT 1').raw().get() as
     [number, string] | undefined
@@ -108,7 +123,7 @@ function sweep(db: Database.Database, st: State): number {
   const changed = stmt(
     db,
     `INSERT INTO ${st.table} (id, act, msg, started)
-      SELECT s.id, ${activitySql(st.own === 'NULL' ? 'NULL' : 's.last_activity_at', '(SELECT MAX(m.timestamp) FROM main.messages m WHERE m.session_id = s.id)')},
+      SELECT s.id, ${activitySql(ownColumn(st), MAX_MESSAGE_TIME)},
         COALESCE(s.started_at, 0)
       FROM main.sessions s WHERE NOT EXISTS (SELECT 1 FROM ${st.table} a WHERE a.id = s.id)`
   ).run().changes
@@ -145,6 +160,14 @@ function catchUp(db: Database.Database, st: State): number {
   // Rows, not GROUP BY: grouping would tempt the planner onto the session index (a walk of every message).
   // `? + 0`, not `?`: with STAT4 the planner peeks at a bare bound value, and every new value then costs a full
   // re-prepare of the statement.
+  // AUTOINCREMENT ids are never reused: a maximum below the last one seen means the newest messages were deleted.
+  const top = Number(stmt(db, 'SELECT COALESCE(MAX(id), 0) FROM main.messages').pluck().get())
+  if (top < st.maxMessage) {
+    st.maxMessage = top
+    const reread = stmt(db, rereadSql(st))
+    const first = stmt(db, `SELECT id FROM ${st.table} ORDER BY act DESC, started DESC, id DESC LIMIT ?`)
+    for (const id of first.pluck().all(REREAD_TOP) as string[]) changed += reread.run({ id }).changes
+  }
   const recent = stmt(
     db,
     `SELECT session_id, timestamp, id, role = 'user' AND content IS NOT NULL FROM main.messages WHERE id > ? + 0`
@@ -164,15 +187,13 @@ function catchUp(db: Database.Database, st: State): number {
     latest.set(id, t)
     if (r > st.maxMessage) st.maxMessage = r
   }
-  // A new user message earlier than the known first one makes that pointer unknown (the next page finds it again).
-  const bump = stmt(
-    db,
-    `UPDATE ${st.table} SET act = CASE WHEN ? IS NULL THEN act WHEN msg THEN MAX(act, ?) ELSE ? END,
-      msg = msg OR ? IS NOT NULL, first_user = CASE WHEN ? < first_ts THEN NULL ELSE first_user END WHERE id = ?`
-  )
-  for (const [id, [ts, user]] of latest) {
-    const t = ts === -Infinity ? null : ts
-    changed += bump.run(t, t, t, t, user, id).changes
+  // Each session with new messages is read again whole: a rewrite may have deleted newer ones. A new user message
+  // earlier than the known first one makes that pointer unknown (the next page finds it again).
+  const reread = stmt(db, rereadSql(st))
+  const first = stmt(db, `UPDATE ${st.table} SET first_user = NULL WHERE id = ? AND ? < first_ts`)
+  for (const [id, [, user]] of latest) {
+    changed += reread.run({ id }).changes
+    if (user !== null) changed += first.run(id, user).changes
   }
   return changed
 }
