@@ -1,7 +1,7 @@
 // A real `caduceus api` process driven by the official `openai` SDK, on a profile whose provider is a scripted
 // server: conversations that resend their history stay one session, retries never duplicate, the Responses stream
 // helper gets its final text, and the concurrency cap answers 429 with Retry-After instead of falling over.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -227,6 +227,14 @@ describe('caduceus api through the openai SDK', { timeout: 60_000 }, () => {
     const sent = (provider.requests.at(-1)!.body.messages as Array<{ role: string; content: unknown }>).at(-1)!
     expect(sent).toEqual({ role: 'user', content: [{ type: 'text', text: 'what is this?' }, image] })
     const sid = a.response.headers.get('x-hermes-session-id')!
+    // the id upstream's API server derives for this very request (Python's repr of the parts; golden)
+    const ids = JSON.parse(
+      readFileSync(join(import.meta.dirname, 'fixtures/upstream/api-session-ids/cases.json'), 'utf8')
+    )
+    const same = (ids.cases as Array<{ system: null; content: unknown; id: string }>).find(
+      (c) => c.system === null && JSON.stringify(c.content) === JSON.stringify(first.content)
+    )
+    expect(sid).toBe(same!.id)
     const stored = messagesOf(sid)[0]!.content
     // upstream's _encode_content: "\0json:" + json.dumps(parts)
     expect(stored.startsWith('\u0000json:')).toBe(true)

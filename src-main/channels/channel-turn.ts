@@ -93,6 +93,7 @@ export async function runApiTurn(ctx: ApiContext, req: TurnRequest): Promise<Tur
           system: req.idSystem ?? '',
           history: req.history,
           text: req.text,
+          ...(req.parts ? { parts: req.parts } : {}),
           nowSec: Date.now() / 1000,
           retryWindowSec: RETRY_WINDOW_SEC,
           model: req.model

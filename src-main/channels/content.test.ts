@@ -1,8 +1,12 @@
 // API message content read as upstream's API server reads it, and shown exactly as the store shows it (so a
 // resent image turn is recognised as the stored one).
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { displayContent, encodeContent } from '../store/content-codec'
 import { readContent } from './content'
+import { deriveSessionId } from './conversation'
+import { pyRepr } from './py-repr'
 
 const PNG = `data:image/png;base64,${'A'.repeat(4000)}`
 
@@ -40,5 +44,30 @@ describe('the text an image message is compared on', () => {
     [[{ type: 'image_url' as const, image_url: { url: `data:image/jpeg;base64,${'B'.repeat(3_000_000)}` } }]]
   ])('matches the store display of the same parts', (parts) => {
     expect(readContent(parts, 'x').text).toBe(displayContent(encodeContent(parts)))
+  })
+})
+
+// scripts/golden/api_session_ids.py: the id upstream's API server gives a conversation sent without a session header,
+// from its system prompt and first user message (a first message with images: Python's repr of its parts).
+describe('the session id of a conversation without a session header', () => {
+  const golden = JSON.parse(
+    readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/api-session-ids/cases.json'), 'utf8')
+  ) as { cases: Array<{ system: string | null; content: unknown; id: string }> }
+
+  it('is the id upstream derives, for every recorded first message', () => {
+    expect(golden.cases.length).toBeGreaterThan(15)
+    for (const c of golden.cases) {
+      const { text, parts } = readContent(c.content, 'messages[0].content')
+      expect([c.content, deriveSessionId(c.system, parts ?? text)]).toEqual([c.content, c.id])
+    }
+  })
+
+  it('writes strings as Python does', () => {
+    expect(
+      pyRepr(["it's", 'say "hi"', `both ' and "`, 'a\\b\n\t\r', 'é東🚀', '\x01\x7f\u00a0\u200b\u2028\ufeff '])
+    ).toBe(
+      `["it's", 'say "hi"', 'both \\' and "', 'a\\\\b\\n\\t\\r', 'é東🚀', '\\x01\\x7f\\xa0\\u200b\\u2028\\ufeff ']`
+    )
+    expect(pyRepr({ a: [1, true, null], b: { c: 'd' } })).toBe("{'a': [1, True, None], 'b': {'c': 'd'}}")
   })
 })

@@ -8,10 +8,15 @@
 import { partsText } from '@shared/contract'
 import type { ContentParts } from './gateway-face'
 import { HttpError } from './http'
+import { pyStr } from './py-repr'
 
 const TEXT = new Set(['text', 'input_text', 'output_text'])
 const IMAGE = new Set(['image_url', 'input_image'])
 const FILE = new Set(['file', 'input_file'])
+/** Upstream's caps (MAX_NORMALIZED_TEXT_LENGTH, in code points; MAX_CONTENT_LIST_SIZE): what it keeps, keyed and sent. */
+const MAX_TEXT = 65_536
+const MAX_PARTS = 1_000
+const capped = (s: string) => (s.length > MAX_TEXT ? Array.from(s).slice(0, MAX_TEXT).join('') : s)
 
 export interface Content {
   /** The text the conversation is keyed and compared on, as the store shows the message (images as placeholders). */
@@ -26,12 +31,12 @@ const refuse = (where: string, code: string, message: string) =>
 /** Upstream's `_normalize_multimodal_content`, with its error codes. */
 export function readContent(content: unknown, where: string): Content {
   if (content === null || content === undefined) return { text: '' }
-  if (typeof content === 'string') return { text: content }
+  if (typeof content === 'string') return { text: capped(content) }
   if (!Array.isArray(content)) return { text: '' }
   const parts: ContentParts = []
-  for (const p of content) {
+  for (const p of content.slice(0, MAX_PARTS)) {
     if (typeof p === 'string') {
-      if (p) parts.push({ type: 'text', text: p })
+      if (p) parts.push({ type: 'text', text: capped(p) })
       continue
     }
     if (!p || typeof p !== 'object') continue
@@ -40,8 +45,9 @@ export function readContent(content: unknown, where: string): Content {
       .trim()
       .toLowerCase()
     if (TEXT.has(type)) {
-      if (part.text !== null && part.text !== undefined && String(part.text))
-        parts.push({ type: 'text', text: String(part.text) })
+      // a text that is no string is written as Python writes it (str(7) → '7', str(True) → 'True')
+      if (part.text !== null && part.text !== undefined && pyStr(part.text))
+        parts.push({ type: 'text', text: capped(pyStr(part.text)) })
     } else if (IMAGE.has(type)) parts.push(imagePart(part, where))
     else if (FILE.has(type))
       throw refuse(

@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { ContentParts } from './gateway-face'
+import { pyRepr } from './py-repr'
 
 export interface Turn {
   role: 'user' | 'assistant'
@@ -44,9 +45,12 @@ export type Plan =
   /** The stored session answered this exact request moments ago (a retry): hand back that reply. */
   | { kind: 'replay'; sessionId: string; reply: string }
 
-/** Upstream's id: `api-` + the first 16 hex of SHA-256 of `system + "\n" + first user message`. */
-export function deriveSessionId(system: string | null | undefined, firstUser: string): string {
-  return `api-${sha16(`${system ?? ''}\n${firstUser}`)}`
+/**
+ * Upstream's id: `api-` + the first 16 hex of SHA-256 of `system + "\n" + first user message`, where a first message
+ * with images is its list of parts as Python writes it (test/fixtures/upstream/api-session-ids).
+ */
+export function deriveSessionId(system: string | null | undefined, firstUser: string | ContentParts): string {
+  return `api-${sha16(`${system ?? ''}\n${typeof firstUser === 'string' ? firstUser : pyRepr(firstUser)}`)}`
 }
 
 const sha16 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex').slice(0, 16)
@@ -65,10 +69,20 @@ function firstDifference(history: Turn[], stored: Turn[]): number {
  */
 export async function planConversation(
   sessions: ConversationSessions,
-  input: { system: string; history: Turn[]; text: string; nowSec: number; retryWindowSec: number; model?: string }
+  input: {
+    system: string
+    history: Turn[]
+    text: string
+    /** The last user message's parts, when it has images (it is the first user message when history has none). */
+    parts?: ContentParts
+    nowSec: number
+    retryWindowSec: number
+    model?: string
+  }
 ): Promise<Plan> {
   const { history, text } = input
-  let sid = deriveSessionId(input.system, history.find((t) => t.role === 'user')?.content ?? text)
+  const first = history.find((t) => t.role === 'user') ?? { content: text, parts: input.parts }
+  let sid = deriveSessionId(input.system, first.parts ?? first.content)
   let parent: string | undefined
   for (let depth = 0; depth < MAX_DEPTH; depth++) {
     const stored = sessions.turns(sid)

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Golden session ids upstream's API server derives for a conversation sent without X-Hermes-Session-Id.
+
+Upstream keys such a conversation on its system prompt and first user message (gateway/platforms/api_server.py:
+_derive_chat_session_id over _normalize_multimodal_content's result). A first message with images stays a list of
+parts, so the key hashes Python's repr of that list: quoting, escapes and non-ASCII as Python writes them.
+
+Usage: /usr/bin/python3 scripts/golden/api_session_ids.py
+Needs Debian's python3-yaml, python3-dotenv, python3-httpx and python3-requests (the module's imports).
+Env: HERMES_UPSTREAM (default /work/upstream) is the upstream checkout to import.
+Writes test/fixtures/upstream/api-session-ids/cases.json: [{system, content, id}, ...] and the upstream commit.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+UPSTREAM = Path(os.environ.get("HERMES_UPSTREAM", "/work/upstream"))
+OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "api-session-ids"
+
+IMG = {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}
+# the 1x1 PNG test/api-server-process.test.ts sends through the openai SDK
+PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+CASES = [
+    ("", "hello"),
+    ("You are terse.", "hello"),
+    (None, [{"type": "text", "text": "two"}, {"type": "text", "text": "parts"}]),
+    ("", [{"type": "text", "text": "what is this?"}, IMG]),
+    (None, [{"type": "text", "text": "what is this?"}, {"type": "image_url", "image_url": {"url": PNG, "detail": "low"}}]),
+    ("You are terse.", [IMG, {"type": "text", "text": "describe"}]),
+    ("", [{"type": "text", "text": "it's mine"}, IMG]),
+    ("", [{"type": "text", "text": "say \"hi\""}, IMG]),
+    ("", [{"type": "text", "text": "both ' and \" here"}, IMG]),
+    ("", [{"type": "text", "text": "back\\slash, line\nbreak, tab\tand cr\r"}, IMG]),
+    ("", [{"type": "text", "text": "café 東京 🚀 ünïcödé"}, IMG]),
+    ("", [{"type": "text", "text": "ctrl \x01 \x7f del, nbsp\u00a0, zwsp\u200b, ls\u2028, bom\ufeff"}, IMG]),
+    ("", [{"type": "input_text", "text": "responses-style"}, {"type": "input_image", "image_url": "https://example.com/a.jpg", "detail": " high "}]),
+    ("", [{"type": "image_url", "image_url": {"url": "  data:image/png;base64,iVBORw0KGgo=  ", "detail": "auto"}}]),
+    ("", ["a bare string part", IMG, 42, None]),
+    ("", [{"type": "TEXT", "text": 7}, IMG]),
+    ("sys", [{"type": "text", "text": ""}, {"type": "text", "text": None}, IMG]),
+    ("", "x" * 70000),
+]
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as home:
+        os.environ["HERMES_HOME"] = home
+        sys.path.insert(0, str(UPSTREAM))
+        from gateway.platforms.api_server import _derive_chat_session_id, _normalize_multimodal_content  # noqa: E402
+
+        cases = [
+            {"system": system, "content": content, "id": _derive_chat_session_id(system, _normalize_multimodal_content(content))}
+            for system, content in CASES
+        ]
+    try:
+        commit = subprocess.run(["git", "-C", str(UPSTREAM), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        commit = ""
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "cases.json").write_text(
+        json.dumps({"upstreamCommit": commit or "9a75ff049b020ab5b24f76892f50f59064811028", "cases": cases}, indent=1) + "\n"
+    )
+
+
+if __name__ == "__main__":
+    main()
