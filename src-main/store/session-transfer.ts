@@ -94,11 +94,32 @@ function allIds(db: Database.Database): Array<{ id: string; last_active: number 
   ).all() as Array<{ id: string; last_active: number }>
 }
 
+/**
+ * An exact session id, or the one session whose id starts with `prefix` (upstream's `resolve_session_id`, which
+ * `hermes sessions export --session-id` takes); null when none or several match.
+ */
+export function resolveSessionId(db: Database.Database, prefix: string): string | null {
+  if (stmt(db, 'SELECT 1 FROM main.sessions WHERE id = ?').get(prefix)) return prefix
+  const like = prefix.replace(/[\\%_]/g, (c) => `\\${c}`) + '%'
+  const ids = stmt(db, "SELECT id FROM main.sessions WHERE id LIKE ? ESCAPE '\\' ORDER BY started_at DESC LIMIT 2")
+    .pluck()
+    .all(like) as string[]
+  return ids.length === 1 ? ids[0]! : null
+}
+
+/**
+ * `sessionId`: that session; `ids`: those, in that order (a filtered export: upstream's `export_session` of each,
+ * without `last_active`); neither: every session (`export_all`, with `last_active`).
+ */
 export function* exportRecords(
   db: Database.Database,
-  opts: { sessionId?: string; lineage?: boolean } = {}
+  opts: { sessionId?: string; ids?: string[]; lineage?: boolean } = {}
 ): Generator<ExportRecord> {
-  const rows = opts.sessionId ? [{ id: opts.sessionId, last_active: undefined }] : allIds(db)
+  const rows = opts.sessionId
+    ? [{ id: opts.sessionId, last_active: undefined }]
+    : opts.ids
+      ? opts.ids.map((id) => ({ id, last_active: undefined }))
+      : allIds(db)
   for (const { id, last_active } of rows) {
     if (opts.lineage) {
       if (!opts.sessionId && isContinuation(db, id)) continue
@@ -145,15 +166,56 @@ export function toMarkdown(r: ExportRecord, onlyUserPrompts = false): string {
   return lines.join('\n')
 }
 
-/** `only = user-prompts`: one record per user prompt (content as text plus attachment placeholders). */
+/** Upstream's prompt text: a string as is; parts joined by newlines, each its `text`/`content` or its JSON. */
+function promptText(content: unknown): string {
+  const part = (p: unknown): string => {
+    if (typeof p === 'string') return p
+    if (p && typeof p === 'object' && !Array.isArray(p)) {
+      const o = p as Record<string, unknown>
+      for (const k of ['text', 'content']) if (typeof o[k] === 'string') return o[k]
+      return pyJson(o)
+    }
+    return p == null ? '' : pyJson(p)
+  }
+  if (content == null) return ''
+  if (typeof content === 'string') return content
+  if (Array.isArray(content)) return content.map(part).filter(Boolean).join('\n')
+  return part(content)
+}
+
+/** Python's `json.dumps(v, ensure_ascii=False, sort_keys=True)`: `, ` and `: ` separators, keys sorted. */
+function pyJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(pyJson).join(', ')}]`
+  if (v && typeof v === 'object')
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}: ${pyJson((v as Record<string, unknown>)[k])}`)
+      .join(', ')}}`
+  return JSON.stringify(v) ?? 'null'
+}
+
+const isoSeconds = (t: unknown) =>
+  typeof t === 'number'
+    ? new Date(Math.floor(t) * 1000).toISOString().replace('.000Z', 'Z')
+    : t == null
+      ? null
+      : String(t)
+
+/**
+ * `only = user-prompts`: one record per user prompt, upstream's (`iter_user_prompt_records`): session id, its
+ * 1-based index among the session's prompts, the time (ISO, seconds, UTC), the text — an attachment part as its
+ * JSON, as upstream writes it, so nothing is lost — the message id and the platform's event id when there is one.
+ */
 export function userPrompts(r: ExportRecord): Array<Record<string, unknown>> {
   return r.messages
     .filter((m) => m.role === 'user')
-    .map((m) => ({
+    .map((m, i) => ({
       session_id: r.id,
-      session_title: r.title ?? null,
-      message_id: m.id,
-      timestamp: m.timestamp,
-      content: displayContent(m.content)
+      index: i + 1,
+      created_at: isoSeconds(m.timestamp),
+      role: 'user',
+      text: promptText(m.content),
+      ...(m.id != null ? { message_id: m.id } : {}),
+      ...(m.platform_message_id || m.event_id ? { event_id: m.platform_message_id || m.event_id } : {})
     }))
 }

@@ -9,7 +9,10 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
   caduceus sessions show   <id> [--home DIR] [--profile P] [--json]
   caduceus sessions search <text> [--home DIR] [--profile P] [--limit N] [--children] [--json]
                                                            as upstream's list: child sessions only with --children
-  caduceus sessions export [--format jsonl|markdown] [--only user-prompts] [--lineage] [--profile P] [--session ID] [--home DIR]
+  caduceus sessions export [OUTPUT|-] [--session-id ID|PREFIX] [prune's filters] [--dry-run] [--format jsonl|markdown]
+                           [--only user-prompts] [--lineage single|logical] [--redact] [--profile P] [--home DIR]
+                           as hermes sessions export: OUTPUT a file, - or none stdout; no filter: every session;
+                           a filter: the ended sessions it matches, archived too, oldest first (--dry-run lists them)
   caduceus sessions import FILE [--profile P] [--home DIR] [--json]
   caduceus sessions delete ID [--profile P] [--home DIR]
   caduceus sessions prune  [--older-than T] [--newer-than T] [--before T] [--after T] [--source S] [--title TEXT]

@@ -2,12 +2,25 @@
 import { CaduceusError, type ExportFormat } from '@shared/contract'
 import type { SessionStore } from '../../store'
 import { toMarkdown, userPrompts } from '../../store'
+import { redactDeep } from '../../secrets'
 
 export interface ExportOptions {
   format: ExportFormat
   onlyUserPrompts?: boolean
   lineage?: boolean
   sessionId?: string
+  /** These sessions, in this order (a filtered export); without it and `sessionId`, every session. */
+  ids?: string[]
+  /** Mask credentials in every message (and segment) with the log's redaction, as upstream's `--redact` does. */
+  redact?: boolean
+}
+
+/** Upstream redacts the messages (and a lineage's segments), not the session row; so do we, inactive rows too. */
+function redacted<T extends Record<string, unknown>>(r: T): T {
+  const out: Record<string, unknown> = { ...r }
+  for (const k of ['messages', 'segments', 'caduceus_inactive_messages'])
+    if (out[k] != null) out[k] = redactDeep(out[k])
+  return out as T
 }
 
 /** Normalizes `--format` (`md` accepted); anything else is an error naming the two formats. */
@@ -21,7 +34,8 @@ export function exportFormat(v: string | undefined): ExportFormat {
 export function* exportChunks(store: SessionStore, o: ExportOptions): Generator<string> {
   if (o.sessionId && !store.getSession(o.sessionId))
     throw new CaduceusError('not_found', `No session '${o.sessionId}' in profile '${store.profile}'`, 'sessionId')
-  for (const rec of store.exportSessions({ sessionId: o.sessionId, lineage: o.lineage })) {
+  for (const raw of store.exportSessions({ sessionId: o.sessionId, ids: o.ids, lineage: o.lineage })) {
+    const rec = o.redact ? redacted(raw) : raw
     if (o.format === 'markdown') yield toMarkdown(rec, o.onlyUserPrompts) + '\n'
     else if (o.onlyUserPrompts) for (const p of userPrompts(rec)) yield JSON.stringify(p) + '\n'
     else yield JSON.stringify(rec) + '\n'

@@ -1,0 +1,211 @@
+// `caduceus sessions export` against upstream's own `hermes sessions export` on the fidelity home
+// (scripts/golden/export_cli.py → test/fixtures/upstream/fidelity/export-cli.json): for each flag set the same
+// sessions in the same order, each record field by field and message by message, the same words printed; then
+// upstream's session import (import_sessions, the dashboard's) of some of those exports against `caduceus sessions
+// import` of the same files. Everything runs through the CLI's own code in-process.
+import { cpSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import Database from 'better-sqlite3'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { parseArgs } from '../src-main/host/cli/args'
+import { sessions as sessionsCli } from '../src-main/host/cli/sessions'
+import { cleanupTempDirs, tempDir } from '../src-main/store/test-fixtures/tmp'
+
+type Rec = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+const gold = resolve(import.meta.dirname, 'fixtures/upstream/fidelity')
+interface Case {
+  profile: 'default' | 'work'
+  flags: string[]
+  printed: string
+  ids?: string[]
+  last_active?: number[]
+  prompts?: Rec[]
+  refused?: true
+}
+const G = JSON.parse(readFileSync(join(gold, 'export-cli.json'), 'utf8')) as {
+  upstream_commit: string
+  sessions: Record<string, Record<string, Rec>>
+  cases: Case[]
+  imports: Array<{ export: string; into: 'empty' | 'golden'; result: Rec; parents: Record<string, string | null> }>
+}
+const INACTIVE = 'caduceus_inactive_messages'
+
+afterAll(cleanupTempDirs)
+const tmp = () => tempDir('cad-export-cli-')
+let home: string
+beforeAll(() => {
+  home = tmp()
+  cpSync(join(gold, 'home'), home, { recursive: true })
+})
+
+/** `caduceus sessions <argv> --home H` through the CLI's own entry: what went to stdout, and what it printed. */
+async function caduceus(argv: string[], at = home) {
+  const out: string[] = []
+  const log = vi.spyOn(console, 'log').mockImplementation(() => {})
+  const write = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => {
+    out.push(String(c))
+    return true
+  })
+  try {
+    const code = await sessionsCli(parseArgs(['sessions', ...argv, '--home', at]))
+    const printed = log.mock.calls.map((c) => `${String(c[0])}\n`).join('')
+    return { code, stdout: out.join(''), printed }
+  } finally {
+    log.mockRestore()
+    write.mockRestore()
+  }
+}
+const jsonl = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Rec)
+const withOut = (c: Case, out: string) => c.flags.map((f) => (f === 'OUT' ? out : f))
+const profileFlags = (c: Case) => (c.profile === 'default' ? [] : ['--profile', c.profile])
+const label = (c: Case) => `${c.profile === 'default' ? '' : `[${c.profile}] `}${c.flags.join(' ') || '(no output)'}`
+
+/** A record against upstream's: every field upstream wrote, equal, and nothing more but Caduceus's inactive rows. */
+function sameRecord(profile: string, r: Rec, lastActive: number | undefined) {
+  const { [INACTIVE]: inactive, last_active, ...rest } = r
+  expect({ id: r.id, rest }).toEqual({ id: r.id, rest: G.sessions[profile]![r.id] })
+  expect({ id: r.id, last_active }).toEqual({ id: r.id, last_active: lastActive })
+  if (inactive !== undefined) for (const m of inactive as Rec[]) expect(m.active).toBe(0)
+}
+
+describe("sessions export writes what upstream's hermes sessions export writes, flag set by flag set", () => {
+  const ok = G.cases.filter((c) => !c.refused)
+
+  it.each(ok.map((c) => [label(c), c] as const))('%s', async (_, c) => {
+    const file = join(tmp(), 'export.jsonl')
+    const { code, stdout, printed } = await caduceus(['export', ...withOut(c, file), ...profileFlags(c)])
+    expect(code).toBe(0)
+    const toFile = c.flags.includes('OUT')
+    // a file gets the records and the words say how many; stdout gets only the records
+    expect(printed.replaceAll(file, 'OUT')).toBe(toFile || c.flags.includes('--dry-run') ? c.printed : '')
+    const records = toFile ? jsonl(readFileSync(file, 'utf8')) : jsonl(stdout)
+    if (c.prompts) return expect(records).toEqual(c.prompts)
+    if (c.flags.includes('--dry-run')) return expect(stdout).toBe('')
+    expect(records.map((r) => r.id)).toEqual(c.ids)
+    records.forEach((r, i) => sameRecord(c.profile, r, c.last_active?.[i]))
+  })
+
+  it('refusals and misses say what upstream says (and exit non-zero, where upstream exits 0)', async () => {
+    const refused = G.cases.filter((c) => c.refused)
+    expect(refused.map(label)).toEqual([
+      '(no output)',
+      '--session-id chain- -',
+      '--session-id nope -',
+      '--dry-run -',
+      '--older-than 2w --newer-than 1w -'
+    ])
+    for (const c of refused.slice(1)) {
+      const words = c.printed.trim().replace(/^Error: /, '')
+      // upstream's empty-window message names the two bounds' times; Caduceus's names the two flags
+      const want = words.startsWith('Empty time window') ? /^Empty time window/ : words
+      await expect(caduceus(['export', ...c.flags])).rejects.toThrow(want)
+    }
+  })
+
+  it('no OUTPUT: upstream refuses a JSONL export, Caduceus writes it to stdout (the same as `-`)', async () => {
+    expect(G.cases[2]).toMatchObject({
+      flags: [],
+      printed: 'JSONL export requires an output path (use - for stdout).\n'
+    })
+    const bare = await caduceus(['export'])
+    expect(bare.stdout).toBe((await caduceus(['export', '-'])).stdout)
+    expect(jsonl(bare.stdout).map((r) => r.id)).toEqual(G.cases[0]!.ids)
+  })
+
+  it('the golden covers the selection rules: bare = every session with last_active; a filter = ended ones, oldest first', () => {
+    const of = (...f: string[]) => G.cases.find((c) => c.profile === 'default' && c.flags.join(' ') === f.join(' '))!
+    const all = of('-')
+    expect(all.last_active).toHaveLength(all.ids!.length)
+    expect(all.ids).toContain('chain-3') // live (not ended)
+    expect(of('--source', 'cli', '-').ids).not.toContain('chain-3')
+    expect(of('--source', 'cli', '-').ids).toContain('arch') // archived, still exported
+    expect(of('--source', 'cli', '-').last_active).toBeUndefined()
+    expect(of('--session-id', 'big', '-').ids).toEqual(['big-tools']) // a unique prefix
+    expect(G.upstream_commit).toBe('9a75ff049b020ab5b24f76892f50f59064811028')
+  })
+
+  it('--lineage logical (upstream reads it for md/qmd only) merges the chain into one JSONL record', async () => {
+    const { stdout } = await caduceus(['export', '--session-id', 'chain-3', '--lineage', 'logical', '-'])
+    const [r] = jsonl(stdout)
+    expect(r!.lineage_session_ids).toEqual(['chain-0', 'chain-1', 'chain-2', 'chain-3'])
+    const single = jsonl((await caduceus(['export', '--session-id', 'chain-3', '--lineage', 'single', '-'])).stdout)
+    expect(single.map((x) => x.id)).toEqual(['chain-3'])
+    sameRecord('default', single[0]!, undefined)
+  })
+
+  it('--redact masks a credential in the messages, not elsewhere', async () => {
+    const h = tmp()
+    cpSync(join(gold, 'home'), h, { recursive: true })
+    const db = new Database(join(h, 'state.db'))
+    db.prepare("UPDATE messages SET content = 'my key is sk-abcdefghijklmnop1234' WHERE session_id = 'ancient'").run()
+    db.close()
+    const plain = jsonl((await caduceus(['export', '--session-id', 'ancient', '-'], h)).stdout)[0]!
+    const masked = jsonl((await caduceus(['export', '--session-id', 'ancient', '--redact', '-'], h)).stdout)[0]!
+    expect(JSON.stringify(plain.messages)).toContain('sk-abcdefghijklmnop1234')
+    expect(JSON.stringify(masked.messages)).not.toContain('abcdefghijklmnop1234')
+    expect(masked.messages.length).toBe(plain.messages.length)
+  })
+})
+
+describe("sessions import of upstream CLI exports answers what upstream's import_sessions answers", () => {
+  const recordsOf = (flags: string) => {
+    const c = G.cases.find((x) => x.profile === 'default' && x.flags.join(' ') === flags)!
+    return c.ids!.map((id, i) => ({
+      ...G.sessions.default![id],
+      ...(c.last_active ? { last_active: c.last_active[i] } : {})
+    }))
+  }
+  const parentsOf = (path: string, ids: string[]) => {
+    const db = new Database(path, { readonly: true })
+    try {
+      const get = db.prepare('SELECT parent_session_id FROM sessions WHERE id = ?').pluck()
+      return Object.fromEntries(ids.map((id) => [id, (get.get(id) as string | null | undefined) ?? null]))
+    } finally {
+      db.close()
+    }
+  }
+
+  it.each(G.imports.filter((i) => i.result.ok).map((i) => [`${i.export} into ${i.into}`, i] as const))(
+    '%s',
+    async (_, imp) => {
+      const at = tmp()
+      if (imp.into === 'golden') cpSync(join(gold, 'home'), at, { recursive: true })
+      const file = join(tmp(), 'in.jsonl')
+      writeFileSync(
+        file,
+        recordsOf(imp.export)
+          .map((r) => JSON.stringify(r))
+          .join('\n') + '\n'
+      )
+      const { printed } = await caduceus(['import', file, '--json'], at)
+      const got = JSON.parse(printed) as Rec
+      const { imported, skipped, detached } = imp.result
+      expect({ imported: got.imported, skipped: got.skipped, detached: got.detached, errors: got.errors }).toEqual({
+        imported,
+        skipped,
+        detached,
+        errors: []
+      })
+      const ids = Object.keys(imp.parents)
+      expect(parentsOf(join(at, 'state.db'), ids)).toEqual(imp.parents)
+    }
+  )
+
+  it('a bad session: upstream refuses the whole payload; Caduceus names it and imports the rest (hermes-channels §4)', async () => {
+    const imp = G.imports.find((i) => !i.result.ok)!
+    expect(imp.result).toMatchObject({
+      imported: 0,
+      errors: [{ session_id: 'broken', error: 'messages must be a list' }]
+    })
+    const file = join(tmp(), 'in.jsonl')
+    const lines = [...recordsOf('--source discord -'), { id: 'broken', source: 'cli', messages: 'not a list' }]
+    writeFileSync(file, lines.map((r) => JSON.stringify(r)).join('\n') + '\n')
+    const got = JSON.parse((await caduceus(['import', file, '--json'], tmp())).printed) as Rec
+    expect(got).toMatchObject({ imported: 1, skipped: 0 })
+    expect(got.errors).toEqual([expect.objectContaining({ id: 'broken', reason: expect.stringMatching(/messages/) })])
+  })
+})
