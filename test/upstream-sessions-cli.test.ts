@@ -1,4 +1,4 @@
-// `caduceus sessions export` against upstream's own `hermes sessions export` on the fidelity home
+// `caduceus sessions export` and `sessions list` against upstream's own `hermes sessions export` on the fidelity home
 // (scripts/golden/export_cli.py → test/fixtures/upstream/fidelity/export-cli.json): for each flag set the same
 // sessions in the same order, each record field by field and message by message, the same words printed; then
 // upstream's session import (import_sessions, the dashboard's) of some of those exports against `caduceus sessions
@@ -9,6 +9,7 @@ import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { parseArgs } from '../src-main/host/cli/args'
 import { sessions as sessionsCli } from '../src-main/host/cli/sessions'
+import { SessionStore } from '../src-main/store'
 import { cleanupTempDirs, tempDir } from '../src-main/store/test-fixtures/tmp'
 
 type Rec = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -207,5 +208,50 @@ describe("sessions import of upstream CLI exports answers what upstream's import
     const got = JSON.parse((await caduceus(['import', file, '--json'], tmp())).printed) as Rec
     expect(got).toMatchObject({ imported: 1, skipped: 0 })
     expect(got.errors).toEqual([expect.objectContaining({ id: 'broken', reason: expect.stringMatching(/messages/) })])
+  })
+})
+
+// `hermes sessions list` (scripts/golden/list_cli.py → list-cli.json): the same sessions; a 'tool' source only with
+// --source. Order: Caduceus lists by last activity, as upstream's dashboard and in-app console do; upstream's
+// terminal CLI alone lists newest-started first, so with a --limit below the count the two pick different rows.
+describe("sessions list lists what upstream's hermes sessions list lists", () => {
+  const L = JSON.parse(readFileSync(join(gold, 'list-cli.json'), 'utf8')) as {
+    tool_session: { id: string; source: string; started_at: number; text: string }
+    cases: Array<{ home: 'golden' | 'tool'; profile: string; flags: string[]; ids: string[] }>
+  }
+  const U = JSON.parse(readFileSync(join(gold, 'upstream.json'), 'utf8')) as Record<string, { list: string[] }>
+  let toolHome: string
+  beforeAll(async () => {
+    toolHome = tmp()
+    cpSync(join(gold, 'home'), toolHome, { recursive: true })
+    const t = L.tool_session
+    const store = new SessionStore(join(toolHome, 'state.db'))
+    await store.createSession(t.id, t.source, { startedAt: t.started_at })
+    await store.appendMessage(t.id, { role: 'user', content: t.text, timestamp: t.started_at + 5 })
+    await store.endSession(t.id, 'completed', t.started_at + 9)
+    store.close()
+  })
+  const ids = async (at: string, argv: string[]) =>
+    (JSON.parse((await caduceus(['list', '--json', ...argv], at)).printed) as { items: Rec[] }).items.map(
+      (s) => s.id as string
+    )
+
+  it.each(L.cases.map((c) => [`${c.home} ${c.profile} ${c.flags.join(' ') || '(no flag)'}`, c] as const))(
+    '%s',
+    async (_, c) => {
+      const got = await ids(c.home === 'tool' ? toolHome : home, ['--profile', c.profile, ...c.flags])
+      const limited = c.flags.includes('--limit') && Number(c.flags[c.flags.indexOf('--limit') + 1]) < 20
+      if (!limited) return expect([...got].sort()).toEqual([...c.ids].sort())
+      // the same count, each side's own order: Caduceus's first N by last activity (upstream's dashboard order)
+      expect(got).toEqual(U[c.profile]!.list.slice(0, c.ids.length))
+      expect(got).not.toEqual(c.ids)
+    }
+  )
+
+  it("in upstream's last-activity order (its dashboard's and console's), not its terminal CLI's start order", async () => {
+    const got = await ids(home, ['--profile', 'default'])
+    expect(got).toEqual(U.default!.list)
+    expect(got).not.toEqual(L.cases[0]!.ids)
+    expect([...got].sort()).toEqual([...L.cases[0]!.ids].sort())
   })
 })
