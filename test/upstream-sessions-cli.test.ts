@@ -28,6 +28,7 @@ const G = JSON.parse(readFileSync(join(gold, 'export-cli.json'), 'utf8')) as {
   sessions: Record<string, Record<string, Rec>>
   cases: Case[]
   imports: Array<{ export: string; into: 'empty' | 'golden'; result: Rec; parents: Record<string, string | null> }>
+  redact: Array<{ text: string; secret: string; redacted: string; masked: boolean }>
 }
 const INACTIVE = 'caduceus_inactive_messages'
 
@@ -136,6 +137,24 @@ describe("sessions export writes what upstream's hermes sessions export writes, 
     const single = jsonl((await caduceus(['export', '--session-id', 'chain-3', '--lineage', 'single', '-'])).stdout)
     expect(single.map((x) => x.id)).toEqual(['chain-3'])
     sameRecord('default', single[0]!, undefined)
+  })
+
+  it("--redact masks every credential upstream's --redact masks (one per kind, planted in a copy)", async () => {
+    const h = tmp()
+    cpSync(join(gold, 'home'), h, { recursive: true })
+    const store = new SessionStore(join(h, 'state.db'))
+    await store.createSession('secrets', 'cli')
+    for (const [i, s] of G.redact.entries())
+      await store.appendMessage('secrets', { role: 'user', content: s.text, timestamp: 1500030000 + i })
+    await store.endSession('secrets', 'cli_close')
+    store.close()
+    const [r] = jsonl((await caduceus(['export', '--session-id', 'secrets', '--redact', '-'], h)).stdout)
+    const written = (r!.messages as Rec[]).map((m) => m.content as string)
+    expect(written).toHaveLength(G.redact.length)
+    const kept = G.redact.filter((s, i) => written[i]!.includes(s.secret)).map((s) => s.text)
+    // upstream passes web URLs' userinfo and query strings through on purpose; everything else it masks, so do we
+    expect(kept.filter((t) => G.redact.find((s) => s.text === t)!.masked)).toEqual([])
+    expect(G.redact.filter((s) => s.masked).length).toBeGreaterThan(15)
   })
 
   it('--redact masks a credential in the messages, not elsewhere', async () => {

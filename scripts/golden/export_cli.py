@@ -16,6 +16,7 @@ Reads test/fixtures/upstream/fidelity/home (scripts/golden/fidelity.py) and writ
   cases    per flag set: exit code, what was printed (a temp output path reads OUT), and the records written (to
            stdout, or what the file held): their ids in order and, where present, each one's last_active; a
            user-prompts export's records whole; `refused` where upstream wrote nothing but a refusal
+  redact   `--redact` of a session holding one planted credential per message: what upstream wrote for each
   imports  import_sessions of some of those exports into an empty home and into a copy of the golden home:
            its result and every imported session's parent afterwards
 Each run gets its own copy of the home.
@@ -63,6 +64,30 @@ CASES = [
     ("default", ["--only", "user-prompts", "-"]),
     ("default", ["--only", "user-prompts", "--session-id", "mm-many", "-"]),
     ("default", ["--only", "user-prompts", "--source", "discord", "OUT"]),
+]
+
+# `--redact`: one user message per sample, in a session "secrets" added to a copy of the home (upstream's SessionDB);
+# `secret` is the part that must not come out whole.
+SECRETS = [
+    {"text": "key sk-proj-AbCdEf0123456789xyz here", "secret": "sk-proj-AbCdEf0123456789xyz"},
+    {"text": "token ghp_ABCDEFGHIJ0123456789abcd", "secret": "ghp_ABCDEFGHIJ0123456789abcd"},
+    {"text": "slack xoxb-1234567890-abcdefghijkl", "secret": "xoxb-1234567890-abcdefghijkl"},
+    {"text": "google AIzaSyA1234567890abcdefghijklmnopqrstuv", "secret": "AIzaSyA1234567890abcdefghijklmnopqrstuv"},
+    {"text": "hf hf_abcdefghijklmnop1234", "secret": "hf_abcdefghijklmnop1234"},
+    {"text": "groq gsk_groqsecretkey12345", "secret": "gsk_groqsecretkey12345"},
+    {"text": "aws AKIAIOSFODNN7EXAMPLE", "secret": "AKIAIOSFODNN7EXAMPLE"},
+    {"text": "OPENAI_API_KEY=plainsecretvalue123", "secret": "plainsecretvalue123"},
+    {"text": "Authorization: Bearer opaquetokenvalue123456", "secret": "opaquetokenvalue123456"},
+    {"text": "x-api-key: customkeyvalue98765", "secret": "customkeyvalue98765"},
+    {"text": "bot bot123456789:AAEhBP0av28mX3zKqWtnJ9dYbW5c6vT7rY1", "secret": "AAEhBP0av28mX3zKqWtnJ9dYbW5c6vT7rY1"},
+    {"text": "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAsecretkeybody\n-----END RSA PRIVATE KEY-----", "secret": "MIIEpAIBAAKCAQEAsecretkeybody"},
+    {"text": "db postgres://admin:dbpassw0rd@db.example.com/app", "secret": "dbpassw0rd"},
+    {"text": "url https://user:urlpassw0rd@api.example.com/v1", "secret": "urlpassw0rd"},
+    {"text": "git https://ghtoken12345678@github.com/org/repo.git", "secret": "ghtoken12345678"},
+    {"text": "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abcdefghijk", "secret": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abcdefghijk"},
+    {"text": '{"api_key": "jsonsecretvalue42"}', "secret": "jsonsecretvalue42"},
+    {"text": "cb https://example.com/cb?access_token=querysecret999&x=1", "secret": "querysecret999"},
+    {"text": "password: yamlsecret77", "secret": "yamlsecret77"},
 ]
 
 CLI = (
@@ -156,6 +181,32 @@ def compact(cases):
     return sessions, out
 
 
+def redact_case():
+    """upstream's `export --redact --session-id secrets -` of the planted samples: each sample's text as written."""
+    sys.path.insert(0, UPSTREAM)
+    import hermes_state as hs  # noqa: E402
+
+    home = copy_home()
+    db = hs.SessionDB(home / "state.db")
+    db.create_session("secrets", "cli")
+    for i, s in enumerate(SECRETS):
+        db.append_message("secrets", "user", s["text"], timestamp=1500030000.0 + i)
+    db.end_session("secrets", "cli_close")
+    db.close()
+    p = subprocess.run(
+        ["/usr/bin/python3", "-c", CLI, UPSTREAM, "--redact", "--session-id", "secrets", "-"],
+        env={**os.environ, "HERMES_HOME": str(home), "TZ": "UTC"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    shutil.rmtree(home)
+    (record,) = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+    written = [m["content"] for m in record["messages"]]
+    return [{**s, "redacted": w, "masked": s["secret"] not in w} for s, w in zip(SECRETS, written)]
+
+
 def main():
     cases = [run_case(profile, flags) for profile, flags in CASES]
     by_flags = {(c["profile"], " ".join(c["flags"])): c["records"] for c in cases}
@@ -174,7 +225,10 @@ def main():
     for c in cases:
         print(c["profile"], " ".join(c["flags"]) or "(bare)", len(c["records"]), repr(c["printed"][:80]))
     sessions, cases = compact(cases)
-    out = {"upstream_commit": COMMIT, "sessions": sessions, "cases": cases, "imports": imports}
+    redact = redact_case()
+    for r in redact:
+        print("redact", "masked" if r["masked"] else "KEPT  ", r["redacted"][:70].replace("\n", " "))
+    out = {"upstream_commit": COMMIT, "sessions": sessions, "cases": cases, "imports": imports, "redact": redact}
     (FIDELITY / "export-cli.json").write_text(json.dumps(out, ensure_ascii=False, indent=0) + "\n")
     for i in imports:
         print("import", i["export"], i["into"], {k: i["result"][k] for k in ("imported", "skipped", "detached")})
