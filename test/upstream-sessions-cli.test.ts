@@ -3,7 +3,8 @@
 // sessions in the same order, each record field by field and message by message, the same words printed; then
 // upstream's session import (import_sessions, the dashboard's) of some of those exports against `caduceus sessions
 // import` of the same files. Everything runs through the CLI's own code in-process.
-import { cpSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
 import { join, resolve } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -29,6 +30,14 @@ const G = JSON.parse(readFileSync(join(gold, 'export-cli.json'), 'utf8')) as {
   cases: Case[]
   imports: Array<{ export: string; into: 'empty' | 'golden'; result: Rec; parents: Record<string, string | null> }>
   redact: Array<{ text: string; secret: string; redacted: string; masked: boolean }>
+  md: Array<{
+    flags: string[]
+    runs: number
+    printed: string[]
+    files: Record<string, string>
+    manifest: Rec[]
+    sessions?: string[]
+  }>
 }
 const INACTIVE = 'caduceus_inactive_messages'
 
@@ -169,6 +178,65 @@ describe("sessions export writes what upstream's hermes sessions export writes, 
     expect(JSON.stringify(masked.messages)).not.toContain('abcdefghijklmnop1234')
     expect(masked.messages.length).toBe(plain.messages.length)
   })
+})
+
+// `--format md|qmd`: upstream's files, each compared whole but for the export time and the hash over it (which is
+// checked the way upstream's verifier checks it), the manifest line by line, the words printed, what the home keeps.
+describe("sessions export --format md|qmd writes the files upstream's writes", () => {
+  const STAMP = /^(exported_at: )".*"$|^(- Exported at: )`.*`$|^(- SHA256 of exported body: )`[0-9a-f]{64}`$/gm
+  const sha = (t: string) => createHash('sha256').update(t).digest('hex')
+  /** Upstream's verify_export_file: the hash over the text with the hash written as `pending`. */
+  const verified = (text: string) => {
+    const m = /- SHA256 of exported body: `([0-9a-f]{64})`/.exec(text)
+    return (
+      !!m &&
+      sha(text.replace(/- SHA256 of exported body: `[0-9a-f]{64}`/g, '- SHA256 of exported body: `pending`')) === m[1]
+    )
+  }
+
+  it.each(G.md.map((c) => [`${c.flags.join(' ')}${c.runs > 1 ? ` (×${c.runs})` : ''}`, c] as const))(
+    '%s',
+    async (_, c) => {
+      const h = tmp()
+      cpSync(join(gold, 'home'), h, { recursive: true })
+      const dir = join(tmp(), 'exports')
+      const argv = ['export', ...c.flags.map((f) => (f === 'DIR' ? dir : f))]
+      for (let run = 0; run < c.runs; run++) {
+        const want = c.printed[run]!
+        const refusal = !/^(Exported|Would export)/.test(want)
+        if (refusal) {
+          await expect(caduceus(argv, h)).rejects.toThrow(want.trim().replace('DIR', dir).replace('HOME', h))
+          continue
+        }
+        const { printed } = await caduceus(argv, h)
+        expect(printed.replaceAll(dir, 'DIR').replaceAll(h, 'HOME')).toBe(want)
+      }
+      const target = c.flags.includes('DIR') ? dir : join(h, 'session-exports')
+      const names = existsSync(target) ? readdirSync(target).sort() : []
+      expect(names.filter((n) => n !== 'manifest.jsonl')).toEqual(Object.keys(c.files).sort())
+      for (const [name, want] of Object.entries(c.files)) {
+        const text = readFileSync(join(target, name), 'utf8')
+        expect(verified(text)).toBe(true)
+        expect(text.replace(STAMP, (_m, a, b, d) => `${a ?? b ?? d}X`)).toBe(want)
+      }
+      const manifest = names.includes('manifest.jsonl')
+        ? jsonl(readFileSync(join(target, 'manifest.jsonl'), 'utf8'))
+        : []
+      expect(
+        manifest.map(({ exported_at, sha256, path, ...e }, i) => {
+          expect(typeof exported_at).toBe('number')
+          // the hash of the file as written then: the last line for a path is the file there now
+          if (!manifest.slice(i + 1).some((x) => x.path === path)) expect(sha256).toBe(sha(readFileSync(path, 'utf8')))
+          return { ...e, path: path.slice(target.length + 1) }
+        })
+      ).toEqual(c.manifest)
+      if (c.sessions) {
+        const db = new Database(join(h, 'state.db'), { readonly: true })
+        expect(db.prepare('SELECT id FROM sessions ORDER BY id').pluck().all()).toEqual(c.sessions)
+        db.close()
+      }
+    }
+  )
 })
 
 describe("sessions import of upstream CLI exports answers what upstream's import_sessions answers", () => {

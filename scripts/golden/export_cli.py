@@ -16,6 +16,8 @@ Reads test/fixtures/upstream/fidelity/home (scripts/golden/fidelity.py) and writ
   cases    per flag set: exit code, what was printed (a temp output path reads OUT), and the records written (to
            stdout, or what the file held): their ids in order and, where present, each one's last_active; a
            user-prompts export's records whole; `refused` where upstream wrote nothing but a refusal
+  md       `--format md|qmd` (files in a directory): per flag set what each run printed, the files and manifest
+           written (the export time and the hash over it left out) and the sessions the home kept
   redact   `--redact` of a session holding one planted credential per message: what upstream wrote for each
   imports  import_sessions of some of those exports into an empty home and into a copy of the golden home:
            its result and every imported session's parent afterwards
@@ -23,6 +25,7 @@ Each run gets its own copy of the home.
 """
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -133,6 +136,67 @@ def run_case(profile, flags):
     return case
 
 
+# `--format md|qmd`: one file per session in a directory (DIR; none = <home>/session-exports) plus manifest.jsonl.
+# "runs" > 1: the same command again in the same home and directory (an existing file, then --force).
+MD_CASES = [
+    (["--format", "md", "--session-id", "big-tools", "DIR"], 1),
+    (["--format", "qmd", "--session-id", "mm-many", "DIR"], 1),
+    (["--format", "md", "--session-id", "chain-3", "--lineage", "logical", "DIR"], 1),
+    (["--format", "md", "--session-id", "empty-titled", "DIR"], 1),
+    (["--format", "md", "--session-id", "chain-", "DIR"], 1),
+    (["--format", "md", "--source", "discord", "DIR"], 1),
+    (["--format", "md", "--title", "plan", "DIR"], 1),
+    (["--format", "md", "--source", "discord", "--dry-run", "DIR"], 1),
+    (["--format", "md", "DIR"], 1),
+    (["--format", "md", "-"], 1),
+    (["--format", "md", "--session-id", "odd"], 1),
+    (["--format", "md", "--session-id", "ancient", "DIR"], 2),
+    (["--format", "md", "--session-id", "ancient", "--force", "DIR"], 2),
+    (["--format", "md", "--session-id", "compact", "--delete-after-verified", "DIR"], 1),
+    (["--format", "md", "--session-id", "compact", "--delete-after-verified", "--yes", "DIR"], 1),
+]
+EXPORTED_AT = re.compile(r'^(exported_at: )".*"$|^(- Exported at: )`.*`$|^(- SHA256 of exported body: )`[0-9a-f]{64}`$', re.M)
+
+
+def md_case(flags, runs):
+    """Each run's printed words (paths as DIR / HOME), the files written (exported_at and SHA256 lines as EXPORTED_AT
+    and SHA), manifest.jsonl (path relative, exported_at and sha256 left out) and which sessions the home kept."""
+    home = copy_home()
+    out_dir = Path(tempfile.mkdtemp(prefix="golden-md-")) / "exports"
+    argv = [str(out_dir) if f == "DIR" else f for f in flags]
+    target = out_dir if "DIR" in flags else home / "session-exports"
+    printed = []
+    for _ in range(runs):
+        p = subprocess.run(
+            ["/usr/bin/python3", "-c", CLI, UPSTREAM, *argv],
+            env={**os.environ, "HERMES_HOME": str(home), "TZ": "UTC"},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        printed.append(p.stdout.replace(str(out_dir), "DIR").replace(str(home), "HOME"))
+    files = {}
+    manifest = []
+    if target.exists():
+        for f in sorted(target.iterdir()):
+            text = f.read_text(encoding="utf-8")
+            if f.name == "manifest.jsonl":
+                for line in text.splitlines():
+                    e = json.loads(line)
+                    assert isinstance(e.pop("exported_at"), float) and len(e.pop("sha256")) == 64
+                    manifest.append({**e, "path": str(Path(e["path"]).relative_to(target))})
+            else:
+                files[f.name] = EXPORTED_AT.sub(lambda m: (m.group(1) or m.group(2) or m.group(3)) + "X", text)
+    con = sqlite3.connect(home / "state.db")
+    kept = [r[0] for r in con.execute("SELECT id FROM sessions ORDER BY id")]
+    con.close()
+    shutil.rmtree(home)
+    shutil.rmtree(out_dir.parent)
+    out = {"flags": flags, "runs": runs, "printed": printed, "files": files, "manifest": manifest}
+    return {**out, "sessions": kept} if "--delete-after-verified" in flags else out
+
+
 def import_into(sessions, home_db=None):
     """upstream's import_sessions (the dashboard's session import) of `sessions` into an empty home or a copy."""
     sys.path.insert(0, UPSTREAM)
@@ -225,10 +289,13 @@ def main():
     for c in cases:
         print(c["profile"], " ".join(c["flags"]) or "(bare)", len(c["records"]), repr(c["printed"][:80]))
     sessions, cases = compact(cases)
+    md = [md_case(flags, runs) for flags, runs in MD_CASES]
+    for c in md:
+        print("md", " ".join(c["flags"]), c["runs"], [p[:90] for p in c["printed"]], list(c["files"]))
     redact = redact_case()
     for r in redact:
         print("redact", "masked" if r["masked"] else "KEPT  ", r["redacted"][:70].replace("\n", " "))
-    out = {"upstream_commit": COMMIT, "sessions": sessions, "cases": cases, "imports": imports, "redact": redact}
+    out = {"upstream_commit": COMMIT, "sessions": sessions, "cases": cases, "imports": imports, "redact": redact, "md": md}
     (FIDELITY / "export-cli.json").write_text(json.dumps(out, ensure_ascii=False, indent=0) + "\n")
     for i in imports:
         print("import", i["export"], i["into"], {k: i["result"][k] for k in ("imported", "skipped", "detached")})

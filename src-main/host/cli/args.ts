@@ -22,7 +22,15 @@ export interface HostArgs {
   /** serve: replace the stored headless token (signs open tabs out). */
   rotateToken: boolean
   /** sessions export/import/prune (sessions-admin.ts). */
-  admin?: { format?: string; only?: string; lineage?: boolean; session?: string; redact?: boolean }
+  admin?: {
+    format?: string
+    only?: string
+    lineage?: boolean
+    session?: string
+    redact?: boolean
+    force?: boolean
+    deleteAfterVerified?: boolean
+  }
   /** sessions prune filter flags, raw (prune-flags.ts reads them the way upstream's CLI does). */
   prune?: Record<string, string | true>
   positionals: string[]
@@ -102,6 +110,12 @@ export function parseArgs(argv: string[]): HostArgs {
         break
       case '--redact':
         out.admin = { ...out.admin, redact: true }
+        break
+      case '--force':
+        out.admin = { ...out.admin, force: true }
+        break
+      case '--delete-after-verified':
+        out.admin = { ...out.admin, deleteAfterVerified: true }
         break
       case '--dry-run':
       case '--archived':

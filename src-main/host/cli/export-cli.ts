@@ -4,7 +4,8 @@
  * `--session-id` takes an exact id or a unique prefix. With no filter, every session (most recently used first,
  * each with `last_active`); any of prune's filter flags (prune-flags.ts) selects the ENDED sessions matching them,
  * archived ones included, oldest first; `--dry-run` lists that selection and needs a filter. `--only user-prompts`
- * writes one prompt record per line, `--redact` masks credentials in the messages.
+ * writes one prompt record per line, `--redact` masks credentials in the messages; `--format md|qmd` writes
+ * upstream's files (export-md.ts).
  * Where Caduceus goes further: no OUTPUT is stdout (upstream refuses it for JSONL), `--lineage` applies to JSONL
  * too (upstream reads it for md/qmd only), and a refusal or a missing session exits non-zero (upstream prints
  * the same words and exits 0, which a script cannot tell from success).
@@ -15,6 +16,7 @@ import type { HostArgs } from './args'
 import type { Host } from '../compose'
 import { exportChunks, exportFormat } from '../services'
 import { when } from './by-filter'
+import { exportMd } from './export-md'
 import { pruneFilter } from './prune-flags'
 
 async function write(chunk: string): Promise<void> {
@@ -25,7 +27,14 @@ export async function exportCli(host: Host, profile: string, output: string | un
   const a = args.admin ?? {}
   if (a.only !== undefined && a.only !== 'user-prompts')
     throw new CaduceusError('invalid_input', `unknown --only '${a.only}': use user-prompts`)
-  const format = exportFormat(a.format)
+  // md/qmd: upstream's files in a directory (export-md.ts); with --only, the prompts as one Markdown text
+  const md = (a.format === 'md' || a.format === 'qmd') && a.only === undefined ? a.format : null
+  const format = md ? 'markdown' : exportFormat(a.format)
+  if (md && output === '-')
+    throw new CaduceusError(
+      'refused',
+      'Markdown/QMD export writes files; stdout (-) is only supported with --format jsonl.'
+    )
   const flags = args.prune ?? {}
   for (const k of ['archived', 'no-archived', 'include-archived'])
     if (flags[k])
@@ -49,7 +58,20 @@ export async function exportCli(host: Host, profile: string, output: string | un
       return 0
     }
     ids = rows.map((r) => r.id)
-  } else if (dryRun) throw new CaduceusError('invalid_input', '--dry-run requires at least one filter.')
+  } else if (dryRun && !md) throw new CaduceusError('invalid_input', '--dry-run requires at least one filter.')
+  if (md)
+    return await exportMd(host, {
+      fmt: md,
+      profile,
+      output,
+      sessionId,
+      ids: ids ?? null,
+      lineage: a.lineage === true,
+      redact: a.redact === true,
+      force: a.force === true,
+      deleteAfterVerified: a.deleteAfterVerified === true,
+      yes: flags.yes === true
+    })
 
   const chunks = exportChunks(store, {
     format,

@@ -10,10 +10,12 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
   caduceus sessions show   <id> [--home DIR] [--profile P] [--json]
   caduceus sessions search <text> [--home DIR] [--profile P] [--limit N] [--children] [--json]
                                                            as upstream's list: child sessions only with --children
-  caduceus sessions export [OUTPUT|-] [--session-id ID|PREFIX] [prune's filters] [--dry-run] [--format jsonl|markdown]
-                           [--only user-prompts] [--lineage single|logical] [--redact] [--profile P] [--home DIR]
+  caduceus sessions export [OUTPUT|-] [--session-id ID|PREFIX] [prune's filters] [--dry-run] [--only user-prompts]
+                           [--format jsonl|markdown|md|qmd] [--lineage single|logical] [--redact] [--force]
+                           [--delete-after-verified --yes] [--profile P] [--home DIR]
                            as hermes sessions export: OUTPUT a file, - or none stdout; no filter: every session;
-                           a filter: the ended sessions it matches, archived too, oldest first (--dry-run lists them)
+                           a filter: the ended sessions it matches, archived too, oldest first (--dry-run lists them);
+                           md|qmd: one file per session in OUTPUT (default <profile>/session-exports) + manifest.jsonl
   caduceus sessions import FILE [--profile P] [--home DIR] [--json]
   caduceus sessions delete ID [--profile P] [--home DIR]
   caduceus sessions prune  [--older-than T] [--newer-than T] [--before T] [--after T] [--source S] [--title TEXT]
