@@ -22,6 +22,7 @@ interface Case {
   ids?: string[]
   last_active?: number[]
   prompts?: Rec[]
+  markdown?: string
   refused?: true
 }
 const G = JSON.parse(readFileSync(join(gold, 'export-cli.json'), 'utf8')) as {
@@ -93,7 +94,9 @@ describe("sessions export writes what upstream's hermes sessions export writes, 
     const toFile = c.flags.includes('OUT')
     // a file gets the records and the words say how many; stdout gets only the records
     expect(printed.replaceAll(file, 'OUT')).toBe(toFile || c.flags.includes('--dry-run') ? c.printed : '')
-    const records = toFile ? jsonl(readFileSync(file, 'utf8')) : jsonl(stdout)
+    const written = toFile ? readFileSync(file, 'utf8') : stdout
+    if (c.markdown !== undefined) return expect(written).toBe(c.markdown)
+    const records = jsonl(written)
     if (c.prompts) return expect(records).toEqual(c.prompts)
     if (c.flags.includes('--dry-run')) return expect(stdout).toBe('')
     expect(records.map((r) => r.id)).toEqual(c.ids)

@@ -15,7 +15,8 @@ Reads test/fixtures/upstream/fidelity/home (scripts/golden/fidelity.py) and writ
   sessions every session record any case wrote, whole, without `last_active` (per profile, by id)
   cases    per flag set: exit code, what was printed (a temp output path reads OUT), and the records written (to
            stdout, or what the file held): their ids in order and, where present, each one's last_active; a
-           user-prompts export's records whole; `refused` where upstream wrote nothing but a refusal
+           user-prompts export's records whole (`markdown`: the prompts as Markdown, with --format md); `refused`
+           where upstream wrote nothing but a refusal
   md       `--format md|qmd` (files in a directory): per flag set what each run printed, the files and manifest
            written (the export time and the hash over it left out) and the sessions the home kept
   redact   `--redact` of a session holding one planted credential per message: what upstream wrote for each
@@ -67,6 +68,10 @@ CASES = [
     ("default", ["--only", "user-prompts", "-"]),
     ("default", ["--only", "user-prompts", "--session-id", "mm-many", "-"]),
     ("default", ["--only", "user-prompts", "--source", "discord", "OUT"]),
+    ("default", ["--only", "user-prompts", "--format", "md", "--session-id", "mm-many", "-"]),
+    ("default", ["--only", "user-prompts", "--format", "md", "--title", "plan", "-"]),
+    ("default", ["--only", "user-prompts", "--format", "md", "--source", "telegram", "-"]),
+    ("default", ["--only", "user-prompts", "--format", "md", "--source", "discord", "OUT"]),
 ]
 
 # `--redact`: one user message per sample, in a session "secrets" added to a copy of the home (upstream's SessionDB);
@@ -121,7 +126,12 @@ def run_case(profile, flags):
     if p.returncode != 0:
         raise SystemExit(f"upstream failed for {flags}:\n{p.stderr}")
     case = {"profile": profile, "flags": flags, "exit": p.returncode}
-    if "OUT" in flags:
+    if "md" in flags:  # --only user-prompts --format md: one Markdown text
+        written = out_file.read_text(encoding="utf-8") if "OUT" in flags else p.stdout
+        case["printed"] = p.stdout.replace(str(out_file), "OUT") if "OUT" in flags else ""
+        case["markdown"] = written
+        text = ""
+    elif "OUT" in flags:
         case["printed"] = p.stdout.replace(str(out_file), "OUT")
         text = out_file.read_text(encoding="utf-8") if out_file.exists() else ""
     elif "-" in flags and p.stdout.lstrip().startswith("{"):
@@ -227,6 +237,9 @@ def compact(cases):
     out = []
     for c in cases:
         records = c.pop("records")
+        if "markdown" in c:
+            out.append(c)
+            continue
         if "--only" in c["flags"]:
             out.append({**c, "prompts": records})
             continue

@@ -145,8 +145,11 @@ export function* exportRecords(
   }
 }
 
-/** Markdown for people: a heading per session, then each message under its role; attachments as placeholders. */
-export function toMarkdown(r: ExportRecord, onlyUserPrompts = false): string {
+/**
+ * Caduceus's Markdown for people (`--format markdown`, the app's download): a heading per session, then each message
+ * under its role; attachments as placeholders. Upstream's md/qmd files are host/services/session-export-md.ts.
+ */
+export function toMarkdown(r: ExportRecord): string {
   const title = typeof r.title === 'string' && r.title ? r.title : r.id
   const lines = [
     `# ${title}`,
@@ -157,7 +160,6 @@ export function toMarkdown(r: ExportRecord, onlyUserPrompts = false): string {
     ''
   ]
   for (const m of r.messages) {
-    if (onlyUserPrompts && m.role !== 'user') continue
     const when = new Date((Number(m.timestamp) || 0) * 1000).toISOString()
     const calls =
       Array.isArray(m.tool_calls) && m.tool_calls.length ? `tool calls: ${JSON.stringify(m.tool_calls)}` : ''

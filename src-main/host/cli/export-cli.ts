@@ -73,31 +73,29 @@ export async function exportCli(host: Host, profile: string, output: string | un
       yes: flags.yes === true
     })
 
+  const tally = { sessions: 0, prompts: 0 }
   const chunks = exportChunks(store, {
     format,
     onlyUserPrompts: a.only === 'user-prompts',
     lineage: a.lineage,
     sessionId,
     ids,
-    redact: a.redact
+    redact: a.redact,
+    tally
   })
   if (output === undefined || output === '-') {
     for (const chunk of chunks) await write(chunk)
     return 0
   }
   const fd = openSync(output, 'w')
-  let n = 0
   try {
-    for (const chunk of chunks) {
-      writeSync(fd, chunk)
-      n++
-    }
+    for (const chunk of chunks) writeSync(fd, chunk)
   } finally {
     closeSync(fd)
   }
   // upstream's words: a prompt count for --only, "1 session" for --session-id, "N sessions" for the rest
-  if (a.only === 'user-prompts' && format === 'jsonl')
-    console.log(`Exported ${n} prompt${n === 1 ? '' : 's'} to ${output}`)
+  const n = a.only === 'user-prompts' ? tally.prompts : tally.sessions
+  if (a.only === 'user-prompts') console.log(`Exported ${n} prompt${n === 1 ? '' : 's'} to ${output}`)
   else console.log(`Exported ${n} session${sessionId ? '' : 's'} to ${output}`)
   return 0
 }
