@@ -169,6 +169,14 @@ describe("sessions export writes what upstream's hermes sessions export writes, 
     expect(G.redact.filter((s) => s.masked).length).toBeGreaterThan(15)
   })
 
+  it('--lineage with a filter: one record per chain, even when the filter left its first segment out', async () => {
+    const lineage = async (...f: string[]) =>
+      jsonl((await caduceus(['export', '--lineage', ...f, '-'])).stdout).map((r) => r.lineage_session_ids ?? [r.id])
+    const chain = ['chain-0', 'chain-1', 'chain-2', 'chain-3']
+    expect(await lineage('--title', 'plan')).toEqual([chain])
+    expect(await lineage('--title', '#2')).toEqual([chain])
+  })
+
   it('--redact masks a credential in the messages, not elsewhere', async () => {
     const h = tmp()
     cpSync(join(gold, 'home'), h, { recursive: true })

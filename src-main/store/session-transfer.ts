@@ -120,11 +120,14 @@ export function* exportRecords(
     : opts.ids
       ? opts.ids.map((id) => ({ id, last_active: undefined }))
       : allIds(db)
+  // a selection (`ids`) keeps every selected segment: one record per chain, at the first of its segments selected
+  const covered = new Set<string>()
   for (const { id, last_active } of rows) {
     if (opts.lineage) {
-      if (!opts.sessionId && isContinuation(db, id)) continue
+      if (opts.ids ? covered.has(id) : !opts.sessionId && isContinuation(db, id)) continue
       // Upstream's export_session_lineage: a session compression never continued is a lineage of one (segments too).
       const chain = compressionChain(db, id).map((r) => r.id)
+      for (const sid of chain) covered.add(sid)
       if (chain.length > 0) {
         const segments = chain.map((sid) => exportOne(db, sid)).filter((s): s is ExportRecord => s !== null)
         const tip = segments[segments.length - 1]!
