@@ -4,6 +4,7 @@
 // upstream's session import (import_sessions, the dashboard's) of some of those exports against `caduceus sessions
 // import` of the same files. Everything runs through the CLI's own code in-process.
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { join, resolve } from 'node:path'
 import Database from 'better-sqlite3'
@@ -249,6 +250,47 @@ describe("sessions export --format md|qmd writes the files upstream's writes", (
     }
   )
 })
+
+// Upstream's own verifier (the check before --delete-after-verified deletes) reads the files Caduceus writes; run
+// where upstream's checkout is (HERMES_UPSTREAM, the golden scripts' default): elsewhere the goldens above stand in.
+const UPSTREAM = process.env.HERMES_UPSTREAM ?? '/work/upstream'
+describe.skipIf(!existsSync('/usr/bin/python3') || !existsSync(join(UPSTREAM, 'hermes_state.py')))(
+  "upstream's verify_export_file accepts Caduceus's md/qmd files",
+  () => {
+    it('a plain session, a multimodal one and a compression lineage', async () => {
+      const h = tmp()
+      cpSync(join(gold, 'home'), h, { recursive: true })
+      const dir = join(tmp(), 'md')
+      const cases: Array<[string, string[]]> = [
+        ['big-tools', ['--format', 'md']],
+        ['mm-many', ['--format', 'qmd']],
+        ['chain-3', ['--format', 'md', '--lineage', 'logical']]
+      ]
+      const files: Array<[string, string, boolean]> = []
+      for (const [id, flags] of cases) {
+        const { printed } = await caduceus(['export', ...flags, '--session-id', id, dir], h)
+        files.push([id, /to (.*)$/m.exec(printed)![1]!, flags.includes('logical')])
+      }
+      const py = `
+import json, sys; sys.path.insert(0, sys.argv[1])
+from pathlib import Path
+from hermes_state import SessionDB
+from hermes_cli.session_export_md import verify_export_file
+db = SessionDB(Path(sys.argv[2]))
+out = [verify_export_file(f, db.export_session_lineage(i) if lin else db.export_session(i)) for i, f, lin in json.loads(sys.argv[3])]
+print(json.dumps(out))`
+      const upstream = process.env.HERMES_UPSTREAM ?? '/work/upstream'
+      if (!existsSync(join(upstream, 'hermes_state.py'))) return
+      const got = JSON.parse(
+        execFileSync('/usr/bin/python3', ['-c', py, UPSTREAM, join(h, 'state.db'), JSON.stringify(files)], {
+          encoding: 'utf8',
+          env: { ...process.env, HERMES_HOME: h }
+        })
+      ) as unknown[]
+      expect(got).toEqual(files.map(() => [true, 'ok']))
+    })
+  }
+)
 
 describe("sessions import of upstream CLI exports answers what upstream's import_sessions answers", () => {
   const recordsOf = (flags: string) => {
