@@ -186,7 +186,7 @@ describe('sessions export / import', () => {
         (prompts as { output: { content: string } }).output.content
           .trim()
           .split('\n')
-          .map((l) => JSON.parse(l).content)
+          .map((l) => JSON.parse(l).text) // upstream's prompt record: session_id, index, created_at, role, text, …
           .sort()
       ).toEqual([
         'an ancient walrus question',

@@ -14,7 +14,29 @@ const PATTERNS: Array<[RegExp, (m: string, ...g: string[]) => string]> = [
   [/\b([A-Z0-9_]*(?:API_KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*\s*[=:]\s*["']?)[^\s"']{4,}/gi, (_m, p) => `${p}***`],
   [/([?&](?:token|key|api_key)=)[^&\s]+/gi, (_m, p) => `${p}***`],
   // JWT-shaped tokens (three base64url segments).
-  [/\beyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\b/g, () => 'eyJ***']
+  [/\beyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\b/g, () => 'eyJ***'],
+  // The other vendors' key shapes upstream's redaction knows (Google, Hugging Face, Groq, Stripe, npm, PyPI, …).
+  [
+    /(?<![A-Za-z0-9])(AIza|hf_|gsk_|pplx-|fal_|tvly-|exa_|r8_|npm_|pypi-|dop_v1_|doo_v1_|sk_live_|sk_test_|rk_live_|SG\.|syt_|ntn_|ghu_|ghr_|xapp-|bb_live_|mem0_|brv_|hsk-|retaindb_)[A-Za-z0-9_-]{10,}/g,
+    (_m, p) => `${p}***`
+  ],
+  [/(?<![A-Za-z0-9])(xai-|fw-|fw_|fpk_)[A-Za-z0-9]{30,}/g, (_m, p) => `${p}***`],
+  // Header forms: any Authorization scheme, and the API-key headers that carry a bare value.
+  [/((?:Proxy-)?Authorization:\s*(?:[A-Za-z][\w.+-]*\s+)?)[^\s"'*]{4,}/gi, (_m, p) => `${p}***`],
+  [
+    /((?:x-api-key|x-goog-api-key|api-key|apikey|x-api-token|x-auth-token|x-access-token)\s*:\s*)[^\s*]{4,}/gi,
+    (_m, p) => `${p}***`
+  ],
+  // Telegram bot tokens (digits:secret), private key blocks, a database URL's password, a URL's bare-token userinfo.
+  [/\b((?:bot)?\d{8,}:)[-A-Za-z0-9_]{30,}/g, (_m, p) => `${p}***`],
+  [/-----BEGIN[A-Z ]*PRIVATE KEY-----[\s\S]*?-----END[A-Z ]*PRIVATE KEY-----/g, () => '[private key]'],
+  [/((?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|amqp):\/\/[^:\s/@]+:)[^@\s]+@/gi, (_m, p) => `${p}***@`],
+  [/((?:https?|wss?|git|ssh|ftps?|sftp):\/\/)[^\s:@/]{8,}@/gi, (_m, p) => `${p}***@`],
+  // A JSON field whose name says it is secret.
+  [
+    /("(?:api_?key|token|secret|password|access_token|refresh_token|auth_token|bearer|secret_value|raw_secret|secret_input|key_material)"\s*:\s*")[^"]+"/gi,
+    (_m, p) => `${p}***"`
+  ]
 ]
 
 /**

@@ -79,6 +79,7 @@ function idSet(n: Node, src: (t: Term) => Source, indexedTo: number, params: unk
  */
 export interface SearchFilters {
   sources?: string[]
+  excludeSources?: string[]
   archived?: 'exclude' | 'include' | 'only'
   from?: number
   to?: number
@@ -103,6 +104,10 @@ export function sessionConditions(
   if (f.sources?.length) {
     where.push(`${opts.walkingActivity ? '+' : ''}s.source IN (${f.sources.map(() => '?').join(',')})`)
     args.push(...f.sources)
+  }
+  if (f.excludeSources?.length) {
+    where.push(`${opts.walkingActivity ? '+' : ''}s.source NOT IN (${f.excludeSources.map(() => '?').join(',')})`)
+    args.push(...f.excludeSources)
   }
   if (f.idPrefix) {
     where.push('substr(s.id, 1, ?) = ?')

@@ -32,7 +32,7 @@ import {
   pruneRows,
   type PruneFilter
 } from './session-delete'
-import { exportRecords, type ExportRecord } from './session-transfer'
+import { exportRecords, resolveSessionId, type ExportRecord } from './session-transfer'
 import { expandSegments, importRecords, parseJsonlChunked, type ImportSummary } from './session-import'
 import { recordUsageRows } from './usage'
 import { branchesOf, compressionChain, lineageRoot, resumeTip, type LineageRow } from './lineage'
@@ -365,8 +365,19 @@ export class SessionStore {
   }
 
   /** Upstream export objects (one per session, or per compression chain with `lineage`), read-only. */
-  exportSessions(opts: { sessionId?: string; lineage?: boolean } = {}): Iterable<ExportRecord> {
+  exportSessions(opts: { sessionId?: string; ids?: string[]; lineage?: boolean } = {}): Iterable<ExportRecord> {
     return exportRecords(this.db, opts)
+  }
+  /**
+   * What `hermes sessions export` with filter flags covers: upstream's prune selection (ended sessions only, oldest
+   * first) with archived sessions included and no age cutoff but the filter's.
+   */
+  exportCandidates(filter: Omit<PruneFilter, 'archived'>): ReturnType<typeof pruneCandidates> {
+    return pruneCandidates(this.db, { ...filter, archived: undefined })
+  }
+  /** An exact id, or the only session whose id starts with `prefix`; null when none or several do. */
+  resolveSessionId(prefix: string): string | null {
+    return resolveSessionId(this.db, prefix)
   }
   /** Imports upstream JSONL; a missing state.db is created (v30) by this write. */
   async importJsonl(content: string, maxSessions: number): Promise<ImportSummary> {

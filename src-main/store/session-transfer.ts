@@ -94,16 +94,40 @@ function allIds(db: Database.Database): Array<{ id: string; last_active: number 
   ).all() as Array<{ id: string; last_active: number }>
 }
 
+/**
+ * An exact session id, or the one session whose id starts with `prefix` (upstream's `resolve_session_id`, which
+ * `hermes sessions export --session-id` takes); null when none or several match.
+ */
+export function resolveSessionId(db: Database.Database, prefix: string): string | null {
+  if (stmt(db, 'SELECT 1 FROM main.sessions WHERE id = ?').get(prefix)) return prefix
+  const like = prefix.replace(/[\\%_]/g, (c) => `\\${c}`) + '%'
+  const ids = stmt(db, "SELECT id FROM main.sessions WHERE id LIKE ? ESCAPE '\\' ORDER BY started_at DESC LIMIT 2")
+    .pluck()
+    .all(like) as string[]
+  return ids.length === 1 ? ids[0]! : null
+}
+
+/**
+ * `sessionId`: that session; `ids`: those, in that order (a filtered export: upstream's `export_session` of each,
+ * without `last_active`); neither: every session (`export_all`, with `last_active`).
+ */
 export function* exportRecords(
   db: Database.Database,
-  opts: { sessionId?: string; lineage?: boolean } = {}
+  opts: { sessionId?: string; ids?: string[]; lineage?: boolean } = {}
 ): Generator<ExportRecord> {
-  const rows = opts.sessionId ? [{ id: opts.sessionId, last_active: undefined }] : allIds(db)
+  const rows = opts.sessionId
+    ? [{ id: opts.sessionId, last_active: undefined }]
+    : opts.ids
+      ? opts.ids.map((id) => ({ id, last_active: undefined }))
+      : allIds(db)
+  // a selection (`ids`) keeps every selected segment: one record per chain, at the first of its segments selected
+  const covered = new Set<string>()
   for (const { id, last_active } of rows) {
     if (opts.lineage) {
-      if (!opts.sessionId && isContinuation(db, id)) continue
+      if (opts.ids ? covered.has(id) : !opts.sessionId && isContinuation(db, id)) continue
       // Upstream's export_session_lineage: a session compression never continued is a lineage of one (segments too).
       const chain = compressionChain(db, id).map((r) => r.id)
+      for (const sid of chain) covered.add(sid)
       if (chain.length > 0) {
         const segments = chain.map((sid) => exportOne(db, sid)).filter((s): s is ExportRecord => s !== null)
         const tip = segments[segments.length - 1]!
@@ -124,8 +148,11 @@ export function* exportRecords(
   }
 }
 
-/** Markdown for people: a heading per session, then each message under its role; attachments as placeholders. */
-export function toMarkdown(r: ExportRecord, onlyUserPrompts = false): string {
+/**
+ * Caduceus's Markdown for people (`--format markdown`, the app's download): a heading per session, then each message
+ * under its role; attachments as placeholders. Upstream's md/qmd files are host/services/session-export-md.ts.
+ */
+export function toMarkdown(r: ExportRecord): string {
   const title = typeof r.title === 'string' && r.title ? r.title : r.id
   const lines = [
     `# ${title}`,
@@ -136,24 +163,10 @@ export function toMarkdown(r: ExportRecord, onlyUserPrompts = false): string {
     ''
   ]
   for (const m of r.messages) {
-    if (onlyUserPrompts && m.role !== 'user') continue
     const when = new Date((Number(m.timestamp) || 0) * 1000).toISOString()
     const calls =
       Array.isArray(m.tool_calls) && m.tool_calls.length ? `tool calls: ${JSON.stringify(m.tool_calls)}` : ''
     lines.push(`## ${String(m.role)} · ${when}`, '', displayContent(m.content) ?? calls, '')
   }
   return lines.join('\n')
-}
-
-/** `only = user-prompts`: one record per user prompt (content as text plus attachment placeholders). */
-export function userPrompts(r: ExportRecord): Array<Record<string, unknown>> {
-  return r.messages
-    .filter((m) => m.role === 'user')
-    .map((m) => ({
-      session_id: r.id,
-      session_title: r.title ?? null,
-      message_id: m.id,
-      timestamp: m.timestamp,
-      content: displayContent(m.content)
-    }))
 }

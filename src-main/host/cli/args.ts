@@ -22,7 +22,15 @@ export interface HostArgs {
   /** serve: replace the stored headless token (signs open tabs out). */
   rotateToken: boolean
   /** sessions export/import/prune (sessions-admin.ts). */
-  admin?: { format?: string; only?: string; lineage?: boolean; session?: string }
+  admin?: {
+    format?: string
+    only?: string
+    lineage?: boolean
+    session?: string
+    redact?: boolean
+    force?: boolean
+    deleteAfterVerified?: boolean
+  }
   /** sessions prune filter flags, raw (prune-flags.ts reads them the way upstream's CLI does). */
   prune?: Record<string, string | true>
   positionals: string[]
@@ -89,11 +97,25 @@ export function parseArgs(argv: string[]): HostArgs {
       case '--only':
         out.admin = { ...out.admin, only: value() }
         break
-      case '--lineage':
-        out.admin = { ...out.admin, lineage: true }
+      // Upstream's `--lineage single|logical`; a bare `--lineage` (Caduceus's first spelling) is `logical`.
+      case '--lineage': {
+        const v = inline ?? (['single', 'logical'].includes(argv[i + 1] ?? '') ? argv[++i] : 'logical')
+        if (v !== 'single' && v !== 'logical') throw new Error(`--lineage takes single or logical, not '${v}'`)
+        out.admin = { ...out.admin, lineage: v === 'logical' }
         break
+      }
       case '--session':
+      case '--session-id':
         out.admin = { ...out.admin, session: value() }
+        break
+      case '--redact':
+        out.admin = { ...out.admin, redact: true }
+        break
+      case '--force':
+        out.admin = { ...out.admin, force: true }
+        break
+      case '--delete-after-verified':
+        out.admin = { ...out.admin, deleteAfterVerified: true }
         break
       case '--dry-run':
       case '--archived':

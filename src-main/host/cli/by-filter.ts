@@ -78,7 +78,8 @@ function listed(candidates: Candidates, dryRun: boolean, done: string): boolean 
 }
 
 const pad = (n: number) => String(n).padStart(2, '0')
-function when(t: number): string {
+/** Local time, minutes (upstream's format_epoch). */
+export function when(t: number): string {
   const d = new Date(t * 1000)
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`
 }

@@ -1,19 +1,15 @@
 /**
- * `caduceus sessions export|import|delete|prune|archive`: export streams to stdout (one record at a time,
- * honouring backpressure); import reads upstream JSONL; delete, prune and archive (by-filter.ts) go through the same
+ * `caduceus sessions export|import|delete|prune|archive`: export is upstream's CLI export (export-cli.ts); import
+ * reads upstream JSONL; delete, prune and archive (by-filter.ts) go through the same
  * contract requests as the UI.
  */
 import { readFileSync, statSync } from 'node:fs'
 import { CaduceusError, MAX_IMPORT_BYTES } from '@shared/contract'
 import type { HostArgs } from './args'
 import type { Host } from '../compose'
-import { exportChunks, exportFormat } from '../services'
 import { sessionsByFilter } from './by-filter'
+import { exportCli } from './export-cli'
 import { call } from './call'
-
-async function write(chunk: string): Promise<void> {
-  if (!process.stdout.write(chunk)) await new Promise<void>((r) => process.stdout.once('drain', () => r()))
-}
 
 /** Returns the exit code, or null when `sub` is not an admin subcommand. */
 export async function sessionAdminCli(
@@ -23,21 +19,7 @@ export async function sessionAdminCli(
   args: HostArgs
 ): Promise<number | null> {
   const profile = args.profile ?? 'default'
-  const a = args.admin ?? {}
-  if (sub === 'export') {
-    if (a.only !== undefined && a.only !== 'user-prompts')
-      throw new Error(`unknown --only '${a.only}': use user-prompts`)
-    const format = exportFormat(a.format)
-    const store = host.stores.get(profile)
-    for (const chunk of exportChunks(store, {
-      format,
-      onlyUserPrompts: a.only === 'user-prompts',
-      lineage: a.lineage,
-      sessionId: a.session
-    }))
-      await write(chunk)
-    return 0
-  }
+  if (sub === 'export') return await exportCli(host, profile, arg, args)
   if (sub === 'import') {
     if (!arg) throw new Error('sessions import needs a FILE (upstream JSONL)')
     if (statSync(arg).size > MAX_IMPORT_BYTES)

@@ -12,10 +12,15 @@ export async function sessions(args: HostArgs): Promise<number> {
   try {
     const out = (v: unknown, text: () => string) => console.log(args.json ? JSON.stringify(v, null, 2) : text())
     if (sub === 'list') {
+      // upstream's `hermes sessions list [--source S]`: a third-party tool's sessions ('tool') only when asked for by
+      // --source. Rows come most recently ACTIVE first, as upstream's dashboard and in-app console list them; its
+      // terminal CLI alone lists newest-started first under a "Last Active" column (scripts/golden/list_cli.py).
+      const source = typeof args.prune?.source === 'string' ? args.prune.source : undefined
       const page = await call(host, 'sessions.list', {
         profile: args.profile ?? 'all',
         limit: args.limit ?? 50,
-        includeChildren: args.children
+        includeChildren: args.children,
+        ...(source ? { sources: [source] } : { excludeSources: ['tool'] })
       })
       out(page, () => formatSessionList(page.items))
     } else if (sub === 'show') {

@@ -5,11 +5,17 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
   caduceus serve [--home DIR] [--port N] [--demo] [--rotate-token]
                                                            headless host: UI + API on 127.0.0.1 (token in the URL;
                                                            kept across restarts, --rotate-token replaces it)
-  caduceus sessions list   [--home DIR] [--profile P] [--limit N] [--children] [--json]
+  caduceus sessions list   [--home DIR] [--profile P] [--source S] [--limit N] [--children] [--json]
+                                                           a tool's own sessions (source 'tool') only with --source
   caduceus sessions show   <id> [--home DIR] [--profile P] [--json]
   caduceus sessions search <text> [--home DIR] [--profile P] [--limit N] [--children] [--json]
                                                            as upstream's list: child sessions only with --children
-  caduceus sessions export [--format jsonl|markdown] [--only user-prompts] [--lineage] [--profile P] [--session ID] [--home DIR]
+  caduceus sessions export [OUTPUT|-] [--session-id ID|PREFIX] [prune's filters] [--dry-run] [--only user-prompts]
+                           [--format jsonl|markdown|md|qmd] [--lineage single|logical] [--redact] [--force]
+                           [--delete-after-verified --yes] [--profile P] [--home DIR]
+                           as hermes sessions export: OUTPUT a file, - or none stdout; no filter: every session;
+                           a filter: the ended sessions it matches, archived too, oldest first (--dry-run lists them);
+                           md|qmd: one file per session in OUTPUT (default <profile>/session-exports) + manifest.jsonl
   caduceus sessions import FILE [--profile P] [--home DIR] [--json]
   caduceus sessions delete ID [--profile P] [--home DIR]
   caduceus sessions prune  [--older-than T] [--newer-than T] [--before T] [--after T] [--source S] [--title TEXT]

@@ -3,4 +3,5 @@
 export { createStoreServices, type Services } from './services'
 export { wireRuntime, type Runtime } from './runtime'
 export type { SecretCipher } from './safe-storage-vault'
-export { exportChunks, exportFilename, exportFormat, exportMime } from './session-export'
+export { exportChunks, exportFilename, exportFormat, exportMime, redactRecord } from './session-export'
+export * as mdFiles from './session-export-md'

@@ -1,31 +1,58 @@
 /** Export text from the store's upstream-shaped records: JSONL (one object per line) or Markdown. Shared by CLI and requests. */
 import { CaduceusError, type ExportFormat } from '@shared/contract'
 import type { SessionStore } from '../../store'
-import { toMarkdown, userPrompts } from '../../store'
+import { toMarkdown } from '../../store'
+import { redactDeep } from '../../secrets'
+import { promptsMarkdown, userPrompts } from './export-prompts'
 
 export interface ExportOptions {
   format: ExportFormat
   onlyUserPrompts?: boolean
   lineage?: boolean
   sessionId?: string
+  /** These sessions, in this order (a filtered export); without it and `sessionId`, every session. */
+  ids?: string[]
+  /** Mask credentials in every message (and segment) with the log's redaction, as upstream's `--redact` does. */
+  redact?: boolean
+  /** Counted while exporting: sessions written and user prompts among them (the CLI's "Exported N …"). */
+  tally?: { sessions: number; prompts: number }
+}
+
+/** Upstream redacts the messages (and a lineage's segments), not the session row; so do we, inactive rows too. */
+export function redactRecord<T extends Record<string, unknown>>(r: T): T {
+  const out: Record<string, unknown> = { ...r }
+  for (const k of ['messages', 'segments', 'caduceus_inactive_messages'])
+    if (out[k] != null) out[k] = redactDeep(out[k])
+  return out as T
 }
 
 /** Normalizes `--format` (`md` accepted); anything else is an error naming the two formats. */
 export function exportFormat(v: string | undefined): ExportFormat {
   if (v === undefined || v === 'jsonl') return 'jsonl'
   if (v === 'markdown' || v === 'md') return 'markdown'
-  throw new CaduceusError('invalid_input', `unknown export format '${v}': use jsonl or markdown`, 'format')
+  throw new CaduceusError('invalid_input', `unknown export format '${v}': use jsonl, markdown, md or qmd`, 'format')
 }
 
-/** Export chunks, one per session (or per user prompt with onlyUserPrompts + jsonl). */
+/**
+ * Export chunks, one per session (or per user prompt with onlyUserPrompts + jsonl); the user prompts as Markdown
+ * (upstream's `--only user-prompts --format md`) are one text, its heading depending on how many sessions there are.
+ */
 export function* exportChunks(store: SessionStore, o: ExportOptions): Generator<string> {
   if (o.sessionId && !store.getSession(o.sessionId))
     throw new CaduceusError('not_found', `No session '${o.sessionId}' in profile '${store.profile}'`, 'sessionId')
-  for (const rec of store.exportSessions({ sessionId: o.sessionId, lineage: o.lineage })) {
-    if (o.format === 'markdown') yield toMarkdown(rec, o.onlyUserPrompts) + '\n'
-    else if (o.onlyUserPrompts) for (const p of userPrompts(rec)) yield JSON.stringify(p) + '\n'
+  const tally = o.tally ?? { sessions: 0, prompts: 0 }
+  const held: Array<Record<string, unknown> & { id: string; messages: Array<Record<string, unknown>> }> = []
+  for (const raw of store.exportSessions({ sessionId: o.sessionId, ids: o.ids, lineage: o.lineage })) {
+    const rec = o.redact ? redactRecord(raw) : raw
+    const prompts = o.onlyUserPrompts ? userPrompts(rec) : []
+    tally.sessions++
+    tally.prompts += prompts.length
+    if (o.format === 'markdown' && o.onlyUserPrompts) held.push(rec)
+    else if (o.format === 'markdown') yield toMarkdown(rec) + '\n'
+    else if (o.onlyUserPrompts) for (const p of prompts) yield JSON.stringify(p) + '\n'
     else yield JSON.stringify(rec) + '\n'
   }
+  if (o.format === 'markdown' && o.onlyUserPrompts) yield promptsMarkdown(held)
 }
 
 export const exportMime = (f: ExportFormat) => (f === 'markdown' ? 'text/markdown' : 'application/x-ndjson')

@@ -1,0 +1,397 @@
+// `caduceus sessions export` and `sessions list` against upstream's own `hermes sessions export` on the fidelity home
+// (scripts/golden/export_cli.py → test/fixtures/upstream/fidelity/export-cli.json): for each flag set the same
+// sessions in the same order, each record field by field and message by message, the same words printed; then
+// upstream's session import (import_sessions, the dashboard's) of some of those exports against `caduceus sessions
+// import` of the same files. Everything runs through the CLI's own code in-process.
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { join, resolve } from 'node:path'
+import Database from 'better-sqlite3'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { parseArgs } from '../src-main/host/cli/args'
+import { sessions as sessionsCli } from '../src-main/host/cli/sessions'
+import { SessionStore } from '../src-main/store'
+import { cleanupTempDirs, tempDir } from '../src-main/store/test-fixtures/tmp'
+
+type Rec = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+const gold = resolve(import.meta.dirname, 'fixtures/upstream/fidelity')
+interface Case {
+  profile: 'default' | 'work'
+  flags: string[]
+  printed: string
+  ids?: string[]
+  last_active?: number[]
+  prompts?: Rec[]
+  markdown?: string
+  refused?: true
+}
+const G = JSON.parse(readFileSync(join(gold, 'export-cli.json'), 'utf8')) as {
+  upstream_commit: string
+  sessions: Record<string, Record<string, Rec>>
+  cases: Case[]
+  imports: Array<{ export: string; into: 'empty' | 'golden'; result: Rec; parents: Record<string, string | null> }>
+  redact: Array<{ text: string; secret: string; redacted: string; masked: boolean }>
+  md: Array<{
+    flags: string[]
+    runs: number
+    printed: string[]
+    files: Record<string, string>
+    manifest: Rec[]
+    sessions?: string[]
+  }>
+}
+const INACTIVE = 'caduceus_inactive_messages'
+
+afterAll(cleanupTempDirs)
+const tmp = () => tempDir('cad-export-cli-')
+let home: string
+beforeAll(() => {
+  home = tmp()
+  cpSync(join(gold, 'home'), home, { recursive: true })
+})
+
+/** `caduceus sessions <argv> --home H` through the CLI's own entry: what went to stdout, and what it printed. */
+async function caduceus(argv: string[], at = home) {
+  const out: string[] = []
+  const log = vi.spyOn(console, 'log').mockImplementation(() => {})
+  const write = vi.spyOn(process.stdout, 'write').mockImplementation((c: string | Uint8Array) => {
+    out.push(String(c))
+    return true
+  })
+  try {
+    const code = await sessionsCli(parseArgs(['sessions', ...argv, '--home', at]))
+    const printed = log.mock.calls.map((c) => `${String(c[0])}\n`).join('')
+    return { code, stdout: out.join(''), printed }
+  } finally {
+    log.mockRestore()
+    write.mockRestore()
+  }
+}
+const jsonl = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Rec)
+const withOut = (c: Case, out: string) => c.flags.map((f) => (f === 'OUT' ? out : f))
+const profileFlags = (c: Case) => (c.profile === 'default' ? [] : ['--profile', c.profile])
+const label = (c: Case) => `${c.profile === 'default' ? '' : `[${c.profile}] `}${c.flags.join(' ') || '(no output)'}`
+
+/** A record against upstream's: every field upstream wrote, equal, and nothing more but Caduceus's inactive rows. */
+function sameRecord(profile: string, r: Rec, lastActive: number | undefined) {
+  const { [INACTIVE]: inactive, last_active, ...rest } = r
+  expect({ id: r.id, rest }).toEqual({ id: r.id, rest: G.sessions[profile]![r.id] })
+  expect({ id: r.id, last_active }).toEqual({ id: r.id, last_active: lastActive })
+  if (inactive !== undefined) for (const m of inactive as Rec[]) expect(m.active).toBe(0)
+}
+
+describe("sessions export writes what upstream's hermes sessions export writes, flag set by flag set", () => {
+  const ok = G.cases.filter((c) => !c.refused)
+
+  it.each(ok.map((c) => [label(c), c] as const))('%s', async (_, c) => {
+    const file = join(tmp(), 'export.jsonl')
+    const { code, stdout, printed } = await caduceus(['export', ...withOut(c, file), ...profileFlags(c)])
+    expect(code).toBe(0)
+    const toFile = c.flags.includes('OUT')
+    // a file gets the records and the words say how many; stdout gets only the records
+    expect(printed.replaceAll(file, 'OUT')).toBe(toFile || c.flags.includes('--dry-run') ? c.printed : '')
+    const written = toFile ? readFileSync(file, 'utf8') : stdout
+    if (c.markdown !== undefined) return expect(written).toBe(c.markdown)
+    const records = jsonl(written)
+    if (c.prompts) return expect(records).toEqual(c.prompts)
+    if (c.flags.includes('--dry-run')) return expect(stdout).toBe('')
+    expect(records.map((r) => r.id)).toEqual(c.ids)
+    records.forEach((r, i) => sameRecord(c.profile, r, c.last_active?.[i]))
+  })
+
+  it('refusals and misses say what upstream says (and exit non-zero, where upstream exits 0)', async () => {
+    const refused = G.cases.filter((c) => c.refused)
+    expect(refused.map(label)).toEqual([
+      '(no output)',
+      '--session-id chain- -',
+      '--session-id nope -',
+      '--dry-run -',
+      '--older-than 2w --newer-than 1w -'
+    ])
+    for (const c of refused.slice(1)) {
+      const words = c.printed.trim().replace(/^Error: /, '')
+      // upstream's empty-window message names the two bounds' times; Caduceus's names the two flags
+      const want = words.startsWith('Empty time window') ? /^Empty time window/ : words
+      await expect(caduceus(['export', ...c.flags])).rejects.toThrow(want)
+    }
+  })
+
+  it('no OUTPUT: upstream refuses a JSONL export, Caduceus writes it to stdout (the same as `-`)', async () => {
+    expect(G.cases[2]).toMatchObject({
+      flags: [],
+      printed: 'JSONL export requires an output path (use - for stdout).\n'
+    })
+    const bare = await caduceus(['export'])
+    expect(bare.stdout).toBe((await caduceus(['export', '-'])).stdout)
+    expect(jsonl(bare.stdout).map((r) => r.id)).toEqual(G.cases[0]!.ids)
+  })
+
+  it('the golden covers the selection rules: bare = every session with last_active; a filter = ended ones, oldest first', () => {
+    const of = (...f: string[]) => G.cases.find((c) => c.profile === 'default' && c.flags.join(' ') === f.join(' '))!
+    const all = of('-')
+    expect(all.last_active).toHaveLength(all.ids!.length)
+    expect(all.ids).toContain('chain-3') // live (not ended)
+    expect(of('--source', 'cli', '-').ids).not.toContain('chain-3')
+    expect(of('--source', 'cli', '-').ids).toContain('arch') // archived, still exported
+    expect(of('--source', 'cli', '-').last_active).toBeUndefined()
+    expect(of('--session-id', 'big', '-').ids).toEqual(['big-tools']) // a unique prefix
+    expect(G.upstream_commit).toBe('9a75ff049b020ab5b24f76892f50f59064811028')
+  })
+
+  it('--lineage logical (upstream reads it for md/qmd only) merges the chain into one JSONL record', async () => {
+    const { stdout } = await caduceus(['export', '--session-id', 'chain-3', '--lineage', 'logical', '-'])
+    const [r] = jsonl(stdout)
+    expect(r!.lineage_session_ids).toEqual(['chain-0', 'chain-1', 'chain-2', 'chain-3'])
+    const single = jsonl((await caduceus(['export', '--session-id', 'chain-3', '--lineage', 'single', '-'])).stdout)
+    expect(single.map((x) => x.id)).toEqual(['chain-3'])
+    sameRecord('default', single[0]!, undefined)
+  })
+
+  it("--redact masks every credential upstream's --redact masks (one per kind, planted in a copy)", async () => {
+    const h = tmp()
+    cpSync(join(gold, 'home'), h, { recursive: true })
+    const store = new SessionStore(join(h, 'state.db'))
+    await store.createSession('secrets', 'cli')
+    for (const [i, s] of G.redact.entries())
+      await store.appendMessage('secrets', { role: 'user', content: s.text, timestamp: 1500030000 + i })
+    await store.endSession('secrets', 'cli_close')
+    store.close()
+    const [r] = jsonl((await caduceus(['export', '--session-id', 'secrets', '--redact', '-'], h)).stdout)
+    const written = (r!.messages as Rec[]).map((m) => m.content as string)
+    expect(written).toHaveLength(G.redact.length)
+    const kept = G.redact.filter((s, i) => written[i]!.includes(s.secret)).map((s) => s.text)
+    // upstream passes web URLs' userinfo and query strings through on purpose; everything else it masks, so do we
+    expect(kept.filter((t) => G.redact.find((s) => s.text === t)!.masked)).toEqual([])
+    expect(G.redact.filter((s) => s.masked).length).toBeGreaterThan(15)
+  })
+
+  it('--lineage with a filter: one record per chain, even when the filter left its first segment out', async () => {
+    const lineage = async (...f: string[]) =>
+      jsonl((await caduceus(['export', '--lineage', ...f, '-'])).stdout).map((r) => r.lineage_session_ids ?? [r.id])
+    const chain = ['chain-0', 'chain-1', 'chain-2', 'chain-3']
+    expect(await lineage('--title', 'plan')).toEqual([chain])
+    expect(await lineage('--title', '#2')).toEqual([chain])
+  })
+
+  it('--redact masks a credential in the messages, not elsewhere', async () => {
+    const h = tmp()
+    cpSync(join(gold, 'home'), h, { recursive: true })
+    const db = new Database(join(h, 'state.db'))
+    db.prepare("UPDATE messages SET content = 'my key is sk-abcdefghijklmnop1234' WHERE session_id = 'ancient'").run()
+    db.close()
+    const plain = jsonl((await caduceus(['export', '--session-id', 'ancient', '-'], h)).stdout)[0]!
+    const masked = jsonl((await caduceus(['export', '--session-id', 'ancient', '--redact', '-'], h)).stdout)[0]!
+    expect(JSON.stringify(plain.messages)).toContain('sk-abcdefghijklmnop1234')
+    expect(JSON.stringify(masked.messages)).not.toContain('abcdefghijklmnop1234')
+    expect(masked.messages.length).toBe(plain.messages.length)
+  })
+})
+
+// `--format md|qmd`: upstream's files, each compared whole but for the export time and the hash over it (which is
+// checked the way upstream's verifier checks it), the manifest line by line, the words printed, what the home keeps.
+describe("sessions export --format md|qmd writes the files upstream's writes", () => {
+  const STAMP = /^(exported_at: )".*"$|^(- Exported at: )`.*`$|^(- SHA256 of exported body: )`[0-9a-f]{64}`$/gm
+  const sha = (t: string) => createHash('sha256').update(t).digest('hex')
+  /** Upstream's verify_export_file: the hash over the text with the hash written as `pending`. */
+  const verified = (text: string) => {
+    const m = /- SHA256 of exported body: `([0-9a-f]{64})`/.exec(text)
+    return (
+      !!m &&
+      sha(text.replace(/- SHA256 of exported body: `[0-9a-f]{64}`/g, '- SHA256 of exported body: `pending`')) === m[1]
+    )
+  }
+
+  it.each(G.md.map((c) => [`${c.flags.join(' ')}${c.runs > 1 ? ` (×${c.runs})` : ''}`, c] as const))(
+    '%s',
+    async (_, c) => {
+      const h = tmp()
+      cpSync(join(gold, 'home'), h, { recursive: true })
+      const dir = join(tmp(), 'exports')
+      const argv = ['export', ...c.flags.map((f) => (f === 'DIR' ? dir : f))]
+      for (let run = 0; run < c.runs; run++) {
+        const want = c.printed[run]!
+        const refusal = !/^(Exported|Would export)/.test(want)
+        if (refusal) {
+          await expect(caduceus(argv, h)).rejects.toThrow(want.trim().replace('DIR', dir).replace('HOME', h))
+          continue
+        }
+        const { printed } = await caduceus(argv, h)
+        expect(printed.replaceAll(dir, 'DIR').replaceAll(h, 'HOME')).toBe(want)
+      }
+      const target = c.flags.includes('DIR') ? dir : join(h, 'session-exports')
+      const names = existsSync(target) ? readdirSync(target).sort() : []
+      expect(names.filter((n) => n !== 'manifest.jsonl')).toEqual(Object.keys(c.files).sort())
+      for (const [name, want] of Object.entries(c.files)) {
+        const text = readFileSync(join(target, name), 'utf8')
+        expect(verified(text)).toBe(true)
+        expect(text.replace(STAMP, (_m, a, b, d) => `${a ?? b ?? d}X`)).toBe(want)
+      }
+      const manifest = names.includes('manifest.jsonl')
+        ? jsonl(readFileSync(join(target, 'manifest.jsonl'), 'utf8'))
+        : []
+      expect(
+        manifest.map(({ exported_at, sha256, path, ...e }, i) => {
+          expect(typeof exported_at).toBe('number')
+          // the hash of the file as written then: the last line for a path is the file there now
+          if (!manifest.slice(i + 1).some((x) => x.path === path)) expect(sha256).toBe(sha(readFileSync(path, 'utf8')))
+          return { ...e, path: path.slice(target.length + 1) }
+        })
+      ).toEqual(c.manifest)
+      if (c.sessions) {
+        const db = new Database(join(h, 'state.db'), { readonly: true })
+        expect(db.prepare('SELECT id FROM sessions ORDER BY id').pluck().all()).toEqual(c.sessions)
+        db.close()
+      }
+    }
+  )
+})
+
+// Upstream's own verifier (the check before --delete-after-verified deletes) reads the files Caduceus writes; run
+// where upstream's checkout is (HERMES_UPSTREAM, the golden scripts' default): elsewhere the goldens above stand in.
+const UPSTREAM = process.env.HERMES_UPSTREAM ?? '/work/upstream'
+describe.skipIf(!existsSync('/usr/bin/python3') || !existsSync(join(UPSTREAM, 'hermes_state.py')))(
+  "upstream's verify_export_file accepts Caduceus's md/qmd files",
+  () => {
+    it('a plain session, a multimodal one and a compression lineage', async () => {
+      const h = tmp()
+      cpSync(join(gold, 'home'), h, { recursive: true })
+      const dir = join(tmp(), 'md')
+      const cases: Array<[string, string[]]> = [
+        ['big-tools', ['--format', 'md']],
+        ['mm-many', ['--format', 'qmd']],
+        ['chain-3', ['--format', 'md', '--lineage', 'logical']]
+      ]
+      const files: Array<[string, string, boolean]> = []
+      for (const [id, flags] of cases) {
+        const { printed } = await caduceus(['export', ...flags, '--session-id', id, dir], h)
+        files.push([id, /to (.*)$/m.exec(printed)![1]!, flags.includes('logical')])
+      }
+      const py = `
+import json, sys; sys.path.insert(0, sys.argv[1])
+from pathlib import Path
+from hermes_state import SessionDB
+from hermes_cli.session_export_md import verify_export_file
+db = SessionDB(Path(sys.argv[2]))
+out = [verify_export_file(f, db.export_session_lineage(i) if lin else db.export_session(i)) for i, f, lin in json.loads(sys.argv[3])]
+print(json.dumps(out))`
+      const upstream = process.env.HERMES_UPSTREAM ?? '/work/upstream'
+      if (!existsSync(join(upstream, 'hermes_state.py'))) return
+      const got = JSON.parse(
+        execFileSync('/usr/bin/python3', ['-c', py, UPSTREAM, join(h, 'state.db'), JSON.stringify(files)], {
+          encoding: 'utf8',
+          env: { ...process.env, HERMES_HOME: h }
+        })
+      ) as unknown[]
+      expect(got).toEqual(files.map(() => [true, 'ok']))
+    })
+  }
+)
+
+describe("sessions import of upstream CLI exports answers what upstream's import_sessions answers", () => {
+  const recordsOf = (flags: string) => {
+    const c = G.cases.find((x) => x.profile === 'default' && x.flags.join(' ') === flags)!
+    return c.ids!.map((id, i) => ({
+      ...G.sessions.default![id],
+      ...(c.last_active ? { last_active: c.last_active[i] } : {})
+    }))
+  }
+  const parentsOf = (path: string, ids: string[]) => {
+    const db = new Database(path, { readonly: true })
+    try {
+      const get = db.prepare('SELECT parent_session_id FROM sessions WHERE id = ?').pluck()
+      return Object.fromEntries(ids.map((id) => [id, (get.get(id) as string | null | undefined) ?? null]))
+    } finally {
+      db.close()
+    }
+  }
+
+  it.each(G.imports.filter((i) => i.result.ok).map((i) => [`${i.export} into ${i.into}`, i] as const))(
+    '%s',
+    async (_, imp) => {
+      const at = tmp()
+      if (imp.into === 'golden') cpSync(join(gold, 'home'), at, { recursive: true })
+      const file = join(tmp(), 'in.jsonl')
+      writeFileSync(
+        file,
+        recordsOf(imp.export)
+          .map((r) => JSON.stringify(r))
+          .join('\n') + '\n'
+      )
+      const { printed } = await caduceus(['import', file, '--json'], at)
+      const got = JSON.parse(printed) as Rec
+      const { imported, skipped, detached } = imp.result
+      expect({ imported: got.imported, skipped: got.skipped, detached: got.detached, errors: got.errors }).toEqual({
+        imported,
+        skipped,
+        detached,
+        errors: []
+      })
+      const ids = Object.keys(imp.parents)
+      expect(parentsOf(join(at, 'state.db'), ids)).toEqual(imp.parents)
+    }
+  )
+
+  it('a bad session: upstream refuses the whole payload; Caduceus names it and imports the rest (hermes-channels §4)', async () => {
+    const imp = G.imports.find((i) => !i.result.ok)!
+    expect(imp.result).toMatchObject({
+      imported: 0,
+      errors: [{ session_id: 'broken', error: 'messages must be a list' }]
+    })
+    const file = join(tmp(), 'in.jsonl')
+    const lines = [...recordsOf('--source discord -'), { id: 'broken', source: 'cli', messages: 'not a list' }]
+    writeFileSync(file, lines.map((r) => JSON.stringify(r)).join('\n') + '\n')
+    const got = JSON.parse((await caduceus(['import', file, '--json'], tmp())).printed) as Rec
+    expect(got).toMatchObject({ imported: 1, skipped: 0 })
+    expect(got.errors).toEqual([expect.objectContaining({ id: 'broken', reason: expect.stringMatching(/messages/) })])
+  })
+})
+
+// `hermes sessions list` (scripts/golden/list_cli.py → list-cli.json): the same sessions; a 'tool' source only with
+// --source. Order: Caduceus lists by last activity, as upstream's dashboard and in-app console do; upstream's
+// terminal CLI alone lists newest-started first, so with a --limit below the count the two pick different rows.
+describe("sessions list lists what upstream's hermes sessions list lists", () => {
+  const L = JSON.parse(readFileSync(join(gold, 'list-cli.json'), 'utf8')) as {
+    tool_session: { id: string; source: string; started_at: number; text: string }
+    cases: Array<{ home: 'golden' | 'tool'; profile: string; flags: string[]; ids: string[] }>
+  }
+  const U = JSON.parse(readFileSync(join(gold, 'upstream.json'), 'utf8')) as Record<string, { list: string[] }>
+  let toolHome: string
+  beforeAll(async () => {
+    toolHome = tmp()
+    cpSync(join(gold, 'home'), toolHome, { recursive: true })
+    const t = L.tool_session
+    const store = new SessionStore(join(toolHome, 'state.db'))
+    await store.createSession(t.id, t.source, { startedAt: t.started_at })
+    await store.appendMessage(t.id, { role: 'user', content: t.text, timestamp: t.started_at + 5 })
+    await store.endSession(t.id, 'completed', t.started_at + 9)
+    store.close()
+  })
+  const ids = async (at: string, argv: string[]) =>
+    (JSON.parse((await caduceus(['list', '--json', ...argv], at)).printed) as { items: Rec[] }).items.map(
+      (s) => s.id as string
+    )
+
+  it.each(L.cases.map((c) => [`${c.home} ${c.profile} ${c.flags.join(' ') || '(no flag)'}`, c] as const))(
+    '%s',
+    async (_, c) => {
+      const got = await ids(c.home === 'tool' ? toolHome : home, ['--profile', c.profile, ...c.flags])
+      const limited = c.flags.includes('--limit') && Number(c.flags[c.flags.indexOf('--limit') + 1]) < 20
+      if (!limited) return expect([...got].sort()).toEqual([...c.ids].sort())
+      // the same count, each side's own order: Caduceus's first N by last activity (upstream's dashboard order)
+      expect(got).toEqual(U[c.profile]!.list.slice(0, c.ids.length))
+      expect(got).not.toEqual(c.ids)
+    }
+  )
+
+  it("in upstream's last-activity order (its dashboard's and console's), not its terminal CLI's start order", async () => {
+    const got = await ids(home, ['--profile', 'default'])
+    expect(got).toEqual(U.default!.list)
+    expect(got).not.toEqual(L.cases[0]!.ids)
+    expect([...got].sort()).toEqual([...L.cases[0]!.ids].sort())
+  })
+})
