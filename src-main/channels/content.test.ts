@@ -5,8 +5,8 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { displayContent, encodeContent } from '../store/content-codec'
 import { readContent } from './content'
-import { deriveSessionId } from './conversation'
-import { pyRepr } from './py-repr'
+import { planConversation, type ConversationSessions } from './conversation'
+import { pyRepr } from '@shared/contract/py-text'
 
 const PNG = `data:image/png;base64,${'A'.repeat(4000)}`
 
@@ -54,11 +54,21 @@ describe('the session id of a conversation without a session header', () => {
     readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/api-session-ids/cases.json'), 'utf8')
   ) as { cases: Array<{ system: string | null; content: unknown; id: string }> }
 
-  it('is the id upstream derives, for every recorded first message', () => {
+  it('is the id upstream derives, for every recorded first message', async () => {
     expect(golden.cases.length).toBeGreaterThan(15)
+    // a profile that has none of these conversations yet: each request starts one, under the id it derives
+    const none = { turns: () => null, branches: () => [], seed: async () => {} } as ConversationSessions
     for (const c of golden.cases) {
       const { text, parts } = readContent(c.content, 'messages[0].content')
-      expect([c.content, deriveSessionId(c.system, parts ?? text)]).toEqual([c.content, c.id])
+      const plan = await planConversation(none, {
+        system: c.system ?? '',
+        history: [],
+        text,
+        ...(parts ? { parts } : {}),
+        nowSec: 0,
+        retryWindowSec: 0
+      })
+      expect([c.content, plan]).toEqual([c.content, { kind: 'new', sessionId: c.id }])
     }
   })
 

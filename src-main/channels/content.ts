@@ -8,7 +8,7 @@
 import { partsText } from '@shared/contract'
 import type { ContentParts } from './gateway-face'
 import { HttpError } from './http'
-import { pyStr } from './py-repr'
+import { pyStr } from '@shared/contract/py-text'
 
 const TEXT = new Set(['text', 'input_text', 'output_text'])
 const IMAGE = new Set(['image_url', 'input_image'])

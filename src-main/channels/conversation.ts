@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { ContentParts } from './gateway-face'
-import { pyRepr } from './py-repr'
+import { pyRepr } from '@shared/contract/py-text'
 
 export interface Turn {
   role: 'user' | 'assistant'
@@ -49,7 +49,7 @@ export type Plan =
  * Upstream's id: `api-` + the first 16 hex of SHA-256 of `system + "\n" + first user message`, where a first message
  * with images is its list of parts as Python writes it (test/fixtures/upstream/api-session-ids).
  */
-export function deriveSessionId(system: string | null | undefined, firstUser: string | ContentParts): string {
+function deriveSessionId(system: string | null | undefined, firstUser: string | ContentParts): string {
   return `api-${sha16(`${system ?? ''}\n${typeof firstUser === 'string' ? firstUser : pyRepr(firstUser)}`)}`
 }
 

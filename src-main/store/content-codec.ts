@@ -6,31 +6,9 @@
  */
 
 import { partsText } from '@shared/contract'
+import { pyJson } from '@shared/contract/py-text'
 
 export const CONTENT_MARKER = '\u0000json:'
-
-/** Python `json.dumps(v)` with its defaults (ensure_ascii, ", " / ": " separators). */
-export function pyJson(v: unknown): string {
-  if (v === null || v === undefined) return 'null'
-  if (typeof v === 'string') return asciiString(v)
-  if (typeof v === 'number') return Number.isFinite(v) ? (Number.isInteger(v) ? String(v) : pyFloat(v)) : 'NaN'
-  if (typeof v === 'boolean') return v ? 'true' : 'false'
-  if (Array.isArray(v)) return `[${v.map(pyJson).join(', ')}]`
-  if (typeof v === 'object')
-    return `{${Object.entries(v as Record<string, unknown>)
-      .map(([k, x]) => `${asciiString(k)}: ${pyJson(x)}`)
-      .join(', ')}}`
-  return asciiString(String(v))
-}
-
-const pyFloat = (n: number) => {
-  const s = String(n)
-  return /e/.test(s) ? s.replace(/e([+-])(\d)$/, 'e$10$2') : s
-}
-
-function asciiString(s: string): string {
-  return JSON.stringify(s).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
-}
 
 /** Stored form: scalars unchanged, lists/objects marker-prefixed (upstream's `_encode_content`). */
 export function encodeContent(v: unknown): string | number | null {

@@ -150,7 +150,7 @@ export function* exportRecords(
 
 /**
  * Caduceus's Markdown for people (`--format markdown`, the app's download): a heading per session, then each message
- * under its role; attachments as placeholders. Upstream's md/qmd files are host/services/session-export-md.ts.
+ * under its role; attachments as placeholders. Upstream's md/qmd files are host/cli/export-md-files.ts.
  */
 export function toMarkdown(r: ExportRecord): string {
   const title = typeof r.title === 'string' && r.title ? r.title : r.id

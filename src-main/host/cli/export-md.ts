@@ -1,5 +1,5 @@
 /**
- * `caduceus sessions export --format md|qmd [DIR]`, as upstream's: one file per session (session-export-md.ts) in
+ * `caduceus sessions export --format md|qmd [DIR]`, as upstream's: one file per session (export-md-files.ts) in
  * DIR (default: the profile's `session-exports`), each listed in DIR/manifest.jsonl; `--session-id` exports one
  * (`--lineage logical`: its compression chain as one file) and `--delete-after-verified --yes` then deletes that
  * session once the written file checks out; otherwise a filter is required, and existing files are kept unless
@@ -10,7 +10,8 @@ import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { CaduceusError } from '@shared/contract'
 import type { Host } from '../compose'
-import { mdFiles, redactRecord } from '../services'
+import { redactRecord } from '../services'
+import * as mdFiles from './export-md-files'
 import { call } from './call'
 
 type Rec = Record<string, unknown>

@@ -2,7 +2,7 @@
  * `--only user-prompts`, as upstream writes it: one record per user prompt (JSONL), or the prompts as Markdown under
  * each session's heading and details (`--format md`).
  */
-import { isoUtc, pyJson, pyStr } from './py-format'
+import { isoUtc, pyJson, pyStr } from '@shared/contract/py-text'
 
 type Rec = Record<string, unknown>
 type ExportRecord = Rec & { id: string; messages: Rec[] }
@@ -14,7 +14,7 @@ function promptText(content: unknown): string {
     if (p && typeof p === 'object' && !Array.isArray(p)) {
       const o = p as Record<string, unknown>
       for (const k of ['text', 'content']) if (typeof o[k] === 'string') return o[k]
-      return pyJson(o, true)
+      return pyJson(o, { ensureAscii: false, sortKeys: true })
     }
     return pyStr(p)
   }

@@ -6,7 +6,7 @@
  * Caduceus's own `--format markdown` (readable, attachments as placeholders) is session-transfer.ts's toMarkdown.
  */
 import { createHash } from 'node:crypto'
-import { isoUtc, pyJson, pyStr } from './py-format'
+import { isoUtc, pyJson, pyStr } from '@shared/contract/py-text'
 
 type Rec = Record<string, unknown>
 /** The exporter name upstream writes and its readers look for. */
@@ -24,7 +24,7 @@ const idOf = (s: Rec) => String(truthy(s.id) ? s.id : truthy(s.session_id) ? s.s
 function front(v: unknown): string {
   if (v === null || v === undefined) return 'null'
   if (typeof v === 'boolean') return v ? 'true' : 'false'
-  if (typeof v === 'number' || Array.isArray(v)) return pyJson(v)
+  if (typeof v === 'number' || Array.isArray(v)) return pyJson(v, { ensureAscii: false })
   return JSON.stringify(pyStr(v))
 }
 
@@ -129,7 +129,7 @@ export function manifestLine(s: Rec, path: string, fmt: 'md' | 'qmd', fileBytes:
     sha256: sha256(fileBytes),
     exported_at: Date.now() / 1000
   }
-  return pyJson(entry, true) + '\n'
+  return pyJson(entry, { ensureAscii: false, sortKeys: true }) + '\n'
 }
 
 /** Upstream's check of a written file against the record: its hash, message count and session id. */

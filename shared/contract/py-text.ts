@@ -1,0 +1,86 @@
+/**
+ * Text as upstream's Python writes it, wherever Caduceus must produce the same bytes: `json.dumps` (stored multimodal
+ * content, exports), `repr()` / `str()` (a conversation's id from its first message's parts, export text) and
+ * `datetime.isoformat()`. `repr()` covers JSON-shaped values (str, int, bool, None, list, dict). Strings follow
+ * CPython's rules: single quotes unless the text has a single quote and no double one; `\\`, the quote, `\t`, `\n`,
+ * `\r` escaped; other non-printable characters (controls, format, separators other than the space, unassigned) as
+ * `\xhh` / `\uhhhh` / `\Uhhhhhhhh`; every printable character as itself.
+ */
+const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u
+
+function reprString(s: string): string {
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'"
+  let out = quote
+  for (const ch of s) {
+    const code = ch.codePointAt(0)!
+    if (ch === quote || ch === '\\') out += `\\${ch}`
+    else if (ch === '\t') out += '\\t'
+    else if (ch === '\n') out += '\\n'
+    else if (ch === '\r') out += '\\r'
+    else if (ch !== ' ' && NON_PRINTABLE.test(ch))
+      out += code <= 0xff ? `\\x${hex(code, 2)}` : code <= 0xffff ? `\\u${hex(code, 4)}` : `\\U${hex(code, 8)}`
+    else out += ch
+  }
+  return out + quote
+}
+
+const hex = (n: number, width: number) => n.toString(16).padStart(width, '0')
+
+export function pyRepr(v: unknown): string {
+  if (v === null || v === undefined) return 'None'
+  if (typeof v === 'string') return reprString(v)
+  if (typeof v === 'boolean') return v ? 'True' : 'False'
+  // Integers only in what upstream hashes here (a float would need Python's shortest round-trip form, e.g. 1.0).
+  if (typeof v === 'number') return String(v)
+  if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`
+  if (typeof v === 'object')
+    return `{${Object.entries(v as Record<string, unknown>)
+      .map(([k, x]) => `${reprString(k)}: ${pyRepr(x)}`)
+      .join(', ')}}`
+  return reprString(String(v))
+}
+
+/** Python's `str()`: a string as it is, anything else as its repr. */
+export const pyStr = (v: unknown): string => (typeof v === 'string' ? v : pyRepr(v))
+
+/**
+ * `json.dumps(v)` with its default `, ` / `: ` separators; `ensureAscii` (Python's default) escapes every non-ASCII
+ * character as `\uXXXX`; `sortKeys` as `sort_keys=True`. Floats in Python's exponent form (`1e-07`).
+ */
+export function pyJson(v: unknown, opts: { ensureAscii?: boolean; sortKeys?: boolean } = {}): string {
+  const { ensureAscii = true, sortKeys = false } = opts
+  const str = (x: string) => (ensureAscii ? asciiJson(x) : JSON.stringify(x))
+  const dump = (x: unknown): string => {
+    if (x === null || x === undefined) return 'null'
+    if (typeof x === 'string') return str(x)
+    if (typeof x === 'number') return Number.isFinite(x) ? (Number.isInteger(x) ? String(x) : pyFloat(x)) : 'NaN'
+    if (typeof x === 'boolean') return x ? 'true' : 'false'
+    if (Array.isArray(x)) return `[${x.map(dump).join(', ')}]`
+    if (typeof x === 'object') {
+      const entries = Object.entries(x as Record<string, unknown>)
+      if (sortKeys) entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      return `{${entries.map(([k, y]) => `${str(k)}: ${dump(y)}`).join(', ')}}`
+    }
+    return str(String(x))
+  }
+  return dump(v)
+}
+
+const pyFloat = (n: number) => {
+  const s = String(n)
+  return /e/.test(s) ? s.replace(/e([+-])(\d)$/, 'e$10$2') : s
+}
+
+const asciiJson = (s: string) =>
+  JSON.stringify(s).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+
+/** `datetime.isoformat()` of an epoch (or a numeric string) in UTC with `Z`: whole seconds, or microseconds when any. */
+export function isoUtc(t: unknown, secondsOnly = false): string | null {
+  const n = typeof t === 'number' ? t : typeof t === 'string' && t.trim() !== '' ? Number(t) : NaN
+  if (!Number.isFinite(n)) return t == null ? null : String(t)
+  const us = secondsOnly ? Math.floor(n) * 1e6 : Math.round(n * 1e6)
+  const sec = Math.floor(us / 1e6)
+  const frac = us - sec * 1e6
+  const base = new Date(sec * 1000).toISOString().slice(0, 19)
+  return `${base}${frac ? `.${String(frac).padStart(6, '0')}` : ''}Z`
+}
