@@ -35,6 +35,8 @@ export class Agent implements LoopHost {
   readonly defaultSource: string
   readonly platform: string
   readonly compressionConfig: ReturnType<typeof resolveCompression>
+  /** True while context compression runs (the gateway queues a message sent meanwhile rather than interrupt it). */
+  compressing = false
   readonly inactivityTimeoutMs: number | null
   /** Changes when compression rotates the conversation into a child session. */
   sessionId: string

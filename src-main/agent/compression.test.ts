@@ -104,6 +104,26 @@ describe('context compression', () => {
     expect(kit.messages(child)).toHaveLength(6)
   })
 
+  it('says it is compressing while the summary runs, and not after (a message sent meanwhile is queued)', async () => {
+    const during: boolean[] = []
+    let agent: ReturnType<Kit['makeAgent']> | null = null
+    kit = await makeKit([], {
+      handler: (req) => {
+        during.push(agent!.compressing)
+        return summarizer(() => ({ text: 'Continuing after compression.' }))(req)
+      }
+    })
+    await seedLineage(kit)
+    agent = kit.makeAgent({ compression })
+    expect(agent.compressing).toBe(false)
+    const r = await agent.runTurn('next question')
+    expect(r.status).toBe('completed')
+    // the summary call, then the turn's own model call
+    expect(kit.server.requests.map(isSummaryCall)).toEqual([true, false])
+    expect(during).toEqual([true, false])
+    expect(agent.compressing).toBe(false)
+  })
+
   it('a failed summary leaves the parent live and the turn still completes', async () => {
     kit = await makeKit([], {
       handler: (req: RecordedRequest) => (isSummaryCall(req) ? { error: 503 } : { text: 'answered anyway' })

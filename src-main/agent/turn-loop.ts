@@ -24,6 +24,7 @@ export interface LoopHost extends CompressionHost, ToolCallerAgent {
   reasoningConfig: ReasoningConfig | null
   apiCallCount: number
   readonly compressionConfig: ReturnType<typeof resolveCompression>
+  compressing: boolean
   systemPromptText(): string
   takeSteers(): string[]
   hasSteers(): boolean
@@ -111,6 +112,7 @@ async function maybeCompress(host: LoopHost, ctx: TurnContext): Promise<void> {
   if (ctx.compressionDisabled) return
   const extra = host.systemPromptText().length + JSON.stringify(host.tools.schemas()).length + ctx.memoryContext.length
   if (!shouldCompress(host.compressionConfig, host.sessionMessages, extra)) return
+  host.compressing = true
   try {
     await compressContext(host, host.compressionConfig, ctx)
   } catch (err) {
@@ -119,6 +121,8 @@ async function maybeCompress(host: LoopHost, ctx: TurnContext): Promise<void> {
     const message = err instanceof PartialCallError ? err.cause.message : errorMessage(err)
     host.log?.warn('agent', `context compression failed; continuing uncompressed: ${message}`)
     ctx.emit({ kind: 'notice', text: `Context compression failed: ${message}` })
+  } finally {
+    host.compressing = false
   }
 }
 

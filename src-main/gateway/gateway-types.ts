@@ -78,6 +78,8 @@ export interface TurnAgent extends CacheableAgent {
   ): Promise<TurnResultLike>
   interrupt?(reason?: string): void
   steer?(text: string): boolean
+  /** Context compression is running in the current turn. */
+  compressing?: boolean
   /** Start-up warnings not yet shown to the user; the gateway emits them as notices and empties the list. */
   startupNotices?: string[]
 }

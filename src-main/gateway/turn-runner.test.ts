@@ -534,6 +534,21 @@ describe('Gateway', () => {
     expect(agent.starts.map((x) => x.text)).toEqual(['one', 'long', 'after', 'now'])
   })
 
+  it('interrupt mode queues instead while the running turn compresses the conversation', async () => {
+    const g = setup()
+    const { gateway, events } = g
+    const { sid, agent, running } = await heldTurn(g)
+    ;(agent as { compressing?: boolean }).compressing = true
+    const q = await gateway.resume({ profile: 'default', sessionId: sid, text: 'after', whileBusy: true })
+    expect(q).toMatchObject({ busy: 'queued', note: expect.stringContaining('being compressed') })
+    expect(agent.interrupted).toBe(false)
+    ;(agent as { compressing?: boolean }).compressing = false
+    agent.hold = false
+    for (const release of agent.holds.splice(0)) release()
+    expect((await gateway.finished(running.turnId))?.status).toBe('completed')
+    expect(await turnEnd(events, q.turnId)).toMatchObject({ status: 'completed' })
+  })
+
   it('shutdown stops a turn still starting, and no turn begins after it', async () => {
     let open!: () => void
     const gate: { p: Promise<void> | null } = { p: new Promise<void>((r) => (open = r)) }

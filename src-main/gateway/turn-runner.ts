@@ -219,7 +219,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
    * - `queue`: it runs as the next turn once that one ends, in arrival order;
    * - `steer`: the running agent takes it at its next step; when it cannot, it is queued.
    * As upstream does, an interrupt is queued instead while the session's subagents work (upstream's interrupt would
-   * end them),
+   * end them) or while the turn compresses the conversation,
    * and a turn another channel runs (an API request, a cron job) is never the desk's to stop or steer.
    */
   private async sendWhileBusy(
@@ -240,6 +240,9 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     } else if (mode === 'interrupt' && sessions.some((id) => (this.opts.activeSubagents?.(profile, id) ?? 0) > 0)) {
       mode = 'queue'
       note = 'Queued instead of interrupting: subagents of this conversation are at work.'
+    } else if (mode === 'interrupt' && live?.agent?.compressing === true) {
+      mode = 'queue'
+      note = 'Queued instead of interrupting: the conversation is being compressed.'
     }
     if (mode === 'steer') {
       if (live && this.steerInto(live, text)) return { ...live.handle, busy: 'steered' }
