@@ -549,6 +549,83 @@ describe('Gateway', () => {
     expect(await turnEnd(events, q.turnId)).toMatchObject({ status: 'completed' })
   })
 
+  // The running turn compresses: the first queued message begins on the continuation's key, so a waiter that watched
+  // the old key would find it free and collide (a third review found it lost, with no turn.finished).
+  it('queue mode across a mid-turn compression: every queued message runs, each with its own turn.finished', async () => {
+    const g = setup({ config: 'display:\n  busy_input_mode: queue\n' })
+    const { gateway, events, registry } = g
+    const { sid, agent, running, waitUntil } = await heldTurn(g)
+    const store = registry.get('default')
+    await store.endSession(sid, 'compression')
+    await store.createSession(`${sid}-2`, 'desktop', { parentSessionId: sid })
+    ;(agent.input as { sessionId: string }).sessionId = `${sid}-2` // as the real Agent moves on with it
+    const q1 = await gateway.resume({ profile: 'default', sessionId: sid, text: 'first after', whileBusy: true })
+    const q2 = await gateway.resume({ profile: 'default', sessionId: sid, text: 'second after', whileBusy: true })
+    agent.hold = false
+    for (const release of agent.holds.splice(0)) release()
+    await gateway.finished(running.turnId)
+    expect(await turnEnd(events, q1.turnId)).toMatchObject({ status: 'completed' })
+    // nothing runs or starts any more: by now q2 has ended too
+    await waitUntil(() => (gateway as unknown as { busy: Map<string, unknown> }).busy.size === 0)
+    const ended = events.filter((e) => e.event === 'turn.finished' && e.payload.turnId === q2.turnId)
+    expect(ended.map((e) => e.payload.status)).toEqual(['completed'])
+  })
+
+  // While its agent is built (or memory prepared) a queued turn is still shown queued with Cancel: Stop must reach it.
+  it('queue mode: Cancel on a queued message whose turn is still starting stops it', async () => {
+    const gate: { p: Promise<void> | null } = { p: null }
+    const g = setup({ config: 'display:\n  busy_input_mode: queue\n', buildGate: gate })
+    const { gateway, events, root, agents } = g
+    const { sid, agent, running, waitUntil } = await heldTurn(g)
+    const q = await gateway.resume({ profile: 'default', sessionId: sid, text: 'after', whileBusy: true })
+    // the config changes before its turn comes: that turn builds a fresh agent (held at the gate)
+    writeFileSync(
+      join(root, 'config.yaml'),
+      'model: {default: m2, provider: openai}\ndisplay:\n  busy_input_mode: queue\n'
+    )
+    let open!: () => void
+    gate.p = new Promise<void>((r) => (open = r))
+    agent.hold = false
+    for (const release of agent.holds.splice(0)) release()
+    await gateway.finished(running.turnId)
+    await waitUntil(() => gateway.cache.runningKeys().length === 1) // its agent is being built
+    expect(events.some((e) => e.event === 'turn.started' && e.payload.turnId === q.turnId)).toBe(false)
+    const cancelled = gateway.stopDeskTurn(q.turnId)
+    gate.p = null
+    open()
+    const end = await turnEnd(events, q.turnId)
+    expect(cancelled).toBe(true)
+    expect(end.status).toBe('interrupted')
+    expect(agents.flatMap((a) => a.starts.map((x) => x.text))).not.toContain('after')
+  })
+
+  it('two messages sent to interrupt one turn both run, in order: the second does not stop the first', async () => {
+    const g = setup()
+    const { gateway } = g
+    const { sid, agent, running } = await heldTurn(g)
+    agent.hold = false // 'long' stays held until the interrupt; what follows does not wait
+    const first = gateway.resume({ profile: 'default', sessionId: sid, text: 'first', whileBusy: true })
+    const second = gateway.resume({ profile: 'default', sessionId: sid, text: 'second', whileBusy: true })
+    expect((await gateway.finished(running.turnId))?.status).toBe('interrupted')
+    expect((await gateway.finished((await first).turnId))?.status).toBe('completed')
+    expect((await gateway.finished((await second).turnId))?.status).toBe('completed')
+    expect(agent.starts.map((x) => x.text)).toEqual(['one', 'long', 'first', 'second'])
+  })
+
+  it('shutdown tells each queued message it was not sent', async () => {
+    const g = setup({ config: 'display:\n  busy_input_mode: queue\n' })
+    const { gateway, events } = g
+    const { sid, agent } = await heldTurn(g)
+    const q = await gateway.resume({ profile: 'default', sessionId: sid, text: 'after', whileBusy: true })
+    await gateway.shutdown()
+    expect(await turnEnd(events, q.turnId)).toMatchObject({
+      status: 'error',
+      error: expect.stringContaining('not sent: the host shut down first')
+    })
+    expect(events.filter((e) => e.event === 'turn.finished' && e.payload.turnId === q.turnId)).toHaveLength(1)
+    expect(agent.starts.map((x) => x.text)).toEqual(['one', 'long'])
+  })
+
   it('shutdown stops a turn still starting, and no turn begins after it', async () => {
     let open!: () => void
     const gate: { p: Promise<void> | null } = { p: new Promise<void>((r) => (open = r)) }

@@ -89,6 +89,8 @@ interface BeginOptions {
   turnId?: string
   /** 0 for a fresh turn; n + 1 for a message that waited on a depth-n turn (upstream's interrupt depth). */
   interruptDepth?: number
+  /** A message the user sent while a turn ran (queued, or interrupting): a later interrupting message lets it run. */
+  sentWhileBusy?: boolean
   savedMessageId?: number
   channel?: TurnChannel
   history?: BuildAgentInput['history']
@@ -151,7 +153,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
    */
   private readonly busy = new Map<
     string,
-    { depth: number; profile: string; sid: string; channel: TurnChannel; queued: boolean }
+    { depth: number; profile: string; sid: string; channel: TurnChannel; sentWhileBusy: boolean }
   >()
   /** Set by shutdown(): no turn begins after it. */
   private closed = false
@@ -160,8 +162,11 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   /** Turns announced (turn.started) but not yet registered: a Stop in that window is remembered by key. */
   private readonly starting = new Map<string, string>()
   private readonly idleWaiters = new Map<string, Array<() => void>>()
-  /** Messages waiting for the turn on their key to end (busy input mode `queue`), by reserved turn id. */
-  private readonly queued = new Map<string, { key: string; handle: TurnHandle; cancelled: boolean }>()
+  /**
+   * Messages waiting for their conversation's turn to end (busy input mode `queue`), by reserved turn id, until their
+   * own turn starts; Stop takes one out (cancelled), and its turn then never starts.
+   */
+  private readonly queued = new Map<string, { profile: string; tip: () => string; handle: TurnHandle }>()
   private readonly sweeper: IdleSweepTimer
   private readonly turnConfig: TurnConfigResolver
 
@@ -249,10 +254,10 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       mode = 'queue'
       note = 'Queued: the running turn could not take it mid-run.'
     }
-    if (mode === 'queue') return this.enqueue(profile, sessionId, key, text, store, note)
+    if (mode === 'queue') return this.enqueue(profile, sessionId, text, store, note)
     // The stopped turn may have compressed into a continuation: the message goes where the session is now.
-    const next = await this.whenFree(key, true, (interruptDepth) =>
-      this.begin(profile, currentSegment(store, sessionId), text, store, { interruptDepth })
+    const next = await this.whenFree(this.conversationBusy(profile, sessionId, store), true, (interruptDepth) =>
+      this.begin(profile, currentSegment(store, sessionId), text, store, { interruptDepth, sentWhileBusy: true })
     )
     return { ...next.handle, busy: 'interrupted' }
   }
@@ -267,31 +272,20 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   }
 
   /**
-   * Accepts a message to run once nothing runs on `key`: it gets its turn id now (announced by turn.queued; Stop
+   * Accepts a message to run once its conversation is free: it gets its turn id now (announced by turn.queued; Stop
    * with that id cancels it) and begins, one level deeper than the turn it followed, when its turn comes.
    */
-  private enqueue(
-    profile: string,
-    sessionId: string,
-    key: string,
-    text: string,
-    store: S,
-    note?: string
-  ): ResumeResult {
-    const ahead = [...this.queued.values()].filter((q) => q.key === key).length
+  private enqueue(profile: string, sessionId: string, text: string, store: S, note?: string): ResumeResult {
+    const tip = () => currentSegment(store, sessionId)
+    const ahead = [...this.queued.values()].filter((q) => q.profile === profile && q.tip() === tip()).length
     if (ahead >= MAX_QUEUED)
       throw new CaduceusError('conflict', `${MAX_QUEUED} messages already wait in this session; let them run first.`)
-    const handle: TurnHandle = { turnId: newTurnId(), profile, sessionId: currentSegment(store, sessionId) }
-    const entry = { key, handle, cancelled: false }
-    this.queued.set(handle.turnId, entry)
+    const handle: TurnHandle = { turnId: newTurnId(), profile, sessionId: tip() }
+    this.queued.set(handle.turnId, { profile, tip, handle })
     this.safeEmit('turn.queued', { ...handle, text, position: ahead + 1, ...(note ? { note } : {}) })
-    this.whenFree(key, false, (interruptDepth) => {
-      if (entry.cancelled) throw CANCELLED
-      this.queued.delete(handle.turnId)
-      return this.begin(profile, currentSegment(store, sessionId), text, store, {
-        interruptDepth,
-        turnId: handle.turnId
-      })
+    this.whenFree(this.conversationBusy(profile, sessionId, store), false, (interruptDepth) => {
+      if (!this.queued.has(handle.turnId)) throw CANCELLED
+      return this.begin(profile, tip(), text, store, { interruptDepth, turnId: handle.turnId, sentWhileBusy: true })
     }).catch((err: unknown) => {
       // begin reported its own failure as this turn's turn.finished
       if (err !== CANCELLED) this.log.warn(LOG, `queued turn ${handle.turnId} did not run: ${errorMessage(err)}`)
@@ -305,20 +299,29 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     return undefined
   }
 
+  /** What runs on a conversation now, looked up afresh each time: a turn that compressed moves it to a new key. */
+  private conversationBusy(profile: string, sessionId: string, store: S) {
+    return () => this.busyKeyFor(profile, currentSegment(store, sessionId), store)
+  }
+
   /**
-   * Runs `begin` once nothing runs on `key` (stopping what does, with `stop`), at the depth the next turn takes:
-   * one below the last turn it waited for, 0 when it waited for none or that chain reached MAX_INTERRUPT_DEPTH.
-   * `begin` is called in the same tick the key was seen free (begin claims it before its first await), so a
-   * second waiter woken by the same release cannot slip in between; it waits for the next one.
+   * Runs `begin` once nothing runs where `running` looks (stopping what does, with `stop`), at the depth the next
+   * turn takes: one below the last turn it waited for, 0 when it waited for none or that chain reached
+   * MAX_INTERRUPT_DEPTH. `begin` is called in the same tick nothing was seen running (begin claims its key before
+   * its first await), so a second waiter woken by the same release cannot slip in between; it waits for the next.
    */
-  private async whenFree(key: string, stop: boolean, begin: (depth: number) => Promise<LiveTurn>): Promise<LiveTurn> {
+  private async whenFree(
+    running: () => string | undefined,
+    stop: boolean,
+    begin: (depth: number) => Promise<LiveTurn>
+  ): Promise<LiveTurn> {
     let followed: number | null = null
-    while (this.busy.has(key)) {
-      const running = this.busy.get(key)!
-      // An interrupting message stops the turn it was sent during, and a notice woken before it; a message the
-      // user queued earlier keeps its turn (upstream runs its FIFO in order).
-      if (stop && (followed === null || !running.queued)) this.stopKey(key)
-      followed = running.depth
+    for (let key = running(); key !== undefined; key = running()) {
+      const turn = this.busy.get(key)!
+      // An interrupting message stops the turn it was sent during, and a notice woken before it; a message the user
+      // sent meanwhile (queued, or interrupting before this one) keeps its turn, as upstream runs its FIFO in order.
+      if (stop && (followed === null || !turn.sentWhileBusy)) this.stopKey(key)
+      followed = turn.depth
       await this.whenIdle(key)
     }
     return begin(followed === null || followed >= MAX_INTERRUPT_DEPTH ? 0 : followed + 1)
@@ -360,17 +363,21 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   }): Promise<TurnHandle> {
     const store = this.storeFor(input.profile)
     const key = sessionKeyFor(input.profile, input.sessionId)
-    const live = await this.whenFree(key, false, (interruptDepth) => {
-      if (!readRow(store, input.sessionId))
-        throw new CaduceusError('not_found', `Unknown session: ${input.sessionId}`, 'sessionId')
-      // The notice is this process's own write: it must not look like a foreign one (invariant 9).
-      if (this.cache.rebaselineOwnAppend(key, input.sessionId, input.appended ?? 1))
-        this.log.info(LOG, `re-baselined ${key.slice(0, 64)} after delivering a notice`)
-      return this.begin(input.profile, input.sessionId, input.text, store, {
-        savedMessageId: input.savedMessageId,
-        interruptDepth
-      })
-    })
+    const live = await this.whenFree(
+      () => (this.busy.has(key) ? key : undefined),
+      false,
+      (interruptDepth) => {
+        if (!readRow(store, input.sessionId))
+          throw new CaduceusError('not_found', `Unknown session: ${input.sessionId}`, 'sessionId')
+        // The notice is this process's own write: it must not look like a foreign one (invariant 9).
+        if (this.cache.rebaselineOwnAppend(key, input.sessionId, input.appended ?? 1))
+          this.log.info(LOG, `re-baselined ${key.slice(0, 64)} after delivering a notice`)
+        return this.begin(input.profile, input.sessionId, input.text, store, {
+          savedMessageId: input.savedMessageId,
+          interruptDepth
+        })
+      }
+    )
     return live.handle
   }
 
@@ -436,7 +443,6 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     const t = this.turns.get(turnId)
     const waiting = this.queued.get(turnId)
     if (waiting) {
-      waiting.cancelled = true
       this.queued.delete(turnId)
       this.safeEmit('turn.finished', { ...waiting.handle, status: 'interrupted', ...nothingRan() })
       return true
@@ -514,6 +520,9 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   async shutdown(): Promise<void> {
     this.closed = true
     this.sweeper.stop()
+    // messages still queued will not run: each says so now (their waiters then find them gone)
+    for (const q of [...this.queued.values()])
+      this.queuedFailed(q.handle.turnId, q.profile, q.handle.sessionId, new Error('the host shut down first'))
     // a turn still starting (its agent being built) stops as soon as it registers, instead of running on
     for (const key of this.busy.keys()) this.stopRequested.add(key)
     for (const id of [...this.turns.keys()]) this.stop(id)
@@ -534,9 +543,13 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     const { isNew = false, savedMessageId } = opts
     const channel = opts.channel ?? TURN_CHANNELS.desk
     const key = sessionKeyFor(profile, sid)
-    if (this.closed) throw new CaduceusError('unavailable', 'The host is shutting down.')
-    if (this.busy.has(key)) throw busy()
-    this.busy.set(key, { depth: opts.interruptDepth ?? 0, profile, sid, channel, queued: opts.turnId !== undefined })
+    if (this.closed || this.busy.has(key)) {
+      const err = this.closed ? new CaduceusError('unavailable', 'The host is shutting down.') : busy()
+      this.queuedFailed(opts.turnId, profile, sid, err)
+      throw err
+    }
+    const sentWhileBusy = opts.sentWhileBusy === true
+    this.busy.set(key, { depth: opts.interruptDepth ?? 0, profile, sid, channel, sentWhileBusy })
     let turnId: string | null = null
     try {
       const home = this.homeFor(profile)
@@ -608,6 +621,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         })
         this.cache.noteTurn(key)
       }
+      // A queued message leaves the queue as its turn starts; Stop took it out while its agent was being prepared.
+      if (opts.turnId !== undefined && !this.queued.delete(opts.turnId)) throw CANCELLED
       // Reasoning is set per turn on the warm agent: changing it never costs a rebuild.
       if ('reasoningConfig' in agent) agent.reasoningConfig = reasoningConfig
       this.cache.markRunning(key, agent)
@@ -648,20 +663,25 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       return live
     } catch (err) {
       if (turnId) this.starting.delete(turnId)
-      // A queued message's sender is no longer waiting on a request: its turn says it did not run.
-      else if (opts.turnId)
-        this.safeEmit('turn.finished', {
-          turnId: opts.turnId,
-          profile,
-          sessionId: sid,
-          status: 'error',
-          error: `Your queued message was not sent: ${errorMessage(err)}`,
-          ...nothingRan()
-        })
+      else if (err !== CANCELLED) this.queuedFailed(opts.turnId, profile, sid, err)
       this.cache.markIdle(key)
       this.release(key)
       throw err
     }
+  }
+
+  /** A queued message's sender no longer waits on a request: its turn says it did not run (and leaves the queue). */
+  private queuedFailed(turnId: string | undefined, profile: string, sessionId: string, err: unknown): void {
+    if (turnId === undefined) return
+    this.queued.delete(turnId)
+    this.safeEmit('turn.finished', {
+      turnId,
+      profile,
+      sessionId,
+      status: 'error',
+      error: `Your queued message was not sent: ${errorMessage(err)}`,
+      ...nothingRan()
+    })
   }
 
   /**
