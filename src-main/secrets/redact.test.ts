@@ -13,3 +13,27 @@ describe('redact', () => {
     expect(redactValues('the key is weird-key-format', ['weird-key-format'])).toBe('the key is ***')
   })
 })
+
+// Upstream's redact_sensitive_text leaves these identifiers alone (checked with its own code) and masks the keys:
+// a vendor prefix only counts with the key characters and length upstream reads, standing alone.
+describe('vendor key shapes', () => {
+  it('masks keys, keeps identifiers that merely start with a vendor prefix', () => {
+    for (const text of [
+      'hf_hub_download',
+      'npm_config_registry',
+      'exa_search_results(',
+      'my_hf_model_name',
+      'ghr_refresh_cycle_count',
+      'r8_model_version_id',
+      'tvly-search-results-page',
+      'AIzaShortButLongEnough'
+    ])
+      expect(redact(text)).toBe(text)
+    expect(redact('key hf_abcdefghijklmnop end')).toBe('key hf_*** end')
+    expect(redact('token npm_ABCDEFGHIJ1234 ok')).toBe('token npm_*** ok')
+    expect(redact(`AIza${'x'.repeat(35)}`)).toBe('AIza***')
+    expect(redact('SG.abcdefghijklmnop')).toBe('SG.***')
+    expect(redact('xapp-1-ABCDEFGHIJKLMN')).toBe('xapp-1-***')
+    expect(redact(`xai-${'a1'.repeat(16)}`)).toBe('xai-***')
+  })
+})

@@ -1,4 +1,56 @@
 /**
+ * Vendor key shapes as upstream's redaction reads them: a prefix, the characters its key is made of and a minimum
+ * length, standing alone (no key character either side). The classes matter: `hf_hub_download`, `npm_config_registry`
+ * or `exa_search_results` are identifiers, not keys, and must stay readable in replies, logs and exports.
+ */
+const VENDOR_KEYS: Array<[prefix: string, chars: string, min: number]> = [
+  ['AIza', 'A-Za-z0-9_-', 30],
+  ['hf_', 'A-Za-z0-9', 10],
+  ['gsk_', 'A-Za-z0-9', 10],
+  ['pplx-', 'A-Za-z0-9', 10],
+  ['fal_', 'A-Za-z0-9_-', 10],
+  ['tvly-', 'A-Za-z0-9', 10],
+  ['exa_', 'A-Za-z0-9', 10],
+  ['r8_', 'A-Za-z0-9', 10],
+  ['npm_', 'A-Za-z0-9', 10],
+  ['pypi-', 'A-Za-z0-9_-', 10],
+  ['dop_v1_', 'A-Za-z0-9', 10],
+  ['doo_v1_', 'A-Za-z0-9', 10],
+  ['sk_live_', 'A-Za-z0-9', 10],
+  ['sk_test_', 'A-Za-z0-9', 10],
+  ['rk_live_', 'A-Za-z0-9', 10],
+  ['SG\\.', 'A-Za-z0-9_-', 10],
+  ['syt_', 'A-Za-z0-9', 10],
+  ['ntn_', 'A-Za-z0-9', 10],
+  ['ghu_', 'A-Za-z0-9', 10],
+  ['ghr_', 'A-Za-z0-9', 10],
+  ['xapp-\\d+-', 'A-Za-z0-9-', 10],
+  ['bb_live_', 'A-Za-z0-9_-', 10],
+  ['mem0_', 'A-Za-z0-9', 10],
+  ['brv_', 'A-Za-z0-9', 10],
+  ['hsk-', 'A-Za-z0-9', 10],
+  ['retaindb_', 'A-Za-z0-9', 10],
+  ['xai-', 'A-Za-z0-9', 30],
+  ['fw-', 'A-Za-z0-9', 30],
+  ['fw_', 'A-Za-z0-9', 30],
+  ['fpk_', 'A-Za-z0-9', 30]
+]
+const vendorKeys = () =>
+  new RegExp(
+    `(?<![A-Za-z0-9_-])(?:${VENDOR_KEYS.map(([p, c, n]) => `${p}[${c}]{${n},}`).join('|')})(?![A-Za-z0-9_-])`,
+    'g'
+  )
+
+/** The prefix a masked vendor key keeps (`hf_`, `xapp-1-`, …). */
+function vendorPrefix(key: string): string {
+  for (const [p] of VENDOR_KEYS) {
+    const hit = new RegExp(`^${p}`).exec(key)
+    if (hit) return hit[0]
+  }
+  return ''
+}
+
+/**
  * Mask anything that looks like a credential before it reaches a log line. Loggers call this on every
  * message; callers should still never pass a key in the first place.
  */
@@ -16,11 +68,7 @@ const PATTERNS: Array<[RegExp, (m: string, ...g: string[]) => string]> = [
   // JWT-shaped tokens (three base64url segments).
   [/\beyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\b/g, () => 'eyJ***'],
   // The other vendors' key shapes upstream's redaction knows (Google, Hugging Face, Groq, Stripe, npm, PyPI, …).
-  [
-    /(?<![A-Za-z0-9])(AIza|hf_|gsk_|pplx-|fal_|tvly-|exa_|r8_|npm_|pypi-|dop_v1_|doo_v1_|sk_live_|sk_test_|rk_live_|SG\.|syt_|ntn_|ghu_|ghr_|xapp-|bb_live_|mem0_|brv_|hsk-|retaindb_)[A-Za-z0-9_-]{10,}/g,
-    (_m, p) => `${p}***`
-  ],
-  [/(?<![A-Za-z0-9])(xai-|fw-|fw_|fpk_)[A-Za-z0-9]{30,}/g, (_m, p) => `${p}***`],
+  [vendorKeys(), (m) => `${vendorPrefix(m)}***`],
   // Header forms: any Authorization scheme, and the API-key headers that carry a bare value.
   [/((?:Proxy-)?Authorization:\s*(?:[A-Za-z][\w.+-]*\s+)?)[^\s"'*]{4,}/gi, (_m, p) => `${p}***`],
   [
