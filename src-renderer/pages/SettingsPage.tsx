@@ -57,7 +57,10 @@ function SettingsForm({ s }: { s: ProfileSettings }) {
     form.apiMode !== s.apiMode ||
     form.busyInputMode !== s.busyInputMode
   const save = async () => {
-    const ok = await saveSettings({ profile: s.profile, ...form, ...(key ? { apiKey: key } : {}) })
+    // Only what the user changed: the form shows resolved values (a provider inferred from the key, the default
+    // base URL), and writing those back would pin choices in config.yaml the user never made.
+    const changed = Object.fromEntries(Object.entries(form).filter(([k, v]) => v !== s[k as keyof typeof form]))
+    const ok = await saveSettings({ profile: s.profile, ...changed, ...(key ? { apiKey: key } : {}) })
     if (ok) setKey('') // the key is write-only: never kept after it left for the host
   }
   return (
