@@ -122,6 +122,19 @@ describe('turns store', () => {
     expect(useTurns.getState().byId.q1!.status).toBe('running')
     applyTurnQueued({ turnId: 'q1', profile: 'default', sessionId: 's1', text: 'late event', position: 1 })
     expect(useTurns.getState().byId.q1!.status).toBe('running') // an event cannot send a started turn back
+    // a queued message whose turn could not start keeps its text, with the reason
+    applyTurnQueued({ turnId: 'q3', profile: 'default', sessionId: 's1', text: 'keep me', position: 1 })
+    applyTurnFinished({
+      turnId: 'q3',
+      profile: 'default',
+      sessionId: 's1',
+      status: 'error',
+      error: 'Your queued message was not sent: the host shut down first',
+      tokens: zeroTokens,
+      cost: usd(0),
+      apiCalls: 0
+    })
+    expect(useTurns.getState().byId.q3).toMatchObject({ status: 'error', queuedText: 'keep me', cache: null })
     // the event first, then a cancel: the queued turn leaves no trace
     applyTurnQueued({ turnId: 'q2', profile: 'default', sessionId: 's1', text: 'then this', position: 1 })
     expect(useTurns.getState().byId.q2).toMatchObject({ status: 'queued', queuedText: 'then this' })

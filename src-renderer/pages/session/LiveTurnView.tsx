@@ -6,7 +6,8 @@ import { Markdown } from '../../components/markdown/Markdown'
 
 /** What a running turn has streamed and not yet persisted. */
 export function LiveTurnView({ t, showBadge = true }: { t: LiveTurn; showBadge?: boolean }) {
-  if (t.status === 'queued') return <QueuedTurn t={t} />
+  // queued, or a queued message whose turn never started (it failed): its text stays on screen
+  if (t.status === 'queued' || (t.queuedText !== undefined && t.cache === null)) return <QueuedTurn t={t} />
   const streaming = t.text || t.reasoning || t.tools.length || t.notices.length
   return (
     <div className="live-turn" data-testid="live-turn" data-turn-id={t.turnId}>
@@ -51,24 +52,31 @@ export function LiveTurnView({ t, showBadge = true }: { t: LiveTurn; showBadge?:
   )
 }
 
-/** A message sent mid-turn in queue mode: it is stored and answered when its turn starts; until then it can be cancelled. */
+/**
+ * A message sent mid-turn in queue mode: it is stored and answered when its turn starts; until then it can be
+ * cancelled. If its turn could not start, the text stays here with the reason, so nothing typed is lost.
+ */
 function QueuedTurn({ t }: { t: LiveTurn }) {
+  const waiting = t.status === 'queued'
   return (
-    <div className="live-turn" data-testid="queued-turn" data-turn-id={t.turnId}>
+    <div className="live-turn" data-testid="queued-turn" data-turn-id={t.turnId} data-status={t.status}>
       <div className="message role-user queued">
-        <div className="queued-head">
-          <span className="badge" data-testid="queued-badge">
-            queued
+        <div className="queued-head" role="status">
+          <span className={`badge ${waiting ? '' : 'badge-warn'}`} data-testid="queued-badge">
+            {waiting ? 'queued' : 'not sent'}
           </span>
-          <span className="muted small">runs when the current turn ends</span>
-          <button
-            className="small"
-            onClick={() => void stopTurn(t.turnId)}
-            disabled={t.stopping}
-            data-testid="queued-cancel"
-          >
-            {t.stopping ? 'Cancelling…' : 'Cancel'}
-          </button>
+          <span className="muted small">{waiting ? 'runs when the current turn ends' : t.error}</span>
+          {waiting && (
+            <button
+              className="small"
+              onClick={() => void stopTurn(t.turnId)}
+              disabled={t.stopping}
+              aria-label={`${t.stopping ? 'Cancelling…' : 'Cancel'} queued message: ${(t.queuedText ?? '').slice(0, 60)}`}
+              data-testid="queued-cancel"
+            >
+              {t.stopping ? 'Cancelling…' : 'Cancel'}
+            </button>
+          )}
         </div>
         <div className="msg-body">{t.queuedText}</div>
         {t.note && <div className="muted small">{t.note}</div>}
