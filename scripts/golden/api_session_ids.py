@@ -8,7 +8,8 @@ parts, so the key hashes Python's repr of that list: quoting, escapes and non-AS
 Usage: /usr/bin/python3 scripts/golden/api_session_ids.py
 Needs Debian's python3-yaml, python3-dotenv, python3-httpx and python3-requests (the module's imports).
 Env: HERMES_UPSTREAM (default /work/upstream) is the upstream checkout to import.
-Writes test/fixtures/upstream/api-session-ids/cases.json: [{system, content, id}, ...] and the upstream commit.
+Writes test/fixtures/upstream/api-session-ids/cases.json: cases [{system, content, id}, ...] (first messages),
+systemParts (system messages sent as parts) and the upstream commit.
 """
 import json
 import os
@@ -42,6 +43,19 @@ CASES = [
     ("", [{"type": "TEXT", "text": 7}, IMG]),
     ("sys", [{"type": "text", "text": ""}, {"type": "text", "text": None}, IMG]),
     ("", "x" * 70000),
+    # Python's strip(): U+001C-U+001F and U+0085 are whitespace to it, U+FEFF is not
+    ("", [{"type": "\x1ctext\x85", "text": "odd spaces"}, {"type": "image_url", "image_url": {"url": "\x1fhttps://example.com/a.png\x1e", "detail": "\x85low\u3000"}}]),
+    ("", [{"type": "text", "text": "bom"}, {"type": "image_url", "image_url": {"url": "https://example.com/b.png\ufeff"}}]),
+]
+
+# A system message sent as parts: upstream flattens it (_normalize_chat_content) before keying on it.
+SYSTEM_PARTS = [
+    [{"type": "text", "text": "You are"}, {"type": "text", "text": "terse."}],
+    ["plain", {"type": "input_text", "text": "and typed"}, {"type": "image_url", "image_url": {"url": "https://x/y.png"}}],
+    [{"type": "text", "text": 7}, {"type": "text", "text": ""}, {"type": "text", "text": 0}, [["deep", ["deeper"]]]],
+    [{"type": "Output_Text ", "text": "spaced type"}, {"type": "other", "text": "skipped"}],
+    {"not": "a list"},
+    12,
 ]
 
 
@@ -51,9 +65,15 @@ def main() -> None:
         sys.path.insert(0, str(UPSTREAM))
         from gateway.platforms.api_server import _derive_chat_session_id, _normalize_multimodal_content  # noqa: E402
 
+        from gateway.platforms.api_server import _normalize_chat_content  # noqa: E402
+
         cases = [
             {"system": system, "content": content, "id": _derive_chat_session_id(system, _normalize_multimodal_content(content))}
             for system, content in CASES
+        ]
+        system_parts = [
+            {"system": raw, "content": "hello", "id": _derive_chat_session_id(_normalize_chat_content(raw), "hello")}
+            for raw in SYSTEM_PARTS
         ]
     try:
         commit = subprocess.run(["git", "-C", str(UPSTREAM), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
@@ -61,7 +81,10 @@ def main() -> None:
         commit = ""
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "cases.json").write_text(
-        json.dumps({"upstreamCommit": commit or "9a75ff049b020ab5b24f76892f50f59064811028", "cases": cases}, indent=1) + "\n"
+        json.dumps(
+            {"upstreamCommit": commit or "9a75ff049b020ab5b24f76892f50f59064811028", "cases": cases, "systemParts": system_parts},
+            indent=1,
+        ) + "\n"
     )
 
 

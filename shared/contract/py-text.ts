@@ -84,3 +84,10 @@ export function isoUtc(t: unknown, secondsOnly = false): string | null {
   const base = new Date(sec * 1000).toISOString().slice(0, 19)
   return `${base}${frac ? `.${String(frac).padStart(6, '0')}` : ''}Z`
 }
+
+/** Python's whitespace (`str.isspace()`): JS's `trim()` differs (it strips U+FEFF, keeps U+001C–U+001F and U+0085). */
+const PY_SPACE = '\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000'
+const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, 'g')
+
+/** `str.strip()`. */
+export const pyStrip = (s: string): string => s.replace(PY_STRIP, '')

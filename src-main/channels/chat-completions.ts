@@ -9,8 +9,8 @@ import { z } from 'zod'
 import { createHash } from 'node:crypto'
 import type { TurnHandle } from './gateway-face'
 import { runApiTurn, type TurnOutcome, type TurnRequest } from './channel-turn'
-import { httpErrorOf, newId, sessionHeader, textOf, usageOf, type ApiContext } from './context'
-import { readContent } from './content'
+import { httpErrorOf, newId, sessionHeader, usageOf, type ApiContext } from './context'
+import { readContent, readText } from './content'
 import type { Turn } from './conversation'
 import type { ContentParts } from './gateway-face'
 import { HttpError, openSse, sendJson, warningsHeader } from './http'
@@ -57,12 +57,12 @@ export function splitConversation(messages: Array<{ role: string; content?: unkn
     const c = read[i]
     return c ? [{ role: m.role as 'user' | 'assistant', content: c.text, ...(c.parts ? { parts: c.parts } : {}) }] : []
   })
-  const systems = messages.filter((m) => m.role === 'system').map((m) => textOf(m.content))
+  const systems = messages.filter((m) => m.role === 'system').map((m) => readText(m.content))
   return {
     text,
     ...(parts ? { parts } : {}),
     history,
-    instructions: joinInstructions(messages.filter(isSystem).map((m) => textOf(m.content))),
+    instructions: joinInstructions(messages.filter(isSystem).map((m) => readText(m.content))),
     idSystem: systems.length ? systems.join('\n') : null
   }
 }

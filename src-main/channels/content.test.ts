@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { displayContent, encodeContent } from '../store/content-codec'
 import { readContent } from './content'
+import { splitConversation } from './chat-completions'
 import { planConversation, type ConversationSessions } from './conversation'
 import { pyRepr } from '@shared/contract/py-text'
 
@@ -52,12 +53,15 @@ describe('the text an image message is compared on', () => {
 describe('the session id of a conversation without a session header', () => {
   const golden = JSON.parse(
     readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/api-session-ids/cases.json'), 'utf8')
-  ) as { cases: Array<{ system: string | null; content: unknown; id: string }> }
+  ) as {
+    cases: Array<{ system: string | null; content: unknown; id: string }>
+    systemParts: Array<{ system: unknown; content: string; id: string }>
+  }
+  // a profile that has none of these conversations yet: each request starts one, under the id it derives
+  const none = { turns: () => null, branches: () => [], seed: async () => {} } as ConversationSessions
 
   it('is the id upstream derives, for every recorded first message', async () => {
     expect(golden.cases.length).toBeGreaterThan(15)
-    // a profile that has none of these conversations yet: each request starts one, under the id it derives
-    const none = { turns: () => null, branches: () => [], seed: async () => {} } as ConversationSessions
     for (const c of golden.cases) {
       const { text, parts } = readContent(c.content, 'messages[0].content')
       const plan = await planConversation(none, {
@@ -69,6 +73,24 @@ describe('the session id of a conversation without a session header', () => {
         retryWindowSec: 0
       })
       expect([c.content, plan]).toEqual([c.content, { kind: 'new', sessionId: c.id }])
+    }
+  })
+
+  it('keys on a system message sent as parts as upstream flattens it (newline-joined text, nested lists)', async () => {
+    expect(golden.systemParts.length).toBeGreaterThan(4)
+    for (const c of golden.systemParts) {
+      const req = splitConversation([
+        { role: 'system', content: c.system },
+        { role: 'user', content: c.content }
+      ])
+      const plan = await planConversation(none, {
+        system: req.idSystem ?? '',
+        history: req.history,
+        text: req.text,
+        nowSec: 0,
+        retryWindowSec: 0
+      })
+      expect([c.system, plan]).toEqual([c.system, { kind: 'new', sessionId: c.id }])
     }
   })
 

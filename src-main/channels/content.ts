@@ -8,7 +8,7 @@
 import { partsText } from '@shared/contract'
 import type { ContentParts } from './gateway-face'
 import { HttpError } from './http'
-import { pyStr } from '@shared/contract/py-text'
+import { pyStr, pyStrip } from '@shared/contract/py-text'
 
 const TEXT = new Set(['text', 'input_text', 'output_text'])
 const IMAGE = new Set(['image_url', 'input_image'])
@@ -41,9 +41,7 @@ export function readContent(content: unknown, where: string): Content {
     }
     if (!p || typeof p !== 'object') continue
     const part = p as Record<string, unknown>
-    const type = String(part.type ?? '')
-      .trim()
-      .toLowerCase()
+    const type = pyStrip(String(part.type ?? '')).toLowerCase()
     if (TEXT.has(type)) {
       // a text that is no string is written as Python writes it (str(7) → '7', str(True) → 'True')
       if (part.text !== null && part.text !== undefined && pyStr(part.text))
@@ -71,16 +69,58 @@ function imagePart(part: Record<string, unknown>, where: string): ContentParts[n
   const ref = part.image_url
   const url = ref && typeof ref === 'object' ? (ref as Record<string, unknown>).url : ref
   const detail = ref && typeof ref === 'object' ? ((ref as Record<string, unknown>).detail ?? part.detail) : part.detail
-  if (typeof url !== 'string' || !url.trim())
+  if (typeof url !== 'string' || !pyStrip(url))
     throw refuse(where, 'invalid_image_url', 'image parts must include a non-empty image URL')
-  const u = url.trim()
+  const u = pyStrip(url)
   const lower = u.toLowerCase()
   if (lower.startsWith('data:')) {
     if (!lower.startsWith('data:image/') || !u.includes(','))
       throw refuse(where, 'unsupported_content_type', 'only image data: URLs are supported')
   } else if (!lower.startsWith('http://') && !lower.startsWith('https://'))
     throw refuse(where, 'invalid_image_url', 'image inputs must use http(s) URLs or data:image/… URLs')
-  if (detail !== undefined && detail !== null && (typeof detail !== 'string' || !detail.trim()))
+  if (detail !== undefined && detail !== null && (typeof detail !== 'string' || !pyStrip(detail)))
     throw refuse(where, 'invalid_content_part', 'image detail must be a non-empty string when given')
-  return { type: 'image_url', image_url: { url: u, ...(typeof detail === 'string' ? { detail: detail.trim() } : {}) } }
+  return {
+    type: 'image_url',
+    image_url: { url: u, ...(typeof detail === 'string' ? { detail: pyStrip(detail) } : {}) }
+  }
 }
+
+/**
+ * Text-only content as upstream reads a system message (`_normalize_chat_content`): text parts joined by newlines,
+ * nested lists read the same way (10 levels), images and other parts skipped, anything else as Python's `str()`,
+ * each piece and the whole capped as upstream caps them. The conversation's id hashes this text.
+ */
+export function readText(content: unknown, depth = 0): string {
+  if (depth > 10 || content === null || content === undefined) return ''
+  if (typeof content === 'string') return capped(content)
+  if (!Array.isArray(content)) return capped(pyStr(content))
+  const parts: string[] = []
+  let total = 0
+  for (const item of content.slice(0, MAX_PARTS)) {
+    let piece = ''
+    if (typeof item === 'string') piece = capped(item)
+    else if (Array.isArray(item)) piece = readText(item, depth + 1)
+    else if (item && typeof item === 'object') {
+      const part = item as Record<string, unknown>
+      const type = pyStrip(String(part.type ?? '')).toLowerCase()
+      if (TEXT.has(type) && pyTruthy(part.text)) piece = capped(pyStr(part.text))
+    }
+    if (piece) {
+      parts.push(piece)
+      total += piece.length
+    }
+    if (total >= MAX_TEXT) break
+  }
+  return capped(parts.join('\n'))
+}
+
+/** Python's truth value of a JSON value. */
+const pyTruthy = (v: unknown) =>
+  v !== null &&
+  v !== undefined &&
+  v !== '' &&
+  v !== 0 &&
+  v !== false &&
+  !(Array.isArray(v) && v.length === 0) &&
+  !(typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0)

@@ -62,20 +62,3 @@ export function usageOf(r: ChannelTurnResult) {
     total_tokens: r.tokens.input + r.tokens.output
   }
 }
-
-/** Text of an OpenAI message content (a string or a list of text parts). */
-export function textOf(content: unknown): string {
-  if (typeof content === 'string') return content
-  if (Array.isArray(content)) {
-    return content
-      .map((p) =>
-        typeof p === 'string'
-          ? p
-          : p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string'
-            ? (p as { text: string }).text
-            : ''
-      )
-      .join('')
-  }
-  return ''
-}
