@@ -13,12 +13,13 @@ systemParts (system messages sent as parts) and the upstream commit.
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-UPSTREAM = Path(os.environ.get("HERMES_UPSTREAM", "/work/upstream"))
+from upstream_cli import UPSTREAM, upstream_commit  # noqa: E402
+
+UPSTREAM = Path(UPSTREAM)
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "api-session-ids"
 
 IMG = {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}
@@ -75,14 +76,11 @@ def main() -> None:
             {"system": raw, "content": "hello", "id": _derive_chat_session_id(_normalize_chat_content(raw), "hello")}
             for raw in SYSTEM_PARTS
         ]
-    try:
-        commit = subprocess.run(["git", "-C", str(UPSTREAM), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    except OSError:
-        commit = ""
+    commit = upstream_commit()
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "cases.json").write_text(
         json.dumps(
-            {"upstreamCommit": commit or "9a75ff049b020ab5b24f76892f50f59064811028", "cases": cases, "systemParts": system_parts},
+            {"upstreamCommit": commit, "cases": cases, "systemParts": system_parts},
             indent=1,
         ) + "\n"
     )

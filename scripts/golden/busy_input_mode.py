@@ -10,12 +10,13 @@ Writes test/fixtures/upstream/busy-input-mode/cases.json: [[config.yaml text, in
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-UPSTREAM = Path(os.environ.get("HERMES_UPSTREAM", "/work/upstream"))
+from upstream_cli import UPSTREAM, upstream_commit  # noqa: E402
+
+UPSTREAM = Path(UPSTREAM)
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "busy-input-mode"
 
 CONFIGS = [
@@ -55,13 +56,10 @@ def main() -> None:
         for text in CONFIGS:
             Path(home, "config.yaml").write_text(text)
             cases.append([text, GatewayRunner._load_busy_input_mode(), GatewayRunner._load_busy_text_mode()])
-    try:
-        commit = subprocess.run(["git", "-C", str(UPSTREAM), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    except OSError:
-        commit = ""
+    commit = upstream_commit()
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "cases.json").write_text(
-        json.dumps({"upstreamCommit": commit or "9a75ff049b020ab5b24f76892f50f59064811028", "cases": cases}, indent=1) + "\n"
+        json.dumps({"upstreamCommit": commit, "cases": cases}, indent=1) + "\n"
     )
 
 

@@ -25,17 +25,16 @@ Reads test/fixtures/upstream/fidelity/home (scripts/golden/fidelity.py) and writ
 Each run gets its own copy of the home.
 """
 import json
-import os
 import re
 import shutil
 import sqlite3
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-UPSTREAM = os.environ.get("HERMES_UPSTREAM", "/work/upstream")
-COMMIT = os.environ.get("HERMES_UPSTREAM_COMMIT", "9a75ff049b020ab5b24f76892f50f59064811028")
+from upstream_cli import UPSTREAM, hermes, upstream_commit
+
+COMMIT = upstream_commit()
 ROOT = Path(__file__).resolve().parents[2]
 FIDELITY = ROOT / "test" / "fixtures" / "upstream" / "fidelity"
 
@@ -98,11 +97,6 @@ SECRETS = [
     {"text": "password: yamlsecret77", "secret": "yamlsecret77"},
 ]
 
-CLI = (
-    "import sys; sys.path.insert(0, sys.argv[1]); sys.argv = ['hermes', 'sessions', 'export', *sys.argv[2:]]\n"
-    "from hermes_cli.main import main; main()"
-)
-
 
 def copy_home():
     home = Path(tempfile.mkdtemp(prefix="golden-export-"))
@@ -116,13 +110,7 @@ def run_case(profile, flags):
     out_dir = Path(tempfile.mkdtemp(prefix="golden-export-out-"))
     out_file = out_dir / "export.jsonl"
     argv = [str(out_file) if f == "OUT" else f for f in flags]
-    p = subprocess.run(
-        ["/usr/bin/python3", "-c", CLI, UPSTREAM, *argv],
-        env={**os.environ, "HERMES_HOME": str(hermes_home), "TZ": "UTC"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    p = hermes(hermes_home, "sessions", "export", *argv, check=False)
     if p.returncode != 0:
         raise SystemExit(f"upstream failed for {flags}:\n{p.stderr}")
     case = {"profile": profile, "flags": flags, "exit": p.returncode}
@@ -177,14 +165,7 @@ def md_case(flags, runs):
     target = out_dir if "DIR" in flags else home / "session-exports"
     printed = []
     for _ in range(runs):
-        p = subprocess.run(
-            ["/usr/bin/python3", "-c", CLI, UPSTREAM, *argv],
-            env={**os.environ, "HERMES_HOME": str(home), "TZ": "UTC"},
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=True,
-        )
+        p = hermes(home, "sessions", "export", *argv)
         printed.append(p.stdout.replace(str(out_dir), "DIR").replace(str(home), "HOME"))
     files = {}
     manifest = []
@@ -270,14 +251,7 @@ def redact_case():
         db.append_message("secrets", "user", s["text"], timestamp=1500030000.0 + i)
     db.end_session("secrets", "cli_close")
     db.close()
-    p = subprocess.run(
-        ["/usr/bin/python3", "-c", CLI, UPSTREAM, "--redact", "--session-id", "secrets", "-"],
-        env={**os.environ, "HERMES_HOME": str(home), "TZ": "UTC"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
+    p = hermes(home, "sessions", "export", "--redact", "--session-id", "secrets", "-")
     shutil.rmtree(home)
     (record,) = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
     written = [m["content"] for m in record["messages"]]

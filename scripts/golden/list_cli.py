@@ -13,15 +13,14 @@ Reads test/fixtures/upstream/fidelity/home (scripts/golden/fidelity.py) and writ
 session with source 'tool' (a third-party tool's, written with upstream's SessionDB), which a bare list hides.
 """
 import json
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-UPSTREAM = os.environ.get("HERMES_UPSTREAM", "/work/upstream")
-COMMIT = os.environ.get("HERMES_UPSTREAM_COMMIT", "9a75ff049b020ab5b24f76892f50f59064811028")
+from upstream_cli import UPSTREAM, hermes, upstream_commit
+
+COMMIT = upstream_commit()
 ROOT = Path(__file__).resolve().parents[2]
 FIDELITY = ROOT / "test" / "fixtures" / "upstream" / "fidelity"
 TOOL_SESSION = {"id": "tool-run", "source": "tool", "started_at": 1500020000.0, "text": "a tool's own session"}
@@ -37,11 +36,6 @@ CASES = [
     ("tool", "default", ["--limit", "50"]),
     ("tool", "default", ["--source", "tool"]),
 ]
-
-CLI = (
-    "import sys; sys.path.insert(0, sys.argv[1]); sys.argv = ['hermes', 'sessions', 'list', *sys.argv[2:]]\n"
-    "from hermes_cli.main import main; main()"
-)
 
 
 def make_home(kind):
@@ -65,14 +59,7 @@ def make_home(kind):
 def listed(kind, profile, flags):
     home = make_home(kind)
     hermes_home = home if profile == "default" else home / "profiles" / profile
-    out = subprocess.run(
-        ["/usr/bin/python3", "-c", CLI, UPSTREAM, *flags],
-        env={**os.environ, "HERMES_HOME": str(hermes_home), "TZ": "UTC"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout
+    out = hermes(hermes_home, "sessions", "list", *flags).stdout
     shutil.rmtree(home)
     if out.strip() == "No sessions found.":
         return []

@@ -13,15 +13,14 @@ it: per flag set, the ids the dry run lists (oldest first), or "refused"; and, f
 real `--yes` run leaves archived. Each run gets its own copy of the home.
 """
 import json
-import os
 import re
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
-UPSTREAM = os.environ.get("HERMES_UPSTREAM", "/work/upstream")
-COMMIT = os.environ.get("HERMES_UPSTREAM_COMMIT", "9a75ff049b020ab5b24f76892f50f59064811028")
+from upstream_cli import hermes, upstream_commit
+
+COMMIT = upstream_commit()
 ROOT = Path(__file__).resolve().parents[2]
 FIDELITY = ROOT / "test" / "fixtures" / "upstream" / "fidelity"
 
@@ -55,18 +54,7 @@ ROW = re.compile(r"^  (\S+)  ")
 def dry_run(flags, action="prune"):
     home = Path(tempfile.mkdtemp(prefix="golden-prune-"))
     shutil.copy(FIDELITY / "home" / "state.db", home / "state.db")
-    code = (
-        "import sys; sys.path.insert(0, sys.argv[1]); sys.argv = ['hermes', 'sessions', *sys.argv[2:]]\n"
-        "from hermes_cli.main import main; main()"
-    )
-    out = subprocess.run(
-        ["/usr/bin/python3", "-c", code, UPSTREAM, action, *flags, "--dry-run"],
-        env={**os.environ, "HERMES_HOME": str(home)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout
+    out = hermes(home, "sessions", action, *flags, "--dry-run", utc=False).stdout
     shutil.rmtree(home)
     if "No sessions match" in out:
         return []
@@ -81,18 +69,7 @@ def archived_after(flags):
     """What a real `hermes sessions archive FLAGS --yes` leaves archived (each match's compression lineage too)."""
     home = Path(tempfile.mkdtemp(prefix="golden-archive-"))
     shutil.copy(FIDELITY / "home" / "state.db", home / "state.db")
-    code = (
-        "import sys; sys.path.insert(0, sys.argv[1]); sys.argv = ['hermes', 'sessions', *sys.argv[2:]]\n"
-        "from hermes_cli.main import main; main()"
-    )
-    subprocess.run(
-        ["/usr/bin/python3", "-c", code, UPSTREAM, "archive", *flags, "--yes"],
-        env={**os.environ, "HERMES_HOME": str(home)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
+    hermes(home, "sessions", "archive", *flags, "--yes", utc=False)
     import sqlite3
 
     con = sqlite3.connect(home / "state.db")

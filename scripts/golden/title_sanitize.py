@@ -6,12 +6,12 @@ Env: HERMES_UPSTREAM (default /work/upstream) is the upstream checkout to import
 Writes test/fixtures/upstream/title-sanitize/cases.json: [[raw, cleaned or null], ...] and the upstream commit.
 """
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
-UPSTREAM = Path(os.environ.get("HERMES_UPSTREAM", "/work/upstream"))
+from upstream_cli import UPSTREAM, upstream_commit  # noqa: E402
+
+UPSTREAM = Path(UPSTREAM)
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "title-sanitize"
 sys.path.insert(0, str(UPSTREAM))
 from hermes_state import SessionDB  # noqa: E402
@@ -21,12 +21,9 @@ RAW = [
     "a\ufeffb", "a\ufffcb", "a\ufff9b", "ctrl\x01x\x7f", "\u00a0nbsp\u00a0", "tab\t\tand  spaces", "", "  \t ",
     "Lisbon trip", "caf\u00e9 \u2014 plan",
 ]
-try:
-    commit = subprocess.run(["git", "-C", str(UPSTREAM), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-except OSError:
-    commit = ""
+commit = upstream_commit()
 OUT.mkdir(parents=True, exist_ok=True)
 (OUT / "cases.json").write_text(
-    json.dumps({"upstreamCommit": commit or "9a75ff049b020ab5b24f76892f50f59064811028",
+    json.dumps({"upstreamCommit": commit,
                 "cases": [[r, SessionDB.sanitize_title(r)] for r in RAW]}, indent=1, ensure_ascii=True) + "\n"
 )
