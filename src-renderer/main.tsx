@@ -11,6 +11,7 @@ import { resyncAfterReconnect, wireBridge } from './stores/bridge'
 import { queryClient } from './stores/server'
 import { setConnectionState, setTransportKind } from './stores/connection'
 import { reportError } from './stores/toasts'
+import { syncTurns } from './stores/turns'
 import { probeHost, setHostAccess } from './stores/auth'
 import './styles/theme.css'
 import './styles/layout.css'
@@ -36,7 +37,8 @@ connectApi((state) => {
   .then(({ api, kind }) => {
     setTransportKind(kind)
     wireBridge(api)
-    return loadApp()
+    // turns running or queued before this window opened (a reload, a second window) show too
+    return Promise.all([loadApp(), syncTurns()])
   })
   .catch((err) => reportError(err, 'Connecting'))
 

@@ -52,6 +52,10 @@ test('queue mode from Settings: a message sent mid-turn waits, can be cancelled,
   const found: Record<string, AxeViolation[]> = {}
   await scanThemes(page, 'queued', found)
   expect(found).toEqual({})
+  // a reload (or a second window) shows what is queued and running: the host says (turns.active)
+  await page.reload()
+  await expect(queued).toHaveCount(2)
+  await expect(queued.last()).toContainText('scrap that')
   await queued.last().getByTestId('queued-cancel').click()
   await expect(queued).toHaveCount(1)
   await expect(page.locator(`[data-testid="turn-strip"][data-turn-id="${heldId}"]`)).toHaveAttribute(

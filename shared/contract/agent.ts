@@ -93,6 +93,21 @@ export type TurnFinished = z.infer<typeof TurnFinished>
 
 export const StopInput = z.object({ turnId: z.string().min(1) })
 
+/** A turn running or waiting now (`turns.active`): what a window that just opened (or reconnected) shows. */
+export const ActiveTurn = TurnHandle.extend({
+  status: z.enum(['queued', 'running']),
+  /** The turn's channel as a session source (`desktop`, `api_server`, `cron`, `cli`). */
+  source: z.string().max(64),
+  /** A queued message's text, and why it was queued when that was not the profile's mode. */
+  text: z.string().optional(),
+  note: z.string().max(300).optional()
+})
+export type ActiveTurn = z.infer<typeof ActiveTurn>
+/** `known`: turns this window saw running or queued; those that ended meanwhile come back as `finished`. */
+export const ActiveTurnsInput = z.object({ known: z.array(z.string().min(1).max(64)).max(500).default([]) })
+export const ActiveTurns = z.object({ turns: z.array(ActiveTurn), finished: z.array(TurnFinished) })
+export type ActiveTurns = z.infer<typeof ActiveTurns>
+
 export const CachedAgentInfo = z.object({
   key: z.string(),
   profile: ProfileName,

@@ -21,6 +21,8 @@ import {
   GatewayState,
   ProfileOnly,
   ProfileSettings,
+  ActiveTurns,
+  ActiveTurnsInput,
   ResumeInput,
   ResumeResult,
   SettingsUpdate,
@@ -95,6 +97,8 @@ export const requests = {
   'sessions.start': { input: StartInput, output: TurnHandle },
   /** Interrupt a running turn. */
   'turns.stop': { input: StopInput, output: Ok },
+  /** Turns running or queued now (and which of `known` ended meanwhile): a window's state after opening or reconnecting. */
+  'turns.active': { input: ActiveTurnsInput, output: ActiveTurns },
   /** Cached agents across profiles. */
   'gateway.state': { input: Empty, output: GatewayState },
   /** Evict one cached agent (soft release; refused while it runs). */

@@ -454,6 +454,30 @@ describe('Gateway', () => {
     expect(texts().filter((t) => t !== 'ok')).toEqual(['one', 'long', 'first after', 'second after'])
   })
 
+  it('turns.active lists what runs and waits, and how a known turn that ended meanwhile ended', async () => {
+    const g = setup({ config: 'display:\n  busy_input_mode: queue\n' })
+    const { gateway } = g
+    const { sid, agent, running } = await heldTurn(g)
+    const q = await gateway.resume({ profile: 'default', sessionId: sid, text: 'after', whileBusy: true })
+    expect(gateway.activeTurns([running.turnId])).toEqual({
+      turns: [
+        { ...running, status: 'running', source: 'desktop' },
+        { turnId: q.turnId, profile: 'default', sessionId: sid, status: 'queued', source: 'desktop', text: 'after' }
+      ],
+      finished: []
+    })
+    agent.hold = false
+    for (const release of agent.holds.splice(0)) release()
+    await gateway.finished(running.turnId)
+    await turnEnd(g.events, q.turnId)
+    const after = gateway.activeTurns([running.turnId, q.turnId, 'turn_never'])
+    expect(after.turns).toEqual([])
+    expect(after.finished.map((f) => [f.turnId, f.status])).toEqual([
+      [running.turnId, 'completed'],
+      [q.turnId, 'completed']
+    ])
+  })
+
   it('queue mode: Stop on a queued message cancels it (never stored, never run); a full queue refuses', async () => {
     const g = setup({ config: 'display:\n  busy_input_mode: queue\n' })
     const { gateway, events, registry } = g

@@ -8,6 +8,7 @@ import {
   CaduceusError,
   ResumeInput,
   StartInput,
+  type ActiveTurns,
   type GatewayState,
   type ResumeResult,
   type TurnFinished,
@@ -78,6 +79,8 @@ interface LiveTurn {
   /** Start-up warnings of the agent this turn built (e.g. a memory provider left out), for channel replies. */
   warnings?: string[]
   key: string
+  /** Its channel, as a session source. */
+  source: string
   agent: TurnAgent | null
   controller: AbortController
   done: Promise<TurnFinished>
@@ -166,7 +169,10 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
    * Messages waiting for their conversation's turn to end (busy input mode `queue`), by reserved turn id, until their
    * own turn starts; Stop takes one out (cancelled), and its turn then never starts.
    */
-  private readonly queued = new Map<string, { profile: string; tip: () => string; handle: TurnHandle }>()
+  private readonly queued = new Map<
+    string,
+    { profile: string; tip: () => string; handle: TurnHandle; text: string; note?: string }
+  >()
   private readonly sweeper: IdleSweepTimer
   private readonly turnConfig: TurnConfigResolver
 
@@ -281,7 +287,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     if (ahead >= MAX_QUEUED)
       throw new CaduceusError('conflict', `${MAX_QUEUED} messages already wait in this session; let them run first.`)
     const handle: TurnHandle = { turnId: newTurnId(), profile, sessionId: tip() }
-    this.queued.set(handle.turnId, { profile, tip, handle })
+    this.queued.set(handle.turnId, { profile, tip, handle, text, ...(note ? { note } : {}) })
     this.safeEmit('turn.queued', { ...handle, text, position: ahead + 1, ...(note ? { note } : {}) })
     this.whenFree(this.conversationBusy(profile, sessionId, store), false, (interruptDepth) => {
       if (!this.queued.has(handle.turnId)) throw CANCELLED
@@ -473,6 +479,25 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     return [...this.turns.values()].map((t) => t.handle)
   }
 
+  /** What runs or waits now, and how each of `known` ended if it did (a window opening or reconnecting). */
+  activeTurns(known: string[] = []): ActiveTurns {
+    const turns: ActiveTurns['turns'] = []
+    for (const t of this.turns.values()) turns.push({ ...t.handle, status: 'running', source: t.source })
+    for (const [turnId, key] of this.starting) {
+      const b = this.busy.get(key)
+      if (b) turns.push({ turnId, profile: b.profile, sessionId: b.sid, status: 'running', source: b.channel.source })
+    }
+    for (const q of this.queued.values())
+      turns.push({
+        ...q.handle,
+        status: 'queued',
+        source: TURN_CHANNELS.desk.source,
+        text: q.text,
+        ...(q.note ? { note: q.note } : {})
+      })
+    return { turns, finished: known.flatMap((id) => this.recent.get(id) ?? []) }
+  }
+
   /** Soft-evict one cached agent; refused (false) while it runs. */
   evict(key: string): boolean {
     const e = this.cache.get(key)
@@ -650,6 +675,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         handle,
         reply: '',
         key,
+        source: channel.source,
         agent,
         controller,
         done: Promise.resolve(null as never),

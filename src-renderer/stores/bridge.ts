@@ -10,7 +10,7 @@ import {
   loadNewer,
   useTranscript
 } from './transcript'
-import { applyTurnDelta, applyTurnFinished, applyTurnQueued, applyTurnStarted } from './turns'
+import { applyTurnDelta, applyTurnFinished, applyTurnQueued, applyTurnStarted, syncTurns } from './turns'
 import { applyGatewayChanged } from './gateway'
 import { queryClient } from './server'
 import { applyFollowUpDelta } from './follow-up-stream'
@@ -56,7 +56,7 @@ export function wireBridge(api: CaduceusApi): () => void {
 
 /** After a reconnect events were missed: re-read what is on screen (merging, never clobbering). */
 export async function resyncAfterReconnect(): Promise<void> {
-  await loadApp()
+  await Promise.all([loadApp(), syncTurns()])
   const merge = sessionRowsLoaded()
   // every cached read is stale; the ones on screen refetch now. A session list is merged with the host instead
   // of read again from its first page (the loaded pages and the scroll position stay).

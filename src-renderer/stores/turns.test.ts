@@ -12,6 +12,7 @@ import {
   sendMessage,
   startChat,
   stopTurn,
+  syncTurns,
   turnsForSession,
   useTurns
 } from './turns'
@@ -168,6 +169,44 @@ describe('turns store', () => {
     await sendMessage('default', 's1', 'instead', { busyMode: 'interrupt' })
     expect(during).toBe(true)
     expect(useTurns.getState().byId.run!.stopping).toBe(true)
+  })
+
+  it('a window that opens or reconnects shows what runs and waits, and settles what ended while it was away', async () => {
+    applyTurnStarted({ turnId: 'gone', profile: 'default', sessionId: 's1', cache: 'reused', model: 'm', demo: false })
+    applyTurnStarted({ turnId: 'done', profile: 'default', sessionId: 's1', cache: 'reused', model: 'm', demo: false })
+    applyTurnQueued({ turnId: 'dropped', profile: 'default', sessionId: 's1', text: 'x', position: 1 })
+    fake.handlers['turns.active'] = () => ({
+      turns: [
+        { turnId: 'api', profile: 'default', sessionId: 's1', status: 'running' as const, source: 'api_server' },
+        {
+          turnId: 'wait',
+          profile: 'default',
+          sessionId: 's1',
+          status: 'queued' as const,
+          source: 'desktop',
+          text: 'later'
+        }
+      ],
+      finished: [
+        {
+          turnId: 'done',
+          profile: 'default',
+          sessionId: 's1',
+          status: 'completed' as const,
+          tokens: zeroTokens,
+          cost: usd(0),
+          apiCalls: 1
+        }
+      ]
+    })
+    await syncTurns()
+    expect(fake.callsOf('turns.active').at(-1)).toEqual({ known: ['gone', 'done', 'dropped'] })
+    const by = useTurns.getState().byId
+    expect(by.api).toMatchObject({ status: 'running', source: 'api_server' })
+    expect(by.wait).toMatchObject({ status: 'queued', queuedText: 'later' })
+    expect(by.done!.status).toBe('completed')
+    expect(by.gone).toMatchObject({ status: 'interrupted', error: expect.stringContaining('disconnected') })
+    expect(by.dropped).toBeUndefined()
   })
 
   it('starts a new chat and tracks its turn', async () => {

@@ -228,3 +228,33 @@ export function turnsForSession(s: TurnsStore, profile: string | null, sessionId
     .map((id) => s.byId[id]!)
     .filter((t) => t.profile === profile && (t.sessionId === sessionId || t.rotatedTo === sessionId))
 }
+
+/**
+ * What runs or waits on the host now, for a window that just opened or reconnected (events before that were never
+ * seen): queued messages and running turns appear, and a turn this window still shows running that ended meanwhile
+ * takes its real end, or, when the host no longer remembers it, says it ended while the window was away.
+ */
+export async function syncTurns(): Promise<void> {
+  const s = useTurns.getState()
+  const known = s.order.filter((id) => ['queued', 'running'].includes(s.byId[id]!.status))
+  let r
+  try {
+    r = await getApi().call('turns.active', { known })
+  } catch {
+    return // an older host, or none: what is shown stays until events arrive
+  }
+  for (const f of r.finished) applyTurnFinished(f)
+  const accounted = new Set([...r.turns, ...r.finished].map((t) => t.turnId))
+  for (const t of r.turns) {
+    if (t.status === 'queued') upsert(t, queued(t.text ?? '', t.note ?? null))
+    else upsert(t, (cur) => ({ status: 'running', source: cur.source ?? t.source }))
+  }
+  for (const id of known) {
+    if (accounted.has(id)) continue
+    const t = useTurns.getState().byId[id]!
+    if (t.status === 'queued') drop(id)
+    else upsert(t, () => ({ status: 'interrupted', stopping: false, error: ENDED_AWAY }))
+  }
+}
+
+const ENDED_AWAY = 'This turn ended while this window was disconnected; the transcript shows what it saved.'

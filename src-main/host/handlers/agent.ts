@@ -10,6 +10,7 @@ type AgentHandlers = Pick<
   | 'sessions.resume'
   | 'sessions.start'
   | 'turns.stop'
+  | 'turns.active'
   | 'gateway.state'
   | 'gateway.evict'
   | 'settings.get'
@@ -25,6 +26,7 @@ export function agentHandlers(s: Services, gateway: Gateway, vault: SecretVault)
       if (!gateway.stopDeskTurn(turnId)) throw new CaduceusError('not_found', `No running turn '${turnId}'`, 'turnId')
       return { ok: true as const }
     },
+    'turns.active': ({ known }) => gateway.activeTurns(known),
     'gateway.state': () => gateway.state(),
     'gateway.evict': ({ key }) => ({ evicted: gateway.evict(key) }),
     'settings.get': ({ profile }) => readSettings(s.homeOf(profile), { profile, vault }),
