@@ -27,9 +27,11 @@ test('queue mode from Settings: a message sent mid-turn waits, can be cancelled,
   await settings.open('work')
   await settings.fill({ busyInputMode: 'queue' })
   await settings.save()
-  await expect(page.getByTestId('settings-save')).toBeDisabled()
   // written where upstream's gateway reads it, and nothing else changed (no resolved defaults pinned)
-  expect(parse(readFileSync(configPath, 'utf8'))).toEqual({ ...before, display: { busy_input_mode: 'queue' } })
+  await expect
+    .poll(() => parse(readFileSync(configPath, 'utf8')))
+    .toEqual({ ...before, display: { busy_input_mode: 'queue' } })
+  await expect(page.getByTestId('settings-save')).toBeDisabled()
 
   const list = await api<Page>(host.url, 'sessions.list', { profile: 'work', limit: 20 })
   const s = list.items.find((x) => x.title)!

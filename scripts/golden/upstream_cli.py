@@ -2,7 +2,7 @@
 `hermes` CLI (hermes_cli/main.py) on a home with the system Python, as a user would run it.
 
 Imported by the scripts next to it (they run as `/usr/bin/python3 scripts/golden/<name>.py`, so this folder is on
-sys.path); it writes no bytecode into the repository.
+sys.path); its own bytecode cache, if Python writes one, is ignored by git (.gitignore).
 """
 import os
 import subprocess
@@ -20,7 +20,9 @@ _CLI = (
 
 
 def upstream_commit() -> str:
-    """The upstream checkout's commit (the one these goldens were recorded from when git cannot say)."""
+    """HERMES_UPSTREAM_COMMIT, else the checkout's commit, else the one these goldens were recorded from."""
+    if os.environ.get("HERMES_UPSTREAM_COMMIT"):
+        return os.environ["HERMES_UPSTREAM_COMMIT"]
     try:
         out = subprocess.run(["git", "-C", UPSTREAM, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
     except OSError:

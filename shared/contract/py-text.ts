@@ -86,8 +86,24 @@ export function isoUtc(t: unknown, secondsOnly = false): string | null {
 }
 
 /** Python's whitespace (`str.isspace()`): JS's `trim()` differs (it strips U+FEFF, keeps U+001C–U+001F and U+0085). */
-const PY_SPACE = '\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000'
-const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, 'g')
+const isPySpace = (c: number) =>
+  (c >= 0x09 && c <= 0x0d) ||
+  (c >= 0x1c && c <= 0x20) ||
+  c === 0x85 ||
+  c === 0xa0 ||
+  c === 0x1680 ||
+  (c >= 0x2000 && c <= 0x200a) ||
+  c === 0x2028 ||
+  c === 0x2029 ||
+  c === 0x202f ||
+  c === 0x205f ||
+  c === 0x3000
 
-/** `str.strip()`. */
-export const pyStrip = (s: string): string => s.replace(PY_STRIP, '')
+/** `str.strip()`, in one pass from each end (a regex for the trailing run is quadratic on long runs of spaces). */
+export function pyStrip(s: string): string {
+  let start = 0
+  let end = s.length
+  while (start < end && isPySpace(s.charCodeAt(start))) start++
+  while (end > start && isPySpace(s.charCodeAt(end - 1))) end--
+  return start === 0 && end === s.length ? s : s.slice(start, end)
+}

@@ -41,7 +41,7 @@ export function readContent(content: unknown, where: string): Content {
     }
     if (!p || typeof p !== 'object') continue
     const part = p as Record<string, unknown>
-    const type = pyStrip(String(part.type ?? '')).toLowerCase()
+    const type = partType(part)
     if (TEXT.has(type)) {
       // a text that is no string is written as Python writes it (str(7) → '7', str(True) → 'True')
       if (part.text !== null && part.text !== undefined && pyStr(part.text))
@@ -103,12 +103,12 @@ export function readText(content: unknown, depth = 0): string {
     else if (Array.isArray(item)) piece = readText(item, depth + 1)
     else if (item && typeof item === 'object') {
       const part = item as Record<string, unknown>
-      const type = pyStrip(String(part.type ?? '')).toLowerCase()
+      const type = partType(part)
       if (TEXT.has(type) && pyTruthy(part.text)) piece = capped(pyStr(part.text))
     }
     if (piece) {
       parts.push(piece)
-      total += piece.length
+      total += codePoints(piece)
     }
     if (total >= MAX_TEXT) break
   }
@@ -124,3 +124,16 @@ const pyTruthy = (v: unknown) =>
   v !== false &&
   !(Array.isArray(v) && v.length === 0) &&
   !(typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0)
+
+/** A part's type as upstream reads it: `str(part.get("type") or "").strip().lower()` (a list type is its repr). */
+const partType = (part: Record<string, unknown>) => (pyTruthy(part.type) ? pyStrip(pyStr(part.type)).toLowerCase() : '')
+
+/** Python's `len()`: code points, not UTF-16 units. */
+function codePoints(s: string): number {
+  let n = s.length
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c >= 0xd800 && c <= 0xdbff) n--
+  }
+  return n
+}

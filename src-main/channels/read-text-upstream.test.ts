@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { readText } from './content'
 
-// Review probes (rev5): system content read as upstream's _normalize_chat_content reads it (outputs below recorded by
+// System content read as upstream's _normalize_chat_content reads it (outputs below recorded by
 // running upstream's function on these inputs with /usr/bin/python3). The text is hashed into the conversation id.
 describe('readText against upstream', () => {
   it('a part whose type is a list is not a text part (Python str(["text"]) is "[\'text\']", not "text")', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { redact } from './redact'
 
-// Review probes (rev5), each checked against upstream's redact_sensitive_text (agent/redact.py, _PREFIX_RE):
+// Each checked against upstream's redact_sensitive_text (agent/redact.py, _PREFIX_RE):
 // key shapes upstream masks that pass here, and identifiers upstream leaves alone that are masked here.
 describe('redaction against upstream', () => {
   it('masks the key shapes upstream masks (Firecrawl fc-, ElevenLabs sk_, AgentMail am_, Codex gAAAA)', () => {

@@ -3,7 +3,18 @@
  * length, standing alone (no key character either side). The classes matter: `hf_hub_download`, `npm_config_registry`
  * or `exa_search_results` are identifiers, not keys, and must stay readable in replies, logs and exports.
  */
-const VENDOR_KEYS: Array<[prefix: string, chars: string, min: number]> = [
+const VENDOR_KEYS: Array<[prefix: string, chars: string, min: number, max?: number]> = [
+  ['sk-', 'A-Za-z0-9_-', 10],
+  ['ghp_', 'A-Za-z0-9', 10],
+  ['github_pat_', 'A-Za-z0-9_', 10],
+  ['gho_', 'A-Za-z0-9', 10],
+  ['ghs_', 'A-Za-z0-9', 10],
+  ['xox[baprs]-', 'A-Za-z0-9-', 10],
+  ['AKIA', 'A-Z0-9', 16, 16],
+  ['fc-', 'A-Za-z0-9', 10],
+  ['am_', 'A-Za-z0-9_-', 10],
+  ['sk_', 'A-Za-z0-9_', 10],
+  ['gAAAA', 'A-Za-z0-9_=-', 20],
   ['AIza', 'A-Za-z0-9_-', 30],
   ['hf_', 'A-Za-z0-9', 10],
   ['gsk_', 'A-Za-z0-9', 10],
@@ -37,7 +48,7 @@ const VENDOR_KEYS: Array<[prefix: string, chars: string, min: number]> = [
 ]
 const vendorKeys = () =>
   new RegExp(
-    `(?<![A-Za-z0-9_-])(?:${VENDOR_KEYS.map(([p, c, n]) => `${p}[${c}]{${n},}`).join('|')})(?![A-Za-z0-9_-])`,
+    `(?<![A-Za-z0-9_-])(?:${VENDOR_KEYS.map(([p, c, n, m]) => `${p}[${c}]{${n},${m ?? ''}}`).join('|')})(?![A-Za-z0-9_-])`,
     'g'
   )
 
@@ -55,19 +66,13 @@ function vendorPrefix(key: string): string {
  * message; callers should still never pass a key in the first place.
  */
 const PATTERNS: Array<[RegExp, (m: string, ...g: string[]) => string]> = [
-  // Provider-style keys: sk-…, sk-ant-…, sk-or-v1-…, pk-/rk- variants.
-  [/\b((?:sk|pk|rk)-)[A-Za-z0-9_-]{8,}/g, (_m, p) => `${p}***`],
-  // GitHub, Slack and AWS access keys.
-  [/\b((?:ghp|gho|ghs|github_pat)_)[A-Za-z0-9_]{8,}/g, (_m, p) => `${p}***`],
-  [/\bxox[abposr]-[A-Za-z0-9-]{8,}/g, () => 'xox*-***'],
-  [/\bAKIA[0-9A-Z]{12,}/g, () => 'AKIA***'],
   [/\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, (_m, p) => `${p}***`],
   // NAME=value / "name": "value" for names that say they are secret.
   [/\b([A-Z0-9_]*(?:API_KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*\s*[=:]\s*["']?)[^\s"']{4,}/gi, (_m, p) => `${p}***`],
   [/([?&](?:token|key|api_key)=)[^&\s]+/gi, (_m, p) => `${p}***`],
   // JWT-shaped tokens (three base64url segments).
   [/\beyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\b/g, () => 'eyJ***'],
-  // The other vendors' key shapes upstream's redaction knows (Google, Hugging Face, Groq, Stripe, npm, PyPI, …).
+  // Vendor key shapes as upstream's redaction knows them (OpenAI-style sk-, GitHub, Slack, AWS, Google, Stripe, …).
   [vendorKeys(), (m) => `${vendorPrefix(m)}***`],
   // Header forms: any Authorization scheme, and the API-key headers that carry a bare value.
   [/((?:Proxy-)?Authorization:\s*(?:[A-Za-z][\w.+-]*\s+)?)[^\s"'*]{4,}/gi, (_m, p) => `${p}***`],

@@ -45,6 +45,8 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
   const connected = useConnection((s) => s.state === 'connected')
   const running = useTurns((s) => turnsForSession(s, profile, sessionId).find((t) => t.status === 'running') ?? null)
   const busyMode = useBusyInputMode(profile)
+  // a queued message about to start (its agent being built) holds the session though no turn shows running yet
+  const queuedAhead = useTurns((s) => turnsForSession(s, profile, sessionId).some((t) => t.status === 'queued'))
   const [showCosts, setShowCosts] = useState(false)
   // Narrow windows fold the side panel into a drawer; the button only shows there (CSS).
   const [sideOpen, setSideOpen] = useState(false)
@@ -145,6 +147,7 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
           draftKey={`session:${profile}/${sessionId}`}
           running={running}
           busyMode={busyMode}
+          queuedAhead={queuedAhead}
           disabled={!connected || !summary}
           placeholder={!connected ? 'Not connected to the host — messages cannot be sent right now' : undefined}
           onSend={async (text, o) => (await sendMessage(profile, sessionId, text, o)) != null}

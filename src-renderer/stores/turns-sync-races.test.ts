@@ -4,7 +4,7 @@ import { resetStores } from '../test-utils/reset-stores'
 import { usd, zeroTokens } from '../test-utils/fixtures'
 import { applyTurnFinished, applyTurnQueued, applyTurnStarted, syncTurns, useTurns } from './turns'
 
-// Review probes (rev5): turns.active's answer and turn.* events reach the window in either order. An event emitted
+// turns.active's answer and turn.* events reach the window in either order. An event emitted
 // after the window computed `known` but before the host ran the handler (a Cancel from another window, a queued
 // message that failed) always arrives first. The host also reads its state in the handler and sends the answer a few
 // awaits later (dispatch → withBusyRetry → transport): an event emitted in that (narrow) window arrives first too.

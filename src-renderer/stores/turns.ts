@@ -44,9 +44,11 @@ interface TurnsStore {
   byId: Record<string, LiveTurn>
   /** Turn ids in start order. */
   order: string[]
+  /** Turns dropped here (cancelled queued messages): a turns.active answer read before the cancel must not revive one. */
+  dropped: string[]
 }
 
-export const useTurns = create<TurnsStore>()(() => ({ byId: {}, order: [] }))
+export const useTurns = create<TurnsStore>()(() => ({ byId: {}, order: [], dropped: [] }))
 const MAX_TURNS = 200
 
 const blank = (h: TurnHandle): LiveTurn => ({
@@ -152,9 +154,10 @@ export function applyTurnFinished(e: EventPayload<'turn.finished'>): void {
 
 function drop(turnId: string): void {
   useTurns.setState((s) => {
-    if (!s.byId[turnId]) return s
+    const dropped = [...s.dropped, turnId].slice(-MAX_TURNS)
+    if (!s.byId[turnId]) return { dropped }
     const { [turnId]: _gone, ...byId } = s.byId
-    return { byId, order: s.order.filter((id) => id !== turnId) }
+    return { byId, order: s.order.filter((id) => id !== turnId), dropped }
   })
 }
 
@@ -243,15 +246,24 @@ export async function syncTurns(): Promise<void> {
   } catch {
     return // an older host, or none: what is shown stays until events arrive
   }
-  for (const f of r.finished) applyTurnFinished(f)
+  // Events may have arrived since the host answered: what they say is newer than the answer, and is kept.
+  const settled = (id: string) => {
+    const t = useTurns.getState().byId[id]
+    return (
+      useTurns.getState().dropped.includes(id) || (t !== undefined && t.status !== 'queued' && t.status !== 'running')
+    )
+  }
+  for (const f of r.finished) if (!settled(f.turnId)) applyTurnFinished(f)
   const accounted = new Set([...r.turns, ...r.finished].map((t) => t.turnId))
   for (const t of r.turns) {
+    if (settled(t.turnId)) continue
     if (t.status === 'queued') upsert(t, queued(t.text ?? '', t.note ?? null))
-    else upsert(t, (cur) => ({ status: 'running', source: cur.source ?? t.source }))
+    // a queued message whose turn started while the window was away: a running turn now, no longer a bubble
+    else upsert(t, (cur) => ({ status: 'running', queuedText: undefined, source: cur.source ?? t.source }))
   }
   for (const id of known) {
-    if (accounted.has(id)) continue
-    const t = useTurns.getState().byId[id]!
+    const t = useTurns.getState().byId[id]
+    if (accounted.has(id) || !t || settled(id)) continue
     if (t.status === 'queued') drop(id)
     else upsert(t, () => ({ status: 'interrupted', stopping: false, error: ENDED_AWAY }))
   }

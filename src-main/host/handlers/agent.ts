@@ -1,6 +1,6 @@
 import { CaduceusError } from '@shared/contract'
 import { readSettings, writeSettings } from '../../config'
-import type { SecretVault } from '../../secrets'
+import { redactDeep, type SecretVault } from '../../secrets'
 import type { Gateway } from '../../gateway'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
@@ -26,7 +26,8 @@ export function agentHandlers(s: Services, gateway: Gateway, vault: SecretVault)
       if (!gateway.stopDeskTurn(turnId)) throw new CaduceusError('not_found', `No running turn '${turnId}'`, 'turnId')
       return { ok: true as const }
     },
-    'turns.active': ({ known }) => gateway.activeTurns(known),
+    // queued text as the turn.queued event showed it (events are redacted on the bus; this answer is not an event)
+    'turns.active': ({ known }) => redactDeep(gateway.activeTurns(known)),
     'gateway.state': () => gateway.state(),
     'gateway.evict': ({ key }) => ({ evicted: gateway.evict(key) }),
     'settings.get': ({ profile }) => readSettings(s.homeOf(profile), { profile, vault }),

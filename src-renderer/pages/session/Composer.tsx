@@ -14,6 +14,8 @@ interface Props {
   running?: LiveTurn | null
   /** The profile's `display.busy_input_mode`: what Send does while a turn runs. */
   busyMode?: BusyInputMode
+  /** Messages wait in the session's queue: a new one is sent as while busy even before their turn shows running. */
+  queuedAhead?: boolean
   placeholder?: string
   disabled?: boolean
   testPrefix?: string
@@ -38,6 +40,7 @@ export function Composer({
   onSend,
   running,
   busyMode = 'interrupt',
+  queuedAhead = false,
   placeholder,
   disabled,
   testPrefix = 'composer',
@@ -53,12 +56,13 @@ export function Composer({
   // Another channel's turn (an API request, a cron run) is that channel's to stop; a message sent meanwhile waits.
   const foreign = Boolean(running?.source && running.source !== 'desktop')
   const mode: BusyInputMode = foreign ? 'queue' : busyMode
+  const busy = Boolean(running) || queuedAhead
 
   const send = async () => {
     if (!canSend) return
     setSending(true)
     const sent = text
-    const ok = await onSend(sent, running ? { busyMode: mode } : {})
+    const ok = await onSend(sent, busy ? { busyMode: mode } : {})
     setSending(false)
     // only clear what was sent: text typed while the send was in flight stays
     if (ok && latest.current === sent) setText('')
@@ -105,11 +109,11 @@ export function Composer({
           onClick={() => void send()}
           disabled={!canSend}
           data-testid={`${testPrefix}-send`}
-          title={running ? `${BUSY_SEND[mode].help} (${MOD}Enter)` : `Send (${MOD}Enter)`}
+          title={busy ? `${BUSY_SEND[mode].help} (${MOD}Enter)` : `Send (${MOD}Enter)`}
           // the visible label starts the accessible name (WCAG 2.5.3), then what it will do
-          aria-label={running ? `${BUSY_SEND[mode].label}: ${BUSY_SEND[mode].help.toLowerCase()}` : undefined}
+          aria-label={busy ? `${BUSY_SEND[mode].label}: ${BUSY_SEND[mode].help.toLowerCase()}` : undefined}
         >
-          <SendIcon /> {sending ? 'Sending…' : running ? BUSY_SEND[mode].label : 'Send'}
+          <SendIcon /> {sending ? 'Sending…' : busy ? BUSY_SEND[mode].label : 'Send'}
         </button>
       </div>
     </div>

@@ -7,7 +7,8 @@ import { Markdown } from '../../components/markdown/Markdown'
 /** What a running turn has streamed and not yet persisted. */
 export function LiveTurnView({ t, showBadge = true }: { t: LiveTurn; showBadge?: boolean }) {
   // queued, or a queued message whose turn never started (it failed): its text stays on screen
-  if (t.status === 'queued' || (t.queuedText !== undefined && t.cache === null)) return <QueuedTurn t={t} />
+  if (t.status === 'queued' || (t.status === 'error' && t.queuedText !== undefined && t.cache === null))
+    return <QueuedTurn t={t} />
   const streaming = t.text || t.reasoning || t.tools.length || t.notices.length
   return (
     <div className="live-turn" data-testid="live-turn" data-turn-id={t.turnId}>
