@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --home DIR] [--profile P] [--query WORD] [--json] [--only store|gateway|cli|host|journal|ui|provider|ws]`
+ * `npm run bench [-- --home DIR] [--profile P] [--query WORD] [--json] [--only store|gateway|cli|host|journal|ui|provider|ws|text]`
  * Prints one JSON object with every number and its ratio to the target. Not part of `npm test`.
  */
 import { availableParallelism, loadavg } from 'node:os'
@@ -12,6 +12,7 @@ import { runCliStartBench } from './cli-start-bench'
 import { runJournalLockBench } from './journal-lock-bench'
 import { runProviderBench } from './provider-bench'
 import { runWsBench } from './ws-bench'
+import { runHostileTextBench } from './hostile-text-bench'
 
 const { values } = parseArgs({
   options: {
@@ -43,7 +44,9 @@ const targets = {
   lockHealthMs: 50,
   hostIdleCpuPercent: 0.2,
   hostileReplyDelayMs: 50,
-  hostileReplyRssMb: 200
+  hostileReplyRssMb: 200,
+  /** ~1 MB of text shaped against one pattern, through redaction or the API content reader */
+  hostileTextMs: 250
 }
 const ratio = (value: number, target: number) =>
   target === 0 ? (value === 0 ? 'ok' : 'over') : Number((value / target).toFixed(3))
@@ -96,6 +99,11 @@ try {
         rssGrowth: ratio(m.rssGrowthMb, targets.hostileReplyRssMb)
       }
     result.provider = { ...provider, ratios }
+  }
+  if (!values.only || values.only === 'text') {
+    // Text a stranger controls (a reply, a tool result, a request) through redaction and the API content reader.
+    const text = runHostileTextBench()
+    result.hostileText = { ...text, ratios: { worst: ratio(text.worstMs, targets.hostileTextMs) } }
   }
   if (!values.only || values.only === 'ws') {
     // A WebSocket client that never reads: dropped after its outbound budget; the host's heap back to baseline.

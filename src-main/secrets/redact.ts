@@ -68,7 +68,11 @@ function vendorPrefix(key: string): string {
 const PATTERNS: Array<[RegExp, (m: string, ...g: string[]) => string]> = [
   [/\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, (_m, p) => `${p}***`],
   // NAME=value / "name": "value" for names that say they are secret.
-  [/\b([A-Z0-9_]*(?:API_KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*\s*[=:]\s*["']?)[^\s"']{4,}/gi, (_m, p) => `${p}***`],
+  // Name parts bounded: unbounded runs around the keyword backtrack through every keyword in a long word (quadratic).
+  [
+    /\b([A-Z0-9_]{0,64}(?:API_KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]{0,64}\s*[=:]\s*["']?)[^\s"']{4,}/gi,
+    (_m, p) => `${p}***`
+  ],
   [/([?&](?:token|key|api_key)=)[^&\s]+/gi, (_m, p) => `${p}***`],
   // JWT-shaped tokens (three base64url segments).
   [/\beyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\b/g, () => 'eyJ***'],
@@ -82,8 +86,17 @@ const PATTERNS: Array<[RegExp, (m: string, ...g: string[]) => string]> = [
   ],
   // Telegram bot tokens (digits:secret), private key blocks, a database URL's password, a URL's bare-token userinfo.
   [/\b((?:bot)?\d{8,}:)[-A-Za-z0-9_]{30,}/g, (_m, p) => `${p}***`],
-  [/-----BEGIN[A-Z ]*PRIVATE KEY-----[\s\S]*?-----END[A-Z ]*PRIVATE KEY-----/g, () => '[private key]'],
-  [/((?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|amqp):\/\/[^:\s/@]+:)[^@\s]+@/gi, (_m, p) => `${p}***@`],
+  // The body may not cross another `-----` marker: a block without its END stops at the next marker, so text full of
+  // BEGIN lines costs one pass (upstream's lazy `[\s\S]*?` rescans to the end from every BEGIN: quadratic).
+  [
+    /-----BEGIN[A-Z ]{0,40}PRIVATE KEY-----(?:(?!-----)[\s\S])*-----END[A-Z ]{0,40}PRIVATE KEY-----/g,
+    () => '[private key]'
+  ],
+  // Bounded runs (upstream's are not): an unbounded run before a required `@` rescans the text from every scheme.
+  [
+    /((?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|amqp):\/\/[^:\s/@]{1,256}:)[^@\s]{1,512}@/gi,
+    (_m, p) => `${p}***@`
+  ],
   [/((?:https?|wss?|git|ssh|ftps?|sftp):\/\/)[^\s:@/]{8,}@/gi, (_m, p) => `${p}***@`],
   // A JSON field whose name says it is secret.
   [
