@@ -22,7 +22,9 @@ const REDACT_INPUTS: Record<string, string> = {
   privateKeyBegins: fill('-----BEGIN PRIVATE KEY-----\n'),
   authHeaders: fill('Authorization: '),
   telegram: fill('bot1111111111:'),
-  jwtParts: fill('eyJaaaaaa.')
+  jwtParts: fill('eyJaaaaaa.'),
+  // `-` is a word boundary inside a base64url run: a JWT start every 4 characters
+  jwtDashed: fill('eyJ-')
 }
 
 const CONTENT_INPUTS: Record<string, unknown> = {

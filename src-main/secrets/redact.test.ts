@@ -51,3 +51,15 @@ describe('bounded patterns', () => {
     expect(redact('MY_SERVICE_API_KEY = hunter2hunter2')).toBe('MY_SERVICE_API_KEY = ***')
   })
 })
+
+describe('JWT-shaped tokens', () => {
+  it('masks a token wherever a word boundary starts it, inside dash-joined words too', () => {
+    const jwt = 'eyJhbGciOi.eyJzdWIiOi.c2lnbmF0dXJl'
+    expect(redact(`token ${jwt} ok`)).toBe('token eyJ*** ok')
+    // `-` is a word boundary: a token after it is masked, and a first segment that itself holds `-eyJ` is masked whole
+    expect(redact(`x-${jwt}`)).toBe('x-eyJ***')
+    expect(redact(`eyJabc-eyJdef-${jwt}`)).toBe('eyJ***')
+    // a run of `eyJ-` without the dots masks nothing
+    expect(redact('eyJ-'.repeat(50))).toBe('eyJ-'.repeat(50))
+  })
+})
