@@ -1,11 +1,12 @@
 /**
  * Text a stranger controls, through what reads every byte of it on the host's one thread: redaction (every event,
- * log line and export) and the API server's content reader (every request). Each input is ~1 MB shaped against one
+ * log line and export), the API server's content reader (every request) and a stored fact's entity names. Each input is ~1 MB shaped against one
  * pattern (runs that regexes with unbounded repeats rescan from every start); the worst time is what one such
  * reply, tool result or request would stall the host for. Linear code does 1 MB in tens of milliseconds.
  */
 import { readContent, readText } from '../src-main/channels/content'
 import { redact } from '../src-main/secrets'
+import { extractEntities } from '../src-main/memory/providers/holographic/text'
 
 const MB = 1_000_000
 const fill = (unit: string) => unit.repeat(Math.ceil(MB / unit.length))
@@ -25,6 +26,13 @@ const REDACT_INPUTS: Record<string, string> = {
   jwtParts: fill('eyJaaaaaa.'),
   // `-` is a word boundary inside a base64url run: a JWT start every 4 characters
   jwtDashed: fill('eyJ-')
+}
+
+// A fact the model stores (fact_store add): its entity names are read on the host's thread before the insert.
+const ENTITY_INPUTS: Record<string, string> = {
+  words: fill('a '),
+  oneWord: fill('a'),
+  akaChain: fill('a aka ')
 }
 
 const CONTENT_INPUTS: Record<string, unknown> = {
@@ -52,6 +60,8 @@ export function runHostileTextBench() {
       }
       readText(content)
     })
-  const worstMs = Math.max(...Object.values(redactMs), ...Object.values(contentMs))
-  return { inputBytes: MB, redactMs, contentMs, worstMs }
+  const entitiesMs: Record<string, number> = {}
+  for (const [name, text] of Object.entries(ENTITY_INPUTS)) entitiesMs[name] = timed(() => extractEntities(text))
+  const worstMs = Math.max(...Object.values(redactMs), ...Object.values(contentMs), ...Object.values(entitiesMs))
+  return { inputBytes: MB, redactMs, contentMs, entitiesMs, worstMs }
 }

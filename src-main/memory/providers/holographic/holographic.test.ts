@@ -55,6 +55,18 @@ describe('fact_store', () => {
     expect(call({})).toEqual({ error: 'Missing required argument: action' })
   })
 
+  it('an aka name runs from the first word after punctuation, across newlines, to the last aka of its run', () => {
+    call({ action: 'add', content: 'Note: the lib, Left Pad aka leftpad; then foo bar also known as\nFB and x AKA y aka z.' })
+    const db = new Database(join(home, 'memory_store.db'), { readonly: true })
+    expect(db.prepare('SELECT name FROM entities ORDER BY entity_id').pluck().all()).toEqual([
+      'Left Pad',
+      'leftpad',
+      'then foo bar also known as\nFB and x AKA y',
+      'z'
+    ])
+    db.close()
+  })
+
   it("entities as upstream extracts them (its greedy aka rule included); probe finds the entity's facts by HRR", () => {
     call({ action: 'add', content: 'Ada Lovelace aka Countess works with Charles Babbage' })
     call({ action: 'add', content: 'Charles Babbage designed the Analytical Engine' })

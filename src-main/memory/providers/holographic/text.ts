@@ -53,7 +53,12 @@ export function jaccard(a: Set<string>, b: Set<string>): number {
 // Word characters and boundaries as Python's Unicode `\w` / `\b` see them (JS's are ASCII-only).
 const W = '[\\p{L}\\p{N}_]'
 const CAPITALISED = new RegExp(`(?<!${W})([A-Z][a-z]+(?:\\s+[A-Z][a-z]+)+)(?!${W})`, 'gu')
-const AKA = new RegExp(`(${W}+(?:\\s+${W}+)*)\\s+(?:aka|also known as)\\s+(${W}+(?:\\s+${W}+)*)`, 'giu')
+// Starts only where a run of whitespace-joined words begins: from every other word (or letter) the left side rescanned
+// the rest of the run (quadratic on a long text of words). A match from inside a run means one from its first word.
+const AKA = new RegExp(
+  `(?=${W})(?<!${W}\\s*)(${W}+(?:\\s+${W}+)*)\\s+(?:aka|also known as)\\s+(${W}+(?:\\s+${W}+)*)`,
+  'giu'
+)
 
 /**
  * Entity names in first-seen order, deduplicated case-insensitively: capitalised multi-word runs,
