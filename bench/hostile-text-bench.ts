@@ -1,8 +1,8 @@
 /**
  * Text a stranger controls, through what reads every byte of it on the host's one thread: redaction (every event,
- * log line and export), the API server's content reader (every request) and a stored fact's entity names. Each input is ~1 MB shaped against one
- * pattern (runs that regexes with unbounded repeats rescan from every start); the worst time is what one such
- * reply, tool result or request would stall the host for. Linear code does 1 MB in tens of milliseconds.
+ * log line and export), the API server's content reader (every request) and a stored fact's entity names. Each
+ * input is ~1 MB shaped against one pattern (runs that regexes with unbounded repeats rescan from every start); the
+ * worst time is what one such reply, tool result or request would stall the host for. Linear code does 1 MB in tens of milliseconds.
  */
 import { readContent, readText } from '../src-main/channels/content'
 import { redact } from '../src-main/secrets'

@@ -69,6 +69,9 @@ describe('API server through the openai SDK', () => {
     expect(caps.object).toBe('hermes.api_server.capabilities')
     expect(caps.features.session_continuity_header).toBe('X-Hermes-Session-Id')
     expect((await (await fetch(`${server.url}/health`)).json()).status).toBe('ok')
+    // trailing slashes are trimmed, slashes inside the path are not
+    expect((await (await fetch(`${server.url}/v1/health///`)).json()).status).toBe('ok')
+    expect((await fetch(`${server.url}/health//x`)).status).not.toBe(200)
   })
 
   it('answers a completion, records it as an api_server session and names it in the header', async () => {
