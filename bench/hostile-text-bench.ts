@@ -1,12 +1,14 @@
 /**
  * Text a stranger controls, through what reads every byte of it on the host's one thread: redaction (every event,
- * log line and export), the API server's content reader (every request) and a stored fact's entity names. Each
- * input is ~1 MB shaped against one pattern (runs that regexes with unbounded repeats rescan from every start); the
- * worst time is what one such reply, tool result or request would stall the host for. Linear code does 1 MB in tens of milliseconds.
+ * log line and export), the API server's content reader (every request) and the other readers below. Each input is
+ * ~1 MB shaped against one pattern (runs that regexes with unbounded repeats rescan from every start); the worst
+ * time is what one such reply, tool result or request would stall the host for. Linear code does 1 MB in tens of
+ * milliseconds.
  */
 import { readContent, readText } from '../src-main/channels/content'
 import { redact } from '../src-main/secrets'
 import { extractEntities } from '../src-main/memory/providers/holographic/text'
+import { filename } from '../src-main/host/cli/export-md-files'
 
 const MB = 1_000_000
 const fill = (unit: string) => unit.repeat(Math.ceil(MB / unit.length))
@@ -28,11 +30,13 @@ const REDACT_INPUTS: Record<string, string> = {
   jwtDashed: fill('eyJ-')
 }
 
-// A fact the model stores (fact_store add): its entity names are read on the host's thread before the insert.
-const ENTITY_INPUTS: Record<string, string> = {
-  words: fill('a '),
-  oneWord: fill('a'),
-  akaChain: fill('a aka ')
+// Other readers of such text on the host's thread, each with its input: a fact the model stores (fact_store add:
+// its entity names), an imported session's title (the md export's file name).
+const OTHER_INPUTS: Record<string, [(text: string) => unknown, string]> = {
+  factEntitiesWords: [extractEntities, fill('a ')],
+  factEntitiesOneWord: [extractEntities, fill('a')],
+  factEntitiesAkaChain: [extractEntities, fill('a aka ')],
+  exportNameDots: [(title) => filename({ id: 's', title }, 'md'), `x${fill('.')}x`]
 }
 
 const CONTENT_INPUTS: Record<string, unknown> = {
@@ -60,8 +64,8 @@ export function runHostileTextBench() {
       }
       readText(content)
     })
-  const entitiesMs: Record<string, number> = {}
-  for (const [name, text] of Object.entries(ENTITY_INPUTS)) entitiesMs[name] = timed(() => extractEntities(text))
-  const worstMs = Math.max(...Object.values(redactMs), ...Object.values(contentMs), ...Object.values(entitiesMs))
-  return { inputBytes: MB, redactMs, contentMs, entitiesMs, worstMs }
+  const otherMs: Record<string, number> = {}
+  for (const [name, [fn, text]] of Object.entries(OTHER_INPUTS)) otherMs[name] = timed(() => fn(text))
+  const worstMs = Math.max(...Object.values(redactMs), ...Object.values(contentMs), ...Object.values(otherMs))
+  return { inputBytes: MB, redactMs, contentMs, otherMs, worstMs }
 }

@@ -113,7 +113,8 @@ export function filename(s: Rec, fmt: 'md' | 'qmd'): string {
   const title = pyStr(truthy(s.title) ? s.title : 'session')
   const slug = title
     .replace(/[^A-Za-z0-9._-]+/g, '-')
-    .replace(/^[._-]+|[._-]+$/g, '')
+    // the trailing run from its first character only (`[._-]+$` rescanned a long run from each character in it)
+    .replace(/^[._-]+|(?<![._-])[._-]+$/g, '')
     .toLowerCase()
   return `${idOf(s)}-${(slug || 'session').slice(0, 60)}.${fmt}`
 }
