@@ -9,6 +9,7 @@ import { readContent, readText } from '../src-main/channels/content'
 import { redact } from '../src-main/secrets'
 import { extractEntities } from '../src-main/memory/providers/holographic/text'
 import { filename } from '../src-main/host/cli/export-md-files'
+import { demoResponder } from '../src-main/agent/scripted'
 
 const MB = 1_000_000
 const fill = (unit: string) => unit.repeat(Math.ceil(MB / unit.length))
@@ -31,12 +32,22 @@ const REDACT_INPUTS: Record<string, string> = {
 }
 
 // Other readers of such text on the host's thread, each with its input: a fact the model stores (fact_store add:
-// its entity names), an imported session's title (the md export's file name).
+// its entity names), an imported session's title (the md export's file name), a message to the demo model.
 const OTHER_INPUTS: Record<string, [(text: string) => unknown, string]> = {
   factEntitiesWords: [extractEntities, fill('a ')],
   factEntitiesOneWord: [extractEntities, fill('a')],
   factEntitiesAkaChain: [extractEntities, fill('a aka ')],
-  exportNameDots: [(title) => filename({ id: 's', title }, 'md'), `x${fill('.')}x`]
+  exportNameDots: [(title) => filename({ id: 's', title }, 'md'), `x${fill('.')}x`],
+  demoReplyNewlines: [demoReply, `${fill('\n')}x`]
+}
+
+function demoReply(content: string) {
+  return demoResponder({
+    method: 'POST',
+    path: '/v1/chat/completions',
+    body: { messages: [{ role: 'user', content }] },
+    apiKeyPresent: false
+  })
 }
 
 const CONTENT_INPUTS: Record<string, unknown> = {

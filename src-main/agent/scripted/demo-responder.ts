@@ -73,7 +73,8 @@ export function demoResponder(req: RecordedRequest): ScriptReply {
 }
 
 function withoutRecall(text: string): string {
-  return text.replace(/\n*<memory-context>[\s\S]*?(?:<\/memory-context>|$)/g, '')
+  // From the first newline of a run only: `\n*` first rescanned a long run of newlines from each one in it (quadratic).
+  return text.replace(/(?<!\n)\n*<memory-context>[\s\S]*?(?:<\/memory-context>|$)/g, '')
 }
 
 function toolNames(body: any): Set<string> {

@@ -150,6 +150,13 @@ describe('demoResponder', () => {
     expect(demoResponder(req({ messages: [{ role: 'user', content: 'remember this' }] })).toolCalls).toBeUndefined()
   })
 
+  it('drops recall blocks (and the blank lines before them) from what it reads, closed or not', () => {
+    const content = 'Plan my week\n\n\n<memory-context>likes tea</memory-context>\n\nthen rest\n<memory-context>open'
+    const r = demoResponder(req({ messages: [{ role: 'user', content }] }))
+    expect(r.text).toContain('You said: "Plan my week\n\nthen rest".')
+    expect(demoResponder(req({ messages: [{ role: 'user', content: '\n\n\nhi\n\n' }] })).text).toContain('"hi"')
+  })
+
   it('summarizes a tool result instead of calling again (OpenAI and Anthropic shapes)', () => {
     const openai = demoResponder(
       req({
