@@ -10,6 +10,7 @@ import { redact } from '../src-main/secrets'
 import { extractEntities } from '../src-main/memory/providers/holographic/text'
 import { filename } from '../src-main/host/cli/export-md-files'
 import { demoResponder } from '../src-main/agent/scripted'
+import { overrideFor } from '../src-main/costs/price-overrides'
 
 const MB = 1_000_000
 const fill = (unit: string) => unit.repeat(Math.ceil(MB / unit.length))
@@ -32,14 +33,17 @@ const REDACT_INPUTS: Record<string, string> = {
 }
 
 // Other readers of such text on the host's thread, each with its input: a fact the model stores (fact_store add:
-// its entity names), an imported session's title (the md export's file name), a message to the demo model.
+// its entity names), an imported session's title (the md export's file name) and base URL (matched against a price
+// override), a message to the demo model.
 const OTHER_INPUTS: Record<string, [(text: string) => unknown, string]> = {
   factEntitiesWords: [extractEntities, fill('a ')],
   factEntitiesOneWord: [extractEntities, fill('a')],
   factEntitiesAkaChain: [extractEntities, fill('a aka ')],
   exportNameDots: [(title) => filename({ id: 's', title }, 'md'), `x${fill('.')}x`],
-  demoReplyNewlines: [demoReply, `${fill('\n')}x`]
+  demoReplyNewlines: [demoReply, `${fill('\n')}x`],
+  priceBaseUrlSlashes: [(url) => overrideFor([OVERRIDE], 'm', url), `${fill('/')}x`]
 }
+const OVERRIDE = { model: 'm', baseUrl: 'http://x/v1', inputPerMTok: 1, outputPerMTok: 1, cacheReadPerMTok: 0 }
 
 function demoReply(content: string) {
   return demoResponder({

@@ -5,7 +5,7 @@ import { recordChildUsageAttribution } from './ledger'
 import { createDelegationRegistry } from '../delegation/registry'
 import { listSubagents } from '../delegation/subagents'
 import { priceSessionDetail, priceSessionRows } from './custom-prices'
-import { readPriceOverrides, writePriceOverrides } from './price-overrides'
+import { overrideFor, readPriceOverrides, writePriceOverrides } from './price-overrides'
 import { tempHome, usageReport, type TempHome } from '../delegation/test-support'
 import { rawDb } from '../store/test-fixtures/raw-db'
 
@@ -181,5 +181,15 @@ describe('price overrides (Caduceus settings, applied at read time)', () => {
     const rowsSum = d.usage.reduce((sum, u) => sum + Math.round(u.cost.usd! * 1e6), 0)
     expect(Math.round(own * 1e6)).toBe(rowsSum)
     expect(d.summary.cost.usd).toBeCloseTo(0.06, 9)
+  })
+})
+
+describe('an endpoint-specific override', () => {
+  it('matches a base URL whatever its trailing slashes and case, and only those', () => {
+    const o = { model: 'm', baseUrl: 'http://h:8000/v1///', inputPerMTok: 1, outputPerMTok: 1, cacheReadPerMTok: 0 }
+    expect(overrideFor([o], 'm', 'HTTP://h:8000/v1')).toBe(o)
+    expect(overrideFor([o], 'm', 'http://h:8000/v1/')).toBe(o)
+    expect(overrideFor([o], 'm', 'http://h:8000/v1//x')).toBeNull()
+    expect(overrideFor([o], 'm', 'http://h:8000//v1')).toBeNull()
   })
 })

@@ -30,7 +30,9 @@ export async function writePriceOverrides(root: string, overrides: PriceOverride
 
 /** The override for a usage row: an endpoint-specific one wins over a model-wide one. */
 export function overrideFor(overrides: PriceOverride[], model: string, baseUrl: string): PriceOverride | null {
-  const norm = (u: string) => u.replace(/\/+$/, '').toLowerCase()
+  // Trailing slashes from the first of their run only (`/\/+$/` rescanned a run from each slash: an imported session's
+  // base URL has no length check).
+  const norm = (u: string) => u.replace(/(?<!\/)\/+$/, '').toLowerCase()
   return (
     overrides.find((o) => o.model === model && o.baseUrl && norm(o.baseUrl) === norm(baseUrl)) ??
     overrides.find((o) => o.model === model && !o.baseUrl) ??
