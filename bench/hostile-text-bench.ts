@@ -11,6 +11,7 @@ import { extractEntities } from '../src-main/memory/providers/holographic/text'
 import { filename } from '../src-main/host/cli/export-md-files'
 import { demoResponder } from '../src-main/agent/scripted'
 import { overrideFor } from '../src-main/costs/price-overrides'
+import { highlightAs } from '../src-renderer/components/markdown/code-highlight'
 
 const MB = 1_000_000
 const fill = (unit: string) => unit.repeat(Math.ceil(MB / unit.length))
@@ -34,14 +35,21 @@ const REDACT_INPUTS: Record<string, string> = {
 
 // Other readers of such text on the host's thread, each with its input: a fact the model stores (fact_store add:
 // its entity names), an imported session's title (the md export's file name) and base URL (matched against a price
-// override), a message to the demo model.
+// override), a message to the demo model; on the page's one thread, a code block of a reply or a file a tool read
+// (highlighted by language).
 const OTHER_INPUTS: Record<string, [(text: string) => unknown, string]> = {
   factEntitiesWords: [extractEntities, fill('a ')],
   factEntitiesOneWord: [extractEntities, fill('a')],
   factEntitiesAkaChain: [extractEntities, fill('a aka ')],
   exportNameDots: [(title) => filename({ id: 's', title }, 'md'), `x${fill('.')}x`],
   demoReplyNewlines: [demoReply, `${fill('\n')}x`],
-  priceBaseUrlSlashes: [(url) => overrideFor([OVERRIDE], 'm', url), `${fill('/')}x`]
+  priceBaseUrlSlashes: [(url) => overrideFor([OVERRIDE], 'm', url), `${fill('/')}x`],
+  codeWordsAsC: [(code) => highlightAs('c', code), fill('a ')],
+  // the longest stretch of words the highlight budget lets through (it costs the square of its length)
+  codeWordsAsCAtBudget: [(code) => highlightAs('c', code), 'a '.repeat(1_995)],
+  codeIdentifierAsTs: [(code) => highlightAs('ts', code), fill('a')],
+  codeBlankLinesAsTs: [(code) => highlightAs('ts', code), fill('\n')],
+  codeDashesAsIni: [(code) => highlightAs('ini', code), fill('-')]
 }
 const OVERRIDE = { model: 'm', baseUrl: 'http://x/v1', inputPerMTok: 1, outputPerMTok: 1, cacheReadPerMTok: 0 }
 

@@ -1,6 +1,7 @@
 import { createElement } from 'react'
 import { renderToStaticMarkup } from 'react-dom/server'
 import { describe, expect, it } from 'vitest'
+import { highlightAs } from './code-highlight'
 import { Markdown } from './Markdown'
 
 const html = (text: string, terms?: string[], saved = false) =>
@@ -43,6 +44,19 @@ describe('Markdown renderer', () => {
 
   it('renders an unfinished fence (mid-stream) as a code block already', () => {
     expect(html('Here:\n\n```python\nprint("hi")')).toMatch(/<pre><code class="hljs language-python">/)
+  })
+
+  it('shows code highlight.js would rescan from every position (a long stretch of words) as plain code, whole', () => {
+    const words = 'a '.repeat(5_000)
+    expect(html(`\`\`\`c\n${words}\n\`\`\``)).toContain(`<pre><code class="language-c">${words}\n</code></pre>`)
+    expect(highlightAs('c', words)).toBeNull()
+    expect(highlightAs('ini', '-'.repeat(5_000))).toBeNull()
+    // ordinary code, however long, is highlighted
+    const lines = 'int x = 1; // one\n'.repeat(2_000)
+    expect(html(`\`\`\`c\n${lines}\`\`\``)).toMatch(
+      /<pre><code class="hljs language-c"><span class="hljs-type">int<\/span>/
+    )
+    expect(highlightAs('c', lines)).not.toBeNull()
   })
 
   it('leaves a fence in a language it does not know as plain code', () => {
