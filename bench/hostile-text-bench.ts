@@ -12,6 +12,9 @@ import { filename } from '../src-main/host/cli/export-md-files'
 import { demoResponder } from '../src-main/agent/scripted'
 import { overrideFor } from '../src-main/costs/price-overrides'
 import { highlightAs } from '../src-renderer/components/markdown/code-highlight'
+import { createElement } from 'react'
+import { renderToStaticMarkup } from 'react-dom/server'
+import { Markdown } from '../src-renderer/components/markdown/Markdown'
 
 const MB = 1_000_000
 const fill = (unit: string) => unit.repeat(Math.ceil(MB / unit.length))
@@ -74,6 +77,23 @@ function timed(fn: () => unknown): number {
   return Number((performance.now() - t).toFixed(1))
 }
 
+/** A reply rendered as the transcript renders it (20 KB: the parser's bad shapes froze the page at that size). */
+const KB20 = 20_000
+const fill20 = (unit: string) => unit.repeat(Math.ceil(KB20 / unit.length))
+const MARKDOWN_INPUTS: Record<string, string> = {
+  nestedListItems: fill20('1. '),
+  nestedQuotes: fill20('> '),
+  closingBrackets: fill20(']'),
+  bracketWords: fill20('a]'),
+  emphasisMarks: fill20('*_')
+}
+/** An ordinary reply of about the same size (prose, a list, a table, a fenced block): the cost to compare with. */
+const ORDINARY_REPLY =
+  '## Notes\n\nSome *prose* with `code` and a [link](https://example.com).\n\n- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```ts\nconst x = [1, 2, 3]\n```\n\n'.repeat(
+    120
+  )
+const renderReply = (text: string) => renderToStaticMarkup(createElement(Markdown, { text }))
+
 export function runHostileTextBench() {
   const redactMs: Record<string, number> = {}
   for (const [name, text] of Object.entries(REDACT_INPUTS)) redactMs[name] = timed(() => redact(text))
@@ -89,6 +109,15 @@ export function runHostileTextBench() {
     })
   const otherMs: Record<string, number> = {}
   for (const [name, [fn, text]] of Object.entries(OTHER_INPUTS)) otherMs[name] = timed(() => fn(text))
-  const worstMs = Math.max(...Object.values(redactMs), ...Object.values(contentMs), ...Object.values(otherMs))
-  return { inputBytes: MB, redactMs, contentMs, otherMs, worstMs }
+  renderReply(ORDINARY_REPLY) // the highlighter and parser built once, as the app warms them while idle
+  const markdownMs: Record<string, number> = {}
+  for (const [name, text] of Object.entries(MARKDOWN_INPUTS)) markdownMs[name] = timed(() => renderReply(text))
+  const ordinaryReplyMs = timed(() => renderReply(ORDINARY_REPLY))
+  const worstMs = Math.max(
+    ...Object.values(redactMs),
+    ...Object.values(contentMs),
+    ...Object.values(otherMs),
+    ...Object.values(markdownMs)
+  )
+  return { inputBytes: MB, redactMs, contentMs, otherMs, markdownMs, ordinaryReplyMs, worstMs }
 }

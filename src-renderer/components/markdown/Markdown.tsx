@@ -3,6 +3,7 @@ import renderMarkdown, { type Components } from 'react-markdown'
 import remarkGfm from 'remark-gfm'
 import { rehypeCodeHighlight } from './code-highlight'
 import { hastText, rehypeMarkTerms, remarkHtmlAsText } from './plugins'
+import { markdownAffordable } from './markdown-guard'
 
 function CopyButton({ text }: { text: string }) {
   const [done, setDone] = useState(false)
@@ -66,14 +67,30 @@ const components: Components = {
 const remarkPlugins = [remarkGfm, remarkHtmlAsText]
 const noTerms: string[] = []
 
-/** react-markdown's `Markdown` is a plain function (no hooks): call it to get the element tree we can keep. */
-const render = (text: string, terms: string[]): ReactElement =>
-  renderMarkdown({
-    children: text,
-    remarkPlugins,
-    rehypePlugins: terms.length ? [rehypeCodeHighlight, rehypeMarkTerms(terms)] : [rehypeCodeHighlight],
-    components
-  }) as ReactElement
+/**
+ * react-markdown's `Markdown` is a plain function (no hooks): call it to get the element tree we can keep. A body the
+ * parser cannot take in about linear time (markdown-guard.ts), or one it fails on (a stack overflow on deep nesting),
+ * is shown as plain text, whole: never a frozen or blank page.
+ */
+const render = (text: string, terms: string[]): ReactElement => {
+  if (!markdownAffordable(text)) return plain(text)
+  try {
+    return renderMarkdown({
+      children: text,
+      remarkPlugins,
+      rehypePlugins: terms.length ? [rehypeCodeHighlight, rehypeMarkTerms(terms)] : [rehypeCodeHighlight],
+      components
+    }) as ReactElement
+  } catch {
+    return plain(text)
+  }
+}
+
+const plain = (text: string): ReactElement => (
+  <p className="md-plain" data-testid="markdown-plain">
+    {text}
+  </p>
+)
 
 /**
  * Build the highlighter (~37 grammars) and run the parser once while the app is idle, so the first transcript a

@@ -73,3 +73,26 @@ describe('Markdown renderer', () => {
     expect(html(text, undefined, true)).not.toContain('<mark>')
   })
 })
+
+// markdown-guard.ts: shapes the parser rescans or recurses on (a reply is anyone's text) are shown as plain text,
+// whole; code and ordinary replies are unaffected. Timings live in the bench (`npm run bench -- --only text`).
+describe('Markdown guard', () => {
+  it('shows deeply nested containers, piles of brackets or emphasis marks as plain text, every character kept', () => {
+    for (const text of ['1. '.repeat(4_000), '> '.repeat(5_000), ']'.repeat(5_000), '*_'.repeat(3_000)]) {
+      const out = html(text)
+      expect(out).toContain('data-testid="markdown-plain"')
+      expect(out).not.toMatch(/<(ol|ul|blockquote|em|strong)[ >]/)
+    }
+    const many = `${'x] '.repeat(3_000)}end`
+    expect(html(many)).toContain('end</p>')
+  })
+
+  it('counts outside fenced code only, and leaves ordinary nesting and emphasis to Markdown', () => {
+    const code = html(`\`\`\`js\n${'[a[0]], '.repeat(1_500)}\n\`\`\`\n\nafter *this*`)
+    expect(code).toMatch(/<pre><code class="hljs language-js">/)
+    expect(code).toContain('<em>this</em>')
+    const nested = html('> quote\n>\n> - item\n>   1. deeper\n\n**bold** and _em_')
+    expect(nested).toMatch(/<blockquote>.*<ul>.*<ol>/s)
+    expect(nested).toContain('<strong>bold</strong>')
+  })
+})
