@@ -78,10 +78,7 @@ const PATTERNS: Array<[RegExp, (m: string, ...g: string[]) => string]> = [
   // start every 4 characters and each rescanned the whole run (quadratic). The lookbehind skips a start with an
   // earlier one in the same run: the earlier start's first segment reaches the same `.`, so it matches whenever the
   // later would; the backward scan stops at that earlier start, so the pattern stays linear.
-  [
-    /\beyJ(?<!\beyJ[A-Za-z0-9_-]*?-eyJ)[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\b/g,
-    () => 'eyJ***'
-  ],
+  [/\beyJ(?<!\beyJ[A-Za-z0-9_-]*?-eyJ)[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]{6,}\b/g, () => 'eyJ***'],
   // Vendor key shapes as upstream's redaction knows them (OpenAI-style sk-, GitHub, Slack, AWS, Google, Stripe, …).
   [vendorKeys(), (m) => `${vendorPrefix(m)}***`],
   // Header forms: any Authorization scheme, and the API-key headers that carry a bare value.

@@ -56,7 +56,10 @@ describe('fact_store', () => {
   })
 
   it('an aka name runs from the first word after punctuation, across newlines, to the last aka of its run', () => {
-    call({ action: 'add', content: 'Note: the lib, Left Pad aka leftpad; then foo bar also known as\nFB and x AKA y aka z.' })
+    call({
+      action: 'add',
+      content: 'Note: the lib, Left Pad aka leftpad; then foo bar also known as\nFB and x AKA y aka z.'
+    })
     const db = new Database(join(home, 'memory_store.db'), { readonly: true })
     expect(db.prepare('SELECT name FROM entities ORDER BY entity_id').pluck().all()).toEqual([
       'Left Pad',
