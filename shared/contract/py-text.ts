@@ -40,6 +40,26 @@ export function pyRepr(v: unknown): string {
   return reprString(String(v))
 }
 
+/** Python's truth value of a JSON value: None, False, 0, '', [] and {} are false. */
+export const pyTruthy = (v: unknown): boolean =>
+  v !== null &&
+  v !== undefined &&
+  v !== '' &&
+  v !== 0 &&
+  v !== false &&
+  !(Array.isArray(v) && v.length === 0) &&
+  !(typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0)
+
+/** Python's `len()` of a string: code points, not UTF-16 units. */
+export function pyLen(s: string): number {
+  let n = s.length
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c >= 0xd800 && c <= 0xdbff) n--
+  }
+  return n
+}
+
 /** Python's `str()`: a string as it is, anything else as its repr. */
 export const pyStr = (v: unknown): string => (typeof v === 'string' ? v : pyRepr(v))
 

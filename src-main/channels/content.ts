@@ -8,7 +8,7 @@
 import { partsText } from '@shared/contract'
 import type { ContentParts } from './gateway-face'
 import { HttpError } from './http'
-import { pyStr, pyStrip } from '@shared/contract/py-text'
+import { pyLen, pyStr, pyStrip, pyTruthy } from '@shared/contract/py-text'
 
 const TEXT = new Set(['text', 'input_text', 'output_text'])
 const IMAGE = new Set(['image_url', 'input_image'])
@@ -108,32 +108,12 @@ export function readText(content: unknown, depth = 0): string {
     }
     if (piece) {
       parts.push(piece)
-      total += codePoints(piece)
+      total += pyLen(piece)
     }
     if (total >= MAX_TEXT) break
   }
   return capped(parts.join('\n'))
 }
 
-/** Python's truth value of a JSON value. */
-const pyTruthy = (v: unknown) =>
-  v !== null &&
-  v !== undefined &&
-  v !== '' &&
-  v !== 0 &&
-  v !== false &&
-  !(Array.isArray(v) && v.length === 0) &&
-  !(typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0)
-
 /** A part's type as upstream reads it: `str(part.get("type") or "").strip().lower()` (a list type is its repr). */
 const partType = (part: Record<string, unknown>) => (pyTruthy(part.type) ? pyStrip(pyStr(part.type)).toLowerCase() : '')
-
-/** Python's `len()`: code points, not UTF-16 units. */
-function codePoints(s: string): number {
-  let n = s.length
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c >= 0xd800 && c <= 0xdbff) n--
-  }
-  return n
-}

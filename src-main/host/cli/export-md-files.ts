@@ -6,7 +6,7 @@
  * Caduceus's own `--format markdown` (readable, attachments as placeholders) is session-transfer.ts's toMarkdown.
  */
 import { createHash } from 'node:crypto'
-import { isoUtc, pyJson, pyStr } from '@shared/contract/py-text'
+import { isoUtc, pyJson, pyStr, pyTruthy } from '@shared/contract/py-text'
 
 type Rec = Record<string, unknown>
 /** The exporter name upstream writes and its readers look for. */
@@ -15,11 +15,8 @@ const PLACEHOLDER = '__SHA256_PLACEHOLDER__'
 const SHA_LINE = /- SHA256 of exported body: `([0-9a-f]{64})`/g
 
 const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex')
-/** Python truthiness for what a record holds. */
-const truthy = (v: unknown) =>
-  !(v === null || v === undefined || v === false || v === 0 || v === '' || (Array.isArray(v) && v.length === 0))
 const iso = (v: unknown) => (v === null || v === undefined || v === '' ? '' : isoUtc(v)!)
-const idOf = (s: Rec) => String(truthy(s.id) ? s.id : truthy(s.session_id) ? s.session_id : 'unknown-session')
+const idOf = (s: Rec) => String(pyTruthy(s.id) ? s.id : pyTruthy(s.session_id) ? s.session_id : 'unknown-session')
 
 function front(v: unknown): string {
   if (v === null || v === undefined) return 'null'
@@ -37,11 +34,11 @@ const messagesOf = (s: Rec) => (Array.isArray(s.messages) ? (s.messages as Rec[]
 export const messageCount = (s: Rec) => segmentsOf(s).reduce((n, seg) => n + messagesOf(seg).length, 0)
 
 function heading(m: Rec): string {
-  const role = String(truthy(m.role) ? m.role : 'message')
+  const role = String(pyTruthy(m.role) ? m.role : 'message')
   let label = role.charAt(0).toUpperCase() + role.slice(1).toLowerCase()
-  const name = truthy(m.name) ? m.name : m.tool_name
-  if (role === 'tool' && truthy(name)) label = `Tool — ${pyStr(name)}`
-  const at = iso(truthy(m.created_at) ? m.created_at : m.timestamp)
+  const name = pyTruthy(m.name) ? m.name : m.tool_name
+  if (role === 'tool' && pyTruthy(name)) label = `Tool — ${pyStr(name)}`
+  const at = iso(pyTruthy(m.created_at) ? m.created_at : m.timestamp)
   return `### ${label}${at ? ` — ${at}` : ''}`
 }
 
@@ -59,7 +56,7 @@ function messagesText(s: Rec): string {
         parts.push(heading(m) + '\n')
         const c = content(m.content)
         if (c) parts.push(c + '\n')
-        if (truthy(m.tool_calls)) parts.push('\n\n## Tool calls\n\n' + block(m.tool_calls) + '\n')
+        if (pyTruthy(m.tool_calls)) parts.push('\n\n## Tool calls\n\n' + block(m.tool_calls) + '\n')
         parts.push('')
       }
     }
@@ -75,25 +72,25 @@ export function render(s: Rec, fmt: 'md' | 'qmd', exportedAt = Date.now() / 1000
     ['session_id', id],
     ['title', s.title],
     ['source', s.source],
-    ['created_at', iso(truthy(s.started_at) ? s.started_at : s.created_at)],
-    ['updated_at', iso(truthy(s.last_active) ? s.last_active : s.updated_at)],
+    ['created_at', iso(pyTruthy(s.started_at) ? s.started_at : s.created_at)],
+    ['updated_at', iso(pyTruthy(s.last_active) ? s.last_active : s.updated_at)],
     ['ended_at', iso(s.ended_at)],
     ['model', s.model],
-    ['provider', truthy(s.billing_provider) ? s.billing_provider : s.provider],
+    ['provider', pyTruthy(s.billing_provider) ? s.billing_provider : s.provider],
     ['cwd', s.cwd],
-    ['archived', truthy(s.archived)],
+    ['archived', pyTruthy(s.archived)],
     ['message_count', n],
-    ['tool_call_count', truthy(s.tool_call_count) ? s.tool_call_count : 0]
+    ['tool_call_count', pyTruthy(s.tool_call_count) ? s.tool_call_count : 0]
   ]
-  if (truthy(s.lineage_session_ids)) lines.push(['lineage_session_ids', s.lineage_session_ids])
+  if (pyTruthy(s.lineage_session_ids)) lines.push(['lineage_session_ids', s.lineage_session_ids])
   lines.push(['format', fmt], ['exported_at', exported], ['exporter', EXPORTER])
   const parts = [
     ['---', ...lines.map(([k, v]) => `${k}: ${front(v)}`), '---', ''].join('\n'),
-    `# ${pyStr(truthy(s.title) ? s.title : id)}\n`,
+    `# ${pyStr(pyTruthy(s.title) ? s.title : id)}\n`,
     `Session ID: \`${id}\`\n`
   ]
-  if (truthy(s.source)) parts.push(`Source: \`${pyStr(s.source)}\`\n`)
-  if (truthy(s.cwd)) parts.push(`Working directory: \`${pyStr(s.cwd)}\`\n`)
+  if (pyTruthy(s.source)) parts.push(`Source: \`${pyStr(s.source)}\`\n`)
+  if (pyTruthy(s.cwd)) parts.push(`Working directory: \`${pyStr(s.cwd)}\`\n`)
   parts.push(
     messagesText(s),
     '## Export verification\n',
@@ -110,7 +107,7 @@ export function render(s: Rec, fmt: 'md' | 'qmd', exportedAt = Date.now() / 1000
 
 /** `<id>-<title slug>.<fmt>`: the title's runs of other characters as `-`, trimmed, lower case, 60 at most. */
 export function filename(s: Rec, fmt: 'md' | 'qmd'): string {
-  const title = pyStr(truthy(s.title) ? s.title : 'session')
+  const title = pyStr(pyTruthy(s.title) ? s.title : 'session')
   const slug = title
     .replace(/[^A-Za-z0-9._-]+/g, '-')
     // the trailing run from its first character only (`[._-]+$` rescanned a long run from each character in it)
@@ -123,7 +120,7 @@ export function filename(s: Rec, fmt: 'md' | 'qmd'): string {
 export function manifestLine(s: Rec, path: string, fmt: 'md' | 'qmd', fileBytes: Buffer): string {
   const entry = {
     session_id: idOf(s),
-    lineage_session_ids: truthy(s.lineage_session_ids) ? s.lineage_session_ids : [idOf(s)],
+    lineage_session_ids: pyTruthy(s.lineage_session_ids) ? s.lineage_session_ids : [idOf(s)],
     path,
     format: fmt,
     message_count: messageCount(s),
