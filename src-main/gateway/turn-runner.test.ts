@@ -408,7 +408,7 @@ describe('Gateway', () => {
     })
     expect(after).toMatchObject({ busy: 'queued', note: expect.stringContaining('api_server turn is running') })
     // the app's Stop (turns.stop, host/handlers/agent.ts) refuses it too; an unknown id is no turn
-    const apiTurn = gateway.runningTurns().at(-1)!.turnId
+    const apiTurn = gateway.activeTurns().turns.find((t) => t.source === 'api_server')!.turnId
     expect(() => gateway.stopDeskTurn(apiTurn)).toThrow(/can only be stopped where it started/)
     expect(gateway.stopDeskTurn('turn_unknown')).toBe(false)
     agent.hold = false

@@ -475,10 +475,6 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     return done ? Promise.resolve(done) : null
   }
 
-  runningTurns(): TurnHandle[] {
-    return [...this.turns.values()].map((t) => t.handle)
-  }
-
   /** What runs or waits now, and how each of `known` ended if it did (a window opening or reconnecting). */
   activeTurns(known: string[] = []): ActiveTurns {
     const turns: ActiveTurns['turns'] = []
