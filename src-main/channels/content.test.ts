@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { displayContent, encodeContent } from '../store/content-codec'
-import { readContent } from './content'
+import { readContent, readText } from './content'
 import { splitConversation } from './chat-completions'
 import { planConversation, type ConversationSessions } from './conversation'
 import { pyRepr } from '@shared/contract/py-text'
@@ -101,5 +101,18 @@ describe('the session id of a conversation without a session header', () => {
       `["it's", 'say "hi"', 'both \\' and "', 'a\\\\b\\n\\t\\r', 'é東🚀', '\\x01\\x7f\\xa0\\u200b\\u2028\\ufeff ']`
     )
     expect(pyRepr({ a: [1, true, null], b: { c: 'd' } })).toBe("{'a': [1, True, None], 'b': {'c': 'd'}}")
+  })
+})
+
+// System content read as upstream's _normalize_chat_content reads it (outputs below recorded by
+// running upstream's function on these inputs with /usr/bin/python3). The text is hashed into the conversation id.
+describe('readText against upstream', () => {
+  it('a part whose type is a list is not a text part (Python str(["text"]) is "[\'text\']", not "text")', () => {
+    expect(readText([{ type: ['text'], text: 'hi' }, 'b'])).toBe('b')
+  })
+
+  it('the length cap counts code points, as Python len() does (astral characters count once)', () => {
+    const rockets = '\u{1F680}'.repeat(40_000) // 40,000 code points, 80,000 UTF-16 units
+    expect(readText([rockets, 'tail'])).toBe(`${rockets}\ntail`)
   })
 })
