@@ -48,6 +48,8 @@ test("upstream's tool results render by kind, each inside its call", async ({ pa
   await expect(code).toContainText('def greet(name: str) -> str:')
   expect(await code.textContent()).not.toMatch(/^\s*\d+\|/m)
   await expect(code.locator('.hljs-keyword').first()).toBeVisible()
+  // the call's summary line reads its arguments as key: value, not as JSON
+  await expect(calls.nth(3).locator('.tool-args-preview')).toHaveText('path: src/total.ts · offset: 8 · limit: 3')
   const ts = calls.nth(3).getByTestId('file-view')
   await expect(ts).toHaveAttribute('data-lang', 'ts')
   await expect(ts.getByTestId('file-gutter')).toHaveText('8\n9\n10')

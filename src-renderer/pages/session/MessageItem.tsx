@@ -10,6 +10,7 @@ import { DelegationCards, delegationIdOf } from './DelegationCards'
 import { ToolResultOutput } from './ShowAll'
 import { callDuration, useToolPairs } from './tool-pairs'
 import { pathArg } from './tool-result'
+import { argsPreview } from './tool-args'
 
 function Fold({
   label,
@@ -45,11 +46,6 @@ function prettyArgs(raw: string): string {
   } catch {
     return raw
   }
-}
-
-function argsPreview(raw: string): string {
-  const s = raw.replace(/\s+/g, ' ').trim()
-  return s.length > 80 ? `${s.slice(0, 80)}…` : s
 }
 
 export function ToolCallView({
