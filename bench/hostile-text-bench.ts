@@ -14,7 +14,7 @@ import { overrideFor } from '../src-main/costs/price-overrides'
 import { highlightAs } from '../src-renderer/components/markdown/code-highlight'
 import { createElement } from 'react'
 import { renderToStaticMarkup } from 'react-dom/server'
-import { Markdown } from '../src-renderer/components/markdown/Markdown'
+import { Markdown, markdownBody } from '../src-renderer/components/markdown/Markdown'
 
 const MB = 1_000_000
 const fill = (unit: string) => unit.repeat(Math.ceil(MB / unit.length))
@@ -87,12 +87,41 @@ const MARKDOWN_INPUTS: Record<string, string> = {
   bracketWords: fill20('a]'),
   emphasisMarks: fill20('*_')
 }
-/** An ordinary reply of about the same size (prose, a list, a table, a fenced block): the cost to compare with. */
-const ORDINARY_REPLY =
-  '## Notes\n\nSome *prose* with `code` and a [link](https://example.com).\n\n- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```ts\nconst x = [1, 2, 3]\n```\n\n'.repeat(
-    120
-  )
+/**
+ * An ordinary reply of about the same size (prose, a list, a table, a fenced block, 120 times, each numbered: the
+ * renderer keeps rendered blocks, so repeats would be free): the cost to compare with.
+ */
+const reply = (tag: string) =>
+  Array.from(
+    { length: 120 },
+    (_, i) =>
+      `## Notes ${tag} ${i}\n\nSome *prose* with \`code\` and a [link](https://example.com/${i}).\n\n- one\n- two ${i}\n\n| a | b |\n|---|---|\n| ${i} | 2 |\n\n\`\`\`ts\nconst x = [${i}, 2, 3]\n\`\`\`\n\n`
+  ).join('')
+const ORDINARY_REPLY = reply('whole')
 const renderReply = (text: string) => renderToStaticMarkup(createElement(Markdown, { text }))
+
+/**
+ * A reply of that size as it streams in (40 characters a delta): what each delta costs the page, which re-renders the
+ * body every time (Markdown.tsx parses only the block still growing; parsed whole, the last deltas cost what
+ * ordinaryReplyMs does, and the stream as a whole grew with its square).
+ */
+function streamedReply(): { deltas: number; totalMs: number; p95DeltaMs: number; worstDeltaMs: number } {
+  const text = reply('streamed')
+  const times: number[] = []
+  for (let end = 40; end < text.length + 40; end += 40) {
+    const t = performance.now()
+    markdownBody(text.slice(0, end), [], false)
+    times.push(performance.now() - t)
+  }
+  const sorted = [...times].sort((a, b) => a - b)
+  const ms = (x: number) => Number(x.toFixed(2))
+  return {
+    deltas: times.length,
+    totalMs: ms(times.reduce((a, b) => a + b, 0)),
+    p95DeltaMs: ms(sorted[Math.floor(sorted.length * 0.95)]!),
+    worstDeltaMs: ms(sorted.at(-1)!)
+  }
+}
 
 export function runHostileTextBench() {
   const redactMs: Record<string, number> = {}
@@ -113,11 +142,12 @@ export function runHostileTextBench() {
   const markdownMs: Record<string, number> = {}
   for (const [name, text] of Object.entries(MARKDOWN_INPUTS)) markdownMs[name] = timed(() => renderReply(text))
   const ordinaryReplyMs = timed(() => renderReply(ORDINARY_REPLY))
+  const streamed = streamedReply()
   const worstMs = Math.max(
     ...Object.values(redactMs),
     ...Object.values(contentMs),
     ...Object.values(otherMs),
     ...Object.values(markdownMs)
   )
-  return { inputBytes: MB, redactMs, contentMs, otherMs, markdownMs, ordinaryReplyMs, worstMs }
+  return { inputBytes: MB, redactMs, contentMs, otherMs, markdownMs, ordinaryReplyMs, streamedReply: streamed, worstMs }
 }

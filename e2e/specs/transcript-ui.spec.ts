@@ -99,6 +99,36 @@ test('a streamed reply renders Markdown while it streams; sending meanwhile inte
   expect(await transcript.waitForTurnEnd()).toBe('interrupted')
 })
 
+test('a long report renders block by block while it streams, and its saved message is the same page', async ({
+  page,
+  host
+}) => {
+  const shell = new AppShell(page)
+  const transcript = new SessionPage(page)
+  const s = await topSession(host.url, 'work')
+  await shell.open(host.url)
+  await transcript.open('work', s.id)
+  // 12 sections of headings, loose lists, tables and fenced code with blank lines: cut into blocks, none may split
+  await transcript.send('show a long report and hold')
+  const live = transcript.liveMessage.getByTestId('markdown')
+  const shape = async (body: typeof live) => ({
+    h2: await body.locator('h2').count(),
+    tables: await body.locator('table').count(),
+    code: await body.locator('pre > code').count(),
+    lists: await body.locator('ol').count(),
+    items: await body.locator('ol > li').count()
+  })
+  await expect(live.locator('pre > code').last()).toContainText('journalctl -u agent@12')
+  expect(await shape(live)).toEqual({ h2: 12, tables: 12, code: 12, lists: 12, items: 24 })
+  await expect(live.locator('pre > code').first()).toContainText('systemctl restart agent@1\n\njournalctl')
+  const liveHtml = await live.innerHTML()
+  await transcript.stop()
+  expect(await transcript.waitForTurnEnd()).toBe('interrupted')
+  const saved = transcript.messagesByRole('assistant').filter({ hasText: 'Host 12' }).last().getByTestId('markdown')
+  await expect(saved.locator('table')).toHaveCount(12)
+  expect(await saved.innerHTML()).toBe(liveHtml)
+})
+
 test('Ctrl+K → "cost" → Enter lands on Costs; fuzzy sessions with dates; ? lists the shortcuts; Escape leaves a session', async ({
   page,
   host

@@ -64,6 +64,8 @@ export function demoResponder(req: RecordedRequest): ScriptReply {
   // "show markdown" answers with what the transcript renders; "… and hold" keeps the stream open (a turn the
   // user can watch mid-stream, then stop).
   if (/\bshow markdown\b/i.test(text)) return { text: MARKDOWN_SAMPLE, model, stall: /\band hold\b/i.test(text) }
+  // A report long enough that the transcript renders it block by block (a real agent's write-up).
+  if (/\bshow a long report\b/i.test(text)) return { text: LONG_REPORT, model, stall: /\band hold\b/i.test(text) }
   const words = text.split(/\s+/).length
   return {
     reasoning: `The user wrote ${words} word${words === 1 ? '' : 's'}; answer briefly.`,
@@ -121,5 +123,30 @@ export const answer = (n: number): number => n * 42
 
 - [x] fenced code
 - [ ] task lists`
+
+/** Twelve sections of a deploy write-up: headings, prose, a loose list, a table, a fenced block each. */
+const LONG_REPORT = Array.from(
+  { length: 12 },
+  (_, i) => `## Host ${i + 1}
+
+The rollout reached host ${i + 1} after **${2 * i + 3} minutes**; the agent restarted once.
+
+1. Drained the node
+
+   Traffic moved to the standby.
+
+2. Restarted the agent
+
+| check | result |
+|---|---|
+| health | ok |
+| latency p95 | ${40 + i} ms |
+
+\`\`\`bash
+systemctl restart agent@${i + 1}
+
+journalctl -u agent@${i + 1} --since "5 min ago"
+\`\`\``
+).join('\n\n')
 
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s)

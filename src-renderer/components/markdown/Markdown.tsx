@@ -1,9 +1,10 @@
-import { memo, useMemo, useState, type ComponentProps, type ReactElement } from 'react'
+import { Fragment, memo, useMemo, useState, type ComponentProps, type ReactElement } from 'react'
 import renderMarkdown, { type Components } from 'react-markdown'
 import remarkGfm from 'remark-gfm'
 import { rehypeCodeHighlight } from './code-highlight'
 import { hastText, rehypeMarkTerms, remarkHtmlAsText } from './plugins'
 import { markdownAffordable } from './markdown-guard'
+import { markdownBlocks } from './markdown-blocks'
 
 function CopyButton({ text }: { text: string }) {
   const [done, setDone] = useState(false)
@@ -101,15 +102,16 @@ export function warmMarkdown(): void {
 }
 
 /**
- * Rendered bodies of saved messages by content (and marked terms), most recently used last. A saved message
- * never changes, so reopening a transcript or scrolling a row back into view reuses its tree instead of
- * parsing and highlighting again. Bounded: about two long transcripts' worth of visited rows.
+ * Rendered Markdown blocks by text (and marked terms), most recently used last. A saved message never changes, and a
+ * streamed one only grows at its end, so reopening a transcript, scrolling a row back into view or the next delta of
+ * a stream reuses the trees instead of parsing and highlighting again. Bounded: about two long transcripts' worth
+ * of visited rows.
  */
 const rendered = new Map<string, ReactElement>()
-const RENDERED_MAX = 1500
+const RENDERED_MAX = 4000
 /** Text held as keys, in characters: a few huge replies must not keep hundreds of MB alive. */
 const RENDERED_MAX_CHARS = 8_000_000
-/** Bodies above this are parsed each time they mount (rare, and their tree is the expensive thing to keep). */
+/** Blocks above this are parsed each time they mount (rare, and their tree is the expensive thing to keep). */
 const CACHE_BODY_MAX = 100_000
 let renderedChars = 0
 
@@ -134,9 +136,30 @@ function renderCached(text: string, terms: string[]): ReactElement {
 }
 
 /**
+ * A body's element tree, block by block (markdown-blocks.ts): every block but a streamed body's last (the one still
+ * growing) comes from the cache. A body the parser cannot take in about linear time is plain text, whole.
+ */
+export function markdownBody(text: string, terms: string[], saved: boolean): ReactElement {
+  if (!markdownAffordable(text)) return plain(text)
+  const blocks = markdownBlocks(text)
+  if (blocks.length === 1) return saved ? renderCached(text, terms) : render(text, terms)
+  const last = blocks.length - 1
+  return (
+    <>
+      {blocks.map((b, i) => (
+        <Fragment key={i}>
+          {i > 0 && '\n' /* what the parser puts between top-level blocks: the same DOM as a whole parse */}
+          {saved || i < last ? renderCached(b, terms) : render(b, terms)}
+        </Fragment>
+      ))}
+    </>
+  )
+}
+
+/**
  * A message body as GitHub-flavoured Markdown: tables, task lists, strikethrough, autolinks, highlighted code
- * with a copy button. Re-parses on every change, which is what lets a streamed reply render as it arrives;
- * `saved` bodies (persisted messages, which never change) come from a cache.
+ * with a copy button. A streamed reply re-renders on every change, parsing only its last block again; `saved`
+ * bodies (persisted messages, which never change) come from the cache whole.
  */
 export const Markdown = memo(function Markdown({
   text,
@@ -147,7 +170,7 @@ export const Markdown = memo(function Markdown({
   terms?: string[]
   saved?: boolean
 }) {
-  const body = useMemo(() => (saved ? renderCached(text, terms) : render(text, terms)), [text, terms, saved])
+  const body = useMemo(() => markdownBody(text, terms, saved), [text, terms, saved])
   return (
     <div className="markdown" data-testid="markdown">
       {body}
