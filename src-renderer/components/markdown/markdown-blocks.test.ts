@@ -1,7 +1,7 @@
 import { createElement, type ReactElement, type ReactNode } from 'react'
 import { renderToStaticMarkup } from 'react-dom/server'
 import { describe, expect, it } from 'vitest'
-import { markdownBlocks, SPLIT_MIN_CHARS } from './markdown-blocks'
+import { markdownBlocks, splitBlocks, SPLIT_MIN_CHARS } from './markdown-blocks'
 import { Markdown, markdownBody } from './Markdown'
 
 const html = (text: string, saved: boolean) => renderToStaticMarkup(createElement(Markdown, { text, saved }))
@@ -96,8 +96,8 @@ describe('a reply cut into Markdown blocks', () => {
   })
 
   it('a backtick line with a backtick in its info string opens no fence', () => {
-    const text = long('para') + '\n\n```a`b\n\nafter'
-    expect(markdownBlocks(text).at(-1)).toBe('after')
+    const text = long('para') + '\n\n```a`b\n\nafter\n'
+    expect(markdownBlocks(text).at(-1)).toBe('after\n')
   })
 })
 
@@ -117,5 +117,23 @@ describe('a streamed reply', () => {
     expect(later.at(-1)).not.toBe(early.at(-1))
     // and the saved message renders nothing again: its last block is the only one new to the cache
     for (let i = 0; i < later.length - 1; i++) expect(saved[i]).toBe(later[i])
+  })
+})
+
+describe('a streamed reply split as it grows', () => {
+  it('cuts as a whole read of the same text does, after every delta of any size', () => {
+    const text = long(REPORT) + '\n\n1. a\n\n2. b\n\n- c\n\n  d\n\nend'
+    for (const step of [1, 7, 40]) {
+      for (let end = SPLIT_MIN_CHARS - 50; end <= text.length; end += step) {
+        const part = text.slice(0, end)
+        expect(markdownBlocks(part), `${step} @${end}`).toEqual(splitBlocks(part))
+      }
+    }
+  })
+
+  it('does not cut before a line still being written: "1" may become a list item of a loose list', () => {
+    const head = long('para')
+    expect(markdownBlocks(`${head}\n\nx\n\n1. a\n\n1`).at(-1)).toBe('x\n\n1. a\n\n1')
+    expect(markdownBlocks(`${head}\n\nx\n\n1. a\n\n2. b\n`).at(-1)).toBe('x\n\n1. a\n\n2. b\n')
   })
 })

@@ -6,7 +6,7 @@
  *
  * A cut is made only at a blank line outside fenced code where CommonMark closes every open block anyway: not
  * before an indented line (a list item's next paragraph, indented code) nor before a list item (one loose list
- * must stay one list). Text whose meaning can cross blank lines elsewhere — link reference or footnote
+ * must stay one list), and only once the line after it is whole (its first characters decide). Text whose meaning can cross blank lines elsewhere — link reference or footnote
  * definitions, HTML blocks that run to their end marker (comments, <pre>, <script>, <style>, <textarea>, <?, <!) —
  * is one block.
  */
@@ -34,34 +34,81 @@ function closes(line: string, open: string): boolean {
   return !!m && m[1]![0] === open[0] && m[1]!.length >= open.length && m[2]!.trim() === ''
 }
 
+interface Split {
+  text: string
+  blocks: string[]
+  /** Where the last block starts: the only one a longer text can change */
+  lastStart: number
+}
+
+/** The splits of the last few texts: a stream's next delta extends one of them. */
+const recent: Split[] = []
+const RECENT_MAX = 4
+
+/**
+ * `text`'s blocks. A streamed body only grows, so when `text` extends one split recently, only its last block and
+ * what came after it are read again (the blocks before it are the same strings, so their cache keys hash once):
+ * a delta costs what it added, not the whole body.
+ */
 export function markdownBlocks(text: string): string[] {
-  if (text.length < SPLIT_MIN_CHARS || CROSSES_BLANK_LINES.test(text)) return [text]
-  const lines = text.split('\n')
+  if (text.length < SPLIT_MIN_CHARS) return [text]
+  const prev = recent.find((p) => p.blocks.length > 1 && text.length > p.text.length && text.startsWith(p.text))
+  const tail = prev ? scan(text, prev.lastStart) : scan(text, 0)
+  const split: Split = !tail
+    ? { text, blocks: [text], lastStart: 0 }
+    : prev
+      ? { text, blocks: [...prev.blocks.slice(0, -1), ...tail.blocks], lastStart: tail.lastStart }
+      : { text, ...tail }
+  if (prev) recent.splice(recent.indexOf(prev), 1)
+  recent.push(split)
+  if (recent.length > RECENT_MAX) recent.shift()
+  return split.blocks
+}
+
+/** `text` split as markdownBlocks splits it, read whole (no reuse of earlier splits). */
+export function splitBlocks(text: string): string[] {
+  if (text.length < SPLIT_MIN_CHARS) return [text]
+  return scan(text, 0)?.blocks ?? [text]
+}
+
+/** The blocks of `text` from `from` (a block's start) on, or null when that part keeps the whole text one block. */
+function scan(text: string, from: number): { blocks: string[]; lastStart: number } | null {
+  if (CROSSES_BLANK_LINES.test(from ? text.slice(from) : text)) return null
   const blocks: string[] = []
-  let start = 0 // the first line of the block being gathered
+  let start = from // where the block being gathered starts
   let content = false // whether that block has a non-blank line yet
   let fence: string | null = null
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!
+  for (let pos = from; pos <= text.length;) {
+    let end = text.indexOf('\n', pos)
+    if (end < 0) end = text.length
+    const line = text.slice(pos, end)
     if (fence !== null) {
       if (closes(line, fence)) fence = null
-      continue
-    }
-    if (!isBlank(line)) {
+    } else if (!isBlank(line)) {
       content = true
       fence = opening(line)
-      continue
+    } else if (content) {
+      // the next non-blank line: a cut goes before it, unless it continues what this blank line interrupts
+      let next = end + 1
+      let nextEnd = next
+      while (next <= text.length) {
+        nextEnd = text.indexOf('\n', next)
+        if (nextEnd < 0) nextEnd = text.length
+        if (!isBlank(text.slice(next, nextEnd))) break
+        next = nextEnd + 1
+      }
+      // none, or one still being written (no newline yet: a stream may make it a list item): no cut yet
+      if (next > text.length || nextEnd === text.length) break
+      const following = text.slice(next, nextEnd)
+      if (following[0] !== ' ' && following[0] !== '\t' && !LIST_ITEM.test(following)) {
+        blocks.push(text.slice(start, pos - 1))
+        start = next
+        pos = next
+        continue
+      }
     }
-    if (!content) continue
-    let next = i + 1
-    while (next < lines.length && isBlank(lines[next]!)) next++
-    if (next >= lines.length) break
-    const following = lines[next]!
-    if (following[0] === ' ' || following[0] === '\t' || LIST_ITEM.test(following)) continue
-    blocks.push(lines.slice(start, i).join('\n'))
-    start = next
-    i = next - 1
+    pos = end + 1
   }
-  blocks.push(lines.slice(start).join('\n'))
-  return blocks
+  blocks.push(text.slice(start))
+  return { blocks, lastStart: start }
 }
