@@ -9,14 +9,13 @@
  * Jump to start: Home in a session open at its newest message, until message 0 is painted on screen; End
  * between runs brings the newest back (so each Home reads the first page again).
  */
-import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { createInterface } from 'node:readline'
 import { chromium } from '@playwright/test'
 import { SessionStore, writeDemoHome } from '../src-main/store'
 import { percentiles as pct } from './percentiles'
+import { spawnHost } from '../test/support/serve'
 
 export interface UiBenchResult {
   firstPaintMs: { p50: number; p95: number }
@@ -71,30 +70,16 @@ export async function runUiBench(opts: { messages?: number; runs?: number } = {}
   } finally {
     store.close()
   }
-  const host = spawn(process.execPath, ['bin/caduceus.mjs', 'serve', '--home', root, '--port', '0'], {
-    cwd: repo,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, HERMES_HOME: '' }
+  const host = await spawnHost({
+    args: ['bin/caduceus.mjs', 'serve', '--home', root, '--port', '0'],
+    name: 'ui bench host'
   })
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu']
   })
   try {
-    const url = await new Promise<string>((res, rej) => {
-      const t = setTimeout(() => rej(new Error('ui bench: host did not start')), 60_000)
-      createInterface({ input: host.stdout! }).on('line', (l) => {
-        try {
-          const m = JSON.parse(l)
-          if (m.ready) {
-            clearTimeout(t)
-            res(m.url)
-          }
-        } catch {
-          /* log line */
-        }
-      })
-    })
+    const url = host.url
     const page = await browser.newPage({ viewport: { width: 1360, height: 860 } })
     await page.goto(url.replace(/#.*$/, '') + '#/sessions')
     await page.getByTestId('connection-indicator').and(page.locator('[data-state="connected"]')).waitFor()
@@ -161,8 +146,7 @@ export async function runUiBench(opts: { messages?: number; runs?: number } = {}
     return { firstPaintMs: pct(first), sessionSwitchMs: pct(sw), jumpToStartMs: pct(home), messagesPerSession: n, runs }
   } finally {
     await browser.close()
-    host.kill('SIGTERM')
-    await new Promise((r) => setTimeout(r, 300))
+    await host.stop()
     rmSync(root, { recursive: true, force: true })
   }
 }

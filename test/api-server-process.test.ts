@@ -37,6 +37,13 @@ const rows = <T>(sql: string, ...args: unknown[]): T[] => {
 const messagesOf = (sid: string) =>
   rows<{ role: string; content: string }>('SELECT role, content FROM messages WHERE session_id = ? ORDER BY id', sid)
 
+/** The 429 test's provider calls wait for `release` (see the handler). */
+const held = (() => {
+  let release = () => {}
+  const open = new Promise<void>((r) => (release = r))
+  return { open, release: () => release(), arrived: 0 }
+})()
+
 beforeAll(async () => {
   provider = await startScriptedProvider({
     handler: (req) => {
@@ -49,9 +56,13 @@ beforeAll(async () => {
         if (seen < Number(m[1])) return { error: 500, errorMessage: 'provider exploded' }
       }
       // The keepalive stream needs only a silence longer than CADUCEUS_SSE_KEEPALIVE_MS (250 ms); the 429 test needs
-      // 14 requests in flight together.
+      // 14 requests in flight together: its calls are held until the test has seen every request answered or
+      // admitted (a fixed delay let an admitted call end first on a loaded machine, so a 14th was admitted too).
       if (text === 'slow stream') return { text: `slowly: ${text}`, delayMs: 600 }
-      if (text.startsWith('slow')) return { text: `slowly: ${text}`, delayMs: 1200 }
+      if (text.startsWith('held')) {
+        held.arrived++
+        return held.open.then(() => ({ text: `slowly: ${text}` }))
+      }
       return { text: `answer to ${text}` }
     }
   })
@@ -300,19 +311,26 @@ describe('caduceus api through the openai SDK', { timeout: 60_000 }, () => {
 
   it('14 concurrent requests on a slow provider: some 429 with Retry-After, the rest answered, no crash', async () => {
     const raw = new OpenAI({ baseURL: `${api.url}/v1`, apiKey: KEY, maxRetries: 0 })
-    const results = await Promise.all(
-      Array.from({ length: 14 }, (_, i) =>
-        raw.chat.completions
-          .create({ model: 'hermes-agent', messages: [{ role: 'user', content: `slow ${i}` }] })
-          .withResponse()
-          .then(() => ({ status: 200, retryAfter: null as string | null }))
-          .catch((e: InstanceType<typeof OpenAI.APIError>) => ({
+    let refused = 0
+    const calls = Array.from({ length: 14 }, (_, i) =>
+      raw.chat.completions
+        .create({ model: 'hermes-agent', messages: [{ role: 'user', content: `held ${i}` }] })
+        .withResponse()
+        .then(() => ({ status: 200, retryAfter: null as string | null }))
+        .catch((e: InstanceType<typeof OpenAI.APIError>) => {
+          refused++
+          return {
             status: e.status,
             retryAfter: e.headers?.get('retry-after') ?? null,
             type: (e.error as { type?: string } | undefined)?.type
-          }))
-      )
+          }
+        })
     )
+    // the provider answers once all 14 have been either refused or handed to it (or after 20 s: then it fails below)
+    const deadline = Date.now() + 20_000
+    while (refused + held.arrived < 14 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    held.release()
+    const results = await Promise.all(calls)
     const limited = results.filter((r) => r.status === 429)
     expect(limited.length).toBe(4)
     expect(limited.every((r) => r.retryAfter === '1' && (r as { type?: string }).type === 'rate_limit_error')).toBe(

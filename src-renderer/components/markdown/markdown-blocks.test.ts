@@ -1,14 +1,15 @@
 import { createElement, type ReactElement, type ReactNode } from 'react'
 import { renderToStaticMarkup } from 'react-dom/server'
 import { describe, expect, it } from 'vitest'
-import { markdownBlocks, splitBlocks, SPLIT_MIN_CHARS } from './markdown-blocks'
+import { markdownBlocks } from './markdown-blocks'
 import { Markdown, markdownBody } from './Markdown'
 
 const html = (text: string, saved: boolean) => renderToStaticMarkup(createElement(Markdown, { text, saved }))
-/** Long enough to be cut: the same text again after a thematic break until it passes the threshold. */
+/** Bodies under 2,000 characters are one block: this one is cut (the text again after a thematic break). */
+const SPLIT_PAST = 2_500
 const long = (md: string) => {
   let out = md
-  while (out.length < SPLIT_MIN_CHARS) out += `\n\n---\n\n${md}`
+  while (out.length < SPLIT_PAST) out += `\n\n---\n\n${md}`
   return out
 }
 
@@ -122,12 +123,14 @@ describe('a streamed reply', () => {
 
 describe('a streamed reply split as it grows', () => {
   it('cuts as a whole read of the same text does, after every delta of any size', () => {
-    const text = long(REPORT) + '\n\n1. a\n\n2. b\n\n- c\n\n  d\n\nend'
     for (const step of [1, 7, 40]) {
-      for (let end = SPLIT_MIN_CHARS - 50; end <= text.length; end += step) {
-        const part = text.slice(0, end)
-        expect(markdownBlocks(part), `${step} @${end}`).toEqual(splitBlocks(part))
-      }
+      // its own first line: no split made before is a prefix of it
+      const text = `# Streamed ${step}\n\n${long(REPORT)}\n\n1. a\n\n2. b\n\n- c\n\n  d\n\nend`
+      const ends: number[] = []
+      for (let end = SPLIT_PAST - 600; end <= text.length; end += step) ends.push(end)
+      // longest first: a shorter text never extends a longer one, so each of these is read whole
+      const whole = new Map([...ends].reverse().map((end) => [end, markdownBlocks(text.slice(0, end))]))
+      for (const end of ends) expect(markdownBlocks(text.slice(0, end)), `${step} @${end}`).toEqual(whole.get(end))
     }
   })
 

@@ -11,7 +11,7 @@
  * is one block.
  */
 /** Bodies shorter than this are one block: parsing them whole costs less than rendering many small trees. */
-export const SPLIT_MIN_CHARS = 2_000
+const SPLIT_MIN_CHARS = 2_000
 
 const CROSSES_BLANK_LINES =
   /^ {0,3}(\[[^\]\n]+\]:|<(!--|\?|![A-Za-z]|!\[CDATA\[|(pre|script|style|textarea)([\s>]|$)))/im
@@ -63,12 +63,6 @@ export function markdownBlocks(text: string): string[] {
   recent.push(split)
   if (recent.length > RECENT_MAX) recent.shift()
   return split.blocks
-}
-
-/** `text` split as markdownBlocks splits it, read whole (no reuse of earlier splits). */
-export function splitBlocks(text: string): string[] {
-  if (text.length < SPLIT_MIN_CHARS) return [text]
-  return scan(text, 0)?.blocks ?? [text]
 }
 
 /** The blocks of `text` from `from` (a block's start) on, or null when that part keeps the whole text one block. */
