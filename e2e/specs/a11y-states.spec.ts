@@ -27,6 +27,15 @@ test('axe: 0 serious/critical on chains, diff blocks, Memory with a profile and 
   await session.open('default', 'markdown-diff')
   await expect(page.locator('.markdown pre code').first()).toContainText('+    return f"Hello, {name}!"')
   await scan(page, 'diff-block', found)
+  // lines wider than the page, in a fenced block and in a call's arguments: both scroll, so both take focus
+  await page.getByTestId('tool-call-toggle').last().click()
+  await expect(page.getByTestId('tool-call').last().locator('.fold-body pre.code').first()).toContainText(
+    'notes/été.md'
+  )
+  await expect(page.getByTestId('tool-call').last().locator('.tool-args-preview')).toHaveText(
+    /^path: notes\/été\.md · content: Heater ✓/
+  )
+  await scan(page, 'long-lines', found)
 
   // Memory with one profile selected: its entries with Edit/Remove
   await shell.goTo('memory')

@@ -40,7 +40,10 @@ const components: Components = {
           <span className="muted mono">{lang ?? 'text'}</span>
           <CopyButton text={hastText(node as never)} />
         </div>
-        <pre {...rest}>{children}</pre>
+        {/* focusable: a long line scrolls sideways, and a keyboard must be able to scroll it */}
+        <pre {...rest} tabIndex={0}>
+          {children}
+        </pre>
       </div>
     )
   },

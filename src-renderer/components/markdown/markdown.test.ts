@@ -10,7 +10,7 @@ const html = (text: string, terms?: string[], saved = false) =>
 describe('Markdown renderer', () => {
   it('renders GFM: fenced code as <pre><code> with highlighting, tables, task lists', () => {
     const out = html('```ts\nconst x: number = 1\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done\n- [ ] todo\n')
-    expect(out).toMatch(/<pre><code class="hljs language-ts">/)
+    expect(out).toMatch(/<pre tabindex="0"><code class="hljs language-ts">/)
     expect(out).toContain('<span class="hljs-keyword">const</span>')
     expect(out).toMatch(/<table>.*<th>a<\/th>.*<td>2<\/td>/s)
     expect(out.match(/type="checkbox"/g)).toHaveLength(2)
@@ -43,25 +43,25 @@ describe('Markdown renderer', () => {
   })
 
   it('renders an unfinished fence (mid-stream) as a code block already', () => {
-    expect(html('Here:\n\n```python\nprint("hi")')).toMatch(/<pre><code class="hljs language-python">/)
+    expect(html('Here:\n\n```python\nprint("hi")')).toMatch(/<pre tabindex="0"><code class="hljs language-python">/)
   })
 
   it('shows code highlight.js would rescan from every position (a long stretch of words) as plain code, whole', () => {
     const words = 'a '.repeat(5_000)
-    expect(html(`\`\`\`c\n${words}\n\`\`\``)).toContain(`<pre><code class="language-c">${words}\n</code></pre>`)
+    expect(html(`\`\`\`c\n${words}\n\`\`\``)).toContain(`<pre tabindex="0"><code class="language-c">${words}\n</code></pre>`)
     expect(highlightAs('c', words)).toBeNull()
     expect(highlightAs('ini', '-'.repeat(5_000))).toBeNull()
     // ordinary code, however long, is highlighted
     const lines = 'int x = 1; // one\n'.repeat(2_000)
     expect(html(`\`\`\`c\n${lines}\`\`\``)).toMatch(
-      /<pre><code class="hljs language-c"><span class="hljs-type">int<\/span>/
+      /<pre tabindex="0"><code class="hljs language-c"><span class="hljs-type">int<\/span>/
     )
     expect(highlightAs('c', lines)).not.toBeNull()
   })
 
   it('leaves a fence in a language it does not know as plain code', () => {
     const out = html('```nosuchlang\nx = 1\n```')
-    expect(out).toContain('<pre><code class="language-nosuchlang">x = 1\n</code></pre>')
+    expect(out).toContain('<pre tabindex="0"><code class="language-nosuchlang">x = 1\n</code></pre>')
   })
 
   it('a saved body comes back the same from the cache, and marked terms are not shared with the unmarked one', () => {
@@ -89,7 +89,7 @@ describe('Markdown guard', () => {
 
   it('counts outside fenced code only, and leaves ordinary nesting and emphasis to Markdown', () => {
     const code = html(`\`\`\`js\n${'[a[0]], '.repeat(1_500)}\n\`\`\`\n\nafter *this*`)
-    expect(code).toMatch(/<pre><code class="hljs language-js">/)
+    expect(code).toMatch(/<pre tabindex="0"><code class="hljs language-js">/)
     expect(code).toContain('<em>this</em>')
     const nested = html('> quote\n>\n> - item\n>   1. deeper\n\n**bold** and _em_')
     expect(nested).toMatch(/<blockquote>.*<ul>.*<ol>/s)

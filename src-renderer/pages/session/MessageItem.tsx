@@ -84,7 +84,14 @@ export function ToolCallView({
       }
     >
       <div className="tool-section-label">{diff ? 'edit' : 'arguments'}</div>
-      {diff ? <ToolOutput text={diff} tool={name} /> : <pre className="code">{prettyArgs(args)}</pre>}
+      {diff ? (
+        <ToolOutput text={diff} tool={name} />
+      ) : (
+        // focusable: a long argument scrolls sideways, and a keyboard must be able to scroll it
+        <pre className="code" tabIndex={0}>
+          {prettyArgs(args)}
+        </pre>
+      )}
       {result && (
         <div data-testid="tool-result" data-message-id={result.id}>
           <div className="tool-section-label">result · {size!.toLocaleString()} chars</div>
