@@ -28,13 +28,17 @@ test('axe: 0 serious/critical on chains, diff blocks, Memory with a profile and 
   await expect(page.locator('.markdown pre code').first()).toContainText('+    return f"Hello, {name}!"')
   await scan(page, 'diff-block', found)
   // lines wider than the page, in a fenced block and in a call's arguments: both scroll, so both take focus
-  await page.getByTestId('tool-call-toggle').last().click()
-  await expect(page.getByTestId('tool-call').last().locator('.fold-body pre.code').first()).toContainText(
-    'notes/été.md'
-  )
-  await expect(page.getByTestId('tool-call').last().locator('.tool-args-preview')).toHaveText(
-    /^path: notes\/été\.md · content: Heater ✓/
-  )
+  const call = page.getByTestId('tool-call').last()
+  await call.getByTestId('tool-call-toggle').click()
+  await expect(call.locator('.tool-args-preview')).toHaveText(/^path: notes\/été\.md · content: Heater ✓ données/)
+  // arguments longer than a page carries: their start, readable, then whole on "Show all"
+  const args = call.locator('.fold-body pre.code').first()
+  await expect(args).toContainText('{"path":"notes/été.md","content":"Heater ✓ données')
+  await expect(call.getByTestId('tool-cut')).toContainText(/Showing the start of \d+ KB/)
+  await call.getByTestId('tool-show-all').click()
+  await expect(call.getByTestId('tool-cut')).toHaveCount(0)
+  await expect(args).toContainText('"path": "notes/été.md",\n  "content": "Heater ✓ données')
+  expect((await args.textContent())!.trimEnd().endsWith('données "\n}')).toBe(true)
   await scan(page, 'long-lines', found)
 
   // Memory with one profile selected: its entries with Edit/Remove

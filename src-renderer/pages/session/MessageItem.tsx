@@ -7,10 +7,10 @@ import { Markdown } from '../../components/markdown/Markdown'
 import { editAsDiff, ToolOutput } from './ToolOutput'
 import { isCompactionSummary } from './CompactionMarker'
 import { DelegationCards, delegationIdOf } from './DelegationCards'
-import { ToolResultOutput } from './ShowAll'
+import { CallArguments, ToolResultOutput } from './ShowAll'
 import { callDuration, useToolPairs } from './tool-pairs'
 import { pathArg } from './tool-result'
-import { argsPreview } from './tool-args'
+import { argsPreview, decodeUnicodeEscapes } from './tool-args'
 
 function Fold({
   label,
@@ -48,11 +48,32 @@ function prettyArgs(raw: string): string {
   }
 }
 
+/** A call's arguments: an edit as its diff, else the JSON pretty-printed (only its start, readable, when cut). */
+const argumentsView = (tool: string) =>
+  function ArgumentsView(args: string, cut: boolean) {
+    const diff = cut ? null : editAsDiff(args)
+    return (
+      <>
+        <div className="tool-section-label">{diff ? 'edit' : 'arguments'}</div>
+        {diff ? (
+          <ToolOutput text={diff} tool={tool} />
+        ) : (
+          // focusable: a long argument scrolls sideways, and a keyboard must be able to scroll it
+          <pre className="code" tabIndex={0}>
+            {cut ? decodeUnicodeEscapes(args) : prettyArgs(args)}
+          </pre>
+        )}
+      </>
+    )
+  }
+
 export function ToolCallView({
   id,
   name,
   args,
   call,
+  index,
+  argsBytes,
   live
 }: {
   id: string
@@ -60,10 +81,12 @@ export function ToolCallView({
   args: string
   /** The assistant row making the call: its timestamp starts the call's duration. */
   call?: Message
+  /** Which of `call`'s calls this is, and the arguments' full size when the page holds only their start. */
+  index?: number
+  argsBytes?: number
   /** A streaming turn's result text (not saved yet, so not in the transcript's rows). */
   live?: string | null
 }) {
-  const diff = editAsDiff(args)
   const saved = useToolPairs().results.get(id)
   const result = saved ?? (live != null ? { content: live, toolName: name, id: undefined } : undefined)
   const took = call && saved ? callDuration(call, saved) : null
@@ -83,14 +106,10 @@ export function ToolCallView({
         </>
       }
     >
-      <div className="tool-section-label">{diff ? 'edit' : 'arguments'}</div>
-      {diff ? (
-        <ToolOutput text={diff} tool={name} />
+      {call && index !== undefined ? (
+        <CallArguments call={call} index={index} args={args} bytes={argsBytes} view={argumentsView(name)} />
       ) : (
-        // focusable: a long argument scrolls sideways, and a keyboard must be able to scroll it
-        <pre className="code" tabIndex={0}>
-          {prettyArgs(args)}
-        </pre>
+        argumentsView(name)(args, false)
       )}
       {result && (
         <div data-testid="tool-result" data-message-id={result.id}>
@@ -214,8 +233,16 @@ export const MessageItem = memo(function MessageItem({
           )}
         </div>
       )}
-      {m.toolCalls?.map((c) => (
-        <ToolCallView key={c.id} id={c.id} name={c.name} args={c.arguments} call={m} />
+      {m.toolCalls?.map((c, i) => (
+        <ToolCallView
+          key={c.id}
+          id={c.id}
+          name={c.name}
+          args={c.arguments}
+          call={m}
+          index={i}
+          argsBytes={c.argumentsBytes}
+        />
       ))}
     </div>
   )

@@ -1,8 +1,9 @@
 /**
- * A tool output the host cut for the page (issue 24: pages carry previews and sizes, never a field whole): the
- * preview, its full size, and "Show all", which reads the rest with `sessions.messageText` one chunk at a time.
+ * A field the host cut for the page (issue 24: pages carry previews and sizes, never a field whole) — a tool's
+ * output, or a call's arguments: the preview, its full size, and "Show all", which reads the rest with
+ * `sessions.messageText` one chunk at a time.
  */
-import { useState } from 'react'
+import { useState, type ReactNode } from 'react'
 import { MESSAGE_TEXT_CHUNK, type Message } from '@shared/contract'
 import { getApi } from '../../api'
 import { ToolOutput } from './ToolOutput'
@@ -11,6 +12,66 @@ import { errorMessage } from '../../lib/format'
 
 const size = (bytes: number) =>
   bytes >= 1 << 20 ? `${(bytes / (1 << 20)).toFixed(1)} MB` : `${Math.ceil(bytes / 1024).toLocaleString()} KB`
+
+type LoadState = { read: number; total: number } | { error: string } | null
+
+/** Reads a cut field whole: `field` of message `m` (for `arguments`, of its call `callIndex`), chunk by chunk. */
+function useWholeField(m: Message, field: 'content' | 'arguments', callIndex = 0) {
+  const [full, setFull] = useState<string | null>(null)
+  const [state, setState] = useState<LoadState>(null)
+  const load = async () => {
+    const profile = useTranscript.getState().profile
+    if (!profile) return
+    const parts: string[] = []
+    try {
+      for (let offset = 0, total = 1; offset < total; offset += MESSAGE_TEXT_CHUNK) {
+        const chunk = await getApi().call('sessions.messageText', {
+          profile,
+          sessionId: m.sessionId,
+          messageId: m.id,
+          field,
+          callIndex,
+          offset
+        })
+        parts.push(chunk.text)
+        total = chunk.total
+        setState({ read: Math.min(offset + MESSAGE_TEXT_CHUNK, total), total })
+      }
+      setFull(parts.join(''))
+    } catch (err) {
+      setState({ error: errorMessage(err) })
+    }
+  }
+  return { full, state, load }
+}
+
+/** The notice under a cut field: how much it is, and "Show all" (or its progress, or why it failed). */
+function CutNotice({
+  shown,
+  bytes,
+  state,
+  onLoad
+}: {
+  shown: boolean
+  bytes: number
+  state: LoadState
+  onLoad: () => void
+}) {
+  return (
+    <div className="muted tool-cut" data-testid="tool-cut">
+      {shown ? 'Showing the start' : 'Not shown'} of {size(bytes)}.{' '}
+      {state && 'error' in state ? (
+        <span className="error">{state.error}</span>
+      ) : state ? (
+        <span>Loading… {Math.round((state.read / state.total) * 100)}%</span>
+      ) : (
+        <button className="link" data-testid="tool-show-all" onClick={onLoad}>
+          Show all
+        </button>
+      )}
+    </div>
+  )
+}
 
 /** A tool result's output; when the host cut it, with the cut notice and its "Show all" button. */
 export function ToolResultOutput({
@@ -24,47 +85,40 @@ export function ToolResultOutput({
   tool?: string
   path?: string
 }) {
-  const [full, setFull] = useState<string | null>(null)
-  const [state, setState] = useState<{ read: number; total: number } | { error: string } | null>(null)
+  const { full, state, load } = useWholeField(m, 'content')
   const output = <ToolOutput text={full ?? m.content ?? ''} tool={tool ?? m.toolName} path={path} terms={terms} />
   if (m.contentBytes === undefined || full !== null) return output
-  const load = async () => {
-    const profile = useTranscript.getState().profile
-    if (!profile) return
-    const parts: string[] = []
-    try {
-      for (let offset = 0, total = 1; offset < total; offset += MESSAGE_TEXT_CHUNK) {
-        const chunk = await getApi().call('sessions.messageText', {
-          profile,
-          sessionId: m.sessionId,
-          messageId: m.id,
-          field: 'content',
-          offset
-        })
-        parts.push(chunk.text)
-        total = chunk.total
-        setState({ read: Math.min(offset + MESSAGE_TEXT_CHUNK, total), total })
-      }
-      setFull(parts.join(''))
-    } catch (err) {
-      setState({ error: errorMessage(err) })
-    }
-  }
   return (
     <>
       {output}
-      <div className="muted tool-cut" data-testid="tool-cut">
-        {m.content ? 'Showing the start' : 'Not shown'} of {size(m.contentBytes)}.{' '}
-        {state && 'error' in state ? (
-          <span className="error">{state.error}</span>
-        ) : state ? (
-          <span>Loading… {Math.round((state.read / state.total) * 100)}%</span>
-        ) : (
-          <button className="link" data-testid="tool-show-all" onClick={() => void load()}>
-            Show all
-          </button>
-        )}
-      </div>
+      <CutNotice shown={!!m.content} bytes={m.contentBytes} state={state} onLoad={() => void load()} />
+    </>
+  )
+}
+
+/**
+ * A call's arguments (call `index` of message `call`), rendered by `view`; when the host cut them (`bytes`), the
+ * start is shown with the cut notice and "Show all" reads them whole.
+ */
+export function CallArguments({
+  call,
+  index,
+  args,
+  bytes,
+  view
+}: {
+  call: Message
+  index: number
+  args: string
+  bytes: number | undefined
+  view: (args: string, cut: boolean) => ReactNode
+}) {
+  const { full, state, load } = useWholeField(call, 'arguments', index)
+  if (bytes === undefined || full !== null) return <>{view(full ?? args, false)}</>
+  return (
+    <>
+      {view(args, true)}
+      <CutNotice shown={!!args} bytes={bytes} state={state} onLoad={() => void load()} />
     </>
   )
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { argsPreview } from './tool-args'
+import { argsPreview, decodeUnicodeEscapes } from './tool-args'
 
 describe('a tool call summary', () => {
   it("reads upstream's ASCII-escaped arguments as text (test/fixtures/upstream/fidelity: big-tools)", () => {
@@ -28,5 +28,24 @@ describe('a tool call summary', () => {
     const long = argsPreview(JSON.stringify({ q: '🚀'.repeat(100) }))
     expect(Array.from(long)).toHaveLength(81)
     expect(long.endsWith('🚀…')).toBe(true)
+  })
+  it('reads the start of arguments a transcript page cut short (the rest loads with "show all")', () => {
+    const full = JSON.stringify({ path: 'rapport-été.md', content: 'Heater ✓ '.repeat(400) }).replace(
+      /[^\x00-\x7f]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
+    )
+    const cutShort = full.slice(0, 203) // inside the content string, mid-escape
+    expect(() => JSON.parse(cutShort)).toThrow()
+    expect(argsPreview(cutShort)).toBe(
+      'path: rapport-été.md · content: Heater ✓ Heater ✓ Heater ✓ Heater ✓ Heater ✓ Hea…'
+    )
+    expect(argsPreview('{"n": 12, "opts": {"a": [1, 2')).toBe('n: 12 · opts: {"a": [1, 2')
+    expect(argsPreview('{"cmd": "ls\\')).toBe('cmd: ls')
+    expect(argsPreview('{ "unfinished')).toBe('{ "unfinished')
+  })
+  it('reads \\u escapes in text that cannot be parsed, and leaves an escaped backslash alone', () => {
+    expect(decodeUnicodeEscapes('{"path": "notes/\\u00e9t\\u00e9.md", "c": "a\\\\u00e9 \\ud83d\\ude80 \\u12')).toBe(
+      '{"path": "notes/été.md", "c": "a\\\\u00e9 🚀 \\u12'
+    )
   })
 })

@@ -2,7 +2,8 @@
  * A tool call's one-line summary, read from its `arguments` JSON. Upstream writes that JSON as Python's json.dumps
  * does (every non-ASCII character as `\uXXXX`), and models differ; shown raw, a call to write `rapport-été.md` read
  * `{"path": "rapport-\u00e9t\u00e9.md", …}`. The summary shows what the call was given — `key: value` pairs, strings
- * as text — and falls back to the raw text (whitespace folded) when it is not a JSON object.
+ * as text — also when the page holds only the start of long arguments (a transcript page cuts them), and falls back
+ * to the raw text (whitespace folded) when it is not a JSON object.
  */
 const MAX = 80
 
@@ -18,18 +19,84 @@ function cut(s: string, max: number): string {
   return chars.length > max ? `${chars.slice(0, max).join('')}…` : chars.join('')
 }
 
-export function argsPreview(raw: string): string {
-  let parsed: unknown
+/** A JSON string's body (between its quotes) as text; one cut short loses only its last, partial escape. */
+function stringBody(body: string): string {
+  const whole = body.replace(/\\(u[0-9a-fA-F]{0,3})?$/, '')
   try {
-    parsed = JSON.parse(raw)
+    return JSON.parse(`"${whole}"`) as string
   } catch {
-    parsed = undefined
+    return whole
   }
-  const text =
-    parsed && typeof parsed === 'object' && !Array.isArray(parsed)
-      ? Object.entries(parsed)
-          .map(([k, v]) => `${k}: ${valueText(v)}`)
-          .join(' · ')
-      : raw
+}
+
+/** Where the JSON value at `i` ends, and whether it is whole (the text may stop inside it). */
+function valueEnd(raw: string, i: number): { end: number; whole: boolean } {
+  let depth = 0
+  for (let j = i; j < raw.length; j++) {
+    const c = raw[j]
+    if (c === '"') {
+      j++
+      while (j < raw.length && raw[j] !== '"') j += raw[j] === '\\' ? 2 : 1
+      if (j >= raw.length) break
+      if (depth === 0) return { end: j + 1, whole: true }
+    } else if (c === '{' || c === '[') depth++
+    else if ((c === '}' || c === ']') && depth > 0) depth--
+    else if ((c === '}' || c === ',') && depth === 0) return { end: j, whole: true }
+  }
+  return { end: raw.length, whole: false }
+}
+
+/** The leading `key: value` pairs of a JSON object, enough for the summary, even when the text stops mid-value. */
+function leadingPairs(raw: string): Array<[string, unknown]> | null {
+  const open = raw.search(/\S/)
+  if (open < 0 || raw[open] !== '{') return null
+  const pairs: Array<[string, unknown]> = []
+  const key = /\s*"((?:[^"\\]|\\.)*)"\s*:\s*/y
+  let shown = 0
+  let i = open + 1
+  while (shown <= MAX) {
+    key.lastIndex = i
+    const m = key.exec(raw)
+    if (!m) break
+    const { end, whole } = valueEnd(raw, key.lastIndex)
+    const text = raw.slice(key.lastIndex, end).trim()
+    let value: unknown = text // a number or a nested value the page cut short, as it stands
+    if (text.startsWith('"')) value = stringBody(text.slice(1, whole ? -1 : undefined))
+    else if (whole)
+      try {
+        value = JSON.parse(text)
+      } catch {
+        /* kept as text */
+      }
+    pairs.push([stringBody(m[1]!), value])
+    shown += m[1]!.length + valueText(value).length
+    if (!whole || raw[end] !== ',') break
+    i = end + 1
+  }
+  return pairs.length ? pairs : null
+}
+
+export function argsPreview(raw: string): string {
+  let text = raw
+  try {
+    const parsed: unknown = JSON.parse(raw)
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) text = pairsText(Object.entries(parsed))
+  } catch {
+    const pairs = leadingPairs(raw) // a page holds only the start of long arguments
+    if (pairs) text = pairsText(pairs)
+  }
   return cut(text.replace(/\s+/g, ' ').trim(), MAX)
+}
+
+const pairsText = (pairs: Array<[string, unknown]>) => pairs.map(([k, v]) => `${k}: ${valueText(v)}`).join(' · ')
+
+/**
+ * Text with its JSON `\uXXXX` escapes read (an escaped backslash before a `u` is not one): what the start of cut
+ * arguments, which cannot be parsed, shows in place of upstream's escaped non-ASCII.
+ */
+export function decodeUnicodeEscapes(text: string): string {
+  return text.replace(
+    /(?<!\\)((?:\\\\)*)\\u([0-9a-fA-F]{4})/g,
+    (_, even: string, hex: string) => even + String.fromCharCode(parseInt(hex, 16))
+  )
 }
