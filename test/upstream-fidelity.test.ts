@@ -256,6 +256,16 @@ describe('reads of an upstream-written home (export, lineage, search, list, show
         '[user] summary of earlier turns',
         '[user] never mind'
       ])
+      // upstream's calls under their message, arguments read as text (upstream stores them ASCII-escaped)
+      expect(await sessionsCli(parseArgs(['sessions', 'show', 'big-tools', '--home', home]))).toBe(0)
+      const shown = String(log.mock.calls[1]?.[0]).split('\n')
+      const call = shown.indexOf('[assistant] ')
+      expect(shown.slice(call + 1, call + 3)).toEqual([
+        expect.stringMatching(
+          /^ {2}→ write_file\(path: rapport-été\.md · content: Heater ✓ ünïcödé 東京 Heater ✓ .*…\)$/
+        ),
+        '  → terminal(cmd: ls -la)'
+      ])
     } finally {
       log.mockRestore()
     }

@@ -1,3 +1,4 @@
+import { argsPreview } from '@shared/contract/tool-args'
 import type { Message, SearchHit, SessionDetail, SessionSummary } from '@shared/contract'
 
 const when = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString().replace('T', ' ').slice(0, 16)
@@ -20,9 +21,12 @@ export function formatSessionShow(detail: SessionDetail, messages: Message[]): s
     `${s.title ?? '(untitled)'} — ${s.id} [${s.profile}]`,
     `source ${s.source} · model ${s.model ?? '?'} · ${s.messageCount} messages · ${money(s)}`
   ]
-  const body = messages.map(
-    (m) =>
-      `[${m.role}${m.toolName ? `:${m.toolName}` : ''}${m.compacted ? ' · compacted' : ''}] ${(m.content ?? (m.toolCalls ?? []).map((c) => `${c.name}(${c.arguments})`).join(' ')).slice(0, 2000)}`
+  // a call on a line of its own under its message, its arguments as the transcript's call row reads them
+  const body = messages.map((m) =>
+    [
+      `[${m.role}${m.toolName ? `:${m.toolName}` : ''}${m.compacted ? ' · compacted' : ''}] ${(m.content ?? '').slice(0, 2000)}`,
+      ...(m.toolCalls ?? []).map((c) => `  → ${c.name}(${argsPreview(c.arguments)})`)
+    ].join('\n')
   )
   return [...head, '', ...body].join('\n')
 }

@@ -10,7 +10,7 @@ import { DelegationCards, delegationIdOf } from './DelegationCards'
 import { CallArguments, ToolResultOutput } from './ShowAll'
 import { callDuration, useToolPairs } from './tool-pairs'
 import { pathArg } from './tool-result'
-import { argsPreview, decodeUnicodeEscapes } from './tool-args'
+import { argsPreview, decodeUnicodeEscapes } from '@shared/contract/tool-args'
 
 function Fold({
   label,
