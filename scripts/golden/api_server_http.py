@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+"""Golden HTTP exchanges with upstream's real API server: what a client sees for each request.
+
+Starts upstream's APIServerAdapter with its own connect() (gateway/platforms/api_server.py: the real aiohttp app,
+middlewares and routes) on a free 127.0.0.1 port, with the bearer key set. Only the agent is replaced, as upstream's
+tests do (tests/gateway/test_api_server*.py patch _create_agent): a scripted agent streams a fixed reply, and for a
+user message containing "use a tool" first reports one `terminal` tool call through the same callbacks the real
+agent fires. Every request goes over a real socket with aiohttp's client.
+
+Recorded per case: status, the headers that matter (content-type, whether X-Hermes-Session-Id is present,
+Retry-After, WWW-Authenticate, Access-Control-*), and the body: JSON normalised (ids and timestamps replaced by
+placeholders, see norm()), or for SSE the frame sequence (event name + normalised data, comments as `:`).
+
+Usage: /usr/bin/python3 scripts/golden/api_server_http.py
+Needs Debian's python3-aiohttp, python3-yaml, python3-dotenv, python3-httpx and python3-requests.
+Env: HERMES_UPSTREAM (default /work/upstream) is the upstream checkout to import.
+Writes test/fixtures/upstream/api-server-http/cases.json: {upstreamCommit, key, reply, cases: [...]}.
+"""
+import asyncio
+import json
+import os
+import re
+import socket
+import sys
+import tempfile
+from pathlib import Path
+
+from upstream_cli import UPSTREAM, upstream_commit  # noqa: E402
+
+OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "api-server-http"
+KEY = "hk_golden_key_0123456789"
+REPLY_PIECES = ["Hello", " from", " the agent."]
+REPLY = "".join(REPLY_PIECES)
+USAGE = (11, 7, 18)
+AUTH = {"Authorization": f"Bearer {KEY}"}
+JSON_AUTH = {**AUTH, "Content-Type": "application/json"}
+
+# Header names recorded (lower-cased); X-Hermes-Session-Id only as present/absent (its value is an id).
+KEPT_HEADERS = ["content-type", "retry-after", "www-authenticate", "allow"]
+PRESENCE_HEADERS = ["x-hermes-session-id"]
+
+
+class ScriptedAgent:
+    """Stands in for AIAgent: the same callbacks, a fixed reply, fixed token counts."""
+
+    def __init__(self, session_id=None, stream_delta_callback=None, tool_progress_callback=None,
+                 tool_start_callback=None, tool_complete_callback=None, **_):
+        self.session_id = session_id
+        self.stream = stream_delta_callback
+        self.progress = tool_progress_callback
+        self.tool_start = tool_start_callback
+        self.tool_complete = tool_complete_callback
+        self.session_prompt_tokens, self.session_completion_tokens, self.session_total_tokens = USAGE
+
+    def interrupt(self, *_a, **_k):
+        pass
+
+    def run_conversation(self, user_message, conversation_history=None, task_id=None):
+        text = user_message if isinstance(user_message, str) else json.dumps(user_message)
+        messages = list(conversation_history or []) + [{"role": "user", "content": user_message}]
+        if "use a tool" in text:
+            args = {"command": "echo hi"}
+            if self.progress:
+                self.progress("tool.started", "terminal", "echo hi", args)
+            if self.tool_start:
+                self.tool_start("call_1", "terminal", args)
+            if self.tool_complete:
+                self.tool_complete("call_1", "terminal", args, "hi")
+            if self.progress:
+                self.progress("tool.completed", "terminal", None, None, duration=0.01, is_error=False)
+            messages += [
+                {"role": "assistant", "content": "", "tool_calls": [
+                    {"id": "call_1", "type": "function", "function": {"name": "terminal", "arguments": json.dumps(args)}}]},
+                {"role": "tool", "tool_call_id": "call_1", "content": "hi"},
+            ]
+        if self.stream:
+            for piece in REPLY_PIECES:
+                self.stream(piece)
+        messages.append({"role": "assistant", "content": REPLY})
+        return {"final_response": REPLY, "messages": messages, "completed": True}
+
+
+ID_PATTERNS = [
+    (re.compile(r"^chatcmpl-[0-9a-zA-Z]+$"), "<id:chatcmpl>"),
+    (re.compile(r"^resp_[0-9a-zA-Z]+$"), "<id:resp>"),
+    (re.compile(r"^msg_[0-9a-zA-Z]+$"), "<id:msg>"),
+    (re.compile(r"^run_[0-9a-zA-Z]+$"), "<id:run>"),
+    (re.compile(r"^fc_[0-9a-zA-Z]+$"), "<id:fc>"),
+]
+TIME_KEYS = {"created", "created_at", "updated_at", "timestamp", "completed_at", "started_at", "duration"}
+
+
+def norm(value, key=None):
+    """Ids → <id:prefix>, timestamps → <time>; everything else verbatim."""
+    if isinstance(value, dict):
+        return {k: norm(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [norm(v, key) for v in value]
+    if key in TIME_KEYS and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return "<time>"
+    if isinstance(value, str):
+        for pat, ph in ID_PATTERNS:
+            if pat.match(value):
+                return ph
+        value = re.sub(r"(resp|run|chatcmpl)[_-][0-9a-f]{12,}", lambda m: f"<id:{m.group(1)}>", value)
+    return value
+
+
+def parse_sse(text):
+    """Frames in order: {"event"?, "data"} with JSON data parsed; comment lines as {"comment": text}."""
+    frames = []
+    for block in text.replace("\r\n", "\n").split("\n\n"):
+        if not block.strip():
+            continue
+        frame, data = {}, []
+        for line in block.split("\n"):
+            if line.startswith(":"):
+                frames.append({"comment": line[1:].strip()})
+            elif line.startswith("event:"):
+                frame["event"] = line[6:].strip()
+            elif line.startswith("data:"):
+                data.append(line[5:].lstrip())
+        if data:
+            raw = "\n".join(data)
+            try:
+                frame["data"] = norm(json.loads(raw))
+            except ValueError:
+                frame["data"] = raw
+            frames.append(frame)
+    return frames
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def cases():
+    """(name, method, path, headers, body) — body: dict/list → JSON, str → raw bytes, None → no body.
+
+    "<id:resp>" / "<id:run>" in a path or body stand for the id the earlier responses_create / runs_create returned.
+    """
+    def said(text):
+        return {"model": "hermes-agent", "messages": [{"role": "user", "content": text}]}
+
+    hello = said("hello")
+    return [
+        ("health", "GET", "/health", {}, None),
+        ("v1_health", "GET", "/v1/health", {}, None),
+        ("models", "GET", "/v1/models", AUTH, None),
+        ("capabilities", "GET", "/v1/capabilities", AUTH, None),
+        ("models_no_key", "GET", "/v1/models", {}, None),
+        ("models_wrong_key", "GET", "/v1/models", {"Authorization": "Bearer wrong"}, None),
+        ("models_not_bearer", "GET", "/v1/models", {"Authorization": KEY}, None),
+        ("chat_no_key", "POST", "/v1/chat/completions", {"Content-Type": "application/json"}, hello),
+        ("chat", "POST", "/v1/chat/completions", JSON_AUTH, hello),
+        ("chat_system_and_history", "POST", "/v1/chat/completions", JSON_AUTH, {"model": "hermes-agent", "messages": [
+            {"role": "system", "content": "Be terse."},
+            {"role": "user", "content": "first"},
+            {"role": "assistant", "content": "ok"},
+            {"role": "user", "content": "second"}]}),
+        ("chat_model_echo", "POST", "/v1/chat/completions", JSON_AUTH,
+         {"model": "some-other-model", "messages": [{"role": "user", "content": "which model?"}]}),
+        ("chat_no_model", "POST", "/v1/chat/completions", JSON_AUTH,
+         {"messages": [{"role": "user", "content": "no model named"}]}),
+        ("chat_stream", "POST", "/v1/chat/completions", JSON_AUTH, {**said("stream this"), "stream": True}),
+        ("chat_stream_usage", "POST", "/v1/chat/completions", JSON_AUTH,
+         {**said("stream with usage"), "stream": True, "stream_options": {"include_usage": True}}),
+        ("chat_stream_tool", "POST", "/v1/chat/completions", JSON_AUTH,
+         {"model": "hermes-agent", "stream": True, "messages": [{"role": "user", "content": "please use a tool"}]}),
+        ("chat_malformed_json", "POST", "/v1/chat/completions", JSON_AUTH, "{not json"),
+        ("chat_body_array", "POST", "/v1/chat/completions", JSON_AUTH, [1, 2]),
+        ("chat_missing_messages", "POST", "/v1/chat/completions", JSON_AUTH, {"model": "hermes-agent"}),
+        ("chat_empty_messages", "POST", "/v1/chat/completions", JSON_AUTH, {"model": "hermes-agent", "messages": []}),
+        ("chat_messages_not_list", "POST", "/v1/chat/completions", JSON_AUTH,
+         {"model": "hermes-agent", "messages": "hello"}),
+        ("chat_content_int", "POST", "/v1/chat/completions", JSON_AUTH,
+         {"model": "hermes-agent", "messages": [{"role": "user", "content": 42}]}),
+        ("chat_last_not_user", "POST", "/v1/chat/completions", JSON_AUTH,
+         {"model": "hermes-agent", "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]}),
+        ("chat_empty_user", "POST", "/v1/chat/completions", JSON_AUTH,
+         {"model": "hermes-agent", "messages": [{"role": "user", "content": "   "}]}),
+        ("chat_session_header_new", "POST", "/v1/chat/completions",
+         {**JSON_AUTH, "X-Hermes-Session-Id": "golden-session-1"}, said("new session by header")),
+        ("chat_session_header_invalid", "POST", "/v1/chat/completions",
+         {**JSON_AUTH, "X-Hermes-Session-Id": "../etc/passwd"}, hello),
+        ("chat_session_header_too_long", "POST", "/v1/chat/completions",
+         {**JSON_AUTH, "X-Hermes-Session-Id": "a" * 300}, hello),
+        ("chat_session_header_200_chars", "POST", "/v1/chat/completions",
+         {**JSON_AUTH, "X-Hermes-Session-Id": "b" * 200}, said("a long session id")),
+        ("chat_session_header_space", "POST", "/v1/chat/completions",
+         {**JSON_AUTH, "X-Hermes-Session-Id": "my session"}, hello),
+        ("chat_get", "GET", "/v1/chat/completions", AUTH, None),
+        ("unknown_route", "GET", "/v1/nope", AUTH, None),
+        ("unknown_route_no_key", "GET", "/v1/nope", {}, None),
+        ("options_preflight", "OPTIONS", "/v1/chat/completions",
+         {"Origin": "http://localhost:3000", "Access-Control-Request-Method": "POST",
+          "Access-Control-Request-Headers": "authorization, content-type"}, None),
+        ("options_preflight_bad_origin", "OPTIONS", "/v1/chat/completions",
+         {"Origin": "http://evil.example", "Access-Control-Request-Method": "POST"}, None),
+        ("models_allowed_origin", "GET", "/v1/models", {**AUTH, "Origin": "http://localhost:3000"}, None),
+        ("models_bad_origin", "GET", "/v1/models", {**AUTH, "Origin": "http://evil.example"}, None),
+        ("responses_create", "POST", "/v1/responses", JSON_AUTH, {"model": "hermes-agent", "input": "respond"}),
+        ("responses_chain", "POST", "/v1/responses", JSON_AUTH,
+                   {"model": "hermes-agent", "input": "and again", "previous_response_id": "<id:resp>"}),
+        ("responses_get", "GET", "/v1/responses/<id:resp>", AUTH, None),
+        ("responses_stream", "POST", "/v1/responses", JSON_AUTH,
+         {"model": "hermes-agent", "input": "respond in a stream", "stream": True}),
+        ("responses_missing_input", "POST", "/v1/responses", JSON_AUTH, {"model": "hermes-agent"}),
+        ("responses_input_int", "POST", "/v1/responses", JSON_AUTH, {"model": "hermes-agent", "input": 5}),
+        ("responses_unknown_previous", "POST", "/v1/responses", JSON_AUTH,
+         {"model": "hermes-agent", "input": "x", "previous_response_id": "resp_doesnotexist"}),
+        ("responses_get_unknown", "GET", "/v1/responses/resp_doesnotexist", AUTH, None),
+        ("responses_delete", "DELETE", "/v1/responses/<id:resp>", AUTH, None),
+        ("responses_get_deleted", "GET", "/v1/responses/<id:resp>", AUTH, None),
+        ("responses_delete_unknown", "DELETE", "/v1/responses/resp_doesnotexist", AUTH, None),
+        ("runs_create", "POST", "/v1/runs", JSON_AUTH, {"input": "run this"}),
+        ("runs_missing_input", "POST", "/v1/runs", JSON_AUTH, {}),
+        ("runs_events", "GET", "/v1/runs/<id:run>/events", AUTH, None),
+        ("runs_status", "GET", "/v1/runs/<id:run>", AUTH, None),
+        ("runs_stop_finished", "POST", "/v1/runs/<id:run>/stop", AUTH, None),
+        ("runs_status_unknown", "GET", "/v1/runs/run_doesnotexist", AUTH, None),
+        ("runs_stop_unknown", "POST", "/v1/runs/run_doesnotexist/stop", AUTH, None),
+    ]
+
+
+async def record(port):
+    import aiohttp
+
+    state = {}
+    out = []
+    base = f"http://127.0.0.1:{port}"
+    async with aiohttp.ClientSession() as http:
+        for name, method, path, headers, body in cases():
+            def fill(text):
+                return text.replace("<id:resp>", state.get("resp", "")).replace("<id:run>", state.get("run", ""))
+
+            kwargs = {"headers": headers}
+            if isinstance(body, str):
+                kwargs["data"] = body.encode()
+            elif body is not None:
+                kwargs["data"] = fill(json.dumps(body)).encode()
+            async with http.request(method, base + fill(path), **kwargs) as resp:
+                text = await resp.text()
+                h = {k.lower(): v for k, v in resp.headers.items()}
+            entry = {
+                "name": name,
+                "request": {"method": method, "path": path, "headers": headers, "body": body},
+                "status": resp.status,
+                "headers": {k: h[k] for k in KEPT_HEADERS if k in h},
+                "present": {k: k in h for k in PRESENCE_HEADERS},
+                "cors": {k: v for k, v in sorted(h.items()) if k.startswith("access-control-")},
+            }
+            if "text/event-stream" in h.get("content-type", ""):
+                entry["sse"] = parse_sse(text)
+            else:
+                try:
+                    entry["json"] = norm(json.loads(text))
+                except ValueError:
+                    entry["text"] = text
+            if name == "responses_create":
+                state["resp"] = json.loads(text)["id"]
+            if name == "runs_create":
+                state["run"] = json.loads(text)["run_id"]
+                # the scripted run finishes at once; wait for it before reading its events
+                await asyncio.sleep(0.5)
+            out.append(entry)
+    return out
+
+
+async def main_async():
+    from aiohttp import web
+    from gateway.config import PlatformConfig
+    from gateway.platforms.api_server import APIServerAdapter
+
+    # Upstream refuses a request with `if auth_err: return auth_err`. Debian's aiohttp (3.8) makes a fresh
+    # web.Response falsy (an empty MutableMapping), so under it every auth check would pass; the aiohttp upstream
+    # pins (pyproject.toml: 3.14.1) answers True (aio-libs/aiohttp#10119), and upstream's own tests assert the 401.
+    # Run it under the semantics it pins.
+    web.StreamResponse.__bool__ = lambda self: True
+
+    port = free_port()
+    adapter = APIServerAdapter(PlatformConfig(enabled=True, extra={
+        "key": KEY, "host": "127.0.0.1", "port": port, "cors_origins": ["http://localhost:3000"]}))
+    adapter._create_agent = lambda **kw: ScriptedAgent(**kw)
+    if not await adapter.connect():
+        raise SystemExit("upstream's API server did not start")
+    try:
+        return await record(port)
+    finally:
+        await adapter.disconnect()
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as home:
+        os.environ["HERMES_HOME"] = home
+        os.environ.pop("API_SERVER_KEY", None)
+        sys.path.insert(0, str(UPSTREAM))
+        recorded = asyncio.run(main_async())
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "cases.json").write_text(json.dumps({
+        "upstreamCommit": upstream_commit(),
+        "script": "scripts/golden/api_server_http.py",
+        "key": KEY,
+        "reply": REPLY,
+        "usage": {"prompt_tokens": USAGE[0], "completion_tokens": USAGE[1], "total_tokens": USAGE[2]},
+        "cases": recorded,
+    }, indent=1, ensure_ascii=False) + "\n")
+    print(f"{len(recorded)} cases → {OUT / 'cases.json'}")
+
+
+if __name__ == "__main__":
+    main()
