@@ -88,6 +88,11 @@ afterAll(async () => {
 })
 
 describe('caduceus api through the openai SDK', { timeout: 60_000 }, () => {
+  it("reports the app's version on /health, as upstream reports its own", async () => {
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version: string }
+    expect(await (await fetch(`${api.url}/health`)).json()).toMatchObject({ status: 'ok', version: pkg.version })
+  })
+
   it('a 3-turn conversation that resends its whole history is one session of 6 messages, id as upstream derives it', async () => {
     const system = { role: 'system' as const, content: 'You are terse.' }
     const history: OpenAI.ChatCompletionMessageParam[] = []

@@ -29,6 +29,8 @@ export interface ApiServerOptions {
   sessions?: ConversationSessions
   host?: string
   port?: number
+  /** The app's version, reported by /health as upstream reports its own. */
+  version?: string
   log?: LogFn
   /**
    * The host's shared request guards (host/request-guards): a never-throwing path decoder and the server-level
@@ -83,6 +85,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
   const responses = new ResponseStore(join(opts.home, 'caduceus', 'api-responses'))
   const runs = new RunRegistry()
   const stats: ApiServerStats = { requests: 0, startedAt: Date.now() }
+  const version = opts.version ?? '0.0.0'
   const loopback = isLoopbackHost(settings.host)
   let port = settings.port
 
@@ -96,34 +99,69 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       // slash in it, before the key check (an 8 KB path of slashes: 25 ms of the host's thread per request).
       (target?.ok ? target.pathname : new URL(req.url ?? '/', 'http://x').pathname).replace(/(?<!\/)\/+$/, '') || '/'
     const method = req.method ?? 'GET'
-    if (method === 'OPTIONS') return void res.writeHead(204, cors).end()
-    if (path === '/health' || path === '/v1/health')
-      return sendJson(res, 200, { status: 'ok', platform: 'hermes-agent', profile: opts.profile }, cors)
+    // A preflight from an allowed origin (guardOrigin refused the others): 200 with the CORS headers, as upstream.
+    if (method === 'OPTIONS') return void res.writeHead(200, cors).end()
+    if (path === '/health' || path === '/v1/health') {
+      allowOnly(method, ['GET', 'HEAD'])
+      return sendJson(res, 200, { status: 'ok', platform: 'hermes-agent', version, profile: opts.profile }, cors)
+    }
     if (!keyMatches(settings.key, req.headers.authorization))
       throw new HttpError(401, 'Invalid API key', 'invalid_request_error', 'invalid_api_key')
     stats.requests++
-    if (method === 'GET' && path === '/v1/models')
-      return sendJson(
-        res,
-        200,
-        { object: 'list', data: modelCards(settings.modelName, ctx.routes, stats.startedAt) },
-        cors
-      )
-    if (method === 'GET' && path === '/v1/capabilities')
-      return sendJson(res, 200, capabilities(settings.modelName), cors)
-    if (method === 'POST' && path === '/v1/chat/completions')
-      return chatCompletions(ctx, req, res, await guardJsonBody(req), cors)
-    if (method === 'POST' && path === '/v1/responses')
-      return createResponse(ctx, responses, req, res, await guardJsonBody(req), cors)
-    if (method === 'POST' && path === '/v1/runs') return submitRun(ctx, runs, req, res, await guardJsonBody(req), cors)
+    const handlers = routeOf(path)
+    if (!handlers) throw new HttpError(404, `Unknown route ${method} ${path}`, 'invalid_request_error', 'not_found')
+    allowOnly(method, Object.keys(handlers.methods))
+    return handlers.methods[method]!(handlers.id, req, res, cors)
+  }
+
+  type Handler = (
+    id: string,
+    req: IncomingMessage,
+    res: ServerResponse,
+    cors: Record<string, string>
+  ) => void | Promise<void>
+  /** The /v1 routes: a path (with the id it names, if any) and what each method does there. */
+  const routeOf = (path: string): { id: string; methods: Record<string, Handler> } | null => {
+    const fixed: Record<string, Record<string, Handler>> = {
+      '/v1/models': {
+        GET: (_id, _req, res, cors) =>
+          sendJson(
+            res,
+            200,
+            { object: 'list', data: modelCards(settings.modelName, ctx.routes, stats.startedAt) },
+            cors
+          )
+      },
+      '/v1/capabilities': { GET: (_id, _req, res, cors) => sendJson(res, 200, capabilities(settings.modelName), cors) },
+      '/v1/chat/completions': {
+        POST: async (_id, req, res, cors) => chatCompletions(ctx, req, res, await guardJsonBody(req), cors)
+      },
+      '/v1/responses': {
+        POST: async (_id, req, res, cors) => createResponse(ctx, responses, req, res, await guardJsonBody(req), cors)
+      },
+      '/v1/runs': {
+        POST: async (_id, req, res, cors) => submitRun(ctx, runs, req, res, await guardJsonBody(req), cors)
+      }
+    }
+    if (fixed[path]) return { id: '', methods: fixed[path] }
     const resp = /^\/v1\/responses\/([^/]+)$/.exec(path)
-    if (resp && method === 'GET') return getResponse(responses, decode(resp[1]!), res, cors)
-    if (resp && method === 'DELETE') return deleteResponse(responses, decode(resp[1]!), res, cors)
+    if (resp)
+      return {
+        id: decode(resp[1]!),
+        methods: {
+          GET: (id, _req, res, cors) => getResponse(responses, id, res, cors),
+          DELETE: (id, _req, res, cors) => deleteResponse(responses, id, res, cors)
+        }
+      }
     const run = /^\/v1\/runs\/([^/]+)(\/events|\/stop)?$/.exec(path)
-    if (run && method === 'GET' && !run[2]) return sendJson(res, 200, statusOf(runs.get(decode(run[1]!))), cors)
-    if (run && method === 'GET' && run[2] === '/events') return runEvents(runs, decode(run[1]!), res, cors)
-    if (run && method === 'POST' && run[2] === '/stop') return stopRun(ctx, runs, decode(run[1]!), res, cors)
-    throw new HttpError(404, `Unknown route ${method} ${path}`, 'invalid_request_error', 'not_found')
+    if (!run) return null
+    const methods: Record<string, Handler> =
+      run[2] === '/events'
+        ? { GET: (id, _req, res, cors) => runEvents(runs, id, res, cors) }
+        : run[2] === '/stop'
+          ? { POST: (id, _req, res, cors) => stopRun(ctx, runs, id, res, cors) }
+          : { GET: (id, _req, res, cors) => sendJson(res, 200, statusOf(runs.get(id)), cors) }
+    return { id: decode(run[1]!), methods }
   }
 
   const server: Server = createServer((req, res) => {
@@ -163,6 +201,14 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
   }
 }
 
+/** A known path asked with another method: 405 naming the ones it answers (upstream's status and Allow header). */
+function allowOnly(method: string, allowed: string[]): void {
+  if (!allowed.includes(method))
+    throw new HttpError(405, `Method ${method} not allowed`, 'invalid_request_error', 'method_not_allowed', {
+      allow: allowed.join(', ')
+    })
+}
+
 function decode(segment: string): string {
   if (!segment.includes('%')) return segment
   try {
@@ -192,12 +238,23 @@ function modelCards(id: string, routes: ApiContext['routes'], startedAt: number)
   ]
 }
 
+/**
+ * What this server offers, in upstream's capability shape (clients feature-detect on it): every feature upstream names
+ * is listed, true only where Caduceus serves it; endpoints are `{method, path}`, only the ones served here.
+ */
 function capabilities(model: string) {
+  const at = (method: string, path: string) => ({ method, path })
   return {
     object: 'hermes.api_server.capabilities',
     platform: 'hermes-agent',
     model,
     auth: { type: 'bearer', required: true },
+    runtime: {
+      mode: 'server_agent',
+      tool_execution: 'server',
+      split_runtime: false,
+      description: "Turns run in this profile's agent inside Caduceus; its tools run on this machine."
+    },
     features: {
       chat_completions: true,
       chat_completions_streaming: true,
@@ -207,18 +264,32 @@ function capabilities(model: string) {
       run_status: true,
       run_events_sse: true,
       run_stop: true,
+      run_approval_response: false,
+      tool_progress_events: true,
+      approval_events: false,
+      session_resources: false,
+      session_chat: false,
+      session_chat_streaming: false,
+      session_fork: false,
+      admin_config_rw: false,
+      jobs_admin: false,
+      memory_write_api: false,
+      skills_api: false,
+      audio_api: false,
+      realtime_voice: false,
       session_continuity_header: 'X-Hermes-Session-Id',
+      cors: true,
       async_delivery: false
     },
     endpoints: {
-      health: '/health',
-      models: '/v1/models',
-      chat_completions: '/v1/chat/completions',
-      responses: '/v1/responses',
-      runs: '/v1/runs',
-      run_status: '/v1/runs/{run_id}',
-      run_events: '/v1/runs/{run_id}/events',
-      run_stop: '/v1/runs/{run_id}/stop'
+      health: at('GET', '/health'),
+      models: at('GET', '/v1/models'),
+      chat_completions: at('POST', '/v1/chat/completions'),
+      responses: at('POST', '/v1/responses'),
+      runs: at('POST', '/v1/runs'),
+      run_status: at('GET', '/v1/runs/{run_id}'),
+      run_events: at('GET', '/v1/runs/{run_id}/events'),
+      run_stop: at('POST', '/v1/runs/{run_id}/stop')
     }
   }
 }

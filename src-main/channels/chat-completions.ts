@@ -45,14 +45,18 @@ const MAX_INSTRUCTIONS = 32_000
  * The last user message is the turn; earlier user/assistant messages are its history. User and assistant
  * messages may carry images (content.ts); system text is text only, as upstream flattens it.
  */
-export function splitConversation(messages: Array<{ role: string; content?: unknown }>): ParsedConversation {
+export function splitConversation(
+  messages: Array<{ role: string; content?: unknown }>,
+  /** Where the turn came from, for upstream's message when it carries no text: `messages` or `input`. */
+  where: 'messages' | 'input' = 'messages'
+): ParsedConversation {
   const last = messages[messages.length - 1]!
   if (last.role !== 'user') throw new HttpError(400, 'the last message must have role "user"')
   const read = messages.map((m, i) =>
     m.role === 'user' || m.role === 'assistant' ? readContent(m.content, `messages[${i}].content`) : null
   )
   const { text, parts } = read[read.length - 1]!
-  if (!text.trim()) throw new HttpError(400, 'the last user message is empty')
+  if (!text.trim()) throw new HttpError(400, `No user message found in ${where}`)
   const history = messages.slice(0, -1).flatMap((m, i) => {
     const c = read[i]
     return c ? [{ role: m.role as 'user' | 'assistant', content: c.text, ...(c.parts ? { parts: c.parts } : {}) }] : []
@@ -94,6 +98,9 @@ export async function chatCompletions(
   raw: Record<string, unknown>,
   cors: Record<string, string>
 ): Promise<void> {
+  // Upstream's one answer for a missing, non-list or empty `messages`.
+  if (!Array.isArray(raw.messages) || raw.messages.length === 0)
+    throw new HttpError(400, "Missing or invalid 'messages' field")
   const body = parseBody(Body, raw)
   const { text, parts, history, instructions, idSystem } = splitConversation(body.messages)
   const headerSid = sessionHeader(req.headers['x-hermes-session-id'])
@@ -148,8 +155,13 @@ export async function chatCompletions(
 
   // The session is known only once the conversation is resolved: that happens before the stream opens.
   let send = null as ReturnType<typeof openSse> | null
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-    send?.({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null, extra: Record<string, unknown> = {}) =>
+    send?.({
+      ...base,
+      object: 'chat.completion.chunk',
+      choices: [{ index: 0, delta, finish_reason: finish }],
+      ...extra
+    })
   let handle: TurnHandle | null = null
   let finished = false
   const started = new Set<string>()
@@ -173,7 +185,10 @@ export async function chatCompletions(
         else if (d.kind === 'tool_call' && d.toolCallId && d.toolName && !d.toolName.startsWith('_')) {
           // Upstream's tool-progress frames: a named SSE event, never part of the message content.
           started.add(d.toolCallId)
-          send?.({ tool: d.toolName, label: d.toolName, toolCallId: d.toolCallId, status: 'running' }, PROGRESS)
+          send?.(
+            { tool: d.toolName, emoji: TOOL_EMOJI, label: d.toolName, toolCallId: d.toolCallId, status: 'running' },
+            PROGRESS
+          )
         } else if (d.kind === 'tool_result' && d.toolCallId && started.delete(d.toolCallId))
           send?.({ tool: d.toolName ?? null, toolCallId: d.toolCallId, status: 'completed' }, PROGRESS)
       }
@@ -189,7 +204,8 @@ export async function chatCompletions(
         error: { message: r.error || 'the agent turn failed', type: 'agent_error' }
       })
     } else {
-      chunk({}, r.status === 'interrupted' ? 'length' : 'stop')
+      // Usage rides on the finish chunk, as upstream sends it; OpenAI's separate usage chunk follows when asked for.
+      chunk({}, r.status === 'interrupted' ? 'length' : 'stop', { usage: usageOf(r) })
       if (body.stream_options?.include_usage)
         send!({ ...base, object: 'chat.completion.chunk', choices: [], usage: usageOf(r) })
     }
@@ -207,6 +223,8 @@ export async function chatCompletions(
 }
 
 const PROGRESS = 'hermes.tool.progress'
+/** The progress frame's `emoji` (upstream's clients show it); Caduceus has no per-tool icons, so one for all. */
+const TOOL_EMOJI = '⚡'
 
 export function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name]

@@ -59,10 +59,10 @@ export async function guardJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES
   try {
     body = text ? JSON.parse(text) : {}
   } catch {
-    throw new HttpError(400, 'request body must be JSON')
+    throw new HttpError(400, 'Invalid JSON in request body')
   }
   if (!body || typeof body !== 'object' || Array.isArray(body))
-    throw new HttpError(400, 'request body must be a JSON object')
+    throw new HttpError(400, 'Request body must be a JSON object')
   return body as Record<string, unknown>
 }
 
@@ -85,6 +85,8 @@ export function guardOrigin(req: IncomingMessage, allowed: string[]): Record<str
     'access-control-allow-headers': 'authorization, content-type, x-hermes-session-id, idempotency-key',
     'access-control-expose-headers': 'x-hermes-session-id, x-hermes-warnings, retry-after',
     'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+    // Browsers may reuse a preflight this long (seconds), as upstream lets them.
+    'access-control-max-age': '600',
     vary: 'origin'
   }
 }

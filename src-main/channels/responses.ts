@@ -22,10 +22,7 @@ const InputItem = z
 const Body = z
   .object({
     model: z.string().optional(),
-    input: z.union([
-      z.string().min(1, 'input must not be empty'),
-      z.array(InputItem).min(1, 'input must not be empty')
-    ]),
+    input: z.union([z.string(), z.array(InputItem)]),
     instructions: z.string().nullish(),
     previous_response_id: z.string().nullish(),
     stream: z.boolean().optional(),
@@ -120,6 +117,11 @@ export async function createResponse(
   raw: Record<string, unknown>,
   cors: Record<string, string>
 ): Promise<void> {
+  // Upstream's answers for an absent, mistyped or empty `input`.
+  if (raw.input === undefined || raw.input === null) throw new HttpError(400, "Missing 'input' field")
+  if (typeof raw.input !== 'string' && !Array.isArray(raw.input))
+    throw new HttpError(400, "'input' must be a string or array")
+  if (raw.input.length === 0) throw new HttpError(400, 'No user message found in input')
   const body = parseBody(Body, raw)
   let sessionId = sessionHeader(req.headers['x-hermes-session-id'])
   if (body.previous_response_id) {
@@ -127,7 +129,7 @@ export async function createResponse(
     if (!prev)
       throw new HttpError(
         404,
-        `No response found with id '${body.previous_response_id}'`,
+        `Previous response not found: ${body.previous_response_id}`,
         'invalid_request_error',
         'response_not_found'
       )
@@ -135,7 +137,7 @@ export async function createResponse(
   }
   const items =
     typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input.map((i) => ({ ...i }))
-  const conv = splitConversation(items)
+  const conv = splitConversation(items, 'input')
   // `instructions` first, then any system/developer input items (Responses API order).
   const instructions = joinInstructions([body.instructions, conv.instructions])
   const idSystem = [body.instructions, conv.idSystem].filter((x): x is string => Boolean(x)).join('\n') || null
@@ -263,7 +265,7 @@ const part = (text: string) => ({ type: 'output_text', text, annotations: [] })
 
 export function getResponse(store: ResponseStore, id: string, res: ServerResponse, cors: Record<string, string>): void {
   const k = store.get(id)
-  if (!k) throw new HttpError(404, `No response found with id '${id}'`, 'invalid_request_error', 'response_not_found')
+  if (!k) throw new HttpError(404, `Response not found: ${id}`, 'invalid_request_error', 'response_not_found')
   sendJson(res, 200, k.body, { ...cors, 'x-hermes-session-id': k.sessionId })
 }
 
@@ -274,6 +276,6 @@ export function deleteResponse(
   cors: Record<string, string>
 ): void {
   if (!store.delete(id))
-    throw new HttpError(404, `No response found with id '${id}'`, 'invalid_request_error', 'response_not_found')
-  sendJson(res, 200, { id, object: 'response.deleted', deleted: true }, cors)
+    throw new HttpError(404, `Response not found: ${id}`, 'invalid_request_error', 'response_not_found')
+  sendJson(res, 200, { id, object: 'response', deleted: true }, cors)
 }

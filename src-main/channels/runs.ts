@@ -15,10 +15,7 @@ const MAX_RUNS = 500
 
 const Body = z
   .object({
-    input: z.union([
-      z.string().min(1, 'input must not be empty'),
-      z.array(z.object({ role: z.string(), content: z.unknown() }).passthrough()).min(1)
-    ]),
+    input: z.union([z.string(), z.array(z.object({ role: z.string(), content: z.unknown() }).passthrough())]),
     session_id: z.string().nullish(),
     instructions: z.string().nullish(),
     model: z.string().nullish()
@@ -56,7 +53,7 @@ export class RunRegistry {
 
   get(id: string): Run {
     const r = this.runs.get(id)
-    if (!r) throw new HttpError(404, `No run found with id '${id}'`, 'invalid_request_error', 'run_not_found')
+    if (!r) throw new HttpError(404, `Run not found: ${id}`, 'invalid_request_error', 'run_not_found')
     return r
   }
 
@@ -124,9 +121,14 @@ export async function submitRun(
   raw: Record<string, unknown>,
   cors: Record<string, string>
 ): Promise<void> {
+  // Upstream's answers: an absent or empty `input` is missing; one that is neither text nor a list carries no message.
+  if (!raw.input || (Array.isArray(raw.input) && raw.input.length === 0))
+    throw new HttpError(400, "Missing 'input' field")
+  if (typeof raw.input !== 'string' && !Array.isArray(raw.input))
+    throw new HttpError(400, 'No user message found in input')
   const body = parseBody(Body, raw)
   const items = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input
-  const conv = splitConversation(items)
+  const conv = splitConversation(items, 'input')
   const instructions = joinInstructions([body.instructions, conv.instructions])
   const idSystem = [body.instructions, conv.idSystem].filter((x): x is string => Boolean(x)).join('\n') || null
   const sessionId = sessionHeader(body.session_id ?? req.headers['x-hermes-session-id']) ?? null

@@ -28,7 +28,12 @@ export interface ChannelsService {
   runJobNow: (profile: string, id: string) => ReturnType<typeof runCronJob>
 }
 
-export function createChannelsService(s: Services, rt: Runtime, opts: { live: boolean }): ChannelsService {
+export function createChannelsService(
+  s: Services,
+  rt: Runtime,
+  /** `version`: the app's, which the API server's /health reports. */
+  opts: { live: boolean; version?: string }
+): ChannelsService {
   let api: ApiServer | null = null
   let apiError: string | null = null
   const profiles = () => s.stores.list().map((e) => ({ name: e.name, home: e.home }))
@@ -167,6 +172,7 @@ export function createChannelsService(s: Services, rt: Runtime, opts: { live: bo
             home: s.homeOf(profile),
             vault: rt.vault,
             port,
+            version: opts.version,
             log: namedLog(s.log, 'api_server'),
             guards: apiServerGuards(s.log),
             sessions: apiConversations(s.stores, profile)

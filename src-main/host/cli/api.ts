@@ -6,7 +6,7 @@ import { namedLog } from '@shared/contract/log'
 import { startApiServer } from '../../channels'
 import type { HostArgs } from './args'
 import { apiConversations, apiServerGuards } from '../app-channels'
-import { createTurnHost } from '../compose'
+import { appVersion, createTurnHost } from '../compose'
 import { describeListenError } from '../transport'
 
 export async function runApiServer(args: HostArgs): Promise<number> {
@@ -21,6 +21,7 @@ export async function runApiServer(args: HostArgs): Promise<number> {
       vault: host.vault,
       host: args.host,
       port: args.port,
+      version: appVersion(),
       log: namedLog(host.log, 'api_server'),
       guards: apiServerGuards(host.log),
       sessions: apiConversations(host.stores, profile)

@@ -3,11 +3,9 @@
  * the dispatcher every transport calls. Electron (src-main/index.ts) and `caduceus serve` differ only in
  * the transport they put in front of it.
  */
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { createDispatcher, type Dispatcher, type EventBus } from '../dispatch'
 import { buildGraph, turnHostOf, type GraphOptions, type TurnHost } from './create-turn-host'
-import { appDir } from './root'
+import { appVersion } from './root'
 
 export interface HostOptions extends GraphOptions {
   /** Validate every output against the contract (tests). */
@@ -23,15 +21,6 @@ export interface Host extends TurnHost {
   bus: EventBus
 }
 
-/** The app's version, read when a full host is built (a module-level read would run for every importer). */
-function appVersion(): string {
-  try {
-    return JSON.parse(readFileSync(join(appDir(), 'package.json'), 'utf8')).version
-  } catch {
-    return '0.0.0'
-  }
-}
-
 export async function createHost(opts: HostOptions): Promise<Host> {
   const graph = await buildGraph(opts)
   const { live, log, bus, demo, root, services, runtime } = graph
@@ -41,8 +30,9 @@ export async function createHost(opts: HostOptions): Promise<Host> {
     import('../app-channels'),
     import('../handlers')
   ])
-  const channels = createChannelsService(services, runtime, { live })
-  const handlers = buildHandlers(services, runtime, appVersion(), channels)
+  const version = appVersion()
+  const channels = createChannelsService(services, runtime, { live, version })
+  const handlers = buildHandlers(services, runtime, version, channels)
   const dispatcher = createDispatcher(handlers, log, { validateOutput: opts.validateOutput })
   log.info('host', `serving ${root} (${services.stores.list().length} profiles${demo ? ', demo' : ''})`)
   return { ...turnHostOf(graph), demo, dispatcher, handlerNames: Object.keys(handlers), bus }

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 
@@ -7,6 +7,15 @@ export function appDir(): string {
   let dir = import.meta.dirname
   while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir)
   return dir
+}
+
+/** The app's version (package.json), read when asked (a module-level read would run for every importer). */
+export function appVersion(): string {
+  try {
+    return JSON.parse(readFileSync(join(appDir(), 'package.json'), 'utf8')).version
+  } catch {
+    return '0.0.0'
+  }
 }
 
 /** Per-user data folder for Caduceus itself (logs, its own default Hermes root). */

@@ -1,0 +1,448 @@
+// Caduceus's API server against upstream Hermes's, request by request: the golden exchanges
+// (test/fixtures/upstream/api-server-http/cases.json, recorded by scripts/golden/api_server_http.py from upstream's
+// real aiohttp app with a scripted agent) are replayed against the server the Gateway page starts
+// (`channels.apiServer` on an in-process host), whose profile's provider is a scripted server giving the same reply,
+// the same token counts and, for "use a tool", one `terminal` call first. A client written for upstream must work
+// unchanged: same status, the headers that matter, and every key and value upstream sends (Caduceus may add keys).
+// Where Caduceus deliberately answers otherwise, EXCEPTIONS below says why and pins what it does instead.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { request } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import OpenAI from 'openai'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ChannelsStatus } from '@shared/contract'
+import { startScriptedProvider, type RecordedRequest, type ScriptedProvider } from '../src-main/agent/scripted'
+import { createHost, type Host } from '../src-main/host'
+import { createLogger } from '../src-main/host/log/log'
+
+interface GoldenCase {
+  name: string
+  request: { method: string; path: string; headers: Record<string, string>; body: unknown }
+  status: number
+  headers: Record<string, string>
+  present: Record<string, boolean>
+  cors: Record<string, string>
+  json?: unknown
+  sse?: Frame[]
+  text?: string
+}
+interface Frame {
+  event?: string
+  data?: unknown
+  comment?: string
+}
+interface Golden {
+  upstreamCommit: string
+  key: string
+  reply: string
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number }
+  cases: GoldenCase[]
+}
+
+const golden = JSON.parse(
+  readFileSync(join(import.meta.dirname, 'fixtures/upstream/api-server-http/cases.json'), 'utf8')
+) as Golden
+const ORIGIN = 'http://localhost:3000'
+
+/**
+ * Where Caduceus deliberately differs from upstream. Each entry pins what Caduceus answers instead (so the case still
+ * fails if that changes) and is compared with the golden only in what `compare` lists.
+ */
+const EXCEPTIONS: Record<
+  string,
+  { why: string; status: number; compare?: Array<'json' | 'headers'>; tolerate?: RegExp }
+> = {
+  // Upstream also serves session resources, run approvals, skills/toolsets listings and X-Hermes-Session-Key; Caduceus
+  // does not, so it advertises those features false and lists no endpoint for them (every other key and value as
+  // upstream's, endpoints as {method, path}).
+  capabilities: {
+    why: 'only what this server serves is advertised',
+    status: 200,
+    compare: ['headers', 'json'],
+    tolerate:
+      /^body\.(features\.(run_approval_response|approval_events|session_resources|session_chat|session_chat_streaming|session_fork|skills_api): false where upstream has true|features\.session_key_header: missing|endpoints\.(health_detailed|run_approval|skills|toolsets|sessions|session|session_\w+): missing)/
+  },
+  // Upstream crashes on a JSON array body (`list.get`) and answers aiohttp's plain-text 500.
+  chat_body_array: { why: 'a non-object body is a 400 in OpenAI error shape, not a crash', status: 400 },
+  // Upstream coerces any content to text (42 → "42") and runs it.
+  chat_content_int: {
+    why: 'content that is neither text nor a list of parts carries no user message (400)',
+    status: 400
+  },
+  // Upstream takes the last user/assistant message as the turn: here the assistant's own "yo" would be sent as the user.
+  chat_last_not_user: { why: 'a conversation must end with the user turn to answer', status: 400 },
+  // Upstream allows any header value without "/", "\\", ".." or control characters (so "my session" is an id).
+  chat_session_header_space: {
+    why: 'session ids are 1-256 characters of A-Z a-z 0-9 _ . : - (no spaces), safe in paths and logs alike',
+    status: 400
+  },
+  // Upstream answers a route it does not know before checking the key (404 text/plain, even without a key).
+  unknown_route_no_key: {
+    why: 'nothing past /health is answered without the key, not even "no such route"',
+    status: 401
+  },
+  // Upstream's aiohttp answers unknown routes and wrong methods in text/plain; Caduceus in OpenAI's error shape, so
+  // the SDK raises NotFoundError/an APIError with a message instead of failing to parse.
+  unknown_route: { why: 'OpenAI-shaped JSON error instead of text/plain', status: 404 },
+  chat_get: {
+    why: 'OpenAI-shaped JSON error instead of text/plain (status and Allow as upstream)',
+    status: 405,
+    compare: ['headers']
+  },
+  // Upstream keeps only active runs for /stop: a finished run is "not found".
+  runs_stop_finished: {
+    why: 'stopping a finished run answers its final status (stop_requested false) instead of 404',
+    status: 200
+  }
+}
+
+// Values that differ by nature and are compared by type only (version numbers, previews, sequence numbers, the ids of
+// sessions each side mints; upstream's run session is the run id).
+const TYPE_ONLY = new Set(['version', 'label', 'emoji', 'description', 'session_id', 'sequence_number', 'last_event'])
+
+/** Upstream-shaped ids and timestamps → the placeholders the golden script writes (its norm()). */
+const ID_PATTERNS: Array<[RegExp, string]> = [
+  [/^chatcmpl-[0-9a-zA-Z]+$/, '<id:chatcmpl>'],
+  [/^resp_[0-9a-zA-Z]+$/, '<id:resp>'],
+  [/^msg_[0-9a-zA-Z]+$/, '<id:msg>'],
+  [/^run_[0-9a-zA-Z]+$/, '<id:run>'],
+  [/^fc_[0-9a-zA-Z]+$/, '<id:fc>']
+]
+const TIME_KEYS = new Set([
+  'created',
+  'created_at',
+  'updated_at',
+  'timestamp',
+  'completed_at',
+  'started_at',
+  'duration'
+])
+
+function norm(value: unknown, key?: string): unknown {
+  if (Array.isArray(value)) return value.map((v) => norm(v, key))
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, norm(v, k)]))
+  if (key && TIME_KEYS.has(key) && typeof value === 'number') return '<time>'
+  if (typeof value === 'string') {
+    for (const [re, ph] of ID_PATTERNS) if (re.test(value)) return ph
+    return value.replace(/(resp|run|chatcmpl)[_-][0-9a-f]{12,}/g, (_m, p: string) => `<id:${p}>`)
+  }
+  return value
+}
+
+/**
+ * Every key upstream sends, with its value: exact, except TYPE_ONLY keys (same JSON type). Caduceus may send more keys.
+ * A `code` upstream leaves null may be a string here (more specific; a client cannot rely on null).
+ */
+function conform(want: unknown, got: unknown, path: string, out: string[], key?: string): void {
+  const kind = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v)
+  if (key && TYPE_ONLY.has(key)) {
+    if (kind(want) !== kind(got)) out.push(`${path}: ${kind(got)} where upstream has ${kind(want)}`)
+    return
+  }
+  if (key === 'code' && want === null && typeof got === 'string') return
+  if (Array.isArray(want)) {
+    if (!Array.isArray(got)) return void out.push(`${path}: ${JSON.stringify(got)} where upstream has an array`)
+    if (got.length !== want.length) out.push(`${path}: ${got.length} items where upstream has ${want.length}`)
+    want.forEach((w, i) => conform(w, got[i], `${path}[${i}]`, out, key))
+    return
+  }
+  if (want && typeof want === 'object') {
+    if (!got || typeof got !== 'object' || Array.isArray(got))
+      return void out.push(`${path}: ${JSON.stringify(got)} where upstream has an object`)
+    for (const [k, w] of Object.entries(want)) {
+      if (!(k in got)) out.push(`${path}.${k}: missing (upstream: ${JSON.stringify(w)})`)
+      else conform(w, (got as Record<string, unknown>)[k], `${path}.${k}`, out, k)
+    }
+    return
+  }
+  if (want !== got) out.push(`${path}: ${JSON.stringify(got)} where upstream has ${JSON.stringify(want)}`)
+}
+
+function parseSse(text: string): Frame[] {
+  const frames: Frame[] = []
+  for (const block of text.replace(/\r\n/g, '\n').split('\n\n')) {
+    if (!block.trim()) continue
+    const frame: Frame = {}
+    const data: string[] = []
+    for (const line of block.split('\n')) {
+      if (line.startsWith(':')) frames.push({ comment: line.slice(1).trim() })
+      else if (line.startsWith('event:')) frame.event = line.slice(6).trim()
+      else if (line.startsWith('data:')) data.push(line.slice(5).trimStart())
+    }
+    if (data.length) {
+      const raw = data.join('\n')
+      try {
+        frame.data = norm(JSON.parse(raw))
+      } catch {
+        frame.data = raw
+      }
+      frames.push(frame)
+    }
+  }
+  return frames
+}
+
+/** What a frame is, for lining up the two streams: the SSE event, the chunk's role/content/finish, the run event. */
+function kindOf(f: Frame): string {
+  if (f.comment !== undefined) return `:${f.comment}`
+  const d = f.data as Record<string, any> | string
+  if (typeof d === 'string') return d
+  if (f.event && f.event !== 'message') return f.event
+  if (d.object === 'chat.completion.chunk') {
+    const c = d.choices?.[0]
+    if (!c) return 'chunk:usage'
+    if (c.finish_reason) return 'chunk:finish'
+    if (c.delta?.role) return 'chunk:role'
+    return 'chunk:content'
+  }
+  return String(d.type ?? d.event ?? 'data')
+}
+
+/** Consecutive text pieces as one (each side splits a reply where its streaming happens to). */
+function mergeText(frames: Frame[]): Frame[] {
+  const out: Frame[] = []
+  for (const f of frames) {
+    const prev = out.at(-1)
+    const k = kindOf(f)
+    if (prev && kindOf(prev) === k && ['chunk:content', 'response.output_text.delta', 'message.delta'].includes(k)) {
+      const p = structuredClone(prev.data) as Record<string, any>
+      const d = f.data as Record<string, any>
+      if (k === 'chunk:content') p.choices[0].delta.content += d.choices[0].delta.content
+      else p.delta += d.delta
+      out[out.length - 1] = { ...prev, data: p }
+    } else out.push(f)
+  }
+  return out
+}
+
+/** Upstream's frames in order, each matched by kind; Caduceus's frames of kinds upstream never sends are extra. */
+function compareSse(want: Frame[], got: Frame[], out: string[]): void {
+  const kinds = new Set(want.map(kindOf))
+  const w = mergeText(want.filter((f) => f.comment !== 'keepalive'))
+  const g = mergeText(got.filter((f) => f.comment !== 'keepalive' && kinds.has(kindOf(f))))
+  const names = (fs: Frame[]) => fs.map(kindOf).join(' → ')
+  if (names(w) !== names(g)) return void out.push(`frames: ${names(g)}\n   upstream: ${names(w)}`)
+  w.forEach((f, i) => {
+    if (f.event !== undefined && g[i]!.event !== f.event) out.push(`frame ${i}: event ${g[i]!.event} ≠ ${f.event}`)
+    conform(f.data ?? f.comment, g[i]!.data ?? g[i]!.comment, `frame ${i} (${kindOf(f)})`, out)
+  })
+}
+
+interface Answer {
+  status: number
+  headers: Record<string, string>
+  text: string
+}
+
+function send(base: string, method: string, path: string, headers: Record<string, string>, body: unknown) {
+  const raw = body === null || body === undefined ? null : typeof body === 'string' ? body : JSON.stringify(body)
+  return new Promise<Answer>((resolve, reject) => {
+    const req = request(`${base}${path}`, { method, headers }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode!,
+          headers: Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, String(v)])),
+          text: Buffer.concat(chunks).toString('utf8')
+        })
+      )
+    })
+    req.on('error', reject)
+    req.end(raw ?? undefined)
+  })
+}
+
+/** Everything about one answer that differs from upstream's (empty = a client cannot tell them apart). */
+function diff(want: GoldenCase, got: Answer, parts: Array<'status' | 'json' | 'headers'>): string[] {
+  const out: string[] = []
+  if (parts.includes('status') && got.status !== want.status) out.push(`status ${got.status} (upstream ${want.status})`)
+  if (parts.includes('headers')) {
+    const media = (v: string | undefined) => v?.split(';')[0]!.trim()
+    if (media(got.headers['content-type']) !== media(want.headers['content-type']) && want.text === undefined)
+      out.push(`content-type ${got.headers['content-type']} (upstream ${want.headers['content-type']})`)
+    for (const h of ['retry-after', 'www-authenticate', 'allow'])
+      if (want.headers[h] !== undefined && got.headers[h] !== want.headers[h])
+        out.push(`${h}: ${got.headers[h]} (upstream ${want.headers[h]})`)
+    if (want.present['x-hermes-session-id'] && !got.headers['x-hermes-session-id'])
+      out.push('no X-Hermes-Session-Id header')
+    for (const [h, v] of Object.entries(want.cors)) {
+      const g = got.headers[h]
+      const set = (s: string) => new Set(s.toLowerCase().split(/\s*,\s*/))
+      if (g === undefined) out.push(`${h}: missing (upstream ${v})`)
+      else if (h === 'access-control-allow-headers' || h === 'access-control-allow-methods') {
+        const have = set(g)
+        for (const x of set(v)) if (!have.has(x)) out.push(`${h} lacks ${x}`)
+      } else if (g !== v) out.push(`${h}: ${g} (upstream ${v})`)
+    }
+  }
+  if (parts.includes('json')) {
+    if (want.sse) compareSse(want.sse, parseSse(got.text), out)
+    else if (want.json !== undefined) {
+      let body: unknown
+      try {
+        body = norm(JSON.parse(got.text))
+      } catch {
+        return [...out, `body is not JSON: ${got.text.slice(0, 80)}`]
+      }
+      conform(want.json, body, 'body', out)
+    } else if (want.text !== undefined && want.text !== '' && got.text !== want.text)
+      out.push(`body ${JSON.stringify(got.text.slice(0, 80))} (upstream ${JSON.stringify(want.text)})`)
+  }
+  return out
+}
+
+const lastUser = (req: RecordedRequest): string => {
+  const msgs = (req.body?.messages ?? []) as Array<{ role: string; content: unknown }>
+  const u = [...msgs].reverse().find((m) => m.role === 'user')
+  return typeof u?.content === 'string' ? u.content : JSON.stringify(u?.content ?? '')
+}
+
+let root: string
+let host: Host
+let provider: ScriptedProvider
+let base: string
+const answers = new Map<string, Answer>()
+
+beforeAll(async () => {
+  const [p, c] = [golden.usage.prompt_tokens, golden.usage.completion_tokens]
+  provider = await startScriptedProvider({
+    handler: (req) => {
+      const msgs = (req.body?.messages ?? []) as Array<{ role: string }>
+      if (lastUser(req).includes('use a tool') && msgs.at(-1)?.role !== 'tool')
+        // Two provider calls make the turn: their token counts add up to upstream's.
+        return {
+          toolCalls: [{ id: 'call_1', name: 'terminal', arguments: { command: `"${process.execPath}" -e "1"` } }],
+          usage: { promptTokens: p - 1, completionTokens: c - 1 }
+        }
+      const usage =
+        msgs.at(-1)?.role === 'tool'
+          ? { promptTokens: 1, completionTokens: 1 }
+          : { promptTokens: p, completionTokens: c }
+      return { text: golden.reply, usage }
+    }
+  })
+  root = mkdtempSync(join(tmpdir(), 'cad-api-golden-'))
+  writeFileSync(
+    join(root, 'config.yaml'),
+    `model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\nterminal:\n  enabled: true\n`
+  )
+  writeFileSync(
+    join(root, '.env'),
+    `API_SERVER_KEY=${golden.key}\nAPI_SERVER_PORT=0\nAPI_SERVER_CORS_ORIGINS=${ORIGIN}\n`,
+    { mode: 0o600 }
+  )
+  process.env.CADUCEUS_LOG_DIR = join(root, 'logs')
+  host = await createHost({ home: root, headless: true, live: false, log: createLogger() })
+  const r = await host.dispatcher.invoke('channels.apiServer', { enabled: true, profile: 'default' })
+  if (!r.ok) throw new Error(r.error.message)
+  base = (r.output as ChannelsStatus).apiServer.url!.replace(/\/v1\/?$/, '')
+
+  // The golden requests in upstream's order; later ones name ids earlier answers returned.
+  const ids: Record<string, string> = {}
+  const fill = (s: string) =>
+    s.replace('<id:resp>', ids.resp ?? 'resp_missing').replace('<id:run>', ids.run ?? 'run_missing')
+  for (const c of golden.cases) {
+    const body =
+      c.request.body && typeof c.request.body === 'object'
+        ? JSON.parse(fill(JSON.stringify(c.request.body)))
+        : c.request.body
+    const a = await send(base, c.request.method, fill(c.request.path), c.request.headers, body)
+    answers.set(c.name, a)
+    if (c.name === 'responses_create') ids.resp = JSON.parse(a.text).id
+    if (c.name === 'runs_create') {
+      ids.run = JSON.parse(a.text).run_id
+      // Upstream's scripted run had finished before its events were read: wait for this one to finish too.
+      for (;;) {
+        const s = await send(base, 'GET', `/v1/runs/${ids.run}`, { authorization: `Bearer ${golden.key}` }, null)
+        if (!['queued', 'running'].includes(JSON.parse(s.text).status)) break
+        await new Promise((d) => setTimeout(d, 20))
+      }
+    }
+  }
+}, 60_000)
+
+afterAll(async () => {
+  await host?.close()
+  await provider?.close()
+  rmSync(root, { recursive: true, force: true })
+})
+
+describe(`API server answers as upstream's (${golden.upstreamCommit.slice(0, 10)})`, () => {
+  it('replays every golden request', () => {
+    expect(answers.size).toBe(golden.cases.length)
+    expect(golden.cases.length).toBeGreaterThanOrEqual(25)
+  })
+
+  it("reports the app's version on /health where upstream reports its own", () => {
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version: string }
+    expect(JSON.parse(answers.get('health')!.text).version).toBe(pkg.version)
+  })
+
+  for (const c of golden.cases) {
+    const exception = EXCEPTIONS[c.name]
+    it(`${c.request.method} ${c.request.path} — ${c.name}${exception ? ' (deliberate difference)' : ''}`, () => {
+      const got = answers.get(c.name)!
+      if (exception) {
+        expect(got.status, exception.why).toBe(exception.status)
+        const rest = diff(c, got, exception.compare ?? []).filter((d) => !exception.tolerate?.test(d))
+        expect(rest.join('\n')).toBe('')
+        return
+      }
+      expect(diff(c, got, ['status', 'headers', 'json']).join('\n')).toBe('')
+    })
+  }
+})
+
+describe('the official openai SDK reads what upstream would have given it', () => {
+  const client = () => new OpenAI({ baseURL: `${base}/v1`, apiKey: golden.key, maxRetries: 0 })
+  const want = golden.cases.find((c) => c.name === 'chat')!.json as {
+    choices: Array<{ message: { content: string }; finish_reason: string }>
+  }
+
+  it('a completion: upstream’s reply, finish reason and usage', async () => {
+    const r = await client().chat.completions.create({
+      model: 'hermes-agent',
+      messages: [{ role: 'user', content: 'sdk, no stream' }]
+    })
+    expect(r.object).toBe('chat.completion')
+    expect(r.choices[0]!.message.content).toBe(want.choices[0]!.message.content)
+    expect(r.choices[0]!.finish_reason).toBe(want.choices[0]!.finish_reason)
+    expect(r.usage).toMatchObject(golden.usage)
+  })
+
+  it('a stream: the text as upstream’s chunks spell it, finish "stop", usage', async () => {
+    const frames = golden.cases.find((c) => c.name === 'chat_stream_usage')!.sse!
+    const upstreamText = frames
+      .map((f) => (f.data as { choices?: Array<{ delta?: { content?: string } }> })?.choices?.[0]?.delta?.content ?? '')
+      .join('')
+    const stream = await client().chat.completions.create({
+      model: 'hermes-agent',
+      messages: [{ role: 'user', content: 'sdk, stream' }],
+      stream: true,
+      stream_options: { include_usage: true }
+    })
+    let text = ''
+    let finish: string | null = null
+    let usage: OpenAI.CompletionUsage | undefined
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta?.content ?? ''
+      finish = chunk.choices[0]?.finish_reason ?? finish
+      if (chunk.usage) usage = chunk.usage
+    }
+    expect(text).toBe(upstreamText)
+    expect(finish).toBe('stop')
+    expect(usage).toMatchObject(golden.usage)
+  })
+
+  it('a response: output_text and usage as upstream’s', async () => {
+    const upstream = golden.cases.find((c) => c.name === 'responses_create')!.json as {
+      usage: Record<string, number>
+    }
+    const r = await client().responses.create({ model: 'hermes-agent', input: 'sdk response' })
+    expect(r.output_text).toBe(golden.reply)
+    expect(r.usage).toMatchObject(upstream.usage)
+  })
+})
