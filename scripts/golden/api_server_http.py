@@ -36,7 +36,7 @@ AUTH = {"Authorization": f"Bearer {KEY}"}
 JSON_AUTH = {**AUTH, "Content-Type": "application/json"}
 
 # Header names recorded (lower-cased); X-Hermes-Session-Id only as present/absent (its value is an id).
-KEPT_HEADERS = ["content-type", "retry-after", "www-authenticate", "allow"]
+KEPT_HEADERS = ["content-type", "retry-after", "www-authenticate", "allow", "x-hermes-completed", "x-hermes-partial"]
 PRESENCE_HEADERS = ["x-hermes-session-id"]
 
 
@@ -57,6 +57,10 @@ class ScriptedAgent:
 
     def run_conversation(self, user_message, conversation_history=None, task_id=None):
         text = user_message if isinstance(user_message, str) else json.dumps(user_message)
+        if "please fail" in text:
+            # what AIAgent returns when the provider keeps failing: no reply, failed, the error
+            return {"final_response": "", "failed": True, "completed": False, "error": "provider exploded",
+                    "messages": list(conversation_history or []) + [{"role": "user", "content": user_message}]}
         messages = list(conversation_history or []) + [{"role": "user", "content": user_message}]
         if "use a tool" in text:
             args = {"command": "echo hi"}
@@ -86,6 +90,7 @@ ID_PATTERNS = [
     (re.compile(r"^msg_[0-9a-zA-Z]+$"), "<id:msg>"),
     (re.compile(r"^run_[0-9a-zA-Z]+$"), "<id:run>"),
     (re.compile(r"^fc_[0-9a-zA-Z]+$"), "<id:fc>"),
+    (re.compile(r"^fco_[0-9a-zA-Z]+$"), "<id:fco>"),
 ]
 TIME_KEYS = {"created", "created_at", "updated_at", "timestamp", "completed_at", "started_at", "duration"}
 
@@ -171,7 +176,12 @@ def cases():
          {**said("stream with usage"), "stream": True, "stream_options": {"include_usage": True}}),
         ("chat_stream_tool", "POST", "/v1/chat/completions", JSON_AUTH,
          {"model": "hermes-agent", "stream": True, "messages": [{"role": "user", "content": "please use a tool"}]}),
+        ("chat_tool", "POST", "/v1/chat/completions", JSON_AUTH, said("use a tool, no stream")),
+        ("chat_agent_failed", "POST", "/v1/chat/completions", JSON_AUTH, said("please fail")),
+        ("chat_stream_agent_failed", "POST", "/v1/chat/completions", JSON_AUTH,
+         {**said("please fail in a stream"), "stream": True}),
         ("chat_malformed_json", "POST", "/v1/chat/completions", JSON_AUTH, "{not json"),
+        ("chat_empty_body", "POST", "/v1/chat/completions", JSON_AUTH, ""),
         ("chat_body_array", "POST", "/v1/chat/completions", JSON_AUTH, [1, 2]),
         ("chat_missing_messages", "POST", "/v1/chat/completions", JSON_AUTH, {"model": "hermes-agent"}),
         ("chat_empty_messages", "POST", "/v1/chat/completions", JSON_AUTH, {"model": "hermes-agent", "messages": []}),
@@ -185,6 +195,8 @@ def cases():
          {"model": "hermes-agent", "messages": [{"role": "user", "content": "   "}]}),
         ("chat_session_header_new", "POST", "/v1/chat/completions",
          {**JSON_AUTH, "X-Hermes-Session-Id": "golden-session-1"}, said("new session by header")),
+        ("chat_session_header_continue", "POST", "/v1/chat/completions",
+         {**JSON_AUTH, "X-Hermes-Session-Id": "golden-session-1"}, said("same session, next turn")),
         ("chat_session_header_invalid", "POST", "/v1/chat/completions",
          {**JSON_AUTH, "X-Hermes-Session-Id": "../etc/passwd"}, hello),
         ("chat_session_header_too_long", "POST", "/v1/chat/completions",
@@ -209,6 +221,10 @@ def cases():
         ("responses_get", "GET", "/v1/responses/<id:resp>", AUTH, None),
         ("responses_stream", "POST", "/v1/responses", JSON_AUTH,
          {"model": "hermes-agent", "input": "respond in a stream", "stream": True}),
+        ("responses_tool", "POST", "/v1/responses", JSON_AUTH, {"model": "hermes-agent", "input": "use a tool here"}),
+        ("responses_stream_tool", "POST", "/v1/responses", JSON_AUTH,
+         {"model": "hermes-agent", "input": "use a tool in a stream", "stream": True}),
+        ("responses_agent_failed", "POST", "/v1/responses", JSON_AUTH, {"model": "hermes-agent", "input": "please fail"}),
         ("responses_missing_input", "POST", "/v1/responses", JSON_AUTH, {"model": "hermes-agent"}),
         ("responses_input_int", "POST", "/v1/responses", JSON_AUTH, {"model": "hermes-agent", "input": 5}),
         ("responses_unknown_previous", "POST", "/v1/responses", JSON_AUTH,
@@ -222,6 +238,8 @@ def cases():
         ("runs_events", "GET", "/v1/runs/<id:run>/events", AUTH, None),
         ("runs_status", "GET", "/v1/runs/<id:run>", AUTH, None),
         ("runs_stop_finished", "POST", "/v1/runs/<id:run>/stop", AUTH, None),
+        ("runs_create_tool", "POST", "/v1/runs", JSON_AUTH, {"input": "run this and use a tool"}),
+        ("runs_tool_events", "GET", "/v1/runs/<id:run>/events", AUTH, None),
         ("runs_status_unknown", "GET", "/v1/runs/run_doesnotexist", AUTH, None),
         ("runs_stop_unknown", "POST", "/v1/runs/run_doesnotexist/stop", AUTH, None),
     ]
@@ -252,6 +270,8 @@ async def record(port):
                 "status": resp.status,
                 "headers": {k: h[k] for k in KEPT_HEADERS if k in h},
                 "present": {k: k in h for k in PRESENCE_HEADERS},
+                "sessionEchoed": "X-Hermes-Session-Id" in headers
+                and h.get("x-hermes-session-id") == headers["X-Hermes-Session-Id"],
                 "cors": {k: v for k, v in sorted(h.items()) if k.startswith("access-control-")},
             }
             if "text/event-stream" in h.get("content-type", ""):
@@ -263,7 +283,7 @@ async def record(port):
                     entry["text"] = text
             if name == "responses_create":
                 state["resp"] = json.loads(text)["id"]
-            if name == "runs_create":
+            if name in ("runs_create", "runs_create_tool"):
                 state["run"] = json.loads(text)["run_id"]
                 # the scripted run finishes at once; wait for it before reading its events
                 await asyncio.sleep(0.5)

@@ -129,10 +129,17 @@ export async function chatCompletions(
     } finally {
       release()
     }
+    // A turn that failed without a reply: upstream's 502 (code, `hermes` block, X-Hermes-Completed/-Partial), so an
+    // SDK raises instead of showing the failure as the assistant's message.
     if (r.status === 'error')
-      throw new HttpError(502, r.error || 'the agent turn failed', 'server_error', 'agent_error', {
-        'x-hermes-session-id': r.sessionId
-      })
+      throw new HttpError(
+        502,
+        r.error || 'the agent turn failed',
+        'server_error',
+        'agent_incomplete',
+        { 'x-hermes-session-id': r.sessionId, 'x-hermes-completed': 'false', 'x-hermes-partial': 'false' },
+        { hermes: { completed: false, partial: false, failed: true } }
+      )
     sendJson(
       res,
       200,
@@ -197,11 +204,14 @@ export async function chatCompletions(
     open(r.sessionId)
     if (r.replayed && r.status !== 'error') chunk({ content: r.reply })
     if (r.status === 'error') {
+      const message = r.error || 'the agent turn failed'
       send!({
         ...base,
         object: 'chat.completion.chunk',
         choices: [{ index: 0, delta: {}, finish_reason: 'error' }],
-        error: { message: r.error || 'the agent turn failed', type: 'agent_error' }
+        usage: usageOf(r),
+        error: { message, type: 'agent_error' },
+        hermes: { completed: false, partial: false, failed: true, error: message, error_code: 'agent_error' }
       })
     } else {
       // Usage rides on the finish chunk, as upstream sends it; OpenAI's separate usage chunk follows when asked for.

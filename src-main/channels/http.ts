@@ -14,7 +14,9 @@ export class HttpError extends Error {
     readonly type = 'invalid_request_error',
     readonly code: string | null = null,
     /** Extra response headers (429's Retry-After). */
-    readonly headers: Record<string, string> = {}
+    readonly headers: Record<string, string> = {},
+    /** Extra fields of the error object (upstream's `hermes` block on a failed turn). */
+    readonly extra: Record<string, unknown> = {}
   ) {
     super(message)
   }
@@ -36,7 +38,7 @@ export function sendError(res: ServerResponse, err: HttpError): void {
   sendJson(
     res,
     err.status,
-    { error: { message: err.message, type: err.type, param: null, code: err.code } },
+    { error: { message: err.message, type: err.type, param: null, code: err.code, ...err.extra } },
     err.headers
   )
 }
@@ -57,7 +59,7 @@ export async function guardJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES
   const text = Buffer.concat(chunks).toString('utf8')
   let body: unknown
   try {
-    body = text ? JSON.parse(text) : {}
+    body = JSON.parse(text)
   } catch {
     throw new HttpError(400, 'Invalid JSON in request body')
   }

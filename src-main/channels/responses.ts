@@ -12,6 +12,7 @@ import { runApiTurn, type TurnOutcome, type TurnRequest } from './channel-turn'
 import { newId, sessionHeader, type ApiContext } from './context'
 import type { ChannelTurnResult } from './gateway-face'
 import { HttpError, openSse, sendJson, warningsHeader } from './http'
+import { ResponseTools } from './response-tools'
 import { errorMessage } from '@shared/contract/errors'
 
 const MAX_KEPT = 1000
@@ -153,7 +154,9 @@ export async function createResponse(
     content: status === 'in_progress' ? [] : [part(text)]
   })
   let warnings: string[] = []
-  const shell = (status: string, reply: string, r?: ChannelTurnResult) => ({
+  const tools = new ResponseTools()
+  // A finished response lists the tools the turn ran, then the reply (upstream's order); `parts`: see items().
+  const shell = (status: string, reply: string, r?: ChannelTurnResult, parts = false) => ({
     id,
     object: 'response',
     created_at: createdAt,
@@ -161,7 +164,7 @@ export async function createResponse(
     model,
     previous_response_id: body.previous_response_id ?? null,
     instructions: body.instructions ?? null,
-    output: r ? [message('completed', reply)] : [],
+    output: r ? [...tools.items(parts), message('completed', reply)] : [],
     output_text: reply,
     usage: r
       ? { input_tokens: r.tokens.input, output_tokens: r.tokens.output, total_tokens: r.tokens.input + r.tokens.output }
@@ -197,7 +200,13 @@ export async function createResponse(
     let r: TurnOutcome
     try {
       const key = header(req, 'idempotency-key')
-      r = await (key ? ctx.turns.idempotent(key, fingerprint(raw), () => run()) : run())
+      const collect = (): Partial<TurnRequest> => ({
+        onDelta: (d) => {
+          if (d.kind === 'tool_call') tools.started(d.toolCallId, d.toolName, d.text)
+          else if (d.kind === 'tool_result') tools.finished(d.toolCallId, d.text)
+        }
+      })
+      r = await (key ? ctx.turns.idempotent(key, fingerprint(raw), () => run(collect())) : run(collect()))
     } finally {
       release()
     }
@@ -208,21 +217,28 @@ export async function createResponse(
     return sendJson(res, 200, response, { ...cors, 'x-hermes-session-id': r.sessionId, ...warningsHeader(r.warnings) })
   }
   // Streaming: the whole Responses event sequence the SDK's stream helpers rebuild the response from:
-  // created → in_progress → output_item.added → content_part.added → output_text.delta… → output_text.done →
-  // content_part.done → output_item.done → completed. Each event's type is also its SSE event name.
+  // created → in_progress → (a tool's function_call item added/done, its output added/done)… → the reply's
+  // output_item.added → content_part.added → output_text.delta… → output_text.done → content_part.done →
+  // output_item.done → completed. The reply's item opens with its first text. Each event's type is its SSE event name.
   let send = null as ReturnType<typeof openSse> | null
   let seq = 0
   const event = (type: string, data: Record<string, unknown>) => send?.({ type, sequence_number: seq++, ...data }, type)
-  const at = { item_id: itemId, output_index: 0, content_index: 0 }
+  let at: { item_id: string; output_index: number; content_index: number } | null = null
   const open = (sid: string) => {
     if (send) return
     send = openSse(res, { ...cors, 'x-hermes-session-id': sid, ...warningsHeader(warnings) })
     event('response.created', { response: shell('in_progress', '') })
     event('response.in_progress', { response: shell('in_progress', '') })
-    event('response.output_item.added', { output_index: 0, item: message('in_progress', '') })
-    event('response.content_part.added', { ...at, part: part('') })
   }
-  const delta = (text: string) => event('response.output_text.delta', { ...at, delta: text, logprobs: [] })
+  const reply = () => {
+    if (at) return at
+    at = { item_id: itemId, output_index: tools.claim(), content_index: 0 }
+    event('response.output_item.added', { output_index: at.output_index, item: message('in_progress', '') })
+    event('response.content_part.added', { ...at, part: part('') })
+    return at
+  }
+  const delta = (text: string) => event('response.output_text.delta', { ...reply(), delta: text, logprobs: [] })
+  const itemEvents = (evs: ReturnType<ResponseTools['started']>) => evs.forEach((e) => event(e.type, e.data))
   try {
     const r = await run({
       onStarted: (h, w) => {
@@ -231,6 +247,8 @@ export async function createResponse(
       },
       onDelta: (d) => {
         if (d.kind === 'text' && d.text) delta(d.text)
+        else if (d.kind === 'tool_call') itemEvents(tools.started(d.toolCallId, d.toolName, d.text))
+        else if (d.kind === 'tool_result') itemEvents(tools.finished(d.toolCallId, d.text))
       }
     })
     open(r.sessionId)
@@ -243,11 +261,12 @@ export async function createResponse(
       })
     else {
       if (r.replayed && r.reply) delta(r.reply)
-      const response = shell(r.status === 'completed' ? 'completed' : 'incomplete', r.reply, r)
+      const response = shell(r.status === 'completed' ? 'completed' : 'incomplete', r.reply, r, true)
       keep(response, r)
-      event('response.output_text.done', { ...at, text: r.reply, logprobs: [] })
-      event('response.content_part.done', { ...at, part: part(r.reply) })
-      event('response.output_item.done', { output_index: 0, item: message('completed', r.reply) })
+      const last = reply()
+      event('response.output_text.done', { ...last, text: r.reply, logprobs: [] })
+      event('response.content_part.done', { ...last, part: part(r.reply) })
+      event('response.output_item.done', { output_index: last.output_index, item: message('completed', r.reply) })
       event(r.status === 'completed' ? 'response.completed' : 'response.incomplete', { response })
     }
   } catch (err) {
