@@ -5,7 +5,7 @@
 // the same token counts and, for "use a tool", one `terminal` call first. A client written for upstream must work
 // unchanged: same status, the headers that matter, and every key and value upstream sends (Caduceus may add keys).
 // Where Caduceus deliberately answers otherwise, EXCEPTIONS below says why and pins what it does instead.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -22,6 +22,8 @@ interface GoldenCase {
   status: number
   headers: Record<string, string>
   present: Record<string, boolean>
+  /** Sent while a slow turn held the only slot (gateway.api_server.max_concurrent_runs: 1). */
+  capped?: boolean
   /** The answer's X-Hermes-Session-Id is the one the request sent. */
   sessionEchoed: boolean
   cors: Record<string, string>
@@ -363,6 +365,8 @@ beforeAll(async () => {
     handler: (req) => {
       const msgs = (req.body?.messages ?? []) as Array<{ role: string }>
       if (lastUser(req).includes('please fail')) return { error: 500, errorMessage: 'provider exploded' }
+      if (lastUser(req).includes('slow'))
+        return { text: golden.reply, usage: { promptTokens: p, completionTokens: c }, delayMs: 600 }
       if (lastUser(req).includes('use a tool') && msgs.at(-1)?.role !== 'tool')
         // Two provider calls make the turn: their token counts add up to upstream's.
         return {
@@ -377,27 +381,27 @@ beforeAll(async () => {
     }
   })
   root = mkdtempSync(join(tmpdir(), 'cad-api-golden-'))
-  writeFileSync(
-    join(root, 'config.yaml'),
+  const config =
     `model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\nterminal:\n  enabled: true\n` +
-      'provider_limits:\n  max_retries: 0\n'
-  )
+    'provider_limits:\n  max_retries: 0\n'
+  const env = `API_SERVER_KEY=${golden.key}\nAPI_SERVER_PORT=0\nAPI_SERVER_CORS_ORIGINS=${ORIGIN}\n`
+  writeFileSync(join(root, 'config.yaml'), config)
+  writeFileSync(join(root, '.env'), env, { mode: 0o600 })
+  mkdirSync(join(root, 'profiles', 'capped'), { recursive: true })
   writeFileSync(
-    join(root, '.env'),
-    `API_SERVER_KEY=${golden.key}\nAPI_SERVER_PORT=0\nAPI_SERVER_CORS_ORIGINS=${ORIGIN}\n`,
-    { mode: 0o600 }
+    join(root, 'profiles', 'capped', 'config.yaml'),
+    `${config}gateway:\n  api_server:\n    max_concurrent_runs: 1\n`
   )
+  writeFileSync(join(root, 'profiles', 'capped', '.env'), env, { mode: 0o600 })
   process.env.CADUCEUS_LOG_DIR = join(root, 'logs')
   host = await createHost({ home: root, headless: true, live: false, log: createLogger() })
-  const r = await host.dispatcher.invoke('channels.apiServer', { enabled: true, profile: 'default' })
-  if (!r.ok) throw new Error(r.error.message)
-  base = (r.output as ChannelsStatus).apiServer.url!.replace(/\/v1\/?$/, '')
+  base = await serve('default')
 
   // The golden requests in upstream's order; later ones name ids earlier answers returned.
   const ids: Record<string, string> = {}
   const fill = (s: string) =>
     s.replace('<id:resp>', ids.resp ?? 'resp_missing').replace('<id:run>', ids.run ?? 'run_missing')
-  for (const c of golden.cases) {
+  for (const c of golden.cases.filter((g) => !g.capped)) {
     const body =
       c.request.body && typeof c.request.body === 'object'
         ? JSON.parse(fill(JSON.stringify(c.request.body)))
@@ -415,7 +419,26 @@ beforeAll(async () => {
       }
     }
   }
+
+  // The capped pair, on the profile whose cap is 1: the second request arrives while the slow turn holds the slot.
+  const [held, refused] = ['capped_slow', 'capped_refused'].map((n) => golden.cases.find((g) => g.name === n)!)
+  const capped = await serve('capped')
+  const slow = send(capped, 'POST', held!.request.path, held!.request.headers, held!.request.body)
+  while (!provider.requests.some((r) => lastUser(r) === 'a slow turn')) await new Promise((d) => setTimeout(d, 10))
+  answers.set(
+    refused!.name,
+    await send(capped, 'POST', refused!.request.path, refused!.request.headers, refused!.request.body)
+  )
+  answers.set(held!.name, await slow)
+  base = await serve('default')
 }, 60_000)
+
+/** Switch the API server (the Gateway page's toggle) to this profile; its base URL. */
+async function serve(profile: string): Promise<string> {
+  const r = await host.dispatcher.invoke('channels.apiServer', { enabled: true, profile })
+  if (!r.ok) throw new Error(r.error.message)
+  return (r.output as ChannelsStatus).apiServer.url!.replace(/\/v1\/?$/, '')
+}
 
 afterAll(async () => {
   await host?.close()

@@ -23,6 +23,7 @@ import re
 import socket
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from upstream_cli import UPSTREAM, upstream_commit  # noqa: E402
@@ -57,6 +58,8 @@ class ScriptedAgent:
 
     def run_conversation(self, user_message, conversation_history=None, task_id=None):
         text = user_message if isinstance(user_message, str) else json.dumps(user_message)
+        if "slow" in text:
+            time.sleep(1.0)
         if "please fail" in text:
             # what AIAgent returns when the provider keeps failing: no reply, failed, the error
             return {"final_response": "", "failed": True, "completed": False, "error": "provider exploded",
@@ -245,49 +248,69 @@ def cases():
     ]
 
 
-async def record(port):
+async def exchange(http, base, state, name, method, path, headers, body):
+    """Send one case and return what the client saw."""
+    def fill(text):
+        return text.replace("<id:resp>", state.get("resp", "")).replace("<id:run>", state.get("run", ""))
+
+    kwargs = {"headers": headers}
+    if isinstance(body, str):
+        kwargs["data"] = body.encode()
+    elif body is not None:
+        kwargs["data"] = fill(json.dumps(body)).encode()
+    async with http.request(method, base + fill(path), **kwargs) as resp:
+        text = await resp.text()
+        h = {k.lower(): v for k, v in resp.headers.items()}
+    entry = {
+        "name": name,
+        "request": {"method": method, "path": path, "headers": headers, "body": body},
+        "status": resp.status,
+        "headers": {k: h[k] for k in KEPT_HEADERS if k in h},
+        "present": {k: k in h for k in PRESENCE_HEADERS},
+        "sessionEchoed": "X-Hermes-Session-Id" in headers
+        and h.get("x-hermes-session-id") == headers["X-Hermes-Session-Id"],
+        "cors": {k: v for k, v in sorted(h.items()) if k.startswith("access-control-")},
+    }
+    if "text/event-stream" in h.get("content-type", ""):
+        entry["sse"] = parse_sse(text)
+    else:
+        try:
+            entry["json"] = norm(json.loads(text))
+        except ValueError:
+            entry["text"] = text
+    return entry, text
+
+
+async def record(port, adapter):
     import aiohttp
 
     state = {}
     out = []
     base = f"http://127.0.0.1:{port}"
     async with aiohttp.ClientSession() as http:
-        for name, method, path, headers, body in cases():
-            def fill(text):
-                return text.replace("<id:resp>", state.get("resp", "")).replace("<id:run>", state.get("run", ""))
-
-            kwargs = {"headers": headers}
-            if isinstance(body, str):
-                kwargs["data"] = body.encode()
-            elif body is not None:
-                kwargs["data"] = fill(json.dumps(body)).encode()
-            async with http.request(method, base + fill(path), **kwargs) as resp:
-                text = await resp.text()
-                h = {k.lower(): v for k, v in resp.headers.items()}
-            entry = {
-                "name": name,
-                "request": {"method": method, "path": path, "headers": headers, "body": body},
-                "status": resp.status,
-                "headers": {k: h[k] for k in KEPT_HEADERS if k in h},
-                "present": {k: k in h for k in PRESENCE_HEADERS},
-                "sessionEchoed": "X-Hermes-Session-Id" in headers
-                and h.get("x-hermes-session-id") == headers["X-Hermes-Session-Id"],
-                "cors": {k: v for k, v in sorted(h.items()) if k.startswith("access-control-")},
-            }
-            if "text/event-stream" in h.get("content-type", ""):
-                entry["sse"] = parse_sse(text)
-            else:
-                try:
-                    entry["json"] = norm(json.loads(text))
-                except ValueError:
-                    entry["text"] = text
-            if name == "responses_create":
+        for case in cases():
+            entry, text = await exchange(http, base, state, *case)
+            if entry["name"] == "responses_create":
                 state["resp"] = json.loads(text)["id"]
-            if name in ("runs_create", "runs_create_tool"):
+            if entry["name"] in ("runs_create", "runs_create_tool"):
                 state["run"] = json.loads(text)["run_id"]
                 # the scripted run finishes at once; wait for it before reading its events
                 await asyncio.sleep(0.5)
             out.append(entry)
+
+        # The concurrency cap (gateway.api_server.max_concurrent_runs) at 1: a request while a slow turn holds the
+        # only slot. Both are recorded, marked "capped" (the replay runs them on a server with that cap).
+        adapter._max_concurrent_runs = 1
+        slow = asyncio.ensure_future(exchange(
+            http, base, state, "capped_slow", "POST", "/v1/chat/completions", JSON_AUTH,
+            {"model": "hermes-agent", "messages": [{"role": "user", "content": "a slow turn"}]}))
+        await asyncio.sleep(0.3)
+        refused, _ = await exchange(
+            http, base, state, "capped_refused", "POST", "/v1/chat/completions", JSON_AUTH,
+            {"model": "hermes-agent", "messages": [{"role": "user", "content": "while another runs"}]})
+        held, _ = await slow
+        adapter._max_concurrent_runs = 10
+        out += [{**held, "capped": True}, {**refused, "capped": True}]
     return out
 
 
@@ -309,7 +332,7 @@ async def main_async():
     if not await adapter.connect():
         raise SystemExit("upstream's API server did not start")
     try:
-        return await record(port)
+        return await record(port, adapter)
     finally:
         await adapter.disconnect()
 

@@ -41,7 +41,7 @@ export class RunLimiter {
     if (this.max > 0 && this.active >= this.max)
       throw new HttpError(
         429,
-        `Too many concurrent runs (max ${this.max}); retry shortly`,
+        `Too many concurrent runs (max ${this.max})`,
         'rate_limit_error',
         'rate_limit_exceeded',
         { 'retry-after': '1' }
