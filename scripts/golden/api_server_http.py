@@ -243,6 +243,10 @@ def cases():
         ("runs_stop_finished", "POST", "/v1/runs/<id:run>/stop", AUTH, None),
         ("runs_create_tool", "POST", "/v1/runs", JSON_AUTH, {"input": "run this and use a tool"}),
         ("runs_tool_events", "GET", "/v1/runs/<id:run>/events", AUTH, None),
+        ("runs_create_slow", "POST", "/v1/runs", JSON_AUTH, {"input": "a slow run"}),
+        ("runs_stop_running", "POST", "/v1/runs/<id:run>/stop", AUTH, None),
+        ("runs_stopped_status", "GET", "/v1/runs/<id:run>", AUTH, None),
+        ("runs_stopped_events", "GET", "/v1/runs/<id:run>/events", AUTH, None),
         ("runs_status_unknown", "GET", "/v1/runs/run_doesnotexist", AUTH, None),
         ("runs_stop_unknown", "POST", "/v1/runs/run_doesnotexist/stop", AUTH, None),
     ]
@@ -292,10 +296,12 @@ async def record(port, adapter):
             entry, text = await exchange(http, base, state, *case)
             if entry["name"] == "responses_create":
                 state["resp"] = json.loads(text)["id"]
-            if entry["name"] in ("runs_create", "runs_create_tool"):
+            if entry["name"] in ("runs_create", "runs_create_tool", "runs_create_slow"):
                 state["run"] = json.loads(text)["run_id"]
-                # the scripted run finishes at once; wait for it before reading its events
-                await asyncio.sleep(0.5)
+                # a scripted run finishes at once (a slow one sleeps 1 s: stopped while it runs); wait for it
+                await asyncio.sleep(0.3 if entry["name"] == "runs_create_slow" else 0.5)
+            if entry["name"] == "runs_stop_running":
+                await asyncio.sleep(1.2)
             out.append(entry)
 
         # The concurrency cap (gateway.api_server.max_concurrent_runs) at 1: a request while a slow turn holds the

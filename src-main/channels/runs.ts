@@ -22,7 +22,9 @@ const Body = z
   })
   .passthrough()
 
-export type RunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled'
+/** `stopping`: a stop was asked for and the turn has not ended yet (upstream's status for it). */
+export type RunStatus = 'queued' | 'running' | 'stopping' | 'completed' | 'failed' | 'cancelled'
+const live = (r: { status: RunStatus }) => r.status === 'queued' || r.status === 'running' || r.status === 'stopping'
 export interface RunEvent {
   event: string
   run_id: string
@@ -79,7 +81,7 @@ export class RunRegistry {
     // Drop the oldest finished runs past the bound; a running one is never dropped.
     for (const [id, r] of this.runs) {
       if (this.runs.size <= MAX_RUNS) break
-      if (r.status !== 'running' && r.status !== 'queued') this.runs.delete(id)
+      if (!live(r)) this.runs.delete(id)
     }
     return run
   }
@@ -161,7 +163,7 @@ async function execute(
         run.warnings = warnings
         run.turnId = h.turnId
         run.sessionId = h.sessionId
-        run.status = 'running'
+        if (run.status === 'queued') run.status = 'running'
         if (run.stopRequested) ctx.gateway.stop(h.turnId)
       },
       onDelta: (d) => {
@@ -184,7 +186,8 @@ async function execute(
       output_tokens: r.tokens.output,
       total_tokens: r.tokens.input + r.tokens.output
     }
-    if (r.status === 'completed') {
+    // A run asked to stop ends cancelled whatever its turn did meanwhile (upstream's order of checks).
+    if (r.status === 'completed' && !run.stopRequested) {
       run.status = 'completed'
       run.output = r.reply
       runs.emit(run, 'run.completed', {
@@ -192,7 +195,7 @@ async function execute(
         usage: run.usage,
         ...(run.warnings.length ? { warnings: run.warnings } : {})
       })
-    } else if (r.status === 'interrupted') {
+    } else if (r.status === 'interrupted' || run.stopRequested) {
       run.status = 'cancelled'
       run.output = r.reply
       runs.emit(run, 'run.cancelled')
@@ -217,7 +220,7 @@ export function runEvents(runs: RunRegistry, id: string, res: ServerResponse, co
     if (!res.writableEnded) res.end(': stream closed\n\n')
   }
   for (const e of run.events) send(e)
-  const finishedAlready = run.status !== 'queued' && run.status !== 'running'
+  const finishedAlready = !live(run)
   if (finishedAlready) return close()
   const listener = (e: RunEvent | null) => (e ? send(e) : close())
   run.listeners.add(listener)
@@ -232,8 +235,11 @@ export function stopRun(
   cors: Record<string, string>
 ): void {
   const run = runs.get(id)
-  if (run.status === 'queued' || run.status === 'running') {
+  if (live(run)) {
     run.stopRequested = true
+    run.status = 'stopping'
+    run.lastEvent = 'run.stopping'
+    run.updatedAt = Date.now() / 1000
     if (run.turnId) ctx.gateway.stop(run.turnId)
   }
   sendJson(res, 200, { ...statusOf(run), stop_requested: run.stopRequested }, cors)
