@@ -98,6 +98,13 @@ const EXCEPTIONS: Record<
     tolerate:
       /^frame 1 \(chunk:finish\)\.(usage\.\w+: 0 where upstream has \d+|(error\.message|hermes\.error): "provider returned HTTP 500: provider exploded" where upstream has "provider exploded")$/
   },
+  responses_stream_agent_failed: {
+    why: 'the failure is worded by the provider client; a failed call spent no tokens',
+    status: 200,
+    compare: ['headers', 'json'],
+    tolerate:
+      /^frame 1 \(response\.failed\)\.response\.(usage\.\w+: 0 where upstream has \d+|(error\.message|output\[0\]\.content\[0\]\.text): "provider returned HTTP 500: provider exploded" where upstream has "provider exploded")$/
+  },
   // Upstream answers a failed Responses turn 200 "completed" with the error text as the assistant's reply.
   responses_agent_failed: {
     why: 'a failed turn is a 502 error (as chat completions answer it), never a reply that is really an error',

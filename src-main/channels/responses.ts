@@ -252,14 +252,13 @@ export async function createResponse(
       }
     })
     open(r.sessionId)
-    if (r.status === 'error')
+    if (r.status === 'error') {
+      // Upstream's failed envelope: the error (also as the output's text, which it shows as the reply) and usage.
+      const message = r.error || 'the agent turn failed'
       event('response.failed', {
-        response: {
-          ...shell('failed', ''),
-          error: { code: 'server_error', message: r.error || 'the agent turn failed' }
-        }
+        response: { ...shell('failed', message, r), error: { code: 'server_error', type: 'server_error', message } }
       })
-    else {
+    } else {
       if (r.replayed && r.reply) delta(r.reply)
       const response = shell(r.status === 'completed' ? 'completed' : 'incomplete', r.reply, r, true)
       keep(response, r)
@@ -272,7 +271,10 @@ export async function createResponse(
   } catch (err) {
     if (!send) throw err
     event('response.failed', {
-      response: { ...shell('failed', ''), error: { code: 'server_error', message: errorMessage(err) } }
+      response: {
+        ...shell('failed', ''),
+        error: { code: 'server_error', type: 'server_error', message: errorMessage(err) }
+      }
     })
   } finally {
     release()
