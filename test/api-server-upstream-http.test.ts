@@ -27,6 +27,7 @@ interface GoldenCase {
   /** The answer's X-Hermes-Session-Id is the one the request sent. */
   sessionEchoed: boolean
   cors: Record<string, string>
+  security: Record<string, string>
   json?: unknown
   sse?: Frame[]
   text?: string
@@ -337,6 +338,8 @@ function diff(want: GoldenCase, got: Answer, parts: Array<'status' | 'json' | 'h
     const sent = want.request.headers['X-Hermes-Session-Id']
     if (want.sessionEchoed && got.headers['x-hermes-session-id'] !== sent)
       out.push(`X-Hermes-Session-Id ${got.headers['x-hermes-session-id']} (upstream echoes ${sent})`)
+    for (const [h, v] of Object.entries(want.security))
+      if (got.headers[h] !== v) out.push(`${h}: ${got.headers[h]} (upstream ${v})`)
     for (const [h, v] of Object.entries(want.cors)) {
       const g = got.headers[h]
       const set = (s: string) => new Set(s.toLowerCase().split(/\s*,\s*/))

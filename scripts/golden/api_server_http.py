@@ -39,6 +39,9 @@ JSON_AUTH = {**AUTH, "Content-Type": "application/json"}
 # Header names recorded (lower-cased); X-Hermes-Session-Id only as present/absent (its value is an id).
 KEPT_HEADERS = ["content-type", "retry-after", "www-authenticate", "allow", "x-hermes-completed", "x-hermes-partial"]
 PRESENCE_HEADERS = ["x-hermes-session-id"]
+# Hardening headers, recorded with their values wherever upstream sends them.
+SECURITY_HEADERS = ["content-security-policy", "permissions-policy", "referrer-policy", "strict-transport-security",
+                    "x-content-type-options", "x-frame-options", "x-xss-protection"]
 
 
 class ScriptedAgent:
@@ -224,6 +227,12 @@ def cases():
          {"Origin": "http://evil.example", "Access-Control-Request-Method": "POST"}, None),
         ("models_allowed_origin", "GET", "/v1/models", {**AUTH, "Origin": "http://localhost:3000"}, None),
         ("models_bad_origin", "GET", "/v1/models", {**AUTH, "Origin": "http://evil.example"}, None),
+        ("models_wrong_key_allowed_origin", "GET", "/v1/models",
+         {"Authorization": "Bearer wrong", "Origin": "http://localhost:3000"}, None),
+        ("chat_malformed_json_allowed_origin", "POST", "/v1/chat/completions",
+         {**JSON_AUTH, "Origin": "http://localhost:3000"}, "{not json"),
+        ("chat_stream_allowed_origin", "POST", "/v1/chat/completions",
+         {**JSON_AUTH, "Origin": "http://localhost:3000"}, {**said("stream to a browser"), "stream": True}),
         ("responses_create", "POST", "/v1/responses", JSON_AUTH, {"model": "hermes-agent", "input": "respond"}),
         ("responses_chain", "POST", "/v1/responses", JSON_AUTH,
                    {"model": "hermes-agent", "input": "and again", "previous_response_id": "<id:resp>"}),
@@ -282,6 +291,7 @@ async def exchange(http, base, state, name, method, path, headers, body):
         "sessionEchoed": "X-Hermes-Session-Id" in headers
         and h.get("x-hermes-session-id") == headers["X-Hermes-Session-Id"],
         "cors": {k: v for k, v in sorted(h.items()) if k.startswith("access-control-")},
+        "security": {k: h[k] for k in SECURITY_HEADERS if k in h},
     }
     if "text/event-stream" in h.get("content-type", ""):
         entry["sse"] = parse_sse(text)

@@ -12,7 +12,16 @@ import { RunLimiter, TurnLedger } from './channel-turn'
 import { chatCompletions } from './chat-completions'
 import type { ConversationSessions } from './conversation'
 import { httpErrorOf, type ApiContext, type ChannelGateway } from './context'
-import { guardHost, guardJsonBody, guardOrigin, HttpError, sendError, sendJson } from './http'
+import {
+  guardHost,
+  guardJsonBody,
+  guardOrigin,
+  HttpError,
+  presetHeaders,
+  SECURITY_HEADERS,
+  sendError,
+  sendJson
+} from './http'
 import { createResponse, deleteResponse, getResponse, ResponseStore } from './responses'
 import { RunRegistry, runEvents, statusOf, stopRun, submitRun } from './runs'
 import { isLoopbackHost, resolveApiServerSettings } from './settings'
@@ -92,6 +101,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     guardHost(req, loopback, port)
     const cors = guardOrigin(req, settings.corsOrigins)
+    // An allowed origin's CORS headers go on every answer, errors included, so a browser can read a 401 or 400.
+    presetHeaders(res, cors)
     const target = opts.guards?.decodePath?.(req.url)
     if (target && !target.ok) throw new HttpError(target.status, target.message)
     const path =
@@ -165,6 +176,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
   }
 
   const server: Server = createServer((req, res) => {
+    presetHeaders(res, SECURITY_HEADERS)
     route(req, res).catch((err: unknown) => {
       const e = httpErrorOf(err)
       if (e.status >= 500) opts.log?.('warn', `api server: ${req.method} ${req.url}: ${e.message}`)

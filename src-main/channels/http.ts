@@ -68,6 +68,25 @@ export async function guardJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES
   return body as Record<string, unknown>
 }
 
+/**
+ * Hardening headers on every answer, errors and streams included (the values upstream sends): nothing here is a page
+ * to frame, sniff, refer from or give device access to.
+ */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'permissions-policy': 'camera=(), microphone=(), geolocation=()',
+  'referrer-policy': 'no-referrer',
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'x-xss-protection': '0'
+}
+
+/** Headers every later answer on `res` carries (writeHead merges them), so error answers get them too. */
+export function presetHeaders(res: ServerResponse, headers: Readonly<Record<string, string>>): void {
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v)
+}
+
 /** DNS-rebinding guard: on loopback only loopback Host headers are served. */
 export function guardHost(req: IncomingMessage, boundLoopback: boolean, port: number): void {
   if (!boundLoopback) return
