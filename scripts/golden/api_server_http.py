@@ -194,6 +194,8 @@ def cases():
          {**JSON_AUTH, "Idempotency-Key": "golden-key-1"}, said("same key, another request")),
         ("chat_malformed_json", "POST", "/v1/chat/completions", JSON_AUTH, "{not json"),
         ("chat_empty_body", "POST", "/v1/chat/completions", JSON_AUTH, ""),
+        ("chat_body_5mb", "POST", "/v1/chat/completions", JSON_AUTH, "<padded:5000000>"),
+        ("chat_body_11mb", "POST", "/v1/chat/completions", JSON_AUTH, "<padded:11000000>"),
         ("chat_body_array", "POST", "/v1/chat/completions", JSON_AUTH, [1, 2]),
         ("chat_missing_messages", "POST", "/v1/chat/completions", JSON_AUTH, {"model": "hermes-agent"}),
         ("chat_empty_messages", "POST", "/v1/chat/completions", JSON_AUTH, {"model": "hermes-agent", "messages": []}),
@@ -275,7 +277,12 @@ async def exchange(http, base, state, name, method, path, headers, body):
         return text.replace("<id:resp>", state.get("resp", "")).replace("<id:run>", state.get("run", ""))
 
     kwargs = {"headers": headers}
-    if isinstance(body, str):
+    padded = re.fullmatch(r"<padded:(\d+)>", body) if isinstance(body, str) else None
+    if padded:
+        # a chat request whose one user message is N "x" (kept out of the fixture as this marker)
+        message = {"role": "user", "content": "x" * int(padded.group(1))}
+        kwargs["data"] = json.dumps({"model": "hermes-agent", "messages": [message]}).encode()
+    elif isinstance(body, str):
         kwargs["data"] = body.encode()
     elif body is not None:
         kwargs["data"] = fill(json.dumps(body)).encode()

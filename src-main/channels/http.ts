@@ -46,14 +46,12 @@ export function sendError(res: ServerResponse, err: HttpError): void {
 /** Read a JSON object body, refusing more than MAX_BODY_BYTES with 413 before buffering it all. */
 export async function guardJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
   const declared = Number(req.headers['content-length'] ?? 0)
-  if (declared > limit)
-    throw new HttpError(413, `request body is larger than ${limit} bytes`, 'invalid_request_error', 'body_too_large')
+  if (declared > limit) throw new HttpError(413, 'Request body too large.', 'invalid_request_error', 'body_too_large')
   const chunks: Buffer[] = []
   let size = 0
   for await (const chunk of req) {
     size += (chunk as Buffer).length
-    if (size > limit)
-      throw new HttpError(413, `request body is larger than ${limit} bytes`, 'invalid_request_error', 'body_too_large')
+    if (size > limit) throw new HttpError(413, 'Request body too large.', 'invalid_request_error', 'body_too_large')
     chunks.push(chunk as Buffer)
   }
   const text = Buffer.concat(chunks).toString('utf8')
