@@ -2,19 +2,24 @@
 """Golden HTTP exchanges with upstream's real API server: what a client sees for each request.
 
 Starts upstream's APIServerAdapter with its own connect() (gateway/platforms/api_server.py: the real aiohttp app,
-middlewares and routes) on a free 127.0.0.1 port, with the bearer key set. Only the agent is replaced, as upstream's
-tests do (tests/gateway/test_api_server*.py patch _create_agent): a scripted agent streams a fixed reply, and for a
-user message containing "use a tool" first reports one `terminal` tool call through the same callbacks the real
-agent fires. Every request goes over a real socket with aiohttp's client.
+middlewares and routes) on a free 127.0.0.1 port, with the bearer key and one allowed CORS origin set. Only the
+agent is replaced, as upstream's tests do (tests/gateway/test_api_server*.py patch _create_agent): a scripted agent
+streams a fixed reply with fixed token counts; for a user message containing "use a tool" it first reports one
+`terminal` call through the callbacks the real agent fires, "please fail" returns what AIAgent returns when the
+provider keeps failing, and "slow" takes a second (a run stopped while running; a request refused by the concurrency
+cap, set to 1 for that pair only). Every request goes over a real socket with aiohttp's client.
 
-Recorded per case: status, the headers that matter (content-type, whether X-Hermes-Session-Id is present,
-Retry-After, WWW-Authenticate, Access-Control-*), and the body: JSON normalised (ids and timestamps replaced by
-placeholders, see norm()), or for SSE the frame sequence (event name + normalised data, comments as `:`).
+Recorded per case: status; the headers that matter (content-type, Retry-After, WWW-Authenticate, Allow,
+X-Hermes-Completed/-Partial, whether X-Hermes-Session-Id is present and echoes the one sent, Access-Control-*, the
+hardening headers); the body: JSON normalised (ids and timestamps replaced by placeholders, see norm()), or for SSE
+the frame sequence (event name + normalised data, comments as `:`). A request body `<padded:N>` stands for a chat
+request whose one user message is N "x"; `<id:resp>`/`<id:run>` in a path or body for an id an earlier case returned.
 
 Usage: /usr/bin/python3 scripts/golden/api_server_http.py
 Needs Debian's python3-aiohttp, python3-yaml, python3-dotenv, python3-httpx and python3-requests.
 Env: HERMES_UPSTREAM (default /work/upstream) is the upstream checkout to import.
-Writes test/fixtures/upstream/api-server-http/cases.json: {upstreamCommit, key, reply, cases: [...]}.
+Writes test/fixtures/upstream/api-server-http/cases.json: {upstreamCommit, script, key, reply, usage, cases: [...]}.
+Replayed against Caduceus by test/api-server-upstream-http.test.ts.
 """
 import asyncio
 import json
