@@ -94,6 +94,21 @@ const EXCEPTIONS: Record<
   // Upstream takes bodies up to 10 MB; every HTTP server of the host stops at 4 MB (README, request-guards.ts), the
   // same answer as upstream's over its own limit.
   chat_body_5mb: { why: 'request bodies are bounded at 4 MB', status: 413 },
+  // A refused content part: status, type, code and param as upstream's; the message is Caduceus's own wording.
+  chat_file_part: {
+    why: 'the refusal is worded by Caduceus',
+    status: 400,
+    compare: ['headers', 'json'],
+    tolerate: /^body\.error\.message: "messages\[0\]\.content: [^"]+" where upstream has "[^"]+"$/
+  },
+  chat_image_bad_scheme: {
+    why: 'the refusal is worded by Caduceus',
+    status: 400,
+    compare: ['headers', 'json'],
+    tolerate: /^body\.error\.message: "messages\[0\]\.content: [^"]+" where upstream has "[^"]+"$/
+  },
+  // Upstream crashes on a message that is not an object (`str.get`): aiohttp's plain-text 500.
+  chat_message_not_object: { why: 'a message that is not an object is a 400 naming it, not a crash', status: 400 },
   // Upstream crashes on a JSON array body (`list.get`) and answers aiohttp's plain-text 500.
   chat_body_array: { why: 'a non-object body is a 400 in OpenAI error shape, not a crash', status: 400 },
   // Upstream coerces any content to text (42 → "42") and runs it.
@@ -207,7 +222,10 @@ beforeAll(async () => {
   const [held, refused] = ['capped_slow', 'capped_refused'].map((n) => golden.cases.find((g) => g.name === n)!)
   const capped = await serve('capped')
   const slow = send(capped, 'POST', held!.request.path, held!.request.headers, held!.request.body)
-  while (!provider.requests.some((r) => lastUser(r) === 'a slow turn')) await new Promise((d) => setTimeout(d, 10))
+  let settled = false
+  void slow.finally(() => (settled = true))
+  while (!settled && !provider.requests.some((r) => lastUser(r) === 'a slow turn'))
+    await new Promise((d) => setTimeout(d, 10))
   answers.set(
     refused!.name,
     await send(capped, 'POST', refused!.request.path, refused!.request.headers, refused!.request.body)

@@ -208,6 +208,39 @@ def cases():
          {"model": "hermes-agent", "messages": "hello"}),
         ("chat_content_int", "POST", "/v1/chat/completions", JSON_AUTH,
          {"model": "hermes-agent", "messages": [{"role": "user", "content": 42}]}),
+        ("chat_stream_string_true", "POST", "/v1/chat/completions", JSON_AUTH,
+         {**said("stream given as a string"), "stream": "true"}),
+        ("chat_stream_string_false", "POST", "/v1/chat/completions", JSON_AUTH,
+         {**said("no stream given as a string"), "stream": "false"}),
+        ("chat_file_part", "POST", "/v1/chat/completions", JSON_AUTH, {"model": "hermes-agent", "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "read this"},
+                                         {"type": "file", "file": {"file_id": "file-1"}}]}]}),
+        ("chat_image_bad_scheme", "POST", "/v1/chat/completions", JSON_AUTH, {"model": "hermes-agent", "messages": [
+            {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "ftp://example.com/a.png"}}]}]}),
+        ("chat_role_function", "POST", "/v1/chat/completions", JSON_AUTH, {"model": "hermes-agent", "messages": [
+            {"role": "function", "name": "f", "content": "42"},
+            {"role": "user", "content": "after a function message"}]}),
+        ("chat_tool_history_without_content", "POST", "/v1/chat/completions", JSON_AUTH, {
+            "model": "hermes-agent", "messages": [
+                {"role": "user", "content": "what time is it?"},
+                {"role": "assistant", "tool_calls": [{"id": "call_9", "type": "function",
+                                                      "function": {"name": "clock", "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": "call_9", "content": "noon"},
+                {"role": "assistant", "content": "It is noon."},
+                {"role": "user", "content": "thanks, and tomorrow?"}]}),
+        ("responses_input_item_without_content", "POST", "/v1/responses", JSON_AUTH, {
+            "model": "hermes-agent", "input": [{"role": "assistant"}, {"role": "user", "content": "after an empty item"}]}),
+        ("responses_input_string_items", "POST", "/v1/responses", JSON_AUTH,
+         {"model": "hermes-agent", "input": ["an earlier line", "the question as a bare string"]}),
+        ("responses_input_item_without_role", "POST", "/v1/responses", JSON_AUTH,
+         {"model": "hermes-agent", "input": [{"content": "an item with no role"}]}),
+        ("responses_input_with_tool_items", "POST", "/v1/responses", JSON_AUTH, {"model": "hermes-agent", "input": [
+            {"role": "user", "content": "look it up"},
+            {"type": "function_call", "call_id": "call_7", "name": "lookup", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "call_7", "output": "found"},
+            {"role": "user", "content": "and what did it find?"}]}),
+        ("chat_message_not_object", "POST", "/v1/chat/completions", JSON_AUTH,
+         {"model": "hermes-agent", "messages": ["hello"]}),
         ("chat_last_not_user", "POST", "/v1/chat/completions", JSON_AUTH,
          {"model": "hermes-agent", "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]}),
         ("chat_empty_user", "POST", "/v1/chat/completions", JSON_AUTH,
@@ -252,6 +285,8 @@ def cases():
         ("responses_agent_failed", "POST", "/v1/responses", JSON_AUTH, {"model": "hermes-agent", "input": "please fail"}),
         ("responses_stream_agent_failed", "POST", "/v1/responses", JSON_AUTH,
          {"model": "hermes-agent", "input": "please fail in a stream", "stream": True}),
+        ("responses_store_false", "POST", "/v1/responses", JSON_AUTH,
+         {"model": "hermes-agent", "input": "do not keep this", "store": False}),
         ("responses_missing_input", "POST", "/v1/responses", JSON_AUTH, {"model": "hermes-agent"}),
         ("responses_input_int", "POST", "/v1/responses", JSON_AUTH, {"model": "hermes-agent", "input": 5}),
         ("responses_unknown_previous", "POST", "/v1/responses", JSON_AUTH,
@@ -271,6 +306,7 @@ def cases():
         ("runs_stop_running", "POST", "/v1/runs/<id:run>/stop", AUTH, None),
         ("runs_stopped_status", "GET", "/v1/runs/<id:run>", AUTH, None),
         ("runs_stopped_events", "GET", "/v1/runs/<id:run>/events", AUTH, None),
+        ("runs_events_unknown", "GET", "/v1/runs/run_doesnotexist/events", AUTH, None),
         ("runs_status_unknown", "GET", "/v1/runs/run_doesnotexist", AUTH, None),
         ("runs_stop_unknown", "POST", "/v1/runs/run_doesnotexist/stop", AUTH, None),
     ]

@@ -9,20 +9,19 @@ import { z } from 'zod'
 import { createHash } from 'node:crypto'
 import type { TurnHandle } from './gateway-face'
 import { runApiTurn, type TurnOutcome, type TurnRequest } from './channel-turn'
-import { httpErrorOf, newId, sessionHeader, usageOf, type ApiContext } from './context'
+import { httpErrorOf, newId, requestFlag, sessionHeader, usageOf, type ApiContext } from './context'
 import { readContent, readText } from './content'
 import type { Turn } from './conversation'
 import type { ContentParts } from './gateway-face'
 import { HttpError, openSse, sendJson, warningsHeader } from './http'
 
-const Message = z
-  .object({ role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']), content: z.unknown() })
-  .passthrough()
+// Any role is taken (upstream's rule): only system/developer, user and assistant messages are read, others are skipped.
+const Message = z.object({ role: z.string(), content: z.unknown().optional() }).passthrough()
 const Body = z
   .object({
     model: z.string().optional(),
     messages: z.array(Message).min(1, 'messages must not be empty'),
-    stream: z.boolean().optional(),
+    stream: z.unknown().optional(),
     stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullish()
   })
   .passthrough()
@@ -121,7 +120,7 @@ export async function chatCompletions(
       ...extra
     })
 
-  if (!body.stream) {
+  if (!requestFlag(body.stream, false)) {
     let r: TurnOutcome
     try {
       const key = header(req, 'idempotency-key')

@@ -25,8 +25,9 @@ export interface Content {
   parts?: ContentParts
 }
 
+/** A part refused: its code and `param` (the field) as upstream answers them; the message is Caduceus's own. */
 const refuse = (where: string, code: string, message: string) =>
-  new HttpError(400, `${where}: ${message}`, 'invalid_request_error', code)
+  new HttpError(400, `${where}: ${message}`, 'invalid_request_error', code, {}, { param: where })
 
 /** Upstream's `_normalize_multimodal_content`, with its error codes. */
 export function readContent(content: unknown, where: string): Content {

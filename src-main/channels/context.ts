@@ -48,6 +48,21 @@ export function sessionHeader(value: string | string[] | undefined): string | un
   return v
 }
 
+const TRUE_WORDS = new Set(['1', 'true', 'yes', 'on'])
+const FALSE_WORDS = new Set(['0', 'false', 'no', 'off'])
+
+/**
+ * A request flag (`stream`, `store`) as upstream reads it: some clients and proxies send `"true"`/`"false"` strings or
+ * numbers; those words and numbers count, anything else is the default.
+ */
+export function requestFlag(value: unknown, fallback: boolean): boolean {
+  if (typeof value === 'boolean') return value
+  if (typeof value === 'number') return value !== 0 && !Number.isNaN(value)
+  if (typeof value !== 'string') return fallback
+  const word = value.trim().toLowerCase()
+  return TRUE_WORDS.has(word) ? true : FALSE_WORDS.has(word) ? false : fallback
+}
+
 /** A gateway failure as an HTTP error (never a stack, never a key: the gateway already redacts). */
 export function httpErrorOf(err: unknown): HttpError {
   if (err instanceof HttpError) return err

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { z } from 'zod'
 import { fingerprint, header, joinInstructions, splitConversation, parseBody } from './chat-completions'
 import { runApiTurn, type TurnOutcome, type TurnRequest } from './channel-turn'
-import { newId, sessionHeader, type ApiContext } from './context'
+import { newId, requestFlag, sessionHeader, type ApiContext } from './context'
 import type { ChannelTurnResult } from './gateway-face'
 import { HttpError, openSse, sendJson, warningsHeader } from './http'
 import { ResponseTools } from './response-tools'
@@ -17,17 +17,20 @@ import { errorMessage } from '@shared/contract/errors'
 
 const MAX_KEPT = 1000
 
-const InputItem = z
-  .object({ role: z.enum(['system', 'developer', 'user', 'assistant']), content: z.unknown() })
-  .passthrough()
+// Input items as upstream takes them: a bare string is a user message, an item without a role is the user's. Items
+// that are no messages (a replayed function_call / function_call_output) carry no turn text and are skipped.
+const InputItem = z.union([
+  z.string(),
+  z.object({ role: z.string().optional(), content: z.unknown().optional(), type: z.unknown().optional() }).passthrough()
+])
 const Body = z
   .object({
     model: z.string().optional(),
     input: z.union([z.string(), z.array(InputItem)]),
     instructions: z.string().nullish(),
     previous_response_id: z.string().nullish(),
-    stream: z.boolean().optional(),
-    store: z.boolean().optional()
+    stream: z.unknown().optional(),
+    store: z.unknown().optional()
   })
   .passthrough()
 
@@ -137,7 +140,16 @@ export async function createResponse(
     sessionId = prev.sessionId
   }
   const items =
-    typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input.map((i) => ({ ...i }))
+    typeof body.input === 'string'
+      ? [{ role: 'user', content: body.input }]
+      : body.input.flatMap((i) =>
+          typeof i === 'string'
+            ? [{ role: 'user', content: i }]
+            : i.type !== undefined && i.type !== 'message'
+              ? []
+              : [{ ...i, role: i.role ?? 'user' }]
+        )
+  if (items.length === 0) throw new HttpError(400, 'No user message found in input')
   const conv = splitConversation(items, 'input')
   // `instructions` first, then any system/developer input items (Responses API order).
   const instructions = joinInstructions([body.instructions, conv.instructions])
@@ -193,10 +205,10 @@ export async function createResponse(
       ...extra
     })
   const keep = (response: Record<string, unknown>, r: ChannelTurnResult) => {
-    if (body.store !== false) store.put(id, { body: response, sessionId: r.sessionId })
+    if (requestFlag(body.store, true)) store.put(id, { body: response, sessionId: r.sessionId })
   }
 
-  if (!body.stream) {
+  if (!requestFlag(body.stream, false)) {
     let r: TurnOutcome
     try {
       const key = header(req, 'idempotency-key')

@@ -15,7 +15,10 @@ const MAX_RUNS = 500
 
 const Body = z
   .object({
-    input: z.union([z.string(), z.array(z.object({ role: z.string(), content: z.unknown() }).passthrough())]),
+    input: z.union([
+      z.string(),
+      z.array(z.object({ role: z.string(), content: z.unknown().optional() }).passthrough())
+    ]),
     session_id: z.string().nullish(),
     instructions: z.string().nullish(),
     model: z.string().nullish()
