@@ -109,6 +109,14 @@ const EXCEPTIONS: Record<
   },
   // Upstream crashes on a message that is not an object (`str.get`): aiohttp's plain-text 500.
   chat_message_not_object: { why: 'a message that is not an object is a 400 naming it, not a crash', status: 400 },
+  // Upstream's other surfaces, which Caduceus does not serve (its capabilities say so): detailed health, skills and
+  // toolsets listings, the session and cron-job resources, run approvals.
+  health_detailed: { why: 'not served', status: 404 },
+  skills: { why: 'not served', status: 404 },
+  toolsets: { why: 'not served', status: 404 },
+  sessions_list: { why: 'not served', status: 404 },
+  jobs_list: { why: 'not served', status: 404 },
+  runs_approval_unknown: { why: 'not served', status: 404 },
   // Upstream crashes on a JSON array body (`list.get`) and answers aiohttp's plain-text 500.
   chat_body_array: { why: 'a non-object body is a 400 in OpenAI error shape, not a crash', status: 400 },
   // Upstream coerces any content to text (42 → "42") and runs it.

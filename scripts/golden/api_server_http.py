@@ -104,6 +104,8 @@ ID_PATTERNS = [
     (re.compile(r"^fco_[0-9a-zA-Z]+$"), "<id:fco>"),
 ]
 TIME_KEYS = {"created", "created_at", "updated_at", "timestamp", "completed_at", "started_at", "duration"}
+# Measurements of the recording machine (/health/detailed's disk probe, its pid)
+VOLATILE_KEYS = {"free_bytes", "used_percent", "pid"}
 
 
 def norm(value, key=None):
@@ -114,6 +116,10 @@ def norm(value, key=None):
         return [norm(v, key) for v in value]
     if key in TIME_KEYS and isinstance(value, (int, float)) and not isinstance(value, bool):
         return "<time>"
+    if key in TIME_KEYS and isinstance(value, str) and re.match(r"\d{4}-\d{2}-\d{2}T", value):
+        return "<time>"  # /health/detailed's ISO stamps (a surface Caduceus does not serve)
+    if key in VOLATILE_KEYS and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return "<measured>"
     if isinstance(value, str):
         for pat, ph in ID_PATTERNS:
             if pat.match(value):
@@ -168,6 +174,11 @@ def cases():
         ("v1_health", "GET", "/v1/health", {}, None),
         ("models", "GET", "/v1/models", AUTH, None),
         ("capabilities", "GET", "/v1/capabilities", AUTH, None),
+        ("health_detailed", "GET", "/health/detailed", AUTH, None),
+        ("skills", "GET", "/v1/skills", AUTH, None),
+        ("toolsets", "GET", "/v1/toolsets", AUTH, None),
+        ("sessions_list", "GET", "/api/sessions", AUTH, None),
+        ("jobs_list", "GET", "/api/jobs", AUTH, None),
         ("models_no_key", "GET", "/v1/models", {}, None),
         ("models_wrong_key", "GET", "/v1/models", {"Authorization": "Bearer wrong"}, None),
         ("models_not_bearer", "GET", "/v1/models", {"Authorization": KEY}, None),
@@ -307,6 +318,7 @@ def cases():
         ("runs_stopped_status", "GET", "/v1/runs/<id:run>", AUTH, None),
         ("runs_stopped_events", "GET", "/v1/runs/<id:run>/events", AUTH, None),
         ("runs_events_unknown", "GET", "/v1/runs/run_doesnotexist/events", AUTH, None),
+        ("runs_approval_unknown", "POST", "/v1/runs/run_doesnotexist/approval", JSON_AUTH, {"choice": "once"}),
         ("runs_status_unknown", "GET", "/v1/runs/run_doesnotexist", AUTH, None),
         ("runs_stop_unknown", "POST", "/v1/runs/run_doesnotexist/stop", AUTH, None),
     ]
