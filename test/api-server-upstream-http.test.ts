@@ -322,6 +322,20 @@ describe('the official openai SDK reads what upstream would have given it', () =
     expect(usage).toMatchObject(golden.usage)
   })
 
+  it('a streamed response with a tool call: the stream helper rebuilds upstream’s items and text', async () => {
+    const upstream = golden.cases.find((c) => c.name === 'responses_stream_tool')!.sse!
+    const done = upstream.find((f) => f.event === 'response.completed')!.data as {
+      response: { output: Array<{ type: string }> }
+    }
+    const stream = client().responses.stream({ model: 'hermes-agent', input: 'use a tool, through the sdk stream' })
+    const seen: string[] = []
+    for await (const e of stream) seen.push(e.type)
+    const final = await stream.finalResponse()
+    expect(final.output.map((o) => o.type)).toEqual(done.response.output.map((o) => o.type))
+    expect(final.output_text).toBe(golden.reply)
+    expect(seen).toContain('response.output_text.delta')
+  })
+
   it('a response: output_text and usage as upstream’s', async () => {
     const upstream = golden.cases.find((c) => c.name === 'responses_create')!.json as {
       usage: Record<string, number>
