@@ -204,7 +204,10 @@ beforeAll(async () => {
   // The golden requests in upstream's order; later ones name ids earlier answers returned.
   const ids: Record<string, string> = {}
   const fill = (s: string) =>
-    s.replace('<id:resp>', ids.resp ?? 'resp_missing').replace('<id:run>', ids.run ?? 'run_missing')
+    s
+      .replace('<id:resp_kept>', ids.respKept ?? 'resp_missing')
+      .replace('<id:resp>', ids.resp ?? 'resp_missing')
+      .replace('<id:run>', ids.run ?? 'run_missing')
   for (const c of golden.cases.filter((g) => !g.capped)) {
     const body =
       c.request.body && typeof c.request.body === 'object'
@@ -213,12 +216,13 @@ beforeAll(async () => {
     const a = await send(base, c.request.method, fill(c.request.path), c.request.headers, body)
     answers.set(c.name, a)
     if (c.name === 'responses_create') ids.resp = JSON.parse(a.text).id
+    if (c.name === 'responses_tool') ids.respKept = JSON.parse(a.text).id
     if (c.name.startsWith('runs_create')) ids.run = JSON.parse(a.text).run_id
     // The slow run is stopped while its provider call is under way: wait for that call.
     if (c.name === 'runs_create_slow')
       while (!provider.requests.some((r) => lastUser(r) === 'a slow run')) await new Promise((d) => setTimeout(d, 10))
     // Upstream's scripted runs had finished before their events were read: wait for these to finish too.
-    if (c.name === 'runs_create' || c.name === 'runs_create_tool' || c.name === 'runs_stop_running')
+    if ((c.name.startsWith('runs_create') && c.name !== 'runs_create_slow') || c.name === 'runs_stop_running')
       for (;;) {
         const s = await send(base, 'GET', `/v1/runs/${ids.run}`, { authorization: `Bearer ${golden.key}` }, null)
         if (!['queued', 'running', 'stopping'].includes(JSON.parse(s.text).status)) break
@@ -277,6 +281,8 @@ describe(`API server answers as upstream's (${golden.upstreamCommit.slice(0, 10)
         return
       }
       expect(diff(c, got, ['status', 'headers', 'json']).join('\n')).toBe('')
+      if (c.sameSessionAs)
+        expect(JSON.parse(got.text).session_id).toBe(answers.get(c.sameSessionAs)!.headers['x-hermes-session-id'])
     })
   }
 })

@@ -13,7 +13,9 @@ Recorded per case: status; the headers that matter (content-type, Retry-After, W
 X-Hermes-Completed/-Partial, whether X-Hermes-Session-Id is present and echoes the one sent, Access-Control-*, the
 hardening headers); the body: JSON normalised (ids and timestamps replaced by placeholders, see norm()), or for SSE
 the frame sequence (event name + normalised data, comments as `:`). A request body `<padded:N>` stands for a chat
-request whose one user message is N "x"; `<id:resp>`/`<id:run>` in a path or body for an id an earlier case returned.
+request whose one user message is N "x"; `<id:resp>`/`<id:run>` in a path or body for an id an earlier case returned
+(`<id:resp_kept>`: responses_tool's, never deleted). `sameSessionAs: NAME` marks a run whose status names the session
+that case's answer was recorded in.
 
 Usage: /usr/bin/python3 scripts/golden/api_server_http.py
 Needs Debian's python3-aiohttp, python3-yaml, python3-dotenv, python3-httpx and python3-requests.
@@ -120,6 +122,8 @@ def norm(value, key=None):
         return "<time>"  # /health/detailed's ISO stamps (a surface Caduceus does not serve)
     if key in VOLATILE_KEYS and isinstance(value, (int, float)) and not isinstance(value, bool):
         return "<measured>"
+    if key == "session_id" and isinstance(value, str) and re.fullmatch(r"[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}", value):
+        return "<id:session>"
     if isinstance(value, str):
         for pat, ph in ID_PATTERNS:
             if pat.match(value):
@@ -319,6 +323,9 @@ def cases():
         ("runs_stopped_events", "GET", "/v1/runs/<id:run>/events", AUTH, None),
         ("runs_events_unknown", "GET", "/v1/runs/run_doesnotexist/events", AUTH, None),
         ("runs_approval_unknown", "POST", "/v1/runs/run_doesnotexist/approval", JSON_AUTH, {"choice": "once"}),
+        ("runs_create_chained", "POST", "/v1/runs", JSON_AUTH,
+         {"input": "go on from that response", "previous_response_id": "<id:resp_kept>"}),
+        ("runs_chained_status", "GET", "/v1/runs/<id:run>", AUTH, None),
         ("runs_status_unknown", "GET", "/v1/runs/run_doesnotexist", AUTH, None),
         ("runs_stop_unknown", "POST", "/v1/runs/run_doesnotexist/stop", AUTH, None),
     ]
@@ -327,7 +334,8 @@ def cases():
 async def exchange(http, base, state, name, method, path, headers, body):
     """Send one case and return what the client saw."""
     def fill(text):
-        return text.replace("<id:resp>", state.get("resp", "")).replace("<id:run>", state.get("run", ""))
+        return (text.replace("<id:resp_kept>", state.get("resp_kept", "")).replace("<id:resp>", state.get("resp", ""))
+                .replace("<id:run>", state.get("run", "")))
 
     kwargs = {"headers": headers}
     padded = re.fullmatch(r"<padded:(\d+)>", body) if isinstance(body, str) else None
@@ -360,6 +368,7 @@ async def exchange(http, base, state, name, method, path, headers, body):
             entry["json"] = norm(json.loads(text))
         except ValueError:
             entry["text"] = text
+    state.setdefault("sessions", {})[name] = h.get("x-hermes-session-id")
     return entry, text
 
 
@@ -374,7 +383,12 @@ async def record(port, adapter):
             entry, text = await exchange(http, base, state, *case)
             if entry["name"] == "responses_create":
                 state["resp"] = json.loads(text)["id"]
-            if entry["name"] in ("runs_create", "runs_create_tool", "runs_create_slow"):
+            if entry["name"] == "responses_tool":
+                state["resp_kept"] = json.loads(text)["id"]
+            if entry["name"] == "runs_chained_status":
+                sid = json.loads(text).get("session_id")
+                entry["sameSessionAs"] = "responses_tool" if sid == state["sessions"].get("responses_tool") else None
+            if entry["name"].startswith("runs_create"):
                 state["run"] = json.loads(text)["run_id"]
                 # a scripted run finishes at once (a slow one sleeps 1 s: stopped while it runs); wait for it
                 await asyncio.sleep(0.3 if entry["name"] == "runs_create_slow" else 0.5)

@@ -151,7 +151,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
         POST: async (_id, req, res, cors) => createResponse(ctx, responses, req, res, await guardJsonBody(req), cors)
       },
       '/v1/runs': {
-        POST: async (_id, req, res, cors) => submitRun(ctx, runs, req, res, await guardJsonBody(req), cors)
+        POST: async (_id, req, res, cors) =>
+          submitRun(ctx, runs, req, res, await guardJsonBody(req), cors, (id) => responses.get(id)?.sessionId)
       }
     }
     if (fixed[path]) return { id: '', methods: fixed[path] }

@@ -20,6 +20,7 @@ const Body = z
       z.array(z.object({ role: z.string(), content: z.unknown().optional() }).passthrough())
     ]),
     session_id: z.string().nullish(),
+    previous_response_id: z.string().nullish(),
     instructions: z.string().nullish(),
     model: z.string().nullish()
   })
@@ -124,7 +125,9 @@ export async function submitRun(
   req: IncomingMessage,
   res: ServerResponse,
   raw: Record<string, unknown>,
-  cors: Record<string, string>
+  cors: Record<string, string>,
+  /** The session a stored Response was recorded in (`previous_response_id` chains a run onto it, as upstream does). */
+  sessionOfResponse: (id: string) => string | undefined = () => undefined
 ): Promise<void> {
   // Upstream's answers: an absent or empty `input` is missing; one that is neither text nor a list carries no message.
   if (!raw.input || (Array.isArray(raw.input) && raw.input.length === 0))
@@ -136,7 +139,10 @@ export async function submitRun(
   const conv = splitConversation(items, 'input')
   const instructions = joinInstructions([body.instructions, conv.instructions])
   const idSystem = [body.instructions, conv.idSystem].filter((x): x is string => Boolean(x)).join('\n') || null
-  const sessionId = sessionHeader(body.session_id ?? req.headers['x-hermes-session-id']) ?? null
+  // Upstream's order: the body's session_id, then the session of previous_response_id (an unknown one is ignored, as
+  // upstream ignores it); then this server's X-Hermes-Session-Id.
+  const previous = body.previous_response_id ? sessionOfResponse(body.previous_response_id) : undefined
+  const sessionId = sessionHeader(body.session_id ?? previous ?? req.headers['x-hermes-session-id']) ?? null
   const release = ctx.limiter.admit()
   const run = runs.create(sessionId, body.model || ctx.modelName)
   sendJson(res, 202, { run_id: run.id, status: 'started' }, cors)

@@ -15,6 +15,8 @@ export interface GoldenCase {
   capped?: boolean
   /** The answer's X-Hermes-Session-Id is the one the request sent. */
   sessionEchoed: boolean
+  /** A run whose status names the session this earlier case's answer was recorded in. */
+  sameSessionAs?: string | null
   cors: Record<string, string>
   security: Record<string, string>
   json?: unknown
