@@ -281,6 +281,10 @@ describe(`API server answers as upstream's (${golden.upstreamCommit.slice(0, 10)
         return
       }
       expect(diff(c, got, ['status', 'headers', 'json']).join('\n')).toBe('')
+      if (c.sameSessionHeaderAs)
+        expect(got.headers['x-hermes-session-id']).toBe(
+          answers.get(c.sameSessionHeaderAs)!.headers['x-hermes-session-id']
+        )
       if (c.sameSessionAs)
         expect(JSON.parse(got.text).session_id).toBe(answers.get(c.sameSessionAs)!.headers['x-hermes-session-id'])
     })

@@ -292,6 +292,13 @@ def cases():
         ("responses_chain", "POST", "/v1/responses", JSON_AUTH,
                    {"model": "hermes-agent", "input": "and again", "previous_response_id": "<id:resp>"}),
         ("responses_get", "GET", "/v1/responses/<id:resp>", AUTH, None),
+        ("responses_conversation_first", "POST", "/v1/responses", JSON_AUTH,
+         {"model": "hermes-agent", "input": "start a named conversation", "conversation": "golden-conversation"}),
+        ("responses_conversation_next", "POST", "/v1/responses", JSON_AUTH,
+         {"model": "hermes-agent", "input": "continue it by name", "conversation": "golden-conversation"}),
+        ("responses_conversation_and_previous", "POST", "/v1/responses", JSON_AUTH,
+         {"model": "hermes-agent", "input": "both", "conversation": "golden-conversation",
+          "previous_response_id": "<id:resp>"}),
         ("responses_stream", "POST", "/v1/responses", JSON_AUTH,
          {"model": "hermes-agent", "input": "respond in a stream", "stream": True}),
         ("responses_tool", "POST", "/v1/responses", JSON_AUTH, {"model": "hermes-agent", "input": "use a tool here"}),
@@ -329,6 +336,10 @@ def cases():
         ("runs_status_unknown", "GET", "/v1/runs/run_doesnotexist", AUTH, None),
         ("runs_stop_unknown", "POST", "/v1/runs/run_doesnotexist/stop", AUTH, None),
     ]
+
+
+# Cases whose X-Hermes-Session-Id is checked against an earlier case's (chaining by previous_response_id or by name)
+SAME_SESSION_HEADER = {"responses_chain": "responses_create", "responses_conversation_next": "responses_conversation_first"}
 
 
 async def exchange(http, base, state, name, method, path, headers, body):
@@ -385,6 +396,10 @@ async def record(port, adapter):
                 state["resp"] = json.loads(text)["id"]
             if entry["name"] == "responses_tool":
                 state["resp_kept"] = json.loads(text)["id"]
+            if entry["name"] in SAME_SESSION_HEADER:
+                earlier = SAME_SESSION_HEADER[entry["name"]]
+                same = state["sessions"][entry["name"]] == state["sessions"].get(earlier)
+                entry["sameSessionHeaderAs"] = earlier if same else None
             if entry["name"] == "runs_chained_status":
                 sid = json.loads(text).get("session_id")
                 entry["sameSessionAs"] = "responses_tool" if sid == state["sessions"].get("responses_tool") else None

@@ -141,8 +141,11 @@ describe('API server through the openai SDK', () => {
     await expect(client.responses.retrieve(a.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError)
   })
 
-  it('keeps stored Responses across a server restart: GET and previous_response_id still work', async () => {
+  it('keeps stored Responses across a server restart: GET, previous_response_id and conversation names still work', async () => {
     const a = await client.responses.create({ model: 'hermes-agent', input: 'tell me about plums' })
+    const named = await client.responses
+      .create({ model: 'hermes-agent', input: 'a named one', conversation: 'orchard' })
+      .withResponse()
     const dir = join(root, 'caduceus', 'api-responses')
     expect(statSync(join(dir, `${a.id}.json`)).mode & 0o777).toBe(0o600)
     expect(statSync(dir).mode & 0o777).toBe(0o700)
@@ -155,6 +158,10 @@ describe('API server through the openai SDK', () => {
       await fetch(`${server.url}/v1/responses/${b.id}`, { headers: { authorization: `Bearer ${KEY}` } })
     ).headers.get('x-hermes-session-id')!
     expect(sessionRow(sid)?.message_count).toBe(4)
+    const next = await client.responses
+      .create({ model: 'hermes-agent', input: 'the named one, again', conversation: 'orchard' })
+      .withResponse()
+    expect(next.response.headers.get('x-hermes-session-id')).toBe(named.response.headers.get('x-hermes-session-id'))
     // A crafted id never names a path outside the folder.
     const traversal = await fetch(`${server.url}/v1/responses/..%2F..%2Fconfig.yaml`, {
       headers: { authorization: `Bearer ${KEY}` }

@@ -22,7 +22,8 @@ import {
   sendError,
   sendJson
 } from './http'
-import { createResponse, deleteResponse, getResponse, ResponseStore } from './responses'
+import { createResponse, deleteResponse, getResponse } from './responses'
+import { ResponseStore } from './response-store'
 import { RunRegistry, runEvents, statusOf, stopRun, submitRun } from './runs'
 import { isLoopbackHost, resolveApiServerSettings } from './settings'
 import type { SecretVault } from '../secrets'

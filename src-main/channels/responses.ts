@@ -1,21 +1,18 @@
 /**
- * The Responses API (hermes-channels §1): `POST /v1/responses` with `previous_response_id` chaining onto
- * the session the earlier response was recorded in, `GET|DELETE /v1/responses/{id}`. Responses are kept
- * on disk in Caduceus's folder of the profile (bounded, oldest dropped); their sessions stay in state.db.
+ * The Responses API (hermes-channels §1): `POST /v1/responses` with `previous_response_id` (or a `conversation`
+ * name, upstream's) chaining onto the session the earlier response was recorded in, `GET|DELETE /v1/responses/{id}`.
+ * Responses are kept on disk in Caduceus's folder of the profile (response-store.ts); their sessions stay in state.db.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { join } from 'node:path'
 import { z } from 'zod'
 import { fingerprint, header, joinInstructions, splitConversation, parseBody } from './chat-completions'
 import { runApiTurn, type TurnOutcome, type TurnRequest } from './channel-turn'
 import { newId, requestFlag, sessionHeader, type ApiContext } from './context'
 import type { ChannelTurnResult } from './gateway-face'
 import { HttpError, openSse, sendJson, warningsHeader } from './http'
+import { ResponseStore } from './response-store'
 import { ResponseTools } from './response-tools'
 import { errorMessage } from '@shared/contract/errors'
-
-const MAX_KEPT = 1000
 
 // Input items as upstream takes them: a bare string is a user message, an item without a role is the user's. Items
 // that are no messages (a replayed function_call / function_call_output) carry no turn text and are skipped.
@@ -29,89 +26,12 @@ const Body = z
     input: z.union([z.string(), z.array(InputItem)]),
     instructions: z.string().nullish(),
     previous_response_id: z.string().nullish(),
+    /** A conversation by name (upstream's): chains onto its latest response, as previous_response_id would. */
+    conversation: z.unknown().optional(),
     stream: z.unknown().optional(),
     store: z.unknown().optional()
   })
   .passthrough()
-
-interface Kept {
-  body: Record<string, unknown>
-  sessionId: string
-}
-
-const RESPONSE_ID = /^resp_[0-9a-f]{24}$/
-
-/**
- * Stored responses, one JSON file each under `<profile home>/caduceus/api-responses/` (0600 in a 0700
- * folder: they hold conversation text), so `previous_response_id` and GET survive a server restart.
- * Bounded: past MAX_KEPT the oldest file goes. Without a folder (tests of the routes alone) it is memory only.
- * Only ids of our own shape ever touch the disk, so a crafted id cannot name another path.
- */
-export class ResponseStore {
-  private readonly kept = new Map<string, Kept>()
-  private readonly order: string[] = []
-
-  constructor(private readonly dir: string | null = null) {
-    if (!dir) return
-    try {
-      const files = readdirSync(dir)
-        .filter((f) => RESPONSE_ID.test(f.replace(/\.json$/, '')))
-        .map((f) => ({ id: f.replace(/\.json$/, ''), at: statSync(join(dir, f)).mtimeMs }))
-        .sort((a, b) => a.at - b.at)
-      this.order.push(...files.map((f) => f.id))
-    } catch {
-      /* no folder yet: nothing stored */
-    }
-  }
-
-  get(id: string): Kept | undefined {
-    const hit = this.kept.get(id)
-    if (hit || !this.dir || !RESPONSE_ID.test(id)) return hit
-    try {
-      const k = JSON.parse(readFileSync(this.file(id), 'utf8')) as Kept
-      return k && typeof k.sessionId === 'string' && k.body && typeof k.body === 'object' ? k : undefined
-    } catch {
-      return undefined
-    }
-  }
-
-  put(id: string, k: Kept): void {
-    this.order.push(id)
-    if (!this.dir || !this.writeFile(id, k)) this.kept.set(id, k)
-    while (this.order.length > MAX_KEPT) this.drop(this.order.shift()!)
-  }
-
-  delete(id: string): boolean {
-    const i = this.order.indexOf(id)
-    if (i < 0) return false
-    this.order.splice(i, 1)
-    this.drop(id)
-    return true
-  }
-
-  /** False when the disk refuses (full, read-only): the response is then kept in memory for this run. */
-  private writeFile(id: string, k: Kept): boolean {
-    const tmp = `${this.file(id)}.${process.pid}.tmp`
-    try {
-      mkdirSync(this.dir!, { recursive: true, mode: 0o700 })
-      writeFileSync(tmp, JSON.stringify(k), { mode: 0o600 })
-      renameSync(tmp, this.file(id))
-      return true
-    } catch {
-      rmSync(tmp, { force: true })
-      return false
-    }
-  }
-
-  private drop(id: string): void {
-    this.kept.delete(id)
-    if (this.dir) rmSync(this.file(id), { force: true })
-  }
-
-  private file(id: string): string {
-    return join(this.dir!, `${id}.json`)
-  }
-}
 
 export async function createResponse(
   ctx: ApiContext,
@@ -127,7 +47,12 @@ export async function createResponse(
     throw new HttpError(400, "'input' must be a string or array")
   if (raw.input.length === 0) throw new HttpError(400, 'No user message found in input')
   const body = parseBody(Body, raw)
-  let sessionId = sessionHeader(req.headers['x-hermes-session-id'])
+  const conversation = typeof body.conversation === 'string' && body.conversation ? body.conversation : null
+  if (conversation && body.previous_response_id)
+    throw new HttpError(400, "Cannot use both 'conversation' and 'previous_response_id'")
+  // A named conversation not seen yet (or whose latest response is gone) starts anew, as upstream's does.
+  let sessionId =
+    (conversation && store.latestOf(conversation)?.sessionId) || sessionHeader(req.headers['x-hermes-session-id'])
   if (body.previous_response_id) {
     const prev = store.get(body.previous_response_id)
     if (!prev)
@@ -205,7 +130,9 @@ export async function createResponse(
       ...extra
     })
   const keep = (response: Record<string, unknown>, r: ChannelTurnResult) => {
-    if (requestFlag(body.store, true)) store.put(id, { body: response, sessionId: r.sessionId })
+    if (!requestFlag(body.store, true)) return
+    store.put(id, { body: response, sessionId: r.sessionId })
+    if (conversation) store.name(conversation, id)
   }
 
   if (!requestFlag(body.stream, false)) {

@@ -17,6 +17,8 @@ export interface GoldenCase {
   sessionEchoed: boolean
   /** A run whose status names the session this earlier case's answer was recorded in. */
   sameSessionAs?: string | null
+  /** Chained (previous_response_id, a conversation name): answered in the session of this earlier case. */
+  sameSessionHeaderAs?: string | null
   cors: Record<string, string>
   security: Record<string, string>
   json?: unknown
