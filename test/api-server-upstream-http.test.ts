@@ -265,6 +265,18 @@ describe(`API server answers as upstream's (${golden.upstreamCommit.slice(0, 10)
     expect(golden.cases.length).toBeGreaterThanOrEqual(25)
   })
 
+  it('sends an explicit conversation_history to the model before the input, as upstream does', () => {
+    const sent = provider.requests.find((r) => lastUser(r) === 'now, with the history given')!
+    const texts = (sent.body.messages as Array<{ role: string; content: unknown }>).map((m) => `${m.role}:${m.content}`)
+    expect(texts).toEqual(
+      expect.arrayContaining([
+        'user:an earlier question',
+        'assistant:an earlier answer',
+        'user:now, with the history given'
+      ])
+    )
+  })
+
   it("reports the app's version on /health where upstream reports its own", () => {
     const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version: string }
     expect(JSON.parse(answers.get('health')!.text).version).toBe(pkg.version)

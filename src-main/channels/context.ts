@@ -63,6 +63,20 @@ export function requestFlag(value: unknown, fallback: boolean): boolean {
   return TRUE_WORDS.has(word) ? true : FALSE_WORDS.has(word) ? false : fallback
 }
 
+/**
+ * A Responses or Runs request's explicit `conversation_history` (upstream's): messages before the input, taking the
+ * place of any previous_response_id chain. Empty when absent.
+ */
+export function explicitHistory(raw: unknown): Array<{ role: string; content: unknown }> {
+  if (raw === undefined || raw === null || (Array.isArray(raw) && raw.length === 0)) return []
+  if (!Array.isArray(raw)) throw new HttpError(400, "'conversation_history' must be an array of message objects")
+  return raw.map((e: unknown, i) => {
+    if (!e || typeof e !== 'object' || Array.isArray(e) || !('role' in e) || !('content' in e))
+      throw new HttpError(400, `conversation_history[${i}] must have 'role' and 'content' fields`)
+    return { role: String(e.role), content: e.content }
+  })
+}
+
 /** A gateway failure as an HTTP error (never a stack, never a key: the gateway already redacts). */
 export function httpErrorOf(err: unknown): HttpError {
   if (err instanceof HttpError) return err

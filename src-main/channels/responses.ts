@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { z } from 'zod'
 import { fingerprint, header, joinInstructions, splitConversation, parseBody } from './chat-completions'
 import { runApiTurn, type TurnOutcome, type TurnRequest } from './channel-turn'
-import { newId, requestFlag, sessionHeader, type ApiContext } from './context'
+import { explicitHistory, newId, requestFlag, sessionHeader, type ApiContext } from './context'
 import type { ChannelTurnResult } from './gateway-face'
 import { HttpError, openSse, sendJson, warningsHeader } from './http'
 import { ResponseStore } from './response-store'
@@ -50,10 +50,13 @@ export async function createResponse(
   const conversation = typeof body.conversation === 'string' && body.conversation ? body.conversation : null
   if (conversation && body.previous_response_id)
     throw new HttpError(400, "Cannot use both 'conversation' and 'previous_response_id'")
-  // A named conversation not seen yet (or whose latest response is gone) starts anew, as upstream's does.
+  // An explicit history takes the place of any chain (upstream's precedence). A named conversation not seen yet (or
+  // whose latest response is gone) starts anew, as upstream's does.
+  const given = explicitHistory(raw.conversation_history)
   let sessionId =
-    (conversation && store.latestOf(conversation)?.sessionId) || sessionHeader(req.headers['x-hermes-session-id'])
-  if (body.previous_response_id) {
+    (!given.length && conversation && store.latestOf(conversation)?.sessionId) ||
+    sessionHeader(req.headers['x-hermes-session-id'])
+  if (body.previous_response_id && !given.length) {
     const prev = store.get(body.previous_response_id)
     if (!prev)
       throw new HttpError(
@@ -75,7 +78,7 @@ export async function createResponse(
               : [{ ...i, role: i.role ?? 'user' }]
         )
   if (items.length === 0) throw new HttpError(400, 'No user message found in input')
-  const conv = splitConversation(items, 'input')
+  const conv = splitConversation([...given, ...items], 'input')
   // `instructions` first, then any system/developer input items (Responses API order).
   const instructions = joinInstructions([body.instructions, conv.instructions])
   const idSystem = [body.instructions, conv.idSystem].filter((x): x is string => Boolean(x)).join('\n') || null

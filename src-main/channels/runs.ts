@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { z } from 'zod'
 import { joinInstructions, parseBody, splitConversation } from './chat-completions'
 import { runApiTurn, type TurnRequest } from './channel-turn'
-import { httpErrorOf, newId, sessionHeader, type ApiContext } from './context'
+import { explicitHistory, httpErrorOf, newId, sessionHeader, type ApiContext } from './context'
 import { HttpError, openSse, sendJson } from './http'
 
 const MAX_RUNS = 500
@@ -135,13 +135,15 @@ export async function submitRun(
   if (typeof raw.input !== 'string' && !Array.isArray(raw.input))
     throw new HttpError(400, 'No user message found in input')
   const body = parseBody(Body, raw)
+  // An explicit history comes before the input and takes the place of a previous_response_id chain (upstream's order).
+  const given = explicitHistory(raw.conversation_history)
   const items = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input
-  const conv = splitConversation(items, 'input')
+  const conv = splitConversation([...given, ...items], 'input')
   const instructions = joinInstructions([body.instructions, conv.instructions])
   const idSystem = [body.instructions, conv.idSystem].filter((x): x is string => Boolean(x)).join('\n') || null
   // Upstream's order: the body's session_id, then the session of previous_response_id (an unknown one is ignored, as
   // upstream ignores it); then this server's X-Hermes-Session-Id.
-  const previous = body.previous_response_id ? sessionOfResponse(body.previous_response_id) : undefined
+  const previous = body.previous_response_id && !given.length ? sessionOfResponse(body.previous_response_id) : undefined
   const sessionId = sessionHeader(body.session_id ?? previous ?? req.headers['x-hermes-session-id']) ?? null
   const release = ctx.limiter.admit()
   const run = runs.create(sessionId, body.model || ctx.modelName)
