@@ -162,6 +162,8 @@ let host: Host
 let provider: ScriptedProvider
 let base: string
 const answers = new Map<string, Answer>()
+/** The provider requests each case caused (their indexes in provider.requests). */
+const calls = new Map<string, [number, number]>()
 
 beforeAll(async () => {
   const [p, c] = [golden.usage.prompt_tokens, golden.usage.completion_tokens]
@@ -206,9 +208,11 @@ beforeAll(async () => {
   const fill = (s: string) =>
     s
       .replace('<id:resp_kept>', ids.respKept ?? 'resp_missing')
+      .replace('<id:resp_instr>', ids.respInstr ?? 'resp_missing')
       .replace('<id:resp>', ids.resp ?? 'resp_missing')
       .replace('<id:run>', ids.run ?? 'run_missing')
   for (const c of golden.cases.filter((g) => !g.capped)) {
+    const before = provider.requests.length
     const body =
       c.request.body && typeof c.request.body === 'object'
         ? JSON.parse(fill(JSON.stringify(c.request.body)))
@@ -217,6 +221,7 @@ beforeAll(async () => {
     answers.set(c.name, a)
     if (c.name === 'responses_create') ids.resp = JSON.parse(a.text).id
     if (c.name === 'responses_tool') ids.respKept = JSON.parse(a.text).id
+    if (c.name === 'responses_instructions') ids.respInstr = JSON.parse(a.text).id
     if (c.name.startsWith('runs_create')) ids.run = JSON.parse(a.text).run_id
     // The slow run is stopped while its provider call is under way: wait for that call.
     if (c.name === 'runs_create_slow')
@@ -228,6 +233,7 @@ beforeAll(async () => {
         if (!['queued', 'running', 'stopping'].includes(JSON.parse(s.text).status)) break
         await new Promise((d) => setTimeout(d, 20))
       }
+    calls.set(c.name, [before, provider.requests.length])
   }
 
   // The capped pair, on the profile whose cap is 1: the second request arrives while the slow turn holds the slot.
@@ -264,6 +270,30 @@ describe(`API server answers as upstream's (${golden.upstreamCommit.slice(0, 10)
     expect(answers.size).toBe(golden.cases.length)
     expect(golden.cases.length).toBeGreaterThanOrEqual(25)
   })
+
+  // Upstream's agent got the caller's system text, the history's user/assistant text turns and the user message; the
+  // model Caduceus calls gets them too (after its own persona and memory; tool turns are each side's own tools').
+  for (const c of golden.cases.filter((g) => g.agent?.user && !EXCEPTIONS[g.name])) {
+    it(`${c.name}: the model is given what upstream's agent was given`, () => {
+      const agent = c.agent!
+      const [from, to] = calls.get(c.name)!
+      const sent = provider.requests.slice(from, to).find((r) => lastUser(r) === agent.user)
+      expect(sent, 'a provider call with the user message').toBeDefined()
+      const msgs = (sent!.body.messages as Array<{ role: string; content: unknown }>).map((m) => ({
+        role: m.role,
+        text: typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? '')
+      }))
+      const turns = msgs.filter((m) => m.role === 'user' || m.role === 'assistant').map((m) => `${m.role}:${m.text}`)
+      const want = agent.history
+        .filter(([role]) => role === 'user' || role === 'assistant')
+        .map(([r, t]) => `${r}:${t}`)
+      let at = 0
+      for (const t of turns.slice(0, -1)) if (t === want[at]) at++
+      expect(want.slice(at), 'history turns missing, in order').toEqual([])
+      if (agent.system)
+        expect(msgs.filter((m) => m.role === 'system').some((m) => m.text.includes(agent.system!))).toBe(true)
+    })
+  }
 
   it('sends an explicit conversation_history to the model before the input, as upstream does', () => {
     const sent = provider.requests.find((r) => lastUser(r) === 'now, with the history given')!

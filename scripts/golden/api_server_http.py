@@ -14,7 +14,7 @@ X-Hermes-Completed/-Partial, whether X-Hermes-Session-Id is present and echoes t
 hardening headers); the body: JSON normalised (ids and timestamps replaced by placeholders, see norm()), or for SSE
 the frame sequence (event name + normalised data, comments as `:`). A request body `<padded:N>` stands for a chat
 request whose one user message is N "x"; `<id:resp>`/`<id:run>` in a path or body for an id an earlier case returned
-(`<id:resp_kept>`: responses_tool's, never deleted). `sameSessionAs: NAME` marks a run whose status names the session
+(`<id:resp_kept>`: responses_tool's, never deleted; `<id:resp_instr>`: responses_instructions'). `sameSessionAs: NAME` marks a run whose status names the session
 that case's answer was recorded in.
 
 Usage: /usr/bin/python3 scripts/golden/api_server_http.py
@@ -51,11 +51,20 @@ SECURITY_HEADERS = ["content-security-policy", "permissions-policy", "referrer-p
                     "x-content-type-options", "x-frame-options", "x-xss-protection"]
 
 
+# What each scripted agent was given, in order (see what_agent_saw()).
+SEEN = []
+
+
+def as_text(content):
+    return content if isinstance(content, str) else None
+
+
 class ScriptedAgent:
     """Stands in for AIAgent: the same callbacks, a fixed reply, fixed token counts."""
 
     def __init__(self, session_id=None, stream_delta_callback=None, tool_progress_callback=None,
-                 tool_start_callback=None, tool_complete_callback=None, **_):
+                 tool_start_callback=None, tool_complete_callback=None, ephemeral_system_prompt=None, **_):
+        self.system = ephemeral_system_prompt
         self.session_id = session_id
         self.stream = stream_delta_callback
         self.progress = tool_progress_callback
@@ -67,6 +76,12 @@ class ScriptedAgent:
         pass
 
     def run_conversation(self, user_message, conversation_history=None, task_id=None):
+        SEEN.append({
+            "system": self.system or None,
+            "history": [[m.get("role"), as_text(m.get("content"))] for m in conversation_history or []
+                        if as_text(m.get("content"))],
+            "user": as_text(user_message),
+        })
         text = user_message if isinstance(user_message, str) else json.dumps(user_message)
         if "slow" in text:
             time.sleep(1.0)
@@ -308,6 +323,10 @@ def cases():
             "previous_response_id": "resp_doesnotexist",
             "conversation_history": [{"role": "user", "content": "an earlier question"},
                                      {"role": "assistant", "content": "an earlier answer"}]}),
+        ("responses_instructions", "POST", "/v1/responses", JSON_AUTH,
+         {"model": "hermes-agent", "input": "greet me", "instructions": "Answer in French."}),
+        ("responses_instructions_carried", "POST", "/v1/responses", JSON_AUTH,
+         {"model": "hermes-agent", "input": "and again, without instructions", "previous_response_id": "<id:resp_instr>"}),
         ("responses_stream", "POST", "/v1/responses", JSON_AUTH,
          {"model": "hermes-agent", "input": "respond in a stream", "stream": True}),
         ("responses_tool", "POST", "/v1/responses", JSON_AUTH, {"model": "hermes-agent", "input": "use a tool here"}),
@@ -358,6 +377,7 @@ async def exchange(http, base, state, name, method, path, headers, body):
     """Send one case and return what the client saw."""
     def fill(text):
         return (text.replace("<id:resp_kept>", state.get("resp_kept", "")).replace("<id:resp>", state.get("resp", ""))
+                .replace("<id:resp_instr>", state.get("resp_instr", ""))
                 .replace("<id:run>", state.get("run", "")))
 
     kwargs = {"headers": headers}
@@ -403,9 +423,12 @@ async def record(port, adapter):
     base = f"http://127.0.0.1:{port}"
     async with aiohttp.ClientSession() as http:
         for case in cases():
+            seen_before = len(SEEN)
             entry, text = await exchange(http, base, state, *case)
             if entry["name"] == "responses_create":
                 state["resp"] = json.loads(text)["id"]
+            if entry["name"] == "responses_instructions":
+                state["resp_instr"] = json.loads(text)["id"]
             if entry["name"] == "responses_tool":
                 state["resp_kept"] = json.loads(text)["id"]
             if entry["name"] in SAME_SESSION_HEADER:
@@ -421,6 +444,10 @@ async def record(port, adapter):
                 await asyncio.sleep(0.3 if entry["name"] == "runs_create_slow" else 0.5)
             if entry["name"] == "runs_stop_running":
                 await asyncio.sleep(1.2)
+            # What upstream handed its agent for this request: the text turns of the history, the user message, the
+            # caller's system text (upstream's ephemeral prompt).
+            if len(SEEN) > seen_before:
+                entry["agent"] = SEEN[-1]
             out.append(entry)
 
         # The concurrency cap (gateway.api_server.max_concurrent_runs) at 1: a request while a slow turn holds the

@@ -153,7 +153,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       },
       '/v1/runs': {
         POST: async (_id, req, res, cors) =>
-          submitRun(ctx, runs, req, res, await guardJsonBody(req), cors, (id) => responses.get(id)?.sessionId)
+          submitRun(ctx, runs, req, res, await guardJsonBody(req), cors, (id) => responses.get(id))
       }
     }
     if (fixed[path]) return { id: '', methods: fixed[path] }

@@ -16,6 +16,10 @@ interface Kept {
 
 const RESPONSE_ID = /^resp_[0-9a-f]{24}$/
 
+/** The instructions a stored response was given (its echoed `instructions`), for a request chained onto it. */
+export const carriedInstructions = (k: { body: Record<string, unknown> } | undefined): string | null =>
+  typeof k?.body.instructions === 'string' && k.body.instructions ? k.body.instructions : null
+
 /**
  * Bounded: past MAX_KEPT the oldest response (and conversation name) goes. Without a folder (tests of the routes
  * alone) it is memory only. Only ids of our own shape ever touch the disk, so a crafted id cannot name another path;

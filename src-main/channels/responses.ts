@@ -10,7 +10,7 @@ import { runApiTurn, type TurnOutcome, type TurnRequest } from './channel-turn'
 import { explicitHistory, newId, requestFlag, sessionHeader, type ApiContext } from './context'
 import type { ChannelTurnResult } from './gateway-face'
 import { HttpError, openSse, sendJson, warningsHeader } from './http'
-import { ResponseStore } from './response-store'
+import { carriedInstructions, ResponseStore } from './response-store'
 import { ResponseTools } from './response-tools'
 import { errorMessage } from '@shared/contract/errors'
 
@@ -53,11 +53,9 @@ export async function createResponse(
   // An explicit history takes the place of any chain (upstream's precedence). A named conversation not seen yet (or
   // whose latest response is gone) starts anew, as upstream's does.
   const given = explicitHistory(raw.conversation_history)
-  let sessionId =
-    (!given.length && conversation && store.latestOf(conversation)?.sessionId) ||
-    sessionHeader(req.headers['x-hermes-session-id'])
+  let prev = !given.length && conversation ? store.latestOf(conversation) : undefined
   if (body.previous_response_id && !given.length) {
-    const prev = store.get(body.previous_response_id)
+    prev = store.get(body.previous_response_id)
     if (!prev)
       throw new HttpError(
         404,
@@ -65,8 +63,10 @@ export async function createResponse(
         'invalid_request_error',
         'response_not_found'
       )
-    sessionId = prev.sessionId
   }
+  const sessionId = prev?.sessionId ?? sessionHeader(req.headers['x-hermes-session-id'])
+  // A chained request without instructions keeps the ones its chain was given (upstream carries them forward).
+  const callerInstructions = body.instructions ?? carriedInstructions(prev)
   const items =
     typeof body.input === 'string'
       ? [{ role: 'user', content: body.input }]
@@ -80,8 +80,8 @@ export async function createResponse(
   if (items.length === 0) throw new HttpError(400, 'No user message found in input')
   const conv = splitConversation([...given, ...items], 'input')
   // `instructions` first, then any system/developer input items (Responses API order).
-  const instructions = joinInstructions([body.instructions, conv.instructions])
-  const idSystem = [body.instructions, conv.idSystem].filter((x): x is string => Boolean(x)).join('\n') || null
+  const instructions = joinInstructions([callerInstructions, conv.instructions])
+  const idSystem = [callerInstructions, conv.idSystem].filter((x): x is string => Boolean(x)).join('\n') || null
   const id = newId('resp_')
   const itemId = newId('msg_')
   const createdAt = Math.floor(Date.now() / 1000)
@@ -103,7 +103,7 @@ export async function createResponse(
     status,
     model,
     previous_response_id: body.previous_response_id ?? null,
-    instructions: body.instructions ?? null,
+    instructions: callerInstructions ?? null,
     output: r ? [...tools.items(parts), message('completed', reply)] : [],
     output_text: reply,
     usage: r

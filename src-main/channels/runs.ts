@@ -10,6 +10,7 @@ import { joinInstructions, parseBody, splitConversation } from './chat-completio
 import { runApiTurn, type TurnRequest } from './channel-turn'
 import { explicitHistory, httpErrorOf, newId, sessionHeader, type ApiContext } from './context'
 import { HttpError, openSse, sendJson } from './http'
+import { carriedInstructions } from './response-store'
 
 const MAX_RUNS = 500
 
@@ -126,8 +127,8 @@ export async function submitRun(
   res: ServerResponse,
   raw: Record<string, unknown>,
   cors: Record<string, string>,
-  /** The session a stored Response was recorded in (`previous_response_id` chains a run onto it, as upstream does). */
-  sessionOfResponse: (id: string) => string | undefined = () => undefined
+  /** A stored Response (`previous_response_id` chains a run onto its session and instructions, as upstream does). */
+  storedResponse: (id: string) => { sessionId: string; body: Record<string, unknown> } | undefined = () => undefined
 ): Promise<void> {
   // Upstream's answers: an absent or empty `input` is missing; one that is neither text nor a list carries no message.
   if (!raw.input || (Array.isArray(raw.input) && raw.input.length === 0))
@@ -139,12 +140,13 @@ export async function submitRun(
   const given = explicitHistory(raw.conversation_history)
   const items = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input
   const conv = splitConversation([...given, ...items], 'input')
-  const instructions = joinInstructions([body.instructions, conv.instructions])
-  const idSystem = [body.instructions, conv.idSystem].filter((x): x is string => Boolean(x)).join('\n') || null
   // Upstream's order: the body's session_id, then the session of previous_response_id (an unknown one is ignored, as
-  // upstream ignores it); then this server's X-Hermes-Session-Id.
-  const previous = body.previous_response_id && !given.length ? sessionOfResponse(body.previous_response_id) : undefined
-  const sessionId = sessionHeader(body.session_id ?? previous ?? req.headers['x-hermes-session-id']) ?? null
+  // upstream ignores it); then this server's X-Hermes-Session-Id. A chained run without instructions keeps its chain's.
+  const previous = body.previous_response_id && !given.length ? storedResponse(body.previous_response_id) : undefined
+  const callerInstructions = body.instructions ?? carriedInstructions(previous)
+  const instructions = joinInstructions([callerInstructions, conv.instructions])
+  const idSystem = [callerInstructions, conv.idSystem].filter((x): x is string => Boolean(x)).join('\n') || null
+  const sessionId = sessionHeader(body.session_id ?? previous?.sessionId ?? req.headers['x-hermes-session-id']) ?? null
   const release = ctx.limiter.admit()
   const run = runs.create(sessionId, body.model || ctx.modelName)
   sendJson(res, 202, { run_id: run.id, status: 'started' }, cors)

@@ -19,6 +19,8 @@ export interface GoldenCase {
   sameSessionAs?: string | null
   /** Chained (previous_response_id, a conversation name): answered in the session of this earlier case. */
   sameSessionHeaderAs?: string | null
+  /** What upstream handed its (scripted) agent: the caller's system text, the history's text turns, the user text. */
+  agent?: { system: string | null; history: Array<[string, string]>; user: string | null }
   cors: Record<string, string>
   security: Record<string, string>
   json?: unknown
