@@ -208,6 +208,14 @@ def cases():
             {"role": "user", "content": "first"},
             {"role": "assistant", "content": "ok"},
             {"role": "user", "content": "second"}]}),
+        ("chat_two_system_messages", "POST", "/v1/chat/completions", JSON_AUTH, {"model": "hermes-agent", "messages": [
+            {"role": "system", "content": "Rule one."}, {"role": "system", "content": "Rule two."},
+            {"role": "user", "content": "two rules given"}]}),
+        ("chat_system_parts", "POST", "/v1/chat/completions", JSON_AUTH, {"model": "hermes-agent", "messages": [
+            {"role": "system", "content": [{"type": "text", "text": "Parted"}, {"type": "text", "text": "system."}]},
+            {"role": "user", "content": "system sent as parts"}]}),
+        ("chat_developer_message", "POST", "/v1/chat/completions", JSON_AUTH, {"model": "hermes-agent", "messages": [
+            {"role": "developer", "content": "Developer note."}, {"role": "user", "content": "a developer spoke"}]}),
         ("chat_model_echo", "POST", "/v1/chat/completions", JSON_AUTH,
          {"model": "some-other-model", "messages": [{"role": "user", "content": "which model?"}]}),
         ("chat_no_model", "POST", "/v1/chat/completions", JSON_AUTH,

@@ -65,7 +65,11 @@ export function splitConversation(
     text,
     ...(parts ? { parts } : {}),
     history,
-    instructions: joinInstructions(messages.filter(isSystem).map((m) => readText(m.content))),
+    // One line apart, as upstream joins a conversation's system messages.
+    instructions: joinInstructions(
+      messages.filter(isSystem).map((m) => readText(m.content)),
+      '\n'
+    ),
     idSystem: systems.length ? systems.join('\n') : null
   }
 }
@@ -73,11 +77,11 @@ export function splitConversation(
 const isSystem = (m: { role: string }) => m.role === 'system' || m.role === 'developer'
 
 /** Non-empty system texts in order, capped: appended after the agent's persona and memory for this caller. */
-export function joinInstructions(parts: Array<string | null | undefined>): string {
+export function joinInstructions(parts: Array<string | null | undefined>, separator = '\n\n'): string {
   const text = parts
     .map((p) => p?.trim() ?? '')
     .filter(Boolean)
-    .join('\n\n')
+    .join(separator)
   if (text.length > MAX_INSTRUCTIONS)
     throw new HttpError(400, `system messages and instructions must total at most ${MAX_INSTRUCTIONS} characters`)
   return text
