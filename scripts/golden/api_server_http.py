@@ -301,6 +301,7 @@ def cases():
         ("options_preflight", "OPTIONS", "/v1/chat/completions",
          {"Origin": "http://localhost:3000", "Access-Control-Request-Method": "POST",
           "Access-Control-Request-Headers": "authorization, content-type"}, None),
+        ("options_no_origin", "OPTIONS", "/v1/chat/completions", {"Access-Control-Request-Method": "POST"}, None),
         ("options_preflight_bad_origin", "OPTIONS", "/v1/chat/completions",
          {"Origin": "http://evil.example", "Access-Control-Request-Method": "POST"}, None),
         ("models_allowed_origin", "GET", "/v1/models", {**AUTH, "Origin": "http://localhost:3000"}, None),

@@ -111,8 +111,13 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       // slash in it, before the key check (an 8 KB path of slashes: 25 ms of the host's thread per request).
       (target?.ok ? target.pathname : new URL(req.url ?? '/', 'http://x').pathname).replace(/(?<!\/)\/+$/, '') || '/'
     const method = req.method ?? 'GET'
-    // A preflight from an allowed origin (guardOrigin refused the others): 200 with the CORS headers, as upstream.
-    if (method === 'OPTIONS') return void res.writeHead(200, cors).end()
+    // A preflight from an allowed origin (guardOrigin refused the others): 200 with the CORS headers, as upstream. One
+    // without an Origin is no browser's: refused, as upstream refuses it.
+    if (method === 'OPTIONS') {
+      if (!cors['access-control-allow-origin'])
+        throw new HttpError(403, 'a preflight needs an allowed Origin', 'permission_error', 'origin_not_allowed')
+      return void res.writeHead(200, cors).end()
+    }
     if (path === '/health' || path === '/v1/health') {
       allowOnly(method, ['GET', 'HEAD'])
       return sendJson(res, 200, { status: 'ok', platform: 'hermes-agent', version, profile: opts.profile }, cors)
