@@ -273,7 +273,8 @@ describe(`API server answers as upstream's (${golden.upstreamCommit.slice(0, 10)
 
   // Upstream's agent got the caller's system text, the history's user/assistant text turns and the user message; the
   // model Caduceus calls gets them too (after its own persona and memory; tool turns are each side's own tools').
-  for (const c of golden.cases.filter((g) => g.agent?.user && !EXCEPTIONS[g.name])) {
+  // (Not where Caduceus refuses the request before any model call.)
+  for (const c of golden.cases.filter((g) => g.agent?.user && (EXCEPTIONS[g.name]?.status ?? 200) < 400)) {
     it(`${c.name}: the model is given what upstream's agent was given`, () => {
       const agent = c.agent!
       const [from, to] = calls.get(c.name)!

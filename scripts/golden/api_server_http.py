@@ -455,7 +455,8 @@ async def record(port, adapter):
                 await asyncio.sleep(1.2)
             # What upstream handed its agent for this request: the text turns of the history, the user message, the
             # caller's system text (upstream's ephemeral prompt).
-            if len(SEEN) > seen_before:
+            padded = isinstance(case[4], str) and case[4].startswith("<padded:")
+            if len(SEEN) > seen_before and not padded:
                 entry["agent"] = SEEN[-1]
             out.append(entry)
 
