@@ -48,7 +48,9 @@ describe('Markdown renderer', () => {
 
   it('shows code highlight.js would rescan from every position (a long stretch of words) as plain code, whole', () => {
     const words = 'a '.repeat(5_000)
-    expect(html(`\`\`\`c\n${words}\n\`\`\``)).toContain(`<pre tabindex="0"><code class="language-c">${words}\n</code></pre>`)
+    expect(html(`\`\`\`c\n${words}\n\`\`\``)).toContain(
+      `<pre tabindex="0"><code class="language-c">${words}\n</code></pre>`
+    )
     expect(highlightAs('c', words)).toBeNull()
     expect(highlightAs('ini', '-'.repeat(5_000))).toBeNull()
     // ordinary code, however long, is highlighted
