@@ -72,12 +72,11 @@ const remarkPlugins = [remarkGfm, remarkHtmlAsText]
 const noTerms: string[] = []
 
 /**
- * react-markdown's `Markdown` is a plain function (no hooks): call it to get the element tree we can keep. A body the
- * parser cannot take in about linear time (markdown-guard.ts), or one it fails on (a stack overflow on deep nesting),
- * is shown as plain text, whole: never a frozen or blank page.
+ * react-markdown's `Markdown` is a plain function (no hooks): call it to get the element tree we can keep. Text it fails
+ * on (a stack overflow on deep nesting) is shown as plain text, whole: never a blank page. Its callers have checked
+ * the whole body with markdown-guard.ts (markdownBody), which holds for every block of it.
  */
 const render = (text: string, terms: string[]): ReactElement => {
-  if (!markdownAffordable(text)) return plain(text)
   try {
     return renderMarkdown({
       children: text,
@@ -140,7 +139,8 @@ function renderCached(text: string, terms: string[]): ReactElement {
 
 /**
  * A body's element tree, block by block (markdown-blocks.ts): every block but a streamed body's last (the one still
- * growing) comes from the cache. A body the parser cannot take in about linear time is plain text, whole.
+ * growing) comes from the cache. A body the parser cannot take in about linear time is plain text, whole. Checked once
+ * here: a block is some of the body's lines, cut outside fenced code, so its counts are within the body's.
  */
 export function markdownBody(text: string, terms: string[], saved: boolean): ReactElement {
   if (!markdownAffordable(text)) return plain(text)

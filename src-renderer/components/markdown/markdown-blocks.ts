@@ -6,33 +6,19 @@
  *
  * A cut is made only at a blank line outside fenced code where CommonMark closes every open block anyway: not
  * before an indented line (a list item's next paragraph, indented code) nor before a list item (one loose list
- * must stay one list), and only once the line after it is whole (its first characters decide). Text whose meaning can cross blank lines elsewhere — link reference or footnote
- * definitions, HTML blocks that run to their end marker (comments, <pre>, <script>, <style>, <textarea>, <?, <!) —
- * is one block.
+ * must stay one list), and only once the line after it is whole (its first characters decide). Text whose meaning
+ * can cross blank lines elsewhere — link reference or footnote definitions, HTML blocks that run to their end marker
+ * (comments, <pre>, <script>, <style>, <textarea>, <?, <!) — is one block.
  */
+import { fenceCloses, fenceOpening } from './markdown-guard'
+
 /** Bodies shorter than this are one block: parsing them whole costs less than rendering many small trees. */
 const SPLIT_MIN_CHARS = 2_000
 
 const CROSSES_BLANK_LINES =
   /^ {0,3}(\[[^\]\n]+\]:|<(!--|\?|![A-Za-z]|!\[CDATA\[|(pre|script|style|textarea)([\s>]|$)))/im
 const LIST_ITEM = /^ {0,3}([-*+]|\d{1,9}[.)])([ \t]|$)/
-/** A code fence line: up to 3 spaces, 3+ backticks or tildes, then its info string (CommonMark §4.5). */
-const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/
-
 const isBlank = (line: string) => line.trim() === ''
-
-/** The fence a line opens (its marker), or null; a backtick fence's info string may not hold a backtick. */
-function opening(line: string): string | null {
-  const m = FENCE.exec(line)
-  if (!m) return null
-  return m[1]![0] === '`' && m[2]!.includes('`') ? null : m[1]!
-}
-
-/** Whether `line` closes a fence opened with `open`: the same character, at least as long, nothing after it. */
-function closes(line: string, open: string): boolean {
-  const m = FENCE.exec(line)
-  return !!m && m[1]![0] === open[0] && m[1]!.length >= open.length && m[2]!.trim() === ''
-}
 
 interface Split {
   text: string
@@ -77,10 +63,10 @@ function scan(text: string, from: number): { blocks: string[]; lastStart: number
     if (end < 0) end = text.length
     const line = text.slice(pos, end)
     if (fence !== null) {
-      if (closes(line, fence)) fence = null
+      if (fenceCloses(line, fence)) fence = null
     } else if (!isBlank(line)) {
       content = true
-      fence = opening(line)
+      fence = fenceOpening(line)
     } else if (content) {
       // the next non-blank line: a cut goes before it, unless it continues what this blank line interrupts
       let next = end + 1

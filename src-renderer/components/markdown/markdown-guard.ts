@@ -17,11 +17,16 @@ export function markdownAffordable(text: string): boolean {
   while (lineStart <= text.length) {
     let end = text.indexOf('\n', lineStart)
     if (end < 0) end = text.length
-    const marker = fenceMarker(text, lineStart, end)
+    const line = text.slice(lineStart, end)
+    // a fence's own lines and what they enclose are code, which the parser does not read as Markdown
+    let code = true
     if (fence !== null) {
-      if (marker !== null && marker.startsWith(fence)) fence = null
-    } else if (marker !== null) fence = marker
-    else {
+      if (fenceCloses(line, fence)) fence = null
+    } else {
+      fence = fenceOpening(line)
+      code = fence !== null
+    }
+    if (!code) {
       if (nesting(text, lineStart, end) > MAX_NESTING) return false
       for (let i = lineStart; i < end; i++) {
         const c = text.charCodeAt(i)
@@ -36,15 +41,23 @@ export function markdownAffordable(text: string): boolean {
   return true
 }
 
-/** The fence a line opens or closes (``` or ~~~ and longer, after up to 3 spaces), or null. */
-function fenceMarker(text: string, start: number, end: number): string | null {
-  let i = start
-  while (i < end && i - start < 3 && text[i] === ' ') i++
-  const ch = text[i]
-  if (ch !== '`' && ch !== '~') return null
-  let j = i
-  while (j < end && text[j] === ch) j++
-  return j - i >= 3 ? text.slice(i, j) : null
+/** A code fence line: up to 3 spaces, 3+ backticks or tildes, then its info string (CommonMark §4.5). */
+const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/
+
+/**
+ * The fence `line` opens (its marker), or null; a backtick fence's info string may not hold a backtick. The guard
+ * and the block splitter (markdown-blocks.ts) read fences as the parser does, so both agree on what is code.
+ */
+export function fenceOpening(line: string): string | null {
+  const m = FENCE.exec(line)
+  if (!m) return null
+  return m[1]![0] === '`' && m[2]!.includes('`') ? null : m[1]!
+}
+
+/** Whether `line` closes a fence opened with `open`: the same character, at least as long, nothing after it. */
+export function fenceCloses(line: string, open: string): boolean {
+  const m = FENCE.exec(line)
+  return !!m && m[1]![0] === open[0] && m[1]!.length >= open.length && m[2]!.trim() === ''
 }
 
 /** How many block containers (`>`, `-`/`*`/`+` items, `1.`/`1)` items) a line opens before its content. */
