@@ -49,23 +49,22 @@ function prettyArgs(raw: string): string {
 }
 
 /** A call's arguments: an edit as its diff, else the JSON pretty-printed (only its start, readable, when cut). */
-const argumentsView = (tool: string) =>
-  function ArgumentsView(args: string, cut: boolean) {
-    const diff = cut ? null : editAsDiff(args)
-    return (
-      <>
-        <div className="tool-section-label">{diff ? 'edit' : 'arguments'}</div>
-        {diff ? (
-          <ToolOutput text={diff} tool={tool} />
-        ) : (
-          // focusable: a long argument scrolls sideways, and a keyboard must be able to scroll it
-          <pre className="code" tabIndex={0}>
-            {cut ? decodeUnicodeEscapes(args) : prettyArgs(args)}
-          </pre>
-        )}
-      </>
-    )
-  }
+function ArgumentsView({ tool, args, cut }: { tool: string; args: string; cut: boolean }) {
+  const diff = cut ? null : editAsDiff(args)
+  return (
+    <>
+      <div className="tool-section-label">{diff ? 'edit' : 'arguments'}</div>
+      {diff ? (
+        <ToolOutput text={diff} tool={tool} />
+      ) : (
+        // focusable: a long argument scrolls sideways, and a keyboard must be able to scroll it
+        <pre className="code" tabIndex={0}>
+          {cut ? decodeUnicodeEscapes(args) : prettyArgs(args)}
+        </pre>
+      )}
+    </>
+  )
+}
 
 export function ToolCallView({
   id,
@@ -107,9 +106,15 @@ export function ToolCallView({
       }
     >
       {call && index !== undefined ? (
-        <CallArguments call={call} index={index} args={args} bytes={argsBytes} view={argumentsView(name)} />
+        <CallArguments
+          call={call}
+          index={index}
+          args={args}
+          bytes={argsBytes}
+          view={(text, cut) => <ArgumentsView tool={name} args={text} cut={cut} />}
+        />
       ) : (
-        argumentsView(name)(args, false)
+        <ArgumentsView tool={name} args={args} cut={false} />
       )}
       {result && (
         <div data-testid="tool-result" data-message-id={result.id}>
