@@ -1,9 +1,10 @@
 /**
- * A tool call's one-line summary (the transcript's call row, `caduceus sessions show`), read from its `arguments` JSON. Upstream writes that JSON as Python's json.dumps
- * does (every non-ASCII character as `\uXXXX`), and models differ; shown raw, a call to write `rapport-été.md` read
- * `{"path": "rapport-\u00e9t\u00e9.md", …}`. The summary shows what the call was given — `key: value` pairs, strings
- * as text — also when the page holds only the start of long arguments (a transcript page cuts them), and falls back
- * to the raw text (whitespace folded) when it is not a JSON object.
+ * A tool call's one-line summary (the transcript's call row, `caduceus sessions show`), read from its `arguments`
+ * JSON. Upstream writes that JSON as Python's json.dumps does (every non-ASCII character as `\uXXXX`), and models
+ * differ; shown raw, a call to write `rapport-été.md` read `{"path": "rapport-\u00e9t\u00e9.md", …}`. The summary
+ * shows what the call was given — `key: value` pairs, strings as text — also when the page holds only the start of
+ * long arguments (a transcript page cuts them), and falls back to the raw text (whitespace folded) when it is not a
+ * JSON object.
  */
 const MAX = 80
 
