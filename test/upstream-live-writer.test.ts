@@ -148,6 +148,40 @@ describe.skipIf(!existsSync(PY))('upstream writing while a live host serves the 
     }
   })
 
+  it("a session upstream clears deep in the list moves by its start, and one it deletes goes, in upstream's order", async () => {
+    const home = newHome()
+    const path = join(home, 'state.db')
+    const t = 1_700_000_000
+    const ops: unknown[][] = []
+    for (let i = 0; i < 6; i++)
+      ops.push(
+        ['create', `d${i}`],
+        ['append', `d${i}`, 'user', `words ${i}`, t + 10 * i],
+        ['append', `d${i}`, 'assistant', `reply ${i}`, t + 10 * i + 5]
+      )
+    const start = await upstream(path, 'deep-clear', 0, ops)
+    const host = await live(home)
+    try {
+      const list = async () =>
+        ((await call(host, 'sessions.list', { profile: 'default' })).items as Rec[]).map((s) => [s.id, s.lastActiveAt])
+      const expected = (a: Answer) => a.list.map((id) => [id, a.last_active[id]])
+      expect(await list()).toEqual(expected(start))
+      // d1's messages are neither the newest rows nor at the top, and nothing is written after them: only the count
+      // of what is left says they went. With none left, upstream orders d1 by its start (the recording's now).
+      let seen = announced(host, ['d1'])
+      const cleared = await upstream(path, 'deep-clear', 1, [['clear', 'd1']])
+      await seen
+      expect(cleared.list).toEqual(['d1', 'd5', 'd4', 'd3', 'd2', 'd0'])
+      expect(await list()).toEqual(expected(cleared))
+      seen = announced(host, ['d3'])
+      const deleted = await upstream(path, 'deep-clear', 2, [['delete', 'd3']])
+      await seen
+      expect(await list()).toEqual(expected(deleted))
+    } finally {
+      await host.close()
+    }
+  })
+
   it('short CJK and emoji search finds every session upstream wrote and none it deleted, before and after the index exists', async () => {
     const home = newHome()
     const path = join(home, 'state.db')

@@ -88,6 +88,22 @@ def rewrite():
     ]
 
 
+def deep_clear():
+    """Test 4: upstream clears a session whose messages are not the newest ones, and deletes one deep in the list."""
+    ops = []
+    for i in range(6):
+        ops += [["create", "d%d" % i], ["append", "d%d" % i, "user", "words %d" % i, T + 10 * i],
+                ["append", "d%d" % i, "assistant", "reply %d" % i, T + 10 * i + 5]]
+    return [
+        {"ops": ops, "queries": []},
+        # d1's messages are neither the newest rows nor near the top: nothing written after them says they went;
+        # with no message left upstream orders d1 by its start (the recording's now), above every other session
+        {"ops": [["clear", "d1"]], "queries": []},
+        # d3 deleted whole: its messages go with it, the rest keep their order
+        {"ops": [["delete", "d3"]], "queries": []},
+    ]
+
+
 def short_search():
     """Test 2: short CJK / emoji messages, then inserts and deletes while a live host watches."""
     first = []
@@ -268,7 +284,7 @@ def main():
     work = Path(tempfile.mkdtemp(prefix="live-writer-"))
     try:
         scenarios = {"reorder": record("reorder", reorder(), work), "short-search": record("short-search", short_search(), work),
-                     "rewrite": record("rewrite", rewrite(), work)}
+                     "rewrite": record("rewrite", rewrite(), work), "deep-clear": record("deep-clear", deep_clear(), work)}
     finally:
         shutil.rmtree(work, ignore_errors=True)
         shutil.rmtree(os.environ["HERMES_HOME"], ignore_errors=True)
