@@ -31,7 +31,7 @@ const EXCEPTIONS: Record<
   string,
   { why: string; status: number; compare?: Array<'json' | 'headers'>; tolerate?: RegExp }
 > = {
-  // Upstream also serves session resources, run approvals, skills/toolsets listings and X-Hermes-Session-Key; Caduceus
+  // Upstream also serves session resources, run approvals and skills/toolsets listings; Caduceus
   // does not, so it advertises those features false and lists no endpoint for them (every other key and value as
   // upstream's, endpoints as {method, path}).
   capabilities: {
@@ -39,7 +39,7 @@ const EXCEPTIONS: Record<
     status: 200,
     compare: ['headers', 'json'],
     tolerate:
-      /^body\.(features\.(run_approval_response|approval_events|session_resources|session_chat|session_chat_streaming|session_fork|skills_api): false where upstream has true|features\.session_key_header: missing|endpoints\.(health_detailed|run_approval|skills|toolsets|sessions|session|session_\w+): missing)/
+      /^body\.(features\.(run_approval_response|approval_events|session_resources|session_chat|session_chat_streaming|session_fork|skills_api): false where upstream has true|endpoints\.(health_detailed|run_approval|skills|toolsets|sessions|session|session_\w+): missing)/
   },
   // Not differences of the server: upstream's scripted agent reports the tool's result as "hi" and its failure as
   // "provider exploded" with the agent's usage; here the real terminal tool answers (its JSON result) and the

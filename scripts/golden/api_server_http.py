@@ -10,7 +10,7 @@ provider keeps failing, and "slow" takes a second (a run stopped while running; 
 cap, set to 1 for that pair only). Every request goes over a real socket with aiohttp's client.
 
 Recorded per case: status; the headers that matter (content-type, Retry-After, WWW-Authenticate, Allow,
-X-Hermes-Completed/-Partial, whether X-Hermes-Session-Id is present and echoes the one sent, Access-Control-*, the
+X-Hermes-Completed/-Partial, X-Hermes-Session-Key, whether X-Hermes-Session-Id is present and echoes the one sent, Access-Control-*, the
 hardening headers); the body: JSON normalised (ids and timestamps replaced by placeholders, see norm()), or for SSE
 the frame sequence (event name + normalised data, comments as `:`). A request body `<padded:N>` stands for a chat
 request whose one user message is N "x"; `<id:resp>`/`<id:run>` in a path or body for an id an earlier case returned
@@ -42,9 +42,11 @@ REPLY = "".join(REPLY_PIECES)
 USAGE = (11, 7, 18)
 AUTH = {"Authorization": f"Bearer {KEY}"}
 JSON_AUTH = {**AUTH, "Content-Type": "application/json"}
+SCOPE = "agent:main:webui:dm:user-42"
 
 # Header names recorded (lower-cased); X-Hermes-Session-Id only as present/absent (its value is an id).
-KEPT_HEADERS = ["content-type", "retry-after", "www-authenticate", "allow", "x-hermes-completed", "x-hermes-partial"]
+KEPT_HEADERS = ["content-type", "retry-after", "www-authenticate", "allow", "x-hermes-completed", "x-hermes-partial",
+                "x-hermes-session-key"]
 PRESENCE_HEADERS = ["x-hermes-session-id"]
 # Hardening headers, recorded with their values wherever upstream sends them.
 SECURITY_HEADERS = ["content-security-policy", "permissions-policy", "referrer-policy", "strict-transport-security",
@@ -63,8 +65,10 @@ class ScriptedAgent:
     """Stands in for AIAgent: the same callbacks, a fixed reply, fixed token counts."""
 
     def __init__(self, session_id=None, stream_delta_callback=None, tool_progress_callback=None,
-                 tool_start_callback=None, tool_complete_callback=None, ephemeral_system_prompt=None, **_):
+                 tool_start_callback=None, tool_complete_callback=None, ephemeral_system_prompt=None,
+                 gateway_session_key=None, **_):
         self.system = ephemeral_system_prompt
+        self.memory_key = gateway_session_key
         self.session_id = session_id
         self.stream = stream_delta_callback
         self.progress = tool_progress_callback
@@ -81,6 +85,7 @@ class ScriptedAgent:
             "history": [[m.get("role"), as_text(m.get("content"))] for m in conversation_history or []
                         if as_text(m.get("content"))],
             "user": as_text(user_message),
+            **({"memoryKey": self.memory_key} if self.memory_key else {}),
         })
         text = user_message if isinstance(user_message, str) else json.dumps(user_message)
         if "slow" in text:
@@ -375,6 +380,22 @@ def cases():
         ("runs_chained_status", "GET", "/v1/runs/<id:run>", AUTH, None),
         ("runs_status_unknown", "GET", "/v1/runs/run_doesnotexist", AUTH, None),
         ("runs_stop_unknown", "POST", "/v1/runs/run_doesnotexist/stop", AUTH, None),
+        # X-Hermes-Session-Key: the caller's long-term memory scope, handed to the agent and echoed
+        ("chat_session_key", "POST", "/v1/chat/completions", {**JSON_AUTH, "X-Hermes-Session-Key": SCOPE},
+         said("remember me by my key")),
+        ("chat_stream_session_key", "POST", "/v1/chat/completions", {**JSON_AUTH, "X-Hermes-Session-Key": SCOPE},
+         {**said("stream, with my key"), "stream": True}),
+        ("chat_session_key_blank", "POST", "/v1/chat/completions", {**JSON_AUTH, "X-Hermes-Session-Key": "   "},
+         said("a blank key")),
+        ("chat_session_key_too_long", "POST", "/v1/chat/completions",
+         {**JSON_AUTH, "X-Hermes-Session-Key": "k" * 257}, said("a key too long")),
+        ("responses_session_key", "POST", "/v1/responses", {**JSON_AUTH, "X-Hermes-Session-Key": SCOPE},
+         {"model": "hermes-agent", "input": "a response, with my key"}),
+        ("responses_stream_session_key", "POST", "/v1/responses", {**JSON_AUTH, "X-Hermes-Session-Key": SCOPE},
+         {"model": "hermes-agent", "input": "a streamed response, with my key", "stream": True}),
+        ("responses_session_key_too_long", "POST", "/v1/responses", {**JSON_AUTH, "X-Hermes-Session-Key": "k" * 257},
+         {"model": "hermes-agent", "input": "x"}),
+        ("runs_create_session_key", "POST", "/v1/runs", {**JSON_AUTH, "X-Hermes-Session-Key": SCOPE}, {"input": "a run, with my key"}),
     ]
 
 

@@ -297,6 +297,7 @@ function capabilities(model: string) {
       audio_api: false,
       realtime_voice: false,
       session_continuity_header: 'X-Hermes-Session-Id',
+      session_key_header: 'X-Hermes-Session-Key',
       cors: true,
       async_delivery: false
     },

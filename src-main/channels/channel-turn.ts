@@ -26,6 +26,8 @@ export interface TurnRequest {
   /** `X-Hermes-Session-Id` / `previous_response_id` / a run's `session_id`: continue exactly this session. */
   sessionId?: string
   model?: string
+  /** `X-Hermes-Session-Key`: the caller's long-term memory scope (validated: http.ts memoryKeyHeader). */
+  memoryKey?: string
   onDelta?: (d: { kind: string; text?: string; toolName?: string; toolCallId?: string }) => void
   /** `warnings`: what the agent build told the user (a memory provider left out), for a header before streaming. */
   onStarted?: (h: TurnHandle, warnings: string[]) => void
@@ -112,6 +114,7 @@ export async function runApiTurn(ctx: ApiContext, req: TurnRequest): Promise<Tur
       history: ctx.sessions && !req.sessionId ? [] : req.history,
       sessionId: plan.sessionId,
       ephemeralPrompt: req.system,
+      ...(req.memoryKey ? { memoryKey: req.memoryKey } : {}),
       ...(plan.kind === 'answer' ? { savedMessageId: plan.messageId } : {}),
       onStarted: req.onStarted,
       onDelta: req.onDelta as never

@@ -9,7 +9,16 @@ import { z } from 'zod'
 import { createHash } from 'node:crypto'
 import type { TurnHandle } from './gateway-face'
 import { runApiTurn, type TurnOutcome, type TurnRequest } from './channel-turn'
-import { httpErrorOf, newId, requestFlag, sessionHeader, usageOf, type ApiContext } from './context'
+import {
+  httpErrorOf,
+  memoryKeyEcho,
+  memoryKeyHeader,
+  newId,
+  requestFlag,
+  sessionHeader,
+  usageOf,
+  type ApiContext
+} from './context'
 import { readContent, readText } from './content'
 import type { Turn } from './conversation'
 import type { ContentParts } from './gateway-face'
@@ -106,8 +115,10 @@ export async function chatCompletions(
     throw new HttpError(400, "Missing or invalid 'messages' field")
   const body = parseBody(Body, raw)
   const { text, parts, history, instructions, idSystem } = splitConversation(body.messages)
+  const memoryKey = memoryKeyHeader(req.headers['x-hermes-session-key'])
   const headerSid = sessionHeader(req.headers['x-hermes-session-id'])
   const id = newId('chatcmpl-')
+  const echo = { ...cors, ...memoryKeyEcho(memoryKey) }
   const created = Math.floor(Date.now() / 1000)
   // The requested model is echoed, as upstream does (its runs use the profile's model).
   const base = { id, created, model: body.model || ctx.modelName }
@@ -121,6 +132,7 @@ export async function chatCompletions(
       parts,
       sessionId: headerSid,
       model: body.model,
+      ...(memoryKey ? { memoryKey } : {}),
       ...extra
     })
 
@@ -158,7 +170,7 @@ export async function chatCompletions(
         ],
         usage: usageOf(r)
       },
-      { ...cors, 'x-hermes-session-id': r.sessionId, ...warningsHeader(r.warnings) }
+      { ...echo, 'x-hermes-session-id': r.sessionId, ...warningsHeader(r.warnings) }
     )
     return
   }
@@ -181,7 +193,7 @@ export async function chatCompletions(
   })
   const open = (sid: string, warnings: string[] = []) => {
     if (send) return
-    send = openSse(res, { ...cors, 'x-hermes-session-id': sid, ...warningsHeader(warnings) })
+    send = openSse(res, { ...echo, 'x-hermes-session-id': sid, ...warningsHeader(warnings) })
     chunk({ role: 'assistant', content: '' })
   }
   try {

@@ -48,6 +48,23 @@ export function sessionHeader(value: string | string[] | undefined): string | un
   return v
 }
 
+/**
+ * `X-Hermes-Session-Key`: a stable per-conversation key the caller scopes long-term memory by, across the
+ * transcripts X-Hermes-Session-Id names (upstream's `gateway_session_key`; its rules and messages). Upstream refuses
+ * it without a configured key; this server always has one. Echoed back on the answer.
+ */
+export function memoryKeyHeader(value: string | string[] | undefined): string | undefined {
+  const v = (Array.isArray(value) ? value[0] : value)?.trim()
+  if (!v) return undefined
+  if (/[\r\n\0]/.test(v)) throw new HttpError(400, 'Invalid session key')
+  if (v.length > MAX_SESSION_ID) throw new HttpError(400, 'Session key too long')
+  return v
+}
+
+/** The echo of a request's memory key on its answer (none when it sent none). */
+export const memoryKeyEcho = (key: string | undefined): Record<string, string> =>
+  key ? { 'x-hermes-session-key': key } : {}
+
 const TRUE_WORDS = new Set(['1', 'true', 'yes', 'on'])
 const FALSE_WORDS = new Set(['0', 'false', 'no', 'off'])
 

@@ -101,8 +101,9 @@ export function guardOrigin(req: IncomingMessage, allowed: string[]): Record<str
     throw new HttpError(403, `origin ${origin} not allowed`, 'permission_error', 'origin_not_allowed')
   return {
     'access-control-allow-origin': origin,
-    'access-control-allow-headers': 'authorization, content-type, x-hermes-session-id, idempotency-key',
-    'access-control-expose-headers': 'x-hermes-session-id, x-hermes-warnings, retry-after',
+    'access-control-allow-headers':
+      'authorization, content-type, x-hermes-session-id, x-hermes-session-key, idempotency-key',
+    'access-control-expose-headers': 'x-hermes-session-id, x-hermes-session-key, x-hermes-warnings, retry-after',
     'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
     // Browsers may reuse a preflight this long (seconds), as upstream lets them.
     'access-control-max-age': '600',

@@ -7,7 +7,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { z } from 'zod'
 import { fingerprint, header, joinInstructions, splitConversation, parseBody } from './chat-completions'
 import { runApiTurn, type TurnOutcome, type TurnRequest } from './channel-turn'
-import { explicitHistory, newId, requestFlag, sessionHeader, type ApiContext } from './context'
+import {
+  explicitHistory,
+  memoryKeyEcho,
+  memoryKeyHeader,
+  newId,
+  requestFlag,
+  sessionHeader,
+  type ApiContext
+} from './context'
 import type { ChannelTurnResult } from './gateway-face'
 import { HttpError, openSse, sendJson, warningsHeader } from './http'
 import { carriedInstructions, ResponseStore } from './response-store'
@@ -39,8 +47,11 @@ export async function createResponse(
   req: IncomingMessage,
   res: ServerResponse,
   raw: Record<string, unknown>,
-  cors: Record<string, string>
+  corsOnly: Record<string, string>
 ): Promise<void> {
+  // The memory scope header is read first, as upstream reads it (before the body), and echoed on the answer.
+  const memoryKey = memoryKeyHeader(req.headers['x-hermes-session-key'])
+  const cors = { ...corsOnly, ...memoryKeyEcho(memoryKey) }
   // Upstream's answers for an absent, mistyped or empty `input`.
   if (raw.input === undefined || raw.input === null) throw new HttpError(400, "Missing 'input' field")
   if (typeof raw.input !== 'string' && !Array.isArray(raw.input))
@@ -130,6 +141,7 @@ export async function createResponse(
       ...(conv.parts ? { parts: conv.parts } : {}),
       sessionId,
       model: body.model,
+      ...(memoryKey ? { memoryKey } : {}),
       ...extra
     })
   const keep = (response: Record<string, unknown>, r: ChannelTurnResult) => {

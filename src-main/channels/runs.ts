@@ -8,7 +8,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { z } from 'zod'
 import { joinInstructions, parseBody, splitConversation } from './chat-completions'
 import { runApiTurn, type TurnRequest } from './channel-turn'
-import { explicitHistory, httpErrorOf, newId, sessionHeader, type ApiContext } from './context'
+import {
+  explicitHistory,
+  httpErrorOf,
+  memoryKeyEcho,
+  memoryKeyHeader,
+  newId,
+  sessionHeader,
+  type ApiContext
+} from './context'
 import { HttpError, openSse, sendJson } from './http'
 import { carriedInstructions } from './response-store'
 
@@ -130,6 +138,8 @@ export async function submitRun(
   /** A stored Response (`previous_response_id` chains a run onto its session and instructions, as upstream does). */
   storedResponse: (id: string) => { sessionId: string; body: Record<string, unknown> } | undefined = () => undefined
 ): Promise<void> {
+  // The memory scope header first, as upstream reads it (before the body); echoed on the 202.
+  const memoryKey = memoryKeyHeader(req.headers['x-hermes-session-key'])
   // Upstream's answers: an absent or empty `input` is missing; one that is neither text nor a list carries no message.
   if (!raw.input || (Array.isArray(raw.input) && raw.input.length === 0))
     throw new HttpError(400, "Missing 'input' field")
@@ -149,14 +159,15 @@ export async function submitRun(
   const sessionId = sessionHeader(body.session_id ?? previous?.sessionId ?? req.headers['x-hermes-session-id']) ?? null
   const release = ctx.limiter.admit()
   const run = runs.create(sessionId, body.model || ctx.modelName)
-  sendJson(res, 202, { run_id: run.id, status: 'started' }, cors)
+  sendJson(res, 202, { run_id: run.id, status: 'started' }, { ...cors, ...memoryKeyEcho(memoryKey) })
   const turn = {
     system: instructions,
     idSystem,
     history: conv.history,
     text: conv.text,
     parts: conv.parts,
-    model: body.model ?? undefined
+    model: body.model ?? undefined,
+    ...(memoryKey ? { memoryKey } : {})
   }
   void execute(ctx, runs, run, turn).finally(release)
 }
@@ -165,7 +176,7 @@ async function execute(
   ctx: ApiContext,
   runs: RunRegistry,
   run: Run,
-  turn: Pick<TurnRequest, 'system' | 'idSystem' | 'history' | 'text' | 'parts' | 'model'>
+  turn: Pick<TurnRequest, 'system' | 'idSystem' | 'history' | 'text' | 'parts' | 'model' | 'memoryKey'>
 ): Promise<void> {
   const toolStarted = new Map<string, { name: string | null; at: number }>()
   try {

@@ -105,6 +105,8 @@ export interface BuildAgentInput<S extends GatewayStore = GatewayStore> {
   toolsets?: string[]
   /** Working directory for the agent's tools (a cron job's workdir). */
   cwd?: string
+  /** A caller's long-term memory scope (ChannelTurnInput.memoryKey), for the memory providers' initialize. */
+  memoryKey?: string
 }
 
 export interface GatewayOptions<A extends TurnAgent = TurnAgent, S extends GatewayStore = GatewayStore> {

@@ -68,6 +68,8 @@ export interface TurnOverrides {
   /** A turn's own toolsets (JSON) and working directory. */
   toolsets?: string | null
   cwd?: string | null
+  /** A caller's long-term memory scope (the API server's X-Hermes-Session-Key): memory providers are built with it. */
+  memoryKey?: string | null
   /** The runtime the overrides resolved to: its key (hashed) may differ while the profile's does not. */
   runtime?: SignatureRuntime | null
 }

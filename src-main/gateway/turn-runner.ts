@@ -105,6 +105,7 @@ interface BeginOptions {
   toolsets?: string[]
   cwd?: string
   parts?: ContentParts
+  memoryKey?: string
 }
 
 export interface ChannelTurnInput {
@@ -132,6 +133,11 @@ export interface ChannelTurnInput {
   cwd?: string
   /** The user message with images (API image parts); `text` is then its text. Refused when the model cannot see. */
   parts?: ContentParts
+  /**
+   * A stable per-conversation key the caller scopes long-term memory by, across its transcripts (the API server's
+   * `X-Hermes-Session-Key`, upstream's `gateway_session_key`): handed to the memory providers the agent is built with.
+   */
+  memoryKey?: string
 }
 
 /** `warnings`: what the agent build told the user (desk chat shows them as notices; channels print/return them). */
@@ -405,6 +411,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       provider: input.provider,
       baseUrl: input.baseUrl,
       ephemeralPrompt: input.ephemeralPrompt,
+      memoryKey: input.memoryKey,
       savedMessageId: input.savedMessageId,
       toolsets: input.toolsets,
       cwd: input.cwd,
@@ -584,6 +591,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       // What this turn brings on top of the profile is part of the signature: different inputs, different agent.
       const signature = withTurnOverrides(resolved.signature, {
         ephemeralPrompt,
+        memoryKey: opts.memoryKey,
         model: opts.model,
         toolsets: opts.toolsets ? JSON.stringify(opts.toolsets) : undefined,
         cwd: opts.cwd,
@@ -625,7 +633,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
             ...(opts.history?.length ? { history: opts.history } : {}),
             ...(opts.toolsets ? { toolsets: opts.toolsets } : {}),
             ...(opts.cwd ? { cwd: opts.cwd } : {}),
-            ...(ephemeralPrompt ? { ephemeralPrompt } : {})
+            ...(ephemeralPrompt ? { ephemeralPrompt } : {}),
+            ...(opts.memoryKey ? { memoryKey: opts.memoryKey } : {})
           },
           key
         )

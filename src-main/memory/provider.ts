@@ -24,6 +24,8 @@ export interface InitializeOptions {
   parentSessionId?: string
   userId?: string
   userIdAlt?: string
+  /** A stable per-conversation key to scope long-term memory by (an API caller's X-Hermes-Session-Key). */
+  gatewaySessionKey?: string
   [extra: string]: unknown
 }
 

@@ -20,7 +20,7 @@ export interface GoldenCase {
   /** Chained (previous_response_id, a conversation name): answered in the session of this earlier case. */
   sameSessionHeaderAs?: string | null
   /** What upstream handed its (scripted) agent: the caller's system text, the history's text turns, the user text. */
-  agent?: { system: string | null; history: Array<[string, string]>; user: string | null }
+  agent?: { system: string | null; history: Array<[string, string]>; user: string | null; memoryKey?: string }
   cors: Record<string, string>
   security: Record<string, string>
   json?: unknown
@@ -224,7 +224,14 @@ export function diff(want: GoldenCase, got: Answer, parts: Array<'status' | 'jso
     const media = (v: string | undefined) => v?.split(';')[0]!.trim()
     if (media(got.headers['content-type']) !== media(want.headers['content-type']) && want.text === undefined)
       out.push(`content-type ${got.headers['content-type']} (upstream ${want.headers['content-type']})`)
-    for (const h of ['retry-after', 'www-authenticate', 'allow', 'x-hermes-completed', 'x-hermes-partial'])
+    for (const h of [
+      'retry-after',
+      'www-authenticate',
+      'allow',
+      'x-hermes-completed',
+      'x-hermes-partial',
+      'x-hermes-session-key'
+    ])
       if (want.headers[h] !== undefined && got.headers[h] !== want.headers[h])
         out.push(`${h}: ${got.headers[h]} (upstream ${want.headers[h]})`)
     if (want.present['x-hermes-session-id'] && !got.headers['x-hermes-session-id'])

@@ -57,6 +57,8 @@ export interface AssemblyInput {
   baseUrlOverride?: string
   /** Working directory for the terminal tool (a cron job's workdir) instead of the configured one. */
   cwd?: string
+  /** A caller's long-term memory scope: the providers' `gatewaySessionKey` (upstream's `gateway_session_key`). */
+  memoryKey?: string
 }
 
 /** Toolsets a profile's top-level agents get (part of the cache signature). */
@@ -94,7 +96,11 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
         sessionId: input.sessionId,
         platform,
         activity: deps.hub.get(profile),
-        init: { agentIdentity: profile, agentContext: 'primary' },
+        init: {
+          agentIdentity: profile,
+          agentContext: 'primary',
+          ...(input.memoryKey ? { gatewaySessionKey: input.memoryKey } : {})
+        },
         log: memoryLogSink(deps.log)
       }
     )

@@ -174,6 +174,7 @@ export async function wireRuntime(
       // A cron job's enabled_toolsets narrow the profile's toolsets; they never add one the profile lacks.
       toolsets: profileToolsets(input.config).filter((t) => !input.toolsets || input.toolsets.includes(t)),
       ...(input.cwd ? { cwd: input.cwd } : {}),
+      ...(input.memoryKey ? { memoryKey: input.memoryKey } : {}),
       role: 'primary',
       // The channel the turn arrived on decides the stored source and the memory platform; desk chat otherwise.
       source: input.channel?.source ?? 'desktop',
