@@ -128,7 +128,7 @@ describe('X-Hermes-Session-Key', () => {
     expect(run.status).toBe(202)
     expect(run.headers.get('x-hermes-session-key')).toBe('run-scope')
     const { run_id } = (await run.json()) as { run_id: string }
-    for (let i = 0; i < 200 && !inits().some((x) => x.gatewaySessionKey === 'run-scope'); i++)
+    for (let i = 0; i < 1200 && !inits().some((x) => x.gatewaySessionKey === 'run-scope'); i++)
       await new Promise((r) => setTimeout(r, 25))
     expect(inits().map((i) => i.gatewaySessionKey)).toEqual(['resp-scope', 'run-scope'])
     expect(run_id).toMatch(/^run_/)
