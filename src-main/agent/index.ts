@@ -12,7 +12,7 @@ export function createAgent(opts: AgentOptions): Agent {
   return new Agent(opts)
 }
 
-export { priceCall } from './pricing'
+export { loadPricer } from './pricing'
 export { ToolRegistry, type ToolDefinition, type ToolContext } from './tools/registry'
 export { startDemoProvider } from './scripted'
 export { resolveCompression } from './compression'

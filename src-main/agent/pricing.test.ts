@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { priceCall } from './pricing'
+import { loadPricer } from './pricing'
+
+const priceCall = await loadPricer()
 
 const usage = { inputTokens: 800, outputTokens: 100, cacheReadTokens: 200, cacheWriteTokens: 0, reasoningTokens: 0 }
 

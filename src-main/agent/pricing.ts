@@ -4,8 +4,22 @@
  * guess from the model name alone and bill a local vLLM "gpt-4o" at OpenAI rates. Anything we can't
  * price is `costUsd: null, costStatus: 'unpriced'` — never $0 (ARCHITECTURE invariant 5).
  */
-import { calcPrice, findProvider, type Provider } from '@pydantic/genai-prices'
+import type { Provider } from '@pydantic/genai-prices'
 import type { NormalizedUsage } from './providers/types'
+
+type Prices = typeof import('@pydantic/genai-prices')
+let loading: Promise<Prices> | undefined
+
+/**
+ * The pricer, once its table is loaded. The table is ~0.6 MB of data that a host or CLI start does not need until a
+ * call is priced (~50 ms of every process start when imported up front): it is loaded on the first ask, then kept.
+ */
+export async function loadPricer(): Promise<
+  (route: { provider: string; model: string; baseUrl: string }, usage: NormalizedUsage) => PriceResult
+> {
+  const prices = await (loading ??= import('@pydantic/genai-prices'))
+  return (route, usage) => priceCall(route, usage, prices)
+}
 
 export interface PriceResult {
   costUsd: number | null
@@ -25,16 +39,17 @@ const PROVIDER_ALIASES: Record<string, string> = {
   together: 'together'
 }
 
-export function priceCall(
+function priceCall(
   route: { provider: string; model: string; baseUrl: string },
-  usage: NormalizedUsage
+  usage: NormalizedUsage,
+  prices: Prices
 ): PriceResult {
   const providerId = route.provider.trim().toLowerCase()
   if (!route.model || NEVER_PRICED.has(providerId) || isLocal(route.baseUrl)) return UNPRICED
-  const provider = lookupProvider(providerId, route.baseUrl)
+  const provider = lookupProvider(prices, providerId, route.baseUrl)
   if (!provider) return UNPRICED
   try {
-    const result = calcPrice(
+    const result = prices.calcPrice(
       {
         // genai-prices counts cache reads/writes as parts of the total input.
         input_tokens: usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens,
@@ -56,13 +71,13 @@ export function priceCall(
   }
 }
 
-function lookupProvider(providerId: string, baseUrl: string): Provider | undefined {
+function lookupProvider(prices: Prices, providerId: string, baseUrl: string): Provider | undefined {
   try {
     if (providerId && providerId !== 'custom') {
-      const byId = findProvider({ providerId: PROVIDER_ALIASES[providerId] ?? providerId })
+      const byId = prices.findProvider({ providerId: PROVIDER_ALIASES[providerId] ?? providerId })
       if (byId) return byId
     }
-    return baseUrl ? findProvider({ providerApiUrl: baseUrl }) : undefined
+    return baseUrl ? prices.findProvider({ providerApiUrl: baseUrl }) : undefined
   } catch {
     return undefined
   }

@@ -1,5 +1,5 @@
 import { CaduceusError } from '@shared/contract'
-import { priceCall } from '../../agent'
+import { loadPricer } from '../../agent'
 import { resolveRuntime } from '../../config'
 import { secretsFor, type SecretVault } from '../../secrets'
 import { runInProfileScope } from '../../scope'
@@ -60,7 +60,8 @@ export function delegationHandlers(
       s.log.info('delegation', `spawning new subagents ${paused ? 'paused' : 'resumed'}`)
       return { paused: live.isSpawnPaused() }
     },
-    'subagents.estimate': ({ profile, childId }) => {
+    'subagents.estimate': async ({ profile, childId }) => {
+      const priceCall = await loadPricer()
       const entry = retained(profile, childId)
       const home = s.homeOf(profile)
       const rt = resolveRuntime(home, { vault })
