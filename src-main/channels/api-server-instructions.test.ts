@@ -1,16 +1,15 @@
 // A caller's system text on the API server, driven by the official `openai` SDK: chat `system`/`developer`
 // messages, Responses `instructions` and Runs `instructions` reach the provider after the profile's persona
 // (SOUL.md), for that caller only; they are never stored as messages, and changing them rebuilds the agent.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startScriptedProvider, type ScriptedProvider } from '../agent/scripted'
-import { createHost, type Host } from '../host'
-import { createLogger } from '../host/log/log'
+import { type Host } from '../host'
 import { startApiServer, type ApiServer } from './index'
+import { apiHostHome } from './test-fixtures/api-home'
 import { errorMessage } from '@shared/contract/errors'
 
 let root: string
@@ -34,16 +33,13 @@ const storedContents = () => {
 }
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'cad-api-instr-'))
   provider = await startScriptedProvider({ handler: () => ({ text: 'ok' }) })
-  writeFileSync(
-    join(root, 'config.yaml'),
-    `model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\n`
-  )
-  writeFileSync(join(root, '.env'), `API_SERVER_KEY=${KEY}\n`, { mode: 0o600 })
-  writeFileSync(join(root, 'SOUL.md'), `\uFEFF${SOUL}\n`)
-  process.env.CADUCEUS_LOG_DIR = join(root, 'logs')
-  host = await createHost({ home: root, headless: true, live: false, log: createLogger() })
+  ;({ root, host } = await apiHostHome({
+    prefix: 'cad-api-instr-',
+    baseUrl: provider.baseUrl,
+    key: KEY,
+    before: (home) => writeFileSync(join(home, 'SOUL.md'), `\uFEFF${SOUL}\n`)
+  }))
   server = await startApiServer({ gateway: host.gateway, vault: host.vault, profile: 'default', home: root, port: 0 })
   client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, maxRetries: 0 })
 })

@@ -3,15 +3,13 @@
 // upstream hands `gateway_session_key` to its providers), is echoed on chat, Responses and Runs answers, streamed or
 // not, and a different key on the same session builds an agent of its own; a malformed key is refused with
 // upstream's 400, before any turn runs.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startScriptedProvider, type ScriptedProvider } from '../agent/scripted'
-import { createHost, type Host } from '../host'
-import { createLogger } from '../host/log/log'
+import { type Host } from '../host'
 import { writePlugin } from '../host/test-fixtures/memory-host'
+import { apiHostHome } from './test-fixtures/api-home'
 import type { ChannelsStatus } from '@shared/contract'
 
 const KEY = 'hk_memory_key_test_key'
@@ -42,16 +40,14 @@ const sdk = (headers: Record<string, string> = {}) =>
   new OpenAI({ baseURL: `${base}/v1`, apiKey: KEY, maxRetries: 0, defaultHeaders: headers })
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'cad-api-memkey-'))
   provider = await startScriptedProvider({ handler: () => ({ text: 'noted' }) })
-  writePlugin(root, 'keyrec', PLUGIN)
-  writeFileSync(
-    join(root, 'config.yaml'),
-    `model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\nmemory:\n  provider: keyrec\n`
-  )
-  writeFileSync(join(root, '.env'), `API_SERVER_KEY=${KEY}\n`, { mode: 0o600 })
-  process.env.CADUCEUS_LOG_DIR = join(root, 'logs')
-  host = await createHost({ home: root, headless: true, live: false, log: createLogger() })
+  ;({ root, host } = await apiHostHome({
+    prefix: 'cad-api-memkey-',
+    baseUrl: provider.baseUrl,
+    key: KEY,
+    extraConfig: 'memory:\n  provider: keyrec\n',
+    before: (home) => void writePlugin(home, 'keyrec', PLUGIN)
+  }))
   // The Gateway page's switch, as a user turns the API server on.
   const r = await host.dispatcher.invoke('channels.apiServer', { enabled: true, profile: 'default' })
   if (!r.ok) throw new Error(r.error.message)

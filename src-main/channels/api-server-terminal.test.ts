@@ -1,14 +1,12 @@
 // seed 003 on the API server: a terminal `notify_on_complete` inside an API-server turn is refused with the
 // poll hint (the caller's HTTP response is over before the process ends), bound through the one chokepoint.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startScriptedProvider, type RecordedRequest, type ScriptedProvider, type ScriptReply } from '../agent/scripted'
-import { createHost, type Host } from '../host'
-import { createLogger } from '../host/log/log'
+import { type Host } from '../host'
 import { startApiServer, type ApiServer } from './index'
+import { apiHostHome } from './test-fixtures/api-home'
 
 let root: string
 let host: Host
@@ -26,15 +24,13 @@ function reply(req: RecordedRequest): ScriptReply {
 }
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'cad-api-term-'))
   provider = await startScriptedProvider({ handler: reply })
-  writeFileSync(
-    join(root, 'config.yaml'),
-    `model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\nterminal:\n  enabled: true\n`
-  )
-  writeFileSync(join(root, '.env'), `API_SERVER_KEY=${KEY}\n`, { mode: 0o600 })
-  process.env.CADUCEUS_LOG_DIR = join(root, 'logs')
-  host = await createHost({ home: root, headless: true, live: false, log: createLogger() })
+  ;({ root, host } = await apiHostHome({
+    prefix: 'cad-api-term-',
+    baseUrl: provider.baseUrl,
+    key: KEY,
+    extraConfig: 'terminal:\n  enabled: true\n'
+  }))
   server = await startApiServer({ gateway: host.gateway, vault: host.vault, profile: 'default', home: root, port: 0 })
 })
 
