@@ -58,3 +58,29 @@ test('axe: 0 serious/critical violations on every page, light and dark', async (
   }
   expect(found).toEqual({})
 })
+
+// The live markers blink (a running subagent's dot, a reconnecting connection dot, the streaming caret); with the
+// system's "reduce motion" they hold still. Markers are placed in the running app so its own stylesheet decides.
+test('the blinking live markers hold still when the system asks for reduced motion', async ({ page, host }) => {
+  const shell = new AppShell(page)
+  await shell.open(host.url)
+  const animations = () =>
+    page.evaluate(() =>
+      ['pulse', 'caret', 'conn-dot'].map((cls) => {
+        // the connection dot blinks inside a reconnecting connection indicator
+        const box = document.createElement('span')
+        box.className = 'conn-reconnecting'
+        const el = document.createElement('span')
+        el.className = cls
+        box.append(el)
+        document.body.append(box)
+        const name = getComputedStyle(el).animationName
+        box.remove()
+        return name
+      })
+    )
+  await page.emulateMedia({ reducedMotion: 'no-preference' })
+  expect(await animations()).toEqual(['blink', 'blink', 'blink'])
+  await page.emulateMedia({ reducedMotion: 'reduce' })
+  expect(await animations()).toEqual(['none', 'none', 'none'])
+})
