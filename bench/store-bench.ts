@@ -37,6 +37,12 @@ export interface StoreBenchResult {
   listColdMs: number
   /** Requests 2–51 of that host's life (V8 still compiling the list's code), each after a write too; no target. */
   listWarmupMs: Percentiles
+  /**
+   * The first page right after another process deleted the home's oldest message (deep in the list, not the newest
+   * rows): the host reads every session's activity again (activity-index.ts). 10 samples; null on a home the bench
+   * may not write. No target: once per deleting commit.
+   */
+  listAfterDeepDeleteMs: Percentiles | null
   /** The same page read straight from the store, no write in between, for reference. */
   storeListFirstPageMs: Percentiles
   /** Upstream's `list_sessions_rich(order_by_last_active=True)` on the same file, when upstream is at hand. */
@@ -141,7 +147,8 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
       wall: listFirstPageMs,
       cpu: listFirstPageCpuMs,
       cold: listColdMs,
-      warmup: listWarmupMs
+      warmup: listWarmupMs,
+      afterDeepDelete: listAfterDeepDeleteMs
     } = await hostListFirstPageApart(home, profile, Boolean(temp || opts.allowWrites))
     const upstreamListMs = upstreamListFirstPage(stateDbOf(home, profile))
     const listRatioToUpstream =
@@ -185,6 +192,7 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
       listFirstPageCpuMs,
       listColdMs,
       listWarmupMs,
+      listAfterDeepDeleteMs,
       storeListFirstPageMs,
       upstreamListMs,
       listRatioToUpstream,

@@ -6,7 +6,9 @@
  *                                                           write for a pure same-value UPDATE, so data_version
  *                                                           would not even move without the second statement)
  *   node --import tsx writer.ts <db> <session> serve        per stdin line "append": append one message, then
- *                                                           print {"t": <epoch ms after COMMIT>}
+ *                                                           print {"t": <epoch ms after COMMIT>}; per line
+ *                                                           "delete-oldest": delete the home's oldest message (deep
+ *                                                           in the list, never the newest rows), then the same
  */
 import { createInterface } from 'node:readline'
 import { SessionStore } from '../session-store'
@@ -42,8 +44,14 @@ if (cmd === 'append') {
   process.stdout.write('ready\n')
   const rl = createInterface({ input: process.stdin })
   rl.on('line', async (line) => {
-    if (line.trim() !== 'append') return
-    await store.appendMessage(sessionId, { role: 'user', content: `bench message ${Date.now()}` })
+    const what = line.trim()
+    if (what === 'append')
+      await store.appendMessage(sessionId, { role: 'user', content: `bench message ${Date.now()}` })
+    else if (what === 'delete-oldest')
+      await store.write((tx) => {
+        txDb(tx).prepare('DELETE FROM messages WHERE id = (SELECT MIN(id) FROM messages)').run()
+      })
+    else return
     process.stdout.write(JSON.stringify({ t: wallMs() }) + '\n')
   })
   rl.on('close', () => {
