@@ -7,10 +7,12 @@
  * steps), so the first page right after another process wrote reflects that write without rescanning.
  * A session with new messages is read again from its own messages, so a transcript rewritten in place (upstream's
  * replace_messages behind /undo and /retry, which writes the kept rows back with their own times) moves back down;
- * when the newest messages are gone (clear_messages, a delete), the sessions at the top of the list are read again.
- * A message deleted anywhere else leaves no trace in rowids: the home's FTS5 index of messages (every upstream and
- * Caduceus home has one, kept by triggers on every write) counts its rows in one record, so a count that grew by less
- * than the rows added says messages went, and every session is read again (one statement). Next to it the index
+ * messages deleted anywhere (clear_messages, a rewrite, a session deleted) leave no trace in rowids unless they took
+ * the newest, so the home's FTS5 index of messages (every upstream and Caduceus home has one, kept by triggers on
+ * every write) says it: it counts its rows in one record, and a count that grew by less than the rows added means
+ * rows went; every session is then read again (one statement). That holds only where the count matched the messages
+ * when the index was built (an index missing rows would read every append as a delete); elsewhere, when the newest
+ * messages are gone, the sessions at the top of the list are read again. Next to it the index
  * keeps where an untitled session's first user message is (`first_user`, as a list page found it:
  * notePreviewSources), so the page re-reads that one row after a foreign commit rather than the session's messages.
  * On a home without `last_activity_at` a session's first message replaces its start even when dated earlier
@@ -107,31 +109,41 @@ function build(db: Database.Database): State {
   const own = existingColumns(db, 'sessions').has('last_activity_at') ? 's.last_activity_at' : 'NULL'
   const schema = attach(db)
   const table = `${schema}.cad_activity`
+  // `built_n`: the session's messages when the index was built, for the FTS check below only (not kept after).
   db.exec(`DROP TABLE IF EXISTS ${table};
     CREATE TABLE ${table} (id TEXT PRIMARY KEY, act REAL NOT NULL, started REAL NOT NULL, msg INTEGER NOT NULL,
-      first_user INTEGER, first_ts REAL);
+      first_user INTEGER, first_ts REAL, built_n INTEGER);
     CREATE INDEX ${schema}.cad_activity_order ON cad_activity(act DESC, started DESC, id DESC);`)
-  db.prepare(
-    `INSERT INTO ${table} (id, act, msg, started)
-      SELECT s.id, ${activitySql(own, 'm.mx')}, COALESCE(s.started_at, 0)
-      FROM main.sessions s LEFT JOIN (SELECT session_id, MAX(timestamp) AS mx FROM main.messages GROUP BY session_id) m
-        ON m.session_id = s.id`
-  ).run()
   const ftsCount = ftsCountSql(db)
-  const [top, block] = db
-    .prepare(`SELECT COALESCE(MAX(id), 0), ${ftsCount ? `(${ftsCount})` : 'NULL'} FROM main.messages`)
-    .raw()
-    .get() as [number, unknown]
+  // One read snapshot for the rows, the newest id and the FTS count: a foreign append in between would otherwise be
+  // neither in the index nor after the id the catch-up starts from.
+  const fill = () => {
+    db.prepare(
+      `INSERT INTO ${table} (id, act, msg, started, built_n)
+        SELECT s.id, ${activitySql(own, 'm.mx')}, COALESCE(s.started_at, 0), COALESCE(m.n, 0)
+        FROM main.sessions s LEFT JOIN (SELECT session_id, MAX(timestamp) AS mx, COUNT(*) AS n FROM main.messages
+          GROUP BY session_id) m ON m.session_id = s.id`
+    ).run()
+    const [top, block] = db
+      .prepare(`SELECT COALESCE(MAX(id), 0), ${ftsCount ? `(${ftsCount})` : 'NULL'} FROM main.messages`)
+      .raw()
+      .get() as [number, unknown]
+    const messages = Number(db.prepare(`SELECT TOTAL(built_n) FROM ${table}`).pluck().get())
+    return { top: Number(top), ftsRows: ftsRowCount(block), messages }
+  }
+  const { top, ftsRows, messages } = db.inTransaction ? fill() : db.transaction(fill)()
   const st: State = {
     table,
     dataVersion: -1,
     changes: -1,
     own: own === 'NULL' ? 'NULL' : 'last_activity_at',
-    maxMessage: Number(top),
+    maxMessage: top,
     maxSession: 0,
     tailId: null,
-    ftsCount,
-    ftsRows: ftsRowCount(block)
+    // The count says a delete only where the FTS index holds every message (its triggers index each row): not a
+    // filtered index, not one missing rows or triggers, not one mid-rebuild, not a home with orphan messages.
+    ftsCount: ftsCount && ftsRows === messages ? ftsCount : null,
+    ftsRows
   }
   setTail(db, st)
   return st
