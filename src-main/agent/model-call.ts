@@ -3,7 +3,7 @@
  * delta mode (hermes-spec §1.9). Text streamed so far is kept on the error so an interrupted call can
  * still persist what the user already saw.
  */
-import { loadPricer } from './pricing'
+import { priceOf } from './pricing'
 import { resolveCallLimits } from './providers/call-limits'
 import {
   ProviderError,
@@ -88,7 +88,7 @@ async function recordCall(deps: ModelCallDeps, response: ProviderResponse, ctx: 
   const { runtime } = deps
   const usage = response.usage
   const price = usage
-    ? (await loadPricer())(runtime, usage)
+    ? await priceOf(runtime, usage)
     : { costUsd: null, costStatus: 'unpriced' as const, pricingVersion: null }
   ctx.acct.addCall(usage, price)
   ctx.lastUsage = usage

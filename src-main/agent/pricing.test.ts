@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { loadPricer } from './pricing'
+import { loadPricer, priceOf } from './pricing'
 
 const priceCall = await loadPricer()
 
@@ -34,5 +34,17 @@ describe('priceCall', () => {
     ]) {
       expect(priceCall(route, usage)).toEqual({ costUsd: null, costStatus: 'unpriced', pricingVersion: null })
     }
+  })
+})
+
+describe('priceOf', () => {
+  it('prices as the pricer does, and answers a local or demo route unpriced', async () => {
+    const route = { provider: 'openai', model: 'gpt-4o', baseUrl: 'https://api.openai.com/v1' }
+    expect(await priceOf(route, usage)).toEqual(priceCall(route, usage))
+    for (const r of [
+      { provider: 'demo', model: 'demo-model', baseUrl: '' },
+      { provider: 'openai', model: 'gpt-4o', baseUrl: 'http://127.0.0.1:8000/v1' }
+    ])
+      expect(await priceOf(r, usage)).toEqual({ costUsd: null, costStatus: 'unpriced', pricingVersion: null })
   })
 })

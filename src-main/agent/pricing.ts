@@ -14,9 +14,7 @@ let loading: Promise<Prices> | undefined
  * The pricer, once its table is loaded. The table is ~0.6 MB of data that a host or CLI start does not need until a
  * call is priced (~50 ms of every process start when imported up front): it is loaded on the first ask, then kept.
  */
-export async function loadPricer(): Promise<
-  (route: { provider: string; model: string; baseUrl: string }, usage: NormalizedUsage) => PriceResult
-> {
+export async function loadPricer(): Promise<(route: Route, usage: NormalizedUsage) => PriceResult> {
   const prices = await (loading ??= import('@pydantic/genai-prices'))
   return (route, usage) => priceCall(route, usage, prices)
 }
@@ -26,6 +24,15 @@ export interface PriceResult {
   costStatus: 'estimated' | 'unpriced'
   /** Names the price source so a later reader knows which table priced the call. */
   pricingVersion: string | null
+}
+
+/**
+ * One call's price. A route never priced (a local or demo provider) is answered without the table, so a host that
+ * only talks to those never loads it.
+ */
+export async function priceOf(route: Route, usage: NormalizedUsage): Promise<PriceResult> {
+  if (!priceable(route)) return UNPRICED
+  return (await loadPricer())(route, usage)
 }
 
 export const PRICING_SOURCE = 'genai-prices'
@@ -39,13 +46,14 @@ const PROVIDER_ALIASES: Record<string, string> = {
   together: 'together'
 }
 
-function priceCall(
-  route: { provider: string; model: string; baseUrl: string },
-  usage: NormalizedUsage,
-  prices: Prices
-): PriceResult {
+type Route = { provider: string; model: string; baseUrl: string }
+
+const priceable = (route: Route) =>
+  Boolean(route.model) && !NEVER_PRICED.has(route.provider.trim().toLowerCase()) && !isLocal(route.baseUrl)
+
+function priceCall(route: Route, usage: NormalizedUsage, prices: Prices): PriceResult {
+  if (!priceable(route)) return UNPRICED
   const providerId = route.provider.trim().toLowerCase()
-  if (!route.model || NEVER_PRICED.has(providerId) || isLocal(route.baseUrl)) return UNPRICED
   const provider = lookupProvider(prices, providerId, route.baseUrl)
   if (!provider) return UNPRICED
   try {
