@@ -26,6 +26,9 @@ export default defineConfig({
     // suite's e2e CPU. Isolation between tests stays: each test has its own host on its own port, so its own origin.
     reuseContext: true,
     viewport: { width: 1360, height: 860 },
+    // The app's blinking live markers (a running subagent, the streaming caret) hold still under this preference, so
+    // the browser paints no frames for them while a test waits (a11y.spec checks both preferences itself).
+    reducedMotion: 'reduce',
     // Recording a trace costs every test ~30% more CPU (a11y.spec: 30 -> 21 CPU-s without it) to keep the ones that
     // fail. Off by default; CADUCEUS_E2E_TRACE=1 records and keeps the failing ones. A failure always gets a screenshot.
     trace: process.env.CADUCEUS_E2E_TRACE ? 'retain-on-failure' : 'off',
