@@ -115,8 +115,8 @@ function build(db: Database.Database): State {
       first_user INTEGER, first_ts REAL, built_n INTEGER);
     CREATE INDEX ${schema}.cad_activity_order ON cad_activity(act DESC, started DESC, id DESC);`)
   const ftsCount = ftsCountSql(db)
-  // One read snapshot for the rows, the newest id and the FTS count: a foreign append in between would otherwise be
-  // neither in the index nor after the id the catch-up starts from.
+  // One read snapshot for the rows, the newest message and session and the FTS count: a foreign write in between
+  // would otherwise be neither in the index nor after where the catch-up starts.
   const fill = () => {
     db.prepare(
       `INSERT INTO ${table} (id, act, msg, started, built_n)
@@ -129,23 +129,24 @@ function build(db: Database.Database): State {
       .raw()
       .get() as [number, unknown]
     const messages = Number(db.prepare(`SELECT TOTAL(built_n) FROM ${table}`).pluck().get())
-    return { top: Number(top), ftsRows: ftsRowCount(block), messages }
+    const tail = db.prepare('SELECT rowid, id FROM main.sessions ORDER BY rowid DESC LIMIT 1').raw().get() as
+      [number, string] | undefined
+    return { top: Number(top), ftsRows: ftsRowCount(block), messages, tail }
   }
-  const { top, ftsRows, messages } = db.inTransaction ? fill() : db.transaction(fill)()
+  const { top, ftsRows, messages, tail } = db.inTransaction ? fill() : db.transaction(fill)()
   const st: State = {
     table,
     dataVersion: -1,
     changes: -1,
     own: own === 'NULL' ? 'NULL' : 'last_activity_at',
     maxMessage: top,
-    maxSession: 0,
-    tailId: null,
+    maxSession: tail ? tail[0] : 0,
+    tailId: tail ? tail[1] : null,
     // The count says a delete only where the FTS index holds every message (its triggers index each row): not a
     // filtered index, not one missing rows or triggers, not one mid-rebuild, not a home with orphan messages.
     ftsCount: ftsCount && ftsRows === messages ? ftsCount : null,
     ftsRows
   }
-  setTail(db, st)
   return st
 }
 
