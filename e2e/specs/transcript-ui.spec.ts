@@ -13,15 +13,21 @@ async function topSession(url: string, profile = 'default') {
   return list.items.find((s) => s.title)!
 }
 
+/** The app opened on the newest titled session of `profile`. */
+async function openTopSession(page: import('@playwright/test').Page, url: string, profile = 'default') {
+  const shell = new AppShell(page)
+  const transcript = new SessionPage(page)
+  const s = await topSession(url, profile)
+  await shell.open(url)
+  await transcript.open(profile, s.id)
+  return { shell, transcript, s }
+}
+
 test('a demo transcript renders Markdown: fenced code as <pre><code>, a table as <table>, a task list', async ({
   page,
   host
 }) => {
-  const shell = new AppShell(page)
-  const transcript = new SessionPage(page)
-  const s = await topSession(host.url)
-  await shell.open(host.url)
-  await transcript.open('default', s.id)
+  const { transcript, s } = await openTopSession(page, host.url)
   const answer = transcript
     .messagesByRole('assistant')
     .filter({ has: page.locator('table') })
@@ -65,11 +71,7 @@ test('a streamed reply renders Markdown while it streams; sending meanwhile inte
   page,
   host
 }) => {
-  const shell = new AppShell(page)
-  const transcript = new SessionPage(page)
-  const s = await topSession(host.url, 'work')
-  await shell.open(host.url)
-  await transcript.open('work', s.id)
+  const { transcript } = await openTopSession(page, host.url, 'work')
   await transcript.send('show markdown and hold')
   const live = transcript.liveMessage
   const held = page.getByTestId('turn-strip').last()
@@ -103,11 +105,7 @@ test('a long report renders block by block while it streams, and its saved messa
   page,
   host
 }) => {
-  const shell = new AppShell(page)
-  const transcript = new SessionPage(page)
-  const s = await topSession(host.url, 'work')
-  await shell.open(host.url)
-  await transcript.open('work', s.id)
+  const { transcript } = await openTopSession(page, host.url, 'work')
   // 12 sections of headings, loose lists, tables and fenced code with blank lines: cut into blocks, none may split
   await transcript.send('show a long report and hold')
   const live = transcript.liveMessage.getByTestId('markdown')
@@ -204,11 +202,7 @@ test('Ctrl+K → "cost" → Enter lands on Costs; fuzzy sessions with dates; ? l
 })
 
 test('rename and pin persist after reload', async ({ page, host }) => {
-  const shell = new AppShell(page)
-  const transcript = new SessionPage(page)
-  const s = await topSession(host.url)
-  await shell.open(host.url)
-  await transcript.open('default', s.id)
+  const { shell, transcript, s } = await openTopSession(page, host.url)
   await page.getByTestId('session-rename').click()
   // a tab is whitespace, as upstream's sanitize_title reads it: "by\tthe" is "by the", not "bythe"
   await page.getByTestId('session-title-input').fill('  Renamed \u0007by\tthe user  ')
@@ -306,13 +300,9 @@ test('after a resume the details panel no longer says the session ended', async 
 })
 
 test('delete asks to confirm, offers an undo window, then deletes', async ({ page, host }) => {
-  const shell = new AppShell(page)
-  const transcript = new SessionPage(page)
-  const s = await topSession(host.url)
   // the page's clock, so the undo window below runs out without 8 real seconds of waiting
   await page.clock.install()
-  await shell.open(host.url)
-  await transcript.open('default', s.id)
+  const { shell, transcript, s } = await openTopSession(page, host.url)
   await page.getByTestId('session-delete').click()
   await expect(page.getByTestId('delete-dialog')).toBeVisible()
   await page.getByTestId('delete-confirm').click()
