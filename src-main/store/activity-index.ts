@@ -26,6 +26,7 @@
 import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
 import { existingColumns } from './reconcile'
+import { ftsVarints } from './fts-nul'
 
 interface State {
   /** The index table, schema-qualified (ACTIVITY_DB's, or TEMP's where that could not be attached) */
@@ -87,18 +88,8 @@ function ftsCountSql(db: Database.Database): string | null {
   return name ? `SELECT block FROM main.${name}_data WHERE id = 1` : null
 }
 
-/** The row count an averages record holds (a SQLite varint: 7 bits a byte, big-endian, a 9th byte of 8 bits). */
-function ftsRowCount(block: unknown): number {
-  if (!Buffer.isBuffer(block)) return 0 // no row indexed yet
-  let v = 0
-  for (let i = 0; i < Math.min(block.length, 9); i++) {
-    const b = block[i]!
-    if (i === 8) return v * 256 + b
-    v = v * 128 + (b & 0x7f)
-    if (!(b & 0x80)) return v
-  }
-  return v
-}
+/** The row count an averages record holds: its first varint (none yet before the first row). */
+const ftsRowCount = (block: unknown): number => (Buffer.isBuffer(block) ? (ftsVarints(block)[0] ?? 0) : 0)
 
 const activitySql = (own: string, mx: string) =>
   own === 'NULL'

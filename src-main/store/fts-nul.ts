@@ -49,17 +49,25 @@ function ftsTables(db: Database.Database): FtsTable[] {
   })
 }
 
-function varints(buf: Buffer): number[] {
+/**
+ * The varints of an FTS5 record (a row's `_docsize`, the table's averages record): SQLite's own format, 7 bits a
+ * byte, most significant first, the high bit saying another byte follows; a 9th byte carries 8 bits.
+ */
+export function ftsVarints(buf: Buffer): number[] {
   const out: number[] = []
   let v = 0
-  let shift = 0
+  let n = 0
   for (const b of buf) {
-    v += (b & 0x7f) * 2 ** shift
-    if (b & 0x80) shift += 7
-    else {
+    if (n === 8) {
+      out.push(v * 256 + b)
+      v = n = 0
+      continue
+    }
+    v = v * 128 + (b & 0x7f)
+    n++
+    if (!(b & 0x80)) {
       out.push(v)
-      v = 0
-      shift = 0
+      v = n = 0
     }
   }
   return out
@@ -69,7 +77,7 @@ const recorded = (db: Database.Database, t: FtsTable, rowid: number): number[] |
   const sz = stmt(db, `SELECT sz FROM main.${qi(t.name + '_docsize')} WHERE id = ?`)
     .pluck()
     .get(rowid) as Buffer | undefined
-  return sz ? varints(sz) : null
+  return sz ? ftsVarints(sz) : null
 }
 
 /** Token counts this SQLite gives `values` under `t`'s tokenizer (a TEMP scratch table, emptied after). */
@@ -84,7 +92,7 @@ function counts(db: Database.Database, t: FtsTable, values: unknown[]): number[]
   )
   const sz = db.prepare(`SELECT sz FROM temp.${scratch}_docsize WHERE id = 1`).pluck().get() as Buffer
   db.prepare(`DELETE FROM temp.${scratch} WHERE rowid = 1`).run()
-  return varints(sz)
+  return ftsVarints(sz)
 }
 
 const hasNul = (v: unknown) => typeof v === 'string' && v.includes('\u0000')
