@@ -26,7 +26,7 @@ export interface TurnRequest {
   /** `X-Hermes-Session-Id` / `previous_response_id` / a run's `session_id`: continue exactly this session. */
   sessionId?: string
   model?: string
-  /** `X-Hermes-Session-Key`: the caller's long-term memory scope (validated: http.ts memoryKeyHeader). */
+  /** `X-Hermes-Session-Key`: the caller's long-term memory scope (validated: context.ts memoryKeyHeader). */
   memoryKey?: string
   onDelta?: (d: { kind: string; text?: string; toolName?: string; toolCallId?: string }) => void
   /** `warnings`: what the agent build told the user (a memory provider left out), for a header before streaming. */
