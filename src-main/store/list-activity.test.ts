@@ -4,22 +4,14 @@
  * `sessions.list` through the host puts that session first.
  */
 import { execFileSync } from 'node:child_process'
-import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createHost } from '../host'
 import { createLogger } from '../host/log/log'
 import { olderAndNewerV21Home } from './test-fixtures/homes'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+import { UPSTREAM_APPEND } from './test-fixtures/spawn-writer'
 
 afterAll(cleanupTempDirs)
-
-const APPEND = `
-const Database = require('better-sqlite3')
-const db = new Database(process.argv[1])
-db.prepare('INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, ?, ?, ?)').run('old', 'user', 'back again', Date.now() / 1000)
-db.prepare('UPDATE sessions SET message_count = message_count + 1 WHERE id = ?').run('old')
-db.close()
-`
 
 describe('list order', () => {
   it('a session an older upstream continues in another process rises to the top of the next sessions.list', async () => {
@@ -38,7 +30,7 @@ describe('list order', () => {
         return (r as { output: { items: Array<{ id: string; lastActiveAt: number }> } }).output.items
       }
       expect((await ids()).map((s) => s.id)).toEqual(['newer', 'old'])
-      execFileSync(process.execPath, ['-e', APPEND, path], { cwd: join(import.meta.dirname, '../..') })
+      execFileSync(process.execPath, [UPSTREAM_APPEND, path, 'old', 'back again'])
       const after = await ids()
       expect(after.map((s) => s.id)).toEqual(['old', 'newer'])
       expect(after[0]!.lastActiveAt).toBeGreaterThan(after[1]!.lastActiveAt)

@@ -10,21 +10,14 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { SessionStore, SessionWatcher } from './index'
 import { sqliteOf } from './session-store'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+import { UPSTREAM_APPEND } from './test-fixtures/spawn-writer'
 import { olderAndNewerV21Home } from './test-fixtures/homes'
 
 afterAll(cleanupTempDirs)
 
-/** Another process appends to `old` the way an older upstream does (no last_activity_at), an hour ahead. */
-const APPEND = `
-const Database = require('better-sqlite3')
-const db = new Database(process.argv[1])
-db.prepare('INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, ?, ?, ?)').run(process.argv[2], 'user', 'back again', Date.now() / 1000 + Number(process.argv[3]))
-db.close()
-`
+/** Another process appends to `id` the way an older upstream does (no last_activity_at), `aheadSec` ahead. */
 const foreignAppend = (id: string, aheadSec: number) =>
-  execFileSync(process.execPath, ['-e', APPEND, store.path, id, String(aheadSec)], {
-    cwd: join(import.meta.dirname, '../..')
-  })
+  execFileSync(process.execPath, [UPSTREAM_APPEND, store.path, id, 'back again', String(aheadSec)])
 
 let store: SessionStore
 let watcher: SessionWatcher
@@ -131,7 +124,7 @@ describe('on an older upstream home (v21: no pinned, no last_activity_at)', () =
     try {
       expect(home.listSessions({ limit: 10 }).items.map((s) => s.id)).toEqual(['newer', 'old'])
       const before = sqliteOf(home).prepare("SELECT act FROM cad_activity WHERE id = 'old'").pluck().get()
-      execFileSync(process.execPath, ['-e', APPEND, path, 'old', '0'], { cwd: join(import.meta.dirname, '../..') })
+      execFileSync(process.execPath, [UPSTREAM_APPEND, path, 'old', 'back again'])
       await w.flush()
       expect(seen).toEqual([['old']])
       const after = sqliteOf(home).prepare("SELECT act FROM cad_activity WHERE id = 'old'").pluck().get()

@@ -6,6 +6,11 @@ import { fileURLToPath } from 'node:url'
 const here = dirname(fileURLToPath(import.meta.url))
 export const WRITER = join(here, 'writer.ts')
 const REPO = resolve(here, '../../..')
+/**
+ * `node UPSTREAM_APPEND <state.db> <session> [text] [secondsAhead]`: another program appending one message in
+ * upstream's write shape (test/fixtures/upstream-append.mjs, plain JS: no tsx start per append).
+ */
+export const UPSTREAM_APPEND = join(REPO, 'test/fixtures/upstream-append.mjs')
 
 export function spawnWriter(args: string[]): ChildProcessWithoutNullStreams {
   return spawn(process.execPath, ['--import', 'tsx', WRITER, ...args], { cwd: REPO, stdio: 'pipe' })
