@@ -215,7 +215,7 @@ describe('caduceus cron', { timeout: 180_000 }, () => {
     const created = await cli(dir, 'cron', 'create', 'every 2h', 'summarise my day', '--name', 'daily', '--json')
     expect(created.code).toBe(0)
     const job = JSON.parse(created.stdout)
-    expect(job.schedule).toEqual({ kind: 'interval', minutes: 120, display: 'every 2h' })
+    expect(job.schedule).toEqual({ kind: 'interval', minutes: 120, display: 'every 120m' })
     // Toolsets an upstream-written job may name (jobs.json is shared with upstream's own cron tool).
     const jobsPath = join(dir, 'cron', 'jobs.json')
     const file = JSON.parse(readFileSync(jobsPath, 'utf8'))

@@ -19,7 +19,7 @@ test('create a cron job on the Cron page, run it now, open its session', async (
 
   await cron.create('every 2h', 'Summarise the state of the parser project', 'Parser digest')
   const row = cron.job('Parser digest')
-  await expect(row).toContainText('every 2h')
+  await expect(row).toContainText('every 120m')
   // A toolset upstream's cron tool may have named (jobs.json is shared): the run says it had none of it.
   const id = await row.getAttribute('data-id')
   const jobsPath = join(host.root, 'cron', 'jobs.json')

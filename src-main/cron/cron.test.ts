@@ -39,15 +39,15 @@ describe('schedule grammar', () => {
       display: 'once in 1d'
     })
     expect(parseSchedule('every 30m', { now: NOW })).toEqual({ kind: 'interval', minutes: 30, display: 'every 30m' })
-    expect(parseSchedule('every 2h', { now: NOW })).toEqual({ kind: 'interval', minutes: 120, display: 'every 2h' })
+    expect(parseSchedule('every 2h', { now: NOW })).toEqual({ kind: 'interval', minutes: 120, display: 'every 120m' })
     expect(parseSchedule('0 9 * * *', { now: NOW })).toEqual({ kind: 'cron', expr: '0 9 * * *', display: '0 9 * * *' })
     expect(parseSchedule('2026-03-02T14:00', { now: NOW, timeZone: 'UTC' })).toMatchObject({
       kind: 'once',
       run_at: '2026-03-02T14:00:00+00:00'
     })
-    // A naive time is read in the configured timezone.
+    // A naive time is read in the configured timezone, and written with that zone's offset (as upstream writes it).
     expect(parseSchedule('2026-03-02T14:00', { now: NOW, timeZone: 'America/New_York' })).toMatchObject({
-      run_at: '2026-03-02T19:00:00+00:00'
+      run_at: '2026-03-02T14:00:00-05:00'
     })
   })
 
@@ -105,6 +105,27 @@ describe('jobs.json', () => {
       repeat: { times: null, completed: 0 }
     })
     expect(after.jobs[1].id).toMatch(/^[0-9a-f]{12}$/)
+  })
+
+  it("never drops an entry it cannot list: an older writer's job_id is the id, the rest stay where they were", async () => {
+    const h = home()
+    mkdirSync(join(h, 'cron'))
+    const legacy = { job_id: 'legacy000001', name: 'old', prompt: 'p', schedule: { kind: 'interval', minutes: 60 } }
+    const idless = { name: 'hand-written', prompt: 'q' }
+    writeFileSync(
+      join(h, 'cron', 'jobs.json'),
+      JSON.stringify({ jobs: [idless, legacy, null, { id: 'abc', name: 'a', prompt: 'a' }] })
+    )
+    expect(readJobs(h).jobs.map((j) => j.id)).toEqual(['legacy000001', 'abc'])
+    await editJob(h, 'abc', { prompt: 'edited' }, NOW)
+    const after = JSON.parse(readFileSync(join(h, 'cron', 'jobs.json'), 'utf8'))
+    const { job_id: _, ...rest } = legacy
+    expect(after.jobs).toEqual([
+      idless,
+      { id: 'legacy000001', ...rest },
+      null,
+      { id: 'abc', name: 'a', prompt: 'edited' }
+    ])
   })
 })
 
@@ -262,7 +283,12 @@ describe('scheduler', () => {
     await s.tick()
     await s.tick()
     expect(ran).toEqual([job.id])
-    expect(readJobs(h).jobs[0]!.next_run_at).toBeNull()
+    // Claimed as upstream claims a one-shot: its run counted and stamped (a second scheduler skips it), its time kept
+    // (upstream re-arms a one-shot whose time is gone); the run's bookkeeping then removes it.
+    const claimed = readJobs(h).jobs[0]!
+    expect(claimed.next_run_at).toBe(job.next_run_at)
+    expect(claimed.repeat).toEqual({ times: 1, completed: 1 })
+    expect(claimed.run_claim).toMatchObject({ at: '2026-03-01T08:31:00+00:00' })
   })
 })
 

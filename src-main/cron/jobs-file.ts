@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path'
 import { withJobsLock } from './jobs-lock'
 import { isoWithOffset } from './schedule'
+import { timeZoneOf } from './time-zone'
 import { errorMessage } from '@shared/contract/errors'
 
 export type RawJob = Record<string, unknown> & { id: string }
@@ -39,19 +40,43 @@ export function readJobs(home: string): JobsFile {
   }
   const obj = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as JobsFile) : null
   if (!obj || !Array.isArray(obj.jobs)) throw new JobsFileError(`${jobsPath(home)} has no "jobs" list`)
-  obj.jobs = obj.jobs.filter(
-    (j): j is RawJob => Boolean(j) && typeof j === 'object' && typeof (j as RawJob).id === 'string'
-  )
+  const jobs: RawJob[] = []
+  const aside: Array<[number, unknown]> = []
+  obj.jobs.forEach((j: unknown, i) => {
+    const o = j && typeof j === 'object' && !Array.isArray(j) ? (j as Record<string, unknown>) : null
+    // An older writer's `job_id` is the id, as upstream's due scan repairs it (written back only with a change).
+    if (o && typeof o.id !== 'string' && typeof o.job_id === 'string' && o.job_id) {
+      o.id = o.job_id
+      delete o.job_id
+    }
+    if (o && typeof o.id === 'string') jobs.push(o as RawJob)
+    else aside.push([i, j])
+  })
+  obj.jobs = jobs
+  if (aside.length) setAside.set(obj, aside)
   return obj
+}
+
+/** Entries no job can be made of (no id, not an object): never listed, never run, and never dropped by a rewrite. */
+const setAside = new WeakMap<JobsFile, Array<[number, unknown]>>()
+
+function withSetAside(file: JobsFile): unknown[] {
+  const all: unknown[] = [...file.jobs]
+  for (const [i, j] of setAside.get(file) ?? []) all.splice(Math.min(i, all.length), 0, j)
+  return all
 }
 
 function writeAtomic(home: string, file: JobsFile): void {
   const path = jobsPath(home)
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
   try {
-    writeFileSync(tmp, `${JSON.stringify({ ...file, updated_at: isoWithOffset(Date.now()) }, null, 2)}\n`, {
-      mode: 0o600
-    })
+    writeFileSync(
+      tmp,
+      `${JSON.stringify({ ...file, jobs: withSetAside(file), updated_at: isoWithOffset(Date.now(), timeZoneOf(home)) }, null, 2)}\n`,
+      {
+        mode: 0o600
+      }
+    )
     renameSync(tmp, path)
   } catch (err) {
     rmSync(tmp, { force: true })

@@ -3,9 +3,9 @@
  * pause/resume, remove, list. Only the fields an operation is about are touched; the rest are kept.
  */
 import { randomBytes } from 'node:crypto'
-import { loadConfig } from '../config'
 import { readJobs, updateJobs, type JobsFile, type RawJob } from './jobs-file'
-import { isoWithOffset, nextRunAfter, parseSchedule } from './schedule'
+import { isoWithOffset, nextRunAfter, parseSchedule, PAST_GRACE_MS, ScheduleError } from './schedule'
+import { timeZoneOf } from './time-zone'
 
 export class JobNotFoundError extends Error {}
 
@@ -16,18 +16,6 @@ export interface JobInput {
   /** How many runs before the job completes (null: forever; one-shots default to 1). */
   repeat?: number | null
   model?: string | null
-}
-
-/** The configured timezone (`timezone:` in config.yaml), read fresh so an edit applies without a restart. */
-export function timeZoneOf(home: string): string | undefined {
-  const tz = loadConfig(home).raw.timezone
-  if (typeof tz !== 'string' || !tz.trim()) return undefined
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz.trim() })
-    return tz.trim()
-  } catch {
-    return undefined
-  }
 }
 
 export function findJob(file: JobsFile, id: string): RawJob {
@@ -70,7 +58,7 @@ export async function createJob(home: string, input: JobInput, now = Date.now())
     state: 'scheduled',
     paused_at: null,
     paused_reason: null,
-    created_at: isoWithOffset(now),
+    created_at: isoWithOffset(now, timeZone),
     next_run_at: nextRunAfter(schedule, now, { timeZone }),
     last_run_at: null,
     last_status: null,
@@ -122,17 +110,27 @@ export async function setPaused(
   return updateJobs(home, (file, changed) => {
     const job = findJob(file, id)
     if (paused)
-      Object.assign(job, { enabled: false, state: 'paused', paused_at: isoWithOffset(now), paused_reason: reason })
-    else {
-      // Resuming recomputes from now: the pause does not leave a backlog of runs to catch up.
-      const last = typeof job.last_run_at === 'string' ? Date.parse(job.last_run_at) : null
       Object.assign(job, {
-        enabled: true,
-        state: 'scheduled',
-        paused_at: null,
-        paused_reason: null,
-        next_run_at: nextRunAfter(job.schedule, now, { timeZone, lastRunMs: last })
+        enabled: false,
+        state: 'paused',
+        paused_at: isoWithOffset(now, timeZone),
+        paused_reason: reason
       })
+    else {
+      // Resuming recomputes from now: the pause does not leave a backlog of runs to catch up. A one-shot whose
+      // time passed (beyond the grace window) is refused as upstream's resume_job refuses it: re-armed, it would
+      // fire at once in both programs.
+      const schedule = job.schedule as { kind?: unknown; run_at?: unknown } | null
+      const last = typeof job.last_run_at === 'string' ? Date.parse(job.last_run_at) : null
+      const next = nextRunAfter(job.schedule, now, { timeZone, lastRunMs: last })
+      if (schedule?.kind === 'once') {
+        const at = next === null ? NaN : Date.parse(next)
+        if (!(at >= now - PAST_GRACE_MS))
+          throw new ScheduleError(
+            `Cannot resume: one-shot time ${String(schedule.run_at ?? 'unknown')} is in the past (grace window: ${PAST_GRACE_MS / 1000}s) and will never fire.`
+          )
+      }
+      Object.assign(job, { enabled: true, state: 'scheduled', paused_at: null, paused_reason: null, next_run_at: next })
     }
     changed()
     return job

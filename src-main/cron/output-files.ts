@@ -7,24 +7,14 @@
 import { readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadConfig, readSection } from '../config'
-import { timeZoneOf } from './jobs'
+import { timeZoneOf } from './time-zone'
 import { wallFields } from './schedule'
 
 const DEFAULT_KEEP = 50
 
-function validZone(tz: string | undefined): string | undefined {
-  if (!tz?.trim()) return undefined
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz.trim() })
-    return tz.trim()
-  } catch {
-    return undefined
-  }
-}
-
 /** The wall-clock fields of `ms` in the profile's zone. */
 function wallClock(ms: number, home: string): ReturnType<typeof wallFields> {
-  return wallFields(ms, validZone(process.env.HERMES_TIMEZONE) ?? timeZoneOf(home))
+  return wallFields(ms, timeZoneOf(home))
 }
 
 /** `2026-12-05_01-02-03.md` (upstream's `save_job_output`). */

@@ -14,7 +14,8 @@ import { TURN_CHANNELS, type ChannelTurnInput, type ChannelTurnResult } from '..
 import { cronDir, updateJobs, type RawJob } from './jobs-file'
 import { buildJobPrompt } from './job-prompt'
 import { runJobScript, wakesAgent, type ScriptResult } from './job-script'
-import { completedOf, timeZoneOf, timesOf } from './jobs'
+import { completedOf, timesOf } from './jobs'
+import { timeZoneOf } from './time-zone'
 import { isoWithOffset, nextRunAfter } from './schedule'
 import { outputFileName, pruneOutputs, sessionStamp } from './output-files'
 import { errorMessage } from '@shared/contract/errors'
@@ -71,7 +72,7 @@ export async function runCronJob(
       `# Cron job: ${name}`,
       '',
       `- Job: ${job.id}`,
-      `- Ran at: ${isoWithOffset(started)}`,
+      `- Ran at: ${isoWithOffset(started, timeZoneOf(home))}`,
       `- Mode: ${mode}`,
       `- Status: ${status}`,
       ''
@@ -228,7 +229,10 @@ function deliveryProblem(deliver: unknown, outputPath: string): string | null {
   return `this host cannot deliver to ${remote.join(', ')}: Caduceus keeps cron output locally (${outputPath}); upstream's gateway delivers to chat platforms`
 }
 
-/** Upstream's bookkeeping after a run: last_*, one more completed run, removal at the repeat limit, next time. */
+/**
+ * Upstream's bookkeeping after a run (`mark_job_run`): last_*, the claims cleared, one more completed run (a finite
+ * one-shot's was counted when it was claimed), removal at the repeat limit, next time.
+ */
 async function markRun(home: string, id: string, at: number, o: Outcome, deliveryError: string | null): Promise<void> {
   const timeZone = timeZoneOf(home)
   await updateJobs(home, (file, changed) => {
@@ -238,21 +242,24 @@ async function markRun(home: string, id: string, at: number, o: Outcome, deliver
     changed()
     // last_session_id is Caduceus's own addition (kept by upstream as an unknown field): the Cron page opens it.
     Object.assign(live, {
-      last_run_at: isoWithOffset(at),
+      last_run_at: isoWithOffset(at, timeZone),
       last_status: o.ok ? 'ok' : 'error',
       last_error: o.ok ? null : o.error,
       last_delivery_error: deliveryError,
       // Caduceus's own addition too: the Cron page shows what the latest run warned about.
       last_warnings: o.warnings?.length ? o.warnings : null,
-      ...(o.sessionId ? { last_session_id: o.sessionId } : {})
+      ...(o.sessionId ? { last_session_id: o.sessionId } : {}),
+      fire_claim: null
     })
+    if (live.run_claim != null) live.run_claim = null
+    const kind = (live.schedule as { kind?: string } | null)?.kind
     if (live.repeat && typeof live.repeat === 'object') {
-      const completed = completedOf(live) + 1
       const times = timesOf(live)
+      const preclaimed = kind === 'once' && times !== null && times > 0 && completedOf(live) > 0
+      const completed = completedOf(live) + (preclaimed ? 0 : 1)
       live.repeat = { ...(live.repeat as object), completed }
       if (times !== null && times > 0 && completed >= times) return void file.jobs.splice(i, 1)
     }
-    const kind = (live.schedule as { kind?: string } | null)?.kind
     const next = kind === 'once' ? null : nextRunAfter(live.schedule, at, { timeZone, lastRunMs: at })
     live.next_run_at = next
     if (next === null) {

@@ -1,7 +1,7 @@
 /**
  * The in-host cron scheduler. Each tick, per profile: stand down while an upstream gateway heartbeats for
- * it (that gateway runs the profile's jobs); otherwise CLAIM due jobs by advancing `next_run_at` under the
- * jobs.json lock, then run them. Claiming first is what makes two schedulers (two app windows, the CLI,
+ * it (that gateway runs the profile's jobs); otherwise CLAIM due jobs under the jobs.json lock (a recurring
+ * job's next_run_at advanced, a one-shot stamped with upstream's run_claim), then run them. Claiming first is what makes two schedulers (two app windows, the CLI,
  * a second machine on a shared home) run a due job once: the second one finds it no longer due.
  *
  * Catch-up rule (jobs missed while the app was closed): a job whose time passed runs ONCE at the next
@@ -17,8 +17,10 @@ import { CaduceusError } from '@shared/contract'
 import type { LogFn } from '@shared/contract/log'
 import { existsSync } from 'node:fs'
 import { jobsPath, updateJobs, type RawJob } from './jobs-file'
-import { timeZoneOf } from './jobs'
-import { nextRunAfter } from './schedule'
+import { hostname } from 'node:os'
+import { completedOf, timesOf } from './jobs'
+import { timeZoneOf } from './time-zone'
+import { isoWithOffset, nextRunAfter, offsetOfText } from './schedule'
 import { errorMessage } from '@shared/contract/errors'
 
 export interface SchedulerProfile {
@@ -48,15 +50,95 @@ export interface SchedulerStatus {
 /** Turns at once from the scheduler (each is a full agent turn with provider calls). */
 const MAX_PARALLEL_JOBS = 3
 
-const isDue = (job: RawJob, now: number) => {
-  if (job.enabled === false || (job.state !== undefined && job.state !== 'scheduled')) return false
-  const at = typeof job.next_run_at === 'string' ? Date.parse(job.next_run_at) : NaN
-  return Number.isFinite(at) && at <= now
+/** Upstream's one-shot grace and the age past which another scheduler's run claim is stale (`HERMES_CRON_TIMEOUT`). */
+const ONESHOT_GRACE_MS = 120_000
+function runClaimTtlMs(): number {
+  const raw = Number.parseFloat(process.env.HERMES_CRON_TIMEOUT?.trim() || '')
+  const timeout = Number.isFinite(raw) ? raw : 600
+  return timeout <= 0 ? 1_800_000 : Math.max(timeout * 3, 1800) * 1000
+}
+const claimOwner = () => process.env.HERMES_MACHINE_ID?.trim() || `${hostname()}:${process.pid}`
+
+type Kind = 'once' | 'interval' | 'cron' | undefined
+const kindOf = (job: RawJob): Kind => (job.schedule as { kind?: Kind } | null)?.kind
+const timeOf = (v: unknown): number => (typeof v === 'string' ? Date.parse(v) : NaN)
+
+/** The wall-clock time a stored ISO text names, as if it were UTC (the offset dropped). */
+const wallOfText = (text: string) => Date.parse(`${text.replace(/(Z|[+-]\d{2}:?\d{2})$/i, '')}Z`)
+
+/**
+ * Upstream's due scan (`get_due_jobs`), so both programs agree on what is due in one jobs.json: only a disabled job
+ * is skipped (a job left in `state: error` runs again); a one-shot another scheduler claimed less than the claim TTL
+ * ago is skipped; a missing or unreadable next_run_at is recomputed (a one-shot within its grace window, a recurring
+ * job from now); a cron time stored with another offset whose wall time is still ahead was written before a
+ * timezone change and is recomputed, not run. A due recurring job's next time is advanced before it runs (a crash
+ * loses a run rather than repeating it); a due one-shot is claimed with `run_claim` and, when finite, one run is
+ * counted (upstream's `claim_dispatch`); a one-shot whose runs are used up is removed instead of run again.
+ * Returns whether the job is due; `changed` when the job was rewritten or is to be removed (`remove`).
+ */
+function dueScan(
+  job: RawJob,
+  now: number,
+  timeZone: string | undefined,
+  runningHere: boolean
+): { due: boolean; changed: boolean; remove?: boolean } {
+  if (job.enabled === false) return { due: false, changed: false }
+  const kind = kindOf(job)
+  let changed = false
+  const claim = job.run_claim as { at?: unknown } | null | undefined
+  if (claim && kind === 'once') {
+    const age = now - timeOf(claim.at)
+    if (age >= 0 && age < runClaimTtlMs()) return { due: false, changed: false }
+  }
+  let at = timeOf(job.next_run_at)
+  if (!Number.isFinite(at)) {
+    let next: string | null = null
+    if (kind === 'once') {
+      const runAt = timeOf((job.schedule as { run_at?: unknown }).run_at)
+      if (!job.last_run_at && runAt >= now - ONESHOT_GRACE_MS)
+        next = String((job.schedule as { run_at: string }).run_at)
+    } else if (kind === 'cron' || kind === 'interval') next = nextRunAfter(job.schedule, now, { timeZone })
+    if (next === null) {
+      if (job.next_run_at === undefined || job.next_run_at === null) return { due: false, changed: false }
+      delete job.next_run_at // unreadable: upstream strips it
+      return { due: false, changed: true }
+    }
+    job.next_run_at = next
+    at = Date.parse(next)
+    changed = true
+  }
+  if (at > now) return { due: false, changed }
+  const stored = String(job.next_run_at)
+  const nowIso = isoWithOffset(now, timeZone)
+  if (
+    kind === 'cron' &&
+    offsetOfText(stored) !== null &&
+    offsetOfText(stored) !== offsetOfText(nowIso) &&
+    wallOfText(stored) > wallOfText(nowIso)
+  ) {
+    job.next_run_at = nextRunAfter(job.schedule, now, { timeZone })
+    return { due: false, changed: true }
+  }
+  if (kind === 'cron' || kind === 'interval') {
+    job.next_run_at = nextRunAfter(job.schedule, now, { timeZone })
+    return { due: true, changed: true }
+  }
+  if (kind === 'once') {
+    const times = timesOf(job)
+    if (times !== null && times > 0 && completedOf(job) >= times) {
+      if (runningHere) return { due: false, changed }
+      return { due: false, changed: true, remove: true }
+    }
+    job.run_claim = { at: nowIso, by: claimOwner() }
+    if (times !== null && times > 0) job.repeat = { ...(job.repeat as object), completed: completedOf(job) + 1 }
+    return { due: true, changed: true }
+  }
+  return { due: false, changed }
 }
 
 /**
- * Claim up to `limit` due jobs of one profile (skipping ids in `busy`): advance next_run_at under the lock;
- * returns what this caller must run.
+ * Claim up to `limit` due jobs of one profile (skipping ids in `busy`) under the jobs.json lock, as upstream's
+ * ticker claims them (dueScan); returns what this caller must run.
  */
 async function claimDueJobs(
   home: string,
@@ -69,15 +151,15 @@ async function claimDueJobs(
   const timeZone = timeZoneOf(home)
   return updateJobs(home, (file, changed) => {
     const claimed: RawJob[] = []
-    for (const job of file.jobs) {
+    for (const job of [...file.jobs]) {
       if (claimed.length >= limit) break
-      if (!isDue(job, now) || busy.has(`${home}\0${String(job.id)}`)) continue
-      job.next_run_at =
-        (job.schedule as { kind?: string } | null)?.kind === 'once'
-          ? null
-          : nextRunAfter(job.schedule, now, { timeZone })
-      claimed.push(structuredClone(job))
-      changed()
+      const key = `${home}\0${String(job.id)}`
+      // A job this host runs now is its own business: neither claimed again nor removed under its run.
+      if (busy.has(key) && kindOf(job) !== 'once') continue
+      const r = dueScan(job, now, timeZone, busy.has(key))
+      if (r.remove) file.jobs = file.jobs.filter((j) => j !== job)
+      if (r.changed) changed()
+      if (r.due && !busy.has(key)) claimed.push(structuredClone(job))
     }
     return claimed
   })

@@ -5,5 +5,5 @@
  * Keys never leave the main process.
  */
 export { EnvFileVault, secretsFor, type SecretVault } from './vault'
-export { envPath, updateEnvFile } from './env-file'
+export { envPath, readEnvFile, updateEnvFile } from './env-file'
 export { redact, redactValues, redactDeep, rememberSecretValues } from './redact'

@@ -6,6 +6,7 @@ import {
   JobNotFoundError,
   JobsFileError,
   previewRuns,
+  timeZoneOf,
   readJobs,
   removeJob,
   ScheduleError,
@@ -73,9 +74,10 @@ export function channelHandlers(s: Services, channels: ChannelsService): Channel
     'channels.status': () => channels.status(),
     'channels.apiServer': (input) => channels.setApiServer(input),
     'cron.list': ({ profile }) => typed(() => ({ jobs: readJobs(s.homeOf(profile)).jobs.map(jobDto) })),
-    'cron.preview': ({ schedule }) => {
+    'cron.preview': ({ profile, schedule }) => {
       try {
-        const { schedule: parsed, runs } = previewRuns(schedule, 5)
+        // In the profile's clock, where the job will run (a naive time means that zone's wall time).
+        const { schedule: parsed, runs } = previewRuns(schedule, 5, { timeZone: timeZoneOf(s.homeOf(profile)) })
         return { ok: true, display: parsed.display, runs, error: null }
       } catch (err) {
         return { ok: false, display: null, runs: [], error: errorMessage(err) }
