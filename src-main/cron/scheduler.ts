@@ -1,8 +1,9 @@
 /**
  * The in-host cron scheduler. Each tick, per profile: stand down while an upstream gateway heartbeats for
  * it (that gateway runs the profile's jobs); otherwise CLAIM due jobs under the jobs.json lock (a recurring
- * job's next_run_at advanced, a one-shot stamped with upstream's run_claim), then run them. Claiming first is what makes two schedulers (two app windows, the CLI,
- * a second machine on a shared home) run a due job once: the second one finds it no longer due.
+ * job's next_run_at advanced, a one-shot stamped with upstream's run_claim), then run them. Claiming first is
+ * what makes two schedulers (two app windows, the CLI, a second machine on a shared home) run a due job once: the
+ * second one finds it no longer due.
  *
  * Catch-up rule (jobs missed while the app was closed): a job whose time passed runs ONCE at the next
  * tick, however many occurrences were missed; its next time is then computed from now. Missed runs of an
