@@ -5,16 +5,20 @@ import { useConnection } from '../stores/connection'
 const CHUNK_ERROR = /dynamically imported module|Importing a module script failed|error loading dynamically/i
 
 /**
- * A page whose code is a separate chunk, loaded on first visit. A visit while the host is down fails to fetch
- * it; React's `lazy` keeps that failure for good, so the page stayed broken after the host came back. Here a
- * failed load says what happened and tries again when the connection comes back (or on the button); no reload
- * needed.
+ * A page whose code is a separate chunk, loaded on first visit. A visit while the host is down cannot fetch it,
+ * and a failed fetch is kept for good: by React's `lazy`, and by the browser too (Chromium keeps a failed module
+ * fetch, and the failed preloads of its imports, for the document's life: importing the same URL again fails at
+ * once). So while the host is known to be down the chunk is not asked for at all: the page says why and loads
+ * when the connection comes back, no reload needed. A fetch that fails anyway (the host died mid-fetch) is tried
+ * again on reconnect, and if the browser still refuses it the page offers a reload.
  */
 export function lazyPage<P extends object>(load: () => Promise<ComponentType<P>>, name: string) {
   // Module-level, not component state: a tree that suspends on its first mount is thrown away, state and all,
   // so a per-mount lazy fetched again on every retry render, forever, while the host was down.
   let loaded: ComponentType<P> | null = null
   let failed = false
+  /** The current `Lazy` has been rendered, so its fetch has started (or is about to). */
+  let attempted = false
   const fresh = () =>
     lazy(() =>
       load().then(
@@ -28,28 +32,42 @@ export function lazyPage<P extends object>(load: () => Promise<ComponentType<P>>
   let Lazy = fresh()
 
   function Page(props: P) {
-    const [, rerender] = useState(0)
-    const connected = useConnection((s) => s.state === 'connected')
+    const [retries, rerender] = useState(0)
+    const state = useConnection((s) => s.state)
+    const connected = state === 'connected'
+    const down = state === 'reconnecting' || state === 'closed'
     const retry = () => {
+      if (failed) Lazy = fresh()
       failed = false
-      Lazy = fresh()
       rerender((n) => n + 1)
     }
     useEffect(() => {
-      if (failed && connected) retry() // the host is back: fetch the chunk again
+      if (failed && connected && retries === 0) retry() // the host is back: fetch the chunk again, once
     })
     if (loaded) {
       const C = loaded
       return <C {...props} />
     }
-    if (failed)
+    if (failed || (down && !attempted))
       return (
         <div className="page-error" role="alert" data-testid="page-load-failed">
           <h2>The {name} page could not be loaded</h2>
-          <p>Its code comes from the Caduceus host, which did not answer. It loads by itself once the host is back.</p>
-          <button onClick={retry}>Try again</button>
+          {failed && connected && retries > 0 ? (
+            <>
+              <p>The host is back, but this window keeps the failed load of the page&apos;s code until it reloads.</p>
+              <button onClick={() => window.location.reload()}>Reload the window</button>
+            </>
+          ) : (
+            <>
+              <p>
+                Its code comes from the Caduceus host, which does not answer. It loads by itself once the host is back.
+              </p>
+              <button onClick={retry}>Try again</button>
+            </>
+          )}
         </div>
       )
+    attempted = true
     return (
       <ChunkBoundary onFail={() => rerender((n) => n + 1)}>
         <Lazy {...props} />
