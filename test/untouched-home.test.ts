@@ -101,6 +101,13 @@ describe('an existing v21 home that only upstream wrote', () => {
         query: 'igniter'
       })
       expect(search.hits.map((h) => h.sessionId)).toContain('20260101_090000_aa01')
+      // A call upstream could not price is stored as cost_status 'unknown' with 0.0: unpriced, never $0.
+      const unpriced = { usd: null, status: 'unpriced', complete: false }
+      const aa02 = { profile: 'default', sessionId: '20260102_100000_aa02' }
+      expect((await call<{ summary: { cost: unknown } }>('sessions.get', aa02)).summary.cost).toEqual(unpriced)
+      const aa02Cost = await call<{ own: unknown; perModel: Array<{ cost: unknown }> }>('costs.session', aa02)
+      expect(aa02Cost.own).toMatchObject({ usd: null, status: 'unpriced' })
+      expect(aa02Cost.perModel.map((m) => m.cost)).toEqual([unpriced])
 
       for (const [profile, sid, child] of [
         ['default', '20260101_090000_aa01', '20260101_090100_cc01'],

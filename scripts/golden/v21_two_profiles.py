@@ -103,7 +103,15 @@ def fill_default(db):
     db.create_session("20260102_100000_aa02", "telegram", model="claude-sonnet", system_prompt="Default persona, telegram.")
     db.append_message("20260102_100000_aa02", "user", "Remind me about the dentist", timestamp=T0 + 86400)
     db.append_message("20260102_100000_aa02", "assistant", "Noted: dentist on Friday.", finish_reason="stop", timestamp=T0 + 86401)
-    usage(db, "20260102_100000_aa02", "claude-sonnet", "anthropic", 500, 50, None, status="unpriced")
+    # A model upstream has no price for: the cost upstream's own estimate gives it (amount None, status "unknown"),
+    # stored as its agent loop stores every call (update_token_counts turns the missing amount into 0.0).
+    from agent.usage_pricing import CanonicalUsage, estimate_usage_cost
+
+    unpriced = estimate_usage_cost(
+        "llama3.1:8b", CanonicalUsage(input_tokens=500, output_tokens=50), provider="custom", base_url="http://localhost:11434/v1"
+    )
+    assert unpriced.amount_usd is None and unpriced.status == "unknown", unpriced
+    usage(db, "20260102_100000_aa02", "claude-sonnet", "anthropic", 500, 50, unpriced.amount_usd, status=unpriced.status)
     db.end_session("20260102_100000_aa02", "user_exit")
 
 

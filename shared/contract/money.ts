@@ -32,12 +32,23 @@ export const UNPRICED: Money = { usd: null, status: 'unpriced', complete: false 
 
 const finite = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null)
 
+/**
+ * The cost_status of usage no price was found for: upstream writes `unknown` (its amount columns then hold 0.0, not
+ * a price), Caduceus before 0.x wrote `unpriced`.
+ */
+export const isUnpricedStatus = (s: unknown): boolean => s === 'unknown' || s === 'unpriced'
+
 /** Money from upstream cost columns (estimated/actual/cost_status); `usage` says whether anything was consumed. */
 export function moneyFromColumns(estimated: unknown, actual: unknown, costStatus: unknown, usage: boolean): Money {
   const est = finite(estimated)
   const act = finite(actual)
   const priced = est === null && act === null ? null : (est ?? 0) + (act ?? 0)
   if (costStatus === 'partial') return { usd: priced, status: 'partial', complete: false }
+  // Upstream's session row keeps its latest call's status: priced calls before an unpriced one leave an amount.
+  if (isUnpricedStatus(costStatus)) {
+    if (priced) return { usd: priced, status: 'partial', complete: false }
+    return usage ? { ...UNPRICED } : { ...NO_COST }
+  }
   // An upstream 0.0 actual next to a real estimate is "not billed", not "billed at $0".
   if (act !== null && (act > 0 || est === null))
     return { usd: priced, status: est ? 'estimated' : 'billed', complete: true }

@@ -9,7 +9,7 @@
  * A price override (Settings → Prices) prices a piece upstream left unpriced; it is flagged `custom`.
  */
 import type { Money, PriceOverride, Tokens } from '@shared/contract'
-import { moneyFromColumns, moneyFromLedger, toMicros, type Micros } from '@shared/contract/money'
+import { isUnpricedStatus, moneyFromColumns, moneyFromLedger, toMicros, type Micros } from '@shared/contract/money'
 import { ZERO_TOKENS } from '@shared/contract/tokens'
 import type { SessionStore } from '../store'
 import { spreadOverDays, type DailyRow, type Draft, type Piece, type Slice } from './days'
@@ -93,13 +93,15 @@ export function prefetchedSource(store: SessionStore): PieceSource & { allDaily:
   }
 }
 
-/** session_model_usage stores 0 for unpriced calls, so the status column decides. */
+/** session_model_usage stores 0 for unpriced calls (upstream's `unknown`), so the status column decides. */
 export function modelMoney(r: ModelRecord): Money {
   const est = n(r.estimatedCostUsd)
   const act = n(r.actualCostUsd)
   const usd = est + act
-  if (r.costStatus === 'unpriced')
-    return used(r) ? { usd: null, status: 'unpriced', complete: false } : { usd: 0, status: 'none', complete: true }
+  if (isUnpricedStatus(r.costStatus)) {
+    if (!used(r)) return { usd: 0, status: 'none', complete: true }
+    return usd > 0 ? { usd, status: 'partial', complete: false } : { usd: null, status: 'unpriced', complete: false }
+  }
   if (r.costStatus === 'partial') return { usd, status: 'partial', complete: false }
   return { usd, status: act > 0 && est === 0 ? 'billed' : 'estimated', complete: true }
 }

@@ -55,7 +55,7 @@ describe('writeDemoHome', () => {
       expect(q("SELECT count(*) AS n FROM sessions WHERE source = 'delegate'")).toBeGreaterThan(0)
       expect(q("SELECT count(*) AS n FROM messages WHERE role = 'tool'")).toBeGreaterThan(0)
       expect(q('SELECT count(*) AS n FROM messages WHERE reasoning IS NOT NULL')).toBeGreaterThan(0)
-      expect(q("SELECT count(*) AS n FROM sessions WHERE cost_status = 'unpriced'")).toBeGreaterThan(0)
+      expect(q("SELECT count(*) AS n FROM sessions WHERE cost_status = 'unknown'")).toBeGreaterThan(0)
       expect(q("SELECT count(*) AS n FROM sessions WHERE cost_status = 'estimated'")).toBeGreaterThan(0)
       expect(q('SELECT count(*) AS n FROM session_model_usage')).toBeGreaterThan(0)
       expect(

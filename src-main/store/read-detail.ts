@@ -32,11 +32,8 @@ export function usageByModel(db: Database.Database, sessionId: string): ModelUsa
       reasoning: num(r.reasoning_tokens)
     }
     const used = num(r.api_call_count) > 0 || tokens.input + tokens.output > 0
-    // The table's cost columns are NOT NULL DEFAULT 0, so "unpriced" lives only in cost_status.
-    const unpriced = r.cost_status === 'unpriced'
-    const cost = unpriced
-      ? { usd: null, status: 'unpriced' as const, complete: false }
-      : moneyOf(r.estimated_cost_usd, r.actual_cost_usd, r.cost_status, used)
+    // The table's cost columns are NOT NULL DEFAULT 0, so "unpriced" lives only in cost_status (moneyOf reads it).
+    const cost = moneyOf(r.estimated_cost_usd, r.actual_cost_usd, r.cost_status, used)
     return {
       model: String(r.model),
       provider: String(r.billing_provider ?? ''),

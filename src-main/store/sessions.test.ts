@@ -298,7 +298,7 @@ describe('usage and cost (§1.9)', () => {
     await store.recordUsage('s', u(null, 'unpriced'))
     expect(store.getSession('s')).toMatchObject({
       estimatedCostUsd: null,
-      costStatus: 'unpriced',
+      costStatus: 'unknown', // upstream's word for it
       inputTokens: 100,
       apiCallCount: 1
     })

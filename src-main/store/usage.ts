@@ -1,7 +1,8 @@
 /**
  * Usage and cost (hermes-spec §1.9, ARCHITECTURE invariant 5): delta-mode counters on the session row plus
  * additive per-route (`session_model_usage`) and per-day rows. Unpriced usage never becomes $0: the
- * session's cost stays NULL with cost_status 'unpriced', or turns 'partial' once priced and unpriced mix.
+ * session's cost stays NULL with upstream's cost_status for it, 'unknown' (older Caduceus wrote 'unpriced'; both
+ * read the same), or turns 'partial' once priced and unpriced mix.
  */
 import type Database from 'better-sqlite3'
 import { eq } from 'drizzle-orm'
@@ -13,6 +14,7 @@ import { invalid, notFound } from './errors'
 import { num, numOrNull, nowSeconds } from './util'
 import type { HomeShape } from './shape'
 import { cadName, existingColumns } from './reconcile'
+import { isUnpricedStatus } from '@shared/contract/money'
 
 function validate(u: UsageReport): void {
   if (!u || typeof u !== 'object') throw invalid('usage report must be an object', 'usage')
@@ -58,8 +60,8 @@ export function recordUsageRows(
   const billed = priced && u.costStatus === 'billed'
   const hadUsage = num(s.apiCallCount) > 0 || num(s.inputTokens) > 0 || num(s.outputTokens) > 0
   const hadPriced = numOrNull(s.estimatedCostUsd) !== null || numOrNull(s.actualCostUsd) !== null
-  const hadUnpriced = s.costStatus === 'unpriced' || s.costStatus === 'partial' || (hadUsage && !hadPriced)
-  const status = priced ? (hadUnpriced ? 'partial' : u.costStatus) : hadPriced ? 'partial' : 'unpriced'
+  const hadUnpriced = isUnpricedStatus(s.costStatus) || s.costStatus === 'partial' || (hadUsage && !hadPriced)
+  const status = priced ? (hadUnpriced ? 'partial' : u.costStatus) : hadPriced ? 'partial' : 'unknown'
   const costSource = billed ? 'provider' : priced ? 'pricing' : 'none'
 
   stmt(
@@ -95,7 +97,7 @@ export function recordUsageRows(
 
   const est = priced && !billed ? u.costUsd! : 0
   const act = billed ? u.costUsd! : 0
-  const routeStatus = priced ? u.costStatus : 'unpriced'
+  const routeStatus = priced ? u.costStatus : 'unknown'
   const routeValues: typeof sessionModelUsage.$inferInsert = {
     session_id: sessionId,
     model: u.model,
@@ -118,8 +120,9 @@ export function recordUsageRows(
   }
   const route = usageTarget(db, shape, 'session_model_usage')
   addOrInsert(db, route.table, route.key, route.columns, routeValues, {
-    cost_status: `CASE WHEN cost_status IS NULL OR cost_status = @cost_status THEN @cost_status
-        WHEN cost_status IN ('unpriced', 'partial') OR @cost_status = 'unpriced' THEN 'partial' ELSE @cost_status END`,
+    cost_status: `CASE WHEN cost_status IS NULL OR cost_status = @cost_status
+          OR (cost_status IN ('unknown', 'unpriced') AND @cost_status = 'unknown') THEN @cost_status
+        WHEN cost_status IN ('unknown', 'unpriced', 'partial') OR @cost_status = 'unknown' THEN 'partial' ELSE @cost_status END`,
     cost_source: '@cost_source',
     last_seen: '@last_seen'
   })

@@ -65,7 +65,7 @@ export function generateBulk(store: SessionStore, opts: BulkOptions): { sessions
         perSession * 300,
         perSession * 80,
         priced ? perSession * 0.002 : null,
-        priced ? 'estimated' : 'unpriced',
+        priced ? 'estimated' : 'unknown',
         Math.ceil(perSession / 2),
         rng.chance(0.8) ? `${rng.pick(WORDS)} ${rng.pick(WORDS)} ${i}` : null,
         startedAt + perSession * 5,
