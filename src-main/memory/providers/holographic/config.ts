@@ -1,6 +1,14 @@
-/** `plugins.hermes-memory-store` in config.yaml (upstream's key), with upstream defaults. */
+/**
+ * `plugins.hermes-memory-store` in config.yaml (upstream's key), read the way upstream's plugin reads it:
+ * each number goes through Python's `float()` / `int()` and `auto_extract` through Python's truth value.
+ * Upstream's `hermes memory setup` saves every answer as a STRING (`hrr_dim: '512'`, `auto_extract: 'false'`),
+ * so strings must count: a default instead of the user's `'512'` puts 1024-wide vectors in a 512-wide store.
+ * A value Python cannot convert makes upstream's initialize fail; here it is a `HolographicConfigError` the
+ * provider raises at initialize (the Memory page's health shows it), never a silent default.
+ */
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { pyRepr, pyStrip, pyTruthy } from '@shared/contract/py-text'
 import { isPlainObject } from '../../../config'
 
 export interface HolographicConfig {
@@ -13,8 +21,90 @@ export interface HolographicConfig {
   temporalDecayHalfLife: number
 }
 
-const num = (v: unknown, d: number, lo: number, hi: number) =>
-  typeof v === 'number' && Number.isFinite(v) ? Math.min(hi, Math.max(lo, v)) : d
+class HolographicConfigError extends Error {}
+
+const KEY = 'plugins.hermes-memory-store'
+// Widths Caduceus will encode. Upstream has no bound; outside this range it refuses rather than clamping,
+// because a clamped width is a different width from the one upstream writes into the same file.
+const MAX_DIM = 65536
+
+/** Python's type name in `float()` / `int()` errors. */
+const pyType = (v: unknown) =>
+  v === null || v === undefined
+    ? 'NoneType'
+    : Array.isArray(v)
+      ? 'list'
+      : typeof v === 'object'
+        ? 'dict'
+        : typeof v === 'string'
+          ? 'str'
+          : typeof v === 'boolean'
+            ? 'bool'
+            : 'float'
+
+/**
+ * Unicode decimal digits (`\p{Nd}`) as ASCII, as Python's int()/float() accept them ('５１２' is 512).
+ * Every Nd run is made of whole sets of ten starting at its zero, so a digit's value is its offset in the run mod 10.
+ */
+const ND = /\p{Nd}/u
+function asciiDigits(s: string): string {
+  let out = ''
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!
+    if (cp < 0x80 || !ND.test(ch)) {
+      out += ch
+      continue
+    }
+    let zero = cp
+    while (zero > 0 && ND.test(String.fromCodePoint(zero - 1))) zero--
+    out += String((cp - zero) % 10)
+  }
+  return out
+}
+
+const DIGITS = '[0-9](?:_?[0-9])*'
+const PY_INT = new RegExp(`^[+-]?${DIGITS}$`)
+const PY_FLOAT = new RegExp(
+  `^[+-]?(?:(?:${DIGITS}(?:\\.(?:${DIGITS})?)?|\\.${DIGITS})(?:[eE][+-]?${DIGITS})?|inf(?:inity)?|nan)$`,
+  'i'
+)
+
+/** Python's `float(v)` for a YAML value: numbers and bools as they are, strings in float()'s own syntax. */
+function pyFloat(v: unknown, key: string): number {
+  if (typeof v === 'number') return v
+  if (typeof v === 'boolean') return v ? 1 : 0
+  if (typeof v !== 'string')
+    throw new HolographicConfigError(
+      `${KEY}.${key}: float() argument must be a string or a real number, not '${pyType(v)}'`
+    )
+  const s = asciiDigits(pyStrip(v))
+  if (!PY_FLOAT.test(s))
+    throw new HolographicConfigError(`${KEY}.${key}: could not convert string to float: ${pyRepr(v)}`)
+  const t = s.replace(/_/g, '').toLowerCase()
+  const sign = t.startsWith('-') ? -1 : 1
+  const body = t.replace(/^[+-]/, '')
+  if (body === 'nan') return NaN
+  if (body.startsWith('inf')) return sign * Infinity
+  return sign * Number(body)
+}
+
+/** Python's `int(v)`: a float truncates toward zero, a string must be a base-10 integer ('512.0' is an error). */
+function pyInt(v: unknown, key: string): number {
+  if (typeof v === 'boolean') return v ? 1 : 0
+  if (typeof v === 'number') {
+    if (Number.isNaN(v)) throw new HolographicConfigError(`${KEY}.${key}: cannot convert float NaN to integer`)
+    if (!Number.isFinite(v)) throw new HolographicConfigError(`${KEY}.${key}: cannot convert float infinity to integer`)
+    return Math.trunc(v)
+  }
+  if (typeof v !== 'string')
+    throw new HolographicConfigError(
+      `${KEY}.${key}: int() argument must be a string, a bytes-like object or a real number, not '${pyType(v)}'`
+    )
+  const s = asciiDigits(pyStrip(v))
+  if (!PY_INT.test(s))
+    throw new HolographicConfigError(`${KEY}.${key}: invalid literal for int() with base 10: ${pyRepr(v)}`)
+  return Number(s.replace(/_/g, ''))
+}
 
 /** `$HERMES_HOME` / `${HERMES_HOME}` expand to the PROFILE's home, never the process's. */
 export function expandDbPath(raw: string, home: string): string {
@@ -22,21 +112,44 @@ export function expandDbPath(raw: string, home: string): string {
   return resolve(home, expanded)
 }
 
-export function holographicConfig(config: Record<string, unknown> | null | undefined, home: string): HolographicConfig {
+/** Where the store lives: needs no number, so a bad number never moves (or hides) the file. */
+function dbPathOf(c: Record<string, unknown>, home: string): string {
+  return typeof c.db_path === 'string' && c.db_path.trim()
+    ? expandDbPath(c.db_path.trim(), home)
+    : join(home, 'memory_store.db')
+}
+
+function section(config: Record<string, unknown> | null | undefined): Record<string, unknown> {
   const plugins = isPlainObject(config?.plugins) ? (config!.plugins as Record<string, unknown>) : {}
-  const c = isPlainObject(plugins['hermes-memory-store'])
+  return isPlainObject(plugins['hermes-memory-store'])
     ? (plugins['hermes-memory-store'] as Record<string, unknown>)
     : {}
+}
+
+/** The store's file alone (identity, backups), readable even when a number in the section is not. */
+export function holographicDbPath(config: Record<string, unknown> | null | undefined, home: string): string {
+  return dbPathOf(section(config), home)
+}
+
+/**
+ * The whole section with upstream's defaults (`dict.get(key, default)`: a key present with a null value is
+ * None, which float()/int() refuse). Throws `HolographicConfigError` where upstream's conversion raises.
+ */
+export function holographicConfig(config: Record<string, unknown> | null | undefined, home: string): HolographicConfig {
+  const c = section(config)
+  const get = (key: string, d: unknown) => (key in c ? c[key] : d)
+  const hrrDim = pyInt(get('hrr_dim', 1024), 'hrr_dim')
+  if (hrrDim < 1 || hrrDim > MAX_DIM)
+    throw new HolographicConfigError(`${KEY}.hrr_dim: ${hrrDim} is outside the widths Caduceus encodes (1–${MAX_DIM})`)
   return {
-    dbPath:
-      typeof c.db_path === 'string' && c.db_path.trim()
-        ? expandDbPath(c.db_path.trim(), home)
-        : join(home, 'memory_store.db'),
-    autoExtract: c.auto_extract === true,
-    defaultTrust: num(c.default_trust, 0.5, 0, 1),
-    minTrustThreshold: num(c.min_trust_threshold, 0.3, 0, 1),
-    hrrDim: Math.floor(num(c.hrr_dim, 1024, 16, 65536)),
-    hrrWeight: num(c.hrr_weight, 0.3, 0, 1),
-    temporalDecayHalfLife: num(c.temporal_decay_half_life, 0, 0, 1e6)
+    dbPath: dbPathOf(c, home),
+    // `if not config.get("auto_extract", False)`: Python's truth value, so any non-empty string (even 'false',
+    // which upstream's setup wizard writes) turns extraction on, exactly as it does upstream.
+    autoExtract: pyTruthy(c.auto_extract),
+    defaultTrust: pyFloat(get('default_trust', 0.5), 'default_trust'),
+    minTrustThreshold: pyFloat(get('min_trust_threshold', 0.3), 'min_trust_threshold'),
+    hrrDim,
+    hrrWeight: pyFloat(get('hrr_weight', 0.3), 'hrr_weight'),
+    temporalDecayHalfLife: pyInt(get('temporal_decay_half_life', 0), 'temporal_decay_half_life')
   }
 }

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { holographicConfig } from './config'
 import { HolographicProvider } from './provider'
 
 let home: string
@@ -123,15 +124,15 @@ describe('hooks', () => {
     const db = new Database(join(home, 'memory_store.db'))
     db.prepare('INSERT INTO facts (content) VALUES (?)').run('The staging server is called bluebird')
     db.close()
-    expect(p.systemPromptBlock()).toContain('4 facts')
+    expect(p.systemPromptBlock()).toContain('3 facts')
     const rows = (
       p as unknown as { store: { list(o: object): Array<{ content: string; category: string }> } }
     ).store.list({ minTrust: 0, limit: 10 })
+    // Upstream stores the whole message once (a preference wins over a decision), not its sentences.
     expect(rows.map((r) => [r.content, r.category]).sort()).toEqual([
-      ['I prefer short answers.', 'user_pref'],
+      ['I prefer short answers. What time is it? We decided to ship on Monday.', 'user_pref'],
       ['Prefers dark mode in every editor', 'user_pref'],
-      ['The staging server is called bluebird', 'general'],
-      ['We decided to ship on Monday.', 'project']
+      ['The staging server is called bluebird', 'general']
     ])
     expect(p.prefetch('what is the staging server called?')).toBe(
       '## Holographic Memory\n- [0.5] The staging server is called bluebird'
@@ -162,5 +163,57 @@ describe('hooks', () => {
       home
     })
     expect(other.identitySignature()).toEqual({ db_path: join(home, 'facts', 'x.db') })
+  })
+})
+
+describe('config as upstream converts it (float() / int() / truth value)', () => {
+  const read = (section: Record<string, unknown>) =>
+    holographicConfig({ plugins: { 'hermes-memory-store': section } }, home)
+
+  it("strings as upstream's setup saves them, numbers, bools and Python's number syntax", () => {
+    expect(read({ hrr_dim: '512', default_trust: '0.8', auto_extract: 'true' })).toMatchObject({
+      hrrDim: 512,
+      defaultTrust: 0.8,
+      autoExtract: true
+    })
+    expect(read({})).toMatchObject({ hrrDim: 1024, defaultTrust: 0.5, minTrustThreshold: 0.3, autoExtract: false })
+    // int(): floats truncate, strings must be base-10 integers (underscores, signs, spaces, other scripts' digits).
+    expect(read({ hrr_dim: 512.9 }).hrrDim).toBe(512)
+    expect(read({ hrr_dim: ' 1_024\n' }).hrrDim).toBe(1024)
+    expect(read({ hrr_dim: '５１２' }).hrrDim).toBe(512)
+    expect(read({ temporal_decay_half_life: '+30' }).temporalDecayHalfLife).toBe(30)
+    // float(): Python's literal forms.
+    expect(read({ default_trust: '.75', hrr_weight: '1e-1', min_trust_threshold: ' 0_5 ' })).toMatchObject({
+      defaultTrust: 0.75,
+      hrrWeight: 0.1,
+      minTrustThreshold: 5
+    })
+    expect(read({ hrr_weight: '-Infinity' }).hrrWeight).toBe(-Infinity)
+    expect(read({ default_trust: true }).defaultTrust).toBe(1)
+    // `if not auto_extract`: any non-empty string is true, 'false' included (upstream's wizard writes it).
+    for (const v of ['false', '0', 'no', 'yes', 1]) expect(read({ auto_extract: v }).autoExtract, String(v)).toBe(true)
+    for (const v of ['', 0, false, null]) expect(read({ auto_extract: v }).autoExtract, String(v)).toBe(false)
+  })
+
+  it("a value Python cannot convert is upstream's error, raised at initialize and by every tool call", () => {
+    expect(() => read({ hrr_dim: '512.0' })).toThrow(
+      "plugins.hermes-memory-store.hrr_dim: invalid literal for int() with base 10: '512.0'"
+    )
+    expect(() => read({ default_trust: 'high' })).toThrow('could not convert string to float: ' + "'high'")
+    expect(() => read({ hrr_weight: null })).toThrow(
+      "float() argument must be a string or a real number, not 'NoneType'"
+    )
+    expect(() => read({ hrr_dim: '1__024' })).toThrow('invalid literal')
+    expect(() => read({ hrr_dim: 0 })).toThrow('outside the widths Caduceus encodes')
+    const bad = new HolographicProvider({
+      config: { plugins: { 'hermes-memory-store': { db_path: '$HERMES_HOME/bad.db', default_trust: 'high' } } },
+      home
+    })
+    expect(bad.identitySignature()).toEqual({ db_path: join(home, 'bad.db') })
+    expect(() => bad.initialize('s3', { hermesHome: home, platform: 'cli' })).toThrow(
+      'could not convert string to float'
+    )
+    expect(() => bad.handleToolCall('fact_store', { action: 'list' })).toThrow('could not convert string to float')
+    bad.shutdown()
   })
 })

@@ -75,11 +75,19 @@ export function similarity(a: Phases, b: Phases): number {
   return sum / a.length
 }
 
+/**
+ * A run of Python's whitespace (`str.isspace()`, what `str.split()` splits on): JS's `\s` adds U+FEFF and lacks
+ * U+001C–U+001F and U+0085, so "use\x85vim" would be one token here and two upstream.
+ */
+export const PY_SPACE = '[\\t-\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]+'
+const PY_SPLIT = new RegExp(PY_SPACE)
+
+/** Python's `s.split()`: the words between whitespace runs, no empty ones. */
+export const pySplit = (s: string): string[] => s.split(PY_SPLIT).filter(Boolean)
+
 /** Lowercased whitespace tokens with upstream's punctuation stripped from both ends. */
 export function hrrTokens(text: string): string[] {
-  return text
-    .toLowerCase()
-    .split(/\s+/)
+  return pySplit(text.toLowerCase())
     .map((t) => stripEnds(t, '.,!?;:"\'()[]{}'))
     .filter(Boolean)
 }

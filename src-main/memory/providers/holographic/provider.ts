@@ -12,7 +12,7 @@ import {
   type MemoryWriteAction,
   type MemoryWriteTarget
 } from '../../provider'
-import { holographicConfig, type HolographicConfig } from './config'
+import { holographicConfig, holographicDbPath, type HolographicConfig } from './config'
 import { openFactDb } from './schema'
 import { search } from './retrieval'
 import { FactStore } from './store'
@@ -43,11 +43,14 @@ export class HolographicProvider extends MemoryProvider {
   readonly name = 'holographic'
   private db: Database.Database | null = null
   private store: FactStore | null = null
-  private cfg: HolographicConfig | null
+  private cfg: HolographicConfig | null = null
+  private dbPath: string | null
+  /** Why initialize refused (a setting Python cannot convert, a store of another width): every tool call says it. */
+  private refusal: Error | null = null
 
   constructor(private readonly opts: HolographicOptions = {}) {
     super()
-    this.cfg = opts.home ? holographicConfig(opts.config, opts.home) : null
+    this.dbPath = opts.home ? holographicDbPath(opts.config, opts.home) : null
   }
 
   isAvailable(): boolean {
@@ -55,11 +58,22 @@ export class HolographicProvider extends MemoryProvider {
   }
 
   initialize(_sessionId: string, options: InitializeOptions): void {
-    this.cfg = holographicConfig(this.opts.config, options.hermesHome)
-    this.db?.close()
-    this.db = openFactDb(this.cfg.dbPath, this.opts.nativeBinding)
-    this.store = new FactStore(this.db, this.cfg.defaultTrust, this.cfg.hrrDim)
-    this.store.backfillVectors()
+    this.shutdown()
+    this.dbPath = holographicDbPath(this.opts.config, options.hermesHome)
+    try {
+      this.cfg = holographicConfig(this.opts.config, options.hermesHome)
+      this.db = openFactDb(this.cfg.dbPath, this.opts.nativeBinding)
+      const store = new FactStore(this.db, this.cfg.defaultTrust, this.cfg.hrrDim)
+      // Before anything is written: a store of another width is refused, never re-encoded or re-banked.
+      store.assertWidth()
+      store.backfillVectors()
+      this.store = store
+    } catch (err) {
+      this.shutdown()
+      this.cfg = null
+      this.refusal = err instanceof Error ? err : new Error(String(err))
+      throw this.refusal
+    }
   }
 
   getToolSchemas(): MemoryToolSchema[] {
@@ -105,10 +119,19 @@ export class HolographicProvider extends MemoryProvider {
 
   onSessionEnd(messages: ChatMessage[]): void {
     if (!this.store || !this.cfg?.autoExtract) return
+    // Upstream skips a message whose add fails and goes on; the first failure is still reported (health).
+    let failed: unknown = null
     for (const m of messages) {
       if (m.role !== 'user' || typeof m.content !== 'string') continue
-      for (const fact of extractFacts(m.content)) this.store.add(fact.content, fact.category)
+      for (const fact of extractFacts(m.content)) {
+        try {
+          this.store.add(fact.content, fact.category)
+        } catch (err) {
+          failed ??= err
+        }
+      }
     }
+    if (failed) throw failed
   }
 
   /** Mirror built-in memory adds as facts. */
@@ -121,15 +144,16 @@ export class HolographicProvider extends MemoryProvider {
     this.db?.close()
     this.db = null
     this.store = null
+    this.refusal = null
   }
 
   backupPaths(): string[] {
-    return this.cfg ? [this.cfg.dbPath] : []
+    return this.dbPath ? [this.dbPath] : []
   }
 
   /** Which file this provider serves: pointing db_path elsewhere rebuilds cached agents. */
   identitySignature(): Record<string, unknown> {
-    return this.cfg ? { db_path: this.cfg.dbPath } : {}
+    return this.dbPath ? { db_path: this.dbPath } : {}
   }
 
   private rankDefaults() {
@@ -141,6 +165,7 @@ export class HolographicProvider extends MemoryProvider {
   }
 
   private ready(): FactStore {
+    if (this.refusal) throw this.refusal
     if (!this.store) throw new Error('holographic memory is not initialized for this profile')
     return this.store
   }

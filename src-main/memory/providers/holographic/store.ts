@@ -5,6 +5,7 @@
  * All SQL on this file lives here (a provider's own DB stays in its folder); recall lives in retrieval.ts.
  */
 import type Database from 'better-sqlite3'
+import { pyStrip } from '@shared/contract/py-text'
 import { bundle, bytesToPhases, encodeFact, phasesToBytes, type Phases } from './hrr'
 import { extractEntities } from './text'
 
@@ -29,7 +30,15 @@ export interface VectorRow extends FactRow {
 
 const FACT_COLUMNS =
   'fact_id, content, category, tags, trust_score, retrieval_count, helpful_count, created_at, updated_at'
-const clamp01 = (n: number) => Math.min(1, Math.max(0, n))
+// Python's max(0.0, min(1.0, n)): NaN loses to 1.0 in min(), so it clamps to 1.
+const clamp01 = (n: number) => (Number.isNaN(n) ? 1 : Math.min(1, Math.max(0, n)))
+
+/**
+ * The store holds HRR vectors of another width than hrr_dim. Upstream would add the new width beside the
+ * old and then fail every vector operation on the shared file ("operands could not be broadcast together");
+ * Caduceus refuses before writing anything.
+ */
+class StoreWidthError extends Error {}
 
 export class FactStore {
   constructor(
@@ -42,11 +51,37 @@ export class FactStore {
     return (this.db.prepare('SELECT COUNT(*) AS n FROM facts').get() as { n: number }).n
   }
 
+  /**
+   * The widths of the vectors the file already holds (facts' `hrr_vector`, banks' `dim` and vector), and a
+   * `StoreWidthError` unless they are all `dim`. An empty store (or one without vectors) takes any width.
+   */
+  assertWidth(): void {
+    const widths = (
+      this.db
+        .prepare(
+          `SELECT length(hrr_vector) / 8 AS w FROM facts WHERE hrr_vector IS NOT NULL
+           UNION SELECT dim FROM memory_banks UNION SELECT length(vector) / 8 FROM memory_banks`
+        )
+        .all() as Array<{ w: number }>
+    ).map((r) => r.w)
+    const other = widths.filter((w) => w !== this.dim)
+    if (other.length === 0) return
+    const held = [...new Set(widths)].sort((a, b) => a - b)
+    throw new StoreWidthError(
+      held.length === 1
+        ? `memory_store.db holds ${held[0]}-wide HRR vectors but plugins.hermes-memory-store.hrr_dim is ${this.dim}: ` +
+            `set hrr_dim to ${held[0]} in config.yaml (Caduceus will not write vectors of another width into this store)`
+        : `memory_store.db holds HRR vectors of several widths (${held.join(', ')}) and hrr_dim is ${this.dim}: ` +
+            `the store needs its vectors rebuilt at one width before Caduceus writes to it`
+    )
+  }
+
   /** Insert a fact (an identical one already stored keeps its id and row), link entities, vector, bank. */
   add(content: string, category = 'general', tags = ''): number {
-    const text = content.trim()
+    const text = pyStrip(content)
     if (!text) throw new Error('content must not be empty')
     return this.db.transaction(() => {
+      this.assertWidth()
       const existing = this.db.prepare('SELECT fact_id FROM facts WHERE content = ?').get(text) as
         { fact_id: number } | undefined
       if (existing) return existing.fact_id
@@ -74,7 +109,7 @@ export class FactStore {
       if (!row) return false
       const sets = ['updated_at = CURRENT_TIMESTAMP']
       const args: unknown[] = []
-      const content = patch.content?.trim()
+      const content = patch.content === undefined ? undefined : pyStrip(patch.content)
       if (content !== undefined) (sets.push('content = ?'), args.push(content))
       if (patch.tags !== undefined) (sets.push('tags = ?'), args.push(patch.tags))
       if (patch.category !== undefined) (sets.push('category = ?'), args.push(patch.category))
@@ -82,6 +117,7 @@ export class FactStore {
         (sets.push('trust_score = ?'), args.push(clamp01(row.trust_score + patch.trustDelta)))
       this.db.prepare(`UPDATE facts SET ${sets.join(', ')} WHERE fact_id = ?`).run(...args, factId)
       if (content !== undefined) {
+        this.assertWidth()
         this.db.prepare('DELETE FROM fact_entities WHERE fact_id = ?').run(factId)
         this.linkEntities(factId, content)
         this.writeVector(factId, content)
@@ -186,6 +222,7 @@ export class FactStore {
     }>
     if (rows.length === 0) return 0
     this.db.transaction(() => {
+      this.assertWidth()
       for (const r of rows) this.writeVector(r.fact_id, r.content)
       for (const c of new Set(rows.map((r) => r.category))) this.rebuildBank(c)
     })()
@@ -199,7 +236,11 @@ export class FactStore {
     this.db.prepare('UPDATE facts SET hrr_vector = ? WHERE fact_id = ?').run(phasesToBytes(v), factId)
   }
 
-  /** The category's bank is the bundle of all its facts' vectors; no facts, no bank. */
+  /**
+   * The category's bank is the bundle of all its facts' vectors; no facts, no bank. A vector of another
+   * width (written by another program since the last check) aborts the write: leaving it out would drop
+   * that fact from the bank, and keeping it cannot be bundled.
+   */
   private rebuildBank(category: string): void {
     const name = `cat:${category}`
     const vectors = (
@@ -208,7 +249,8 @@ export class FactStore {
         .all(category) as Array<{ hrr_vector: Buffer }>
     )
       .map((r) => bytesToPhases(r.hrr_vector))
-      .filter((v): v is Phases => v !== null && v.length === this.dim)
+      .filter((v): v is Phases => v !== null)
+    if (vectors.some((v) => v.length !== this.dim)) this.assertWidth()
     if (vectors.length === 0) {
       this.db.prepare('DELETE FROM memory_banks WHERE bank_name = ?').run(name)
       return

@@ -1,8 +1,9 @@
 /**
  * Text helpers of the holographic store: query tokens (stopwords dropped), entity extraction and the
- * auto-extract sentence patterns (hermes-memory-providers.md §2).
+ * auto-extract rules (hermes-memory-providers.md §2).
  */
-import { stripEnds } from './hrr'
+import { pyLen } from '@shared/contract/py-text'
+import { PY_SPACE, pySplit, stripEnds } from './hrr'
 
 // English function words dropped before the FTS5 OR-expansion (the same set upstream drops, so both
 // sides match the same candidates for the same question).
@@ -20,7 +21,7 @@ const TOKEN_PUNCT = '.,;:!?"\'()[]{}#@<>'
 /** Re-ranking tokens: lowercased whitespace words, punctuation stripped from both ends, as a set. */
 export function tokens(text: string): Set<string> {
   const out = new Set<string>()
-  for (const w of (text ?? '').toLowerCase().split(/\s+/)) {
+  for (const w of pySplit((text ?? '').toLowerCase())) {
     const t = stripEnds(w, TOKEN_PUNCT)
     if (t) out.add(t)
   }
@@ -35,7 +36,7 @@ export function tokens(text: string): Set<string> {
 export function ftsQuery(text: string): string {
   if (!text) return ''
   const out: string[] = []
-  for (const w of text.toLowerCase().split(/\s+/)) {
+  for (const w of pySplit(text.toLowerCase())) {
     const t = stripEnds(w, TOKEN_PUNCT).replace(/["()*^:\-+]/g, '')
     if (t.length < 2 || STOPWORDS.has(t)) continue
     out.push(`"${t}"`)
@@ -52,11 +53,13 @@ export function jaccard(a: Set<string>, b: Set<string>): number {
 
 // Word characters and boundaries as Python's Unicode `\w` / `\b` see them (JS's are ASCII-only).
 const W = '[\\p{L}\\p{N}_]'
-const CAPITALISED = new RegExp(`(?<!${W})([A-Z][a-z]+(?:\\s+[A-Z][a-z]+)+)(?!${W})`, 'gu')
+// One character of Python's `\s` (the run class without its `+`).
+const S = PY_SPACE.slice(0, -1)
+const CAPITALISED = new RegExp(`(?<!${W})([A-Z][a-z]+(?:${S}+[A-Z][a-z]+)+)(?!${W})`, 'gu')
 // Starts only where a run of whitespace-joined words begins: from every other word (or letter) the left side rescanned
 // the rest of the run (quadratic on a long text of words). A match from inside a run means one from its first word.
 const AKA = new RegExp(
-  `(?=${W})(?<!${W}\\s*)(${W}+(?:\\s+${W}+)*)\\s+(?:aka|also known as)\\s+(${W}+(?:\\s+${W}+)*)`,
+  `(?=${W})(?<!${W}${S}*)(${W}+(?:${S}+${W}+)*)${S}+(?:aka|also known as)${S}+(${W}+(?:${S}+${W}+)*)`,
   'giu'
 )
 
@@ -85,21 +88,53 @@ export function extractEntities(text: string): string[] {
   return out
 }
 
-const PREFERENCE = [
-  /\bI (?:prefer|like|love|use|want|need)\b[^.!?\n]*/i,
-  /\bmy (?:favou?rite|preferred|default) [^.!?\n]+? is\b[^.!?\n]*/i,
-  /\bI (?:always|never|usually)\b[^.!?\n]*/i
-]
-const DECISION = [/\bwe (?:decided|agreed|chose)\b[^.!?\n]*/i, /\bthe project (?:uses|needs|requires)\b[^.!?\n]*/i]
+// Upstream's auto-extract rules are Python regexes with re.IGNORECASE over str, so each piece is spelled as
+// Python reads it: `\s` is str.isspace() (JS's adds U+FEFF and lacks U+001C–U+001F and U+0085), `.` stops only
+// at '\n', `\b` is a Unicode word boundary, and a case-insensitive letter also matches what Python folds onto
+// it (İ and ı for i, the Kelvin sign for k, long s for s).
+const FOLDS: Record<string, string> = { i: 'iIİı', k: 'kK\u212a', s: 'sS\u017f' }
+const ci = (word: string) =>
+  [...word].map((c) => (/[a-z]/.test(c) ? `[${FOLDS[c] ?? c + c.toUpperCase()}]` : c)).join('')
+const alt = (words: string[]) => `(?:${words.map(ci).join('|')})`
+const rule = (...parts: string[]) => new RegExp(`(?<!${W})${parts.join(PY_SPACE)}${PY_SPACE}[^\\n]`, 'u')
 
-/** Preference and decision sentences from user text (auto_extract at session end). */
-export function extractFacts(text: string): Array<{ content: string; category: 'user_pref' | 'project' }> {
-  const out: Array<{ content: string; category: 'user_pref' | 'project' }> = []
-  for (const sentence of text.split(/(?<=[.!?])\s+|\n+/)) {
-    const s = sentence.trim()
-    if (!s || s.length > 400) continue
-    if (PREFERENCE.some((re) => re.test(s))) out.push({ content: s, category: 'user_pref' })
-    else if (DECISION.some((re) => re.test(s))) out.push({ content: s, category: 'project' })
+const PREFERENCE = [
+  rule(ci('i'), alt(['prefer', 'like', 'love', 'use', 'want', 'need'])),
+  // "favorite" only, and exactly one word before "is" (upstream's rule: "my favourite colour is" and
+  // "my favorite text editor is" are not preferences there).
+  rule(ci('my'), alt(['favorite', 'preferred', 'default']), `${W}+`, ci('is')),
+  rule(ci('i'), alt(['always', 'never', 'usually']))
+]
+// "we decided to …": the optional "to" does not change which messages match.
+const DECISION = [
+  rule(ci('we'), alt(['decided', 'agreed', 'chose'])),
+  rule(ci('the'), ci('project'), alt(['uses', 'needs', 'requires']))
+]
+
+const MIN_CHARS = 10
+const MAX_CHARS = 400
+
+/** The first `n` code points (Python's `s[:n]`), without splitting a surrogate pair. */
+function firstCodePoints(s: string, n: number): string {
+  let i = 0
+  for (let k = 0; k < n && i < s.length; k++) {
+    const c = s.charCodeAt(i)
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < s.length ? 2 : 1
   }
+  return s.slice(0, i)
+}
+
+/**
+ * The facts upstream's on_session_end stores for one user message when auto_extract is on: the whole message
+ * (its first 400 characters), once as `user_pref` if a preference rule matches and once as `project` if a
+ * decision rule does; the second add of the same text keeps the first's row, as upstream's UNIQUE content does.
+ * Messages shorter than 10 characters are skipped.
+ */
+export function extractFacts(text: string): Array<{ content: string; category: 'user_pref' | 'project' }> {
+  if (pyLen(text) < MIN_CHARS) return []
+  const content = firstCodePoints(text, MAX_CHARS)
+  const out: Array<{ content: string; category: 'user_pref' | 'project' }> = []
+  if (PREFERENCE.some((re) => re.test(text))) out.push({ content, category: 'user_pref' })
+  if (DECISION.some((re) => re.test(text))) out.push({ content, category: 'project' })
   return out
 }

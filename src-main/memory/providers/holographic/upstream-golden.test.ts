@@ -8,13 +8,20 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { loadConfig } from '../../../config'
+import type { ChatMessage } from '../../provider'
 import { bind, bytesToPhases, encodeAtom, encodeFact, encodeText, unbind } from './hrr'
 import { HolographicProvider } from './provider'
 
 const DIR = resolve(__dirname, '../../../../test/fixtures/upstream/holographic')
 type Call = { tool: string; args: Record<string, unknown> }
 const fixture = <T>(name: string): T => JSON.parse(readFileSync(join(DIR, name), 'utf8')) as T
-const plan = fixture<{ ops: Call[]; queries: Call[]; prefetch: string[] }>('ops.json')
+const plan = fixture<{
+  ops: Call[]
+  queries: Call[]
+  prefetch: string[]
+  setup: { ops: Call[]; messages: ChatMessage[]; queries: Call[] }
+}>('ops.json')
 const upstream = fixture<{ ops: unknown[]; queries: unknown[]; prefetch: string[] }>('upstream-answers.json')
 const TOL = 1e-9
 
@@ -130,6 +137,108 @@ describe('a store Caduceus writes', () => {
     p.shutdown()
   })
 })
+
+describe("a profile configured by upstream's `hermes memory setup` (every setting a string)", () => {
+  const SETUP = join(DIR, 'setup')
+  const setupAnswers = fixture<{ ops: unknown[]; queries: unknown[] }>('setup/upstream-answers.json')
+
+  /** A home holding upstream's setup config.yaml (and optionally a store), read as the host reads it. */
+  function setupHome(db?: string): { p: HolographicProvider; home: string; file: string } {
+    const home = mkdtempSync(join(tmpdir(), 'cad-holo-setup-'))
+    homes.push(home)
+    copyFileSync(join(SETUP, 'config.yaml'), join(home, 'config.yaml'))
+    const file = join(home, 'memory_store.db')
+    if (db) copyFileSync(join(SETUP, db), file)
+    return { p: new HolographicProvider({ config: loadConfig(home).raw, home }), home, file }
+  }
+
+  it("reads hrr_dim '512', default_trust '0.8', auto_extract 'true'; the tools and session-end extraction write upstream's store", () => {
+    expect(readFileSync(join(SETUP, 'config.yaml'), 'utf8')).toContain("hrr_dim: '512'")
+    const { p, home, file } = setupHome()
+    p.initialize('setup', { hermesHome: home, platform: 'cli' })
+    expectClose(replies(p, plan.setup.ops), setupAnswers.ops)
+    p.onSessionEnd(plan.setup.messages)
+    p.shutdown()
+    // Same facts (the whole message, 400 code points at most, upstream's categories), trust 0.8, 512-wide
+    // vectors and banks, same entities.
+    expectSameStore(file, join(SETUP, 'upstream.db'))
+    const widths = new Database(file, { readonly: true })
+    expect(widths.prepare('SELECT DISTINCT length(hrr_vector) / 8 AS w FROM facts').all()).toEqual([{ w: 512 }])
+    widths.close()
+  })
+
+  it("upstream's probe / search / related / list over Caduceus's file (written by the generator) answer as over its own", () => {
+    const theirs = fixture<{ queries: unknown[] }>('setup/caduceus-answers.json')
+    plan.setup.queries.forEach((q, i) => {
+      expect(theirs.queries[i], `${q.args.action} #${i}`).not.toHaveProperty('error')
+      expectClose(withoutTimes(theirs.queries[i]), withoutTimes(setupAnswers.queries[i]), `${q.args.action} #${i}`)
+    })
+    // And Caduceus reads both files as upstream does.
+    for (const db of ['upstream.db', 'caduceus.db']) {
+      const { p, home } = setupHome(db)
+      p.initialize('setup', { hermesHome: home, platform: 'cli' })
+      plan.setup.queries.forEach((q, i) =>
+        expectClose(withoutTimes(replies(p, [q])[0]), withoutTimes(setupAnswers.queries[i]), `${db} ${q.args.action}`)
+      )
+      p.shutdown()
+    }
+  })
+
+  it("a 512-wide store with hrr_dim 1024 (upstream's default) is refused, never re-encoded: no 1024-wide vector or bank", () => {
+    // Upstream itself corrupts the file here (mismatch.json: its add fails half-way and probe/search raise).
+    const upstreamMismatch = fixture<{ replies: Array<{ error?: string }> }>('setup/mismatch.json')
+    expect(upstreamMismatch.replies[1]!.error).toContain('could not be broadcast')
+    const home = mkdtempSync(join(tmpdir(), 'cad-holo-width-'))
+    homes.push(home)
+    const file = join(home, 'memory_store.db')
+    copyFileSync(join(SETUP, 'upstream.db'), file)
+    for (const hrr_dim of [1024, '1024', undefined]) {
+      const p = new HolographicProvider({
+        config: { plugins: { 'hermes-memory-store': { auto_extract: true, ...(hrr_dim ? { hrr_dim } : {}) } } },
+        home
+      })
+      expect(() => p.initialize('width', { hermesHome: home, platform: 'cli' })).toThrow(
+        /holds 512-wide HRR vectors but plugins\.hermes-memory-store\.hrr_dim is 1024: set hrr_dim to 512/
+      )
+      expect(() =>
+        p.handleToolCall('fact_store', { action: 'add', content: 'Grace Hopper found the first bug' })
+      ).toThrow(/512-wide/)
+      p.onSessionEnd([{ role: 'user', content: 'I prefer light mode in my terminal.' }])
+      expect(p.prefetch('Analytical Engine')).toBe('')
+      p.shutdown()
+    }
+    // Opening the file sets WAL as upstream does; its facts, vectors, banks and entities are untouched.
+    expectSameStore(file, join(SETUP, 'upstream.db'))
+  })
+
+  it("a store another program widened behind Caduceus's back stops the write before anything lands", () => {
+    const { p, home, file } = setupHome('upstream.db')
+    p.initialize('setup', { hermesHome: home, platform: 'cli' })
+    const raw = new Database(file)
+    raw.prepare('UPDATE facts SET hrr_vector = ? WHERE fact_id = 1').run(Buffer.alloc(1024 * 8))
+    raw.close()
+    expect(
+      JSON.parse(p.handleToolCall('fact_store', { action: 'add', content: 'Grace Hopper found the first bug' }))
+    ).toEqual({ error: expect.stringMatching(/several widths \(512, 1024\)/) })
+    p.shutdown()
+    const check = new Database(file, { readonly: true })
+    expect(check.prepare("SELECT COUNT(*) AS n FROM facts WHERE content LIKE 'Grace%'").get()).toEqual({ n: 0 })
+    expect(check.prepare('SELECT DISTINCT dim FROM memory_banks').all()).toEqual([{ dim: 512 }])
+    check.close()
+  })
+})
+
+/** A reply without created_at / updated_at (each run of the generator stamps its own time). */
+function withoutTimes(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutTimes)
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([k]) => k !== 'created_at' && k !== 'updated_at')
+        .map(([k, x]) => [k, withoutTimes(x)])
+    )
+  return v
+}
 
 /** Same facts (by content) with vectors within TOL, same banks and entity names. */
 function expectSameStore(mine: string, theirs: string): void {
