@@ -78,6 +78,16 @@ async function streamChat(messages: OpenAI.ChatCompletionMessageParam[]) {
   return { text, sid: response.headers.get('x-hermes-session-id')! }
 }
 
+async function until<T>(probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms
+  for (;;) {
+    const v = await probe()
+    if (v !== undefined) return v
+    if (Date.now() > end) throw new Error('timed out')
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
 describe('every request runs the agent: no stored reply is handed to another request', () => {
   it('two callers (different X-Hermes-Session-Key) sending the same first message each get their own run', async () => {
     const messages = [{ role: 'user' as const, content: 'what is my secret?' }]
@@ -190,5 +200,44 @@ describe('a resent history stays one session', () => {
       { role: 'user', content: 'ok' }
     ])
     expect(b.sid).toBe(a.sid)
+  })
+})
+
+describe('Responses', () => {
+  it('a streamed Response the caller hangs up on stops its turn and is kept as incomplete', async () => {
+    const controller = new AbortController()
+    const stream = await client.responses.create(
+      { model: 'hermes-agent', input: 'stall the response', stream: true },
+      { signal: controller.signal }
+    )
+    let id = ''
+    for await (const e of stream) {
+      if (e.type === 'response.created') id = e.response.id
+      if (e.type === 'response.output_text.delta') break
+    }
+    controller.abort()
+    // The provider holds its stream open until the turn is stopped: only a stopped turn is ever kept.
+    const kept = await until(async () => {
+      const r = await fetch(`${server.url}/v1/responses/${id}`, { headers: auth })
+      return r.status === 200 ? ((await r.json()) as { status: string; output_text: string }) : undefined
+    })
+    expect(kept.status).toBe('incomplete')
+    expect(kept.output_text).toMatch(/^partial \d+/)
+  })
+
+  it("takes the SDK's conversation object form {id} as the name; one without a string id is refused", async () => {
+    const a = await client.responses.create({ model: 'hermes-agent', input: 'named a', conversation: { id: 'conv_x' } })
+    const b = await client.responses
+      .create({ model: 'hermes-agent', input: 'named b', conversation: { id: 'conv_x' } })
+      .withResponse()
+    const first = await fetch(`${server.url}/v1/responses/${a.id}`, { headers: auth })
+    expect(b.response.headers.get('x-hermes-session-id')).toBe(first.headers.get('x-hermes-session-id'))
+    const bad = await fetch(`${server.url}/v1/responses`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ input: 'x', conversation: { name: 'nope' } })
+    })
+    expect(bad.status).toBe(400)
+    expect((await bad.json()).error.message).toMatch(/conversation/)
   })
 })
