@@ -4,6 +4,7 @@
 // text before a tool call, trimmed, reasoning blocks taken out). Also the protocol odds a client may send: HEAD,
 // a gzip body, the SDK's `conversation: {id}` form, and a streamed Response the caller hangs up on.
 import { rmSync } from 'node:fs'
+import { gzipSync } from 'node:zlib'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startScriptedProvider, type RecordedRequest, type ScriptedProvider } from '../agent/scripted'
@@ -239,5 +240,36 @@ describe('Responses', () => {
     })
     expect(bad.status).toBe(400)
     expect((await bad.json()).error.message).toMatch(/conversation/)
+  })
+})
+
+describe('protocol', () => {
+  it('answers HEAD wherever GET is answered', async () => {
+    for (const path of ['/health', '/v1/models', '/v1/capabilities']) {
+      const r = await fetch(`${server.url}${path}`, { method: 'HEAD', headers: auth })
+      expect([path, r.status]).toEqual([path, 200])
+    }
+    expect((await fetch(`${server.url}/v1/chat/completions`, { method: 'HEAD', headers: auth })).status).toBe(405)
+  })
+
+  it('takes a gzip body; one that inflates past the 4 MB limit is 413', async () => {
+    const post = (body: Buffer) =>
+      fetch(`${server.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { ...auth, 'content-encoding': 'gzip' },
+        body
+      })
+    const ok = await post(gzipSync(JSON.stringify({ messages: [{ role: 'user', content: 'zipped hello' }] })))
+    expect(ok.status).toBe(200)
+    expect((await ok.json()).choices[0].message.content).toMatch(/zipped hello/)
+    const bomb = Buffer.concat([
+      Buffer.from('{"messages":[{"role":"user","content":"'),
+      Buffer.alloc(64 * 1024 * 1024, 0x61),
+      Buffer.from('"}]}')
+    ])
+    const r = await post(gzipSync(bomb))
+    expect(r.status).toBe(413)
+    expect((await r.json()).error.code).toBe('body_too_large')
+    expect((await post(Buffer.from('not gzip'))).status).toBe(400)
   })
 })
