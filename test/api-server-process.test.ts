@@ -1,6 +1,7 @@
 // A real `caduceus api` process driven by the official `openai` SDK, on a profile whose provider is a scripted
-// server: conversations that resend their history stay one session, retries never duplicate, the Responses stream
-// helper gets its final text, and the concurrency cap answers 429 with Retry-After instead of falling over.
+// server: conversations that resend their history stay one session, a retried failure is answered once, the
+// Responses stream helper gets its final text, and the concurrency cap answers 429 with Retry-After instead of falling
+// over.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -182,14 +183,18 @@ describe('caduceus api through the openai SDK', { timeout: 60_000 }, () => {
     expect(messagesOf(sessions[0]!.session_id).map((m) => m.role)).toEqual(['user'])
   })
 
-  it('a retry of an answered request within the window gets the same answer without a second turn', async () => {
+  it('the same request again runs anew, as upstream runs every request (no stored reply handed back)', async () => {
     const messages = [{ role: 'user' as const, content: 'answer me once' }]
     const first = await client.chat.completions.create({ model: 'hermes-agent', messages }).withResponse()
     const before = provider.requests.length
     const again = await client.chat.completions.create({ model: 'hermes-agent', messages }).withResponse()
-    expect(provider.requests.length).toBe(before)
-    expect(again.data.choices[0]!.message.content).toBe(first.data.choices[0]!.message.content)
+    expect(provider.requests.length - before).toBe(1)
+    expect(again.data.usage!.total_tokens).toBeGreaterThan(0)
+    // The stored conversation is left whole; the second answer is recorded in a branch of it.
     expect(messagesOf(first.response.headers.get('x-hermes-session-id')!)).toHaveLength(2)
+    expect(again.response.headers.get('x-hermes-session-id')).not.toBe(
+      first.response.headers.get('x-hermes-session-id')
+    )
   })
 
   it('an Idempotency-Key repeats the first result even when the history would allow another turn', async () => {

@@ -127,8 +127,10 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     stats.requests++
     const handlers = routeOf(path)
     if (!handlers) throw new HttpError(404, `Unknown route ${method} ${path}`, 'invalid_request_error', 'not_found')
-    allowOnly(method, Object.keys(handlers.methods))
-    return handlers.methods[method]!(handlers.id, req, res, cors)
+    // HEAD is answered wherever GET is (headers only; node drops the body), as upstream's aiohttp routes do.
+    const as = method === 'HEAD' && handlers.methods.GET ? 'GET' : method
+    allowOnly(as, Object.keys(handlers.methods))
+    return handlers.methods[as]!(handlers.id, req, res, cors)
   }
 
   type Handler = (

@@ -1,16 +1,13 @@
 /**
  * One API-server agent turn, shared by chat completions, responses and runs: where it goes (conversation.ts),
- * retries that must not run (or store) twice, and the concurrency cap (upstream's `max_concurrent_runs`).
+ * Idempotency-Key retries that must not run (or store) twice, and the concurrency cap (upstream's
+ * `max_concurrent_runs`). Every other request runs the agent, as upstream's server does.
  */
-import { moneyFromTurn } from '@shared/contract/money'
-import { ZERO_TOKENS } from '@shared/contract/tokens'
 import type { ApiContext } from './context'
 import { planConversation, type Turn } from './conversation'
 import { TURN_CHANNELS, type ChannelTurnResult, type ContentParts, type TurnHandle } from './gateway-face'
 import { HttpError } from './http'
 
-/** A retry of a request answered this long ago gets that answer back instead of a second run. */
-export const RETRY_WINDOW_SEC = 30
 const IDEMPOTENCY_TTL_MS = 300_000
 const IDEMPOTENCY_MAX = 1000
 
@@ -33,7 +30,7 @@ export interface TurnRequest {
   onStarted?: (h: TurnHandle, warnings: string[]) => void
 }
 
-export type TurnOutcome = ChannelTurnResult & { replayed: boolean }
+export type TurnOutcome = ChannelTurnResult
 
 /** In-flight agent requests across every route; over the cap a request is refused with 429 (0 = no cap). */
 export class RunLimiter {
@@ -57,18 +54,20 @@ export class RunLimiter {
   }
 }
 
-/** Turns of this server that are running now or answered an Idempotency-Key recently. */
+/** Sessions this server's header-less requests run in now, and Idempotency-Keys answered recently. */
 export class TurnLedger {
-  private readonly inflight = new Map<string, Promise<TurnOutcome>>()
+  private readonly running = new Set<string>()
   private readonly keyed = new Map<string, { fp: string; at: number; result: Promise<TurnOutcome> }>()
 
-  /** The same request (session + text) already running: wait for it instead of a second, conflicting run. */
-  once(key: string, run: () => Promise<TurnOutcome>): Promise<TurnOutcome> {
-    const hit = this.inflight.get(key)
-    if (hit) return hit.then((r) => ({ ...r, replayed: true }))
-    const p = run().finally(() => this.inflight.delete(key))
-    this.inflight.set(key, p)
-    return p
+  /** Takes a session for one request; false when another request of this server runs in it. */
+  claim(sessionId: string): boolean {
+    if (this.running.has(sessionId)) return false
+    this.running.add(sessionId)
+    return true
+  }
+
+  release(sessionId: string): void {
+    this.running.delete(sessionId)
   }
 
   /** An `Idempotency-Key` seen with the same body: its first result, never a second turn. */
@@ -76,7 +75,7 @@ export class TurnLedger {
     const now = Date.now()
     for (const [k, v] of this.keyed) if (now - v.at > IDEMPOTENCY_TTL_MS) this.keyed.delete(k)
     const hit = this.keyed.get(key)
-    if (hit && hit.fp === fp) return hit.result.then((r) => ({ ...r, replayed: true }))
+    if (hit && hit.fp === fp) return hit.result
     const result = run()
     this.keyed.set(key, { fp, at: now, result })
     // A failed turn may be retried under the same key (it then answers the user message already stored).
@@ -88,6 +87,7 @@ export class TurnLedger {
 }
 
 export async function runApiTurn(ctx: ApiContext, req: TurnRequest): Promise<TurnOutcome> {
+  const claimed: string[] = []
   const plan =
     req.sessionId || !ctx.sessions
       ? { kind: 'continue' as const, sessionId: req.sessionId }
@@ -97,31 +97,40 @@ export async function runApiTurn(ctx: ApiContext, req: TurnRequest): Promise<Tur
           text: req.text,
           ...(req.parts ? { parts: req.parts } : {}),
           nowSec: Date.now() / 1000,
-          retryWindowSec: RETRY_WINDOW_SEC,
-          model: req.model
+          model: req.model,
+          claim: (sid) => ctx.turns.claim(sid) && claimed.push(sid) > 0
+        }).catch((err: unknown) => {
+          claimed.forEach((sid) => ctx.turns.release(sid))
+          throw err
         })
-  if (plan.kind === 'replay') return replayed(ctx, plan.sessionId, plan.reply)
-  const key = `${plan.sessionId ?? ''}\n${req.text}`
-  const run = async (): Promise<TurnOutcome> => ({
-    ...(await ctx.gateway.runChannelTurn({
-      profile: ctx.profile,
-      channel: TURN_CHANNELS.api,
-      text: req.text,
-      ...(req.parts ? { parts: req.parts } : {}),
-      // A `model_routes` alias runs its model (and provider/endpoint); any other name is only echoed.
-      ...routeOf(ctx, req.model),
-      // A stored session brings its own history; the request's is used only for a conversation we do not keep.
-      history: ctx.sessions && !req.sessionId ? [] : req.history,
-      sessionId: plan.sessionId,
-      ephemeralPrompt: req.system,
-      ...(req.memoryKey ? { memoryKey: req.memoryKey } : {}),
-      ...(plan.kind === 'answer' ? { savedMessageId: plan.messageId } : {}),
-      onStarted: req.onStarted,
-      onDelta: req.onDelta as never
-    })),
-    replayed: false
+  try {
+    return await run(ctx, req, plan)
+  } finally {
+    claimed.forEach((sid) => ctx.turns.release(sid))
+  }
+}
+
+async function run(
+  ctx: ApiContext,
+  req: TurnRequest,
+  plan: { kind: 'new' | 'continue' | 'answer'; sessionId?: string; messageId?: number }
+): Promise<TurnOutcome> {
+  return ctx.gateway.runChannelTurn({
+    profile: ctx.profile,
+    channel: TURN_CHANNELS.api,
+    text: req.text,
+    ...(req.parts ? { parts: req.parts } : {}),
+    // A `model_routes` alias runs its model (and provider/endpoint); any other name is only echoed.
+    ...routeOf(ctx, req.model),
+    // A stored session brings its own history; the request's is used only for a conversation we do not keep.
+    history: ctx.sessions && !req.sessionId ? [] : req.history,
+    sessionId: plan.sessionId,
+    ephemeralPrompt: req.system,
+    ...(req.memoryKey ? { memoryKey: req.memoryKey } : {}),
+    ...(plan.kind === 'answer' ? { savedMessageId: plan.messageId } : {}),
+    onStarted: req.onStarted,
+    onDelta: req.onDelta as never
   })
-  return plan.sessionId ? ctx.turns.once(key, run) : run()
 }
 
 function routeOf(ctx: ApiContext, model: string | undefined) {
@@ -131,20 +140,5 @@ function routeOf(ctx: ApiContext, model: string | undefined) {
     model: r.model,
     ...(r.provider ? { provider: r.provider } : {}),
     ...(r.baseUrl ? { baseUrl: r.baseUrl } : {})
-  }
-}
-
-function replayed(ctx: ApiContext, sessionId: string, reply: string): TurnOutcome {
-  return {
-    turnId: '',
-    profile: ctx.profile,
-    sessionId,
-    status: 'completed',
-    tokens: ZERO_TOKENS(),
-    cost: moneyFromTurn(null),
-    apiCalls: 0,
-    warnings: [],
-    reply,
-    replayed: true
   }
 }

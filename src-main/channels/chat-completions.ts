@@ -140,7 +140,7 @@ export async function chatCompletions(
     let r: TurnOutcome
     try {
       const key = header(req, 'idempotency-key')
-      r = await (key ? ctx.turns.idempotent(key, fingerprint(raw), () => turn()) : turn())
+      r = await (key ? ctx.turns.idempotent(key, fingerprint(raw, memoryKey), () => turn()) : turn())
     } finally {
       release()
     }
@@ -188,7 +188,9 @@ export async function chatCompletions(
   let finished = false
   const started = new Set<string>()
   // The caller hung up: stop the turn rather than let it run (and bill) for nobody.
+  let gone = false
   res.on('close', () => {
+    gone = true
     if (!finished && handle) ctx.gateway.stop(handle.turnId)
   })
   const open = (sid: string, warnings: string[] = []) => {
@@ -200,6 +202,8 @@ export async function chatCompletions(
     const r = await turn({
       onStarted: (h, warnings) => {
         handle = h
+        // Hung up before the turn started: it stops as soon as it has.
+        if (gone) ctx.gateway.stop(h.turnId)
         open(h.sessionId, warnings)
       },
       onDelta: (d) => {
@@ -217,7 +221,6 @@ export async function chatCompletions(
     })
     finished = true
     open(r.sessionId)
-    if (r.replayed && r.status !== 'error') chunk({ content: r.reply })
     if (r.status === 'error') {
       const message = r.error || 'the agent turn failed'
       send!({
@@ -257,10 +260,13 @@ export function header(req: IncomingMessage, name: string): string | undefined {
   return s?.trim() ? s.trim().slice(0, 256) : undefined
 }
 
-/** What makes two requests under one Idempotency-Key "the same" (upstream's fields). */
-export function fingerprint(raw: Record<string, unknown>): string {
+/**
+ * What makes two requests under one Idempotency-Key "the same": upstream's fields, and the caller's memory scope
+ * (one caller's result is never another's).
+ */
+export function fingerprint(raw: Record<string, unknown>, memoryKey: string | undefined): string {
   const pick = ['model', 'messages', 'input', 'instructions', 'tools', 'tool_choice', 'stream']
   return createHash('sha256')
-    .update(JSON.stringify(pick.map((k) => raw[k] ?? null)))
+    .update(JSON.stringify([...pick.map((k) => raw[k] ?? null), memoryKey ?? null]))
     .digest('hex')
 }

@@ -69,8 +69,7 @@ describe('the session id of a conversation without a session header', () => {
         history: [],
         text,
         ...(parts ? { parts } : {}),
-        nowSec: 0,
-        retryWindowSec: 0
+        nowSec: 0
       })
       expect([c.content, plan]).toEqual([c.content, { kind: 'new', sessionId: c.id }])
     }
@@ -87,8 +86,7 @@ describe('the session id of a conversation without a session header', () => {
         system: req.idSystem ?? '',
         history: req.history,
         text: req.text,
-        nowSec: 0,
-        retryWindowSec: 0
+        nowSec: 0
       })
       expect([c.system, plan]).toEqual([c.system, { kind: 'new', sessionId: c.id }])
     }

@@ -2,10 +2,12 @@
  * Conversations that stay whole (hermes-channels §1). Chat UIs resend the whole history every turn and no session
  * header; upstream keys such a conversation on its system prompt + first user message, so the session id is derived
  * the same way here (a conversation can move between the two servers). The stored session is compared with the
- * request's history to decide what this request is: a new conversation, the next turn, a retry of the last turn, or
- * an edited/regenerated history, which continues in a branch instead of silently rewriting the stored one.
+ * request's history to decide what this request is: a new conversation, the next turn, a retry of a turn that failed
+ * unanswered, or an edited/regenerated history, which continues in a branch instead of silently rewriting the stored
+ * one. Every request runs the agent, as upstream's does: a stored reply is never handed to another request (two
+ * callers can send the same first message; a chat UI's Regenerate must get a new answer).
  */
-import { createHash } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import type { ContentParts } from './gateway-face'
 import { pyRepr } from '@shared/contract/py-text'
 
@@ -22,6 +24,11 @@ export interface StoredTurn extends Turn {
   id: number
   /** Epoch seconds. */
   at: number
+  /**
+   * An assistant turn's other face: `content` is all its text as the stream sent it (text before a tool call, then
+   * the final reply), `final` the final reply alone, which is what a non-streaming answer carried.
+   */
+  final?: string
 }
 
 /** The host's view of the profile's stored sessions (channels/ cannot import store/). */
@@ -42,8 +49,6 @@ export type Plan =
   | { kind: 'continue'; sessionId: string }
   /** The stored session ends with this user message unanswered (a retried failure): answer it. */
   | { kind: 'answer'; sessionId: string; messageId: number }
-  /** The stored session answered this exact request moments ago (a retry): hand back that reply. */
-  | { kind: 'replay'; sessionId: string; reply: string }
 
 /**
  * Upstream's id: `api-` + the first 16 hex of SHA-256 of `system + "\n" + first user message`, where a first message
@@ -54,7 +59,16 @@ function deriveSessionId(system: string | null | undefined, firstUser: string | 
 }
 
 const sha16 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex').slice(0, 16)
-const same = (a: Turn, b: Turn) => a.role === b.role && a.content === b.content
+const REASONING_BLOCK = /<(think|thinking|reasoning|thought)>[\s\S]*?<\/\1>/gi
+/**
+ * A turn's text as compared (never as stored): chat UIs resend history trimmed and with the reasoning blocks of
+ * earlier replies taken out.
+ */
+export const comparable = (t: string): string => t.replace(REASONING_BLOCK, '').trim()
+const same = (a: Turn, b: Turn | StoredTurn) =>
+  a.role === b.role &&
+  (comparable(a.content) === comparable(b.content) ||
+    ('final' in b && b.final !== undefined && comparable(a.content) === comparable(b.final)))
 const MAX_DEPTH = 16
 
 /** Index of the first request turn the stored ones do not have (history.length when they start with all of it). */
@@ -65,7 +79,9 @@ function firstDifference(history: Turn[], stored: Turn[]): number {
 
 /**
  * Where a request without a session header goes. `history` is the request's user/assistant turns before its last
- * user message `text`; `retryWindowSec` bounds how old a stored answer may be to count as this very request's.
+ * user message `text`. `claim` takes a session for this request, false when another request of this server runs in
+ * it: that request's session is then not continued but branched from (or, not stored yet, left to it), so two
+ * requests never answer one stored message or interleave their turns.
  */
 export async function planConversation(
   sessions: ConversationSessions,
@@ -76,44 +92,49 @@ export async function planConversation(
     /** The last user message's parts, when it has images (it is the first user message when history has none). */
     parts?: ContentParts
     nowSec: number
-    retryWindowSec: number
     model?: string
+    claim?: (sessionId: string) => boolean
   }
 ): Promise<Plan> {
   const { history, text } = input
+  const claim = input.claim ?? (() => true)
   const first = history.find((t) => t.role === 'user') ?? { content: text, parts: input.parts }
   let sid = deriveSessionId(input.system, first.parts ?? first.content)
   let parent: string | undefined
+  const fresh = (from: string) =>
+    `api-${sha16(`${from}\n${JSON.stringify(history)}\n${text}\n${input.nowSec}\n${randomUUID()}`)}`
   for (let depth = 0; depth < MAX_DEPTH; depth++) {
     const stored = sessions.turns(sid)
     if (!stored) {
+      // Not stored yet but claimed: another request is starting it; this one starts its own.
+      if (!claim(sid)) {
+        sid = fresh(sid)
+        continue
+      }
       // Whole from the first request: a client that brings earlier history (or a branch) gets it stored too.
       if (!history.length && !parent) return { kind: 'new', sessionId: sid }
       await sessions.seed(sid, history, { model: input.model, ...(parent ? { parent } : {}) })
       return { kind: 'continue', sessionId: sid }
     }
-    if (!stored.whole) return { kind: 'continue', sessionId: sid }
     const s = stored.turns
-    const k = firstDifference(history, s)
+    const k = stored.whole ? firstDifference(history, s) : history.length
     if (k === history.length) {
-      const rest = s.slice(k)
-      if (rest.length === 0) return { kind: 'continue', sessionId: sid }
-      const [u, a] = rest
-      if (u!.role === 'user' && u!.content === text) {
-        if (rest.length === 1) return { kind: 'answer', sessionId: sid, messageId: u!.id }
-        if (rest.length === 2 && a!.role === 'assistant' && input.nowSec - a!.at <= input.retryWindowSec)
-          return { kind: 'replay', sessionId: sid, reply: a!.content }
-      }
+      const rest = stored.whole ? s.slice(k) : []
+      const [u] = rest
+      if (rest.length === 0 && claim(sid)) return { kind: 'continue', sessionId: sid }
+      // The last turn failed unanswered: this request (its retry) answers the stored message.
+      if (rest.length === 1 && u!.role === 'user' && same({ role: 'user', content: text }, u!) && claim(sid))
+        return { kind: 'answer', sessionId: sid, messageId: u!.id }
     }
-    // Edited or regenerated: follow the branch that shares more of this history, or start one from here.
+    // Edited, regenerated, resent, or running now: follow the branch that shares more of this history, or start one.
     let best: { id: string; k: number } | null = null
     for (const b of sessions.branches(sid)) {
       const bt = sessions.turns(b)
-      const bk = bt ? firstDifference(history, bt.turns) : -1
+      const bk = bt?.whole ? firstDifference(history, bt.turns) : -1
       if (bk > k && (!best || bk > best.k)) best = { id: b, k: bk }
     }
     parent = sid
-    sid = best?.id ?? `api-${sha16(`${sid}\n${JSON.stringify(history)}\n${text}\n${input.nowSec}`)}`
+    sid = best?.id ?? fresh(sid)
   }
-  return { kind: 'continue', sessionId: sid }
+  return claim(sid) ? { kind: 'continue', sessionId: sid } : { kind: 'new', sessionId: fresh(sid) }
 }

@@ -4,6 +4,7 @@
  * move onto the host's shared request-guard module without touching the routes.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 
 export const MAX_BODY_BYTES = 4 * 1024 * 1024
 
@@ -43,18 +44,40 @@ export function sendError(res: ServerResponse, err: HttpError): void {
   )
 }
 
-/** Read a JSON object body, refusing more than MAX_BODY_BYTES with 413 before buffering it all. */
+const tooLarge = () => new HttpError(413, 'Request body too large.', 'invalid_request_error', 'body_too_large')
+
+/**
+ * A body sent compressed (`Content-Encoding: gzip`, `deflate` or `br`, as upstream's server takes it), inflated up to
+ * `limit` bytes: a body that inflates past it is refused with 413 without ever being held whole.
+ */
+function decoded(encoding: string | undefined, raw: Buffer, limit: number): Buffer {
+  const name = (encoding ?? '').trim().toLowerCase()
+  if (!name || name === 'identity') return raw
+  const inflate = { gzip: gunzipSync, 'x-gzip': gunzipSync, deflate: inflateSync, br: brotliDecompressSync }[name]
+  if (!inflate) throw new HttpError(415, `Unsupported Content-Encoding: ${name}`)
+  try {
+    return inflate(raw, { maxOutputLength: limit })
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge()
+    throw new HttpError(400, `Request body is not valid ${name} data`)
+  }
+}
+
+/**
+ * Read a JSON object body, refusing more than MAX_BODY_BYTES with 413 before buffering it all (a compressed body:
+ * both as sent and inflated).
+ */
 export async function guardJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
   const declared = Number(req.headers['content-length'] ?? 0)
-  if (declared > limit) throw new HttpError(413, 'Request body too large.', 'invalid_request_error', 'body_too_large')
+  if (declared > limit) throw tooLarge()
   const chunks: Buffer[] = []
   let size = 0
   for await (const chunk of req) {
     size += (chunk as Buffer).length
-    if (size > limit) throw new HttpError(413, 'Request body too large.', 'invalid_request_error', 'body_too_large')
+    if (size > limit) throw tooLarge()
     chunks.push(chunk as Buffer)
   }
-  const text = Buffer.concat(chunks).toString('utf8')
+  const text = decoded(req.headers['content-encoding'], Buffer.concat(chunks), limit).toString('utf8')
   let body: unknown
   try {
     body = JSON.parse(text)

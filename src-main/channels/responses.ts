@@ -16,7 +16,7 @@ import {
   sessionHeader,
   type ApiContext
 } from './context'
-import type { ChannelTurnResult } from './gateway-face'
+import type { ChannelTurnResult, TurnHandle } from './gateway-face'
 import { HttpError, openSse, sendJson, warningsHeader } from './http'
 import { carriedInstructions, ResponseStore } from './response-store'
 import { ResponseTools } from './response-tools'
@@ -58,7 +58,7 @@ export async function createResponse(
     throw new HttpError(400, "'input' must be a string or array")
   if (raw.input.length === 0) throw new HttpError(400, 'No user message found in input')
   const body = parseBody(Body, raw)
-  const conversation = typeof body.conversation === 'string' && body.conversation ? body.conversation : null
+  const conversation = conversationName(body.conversation)
   if (conversation && body.previous_response_id)
     throw new HttpError(400, "Cannot use both 'conversation' and 'previous_response_id'")
   // An explicit history takes the place of any chain (upstream's precedence). A named conversation not seen yet (or
@@ -160,7 +160,7 @@ export async function createResponse(
           else if (d.kind === 'tool_result') tools.finished(d.toolCallId, d.text)
         }
       })
-      r = await (key ? ctx.turns.idempotent(key, fingerprint(raw), () => run(collect())) : run(collect()))
+      r = await (key ? ctx.turns.idempotent(key, fingerprint(raw, memoryKey), () => run(collect())) : run(collect()))
     } finally {
       release()
     }
@@ -193,9 +193,20 @@ export async function createResponse(
   }
   const delta = (text: string) => event('response.output_text.delta', { ...reply(), delta: text, logprobs: [] })
   const itemEvents = (evs: ReturnType<ResponseTools['started']>) => evs.forEach((e) => event(e.type, e.data))
+  let handle: TurnHandle | null = null
+  let finished = false
+  // The caller hung up: stop the turn (it is then kept as an incomplete response, as upstream keeps one).
+  let gone = false
+  res.on('close', () => {
+    gone = true
+    if (!finished && handle) ctx.gateway.stop(handle.turnId)
+  })
   try {
     const r = await run({
       onStarted: (h, w) => {
+        handle = h
+        // Hung up before the turn started: it stops as soon as it has.
+        if (gone) ctx.gateway.stop(h.turnId)
         warnings = w
         open(h.sessionId)
       },
@@ -205,6 +216,7 @@ export async function createResponse(
         else if (d.kind === 'tool_result') itemEvents(tools.finished(d.toolCallId, d.text))
       }
     })
+    finished = true
     open(r.sessionId)
     if (r.status === 'error') {
       // Upstream's failed envelope: the error (also as the output's text, which it shows as the reply) and usage.
@@ -213,7 +225,6 @@ export async function createResponse(
         response: { ...shell('failed', message, r), error: { code: 'server_error', type: 'server_error', message } }
       })
     } else {
-      if (r.replayed && r.reply) delta(r.reply)
       const response = shell(r.status === 'completed' ? 'completed' : 'incomplete', r.reply, r, true)
       keep(response, r)
       const last = reply()
@@ -223,6 +234,7 @@ export async function createResponse(
       event(r.status === 'completed' ? 'response.completed' : 'response.incomplete', { response })
     }
   } catch (err) {
+    finished = true
     if (!send) throw err
     event('response.failed', {
       response: {
@@ -234,6 +246,15 @@ export async function createResponse(
     release()
   }
   res.end()
+}
+
+/** `conversation` as a name, or as the SDK's object form `{id}` (that id is the name); null when absent or empty. */
+function conversationName(c: unknown): string | null {
+  if (c === undefined || c === null || c === '') return null
+  if (typeof c === 'string') return c
+  const id = typeof c === 'object' && !Array.isArray(c) ? (c as { id?: unknown }).id : undefined
+  if (typeof id === 'string' && id) return id
+  throw new HttpError(400, "'conversation' must be a string or an object with a string 'id'")
 }
 
 const part = (text: string) => ({ type: 'output_text', text, annotations: [] })

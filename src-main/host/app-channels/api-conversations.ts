@@ -19,11 +19,15 @@ export function apiConversations(stores: Services['stores'], profile: string): C
       const turns: StoredTurn[] = []
       for (const m of page.items) {
         if (m.role === 'user') turns.push({ role: 'user', content: m.content ?? '', id: m.id, at: m.timestamp })
-        else if (m.role === 'assistant' && !m.toolCalls?.length && m.content) {
-          // The client sees one assistant message per turn: the final text after any tool rounds.
-          const reply: StoredTurn = { role: 'assistant', content: m.content, id: m.id, at: m.timestamp }
-          if (turns.at(-1)?.role === 'assistant') turns[turns.length - 1] = reply
-          else turns.push(reply)
+        else if (m.role === 'assistant' && m.content) {
+          // The client saw one assistant message per turn: streamed, all its text (text before a tool call, then the
+          // reply) run together; not streamed, the final reply alone.
+          const prev = turns.at(-1)
+          const final = m.toolCalls?.length ? undefined : m.content
+          const at = { id: m.id, at: m.timestamp }
+          if (prev?.role === 'assistant')
+            turns[turns.length - 1] = { ...prev, ...at, content: prev.content + m.content, final: final ?? prev.final }
+          else turns.push({ role: 'assistant', content: m.content, ...at, ...(final !== undefined ? { final } : {}) })
         }
       }
       return { turns, whole }

@@ -1,0 +1,275 @@
+// Conversations without a session header on the API server, driven by the official `openai` SDK against a scripted
+// provider whose every answer is numbered: each request runs the agent (a stored reply is never handed to another
+// request, caller or Regenerate), and a resent history stays one session however a chat UI shows it back (streamed
+// text before a tool call, trimmed, reasoning blocks taken out). Also the protocol odds a client may send: HEAD,
+// a gzip body, the SDK's `conversation: {id}` form, and a streamed Response the caller hangs up on.
+import { rmSync } from 'node:fs'
+import { gzipSync } from 'node:zlib'
+import OpenAI from 'openai'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startScriptedProvider, type RecordedRequest, type ScriptedProvider } from '../agent/scripted'
+import { type Host } from '../host'
+import { apiConversations } from '../host/app-channels'
+import { startApiServer, type ApiServer } from './index'
+import { apiHostHome } from './test-fixtures/api-home'
+
+let root: string
+let host: Host
+let provider: ScriptedProvider
+let server: ApiServer
+let client: OpenAI
+const KEY = 'hk_conversation_test_key'
+let calls = 0
+const stalled = new Set<string>()
+
+type Msg = { role: string; content: unknown }
+const lastUser = (req: RecordedRequest): string => {
+  const msgs = (req.body?.messages ?? []) as Msg[]
+  const u = [...msgs].reverse().find((m) => m.role === 'user')
+  return typeof u?.content === 'string' ? u.content : JSON.stringify(u?.content ?? '')
+}
+
+beforeAll(async () => {
+  provider = await startScriptedProvider({
+    handler: (req) => {
+      const n = ++calls
+      const msgs = (req.body?.messages ?? []) as Msg[]
+      const text = lastUser(req)
+      if (msgs.at(-1)?.role === 'tool') return { text: `checked, answer ${n}` }
+      if (text.includes('REASON')) return { text: `<think>private musing ${n}</think>The answer ${n}.` }
+      if (text.includes('TOOL')) return { text: 'Let me check. ', toolCalls: [{ name: 'no_such_tool', arguments: {} }] }
+      // The first request of a `stall` text is held open until it is stopped; the next one answers.
+      if (text.startsWith('stall') && !stalled.has(text)) {
+        stalled.add(text)
+        return { text: `partial ${n} `, stall: true }
+      }
+      return { text: `answer ${n} to ${text}` }
+    }
+  })
+  ;({ root, host } = await apiHostHome({ prefix: 'cad-api-conv-', baseUrl: provider.baseUrl, key: KEY }))
+  server = await startApiServer({
+    gateway: host.gateway,
+    vault: host.vault,
+    profile: 'default',
+    home: root,
+    port: 0,
+    sessions: apiConversations(host.stores, 'default')
+  })
+  client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: KEY, maxRetries: 0 })
+})
+
+afterAll(async () => {
+  await server?.close()
+  await host?.close()
+  await provider?.close()
+  rmSync(root, { recursive: true, force: true })
+})
+
+const chat = (messages: OpenAI.ChatCompletionMessageParam[], headers: Record<string, string> = {}) =>
+  client.chat.completions.create({ model: 'hermes-agent', messages }, { headers }).withResponse()
+const sidOf = (r: { response: Response }) => r.response.headers.get('x-hermes-session-id')!
+const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }
+
+async function streamChat(messages: OpenAI.ChatCompletionMessageParam[]) {
+  const { data: stream, response } = await client.chat.completions
+    .create({ model: 'hermes-agent', messages, stream: true })
+    .withResponse()
+  let text = ''
+  for await (const chunk of stream) text += chunk.choices?.[0]?.delta?.content ?? ''
+  return { text, sid: response.headers.get('x-hermes-session-id')! }
+}
+
+async function until<T>(probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms
+  for (;;) {
+    const v = await probe()
+    if (v !== undefined) return v
+    if (Date.now() > end) throw new Error('timed out')
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+describe('every request runs the agent: no stored reply is handed to another request', () => {
+  it('two callers (different X-Hermes-Session-Key) sending the same first message each get their own run', async () => {
+    const messages = [{ role: 'user' as const, content: 'what is my secret?' }]
+    const before = provider.requests.length
+    const a = await chat(messages, { 'X-Hermes-Session-Key': 'caller-a' })
+    const b = await chat(messages, { 'X-Hermes-Session-Key': 'caller-b' })
+    expect(provider.requests.length - before).toBe(2)
+    expect(b.data.choices[0]!.message.content).not.toBe(a.data.choices[0]!.message.content)
+    expect(b.data.usage!.total_tokens).toBeGreaterThan(0)
+    // The second is not recorded in the first caller's session.
+    expect(sidOf(b)).not.toBe(sidOf(a))
+  })
+
+  it("a chat UI's Regenerate (the same history again) gets a new answer", async () => {
+    const messages = [{ role: 'user' as const, content: 'tell me a joke' }]
+    const a = await chat(messages)
+    const b = await chat(messages)
+    expect(b.data.choices[0]!.message.content).not.toBe(a.data.choices[0]!.message.content)
+    expect(b.data.choices[0]!.finish_reason).toBe('stop')
+  })
+
+  it('stateless Responses (store: false) and Runs with the same input each run', async () => {
+    const before = provider.requests.length
+    const a = await client.responses.create({ model: 'hermes-agent', input: 'stateless hello', store: false })
+    const b = await client.responses.create({ model: 'hermes-agent', input: 'stateless hello', store: false })
+    expect(b.output_text).not.toBe(a.output_text)
+    const outputs: string[] = []
+    for (let i = 0; i < 2; i++) {
+      const { run_id } = await (
+        await fetch(`${server.url}/v1/runs`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ input: 'run hi' })
+        })
+      ).json()
+      await (await fetch(`${server.url}/v1/runs/${run_id}/events`, { headers: auth })).text()
+      outputs.push((await (await fetch(`${server.url}/v1/runs/${run_id}`, { headers: auth })).json()).output)
+    }
+    expect(outputs[1]).not.toBe(outputs[0])
+    expect(provider.requests.length - before).toBe(4)
+  })
+
+  it('a Stop (the client hangs up a stream) then the same request runs anew, finished with usage', async () => {
+    const messages = [{ role: 'user' as const, content: 'stall then stop' }]
+    const controller = new AbortController()
+    const stream = await client.chat.completions.create(
+      { model: 'hermes-agent', messages, stream: true },
+      { signal: controller.signal }
+    )
+    for await (const chunk of stream) if (chunk.choices[0]?.delta?.content) break
+    controller.abort()
+    const before = provider.requests.length
+    const again = await client.chat.completions.create({ model: 'hermes-agent', messages })
+    // A new run, finished: not the cut-off text of the stopped one handed back as if it were.
+    expect(provider.requests.length - before).toBe(1)
+    expect(again.choices[0]!.message.content).toMatch(/^answer \d+ to stall then stop$/)
+    expect(again.choices[0]!.finish_reason).toBe('stop')
+    expect(again.usage!.total_tokens).toBeGreaterThan(0)
+  })
+})
+
+describe('a resent history stays one session', () => {
+  it('a streamed tool turn with text before the tool call, sent back as the stream showed it', async () => {
+    const history: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'please TOOL something' }]
+    const first = await streamChat(history)
+    expect(first.text).toMatch(/^Let me check\. checked, answer \d+$/)
+    history.push({ role: 'assistant', content: first.text }, { role: 'user', content: 'and then?' })
+    const second = await streamChat(history)
+    expect(second.sid).toBe(first.sid)
+  })
+
+  it('the same tool turn not streamed: its final reply sent back', async () => {
+    const a = await chat([{ role: 'user', content: 'json TOOL turn' }])
+    const reply = a.data.choices[0]!.message.content!
+    expect(reply).toMatch(/^checked, answer \d+$/)
+    const b = await chat([
+      { role: 'user', content: 'json TOOL turn' },
+      { role: 'assistant', content: reply },
+      { role: 'user', content: 'next' }
+    ])
+    expect(sidOf(b)).toBe(sidOf(a))
+  })
+
+  it('trimmed or padded text and reasoning blocks taken out or put in are the same turn', async () => {
+    // (The first user message is kept exact: the session id is upstream's hash of it.)
+    const a = await chat([{ role: 'user', content: 'spaced question' }])
+    const reply = a.data.choices[0]!.message.content!
+    const b = await chat([
+      { role: 'user', content: 'spaced question' },
+      { role: 'assistant', content: `<think>mulling it over</think>\n${reply}\n\n` },
+      { role: 'user', content: '  follow-up  ' }
+    ])
+    expect(sidOf(b)).toBe(sidOf(a))
+    const c = await chat([
+      { role: 'user', content: 'spaced question' },
+      { role: 'assistant', content: ` ${reply}` },
+      { role: 'user', content: 'follow-up\n' },
+      { role: 'assistant', content: `${b.data.choices[0]!.message.content!}\n` },
+      { role: 'user', content: 'third' }
+    ])
+    expect(sidOf(c)).toBe(sidOf(a))
+  })
+
+  it('a reply with a reasoning block, sent back without it', async () => {
+    const a = await streamChat([{ role: 'user', content: 'REASON please' }])
+    const shown = a.text.replace(/<think>[\s\S]*?<\/think>/, '')
+    const b = await streamChat([
+      { role: 'user', content: 'REASON please' },
+      { role: 'assistant', content: shown },
+      { role: 'user', content: 'ok' }
+    ])
+    expect(b.sid).toBe(a.sid)
+  })
+})
+
+describe('Responses', () => {
+  it('a streamed Response the caller hangs up on stops its turn and is kept as incomplete', async () => {
+    const controller = new AbortController()
+    const stream = await client.responses.create(
+      { model: 'hermes-agent', input: 'stall the response', stream: true },
+      { signal: controller.signal }
+    )
+    let id = ''
+    for await (const e of stream) {
+      if (e.type === 'response.created') id = e.response.id
+      if (e.type === 'response.output_text.delta') break
+    }
+    controller.abort()
+    // The provider holds its stream open until the turn is stopped: only a stopped turn is ever kept.
+    const kept = await until(async () => {
+      const r = await fetch(`${server.url}/v1/responses/${id}`, { headers: auth })
+      return r.status === 200 ? ((await r.json()) as { status: string; output_text: string }) : undefined
+    })
+    expect(kept.status).toBe('incomplete')
+    expect(kept.output_text).toMatch(/^partial \d+/)
+  })
+
+  it("takes the SDK's conversation object form {id} as the name; one without a string id is refused", async () => {
+    const a = await client.responses.create({ model: 'hermes-agent', input: 'named a', conversation: { id: 'conv_x' } })
+    const b = await client.responses
+      .create({ model: 'hermes-agent', input: 'named b', conversation: { id: 'conv_x' } })
+      .withResponse()
+    const first = await fetch(`${server.url}/v1/responses/${a.id}`, { headers: auth })
+    expect(b.response.headers.get('x-hermes-session-id')).toBe(first.headers.get('x-hermes-session-id'))
+    const bad = await fetch(`${server.url}/v1/responses`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ input: 'x', conversation: { name: 'nope' } })
+    })
+    expect(bad.status).toBe(400)
+    expect((await bad.json()).error.message).toMatch(/conversation/)
+  })
+})
+
+describe('protocol', () => {
+  it('answers HEAD wherever GET is answered', async () => {
+    for (const path of ['/health', '/v1/models', '/v1/capabilities']) {
+      const r = await fetch(`${server.url}${path}`, { method: 'HEAD', headers: auth })
+      expect([path, r.status]).toEqual([path, 200])
+    }
+    expect((await fetch(`${server.url}/v1/chat/completions`, { method: 'HEAD', headers: auth })).status).toBe(405)
+  })
+
+  it('takes a gzip body; one that inflates past the 4 MB limit is 413', async () => {
+    const post = (body: Buffer) =>
+      fetch(`${server.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { ...auth, 'content-encoding': 'gzip' },
+        body
+      })
+    const ok = await post(gzipSync(JSON.stringify({ messages: [{ role: 'user', content: 'zipped hello' }] })))
+    expect(ok.status).toBe(200)
+    expect((await ok.json()).choices[0].message.content).toMatch(/zipped hello/)
+    const bomb = Buffer.concat([
+      Buffer.from('{"messages":[{"role":"user","content":"'),
+      Buffer.alloc(64 * 1024 * 1024, 0x61),
+      Buffer.from('"}]}')
+    ])
+    const r = await post(gzipSync(bomb))
+    expect(r.status).toBe(413)
+    expect((await r.json()).error.code).toBe('body_too_large')
+    expect((await post(Buffer.from('not gzip'))).status).toBe(400)
+  })
+})
