@@ -42,6 +42,14 @@ describe('loadConfig', () => {
     expect(loadConfig(home('- a\n- b\n')).error?.message).toMatch(/mapping/)
   })
 
+  it("reads a hand-edited config's scalars as upstream's loader does (PyYAML: yes/no/on/off are booleans)", () => {
+    const dir = join(import.meta.dirname, '../../test/fixtures/upstream/config-scalars')
+    const want = JSON.parse(readFileSync(join(dir, 'upstream.json'), 'utf8')) as { parsed: unknown }
+    const l = loadConfig(home(readFileSync(join(dir, 'config.yaml'), 'utf8')))
+    expect(l.error).toBeNull()
+    expect(l.raw).toEqual(want.parsed)
+  })
+
   it('re-reads after the file changes', () => {
     const h = home('model: a\n')
     expect(modelSettings(loadConfig(h).raw).default).toBe('a')

@@ -5,7 +5,7 @@
  */
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseDocument } from 'yaml'
+import { parseDocument, type ScalarTag, type Tags } from 'yaml'
 import { errorMessage } from '@shared/contract/errors'
 
 export type RawConfig = Record<string, unknown>
@@ -55,6 +55,22 @@ export function loadConfig(home: string): LoadedConfig {
   return loaded
 }
 
+/**
+ * Upstream reads config.yaml with PyYAML (YAML 1.1): `yes`/`no`/`on`/`off` in any of their three spellings are
+ * booleans there, strings in YAML 1.2. A hand-edited `auto_extract: no` must mean off in both programs. Only the
+ * boolean words differ in practice; the rest of YAML 1.2's core schema reads the values upstream writes alike.
+ */
+const PY_BOOL: ScalarTag = {
+  tag: 'tag:yaml.org,2002:bool',
+  default: true,
+  test: /^(?:yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|true|True|TRUE|false|False|FALSE)$/,
+  resolve: (word: string) => /^(?:yes|on|true)$/i.test(word)
+}
+const pyYamlTags = (tags: Tags): Tags => [
+  ...tags.filter((t) => typeof t === 'string' || t.tag !== PY_BOOL.tag),
+  PY_BOOL
+]
+
 function readConfig(path: string): LoadedConfig {
   let text: string
   try {
@@ -67,7 +83,7 @@ function readConfig(path: string): LoadedConfig {
       error: { code: 'unreadable_config', path, message: `cannot read ${path}: ${errorMessage(err)}` }
     }
   }
-  const doc = parseDocument(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
+  const doc = parseDocument(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, { customTags: pyYamlTags })
   if (doc.errors.length) {
     const first = doc.errors[0]
     const line = first.linePos?.[0]?.line
