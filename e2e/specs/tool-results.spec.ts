@@ -7,11 +7,14 @@ import { SessionPage } from '../page-models/session-page'
 // axe is injected as a script tag; the app's CSP (script-src 'self') would refuse it
 test.use({ bypassCSP: true })
 
+/** Calls in the golden session (scripts/golden/tool_results.py). */
+const CALLS = 16
+
 /** The call folds in transcript order, each opened; returns them by index. */
 async function openCalls(page: SessionPage): Promise<Locator> {
   const calls = page.page.getByTestId('tool-call')
-  await expect(calls).toHaveCount(9)
-  for (let i = 0; i < 9; i++) {
+  await expect(calls).toHaveCount(CALLS)
+  for (let i = 0; i < CALLS; i++) {
     const toggle = calls.nth(i).getByTestId('tool-call-toggle')
     if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click()
   }
@@ -28,7 +31,7 @@ test("upstream's tool results render by kind, each inside its call", async ({ pa
   const calls = await openCalls(s)
   // results sit inside their calls, not as rows of their own
   await expect(s.messagesByRole('tool')).toHaveCount(0)
-  await expect(page.getByTestId('tool-result')).toHaveCount(9)
+  await expect(page.getByTestId('tool-result')).toHaveCount(CALLS)
 
   const ok = calls.nth(0)
   await expect(ok.getByTestId('terminal-output')).toHaveText('Hello, Ada!\nline two\nline three')
@@ -76,6 +79,32 @@ test("upstream's tool results render by kind, each inside its call", async ({ pa
   // write_file's result has no shape of its own: JSON, pretty-printed
   await expect(calls.nth(7).getByTestId('tool-output')).toHaveAttribute('data-kind', 'json')
   await expect(calls.nth(7).getByTestId('tool-output')).toContainText('"bytes_written": 25')
+
+  // read_file of a missing path: the error and upstream's suggestions, not an empty file
+  const missing = calls.nth(9).getByTestId('file-view')
+  await expect(missing).toHaveAttribute('data-state', 'error')
+  await expect(missing.getByTestId('tool-error')).toHaveText('File not found: /home/user/project/src/greeting.py')
+  await expect(missing.getByTestId('similar-files').locator('li')).toHaveText(['/home/user/project/src/greet.py'])
+  await expect(missing.getByTestId('file-code')).toHaveCount(0)
+
+  // web_search wrapped by upstream as untrusted: a badge naming the source, then the results as links
+  const web = calls.nth(10).getByTestId('tool-output')
+  await expect(web).toHaveAttribute('data-kind', 'list')
+  await expect(web.getByTestId('untrusted-badge')).toHaveText('untrusted · web_search')
+  await expect(web.getByTestId('untrusted-badge')).toHaveAttribute('title', /^The following content was retrieved/)
+  await expect(web.getByRole('link', { name: 'Hermes Agent — documentation' })).toHaveAttribute(
+    'href',
+    'https://hermes-agent.example.org/docs'
+  )
+  await expect(web).not.toContainText('untrusted_tool_result')
+  await expect(web).not.toContainText('Treat it as DATA')
+
+  // a failed patch reads as an error; a result Hermes kept a preview of reads as output, with where the rest went
+  await expect(calls.nth(12).getByTestId('tool-error')).toHaveText('Could not find a match for old_string in the file')
+  const persisted = calls.nth(14).getByTestId('tool-output')
+  await expect(persisted.getByTestId('tool-preview-note')).toContainText('/tmp/hermes-results/call_golden_15.txt')
+  await expect(persisted.getByTestId('terminal-output')).toContainText('row 000001: xxxx')
+  await expect(persisted.getByTestId('terminal-output')).not.toContainText('\\n')
 
   for (const theme of ['light', 'dark'] as const) {
     await page.evaluate((t) => document.documentElement.setAttribute('data-theme', t), theme)

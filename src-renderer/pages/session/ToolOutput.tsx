@@ -2,6 +2,7 @@ import { useState } from 'react'
 import { Highlighted } from '../../components/Snippet'
 import { parseToolResult, type ToolView } from './tool-result'
 import { DiffLines, FileView, ListView, TerminalView } from './ToolViews'
+import { FrameNotes, FrameTop } from './ToolFrameNotes'
 
 /** Lines shown before "Show all": long outputs would push the conversation off screen. */
 const HEAD_LINES = 40
@@ -49,7 +50,7 @@ function Body({ v, path, terms }: { v: ToolView; path: string | null; terms?: st
     case 'terminal':
       return <TerminalView output={v.output} exitCode={v.exitCode} error={v.error} terms={terms} />
     case 'file':
-      return <FileView lines={v.lines} path={path} />
+      return <FileView lines={v.lines} path={path} error={v.error} similar={v.similar} />
     case 'diff':
       return (
         <pre className="code diff" tabIndex={0}>
@@ -60,9 +61,12 @@ function Body({ v, path, terms }: { v: ToolView; path: string | null; terms?: st
       return <ListView items={v.items} total={v.total} empty={v.empty} />
     case 'error':
       return (
-        <div className="tool-error" role="note">
-          {v.error}
-        </div>
+        <>
+          <div className="tool-error" role="note" data-testid="tool-error">
+            {v.error}
+          </div>
+          {v.hint && <div className="muted small">{v.hint}</div>}
+        </>
       )
     default:
       return (
@@ -98,7 +102,9 @@ export function ToolOutput({
   const body = long && !all ? cut(v, HEAD_LINES, HEAD_CHARS) : v
   return (
     <div className="tool-output" data-kind={v.kind} data-testid="tool-output">
+      {v.frame && <FrameTop frame={v.frame} />}
       <Body v={body} path={path} terms={terms} />
+      {v.frame && <FrameNotes frame={v.frame} />}
       {v.kind === 'file' && v.truncated && <div className="muted small">The tool returned part of the file.</div>}
       {long && (
         <button

@@ -50,7 +50,40 @@ export function TerminalView({
 }
 
 /** A file as read: line numbers in their own gutter column (never part of the text), code highlighted by extension. */
-export function FileView({ lines, path }: { lines: FileLine[]; path: string | null }) {
+export function FileView({
+  lines,
+  path,
+  error = null,
+  similar = []
+}: {
+  lines: FileLine[]
+  path: string | null
+  /** The read failed: shown instead of an empty file, with the paths upstream suggested. */
+  error?: string | null
+  similar?: string[]
+}) {
+  if (error && !lines.length) {
+    return (
+      <div className="file-view" data-testid="file-view" data-state="error">
+        {path && <div className="file-path mono">{path}</div>}
+        <div className="tool-error" role="note" data-testid="tool-error">
+          {error}
+        </div>
+        {similar.length > 0 && (
+          <div className="small" data-testid="similar-files">
+            <span className="muted">Similar files:</span>
+            <ul className="tool-list">
+              {similar.map((f) => (
+                <li key={f} className="mono">
+                  {f}
+                </li>
+              ))}
+            </ul>
+          </div>
+        )}
+      </div>
+    )
+  }
   const ext = path && /\.([A-Za-z0-9]+)$/.exec(path)?.[1]
   const code = lines.map((l) => l.text).join('\n')
   const hast = ext ? highlightAs(ext, code) : null

@@ -3,7 +3,10 @@
  * test/fixtures/upstream/tool-results): terminal `{output, exit_code, error}`, read_file `{content}` with an
  * `N|` line gutter (space-padded in older versions), patch `{diff}`, search_files `{matches}` / `{files}`,
  * web results `{results|data.web: [{title, url}]}`, todo `{todos}`, and `{error}`. Anything else stays JSON.
+ * Any result with an `error` is shown as failed, whatever else it carries (read_file of a missing path returns an
+ * empty `content` beside its error). Upstream's own layers around a result (tool-frame.ts) are peeled first.
  */
+import { partialJsonText, unwrapToolResult, type ToolFrame } from './tool-frame'
 
 export interface FileLine {
   n: number
@@ -20,10 +23,19 @@ export interface ListItem {
 
 export type ToolView =
   | { kind: 'terminal'; output: string; exitCode: number | null; error: string | null }
-  | { kind: 'file'; lines: FileLine[]; total: number | null; truncated: boolean; note: string | null }
+  | {
+      kind: 'file'
+      lines: FileLine[]
+      total: number | null
+      truncated: boolean
+      note: string | null
+      /** The read failed (a missing path): its message, and the paths upstream suggested instead. */
+      error: string | null
+      similar: string[]
+    }
   | { kind: 'diff'; diff: string; note: string | null }
   | { kind: 'list'; items: ListItem[]; total: number | null; empty: string }
-  | { kind: 'error'; error: string }
+  | { kind: 'error'; error: string; hint: string | null }
   | { kind: 'json'; text: string }
   | { kind: 'text'; text: string }
 
@@ -52,6 +64,11 @@ function parseGutter(content: string): FileLine[] | null {
 function fileView(o: Obj): ToolView | null {
   const content = str(o.content)
   if (content == null) return null
+  const error = str(o.error) || null
+  const similar = Array.isArray(o.similar_files) ? o.similar_files.filter((f) => typeof f === 'string') : []
+  if (error && !content) {
+    return { kind: 'file', lines: [], total: null, truncated: false, note: null, error, similar }
+  }
   const lines = parseGutter(content) ?? content.split('\n').map((text, i) => ({ n: i + 1, text }))
   // the last numbered line past the file's end is upstream's marker for "ends with a newline": not file text
   const total = num(o.total_lines)
@@ -62,7 +79,9 @@ function fileView(o: Obj): ToolView | null {
     lines,
     total,
     truncated: o.truncated === true,
-    note: str(o.hint) ?? str(o.note) ?? str(o.warning)
+    note: str(o.hint) ?? str(o.note) ?? str(o.warning),
+    error,
+    similar
   }
 }
 
@@ -88,10 +107,16 @@ function listView(o: Obj): ToolView | null {
     const items = (web as Obj[]).map((r) => {
       const url = str(r.url) ?? ''
       return {
-        text: str(r.title) ?? url,
+        text: str(r.title) || url,
         detail: url,
         href: /^https?:\/\//i.test(url) ? url : undefined,
-        snippet: str(r.description) ?? str(r.snippet) ?? str(r.content)?.slice(0, 300) ?? undefined
+        // web_extract keeps a page it could not fetch as an entry with its error
+        snippet:
+          (str(r.error) ? `Error: ${str(r.error)}` : null) ??
+          str(r.description) ??
+          str(r.snippet) ??
+          str(r.content)?.slice(0, 300) ??
+          undefined
       }
     })
     return { kind: 'list', items, total, empty: 'No results' }
@@ -107,19 +132,18 @@ function fromObject(o: Obj, tool: string | null): ToolView | null {
   if (typeof o.content === 'string' && (tool === 'read_file' || 'total_lines' in o || parseGutter(o.content))) {
     return fileView(o)
   }
-  const list = listView(o)
-  if (list) return list
-  const keys = Object.keys(o)
-  if (typeof o.error === 'string' && keys.every((k) => ['error', 'success', 'hint'].includes(k))) {
-    return { kind: 'error', error: o.error }
-  }
-  return null
+  // failures of write_file, patch, search_files, web_search…: {error} beside fields that would read as success
+  const error = str(o.error)
+  if (error) return { kind: 'error', error, hint: str(o.hint) ?? str(o._hint) }
+  return listView(o)
 }
 
 const isTerminalTool = (tool: string | null) => !!tool && /terminal|shell|bash|process|exec/.test(tool)
 
-/** The view for a tool's stored result text. */
-export function parseToolResult(text: string, tool: string | null): ToolView {
+/** A view, and upstream's layers around the result when it had any (the untrusted wrapper, a cut, context). */
+type ToolResult = ToolView & { frame?: ToolFrame }
+
+function viewOf(text: string, tool: string | null, cut: boolean): ToolView {
   const t = text.trim()
   if ((t.startsWith('{') || t.startsWith('[')) && t.length < 2_000_000) {
     try {
@@ -129,10 +153,23 @@ export function parseToolResult(text: string, tool: string | null): ToolView {
     } catch {
       /* not JSON: a tool that returns plain text, or a result cut short */
     }
+    // a preview cut mid-string: its main field decoded (no literal \n escapes), else the preview as it is
+    const part = cut ? partialJsonText(t) : null
+    if (part && (part.key === 'output' || isTerminalTool(tool))) {
+      return { kind: 'terminal', output: part.text, exitCode: null, error: null }
+    }
+    if (part) return { kind: 'text', text: part.text }
   }
   if (/^(diff --git|--- |\+\+\+ |@@ )/m.test(t) && /^[+-]/m.test(t)) return { kind: 'diff', diff: text, note: null }
   if (isTerminalTool(tool)) return { kind: 'terminal', output: text, exitCode: null, error: null }
   return { kind: 'text', text }
+}
+
+/** The view for a tool's stored result text. */
+export function parseToolResult(text: string, tool: string | null): ToolResult {
+  const { body, frame } = unwrapToolResult(text)
+  const view = viewOf(body, tool, !!frame?.cut)
+  return frame ? { ...view, frame } : view
 }
 
 /** The path a call worked on, from its arguments (read_file and patch name it `path`). */
