@@ -232,7 +232,13 @@ describe('sessions delete / prune', () => {
     })
     s.close()
 
-    expect(await cli(home, 'sessions', 'delete', 'p')).toContain('1 child session(s) detached')
+    // As `hermes sessions delete`: a unique prefix names the session, and nothing goes without a yes
+    await expect(cli(home, 'sessions', 'delete', 'st', '--json')).rejects.toThrow(/--json deletes only with --yes/)
+    await expect(cli(home, 'sessions', 'delete', 'nope', '--yes')).rejects.toThrow(/Session 'nope' not found/)
+    const kept = await answering(home, null, 'sessions', 'delete', 'st')
+    expect(kept).toContain("Delete session 'stale' and all its messages? [y/N] \nCancelled.")
+    expect(await answering(home, 'n\n', 'sessions', 'delete', 'p')).toContain('Cancelled.')
+    expect(await answering(home, 'y\n', 'sessions', 'delete', 'p')).toContain('1 child session(s) detached')
     // Upstream's CLI asks before a prune deletes (--yes skips it): no answer (a script, a cron job) deletes nothing.
     const asked = await answering(home, null, 'sessions', 'prune', '--older-than', '30')
     expect(asked).toContain('1 ended session(s) will be deleted')

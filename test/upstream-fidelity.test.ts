@@ -545,7 +545,7 @@ describe.skipIf(!hasPython)(
       const wants: Array<[string, Rec]> = []
       for (const [p, id] of DELETES) {
         const name = `d-${p}-${id}`
-        expect(await cli(host, 'delete', id, ['--profile', name])).toMatch(new RegExp(`^deleted ${id}`))
+        expect(await cli(host, 'delete', id, ['--profile', name, '--yes'])).toMatch(new RegExp(`^deleted ${id}`))
         wants.push([name, U[p as 'default'].delete[id]])
       }
       // the CLI's default: upstream's selection for the same window minus upstream's archived-only selection

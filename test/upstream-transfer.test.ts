@@ -249,7 +249,7 @@ describe.skipIf(!hasPython)('delete and prune on a home the system Python indexe
       const want = json(`${what}.json`)
       const home = homeWith('home.db')
       if (what === 'delete')
-        expect(await cli(home, 'delete', 's-tools')).toContain('deleted s-tools (1 child session(s) detached)')
+        expect(await cli(home, 'delete', 's-to', '--yes')).toContain('deleted s-tools (1 child session(s) detached)')
       else {
         // --dry-run through the CLI's own code, in-process (one spawned CLI per case keeps this file fast)
         const host = await open(home)

@@ -1,8 +1,9 @@
 /**
  * Import of upstream's JSONL (its `import_sessions` rules, hermes-channels §4): existing ids skipped, a child
- * whose parent is neither in the home nor in the payload detached, live runtime state reset, every message
- * of `messages` stored active (upstream's rule) with lists kept: multimodal `content` re-marked, `tool_calls`
- * and the reasoning JSON columns stored as JSON text. Caduceus's own export adds `caduceus_inactive_messages`
+ * whose parent is neither in the home nor in the payload detached, only the columns upstream's import writes
+ * written (live runtime state left at this home's defaults), every message of `messages` stored active by
+ * upstream's `_insert_message_rows` rules: multimodal `content` re-marked, `tool_calls` and the reasoning JSON
+ * columns stored as JSON text. An id on several lines is taken from the first; the rest are reported by line. Caduceus's own export adds `caduceus_inactive_messages`
  * (restored inactive, interleaved by their original ids) and, with `--lineage`, `segments` (restored as the
  * chain's own sessions). Parsing goes in chunks that yield to the event loop; a bad line rejects that line.
  */
@@ -13,7 +14,7 @@ import { existingColumns } from './reconcile'
 import { pyJson } from '@shared/contract/py-text'
 import { encodeContent } from './content-codec'
 import { INACTIVE_FIELD } from './session-transfer'
-import { normalizeNulRows } from './fts-nul'
+import { normalizeNulRows, nulMessageIds } from './fts-nul'
 import { nowSeconds } from './util'
 import { errorMessage } from '@shared/contract/errors'
 
@@ -31,33 +32,97 @@ export interface ParsedRecord {
   rec: Record<string, unknown>
 }
 
-/** Runtime state that belongs to the machine that exported (live handoffs, cooldowns, routing keys). */
-const RESET: Record<string, unknown> = {
-  session_key: null,
-  handoff_state: null,
-  handoff_platform: null,
-  handoff_error: null,
-  compression_failure_cooldown_until: null,
-  compression_failure_error: null,
-  compression_recovery_deadline: null,
-  last_activity_provenance: null
-}
+/**
+ * The session columns upstream's import writes (its `import_sessions` INSERT); every other column — gateway routing
+ * (session_key, chat/thread ids, origin), handoff, rewind and compression counters, activity, pins, read marks, the
+ * exporting machine's profile and transport — keeps this home's default: an import restores history, not ownership
+ * of a live channel. `message_count`/`tool_call_count` are counted from the rows imported; the prompt's hash is
+ * Caduceus's (kept with the prompt it names).
+ */
+const TEXT = [
+  'user_id',
+  'model',
+  'system_prompt',
+  'end_reason',
+  'cwd',
+  'git_branch',
+  'git_repo_root',
+  'billing_provider',
+  'billing_base_url',
+  'billing_mode',
+  'cost_status',
+  'cost_source',
+  'pricing_version',
+  'title'
+] as const
+const INTS = [
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'reasoning_tokens',
+  'api_call_count'
+] as const
+const FLOATS = ['ended_at', 'estimated_cost_usd', 'actual_cost_usd'] as const
+/** Message fields upstream checks as text (`message_id` is a platform's name for `platform_message_id`). */
+const MESSAGE_TEXT = [
+  'tool_call_id',
+  'tool_name',
+  'effect_disposition',
+  'finish_reason',
+  'reasoning',
+  'reasoning_content',
+  'platform_message_id',
+  'message_id'
+]
 /** Keys of the export shape that are not columns. */
 const SESSION_EXTRAS = new Set(['messages', 'segments', 'lineage_session_ids', 'last_active', INACTIVE_FIELD])
 const MESSAGE_EXTRAS = new Set(['id', 'session_id', 'message_id'])
-const JSON_COLUMNS = ['reasoning_details', 'codex_reasoning_items', 'codex_message_items']
+/** Reasoning JSON columns: stored only on assistant rows, as upstream's `_insert_message_rows` stores them. */
+const JSON_COLUMNS = ['reasoning_details', 'codex_reasoning_items', 'codex_message_items'] as const
 const MAX_MESSAGES_PER_SESSION = 200_000
 const SLICE_MS = 8
 
 const yieldNow = () => new Promise<void>((r) => setImmediate(r))
+
+/** Python's truth value of a JSON value (`if value:`): '', 0, [], {} and null are false. */
+const truthy = (v: unknown): boolean =>
+  Array.isArray(v) ? v.length > 0 : v && typeof v === 'object' ? Object.keys(v).length > 0 : Boolean(v)
+const NUMERIC = /^\s*[+-]?(\d+\.?\d*(e[+-]?\d+)?|\.\d+(e[+-]?\d+)?)\s*$/i
+/** Python's `float(v)` of a JSON value, null where it raises. */
+function pyFloat(v: unknown): number | null {
+  if (typeof v === 'number') return v
+  if (typeof v === 'boolean') return v ? 1 : 0
+  return typeof v === 'string' && NUMERIC.test(v) ? Number(v) : null
+}
+/** Python's `int(v)` of a JSON value (a float truncated, a string only as an integer literal), null where it raises. */
+function pyInt(v: unknown): number | null {
+  if (typeof v === 'number') return Number.isFinite(v) ? Math.trunc(v) : null
+  if (typeof v === 'boolean') return v ? 1 : 0
+  return typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v) ? Number(v) : null
+}
+/** `model_config` as upstream accepts it: a JSON object, or text that parses to one (kept as written). */
+function modelConfig(v: unknown): string | null | false {
+  if (v == null) return null
+  if (typeof v === 'string') {
+    try {
+      const o = JSON.parse(v) as unknown
+      return o && typeof o === 'object' && !Array.isArray(o) ? v : false
+    } catch {
+      return false
+    }
+  }
+  return typeof v === 'object' && !Array.isArray(v) ? pyJson(v) : false
+}
 
 /** Upstream's per-record checks; the message names the first offending field. */
 function check(v: unknown): string | null {
   if (!v || typeof v !== 'object' || Array.isArray(v)) return 'not a JSON object'
   const r = v as Record<string, unknown>
   if (typeof r.id !== 'string' || r.id.trim() === '' || r.id.length > 512) return 'session id is required'
-  for (const f of ['source', 'title', 'model', 'parent_session_id', 'end_reason', 'cwd', 'user_id'])
+  for (const f of ['source', 'parent_session_id', ...TEXT])
     if (r[f] != null && typeof r[f] !== 'string') return `${f} must be a string`
+  if (modelConfig(r.model_config) === false) return 'model_config must be a JSON object'
   for (const key of ['messages', INACTIVE_FIELD]) {
     const ms = r[key] ?? []
     if (!Array.isArray(ms)) return `${key} must be a list`
@@ -66,10 +131,9 @@ function check(v: unknown): string | null {
       if (!m || typeof m !== 'object' || Array.isArray(m)) return `${key}[${i}] must be an object`
       const mm = m as Record<string, unknown>
       if (typeof mm.role !== 'string' || !mm.role) return `${key}[${i}].role must be a non-empty string`
-      for (const f of ['tool_call_id', 'tool_name', 'finish_reason', 'reasoning', 'reasoning_content'])
+      for (const f of MESSAGE_TEXT)
         if (mm[f] != null && typeof mm[f] !== 'string') return `${key}[${i}].${f} must be a string`
-      if (mm.token_count != null && !Number.isFinite(Number(mm.token_count)))
-        return `${key}[${i}].token_count must be an integer`
+      if (mm.token_count != null && pyInt(mm.token_count) === null) return `${key}[${i}].token_count must be an integer`
     }
   }
   return null
@@ -82,7 +146,8 @@ export async function parseJsonlChunked(
 ): Promise<{ records: ParsedRecord[]; errors: ImportSummary['errors'] }> {
   const records: ParsedRecord[] = []
   const errors: ImportSummary['errors'] = []
-  let start = 0
+  // a byte order mark (an editor's UTF-8 file) is not part of line 1
+  let start = content.startsWith('\ufeff') ? 1 : 0
   let line = 0
   let slice = performance.now()
   while (start < content.length) {
@@ -127,35 +192,49 @@ export function expandSegments(records: ParsedRecord[]): ParsedRecord[] {
   )
 }
 
-/** Upstream counts a list's length, anything else present as one call. */
-function callCount(stored: unknown): number {
-  if (!stored) return 0
-  try {
-    const v = JSON.parse(String(stored)) as unknown
-    return Array.isArray(v) ? v.length : 1
-  } catch {
-    return 1
-  }
-}
+/** Upstream's count of a message's calls: a list's length, any other value present one call (even '' or {}). */
+const callCount = (tc: unknown): number => (tc == null ? 0 : Array.isArray(tc) ? tc.length : 1)
 
 const q = (c: string) => `"${c.replace(/"/g, '""')}"`
-const scalar = (v: unknown) => v === null || typeof v === 'string' || typeof v === 'number'
 const count = (m: Record<string, number>, k: string) => (m[k] = (m[k] ?? 0) + 1)
+const text = (v: unknown) => (typeof v === 'string' ? v : null)
 
-function messageRow(m: Record<string, unknown>, active: boolean): Record<string, unknown> {
-  const row: Record<string, unknown> = { ...m }
-  row.content = encodeContent(m.content)
-  const tc = m.tool_calls
-  // upstream's import json.dumps every value, a string too (its get_messages then returns that string)
-  row.tool_calls = !tc ? null : pyJson(tc)
-  for (const c of JSON_COLUMNS) {
-    const v = m[c]
-    row[c] = !v ? null : typeof v === 'string' ? v : pyJson(v)
+/** A reasoning JSON value: text that parses is re-written as Python writes it, anything else dumped; empty → NULL. */
+function reasoningJson(v: unknown): string | null {
+  if (typeof v === 'string')
+    try {
+      v = JSON.parse(v) as unknown
+    } catch {
+      // kept as text: dumped as a JSON string, as upstream's import does
+    }
+  return truthy(v) ? pyJson(v) : null
+}
+
+/**
+ * One message row by upstream's `_insert_message_rows`: reasoning kept on assistant rows only, `message_id` a
+ * fallback name for `platform_message_id`, `tool_calls` and the reasoning lists NULL when empty. Every row of
+ * `messages` is stored active; Caduceus's own inactive rows come back inactive, `compacted` as they were.
+ */
+function messageRow(m: Record<string, unknown>, active: boolean, fallbackTime: number): Record<string, unknown> {
+  const assistant = m.role === 'assistant'
+  const row: Record<string, unknown> = {
+    role: m.role,
+    content: encodeContent(m.content),
+    tool_call_id: text(m.tool_call_id),
+    tool_calls: truthy(m.tool_calls) ? pyJson(m.tool_calls) : null,
+    tool_name: text(m.tool_name),
+    effect_disposition: text(m.effect_disposition),
+    timestamp: pyFloat(m.timestamp) ?? fallbackTime,
+    token_count: pyInt(m.token_count),
+    finish_reason: text(m.finish_reason),
+    reasoning: assistant ? text(m.reasoning) : null,
+    reasoning_content: assistant ? text(m.reasoning_content) : null,
+    platform_message_id: text(m.platform_message_id) || text(m.message_id),
+    observed: truthy(m.observed) ? 1 : 0,
+    active: active ? 1 : 0
   }
-  if (typeof row.observed === 'boolean') row.observed = row.observed ? 1 : 0
-  // upstream's import marks every row active; an explicit inactive row (Caduceus's own) never comes back
-  row.active = active && m.active !== 0 && m.active !== false ? 1 : 0
-  if (typeof row.compacted === 'boolean') row.compacted = row.compacted ? 1 : 0
+  for (const c of JSON_COLUMNS) row[c] = assistant ? reasoningJson(m[c]) : null
+  if (!active) row.compacted = truthy(m.compacted) ? 1 : 0
   return row
 }
 
@@ -164,41 +243,41 @@ export function importRecords(db: Database.Database, parsed: ParsedRecord[], sum
   const sessionCols = existingColumns(db, 'sessions')
   const messageCols = existingColumns(db, 'messages')
   const prompts = stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'system_prompts'").get()
-  const byId = new Map(parsed.map((p) => [p.rec.id, p.rec]))
-  const depths = new Map(parsed.map((p) => [p, depth(p.rec, byId)]))
-  const ordered = [...parsed].sort((a, b) => depths.get(a)! - depths.get(b)!)
-  const done: string[] = []
+  // Each id once, from the first line in file order that has it (upstream's rule); later lines are reported.
+  const firsts: ParsedRecord[] = []
   const seen = new Set<string>()
+  for (const p of parsed) {
+    const id = String(p.rec.id).trim()
+    if (seen.has(id)) summary.errors.push({ id, line: p.line, reason: 'duplicate session id' })
+    else {
+      seen.add(id)
+      firsts.push(p)
+    }
+  }
+  const byId = new Map(firsts.map((p) => [p.rec.id, p.rec]))
+  const depths = new Map(firsts.map((p) => [p, depth(p.rec, byId)]))
+  const ordered = [...firsts].sort((a, b) => depths.get(a)! - depths.get(b)!)
+  const done: string[] = []
   for (const { line, rec } of ordered) {
     const id = String(rec.id).trim()
-    if (seen.has(id)) {
-      summary.errors.push({ id, line, reason: 'duplicate session id' })
-      continue
-    }
-    seen.add(id)
     if (stmt(db, 'SELECT 1 FROM sessions WHERE id = ?').get(id)) {
       summary.skipped++
       continue
     }
     try {
       db.transaction(() => {
-        const msgs = [
-          ...((rec.messages as Array<Record<string, unknown>> | undefined) ?? []).map((m) => messageRow(m, true)),
-          ...((rec[INACTIVE_FIELD] as Array<Record<string, unknown>> | undefined) ?? []).map((m) =>
-            messageRow(m, false)
-          )
-        ].sort((a, b) => (Number(a.id) || 0) - (Number(b.id) || 0))
-        const row: Record<string, unknown> = { ...rec, ...RESET, id }
         for (const k of Object.keys(rec))
-          if (!sessionCols.has(k) && !SESSION_EXTRAS.has(k) && k !== 'system_prompt') count(summary.ignoredFields, k)
-        row.source = typeof row.source === 'string' && row.source ? row.source : 'import'
-        row.started_at =
-          Number.isFinite(Number(row.started_at)) && row.started_at !== null ? Number(row.started_at) : nowSeconds()
-        row.archived = row.archived ? 1 : 0
-        if (row.model_config != null && typeof row.model_config === 'object')
-          row.model_config = pyJson(row.model_config)
+          if (!sessionCols.has(k) && !SESSION_EXTRAS.has(k)) count(summary.ignoredFields, k)
+        const row: Record<string, unknown> = { id }
+        row.source = text(rec.source) || 'import'
+        row.started_at = pyFloat(rec.started_at) ?? nowSeconds()
+        for (const c of TEXT) row[c] = text(rec[c])
+        for (const c of INTS) row[c] = pyInt(rec[c]) ?? 0
+        for (const c of FLOATS) row[c] = pyFloat(rec[c])
+        row.model_config = modelConfig(rec.model_config) || null
+        row.archived = truthy(rec.archived) ? 1 : 0
         let detached = false
-        const parent = typeof row.parent_session_id === 'string' ? row.parent_session_id.trim() : ''
+        const parent = typeof rec.parent_session_id === 'string' ? rec.parent_session_id.trim() : ''
         row.parent_session_id = null
         if (parent) {
           if (stmt(db, 'SELECT 1 FROM sessions WHERE id = ?').get(parent)) row.parent_session_id = parent
@@ -215,30 +294,28 @@ export function importRecords(db: Database.Database, parsed: ParsedRecord[], sum
               row.system_prompt_hash,
               prompt
             )
-        } else row.system_prompt_hash = null
-        // upstream's import counts the rows it imports (its export's active ones); Caduceus's own inactive rows,
-        // restored inactive, are not part of the live count (as after upstream's rewind or compaction)
-        const live = msgs.filter((m) => m.active === 1)
-        row.message_count = live.length
-        row.tool_call_count = live.reduce((n, m) => n + callCount(m.tool_calls), 0)
-        const cols = Object.keys(row).filter((c) => sessionCols.has(c) && scalar(row[c]))
-        db.prepare(`INSERT INTO sessions (${cols.map(q).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(
-          ...cols.map((c) => row[c])
-        )
-        const ids: number[] = []
-        for (const m of msgs) {
+        }
+        const started = Number(row.started_at)
+        const raw = [
+          ...((rec.messages as Array<Record<string, unknown>> | undefined) ?? []).map((m) => ({ m, active: true })),
+          ...((rec[INACTIVE_FIELD] as Array<Record<string, unknown>> | undefined) ?? []).map((m) => ({
+            m,
+            active: false
+          }))
+        ].sort((a, b) => (Number(a.m.id) || 0) - (Number(b.m.id) || 0)) // interleaved by their original ids
+        for (const { m } of raw)
           for (const k of Object.keys(m))
             if (!messageCols.has(k) && !MESSAGE_EXTRAS.has(k)) count(summary.ignoredFields, `messages.${k}`)
-          const mrow: Record<string, unknown> = { ...m, session_id: id }
-          delete mrow.id // ids are this home's own; order is kept
-          if (!Number.isFinite(Number(mrow.timestamp)) || mrow.timestamp === null) mrow.timestamp = row.started_at
-          const mc = Object.keys(mrow).filter((c) => messageCols.has(c) && scalar(mrow[c]) && c !== 'display_identity')
-          const r = db
-            .prepare(`INSERT INTO messages (${mc.map(q).join(', ')}) VALUES (${mc.map(() => '?').join(', ')})`)
-            .run(...mc.map((c) => mrow[c]))
-          if (typeof mrow.content === 'string' && mrow.content.includes('\u0000')) ids.push(Number(r.lastInsertRowid))
-        }
-        normalizeNulRows(db, ids)
+        // upstream's import counts the rows it imports (its export's active ones); Caduceus's own inactive rows,
+        // restored inactive, are not part of the live count (as after upstream's rewind or compaction)
+        const live = raw.filter((r) => r.active)
+        row.message_count = live.length
+        row.tool_call_count = live.reduce((n, r) => n + callCount(r.m.tool_calls), 0)
+        insertRow(db, 'sessions', sessionCols, row)
+        for (const { m, active } of raw)
+          insertRow(db, 'messages', messageCols, { ...messageRow(m, active, started), session_id: id })
+        // a NUL in any indexed column (content, tool_name, tool_calls): indexed as upstream's SQLite indexes it
+        normalizeNulRows(db, nulMessageIds(db, [id]))
         if (detached) summary.detached++
       })()
       summary.imported++
@@ -248,6 +325,14 @@ export function importRecords(db: Database.Database, parsed: ParsedRecord[], sum
     }
   }
   return done
+}
+
+/** One row of the columns `row` names that this home has (an older home lacks some of a newer one's). */
+function insertRow(db: Database.Database, table: string, cols: Set<string>, row: Record<string, unknown>): void {
+  const names = Object.keys(row).filter((c) => cols.has(c))
+  stmt(db, `INSERT INTO ${table} (${names.map(q).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`).run(
+    ...names.map((c) => row[c])
+  )
 }
 
 function depth(rec: Record<string, unknown>, byId: Map<unknown, Record<string, unknown>>): number {

@@ -88,7 +88,7 @@ export function when(t: number): string {
  * A y/N question on stdin, as upstream asks it: anything but y/yes is a no, and so are no answer at all (EOF: a
  * script or cron job, told how to go on) and Ctrl-C.
  */
-async function confirm(question: string): Promise<boolean> {
+export async function confirm(question: string): Promise<boolean> {
   process.stdout.write(question)
   const rl = createInterface({ input: process.stdin, terminal: false })
   let interrupted = false

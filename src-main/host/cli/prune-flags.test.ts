@@ -1,5 +1,7 @@
 /** `caduceus sessions prune` flags as the command line gives them (parseArgs → pruneFilter), before any home. */
-import { describe, expect, it } from 'vitest'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseArgs } from './args'
 import { pruneFilter } from './prune-flags'
 
@@ -58,5 +60,60 @@ describe('prune flags', () => {
     expect(filter('--older-than', '30').startedBefore).toBe(NOW - 30 * 86400)
     expect(filter('--newer-than', '5h').startedAfter).toBe(NOW - 5 * 3600)
     expect(() => filter('--older-than', 'soon')).toThrow(/Invalid value for --older-than/)
+  })
+  // upstream's own parsers' answers (scripts/golden/prune_flags.py): parse_point_in_time, argparse's int and float
+  const gold = JSON.parse(
+    readFileSync(join(import.meta.dirname, '../../../test/fixtures/upstream/prune-flags/answers.json'), 'utf8')
+  ) as {
+    tz: string
+    points: Record<string, number | 'refused'>
+    ints: Record<string, number | 'refused'>
+    floats: Record<string, number | 'refused' | 'not finite'>
+  }
+  const tz = process.env.TZ
+  beforeAll(() => {
+    process.env.TZ = gold.tz // naive timestamps are local time: read in the zone upstream read them in
+  })
+  afterAll(() => {
+    if (tz === undefined) delete process.env.TZ
+    else process.env.TZ = tz
+  })
+
+  it('takes exactly the ISO timestamps upstream takes for --before/--after, at the same instant', () => {
+    const mine = (v: string) => {
+      try {
+        return filter(`--before=${v}`).startedBefore
+      } catch (err) {
+        expect(String(err)).toContain(`Invalid value for --before: '${v}'`)
+        return 'refused'
+      }
+    }
+    const got = Object.fromEntries(Object.keys(gold.points).map((v) => [v, mine(v)]))
+    const want = Object.fromEntries(
+      Object.entries(gold.points).map(([v, t]) => [v, t === 'refused' ? t : expect.closeTo(t, 5)])
+    )
+    expect(got).toEqual(want)
+    expect(got['Jan 1 2030']).toBe('refused') // Date.parse would take these
+    expect(got['2020/01/01']).toBe('refused')
+  })
+
+  it('takes a count as int() does and a cost as float() does; negative and non-finite values refused', () => {
+    const answer = (flag: string, v: string) => {
+      try {
+        return flag === '--min-cost' ? filter(flag, v).minCost : filter(flag, v).minMessages
+      } catch (err) {
+        expect(String(err)).toMatch(new RegExp(`${flag} needs a (whole )?number >= 0`))
+        return 'refused'
+      }
+    }
+    const safer = (n: number | string) => (typeof n === 'number' && n >= 0 ? n : 'refused')
+    for (const [flag, table] of [
+      ['--min-messages', gold.ints],
+      ['--min-cost', gold.floats]
+    ] as const) {
+      const got = Object.fromEntries(Object.keys(table).map((v) => [v, answer(flag, v)]))
+      expect(got, flag).toEqual(Object.fromEntries(Object.entries(table).map(([v, n]) => [v, safer(n)])))
+    }
+    expect(answer('--min-messages', '1.5')).toBe('refused')
   })
 })

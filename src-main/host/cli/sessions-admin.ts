@@ -1,13 +1,13 @@
 /**
  * `caduceus sessions export|import|delete|prune|archive`: export is upstream's CLI export (export-cli.ts); import
- * reads upstream JSONL; delete, prune and archive (by-filter.ts) go through the same
- * contract requests as the UI.
+ * reads upstream JSONL; delete (an id or unique prefix, asked unless --yes), prune and archive (by-filter.ts) go
+ * through the same contract requests as the UI.
  */
 import { readFileSync, statSync } from 'node:fs'
 import { CaduceusError, MAX_IMPORT_BYTES } from '@shared/contract'
 import type { HostArgs } from './args'
 import type { Host } from '../compose'
-import { sessionsByFilter } from './by-filter'
+import { confirm, sessionsByFilter } from './by-filter'
 import { exportCli } from './export-cli'
 import { call } from './call'
 
@@ -38,12 +38,21 @@ export async function sessionAdminCli(
   }
   if (sub === 'delete') {
     if (!arg) throw new Error('sessions delete needs a session id')
-    const r = await call(host, 'sessions.delete', { profile, sessionId: arg })
-    if (!r.deleted) throw new Error(`not_found: no session '${arg}' in profile '${profile}'`)
+    // as `hermes sessions delete`: an exact id or a unique prefix, and a y/N question unless --yes
+    const yes = args.prune?.yes === true
+    if (args.json && !yes) throw new CaduceusError('invalid_input', 'sessions delete --json deletes only with --yes')
+    const id = host.stores.get(profile).resolveSessionId(arg)
+    if (!id) throw new CaduceusError('not_found', `Session '${arg}' not found.`, 'sessionId')
+    if (!yes && !(await confirm(`Delete session '${id}' and all its messages? [y/N] `))) {
+      console.log('Cancelled.')
+      return 0
+    }
+    const r = await call(host, 'sessions.delete', { profile, sessionId: id })
+    if (!r.deleted) throw new CaduceusError('not_found', `Session '${arg}' not found.`, 'sessionId')
     console.log(
       args.json
         ? JSON.stringify(r)
-        : `deleted ${arg}${r.detachedChildren ? ` (${r.detachedChildren} child session(s) detached)` : ''}`
+        : `deleted ${id}${r.detachedChildren ? ` (${r.detachedChildren} child session(s) detached)` : ''}`
     )
     return 0
   }

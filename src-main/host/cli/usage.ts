@@ -17,7 +17,8 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
                            a filter: the ended sessions it matches, archived too, oldest first (--dry-run lists them);
                            md|qmd: one file per session in OUTPUT (default <profile>/session-exports) + manifest.jsonl
   caduceus sessions import FILE [--profile P] [--home DIR] [--json]
-  caduceus sessions delete ID [--profile P] [--home DIR]
+  caduceus sessions delete ID|PREFIX [--yes|-y] [--json] [--profile P] [--home DIR]
+                           an exact id or a unique prefix; asks before deleting unless --yes (--json needs --yes)
   caduceus sessions prune  [--older-than T] [--newer-than T] [--before T] [--after T] [--source S] [--title TEXT]
                            [--end-reason R] [--cwd DIR] [--model TEXT] [--provider P] [--user ID] [--chat-id ID]
                            [--chat-type T] [--branch TEXT]

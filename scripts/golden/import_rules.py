@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Golden data for the rules of `sessions import` (what upstream's import_sessions writes), from upstream's own code.
+
+Run with the system Python (its SQLite 3.40 builds the FTS indexes upstream homes carry on this machine):
+  /usr/bin/python3 scripts/golden/import_rules.py        # HERMES_UPSTREAM defaults to /work/upstream
+
+Writes test/fixtures/upstream/import-rules/:
+  input.jsonl    records carrying live runtime state (gateway peer, rewind/compression counters, activity, pins,
+                 display columns) and per-message edge shapes (reasoning on a user row, `message_id`, empty and
+                 string `tool_calls`, a NUL in `tool_name`), plus a duplicate id: x (child of p), p, x again
+  empty.db       a fresh upstream home (no sessions), for Caduceus to import into
+  upstream.json  upstream's import_sessions of input.jsonl (each id once: the first line that has it) into a copy
+                 of empty.db: its result, every column of every row it wrote (message ids left out), and the FTS
+                 integrity-check of each index
+"""
+import json
+import os
+import shutil
+import sqlite3
+import sys
+import tempfile
+from pathlib import Path
+
+UPSTREAM = os.environ.get("HERMES_UPSTREAM", "/work/upstream")
+os.environ["HERMES_HOME"] = tempfile.mkdtemp(prefix="golden-hermes-")
+sys.path.insert(0, UPSTREAM)
+import hermes_state as hs  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "test" / "fixtures" / "upstream" / "import-rules"
+T = 1_600_000_000.0
+
+# Columns an exporting machine's live state fills; upstream's import leaves every one at its default.
+RUNTIME = {
+    "session_key": "agent:main:telegram:dm:42",
+    "chat_id": "42",
+    "chat_type": "dm",
+    "thread_id": "7",
+    "display_name": "Alice",
+    "origin_json": '{"chat_id": "42"}',
+    "expiry_finalized": 1,
+    "rewind_count": 3,
+    "handoff_state": "pending",
+    "handoff_platform": "telegram",
+    "handoff_error": "x",
+    "compression_failure_cooldown_until": T + 99,
+    "compression_failure_error": "overloaded",
+    "compression_fallback_streak": 2,
+    "compression_ineffective_count": 4,
+    "compression_recovery_deadline": T + 98,
+    "compression_overload_streak": 5,
+    "last_activity_at": T + 5000,
+    "last_activity_description": "running a tool",
+    "last_activity_provenance": "tool",
+    "pinned": 1,
+    "hidden": 1,
+    "auto_archived": 1,
+    "last_read_at": T + 4000,
+    "title_source": "auto",
+    "created_source": "telegram",
+    "profile_name": "work",
+    "transport_profile": "relay",
+    "tool_names": '["read_file"]',
+    "git_metadata_generation": 9,
+}
+MSG_RUNTIME = {"_compressed_summary": 1, "display_order": 77, "display_kind": "note", "api_content": "api"}
+
+
+def records():
+    gw = {
+        "id": "gw",
+        "source": "telegram",
+        "user_id": "u1",
+        "model": "gpt-x",
+        "model_config": {"temperature": 0.2},
+        "system_prompt": "Be brief.",
+        "started_at": T,
+        "ended_at": T + 60,
+        "end_reason": "agent_close",
+        "input_tokens": 100,
+        "output_tokens": 20,
+        "cache_read_tokens": 5,
+        "cache_write_tokens": 6,
+        "reasoning_tokens": 7,
+        "cwd": "/w",
+        "git_branch": "main",
+        "git_repo_root": "/w",
+        "billing_provider": "openai",
+        "billing_base_url": "https://api.example",
+        "billing_mode": "api",
+        "estimated_cost_usd": 0.01,
+        "actual_cost_usd": 0.02,
+        "cost_status": "estimated",
+        "cost_source": "table",
+        "pricing_version": "p1",
+        "title": "Gateway chat",
+        "api_call_count": 2,
+        "archived": False,
+        "message_count": 999,
+        "tool_call_count": 999,
+        **RUNTIME,
+        "messages": [
+            {"role": "user", "content": "secret plan walrus", "timestamp": T + 1, **MSG_RUNTIME},
+            {"role": "assistant", "content": "ok walrus", "timestamp": T + 2, "finish_reason": "stop", **MSG_RUNTIME},
+        ],
+    }
+    edges = {
+        "id": "edges",
+        "source": "cli",
+        "started_at": T + 100,
+        "messages": [
+            {"role": "user", "content": "user row with reasoning", "timestamp": T + 101, "reasoning": "leak",
+             "reasoning_content": "leak2", "reasoning_details": [{"a": 1}], "codex_reasoning_items": [{"b": 2}],
+             "codex_message_items": [{"c": 3}], "message_id": "plat-7"},
+            {"role": "assistant", "content": "kept", "timestamp": T + 102, "reasoning": "why",
+             "reasoning_content": "why2", "reasoning_details": '[{"a":1}]', "codex_reasoning_items": "not json",
+             "codex_message_items": [], "platform_message_id": "plat-8", "message_id": "ignored", "observed": True},
+            {"role": "assistant", "content": "empty list", "timestamp": T + 103, "tool_calls": []},
+            {"role": "assistant", "content": "empty string", "timestamp": T + 104, "tool_calls": ""},
+            {"role": "assistant", "content": None, "timestamp": T + 105, "tool_calls": '[{"id": "c1"}]'},
+            {"role": "assistant", "content": None, "timestamp": T + 106,
+             "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "na\u0000me", "arguments": "{}"}}]},
+            {"role": "tool", "content": "tool out walrus", "timestamp": T + 107, "tool_call_id": "c2",
+             "tool_name": "na\u0000me", "token_count": 3, "effect_disposition": "applied"},
+            {"role": "user", "content": "ünïcode walrus ☃", "timestamp": T + 108, "tool_name": "x\u0000"},
+        ],
+    }
+    def rec(i, parent=None, **kw):
+        return {"id": i, "source": "cli", "started_at": T + 200, "parent_session_id": parent,
+                "messages": [{"role": "user", "content": f"msg of {i}", "timestamp": T + 201}], **kw}
+    return [gw, edges, rec("x", "p", title="first"), rec("p"), rec("x", title="second")]
+
+
+def main():
+    OUT.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp())
+    recs = records()
+    (OUT / "input.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs), encoding="utf-8")
+
+    empty = tmp / "empty.db"
+    hs.SessionDB(empty).close()
+    conn = sqlite3.connect(empty)
+    conn.execute("VACUUM")
+    conn.close()
+    shutil.copy(empty, OUT / "empty.db")
+
+    first, seen = [], set()
+    for r in recs:
+        if r["id"] not in seen:
+            seen.add(r["id"])
+            first.append(r)
+    db = hs.SessionDB(tmp / "up.db")
+    result = db.import_sessions(first)
+    db.close()
+    conn = sqlite3.connect(tmp / "up.db")
+    conn.row_factory = sqlite3.Row
+    sessions = {r["id"]: dict(r) for r in conn.execute("SELECT * FROM sessions ORDER BY id")}
+    messages = {}
+    for r in conn.execute("SELECT * FROM messages ORDER BY id"):
+        m = dict(r)
+        m.pop("id")
+        messages.setdefault(m["session_id"], []).append(m)
+    fts = {}
+    for t in ("messages_fts", "messages_fts_trigram"):
+        try:
+            conn.execute(f"INSERT INTO {t}({t}) VALUES('integrity-check')")
+            fts[t] = "ok"
+        except sqlite3.DatabaseError as e:
+            fts[t] = str(e)
+    conn.close()
+    out = {"sqlite": sqlite3.sqlite_version, "import": {k: result[k] for k in ("ok", "imported", "skipped", "detached", "errors")},
+           "sessions": sessions, "messages": messages, "fts": fts}
+    (OUT / "upstream.json").write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    shutil.rmtree(tmp)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,144 @@
+// `sessions import` writes what upstream's import_sessions writes, column by column (golden from upstream's own
+// code: scripts/golden/import_rules.py, test/fixtures/upstream/import-rules/): live runtime state left at its
+// defaults, upstream's per-message rules, the first line of a duplicated id kept, and every FTS index consistent
+// for the system Python's SQLite (3.40) after a NUL in an indexed column.
+import { execFileSync } from 'node:child_process'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import Database from 'better-sqlite3'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createHost } from '../src-main/host'
+import { createLogger } from '../src-main/host/log/log'
+
+const gold = join(resolve(import.meta.dirname, '..'), 'test/fixtures/upstream/import-rules')
+const input = readFileSync(join(gold, 'input.jsonl'), 'utf8')
+const want = JSON.parse(readFileSync(join(gold, 'upstream.json'), 'utf8')) as {
+  sessions: Record<string, Record<string, unknown>>
+  messages: Record<string, Array<Record<string, unknown>>>
+  fts: Record<string, string>
+}
+
+const PY = '/usr/bin/python3'
+const FTS_CHECK = `
+import json, sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+out = {}
+for (t,) in c.execute("SELECT name FROM sqlite_master WHERE sql LIKE 'CREATE VIRTUAL TABLE%fts5%'"):
+    try:
+        c.execute(f"INSERT INTO {t}({t}) VALUES('integrity-check')"); out[t] = "ok"
+    except sqlite3.DatabaseError as e:
+        out[t] = str(e)
+print(json.dumps(out))
+`
+
+const dirs: string[] = []
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+/** A home (an upstream-made empty one, or none: Caduceus creates its own), `content` imported through the host. */
+async function imported(content: string, upstreamHome: boolean) {
+  const home = mkdtempSync(join(tmpdir(), 'cad-import-rules-'))
+  dirs.push(home)
+  if (upstreamHome) copyFileSync(join(gold, 'empty.db'), join(home, 'state.db'))
+  const host = await createHost({ home, headless: true, live: false, validateOutput: true, log: createLogger() })
+  try {
+    const r = await host.dispatcher.invoke('sessions.import', { profile: 'default', content })
+    const list = await host.dispatcher.invoke('sessions.list', { profile: 'default', limit: 50 })
+    return {
+      home,
+      db: join(home, 'state.db'),
+      summary: (r as { output: Record<string, unknown> }).output,
+      order: (list as { output: { items: Array<{ id: string; lastActiveAt: number }> } }).output.items
+    }
+  } finally {
+    await host.close()
+  }
+}
+
+function rows(file: string) {
+  const db = new Database(file, { readonly: true })
+  try {
+    const sessions = Object.fromEntries(
+      (db.prepare('SELECT * FROM sessions ORDER BY id').all() as Array<Record<string, unknown>>).map((s) => [s.id, s])
+    )
+    const messages: Record<string, Array<Record<string, unknown>>> = {}
+    for (const m of db.prepare('SELECT * FROM messages ORDER BY id').all() as Array<Record<string, unknown>>)
+      (messages[String(m.session_id)] ??= []).push(m)
+    const defaults = Object.fromEntries(
+      (
+        db.prepare('SELECT name, dflt_value FROM pragma_table_info(?)').all('sessions') as Array<{
+          name: string
+          dflt_value: string | null
+        }>
+      ).map((c) => [c.name, c.dflt_value === null ? null : Number(c.dflt_value.replace(/^'|'$/g, ''))])
+    )
+    return { sessions, messages, defaults }
+  } finally {
+    db.close()
+  }
+}
+const only = (r: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.map((k) => [k, r[k]]))
+
+describe.each([
+  ['an upstream home', true],
+  ['a home Caduceus made (v30)', false]
+])('import into %s', (_, upstreamHome) => {
+  it('writes every column as upstream does: runtime state at defaults, upstream’s message rules', async () => {
+    const { db, summary } = await imported(input, upstreamHome)
+    expect(summary).toMatchObject({ imported: 4, skipped: 0, detached: 0 })
+    const got = rows(db)
+    expect(Object.keys(got.sessions).sort()).toEqual(Object.keys(want.sessions).sort())
+    for (const [id, s] of Object.entries(want.sessions)) {
+      expect(only(got.sessions[id]!, Object.keys(s)), id).toEqual(s)
+      // columns upstream's fork lacks (v30's): at their default, except the prompt's hash Caduceus keeps with it
+      for (const [c, v] of Object.entries(got.sessions[id]!))
+        if (!(c in s) && c !== 'system_prompt_hash') expect(v, `${id}.${c}`).toBe(got.defaults[c] ?? null)
+    }
+    for (const [id, ms] of Object.entries(want.messages)) {
+      const mine = got.messages[id]!.map(({ id: _id, ...m }) => m)
+      expect(
+        mine.map((m, i) => only(m, Object.keys(ms[i] ?? {}))),
+        id
+      ).toEqual(ms)
+      for (const m of mine)
+        for (const c of ['_compressed_summary', 'display_order', 'display_kind', 'api_content'])
+          if (c in m) expect(m[c] ?? null, `${id}.${c}`).toBe(c === '_compressed_summary' ? 0 : null)
+    }
+  })
+
+  it.skipIf(!existsSync(PY))(
+    'leaves every FTS index consistent for the system SQLite after a NUL in tool_name',
+    async () => {
+      const { db } = await imported(input, upstreamHome)
+      expect(JSON.parse(execFileSync(PY, ['-c', FTS_CHECK, db], { encoding: 'utf8' }))).toMatchObject(want.fts)
+    }
+  )
+})
+
+describe('import file shapes', () => {
+  it('keeps the first line of a duplicated id and reports the later one by its line', async () => {
+    const { summary, db } = await imported(input, false)
+    const lines = input.split('\n').filter((l) => l.trim())
+    const dup = lines.findLastIndex((l) => (JSON.parse(l) as { id: string }).id === 'x') + 1
+    expect(summary.errors).toEqual([{ id: 'x', line: dup, reason: 'duplicate session id' }])
+    expect(only(rows(db).sessions.x!, ['title', 'parent_session_id'])).toEqual({
+      title: 'first',
+      parent_session_id: 'p'
+    })
+  })
+
+  it('reads a file that starts with a UTF-8 byte order mark (and CRLF line ends)', async () => {
+    const text = '\ufeff' + input.split('\n').join('\r\n')
+    const { summary } = await imported(text, false)
+    expect(summary).toMatchObject({ imported: 4, detached: 0 })
+    expect((summary.errors as unknown[]).length).toBe(1) // the duplicate only
+  })
+
+  it('places an imported session in the list by its last message (its own activity columns are not imported)', async () => {
+    const { order } = await imported(input, false)
+    // gw's exported last_activity_at (T + 5000) is the exporting machine's; its last message is T + 2
+    expect(order.find((s) => s.id === 'gw')!.lastActiveAt).toBe(1_600_000_002)
+    expect(order.map((s) => s.id)).toEqual(['p', 'edges', 'gw']) // x is p's child
+  })
+})
