@@ -29,6 +29,11 @@ export class CronPage {
     await expect(this.job(name)).toHaveCount(1)
   }
 
+  /** The remove question, which names the job. */
+  get removeDialog(): Locator {
+    return this.page.getByTestId('cron-remove-dialog')
+  }
+
   async runNow(row: Locator): Promise<void> {
     await row.getByTestId('cron-run-now').click()
     await expect(row.getByTestId('cron-last-status')).toHaveText('ok', { timeout: 30_000 })

@@ -51,3 +51,50 @@ test('the Gateway page lists the channels with their async-delivery capability',
   await expect(channels.getByTestId('channel-cron')).toContainText('stateless')
   await expect(channels.getByTestId('channel-cron')).toContainText('running')
 })
+
+// jobs.json is upstream's file too: Remove asks first (naming the job), Cancel leaves the file as it was, and the
+// confirmed remove takes out that one entry only, other jobs' fields upstream wrote (unknown to us) kept.
+test('Remove asks first; Cancel keeps the job, confirming removes it from jobs.json and closes its edit form', async ({
+  page,
+  host
+}) => {
+  const shell = new AppShell(page)
+  const cron = new CronPage(page)
+  await shell.open(host.url)
+  await cron.open()
+  await cron.create('every 2h', 'Keep an eye on the queue', 'Queue watch')
+  await cron.create('every 3h', 'Tidy the scratch folder', 'Scratch tidy')
+  const keepId = await cron.job('Queue watch').getAttribute('data-id')
+  const dropId = await cron.job('Scratch tidy').getAttribute('data-id')
+  const jobsPath = join(host.root, 'cron', 'jobs.json')
+  const onDisk = () => JSON.parse(readFileSync(jobsPath, 'utf8')) as { jobs: Array<Record<string, unknown>> }
+  const file = onDisk()
+  file.jobs.find((j) => j.id === keepId)!.upstream_only = { kept: true }
+  writeFileSync(jobsPath, JSON.stringify(file, null, 2))
+  const before = readFileSync(jobsPath, 'utf8')
+
+  // the job's edit form is open while it is removed
+  const row = cron.job('Scratch tidy')
+  await row.getByTestId('cron-edit').click()
+  await expect(page.getByTestId('cron-form')).toBeVisible()
+
+  await row.getByTestId('cron-remove').click()
+  await expect(cron.removeDialog).toContainText('Scratch tidy')
+  await expect(cron.removeDialog).toContainText(dropId!)
+  // a destructive question starts on Cancel, so a stray Enter never removes
+  await expect(cron.removeDialog.getByRole('button', { name: 'Cancel' })).toBeFocused()
+  await cron.removeDialog.getByRole('button', { name: 'Cancel' }).click()
+  await expect(cron.removeDialog).toHaveCount(0)
+  await expect(row).toHaveCount(1)
+  await expect(page.getByTestId('cron-form')).toBeVisible()
+  expect(readFileSync(jobsPath, 'utf8')).toBe(before)
+
+  await row.getByTestId('cron-remove').click()
+  await cron.removeDialog.getByTestId('cron-remove-confirm').click()
+  await expect(row).toHaveCount(0)
+  await expect(page.getByTestId('cron-form')).toHaveCount(0)
+  await expect(cron.job('Queue watch')).toHaveCount(1)
+  const after = onDisk()
+  expect(after.jobs.map((j) => j.id)).toEqual([keepId])
+  expect(after.jobs[0]).toEqual(JSON.parse(before).jobs.find((j: { id: string }) => j.id === keepId))
+})

@@ -33,7 +33,14 @@ export function PageView({ route }: { route: Route }) {
       return <SubagentsPage />
     case 'costs':
       return (
-        <Suspense fallback={<div className="muted pad">Loading…</div>}>
+        // busy while its code loads, so a reader (and a test waiting for the page to settle) knows it is coming
+        <Suspense
+          fallback={
+            <div className="muted pad" aria-busy="true">
+              Loading…
+            </div>
+          }
+        >
           <CostsPage />
         </Suspense>
       )

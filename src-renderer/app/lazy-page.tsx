@@ -51,7 +51,7 @@ export function lazyPage<P extends object>(load: () => Promise<ComponentType<P>>
     if (failed || (down && !attempted))
       return (
         <div className="page-error" role="alert" data-testid="page-load-failed">
-          <h2>The {name} page could not be loaded</h2>
+          <h1 className="page-title">The {name} page could not be loaded</h1>
           {failed && connected && retries > 0 ? (
             <>
               <p>The host is back, but this window keeps the failed load of the page&apos;s code until it reloads.</p>

@@ -1,4 +1,4 @@
-import { useEffect, useRef, type ReactNode } from 'react'
+import { useEffect, useId, useRef, type ReactNode } from 'react'
 
 interface Props {
   title: string
@@ -19,6 +19,8 @@ const FOCUSABLE =
  */
 export function Dialog({ title, onClose, children, footer, testId, danger }: Props) {
   const ref = useRef<HTMLDivElement>(null)
+  // named by its own heading (an open modal is what axe's page-has-heading-one accepts in place of the page's h1)
+  const titleId = useId()
   // onClose is usually an inline arrow: keep the latest without re-running the focus effect on every render
   const close = useRef(onClose)
   close.current = onClose
@@ -57,9 +59,9 @@ export function Dialog({ title, onClose, children, footer, testId, danger }: Pro
         if (e.target === e.currentTarget) onClose()
       }}
     >
-      <div className="dialog" role="dialog" aria-modal="true" aria-label={title} ref={ref} data-testid={testId}>
+      <div className="dialog" role="dialog" aria-modal="true" aria-labelledby={titleId} ref={ref} data-testid={testId}>
         <header className="dialog-head">
-          <h2>{title}</h2>
+          <h2 id={titleId}>{title}</h2>
         </header>
         <div className="dialog-body">{children}</div>
         {footer && <footer className="dialog-foot">{footer}</footer>}

@@ -24,7 +24,7 @@ export class ErrorBoundary extends Component<{ children: ReactNode; resetKey?: s
     if (!this.state.error) return this.props.children
     return (
       <div className="page-error" role="alert" data-testid="page-error">
-        <h2>Something went wrong on this page</h2>
+        <h1 className="page-title">Something went wrong on this page</h1>
         <pre>{this.state.error.message}</pre>
         <button onClick={() => this.setState({ error: null })}>Try again</button>
       </div>

@@ -22,6 +22,7 @@ export function CostsPage() {
 
   return (
     <div className="costs-page" aria-busy={loading}>
+      <h1 className="sr-only">Costs</h1>
       <div className="toolbar">
         <div className="seg" role="group" aria-label="Period">
           {DAY_CHOICES.map((d) => (
@@ -142,7 +143,7 @@ export function CostsPage() {
           <TokensByDay summary={summary} day={day} />
           <div className="grid-2">
             <section className="panel">
-              <h3>By profile</h3>
+              <h2 className="section-title">By profile</h2>
               <table className="table compact" data-testid="costs-by-profile">
                 <thead>
                   <tr>
@@ -178,7 +179,7 @@ export function CostsPage() {
                   ))}
                 </tbody>
               </table>
-              <h3>By model</h3>
+              <h2 className="section-title">By model</h2>
               <table className="table compact" data-testid="costs-by-model">
                 <thead>
                   <tr>
@@ -232,7 +233,7 @@ export function CostsPage() {
               </table>
             </section>
             <section className="panel">
-              <h3>Top sessions</h3>
+              <h2 className="section-title">Top sessions</h2>
               <table className="table compact" data-testid="costs-top-sessions">
                 <thead>
                   <tr>

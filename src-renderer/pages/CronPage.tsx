@@ -6,6 +6,7 @@ import { RefreshIcon } from '../components/icons'
 import { useApp } from '../stores/app'
 import { removeCronJob, runCronNow, setCronProfile, setJobPaused, useCron, useCronJobs } from '../stores/cron'
 import { CronJobForm } from './cron/CronJobForm'
+import { RemoveJobDialog } from './cron/RemoveJobDialog'
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—')
 
@@ -27,6 +28,17 @@ export function CronPage() {
   )
   const { jobs, loading, refresh } = useCronJobs()
   const [editing, setEditing] = useState<CronJob | 'new' | null>(null)
+  const [removing, setRemoving] = useState<CronJob | null>(null)
+
+  // A job gone from the list (removed here or by upstream, or another profile picked) takes its edit form and its
+  // remove question with it: saving the form would otherwise write to a job that no longer exists.
+  const listed = (job: CronJob | null) => !job || loading || jobs.some((j) => j.id === job.id)
+  const editGone = editing !== null && editing !== 'new' && !listed(editing)
+  const removeGone = !listed(removing)
+  useEffect(() => {
+    if (editGone) setEditing(null)
+    if (removeGone) setRemoving(null)
+  }, [editGone, removeGone])
 
   // A scope of one profile picks it; under All the picker keeps its choice.
   useEffect(() => {
@@ -36,7 +48,7 @@ export function CronPage() {
   return (
     <div className="cron-page">
       <div className="toolbar">
-        <h2>Cron</h2>
+        <h1 className="page-title">Cron</h1>
         <select
           value={profile}
           onChange={(e) => setCronProfile(e.target.value)}
@@ -80,7 +92,9 @@ export function CronPage() {
               <th>State</th>
               <th>Next run</th>
               <th>Last run</th>
-              <th />
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -156,7 +170,7 @@ export function CronPage() {
                   <button
                     className="small danger"
                     disabled={!!busy[j.id]}
-                    onClick={() => void removeCronJob(j.id)}
+                    onClick={() => setRemoving(j)}
                     data-testid="cron-remove"
                   >
                     Remove
@@ -167,15 +181,26 @@ export function CronPage() {
           </tbody>
         </table>
       )}
+      {removing && (
+        <RemoveJobDialog
+          job={removing}
+          profile={profile}
+          onClose={() => setRemoving(null)}
+          onConfirm={() => {
+            if (editing !== 'new' && editing?.id === removing.id) setEditing(null)
+            void removeCronJob(removing.id)
+          }}
+        />
+      )}
       {lastRun && (
         <div className="pad" data-testid="cron-last-run">
-          <h3>
+          <h2 className="section-title">
             Last run{' '}
             <span className={`badge ${lastRun.status === 'ok' ? 'badge-ok' : 'badge-err'}`}>{lastRun.status}</span>{' '}
             <a href={sessionHref(profile, lastRun.sessionId)} data-testid="cron-last-run-session">
               Open session
             </a>
-          </h3>
+          </h2>
           <pre className="mono" style={{ whiteSpace: 'pre-wrap' }} data-testid="cron-output">
             {lastRun.output}
           </pre>

@@ -20,6 +20,7 @@ export function GatewayPage() {
   const since = Math.max(0, (now - fetchedAt) / 1000)
   return (
     <div className="gateway-page">
+      <h1 className="sr-only">Gateway</h1>
       <ChannelsPanel />
       <div className="toolbar">
         <h2>Agent cache</h2>
@@ -56,7 +57,9 @@ export function GatewayPage() {
               <th className="num">Idle</th>
               <th className="num">Turns</th>
               <th>Signature</th>
-              <th />
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>

@@ -13,6 +13,7 @@ export function MemoryPage() {
   }, [scope])
   return (
     <div className="memory-page">
+      <h1 className="sr-only">Memory</h1>
       <MemoryFeed />
       <div className="memory-side" tabIndex={0} role="region" aria-label="Memory providers and entries">
         <ProviderPicker profile={scope === 'all' ? null : scope} />

@@ -29,6 +29,7 @@ export function SessionsPage() {
 
   return (
     <div className="sessions-page">
+      <h1 className="sr-only">Sessions</h1>
       <div className="toolbar">
         <label className="search">
           <SearchIcon />

@@ -200,7 +200,7 @@ export function SettingsPage({ profile }: { profile: string | null }) {
   return (
     <div className="settings-page">
       <div className="toolbar">
-        <h2>Settings</h2>
+        <h1 className="page-title">Settings</h1>
         <select
           aria-label="Profile"
           value={name ?? ''}

@@ -34,6 +34,7 @@ export function SubagentsPage() {
 
   return (
     <div className="subagents-page">
+      <h1 className="sr-only">Subagents</h1>
       <div className="toolbar">
         <div className="seg" role="tablist" aria-label="State">
           {TABS.map((t) => (
@@ -106,7 +107,9 @@ export function SubagentsPage() {
                 <th>Retained</th>
                 <th title="Retained children are tombstoned when their TTL runs out">Expires in</th>
                 <th className="num">Cost</th>
-                <th />
+                <th>
+                  <span className="sr-only">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>

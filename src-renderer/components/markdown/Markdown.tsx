@@ -30,7 +30,25 @@ function CopyButton({ text }: { text: string }) {
   )
 }
 
+/**
+ * A heading in a message is an h2 whatever its depth: the page's one h1 is its title, and text the model wrote may
+ * open with `#` or jump from `#` to `###`, which as real levels would add a second h1 or skip one (axe
+ * page-has-heading-one, heading-order). Every message heading stays a heading to jump to; its depth is kept as a
+ * data attribute for styling.
+ */
+function messageHeading(depth: number) {
+  return function MessageHeading({ node: _n, ...rest }: ComponentProps<'h2'> & { node?: unknown }) {
+    return <h2 {...rest} data-md-depth={depth} />
+  }
+}
+
 const components: Components = {
+  h1: messageHeading(1),
+  h2: messageHeading(2),
+  h3: messageHeading(3),
+  h4: messageHeading(4),
+  h5: messageHeading(5),
+  h6: messageHeading(6),
   pre({ node, children, ...rest }: ComponentProps<'pre'> & { node?: unknown }) {
     const code = (node as { children?: Array<{ properties?: { className?: string[] } }> } | undefined)?.children?.[0]
     const lang = code?.properties?.className?.find((c) => c.startsWith('language-'))?.slice(9)

@@ -35,7 +35,7 @@ export function TokensByDay({ summary, day }: { summary: CostSummary; day: strin
   }
   return (
     <section className="panel" data-testid="costs-tokens">
-      <h3>Tokens and cache per day</h3>
+      <h2 className="section-title">Tokens and cache per day</h2>
       <div className="chart" data-testid="costs-tokens-chart">
         <ResponsiveContainer width="100%" height={200}>
           <BarChart data={rows} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>

@@ -60,7 +60,9 @@ export function ChannelsPanel() {
             <th>Channel</th>
             <th>State</th>
             <th>Delivery</th>
-            <th />
+            <th>
+              <span className="sr-only">Actions</span>
+            </th>
           </tr>
         </thead>
         <tbody>

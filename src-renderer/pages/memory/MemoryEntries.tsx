@@ -12,7 +12,7 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
   if (!profile) {
     return (
       <section className="panel" data-testid="memory-entries">
-        <h3>Built-in memory</h3>
+        <h2 className="section-title">Built-in memory</h2>
         <p className="muted" data-testid="memory-entries-disabled">
           Select a profile in the rail to view and edit its memory. Edits are never applied across profiles.
         </p>
@@ -27,7 +27,7 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
   return (
     <section className="panel" data-testid="memory-entries" data-profile={profile}>
       <div className="panel-head">
-        <h3>Built-in memory · {profile}</h3>
+        <h2 className="section-title">Built-in memory · {profile}</h2>
         <div className="seg">
           {(['memory', 'user'] as const).map((t) => (
             <button

@@ -29,7 +29,7 @@ export function ProviderHealthPanel() {
   const health = useProviderHealth()
   return (
     <section className="panel" data-testid="memory-health">
-      <h3>Provider health</h3>
+      <h2 className="section-title">Provider health</h2>
       {!health.length ? (
         <p className="muted">No providers have reported yet.</p>
       ) : (

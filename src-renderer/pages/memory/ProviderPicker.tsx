@@ -38,7 +38,7 @@ export function ProviderPicker({ profile }: { profile: string | null }) {
   if (!profile) {
     return (
       <section className="panel" data-testid="memory-provider">
-        <h3>Memory provider</h3>
+        <h2 className="section-title">Memory provider</h2>
         <p className="muted">Select one profile to choose its provider.</p>
       </section>
     )
@@ -58,7 +58,7 @@ export function ProviderPicker({ profile }: { profile: string | null }) {
   const loadMatches = load && (load.provider ?? null) === (state?.configured ?? null)
   return (
     <section className="panel" data-testid="memory-provider">
-      <h3>Memory provider</h3>
+      <h2 className="section-title">Memory provider</h2>
       <label className="field-inline">
         <select
           aria-label="Memory provider"

@@ -34,7 +34,7 @@ export function ChainCost({
   const messages = chain.reduce((a, r) => a + r.messageCount, 0)
   return (
     <section className="panel" data-testid="chain-cost">
-      <h3>Conversation · {chain.length} parts</h3>
+      <h2 className="section-title">Conversation · {chain.length} parts</h2>
       <table className="table compact">
         <thead>
           <tr>

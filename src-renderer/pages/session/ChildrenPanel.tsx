@@ -8,7 +8,7 @@ export function ChildrenPanel({ items }: { items: Subagent[] }) {
   if (!items.length) return null
   return (
     <section className="panel" data-testid="session-children">
-      <h3>Subagents ({items.length})</h3>
+      <h2 className="section-title">Subagents ({items.length})</h2>
       <ul className="child-list">
         {items.map((s) => (
           <li key={s.childId} data-testid="subagent-row" data-child-id={s.childId} data-state={s.state}>

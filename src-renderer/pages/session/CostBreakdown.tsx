@@ -8,7 +8,7 @@ export function CostBreakdown({ cost, onHide }: { cost: SessionCost; onHide?: ()
   return (
     <section className="panel" data-testid="cost-breakdown">
       <div className="panel-head">
-        <h3>Cost breakdown</h3>
+        <h2 className="section-title">Cost breakdown</h2>
         {onHide && (
           <button className="link small" onClick={onHide}>
             Hide

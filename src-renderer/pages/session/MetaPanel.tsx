@@ -39,7 +39,7 @@ export function MetaPanel({ detail, cost }: { detail: SessionDetail; cost: Sessi
   const ended = s.endedAt != null && (s.lastActiveAt == null || s.endedAt >= s.lastActiveAt - 1)
   return (
     <section className="panel" data-testid="session-meta">
-      <h3>Session</h3>
+      <h2 className="section-title">Session</h2>
       <dl className="kv">
         <Row k="Model" testId="meta-model">
           <span className="mono">{current ?? '—'}</span>
@@ -71,7 +71,7 @@ export function MetaPanel({ detail, cost }: { detail: SessionDetail; cost: Sessi
         )}
       </dl>
       <SystemPromptFold prompt={detail.systemPrompt} />
-      <h3>Tokens</h3>
+      <h2 className="section-title">Tokens</h2>
       <dl className="kv" data-testid="meta-tokens">
         <Row k="Input">{formatCount(t.input)}</Row>
         <Row k="Output">{formatCount(t.output)}</Row>
@@ -79,7 +79,7 @@ export function MetaPanel({ detail, cost }: { detail: SessionDetail; cost: Sessi
         <Row k="Cache write">{formatCount(t.cacheWrite)}</Row>
         <Row k="Reasoning">{formatCount(t.reasoning)}</Row>
       </dl>
-      <h3>Cost</h3>
+      <h2 className="section-title">Cost</h2>
       <dl className="kv">
         <Row k="Own" testId="session-cost-own">
           <MoneyText money={own} custom={cost ? cost.perModel.some((m) => m.customPrice) : s.customPrice} />

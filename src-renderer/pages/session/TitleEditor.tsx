@@ -67,55 +67,59 @@ export function TitleEditor({
     setEditing(false)
   }
   return (
-    <form
-      className="title-edit"
-      onSubmit={(e) => {
-        e.preventDefault()
-        if (!saving) void save()
-      }}
-    >
-      <input
-        ref={input}
-        autoFocus
-        value={draft}
-        maxLength={MAX_TITLE_LENGTH}
-        aria-label="Session title"
-        aria-invalid={refused ? true : undefined}
-        aria-describedby={refused ? 'title-refused' : undefined}
-        data-testid="session-title-input"
-        // read-only, not disabled, while saving: a disabled box drops focus to the page
-        readOnly={saving}
-        onChange={(e) => {
-          setDraft(e.target.value)
-          setRefused(null)
+    <>
+      {/* the page keeps its one h1 while the box replaces the visible title */}
+      <h1 className="sr-only">{title}</h1>
+      <form
+        className="title-edit"
+        onSubmit={(e) => {
+          e.preventDefault()
+          if (!saving) void save()
         }}
-        onKeyDown={(e) => {
-          if (e.key === 'Escape') {
-            e.preventDefault()
-            e.stopPropagation()
-            cancel()
-          }
-        }}
-      />
-      <button type="submit" className="small primary" disabled={saving} data-testid="session-title-save">
-        Save
-      </button>
-      <button type="button" className="small" onClick={cancel}>
-        Cancel
-      </button>
-      {refused && (
-        <span id="title-refused" className="err-text small" role="alert" data-testid="session-title-refused">
-          {refused.message}
-          {refused.other && (
-            <>
-              {' '}
-              <a href={refused.other.href} data-testid="session-title-holder">
-                Open “{refused.other.title}”
-              </a>
-            </>
-          )}
-        </span>
-      )}
-    </form>
+      >
+        <input
+          ref={input}
+          autoFocus
+          value={draft}
+          maxLength={MAX_TITLE_LENGTH}
+          aria-label="Session title"
+          aria-invalid={refused ? true : undefined}
+          aria-describedby={refused ? 'title-refused' : undefined}
+          data-testid="session-title-input"
+          // read-only, not disabled, while saving: a disabled box drops focus to the page
+          readOnly={saving}
+          onChange={(e) => {
+            setDraft(e.target.value)
+            setRefused(null)
+          }}
+          onKeyDown={(e) => {
+            if (e.key === 'Escape') {
+              e.preventDefault()
+              e.stopPropagation()
+              cancel()
+            }
+          }}
+        />
+        <button type="submit" className="small primary" disabled={saving} data-testid="session-title-save">
+          Save
+        </button>
+        <button type="button" className="small" onClick={cancel}>
+          Cancel
+        </button>
+        {refused && (
+          <span id="title-refused" className="err-text small" role="alert" data-testid="session-title-refused">
+            {refused.message}
+            {refused.other && (
+              <>
+                {' '}
+                <a href={refused.other.href} data-testid="session-title-holder">
+                  Open “{refused.other.title}”
+                </a>
+              </>
+            )}
+          </span>
+        )}
+      </form>
+    </>
   )
 }

@@ -61,7 +61,9 @@ export function PriceOverrides() {
   }
   return (
     <section className="panel prices" data-testid="price-overrides" aria-labelledby="prices-h">
-      <h3 id="prices-h">Prices (custom price)</h3>
+      <h2 className="section-title" id="prices-h">
+        Prices (custom price)
+      </h2>
       <p className="muted small">
         For usage upstream recorded as <em>unpriced</em>: USD per million tokens. Costs show these amounts labelled
         “custom price”; upstream’s own cost columns are never changed. Cache writes are priced as input.
