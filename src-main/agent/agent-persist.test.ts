@@ -74,7 +74,7 @@ describe('Agent: persistence as produced', () => {
       cacheReadTokens: 20,
       reasoningTokens: 4,
       apiCallCount: 1,
-      costStatus: 'unpriced'
+      costStatus: 'unknown' // upstream's word, stored
     })
     expect(row.estimatedCostUsd).toBeNull()
     expect(row.billingProvider).toBe('mystery')

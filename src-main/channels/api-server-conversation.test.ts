@@ -257,7 +257,7 @@ describe('protocol', () => {
       fetch(`${server.url}/v1/chat/completions`, {
         method: 'POST',
         headers: { ...auth, 'content-encoding': 'gzip' },
-        body
+        body: new Uint8Array(body)
       })
     const ok = await post(gzipSync(JSON.stringify({ messages: [{ role: 'user', content: 'zipped hello' }] })))
     expect(ok.status).toBe(200)

@@ -30,6 +30,7 @@ const ROWS: Row[] = [
   ['heater theater', ['both'], 'none'],
   ['heater OR python', ['both', 'docker', 'heat', 'python'], 'none'],
   ['heater NOT theater', ['docker', 'heat'], 'none'],
+  ['heater -theater', ['both'], 'none'],
   ['python OR docker AND theater', ['python'], 'none'],
   ['(python OR docker) AND theater', [], 'none'],
   ['"the theater"', ['both', 'theater'], 'none'],

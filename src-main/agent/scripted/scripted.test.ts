@@ -214,7 +214,7 @@ describe('demo mode end to end', () => {
       const r2 = await agent.runTurn('remember that my cat is called Mo')
       expect(r2.status).toBe('completed')
       expect(saved).toEqual(['my cat is called Mo'])
-      expect(store.getSession('D1')).toMatchObject({ model: 'demo model', costStatus: 'unpriced', messageCount: 6 })
+      expect(store.getSession('D1')).toMatchObject({ model: 'demo model', costStatus: 'unknown', messageCount: 6 })
     } finally {
       await demo.server.close()
       store.close()
