@@ -219,6 +219,16 @@ describe('settings', () => {
     expect(resolveRuntime(h, { vault: envVault }).apiKey).toBe('sk-new-key-0001')
   })
 
+  it('a value PyYAML would read as a boolean is written quoted; an untouched yes/off keeps its spelling', () => {
+    const h = home('memory:\n  memory_enabled: yes  # on\ncompression:\n  enabled: Off\nmodel: gpt-4o\n')
+    writeSettings(h, { model: 'No' }, { vault: envVault })
+    const text = readFileSync(join(h, 'config.yaml'), 'utf8')
+    expect(text).toContain('memory_enabled: yes # on')
+    expect(text).toContain('enabled: Off')
+    expect(loadConfig(h).raw).toMatchObject({ model: { default: 'No' }, memory: { memory_enabled: true } })
+    expect(text).toMatch(/default: "No"/)
+  })
+
   // scripts/golden/busy_input_mode.py: upstream's gateway (_load_busy_input_mode, _load_busy_text_mode) on each file
   it('reads display.busy_input_mode as upstream’s gateway does, for every recorded config', () => {
     expect(busyGolden.cases.length).toBeGreaterThan(15)

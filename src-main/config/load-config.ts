@@ -60,13 +60,24 @@ export function loadConfig(home: string): LoadedConfig {
  * booleans there, strings in YAML 1.2. A hand-edited `auto_extract: no` must mean off in both programs. Only the
  * boolean words differ in practice; the rest of YAML 1.2's core schema reads the values upstream writes alike.
  */
+const PY_BOOL_WORD = /^(?:yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|true|True|TRUE|false|False|FALSE)$/
+const PY_TRUE = /^(?:yes|on|true)$/i
 const PY_BOOL: ScalarTag = {
   tag: 'tag:yaml.org,2002:bool',
   default: true,
-  test: /^(?:yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|true|True|TRUE|false|False|FALSE)$/,
-  resolve: (word: string) => /^(?:yes|on|true)$/i.test(word)
+  test: PY_BOOL_WORD,
+  resolve: (word: string) => PY_TRUE.test(word),
+  identify: (value) => typeof value === 'boolean',
+  // An untouched `yes` is written back as `yes`, not rewritten to `true`.
+  stringify: ({ value, source }) =>
+    typeof source === 'string' && PY_BOOL_WORD.test(source) && PY_TRUE.test(source) === value
+      ? source
+      : value
+        ? 'true'
+        : 'false'
 }
-const pyYamlTags = (tags: Tags): Tags => [
+/** Read and write config.yaml with these: a string that PyYAML would read as a boolean is then written quoted. */
+export const pyYamlTags = (tags: Tags): Tags => [
   ...tags.filter((t) => typeof t === 'string' || t.tag !== PY_BOOL.tag),
   PY_BOOL
 ]

@@ -5,12 +5,12 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { isMap, parseDocument } from 'yaml'
 import { CaduceusError } from '@shared/contract'
-import { configPath } from './load-config'
+import { configPath, pyYamlTags } from './load-config'
 
 export function writeMemoryProvider(home: string, provider: string | null): void {
   const path = configPath(home)
   const text = existsSync(path) ? readFileSync(path, 'utf8') : ''
-  const doc = parseDocument(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
+  const doc = parseDocument(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, { customTags: pyYamlTags })
   if (doc.errors.length)
     throw new CaduceusError(
       'conflict',

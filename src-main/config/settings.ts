@@ -8,7 +8,7 @@ import { basename } from 'node:path'
 import { isMap, isScalar, parseDocument, type Document } from 'yaml'
 import { CaduceusError, SettingsUpdate, type ProfileSettings } from '@shared/contract'
 import { profileNameForHome } from '../scope'
-import { configPath, loadConfig } from './load-config'
+import { configPath, pyYamlTags, loadConfig } from './load-config'
 import { rememberSecretValues, secretsFor, type SecretVault } from '../secrets'
 import { resolveRuntime } from './runtime'
 import { compressionSettings, agentSettings, isDemoConfig, busyInputMode } from './settings-schema'
@@ -68,7 +68,7 @@ export function writeSettings(home: string, patch: SettingsPatch, opts: Settings
   }
   const path = configPath(home)
   const text = existsSync(path) ? readFileSync(path, 'utf8') : ''
-  const doc = parseDocument(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
+  const doc = parseDocument(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, { customTags: pyYamlTags })
   if (doc.errors.length) {
     // Never rewrite a file we could not parse: the user's edits would be lost.
     throw new CaduceusError('conflict', `config.yaml is not valid YAML (${path}); fix it before changing settings here`)
