@@ -13,10 +13,21 @@ interface Props {
   confirmTestId: string
   /** What goes: named by the caller (one session or a selection). */
   children: ReactNode
+  /** Whether an Undo follows (sessions) or the delete is final (a cron job: upstream's file, upstream's scheduler). */
+  undoable?: boolean
 }
 
-/** The one delete confirmation: starts on Cancel, says what goes and how long Undo is offered. */
-export function ConfirmDelete({ title, confirmLabel, onConfirm, onClose, testId, confirmTestId, children }: Props) {
+/** The one delete confirmation: starts on Cancel, says what goes and how long Undo is offered (or that none is). */
+export function ConfirmDelete({
+  title,
+  confirmLabel,
+  onConfirm,
+  onClose,
+  testId,
+  confirmTestId,
+  children,
+  undoable = true
+}: Props) {
   return (
     <Dialog
       title={title}
@@ -42,7 +53,9 @@ export function ConfirmDelete({ title, confirmLabel, onConfirm, onClose, testId,
       }
     >
       {children}
-      <p className="muted small">You can undo for {UNDO_MS / 1000} seconds.</p>
+      <p className="muted small">
+        {undoable ? `You can undo for ${UNDO_MS / 1000} seconds.` : 'This cannot be undone.'}
+      </p>
     </Dialog>
   )
 }

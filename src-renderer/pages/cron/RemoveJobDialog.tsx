@@ -1,5 +1,5 @@
 import type { CronJob } from '@shared/contract'
-import { Dialog } from '../../components/Dialog'
+import { ConfirmDelete } from '../../components/ConfirmDelete'
 
 /**
  * Remove asks first, naming the job. A confirmation rather than an undo window: jobs.json is upstream's file too, and
@@ -18,34 +18,19 @@ export function RemoveJobDialog({
   onClose: () => void
 }) {
   return (
-    <Dialog
+    <ConfirmDelete
       title="Remove this cron job?"
-      danger
+      confirmLabel="Remove job"
+      onConfirm={onConfirm}
       onClose={onClose}
       testId="cron-remove-dialog"
-      footer={
-        <>
-          <button data-dialog-cancel onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            className="primary danger"
-            data-testid="cron-remove-confirm"
-            onClick={() => {
-              onClose()
-              onConfirm()
-            }}
-          >
-            Remove job
-          </button>
-        </>
-      }
+      confirmTestId="cron-remove-confirm"
+      undoable={false}
     >
       <p>
         “{job.name}” (<code>{job.id}</code>, {job.scheduleDisplay}) will be deleted from <strong>{profile}</strong>’s
         cron/jobs.json, and neither Caduceus nor upstream Hermes will run it again.
       </p>
-      <p className="muted small">This cannot be undone.</p>
-    </Dialog>
+    </ConfirmDelete>
   )
 }
