@@ -4,6 +4,7 @@
  */
 import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
+import { normalizeNulRows } from './fts-nul'
 import type { NewMessage } from './types'
 import { CompressionSessionClosedError, invalid, notFound } from './errors'
 import { nowSeconds } from './util'
@@ -63,14 +64,17 @@ export function appendRows(db: Database.Database, sessionId: string, msgs: NewMe
       token_count, finish_reason, reasoning, display_kind, display_metadata)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
   )
-  return msgs.map((m) =>
-    Number(
+  const withNul: number[] = []
+  const ids = msgs.map((m) => {
+    const content = encodeContent(m.content)
+    const calls = toolCallsJson(m)
+    const id = Number(
       insert.run(
         sessionId,
         m.role,
-        encodeContent(m.content),
+        content,
         m.toolCallId ?? null,
-        toolCallsJson(m),
+        calls,
         m.toolName ?? null,
         m.timestamp ?? nowSeconds(),
         m.tokenCount ?? null,
@@ -80,5 +84,11 @@ export function appendRows(db: Database.Database, sessionId: string, msgs: NewMe
         m.displayMetadata ? JSON.stringify(m.displayMetadata) : null
       ).lastInsertRowid
     )
-  )
+    if ([content, calls, m.toolName].some((v) => typeof v === 'string' && v.includes('\u0000'))) withNul.push(id)
+    return id
+  })
+  // A NUL-holding row (upstream's multimodal marker) is indexed as upstream's SQLite indexes it, or upstream's
+  // integrity-check fails at once and its own delete of the row later corrupts the trigram index (fts-nul.ts).
+  normalizeNulRows(db, withNul)
+  return ids
 }
