@@ -137,7 +137,7 @@ export const ProfileSettings = z.object({
   apiMode: z.enum(['chat_completions', 'anthropic_messages']),
   apiKeySet: z.boolean(),
   /** Where the key is kept: OS keychain (safeStorage) or the profile `.env` (0600). */
-  apiKeyStorage: z.enum(['safe_storage', 'env_file', 'none']),
+  apiKeyStorage: z.enum(['safe_storage', 'env_file', 'config', 'none']),
   maxIterations: z.number().int(),
   compressionThreshold: z.number(),
   /** `display.busy_input_mode` as upstream's gateway reads it: what a message sent mid-turn does. */

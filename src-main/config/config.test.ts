@@ -93,6 +93,38 @@ agent: {max_iterations: 12, disabled_toolsets: [web, 3], reasoning_effort: High}
   })
 })
 
+describe("a custom endpoint's key, as upstream picks it", () => {
+  // scripts/golden/custom_keys.py: upstream's resolve_runtime_provider on each home (#28660's host gates)
+  const gold = JSON.parse(
+    readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/custom-keys/cases.json'), 'utf8')
+  ) as { cases: Array<{ config: string; env: string; base_url: string; api_key: string }> }
+  it('Settings saves the key where upstream reads it: the host-named secret, or config.yaml for a local endpoint', () => {
+    const ds = home('model:\n  default: deepseek-chat\n  provider: custom\n  base_url: https://api.deepseek.com/v1\n')
+    expect(writeSettings(ds, { apiKey: 'sk-ds-new$2024' }, { vault: envVault })).toMatchObject({
+      apiKeySet: true,
+      apiKeyStorage: 'env_file'
+    })
+    expect(readFileSync(join(ds, '.env'), 'utf8')).toBe("DEEPSEEK_API_KEY='sk-ds-new$2024'\n")
+    const local = home('model:\n  default: llama3\n  provider: custom\n  base_url: http://localhost:11434/v1\n')
+    expect(writeSettings(local, { apiKey: 'sk-local-1' }, { vault: envVault })).toMatchObject({
+      apiKeySet: true,
+      apiKeyStorage: 'config'
+    })
+    expect(loadConfig(local).raw).toMatchObject({ model: { api_key: 'sk-local-1' } })
+    expect(resolveRuntime(local, { vault: envVault }).apiKey).toBe('sk-local-1')
+    writeSettings(local, { apiKey: '' }, { vault: envVault })
+    expect(JSON.stringify(loadConfig(local).raw)).not.toContain('sk-local-1')
+  })
+  it.each(gold.cases.map((c) => [c.base_url, c.config.includes('api_key') ? 'config key' : 'env keys', c] as const))(
+    '%s (%s)',
+    (_url, _what, c) => {
+      const h = home(c.config)
+      writeFileSync(join(h, '.env'), c.env)
+      expect(resolveRuntime(h, { vault: envVault }).apiKey).toBe(c.api_key)
+    }
+  )
+})
+
 describe('resolveRuntime', () => {
   it('reads the key from the profile secrets by provider', () => {
     const h = home(

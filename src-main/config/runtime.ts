@@ -18,8 +18,10 @@ export interface ResolvedRuntime {
   requestedProvider: string
   /** Boolean provider capabilities only (non-bool entries are dropped). */
   capabilities: Record<string, boolean>
-  /** The secret name the key was (or would be) read from. */
+  /** The secret name the key was (or would be) read from ('' when none names it: a local endpoint). */
   apiKeyEnv: string
+  /** Where the key is (or a new one goes): the secrets (`apiKeyEnv`), or config.yaml's model.api_key. */
+  apiKeyFrom: 'env' | 'config'
   contextLength: number | null
   maxTokens: number | null
   configError: ConfigError | null
@@ -36,6 +38,51 @@ const PROVIDER_KEY_ENV: Record<string, string> = {
   openrouter: 'OPENROUTER_API_KEY',
   openai: 'OPENAI_API_KEY',
   anthropic: 'ANTHROPIC_API_KEY'
+}
+
+/** upstream's host gate: the URL's host is `domain` or one of its subdomains (never a path or a lookalike). */
+function hostMatches(url: string, domain: string): boolean {
+  try {
+    const host = new URL(url).hostname.toLowerCase().replace(/\.$/, '')
+    return host === domain || host.endsWith(`.${domain}`)
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The key named after an endpoint's host, as upstream derives it: the registrable label (api./www. dropped) in
+ * upper case + `_API_KEY` (api.deepseek.com → DEEPSEEK_API_KEY); none for an IP, localhost, a single label, or the
+ * providers whose keys have their own host gate.
+ */
+export function hostKeyEnv(url: string): string {
+  let host: string
+  try {
+    host = new URL(url).hostname.toLowerCase()
+  } catch {
+    return ''
+  }
+  const labels = host.split('.').filter(Boolean)
+  if (!labels.length || /\d/.test(labels.at(-1)!) || host === 'localhost' || host.includes(':')) return ''
+  while (labels.length && (labels[0] === 'api' || labels[0] === 'www')) labels.shift()
+  if (labels.length < 2) return ''
+  const vendor = labels
+    .at(-2)!
+    .replace(/[^\p{L}\p{N}]/gu, '_')
+    .toUpperCase()
+  if (!/^\p{L}/u.test(vendor) || ['OPENAI', 'OPENROUTER', 'OLLAMA'].includes(vendor)) return ''
+  return `${vendor}_API_KEY`
+}
+
+/** The secrets upstream reads for a custom endpoint, in its order: the host-gated provider keys, then the host's. */
+function customKeyEnvs(url: string): string[] {
+  const out: string[] = []
+  if (hostMatches(url, 'ollama.com')) out.push('OLLAMA_API_KEY')
+  if (hostMatches(url, 'openai.com') || hostMatches(url, 'openai.azure.com')) out.push('OPENAI_API_KEY')
+  if (hostMatches(url, 'openrouter.ai')) out.push('OPENROUTER_API_KEY')
+  const own = hostKeyEnv(url)
+  if (own) out.push(own)
+  return out
 }
 
 function providerFromUrl(url: string): string | null {
@@ -121,17 +168,31 @@ export function resolveRuntime(home: string, opts: RuntimeSecrets & { override?:
       : provider === 'anthropic'
         ? 'anthropic_messages'
         : 'chat_completions'
-  let apiKeyEnv =
-    m.apiKeyEnv ??
-    PROVIDER_KEY_ENV[provider] ??
-    (apiMode === 'anthropic_messages' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY')
-  let apiKey = secrets[apiKeyEnv] ?? m.apiKey ?? ''
+  let apiKeyEnv: string
+  let apiKey: string
+  let keyFrom: ResolvedRuntime['apiKeyFrom']
+  if (PROVIDER_KEY_ENV[provider] && (!m.baseUrl || sameOrigin(baseUrl, PROVIDER_BASE_URL[provider]!))) {
+    apiKeyEnv = m.apiKeyEnv ?? PROVIDER_KEY_ENV[provider]!
+    apiKey = secrets[apiKeyEnv] ?? m.apiKey ?? ''
+    keyFrom = secrets[apiKeyEnv] !== undefined || !m.apiKey ? 'env' : 'config'
+  } else {
+    // Any other endpoint takes upstream's custom-endpoint chain (#28660): config.yaml's model.api_key, else only the
+    // key whose provider owns that host, else a key named after the host (api.deepseek.com → DEEPSEEK_API_KEY). A
+    // provider key never goes to someone else's host, and a key saved here lands where upstream will read it.
+    const gated = customKeyEnvs(baseUrl)
+    const named = m.apiKeyEnv ? [m.apiKeyEnv, ...gated] : gated
+    const found = named.find((n) => secrets[n]?.trim())
+    apiKey = m.apiKey?.trim() || (found ? secrets[found]! : '')
+    keyFrom = m.apiKey?.trim() ? 'config' : found ? 'env' : named.length ? 'env' : 'config'
+    apiKeyEnv = found ?? named[0] ?? ''
+  }
   if (opts.override && !sameOrigin(baseUrl, ownBaseUrl(base, secrets))) {
     // A job on another endpoint (jobs.json can be written by an agent's tool) gets a key only from the official
     // host of the provider that key belongs to: never the profile's key, never a provider key on a foreign host.
     const official = PROVIDER_BASE_URL[provider]
     apiKeyEnv = official && sameOrigin(baseUrl, official) ? PROVIDER_KEY_ENV[provider]! : ''
     apiKey = apiKeyEnv ? (secrets[apiKeyEnv] ?? '') : ''
+    keyFrom = 'env'
   }
   rememberSecretValues([apiKey])
   return {
@@ -143,6 +204,7 @@ export function resolveRuntime(home: string, opts: RuntimeSecrets & { override?:
     requestedProvider: m.provider ?? 'auto',
     capabilities: filterCapabilities(m.capabilities),
     apiKeyEnv,
+    apiKeyFrom: keyFrom,
     contextLength: m.contextLength,
     maxTokens: m.maxTokens,
     configError: loaded.error

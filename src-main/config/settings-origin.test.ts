@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { EnvFileVault } from '../secrets'
 import { readSettings, writeSettings } from './settings'
+import { resolveRuntime } from './runtime'
 
 const home = mkdtempSync(join(tmpdir(), 'cad-origin-'))
 afterAll(() => rmSync(home, { recursive: true, force: true }))
@@ -32,6 +33,12 @@ describe('settings.update base URL', () => {
       { vault }
     )
     expect(moved).toMatchObject({ baseUrl: 'https://api.two.example/v1', apiKeySet: true })
-    expect(readFileSync(join(home, '.env'), 'utf8')).not.toContain('key-for-server-one-123')
+    // Each custom host's key is named for it, as upstream reads it (api.two.example → TWO_API_KEY): the first
+    // server's key stays under its own name and never goes to the second.
+    expect(resolveRuntime(home, { vault })).toMatchObject({
+      apiKey: 'key-for-server-two-456',
+      apiKeyEnv: 'TWO_API_KEY'
+    })
+    expect(readFileSync(join(home, '.env'), 'utf8')).toContain('TWO_API_KEY=key-for-server-two-456')
   })
 })

@@ -26,7 +26,7 @@ export function readSettings(home: string, opts: SettingsOptions): ProfileSettin
   const raw = loadConfig(home).raw
   const rt = resolveRuntime(home, { vault })
   const keySet = rt.apiKey.length > 0
-  const inVault = vault.storage !== 'env_file' && Boolean(vault.read(home)[rt.apiKeyEnv])
+  const inVault = rt.apiKeyFrom === 'env' && vault.storage !== 'env_file' && Boolean(vault.read(home)[rt.apiKeyEnv])
   return {
     profile: profileOf(home, opts.profile),
     provider: rt.provider,
@@ -34,7 +34,7 @@ export function readSettings(home: string, opts: SettingsOptions): ProfileSettin
     model: rt.model,
     apiMode: rt.apiMode,
     apiKeySet: keySet,
-    apiKeyStorage: !keySet ? 'none' : inVault ? 'safe_storage' : 'env_file',
+    apiKeyStorage: !keySet ? 'none' : rt.apiKeyFrom === 'config' ? 'config' : inVault ? 'safe_storage' : 'env_file',
     maxIterations: agentSettings(raw).maxIterations,
     compressionThreshold: compressionSettings(raw).threshold,
     busyInputMode: busyInputMode(raw),
@@ -95,9 +95,18 @@ export function writeSettings(home: string, patch: SettingsPatch, opts: Settings
   }
   if (changed) writeAtomically(path, String(doc))
   if (update.apiKey !== undefined) {
-    // The key name follows the (possibly just changed) provider.
+    // The key goes where upstream reads it for the (possibly just changed) endpoint: the secret named for it, or
+    // config.yaml's model.api_key (a local endpoint names no secret; a key already there is read before any secret).
     const rt = resolveRuntime(home, { vault, secrets: secretsFor(home, vault) })
-    vault.write(home, rt.apiKeyEnv, update.apiKey === '' ? null : update.apiKey)
+    if (rt.apiKeyFrom === 'env' && rt.apiKeyEnv)
+      vault.write(home, rt.apiKeyEnv, update.apiKey === '' ? null : update.apiKey)
+    else {
+      const again = parseDocument(readFileSync(path, 'utf8'), { customTags: pyYamlTags })
+      ensureModelMap(again)
+      if (update.apiKey === '') again.deleteIn(['model', 'api_key'])
+      else again.setIn(['model', 'api_key'], update.apiKey)
+      writeAtomically(path, String(again))
+    }
   }
   return readSettings(home, { ...opts, vault })
 }

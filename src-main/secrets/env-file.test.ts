@@ -39,13 +39,13 @@ describe('.env parsing', () => {
 })
 
 describe('updateEnvFile', () => {
-  it('updates one key in place, keeps other lines, writes 0600', () => {
+  it('updates one key in place, keeps other lines and the group bits, never world-readable', () => {
     const home = mkdtempSync(join(tmpdir(), 'cad-env-'))
     const p = join(home, '.env')
     writeFileSync(p, '# keys\nexport OPENAI_API_KEY=old\nOTHER=keep # note\n', { mode: 0o644 })
     updateEnvFile(p, 'OPENAI_API_KEY', 'sk-new value')
-    expect(readFileSync(p, 'utf8')).toBe('# keys\nOPENAI_API_KEY="sk-new value"\nOTHER=keep # note\n')
-    expect(statSync(p).mode & 0o777).toBe(0o600)
+    expect(readFileSync(p, 'utf8')).toBe('# keys\nOPENAI_API_KEY=sk-new value\nOTHER=keep # note\n')
+    expect(statSync(p).mode & 0o777).toBe(0o640)
     expect(parseEnv(readFileSync(p, 'utf8')).OPENAI_API_KEY).toBe('sk-new value')
   })
 
@@ -64,6 +64,25 @@ describe('updateEnvFile', () => {
     const value = 'a "quoted" $value # with\\backslash'
     updateEnvFile(p, 'K', value)
     expect(parseEnv(readFileSync(p, 'utf8')).K).toBe(value)
+  })
+
+  // scripts/golden/env_values.py: the line this writer writes for each value, and what upstream's two readers
+  // (python-dotenv, which fills the agent's environment, and upstream's own parser) read back from it.
+  it("writes every value so upstream's readers read it back as written", () => {
+    const gold = JSON.parse(
+      readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/env-values/cases.json'), 'utf8')
+    ) as { cases: Array<{ value: string; line: string; dotenv: string; upstream: string }> }
+    const home = mkdtempSync(join(tmpdir(), 'cad-env-'))
+    const p = join(home, '.env')
+    gold.cases.forEach((c, i) => updateEnvFile(p, `K${i}`, c.value))
+    const lines = readFileSync(p, 'utf8').split('\n')
+    gold.cases.forEach((c, i) => {
+      expect(lines.find((l) => l.startsWith(`K${i}=`))).toBe(c.line)
+      expect(c.upstream).toBe(c.value)
+      // python-dotenv expands ${VAR} whatever the quoting: no line can carry one past it (nor can upstream's writer)
+      if (!c.value.includes('${')) expect(c.dotenv).toBe(c.value)
+      expect(parseEnv(readFileSync(p, 'utf8'))[`K${i}`]).toBe(c.value)
+    })
   })
 
   it('rejects invalid names', () => {

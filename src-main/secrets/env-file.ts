@@ -82,9 +82,17 @@ export function readEnvFile(path: string): Record<string, string> {
   }
 }
 
+/**
+ * A value as both of upstream's readers read it back (its own `.env` parser and python-dotenv, which fills the
+ * agent's environment): plain where nothing in it means anything to them (upstream's rule), else single-quoted —
+ * literal for both, with no escapes and no `${VAR}` expansion — else (a `'` or a line break in it) double-quoted
+ * with `\\` and `\"` escaped, as upstream writes it.
+ */
 function formatValue(value: string): string {
-  if (/^[A-Za-z0-9_./:@+,-]*$/.test(value)) return value
-  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n').replace(/\$/g, '\\$')}"`
+  const special = /[#"'$\r\n]/.test(value) || value !== value.trim()
+  if (!special) return value
+  if (!/['\r\n]/.test(value)) return `'${value}'`
+  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n').replace(/\r/g, '\\r')}"`
 }
 
 /**
@@ -114,8 +122,16 @@ export function updateEnvFile(path: string, name: string, value: string | null):
     kept.push(line)
   }
   if (value !== null && !written) kept.push(`${name}=${formatValue(value)}`)
+  // An existing file keeps its owner and group bits (e.g. 0640 on a Docker volume), as upstream keeps its mode, but
+  // is never left readable by everyone; a new one is 0600.
+  let mode = 0o600
+  try {
+    mode = statSync(path).mode & 0o770
+  } catch {
+    /* a new file */
+  }
   const tmp = `${path}.${process.pid}.tmp`
   writeFileSync(tmp, kept.length ? kept.join('\n') + '\n' : '', { mode: 0o600 })
-  chmodSync(tmp, 0o600)
+  chmodSync(tmp, mode)
   renameSync(tmp, path)
 }

@@ -10,6 +10,7 @@ import { PriceOverrides } from './settings/PriceOverrides'
 const STORAGE: Record<ProfileSettings['apiKeyStorage'], string> = {
   safe_storage: 'stored in the OS keychain',
   env_file: "stored in the profile's .env (0600)",
+  config: "stored in config.yaml's model.api_key, where upstream keeps a custom endpoint's key",
   none: 'not stored'
 }
 
