@@ -30,7 +30,11 @@ const RULES: [string, Scope, string][] = [
   ],
   ['html_comment_injection', 'all', '<!--[^>]{0,512}(?:ignore|override|system|secret|hidden)[^>]{0,512}-->'],
   ['hidden_div', 'all', `<${S}*div${S}+style${S}*=${S}*["'][^>]{0,2048}display${S}*:${S}*none`],
-  ['translate_execute', 'all', `translate${S}+[^\\n]{0,512}${S}+into${S}+[^\\n]{0,512}${S}+and${S}+(?:execute|run|eval)`],
+  [
+    'translate_execute',
+    'all',
+    `translate${S}+[^\\n]{0,512}${S}+into${S}+[^\\n]{0,512}${S}+and${S}+(?:execute|run|eval)`
+  ],
   ['deception_hide', 'all', `do${S}+not${S}+${F}tell${S}+${F}the${S}+user`],
   ['role_hijack', 'context', `you${S}+are${S}+${F}now${S}+(?:a|an|the)${S}+`],
   ['role_pretend', 'context', `pretend${S}+${F}(?:you${S}+are|to${S}+be)${S}+`],
@@ -65,7 +69,11 @@ const RULES: [string, Scope, string][] = [
   ['ssh_backdoor', 'strict', 'authorized_keys'],
   ['ssh_access', 'strict', '\\$HOME/\\.ssh|~/\\.ssh'],
   ['hermes_env', 'strict', '\\$HOME/\\.hermes/\\.env|~/\\.hermes/\\.env'],
-  ['agent_config_mod', 'strict', `${VERBS_MOD}${S}+[^\\n]{0,2048}(?:AGENTS\\.md|CLAUDE\\.md|\\.cursorrules|\\.clinerules)`],
+  [
+    'agent_config_mod',
+    'strict',
+    `${VERBS_MOD}${S}+[^\\n]{0,2048}(?:AGENTS\\.md|CLAUDE\\.md|\\.cursorrules|\\.clinerules)`
+  ],
   ['hermes_config_mod', 'strict', `${VERBS_MOD}${S}+[^\\n]{0,2048}\\.hermes/(?:config\\.yaml|SOUL\\.md)`],
   ['hardcoded_secret', 'strict', `(?:api[_-]?key|token|secret|password)${S}*[=:]${S}*["'][A-Za-z0-9+/=_-]{20,}`]
 ]

@@ -3,8 +3,7 @@
  * (upstream-compatible, so the same files work with upstream Hermes). Every function takes the home
  * explicitly: nothing here consults the ambient scope, so a call can only touch the home it names.
  *
- * Read as upstream reads: split on the exact delimiter (a CRLF file is one entry per `\r\n§\r\n`-free run, as
- * upstream sees it), `str.strip()` each entry, drop empties, keep the first of duplicates. Every
+ * Read as upstream reads: line ends as Python's universal newlines, split on the delimiter, `str.strip()` each entry, drop empties, keep the first of duplicates. Every
  * read-modify-write holds upstream's own lock (flock on `MEMORY.md.lock` / `USER.md.lock`), so a concurrent
  * `hermes` session's write is never lost. A rewrite keeps the file's mode (upstream's are 0600).
  */
@@ -38,10 +37,13 @@ function splitEntries(text: string): string[] {
     .filter((e) => e.length > 0)
 }
 
-/** Stored text of `target`, null when there is no file. */
+/** Python's universal newlines, as upstream's `read_text()` reads: CRLF and a lone CR are line ends. */
+const universalNewlines = (s: string) => s.replace(/\r\n?/g, '\n')
+
+/** Stored text of `target` as upstream reads it, null when there is no file. */
 function readRaw(home: string, target: MemoryTarget): string | null {
   try {
-    return readFileSync(memoryFile(home, target), 'utf8')
+    return universalNewlines(readFileSync(memoryFile(home, target), 'utf8'))
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null
     throw err
@@ -104,7 +106,7 @@ export async function withMemoryLock<T>(home: string, target: MemoryTarget, fn: 
 
 /**
  * Upstream refuses to rewrite a file whose text would not survive its own parse + join (hand edits, a shell
- * append, CRLF line ends) or that holds an entry longer than the whole store's limit: the rewrite would drop
+ * append) or that holds an entry longer than the whole store's limit: the rewrite would drop
  * content. It saves the file as `<FILE>.bak.<unix seconds>` and refuses; so does Caduceus, so a write from either
  * program never destroys what the other would keep. Returns the backup's path, or null when the file is clean.
  */
@@ -125,14 +127,15 @@ export function driftBackup(home: string, target: MemoryTarget, limit: number): 
 
 export const driftMessage = (target: MemoryTarget, bak: string) =>
   `Refusing to rewrite ${memoryFileName(target)}: the file holds text that would not survive a rewrite (a hand ` +
-  `edit, a shell append, CRLF line ends, or an entry longer than the whole store's limit). Its current text ` +
+  `edit, a shell append, or an entry longer than the whole store's limit). Its current text ` +
   `was saved to ${bak}. Make the file a clean list of entries separated by lines holding only '§', then retry.`
 
 /** An entry may not contain the delimiter: it would split into two entries on the next read. */
 export function normalizeEntry(content: string): string {
   const text = pyStrip(content)
   if (!text) throw new CaduceusError('invalid_input', 'entry text is required', 'content')
-  if (text.includes(ENTRY_DELIMITER) || text === '§')
+  const read = universalNewlines(text)
+  if (read.includes(ENTRY_DELIMITER) || pyStrip(read) === '§')
     throw new CaduceusError('invalid_input', "entry text may not contain a line holding only '§'", 'content')
   return text
 }

@@ -61,9 +61,7 @@ export async function runMemoryTool(
   try {
     return JSON.stringify(await memoryCall(home, args, limits))
   } catch (err) {
-    return JSON.stringify(
-      fail(err instanceof CaduceusError ? err.message : `memory store error: ${errorMessage(err)}`)
-    )
+    return JSON.stringify(fail(err instanceof CaduceusError ? err.message : `memory store error: ${errorMessage(err)}`))
   }
 }
 
@@ -104,7 +102,8 @@ async function memoryCall(home: string, args: Record<string, unknown>, limits: M
     if (bak) return fail(driftMessage(target, bak), { drift_backup: bak })
     const entries = readEntries(home, target)
     const matches = entries.map((e, i) => (e.includes(oldText) ? i : -1)).filter((i) => i >= 0)
-    if (matches.length === 0) return fail(`No ${target} entry contains the given old_text.`, { current_entries: entries })
+    if (matches.length === 0)
+      return fail(`No ${target} entry contains the given old_text.`, { current_entries: entries })
     // Several matches are fine when they are one text repeated: the first is the one changed.
     if (new Set(matches.map((i) => entries[i])).size > 1)
       return fail(`old_text matches ${matches.length} entries; give a longer, unique substring.`)

@@ -28,7 +28,9 @@ describe('built-in memory store', () => {
       'Project uses pnpm, not npm\nmulti-line ok',
       'Prefers terse answers'
     ])
-    expect((await tool(alpha, { action: 'add', target: 'memory', content: 'Tests live beside code' })).success).toBe(true)
+    expect((await tool(alpha, { action: 'add', target: 'memory', content: 'Tests live beside code' })).success).toBe(
+      true
+    )
     expect(readFileSync(memoryFile(alpha), 'utf8')).toBe(
       [
         'User runs Debian 12',
@@ -42,20 +44,29 @@ describe('built-in memory store', () => {
 
   it('memory tool: add / replace / remove by unique substring, duplicates, limits and bad input', async () => {
     const { alpha } = makeHomes()
-    expect((await tool(alpha, { action: 'add', target: 'user', content: 'Name: Ada' }))).toMatchObject({
+    expect(await tool(alpha, { action: 'add', target: 'user', content: 'Name: Ada' })).toMatchObject({
       success: true,
       entries: ['Name: Ada'],
       entry_count: 1
     })
-    expect((await tool(alpha, { action: 'add', target: 'user', content: 'Name: Ada' })).message).toContain('already exists')
+    expect((await tool(alpha, { action: 'add', target: 'user', content: 'Name: Ada' })).message).toContain(
+      'already exists'
+    )
     await tool(alpha, { action: 'add', target: 'user', content: 'Timezone: UTC+1' })
     expect(
-      (await tool(alpha, { action: 'replace', target: 'user', old_text: 'Timezone', content: 'Timezone: UTC+2' })).entries
+      (await tool(alpha, { action: 'replace', target: 'user', old_text: 'Timezone', content: 'Timezone: UTC+2' }))
+        .entries
     ).toEqual(['Name: Ada', 'Timezone: UTC+2'])
-    expect((await tool(alpha, { action: 'remove', target: 'user', old_text: 'Name' })).entries).toEqual(['Timezone: UTC+2'])
-    expect((await tool(alpha, { action: 'remove', target: 'user', old_text: 'absent' }))).toMatchObject({ success: false })
+    expect((await tool(alpha, { action: 'remove', target: 'user', old_text: 'Name' })).entries).toEqual([
+      'Timezone: UTC+2'
+    ])
+    expect(await tool(alpha, { action: 'remove', target: 'user', old_text: 'absent' })).toMatchObject({
+      success: false
+    })
     await tool(alpha, { action: 'add', target: 'user', content: 'Timezone note: DST' })
-    expect((await tool(alpha, { action: 'remove', target: 'user', old_text: 'Timezone' })).error).toContain('matches 2 entries')
+    expect((await tool(alpha, { action: 'remove', target: 'user', old_text: 'Timezone' })).error).toContain(
+      'matches 2 entries'
+    )
     expect((await tool(alpha, { action: 'add', target: 'memory', content: 'x'.repeat(3_000) })).error).toContain(
       'would exceed the limit'
     )
@@ -78,8 +89,12 @@ describe('built-in memory store', () => {
     expect(await editEntry(alpha, { op: 'remove', target: 'memory', index: 1 })).toEqual(['first, edited'])
     expect(readEntries(beta, 'memory')).toEqual(['beta fact'])
     await expect(editEntry(alpha, { op: 'remove', target: 'memory', index: 5 })).rejects.toThrow(CaduceusError)
-    await expect(editEntry(alpha, { op: 'replace', target: 'memory', index: 0, content: 'x\n§\ny' })).rejects.toThrow(/'§'/)
-    await expect(editEntry(alpha, { op: 'add', target: 'nope' as 'memory', content: 'x' })).rejects.toThrow(CaduceusError)
+    await expect(editEntry(alpha, { op: 'replace', target: 'memory', index: 0, content: 'x\n§\ny' })).rejects.toThrow(
+      /'§'/
+    )
+    await expect(editEntry(alpha, { op: 'add', target: 'nope' as 'memory', content: 'x' })).rejects.toThrow(
+      CaduceusError
+    )
     expect(readEntries(alpha, 'user')).toEqual([])
   })
 
