@@ -4,6 +4,7 @@
  * notices reach chat surfaces); details go to the log. Only a provider that really joined logs "activated".
  */
 import { BuiltinMemoryProvider, type BuiltinMemoryOptions } from './builtin'
+import { memoryLimitsOf } from './builtin-limits'
 import type { MemoryActivitySink } from './activity-types'
 import { MANAGER_LOGGER, memoryLogger, type MemoryLogSink } from './log'
 import { errorText } from './manager-support'
@@ -15,6 +16,9 @@ export interface MemoryConfig {
   provider?: string | null
   memory_enabled?: boolean
   user_profile_enabled?: boolean
+  /** Char limits of MEMORY.md / USER.md; upstream reads them with `int()` (memoryLimitsOf). */
+  memory_char_limit?: unknown
+  user_char_limit?: unknown
 }
 
 export interface StartupNotice {
@@ -58,7 +62,11 @@ export async function buildMemoryManagerForAgent(
   const manager = new MemoryManager({ activity: options.activity, log: options.log })
   if (memory.memory_enabled !== false) {
     manager.addProvider(
-      new BuiltinMemoryProvider({ userProfileEnabled: memory.user_profile_enabled, ...options.builtin })
+      new BuiltinMemoryProvider({
+        userProfileEnabled: memory.user_profile_enabled,
+        limits: memoryLimitsOf(config as Record<string, unknown> | null | undefined),
+        ...options.builtin
+      })
     )
   }
 

@@ -2,50 +2,79 @@
  * The built-in memory store: `<home>/memories/MEMORY.md` and `USER.md`, entries separated by `\n§\n`
  * (upstream-compatible, so the same files work with upstream Hermes). Every function takes the home
  * explicitly: nothing here consults the ambient scope, so a call can only touch the home it names.
+ *
+ * Read as upstream reads: line ends as Python's universal newlines, split on the delimiter, `str.strip()` each entry, drop empties, keep the first of duplicates. Every
+ * read-modify-write holds upstream's own lock (flock on `MEMORY.md.lock` / `USER.md.lock`), so a concurrent
+ * `hermes` session's write is never lost. A rewrite keeps the file's mode (upstream's are 0600).
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CaduceusError } from '@shared/contract'
+import { pyLen, pyStrip } from '@shared/contract/py-text'
+import { loadConfig } from '../config'
+import { withFlock } from '../scope'
+import {
+  blockedMessage,
+  ENTRY_DELIMITER,
+  entriesSize,
+  memoryLimitsOf,
+  usageOf,
+  type MemoryLimits
+} from './builtin-limits'
 
-const ENTRY_DELIMITER = '\n§\n'
 export type MemoryTarget = 'memory' | 'user'
 export const MEMORY_TARGETS: readonly MemoryTarget[] = ['memory', 'user']
 
-function memoryFile(home: string, target: MemoryTarget): string {
-  return join(home, 'memories', target === 'user' ? 'USER.md' : 'MEMORY.md')
+export const memoryFileName = (target: MemoryTarget) => (target === 'user' ? 'USER.md' : 'MEMORY.md')
+export function memoryFile(home: string, target: MemoryTarget): string {
+  return join(home, 'memories', memoryFileName(target))
 }
 
-function parseEntries(text: string): string[] {
+function splitEntries(text: string): string[] {
   return text
-    .replace(/\r\n/g, '\n')
     .split(ENTRY_DELIMITER)
-    .map((e) => e.trim())
+    .map(pyStrip)
     .filter((e) => e.length > 0)
 }
 
-function serializeEntries(entries: readonly string[]): string {
-  return entries.join(ENTRY_DELIMITER)
-}
+/** Python's universal newlines, as upstream's `read_text()` reads: CRLF and a lone CR are line ends. */
+const universalNewlines = (s: string) => s.replace(/\r\n?/g, '\n')
 
-/** Entries of one target; a missing file is an empty store. */
-export function readEntries(home: string, target: MemoryTarget): string[] {
-  assertTarget(target)
+/** Stored text of `target` as upstream reads it, null when there is no file. */
+function readRaw(home: string, target: MemoryTarget): string | null {
   try {
-    return parseEntries(readFileSync(memoryFile(home, target), 'utf8'))
+    return universalNewlines(readFileSync(memoryFile(home, target), 'utf8'))
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return []
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null
     throw err
   }
 }
 
-/** Write temp + rename: a reader (or upstream Hermes in another process) never sees half a file. */
+/** Entries of one target; a missing file is an empty store. Duplicates keep their first place only. */
+export function readEntries(home: string, target: MemoryTarget): string[] {
+  assertTarget(target)
+  const raw = readRaw(home, target)
+  return raw === null ? [] : [...new Set(splitEntries(raw))]
+}
+
+/**
+ * Temp + rename: a reader (or upstream Hermes in another process) never sees half a file. The file keeps its
+ * mode; a new one is 0600, as upstream's temp-file write makes it.
+ */
 export function writeEntries(home: string, target: MemoryTarget, entries: readonly string[]): void {
   assertTarget(target)
   const file = memoryFile(home, target)
   mkdirSync(join(home, 'memories'), { recursive: true })
+  let mode = 0o600
+  try {
+    mode = statSync(file).mode & 0o7777
+  } catch {
+    // No file yet: upstream's mode.
+  }
   const tmp = `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`
   try {
-    writeFileSync(tmp, serializeEntries(entries), 'utf8')
+    writeFileSync(tmp, entries.join(ENTRY_DELIMITER), { encoding: 'utf8', mode })
+    chmodSync(tmp, mode) // the umask narrowed writeFileSync's mode
     renameSync(tmp, file)
   } catch (err) {
     rmSync(tmp, { force: true })
@@ -53,11 +82,60 @@ export function writeEntries(home: string, target: MemoryTarget, entries: readon
   }
 }
 
+/** How long a memory write waits for another process's lock before it is refused. */
+const LOCK_WAIT_MS = 30_000
+const lockWait = () => Number(process.env.CADUCEUS_MEMORY_LOCK_WAIT_MS) || LOCK_WAIT_MS
+
+/** Run `fn` under upstream's lock for `target` (`memories/<FILE>.lock`): read, change and write inside it. */
+export async function withMemoryLock<T>(home: string, target: MemoryTarget, fn: () => T): Promise<T> {
+  assertTarget(target)
+  mkdirSync(join(home, 'memories'), { recursive: true })
+  const lockFile = `${memoryFile(home, target)}.lock`
+  const waitMs = lockWait()
+  return withFlock(lockFile, fn, {
+    waitMs,
+    mode: 0o644, // as upstream's open(…, "a+") leaves it under the usual umask
+    onTimeout: () =>
+      new CaduceusError(
+        'unavailable',
+        `${memoryFileName(target)} is locked by another process for more than ${Math.round(waitMs / 1000)} s; nothing was changed — try again`
+      ),
+    onFailure: (why) => new CaduceusError('internal', `could not lock ${memoryFileName(target)}: ${why}`)
+  })
+}
+
+/**
+ * Upstream refuses to rewrite a file whose text would not survive its own parse + join (hand edits, a shell
+ * append) or that holds an entry longer than the whole store's limit: the rewrite would drop
+ * content. It saves the file as `<FILE>.bak.<unix seconds>` and refuses; so does Caduceus, so a write from either
+ * program never destroys what the other would keep. Returns the backup's path, or null when the file is clean.
+ */
+export function driftBackup(home: string, target: MemoryTarget, limit: number): string | null {
+  const raw = readRaw(home, target)
+  if (raw === null || !pyStrip(raw)) return null
+  const parsed = splitEntries(raw)
+  const longest = Math.max(0, ...parsed.map(pyLen))
+  if (pyStrip(raw) === parsed.join(ENTRY_DELIMITER) && longest <= limit) return null
+  const bak = `${memoryFile(home, target)}.bak.${Math.floor(Date.now() / 1000)}`
+  try {
+    writeFileSync(bak, raw, 'utf8')
+  } catch {
+    return `${bak} (BACKUP FAILED — file unchanged on disk)`
+  }
+  return bak
+}
+
+export const driftMessage = (target: MemoryTarget, bak: string) =>
+  `Refusing to rewrite ${memoryFileName(target)}: the file holds text that would not survive a rewrite (a hand ` +
+  `edit, a shell append, or an entry longer than the whole store's limit). Its current text ` +
+  `was saved to ${bak}. Make the file a clean list of entries separated by lines holding only '§', then retry.`
+
 /** An entry may not contain the delimiter: it would split into two entries on the next read. */
 export function normalizeEntry(content: string): string {
-  const text = content.replace(/\r\n/g, '\n').trim()
+  const text = pyStrip(content)
   if (!text) throw new CaduceusError('invalid_input', 'entry text is required', 'content')
-  if (text.includes(ENTRY_DELIMITER) || text === '§')
+  const read = universalNewlines(text)
+  if (read.includes(ENTRY_DELIMITER) || pyStrip(read) === '§')
     throw new CaduceusError('invalid_input', "entry text may not contain a line holding only '§'", 'content')
   return text
 }
@@ -67,29 +145,41 @@ export type EntryEdit =
   | { op: 'replace'; target: MemoryTarget; index: number; content: string }
   | { op: 'remove'; target: MemoryTarget; index: number }
 
-/** UI edit by index, strictly within `home`. Returns the new list. */
-export function editEntry(home: string, edit: EntryEdit): string[] {
-  const entries = readEntries(home, edit.target)
-  if (edit.op !== 'add' && (!Number.isInteger(edit.index) || edit.index < 0 || edit.index >= entries.length)) {
-    throw new CaduceusError('not_found', `no ${edit.target} entry at index ${edit.index}`, 'index')
+/**
+ * UI edit by index, strictly within `home`, under the same lock, size limit (config.yaml's), threat scan and
+ * rewrite guard as the memory tool. Returns the new list; a refusal is a CaduceusError the page shows.
+ */
+export async function editEntry(home: string, edit: EntryEdit, limits?: MemoryLimits): Promise<string[]> {
+  assertTarget(edit.target)
+  const limit = (limits ?? memoryLimitsOf(loadConfig(home).raw))[edit.target]
+  const text = edit.op === 'remove' ? '' : normalizeEntry(edit.content)
+  if (edit.op !== 'remove') {
+    const blocked = blockedMessage(text)
+    if (blocked) throw new CaduceusError('invalid_input', blocked, 'content')
   }
-  switch (edit.op) {
-    case 'add': {
-      const text = normalizeEntry(edit.content)
-      if (!entries.includes(text)) entries.push(text)
-      break
+  return withMemoryLock(home, edit.target, () => {
+    const entries = readEntries(home, edit.target)
+    if (edit.op !== 'add') {
+      if (!Number.isInteger(edit.index) || edit.index < 0 || edit.index >= entries.length)
+        throw new CaduceusError('not_found', `no ${edit.target} entry at index ${edit.index}`, 'index')
+      const bak = driftBackup(home, edit.target, limit)
+      if (bak) throw new CaduceusError('conflict', driftMessage(edit.target, bak))
     }
-    case 'replace':
-      entries[edit.index] = normalizeEntry(edit.content)
-      break
-    case 'remove':
-      entries.splice(edit.index, 1)
-      break
-    default:
-      throw new CaduceusError('invalid_input', 'unknown edit op', 'op')
-  }
-  writeEntries(home, edit.target, entries)
-  return entries
+    const next = [...entries]
+    if (edit.op === 'add') {
+      if (next.includes(text)) return next
+      next.push(text)
+    } else if (edit.op === 'replace') next[edit.index] = text
+    else next.splice(edit.index, 1)
+    if (edit.op !== 'remove' && entriesSize(next) > limit)
+      throw new CaduceusError(
+        'invalid_input',
+        `${edit.target === 'user' ? 'User profile' : 'Memory'} would be at ${usageOf(next, limit, false)} chars, over its limit (memory.${edit.target}_char_limit in config.yaml). Shorten this entry or remove others first.`,
+        'content'
+      )
+    writeEntries(home, edit.target, next)
+    return next
+  })
 }
 
 function assertTarget(target: string): asserts target is MemoryTarget {

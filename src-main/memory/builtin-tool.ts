@@ -1,18 +1,26 @@
 /**
  * The built-in `memory` tool (upstream-shaped): add / replace / remove entries in MEMORY.md (the
  * agent's notes) or USER.md (what it knows about the user). Replace and remove find the entry by a
- * unique substring (`old_text`), as upstream does, because the model never sees entry indices.
+ * unique substring (`old_text`), as upstream does, because the model never sees entry indices. Same verdicts
+ * as upstream's tool over the same files: the limits from config.yaml, the threat scan, exact duplicates (an
+ * add is a no-op, a replace or remove of identical entries takes the first), the rewrite guard (driftBackup),
+ * and the lock around each read-modify-write.
  */
 import { CaduceusError } from '@shared/contract'
-import { normalizeEntry, readEntries, writeEntries, type MemoryTarget } from './builtin-store'
+import { pyLen, pyStrip } from '@shared/contract/py-text'
 import { errorMessage } from '@shared/contract/errors'
+import {
+  driftBackup,
+  driftMessage,
+  normalizeEntry,
+  readEntries,
+  withMemoryLock,
+  writeEntries,
+  type MemoryTarget
+} from './builtin-store'
+import { blockedMessage, DEFAULT_MEMORY_LIMITS, entriesSize, usageOf, type MemoryLimits } from './builtin-limits'
 
 export const MEMORY_TOOL_NAME = 'memory'
-export interface MemoryLimits {
-  memory: number
-  user: number
-}
-export const DEFAULT_MEMORY_LIMITS: MemoryLimits = { memory: 2_200, user: 1_375 }
 
 export const MEMORY_TOOL_SCHEMA = {
   name: MEMORY_TOOL_NAME,
@@ -41,68 +49,88 @@ export const MEMORY_TOOL_SCHEMA = {
   }
 }
 
-const size = (entries: string[]) => entries.reduce((n, e, i) => n + e.length + (i ? 3 : 0), 0)
-
-export function usage(entries: string[], limit: number): string {
-  const used = size(entries)
-  return `${Math.min(100, Math.round((used / limit) * 100))}% — ${used.toLocaleString('en-US')}/${limit.toLocaleString('en-US')} chars`
-}
-
-const fail = (error: string) => JSON.stringify({ success: false, error })
+type Reply = Record<string, unknown>
+const fail = (error: string, extra: Reply = {}): Reply => ({ success: false, error, ...extra })
 
 /** Runs one memory tool call against `home`'s store. Returns the JSON result string; never throws. */
-export function runMemoryTool(
+export async function runMemoryTool(
   home: string,
   args: Record<string, unknown>,
   limits: MemoryLimits = DEFAULT_MEMORY_LIMITS
-): string {
-  const { action, old_text: oldText } = args
+): Promise<string> {
+  try {
+    return JSON.stringify(await memoryCall(home, args, limits))
+  } catch (err) {
+    return JSON.stringify(fail(err instanceof CaduceusError ? err.message : `memory store error: ${errorMessage(err)}`))
+  }
+}
+
+async function memoryCall(home: string, args: Record<string, unknown>, limits: MemoryLimits): Promise<Reply> {
+  const { action } = args
   const target = args.target ?? 'memory'
   if (target !== 'memory' && target !== 'user') return fail("target must be 'memory' or 'user'")
   if (action !== 'add' && action !== 'replace' && action !== 'remove')
     return fail("action must be 'add', 'replace' or 'remove'")
   const limit = limits[target]
-  try {
-    const entries = readEntries(home, target)
-    if (action === 'add') {
-      const text = normalizeEntry(String(args.content ?? ''))
+  const label = target === 'user' ? 'User profile' : 'Memory'
+  const over = (entries: string[]) => ({ current_entries: entries, usage: usageOf(entries, limit, false) })
+
+  let text = ''
+  if (action !== 'remove') {
+    text = normalizeEntry(String(args.content ?? ''))
+    const blocked = blockedMessage(text)
+    if (blocked) return fail(blocked)
+  }
+  if (action === 'add') {
+    return withMemoryLock(home, target, () => {
+      const entries = readEntries(home, target)
       if (entries.includes(text)) return done(target, entries, limit, 'Entry already exists; nothing added.')
       const next = [...entries, text]
-      if (size(next) > limit) {
+      if (entriesSize(next) > limit)
         return fail(
-          `${target === 'user' ? 'User profile' : 'Memory'} at ${size(entries)}/${limit} chars. Adding this entry (${text.length} chars) would exceed the limit. Replace or remove existing entries first.`
+          `${label} at ${usageOf(entries, limit, false)} chars. Adding this entry (${pyLen(text)} chars) would exceed the limit. Replace or remove existing entries first.`,
+          over(entries)
         )
-      }
       writeEntries(home, target, next)
       return done(target, next, limit, 'Entry added.')
-    }
-    if (typeof oldText !== 'string' || !oldText.trim()) return fail(`old_text is required for ${action}`)
-    const matches = entries.map((e, i) => (e.includes(oldText.trim()) ? i : -1)).filter((i) => i >= 0)
-    if (matches.length === 0) return fail(`No ${target} entry contains the given old_text.`)
-    if (matches.length > 1) return fail(`old_text matches ${matches.length} entries; give a longer, unique substring.`)
+    })
+  }
+  const oldText = typeof args.old_text === 'string' ? pyStrip(args.old_text) : ''
+  if (!oldText) return fail(`old_text is required for ${action}`)
+  return withMemoryLock(home, target, () => {
+    const bak = driftBackup(home, target, limit)
+    if (bak) return fail(driftMessage(target, bak), { drift_backup: bak })
+    const entries = readEntries(home, target)
+    const matches = entries.map((e, i) => (e.includes(oldText) ? i : -1)).filter((i) => i >= 0)
+    if (matches.length === 0)
+      return fail(`No ${target} entry contains the given old_text.`, { current_entries: entries })
+    // Several matches are fine when they are one text repeated: the first is the one changed.
+    if (new Set(matches.map((i) => entries[i])).size > 1)
+      return fail(`old_text matches ${matches.length} entries; give a longer, unique substring.`)
     const next = [...entries]
     if (action === 'remove') {
       next.splice(matches[0]!, 1)
       writeEntries(home, target, next)
       return done(target, next, limit, 'Entry removed.')
     }
-    next[matches[0]!] = normalizeEntry(String(args.content ?? ''))
-    if (size(next) > limit)
-      return fail(`Replacing would put ${target} at ${size(next)}/${limit} chars, over the limit. Shorten the entry.`)
+    next[matches[0]!] = text
+    if (entriesSize(next) > limit)
+      return fail(
+        `Replacing would put ${target} at ${usageOf(next, limit, false)} chars, over the limit. Shorten the entry.`,
+        over(entries)
+      )
     writeEntries(home, target, next)
     return done(target, next, limit, 'Entry replaced.')
-  } catch (err) {
-    return fail(err instanceof CaduceusError ? err.message : `memory store error: ${errorMessage(err)}`)
-  }
+  })
 }
 
-function done(target: MemoryTarget, entries: string[], limit: number, message: string): string {
-  return JSON.stringify({
+function done(target: MemoryTarget, entries: string[], limit: number, message: string): Reply {
+  return {
     success: true,
     target,
     message,
     entries,
     entry_count: entries.length,
-    usage: usage(entries, limit)
-  })
+    usage: usageOf(entries, limit)
+  }
 }

@@ -13,10 +13,10 @@ import { runMemoryTool } from './builtin-tool'
 import { MemoryManager } from './manager'
 import { makeHomes } from './test-fixtures/harness'
 
-const tool = (home: string, args: Record<string, unknown>) => JSON.parse(runMemoryTool(home, args))
+const tool = async (home: string, args: Record<string, unknown>) => JSON.parse(await runMemoryTool(home, args))
 
 describe('built-in memory store', () => {
-  it('reads an upstream-written MEMORY.md and writes back byte-compatible `\\n§\\n` separated entries', () => {
+  it('reads an upstream-written MEMORY.md and writes back byte-compatible `\\n§\\n` separated entries', async () => {
     const { alpha } = makeHomes()
     mkdirSync(join(alpha, 'memories'), { recursive: true })
     writeFileSync(
@@ -28,7 +28,9 @@ describe('built-in memory store', () => {
       'Project uses pnpm, not npm\nmulti-line ok',
       'Prefers terse answers'
     ])
-    expect(tool(alpha, { action: 'add', target: 'memory', content: 'Tests live beside code' }).success).toBe(true)
+    expect((await tool(alpha, { action: 'add', target: 'memory', content: 'Tests live beside code' })).success).toBe(
+      true
+    )
     expect(readFileSync(memoryFile(alpha), 'utf8')).toBe(
       [
         'User runs Debian 12',
@@ -37,57 +39,70 @@ describe('built-in memory store', () => {
         'Tests live beside code'
       ].join('\n§\n')
     )
-    expect(readdirSync(join(alpha, 'memories')).sort()).toEqual(['MEMORY.md']) // temp file renamed away
+    expect(readdirSync(join(alpha, 'memories')).sort()).toEqual(['MEMORY.md', 'MEMORY.md.lock']) // temp file renamed away; upstream's lock file stays, as upstream leaves it
   })
 
-  it('memory tool: add / replace / remove by unique substring, duplicates, limits and bad input', () => {
+  it('memory tool: add / replace / remove by unique substring, duplicates, limits and bad input', async () => {
     const { alpha } = makeHomes()
-    expect(tool(alpha, { action: 'add', target: 'user', content: 'Name: Ada' })).toMatchObject({
+    expect(await tool(alpha, { action: 'add', target: 'user', content: 'Name: Ada' })).toMatchObject({
       success: true,
       entries: ['Name: Ada'],
       entry_count: 1
     })
-    expect(tool(alpha, { action: 'add', target: 'user', content: 'Name: Ada' }).message).toContain('already exists')
-    tool(alpha, { action: 'add', target: 'user', content: 'Timezone: UTC+1' })
+    expect((await tool(alpha, { action: 'add', target: 'user', content: 'Name: Ada' })).message).toContain(
+      'already exists'
+    )
+    await tool(alpha, { action: 'add', target: 'user', content: 'Timezone: UTC+1' })
     expect(
-      tool(alpha, { action: 'replace', target: 'user', old_text: 'Timezone', content: 'Timezone: UTC+2' }).entries
+      (await tool(alpha, { action: 'replace', target: 'user', old_text: 'Timezone', content: 'Timezone: UTC+2' }))
+        .entries
     ).toEqual(['Name: Ada', 'Timezone: UTC+2'])
-    expect(tool(alpha, { action: 'remove', target: 'user', old_text: 'Name' }).entries).toEqual(['Timezone: UTC+2'])
-    expect(tool(alpha, { action: 'remove', target: 'user', old_text: 'absent' })).toMatchObject({ success: false })
-    tool(alpha, { action: 'add', target: 'user', content: 'Timezone note: DST' })
-    expect(tool(alpha, { action: 'remove', target: 'user', old_text: 'Timezone' }).error).toContain('matches 2 entries')
-    expect(tool(alpha, { action: 'add', target: 'memory', content: 'x'.repeat(3_000) }).error).toContain(
+    expect((await tool(alpha, { action: 'remove', target: 'user', old_text: 'Name' })).entries).toEqual([
+      'Timezone: UTC+2'
+    ])
+    expect(await tool(alpha, { action: 'remove', target: 'user', old_text: 'absent' })).toMatchObject({
+      success: false
+    })
+    await tool(alpha, { action: 'add', target: 'user', content: 'Timezone note: DST' })
+    expect((await tool(alpha, { action: 'remove', target: 'user', old_text: 'Timezone' })).error).toContain(
+      'matches 2 entries'
+    )
+    expect((await tool(alpha, { action: 'add', target: 'memory', content: 'x'.repeat(3_000) })).error).toContain(
       'would exceed the limit'
     )
-    expect(tool(alpha, { action: 'add', target: 'memory', content: 'a\n§\nb' }).success).toBe(false)
-    expect(tool(alpha, { action: 'fly', target: 'memory' }).success).toBe(false)
-    expect(tool(alpha, { action: 'add', target: 'diary', content: 'x' }).success).toBe(false)
-    expect(tool(alpha, { action: 'add', target: 'memory', content: '   ' }).success).toBe(false)
+    expect((await tool(alpha, { action: 'add', target: 'memory', content: 'a\n§\nb' })).success).toBe(false)
+    expect((await tool(alpha, { action: 'fly', target: 'memory' })).success).toBe(false)
+    expect((await tool(alpha, { action: 'add', target: 'diary', content: 'x' })).success).toBe(false)
+    expect((await tool(alpha, { action: 'add', target: 'memory', content: '   ' })).success).toBe(false)
     expect(readEntries(alpha, 'memory')).toEqual([])
   })
 
-  it('UI edits by index touch only the given home and return the new list', () => {
+  it('UI edits by index touch only the given home and return the new list', async () => {
     const { alpha, beta } = makeHomes()
-    editEntry(beta, { op: 'add', target: 'memory', content: 'beta fact' })
-    expect(editEntry(alpha, { op: 'add', target: 'memory', content: 'first' })).toEqual(['first'])
-    expect(editEntry(alpha, { op: 'add', target: 'memory', content: 'second' })).toEqual(['first', 'second'])
-    expect(editEntry(alpha, { op: 'replace', target: 'memory', index: 0, content: 'first, edited' })).toEqual([
+    await editEntry(beta, { op: 'add', target: 'memory', content: 'beta fact' })
+    expect(await editEntry(alpha, { op: 'add', target: 'memory', content: 'first' })).toEqual(['first'])
+    expect(await editEntry(alpha, { op: 'add', target: 'memory', content: 'second' })).toEqual(['first', 'second'])
+    expect(await editEntry(alpha, { op: 'replace', target: 'memory', index: 0, content: 'first, edited' })).toEqual([
       'first, edited',
       'second'
     ])
-    expect(editEntry(alpha, { op: 'remove', target: 'memory', index: 1 })).toEqual(['first, edited'])
+    expect(await editEntry(alpha, { op: 'remove', target: 'memory', index: 1 })).toEqual(['first, edited'])
     expect(readEntries(beta, 'memory')).toEqual(['beta fact'])
-    expect(() => editEntry(alpha, { op: 'remove', target: 'memory', index: 5 })).toThrow(CaduceusError)
-    expect(() => editEntry(alpha, { op: 'replace', target: 'memory', index: 0, content: 'x\n§\ny' })).toThrow(/'§'/)
-    expect(() => editEntry(alpha, { op: 'add', target: 'nope' as 'memory', content: 'x' })).toThrow(CaduceusError)
+    await expect(editEntry(alpha, { op: 'remove', target: 'memory', index: 5 })).rejects.toThrow(CaduceusError)
+    await expect(editEntry(alpha, { op: 'replace', target: 'memory', index: 0, content: 'x\n§\ny' })).rejects.toThrow(
+      /'§'/
+    )
+    await expect(editEntry(alpha, { op: 'add', target: 'nope' as 'memory', content: 'x' })).rejects.toThrow(
+      CaduceusError
+    )
     expect(readEntries(alpha, 'user')).toEqual([])
   })
 
   it('provider: binds to its initialize home, injects a session-stable snapshot into the system prompt', async () => {
     const { alpha, beta } = makeHomes()
-    editEntry(alpha, { op: 'add', target: 'memory', content: 'alpha note' })
-    editEntry(alpha, { op: 'add', target: 'user', content: 'alpha user' })
-    editEntry(beta, { op: 'add', target: 'memory', content: 'beta note' })
+    await editEntry(alpha, { op: 'add', target: 'memory', content: 'alpha note' })
+    await editEntry(alpha, { op: 'add', target: 'user', content: 'alpha user' })
+    await editEntry(beta, { op: 'add', target: 'memory', content: 'beta note' })
     const m = new MemoryManager()
     m.addProvider(new BuiltinMemoryProvider())
     await m.initializeAll('s1', { hermesHome: alpha, platform: 'desk' })
@@ -108,7 +123,7 @@ describe('built-in memory store', () => {
     expect(noUser.systemPromptBlock()).not.toContain('alpha user')
     expect(
       JSON.parse(
-        new BuiltinMemoryProvider().handleToolCall('memory', { action: 'add', target: 'memory', content: 'x' })
+        await new BuiltinMemoryProvider().handleToolCall('memory', { action: 'add', target: 'memory', content: 'x' })
       ).success
     ).toBe(false)
   })

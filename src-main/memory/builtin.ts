@@ -2,17 +2,13 @@
  * Built-in memory provider: the `memory` tool plus a system-prompt block with the profile's entries.
  * The block is a snapshot taken at initialize (and at a session switch) rather than re-read every turn,
  * so the system prompt stays byte-stable within a session and provider prefix caches keep hitting;
- * writes land on disk at once and show up in the next session's prompt.
+ * writes land on disk at once and show up in the next session's prompt. An entry that looks like an injection
+ * reaches the prompt as a [BLOCKED: …] notice instead (promptEntries), and the header's usage counts what the
+ * prompt carries, as upstream's does.
  */
-import { readEntries, type MemoryTarget } from './builtin-store'
-import {
-  DEFAULT_MEMORY_LIMITS,
-  MEMORY_TOOL_NAME,
-  MEMORY_TOOL_SCHEMA,
-  runMemoryTool,
-  usage,
-  type MemoryLimits
-} from './builtin-tool'
+import { memoryFileName, readEntries, type MemoryTarget } from './builtin-store'
+import { DEFAULT_MEMORY_LIMITS, ENTRY_DELIMITER, promptEntries, usageOf, type MemoryLimits } from './builtin-limits'
+import { MEMORY_TOOL_NAME, MEMORY_TOOL_SCHEMA, runMemoryTool } from './builtin-tool'
 import {
   BUILTIN_PROVIDER_NAME,
   MemoryProvider,
@@ -22,6 +18,7 @@ import {
 } from './provider'
 
 export interface BuiltinMemoryOptions {
+  /** config.yaml's `memory.memory_char_limit` / `user_char_limit` (memoryLimitsOf); upstream's defaults otherwise. */
   limits?: Partial<MemoryLimits>
   /** Include USER.md in the prompt (upstream `memory.user_profile_enabled`). */
   userProfileEnabled?: boolean
@@ -64,7 +61,7 @@ export class BuiltinMemoryProvider extends MemoryProvider {
     return [MEMORY_TOOL_SCHEMA]
   }
 
-  handleToolCall(toolName: string, args: Record<string, unknown>, _kwargs?: ToolCallKwargs): string {
+  async handleToolCall(toolName: string, args: Record<string, unknown>, _kwargs?: ToolCallKwargs): Promise<string> {
     if (toolName !== MEMORY_TOOL_NAME) return JSON.stringify({ success: false, error: `unknown tool '${toolName}'` })
     if (!this.home) return JSON.stringify({ success: false, error: 'memory is not initialized for this profile' })
     return runMemoryTool(this.home, args, this.limits)
@@ -74,10 +71,10 @@ export class BuiltinMemoryProvider extends MemoryProvider {
     const targets: MemoryTarget[] = this.userProfileEnabled ? ['memory', 'user'] : ['memory']
     return targets
       .filter((t) => this.snapshot[t].length > 0)
-      .map(
-        (t) =>
-          `${RULE}\n${HEADERS[t]} [${usage(this.snapshot[t], this.limits[t])}]\n${RULE}\n${this.snapshot[t].join('\n§\n')}`
-      )
+      .map((t) => {
+        const entries = promptEntries(this.snapshot[t], memoryFileName(t))
+        return `${RULE}\n${HEADERS[t]} [${usageOf(entries, this.limits[t])}]\n${RULE}\n${entries.join(ENTRY_DELIMITER)}`
+      })
       .join('\n\n')
   }
 

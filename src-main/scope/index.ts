@@ -14,3 +14,4 @@ export {
 } from './scope'
 export { runInProfileScope } from './profile-scope'
 export { homeKey, profileNameForHome, setDefaultRoot, getDefaultRoot, profileHome, isValidProfileName } from './homes'
+export { withFlock } from './flock'

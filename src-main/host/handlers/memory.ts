@@ -9,9 +9,9 @@ export function memoryHandlers(s: Services, hub: MemoryActivityHub): MemoryHandl
   return {
     'memory.events': (q) => ({ items: hub.listEvents(q) }),
     'memory.entries': ({ profile, target }) => ({ profile, target, entries: readEntries(s.homeOf(profile), target) }),
-    'memory.edit': (edit) => {
+    'memory.edit': async (edit) => {
       const started = performance.now()
-      const entries = editEntry(s.homeOf(edit.profile), edit)
+      const entries = await editEntry(s.homeOf(edit.profile), edit)
       // UI edits are memory writes too: they belong in that profile's activity feed.
       hub.get(edit.profile)?.record({
         provider: 'builtin',

@@ -1,0 +1,85 @@
+/**
+ * What the built-in store may hold and how it reports it: the char limits from config.yaml
+ * (`memory.memory_char_limit` / `memory.user_char_limit`), the usage line, and the threat scan a memory
+ * write and the prompt snapshot go through. Sizes are code points (Python's `len`), as upstream counts them,
+ * so a file is full at the same point under both programs.
+ */
+import { pyLen, pyStrip } from '@shared/contract/py-text'
+import { scanForThreats } from '@shared/contract/threat-scan'
+
+export const ENTRY_DELIMITER = '\n§\n'
+
+export interface MemoryLimits {
+  memory: number
+  user: number
+}
+export const DEFAULT_MEMORY_LIMITS: MemoryLimits = { memory: 2_200, user: 1_375 }
+
+/** The entries' joined size in code points. */
+export const entriesSize = (entries: readonly string[]) =>
+  entries.length === 0 ? 0 : pyLen(entries.join(ENTRY_DELIMITER))
+
+/** Python's `int(v)` for what a YAML value can be; null where Python raises. */
+function pyInt(v: unknown): number | null {
+  if (typeof v === 'boolean') return v ? 1 : 0
+  if (typeof v === 'number') return Number.isFinite(v) ? Math.trunc(v) : null
+  if (typeof v === 'bigint') return Number(v)
+  if (typeof v !== 'string') return null
+  // int('4000'), int(' +4_000 '): sign, digits, single underscores between digits, whitespace around.
+  const m = /^([+-]?)(\d+(?:_\d+)*)$/.exec(pyStrip(v))
+  return m ? Number(m[1] + m[2]!.replaceAll('_', '')) : null
+}
+
+/**
+ * The limits upstream's on-disk store uses for this config (`int()` of each value, defaults when absent). As
+ * upstream, the first value `int()` refuses ends the reading: a bad memory limit leaves both at their defaults.
+ */
+export function memoryLimitsOf(config: Record<string, unknown> | null | undefined): MemoryLimits {
+  const section = config?.memory
+  const mem = typeof section === 'object' && section !== null && !Array.isArray(section) ? section : {}
+  const out = { ...DEFAULT_MEMORY_LIMITS }
+  for (const [target, key] of [
+    ['memory', 'memory_char_limit'],
+    ['user', 'user_char_limit']
+  ] as const) {
+    const raw = (mem as Record<string, unknown>)[key]
+    if (raw === undefined) continue
+    const n = pyInt(raw)
+    if (n === null) break
+    out[target] = n
+  }
+  return out
+}
+
+const grouped = (n: number) => n.toLocaleString('en-US')
+
+/** `12% — 264/2,200 chars` (or just `264/2,200` without the percent): floored, capped at 100. */
+export function usageOf(entries: readonly string[], limit: number, withPercent = true): string {
+  const used = entriesSize(entries)
+  if (!withPercent) return `${grouped(used)}/${grouped(limit)}`
+  const pct = limit > 0 ? Math.min(100, Math.floor((used / limit) * 100)) : 0
+  return `${pct}% — ${grouped(used)}/${grouped(limit)} chars`
+}
+
+/** The refusal for a memory write whose text looks like an injection, or null when it is clean. */
+export function blockedMessage(text: string): string | null {
+  const first = scanForThreats(text, 'strict')[0]
+  if (!first) return null
+  if (first.startsWith('invisible_unicode_'))
+    return `Blocked: content contains invisible unicode character ${first.slice('invisible_unicode_'.length)} (possible injection).`
+  return `Blocked: content matches threat pattern '${first}'. Content is injected into the system prompt and must not contain injection or exfiltration payloads.`
+}
+
+/**
+ * The entries as the prompt snapshot carries them: one that looks like an injection (written by hand, by
+ * another program, or before scanning existed) is replaced by a notice naming what matched, so it never reaches
+ * the model; the file keeps it for the user to see and remove.
+ */
+export function promptEntries(entries: readonly string[], fileName: string): string[] {
+  return entries.map((entry) => {
+    if (!entry || entry.startsWith('[BLOCKED:')) return entry
+    const findings = scanForThreats(entry, 'strict')
+    if (findings.length === 0) return entry
+    return `[BLOCKED: ${fileName} entry contained threat pattern(s): ${findings.join(', ')}. Removed from system prompt; use memory(action=remove) to delete the original.]`
+  })
+}
