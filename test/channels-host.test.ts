@@ -161,7 +161,9 @@ describe('a cron job with its own provider fields', () => {
     const home = mkdtempSync(join(tmpdir(), 'cad-cron-provider-'))
     writeFileSync(
       join(home, 'config.yaml'),
-      `model:\n  default: profile-model\n  provider: openrouter\n  base_url: ${profileEndpoint.baseUrl}\n`
+      // A keyed custom endpoint, as upstream's setup writes one (the key in model.api_key: upstream sends no
+      // OPENROUTER_API_KEY to a host that is not openrouter.ai, whatever the provider says).
+      `model:\n  default: profile-model\n  provider: custom\n  base_url: ${profileEndpoint.baseUrl}\n  api_key: sk-profile-0001\n`
     )
     writeFileSync(join(home, '.env'), 'OPENROUTER_API_KEY=sk-or-profile\n', { mode: 0o600 })
     mkdirSync(join(home, 'cron'))
