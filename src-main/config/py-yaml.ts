@@ -10,7 +10,7 @@
  * Written back, an untouched scalar keeps the spelling it had (`060` stays `060`, not `48`), and a new string that
  * PyYAML would read as something else (`'1_000'`, `'1:30'`, `'2024-01-02'`, `'no'`) is quoted.
  */
-import { parseDocument, Scalar, type Document, type ScalarTag, type Tags, type ToStringOptions } from 'yaml'
+import { parseDocument, Scalar, type Document, type ScalarTag, type Tags } from 'yaml'
 
 const BOOL = 'tag:yaml.org,2002:bool'
 const INT = 'tag:yaml.org,2002:int'
@@ -168,6 +168,3 @@ export function parsePyYaml(text: string): Document.Parsed {
     uniqueKeys: false
   })
 }
-
-/** Written back without re-wrapping long lines or re-spacing flow mappings the user wrote. */
-export const PY_YAML_WRITE: ToStringOptions = { lineWidth: 0, flowCollectionPadding: false }
