@@ -4,7 +4,7 @@ YAML 1.1 safe loader) on one config whose values are the words people write for 
 
 Usage: /usr/bin/python3 scripts/golden/config_scalars.py   (HERMES_UPSTREAM, default /work/upstream)
 Writes test/fixtures/upstream/config-scalars/{config.yaml, upstream.json}; read by src-main/config/config.test.ts.
-Left out on purpose: YAML 1.1's octal (017), sexagesimal (1:30), 1_000 and dates, which Caduceus reads as YAML 1.2 does.
+YAML 1.1's octal, sexagesimal, 1_000 and dates, repeated keys and merge keys: scripts/golden/config_load.py.
 """
 import json
 import os

@@ -5,8 +5,10 @@
  */
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseDocument, type ScalarTag, type Tags } from 'yaml'
 import { errorMessage } from '@shared/contract/errors'
+import { envPath, readEnvFile, rememberSecretValues } from '../secrets'
+import { parsePyYaml } from './py-yaml'
+import { envRefNames, expandEnvRefs, normaliseLegacyKeys } from './upstream-rewrites'
 
 export type RawConfig = Record<string, unknown>
 
@@ -29,7 +31,17 @@ export function configPath(home: string): string {
   return join(home, 'config.yaml')
 }
 
-const memo = new Map<string, { stamp: string; loaded: LoadedConfig }>()
+/**
+ * One file's read: the parsed and normalised mapping (stat-stamped), the `${VAR}` names it mentions, and its last
+ * expansion with the values those names had then (so a changed `.env` is seen without re-parsing).
+ */
+interface MemoEntry {
+  stamp: string
+  parsed: LoadedConfig
+  refs: string[]
+  expanded?: { env: Array<string | undefined>; loaded: LoadedConfig }
+}
+const memo = new Map<string, MemoEntry>()
 
 function stampOf(path: string): string | null {
   try {
@@ -44,43 +56,36 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
 
+/**
+ * `<home>/config.yaml` as upstream's load_config gives it (without its defaults, which the typed readers supply):
+ * PyYAML's reading (py-yaml.ts), the legacy keys moved into `model.*` and `${VAR}` expanded from the environment
+ * upstream has (the process environment with the profile's `.env` loaded over it, as load_hermes_dotenv does).
+ */
 export function loadConfig(home: string): LoadedConfig {
   const path = configPath(home)
   const stamp = stampOf(path)
-  if (stamp === null) return { path, raw: {}, exists: false, error: null }
-  const hit = memo.get(path)
-  if (hit && hit.stamp === stamp) return hit.loaded
-  const loaded = readConfig(path)
-  memo.set(path, { stamp, loaded })
+  if (stamp === null) {
+    memo.delete(path)
+    return { path, raw: {}, exists: false, error: null }
+  }
+  let entry = memo.get(path)
+  if (!entry || entry.stamp !== stamp) {
+    const parsed = readConfig(path)
+    entry = { stamp, parsed, refs: [...envRefNames(parsed.raw)] }
+    memo.set(path, entry)
+  }
+  if (entry.refs.length === 0) return entry.parsed
+  const dotenv = readEnvFile(envPath(home))
+  const lookup = (name: string): string | undefined => (Object.hasOwn(dotenv, name) ? dotenv[name] : process.env[name])
+  const env = entry.refs.map(lookup)
+  const cached = entry.expanded
+  if (cached && cached.env.every((v, i) => v === env[i])) return cached.loaded
+  // A value taken from the profile's .env may be a key (`api_key: ${OPENAI_API_KEY}`): mask it like the rest of .env.
+  rememberSecretValues(entry.refs.filter((name) => Object.hasOwn(dotenv, name)).map((name) => dotenv[name]))
+  const loaded = { ...entry.parsed, raw: expandEnvRefs(entry.parsed.raw, lookup) as RawConfig }
+  entry.expanded = { env, loaded }
   return loaded
 }
-
-/**
- * Upstream reads config.yaml with PyYAML (YAML 1.1): `yes`/`no`/`on`/`off` in any of their three spellings are
- * booleans there, strings in YAML 1.2. A hand-edited `auto_extract: no` must mean off in both programs. Only the
- * boolean words differ in practice; the rest of YAML 1.2's core schema reads the values upstream writes alike.
- */
-const PY_BOOL_WORD = /^(?:yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|true|True|TRUE|false|False|FALSE)$/
-const PY_TRUE = /^(?:yes|on|true)$/i
-const PY_BOOL: ScalarTag = {
-  tag: 'tag:yaml.org,2002:bool',
-  default: true,
-  test: PY_BOOL_WORD,
-  resolve: (word: string) => PY_TRUE.test(word),
-  identify: (value) => typeof value === 'boolean',
-  // An untouched `yes` is written back as `yes`, not rewritten to `true`.
-  stringify: ({ value, source }) =>
-    typeof source === 'string' && PY_BOOL_WORD.test(source) && PY_TRUE.test(source) === value
-      ? source
-      : value
-        ? 'true'
-        : 'false'
-}
-/** Read and write config.yaml with these: a string that PyYAML would read as a boolean is then written quoted. */
-export const pyYamlTags = (tags: Tags): Tags => [
-  ...tags.filter((t) => typeof t === 'string' || t.tag !== PY_BOOL.tag),
-  PY_BOOL
-]
 
 function readConfig(path: string): LoadedConfig {
   let text: string
@@ -94,7 +99,7 @@ function readConfig(path: string): LoadedConfig {
       error: { code: 'unreadable_config', path, message: `cannot read ${path}: ${errorMessage(err)}` }
     }
   }
-  const doc = parseDocument(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, { customTags: pyYamlTags })
+  const doc = parsePyYaml(text)
   if (doc.errors.length) {
     const first = doc.errors[0]
     const line = first.linePos?.[0]?.line
@@ -135,5 +140,5 @@ function readConfig(path: string): LoadedConfig {
       error: { code: 'malformed_config', path, message: `config.yaml must be a mapping at the top level (${path})` }
     }
   }
-  return { path, raw: value, exists: true, error: null }
+  return { path, raw: normaliseLegacyKeys(value), exists: true, error: null }
 }

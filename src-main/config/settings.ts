@@ -1,14 +1,16 @@
 /**
  * Renderer-facing provider settings. Reading never returns the key (only whether one is set); writing
- * updates config.yaml in place through the yaml Document API, so other keys and comments survive, and
+ * changes only the edited values' bytes in config.yaml (yaml-edit.ts), so other keys, comments and spellings survive, and
  * puts the key in the profile's vault (`.env`, 0600, by default).
  */
-import { chmodSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { basename } from 'node:path'
-import { isMap, isScalar, parseDocument, type Document } from 'yaml'
 import { CaduceusError, SettingsUpdate, type ProfileSettings } from '@shared/contract'
 import { profileNameForHome } from '../scope'
-import { configPath, pyYamlTags, loadConfig } from './load-config'
+import { configPath, isPlainObject, loadConfig } from './load-config'
+import { parsePyYaml } from './py-yaml'
+import { modelFieldPath, type ModelField } from './upstream-rewrites'
+import { rewriteConfigFile, type YamlEdit } from './yaml-edit'
 import { rememberSecretValues, secretsFor, type SecretVault } from '../secrets'
 import { resolveRuntime } from './runtime'
 import { compressionSettings, agentSettings, isDemoConfig, busyInputMode } from './settings-schema'
@@ -67,33 +69,29 @@ export function writeSettings(home: string, patch: SettingsPatch, opts: Settings
     }
   }
   const path = configPath(home)
-  const text = existsSync(path) ? readFileSync(path, 'utf8') : ''
-  const doc = parseDocument(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, { customTags: pyYamlTags })
-  if (doc.errors.length) {
-    // Never rewrite a file we could not parse: the user's edits would be lost.
-    throw new CaduceusError('conflict', `config.yaml is not valid YAML (${path}); fix it before changing settings here`)
-  }
-  const fields: Array<[string, string | undefined]> = [
+  const fields: Array<[ModelField, string | undefined]> = [
     ['default', update.model],
     ['provider', update.provider],
     ['base_url', update.baseUrl],
     ['api_mode', update.apiMode]
   ]
-  let changed = false
+  const edits: YamlEdit[] = []
   if (fields.some(([, v]) => v !== undefined)) {
-    ensureModelMap(doc)
-    for (const [key, value] of fields) if (value !== undefined) doc.setIn(['model', key], value)
-    changed = true
+    // Each field is written where upstream reads it from (a legacy `model.name` or root `provider:` keeps its place).
+    const file = fileAsWritten(path)
+    for (const [key, value] of fields) if (value !== undefined) edits.push({ path: modelFieldPath(file, key), value })
   }
   if (update.busyInputMode !== undefined) {
-    ensureMap(doc, 'display')
-    doc.setIn(['display', 'busy_input_mode'], update.busyInputMode)
+    edits.push({ path: ['display', 'busy_input_mode'], value: update.busyInputMode })
     // Upstream still honours the legacy knob when it is set: keep it from overriding the choice made here.
-    if (doc.hasIn(['display', 'busy_text_mode']))
-      doc.setIn(['display', 'busy_text_mode'], update.busyInputMode === 'queue' ? 'queue' : 'interrupt')
-    changed = true
+    const display = fileAsWritten(path).display
+    if (isPlainObject(display) && 'busy_text_mode' in display)
+      edits.push({
+        path: ['display', 'busy_text_mode'],
+        value: update.busyInputMode === 'queue' ? 'queue' : 'interrupt'
+      })
   }
-  if (changed) writeAtomically(path, String(doc))
+  if (edits.length) rewriteConfigFile(path, edits, 'settings')
   if (update.apiKey !== undefined) {
     // The key goes where upstream reads it for the (possibly just changed) endpoint: the secret named for it, or
     // config.yaml's model.api_key (a local endpoint names no secret; a key already there is read before any secret).
@@ -119,30 +117,10 @@ function originOf(url: string): string | null {
   }
 }
 
-/** A section that is absent or not a mapping (upstream ignores one that is not) becomes an empty mapping. */
-function ensureMap(doc: Document, section: string): void {
-  if (!isMap(doc.contents)) doc.contents = doc.createNode({}) as never
-  if (!isMap(doc.get(section, true))) doc.set(section, doc.createNode({}))
-}
-
-/** `model: gpt-4` becomes `model: {default: gpt-4}` so provider/base_url can sit beside it. */
-function ensureModelMap(doc: Document): void {
-  if (!isMap(doc.contents)) doc.contents = doc.createNode({}) as never
-  const node = doc.get('model', true)
-  if (isMap(node)) return
-  const current = isScalar(node) && typeof node.value === 'string' && node.value ? { default: node.value } : {}
-  doc.set('model', doc.createNode(current))
-}
-
-function writeAtomically(path: string, text: string): void {
-  let mode = 0o644
-  try {
-    mode = statSync(path).mode & 0o777
-  } catch {
-    // New file: default mode.
-  }
-  const tmp = `${path}.${process.pid}.tmp`
-  writeFileSync(tmp, text, { mode })
-  chmodSync(tmp, mode)
-  renameSync(tmp, path)
+/** config.yaml as PyYAML reads it, before upstream's rewrites: where each key sits in the file. */
+function fileAsWritten(path: string): Record<string, unknown> {
+  const doc = parsePyYaml(existsSync(path) ? readFileSync(path, 'utf8') : '')
+  if (doc.errors.length) return {}
+  const value: unknown = doc.toJS({ maxAliasCount: 100 })
+  return isPlainObject(value) ? value : {}
 }
