@@ -98,13 +98,12 @@ export function writeSettings(home: string, patch: SettingsPatch, opts: Settings
     const rt = resolveRuntime(home, { vault, secrets: secretsFor(home, vault) })
     if (rt.apiKeyFrom === 'env' && rt.apiKeyEnv)
       vault.write(home, rt.apiKeyEnv, update.apiKey === '' ? null : update.apiKey)
-    else {
-      const again = parseDocument(readFileSync(path, 'utf8'), { customTags: pyYamlTags })
-      ensureModelMap(again)
-      if (update.apiKey === '') again.deleteIn(['model', 'api_key'])
-      else again.setIn(['model', 'api_key'], update.apiKey)
-      writeAtomically(path, String(again))
-    }
+    else
+      rewriteConfigFile(
+        path,
+        [{ path: ['model', 'api_key'], value: update.apiKey === '' ? null : update.apiKey }],
+        'settings'
+      )
   }
   return readSettings(home, { ...opts, vault })
 }
