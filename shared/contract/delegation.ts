@@ -1,7 +1,8 @@
 import { z } from 'zod'
 import { Money, ProfileName, ProfileProblem, ProfileScope, Tokens } from './common'
 
-export const SubagentState = z.enum(['running', 'retained', 'tombstoned', 'expired', 'failed', 'unknown'])
+/** `completed`: finished and never retained (a delegation upstream dispatched: its table keeps no retained children). */
+export const SubagentState = z.enum(['running', 'retained', 'completed', 'tombstoned', 'expired', 'failed', 'unknown'])
 export type SubagentState = z.infer<typeof SubagentState>
 
 export const Subagent = z.object({
@@ -27,7 +28,16 @@ export const Subagent = z.object({
   cost: Money,
   tokens: Tokens,
   /** Priced by the user's override (Settings → Prices), not upstream. */
-  customPrice: z.boolean().optional()
+  customPrice: z.boolean().optional(),
+  /** The child's final summary and error, from the durable completion. */
+  summary: z.string().nullable().optional(),
+  error: z.string().nullable().optional(),
+  /**
+   * Dispatched by another agent host (upstream Hermes): its row has no child manifest and Caduceus holds no agent
+   * for it, so it cannot be followed up or tombstoned from here; `childSessionId` is '' unless one delegate child
+   * session matched it unambiguously.
+   */
+  foreign: z.boolean().optional()
 })
 export type Subagent = z.infer<typeof Subagent>
 

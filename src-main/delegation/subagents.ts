@@ -22,6 +22,8 @@ import type { LiveSubagentRegistry } from './live-registry'
 import { moneyFromMicros, NO_COST } from '@shared/contract/money'
 import { ZERO_TOKENS } from '@shared/contract/tokens'
 import { expandChildren } from './registry/retained'
+import { foreignChildren, isForeignRow } from './foreign'
+import { parseJson } from './registry/context'
 import type { DelegationDb } from './types'
 
 const FAILED = new Set(['error', 'failed', 'interrupted', 'stalled', 'cancelled'])
@@ -38,6 +40,7 @@ function classify(r: DelegationRecord, ttlHours: number): SubagentState {
   }
   if (r.retained === 1) return 'retained'
   if (FAILED.has(r.state)) return 'failed'
+  if (r.state === 'completed') return 'completed'
   return 'unknown'
 }
 
@@ -86,6 +89,15 @@ function childMoney(
   }
 }
 
+/** A single-child row's summary and error from its completion (a batch's are per task: not guessed here). */
+function outcome(r: DelegationRecord): { summary: string | null; error: string | null } {
+  const ev = parseJson<unknown>(r.eventJson, null)
+  const e = ev && typeof ev === 'object' && !Array.isArray(ev) ? (ev as Record<string, unknown>) : {}
+  if (e.is_batch === true) return { summary: null, error: null }
+  const str = (v: unknown) => (typeof v === 'string' && v ? v : null)
+  return { summary: str(e.summary), error: str(e.error) }
+}
+
 export function listSubagents(
   stores: ProfileStore[],
   query: SubagentQuery,
@@ -104,7 +116,9 @@ export function listSubagents(
     for (const r of rows) {
       const state = classify(r, ttlHours)
       if (!query.includeTombstoned && (state === 'tombstoned' || state === 'expired')) continue
-      for (const c of expandChildren(r)) {
+      const foreign = isForeignRow(r)
+      const children = foreign ? foreignChildren(store, r) : expandChildren(r).map((c) => ({ ...c, ...outcome(r) }))
+      for (const c of children) {
         const size = transcript(store, c.childSessionId)
         const money = childMoney(store, r.parentSessionId, c.childSessionId, overrides)
         items.push({
@@ -126,7 +140,10 @@ export function listSubagents(
           transcriptChars: size.chars,
           cost: money.cost,
           tokens: money.tokens,
-          ...(money.custom ? { customPrice: true } : {})
+          ...(money.custom ? { customPrice: true } : {}),
+          summary: c.summary,
+          error: c.error,
+          ...(foreign ? { foreign: true } : {})
         })
       }
     }

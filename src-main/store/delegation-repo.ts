@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3'
 import { and, asc, count, desc, eq, inArray, isNotNull, isNull, ne, notInArray, sql } from 'drizzle-orm'
 import { ormOf, sqliteOf, type SessionStore } from './session-store'
 import { existingColumns } from './reconcile'
-import { asyncDelegations as d, delegationChildUsage as u, messages as m } from './schema'
+import { asyncDelegations as d, delegationChildUsage as u, messages as m, sessions as s } from './schema'
 import { txDb, type Orm, type WriteTx } from './write-tx'
 
 /** States that are not terminal; everything else is. */
@@ -325,11 +325,39 @@ function repo(conn: () => Database.Database, orm: () => Orm) {
           ...retainedFields,
           dispatchedAt: d.dispatched_at,
           retained: d.retained,
-          tombstonedAt: d.tombstoned_at
+          tombstonedAt: d.tombstoned_at,
+          // what a row without a child manifest (upstream's dispatch) still says: its task, outcome and summary
+          taskJson: d.task_json,
+          eventJson: d.event_json,
+          resultJson: d.result_json
         })
         .from(d)
         .where(parentSessionId ? eq(d.parent_session_id, parentSessionId) : undefined)
         .orderBy(desc(sql`COALESCE(${d.retained_at}, ${d.completed_at}, ${d.dispatched_at})`))
+        .all()
+    },
+
+    /**
+     * Delegate children of `parentSessionId` (upstream's delegate tool: `parent_session_id` plus
+     * `model_config._delegate_from`, both the parent) started in [from, to] whose first user message is `goal`
+     * (the child's run starts with the goal as its user message). Callers link only a single match.
+     */
+    delegateChildrenByGoal(parentSessionId: string, goal: string, from: number, to: number | null) {
+      const firstUser = sql<string | null>`(SELECT ${m.content} FROM ${m} WHERE ${m.session_id} = ${s.id}
+        AND ${m.role} = 'user' ORDER BY ${m.timestamp}, ${m.id} LIMIT 1)`
+      return orm()
+        .select({ sessionId: s.id, model: s.model, startedAt: s.started_at })
+        .from(s)
+        .where(
+          and(
+            eq(s.parent_session_id, parentSessionId),
+            sql`json_valid(${s.model_config}) AND json_extract(${s.model_config}, '$._delegate_from') = ${parentSessionId}`,
+            sql`${s.started_at} >= ${from}`,
+            to === null ? undefined : sql`${s.started_at} <= ${to}`,
+            sql`${firstUser} = ${goal}`
+          )
+        )
+        .limit(3)
         .all()
     },
 

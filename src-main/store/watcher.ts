@@ -18,7 +18,17 @@ interface SessionsChanged {
   profile: string
   sessionIds: string[]
 }
+/** Durable delegation rows another process (or this one) inserted, updated or removed. */
+export interface DelegationsChanged {
+  profile: string
+  delegations: Array<{ delegationId: string; parentSessionId: string | null }>
+}
 export interface WatcherOptions {
+  /**
+   * Also diff `async_delegations` (id, state, updated_at): upstream's async delegation writes only that table when
+   * it completes, which changes no session column or message the session diff sees.
+   */
+  onDelegations?: (e: DelegationsChanged) => void
   /** Coalescing window (ms). */
   coalesceMs?: number
   /**
@@ -39,17 +49,22 @@ export class SessionWatcher {
   private version = -1
   private maxMessageId = 0
   private prints: VisiblePrints | null = null
+  /** delegation_id → "state|updated_at" and its parent, as last seen (the table is pruned upstream: small). */
+  private delegations = new Map<string, { print: string; parent: string | null }>()
+  private changedDelegations: DelegationsChanged['delegations'] = []
   private unsubscribe: (() => void) | null = null
   /** Counters for tests and the bench: version changes seen vs callbacks emitted. */
   readonly stats = { checks: 0, versionChanges: 0, emits: 0 }
   private readonly coalesceMs: number
   private readonly fallbackMs: number | null
+  private readonly onDelegations: ((e: DelegationsChanged) => void) | null
 
   constructor(
     private readonly store: SessionStore,
     private readonly onChange: (e: SessionsChanged) => void,
     opts: WatcherOptions = {}
   ) {
+    this.onDelegations = opts.onDelegations ?? null
     this.coalesceMs = Math.max(1, opts.coalesceMs ?? 50)
     this.fallbackMs = opts.fallbackMs === undefined ? null : Math.max(1000, opts.fallbackMs)
   }
@@ -182,6 +197,14 @@ export class SessionWatcher {
         /* listener bugs stay theirs */
       }
     }
+    const delegations = this.changedDelegations
+    this.changedDelegations = []
+    if (delegations.length && this.onDelegations)
+      try {
+        this.onDelegations({ profile: this.store.profile, delegations })
+      } catch {
+        /* listener bugs stay theirs */
+      }
     return changed
   }
 
@@ -209,7 +232,37 @@ export class SessionWatcher {
         (conn.prepare('SELECT COALESCE(MAX(id), 0) AS m FROM messages').get() as { m: number }).m
       )
       this.prints!.reset()
+      if (this.onDelegations) this.delegations = this.readDelegations()
     })()
+  }
+
+  /** Every durable delegation's print; none when the table does not exist (a home no delegation ever touched). */
+  private readDelegations(): Map<string, { print: string; parent: string | null }> {
+    const out = new Map<string, { print: string; parent: string | null }>()
+    let rows: Array<[string, string | null, string, number]>
+    try {
+      rows = this.conn!.prepare('SELECT delegation_id, parent_session_id, state, updated_at FROM async_delegations')
+        .raw()
+        .all() as Array<[string, string | null, string, number]>
+    } catch (err) {
+      if (/no such table/i.test(String((err as Error).message))) return out
+      throw err // locked: the whole check retries
+    }
+    for (const [id, parent, state, updated] of rows) out.set(id, { print: `${state}|${updated}`, parent })
+    return out
+  }
+
+  private diffDelegations(): void {
+    const now = this.readDelegations()
+    const changed: DelegationsChanged['delegations'] = []
+    for (const [id, row] of now) {
+      const was = this.delegations.get(id)
+      if (!was || was.print !== row.print) changed.push({ delegationId: id, parentSessionId: row.parent })
+    }
+    for (const [id, row] of this.delegations)
+      if (!now.has(id)) changed.push({ delegationId: id, parentSessionId: row.parent })
+    this.delegations = now
+    this.changedDelegations = changed
   }
 
   private diff(): string[] {
@@ -225,6 +278,7 @@ export class SessionWatcher {
         this.maxMessageId = Math.max(this.maxMessageId, Number(id))
       }
       for (const id of this.prints!.diff()) ids.add(id)
+      if (this.onDelegations) this.diffDelegations()
     })()
     return [...ids]
   }

@@ -17,6 +17,18 @@ import {
 import { StateBadge } from './subagents/StateBadge'
 import { SubagentActions } from './subagents/SubagentActions'
 
+/** Dispatched / finished / took, for the state cell's tooltip. */
+function timings(s: { dispatchedAt: number | null; completedAt: number | null }, now: number): string | undefined {
+  if (s.dispatchedAt === null) return undefined
+  const parts = [`dispatched ${relativeTime(s.dispatchedAt, now)}`]
+  if (s.completedAt !== null)
+    parts.push(
+      `finished ${relativeTime(s.completedAt, now)}`,
+      `took ${Math.max(0, Math.round(s.completedAt - s.dispatchedAt))}s`
+    )
+  return parts.join(' · ')
+}
+
 const TABS: SubagentTab[] = ['all', 'running', 'retained', 'tombstoned', 'expired']
 
 export function SubagentsPage() {
@@ -65,7 +77,7 @@ export function SubagentsPage() {
           className={`small${spawnPaused ? ' primary' : ''}`}
           aria-pressed={spawnPaused}
           onClick={() => void setSpawnPaused(!spawnPaused)}
-          title="While paused, agents cannot start new subagents; follow-ups to existing ones still run."
+          title="While paused, agents this app runs cannot start new subagents (an upstream Hermes process keeps its own switch); follow-ups to existing ones still run."
           data-testid="spawn-pause"
         >
           {spawnPaused ? 'Resume spawning' : 'Pause spawning'}
@@ -127,13 +139,31 @@ export function SubagentsPage() {
                     </div>
                     <div className="goal-sub">
                       {showProfile && <span className="badge badge-accent">{s.profile}</span>}
+                      {s.foreign && (
+                        <span
+                          className="badge badge-neutral"
+                          data-testid="subagent-foreign"
+                          title="Dispatched by upstream Hermes in another process: shown from its delegation row"
+                        >
+                          upstream
+                        </span>
+                      )}
                       <span className="mono muted small child-id" title={s.childId}>
                         {s.childId}
                       </span>
                     </div>
+                    {(s.summary || s.error) && (
+                      <div
+                        className={`clamp-2 small ${s.error && !s.summary ? 'error-text' : 'muted'}`}
+                        title={s.summary ?? s.error ?? undefined}
+                        data-testid="subagent-outcome"
+                      >
+                        {s.summary ?? s.error}
+                      </div>
+                    )}
                   </td>
                   <td className="mono">{s.model ?? '—'}</td>
-                  <td>
+                  <td title={timings(s, now)}>
                     <StateBadge state={s.state} raw={s.rawState} />
                   </td>
                   <td>

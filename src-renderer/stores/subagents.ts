@@ -102,6 +102,7 @@ export function countByState(items: Subagent[]): Record<SubagentState, number> {
   const out: Record<SubagentState, number> = {
     running: 0,
     retained: 0,
+    completed: 0,
     tombstoned: 0,
     expired: 0,
     failed: 0,

@@ -62,7 +62,13 @@ export function createStoreServices(opts: {
         })
         return
       }
-      const watcher = new SessionWatcher(store, (change) => bus.emit('sessions.changed', change)).start()
+      // Another process's delegation rows (upstream's async delegations complete by writing only their row): the
+      // Subagents lists hear of them as of this host's own.
+      const watcher = new SessionWatcher(store, (change) => bus.emit('sessions.changed', change), {
+        onDelegations: (c) => {
+          for (const d of c.delegations) bus.emit('delegation.updated', { profile: c.profile, ...d })
+        }
+      }).start()
       watchers.set(name, watcher)
     } catch (err) {
       // A malformed or locked DB must not stop the other profiles from being served.

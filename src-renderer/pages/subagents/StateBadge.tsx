@@ -3,6 +3,7 @@ import type { SubagentState } from '@shared/contract'
 const TONE: Record<SubagentState, string> = {
   running: 'badge-accent',
   retained: 'badge-ok',
+  completed: 'badge-ok',
   tombstoned: 'badge-neutral',
   expired: 'badge-warn',
   failed: 'badge-err',
