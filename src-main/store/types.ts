@@ -44,6 +44,10 @@ export interface NewMessage {
   toolCallId?: string | null
   toolName?: string | null
   reasoning?: string | null
+  /** Upstream's `reasoning_content` (assistant rows): written only where the home has the column. */
+  reasoningContent?: string | null
+  /** Upstream's `reasoning_details` (e.g. Anthropic thinking blocks with signatures), stored as json.dumps text. */
+  reasoningDetails?: Array<Record<string, unknown>> | null
   tokenCount?: number | null
   finishReason?: string | null
   /** Epoch seconds; defaults to now. */
