@@ -35,7 +35,11 @@ export function toNewMessage(msg: AgentMessage, extra: Partial<NewMessage> = {})
   const reasoning = assistant ? (msg.reasoning ?? null) : null
   return {
     role: msg.role,
-    content: msg.parts?.length ? storedPartsText(msg.parts) : assistant && calls?.length ? (msg.content ?? '') : msg.content,
+    content: msg.parts?.length
+      ? storedPartsText(msg.parts)
+      : assistant && calls?.length
+        ? (msg.content ?? '')
+        : msg.content,
     toolCalls: calls ?? null,
     toolCallId: msg.tool_call_id ?? null,
     toolName: msg.role === 'tool' ? (msg.name ?? null) : null,
