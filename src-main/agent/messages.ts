@@ -43,6 +43,7 @@ export function toNewMessage(msg: AgentMessage, extra: Partial<NewMessage> = {})
     toolCalls: calls ?? null,
     toolCallId: msg.tool_call_id ?? null,
     toolName: msg.role === 'tool' ? (msg.name ?? null) : null,
+    finishReason: msg.finish_reason ?? null,
     reasoning,
     // Upstream promotes the reasoning it captured to reasoning_content whenever there is any.
     reasoningContent: reasoning || null,

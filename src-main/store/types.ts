@@ -64,6 +64,8 @@ export interface ConversationMessage {
   tool_call_id?: string
   name?: string
   reasoning?: string | null
+  /** An assistant row's finish_reason (upstream's get_messages_as_conversation restores it). */
+  finish_reason?: string | null
 }
 
 /** One provider call's usage, written in delta mode (hermes-spec §1.9). */
