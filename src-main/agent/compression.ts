@@ -159,7 +159,11 @@ export async function compressContext(
   const text = `${SUMMARY_PREFIX}\n${summaryText}`
   const meta = { compressedFrom: parentId, summarizedMessages: head.length }
   // Nothing but the system prompt precedes the summary: upstream's role rule with the system prompt as the head.
-  const place = summaryPlacement('system', tail[0]?.role, tail.some((m) => m.role === 'user'))
+  const place = summaryPlacement(
+    'system',
+    tail[0]?.role,
+    tail.some((m) => m.role === 'user')
+  )
   let messages: AgentMessage[]
   if (place === 'merge') {
     // Either role would sit next to a message of its own role: the summary joins the first kept message, after its
