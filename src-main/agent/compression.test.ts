@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { summaryPlacement } from './compression'
+import { summaryPlacement } from './summary-placement'
 import { storedSystemPrompt } from '../store/read-detail'
 import type { RecordedRequest, ScriptReply } from './scripted'
 import { makeKit, type Kit } from './test-fixtures/kit'

@@ -6,6 +6,7 @@
  */
 import { newSessionId } from './ids'
 import { estimateTokens, toNewMessage } from './messages'
+import { summaryPlacement } from './summary-placement'
 import { callModel } from './model-call'
 import type { AgentMessage, ProviderClient, RuntimeConfig } from './providers/types'
 import type { TurnContext, Touch } from './turn-context'
@@ -28,26 +29,6 @@ export interface CompressionHost {
   /** The system prompt the agent sends (stored on the continuation as upstream stores its rebuilt prompt). */
   systemPromptText(): string
   touch: Touch
-}
-
-/**
- * Where the summary goes, by upstream's rule (context_compressor): a role that never sits next to a message of the
- * same role — after an assistant/tool head (or the system prompt, or when no user message survives) it is a user
- * message, else an assistant one; flipped when it would touch the first kept message's role, and merged into that
- * message when both roles would.
- */
-export function summaryPlacement(
-  lastHeadRole: string | undefined,
-  firstTailRole: string | undefined,
-  userSurvives: boolean
-): 'user' | 'assistant' | 'merge' {
-  const head = lastHeadRole ?? 'user'
-  const tail = firstTailRole ?? 'user'
-  const forceUser = head === 'system' || !userSurvives
-  const role = head === 'assistant' || head === 'tool' || forceUser ? 'user' : 'assistant'
-  if (role !== tail) return role
-  const flipped = role === 'user' ? 'assistant' : 'user'
-  return flipped !== head && !forceUser ? flipped : 'merge'
 }
 
 const DEFAULTS = { threshold: 0.5, contextLength: 128_000, targetRatio: 0.2, protectLastN: 6 }
