@@ -238,7 +238,7 @@ describe('caduceus api through the openai SDK', { timeout: 60_000 }, () => {
     ])
   })
 
-  it("image parts reach the provider as image_url parts and are stored in upstream's multimodal shape", async () => {
+  it("image parts reach the provider as image_url parts and are stored as upstream's agent flush stores them", async () => {
     const image = { type: 'image_url' as const, image_url: { url: PNG, detail: 'low' as const } }
     const first: OpenAI.ChatCompletionMessageParam = {
       role: 'user',
@@ -257,9 +257,8 @@ describe('caduceus api through the openai SDK', { timeout: 60_000 }, () => {
     )
     expect(sid).toBe(same!.id)
     const stored = messagesOf(sid)[0]!.content
-    // upstream's _encode_content: "\0json:" + json.dumps(parts)
-    expect(stored.startsWith('\u0000json:')).toBe(true)
-    expect(JSON.parse(stored.slice(6))).toEqual([{ type: 'text', text: 'what is this?' }, image])
+    // upstream's _flush_messages_to_session_db: text parts one per line, each image "[screenshot]", no image data
+    expect(stored).toBe('what is this?\n[screenshot]')
     // The client resends the image turn as history: recognised as the same conversation, not a branch.
     const b = await client.chat.completions
       .create({

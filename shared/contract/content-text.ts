@@ -40,3 +40,24 @@ export function partsText(parts: readonly unknown[]): string {
     })
     .join('\n')
 }
+
+/** What upstream's agent flush stores for each image part of a message (`run_agent._flush_messages_to_session_db`). */
+export const SCREENSHOT_PLACEHOLDER = '[screenshot]'
+
+const IMAGE_PART_TYPES = new Set(['image', 'image_url', 'input_image'])
+
+/**
+ * A list of content parts as upstream's agent flush stores a turn's message: its text parts joined by "\n", each
+ * image part as `[screenshot]`, any other part left out; null when nothing is left. The images themselves are
+ * only ever sent to the provider, never stored (no base64 in state.db or its FTS indexes).
+ */
+export function storedPartsText(parts: readonly unknown[]): string | null {
+  const lines: string[] = []
+  for (const p of parts) {
+    if (!p || typeof p !== 'object') continue
+    const o = p as Record<string, unknown>
+    if (o.type === 'text') lines.push(o.text === undefined ? '' : o.text === null ? 'None' : String(o.text))
+    else if (typeof o.type === 'string' && IMAGE_PART_TYPES.has(o.type)) lines.push(SCREENSHOT_PLACEHOLDER)
+  }
+  return lines.length ? lines.join('\n') : null
+}

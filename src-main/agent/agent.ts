@@ -201,6 +201,8 @@ export class Agent implements LoopHost {
   async save(msg: AgentMessage, ctx: TurnContext, extra: Partial<NewMessage> = {}): Promise<number> {
     const sessionId = this.sessionId
     const id = await this.store.appendMessage(sessionId, toNewMessage(msg, extra))
+    // Kept in memory as upstream keeps it, so rows copied into a compression continuation keep it too.
+    if (msg.role === 'assistant' && extra.finishReason) msg.finish_reason = extra.finishReason
     this.sessionMessages.push(msg)
     this.lastFlushedDbIdx = this.sessionMessages.length
     ctx.acct.messagesSaved++

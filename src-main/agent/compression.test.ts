@@ -1,4 +1,8 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { summaryPlacement } from './summary-placement'
+import { storedSystemPrompt } from '../store/read-detail'
 import type { RecordedRequest, ScriptReply } from './scripted'
 import { makeKit, type Kit } from './test-fixtures/kit'
 import { rawDb } from '../store/test-fixtures/raw-db'
@@ -171,5 +175,70 @@ describe('context compression', () => {
     expect(rows.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant'])
     expect(rows[0]!.display_kind).toBe('compression_summary')
     expect(rows[2]!.tool_call_id).toBe('c1')
+  })
+})
+
+describe('the continuation as upstream writes it (golden: scripts/golden/turn_rows.py)', () => {
+  const golden = JSON.parse(
+    readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/turn-rows/golden.json'), 'utf8')
+  ) as {
+    summary_roles: Array<{ tail: string[]; user_survives: boolean; placement: string }>
+  }
+
+  it("places the summary by upstream's role rule, with the system prompt as the only head", () => {
+    for (const c of golden.summary_roles)
+      expect([c.tail, summaryPlacement('system', c.tail[0], c.user_survives)]).toEqual([c.tail, c.placement])
+  })
+
+  /** S1 titled 'Trip plan': three question/answer pairs, the answers stored with finish_reason 'stop'. */
+  async function seedTitled(k: Kit) {
+    await k.store.createSession('S1', 'desktop', { sessionKey: 'agent:main:desk:S1' })
+    await k.store.setTitle('S1', 'Trip plan')
+    for (let i = 0; i < 3; i++) {
+      await k.store.appendMessage('S1', { role: 'user', content: long(`question ${i}`) })
+      await k.store.appendMessage('S1', { role: 'assistant', content: long(`answer ${i}`), finishReason: 'stop' })
+    }
+  }
+
+  it("titles the child 'X #2', stores the agent's prompt on it and keeps finish_reason on copied rows", async () => {
+    kit = await makeKit([], { handler: summarizer(() => ({ text: 'Continuing after compression.' })) })
+    await seedTitled(kit)
+    const agent = kit.makeAgent({ compression, systemPrompt: 'You are the golden agent.' })
+    await agent.runTurn('next question')
+    const child = agent.sessionId
+    expect(child).not.toBe('S1')
+    expect(kit.store.getSession(child)!.title).toBe('Trip plan #2')
+    const prompt = storedSystemPrompt(rawDb(kit.store), 'S1')
+    expect(prompt).toContain('You are the golden agent.')
+    expect(storedSystemPrompt(rawDb(kit.store), child)).toBe(prompt)
+    const rows = kit.messages(child)
+    // tail [assistant, user] → a user summary (golden), then the kept answer with its finish_reason
+    expect(rows.map((r) => [r.role, r.finish_reason])).toEqual([
+      ['user', null],
+      ['assistant', 'stop'],
+      ['user', null],
+      ['assistant', 'stop']
+    ])
+    // A second compression in the lineage numbers on: 'Trip plan #3'.
+    for (let i = 0; i < 3; i++) {
+      await kit.store.appendMessage(child, { role: 'user', content: long(`more ${i}`) })
+      await kit.store.appendMessage(child, { role: 'assistant', content: long(`reply ${i}`) })
+    }
+    const again = kit.makeAgent({ compression, sessionId: child })
+    await again.runTurn('one more')
+    expect(again.sessionId).not.toBe(child)
+    expect(kit.store.getSession(again.sessionId)!.title).toBe('Trip plan #3')
+  })
+
+  it('merges the summary into a kept user message rather than sending two user messages in a row', async () => {
+    kit = await makeKit([], { handler: summarizer(() => ({ text: 'Continuing after compression.' })) })
+    await seedTitled(kit)
+    const agent = kit.makeAgent({ compression: { ...compression, protectLastN: 1 } })
+    await agent.runTurn('next question')
+    const rows = kit.messages(agent.sessionId)
+    expect(rows.map((r) => r.role)).toEqual(['user', 'assistant'])
+    expect(rows[0]!.content).toMatch(/^next question\n\n\[Summary of the earlier conversation\]\nThe user and/)
+    const sent = (kit.server.requests.at(-1)!.body.messages as Array<{ role: string }>).map((m) => m.role)
+    expect(sent.filter((r) => r !== 'system')).toEqual(['user'])
   })
 })

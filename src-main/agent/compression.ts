@@ -6,6 +6,7 @@
  */
 import { newSessionId } from './ids'
 import { estimateTokens, toNewMessage } from './messages'
+import { summaryPlacement } from './summary-placement'
 import { callModel } from './model-call'
 import type { AgentMessage, ProviderClient, RuntimeConfig } from './providers/types'
 import type { TurnContext, Touch } from './turn-context'
@@ -25,6 +26,8 @@ export interface CompressionHost {
   readonly gatewaySessionKey: string
   readonly defaultSource: string
   getClient(): ProviderClient
+  /** The system prompt the agent sends (stored on the continuation as upstream stores its rebuilt prompt). */
+  systemPromptText(): string
   touch: Touch
 }
 
@@ -128,19 +131,43 @@ export async function compressContext(
     profileName: parent?.profileName ?? host.profile,
     title: null
   })
-  const summary: AgentMessage = { role: 'user', content: `${SUMMARY_PREFIX}\n${summaryText}` }
-  await host.store.appendMessage(
-    childId,
-    toNewMessage(summary, {
-      displayKind: 'compression_summary',
-      displayMetadata: { compressedFrom: parentId, summarizedMessages: head.length }
-    })
+  // Upstream's continuation carries its parent's title numbered by the lineage rule ("X" → "X #2"), and the prompt
+  // the agent goes on with (its update_system_prompt on the new session).
+  await host.store.titleContinuation?.(childId, parentId)
+  const prompt = host.systemPromptText()
+  if (prompt) await host.store.setSystemPrompt?.(childId, prompt)
+
+  const text = `${SUMMARY_PREFIX}\n${summaryText}`
+  const meta = { compressedFrom: parentId, summarizedMessages: head.length }
+  // Nothing but the system prompt precedes the summary: upstream's role rule with the system prompt as the head.
+  const place = summaryPlacement(
+    'system',
+    tail[0]?.role,
+    tail.some((m) => m.role === 'user')
   )
-  for (const m of tail) await host.store.appendMessage(childId, toNewMessage(m))
+  let messages: AgentMessage[]
+  if (place === 'merge') {
+    // Either role would sit next to a message of its own role: the summary joins the first kept message, after its
+    // own text (the same object, so the turn still finds its user message by identity).
+    const first = tail[0]!
+    first.content = first.content ? `${first.content}\n\n${text}` : text
+    if (first.parts?.length) first.parts = [...first.parts, { type: 'text', text: `\n\n${text}` }]
+    messages = [...tail]
+    await host.store.appendMessage(childId, toNewMessage(first, { displayMetadata: { ...meta, summaryMerged: true } }))
+    for (const m of tail.slice(1)) await host.store.appendMessage(childId, toNewMessage(m))
+  } else {
+    const summary: AgentMessage = { role: place, content: text }
+    messages = [summary, ...tail]
+    await host.store.appendMessage(
+      childId,
+      toNewMessage(summary, { displayKind: 'compression_summary', displayMetadata: meta })
+    )
+    for (const m of tail) await host.store.appendMessage(childId, toNewMessage(m))
+  }
   await host.store.endSession(parentId, 'compression')
 
   host.sessionId = childId
-  host.sessionMessages = [summary, ...tail]
+  host.sessionMessages = messages
   host.lastFlushedDbIdx = host.sessionMessages.length
   try {
     await host.memory?.onSessionSwitch?.(childId, { parentSessionId: parentId, reset: false, reason: 'compression' })

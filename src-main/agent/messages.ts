@@ -1,4 +1,5 @@
 /** Conversions between in-memory messages, the store's NewMessage, and tool-call shapes. */
+import { storedPartsText } from '@shared/contract'
 import type { ConversationMessage, NewMessage } from '../store'
 import type { AgentMessage, ProviderResponse } from './providers/types'
 import type { ToolCallRequest, ToolCallResult } from './tools/registry'
@@ -23,17 +24,30 @@ export function toolResultMessage(result: ToolCallResult): AgentMessage {
   return { role: 'tool', content: result.content, tool_call_id: result.id, name: result.name }
 }
 
-/** The persisted row for an in-memory message. */
+/**
+ * The persisted row for an in-memory message, as upstream's agent flush writes it: a message with images stores
+ * its text with each image as "[screenshot]" (the images were sent, not stored); an assistant tool-call row
+ * without text stores '' ; reasoning (and `reasoning_content`, `reasoning_details`) only on assistant rows.
+ */
 export function toNewMessage(msg: AgentMessage, extra: Partial<NewMessage> = {}): NewMessage {
+  const assistant = msg.role === 'assistant'
+  const calls = msg.tool_calls?.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }))
+  const reasoning = assistant ? (msg.reasoning ?? null) : null
   return {
     role: msg.role,
-    // Images are stored in upstream's multimodal shape (the store marks a list as JSON).
-    content: msg.parts?.length ? msg.parts : msg.content,
-    toolCalls:
-      msg.tool_calls?.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) ?? null,
+    content: msg.parts?.length
+      ? storedPartsText(msg.parts)
+      : assistant && calls?.length
+        ? (msg.content ?? '')
+        : msg.content,
+    toolCalls: calls ?? null,
     toolCallId: msg.tool_call_id ?? null,
     toolName: msg.role === 'tool' ? (msg.name ?? null) : null,
-    reasoning: msg.reasoning ?? null,
+    finishReason: msg.finish_reason ?? null,
+    reasoning,
+    // Upstream promotes the reasoning it captured to reasoning_content whenever there is any.
+    reasoningContent: reasoning || null,
+    reasoningDetails: assistant && msg.reasoning_details?.length ? msg.reasoning_details.map((b) => ({ ...b })) : null,
     ...extra
   }
 }

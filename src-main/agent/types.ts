@@ -17,6 +17,8 @@ export interface AgentStore {
   getSession(sessionId: string): MaybePromise<SessionRecord | null | undefined>
   /** Keeps the prompt the turn used on the session row (upstream's update_system_prompt); unchanged → no write. */
   setSystemPrompt?(sessionId: string, prompt: string): MaybePromise<unknown>
+  /** Titles a compression continuation with its parent's title numbered by upstream's lineage rule ("X #2"). */
+  titleContinuation?(sessionId: string, parentId: string): MaybePromise<unknown>
   getMessagesAsConversation(
     sessionId: string,
     options?: { repairAlternation?: boolean }

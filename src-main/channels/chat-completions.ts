@@ -37,7 +37,7 @@ const Body = z
 
 export interface ParsedConversation {
   text: string
-  /** The last user message's parts when it carries images (sent to the provider, stored as upstream does). */
+  /** The last user message's parts when it carries images (sent to the provider, stored as upstream's agent flush stores them: text, each image "[screenshot]"). */
   parts?: ContentParts
   history: Turn[]
   /** The caller's `system`/`developer` messages, joined: sent with this agent's own prompt, never stored. */

@@ -21,7 +21,7 @@ const capped = (s: string) => (s.length > MAX_TEXT ? Array.from(s).slice(0, MAX_
 export interface Content {
   /** The text the conversation is keyed and compared on, as the store shows the message (images as placeholders). */
   text: string
-  /** The parts with images, as they go to the provider and into state.db; absent for text-only content. */
+  /** The parts with images, as they go to the provider (state.db keeps their text, each image as "[screenshot]"); absent for text-only content. */
   parts?: ContentParts
 }
 

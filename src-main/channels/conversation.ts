@@ -10,12 +10,13 @@
 import { createHash, randomUUID } from 'node:crypto'
 import type { ContentParts } from './gateway-face'
 import { pyRepr } from '@shared/contract/py-text'
+import { storedPartsText } from '@shared/contract'
 
 export interface Turn {
   role: 'user' | 'assistant'
   /** The text as the store shows it (images as placeholders): what turns are compared on. */
   content: string
-  /** A message with images: its parts, stored in upstream's multimodal shape when the history is seeded. */
+  /** A message with images: its parts (sent to the provider; stored as text with each image as "[screenshot]"). */
   parts?: ContentParts
 }
 
@@ -68,6 +69,8 @@ export const comparable = (t: string): string => t.replace(REASONING_BLOCK, '').
 const same = (a: Turn, b: Turn | StoredTurn) =>
   a.role === b.role &&
   (comparable(a.content) === comparable(b.content) ||
+    // A message with images is stored as its text with each image as "[screenshot]" (older rows: the parts).
+    (a.parts !== undefined && comparable(storedPartsText(a.parts) ?? '') === comparable(b.content)) ||
     ('final' in b && b.final !== undefined && comparable(a.content) === comparable(b.final)))
 const MAX_DEPTH = 16
 

@@ -8,6 +8,7 @@ import {
   CaduceusError,
   ResumeInput,
   StartInput,
+  storedPartsText,
   type ActiveTurns,
   type GatewayState,
   type ResumeResult,
@@ -674,7 +675,10 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         LOG,
         `turn ${handle.turnId} on ${key.slice(0, 64)}: cache ${decision}${cacheReason ? ` (${cacheReason})` : ''}`
       )
-      const saved = savedMessageId ?? (await this.saveUserMessage(store, agent, handle, opts.parts ?? text))
+      // Stored as upstream's agent flush stores a message with images: its text, each image as "[screenshot]".
+      // The images themselves go to the provider with this turn only.
+      const stored = opts.parts ? (storedPartsText(opts.parts) ?? text) : text
+      const saved = savedMessageId ?? (await this.saveUserMessage(store, agent, handle, stored))
       const controller = new AbortController()
       const live: LiveTurn = {
         handle,
@@ -720,12 +724,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
    * returns loses nothing. If the DB stays locked past the store's retry budget, the turn ends with that
    * error (event) and the request fails, so the renderer keeps the text in the composer.
    */
-  private async saveUserMessage(
-    store: S,
-    agent: A,
-    handle: TurnHandle,
-    text: string | ContentParts
-  ): Promise<number | undefined> {
+  private async saveUserMessage(store: S, agent: A, handle: TurnHandle, text: string): Promise<number | undefined> {
     if (!store.appendMessage) return undefined
     const sid = typeof agent.sessionId === 'string' && agent.sessionId ? agent.sessionId : handle.sessionId
     try {

@@ -9,6 +9,8 @@ import type { NewMessage } from './types'
 import { CompressionSessionClosedError, invalid, notFound } from './errors'
 import { nowSeconds } from './util'
 import { encodeContent } from './content-codec'
+import { existingColumns } from './reconcile'
+import { pyJson } from '@shared/contract/py-text'
 
 function validate(m: NewMessage, i: number): void {
   const at = (f: string) => `messages[${i}].${f}`
@@ -29,13 +31,22 @@ function validate(m: NewMessage, i: number): void {
   }
 }
 
-/** Stored in upstream's OpenAI shape so upstream Hermes can resume our sessions. */
+/**
+ * Stored in upstream's OpenAI shape so upstream Hermes can resume our sessions, as its `json.dumps` writes it
+ * (", " / ": " separators, non-ASCII as \uXXXX): the same bytes, and the same tokens every FTS index sees.
+ */
 const toolCallsJson = (m: NewMessage) =>
   m.toolCalls?.length
-    ? JSON.stringify(
+    ? pyJson(
         m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }))
       )
     : null
+
+/** `reasoning_details` as upstream's append_message writes it: json.dumps of a non-empty list, else NULL. */
+const detailsJson = (m: NewMessage) => (m.reasoningDetails?.length ? pyJson(m.reasoningDetails) : null)
+
+/** Columns only some schema versions have: written when the home has them, never added to it here. */
+const OPTIONAL = ['reasoning_content', 'reasoning_details'] as const
 
 /** Appends in the caller's transaction; returns the new row ids. */
 export function appendRows(db: Database.Database, sessionId: string, msgs: NewMessage[]): number[] {
@@ -58,11 +69,14 @@ export function appendRows(db: Database.Database, sessionId: string, msgs: NewMe
     `UPDATE sessions SET message_count = COALESCE(message_count, 0) + ?, tool_call_count = COALESCE(tool_call_count, 0) + ?,
       last_activity_at = MAX(COALESCE(last_activity_at, 0), ?) WHERE id = ?`
   ).run(msgs.length, calls, lastTs, sessionId)
+  const wantsOptional = msgs.some((m) => m.reasoningContent != null || m.reasoningDetails?.length)
+  const have = wantsOptional ? existingColumns(db, 'messages') : new Set<string>()
+  const optional = OPTIONAL.filter((c) => have.has(c))
   const insert = stmt(
     db,
     `INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp,
-      token_count, finish_reason, reasoning, display_kind, display_metadata)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+      token_count, finish_reason, reasoning, display_kind, display_metadata${optional.map((c) => `, ${c}`).join('')})
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?${', ?'.repeat(optional.length)})`
   )
   const withNul: number[] = []
   const ids = msgs.map((m) => {
@@ -81,7 +95,8 @@ export function appendRows(db: Database.Database, sessionId: string, msgs: NewMe
         m.finishReason ?? null,
         m.reasoning ?? null,
         m.displayKind ?? null,
-        m.displayMetadata ? JSON.stringify(m.displayMetadata) : null
+        m.displayMetadata ? JSON.stringify(m.displayMetadata) : null,
+        ...optional.map((c) => (c === 'reasoning_content' ? (m.reasoningContent ?? null) : detailsJson(m)))
       ).lastInsertRowid
     )
     if ([content, calls, m.toolName].some((v) => typeof v === 'string' && v.includes('\u0000'))) withNul.push(id)

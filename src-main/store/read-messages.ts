@@ -157,6 +157,7 @@ export function conversation(
     }
     const reasoning = (r.reasoning ?? r.reasoning_content) as string | null
     if (role === 'assistant' && reasoning) m.reasoning = reasoning
+    if (role === 'assistant' && r.finish_reason) m.finish_reason = String(r.finish_reason)
     out.push(m)
   }
   return repairAlternation ? repair(out) : out

@@ -22,7 +22,7 @@ import type { HomeShape } from './shape'
 import { invalid, requireId } from './errors'
 import { appendRows } from './message-write'
 import { endSessionRow, reopenSessionRow, setFlag, upsertSession, writeSystemPrompt } from './session-write'
-import { writeTitle, type TitleSource } from './titles'
+import { lineageTitleOf, nextTitleInLineage, writeTitle, type TitleSource } from './titles'
 import {
   archiveCandidates,
   archiveRows,
@@ -286,6 +286,22 @@ export class SessionStore {
       const ok = writeTitle(txDb(tx), id, title, source)
       if (ok) tx.touch(id)
       return ok
+    })
+  }
+  /**
+   * Titles a compression continuation as upstream does: its parent's title numbered by upstream's lineage rule
+   * ("X" → "X #2", "X #2" → "X #3"), read and written in one transaction. Returns the title written, or null
+   * (an untitled parent leaves the child untitled, as upstream's does).
+   */
+  titleContinuation(id: string, parentId: string): Promise<string | null> {
+    return this.write((tx) => {
+      requireId(id)
+      const parent = lineageTitleOf(txDb(tx), parentId)
+      if (!parent) return null
+      const title = nextTitleInLineage(txDb(tx), parent.title)
+      const ok = writeTitle(txDb(tx), id, title, parent.source)
+      if (ok) tx.touch(id)
+      return ok ? title : null
     })
   }
   /** Stores the prompt a turn used (upstream's update_system_prompt); a no-op write when unchanged. */

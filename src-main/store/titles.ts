@@ -48,3 +48,33 @@ export function writeTitle(db: Database.Database, id: string, raw: string | null
   )
   return res.changes > 0
 }
+
+/**
+ * The next title in a lineage, by upstream's `get_next_title_in_lineage`: a trailing " #N" is taken off to find the
+ * base; the base alone when no session has it or a numbered variant of it, else the base numbered one past the
+ * highest number in use (the unnumbered original counts as #1). Variants are found as upstream's LIKE finds them.
+ */
+export function nextTitleInLineage(db: Database.Database, title: string): string {
+  const base = /^(.*?) #(\d+)$/.exec(title)?.[1] ?? title
+  const escaped = base.replace(/\\/g, '\\\\').replace(/%/g, '\\%').replace(/_/g, '\\_')
+  const existing = stmt(db, "SELECT title FROM sessions WHERE title = ? OR title LIKE ? ESCAPE '\\'").all(
+    base,
+    `${escaped} #%`
+  ) as Array<{ title: string }>
+  if (existing.length === 0) return base
+  let max = 1
+  for (const { title: t } of existing) {
+    const n = /^.* #(\d+)$/.exec(t)
+    if (n) max = Math.max(max, Number(n[1]))
+  }
+  return `${base} #${max + 1}`
+}
+
+/** A session's title and its provenance (NULL provenance counts as the user's), or null when it has no title. */
+export function lineageTitleOf(db: Database.Database, id: string): { title: string; source: TitleSource } | null {
+  const row = stmt(db, 'SELECT title, title_source FROM sessions WHERE id = ?').get(id) as
+    { title: string | null; title_source: string | null } | undefined
+  if (!row?.title) return null
+  const source = (row.title_source ?? 'user') in RANK ? ((row.title_source ?? 'user') as TitleSource) : 'user'
+  return { title: row.title, source }
+}

@@ -44,6 +44,10 @@ export interface NewMessage {
   toolCallId?: string | null
   toolName?: string | null
   reasoning?: string | null
+  /** Upstream's `reasoning_content` (assistant rows): written only where the home has the column. */
+  reasoningContent?: string | null
+  /** Upstream's `reasoning_details` (e.g. Anthropic thinking blocks with signatures), stored as json.dumps text. */
+  reasoningDetails?: Array<Record<string, unknown>> | null
   tokenCount?: number | null
   finishReason?: string | null
   /** Epoch seconds; defaults to now. */
@@ -60,6 +64,8 @@ export interface ConversationMessage {
   tool_call_id?: string
   name?: string
   reasoning?: string | null
+  /** An assistant row's finish_reason (upstream's get_messages_as_conversation restores it). */
+  finish_reason?: string | null
 }
 
 /** One provider call's usage, written in delta mode (hermes-spec §1.9). */

@@ -2,6 +2,7 @@
  * The API server's view of a profile's stored conversations (channels/conversation.ts decides; this reads and seeds
  * through the profile's SessionStore, since channels/ cannot import store/).
  */
+import { storedPartsText } from '@shared/contract'
 import type { ConversationSessions, StoredTurn } from '../../channels'
 import type { Services } from '../services'
 
@@ -41,11 +42,12 @@ export function apiConversations(stores: Services['stores'], profile: string): C
         parentSessionId: opts.parent ?? null,
         modelConfig: opts.parent ? { _branched_from: opts.parent } : null
       })
-      // A message with images is stored in upstream's multimodal shape, as the turn itself stores one.
+      // A message with images is stored as the turn itself stores one (upstream's agent flush): its text, each image
+      // as "[screenshot]"; the base64 never reaches state.db.
       if (turns.length)
         await s.appendMessages(
           sessionId,
-          turns.map((t) => ({ role: t.role, content: t.parts ?? t.content }))
+          turns.map((t) => ({ role: t.role, content: t.parts ? (storedPartsText(t.parts) ?? t.content) : t.content }))
         )
     }
   }

@@ -10,6 +10,7 @@ import { DelegationCards, delegationIdOf } from './DelegationCards'
 import { CallArguments, ToolResultOutput } from './ShowAll'
 import { callDuration, useToolPairs } from './tool-pairs'
 import { pathArg } from './tool-result'
+import { imageSegments } from './image-chips'
 import { argsPreview, decodeUnicodeEscapes } from '@shared/contract/tool-args'
 
 function Fold({
@@ -130,6 +131,33 @@ export function ToolCallView({
   )
 }
 
+/** A user message; its "[screenshot]" lines (images upstream's flush left out of state.db) as image chips. */
+function UserBody({ text, terms }: { text: string; terms: string[] | undefined }) {
+  const segments = imageSegments(text)
+  if (!segments) return <Highlighted text={text} terms={terms} />
+  return (
+    <>
+      {segments.map((s, i) =>
+        s.kind === 'image' ? (
+          <div key={i}>
+            <span
+              className="badge image-chip"
+              data-testid="image-chip"
+              title="An image sent with this message; the session keeps a placeholder, not the image"
+            >
+              image
+            </span>
+          </div>
+        ) : (
+          <div key={i}>
+            <Highlighted text={s.text} terms={terms} />
+          </div>
+        )
+      )}
+    </>
+  )
+}
+
 export function Reasoning({ text }: { text: string }) {
   return (
     <Fold testId="reasoning" label={<span className="muted">Reasoning · {text.length.toLocaleString()} chars</span>}>
@@ -232,7 +260,7 @@ export const MessageItem = memo(function MessageItem({
       {m.content && (
         <div className="msg-body">
           {m.role === 'user' ? (
-            <Highlighted text={m.content} terms={terms} />
+            <UserBody text={m.content} terms={terms} />
           ) : (
             <Markdown text={m.content} terms={terms} saved />
           )}

@@ -1,0 +1,50 @@
+import { join } from 'node:path'
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { SessionStore } from './index'
+import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+import { rawDb } from './test-fixtures/raw-db'
+
+afterAll(cleanupTempDirs)
+let store: SessionStore
+beforeEach(() => {
+  store = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })
+})
+afterEach(() => store.close())
+
+const columns = () =>
+  (rawDb(store).prepare('PRAGMA table_info(messages)').all() as Array<{ name: string }>).map((c) => c.name)
+const row = (id: number) =>
+  rawDb(store).prepare('SELECT * FROM messages WHERE id = ?').get(id) as Record<string, unknown>
+
+describe('message rows in upstream append_message shapes', () => {
+  const assistant = {
+    role: 'assistant',
+    content: '',
+    toolCalls: [{ id: 'c1', name: 'look', arguments: '{"q":"héllo → ✓ 😀"}' }],
+    reasoning: 'thinking — hard',
+    reasoningContent: 'thinking — hard',
+    reasoningDetails: [{ type: 'thinking', thinking: 'thinking — hard', signature: 'sig' }]
+  }
+
+  it('writes tool_calls and reasoning_details as json.dumps does, and reasoning_content', async () => {
+    await store.createSession('s', 'cli')
+    const id = await store.appendMessage('s', assistant)
+    const r = row(id)
+    expect(r.tool_calls).toBe(
+      '[{"id": "c1", "type": "function", "function": {"name": "look", "arguments": "{\\"q\\":\\"h\\u00e9llo \\u2192 \\u2713 \\ud83d\\ude00\\"}"}}]'
+    )
+    expect(r.content).toBe('')
+    expect(r.reasoning_content).toBe('thinking — hard')
+    expect(r.reasoning_details).toBe('[{"type": "thinking", "thinking": "thinking \\u2014 hard", "signature": "sig"}]')
+  })
+
+  it('a home without the reasoning_content / reasoning_details columns keeps its shape and still takes the row', async () => {
+    await store.createSession('s', 'cli')
+    const db = rawDb(store)
+    for (const c of ['reasoning_content', 'reasoning_details']) db.exec(`ALTER TABLE messages DROP COLUMN ${c}`)
+    const id = await store.appendMessage('s', assistant)
+    expect(columns()).not.toContain('reasoning_content')
+    expect(columns()).not.toContain('reasoning_details')
+    expect(row(id)).toMatchObject({ role: 'assistant', reasoning: 'thinking — hard' })
+  })
+})
