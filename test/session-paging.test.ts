@@ -26,7 +26,8 @@ const big = Array.from(
 ).join('')
 // About 2 MB, a 🦩 every thousand lines, cut at a line end.
 const mid = big.slice(0, big.indexOf('\n', 2_000_000) + 1)
-const bigArgs = JSON.stringify({ path: 'notes.md', text: 'ü'.repeat(1.5 * 1024 * 1024) })
+// 1.2 MB of arguments: stored as upstream's json.dumps writes them (ü as \u00fc), 3.8 MB, under the read limit
+const bigArgs = JSON.stringify({ path: 'notes.md', text: 'ü'.repeat(0.6 * 1024 * 1024) })
 if (Buffer.byteLength(big) < 30 * 1024 * 1024) throw new Error('the fixture must be 30 MB or more')
 
 let home: string
@@ -150,7 +151,7 @@ describe('message paging for the browser', { timeout: 60_000 }, () => {
     expect(largestFrame).toBeLessThan(FRAME_BOUND)
   })
 
-  it('a field under the read limit comes as a preview: a 3 MB tool call, its arguments cut, with their size; "show all" reads them back', async () => {
+  it('a field under the read limit comes as a preview: a 3.8 MB tool call, its arguments cut, with their size; "show all" reads them back', async () => {
     const page = await call<MessagePage>('sessions.messages', { profile: 'default', sessionId: 'BIG' })
     const call0 = page.items[1]!.toolCalls![0]!
     expect(call0).toMatchObject({ id: 'c1', name: 'write_file', argumentsBytes: Buffer.byteLength(bigArgs) })
