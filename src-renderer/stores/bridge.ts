@@ -1,5 +1,6 @@
 import type { CaduceusApi } from '@shared/contract'
 import { loadApp, refreshProfiles } from './app'
+import { applyCostsSessionsChanged } from './costs'
 import { applyMemoryActivity } from './memory'
 import { applySessionsChanged, isRowsKey, sessionRowsLoaded } from './sessions'
 import { applyDelegationUpdated } from './subagents'
@@ -24,6 +25,7 @@ export function wireBridge(api: CaduceusApi): () => void {
     api.on('sessions.changed', (e) => {
       void applySessionsChanged(e)
       void applyTranscriptSessionsChanged(e)
+      void applyCostsSessionsChanged(e)
     }),
     api.on('turn.queued', applyTurnQueued),
     api.on('turn.started', applyTurnStarted),
