@@ -1,7 +1,7 @@
 import { watch, type FSWatcher, mkdirSync } from 'node:fs'
-import { CaduceusError } from '@shared/contract'
+import { CaduceusError, PARENT_LOOKUP_MAX, type EventPayload } from '@shared/contract'
 import { join } from 'node:path'
-import { SessionWatcher, StoreRegistry } from '../../store'
+import { SessionWatcher, StoreRegistry, type SessionStore } from '../../store'
 import { setDefaultRoot, setMultiplexActive } from '../../scope'
 import type { EventBus } from '../dispatch'
 import type { Logger } from '@shared/contract/log'
@@ -20,6 +20,25 @@ export interface Services {
   /** Extra teardown registered by the parts wired after the store (gateway, memory, delegation, demo provider). */
   onClose(fn: () => void | Promise<void>): void
   close(): Promise<void>
+}
+
+/**
+ * `sessions.changed` as the host emits it: the watcher's ids plus their parents, so a page open on a parent hears
+ * of a child it does not list yet (another process's delegate). A primary-key read per id, for a burst's first
+ * PARENT_LOOKUP_MAX ids; a session gone since (deleted) has no parent to name.
+ */
+function withParents(store: SessionStore, change: { profile: string; sessionIds: string[] }) {
+  const parents = new Set<string>()
+  for (const id of change.sessionIds.slice(0, PARENT_LOOKUP_MAX)) {
+    try {
+      const parent = store.getSession(id)?.parentSessionId
+      if (parent) parents.add(parent)
+    } catch {
+      break // a locked or damaged moment: the ids still go out
+    }
+  }
+  const evt: EventPayload<'sessions.changed'> = { profile: change.profile, sessionIds: change.sessionIds }
+  return parents.size ? { ...evt, parentIds: [...parents] } : evt
 }
 
 /**
@@ -57,12 +76,14 @@ export function createStoreServices(opts: {
         const off = store.onLocalChange((change) => {
           off()
           awaitingFile.delete(name)
-          bus.emit('sessions.changed', change)
+          bus.emit('sessions.changed', withParents(store, change))
           watchProfile(name)
         })
         return
       }
-      const watcher = new SessionWatcher(store, (change) => bus.emit('sessions.changed', change)).start()
+      const watcher = new SessionWatcher(store, (change) =>
+        bus.emit('sessions.changed', withParents(store, change))
+      ).start()
       watchers.set(name, watcher)
     } catch (err) {
       // A malformed or locked DB must not stop the other profiles from being served.
