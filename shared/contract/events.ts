@@ -32,6 +32,8 @@ export const events = {
   }),
   /** One memory event was recorded. */
   'memory.activity': MemoryEvent,
+  /** A profile's built-in memory files (MEMORY.md, USER.md) changed on disk: this or another process wrote them. */
+  'memory.changed': z.object({ profile: ProfileName }),
   /** The agent cache changed (insert, evict, run state). */
   'gateway.changed': z.object({ reason: z.string() }),
   /** Text a retained child is producing for a follow-up sent from the UI (streams into the dialog). */

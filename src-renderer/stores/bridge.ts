@@ -1,7 +1,7 @@
 import type { CaduceusApi } from '@shared/contract'
 import { loadApp, refreshProfiles } from './app'
 import { applyCostsSessionsChanged } from './costs'
-import { applyMemoryActivity } from './memory'
+import { applyMemoryActivity, applyMemoryFilesChanged } from './memory'
 import { applySessionsChanged, isRowsKey, sessionRowsLoaded } from './sessions'
 import { applyDelegationUpdated } from './subagents'
 import {
@@ -47,6 +47,7 @@ export function wireBridge(api: CaduceusApi): () => void {
       void applyTranscriptDelegationUpdated(e)
     }),
     api.on('memory.activity', applyMemoryActivity),
+    api.on('memory.changed', (e) => void applyMemoryFilesChanged(e)),
     api.on('gateway.changed', () => void applyGatewayChanged()),
     api.on('profiles.changed', () => void refreshProfiles()),
     api.on('subagents.followUpDelta', applyFollowUpDelta)

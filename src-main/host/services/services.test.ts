@@ -1,5 +1,6 @@
 // The host's sessions.changed as another process's writes make it: a child's change names its parent, so a page open
 // on the parent hears of a delegate it does not list yet (the watcher itself knows only the ids that changed).
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { EventPayload } from '@shared/contract'
@@ -9,6 +10,25 @@ import { SessionStore } from '../../store'
 import { cleanupTempDirs, tempDir } from '../../store/test-fixtures/tmp'
 
 afterAll(cleanupTempDirs)
+
+describe('memory.changed', () => {
+  it("is emitted when another process edits a profile's MEMORY.md", async () => {
+    const home = tempDir('cad-memory-changed-')
+    mkdirSync(join(home, 'memories'))
+    const host = await createHost({ home, headless: true, live: true, validateOutput: true, log: createLogger() })
+    const events: unknown[] = []
+    const off = host.bus.subscribe((e) => {
+      if (e.event === 'memory.changed') events.push(e.payload)
+    })
+    try {
+      writeFileSync(join(home, 'memories', 'MEMORY.md'), 'written by upstream')
+      await expect.poll(() => events, { timeout: 10_000, interval: 20 }).toEqual([{ profile: 'default' }])
+    } finally {
+      off()
+      await host.close()
+    }
+  })
+})
 
 describe('sessions.changed', () => {
   it("names the parents of the changed sessions: another process's delegate of an open session", async () => {

@@ -7,6 +7,7 @@ import type { EventBus } from '../dispatch'
 import type { Logger } from '@shared/contract/log'
 import { journalModeSetting, writeRetryMs } from './write-retry'
 import { errorMessage } from '@shared/contract/errors'
+import { MemoryFolderWatch } from './memory-watch'
 
 export interface Services {
   root: string
@@ -90,7 +91,25 @@ export function createStoreServices(opts: {
       log.error('store', `cannot watch profile ${name}: ${errorMessage(err)}`)
     }
   }
+  // each profile's built-in memory files: another process's memory tool edits them without an event of ours
+  const memoryWatches = new Map<string, MemoryFolderWatch>()
+  const watchMemory = () => {
+    if (!opts.live) return
+    const served = new Map(stores.list().map((e) => [e.name, e.home]))
+    for (const [name, home] of served)
+      if (!memoryWatches.has(name))
+        memoryWatches.set(
+          name,
+          new MemoryFolderWatch(home, () => bus.emit('memory.changed', { profile: name })).start()
+        )
+    for (const [name, w] of memoryWatches)
+      if (!served.has(name)) {
+        w.stop()
+        memoryWatches.delete(name)
+      }
+  }
   for (const entry of stores.list()) watchProfile(entry.name)
+  watchMemory()
   // Serving several profiles from one process is multiplexing (hermes-spec §4.3): memory hooks and secrets
   // then demand an explicit profile scope instead of trusting the process's own home.
   const updateMultiplex = () => setMultiplexActive(stores.list().length > 1)
@@ -109,6 +128,7 @@ export function createStoreServices(opts: {
           const added = stores.refresh()
           for (const name of added) watchProfile(name)
           updateMultiplex()
+          watchMemory()
           for (const name of [...watchers.keys()])
             if (!stores.has(name)) {
               watchers.get(name)!.stop()
@@ -145,6 +165,7 @@ export function createStoreServices(opts: {
       }
       profilesWatch?.close()
       for (const w of watchers.values()) w.stop()
+      for (const w of memoryWatches.values()) w.stop()
       stores.closeAll()
     }
   }
