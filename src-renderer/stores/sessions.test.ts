@@ -52,7 +52,14 @@ beforeEach(async () => {
     'sessions.get': ({ sessionId }) => {
       const s = db.find((x) => x.id === sessionId) ?? unlisted.get(sessionId)
       if (!s) throw Object.assign(new Error('no such session'), { code: 'not_found' })
-      const chain = (chains.get(sessionId) ?? []).map((id) => ({ id }))
+      const chain = (chains.get(sessionId) ?? []).map((id, i) => ({
+        id,
+        title: null,
+        kind: i ? ('continuation' as const) : ('root' as const),
+        startedAt: 1,
+        endReason: null,
+        messageCount: 1
+      }))
       return {
         summary: s,
         lineage: { chain, parent: null, branches: [], delegateChildren: [], otherChildren: [] },
