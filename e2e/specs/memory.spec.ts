@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { SessionPage } from '@shared/contract'
 import { test, expect } from '../fixtures/host'
@@ -58,4 +58,29 @@ test("a memory tool call shows live on its own profile's Memory page only, and e
   expect(read(researchFile)).toContain('The lab meeting is on Thursdays at 10:00')
   expect(read(workFile)).toBe(workBefore)
   expect(read(defaultFile)).toBe(defaultBefore)
+})
+
+test("another process editing a profile's MEMORY.md (upstream's memory tool) shows on its open Memory page", async ({
+  page,
+  host
+}) => {
+  const shell = new AppShell(page)
+  const memory = new MemoryPage(page)
+  await shell.open(host.url)
+  await shell.selectProfile('work')
+  await memory.open()
+  const dir = join(host.root, 'profiles', 'work', 'memories')
+  mkdirSync(dir, { recursive: true })
+  const file = join(dir, 'MEMORY.md')
+  let before = ''
+  try {
+    before = readFileSync(file, 'utf8')
+  } catch {
+    /* no entries yet */
+  }
+  const marker = `written by upstream ${Date.now()}`
+  // upstream's write: a temp file beside the target, renamed over it
+  writeFileSync(join(dir, '.mem-tmp'), before ? `${before}\n§\n${marker}` : marker)
+  renameSync(join(dir, '.mem-tmp'), file)
+  await expect(memory.entries.filter({ hasText: marker })).toBeVisible()
 })

@@ -3,10 +3,22 @@ import { ProfileName } from './common'
 import { TurnDelta, TurnFinished, TurnQueued, TurnStarted } from './agent'
 import { MemoryEvent } from './memory'
 
+/** How many of a `sessions.changed` burst's ids the host looks up parents for (a bulk delete names thousands). */
+export const PARENT_LOOKUP_MAX = 500
+
 /** Events pushed from the host, named as facts in the past tense. */
 export const events = {
   /** Sessions of a profile changed (this or another process committed). Coalesced. */
-  'sessions.changed': z.object({ profile: ProfileName, sessionIds: z.array(z.string()) }),
+  'sessions.changed': z.object({
+    profile: ProfileName,
+    sessionIds: z.array(z.string()),
+    /**
+     * The parents of the changed sessions that have one (absent when none does): a view of a parent session
+     * learns of a child it has not listed yet (a delegate another process started). Looked up for a burst's first
+     * PARENT_LOOKUP_MAX ids only.
+     */
+    parentIds: z.array(z.string()).optional()
+  }),
   /** A message sent mid-turn waits for the running turn to end; its turn.started (same id) follows, or turn.finished. */
   'turn.queued': TurnQueued,
   'turn.started': TurnStarted,
@@ -20,6 +32,8 @@ export const events = {
   }),
   /** One memory event was recorded. */
   'memory.activity': MemoryEvent,
+  /** A profile's built-in memory files (MEMORY.md, USER.md) changed on disk: this or another process wrote them. */
+  'memory.changed': z.object({ profile: ProfileName }),
   /** The agent cache changed (insert, evict, run state). */
   'gateway.changed': z.object({ reason: z.string() }),
   /** Text a retained child is producing for a follow-up sent from the UI (streams into the dialog). */

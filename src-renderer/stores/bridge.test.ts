@@ -167,6 +167,26 @@ describe('event bridge', () => {
     expect(reads('gateway.state')).toBe(3)
   })
 
+  it('a burst of session changes reads the Costs page on screen once again, for the profiles it covers', async () => {
+    const off = wireBridge(fake.api)
+    const costs = observe(requestQuery('costs.summary', { profile: 'all', days: 30 }, 'Loading costs'))
+    const work = observe(requestQuery('costs.summary', { profile: 'work', days: 7 }, 'Loading costs'))
+    await settle()
+    const reads = (profile: string) => fake.callsOf('costs.summary').filter((q) => q.profile === profile).length
+    expect([reads('all'), reads('work')]).toEqual([1, 1])
+    // another process adds cost to a parent and its child: two commits, one burst
+    fake.emit('sessions.changed', { profile: 'default', sessionIds: ['parent'] })
+    fake.emit('sessions.changed', { profile: 'default', sessionIds: ['child'] })
+    await settle()
+    expect([reads('all'), reads('work')]).toEqual([2, 1])
+    fake.emit('sessions.changed', { profile: 'work', sessionIds: ['w1'] })
+    await settle()
+    expect([reads('all'), reads('work')]).toEqual([3, 2])
+    costs.off()
+    work.off()
+    off()
+  })
+
   it('coalesces a burst of events into one refetch, and one more for events that arrive while it runs', async () => {
     const off = wireBridge(fake.api)
     const gateway = observe(requestQuery('gateway.state', {}, 'Loading gateway state'))

@@ -1,6 +1,7 @@
 import type { CaduceusApi } from '@shared/contract'
 import { loadApp, refreshProfiles } from './app'
-import { applyMemoryActivity } from './memory'
+import { applyCostsSessionsChanged } from './costs'
+import { applyMemoryActivity, applyMemoryFilesChanged } from './memory'
 import { applySessionsChanged, isRowsKey, sessionRowsLoaded } from './sessions'
 import { applyDelegationUpdated } from './subagents'
 import {
@@ -24,6 +25,7 @@ export function wireBridge(api: CaduceusApi): () => void {
     api.on('sessions.changed', (e) => {
       void applySessionsChanged(e)
       void applyTranscriptSessionsChanged(e)
+      void applyCostsSessionsChanged(e)
     }),
     api.on('turn.queued', applyTurnQueued),
     api.on('turn.started', applyTurnStarted),
@@ -45,6 +47,7 @@ export function wireBridge(api: CaduceusApi): () => void {
       void applyTranscriptDelegationUpdated(e)
     }),
     api.on('memory.activity', applyMemoryActivity),
+    api.on('memory.changed', (e) => void applyMemoryFilesChanged(e)),
     api.on('gateway.changed', () => void applyGatewayChanged()),
     api.on('profiles.changed', () => void refreshProfiles()),
     api.on('subagents.followUpDelta', applyFollowUpDelta)

@@ -1,11 +1,11 @@
 import { create } from 'zustand'
 import { useShallow } from 'zustand/react/shallow'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
-import type { CostSummary } from '@shared/contract'
+import type { CostSummary, EventPayload } from '@shared/contract'
 import { usdToMicros } from '@shared/contract/money'
 import { errorMessage } from '../lib/format'
 import { useApp } from './app'
-import { queryClient, requestQuery, settled } from './server'
+import { invalidateSoon, keyInput, queryClient, requestQuery, settled } from './server'
 
 /** The Costs page's view (period and day filter); the summary itself is a query keyed by scope + view. */
 interface CostsStore {
@@ -43,6 +43,21 @@ export function useCostSummary(): {
 /** Read the current view now; resolves once it is loaded (a mounted page shares the same fetch). Failures toast. */
 export function loadCosts(): Promise<void> {
   return settled(queryClient.fetchQuery(currentCostsQuery()))
+}
+
+/**
+ * A session of `profile` changed (tokens or cost written by a turn, by upstream's update_token_counts, a child's
+ * spend, a delete): every cached summary covering that profile goes stale, and the one on screen is read again
+ * once per burst of events (`invalidateSoon`).
+ */
+export function applyCostsSessionsChanged(evt: EventPayload<'sessions.changed'>): Promise<void> {
+  return invalidateSoon({
+    predicate: (q) => {
+      if (q.queryKey[0] !== 'costs.summary') return false
+      const scope = keyInput<'costs.summary'>(q.queryKey).profile
+      return scope === undefined || scope === 'all' || scope === evt.profile
+    }
+  })
 }
 
 export function setCostDays(days: number): Promise<void> {

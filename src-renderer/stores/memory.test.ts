@@ -15,6 +15,7 @@ import {
   useMemory
 } from './memory'
 import { queryClient, requestKey, requestQuery } from './server'
+import { wireBridge } from './bridge'
 
 /** The entries a panel for this profile shows (its target as picked). */
 const shownEntries = (profile: string) =>
@@ -203,6 +204,25 @@ describe('memory store', () => {
       expect(fake.callsOf('memory.entries')).toHaveLength(entryReads + 1)
       expect(fake.callsOf('memory.health')).toHaveLength(healthReads + 1)
       stop()
+    })
+
+    it('re-reads the shown entries when the host says the files changed on disk (upstream’s memory tool)', async () => {
+      const off = wireBridge(fake.api)
+      await loadEntries('work', 'memory')
+      const stop = openPage('work')
+      await settle()
+      const entryReads = fake.callsOf('memory.entries').length
+      entries.work = ['uses vim', 'written by upstream']
+      fake.emit('memory.changed', { profile: 'work' })
+      fake.emit('memory.changed', { profile: 'work' })
+      await settle()
+      expect(shownEntries('work')).toEqual(['uses vim', 'written by upstream'])
+      expect(fake.callsOf('memory.entries')).toHaveLength(entryReads + 1)
+      fake.emit('memory.changed', { profile: 'default' })
+      await settle()
+      expect(fake.callsOf('memory.entries')).toHaveLength(entryReads + 1)
+      stop()
+      off()
     })
 
     it("leaves the entries alone for another profile's write, and does nothing once unwatched", async () => {

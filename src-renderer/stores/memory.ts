@@ -169,6 +169,14 @@ function followActivity(e: MemoryEvent): void {
   void invalidateSoon({ queryKey: requestPrefix('memory.health') })
 }
 
+/**
+ * A profile's MEMORY.md / USER.md changed on disk (upstream's memory tool, another Caduceus, an editor): its entries
+ * go stale, and the panel on screen reads them again once per burst.
+ */
+export function applyMemoryFilesChanged(e: { profile: string }): Promise<void> {
+  return invalidateSoon({ queryKey: requestKey('memory.entries', { profile: e.profile }) })
+}
+
 const entriesQuery = (profile: string, target: Target) =>
   requestQuery('memory.entries', { profile, target }, 'Loading memory entries')
 

@@ -31,6 +31,9 @@ function sessionRowsState(): { error: string | null; stale: boolean } {
 
 let fake: FakeApi
 let db: ReturnType<typeof summary>[]
+/** Sessions that exist but the list does not show (a segment compression continued), and each one's chain ids. */
+let unlisted: Map<string, ReturnType<typeof summary>>
+let chains: Map<string, string[]>
 
 function pageOf(q: SessionQuery) {
   const start = q.cursor ? Number(q.cursor) : 0
@@ -41,15 +44,25 @@ function pageOf(q: SessionQuery) {
 
 beforeEach(async () => {
   resetStores()
+  unlisted = new Map()
+  chains = new Map()
   db = Array.from({ length: 150 }, (_, i) => summary(`s${i}`, { lastActiveAt: 2_000_000 - i }))
   fake = await installFakeApi({
     'sessions.list': (q) => pageOf(q),
     'sessions.get': ({ sessionId }) => {
-      const s = db.find((x) => x.id === sessionId)
+      const s = db.find((x) => x.id === sessionId) ?? unlisted.get(sessionId)
       if (!s) throw Object.assign(new Error('no such session'), { code: 'not_found' })
+      const chain = (chains.get(sessionId) ?? []).map((id, i) => ({
+        id,
+        title: null,
+        kind: i ? ('continuation' as const) : ('root' as const),
+        startedAt: 1,
+        endReason: null,
+        messageCount: 1
+      }))
       return {
         summary: s,
-        lineage: { chain: [], parent: null, branches: [], delegateChildren: [], otherChildren: [] },
+        lineage: { chain, parent: null, branches: [], delegateChildren: [], otherChildren: [] },
         usage: [],
         cwd: null,
         gitBranch: null,
@@ -166,6 +179,47 @@ describe('sessions store', () => {
     const st = sessionRows()
     expect(st.byKey['default/s90']!.title).toBe('renamed elsewhere')
     expect(st.order.indexOf('default/s90')).toBe(90)
+    off()
+  })
+
+  it('a compressed session leaves the list for its continuation, as a fresh load shows it', async () => {
+    const off = watchSessions()
+    await reloadSessions()
+    await loadMoreSessions()
+    // s3 is compressed into t3 (the new tip, now the most recent row); later s120 — a chain's middle segment whose
+    // own row was loaded — is continued too, its tip sorting first, and nothing names the ended segment
+    const root = { ...db[3]!, endedAt: 1_700_000_200, endReason: 'compression' }
+    unlisted.set('s3', root)
+    chains.set('s3', ['s3', 't3'])
+    db = [summary('t3', { rootId: 's3', chainLength: 2, lastActiveAt: 3_000_000 }), ...db.filter((s) => s.id !== 's3')]
+    await applySessionsChanged({ profile: 'default', sessionIds: ['s3', 't3'] })
+    expect(sessionRows().order).toEqual(db.map((s) => `default/${s.id}`))
+    db = [
+      summary('t120', { rootId: 's120', chainLength: 3, lastActiveAt: 3_000_001 }),
+      ...db.filter((s) => s.id !== 's120')
+    ]
+    await applySessionsChanged({ profile: 'default', sessionIds: ['t120'] })
+    expect(sessionRows().byKey['default/s120']).toBeUndefined()
+    expect(sessionRows().order).toEqual(db.map((s) => `default/${s.id}`))
+    off()
+  })
+
+  it('a row whose last activity moves back past the re-read head goes where a fresh load puts it', async () => {
+    const off = watchSessions()
+    await reloadSessions()
+    // another process replaces s5's messages (an undo): its last activity now sorts between s60 and s61
+    const byActivity = () => db.sort((a, b) => b.lastActiveAt - a.lastActiveAt)
+    db[5] = { ...db[5]!, lastActiveAt: db[60]!.lastActiveAt - 0.5 }
+    byActivity()
+    await applySessionsChanged({ profile: 'default', sessionIds: ['s5'] })
+    expect(sessionRows().order.indexOf('default/s5')).toBe(60)
+    expect(sessionRows().order).toEqual(db.slice(0, 100).map((s) => `default/${s.id}`))
+    // moved back past every loaded row: left for paging, which brings it in its place
+    db[60] = { ...db[60]!, lastActiveAt: db[120]!.lastActiveAt - 0.5 }
+    byActivity()
+    await applySessionsChanged({ profile: 'default', sessionIds: ['s5'] })
+    expect(sessionRows().byKey['default/s5']).toBeUndefined()
+    expect(sessionRows().order).toHaveLength(99)
     off()
   })
 

@@ -1,7 +1,14 @@
 import { useMemo } from 'react'
 import { create } from 'zustand'
 import { keepPreviousData, QueryObserver, queryOptions, useQuery, type QueryKey } from '@tanstack/react-query'
-import type { EventPayload, SearchHit, SearchSessionGroup, SessionQuery, SessionSummary } from '@shared/contract'
+import type {
+  EventPayload,
+  SearchHit,
+  SearchSessionGroup,
+  SessionPage,
+  SessionQuery,
+  SessionSummary
+} from '@shared/contract'
 import { getApi } from '../api'
 import { useApp } from './app'
 import { reportError } from './toasts'
@@ -284,45 +291,88 @@ export function applySessionsChanged(evt: EventPayload<'sessions.changed'>, forc
   return refreshPass()
 }
 
+/** The list's order (host: activity DESC, started DESC, id DESC; profiles merged the same way): < 0 = `a` first. */
+const byActivity = (a: SessionSummary, b: SessionSummary): number =>
+  b.lastActiveAt - a.lastActiveAt || b.startedAt - a.startedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
+
+/** What a re-read says of a loaded row: its new summary, or that the list no longer shows it. */
+async function reread(
+  profile: string,
+  sessionId: string,
+  input: SessionQuery
+): Promise<SessionSummary | 'gone' | null> {
+  try {
+    const { summary, lineage } = await getApi().call('sessions.get', { profile, sessionId })
+    // a compression chain shows as its tip: a segment compression continued is no longer a row
+    const tip = lineage.chain[lineage.chain.length - 1]
+    if (tip && tip.id !== sessionId) return 'gone'
+    return listShows(input, summary) ? summary : 'gone'
+  } catch (err) {
+    // only a definite not_found drops the row; a transient failure keeps what we have
+    return (err as { code?: string })?.code === 'not_found' ? 'gone' : null
+  }
+}
+
 async function refreshOnce(): Promise<void> {
   const events = [...changedIds].map(([profile, ids]) => ({ profile, ids: [...ids] }))
   changedIds.clear()
   const input = query()
   const key = rowsKey(input)
-  if (!queryClient.getQueryData(key)) return
-  const api = getApi()
-  let head: SessionSummary[]
+  const before = queryClient.getQueryData(key)
+  if (!before) return
+  let headPage: SessionPage
   try {
-    head = shown((await api.call('sessions.list', { ...input, limit: HEAD_SIZE })).items)
+    headPage = await getApi().call('sessions.list', { ...input, limit: HEAD_SIZE })
   } catch {
     return // transient: the next event will try again; no toast storm while streaming
   }
+  const head = shown(headPage.items)
   const headKeys = new Set(head.map(rowKey))
-  const loaded = queryClient.getQueryData(key)?.byKey ?? {}
-  const updated: SessionSummary[] = []
+  const headRoots = new Map(head.map((s) => [`${s.profile}/${s.rootId}`, rowKey(s)]))
+  const headEnd = headPage.items[headPage.items.length - 1]
+  // The head is the host's word for its range: a loaded row it lacks though its key sorts inside that range (or
+  // anywhere, when the head is the whole list) changed since it was read — moved back in time, filtered out, or
+  // continued by compression — so it is read again like the rows the events name.
+  const insideHead = (s: SessionSummary) => !headPage.nextCursor || (!!headEnd && byActivity(s, headEnd) <= 0)
+  const loaded = before.byKey
   const gone = new Set<string>()
-  for (const evt of events) {
-    const stragglers = evt.ids
-      .map((id) => sessionKey(evt.profile, id))
-      .filter((k) => loaded[k] && !headKeys.has(k) && !hidden.has(k))
-    for (const k of stragglers) {
-      const sessionId = k.slice(evt.profile.length + 1)
-      try {
-        updated.push((await api.call('sessions.get', { profile: evt.profile, sessionId })).summary)
-      } catch (err) {
-        // only a definite not_found drops the row; a transient failure keeps what we have
-        if ((err as { code?: string })?.code === 'not_found') gone.add(k)
-      }
-    }
+  const toRead = new Map<string, { profile: string; id: string }>()
+  for (const k of before.order) {
+    const s = loaded[k]
+    if (!s || headKeys.has(k) || hidden.has(k)) continue
+    // an older segment of a chain whose tip the head shows: the list shows the chain once, as its tip
+    const tipKey = headRoots.get(`${s.profile}/${s.rootId}`)
+    if (tipKey && tipKey !== k) gone.add(k)
+    else if (insideHead(s)) toRead.set(k, { profile: s.profile, id: s.id })
   }
-  for (const item of updated) if (!listShows(input, item)) gone.add(rowKey(item))
+  for (const evt of events)
+    for (const id of evt.ids) {
+      const k = sessionKey(evt.profile, id)
+      if (loaded[k] && !headKeys.has(k) && !hidden.has(k) && !gone.has(k)) toRead.set(k, { profile: evt.profile, id })
+    }
+  const updated: SessionSummary[] = []
+  const reads = await Promise.all([...toRead].map(async ([k, r]) => [k, await reread(r.profile, r.id, input)] as const))
+  for (const [k, res] of reads) {
+    // a row the head should hold by its new key but does not hold is not in this list (any more)
+    if (res === 'gone' || (res && insideHead(res))) gone.add(k)
+    else if (res) updated.push(res)
+  }
   noteSources(head)
   queryClient.setQueryData(key, (r) => {
     if (!r) return r
     const byKey = { ...r.byKey }
     for (const item of [...head, ...updated]) byKey[rowKey(item)] = item
     for (const k of gone) delete byKey[k]
-    const rest = r.order.filter((k) => !headKeys.has(k) && !gone.has(k))
+    const moved = new Set(updated.map(rowKey))
+    const rest = r.order.filter((k) => !headKeys.has(k) && !gone.has(k) && !moved.has(k) && byKey[k])
+    // a re-read row goes where its key now sorts among the kept rows; past the last of them, while more pages
+    // remain, it is left for paging to bring (its place may lie beyond rows not loaded yet)
+    for (const item of updated) {
+      const at = rest.findIndex((k) => byActivity(item, byKey[k]!) < 0)
+      if (at >= 0) rest.splice(at, 0, rowKey(item))
+      else if (r.nextCursor === null) rest.push(rowKey(item))
+      else delete byKey[rowKey(item)]
+    }
     return { ...r, byKey, order: [...head.map(rowKey), ...rest] }
   })
 }

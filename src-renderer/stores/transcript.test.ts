@@ -220,6 +220,42 @@ describe('transcript store', () => {
     expect(view.children()[0]!.state).toBe('tombstoned')
   })
 
+  it('a delegate child it does not list yet refreshes its delegates and cost split as it starts, runs and ends', async () => {
+    const view = mountPage('default', 's1')
+    await openTranscript('default', 's1')
+    await settle()
+    expect(view.detail()!.lineage.delegateChildren).toEqual([])
+    const child = { id: 'c1', title: null, kind: 'delegate' as const, startedAt: 2, endReason: null, messageCount: 1 }
+    fake.handlers['sessions.get'] = ({ sessionId }) => {
+      const d = detail(sessionId)
+      return { ...d, lineage: { ...d.lineage, delegateChildren: [child] } }
+    }
+    fake.handlers['costs.session'] = ({ profile, sessionId }) => ({
+      profile,
+      sessionId,
+      own: usd(1),
+      children: [],
+      childrenTotal: usd(0.75),
+      inclusive: usd(1.75),
+      perModel: [],
+      perTurn: []
+    })
+    const reads = () => fake.callsOf('sessions.messages').length
+    const before = reads()
+    // another process's delegate of s1 commits: the event names only the child, and its parent
+    await applyTranscriptSessionsChanged({ profile: 'default', sessionIds: ['c1'], parentIds: ['s1'] })
+    await settle()
+    expect(view.detail()!.lineage.delegateChildren.map((c) => c.id)).toEqual(['c1'])
+    expect(view.cost()!.inclusive.usd).toBe(1.75)
+    expect(reads()).toBe(before) // the open transcript's own messages did not change
+    // a child of another session, or of another profile, is not this page's
+    const gets = fake.callsOf('sessions.get').length
+    await applyTranscriptSessionsChanged({ profile: 'default', sessionIds: ['c9'], parentIds: ['s9'] })
+    await applyTranscriptSessionsChanged({ profile: 'work', sessionIds: ['c1'], parentIds: ['s1'] })
+    await settle()
+    expect(fake.callsOf('sessions.get')).toHaveLength(gets)
+  })
+
   it('keeps the transcript when only the metadata calls fail', async () => {
     fake.handlers['costs.session'] = () => {
       throw new Error('pricing unavailable')

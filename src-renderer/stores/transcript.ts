@@ -353,22 +353,38 @@ async function readNewer(open: Open): Promise<void> {
   }
 }
 
+/** The open transcript's session and its compression chain (as last read), when it is of `profile`. */
+function openIds(profile: string): string[] | null {
+  const st = useTranscript.getState()
+  if (!st.sessionId || st.profile !== profile) return null
+  return [st.sessionId, ...cachedChain(profile, st.sessionId)]
+}
+
 /** Ids whose change concerns the open transcript: itself and its compression chain. */
 function concernsOpen(profile: string, ids: string[]): boolean {
-  const st = useTranscript.getState()
-  if (!st.sessionId || st.profile !== profile) return false
-  if (ids.length === 0 || ids.includes(st.sessionId)) return true
-  const detail = cachedDetail(profile, st.sessionId)
-  return (
-    !!detail?.lineage.chain.some((r) => ids.includes(r.id)) ||
-    !!detail?.lineage.delegateChildren.some((r) => ids.includes(r.id))
-  )
+  const own = openIds(profile)
+  if (!own) return false
+  return ids.length === 0 || own.some((id) => ids.includes(id))
+}
+
+/**
+ * Changes that concern the open session's details only: a delegate child of it (or of a chain segment) — one the
+ * details already list, or a new one the event names by its parent (`parentIds`: another process's delegate
+ * starting, saving messages, adding cost, ending; no delegation event says so).
+ */
+function concernsChildren(profile: string, evt: EventPayload<'sessions.changed'>): boolean {
+  const own = openIds(profile)
+  if (!own) return false
+  if (evt.parentIds?.some((id) => own.includes(id))) return true
+  const detail = cachedDetail(profile, useTranscript.getState().sessionId!)
+  return !!detail?.lineage.delegateChildren.some((r) => evt.sessionIds.includes(r.id))
 }
 
 export async function applyTranscriptSessionsChanged(evt: EventPayload<'sessions.changed'>): Promise<void> {
-  if (!concernsOpen(evt.profile, evt.sessionIds)) return
-  // Viewing the middle of a long transcript (search hit): don't drag in everything after it.
-  if (!useTranscript.getState().hasMoreAfter) await loadNewer()
+  if (concernsOpen(evt.profile, evt.sessionIds)) {
+    // Viewing the middle of a long transcript (search hit): don't drag in everything after it.
+    if (!useTranscript.getState().hasMoreAfter) await loadNewer()
+  } else if (!concernsChildren(evt.profile, evt)) return
   await refreshTranscriptMeta()
 }
 

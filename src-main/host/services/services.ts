@@ -1,12 +1,13 @@
 import { watch, type FSWatcher, mkdirSync } from 'node:fs'
-import { CaduceusError } from '@shared/contract'
+import { CaduceusError, PARENT_LOOKUP_MAX, type EventPayload } from '@shared/contract'
 import { join } from 'node:path'
-import { SessionWatcher, StoreRegistry } from '../../store'
+import { SessionWatcher, StoreRegistry, type SessionStore } from '../../store'
 import { setDefaultRoot, setMultiplexActive } from '../../scope'
 import type { EventBus } from '../dispatch'
 import type { Logger } from '@shared/contract/log'
 import { journalModeSetting, writeRetryMs } from './write-retry'
 import { errorMessage } from '@shared/contract/errors'
+import { MemoryFolderWatch } from './memory-watch'
 
 export interface Services {
   root: string
@@ -20,6 +21,25 @@ export interface Services {
   /** Extra teardown registered by the parts wired after the store (gateway, memory, delegation, demo provider). */
   onClose(fn: () => void | Promise<void>): void
   close(): Promise<void>
+}
+
+/**
+ * `sessions.changed` as the host emits it: the watcher's ids plus their parents, so a page open on a parent hears
+ * of a child it does not list yet (another process's delegate). A primary-key read per id, for a burst's first
+ * PARENT_LOOKUP_MAX ids; a session gone since (deleted) has no parent to name.
+ */
+function withParents(store: SessionStore, change: { profile: string; sessionIds: string[] }) {
+  const parents = new Set<string>()
+  for (const id of change.sessionIds.slice(0, PARENT_LOOKUP_MAX)) {
+    try {
+      const parent = store.getSession(id)?.parentSessionId
+      if (parent) parents.add(parent)
+    } catch {
+      break // a locked or damaged moment: the ids still go out
+    }
+  }
+  const evt: EventPayload<'sessions.changed'> = { profile: change.profile, sessionIds: change.sessionIds }
+  return parents.size ? { ...evt, parentIds: [...parents] } : evt
 }
 
 /**
@@ -57,14 +77,14 @@ export function createStoreServices(opts: {
         const off = store.onLocalChange((change) => {
           off()
           awaitingFile.delete(name)
-          bus.emit('sessions.changed', change)
+          bus.emit('sessions.changed', withParents(store, change))
           watchProfile(name)
         })
         return
       }
       // Another process's delegation rows (upstream's async delegations complete by writing only their row): the
       // Subagents lists hear of them as of this host's own.
-      const watcher = new SessionWatcher(store, (change) => bus.emit('sessions.changed', change), {
+      const watcher = new SessionWatcher(store, (change) => bus.emit('sessions.changed', withParents(store, change)), {
         onDelegations: (c) => {
           for (const d of c.delegations) bus.emit('delegation.updated', { profile: c.profile, ...d })
         }
@@ -75,7 +95,25 @@ export function createStoreServices(opts: {
       log.error('store', `cannot watch profile ${name}: ${errorMessage(err)}`)
     }
   }
+  // each profile's built-in memory files: another process's memory tool edits them without an event of ours
+  const memoryWatches = new Map<string, MemoryFolderWatch>()
+  const watchMemory = () => {
+    if (!opts.live) return
+    const served = new Map(stores.list().map((e) => [e.name, e.home]))
+    for (const [name, home] of served)
+      if (!memoryWatches.has(name))
+        memoryWatches.set(
+          name,
+          new MemoryFolderWatch(home, () => bus.emit('memory.changed', { profile: name })).start()
+        )
+    for (const [name, w] of memoryWatches)
+      if (!served.has(name)) {
+        w.stop()
+        memoryWatches.delete(name)
+      }
+  }
   for (const entry of stores.list()) watchProfile(entry.name)
+  watchMemory()
   // Serving several profiles from one process is multiplexing (hermes-spec §4.3): memory hooks and secrets
   // then demand an explicit profile scope instead of trusting the process's own home.
   const updateMultiplex = () => setMultiplexActive(stores.list().length > 1)
@@ -94,6 +132,7 @@ export function createStoreServices(opts: {
           const added = stores.refresh()
           for (const name of added) watchProfile(name)
           updateMultiplex()
+          watchMemory()
           for (const name of [...watchers.keys()])
             if (!stores.has(name)) {
               watchers.get(name)!.stop()
@@ -130,6 +169,7 @@ export function createStoreServices(opts: {
       }
       profilesWatch?.close()
       for (const w of watchers.values()) w.stop()
+      for (const w of memoryWatches.values()) w.stop()
       stores.closeAll()
     }
   }
