@@ -213,7 +213,9 @@ describe('Agent: memory hooks', () => {
     expect(calls).toEqual(['turn:1:what do I like?', 'prefetch:what do I like?'])
     const sent = kit.server.requests[0]!.body.messages
     expect(sent[0]).toEqual({ role: 'system', content: 'base\n\nMEMORY BLOCK' })
-    expect(sent[1].content).toContain('<memory-context>\nuser likes tea\n</memory-context>')
+    expect(sent[1].content).toMatch(
+      /^what do I like\?\n\n<memory-context>\n\[System note: [^\n]*\]\n\nuser likes tea\n<\/memory-context>$/
+    )
     // Never persisted: the stored user message is exactly what the user typed.
     expect(kit.messages('S1')[0]!.content).toBe('what do I like?')
     expect(synced).toEqual(['what do I like?', 'noted', 'S1'])

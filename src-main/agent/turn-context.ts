@@ -9,7 +9,7 @@ export interface TurnContext {
   readonly signal: AbortSignal
   readonly acct: TurnAccounting
   emit(delta: AgentDelta): void
-  /** Memory recalled for this turn; added to the turn's user message in requests only (never persisted). */
+  /** This turn's recall as its fenced `<memory-context>` block ('' when none); added to the turn's user message in requests only (never persisted). */
   memoryContext: string
   /** The persisted user message that opened the turn (the memory context attaches to it). */
   userMessage: AgentMessage | null

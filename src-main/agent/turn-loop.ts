@@ -132,9 +132,7 @@ function buildRequest(host: LoopHost, ctx: TurnContext): ChatRequest {
   if (system) messages.push({ role: 'system', content: system })
   for (const m of host.sessionMessages) {
     messages.push(
-      m === ctx.userMessage && ctx.memoryContext
-        ? { ...m, content: `${m.content ?? ''}\n\n<memory-context>\n${ctx.memoryContext}\n</memory-context>` }
-        : m
+      m === ctx.userMessage && ctx.memoryContext ? { ...m, content: `${m.content ?? ''}\n\n${ctx.memoryContext}` } : m
     )
   }
   const tools = host.tools.schemas()

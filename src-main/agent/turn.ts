@@ -9,6 +9,7 @@ import { TurnAccounting } from './turn-accounting'
 import { InterruptReason, type TurnContext } from './turn-context'
 import type { ExitReason, TurnOptions, TurnResult, TurnStatus } from './types'
 import { errorMessage } from '@shared/contract/errors'
+import { buildMemoryContextBlock } from '../memory'
 
 export async function runTurn(
   agent: Agent,
@@ -137,9 +138,12 @@ async function runMemoryPreamble(agent: Agent, ctx: TurnContext, text: string): 
     agent.log?.warn('agent', `memory turn-start hook failed: ${errorMessage(err)}`)
   }
   try {
-    ctx.memoryContext = (
-      (await memory.prefetchAll?.(text, { sessionId: agent.sessionId, turnId: ctx.turnId })) ?? ''
-    ).trim()
+    // The fenced block itself (upstream's build_memory_context_block): the recalled text is sanitised so it
+    // cannot close the fence early, and its note tells the model this is memory, not new user input.
+    ctx.memoryContext = buildMemoryContextBlock(
+      (await memory.prefetchAll?.(text, { sessionId: agent.sessionId, turnId: ctx.turnId })) ?? '',
+      () => agent.log?.warn('agent', 'memory provider returned pre-wrapped context; stripped')
+    )
   } catch (err) {
     agent.log?.warn('agent', `memory prefetch failed: ${errorMessage(err)}`)
   } finally {

@@ -1,5 +1,5 @@
 /**
- * The agent-build path for memory: built-in provider (unless disabled) plus the configured external one.
+ * The agent-build path for memory: built-in provider (unless both memory flags are off) plus the configured external one.
  * Whatever can't be used is dropped and turned into ONE startup notice for the user (never a home path:
  * notices reach chat surfaces); details go to the log. Only a provider that really joined logs "activated".
  */
@@ -14,8 +14,8 @@ import { BUILTIN_PROVIDER_NAME, type InitializeOptions, type MemoryProvider } fr
 /** The `memory:` section of a profile's config.yaml (upstream keys). */
 export interface MemoryConfig {
   provider?: string | null
-  memory_enabled?: boolean
-  user_profile_enabled?: boolean
+  memory_enabled?: unknown
+  user_profile_enabled?: unknown
   /** Char limits of MEMORY.md / USER.md; upstream reads them with `int()` (memoryLimitsOf). */
   memory_char_limit?: unknown
   user_char_limit?: unknown
@@ -60,10 +60,15 @@ export async function buildMemoryManagerForAgent(
   const warn = (text: string) => warnings.push({ level: 'warn', text })
   const log = memoryLogger(MANAGER_LOGGER, options.log)
   const manager = new MemoryManager({ activity: options.activity, log: options.log })
-  if (memory.memory_enabled !== false) {
+  // Upstream builds its MEMORY.md/USER.md store when EITHER flag is on (both default to true); each flag only
+  // decides whether its file reaches the prompt. Turning memory_enabled off leaves USER.md and the tool.
+  const memoryEnabled = flagOn(memory.memory_enabled)
+  const userProfileEnabled = flagOn(memory.user_profile_enabled)
+  if (memoryEnabled || userProfileEnabled) {
     manager.addProvider(
       new BuiltinMemoryProvider({
-        userProfileEnabled: memory.user_profile_enabled,
+        memoryEnabled,
+        userProfileEnabled,
         limits: memoryLimitsOf(config as Record<string, unknown> | null | undefined),
         ...options.builtin
       })
@@ -121,6 +126,12 @@ export async function buildMemoryManagerForAgent(
     return { manager: null, warnings, external: status }
   }
   return { manager, warnings, external: status }
+}
+
+/** A `memory.*_enabled` flag as upstream reads it: default on when absent, else Python truthiness (null, 0, '' are off). */
+function flagOn(v: unknown): boolean {
+  if (v === undefined) return true
+  return !(v === null || v === false || v === 0 || v === '' || (Array.isArray(v) && v.length === 0))
 }
 
 function safeAvailable(p: MemoryProvider): boolean {

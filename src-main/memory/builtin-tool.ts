@@ -19,33 +19,71 @@ import {
   type MemoryTarget
 } from './builtin-store'
 import { blockedMessage, DEFAULT_MEMORY_LIMITS, entriesSize, usageOf, type MemoryLimits } from './builtin-limits'
+import { applyBatch, pyRepr, pyTruthy } from './builtin-batch'
 
 export const MEMORY_TOOL_NAME = 'memory'
+
+// The same parameters upstream's tool declares (a model trained on Hermes calls it the same way): only `target`
+// is required, and `operations` is the batch shape the description steers the model to.
+const OP_ACTIONS = ['add', 'replace', 'remove']
 
 export const MEMORY_TOOL_SCHEMA = {
   name: MEMORY_TOOL_NAME,
   description:
-    'Save durable information to persistent memory that survives across sessions. Use target "memory" for your own ' +
-    'notes (environment facts, conventions, lessons learned) and "user" for facts about the user (preferences, ' +
-    'role, habits). Keep entries short and specific. Actions: add (new entry), replace (find the entry containing ' +
-    'old_text and replace it with content), remove (delete the entry containing old_text). Memory is injected into ' +
-    'the system prompt of future sessions.',
+    'Keep durable facts in persistent memory, which is loaded into every future session, so write short, ' +
+    'high-value entries.\n\n' +
+    'Prefer ONE call with an `operations` array ({action, content?, old_text?} items) for all your changes: it ' +
+    'is applied all-or-nothing and the size limit is checked only on the end result, so the same call can drop ' +
+    'or shorten old entries and add new ones even when an add on its own would not fit. A successful answer ' +
+    'means the update is finished; do not send it again. Use the single action/content/old_text fields only ' +
+    'for one isolated change.\n\n' +
+    'Save when the user states a preference, correction or personal detail, or when you learn a lasting fact ' +
+    'about their environment, conventions or workflow; user preferences and corrections matter most.\n\n' +
+    'When memory is full an add is refused and the current entries are listed: send one batch that removes or ' +
+    'shortens enough of them together with the add.\n\n' +
+    'Targets: "user" is who the user is (name, role, preferences, style); "memory" is your own notes ' +
+    '(environment, conventions, tool quirks, lessons).\n\n' +
+    'Do not save trivia, things easy to look up again, raw data, task progress or to-do state; a reusable ' +
+    'procedure belongs in a skill.',
   parameters: {
     type: 'object',
     properties: {
-      action: { type: 'string', enum: ['add', 'replace', 'remove'], description: 'What to do.' },
+      action: {
+        type: 'string',
+        enum: OP_ACTIONS,
+        description: 'Single-change shape: what to do. Leave out when sending `operations`.'
+      },
       target: {
         type: 'string',
         enum: ['memory', 'user'],
-        description: "Which store: 'memory' (your notes) or 'user' (user profile)."
+        description: "Which store: 'memory' (your notes) or 'user' (the user's profile)."
       },
-      content: { type: 'string', description: 'Entry text. Required for add and replace.' },
+      content: {
+        type: 'string',
+        description: 'Single-change shape: the entry text, needed for add and replace.'
+      },
       old_text: {
         type: 'string',
-        description: 'A unique substring of the existing entry. Required for replace and remove.'
+        description:
+          'Single-change shape, needed for replace and remove: a short substring found in exactly one existing entry.'
+      },
+      operations: {
+        type: 'array',
+        description:
+          'Batch shape: changes applied together in one call, checked against the size limit only at the end. ' +
+          'Best for several changes or for making room. Each item is {action, content?, old_text?}.',
+        items: {
+          type: 'object',
+          properties: {
+            action: { type: 'string', enum: OP_ACTIONS },
+            content: { type: 'string', description: 'Entry text (add, replace).' },
+            old_text: { type: 'string', description: 'Substring naming the entry (replace, remove).' }
+          },
+          required: ['action']
+        }
       }
     },
-    required: ['action', 'target']
+    required: ['target']
   }
 }
 
@@ -68,7 +106,14 @@ export async function runMemoryTool(
 async function memoryCall(home: string, args: Record<string, unknown>, limits: MemoryLimits): Promise<Reply> {
   const { action } = args
   const target = args.target ?? 'memory'
-  if (target !== 'memory' && target !== 'user') return fail("target must be 'memory' or 'user'")
+  if (target !== 'memory' && target !== 'user')
+    return fail(`Invalid target '${pyRepr(target)}'. Use 'memory' or 'user'.`)
+  // Upstream takes the batch path for any truthy `operations`; an empty list falls through to the single change.
+  if (pyTruthy(args.operations)) {
+    if (!Array.isArray(args.operations))
+      return { error: 'operations must be a list of {action, content?, old_text?} objects.', success: false }
+    return applyBatch(home, target, args.operations as unknown[], limits[target])
+  }
   if (action !== 'add' && action !== 'replace' && action !== 'remove')
     return fail("action must be 'add', 'replace' or 'remove'")
   const limit = limits[target]

@@ -6,7 +6,7 @@
  * reaches the prompt as a [BLOCKED: …] notice instead (promptEntries), and the header's usage counts what the
  * prompt carries, as upstream's does.
  */
-import { memoryFileName, readEntries, type MemoryTarget } from './builtin-store'
+import { MEMORY_TARGETS, memoryFileName, readEntries, type MemoryTarget } from './builtin-store'
 import { DEFAULT_MEMORY_LIMITS, ENTRY_DELIMITER, promptEntries, usageOf, type MemoryLimits } from './builtin-limits'
 import { MEMORY_TOOL_NAME, MEMORY_TOOL_SCHEMA, runMemoryTool } from './builtin-tool'
 import {
@@ -20,6 +20,8 @@ import {
 export interface BuiltinMemoryOptions {
   /** config.yaml's `memory.memory_char_limit` / `user_char_limit` (memoryLimitsOf); upstream's defaults otherwise. */
   limits?: Partial<MemoryLimits>
+  /** Include MEMORY.md in the prompt (upstream `memory.memory_enabled`). */
+  memoryEnabled?: boolean
   /** Include USER.md in the prompt (upstream `memory.user_profile_enabled`). */
   userProfileEnabled?: boolean
 }
@@ -35,11 +37,13 @@ export class BuiltinMemoryProvider extends MemoryProvider {
   private home: string | null = null
   private snapshot: Record<MemoryTarget, string[]> = { memory: [], user: [] }
   private readonly limits: MemoryLimits
+  private readonly memoryEnabled: boolean
   private readonly userProfileEnabled: boolean
 
   constructor(options: BuiltinMemoryOptions = {}) {
     super()
     this.limits = { ...DEFAULT_MEMORY_LIMITS, ...options.limits }
+    this.memoryEnabled = options.memoryEnabled ?? true
     this.userProfileEnabled = options.userProfileEnabled ?? true
   }
 
@@ -68,7 +72,9 @@ export class BuiltinMemoryProvider extends MemoryProvider {
   }
 
   systemPromptBlock(): string {
-    const targets: MemoryTarget[] = this.userProfileEnabled ? ['memory', 'user'] : ['memory']
+    // Only the enabled files reach the prompt; the tool still takes both targets, as upstream's store does
+    // whenever either flag is on.
+    const targets = MEMORY_TARGETS.filter((t) => (t === 'user' ? this.userProfileEnabled : this.memoryEnabled))
     return targets
       .filter((t) => this.snapshot[t].length > 0)
       .map((t) => {

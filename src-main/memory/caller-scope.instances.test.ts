@@ -44,7 +44,7 @@ describe('memory caller scope: provider instances (seed 000)', () => {
       await buildManager(alphaHome, shared)
       const built = await withHomeOverride(betaHome, () =>
         buildMemoryManagerForAgent(
-          { memory: { provider: 'instancescoped', memory_enabled: false } },
+          { memory: { provider: 'instancescoped', memory_enabled: false, user_profile_enabled: false } },
           betaHome,
           () => shared,
           { sessionId: 's-beta', platform: 'api_server', log: logs.sink }

@@ -3,6 +3,7 @@
  * USER.md store and the per-profile activity log.
  */
 export { memoryToolDefinitions } from './tools'
+export { buildMemoryContextBlock } from './context-fence'
 export { readEntries, editEntry } from './builtin-store'
 export { MemoryActivityHub } from './activity-hub'
 export {

@@ -73,24 +73,46 @@ export async function withTimeout<T>(
   }
 }
 
-/** A committed add/replace/remove from the built-in `memory` tool, mirrored to external providers. */
-export function committedMemoryWrite(
-  args: Record<string, unknown>,
-  result: string
-): { action: 'add' | 'replace' | 'remove'; target: 'memory' | 'user'; content: string } | null {
+/** One committed change of the built-in `memory` tool, as it is mirrored to external providers. */
+export interface CommittedMemoryWrite {
+  action: 'add' | 'replace' | 'remove'
+  target: 'memory' | 'user'
+  content: string
+  /** The entry the change named (replace, remove): upstream hands it to providers as `metadata.old_text`. */
+  oldText?: string
+}
+
+/**
+ * The changes a committed built-in `memory` call made, one per item of an `operations` batch (else the single
+ * change); none when the call failed or was only staged. Like upstream, content is the item's own `content`
+ * ('' for a remove) and the item's `old_text` travels beside it.
+ */
+export function committedMemoryWrites(args: Record<string, unknown>, result: string): CommittedMemoryWrite[] {
   let parsed: unknown
   try {
     parsed = JSON.parse(result)
   } catch {
-    return null
+    return []
   }
-  const r = parsed as { success?: unknown; staged?: unknown }
-  if (!r || r.success !== true || r.staged) return null
-  const action = args.action
+  const r = parsed as { success?: unknown; staged?: unknown } | null
+  if (!r || typeof r !== 'object' || r.success !== true || r.staged === true) return []
   const target = args.target ?? 'memory'
-  if (action !== 'add' && action !== 'replace' && action !== 'remove') return null
-  if (target !== 'memory' && target !== 'user') return null
-  const content =
-    typeof args.content === 'string' ? args.content : typeof args.old_text === 'string' ? args.old_text : ''
-  return { action, target, content }
+  if (target !== 'memory' && target !== 'user') return []
+  const ops =
+    Array.isArray(args.operations) && args.operations.length > 0
+      ? (args.operations as unknown[])
+      : [{ action: args.action, content: args.content, old_text: args.old_text }]
+  const out: CommittedMemoryWrite[] = []
+  for (const op of ops) {
+    if (!op || typeof op !== 'object' || Array.isArray(op)) continue
+    const { action, content, old_text: oldText } = op as Record<string, unknown>
+    if (action !== 'add' && action !== 'replace' && action !== 'remove') continue
+    out.push({
+      action,
+      target,
+      content: typeof content === 'string' ? content : '',
+      ...(typeof oldText === 'string' && oldText ? { oldText } : {})
+    })
+  }
+  return out
 }

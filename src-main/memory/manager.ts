@@ -22,7 +22,7 @@ import { CALLER_SCOPE_LOGGER, MANAGER_LOGGER, memoryLogger, type MemoryLogger, t
 import {
   acceptsToolKwargs,
   clip,
-  committedMemoryWrite,
+  committedMemoryWrites,
   DEFAULT_CORE_TOOL_NAMES,
   DRAIN_TIMEOUT_MS,
   elapsed,
@@ -557,18 +557,25 @@ export class MemoryManager {
   }
 
   private async mirrorBuiltinWrite(args: Record<string, unknown>, result: string, turnId?: string): Promise<void> {
-    const write = committedMemoryWrite(args, result)
-    if (!write) return
-    this.report({
-      provider: BUILTIN_PROVIDER_NAME,
-      kind: 'write',
-      turnId,
-      name: `${write.action}:${write.target}`,
-      ok: true,
-      summary: clip(write.content),
-      size: write.content.length
-    })
-    await this.onMemoryWrite(write.action, write.target, write.content)
+    // A batch is mirrored item by item, as upstream's notify_memory_tool_write expands it.
+    for (const write of committedMemoryWrites(args, result)) {
+      const shown = write.content || write.oldText || ''
+      this.report({
+        provider: BUILTIN_PROVIDER_NAME,
+        kind: 'write',
+        turnId,
+        name: `${write.action}:${write.target}`,
+        ok: true,
+        summary: clip(shown),
+        size: shown.length
+      })
+      await this.onMemoryWrite(
+        write.action,
+        write.target,
+        write.content,
+        write.oldText ? { old_text: write.oldText } : undefined
+      )
+    }
   }
 
   private writeToExternals(

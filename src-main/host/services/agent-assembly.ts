@@ -7,7 +7,7 @@
  * transcript nor a cron prompt ever lands in the user's memory; `on_delegation` reaches the parent's.
  */
 import { createAgent, resolveCompression, ToolRegistry, type Agent, type ToolDefinition } from '../../agent'
-import { isPlainObject, type RawConfig, type ResolvedRuntime } from '../../config'
+import { agentSettings, isPlainObject, type RawConfig, type ResolvedRuntime } from '../../config'
 import { providerLimitSettings } from './provider-limits'
 import { createDelegateTool, LEAF_DENIED_TOOLS, type DelegateDeps } from '../../delegation'
 import { buildMemoryManagerForAgent, memoryToolDefinitions, type MemoryActivityHub } from '../../memory'
@@ -61,6 +61,28 @@ export interface AssemblyInput {
   memoryKey?: string
 }
 
+/**
+ * The tools each upstream toolset name takes away when `agent.disabled_toolsets` lists it, limited to the tools
+ * Caduceus has (upstream's get_tool_definitions subtracts the same; `debugging` bundles terminal + process,
+ * `terminal_tools` is the legacy name of the terminal alone). Only the built-in `memory` tool goes with
+ * `memory`: upstream still offers an external provider's tools and recall then.
+ */
+const DISABLED_TOOLSET_TOOLS: Readonly<Record<string, readonly string[]>> = {
+  memory: ['memory'],
+  delegation: ['delegate_task'],
+  terminal: ['terminal', 'process'],
+  debugging: ['terminal', 'process'],
+  terminal_tools: ['terminal']
+}
+
+/** Tool names `agent.disabled_toolsets` removes from every agent of the profile. */
+function disabledTools(config: RawConfig): Set<string> {
+  const out = new Set<string>()
+  for (const name of agentSettings(config).disabledToolsets)
+    for (const tool of Object.hasOwn(DISABLED_TOOLSET_TOOLS, name) ? DISABLED_TOOLSET_TOOLS[name]! : []) out.add(tool)
+  return out
+}
+
 /** Toolsets a profile's top-level agents get (part of the cache signature). */
 export function profileToolsets(config: RawConfig): string[] {
   return ['memory', 'delegation', ...(terminalSettings(config).enabled ? ['terminal'] : [])]
@@ -83,6 +105,7 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
   const platform = input.platform ?? 'desktop'
   const tools = new ToolRegistry()
   const denied = deniedFor(input.role)
+  for (const tool of disabledTools(config)) denied.add(tool)
   const add = (t: ToolDefinition) => {
     if (!denied.has(t.name)) tools.register(t)
   }

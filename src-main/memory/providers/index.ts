@@ -3,6 +3,8 @@
  * plugin folder; upstream names Caduceus does not implement are reported as not supported. Every failure
  * is a ProviderLoadError the agent build turns into one start-up warning (built-in memory only).
  */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { MemoryProvider } from '../provider'
 import { HolographicProvider } from './holographic/provider'
 import { Mem0Provider } from './mem0/provider'
@@ -53,9 +55,27 @@ export async function loadMemoryProvider(name: string, ctx: ProviderContext): Pr
       `Memory provider '${name}' is not supported by Caduceus; continuing with built-in memory only.`
     )
   }
+  // Upstream's own way to install one: <home>/plugins/<name>/__init__.py, a Python module this host cannot run.
+  if (isUpstreamPythonPlugin(name, ctx))
+    throw new ProviderLoadError(
+      `Memory provider '${name}' is an upstream Python memory plugin, which Caduceus cannot run; continuing with built-in memory only.`
+    )
   throw new ProviderLoadError(
     `Memory provider '${name}' is not installed (no built-in provider or plugin of that name); continuing with built-in memory only.`
   )
+}
+
+/**
+ * The profile's `plugins/<name>/__init__.py` that upstream would take for a memory plugin: its first 8 KiB
+ * name `register_memory_provider` or `MemoryProvider` (upstream's own test before it imports the module).
+ */
+function isUpstreamPythonPlugin(name: string, ctx: Pick<ProviderContext, 'home'>): boolean {
+  try {
+    const head = readFileSync(join(ctx.home, 'plugins', name, '__init__.py'), 'utf8').slice(0, 8192)
+    return head.includes('register_memory_provider') || head.includes('MemoryProvider')
+  } catch {
+    return false
+  }
 }
 
 export interface ProviderChoice {

@@ -55,6 +55,18 @@ describe('loadMemoryProvider', () => {
     expect((await loadMemoryProvider('holographic', ctx)).name).toBe('holographic')
     expect(await failure('honcho')).toContain('not supported by Caduceus')
     expect(await failure('nothing-here')).toContain('is not installed')
+    // Installed upstream's way: a Python package in the profile's plugins/ folder, which this host cannot run.
+    mkdirSync(join(ctx.home, 'plugins', 'pymem'), { recursive: true })
+    writeFileSync(
+      join(ctx.home, 'plugins', 'pymem', '__init__.py'),
+      'from agent.memory_provider import MemoryProvider\n'
+    )
+    expect(await failure('pymem')).toBe(
+      "Memory provider 'pymem' is an upstream Python memory plugin, which Caduceus cannot run; continuing with built-in memory only."
+    )
+    mkdirSync(join(ctx.home, 'plugins', 'notmem'), { recursive: true })
+    writeFileSync(join(ctx.home, 'plugins', 'notmem', '__init__.py'), 'def register(ctx): pass\n')
+    expect(await failure('notmem')).toContain('is not installed')
     expect(await failure('../etc')).toContain('not a valid provider name')
     plugin(root, 'nomod', 'name: nomod\n', null)
     expect(await failure('nomod')).toContain('no module to load')
