@@ -25,7 +25,7 @@ const BUILTIN: Record<string, { description: string; create(ctx: ProviderContext
   },
   mem0: {
     description: 'Mem0 hosted memory (MEM0_API_KEY in .env; plugins.mem0.base_url for a self-hosted server).',
-    create: (ctx) => new Mem0Provider({ config: ctx.config, secrets: ctx.secrets })
+    create: (ctx) => new Mem0Provider({ config: ctx.config, secrets: ctx.secrets, home: ctx.home })
   }
 }
 
