@@ -169,7 +169,7 @@ describe('run -z parses like a shell', { timeout: 120_000 }, () => {
       run(['run', '--home', dir, '-z', '--', '--json', 'is', 'a', 'word']),
       run(['run', '-z', '-', '--home', dir], 'a prompt from a pipe\n')
     ])
-    expect([a.code, b.code, c.code]).toEqual([0, 0, 0])
+    expect([a.code, b.code, c.code], [a.stderr, b.stderr, c.stderr].join('\n')).toEqual([0, 0, 0])
     expect(JSON.parse(a.stdout).reply).toBe('echoed')
     expect(b.stdout.trim()).toBe('echoed')
     expect(prompts().sort()).toEqual(['--json is a word', 'a prompt from a pipe', 'summarise my inbox'])
