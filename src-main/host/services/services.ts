@@ -45,24 +45,26 @@ export function createStoreServices(opts: {
   const watchers = new Map<string, SessionWatcher>()
   const closers: Array<() => void | Promise<void>> = []
 
-  const awaitingFile = new Set<string>()
-  const watchProfile = (name: string) => {
+  const profilesChanged = () => bus.emit('profiles.changed', { profiles: stores.list().map((e) => e.name) })
+  /**
+   * One watcher per profile, with or without a state.db: it notices the file appearing (upstream's first use of a
+   * `hermes profile create`d profile, or Caduceus's own first write), being replaced (a backup restored over it)
+   * or deleted, reopens the store on what is there and names every session; the rail's counts follow through
+   * `profiles.changed`. `appeared`: a profile found after start-up, whose sessions the renderer has never seen.
+   */
+  const watchProfile = (name: string, appeared = false) => {
     if (!opts.live || watchers.has(name)) return
     try {
       const store = stores.get(name)
-      if (store.pendingCreate) {
-        // No state.db yet (created by the first write): announce that write, then watch the new file.
-        if (awaitingFile.has(name)) return
-        awaitingFile.add(name)
-        const off = store.onLocalChange((change) => {
-          off()
-          awaitingFile.delete(name)
-          bus.emit('sessions.changed', change)
-          watchProfile(name)
-        })
-        return
-      }
-      const watcher = new SessionWatcher(store, (change) => bus.emit('sessions.changed', change)).start()
+      const watcher = new SessionWatcher(store, (change) => bus.emit('sessions.changed', change), {
+        announceExisting: appeared,
+        onFile: (change) => {
+          if (change === 'deleted')
+            log.warn('store', `profile ${name}: ${store.path} was deleted; it reads as empty until it exists again`)
+          else if (change === 'replaced') log.info('store', `profile ${name}: ${store.path} was replaced; reopened it`)
+          profilesChanged()
+        }
+      }).start()
       watchers.set(name, watcher)
     } catch (err) {
       // A malformed or locked DB must not stop the other profiles from being served.
@@ -86,14 +88,14 @@ export function createStoreServices(opts: {
         timer = setTimeout(() => {
           timer = null
           const added = stores.refresh()
-          for (const name of added) watchProfile(name)
+          for (const name of added) watchProfile(name, true)
           updateMultiplex()
           for (const name of [...watchers.keys()])
             if (!stores.has(name)) {
               watchers.get(name)!.stop()
               watchers.delete(name)
             }
-          if (added.length) bus.emit('profiles.changed', { profiles: stores.list().map((e) => e.name) })
+          if (added.length) profilesChanged()
         }, 200)
       })
     } catch (err) {
