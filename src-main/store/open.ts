@@ -7,7 +7,7 @@
  */
 import Database from 'better-sqlite3'
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { CaduceusError } from '@shared/contract'
 import * as schema from './schema'
@@ -67,11 +67,30 @@ export interface StateDb {
   pending: boolean
   /** True once this connection has been prepared for writing (file + WAL). */
   writable: boolean
+  /**
+   * Which file the connection has open (`dev:ino` of the path when it was opened; null while pending). A backup
+   * restored by a rename over state.db leaves the connection on the deleted inode: comparing this with the path's
+   * identity now (`fileAt`) is how the store and its watcher notice (session-store.ts `syncFile`).
+   */
+  fileId: string | null
   /** True once a write transaction that reconciled has committed (a rolled-back one reconciles again). */
   reconciled: boolean
   /** From OpenOptions: the configured journal mode and where a failed WAL switch is reported. */
   journalConfig?: Pick<OpenOptions, 'journalMode' | 'onJournalNotice'>
 }
+
+/** What is at `path` now: its identity (`dev:ino`) and size, or null when nothing is there. */
+export function fileAt(path: string): { id: string; size: number } | null {
+  try {
+    const st = statSync(path, { bigint: true })
+    return { id: `${st.dev}:${st.ino}`, size: Number(st.size) }
+  } catch {
+    return null
+  }
+}
+
+/** How the file behind a store's path changed since it was opened (session-store.ts `syncFile`). */
+export type FileChange = 'same' | 'replaced' | 'appeared' | 'deleted'
 
 function tighten(path: string): void {
   for (const p of [path, `${path}-wal`, `${path}-shm`]) {
@@ -149,10 +168,13 @@ export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
       pending: true,
       writable: false,
       reconciled: false,
+      fileId: null,
       journalConfig: opts
     }
   }
   let sqlite: Database.Database
+  // Taken before connecting: a rename over the path right after makes the next check see a change, never miss one.
+  const fileId = fileAt(file)?.id ?? null
   try {
     // Rollback journal: a foreign writer blocks readers, and SQLite's busy handler would sleep on this (the
     // event loop's) thread. Fail fast instead; the host retries reads off the loop (host/dispatch/dispatch.ts).
@@ -183,6 +205,7 @@ export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
       pending: false,
       writable: false,
       reconciled: false,
+      fileId,
       journalConfig: opts
     }
   } catch (err) {
@@ -215,6 +238,7 @@ export function prepareForWrite(h: StateDb, busyMs = 1000): void {
   if (h.pending) {
     mkdirSync(dirname(h.path), { recursive: true })
     if (!existsSync(h.path)) closeSync(openSync(h.path, 'a', 0o600))
+    h.fileId = fileAt(h.path)?.id ?? null
     const sqlite = connect(h.path, false, busyMs)
     h.sqlite.close()
     h.sqlite = sqlite

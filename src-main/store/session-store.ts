@@ -12,9 +12,11 @@ import {
   abortWriteTx,
   beginWriteTx,
   endWriteTx,
+  fileAt,
   openStateDb,
   prepareForWrite,
   refreshShape,
+  type FileChange,
   type OpenOptions,
   type StateDb
 } from './open'
@@ -56,6 +58,9 @@ export { WriteTx }
 export type LocalChangeListener = (change: { profile: string; sessionIds: string[] }) => void
 
 const handles = new WeakMap<SessionStore, StateDb>()
+/** How long a replaced file's old -wal/-shm may stay beside it before the store opens it anyway (as upstream would). */
+const STALE_SIDECARS_MS = 2000
+const sidecarsOf = (path: string) => [fileAt(`${path}-wal`)?.id, fileAt(`${path}-shm`)?.id]
 
 /** The open state.db of a store (module-private; `sqliteOf` is the store/-internal way to its connection). */
 function stateDbOf(store: SessionStore): StateDb {
@@ -70,6 +75,11 @@ function stateDbOf(store: SessionStore): StateDb {
  */
 export function sqliteOf(store: SessionStore): Database.Database {
   return stateDbOf(store).sqlite
+}
+
+/** Which file the store's connection has open (`dev:ino`; null while no state.db exists); store/-internal. */
+export function openFileOf(store: SessionStore): string | null {
+  return stateDbOf(store).fileId
 }
 
 /** Typed drizzle queries on the store's current connection (store/-internal; read per call, like `sqliteOf`). */
@@ -90,8 +100,12 @@ export class SessionStore {
   /** Held directly (not via stmt-cache): the gateway's cache guard reads it on every turn. */
   private countersStmt: Database.Statement | null = null
   private readonly queue: WriteQueue
-  private readonly fieldReader = new FieldReader()
-  private readonly readBusyMs: number
+  private fieldReader = new FieldReader()
+  private readBusyMs: number
+  private readonly openOpts: OpenOptions
+  /** The -wal/-shm identities last seen beside the open file, and since when old ones sit beside a new file. */
+  private sidecars: Array<string | undefined> = []
+  private staleSince: number | null = null
   /** The running write's handle (nested writes reuse it); null outside `write()`. */
   private tx: WriteTx | null = null
 
@@ -99,8 +113,10 @@ export class SessionStore {
     path: string,
     opts: OpenOptions & { profile?: string; writeRetryMs?: number | (() => number | undefined) } = {}
   ) {
+    this.openOpts = opts
     this.handle = openStateDb(path, opts)
     this.path = this.handle.path
+    this.sidecars = sidecarsOf(this.path)
     if (this.handle.pending && opts.lazyCreate !== true) this.prepareWrite()
     this.owner = opts.profile ?? ownerProfileForDb(this.path)
     this.profile = this.owner ?? 'default'
@@ -195,6 +211,7 @@ export class SessionStore {
   }
 
   private attempt<T>(fn: (tx: WriteTx) => T): T {
+    this.syncFile() // never into a file that was replaced or deleted under the open connection
     this.prepareConnection() // first write of this open: create a missing file, switch to WAL
     // busy_timeout 0 while acquiring: SQLite must never sleep on this thread waiting for another process.
     this.db.pragma('busy_timeout = 0')
@@ -228,6 +245,61 @@ export class SessionStore {
       if (this.tx === tx) this.tx = null
       if (this.db.open) this.db.pragma(`busy_timeout = ${this.readBusyMs}`)
     }
+  }
+
+  /**
+   * Follows the file behind the path. A backup restored by a rename over state.db (or a file deleted outright)
+   * leaves the connection on the old, unlinked inode: reads would stay stale for good and writes would land in a
+   * file nobody can open again. So the watcher calls this at each check and every write before it begins: when
+   * the path names another file (or none, or one appeared where none was), the connection is reopened on what is
+   * there now — a deleted file leaves the store as a profile without state.db (empty; the next write creates
+   * it). A file another program is just creating is left until its sessions table is committed. Throws (the old
+   * connection kept, the check repeated next time) when the file there cannot be opened, so a write fails
+   * clearly instead of going to the old inode.
+   */
+  syncFile(): FileChange {
+    const h = this.handle
+    const at = fileAt(this.path)
+    const id = at && (!h.pending || at.size > 0) ? at.id : null
+    const sidecars = sidecarsOf(this.path)
+    if (id === h.fileId) {
+      this.sidecars = sidecars
+      this.staleSince = null
+      return 'same'
+    }
+    const change: FileChange = id === null ? 'deleted' : h.pending ? 'appeared' : 'replaced'
+    if (change === 'replaced' && sidecars.some((s, i) => s !== undefined && s === this.sidecars[i])) {
+      // The old file's -wal/-shm are still beside the new one (a restore renames first, then removes them): opening
+      // now would read the old file's WAL over the new file, and a close could checkpoint it into it. Wait for the
+      // restore to finish — as a busy moment, so a write is retried off the loop — unless they stay for good.
+      this.staleSince ??= Date.now()
+      if (Date.now() - this.staleSince < STALE_SIDECARS_MS)
+        throw Object.assign(new Error(`${this.path} was replaced; waiting for its old -wal/-shm to go`), {
+          code: 'SQLITE_BUSY_SWAP'
+        })
+    }
+    this.staleSince = null
+    const old = h.sqlite
+    // openStateDb reads the path again: a second swap since the stat above just shows up as the next change.
+    const fresh = openStateDb(this.path, this.openOpts)
+    if (change === 'appeared' && !fresh.shape.tables.has('sessions')) {
+      // Another program is creating it (tables not committed yet): reads would be shimmed to empty views for good.
+      fresh.sqlite.close()
+      return 'same'
+    }
+    Object.assign(h, fresh)
+    this.sidecars = sidecarsOf(this.path)
+    this.countersStmt = null
+    this.fieldReader = new FieldReader()
+    this.readBusyMs = Number(h.sqlite.pragma('busy_timeout', { simple: true })) || 0
+    // SQLite sees the old file was unlinked or moved and neither checkpoints it nor deletes the -wal by name
+    // (which would now be the new file's): closing it only drops the old inode.
+    try {
+      old.close()
+    } catch {
+      /* already closed */
+    }
+    return change
   }
 
   /** First write of this open: file + WAL (outside the transaction); a swapped connection drops cached statements. */

@@ -61,6 +61,12 @@ export class VisiblePrints {
     this.conn.exec(`DELETE FROM ${T}; INSERT INTO ${T} SELECT ${['id', ...this.cols!].join(', ')} FROM main.sessions`)
   }
 
+  /** Every session id the snapshot holds (what the file showed at the last check). */
+  ids(): string[] {
+    if (!this.cols) return []
+    return (this.conn.prepare(`SELECT id FROM ${T}`).pluck().all() as unknown[]).map(String)
+  }
+
   /** Ids whose visible columns changed, appeared or vanished since the last call; remembers the new state. */
   diff(): string[] {
     const had = this.cols !== null

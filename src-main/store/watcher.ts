@@ -5,12 +5,19 @@
  * a slow fallback tick. An idle DB costs one tiny pragma per tick. On a version change the watcher diffs
  * new message ids and the visible session columns (a TEMP-table snapshot, watcher-prints.ts), so a write
  * that changes nothing visible emits nothing. Wake-ups are coalesced (leading + trailing edge) into one callback per burst.
+ *
+ * data_version never moves on a file that was replaced (a backup renamed over state.db) or deleted: the
+ * connection keeps the old inode. So each check first compares the file the connection has open with the one
+ * the path names now (one stat); on a change the store and the watcher reopen, every session the old file and
+ * the new one hold is named (everything may have changed), and `onFile` says what happened. A profile without
+ * state.db is watched the same way (its folder and the tick), so a file another program creates is noticed.
  */
 import Database from 'better-sqlite3'
 import { sqliteOptions } from './open'
 import { watch, type FSWatcher } from 'node:fs'
 import { basename, dirname } from 'node:path'
-import { sqliteOf, type SessionStore } from './session-store'
+import { openFileOf, sqliteOf, type SessionStore } from './session-store'
+import { fileAt, type FileChange } from './open'
 import { advanceActivity } from './activity-index'
 import { VisiblePrints } from './watcher-prints'
 
@@ -36,10 +43,23 @@ export interface WatcherOptions {
    * one, 15000 — the watch plus its follow-up probes catch commits, so an idle host does (almost) nothing.
    */
   fallbackMs?: number
+  /**
+   * The file behind the store's path was replaced, appeared or was deleted (after the store and the watcher
+   * reopened, before the change is named through the callback). A profile's count changed with it.
+   */
+  onFile?: (change: Exclude<FileChange, 'same'>) => void
+  /**
+   * Start from nothing: the sessions already in the file are named by the first check (with `onFile('appeared')`),
+   * for a profile that appeared after the host started (another program made its folder and state.db at once).
+   */
+  announceExisting?: boolean
 }
 
 export class SessionWatcher {
   private conn: Database.Database | null = null
+  /** The file `conn` has open (`dev:ino`); null with no connection (no state.db yet, or it was deleted). */
+  private fileId: string | null = null
+  private started = false
   private fsw: FSWatcher | null = null
   private tick: NodeJS.Timeout | null = null
   private window: NodeJS.Timeout | null = null
@@ -58,6 +78,8 @@ export class SessionWatcher {
   private readonly coalesceMs: number
   private readonly fallbackMs: number | null
   private readonly onDelegations: ((e: DelegationsChanged) => void) | null
+  private readonly onFile: WatcherOptions['onFile']
+  private readonly announceExisting: boolean
 
   constructor(
     private readonly store: SessionStore,
@@ -67,22 +89,14 @@ export class SessionWatcher {
     this.onDelegations = opts.onDelegations ?? null
     this.coalesceMs = Math.max(1, opts.coalesceMs ?? 50)
     this.fallbackMs = opts.fallbackMs === undefined ? null : Math.max(1000, opts.fallbackMs)
+    this.onFile = opts.onFile
+    this.announceExisting = opts.announceExisting === true
   }
 
   start(): this {
-    if (this.conn) return this
-    this.conn = new Database(this.store.path, sqliteOptions({ fileMustExist: true }))
-    // Never sleep on the event loop for a foreign lock (a rollback-journal home blocks readers during a write):
-    // a locked check fails at once and is retried on a timer.
-    this.conn.pragma('busy_timeout = 0')
-    this.conn.pragma('temp_store = MEMORY') // the visible-columns snapshot lives in a TEMP table on this connection
-    this.prints = new VisiblePrints(this.conn)
-    this.version = this.dataVersion()
-    try {
-      this.snapshot()
-    } catch {
-      /* a stale read-only DB: checks will keep returning [] rather than crash */
-    }
+    if (this.started) return this
+    this.started = true
+    if (!this.announceExisting) this.openConn(openFileOf(this.store))
     const dbName = basename(this.store.path)
     try {
       this.fsw = watch(dirname(this.store.path), { persistent: false }, (_event, file) => {
@@ -98,10 +112,84 @@ export class SessionWatcher {
     this.tick = setInterval(() => this.trigger(), this.fallbackMs ?? (this.fsw ? 15_000 : 2000))
     this.tick.unref()
     this.unsubscribe = this.store.onLocalChange(() => this.trigger())
+    if (this.announceExisting) this.trigger()
     return this
   }
 
+  /** Opens the watcher's connection on the file the store has open (none while the profile has no state.db). */
+  private openConn(storeFile: string | null): void {
+    if (storeFile === null) return
+    // Taken before connecting: a swap right after shows up as the next check's change, never as a missed one.
+    const at = fileAt(this.store.path)
+    if (!at) return
+    const conn = new Database(this.store.path, sqliteOptions({ fileMustExist: true }))
+    this.conn = conn
+    this.fileId = at.id
+    // Never sleep on the event loop for a foreign lock (a rollback-journal home blocks readers during a write):
+    // a locked check fails at once and is retried on a timer.
+    conn.pragma('busy_timeout = 0')
+    conn.pragma('temp_store = MEMORY') // the visible-columns snapshot lives in a TEMP table on this connection
+    this.prints = new VisiblePrints(conn)
+    this.version = this.dataVersion()
+    try {
+      this.snapshot()
+    } catch {
+      /* a stale read-only DB: checks will keep returning [] rather than crash */
+    }
+  }
+
+  private closeConn(): void {
+    try {
+      this.conn?.close()
+    } catch {
+      /* already closed */
+    }
+    this.conn = null
+    this.fileId = null
+    this.prints = null
+    this.maxMessageId = 0
+    this.version = -1
+  }
+
+  /**
+   * The store's file changed (replaced, appeared, deleted): both reopen, and the ids to name are every session
+   * the old file showed and every one the new file holds. Null when the file is the same one.
+   */
+  private followFile(): string[] | null {
+    try {
+      this.store.syncFile()
+    } catch {
+      return null // what is there cannot be opened yet (a copy in progress): the next check looks again
+    }
+    const storeFile = openFileOf(this.store)
+    if (storeFile === this.fileId) return null
+    const change: Exclude<FileChange, 'same'> =
+      storeFile === null ? 'deleted' : this.conn === null ? 'appeared' : 'replaced'
+    let ids: string[] = []
+    try {
+      ids = this.prints?.ids() ?? []
+    } catch {
+      /* the old snapshot is unreadable: the new file's sessions are still named */
+    }
+    this.closeConn()
+    try {
+      this.openConn(storeFile)
+    } catch {
+      this.closeConn() // a lock or a half-written file: the next check opens it
+      return null
+    }
+    if (this.conn) ids = [...new Set([...ids, ...this.prints!.ids()])]
+    this.stats.versionChanges++
+    try {
+      this.onFile?.(change)
+    } catch {
+      /* listener bugs stay theirs */
+    }
+    return ids
+  }
+
   stop(): void {
+    this.started = false
     this.unsubscribe?.()
     this.unsubscribe = null
     this.fsw?.close()
@@ -113,9 +201,7 @@ export class SessionWatcher {
     this.busyRetry = null
     this.probes = []
     this.tick = this.window = null
-    this.conn?.close()
-    this.conn = null
-    this.prints = null
+    this.closeConn()
   }
 
   /**
@@ -124,7 +210,7 @@ export class SessionWatcher {
    * throttle — and the commit's own file event, arriving a moment later, is then handled immediately.
    */
   trigger(): void {
-    if (!this.conn) return
+    if (!this.started) return
     if (this.window) {
       this.trailing = true
       return
@@ -168,26 +254,10 @@ export class SessionWatcher {
 
   /** Returns the changed ids it emitted ([] when nothing visible changed). */
   check(): string[] {
-    if (!this.conn) return []
-    let changed: string[]
-    try {
-      this.stats.checks++
-      const v = this.dataVersion()
-      if (v === this.version) return []
-      changed = this.diff()
-      this.version = v // only once the diff succeeded: a locked moment must not lose the change
-      this.stats.versionChanges++
-    } catch {
-      // A locked/corrupt moment: retry shortly (a foreign lock's release may bring no file event we watch).
-      if (!this.busyRetry && this.conn) {
-        this.busyRetry = setTimeout(() => {
-          this.busyRetry = null
-          this.trigger()
-        }, 250)
-        this.busyRetry.unref()
-      }
-      return []
-    }
+    if (!this.started) return []
+    this.stats.checks++
+    const changed = this.followFile() ?? this.committed()
+    if (changed === null) return []
     this.advanceList()
     if (changed.length) {
       this.stats.emits++
@@ -206,6 +276,29 @@ export class SessionWatcher {
         /* listener bugs stay theirs */
       }
     return changed
+  }
+
+  /** Ids a commit changed since the last check (null: no commit, or a locked moment retried shortly). */
+  private committed(): string[] | null {
+    if (!this.conn) return null
+    try {
+      const v = this.dataVersion()
+      if (v === this.version) return null
+      const changed = this.diff()
+      this.version = v // only once the diff succeeded: a locked moment must not lose the change
+      this.stats.versionChanges++
+      return changed
+    } catch {
+      // A locked/corrupt moment: retry shortly (a foreign lock's release may bring no file event we watch).
+      if (!this.busyRetry && this.conn) {
+        this.busyRetry = setTimeout(() => {
+          this.busyRetry = null
+          this.trigger()
+        }, 250)
+        this.busyRetry.unref()
+      }
+      return null
+    }
   }
 
   /**

@@ -65,28 +65,29 @@ export function createStoreServices(opts: {
   const watchers = new Map<string, SessionWatcher>()
   const closers: Array<() => void | Promise<void>> = []
 
-  const awaitingFile = new Set<string>()
-  const watchProfile = (name: string) => {
+  const profilesChanged = () => bus.emit('profiles.changed', { profiles: stores.list().map((e) => e.name) })
+  /**
+   * One watcher per profile, with or without a state.db: it notices the file appearing (upstream's first use of a
+   * `hermes profile create`d profile, or Caduceus's own first write), being replaced (a backup restored over it)
+   * or deleted, reopens the store on what is there and names every session; the rail's counts follow through
+   * `profiles.changed`. `appeared`: a profile found after start-up, whose sessions the renderer has never seen.
+   */
+  const watchProfile = (name: string, appeared = false) => {
     if (!opts.live || watchers.has(name)) return
     try {
       const store = stores.get(name)
-      if (store.pendingCreate) {
-        // No state.db yet (created by the first write): announce that write, then watch the new file.
-        if (awaitingFile.has(name)) return
-        awaitingFile.add(name)
-        const off = store.onLocalChange((change) => {
-          off()
-          awaitingFile.delete(name)
-          bus.emit('sessions.changed', withParents(store, change))
-          watchProfile(name)
-        })
-        return
-      }
       // Another process's delegation rows (upstream's async delegations complete by writing only their row): the
       // Subagents lists hear of them as of this host's own.
       const watcher = new SessionWatcher(store, (change) => bus.emit('sessions.changed', withParents(store, change)), {
+        announceExisting: appeared,
         onDelegations: (c) => {
           for (const d of c.delegations) bus.emit('delegation.updated', { profile: c.profile, ...d })
+        },
+        onFile: (change) => {
+          if (change === 'deleted')
+            log.warn('store', `profile ${name}: ${store.path} was deleted; it reads as empty until it exists again`)
+          else if (change === 'replaced') log.info('store', `profile ${name}: ${store.path} was replaced; reopened it`)
+          profilesChanged()
         }
       }).start()
       watchers.set(name, watcher)
@@ -130,7 +131,7 @@ export function createStoreServices(opts: {
         timer = setTimeout(() => {
           timer = null
           const added = stores.refresh()
-          for (const name of added) watchProfile(name)
+          for (const name of added) watchProfile(name, true)
           updateMultiplex()
           watchMemory()
           for (const name of [...watchers.keys()])
@@ -138,7 +139,7 @@ export function createStoreServices(opts: {
               watchers.get(name)!.stop()
               watchers.delete(name)
             }
-          if (added.length) bus.emit('profiles.changed', { profiles: stores.list().map((e) => e.name) })
+          if (added.length) profilesChanged()
         }, 200)
       })
     } catch (err) {

@@ -32,3 +32,19 @@ export function runWriter(args: string[]): Promise<string> {
     child.on('close', (code) => (code === 0 ? ok(out) : fail(new Error(`writer exited ${code}: ${err}`))))
   })
 }
+
+/** test/fixtures/restore-backup.mjs: another program renames a backup over state.db, or deletes it outright. */
+export const RESTORE_BACKUP = join(REPO, 'test/fixtures/restore-backup.mjs')
+
+/** Another process restores `backup` over `dbPath` (removing -wal/-shm), or with `backup` null deletes it. */
+export function restoreBackup(backup: string | null, dbPath: string): Promise<void> {
+  return new Promise((ok, fail) => {
+    const child = spawn(process.execPath, [RESTORE_BACKUP, backup ?? '--delete', dbPath], { stdio: 'pipe' })
+    let err = ''
+    child.stderr.on('data', (d) => {
+      err += d
+    })
+    child.on('error', fail)
+    child.on('close', (code) => (code === 0 ? ok() : fail(new Error(`restore exited ${code}: ${err}`))))
+  })
+}

@@ -1,0 +1,141 @@
+// The file behind a live store's path changes under it: a backup renamed over state.db (its -wal/-shm removed),
+// the file deleted outright, or a state.db another process creates in a profile folder that had none. The store
+// and its watcher must follow the path — never keep serving (or writing to) the unlinked inode.
+import Database from 'better-sqlite3'
+import { readdirSync, readlinkSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { SessionStore, SessionWatcher } from './index'
+import { restoreBackup, runWriter } from './test-fixtures/spawn-writer'
+import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+
+afterAll(cleanupTempDirs)
+
+const open: Array<{ close?: () => void; stop?: () => void }> = []
+afterEach(() => {
+  for (const o of open.splice(0).reverse()) (o.stop ?? o.close)?.call(o)
+})
+
+function waitFor(pred: () => boolean, timeoutMs = 15_000): Promise<void> {
+  return new Promise((ok, fail) => {
+    const started = Date.now()
+    const poll = () =>
+      pred() ? ok() : Date.now() - started > timeoutMs ? fail(new Error('timed out waiting')) : setTimeout(poll, 20)
+    poll()
+  })
+}
+
+/** What a fresh connection (another reader) sees in the file at `path` now. */
+function readFresh(path: string): Record<string, string | null> {
+  const db = new Database(path, { readonly: true, fileMustExist: true })
+  try {
+    const rows = db.prepare('SELECT id, title FROM sessions ORDER BY id').all() as Array<{
+      id: string
+      title: string | null
+    }>
+    return Object.fromEntries(rows.map((r) => [r.id, r.title]))
+  } finally {
+    db.close()
+  }
+}
+
+/** Files this process still holds open that were unlinked (Linux; [] elsewhere). */
+function deletedOpen(): string[] {
+  try {
+    return readdirSync('/proc/self/fd')
+      .map((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`)
+        } catch {
+          return ''
+        }
+      })
+      .filter((l) => l.includes('state.db') && l.endsWith('(deleted)'))
+  } catch {
+    return []
+  }
+}
+
+/** A live home with sessions `a` and `b`, and a backup of the same profile holding `a` (retitled) and `c`. */
+async function homeWithBackup() {
+  const home = tempDir('cad-swap-')
+  const path = join(home, 'state.db')
+  const store = new SessionStore(path, { profile: 'default' })
+  open.push(store)
+  await store.createSession('a', 'cli')
+  await store.createSession('b', 'cli')
+  const backup = new SessionStore(join(tempDir('cad-swap-backup-'), 'state.db'), { profile: 'default' })
+  await backup.createSession('a', 'cli')
+  await backup.setTitle('a', 'from the backup')
+  await backup.createSession('c', 'cli')
+  backup.close() // checkpointed: the backup is one self-contained file
+  return { path, store, backup: backup.path }
+}
+
+const ids = (store: SessionStore) =>
+  store
+    .listSessions({ limit: 50 })
+    .items.map((s) => s.id)
+    .sort()
+
+describe('a state.db replaced, deleted or created under a live store', () => {
+  it('a backup renamed over state.db: the watcher reopens, names every session and the next write lands in the new file', async () => {
+    const { path, store, backup } = await homeWithBackup()
+    const events: string[][] = []
+    const files: string[] = []
+    open.push(new SessionWatcher(store, (e) => events.push(e.sessionIds), { onFile: (c) => files.push(c) }).start())
+    await restoreBackup(backup, path)
+    await waitFor(() => files.length > 0)
+    expect(files).toEqual(['replaced'])
+    expect(new Set(events.flat())).toEqual(new Set(['a', 'b', 'c'])) // b is gone, a changed, c is new
+    expect(ids(store)).toEqual(['a', 'c'])
+    expect(store.getSession('a')!.title).toBe('from the backup')
+    await store.setTitle('c', 'renamed after the restore')
+    expect(readFresh(path)).toEqual({ a: 'from the backup', c: 'renamed after the restore' })
+    expect(deletedOpen()).toEqual([])
+  })
+
+  it('a write that comes before any check goes to the restored file, not the unlinked one', async () => {
+    const { path, store, backup } = await homeWithBackup()
+    await restoreBackup(backup, path)
+    expect(await store.setTitle('c', 'written right after')).toBe(true)
+    expect(await store.setTitle('b', 'only in the old file')).toBe(false) // b is not in the restored file
+    expect(readFresh(path)).toEqual({ a: 'from the backup', c: 'written right after' })
+  })
+
+  it('a state.db deleted outright reads as an empty profile, and the next write creates it again', async () => {
+    const { path, store } = await homeWithBackup()
+    const events: string[][] = []
+    const files: string[] = []
+    open.push(new SessionWatcher(store, (e) => events.push(e.sessionIds), { onFile: (c) => files.push(c) }).start())
+    await restoreBackup(null, path)
+    await waitFor(() => files.length > 0)
+    expect(files).toEqual(['deleted'])
+    expect(new Set(events.flat())).toEqual(new Set(['a', 'b']))
+    expect(ids(store)).toEqual([])
+    expect(store.sessionCount()).toBe(0)
+    expect(store.getSession('a')).toBeNull()
+    await store.createSession('d', 'cli')
+    await waitFor(() => files.length > 1)
+    expect(files).toEqual(['deleted', 'appeared'])
+    expect(readFresh(path)).toEqual({ d: null })
+    expect(deletedOpen()).toEqual([])
+  })
+
+  it('a profile folder without state.db: the file another process creates is noticed and its sessions named', async () => {
+    const home = tempDir('cad-swap-profile-')
+    const path = join(home, 'state.db')
+    const store = new SessionStore(path, { profile: 'work', lazyCreate: true })
+    open.push(store)
+    expect(store.pendingCreate).toBe(true)
+    const events: string[][] = []
+    const files: string[] = []
+    open.push(new SessionWatcher(store, (e) => events.push(e.sessionIds), { onFile: (c) => files.push(c) }).start())
+    await runWriter([path, 'first', 'append', '2'])
+    await waitFor(() => events.flat().includes('first'))
+    expect(files).toEqual(['appeared'])
+    expect(store.pendingCreate).toBe(false)
+    expect(ids(store)).toEqual(['first'])
+    expect(store.getSession('first')!.messageCount).toBe(2)
+  })
+})
