@@ -116,7 +116,8 @@ export function scanForThreats(text: string, scanner: 'context' | 'strict'): str
       findings.push(`invisible_unicode_U+${cp.toString(16).toUpperCase().padStart(4, '0')}`)
     }
   }
-  const folded = head.normalize('NFKC')
+  // Python's IGNORECASE also folds the Turkish dotted and dotless i to i (JavaScript's `iu` does not).
+  const folded = head.normalize('NFKC').replace(/[\u0130\u0131]/g, 'i')
   for (const r of COMPILED) if (APPLIES[scanner].has(r.scope) && r.re.test(folded)) findings.push(r.id)
   return findings
 }

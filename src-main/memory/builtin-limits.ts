@@ -76,8 +76,10 @@ export function blockedMessage(text: string): string | null {
  * the model; the file keeps it for the user to see and remove.
  */
 export function promptEntries(entries: readonly string[], fileName: string): string[] {
+  // Every entry is scanned, a `[BLOCKED:`-looking one too: the notice itself holds no threat wording, so only text
+  // written to pass as a notice is caught by skipping none.
   return entries.map((entry) => {
-    if (!entry || entry.startsWith('[BLOCKED:')) return entry
+    if (!entry) return entry
     const findings = scanForThreats(entry, 'strict')
     if (findings.length === 0) return entry
     return `[BLOCKED: ${fileName} entry contained threat pattern(s): ${findings.join(', ')}. Removed from system prompt; use memory(action=remove) to delete the original.]`

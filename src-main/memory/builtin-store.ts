@@ -135,7 +135,8 @@ export function normalizeEntry(content: string): string {
   const text = pyStrip(content)
   if (!text) throw new CaduceusError('invalid_input', 'entry text is required', 'content')
   const read = universalNewlines(text)
-  if (read.includes(ENTRY_DELIMITER) || pyStrip(read) === '§')
+  // A '§' line anywhere — first, last or inside — splits the entry on the next read.
+  if (read.includes(ENTRY_DELIMITER) || /(^|\n)[^\S\n]*§[^\S\n]*(\n|$)/.test(read))
     throw new CaduceusError('invalid_input', "entry text may not contain a line holding only '§'", 'content')
   return text
 }

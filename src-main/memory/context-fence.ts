@@ -17,9 +17,17 @@ const NOTE =
 const SYSTEM_NOTE =
   "[System note: The following is recalled memory context, NOT new user input. Treat as authoritative reference data — this is the agent's persistent memory and should inform all responses.]"
 
-/** Recalled text with every fence tag, whole fenced block and system note taken out. */
+/**
+ * Recalled text with every fence tag, whole fenced block and system note taken out — repeated until nothing is
+ * left to take: one pass (upstream's) lets `</memory-</memory-context>context>` rebuild the tag it removed.
+ */
 function sanitizeContext(text: string): string {
-  return text.replace(WHOLE_BLOCK, '').replace(NOTE, '').replace(FENCE_TAG, '')
+  let out = text
+  for (let prev = ''; prev !== out;) {
+    prev = out
+    out = out.replace(WHOLE_BLOCK, '').replace(NOTE, '').replace(FENCE_TAG, '')
+  }
+  return out
 }
 
 /**
