@@ -75,6 +75,37 @@ describe('the session id of a conversation without a session header', () => {
     }
   })
 
+  it('a retried image turn that failed unanswered answers the stored message, not a new branch', async () => {
+    const { text, parts } = readContent(
+      [
+        { type: 'text', text: 'what is this' },
+        { type: 'image_url', image_url: { url: PNG } }
+      ],
+      'messages[0].content'
+    )
+    const first = await planConversation(none, {
+      system: '',
+      history: [],
+      text,
+      ...(parts ? { parts } : {}),
+      nowSec: 0
+    })
+    // stored as upstream's agent stores it: the text, each image as "[screenshot]"; no answer yet
+    const stored = {
+      turns: () => ({ whole: true, turns: [{ id: 7, at: 0, role: 'user' as const, content: 'what is this\n[screenshot]' }] }),
+      branches: () => [],
+      seed: async () => {}
+    } as ConversationSessions
+    const retry = await planConversation(stored, {
+      system: '',
+      history: [],
+      text,
+      ...(parts ? { parts } : {}),
+      nowSec: 0
+    })
+    expect(retry).toEqual({ kind: 'answer', sessionId: first.sessionId, messageId: 7 })
+  })
+
   it('keys on a system message sent as parts as upstream flattens it (newline-joined text, nested lists)', async () => {
     expect(golden.systemParts.length).toBeGreaterThan(4)
     for (const c of golden.systemParts) {

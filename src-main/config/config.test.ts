@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -115,6 +115,21 @@ describe("a custom endpoint's key, as upstream picks it", () => {
     writeSettings(local, { apiKey: '' }, { vault: envVault })
     expect(JSON.stringify(loadConfig(local).raw)).not.toContain('sk-local-1')
   })
+  it('a key Settings saves over `api_key: ${NAME}` goes to NAME; one written into config.yaml makes it 0600', () => {
+    const ref = home(
+      'model:\n  default: m\n  provider: custom\n  base_url: https://api.deepseek.com/v1\n  api_key: ${MY_DS_KEY}\n'
+    )
+    writeFileSync(join(ref, '.env'), 'MY_DS_KEY=sk-old\n')
+    writeSettings(ref, { apiKey: 'sk-new-0001' }, { vault: envVault })
+    expect(readFileSync(join(ref, 'config.yaml'), 'utf8')).toContain('api_key: ${MY_DS_KEY}')
+    expect(readFileSync(join(ref, '.env'), 'utf8')).toBe('MY_DS_KEY=sk-new-0001\n')
+    expect(resolveRuntime(ref, { vault: envVault }).apiKey).toBe('sk-new-0001')
+    const local = home('model:\n  default: llama3\n  provider: custom\n  base_url: http://localhost:11434/v1\n')
+    chmodSync(join(local, 'config.yaml'), 0o644)
+    writeSettings(local, { apiKey: 'sk-local-2' }, { vault: envVault })
+    expect(statSync(join(local, 'config.yaml')).mode & 0o777).toBe(0o600)
+  })
+
   it.each(gold.cases.map((c) => [c.base_url, c.config.includes('api_key') ? 'config key' : 'env keys', c] as const))(
     '%s (%s)',
     (_url, _what, c) => {
@@ -143,11 +158,11 @@ describe('resolveRuntime', () => {
   })
 
   it('honours model.api_key_env and a custom base_url', () => {
-    const h = home('model: {default: m, base_url: "http://127.0.0.1:9/v1", api_key_env: MY_KEY}\n', 'MY_KEY=abc\n')
+    const h = home('model: {default: m, base_url: "http://127.0.0.1:9/v1", api_key_env: MY_KEY}\n', 'MY_KEY=abcd-key\n')
     expect(resolveRuntime(h, { vault: envVault })).toMatchObject({
       provider: 'custom',
       baseUrl: 'http://127.0.0.1:9/v1',
-      apiKey: 'abc',
+      apiKey: 'abcd-key',
       apiMode: 'chat_completions',
       requestedProvider: 'auto'
     })

@@ -40,6 +40,25 @@ const PROVIDER_KEY_ENV: Record<string, string> = {
   anthropic: 'ANTHROPIC_API_KEY'
 }
 
+/** Placeholder text people leave in a key's place: upstream skips it and looks further down its chain. */
+const PLACEHOLDER_KEYS = new Set([
+  '*',
+  '**',
+  '***',
+  'changeme',
+  'your_api_key',
+  'your_api_key_here',
+  'your-api-key',
+  'placeholder',
+  'example',
+  'dummy',
+  'null',
+  'none'
+])
+/** A key worth sending: 4+ characters that are not a placeholder (upstream's rule for a custom endpoint's chain). */
+const usableSecret = (v: string | null | undefined): boolean =>
+  typeof v === 'string' && v.trim().length >= 4 && !PLACEHOLDER_KEYS.has(v.trim().toLowerCase())
+
 /** upstream's host gate: the URL's host is `domain` or one of its subdomains (never a path or a lookalike). */
 function hostMatches(url: string, domain: string): boolean {
   try {
@@ -181,9 +200,10 @@ export function resolveRuntime(home: string, opts: RuntimeSecrets & { override?:
     // provider key never goes to someone else's host, and a key saved here lands where upstream will read it.
     const gated = customKeyEnvs(baseUrl)
     const named = m.apiKeyEnv ? [m.apiKeyEnv, ...gated] : gated
-    const found = named.find((n) => secrets[n]?.trim())
-    apiKey = m.apiKey?.trim() || (found ? secrets[found]! : '')
-    keyFrom = m.apiKey?.trim() ? 'config' : found ? 'env' : named.length ? 'env' : 'config'
+    const found = named.find((n) => usableSecret(secrets[n]))
+    const own = usableSecret(m.apiKey) ? m.apiKey!.trim() : ''
+    apiKey = own || (found ? secrets[found]!.trim() : '')
+    keyFrom = own ? 'config' : found ? 'env' : named.length ? 'env' : 'config'
     apiKeyEnv = found ?? named[0] ?? ''
   }
   if (opts.override && !sameOrigin(baseUrl, ownBaseUrl(base, secrets))) {

@@ -96,14 +96,15 @@ export function writeSettings(home: string, patch: SettingsPatch, opts: Settings
     // The key goes where upstream reads it for the (possibly just changed) endpoint: the secret named for it, or
     // config.yaml's model.api_key (a local endpoint names no secret; a key already there is read before any secret).
     const rt = resolveRuntime(home, { vault, secrets: secretsFor(home, vault) })
-    if (rt.apiKeyFrom === 'env' && rt.apiKeyEnv)
-      vault.write(home, rt.apiKeyEnv, update.apiKey === '' ? null : update.apiKey)
-    else
-      rewriteConfigFile(
-        path,
-        [{ path: ['model', 'api_key'], value: update.apiKey === '' ? null : update.apiKey }],
-        'settings'
-      )
+    const model = fileAsWritten(path).model
+    const written = isPlainObject(model) && typeof model.api_key === 'string' ? model.api_key : null
+    // `api_key: ${NAME}` names the secret the key lives in: the key goes there, and the reference stays as written.
+    const named = written !== null ? /^\s*\$\{([A-Za-z_][A-Za-z0-9_]*)\}\s*$/.exec(written)?.[1] : undefined
+    const value = update.apiKey === '' ? null : update.apiKey
+    if (named) vault.write(home, named, value)
+    else if (rt.apiKeyFrom === 'env' && rt.apiKeyEnv) vault.write(home, rt.apiKeyEnv, value)
+    // A key written into config.yaml makes it a secrets file: never readable by group or others afterwards.
+    else rewriteConfigFile(path, [{ path: ['model', 'api_key'], value }], 'settings', { secret: value !== null })
   }
   return readSettings(home, { ...opts, vault })
 }

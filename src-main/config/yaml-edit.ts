@@ -7,7 +7,7 @@
  * A repeated key: PyYAML keeps the last one, so the last one is the one edited (a removal removes every copy, or an
  * earlier one would take over).
  */
-import { chmodSync, existsSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { Document, isAlias, isMap, isScalar, isSeq, type Node, type Pair, type YAMLMap } from 'yaml'
 import { CaduceusError } from '@shared/contract'
 import { parsePyYaml, pyYamlTags } from './py-yaml'
@@ -210,7 +210,12 @@ export function editYaml(text: string, edits: YamlEdit[]): string {
  * never rewritten (the user's edits would be lost). The file keeps its mode (a new one is 0600, as upstream's
  * mkstemp makes it), and a symlinked config.yaml stays a symlink: its target is replaced.
  */
-export function rewriteConfigFile(path: string, edits: YamlEdit[], what: string): void {
+export function rewriteConfigFile(
+  path: string,
+  edits: YamlEdit[],
+  what: string,
+  opts: { secret?: boolean } = {}
+): void {
   const text = existsSync(path) ? readFileSync(path, 'utf8') : ''
   const doc = parsePyYaml(text)
   if (doc.errors.length)
@@ -227,8 +232,14 @@ export function rewriteConfigFile(path: string, edits: YamlEdit[], what: string)
   } catch {
     // New file.
   }
+  if (opts.secret) mode &= 0o700 // the file now holds a key
   const tmp = `${target}.${process.pid}.tmp`
-  writeFileSync(tmp, next, { mode })
-  chmodSync(tmp, mode)
-  renameSync(tmp, target)
+  try {
+    writeFileSync(tmp, next, { mode })
+    chmodSync(tmp, mode)
+    renameSync(tmp, target)
+  } catch (err) {
+    rmSync(tmp, { force: true }) // never leave a copy (maybe holding a key) behind
+    throw err
+  }
 }

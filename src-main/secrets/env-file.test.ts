@@ -1,4 +1,13 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -83,6 +92,20 @@ describe('updateEnvFile', () => {
       if (!c.value.includes('${')) expect(c.dotenv).toBe(c.value)
       expect(parseEnv(readFileSync(p, 'utf8'))[`K${i}`]).toBe(c.value)
     })
+  })
+
+  it('a symlinked .env stays a symlink; an unreadable one is never rewritten as just the new key', () => {
+    const home = mkdtempSync(join(tmpdir(), 'cad-env-'))
+    const real = join(home, 'secrets.env')
+    writeFileSync(real, 'A=1\n', { mode: 0o600 })
+    symlinkSync(real, join(home, '.env'))
+    updateEnvFile(join(home, '.env'), 'B', '2')
+    expect(lstatSync(join(home, '.env')).isSymbolicLink()).toBe(true)
+    expect(readFileSync(real, 'utf8')).toBe('A=1\nB=2\n')
+    const dir = join(home, 'a-dir.env')
+    mkdirSync(dir)
+    expect(() => updateEnvFile(dir, 'C', '3')).toThrow()
+    expect(readdirSync(home).filter((f) => f.endsWith('.tmp'))).toEqual([])
   })
 
   it('rejects invalid names', () => {

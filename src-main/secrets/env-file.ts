@@ -2,7 +2,7 @@
  * `.env` parsing with upstream semantics (utf-8 BOM, `export ` prefix, quotes, inline comments) that never
  * touches process.env: each profile's secrets stay in its own scope (hermes-spec §4.3).
  */
-import { chmodSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 const KEY_RE = /^[A-Za-z_][A-Za-z0-9_.]*$/
@@ -103,9 +103,11 @@ export function updateEnvFile(path: string, name: string, value: string | null):
   if (!KEY_RE.test(name)) throw new Error(`invalid environment variable name: ${name}`)
   let text = ''
   try {
-    text = existsSync(path) ? readFileSync(path, 'utf8') : ''
-  } catch {
-    text = ''
+    text = readFileSync(path, 'utf8')
+  } catch (err) {
+    // Only a missing file is empty: an unreadable one (EACCES, EIO, EMFILE) rewritten as "just this key" would lose
+    // every other secret in it.
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
   const lines = text ? text.split(/\r?\n/) : []
@@ -124,14 +126,22 @@ export function updateEnvFile(path: string, name: string, value: string | null):
   if (value !== null && !written) kept.push(`${name}=${formatValue(value)}`)
   // An existing file keeps its owner and group bits (e.g. 0640 on a Docker volume), as upstream keeps its mode, but
   // is never left readable by everyone; a new one is 0600.
+  // A symlinked .env stays a symlink: its target is replaced (as upstream's atomic_replace keeps it).
+  let target = path
   let mode = 0o600
   try {
-    mode = statSync(path).mode & 0o770
+    target = realpathSync(path)
+    mode = statSync(target).mode & 0o770
   } catch {
     /* a new file */
   }
-  const tmp = `${path}.${process.pid}.tmp`
-  writeFileSync(tmp, kept.length ? kept.join('\n') + '\n' : '', { mode: 0o600 })
-  chmodSync(tmp, mode)
-  renameSync(tmp, path)
+  const tmp = `${target}.${process.pid}.tmp`
+  try {
+    writeFileSync(tmp, kept.length ? kept.join('\n') + '\n' : '', { mode: 0o600 })
+    chmodSync(tmp, mode)
+    renameSync(tmp, target)
+  } catch (err) {
+    rmSync(tmp, { force: true }) // never leave a copy of the secrets behind
+    throw err
+  }
 }

@@ -37,6 +37,8 @@ export function lazyPage<P extends object>(load: () => Promise<ComponentType<P>>
     const connected = state === 'connected'
     const down = state === 'reconnecting' || state === 'closed'
     const retry = () => {
+      // A fetch now would fail and be kept by the browser: wait for the host (the effect below retries then).
+      if (down) return
       if (failed) Lazy = fresh()
       failed = false
       rerender((n) => n + 1)
@@ -62,7 +64,9 @@ export function lazyPage<P extends object>(load: () => Promise<ComponentType<P>>
               <p>
                 Its code comes from the Caduceus host, which does not answer. It loads by itself once the host is back.
               </p>
-              <button onClick={retry}>Try again</button>
+              <button onClick={retry} disabled={down} title={down ? 'Waiting for the host' : undefined}>
+                Try again
+              </button>
             </>
           )}
         </div>

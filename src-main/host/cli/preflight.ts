@@ -19,5 +19,7 @@ export function missingKeyReason(home: string): string | null {
   } catch {
     /* fall through: an unusable base URL is reported as the missing key it also lacks */
   }
-  return `no API key for provider ${rt.provider}: set ${rt.apiKeyEnv} in ${home}/.env`
+  return rt.apiKeyEnv
+    ? `no API key for provider ${rt.provider}: set ${rt.apiKeyEnv} in ${home}/.env`
+    : `no API key for ${rt.baseUrl}: set model.api_key in ${home}/config.yaml (no key name fits that host)`
 }
