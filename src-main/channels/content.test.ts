@@ -92,7 +92,10 @@ describe('the session id of a conversation without a session header', () => {
     })
     // stored as upstream's agent stores it: the text, each image as "[screenshot]"; no answer yet
     const stored = {
-      turns: () => ({ whole: true, turns: [{ id: 7, at: 0, role: 'user' as const, content: 'what is this\n[screenshot]' }] }),
+      turns: () => ({
+        whole: true,
+        turns: [{ id: 7, at: 0, role: 'user' as const, content: 'what is this\n[screenshot]' }]
+      }),
       branches: () => [],
       seed: async () => {}
     } as ConversationSessions

@@ -126,7 +126,12 @@ export async function planConversation(
       const [u] = rest
       if (rest.length === 0 && claim(sid)) return { kind: 'continue', sessionId: sid }
       // The last turn failed unanswered: this request (its retry) answers the stored message.
-      if (rest.length === 1 && u!.role === 'user' && same({ role: 'user', content: text, ...(input.parts ? { parts: input.parts } : {}) }, u!) && claim(sid))
+      if (
+        rest.length === 1 &&
+        u!.role === 'user' &&
+        same({ role: 'user', content: text, ...(input.parts ? { parts: input.parts } : {}) }, u!) &&
+        claim(sid)
+      )
         return { kind: 'answer', sessionId: sid, messageId: u!.id }
     }
     // Edited, regenerated, resent, or running now: follow the branch that shares more of this history, or start one.
