@@ -2,7 +2,6 @@
 // code: scripts/golden/import_rules.py, test/fixtures/upstream/import-rules/): live runtime state left at its
 // defaults, upstream's per-message rules, the first line of a duplicated id kept, and every FTS index consistent
 // for the system Python's SQLite (3.40) after a NUL in an indexed column.
-import { execFileSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -10,6 +9,7 @@ import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createHost } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
+import { ftsIntegrity, hasSystemPython } from './support/fts-integrity'
 
 const gold = join(resolve(import.meta.dirname, '..'), 'test/fixtures/upstream/import-rules')
 const input = readFileSync(join(gold, 'input.jsonl'), 'utf8')
@@ -18,19 +18,6 @@ const want = JSON.parse(readFileSync(join(gold, 'upstream.json'), 'utf8')) as {
   messages: Record<string, Array<Record<string, unknown>>>
   fts: Record<string, string>
 }
-
-const PY = '/usr/bin/python3'
-const FTS_CHECK = `
-import json, sqlite3, sys
-c = sqlite3.connect(sys.argv[1])
-out = {}
-for (t,) in c.execute("SELECT name FROM sqlite_master WHERE sql LIKE 'CREATE VIRTUAL TABLE%fts5%'"):
-    try:
-        c.execute(f"INSERT INTO {t}({t}) VALUES('integrity-check')"); out[t] = "ok"
-    except sqlite3.DatabaseError as e:
-        out[t] = str(e)
-print(json.dumps(out))
-`
 
 const dirs: string[] = []
 afterAll(() => {
@@ -107,11 +94,11 @@ describe.each([
     }
   })
 
-  it.skipIf(!existsSync(PY))(
+  it.skipIf(!hasSystemPython)(
     'leaves every FTS index consistent for the system SQLite after a NUL in tool_name',
     async () => {
       const { db } = await imported(input, upstreamHome)
-      expect(JSON.parse(execFileSync(PY, ['-c', FTS_CHECK, db], { encoding: 'utf8' }))).toMatchObject(want.fts)
+      expect(ftsIntegrity(db)).toMatchObject(want.fts)
     }
   )
 })

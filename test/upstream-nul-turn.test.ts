@@ -2,39 +2,24 @@
 // indexed as upstream's SQLite indexes it: the system Python's SQLite (3.40) passes the FTS integrity-check on the
 // home right after the turn, and again after it deletes the session itself, as upstream's delete_session does.
 // Before, a live turn's NUL row left messages_fts_trigram "malformed" for 3.40, and its delete damaged it for good.
-import { execFileSync } from 'node:child_process'
-import { copyFileSync, existsSync, rmSync } from 'node:fs'
+import { copyFileSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startScriptedProvider } from '../src-main/agent/scripted'
 import { startApiServer } from '../src-main/channels'
 import { apiConversations } from '../src-main/host/app-channels'
 import { apiHostHome } from '../src-main/channels/test-fixtures/api-home'
+import { ftsIntegrity, hasSystemPython } from './support/fts-integrity'
 
-const PY = '/usr/bin/python3'
 const EMPTY_UPSTREAM = join(resolve(import.meta.dirname), 'fixtures/upstream/import-rules/empty.db')
-const FTS_CHECK = `
-import json, sqlite3, sys
-c = sqlite3.connect(sys.argv[1])
-if len(sys.argv) > 2:
-    c.execute("DELETE FROM messages WHERE session_id = ?", (sys.argv[2],)); c.execute("DELETE FROM sessions WHERE id = ?", (sys.argv[2],)); c.commit()
-out = {}
-for (t,) in c.execute("SELECT name FROM sqlite_master WHERE sql LIKE 'CREATE VIRTUAL TABLE%fts5%'"):
-    try:
-        c.execute(f"INSERT INTO {t}({t}) VALUES('integrity-check')"); out[t] = "ok"
-    except sqlite3.DatabaseError as e:
-        out[t] = str(e)
-print(json.dumps(out))
-`
-const check = (db: string, deleteSession?: string) =>
-  JSON.parse(execFileSync(PY, ['-c', FTS_CHECK, db, ...(deleteSession ? [deleteSession] : [])], { encoding: 'utf8' }))
+const check = ftsIntegrity
 
 const dirs: string[] = []
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true })
 })
 
-describe.skipIf(!existsSync(PY))('a NUL-holding turn on an upstream home', () => {
+describe.skipIf(!hasSystemPython)('a NUL-holding turn on an upstream home', () => {
   it("keeps every FTS index whole for upstream's SQLite, before and after upstream deletes the session", async () => {
     const provider = await startScriptedProvider({ handler: () => ({ text: 'binary\u0000tail of the okapi dump' }) })
     const { root, host } = await apiHostHome({
