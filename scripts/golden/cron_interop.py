@@ -38,6 +38,12 @@ SCHEDULES = [
     "2027-01-10T09:00+09:00",
     "2h",
     "45 minutes",
+    # New York's 2027 changes (naive times read in each zone): the hour skipped on 14 March (upstream keeps the
+    # offset from before it), the hour after, and the hour repeated on 7 November (fold=0: its first occurrence).
+    "2027-03-14T02:30",
+    "2027-03-14T03:30",
+    "2027-11-07T01:30",
+    "2027-11-07T02:30",
 ]
 
 
@@ -93,7 +99,9 @@ for zone, via_env in [("America/New_York", False), ("Asia/Kolkata", False), ("UT
             **pick(job, ["schedule", "schedule_display", "next_run_at", "created_at", "repeat"]),
         })
 
-# The due scan, in New York (west of UTC: a +00:00 time there reads as a timezone move).
+# The due scan, in New York (west of UTC: a time written at another offset whose wall time is still ahead reads as a
+# timezone move). Not +00:00 for that case: Caduceus reads a +00:00 time as the same instant, since its older
+# releases wrote every time in UTC (src-main/cron/scheduler.ts).
 home = use_home("America/New_York")
 now = freeze(NOW)
 mk = lambda name, schedule: jobs.create_job(name, schedule, name=name)  # noqa: E731
@@ -139,8 +147,8 @@ for j in L:
     if n == "disabled-due":
         j.update(next_run_at=ago(minutes=1), enabled=False, state="paused")
     if n == "cron-offset-moved":
-        # 12:00 New York written as 12:00 UTC by a writer on another clock: its wall time is still ahead.
-        j["next_run_at"] = now.replace(hour=12, minute=0, second=0, microsecond=0).replace(tzinfo=None).isoformat() + "+00:00"
+        # 12:00 New York written as 12:00 +01:00 by a writer on another clock: its wall time is still ahead.
+        j["next_run_at"] = now.replace(hour=12, minute=0, second=0, microsecond=0).replace(tzinfo=None).isoformat() + "+01:00"
     if n == "cron-due-same-offset":
         j["next_run_at"] = now.replace(hour=9, minute=0, second=0, microsecond=0).isoformat()
     if n == "interval-stale":

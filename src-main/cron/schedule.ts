@@ -36,6 +36,12 @@ function minutesOf(amount: string, unit: string): number {
 
 const pad = (n: number) => String(n).padStart(2, '0')
 
+/** The latest instant written (Python's `datetime` ends in year 9999; a day spare for any offset). */
+const LATEST_MS = Date.parse('9999-12-30T00:00:00Z')
+const EARLIEST_MS = Date.parse('0001-01-02T00:00:00Z')
+/** Whether `ms` is a time a job can be given: finite and within Python's years. */
+const inRange = (ms: number) => Number.isFinite(ms) && ms >= EARLIEST_MS && ms <= LATEST_MS
+
 /** `ms` as the wall time at a fixed UTC offset, `2026-12-06T09:00:00-05:00` (Python's `isoformat()`, no fraction). */
 function isoAtOffset(ms: number, offsetMinutes: number): string {
   const wall = new Date(Math.floor(ms / 1000) * 1000 + offsetMinutes * 60_000).toISOString().slice(0, 19)
@@ -44,7 +50,7 @@ function isoAtOffset(ms: number, offsetMinutes: number): string {
 }
 
 /** The UTC offset of `timeZone` (this machine's zone when unset) at the instant `ms`, in minutes. */
-function offsetAt(ms: number, timeZone: string | undefined): number {
+export function offsetAt(ms: number, timeZone: string | undefined): number {
   const w = wallFields(ms, timeZone)
   const wall = Date.UTC(+w.y, +w.mo - 1, +w.d, +w.h, +w.mi, +w.s)
   return Math.round((wall - Math.floor(ms / 1000) * 1000) / 60_000)
@@ -74,15 +80,28 @@ function forCronParser(expr: string): string | null {
   return null
 }
 
-/** Milliseconds of a naive wall-clock time in `timeZone` (or this machine's zone when none is set). */
-function zonedWallTime(text: string, timeZone: string | undefined): number {
+/**
+ * The instant a naive wall-clock time names in `timeZone` and the offset upstream writes it with (Python's
+ * `replace(tzinfo=ZoneInfo(...))`, fold=0): the offset in effect at that real instant, not at the wall time read as
+ * UTC (an hour off near a change). A time in the hour a spring-forward skips keeps the offset from before the change
+ * (New York `02:30` → `02:30-05:00`); a time in the hour a fall-back repeats is its first occurrence (`01:30-04:00`).
+ * Without a zone, this machine's clock reads it (`Date.parse`).
+ */
+function zonedWallTime(text: string, timeZone: string | undefined): { ms: number; offset: number | null } {
   const naive = text.replace(' ', 'T')
-  const asUtc = Date.parse(`${naive.length === 10 ? `${naive}T00:00` : naive}Z`)
-  if (!timeZone) return Date.parse(naive.length === 10 ? `${naive}T00:00` : naive)
-  // The zone's offset at that instant, from Intl (correct across DST for all but the skipped hour).
-  const w = wallFields(asUtc, timeZone)
-  const wallOfUtc = Date.UTC(+w.y, +w.mo - 1, +w.d, +w.h, +w.mi, +w.s)
-  return asUtc - (wallOfUtc - asUtc)
+  const full = naive.length === 10 ? `${naive}T00:00` : naive
+  if (!timeZone) return { ms: Date.parse(full), offset: null }
+  const asUtc = Date.parse(`${full}Z`)
+  if (!Number.isFinite(asUtc)) return { ms: NaN, offset: null }
+  const DAY = 86_400_000
+  const before = offsetAt(asUtc - DAY, timeZone)
+  // Each offset in effect near that wall time that reads it back: two in a repeated hour, none in a skipped one.
+  const fits = [...new Set([before, offsetAt(asUtc, timeZone), offsetAt(asUtc + DAY, timeZone)])].filter(
+    (o) => offsetAt(asUtc - o * 60_000, timeZone) === o
+  )
+  // fold=0: the first occurrence (the larger offset, the earlier instant); in a gap, the offset from before it.
+  const offset = fits.length ? Math.max(...fits) : before
+  return { ms: asUtc - offset * 60_000, offset }
 }
 
 function refuse(text: string): never {
@@ -98,7 +117,7 @@ export function parseSchedule(input: string, opts: { now?: number; timeZone?: st
     const d = DURATION.exec(every[1]!.trim())
     if (!d) refuse(text)
     const minutes = minutesOf(d[1]!, d[2]!)
-    if (minutes <= 0) refuse(text)
+    if (minutes <= 0 || !inRange(now + minutes * 60_000)) refuse(text)
     return { kind: 'interval', minutes, display: `every ${minutes}m` }
   }
   const fields = text.split(/\s+/)
@@ -117,18 +136,20 @@ export function parseSchedule(input: string, opts: { now?: number; timeZone?: st
   }
   if (ISO.test(text)) {
     const explicit = offsetOfText(text)
-    const ms = explicit !== null ? Date.parse(text.replace(' ', 'T')) : zonedWallTime(text, opts.timeZone)
-    if (!Number.isFinite(ms)) refuse(text)
+    const naive = explicit === null ? zonedWallTime(text, opts.timeZone) : null
+    const ms = naive ? naive.ms : Date.parse(text.replace(' ', 'T'))
+    if (!inRange(ms)) refuse(text)
     if (ms < now - PAST_GRACE_MS)
       throw new ScheduleError(`The time ${text} is already past; give a future time (or a duration like "30m").`)
     // Upstream keeps a given offset as written and gives a naive time the profile's zone.
-    const runAt = explicit !== null ? isoAtOffset(ms, explicit) : isoWithOffset(ms, opts.timeZone)
+    const offset = explicit ?? naive?.offset ?? null
+    const runAt = offset !== null ? isoAtOffset(ms, offset) : isoWithOffset(ms, opts.timeZone)
     return { kind: 'once', run_at: runAt, display: `once at ${runAt.slice(0, 10)} ${runAt.slice(11, 16)}` }
   }
   const once = DURATION.exec(text)
   if (once) {
     const minutes = minutesOf(once[1]!, once[2]!)
-    if (minutes <= 0) refuse(text)
+    if (minutes <= 0 || !inRange(now + minutes * 60_000)) refuse(text)
     return { kind: 'once', run_at: isoWithOffset(now + minutes * 60_000, opts.timeZone), display: `once in ${text}` }
   }
   refuse(text)
@@ -145,8 +166,11 @@ export function nextRunAfter(
     if (opts.lastRunMs != null) return null
     return typeof s.run_at === 'string' ? s.run_at : null
   }
-  if (s?.kind === 'interval' && typeof s.minutes === 'number' && s.minutes > 0)
-    return isoWithOffset(afterMs + s.minutes * 60_000, opts.timeZone)
+  if (s?.kind === 'interval' && typeof s.minutes === 'number' && s.minutes > 0) {
+    const at = afterMs + s.minutes * 60_000
+    // A hand-edited `"minutes": 1e12` (or 1e400, read as Infinity) names no time Python or Date can write.
+    return inRange(at) ? isoWithOffset(at, opts.timeZone) : null
+  }
   if (s?.kind === 'cron' && typeof s.expr === 'string') {
     const expr = forCronParser(s.expr)
     if (!expr) return null

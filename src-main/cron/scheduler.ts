@@ -21,7 +21,7 @@ import { jobsPath, updateJobs, type RawJob } from './jobs-file'
 import { hostname } from 'node:os'
 import { completedOf, timesOf } from './jobs'
 import { timeZoneOf } from './time-zone'
-import { isoWithOffset, nextRunAfter, offsetOfText } from './schedule'
+import { isoWithOffset, nextRunAfter, offsetAt, offsetOfText } from './schedule'
 import { errorMessage } from '@shared/contract/errors'
 
 export interface SchedulerProfile {
@@ -37,6 +37,8 @@ export interface CronSchedulerOptions {
   upstreamLive(profile: SchedulerProfile): boolean
   clock?: () => number
   intervalMs?: number
+  /** How often a running one-shot's run_claim is refreshed (default: claimHeartbeatMs()). */
+  claimHeartbeatMs?: number
   log?: LogFn
 }
 
@@ -53,10 +55,38 @@ const MAX_PARALLEL_JOBS = 3
 
 /** Upstream's one-shot grace and the age past which another scheduler's run claim is stale (`HERMES_CRON_TIMEOUT`). */
 const ONESHOT_GRACE_MS = 120_000
-function runClaimTtlMs(): number {
-  const raw = Number.parseFloat(process.env.HERMES_CRON_TIMEOUT?.trim() || '')
-  const timeout = Number.isFinite(raw) ? raw : 600
+export function runClaimTtlMs(): number {
+  const raw = pythonFloat(process.env.HERMES_CRON_TIMEOUT ?? '')
+  const timeout = raw ?? 600
+  // As upstream's max(): NaN stays NaN (no claim is ever fresh), Infinity never goes stale.
   return timeout <= 0 ? 1_800_000 : Math.max(timeout * 3, 1800) * 1000
+}
+
+const DIGITS = String.raw`\d(?:_?\d)*`
+const PY_FLOAT = new RegExp(
+  String.raw`^[+-]?(?:(?:${DIGITS}(?:\.(?:${DIGITS})?)?|\.${DIGITS})(?:e[+-]?${DIGITS})?|inf(?:inity)?|nan)$`,
+  'i'
+)
+
+/**
+ * Python's `float(text)`, or null where it raises ValueError (upstream then uses its default): the whole text,
+ * whitespace around it allowed, underscores only between digits, `inf` / `infinity` / `nan` in any case
+ * (`Number.parseFloat` would read `10abc` as 10).
+ */
+export function pythonFloat(text: string): number | null {
+  const t = text.trim()
+  if (!PY_FLOAT.test(t)) return null
+  const sign = t.startsWith('-') ? -1 : 1
+  const word = t.replace(/^[+-]/, '').toLowerCase()
+  if (word === 'nan') return NaN
+  if (word.startsWith('inf')) return sign * Infinity
+  return Number(t.replace(/_/g, ''))
+}
+
+/** How often a running one-shot's run_claim is refreshed: well inside the TTL (upstream beats every minute). */
+export function claimHeartbeatMs(): number {
+  const ttl = runClaimTtlMs()
+  return Number.isFinite(ttl) ? Math.min(300_000, ttl / 6) : 300_000
 }
 const claimOwner = () => process.env.HERMES_MACHINE_ID?.trim() || `${hostname()}:${process.pid}`
 
@@ -75,7 +105,8 @@ const wallOfText = (text: string) => Date.parse(`${text.replace(/(Z|[+-]\d{2}:?\
  * timezone change and is recomputed, not run. A due recurring job's next time is advanced before it runs (a crash
  * loses a run rather than repeating it); a due one-shot is claimed with `run_claim` and, when finite, one run is
  * counted (upstream's `claim_dispatch`); a one-shot whose runs are used up is removed instead of run again.
- * Returns whether the job is due; `changed` when the job was rewritten or is to be removed (`remove`).
+ * Returns whether the job is due; `changed` when the job was rewritten or is to be removed (`remove`). Throws for a
+ * due recurring job whose next time cannot be computed (the caller skips that job alone).
  */
 function dueScan(
   job: RawJob,
@@ -109,8 +140,15 @@ function dueScan(
     changed = true
   }
   if (at > now) return { due: false, changed }
-  const stored = String(job.next_run_at)
   const nowIso = isoWithOffset(now, timeZone)
+  // Caduceus up to the release that brought this rewrite wrote every time in UTC (`+00:00`); upstream writes the
+  // zone's offset. Such a cron time in a zone that is not at UTC then is the same instant, not one written before a
+  // timezone move: read as a move below, it would be recomputed to its next occurrence and the run lost.
+  if (kind === 'cron' && offsetOfText(String(job.next_run_at)) === 0 && offsetAt(at, timeZone) !== 0) {
+    job.next_run_at = isoWithOffset(at, timeZone)
+    changed = true
+  }
+  const stored = String(job.next_run_at)
   if (
     kind === 'cron' &&
     offsetOfText(stored) !== null &&
@@ -121,7 +159,10 @@ function dueScan(
     return { due: false, changed: true }
   }
   if (kind === 'cron' || kind === 'interval') {
-    job.next_run_at = nextRunAfter(job.schedule, now, { timeZone })
+    const next = nextRunAfter(job.schedule, now, { timeZone })
+    // Not run without a next time to advance to: a crash would run it again, and so would every tick.
+    if (next === null) throw new Error(`its next run time cannot be computed from ${JSON.stringify(job.schedule)}`)
+    job.next_run_at = next
     return { due: true, changed: true }
   }
   if (kind === 'once') {
@@ -145,7 +186,8 @@ async function claimDueJobs(
   home: string,
   now: number,
   limit = Infinity,
-  busy: ReadonlySet<string> = new Set()
+  busy: ReadonlySet<string> = new Set(),
+  log?: LogFn
 ): Promise<RawJob[]> {
   // No jobs.json, nothing due: a tick must not create the cron folder or its lock file in a home it only reads.
   if (!existsSync(jobsPath(home))) return []
@@ -157,7 +199,16 @@ async function claimDueJobs(
       const key = `${home}\0${String(job.id)}`
       // A job this host runs now is its own business: neither claimed again nor removed under its run.
       if (busy.has(key) && kindOf(job) !== 'once') continue
-      const r = dueScan(job, now, timeZone, busy.has(key))
+      // One malformed job is skipped (left as it was) and named, as upstream's due scan does; the others still run.
+      const before = structuredClone(job)
+      let r: ReturnType<typeof dueScan>
+      try {
+        r = dueScan(job, now, timeZone, busy.has(key))
+      } catch (err) {
+        file.jobs = file.jobs.map((j) => (j === job ? before : j))
+        log?.('warn', `cron job ${String(job.id)} skipped: ${errorMessage(err)}`)
+        continue
+      }
       if (r.remove) file.jobs = file.jobs.filter((j) => j !== job)
       if (r.changed) changed()
       if (r.due && !busy.has(key)) claimed.push(structuredClone(job))
@@ -221,6 +272,41 @@ export class CronScheduler {
     }
   }
 
+  /**
+   * While a one-shot this scheduler claimed runs, refresh its run_claim (upstream's `heartbeat_run_claim`) well inside
+   * the claim TTL, under the jobs lock and only while the claim is still ours: another Caduceus window or upstream
+   * otherwise takes a long run's claim for a dead one's and runs the job again or removes it under the run.
+   * Returns the function that stops it.
+   */
+  private heartbeatClaim(p: SchedulerProfile, job: RawJob): () => void {
+    const by = (job.run_claim as { by?: unknown } | null | undefined)?.by
+    if (kindOf(job) !== 'once' || typeof by !== 'string' || !by) return () => {}
+    let stopped = false
+    const beat = async () => {
+      await updateJobs(p.home, (file, changed) => {
+        if (stopped) return
+        const live = file.jobs.find((j) => j.id === job.id)
+        const claim = live?.run_claim as { by?: unknown } | null | undefined
+        if (!live || kindOf(live) !== 'once' || !claim || typeof claim !== 'object' || claim.by !== by) return
+        live.run_claim = { ...claim, at: isoWithOffset(this.clock(), timeZoneOf(p.home)) }
+        changed()
+      })
+    }
+    const timer = setInterval(() => {
+      beat().catch((err: unknown) =>
+        this.opts.log?.(
+          'warn',
+          `cron job ${String(job.id)} of ${p.name}: run claim heartbeat failed: ${errorMessage(err)}`
+        )
+      )
+    }, this.opts.claimHeartbeatMs ?? claimHeartbeatMs())
+    timer.unref?.()
+    return () => {
+      stopped = true
+      clearInterval(timer)
+    }
+  }
+
   /** One pass over every profile; resolves when the jobs it claimed have finished. */
   async tick(): Promise<{ ran: string[] }> {
     const now = this.clock()
@@ -238,10 +324,11 @@ export class CronScheduler {
           }
           const free = MAX_PARALLEL_JOBS - this.running
           if (free <= 0) continue
-          for (const job of await claimDueJobs(p.home, now, free, this.busy)) {
+          for (const job of await claimDueJobs(p.home, now, free, this.busy, this.opts.log)) {
             const key = `${p.home}\0${String(job.id)}`
             this.running++
             this.busy.add(key)
+            const stopHeartbeat = this.heartbeatClaim(p, job)
             runs.push(
               this.opts
                 .run(p, job)
@@ -253,6 +340,7 @@ export class CronScheduler {
                   }
                 )
                 .finally(() => {
+                  stopHeartbeat()
                   this.running--
                   this.busy.delete(key)
                 })
