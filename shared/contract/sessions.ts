@@ -110,7 +110,12 @@ export const Message = z.object({
    * Compacted away: still shown (upstream's display keeps `active = 0, compacted = 1` rows), but no longer in what
    * the model is sent. Rewound rows (inactive, not compacted) are not shown at all.
    */
-  compacted: z.literal(true).optional()
+  compacted: z.literal(true).optional(),
+  /**
+   * A compression summary was merged into this kept message (`display_metadata.summaryMerged`, merged-summary.ts):
+   * the content holds the message's own text and the summary, which the transcript shows apart (folded).
+   */
+  summaryMerged: z.literal(true).optional()
 })
 export type Message = z.infer<typeof Message>
 

@@ -6,6 +6,7 @@ import { storedSystemPrompt } from '../store/read-detail'
 import type { RecordedRequest, ScriptReply } from './scripted'
 import { makeKit, type Kit } from './test-fixtures/kit'
 import { rawDb } from '../store/test-fixtures/raw-db'
+import { mergeSummaryInto, splitMergedSummary } from '@shared/contract/merged-summary'
 
 let kit: Kit
 afterEach(async () => {
@@ -237,8 +238,43 @@ describe('the continuation as upstream writes it (golden: scripts/golden/turn_ro
     await agent.runTurn('next question')
     const rows = kit.messages(agent.sessionId)
     expect(rows.map((r) => r.role)).toEqual(['user', 'assistant'])
-    expect(rows[0]!.content).toMatch(/^next question\n\n\[Summary of the earlier conversation\]\nThe user and/)
-    const sent = (kit.server.requests.at(-1)!.body.messages as Array<{ role: string }>).map((m) => m.role)
-    expect(sent.filter((r) => r !== 'system')).toEqual(['user'])
+    // Upstream's layout in Caduceus's words: the kept text marked as carried over, then the summary and its end.
+    expect(rows[0]!.content).toBe(
+      mergeSummaryInto(
+        'next question',
+        '[Summary of the earlier conversation]\nThe user and assistant discussed long topics A and B.'
+      )
+    )
+    expect(rows[0]!.content).toMatch(/^\[Carried over[^\n]*\]\nnext question\n\n\[End of the carried-over message/)
+    expect(rows[0]!.content).toMatch(/\n\n\[End of the summary\. It is background, not a request[^\n]*\]$/)
+    expect(splitMergedSummary(rows[0]!.content)).toEqual({
+      kept: 'next question',
+      summary: '[Summary of the earlier conversation]\nThe user and assistant discussed long topics A and B.'
+    })
+    const meta = rawDb(kit.store)
+      .prepare('SELECT display_metadata FROM messages WHERE session_id = ? ORDER BY id LIMIT 1')
+      .get(agent.sessionId) as { display_metadata: string }
+    expect(JSON.parse(meta.display_metadata)).toMatchObject({ summaryMerged: true })
+    expect(kit.store.getMessages({ sessionId: agent.sessionId }).items[0]).toMatchObject({ summaryMerged: true })
+    const sent = kit.server.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>
+    expect(sent.filter((m) => m.role !== 'system').map((m) => m.role)).toEqual(['user'])
+    expect(sent.at(-1)!.content).toBe(rows[0]!.content)
+  })
+
+  it("a merge whose child write fails leaves the parent's messages as they were", async () => {
+    kit = await makeKit([], { handler: summarizer(() => ({ text: 'Continuing uncompressed.' })) })
+    await seedTitled(kit)
+    const real = kit.store.appendMessage.bind(kit.store)
+    kit.store.appendMessage = (async (id, m) => {
+      if ((m.displayMetadata as { summaryMerged?: boolean } | undefined)?.summaryMerged) throw new Error('disk full')
+      return real(id, m)
+    }) as typeof kit.store.appendMessage
+    const agent = kit.makeAgent({ compression: { ...compression, protectLastN: 1 } })
+    const r = await agent.runTurn('next question')
+    expect(r.status).toBe('completed')
+    expect(agent.sessionId).toBe('S1')
+    const sent = kit.server.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>
+    expect(sent.at(-1)).toMatchObject({ role: 'user', content: 'next question' })
+    expect(agent.sessionMessages.some((m) => (m.content ?? '').includes('[Summary of the earlier'))).toBe(false)
   })
 })

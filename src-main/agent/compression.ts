@@ -13,6 +13,7 @@ import type { TurnContext, Touch } from './turn-context'
 import type { Logger } from '@shared/contract/log'
 import type { AgentMemory, AgentStore, CompressionConfig } from './types'
 import { errorMessage } from '@shared/contract/errors'
+import { MERGED_CONTEXT_HEADER, mergeSummaryInto } from '@shared/contract/merged-summary'
 
 export interface CompressionHost {
   sessionId: string
@@ -146,14 +147,23 @@ export async function compressContext(
     tail.some((m) => m.role === 'user')
   )
   let messages: AgentMessage[]
+  let merged: { from: AgentMessage; to: AgentMessage } | null = null
   if (place === 'merge') {
-    // Either role would sit next to a message of its own role: the summary joins the first kept message, after its
-    // own text (the same object, so the turn still finds its user message by identity).
+    // Either role would sit next to a message of its own role: the summary joins the first kept message, framed as
+    // upstream frames it (the kept text marked as carried over, then the summary and its end marker) so the model
+    // does not take the summary's old tasks for new input. A copy: the parent's message stays as it was should a
+    // write below fail.
     const first = tail[0]!
-    first.content = first.content ? `${first.content}\n\n${text}` : text
-    if (first.parts?.length) first.parts = [...first.parts, { type: 'text', text: `\n\n${text}` }]
-    messages = [...tail]
-    await host.store.appendMessage(childId, toNewMessage(first, { displayMetadata: { ...meta, summaryMerged: true } }))
+    const to: AgentMessage = { ...first, content: mergeSummaryInto(first.content ?? '', text) }
+    if (first.parts?.length) {
+      // The same text around the message's own parts (its images stay where they were).
+      const head = `${MERGED_CONTEXT_HEADER}\n`
+      const suffix = to.content!.slice(head.length + (first.content ?? '').length)
+      to.parts = [{ type: 'text', text: head }, ...first.parts, { type: 'text', text: suffix }]
+    }
+    merged = { from: first, to }
+    messages = [to, ...tail.slice(1)]
+    await host.store.appendMessage(childId, toNewMessage(to, { displayMetadata: { ...meta, summaryMerged: true } }))
     for (const m of tail.slice(1)) await host.store.appendMessage(childId, toNewMessage(m))
   } else {
     const summary: AgentMessage = { role: place, content: text }
@@ -166,6 +176,8 @@ export async function compressContext(
   }
   await host.store.endSession(parentId, 'compression')
 
+  // The turn finds its user message by identity (memory context rides on it): the copy is that message now.
+  if (merged && ctx.userMessage === merged.from) ctx.userMessage = merged.to
   host.sessionId = childId
   host.sessionMessages = messages
   host.lastFlushedDbIdx = host.sessionMessages.length

@@ -18,7 +18,7 @@ const BUILT_BEFORE_DISPATCH_S = 60
 /** A session row written a moment after the completion stamp (clock granularity, a slow commit). */
 const AFTER_COMPLETION_S = 5
 
-export interface ForeignChild {
+interface ForeignChild {
   childId: string
   childSessionId: string
   goal: string

@@ -165,16 +165,18 @@ export async function dispatchBackground(
         role: prepared[0].spec.role,
         is_batch: false
       }
+  const manifest = manifestOf(prepared, tasks)
   await deps.registry.persistDispatch({
     delegationId,
     originSession: sessionKey,
     originUiSessionId: call.uiSessionId ?? '',
     parentSessionId: parent.sessionId,
     dispatchedAt,
-    task
+    task,
+    // In the dispatch's own write: between two writes (or for good, were the second to fail) the row would have
+    // no manifest, and a row without one is listed as another dispatcher's (foreign.ts).
+    children: manifest
   })
-  const manifest = manifestOf(prepared, tasks)
-  await deps.registry.recordDispatchedChildren(delegationId, manifest)
   const dispatchTurnId = parent.currentTurnId ?? null
 
   const unit = (async () => {

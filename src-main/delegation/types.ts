@@ -71,6 +71,11 @@ export interface DispatchRecord {
   task?: Record<string, unknown>
   ownerPid?: number
   ownerStartedAt?: number | null
+  /**
+   * Caduceus's children manifest, written in the dispatch's own transaction: a row of Caduceus's is never seen
+   * without one (a row without a manifest is another dispatcher's, upstream's: foreign.ts).
+   */
+  children?: ChildManifestEntry[]
 }
 
 /** One child's outcome as reported back to the model (upstream keys; `_child_*` are stripped by finalize). */

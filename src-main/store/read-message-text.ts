@@ -34,7 +34,9 @@ export const PAGE_COLS = `id, session_id, role, tool_call_id, tool_name, timesta
   ${previewOf(REASONING)} AS reasoning, octet_length(${REASONING}) AS reasoning_bytes,
   CASE WHEN octet_length(tool_calls) > ${MESSAGE_PREVIEW_CHARS} THEN NULL ELSE tool_calls END AS tool_calls,
   octet_length(tool_calls) AS tool_calls_bytes,
-  CASE WHEN role = 'assistant' AND json_valid(display_metadata) THEN json_extract(display_metadata, '$.usage') END AS usage_json`
+  CASE WHEN role = 'assistant' AND json_valid(display_metadata) THEN json_extract(display_metadata, '$.usage') END AS usage_json,
+  CASE WHEN role != 'assistant' AND json_valid(display_metadata)
+    THEN json_extract(display_metadata, '$.summaryMerged') END AS summary_merged`
 
 // One call per row of an over-long tool_calls array, in the upstream ({function: {...}}) or flat shape.
 const field = (f: string) => `COALESCE(json_extract(value, '$.function.${f}'), json_extract(value, '$.${f}'))`

@@ -61,6 +61,8 @@ function toMessage(r: Record<string, unknown>): Message {
     ...(usage ? { usage } : {}),
     // Only pages select it: a row shown while inactive is a compacted one (VISIBLE lets no other inactive row in).
     ...(r.out_of_context ? { compacted: true as const } : {}),
+    // A compression summary merged into a kept message (the agent's compression.ts): the transcript folds it.
+    ...(r.summary_merged === 1 ? { summaryMerged: true as const } : {}),
     id: num(r.id),
     sessionId: String(r.session_id),
     role: String(r.role),

@@ -521,6 +521,22 @@ export class SessionStore {
     )
     return (this.countersStmt.get(id) as Pick<SessionRecord, 'messageCount' | 'endedAt'> | undefined) ?? null
   }
+  /**
+   * The parent of each of `ids` that has one, in one read (`sessions.changed` names them): id → parent id. Ids not
+   * in the file (deleted since) or without a parent are absent.
+   */
+  parentsOf(ids: readonly string[]): Map<string, string> {
+    const out = new Map<string, string>()
+    const wanted = ids.filter((id) => typeof id === 'string' && id !== '')
+    if (!wanted.length) return out
+    const rows = stmt(
+      this.db,
+      `SELECT id, parent_session_id AS parent FROM sessions
+        WHERE id IN (SELECT value FROM json_each(?)) AND parent_session_id IS NOT NULL AND parent_session_id != ''`
+    ).all(JSON.stringify(wanted)) as Array<{ id: string; parent: string }>
+    for (const r of rows) out.set(String(r.id), String(r.parent))
+    return out
+  }
   /** Number of session rows (profile list). */
   sessionCount(): number {
     return (stmt(this.db, 'SELECT count(*) AS n FROM sessions').get() as { n: number }).n

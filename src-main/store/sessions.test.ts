@@ -334,3 +334,18 @@ describe('usage and cost (§1.9)', () => {
     await expect((async () => store.recordUsage('s', { ...u(-1, 'estimated') }))()).rejects.toThrow(/costUsd/)
   })
 })
+
+describe('parentsOf', () => {
+  it('names the parent of each id that has one, in one read; unknown and parentless ids are absent', async () => {
+    await store.createSession('P', 'cli')
+    await store.createSession('C1', 'delegate', { parentSessionId: 'P' })
+    await store.createSession('C2', 'delegate', { parentSessionId: 'P' })
+    await store.createSession('Q', 'cli')
+    const parents = store.parentsOf(['C1', 'C2', 'Q', 'gone', ''])
+    expect([...parents].sort()).toEqual([
+      ['C1', 'P'],
+      ['C2', 'P']
+    ])
+    expect(store.parentsOf([]).size).toBe(0)
+  })
+})

@@ -139,3 +139,45 @@ describe('a state.db replaced, deleted or created under a live store', () => {
     expect(store.getSession('first')!.messageCount).toBe(2)
   })
 })
+
+describe('a reopen that fails after a swap', () => {
+  it('keeps the old file: the next check still calls it a replacement and names the sessions only it held', async () => {
+    const { path, store, backup } = await homeWithBackup()
+    const events: string[][] = []
+    const files: string[] = []
+    const watcher = new SessionWatcher(store, (e) => events.push(e.sessionIds), { onFile: (c) => files.push(c) })
+    open.push(watcher.start())
+    // The first reopen throws (a lock, a half-written file); later ones succeed.
+    const w = watcher as unknown as { connect: (f: string | null) => unknown }
+    const realConnect = w.connect.bind(watcher)
+    let failed = 0
+    w.connect = (f) => {
+      if (failed++ === 0) throw new Error('database is locked')
+      return realConnect(f)
+    }
+    await restoreBackup(backup, path)
+    await waitFor(() => files.length > 0)
+    expect(failed).toBeGreaterThan(1) // a failed reopen, then the one that named the change
+    expect(files).toEqual(['replaced'])
+    expect(new Set(events.flat())).toEqual(new Set(['a', 'b', 'c'])) // b lived only in the old file
+
+    // The same when the connection opens but cannot be read: the old file's sessions are carried to the next try.
+    const again = await homeWithBackup()
+    const events2: string[][] = []
+    const files2: string[] = []
+    const w2 = new SessionWatcher(again.store, (e) => events2.push(e.sessionIds), { onFile: (c) => files2.push(c) })
+    open.push(w2.start())
+    const i2 = w2 as unknown as { install: (...a: unknown[]) => void }
+    const realInstall = i2.install.bind(w2)
+    let failed2 = 0
+    i2.install = (...a) => {
+      if (failed2++ === 0) throw new Error('file is not a database')
+      realInstall(...a)
+    }
+    await restoreBackup(again.backup, again.path)
+    await waitFor(() => files2.length > 0)
+    expect(failed2).toBeGreaterThan(1)
+    expect(files2).toEqual(['replaced'])
+    expect(new Set(events2.flat())).toEqual(new Set(['a', 'b', 'c']))
+  })
+})

@@ -69,6 +69,11 @@ export class SessionWatcher {
   private version = -1
   private maxMessageId = 0
   private prints: VisiblePrints | null = null
+  /**
+   * A file change whose new file could not be read once the old connection was gone: its kind and the old file's
+   * sessions, named with the new file's by the reopen that succeeds.
+   */
+  private unfinished: { change: Exclude<FileChange, 'same'>; ids: string[] } | null = null
   /** delegation_id → "state|updated_at" and its parent, as last seen (the table is pruned upstream: small). */
   private delegations = new Map<string, { print: string; parent: string | null }>()
   private changedDelegations: DelegationsChanged['delegations'] = []
@@ -118,13 +123,31 @@ export class SessionWatcher {
 
   /** Opens the watcher's connection on the file the store has open (none while the profile has no state.db). */
   private openConn(storeFile: string | null): void {
-    if (storeFile === null) return
-    // Taken before connecting: a swap right after shows up as the next check's change, never as a missed one.
-    const at = fileAt(this.store.path)
-    if (!at) return
+    const conn = this.connect(storeFile)
+    if (conn) this.install(conn, storeFile!)
+  }
+
+  /**
+   * A connection on the file the store has open (`storeFile`), or null when there is none or the path names another
+   * file by now (a second swap since the store reopened: the next check's `syncFile` follows it, and both land on
+   * the same file). Throws when what is there cannot be opened (a lock, a half-written file).
+   */
+  private connect(storeFile: string | null): Database.Database | null {
+    if (storeFile === null || fileAt(this.store.path)?.id !== storeFile) return null
     const conn = new Database(this.store.path, sqliteOptions({ fileMustExist: true }))
+    // Checked again once connected: the path named the store's file before and after the open, so it is the one
+    // the connection has.
+    if (fileAt(this.store.path)?.id !== storeFile) {
+      conn.close()
+      return null
+    }
+    return conn
+  }
+
+  /** The watcher's state on `conn`, whose file is the store's (`storeFile`). */
+  private install(conn: Database.Database, storeFile: string): void {
     this.conn = conn
-    this.fileId = at.id
+    this.fileId = storeFile
     // Never sleep on the event loop for a foreign lock (a rollback-journal home blocks readers during a write):
     // a locked check fails at once and is retried on a timer.
     conn.pragma('busy_timeout = 0')
@@ -153,7 +176,9 @@ export class SessionWatcher {
 
   /**
    * The store's file changed (replaced, appeared, deleted): both reopen, and the ids to name are every session
-   * the old file showed and every one the new file holds. Null when the file is the same one.
+   * the old file showed and every one the new file holds. Null when the file is the same one, or when the new file
+   * cannot be opened yet: the old connection and its sessions are kept until a reopen succeeds, so the next check
+   * still calls it a replacement and names the sessions only the old file held.
    */
   private followFile(): string[] | null {
     try {
@@ -164,21 +189,35 @@ export class SessionWatcher {
     const storeFile = openFileOf(this.store)
     if (storeFile === this.fileId) return null
     const change: Exclude<FileChange, 'same'> =
-      storeFile === null ? 'deleted' : this.conn === null ? 'appeared' : 'replaced'
-    let ids: string[] = []
+      storeFile === null ? 'deleted' : (this.unfinished?.change ?? (this.conn === null ? 'appeared' : 'replaced'))
+    let next: Database.Database | null = null
+    if (storeFile !== null) {
+      try {
+        next = this.connect(storeFile)
+      } catch {
+        return null // a lock or a half-written file: the next check opens it
+      }
+      if (!next) return null // the path has moved on again: the next check follows the store there
+    }
+    let ids: string[] = this.unfinished?.ids ?? []
     try {
-      ids = this.prints?.ids() ?? []
+      ids = [...new Set([...ids, ...(this.prints?.ids() ?? [])])]
     } catch {
       /* the old snapshot is unreadable: the new file's sessions are still named */
     }
     this.closeConn()
-    try {
-      this.openConn(storeFile)
-    } catch {
-      this.closeConn() // a lock or a half-written file: the next check opens it
-      return null
+    if (next) {
+      try {
+        this.install(next, storeFile!)
+        ids = [...new Set([...ids, ...this.prints!.ids()])]
+      } catch {
+        // The new file cannot be read yet: the next check opens it, and still names the old file's sessions.
+        this.closeConn()
+        this.unfinished = { change, ids }
+        return null
+      }
     }
-    if (this.conn) ids = [...new Set([...ids, ...this.prints!.ids()])]
+    this.unfinished = null
     this.stats.versionChanges++
     try {
       this.onFile?.(change)

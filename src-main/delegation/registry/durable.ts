@@ -5,7 +5,7 @@
 import type { CompletionEvent, DispatchRecord, DurableDelegation } from '../types'
 import { parseJson, toJson, type RegistryCtx } from './context'
 import { ownStartTime } from './process-info'
-import { retainCompletedDelegation } from './retained'
+import { retainCompletedDelegation, writeChildren } from './retained'
 
 export const DURABLE_RETENTION_SECONDS = 7 * 24 * 3600
 export const MAX_RETAINED_COMPLETED = 50
@@ -26,6 +26,7 @@ export async function persistDispatch(ctx: RegistryCtx, rec: DispatchRecord): Pr
       taskJson: toJson(rec.task ?? null),
       originSessionId: rec.originSessionId ?? ''
     })
+    if (rec.children) writeChildren(ctx, tx, rec.delegationId, rec.children)
   })
   await pruneDurableRecords(ctx)
 }

@@ -180,3 +180,37 @@ describe('retained registry', () => {
     expect(reg.listRetainedChildren()).toEqual([])
   })
 })
+
+describe('the dispatch write', () => {
+  it("carries the children manifest in the row's own transaction: the row is never without one (never foreign)", async () => {
+    const { isForeignRow } = await import('../foreign')
+    let seen: { childrenJson: string | null; childSessionId: string | null } | null = null
+    const realWrite = t.store.write.bind(t.store)
+    let writes = 0
+    // After the dispatch's write, fail every further one: a manifest written separately would be lost.
+    const spy = ((fn: Parameters<typeof t.store.write>[0]) => {
+      if (writes++ > 0) return Promise.reject(new Error('disk full'))
+      return realWrite(fn)
+    }) as typeof t.store.write
+    t.store.write = spy
+    try {
+      await reg
+        .persistDispatch({
+          delegationId: 'deleg_tx000001',
+          parentSessionId: 'parent-1',
+          task: { goal: 'g', is_batch: false },
+          children: [{ subagent_id: 'sa-1', session_id: 'cs-1', goal: 'g' }]
+        })
+        .catch(() => undefined) // the prune after it fails here
+    } finally {
+      t.store.write = realWrite
+    }
+    const row = dbOf(t.store)
+      .prepare('SELECT children_json, child_session_id FROM async_delegations WHERE delegation_id = ?')
+      .get('deleg_tx000001') as { children_json: string | null; child_session_id: string | null }
+    seen = { childrenJson: row.children_json, childSessionId: row.child_session_id }
+    expect(seen.childSessionId).toBe('cs-1')
+    expect(JSON.parse(seen.childrenJson!)).toEqual([{ subagent_id: 'sa-1', session_id: 'cs-1', goal: 'g' }])
+    expect(isForeignRow(seen)).toBe(false)
+  })
+})

@@ -7,18 +7,24 @@ import type { SessionStore } from '../../store'
 import type { ChildManifestEntry, RetainedChild } from '../types'
 import { parseJson, toJson, type RegistryCtx } from './context'
 
+/** The write handle `ctx.write` passes its callback. */
+type WriteTx = Parameters<Parameters<RegistryCtx['write']>[0]>[0]
+
 export async function recordDispatchedChildren(
   ctx: RegistryCtx,
   delegationId: string,
   children: ChildManifestEntry[]
 ): Promise<void> {
   if (typeof delegationId !== 'string' || !delegationId.trim()) return
+  await ctx.write((tx) => writeChildren(ctx, tx, delegationId.trim(), children))
+}
+
+/** The manifest's columns on the row, inside a write the caller holds (the dispatch writes it with the row). */
+export function writeChildren(ctx: RegistryCtx, tx: WriteTx, delegationId: string, children: ChildManifestEntry[]) {
   const list = Array.isArray(children) ? children.filter((c) => c && typeof c === 'object') : []
   const single =
     list.length === 1 && typeof list[0].session_id === 'string' && list[0].session_id ? list[0].session_id : null
-  await ctx.write((tx) => {
-    ctx.repo.setChildren(tx, delegationId.trim(), JSON.stringify(list), single, ctx.currentProfile(), ctx.now())
-  })
+  ctx.repo.setChildren(tx, delegationId, JSON.stringify(list), single, ctx.currentProfile(), ctx.now())
 }
 
 /** Mark a delegation retained (only if never tombstoned), then prune with the configured limits. */

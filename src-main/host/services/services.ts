@@ -25,18 +25,15 @@ export interface Services {
 
 /**
  * `sessions.changed` as the host emits it: the watcher's ids plus their parents, so a page open on a parent hears
- * of a child it does not list yet (another process's delegate). A primary-key read per id, for a burst's first
- * PARENT_LOOKUP_MAX ids; a session gone since (deleted) has no parent to name.
+ * of a child it does not list yet (another process's delegate). One read for a burst's first PARENT_LOOKUP_MAX
+ * ids; a session gone since (deleted) has no parent to name.
  */
 function withParents(store: SessionStore, change: { profile: string; sessionIds: string[] }) {
   const parents = new Set<string>()
-  for (const id of change.sessionIds.slice(0, PARENT_LOOKUP_MAX)) {
-    try {
-      const parent = store.getSession(id)?.parentSessionId
-      if (parent) parents.add(parent)
-    } catch {
-      break // a locked or damaged moment: the ids still go out
-    }
+  try {
+    for (const parent of store.parentsOf(change.sessionIds.slice(0, PARENT_LOOKUP_MAX)).values()) parents.add(parent)
+  } catch {
+    // a locked or damaged moment: the ids still go out
   }
   const evt: EventPayload<'sessions.changed'> = { profile: change.profile, sessionIds: change.sessionIds }
   return parents.size ? { ...evt, parentIds: [...parents] } : evt

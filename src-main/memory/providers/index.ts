@@ -24,7 +24,8 @@ const BUILTIN: Record<string, { description: string; create(ctx: ProviderContext
     create: (ctx) => new HolographicProvider({ config: ctx.config, home: ctx.home, nativeBinding: ctx.nativeBinding })
   },
   mem0: {
-    description: 'Mem0 hosted memory (MEM0_API_KEY in .env; plugins.mem0.base_url for a self-hosted server).',
+    description:
+      'Mem0 memory: the Mem0 platform (MEM0_API_KEY in .env; plugins.mem0.base_url its API address) or a self-hosted server (mem0.json host / MEM0_HOST).',
     create: (ctx) => new Mem0Provider({ config: ctx.config, secrets: ctx.secrets, home: ctx.home })
   }
 }

@@ -12,6 +12,7 @@ import { callDuration, useToolPairs } from './tool-pairs'
 import { pathArg } from './tool-result'
 import { imageSegments } from './image-chips'
 import { argsPreview, decodeUnicodeEscapes } from '@shared/contract/tool-args'
+import { splitMergedSummary } from '@shared/contract/merged-summary'
 
 function Fold({
   label,
@@ -175,6 +176,18 @@ function CompactedBadge() {
   )
 }
 
+/** A compression summary, folded: what the compressor kept of the earlier conversation, not anyone's words. */
+function SummaryFold({ text, terms }: { text: string; terms: string[] | undefined }) {
+  return (
+    <Fold
+      testId="compaction-summary"
+      label={<span className="muted">Compaction summary · {text.length.toLocaleString()} chars</span>}
+    >
+      <Markdown text={text} terms={terms} saved />
+    </Fold>
+  )
+}
+
 const isNotice = (m: Message) => /delegat|notice|process_complete/.test(m.displayKind ?? '')
 
 /** One persisted message; tool results and notices are compact, reasoning is folded. */
@@ -199,15 +212,13 @@ export const MessageItem = memo(function MessageItem({
   if (isCompactionSummary(m.role, m.content)) {
     return (
       <div className={`${cls} compaction-summary`} {...common}>
-        <Fold
-          testId="compaction-summary"
-          label={<span className="muted">Compaction summary · {(m.content ?? '').length.toLocaleString()} chars</span>}
-        >
-          <Markdown text={m.content ?? ''} terms={terms} saved />
-        </Fold>
+        <SummaryFold text={m.content ?? ''} terms={terms} />
       </div>
     )
   }
+  // A summary the compressor merged into a kept message: the message's own words, then the summary folded.
+  const merged = m.summaryMerged || m.role === 'user' ? splitMergedSummary(m.content) : null
+  const body = merged ? merged.kept : m.content
   if (isNotice(m)) {
     const delegation = delegationIdOf(m.content)
     return (
@@ -257,15 +268,12 @@ export const MessageItem = memo(function MessageItem({
         {m.compacted && <CompactedBadge />}
       </div>
       {m.reasoning && <Reasoning text={m.reasoning} />}
-      {m.content && (
+      {body && (
         <div className="msg-body">
-          {m.role === 'user' ? (
-            <UserBody text={m.content} terms={terms} />
-          ) : (
-            <Markdown text={m.content} terms={terms} saved />
-          )}
+          {m.role === 'user' ? <UserBody text={body} terms={terms} /> : <Markdown text={body} terms={terms} saved />}
         </div>
       )}
+      {merged && <SummaryFold text={merged.summary} terms={terms} />}
       {m.toolCalls?.map((c, i) => (
         <ToolCallView
           key={c.id}
