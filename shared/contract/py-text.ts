@@ -127,3 +127,24 @@ export function pyStrip(s: string): string {
   while (end > start && isPySpace(s.charCodeAt(end - 1))) end--
   return start === 0 && end === s.length ? s : s.slice(start, end)
 }
+
+const DIGITS = String.raw`\d(?:_?\d)*`
+const PY_FLOAT = new RegExp(
+  String.raw`^[+-]?(?:(?:${DIGITS}(?:\.(?:${DIGITS})?)?|\.${DIGITS})(?:e[+-]?${DIGITS})?|inf(?:inity)?|nan)$`,
+  'i'
+)
+
+/**
+ * Python's `float(text)`, or null where it raises ValueError (upstream then uses its default): the whole text,
+ * whitespace around it allowed, underscores only between digits, `inf` / `infinity` / `nan` in any case
+ * (`Number.parseFloat` would read `10abc` as 10).
+ */
+export function pythonFloat(text: string): number | null {
+  const t = text.trim()
+  if (!PY_FLOAT.test(t)) return null
+  const sign = t.startsWith('-') ? -1 : 1
+  const word = t.replace(/^[+-]/, '').toLowerCase()
+  if (word === 'nan') return NaN
+  if (word.startsWith('inf')) return sign * Infinity
+  return Number(t.replace(/_/g, ''))
+}

@@ -7,7 +7,8 @@ import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { CronScheduler, readJobs, type RawJob } from './index'
 import { nextRunAfter, parseSchedule } from './schedule'
-import { pythonFloat, runClaimTtlMs } from './scheduler'
+import { runClaimTtlMs } from './claim-ttl'
+import { pythonFloat } from '@shared/contract/py-text'
 
 const made: string[] = []
 function home(jobs: unknown[], zone?: string): string {

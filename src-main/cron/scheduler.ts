@@ -21,6 +21,7 @@ import { jobsPath, updateJobs, type RawJob } from './jobs-file'
 import { hostname } from 'node:os'
 import { completedOf, timesOf } from './jobs'
 import { timeZoneOf } from './time-zone'
+import { claimHeartbeatMs, runClaimTtlMs } from './claim-ttl'
 import { isoWithOffset, nextRunAfter, offsetAt, offsetOfText } from './schedule'
 import { errorMessage } from '@shared/contract/errors'
 
@@ -55,39 +56,6 @@ const MAX_PARALLEL_JOBS = 3
 
 /** Upstream's one-shot grace and the age past which another scheduler's run claim is stale (`HERMES_CRON_TIMEOUT`). */
 const ONESHOT_GRACE_MS = 120_000
-export function runClaimTtlMs(): number {
-  const raw = pythonFloat(process.env.HERMES_CRON_TIMEOUT ?? '')
-  const timeout = raw ?? 600
-  // As upstream's max(): NaN stays NaN (no claim is ever fresh), Infinity never goes stale.
-  return timeout <= 0 ? 1_800_000 : Math.max(timeout * 3, 1800) * 1000
-}
-
-const DIGITS = String.raw`\d(?:_?\d)*`
-const PY_FLOAT = new RegExp(
-  String.raw`^[+-]?(?:(?:${DIGITS}(?:\.(?:${DIGITS})?)?|\.${DIGITS})(?:e[+-]?${DIGITS})?|inf(?:inity)?|nan)$`,
-  'i'
-)
-
-/**
- * Python's `float(text)`, or null where it raises ValueError (upstream then uses its default): the whole text,
- * whitespace around it allowed, underscores only between digits, `inf` / `infinity` / `nan` in any case
- * (`Number.parseFloat` would read `10abc` as 10).
- */
-export function pythonFloat(text: string): number | null {
-  const t = text.trim()
-  if (!PY_FLOAT.test(t)) return null
-  const sign = t.startsWith('-') ? -1 : 1
-  const word = t.replace(/^[+-]/, '').toLowerCase()
-  if (word === 'nan') return NaN
-  if (word.startsWith('inf')) return sign * Infinity
-  return Number(t.replace(/_/g, ''))
-}
-
-/** How often a running one-shot's run_claim is refreshed: well inside the TTL (upstream beats every minute). */
-export function claimHeartbeatMs(): number {
-  const ttl = runClaimTtlMs()
-  return Number.isFinite(ttl) ? Math.min(300_000, ttl / 6) : 300_000
-}
 const claimOwner = () => process.env.HERMES_MACHINE_ID?.trim() || `${hostname()}:${process.pid}`
 
 type Kind = 'once' | 'interval' | 'cron' | undefined

@@ -1,0 +1,18 @@
+import { pythonFloat } from '@shared/contract/py-text'
+
+/**
+ * How long another scheduler's one-shot run claim stays fresh, as upstream derives it from `HERMES_CRON_TIMEOUT`,
+ * and how often this host refreshes its own claims while their runs go on.
+ */
+export function runClaimTtlMs(): number {
+  const raw = pythonFloat(process.env.HERMES_CRON_TIMEOUT ?? '')
+  const timeout = raw ?? 600
+  // As upstream's max(): NaN stays NaN (no claim is ever fresh), Infinity never goes stale.
+  return timeout <= 0 ? 1_800_000 : Math.max(timeout * 3, 1800) * 1000
+}
+
+/** How often a running one-shot's run_claim is refreshed: well inside the TTL (upstream beats every minute). */
+export function claimHeartbeatMs(): number {
+  const ttl = runClaimTtlMs()
+  return Number.isFinite(ttl) ? Math.min(300_000, ttl / 6) : 300_000
+}
