@@ -252,6 +252,20 @@ describe('protocol', () => {
     expect((await fetch(`${server.url}/v1/chat/completions`, { method: 'HEAD', headers: auth })).status).toBe(405)
   })
 
+  it('reads a body in the charset its Content-Type declares (upstream decodes Latin-1 as Latin-1)', async () => {
+    const post = (body: Buffer, type: string) =>
+      fetch(`${server.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': type },
+        body: new Uint8Array(body)
+      })
+    const latin = Buffer.from(JSON.stringify({ messages: [{ role: 'user', content: 'café latin' }] }), 'latin1')
+    const ok = await post(latin, 'application/json; charset=iso-8859-1')
+    expect(ok.status).toBe(200)
+    expect((await ok.json()).choices[0].message.content).toContain('café latin')
+    expect((await post(latin, 'application/json; charset=no-such-charset')).status).toBe(415)
+  })
+
   it('takes a gzip body; one that inflates past the 4 MB limit is 413', async () => {
     const post = (body: Buffer) =>
       fetch(`${server.url}/v1/chat/completions`, {

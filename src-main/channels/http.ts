@@ -77,7 +77,16 @@ export async function guardJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES
     if (size > limit) throw tooLarge()
     chunks.push(chunk as Buffer)
   }
-  const text = decoded(req.headers['content-encoding'], Buffer.concat(chunks), limit).toString('utf8')
+  const bytes = decoded(req.headers['content-encoding'], Buffer.concat(chunks), limit)
+  // The charset the client declares, as upstream's server decodes it (a Latin-1 "café" is not "caf\uFFFD"); a BOM
+  // stays in the text (ignoreBOM), so a body starting with one is refused as upstream refuses it.
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(String(req.headers['content-type'] ?? ''))?.[1] ?? 'utf-8'
+  let text: string
+  try {
+    text = new TextDecoder(charset, { ignoreBOM: true }).decode(bytes)
+  } catch {
+    throw new HttpError(415, `Unsupported charset ${JSON.stringify(charset.slice(0, 40))} in Content-Type`)
+  }
   let body: unknown
   try {
     body = JSON.parse(text)
