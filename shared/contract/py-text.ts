@@ -128,19 +128,49 @@ export function pyStrip(s: string): string {
   return start === 0 && end === s.length ? s : s.slice(start, end)
 }
 
-const DIGITS = String.raw`\d(?:_?\d)*`
+/**
+ * Unicode decimal digits (`\p{Nd}`) as ASCII, as Python's int()/float() accept them ('５１２' is 512).
+ * Every Nd run is made of whole sets of ten starting at its zero, so a digit's value is its offset in the run mod 10.
+ */
+const ND = /\p{Nd}/u
+function asciiDigits(s: string): string {
+  let out = ''
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!
+    if (cp < 0x80 || !ND.test(ch)) {
+      out += ch
+      continue
+    }
+    let zero = cp
+    while (zero > 0 && ND.test(String.fromCodePoint(zero - 1))) zero--
+    out += String((cp - zero) % 10)
+  }
+  return out
+}
+
+const DIGITS = String.raw`[0-9](?:_?[0-9])*`
+const PY_INT = new RegExp(`^[+-]?${DIGITS}$`)
 const PY_FLOAT = new RegExp(
   String.raw`^[+-]?(?:(?:${DIGITS}(?:\.(?:${DIGITS})?)?|\.${DIGITS})(?:e[+-]?${DIGITS})?|inf(?:inity)?|nan)$`,
   'i'
 )
 
 /**
+ * Python's `int(text)` in base 10, or null where it raises ValueError: Python's whitespace around it, a sign,
+ * any Unicode decimal digits, single underscores between digits ('512.0' is an error).
+ */
+export function pythonInt(text: string): number | null {
+  const t = asciiDigits(pyStrip(text))
+  return PY_INT.test(t) ? Number(t.replace(/_/g, '')) : null
+}
+
+/**
  * Python's `float(text)`, or null where it raises ValueError (upstream then uses its default): the whole text,
- * whitespace around it allowed, underscores only between digits, `inf` / `infinity` / `nan` in any case
- * (`Number.parseFloat` would read `10abc` as 10).
+ * Python's whitespace around it, any Unicode decimal digits, underscores only between digits, `inf` / `infinity` /
+ * `nan` in any case (`Number.parseFloat` would read `10abc` as 10).
  */
 export function pythonFloat(text: string): number | null {
-  const t = text.trim()
+  const t = asciiDigits(pyStrip(text))
   if (!PY_FLOAT.test(t)) return null
   const sign = t.startsWith('-') ? -1 : 1
   const word = t.replace(/^[+-]/, '').toLowerCase()

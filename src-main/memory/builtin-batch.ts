@@ -4,20 +4,12 @@
  * in a single call instead of a refused add followed by a round of consolidation calls. The answers are
  * upstream's word for word (a model reads them, and upstream's own replies teach it what they mean).
  */
-import { pyStrip } from '@shared/contract/py-text'
+import { pyStrip, pyTruthy } from '@shared/contract/py-text'
 import { driftBackup, driftMessage, normalizeEntry, readEntries, withMemoryLock, writeEntries } from './builtin-store'
 import type { MemoryTarget } from './builtin-store'
 import { blockedMessage, entriesSize, usageOf } from './builtin-limits'
 
 type Reply = Record<string, unknown>
-
-/** Python's truthiness of a JSON value (upstream's `if operations:`). */
-export function pyTruthy(v: unknown): boolean {
-  if (v === undefined || v === null || v === false || v === 0 || v === '') return false
-  if (Array.isArray(v)) return v.length > 0
-  if (typeof v === 'object') return Object.keys(v).length > 0
-  return true
-}
 
 /** How an f-string renders a JSON value (`str()`), for the few answers that echo what the model sent. */
 export function pyRepr(v: unknown): string {

@@ -4,7 +4,7 @@
  * write and the prompt snapshot go through. Sizes are code points (Python's `len`), as upstream counts them,
  * so a file is full at the same point under both programs.
  */
-import { pyLen, pyStrip } from '@shared/contract/py-text'
+import { pyLen, pythonInt } from '@shared/contract/py-text'
 import { scanForThreats } from '@shared/contract/threat-scan'
 
 export const ENTRY_DELIMITER = '\n§\n'
@@ -24,10 +24,7 @@ function pyInt(v: unknown): number | null {
   if (typeof v === 'boolean') return v ? 1 : 0
   if (typeof v === 'number') return Number.isFinite(v) ? Math.trunc(v) : null
   if (typeof v === 'bigint') return Number(v)
-  if (typeof v !== 'string') return null
-  // int('4000'), int(' +4_000 '): sign, digits, single underscores between digits, whitespace around.
-  const m = /^([+-]?)(\d+(?:_\d+)*)$/.exec(pyStrip(v))
-  return m ? Number(m[1] + m[2]!.replaceAll('_', '')) : null
+  return typeof v === 'string' ? pythonInt(v) : null
 }
 
 /**

@@ -19,7 +19,8 @@ import {
   type MemoryTarget
 } from './builtin-store'
 import { blockedMessage, DEFAULT_MEMORY_LIMITS, entriesSize, usageOf, type MemoryLimits } from './builtin-limits'
-import { applyBatch, pyRepr, pyTruthy } from './builtin-batch'
+import { pyTruthy } from '@shared/contract/py-text'
+import { applyBatch, pyRepr } from './builtin-batch'
 
 export const MEMORY_TOOL_NAME = 'memory'
 

@@ -11,7 +11,7 @@ import type Database from 'better-sqlite3'
 import { createHash } from 'node:crypto'
 import { stmt } from './stmt-cache'
 import { existingColumns } from './reconcile'
-import { pyJson } from '@shared/contract/py-text'
+import { pyJson, pyTruthy } from '@shared/contract/py-text'
 import { encodeContent } from './content-codec'
 import { INACTIVE_FIELD } from './session-transfer'
 import { normalizeNulRows, nulMessageIds } from './fts-nul'
@@ -85,9 +85,6 @@ const SLICE_MS = 8
 
 const yieldNow = () => new Promise<void>((r) => setImmediate(r))
 
-/** Python's truth value of a JSON value (`if value:`): '', 0, [], {} and null are false. */
-const truthy = (v: unknown): boolean =>
-  Array.isArray(v) ? v.length > 0 : v && typeof v === 'object' ? Object.keys(v).length > 0 : Boolean(v)
 const NUMERIC = /^\s*[+-]?(\d+\.?\d*(e[+-]?\d+)?|\.\d+(e[+-]?\d+)?)\s*$/i
 /** Python's `float(v)` of a JSON value, null where it raises. */
 function pyFloat(v: unknown): number | null {
@@ -207,7 +204,7 @@ function reasoningJson(v: unknown): string | null {
     } catch {
       // kept as text: dumped as a JSON string, as upstream's import does
     }
-  return truthy(v) ? pyJson(v) : null
+  return pyTruthy(v) ? pyJson(v) : null
 }
 
 /**
@@ -221,7 +218,7 @@ function messageRow(m: Record<string, unknown>, active: boolean, fallbackTime: n
     role: m.role,
     content: encodeContent(m.content),
     tool_call_id: text(m.tool_call_id),
-    tool_calls: truthy(m.tool_calls) ? pyJson(m.tool_calls) : null,
+    tool_calls: pyTruthy(m.tool_calls) ? pyJson(m.tool_calls) : null,
     tool_name: text(m.tool_name),
     effect_disposition: text(m.effect_disposition),
     timestamp: pyFloat(m.timestamp) ?? fallbackTime,
@@ -230,11 +227,11 @@ function messageRow(m: Record<string, unknown>, active: boolean, fallbackTime: n
     reasoning: assistant ? text(m.reasoning) : null,
     reasoning_content: assistant ? text(m.reasoning_content) : null,
     platform_message_id: text(m.platform_message_id) || text(m.message_id),
-    observed: truthy(m.observed) ? 1 : 0,
+    observed: pyTruthy(m.observed) ? 1 : 0,
     active: active ? 1 : 0
   }
   for (const c of JSON_COLUMNS) row[c] = assistant ? reasoningJson(m[c]) : null
-  if (!active) row.compacted = truthy(m.compacted) ? 1 : 0
+  if (!active) row.compacted = pyTruthy(m.compacted) ? 1 : 0
   return row
 }
 
@@ -275,7 +272,7 @@ export function importRecords(db: Database.Database, parsed: ParsedRecord[], sum
         for (const c of INTS) row[c] = pyInt(rec[c]) ?? 0
         for (const c of FLOATS) row[c] = pyFloat(rec[c])
         row.model_config = modelConfig(rec.model_config) || null
-        row.archived = truthy(rec.archived) ? 1 : 0
+        row.archived = pyTruthy(rec.archived) ? 1 : 0
         let detached = false
         const parent = typeof rec.parent_session_id === 'string' ? rec.parent_session_id.trim() : ''
         row.parent_session_id = null

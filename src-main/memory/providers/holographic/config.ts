@@ -8,7 +8,7 @@
  */
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { pyRepr, pyStrip, pyTruthy } from '@shared/contract/py-text'
+import { pyRepr, pyTruthy, pythonFloat, pythonInt } from '@shared/contract/py-text'
 import { isPlainObject } from '../../../config'
 
 export interface HolographicConfig {
@@ -42,33 +42,6 @@ const pyType = (v: unknown) =>
             ? 'bool'
             : 'float'
 
-/**
- * Unicode decimal digits (`\p{Nd}`) as ASCII, as Python's int()/float() accept them ('５１２' is 512).
- * Every Nd run is made of whole sets of ten starting at its zero, so a digit's value is its offset in the run mod 10.
- */
-const ND = /\p{Nd}/u
-function asciiDigits(s: string): string {
-  let out = ''
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!
-    if (cp < 0x80 || !ND.test(ch)) {
-      out += ch
-      continue
-    }
-    let zero = cp
-    while (zero > 0 && ND.test(String.fromCodePoint(zero - 1))) zero--
-    out += String((cp - zero) % 10)
-  }
-  return out
-}
-
-const DIGITS = '[0-9](?:_?[0-9])*'
-const PY_INT = new RegExp(`^[+-]?${DIGITS}$`)
-const PY_FLOAT = new RegExp(
-  `^[+-]?(?:(?:${DIGITS}(?:\\.(?:${DIGITS})?)?|\\.${DIGITS})(?:[eE][+-]?${DIGITS})?|inf(?:inity)?|nan)$`,
-  'i'
-)
-
 /** Python's `float(v)` for a YAML value: numbers and bools as they are, strings in float()'s own syntax. */
 function pyFloat(v: unknown, key: string): number {
   if (typeof v === 'number') return v
@@ -77,15 +50,9 @@ function pyFloat(v: unknown, key: string): number {
     throw new HolographicConfigError(
       `${KEY}.${key}: float() argument must be a string or a real number, not '${pyType(v)}'`
     )
-  const s = asciiDigits(pyStrip(v))
-  if (!PY_FLOAT.test(s))
-    throw new HolographicConfigError(`${KEY}.${key}: could not convert string to float: ${pyRepr(v)}`)
-  const t = s.replace(/_/g, '').toLowerCase()
-  const sign = t.startsWith('-') ? -1 : 1
-  const body = t.replace(/^[+-]/, '')
-  if (body === 'nan') return NaN
-  if (body.startsWith('inf')) return sign * Infinity
-  return sign * Number(body)
+  const f = pythonFloat(v)
+  if (f === null) throw new HolographicConfigError(`${KEY}.${key}: could not convert string to float: ${pyRepr(v)}`)
+  return f
 }
 
 /** Python's `int(v)`: a float truncates toward zero, a string must be a base-10 integer ('512.0' is an error). */
@@ -100,10 +67,10 @@ function pyInt(v: unknown, key: string): number {
     throw new HolographicConfigError(
       `${KEY}.${key}: int() argument must be a string, a bytes-like object or a real number, not '${pyType(v)}'`
     )
-  const s = asciiDigits(pyStrip(v))
-  if (!PY_INT.test(s))
+  const n = pythonInt(v)
+  if (n === null)
     throw new HolographicConfigError(`${KEY}.${key}: invalid literal for int() with base 10: ${pyRepr(v)}`)
-  return Number(s.replace(/_/g, ''))
+  return n
 }
 
 /** `$HERMES_HOME` / `${HERMES_HOME}` expand to the PROFILE's home, never the process's. */
