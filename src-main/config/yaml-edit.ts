@@ -7,10 +7,11 @@
  * A repeated key: PyYAML keeps the last one, so the last one is the one edited (a removal removes every copy, or an
  * earlier one would take over).
  */
-import { chmodSync, existsSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { Document, isAlias, isMap, isScalar, isSeq, type Node, type Pair, type YAMLMap } from 'yaml'
 import { CaduceusError } from '@shared/contract'
 import { parsePyYaml, pyYamlTags } from './py-yaml'
+import { replaceFile } from '../secrets'
 
 type AnyPair = Pair<unknown, unknown>
 
@@ -224,22 +225,9 @@ export function rewriteConfigFile(
     throw new CaduceusError('conflict', `config.yaml is not a mapping (${path}); fix it before changing ${what} here`)
   const next = editYaml(text, edits)
   if (next === text && existsSync(path)) return
-  let target = path
-  let mode = 0o600
-  try {
-    target = realpathSync(path)
-    mode = statSync(target).mode & 0o777
-  } catch {
-    // New file.
-  }
-  if (opts.secret) mode &= 0o700 // the file now holds a key
-  const tmp = `${target}.${process.pid}.tmp`
-  try {
-    writeFileSync(tmp, next, { mode })
-    chmodSync(tmp, mode)
-    renameSync(tmp, target)
-  } catch (err) {
-    rmSync(tmp, { force: true }) // never leave a copy (maybe holding a key) behind
-    throw err
-  }
+  // The file keeps its mode (a new one is 0600, as upstream's mkstemp makes it); one that now holds a key, 0700 at most.
+  replaceFile(path, next, {
+    modeOf: (existing) => (existing === null ? 0o600 : existing & 0o777) & (opts.secret ? 0o700 : 0o777),
+    followLinks: true
+  })
 }

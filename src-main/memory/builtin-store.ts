@@ -7,12 +7,13 @@
  * read-modify-write holds upstream's own lock (flock on `MEMORY.md.lock` / `USER.md.lock`), so a concurrent
  * `hermes` session's write is never lost. A rewrite keeps the file's mode (upstream's are 0600).
  */
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CaduceusError } from '@shared/contract'
 import { pyLen, pyStrip } from '@shared/contract/py-text'
 import { loadConfig } from '../config'
 import { withFlock } from '../scope'
+import { replaceFile } from '../secrets'
 import {
   blockedMessage,
   ENTRY_DELIMITER,
@@ -65,21 +66,9 @@ export function writeEntries(home: string, target: MemoryTarget, entries: readon
   assertTarget(target)
   const file = memoryFile(home, target)
   mkdirSync(join(home, 'memories'), { recursive: true })
-  let mode = 0o600
-  try {
-    mode = statSync(file).mode & 0o7777
-  } catch {
-    // No file yet: upstream's mode.
-  }
-  const tmp = `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`
-  try {
-    writeFileSync(tmp, entries.join(ENTRY_DELIMITER), { encoding: 'utf8', mode })
-    chmodSync(tmp, mode) // the umask narrowed writeFileSync's mode
-    renameSync(tmp, file)
-  } catch (err) {
-    rmSync(tmp, { force: true })
-    throw err
-  }
+  replaceFile(file, entries.join(ENTRY_DELIMITER), {
+    modeOf: (existing) => (existing === null ? 0o600 : existing & 0o7777)
+  })
 }
 
 /** How long a memory write waits for another process's lock before it is refused. */

@@ -2,7 +2,8 @@
  * `.env` parsing with upstream semantics (utf-8 BOM, `export ` prefix, quotes, inline comments) that never
  * touches process.env: each profile's secrets stay in its own scope (hermes-spec §4.3).
  */
-import { chmodSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
+import { replaceFile } from './replace-file'
 import { join } from 'node:path'
 
 const KEY_RE = /^[A-Za-z_][A-Za-z0-9_.]*$/
@@ -125,23 +126,9 @@ export function updateEnvFile(path: string, name: string, value: string | null):
   }
   if (value !== null && !written) kept.push(`${name}=${formatValue(value)}`)
   // An existing file keeps its owner and group bits (e.g. 0640 on a Docker volume), as upstream keeps its mode, but
-  // is never left readable by everyone; a new one is 0600.
-  // A symlinked .env stays a symlink: its target is replaced (as upstream's atomic_replace keeps it).
-  let target = path
-  let mode = 0o600
-  try {
-    target = realpathSync(path)
-    mode = statSync(target).mode & 0o770
-  } catch {
-    /* a new file */
-  }
-  const tmp = `${target}.${process.pid}.tmp`
-  try {
-    writeFileSync(tmp, kept.length ? kept.join('\n') + '\n' : '', { mode: 0o600 })
-    chmodSync(tmp, mode)
-    renameSync(tmp, target)
-  } catch (err) {
-    rmSync(tmp, { force: true }) // never leave a copy of the secrets behind
-    throw err
-  }
+  // is never left readable by everyone; a new one is 0600. A symlinked .env stays a symlink.
+  replaceFile(path, kept.length ? kept.join('\n') + '\n' : '', {
+    modeOf: (existing) => (existing === null ? 0o600 : existing & 0o770),
+    followLinks: true
+  })
 }

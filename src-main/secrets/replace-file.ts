@@ -1,0 +1,32 @@
+/**
+ * Replace a file by temp + rename, so a reader (or upstream Hermes in another process) never sees half of it. The
+ * new file's mode is `modeOf(the existing file's mode, or null when there is none)`; with `followLinks` a symlink
+ * stays one and its target is replaced (as upstream's atomic_replace keeps it). The temp file is written 0600 until
+ * its mode is set, and removed when anything fails: it may hold secrets.
+ */
+import { chmodSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+
+export function replaceFile(
+  path: string,
+  text: string,
+  opts: { modeOf: (existing: number | null) => number; followLinks?: boolean }
+): void {
+  let target = path
+  let existing: number | null = null
+  try {
+    if (opts.followLinks) target = realpathSync(path)
+    existing = statSync(target).mode
+  } catch {
+    // A new file.
+  }
+  const mode = opts.modeOf(existing)
+  const tmp = `${target}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`
+  try {
+    writeFileSync(tmp, text, { encoding: 'utf8', mode: 0o600 })
+    chmodSync(tmp, mode) // the umask narrowed writeFileSync's mode
+    renameSync(tmp, target)
+  } catch (err) {
+    rmSync(tmp, { force: true })
+    throw err
+  }
+}
