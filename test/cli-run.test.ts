@@ -238,6 +238,24 @@ describe('caduceus cron', { timeout: 180_000 }, () => {
     expect(doc).toContain(`## Warnings\n\n- ${warnings[0]}\n- ${warnings[1]}\n`)
     const listed = JSON.parse((await cli(dir, 'cron', 'list', '--json')).stdout)
     expect(listed.jobs[0]).toMatchObject({ id: job.id, last_status: 'ok', last_warnings: warnings })
+    // Claimed as upstream's `hermes cron run` claims it, and its bookkeeping as upstream's: counted, claim cleared.
+    expect(listed.jobs[0]).toMatchObject({
+      repeat: { times: null, completed: 1 },
+      fire_claim: null,
+      state: 'scheduled'
+    })
+    expect(Date.parse(listed.jobs[0].next_run_at)).toBe(Date.parse(listed.jobs[0].last_run_at) + 2 * 3600_000)
+  })
+
+  it("run refuses a paused job, as upstream's hermes cron run does, and leaves it as it was", async () => {
+    const dir = home(DEMO)
+    const job = JSON.parse((await cli(dir, 'cron', 'create', 'every 2h', 'later', '--json')).stdout)
+    expect((await cli(dir, 'cron', 'pause', job.id)).code).toBe(0)
+    const before = readFileSync(join(dir, 'cron', 'jobs.json'), 'utf8')
+    const r = await cli(dir, 'cron', 'run', job.id)
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/paused or disabled; resume it/)
+    expect(readFileSync(join(dir, 'cron', 'jobs.json'), 'utf8')).toBe(before)
   })
 
   it('refuses a bad schedule listing the forms', async () => {

@@ -42,6 +42,9 @@ describe('lint: the layer table is enforced', () => {
       /through its index\.ts face/
     ],
     ['src-main/scope/bad.ts', "import { z } from 'zod'\nexport const y = z", /only node/],
+    ['src-main/files/bad.ts', "import yaml from 'yaml'\nexport const y = yaml", /files may import only node/],
+    ['src-main/files/bad.ts', "import { x } from '../scope'\nexport const y = x", /may not import src-main\/scope/],
+    ['src-main/costs/bad.ts', "import { x } from '../secrets'\nexport const y = x", /may not import src-main\/secrets/],
     ['src-main/newfolder/bad.ts', "import { app } from 'electron'\nexport const y = app", /not in the layer table/],
     [
       'src-main/host/bad.ts',

@@ -3,8 +3,9 @@
  * 0700 folder: they hold conversation text), so `previous_response_id` and GET survive a server restart, plus the
  * named conversations (`conversation`: a name → its latest response, as upstream keeps them) in `conversations.json`.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { replaceFile } from '../files'
 
 const MAX_KEPT = 1000
 const CONVERSATIONS = 'conversations.json'
@@ -96,14 +97,12 @@ export class ResponseStore {
   }
 
   private writeJson(file: string, value: unknown): boolean {
-    const tmp = `${file}.${process.pid}.tmp`
     try {
       mkdirSync(this.dir!, { recursive: true, mode: 0o700 })
-      writeFileSync(tmp, JSON.stringify(value), { mode: 0o600 })
-      renameSync(tmp, file)
+      // 0600: a stored conversation is the user's. The temp file is gone when the write fails.
+      replaceFile(file, JSON.stringify(value), { modeOf: () => 0o600 })
       return true
     } catch {
-      rmSync(tmp, { force: true })
       return false
     }
   }

@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { Document, isAlias, isMap, isScalar, isSeq, type Node, type Pair, type YAMLMap } from 'yaml'
 import { CaduceusError } from '@shared/contract'
 import { parsePyYaml, pyYamlTags } from './py-yaml'
-import { replaceFile } from '../secrets'
+import { replaceFile } from '../files'
 
 type AnyPair = Pair<unknown, unknown>
 

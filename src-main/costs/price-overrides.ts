@@ -2,9 +2,10 @@
  * The user's price overrides, kept in Caduceus settings (`<root>/caduceus/prices.json`), never in upstream's
  * cost columns. Applied at read time to usage upstream recorded as unpriced.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PriceOverrides, type PriceOverride, type Tokens } from '@shared/contract'
+import { replaceFile } from '../files'
 
 const fileOf = (root: string) => join(root, 'caduceus', 'prices.json')
 
@@ -22,9 +23,8 @@ export function readPriceOverrides(root: string): PriceOverride[] {
 export async function writePriceOverrides(root: string, overrides: PriceOverride[]): Promise<PriceOverride[]> {
   const clean = PriceOverrides.parse({ overrides }).overrides
   mkdirSync(join(root, 'caduceus'), { recursive: true })
-  const tmp = `${fileOf(root)}.${process.pid}.tmp`
-  writeFileSync(tmp, JSON.stringify({ overrides: clean }, null, 2), { mode: 0o600 })
-  renameSync(tmp, fileOf(root)) // atomic: a reader never sees half a file
+  // Whole or not at all, 0600 as it always was written (a symlink is replaced by the file, as before).
+  replaceFile(fileOf(root), JSON.stringify({ overrides: clean }, null, 2), { modeOf: () => 0o600 })
   return clean
 }
 

@@ -16,3 +16,14 @@ export function claimHeartbeatMs(): number {
   const ttl = runClaimTtlMs()
   return Number.isFinite(ttl) ? Math.min(300_000, ttl / 6) : 300_000
 }
+
+/**
+ * Upstream's fire claim (`claim_job_for_fire`, the claim a manual `hermes cron run` takes) is fresh this long: a second
+ * manual run meanwhile is refused.
+ */
+export const FIRE_CLAIM_TTL_MS = 300_000
+
+/** How often a Run now refreshes its claims: its fire claim must stay inside FIRE_CLAIM_TTL_MS too. */
+export function runNowHeartbeatMs(): number {
+  return Math.min(claimHeartbeatMs(), FIRE_CLAIM_TTL_MS / 5)
+}

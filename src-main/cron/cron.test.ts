@@ -1,6 +1,16 @@
 // Cron on a real jobs.json in a temp home (hermes-channels §3): the schedule grammar, upstream-shaped files
 // whose unknown fields survive rewrites, and the claiming scheduler under a fake clock.
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  lstatSync,
+  mkdtempSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -126,6 +136,20 @@ describe('jobs.json', () => {
       null,
       { id: 'abc', name: 'a', prompt: 'edited' }
     ])
+  })
+
+  it("is written 0600, and a symlinked jobs.json stays a link whose target is replaced (upstream's atomic_replace)", async () => {
+    const h = home()
+    mkdirSync(join(h, 'cron'))
+    mkdirSync(join(h, 'dotfiles'))
+    const target = join(h, 'dotfiles', 'jobs.json')
+    writeFileSync(target, JSON.stringify({ jobs: [] }), { mode: 0o644 })
+    symlinkSync(target, join(h, 'cron', 'jobs.json'))
+    const job = await createJob(h, { schedule: 'every 1h', prompt: 'hourly' }, NOW)
+    expect(lstatSync(join(h, 'cron', 'jobs.json')).isSymbolicLink()).toBe(true)
+    expect(JSON.parse(readFileSync(target, 'utf8')).jobs.map((j: RawJob) => j.id)).toEqual([job.id])
+    expect(statSync(target).mode & 0o777).toBe(0o600)
+    expect(readdirSync(join(h, 'dotfiles'))).toEqual(['jobs.json'])
   })
 })
 

@@ -4,9 +4,9 @@
  * lands by temp file + rename, so a reader never sees half a file. Jobs are kept as raw objects: fields
  * this app does not know (newer upstream versions) survive every rewrite untouched.
  */
-import { randomBytes } from 'node:crypto'
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { replaceFile } from '../files'
 import { withJobsLock } from './jobs-lock'
 import { isoWithOffset } from './schedule'
 import { timeZoneOf } from './time-zone'
@@ -66,22 +66,16 @@ function withSetAside(file: JobsFile): unknown[] {
   return all
 }
 
+/**
+ * Always 0600, as upstream's save_jobs leaves it; a symlinked jobs.json stays one and its target is replaced, as
+ * upstream's atomic_replace keeps it.
+ */
 function writeAtomic(home: string, file: JobsFile): void {
-  const path = jobsPath(home)
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
-  try {
-    writeFileSync(
-      tmp,
-      `${JSON.stringify({ ...file, jobs: withSetAside(file), updated_at: isoWithOffset(Date.now(), timeZoneOf(home)) }, null, 2)}\n`,
-      {
-        mode: 0o600
-      }
-    )
-    renameSync(tmp, path)
-  } catch (err) {
-    rmSync(tmp, { force: true })
-    throw err
-  }
+  const updated_at = isoWithOffset(Date.now(), timeZoneOf(home))
+  replaceFile(jobsPath(home), `${JSON.stringify({ ...file, jobs: withSetAside(file), updated_at }, null, 2)}\n`, {
+    modeOf: () => 0o600,
+    followLinks: true
+  })
 }
 
 /**

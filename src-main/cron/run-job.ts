@@ -229,6 +229,11 @@ function deliveryProblem(deliver: unknown, outputPath: string): string | null {
   return `this host cannot deliver to ${remote.join(', ')}: Caduceus keeps cron output locally (${outputPath}); upstream's gateway delivers to chat platforms`
 }
 
+/** A run that threw before its bookkeeping, recorded as failed (upstream's manual run does `mark_job_run(False, …)`). */
+export function markFailedRun(home: string, id: string, at: number, error: string): Promise<void> {
+  return markRun(home, id, at, { ok: false, error, deliver: '', doc: '', sessionId: '' }, null)
+}
+
 /**
  * Upstream's bookkeeping after a run (`mark_job_run`): last_*, the claims cleared, one more completed run (a finite
  * one-shot's was counted when it was claimed), removal at the repeat limit, next time.

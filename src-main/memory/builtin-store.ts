@@ -13,7 +13,7 @@ import { CaduceusError } from '@shared/contract'
 import { pyLen, pyStrip } from '@shared/contract/py-text'
 import { loadConfig } from '../config'
 import { withFlock } from '../scope'
-import { replaceFile } from '../secrets'
+import { replaceFile } from '../files'
 import {
   blockedMessage,
   ENTRY_DELIMITER,

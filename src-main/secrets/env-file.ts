@@ -3,7 +3,7 @@
  * touches process.env: each profile's secrets stay in its own scope (hermes-spec §4.3).
  */
 import { readFileSync, statSync } from 'node:fs'
-import { replaceFile } from './replace-file'
+import { replaceFile } from '../files'
 import { join } from 'node:path'
 
 const KEY_RE = /^[A-Za-z_][A-Za-z0-9_.]*$/

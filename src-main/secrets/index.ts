@@ -7,4 +7,3 @@
 export { EnvFileVault, secretsFor, type SecretVault } from './vault'
 export { envPath, readEnvFile, updateEnvFile } from './env-file'
 export { redact, redactValues, redactDeep, rememberSecretValues } from './redact'
-export { replaceFile } from './replace-file'

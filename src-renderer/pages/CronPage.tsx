@@ -139,7 +139,9 @@ export function CronPage() {
                 <td className="actions">
                   <button
                     className="small"
-                    disabled={!!busy[j.id]}
+                    // A paused or finished job is not run by hand (upstream's `hermes cron run` refuses it too).
+                    disabled={!!busy[j.id] || !j.enabled || j.state === 'paused'}
+                    title={!j.enabled || j.state === 'paused' ? 'Resume the job to run it' : undefined}
                     onClick={() => void runCronNow(j.id)}
                     data-testid="cron-run-now"
                   >

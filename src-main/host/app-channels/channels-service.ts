@@ -3,7 +3,7 @@
  * and the cron scheduler that runs every profile's due jobs while the host is live (standing down for a
  * profile whose upstream gateway heartbeats). Both run turns on the same gateway as desk chat.
  */
-import { CaduceusError, type ChannelsStatus } from '@shared/contract'
+import type { ChannelsStatus } from '@shared/contract'
 import { startApiServer, type ApiServer } from '../../channels'
 import { CronScheduler, readJobs, runCronJob } from '../../cron'
 import { API_SERVER, CRON, DESK_CHAT } from '../../gateway'
@@ -141,11 +141,8 @@ export function createChannelsService(
     setApiServer: (input) => setApiServer(input, true),
     runJobNow: (profile, id) => {
       const home = s.homeOf(profile)
-      const job = readJobs(home).jobs.find((j) => j.id === id)
-      if (!job) throw new CaduceusError('not_found', `No cron job with id ${id}`, 'id')
-      return scheduler.runNow(home, String(job.id), () =>
-        runCronJob(rt.gateway, profile, home, job, { vault: rt.vault })
-      )
+      // The job as Run now claimed it (not found: refused there).
+      return scheduler.runNow(home, id, (job) => runCronJob(rt.gateway, profile, home, job, { vault: rt.vault }))
     }
   }
 

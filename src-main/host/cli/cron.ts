@@ -2,7 +2,7 @@
  * `caduceus cron ...` on a profile's `cron/jobs.json` (hermes-channels §3). Edits need no host; `cron run`
  * builds one in this process and exits once the `cron` session and the output file exist.
  */
-import { createJob, editJob, readJobs, removeJob, runCronJob, setPaused, type RawJob } from '../../cron'
+import { createJob, editJob, readJobs, removeJob, runCronJob, runJobNow, setPaused, type RawJob } from '../../cron'
 import { discoverProfiles } from '../../store'
 import type { HostArgs } from './args'
 import { createTurnHost, resolveRoot } from '../compose'
@@ -93,7 +93,10 @@ async function runNow(args: HostArgs, profile: string, home: string, id: string 
   if (reason) throw new Error(reason)
   const host = await createTurnHost({ home: args.home })
   try {
-    const r = await runCronJob(host.gateway, profile, home, job, { vault: host.vault })
+    // Claimed and heartbeated in jobs.json as the app's Run now is, so neither the app nor upstream fires it meanwhile.
+    const r = await runJobNow(home, id, (claimed) =>
+      runCronJob(host.gateway, profile, home, claimed, { vault: host.vault })
+    )
     if (args.json)
       console.log(
         JSON.stringify({

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { replaceFile } from '../../files'
 import { appDataDir } from '../compose'
 
 const VALID = /^[A-Za-z0-9_-]{32,128}$/
@@ -30,9 +31,6 @@ export function loadHeadlessToken(opts: { rotate?: boolean; file?: string } = {}
   }
   const token = randomBytes(32).toString('base64url')
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
-  const tmp = `${file}.${process.pid}.tmp`
-  writeFileSync(tmp, `${token}\n`, { mode: 0o600 })
-  renameSync(tmp, file)
-  chmodSync(file, 0o600)
+  replaceFile(file, `${token}\n`, { modeOf: () => 0o600 })
   return { token, rotated: true }
 }

@@ -1,5 +1,6 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { replaceFile } from '../../files'
 import { EnvFileVault, type SecretVault } from '../../secrets'
 
 /** Encrypt/decrypt with the OS keychain (Electron `safeStorage`); injected so this file never imports electron. */
@@ -42,10 +43,8 @@ export class SafeStorageVault implements SecretVault {
     if (value === null) delete current[name]
     else current[name] = this.cipher.encrypt(value)
     mkdirSync(dirname(f), { recursive: true })
-    const tmp = `${f}.tmp`
-    writeFileSync(tmp, JSON.stringify(current), { mode: 0o600 })
-    renameSync(tmp, f)
-    chmodSync(f, 0o600)
+    // 0600 whatever the old file's mode was; the temp file (it holds the encrypted keys) is removed on failure.
+    replaceFile(f, JSON.stringify(current), { modeOf: () => 0o600 })
     // Removing a key must remove it everywhere it could be read from.
     if (value === null) this.env.write(home, name, null)
   }
