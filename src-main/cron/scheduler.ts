@@ -21,11 +21,11 @@ import { CaduceusError } from '@shared/contract'
 import type { LogFn } from '@shared/contract/log'
 import { existsSync } from 'node:fs'
 import { jobsPath, updateJobs, type RawJob } from './jobs-file'
-import { hostname } from 'node:os'
 import { completedOf, timesOf } from './jobs'
 import { timeZoneOf } from './time-zone'
-import { claimHeartbeatMs, FIRE_CLAIM_TTL_MS, runClaimTtlMs, runNowHeartbeatMs } from './claim-ttl'
-import { markFailedRun } from './run-job'
+import { claimHeartbeatMs, runClaimTtlMs } from './claim-ttl'
+import { claimOwner, heartbeatClaims, kindOf, timeOf } from './claims'
+import { runJobNow } from './run-now'
 import { isoWithOffset, nextRunAfter, offsetAt, offsetOfText } from './schedule'
 import { errorMessage } from '@shared/contract/errors'
 
@@ -60,11 +60,6 @@ const MAX_PARALLEL_JOBS = 3
 
 /** Upstream's one-shot grace and the age past which another scheduler's run claim is stale (`HERMES_CRON_TIMEOUT`). */
 const ONESHOT_GRACE_MS = 120_000
-const claimOwner = () => process.env.HERMES_MACHINE_ID?.trim() || `${hostname()}:${process.pid}`
-
-type Kind = 'once' | 'interval' | 'cron' | undefined
-const kindOf = (job: RawJob): Kind => (job.schedule as { kind?: Kind } | null)?.kind
-const timeOf = (v: unknown): number => (typeof v === 'string' ? Date.parse(v) : NaN)
 
 /** The wall-clock time a stored ISO text names, as if it were UTC (the offset dropped). */
 const wallOfText = (text: string) => Date.parse(`${text.replace(/(Z|[+-]\d{2}:?\d{2})$/i, '')}Z`)
@@ -187,140 +182,6 @@ async function claimDueJobs(
     }
     return claimed
   })
-}
-
-/** A claim `{at, by}` read from a job, and whether it is fresh: younger than `ttl` and not dated in the future. */
-function freshClaim(claim: unknown, now: number, ttl: number): boolean {
-  if (!claim || typeof claim !== 'object') return false
-  const age = now - timeOf((claim as { at?: unknown }).at)
-  return age >= 0 && age < ttl
-}
-
-/**
- * While a job this host claimed runs, refresh the claims it stamped on it (`claims`), under the jobs lock and only
- * while each is still ours (upstream's `heartbeat_run_claim` compare-and-refresh): a one-shot's `run_claim` well
- * inside the run claim TTL, else another Caduceus window or upstream takes a long run's claim for a dead one's and
- * runs the job again or removes it under the run; and the `fire_claim` of a Run now inside its 300 s (upstream never
- * refreshes it, so a run longer than that could be started a second time by `hermes cron run`). Returns the function
- * that stops it; a beat after the run's bookkeeping finds the claims cleared and writes nothing.
- */
-function heartbeatClaims(
-  home: string,
-  job: RawJob,
-  opts: { claims: Array<'run_claim' | 'fire_claim'>; everyMs: number; clock: () => number; log?: LogFn; what: string }
-): () => void {
-  const byOf = (claim: unknown) => {
-    const by = claim && typeof claim === 'object' ? (claim as { by?: unknown }).by : undefined
-    return typeof by === 'string' && by ? by : null
-  }
-  const runBy = opts.claims.includes('run_claim') && kindOf(job) === 'once' ? byOf(job.run_claim) : null
-  const fireBy = opts.claims.includes('fire_claim') ? byOf(job.fire_claim) : null
-  if (!runBy && !fireBy) return () => {}
-  let stopped = false
-  const beat = () =>
-    updateJobs(home, (file, changed) => {
-      if (stopped) return
-      const live = file.jobs.find((j) => j.id === job.id)
-      if (!live) return
-      const at = isoWithOffset(opts.clock(), timeZoneOf(home))
-      if (runBy && kindOf(live) === 'once' && byOf(live.run_claim) === runBy) {
-        live.run_claim = { ...(live.run_claim as object), at }
-        changed()
-      }
-      if (fireBy && byOf(live.fire_claim) === fireBy) {
-        live.fire_claim = { ...(live.fire_claim as object), at }
-        changed()
-      }
-    })
-  const timer = setInterval(() => {
-    beat().catch((err: unknown) => opts.log?.('warn', `${opts.what}: claim heartbeat failed: ${errorMessage(err)}`))
-  }, opts.everyMs)
-  timer.unref?.()
-  return () => {
-    stopped = true
-    clearInterval(timer)
-  }
-}
-
-/**
- * Claim a job for a run by hand, as upstream's manual run claims it (`claim_job_for_fire`, then `run_one_job`'s
- * `claim_dispatch`), under the jobs lock: refused for a paused or disabled job and while a fresh `fire_claim` says
- * another manual run has it; stamped with `fire_claim`; a recurring job's next_run_at advanced from now (the run is
- * this occurrence: neither scheduler fires it again); a finite one-shot's run counted, or, its runs used up, the job
- * removed and not run. Beyond upstream: a one-shot also gets `run_claim`, the claim upstream's due scan honours —
- * upstream's own manual run stamps only `fire_claim`, which its due scan ignores, so a due one-shot run by hand in
- * one program is removed under the run by the other's next tick (or, with no repeat limit, run again). A one-shot
- * another scheduler holds a fresh `run_claim` on is refused, where upstream would remove it under that run.
- */
-async function claimRunNow(home: string, jobId: string, now: number): Promise<RawJob> {
-  const timeZone = timeZoneOf(home)
-  const r = await updateJobs(home, (file, changed) => {
-    const job = file.jobs.find((j) => j.id === jobId)
-    if (!job) throw new CaduceusError('not_found', `No cron job with id ${jobId}`, 'id')
-    if (job.enabled === false || job.state === 'paused')
-      throw new CaduceusError('conflict', `cron job ${jobId} is paused or disabled; resume it before running it`)
-    if (freshClaim(job.fire_claim, now, FIRE_CLAIM_TTL_MS))
-      throw new CaduceusError('conflict', `cron job ${jobId} is already being run by hand elsewhere; not run again`)
-    const kind = kindOf(job)
-    if (kind === 'once' && freshClaim(job.run_claim, now, runClaimTtlMs()))
-      throw new CaduceusError('conflict', `cron job ${jobId} is being run by a scheduler now; not run again`)
-    const times = timesOf(job)
-    if (kind === 'once' && times !== null && times > 0 && completedOf(job) >= times) {
-      file.jobs = file.jobs.filter((j) => j !== job)
-      changed()
-      return { usedUp: `${completedOf(job)}/${times}` }
-    }
-    const at = isoWithOffset(now, timeZone)
-    job.fire_claim = { at, by: claimOwner() }
-    if (kind === 'cron' || kind === 'interval') {
-      const next = nextRunAfter(job.schedule, now, { timeZone })
-      if (next !== null) job.next_run_at = next
-    }
-    if (kind === 'once') {
-      job.run_claim = { at, by: claimOwner() }
-      if (times !== null && times > 0) job.repeat = { ...(job.repeat as object), completed: completedOf(job) + 1 }
-    }
-    changed()
-    return { job: structuredClone(job) }
-  })
-  if ('usedUp' in r)
-    throw new CaduceusError('conflict', `cron job ${jobId} had used up its runs (${r.usedUp}): removed, not run`)
-  return r.job
-}
-
-/**
- * Run a job by hand now ("Run now" on the Cron page, `caduceus cron run`), as upstream's `hermes cron run` does
- * (tools/cronjob_tools.py `_execute_job_now`: run at once, not on the next tick — the dashboard's and API server's
- * `trigger_job` only set next_run_at to now for the next tick): claimed first (claimRunNow), the claims heartbeated
- * while `run` (which does the run's bookkeeping, upstream's `mark_job_run`, clearing both claims) goes on. A run that
- * throws is recorded as failed, as upstream records it, so its claims do not hold the job until they go stale.
- */
-export async function runJobNow<T>(
-  home: string,
-  jobId: string,
-  run: (job: RawJob) => Promise<T>,
-  opts: { clock?: () => number; heartbeatMs?: number; log?: LogFn } = {}
-): Promise<T> {
-  const clock = opts.clock ?? Date.now
-  const job = await claimRunNow(home, jobId, clock())
-  const stop = heartbeatClaims(home, job, {
-    claims: ['fire_claim', 'run_claim'],
-    everyMs: opts.heartbeatMs ?? runNowHeartbeatMs(),
-    clock,
-    log: opts.log,
-    what: `cron job ${jobId} (run now)`
-  })
-  try {
-    return await run(job)
-  } catch (err) {
-    stop()
-    await markFailedRun(home, jobId, clock(), errorMessage(err)).catch((e: unknown) =>
-      opts.log?.('warn', `cron job ${jobId}: could not record its failed run: ${errorMessage(e)}`)
-    )
-    throw err
-  } finally {
-    stop()
-  }
 }
 
 export class CronScheduler {
