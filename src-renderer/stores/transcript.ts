@@ -307,14 +307,17 @@ export async function jumpToStart(): Promise<number | null> {
   return page.items[0]?.id ?? null
 }
 
-/** End: the newest page again when it is not loaded (after Home or a search hit). */
-export async function jumpToEnd(): Promise<void> {
+/**
+ * End: the newest page again when it is not loaded (after Home or a search hit). Resolves to the newest message's id
+ * when it replaced the window (null: nothing to replace, or another session now).
+ */
+export async function jumpToEnd(): Promise<number | null> {
   const { open, loading } = useTranscript.getState()
-  if (!open || loading || !openWindow()?.hasMoreAfter) return
+  if (!open || loading || !openWindow()?.hasMoreAfter) return null
   const view: View = { anchor: 'latest' }
   useTranscript.setState({ view })
   const page = await read({ profile: open.profile, sessionId: open.sessionId, beforeId: LATEST, limit: FIRST_PAGE })
-  if (!isOpen(open) || useTranscript.getState().view !== view) return
+  if (!isOpen(open) || useTranscript.getState().view !== view) return null
   replaceWindow(open, {
     ...withMessages({ byId: {}, ids: [] }, page.items),
     hasMoreBefore: page.hasMoreBefore,
@@ -323,6 +326,7 @@ export async function jumpToEnd(): Promise<void> {
     pagingSession: open.sessionId,
     forwardSession: open.sessionId
   })
+  return page.items.at(-1)?.id ?? null
 }
 
 /** Scrolling down while the newest messages are not loaded: the next page, continuing into later segments. */
