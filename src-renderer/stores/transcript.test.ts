@@ -413,6 +413,30 @@ describe('Home and End', () => {
     expect(st).toMatchObject({ hasMoreBefore: true, hasMoreAfter: false })
   })
 
+  it('drops a live append that lands after Home replaced the window', async () => {
+    await openTranscript('default', 's1')
+    let home!: () => void
+    let live!: () => void
+    const homeHeld = new Promise<void>((r) => (home = r))
+    const liveHeld = new Promise<void>((r) => (live = r))
+    fake.handlers['sessions.messages'] = async (q) => {
+      if (q.afterId === 0) await homeHeld
+      else if (q.afterId != null) await liveHeld
+      return page(q)
+    }
+    const start = jumpToStart()
+    msgs.push(message(501))
+    const newer = loadNewer()
+    await settle() // the live pass has asked for what came after 500
+    home()
+    await start
+    live()
+    await newer
+    // no gap: the first page, not the first page plus the newest message
+    expect(win().ids).toEqual(Array.from({ length: FIRST_PAGE }, (_, i) => i + 1))
+    expect(win().hasMoreAfter).toBe(true)
+  })
+
   it('drops an older page asked for before Home replaced the view', async () => {
     await openTranscript('default', 's1')
     // the older page answers only after Home's page has landed

@@ -42,7 +42,7 @@ interface TranscriptStore {
   view: View | null
 }
 
-export interface Open {
+interface Open {
   profile: string
   sessionId: string
   /** Append what came after the last loaded message; a burst of calls is one pass (plus one while it runs). */
@@ -83,7 +83,7 @@ export function openWindow(): MessageWindow | undefined {
 }
 
 /** Is this open of the transcript still the open one? */
-export const isOpen = (open: Open | null) => open != null && useTranscript.getState().open === open
+const isOpen = (open: Open | null) => open != null && useTranscript.getState().open === open
 
 const write = (open: Open, fn: (w: MessageWindow) => Partial<MessageWindow>) =>
   updateWindow(open.profile, open.sessionId, fn)
@@ -252,8 +252,10 @@ async function readNewer(open: Open): Promise<void> {
           ? { profile, sessionId, afterId: last, limit: TRANSCRIPT_PAGE }
           : { profile, sessionId, beforeId: LATEST, limit: TRANSCRIPT_PAGE }
       )
-      // Home or End replaced the window meanwhile: this page does not continue it
-      if (!isOpen(open) || useTranscript.getState().view !== view) return
+      // Home or End replaced the window meanwhile (a new view; or the window lacks the id this page continues
+      // from, as when Home's page landed first): this page does not continue it
+      const now = cachedWindow(profile, sessionId)
+      if (!isOpen(open) || useTranscript.getState().view !== view || (last != null && !now?.byId[last])) return
       // an empty page after our last id means we are at the end, whatever the flag says
       const moreAfter = page.items.length ? page.hasMoreAfter : false
       write(open, (w) => ({
