@@ -2,7 +2,9 @@ import { useEffect, useRef, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { Badge } from '../components/Badge'
 import { MoneyText } from '../components/MoneyText'
-import { openTranscript, refreshTranscriptMeta, useTranscript } from '../stores/transcript'
+import { openTranscript, useTranscript } from '../stores/transcript'
+import { refreshTranscriptMeta } from '../stores/transcript-live'
+import { useMessageWindow } from '../stores/transcript-window'
 import { useTranscriptMeta } from '../stores/transcript-meta'
 import { sendMessage, turnsForSession, useTurns } from '../stores/turns'
 import { updateSession } from '../stores/sessions'
@@ -33,13 +35,14 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
   useEffect(() => {
     void openTranscript(profile, sessionId, messageId)
   }, [profile, sessionId, messageId])
-  const { error, loading, pageNotFound } = useTranscript(
+  const { error, pageNotFound } = useTranscript(
     useShallow((s) => ({
       error: s.error,
-      loading: s.loading,
       pageNotFound: s.profile === profile && s.sessionId === sessionId && s.notFound
     }))
   )
+  // the first page is on its way (a failed one leaves an empty window and the error)
+  const loading = !useMessageWindow(profile, sessionId, () => true)
   const { detail, cost, chainCosts, costSettled, children, gone } = useTranscriptMeta(profile, sessionId)
   const notFound = pageNotFound || gone
   const connected = useConnection((s) => s.state === 'connected')

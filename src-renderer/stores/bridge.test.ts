@@ -8,7 +8,7 @@ import { resyncAfterReconnect, wireBridge } from './bridge'
 import { requestQuery } from './server'
 import { useMemory } from './memory'
 import { sessionRows, watchSessions } from './sessions'
-import { openTranscript, useTranscript } from './transcript'
+import { openTranscript, openWindow } from './transcript'
 import { useTurns } from './turns'
 
 let fake: FakeApi
@@ -62,7 +62,7 @@ describe('event bridge', () => {
     msgs.push(message(3))
     fake.emit('sessions.changed', { profile: 'default', sessionIds: ['s1'] })
     await settle()
-    expect(useTranscript.getState().ids).toEqual([1, 2, 3])
+    expect(openWindow()!.ids).toEqual([1, 2, 3])
     expect(sessionRows().byKey['default/s1']!.messageCount).toBe(3)
 
     fake.emit('turn.started', {
@@ -87,7 +87,7 @@ describe('event bridge', () => {
     })
     await settle()
     expect(useTurns.getState().byId.t!.status).toBe('completed')
-    expect(useTranscript.getState().ids).toContain(4)
+    expect(openWindow()!.ids).toContain(4)
 
     fake.emit('memory.activity', {
       id: 1,

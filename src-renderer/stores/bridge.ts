@@ -6,11 +6,10 @@ import { applySessionsChanged, isRowsKey, sessionRowsLoaded } from './sessions'
 import { applyDelegationUpdated } from './subagents'
 import {
   applyTranscriptDelegationUpdated,
+  applyTranscriptMessageSaved,
   applyTranscriptSessionsChanged,
-  learnChain,
-  loadNewer,
-  useTranscript
-} from './transcript'
+  resyncTranscript
+} from './transcript-live'
 import { applyTurnDelta, applyTurnFinished, applyTurnQueued, applyTurnStarted, syncTurns } from './turns'
 import { applyGatewayChanged } from './gateway'
 import { queryClient } from './server'
@@ -31,15 +30,7 @@ export function wireBridge(api: CaduceusApi): () => void {
     api.on('turn.started', applyTurnStarted),
     api.on('turn.delta', (e) => {
       applyTurnDelta(e)
-      // a saved message belongs in the open transcript right away, not after the watcher's coalescing
-      const t = useTranscript.getState()
-      if (
-        e.kind === 'message_saved' &&
-        t.profile === e.profile &&
-        (t.sessionId === e.sessionId || t.sessionId === e.savedSessionId) &&
-        !t.hasMoreAfter
-      )
-        void loadNewer()
+      applyTranscriptMessageSaved(e)
     }),
     api.on('turn.finished', applyTurnFinished),
     api.on('delegation.updated', (e) => {
@@ -63,13 +54,9 @@ export async function resyncAfterReconnect(): Promise<void> {
   const merge = sessionRowsLoaded()
   // every cached read is stale; the ones on screen refetch now. A session list is merged with the host instead
   // of read again from its first page (the loaded pages and the scroll position stay).
-  // (A list that never loaded, the host being down, is read from its first page.)
+  // (A list that never loaded, the host being down, is read from its first page.) A transcript's window has no
+  // fetch of its own: it catches up below.
   await queryClient.invalidateQueries({ predicate: (q) => !isRowsKey(q.queryKey) || q.state.data === undefined })
   if (merge) void applySessionsChanged({ profile: '', sessionIds: [] }, true)
-  const t = useTranscript.getState()
-  if (t.sessionId) {
-    if (!t.hasMoreAfter) await loadNewer()
-    // its details are queries on screen: read again above
-    await learnChain()
-  }
+  await resyncTranscript()
 }

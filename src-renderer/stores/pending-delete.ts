@@ -4,7 +4,7 @@ import { bulkSummary } from '../lib/bulk-summary'
 import { sendBulk } from './bulk-actions'
 import { dropRows, hideSessions, reloadSessions, sessionKey } from './sessions'
 import { pushToast, reportError } from './toasts'
-import { forgetTranscript } from './transcript'
+import { forgetTranscript } from './transcript-window'
 
 /** How long "Undo" is offered before the delete is sent: the delete itself cannot be undone. */
 export const UNDO_MS = 8000

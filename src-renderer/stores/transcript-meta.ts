@@ -1,35 +1,37 @@
 /**
  * The open transcript's details — lineage, cost split, each chain segment's cost, subagents — as queries keyed by
- * request + input (server.ts). Switching back shows them from the cache while they refetch (held there as long as
- * the transcript is in the switch-back cache: holdSessionMeta); host events mark them stale through
- * `invalidateSoon` (one refetch per burst, for the ones on screen); each fails on its own, keeping what it showed.
- * A session that is gone is a screen of its own (SessionNotFound), so `not_found` never toasts here, and the parts
- * besides the lineage fail silently, as a missing cost or subagent list did before they were queries: refetched on
- * every event, a host that cannot price would otherwise push a toast per event and per chain segment.
- *
- * The message window stays a hand-written pager (transcript.ts): it pages both ways across a chain's segments and
- * grows by "what came after the last id" on every live append, where an infinite query would re-read every page
- * it holds.
+ * request + input (server.ts). Switching back shows them from the cache while they refetch: they are kept as long as
+ * the transcript's message window (KEPT_MS, transcript-window.ts), so the two go together. Host events mark them
+ * stale through `invalidateSoon` (one refetch per burst, for the ones on screen); each fails on its own, keeping what
+ * it showed. A session that is gone is a screen of its own (SessionNotFound), so `not_found` never toasts here, and
+ * the parts besides the lineage fail silently, as a missing cost or subagent list did before they were queries:
+ * refetched on every event, a host that cannot price would otherwise push a toast per event and per chain segment.
  */
-import { QueryObserver, useQueries, useQuery } from '@tanstack/react-query'
+import { useQueries, useQuery } from '@tanstack/react-query'
 import type { SessionCost, SessionDetail } from '@shared/contract'
 import { invalidateSoon, isNotFound, keyInput, queryClient, requestQuery } from './server'
 
+/** How long a transcript left stays cached for switching back: its window and these details alike. */
+export const KEPT_MS = 30 * 60_000
+
+const kept = <Q extends object>(q: Q): Q => ({ ...q, gcTime: KEPT_MS })
 const quiet = <Q extends { meta?: object }>(q: Q): Q => ({ ...q, meta: { ...q.meta, quietNotFound: true } })
 const silent = <Q extends { meta?: object }>(q: Q): Q => ({ ...q, meta: { ...q.meta, silent: true } })
 
 const sessionDetailQuery = (profile: string, sessionId: string) =>
-  quiet(requestQuery('sessions.get', { profile, sessionId }, 'Loading session'))
+  kept(quiet(requestQuery('sessions.get', { profile, sessionId }, 'Loading session')))
 
 const sessionCostQuery = (profile: string, sessionId: string) =>
-  silent(requestQuery('costs.session', { profile, sessionId }, 'Loading session cost'))
+  kept(silent(requestQuery('costs.session', { profile, sessionId }, 'Loading session cost')))
 
 const sessionChildrenQuery = (profile: string, sessionId: string) =>
-  silent(
-    requestQuery(
-      'subagents.list',
-      { profile, parentSessionId: sessionId, includeTombstoned: true },
-      'Loading subagents'
+  kept(
+    silent(
+      requestQuery(
+        'subagents.list',
+        { profile, parentSessionId: sessionId, includeTombstoned: true },
+        'Loading subagents'
+      )
     )
   )
 
@@ -67,22 +69,6 @@ export function invalidateSessionMeta(profile: string, ids: string[]): Promise<v
  */
 export function dropSessionMeta(profile: string, sessionId: string): void {
   queryClient.removeQueries({ type: 'inactive', predicate: (q) => aboutSessions(q.queryKey, profile, [sessionId]) })
-}
-
-/**
- * Keeps a session's details (and its chain segments' costs) in the cache while its transcript is in the switch-back
- * cache, however long that is: an observer that never fetches holds a query, as a mounted page does, without making
- * it one events refetch. Returns the release.
- */
-export function holdSessionMeta(profile: string, sessionId: string): () => void {
-  const chain = cachedChain(profile, sessionId)
-  const queries = [
-    sessionDetailQuery(profile, sessionId),
-    sessionChildrenQuery(profile, sessionId),
-    ...[...new Set([sessionId, ...chain])].map((id) => sessionCostQuery(profile, id))
-  ]
-  const offs = queries.map((q) => new QueryObserver(queryClient, { ...q, enabled: false } as never).subscribe(() => {}))
-  return () => offs.forEach((off) => off())
 }
 
 /** What the session page shows besides the messages. */

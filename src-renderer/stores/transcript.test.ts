@@ -10,26 +10,30 @@ import {
 import { installFakeApi, settle, type FakeApi } from '../test-utils/fake-api'
 import { observe } from '../test-utils/query'
 import { resetStores } from '../test-utils/reset-stores'
-import { queryClient } from './server'
+import { skipToken } from '@tanstack/react-query'
+import { queryClient, requestKey } from './server'
 import { message, subagent, summary, usd } from '../test-utils/fixtures'
 import { applyDelegationUpdated } from './subagents'
 import {
-  applyTranscriptDelegationUpdated,
-  forgetTranscript,
-  applyTranscriptSessionsChanged,
   jumpToEnd,
   jumpToStart,
   loadNewerPage,
   loadNewer,
   loadOlder,
   openTranscript,
+  openWindow,
   useTranscript
 } from './transcript'
+import { applyTranscriptDelegationUpdated, applyTranscriptSessionsChanged } from './transcript-live'
+import { cachedWindow, forgetTranscript } from './transcript-window'
 import { useToasts } from './toasts'
 import { sessionMetaQueries } from './transcript-meta'
 
 /** An open asks for a few screens first (not a full page); older pages follow as the reader scrolls up. */
 const FIRST_PAGE = 60
+
+/** The open transcript's loaded window (query data). */
+const win = () => openWindow()!
 
 let fake: FakeApi
 let msgs: Message[]
@@ -89,8 +93,6 @@ const detail = (id: string) => ({
 
 beforeEach(async () => {
   resetStores()
-  // Sessions an earlier test switched away from sit in the switch-back cache: forget them as a delete does.
-  for (const id of ['s1', 's2', 'slow', 'fast']) forgetTranscript('default', id)
   msgs = Array.from({ length: 500 }, (_, i) => message(i + 1))
   fake = await installFakeApi({
     'sessions.messages': page,
@@ -114,7 +116,7 @@ describe('transcript store', () => {
     const view = mountPage('default', 's1')
     await openTranscript('default', 's1')
     await settle()
-    const st = useTranscript.getState()
+    const st = win()
     expect(fake.callsOf('sessions.messages')[0]).toMatchObject({
       beforeId: Number.MAX_SAFE_INTEGER, // before any id the host can hold: the newest page
       limit: FIRST_PAGE
@@ -132,16 +134,15 @@ describe('transcript store', () => {
 
   it('opens around a search hit and keeps it as the focus', async () => {
     await openTranscript('default', 's1', 42)
-    const st = useTranscript.getState()
-    expect(st.focusId).toBe(42)
-    expect(st.byId[42]).toBeDefined()
+    expect(useTranscript.getState().focusId).toBe(42)
+    expect(win().byId[42]).toBeDefined()
     expect(fake.callsOf('sessions.messages')[0]).toMatchObject({ aroundId: 42 })
   })
 
   it('pages older messages in front without duplicates', async () => {
     await openTranscript('default', 's1')
     expect(await loadOlder()).toBe(200)
-    const st = useTranscript.getState()
+    const st = win()
     expect(st.ids[0]).toBe(501 - FIRST_PAGE - 200)
     expect(new Set(st.ids).size).toBe(st.ids.length)
   })
@@ -150,7 +151,7 @@ describe('transcript store', () => {
     await openTranscript('default', 's1')
     msgs.push(message(501), message(502))
     await applyTranscriptSessionsChanged({ profile: 'default', sessionIds: ['s1'] })
-    expect(useTranscript.getState().ids.slice(-2)).toEqual([501, 502])
+    expect(win().ids.slice(-2)).toEqual([501, 502])
     // a change elsewhere fetches nothing
     const n = fake.calls.length
     await applyTranscriptSessionsChanged({ profile: 'default', sessionIds: ['other'] })
@@ -162,7 +163,7 @@ describe('transcript store', () => {
     await openTranscript('default', 's1')
     msgs.push(message(501))
     await applyTranscriptSessionsChanged({ profile: 'default', sessionIds: ['root0'] })
-    expect(useTranscript.getState().ids.at(-1)).toBe(501)
+    expect(win().ids.at(-1)).toBe(501)
   })
 
   it('overlapping live loads collapse and never duplicate messages', async () => {
@@ -172,7 +173,7 @@ describe('transcript store', () => {
     msgs.push(message(502))
     const b = loadNewer()
     await Promise.all([a, b])
-    const ids = useTranscript.getState().ids
+    const ids = win().ids
     expect(ids.slice(-2)).toEqual([501, 502])
     expect(new Set(ids).size).toBe(ids.length)
   })
@@ -185,7 +186,7 @@ describe('transcript store', () => {
     await Promise.all(
       Array.from({ length: 5 }, () => applyTranscriptSessionsChanged({ profile: 'default', sessionIds: ['s1'] }))
     )
-    expect(useTranscript.getState().ids.at(-1)).toBe(501)
+    expect(win().ids.at(-1)).toBe(501)
     expect(fake.callsOf('sessions.messages')).toHaveLength(pages + 1)
     expect(fake.callsOf('sessions.get')).toHaveLength(details + 1)
   })
@@ -205,7 +206,9 @@ describe('transcript store', () => {
     release()
     await first
     expect(useTranscript.getState().sessionId).toBe('fast')
-    expect(useTranscript.getState().ids).toEqual([1])
+    expect(win().ids).toEqual([1])
+    // not kept for a switch-back either: that open was left before its page came
+    expect(cachedWindow('default', 'slow')).toBeUndefined()
   })
 
   it('refreshes children when one of its delegations changes', async () => {
@@ -263,7 +266,7 @@ describe('transcript store', () => {
     const view = mountPage('default', 's1')
     await openTranscript('default', 's1')
     await settle()
-    expect(useTranscript.getState().ids).toHaveLength(FIRST_PAGE)
+    expect(win().ids).toHaveLength(FIRST_PAGE)
     expect(view.cost()).toBeNull()
     expect(view.detail()).not.toBeNull()
     // the rest of the page stands, and a missing cost is no toast: refetched on every event, it would be one per event
@@ -283,21 +286,23 @@ describe('the details as queries', () => {
     expect(fake.callsOf('subagents.list')).toHaveLength(before + 1)
   })
 
-  it('a transcript in the switch-back cache keeps its details however long it waits; out of it, they may go', async () => {
-    const observers = (id: string) =>
-      queryClient
-        .getQueryCache()
-        .find({ queryKey: sessionMetaQueries('default', id).detail.queryKey })
-        ?.getObserversCount()
+  it('a transcript kept for switching back keeps its details as long as its window; out of the cache, both go', async () => {
+    const cached = (key: readonly unknown[]) => queryClient.getQueryCache().find({ queryKey: key, exact: true })
+    const detailKey = sessionMetaQueries('default', 's1').detail.queryKey
+    const windowKey = requestKey('sessions.messages', { profile: 'default', sessionId: 's1' })
     const page = mountPage('default', 's1')
     await openTranscript('default', 's1')
     await settle()
     expect(page.detail()).not.toBeNull()
     for (const v of views.splice(0)) v.off() // the page leaves s1
     await openTranscript('default', 's2')
-    expect(observers('s1')).toBe(1) // held by the switch-back cache, not by a view
+    expect(queryClient.getQueryData(detailKey)).toBeDefined()
+    expect(cachedWindow('default', 's1')).toBeDefined()
+    // no view holds them now: they wait out the same time, so neither outlives the other
+    expect(cached(detailKey)!.gcTime).toBe(cached(windowKey)!.gcTime)
     forgetTranscript('default', 's1')
-    expect(observers('s1') ?? 0).toBe(0)
+    expect(queryClient.getQueryData(detailKey)).toBeUndefined()
+    expect(cachedWindow('default', 's1')).toBeUndefined()
   })
 })
 
@@ -315,12 +320,51 @@ describe('switching back to a recent transcript', () => {
     const now = useTranscript.getState()
     expect(now.sessionId).toBe('s1')
     expect(now.loading).toBe(false)
-    expect(now.ids).toHaveLength(FIRST_PAGE)
+    expect(win().ids).toHaveLength(FIRST_PAGE)
     // its details are still in the cache: the page shows them while they are read again
     expect(queryClient.getQueryData(sessionMetaQueries('default', 's1').detail.queryKey)).not.toBeUndefined()
     await back
-    expect(useTranscript.getState().ids.at(-1)).toBe(501)
+    expect(win().ids.at(-1)).toBe(501)
     expect(pages.every((q) => q.afterId === 500)).toBe(true)
+  })
+
+  it('the window is the query cache’s: a view on it sees the switch-back at once and the catch-up after', async () => {
+    await openTranscript('default', 's1')
+    await openTranscript('default', 's2')
+    msgs.push(message(501))
+    const view = observe<{ ids: number[] }>({
+      queryKey: requestKey('sessions.messages', { profile: 'default', sessionId: 's1' }),
+      queryFn: skipToken
+    })
+    views.push(view)
+    const pages = fake.callsOf('sessions.messages').length
+    const back = openTranscript('default', 's1')
+    expect(view.data()!.ids.at(-1)).toBe(500) // from the cache, before any reply
+    await back
+    expect(view.data()!.ids.at(-1)).toBe(501)
+    expect(fake.callsOf('sessions.messages').slice(pages)).toEqual([expect.objectContaining({ afterId: 500 })])
+  })
+
+  it('keeps the last four transcripts left; one left longer ago opens from a fresh page', async () => {
+    for (const id of ['s1', 's2', 's3', 's4', 's5', 's6']) await openTranscript('default', id)
+    expect(cachedWindow('default', 's1')).toBeUndefined()
+    for (const id of ['s2', 's3', 's4', 's5']) expect(cachedWindow('default', id)).toBeDefined()
+    const pages = fake.callsOf('sessions.messages').length
+    await openTranscript('default', 's2')
+    expect(fake.callsOf('sessions.messages').slice(pages)).toEqual([expect.objectContaining({ afterId: 500 })])
+    await openTranscript('default', 's1')
+    expect(fake.callsOf('sessions.messages').at(-1)).toMatchObject({ beforeId: Number.MAX_SAFE_INTEGER })
+    // s3 is now the one left longest ago: s2 came back and s6 was left since
+    expect(cachedWindow('default', 's3')).toBeUndefined()
+  })
+
+  it('a transcript left after Home opens at its newest again, not at the start it was left on', async () => {
+    await openTranscript('default', 's1')
+    await jumpToStart()
+    await openTranscript('default', 's2')
+    await openTranscript('default', 's1')
+    expect(win().ids.at(-1)).toBe(500)
+    expect(win()).toMatchObject({ hasMoreBefore: true, hasMoreAfter: false })
   })
 
   it('a session deleted meanwhile opens as not found, without an error toast', async () => {
@@ -341,7 +385,7 @@ describe('transcript end detection', () => {
     fake.handlers['sessions.messages'] = (q) =>
       q.afterId != null ? { items: [], hasMoreBefore: true, hasMoreAfter: true } : page(q)
     await loadNewer()
-    expect(useTranscript.getState().hasMoreAfter).toBe(false)
+    expect(win().hasMoreAfter).toBe(false)
   })
 })
 
@@ -354,19 +398,43 @@ describe('Home and End', () => {
     expect(fake.callsOf('sessions.messages').slice(before)).toEqual([
       expect.objectContaining({ sessionId: 's1', afterId: 0, limit: FIRST_PAGE })
     ])
-    let st = useTranscript.getState()
+    let st = win()
     expect(st.ids[0]).toBe(1)
     expect(st.ids.at(-1)).toBe(FIRST_PAGE)
     expect(st).toMatchObject({ hasMoreBefore: false, hasMoreAfter: true })
     await loadNewerPage()
-    st = useTranscript.getState()
+    st = win()
     expect(st.ids.at(-1)).toBe(FIRST_PAGE + 200)
     expect(new Set(st.ids).size).toBe(FIRST_PAGE + 200)
     await jumpToEnd()
-    st = useTranscript.getState()
+    st = win()
     expect(st.ids.at(-1)).toBe(500)
     expect(st.ids[0]).toBe(501 - FIRST_PAGE)
     expect(st).toMatchObject({ hasMoreBefore: true, hasMoreAfter: false })
+  })
+
+  it('drops a live append that lands after Home replaced the window', async () => {
+    await openTranscript('default', 's1')
+    let home!: () => void
+    let live!: () => void
+    const homeHeld = new Promise<void>((r) => (home = r))
+    const liveHeld = new Promise<void>((r) => (live = r))
+    fake.handlers['sessions.messages'] = async (q) => {
+      if (q.afterId === 0) await homeHeld
+      else if (q.afterId != null) await liveHeld
+      return page(q)
+    }
+    const start = jumpToStart()
+    msgs.push(message(501))
+    const newer = loadNewer()
+    await settle() // the live pass has asked for what came after 500
+    home()
+    await start
+    live()
+    await newer
+    // no gap: the first page, not the first page plus the newest message
+    expect(win().ids).toEqual(Array.from({ length: FIRST_PAGE }, (_, i) => i + 1))
+    expect(win().hasMoreAfter).toBe(true)
   })
 
   it('drops an older page asked for before Home replaced the view', async () => {
@@ -382,7 +450,7 @@ describe('Home and End', () => {
     await jumpToStart()
     release()
     await older
-    const st = useTranscript.getState()
+    const st = win()
     // no gap: exactly the first page, not the first page plus a page from the old view's middle
     expect(st.ids).toEqual(Array.from({ length: FIRST_PAGE }, (_, i) => i + 1))
   })

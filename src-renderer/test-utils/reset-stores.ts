@@ -12,10 +12,8 @@ import { useTranscript } from '../stores/transcript'
 import { useTurns } from '../stores/turns'
 
 /**
- * Each store back to its initial state, and the query cache emptied. Module state beyond the stores needs no reset: sequence counters
- * only grow (older replies stay dropped) and each test awaits its loads and timers and ends its watches.
- * The transcript's switch-back cache is the exception: a file that switches sessions forgets them
- * (`forgetTranscript`, as a delete does) so a later test opens them fresh.
+ * Each store back to its initial state, and the query cache emptied (the transcripts kept for switching back with
+ * it). Module state beyond the stores needs no reset: each test awaits its loads and timers and ends its watches.
  */
 export function resetStores(): void {
   queryClient.clear()

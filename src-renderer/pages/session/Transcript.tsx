@@ -5,6 +5,7 @@ import { useShallow } from 'zustand/react/shallow'
 import { searchTerms } from '../../lib/highlight'
 import { useSessions } from '../../stores/sessions'
 import { canLoadOlder, jumpToEnd, loadNewerPage, loadOlder, useTranscript } from '../../stores/transcript'
+import { useMessageWindow } from '../../stores/transcript-window'
 import { useTranscriptKeys } from './use-transcript-keys'
 import { useSessionChain } from '../../stores/transcript-meta'
 import { CompactionMarker } from './CompactionMarker'
@@ -18,6 +19,8 @@ import { pairToolCalls, ToolPairsContext } from './tool-pairs'
 import { summarizeTurns } from './turn-usage'
 import { TurnUsage } from './TurnUsage'
 
+const NOTHING: { ids: number[]; byId: Record<number, Message> } = { ids: [], byId: {} }
+
 /** Up to this many messages every row is in the DOM. */
 const SHORT = 40
 
@@ -30,11 +33,12 @@ const STICK_PX = 80
  * then scroll, building (and parsing the Markdown of) a screenful of rows nobody sees.
  */
 // memo: the page around it re-renders as each of its details arrives (transcript-meta.ts); the transcript only
-// changes with its own store
+// changes with its own store and window
 export const Transcript = memo(function Transcript({ profile, sessionId }: { profile: string; sessionId: string }) {
   // until the store has switched to this session it still holds the previous one: don't lay that out again
   const other = useTranscript((s) => s.profile !== profile || s.sessionId !== sessionId)
-  const loading = useTranscript((s) => s.loading && !s.ids.length)
+  // no window yet: its first page is on its way (a failed one leaves an empty window)
+  const loading = !useMessageWindow(profile, sessionId, () => true)
   // a turn already streaming into this session shows at once, page or not
   const live = useTurns((s) => turnsForSession(s, profile, sessionId).length > 0)
   if (other || (loading && !live))
@@ -47,7 +51,7 @@ export const Transcript = memo(function Transcript({ profile, sessionId }: { pro
         </div>
       </div>
     )
-  return <TranscriptList key={`${profile}/${sessionId}`} />
+  return <TranscriptList key={`${profile}/${sessionId}`} profile={profile} sessionId={sessionId} />
 })
 
 /**
@@ -55,23 +59,17 @@ export const Transcript = memo(function Transcript({ profile, sessionId }: { pro
  * Keeps the reader's place when older pages load in front, follows new output while the reader is at the
  * bottom (only scrolling up stops that, not rows growing as they are measured), and centres a search hit.
  */
-function TranscriptList() {
-  const { profile, sessionId, ids, byId, hasMoreBefore, hasMoreAfter, loading, loadingOlder, focusId, olderCount } =
-    useTranscript(
-      useShallow((s) => ({
-        profile: s.profile,
-        sessionId: s.sessionId,
-        ids: s.ids,
-        byId: s.byId,
-        hasMoreBefore: canLoadOlder(s),
-        hasMoreAfter: s.hasMoreAfter,
-        loading: s.loading,
-        loadingOlder: s.loadingOlder,
-        focusId: s.focusId,
-        olderSegments: s.olderSegments,
-        olderCount: s.olderSegments.length
-      }))
-    )
+function TranscriptList({ profile, sessionId }: { profile: string; sessionId: string }) {
+  const { loadingOlder, focusId } = useTranscript(
+    useShallow((s) => ({ loadingOlder: s.loadingOlder, focusId: s.focusId }))
+  )
+  const win = useMessageWindow(profile, sessionId)
+  // no window yet: the first page is on its way (a live turn shows meanwhile)
+  const loading = !win
+  const { ids, byId } = win ?? NOTHING
+  const hasMoreBefore = canLoadOlder(win, focusId)
+  const hasMoreAfter = !!win?.hasMoreAfter
+  const olderCount = win?.olderSegments.length ?? 0
   const chain = useSessionChain(profile, sessionId)
   const turns = useTurns(useShallow((s) => turnsForSession(s, profile, sessionId)))
   const query = useSessions((s) => s.search.query)
@@ -170,7 +168,7 @@ function TranscriptList() {
     v.scrollToIndex(idx, { align: 'center' })
   }, [focusId, ids, v])
 
-  const segmentStartReached = !useTranscript.getState().hasMoreBefore
+  const segmentStartReached = !win?.hasMoreBefore
   const hasRows = ids.length > 0
   // Read at check time, never a reason to re-check (a finished older page must not chain into the next segment).
   const atCheck = useRef({ loadingOlder, focusId })
@@ -290,7 +288,7 @@ function TranscriptList() {
                 const t = anchors.get(m.id)
                 const focused = m.id === focusId
                 const prev = it.index > 0 ? byId[ids[it.index - 1]!] : undefined
-                const newSegment = !!prev && prev.sessionId !== m.sessionId && !!chain && !!profile
+                const newSegment = !!prev && prev.sessionId !== m.sessionId && !!chain
                 const nested = inCall(m)
                 return (
                   <div
@@ -306,7 +304,7 @@ function TranscriptList() {
                       transform: `translateY(${it.start - margin}px)`
                     }}
                   >
-                    {newSegment && <CompactionMarker profile={profile!} chain={chain!} segmentId={m.sessionId} />}
+                    {newSegment && <CompactionMarker profile={profile} chain={chain!} segmentId={m.sessionId} />}
                     {t && <TurnBadge t={t} />}
                     {nested ? (
                       <div data-testid="paired-result" data-message-id={m.id} />
@@ -319,7 +317,7 @@ function TranscriptList() {
                 )
               })}
             </div>
-            {hasMoreAfter && profile && sessionId && (
+            {hasMoreAfter && (
               <div className="muted pad-s" data-testid="more-after">
                 Newer messages exist —{' '}
                 <button

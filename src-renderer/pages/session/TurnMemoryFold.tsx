@@ -5,6 +5,7 @@ import { getApi } from '../../api'
 import { useMemory } from '../../stores/memory'
 import { requestKey } from '../../stores/server'
 import { useTranscript } from '../../stores/transcript'
+import { useMessageWindow } from '../../stores/transcript-window'
 import { eventsOfTurn, foldCounts, recallText } from '../../lib/turn-memory'
 
 /**
@@ -29,7 +30,8 @@ function sessionEventsQuery(profile: string, sessionId: string, newest: number, 
 
 export function TurnMemoryFold({ m, profile }: { m: Message; profile: string | null | undefined }) {
   const newest = useMemory((s) => s.order[0] ?? 0)
-  const loadedUpTo = useTranscript((s) => Math.max(m.id, s.ids[s.ids.length - 1] ?? 0))
+  const openId = useTranscript((s) => s.sessionId)
+  const loadedUpTo = Math.max(m.id, useMessageWindow(profile ?? null, openId, (w) => w.ids[w.ids.length - 1] ?? 0) ?? 0)
   const [open, setOpen] = useState(false)
   const wanted = !!profile && m.role === 'user'
   const { data: all } = useQuery({

@@ -41,6 +41,12 @@ export function useTranscriptKeys(o: Options): void {
       v.scrollToIndex(i, { align })
       focusWhenRendered(id)
     }
+    // A window Home or End replaced reaches this view a task or two after the store has it (the query cache
+    // batches its notifications): act once the rows render it.
+    const whenShown = (id: number | null, then: () => void, tries = 10) => {
+      if (id == null || cur.current.ids.includes(id) || tries === 0) return then()
+      requestAnimationFrame(() => whenShown(id, then, tries - 1))
+    }
     const onKey = (e: KeyboardEvent) => {
       if (e.defaultPrevented || e.metaKey || e.ctrlKey || e.altKey || isTyping(e.target) || dialogOpen()) return
       const { ids, skip, v, scroller, setFollowing, toBottom } = cur.current
@@ -48,17 +54,19 @@ export function useTranscriptKeys(o: Options): void {
         e.preventDefault()
         setFollowing(false)
         void jumpToStart().then((first) => {
-          if (first != null) requestAnimationFrame(() => go(first, 'start'))
+          if (first != null) whenShown(first, () => requestAnimationFrame(() => go(first, 'start')))
         })
       } else if (e.key === 'End') {
         e.preventDefault()
         setFollowing(true)
-        void jumpToEnd().then(() =>
-          requestAnimationFrame(() => {
-            toBottom()
-            const last = cur.current.ids.findLast((id) => !cur.current.skip(id))
-            if (last != null) focusWhenRendered(last)
-          })
+        void jumpToEnd().then((newest) =>
+          whenShown(newest, () =>
+            requestAnimationFrame(() => {
+              toBottom()
+              const last = cur.current.ids.findLast((id) => !cur.current.skip(id))
+              if (last != null) focusWhenRendered(last)
+            })
+          )
         )
       } else if (e.key === 'j' || e.key === 'k') {
         const stops = ids.filter((id) => !skip(id))
