@@ -62,8 +62,12 @@ const promptOf = (blocks: Record<'memory' | 'user', string | null>) =>
 function filesState(h: string) {
   const out: Record<string, unknown> = {}
   for (const name of readdirSync(join(h, 'memories')).sort()) {
+    // Which files were backed up, not how many snapshots: both programs name one `<FILE>.bak.<unix seconds>`, so two
+    // refusals a second apart leave two where the golden run (within one second) left one.
     if (name.includes('.bak.')) {
-      ;((out.bak ??= []) as string[]).push(name.split('.bak.')[0]!)
+      const bak = (out.bak ??= []) as string[]
+      const file = name.split('.bak.')[0]!
+      if (!bak.includes(file)) bak.push(file)
       continue
     }
     if (name.endsWith('.lock')) continue
