@@ -271,6 +271,7 @@ export function prepareForWrite(h: StateDb, busyMs = 1000): void {
       sqlite.pragma('journal_size_limit = 67108864')
   }
   let mode = String(h.sqlite.pragma('journal_mode', { simple: true }))
+  let settled = true
   if (mode !== 'wal' && want === 'wal') {
     const busy = Number(h.sqlite.pragma('busy_timeout', { simple: true })) || 0
     h.sqlite.pragma('busy_timeout = 0') // never sleep on the event loop for a foreign lock; retried next write
@@ -280,7 +281,9 @@ export function prepareForWrite(h: StateDb, busyMs = 1000): void {
       if (mode === 'wal') h.sqlite.pragma('journal_size_limit = 67108864')
       else why = `SQLite kept journal_mode=${mode}`
     } catch (err) {
-      why = errorMessage(err)
+      // Another process holds the file for a moment: not a reason to give WAL up; the next write tries again.
+      if (isBusy(err)) settled = false
+      else why = errorMessage(err)
       mode = String(h.sqlite.pragma('journal_mode', { simple: true })) // keep what the filesystem allows
     } finally {
       h.sqlite.pragma(`busy_timeout = ${busy}`)
@@ -292,7 +295,7 @@ export function prepareForWrite(h: StateDb, busyMs = 1000): void {
   }
   h.journalMode = mode
   tighten(h.path)
-  h.writable = true
+  h.writable = settled
 }
 
 /**
