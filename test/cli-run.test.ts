@@ -1,6 +1,6 @@
 // `caduceus run -z` as a script runs it: a real child process, real state.db, a real provider server.
 import { execFile, spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
@@ -61,6 +61,23 @@ describe('caduceus run -z', { timeout: 120_000 }, () => {
     expect(r.code).toBe(0)
     expect(r.stdout.trim()).toMatch(/^You said: "hello from a script"/)
     expect(r.stdout.trim().split('\n')).toHaveLength(1)
+  })
+
+  // Each process finds no state.db and creates it: none may see another's half-made file or report it unreadable.
+  it('several at once on an empty home all answer, into one complete state.db (WAL, 0600)', async () => {
+    const dir = home(DEMO)
+    const runs = await Promise.all([1, 2, 3, 4].map((i) => cli(dir, 'run', '-z', `race ${i}`, '--json')))
+    expect(
+      runs.map((r) => r.code),
+      runs.map((r) => r.stderr).join('\n')
+    ).toEqual([0, 0, 0, 0])
+    const ids = runs.map((r) => JSON.parse(r.stdout).session_id as string)
+    expect(ids.map((id) => source(dir, id))).toEqual(['cli', 'cli', 'cli', 'cli'])
+    const db = new Database(join(dir, 'state.db'), { readonly: true })
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
+    db.close()
+    expect(statSync(join(dir, 'state.db')).mode & 0o777).toBe(0o600)
+    expect(readdirSync(dir).filter((f) => f.startsWith('.state.db'))).toEqual([]) // no temp file left behind
   })
 
   it('--json prints {session_id, reply, usage, cost, warnings} and the session is stored with source cli', async () => {

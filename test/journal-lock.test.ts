@@ -9,6 +9,8 @@ import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { LogRecord } from '@shared/contract/log'
 import { createHost } from '../src-main/host'
+import { createTurnHost } from '../src-main/host/compose'
+import { TURN_CHANNELS } from '../src-main/gateway'
 import { createLogger } from '../src-main/host/log/log'
 import { holdJournalLock, makeDeleteJournalHome } from './fixtures/journal-lock'
 
@@ -71,5 +73,27 @@ describe('a rollback-journal home locked by another program', () => {
     const check = new Database(join(home, 'state.db'), { readonly: true })
     expect(check.pragma('journal_mode', { simple: true })).toBe('delete')
     check.close()
+  }, 30_000)
+})
+
+describe('a one-shot turn on a rollback-journal home another program holds', () => {
+  it('waits for the exclusive lock (open and first read retried off the loop), then completes', async () => {
+    const home = deleteJournalHome()
+    const host = await createTurnHost({ home })
+    try {
+      const lock = holdJournalLock(join(home, 'state.db'), 0, 800)
+      await lock.phase('exclusive') // the store is not open yet: the turn opens it under the lock
+      let settled = false
+      const turn = host.gateway.runChannelTurn({ profile: 'default', channel: TURN_CHANNELS.oneShot, text: 'hi' })
+      void turn.finally(() => (settled = true)).catch(() => undefined)
+      await new Promise((r) => setTimeout(r, 200))
+      expect(settled).toBe(false)
+      await lock.phase('released')
+      const done = await turn
+      expect([done.status, done.error]).toEqual(['completed', undefined])
+      expect(done.reply).toContain('hi')
+    } finally {
+      await host.close()
+    }
   }, 30_000)
 })

@@ -30,7 +30,7 @@ import type {
   TurnDeltaLike,
   TurnResultLike
 } from './gateway-types'
-import { countOf, imageRefusal, parseInput, readRow } from './turn-helpers'
+import { countOf, imageRefusal, isLocked, parseInput, readRow, whileLocked } from './turn-helpers'
 import { moneyFromTurn } from '@shared/contract/money'
 import { IdleSweepTimer } from './idle-timer'
 import { silentLogger, type Logger } from '@shared/contract/log'
@@ -66,7 +66,8 @@ const busy = () =>
 function currentSegment(store: GatewayStore, id: string): string {
   try {
     return store.resolveResumeSessionId?.(id) ?? id
-  } catch {
+  } catch (err) {
+    if (isLocked(err)) throw err // locked for a moment: not a reason to continue in another segment
     return id // gone, or unreadable: the caller's own check says so
   }
 }
@@ -400,9 +401,14 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
    * the channel's source. Resolves when the turn has ended, with its final reply.
    */
   async runChannelTurn(input: ChannelTurnInput): Promise<ChannelTurnResult> {
-    const store = this.storeFor(input.profile)
-    const sid = currentSegment(store, input.sessionId || newDeskSessionId())
-    const isNew = !readRow(store, sid)
+    const id = input.sessionId || newDeskSessionId()
+    // Only reads: a rollback-journal home another process is writing or creating (concurrent `caduceus run -z`)
+    // is locked for a moment, so the open and the first read are tried again instead of failing the turn.
+    const { store, sid, isNew } = await whileLocked(() => {
+      const store = this.storeFor(input.profile)
+      const sid = currentSegment(store, id)
+      return { store, sid, isNew: !readRow(store, sid) }
+    })
     const live = await this.begin(input.profile, sid, input.text, store, {
       isNew,
       channel: input.channel,
@@ -846,7 +852,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     try {
       store = this.opts.stores.get(profile)
     } catch (err) {
-      if (err instanceof CaduceusError) throw err
+      if (err instanceof CaduceusError || isLocked(err)) throw err // locked: busy for a moment, the caller may retry
       throw new CaduceusError('unavailable', `Profile ${profile} could not be opened: ${errorMessage(err)}`, 'profile')
     }
     if (!store) throw new CaduceusError('not_found', `Unknown profile: ${profile}`, 'profile')

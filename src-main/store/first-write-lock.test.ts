@@ -4,8 +4,10 @@
  * file is untouched until a write commits; the next write tries again and succeeds.
  */
 import Database from 'better-sqlite3'
+import { spawn } from 'node:child_process'
 import { copyFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { createInterface } from 'node:readline'
 import { afterEach, describe, expect, it } from 'vitest'
 import { SessionStore } from './index'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
@@ -61,5 +63,39 @@ describe('a first write that meets a foreign lock', () => {
     const after = read()
     expect(after.page).toEqual([...before.page, 'written after the lock'])
     expect([...after.list].sort()).toEqual([...before.list].sort())
+  })
+})
+
+describe('a first write whose switch to WAL meets a foreign lock', () => {
+  it('is no reason to give WAL up: nothing is reported, and the write that gets the lock switches', async () => {
+    const path = join(tempDir(), 'state.db')
+    copyFileSync(GOLDEN, path)
+    const raw = new Database(path)
+    raw.pragma('journal_mode = DELETE')
+    raw.close()
+    // Another process holds the write lock (rollback journal) until its stdin closes.
+    const holder = spawn(process.execPath, [resolve(import.meta.dirname, 'test-fixtures/hold-lock.mjs'), path, '0'])
+    open.push({ close: () => holder.exitCode === null && holder.kill() })
+    const said = (word: string) =>
+      new Promise<void>((ok) => createInterface({ input: holder.stdout }).on('line', (l) => l === word && ok()))
+    const released = said('released')
+    await said('locked')
+    const notices: string[] = []
+    const store = new SessionStore(path, {
+      profile: 'default',
+      lazyCreate: true,
+      onJournalNotice: (m) => notices.push(m)
+    })
+    open.push(store)
+    const write = store.appendMessage(SID, { role: 'user', content: 'written once the lock is gone' })
+    await new Promise((r) => setTimeout(r, 100))
+    expect(store.pendingWrites).toBe(1)
+    holder.stdin.end()
+    await released
+    await write
+    expect(notices).toEqual([])
+    const file = new Database(path, { readonly: true })
+    open.push(file)
+    expect(file.pragma('journal_mode', { simple: true })).toBe('wal')
   })
 })

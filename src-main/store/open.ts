@@ -1,20 +1,23 @@
 /**
  * Opening a profile's state.db. Opening only reads: it checks the file is a database, detects the home's
  * shape (shape.ts) and changes nothing — no journal-mode switch, no DDL, no file created. The first write
- * calls `prepareForWrite()`: it creates a missing file (0600), switches to WAL (DELETE fallback) and the
- * write transaction then reconciles additively. So a file Caduceus refuses is never touched, a profile
+ * calls `prepareForWrite()`: it creates a missing file complete and atomically (create.ts: 0600, WAL unless
+ * configured otherwise), switches an existing home to WAL (DELETE fallback) and the write transaction then
+ * reconciles additively. An empty file counts as missing; a foreign lock met while opening is passed on as busy
+ * (retried), never reported as an unreadable file. So a file Caduceus refuses is never touched, a profile
  * folder without state.db gets none until something is written, and reads never take the write lock.
  */
 import Database from 'better-sqlite3'
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { chmodSync, closeSync, existsSync, openSync, readSync, statSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { CaduceusError } from '@shared/contract'
 import * as schema from './schema'
 import { missingColumns, reconcile, type ReconcileReport } from './reconcile'
 import { applyReadShim, dropReadShim, restoreShimState, shimViews } from './read-shim'
 import { detectShape, schemaCookie, shapeNotice, type HomeShape } from './shape'
 import { isBusy } from './write-queue'
+import { createStateDb } from './create'
 import { errorMessage } from '@shared/contract/errors'
 
 /** The file header's read/write version bytes say WAL (2) or rollback journal (1); read before connecting. */
@@ -151,8 +154,10 @@ export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
   const file = resolve(path)
   const readonly = opts.readonly === true
   const busyMs = Math.max(0, Math.floor(opts.busyTimeoutMs ?? (readonly ? 5000 : 1000)))
-  if (!existsSync(file)) {
-    if (readonly) throw new UnreadableStateDbError(file, 'no such file')
+  const at = fileAt(file)
+  if (!at && readonly) throw new UnreadableStateDbError(file, 'no such file')
+  // An empty file is no database yet (another program is just creating it): like no file, until the first write.
+  if (!at || (at.size === 0 && !readonly)) {
     const sqlite = emptySchema()
     const shape = detectShape(sqlite)
     return {
@@ -174,24 +179,30 @@ export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
   }
   let sqlite: Database.Database
   // Taken before connecting: a rename over the path right after makes the next check see a change, never miss one.
-  const fileId = fileAt(file)?.id ?? null
+  const fileId = at.id
+  // Locked for a moment (another program writing, or creating the file), not unreadable: the caller may retry.
+  const unreadable = (err: unknown) => (isBusy(err) ? err : new UnreadableStateDbError(file, errorMessage(err)))
   try {
     // Rollback journal: a foreign writer blocks readers, and SQLite's busy handler would sleep on this (the
     // event loop's) thread. Fail fast instead; the host retries reads off the loop (host/dispatch/dispatch.ts).
     sqlite = connect(file, readonly, headerSaysWal(file) ? busyMs : 0)
   } catch (err) {
-    throw new UnreadableStateDbError(file, errorMessage(err))
+    throw unreadable(err)
   }
   try {
+    // One read transaction: once its first read holds the lock, no foreign commit lands mid-open (a rollback-journal
+    // writer would otherwise make a later step, e.g. an FTS table's constructor, fail as something else than busy).
+    sqlite.exec('BEGIN')
     let shape: HomeShape
     try {
       shape = detectShape(sqlite)
     } catch (err) {
-      if (isBusy(err)) throw err // locked for a moment, not unreadable: the caller may retry
-      throw new UnreadableStateDbError(file, errorMessage(err))
+      throw unreadable(err)
     }
     const journalMode = String(sqlite.pragma('journal_mode', { simple: true }))
+    const missing = missingColumns(sqlite)
     applyReadShim(sqlite) // TEMP views only: the file is not touched
+    sqlite.exec('COMMIT')
     return {
       path: file,
       readonly,
@@ -199,7 +210,7 @@ export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
       orm: drizzle(sqlite, { schema }),
       journalMode,
       reconcile: null,
-      missing: missingColumns(sqlite),
+      missing,
       shape,
       notice: shapeNotice(shape),
       pending: false,
@@ -235,24 +246,32 @@ export function refreshShape(h: StateDb): HomeShape {
 export function prepareForWrite(h: StateDb, busyMs = 1000): void {
   if (h.readonly) throw new CaduceusError('refused', `${h.path} is open read-only`)
   if (h.writable) return
-  if (h.pending) {
-    mkdirSync(dirname(h.path), { recursive: true })
-    if (!existsSync(h.path)) closeSync(openSync(h.path, 'a', 0o600))
-    h.fileId = fileAt(h.path)?.id ?? null
-    const sqlite = connect(h.path, false, busyMs)
-    h.sqlite.close()
-    h.sqlite = sqlite
-    h.orm = drizzle(sqlite, { schema })
-    h.shape = detectShape(sqlite)
-    h.pending = false
-  }
-  let mode = String(h.sqlite.pragma('journal_mode', { simple: true }))
   const want =
     String(h.journalConfig?.journalMode?.() ?? 'wal')
       .trim()
       .toLowerCase() === 'delete'
       ? 'delete'
       : 'wal'
+  if (h.pending) {
+    createStateDb(h.path, want === 'wal', sqliteOptions()) // complete, or the one another process made first
+    const fileId = fileAt(h.path)?.id ?? null
+    // Busy (a foreign creator still holds it) throws before anything is swapped: write() retries off the loop.
+    const sqlite = connect(h.path, false, headerSaysWal(h.path) ? busyMs : 0)
+    let shape: HomeShape
+    try {
+      shape = detectShape(sqlite)
+    } catch (err) {
+      sqlite.close()
+      throw err
+    }
+    h.sqlite.close()
+    Object.assign(h, { sqlite, orm: drizzle(sqlite, { schema }), shape, fileId, pending: false })
+    // Made in WAL already (create.ts): the limit the switch below sets on a home it converts.
+    if (String(sqlite.pragma('journal_mode', { simple: true })) === 'wal')
+      sqlite.pragma('journal_size_limit = 67108864')
+  }
+  let mode = String(h.sqlite.pragma('journal_mode', { simple: true }))
+  let settled = true
   if (mode !== 'wal' && want === 'wal') {
     const busy = Number(h.sqlite.pragma('busy_timeout', { simple: true })) || 0
     h.sqlite.pragma('busy_timeout = 0') // never sleep on the event loop for a foreign lock; retried next write
@@ -262,7 +281,9 @@ export function prepareForWrite(h: StateDb, busyMs = 1000): void {
       if (mode === 'wal') h.sqlite.pragma('journal_size_limit = 67108864')
       else why = `SQLite kept journal_mode=${mode}`
     } catch (err) {
-      why = errorMessage(err)
+      // Another process holds the file for a moment: not a reason to give WAL up; the next write tries again.
+      if (isBusy(err)) settled = false
+      else why = errorMessage(err)
       mode = String(h.sqlite.pragma('journal_mode', { simple: true })) // keep what the filesystem allows
     } finally {
       h.sqlite.pragma(`busy_timeout = ${busy}`)
@@ -274,7 +295,7 @@ export function prepareForWrite(h: StateDb, busyMs = 1000): void {
   }
   h.journalMode = mode
   tighten(h.path)
-  h.writable = true
+  h.writable = settled
 }
 
 /**
