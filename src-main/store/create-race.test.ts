@@ -3,7 +3,7 @@
  * home): a foreign lock on a file that is empty or half made means "busy, try again", never "cannot be read".
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readdirSync, statSync } from 'node:fs'
+import { readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import Database from 'better-sqlite3'
@@ -112,5 +112,23 @@ describe('creating a missing state.db', () => {
     open.push(db)
     expect(db.prepare('SELECT v FROM theirs').all()).toEqual([{ v: 'kept' }])
     expect(fileSessions(path)).toEqual([{ id: 's1' }])
+  })
+
+  it('clears the temp files a creator that crashed left behind, but not a fresh one', async () => {
+    const dir = tempDir()
+    const path = join(dir, 'state.db')
+    const stale = join(dir, '.state.db.4242.0123456789ab.new')
+    const fresh = join(dir, '.state.db.4343.ba9876543210.new')
+    for (const f of [stale, `${stale}-wal`, fresh]) writeFileSync(f, '')
+    const old = (Date.now() - 2 * 3_600_000) / 1000 // past create.ts's hour
+    for (const f of [stale, `${stale}-wal`]) utimesSync(f, old, old)
+    const store = new SessionStore(path, { profile: 'default', lazyCreate: true })
+    open.push(store)
+    await store.createSession('s1', 'cli')
+    expect(
+      readdirSync(dir)
+        .filter((n) => n.endsWith('.new') || n.includes('.new-'))
+        .sort()
+    ).toEqual(['.state.db.4343.ba9876543210.new'])
   })
 })

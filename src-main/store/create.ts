@@ -8,15 +8,40 @@
  */
 import Database from 'better-sqlite3'
 import { randomBytes } from 'node:crypto'
-import { closeSync, existsSync, linkSync, mkdirSync, openSync, rmSync } from 'node:fs'
+import { closeSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { reconcile } from './reconcile'
 import { detectShape } from './shape'
+
+/** A creation takes well under a second: a temp file this old was left by a process that died creating. */
+const STALE_TEMP_MS = 3_600_000
+
+/** Removes temp files a creator that crashed left beside `file` (never a live one: those are seconds old). */
+function removeStaleTemps(file: string): void {
+  const dir = dirname(file)
+  const prefix = `.${basename(file)}.`
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !/\.[0-9a-f]{12}\.new(-wal|-shm|-journal)?$/.test(name)) continue
+    const p = join(dir, name)
+    try {
+      if (Date.now() - statSync(p).mtimeMs > STALE_TEMP_MS) rmSync(p, { force: true })
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+}
 
 /** Creates `file` complete (0600, schema reconciled, WAL when `wal`) unless something is already there. */
 export function createStateDb(file: string, wal: boolean, options: Database.Options): void {
   mkdirSync(dirname(file), { recursive: true })
   if (existsSync(file)) return
+  removeStaleTemps(file)
   const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.new`)
   closeSync(openSync(tmp, 'wx', 0o600))
   try {
