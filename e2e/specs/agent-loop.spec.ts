@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { test as base, expect } from '@playwright/test'
+import { startHost, type RunningHost } from '../fixtures/host'
+import { AppShell } from '../page-models/app-shell'
+import { SessionPage } from '../page-models/session-page'
+
+// The home upstream Hermes's own agent loop wrote end to end (scripts/golden/agent_loop.py): what its CLI stores
+// when a user runs `hermes chat -q`, read through the app.
+const HOME = resolve(import.meta.dirname, '../../test/fixtures/upstream/agent-loop')
+const golden = JSON.parse(readFileSync(resolve(HOME, 'golden.json'), 'utf8')) as {
+  ids: Record<string, string>
+  list: Array<{ id: string; source: string; parent_session_id: string | null; preview: string }>
+}
+
+const test = base.extend<{ host: RunningHost }>({
+  host: async ({}, use) => {
+    const host = await startHost({ template: HOME, demo: false })
+    await use(host)
+    await host.close()
+  }
+})
+
+test("a subagent's parent is named as everywhere else: by its first message when upstream left it untitled", async ({
+  page,
+  host
+}) => {
+  const child = golden.list.find((s) => s.source === 'subagent')!
+  const parent = golden.list.find((s) => s.id === child.parent_session_id)!
+  const transcript = new SessionPage(page)
+  await new AppShell(page).open(host.url)
+  await transcript.open('default', child.id)
+  await expect(page.getByTestId('lineage-parent')).toHaveText(`↑ ${parent.preview}`)
+  await transcript.openParent()
+  await expect(transcript.title).toHaveText(parent.preview)
+})
