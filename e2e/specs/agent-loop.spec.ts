@@ -34,3 +34,17 @@ test("a subagent's parent is named as everywhere else: by its first message when
   await transcript.openParent()
   await expect(transcript.title).toHaveText(parent.preview)
 })
+
+test('a failed call is marked on its folded row, as upstream marks it on its summary line', async ({ page, host }) => {
+  const transcript = new SessionPage(page)
+  await new AppShell(page).open(host.url)
+  await transcript.open('default', golden.ids.fail!)
+  const calls = page.getByTestId('tool-call')
+  await expect(calls).toHaveCount(2)
+  // read_file of a missing path (an `error` beside empty content), terminal exiting 3
+  await expect(calls.nth(0).getByTestId('tool-failed')).toHaveText('failed')
+  await expect(calls.nth(1).getByTestId('tool-failed')).toHaveText('exit 3')
+  await transcript.open('default', golden.ids.tools!)
+  await expect(page.getByTestId('tool-call')).toHaveCount(5)
+  await expect(page.getByTestId('tool-failed')).toHaveCount(0)
+})

@@ -9,7 +9,8 @@ import { isCompactionSummary } from './CompactionMarker'
 import { DelegationCards, delegationIdOf } from './DelegationCards'
 import { CallArguments, ToolResultOutput } from './ShowAll'
 import { callDuration, useToolPairs } from './tool-pairs'
-import { pathArg } from './tool-result'
+import { failureOf, parseToolResult, pathArg } from './tool-result'
+import { Badge } from '../../components/Badge'
 import { imageSegments } from './image-chips'
 import { argsPreview, decodeUnicodeEscapes } from '@shared/contract/tool-args'
 import { splitMergedSummary } from '@shared/contract/merged-summary'
@@ -92,6 +93,7 @@ export function ToolCallView({
   const result = saved ?? (live != null ? { content: live, toolName: name, id: undefined } : undefined)
   const took = call && saved ? callDuration(call, saved) : null
   const size = result ? (result.content ?? '').length : null
+  const failed = result ? failureOf(parseToolResult(result.content ?? '', result.toolName ?? name)) : null
   return (
     <Fold
       testId="tool-call"
@@ -99,6 +101,11 @@ export function ToolCallView({
         <>
           <span className="tool-name mono">{name}</span>
           <span className="muted mono tool-args-preview">{argsPreview(args)}</span>
+          {failed && (
+            <Badge tone="err" testId="tool-failed" title="The call failed: its result says why">
+              {failed}
+            </Badge>
+          )}
           {took != null && (
             <span className="muted small tool-took" data-testid="tool-duration" title="From the call to its result">
               {durationLabel(took)}
