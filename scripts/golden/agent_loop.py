@@ -9,7 +9,9 @@ client asks for `stream: true`). Conversations, one session each:
 - fail: a read_file of a missing file and a terminal command exiting 3, then a reply;
 - image: a user turn with an image part, a reasoning-only-then-text reply;
 - delegate: delegate_task whose child agent (a subagent session linked to its parent) runs its own turn;
-- titled: a plain turn, then titled as `/title` does (SessionDB.set_session_title).
+- titled: a plain turn, then titled as `/title` does (SessionDB.set_session_title);
+- compress: tool rounds whose last reply reports a prompt over the compression threshold (model.context_length
+  64000), so upstream compacts (in place, in this version) before its final reply.
 The home (state.db, no WAL) is copied to test/fixtures/upstream/agent-loop/ with the scratch dir's absolute
 path replaced by /scratch. `golden.json` records what upstream's own SessionDB readers say about it.
 
@@ -80,7 +82,18 @@ SCRIPTS = {
     ],
     "CHILD-GOAL": [{"content": "one two three"}],
     "LOOP-TITLED": [{"content": "Sure, noted."}],
+    # Rounds of calls, then a reply reporting a prompt over the compression threshold (85% of a 64000 window, the
+    # floor upstream uses at the minimum context): upstream compacts after that tool round.
+    "LOOP-COMPRESS": [
+        {"tool_calls": [call(f"call_round{i}", "terminal", {"command": f"echo round-{i}"})]} for i in range(5)
+    ]
+    + [
+        {"tool_calls": [call("call_round5", "terminal", {"command": "echo round-5"})], "prompt_tokens": 60000},
+        {"content": "All six rounds ran; the context was compacted on the way."},
+    ],
 }
+SUMMARY = "LOOP-COMPRESS summary: six echo rounds ran in the scratch dir."
+STEPS = {}
 USAGE = {"prompt_tokens": 1200, "completion_tokens": 40, "total_tokens": 1240, "prompt_tokens_details": {"cached_tokens": 200}}
 
 
@@ -89,9 +102,12 @@ def reply_for(body):
     users = [i for i, m in enumerate(msgs) if m.get("role") == "user"]
     first = text_of(msgs[users[0]]["content"]) if users else ""
     key = next((k for k in SCRIPTS if k in first), None)
+    if not body.get("tools") and key == "LOOP-COMPRESS":  # the compressor's summary call
+        return {"content": SUMMARY}
     if key is None:  # an auxiliary call (title generation and the like)
         return {"content": "Scripted title"}
-    step = sum(1 for m in msgs[users[-1]:] if m.get("role") == "assistant")
+    # Calls of one conversation come one after another: each takes the scenario's next reply.
+    step = STEPS[key] = STEPS.get(key, -1) + 1
     script = SCRIPTS[key]
     return script[min(step, len(script) - 1)]
 
@@ -130,7 +146,8 @@ class Handler(BaseHTTPRequestHandler):
         for i, tc in enumerate(r.get("tool_calls", [])):
             out.append(chunk({"tool_calls": [{"index": i, **tc}]}))
         out.append(chunk({}, "tool_calls" if r.get("tool_calls") else "stop"))
-        out.append(chunk({}, None, USAGE)[:-2].replace(b'"choices": [{"index": 0, "delta": {}, "finish_reason": null}]', b'"choices": []') + b"\n\n")
+        usage = {**USAGE, "prompt_tokens": r.get("prompt_tokens", USAGE["prompt_tokens"])}
+        out.append(chunk({}, None, usage)[:-2].replace(b'"choices": [{"index": 0, "delta": {}, "finish_reason": null}]', b'"choices": []') + b"\n\n")
         out.append(b"data: [DONE]\n\n")
         self.wfile.write(b"".join(out))
 
@@ -140,7 +157,7 @@ threading.Thread(target=server.serve_forever, daemon=True).start()
 base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
 (home / "config.yaml").write_text(
     f"model:\n  default: {MODEL}\n  provider: custom\n  base_url: {base_url}\n"
-    "delegation:\n  max_iterations: 3\n"
+    "  context_length: 64000\ndelegation:\n  max_iterations: 3\n"
 )
 sys.path.insert(0, UPSTREAM)
 
@@ -166,6 +183,7 @@ ids["image"], _ = run([{"type": "text", "text": "LOOP-IMAGE: what is in this pic
 ids["delegate"], _ = run("LOOP-DELEGATE: ask a subagent to count to three", ["delegation"])
 ids["titled"], _ = run("LOOP-TITLED: remember that the meeting is at noon", ["file"])
 db.set_session_title(ids["titled"], "Meeting at noon")  # what `/title Meeting at noon` stores
+ids["compress"], _ = run("LOOP-COMPRESS: run six echo rounds", ["terminal"])
 
 # The background delegation finishes on upstream's worker thread; wait for its completion row.
 con = sqlite3.connect(home / "state.db")
