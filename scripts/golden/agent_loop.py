@@ -202,8 +202,13 @@ golden = {
     "export_messages": {sid: [{k: m.get(k) for k in ("role", "content", "tool_name", "tool_call_id", "reasoning")}
                               for m in db.export_session(sid)["messages"]] for sid in [r["id"] for r in rich]},
 }
+# How upstream's Markdown export (hermes sessions export --format md) writes each stored timestamp.
+from hermes_cli.session_export_md import _iso_timestamp  # noqa: E402
+
 db.close()
 con = sqlite3.connect(home / "state.db")
+stamps = [r[0] for r in con.execute("SELECT timestamp FROM messages UNION SELECT started_at FROM sessions ORDER BY 1")]
+golden["iso_timestamps"] = [[t, _iso_timestamp(t)] for t in stamps]
 con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 # Scrub the temp home's absolute path (scratch files, system prompts) and drop the bulky system prompts.
 for table, col in [("messages", "content"), ("messages", "tool_calls"), ("sessions", "system_prompt"),
