@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { test as base, expect } from '@playwright/test'
+import { scanThemes, type AxeViolation } from '../fixtures/axe'
 import { startHost, type RunningHost } from '../fixtures/host'
 import { AppShell } from '../page-models/app-shell'
 import { SessionPage } from '../page-models/session-page'
@@ -20,6 +21,7 @@ const test = base.extend<{ host: RunningHost }>({
     await host.close()
   }
 })
+test.use({ bypassCSP: true }) // axe is injected as a script tag
 
 test("a subagent's parent is named as everywhere else: by its first message when upstream left it untitled", async ({
   page,
@@ -47,4 +49,20 @@ test('a failed call is marked on its folded row, as upstream marks it on its sum
   await transcript.open('default', golden.ids.tools!)
   await expect(page.getByTestId('tool-call')).toHaveCount(5)
   await expect(page.getByTestId('tool-failed')).toHaveCount(0)
+})
+
+test('every session of the home passes axe, light and dark, with its calls unfolded', async ({ page, host }) => {
+  const transcript = new SessionPage(page)
+  await new AppShell(page).open(host.url)
+  const found: Record<string, AxeViolation[]> = {}
+  for (const s of golden.list) {
+    await transcript.open('default', s.id)
+    await expect(transcript.messages.first()).toBeVisible()
+    // each click unfolds the first folded call left, so the list shrinks as it goes
+    const folded = page.locator('[data-testid="tool-call"] [aria-expanded="false"]')
+    for (let n = await folded.count(); n > 0; n--) await folded.first().click()
+    await expect(folded).toHaveCount(0)
+    await scanThemes(page, s.id, found)
+  }
+  expect(found).toEqual({})
 })
