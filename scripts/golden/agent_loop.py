@@ -78,6 +78,7 @@ SCRIPTS = {
     "LOOP-IMAGE": [{"reasoning": "A single pixel image.", "content": "It is a 1x1 image."}],
     "LOOP-DELEGATE": [
         {"tool_calls": [call("call_deleg", "delegate_task", {"goal": "CHILD-GOAL: count to three", "context": "be brief"})]},
+        {"content": "The subagent was dispatched."},
         {"content": "The subagent counted: one two three."},
     ],
     "CHILD-GOAL": [{"content": "one two three"}],
@@ -172,18 +173,23 @@ def run(message, toolsets):
                     quiet_mode=True, platform="cli", session_db=db)
     agent.suppress_status_output = True
     result = agent.run_conversation(message)
-    return agent.session_id, result.get("final_response")
+    return agent, result
 
 
 ids = {}
-ids["tools"], _ = run("LOOP-TOOLS: echo, write notes.txt, patch it and search it", ["terminal", "file"])
-ids["fail"], _ = run("LOOP-FAIL: read missing.txt and run a failing command", ["terminal", "file"])
-ids["image"], _ = run([{"type": "text", "text": "LOOP-IMAGE: what is in this picture?"},
-                       {"type": "image_url", "image_url": {"url": PNG}}], ["file"])
-ids["delegate"], _ = run("LOOP-DELEGATE: ask a subagent to count to three", ["delegation"])
-ids["titled"], _ = run("LOOP-TITLED: remember that the meeting is at noon", ["file"])
+def sid(pair):
+    return pair[0].session_id
+
+
+ids["tools"] = sid(run("LOOP-TOOLS: echo, write notes.txt, patch it and search it", ["terminal", "file"]))
+ids["fail"] = sid(run("LOOP-FAIL: read missing.txt and run a failing command", ["terminal", "file"]))
+ids["image"] = sid(run([{"type": "text", "text": "LOOP-IMAGE: what is in this picture?"},
+                       {"type": "image_url", "image_url": {"url": PNG}}], ["file"]))
+parent, parent_result = run("LOOP-DELEGATE: ask a subagent to count to three", ["delegation"])
+ids["delegate"] = parent.session_id
+ids["titled"] = sid(run("LOOP-TITLED: remember that the meeting is at noon", ["file"]))
 db.set_session_title(ids["titled"], "Meeting at noon")  # what `/title Meeting at noon` stores
-ids["compress"], _ = run("LOOP-COMPRESS: run six echo rounds", ["terminal"])
+ids["compress"] = sid(run("LOOP-COMPRESS: run six echo rounds", ["terminal"]))
 
 # The background delegation finishes on upstream's worker thread; wait for its completion row.
 con = sqlite3.connect(home / "state.db")
@@ -192,6 +198,21 @@ for _ in range(100):
         break
     threading.Event().wait(0.1)
 con.close()
+
+# Upstream's CLI drains the completion after the turn and sends its text as the parent's next input
+# (cli.py _drain_process_notifications: claim, queue as pending input, mark delivered).
+from tools.async_delegation import claim_event_delivery, complete_event_delivery  # noqa: E402
+from tools.process_registry import process_registry  # noqa: E402
+
+delivered = 0
+for evt, text in process_registry.drain_notifications(session_key=parent.session_id):
+    claim = claim_event_delivery(evt, "cli-post-turn")
+    if claim is None:
+        continue
+    parent.run_conversation(text, conversation_history=parent_result["messages"])
+    complete_event_delivery(evt, claim)
+    delivered += 1
+assert delivered == 1, "the delegation's completion was not delivered to its parent"
 
 # What upstream's own readers say about the home (hermes sessions list / export read these).
 rich = db.list_sessions_rich(limit=50, include_children=True)
@@ -220,11 +241,15 @@ for table, col in [("messages", "content"), ("messages", "tool_calls"), ("sessio
                 (str(home), str(home)))
 con.execute("UPDATE sessions SET system_prompt = NULL")
 con.commit()
-con.execute("PRAGMA journal_mode=DELETE")
-con.execute("VACUUM")
-con.close()
+# A copy out of the live file (upstream's background workers may still hold their connections), then compacted.
 OUT.mkdir(parents=True, exist_ok=True)
-shutil.copyfile(home / "state.db", OUT / "state.db")
+(OUT / "state.db").unlink(missing_ok=True)
+out = sqlite3.connect(OUT / "state.db")
+con.backup(out)
+con.close()
+out.execute("PRAGMA journal_mode=DELETE")
+out.execute("VACUUM")
+out.close()
 (OUT / "golden.json").write_text(json.dumps(golden, indent=1, ensure_ascii=False).replace(str(home), "/home") + "\n")
 shutil.rmtree(home, ignore_errors=True)
 print(json.dumps(ids))

@@ -53,7 +53,9 @@ describe("a home upstream's agent loop wrote, through the host", () => {
         toolCalls: s.tool_call_count,
         tokens: [s.input_tokens, s.output_tokens, s.cache_read_tokens]
       }))
-      expect(got).toEqual(want)
+      // by id: the list is ordered by last activity (upstream's dashboard "recent"), `hermes sessions list` by start
+      const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id)
+      expect(got.sort(byId)).toEqual(want.sort(byId))
       expect(items.find((s) => s.id === child.id)?.kind).toBe('delegate')
     })
   })
