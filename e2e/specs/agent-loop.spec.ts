@@ -66,3 +66,19 @@ test('every session of the home passes axe, light and dark, with its calls unfol
   }
   expect(found).toEqual({})
 })
+
+test("upstream's delegation report, stored as the parent's next user input, reads as a notice with its subagent", async ({
+  page,
+  host
+}) => {
+  const transcript = new SessionPage(page)
+  await new AppShell(page).open(host.url)
+  await transcript.open('default', golden.ids.delegate!)
+  const report = page.locator('[data-testid="message"][data-kind="upstream_delegation"]')
+  await expect(report).toHaveCount(1)
+  await expect(report).toContainText('[ASYNC DELEGATION BATCH COMPLETE')
+  await expect(page.locator('[data-testid="message"][data-role="user"]:not(.notice)')).toHaveCount(1) // typed
+  const card = page.getByTestId('child-card')
+  await expect(card).toHaveCount(1)
+  await expect(card).toContainText('CHILD-GOAL: count to three')
+})

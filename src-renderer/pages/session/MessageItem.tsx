@@ -6,7 +6,7 @@ import { durationLabel, formatDateTime, messageTime } from '../../lib/format'
 import { Markdown } from '../../components/markdown/Markdown'
 import { editAsDiff, ToolOutput } from './ToolOutput'
 import { isCompactionSummary } from './CompactionMarker'
-import { DelegationCards, delegationIdOf } from './DelegationCards'
+import { DelegationCards, delegationIdOf, isUpstreamCompletion } from './DelegationCards'
 import { CallArguments, ToolResultOutput } from './ShowAll'
 import { callDuration, useToolPairs } from './tool-pairs'
 import { failureOf, parseToolResult, pathArg } from './tool-result'
@@ -195,7 +195,8 @@ function SummaryFold({ text, terms }: { text: string; terms: string[] | undefine
   )
 }
 
-const isNotice = (m: Message) => /delegat|notice|process_complete/.test(m.displayKind ?? '')
+const isNotice = (m: Message) =>
+  /delegat|notice|process_complete/.test(m.displayKind ?? '') || isUpstreamCompletion(m.role, m.content)
 
 /** One persisted message; tool results and notices are compact, reasoning is folded. */
 export const MessageItem = memo(function MessageItem({
@@ -230,11 +231,15 @@ export const MessageItem = memo(function MessageItem({
     const delegation = delegationIdOf(m.content)
     return (
       <>
-        <div className={`${cls} notice`} {...common} data-kind={m.displayKind ?? undefined}>
+        <div
+          className={`${cls} notice`}
+          {...common}
+          data-kind={m.displayKind ?? (m.role === 'user' ? 'upstream_delegation' : undefined)}
+        >
           <span className="notice-icon" aria-hidden>
             ◆
           </span>
-          <span>
+          <span className="notice-text">
             <Highlighted text={m.content ?? ''} terms={terms} />
           </span>
         </div>
