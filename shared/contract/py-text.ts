@@ -98,11 +98,21 @@ const asciiJson = (s: string) =>
 export function isoUtc(t: unknown, secondsOnly = false): string | null {
   const n = typeof t === 'number' ? t : typeof t === 'string' && t.trim() !== '' ? Number(t) : NaN
   if (!Number.isFinite(n)) return t == null ? null : String(t)
-  const us = secondsOnly ? Math.floor(n) * 1e6 : Math.round(n * 1e6)
-  const sec = Math.floor(us / 1e6)
-  const frac = us - sec * 1e6
+  // As datetime.fromtimestamp splits it: the exact fraction times 1e6, rounded half to even, a full second carried.
+  // `n * 1e6` first would round at an epoch's magnitude (ulp 0.25 µs) and land a microsecond off upstream's text.
+  let sec = Math.trunc(n)
+  let frac = halfEven((n - sec) * 1e6)
+  if (frac >= 1e6) [sec, frac] = [sec + 1, frac - 1e6]
+  else if (frac < 0) [sec, frac] = [sec - 1, frac + 1e6]
+  if (secondsOnly) frac = 0 // isoformat(timespec="seconds") drops the rounded fraction
   const base = new Date(sec * 1000).toISOString().slice(0, 19)
   return `${base}${frac ? `.${String(frac).padStart(6, '0')}` : ''}Z`
+}
+
+const halfEven = (x: number) => {
+  const f = Math.floor(x)
+  const d = x - f
+  return d > 0.5 ? f + 1 : d < 0.5 ? f : f % 2 === 0 ? f : f + 1
 }
 
 /** Python's whitespace (`str.isspace()`): JS's `trim()` differs (it strips U+FEFF, keeps U+001C–U+001F and U+0085). */

@@ -20,7 +20,7 @@ import type { SessionStore } from '../store'
 import { childPieces, ownPieces, querySource, type ProfileStore } from '../costs'
 import type { LiveSubagentRegistry } from './live-registry'
 import { moneyFromMicros, NO_COST } from '@shared/contract/money'
-import { ZERO_TOKENS } from '@shared/contract/tokens'
+import { addTokens, ZERO_TOKENS } from '@shared/contract/tokens'
 import { expandChildren } from './registry/retained'
 import { foreignChildren, isForeignRow } from './foreign'
 import { parseJson } from './registry/context'
@@ -73,18 +73,23 @@ function childMoney(
     const pieces = ownPieces(src, row, overrides)
     return {
       cost: moneyFromMicros(pieces.map((p) => p.money)),
-      tokens: { ...ZERO_TOKENS(), input: n(row.inputTokens), output: n(row.outputTokens) },
+      tokens: {
+        input: n(row.inputTokens),
+        output: n(row.outputTokens),
+        cacheRead: n(row.cacheReadTokens),
+        cacheWrite: n(row.cacheWriteTokens),
+        reasoning: n(row.reasoningTokens)
+      },
       custom: pieces.some((p) => p.custom)
     }
   }
   const pieces = recs.flatMap((c) => c.pieces)
+  // every kind, as the parent's breakdown counts them: an unledgered child (upstream's) has its cache reads too
+  const tokens = ZERO_TOKENS()
+  for (const c of recs) addTokens(tokens, c.tokens)
   return {
     cost: moneyFromMicros(pieces.map((p) => p.money)),
-    tokens: {
-      ...ZERO_TOKENS(),
-      input: recs.reduce((a, c) => a + c.tokens.input, 0),
-      output: recs.reduce((a, c) => a + c.tokens.output, 0)
-    },
+    tokens,
     custom: pieces.some((p) => p.custom)
   }
 }

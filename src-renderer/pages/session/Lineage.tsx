@@ -21,7 +21,7 @@ export function Lineage({ profile, detail }: { profile: string; detail: SessionD
       {parent && (
         <>
           <a href={sessionHref(profile, parent.id)} data-testid="lineage-parent" title={`parent (${parent.kind})`}>
-            ↑ {label(parent)}
+            ↑ <RefName profile={profile} r={parent} />
           </a>
           <span className="sep">›</span>
         </>
@@ -61,7 +61,7 @@ export function Lineage({ profile, detail }: { profile: string; detail: SessionD
           branches:{' '}
           {branches.map((b) => (
             <a key={b.id} href={sessionHref(profile, b.id)} data-testid="lineage-branch">
-              {label(b)}
+              <RefName profile={profile} r={b} />
             </a>
           ))}
         </span>
@@ -89,6 +89,16 @@ export function Lineage({ profile, detail }: { profile: string; detail: SessionD
       )}
     </nav>
   )
+}
+
+/**
+ * A parent or branch by the name the list, the heading and the Subagents page give it: its title, else its first
+ * message. A lineage ref carries no preview, and an untitled parent is the usual case (upstream's CLI titles a
+ * session only on `/title`), so "Untitled session" alone would name a session everything else names by its prompt.
+ */
+function RefName({ profile, r }: { profile: string; r: SessionRef }) {
+  const named = useSessionLabel(profile, r.title ? null : r.id)
+  return <>{r.title || named || label(r)}</>
 }
 
 /**

@@ -6,10 +6,11 @@ import { durationLabel, formatDateTime, messageTime } from '../../lib/format'
 import { Markdown } from '../../components/markdown/Markdown'
 import { editAsDiff, ToolOutput } from './ToolOutput'
 import { isCompactionSummary } from './CompactionMarker'
-import { DelegationCards, delegationIdOf } from './DelegationCards'
+import { DelegationCards, delegationIdOf, isUpstreamCompletion } from './DelegationCards'
 import { CallArguments, ToolResultOutput } from './ShowAll'
 import { callDuration, useToolPairs } from './tool-pairs'
-import { pathArg } from './tool-result'
+import { failureOf, parseToolResult, pathArg } from './tool-result'
+import { Badge } from '../../components/Badge'
 import { imageSegments } from './image-chips'
 import { argsPreview, decodeUnicodeEscapes } from '@shared/contract/tool-args'
 import { splitMergedSummary } from '@shared/contract/merged-summary'
@@ -92,6 +93,7 @@ export function ToolCallView({
   const result = saved ?? (live != null ? { content: live, toolName: name, id: undefined } : undefined)
   const took = call && saved ? callDuration(call, saved) : null
   const size = result ? (result.content ?? '').length : null
+  const failed = result ? failureOf(parseToolResult(result.content ?? '', result.toolName ?? name)) : null
   return (
     <Fold
       testId="tool-call"
@@ -99,6 +101,11 @@ export function ToolCallView({
         <>
           <span className="tool-name mono">{name}</span>
           <span className="muted mono tool-args-preview">{argsPreview(args)}</span>
+          {failed && (
+            <Badge tone="err" testId="tool-failed" title="The call failed: its result says why">
+              {failed}
+            </Badge>
+          )}
           {took != null && (
             <span className="muted small tool-took" data-testid="tool-duration" title="From the call to its result">
               {durationLabel(took)}
@@ -188,7 +195,8 @@ function SummaryFold({ text, terms }: { text: string; terms: string[] | undefine
   )
 }
 
-const isNotice = (m: Message) => /delegat|notice|process_complete/.test(m.displayKind ?? '')
+const isNotice = (m: Message) =>
+  /delegat|notice|process_complete/.test(m.displayKind ?? '') || isUpstreamCompletion(m.role, m.content)
 
 /** One persisted message; tool results and notices are compact, reasoning is folded. */
 export const MessageItem = memo(function MessageItem({
@@ -223,11 +231,15 @@ export const MessageItem = memo(function MessageItem({
     const delegation = delegationIdOf(m.content)
     return (
       <>
-        <div className={`${cls} notice`} {...common} data-kind={m.displayKind ?? undefined}>
+        <div
+          className={`${cls} notice`}
+          {...common}
+          data-kind={m.displayKind ?? (m.role === 'user' ? 'upstream_delegation' : undefined)}
+        >
           <span className="notice-icon" aria-hidden>
             ◆
           </span>
-          <span>
+          <span className="notice-text">
             <Highlighted text={m.content ?? ''} terms={terms} />
           </span>
         </div>

@@ -172,6 +172,15 @@ export function parseToolResult(text: string, tool: string | null): ToolResult {
   return frame ? { ...view, frame } : view
 }
 
+/**
+ * What the call's folded row says when it failed ("exit 3", "failed"), or null: upstream's CLI marks a failed call
+ * on its one-line summary, so a transcript read folded must not look all green. The same signals the views show.
+ */
+export function failureOf(v: ToolView): string | null {
+  if (v.kind === 'terminal') return v.exitCode ? `exit ${v.exitCode}` : v.error ? 'failed' : null
+  return (v.kind === 'file' && v.error) || v.kind === 'error' ? 'failed' : null
+}
+
 /** The path a call worked on, from its arguments (read_file and patch name it `path`). */
 export function pathArg(args: string | undefined): string | null {
   if (!args) return null
