@@ -30,7 +30,8 @@ import type {
   TurnDeltaLike,
   TurnResultLike
 } from './gateway-types'
-import { countOf, imageRefusal, isLocked, parseInput, readRow, whileLocked } from './turn-helpers'
+import { countOf, imageRefusal, isLocked, parseInput, readRow } from './turn-helpers'
+import { readRetrying } from '../store'
 import { moneyFromTurn } from '@shared/contract/money'
 import { IdleSweepTimer } from './idle-timer'
 import { silentLogger, type Logger } from '@shared/contract/log'
@@ -220,11 +221,16 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     whileBusy?: boolean
   }): Promise<ResumeResult> {
     const { profile, sessionId, text, whileBusy } = parseInput(ResumeInput, input)
-    const store = this.storeFor(profile)
-    const sid = currentSegment(store, sessionId)
-    if (!readRow(store, sid)) throw new CaduceusError('not_found', `Unknown session: ${sessionId}`, 'sessionId')
+    // Only reads, so a home another program is committing to (rollback journal) is waited out, off the loop.
+    const { store, sid } = await readRetrying(() => {
+      const store = this.storeFor(profile)
+      const sid = currentSegment(store, sessionId)
+      if (!readRow(store, sid)) throw new CaduceusError('not_found', `Unknown session: ${sessionId}`, 'sessionId')
+      return { store, sid }
+    })
     // A turn that compressed mid-turn still holds the key of the segment it began on, while the session now
-    // resolves to the continuation: that turn is this conversation's, whatever key it holds.
+    // resolves to the continuation: that turn is this conversation's, whatever key it holds. Looked up in the same
+    // tick as begin claims the key, so two messages at once never both see the conversation free.
     const running = this.busyKeyFor(profile, sid, store)
     if (!running) return (await this.begin(profile, sid, text, store)).handle
     if (!whileBusy) throw busy()
@@ -355,7 +361,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   /** Start a new desk-chat session with a first message. */
   async start(input: { profile: string; text: string }): Promise<TurnHandle> {
     const { profile, text } = parseInput(StartInput, input)
-    const store = this.storeFor(profile)
+    const store = await readRetrying(() => this.storeFor(profile))
     const sid = newDeskSessionId()
     return (await this.begin(profile, sid, text, store, { isNew: true })).handle
   }
@@ -404,7 +410,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     const id = input.sessionId || newDeskSessionId()
     // Only reads: a rollback-journal home another process is writing or creating (concurrent `caduceus run -z`)
     // is locked for a moment, so the open and the first read are tried again instead of failing the turn.
-    const { store, sid, isNew } = await whileLocked(() => {
+    const { store, sid, isNew } = await readRetrying(() => {
       const store = this.storeFor(input.profile)
       const sid = currentSegment(store, id)
       return { store, sid, isNew: !readRow(store, sid) }
@@ -648,8 +654,10 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         // Only once an agent exists: a failed start leaves no empty session behind.
         if (isNew)
           await store.createSession?.(sid, channel.source, { model: own.model, profileName: profile, sessionKey: key })
+        // The guard's baseline: read just after our own write, when another program may be committing too.
+        const row = await readRetrying(() => readRow(store, sid))
         this.cache.insert(key, agent, signature, {
-          messageCount: countOf(readRow(store, sid)),
+          messageCount: countOf(row),
           sessionId: sid,
           profile,
           model: own.model,
