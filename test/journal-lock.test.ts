@@ -140,3 +140,30 @@ describe("a turn whose reads meet another program's commit", () => {
     }, 10_000)
   }
 })
+
+describe('the guard baseline after a turn, while another program commits', () => {
+  it('is still taken: the next turn on the conversation reuses the agent instead of seeing a foreign write', async () => {
+    const home = deleteJournalHome()
+    const host = await createTurnHost({ home })
+    const lock = lockOnSignal(join(home, 'state.db'), 300)
+    try {
+      lock.ready()
+      let writes = 0
+      // Write 4 is the turn's last (session row, user message, usage, reply): the baseline read comes right after.
+      host.stores.get('default').onLocalChange(() => {
+        if (++writes === 4) lock.lockNow()
+      })
+      const turn = (sessionId?: string) =>
+        host.gateway.runChannelTurn({ profile: 'default', channel: TURN_CHANNELS.oneShot, text: 'hi', sessionId })
+      const first = await turn()
+      expect(first.status).toBe('completed')
+      expect(writes).toBe(4)
+      const second = await turn(first.sessionId)
+      expect(second.status).toBe('completed')
+      expect(host.gateway.state().agents.map((a) => a.turns)).toEqual([2])
+    } finally {
+      await lock.released()
+      await host.close()
+    }
+  }, 10_000)
+})

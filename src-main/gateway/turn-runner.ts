@@ -73,6 +73,10 @@ function currentSegment(store: GatewayStore, id: string): string {
   }
 }
 
+/** The session a turn ended in: the agent's (a compression moved it on), else the one it began on. */
+const endSessionOf = (agent: TurnAgent, live: LiveTurn) =>
+  typeof agent.sessionId === 'string' && agent.sessionId ? agent.sessionId : live.handle.sessionId
+
 interface LiveTurn {
   handle: TurnHandle
   /** Final reply text, set when the turn ends. */
@@ -801,6 +805,9 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       failure = redactValues(errorMessage(err), secretValues)
       this.log.warn(LOG, `turn ${handle.turnId} failed: ${failure}`)
     } finally {
+      // The cache's probe reads nothing while another program's commit blocks readers (rollback journal): wait that
+      // out first, or the baseline is skipped and the next turn takes our own writes for a foreign one (a rebuild).
+      await readRetrying(() => readRow(this.storeFor(handle.profile), endSessionOf(agent, live))).catch(() => null)
       this.afterTurn(live, agent, owner)
     }
     const finished: TurnFinished = {
@@ -822,7 +829,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   private afterTurn(live: LiveTurn, agent: A, owner: ProfileOwner): void {
     const { key } = live
     try {
-      const endSid = typeof agent.sessionId === 'string' && agent.sessionId ? agent.sessionId : live.handle.sessionId
+      const endSid = endSessionOf(agent, live)
       const entry = this.cache.get(key)
       // Compression rotated the conversation into a child session: the snapshot follows it.
       if (entry?.agent === agent && endSid !== entry.snapshot.sessionId)
