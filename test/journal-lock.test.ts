@@ -167,3 +167,20 @@ describe('the guard baseline after a turn, while another program commits', () =>
     }
   }, 10_000)
 })
+
+describe('a follow-up notice delivered while another program holds the home', () => {
+  it('waits for the exclusive lock, then its turn answers the saved notice', async () => {
+    const home = deleteJournalHome()
+    const host = await createTurnHost({ home })
+    try {
+      const savedMessageId = await host.stores.get('default').appendMessage(SID, { role: 'user', content: 'notice' })
+      const lock = holdJournalLock(join(home, 'state.db'), 0, 300)
+      await lock.phase('exclusive')
+      const handle = await host.gateway.deliver({ profile: 'default', sessionId: SID, text: 'notice', savedMessageId })
+      await lock.phase('released')
+      expect((await host.gateway.finished(handle.turnId))?.status).toBe('completed')
+    } finally {
+      await host.close()
+    }
+  }, 10_000)
+})

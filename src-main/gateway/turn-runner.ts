@@ -73,6 +73,16 @@ function currentSegment(store: GatewayStore, id: string): string {
   }
 }
 
+/** The session's row, or true when a foreign commit blocks reading it for a moment (the caller checked it before). */
+function rowUnlessLocked(store: GatewayStore, sid: string): object | true | null {
+  try {
+    return readRow(store, sid)
+  } catch (err) {
+    if (isLocked(err)) return true
+    throw err
+  }
+}
+
 /** The session a turn ended in: the agent's (a compression moved it on), else the one it began on. */
 const endSessionOf = (agent: TurnAgent, live: LiveTurn) =>
   typeof agent.sessionId === 'string' && agent.sessionId ? agent.sessionId : live.handle.sessionId
@@ -385,14 +395,20 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     savedMessageId: number
     appended?: number
   }): Promise<TurnHandle> {
-    const store = this.storeFor(input.profile)
+    const unknown = () => new CaduceusError('not_found', `Unknown session: ${input.sessionId}`, 'sessionId')
+    // Only reads: a home another program is committing to (rollback journal) is waited out, off the loop.
+    const store = await readRetrying(() => {
+      const store = this.storeFor(input.profile)
+      if (!readRow(store, input.sessionId)) throw unknown()
+      return store
+    })
     const key = sessionKeyFor(input.profile, input.sessionId)
     const live = await this.whenFree(
       () => (this.busy.has(key) ? key : undefined),
       false,
       (interruptDepth) => {
-        if (!readRow(store, input.sessionId))
-          throw new CaduceusError('not_found', `Unknown session: ${input.sessionId}`, 'sessionId')
+        // Checked again in the tick the turn begins; locked just now, it was there a moment ago (begin's reads wait).
+        if (!rowUnlessLocked(store, input.sessionId)) throw unknown()
         // The notice is this process's own write: it must not look like a foreign one (invariant 9).
         if (this.cache.rebaselineOwnAppend(key, input.sessionId, input.appended ?? 1))
           this.log.info(LOG, `re-baselined ${key.slice(0, 64)} after delivering a notice`)
