@@ -13,7 +13,7 @@ import { InterruptReason, type TurnContext } from './turn-context'
 import { runLoop, type LoopHost } from './turn-loop'
 import { runTurn } from './turn'
 import type { ActivityProvenance, AgentMemory, AgentOptions, AgentStore, TurnOptions, TurnResult } from './types'
-import type { NewMessage } from '../store'
+import { readRetrying, type NewMessage } from '../store'
 import type { Logger } from '@shared/contract/log'
 import { errorMessage } from '@shared/contract/errors'
 
@@ -210,10 +210,13 @@ export class Agent implements LoopHost {
     return id
   }
 
-  /** Creates the session row if missing, loads history if none in memory, and fetches the memory prompt block once. */
+  /**
+   * Creates the session row if missing, loads history if none in memory, and fetches the memory prompt block once.
+   * Its reads wait out another program's commit (readRetrying): a rollback-journal home blocks readers meanwhile.
+   */
   async ensureReady(): Promise<void> {
     if (!this.sessionEnsured) {
-      const row = await this.store.getSession(this.sessionId)
+      const row = await readRetrying(() => this.store.getSession(this.sessionId))
       if (!row) {
         await this.store.createSession(this.sessionId, this.defaultSource, {
           model: this.runtime.model,
@@ -225,7 +228,9 @@ export class Agent implements LoopHost {
       this.sessionEnsured = true
     }
     if (this.sessionMessages.length === 0) {
-      this.sessionMessages = sanitizeHistory(await this.store.getMessagesAsConversation(this.sessionId))
+      this.sessionMessages = sanitizeHistory(
+        await readRetrying(() => this.store.getMessagesAsConversation(this.sessionId))
+      )
       this.lastFlushedDbIdx = this.sessionMessages.length
     }
     if (this.memoryPromptBlock === null && this.memory?.buildSystemPrompt) {

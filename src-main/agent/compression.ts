@@ -13,6 +13,7 @@ import type { TurnContext, Touch } from './turn-context'
 import type { Logger } from '@shared/contract/log'
 import type { AgentMemory, AgentStore, CompressionConfig } from './types'
 import { errorMessage } from '@shared/contract/errors'
+import { readRetrying } from '../store'
 import { MERGED_CONTEXT_HEADER, mergeSummaryInto } from '@shared/contract/merged-summary'
 
 export interface CompressionHost {
@@ -117,7 +118,7 @@ export async function compressContext(
   const summaryText = response.text.trim()
   if (!summaryText) throw new Error('the summarization call returned no text')
 
-  const parent = await host.store.getSession(parentId)
+  const parent = await readRetrying(() => host.store.getSession(parentId))
   const childId = newSessionId()
   await host.store.createSession(childId, parent?.source ?? host.defaultSource, {
     parentSessionId: parentId,

@@ -8,6 +8,7 @@ import type { DelegateDeps, DelegationCompletion } from './deps'
 import { newClaimToken } from './registry'
 import type { ChildResult, CompletionEvent } from './types'
 import { errorMessage } from '@shared/contract/errors'
+import { readRetrying } from '../store'
 
 const COMPLETION_DISPLAY_KIND = 'async_delegation_complete'
 
@@ -45,18 +46,21 @@ export async function deliverCompletion(
   let messageId: number | null = null
   try {
     if (!parentSessionId) throw new Error('completion has no parent session to deliver into')
-    // The parent may have rotated through compression while the child ran: deliver to the live tip.
+    // The parent may have rotated through compression while the child ran: deliver to the live tip. Reads wait out
+    // another program's commit (rollback journal): a lock is no reason to deliver into an ended segment.
     let resolved = parentSessionId
     try {
-      resolved = store.resolveResumeSessionId(parentSessionId) || parentSessionId
+      resolved = (await readRetrying(() => store.resolveResumeSessionId(parentSessionId))) || parentSessionId
     } catch {
       resolved = parentSessionId
     }
     target = resolved
     // Check the original parent too: a rotation between append and ack must not deliver twice.
-    messageId =
-      existingNotice(deps, resolved, delegationId) ??
-      (resolved !== parentSessionId ? existingNotice(deps, parentSessionId, delegationId) : null)
+    messageId = await readRetrying(
+      () =>
+        existingNotice(deps, resolved, delegationId) ??
+        (resolved !== parentSessionId ? existingNotice(deps, parentSessionId, delegationId) : null)
+    )
     if (messageId === null) {
       messageId = await store.appendMessage(resolved, {
         role: 'user',

@@ -9,6 +9,7 @@ import type { DelegateDeps } from './deps'
 import { finalizeChildResults } from './finalize'
 import type { DelegationParent } from './types'
 import { errorMessage } from '@shared/contract/errors'
+import { readRetrying } from '../store'
 
 const FOLLOW_UP_RECEIPT =
   "Message queued for the running subagent; it folds in at the child's next iteration boundary (the current tool call is never cut)."
@@ -59,15 +60,16 @@ export async function handleFollowUp(
   const store = deps.store
   if (!store || typeof store.getMessagesAsConversation !== 'function') return err(FOLLOW_UP_NO_DB)
 
+  // Reads wait out another program's commit (rollback journal): a lock is no reason to resume the wrong segment.
   let resumeSid = entry.childSessionId
   try {
-    resumeSid = store.resolveResumeSessionId(entry.childSessionId) || entry.childSessionId
+    resumeSid = (await readRetrying(() => store.resolveResumeSessionId(entry.childSessionId))) || entry.childSessionId
   } catch {
     resumeSid = entry.childSessionId
   }
   let history
   try {
-    history = store.getMessagesAsConversation(resumeSid, { repairAlternation: true })
+    history = await readRetrying(() => store.getMessagesAsConversation(resumeSid, { repairAlternation: true }))
   } catch (e) {
     return err(`Could not load the retained child's transcript (${resumeSid}): ${errorMessage(e)}`)
   }

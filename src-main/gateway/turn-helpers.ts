@@ -37,22 +37,6 @@ export function readRow(store: GatewayStore, sid: string): { messageCount?: unkn
 /** SQLite's "database is locked" as the store passes it on (a foreign writer or creator holds the file). */
 export const isLocked = (err: unknown) => /^SQLITE_(BUSY|LOCKED)/.test(String((err as { code?: unknown })?.code ?? ''))
 
-/**
- * Runs `fn`, which only reads, again while the database is locked: on timers (jittered 5 → 200 ms), never
- * blocking the event loop, for up to `budgetMs`; then the lock error goes through to say so.
- */
-export async function whileLocked<T>(fn: () => T, budgetMs = 10_000): Promise<T> {
-  const started = Date.now()
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return fn()
-    } catch (err) {
-      if (!isLocked(err) || Date.now() - started >= budgetMs) throw err
-      await new Promise((r) => setTimeout(r, Math.min(200, 5 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random())))
-    }
-  }
-}
-
 export function countOf(row: { messageCount?: unknown } | null): number | null {
   if (!row) return null
   const n = Number(row.messageCount ?? 0)

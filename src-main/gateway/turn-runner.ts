@@ -30,7 +30,8 @@ import type {
   TurnDeltaLike,
   TurnResultLike
 } from './gateway-types'
-import { countOf, imageRefusal, isLocked, parseInput, readRow, whileLocked } from './turn-helpers'
+import { countOf, imageRefusal, isLocked, parseInput, readRow } from './turn-helpers'
+import { readRetrying } from '../store'
 import { moneyFromTurn } from '@shared/contract/money'
 import { IdleSweepTimer } from './idle-timer'
 import { silentLogger, type Logger } from '@shared/contract/log'
@@ -71,6 +72,20 @@ function currentSegment(store: GatewayStore, id: string): string {
     return id // gone, or unreadable: the caller's own check says so
   }
 }
+
+/** The session's row, or true when a foreign commit blocks reading it for a moment (the caller checked it before). */
+function rowUnlessLocked(store: GatewayStore, sid: string): object | true | null {
+  try {
+    return readRow(store, sid)
+  } catch (err) {
+    if (isLocked(err)) return true
+    throw err
+  }
+}
+
+/** The session a turn ended in: the agent's (a compression moved it on), else the one it began on. */
+const endSessionOf = (agent: TurnAgent, live: LiveTurn) =>
+  typeof agent.sessionId === 'string' && agent.sessionId ? agent.sessionId : live.handle.sessionId
 
 interface LiveTurn {
   handle: TurnHandle
@@ -220,11 +235,16 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     whileBusy?: boolean
   }): Promise<ResumeResult> {
     const { profile, sessionId, text, whileBusy } = parseInput(ResumeInput, input)
-    const store = this.storeFor(profile)
-    const sid = currentSegment(store, sessionId)
-    if (!readRow(store, sid)) throw new CaduceusError('not_found', `Unknown session: ${sessionId}`, 'sessionId')
+    // Only reads, so a home another program is committing to (rollback journal) is waited out, off the loop.
+    const { store, sid } = await readRetrying(() => {
+      const store = this.storeFor(profile)
+      const sid = currentSegment(store, sessionId)
+      if (!readRow(store, sid)) throw new CaduceusError('not_found', `Unknown session: ${sessionId}`, 'sessionId')
+      return { store, sid }
+    })
     // A turn that compressed mid-turn still holds the key of the segment it began on, while the session now
-    // resolves to the continuation: that turn is this conversation's, whatever key it holds.
+    // resolves to the continuation: that turn is this conversation's, whatever key it holds. Looked up in the same
+    // tick as begin claims the key, so two messages at once never both see the conversation free.
     const running = this.busyKeyFor(profile, sid, store)
     if (!running) return (await this.begin(profile, sid, text, store)).handle
     if (!whileBusy) throw busy()
@@ -355,7 +375,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   /** Start a new desk-chat session with a first message. */
   async start(input: { profile: string; text: string }): Promise<TurnHandle> {
     const { profile, text } = parseInput(StartInput, input)
-    const store = this.storeFor(profile)
+    const store = await readRetrying(() => this.storeFor(profile))
     const sid = newDeskSessionId()
     return (await this.begin(profile, sid, text, store, { isNew: true })).handle
   }
@@ -375,14 +395,20 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     savedMessageId: number
     appended?: number
   }): Promise<TurnHandle> {
-    const store = this.storeFor(input.profile)
+    const unknown = () => new CaduceusError('not_found', `Unknown session: ${input.sessionId}`, 'sessionId')
+    // Only reads: a home another program is committing to (rollback journal) is waited out, off the loop.
+    const store = await readRetrying(() => {
+      const store = this.storeFor(input.profile)
+      if (!readRow(store, input.sessionId)) throw unknown()
+      return store
+    })
     const key = sessionKeyFor(input.profile, input.sessionId)
     const live = await this.whenFree(
       () => (this.busy.has(key) ? key : undefined),
       false,
       (interruptDepth) => {
-        if (!readRow(store, input.sessionId))
-          throw new CaduceusError('not_found', `Unknown session: ${input.sessionId}`, 'sessionId')
+        // Checked again in the tick the turn begins; locked just now, it was there a moment ago (begin's reads wait).
+        if (!rowUnlessLocked(store, input.sessionId)) throw unknown()
         // The notice is this process's own write: it must not look like a foreign one (invariant 9).
         if (this.cache.rebaselineOwnAppend(key, input.sessionId, input.appended ?? 1))
           this.log.info(LOG, `re-baselined ${key.slice(0, 64)} after delivering a notice`)
@@ -404,7 +430,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     const id = input.sessionId || newDeskSessionId()
     // Only reads: a rollback-journal home another process is writing or creating (concurrent `caduceus run -z`)
     // is locked for a moment, so the open and the first read are tried again instead of failing the turn.
-    const { store, sid, isNew } = await whileLocked(() => {
+    const { store, sid, isNew } = await readRetrying(() => {
       const store = this.storeFor(input.profile)
       const sid = currentSegment(store, id)
       return { store, sid, isNew: !readRow(store, sid) }
@@ -648,8 +674,10 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         // Only once an agent exists: a failed start leaves no empty session behind.
         if (isNew)
           await store.createSession?.(sid, channel.source, { model: own.model, profileName: profile, sessionKey: key })
+        // The guard's baseline: read just after our own write, when another program may be committing too.
+        const row = await readRetrying(() => readRow(store, sid))
         this.cache.insert(key, agent, signature, {
-          messageCount: countOf(readRow(store, sid)),
+          messageCount: countOf(row),
           sessionId: sid,
           profile,
           model: own.model,
@@ -793,6 +821,9 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       failure = redactValues(errorMessage(err), secretValues)
       this.log.warn(LOG, `turn ${handle.turnId} failed: ${failure}`)
     } finally {
+      // The cache's probe reads nothing while another program's commit blocks readers (rollback journal): wait that
+      // out first, or the baseline is skipped and the next turn takes our own writes for a foreign one (a rebuild).
+      await readRetrying(() => readRow(this.storeFor(handle.profile), endSessionOf(agent, live))).catch(() => null)
       this.afterTurn(live, agent, owner)
     }
     const finished: TurnFinished = {
@@ -814,7 +845,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   private afterTurn(live: LiveTurn, agent: A, owner: ProfileOwner): void {
     const { key } = live
     try {
-      const endSid = typeof agent.sessionId === 'string' && agent.sessionId ? agent.sessionId : live.handle.sessionId
+      const endSid = endSessionOf(agent, live)
       const entry = this.cache.get(key)
       // Compression rotated the conversation into a child session: the snapshot follows it.
       if (entry?.agent === agent && endSid !== entry.snapshot.sessionId)

@@ -32,6 +32,7 @@
  */
 export { SessionStore } from './session-store'
 export { setSqliteNativeBinding } from './open'
+export { readRetrying } from './read-retry'
 export { discoverProfiles, problemOf, StoreRegistry } from './profiles'
 export { SessionWatcher } from './watcher'
 export { writeDemoHome } from './demo'

@@ -45,6 +45,7 @@ import { conversation, messagePage, type PageOptions } from './read-messages'
 import { FieldReader, type TextField } from './read-message-text'
 import { searchMessages, type RawHit, type SearchFilters, type TitleHit } from './search'
 import { WriteQueue } from './write-queue'
+import { readRetrying } from './read-retry'
 import { shortIndexStep } from './short-index'
 import { stmt } from './stmt-cache'
 import { liveUpstreamGateway, type GatewayHeartbeat } from './gateway-heartbeats'
@@ -378,7 +379,9 @@ export class SessionStore {
   }
   /** Stores the prompt a turn used (upstream's update_system_prompt); a no-op write when unchanged. */
   async setSystemPrompt(id: string, prompt: string): Promise<boolean> {
-    if (typeof id !== 'string' || typeof prompt !== 'string' || storedSystemPrompt(this.db, id) === prompt) return false
+    if (typeof id !== 'string' || typeof prompt !== 'string') return false
+    // Read first so an unchanged prompt takes no write lock; that read waits out a foreign commit like a turn's.
+    if ((await readRetrying(() => storedSystemPrompt(this.db, id))) === prompt) return false
     return await this.write((tx) => {
       requireId(id)
       return writeSystemPrompt(txDb(tx), id, String(prompt))

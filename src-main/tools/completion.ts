@@ -12,7 +12,8 @@ export interface CompletionStore {
     sessionId: string,
     msg: { role: string; content: string; displayKind: string; displayMetadata: Record<string, unknown> }
   ): number | Promise<number>
-  resolveResumeSessionId?(sessionId: string): string | null | undefined
+  /** May answer later: the host waits out another program's commit (a rollback-journal home) before it reads. */
+  resolveResumeSessionId?(sessionId: string): string | null | undefined | Promise<string | null | undefined>
 }
 
 export function processCompletionNotice(c: ProcessCompletion): string {
@@ -29,7 +30,7 @@ export async function saveProcessCompletion(
 ): Promise<{ sessionId: string; messageId: number; text: string }> {
   let target = c.sessionId
   try {
-    target = store.resolveResumeSessionId?.(c.sessionId) || c.sessionId
+    target = (await store.resolveResumeSessionId?.(c.sessionId)) || c.sessionId
   } catch {
     target = c.sessionId
   }

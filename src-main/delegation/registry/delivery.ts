@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import type { CompletionEvent } from '../types'
 import { parseJson, type RegistryCtx } from './context'
+import { readRetrying } from '../../store'
 
 export const STALE_CLAIM_SECONDS = 300
 const MAX_DELIVERY_ATTEMPTS = 8
@@ -15,7 +16,7 @@ export function newClaimToken(consumer: string): string {
 }
 
 export async function claimCompletionDelivery(ctx: RegistryCtx, delegationId: string, claim: string): Promise<boolean> {
-  const exists = ctx.repo.exists(delegationId)
+  const exists = await readRetrying(() => ctx.repo.exists(delegationId)) // a foreign commit is waited out
   // Unknown id: a legacy/in-memory event with no durable row; nothing to guard.
   if (!exists) return true
   const now = ctx.now()

@@ -16,7 +16,7 @@ import {
 } from '../../delegation'
 import { Gateway, type BuildAgentInput } from '../../gateway'
 import { MemoryActivityHub } from '../../memory'
-import type { SessionStore } from '../../store'
+import { readRetrying, type SessionStore } from '../../store'
 import { ProcessRegistry, saveProcessCompletion } from '../../tools'
 import { assembleAgent, childToolsets, memoryLogSink, profileToolsets, type AssemblyDeps } from './agent-assembly'
 import { MemoryProviderHost } from '../memory-providers'
@@ -143,7 +143,15 @@ export async function wireRuntime(
   const processes = new ProcessRegistry({
     log: namedLog(log, 'terminal'),
     onComplete: async (c) => {
-      const saved = await saveProcessCompletion(stores.get(c.profile), c)
+      const store = await readRetrying(() => stores.get(c.profile))
+      // The live tip is read once a foreign commit (rollback journal) is over: a lock is no reason to miss it.
+      const saved = await saveProcessCompletion(
+        {
+          appendMessage: (id, msg) => store.appendMessage(id, msg),
+          resolveResumeSessionId: (id) => readRetrying(() => store.resolveResumeSessionId(id))
+        },
+        c
+      )
       await followUps.send({
         area: 'terminal',
         what: c.processId,
