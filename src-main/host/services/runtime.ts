@@ -108,6 +108,7 @@ export async function wireRuntime(
       ...(first ? { live: first.live, pool: first.pool } : {}),
       log: namedLog(log, 'delegation'),
       onUpdate: (u) => bus.emit('delegation.updated', u),
+      settled: (sessionId) => followUps.settled(profile, sessionId),
       onCompletion: (c) => deliverToParent(c),
       buildChild: async (spec) => {
         const home = s.homeOf(profile)
@@ -207,7 +208,10 @@ export async function wireRuntime(
       ).length,
     log
   })
-  followUps.connect((input) => gateway.deliver(input))
+  followUps.connect(
+    (input) => gateway.deliver(input),
+    (profile, sessionId) => gateway.whenSessionIdle(profile, sessionId)
+  )
   s.onClose(() => gateway.shutdown())
 
   if (opts.live) {
