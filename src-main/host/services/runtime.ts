@@ -144,6 +144,8 @@ export async function wireRuntime(
   const processes = new ProcessRegistry({
     log: namedLog(log, 'terminal'),
     onComplete: async (c) => {
+      // As a delegation's notice: saved after the turn that started the process, never among its rows.
+      await followUps.settled(c.profile, c.sessionId)
       const saved = await saveProcessCompletion(stores.get(c.profile), c)
       await followUps.send({
         area: 'terminal',
