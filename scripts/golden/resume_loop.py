@@ -278,11 +278,13 @@ if __name__ == "__main__" and len(sys.argv) > 1:
 
 def normalise(value, homes):
     text = json.dumps(value, ensure_ascii=False)
-    for h in homes:
-        text = text.replace(str(h), "/home")
+    for h in sorted(map(str, homes), key=len, reverse=True):  # a home whose path starts another's goes first
+        text = text.replace(h, "/home")
     text = re.sub(r"\d{8}_\d{6}_[0-9a-f]{6,8}", "<session>", text)
     text = re.sub(r"deleg_[0-9a-f]{8}", "deleg_<id>", text)
     text = re.sub(r"sa-\d+-[0-9a-f]{8}", "sa-<id>", text)
+    text = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", "<time>", text)  # a notice's dispatch time
+    text = re.sub(r"\d+\.\d+s\b", "<n>s", text)  # and its durations
     return json.loads(text)
 
 
@@ -335,6 +337,8 @@ def main():
         cases[key]["same_system_prompt"] = system[0] == system[1]
     after = {"upstream": rows_after(up / "state.db", up_ids), "caduceus": {
         **rows_after(cad / "state.db", cad_ids), **rows_after(cadc / "state.db", {k: cad_res[k]["resumed"] for k in cadc_ids})}}
+    if os.environ.get("RESUME_RAW"):  # the unnormalised bodies, for a closer look
+        Path(os.environ["RESUME_RAW"]).write_text(json.dumps(STATE["recorded"], indent=1))
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "requests.json").write_text(json.dumps(cases, indent=1, ensure_ascii=False) + "\n")
     (OUT / "after.json").write_text(json.dumps(after, indent=1, ensure_ascii=False) + "\n")
