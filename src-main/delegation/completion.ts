@@ -37,6 +37,10 @@ export async function deliverCompletion(
 ): Promise<DelegationCompletion | null> {
   const { registry, store } = deps
   const delegationId = event.delegation_id
+  // Wait before claiming: the parent's running turn writes its final reply first, and the claim is not held
+  // (against upstream's deliverers on the same home) for as long as that turn runs.
+  if (typeof event.parent_session_id === 'string' && event.parent_session_id)
+    await deps.settled?.(event.parent_session_id)
   const claim = newClaimToken('caduceus')
   if (!(await registry.claimCompletionDelivery(delegationId, claim))) return null
   const parentSessionId =

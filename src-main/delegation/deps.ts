@@ -31,6 +31,11 @@ export interface DelegateDeps {
   config(): DelegationConfig
   /** Shared across every parent in this process: the async concurrency cap counts units, not children. */
   pool: BackgroundPool
+  /**
+   * Resolves once no turn runs on the session: a completion notice is saved after the parent's running turn ends,
+   * never among its rows (absent: saved at once).
+   */
+  settled?(sessionId: string): Promise<void>
   onCompletion?(c: DelegationCompletion): void | Promise<void>
   /** Fires on dispatch, completion and delivery (host emits `delegation.updated`). */
   onUpdate?(u: { profile: string; delegationId: string; parentSessionId: string | null }): void

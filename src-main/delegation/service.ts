@@ -21,6 +21,7 @@ export interface DelegationServiceOptions {
   pool?: BackgroundPool
   config?: () => DelegationConfig
   registry?: RegistryOptions
+  settled?: DelegateDeps['settled']
   onCompletion?: (c: DelegationCompletion) => void | Promise<void>
   onUpdate?: DelegateDeps['onUpdate']
   log?: DelegateDeps['log']
@@ -37,6 +38,7 @@ export function createDelegateDeps(opts: DelegationServiceOptions): DelegateDeps
     asyncDeliverySupported: opts.asyncDeliverySupported ?? asyncDeliverySupported,
     config: opts.config ?? (() => loadDelegationConfig(home)),
     pool: opts.pool ?? new BackgroundPool(),
+    settled: opts.settled,
     onCompletion: opts.onCompletion,
     onUpdate: opts.onUpdate,
     log: opts.log

@@ -219,6 +219,8 @@ export async function dispatchBackground(
       results,
       usage
     })
+    // The children are done: their slot is free now, while the notice may still wait for the parent's turn to end.
+    deps.pool.release(delegationId)
     await deliverCompletion(deps, event, results)
   })().catch((err) => deps.log?.('error', `background delegation ${delegationId} failed: ${errorMessage(err)}`))
   deps.pool.track(delegationId, unit)

@@ -422,6 +422,16 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   }
 
   /**
+   * Resolves once no turn runs on the conversation of `sessionId`. A notice saved while a turn runs would land
+   * among that turn's rows, before its final reply, and upstream resuming the session would replay it mid-turn;
+   * upstream's CLI likewise delivers a completion only after the turn (its post-turn drain).
+   */
+  async whenSessionIdle(profile: string, sessionId: string): Promise<void> {
+    const running = this.conversationBusy(profile, sessionId, this.storeFor(profile))
+    for (let key = running(); key !== undefined; key = running()) await this.whenIdle(key)
+  }
+
+  /**
    * One turn for a channel other than desk chat (API server, one-shot, cron), on the same cached agents:
    * continues `sessionId` when it is stored, otherwise starts a session with that id (or a new one) under
    * the channel's source. Resolves when the turn has ended, with its final reply.

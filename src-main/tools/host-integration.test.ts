@@ -27,7 +27,8 @@ const lastMessage = (req: RecordedRequest) =>
 
 function reply(req: RecordedRequest): ScriptReply {
   const last = lastMessage(req)
-  if (last?.role === 'tool') return { text: 'Started it.' }
+  // Late, so the process ends while this turn still runs: its notice must still follow the turn's reply.
+  if (last?.role === 'tool') return { text: 'Started it.', delayMs: 600 }
   const text = typeof last?.content === 'string' ? last.content : ''
   if (text === 'build in the background') {
     return {
@@ -95,6 +96,8 @@ describe('terminal tool in the host', () => {
       expect(notice.content).toContain('exit code 0')
       expect(notice.content).toContain('BUILD OK')
       expect(all.indexOf(notice)).toBeLessThan(all.findIndex((m) => m.content === 'The build finished.'))
+      // the order upstream replays on resume (test/fixtures/upstream/resume-loop: a completion after its turn)
+      expect(all.indexOf(notice)).toBeGreaterThan(all.findIndex((m) => m.content === 'Started it.'))
       expect(toolNames(provider!.requests.find((q) => q.path.endsWith('/chat/completions'))!)).toEqual(
         expect.arrayContaining(['terminal', 'process'])
       )

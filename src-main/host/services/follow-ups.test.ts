@@ -7,6 +7,8 @@ import { FollowUpPort } from './follow-ups'
 /** What the gateway's deliver receives (derived from the port, as the structure test asks of test types). */
 type Delivered = Parameters<Parameters<FollowUpPort['connect']>[0]>[0]
 
+const idle = async () => undefined
+
 const notice = (n: number) => ({
   area: 'terminal',
   what: `proc_${n}`,
@@ -28,7 +30,7 @@ describe('FollowUpPort', () => {
     const first = port.send(notice(1))
     const second = port.send(notice(2))
     expect(delivered).toEqual([])
-    port.connect(async (input) => void delivered.push(input))
+    port.connect(async (input) => void delivered.push(input), idle)
     await Promise.all([first, second])
     expect(delivered).toEqual([
       { profile: 'default', sessionId: 's1', text: 'process 1 finished', savedMessageId: 1, appended: 1 },
@@ -39,7 +41,7 @@ describe('FollowUpPort', () => {
   it('runs no follow-up turn in a one-shot host (live: false)', async () => {
     const port = new FollowUpPort({ live: false, log: recordingLog() })
     const delivered: unknown[] = []
-    port.connect(async (input) => void delivered.push(input))
+    port.connect(async (input) => void delivered.push(input), idle)
     await port.send(notice(3))
     expect(delivered).toEqual([])
   })
@@ -49,7 +51,7 @@ describe('FollowUpPort', () => {
     const port = new FollowUpPort({ live: true, log })
     port.connect(async () => {
       throw new Error('Unknown session: s1')
-    })
+    }, idle)
     await expect(port.send(notice(4))).resolves.toBeUndefined()
     expect(log.warnings).toEqual(['terminal: could not run the follow-up turn for proc_4: Unknown session: s1'])
   })

@@ -108,6 +108,7 @@ export async function wireRuntime(
       ...(first ? { live: first.live, pool: first.pool } : {}),
       log: namedLog(log, 'delegation'),
       onUpdate: (u) => bus.emit('delegation.updated', u),
+      settled: (sessionId) => followUps.settled(profile, sessionId),
       onCompletion: (c) => deliverToParent(c),
       buildChild: async (spec) => {
         const home = s.homeOf(profile)
@@ -143,6 +144,8 @@ export async function wireRuntime(
   const processes = new ProcessRegistry({
     log: namedLog(log, 'terminal'),
     onComplete: async (c) => {
+      // As a delegation's notice: saved after the turn that started the process, never among its rows.
+      await followUps.settled(c.profile, c.sessionId)
       const store = await readRetrying(() => stores.get(c.profile))
       // The live tip is read once a foreign commit (rollback journal) is over: a lock is no reason to miss it.
       const saved = await saveProcessCompletion(
@@ -215,7 +218,10 @@ export async function wireRuntime(
       ).length,
     log
   })
-  followUps.connect((input) => gateway.deliver(input))
+  followUps.connect(
+    (input) => gateway.deliver(input),
+    (profile, sessionId) => gateway.whenSessionIdle(profile, sessionId)
+  )
   s.onClose(() => gateway.shutdown())
 
   if (opts.live) {
