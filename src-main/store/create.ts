@@ -12,6 +12,7 @@ import { closeSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, rmSy
 import { basename, dirname, join } from 'node:path'
 import { reconcile } from './reconcile'
 import { detectShape } from './shape'
+import { copyShape, shapeTemplate } from './shape-template'
 
 /** A creation takes well under a second: a temp file this old was left by a process that died creating. */
 const STALE_TEMP_MS = 3_600_000
@@ -55,6 +56,9 @@ export function createStateDb(file: string, wal: boolean, options: Database.Opti
         } catch {
           /* kept in its mode; see above */
         }
+      // The shape of the home's other state.db where it has one (its upstream's schema version), else the current.
+      const template = shapeTemplate(file)
+      if (template) copyShape(db, template)
       db.transaction(() => reconcile(db, detectShape(db)))()
     } finally {
       db.close() // the last connection: checkpoints and removes the -wal/-shm, so the file alone is complete

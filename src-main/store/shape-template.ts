@@ -1,0 +1,88 @@
+/**
+ * A new state.db in a home that already has one takes that one's shape. Upstream is not one schema: the v21 upstream
+ * keys `session_model_usage` by five columns, v30 adds `task` to the key, and each writes its usage with an
+ * `ON CONFLICT` naming its own key — against the other key SQLite refuses the statement, and upstream's whole usage
+ * update (the session's token counters included) rolls back. So a profile Caduceus writes first gets the schema the
+ * home's upstream made for its other profiles (tables, indexes, triggers, FTS tables and the schema_version it
+ * stamped), and reconcile then adds what Caduceus needs as it does on any home of that version. Without a sibling
+ * (a new home) the current schema is made.
+ */
+import Database from 'better-sqlite3'
+import { existsSync, readdirSync, statSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
+
+/** Tables FTS5 makes for itself with its virtual table: created again by the CREATE VIRTUAL TABLE. */
+const FTS_SHADOW = ['data', 'idx', 'content', 'docsize', 'config']
+
+/**
+ * The home's other state.db to copy the shape from: the root's (the default profile's), else the profile's that
+ * changed last. `file` is `<root>/state.db` or `<root>/profiles/<name>/state.db`.
+ */
+export function shapeTemplate(file: string): string | null {
+  const dir = dirname(file)
+  const root = basename(dirname(dir)) === 'profiles' ? dirname(dirname(dir)) : dir
+  const rootDb = join(root, 'state.db')
+  if (rootDb !== file && existsSync(rootDb)) return rootDb
+  let best: { path: string; at: number } | null = null
+  try {
+    for (const name of readdirSync(join(root, 'profiles'))) {
+      const path = join(root, 'profiles', name, 'state.db')
+      if (path === file) continue
+      try {
+        const at = statSync(path).mtimeMs
+        if (!best || at > best.at) best = { path, at }
+      } catch {
+        /* no state.db in that profile */
+      }
+    }
+  } catch {
+    return null // no profiles folder
+  }
+  return best?.path ?? null
+}
+
+interface SchemaRow {
+  type: string
+  name: string
+  sql: string
+}
+
+/**
+ * Copies `template`'s schema (never its rows) into the empty `db` and stamps its schema_version. False, with `db`
+ * untouched, when the template cannot be read (unreadable, locked, not a database): the caller makes the current
+ * schema instead. Caduceus's own `cad_` objects are left out: reconcile makes what this home needs.
+ */
+export function copyShape(db: Database.Database, template: string): boolean {
+  let rows: SchemaRow[]
+  let version: number | null = null
+  try {
+    const tpl = new Database(template, { readonly: true, fileMustExist: true, timeout: 0 })
+    try {
+      rows = tpl
+        .prepare(
+          `SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+            AND name NOT LIKE 'cad\\_%' ESCAPE '\\'
+          ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 WHEN 'view' THEN 2 ELSE 3 END, rowid`
+        )
+        .all() as SchemaRow[]
+      if (rows.some((r) => r.type === 'table' && r.name === 'schema_version'))
+        version = (tpl.prepare('SELECT MAX(version) AS v FROM schema_version').get() as { v: number | null }).v
+    } finally {
+      tpl.close()
+    }
+  } catch {
+    return false
+  }
+  const virtual = rows.filter((r) => /^\s*CREATE\s+VIRTUAL\s+TABLE/i.test(r.sql)).map((r) => r.name)
+  const shadow = new Set(virtual.flatMap((v) => FTS_SHADOW.map((s) => `${v}_${s}`)))
+  const copy = db.transaction(() => {
+    for (const r of rows) if (!shadow.has(r.name)) db.exec(r.sql)
+    if (version !== null) db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(version)
+  })
+  try {
+    copy() // DDL is transactional: a schema this SQLite cannot make (a tokenizer it lacks) leaves `db` empty
+    return true
+  } catch {
+    return false
+  }
+}
