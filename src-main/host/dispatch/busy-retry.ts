@@ -6,6 +6,7 @@
  * with a message that names the cause — never "not found", never an internal error.
  */
 import { CaduceusError } from '@shared/contract'
+import { readRetrying } from '../../store'
 
 /** Requests that only read: safe to run again from the start. */
 const READ_REQUESTS: ReadonlySet<string> = new Set([
@@ -43,18 +44,15 @@ const lockedError = () =>
     'The session database is locked by another program; nothing was changed. Try again when that program has finished.'
   )
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
-
-/** Runs `fn`; a read that meets SQLITE_BUSY is retried with jittered backoff (5 → 200 ms) for up to `budgetMs`. */
+/**
+ * Runs `fn`; a read request that meets SQLITE_BUSY is run again on the store's read retry (timers, jittered
+ * 5 → 200 ms) for up to `budgetMs`. A write, or a read still locked at the end, is refused as locked.
+ */
 export async function withBusyRetry<T>(name: string, fn: () => Promise<T> | T, budgetMs = READ_RETRY_MS): Promise<T> {
-  const started = Date.now()
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await fn()
-    } catch (err) {
-      if (!isDatabaseBusy(err)) throw err
-      if (!READ_REQUESTS.has(name) || Date.now() - started >= budgetMs) throw lockedError()
-      await sleep(Math.min(200, 5 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random()))
-    }
+  try {
+    return READ_REQUESTS.has(name) ? await readRetrying(fn, budgetMs) : await fn()
+  } catch (err) {
+    if (isDatabaseBusy(err) || (err as Error | undefined)?.name === 'ReadBusyError') throw lockedError()
+    throw err
   }
 }
