@@ -2,13 +2,14 @@
 // `database.journal_mode: delete`) while a real second process holds BEGIN IMMEDIATE, then BEGIN EXCLUSIVE.
 // Reads answer (retried off the event loop during the exclusive lock), a send is saved at release or refused
 // with the lock message, never "Unknown session", and the home stays in its journal mode.
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { LogRecord } from '@shared/contract/log'
 import { createHost } from '../src-main/host'
+import { SessionStore } from '../src-main/store'
 import { createTurnHost } from '../src-main/host/compose'
 import { TURN_CHANNELS } from '../src-main/gateway'
 import { createLogger } from '../src-main/host/log/log'
@@ -183,4 +184,31 @@ describe('a follow-up notice delivered while another program holds the home', ()
       await host.close()
     }
   }, 10_000)
+})
+
+describe("a new profile's first state.db while another program holds the home's", () => {
+  it("waits for the lock, then takes that state.db's schema (never the current one for want of reading it)", async () => {
+    const home = deleteJournalHome()
+    const file = join(home, 'profiles', 'fresh', 'state.db')
+    mkdirSync(join(home, 'profiles', 'fresh'), { recursive: true })
+    const store = new SessionStore(file, { profile: 'fresh', lazyCreate: true })
+    const lock = holdJournalLock(join(home, 'state.db'), 0, 600)
+    try {
+      await lock.phase('exclusive')
+      const started = Date.now()
+      await store.createSession('c1', 'cli')
+      expect(Date.now() - started).toBeGreaterThanOrEqual(300) // it waited for the template's lock
+    } finally {
+      await lock.phase('released')
+      store.close()
+    }
+    const db = new Database(file, { readonly: true })
+    try {
+      const key = db.prepare("SELECT name FROM pragma_table_info('session_model_usage') WHERE pk > 0").pluck().all()
+      expect(key).not.toContain('task') // the v21 home's five-column key, as its upstream writes it
+      expect(db.prepare('SELECT MAX(version) FROM schema_version').pluck().get()).toBe(21)
+    } finally {
+      db.close()
+    }
+  }, 15_000)
 })

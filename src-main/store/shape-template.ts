@@ -10,6 +10,7 @@
 import Database from 'better-sqlite3'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
+import { isBusy } from './write-queue'
 
 /** Tables FTS5 makes for itself with its virtual table: created again by the CREATE VIRTUAL TABLE. */
 const FTS_SHADOW = ['data', 'idx', 'content', 'docsize', 'config']
@@ -49,8 +50,9 @@ interface SchemaRow {
 
 /**
  * Copies `template`'s schema (never its rows) into the empty `db` and stamps its schema_version. False, with `db`
- * untouched, when the template cannot be read (unreadable, locked, not a database): the caller makes the current
- * schema instead. Caduceus's own `cad_` objects are left out: reconcile makes what this home needs.
+ * untouched, when the template cannot be read (unreadable, not a database): the caller makes the current schema
+ * instead. A template another program holds locked throws busy, so the write creating this file retries.
+ * Caduceus's own `cad_` objects are left out: reconcile makes what this home needs.
  */
 export function copyShape(db: Database.Database, template: string): boolean {
   let rows: SchemaRow[]
@@ -70,7 +72,8 @@ export function copyShape(db: Database.Database, template: string): boolean {
     } finally {
       tpl.close()
     }
-  } catch {
+  } catch (err) {
+    if (isBusy(err)) throw err // the template is being written: the write that creates this file retries
     return false
   }
   const virtual = rows.filter((r) => /^\s*CREATE\s+VIRTUAL\s+TABLE/i.test(r.sql)).map((r) => r.name)
