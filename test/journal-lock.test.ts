@@ -2,7 +2,7 @@
 // `database.journal_mode: delete`) while a real second process holds BEGIN IMMEDIATE, then BEGIN EXCLUSIVE.
 // Reads answer (retried off the event loop during the exclusive lock), a send is saved at release or refused
 // with the lock message, never "Unknown session", and the home stays in its journal mode.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -209,6 +209,41 @@ describe("a new profile's first state.db while another program holds the home's"
       expect(db.prepare('SELECT MAX(version) FROM schema_version').pluck().get()).toBe(21)
     } finally {
       db.close()
+    }
+  }, 15_000)
+})
+
+describe('a queued message whose turn comes as another program commits', () => {
+  it('runs: the lookup in the tick it wakes answers from what it saw, never drops the message', async () => {
+    const home = deleteJournalHome()
+    appendFileSync(join(home, 'config.yaml'), 'display:\n  busy_input_mode: queue\n')
+    const host = await createHost({ home, headless: true, live: false, log: createLogger() })
+    const lock = lockOnSignal(join(home, 'state.db'), 300)
+    try {
+      lock.ready()
+      const first = await host.gateway.resume({ profile: 'default', sessionId: SID, text: 'first' })
+      const queued = await host.gateway.resume({ profile: 'default', sessionId: SID, text: 'second', whileBusy: true })
+      expect(queued.busy).toBe('queued')
+      // The first turn's end wakes the queued one; its continuation runs after this synchronous listener, which
+      // takes the lock first: the queued message's lookup of the conversation meets the foreign commit.
+      let locked = false
+      host.bus.subscribe(({ event, payload }) => {
+        if (event === 'turn.finished' && (payload as { turnId: string }).turnId === first.turnId && !locked) {
+          locked = true
+          lock.lockNow()
+        }
+      })
+      const done = await new Promise<{ status: string }>((resolve) =>
+        host.bus.subscribe(({ event, payload }) => {
+          if (event === 'turn.finished' && (payload as { turnId: string }).turnId === queued.turnId)
+            resolve(payload as { status: string })
+        })
+      )
+      expect(locked).toBe(true)
+      expect(done.status).toBe('completed')
+    } finally {
+      await lock.released()
+      await host.close()
     }
   }, 15_000)
 })

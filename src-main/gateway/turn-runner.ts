@@ -63,13 +63,30 @@ const nothingRan = () => ({ tokens: ZERO_TOKENS(), cost: moneyFromTurn(null), ap
 const busy = () =>
   new CaduceusError('conflict', 'A turn is already running in this session; stop it or wait for it to finish.')
 
-/** The segment a session's conversation continues in now (its compression tip), or the id as given. */
-function currentSegment(store: GatewayStore, id: string): string {
+/**
+ * The segment a session's conversation continues in now (its compression tip), or the id as given. For reads that
+ * can wait (inside readRetrying): a foreign commit (rollback journal) throws, so it is retried, never answered with
+ * another segment.
+ */
+function liveSegment(store: GatewayStore, id: string): string {
   try {
     return store.resolveResumeSessionId?.(id) ?? id
   } catch (err) {
     if (isLocked(err)) throw err // locked for a moment: not a reason to continue in another segment
     return id // gone, or unreadable: the caller's own check says so
+  }
+}
+
+/**
+ * liveSegment for the in-memory checks that must answer in the tick they run (which turn holds a conversation,
+ * what a queued message follows): locked for a moment, the id as given, as the check before the lock saw it.
+ * Throwing there would drop a queued message or a notice on a lock that lasts milliseconds.
+ */
+function currentSegment(store: GatewayStore, id: string): string {
+  try {
+    return liveSegment(store, id)
+  } catch {
+    return id
   }
 }
 
@@ -238,7 +255,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     // Only reads, so a home another program is committing to (rollback journal) is waited out, off the loop.
     const { store, sid } = await readRetrying(() => {
       const store = this.storeFor(profile)
-      const sid = currentSegment(store, sessionId)
+      const sid = liveSegment(store, sessionId)
       if (!readRow(store, sid)) throw new CaduceusError('not_found', `Unknown session: ${sessionId}`, 'sessionId')
       return { store, sid }
     })
@@ -442,7 +459,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     // is locked for a moment, so the open and the first read are tried again instead of failing the turn.
     const { store, sid, isNew } = await readRetrying(() => {
       const store = this.storeFor(input.profile)
-      const sid = currentSegment(store, id)
+      const sid = liveSegment(store, id)
       return { store, sid, isNew: !readRow(store, sid) }
     })
     const live = await this.begin(input.profile, sid, input.text, store, {
