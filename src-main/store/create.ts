@@ -67,9 +67,17 @@ export function createStateDb(file: string, wal: boolean, options: Database.Opti
       linkSync(tmp, file)
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') return // another process created it first: use that
-      if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600)) // no hard links: in place, the first write shapes it
+      // No hard links on this filesystem: an empty file in place, shaped by the first write under its write lock (the
+      // home's template included: open.ts), so another process meanwhile sees it busy, never half made.
+      if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600))
     }
   } finally {
-    for (const p of [tmp, `${tmp}-wal`, `${tmp}-shm`, `${tmp}-journal`]) rmSync(p, { force: true })
+    // Best effort: the file is in place; a temp another process holds open (Windows) goes with a later creation.
+    for (const p of [tmp, `${tmp}-wal`, `${tmp}-shm`, `${tmp}-journal`])
+      try {
+        rmSync(p, { force: true })
+      } catch {
+        /* cleared as stale later (removeStaleTemps) */
+      }
   }
 }

@@ -18,6 +18,7 @@ import { applyReadShim, dropReadShim, restoreShimState, shimViews } from './read
 import { detectShape, schemaCookie, shapeNotice, type HomeShape } from './shape'
 import { isBusy } from './write-queue'
 import { createStateDb } from './create'
+import { copyShape, shapeTemplate } from './shape-template'
 import { errorMessage } from '@shared/contract/errors'
 
 /** The file header's read/write version bytes say WAL (2) or rollback journal (1); read before connecting. */
@@ -319,12 +320,17 @@ export function abortWriteTx(h: StateDb, views: string[] | undefined): void {
   restoreShimState(h.sqlite, views)
 }
 
+const hasNoSchema = (db: Database.Database) => db.prepare('SELECT count(*) FROM sqlite_master').pluck().get() === 0
+
 /** Inside a write transaction until one commits: additive reconcile in the home's shape, then re-detect. */
 function reconcileInWrite(h: StateDb): void {
   if (h.reconciled) {
     refreshShape(h)
     return
   }
+  // A file created in place (no hard links: create.ts) is still empty: it takes the home's template shape here.
+  const template = hasNoSchema(h.sqlite) ? shapeTemplate(h.path) : null
+  if (template) copyShape(h.sqlite, template)
   const shape = detectShape(h.sqlite)
   h.reconcile = reconcile(h.sqlite, shape)
   h.shape = detectShape(h.sqlite)

@@ -5,7 +5,7 @@
  * hand, by upstream's own SessionDB writing usage into the new file.
  */
 import { execFileSync } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -82,6 +82,37 @@ describe("a new profile's state.db in a home upstream made", () => {
       else expect([name, name in ours.schema]).toEqual([name, true])
     // Caduceus's own write landed in it.
     expect(read(file, (db) => db.prepare('SELECT input_tokens FROM session_model_usage').pluck().get())).toBe(100)
+  })
+
+  it("copies none of Caduceus's own objects from a home Caduceus has written, nor what hangs on them", async () => {
+    const home = tempDir()
+    cpSync(GOLDEN, home, { recursive: true })
+    const root = new Database(join(home, 'state.db'))
+    root.exec(`CREATE TABLE cad_memory_events (id INTEGER PRIMARY KEY, provider TEXT);
+      CREATE INDEX idx_cad_memory_events_provider ON cad_memory_events(provider);
+      CREATE TRIGGER keep_cad AFTER DELETE ON cad_memory_events BEGIN SELECT 1; END;
+      INSERT INTO state_meta (key, value) VALUES ('fts_storage_version', '3')`)
+    root.close()
+    const file = await firstWriteIn(home, 'fresh')
+    const theirs = read(join(home, 'state.db'), usageKey)
+    expect(read(file, usageKey)).toEqual(theirs)
+    expect(read(file, (db) => db.prepare("SELECT name FROM sqlite_master WHERE name = 'keep_cad'").get())).toBe(
+      undefined
+    )
+    // The FTS tables' storage format stamp goes with the FTS schema it describes.
+    expect(
+      read(file, (db) => db.prepare("SELECT value FROM state_meta WHERE key = 'fts_storage_version'").pluck().get())
+    ).toBe('3')
+  })
+
+  it('shapes an empty file left in place (no hard links, or a 0-byte state.db) the same way, at its first write', async () => {
+    const home = tempDir()
+    cpSync(GOLDEN, home, { recursive: true })
+    mkdirSync(join(home, 'profiles', 'blank'), { recursive: true })
+    writeFileSync(join(home, 'profiles', 'blank', 'state.db'), '')
+    const file = await firstWriteIn(home, 'blank')
+    expect(read(file, usageKey)).toEqual(read(join(home, 'state.db'), usageKey))
+    expect(read(file, version)).toBe(21)
   })
 
   it('takes the current schema in a home with no other state.db', async () => {

@@ -52,23 +52,28 @@ interface SchemaRow {
  * Copies `template`'s schema (never its rows) into the empty `db` and stamps its schema_version. False, with `db`
  * untouched, when the template cannot be read (unreadable, not a database): the caller makes the current schema
  * instead. A template another program holds locked throws busy, so the write creating this file retries.
- * Caduceus's own `cad_` objects are left out: reconcile makes what this home needs.
+ * Caduceus's own `cad_` objects (and the indexes and triggers on them) are left out: reconcile makes what this home
+ * needs.
  */
 export function copyShape(db: Database.Database, template: string): boolean {
   let rows: SchemaRow[]
   let version: number | null = null
+  let ftsFormat: unknown = null
   try {
     const tpl = new Database(template, { readonly: true, fileMustExist: true, timeout: 0 })
     try {
       rows = tpl
         .prepare(
           `SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
-            AND name NOT LIKE 'cad\\_%' ESCAPE '\\'
+            AND name NOT LIKE 'cad\\_%' ESCAPE '\\' AND tbl_name NOT LIKE 'cad\\_%' ESCAPE '\\'
           ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 WHEN 'view' THEN 2 ELSE 3 END, rowid`
         )
         .all() as SchemaRow[]
       if (rows.some((r) => r.type === 'table' && r.name === 'schema_version'))
         version = (tpl.prepare('SELECT MAX(version) AS v FROM schema_version').get() as { v: number | null }).v
+      // The FTS tables' storage format goes with their schema: a file without it reads to upstream as the old format.
+      if (rows.some((r) => r.type === 'table' && r.name === 'state_meta'))
+        ftsFormat = tpl.prepare("SELECT value FROM state_meta WHERE key = 'fts_storage_version'").pluck().get() ?? null
     } finally {
       tpl.close()
     }
@@ -81,6 +86,8 @@ export function copyShape(db: Database.Database, template: string): boolean {
   const copy = db.transaction(() => {
     for (const r of rows) if (!shadow.has(r.name)) db.exec(r.sql)
     if (version !== null) db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(version)
+    if (ftsFormat !== null)
+      db.prepare("INSERT INTO state_meta (key, value) VALUES ('fts_storage_version', ?)").run(ftsFormat)
   })
   try {
     copy() // DDL is transactional: a schema this SQLite cannot make (a tokenizer it lacks) leaves `db` empty
