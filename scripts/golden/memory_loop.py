@@ -299,7 +299,10 @@ def main():
         Path(os.environ["MEMLOOP_RAW"]).write_text(json.dumps(STATE["next"], indent=1, ensure_ascii=False))
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "golden.json").write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
-    shutil.rmtree(scratch, ignore_errors=True)
+    if os.environ.get("MEMLOOP_KEEP"):  # keep both homes, e.g. to open them in the app
+        print(scratch)
+    else:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 if __name__ == "__main__":
