@@ -2,12 +2,16 @@
 // composer sends it) whose scripted model calls the memory tools, and the host's memory reads of a home upstream
 // wrote.
 //   npx tsx memory-caduceus.ts HOME JOBS_JSON   prints {turns: {key: sessionId}, reads: {profile: {...}}}
-// JOBS_JSON: {turns: [{key, profile, text}], edits: [memory.edit inputs], reads: [profile]}
+// JOBS_JSON: {turns: [{key, profile, text, after?}], edits: [memory.edit inputs], reads: [profile]}
+// `after`: a file path; before that turn the host (still running) writes `<after>.ready` and waits until the
+// caller creates `<after>`, so another program can change the home between two turns of one host.
 import type { TurnFinished } from '@shared/contract'
+import { existsSync, writeFileSync } from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { createHost } from '../../src-main/host'
 import { createLogger } from '../../src-main/host/log/log'
 
-type Turn = { key: string; profile: string; text: string }
+type Turn = { key: string; profile: string; text: string; after?: string }
 type Jobs = { turns?: Turn[]; edits?: unknown[]; reads?: string[] }
 const [home, jobsJson] = process.argv.slice(2)
 if (!home || !jobsJson) throw new Error('usage: memory-caduceus.ts HOME JOBS_JSON')
@@ -28,6 +32,10 @@ const edits: unknown[] = []
 const reads: Record<string, unknown> = {}
 try {
   for (const t of jobs.turns ?? []) {
+    if (t.after) {
+      writeFileSync(`${t.after}.ready`, '')
+      while (!existsSync(t.after)) await sleep(50)
+    }
     let sessionId = ''
     const done = new Promise<void>((resolve, reject) => {
       const off = host.bus.subscribe((e) => {

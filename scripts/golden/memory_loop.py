@@ -11,7 +11,8 @@ prefetch). Caduceus's host reads (memory.entries / health / providers / events) 
 Output (test/fixtures/upstream/memory-loop/): `upstream.json` — files, memory_store.db facts, the tool answers
 and next-session prompts upstream wrote and sent; `caduceus.json` — the same for Caduceus's home, and the prompts
 upstream sent on it; `reads.json` — what Caduceus's host shows for upstream's home, and what Caduceus sends on it. A third Caduceus
-profile, `page`, is written only through the Memory page's edits (`memory.edit`), for upstream's next session.
+profile, `page`, is written only through the Memory page's edits (`memory.edit`), for upstream's next session; and
+`live`: a running Caduceus host's next session after upstream wrote to the home between its two sessions.
 
 Run: PYTHONPATH=<dir with openai> /usr/bin/python3 scripts/golden/memory_loop.py
 """
@@ -24,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -253,6 +255,39 @@ def normalise(value, homes):
     return json.loads(text)
 
 
+def live_switch(root, base_url):
+    """One Caduceus host runs a session, upstream's loop adds an entry meanwhile, then the same host starts a new
+    session: the snapshot of each first request (the second must carry upstream's entry)."""
+    write_config(root, base_url, "")
+    (root / "memories").mkdir()
+    (root / "memories" / "MEMORY.md").write_text("Existing entry.")
+    flag = root / "go"
+    jobs = {"turns": [{"key": "a", "profile": "default", "text": NEXT},
+                      {"key": "b", "profile": "default", "text": NEXT, "after": str(flag)}]}
+    env = {**os.environ, "HERMES_HOME": "", "CADUCEUS_LOG_DIR": str(root / "logs")}
+    STATE["phase"] = "live-first"
+    proc = subprocess.Popen(["npx", "tsx", str(ROOT / "scripts" / "golden" / "memory-caduceus.ts"), str(root),
+                             json.dumps(jobs)], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    ready = Path(f"{flag}.ready")
+    for _ in range(6000):
+        if ready.exists() or proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    if not ready.exists():
+        raise SystemExit(f"caduceus live run failed:\n{proc.stderr.read()[-4000:]}")
+    STATE["steps"] = {}
+    STATE["phase"] = "live-upstream-write"
+    SCRIPTS["MEM-LIVE"] = [mem("l1", action="add", target="memory", content="Upstream wrote this meanwhile.")]
+    child(root, base_url, "MEM-LIVE: remember")
+    STATE["phase"] = "live-second"
+    flag.write_text("")
+    _, err = proc.communicate(timeout=600)
+    if proc.returncode != 0:
+        raise SystemExit(f"caduceus live run failed:\n{err[-4000:]}")
+    return {k: memory_parts(STATE["next"].pop(f"live-{k}"))["blocks"] for k in ("first", "second")}
+
+
 def main():
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -289,12 +324,13 @@ def main():
             child(profile_home(root, prof), base_url, NEXT)
             STATE["phase"] = f"caduceus-next-on-{who}-{prof}"
             caduceus(root, {"turns": [{"key": "n", "profile": prof, "text": NEXT}]})
-    homes = [up, cad]
+    live = live_switch(scratch / "live", base_url)
+    homes = [up, cad, scratch / "live"]
     calls = {k: [{"id": c["id"], "name": c["function"]["name"], "args": json.loads(c["function"]["arguments"])}
                  for c in v] for k, v in SCRIPTS.items()}
     out = {"calls": calls, "answers": normalise(STATE["answers"], homes), "homes": normalise(snapshot, homes),
            "next": normalise({k: memory_parts(v) for k, v in STATE["next"].items()}, homes),
-           "reads": normalise(reads, homes)}
+           "reads": normalise(reads, homes), "live": normalise(live, homes)}
     if os.environ.get("MEMLOOP_RAW"):
         Path(os.environ["MEMLOOP_RAW"]).write_text(json.dumps(STATE["next"], indent=1, ensure_ascii=False))
     OUT.mkdir(parents=True, exist_ok=True)
