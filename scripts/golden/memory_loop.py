@@ -8,11 +8,9 @@ NEW session on the home the OTHER wrote (and on its own), and the first request 
 system prompt carries the frozen memory snapshot (and, for holographic, the provider's block; the user message its
 prefetch). Caduceus's host reads (memory.entries / health / providers / events) of upstream's home are recorded too.
 
-Output (test/fixtures/upstream/memory-loop/): `upstream.json` — files, memory_store.db facts, the tool answers
-and next-session prompts upstream wrote and sent; `caduceus.json` — the same for Caduceus's home, and the prompts
-upstream sent on it; `reads.json` — what Caduceus's host shows for upstream's home, and what Caduceus sends on it. A third Caduceus
-profile, `page`, is written only through the Memory page's edits (`memory.edit`), for upstream's next session; and
-`live`: a running Caduceus host's next session after upstream wrote to the home between its two sessions.
+A third Caduceus profile, `page`, is written only through the Memory page's request (`memory.edit`); and `live`
+records a running Caduceus host's next session after upstream wrote to the home between its two sessions.
+Output: test/fixtures/upstream/memory-loop/golden.json (its README says what each key holds and what it shows).
 
 Run: PYTHONPATH=<dir with openai> /usr/bin/python3 scripts/golden/memory_loop.py
 """
