@@ -21,8 +21,19 @@ export function pyRepr(v: unknown): string {
 
 const opText = (v: unknown) => (typeof v === 'string' ? v : pyTruthy(v) ? pyRepr(v) : '')
 
+/**
+ * Refusals the model can fix by consolidating in the same turn (over the limit, no match, a bad batch): marked so
+ * the tool counts them per turn (builtin-tool's consolidation cap), as upstream's store counts them.
+ */
+const retryable = new WeakSet<Reply>()
+export function consolidationFailure(reply: Reply): Reply {
+  retryable.add(reply)
+  return reply
+}
+export const isConsolidationFailure = (reply: Reply) => retryable.has(reply)
+
 /** The success answer upstream gives every committed write: terminal, without the entries (they invite repeats). */
-function finishedWrite(target: MemoryTarget, entries: string[], limit: number, message: string): Reply {
+export function finishedWrite(target: MemoryTarget, entries: string[], limit: number, message: string): Reply {
   return {
     success: true,
     done: true,
@@ -48,12 +59,13 @@ export async function applyBatch(home: string, target: MemoryTarget, ops: unknow
     const bak = driftBackup(home, target, limit)
     if (bak) return { success: false, error: driftMessage(target, bak), drift_backup: bak }
     const live = readEntries(home, target)
-    const refuse = (message: string): Reply => ({
-      success: false,
-      error: `${message} No operations were applied (batch is all-or-nothing).`,
-      current_entries: live,
-      usage: usageOf(live, limit, false)
-    })
+    const refuse = (message: string): Reply =>
+      consolidationFailure({
+        success: false,
+        error: `${message} No operations were applied (batch is all-or-nothing).`,
+        current_entries: live,
+        usage: usageOf(live, limit, false)
+      })
     const working = [...live]
     for (const [i, op] of items.entries()) {
       const act = op.action
@@ -76,12 +88,12 @@ export async function applyBatch(home: string, target: MemoryTarget, ops: unknow
       else working[matches[0]!] = normalizeEntry(content)
     }
     if (entriesSize(working) > limit)
-      return {
+      return consolidationFailure({
         success: false,
         error: `After applying all ${ops.length} operations, memory would be at ${usageOf(working, limit, false)} chars -- over the limit. Remove or shorten more entries in the same batch (see current_entries below), then retry.`,
         current_entries: live,
         usage: usageOf(live, limit, false)
-      }
+      })
     writeEntries(home, target, working)
     return finishedWrite(target, working, limit, `Applied ${ops.length} operation(s).`)
   })

@@ -4,23 +4,16 @@
  * unique substring (`old_text`), as upstream does, because the model never sees entry indices. Same verdicts
  * as upstream's tool over the same files: the limits from config.yaml, the threat scan, exact duplicates (an
  * add is a no-op, a replace or remove of identical entries takes the first), the rewrite guard (driftBackup),
- * and the lock around each read-modify-write.
+ * and the lock around each read-modify-write. The answers are upstream's too (a model trained on Hermes reads them):
+ * a write's success is terminal, without the entries, and consolidation refusals are capped per turn.
  */
 import { CaduceusError } from '@shared/contract'
 import { pyLen, pyStrip } from '@shared/contract/py-text'
 import { errorMessage } from '@shared/contract/errors'
-import {
-  driftBackup,
-  driftMessage,
-  normalizeEntry,
-  readEntries,
-  withMemoryLock,
-  writeEntries,
-  type MemoryTarget
-} from './builtin-store'
+import { driftBackup, driftMessage, normalizeEntry, readEntries, withMemoryLock, writeEntries } from './builtin-store'
 import { blockedMessage, DEFAULT_MEMORY_LIMITS, entriesSize, usageOf, type MemoryLimits } from './builtin-limits'
 import { pyTruthy } from '@shared/contract/py-text'
-import { applyBatch, pyRepr } from './builtin-batch'
+import { applyBatch, consolidationFailure, finishedWrite, isConsolidationFailure, pyRepr } from './builtin-batch'
 
 export const MEMORY_TOOL_NAME = 'memory'
 
@@ -91,14 +84,35 @@ export const MEMORY_TOOL_SCHEMA = {
 type Reply = Record<string, unknown>
 const fail = (error: string, extra: Reply = {}): Reply => ({ success: false, error, ...extra })
 
-/** Runs one memory tool call against `home`'s store. Returns the JSON result string; never throws. */
+/** Refusals to retry within one turn before the tool tells the model to stop and answer (upstream's cap, 3). */
+const MAX_CONSOLIDATION_FAILURES = 3
+
+/** The turn's count of consolidation refusals; the provider resets it when a turn starts. */
+export type FailureCount = { n: number }
+
+/**
+ * Runs one memory tool call against `home`'s store. Returns the JSON result string; never throws. Past the
+ * turn's cap a consolidation refusal becomes a terminal answer, so a fragile consolidation can't loop the turn
+ * until its budget is spent; any successful write resets the count.
+ */
 export async function runMemoryTool(
   home: string,
   args: Record<string, unknown>,
-  limits: MemoryLimits = DEFAULT_MEMORY_LIMITS
+  limits: MemoryLimits = DEFAULT_MEMORY_LIMITS,
+  failures: FailureCount = { n: 0 }
 ): Promise<string> {
   try {
-    return JSON.stringify(await memoryCall(home, args, limits))
+    const reply = await memoryCall(home, args, limits)
+    if (reply.success === true) failures.n = 0
+    else if (isConsolidationFailure(reply) && ++failures.n > MAX_CONSOLIDATION_FAILURES)
+      return JSON.stringify({
+        success: false,
+        done: true,
+        error:
+          `Memory consolidation failed ${failures.n} times this turn. Stop retrying memory calls — leave memory ` +
+          'unchanged for now and continue with your reply to the user. The fact can be saved in a later turn.'
+      })
+    return JSON.stringify(reply)
   } catch (err) {
     return JSON.stringify(fail(err instanceof CaduceusError ? err.message : `memory store error: ${errorMessage(err)}`))
   }
@@ -115,11 +129,21 @@ async function memoryCall(home: string, args: Record<string, unknown>, limits: M
       return { error: 'operations must be a list of {action, content?, old_text?} objects.', success: false }
     return applyBatch(home, target, args.operations as unknown[], limits[target])
   }
-  if (action !== 'add' && action !== 'replace' && action !== 'remove')
-    return fail("action must be 'add', 'replace' or 'remove'")
   const limit = limits[target]
-  const label = target === 'user' ? 'User profile' : 'Memory'
-  const over = (entries: string[]) => ({ current_entries: entries, usage: usageOf(entries, limit, false) })
+  // Missing arguments are refused before the store is touched, in upstream's words: a replace or remove without
+  // old_text gets the current entries so the model can retry at once.
+  if (action === 'add' && !pyTruthy(args.content)) return fail("Content is required for 'add' action.")
+  if ((action === 'replace' || action === 'remove') && !pyTruthy(args.old_text)) {
+    const entries = readEntries(home, target)
+    return fail(
+      `'${action}' needs old_text -- a short unique substring of the entry to ${action}. None was provided. ` +
+        `Reissue the ${action} with old_text set to part of one of the current_entries below.`,
+      { current_entries: entries, usage: usageOf(entries, limit, false) }
+    )
+  }
+  if (action === 'replace' && !pyTruthy(args.content)) return fail("content is required for 'replace' action.")
+  if (action !== 'add' && action !== 'replace' && action !== 'remove')
+    return fail(`Unknown action '${pyRepr(action)}'. Use: add, replace, remove`)
 
   let text = ''
   if (action !== 'remove') {
@@ -130,53 +154,64 @@ async function memoryCall(home: string, args: Record<string, unknown>, limits: M
   if (action === 'add') {
     return withMemoryLock(home, target, () => {
       const entries = readEntries(home, target)
-      if (entries.includes(text)) return done(target, entries, limit, 'Entry already exists; nothing added.')
+      if (entries.includes(text))
+        return finishedWrite(target, entries, limit, 'Entry already exists (no duplicate added).')
       const next = [...entries, text]
       if (entriesSize(next) > limit)
-        return fail(
-          `${label} at ${usageOf(entries, limit, false)} chars. Adding this entry (${pyLen(text)} chars) would exceed the limit. Replace or remove existing entries first.`,
-          over(entries)
+        return consolidationFailure(
+          fail(
+            `Memory at ${usageOf(entries, limit, false)} chars. Adding this entry (${pyLen(text)} chars) would exceed ` +
+              `the limit. Consolidate now: use 'replace' to merge overlapping entries into shorter ones or 'remove' ` +
+              `stale or less important entries (see current_entries below), then retry this add — all in this turn.`,
+            { current_entries: entries, usage: usageOf(entries, limit, false) }
+          )
         )
       writeEntries(home, target, next)
-      return done(target, next, limit, 'Entry added.')
+      return finishedWrite(target, next, limit, 'Entry added.')
     })
   }
-  const oldText = typeof args.old_text === 'string' ? pyStrip(args.old_text) : ''
-  if (!oldText) return fail(`old_text is required for ${action}`)
+  const oldText = pyStrip(String(args.old_text))
+  if (!oldText) return fail('old_text cannot be empty.')
   return withMemoryLock(home, target, () => {
     const bak = driftBackup(home, target, limit)
     if (bak) return fail(driftMessage(target, bak), { drift_backup: bak })
     const entries = readEntries(home, target)
     const matches = entries.map((e, i) => (e.includes(oldText) ? i : -1)).filter((i) => i >= 0)
     if (matches.length === 0)
-      return fail(`No ${target} entry contains the given old_text.`, { current_entries: entries })
+      return consolidationFailure(
+        fail(
+          `No entry matched '${oldText}'. Check current_entries below and retry with the exact text of the entry ` +
+            `you want to ${action}.`,
+          { current_entries: entries }
+        )
+      )
     // Several matches are fine when they are one text repeated: the first is the one changed.
-    if (new Set(matches.map((i) => entries[i])).size > 1)
-      return fail(`old_text matches ${matches.length} entries; give a longer, unique substring.`)
+    const matched = matches.map((i) => entries[i]!)
+    if (new Set(matched).size > 1)
+      return fail(`Multiple entries matched '${oldText}'. Be more specific.`, { matches: matched.map(preview) })
     const next = [...entries]
     if (action === 'remove') {
       next.splice(matches[0]!, 1)
       writeEntries(home, target, next)
-      return done(target, next, limit, 'Entry removed.')
+      return finishedWrite(target, next, limit, 'Entry removed.')
     }
     next[matches[0]!] = text
     if (entriesSize(next) > limit)
-      return fail(
-        `Replacing would put ${target} at ${usageOf(next, limit, false)} chars, over the limit. Shorten the entry.`,
-        over(entries)
+      return consolidationFailure(
+        fail(
+          `Replacement would put memory at ${usageOf(next, limit, false)} chars. Shorten the new content, or ` +
+            `'remove' other stale or less important entries to make room (see current_entries below), then ` +
+            `retry — all in this turn.`,
+          { current_entries: entries, usage: usageOf(entries, limit, false) }
+        )
       )
     writeEntries(home, target, next)
-    return done(target, next, limit, 'Entry replaced.')
+    return finishedWrite(target, next, limit, 'Entry replaced.')
   })
 }
 
-function done(target: MemoryTarget, entries: string[], limit: number, message: string): Reply {
-  return {
-    success: true,
-    target,
-    message,
-    entries,
-    entry_count: entries.length,
-    usage: usageOf(entries, limit)
-  }
+/** An entry as a refusal lists it: its first 80 code points (Python's slice), "..." when cut. */
+function preview(entry: string): string {
+  const points = [...entry]
+  return points.length > 80 ? points.slice(0, 80).join('') + '...' : entry
 }

@@ -44,28 +44,26 @@ describe('built-in memory store', () => {
 
   it('memory tool: add / replace / remove by unique substring, duplicates, limits and bad input', async () => {
     const { alpha } = makeHomes()
+    // A write's answer is terminal (no entries: they invite repeats); the file holds the result.
     expect(await tool(alpha, { action: 'add', target: 'user', content: 'Name: Ada' })).toMatchObject({
       success: true,
-      entries: ['Name: Ada'],
+      done: true,
       entry_count: 1
     })
     expect((await tool(alpha, { action: 'add', target: 'user', content: 'Name: Ada' })).message).toContain(
       'already exists'
     )
     await tool(alpha, { action: 'add', target: 'user', content: 'Timezone: UTC+1' })
-    expect(
-      (await tool(alpha, { action: 'replace', target: 'user', old_text: 'Timezone', content: 'Timezone: UTC+2' }))
-        .entries
-    ).toEqual(['Name: Ada', 'Timezone: UTC+2'])
-    expect((await tool(alpha, { action: 'remove', target: 'user', old_text: 'Name' })).entries).toEqual([
-      'Timezone: UTC+2'
-    ])
+    await tool(alpha, { action: 'replace', target: 'user', old_text: 'Timezone', content: 'Timezone: UTC+2' })
+    expect(readEntries(alpha, 'user')).toEqual(['Name: Ada', 'Timezone: UTC+2'])
+    await tool(alpha, { action: 'remove', target: 'user', old_text: 'Name' })
+    expect(readEntries(alpha, 'user')).toEqual(['Timezone: UTC+2'])
     expect(await tool(alpha, { action: 'remove', target: 'user', old_text: 'absent' })).toMatchObject({
       success: false
     })
     await tool(alpha, { action: 'add', target: 'user', content: 'Timezone note: DST' })
     expect((await tool(alpha, { action: 'remove', target: 'user', old_text: 'Timezone' })).error).toContain(
-      'matches 2 entries'
+      'Multiple entries matched'
     )
     expect((await tool(alpha, { action: 'add', target: 'memory', content: 'x'.repeat(3_000) })).error).toContain(
       'would exceed the limit'
@@ -126,5 +124,17 @@ describe('built-in memory store', () => {
         await new BuiltinMemoryProvider().handleToolCall('memory', { action: 'add', target: 'memory', content: 'x' })
       ).success
     ).toBe(false)
+  })
+
+  it('consolidation refusals past three in a turn become terminal, and the next turn counts afresh', async () => {
+    const { alpha } = makeHomes()
+    const p = new BuiltinMemoryProvider()
+    p.initialize('s', { hermesHome: alpha, platform: 'cli' })
+    const big = { action: 'add', target: 'memory', content: 'x'.repeat(3_000) }
+    const answers = []
+    for (let i = 0; i < 4; i++) answers.push(JSON.parse(await p.handleToolCall('memory', big)) as { done?: boolean })
+    expect(answers.map((a) => a.done ?? false)).toEqual([false, false, false, true])
+    p.onTurnStart()
+    expect(JSON.parse(await p.handleToolCall('memory', big))).not.toHaveProperty('done')
   })
 })

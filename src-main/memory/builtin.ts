@@ -8,7 +8,7 @@
  */
 import { MEMORY_TARGETS, memoryFileName, readEntries, type MemoryTarget } from './builtin-store'
 import { DEFAULT_MEMORY_LIMITS, ENTRY_DELIMITER, promptEntries, usageOf, type MemoryLimits } from './builtin-limits'
-import { MEMORY_TOOL_NAME, MEMORY_TOOL_SCHEMA, runMemoryTool } from './builtin-tool'
+import { MEMORY_TOOL_NAME, MEMORY_TOOL_SCHEMA, runMemoryTool, type FailureCount } from './builtin-tool'
 import {
   BUILTIN_PROVIDER_NAME,
   MemoryProvider,
@@ -37,6 +37,8 @@ export class BuiltinMemoryProvider extends MemoryProvider {
   private home: string | null = null
   private snapshot: Record<MemoryTarget, string[]> = { memory: [], user: [] }
   private readonly limits: MemoryLimits
+  /** Consolidation refusals in the current turn (the tool's per-turn cap). */
+  private readonly failures: FailureCount = { n: 0 }
   private readonly memoryEnabled: boolean
   private readonly userProfileEnabled: boolean
 
@@ -68,7 +70,11 @@ export class BuiltinMemoryProvider extends MemoryProvider {
   async handleToolCall(toolName: string, args: Record<string, unknown>, _kwargs?: ToolCallKwargs): Promise<string> {
     if (toolName !== MEMORY_TOOL_NAME) return JSON.stringify({ success: false, error: `unknown tool '${toolName}'` })
     if (!this.home) return JSON.stringify({ success: false, error: 'memory is not initialized for this profile' })
-    return runMemoryTool(this.home, args, this.limits)
+    return runMemoryTool(this.home, args, this.limits, this.failures)
+  }
+
+  onTurnStart(): void {
+    this.failures.n = 0
   }
 
   systemPromptBlock(): string {
