@@ -4,7 +4,7 @@
  * unique substring (`old_text`), as upstream does, because the model never sees entry indices. Same verdicts
  * as upstream's tool over the same files: the limits from config.yaml, the threat scan, exact duplicates (an
  * add is a no-op, a replace or remove of identical entries takes the first), the rewrite guard (driftBackup),
- * and the lock around each read-modify-write. The answers are upstream's too (a model trained on Hermes reads them):
+ * and the lock around each read-modify-write. The answers behave as upstream's (in Caduceus's words):
  * a write's success is terminal, without the entries, and consolidation refusals are capped per turn.
  */
 import { CaduceusError } from '@shared/contract'
@@ -109,8 +109,8 @@ export async function runMemoryTool(
         success: false,
         done: true,
         error:
-          `Memory consolidation failed ${failures.n} times this turn. Stop retrying memory calls — leave memory ` +
-          'unchanged for now and continue with your reply to the user. The fact can be saved in a later turn.'
+          `${failures.n} memory changes were refused this turn. Make no more memory calls now: answer the user ` +
+          'and save the fact in a later turn.'
       })
     return JSON.stringify(reply)
   } catch (err) {
@@ -130,20 +130,20 @@ async function memoryCall(home: string, args: Record<string, unknown>, limits: M
     return applyBatch(home, target, args.operations as unknown[], limits[target])
   }
   const limit = limits[target]
-  // Missing arguments are refused before the store is touched, in upstream's words: a replace or remove without
+  // Missing arguments are refused before the store is touched, as upstream refuses them: a replace or remove without
   // old_text gets the current entries so the model can retry at once.
-  if (action === 'add' && !pyTruthy(args.content)) return fail("Content is required for 'add' action.")
+  if (action === 'add' && !pyTruthy(args.content)) return fail("'add' needs content.")
   if ((action === 'replace' || action === 'remove') && !pyTruthy(args.old_text)) {
     const entries = readEntries(home, target)
     return fail(
-      `'${action}' needs old_text -- a short unique substring of the entry to ${action}. None was provided. ` +
-        `Reissue the ${action} with old_text set to part of one of the current_entries below.`,
+      `'${action}' needs old_text: a short part of the entry, unique among the current_entries below. ` +
+        `Call ${action} again with it.`,
       { current_entries: entries, usage: usageOf(entries, limit, false) }
     )
   }
-  if (action === 'replace' && !pyTruthy(args.content)) return fail("content is required for 'replace' action.")
+  if (action === 'replace' && !pyTruthy(args.content)) return fail("'replace' needs content.")
   if (action !== 'add' && action !== 'replace' && action !== 'remove')
-    return fail(`Unknown action '${pyRepr(action)}'. Use: add, replace, remove`)
+    return fail(`No action '${pyRepr(action)}': use add, replace or remove.`)
 
   let text = ''
   if (action !== 'remove') {
@@ -154,15 +154,14 @@ async function memoryCall(home: string, args: Record<string, unknown>, limits: M
   if (action === 'add') {
     return withMemoryLock(home, target, () => {
       const entries = readEntries(home, target)
-      if (entries.includes(text))
-        return finishedWrite(target, entries, limit, 'Entry already exists (no duplicate added).')
+      if (entries.includes(text)) return finishedWrite(target, entries, limit, 'Entry already exists; nothing added.')
       const next = [...entries, text]
       if (entriesSize(next) > limit)
         return consolidationFailure(
           fail(
-            `Memory at ${usageOf(entries, limit, false)} chars. Adding this entry (${pyLen(text)} chars) would exceed ` +
-              `the limit. Consolidate now: use 'replace' to merge overlapping entries into shorter ones or 'remove' ` +
-              `stale or less important entries (see current_entries below), then retry this add — all in this turn.`,
+            `This entry (${pyLen(text)} chars) does not fit: memory holds ${usageOf(entries, limit, false)} chars. ` +
+              `Make room in this turn: merge entries that overlap with 'replace', drop stale ones with 'remove' ` +
+              `(current_entries below), then add it again.`,
             { current_entries: entries, usage: usageOf(entries, limit, false) }
           )
         )
@@ -171,7 +170,7 @@ async function memoryCall(home: string, args: Record<string, unknown>, limits: M
     })
   }
   const oldText = pyStrip(String(args.old_text))
-  if (!oldText) return fail('old_text cannot be empty.')
+  if (!oldText) return fail('old_text is empty.')
   return withMemoryLock(home, target, () => {
     const bak = driftBackup(home, target, limit)
     if (bak) return fail(driftMessage(target, bak), { drift_backup: bak })
@@ -179,16 +178,16 @@ async function memoryCall(home: string, args: Record<string, unknown>, limits: M
     const matches = entries.map((e, i) => (e.includes(oldText) ? i : -1)).filter((i) => i >= 0)
     if (matches.length === 0)
       return consolidationFailure(
-        fail(
-          `No entry matched '${oldText}'. Check current_entries below and retry with the exact text of the entry ` +
-            `you want to ${action}.`,
-          { current_entries: entries }
-        )
+        fail(`No entry contains '${oldText}'. Take the text from current_entries below and call ${action} again.`, {
+          current_entries: entries
+        })
       )
     // Several matches are fine when they are one text repeated: the first is the one changed.
     const matched = matches.map((i) => entries[i]!)
     if (new Set(matched).size > 1)
-      return fail(`Multiple entries matched '${oldText}'. Be more specific.`, { matches: matched.map(preview) })
+      return fail(`'${oldText}' is in more than one entry (matches below): give a longer part of one.`, {
+        matches: matched.map(preview)
+      })
     const next = [...entries]
     if (action === 'remove') {
       next.splice(matches[0]!, 1)
@@ -199,9 +198,8 @@ async function memoryCall(home: string, args: Record<string, unknown>, limits: M
     if (entriesSize(next) > limit)
       return consolidationFailure(
         fail(
-          `Replacement would put memory at ${usageOf(next, limit, false)} chars. Shorten the new content, or ` +
-            `'remove' other stale or less important entries to make room (see current_entries below), then ` +
-            `retry — all in this turn.`,
+          `With this replacement memory would hold ${usageOf(next, limit, false)} chars, over its limit. In this ` +
+            `turn, shorten the content or 'remove' stale entries (current_entries below), then replace again.`,
           { current_entries: entries, usage: usageOf(entries, limit, false) }
         )
       )

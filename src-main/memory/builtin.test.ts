@@ -63,10 +63,10 @@ describe('built-in memory store', () => {
     })
     await tool(alpha, { action: 'add', target: 'user', content: 'Timezone note: DST' })
     expect((await tool(alpha, { action: 'remove', target: 'user', old_text: 'Timezone' })).error).toContain(
-      'Multiple entries matched'
+      'is in more than one entry'
     )
     expect((await tool(alpha, { action: 'add', target: 'memory', content: 'x'.repeat(3_000) })).error).toContain(
-      'would exceed the limit'
+      'does not fit'
     )
     expect((await tool(alpha, { action: 'add', target: 'memory', content: 'a\n§\nb' })).success).toBe(false)
     expect((await tool(alpha, { action: 'fly', target: 'memory' })).success).toBe(false)

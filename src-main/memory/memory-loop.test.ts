@@ -1,4 +1,4 @@
-// The memory tool as upstream's real agent loop answers it, one turn of single changes (add, replace, remove, a
+// The memory tool as upstream's real agent loop answers it (its prose in Caduceus's own words), one turn of single changes (add, replace, remove, a
 // duplicate, an oversized add, an ambiguous and a missing old_text, failures past the per-turn cap), and the
 // next session's snapshot blocks, against scripts/golden/memory_loop.py → test/fixtures/upstream/memory-loop/.
 // That script also runs the same calls through Caduceus's desk turns and each program's next session on the
@@ -43,6 +43,20 @@ const read = (h: string, name: string) => {
   }
 }
 
+/**
+ * An answer as behaviour: every field and value as upstream's, except the prose a model reads (`error`, `message`,
+ * `note`), which Caduceus words itself — only whether it is there is compared.
+ */
+function behaviour(answer: unknown): unknown {
+  if (!answer || typeof answer !== 'object' || Array.isArray(answer)) return answer
+  return Object.fromEntries(
+    Object.entries(answer).map(([k, v]) => [
+      k,
+      ['error', 'message', 'note'].includes(k) && typeof v === 'string' ? '<prose>' : v
+    ])
+  )
+}
+
 describe('one turn of memory tool calls answers and writes as upstream', () => {
   it('each answer, then the files', async () => {
     const h = home()
@@ -56,8 +70,8 @@ describe('one turn of memory tool calls answers and writes as upstream', () => {
     const got: Answer[] = []
     for (const c of golden.calls['MEM-BUILTIN']!)
       got.push({ id: c.id, content: await withHomeOverride(h, () => m.handleToolCall(c.name, c.args)) })
-    expect(got.map((a) => ({ id: a.id, answer: JSON.parse(a.content) as unknown }))).toEqual(
-      want.map((a) => ({ id: a.id, answer: JSON.parse(a.content) as unknown }))
+    expect(got.map((a) => ({ id: a.id, answer: behaviour(JSON.parse(a.content)) }))).toEqual(
+      want.map((a) => ({ id: a.id, answer: behaviour(JSON.parse(a.content)) }))
     )
     const files = golden.homes.upstream!.default!.files
     expect({ 'MEMORY.md': read(h, 'MEMORY.md'), 'USER.md': read(h, 'USER.md') }).toEqual(files)
