@@ -418,6 +418,26 @@ describe('Gateway', () => {
     expect(agent.starts.map((x) => x.text)).toEqual(['one', 'from the api', 'after'])
   })
 
+  // A completion notice (delegation, background process) waits with whenSessionIdle before it is saved; a message the
+  // user queued meanwhile begins in the tick the running turn ends, so the notice must wait for that turn too, or it
+  // lands between the queued message and its reply (upstream resuming the session would replay it mid-turn).
+  it('whenSessionIdle waits for the turns queued on the conversation, not only the running one', async () => {
+    const g = setup({ config: 'display:\n  busy_input_mode: queue\n' })
+    const { gateway, events } = g
+    const { sid, agent, running } = await heldTurn(g)
+    let idleAt: number | null = null
+    const idle = gateway.whenSessionIdle('default', sid).then(() => (idleAt = events.length))
+    const q1 = await gateway.resume({ profile: 'default', sessionId: sid, text: 'first after', whileBusy: true })
+    expect(q1).toMatchObject({ busy: 'queued' })
+    agent.hold = false
+    for (const release of agent.holds.splice(0)) release()
+    expect((await gateway.finished(running.turnId))?.status).toBe('completed')
+    await idle
+    const q1End = events.findIndex((e) => e.event === 'turn.finished' && e.payload.turnId === q1.turnId)
+    expect(q1End).toBeGreaterThanOrEqual(0) // the queued turn had ended when the conversation was called idle
+    expect(q1End).toBeLessThan(idleAt!)
+  })
+
   // display.busy_input_mode (upstream's gateway; golden reader cases in src-main/config/config.test.ts), reached from
   // the desk chat: Send while a turn runs → turns.ts sendMessage(…, { busyMode }) → sessions.resume whileBusy.
   it('queue mode: messages sent mid-turn wait, in order, each its own turn one level deeper; the turn is not stopped', async () => {

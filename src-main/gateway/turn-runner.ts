@@ -441,11 +441,28 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   /**
    * Resolves once no turn runs on the conversation of `sessionId`. A notice saved while a turn runs would land
    * among that turn's rows, before its final reply, and upstream resuming the session would replay it mid-turn;
-   * upstream's CLI likewise delivers a completion only after the turn (its post-turn drain).
+   * upstream's CLI likewise delivers a completion only after the turn (its post-turn drain). Messages queued on the
+   * conversation go first: the one next in line begins in the tick the running turn ends, after this waiter woke, so
+   * a notice saved then would land between that message and its reply.
    */
   async whenSessionIdle(profile: string, sessionId: string): Promise<void> {
-    const running = this.conversationBusy(profile, sessionId, this.storeFor(profile))
-    for (let key = running(); key !== undefined; key = running()) await this.whenIdle(key)
+    const store = this.storeFor(profile)
+    const running = this.conversationBusy(profile, sessionId, store)
+    const queued = () => {
+      const tip = currentSegment(store, sessionId)
+      return [...this.queued.values()].some((q) => q.profile === profile && q.tip() === tip)
+    }
+    // A queued message begins within this tick's continuations; one still waiting a second later with nothing running
+    // is stuck (its turn failed to begin), and no reason to hold the notice back.
+    for (let stalledSince: number | null = null; ;) {
+      const key = running()
+      if (key !== undefined) {
+        stalledSince = null
+        await this.whenIdle(key)
+      } else if (queued() && Date.now() - (stalledSince ??= Date.now()) < 1000)
+        await new Promise<void>((r) => setImmediate(r))
+      else return
+    }
   }
 
   /**
