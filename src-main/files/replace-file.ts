@@ -4,7 +4,17 @@
  * stays one and its target is replaced (as upstream's atomic_replace keeps it). The temp file is written 0600 until
  * its mode is set, and removed when anything fails: it may hold secrets.
  */
-import { chmodSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  closeSync,
+  fsyncSync,
+  openSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync
+} from 'node:fs'
 
 export function replaceFile(
   path: string,
@@ -22,8 +32,15 @@ export function replaceFile(
   const mode = opts.modeOf(existing)
   const tmp = `${target}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`
   try {
-    writeFileSync(tmp, text, { encoding: 'utf8', mode: 0o600 })
-    chmodSync(tmp, mode) // the umask narrowed writeFileSync's mode
+    const fd = openSync(tmp, 'wx', 0o600)
+    try {
+      const bytes = Buffer.from(text, 'utf8')
+      for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at)
+      fsyncSync(fd) // on disk before the rename: a power cut leaves the old file or the new one, never an empty one
+    } finally {
+      closeSync(fd)
+    }
+    chmodSync(tmp, mode) // the umask narrowed the open's mode
     renameSync(tmp, target)
   } catch (err) {
     rmSync(tmp, { force: true })
