@@ -49,4 +49,15 @@ describe('a Caduceus home after upstream pruned and vacuumed it', () => {
       expect.objectContaining({ day: '2026-01-02', tokens: expect.objectContaining({ input: 100, output: 10 }) })
     ])
   })
+
+  it("a session imported under a pruned one's id does not inherit that session's day rows", async () => {
+    const back = { id: 'old-a', source: 'cli', started_at: 1577880000, input_tokens: 5, messages: [] }
+    expect(await ask('sessions.import', { profile: 'default', content: JSON.stringify(back) })).toMatchObject({
+      imported: 1
+    })
+    const sum = await ask('costs.summary', { profile: 'default', days: 3650 })
+    expect(sum.tokensByDay).toEqual([
+      expect.objectContaining({ day: '2026-01-02', tokens: expect.objectContaining({ input: 100, output: 10 }) })
+    ])
+  })
 })
