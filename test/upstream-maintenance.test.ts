@@ -61,3 +61,20 @@ describe('a Caduceus home after upstream pruned and vacuumed it', () => {
     ])
   })
 })
+
+describe('a retained subagent after upstream deleted its parent (and with it the child session)', () => {
+  it('is no longer offered for follow-ups', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'cad-up-maint-deleg-'))
+    copyFileSync(join(gold, 'delegated.db'), join(home, 'state.db'))
+    const h = await createHost({ home, headless: true, live: false, validateOutput: true, log: createLogger() })
+    try {
+      const list = await h.dispatcher.invoke('subagents.list', { profile: 'default' })
+      expect(list).toMatchObject({ ok: true, output: { items: [] } })
+      const all = await h.dispatcher.invoke('subagents.list', { profile: 'default', includeTombstoned: true })
+      expect(all).toMatchObject({ ok: true, output: { items: [{ state: 'tombstoned' }] } })
+    } finally {
+      await h.close()
+      rmSync(home, { recursive: true, force: true })
+    }
+  })
+})

@@ -8,6 +8,8 @@ Run with the system Python: /usr/bin/python3 scripts/golden/maintenance.py  (HER
    2020, one in 2096 so no prune selects it), then `SessionStore.recordUsage` on each with a fixed day.
 2. Upstream maintains it: `hermes sessions prune --yes` (its default 90-day cutoff), then `SessionDB.vacuum()`.
 Writes test/fixtures/upstream/maintenance/pruned.db and upstream-view.json (what upstream sees afterwards).
+3. A desk chat whose agent delegates (resume_loop.py's scripted provider and resume-caduceus.ts), its child
+   retained; upstream's `hermes sessions delete <parent> --yes` removes parent and child: delegated.db.
 """
 import json
 import os
@@ -32,6 +34,35 @@ const u = { model: 'm', provider: 'p', baseUrl: '', inputTokens: 100, outputToke
   cacheWriteTokens: 0, reasoningTokens: 0, apiCalls: 1, costUsd: 1, costStatus: 'estimated' as const }
 ;(async () => { for (const id of ['old-a', 'old-b', 'keep-c']) await s.recordUsage(id, u, { day: '2026-01-02' }); s.close() })()
 """
+
+
+def delegation_home():
+    import threading
+    from http.server import ThreadingHTTPServer
+    import resume_loop as rl
+    server = ThreadingHTTPServer(("127.0.0.1", 0), rl.Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    home = Path(tempfile.mkdtemp(prefix="cad-maint-deleg-"))
+    try:
+        rl.caduceus_config(home, f"http://127.0.0.1:{server.server_address[1]}/v1")
+        rl.STATE["phase"] = "write-caduceus"
+        env = {**os.environ, "HERMES_HOME": "", "CADUCEUS_LOG_DIR": str(home / "logs")}
+        case = [{"key": "delegate", "text": rl.CASES["delegate"][0], "turns": 2}]
+        run = subprocess.run(["npx", "tsx", str(ROOT / "scripts" / "golden" / "resume-caduceus.ts"), str(home),
+                              json.dumps(case)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+        if run.returncode != 0:
+            raise SystemExit(f"caduceus writer failed:\n{run.stderr[-4000:]}")
+        parent = json.loads(run.stdout.strip().splitlines()[-1])["delegate"]
+        print(hermes(home, "sessions", "delete", parent, "--yes").stdout.strip())
+        c = sqlite3.connect(home / "state.db")
+        facts = {"parent": parent, "sessions_left": c.execute("SELECT COUNT(*) FROM sessions").fetchone()[0],
+                 "retained_rows": c.execute("SELECT COUNT(*) FROM async_delegations WHERE retained = 1").fetchone()[0]}
+        c.close()
+        shutil.copyfile(home / "state.db", OUT / "delegated.db")
+        return facts
+    finally:
+        server.shutdown()
+        shutil.rmtree(home, ignore_errors=True)
 
 
 def main():
@@ -71,6 +102,7 @@ def main():
         c.close()
         OUT.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(home / "state.db", OUT / "pruned.db")
+        view["delegation"] = delegation_home()
         (OUT / "upstream-view.json").write_text(json.dumps(view, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(json.dumps(view, ensure_ascii=False))
     finally:
