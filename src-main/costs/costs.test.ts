@@ -302,6 +302,7 @@ describe('restart', () => {
     await insertDelegation(a.store, 'deleg_x', { parentSessionId: 'p' })
     const reg = createDelegationRegistry(a.store)
     await reg.recordDispatchedChildren('deleg_x', [{ subagent_id: 'sa-x', session_id: 'cs-x' }])
+    await a.store.ensureSession('cs-x', 'delegate') // a retained child's session exists
     await reg.retainCompletedDelegation('deleg_x')
     expect(
       createDelegationRegistry(a.reopen())

@@ -25,6 +25,7 @@ async function retainChildOf(parentSessionId: string) {
   await reg.recordDispatchedChildren('deleg_test0001', [
     { subagent_id: 'sa-0-abc12345', session_id: 'child-sess-1', model: 'test/model', goal: 'g' }
   ])
+  await t.store.ensureSession('child-sess-1', 'delegate') // a retained child's session exists
   await reg.retainCompletedDelegation('deleg_test0001', { cost_usd: 0.5 })
   return reg.findRetainedChild('sa-0-abc12345')!
 }

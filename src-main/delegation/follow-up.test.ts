@@ -69,6 +69,7 @@ async function retain(parentSessionId = 'A') {
   await deps.registry.recordDispatchedChildren('deleg_test0001', [
     { subagent_id: 'sa-0-abc12345', session_id: 'child-sess-1', model: 'test/model', goal: 'do the thing' }
   ])
+  await t.store.ensureSession('child-sess-1', 'delegate') // a retained child's session exists
   await deps.registry.retainCompletedDelegation('deleg_test0001', { cost_usd: 0.5 })
 }
 

@@ -98,12 +98,16 @@ function repo(conn: () => Database.Database) {
         )
         .all(...(sessionId === undefined ? [] : [sessionId])) as ModelUsageRecord[]
     },
-    /** Per-day usage rows of one session or of the whole store (tokens and upstream's cost per local day). */
+    /**
+     * Per-day usage rows of one session or of the whole store (tokens and upstream's cost per local day). The
+     * table has no foreign key: upstream's own delete/prune leaves a deleted session's rows, which count for nobody.
+     */
     dailyRows(sessionId?: string): DailyUsageRecord[] {
       return conn()
         .prepare(
           `SELECT ${DAILY_SELECT} FROM session_daily_usage
-           ${sessionId === undefined ? '' : 'WHERE session_id = ?'} ORDER BY session_id, day`
+           WHERE ${sessionId === undefined ? 'session_id IN (SELECT id FROM sessions)' : 'session_id = ?'}
+           ORDER BY session_id, day`
         )
         .all(...(sessionId === undefined ? [] : [sessionId])) as DailyUsageRecord[]
     }

@@ -254,6 +254,22 @@ function repo(conn: () => Database.Database, orm: () => Orm) {
         )
         .run(now, now, cutoff).changes
     },
+    /**
+     * Retained rows none of whose child sessions exists any more: another program (upstream's delete/prune of the
+     * parent takes its delegate children along) removed the transcript a follow-up would resume.
+     */
+    tombstoneRetainedWithoutSession(tx: WriteTx, now: number): number {
+      return txDb(tx)
+        .prepare(
+          `UPDATE async_delegations SET tombstoned_at = ?, updated_at = ? WHERE retained = 1 AND tombstoned_at IS NULL
+           AND (child_session_id IS NOT NULL OR json_valid(children_json))
+           AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = async_delegations.child_session_id
+             OR s.id IN (SELECT json_extract(c.value, '$.session_id') FROM json_each(
+               CASE WHEN json_valid(children_json) AND json_type(children_json) = 'array' THEN children_json ELSE '[]' END) c
+               WHERE c.type = 'object'))`
+        )
+        .run(now, now).changes
+    },
     tombstoneRetainedBeyond(tx: WriteTx, maxRetained: number, now: number): number {
       return txDb(tx)
         .prepare(

@@ -13,6 +13,7 @@ import { stmt } from './stmt-cache'
 import { marker } from './sql'
 import { adoptNulRows, nulMessageIds } from './fts-nul'
 import { setFlag } from './session-write'
+import { dropUsageRows } from './usage-rows'
 import { nowSeconds } from './util'
 import type { SessionRecord } from './types'
 
@@ -103,10 +104,6 @@ export function pruneCandidates(db: Database.Database, f: PruneFilter): PruneCan
     .all(...params) as PruneCandidate[]
 }
 
-function tableExists(db: Database.Database, name: string): boolean {
-  return stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined
-}
-
 /** Removes `ids` (messages, usage rows, the rows), after detaching every child left behind. */
 function removeSessions(db: Database.Database, ids: string[]): number {
   adoptNulRows(db, nulMessageIds(db, ids))
@@ -118,16 +115,9 @@ function removeSessions(db: Database.Database, ids: string[]): number {
     detached += (kids.all(id) as string[]).filter((k) => !doomed.has(k)).length
     detach.run(id)
   }
-  // Per-day usage lives in Caduceus's cad_ stand-in in older homes (read through the shim): it goes too.
-  const usage = [
-    'session_model_usage',
-    'session_daily_usage',
-    'cad_session_model_usage',
-    'cad_session_daily_usage'
-  ].filter((t) => tableExists(db, t))
+  dropUsageRows(db, ids)
   for (const id of ids) {
     stmt(db, 'DELETE FROM messages WHERE session_id = ?').run(id)
-    for (const t of usage) stmt(db, `DELETE FROM ${t} WHERE session_id = ?`).run(id)
     stmt(db, 'DELETE FROM sessions WHERE id = ?').run(id)
   }
   return detached

@@ -10,6 +10,7 @@
 import type Database from 'better-sqlite3'
 import { createHash } from 'node:crypto'
 import { stmt } from './stmt-cache'
+import { dropUsageRows } from './usage-rows'
 import { existingColumns } from './reconcile'
 import { pyJson, pyTruthy } from '@shared/contract/py-text'
 import { encodeContent } from './content-codec'
@@ -308,6 +309,7 @@ export function importRecords(db: Database.Database, parsed: ParsedRecord[], sum
         const live = raw.filter((r) => r.active)
         row.message_count = live.length
         row.tool_call_count = live.reduce((n, r) => n + callCount(r.m.tool_calls), 0)
+        dropUsageRows(db, [id]) // left behind by another program's delete of this id
         insertRow(db, 'sessions', sessionCols, row)
         for (const { m, active } of raw)
           insertRow(db, 'messages', messageCols, { ...messageRow(m, active, started), session_id: id })

@@ -4,6 +4,7 @@
  */
 import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
+import { dropUsageRows } from './usage-rows'
 import { createHash } from 'node:crypto'
 import type { CreateSessionOptions } from './types'
 import type { sessions } from './schema'
@@ -136,6 +137,7 @@ export function upsertSession(
   if (merged.profile_name == null) merged.profile_name = owner
 
   if (!existing) {
+    dropUsageRows(db, [id]) // left behind by another program's delete of this id
     stmt(
       db,
       `INSERT INTO sessions (id, source, created_source, model, model_config, system_prompt, system_prompt_hash, user_id, session_key,

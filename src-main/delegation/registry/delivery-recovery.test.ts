@@ -112,6 +112,7 @@ describe('durable pruning', () => {
     for (const id of ['deleg_old', 'deleg_keep']) {
       await reg.persistDispatch({ delegationId: id, parentSessionId: 'p' })
       await reg.recordDispatchedChildren(id, [{ subagent_id: `sa-${id}`, session_id: `cs-${id}` }])
+      await t.store.ensureSession(`cs-${id}`, 'delegate') // a retained child's session exists
       await reg.persistCompletion(
         { delegation_id: id, status: id === 'deleg_keep' ? 'completed' : 'error' },
         { status: 'x' }

@@ -16,17 +16,21 @@ beforeEach(() => {
 })
 afterEach(() => t.cleanup())
 
+const childSessions = async (...ids: string[]) => {
+  for (const id of ids) await t.store.ensureSession(id, 'delegate')
+}
+
 async function dispatchAndRetain(
   id = 'deleg_test0001',
   opts: { parentSessionId?: string; children?: ChildManifestEntry[] } = {}
 ) {
   await insertDelegation(t.store, id, { parentSessionId: opts.parentSessionId ?? 'parent-1' })
-  await reg.recordDispatchedChildren(
-    id,
-    opts.children ?? [
-      { subagent_id: 'sa-0-abc12345', session_id: 'child-sess-1', model: 'test/model', goal: 'do the thing' }
-    ]
-  )
+  const children = opts.children ?? [
+    { subagent_id: 'sa-0-abc12345', session_id: 'child-sess-1', model: 'test/model', goal: 'do the thing' }
+  ]
+  // a retained child whose session is gone is tombstoned by the prune: the children's sessions exist
+  await childSessions(...children.flatMap((c) => (typeof c.session_id === 'string' ? [c.session_id] : [])))
+  await reg.recordDispatchedChildren(id, children)
   await reg.retainCompletedDelegation(id, { cost_usd: 0.5 })
   return id
 }
@@ -101,6 +105,7 @@ describe('retained registry', () => {
   it('config limits apply on retain (delegation.max_retained in config.yaml)', async () => {
     t.writeConfig('delegation:\n  max_retained: 1\n')
     const fromConfig = createDelegationRegistry(t.store, { now })
+    await childSessions('cs-a', 'cs-b')
     await insertDelegation(t.store, 'deleg_a')
     await fromConfig.recordDispatchedChildren('deleg_a', [{ subagent_id: 'sa-a', session_id: 'cs-a' }])
     await fromConfig.retainCompletedDelegation('deleg_a')
@@ -119,6 +124,7 @@ describe('retained registry', () => {
 
   // seed 004: test_completion_persist_retains_only_success
   it('persisting a completion retains only completed units', async () => {
+    await childSessions('cs-ok', 'cs-err')
     await insertDelegation(t.store, 'deleg_ok000001')
     await insertDelegation(t.store, 'deleg_err00001')
     await reg.recordDispatchedChildren('deleg_ok000001', [{ subagent_id: 'sa-ok', session_id: 'cs-ok' }])
@@ -148,6 +154,7 @@ describe('retained registry', () => {
   })
 
   it('records child_session_id only for a single child and synthesizes a child from it', async () => {
+    await childSessions('cs-1', 'cs-2', 'cs-legacy')
     await insertDelegation(t.store, 'deleg_batch')
     await reg.recordDispatchedChildren('deleg_batch', [
       { subagent_id: 'sa-1', session_id: 'cs-1' },
@@ -168,6 +175,7 @@ describe('retained registry', () => {
   })
 
   it('malformed children_json does not break listing', async () => {
+    await childSessions('cs-x')
     await dispatchAndRetain()
     dbOf(t.store).prepare("UPDATE async_delegations SET children_json='{not json', child_session_id='cs-x'").run()
     expect(reg.listRetainedChildren().map((e) => e.childId)).toEqual(['cs-x'])

@@ -42,7 +42,8 @@ export async function retainCompletedDelegation(
 }
 
 /**
- * Tombstone expired rows (TTL), then everything beyond the newest `maxRetained`. Explicit arguments are
+ * Tombstone rows whose child sessions are gone (deleted by another program), expired rows (TTL), then everything
+ * beyond the newest `maxRetained`. Explicit arguments are
  * floored at 1 / 0 h; configured values at 1 / 1 h.
  */
 export async function pruneRetainedChildren(
@@ -57,9 +58,10 @@ export async function pruneRetainedChildren(
   // Nothing retained: no write at all (start-up must not take the write lock, nor create a missing state.db).
   if (!ctx.repo.hasLiveRetained()) return 0
   return ctx.write((tx) => {
+    const gone = ctx.repo.tombstoneRetainedWithoutSession(tx, now)
     const expired = ctx.repo.tombstoneRetainedBefore(tx, now - ttlHours * 3600, now)
     const overCap = ctx.repo.tombstoneRetainedBeyond(tx, maxRetained, now)
-    return expired + overCap
+    return gone + expired + overCap
   })
 }
 
