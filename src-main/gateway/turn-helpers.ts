@@ -2,6 +2,7 @@
 import { CaduceusError } from '@shared/contract'
 import { isDemoConfig, readSection, type RawConfig } from '../config'
 import type { GatewayStore } from './gateway-types'
+import { isBusy } from '../store'
 
 export function parseInput<T>(
   schema: {
@@ -29,13 +30,10 @@ export function readRow(store: GatewayStore, sid: string): { messageCount?: unkn
     return row && typeof (row as { then?: unknown }).then !== 'function' ? row : null
   } catch (err) {
     // A database locked by another program is not a missing session: let the caller say it is locked.
-    if (isLocked(err)) throw err
+    if (isBusy(err)) throw err
     return null
   }
 }
-
-/** SQLite's "database is locked" as the store passes it on (a foreign writer or creator holds the file). */
-export const isLocked = (err: unknown) => /^SQLITE_(BUSY|LOCKED)/.test(String((err as { code?: unknown })?.code ?? ''))
 
 export function countOf(row: { messageCount?: unknown } | null): number | null {
   if (!row) return null

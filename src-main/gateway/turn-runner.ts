@@ -30,8 +30,8 @@ import type {
   TurnDeltaLike,
   TurnResultLike
 } from './gateway-types'
-import { countOf, imageRefusal, isLocked, parseInput, readRow } from './turn-helpers'
-import { readRetrying } from '../store'
+import { countOf, imageRefusal, parseInput, readRow } from './turn-helpers'
+import { isBusy, readRetrying } from '../store'
 import { moneyFromTurn } from '@shared/contract/money'
 import { IdleSweepTimer } from './idle-timer'
 import { silentLogger, type Logger } from '@shared/contract/log'
@@ -72,7 +72,7 @@ function liveSegment(store: GatewayStore, id: string): string {
   try {
     return store.resolveResumeSessionId?.(id) ?? id
   } catch (err) {
-    if (isLocked(err)) throw err // locked for a moment: not a reason to continue in another segment
+    if (isBusy(err)) throw err // locked for a moment: not a reason to continue in another segment
     return id // gone, or unreadable: the caller's own check says so
   }
 }
@@ -95,7 +95,7 @@ function rowUnlessLocked(store: GatewayStore, sid: string): object | true | null
   try {
     return readRow(store, sid)
   } catch (err) {
-    if (isLocked(err)) return true
+    if (isBusy(err)) return true
     throw err
   }
 }
@@ -927,7 +927,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     try {
       store = this.opts.stores.get(profile)
     } catch (err) {
-      if (err instanceof CaduceusError || isLocked(err)) throw err // locked: busy for a moment, the caller may retry
+      if (err instanceof CaduceusError || isBusy(err)) throw err // locked: busy for a moment, the caller may retry
       throw new CaduceusError('unavailable', `Profile ${profile} could not be opened: ${errorMessage(err)}`, 'profile')
     }
     if (!store) throw new CaduceusError('not_found', `Unknown profile: ${profile}`, 'profile')

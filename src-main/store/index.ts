@@ -33,6 +33,7 @@
 export { SessionStore } from './session-store'
 export { setSqliteNativeBinding } from './open'
 export { readRetrying } from './read-retry'
+export { isBusy } from './write-queue'
 export { discoverProfiles, problemOf, StoreRegistry } from './profiles'
 export { SessionWatcher } from './watcher'
 export { writeDemoHome } from './demo'

@@ -6,7 +6,7 @@
  * with a message that names the cause — never "not found", never an internal error.
  */
 import { CaduceusError } from '@shared/contract'
-import { readRetrying } from '../../store'
+import { isBusy, readRetrying } from '../../store'
 
 /** Requests that only read: safe to run again from the start. */
 const READ_REQUESTS: ReadonlySet<string> = new Set([
@@ -34,10 +34,6 @@ const READ_REQUESTS: ReadonlySet<string> = new Set([
 
 const READ_RETRY_MS = 30_000
 
-const BUSY = /^SQLITE_(BUSY|LOCKED)/
-const isDatabaseBusy = (e: unknown): boolean =>
-  typeof (e as { code?: unknown })?.code === 'string' && BUSY.test((e as { code: string }).code)
-
 const lockedError = () =>
   new CaduceusError(
     'unavailable',
@@ -52,7 +48,7 @@ export async function withBusyRetry<T>(name: string, fn: () => Promise<T> | T, b
   try {
     return READ_REQUESTS.has(name) ? await readRetrying(fn, budgetMs) : await fn()
   } catch (err) {
-    if (isDatabaseBusy(err) || (err as Error | undefined)?.name === 'ReadBusyError') throw lockedError()
+    if (isBusy(err) || (err as Error | undefined)?.name === 'ReadBusyError') throw lockedError()
     throw err
   }
 }
