@@ -320,18 +320,16 @@ export function abortWriteTx(h: StateDb, views: string[] | undefined): void {
   restoreShimState(h.sqlite, views)
 }
 
-const hasNoSchema = (db: Database.Database) => db.prepare('SELECT count(*) FROM sqlite_master').pluck().get() === 0
-
 /** Inside a write transaction until one commits: additive reconcile in the home's shape, then re-detect. */
 function reconcileInWrite(h: StateDb): void {
   if (h.reconciled) {
     refreshShape(h)
     return
   }
+  let shape = detectShape(h.sqlite)
   // A file created in place (no hard links: create.ts) is still empty: it takes the home's template shape here.
-  const template = hasNoSchema(h.sqlite) ? shapeTemplate(h.path) : null
-  if (template) copyShape(h.sqlite, template)
-  const shape = detectShape(h.sqlite)
+  const template = shape.tables.size === 0 ? shapeTemplate(h.path) : null
+  if (template && copyShape(h.sqlite, template)) shape = detectShape(h.sqlite)
   h.reconcile = reconcile(h.sqlite, shape)
   h.shape = detectShape(h.sqlite)
   h.notice = shapeNotice(h.shape)
