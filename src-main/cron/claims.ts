@@ -8,6 +8,7 @@ import { hostname } from 'node:os'
 import { updateJobs, type RawJob } from './jobs-file'
 import { timeZoneOf } from './time-zone'
 import { isoWithOffset } from './schedule'
+import { completedOf, timesOf } from './jobs'
 
 /** Who a claim names: upstream's machine id where set, else this host and process. */
 export const claimOwner = () => process.env.HERMES_MACHINE_ID?.trim() || `${hostname()}:${process.pid}`
@@ -21,6 +22,19 @@ export function freshClaim(claim: unknown, now: number, ttl: number): boolean {
   if (!claim || typeof claim !== 'object') return false
   const age = now - timeOf((claim as { at?: unknown }).at)
   return age >= 0 && age < ttl
+}
+
+/** A finite one-shot that has run as many times as it may (upstream then removes it instead of running it). */
+export function runsUsedUp(job: RawJob): boolean {
+  const times = timesOf(job)
+  return times !== null && times > 0 && completedOf(job) >= times
+}
+
+/** Claims a one-shot for this host's run at `at` (upstream's `run_claim`) and, when finite, counts the run first. */
+export function claimOneShot(job: RawJob, at: string): void {
+  job.run_claim = { at, by: claimOwner() }
+  const times = timesOf(job)
+  if (times !== null && times > 0) job.repeat = { ...(job.repeat as object), completed: completedOf(job) + 1 }
 }
 
 /**

@@ -11,7 +11,7 @@ import { timeZoneOf } from './time-zone'
 import { FIRE_CLAIM_TTL_MS, runClaimTtlMs, runNowHeartbeatMs } from './claim-ttl'
 import { markFailedRun } from './run-job'
 import { isoWithOffset, nextRunAfter } from './schedule'
-import { claimOwner, freshClaim, heartbeatClaims, kindOf } from './claims'
+import { claimOneShot, claimOwner, freshClaim, heartbeatClaims, kindOf, runsUsedUp } from './claims'
 
 /**
  * Claim a job for a run by hand, as upstream's manual run claims it (`claim_job_for_fire`, then `run_one_job`'s
@@ -35,11 +35,10 @@ async function claimRunNow(home: string, jobId: string, now: number): Promise<Ra
     const kind = kindOf(job)
     if (kind === 'once' && freshClaim(job.run_claim, now, runClaimTtlMs()))
       throw new CaduceusError('conflict', `cron job ${jobId} is being run by a scheduler now; not run again`)
-    const times = timesOf(job)
-    if (kind === 'once' && times !== null && times > 0 && completedOf(job) >= times) {
+    if (kind === 'once' && runsUsedUp(job)) {
       file.jobs = file.jobs.filter((j) => j !== job)
       changed()
-      return { usedUp: `${completedOf(job)}/${times}` }
+      return { usedUp: `${completedOf(job)}/${timesOf(job)}` }
     }
     const at = isoWithOffset(now, timeZone)
     job.fire_claim = { at, by: claimOwner() }
@@ -47,10 +46,7 @@ async function claimRunNow(home: string, jobId: string, now: number): Promise<Ra
       const next = nextRunAfter(job.schedule, now, { timeZone })
       if (next !== null) job.next_run_at = next
     }
-    if (kind === 'once') {
-      job.run_claim = { at, by: claimOwner() }
-      if (times !== null && times > 0) job.repeat = { ...(job.repeat as object), completed: completedOf(job) + 1 }
-    }
+    if (kind === 'once') claimOneShot(job, at)
     changed()
     return { job: structuredClone(job) }
   })

@@ -21,10 +21,9 @@ import { CaduceusError } from '@shared/contract'
 import type { LogFn } from '@shared/contract/log'
 import { existsSync } from 'node:fs'
 import { jobsPath, updateJobs, type RawJob } from './jobs-file'
-import { completedOf, timesOf } from './jobs'
 import { timeZoneOf } from './time-zone'
 import { claimHeartbeatMs, runClaimTtlMs } from './claim-ttl'
-import { claimOwner, heartbeatClaims, kindOf, timeOf } from './claims'
+import { claimOneShot, freshClaim, heartbeatClaims, kindOf, runsUsedUp, timeOf } from './claims'
 import { runJobNow } from './run-now'
 import { isoWithOffset, nextRunAfter, offsetAt, offsetOfText } from './schedule'
 import { errorMessage } from '@shared/contract/errors'
@@ -84,11 +83,7 @@ function dueScan(
   if (job.enabled === false) return { due: false, changed: false }
   const kind = kindOf(job)
   let changed = false
-  const claim = job.run_claim as { at?: unknown } | null | undefined
-  if (claim && kind === 'once') {
-    const age = now - timeOf(claim.at)
-    if (age >= 0 && age < runClaimTtlMs()) return { due: false, changed: false }
-  }
+  if (kind === 'once' && freshClaim(job.run_claim, now, runClaimTtlMs())) return { due: false, changed: false }
   let at = timeOf(job.next_run_at)
   if (!Number.isFinite(at)) {
     let next: string | null = null
@@ -133,13 +128,11 @@ function dueScan(
     return { due: true, changed: true }
   }
   if (kind === 'once') {
-    const times = timesOf(job)
-    if (times !== null && times > 0 && completedOf(job) >= times) {
+    if (runsUsedUp(job)) {
       if (runningHere) return { due: false, changed }
       return { due: false, changed: true, remove: true }
     }
-    job.run_claim = { at: nowIso, by: claimOwner() }
-    if (times !== null && times > 0) job.repeat = { ...(job.repeat as object), completed: completedOf(job) + 1 }
+    claimOneShot(job, nowIso)
     return { due: true, changed: true }
   }
   return { due: false, changed }
