@@ -8,7 +8,7 @@
  * `lineage` merges a compression chain into the tip's dict (`segments`, `lineage_session_ids`).
  */
 import type Database from 'better-sqlite3'
-import { stmt } from './stmt-cache'
+import { hasTable, stmt } from './stmt-cache'
 import { compressionChain, kindOf, lineageRow } from './lineage'
 import { existingColumns } from './reconcile'
 import { decodeContent, displayContent } from './content-codec'
@@ -23,9 +23,6 @@ const plain = (row: Record<string, unknown>) =>
       Buffer.isBuffer(v) ? v.toString('base64') : typeof v === 'bigint' ? Number(v) : v
     ])
   )
-
-const hasTable = (db: Database.Database, name: string) =>
-  stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined
 
 function sessionDict(db: Database.Database, id: string): Record<string, unknown> | null {
   const row = stmt(db, 'SELECT * FROM main.sessions WHERE id = ?').get(id) as Record<string, unknown> | undefined

@@ -13,7 +13,7 @@
  * - Missing, or more than STALE_ROWS behind: the search does a complete scan instead (search-match.ts).
  */
 import type Database from 'better-sqlite3'
-import { stmt } from './stmt-cache'
+import { hasTable, stmt } from './stmt-cache'
 
 const T = 'cad_short_grams'
 const S = 'cad_short_grams_state'
@@ -53,12 +53,9 @@ function gramsOf(text: string): Set<string> {
   return out
 }
 
-const exists = (db: Database.Database, name: string) =>
-  stmt(db, "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined
-
 /** Where the index stands for a read: null when this home has none (Caduceus never wrote it). */
 export function shortIndexState(db: Database.Database): { indexedTo: number; behind: number } | null {
-  if (!exists(db, S)) return null
+  if (!hasTable(db, S)) return null
   const indexedTo = Number(stmt(db, `SELECT v FROM main.${S} WHERE k = 'indexed_to'`).pluck().get() ?? 0)
   const max = Number(stmt(db, 'SELECT COALESCE(MAX(id), 0) FROM main.messages').pluck().get())
   return { indexedTo, behind: Math.max(0, max - indexedTo) }
@@ -70,12 +67,12 @@ export function shortIndexState(db: Database.Database): { indexedTo: number; beh
  * savepoint: a failure here never fails the write it rides on.
  */
 export function shortIndexStep(db: Database.Database, budgetMs = 15): void {
-  if (!exists(db, 'messages')) return
+  if (!hasTable(db, 'messages')) return
   db.exec('SAVEPOINT cad_short_index')
   try {
     // The DDL only when the index is missing (a first write, or someone dropped it): parsing it costs more than
     // the rest of a typical step, which finds no new rows.
-    if (!exists(db, S) || !exists(db, T))
+    if (!hasTable(db, S) || !hasTable(db, T))
       db.exec(`CREATE TABLE IF NOT EXISTS main.${T} (gram TEXT NOT NULL, message_id INTEGER NOT NULL,
         PRIMARY KEY (gram, message_id)) WITHOUT ROWID;
       CREATE INDEX IF NOT EXISTS main.${T}_message ON ${T}(message_id);

@@ -60,3 +60,7 @@ export function allObjects<T = Record<string, unknown>>(db: Database.Database, s
   }
   return out
 }
+
+/** Whether the home's main schema has table `name` (a cached statement: asked on write and read paths alike). */
+export const hasTable = (db: Database.Database, name: string): boolean =>
+  stmt(db, "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined

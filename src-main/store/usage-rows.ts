@@ -5,13 +5,11 @@
  * session never inherits an old one's usage.
  */
 import type Database from 'better-sqlite3'
-import { stmt } from './stmt-cache'
+import { hasTable, stmt } from './stmt-cache'
 
 const TABLES = ['session_model_usage', 'session_daily_usage', 'cad_session_model_usage', 'cad_session_daily_usage']
 
 export function dropUsageRows(db: Database.Database, ids: readonly string[]): void {
-  const have = TABLES.filter(
-    (t) => stmt(db, "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = ?").get(t) !== undefined
-  )
+  const have = TABLES.filter((t) => hasTable(db, t))
   for (const id of ids) for (const t of have) stmt(db, `DELETE FROM main.${t} WHERE session_id = ?`).run(id)
 }
