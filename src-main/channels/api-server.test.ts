@@ -103,6 +103,31 @@ describe('API server through the openai SDK', () => {
     expect(usage!.completion_tokens).toBeGreaterThan(0)
   })
 
+  it("streams a turn that runs a tool to the SDK's own readers; a plain SSE reader still gets the progress events", async () => {
+    // The demo model answers "remember …" with a memory tool call first, then its reply.
+    const ask = (n: number) => ({
+      model: 'hermes-agent',
+      messages: [{ role: 'user' as const, content: `remember that my cat ${n} is called Tom` }]
+    })
+    // The loop every SDK example writes: each chunk's choices[0].
+    let text = ''
+    for await (const chunk of await client.chat.completions.create({ ...ask(1), stream: true }))
+      text += chunk.choices[0]?.delta?.content ?? ''
+    expect(text).toMatch(/^Done\. The tool reported: .*Entry added/)
+    // The SDK's stream helper rebuilds the whole completion from the same chunks.
+    const final = await client.chat.completions.stream(ask(2)).finalChatCompletion()
+    expect(final.choices[0]!.message.content).toMatch(/^Done\. The tool reported: .*Entry added/)
+    expect(final.choices[0]!.finish_reason).toBe('stop')
+    // A client reading the SSE itself (upstream's clients) keeps the named tool-progress events.
+    const raw = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ ...ask(3), stream: true })
+    })
+    const events = (await raw.text()).split('\n').filter((l) => l.startsWith('event: '))
+    expect(events).toEqual(['event: hermes.tool.progress', 'event: hermes.tool.progress'])
+  })
+
   it('refuses a wrong key with 401 in OpenAI error shape', async () => {
     const bad = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'wrong', maxRetries: 0 })
     const err = await bad.models.list().catch((e: unknown) => e)

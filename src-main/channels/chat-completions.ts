@@ -187,6 +187,7 @@ export async function chatCompletions(
   let handle: TurnHandle | null = null
   let finished = false
   const started = new Set<string>()
+  const progress = !openAiSdk(req)
   // The caller hung up: stop the turn rather than let it run (and bill) for nobody.
   let gone = false
   res.on('close', () => {
@@ -208,7 +209,7 @@ export async function chatCompletions(
       },
       onDelta: (d) => {
         if (d.kind === 'text' && d.text) chunk({ content: d.text })
-        else if (d.kind === 'tool_call' && d.toolCallId && d.toolName && !d.toolName.startsWith('_')) {
+        else if (progress && d.kind === 'tool_call' && d.toolCallId && d.toolName && !d.toolName.startsWith('_')) {
           // Upstream's tool-progress frames: a named SSE event, never part of the message content.
           started.add(d.toolCallId)
           send?.(
@@ -251,6 +252,14 @@ export async function chatCompletions(
 }
 
 const PROGRESS = 'hermes.tool.progress'
+
+/**
+ * A request from one of OpenAI's generated SDKs (Node, Python and the rest all send `X-Stainless-Lang`). Their stream
+ * readers hand every `data:` frame to the caller as a chunk whatever its event name, so a progress frame reaches them
+ * as a chunk without `choices`: the Node SDK's stream helper throws and `chunk.choices[0]` (every example's loop)
+ * crashes in both languages. Such a client gets the standard chunks only.
+ */
+const openAiSdk = (req: IncomingMessage): boolean => header(req, 'x-stainless-lang') !== undefined
 /** The progress frame's `emoji` (upstream's clients show it); Caduceus has no per-tool icons, so one for all. */
 const TOOL_EMOJI = '⚡'
 
