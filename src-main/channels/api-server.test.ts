@@ -128,6 +128,15 @@ describe('API server through the openai SDK', () => {
     expect(events).toEqual(['event: hermes.tool.progress', 'event: hermes.tool.progress'])
   })
 
+  it('retrieves the advertised model by id; an unknown id is a 404 the SDK raises as NotFoundError', async () => {
+    const model = await client.models.retrieve('hermes-agent')
+    expect(model).toMatchObject({ id: 'hermes-agent', object: 'model', owned_by: 'hermes' })
+    const err = await client.models.retrieve('gpt-nope').catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(OpenAI.NotFoundError)
+    expect((err as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('model_not_found')
+    expect((err as Error).message).toContain("'gpt-nope'")
+  })
+
   it('refuses a wrong key with 401 in OpenAI error shape', async () => {
     const bad = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'wrong', maxRetries: 0 })
     const err = await bad.models.list().catch((e: unknown) => e)

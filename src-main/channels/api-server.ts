@@ -164,6 +164,27 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       }
     }
     if (fixed[path]) return { id: '', methods: fixed[path] }
+    // One model by id (the SDKs' `models.retrieve`); an alias may hold a slash (`openai/gpt-4o`).
+    const model = /^\/v1\/models\/(.+)$/.exec(path)
+    if (model)
+      return {
+        id: decode(model[1]!),
+        methods: {
+          GET: (id, _req, res, cors) => {
+            const card = modelCards(settings.modelName, ctx.routes, stats.startedAt).find((m) => m.id === id)
+            if (!card)
+              throw new HttpError(
+                404,
+                `The model '${id}' does not exist`,
+                'invalid_request_error',
+                'model_not_found',
+                {},
+                { param: 'model' }
+              )
+            sendJson(res, 200, card, cors)
+          }
+        }
+      }
     const resp = /^\/v1\/responses\/([^/]+)$/.exec(path)
     if (resp)
       return {
