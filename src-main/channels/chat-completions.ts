@@ -187,7 +187,7 @@ export async function chatCompletions(
   let handle: TurnHandle | null = null
   let finished = false
   const started = new Set<string>()
-  const progress = !openAiSdk(req)
+  const progress = !chunksOnly(req)
   // The caller hung up: stop the turn rather than let it run (and bill) for nobody.
   let gone = false
   res.on('close', () => {
@@ -254,12 +254,14 @@ export async function chatCompletions(
 const PROGRESS = 'hermes.tool.progress'
 
 /**
- * A request from one of OpenAI's generated SDKs (Node, Python and the rest all send `X-Stainless-Lang`). Their stream
- * readers hand every `data:` frame to the caller as a chunk whatever its event name, so a progress frame reaches them
- * as a chunk without `choices`: the Node SDK's stream helper throws and `chunk.choices[0]` (every example's loop)
- * crashes in both languages. Such a client gets the standard chunks only.
+ * A client whose stream reader takes every `data:` frame for a chunk, whatever its event name, so a progress frame
+ * reaches it as a chunk without `choices`. OpenAI's generated SDKs (Node, Python and the rest all send
+ * `X-Stainless-Lang`): the Node SDK's stream helper throws and `chunk.choices[0]` (every example's loop) crashes in both
+ * languages. The Vercel AI SDK (`User-Agent: ai-sdk/…`): each progress frame is an error part of the stream. Such a
+ * client gets the standard chunks only; a reader that dispatches on the event name (upstream's clients) keeps them.
  */
-const openAiSdk = (req: IncomingMessage): boolean => header(req, 'x-stainless-lang') !== undefined
+const chunksOnly = (req: IncomingMessage): boolean =>
+  header(req, 'x-stainless-lang') !== undefined || /(^|\s)ai-sdk\//.test(header(req, 'user-agent') ?? '')
 /** The progress frame's `emoji` (upstream's clients show it); Caduceus has no per-tool icons, so one for all. */
 const TOOL_EMOJI = '⚡'
 
