@@ -17,6 +17,8 @@ let host: Host
 let server: ApiServer
 let client: OpenAI
 const KEY = 'hk_test_key_0123456789'
+/** The browser origin allowed by API_SERVER_CORS_ORIGINS. */
+const APP_ORIGIN = 'http://app.example'
 
 const sessionRow = (id: string) => {
   const db = new Database(join(root, 'state.db'), { readonly: true })
@@ -39,7 +41,7 @@ const count = (sql: string) => {
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'cad-api-'))
   writeFileSync(join(root, 'config.yaml'), 'model:\n  default: demo-model\n  provider: demo\n')
-  writeFileSync(join(root, '.env'), `API_SERVER_KEY=${KEY}\n`, { mode: 0o600 })
+  writeFileSync(join(root, '.env'), `API_SERVER_KEY=${KEY}\nAPI_SERVER_CORS_ORIGINS=${APP_ORIGIN}\n`, { mode: 0o600 })
   process.env.CADUCEUS_LOG_DIR = join(root, 'logs')
   host = await createHost({ home: root, headless: true, live: false, log: createLogger() })
   server = await startApiServer({
@@ -266,6 +268,39 @@ describe('API server through the openai SDK', () => {
     // Nothing of the API-server binding leaks into the process after the turn.
     expect(asyncDeliverySupported()).toBe(true)
     expect(getSessionEnv('HERMES_SESSION_PLATFORM')).not.toBe('api_server')
+  })
+
+  it('lets a browser app on an allowed origin call through the openai SDK: its preflight allows every header the SDK sends', async () => {
+    // The header names the SDK really sends (its own fetch sees them), stream helper included.
+    const sent = new Set<string>()
+    const browserSdk = new OpenAI({
+      baseURL: `${server.url}/v1`,
+      apiKey: KEY,
+      maxRetries: 0,
+      dangerouslyAllowBrowser: true,
+      fetch: (url, init) => {
+        new Headers(init?.headers).forEach((_v, name) => sent.add(name))
+        return fetch(url, init)
+      }
+    })
+    await browserSdk.chat.completions
+      .stream({ model: 'hermes-agent', messages: [{ role: 'user', content: 'hi' }] })
+      .done()
+    // What a browser asks before sending them: every name outside the CORS safelist (it sets User-Agent itself).
+    const asked = [...sent].filter((h) => !['accept', 'user-agent'].includes(h))
+    expect(asked).toEqual(expect.arrayContaining(['authorization', 'content-type', 'x-stainless-lang']))
+    const preflight = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: APP_ORIGIN,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': asked.join(',')
+      }
+    })
+    expect(preflight.status).toBe(200)
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN)
+    const allowed = preflight.headers.get('access-control-allow-headers')!.split(/,\s*/)
+    expect(asked.filter((h) => !allowed.includes(h))).toEqual([])
   })
 
   it('refuses an oversized body with 413', async () => {

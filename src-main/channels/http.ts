@@ -125,6 +125,20 @@ export function guardHost(req: IncomingMessage, boundLoopback: boolean, port: nu
     throw new HttpError(403, 'host not allowed', 'permission_error', 'host_not_allowed')
 }
 
+const ALLOWED_HEADERS = 'authorization, content-type, x-hermes-session-id, x-hermes-session-key, idempotency-key'
+
+/**
+ * The `X-Stainless-*` headers a preflight asks for: OpenAI's own SDKs send a set of them (language, OS, runtime, retry
+ * count, helper…) that grows with their versions, so a browser app built on the SDK is allowed the ones it names.
+ */
+function sdkHeaders(req: IncomingMessage): string[] {
+  const asked = req.headers['access-control-request-headers']
+  return (typeof asked === 'string' ? asked.split(',') : [])
+    .map((h) => h.trim().toLowerCase())
+    .filter((h) => /^x-stainless-[a-z0-9-]{1,64}$/.test(h))
+    .slice(0, 32)
+}
+
 /** Browsers may call only from API_SERVER_CORS_ORIGINS; returns the CORS headers for an allowed origin. */
 export function guardOrigin(req: IncomingMessage, allowed: string[]): Record<string, string> {
   const origin = req.headers.origin
@@ -133,8 +147,7 @@ export function guardOrigin(req: IncomingMessage, allowed: string[]): Record<str
     throw new HttpError(403, `origin ${origin} not allowed`, 'permission_error', 'origin_not_allowed')
   return {
     'access-control-allow-origin': origin,
-    'access-control-allow-headers':
-      'authorization, content-type, x-hermes-session-id, x-hermes-session-key, idempotency-key',
+    'access-control-allow-headers': [ALLOWED_HEADERS, ...sdkHeaders(req)].join(', '),
     'access-control-expose-headers': 'x-hermes-session-id, x-hermes-session-key, x-hermes-warnings, retry-after',
     'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
     // Browsers may reuse a preflight this long (seconds), as upstream lets them.
