@@ -134,6 +134,33 @@ describe('API server through the openai SDK', () => {
     expect(await events(4, { 'user-agent': 'ai-sdk/openai-compatible/2.0.92 runtime/node.js/v20' })).toEqual([])
   })
 
+  it("lists a Response's tools for the openai SDK as upstream does; the Vercel AI SDK gets the reply alone", async () => {
+    const input = (n: number) => `remember that my dog ${n} is called Rex`
+    const sdkAnswer = await client.responses.create({ model: 'hermes-agent', input: input(1) })
+    expect(sdkAnswer.output.map((o) => o.type)).toEqual(['function_call', 'function_call_output', 'message'])
+    // What the AI SDK sends (its User-Agent); it refused the answer above as "Invalid JSON response".
+    const aiSdk = (body: Record<string, unknown>) =>
+      fetch(`${server.url}/v1/responses`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${KEY}`,
+          'content-type': 'application/json',
+          'user-agent': 'ai-sdk/openai/3.0.1 ai-sdk/provider-utils/4.0.65 runtime/node.js/v20'
+        },
+        body: JSON.stringify({ model: 'hermes-agent', ...body })
+      })
+    const plain = (await (await aiSdk({ input: input(2) })).json()) as OpenAI.Responses.Response
+    expect(plain.output.map((o) => o.type)).toEqual(['message'])
+    expect(plain.output_text).toMatch(/Entry added/)
+    // Streamed: no function_call items, so its stream does not end in finishReason "tool-calls".
+    const frames = (await (await aiSdk({ input: input(3), stream: true })).text())
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => JSON.parse(l.slice(6)) as { type: string; item?: { type: string } })
+    expect(frames.filter((f) => f.item).map((f) => f.item!.type)).toEqual(['message', 'message'])
+    expect(frames.at(-1)!.type).toBe('response.completed')
+  })
+
   it('retrieves the advertised model by id; an unknown id is a 404 the SDK raises as NotFoundError', async () => {
     const model = await client.models.retrieve('hermes-agent')
     expect(model).toMatchObject({ id: 'hermes-agent', object: 'model', owned_by: 'hermes' })

@@ -257,11 +257,14 @@ const PROGRESS = 'hermes.tool.progress'
  * A client whose stream reader takes every `data:` frame for a chunk, whatever its event name, so a progress frame
  * reaches it as a chunk without `choices`. OpenAI's generated SDKs (Node, Python and the rest all send
  * `X-Stainless-Lang`): the Node SDK's stream helper throws and `chunk.choices[0]` (every example's loop) crashes in both
- * languages. The Vercel AI SDK (`User-Agent: ai-sdk/…`): each progress frame is an error part of the stream. Such a
- * client gets the standard chunks only; a reader that dispatches on the event name (upstream's clients) keeps them.
+ * languages. The Vercel AI SDK: each progress frame is an error part of the stream. Such a client gets the standard
+ * chunks only; a reader that dispatches on the event name (upstream's clients) keeps them.
  */
-const chunksOnly = (req: IncomingMessage): boolean =>
-  header(req, 'x-stainless-lang') !== undefined || /(^|\s)ai-sdk\//.test(header(req, 'user-agent') ?? '')
+const chunksOnly = (req: IncomingMessage): boolean => header(req, 'x-stainless-lang') !== undefined || aiSdkClient(req)
+
+/** The Vercel AI SDK (`User-Agent: ai-sdk/…`), which checks every answer and stream frame against OpenAI's own shapes. */
+export const aiSdkClient = (req: IncomingMessage): boolean => /(^|\s)ai-sdk\//.test(header(req, 'user-agent') ?? '')
+
 /** The progress frame's `emoji` (upstream's clients show it); Caduceus has no per-tool icons, so one for all. */
 const TOOL_EMOJI = '⚡'
 

@@ -24,6 +24,12 @@ export class ResponseTools {
   private readonly calls = new Map<string, Call>()
   private next = 0
 
+  /**
+   * `listed: false` leaves the turn's tools out of the response (the reply alone): for a client that reads a
+   * `function_call` item as a call for it to run, and refuses a `function_call_output` in the output (the AI SDK).
+   */
+  constructor(private readonly listed = true) {}
+
   /** The next output_index (the message item claims one when it opens). */
   claim(): number {
     return this.next++
@@ -31,7 +37,7 @@ export class ResponseTools {
 
   /** A call began: its `output_item.added` (none for an internal or unnamed tool). */
   started(callId: string | undefined, name: string | undefined, args: string | undefined): ItemEvent[] {
-    if (!callId || !name || name.startsWith('_') || this.calls.has(callId)) return []
+    if (!this.listed || !callId || !name || name.startsWith('_') || this.calls.has(callId)) return []
     const call: Call = { id: newId('fc_'), callId, name, args: args ?? '', index: this.claim() }
     this.calls.set(callId, call)
     return [added(call.index, callItem(call, 'in_progress'))]

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { z } from 'zod'
-import { fingerprint, header, joinInstructions, splitConversation, parseBody } from './chat-completions'
+import { aiSdkClient, fingerprint, header, joinInstructions, splitConversation, parseBody } from './chat-completions'
 import { runApiTurn, type TurnOutcome, type TurnRequest } from './channel-turn'
 import {
   explicitHistory,
@@ -105,7 +105,9 @@ export async function createResponse(
     content: status === 'in_progress' ? [] : [part(text)]
   })
   let warnings: string[] = []
-  const tools = new ResponseTools()
+  // The Vercel AI SDK takes a function_call item for a call it must run and refuses function_call_output in the output
+  // ("Invalid JSON response"): it gets the reply alone. Every other client gets the tools listed, as upstream lists them.
+  const tools = new ResponseTools(!aiSdkClient(req))
   // A finished response lists the tools the turn ran, then the reply (upstream's order); `parts`: see items().
   const shell = (status: string, reply: string, r?: ChannelTurnResult, parts = false) => ({
     id,
