@@ -129,6 +129,8 @@ interface BeginOptions {
   /** A message the user sent while a turn ran (queued, or interrupting): a later interrupting message lets it run. */
   sentWhileBusy?: boolean
   savedMessageId?: number
+  /** The caller took this key's slot itself (deliverSaved) and hands it to this turn: no gap for another to begin. */
+  holding?: boolean
   channel?: TurnChannel
   history?: BuildAgentInput['history']
   onDelta?: (d: TurnDeltaLike) => void
@@ -446,22 +448,100 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
    * a notice saved then would land between that message and its reply.
    */
   async whenSessionIdle(profile: string, sessionId: string): Promise<void> {
-    const store = this.storeFor(profile)
+    await this.untilIdle(profile, sessionId, this.storeFor(profile), () => undefined)
+  }
+
+  /**
+   * Saves a notice into the conversation of `sessionId` and runs it as the conversation's next turn, with no turn in
+   * between. Once the conversation is idle (as whenSessionIdle waits), its turn slot is taken in that same tick and
+   * held through `save` into the notice's own turn: a turn that began between "idle" and the append would have the
+   * notice among its rows (what whenSessionIdle exists to prevent), so a message sent meanwhile finds the
+   * conversation busy and follows its busy input mode, after the notice. `save` gets the conversation's live tip
+   * and answers the appended message, or null when there is nothing to deliver (the slot is let go, no turn runs).
+   */
+  async deliverSaved(input: {
+    profile: string
+    sessionId: string
+    save: (tip: string) => Promise<{ messageId: number; text: string } | null>
+  }): Promise<TurnHandle | null> {
+    const { profile } = input
+    const store = await readRetrying(() => this.storeFor(profile))
+    const claim = (interruptDepth: number) => {
+      if (this.closed) throw new CaduceusError('unavailable', 'The host is shutting down.')
+      const tip = currentSegment(store, input.sessionId)
+      const key = sessionKeyFor(profile, tip)
+      const slot = { depth: interruptDepth, profile, sid: tip, channel: TURN_CHANNELS.desk, sentWhileBusy: false }
+      this.busy.set(key, slot)
+      return { tip, key, slot, interruptDepth }
+    }
+    let held = await this.untilIdle(profile, input.sessionId, store, claim)
+    try {
+      // Reads may wait out another program's commit now: the slot is held, no turn of this host begins meanwhile.
+      // The tip claimed was read in one tick, the id as given when that read met a lock: claim the live one then.
+      for (let live = await readRetrying(() => liveSegment(store, input.sessionId)); live !== held.tip;) {
+        this.release(held.key)
+        held = await this.untilIdle(profile, input.sessionId, store, claim)
+        live = await readRetrying(() => liveSegment(store, input.sessionId))
+      }
+    } catch (err) {
+      if (this.busy.get(held.key) === held.slot) this.release(held.key)
+      throw err
+    }
+    return this.saveHolding(profile, store, held, input.save)
+  }
+
+  /** deliverSaved once the conversation's slot is held: the save, then the notice's turn on the same slot. */
+  private async saveHolding(
+    profile: string,
+    store: S,
+    held: { tip: string; key: string; slot: object; interruptDepth: number },
+    save: (tip: string) => Promise<{ messageId: number; text: string } | null>
+  ): Promise<TurnHandle | null> {
+    const { tip, key, slot, interruptDepth } = held
+    try {
+      const saved = await save(tip)
+      if (!saved) {
+        if (this.busy.get(key) === slot) this.release(key)
+        return null
+      }
+      // The notice is this process's own write: it must not look like a foreign one (invariant 9).
+      if (this.cache.rebaselineOwnAppend(key, tip, 1))
+        this.log.info(LOG, `re-baselined ${key.slice(0, 64)} after delivering a notice`)
+      const live = await this.begin(profile, tip, saved.text, store, {
+        savedMessageId: saved.messageId,
+        interruptDepth,
+        holding: true
+      })
+      return live.handle
+    } catch (err) {
+      // begin lets go of a slot it took over; one it never reached (a failed save, a shutdown) is let go here
+      if (this.busy.get(key) === slot) this.release(key)
+      throw err
+    }
+  }
+
+  /**
+   * Waits until no turn runs on the conversation and no queued message waits there, then calls `then` in the tick
+   * that was seen, with the depth a turn following the last one waited for takes (as whenFree counts it).
+   */
+  private async untilIdle<T>(profile: string, sessionId: string, store: S, then: (depth: number) => T): Promise<T> {
     const running = this.conversationBusy(profile, sessionId, store)
     const queued = () => {
       const tip = currentSegment(store, sessionId)
       return [...this.queued.values()].some((q) => q.profile === profile && q.tip() === tip)
     }
+    let followed: number | null = null
     // A queued message begins within this tick's continuations; one still waiting a second later with nothing running
     // is stuck (its turn failed to begin), and no reason to hold the notice back.
     for (let stalledSince: number | null = null; ;) {
       const key = running()
       if (key !== undefined) {
         stalledSince = null
+        followed = this.busy.get(key)!.depth
         await this.whenIdle(key)
       } else if (queued() && Date.now() - (stalledSince ??= Date.now()) < 1000)
         await new Promise<void>((r) => setImmediate(r))
-      else return
+      else return then(followed === null || followed >= MAX_INTERRUPT_DEPTH ? 0 : followed + 1)
     }
   }
 
@@ -648,7 +728,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     const { isNew = false, savedMessageId } = opts
     const channel = opts.channel ?? TURN_CHANNELS.desk
     const key = sessionKeyFor(profile, sid)
-    if (this.closed || this.busy.has(key)) {
+    if (this.closed || (this.busy.has(key) && !opts.holding)) {
       const err = this.closed ? new CaduceusError('unavailable', 'The host is shutting down.') : busy()
       this.queuedFailed(opts.turnId, profile, sid, err)
       throw err

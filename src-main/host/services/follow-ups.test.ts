@@ -8,6 +8,7 @@ import { FollowUpPort } from './follow-ups'
 type Delivered = Parameters<Parameters<FollowUpPort['connect']>[0]>[0]
 
 const idle = async () => undefined
+const deliverSaved = async () => null
 
 const notice = (n: number) => ({
   area: 'terminal',
@@ -30,7 +31,7 @@ describe('FollowUpPort', () => {
     const first = port.send(notice(1))
     const second = port.send(notice(2))
     expect(delivered).toEqual([])
-    port.connect(async (input) => void delivered.push(input), idle)
+    port.connect(async (input) => void delivered.push(input), idle, deliverSaved)
     await Promise.all([first, second])
     expect(delivered).toEqual([
       { profile: 'default', sessionId: 's1', text: 'process 1 finished', savedMessageId: 1, appended: 1 },
@@ -41,7 +42,7 @@ describe('FollowUpPort', () => {
   it('runs no follow-up turn in a one-shot host (live: false)', async () => {
     const port = new FollowUpPort({ live: false, log: recordingLog() })
     const delivered: unknown[] = []
-    port.connect(async (input) => void delivered.push(input), idle)
+    port.connect(async (input) => void delivered.push(input), idle, deliverSaved)
     await port.send(notice(3))
     expect(delivered).toEqual([])
   })
@@ -49,9 +50,13 @@ describe('FollowUpPort', () => {
   it('logs a failed follow-up turn under its area instead of throwing', async () => {
     const log = recordingLog()
     const port = new FollowUpPort({ live: true, log })
-    port.connect(async () => {
-      throw new Error('Unknown session: s1')
-    }, idle)
+    port.connect(
+      async () => {
+        throw new Error('Unknown session: s1')
+      },
+      idle,
+      deliverSaved
+    )
     await expect(port.send(notice(4))).resolves.toBeUndefined()
     expect(log.warnings).toEqual(['terminal: could not run the follow-up turn for proc_4: Unknown session: s1'])
   })

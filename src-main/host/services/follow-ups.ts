@@ -24,22 +24,32 @@ type DeliverTurn = (input: {
 /** The gateway's `whenSessionIdle`: resolves once no turn runs on the session. */
 type IdleWait = (profile: string, sessionId: string) => Promise<void>
 
+/** What saves a notice into the conversation's live tip (`tip`): the message it appended, null when none. */
+type SaveNotice = (tip: string) => Promise<{ messageId: number; text: string } | null>
+
+/** The gateway's `deliverSaved`: saves the notice holding the conversation's turn slot, then runs its turn. */
+type DeliverSaved = (input: { profile: string; sessionId: string; save: SaveNotice }) => Promise<unknown>
+
+interface GatewayPort {
+  deliver: DeliverTurn
+  idle: IdleWait
+  deliverSaved: DeliverSaved
+}
+
 /**
  * The port between what saves follow-up notices (delegation, the terminal's process registry) and the gateway that
  * runs them. The gateway is built after those (its agents use them), so it is connected last: construction order
  * stays one-way, and a notice that arrives before `connect` waits instead of reaching an unset variable.
  */
 export class FollowUpPort {
-  private connectTo: (gateway: { deliver: DeliverTurn; idle: IdleWait }) => void = () => undefined
-  private readonly target = new Promise<{ deliver: DeliverTurn; idle: IdleWait }>(
-    (resolve) => (this.connectTo = resolve)
-  )
+  private connectTo: (gateway: GatewayPort) => void = () => undefined
+  private readonly target = new Promise<GatewayPort>((resolve) => (this.connectTo = resolve))
 
   /** `live: false` (one-shot CLI hosts) runs no follow-up turns: the process exits after its own. */
   constructor(private readonly opts: { live: boolean; log: Logger }) {}
 
-  connect(deliver: DeliverTurn, idle: IdleWait): void {
-    this.connectTo({ deliver, idle })
+  connect(deliver: DeliverTurn, idle: IdleWait, deliverSaved: DeliverSaved): void {
+    this.connectTo({ deliver, idle, deliverSaved })
   }
 
   /**
@@ -49,6 +59,31 @@ export class FollowUpPort {
   async settled(profile: string, sessionId: string): Promise<void> {
     if (!this.opts.live) return
     await (await this.target).idle(profile, sessionId)
+  }
+
+  /**
+   * Saves a notice after the conversation's running turn and runs it as the next turn, no other turn in between
+   * (the gateway holds the conversation while `save` appends). A one-shot host saves it at once and runs nothing.
+   * Rejects when the notice was not saved (the caller keeps it); a turn that cannot run is only logged.
+   */
+  async saveAndRun(area: string, what: string, profile: string, sessionId: string, save: SaveNotice): Promise<void> {
+    if (!this.opts.live) return void (await save(sessionId))
+    const { deliverSaved } = await this.target
+    let saved = false
+    try {
+      await deliverSaved({
+        profile,
+        sessionId,
+        save: async (tip) => {
+          const r = await save(tip)
+          saved = true
+          return r
+        }
+      })
+    } catch (err) {
+      if (!saved) throw err
+      this.opts.log.warn(area, `could not run the follow-up turn for ${what}: ${errorMessage(err)}`)
+    }
   }
 
   async send(f: FollowUp): Promise<void> {

@@ -16,8 +16,9 @@ import {
 } from '../../delegation'
 import { Gateway, type BuildAgentInput } from '../../gateway'
 import { MemoryActivityHub } from '../../memory'
-import { readRetrying, type SessionStore } from '../../store'
-import { ProcessRegistry, saveProcessCompletion } from '../../tools'
+import type { SessionStore } from '../../store'
+import { ProcessRegistry } from '../../tools'
+import { ProcessNotices } from './process-notices'
 import { assembleAgent, childToolsets, memoryLogSink, profileToolsets, type AssemblyDeps } from './agent-assembly'
 import { MemoryProviderHost } from '../memory-providers'
 import type { Services } from './services'
@@ -140,31 +141,12 @@ export async function wireRuntime(
     return d
   }
 
-  // Background shell processes of the terminal tool, host-wide; all killed when the host closes.
-  const processes = new ProcessRegistry({
-    log: namedLog(log, 'terminal'),
-    onComplete: async (c) => {
-      // As a delegation's notice: saved after the turn that started the process, never among its rows.
-      await followUps.settled(c.profile, c.sessionId)
-      const store = await readRetrying(() => stores.get(c.profile))
-      // The live tip is read once a foreign commit (rollback journal) is over: a lock is no reason to miss it.
-      const saved = await saveProcessCompletion(
-        {
-          appendMessage: (id, msg) => store.appendMessage(id, msg),
-          resolveResumeSessionId: (id) => readRetrying(() => store.resolveResumeSessionId(id))
-        },
-        c
-      )
-      await followUps.send({
-        area: 'terminal',
-        what: c.processId,
-        profile: c.profile,
-        sessionId: saved.sessionId,
-        text: saved.text,
-        savedMessageId: saved.messageId
-      })
-    }
-  })
+  // Background shell processes of the terminal tool, host-wide; all killed when the host closes. A finished one's
+  // notice is recorded on disk at once and saved into the session after the turn that started it, as a delegation's.
+  const notices = new ProcessNotices({ stores, followUps, log })
+  const processes = new ProcessRegistry({ log: namedLog(log, 'terminal'), onComplete: (c) => notices.completed(c) })
+  // Runs after the gateway's shutdown (closers run in reverse): what is still pending then goes to the next host.
+  s.onClose(() => notices.close())
   s.onClose(() => processes.killAll())
 
   const providers = new MemoryProviderHost({ root: s.root, nativeBinding: opts.nativeBinding, log, hub: memory })
@@ -220,7 +202,8 @@ export async function wireRuntime(
   })
   followUps.connect(
     (input) => gateway.deliver(input),
-    (profile, sessionId) => gateway.whenSessionIdle(profile, sessionId)
+    (profile, sessionId) => gateway.whenSessionIdle(profile, sessionId),
+    (input) => gateway.deliverSaved(input)
   )
   s.onClose(() => gateway.shutdown())
 
@@ -232,6 +215,9 @@ export async function wireRuntime(
       } catch (err) {
         failed(err)
       }
+      notices
+        .restore(e.name)
+        .catch((err: unknown) => log.warn('terminal', `restoring notices of ${e.name} failed: ${errorMessage(err)}`))
     }
   }
   return { gateway, memory, providers, delegation, vault }
