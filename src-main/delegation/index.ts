@@ -6,7 +6,7 @@
 export { createDelegateTool } from './delegate-tool'
 export { followUpRequest } from './ui-follow-up'
 export { markSubagent } from './parents'
-export { type DelegateDeps, type DelegationCompletion } from './deps'
+export { type DelegateDeps } from './deps'
 export { createDelegateDeps } from './service'
 export { restoreUndeliveredCompletions } from './completion'
 export { LEAF_DENIED_TOOLS } from './children'

@@ -90,16 +90,6 @@ function currentSegment(store: GatewayStore, id: string): string {
   }
 }
 
-/** The session's row, or true when a foreign commit blocks reading it for a moment (the caller checked it before). */
-function rowUnlessLocked(store: GatewayStore, sid: string): object | true | null {
-  try {
-    return readRow(store, sid)
-  } catch (err) {
-    if (isBusy(err)) return true
-    throw err
-  }
-}
-
 /** The session a turn ended in: the agent's (a compression moved it on), else the one it began on. */
 const endSessionOf = (agent: TurnAgent, live: LiveTurn) =>
   typeof agent.sessionId === 'string' && agent.sessionId ? agent.sessionId : live.handle.sessionId
@@ -400,64 +390,20 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   }
 
   /**
-   * Run a turn answering a user message that is already saved (a delegation-complete or background
-   * process notice). If the session is mid-turn, wait for that turn first: the notice must become the
-   * NEXT turn, not be dropped. Like upstream's queued follow-up (gateway/run.py `_run_agent` recursing
-   * with `_interrupt_depth + 1`), a notice that had to wait runs one level deeper than the turn it
-   * followed, so the reused agent keeps that turn's activity clock (seed 001: the inactivity watchdog
-   * sees a chain of follow-ups as one stretch of work); past MAX_INTERRUPT_DEPTH it starts fresh.
-   */
-  async deliver(input: {
-    profile: string
-    sessionId: string
-    text: string
-    savedMessageId: number
-    appended?: number
-  }): Promise<TurnHandle> {
-    const unknown = () => new CaduceusError('not_found', `Unknown session: ${input.sessionId}`, 'sessionId')
-    // Only reads: a home another program is committing to (rollback journal) is waited out, off the loop.
-    const store = await readRetrying(() => {
-      const store = this.storeFor(input.profile)
-      if (!readRow(store, input.sessionId)) throw unknown()
-      return store
-    })
-    const key = sessionKeyFor(input.profile, input.sessionId)
-    const live = await this.whenFree(
-      () => (this.busy.has(key) ? key : undefined),
-      false,
-      (interruptDepth) => {
-        // Checked again in the tick the turn begins; locked just now, it was there a moment ago (begin's reads wait).
-        if (!rowUnlessLocked(store, input.sessionId)) throw unknown()
-        // The notice is this process's own write: it must not look like a foreign one (invariant 9).
-        if (this.cache.rebaselineOwnAppend(key, input.sessionId, input.appended ?? 1))
-          this.log.info(LOG, `re-baselined ${key.slice(0, 64)} after delivering a notice`)
-        return this.begin(input.profile, input.sessionId, input.text, store, {
-          savedMessageId: input.savedMessageId,
-          interruptDepth
-        })
-      }
-    )
-    return live.handle
-  }
-
-  /**
-   * Resolves once no turn runs on the conversation of `sessionId`. A notice saved while a turn runs would land
-   * among that turn's rows, before its final reply, and upstream resuming the session would replay it mid-turn;
-   * upstream's CLI likewise delivers a completion only after the turn (its post-turn drain). Messages queued on the
-   * conversation go first: the one next in line begins in the tick the running turn ends, after this waiter woke, so
-   * a notice saved then would land between that message and its reply.
-   */
-  async whenSessionIdle(profile: string, sessionId: string): Promise<void> {
-    await this.untilIdle(profile, sessionId, this.storeFor(profile), () => undefined)
-  }
-
-  /**
-   * Saves a notice into the conversation of `sessionId` and runs it as the conversation's next turn, with no turn in
-   * between. Once the conversation is idle (as whenSessionIdle waits), its turn slot is taken in that same tick and
-   * held through `save` into the notice's own turn: a turn that began between "idle" and the append would have the
-   * notice among its rows (what whenSessionIdle exists to prevent), so a message sent meanwhile finds the
-   * conversation busy and follows its busy input mode, after the notice. `save` gets the conversation's live tip
-   * and answers the appended message, or null when there is nothing to deliver (the slot is let go, no turn runs).
+   * Saves a completion notice (a background delegation's or process's) into the conversation of `sessionId` and runs
+   * it as the conversation's next turn, with no turn in between.
+   * - It waits until no turn runs there: a notice saved while a turn runs would land among that turn's rows, before
+   *   its final reply, and upstream resuming the session would replay it mid-turn; upstream's CLI likewise delivers a
+   *   completion only after the turn (its post-turn drain). Messages queued on the conversation go first: the one
+   *   next in line begins in the tick the running turn ends, so a notice saved then would land inside its turn.
+   * - In the tick the conversation is seen idle its turn slot is taken, and held through `save` into the notice's own
+   *   turn: a message sent meanwhile finds the conversation busy and follows its busy input mode, after the notice.
+   * - Like upstream's queued follow-up (gateway/run.py `_run_agent` recursing with `_interrupt_depth + 1`), a notice
+   *   that waited runs one level deeper than the turn it followed, so the reused agent keeps that turn's activity
+   *   clock (seed 001: the inactivity watchdog sees a chain of follow-ups as one stretch of work); past
+   *   MAX_INTERRUPT_DEPTH it starts fresh.
+   * `save` gets the conversation's live tip and answers the appended message, or null when there is nothing to
+   * deliver (the slot is let go, no turn runs).
    */
   async deliverSaved(input: {
     profile: string
@@ -465,7 +411,14 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     save: (tip: string) => Promise<{ messageId: number; text: string } | null>
   }): Promise<TurnHandle | null> {
     const { profile } = input
-    const store = await readRetrying(() => this.storeFor(profile))
+    // In the caller's tick when the store answers at once: the notice then waits in line from the moment it is sent.
+    let store: S
+    try {
+      store = this.storeFor(profile)
+    } catch (err) {
+      if (!isBusy(err)) throw err
+      store = await readRetrying(() => this.storeFor(profile))
+    }
     const claim = (interruptDepth: number) => {
       if (this.closed) throw new CaduceusError('unavailable', 'The host is shutting down.')
       const tip = currentSegment(store, input.sessionId)

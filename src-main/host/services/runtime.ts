@@ -11,8 +11,7 @@ import {
   childHandleFromAgent,
   markSubagent,
   restoreUndeliveredCompletions,
-  type DelegateDeps,
-  type DelegationCompletion
+  type DelegateDeps
 } from '../../delegation'
 import { Gateway, type BuildAgentInput } from '../../gateway'
 import { MemoryActivityHub } from '../../memory'
@@ -82,19 +81,6 @@ export async function wireRuntime(
 
   // Delegation and background processes save follow-up notices; the gateway that runs them is connected last.
   const followUps = new FollowUpPort({ live: opts.live, log })
-  // A saved completion notice (background delegation, finished process) becomes the session's next turn.
-  const deliverToParent = async (c: DelegationCompletion) => {
-    if (!c.deliveredSessionId || c.messageId === null) return
-    await followUps.send({
-      area: 'delegation',
-      what: c.delegationId,
-      profile: c.profile,
-      sessionId: c.deliveredSessionId,
-      text: c.notice,
-      savedMessageId: c.messageId
-    })
-  }
-
   const deps = new Map<string, DelegateDeps>()
   const delegation = (profile: string): DelegateDeps => {
     let d = deps.get(profile)
@@ -109,8 +95,8 @@ export async function wireRuntime(
       ...(first ? { live: first.live, pool: first.pool } : {}),
       log: namedLog(log, 'delegation'),
       onUpdate: (u) => bus.emit('delegation.updated', u),
-      settled: (sessionId) => followUps.settled(profile, sessionId),
-      onCompletion: (c) => deliverToParent(c),
+      // A finished background delegation's notice is saved after the parent's turn and runs as its next turn.
+      saveAndRun: (what, sessionId, save) => followUps.saveAndRun('delegation', what, profile, sessionId, save),
       buildChild: async (spec) => {
         const home = s.homeOf(profile)
         const secrets = secretsFor(home, vault)
@@ -200,11 +186,7 @@ export async function wireRuntime(
       ).length,
     log
   })
-  followUps.connect(
-    (input) => gateway.deliver(input),
-    (profile, sessionId) => gateway.whenSessionIdle(profile, sessionId),
-    (input) => gateway.deliverSaved(input)
-  )
+  followUps.connect((input) => gateway.deliverSaved(input))
   s.onClose(() => gateway.shutdown())
 
   if (opts.live) {
