@@ -267,8 +267,8 @@ describe('Gateway', () => {
   })
 
   // seed 001: test_interrupt_turn_preserves_idle_clock / _desc / _provenance and
-  // test_deep_interrupt_recursion_preserves_idle_clock, through the production caller: host/services/runtime.ts
-  // runDeliveredTurn → gateway.deliver, reached when a background delegation or a terminal process started
+  // test_deep_interrupt_recursion_preserves_idle_clock, through the production caller: host/services/follow-ups.ts
+  // saveAndRun → gateway.deliverSaved, reached when a background delegation or a terminal process started
   // with notify_on_complete finishes while the user's next turn is still running.
   it('a notice that waited on a running turn follows it one level deeper, keeping its activity clock; past depth 3 it starts fresh', async () => {
     const g = setup()
