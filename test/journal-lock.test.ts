@@ -174,12 +174,19 @@ describe('a follow-up notice delivered while another program holds the home', ()
     const home = deleteJournalHome()
     const host = await createTurnHost({ home })
     try {
-      const savedMessageId = await host.stores.get('default').appendMessage(SID, { role: 'user', content: 'notice' })
+      const store = host.stores.get('default')
       const lock = holdJournalLock(join(home, 'state.db'), 0, 300)
       await lock.phase('exclusive')
-      const handle = await host.gateway.deliver({ profile: 'default', sessionId: SID, text: 'notice', savedMessageId })
+      const handle = await host.gateway.deliverSaved({
+        profile: 'default',
+        sessionId: SID,
+        save: async (tip) => ({
+          messageId: await store.appendMessage(tip, { role: 'user', content: 'notice' }),
+          text: 'notice'
+        })
+      })
       await lock.phase('released')
-      expect((await host.gateway.finished(handle.turnId))?.status).toBe('completed')
+      expect((await host.gateway.finished(handle!.turnId))?.status).toBe('completed')
     } finally {
       await host.close()
     }

@@ -88,10 +88,14 @@ export class TurnLedger {
 
 export async function runApiTurn(ctx: ApiContext, req: TurnRequest): Promise<TurnOutcome> {
   const claimed: string[] = []
-  const plan =
-    req.sessionId || !ctx.sessions
-      ? { kind: 'continue' as const, sessionId: req.sessionId }
-      : await planConversation(ctx.sessions, {
+  const letGo = () => claimed.splice(0).forEach((sid) => ctx.turns.release(sid))
+  const sessions = req.sessionId ? undefined : ctx.sessions
+  // A stored session's reads may meet another program's commit: the whole attempt is tried again (its claims let go
+  // first), never a read on its own, so each attempt still reads and claims in the same tick.
+  const plan = !sessions
+    ? { kind: 'continue' as const, sessionId: req.sessionId }
+    : await sessions.retrying(() =>
+        planConversation(sessions, {
           system: req.idSystem ?? '',
           history: req.history,
           text: req.text,
@@ -100,13 +104,14 @@ export async function runApiTurn(ctx: ApiContext, req: TurnRequest): Promise<Tur
           model: req.model,
           claim: (sid) => ctx.turns.claim(sid) && claimed.push(sid) > 0
         }).catch((err: unknown) => {
-          claimed.forEach((sid) => ctx.turns.release(sid))
+          letGo()
           throw err
         })
+      )
   try {
     return await run(ctx, req, plan)
   } finally {
-    claimed.forEach((sid) => ctx.turns.release(sid))
+    letGo()
   }
 }
 

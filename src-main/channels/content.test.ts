@@ -58,7 +58,12 @@ describe('the session id of a conversation without a session header', () => {
     systemParts: Array<{ system: unknown; content: string; id: string }>
   }
   // a profile that has none of these conversations yet: each request starts one, under the id it derives
-  const none = { turns: () => null, branches: () => [], seed: async () => {} } as ConversationSessions
+  const none = {
+    turns: () => null,
+    branches: () => [],
+    seed: async () => {},
+    retrying: (attempt) => attempt()
+  } as ConversationSessions
 
   it('is the id upstream derives, for every recorded first message', async () => {
     expect(golden.cases.length).toBeGreaterThan(15)
@@ -97,7 +102,8 @@ describe('the session id of a conversation without a session header', () => {
         turns: [{ id: 7, at: 0, role: 'user' as const, content: 'what is this\n[screenshot]' }]
       }),
       branches: () => [],
-      seed: async () => {}
+      seed: async () => {},
+      retrying: (attempt) => attempt()
     } as ConversationSessions
     const retry = await planConversation(stored, {
       system: '',

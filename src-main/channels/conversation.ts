@@ -43,6 +43,12 @@ export interface ConversationSessions {
   branches(sessionId: string): string[]
   /** Create an `api_server` session holding these turns (a branch names its parent). */
   seed(sessionId: string, turns: Turn[], opts: { parent?: string; model?: string }): Promise<void>
+  /**
+   * Runs a planning attempt again, off the event loop, while another program's commit blocks reading the store (a
+   * rollback-journal home). An attempt reads and claims in one tick and lets go of its claims when it fails, so
+   * nothing is held between attempts and concurrent requests claim as they would without the lock.
+   */
+  retrying<T>(attempt: () => Promise<T>): Promise<T>
 }
 
 export type Plan =

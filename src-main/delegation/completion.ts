@@ -37,49 +37,64 @@ export async function deliverCompletion(
 ): Promise<DelegationCompletion | null> {
   const { registry, store } = deps
   const delegationId = event.delegation_id
-  // Wait before claiming: the parent's running turn writes its final reply first, and the claim is not held
-  // (against upstream's deliverers on the same home) for as long as that turn runs.
-  if (typeof event.parent_session_id === 'string' && event.parent_session_id)
-    await deps.settled?.(event.parent_session_id)
-  const claim = newClaimToken('caduceus')
-  if (!(await registry.claimCompletionDelivery(delegationId, claim))) return null
   const parentSessionId =
     typeof event.parent_session_id === 'string' && event.parent_session_id ? event.parent_session_id : null
   const notice = completionNotice(event, results)
+  let claimed = false
   let target: string | null = null
   let messageId: number | null = null
-  try {
-    if (!parentSessionId) throw new Error('completion has no parent session to deliver into')
-    // The parent may have rotated through compression while the child ran: deliver to the live tip. Reads wait out
-    // another program's commit (rollback journal): a lock is no reason to deliver into an ended segment.
-    let resolved = parentSessionId
+  /** Claims the delivery and appends the notice to the parent's live tip (`tip` when the host resolved it). */
+  const save = async (tip: string | null): Promise<number | null> => {
+    const claim = newClaimToken('caduceus')
+    if (!(await registry.claimCompletionDelivery(delegationId, claim))) return null
+    claimed = true
     try {
-      resolved = (await readRetrying(() => store.resolveResumeSessionId(parentSessionId))) || parentSessionId
-    } catch {
-      resolved = parentSessionId
+      if (!parentSessionId) throw new Error('completion has no parent session to deliver into')
+      // The parent may have rotated through compression while the child ran: deliver to the live tip. Reads wait out
+      // another program's commit (rollback journal): a lock is no reason to deliver into an ended segment.
+      let resolved = tip ?? parentSessionId
+      if (tip === null)
+        try {
+          resolved = (await readRetrying(() => store.resolveResumeSessionId(parentSessionId))) || parentSessionId
+        } catch {
+          resolved = parentSessionId
+        }
+      target = resolved
+      // Check the original parent too: a rotation between append and ack must not deliver twice.
+      messageId = await readRetrying(
+        () =>
+          existingNotice(deps, resolved, delegationId) ??
+          (resolved !== parentSessionId ? existingNotice(deps, parentSessionId, delegationId) : null)
+      )
+      if (messageId === null) {
+        messageId = await store.appendMessage(resolved, {
+          role: 'user',
+          content: notice,
+          displayKind: COMPLETION_DISPLAY_KIND,
+          displayMetadata: { delegation_id: delegationId, delivery_notice: 'completion', status: event.status }
+        })
+      }
+      await registry.completeCompletionDelivery(delegationId, claim)
+    } catch (err) {
+      deps.log?.('warn', `delivery of ${delegationId} failed: ${errorMessage(err)}`)
+      await registry.releaseCompletionDelivery(delegationId, claim).catch(() => null)
+      target = null
+      messageId = null
     }
-    target = resolved
-    // Check the original parent too: a rotation between append and ack must not deliver twice.
-    messageId = await readRetrying(
-      () =>
-        existingNotice(deps, resolved, delegationId) ??
-        (resolved !== parentSessionId ? existingNotice(deps, parentSessionId, delegationId) : null)
-    )
-    if (messageId === null) {
-      messageId = await store.appendMessage(resolved, {
-        role: 'user',
-        content: notice,
-        displayKind: COMPLETION_DISPLAY_KIND,
-        displayMetadata: { delegation_id: delegationId, delivery_notice: 'completion', status: event.status }
-      })
-    }
-    await registry.completeCompletionDelivery(delegationId, claim)
-  } catch (err) {
-    deps.log?.('warn', `delivery of ${delegationId} failed: ${errorMessage(err)}`)
-    await registry.releaseCompletionDelivery(delegationId, claim).catch(() => null)
-    target = null
-    messageId = null
+    return messageId
   }
+  // Claimed only once the parent's running turn is over: its final reply is written first, and the claim is not held
+  // (against upstream's deliverers on the same home) for as long as that turn runs. The host saves it holding the
+  // parent's conversation, so no turn begins between that moment and the append, and runs the notice's turn.
+  if (parentSessionId && deps.saveAndRun)
+    await deps
+      .saveAndRun(delegationId, parentSessionId, async (tip) => {
+        const id = await save(tip)
+        return id === null ? null : { messageId: id, text: notice }
+      })
+      .catch((err: unknown) => deps.log?.('warn', `delivery of ${delegationId} failed: ${errorMessage(err)}`))
+  else await save(null)
+  if (!claimed) return null
   const completion: DelegationCompletion = {
     profile: deps.profile,
     delegationId,

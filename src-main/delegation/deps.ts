@@ -32,10 +32,16 @@ export interface DelegateDeps {
   /** Shared across every parent in this process: the async concurrency cap counts units, not children. */
   pool: BackgroundPool
   /**
-   * Resolves once no turn runs on the session: a completion notice is saved after the parent's running turn ends,
-   * never among its rows (absent: saved at once).
+   * Saves a completion notice once no turn runs on the parent's conversation and runs it as the next turn, with no
+   * turn in between: the host holds the conversation while `save` appends to its live tip (`tip`), so the notice never
+   * lands among a turn's rows. Rejects when nothing was saved. Absent: the notice is saved at once and no turn runs.
    */
-  settled?(sessionId: string): Promise<void>
+  saveAndRun?(
+    delegationId: string,
+    sessionId: string,
+    save: (tip: string) => Promise<{ messageId: number; text: string } | null>
+  ): Promise<void>
+  /** Called once the notice is in the parent session (tests; the host's turn is run by `saveAndRun`). */
   onCompletion?(c: DelegationCompletion): void | Promise<void>
   /** Fires on dispatch, completion and delivery (host emits `delegation.updated`). */
   onUpdate?(u: { profile: string; delegationId: string; parentSessionId: string | null }): void

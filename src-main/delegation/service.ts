@@ -21,7 +21,7 @@ export interface DelegationServiceOptions {
   pool?: BackgroundPool
   config?: () => DelegationConfig
   registry?: RegistryOptions
-  settled?: DelegateDeps['settled']
+  saveAndRun?: DelegateDeps['saveAndRun']
   onCompletion?: (c: DelegationCompletion) => void | Promise<void>
   onUpdate?: DelegateDeps['onUpdate']
   log?: DelegateDeps['log']
@@ -38,7 +38,7 @@ export function createDelegateDeps(opts: DelegationServiceOptions): DelegateDeps
     asyncDeliverySupported: opts.asyncDeliverySupported ?? asyncDeliverySupported,
     config: opts.config ?? (() => loadDelegationConfig(home)),
     pool: opts.pool ?? new BackgroundPool(),
-    settled: opts.settled,
+    saveAndRun: opts.saveAndRun,
     onCompletion: opts.onCompletion,
     onUpdate: opts.onUpdate,
     log: opts.log

@@ -297,8 +297,8 @@ describe('release semantics (idle resume)', () => {
 })
 
 // Depth > 0 in production: a completion notice (background delegation, terminal notify_on_complete) that
-// waited on a running turn runs one level deeper (Gateway.deliver, called from host/services/runtime.ts
-// runDeliveredTurn). turn-runner.test.ts drives those cases through it; these pin the rule itself.
+// waited on a running turn runs one level deeper (Gateway.deliverSaved, called from host/services/follow-ups.ts
+// saveAndRun). turn-runner.test.ts drives those cases through it; these pin the rule itself.
 describe('initCachedAgentForTurn', () => {
   const NOW = 10_000_000
   const stale = (seconds = 1800) => new TestAgent(NOW - seconds * 1000)

@@ -163,6 +163,12 @@ async function turnEnd(events: ReturnType<typeof setup>['events'], turnId: strin
   return ended()!.payload as EventPayload<'turn.finished'>
 }
 
+/** A notice's save as the completion paths hand one to deliverSaved: appended to the live tip it is given. */
+const saveNotice = (registry: StoreRegistry, text: string) => async (tip: string) => ({
+  messageId: await registry.get('default').appendMessage(tip, { role: 'user', content: text }),
+  text
+})
+
 describe('Gateway', () => {
   it('shows an agent start-up warning once, as a notice on its first turn', async () => {
     const { gateway, events } = setup({
@@ -261,8 +267,8 @@ describe('Gateway', () => {
   })
 
   // seed 001: test_interrupt_turn_preserves_idle_clock / _desc / _provenance and
-  // test_deep_interrupt_recursion_preserves_idle_clock, through the production caller: host/services/runtime.ts
-  // runDeliveredTurn → gateway.deliver, reached when a background delegation or a terminal process started
+  // test_deep_interrupt_recursion_preserves_idle_clock, through the production caller: host/services/follow-ups.ts
+  // saveAndRun → gateway.deliverSaved, reached when a background delegation or a terminal process started
   // with notify_on_complete finishes while the user's next turn is still running.
   it('a notice that waited on a running turn follows it one level deeper, keeping its activity clock; past depth 3 it starts fresh', async () => {
     const g = setup()
@@ -270,13 +276,14 @@ describe('Gateway', () => {
     const { sid, agent, running, waitUntil } = await heldTurn(g)
     const delivered: Array<Promise<{ turnId: string }>> = []
     for (let n = 1; n <= 4; n++) {
-      // The notice is saved while a turn runs, as the delegation / process completion paths do.
+      // A notice arrives while a turn runs, as the delegation / process completion paths send one.
       await waitUntil(() => agent.holds.length === 1)
-      const savedMessageId = (await registry
-        .get('default')
-        .appendMessage(sid, { role: 'user', content: `notice ${n}` }))!
-      // deliver() queues behind the running turn synchronously, before its first await.
-      delivered.push(gateway.deliver({ profile: 'default', sessionId: sid, text: `notice ${n}`, savedMessageId }))
+      // deliverSaved() waits behind the running turn synchronously, before its first await; it saves once it is due.
+      delivered.push(
+        gateway
+          .deliverSaved({ profile: 'default', sessionId: sid, save: saveNotice(registry, `notice ${n}`) })
+          .then((h) => h!)
+      )
       agent.holds.shift()!()
     }
     await waitUntil(() => agent.holds.length === 1)
@@ -355,13 +362,12 @@ describe('Gateway', () => {
     const g = setup()
     const { gateway, registry } = g
     const { sid, agent, running } = await heldTurn(g)
-    const savedMessageId = (await registry.get('default').appendMessage(sid, { role: 'user', content: 'notice' }))!
-    const delivered = gateway.deliver({ profile: 'default', sessionId: sid, text: 'notice', savedMessageId })
+    const delivered = gateway.deliverSaved({ profile: 'default', sessionId: sid, save: saveNotice(registry, 'notice') })
     const next = await gateway.resume({ profile: 'default', sessionId: sid, text: 'instead', whileBusy: true })
     agent.hold = false
     for (const release of agent.holds.splice(0)) release()
     expect((await gateway.finished(running.turnId))?.status).toBe('interrupted')
-    expect((await gateway.finished((await delivered).turnId))?.status).toBe('interrupted')
+    expect((await gateway.finished((await delivered)!.turnId))?.status).toBe('interrupted')
     expect((await gateway.finished(next.turnId))?.status).toBe('completed')
   })
 
@@ -418,15 +424,22 @@ describe('Gateway', () => {
     expect(agent.starts.map((x) => x.text)).toEqual(['one', 'from the api', 'after'])
   })
 
-  // A completion notice (delegation, background process) waits with whenSessionIdle before it is saved; a message the
+  // A completion notice (delegation, background process) is saved once the conversation is idle; a message the
   // user queued meanwhile begins in the tick the running turn ends, so the notice must wait for that turn too, or it
   // lands between the queued message and its reply (upstream resuming the session would replay it mid-turn).
-  it('whenSessionIdle waits for the turns queued on the conversation, not only the running one', async () => {
+  it('deliverSaved saves only after the turns queued on the conversation, not only the running one', async () => {
     const g = setup({ config: 'display:\n  busy_input_mode: queue\n' })
     const { gateway, events } = g
     const { sid, agent, running } = await heldTurn(g)
     let idleAt: number | null = null
-    const idle = gateway.whenSessionIdle('default', sid).then(() => (idleAt = events.length))
+    const idle = gateway.deliverSaved({
+      profile: 'default',
+      sessionId: sid,
+      save: async () => {
+        idleAt = events.length
+        return null
+      }
+    })
     const q1 = await gateway.resume({ profile: 'default', sessionId: sid, text: 'first after', whileBusy: true })
     expect(q1).toMatchObject({ busy: 'queued' })
     agent.hold = false
@@ -436,6 +449,40 @@ describe('Gateway', () => {
     const q1End = events.findIndex((e) => e.event === 'turn.finished' && e.payload.turnId === q1.turnId)
     expect(q1End).toBeGreaterThanOrEqual(0) // the queued turn had ended when the conversation was called idle
     expect(q1End).toBeLessThan(idleAt!)
+  })
+
+  // The slot is taken in the tick the conversation was seen idle and handed to the notice's turn: a message sent at
+  // any moment of the save (here from inside it) finds the conversation busy, so no turn begins between "idle" and
+  // the append and the notice never lands among another turn's rows.
+  it('deliverSaved holds the conversation through the save: a message sent meanwhile follows the notice', async () => {
+    const g = setup({ config: 'display:\n  busy_input_mode: queue\n' })
+    const { gateway, registry, agents, events } = g
+    const first = await gateway.start({ profile: 'default', text: 'one' })
+    await gateway.finished(first.turnId)
+    const sid = first.sessionId
+    let meanwhile: ReturnType<typeof gateway.resume> | undefined
+    const notice = await gateway.deliverSaved({
+      profile: 'default',
+      sessionId: sid,
+      save: async (tip) => {
+        meanwhile = gateway.resume({ profile: 'default', sessionId: sid, text: 'sent meanwhile', whileBusy: true })
+        await expect(gateway.resume({ profile: 'default', sessionId: sid, text: 'plain' })).rejects.toMatchObject({
+          code: 'conflict'
+        })
+        return saveNotice(registry, 'notice')(tip)
+      }
+    })
+    const queued = await meanwhile!
+    expect(queued).toMatchObject({ busy: 'queued' })
+    expect((await gateway.finished(notice!.turnId))?.status).toBe('completed')
+    expect(await turnEnd(events, queued.turnId)).toMatchObject({ status: 'completed' })
+    expect(agents[0]!.starts.map((x) => x.text)).toEqual(['one', 'notice', 'sent meanwhile'])
+    const rows = registry.get('default').getMessagesAsConversation(sid)
+    expect(rows.map((m) => `${m.role}:${m.content}`).filter((r) => r.startsWith('user'))).toEqual([
+      'user:one',
+      'user:notice',
+      'user:sent meanwhile'
+    ])
   })
 
   // display.busy_input_mode (upstream's gateway; golden reader cases in src-main/config/config.test.ts), reached from

@@ -90,16 +90,6 @@ function currentSegment(store: GatewayStore, id: string): string {
   }
 }
 
-/** The session's row, or true when a foreign commit blocks reading it for a moment (the caller checked it before). */
-function rowUnlessLocked(store: GatewayStore, sid: string): object | true | null {
-  try {
-    return readRow(store, sid)
-  } catch (err) {
-    if (isBusy(err)) return true
-    throw err
-  }
-}
-
 /** The session a turn ended in: the agent's (a compression moved it on), else the one it began on. */
 const endSessionOf = (agent: TurnAgent, live: LiveTurn) =>
   typeof agent.sessionId === 'string' && agent.sessionId ? agent.sessionId : live.handle.sessionId
@@ -129,6 +119,8 @@ interface BeginOptions {
   /** A message the user sent while a turn ran (queued, or interrupting): a later interrupting message lets it run. */
   sentWhileBusy?: boolean
   savedMessageId?: number
+  /** The caller took this key's slot itself (deliverSaved) and hands it to this turn: no gap for another to begin. */
+  holding?: boolean
   channel?: TurnChannel
   history?: BuildAgentInput['history']
   onDelta?: (d: TurnDeltaLike) => void
@@ -398,70 +390,111 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   }
 
   /**
-   * Run a turn answering a user message that is already saved (a delegation-complete or background
-   * process notice). If the session is mid-turn, wait for that turn first: the notice must become the
-   * NEXT turn, not be dropped. Like upstream's queued follow-up (gateway/run.py `_run_agent` recursing
-   * with `_interrupt_depth + 1`), a notice that had to wait runs one level deeper than the turn it
-   * followed, so the reused agent keeps that turn's activity clock (seed 001: the inactivity watchdog
-   * sees a chain of follow-ups as one stretch of work); past MAX_INTERRUPT_DEPTH it starts fresh.
+   * Saves a completion notice (a background delegation's or process's) into the conversation of `sessionId` and runs
+   * it as the conversation's next turn, with no turn in between.
+   * - It waits until no turn runs there: a notice saved while a turn runs would land among that turn's rows, before
+   *   its final reply, and upstream resuming the session would replay it mid-turn; upstream's CLI likewise delivers a
+   *   completion only after the turn (its post-turn drain). Messages queued on the conversation go first: the one
+   *   next in line begins in the tick the running turn ends, so a notice saved then would land inside its turn.
+   * - In the tick the conversation is seen idle its turn slot is taken, and held through `save` into the notice's own
+   *   turn: a message sent meanwhile finds the conversation busy and follows its busy input mode, after the notice.
+   * - Like upstream's queued follow-up (gateway/run.py `_run_agent` recursing with `_interrupt_depth + 1`), a notice
+   *   that waited runs one level deeper than the turn it followed, so the reused agent keeps that turn's activity
+   *   clock (seed 001: the inactivity watchdog sees a chain of follow-ups as one stretch of work); past
+   *   MAX_INTERRUPT_DEPTH it starts fresh.
+   * `save` gets the conversation's live tip and answers the appended message, or null when there is nothing to
+   * deliver (the slot is let go, no turn runs).
    */
-  async deliver(input: {
+  async deliverSaved(input: {
     profile: string
     sessionId: string
-    text: string
-    savedMessageId: number
-    appended?: number
-  }): Promise<TurnHandle> {
-    const unknown = () => new CaduceusError('not_found', `Unknown session: ${input.sessionId}`, 'sessionId')
-    // Only reads: a home another program is committing to (rollback journal) is waited out, off the loop.
-    const store = await readRetrying(() => {
-      const store = this.storeFor(input.profile)
-      if (!readRow(store, input.sessionId)) throw unknown()
-      return store
-    })
-    const key = sessionKeyFor(input.profile, input.sessionId)
-    const live = await this.whenFree(
-      () => (this.busy.has(key) ? key : undefined),
-      false,
-      (interruptDepth) => {
-        // Checked again in the tick the turn begins; locked just now, it was there a moment ago (begin's reads wait).
-        if (!rowUnlessLocked(store, input.sessionId)) throw unknown()
-        // The notice is this process's own write: it must not look like a foreign one (invariant 9).
-        if (this.cache.rebaselineOwnAppend(key, input.sessionId, input.appended ?? 1))
-          this.log.info(LOG, `re-baselined ${key.slice(0, 64)} after delivering a notice`)
-        return this.begin(input.profile, input.sessionId, input.text, store, {
-          savedMessageId: input.savedMessageId,
-          interruptDepth
-        })
+    save: (tip: string) => Promise<{ messageId: number; text: string } | null>
+  }): Promise<TurnHandle | null> {
+    const { profile } = input
+    // In the caller's tick when the store answers at once: the notice then waits in line from the moment it is sent.
+    let store: S
+    try {
+      store = this.storeFor(profile)
+    } catch (err) {
+      if (!isBusy(err)) throw err
+      store = await readRetrying(() => this.storeFor(profile))
+    }
+    const claim = (interruptDepth: number) => {
+      if (this.closed) throw new CaduceusError('unavailable', 'The host is shutting down.')
+      const tip = currentSegment(store, input.sessionId)
+      const key = sessionKeyFor(profile, tip)
+      const slot = { depth: interruptDepth, profile, sid: tip, channel: TURN_CHANNELS.desk, sentWhileBusy: false }
+      this.busy.set(key, slot)
+      return { tip, key, slot, interruptDepth }
+    }
+    let held = await this.untilIdle(profile, input.sessionId, store, claim)
+    try {
+      // Reads may wait out another program's commit now: the slot is held, no turn of this host begins meanwhile.
+      // The tip claimed was read in one tick, the id as given when that read met a lock: claim the live one then.
+      for (let live = await readRetrying(() => liveSegment(store, input.sessionId)); live !== held.tip;) {
+        this.release(held.key)
+        held = await this.untilIdle(profile, input.sessionId, store, claim)
+        live = await readRetrying(() => liveSegment(store, input.sessionId))
       }
-    )
-    return live.handle
+    } catch (err) {
+      if (this.busy.get(held.key) === held.slot) this.release(held.key)
+      throw err
+    }
+    return this.saveHolding(profile, store, held, input.save)
+  }
+
+  /** deliverSaved once the conversation's slot is held: the save, then the notice's turn on the same slot. */
+  private async saveHolding(
+    profile: string,
+    store: S,
+    held: { tip: string; key: string; slot: object; interruptDepth: number },
+    save: (tip: string) => Promise<{ messageId: number; text: string } | null>
+  ): Promise<TurnHandle | null> {
+    const { tip, key, slot, interruptDepth } = held
+    try {
+      const saved = await save(tip)
+      if (!saved) {
+        if (this.busy.get(key) === slot) this.release(key)
+        return null
+      }
+      // The notice is this process's own write: it must not look like a foreign one (invariant 9).
+      if (this.cache.rebaselineOwnAppend(key, tip, 1))
+        this.log.info(LOG, `re-baselined ${key.slice(0, 64)} after delivering a notice`)
+      const live = await this.begin(profile, tip, saved.text, store, {
+        savedMessageId: saved.messageId,
+        interruptDepth,
+        holding: true
+      })
+      return live.handle
+    } catch (err) {
+      // begin lets go of a slot it took over; one it never reached (a failed save, a shutdown) is let go here
+      if (this.busy.get(key) === slot) this.release(key)
+      throw err
+    }
   }
 
   /**
-   * Resolves once no turn runs on the conversation of `sessionId`. A notice saved while a turn runs would land
-   * among that turn's rows, before its final reply, and upstream resuming the session would replay it mid-turn;
-   * upstream's CLI likewise delivers a completion only after the turn (its post-turn drain). Messages queued on the
-   * conversation go first: the one next in line begins in the tick the running turn ends, after this waiter woke, so
-   * a notice saved then would land between that message and its reply.
+   * Waits until no turn runs on the conversation and no queued message waits there, then calls `then` in the tick
+   * that was seen, with the depth a turn following the last one waited for takes (as whenFree counts it).
    */
-  async whenSessionIdle(profile: string, sessionId: string): Promise<void> {
-    const store = this.storeFor(profile)
+  private async untilIdle<T>(profile: string, sessionId: string, store: S, then: (depth: number) => T): Promise<T> {
     const running = this.conversationBusy(profile, sessionId, store)
     const queued = () => {
       const tip = currentSegment(store, sessionId)
       return [...this.queued.values()].some((q) => q.profile === profile && q.tip() === tip)
     }
+    let followed: number | null = null
     // A queued message begins within this tick's continuations; one still waiting a second later with nothing running
     // is stuck (its turn failed to begin), and no reason to hold the notice back.
     for (let stalledSince: number | null = null; ;) {
       const key = running()
       if (key !== undefined) {
         stalledSince = null
+        followed = this.busy.get(key)!.depth
         await this.whenIdle(key)
       } else if (queued() && Date.now() - (stalledSince ??= Date.now()) < 1000)
         await new Promise<void>((r) => setImmediate(r))
-      else return
+      else return then(followed === null || followed >= MAX_INTERRUPT_DEPTH ? 0 : followed + 1)
     }
   }
 
@@ -648,7 +681,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     const { isNew = false, savedMessageId } = opts
     const channel = opts.channel ?? TURN_CHANNELS.desk
     const key = sessionKeyFor(profile, sid)
-    if (this.closed || this.busy.has(key)) {
+    if (this.closed || (this.busy.has(key) && !opts.holding)) {
       const err = this.closed ? new CaduceusError('unavailable', 'The host is shutting down.') : busy()
       this.queuedFailed(opts.turnId, profile, sid, err)
       throw err

@@ -26,9 +26,9 @@
  *   never after rollback), synchronously. Use it for in-process bookkeeping; don't also emit events
  *   from it, or own writes would be announced twice.
  * - SQL on state.db lives only in this folder: other subsystems call a store's typed repositories
- *   (`store.delegationRepo()`, `costRepo()`, `memoryEventsRepo()`, each returning camelCase records). Their write
- *   functions take the `WriteTx` that only `store.write((tx) => …)` hands out (write-tx.ts), so a write outside
- *   the transaction does not compile. The handle is private.
+ *   (`store.delegationRepo()`, `costRepo()`, `memoryEventsRepo()`, `pendingNoticesRepo()`, each returning camelCase
+ *   records). Their write functions take the `WriteTx` that only `store.write((tx) => …)` hands out (write-tx.ts), so
+ *   a write outside the transaction does not compile. The handle is private.
  */
 export { SessionStore } from './session-store'
 export { setSqliteNativeBinding } from './open'

@@ -54,6 +54,7 @@ import { txDb, WriteTx, type Orm } from './write-tx'
 import { delegationRepo, type DelegationRepo } from './delegation-repo'
 import { costRepo, type CostRepo } from './cost-repo'
 import { memoryEventsRepo, type MemoryEventsRepo } from './memory-events-repo'
+import { pendingNoticesRepo, type PendingNoticesRepo } from './pending-notices-repo'
 
 export { WriteTx }
 export type LocalChangeListener = (change: { profile: string; sessionIds: string[] }) => void
@@ -161,6 +162,10 @@ export class SessionStore {
   /** cad_memory_events, the memory activity log. */
   memoryEventsRepo(): MemoryEventsRepo {
     return memoryEventsRepo(this)
+  }
+  /** cad_pending_notices, follow-up notices not appended yet. */
+  pendingNoticesRepo(): PendingNoticesRepo {
+    return pendingNoticesRepo(this)
   }
   /** A notice to show with this profile's data (e.g. a newer upstream schema), or null. */
   get notice(): string | null {

@@ -42,6 +42,7 @@ function reply(req: RecordedRequest): ScriptReply {
     }
   }
   if (text.startsWith('[Background process')) return { text: 'The build finished.' }
+  if (text === 'are you there') return { text: 'Yes.' }
   return { text: 'ok' }
 }
 
@@ -101,6 +102,45 @@ describe('terminal tool in the host', () => {
       expect(toolNames(provider!.requests.find((q) => q.path.endsWith('/chat/completions'))!)).toEqual(
         expect.arrayContaining(['terminal', 'process'])
       )
+    } finally {
+      db.close()
+    }
+  })
+
+  it('saves the notice and runs its turn with no turn in between, even one sent the moment the parent turn ends', async () => {
+    // A message sent in the tick the parent's turn ends (its turn.finished listener) races the notice for the idle
+    // conversation. Whoever wins, the notice and the turn answering it must stay together: a turn that began after
+    // "idle" but before the notice's append would have the notice among its rows.
+    const h = await boot('terminal:\n  enabled: true\ndisplay:\n  busy_input_mode: queue\n')
+    let sessionId = ''
+    let sent = false
+    h.bus.subscribe((e) => {
+      if (e.event !== 'turn.finished' || sent) return
+      sent = true
+      void h.dispatcher.invoke('sessions.resume', {
+        profile: 'default',
+        sessionId,
+        text: 'are you there',
+        whileBusy: true
+      })
+    })
+    const r = await h.dispatcher.invoke('sessions.start', { profile: 'default', text: 'build in the background' })
+    if (!r.ok) throw new Error(r.error.message)
+    sessionId = (r.output as { sessionId: string }).sessionId
+    await waitUntil(() => finishedTurns === 3)
+    const db = new Database(join(root!, 'state.db'), { readonly: true })
+    try {
+      const rows = db
+        .prepare("SELECT role, COALESCE(display_kind, content) AS what FROM messages WHERE role <> 'tool' ORDER BY id")
+        .all() as Array<{ role: string; what: string }>
+      const replies = rows.filter((m) => m.role === 'assistant').map((m) => m.what)
+      expect(replies.slice(-3)).toEqual(['Started it.', expect.any(String), expect.any(String)])
+      // every message is followed by the reply that answers it
+      const pairs = rows.slice(-4).map((m) => `${m.role}:${m.what}`)
+      expect([
+        ['user:process_complete', 'assistant:The build finished.', 'user:are you there', 'assistant:Yes.'],
+        ['user:are you there', 'assistant:Yes.', 'user:process_complete', 'assistant:The build finished.']
+      ]).toContainEqual(pairs)
     } finally {
       db.close()
     }

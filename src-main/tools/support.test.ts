@@ -1,11 +1,8 @@
-// Config gate, output buffer and completion persistence (real SessionStore in a temp dir).
-import { join } from 'node:path'
+// Config gate, output buffer and the completion notice's message.
 import { afterEach, describe, expect, it } from 'vitest'
-import { SessionStore } from '../store'
 import { OutputBuffer } from './output-buffer'
-import { saveProcessCompletion, terminalSettings } from './index'
-import { cleanupDirs, tempDir } from './test-fixtures/helpers'
-import { rawDb } from '../store/test-fixtures/raw-db'
+import { processCompletionMessage, terminalSettings } from './index'
+import { cleanupDirs } from './test-fixtures/helpers'
 
 afterEach(() => cleanupDirs())
 
@@ -38,33 +35,27 @@ describe('OutputBuffer', () => {
   })
 })
 
-describe('saveProcessCompletion', () => {
-  it('appends a process_complete user message and returns its id and text', async () => {
-    const store = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })
-    try {
-      await store.createSession('s1', 'desktop')
-      const saved = await saveProcessCompletion(store, {
-        profile: 'default',
-        sessionId: 's1',
-        processId: 'proc_abc',
-        command: 'make test',
-        exitCode: 1,
-        signal: null,
-        outputTail: 'FAILED: 2 tests\n'
-      })
-      expect(saved.sessionId).toBe('s1')
-      expect(saved.text).toContain('proc_abc')
-      expect(saved.text).toContain('exit code 1')
-      expect(saved.text).toContain('FAILED: 2 tests')
-      const row = rawDb(store)
-        .prepare('SELECT role, content, display_kind, display_metadata FROM messages WHERE id = ?')
-        .get(saved.messageId) as Record<string, string>
-      expect(row.role).toBe('user')
-      expect(row.display_kind).toBe('process_complete')
-      expect(JSON.parse(row.display_metadata)).toMatchObject({ process_id: 'proc_abc', exit_code: 1 })
-      expect(row.content).toBe(saved.text)
-    } finally {
-      store.close()
-    }
+describe('processCompletionMessage', () => {
+  it('is a process_complete user message naming the process, its exit and its output tail', () => {
+    const msg = processCompletionMessage({
+      profile: 'default',
+      sessionId: 's1',
+      processId: 'proc_abc',
+      command: 'make test',
+      exitCode: 1,
+      signal: null,
+      outputTail: 'FAILED: 2 tests\n'
+    })
+    expect(msg.role).toBe('user')
+    expect(msg.displayKind).toBe('process_complete')
+    expect(msg.displayMetadata).toEqual({
+      process_id: 'proc_abc',
+      exit_code: 1,
+      signal: null,
+      delivery_notice: 'completion'
+    })
+    expect(msg.content).toBe(
+      '[Background process proc_abc finished: exit code 1]\nCommand: make test\nOutput (tail):\nFAILED: 2 tests'
+    )
   })
 })

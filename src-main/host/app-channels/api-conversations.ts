@@ -5,6 +5,7 @@
 import { storedPartsText } from '@shared/contract'
 import type { ConversationSessions, StoredTurn } from '../../channels'
 import type { Services } from '../services'
+import { readRetrying } from '../../store'
 
 const MAX_COMPARED = 1000
 
@@ -34,6 +35,8 @@ export function apiConversations(stores: Services['stores'], profile: string): C
       return { turns, whole }
     },
     branches: (sessionId) => store().branchesOf(sessionId, 'api_server'),
+    // The turn path's read retry (a rollback-journal home another program commits to): the planning is one read.
+    retrying: (attempt) => readRetrying(attempt),
     async seed(sessionId, turns, opts) {
       const s = store()
       await s.createSession(sessionId, 'api_server', {

@@ -249,3 +249,47 @@ describe('Subagents requests', () => {
     expect(parentModel).not.toBe('child-model')
   })
 })
+
+describe("a background delegation's notice and a message sent the moment the parent's turn ends", () => {
+  // The message races the notice for the idle conversation (it is sent from the parent turn's turn.finished
+  // listener, in the tick the conversation goes idle). Whoever wins, the notice and the turn answering it stay
+  // together: a turn that began after "idle" but before the notice's append would have the notice among its rows.
+  it('never interleave: each user message is followed by its own reply', async () => {
+    rig = await makeRig((req) => {
+      const text = turnText(req)
+      if (text === 'count the files') return { text: '42 files' }
+      if (text.startsWith('[Background delegation')) return { text: 'noted' }
+      if (text === 'are you there') return { text: 'Yes.' }
+      if (lastOf(req)?.role === 'tool') return { text: 'dispatched', delayMs: 600 }
+      return { toolCalls: [{ id: 'd1', name: 'delegate_task', arguments: { goal: 'count the files' } }] }
+    })
+    rig.writeConfig('default', 'display:\n  busy_input_mode: queue\n')
+    const host = await rig.start()
+    let sessionId = ''
+    host.bus.subscribe((e) => {
+      if (e.event !== 'turn.finished' || finished(rig!).length !== 1) return
+      void host.dispatcher.invoke('sessions.resume', {
+        profile: 'default',
+        sessionId,
+        text: 'are you there',
+        whileBusy: true
+      })
+    })
+    const res = await host.dispatcher.invoke('sessions.start', { profile: 'default', text: 'delegate please' })
+    if (!res.ok) throw new Error(res.error.message)
+    sessionId = (res.output as { sessionId: string }).sessionId
+    await waitUntil(() => finished(rig!).length === 3)
+    const page = await host.dispatcher.invoke('sessions.messages', { profile: 'default', sessionId, limit: 50 })
+    if (!page.ok) throw new Error(page.error.message)
+    const rows = (
+      page.output as { items: Array<{ role: string; content: string | null; displayKind?: string | null }> }
+    ).items
+      .filter((m) => m.role !== 'tool')
+      .map((m) => `${m.role}:${m.displayKind ?? m.content}`)
+    expect(rows.slice(0, 2)).toEqual(['user:delegate please', expect.stringMatching(/^assistant:/)])
+    expect([
+      ['user:async_delegation_complete', 'assistant:noted', 'user:are you there', 'assistant:Yes.'],
+      ['user:are you there', 'assistant:Yes.', 'user:async_delegation_complete', 'assistant:noted']
+    ]).toContainEqual(rows.slice(-4))
+  })
+})

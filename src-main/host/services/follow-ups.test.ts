@@ -1,58 +1,63 @@
 // The follow-up port that replaced runtime.ts's late-bound `let gateway`: notices saved before the gateway is
-// connected wait and run in order; a one-shot host runs none; a failed follow-up is a warning, never a throw.
+// connected wait and run in order; a one-shot host saves at once and runs none; a follow-up turn that fails after
+// its notice was saved is a warning, while a notice that was never saved is the caller's to keep (a rejection).
 import { describe, expect, it } from 'vitest'
 import type { Logger } from '@shared/contract/log'
 import { FollowUpPort } from './follow-ups'
 
-/** What the gateway's deliver receives (derived from the port, as the structure test asks of test types). */
-type Delivered = Parameters<Parameters<FollowUpPort['connect']>[0]>[0]
-
-const idle = async () => undefined
-
-const notice = (n: number) => ({
-  area: 'terminal',
-  what: `proc_${n}`,
-  profile: 'default',
-  sessionId: 's1',
-  text: `process ${n} finished`,
-  savedMessageId: n
-})
+/** What the gateway's deliverSaved receives (derived from the port, as the structure test asks of test types). */
+type Delivery = Parameters<Parameters<FollowUpPort['connect']>[0]>[0]
 
 function recordingLog(): Logger & { warnings: string[] } {
   const warnings: string[] = []
   return { warnings, debug() {}, info() {}, warn: (name, m) => void warnings.push(`${name}: ${m}`), error() {} }
 }
 
+const saver = (saved: string[], n: number) => async (tip: string) => {
+  saved.push(`${n}@${tip}`)
+  return { messageId: n, text: `process ${n} finished` }
+}
+
 describe('FollowUpPort', () => {
   it('holds notices sent before the gateway is connected and delivers them in order after', async () => {
     const port = new FollowUpPort({ live: true, log: recordingLog() })
-    const delivered: Delivered[] = []
-    const first = port.send(notice(1))
-    const second = port.send(notice(2))
-    expect(delivered).toEqual([])
-    port.connect(async (input) => void delivered.push(input), idle)
+    const saved: string[] = []
+    const turns: Array<{ sessionId: string; turn: unknown }> = []
+    const first = port.saveAndRun('terminal', 'proc_1', 'default', 's1', saver(saved, 1))
+    const second = port.saveAndRun('terminal', 'proc_2', 'default', 's1', saver(saved, 2))
+    expect(saved).toEqual([])
+    port.connect(async (input: Delivery) => {
+      turns.push({ sessionId: input.sessionId, turn: await input.save('s1-tip') })
+    })
     await Promise.all([first, second])
-    expect(delivered).toEqual([
-      { profile: 'default', sessionId: 's1', text: 'process 1 finished', savedMessageId: 1, appended: 1 },
-      { profile: 'default', sessionId: 's1', text: 'process 2 finished', savedMessageId: 2, appended: 1 }
+    expect(saved).toEqual(['1@s1-tip', '2@s1-tip'])
+    expect(turns).toEqual([
+      { sessionId: 's1', turn: { messageId: 1, text: 'process 1 finished' } },
+      { sessionId: 's1', turn: { messageId: 2, text: 'process 2 finished' } }
     ])
   })
 
-  it('runs no follow-up turn in a one-shot host (live: false)', async () => {
+  it('saves at once and runs no follow-up turn in a one-shot host (live: false)', async () => {
     const port = new FollowUpPort({ live: false, log: recordingLog() })
+    const saved: string[] = []
     const delivered: unknown[] = []
-    port.connect(async (input) => void delivered.push(input), idle)
-    await port.send(notice(3))
+    port.connect(async (input) => void delivered.push(input))
+    await port.saveAndRun('terminal', 'proc_3', 'default', 's1', saver(saved, 3))
+    expect(saved).toEqual(['3@s1'])
     expect(delivered).toEqual([])
   })
 
-  it('logs a failed follow-up turn under its area instead of throwing', async () => {
+  it('logs a follow-up turn that fails after its notice was saved; rejects when the notice was not saved', async () => {
     const log = recordingLog()
     const port = new FollowUpPort({ live: true, log })
-    port.connect(async () => {
-      throw new Error('Unknown session: s1')
-    }, idle)
-    await expect(port.send(notice(4))).resolves.toBeUndefined()
-    expect(log.warnings).toEqual(['terminal: could not run the follow-up turn for proc_4: Unknown session: s1'])
+    let saveFirst = true
+    port.connect(async (input) => {
+      if (saveFirst) await input.save('s1')
+      throw new Error('The host is shutting down.')
+    })
+    await expect(port.saveAndRun('terminal', 'proc_4', 'default', 's1', saver([], 4))).resolves.toBeUndefined()
+    expect(log.warnings).toEqual(['terminal: could not run the follow-up turn for proc_4: The host is shutting down.'])
+    saveFirst = false
+    await expect(port.saveAndRun('terminal', 'proc_5', 'default', 's1', saver([], 5))).rejects.toThrow(/shutting down/)
   })
 })

@@ -11,13 +11,13 @@ import {
   childHandleFromAgent,
   markSubagent,
   restoreUndeliveredCompletions,
-  type DelegateDeps,
-  type DelegationCompletion
+  type DelegateDeps
 } from '../../delegation'
 import { Gateway, type BuildAgentInput } from '../../gateway'
 import { MemoryActivityHub } from '../../memory'
-import { readRetrying, type SessionStore } from '../../store'
-import { ProcessRegistry, saveProcessCompletion } from '../../tools'
+import type { SessionStore } from '../../store'
+import { ProcessRegistry } from '../../tools'
+import { ProcessNotices } from './process-notices'
 import { assembleAgent, childToolsets, memoryLogSink, profileToolsets, type AssemblyDeps } from './agent-assembly'
 import { MemoryProviderHost } from '../memory-providers'
 import type { Services } from './services'
@@ -81,19 +81,6 @@ export async function wireRuntime(
 
   // Delegation and background processes save follow-up notices; the gateway that runs them is connected last.
   const followUps = new FollowUpPort({ live: opts.live, log })
-  // A saved completion notice (background delegation, finished process) becomes the session's next turn.
-  const deliverToParent = async (c: DelegationCompletion) => {
-    if (!c.deliveredSessionId || c.messageId === null) return
-    await followUps.send({
-      area: 'delegation',
-      what: c.delegationId,
-      profile: c.profile,
-      sessionId: c.deliveredSessionId,
-      text: c.notice,
-      savedMessageId: c.messageId
-    })
-  }
-
   const deps = new Map<string, DelegateDeps>()
   const delegation = (profile: string): DelegateDeps => {
     let d = deps.get(profile)
@@ -108,8 +95,8 @@ export async function wireRuntime(
       ...(first ? { live: first.live, pool: first.pool } : {}),
       log: namedLog(log, 'delegation'),
       onUpdate: (u) => bus.emit('delegation.updated', u),
-      settled: (sessionId) => followUps.settled(profile, sessionId),
-      onCompletion: (c) => deliverToParent(c),
+      // A finished background delegation's notice is saved after the parent's turn and runs as its next turn.
+      saveAndRun: (what, sessionId, save) => followUps.saveAndRun('delegation', what, profile, sessionId, save),
       buildChild: async (spec) => {
         const home = s.homeOf(profile)
         const secrets = secretsFor(home, vault)
@@ -140,31 +127,12 @@ export async function wireRuntime(
     return d
   }
 
-  // Background shell processes of the terminal tool, host-wide; all killed when the host closes.
-  const processes = new ProcessRegistry({
-    log: namedLog(log, 'terminal'),
-    onComplete: async (c) => {
-      // As a delegation's notice: saved after the turn that started the process, never among its rows.
-      await followUps.settled(c.profile, c.sessionId)
-      const store = await readRetrying(() => stores.get(c.profile))
-      // The live tip is read once a foreign commit (rollback journal) is over: a lock is no reason to miss it.
-      const saved = await saveProcessCompletion(
-        {
-          appendMessage: (id, msg) => store.appendMessage(id, msg),
-          resolveResumeSessionId: (id) => readRetrying(() => store.resolveResumeSessionId(id))
-        },
-        c
-      )
-      await followUps.send({
-        area: 'terminal',
-        what: c.processId,
-        profile: c.profile,
-        sessionId: saved.sessionId,
-        text: saved.text,
-        savedMessageId: saved.messageId
-      })
-    }
-  })
+  // Background shell processes of the terminal tool, host-wide; all killed when the host closes. A finished one's
+  // notice is recorded on disk at once and saved into the session after the turn that started it, as a delegation's.
+  const notices = new ProcessNotices({ stores, followUps, log })
+  const processes = new ProcessRegistry({ log: namedLog(log, 'terminal'), onComplete: (c) => notices.completed(c) })
+  // Runs after the gateway's shutdown (closers run in reverse): what is still pending then goes to the next host.
+  s.onClose(() => notices.close())
   s.onClose(() => processes.killAll())
 
   const providers = new MemoryProviderHost({ root: s.root, nativeBinding: opts.nativeBinding, log, hub: memory })
@@ -218,10 +186,7 @@ export async function wireRuntime(
       ).length,
     log
   })
-  followUps.connect(
-    (input) => gateway.deliver(input),
-    (profile, sessionId) => gateway.whenSessionIdle(profile, sessionId)
-  )
+  followUps.connect((input) => gateway.deliverSaved(input))
   s.onClose(() => gateway.shutdown())
 
   if (opts.live) {
@@ -232,6 +197,9 @@ export async function wireRuntime(
       } catch (err) {
         failed(err)
       }
+      notices
+        .restore(e.name)
+        .catch((err: unknown) => log.warn('terminal', `restoring notices of ${e.name} failed: ${errorMessage(err)}`))
     }
   }
   return { gateway, memory, providers, delegation, vault }

@@ -4,6 +4,9 @@
  * them on open).
  * - `cad_memory_events`: Caduceus-only memory activity log, created and extended additively by its first
  *   insert (store/memory-events-repo.ts generates that DDL from this definition).
+ * - `cad_pending_notices`: Caduceus-only; a follow-up notice (a finished background process's) recorded the moment it
+ *   exists and deleted in the transaction that appends it to its session, so a host killed before it could append
+ *   the notice leaves it here for the next start (store/pending-notices-repo.ts creates it on its first insert).
  * - `gateway_heartbeats`: written by an upstream gateway, only ever read here (store/gateway-heartbeats.ts).
  */
 import { integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core'
@@ -20,6 +23,24 @@ export const cadMemoryEvents = sqliteTable('cad_memory_events', {
   summary: text('summary').notNull().default(''),
   size: integer('size'),
   at: real('at').notNull().default(0)
+})
+
+export const cadPendingNotices = sqliteTable('cad_pending_notices', {
+  /** What finished (`proc_…`): one notice each. */
+  notice_id: text('notice_id').primaryKey(),
+  /** The session it was started from; the notice goes to that conversation's live tip. */
+  session_id: text('session_id').notNull(),
+  role: text('role').notNull().default('user'),
+  content: text('content').notNull().default(''),
+  display_kind: text('display_kind'),
+  /** JSON text, as messages.display_metadata. */
+  display_metadata: text('display_metadata'),
+  /** The host process that will append it (pid + start time, as async_delegations' owner); NULL: anyone's. */
+  owner_pid: integer('owner_pid'),
+  owner_started: integer('owner_started'),
+  /** Which host graph of that process (one process may run several in turn). */
+  owner_token: text('owner_token'),
+  created_at: real('created_at').notNull().default(0)
 })
 
 export const gatewayHeartbeats = sqliteTable('gateway_heartbeats', {
