@@ -18,9 +18,12 @@ const saver = (saved: string[], n: number) => async (tip: string) => {
   return { messageId: n, text: `process ${n} finished` }
 }
 
+/** A conversation continued by compression: s1 goes on in s1-tip. */
+const tipOf = async (_profile: string, id: string) => `${id}-tip`
+
 describe('FollowUpPort', () => {
   it('holds notices sent before the gateway is connected and delivers them in order after', async () => {
-    const port = new FollowUpPort({ live: true, log: recordingLog() })
+    const port = new FollowUpPort({ live: true, log: recordingLog(), tipOf })
     const saved: string[] = []
     const turns: Array<{ sessionId: string; turn: unknown }> = []
     const first = port.saveAndRun('terminal', 'proc_1', 'default', 's1', saver(saved, 1))
@@ -37,19 +40,19 @@ describe('FollowUpPort', () => {
     ])
   })
 
-  it('saves at once and runs no follow-up turn in a one-shot host (live: false)', async () => {
-    const port = new FollowUpPort({ live: false, log: recordingLog() })
+  it('saves at once into the live tip and runs no follow-up turn in a one-shot host (live: false)', async () => {
+    const port = new FollowUpPort({ live: false, log: recordingLog(), tipOf })
     const saved: string[] = []
     const delivered: unknown[] = []
     port.connect(async (input) => void delivered.push(input))
     await port.saveAndRun('terminal', 'proc_3', 'default', 's1', saver(saved, 3))
-    expect(saved).toEqual(['3@s1'])
+    expect(saved).toEqual(['3@s1-tip'])
     expect(delivered).toEqual([])
   })
 
   it('logs a follow-up turn that fails after its notice was saved; rejects when the notice was not saved', async () => {
     const log = recordingLog()
-    const port = new FollowUpPort({ live: true, log })
+    const port = new FollowUpPort({ live: true, log, tipOf })
     let saveFirst = true
     port.connect(async (input) => {
       if (saveFirst) await input.save('s1')

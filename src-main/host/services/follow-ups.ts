@@ -17,8 +17,17 @@ export class FollowUpPort {
   private connectTo: (deliverSaved: DeliverSaved) => void = () => undefined
   private readonly target = new Promise<DeliverSaved>((resolve) => (this.connectTo = resolve))
 
-  /** `live: false` (one-shot CLI hosts) runs no follow-up turns: the process exits after its own. */
-  constructor(private readonly opts: { live: boolean; log: Logger }) {}
+  /**
+   * `live: false` (one-shot CLI hosts) runs no follow-up turns: the process exits after its own. `tipOf` names the
+   * segment a conversation continues in now (its compression tip), where a one-shot host saves a notice.
+   */
+  constructor(
+    private readonly opts: {
+      live: boolean
+      log: Logger
+      tipOf: (profile: string, sessionId: string) => Promise<string>
+    }
+  ) {}
 
   connect(deliverSaved: DeliverSaved): void {
     this.connectTo(deliverSaved)
@@ -31,7 +40,7 @@ export class FollowUpPort {
    * a follow-up turn that cannot run is only logged, under `area`, naming `what` finished.
    */
   async saveAndRun(area: string, what: string, profile: string, sessionId: string, save: SaveNotice): Promise<void> {
-    if (!this.opts.live) return void (await save(sessionId))
+    if (!this.opts.live) return void (await save(await this.opts.tipOf(profile, sessionId)))
     const deliverSaved = await this.target
     let saved = false
     try {

@@ -25,7 +25,11 @@ async function setup() {
   // A one-shot host's port: a notice is saved at once and no turn runs (no gateway needed).
   const notices = new ProcessNotices({
     stores,
-    followUps: new FollowUpPort({ live: false, log: silentLogger }),
+    followUps: new FollowUpPort({
+      live: false,
+      log: silentLogger,
+      tipOf: async (profile, id) => stores.get(profile).resolveResumeSessionId(id)
+    }),
     log: silentLogger
   })
   const record = (noticeId: string, pid: number) =>
@@ -41,15 +45,27 @@ async function setup() {
         at: Date.now() / 1000
       })
     )
-  const saved = () =>
+  const saved = (sessionId = 's1') =>
     store
-      .getMessages({ sessionId: 's1', limit: 50 })
+      .getMessages({ sessionId, limit: 50 })
       .items.filter((m) => m.displayKind === 'process_complete')
       .map((m) => m.content)
   return { store, notices, record, saved }
 }
 
 describe('ProcessNotices.restore', () => {
+  it("saves into the segment the conversation continues in once compression closed the notice's own", async () => {
+    const { notices, record, saved, store } = await setup()
+    await store.endSession('s1', 'compression')
+    await store.createSession('s2', 'desktop', { parentSessionId: 's1' })
+    const owner = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' })
+    await new Promise((r) => owner.once('exit', r))
+    await record('proc_rotated', owner.pid!)
+    expect(await notices.restore('default')).toBe(1)
+    await expect.poll(() => saved('s2')).toEqual(['proc_rotated finished'])
+    expect(saved('s1')).toEqual([])
+  })
+
   it("leaves a live host's notice alone and takes it once that host is gone, exactly once", async () => {
     const { notices, record, saved, store } = await setup()
     const owner = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' })

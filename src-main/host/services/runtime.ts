@@ -15,7 +15,7 @@ import {
 } from '../../delegation'
 import { Gateway, type BuildAgentInput } from '../../gateway'
 import { MemoryActivityHub } from '../../memory'
-import type { SessionStore } from '../../store'
+import { readRetrying, type SessionStore } from '../../store'
 import { ProcessRegistry } from '../../tools'
 import { ProcessNotices } from './process-notices'
 import { assembleAgent, childToolsets, memoryLogSink, profileToolsets, type AssemblyDeps } from './agent-assembly'
@@ -80,7 +80,12 @@ export async function wireRuntime(
   s.onClose(memory.onEvent((event) => bus.emit('memory.activity', event)))
 
   // Delegation and background processes save follow-up notices; the gateway that runs them is connected last.
-  const followUps = new FollowUpPort({ live: opts.live, log })
+  const followUps = new FollowUpPort({
+    live: opts.live,
+    log,
+    // A lock is no reason to save into a segment compression closed: the read waits out a foreign commit.
+    tipOf: (profile, id) => readRetrying(() => stores.get(profile).resolveResumeSessionId(id))
+  })
   const deps = new Map<string, DelegateDeps>()
   const delegation = (profile: string): DelegateDeps => {
     let d = deps.get(profile)
