@@ -11,11 +11,22 @@
 import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
 
+/** The JSON statement per page statement: the same text each time, so the statement cache finds it by a kept hash. */
+const wrappers = new Map<string, string>()
+function wrapped(sql: string, width: number): string {
+  let w = wrappers.get(sql)
+  if (w === undefined) {
+    if (wrappers.size >= 64) wrappers.clear()
+    const values = Array.from({ length: width }, (_, i) => `r.c${i}`).join(', ')
+    wrappers.set(sql, (w = `SELECT json_group_array(json_array(${values})) FROM (${sql}) r`))
+  }
+  return w
+}
+
 /** `sql` must name its `width` columns c0, c1, …; rows come back in the order `sql` yields them. */
 export function rowsViaJson(db: Database.Database, sql: string, width: number, args: unknown[]): unknown[][] {
-  const values = Array.from({ length: width }, (_, i) => `r.c${i}`).join(', ')
   try {
-    const text = stmt(db, `SELECT json_group_array(json_array(${values})) FROM (${sql}) r`)
+    const text = stmt(db, wrapped(sql, width))
       .pluck()
       .get(...args) as string
     return JSON.parse(text) as unknown[][]

@@ -10,20 +10,28 @@ import { isShimmed } from './read-shim'
  * per shim state, since a write transaction runs with the views dropped and they come back after it.
  */
 const forDb = (db: Database.Database, sql: string) => (isShimmed(db) ? sql.replace(/\s+INDEXED BY \w+/g, '') : sql)
-const keyOf = (db: Database.Database, sql: string) => (isShimmed(db) ? `shim:${sql}` : sql)
 
 const MAX = 256
-const caches = new WeakMap<Database.Database, Map<string, Database.Statement>>()
+/**
+ * One map per shim state, keyed by the SQL text itself: a key built per call (`shim:` + a list page's ~6 KB of SQL)
+ * is a new string whose hash V8 computes again on every lookup, where a caller's own string keeps its hash.
+ */
+type PerShim<T> = { plain: Map<string, T>; shim: Map<string, T> }
+const caches = new WeakMap<Database.Database, PerShim<Database.Statement>>()
+
+function cacheOf<T>(all: WeakMap<Database.Database, PerShim<T>>, db: Database.Database): Map<string, T> {
+  let both = all.get(db)
+  if (!both) all.set(db, (both = { plain: new Map(), shim: new Map() }))
+  return isShimmed(db) ? both.shim : both.plain
+}
 
 export function stmt(db: Database.Database, sql: string): Database.Statement {
-  let cache = caches.get(db)
-  if (!cache) caches.set(db, (cache = new Map()))
-  const key = keyOf(db, sql)
-  let s = cache.get(key)
+  const cache = cacheOf(caches, db)
+  let s = cache.get(sql)
   if (!s) {
     if (cache.size >= MAX) cache.clear() // dynamic IN-lists could otherwise grow it without bound
     s = db.prepare(forDb(db, sql))
-    cache.set(key, s)
+    cache.set(sql, s)
   }
   return s
 }
@@ -34,18 +42,16 @@ export function stmt(db: Database.Database, sql: string): Database.Statement {
  * same key order, later duplicate names win — exactly what object mode returns. Own cache: raw mode is
  * a property of the statement, so these never share one with `stmt()` callers.
  */
-const rawCaches = new WeakMap<Database.Database, Map<string, { s: Database.Statement; names: string[] }>>()
+const rawCaches = new WeakMap<Database.Database, PerShim<{ s: Database.Statement; names: string[] }>>()
 
 export function allObjects<T = Record<string, unknown>>(db: Database.Database, sql: string, ...args: unknown[]): T[] {
-  let cache = rawCaches.get(db)
-  if (!cache) rawCaches.set(db, (cache = new Map()))
-  const key = keyOf(db, sql)
-  let hit = cache.get(key)
+  const cache = cacheOf(rawCaches, db)
+  let hit = cache.get(sql)
   if (!hit) {
     if (cache.size >= MAX) cache.clear()
     const s = db.prepare(forDb(db, sql)).raw(true)
     hit = { s, names: s.columns().map((c) => c.name) }
-    cache.set(key, hit)
+    cache.set(sql, hit)
   }
   const rows = hit.s.all(...args) as unknown[][]
   // A schema change recompiles the statement; re-read the names if the shape moved under us.
