@@ -157,6 +157,42 @@ describe('sessions.exportSet', () => {
   })
 })
 
+describe('sessions.exportSet with lineage (the list shows a compression chain as one row)', () => {
+  it('exports a chain whole, one record with its segments; a session that is no chain as itself', async () => {
+    const s = new SessionStore(join(home, 'state.db'))
+    await s.createSession('ch0', 'cli', { title: 'Chain' })
+    await s.appendMessage('ch0', { role: 'user', content: 'before the compression' })
+    await s.endSession('ch0', 'compression')
+    await s.createSession('ch1', 'cli', { parentSessionId: 'ch0' })
+    await s.appendMessage('ch1', { role: 'user', content: 'after the compression' })
+    s.close()
+    const records = async (lineage?: boolean) =>
+      (
+        await call<{ content: string }>('sessions.exportSet', {
+          sessions: [
+            { profile: 'default', sessionId: 'ch1' },
+            { profile: 'default', sessionId: 'd1' }
+          ],
+          ...(lineage === undefined ? {} : { lineage })
+        })
+      ).content
+        .trim()
+        .split('\n')
+        .map(
+          (l) => JSON.parse(l) as { id: string; lineage_session_ids?: string[]; messages: Array<{ content: string }> }
+        )
+    const [chain, plain] = await records(true)
+    expect(chain!.lineage_session_ids).toEqual(['ch0', 'ch1'])
+    expect(chain!.messages.map((m) => m.content)).toEqual(['before the compression', 'after the compression'])
+    expect(plain!.id).toBe('d1')
+    expect(plain!.lineage_session_ids).toBeUndefined()
+    // without it, the tip segment alone (what a script asking for one session gets)
+    const [tip] = await records()
+    expect(tip!.lineage_session_ids).toBeUndefined()
+    expect(tip!.messages.map((m) => m.content)).toEqual(['after the compression'])
+  })
+})
+
 describe('rows a bulk action or an update returns', () => {
   it('carry the custom price the list shows, so pinning never drops that label', async () => {
     const s = new SessionStore(join(home, 'state.db'))

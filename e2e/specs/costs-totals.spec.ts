@@ -77,6 +77,9 @@ test('tokens and cache per day; a click on a bar filters the page to that day, i
   // the page now shows that day only, and its totals still agree
   await expect.poll(async () => dollars(await costs.inclusiveTotal())).toBe(dollars(perDay.get(day) ?? '$0.00'))
   expect(await costs.byModelTotal()).toBe(await costs.inclusiveTotal())
+  // the per-day table shows that day only, its Total row the page's total (no other day's tokens without a cost)
+  await expect.poll(async () => (await costs.dayTable()).map((d) => d.day)).toEqual([day])
+  expect(dollars(await costs.dayTableTotal())).toBe(dollars(await costs.inclusiveTotal()))
   // the chip, the open per-day table and its day buttons pass axe too
   await expect(page.getByTestId('costs-by-day')).toBeVisible()
   expect(await seriousViolations(page)).toEqual([])

@@ -1,7 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs'
+import type { Download } from '@playwright/test'
+import type { SessionDetail, SessionPage } from '@shared/contract'
 import { test, expect } from '../fixtures/host'
+import { api } from '../fixtures/external'
 import { AppShell } from '../page-models/app-shell'
 import { SessionsPage } from '../page-models/sessions-page'
+import { SessionSelection } from '../page-models/session-selection'
 
 test('export a session from the UI, import a file, see the summary', async ({ page, host }, testInfo) => {
   const shell = new AppShell(page)
@@ -44,4 +48,40 @@ test('export a session from the UI, import a file, see the summary', async ({ pa
   await expect(summary).toContainText('Imported 1, skipped 1, detached 1')
   await sessions.search('another machine')
   await expect(sessions.hits.first()).toHaveAttribute('data-session-id', 'imported-orphan-1')
+})
+
+test('a compressed conversation exports whole, from its page and from the list, as both show it', async ({
+  page,
+  host
+}, testInfo) => {
+  const shell = new AppShell(page)
+  const sessions = new SessionsPage(page)
+  const sel = new SessionSelection(page, sessions)
+  // a chain among the rows the list shows first
+  const list = await api<SessionPage>(host.url, 'sessions.list', { profile: 'all', limit: 20 })
+  const tip = list.items.find((s) => s.chainLength > 1)!
+  const detail = await api<SessionDetail>(host.url, 'sessions.get', { profile: tip.profile, sessionId: tip.id })
+  const chain = detail.lineage.chain.map((r) => r.id)
+  expect(chain.at(-1)).toBe(tip.id)
+  const records = async (dl: Download, name: string) => {
+    const file = testInfo.outputPath(name)
+    await dl.saveAs(file)
+    return readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; lineage_session_ids?: string[] })
+  }
+
+  await shell.open(host.url)
+  await shell.selectProfile(tip.profile)
+  await sessions.openSession(tip.id)
+  const [fromPage] = await Promise.all([page.waitForEvent('download'), page.getByTestId('session-export').click()])
+  const [whole] = await records(fromPage, 'page.jsonl')
+  expect(whole!.lineage_session_ids).toEqual(chain)
+
+  await shell.goTo('sessions')
+  await sel.box(`${tip.profile}/${tip.id}`).click()
+  await expect(page.getByTestId('list-export')).toHaveText('Export selected (1)')
+  const [fromList] = await Promise.all([page.waitForEvent('download'), page.getByTestId('bulk-export').click()])
+  expect((await records(fromList, 'selected.jsonl')).map((r) => r.lineage_session_ids)).toEqual([chain])
 })

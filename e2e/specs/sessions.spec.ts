@@ -1,7 +1,7 @@
 import { join } from 'node:path'
-import type { SessionPage } from '@shared/contract'
+import type { MessagePage, SessionPage } from '@shared/contract'
 import { test, expect } from '../fixtures/host'
-import { api, appendExternally } from '../fixtures/external'
+import { api, appendExternally, rewindExternally } from '../fixtures/external'
 import { AppShell } from '../page-models/app-shell'
 import { SessionsPage } from '../page-models/sessions-page'
 import { SessionPage as TranscriptPage } from '../page-models/session-page'
@@ -36,6 +36,42 @@ test('search finds a message and opens the transcript at it', async ({ page, hos
   const focused = page.locator(`[data-testid="message"][data-message-id="${messageId}"]`)
   await expect(focused).toBeInViewport()
   await expect(focused).toContainText(/rollback/i)
+})
+
+test('another process rewinding the open session takes the rewound messages off the page without a reload', async ({
+  page,
+  host
+}) => {
+  const shell = new AppShell(page)
+  const sessions = new SessionsPage(page)
+  const transcript = new TranscriptPage(page)
+  const list = await api<SessionPage>(host.url, 'sessions.list', { profile: 'research', limit: 1 })
+  const target = list.items[0]!
+  const dbPath = join(host.root, 'profiles', 'research', 'state.db')
+  const { items } = await api<MessagePage>(host.url, 'sessions.messages', {
+    profile: 'research',
+    sessionId: target.id,
+    limit: 50
+  })
+  // upstream rewinds to a user message: it and everything after it go inactive
+  const to = items.filter((m) => m.role === 'user').at(-1)!
+  const gone = items.filter((m) => m.id >= to.id).map((m) => m.id)
+  expect(gone.length).toBeGreaterThan(1)
+
+  await shell.open(host.url)
+  await shell.selectProfile('research')
+  await sessions.waitForRow(target.id)
+  await sessions.openSession(target.id)
+  // a message or a tool result shown inside its call
+  const shown = (id: number) => page.locator(`[data-message-id="${id}"]`)
+  for (const id of gone) await expect(shown(id)).not.toHaveCount(0)
+  expect(rewindExternally(dbPath, target.id, to.id)).toBe(gone.length)
+  // the next turn upstream writes after a rewind
+  const marker = `after the rewind ${Date.now()}`
+  appendExternally(dbPath, target.id, marker)
+  await expect(transcript.messages.filter({ hasText: marker })).toBeVisible()
+  for (const id of gone) await expect(shown(id)).toHaveCount(0)
+  await expect(shown(items.find((m) => m.id < to.id)!.id)).not.toHaveCount(0)
 })
 
 test('another process appending updates the row and the open transcript without a reload', async ({ page, host }) => {

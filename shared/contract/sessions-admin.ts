@@ -8,6 +8,13 @@ import { ProfileName, SessionId } from './common'
 /** Upper bounds on one import payload (upstream bounds sessions and bytes too). */
 export const MAX_IMPORT_BYTES = 64 * 1024 * 1024
 export const MAX_IMPORT_SESSIONS = 10_000
+/**
+ * The largest call frame a transport takes: the headless WebSocket's payload limit and its HTTP body limit, and the
+ * size the WebSocket client refuses to send (a bigger frame would close the socket and fail every call on it). It
+ * carries the largest import above: the JSONL as a JSON string at most doubles in UTF-8 (each quote, backslash and
+ * line end escaped), plus room for the envelope.
+ */
+export const MAX_CALL_FRAME_BYTES = 2 * MAX_IMPORT_BYTES + 1024 * 1024
 
 export const SessionDeleteInput = z.object({ profile: ProfileName, sessionId: SessionId })
 export const SessionDeleteResult = z.object({ deleted: z.boolean(), detachedChildren: z.number().int() })

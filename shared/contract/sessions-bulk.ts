@@ -50,7 +50,12 @@ export const SessionExportSetInput = z
     /** Exactly these sessions (a selection) … */
     sessions: refs(MAX_EXPORT_SET).optional(),
     /** … or exactly the rows this list filter shows. */
-    filter: ListFilter.optional()
+    filter: ListFilter.optional(),
+    /**
+     * A compression chain exports whole, as the list shows it (one row): one record with its segments, as
+     * upstream's lineage export writes it. A session that is no chain exports as itself either way.
+     */
+    lineage: z.boolean().optional()
   })
   .refine((v) => (v.sessions ? !v.filter : !!v.filter), 'give either sessions or filter')
 export type SessionExportSetInput = z.input<typeof SessionExportSetInput>

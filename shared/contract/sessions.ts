@@ -142,10 +142,23 @@ export const MessageQuery = z.object({
   beforeId: z.number().int().optional(),
   /** Centre the page on this message id (search hits). */
   aroundId: z.number().int().optional(),
-  limit: z.number().int().min(1).max(1000).default(200)
+  limit: z.number().int().min(1).max(1000).default(200),
+  /**
+   * With `afterId`: the first of this session's messages the caller holds. The page then says what the session
+   * shows from it through `afterId` (`held`), so a caller that appends "what came after" learns that another
+   * program rewound or compacted rows it already shows.
+   */
+  sinceId: z.number().int().optional()
 })
 export type MessageQuery = z.input<typeof MessageQuery>
-export const MessagePage = z.object({ items: z.array(Message), hasMoreBefore: z.boolean(), hasMoreAfter: z.boolean() })
+/** The visible messages of a session in an id range, and how many of them are compacted: a cheap fingerprint. */
+const HeldRange = z.object({ visible: z.number().int(), compacted: z.number().int() })
+export const MessagePage = z.object({
+  items: z.array(Message),
+  hasMoreBefore: z.boolean(),
+  hasMoreAfter: z.boolean(),
+  held: HeldRange.optional()
+})
 export type MessagePage = z.infer<typeof MessagePage>
 
 export const SessionRef = z.object({

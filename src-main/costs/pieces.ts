@@ -166,17 +166,39 @@ export interface ChildPieces {
  * A parent's children: the ledger rows (at the ledger's price — what the parent was billed), plus any delegate
  * child session the ledger does not know at that session's own cost, so a child's spend is never dropped. A ledger
  * row with no price falls back to the child session's own pieces, where a custom price can reach it.
+ *
+ * A child's pieces are its whole cost to the parent: its own run(s), then its own children's, down every level
+ * (upstream's max_spawn_depth ≥ 2). A ledger row is the cost of the child's own run (seed 004: the writer prices the
+ * child's own calls), so a grandchild is added from the child's ledger and never counted inside the child's row
+ * again; a child with several rows (follow-ups) has its children added once, with its first row. `visited` holds the
+ * sessions already counted in this tree (the parent first), so a parent link that loops back ends the walk.
  */
 export function childPieces(
   store: SessionStore,
   src: PieceSource,
   parentId: string,
-  overrides: PriceOverride[]
+  overrides: PriceOverride[],
+  visited: Set<string> = new Set([parentId])
 ): ChildPieces[] {
   const out: ChildPieces[] = []
-  const known = new Set<string>()
-  for (const a of loadChildUsageAttributions(store, parentId)) {
-    known.add(a.childSessionId)
+  const ledger = loadChildUsageAttributions(store, parentId).filter(
+    (a) => !a.childSessionId || !visited.has(a.childSessionId)
+  )
+  const known = new Set(ledger.map((a) => a.childSessionId))
+  const unledgered = store
+    .costRepo()
+    .delegateChildren(parentId)
+    .filter((r) => !known.has(String(r.id)) && !visited.has(String(r.id)))
+  for (const id of known) if (id) visited.add(id)
+  for (const r of unledgered) visited.add(String(r.id))
+  /** The child's own children, down every level, once per child session. */
+  const expanded = new Set<string>()
+  const below = (childId: string): Piece[] => {
+    if (!childId || expanded.has(childId)) return []
+    expanded.add(childId)
+    return childPieces(store, src, childId, overrides, visited).flatMap((c) => c.pieces)
+  }
+  for (const a of ledger) {
     const lt = a.usage.tokens && typeof a.usage.tokens === 'object' ? a.usage.tokens : {}
     const tokens = { ...ZERO_TOKENS(), input: n(lt.input), output: n(lt.output) }
     const apiCalls = Math.trunc(n(a.usage.api_calls))
@@ -193,12 +215,12 @@ export function childPieces(
     if (money.status === 'unpriced' && child && overrides.length) {
       const own = ownPieces(src, child, overrides)
       if (own.some((p) => p.custom)) {
-        out.push({ ...base, pieces: own })
+        out.push({ ...base, pieces: [...own, ...below(a.childSessionId)] })
         continue
       }
     }
     if (money.status === 'none') {
-      out.push({ ...base, pieces: [] })
+      out.push({ ...base, pieces: below(a.childSessionId) })
       continue
     }
     const model =
@@ -207,25 +229,25 @@ export function childPieces(
         : typeof child?.model === 'string' && child.model
           ? child.model
           : 'unknown model'
-    out.push({
-      ...base,
-      pieces: spreadOverDays(
-        [{ model, money, custom: false, tokens, span: null, byCost: true }],
-        a.childSessionId ? src.dailyRows(a.childSessionId) : [],
-        dayOf(a.createdAt)
-      )
-    })
+    const ownRun = spreadOverDays(
+      [{ model, money, custom: false, tokens, span: null, byCost: true }],
+      a.childSessionId ? src.dailyRows(a.childSessionId) : [],
+      dayOf(a.createdAt)
+    )
+    out.push({ ...base, pieces: [...ownRun, ...below(a.childSessionId)] })
   }
-  for (const r of store.costRepo().delegateChildren(parentId)) {
-    if (known.has(String(r.id)) || !used(r)) continue
+  for (const r of unledgered) {
+    const id = String(r.id)
+    const pieces = [...(used(r) ? ownPieces(src, r, overrides) : []), ...below(id)]
+    if (!pieces.length) continue
     out.push({
-      childSessionId: String(r.id),
+      childSessionId: id,
       parentTurnId: '',
       status: 'unledgered',
       apiCalls: Math.trunc(n(r.apiCallCount)),
       tokens: tokensOf(r),
       createdAt: n(r.startedAt),
-      pieces: ownPieces(src, r, overrides)
+      pieces
     })
   }
   return out

@@ -3,6 +3,7 @@
  * one sum and at its own session's price in another made the page's totals disagree. Every total must now be
  * the same micro-dollar sum, however it is grouped.
  */
+import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { CostSummary, Money } from '@shared/contract'
 import { sessionCost } from './session-cost'
@@ -138,7 +139,75 @@ describe('one money rule for every total on the Costs page', () => {
     expect(t.topSessions.map((r) => r.sessionId).sort()).toEqual(['detached', 'old-parent'])
     const top = t.topSessions.find((r) => r.sessionId === 'old-parent')!
     expect(micros(top.inclusive)).toBe(micros(sessionCost(a.store, 'default', 'old-parent').inclusive))
-    expect(micros(t.total)).toBeLessThanOrEqual(250_000 + 500_000 + 125_000)
+    // ...and its cost counts once, under the top of its chain
+    expect(micros(top.inclusive)).toBe(250_000 + 125_000)
+    expect(micros(t.total)).toBe(250_000 + 500_000 + 125_000)
+  })
+
+  it('runs of runs count under the top session at every depth, ledgered or not, once, whatever the parent links', async () => {
+    const now = Date.now() / 1000
+    const old = now - 400 * 86400
+    const run = async (id: string, parent: string, startedAt?: number) =>
+      a.store.createSession(id, 'delegate', {
+        parentSessionId: parent,
+        modelConfig: { _delegate_from: parent },
+        ...(startedAt ? { startedAt } : {})
+      })
+    const ledger = (parent: string, child: string, cost: number, turn = 't') =>
+      recordChildUsageAttribution(a.store, {
+        parentSessionId: parent,
+        parentTurnId: turn,
+        childSessionId: child,
+        usage: { cost_usd: cost, tokens: { input: 10, output: 1 }, api_calls: 1, model: 'm' },
+        now
+      })
+    // P $1 → C $0.50 → G $0.25, no ledger rows (upstream's homes)
+    await a.store.createSession('p', 'cli')
+    await a.store.recordUsage('p', usage(1, 'm'), { at: now, day: dayStr(now) })
+    await run('c', 'p')
+    await a.store.recordUsage('c', usage(0.5, 'm'), { at: now, day: dayStr(now) })
+    await run('g', 'c')
+    await a.store.recordUsage('g', usage(0.25, 'm'), { at: now, day: dayStr(now) })
+    const cost = (id: string) => micros(sessionCost(a.store, 'default', id).inclusive)
+    expect(cost('p')).toBe(1_750_000)
+    expect(cost('c')).toBe(750_000)
+    let s = costSummary([{ profile: 'default', store: a.store }], { days: 30 }, now)
+    expect(micros(s.total)).toBe(1_750_000)
+    expect(s.topSessions.map((r) => [r.sessionId, micros(r.inclusive)])).toEqual([['p', 1_750_000]])
+    // ledgered at every level (each row the child's own run, as our writer records it): ledger prices, once each;
+    // C's follow-up is a second row of its own, G still counted once
+    await ledger('p', 'c', 0.6)
+    await ledger('p', 'c', 0.1, 't2')
+    await ledger('c', 'g', 0.3)
+    expect(cost('p')).toBe(1_000_000 + 600_000 + 100_000 + 300_000)
+    expect(sessionCost(a.store, 'default', 'p').children.map((c) => micros(c.cost))).toEqual([900_000, 100_000])
+    s = costSummary([{ profile: 'default', store: a.store }], { days: 30 }, now)
+    expect(micros(s.total)).toBe(2_000_000)
+    expect(groupings(s).byModel).toBe(2_000_000)
+    expect(micros(s.profiles[0]!.children)).toBe(1_000_000)
+    // an old parent and an old run whose run is active today: the top owner is the old parent
+    await a.store.createSession('op', 'cli', { startedAt: old })
+    await run('oc', 'op', old)
+    await run('og', 'oc')
+    await a.store.recordUsage('og', usage(0.125, 'm'), { at: now, day: dayStr(now) })
+    s = costSummary([{ profile: 'default', store: a.store }], { days: 30 }, now)
+    expect(Object.fromEntries(s.topSessions.map((r) => [r.sessionId, micros(r.inclusive)]))).toEqual({
+      p: 2_000_000,
+      op: 125_000
+    })
+    // a loop of parent links (x → y → x) with no top: each counted once, under the loop's smallest id
+    await a.store.createSession('x', 'delegate', { modelConfig: { _delegate_from: 'y' } })
+    await run('y', 'x')
+    await a.store.recordUsage('x', usage(0.0625, 'm'), { at: now, day: dayStr(now) })
+    await a.store.recordUsage('y', usage(0.03125, 'm'), { at: now, day: dayStr(now) })
+    // as another program leaves it: x's parent link rewritten to y
+    const other = new Database(a.dbPath)
+    other.prepare("UPDATE sessions SET parent_session_id = 'y' WHERE id = 'x'").run()
+    other.close()
+    expect(cost('x')).toBe(62_500 + 31_250)
+    s = costSummary([{ profile: 'default', store: a.store }], { days: 30 }, now)
+    expect(micros(s.total)).toBe(2_000_000 + 125_000 + 62_500 + 31_250)
+    expect(s.topSessions.map((r) => r.sessionId).sort()).toEqual(['op', 'p', 'x'])
   })
 
   it('tokens and cache per day come from the per-day rows, children included', async () => {

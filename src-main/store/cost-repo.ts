@@ -58,6 +58,20 @@ const SESSION_SELECT = select(SESSION_COLS)
 const MODEL_SELECT = select(MODEL_COLS)
 const DAILY_SELECT = select(DAILY_COLS)
 
+/** The top of `id`'s chain of run → parent links; on a loop, the loop's smallest id (whichever member the walk began at). */
+function topOf(parentOf: Map<string, string>, id: string): string {
+  const seen = new Set<string>()
+  let cur = id
+  while (parentOf.has(cur) && !seen.has(cur)) {
+    seen.add(cur)
+    cur = parentOf.get(cur)!
+  }
+  if (!parentOf.has(cur)) return cur
+  let least = cur
+  for (let k = parentOf.get(cur)!; k !== cur; k = parentOf.get(k)!) if (k < least) least = k
+  return least
+}
+
 /** `conn` is read per call: a lazily opened profile's store swaps connections when its first write creates state.db. */
 function repo(conn: () => Database.Database) {
   return {
@@ -72,22 +86,34 @@ function repo(conn: () => Database.Database) {
         .all(parentSessionId) as CostSession[]
     },
     /**
-     * The sessions a cost summary since `since` reports at the top level: those active since then, except a
-     * subagent run whose parent exists (its cost counts under that parent), plus the parent of any such run active
-     * since then however old the parent is — never a parent that is itself a run (its cost counts under its own
-     * parent; a run of a run is not counted again). A run detached by a prune (parent gone, marker kept) is its own.
+     * The sessions a cost summary since `since` reports at the top level: those active since then that are not a
+     * subagent run under an existing parent, plus the top of the parent chain of every run active since then, however
+     * old that top is — a run's cost counts under its parent, a run of a run (upstream's max_spawn_depth ≥ 2) under
+     * its parent's parent, and so on up. A run detached by a prune (parent gone, marker kept) is its own top. Parent
+     * links can loop in real homes: a loop of runs with no top is reported once, under its smallest id.
      */
     ownersActiveSince(since: number): CostSession[] {
-      const active = (a: string) =>
-        `(COALESCE(${a}.last_activity_at, ${a}.started_at) >= @since OR ${a}.started_at >= @since)`
-      const underParent = (a: string) => `(${a}.parent_session_id IS NOT NULL AND ${isDelegateSql(a)}
-        AND EXISTS (SELECT 1 FROM sessions p WHERE p.id = ${a}.parent_session_id))`
-      return conn()
+      const db = conn()
+      const activeIds = db
         .prepare(
-          `SELECT ${SESSION_SELECT} FROM sessions s WHERE NOT ${underParent('s')} AND (${active('s')}
-            OR s.id IN (SELECT k.parent_session_id FROM sessions k WHERE ${active('k')} AND ${underParent('k')}))`
+          `SELECT s.id FROM sessions s
+           WHERE COALESCE(s.last_activity_at, s.started_at) >= @since OR s.started_at >= @since`
         )
-        .all({ since }) as CostSession[]
+        .pluck()
+        .all({ since }) as string[]
+      const links = db
+        .prepare(
+          `SELECT s.id AS id, s.parent_session_id AS parentId FROM sessions s
+           WHERE s.parent_session_id IS NOT NULL AND ${isDelegateSql('s')}
+             AND EXISTS (SELECT 1 FROM sessions p WHERE p.id = s.parent_session_id)`
+        )
+        .all() as Array<{ id: string; parentId: string }>
+      const parentOf = new Map(links.map((l) => [l.id, l.parentId]))
+      const owners = new Set<string>()
+      for (const id of activeIds) owners.add(topOf(parentOf, id))
+      return db
+        .prepare(`SELECT ${SESSION_SELECT} FROM sessions WHERE id IN (SELECT value FROM json_each(?))`)
+        .all(JSON.stringify([...owners])) as CostSession[]
     },
     /** Per-route usage rows, of one session or of the whole store. */
     modelRows(sessionId?: string): ModelUsageRecord[] {

@@ -83,6 +83,8 @@ export interface PageOptions {
   beforeId?: number
   aroundId?: number
   limit?: number
+  /** With afterId: count what the session shows in [sinceId, afterId] (`held`: the caller's check for a rewind). */
+  sinceId?: number
 }
 
 /** Default (no anchor) is the LATEST page, as a chat view opens at the bottom; items are always ascending. */
@@ -120,10 +122,19 @@ export function messagePage(db: Database.Database, sessionId: string, o: PageOpt
     undefined
   const first = items[0]?.id,
     last = items[items.length - 1]?.id
+  const held =
+    o.afterId !== undefined && o.sinceId !== undefined
+      ? (stmt(
+          db,
+          `SELECT COUNT(*) AS visible, COALESCE(SUM(COALESCE(active, 1) = 0), 0) AS compacted FROM messages
+           WHERE session_id = ? AND ${VISIBLE} AND id >= ? AND id <= ?`
+        ).get(sessionId, o.sinceId, o.afterId) as { visible: number; compacted: number })
+      : undefined
   return {
     items,
     hasMoreBefore: first !== undefined ? exists('<', first) : false,
-    hasMoreAfter: last !== undefined ? exists('>', last) : false
+    hasMoreAfter: last !== undefined ? exists('>', last) : false,
+    ...(held ? { held } : {})
   }
 }
 

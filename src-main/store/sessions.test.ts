@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { CaduceusError } from '@shared/contract'
 import { SessionStore } from './index'
@@ -347,5 +348,34 @@ describe('parentsOf', () => {
       ['C2', 'P']
     ])
     expect(store.parentsOf([]).size).toBe(0)
+  })
+})
+
+describe('what a page shows of the range a caller holds (held)', () => {
+  it('counts visible and compacted rows from sinceId through afterId, after another program rewound and compacted', async () => {
+    const path = join(tempDir(), 'state.db')
+    const own = new SessionStore(path, { profile: 'default' })
+    try {
+      await own.createSession('s', 'cli')
+      const ids = await own.appendMessages(
+        's',
+        Array.from({ length: 10 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `m${i}` }))
+      )
+      const held = () => own.getMessages({ sessionId: 's', afterId: ids[9]!, sinceId: ids[0]! }).held
+      expect(held()).toEqual({ visible: 10, compacted: 0 })
+      expect(own.getMessages({ sessionId: 's', afterId: ids[9]! }).held).toBeUndefined()
+      // another program: a rewind leaves the last three inactive; a compaction keeps two for display, flagged
+      const other = new Database(path)
+      other.prepare('UPDATE messages SET active = 0 WHERE id >= ?').run(ids[7])
+      other.prepare('UPDATE messages SET active = 0, compacted = 1 WHERE id IN (?, ?)').run(ids[1], ids[2])
+      other.close()
+      expect(held()).toEqual({ visible: 7, compacted: 2 })
+      expect(own.getMessages({ sessionId: 's', afterId: ids[5]!, sinceId: ids[3]! }).held).toEqual({
+        visible: 3,
+        compacted: 0
+      })
+    } finally {
+      own.close()
+    }
   })
 })

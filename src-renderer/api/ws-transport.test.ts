@@ -16,9 +16,10 @@ interface Host {
 
 async function startHost(
   port = 0,
-  handle?: (frame: { id: number; name: string; input: unknown }, ws: WebSocket) => void
+  handle?: (frame: { id: number; name: string; input: unknown }, ws: WebSocket) => void,
+  maxPayload?: number
 ): Promise<Host> {
-  const wss = new WebSocketServer({ port, host: '127.0.0.1', path: '/ws' })
+  const wss = new WebSocketServer({ port, host: '127.0.0.1', path: '/ws', ...(maxPayload ? { maxPayload } : {}) })
   const frames: unknown[] = []
   wss.on('connection', (ws) => {
     ws.on('message', (data) => {
@@ -56,6 +57,35 @@ function waitFor(pred: () => boolean): Promise<void> {
 }
 
 describe('WebSocket transport', () => {
+  it('refuses a call bigger than the host takes instead of sending it, so the socket and its other calls live', async () => {
+    // answers after a moment, so the small call is still in flight when the big one (under 1024 characters, over
+    // 1024 bytes in UTF-8) is made
+    const host = await startHost(
+      0,
+      (f, ws) => setTimeout(() => ws.send(JSON.stringify({ t: 'result', id: f.id, ok: true, output: 'ok' })), 50),
+      1024
+    )
+    hosts.push(host)
+    const states: ConnectionState[] = []
+    const t = createWsTransport({
+      url: `ws://127.0.0.1:${host.port}/ws`,
+      createSocket: nodeSocket,
+      maxFrameBytes: 1024,
+      onState: (s) => states.push(s)
+    })
+    transports.push(t)
+    const small = t.invoke('sessions.list', {})
+    await waitFor(() => host.frames.length === 1)
+    const big = await t.invoke('sessions.import', { profile: 'default', content: 'é'.repeat(600) })
+    expect(big).toEqual({
+      ok: false,
+      error: { code: 'invalid_input', message: 'Request too large to send (over 1024 bytes as JSON)' }
+    })
+    expect(await small).toEqual({ ok: true, output: 'ok' })
+    expect(states).toEqual(['connected'])
+    expect(host.frames).toHaveLength(1)
+  })
+
   it('sends call frames and resolves results', async () => {
     const host = await startHost()
     hosts.push(host)

@@ -1,4 +1,5 @@
 import type { CallResult, ContractError, EventEnvelope, Transport } from '@shared/contract'
+import { MAX_CALL_FRAME_BYTES } from '@shared/contract/sessions-admin'
 
 export type ConnectionState = 'connecting' | 'connected' | 'reconnecting' | 'closed'
 
@@ -24,6 +25,8 @@ export interface WsTransportOptions {
   backoffInitialMs?: number
   backoffMaxMs?: number
   onState?: (state: ConnectionState) => void
+  /** The host's limit on one call frame in bytes (the contract's MAX_CALL_FRAME_BYTES unless given). */
+  maxFrameBytes?: number
 }
 
 interface WsTransport extends Transport {
@@ -41,6 +44,10 @@ interface Pending {
 const OPEN = 1
 const fail = (code: ContractError['code'], message: string): CallResult => ({ ok: false, error: { code, message } })
 
+/** Whether a frame's UTF-8 size passes `limit`, encoded only when its length leaves it in doubt (≤ 3 bytes a unit). */
+const tooBig = (frame: string, limit: number) =>
+  frame.length > limit || (frame.length * 3 > limit && new TextEncoder().encode(frame).length > limit)
+
 /**
  * Headless transport: JSON frames over one WebSocket. Calls made while disconnected wait (bounded) for the
  * connection; calls in flight when the socket drops fail rather than being re-sent, because a resend could
@@ -52,6 +59,7 @@ export function createWsTransport(opts: WsTransportOptions): WsTransport {
   const replyTimeoutMs = opts.replyTimeoutMs ?? 120_000
   const initial = opts.backoffInitialMs ?? 250
   const max = opts.backoffMaxMs ?? 8_000
+  const maxFrame = opts.maxFrameBytes ?? MAX_CALL_FRAME_BYTES
   const listeners = new Set<(e: EventEnvelope) => void>()
   const pending = new Map<number, Pending>()
   let nextId = 1
@@ -177,10 +185,14 @@ export function createWsTransport(opts: WsTransportOptions): WsTransport {
   return {
     invoke(name, input) {
       if (closed) return Promise.resolve(fail('unavailable', 'Transport is closed'))
+      const id = nextId++
+      const frame = JSON.stringify({ t: 'call', id, name, input })
+      // the host would close the socket on a bigger frame, failing every call in flight on it: refuse this one here
+      if (tooBig(frame, maxFrame))
+        return Promise.resolve(fail('invalid_input', `Request too large to send (over ${maxFrame} bytes as JSON)`))
       return new Promise<CallResult>((resolve) => {
-        const id = nextId++
         const p: Pending = {
-          frame: JSON.stringify({ t: 'call', id, name, input }),
+          frame,
           sent: false,
           resolve,
           timer: setTimeout(

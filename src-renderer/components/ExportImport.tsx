@@ -15,6 +15,7 @@ async function exportAndDownload(input: {
   profile: string
   sessionId?: string
   format: 'jsonl' | 'markdown'
+  lineage?: boolean
 }): Promise<void> {
   try {
     const out = await getApi().call('sessions.export', input)
@@ -24,21 +25,33 @@ async function exportAndDownload(input: {
   }
 }
 
-/** Session page: export this session (JSONL or Markdown). */
-export function ExportSessionButton({ profile, sessionId }: { profile: string; sessionId: string }) {
+/**
+ * Session page: export this session (JSONL or Markdown); with `lineage` (the page shows a compression chain as one
+ * conversation) the whole chain, one record with its segments.
+ */
+export function ExportSessionButton({
+  profile,
+  sessionId,
+  lineage = false
+}: {
+  profile: string
+  sessionId: string
+  lineage?: boolean
+}) {
+  const whole = lineage ? { lineage: true } : {}
   return (
     <>
       <button
         className="small"
         data-testid="session-export"
-        onClick={() => void exportAndDownload({ profile, sessionId, format: 'jsonl' })}
+        onClick={() => void exportAndDownload({ profile, sessionId, format: 'jsonl', ...whole })}
       >
         Export
       </button>
       <button
         className="small"
         data-testid="session-export-md"
-        onClick={() => void exportAndDownload({ profile, sessionId, format: 'markdown' })}
+        onClick={() => void exportAndDownload({ profile, sessionId, format: 'markdown', ...whole })}
       >
         Markdown
       </button>

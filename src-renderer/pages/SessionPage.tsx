@@ -111,7 +111,7 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
               {sideOpen ? 'Hide details' : 'Details'}
               {children.length > 0 && <span className="count">{children.length}</span>}
             </button>
-            {summary && <ExportSessionButton profile={profile} sessionId={sessionId} />}
+            {summary && <ExportSessionButton profile={profile} sessionId={sessionId} lineage={chain.length > 1} />}
             {summary && (
               <button
                 className="small"

@@ -2,7 +2,7 @@ import type { CaduceusApi } from '@shared/contract'
 import { loadApp, refreshProfiles } from './app'
 import { applyCostsSessionsChanged } from './costs'
 import { applyMemoryActivity, applyMemoryFilesChanged } from './memory'
-import { applySessionsChanged, isRowsKey, sessionRowsLoaded } from './sessions'
+import { applySearchSessionsChanged, applySessionsChanged, isRowsKey, sessionRowsLoaded } from './sessions'
 import { applyDelegationUpdated } from './subagents'
 import {
   applyTranscriptDelegationUpdated,
@@ -25,6 +25,7 @@ export function wireBridge(api: CaduceusApi): () => void {
       void applySessionsChanged(e)
       void applyTranscriptSessionsChanged(e)
       void applyCostsSessionsChanged(e)
+      void applySearchSessionsChanged(e)
     }),
     api.on('turn.queued', applyTurnQueued),
     api.on('turn.started', applyTurnStarted),

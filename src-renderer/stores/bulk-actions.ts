@@ -48,7 +48,11 @@ export async function runBulk(action: Exclude<BulkAction, 'delete'>, rows: reado
 export async function exportRows(rows?: readonly SessionSummary[]): Promise<void> {
   try {
     const { limit: _limit, cursor: _cursor, ...filter }: SessionQuery = query(null)
-    const out = await getApi().call('sessions.exportSet', rows?.length ? { sessions: refs(rows) } : { filter })
+    // the list shows a compression chain as one conversation (its tip's row): it exports whole
+    const out = await getApi().call('sessions.exportSet', {
+      ...(rows?.length ? { sessions: refs(rows) } : { filter }),
+      lineage: true
+    })
     download(out.filename, out.mime, out.content)
     if (out.skipped.length)
       pushToast(

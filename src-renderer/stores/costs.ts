@@ -83,8 +83,12 @@ export interface TokenRow {
   unpriced: boolean
 }
 
-/** tokensByDay + byDay → one row per day (all profiles in scope), days ascending. */
-export function tokenRows(summary: CostSummary): TokenRow[] {
+/**
+ * tokensByDay + byDay → one row per day (all profiles in scope), days ascending. tokensByDay covers the whole
+ * period (the tokens chart keeps every day to click on) while byDay, like every money figure, covers only the
+ * chosen day: with `day`, only that day's row, so a table of these rows and its total agree with the page.
+ */
+export function tokenRows(summary: CostSummary, day: string | null = null): TokenRow[] {
   const rows = new Map<string, TokenRow>()
   const row = (day: string) => {
     let r = rows.get(day)
@@ -107,7 +111,7 @@ export function tokenRows(summary: CostSummary): TokenRow[] {
     r.micros = (r.micros ?? 0) + usdToMicros(d.usd)
     r.unpriced ||= d.unpriced
   }
-  return [...rows.values()].sort((a, b) => a.day.localeCompare(b.day))
+  return [...rows.values()].filter((r) => !day || r.day === day).sort((a, b) => a.day.localeCompare(b.day))
 }
 
 export interface ChartRow {

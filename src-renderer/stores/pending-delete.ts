@@ -2,7 +2,7 @@ import { create } from 'zustand'
 import { getApi } from '../api'
 import { bulkSummary } from '../lib/bulk-summary'
 import { sendBulk } from './bulk-actions'
-import { dropRows, hideSessions, reloadSessions, sessionKey } from './sessions'
+import { dropRows, dropSearchHits, hideSessions, refreshSearches, reloadSessions, sessionKey } from './sessions'
 import { pushToast, reportError } from './toasts'
 import { forgetTranscript } from './transcript-window'
 
@@ -48,6 +48,8 @@ async function commit(p: Pending): Promise<void> {
     if (results.some((r) => !r.ok)) void reloadSessions()
   } finally {
     hideSessions(keysOf(p.items), false)
+    // what the host now holds (a failed delete's hits come back); its sessions.changed may come later
+    void refreshSearches()
   }
 }
 
@@ -61,6 +63,7 @@ export function deleteManyWithUndo(items: Ref[], label: string): void {
   const keys = new Set(keysOf(items))
   hideSessions(keys, true)
   dropRows(keys)
+  dropSearchHits(keys)
 }
 
 export function deleteWithUndo(profile: string, sessionId: string, title: string): void {
@@ -75,4 +78,5 @@ export function undoDelete(): void {
   }
   usePendingDelete.setState({ pending: null })
   void reloadSessions()
+  void refreshSearches()
 }

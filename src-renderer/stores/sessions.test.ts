@@ -4,7 +4,10 @@ import { installFakeApi, settle, type FakeApi } from '../test-utils/fake-api'
 import { resetStores } from '../test-utils/reset-stores'
 import { summary } from '../test-utils/fixtures'
 import { setScope } from './app'
+import { observe } from '../test-utils/query'
+import { deleteWithUndo, undoDelete } from './pending-delete'
 import {
+  applySearchSessionsChanged,
   applySessionsChanged,
   clearSearch,
   loadMoreSessions,
@@ -299,6 +302,57 @@ describe('sessions store', () => {
     expect(shown()[0]!.snippet).toEqual([{ text: 'new', hit: true }])
     clearSearch()
     expect(shown()).toEqual([])
+  })
+
+  it('search results on screen are read again when sessions change, and a deleted session leaves them at once', async () => {
+    const hit = (sessionId: string, messageId: number) => ({
+      profile: 'default',
+      sessionId,
+      sessionTitle: null,
+      messageId,
+      role: 'user',
+      timestamp: 1,
+      snippet: [{ text: 'lisbon', hit: true }]
+    })
+    let hits = [hit('s1', 7)]
+    fake.handlers['sessions.search'] = () => ({
+      hits,
+      sessions: [...new Set(hits.map((h) => h.sessionId))].map((id) => ({
+        profile: 'default',
+        sessionId: id,
+        title: null,
+        hits: 1,
+        titleMatch: false
+      }))
+    })
+    await setScope('default')
+    await runSearch('lisbon')
+    // the results view shows it (an observer keeps the query on screen)
+    const q = queryClient.getQueryCache().find({ queryKey: ['sessions.search'], exact: false })!
+    const view = observe<RequestOutput<'sessions.search'>>({ queryKey: q.queryKey, queryFn: q.options.queryFn })
+    const shown = () => view.data()?.hits.map((h) => h.sessionId)
+    try {
+      expect(shown()).toEqual(['s1'])
+      // a change in a profile the search does not cover reads nothing
+      const n = fake.callsOf('sessions.search').length
+      await applySearchSessionsChanged({ profile: 'work', sessionIds: ['w1'] })
+      await settle()
+      expect(fake.callsOf('sessions.search')).toHaveLength(n)
+      // another program wrote a matching message in s2
+      hits = [hit('s1', 7), hit('s2', 9)]
+      await applySearchSessionsChanged({ profile: 'default', sessionIds: ['s2'] })
+      await settle()
+      expect(shown()).toEqual(['s1', 's2'])
+      // deleting s2 (the undo window open): its hits and group go at once; undo brings them back
+      deleteWithUndo('default', 's2', 'S2')
+      expect(shown()).toEqual(['s1'])
+      expect(view.data()!.sessions!.map((g) => g.sessionId)).toEqual(['s1'])
+      undoDelete()
+      await settle()
+      expect(shown()).toEqual(['s1', 's2'])
+    } finally {
+      view.off()
+    }
   })
 
   it('shows a failed load as an error and a toast instead of throwing', async () => {

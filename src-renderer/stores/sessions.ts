@@ -3,6 +3,7 @@ import { create } from 'zustand'
 import { keepPreviousData, QueryObserver, queryOptions, useQuery, type QueryKey } from '@tanstack/react-query'
 import type {
   EventPayload,
+  RequestOutput,
   SearchHit,
   SearchSessionGroup,
   SessionPage,
@@ -14,7 +15,7 @@ import { useApp } from './app'
 import { reportError } from './toasts'
 import { mergeByKey, type Normalized } from '../lib/normalize'
 import { errorMessage } from '../lib/format'
-import { coalesce, queryClient, requestQuery, settled } from './server'
+import { coalesce, invalidateSoon, keyInput, queryClient, requestQuery, settled } from './server'
 
 export interface SessionFilters {
   sources: string[]
@@ -423,6 +424,44 @@ export function runSearch(text: string): Promise<void> {
 
 export function clearSearch(): void {
   useSessions.setState({ search: { query: '' } })
+}
+
+const isSearchKey = (key: QueryKey) => key[0] === 'sessions.search'
+
+/**
+ * Sessions of `profile` changed (a turn, another program's write, a delete): every cached search covering that
+ * profile goes stale, and the results on screen are read again once per burst (`invalidateSoon`).
+ */
+export function applySearchSessionsChanged(evt: EventPayload<'sessions.changed'>): Promise<void> {
+  return invalidateSoon({
+    predicate: (q) => {
+      if (!isSearchKey(q.queryKey)) return false
+      const scope = keyInput<'sessions.search'>(q.queryKey).profile
+      return scope === undefined || scope === 'all' || scope === evt.profile
+    }
+  })
+}
+
+/** Read every search again (after an undone delete: what it hid comes back). */
+export function refreshSearches(): Promise<void> {
+  return invalidateSoon({ predicate: (q) => isSearchKey(q.queryKey) })
+}
+
+/**
+ * Sessions being deleted (`profile/id` keys, hidden for the undo window) leave the search results at once: their
+ * hits, the hits of a chain they are the tip of, and their groups.
+ */
+export function dropSearchHits(keys: ReadonlySet<string>): void {
+  const gone = (profile: string, id: string | undefined) => id !== undefined && keys.has(sessionKey(profile, id))
+  queryClient.setQueriesData<RequestOutput<'sessions.search'>>({ predicate: (q) => isSearchKey(q.queryKey) }, (r) =>
+    r
+      ? {
+          ...r,
+          hits: r.hits.filter((h) => !gone(h.profile, h.sessionId) && !gone(h.profile, h.chainId)),
+          ...(r.sessions ? { sessions: r.sessions.filter((g) => !gone(g.profile, g.sessionId)) } : {})
+        }
+      : r
+  )
 }
 
 /** Title / archive / pin; the row updates in place. */

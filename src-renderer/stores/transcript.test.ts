@@ -71,7 +71,16 @@ function page(q: MessageQuery) {
   } else slice = msgs.slice(0, limit)
   const first = slice[0]?.id ?? 0,
     last = slice.at(-1)?.id ?? 0
-  return { items: slice, hasMoreBefore: msgs.some((m) => m.id < first), hasMoreAfter: msgs.some((m) => m.id > last) }
+  // what the host shows of the caller's range (`msgs` is what it shows: a rewound row is not in it)
+  const range = msgs.filter((m) => q.sinceId != null && m.id >= q.sinceId && m.id <= q.afterId!)
+  return {
+    items: slice,
+    hasMoreBefore: msgs.some((m) => m.id < first),
+    hasMoreAfter: msgs.some((m) => m.id > last),
+    ...(q.sinceId != null && q.afterId != null
+      ? { held: { visible: range.length, compacted: range.filter((m) => m.compacted).length } }
+      : {})
+  }
 }
 
 const detail = (id: string) => ({
@@ -157,6 +166,34 @@ describe('transcript store', () => {
     await applyTranscriptSessionsChanged({ profile: 'default', sessionIds: ['other'] })
     await applyTranscriptSessionsChanged({ profile: 'work', sessionIds: ['s1'] })
     expect(fake.calls.length).toBe(n)
+  })
+
+  it('a rewind by another program reaches the open transcript: rows it set inactive go, what it appended comes', async () => {
+    await openTranscript('default', 's1')
+    await loadOlder()
+    expect(win().ids).toHaveLength(FIRST_PAGE + 200)
+    // upstream's rewind: the rows from 480 on go inactive (the host no longer shows them), then a new message 501
+    msgs = [...msgs.slice(0, 479), message(501)]
+    await applyTranscriptSessionsChanged({ profile: 'default', sessionIds: ['s1'] })
+    await settle()
+    expect(win().ids.slice(-3)).toEqual([478, 479, 501])
+    expect(win().ids).toHaveLength(FIRST_PAGE + 200 - 21 + 1)
+    expect(win().byId[480]).toBeUndefined()
+    // only the range it holds was read again (from its first message), not the whole session
+    expect(fake.callsOf('sessions.messages').some((q) => q.afterId === 501 - FIRST_PAGE - 200 - 1)).toBe(true)
+    // nothing changed: no second read of the range
+    const n = fake.callsOf('sessions.messages').length
+    await applyTranscriptSessionsChanged({ profile: 'default', sessionIds: ['s1'] })
+    expect(fake.callsOf('sessions.messages')).toHaveLength(n + 1)
+  })
+
+  it('a compaction by another program flags the rows the open transcript shows', async () => {
+    await openTranscript('default', 's1')
+    msgs = msgs.map((m) => (m.id >= 450 && m.id <= 460 ? { ...m, compacted: true as const } : m))
+    await applyTranscriptSessionsChanged({ profile: 'default', sessionIds: ['s1'] })
+    await settle()
+    expect(win().ids).toHaveLength(FIRST_PAGE)
+    expect(win().ids.filter((id) => win().byId[id]!.compacted)).toEqual(Array.from({ length: 11 }, (_, i) => 450 + i))
   })
 
   it('a change to a chain member refreshes the open tip too', async () => {

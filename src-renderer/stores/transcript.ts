@@ -4,7 +4,7 @@
  * way, and the open and view objects a reply checks before it lands.
  */
 import { create } from 'zustand'
-import type { MessageQuery } from '@shared/contract'
+import type { Message, MessagePage, MessageQuery } from '@shared/contract'
 import { getApi } from '../api'
 import { reportError } from './toasts'
 import { coalesce, isNotFound, queryClient } from './server'
@@ -240,22 +240,65 @@ export function loadNewer(): Promise<void> {
   return useTranscript.getState().open?.newer() ?? Promise.resolve()
 }
 
+/** The open session's messages the window holds from `since` through `last`: what the host's `held` counts. */
+function heldOf(w: MessageWindow, sessionId: string, since: number, last: number): NonNullable<MessagePage['held']> {
+  let visible = 0
+  let compacted = 0
+  for (const id of w.ids) {
+    const m = w.byId[id]!
+    if (id < since || id > last || m.sessionId !== sessionId) continue
+    visible++
+    if (m.compacted) compacted++
+  }
+  return { visible, compacted }
+}
+
+/** The session's visible messages from `since` on, through at least `last` (pages of the contract's largest size). */
+async function readRange(open: Open, since: number, last: number): Promise<Message[]> {
+  const items: Message[] = []
+  let after = since - 1
+  for (let guard = 0; guard < 100; guard++) {
+    const page = await read({ profile: open.profile, sessionId: open.sessionId, afterId: after, limit: 1000 })
+    items.push(...page.items)
+    const end = page.items.at(-1)?.id
+    if (end == null || end >= last || !page.hasMoreAfter) break
+    after = end
+  }
+  return items
+}
+
 async function readNewer(open: Open): Promise<void> {
   try {
     for (let guard = 0; guard < 50; guard++) {
       if (!isOpen(open)) return
       const { view } = useTranscript.getState()
-      const last = cachedWindow(open.profile, open.sessionId)?.ids.at(-1)
+      const held = cachedWindow(open.profile, open.sessionId)
+      const last = held?.ids.at(-1)
       const { profile, sessionId } = open
+      // the first of this session's messages the window holds: the host counts what it shows from there to `last`
+      const since = held?.ids.find((id) => held.byId[id]?.sessionId === sessionId)
       const page = await read(
         last != null
-          ? { profile, sessionId, afterId: last, limit: TRANSCRIPT_PAGE }
+          ? { profile, sessionId, afterId: last, limit: TRANSCRIPT_PAGE, ...(since != null ? { sinceId: since } : {}) }
           : { profile, sessionId, beforeId: LATEST, limit: TRANSCRIPT_PAGE }
       )
       // Home or End replaced the window meanwhile (a new view; or the window lacks the id this page continues
       // from, as when Home's page landed first): this page does not continue it
       const now = cachedWindow(profile, sessionId)
       if (!isOpen(open) || useTranscript.getState().view !== view || (last != null && !now?.byId[last])) return
+      if (page.held && since != null && last != null && !sameHeld(heldOf(now!, sessionId, since, last), page.held)) {
+        // another program rewound or compacted what the window shows (upstream's rewind leaves those rows inactive,
+        // its compaction flags them): the loaded range is read again and replaces this session's part of it
+        const fresh = await readRange(open, since, last)
+        if (!isOpen(open) || useTranscript.getState().view !== view) return
+        write(open, (w) => {
+          const ids = w.ids.filter((id) => id < since || w.byId[id]?.sessionId !== sessionId)
+          const byId: Record<number, Message> = {}
+          for (const id of ids) byId[id] = w.byId[id]!
+          return withMessages({ byId, ids }, fresh)
+        })
+        continue
+      }
       // an empty page after our last id means we are at the end, whatever the flag says
       const moreAfter = page.items.length ? page.hasMoreAfter : false
       write(open, (w) => ({
@@ -269,6 +312,9 @@ async function readNewer(open: Open): Promise<void> {
     if (isOpen(open)) reportError(err, 'Loading new messages')
   }
 }
+
+const sameHeld = (a: NonNullable<MessagePage['held']>, b: NonNullable<MessagePage['held']>) =>
+  a.visible === b.visible && a.compacted === b.compacted
 
 /** The open conversation's segments, root first (just the open session when it is not a chain). */
 const segmentsOf = ({ profile, sessionId }: Open): string[] => {

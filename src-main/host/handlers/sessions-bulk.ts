@@ -74,7 +74,7 @@ export function sessionBulkHandlers(s: Services, maxExport = MAX_EXPORT_SET): Bu
       let i = 0
       return { results: results.map((r) => (r.summary ? { ...r, summary: priced[i++]! } : r)) }
     },
-    'sessions.exportSet': ({ format, sessions, filter }) => {
+    'sessions.exportSet': ({ format, sessions, filter, lineage }) => {
       const wanted =
         sessions ?? listAllRows(s.stores, filter!, maxExport).map((r) => ({ profile: r.profile, sessionId: r.id }))
       const skipped: Array<{ profile: string; sessionId: string; reason: string }> = []
@@ -82,7 +82,9 @@ export function sessionBulkHandlers(s: Services, maxExport = MAX_EXPORT_SET): Bu
       let count = 0
       for (const { profile, sessionId } of wanted) {
         try {
-          for (const chunk of exportChunks(s.stores.get(profile), { format, sessionId })) content += chunk
+          const store = s.stores.get(profile)
+          const whole = !!lineage && store.getCompressionChain(sessionId).length > 1
+          for (const chunk of exportChunks(store, { format, sessionId, lineage: whole })) content += chunk
           count++
         } catch (err) {
           skipped.push({ profile, sessionId, reason: err instanceof Error ? err.message : String(err) })

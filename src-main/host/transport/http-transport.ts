@@ -16,6 +16,8 @@ import {
 import { bindHttp, takeOver } from './listen'
 import { serveStatic } from './static-files'
 import { parseCallFrame } from './call-frame'
+import { DEFAULT_OUTBOUND, outbound, type OutboundBudget } from './ws-outbound'
+import { MAX_CALL_FRAME_BYTES } from '@shared/contract/sessions-admin'
 
 interface HeadlessServer {
   url: string
@@ -33,22 +35,16 @@ export interface HeadlessOptions {
   token?: string
   /** A server already listening (cli serve binds before opening any state.db); else one is bound on `port`. */
   bound?: Server
-  /** Outbound budget per WebSocket client (bytes queued unread, calls in flight); defaults below. */
+  /** Outbound budget per WebSocket client (bytes queued unread, calls in flight, stall time); ws-outbound.ts. */
   outbound?: Partial<OutboundBudget>
 }
 
-const MAX_FRAME = 4 * 1024 * 1024
-
 /**
- * A client that stops reading must not make the host buffer without end: once more than `bytes` wait in its
- * socket, or more than `calls` of its requests are in flight, it is sent a close and dropped (its buffers go
- * with the socket). Sized well above a UI's needs: a session page is far below 16 MB.
+ * A WebSocket call frame may be as large as the contract's (MAX_CALL_FRAME_BYTES: the largest import, escaped);
+ * the UI sends everything over it. `POST /api/call`, for scripts, keeps a smaller body limit and answers a bigger
+ * body 413, which fails that request only.
  */
-interface OutboundBudget {
-  bytes: number
-  calls: number
-}
-const DEFAULT_OUTBOUND: OutboundBudget = { bytes: 16 * 1024 * 1024, calls: 256 }
+const MAX_HTTP_BODY = 4 * 1024 * 1024
 
 function tokenMatches(expected: string, given: string | null | undefined): boolean {
   if (!given) return false
@@ -89,7 +85,7 @@ export async function startHeadless(opts: HeadlessOptions): Promise<HeadlessServ
   const server: Server = opts.bound ?? (await bindHttp(opts.port))
   port = (server.address() as AddressInfo).port
   takeOver(server)
-  guardServer(server, log, { bodyLimit: MAX_FRAME }).on(
+  guardServer(server, log, { bodyLimit: MAX_HTTP_BODY }).on(
     'request',
     guardedListener(log, async (req, res) => {
       if (!hostAllowed(req)) return void res.writeHead(403, { 'content-type': 'text/plain' }).end('host not allowed')
@@ -103,7 +99,7 @@ export async function startHeadless(opts: HeadlessOptions): Promise<HeadlessServ
           return sendError(res, 401, 'unauthorized', 'missing or wrong token')
         if (req.method !== 'POST' || pathname !== '/api/call')
           return sendError(res, 404, 'not_found', 'no such endpoint')
-        const body = await readBodyLimited(req, res, MAX_FRAME)
+        const body = await readBodyLimited(req, res, MAX_HTTP_BODY)
         if (body === null) return
         const call = parseCallFrame(parseJsonObject(body))
         if (!call.ok)
@@ -119,7 +115,7 @@ export async function startHeadless(opts: HeadlessOptions): Promise<HeadlessServ
     })
   )
 
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME })
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CALL_FRAME_BYTES })
   server.on('upgrade', (req, socket, head) => {
     try {
       const target = safeDecodePath(req.url)
@@ -154,15 +150,18 @@ export async function startHeadless(opts: HeadlessOptions): Promise<HeadlessServ
       // A reader that is gone never takes the close frame: free the socket (and what is queued on it) soon after.
       setTimeout(() => ws.terminate(), 1000).unref()
     }
-    const send = (value: unknown) => {
-      if (ws.readyState !== ws.OPEN) return
-      if (ws.bufferedAmount > budget.bytes) return drop('it stopped reading (outbound queue over budget)')
-      ws.send(toJson(value, log))
-    }
-    const unsubscribe = opts.bus.subscribe((envelope) => send({ t: 'event', ...envelope }))
-    ws.on('close', unsubscribe)
+    const out = outbound(ws, budget, (value) => toJson(value, log), drop)
+    const send = (value: unknown) => out.reply(value)
+    const unsubscribe = opts.bus.subscribe((envelope) => out.event(envelope))
+    ws.on('close', () => {
+      unsubscribe()
+      out.close()
+    })
     // Protocol errors (bad frames, over-size payloads): ws closes the socket itself; only this client is affected.
-    ws.on('error', () => unsubscribe())
+    ws.on('error', () => {
+      unsubscribe()
+      out.close()
+    })
     ws.on('message', (data, isBinary) => {
       void (async () => {
         const frame = isBinary ? null : parseJsonObject(data.toString())

