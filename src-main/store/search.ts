@@ -10,6 +10,7 @@ import type { HomeShape } from './shape'
 import { parseQuery, positiveTerms, toInstr, type Term } from './search-query'
 import { matchRows, sessionConditions, type Matches, type SearchFilters } from './search-match'
 import { chainTips } from './lineage'
+import { num } from './util'
 
 export { MAX_FTS5_QUERY_CHARS } from './search-query'
 export type { SearchFilters } from './search-match'
@@ -124,7 +125,7 @@ export function searchMessages(
           sessionId: String(r.session_id),
           sessionTitle: (r.title as string | null) ?? null,
           role: String(r.role),
-          timestamp: Number(r.timestamp) || 0,
+          timestamp: num(r.timestamp),
           snippet: snippetOf(text, highlight)
         }
       ]

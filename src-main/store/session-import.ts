@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto'
 import { hasTable, stmt } from './stmt-cache'
 import { dropUsageRows } from './usage-rows'
 import { existingColumns } from './reconcile'
-import { pyJson, pyTruthy } from '@shared/contract/py-text'
+import { pyJson, pyTruthy, pythonFloat } from '@shared/contract/py-text'
 import { encodeContent } from './content-codec'
 import { INACTIVE_FIELD } from './session-transfer'
 import { normalizeNulRows, nulMessageIds } from './fts-nul'
@@ -87,12 +87,16 @@ const SLICE_MS = 8
 
 const yieldNow = () => new Promise<void>((r) => setImmediate(r))
 
-const NUMERIC = /^\s*[+-]?(\d+\.?\d*(e[+-]?\d+)?|\.\d+(e[+-]?\d+)?)\s*$/i
-/** Python's `float(v)` of a JSON value, null where it raises. */
+/**
+ * Python's `float(v)` of a JSON value, null where it raises. Kept as upstream keeps it: a time far past year 9999
+ * (`1e13`) or infinite (`1e999`, `"inf"`) is stored as written, and readers show such a value raw. NaN is null:
+ * upstream's NOT NULL columns refuse it and its whole import fails; here the field's default stands instead.
+ */
 function pyFloat(v: unknown): number | null {
   if (typeof v === 'number') return v
   if (typeof v === 'boolean') return v ? 1 : 0
-  return typeof v === 'string' && NUMERIC.test(v) ? Number(v) : null
+  const n = typeof v === 'string' ? pythonFloat(v) : null
+  return n === null || Number.isNaN(n) ? null : n
 }
 /** Python's `int(v)` of a JSON value (a float truncated, a string only as an integer literal), null where it raises. */
 function pyInt(v: unknown): number | null {
