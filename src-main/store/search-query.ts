@@ -5,6 +5,8 @@
  * matched as substrings); pure punctuation matches nothing. Input is capped at 2,048 characters. A malformed
  * query is reported as a one-line message, never thrown.
  */
+import { FOLD_SQL, foldCase } from './fold'
+
 export const MAX_FTS5_QUERY_CHARS = 2048
 const MAX_TERMS = 32
 const WORDISH = /[\p{L}\p{N}\p{S}\p{Extended_Pictographic}]/u
@@ -153,15 +155,19 @@ export function toMatch(n: Node, substring = false): string {
   return `(${n.items.map((x) => toMatch(x, substring)).join(n.kind === 'and' ? ' AND ' : ' OR ')})`
 }
 
-/** A SQL boolean over `expr` with case-insensitive substring tests; params appended to `params`. */
+/**
+ * A SQL boolean over `expr` with case-insensitive substring tests; params appended to `params`. Text is folded as
+ * `foldCase` folds the term (fold.ts): SQLite's native `lower()` where that is the same for this term (an ASCII
+ * term: only ASCII letters can fold into it), the registered Unicode fold where it is not.
+ */
 export function toInstr(n: Node, expr: string, params: string[]): string {
   if (n.kind === 'term') {
-    const lower = n.text.toLowerCase()
-    params.push(lower)
-    // Caseless text (CJK): no lower() pass over every scanned row. SQLite's lower() only folds ASCII anyway.
-    return lower === n.text.toUpperCase()
-      ? `instr(COALESCE(${expr}, ''), ?) > 0`
-      : `instr(lower(COALESCE(${expr}, '')), ?) > 0`
+    const folded = foldCase(n.text)
+    params.push(folded)
+    // Caseless text (CJK): no fold over every scanned row.
+    if (folded === n.text.toUpperCase()) return `instr(COALESCE(${expr}, ''), ?) > 0`
+    const fold = /^[\x00-\x7f]*$/.test(folded) ? 'lower' : FOLD_SQL
+    return `instr(${fold}(COALESCE(${expr}, '')), ?) > 0`
   }
   if (n.kind === 'not') return `(${toInstr(n.left, expr, params)} AND NOT ${toInstr(n.right, expr, params)})`
   return `(${n.items.map((x) => toInstr(x, expr, params)).join(n.kind === 'and' ? ' AND ' : ' OR ')})`
