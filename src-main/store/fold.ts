@@ -6,8 +6,17 @@
  */
 import type Database from 'better-sqlite3'
 
-/** JavaScript's Unicode lowercase, with the final sigma folded as the other sigma (its case depends on position). */
-export const foldCase = (s: string): string => s.toLowerCase().replace(/ς/g, 'σ')
+/**
+ * JavaScript's Unicode lowercase, with two changes: İ (U+0130) folds to a plain i, as SQLite's word index folds it
+ * (its lowercase would be i + a combining dot: the one character whose lowercase is longer), and the final sigma
+ * folds as the other sigma (which one a word ends in depends on position). So every character folds to one of the
+ * same length: a position in the folded text is the same position in the original (snippets highlight by it).
+ */
+export const foldCase = (s: string): string =>
+  s
+    .replace(/\u0130/g, 'i')
+    .toLowerCase()
+    .replace(/ς/g, 'σ')
 
 /** The SQL name of `foldCase`, registered on every connection the store opens. */
 export const FOLD_SQL = 'cad_fold'

@@ -4,6 +4,7 @@
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { SessionStore } from './index'
+import { foldCase } from './fold'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 
 afterAll(cleanupTempDirs)
@@ -31,7 +32,7 @@ const titleIds = (store: SessionStore, q: string) =>
 
 describe('caseless search beyond ASCII', () => {
   it('matches titles whatever the case of their non-ASCII letters', async () => {
-    const path = await home({ a: 'Übersicht Plan', b: 'ZÜRICH PLAN', c: 'ΟΔΟΣ ΠΡΟΣ', d: 'Straße' })
+    const path = await home({ a: 'Übersicht Plan', b: 'ZÜRICH PLAN', c: 'ΟΔΟΣ ΠΡΟΣ', d: 'Straße', e: 'İSTANBUL trip' })
     const store = new SessionStore(path, { profile: 'default' }) // a fresh connection on an existing file
     try {
       for (const q of ['Übersicht', 'übersicht', 'ÜBERSICHT']) expect(titleIds(store, q), q).toEqual(['a'])
@@ -40,6 +41,10 @@ describe('caseless search beyond ASCII', () => {
       expect(titleIds(store, 'οδος')).toEqual(['c']) // the final sigma folds as the other one
       expect(titleIds(store, 'STRAẞE')).toEqual(['d'])
       expect(titleIds(store, 'plan')).toEqual(['a', 'b'])
+      // İ folds to a plain i, as SQLite's word index folds it: the native ASCII path and the Unicode one agree
+      for (const q of ['istanbul', 'İstanbul', 'ISTANBUL', 'istanbul trip'])
+        expect(titleIds(store, q), q).toEqual(['e'])
+      expect(titleIds(store, 'trip')).toEqual(['e'])
     } finally {
       store.close()
     }
@@ -62,5 +67,34 @@ describe('caseless search beyond ASCII', () => {
     } finally {
       store.close()
     }
+  })
+})
+
+describe('snippets', () => {
+  it('highlight the matched text, not text shifted by a character whose lowercase is longer', async () => {
+    const path = await home({}, { s: 'İSTANBUL İZMİR hello world', t: 'Ärger über ÜBER' })
+    const store = new SessionStore(path, { profile: 'default' })
+    try {
+      const marked = (q: string) =>
+        store.searchFull({ query: q }).hits.map((h) => h.snippet.filter((p) => p.hit).map((p) => p.text))
+      expect(marked('hello')).toEqual([['hello']])
+      expect(marked('istanbul')).toEqual([['İSTANBUL']])
+      expect(marked('izmir hello')).toEqual([['İZMİR', 'hello']])
+      expect(marked('über')).toEqual([['über', 'ÜBER']])
+      const [hit] = store.searchFull({ query: 'world' }).hits
+      expect(hit!.snippet.map((p) => p.text).join('')).toBe('İSTANBUL İZMİR hello world')
+    } finally {
+      store.close()
+    }
+  })
+
+  it('rest on a fold that keeps every character the length it had', () => {
+    const longer: string[] = []
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue
+      const ch = String.fromCodePoint(cp)
+      if (foldCase(ch).length !== ch.length) longer.push(cp.toString(16))
+    }
+    expect(longer).toEqual([])
   })
 })

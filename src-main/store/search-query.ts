@@ -157,17 +157,19 @@ export function toMatch(n: Node, substring = false): string {
 
 /**
  * A SQL boolean over `expr` with case-insensitive substring tests; params appended to `params`. Text is folded as
- * `foldCase` folds the term (fold.ts): SQLite's native `lower()` where that is the same for this term (an ASCII
- * term: only ASCII letters can fold into it), the registered Unicode fold where it is not.
+ * `foldCase` folds the term (fold.ts): by the registered Unicode fold for a term with non-ASCII letters; for an
+ * ASCII term by SQLite's native `lower()` (only ASCII letters fold into it — and İ, into an i, which `replace`
+ * folds first when the term has one; the Kelvin sign is the one other such character and is left out).
  */
 export function toInstr(n: Node, expr: string, params: string[]): string {
   if (n.kind === 'term') {
     const folded = foldCase(n.text)
     params.push(folded)
+    const text = `COALESCE(${expr}, '')`
     // Caseless text (CJK): no fold over every scanned row.
-    if (folded === n.text.toUpperCase()) return `instr(COALESCE(${expr}, ''), ?) > 0`
-    const fold = /^[\x00-\x7f]*$/.test(folded) ? 'lower' : FOLD_SQL
-    return `instr(${fold}(COALESCE(${expr}, '')), ?) > 0`
+    if (folded === n.text.toUpperCase()) return `instr(${text}, ?) > 0`
+    if (!/^[\x00-\x7f]*$/.test(folded)) return `instr(${FOLD_SQL}(${text}), ?) > 0`
+    return `instr(lower(${folded.includes('i') ? `replace(${text}, '\u0130', 'i')` : text}), ?) > 0`
   }
   if (n.kind === 'not') return `(${toInstr(n.left, expr, params)} AND NOT ${toInstr(n.right, expr, params)})`
   return `(${n.items.map((x) => toInstr(x, expr, params)).join(n.kind === 'and' ? ' AND ' : ' OR ')})`
