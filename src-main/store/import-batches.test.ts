@@ -98,7 +98,7 @@ except Exception as e:
         go()
         py.stdin.write('go\n') // the first batch committed: the import is under way
       })
-      const n = 1000
+      const n = 600
       const summary = await store.importJsonl(jsonl(n), 10_000)
       watch.stop()
       const answer = (await lines.next()).value

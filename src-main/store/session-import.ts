@@ -275,8 +275,9 @@ export interface BatchReport {
 
 /**
  * The sessions of `ordered` from `from` on, in the caller's write transaction, each in its own savepoint (a
- * session lands whole with its messages, or not at all), until `maxSessions` were written or `budgetMs` passed
- * (at least one). Sessions already in the home — another program's, or an earlier batch's — are skipped.
+ * session lands whole with its messages, or not at all), until `maxSessions` were written or the next session
+ * would, at the batch's pace so far, end past `budgetMs` (at least one is written). Sessions already in the home —
+ * another program's, or an earlier batch's — are skipped, within the same time budget.
  */
 export function importBatch(
   db: Database.Database,
@@ -293,23 +294,35 @@ export function importBatch(
   }
   const began = performance.now()
   let written = 0
+  let rows = 0 // sessions and messages written so far: the batch's pace
   while (report.next < ordered.length) {
-    const { line, rec } = ordered[report.next++]!
-    const id = String(rec.id).trim()
-    if (stmt(db, 'SELECT 1 FROM sessions WHERE id = ?').get(id)) report.skipped++
-    else {
-      written++
-      try {
-        db.transaction(() => importSession(db, id, rec, cols, report))()
-        report.landed.push(id)
-      } catch (err) {
-        report.errors.push({ id, line, reason: errorMessage(err).split('\n')[0]!.slice(0, 300) })
-      }
+    const { line, rec } = ordered[report.next]!
+    const size = 1 + rowsOf(rec, 'messages') + rowsOf(rec, INACTIVE_FIELD)
+    if (report.next > from) {
+      // stop at the budget, or before a session that would carry the batch past it at this batch's pace so far
+      const spent = performance.now() - began
+      if (written >= maxSessions || spent >= budgetMs || (written > 0 && spent + (spent / rows) * size > budgetMs))
+        break
     }
-    if (written >= maxSessions || performance.now() - began >= budgetMs) break
+    report.next++
+    const id = String(rec.id).trim()
+    if (stmt(db, 'SELECT 1 FROM sessions WHERE id = ?').get(id)) {
+      report.skipped++
+      continue
+    }
+    written++
+    rows += size
+    try {
+      db.transaction(() => importSession(db, id, rec, cols, report))()
+      report.landed.push(id)
+    } catch (err) {
+      report.errors.push({ id, line, reason: errorMessage(err).split('\n')[0]!.slice(0, 300) })
+    }
   }
   return report
 }
+
+const rowsOf = (rec: Record<string, unknown>, key: string) => (Array.isArray(rec[key]) ? rec[key].length : 0)
 
 /** One session with its messages (inside the batch's savepoint); counts go to `report`, nothing outside it. */
 function importSession(
