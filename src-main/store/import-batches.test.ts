@@ -9,12 +9,14 @@ import { createInterface } from 'node:readline'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { SessionStore } from './index'
-import { BATCH_SESSIONS } from './import-batches'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 
 const UPSTREAM = process.env.HERMES_UPSTREAM ?? '/work/upstream'
 const PYTHON = '/usr/bin/python3'
 const hasUpstream = existsSync(PYTHON) && existsSync(join(UPSTREAM, 'hermes_state.py'))
+
+/** Sessions one import transaction writes at most (import-batches.ts). */
+const BATCH_SESSIONS = 50
 
 const open: Array<{ close(): void }> = []
 afterEach(() => {

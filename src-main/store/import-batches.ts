@@ -14,7 +14,7 @@ import { txDb, type WriteTx } from './write-tx'
 import { errorMessage } from '@shared/contract/errors'
 
 /** Sessions written per transaction, at most. */
-export const BATCH_SESSIONS = 50
+const BATCH_SESSIONS = 50
 /** Time one transaction spends on sessions before it commits (the short index's step rides on top of it). */
 const BATCH_MS = 30
 /** The write lock stays free this long between batches. */
