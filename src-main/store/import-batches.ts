@@ -9,7 +9,7 @@
  * Each batch builds its own counts inside its callback and returns them: the write queue re-runs a callback
  * whose transaction it retries, so nothing outside the transaction may change until it committed.
  */
-import { importBatch, planImport, type ImportSummary, type ParsedRecord } from './session-import'
+import { importBatch, type ImportSummary, type ParsedRecord } from './session-import'
 import { txDb, type WriteTx } from './write-tx'
 import { errorMessage } from '@shared/contract/errors'
 
@@ -63,4 +63,42 @@ export async function importInBatches(write: Write, records: ParsedRecord[], sum
       summary.ignoredFields[k] = (summary.ignoredFields[k] ?? 0) + n
     from = part.next
   }
+}
+
+/**
+ * The order an import writes in: each id once, from the first line in file order that has it (upstream's rule;
+ * later lines are reported), parents before their children (so a child in a later batch finds its parent).
+ */
+function planImport(parsed: ParsedRecord[]): { ordered: ParsedRecord[]; duplicates: ImportSummary['errors'] } {
+  const firsts: ParsedRecord[] = []
+  const duplicates: ImportSummary['errors'] = []
+  const seen = new Set<string>()
+  for (const p of parsed) {
+    const id = String(p.rec.id).trim()
+    if (seen.has(id)) duplicates.push({ id, line: p.line, reason: 'duplicate session id' })
+    else {
+      seen.add(id)
+      firsts.push(p)
+    }
+  }
+  const byId = new Map(firsts.map((p) => [p.rec.id, p.rec]))
+  const depths = new Map(firsts.map((p) => [p, depth(p.rec, byId)]))
+  return { ordered: [...firsts].sort((a, b) => depths.get(a)! - depths.get(b)!), duplicates }
+}
+
+function depth(rec: Record<string, unknown>, byId: Map<unknown, Record<string, unknown>>): number {
+  let d = 0
+  let cur = rec
+  const seen = new Set<unknown>()
+  while (
+    typeof cur.parent_session_id === 'string' &&
+    byId.has(cur.parent_session_id) &&
+    !seen.has(cur.id) &&
+    d < 1000
+  ) {
+    seen.add(cur.id)
+    cur = byId.get(cur.parent_session_id)!
+    d++
+  }
+  return d
 }

@@ -241,27 +241,6 @@ function messageRow(m: Record<string, unknown>, active: boolean, fallbackTime: n
   return row
 }
 
-/**
- * The order an import writes in: each id once, from the first line in file order that has it (upstream's rule;
- * later lines are reported), parents before their children (so a child in a later batch finds its parent).
- */
-export function planImport(parsed: ParsedRecord[]): { ordered: ParsedRecord[]; duplicates: ImportSummary['errors'] } {
-  const firsts: ParsedRecord[] = []
-  const duplicates: ImportSummary['errors'] = []
-  const seen = new Set<string>()
-  for (const p of parsed) {
-    const id = String(p.rec.id).trim()
-    if (seen.has(id)) duplicates.push({ id, line: p.line, reason: 'duplicate session id' })
-    else {
-      seen.add(id)
-      firsts.push(p)
-    }
-  }
-  const byId = new Map(firsts.map((p) => [p.rec.id, p.rec]))
-  const depths = new Map(firsts.map((p) => [p, depth(p.rec, byId)]))
-  return { ordered: [...firsts].sort((a, b) => depths.get(a)! - depths.get(b)!), duplicates }
-}
-
 /** What one batch did, built inside its write callback and returned: a retried transaction starts it afresh. */
 export interface BatchReport {
   landed: string[]
@@ -391,21 +370,4 @@ function insertRow(db: Database.Database, table: string, cols: Set<string>, row:
   stmt(db, `INSERT INTO ${table} (${names.map(q).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`).run(
     ...names.map((c) => row[c])
   )
-}
-
-function depth(rec: Record<string, unknown>, byId: Map<unknown, Record<string, unknown>>): number {
-  let d = 0
-  let cur = rec
-  const seen = new Set<unknown>()
-  while (
-    typeof cur.parent_session_id === 'string' &&
-    byId.has(cur.parent_session_id) &&
-    !seen.has(cur.id) &&
-    d < 1000
-  ) {
-    seen.add(cur.id)
-    cur = byId.get(cur.parent_session_id)!
-    d++
-  }
-  return d
 }
