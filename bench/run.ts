@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --home DIR] [--profile P] [--query WORD] [--json] [--only store|gateway|cli|host|journal|ui|provider|ws|text]`
+ * `npm run bench [-- --home DIR] [--profile P] [--query WORD] [--json] [--only store|gateway|cli|host|journal|ui|provider|ws|text|import]`
  * Prints one JSON object with every number and its ratio to the target. Not part of `npm test`.
  */
 import { availableParallelism, loadavg } from 'node:os'
@@ -13,6 +13,7 @@ import { runJournalLockBench } from './journal-lock-bench'
 import { runProviderBench } from './provider-bench'
 import { runWsBench } from './ws-bench'
 import { runHostileTextBench } from './hostile-text-bench'
+import { runImportBench } from './import-bench'
 
 const { values } = parseArgs({
   options: {
@@ -104,6 +105,11 @@ try {
     // Text a stranger controls (a reply, a tool result, a request) through redaction and the API content reader.
     const text = runHostileTextBench()
     result.hostileText = { ...text, ratios: { worst: ratio(text.worstMs, targets.hostileTextMs) } }
+  }
+  if (!values.only || values.only === 'import') {
+    // A 64 MiB import in bounded batches while upstream appends from another process every 250 ms.
+    const imp = await runImportBench()
+    result.import = { ...imp, ratios: { eventLoopMax: ratio(imp.eventLoopMaxDelayMs, targets.lockEventLoopMs) } }
   }
   if (!values.only || values.only === 'ws') {
     // A WebSocket client that never reads: dropped after its outbound budget; the host's heap back to baseline.

@@ -1,5 +1,6 @@
 // Memory activity log: real SessionStores on state.db files in temp dirs, through the repository production uses.
 import { mkdtempSync } from 'node:fs'
+import Database from 'better-sqlite3'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -102,6 +103,41 @@ describe('memory activity log', () => {
     again.flush()
     expect(count()).toBe(50)
     expect(log.listEvents({ limit: 1 })[0]!.summary).toBe('event 125')
+  })
+
+  it('counts a batch toward the next prune once, when the store re-ran its write for a busy COMMIT', async () => {
+    // a rollback-journal home whose COMMIT meets another connection's read lock: the store retries the whole write
+    const path = join(mkdtempSync(join(tmpdir(), 'cad-memact-')), 'state.db')
+    const store = new SessionStore(path, { profile: 'alpha', journalMode: () => 'delete' })
+    await store.createSession('seed', 'cli')
+    const reader = new Database(path)
+    reader.prepare('BEGIN').run()
+    reader.prepare('SELECT count(*) FROM sessions').get()
+    let attempts = 0
+    const log = new MemoryActivityLog(store.memoryEventsRepo(), 'alpha', {
+      retention: 1,
+      pruneEvery: 3,
+      // the reader lets go during the second attempt: exactly one retry, and that attempt commits
+      writer: (fn) =>
+        store.write((tx) => {
+          if (++attempts === 2) reader.prepare('COMMIT').run()
+          return fn(tx)
+        })
+    })
+    const delivered = new Promise<void>((r) => log.onEvent((e) => e.summary === 'second' && r()))
+    log.record({ ...base, summary: 'first' })
+    log.record({ ...base, summary: 'second' })
+    log.flush()
+    await delivered
+    reader.close()
+    expect(attempts).toBe(2)
+    // two events, fewer than pruneEvery: nothing pruned, however often the write was tried
+    expect(log.listEvents().map((e) => e.summary)).toEqual(['second', 'first'])
+    log.record({ ...base, summary: 'third' })
+    log.flush()
+    await new Promise((r) => setImmediate(r))
+    expect(log.listEvents().map((e) => e.summary)).toEqual(['third']) // the third is the prune's turn
+    store.close()
   })
 
   it('health: calls, errors, refusals, last error and p95 latency per provider', () => {

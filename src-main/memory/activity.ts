@@ -107,13 +107,19 @@ export class MemoryActivityLog implements MemoryActivitySink {
     const batch = this.pending
     this.pending = []
     if (this.writer) {
-      // Uncontended, the store runs this at once (same tick); under a foreign lock, later and off the loop.
+      // Uncontended, the store runs this at once (same tick); under a foreign lock, later and off the loop. The
+      // callback changes nothing outside the transaction (the store re-runs it when it retries a busy COMMIT): the
+      // prune counter moves once the write committed.
       this.writer((tx) => {
         const ids = batch.map((e) => this.events.insert(tx, e))
-        if ((this.sincePrune += batch.length) >= this.pruneEvery) this.prune(tx)
-        return ids
+        const pruned = this.sincePrune + batch.length >= this.pruneEvery
+        if (pruned) this.pruneIn(tx)
+        return { ids, pruned }
       }).then(
-        (ids) => this.delivered(batch, ids),
+        ({ ids, pruned }) => {
+          this.sincePrune = pruned ? 0 : this.sincePrune + batch.length
+          this.delivered(batch, ids)
+        },
         (err: Error) => {
           this.log.warn(`memory activity log (${this.profile}) insert failed: ${err?.message ?? String(err)}`)
           this.delivered(batch, undefined)
@@ -182,12 +188,15 @@ export class MemoryActivityLog implements MemoryActivitySink {
     return rows.sort((a, b) => rank(a) - rank(b) || a.provider.localeCompare(b.provider))
   }
 
-  /** Inside the inserting write when given one, else in the log's own transaction. */
-  private prune(tx?: WriteTx): void {
+  /** In the log's own transaction (no store writer). */
+  private prune(): void {
     this.sincePrune = 0
-    this.attempt('prune', () =>
-      tx ? this.events.prune(tx, this.retention) : this.events.ownWrite((own) => this.events.prune(own, this.retention))
-    )
+    this.attempt('prune', () => this.events.ownWrite((own) => this.events.prune(own, this.retention)))
+  }
+
+  /** Inside the inserting write; the caller resets the counter once that write committed. */
+  private pruneIn(tx: WriteTx): void {
+    this.attempt('prune', () => this.events.prune(tx, this.retention))
   }
 
   private attempt<T>(what: string, fn: () => T): T | undefined {

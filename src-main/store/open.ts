@@ -20,6 +20,7 @@ import { isBusy } from './write-queue'
 import { createStateDb } from './create'
 import { copyShape, shapeTemplate } from './shape-template'
 import { errorMessage } from '@shared/contract/errors'
+import { registerFold } from './fold'
 
 /** The file header's read/write version bytes say WAL (2) or rollback journal (1); read before connecting. */
 function headerSaysWal(file: string): boolean {
@@ -132,6 +133,7 @@ export class UnreadableStateDbError extends CaduceusError {
 function connect(file: string, readonly: boolean, busyMs: number): Database.Database {
   const sqlite = new Database(file, sqliteOptions({ readonly, fileMustExist: true }))
   try {
+    registerFold(sqlite)
     sqlite.pragma(`busy_timeout = ${busyMs}`)
     sqlite.pragma('foreign_keys = ON')
     // SQLite's default page cache (2 MB, ~500 pages) cannot hold what one short CJK/emoji search reads at 500k
@@ -147,6 +149,7 @@ function connect(file: string, readonly: boolean, busyMs: number): Database.Data
 
 function emptySchema(): Database.Database {
   const mem = new Database(':memory:', sqliteOptions())
+  registerFold(mem)
   mem.transaction(() => reconcile(mem, { legacy: false }))()
   return mem
 }

@@ -6,7 +6,7 @@ import { compressionChain } from './lineage'
 import { refOf, summaryById } from './read-summary'
 import { anyBranchSql, isDelegateSql } from './sql'
 import { moneyOf } from './usage'
-import { num } from './util'
+import { num, numOrNull } from './util'
 import { existingColumns } from './reconcile'
 
 function childRefs(db: Database.Database, parentIds: string[], kindSql: string): SessionRef[] {
@@ -62,7 +62,8 @@ export function storedSystemPrompt(db: Database.Database, id: string): string | 
  * home without `last_activity_at`; with it, the later of that column and the last message.
  */
 function lastActive(db: Database.Database, id: string, startedAt: number, own: number): number {
-  const last = stmt(db, 'SELECT MAX(timestamp) FROM messages WHERE session_id = ?').pluck().get(id) as number | null
+  // an infinite timestamp (stored as upstream's import stores `1e999`) is no time to show: the start stands instead
+  const last = numOrNull(stmt(db, 'SELECT MAX(timestamp) FROM messages WHERE session_id = ?').pluck().get(id))
   if (!existingColumns(db, 'sessions').has('last_activity_at')) return last ?? startedAt
   return Math.max(own, last ?? startedAt)
 }

@@ -5,6 +5,8 @@
  * matched as substrings); pure punctuation matches nothing. Input is capped at 2,048 characters. A malformed
  * query is reported as a one-line message, never thrown.
  */
+import { FOLD_SQL, foldCase } from './fold'
+
 export const MAX_FTS5_QUERY_CHARS = 2048
 const MAX_TERMS = 32
 const WORDISH = /[\p{L}\p{N}\p{S}\p{Extended_Pictographic}]/u
@@ -153,15 +155,21 @@ export function toMatch(n: Node, substring = false): string {
   return `(${n.items.map((x) => toMatch(x, substring)).join(n.kind === 'and' ? ' AND ' : ' OR ')})`
 }
 
-/** A SQL boolean over `expr` with case-insensitive substring tests; params appended to `params`. */
+/**
+ * A SQL boolean over `expr` with case-insensitive substring tests; params appended to `params`. Text is folded as
+ * `foldCase` folds the term (fold.ts): by the registered Unicode fold for a term with non-ASCII letters; for an
+ * ASCII term by SQLite's native `lower()` (only ASCII letters fold into it — and İ, into an i, which `replace`
+ * folds first when the term has one; the Kelvin sign is the one other such character and is left out).
+ */
 export function toInstr(n: Node, expr: string, params: string[]): string {
   if (n.kind === 'term') {
-    const lower = n.text.toLowerCase()
-    params.push(lower)
-    // Caseless text (CJK): no lower() pass over every scanned row. SQLite's lower() only folds ASCII anyway.
-    return lower === n.text.toUpperCase()
-      ? `instr(COALESCE(${expr}, ''), ?) > 0`
-      : `instr(lower(COALESCE(${expr}, '')), ?) > 0`
+    const folded = foldCase(n.text)
+    params.push(folded)
+    const text = `COALESCE(${expr}, '')`
+    // Caseless text (CJK): no fold over every scanned row.
+    if (folded === n.text.toUpperCase()) return `instr(${text}, ?) > 0`
+    if (!/^[\x00-\x7f]*$/.test(folded)) return `instr(${FOLD_SQL}(${text}), ?) > 0`
+    return `instr(lower(${folded.includes('i') ? `replace(${text}, '\u0130', 'i')` : text}), ?) > 0`
   }
   if (n.kind === 'not') return `(${toInstr(n.left, expr, params)} AND NOT ${toInstr(n.right, expr, params)})`
   return `(${n.items.map((x) => toInstr(x, expr, params)).join(n.kind === 'and' ? ' AND ' : ' OR ')})`

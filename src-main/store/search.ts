@@ -10,6 +10,8 @@ import type { HomeShape } from './shape'
 import { parseQuery, positiveTerms, toInstr, type Term } from './search-query'
 import { matchRows, sessionConditions, type Matches, type SearchFilters } from './search-match'
 import { chainTips } from './lineage'
+import { foldCase } from './fold'
+import { num } from './util'
 
 export { MAX_FTS5_QUERY_CHARS } from './search-query'
 export type { SearchFilters } from './search-match'
@@ -38,19 +40,23 @@ export interface SearchOutcome {
   fallback?: string
 }
 
-/** Snippet parts from `text` around the first occurrence of any term (case-insensitive). */
+/**
+ * Snippet parts from `text` around the first occurrence of any term, matched caseless as the search matches. The
+ * folded text is searched and its positions used on `text`: `foldCase` keeps every character's length, where
+ * `toLowerCase` made İ two characters and shifted every later highlight.
+ */
 export function snippetOf(text: string, terms: Term[], radius = 60): Array<{ text: string; hit: boolean }> {
-  const lower = text.toLowerCase()
-  const needles = [...new Set(terms.map((t) => t.text.toLowerCase()).filter(Boolean))]
+  const folded = foldCase(text)
+  const needles = [...new Set(terms.map((t) => foldCase(t.text)).filter(Boolean))]
   let first = -1
   for (const n of needles) {
-    const at = lower.indexOf(n)
+    const at = folded.indexOf(n)
     if (at >= 0 && (first < 0 || at < first)) first = at
   }
   const start = first < 0 ? 0 : Math.max(0, first - radius)
   const end = Math.min(text.length, (first < 0 ? 0 : first) + radius * 2)
   const slice = text.slice(start, end)
-  const sl = slice.toLowerCase()
+  const sl = folded.slice(start, end)
   const marks: Array<[number, number]> = []
   for (const n of needles)
     for (let at = sl.indexOf(n); at >= 0; at = sl.indexOf(n, at + n.length)) marks.push([at, at + n.length])
@@ -124,7 +130,7 @@ export function searchMessages(
           sessionId: String(r.session_id),
           sessionTitle: (r.title as string | null) ?? null,
           role: String(r.role),
-          timestamp: Number(r.timestamp) || 0,
+          timestamp: num(r.timestamp),
           snippet: snippetOf(text, highlight)
         }
       ]

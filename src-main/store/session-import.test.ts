@@ -1,7 +1,14 @@
 // Import parsing yields to the event loop while it reads a 10 MB file (slices of a few ms; the stall itself is
-// measured in the bench, not asserted here on a shared machine) and rejects bad lines by number.
-import { describe, expect, it } from 'vitest'
+// measured in the bench, not asserted here on a shared machine) and rejects bad lines by number. Times no Date can
+// hold are kept as upstream keeps them, and every read and the Markdown export still answer.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { MessagePage, SessionDetail, SessionSummary } from '@shared/contract'
+import { SessionStore } from './index'
 import { parseJsonlChunked } from './session-import'
+import { toMarkdown } from './session-transfer'
 
 describe('parseJsonlChunked', () => {
   it('parses a 10 MB file in slices that let the event loop turn in between', async () => {
@@ -24,5 +31,66 @@ describe('parseJsonlChunked', () => {
     expect(parsed.records[1999]!.line).toBe(2000)
     expect(parsed.errors).toEqual([{ id: 'line 2001', line: 2001, reason: expect.stringContaining('invalid JSON') }])
     expect(ticks).toBeGreaterThan(0) // without a yield the loop never turns before the parse resolves
+  })
+})
+
+describe('times no Date can hold', () => {
+  const dirs: string[] = []
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+  })
+
+  it('are imported as upstream stores them, never lose the row, and read and export without failing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cad-import-times-'))
+    dirs.push(dir)
+    const store = new SessionStore(join(dir, 'state.db'), { profile: 'default' })
+    const session = (id: string, started: unknown, ts: unknown) =>
+      JSON.stringify({
+        id,
+        source: 'cli',
+        started_at: started,
+        messages: [{ role: 'user', content: 'hi', timestamp: ts }]
+      })
+    const before = Date.now() / 1000
+    const summary = await store.importJsonl(
+      [
+        session('good', 1700000000, 1700000001),
+        session('far', 1700000000, 1e13), // year 318857: upstream keeps it
+        session('inf', '1e999', 'inf'), // upstream's float(): inf, stored as REAL
+        session('nan', 'nan', 'NaN'), // upstream fails its whole import (NOT NULL); here the defaults stand
+        session('under', '1_700_000_000', 1700000001) // Python's float() reads digit groups
+      ].join('\n'),
+      100
+    )
+    expect(summary).toMatchObject({ imported: 5, errors: [] })
+    const row = (id: string) => {
+      const [rec] = store.exportSessions({ sessionId: id })
+      return { started: rec!.started_at, ts: rec!.messages[0]!.timestamp }
+    }
+    expect(row('far')).toEqual({ started: 1700000000, ts: 1e13 })
+    expect(row('inf')).toEqual({ started: Infinity, ts: Infinity })
+    expect(row('nan').started).toBeGreaterThanOrEqual(Math.floor(before))
+    expect(row('nan').ts).toBe(row('nan').started)
+    expect(row('under').started).toBe(1700000000)
+    // every read the app makes still answers in the contract's shape
+    const list = store.listSessions({ limit: 10 })
+    expect(list.items.map((s) => s.id).sort()).toEqual(['far', 'good', 'inf', 'nan', 'under'])
+    for (const s of list.items) expect(SessionSummary.parse(s)).toEqual(s)
+    for (const id of ['far', 'inf']) {
+      const d = store.getSessionDetail(id)!
+      expect(SessionDetail.parse(d)).toEqual(d)
+      const page = store.getMessages({ sessionId: id })
+      expect(MessagePage.parse(page)).toEqual(page)
+    }
+    const found = store.searchFull({ query: 'hi' })
+    expect(found.hits).toHaveLength(5)
+    for (const h of found.hits) expect(Number.isFinite(h.timestamp)).toBe(true)
+    // the Markdown export shows what no Date can hold as it was stored, and the rest as dates
+    const md = [...store.exportSessions()].map(toMarkdown).join('\n')
+    expect(md).toContain('## user · 10000000000000 (out of range)')
+    expect(md).toContain('- started: Infinity (out of range)')
+    expect(md).toContain('## user · Infinity (out of range)')
+    expect(md).toContain('## user · 2023-11-14T22:13:21.000Z')
+    store.close()
   })
 })

@@ -6,13 +6,14 @@
  * columns stored as JSON text. An id on several lines is taken from the first; the rest are reported by line. Caduceus's own export adds `caduceus_inactive_messages`
  * (restored inactive, interleaved by their original ids) and, with `--lineage`, `segments` (restored as the
  * chain's own sessions). Parsing goes in chunks that yield to the event loop; a bad line rejects that line.
+ * Writing goes in bounded batches, each its own transaction (import-batches.ts).
  */
 import type Database from 'better-sqlite3'
 import { createHash } from 'node:crypto'
-import { stmt } from './stmt-cache'
+import { hasTable, stmt } from './stmt-cache'
 import { dropUsageRows } from './usage-rows'
 import { existingColumns } from './reconcile'
-import { pyJson, pyTruthy } from '@shared/contract/py-text'
+import { pyJson, pyTruthy, pythonFloat } from '@shared/contract/py-text'
 import { encodeContent } from './content-codec'
 import { INACTIVE_FIELD } from './session-transfer'
 import { normalizeNulRows, nulMessageIds } from './fts-nul'
@@ -86,12 +87,16 @@ const SLICE_MS = 8
 
 const yieldNow = () => new Promise<void>((r) => setImmediate(r))
 
-const NUMERIC = /^\s*[+-]?(\d+\.?\d*(e[+-]?\d+)?|\.\d+(e[+-]?\d+)?)\s*$/i
-/** Python's `float(v)` of a JSON value, null where it raises. */
+/**
+ * Python's `float(v)` of a JSON value, null where it raises. Kept as upstream keeps it: a time far past year 9999
+ * (`1e13`) or infinite (`1e999`, `"inf"`) is stored as written, and readers show such a value raw. NaN is null:
+ * upstream's NOT NULL columns refuse it and its whole import fails; here the field's default stands instead.
+ */
 function pyFloat(v: unknown): number | null {
   if (typeof v === 'number') return v
   if (typeof v === 'boolean') return v ? 1 : 0
-  return typeof v === 'string' && NUMERIC.test(v) ? Number(v) : null
+  const n = typeof v === 'string' ? pythonFloat(v) : null
+  return n === null || Number.isNaN(n) ? null : n
 }
 /** Python's `int(v)` of a JSON value (a float truncated, a string only as an integer literal), null where it raises. */
 function pyInt(v: unknown): number | null {
@@ -236,94 +241,127 @@ function messageRow(m: Record<string, unknown>, active: boolean, fallbackTime: n
   return row
 }
 
-/** Imports in the caller's write transaction; each session in its own savepoint. Returns the ids imported. */
-export function importRecords(db: Database.Database, parsed: ParsedRecord[], summary: ImportSummary): string[] {
-  const sessionCols = existingColumns(db, 'sessions')
-  const messageCols = existingColumns(db, 'messages')
-  const prompts = stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'system_prompts'").get()
-  // Each id once, from the first line in file order that has it (upstream's rule); later lines are reported.
-  const firsts: ParsedRecord[] = []
-  const seen = new Set<string>()
-  for (const p of parsed) {
-    const id = String(p.rec.id).trim()
-    if (seen.has(id)) summary.errors.push({ id, line: p.line, reason: 'duplicate session id' })
-    else {
-      seen.add(id)
-      firsts.push(p)
-    }
+/** What one batch did, built inside its write callback and returned: a retried transaction starts it afresh. */
+export interface BatchReport {
+  landed: string[]
+  skipped: number
+  detached: number
+  errors: ImportSummary['errors']
+  ignoredFields: Record<string, number>
+  /** Index in the plan of the first session this batch did not reach. */
+  next: number
+}
+
+/**
+ * The sessions of `ordered` from `from` on, in the caller's write transaction, each in its own savepoint (a
+ * session lands whole with its messages, or not at all), until `maxSessions` were written or the next session
+ * would, at the batch's pace so far, end past `budgetMs` (at least one is written). Sessions already in the home —
+ * another program's, or an earlier batch's — are skipped, within the same time budget.
+ */
+export function importBatch(
+  db: Database.Database,
+  ordered: ParsedRecord[],
+  from: number,
+  maxSessions: number,
+  budgetMs: number
+): BatchReport {
+  const report: BatchReport = { landed: [], skipped: 0, detached: 0, errors: [], ignoredFields: {}, next: from }
+  const cols = {
+    sessions: existingColumns(db, 'sessions'),
+    messages: existingColumns(db, 'messages'),
+    prompts: hasTable(db, 'system_prompts')
   }
-  const byId = new Map(firsts.map((p) => [p.rec.id, p.rec]))
-  const depths = new Map(firsts.map((p) => [p, depth(p.rec, byId)]))
-  const ordered = [...firsts].sort((a, b) => depths.get(a)! - depths.get(b)!)
-  const done: string[] = []
-  for (const { line, rec } of ordered) {
+  const began = performance.now()
+  let written = 0
+  let rows = 0 // sessions and messages written so far: the batch's pace
+  while (report.next < ordered.length) {
+    const { line, rec } = ordered[report.next]!
+    const size = 1 + rowsOf(rec, 'messages') + rowsOf(rec, INACTIVE_FIELD)
+    if (report.next > from) {
+      // stop at the budget, or before a session that would carry the batch past it at this batch's pace so far
+      const spent = performance.now() - began
+      if (written >= maxSessions || spent >= budgetMs || (written > 0 && spent + (spent / rows) * size > budgetMs))
+        break
+    }
+    report.next++
     const id = String(rec.id).trim()
     if (stmt(db, 'SELECT 1 FROM sessions WHERE id = ?').get(id)) {
-      summary.skipped++
+      report.skipped++
       continue
     }
+    written++
+    rows += size
     try {
-      db.transaction(() => {
-        for (const k of Object.keys(rec))
-          if (!sessionCols.has(k) && !SESSION_EXTRAS.has(k)) count(summary.ignoredFields, k)
-        const row: Record<string, unknown> = { id }
-        row.source = text(rec.source) || 'import'
-        row.started_at = pyFloat(rec.started_at) ?? nowSeconds()
-        for (const c of TEXT) row[c] = text(rec[c])
-        for (const c of INTS) row[c] = pyInt(rec[c]) ?? 0
-        for (const c of FLOATS) row[c] = pyFloat(rec[c])
-        row.model_config = modelConfig(rec.model_config) || null
-        row.archived = pyTruthy(rec.archived) ? 1 : 0
-        let detached = false
-        const parent = typeof rec.parent_session_id === 'string' ? rec.parent_session_id.trim() : ''
-        row.parent_session_id = null
-        if (parent) {
-          if (stmt(db, 'SELECT 1 FROM sessions WHERE id = ?').get(parent)) row.parent_session_id = parent
-          else detached = true
-        }
-        const prompt = typeof row.system_prompt === 'string' && row.system_prompt ? row.system_prompt : null
-        if (prompts && sessionCols.has('system_prompt_hash')) {
-          // Inline as well: an older upstream (v21, no system_prompts table in its eyes) reads only this column,
-          // and an import into an empty root must read the same there; v25+ readers prefer the hash.
-          row.system_prompt = prompt
-          row.system_prompt_hash = prompt ? createHash('sha256').update(prompt, 'utf8').digest('hex') : null
-          if (prompt)
-            stmt(db, 'INSERT OR IGNORE INTO system_prompts(hash, prompt) VALUES (?, ?)').run(
-              row.system_prompt_hash,
-              prompt
-            )
-        }
-        const started = Number(row.started_at)
-        const raw = [
-          ...((rec.messages as Array<Record<string, unknown>> | undefined) ?? []).map((m) => ({ m, active: true })),
-          ...((rec[INACTIVE_FIELD] as Array<Record<string, unknown>> | undefined) ?? []).map((m) => ({
-            m,
-            active: false
-          }))
-        ].sort((a, b) => (Number(a.m.id) || 0) - (Number(b.m.id) || 0)) // interleaved by their original ids
-        for (const { m } of raw)
-          for (const k of Object.keys(m))
-            if (!messageCols.has(k) && !MESSAGE_EXTRAS.has(k)) count(summary.ignoredFields, `messages.${k}`)
-        // upstream's import counts the rows it imports (its export's active ones); Caduceus's own inactive rows,
-        // restored inactive, are not part of the live count (as after upstream's rewind or compaction)
-        const live = raw.filter((r) => r.active)
-        row.message_count = live.length
-        row.tool_call_count = live.reduce((n, r) => n + callCount(r.m.tool_calls), 0)
-        dropUsageRows(db, [id]) // left behind by another program's delete of this id
-        insertRow(db, 'sessions', sessionCols, row)
-        for (const { m, active } of raw)
-          insertRow(db, 'messages', messageCols, { ...messageRow(m, active, started), session_id: id })
-        // a NUL in any indexed column (content, tool_name, tool_calls): indexed as upstream's SQLite indexes it
-        normalizeNulRows(db, nulMessageIds(db, [id]))
-        if (detached) summary.detached++
-      })()
-      summary.imported++
-      done.push(id)
+      db.transaction(() => importSession(db, id, rec, cols, report))()
+      report.landed.push(id)
     } catch (err) {
-      summary.errors.push({ id, line, reason: errorMessage(err).split('\n')[0]!.slice(0, 300) })
+      report.errors.push({ id, line, reason: errorMessage(err).split('\n')[0]!.slice(0, 300) })
     }
   }
-  return done
+  return report
+}
+
+const rowsOf = (rec: Record<string, unknown>, key: string) => (Array.isArray(rec[key]) ? rec[key].length : 0)
+
+/** One session with its messages (inside the batch's savepoint); counts go to `report`, nothing outside it. */
+function importSession(
+  db: Database.Database,
+  id: string,
+  rec: Record<string, unknown>,
+  cols: { sessions: Set<string>; messages: Set<string>; prompts: boolean },
+  report: BatchReport
+): void {
+  const { sessions: sessionCols, messages: messageCols, prompts } = cols
+  const ignored: Record<string, number> = {}
+  for (const k of Object.keys(rec)) if (!sessionCols.has(k) && !SESSION_EXTRAS.has(k)) count(ignored, k)
+  const row: Record<string, unknown> = { id }
+  row.source = text(rec.source) || 'import'
+  row.started_at = pyFloat(rec.started_at) ?? nowSeconds()
+  for (const c of TEXT) row[c] = text(rec[c])
+  for (const c of INTS) row[c] = pyInt(rec[c]) ?? 0
+  for (const c of FLOATS) row[c] = pyFloat(rec[c])
+  row.model_config = modelConfig(rec.model_config) || null
+  row.archived = pyTruthy(rec.archived) ? 1 : 0
+  let detached = false
+  const parent = typeof rec.parent_session_id === 'string' ? rec.parent_session_id.trim() : ''
+  row.parent_session_id = null
+  if (parent) {
+    if (stmt(db, 'SELECT 1 FROM sessions WHERE id = ?').get(parent)) row.parent_session_id = parent
+    else detached = true
+  }
+  const prompt = typeof row.system_prompt === 'string' && row.system_prompt ? row.system_prompt : null
+  if (prompts && sessionCols.has('system_prompt_hash')) {
+    // Inline as well: an older upstream (v21, no system_prompts table in its eyes) reads only this column,
+    // and an import into an empty root must read the same there; v25+ readers prefer the hash.
+    row.system_prompt = prompt
+    row.system_prompt_hash = prompt ? createHash('sha256').update(prompt, 'utf8').digest('hex') : null
+    if (prompt)
+      stmt(db, 'INSERT OR IGNORE INTO system_prompts(hash, prompt) VALUES (?, ?)').run(row.system_prompt_hash, prompt)
+  }
+  const started = Number(row.started_at)
+  const raw = [
+    ...((rec.messages as Array<Record<string, unknown>> | undefined) ?? []).map((m) => ({ m, active: true })),
+    ...((rec[INACTIVE_FIELD] as Array<Record<string, unknown>> | undefined) ?? []).map((m) => ({
+      m,
+      active: false
+    }))
+  ].sort((a, b) => (Number(a.m.id) || 0) - (Number(b.m.id) || 0)) // interleaved by their original ids
+  for (const { m } of raw)
+    for (const k of Object.keys(m)) if (!messageCols.has(k) && !MESSAGE_EXTRAS.has(k)) count(ignored, `messages.${k}`)
+  // upstream's import counts the rows it imports (its export's active ones); Caduceus's own inactive rows,
+  // restored inactive, are not part of the live count (as after upstream's rewind or compaction)
+  const live = raw.filter((r) => r.active)
+  row.message_count = live.length
+  row.tool_call_count = live.reduce((n, r) => n + callCount(r.m.tool_calls), 0)
+  dropUsageRows(db, [id]) // left behind by another program's delete of this id
+  insertRow(db, 'sessions', sessionCols, row)
+  for (const { m, active } of raw)
+    insertRow(db, 'messages', messageCols, { ...messageRow(m, active, started), session_id: id })
+  // a NUL in any indexed column (content, tool_name, tool_calls): indexed as upstream's SQLite indexes it
+  normalizeNulRows(db, nulMessageIds(db, [id]))
+  // counted only once the session's rows are in: a session that fails leaves no trace in the report but its error
+  if (detached) report.detached++
+  for (const [k, n] of Object.entries(ignored)) report.ignoredFields[k] = (report.ignoredFields[k] ?? 0) + n
 }
 
 /** One row of the columns `row` names that this home has (an older home lacks some of a newer one's). */
@@ -332,21 +370,4 @@ function insertRow(db: Database.Database, table: string, cols: Set<string>, row:
   stmt(db, `INSERT INTO ${table} (${names.map(q).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`).run(
     ...names.map((c) => row[c])
   )
-}
-
-function depth(rec: Record<string, unknown>, byId: Map<unknown, Record<string, unknown>>): number {
-  let d = 0
-  let cur = rec
-  const seen = new Set<unknown>()
-  while (
-    typeof cur.parent_session_id === 'string' &&
-    byId.has(cur.parent_session_id) &&
-    !seen.has(cur.id) &&
-    d < 1000
-  ) {
-    seen.add(cur.id)
-    cur = byId.get(cur.parent_session_id)!
-    d++
-  }
-  return d
 }

@@ -35,7 +35,8 @@ import {
   type PruneFilter
 } from './session-delete'
 import { exportRecords, resolveSessionId, type ExportRecord } from './session-transfer'
-import { expandSegments, importRecords, parseJsonlChunked, type ImportSummary } from './session-import'
+import { expandSegments, parseJsonlChunked, type ImportSummary } from './session-import'
+import { importInBatches } from './import-batches'
 import { recordUsageRows } from './usage'
 import { branchesOf, compressionChain, lineageRoot, resumeTip, type LineageRow } from './lineage'
 import { listSessionRows, type ListOptions } from './read-list'
@@ -475,15 +476,16 @@ export class SessionStore {
   resolveSessionId(prefix: string): string | null {
     return resolveSessionId(this.db, prefix)
   }
-  /** Imports upstream JSONL; a missing state.db is created (v30) by this write. */
+  /**
+   * Imports upstream JSONL in bounded batches (import-batches.ts), each its own write; a missing state.db is
+   * created (v30) by the first.
+   */
   async importJsonl(content: string, maxSessions: number): Promise<ImportSummary> {
     const parsed = await parseJsonlChunked(content, maxSessions)
     const records = expandSegments(parsed.records)
     const summary: ImportSummary = { imported: 0, skipped: 0, detached: 0, errors: parsed.errors, ignoredFields: {} }
     if (records.length === 0) return summary
-    await this.write((tx) => {
-      tx.touch(...importRecords(txDb(tx), records, summary))
-    })
+    await importInBatches((fn) => this.write(fn), records, summary)
     return summary
   }
 

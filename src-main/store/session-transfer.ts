@@ -145,6 +145,17 @@ export function* exportRecords(
   }
 }
 
+/** Largest |epoch ms| a Date holds (±100,000,000 days). */
+const MAX_DATE_MS = 8.64e15
+/**
+ * An epoch in seconds as ISO text; a value no Date can hold (a time past year 275760, an infinite one — both
+ * stored as upstream's import stores them) as it is written, so one odd row never fails the whole export.
+ */
+function when(ts: unknown): string {
+  const ms = (Number(ts) || 0) * 1000
+  return Math.abs(ms) <= MAX_DATE_MS ? new Date(ms).toISOString() : `${String(ts)} (out of range)`
+}
+
 /**
  * Caduceus's Markdown for people (`--format markdown`, the app's download): a heading per session, then each message
  * under its role; attachments as placeholders. Upstream's md/qmd files are host/cli/export-md-files.ts.
@@ -156,14 +167,13 @@ export function toMarkdown(r: ExportRecord): string {
     '',
     `- id: \`${r.id}\``,
     `- source: ${String(r.source ?? 'unknown')}`,
-    `- started: ${new Date((Number(r.started_at) || 0) * 1000).toISOString()}`,
+    `- started: ${when(r.started_at)}`,
     ''
   ]
   for (const m of r.messages) {
-    const when = new Date((Number(m.timestamp) || 0) * 1000).toISOString()
     const calls =
       Array.isArray(m.tool_calls) && m.tool_calls.length ? `tool calls: ${JSON.stringify(m.tool_calls)}` : ''
-    lines.push(`## ${String(m.role)} · ${when}`, '', displayContent(m.content) ?? calls, '')
+    lines.push(`## ${String(m.role)} · ${when(m.timestamp)}`, '', displayContent(m.content) ?? calls, '')
   }
   return lines.join('\n')
 }

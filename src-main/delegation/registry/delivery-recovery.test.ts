@@ -1,8 +1,12 @@
 import { spawnSync } from 'node:child_process'
+import { mkdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { insertDelegation, tempHome, type TempHome } from '../test-support'
 import { createDelegationRegistry, newClaimToken, ownStartTime, type DelegationRegistry } from './index'
 import { rawDb } from '../../store/test-fixtures/raw-db'
+import { SessionStore } from '../../store'
 
 const MAX_DELIVERY_ATTEMPTS = 8 // a completion is dropped after its 8th failed delivery
 
@@ -96,6 +100,34 @@ describe('completion delivery claims', () => {
     expect(await r.claimCompletionDelivery('deleg_d', 'late')).toBe(false)
     expect(r.getDurableDelegation('deleg_d')).toMatchObject({ deliveryState: 'dropped', result: { summary: 's' } })
     expect(logs.join('\n')).toContain('exhausted its 8 delivery attempts')
+  })
+
+  it('warns once about the dropped row when the store re-ran the write for a busy COMMIT', async () => {
+    // a rollback-journal home: another connection's read lock makes the COMMIT busy and the store retry the write
+    const path = join(t.home, 'journal', 'state.db')
+    mkdirSync(dirname(path))
+    const store = new SessionStore(path, { profile: 'default', journalMode: () => 'delete' })
+    await insertDelegation(store, 'deleg_j')
+    const logs: string[] = []
+    const r = createDelegationRegistry(store, { now: () => clock, log: (_l, m) => logs.push(m) })
+    for (let i = 1; i < MAX_DELIVERY_ATTEMPTS; i++) {
+      expect(await r.claimCompletionDelivery('deleg_j', `c${i}`)).toBe(true)
+      expect(await r.releaseCompletionDelivery('deleg_j', `c${i}`)).toBe('pending')
+    }
+    expect(await r.claimCompletionDelivery('deleg_j', 'last')).toBe(true)
+    const reader = new Database(path)
+    reader.prepare('BEGIN').run()
+    reader.prepare('SELECT count(*) FROM sessions').get()
+    let released = false
+    setTimeout(() => {
+      reader.prepare('COMMIT').run()
+      released = true
+    }, 100)
+    expect(await r.releaseCompletionDelivery('deleg_j', 'last')).toBe('dropped')
+    expect(released).toBe(true) // it committed only after the reader let go: the write was re-run
+    reader.close()
+    store.close()
+    expect(logs.filter((m) => m.includes('exhausted its 8 delivery attempts'))).toHaveLength(1)
   })
 
   it('unknown delegation ids claim true (legacy events); drop and mark work', async () => {

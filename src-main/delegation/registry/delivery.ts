@@ -30,20 +30,23 @@ export async function releaseCompletionDelivery(
   claim: string
 ): Promise<'pending' | 'dropped' | null> {
   const now = ctx.now()
-  return ctx.write((tx) => {
+  const state = await ctx.write((tx) => {
     const row = ctx.repo.deliveryClaim(delegationId)
     if (!row || row.deliveryClaim !== claim) return null
     if (row.deliveryAttempts >= MAX_DELIVERY_ATTEMPTS) {
       ctx.repo.markDropped(tx, delegationId, now)
-      ctx.log(
-        'warn',
-        `Async delegation ${delegationId} exhausted its ${MAX_DELIVERY_ATTEMPTS} delivery attempts; marking terminally dropped (result remains queryable).`
-      )
       return 'dropped'
     }
     ctx.repo.releaseClaim(tx, delegationId, now)
     return 'pending'
   })
+  // once, after the commit: the store re-runs the callback when it retries a busy COMMIT
+  if (state === 'dropped')
+    ctx.log(
+      'warn',
+      `Async delegation ${delegationId} exhausted its ${MAX_DELIVERY_ATTEMPTS} delivery attempts; marking terminally dropped (result remains queryable).`
+    )
+  return state
 }
 
 export async function completeCompletionDelivery(

@@ -1,7 +1,11 @@
 import { argsPreview } from '@shared/contract/tool-args'
 import type { Message, SearchHit, SessionDetail, SessionSummary } from '@shared/contract'
 
-const when = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString().replace('T', ' ').slice(0, 16)
+/** `YYYY-MM-DD HH:MM` (UTC); a time no Date holds (an imported `1e13`) as its number, so one row never fails the list. */
+const when = (epochSeconds: number) =>
+  Math.abs(epochSeconds * 1000) <= 8.64e15
+    ? new Date(epochSeconds * 1000).toISOString().replace('T', ' ').slice(0, 16)
+    : String(epochSeconds)
 const money = (s: SessionSummary) =>
   s.cost.usd === null ? 'unpriced' : `$${s.cost.usd.toFixed(4)}${s.cost.complete ? '' : '*'}`
 

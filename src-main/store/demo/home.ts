@@ -50,7 +50,9 @@ export async function writeDemoHome(rootDir: string, opts: DemoHomeOptions = {})
     const count = opts.sessions?.[name] ?? [140, 100, 70][pi]
     const store = new SessionStore(join(home, 'state.db'), { profile: name })
     try {
-      const made = await new ProfileWriter(store, new Rng(seed * 31 + pi), name, now).run(count)
+      // One outer transaction; the generator (PRNG, counters, titles) is made inside it, so a write the store
+      // re-runs (a COMMIT retried on a busy home) starts from the seed again instead of from where it stopped.
+      const made = await store.write(() => new ProfileWriter(store, new Rng(seed * 31 + pi), name, now).fill(count))
       out.profiles.push({ name, home, sessions: made })
     } finally {
       store.close()
@@ -71,25 +73,23 @@ class ProfileWriter {
     private now: number
   ) {}
 
-  /** One outer transaction: every store call inside it is a nested savepoint that runs (and throws) synchronously. */
-  async run(count: number): Promise<number> {
+  /** Inside the caller's write: every store call here is a nested savepoint that runs (and throws) synchronously. */
+  fill(count: number): number {
     const roots: string[] = []
-    await this.store.write(() => {
-      while (this.made < count) {
-        // Spread over the last 45 days by how much has been made, so the newest rows land near `now`.
-        const startedAt = this.now - (count - this.made) * ((DAY * 45) / count) - this.rng.int(0, 3600)
-        const id = this.conversation(startedAt, null, {})
-        roots.push(id)
-        if (this.rng.chance(0.12) && this.made < count) this.compress(id, startedAt)
-        if (this.rng.chance(0.06) && this.made < count) this.branch(id, startedAt)
-        if (this.rng.chance(0.1) && this.made < count) this.delegateChild(id, startedAt)
-      }
-      if (this.profile === 'default' && roots.length >= 6)
-        writeDelegations(this.store, this.rng, roots.slice(-6), this.now, (p, at) => this.delegateChild(p, at))
-      // A few archived and pinned rows so filters have something to show.
-      roots.slice(0, 5).forEach((id) => void this.store.setArchived(id, true))
-      roots.slice(-3).forEach((id) => void this.store.setPinned(id, true))
-    })
+    while (this.made < count) {
+      // Spread over the last 45 days by how much has been made, so the newest rows land near `now`.
+      const startedAt = this.now - (count - this.made) * ((DAY * 45) / count) - this.rng.int(0, 3600)
+      const id = this.conversation(startedAt, null, {})
+      roots.push(id)
+      if (this.rng.chance(0.12) && this.made < count) this.compress(id, startedAt)
+      if (this.rng.chance(0.06) && this.made < count) this.branch(id, startedAt)
+      if (this.rng.chance(0.1) && this.made < count) this.delegateChild(id, startedAt)
+    }
+    if (this.profile === 'default' && roots.length >= 6)
+      writeDelegations(this.store, this.rng, roots.slice(-6), this.now, (p, at) => this.delegateChild(p, at))
+    // A few archived and pinned rows so filters have something to show.
+    roots.slice(0, 5).forEach((id) => void this.store.setArchived(id, true))
+    roots.slice(-3).forEach((id) => void this.store.setPinned(id, true))
     return this.made
   }
 

@@ -1,0 +1,29 @@
+// `caduceus sessions list` prints every session, one whose last activity no Date can hold (an imported `1e13`,
+// kept as upstream's import keeps it) among them: the time is printed as stored instead of failing the list.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { expect, it } from 'vitest'
+import { SessionStore } from '../../store'
+import { formatSessionList } from './format'
+
+it('lists a session whose last message is dated past year 275760', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cad-cli-format-'))
+  const store = new SessionStore(join(dir, 'state.db'), { profile: 'default' })
+  try {
+    const line = (id: string, ts: number) =>
+      JSON.stringify({
+        id,
+        source: 'cli',
+        started_at: 1700000000,
+        messages: [{ role: 'user', content: id, timestamp: ts }]
+      })
+    await store.importJsonl([line('far', 1e13), line('near', 1700000001)].join('\n'), 10)
+    const text = formatSessionList(store.listSessions({ limit: 10 }).items)
+    expect(text).toMatch(/^10000000000000 {2}default +far /m)
+    expect(text).toMatch(/^2023-11-14 22:13 {2}default +near /m)
+  } finally {
+    store.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
