@@ -5,9 +5,12 @@ import { formatSessionList, formatSessionShow, formatSearch } from './format'
 import { sessionAdminCli } from './sessions-admin'
 import { call } from './call'
 import { USAGE } from './usage'
+import { impliedProfile } from './profile'
 
 export async function sessions(args: HostArgs): Promise<number> {
   const [, sub, arg] = args.positionals
+  // No --profile: the one upstream's CLI would act on (profile.ts), else every profile for list and search.
+  args = { ...args, profile: args.profile ?? impliedProfile(args.home) }
   const host = await createHost({ home: args.home, demo: false, headless: true, live: false })
   try {
     const out = (v: unknown, text: () => string) => console.log(args.json ? JSON.stringify(v, null, 2) : text())
