@@ -5,7 +5,10 @@
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
+import type { AppInfo } from '@shared/contract'
+import { createHost } from '../src-main/host'
 import { parseArgs } from '../src-main/host/cli/args'
+import { createLogger } from '../src-main/host/log/log'
 import { sessions as sessionsCli } from '../src-main/host/cli/sessions'
 import { cleanupTempDirs, tempDir } from '../src-main/store/test-fixtures/tmp'
 
@@ -94,4 +97,37 @@ describe("without --profile, a command acts on the profile upstream's CLI acts o
       await expect(caduceus(c, ['list'])).rejects.toThrow('does not exist')
     }
   )
+})
+
+describe('a host on such a home', () => {
+  const active = async (home: string) => {
+    const host = await createHost({ home, headless: true, live: false, validateOutput: true, log: createLogger() })
+    try {
+      const info = await host.dispatcher.invoke('app.info', {})
+      if (!info.ok) throw new Error(info.error.message)
+      const { root, profiles } = info.output as AppInfo
+      return { root, names: profiles.map((p) => p.name), active: profiles.filter((p) => p.isActive).map((p) => p.name) }
+    } finally {
+      await host.close()
+    }
+  }
+  const root = () => homeFor({ active_profile: null, hermes_home: '.', argv: [], code: 0 })
+
+  it("serves a profile's folder as that profile of its root, its siblings beside it", async () => {
+    const r = root()
+    expect(await active(join(r, 'profiles', 'work'))).toEqual({
+      root: r,
+      names: ['default', 'spare', 'work'],
+      active: ['work']
+    })
+  })
+
+  it('marks the profile active_profile names (read as it changes), else default; never a missing one', async () => {
+    const r = root()
+    expect((await active(r)).active).toEqual(['default'])
+    writeFileSync(join(r, 'active_profile'), 'Spare\n')
+    expect((await active(r)).active).toEqual(['spare'])
+    writeFileSync(join(r, 'active_profile'), 'ghost\n')
+    expect((await active(r)).active).toEqual(['default'])
+  })
 })

@@ -6,27 +6,21 @@
  * profile that does not exist stops the command: acting on `default` instead would export, prune or run in the
  * wrong profile.
  */
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { isValidProfileName } from '../../scope'
-import { discoverProfiles } from '../../store'
+import { StoreRegistry } from '../../store'
 import { resolveRoot } from '../compose'
 import type { HostArgs } from './args'
 
 export function impliedProfile(home: string | null | undefined): string | undefined {
   const { root, profile } = resolveRoot(home)
   if (profile) return profile
-  let text: string
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(readFileSync(join(root, 'active_profile')))
-  } catch {
-    return undefined // none, unreadable or not UTF-8: upstream reads that as no choice made
-  }
-  const name = text.trim().toLowerCase()
-  if (!name || name === 'default') return undefined
+  const profiles = new StoreRegistry(root) // discovery only: no state.db is opened
+  const name = profiles.activeProfileName()
+  if (name === null) return undefined
   if (!isValidProfileName(name))
     throw new Error(`${join(root, 'active_profile')} names ${JSON.stringify(name)}, which is not a profile name`)
-  if (!discoverProfiles(root).some((p) => p.name === name))
+  if (!profiles.has(name))
     throw new Error(`the active profile '${name}' (${join(root, 'active_profile')}) does not exist`)
   return name
 }
