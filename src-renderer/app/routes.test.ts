@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatRoute, newChatProfile, parseHash, type Route } from './routes'
+import { formatRoute, actingProfile, parseHash, type Route } from './routes'
 
 describe('hash routes', () => {
   it('round-trips every page', () => {
@@ -33,14 +33,14 @@ describe('New chat', () => {
     { name: 'work', isDefault: false, isActive: true }
   ]
   it('goes to the profile in scope; under All to the active one (hermes profile use), else default', () => {
-    expect(newChatProfile('default', profiles)).toBe('default')
-    expect(newChatProfile('all', profiles)).toBe('work')
+    expect(actingProfile('default', profiles)).toBe('default')
+    expect(actingProfile('all', profiles)).toBe('work')
     expect(
-      newChatProfile(
+      actingProfile(
         'all',
         profiles.map((p) => ({ ...p, isActive: undefined }))
       )
     ).toBe('default')
-    expect(newChatProfile('all', [])).toBeUndefined()
+    expect(actingProfile('all', [])).toBeUndefined()
   })
 })

@@ -11,10 +11,11 @@ export type Route =
   | { page: 'settings'; profile: string | null }
 
 /**
- * Where "New chat" starts one: the profile in scope; under "All", the active profile (the one the served home or
- * `hermes profile use` names: ProfileInfo.isActive), else `default`, else the first; none before profiles load.
+ * The one profile a page acts on (where "New chat" starts one, whose Settings open): the profile in scope; under
+ * "All", the active profile (the one the served home or `hermes profile use` names: ProfileInfo.isActive), else
+ * `default`, else the first; none before profiles load.
  */
-export function newChatProfile(
+export function actingProfile(
   scope: string,
   profiles: ReadonlyArray<{ name: string; isDefault: boolean; isActive?: boolean }>
 ): string | undefined {
