@@ -1,5 +1,5 @@
 import { argsPreview } from '@shared/contract/tool-args'
-import type { Message, SearchHit, SessionDetail, SessionSummary } from '@shared/contract'
+import type { Message, ProfileProblem, SearchHit, SessionDetail, SessionSummary } from '@shared/contract'
 
 const when = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString().replace('T', ' ').slice(0, 16)
 const money = (s: SessionSummary) =>
@@ -13,6 +13,18 @@ export function formatSessionList(items: SessionSummary[]): string {
         `${when(s.lastActiveAt)}  ${s.profile.padEnd(10)} ${s.id.padEnd(32)} ${String(s.messageCount).padStart(5)} msgs  ${money(s).padStart(10)}  ${(s.title ?? s.preview ?? '').slice(0, 60)}`
     )
     .join('\n')
+}
+
+/**
+ * What a cross-profile answer could not include, for stderr: each profile that could not be read (a damaged or
+ * unreadable state.db) and each one served with a notice (a newer schema). Text output lists only sessions, so
+ * without these lines an unreadable profile's sessions would silently be missing — "(no sessions)" when none opened.
+ */
+export function formatProblems(r: { unavailable?: ProfileProblem[]; notices?: ProfileProblem[] }): string[] {
+  return [
+    ...(r.unavailable ?? []).map((p) => `caduceus: profile ${p.profile} could not be read, left out: ${p.reason}`),
+    ...(r.notices ?? []).map((p) => `caduceus: profile ${p.profile}: ${p.reason}`)
+  ]
 }
 
 export function formatSessionShow(detail: SessionDetail, messages: Message[]): string {
