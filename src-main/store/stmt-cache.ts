@@ -12,6 +12,9 @@ import { isShimmed } from './read-shim'
 const forDb = (db: Database.Database, sql: string) => (isShimmed(db) ? sql.replace(/\s+INDEXED BY \w+/g, '') : sql)
 const keyOf = (db: Database.Database, sql: string) => (isShimmed(db) ? `shim:${sql}` : sql)
 
+/** A statement prepared once, not cached (SQL built per query), with the same INDEXED BY rule as `stmt`. */
+export const prepareOnce = (db: Database.Database, sql: string): Database.Statement => db.prepare(forDb(db, sql))
+
 const MAX = 256
 const caches = new WeakMap<Database.Database, Map<string, Database.Statement>>()
 
