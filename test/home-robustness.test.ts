@@ -107,6 +107,22 @@ describe('a corrupt profile is isolated', () => {
     expect(existsSync(`${brokenDb}-journal`)).toBe(false)
   })
 
+  it("the default profile's own state.db broken: the Subagents page and its spawn switch still answer", async () => {
+    const home = newHome()
+    writeFileSync(join(home, 'state.db'), Buffer.alloc(8192, 0x41))
+    mkdirSync(join(home, 'profiles', 'work'), { recursive: true })
+    await seed(join(home, 'profiles', 'work', 'state.db'), 'W1', 'at work')
+    const host = await createHost({ home, headless: true, live: false, validateOutput: true, log: createLogger() })
+    try {
+      const list = await host.dispatcher.invoke('subagents.list', { profile: 'all' } as never)
+      expect(list).toMatchObject({ ok: true, output: { unavailable: [{ profile: 'default' }] } })
+      const paused = await host.dispatcher.invoke('subagents.setSpawnPaused', { paused: true })
+      expect(paused).toEqual({ ok: true, output: { paused: true } })
+    } finally {
+      await host.close()
+    }
+  })
+
   it('the CLI names it too: sessions list/search print the healthy profiles, the broken one on stderr, exit 1', async () => {
     const home = newHome()
     await seed(join(home, 'state.db'), 'D1', 'the heater in the default profile')
