@@ -20,6 +20,7 @@ interface Case {
   code: number
   list?: string[]
   export?: string[]
+  prune?: string[]
   error?: string
 }
 const G = JSON.parse(readFileSync(join(gold, 'profile-choice.json'), 'utf8')) as { cases: Case[] }
@@ -44,7 +45,7 @@ function homeFor(c: Case): string {
 /** `caduceus <argv> sessions …` with no --home: what it printed as JSON or to stdout. */
 async function caduceus(c: Case, argv: string[]) {
   const out: string[] = []
-  const log = vi.spyOn(console, 'log').mockImplementation((v: unknown) => void out.push(String(v)))
+  const log = vi.spyOn(console, 'log').mockImplementation((v: unknown) => void out.push(`${String(v)}\n`))
   const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
     out.push(String(chunk))
     return true
@@ -86,6 +87,15 @@ describe("without --profile, a command acts on the profile upstream's CLI acts o
       .filter((l) => l.trim())
       .map((l) => (JSON.parse(l) as { id: string }).id)
     expect(exported).toEqual(c.export)
+
+    // and what a prune would delete: the acted-on profile's sessions, never default's in its place
+    const dry = await caduceus(c, ['prune', '--dry-run'])
+    expect(dry.code).toBe(0)
+    const pruned = dry.out
+      .split('\n')
+      .filter((l) => l.startsWith('  '))
+      .map((l) => l.trim().split(/\s+/)[0])
+    expect(pruned.sort()).toEqual([...c.prune!].sort())
   })
 
   it.each(G.cases.filter((c) => c.code !== 0).map((c) => [label(c), c] as const))(

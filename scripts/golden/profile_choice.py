@@ -13,6 +13,7 @@ added (as `hermes profile create` leaves one before its first chat), `active_pro
 `hermes profile use` writes it (the name and a newline) and HERMES_HOME either the root or a profile folder:
   list    the ids `hermes sessions list --limit 50` prints (the terminal CLI's table, last column)
   export  the ids `hermes sessions export OUT` writes (every session of the profile it acts on)
+  prune   the ids `hermes sessions prune --dry-run` would delete there
   code / error  the exit code and, on failure, the first line of stderr (the copy's path reads ROOT)
 """
 import json
@@ -67,6 +68,9 @@ def run_case(active, hermes_home, pre):
         hermes(home, *pre, "sessions", "export", str(out))
         case["export"] = [json.loads(line)["id"] for line in out.read_text().splitlines() if line.strip()]
         shutil.rmtree(out.parent)
+        # the ids `hermes sessions prune --dry-run` would delete (no filter: ended, started over 90 days ago)
+        dry = hermes(home, *pre, "sessions", "prune", "--dry-run").stdout
+        case["prune"] = [line.split()[0] for line in dry.splitlines() if line.startswith("  ")]
     shutil.rmtree(root)
     return case
 
