@@ -107,6 +107,49 @@ describe('a corrupt profile is isolated', () => {
     expect(existsSync(`${brokenDb}-journal`)).toBe(false)
   })
 
+  it("the default profile's own state.db broken: the Subagents page and its spawn switch still answer", async () => {
+    const home = newHome()
+    writeFileSync(join(home, 'state.db'), Buffer.alloc(8192, 0x41))
+    mkdirSync(join(home, 'profiles', 'work'), { recursive: true })
+    await seed(join(home, 'profiles', 'work', 'state.db'), 'W1', 'at work')
+    const host = await createHost({ home, headless: true, live: false, validateOutput: true, log: createLogger() })
+    try {
+      const list = await host.dispatcher.invoke('subagents.list', { profile: 'all' } as never)
+      expect(list).toMatchObject({ ok: true, output: { unavailable: [{ profile: 'default' }] } })
+      const paused = await host.dispatcher.invoke('subagents.setSpawnPaused', { paused: true })
+      expect(paused).toEqual({ ok: true, output: { paused: true } })
+    } finally {
+      await host.close()
+    }
+  })
+
+  it('the CLI names it too: sessions list/search print the healthy profiles, the broken one on stderr, exit 1', async () => {
+    const home = newHome()
+    await seed(join(home, 'state.db'), 'D1', 'the heater in the default profile')
+    mkdirSync(join(home, 'profiles', 'broken'), { recursive: true })
+    writeFileSync(join(home, 'profiles', 'broken', 'state.db'), Buffer.alloc(8192, 0x41))
+    const cliRun = (...args: string[]) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+        const child = execFile(
+          process.execPath,
+          ['bin/caduceus.mjs', ...args, '--home', home],
+          { cwd: repo, env: { ...process.env, CADUCEUS_LOG_DIR: join(home, 'logs'), HERMES_HOME: '' } },
+          (_err, stdout, stderr) => done({ code: child.exitCode, stdout, stderr })
+        )
+      })
+    const list = await cliRun('sessions', 'list')
+    expect(list.stdout).toMatch(/default\s+D1 /)
+    expect(list.stderr).toMatch(/profile broken could not be read.*not a database/)
+    expect(list.code).toBe(1)
+    const search = await cliRun('sessions', 'search', 'heater')
+    expect(search.stdout).toContain('default/D1#')
+    expect(search.stderr).toMatch(/profile broken could not be read/)
+    expect(search.code).toBe(1)
+    // the healthy profile alone: no note, exit 0; a malformed query says why it found nothing
+    const one = await cliRun('sessions', 'search', 'heater OR', '--profile', 'default')
+    expect(one).toEqual({ code: 0, stdout: expect.stringMatching(/^Search query is malformed/), stderr: '' })
+  })
+
   it('a profile folder without state.db gets none from reads; a newer schema is served with a notice and not switched to WAL', async () => {
     const home = newHome()
     await seed(join(home, 'state.db'), 'D1', 'hello')

@@ -272,6 +272,11 @@ export const ProfileInfo = z.object({
   name: ProfileName,
   home: z.string(),
   isDefault: z.boolean(),
+  /**
+   * The profile the user's home names (a profile folder given as the home, else `<root>/active_profile`, as
+   * `hermes profile use` sets it), else `default`: exactly one profile has it. A new chat under "All" goes there.
+   */
+  isActive: z.boolean().optional(),
   sessionCount: z.number().int(),
   /** Why this profile cannot be served (e.g. a corrupt state.db), or absent. */
   error: z.string().optional(),

@@ -8,6 +8,7 @@ import { stmt } from './stmt-cache'
 import type { SessionKind } from '@shared/contract'
 import { jsonObject } from './util'
 import type { sessions } from './schema'
+import { continuationOrderSql } from './sql'
 
 const MAX_STEPS = 1000
 export const DELEGATE_SOURCES = new Set(['delegate', 'subagent'])
@@ -87,9 +88,8 @@ export function forwardFrom(db: Database.Database, row: LineageRow, seen = new S
   const out: LineageRow[] = []
   const children = stmt(
     db,
-    `SELECT ${COLS} FROM sessions INDEXED BY idx_sessions_parent WHERE parent_session_id = ?
-     ORDER BY CASE WHEN end_reason = 'compression' THEN 0 WHEN ended_at IS NULL THEN 1 ELSE 2 END,
-              COALESCE(last_activity_at, started_at) DESC, started_at DESC, id DESC`
+    `SELECT ${COLS} FROM sessions k INDEXED BY idx_sessions_parent WHERE parent_session_id = ?
+     ORDER BY ${continuationOrderSql('k')}`
   )
   let cur = row
   for (let i = 0; i < MAX_STEPS && cur.end_reason === 'compression'; i++) {

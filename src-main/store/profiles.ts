@@ -2,7 +2,7 @@
  * Profile discovery under a Hermes root (hermes-spec §1.1) and a registry that opens each profile's
  * SessionStore lazily. `default` is always listed (its DB is created on first open).
  */
-import { existsSync, readdirSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import {
   CaduceusError,
@@ -95,6 +95,23 @@ export class StoreRegistry {
 
   has(profile: string): boolean {
     return this.entries.some((e) => e.name === profile)
+  }
+
+  /**
+   * The profile `<root>/active_profile` names (`hermes profile use` writes it, and upstream's CLI acts on that
+   * profile when nothing else names one), trimmed and lower-cased as upstream normalises it; null when there is no
+   * such file, it is empty or not UTF-8 (upstream ignores it then), or it names `default`. Read each time (another
+   * program switches it); not checked against the profiles on disk (`has`).
+   */
+  activeProfileName(): string | null {
+    let text: string
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(readFileSync(join(this.root, 'active_profile')))
+    } catch {
+      return null
+    }
+    const name = text.trim().toLowerCase()
+    return name && name !== 'default' ? name : null
   }
 
   get(profile: string): SessionStore {

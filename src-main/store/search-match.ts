@@ -8,7 +8,7 @@
  */
 import type Database from 'better-sqlite3'
 import type { HomeShape } from './shape'
-import { stmt } from './stmt-cache'
+import { prepareOnce, stmt } from './stmt-cache'
 import { toInstr, toMatch, type Node, type Term } from './search-query'
 import { SHORT_LOOKUP, STALE_ROWS, isShortTerm, shortIndexState } from './short-index'
 import { shownSql } from './sql'
@@ -180,20 +180,17 @@ export function matchRows(
     const fargs: unknown[] = []
     const from = `(SELECT rowid AS id FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid DESC LIMIT 1000000000) f
       CROSS JOIN messages m ON m.id = f.id WHERE ${VISIBLE}${messageFilter(filters, fargs)}`
-    ids = db
-      .prepare(`SELECT m.id FROM ${from} LIMIT ?`)
+    ids = prepareOnce(db, `SELECT m.id FROM ${from} LIMIT ?`)
       .pluck()
       .all(match, ...fargs, n) as number[]
-    const many = db
-      .prepare(`SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`)
+    const many = prepareOnce(db, `SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`)
       .pluck()
       .get(match, COUNT_CAP + 1) as number
     sessions =
       many > COUNT_CAP
         ? new Map()
         : group(
-            db
-              .prepare(`SELECT m.session_id AS s, m.id FROM ${from}`)
+            prepareOnce(db, `SELECT m.session_id AS s, m.id FROM ${from}`)
               .raw()
               .all(match, ...fargs) as Row[]
           )
@@ -202,10 +199,10 @@ export function matchRows(
     const params: unknown[] = []
     const set = idSet(tree, src, short?.indexedTo ?? 0, params)
     const filter = messageFilter(filters, params)
-    const rows = db
-      .prepare(
-        `SELECT m.session_id AS s, m.id FROM messages m WHERE m.id IN (${set}) AND ${VISIBLE}${filter} ORDER BY m.id`
-      )
+    const rows = prepareOnce(
+      db,
+      `SELECT m.session_id AS s, m.id FROM messages m WHERE m.id IN (${set}) AND ${VISIBLE}${filter} ORDER BY m.id`
+    )
       .raw()
       .all(...params) as Row[]
     ids = rows
@@ -217,10 +214,10 @@ export function matchRows(
     // A scan or a mixed tree: one pass over every row (complete at any size), newest page and counts together.
     const cond = condition(tree, src, params)
     const fargs: unknown[] = []
-    const rows = db
-      .prepare(
-        `SELECT m.session_id AS s, m.id FROM messages m WHERE ${VISIBLE} AND ${cond}${messageFilter(filters, fargs)}`
-      )
+    const rows = prepareOnce(
+      db,
+      `SELECT m.session_id AS s, m.id FROM messages m WHERE ${VISIBLE} AND ${cond}${messageFilter(filters, fargs)}`
+    )
       .raw()
       .all(...params, ...fargs) as Row[]
     ids = rows

@@ -60,12 +60,32 @@ const continuationSql = (a: string) => `(${a}.parent_session_id IS NOT NULL AND 
   AND ${noForkMarkersSql(a)} AND ${compressedParentSql(a)})`
 
 /**
- * The first session of `a`'s compression chain (`a` itself when it continues none); capped, so a loop ends. Each step
- * is a scalar lookup by id: as a join, the planner would range-scan the parent index for `parent_session_id IS NOT
- * NULL` instead.
+ * Which child continues a compression-ended parent when more than one could, as upstream's get_compression_tip
+ * picks it (a gateway racing its compressor writes the real continuation before the parent's end, and a stale
+ * socket may add a sibling after it, which the reaper ends): one itself ended by compression, else a live one, else
+ * the rest; then the latest message (else the start), the start, the id. `k` is the candidate row; lineage.ts
+ * forwardFrom walks by the same order.
+ */
+export const continuationOrderSql = (k: string) => `CASE WHEN ${k}.end_reason = 'compression' THEN 0
+    WHEN ${k}.ended_at IS NULL THEN 1 ELSE 2 END,
+  COALESCE((SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = ${k}.id), ${k}.started_at) DESC,
+  ${k}.started_at DESC, ${k}.id DESC`
+
+/** `c` (a continuation) is the child its parent's chain goes on through (continuationOrderSql), not a passed-over sibling. */
+const chosenContinuationSql = (c: string) => `${c}.id IS (SELECT k.id FROM sessions k INDEXED BY idx_sessions_parent
+    WHERE k.parent_session_id = ${c}.parent_session_id AND COALESCE(k.source, '') <> 'tool' AND ${noForkMarkersSql('k')}
+    ORDER BY ${continuationOrderSql('k')} LIMIT 1)`
+
+/**
+ * The first session of `a`'s compression chain (`a` itself when it continues none); capped, so a loop ends. The walk
+ * goes up only through chosen continuations (chosenContinuationSql): a sibling the chain passed over, or anything
+ * continuing one, stops it short of the root, so it is not listed as a second copy of the conversation (upstream
+ * lists one entry per chain, at its tip). Each step is a scalar lookup by id: as a join, the planner would
+ * range-scan the parent index for `parent_session_id IS NOT NULL` instead.
  */
 const chainRootSql = (a: string) => `(WITH RECURSIVE up(id, n) AS (SELECT ${a}.id, 0
-    UNION ALL SELECT (SELECT c.parent_session_id FROM sessions c WHERE c.id = up.id AND ${continuationSql('c')}), up.n + 1
+    UNION ALL SELECT (SELECT c.parent_session_id FROM sessions c WHERE c.id = up.id AND ${continuationSql('c')}
+        AND ${chosenContinuationSql('c')}), up.n + 1
       FROM up WHERE up.id IS NOT NULL AND up.n < 1000)
   SELECT id FROM up WHERE id IS NOT NULL ORDER BY n DESC LIMIT 1)`
 

@@ -11,6 +11,9 @@ import { isShimmed } from './read-shim'
  */
 const forDb = (db: Database.Database, sql: string) => (isShimmed(db) ? sql.replace(/\s+INDEXED BY \w+/g, '') : sql)
 
+/** A statement prepared once, not cached (SQL built per query), with the same INDEXED BY rule as `stmt`. */
+export const prepareOnce = (db: Database.Database, sql: string): Database.Statement => db.prepare(forDb(db, sql))
+
 const MAX = 256
 /**
  * One map per shim state, keyed by the SQL text itself: a key built per call (`shim:` + a list page's ~6 KB of SQL)

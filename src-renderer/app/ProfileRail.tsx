@@ -7,12 +7,16 @@ import { toggleRail, useOverlay } from './palette/state'
 const isMac = typeof navigator !== 'undefined' && /Mac/.test(navigator.platform)
 export const MOD = isMac ? '⌘' : 'Ctrl+'
 
-/** Left rail: All + every profile; ⌘/Ctrl+1 is All, ⌘/Ctrl+2…9 the profiles in order. */
+/**
+ * Left rail: All + every profile; ⌘/Ctrl+1 is All, ⌘/Ctrl+2…9 the profiles in order. A profile whose state.db cannot
+ * be read (damaged, or not readable by this user) shows "!" with the reason instead of a count that would read as
+ * "no sessions"; one served with a notice (a newer upstream schema) keeps its count and carries the notice.
+ */
 export function ProfileRail() {
   const { profiles, scope } = useApp(useShallow((s) => ({ profiles: s.profiles, scope: s.scope })))
-  const items = [
+  const items: Array<{ name: string; label: string; count: number; error?: string; notice?: string }> = [
     { name: 'all', label: 'All profiles', count: profiles.reduce((n, p) => n + p.sessionCount, 0) },
-    ...profiles.map((p) => ({ name: p.name, label: p.name, count: p.sessionCount }))
+    ...profiles.map((p) => ({ name: p.name, label: p.name, count: p.sessionCount, error: p.error, notice: p.notice }))
   ]
   const collapsed = useOverlay((s) => s.railCollapsed)
   return (
@@ -44,7 +48,24 @@ export function ProfileRail() {
                 {p.name === 'all' ? '∗' : p.name.slice(0, 2).toUpperCase()}
               </span>
               <span className="rail-name">{p.label}</span>
-              <span className="rail-count">{p.count}</span>
+              {p.error ? (
+                <span
+                  className="rail-count rail-problem"
+                  title={`${p.name} cannot be read: ${p.error}`}
+                  data-testid={`profile-problem-${p.name}`}
+                >
+                  !<span className="sr-only"> cannot be read: {p.error}</span>
+                </span>
+              ) : (
+                <span
+                  className={`rail-count${p.notice ? ' rail-problem' : ''}`}
+                  title={p.notice}
+                  data-testid={p.notice ? `profile-notice-${p.name}` : undefined}
+                >
+                  {p.count}
+                  {p.notice ? ' !' : ''}
+                </span>
+              )}
             </button>
             {p.name !== 'all' && (
               <button

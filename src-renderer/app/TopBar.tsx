@@ -1,15 +1,13 @@
 import { useConnection } from '../stores/connection'
 import { useApp } from '../stores/app'
 import { MonitorIcon, MoonIcon, SunIcon } from '../components/icons'
-import { NAV, type Route } from './routes'
+import { NAV, actingProfile, type Route } from './routes'
 import { cycleTheme } from './theme'
 import { navigate } from './router'
 
-/** Always in view: a new chat in the profile in scope (the default profile under "All"). */
+/** Always in view: a new chat in the profile in scope (actingProfile). */
 function NewChatButton() {
-  const profile = useApp((s) =>
-    s.scope !== 'all' ? s.scope : (s.profiles.find((p) => p.isDefault) ?? s.profiles[0])?.name
-  )
+  const profile = useApp((s) => actingProfile(s.scope, s.profiles))
   if (!profile) return null
   return (
     <button

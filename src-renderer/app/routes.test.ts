@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatRoute, parseHash, type Route } from './routes'
+import { formatRoute, actingProfile, parseHash, type Route } from './routes'
 
 describe('hash routes', () => {
   it('round-trips every page', () => {
@@ -24,5 +24,23 @@ describe('hash routes', () => {
     expect(parseHash('#/session/only-profile')).toEqual({ page: 'sessions' })
     expect(parseHash('#/session/p/s?m=abc')).toEqual({ page: 'session', profile: 'p', sessionId: 's', messageId: null })
     expect(parseHash('#/session/p/%E0%A4%A')).toMatchObject({ page: 'session', sessionId: '%E0%A4%A' })
+  })
+})
+
+describe('New chat', () => {
+  const profiles = [
+    { name: 'default', isDefault: true, isActive: false },
+    { name: 'work', isDefault: false, isActive: true }
+  ]
+  it('goes to the profile in scope; under All to the active one (hermes profile use), else default', () => {
+    expect(actingProfile('default', profiles)).toBe('default')
+    expect(actingProfile('all', profiles)).toBe('work')
+    expect(
+      actingProfile(
+        'all',
+        profiles.map((p) => ({ ...p, isActive: undefined }))
+      )
+    ).toBe('default')
+    expect(actingProfile('all', [])).toBeUndefined()
   })
 })

@@ -10,6 +10,19 @@ export type Route =
   | { page: 'cron' }
   | { page: 'settings'; profile: string | null }
 
+/**
+ * The one profile a page acts on (where "New chat" starts one, whose Settings open): the profile in scope; under
+ * "All", the active profile (the one the served home or `hermes profile use` names: ProfileInfo.isActive), else
+ * `default`, else the first; none before profiles load.
+ */
+export function actingProfile(
+  scope: string,
+  profiles: ReadonlyArray<{ name: string; isDefault: boolean; isActive?: boolean }>
+): string | undefined {
+  if (scope !== 'all') return scope
+  return (profiles.find((p) => p.isActive) ?? profiles.find((p) => p.isDefault) ?? profiles[0])?.name
+}
+
 export const NAV: Array<{ page: Route['page']; label: string; key: string }> = [
   { page: 'sessions', label: 'Sessions', key: 's' },
   { page: 'subagents', label: 'Subagents', key: 'a' },

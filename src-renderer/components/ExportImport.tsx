@@ -10,6 +10,8 @@ import { reloadSessions, useSessionRows } from '../stores/sessions'
 import { exportRows } from '../stores/bulk-actions'
 import { useSelectedRows } from '../stores/selection'
 import { download } from '../lib/download'
+import { useApp } from '../stores/app'
+import { actingProfile } from '../app/routes'
 
 async function exportAndDownload(input: {
   profile: string
@@ -92,9 +94,9 @@ function ListExportButton() {
   )
 }
 
-/** Sessions page toolbar: export what is shown or selected, import a file into the profile in scope. */
+/** Sessions page toolbar: export what is shown or selected, import a file into the profile in scope (actingProfile). */
 export function ExportImportBar({ scope }: { scope: string }) {
-  const profile = scope === 'all' ? 'default' : scope
+  const profile = useApp((s) => actingProfile(scope, s.profiles)) ?? 'default'
   const input = useRef<HTMLInputElement>(null)
   const [busy, setBusy] = useState(false)
   const [summary, setSummary] = useState<SessionImportResult | null>(null)

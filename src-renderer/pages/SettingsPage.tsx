@@ -2,6 +2,7 @@ import { useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import type { ProfileSettings } from '@shared/contract'
 import { navigate } from '../app/router'
+import { actingProfile } from '../app/routes'
 import { Dialog } from '../components/Dialog'
 import { useApp } from '../stores/app'
 import { saveSettings, useProfileSettings, useSettings } from '../stores/settings'
@@ -192,11 +193,10 @@ function SettingsForm({ s }: { s: ProfileSettings }) {
   )
 }
 
-/** Provider settings per profile; the profile comes from the route, else the rail selection, else the default. */
+/** Provider settings per profile; the profile comes from the route, else the rail selection, else the active one. */
 export function SettingsPage({ profile }: { profile: string | null }) {
   const { profiles, scope } = useApp(useShallow((s) => ({ profiles: s.profiles, scope: s.scope })))
-  const name =
-    profile ?? (scope !== 'all' ? scope : (profiles.find((p) => p.isDefault)?.name ?? profiles[0]?.name ?? null))
+  const name = profile ?? actingProfile(scope, profiles) ?? null
   const settings = useProfileSettings(name)
   return (
     <div className="settings-page">

@@ -8,9 +8,10 @@ import type { HostArgs } from './args'
 import { apiConversations, apiServerGuards } from '../app-channels'
 import { appVersion, createTurnHost } from '../compose'
 import { describeListenError } from '../transport'
+import { profileOf } from './profile'
 
 export async function runApiServer(args: HostArgs): Promise<number> {
-  const profile = args.profile ?? 'default'
+  const profile = profileOf(args, 'default')
   const host = await createTurnHost({ home: args.home })
   let server
   try {

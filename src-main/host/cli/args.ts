@@ -80,6 +80,7 @@ export function parseArgs(argv: string[]): HostArgs {
         out.rotateToken = true
         break
       case '--profile':
+      case '-p': // upstream's short spelling
         out.profile = value()
         break
       case '--limit': {

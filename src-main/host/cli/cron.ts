@@ -7,6 +7,7 @@ import { discoverProfiles } from '../../store'
 import type { HostArgs } from './args'
 import { createTurnHost, resolveRoot } from '../compose'
 import { missingKeyReason } from './preflight'
+import { profileOf } from './profile'
 import { errorMessage } from '@shared/contract/errors'
 
 const USAGE = `caduceus cron list [--json]
@@ -16,7 +17,7 @@ caduceus cron pause|resume|remove|run ID
   (all with [--home DIR] [--profile P]; SCHEDULE: "30m", "every 2h", "0 9 * * *" or "2026-02-03T14:00")`
 
 function profileHome(args: HostArgs): { profile: string; home: string } {
-  const profile = args.profile ?? 'default'
+  const profile = profileOf(args, 'default')
   const entry = discoverProfiles(resolveRoot(args.home).root).find((p) => p.name === profile)
   if (!entry) throw new Error(`Unknown profile: ${profile}`)
   return { profile, home: entry.home }

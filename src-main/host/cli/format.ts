@@ -1,5 +1,5 @@
 import { argsPreview } from '@shared/contract/tool-args'
-import type { Message, SearchHit, SessionDetail, SessionSummary } from '@shared/contract'
+import type { Message, ProfileProblem, SearchHit, SessionDetail, SessionSummary } from '@shared/contract'
 
 /** `YYYY-MM-DD HH:MM` (UTC); a time no Date holds (an imported `1e13`) as its number, so one row never fails the list. */
 const when = (epochSeconds: number) =>
@@ -17,6 +17,18 @@ export function formatSessionList(items: SessionSummary[]): string {
         `${when(s.lastActiveAt)}  ${s.profile.padEnd(10)} ${s.id.padEnd(32)} ${String(s.messageCount).padStart(5)} msgs  ${money(s).padStart(10)}  ${(s.title ?? s.preview ?? '').slice(0, 60)}`
     )
     .join('\n')
+}
+
+/**
+ * What a cross-profile answer could not include, for stderr: each profile that could not be read (a damaged or
+ * unreadable state.db) and each one served with a notice (a newer schema). Text output lists only sessions, so
+ * without these lines an unreadable profile's sessions would silently be missing — "(no sessions)" when none opened.
+ */
+export function formatProblems(r: { unavailable?: ProfileProblem[]; notices?: ProfileProblem[] }): string[] {
+  return [
+    ...(r.unavailable ?? []).map((p) => `caduceus: profile ${p.profile} could not be read, left out: ${p.reason}`),
+    ...(r.notices ?? []).map((p) => `caduceus: profile ${p.profile}: ${p.reason}`)
+  ]
 }
 
 export function formatSessionShow(detail: SessionDetail, messages: Message[]): string {

@@ -21,6 +21,7 @@ const ONESHOT = (a: string) => a === '-z' || a === '--oneshot' || a.startsWith('
 const VALUE_FLAGS = {
   '--home': 'home',
   '--profile': 'profile',
+  '-p': 'profile',
   '--model': 'model',
   '--usage-file': 'usageFile'
 } as const

@@ -12,6 +12,7 @@ import { createTurnHost } from '../compose'
 import { missingKeyReason } from './preflight'
 import { parseRunArgs, UsageError, type RunArgs } from './run-args'
 import { USAGE } from './usage'
+import { profileOf } from './profile'
 import { errorMessage } from '@shared/contract/errors'
 
 type Done = Awaited<ReturnType<Awaited<ReturnType<typeof createTurnHost>>['gateway']['runChannelTurn']>>
@@ -27,7 +28,7 @@ export async function runOneShot(argv: string[]): Promise<number> {
     console.error(`caduceus run: ${err.message}\n\n${USAGE}`)
     return 2
   }
-  const profile = args.profile ?? 'default'
+  const profile = profileOf(args, 'default')
   const host = await createTurnHost({ home: args.home })
   let done: Done | null = null
   let failure: string | null = null

@@ -10,6 +10,7 @@ import type { Host } from '../compose'
 import { confirm, sessionsByFilter } from './by-filter'
 import { exportCli } from './export-cli'
 import { call } from './call'
+import { profileOf } from './profile'
 
 /** Returns the exit code, or null when `sub` is not an admin subcommand. */
 export async function sessionAdminCli(
@@ -18,7 +19,7 @@ export async function sessionAdminCli(
   arg: string | undefined,
   args: HostArgs
 ): Promise<number | null> {
-  const profile = args.profile ?? 'default'
+  const profile = profileOf(args, 'default')
   if (sub === 'export') return await exportCli(host, profile, arg, args)
   if (sub === 'import') {
     if (!arg) throw new Error('sessions import needs a FILE (upstream JSONL)')

@@ -1,13 +1,22 @@
 // `caduceus sessions list|show|search|…`: one-shot reads and admin through the same dispatcher the app uses.
 import type { HostArgs } from './args'
 import { createHost } from '../compose'
-import { formatSessionList, formatSessionShow, formatSearch } from './format'
+import { formatProblems, formatSessionList, formatSessionShow, formatSearch } from './format'
 import { sessionAdminCli } from './sessions-admin'
 import { call } from './call'
 import { USAGE } from './usage'
+import { impliedProfile } from './profile'
+
+/** Problems go to stderr; a profile left out makes the exit code 1 (as `ls` does for an unreadable folder). */
+function problems(r: Parameters<typeof formatProblems>[0]): number {
+  for (const line of formatProblems(r)) console.error(line)
+  return r.unavailable?.length ? 1 : 0
+}
 
 export async function sessions(args: HostArgs): Promise<number> {
   const [, sub, arg] = args.positionals
+  // No --profile: the one upstream's CLI would act on (profile.ts), else every profile for list and search.
+  args = { ...args, profile: args.profile ?? impliedProfile(args.home) }
   const host = await createHost({ home: args.home, demo: false, headless: true, live: false })
   try {
     const out = (v: unknown, text: () => string) => console.log(args.json ? JSON.stringify(v, null, 2) : text())
@@ -23,6 +32,7 @@ export async function sessions(args: HostArgs): Promise<number> {
         ...(source ? { sources: [source] } : { excludeSources: ['tool'] })
       })
       out(page, () => formatSessionList(page.items))
+      return problems(page)
     } else if (sub === 'show') {
       if (!arg) throw new Error('sessions show needs a session id')
       const profile = args.profile ?? 'default'
@@ -38,7 +48,10 @@ export async function sessions(args: HostArgs): Promise<number> {
         // as the list (and the app's search) shows them: child sessions only with --children
         includeChildren: args.children
       })
-      out(result, () => formatSearch(result.hits))
+      // a malformed query's explanation is the answer; which terms were not a word search, a note beside it
+      out(result, () => (result.hits.length || !result.message ? formatSearch(result.hits) : result.message))
+      if (result.fallback && !args.json) console.error(`caduceus: ${result.fallback}`)
+      return problems(result)
     } else {
       const code = await sessionAdminCli(host, sub, arg, args)
       if (code !== null) return code

@@ -40,6 +40,10 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
   caduceus cron list|create|edit|pause|resume|remove|run ...  per-profile cron jobs (caduceus cron with no verb: usage)
   caduceus logs errors [--limit N]                          recent warnings and errors (memory refusals land here)
   caduceus --help | -h                                      this text
+
+  DIR (--home, else $HERMES_HOME, else ~/.hermes) is a Hermes root, or a profile's folder <root>/profiles/<name>.
+  Without --profile (-p) a command acts on that profile, else on the one <root>/active_profile names (as hermes does),
+  else on default (list and search: on every profile).
 `
 
 /** Asking for help is never an error, whatever else is on the line. */

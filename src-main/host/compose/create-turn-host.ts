@@ -28,11 +28,11 @@ export async function buildGraph(opts: GraphOptions) {
   const log = opts.log ?? createLogger({ ...logPaths(), console: false })
   const bus = new EventBus()
   const demo = opts.demo === true
-  const { root } = resolveRoot(opts.home ?? (demo ? join(logPaths().logFile, '../../demo-home') : null))
+  const { root, profile } = resolveRoot(opts.home ?? (demo ? join(logPaths().logFile, '../../demo-home') : null))
   // A demo home is generated only into an empty root: never over a real one.
   if (demo && !existsSync(join(root, 'state.db')))
     await writeDemoHome(root, { seed: 7, now: Math.floor(Date.now() / 1000) })
-  const services = createStoreServices({ root, demo, headless: opts.headless, live, log, bus })
+  const services = createStoreServices({ root, profile, demo, headless: opts.headless, live, log, bus })
   const runtime = await wireRuntime(services, {
     live,
     demo,

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
+import { isValidProfileName } from '../../scope'
 
 /** The app's folder (the one holding package.json): host code runs from src-main/host/<job>/ or from out/main/. */
 export function appDir(): string {
@@ -29,17 +30,27 @@ export function appDataDir(): string {
 
 /**
  * The Hermes root to serve: `--home DIR`, else `$HERMES_HOME`, else `~/.hermes` if it exists, else the app's
- * own data folder (so a first run never writes into a home the user did not choose).
+ * own data folder (so a first run never writes into a home the user did not choose). A home that is a profile's
+ * folder, `<root>/profiles/<name>` (upstream's service units and `hermes -p` set HERMES_HOME so), serves `<root>`
+ * with `profile` naming it, as upstream's get_default_hermes_root reads it (hermes-spec §1.1): the profile keeps its
+ * own name and its siblings stay in view, rather than it passing for a root of its own called `default`.
  */
 export function resolveRoot(explicit?: string | null): {
   root: string
   reason: 'flag' | 'env' | 'dot-hermes' | 'app-data'
+  profile?: string
 } {
-  if (explicit) return { root: resolve(explicit), reason: 'flag' }
-  if (process.env.HERMES_HOME) return { root: resolve(process.env.HERMES_HOME), reason: 'env' }
+  if (explicit) return { ...splitProfileHome(resolve(explicit)), reason: 'flag' }
+  if (process.env.HERMES_HOME) return { ...splitProfileHome(resolve(process.env.HERMES_HOME)), reason: 'env' }
   const dot = join(homedir(), '.hermes')
   if (existsSync(dot)) return { root: dot, reason: 'dot-hermes' }
   return { root: join(appDataDir(), 'hermes'), reason: 'app-data' }
+}
+
+function splitProfileHome(home: string): { root: string; profile?: string } {
+  const name = basename(home)
+  if (basename(dirname(home)) !== 'profiles' || name === 'default' || !isValidProfileName(name)) return { root: home }
+  return { root: dirname(dirname(home)), profile: name }
 }
 
 export function logPaths(): { logFile: string; errorFile: string } {

@@ -6,8 +6,15 @@ import { problemOf } from '../../store'
 export const LOG_COMMAND = 'caduceus logs errors'
 
 function profiles(s: Services): ProfileInfo[] {
+  const active = s.activeProfile()
   return s.stores.list().map((e) => {
-    const info: ProfileInfo = { name: e.name, home: e.home, isDefault: e.name === 'default', sessionCount: 0 }
+    const info: ProfileInfo = {
+      name: e.name,
+      home: e.home,
+      isDefault: e.name === 'default',
+      isActive: e.name === active,
+      sessionCount: 0
+    }
     try {
       const store = s.stores.get(e.name)
       info.sessionCount = store.sessionCount()

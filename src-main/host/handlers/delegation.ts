@@ -31,6 +31,9 @@ export function delegationHandlers(
     const out = run(stores)
     return unavailable.length ? { ...out, unavailable } : out
   }
+  // The live-subagent registry is host-wide (every profile's deps share one): reached through a profile that opens,
+  // so an unreadable state.db — the default profile's too — does not fail the whole Subagents page or its switch.
+  const live = () => deps(s.stores.healthy().stores[0]?.profile ?? 'default').live
   const retained = (profile: string, childId: string) => {
     const entry = deps(profile).registry.findRetainedChild(childId)
     if (!entry)
@@ -51,14 +54,14 @@ export function delegationHandlers(
           s.log.warn('delegation', `pruning retained subagents of ${e.name} failed: ${errorMessage(err)}`)
         }
       }
-      return served((stores) => listSubagents(stores, q, deps('default').live, readPriceOverrides(s.root)))
+      return served((stores) => listSubagents(stores, q, live(), readPriceOverrides(s.root)))
     },
     // Upstream's kill switch (the TUI's `delegation.pause`): the registry is host-wide, like upstream's per process.
     'subagents.setSpawnPaused': ({ paused }) => {
-      const live = deps('default').live
-      live.setSpawnPaused(paused)
+      const registry = live()
+      registry.setSpawnPaused(paused)
       s.log.info('delegation', `spawning new subagents ${paused ? 'paused' : 'resumed'}`)
-      return { paused: live.isSpawnPaused() }
+      return { paused: registry.isSpawnPaused() }
     },
     'subagents.estimate': async ({ profile, childId }) => {
       const priceCall = await loadPricer()

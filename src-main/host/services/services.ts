@@ -18,6 +18,12 @@ export interface Services {
   stores: StoreRegistry
   /** Home folder of a served profile; a typed not_found error for an unknown one. */
   homeOf(profile: string): string
+  /**
+   * The profile the user's home names, as upstream's CLI and dashboard would act on it: the profile whose folder
+   * the host was pointed at, else the one `<root>/active_profile` names (read each time: `hermes profile use`
+   * changes it), else — or when that profile is not on disk — `default`.
+   */
+  activeProfile(): string
   /** Extra teardown registered by the parts wired after the store (gateway, memory, delegation, demo provider). */
   onClose(fn: () => void | Promise<void>): void
   close(): Promise<void>
@@ -50,6 +56,8 @@ export function createStoreServices(opts: {
   live: boolean
   log: Logger
   bus: EventBus
+  /** The profile whose folder the host was pointed at (resolveRoot), if it was. */
+  profile?: string
 }): Services {
   const { root, log, bus } = opts
   mkdirSync(root, { recursive: true })
@@ -155,6 +163,10 @@ export function createStoreServices(opts: {
       const entry = stores.list().find((e) => e.name === profile)
       if (!entry) throw new CaduceusError('not_found', `Unknown profile: ${profile}`, 'profile')
       return entry.home
+    },
+    activeProfile() {
+      const named = opts.profile ?? stores.activeProfileName()
+      return named && stores.has(named) ? named : 'default'
     },
     onClose: (fn) => void closers.push(fn),
     async close() {

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react'
 import type { ChannelsStatus } from '@shared/contract'
 import { getApi } from '../../api'
 import { useApp } from '../../stores/app'
+import { actingProfile } from '../../app/routes'
 import { reportError } from '../../stores/toasts'
 
 const Delivery = ({ ok }: { ok: boolean }) => (
@@ -21,7 +22,7 @@ const Delivery = ({ ok }: { ok: boolean }) => (
 export function ChannelsPanel() {
   const [status, setStatus] = useState<ChannelsStatus | null>(null)
   const [switching, setSwitching] = useState(false)
-  const scope = useApp((s) => s.scope)
+  const profile = useApp((s) => actingProfile(s.scope, s.profiles)) ?? 'default'
   const load = () =>
     getApi()
       .call('channels.status')
@@ -39,7 +40,7 @@ export function ChannelsPanel() {
       setStatus(
         await getApi().call('channels.apiServer', {
           enabled: !status.apiServer.running,
-          profile: scope === 'all' ? 'default' : scope
+          profile
         })
       )
     } catch (err) {
