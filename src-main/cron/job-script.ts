@@ -4,13 +4,20 @@
  * in the script's own folder, with the profile's secrets kept out of its environment, bounded by
  * `cron.script_timeout_seconds` (default one hour). stdout (trimmed) is the result; a non-zero exit is a failure
  * carrying the exit code, stderr and stdout.
+ *
+ * The script leads its own process group: a timeout kills the group, so a `sleep` it is waiting on dies
+ * with it. A script that exits leaving a child that holds its pipes (`server &`) is done when it exits (plus
+ * a short drain); upstream waits on those pipes until its timeout instead. Output is decoded as UTF-8
+ * across chunk boundaries and bounded (head + tail kept; the tail holds the wake gate line).
  */
 import { spawn } from 'node:child_process'
+import { constants } from 'node:os'
 import { existsSync, mkdirSync, realpathSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path'
 import { loadConfig, readSection } from '../config'
 import { redactValues, secretsFor, type SecretVault } from '../secrets'
+import { killTree, OutputBuffer, waitForExit } from '../tools'
 
 export interface ScriptResult {
   ok: boolean
@@ -18,6 +25,9 @@ export interface ScriptResult {
 }
 
 const DEFAULT_TIMEOUT_S = 3600
+/** Per stream: the first and last chars kept of a chatty script's output. */
+const SCRIPT_HEAD_CHARS = 20_000
+const SCRIPT_TAIL_CHARS = 80_000
 const SECRETISH = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)/i
 
 function timeoutSeconds(home: string): number {
@@ -47,34 +57,45 @@ export async function runJobScript(home: string, script: string, vault: SecretVa
   const ext = extname(target.path).toLowerCase()
   const argv = ext === '.sh' || ext === '.bash' ? ['bash', target.path] : ['python3', target.path]
   const secrets = Object.values(secretsFor(home, vault)).filter((v) => typeof v === 'string' && v.length >= 6)
-  // The script gets the process environment minus anything that looks like a credential.
+  // The script gets the process environment minus anything that looks like a credential, and the home of
+  // the profile it runs for.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SECRETISH.test(k)))
+  env.HERMES_HOME = resolve(home)
   const limit = timeoutSeconds(home)
-  return new Promise<ScriptResult>((done) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd: dirname(target.path), env, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d) => (stdout += d))
-    child.stderr.on('data', (d) => (stderr += d))
-    const timer = setTimeout(() => child.kill('SIGKILL'), limit * 1000)
-    child.once('error', (err) => {
-      clearTimeout(timer)
-      done({ ok: false, output: `Script execution failed: ${err.message}` })
-    })
-    child.once('close', (code, signal) => {
-      clearTimeout(timer)
-      const out = redactValues(stdout.trim(), secrets)
-      const err = redactValues(stderr.trim(), secrets)
-      if (signal === 'SIGKILL') return done({ ok: false, output: `Script timed out after ${limit}s: ${target.path}` })
-      if (code !== 0) {
-        const parts = [`Script exited with code ${code}`]
-        if (err) parts.push(`stderr:\n${err}`)
-        if (out) parts.push(`stdout:\n${out}`)
-        return done({ ok: false, output: parts.join('\n') })
-      }
-      done({ ok: true, output: out })
-    })
+  const child = spawn(argv[0]!, argv.slice(1), {
+    cwd: dirname(target.path),
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: process.platform !== 'win32',
+    windowsHide: true
   })
+  const stdout = new OutputBuffer({ head: SCRIPT_HEAD_CHARS, tail: SCRIPT_TAIL_CHARS })
+  const stderr = new OutputBuffer({ head: SCRIPT_HEAD_CHARS, tail: SCRIPT_TAIL_CHARS })
+  child.stdout.setEncoding('utf8').on('data', (d: string) => stdout.append(d))
+  child.stderr.setEncoding('utf8').on('data', (d: string) => stderr.append(d))
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    killTree(child, 0)
+  }, limit * 1000)
+  const r = await waitForExit(child)
+  clearTimeout(timer)
+  // A child the script left running may still hold the pipes; stop listening to it.
+  child.stdout.destroy()
+  child.stderr.destroy()
+  if (r.error) return { ok: false, output: `Script execution failed: ${r.error.message}` }
+  if (timedOut) return { ok: false, output: `Script timed out after ${limit}s: ${target.path}` }
+  const out = redactValues(stdout.text().trim(), secrets)
+  const err = redactValues(stderr.text().trim(), secrets)
+  // Killed from outside: report the signal the way upstream's returncode does (negative signal number).
+  const code = r.code ?? (r.signal ? -(constants.signals[r.signal] ?? 0) : null)
+  if (code !== 0) {
+    const parts = [`Script exited with code ${code}`]
+    if (err) parts.push(`stderr:\n${err}`)
+    if (out) parts.push(`stdout:\n${out}`)
+    return { ok: false, output: parts.join('\n') }
+  }
+  return { ok: true, output: out }
 }
 
 /** Upstream's wake gate: a last stdout line `{"wakeAgent": false}` means "nothing to do this time". */

@@ -2,6 +2,7 @@
 import { readFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { runInProfileScope } from '../scope'
 import { ProcessRegistry } from './index'
 import { type ProcessCompletion } from './process-types'
 import { cleanupDirs, isAlive, nodeCmd, tempDir, waitUntil } from './test-fixtures/helpers'
@@ -161,5 +162,58 @@ describe('ProcessRegistry', () => {
     } finally {
       delete process.env.OPENAI_API_KEY
     }
+  })
+  it('children see the spawning profile home as HERMES_HOME, read from the profile scope', async () => {
+    const home = tempDir()
+    const p = runInProfileScope(home, {}, () =>
+      registry.start({ ...base, command: 'echo "home=[$HERMES_HOME]"', cwd: tempDir() })
+    )
+    const done = await registry.wait(p.id)
+    expect(done!.output).toContain(`home=[${home}]`)
+  })
+
+  describe('a shell that exits leaving a child (`sleep & echo`)', () => {
+    /** Starts the command, waits for its shell to end, returns the left-behind sleep's pid. */
+    async function orphanOf(): Promise<{ id: string; pid: number }> {
+      const p = registry.start({ ...base, command: 'sleep 31337 & echo "pid=$!"', cwd: tempDir() })
+      const done = await registry.wait(p.id)
+      expect(done!.status).toBe('exited')
+      const pid = Number(/pid=(\d+)/.exec(done!.output)?.[1])
+      expect(isAlive(pid)).toBe(true)
+      return { id: p.id, pid }
+    }
+
+    /** Polls briefly; the group kill is SIGTERM, so a live sleep after a second is a miss, not slowness. */
+    async function gone(pid: number): Promise<boolean> {
+      const until = Date.now() + 1000
+      while (isAlive(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 20))
+      return !isAlive(pid)
+    }
+
+    const strays: number[] = []
+    afterEach(() => {
+      for (const pid of strays.splice(0))
+        try {
+          process.kill(pid, 'SIGKILL')
+        } catch {
+          // already gone
+        }
+    })
+
+    it('killAll reaches the child left behind', async () => {
+      const { pid } = await orphanOf()
+      strays.push(pid)
+      await registry.killAll()
+      expect(await gone(pid)).toBe(true)
+    })
+
+    it('kill on the exited record ends what its group left running, then reports nothing left', async () => {
+      const { id, pid } = await orphanOf()
+      strays.push(pid)
+      expect(registry.kill(id)).toBe(true)
+      expect(await gone(pid)).toBe(true)
+      await waitUntil(() => registry.kill(id) === false)
+      expect(registry.poll(id)?.status).toBe('exited')
+    })
   })
 })

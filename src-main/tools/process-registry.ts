@@ -15,7 +15,7 @@ import type {
   ProcessStatus,
   StartProcessInput
 } from './process-types'
-import { killTree, spawnShell, waitForExit } from './spawn-shell'
+import { groupAlive, killGroup, killTree, spawnShell, waitForExit } from './spawn-shell'
 import { errorMessage } from '@shared/contract/errors'
 
 export const BACKGROUND_OUTPUT_CHARS = 64 * 1024
@@ -98,10 +98,18 @@ export class ProcessRegistry {
       .map((r) => this.snapshot(r))
   }
 
-  /** Kill a running process (no completion is delivered for it). False when unknown or already ended. */
+  /**
+   * Kill a running process (no completion is delivered for it), or what an ended one left behind: a shell
+   * that exited after `server &` leaves its process group alive. False when unknown or nothing is left.
+   */
   kill(id: string): boolean {
     const rec = this.procs.get(id)
-    if (!rec || rec.status !== 'running') return false
+    if (!rec) return false
+    if (rec.status !== 'running') {
+      if (!groupAlive(rec.child.pid)) return false
+      void killGroup(rec.child.pid)
+      return true
+    }
     rec.status = 'killed'
     this.dropWatcher(id)
     killTree(rec.child)
@@ -115,12 +123,17 @@ export class ProcessRegistry {
     return n
   }
 
-  /** Host shutdown: kill everything and wait for the exits. Later `start` calls throw. */
+  /**
+   * Host shutdown: kill every process group this host started, including those whose shell already exited
+   * but left children, and wait for them. Later `start` calls throw.
+   */
   async killAll(): Promise<void> {
     this.closed = true
-    const running = [...this.procs.values()].filter((r) => r.status === 'running')
+    const all = [...this.procs.values()]
+    const running = all.filter((r) => r.status === 'running')
     for (const rec of running) this.kill(rec.id)
     await Promise.all(running.map((r) => r.done))
+    await Promise.all(all.map((r) => killGroup(r.child.pid)))
   }
 
   private finish(

@@ -52,7 +52,8 @@ export function createProcessTool(deps: { registry: ProcessRegistry }): ToolDefi
       if (!p || p.profile !== ctx.profile) return errorJson(`Unknown process: ${id}`)
       if (action === 'poll') return JSON.stringify(view(p, secrets, true))
       const killed = deps.registry.kill(id)
-      return JSON.stringify({ process_id: id, killed, status: killed ? 'killed' : p.status })
+      // An ended shell whose leftovers were killed stays 'exited'; a running one is now 'killed'.
+      return JSON.stringify({ process_id: id, killed, status: deps.registry.poll(id)?.status ?? p.status })
     }
   }
 }

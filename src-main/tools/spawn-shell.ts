@@ -4,6 +4,8 @@
  * shell leads its own process group so a kill reaches `sleep` in `sleep 30 && echo`, not just `sh`.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
+import { getHermesHome } from '../scope'
 
 const POSIX_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR']
 const WINDOWS_ENV = [
@@ -24,13 +26,18 @@ const WINDOWS_ENV = [
 ]
 const isWindows = process.platform === 'win32'
 
-/** The env a command runs with: a few well-known names from the host, plus settings that keep tools non-interactive. */
+/**
+ * The env a command runs with: a few well-known names from the host, the home of the profile whose turn
+ * spawns it (read from the profile scope at spawn time, as upstream's subprocesses see their turn's
+ * HERMES_HOME), plus settings that keep tools non-interactive.
+ */
 function minimalEnv(source: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const env: Record<string, string> = {}
   for (const name of isWindows ? WINDOWS_ENV : POSIX_ENV) {
     const v = source[name]
     if (typeof v === 'string') env[name] = v
   }
+  env.HERMES_HOME = getHermesHome()
   env.TERM = 'dumb'
   env.PAGER = 'cat'
   env.GIT_PAGER = 'cat'
@@ -76,6 +83,59 @@ function signalTree(child: ChildProcess, sig: NodeJS.Signals): void {
       // already gone
     }
   }
+}
+
+/** Linux: whether the group has a member that is not a zombie (an orphan's zombie waits on PID 1's reaping). */
+function liveMemberOnLinux(pgid: number): boolean {
+  let pids: string[]
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d))
+  } catch {
+    return true
+  }
+  for (const p of pids) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8')
+      // After the `(comm)` field: state, ppid, pgrp.
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      if (Number(pgrp) === pgid && state !== 'Z') return true
+    } catch {
+      // exited while we looked
+    }
+  }
+  return false
+}
+
+/** True while any member of the process group `pid` led is alive (POSIX; on Windows: never). */
+export function groupAlive(pid: number | undefined): boolean {
+  if (isWindows || pid === undefined) return false
+  try {
+    process.kill(-pid, 0)
+  } catch (err) {
+    // EPERM: the group exists but is not ours to signal; ESRCH: nobody is left.
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+  return process.platform === 'linux' ? liveMemberOnLinux(pid) : true
+}
+
+/**
+ * SIGTERM the process group `pid` led, wait up to `graceMs` for it to empty, then SIGKILL what is left.
+ * Reaches members that outlived their leader (`server &` in a shell that has exited). Resolves at once when
+ * the group is gone.
+ */
+export async function killGroup(pid: number | undefined, graceMs = 2000): Promise<void> {
+  if (!groupAlive(pid)) return
+  const send = (sig: NodeJS.Signals) => {
+    try {
+      process.kill(-pid!, sig)
+    } catch {
+      // ESRCH: gone meanwhile
+    }
+  }
+  send('SIGTERM')
+  const until = Date.now() + graceMs
+  while (groupAlive(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 25))
+  send('SIGKILL')
 }
 
 const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null

@@ -131,6 +131,16 @@ describe('process tool', () => {
     expect(await proc({ action: 'kill', process_id: id })).toMatchObject({ killed: false, status: 'killed' })
   })
 
+  it('kill on an ended shell reaches the child it left running; the record stays exited', async () => {
+    const started = await run({ command: 'sleep 30 & echo "pid=$!"', background: true })
+    const id = String(started.process_id)
+    const done = await registry.wait(id)
+    const pid = Number(/pid=(\d+)/.exec(done!.output)?.[1])
+    expect(await proc({ action: 'kill', process_id: id })).toMatchObject({ killed: true, status: 'exited' })
+    await waitUntil(() => !isAlive(pid))
+    expect(await proc({ action: 'kill', process_id: id })).toMatchObject({ killed: false, status: 'exited' })
+  })
+
   it("another profile's process id is unknown; bad actions are errors", async () => {
     const started = await run({ command: 'sleep 30', background: true })
     expect(
