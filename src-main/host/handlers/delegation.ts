@@ -31,6 +31,10 @@ export function delegationHandlers(
     const out = run(stores)
     return unavailable.length ? { ...out, unavailable } : out
   }
+  // A named profile must exist (as for sessions.list): an empty list would read as "no subagents, no spend".
+  const knownScope = (profile: string | undefined) => {
+    if (profile && profile !== 'all') s.homeOf(profile)
+  }
   const retained = (profile: string, childId: string) => {
     const entry = deps(profile).registry.findRetainedChild(childId)
     if (!entry)
@@ -42,6 +46,7 @@ export function delegationHandlers(
 
   return {
     'subagents.list': async (q) => {
+      knownScope(q.profile)
       // Prune first (upstream list_retained_children does): a child past its TTL must not be offered as retained.
       for (const e of s.stores.list()) {
         if (q.profile && q.profile !== 'all' && q.profile !== e.name) continue
@@ -101,6 +106,9 @@ export function delegationHandlers(
     },
     'costs.session': ({ profile, sessionId }) =>
       sessionCost(s.stores.get(profile), profile, sessionId, readPriceOverrides(s.root)),
-    'costs.summary': (q) => served((stores) => costSummary(stores, q, undefined, readPriceOverrides(s.root)))
+    'costs.summary': (q) => {
+      knownScope(q.profile)
+      return served((stores) => costSummary(stores, q, undefined, readPriceOverrides(s.root)))
+    }
   }
 }
