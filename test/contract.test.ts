@@ -94,6 +94,17 @@ describe('contract', () => {
     expect(await host.dispatcher.invoke('subagents.list', { profile: 'all' })).toMatchObject({ ok: true })
   })
 
+  it('saving prices tells every window (prices.changed), so amounts priced with the old ones are read again', async () => {
+    const seen: string[] = []
+    const off = host.bus.subscribe((e) => void seen.push(e.event))
+    const r = await host.dispatcher.invoke('prices.set', {
+      overrides: [{ model: 'local-model', inputPerMTok: 1, outputPerMTok: 2 }]
+    })
+    off()
+    expect(r).toMatchObject({ ok: true })
+    expect(seen).toContain('prices.changed')
+  })
+
   it('the headless host requires its token and keeps serving after garbage', async () => {
     const noToken = await fetch(`http://127.0.0.1:${server.port}/api/call`, { method: 'POST', body: '{}' })
     expect(noToken.status).toBe(401)

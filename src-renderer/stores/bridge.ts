@@ -14,6 +14,7 @@ import { applyTurnDelta, applyTurnFinished, applyTurnQueued, applyTurnStarted, s
 import { applyGatewayChanged } from './gateway'
 import { queryClient } from './server'
 import { applyFollowUpDelta } from './follow-up-stream'
+import { applyPricesChanged } from './prices'
 
 /**
  * The one place host events meet the stores. Components never subscribe to the transport themselves,
@@ -41,6 +42,7 @@ export function wireBridge(api: CaduceusApi): () => void {
     api.on('memory.changed', (e) => void applyMemoryFilesChanged(e)),
     api.on('gateway.changed', () => void applyGatewayChanged()),
     api.on('profiles.changed', () => void refreshProfiles()),
+    api.on('prices.changed', () => void applyPricesChanged()),
     api.on('subagents.followUpDelta', applyFollowUpDelta)
   ]
   return () => {
