@@ -2,7 +2,7 @@ import type { CaduceusApi } from '@shared/contract'
 import { loadApp, refreshProfiles } from './app'
 import { applyCostsSessionsChanged } from './costs'
 import { applyMemoryActivity, applyMemoryFilesChanged } from './memory'
-import { applySessionsChanged, isRowsKey, sessionRowsLoaded } from './sessions'
+import { applySearchSessionsChanged, applySessionsChanged, isRowsKey, sessionRowsLoaded } from './sessions'
 import { applyDelegationUpdated } from './subagents'
 import {
   applyTranscriptDelegationUpdated,
@@ -24,6 +24,7 @@ export function wireBridge(api: CaduceusApi): () => void {
   const offs = [
     api.on('sessions.changed', (e) => {
       void applySessionsChanged(e)
+      void applySearchSessionsChanged(e)
       void applyTranscriptSessionsChanged(e)
       void applyCostsSessionsChanged(e)
     }),

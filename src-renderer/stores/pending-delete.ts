@@ -2,7 +2,7 @@ import { create } from 'zustand'
 import { getApi } from '../api'
 import { bulkSummary } from '../lib/bulk-summary'
 import { sendBulk } from './bulk-actions'
-import { dropRows, hideSessions, reloadSessions, sessionKey } from './sessions'
+import { dropRows, hideSessions, refreshSearch, reloadSessions, sessionKey } from './sessions'
 import { pushToast, reportError } from './toasts'
 import { forgetTranscript } from './transcript-window'
 
@@ -38,6 +38,7 @@ async function commit(p: Pending): Promise<void> {
       } catch (err) {
         reportError(err, 'Deleting session')
         void reloadSessions() // answers after `finally` has unhidden the row
+        void refreshSearch()
       }
       return
     }
@@ -45,7 +46,10 @@ async function commit(p: Pending): Promise<void> {
     const results = await sendBulk('delete', p.items)
     const { kind, message } = bulkSummary('delete', results)
     pushToast(kind, message)
-    if (results.some((r) => !r.ok)) void reloadSessions()
+    if (results.some((r) => !r.ok)) {
+      void reloadSessions()
+      void refreshSearch()
+    }
   } finally {
     hideSessions(keysOf(p.items), false)
   }
@@ -75,4 +79,5 @@ export function undoDelete(): void {
   }
   usePendingDelete.setState({ pending: null })
   void reloadSessions()
+  void refreshSearch()
 }

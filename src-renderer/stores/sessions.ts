@@ -4,6 +4,7 @@ import { keepPreviousData, QueryObserver, queryOptions, useQuery, type QueryKey 
 import type {
   EventPayload,
   SearchHit,
+  SearchResult,
   SearchSessionGroup,
   SessionPage,
   SessionQuery,
@@ -14,7 +15,7 @@ import { useApp } from './app'
 import { reportError } from './toasts'
 import { mergeByKey, type Normalized } from '../lib/normalize'
 import { errorMessage } from '../lib/format'
-import { coalesce, queryClient, requestQuery, settled } from './server'
+import { coalesce, invalidateSoon, keyInput, queryClient, requestQuery, settled } from './server'
 
 export interface SessionFilters {
   sources: string[]
@@ -173,9 +174,11 @@ function updateRows(fn: (rows: SessionRows, input: SessionQuery) => SessionRows)
   }
 }
 
-/** Rows that leave every cached list at once (deleted, or filtered out by an edit). */
+/** Rows that leave every cached list and search result at once (deleted, or filtered out by an edit). */
 export function dropRows(keys: ReadonlySet<string>): void {
-  if (keys.size) updateRows((r) => withoutRows(r, keys))
+  if (!keys.size) return
+  updateRows((r) => withoutRows(r, keys))
+  queryClient.setQueriesData<SearchResult>({ queryKey: [SEARCH] }, (r) => (r ? withoutHits(r, keys) : r))
 }
 
 function withoutRows(r: SessionRows, keys: ReadonlySet<string>): SessionRows {
@@ -377,11 +380,49 @@ async function refreshOnce(): Promise<void> {
   })
 }
 
-/** The search request for some text under a scope and filters (the filter bar applies to hits too). */
+const SEARCH = 'sessions.search'
+
+/** A result without the hits of these sessions (a hit in an earlier segment of a chain goes with its tip). */
+function withoutHits(r: SearchResult, keys: ReadonlySet<string>): SearchResult {
+  const gone = (profile: string, id: string | undefined) => id !== undefined && keys.has(sessionKey(profile, id))
+  const hits = r.hits.filter((h) => !gone(h.profile, h.sessionId) && !gone(h.profile, h.chainId))
+  const sessions = r.sessions?.filter((g) => !gone(g.profile, g.sessionId))
+  if (hits.length === r.hits.length && sessions?.length === r.sessions?.length) return r
+  return { ...r, hits, ...(sessions ? { sessions } : {}) }
+}
+
+/**
+ * The search request for some text under a scope and filters (the filter bar applies to hits too). Sessions whose
+ * delete waits out its undo window stay out of its answers, as out of the lists.
+ */
 function searchQuery(text: string, scope: string, f: SessionFilters) {
   const { profile: _p, limit: _l, cursor: _c, ...filters } = listInput(scope, f)
-  return requestQuery('sessions.search', { profile: scope, query: text.trim(), limit: 50, ...filters }, 'Search')
+  const q = requestQuery(SEARCH, { profile: scope, query: text.trim(), limit: 50, ...filters }, 'Search')
+  return queryOptions({
+    ...q,
+    queryFn: async (ctx): Promise<SearchResult> => {
+      const r = await q.queryFn!(ctx as never)
+      return hidden.size ? withoutHits(r, hidden) : r
+    }
+  })
 }
+
+/**
+ * Sessions of a profile changed (written, renamed, deleted — here or by another process): every cached search that
+ * covers the profile goes stale, and the results on screen are read again once per burst.
+ */
+export function applySearchSessionsChanged(evt: EventPayload<'sessions.changed'>): Promise<void> {
+  return invalidateSoon({
+    queryKey: [SEARCH],
+    predicate: (q) => {
+      const scope = keyInput<typeof SEARCH>(q.queryKey).profile
+      return scope === undefined || scope === 'all' || scope === evt.profile
+    }
+  })
+}
+
+/** Every cached search goes stale and the one on screen is read again (a delete undone: its hits come back). */
+export const refreshSearch = (): Promise<void> => queryClient.invalidateQueries({ queryKey: [SEARCH] })
 
 export interface SearchResultsView {
   query: string
