@@ -3,7 +3,7 @@ import { loadApp, refreshProfiles } from './app'
 import { applyCostsSessionsChanged } from './costs'
 import { applyMemoryActivity, applyMemoryFilesChanged } from './memory'
 import { applySearchSessionsChanged, applySessionsChanged, isRowsKey, sessionRowsLoaded } from './sessions'
-import { applyDelegationUpdated } from './subagents'
+import { applyDelegationUpdated, applySubagentsSessionsChanged } from './subagents'
 import {
   applyTranscriptDelegationUpdated,
   applyTranscriptMessageSaved,
@@ -25,6 +25,7 @@ export function wireBridge(api: CaduceusApi): () => void {
     api.on('sessions.changed', (e) => {
       void applySessionsChanged(e)
       void applySearchSessionsChanged(e)
+      void applySubagentsSessionsChanged(e)
       void applyTranscriptSessionsChanged(e)
       void applyCostsSessionsChanged(e)
     }),
