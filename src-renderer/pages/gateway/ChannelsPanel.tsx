@@ -1,8 +1,6 @@
-import { useEffect, useState } from 'react'
-import type { ChannelsStatus } from '@shared/contract'
-import { getApi } from '../../api'
+import { useState } from 'react'
 import { useApp } from '../../stores/app'
-import { reportError } from '../../stores/toasts'
+import { setApiServer, useChannelsStatus } from '../../stores/channels'
 
 const Delivery = ({ ok }: { ok: boolean }) => (
   <span
@@ -19,34 +17,15 @@ const Delivery = ({ ok }: { ok: boolean }) => (
 
 /** Where turns come from: desk chat, the in-app API server (switchable), the cron scheduler. */
 export function ChannelsPanel() {
-  const [status, setStatus] = useState<ChannelsStatus | null>(null)
+  const { status, error } = useChannelsStatus()
   const [switching, setSwitching] = useState(false)
   const scope = useApp((s) => s.scope)
-  const load = () =>
-    getApi()
-      .call('channels.status')
-      .then(setStatus, (err) => reportError(err, 'Loading channels'))
-  useEffect(() => {
-    void load()
-    const t = setInterval(() => void load(), 5000)
-    return () => clearInterval(t)
-  }, [])
 
   const toggle = async () => {
     if (!status) return
     setSwitching(true)
-    try {
-      setStatus(
-        await getApi().call('channels.apiServer', {
-          enabled: !status.apiServer.running,
-          profile: scope === 'all' ? 'default' : scope
-        })
-      )
-    } catch (err) {
-      reportError(err, 'Switching the API server')
-    } finally {
-      setSwitching(false)
-    }
+    await setApiServer(!status.apiServer.running, scope === 'all' ? 'default' : scope)
+    setSwitching(false)
   }
 
   if (!status) return null
@@ -54,6 +33,11 @@ export function ChannelsPanel() {
   return (
     <div className="channels" data-testid="gateway-channels">
       <h2>Channels</h2>
+      {error && (
+        <p className="muted small" role="status" data-testid="channels-stale">
+          Could not refresh: {error}. Showing the last state read.
+        </p>
+      )}
       <table className="table compact">
         <thead>
           <tr>
