@@ -4,7 +4,14 @@ import { observe } from '../test-utils/query'
 import { setScope } from './app'
 import { resetStores } from '../test-utils/reset-stores'
 import { summary } from '../test-utils/fixtures'
-import { deleteWithUndo, undoDelete, UNDO_MS } from './pending-delete'
+import {
+  deleteManyWithUndo,
+  deleteWithUndo,
+  sendPendingDeleteOnLeave,
+  undoDelete,
+  UNDO_MS,
+  usePendingDelete
+} from './pending-delete'
 import { applySessionsChanged, reloadSessions, runSearch, sessionRows, watchSessions } from './sessions'
 import { wireBridge } from './bridge'
 import { queryClient, requestQuery } from './server'
@@ -73,6 +80,38 @@ describe('delete with undo', () => {
     await reloadSessions()
     expect(sessionRows().order).not.toContain('default/s2')
     expect(sessionRows().order).toHaveLength(4)
+  })
+
+  it('sends a delete still in its undo window when the page goes away, once', async () => {
+    vi.useFakeTimers()
+    fake.handlers['sessions.bulk'] = ({ sessions }) => ({
+      results: sessions.map((r) => ({ ...r, ok: true }))
+    })
+    deleteManyWithUndo(
+      [
+        { profile: 'default', sessionId: 's1' },
+        { profile: 'default', sessionId: 's2' }
+      ],
+      '2 sessions'
+    )
+    sendPendingDeleteOnLeave()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(fake.callsOf('sessions.bulk')).toEqual([
+      {
+        action: 'delete',
+        sessions: [
+          { profile: 'default', sessionId: 's1' },
+          { profile: 'default', sessionId: 's2' }
+        ]
+      }
+    ])
+    expect(usePendingDelete.getState().pending).toBeNull()
+    // the undo window's own timer does not send it again
+    await vi.advanceTimersByTimeAsync(UNDO_MS)
+    expect(fake.callsOf('sessions.bulk')).toHaveLength(1)
+    // nothing pending: nothing sent
+    sendPendingDeleteOnLeave()
+    expect(fake.calls.filter((c) => c.name === 'sessions.bulk' || c.name === 'sessions.delete')).toHaveLength(1)
   })
 
   it('takes a deleted session out of the search results, keeps it out through re-reads, and undo brings it back', async () => {

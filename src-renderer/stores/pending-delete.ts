@@ -1,6 +1,7 @@
 import { create } from 'zustand'
-import { getApi } from '../api'
-import { bulkSummary } from '../lib/bulk-summary'
+import { MAX_BULK_SESSIONS } from '@shared/contract'
+import { callWhileLeaving, getApi } from '../api'
+import { bulkSummary, chunks } from '../lib/bulk-summary'
 import { sendBulk } from './bulk-actions'
 import { dropRows, hideSessions, refreshSearch, reloadSessions, sessionKey } from './sessions'
 import { pushToast, reportError } from './toasts'
@@ -80,4 +81,23 @@ export function undoDelete(): void {
   usePendingDelete.setState({ pending: null })
   void reloadSessions()
   void refreshSearch()
+}
+
+/**
+ * The page is going away (tab or window closed, reloaded) while a delete waits out its undo window. The bar said
+ * "Deleted"; leaving is not an undo, so the delete is sent now, by a path that outlives the page (keeping the
+ * sessions would leave the user believing they are gone). Installed once by the entry (main.tsx) on `pagehide`.
+ */
+export function sendPendingDeleteOnLeave(): void {
+  const p = usePendingDelete.getState().pending
+  if (!p) return
+  clearTimeout(p.timer)
+  usePendingDelete.setState({ pending: null })
+  const [one] = p.items
+  if (p.items.length === 1 && one) callWhileLeaving('sessions.delete', one)
+  else
+    for (const part of chunks(p.items, MAX_BULK_SESSIONS))
+      callWhileLeaving('sessions.bulk', { action: 'delete', sessions: part })
+  // a page kept for going back (bfcache) shows the list as the host has it when it comes back
+  hideSessions(keysOf(p.items), false)
 }
