@@ -64,7 +64,7 @@ describe('prices.changed', () => {
     // the shown list, the detail and the subagents are read again; search results carry no amount
     expect(reads()).toEqual({ lists: 3, detail: 2, subagents: 2, search: 1 })
     expect(sessionRows().byKey['default/s1']!.cost).toEqual(usd(0.5))
-    expect(detail.data<{ summary: { cost: unknown } }>()).toBeTruthy()
+    expect((detail.data() as { summary: { cost: unknown } }).summary.cost).toEqual(usd(0.5))
 
     // the other list, cached while not shown, does not come back at the old prices
     setScope('all')
