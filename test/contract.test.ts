@@ -81,7 +81,9 @@ describe('contract', () => {
       ['sessions.search', { profile: 'ghost', query: 'hello' }],
       ['costs.summary', { profile: 'ghost' }],
       ['subagents.list', { profile: 'ghost' }],
-      ['subagents.list', { profile: 'ghost', parentSessionId: 'p1' }]
+      ['subagents.list', { profile: 'ghost', parentSessionId: 'p1' }],
+      ['memory.events', { profile: 'ghost' }],
+      ['memory.health', { profile: 'ghost' }]
     ] as const) {
       const r = await host.dispatcher.invoke(name, input)
       expect(r, `${name} ${JSON.stringify(input)}`).toMatchObject({
@@ -92,6 +94,8 @@ describe('contract', () => {
     // the all-profiles scope stays an answer
     expect(await host.dispatcher.invoke('costs.summary', { profile: 'all' })).toMatchObject({ ok: true })
     expect(await host.dispatcher.invoke('subagents.list', { profile: 'all' })).toMatchObject({ ok: true })
+    expect(await host.dispatcher.invoke('memory.events', { profile: 'all' })).toMatchObject({ ok: true })
+    expect(await host.dispatcher.invoke('memory.health', {})).toMatchObject({ ok: true })
   })
 
   it('saving prices tells every window (prices.changed), so amounts priced with the old ones are read again', async () => {
