@@ -13,6 +13,7 @@ import { setConnectionState, setTransportKind } from './stores/connection'
 import { reportError } from './stores/toasts'
 import { syncTurns } from './stores/turns'
 import { probeHost, setHostAccess } from './stores/auth'
+import { sendPendingDeleteOnLeave } from './stores/pending-delete'
 import './styles/theme.css'
 import './styles/layout.css'
 import './styles/components.css'
@@ -26,6 +27,9 @@ openTranscriptsEarly()
 // after the first screen is up, not before it
 if (typeof requestIdleCallback === 'function') requestIdleCallback(warmMarkdown, { timeout: 3000 })
 else setTimeout(warmMarkdown, 500)
+
+// a delete still in its undo window is sent as the page goes away (pagehide also fires where unload no longer does)
+addEventListener('pagehide', sendPendingDeleteOnLeave)
 
 connectApi((state) => {
   const reconnected = setConnectionState(state)

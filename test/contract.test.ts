@@ -75,6 +75,40 @@ describe('contract', () => {
     expect(unknown).toMatchObject({ ok: false, error: { code: 'unknown_request' } })
   })
 
+  it('a profile that does not exist is not_found for every profile-scoped read, not an empty answer', async () => {
+    for (const [name, input] of [
+      ['sessions.list', { profile: 'ghost' }],
+      ['sessions.search', { profile: 'ghost', query: 'hello' }],
+      ['costs.summary', { profile: 'ghost' }],
+      ['subagents.list', { profile: 'ghost' }],
+      ['subagents.list', { profile: 'ghost', parentSessionId: 'p1' }],
+      ['memory.events', { profile: 'ghost' }],
+      ['memory.health', { profile: 'ghost' }]
+    ] as const) {
+      const r = await host.dispatcher.invoke(name, input)
+      expect(r, `${name} ${JSON.stringify(input)}`).toMatchObject({
+        ok: false,
+        error: { code: 'not_found', field: 'profile' }
+      })
+    }
+    // the all-profiles scope stays an answer
+    expect(await host.dispatcher.invoke('costs.summary', { profile: 'all' })).toMatchObject({ ok: true })
+    expect(await host.dispatcher.invoke('subagents.list', { profile: 'all' })).toMatchObject({ ok: true })
+    expect(await host.dispatcher.invoke('memory.events', { profile: 'all' })).toMatchObject({ ok: true })
+    expect(await host.dispatcher.invoke('memory.health', {})).toMatchObject({ ok: true })
+  })
+
+  it('saving prices tells every window (prices.changed), so amounts priced with the old ones are read again', async () => {
+    const seen: string[] = []
+    const off = host.bus.subscribe((e) => void seen.push(e.event))
+    const r = await host.dispatcher.invoke('prices.set', {
+      overrides: [{ model: 'local-model', inputPerMTok: 1, outputPerMTok: 2 }]
+    })
+    off()
+    expect(r).toMatchObject({ ok: true })
+    expect(seen).toContain('prices.changed')
+  })
+
   it('the headless host requires its token and keeps serving after garbage', async () => {
     const noToken = await fetch(`http://127.0.0.1:${server.port}/api/call`, { method: 'POST', body: '{}' })
     expect(noToken.status).toBe(401)

@@ -56,3 +56,55 @@ function holdPort(port: number): Promise<Server> {
     server.listen(port, '127.0.0.1', () => resolve(server))
   })
 }
+
+test('while the host is down the Gateway page says its channels are stale once, not a toast per poll', async ({
+  page
+}) => {
+  test.setTimeout(120_000)
+  const home = mkdtempSync(join(tmpdir(), 'cad-e2e-restart-'))
+  const template = process.env.CADUCEUS_E2E_DEMO_TEMPLATE
+  if (template) cpSync(template, home, { recursive: true })
+  const logs = mkdtempSync(join(tmpdir(), 'cad-e2e-restart-logs-'))
+  const env = { CADUCEUS_LOG_DIR: logs, CADUCEUS_DATA_DIR: join(logs, 'data') }
+  let host: SpawnedHost | null = await spawnHost({
+    args: ['bin/caduceus.mjs', 'serve', '--home', home, '--port', '0', '--demo'],
+    env
+  })
+  let holder: Server | null = null
+  try {
+    // the page's timers run on a clock the test moves: minutes of polling in a moment
+    await page.clock.install()
+    const shell = new AppShell(page)
+    await shell.open(host.url)
+    await page.evaluate(() => {
+      location.hash = '#/gateway'
+    })
+    await expect(page.getByTestId('gateway-channels')).toBeVisible()
+    // count every error toast that appears, however briefly
+    await page.evaluate(() => {
+      const w = window as unknown as { channelToasts: number }
+      w.channelToasts = 0
+      new MutationObserver((records) => {
+        for (const r of records)
+          for (const n of r.addedNodes)
+            if (n instanceof HTMLElement && n.textContent?.includes('Loading channels')) w.channelToasts++
+      }).observe(document.body, { childList: true, subtree: true })
+    })
+    const port = host.port
+    await host.stop()
+    host = null
+    holder = await holdPort(port)
+    await expect(shell.connection).not.toHaveAttribute('data-state', 'connected', { timeout: 20_000 })
+    // two minutes of the page's time: 24 polls at 5 s, each waiting out the 15 s connect timeout
+    for (let i = 0; i < 24; i++) await page.clock.runFor(5_000)
+    const toasts = await page.evaluate(() => (window as unknown as { channelToasts: number }).channelToasts)
+    expect(toasts).toBeLessThanOrEqual(1)
+    // what it last read stays on screen
+    await expect(page.getByTestId('channel-cron')).toBeVisible()
+  } finally {
+    if (holder) await new Promise((r) => holder!.close(r))
+    await host?.stop()
+    rmSync(home, { recursive: true, force: true })
+    rmSync(logs, { recursive: true, force: true })
+  }
+})

@@ -53,3 +53,30 @@ test("a compression chain's header and panel cost the whole conversation, with e
   await expect(page.getByTestId('session-head-cost')).toHaveText('$0.38')
   await expect(page.getByTestId('session-head-cost-scope')).toHaveText('all 2 parts')
 })
+
+test('prices saved elsewhere (another window, the CLI of this host) re-price what this window shows: the list and the open session', async ({
+  page,
+  host
+}) => {
+  const shell = new AppShell(page)
+  const s = new SessionPage(page)
+  await shell.open(host.url)
+  const row = page.locator('[data-testid="session-row"][data-session-id="two-endpoints"]')
+  await expect(row).toBeVisible()
+  // one endpoint is unpriced: no custom price yet
+  await expect(row.getByTestId('custom-price')).toHaveCount(0)
+  await s.open('default', 'two-endpoints')
+  const own = page.getByTestId('session-cost-own')
+  await expect(own).toBeVisible()
+  const before = cents(await own.textContent())
+
+  // another window saves prices: this one hears prices.changed and reads again what it priced
+  await api(host.url, 'prices.set', {
+    overrides: [{ model: 'demo-model', baseUrl: 'http://10.0.0.5:8000/v1', inputPerMTok: 1, outputPerMTok: 10 }]
+  })
+  await expect.poll(async () => cents(await own.textContent())).toBe(before + 4) // + $0.04 for the unpriced endpoint
+  await expect(page.getByTestId('usage-row').nth(1).getByTestId('custom-price')).toBeVisible()
+  // the session list, cached while the session page was open, does not come back at the old prices
+  await shell.goTo('sessions')
+  await expect(row.getByTestId('custom-price')).toBeVisible()
+})

@@ -38,6 +38,11 @@ export const events = {
   'gateway.changed': z.object({ reason: z.string() }),
   /** Text a retained child is producing for a follow-up sent from the UI (streams into the dialog). */
   'subagents.followUpDelta': z.object({ profile: ProfileName, childId: z.string(), text: z.string() }),
+  /**
+   * The user's prices (Settings → Prices) were replaced: every amount priced at read time — session rows, a
+   * session's usage and cost split, subagents, the Costs page — may read differently now.
+   */
+  'prices.changed': z.object({}),
   /** Profiles appeared or disappeared. */
   'profiles.changed': z.object({ profiles: z.array(ProfileName) })
 } as const satisfies Record<string, z.ZodType>

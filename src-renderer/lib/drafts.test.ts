@@ -1,7 +1,7 @@
 import { createElement } from 'react'
 import { renderToString } from 'react-dom/server'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { useDraft } from './drafts'
+import { clearSentDraft, useDraft } from './drafts'
 
 /** Mount a component holding the draft for `key` (as the composer does); returns its text and setter. */
 function mount(key: string | null): { text: string; set: (text: string) => void } {
@@ -50,5 +50,14 @@ describe('drafts', () => {
     // a key this window never wrote (its in-memory copy is empty) reads the mirror
     saved.set('caduceus.draft.default/reloaded', 'from the last window')
     expect(mount('default/reloaded').text).toBe('from the last window')
+  })
+
+  it('clears a sent draft only while it is still what was sent', () => {
+    mount('default/sent').set('hello')
+    clearSentDraft('default/sent', 'hello')
+    expect(mount('default/sent').text).toBe('')
+    mount('default/sent').set('hello, and more')
+    clearSentDraft('default/sent', 'hello')
+    expect(mount('default/sent').text).toBe('hello, and more')
   })
 })

@@ -1,8 +1,10 @@
-import { useCallback, useState } from 'react'
+import { useCallback, useState, useSyncExternalStore } from 'react'
 
 /**
  * Unsent text per place (a session's composer, a child's follow-up box). Kept in memory and mirrored to
- * sessionStorage, so navigating away, closing a dialog or reloading the window never loses what was typed.
+ * sessionStorage, so navigating away, closing a dialog or reloading the window never loses what was typed. A draft
+ * belongs to its key, not to the component that showed it: every view of a key hears a change to it, so a send that
+ * finishes after its page was left (and perhaps opened again) clears the text where it is shown now.
  */
 const PREFIX = 'caduceus.draft.'
 const MAX_CHARS = 200_000
@@ -26,7 +28,25 @@ function readDraft(key: string): string {
   }
 }
 
+/** The views showing each key's draft. */
+const listeners = new Map<string, Set<() => void>>()
+
+function subscribeDraft(key: string, onChange: () => void): () => void {
+  const set = listeners.get(key) ?? new Set<() => void>()
+  set.add(onChange)
+  listeners.set(key, set)
+  return () => {
+    set.delete(onChange)
+    if (!set.size) listeners.delete(key)
+  }
+}
+
 function writeDraft(key: string, text: string): void {
+  store(key, text)
+  for (const l of [...(listeners.get(key) ?? [])]) l()
+}
+
+function store(key: string, text: string): void {
   const s = storage()
   if (!text) {
     memory.delete(key)
@@ -48,16 +68,25 @@ function writeDraft(key: string, text: string): void {
 
 /** useState that reads and writes the draft for `key`; a null key keeps the text local only. */
 export function useDraft(key: string | null): [string, (text: string) => void] {
-  const [state, setState] = useState(() => ({ key, text: key ? readDraft(key) : '' }))
-  // a different key (another session in the same component) starts from that key's draft
-  const current = state.key === key ? state.text : key ? readDraft(key) : ''
-  if (state.key !== key) setState({ key, text: current })
+  const [local, setLocal] = useState('')
+  const subscribe = useCallback((onChange: () => void) => (key ? subscribeDraft(key, onChange) : () => {}), [key])
+  const read = () => (key ? readDraft(key) : '')
+  // a different key (another session in the same component) shows that key's draft
+  const kept = useSyncExternalStore(subscribe, read, read)
   const set = useCallback(
     (text: string) => {
       if (key) writeDraft(key, text)
-      setState({ key, text })
+      else setLocal(text)
     },
     [key]
   )
-  return [current, set]
+  return [key ? kept : local, set]
+}
+
+/**
+ * A send of `sent` from `key` was accepted: the draft goes, unless it is no longer what was sent (typed on
+ * meanwhile, wherever the key is shown now).
+ */
+export function clearSentDraft(key: string, sent: string): void {
+  if (readDraft(key) === sent) writeDraft(key, '')
 }

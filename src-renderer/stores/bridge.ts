@@ -3,7 +3,7 @@ import { loadApp, refreshProfiles } from './app'
 import { applyCostsSessionsChanged } from './costs'
 import { applyMemoryActivity, applyMemoryFilesChanged } from './memory'
 import { applySearchSessionsChanged, applySessionsChanged, isRowsKey, sessionRowsLoaded } from './sessions'
-import { applyDelegationUpdated } from './subagents'
+import { applyDelegationUpdated, applySubagentsSessionsChanged } from './subagents'
 import {
   applyTranscriptDelegationUpdated,
   applyTranscriptMessageSaved,
@@ -14,6 +14,7 @@ import { applyTurnDelta, applyTurnFinished, applyTurnQueued, applyTurnStarted, s
 import { applyGatewayChanged } from './gateway'
 import { queryClient } from './server'
 import { applyFollowUpDelta } from './follow-up-stream'
+import { applyPricesChanged } from './prices'
 
 /**
  * The one place host events meet the stores. Components never subscribe to the transport themselves,
@@ -23,6 +24,8 @@ export function wireBridge(api: CaduceusApi): () => void {
   const offs = [
     api.on('sessions.changed', (e) => {
       void applySessionsChanged(e)
+      void applySearchSessionsChanged(e)
+      void applySubagentsSessionsChanged(e)
       void applyTranscriptSessionsChanged(e)
       void applyCostsSessionsChanged(e)
       void applySearchSessionsChanged(e)
@@ -42,6 +45,7 @@ export function wireBridge(api: CaduceusApi): () => void {
     api.on('memory.changed', (e) => void applyMemoryFilesChanged(e)),
     api.on('gateway.changed', () => void applyGatewayChanged()),
     api.on('profiles.changed', () => void refreshProfiles()),
+    api.on('prices.changed', () => void applyPricesChanged()),
     api.on('subagents.followUpDelta', applyFollowUpDelta)
   ]
   return () => {

@@ -1,9 +1,21 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { installFakeApi, type FakeApi } from '../test-utils/fake-api'
+import { installFakeApi, settle, type FakeApi } from '../test-utils/fake-api'
+import { observe } from '../test-utils/query'
+import { setScope } from './app'
 import { resetStores } from '../test-utils/reset-stores'
 import { summary } from '../test-utils/fixtures'
-import { deleteWithUndo, undoDelete, UNDO_MS } from './pending-delete'
-import { applySessionsChanged, reloadSessions, sessionRows, watchSessions } from './sessions'
+import {
+  deleteManyWithUndo,
+  deleteWithUndo,
+  sendPendingDeleteOnLeave,
+  undoDelete,
+  UNDO_MS,
+  usePendingDelete
+} from './pending-delete'
+import { applySessionsChanged, reloadSessions, runSearch, sessionRows, watchSessions } from './sessions'
+import { wireBridge } from './bridge'
+import { queryClient, requestQuery } from './server'
+import type { SearchResult } from '@shared/contract'
 
 let fake: FakeApi
 let db: ReturnType<typeof summary>[]
@@ -16,10 +28,32 @@ beforeEach(async () => {
     'sessions.delete': ({ sessionId }) => {
       db = db.filter((s) => s.id !== sessionId)
       return { deleted: true, sessionId, detachedChildren: 0 }
-    }
+    },
+    // every session matches; a hit names its session
+    'sessions.search': () => ({
+      hits: db.map((s, i) => ({
+        profile: 'default',
+        sessionId: s.id,
+        sessionTitle: s.title,
+        messageId: i + 1,
+        role: 'user',
+        timestamp: 1,
+        snippet: [{ text: 'match', hit: true }]
+      })),
+      sessions: db.map((s) => ({ profile: 'default', sessionId: s.id, title: s.title, hits: 1, titleMatch: false }))
+    })
   })
 })
 afterEach(() => vi.useRealTimers())
+
+/** The search box's request for 'match' in profile default with the default filters (the results view's query). */
+const SEARCH_INPUT = {
+  profile: 'default',
+  query: 'match',
+  limit: 50,
+  archived: 'exclude',
+  includeChildren: false
+} as const
 
 describe('delete with undo', () => {
   it('keeps the row hidden through live refreshes until the delete is sent; undo brings it back', async () => {
@@ -46,5 +80,77 @@ describe('delete with undo', () => {
     await reloadSessions()
     expect(sessionRows().order).not.toContain('default/s2')
     expect(sessionRows().order).toHaveLength(4)
+  })
+
+  it('sends a delete still in its undo window when the page goes away, once', async () => {
+    vi.useFakeTimers()
+    fake.handlers['sessions.bulk'] = ({ sessions }) => ({
+      results: sessions.map((r) => ({ ...r, ok: true }))
+    })
+    deleteManyWithUndo(
+      [
+        { profile: 'default', sessionId: 's1' },
+        { profile: 'default', sessionId: 's2' }
+      ],
+      '2 sessions'
+    )
+    sendPendingDeleteOnLeave()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(fake.callsOf('sessions.bulk')).toEqual([
+      {
+        action: 'delete',
+        sessions: [
+          { profile: 'default', sessionId: 's1' },
+          { profile: 'default', sessionId: 's2' }
+        ]
+      }
+    ])
+    expect(usePendingDelete.getState().pending).toBeNull()
+    // the undo window's own timer does not send it again
+    await vi.advanceTimersByTimeAsync(UNDO_MS)
+    expect(fake.callsOf('sessions.bulk')).toHaveLength(1)
+    // nothing pending: nothing sent
+    sendPendingDeleteOnLeave()
+    expect(fake.calls.filter((c) => c.name === 'sessions.bulk' || c.name === 'sessions.delete')).toHaveLength(1)
+  })
+
+  it('takes a deleted session out of the search results, keeps it out through re-reads, and undo brings it back', async () => {
+    setScope('default')
+    const results = observe<SearchResult>(requestQuery('sessions.search', SEARCH_INPUT, 'Search'))
+    const hitIds = () => results.data()?.hits.map((h) => h.sessionId)
+    const groupIds = () => results.data()?.sessions?.map((g) => g.sessionId)
+    await vi.waitFor(() => expect(hitIds()).toContain('s1'))
+    deleteWithUndo('default', 's1', 'Title s1')
+    expect(hitIds()).not.toContain('s1')
+    expect(groupIds()).not.toContain('s1')
+    // a re-read during the undo window (another session changed): the host still has s1, the results do not
+    await runSearch('match')
+    await queryClient.refetchQueries({ queryKey: ['sessions.search'] })
+    expect(hitIds()).not.toContain('s1')
+    undoDelete()
+    await vi.waitFor(() => expect(hitIds()).toContain('s1'))
+    results.off()
+  })
+
+  it('re-reads the search results on screen when sessions of their scope change (another process deleted one)', async () => {
+    const off = wireBridge(fake.api)
+    setScope('default')
+    const input = {
+      profile: 'default',
+      query: 'match',
+      limit: 50,
+      archived: 'exclude',
+      includeChildren: false
+    } as const
+    const results = observe<SearchResult>(requestQuery('sessions.search', input, 'Search'))
+    await vi.waitFor(() => expect(results.data()?.hits).toHaveLength(5))
+    db = db.filter((s) => s.id !== 's3')
+    fake.emit('sessions.changed', { profile: 'work', sessionIds: ['w1'] })
+    await settle()
+    expect(fake.callsOf('sessions.search')).toHaveLength(1) // another profile's change
+    fake.emit('sessions.changed', { profile: 'default', sessionIds: ['s3'] })
+    await vi.waitFor(() => expect(results.data()?.hits.map((h) => h.sessionId)).not.toContain('s3'))
+    results.off()
+    off()
   })
 })

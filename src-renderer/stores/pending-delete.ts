@@ -1,8 +1,9 @@
 import { create } from 'zustand'
-import { getApi } from '../api'
-import { bulkSummary } from '../lib/bulk-summary'
+import { MAX_BULK_SESSIONS } from '@shared/contract'
+import { callWhileLeaving, getApi } from '../api'
+import { bulkSummary, chunks } from '../lib/bulk-summary'
 import { sendBulk } from './bulk-actions'
-import { dropRows, dropSearchHits, hideSessions, refreshSearches, reloadSessions, sessionKey } from './sessions'
+import { dropRows, hideSessions, refreshSearch, reloadSessions, sessionKey } from './sessions'
 import { pushToast, reportError } from './toasts'
 import { forgetTranscript } from './transcript-window'
 
@@ -38,6 +39,7 @@ async function commit(p: Pending): Promise<void> {
       } catch (err) {
         reportError(err, 'Deleting session')
         void reloadSessions() // answers after `finally` has unhidden the row
+        void refreshSearch()
       }
       return
     }
@@ -45,11 +47,12 @@ async function commit(p: Pending): Promise<void> {
     const results = await sendBulk('delete', p.items)
     const { kind, message } = bulkSummary('delete', results)
     pushToast(kind, message)
-    if (results.some((r) => !r.ok)) void reloadSessions()
+    if (results.some((r) => !r.ok)) {
+      void reloadSessions()
+      void refreshSearch()
+    }
   } finally {
     hideSessions(keysOf(p.items), false)
-    // what the host now holds (a failed delete's hits come back); its sessions.changed may come later
-    void refreshSearches()
   }
 }
 
@@ -63,7 +66,6 @@ export function deleteManyWithUndo(items: Ref[], label: string): void {
   const keys = new Set(keysOf(items))
   hideSessions(keys, true)
   dropRows(keys)
-  dropSearchHits(keys)
 }
 
 export function deleteWithUndo(profile: string, sessionId: string, title: string): void {
@@ -78,5 +80,24 @@ export function undoDelete(): void {
   }
   usePendingDelete.setState({ pending: null })
   void reloadSessions()
-  void refreshSearches()
+  void refreshSearch()
+}
+
+/**
+ * The page is going away (tab or window closed, reloaded) while a delete waits out its undo window. The bar said
+ * "Deleted"; leaving is not an undo, so the delete is sent now, by a path that outlives the page (keeping the
+ * sessions would leave the user believing they are gone). Installed once by the entry (main.tsx) on `pagehide`.
+ */
+export function sendPendingDeleteOnLeave(): void {
+  const p = usePendingDelete.getState().pending
+  if (!p) return
+  clearTimeout(p.timer)
+  usePendingDelete.setState({ pending: null })
+  const [one] = p.items
+  if (p.items.length === 1 && one) callWhileLeaving('sessions.delete', one)
+  else
+    for (const part of chunks(p.items, MAX_BULK_SESSIONS))
+      callWhileLeaving('sessions.bulk', { action: 'delete', sessions: part })
+  // a page kept for going back (bfcache) shows the list as the host has it when it comes back
+  hideSessions(keysOf(p.items), false)
 }

@@ -3,8 +3,8 @@ import { create } from 'zustand'
 import { keepPreviousData, QueryObserver, queryOptions, useQuery, type QueryKey } from '@tanstack/react-query'
 import type {
   EventPayload,
-  RequestOutput,
   SearchHit,
+  SearchResult,
   SearchSessionGroup,
   SessionPage,
   SessionQuery,
@@ -174,9 +174,11 @@ function updateRows(fn: (rows: SessionRows, input: SessionQuery) => SessionRows)
   }
 }
 
-/** Rows that leave every cached list at once (deleted, or filtered out by an edit). */
+/** Rows that leave every cached list and search result at once (deleted, or filtered out by an edit). */
 export function dropRows(keys: ReadonlySet<string>): void {
-  if (keys.size) updateRows((r) => withoutRows(r, keys))
+  if (!keys.size) return
+  updateRows((r) => withoutRows(r, keys))
+  queryClient.setQueriesData<SearchResult>({ queryKey: [SEARCH] }, (r) => (r ? withoutHits(r, keys) : r))
 }
 
 function withoutRows(r: SessionRows, keys: ReadonlySet<string>): SessionRows {
@@ -378,11 +380,49 @@ async function refreshOnce(): Promise<void> {
   })
 }
 
-/** The search request for some text under a scope and filters (the filter bar applies to hits too). */
+const SEARCH = 'sessions.search'
+
+/** A result without the hits of these sessions (a hit in an earlier segment of a chain goes with its tip). */
+function withoutHits(r: SearchResult, keys: ReadonlySet<string>): SearchResult {
+  const gone = (profile: string, id: string | undefined) => id !== undefined && keys.has(sessionKey(profile, id))
+  const hits = r.hits.filter((h) => !gone(h.profile, h.sessionId) && !gone(h.profile, h.chainId))
+  const sessions = r.sessions?.filter((g) => !gone(g.profile, g.sessionId))
+  if (hits.length === r.hits.length && sessions?.length === r.sessions?.length) return r
+  return { ...r, hits, ...(sessions ? { sessions } : {}) }
+}
+
+/**
+ * The search request for some text under a scope and filters (the filter bar applies to hits too). Sessions whose
+ * delete waits out its undo window stay out of its answers, as out of the lists.
+ */
 function searchQuery(text: string, scope: string, f: SessionFilters) {
   const { profile: _p, limit: _l, cursor: _c, ...filters } = listInput(scope, f)
-  return requestQuery('sessions.search', { profile: scope, query: text.trim(), limit: 50, ...filters }, 'Search')
+  const q = requestQuery(SEARCH, { profile: scope, query: text.trim(), limit: 50, ...filters }, 'Search')
+  return queryOptions({
+    ...q,
+    queryFn: async (ctx): Promise<SearchResult> => {
+      const r = await q.queryFn!(ctx as never)
+      return hidden.size ? withoutHits(r, hidden) : r
+    }
+  })
 }
+
+/**
+ * Sessions of a profile changed (written, renamed, deleted — here or by another process): every cached search that
+ * covers the profile goes stale, and the results on screen are read again once per burst.
+ */
+export function applySearchSessionsChanged(evt: EventPayload<'sessions.changed'>): Promise<void> {
+  return invalidateSoon({
+    queryKey: [SEARCH],
+    predicate: (q) => {
+      const scope = keyInput<typeof SEARCH>(q.queryKey).profile
+      return scope === undefined || scope === 'all' || scope === evt.profile
+    }
+  })
+}
+
+/** Every cached search goes stale and the one on screen is read again (a delete undone: its hits come back). */
+export const refreshSearch = (): Promise<void> => queryClient.invalidateQueries({ queryKey: [SEARCH] })
 
 export interface SearchResultsView {
   query: string
@@ -424,44 +464,6 @@ export function runSearch(text: string): Promise<void> {
 
 export function clearSearch(): void {
   useSessions.setState({ search: { query: '' } })
-}
-
-const isSearchKey = (key: QueryKey) => key[0] === 'sessions.search'
-
-/**
- * Sessions of `profile` changed (a turn, another program's write, a delete): every cached search covering that
- * profile goes stale, and the results on screen are read again once per burst (`invalidateSoon`).
- */
-export function applySearchSessionsChanged(evt: EventPayload<'sessions.changed'>): Promise<void> {
-  return invalidateSoon({
-    predicate: (q) => {
-      if (!isSearchKey(q.queryKey)) return false
-      const scope = keyInput<'sessions.search'>(q.queryKey).profile
-      return scope === undefined || scope === 'all' || scope === evt.profile
-    }
-  })
-}
-
-/** Read every search again (after an undone delete: what it hid comes back). */
-export function refreshSearches(): Promise<void> {
-  return invalidateSoon({ predicate: (q) => isSearchKey(q.queryKey) })
-}
-
-/**
- * Sessions being deleted (`profile/id` keys, hidden for the undo window) leave the search results at once: their
- * hits, the hits of a chain they are the tip of, and their groups.
- */
-export function dropSearchHits(keys: ReadonlySet<string>): void {
-  const gone = (profile: string, id: string | undefined) => id !== undefined && keys.has(sessionKey(profile, id))
-  queryClient.setQueriesData<RequestOutput<'sessions.search'>>({ predicate: (q) => isSearchKey(q.queryKey) }, (r) =>
-    r
-      ? {
-          ...r,
-          hits: r.hits.filter((h) => !gone(h.profile, h.sessionId) && !gone(h.profile, h.chainId)),
-          ...(r.sessions ? { sessions: r.sessions.filter((g) => !gone(g.profile, g.sessionId)) } : {})
-        }
-      : r
-  )
 }
 
 /** Title / archive / pin; the row updates in place. */

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import type { Subagent } from '@shared/contract'
+import type { EventPayload, Subagent } from '@shared/contract'
+import { wireBridge } from './bridge'
 import { installFakeApi, settle, type FakeApi } from '../test-utils/fake-api'
 import { resetStores } from '../test-utils/reset-stores'
 import { subagent } from '../test-utils/fixtures'
@@ -122,6 +123,33 @@ describe('subagents store', () => {
     await applyDelegationUpdated({ profile: 'work', delegationId: 'x', parentSessionId: null })
     expect(fake.callsOf('subagents.list')).toHaveLength(n + 1)
     page.off()
+  })
+
+  it("reloads on sessions.changed for a child's session (upstream's delegate writes it; no delegation event comes)", async () => {
+    const off = wireBridge(fake.api)
+    const changed = async (evt: EventPayload<'sessions.changed'>) => {
+      fake.emit('sessions.changed', evt)
+      await settle()
+    }
+    setScope('default')
+    const page = openPage()
+    await settle()
+    const reads = () => fake.callsOf('subagents.list').length
+    expect(reads()).toBe(1)
+    // a root session of the profile changed: nothing a subagent list shows
+    await changed({ profile: 'default', sessionIds: ['root-1'] })
+    expect(reads()).toBe(1)
+    // another profile's child
+    await changed({ profile: 'work', sessionIds: ['w-child'], parentIds: ['w-parent'] })
+    expect(reads()).toBe(1)
+    // a child session of this profile wrote its messages and cost: its parent is named
+    await changed({ profile: 'default', sessionIds: ['up-child'], parentIds: ['p1'] })
+    expect(reads()).toBe(2)
+    // a listed child's session was deleted: it has no parent left to name, the list still shows it
+    await changed({ profile: 'default', sessionIds: ['cs-b'] })
+    expect(reads()).toBe(3)
+    page.off()
+    off()
   })
 
   it('estimates, follows up and tombstones through the contract', async () => {

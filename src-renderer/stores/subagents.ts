@@ -81,6 +81,29 @@ export function applyDelegationUpdated(evt: EventPayload<'delegation.updated'>):
   })
 }
 
+/**
+ * Sessions changed (`sessions.changed`): a child's session is written by whoever runs it — upstream's delegate in
+ * another process writes its messages, tokens and cost into state.db without touching its delegation row, so no
+ * `delegation.updated` comes. Lists that can show the profile go stale when the event names a session that has a
+ * parent (`parentIds`; one-session lists only for their own parent) or a child a cached list shows (a deleted child
+ * has no parent left to name); the ones on screen refetch once per burst.
+ */
+export function applySubagentsSessionsChanged(evt: EventPayload<'sessions.changed'>): Promise<void> {
+  const parents = new Set(evt.parentIds ?? [])
+  const named = new Set(evt.sessionIds)
+  const listsChild = (data: RequestOutput<'subagents.list'> | undefined) =>
+    !!data?.items.some((r) => r.profile === evt.profile && named.has(r.childSessionId))
+  return invalidateSoon({
+    queryKey: requestPrefix('subagents.list'),
+    predicate: (q) => {
+      const { profile: scope, parentSessionId } = keyInput<'subagents.list'>(q.queryKey)
+      if (scope !== undefined && scope !== 'all' && scope !== evt.profile) return false
+      const children = parentSessionId === undefined ? parents.size > 0 : parents.has(parentSessionId)
+      return children || listsChild(q.state.data as RequestOutput<'subagents.list'> | undefined)
+    }
+  })
+}
+
 /** Every cached list goes stale (after a change made here); mounted ones refetch. */
 const refreshSubagents = () => queryClient.invalidateQueries({ queryKey: requestPrefix('subagents.list') })
 

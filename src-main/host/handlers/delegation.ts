@@ -34,6 +34,10 @@ export function delegationHandlers(
   // The live-subagent registry is host-wide (every profile's deps share one): reached through a profile that opens,
   // so an unreadable state.db — the default profile's too — does not fail the whole Subagents page or its switch.
   const live = () => deps(s.stores.healthy().stores[0]?.profile ?? 'default').live
+  // A named profile must exist (as for sessions.list): an empty list would read as "no subagents, no spend".
+  const knownScope = (profile: string | undefined) => {
+    if (profile && profile !== 'all') s.homeOf(profile)
+  }
   const retained = (profile: string, childId: string) => {
     const entry = deps(profile).registry.findRetainedChild(childId)
     if (!entry)
@@ -45,6 +49,7 @@ export function delegationHandlers(
 
   return {
     'subagents.list': async (q) => {
+      knownScope(q.profile)
       // Prune first (upstream list_retained_children does): a child past its TTL must not be offered as retained.
       for (const e of s.stores.list()) {
         if (q.profile && q.profile !== 'all' && q.profile !== e.name) continue
@@ -104,6 +109,9 @@ export function delegationHandlers(
     },
     'costs.session': ({ profile, sessionId }) =>
       sessionCost(s.stores.get(profile), profile, sessionId, readPriceOverrides(s.root)),
-    'costs.summary': (q) => served((stores) => costSummary(stores, q, undefined, readPriceOverrides(s.root)))
+    'costs.summary': (q) => {
+      knownScope(q.profile)
+      return served((stores) => costSummary(stores, q, undefined, readPriceOverrides(s.root)))
+    }
   }
 }

@@ -6,8 +6,15 @@ type MemoryHandlers = Pick<HandlerMap, 'memory.events' | 'memory.entries' | 'mem
 
 /** Memory requests. Edits act on exactly one profile's home: the one named in the request. */
 export function memoryHandlers(s: Services, hub: MemoryActivityHub): MemoryHandlers {
+  // A named profile must exist (as for sessions.list): an empty feed would read as "no memory activity".
+  const knownScope = (profile: string | undefined) => {
+    if (profile && profile !== 'all') s.homeOf(profile)
+  }
   return {
-    'memory.events': (q) => ({ items: hub.listEvents(q) }),
+    'memory.events': (q) => {
+      knownScope(q.profile)
+      return { items: hub.listEvents(q) }
+    },
     'memory.entries': ({ profile, target }) => ({ profile, target, entries: readEntries(s.homeOf(profile), target) }),
     'memory.edit': async (edit) => {
       const started = performance.now()
@@ -26,6 +33,9 @@ export function memoryHandlers(s: Services, hub: MemoryActivityHub): MemoryHandl
       })
       return { profile: edit.profile, target: edit.target, entries }
     },
-    'memory.health': ({ profile }) => ({ items: hub.health(profile) })
+    'memory.health': ({ profile }) => {
+      knownScope(profile)
+      return { items: hub.health(profile) }
+    }
   }
 }

@@ -1,9 +1,7 @@
-import { useEffect, useState } from 'react'
-import type { ChannelsStatus } from '@shared/contract'
-import { getApi } from '../../api'
+import { useState } from 'react'
 import { useApp } from '../../stores/app'
 import { actingProfile } from '../../app/routes'
-import { reportError } from '../../stores/toasts'
+import { setApiServer, useChannelsStatus } from '../../stores/channels'
 
 const Delivery = ({ ok }: { ok: boolean }) => (
   <span
@@ -20,34 +18,15 @@ const Delivery = ({ ok }: { ok: boolean }) => (
 
 /** Where turns come from: desk chat, the in-app API server (switchable), the cron scheduler. */
 export function ChannelsPanel() {
-  const [status, setStatus] = useState<ChannelsStatus | null>(null)
+  const { status, error } = useChannelsStatus()
   const [switching, setSwitching] = useState(false)
   const profile = useApp((s) => actingProfile(s.scope, s.profiles)) ?? 'default'
-  const load = () =>
-    getApi()
-      .call('channels.status')
-      .then(setStatus, (err) => reportError(err, 'Loading channels'))
-  useEffect(() => {
-    void load()
-    const t = setInterval(() => void load(), 5000)
-    return () => clearInterval(t)
-  }, [])
 
   const toggle = async () => {
     if (!status) return
     setSwitching(true)
-    try {
-      setStatus(
-        await getApi().call('channels.apiServer', {
-          enabled: !status.apiServer.running,
-          profile
-        })
-      )
-    } catch (err) {
-      reportError(err, 'Switching the API server')
-    } finally {
-      setSwitching(false)
-    }
+    await setApiServer(!status.apiServer.running, profile)
+    setSwitching(false)
   }
 
   if (!status) return null
@@ -55,6 +34,11 @@ export function ChannelsPanel() {
   return (
     <div className="channels" data-testid="gateway-channels">
       <h2>Channels</h2>
+      {error && (
+        <p className="muted small" role="status" data-testid="channels-stale">
+          Could not refresh: {error}. Showing the last state read.
+        </p>
+      )}
       <table className="table compact">
         <thead>
           <tr>

@@ -1,6 +1,6 @@
 import { useRef, useState } from 'react'
 import type { BusyInputMode } from '@shared/contract'
-import { useDraft } from '../../lib/drafts'
+import { clearSentDraft, useDraft } from '../../lib/drafts'
 import { SendIcon, StopIcon } from '../../components/icons'
 import { MOD } from '../../app/ProfileRail'
 import { stopTurn, type LiveTurn } from '../../stores/turns'
@@ -64,8 +64,10 @@ export function Composer({
     const sent = text
     const ok = await onSend(sent, busy ? { busyMode: mode } : {})
     setSending(false)
-    // only clear what was sent: text typed while the send was in flight stays
-    if (ok && latest.current === sent) setText('')
+    // only clear what was sent: text typed while the send was in flight stays. The draft is the key's, not this
+    // component's: the page may have been left (and opened again) while the send was in flight.
+    if (ok && draftKey) clearSentDraft(draftKey, sent)
+    else if (ok && latest.current === sent) setText('')
     ref.current?.focus()
   }
 

@@ -1,7 +1,6 @@
 import { useEffect, useState } from 'react'
 import type { PriceOverride } from '@shared/contract'
 import { getApi } from '../../api'
-import { reloadSessions } from '../../stores/sessions'
 import { reportError } from '../../stores/toasts'
 
 type Row = { model: string; baseUrl: string; inputPerMTok: string; outputPerMTok: string; cacheReadPerMTok: string }
@@ -51,8 +50,7 @@ export function PriceOverrides() {
       const res = await getApi().call('prices.set', { overrides })
       setRows(res.overrides.map(toRow))
       setSaved(true)
-      // the session list shows costs priced with these (read time): refresh it rather than show stale amounts
-      void reloadSessions()
+      // what was priced with the old ones is read again when the host's prices.changed arrives (stores/prices.ts)
     } catch (err) {
       reportError(err, 'Saving prices')
     } finally {

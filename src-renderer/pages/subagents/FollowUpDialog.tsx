@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react'
 import type { FollowUpEstimate, Subagent } from '@shared/contract'
 import { Dialog } from '../../components/Dialog'
 import { MoneyText } from '../../components/MoneyText'
-import { useDraft } from '../../lib/drafts'
+import { clearSentDraft, useDraft } from '../../lib/drafts'
 import { formatCount } from '../../lib/format'
 import { LARGE_TRANSCRIPT_TOKENS, estimateFollowUp, followUp } from '../../stores/subagents'
 import { clearFollowUpStream, followUpKey, useFollowUpStream } from '../../stores/follow-up-stream'
@@ -16,7 +16,8 @@ import { sessionLabel } from '../../lib/session-label'
  */
 export function FollowUpDialog({ child, onClose }: { child: Subagent; onClose: () => void }) {
   // closing the dialog (Esc, Cancel, a click outside) keeps what was typed for next time
-  const [text, setText] = useDraft(`followup:${child.profile}/${child.childId}`)
+  const draftKey = `followup:${child.profile}/${child.childId}`
+  const [text, setText] = useDraft(draftKey)
   const [est, setEst] = useState<FollowUpEstimate | null>(null)
   const [estLoading, setEstLoading] = useState(true)
   const [error, setError] = useState<string | null>(null)
@@ -53,7 +54,8 @@ export function FollowUpDialog({ child, onClose }: { child: Subagent; onClose: (
     const r = await followUp(child.profile, child.childId, text)
     setSending(false)
     if (r.ok) {
-      setText('')
+      // the draft as it is now (the dialog may have been closed and opened again meanwhile), if still what was sent
+      clearSentDraft(draftKey, text)
       if (r.result.mode === 'queued') {
         pushToast('info', 'Follow-up queued for the running child')
         onClose()
