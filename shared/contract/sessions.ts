@@ -259,9 +259,12 @@ export type SearchSessionGroup = z.infer<typeof SearchSessionGroup>
 export const SearchResult = z.object({
   hits: z.array(SearchHit),
   sessions: z.array(SearchSessionGroup).optional(),
-  /** Why nothing could be searched (e.g. a malformed query), for the user. */
+  /** Why nothing could be searched (e.g. a malformed query), or why a `^` query found nothing, for the user. */
   message: z.string().optional(),
-  /** Which terms were not a word search (trigram substring or complete scan), for the user. */
+  /**
+   * For the user: how typed text FTS5 has no meaning for was read (a leading `+`, unbalanced parentheses), and which
+   * terms were not a word search (trigram substring or complete scan).
+   */
   fallback: z.string().optional(),
   unavailable: z.array(ProfileProblem).optional(),
   notices: z.array(ProfileProblem).optional()

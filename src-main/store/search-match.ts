@@ -9,7 +9,7 @@
 import type Database from 'better-sqlite3'
 import type { HomeShape } from './shape'
 import { prepareOnce, stmt } from './stmt-cache'
-import { toInstr, toMatch, type Node, type Term } from './search-query'
+import { matchTerm, toInstr, toMatch, type Node, type Term } from './search-query'
 import { SHORT_LOOKUP, STALE_ROWS, isShortTerm, shortIndexState } from './short-index'
 import { shownSql } from './sql'
 
@@ -36,15 +36,13 @@ const SUBSTRING =
 type Source = 'word' | 'trigram' | 'short' | 'scan'
 const SCANNED = "COALESCE(m.content, '') || ' ' || COALESCE(m.tool_name, '')"
 
-const quoteTerm = (t: Term, word: boolean) => `"${t.text.replace(/"/g, '""')}"${t.prefix && word ? '*' : ''}`
-
 /** A SQL boolean over messages `m`, each term answered by its own source; params appended. */
 function condition(n: Node, src: (t: Term) => Source, params: string[]): string {
   if (n.kind === 'term') {
     const s = src(n)
     if (s === 'scan') return toInstr(n, SCANNED, params)
     const table = s === 'word' ? 'messages_fts' : 'messages_fts_trigram'
-    params.push(quoteTerm(n, s === 'word'))
+    params.push(matchTerm(n, s === 'word'))
     return `m.id IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ?)`
   }
   if (n.kind === 'not') return `(${condition(n.left, src, params)} AND NOT ${condition(n.right, src, params)})`
@@ -62,10 +60,13 @@ function idSet(n: Node, src: (t: Term) => Source, indexedTo: number, params: unk
     if (s === 'short') {
       params.push(n.text, indexedTo)
       const tail = toInstr(n, SCANNED, params as string[])
-      return `SELECT id FROM (${SHORT_LOOKUP} UNION ALL SELECT m.id FROM messages m WHERE m.id > ? AND ${tail})`
+      const found = `SELECT id FROM (${SHORT_LOOKUP} UNION ALL SELECT m.id FROM messages m WHERE m.id > ? AND ${tail})`
+      if (!n.initial) return found
+      // the gram index says where the text is, not whether a message starts with it
+      return `SELECT m.id FROM messages m WHERE m.id IN (${found}) AND ${toInstr(n, SCANNED, params as string[])}`
     }
     const table = s === 'word' ? 'messages_fts' : 'messages_fts_trigram'
-    params.push(quoteTerm(n, s === 'word'))
+    params.push(matchTerm(n, s === 'word'))
     return `SELECT rowid AS id FROM ${table} WHERE ${table} MATCH ?`
   }
   const wrap = (x: Node) => `SELECT id FROM (${idSet(x, src, indexedTo, params)})`

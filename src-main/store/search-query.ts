@@ -1,9 +1,14 @@
 /**
  * Search input → a small boolean tree with FTS5's query language: `OR`, `AND`, `NOT` (upper case, binary;
- * precedence NOT > AND > OR, implicit AND between terms), parentheses, `"phrase"` and `pre*` (a word prefix);
- * everything else is a literal term (FTS5 syntax never leaks through). Emoji and symbol terms are kept (they are
- * matched as substrings); pure punctuation matches nothing. Input is capped at 2,048 characters. A malformed
- * query is reported as a one-line message, never thrown.
+ * precedence NOT > AND > OR, implicit AND between terms), parentheses, `"phrase"`, `pre*` (a word prefix),
+ * `^word` / `^"phrase"` (FTS5's initial token: at the very start of the message) and `a + b` (FTS5's phrase
+ * join: the phrase "a b"); everything else is a literal term (FTS5 syntax never leaks through). Emoji and symbol
+ * terms are kept (they are matched as substrings); pure punctuation matches nothing. Input is capped at 2,048
+ * characters.
+ * Where FTS5 has no meaning for what was typed, the likeliest one is read and said (`notes`): a leading `+` on a
+ * word (Google's "must contain", which every word already is) is dropped, and unbalanced parentheses are balanced
+ * — a `(` added at the start for a stray `)`, a `)` at the end for an unclosed `(`. Any other malformed query is
+ * reported as a one-line message, never thrown.
  */
 import { FOLD_SQL, foldCase } from './fold'
 
@@ -15,13 +20,24 @@ export interface Term {
   kind: 'term'
   text: string
   prefix: boolean
+  /** `^`: FTS5's initial token, the term must start the message (or title). */
+  initial?: boolean
 }
 export type Node = Term | { kind: 'and' | 'or'; items: Node[] } | { kind: 'not'; left: Node; right: Node }
-export type Parsed = { ok: true; tree: Node; terms: Term[] } | { ok: false; message: string | null }
+export type Parsed =
+  | {
+      ok: true
+      tree: Node
+      terms: Term[]
+      /** How what FTS5 cannot read was read, one sentence each. */ notes: string[]
+    }
+  | { ok: false; message: string | null }
 
-type Tok = { op: 'OR' | 'AND' | 'NOT' | '(' | ')' } | Term
+type Tok = { op: 'OR' | 'AND' | 'NOT' | '(' | ')' | '+' } | Term
 
-function tokenize(input: string): Tok[] {
+const LEADING_PLUS = /^\+(?=[\p{L}\p{N}])/u
+
+function tokenize(input: string, notes: string[]): Tok[] {
   let text = input.slice(0, MAX_FTS5_QUERY_CHARS).replace(/\u0000/g, ' ')
   if ((text.match(/"/g)?.length ?? 0) % 2 === 1) {
     // an unbalanced quote is dropped, the words kept
@@ -30,33 +46,86 @@ function tokenize(input: string): Tok[] {
   }
   const out: Tok[] = []
   let terms = 0
-  const re = /"([^"]*)"(\*?)|([()])|([^\s()"]+)/g
+  const plus: string[] = []
+  const re = /([+^]?)"([^"]*)"(\*?)|([()])|([^\s()"]+)/g
   for (let m = re.exec(text); m && terms < MAX_TERMS; m = re.exec(text)) {
-    if (m[3]) {
-      out.push({ op: m[3] as '(' | ')' })
+    if (m[4]) {
+      out.push({ op: m[4] as '(' | ')' })
       continue
     }
-    if (m[4] === 'OR' || m[4] === 'AND' || m[4] === 'NOT') {
-      out.push({ op: m[4] })
+    if (m[5] === 'OR' || m[5] === 'AND' || m[5] === 'NOT' || m[5] === '+') {
+      out.push({ op: m[5] })
       continue
     }
-    let body = (m[1] ?? m[4]!).replace(/"/g, '').trim().replace(/\s+/g, ' ')
-    let prefix = m[2] === '*'
-    if (m[4] !== undefined && body.endsWith('*')) {
+    let mark = m[1] ?? ''
+    let word = m[5]
+    if (word !== undefined) {
+      if (word.startsWith('^') && WORDISH.test([...word][1] ?? '')) mark = '^'
+      else if (LEADING_PLUS.test(word)) mark = '+'
+      if (mark) word = word.slice(1)
+    }
+    let body = (m[2] ?? word!).replace(/"/g, '').trim().replace(/\s+/g, ' ')
+    let prefix = m[3] === '*'
+    if (word !== undefined && body.endsWith('*')) {
       body = body.replace(/\*+$/, '')
       prefix = true
     }
     if (!WORDISH.test(body)) continue // pure punctuation matches nothing in any index
-    out.push({ kind: 'term', text: body, prefix })
+    if (mark === '+') plus.push(m[0])
+    out.push({ kind: 'term', text: body, prefix, ...(mark === '^' ? { initial: true } : {}) })
     terms++
   }
+  if (plus.length)
+    notes.push(`A leading + adds nothing (every word must match already): read ${plus.join(', ')} without it.`)
   if (terms >= MAX_TERMS) while (out.length && !('kind' in out[out.length - 1]!)) out.pop() // cut after the 32nd term
   return out
 }
 
+/** FTS5's `a + b`: the two sides joined into one phrase; a `+` without a word on both sides is left out. */
+function joinPhrases(toks: Tok[], notes: string[]): Tok[] {
+  const out: Tok[] = []
+  let stray = false
+  for (let i = 0; i < toks.length; i++) {
+    const t = toks[i]!
+    if ('kind' in t || t.op !== '+') {
+      out.push(t)
+      continue
+    }
+    const prev = out[out.length - 1]
+    const next = toks[i + 1]
+    if (prev && 'kind' in prev && next && 'kind' in next && !next.initial) {
+      out[out.length - 1] = { ...prev, text: `${prev.text} ${next.text}`, prefix: next.prefix }
+      i++
+    } else stray = true
+  }
+  if (stray)
+    notes.push('A "+" joins the words on its two sides into a phrase; one without a word on a side was left out.')
+  return out
+}
+
+/** Unbalanced parentheses balanced: a "(" at the start for each stray ")", a ")" at the end for each unclosed "(". */
+function balance(toks: Tok[], notes: string[]): Tok[] {
+  let depth = 0
+  let missing = 0
+  for (const t of toks) {
+    if ('kind' in t) continue
+    if (t.op === '(') depth++
+    else if (t.op === ')') {
+      if (depth) depth--
+      else missing++
+    }
+  }
+  if (missing) notes.push('A ")" had no "(" before it: read as if the query started with one.')
+  if (depth) notes.push('A "(" was not closed: read as if the query ended with ")".')
+  const open: Tok[] = Array.from({ length: missing }, () => ({ op: '(' }))
+  const close: Tok[] = Array.from({ length: depth }, () => ({ op: ')' }))
+  return [...open, ...toks, ...close]
+}
+
 export function parseQuery(input: unknown): Parsed {
   if (typeof input !== 'string') return { ok: false, message: null }
-  const toks = tokenize(input)
+  const notes: string[] = []
+  const toks = balance(joinPhrases(tokenize(input, notes), notes), notes)
   let count = 0
   for (const t of toks) if ('kind' in t) count++
   if (count === 0)
@@ -76,8 +145,15 @@ export function parseQuery(input: unknown): Parsed {
       i++
       return inner
     }
-    if (!('kind' in t))
-      return fail(t.op === ')' ? 'A ")" has no "(" before it.' : `"${t.op}" needs a word before and after it.`)
+    if (!('kind' in t)) {
+      const before = toks[i - 1]
+      if (t.op !== ')') return fail(`"${t.op}" needs a word before and after it.`)
+      return fail(
+        before && !('kind' in before) && before.op !== '('
+          ? `"${before.op}" needs a word before and after it.`
+          : 'A "()" has no word inside.'
+      )
+    }
     i++
     return t
   }
@@ -133,7 +209,7 @@ export function parseQuery(input: unknown): Parsed {
     }
     walk(tree)
     if (terms.length > MAX_TERMS) return { ok: false, message: `Search takes at most ${MAX_TERMS} terms.` }
-    return { ok: true, tree, terms }
+    return { ok: true, tree, terms, notes }
   } catch (err) {
     return { ok: false, message: `Search query is malformed: ${(err as Error).message}` }
   }
@@ -146,11 +222,13 @@ export function positiveTerms(n: Node): Term[] {
   return n.items.flatMap(positiveTerms)
 }
 
-const quote = (s: string) => `"${s.replace(/"/g, '""')}"`
+/** One term as FTS5 MATCH text: `^` for an initial term, `*` for a word prefix (not in the trigram index). */
+export const matchTerm = (t: Term, word: boolean) =>
+  `${t.initial ? '^' : ''}"${t.text.replace(/"/g, '""')}"${t.prefix && word ? '*' : ''}`
 
 /** FTS5 MATCH text. `substring`: the trigram index, where a term matches anywhere and `*` adds nothing. */
 export function toMatch(n: Node, substring = false): string {
-  if (n.kind === 'term') return quote(n.text) + (n.prefix && !substring ? '*' : '')
+  if (n.kind === 'term') return matchTerm(n, !substring)
   if (n.kind === 'not') return `(${toMatch(n.left, substring)} NOT ${toMatch(n.right, substring)})`
   return `(${n.items.map((x) => toMatch(x, substring)).join(n.kind === 'and' ? ' AND ' : ' OR ')})`
 }
@@ -165,11 +243,13 @@ export function toInstr(n: Node, expr: string, params: string[]): string {
   if (n.kind === 'term') {
     const folded = foldCase(n.text)
     params.push(folded)
-    const text = `COALESCE(${expr}, '')`
+    // `^`: at the start, past leading white space (as FTS5's first token is)
+    const text = n.initial ? `ltrim(COALESCE(${expr}, ''), ' ' || char(9, 10, 13))` : `COALESCE(${expr}, '')`
+    const at = n.initial ? '= 1' : '> 0'
     // Caseless text (CJK): no fold over every scanned row.
-    if (folded === n.text.toUpperCase()) return `instr(${text}, ?) > 0`
-    if (!/^[\x00-\x7f]*$/.test(folded)) return `instr(${FOLD_SQL}(${text}), ?) > 0`
-    return `instr(lower(${folded.includes('i') ? `replace(${text}, '\u0130', 'i')` : text}), ?) > 0`
+    if (folded === n.text.toUpperCase()) return `instr(${text}, ?) ${at}`
+    if (!/^[\x00-\x7f]*$/.test(folded)) return `instr(${FOLD_SQL}(${text}), ?) ${at}`
+    return `instr(lower(${folded.includes('i') ? `replace(${text}, '\u0130', 'i')` : text}), ?) ${at}`
   }
   if (n.kind === 'not') return `(${toInstr(n.left, expr, params)} AND NOT ${toInstr(n.right, expr, params)})`
   return `(${n.items.map((x) => toInstr(x, expr, params)).join(n.kind === 'and' ? ' AND ' : ' OR ')})`

@@ -54,6 +54,11 @@ function semantics(reg: StoreRegistry): void {
   expect(sessionsOf(search(reg, 'heater NOT apples'))).toEqual(['heat', 'jp'])
   expect(sessionsOf(search(reg, '"pressure gauge"'))).toEqual(['heat'])
   expect(sessionsOf(search(reg, '"gauge pressure"'))).toEqual([])
+  // `^` (FTS5's initial token): at the start of the message, in every index and scan, case-insensitive
+  expect(sessionsOf(search(reg, '^東京'))).toEqual(['jp'])
+  expect(sessionsOf(search(reg, '^日本語'))).toEqual([])
+  expect(sessionsOf(search(reg, '^bleed'))).toEqual(['heat'])
+  expect(sessionsOf(search(reg, '^heater'))).toEqual([])
   // lower-case or/not are plain words, not operators
   expect(search(reg, 'heater not').message).toBeUndefined()
   // a title hit lists the session

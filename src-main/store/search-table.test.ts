@@ -21,7 +21,8 @@ const HOME: Record<string, string> = {
   cpp: 'I like C++ a lot'
 }
 
-type Row = [query: string, sessions: string[] | 'malformed', fallback: 'none' | 'trigram' | 'short']
+/** `read`: FTS5 has no meaning for part of what was typed; the result says how it was read (`fallback`). */
+type Row = [query: string, sessions: string[] | 'malformed', fallback: 'none' | 'trigram' | 'short' | 'read']
 const ROWS: Row[] = [
   ['heater', ['both', 'docker', 'heat'], 'none'],
   ['heat', [], 'none'],
@@ -40,8 +41,16 @@ const ROWS: Row[] = [
   ['東京', ['tokyo', 'tower'], 'short'],
   ['🚀', ['emoji'], 'short'],
   ['東京 AND tall', ['tower'], 'short'],
-  ['heater OR', 'malformed', 'none'],
-  ['(docker', 'malformed', 'none']
+  ['^my', ['heat'], 'none'],
+  ['^"the heater"', ['both'], 'none'],
+  ['^東京', ['tokyo', 'tower'], 'short'],
+  ['^heater', [], 'none'],
+  ['theater + broke', ['both'], 'none'],
+  ['+heater', ['both', 'docker', 'heat'], 'read'],
+  ['heater)', ['both', 'docker', 'heat'], 'read'],
+  ['(docker', ['docker'], 'read'],
+  ['(python OR docker) AND theater)', [], 'read'],
+  ['heater OR', 'malformed', 'none']
 ]
 
 let reg: StoreRegistry
@@ -75,7 +84,10 @@ describe('README search-semantics table', () => {
     }
     expect(r.sessions!.map((g) => g.sessionId).sort()).toEqual(want)
     expect([...new Set(r.hits.map((h) => h.sessionId))].sort()).toEqual(want)
+    // a `^` query that finds nothing says what ^ means, never a bare empty list
+    if (query.startsWith('^')) expect(r.message).toEqual(want.length ? undefined : expect.stringMatching(/start/))
     if (fallback === 'none') expect(r.fallback).toBeUndefined()
+    else if (fallback === 'read') expect(r.fallback).toMatch(/read/)
     // a home Caduceus wrote: its short-text index answers (short-index.test.ts has the never-written home's scan)
     else expect(r.fallback).toContain(fallback === 'short' ? 'short-text index' : 'trigram index')
   })

@@ -158,7 +158,19 @@ export function searchMessages(
   if (hits.length === 0 && titles.length === 0 && problems.length)
     return { hits, titles, message: `Search is unavailable here (${problems[0]})` }
   const chained = byChain(db, hits, titles, m.sessions, m.continued)
-  return { ...chained, ...(m.fallback ? { fallback: m.fallback } : {}) }
+  const fallback = [...parsed.notes, ...(m.fallback ? [m.fallback] : [])].join(' ')
+  // `^` is FTS5's "at the very start": an empty answer says so rather than looking like no match anywhere
+  const initial = terms.filter((t) => t.initial).map((t) => t.text)
+  const empty = !hits.length && !titles.length && initial.length
+  return {
+    ...chained,
+    ...(fallback ? { fallback } : {}),
+    ...(empty
+      ? {
+          message: `No message starts with ${initial.join(', ')}: ^ matches only at the start of a message (search without ^ to find it anywhere).`
+        }
+      : {})
+  }
 }
 
 /**

@@ -145,22 +145,26 @@ function delegateChildren(db: Database.Database, id: string): string[] {
 export function deleteSessionRows(
   db: Database.Database,
   id: string
-): { deleted: boolean; detachedChildren: number; ids: string[] } {
-  if (!stmt(db, 'SELECT 1 FROM sessions WHERE id = ?').get(id)) return { deleted: false, detachedChildren: 0, ids: [] }
+): { deleted: boolean; detachedChildren: number; ids: string[]; deletedIds: string[] } {
+  if (!stmt(db, 'SELECT 1 FROM sessions WHERE id = ?').get(id))
+    return { deleted: false, detachedChildren: 0, ids: [], deletedIds: [] }
   const doomed = [...delegateChildren(db, id), id]
   const kids = stmt(db, 'SELECT id FROM sessions WHERE parent_session_id = ?').pluck()
   const touched = new Set(doomed.flatMap((d) => kids.all(d) as string[]))
   const detached = removeSessions(db, doomed)
-  return { deleted: true, detachedChildren: detached, ids: [...doomed, ...touched] }
+  return { deleted: true, detachedChildren: detached, ids: [...doomed, ...touched], deletedIds: doomed }
 }
 
 /** Deletes what `pruneCandidates(f)` selects; children outside the selection are detached, not deleted. */
-export function pruneRows(db: Database.Database, f: PruneFilter): { deleted: number; detached: number; ids: string[] } {
+export function pruneRows(
+  db: Database.Database,
+  f: PruneFilter
+): { deleted: number; detached: number; ids: string[]; deletedIds: string[] } {
   const ids = pruneCandidates(db, f).map((r) => r.id)
   const kids = stmt(db, 'SELECT id FROM sessions WHERE parent_session_id = ?').pluck()
   const touched = ids.flatMap((d) => kids.all(d) as string[])
   const detached = ids.length ? removeSessions(db, ids) : 0
-  return { deleted: ids.length, detached, ids: [...ids, ...touched] }
+  return { deleted: ids.length, detached, ids: [...ids, ...touched], deletedIds: ids }
 }
 
 /** What an archive with `f` would archive: `pruneCandidates` among sessions not yet archived. */

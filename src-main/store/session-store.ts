@@ -408,13 +408,16 @@ export class SessionStore {
     })
   }
 
-  /** Deletes a session with its messages (FTS rows follow through the home's triggers); children detached. */
-  async deleteSession(id: string): Promise<{ deleted: boolean; detachedChildren: number }> {
+  /**
+   * Deletes a session with its messages (FTS rows follow through the home's triggers) and its delegate runs;
+   * other children detached. `deletedIds`: every session row removed (the one asked for and its delegate runs).
+   */
+  async deleteSession(id: string): Promise<{ deleted: boolean; detachedChildren: number; deletedIds: string[] }> {
     requireId(id)
     return await this.write((tx) => {
       const r = deleteSessionRows(txDb(tx), id)
       tx.touch(...r.ids)
-      return { deleted: r.deleted, detachedChildren: r.detachedChildren }
+      return { deleted: r.deleted, detachedChildren: r.detachedChildren, deletedIds: r.deletedIds }
     })
   }
   /**
@@ -424,7 +427,12 @@ export class SessionStore {
    */
   async pruneSessions(
     f: PruneFilter & { olderThanDays?: number | null; includeArchived?: boolean; dryRun?: boolean }
-  ): Promise<{ deleted: number; detached?: number; candidates?: ReturnType<typeof pruneCandidates> }> {
+  ): Promise<{
+    deleted: number
+    detached?: number
+    deletedIds?: string[]
+    candidates?: ReturnType<typeof pruneCandidates>
+  }> {
     const { olderThanDays, includeArchived, dryRun, ...rest } = f
     const filter: PruneFilter = { ...rest, archived: rest.archived ?? (includeArchived ? undefined : false) }
     const days =
@@ -438,7 +446,7 @@ export class SessionStore {
     return await this.write((tx) => {
       const r = pruneRows(txDb(tx), filter)
       tx.touch(...r.ids)
-      return { deleted: r.deleted, detached: r.detached }
+      return { deleted: r.deleted, detached: r.detached, deletedIds: r.deletedIds }
     })
   }
 

@@ -55,6 +55,9 @@ describe('short-text index', () => {
       expect(r.fallback).toContain('complete scan')
       expect(r.fallback).toContain('not built here')
       expect(cadTables(path)).toEqual([])
+      // `^` in the scan: only where the message starts with it
+      expect(sessionsOf(reg, '^東京').ids).toEqual(['tokyo'])
+      expect(sessionsOf(reg, '^🚀').ids).toEqual([])
 
       // Caduceus's first write builds it
       await reg.get('default').createSession('mine', 'cli')
@@ -63,6 +66,8 @@ describe('short-text index', () => {
       expect(r.ids).toEqual(['tokyo'])
       expect(r.fallback).toContain('short-text index')
       expect(sessionsOf(reg, '🚀').ids).toEqual(['rocket'])
+      expect(sessionsOf(reg, '^🚀').ids).toEqual([]) // the gram index knows where, not whether a message starts so
+      expect(sessionsOf(reg, '^東京').ids).toEqual(['tokyo'])
 
       // upstream adds a row and deletes a session afterwards: found / gone without any Caduceus write
       up.createSession('later')

@@ -2,6 +2,7 @@
 import { CaduceusError, MAX_IMPORT_SESSIONS, type SessionPruneResult } from '@shared/contract'
 import type { HandlerMap } from '../dispatch'
 import { type Services, exportChunks, exportFilename, exportMime } from '../services'
+import { removeSessionFiles } from '../../files'
 
 type AdminHandlers = Pick<
   HandlerMap,
@@ -21,11 +22,27 @@ const candidate = (c: NonNullable<SessionPruneResult['candidates']>[number]) => 
 /** What a download may hold; a bigger export belongs to the CLI, which streams. */
 const MAX_EXPORT_CHARS = 64 * 1024 * 1024
 
+/**
+ * After a delete or prune committed: the files upstream's delete removes with a session (`<id>.json`, `<id>.jsonl`,
+ * its request dumps) go for exactly the sessions whose rows went, in the profile's own home.
+ */
+export function dropFiles(s: Services, profile: string, deletedIds: readonly string[]): void {
+  if (!deletedIds.length) return
+  const store = s.stores.get(profile)
+  removeSessionFiles(s.homeOf(profile), deletedIds, (id) => store.getSession(id) !== null)
+}
+
 export function sessionAdminHandlers(s: Services): AdminHandlers {
   return {
-    'sessions.delete': async ({ profile, sessionId }) => await s.stores.get(profile).deleteSession(sessionId),
+    'sessions.delete': async ({ profile, sessionId }) => {
+      const store = s.stores.get(profile)
+      const r = await store.deleteSession(sessionId)
+      dropFiles(s, profile, r.deletedIds)
+      return { deleted: r.deleted, detachedChildren: r.detachedChildren }
+    },
     'sessions.prune': async ({ profile, ...filter }) => {
       const r = await s.stores.get(profile).pruneSessions(filter)
+      dropFiles(s, profile, r.deletedIds ?? [])
       return {
         deleted: r.deleted,
         ...(r.detached !== undefined ? { detached: r.detached } : {}),

@@ -15,6 +15,7 @@ import {
 import type { HandlerMap } from '../dispatch'
 import { type Services, exportChunks, exportMime } from '../services'
 import { priceSessionRows, readPriceOverrides } from '../../costs'
+import { dropFiles } from './sessions-admin'
 
 type BulkHandlers = Pick<HandlerMap, 'sessions.bulk' | 'sessions.exportSet'>
 type Stores = Services['stores']
@@ -26,11 +27,13 @@ const LIST_PAGE = 500
 const notFound = (profile: string, id: string) =>
   new CaduceusError('not_found', `No session '${id}' in profile '${profile}'`, 'sessionId')
 
-async function applyOne(stores: Stores, action: BulkAction, profile: string, id: string): Promise<BulkItemResult> {
+async function applyOne(s: Services, action: BulkAction, profile: string, id: string): Promise<BulkItemResult> {
   try {
-    const store = stores.get(profile)
+    const store = s.stores.get(profile)
     if (action === 'delete') {
-      if (!(await store.deleteSession(id)).deleted) throw notFound(profile, id)
+      const r = await store.deleteSession(id)
+      if (!r.deleted) throw notFound(profile, id)
+      dropFiles(s, profile, r.deletedIds)
       return { profile, sessionId: id, ok: true }
     }
     if (!store.getSession(id)) throw notFound(profile, id)
@@ -67,7 +70,7 @@ export function sessionBulkHandlers(s: Services, maxExport = MAX_EXPORT_SET): Bu
     'sessions.bulk': async ({ action, sessions }) => {
       const results: BulkItemResult[] = []
       // one at a time: writes to a profile serialise anyway, and the order of results matches the input
-      for (const r of sessions) results.push(await applyOne(s.stores, action, r.profile, r.sessionId))
+      for (const r of sessions) results.push(await applyOne(s, action, r.profile, r.sessionId))
       // rows come back as sessions.list shows them: with the user's prices for unpriced usage
       const rows = results.flatMap((r) => (r.summary ? [r.summary] : []))
       const priced = priceSessionRows((p) => s.stores.get(p), rows, readPriceOverrides(s.root))
