@@ -82,7 +82,7 @@ export async function runChild(
   extra: {
     delegationId?: string | null
     ownerSessionId?: string | null
-    profile?: string
+    profile: string
     signal?: AbortSignal
     onText?: (text: string) => void
   }

@@ -187,7 +187,7 @@ export async function wireRuntime(
     // (`_active_children`). The registry is shared by every profile's deps: any one reads it (none yet: none run).
     activeSubagents: (profile, sessionId) =>
       (deps.values().next().value?.live.list() ?? []).filter(
-        (c) => c.parentSessionId === sessionId && (c.profile ?? profile) === profile
+        (c) => c.parentSessionId === sessionId && c.profile === profile
       ).length,
     log
   })
