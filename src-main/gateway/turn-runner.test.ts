@@ -31,6 +31,8 @@ class StoreAgent extends TestAgent {
   get sessionId() {
     return this.input.sessionId
   }
+  /** The next turn compresses mid-turn. */
+  compressNext = false
   /** What steer() answers, and the messages it took. */
   acceptSteer = true
   steered: string[] = []
@@ -70,6 +72,14 @@ class StoreAgent extends TestAgent {
         o.signal?.addEventListener('abort', () => r(), { once: true })
       })
     if (this.failWith) throw new Error(this.failWith)
+    if (this.compressNext) {
+      // Like the real Agent's compression: the segment ends 'compression' and the turn goes on in its continuation.
+      this.compressNext = false
+      const tip = `${this.input.sessionId}-c`
+      await this.input.store.endSession(this.input.sessionId, 'compression')
+      await this.input.store.createSession(tip, 'desktop', { parentSessionId: this.input.sessionId })
+      ;(this.input as { sessionId: string }).sessionId = tip
+    }
     // Like the real Agent's touch(): the turn's last activity is what it worked on.
     // A minute back: distinct from the clock a fresh turn sets, well inside the idle TTL.
     this.lastActivityTs = Date.now() - 60_000 - this.starts.length
@@ -181,6 +191,32 @@ describe('Gateway', () => {
     const notices = events.filter((e) => e.event === 'turn.delta' && e.payload.kind === 'notice')
     expect(notices).toHaveLength(1)
     expect(notices[0]!.payload).toMatchObject({ turnId: h.turnId, text: expect.stringContaining("'shared'") })
+  })
+
+  // seed 001 / hermes-spec §3.4: upstream's session key outlives a compression, so the warm agent serves the
+  // continuation; ours names the segment, and the entry follows the conversation to its tip.
+  it('a turn that compressed: the next turn on the continuation reuses the agent, whose memory is committed once', async () => {
+    const { gateway, events, agents } = setup()
+    const h = await gateway.start({ profile: 'default', text: 'hi' })
+    await gateway.finished(h.turnId)
+    agents[0]!.compressNext = true
+    const h2 = await gateway.resume({ profile: 'default', sessionId: h.sessionId, text: 'compress now' })
+    await gateway.finished(h2.turnId)
+    const h3 = await gateway.resume({ profile: 'default', sessionId: h.sessionId, text: 'after' })
+    await gateway.finished(h3.turnId)
+    expect(h3.sessionId).toBe(`${h.sessionId}-c`)
+    expect(events.filter((e) => e.event === 'turn.started').map((e) => e.payload.cache)).toEqual([
+      'new',
+      'reused',
+      'reused'
+    ])
+    expect(agents).toHaveLength(1)
+    expect(gateway.state().agents.map((a) => a.sessionId)).toEqual([`${h.sessionId}-c`])
+    // the message-count guard's baseline is the continuation's own rows (its reply, then 'after' and its reply)
+    expect(gateway.state().agents[0]!.messageCountSnapshot).toBe(3)
+    expect(gateway.cache.sweepIdle(Date.now() + 2 * 3600_000)).toBe(1)
+    await gateway.cache.drain()
+    expect(agents.map((a) => a.memoryCommits.length)).toEqual([1])
   })
 
   it('start then resume: new, then reused; turn events carry the handle', async () => {

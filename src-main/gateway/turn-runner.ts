@@ -921,20 +921,26 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   /** Re-baseline BEFORE the key is free again: our own writes must never look foreign on the next lookup. */
   private afterTurn(live: LiveTurn, agent: A, owner: ProfileOwner): void {
     const { key } = live
+    let cachedAt = key
     try {
       const endSid = endSessionOf(agent, live)
       const entry = this.cache.get(key)
-      // Compression rotated the conversation into a child session: the snapshot follows it.
-      if (entry?.agent === agent && endSid !== entry.snapshot.sessionId)
+      // Compression rotated the conversation into a child session: the snapshot follows it, and so does the entry.
+      // Upstream's session key outlives a compression; ours names the segment, so the entry moves to the tip's key
+      // (when nothing holds that key) and the next turn there reuses this agent: one agent, one memory commit.
+      if (entry?.agent === agent && endSid !== entry.snapshot.sessionId) {
         entry.snapshot = { messageCount: null, sessionId: endSid }
-      this.cache.refreshMessageCount(key, endSid)
+        const tipKey = sessionKeyFor(live.handle.profile, endSid)
+        if (!this.busy.has(tipKey) && this.cache.rekey(key, tipKey)) cachedAt = tipKey
+      }
+      this.cache.refreshMessageCount(cachedAt, endSid)
     } catch (err) {
       this.log.warn(LOG, `re-baseline of ${key.slice(0, 64)} failed: ${errorMessage(err)}`)
     }
     this.cache.markIdle(key)
     this.release(key)
     // Evicted (or replaced) while it ran: release it now that it is idle.
-    if (this.cache.get(key)?.agent !== agent) this.cache.releaseDetached(key, { agent, owner })
+    if (this.cache.get(cachedAt)?.agent !== agent) this.cache.releaseDetached(key, { agent, owner })
     this.sweeper.schedule()
   }
 
