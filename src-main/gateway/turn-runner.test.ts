@@ -795,6 +795,40 @@ describe('Gateway', () => {
     expect(registry.get('default').listSessions({}).items).toEqual([])
   })
 
+  it('a start that fails once its agent is built (the session row cannot be written) closes that agent', async () => {
+    const { gateway, registry, agents } = setup()
+    const store = registry.get('default') as { createSession: unknown }
+    store.createSession = () => Promise.reject(new Error('disk I/O error'))
+    await expect(gateway.start({ profile: 'default', text: 'x' })).rejects.toThrow(/disk I\/O error/)
+    await gateway.cache.drain()
+    expect(agents).toHaveLength(1)
+    // hard: its memory providers and tool state would otherwise outlive it, owned by nothing
+    expect(agents[0]!.calls).toEqual(['close'])
+    expect(gateway.cache.size).toBe(0)
+    expect(gateway.cache.runningKeys()).toEqual([])
+  })
+
+  it("a turn that fails while starting on a reused agent plans that agent's idle expiry again", async () => {
+    const { gateway, registry, events } = setup()
+    const h = await gateway.start({ profile: 'default', text: 'one' })
+    await gateway.finished(h.turnId)
+    expect(gateway.idleTimerArmed).toBe(true)
+    // A re-plan while the next turn starts (another conversation's turn ending, here the sweep) skips the agent: it
+    // runs. Then its user message cannot be saved and the turn ends before it ran.
+    const push = events.push.bind(events)
+    events.push = (...items) => {
+      if (items.some((e) => e.event === 'turn.started')) gateway.sweepIdle()
+      return push(...items)
+    }
+    const store = registry.get('default') as { appendMessage: unknown }
+    store.appendMessage = () => Promise.reject(new Error('disk I/O error'))
+    await expect(gateway.resume({ profile: 'default', sessionId: h.sessionId, text: 'two' })).rejects.toThrow(
+      /not saved/
+    )
+    expect(gateway.cache.size).toBe(1)
+    expect(gateway.idleTimerArmed).toBe(true)
+  })
+
   it('a malformed config.yaml refuses the turn with a clear message', async () => {
     const { gateway, root } = setup()
     writeFileSync(join(root, 'config.yaml'), 'model: [\n')

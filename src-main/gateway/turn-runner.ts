@@ -689,6 +689,9 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     const sentWhileBusy = opts.sentWhileBusy === true
     this.busy.set(key, { depth: opts.interruptDepth ?? 0, profile, sid, channel, sentWhileBusy })
     let turnId: string | null = null
+    // Built for this turn but not yet in the cache: a failure before the insert must close it (it owns memory
+    // providers and tool state that nothing else would ever release).
+    let unowned: { agent: A; owner: ProfileOwner } | null = null
     try {
       const home = this.homeFor(profile)
       await this.opts.memoryIdentity?.prepare?.(profile, home)
@@ -748,6 +751,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
           },
           key
         )
+        unowned = { agent, owner }
         // Only once an agent exists: a failed start leaves no empty session behind.
         if (isNew)
           await store.createSession?.(sid, channel.source, { model: own.model, profileName: profile, sessionKey: key })
@@ -761,6 +765,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
           owner,
           memoryInputs: resolved.memoryInputs
         })
+        unowned = null
         this.cache.noteTurn(key)
       }
       // A queued message leaves the queue as its turn starts; Stop took it out while its agent was being prepared.
@@ -811,7 +816,10 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       if (turnId) this.starting.delete(turnId)
       else if (err !== CANCELLED) this.queuedFailed(opts.turnId, profile, sid, err)
       this.cache.markIdle(key)
+      if (unowned) this.cache.releaseDetached(key, unowned, 'hard')
       this.release(key)
+      // A reused agent was marked running (a re-plan meanwhile skipped it): idle again, its expiry is planned anew.
+      this.sweeper.schedule()
       throw err
     }
   }
