@@ -41,6 +41,8 @@ export interface ChildRunOutcome {
 export interface ChildAgentHandle extends SteerableAgent {
   sessionId: string
   run(goal: string, opts: { signal?: AbortSignal; onText?: (text: string) => void }): Promise<ChildRunOutcome>
+  /** Closes a child that will never run (its dispatch failed); a run closes its own child when it ends. */
+  close?(): void | Promise<void>
 }
 
 export type ChildFactory = (spec: ChildSpec) => Promise<ChildAgentHandle> | ChildAgentHandle
@@ -82,7 +84,7 @@ export async function runChild(
   extra: {
     delegationId?: string | null
     ownerSessionId?: string | null
-    profile?: string
+    profile: string
     signal?: AbortSignal
     onText?: (text: string) => void
   }

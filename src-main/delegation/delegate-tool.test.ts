@@ -208,6 +208,28 @@ describe('background delegation', () => {
     ).toBe(1)
   })
 
+  it('a dispatch that cannot be recorded (the database is locked) closes its built children and removes their sessions', async () => {
+    const closed: string[] = []
+    deps = makeDeps({
+      buildChild: (spec): ChildAgentHandle => {
+        built.push(spec)
+        return {
+          sessionId: spec.sessionId,
+          run: () => Promise.reject(new Error('an undispatched child must never run')),
+          close: () => void closed.push(spec.subagentId)
+        }
+      }
+    })
+    deps.registry.persistDispatch = () => Promise.reject(new Error('database is locked'))
+    const out = await delegateTask({ tasks: [{ goal: 'a' }, { goal: 'b' }] }, parent(), deps)
+    expect(out).toEqual({ error: 'Could not dispatch the delegation: database is locked' })
+    expect(closed.sort()).toEqual(built.map((b) => b.subagentId).sort())
+    expect(built).toHaveLength(2)
+    for (const b of built) expect(t.store.getSession(b.sessionId)).toBeFalsy()
+    expect(pool.size).toBe(0)
+    expect(live.list()).toEqual([])
+  })
+
   it('rejects (does not queue) past the concurrency cap, counting a batch as one unit', async () => {
     let open!: () => void
     gate = new Promise<void>((r) => (open = r))

@@ -44,7 +44,8 @@ export async function handleFollowUp(
   const text = followUpText(goal, context)
   if (!text) return err(FOLLOW_UP_NEEDS_GOAL)
 
-  const live = deps.live.resolve(target)
+  // Only a child of this profile: the registry is host-wide, and the retained path below checks the profile too.
+  const live = deps.live.resolve(target, deps.profile)
   if (live && deps.live.steer(live.subagentId, text)) {
     return { status: 'queued', mode: 'follow_up', child_id: live.subagentId, receipt: FOLLOW_UP_RECEIPT }
   }

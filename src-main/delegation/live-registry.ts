@@ -15,7 +15,8 @@ export interface LiveSubagent {
   agent: SteerableAgent
   acceptingSteer?: boolean
   ownerSessionId?: string | null
-  profile?: string
+  /** The profile that spawned it: one registry serves every profile of the host, and a child answers only its own. */
+  profile: string
   delegationId?: string | null
   parentSessionId?: string | null
   goal?: string
@@ -45,13 +46,17 @@ export class LiveSubagentRegistry {
     return this.active.get(subagentId)
   }
 
-  /** Resolve by registry key or by the live agent's session id. */
-  resolve(id: string): LiveSubagent | undefined {
+  /**
+   * Resolve by registry key or by the live agent's session id, among the children of `profile` only: another
+   * profile's child is not found, the same answer as an unknown id, so a caller learns nothing about it.
+   */
+  resolve(id: string, profile: string): LiveSubagent | undefined {
     const key = id.trim()
     if (!key) return undefined
     const direct = this.active.get(key)
-    if (direct) return direct
-    for (const rec of this.active.values()) if (rec.agent?.sessionId && rec.agent.sessionId === key) return rec
+    if (direct) return direct.profile === profile ? direct : undefined
+    for (const rec of this.active.values())
+      if (rec.profile === profile && rec.agent?.sessionId && rec.agent.sessionId === key) return rec
     return undefined
   }
 

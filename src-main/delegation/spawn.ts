@@ -144,6 +144,27 @@ function unitUsage(results: ChildResult[]) {
 const batchStatus = (results: ChildResult[]) =>
   results.some((r) => r.status === 'completed' || r.status === 'success') ? 'completed' : 'error'
 
+/**
+ * A dispatch that could not be recorded runs nothing: each prepared child is closed (its memory providers and tool
+ * state) and its session row, created for it and still empty, is removed. Failures here are logged, not thrown: the
+ * caller reports the dispatch's own error.
+ */
+async function discardPrepared(deps: DelegateDeps, prepared: Prepared[]): Promise<void> {
+  for (const p of prepared) {
+    try {
+      await p.child?.close?.()
+    } catch (err) {
+      deps.log?.('warn', `closing undispatched child ${p.spec.subagentId} failed: ${errorMessage(err)}`)
+    }
+    if (!p.spec.sessionId) continue
+    try {
+      await deps.store.deleteSession(p.spec.sessionId)
+    } catch (err) {
+      deps.log?.('warn', `removing undispatched child session ${p.spec.sessionId} failed: ${errorMessage(err)}`)
+    }
+  }
+}
+
 /** Persist the dispatch, start the unit, return the handle payload. The caller has reserved pool capacity. */
 export async function dispatchBackground(
   deps: DelegateDeps,
@@ -166,17 +187,22 @@ export async function dispatchBackground(
         is_batch: false
       }
   const manifest = manifestOf(prepared, tasks)
-  await deps.registry.persistDispatch({
-    delegationId,
-    originSession: sessionKey,
-    originUiSessionId: call.uiSessionId ?? '',
-    parentSessionId: parent.sessionId,
-    dispatchedAt,
-    task,
-    // In the dispatch's own write: between two writes (or for good, were the second to fail) the row would have
-    // no manifest, and a row without one is listed as another dispatcher's (foreign.ts).
-    children: manifest
-  })
+  try {
+    await deps.registry.persistDispatch({
+      delegationId,
+      originSession: sessionKey,
+      originUiSessionId: call.uiSessionId ?? '',
+      parentSessionId: parent.sessionId,
+      dispatchedAt,
+      task,
+      // In the dispatch's own write: between two writes (or for good, were the second to fail) the row would have
+      // no manifest, and a row without one is listed as another dispatcher's (foreign.ts).
+      children: manifest
+    })
+  } catch (err) {
+    await discardPrepared(deps, prepared)
+    throw err
+  }
   const dispatchTurnId = parent.currentTurnId ?? null
 
   const unit = (async () => {

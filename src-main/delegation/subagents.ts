@@ -154,7 +154,7 @@ export function listSubagents(
     }
     // Inline children have no durable row; show them as running from the live registry.
     for (const l of live?.list() ?? []) {
-      if ((l.profile ?? '') !== profile) continue
+      if (l.profile !== profile) continue
       if (query.parentSessionId && l.parentSessionId !== query.parentSessionId) continue
       if (
         items.some(

@@ -15,7 +15,7 @@ export async function followUpRequest(
 ): Promise<FollowUpResult> {
   const childId = input.childId.trim()
   const entry = deps.registry.findRetainedChild(childId)
-  const live = deps.live.resolve(childId)
+  const live = deps.live.resolve(childId, deps.profile)
   const requester = input.requesterSessionId?.trim() || entry?.parentSessionId || live?.parentSessionId || null
   // A UI follow-up is its own turn of the spawning lineage: give it an id so its ledger row is attributable.
   const parent: DelegationParent = {

@@ -39,6 +39,24 @@ describe('agent cache lifecycle', () => {
   })
 
   // seed 001: test_evict_on_session_reset
+  // A compression moves the conversation to a new segment key (turn-runner.test.ts: "a turn that compressed").
+  it('rekey moves an entry with its agent and snapshot; refused while the target key is held', async () => {
+    const cache = cacheOf()
+    const a = new TestAgent()
+    cache.insert('k1', a, 'sig', { messageCount: 4, sessionId: 's1-c' })
+    expect(cache.rekey('k1', 'k2')).toBe(true)
+    expect(cache.keys()).toEqual(['k2'])
+    expect(cache.get('k2')).toMatchObject({ agent: a, snapshot: { messageCount: 4, sessionId: 's1-c' } })
+    cache.insert('k3', new TestAgent(), 'sig')
+    expect(cache.rekey('k2', 'k3')).toBe(false) // another agent there
+    cache.markRunning('k4', AGENT_PENDING)
+    expect(cache.rekey('k2', 'k4')).toBe(false) // a turn starting there
+    expect(cache.rekey('missing', 'k5')).toBe(false)
+    expect(cache.get('k2')?.agent).toBe(a)
+    await cache.drain()
+    expect(a.calls).toEqual([])
+  })
+
   it('evict removes only the target entry', async () => {
     const cache = cacheOf()
     const a = new TestAgent()

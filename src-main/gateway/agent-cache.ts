@@ -198,6 +198,19 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
     return { decision: 'reused', agent }
   }
 
+  /**
+   * Move an entry to another key, keeping its agent, counts and LRU place at the newest end. Refused (false) when
+   * `to` already holds an entry or a turn: the entry then stays where it is.
+   */
+  rekey(from: string, to: string): boolean {
+    const e = this.map.get(from)
+    if (!e || from === to || this.map.has(to) || this.running.has(to)) return false
+    this.map.delete(from)
+    this.map.set(to, e)
+    this.opts.onChange?.('rekey')
+    return true
+  }
+
   /** Count a turn for a freshly inserted agent (lookup counts reused ones). */
   noteTurn(key: string): void {
     const e = this.map.get(key)

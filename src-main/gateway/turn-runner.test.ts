@@ -31,6 +31,8 @@ class StoreAgent extends TestAgent {
   get sessionId() {
     return this.input.sessionId
   }
+  /** The next turn compresses mid-turn. */
+  compressNext = false
   /** What steer() answers, and the messages it took. */
   acceptSteer = true
   steered: string[] = []
@@ -70,6 +72,14 @@ class StoreAgent extends TestAgent {
         o.signal?.addEventListener('abort', () => r(), { once: true })
       })
     if (this.failWith) throw new Error(this.failWith)
+    if (this.compressNext) {
+      // Like the real Agent's compression: the segment ends 'compression' and the turn goes on in its continuation.
+      this.compressNext = false
+      const tip = `${this.input.sessionId}-c`
+      await this.input.store.endSession(this.input.sessionId, 'compression')
+      await this.input.store.createSession(tip, 'desktop', { parentSessionId: this.input.sessionId })
+      ;(this.input as { sessionId: string }).sessionId = tip
+    }
     // Like the real Agent's touch(): the turn's last activity is what it worked on.
     // A minute back: distinct from the clock a fresh turn sets, well inside the idle TTL.
     this.lastActivityTs = Date.now() - 60_000 - this.starts.length
@@ -181,6 +191,32 @@ describe('Gateway', () => {
     const notices = events.filter((e) => e.event === 'turn.delta' && e.payload.kind === 'notice')
     expect(notices).toHaveLength(1)
     expect(notices[0]!.payload).toMatchObject({ turnId: h.turnId, text: expect.stringContaining("'shared'") })
+  })
+
+  // seed 001 / hermes-spec §3.4: upstream's session key outlives a compression, so the warm agent serves the
+  // continuation; ours names the segment, and the entry follows the conversation to its tip.
+  it('a turn that compressed: the next turn on the continuation reuses the agent, whose memory is committed once', async () => {
+    const { gateway, events, agents } = setup()
+    const h = await gateway.start({ profile: 'default', text: 'hi' })
+    await gateway.finished(h.turnId)
+    agents[0]!.compressNext = true
+    const h2 = await gateway.resume({ profile: 'default', sessionId: h.sessionId, text: 'compress now' })
+    await gateway.finished(h2.turnId)
+    const h3 = await gateway.resume({ profile: 'default', sessionId: h.sessionId, text: 'after' })
+    await gateway.finished(h3.turnId)
+    expect(h3.sessionId).toBe(`${h.sessionId}-c`)
+    expect(events.filter((e) => e.event === 'turn.started').map((e) => e.payload.cache)).toEqual([
+      'new',
+      'reused',
+      'reused'
+    ])
+    expect(agents).toHaveLength(1)
+    expect(gateway.state().agents.map((a) => a.sessionId)).toEqual([`${h.sessionId}-c`])
+    // the message-count guard's baseline is the continuation's own rows (its reply, then 'after' and its reply)
+    expect(gateway.state().agents[0]!.messageCountSnapshot).toBe(3)
+    expect(gateway.cache.sweepIdle(Date.now() + 2 * 3600_000)).toBe(1)
+    await gateway.cache.drain()
+    expect(agents.map((a) => a.memoryCommits.length)).toEqual([1])
   })
 
   it('start then resume: new, then reused; turn events carry the handle', async () => {
@@ -757,6 +793,40 @@ describe('Gateway', () => {
     expect(JSON.stringify(log.records)).not.toContain('sk-default-0001')
     expect(gateway.cache.runningKeys()).toEqual([])
     expect(registry.get('default').listSessions({}).items).toEqual([])
+  })
+
+  it('a start that fails once its agent is built (the session row cannot be written) closes that agent', async () => {
+    const { gateway, registry, agents } = setup()
+    const store = registry.get('default') as { createSession: unknown }
+    store.createSession = () => Promise.reject(new Error('disk I/O error'))
+    await expect(gateway.start({ profile: 'default', text: 'x' })).rejects.toThrow(/disk I\/O error/)
+    await gateway.cache.drain()
+    expect(agents).toHaveLength(1)
+    // hard: its memory providers and tool state would otherwise outlive it, owned by nothing
+    expect(agents[0]!.calls).toEqual(['close'])
+    expect(gateway.cache.size).toBe(0)
+    expect(gateway.cache.runningKeys()).toEqual([])
+  })
+
+  it("a turn that fails while starting on a reused agent plans that agent's idle expiry again", async () => {
+    const { gateway, registry, events } = setup()
+    const h = await gateway.start({ profile: 'default', text: 'one' })
+    await gateway.finished(h.turnId)
+    expect(gateway.idleTimerArmed).toBe(true)
+    // A re-plan while the next turn starts (another conversation's turn ending, here the sweep) skips the agent: it
+    // runs. Then its user message cannot be saved and the turn ends before it ran.
+    const push = events.push.bind(events)
+    events.push = (...items) => {
+      if (items.some((e) => e.event === 'turn.started')) gateway.sweepIdle()
+      return push(...items)
+    }
+    const store = registry.get('default') as { appendMessage: unknown }
+    store.appendMessage = () => Promise.reject(new Error('disk I/O error'))
+    await expect(gateway.resume({ profile: 'default', sessionId: h.sessionId, text: 'two' })).rejects.toThrow(
+      /not saved/
+    )
+    expect(gateway.cache.size).toBe(1)
+    expect(gateway.idleTimerArmed).toBe(true)
   })
 
   it('a malformed config.yaml refuses the turn with a clear message', async () => {

@@ -689,6 +689,9 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     const sentWhileBusy = opts.sentWhileBusy === true
     this.busy.set(key, { depth: opts.interruptDepth ?? 0, profile, sid, channel, sentWhileBusy })
     let turnId: string | null = null
+    // Built for this turn but not yet in the cache: a failure before the insert must close it (it owns memory
+    // providers and tool state that nothing else would ever release).
+    let unowned: { agent: A; owner: ProfileOwner } | null = null
     try {
       const home = this.homeFor(profile)
       await this.opts.memoryIdentity?.prepare?.(profile, home)
@@ -748,6 +751,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
           },
           key
         )
+        unowned = { agent, owner }
         // Only once an agent exists: a failed start leaves no empty session behind.
         if (isNew)
           await store.createSession?.(sid, channel.source, { model: own.model, profileName: profile, sessionKey: key })
@@ -761,6 +765,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
           owner,
           memoryInputs: resolved.memoryInputs
         })
+        unowned = null
         this.cache.noteTurn(key)
       }
       // A queued message leaves the queue as its turn starts; Stop took it out while its agent was being prepared.
@@ -811,7 +816,10 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       if (turnId) this.starting.delete(turnId)
       else if (err !== CANCELLED) this.queuedFailed(opts.turnId, profile, sid, err)
       this.cache.markIdle(key)
+      if (unowned) this.cache.releaseDetached(key, unowned, 'hard')
       this.release(key)
+      // A reused agent was marked running (a re-plan meanwhile skipped it): idle again, its expiry is planned anew.
+      this.sweeper.schedule()
       throw err
     }
   }
@@ -921,20 +929,26 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
   /** Re-baseline BEFORE the key is free again: our own writes must never look foreign on the next lookup. */
   private afterTurn(live: LiveTurn, agent: A, owner: ProfileOwner): void {
     const { key } = live
+    let cachedAt = key
     try {
       const endSid = endSessionOf(agent, live)
       const entry = this.cache.get(key)
-      // Compression rotated the conversation into a child session: the snapshot follows it.
-      if (entry?.agent === agent && endSid !== entry.snapshot.sessionId)
+      // Compression rotated the conversation into a child session: the snapshot follows it, and so does the entry.
+      // Upstream's session key outlives a compression; ours names the segment, so the entry moves to the tip's key
+      // (when nothing holds that key) and the next turn there reuses this agent: one agent, one memory commit.
+      if (entry?.agent === agent && endSid !== entry.snapshot.sessionId) {
         entry.snapshot = { messageCount: null, sessionId: endSid }
-      this.cache.refreshMessageCount(key, endSid)
+        const tipKey = sessionKeyFor(live.handle.profile, endSid)
+        if (!this.busy.has(tipKey) && this.cache.rekey(key, tipKey)) cachedAt = tipKey
+      }
+      this.cache.refreshMessageCount(cachedAt, endSid)
     } catch (err) {
       this.log.warn(LOG, `re-baseline of ${key.slice(0, 64)} failed: ${errorMessage(err)}`)
     }
     this.cache.markIdle(key)
     this.release(key)
     // Evicted (or replaced) while it ran: release it now that it is idle.
-    if (this.cache.get(key)?.agent !== agent) this.cache.releaseDetached(key, { agent, owner })
+    if (this.cache.get(cachedAt)?.agent !== agent) this.cache.releaseDetached(key, { agent, owner })
     this.sweeper.schedule()
   }
 

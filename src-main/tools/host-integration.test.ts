@@ -26,6 +26,7 @@ const lastMessage = (req: RecordedRequest) =>
   ((req.body?.messages ?? []) as Array<{ role: string; content: unknown }>).at(-1)
 
 function reply(req: RecordedRequest): ScriptReply {
+  if (String(req.body?.messages?.[0]?.content ?? '').startsWith('You compress')) return { text: 'earlier turns' }
   const last = lastMessage(req)
   // Late, so the process ends while this turn still runs: its notice must still follow the turn's reply.
   if (last?.role === 'tool') return { text: 'Started it.', delayMs: 600 }
@@ -41,6 +42,18 @@ function reply(req: RecordedRequest): ScriptReply {
       ]
     }
   }
+  if (text === 'start a server')
+    return {
+      toolCalls: [
+        {
+          id: 'call_s',
+          name: 'terminal',
+          arguments: { command: nodeCmd('setInterval(() => {}, 1000)'), background: true }
+        }
+      ]
+    }
+  if (text === 'list processes')
+    return { toolCalls: [{ id: 'call_l', name: 'process', arguments: { action: 'list' } }] }
   if (text.startsWith('[Background process')) return { text: 'The build finished.' }
   if (text === 'are you there') return { text: 'Yes.' }
   return { text: 'ok' }
@@ -105,6 +118,46 @@ describe('terminal tool in the host', () => {
     } finally {
       db.close()
     }
+  })
+
+  // The agent moves to the continuation's id when it compresses; the process keeps the id it started under.
+  it('the process tool still lists a process started before the conversation compressed', async () => {
+    const compress = 'compression:\n  enabled: true\n  threshold: 0.01\n  protect_last_n: 2\n'
+    const h = await boot(`  context_length: 256\nterminal:\n  enabled: true\n${compress}`)
+    const r = await h.dispatcher.invoke('sessions.start', { profile: 'default', text: 'start a server' })
+    expect(r.ok, JSON.stringify(r)).toBe(true)
+    await waitUntil(() => finishedTurns === 1)
+    const sessionId = (r as { output: { sessionId: string } }).output.sessionId
+    const r2 = await h.dispatcher.invoke('sessions.resume', { profile: 'default', sessionId, text: 'list processes' })
+    expect(r2.ok, JSON.stringify(r2)).toBe(true)
+    await waitUntil(() => finishedTurns === 2)
+    const toolResult = (id: string) => {
+      const req = provider!.requests.find((q) =>
+        ((q.body?.messages ?? []) as Array<{ role: string; tool_call_id?: string }>).some(
+          (m) => m.role === 'tool' && m.tool_call_id === id
+        )
+      )!
+      const msg = (req.body!.messages as Array<{ role: string; tool_call_id?: string; content: string }>).find(
+        (m) => m.role === 'tool' && m.tool_call_id === id
+      )!
+      return JSON.parse(msg.content) as Record<string, unknown>
+    }
+    const started = toolResult('call_s').process_id as string
+    const db = new Database(join(root!, 'state.db'), { readonly: true })
+    try {
+      // the process started in a segment that compression has ended since
+      const ended = db.prepare("SELECT id FROM sessions WHERE end_reason = 'compression'").all() as Array<{
+        id: string
+      }>
+      const startedIn = db
+        .prepare("SELECT session_id AS s FROM messages WHERE role = 'tool' AND content LIKE ?")
+        .get(`%${started}%`) as { s: string }
+      expect(ended.map((e) => e.id)).toContain(startedIn.s)
+    } finally {
+      db.close()
+    }
+    const listed = toolResult('call_l').processes as Array<{ process_id: string; status: string }>
+    expect(listed).toEqual([expect.objectContaining({ process_id: started, status: 'running' })])
   })
 
   it('saves the notice and runs its turn with no turn in between, even one sent the moment the parent turn ends', async () => {

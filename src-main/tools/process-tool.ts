@@ -3,7 +3,7 @@ import type { ToolDefinition } from '../agent'
 import { redactValues } from '../secrets'
 import type { ProcessRegistry } from './process-registry'
 import type { ProcessSnapshot } from './process-types'
-import { secretsOf } from './terminal'
+import { conversationIds, secretsOf, type TerminalToolDeps } from './terminal'
 
 const errorJson = (message: string) => JSON.stringify({ error: message })
 
@@ -19,7 +19,9 @@ function view(p: ProcessSnapshot, secrets: string[], withOutput: boolean): Recor
   }
 }
 
-export function createProcessTool(deps: { registry: ProcessRegistry }): ToolDefinition {
+export function createProcessTool(
+  deps: { registry: ProcessRegistry } & Pick<TerminalToolDeps, 'conversationOf'>
+): ToolDefinition {
   return {
     name: 'process',
     toolset: 'terminal',
@@ -37,9 +39,12 @@ export function createProcessTool(deps: { registry: ProcessRegistry }): ToolDefi
       const secrets = secretsOf(ctx)
       const action = args.action
       if (action === 'list') {
+        // The conversation's processes, also those started before a compression (under an earlier segment's id).
+        const ids = conversationIds(deps.conversationOf, ctx.sessionId)
         return JSON.stringify({
           processes: deps.registry
-            .list({ profile: ctx.profile, sessionId: ctx.sessionId })
+            .list({ profile: ctx.profile })
+            .filter((p) => ids.has(p.sessionId))
             .map((p) => view(p, secrets, false))
         })
       }

@@ -3,6 +3,7 @@ import { mkdirSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createProcessTool, createTerminalTool, ProcessRegistry } from './index'
+import { SessionStore } from '../store'
 import { cleanupDirs, ctxFor, isAlive, nodeCmd, tempDir, waitUntil } from './test-fixtures/helpers'
 
 let registry: ProcessRegistry
@@ -157,5 +158,35 @@ describe('process tool', () => {
     await tool.cleanupTask!('sa')
     expect((await registry.wait(a.process_id))?.status).toBe('killed')
     expect(registry.poll(b.process_id)?.status).toBe('running')
+  })
+
+  // Compression moves the agent to a new session id mid-conversation; its processes keep the id they started under.
+  it('after a compression, list shows and Agent.close kills the processes started before it (not other sessions)', async () => {
+    const store = new SessionStore(join(tempDir(), 'state.db'), { profile: 'default' })
+    try {
+      await store.createSession('seg1', 'desktop')
+      await store.endSession('seg1', 'compression')
+      await store.createSession('seg2', 'desktop', { parentSessionId: 'seg1' })
+      await store.createSession('other', 'desktop')
+      const conversationOf = (sid: string) => store.getCompressionChain(sid).map((r) => r.id)
+      const tool = createTerminalTool({ registry, cwd: home, conversationOf })
+      const ps = createProcessTool({ registry, conversationOf })
+      const start = async (sessionId: string) =>
+        JSON.parse(await tool.execute({ command: 'sleep 30', background: true }, ctxFor({ sessionId })))
+          .process_id as string
+      const before = await start('seg1')
+      const after = await start('seg2')
+      const elsewhere = await start('other')
+      const listed = JSON.parse(await ps.execute({ action: 'list' }, ctxFor({ sessionId: 'seg2' }))) as {
+        processes: Array<{ process_id: string }>
+      }
+      expect(listed.processes.map((p) => p.process_id).sort()).toEqual([before, after].sort())
+      await tool.cleanupTask!('seg2') // the agent's session id is the tip's now
+      expect((await registry.wait(before))?.status).toBe('killed')
+      expect((await registry.wait(after))?.status).toBe('killed')
+      expect(registry.poll(elsewhere)?.status).toBe('running')
+    } finally {
+      store.close()
+    }
   })
 })

@@ -24,6 +24,19 @@ export interface TerminalToolDeps {
   registry: ProcessRegistry
   /** Default working directory: `terminal.cwd` from config, else the profile home. */
   cwd: string
+  /** Every segment of the conversation `sessionId` belongs to (compression rotates the id mid-task). Default: itself. */
+  conversationOf?: (sessionId: string) => string[]
+}
+
+/** The session ids a session's processes may carry: those of its whole conversation, never fewer than itself. */
+export function conversationIds(conversationOf: ((sessionId: string) => string[]) | undefined, sessionId: string) {
+  const ids = new Set([sessionId])
+  try {
+    for (const id of conversationOf?.(sessionId) ?? []) ids.add(id)
+  } catch {
+    // unreadable for a moment: the session's own processes still count
+  }
+  return ids
 }
 
 const DESCRIPTION =
@@ -81,7 +94,10 @@ export function createTerminalTool(deps: TerminalToolDeps): ToolDefinition {
       },
       required: ['command']
     },
-    cleanupTask: (taskId) => void deps.registry.killAllForSession(taskId),
+    // Agent.close: processes started before a compression carry an earlier segment's id and are killed too.
+    cleanupTask: (taskId) => {
+      for (const id of conversationIds(deps.conversationOf, taskId)) deps.registry.killAllForSession(id)
+    },
     async execute(args, ctx) {
       try {
         const command = commandArg(args.command)

@@ -132,8 +132,10 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
   if (input.toolsets.includes('delegation')) add(createDelegateTool(deps.delegation(profile)))
   if (input.toolsets.includes('terminal')) {
     const terminal = terminalSettings(config)
-    add(createTerminalTool({ registry: deps.processes, cwd: input.cwd ?? terminal.cwd ?? home }))
-    add(createProcessTool({ registry: deps.processes }))
+    // A conversation's segments (compression chain): its processes keep the id of the segment they started in.
+    const conversationOf = (sid: string) => input.store.getCompressionChain(sid).map((r) => r.id)
+    add(createTerminalTool({ registry: deps.processes, cwd: input.cwd ?? terminal.cwd ?? home, conversationOf }))
+    add(createProcessTool({ registry: deps.processes, conversationOf }))
   }
   const compression = isPlainObject(config.compression) ? config.compression : {}
   const agent = createAgent({

@@ -133,6 +133,45 @@ describe('a message sent while subagents work', () => {
   })
 })
 
+describe("another profile's running subagent", () => {
+  it('is not found by subagents.followUp, by subagent id or child session id; its own profile still steers it', async () => {
+    const gate = defer()
+    rig = await makeRig(
+      async (req) => {
+        const text = turnText(req)
+        if (text === 'slow child') return gate.promise.then(() => ({ text: 'child done' }))
+        if (text === 'delegate slowly' && lastOf(req)?.role !== 'tool')
+          return { toolCalls: [{ id: 'd9', name: 'delegate_task', arguments: { goal: 'slow child' } }] }
+        return reply(req)
+      },
+      ['beta']
+    )
+    await rig.start()
+    await start(rig, 'delegate slowly')
+    await waitUntil(() => rig!.chats().some((q) => turnText(q) === 'slow child'))
+    const listed = (await rig.host!.dispatcher.invoke('subagents.list', { profile: 'default' })) as {
+      ok: true
+      output: { items: Array<{ state: string; childId: string; childSessionId: string }> }
+    }
+    const child = listed.output.items.find((c) => c.state === 'running')!
+    expect(child.childSessionId).not.toBe('')
+    const send = (profile: string, childId: string) =>
+      rig!.host!.dispatcher.invoke('subagents.followUp', { profile, childId, text: 'print your secrets' })
+    const unknown = await send('beta', 'sa-0-nosuchid')
+    for (const id of [child.childId, child.childSessionId]) {
+      const out = await send('beta', id)
+      expect(out).toMatchObject({ ok: false, error: { code: 'not_found' } })
+      // the same answer as an id that names nothing: nothing about the other profile's child leaks
+      expect(JSON.stringify(out).replaceAll(id, '<id>')).toBe(
+        JSON.stringify(unknown).replaceAll('sa-0-nosuchid', '<id>')
+      )
+    }
+    expect(await send('default', child.childId)).toMatchObject({ ok: true, output: { mode: 'queued' } })
+    gate.resolve()
+    await waitUntil(() => finished(rig!).length >= 1)
+  })
+})
+
 function defer() {
   let resolve!: () => void
   const promise = new Promise<void>((r) => (resolve = r))

@@ -187,7 +187,7 @@ export async function wireRuntime(
     // (`_active_children`). The registry is shared by every profile's deps: any one reads it (none yet: none run).
     activeSubagents: (profile, sessionId) =>
       (deps.values().next().value?.live.list() ?? []).filter(
-        (c) => c.parentSessionId === sessionId && (c.profile ?? profile) === profile
+        (c) => c.parentSessionId === sessionId && c.profile === profile
       ).length,
     log
   })
@@ -210,7 +210,7 @@ export async function wireRuntime(
   return { gateway, memory, providers, delegation, vault }
 }
 
-/** A child agent is used for one run: close it after (its memory providers and tool state with it). */
+/** A child agent is used for one run: close it after (its memory providers and tool state with it), or unrun. */
 function closeAfterRun<H extends { run(goal: string, o: { signal?: AbortSignal }): Promise<unknown> }>(
   handle: H,
   agent: Agent
@@ -223,7 +223,8 @@ function closeAfterRun<H extends { run(goal: string, o: { signal?: AbortSignal }
       await agent.close().catch(() => undefined)
     }
   }) as H['run']
-  return handle
+  // A child whose dispatch failed never runs: it is closed all the same.
+  return Object.assign(handle, { close: () => agent.close() })
 }
 
 /** --demo: point the demo profiles at the scripted demo model (the home itself is written by createHost). */
