@@ -1,9 +1,9 @@
 // How the Sessions page and `caduceus sessions list` show compression chains, on a home upstream's own SessionDB
 // wrote (scripts/golden/list_chains.py), row by row against upstream's list_sessions_rich: one row per chain at its
 // tip with the tip's title; archived or not as a whole by the chain's root (a tip archived alone by an older upstream
-// stays listed). The preview is the one deliberate difference: upstream shows the tip's first user message, which
-// after a second compaction is the handoff summary's boilerplate on every chain; Caduceus shows the conversation's
-// opening message, from the root.
+// stays listed); with the children filter on, every segment a row of its own. The preview is the one deliberate
+// difference: upstream shows the tip's first user message, which after a second compaction is the handoff
+// summary's boilerplate on every chain; Caduceus shows the conversation's opening message, from the root.
 import { cpSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -87,7 +87,24 @@ describe("compression chains in the session list, against upstream's list_sessio
     for (const r of U.list.filter((r) => r.id !== r.root)) expect(r.preview).toMatch(/^\[CONTEXT COMPACTION/)
   })
 
-  it('the CLI lists the same rows', async () => {
+  it('with the children filter on, every segment is a row of its own, as upstream lists them', async () => {
+    // upstream filters each raw row on its own flag; Caduceus keeps a chain whole (its root's flag): the two lists
+    // differ only on the chains an older upstream left half-archived
+    const split = (r: Row) => r.id.startsWith('arch-')
+    const ids = (await list({ includeChildren: true, archived: 'include' })).map((s) => s.id)
+    expect(ids).toEqual(U.children_archived_include.map((r) => r.id))
+    const rows = (await list({ includeChildren: true })).map((s) => ({ id: s.id, title: s.title }))
+    expect(rows.filter((r) => !r.id.startsWith('arch-'))).toEqual(
+      U.children.filter((r) => !split(r)).map((r) => ({ id: r.id, title: r.title }))
+    )
+    expect(rows.map((r) => r.id).filter((id) => id.startsWith('arch-'))).toEqual([
+      'arch-tip-2',
+      'arch-tip-1',
+      'arch-tip-0'
+    ])
+  })
+
+  it('the CLI lists the same rows, and every segment with --children', async () => {
     const cli = async (...argv: string[]) => {
       const log = vi.spyOn(console, 'log').mockImplementation(() => {})
       try {
@@ -100,5 +117,9 @@ describe("compression chains in the session list, against upstream's list_sessio
       }
     }
     expect((await cli()).map(seen)).toEqual(U.list.map(theirs))
+    expect((await cli('--children')).map((s) => s.id)).toEqual(
+      (await list({ includeChildren: true, excludeSources: ['tool'] })).map((s) => s.id)
+    )
+    expect((await cli('--children')).map((s) => s.id)).toEqual(expect.arrayContaining(['trip-0', 'trip-1', 'build-0']))
   })
 })
