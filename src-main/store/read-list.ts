@@ -52,8 +52,9 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
   const where: string[] = ['COALESCE(s.hidden, 0) = 0']
   const args: unknown[] = []
   // An id typed into the filter names one session: a compressed part is listed as itself, not hidden behind its tip
-  // (ids reach users from upstream's CLI, logs and the Costs page, which count parts separately).
-  if (!q.idPrefix) where.push(`NOT ${supersededSql('s')}`)
+  // (ids reach users from upstream's CLI, logs and the Costs page, which count parts separately). With the children
+  // filter on every session is a row of its own, compressed parts too, as upstream's include_children lists them.
+  if (!q.idPrefix && !q.includeChildren) where.push(`NOT ${supersededSql('s')}`)
   // The search's filters, with the list's defaults (archived and child sessions left out unless asked for); the
   // activity walk keeps the planner off the source index (walk in order, stop at a page, no sort of every match).
   const filters = { ...q, archived: q.archived ?? 'exclude', includeChildren: q.includeChildren ?? false }

@@ -180,10 +180,16 @@ export function toSummary(db: Database.Database, profile: string, r: SummaryRow,
   const path = kind === 'continuation' ? pathFromRoot(db, r.id) : [r]
   const root = path[0] ?? r
   let title = (r.title as string | null) ?? null
-  if (title === null && root.id !== r.id)
-    title =
-      (stmt(db, 'SELECT title FROM sessions WHERE id = ?').get(root.id) as { title: string | null } | undefined)
-        ?.title ?? null
+  let archived = num(r.archived) !== 0
+  if (root.id !== r.id) {
+    // A chain is archived as a whole by its root's flag (sql.ts archivedSql); its title falls back to the root's.
+    const first = stmt(db, 'SELECT title, archived FROM sessions WHERE id = ?').get(root.id) as
+      { title: string | null; archived: number | null } | undefined
+    if (first) {
+      title ??= first.title
+      archived = num(first.archived) !== 0
+    }
+  }
   const tokens = {
     input: num(r.input_tokens),
     output: num(r.output_tokens),
@@ -212,7 +218,7 @@ export function toSummary(db: Database.Database, profile: string, r: SummaryRow,
     lastActiveAt: numOrNull(activity) ?? numOrNull(r.last_activity_at) ?? num(r.started_at),
     tokens,
     cost: moneyOf(r.estimated_cost_usd, r.actual_cost_usd, r.cost_status, used),
-    archived: num(r.archived) !== 0,
+    archived,
     pinned: num(r.pinned) !== 0,
     childCount: num(r.child_count)
   }

@@ -11,7 +11,7 @@ import type { HomeShape } from './shape'
 import { prepareOnce, stmt } from './stmt-cache'
 import { matchTerm, toInstr, toMatch, type Node, type Term } from './search-query'
 import { SHORT_LOOKUP, STALE_ROWS, isShortTerm, shortIndexState } from './short-index'
-import { shownSql } from './sql'
+import { archivedSql, shownSql } from './sql'
 
 const VISIBLE = '(m.active = 1 OR m.compacted = 1)'
 /** Above this many index matches, sessions are grouped from the page only (counting would cost more than the page). */
@@ -100,8 +100,6 @@ export function sessionConditions(
 ): string[] {
   const where: string[] = []
   if (!f) return where
-  if (f.archived === 'exclude') where.push('COALESCE(s.archived, 0) = 0')
-  else if (f.archived === 'only') where.push('s.archived = 1')
   if (f.sources?.length) {
     where.push(`${opts.walkingActivity ? '+' : ''}s.source IN (${f.sources.map(() => '?').join(',')})`)
     args.push(...f.sources)
@@ -115,7 +113,10 @@ export function sessionConditions(
     args.push(f.idPrefix.length, f.idPrefix)
   }
   // What upstream's list shows: roots, branches, and chains through a root it shows
-  if (f.includeChildren === false) where.push(shownSql('s'))
+  // A compression chain is archived or not as a whole, by its root's flag (sql.ts byChainRoot)
+  const archived = f.archived ?? 'include'
+  if (f.includeChildren === false) where.push(shownSql('s', archived))
+  else if (archived !== 'include') where.push(archivedSql('s', archived))
   return where
 }
 

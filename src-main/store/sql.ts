@@ -89,15 +89,38 @@ const chainRootSql = (a: string) => `(WITH RECURSIVE up(id, n) AS (SELECT ${a}.i
       FROM up WHERE up.id IS NOT NULL AND up.n < 1000)
   SELECT id FROM up WHERE id IS NOT NULL ORDER BY n DESC LIMIT 1)`
 
+/** Which archived flags a filter admits: not archived, archived, either. */
+export type ArchivedFilter = 'exclude' | 'only' | 'include'
+const flagSql = (a: string, f: ArchivedFilter) =>
+  f === 'exclude' ? `COALESCE(${a}.archived, 0) = 0` : f === 'only' ? `${a}.archived = 1` : '1'
+
 /**
- * What the list shows with its children filter off, and where search looks then: the sessions upstream's list
- * shows (listableSql), and a continuation whose chain's root it shows — one test in SQL, so a page is never cut
- * short by rows dropped after its LIMIT, and search hides exactly what the list hides.
+ * The first session of `a`'s chain passes `test` (on alias `r`): a compression continuation is judged by its chain's
+ * root — upstream's list filters the root and shows the chain at its tip, so the root's archived flag is the whole
+ * conversation's (an older upstream archived only the shown tip, which its list still shows, unarchived) — and any
+ * other row by itself (`self`, the same test on `a`).
  */
-export const shownSql = perAlias(
-  (a) => `(${listableSql(a)} OR (${continuationSql(a)}
-  AND EXISTS (SELECT 1 FROM sessions r WHERE r.id = ${chainRootSql(a)} AND ${listableSql('r')})))`
-)
+const byChainRoot = (a: string, test: string, self: string) => `(CASE WHEN ${continuationSql(a)}
+  THEN EXISTS (SELECT 1 FROM sessions r WHERE r.id = ${chainRootSql(a)} AND ${test}) ELSE ${self} END)`
+
+/**
+ * What the list shows with its children filter off, and where search looks then, among sessions archived as
+ * `archived` says: the sessions upstream's list shows (listableSql), and a continuation whose chain's root it shows
+ * — one test in SQL, one walk up a chain, so a page is never cut short by rows dropped after its LIMIT, and search
+ * hides exactly what the list hides.
+ */
+export const shownSql = (a: string, archived: ArchivedFilter) => shownBuilt(`${a} ${archived}`)
+const shownBuilt = perAlias((key) => {
+  const [a, f] = key.split(' ') as [string, ArchivedFilter]
+  return byChainRoot(a, `${listableSql('r')} AND ${flagSql('r', f)}`, `(${listableSql(a)} AND ${flagSql(a, f)})`)
+})
+
+/** With the children filter on: every session, archived or not as its chain's root is (byChainRoot). */
+export const archivedSql = (a: string, archived: ArchivedFilter) => archivedBuilt(`${a} ${archived}`)
+const archivedBuilt = perAlias((key) => {
+  const [a, f] = key.split(' ') as [string, ArchivedFilter]
+  return f === 'include' ? '1' : byChainRoot(a, flagSql('r', f), flagSql(a, f))
+})
 
 /**
  * Children lookups name their index: after ANALYZE, sqlite_stat1 sees parent_session_id as one value

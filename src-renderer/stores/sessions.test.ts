@@ -207,6 +207,24 @@ describe('sessions store', () => {
     off()
   })
 
+  it('with the children filter on, a compressed session stays a row beside its continuation', async () => {
+    const off = watchSessions()
+    await setSessionFilters({ includeChildren: true })
+    await loadMoreSessions()
+    // s3 and, past the re-read head, s120 are compressed; the host lists both segments of each chain
+    chains.set('s3', ['s3', 't3'])
+    chains.set('s120', ['s120', 't120'])
+    db = [
+      summary('t120', { rootId: 's120', chainLength: 2, lastActiveAt: 3_000_001 }),
+      summary('t3', { rootId: 's3', chainLength: 2, lastActiveAt: 3_000_000 }),
+      ...db
+    ]
+    await applySessionsChanged({ profile: 'default', sessionIds: ['s3', 't3', 's120', 't120'] })
+    expect(sessionRows().byKey['default/s120']).toBeDefined()
+    expect(sessionRows().order).toEqual(db.slice(0, 152).map((s) => `default/${s.id}`))
+    off()
+  })
+
   it('a row whose last activity moves back past the re-read head goes where a fresh load puts it', async () => {
     const off = watchSessions()
     await reloadSessions()

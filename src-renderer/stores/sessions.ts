@@ -306,9 +306,10 @@ async function reread(
 ): Promise<SessionSummary | 'gone' | null> {
   try {
     const { summary, lineage } = await getApi().call('sessions.get', { profile, sessionId })
-    // a compression chain shows as its tip: a segment compression continued is no longer a row
+    // a compression chain shows as its tip: a segment compression continued is no longer a row, unless the
+    // children filter lists every segment
     const tip = lineage.chain[lineage.chain.length - 1]
-    if (tip && tip.id !== sessionId) return 'gone'
+    if (!input.includeChildren && tip && tip.id !== sessionId) return 'gone'
     return listShows(input, summary) ? summary : 'gone'
   } catch (err) {
     // only a definite not_found drops the row; a transient failure keeps what we have
@@ -343,8 +344,9 @@ async function refreshOnce(): Promise<void> {
   for (const k of before.order) {
     const s = loaded[k]
     if (!s || headKeys.has(k) || hidden.has(k)) continue
-    // an older segment of a chain whose tip the head shows: the list shows the chain once, as its tip
-    const tipKey = headRoots.get(`${s.profile}/${s.rootId}`)
+    // an older segment of a chain whose tip the head shows: the list shows the chain once, as its tip (with the
+    // children filter on, every segment is a row of its own)
+    const tipKey = input.includeChildren ? undefined : headRoots.get(`${s.profile}/${s.rootId}`)
     if (tipKey && tipKey !== k) gone.add(k)
     else if (insideHead(s)) toRead.set(k, { profile: s.profile, id: s.id })
   }
