@@ -1,0 +1,128 @@
+// Provider replies that bend the wire protocols, against a real local HTTP server answering with raw SSE bytes.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  createProviderClient,
+  ProviderError,
+  type ChatRequest,
+  type ProviderResponse,
+  type RuntimeConfig
+} from './index'
+import { chunk, sse, startRouteServer, type Route, type RouteServer } from './test-fixtures/route-server'
+
+let provider: RouteServer
+beforeAll(async () => {
+  provider = await startRouteServer()
+})
+afterAll(() => provider.close())
+
+async function call(
+  route: Route,
+  opts: Partial<RuntimeConfig> = {},
+  req: Partial<ChatRequest> = {}
+): Promise<{ done: ProviderResponse | null; error: ProviderError | null; ms: number }> {
+  provider.hits = 0
+  provider.route = route
+  const client = createProviderClient({
+    model: 'm',
+    provider: 'custom',
+    baseUrl: provider.baseUrl,
+    apiKey: 'k-test',
+    apiMode: 'chat_completions',
+    ...opts
+  })
+  const t0 = Date.now()
+  let done: ProviderResponse | null = null
+  try {
+    for await (const ev of client.stream({ model: 'm', messages: [{ role: 'user', content: 'hi' }], ...req }))
+      if (ev.type === 'done') done = ev.response
+    return { done, error: null, ms: Date.now() - t0 }
+  } catch (err) {
+    return { done, error: err as ProviderError, ms: Date.now() - t0 }
+  }
+}
+
+/** Answers with these SSE bytes and ends the body. */
+const reply =
+  (...events: string[]): Route =>
+  (_req, res) => {
+    sse(res)
+    res.end(events.join(''))
+  }
+const DONE = 'data: [DONE]\n\n'
+const toolCalls = (...calls: Array<Record<string, unknown>>) => chunk({ tool_calls: calls })
+const fn = (name: string | undefined, args: string) => ({ ...(name ? { name } : {}), arguments: args })
+
+/** One Anthropic SSE event. */
+const ev = (data: Record<string, unknown>) => `event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`
+const messageStart = ev({ type: 'message_start', message: { model: 'claude-x', usage: { input_tokens: 5 } } })
+const messageEnd = (stop: string) =>
+  ev({ type: 'message_delta', delta: { stop_reason: stop }, usage: { output_tokens: 3 } }) +
+  ev({ type: 'message_stop' })
+
+describe('OpenAI-compatible tool-call fragments', () => {
+  it('calls that all reuse index 0 with new ids (Ollama) stay separate calls', async () => {
+    const { done, error } = await call(
+      reply(
+        toolCalls({ index: 0, id: 'call_a', type: 'function', function: fn('read_file', '{"path":') }),
+        toolCalls({ index: 0, function: fn(undefined, '"a.txt"}') }),
+        toolCalls({ index: 0, id: 'call_b', type: 'function', function: fn('search', '{"query":') }),
+        toolCalls({ index: 0, function: fn(undefined, '"b"}') }),
+        chunk({}, 'tool_calls'),
+        DONE
+      )
+    )
+    expect(error).toBeNull()
+    expect(done!.toolCalls).toEqual([
+      { id: 'call_a', name: 'read_file', arguments: '{"path":"a.txt"}' },
+      { id: 'call_b', name: 'search', arguments: '{"query":"b"}' }
+    ])
+  })
+
+  it('whole calls each sent at index 0 with their own id stay separate calls', async () => {
+    const { done } = await call(
+      reply(
+        toolCalls({ index: 0, id: 'c1', function: fn('read_file', '{"path":"a.txt"}') }),
+        toolCalls({ index: 0, id: 'c2', function: fn('search', '{"query":"b"}') }),
+        chunk({}, 'tool_calls'),
+        DONE
+      )
+    )
+    expect(done!.toolCalls.map((c) => [c.id, c.name, c.arguments])).toEqual([
+      ['c1', 'read_file', '{"path":"a.txt"}'],
+      ['c2', 'search', '{"query":"b"}']
+    ])
+  })
+
+  it('an id repeated on every fragment without an index continues the same call', async () => {
+    const { done } = await call(
+      reply(
+        toolCalls({ id: 'call_1', type: 'function', function: fn('read_file', '{"pa') }),
+        toolCalls({ id: 'call_1', type: 'function', function: fn(undefined, 'th":"x"}') }),
+        toolCalls({ id: 'call_2', type: 'function', function: fn('search', '{"query":"y"}') }),
+        chunk({}, 'tool_calls'),
+        DONE
+      )
+    )
+    expect(done!.toolCalls).toEqual([
+      { id: 'call_1', name: 'read_file', arguments: '{"path":"x"}' },
+      { id: 'call_2', name: 'search', arguments: '{"query":"y"}' }
+    ])
+  })
+
+  it('indexed calls streamed interleaved still assemble by index', async () => {
+    const { done } = await call(
+      reply(
+        toolCalls({ index: 0, id: 'a', function: fn('one', '{"x":') }),
+        toolCalls({ index: 1, id: 'b', function: fn('two', '{"y":') }),
+        toolCalls({ index: 0, function: fn(undefined, '1}') }),
+        toolCalls({ index: 1, id: 'b', function: fn(undefined, '2}') }),
+        chunk({}, 'tool_calls'),
+        DONE
+      )
+    )
+    expect(done!.toolCalls).toEqual([
+      { id: 'a', name: 'one', arguments: '{"x":1}' },
+      { id: 'b', name: 'two', arguments: '{"y":2}' }
+    ])
+  })
+})
