@@ -126,3 +126,18 @@ describe('OpenAI-compatible tool-call fragments', () => {
     ])
   })
 })
+
+describe('OpenAI-compatible reasoning fields', () => {
+  it('an empty reasoning_content beside reasoning keeps the reasoning', async () => {
+    const { done } = await call(
+      reply(
+        chunk({ reasoning_content: '', reasoning: 'think ' }),
+        chunk({ reasoning_content: '', reasoning: 'hard' }),
+        chunk({ content: 'ok' }, 'stop'),
+        DONE
+      )
+    )
+    expect(done!.reasoning).toBe('think hard')
+    expect(done!.text).toBe('ok')
+  })
+})
