@@ -141,3 +141,63 @@ describe('OpenAI-compatible reasoning fields', () => {
     expect(done!.text).toBe('ok')
   })
 })
+
+describe('retries', () => {
+  const failThenOk =
+    (status: number, headers: Record<string, string> = {}): Route =>
+    (_req, res, n) => {
+      if (n === 1) {
+        res.writeHead(status, { 'content-type': 'application/json', 'retry-after-ms': '10', ...headers })
+        res.end('{"error":{"message":"busy"}}')
+        return
+      }
+      sse(res)
+      res.end(chunk({ content: 'ok' }, 'stop') + DONE)
+    }
+
+  it.each([529, 520, 521, 522, 523, 524, 501])('HTTP %i is retried', async (status) => {
+    const r = await call(failThenOk(status), { maxRetries: 2 })
+    expect(r.error).toBeNull()
+    expect(r.done!.text).toBe('ok')
+    expect(provider.hits).toBe(2)
+  })
+
+  it('Anthropic 529 "overloaded" is retried', async () => {
+    const route: Route = (req, res, n) => {
+      if (n === 1) {
+        res.writeHead(529, { 'content-type': 'application/json', 'retry-after-ms': '10' })
+        res.end('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}')
+        return
+      }
+      sse(res)
+      res.end(
+        messageStart +
+          ev({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }) +
+          ev({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'ok' } }) +
+          messageEnd('end_turn')
+      )
+    }
+    const r = await call(route, { apiMode: 'anthropic_messages', maxRetries: 2 })
+    expect(r.error).toBeNull()
+    expect(r.done!.text).toBe('ok')
+    expect(provider.hits).toBe(2)
+  })
+
+  it('x-should-retry: false stops a retry the status would allow; true retries a status it would not', async () => {
+    const no = await call(failThenOk(503, { 'x-should-retry': 'false' }), { maxRetries: 2 })
+    expect(no.error?.status).toBe(503)
+    expect(provider.hits).toBe(1)
+    const yes = await call(failThenOk(400, { 'x-should-retry': 'true' }), { maxRetries: 2 })
+    expect(yes.error).toBeNull()
+    expect(provider.hits).toBe(2)
+  })
+
+  it('a 400 without the header is not retried, and a 529 asking for a wait past the bound is not waited for', async () => {
+    const bad = await call(failThenOk(400), { maxRetries: 2 })
+    expect(bad.error?.status).toBe(400)
+    expect(provider.hits).toBe(1)
+    const long = await call(failThenOk(529, { 'retry-after-ms': '', 'retry-after': '120' }), { maxRetries: 2 })
+    expect(long.error?.status).toBe(529)
+    expect(provider.hits).toBe(1)
+  })
+})
