@@ -157,6 +157,9 @@ async function* streamMessages(
         default:
           break // ping and future event types
       }
+      // The reply is complete: stop reading (leaving the loop closes the body), so a server that holds the
+      // connection open afterwards is not waited on until the inactivity clock turns the reply into an error.
+      if (stopped) break
     }
   } catch (err) {
     throw watch.reason ?? toProviderError(err, signal)

@@ -201,3 +201,43 @@ describe('retries', () => {
     expect(provider.hits).toBe(1)
   })
 })
+
+describe('a server that keeps the connection open after the reply is complete', () => {
+  /** Writes the events and never ends the body; resolves `closed` when the client goes away. */
+  function holdOpen(events: string): { route: Route; closed: Promise<void> } {
+    let onClose!: () => void
+    const closed = new Promise<void>((r) => (onClose = r))
+    return {
+      closed,
+      route: (_req, res) => {
+        sse(res)
+        res.write(events)
+        res.on('close', onClose)
+      }
+    }
+  }
+
+  it('OpenAI-compatible: the reply is returned at [DONE] and the body closed', async () => {
+    const { route, closed } = holdOpen(chunk({ content: 'complete' }, 'stop') + DONE)
+    const r = await call(route, { limits: { inactivityMs: 400 }, maxRetries: 0 })
+    expect(r.error).toBeNull()
+    expect(r.done!.text).toBe('complete')
+    expect(r.ms).toBeLessThan(400)
+    await closed
+  })
+
+  it('Anthropic: the reply is returned at message_stop and the body closed', async () => {
+    const { route, closed } = holdOpen(
+      messageStart +
+        ev({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }) +
+        ev({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'complete' } }) +
+        ev({ type: 'content_block_stop', index: 0 }) +
+        messageEnd('end_turn')
+    )
+    const r = await call(route, { apiMode: 'anthropic_messages', limits: { inactivityMs: 400 }, maxRetries: 0 })
+    expect(r.error).toBeNull()
+    expect(r.done!.text).toBe('complete')
+    expect(r.ms).toBeLessThan(400)
+    await closed
+  })
+})
