@@ -241,3 +241,37 @@ describe('a server that keeps the connection open after the reply is complete', 
     await closed
   })
 })
+
+describe('Anthropic tool calls', () => {
+  it('arguments given whole in content_block_start, with no input_json_delta, are kept', async () => {
+    const input = { city: 'Oslo', days: 2 }
+    const { done } = await call(
+      reply(
+        messageStart,
+        ev({
+          type: 'content_block_start',
+          index: 0,
+          content_block: { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input }
+        }),
+        ev({ type: 'content_block_stop', index: 0 }),
+        ev({
+          type: 'content_block_start',
+          index: 1,
+          content_block: { type: 'tool_use', id: 'toolu_2', name: 'get_time', input: {} }
+        }),
+        ev({
+          type: 'content_block_delta',
+          index: 1,
+          delta: { type: 'input_json_delta', partial_json: '{"tz":"UTC"}' }
+        }),
+        ev({ type: 'content_block_stop', index: 1 }),
+        messageEnd('tool_use')
+      ),
+      { apiMode: 'anthropic_messages' }
+    )
+    expect(done!.toolCalls).toEqual([
+      { id: 'toolu_1', name: 'get_weather', arguments: JSON.stringify(input) },
+      { id: 'toolu_2', name: 'get_time', arguments: '{"tz":"UTC"}' }
+    ])
+  })
+})
