@@ -3,10 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   createProviderClient,
   ProviderError,
+  type AgentMessage,
   type ChatRequest,
   type ProviderResponse,
   type RuntimeConfig
 } from './index'
+import { startScriptedProvider } from '../scripted'
 import { chunk, sse, startRouteServer, type Route, type RouteServer } from './test-fixtures/route-server'
 
 let provider: RouteServer
@@ -273,5 +275,39 @@ describe('Anthropic tool calls', () => {
       { id: 'toolu_1', name: 'get_weather', arguments: JSON.stringify(input) },
       { id: 'toolu_2', name: 'get_time', arguments: '{"tz":"UTC"}' }
     ])
+  })
+
+  it('tool-call ids from other providers are rewritten to ids Anthropic accepts, pairs kept, distinct ids apart', async () => {
+    const server = await startScriptedProvider({ script: [{ text: 'ok' }] })
+    try {
+      const client = createProviderClient({
+        model: 'm',
+        provider: 'custom',
+        baseUrl: server.baseUrl,
+        apiMode: 'anthropic_messages',
+        maxRetries: 0
+      })
+      const ids = ['functions.get_weather:0', 'functions_get_weather_0', 'functions.get_weather:1', 'toolu_ok-1']
+      const messages: AgentMessage[] = [
+        { role: 'user', content: 'weather?' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: ids.map((id) => ({ id, type: 'function', function: { name: 'get_weather', arguments: '{}' } }))
+        },
+        ...ids.map((id): AgentMessage => ({ role: 'tool', content: `r ${id}`, tool_call_id: id })),
+        { role: 'user', content: 'thanks' }
+      ]
+      for await (const e of client.stream({ model: 'm', messages })) void e
+      const sent = server.requests[0]!.body.messages as Array<{ content: Array<Record<string, string>> }>
+      const used = sent[1]!.content.map((b) => b.id)
+      const answered = sent[2]!.content.filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id)
+      for (const id of used) expect(id).toMatch(/^[a-zA-Z0-9_-]+$/)
+      expect(answered).toEqual(used)
+      expect(new Set(used).size).toBe(ids.length)
+      expect(used[3]).toBe('toolu_ok-1') // a valid id is sent as it is
+    } finally {
+      await server.close()
+    }
   })
 })
