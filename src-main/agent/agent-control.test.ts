@@ -221,6 +221,32 @@ describe('Agent: memory hooks', () => {
     expect(synced).toEqual(['what do I like?', 'noted', 'S1'])
   })
 
+  it('a turn with an image still carries the recalled memory, after the user text, on both wire formats', async () => {
+    const png = 'data:image/png;base64,iVBORw0KGgo='
+    const parts = [
+      { type: 'text' as const, text: 'what is this?' },
+      { type: 'image_url' as const, image_url: { url: png } }
+    ]
+    const memory: AgentMemory = { prefetchAll: async () => 'user keeps cats' }
+    kit = await makeKit([{ text: 'a cat' }])
+    await kit.makeAgent({ memory }).runTurn('what is this?', { parts })
+    const sent = kit.server.requests[0]!.body.messages.at(-1)
+    expect(sent.content.map((p: { type: string }) => p.type)).toEqual(['text', 'image_url', 'text'])
+    expect(sent.content[0].text).toBe('what is this?')
+    expect(sent.content[2].text).toMatch(/^<memory-context>\n[\s\S]*user keeps cats\n<\/memory-context>$/)
+    await kit.cleanup()
+    kit = await makeKit([{ text: 'a cat' }])
+    const runtime = { model: 'm', provider: 'custom', baseUrl: kit.server.baseUrl, maxRetries: 0 }
+    await kit.makeAgent({ memory, runtime: { ...runtime, apiMode: 'anthropic_messages' } }).runTurn('what is this?', {
+      parts
+    })
+    const blocks = kit.server.requests[0]!.body.messages.at(-1).content
+    expect(blocks.map((b: { type: string }) => b.type)).toEqual(['text', 'image', 'text'])
+    expect(blocks[2].text).toContain('user keeps cats')
+    // Never persisted: the memory is for the call only.
+    expect(kit.messages('S1')[0]!.content).not.toContain('user keeps cats')
+  })
+
   it('a throwing memory hook never fails the turn', async () => {
     kit = await makeKit([{ text: 'fine' }])
     const boom = () => {

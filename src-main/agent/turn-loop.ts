@@ -130,11 +130,7 @@ function buildRequest(host: LoopHost, ctx: TurnContext): ChatRequest {
   const messages: AgentMessage[] = []
   const system = host.systemPromptText()
   if (system) messages.push({ role: 'system', content: system })
-  for (const m of host.sessionMessages) {
-    messages.push(
-      m === ctx.userMessage && ctx.memoryContext ? { ...m, content: `${m.content ?? ''}\n\n${ctx.memoryContext}` } : m
-    )
-  }
+  for (const m of host.sessionMessages) messages.push(m === ctx.userMessage ? withMemory(m, ctx.memoryContext) : m)
   const tools = host.tools.schemas()
   return {
     model: host.runtime.model,
@@ -143,6 +139,17 @@ function buildRequest(host: LoopHost, ctx: TurnContext): ChatRequest {
     reasoning: host.reasoningConfig,
     maxTokens: host.runtime.maxTokens
   }
+}
+
+/**
+ * The turn's user message with the recalled memory after the user's words, for this call only. A message with
+ * images goes to the provider as its `parts` (not `content`), so the memory is appended there as a text part too.
+ */
+function withMemory(m: AgentMessage, memory: string): AgentMessage {
+  if (!memory) return m
+  const out: AgentMessage = { ...m, content: `${m.content ?? ''}\n\n${memory}` }
+  if (m.parts?.length) out.parts = [...m.parts, { type: 'text', text: memory }]
+  return out
 }
 
 /** The call's usage as the transcript reads it back (store/read-messages.ts), beside upstream's display keys. */

@@ -3,6 +3,7 @@
  * level, strictly alternating user/assistant turns, tool calls as `tool_use` blocks and their results as
  * `tool_result` blocks inside the next user turn.
  */
+import { createHash } from 'node:crypto'
 import type { AgentMessage, ContentPart, ReasoningConfig, ToolSchema } from './types'
 
 type Block = Record<string, unknown>
@@ -44,13 +45,20 @@ export function toAnthropicMessages(messages: AgentMessage[]): { system: string;
         m.parts?.length ? m.parts.map(toAnthropicPart) : m.content ? [{ type: 'text', text: m.content }] : []
       )
     } else if (m.role === 'tool') {
-      push('user', [{ type: 'tool_result', tool_use_id: m.tool_call_id ?? '', content: m.content ?? '' }])
+      push('user', [
+        { type: 'tool_result', tool_use_id: anthropicToolId(m.tool_call_id ?? ''), content: m.content ?? '' }
+      ])
     } else if (m.role === 'assistant') {
       const blocks: Block[] = []
       for (const t of m.reasoning_details ?? []) if (t.signature || t.data) blocks.push({ ...t })
       if (m.content) blocks.push({ type: 'text', text: m.content })
       for (const tc of m.tool_calls ?? [])
-        blocks.push({ type: 'tool_use', id: tc.id, name: tc.function.name, input: parseArgs(tc.function.arguments) })
+        blocks.push({
+          type: 'tool_use',
+          id: anthropicToolId(tc.id),
+          name: tc.function.name,
+          input: parseArgs(tc.function.arguments)
+        })
       push('assistant', blocks.length ? blocks : [{ type: 'text', text: '(no content)' }])
     }
   }
@@ -58,6 +66,17 @@ export function toAnthropicMessages(messages: AgentMessage[]): { system: string;
   if (out[0]?.role === 'assistant')
     out.unshift({ role: 'user', content: [{ type: 'text', text: '(conversation continues)' }] })
   return { system: system.join('\n\n'), messages: out }
+}
+
+/**
+ * A tool-call id Anthropic accepts (`^[a-zA-Z0-9_-]+$`). Ids minted by other providers in earlier turns (Kimi's
+ * `functions.get_weather:0`) are rewritten: the bad characters become `_` and a short hash of the original id is
+ * appended, so a call and its result still match and two ids that differ only in those characters stay apart.
+ */
+function anthropicToolId(id: string): string {
+  if (/^[a-zA-Z0-9_-]+$/.test(id)) return id
+  const hash = createHash('sha256').update(id).digest('hex').slice(0, 10)
+  return `${id.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 48)}_${hash}`
 }
 
 /** OpenAI's `image_url` part → Anthropic's image block (a data: URL becomes a base64 source, else a url source). */

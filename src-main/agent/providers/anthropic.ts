@@ -60,6 +60,9 @@ interface BlockState {
   thinking: string
   signature: string
   data?: string
+  /** `tool_use.input` as given whole in content_block_start (used when no input_json_delta follows). */
+  input?: string
+  deltas?: boolean
 }
 
 async function* streamMessages(
@@ -113,7 +116,8 @@ async function* streamMessages(
             json: new ArgsBuffer(watch.limits.maxToolArgsChars),
             thinking: '',
             signature: '',
-            data: b.data
+            data: b.data,
+            input: b.type === 'tool_use' ? wholeInput(b.input) : undefined
           }
           blocks.set(Number(ev.index), st)
           if (b.type === 'text' && typeof b.text === 'string' && b.text) {
@@ -135,8 +139,10 @@ async function* streamMessages(
             if (st) st.thinking += d.thinking
             yield { type: 'reasoning', text: d.thinking }
           } else if (d.type === 'signature_delta' && st && typeof d.signature === 'string') st.signature += d.signature
-          else if (d.type === 'input_json_delta' && st && typeof d.partial_json === 'string')
+          else if (d.type === 'input_json_delta' && st && typeof d.partial_json === 'string') {
+            st.deltas = true
             st.json.add(d.partial_json)
+          }
           break
         }
         case 'message_delta':
@@ -157,6 +163,9 @@ async function* streamMessages(
         default:
           break // ping and future event types
       }
+      // The reply is complete: stop reading (leaving the loop closes the body), so a server that holds the
+      // connection open afterwards is not waited on until the inactivity clock turns the reply into an error.
+      if (stopped) break
     }
   } catch (err) {
     throw watch.reason ?? toProviderError(err, signal)
@@ -169,7 +178,12 @@ async function* streamMessages(
   const thinkingBlocks: ThinkingBlock[] = []
   for (const [, b] of [...blocks.entries()].sort((a, z) => a[0] - z[0])) {
     if (b.kind === 'tool_use' && b.name) {
-      const args = b.json.result()
+      let json = b.json
+      if (!b.deltas && b.input !== undefined) {
+        json = new ArgsBuffer(watch.limits.maxToolArgsChars)
+        json.add(b.input)
+      }
+      const args = json.result()
       toolCalls.push({
         id: b.id || `toolu_${toolCalls.length}`,
         name: b.name,
@@ -184,6 +198,12 @@ async function* streamMessages(
     type: 'done',
     response: { text, reasoning, toolCalls, finishReason, usage: sawUsage ? usage : null, model, thinkingBlocks }
   }
+}
+
+/** A non-empty `tool_use.input` object as JSON; an empty one (the usual placeholder before deltas) is none. */
+function wholeInput(input: unknown): string | undefined {
+  if (!input || typeof input !== 'object' || Array.isArray(input) || !Object.keys(input).length) return undefined
+  return JSON.stringify(input)
 }
 
 // message_start carries input/cache counts, message_delta the cumulative output: take the max of each.

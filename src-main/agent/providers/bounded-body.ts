@@ -7,6 +7,8 @@
  * (a blank line: \n\n, \r\r or \r\n\r\n) arrives, then handed on as one piece ending at that boundary, so the
  * SDK's buffer is empty after each piece and its rescans are linear too. Two limits end the reply with a
  * clear error: the whole body (`max_response_bytes`) and the longest line or pending event (`max_line_bytes`).
+ * A piece ending with the OpenAI-style `data: [DONE]` event ends the body: the reply is complete, so a server
+ * that keeps the connection open after it is not waited on (the inactivity clock would turn it into an error).
  */
 import { ProviderError } from './types'
 
@@ -64,6 +66,17 @@ function concat(parts: Uint8Array[], size: number): Uint8Array {
   return out
 }
 
+const tailDecoder = new TextDecoder()
+const DONE_AT_START = /(?:^|[\r\n])data: ?\[DONE\][ \t]*(?:\r\n|\r|\n){2}$/
+const DONE_AFTER_LINE = /[\r\n]data: ?\[DONE\][ \t]*(?:\r\n|\r|\n){2}$/
+
+/** Whether an event-aligned piece ends with the `[DONE]` event (only its last bytes are looked at). */
+function endsWithDone(piece: Uint8Array): boolean {
+  const tail = 48
+  if (piece.length <= tail) return DONE_AT_START.test(tailDecoder.decode(piece))
+  return DONE_AFTER_LINE.test(tailDecoder.decode(piece.subarray(piece.length - tail)))
+}
+
 /**
  * Wraps `source`: `onBytes` runs for every chunk that arrives (the inactivity clock), `onLimit` when a limit is
  * passed (the caller aborts the request; the SDK then sees the stream fail with that error).
@@ -118,6 +131,11 @@ export function boundedBody(
         pending = cut < value.length ? [value.subarray(cut)] : []
         pendingSize = value.length - cut
         ctl.enqueue(out)
+        if (endsWithDone(out)) {
+          pending = []
+          ctl.close()
+          void reader.cancel().catch(() => undefined)
+        }
         return
       }
     },

@@ -3,9 +3,10 @@
  * every provider and every SDK alike:
  *  - inactivity: no byte (headers or body) for `inactivityMs` aborts the call — "the provider sent nothing for N s";
  *  - total: the whole call, retries included, is capped at `totalMs`;
- *  - retries: 408/409/429/5xx and connection failures before any reply are retried with exponential backoff,
- *    honouring `Retry-After`/`retry-after-ms` up to `maxRetryWaitMs` (a longer wait is not retried: the
- *    provider's answer goes back to the caller as it is).
+ *  - retries: 408/409/429, every 5xx (Anthropic's 529 "overloaded", Cloudflare's 520–524) and connection failures
+ *    before any reply are retried with exponential backoff; a provider's `x-should-retry: true|false` overrides
+ *    the status. `Retry-After`/`retry-after-ms` is honoured up to `maxRetryWaitMs` (a longer wait is not
+ *    retried: the provider's answer goes back to the caller as it is).
  *  - size: the body is cut at `maxResponseBytes` and at a line/event longer than `maxLineBytes`, and re-cut at
  *    event boundaries so the SDK's decoder stays linear (bounded-body.ts).
  * The reply-size cap is applied where text is assembled (model-call.ts), so what is kept is well-formed; tool-call
@@ -49,7 +50,13 @@ export function resolveCallLimits(partial?: Partial<CallLimits> | null): CallLim
   return out
 }
 
-const RETRY_STATUS = new Set([408, 409, 429, 500, 502, 503, 504])
+/** Whether a reply is worth another attempt: the provider's explicit word first, else its status. */
+function retryable(res: Response): boolean {
+  const said = res.headers.get('x-should-retry')?.trim().toLowerCase()
+  if (said === 'true') return true
+  if (said === 'false') return false
+  return res.status >= 500 || res.status === 408 || res.status === 409 || res.status === 429
+}
 const seconds = (ms: number) => (ms % 1000 === 0 ? String(ms / 1000) : (ms / 1000).toFixed(1))
 
 /**
@@ -130,7 +137,7 @@ export class CallWatch {
         continue
       }
       this.touch()
-      if (RETRY_STATUS.has(res.status) && attempt < this.limits.maxRetries) {
+      if (!res.ok && retryable(res) && attempt < this.limits.maxRetries) {
         const asked = retryAfterMs(res.headers)
         if (asked === null || asked <= this.limits.maxRetryWaitMs) {
           await res.body?.cancel().catch(() => undefined)

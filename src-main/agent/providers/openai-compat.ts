@@ -99,8 +99,9 @@ async function* streamChatWatched(
         throw new ProviderError('malformed', 'malformed provider reply: `choices` is not a list')
       for (const choice of chunk.choices as Array<Record<string, unknown>>) {
         const delta = (choice?.delta ?? {}) as Record<string, unknown>
+        // Some servers send both fields with one of them empty (`reasoning_content: ""` beside `reasoning`).
         const r =
-          typeof delta.reasoning_content === 'string'
+          typeof delta.reasoning_content === 'string' && delta.reasoning_content
             ? delta.reasoning_content
             : typeof delta.reasoning === 'string'
               ? delta.reasoning

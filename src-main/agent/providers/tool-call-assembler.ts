@@ -1,8 +1,10 @@
 /**
  * Assembles OpenAI-style streamed tool-call fragments into complete calls. Fragments are keyed by
- * `index`; the id and name arrive once, the arguments as string pieces. Some servers (Ollama, older
- * vLLM) omit `index` or send the whole call in one chunk, so a missing index means "a new call"
- * when an id is present and "the last call" otherwise.
+ * `index`; the id and name arrive once, the arguments as string pieces. Servers bend this in a few ways:
+ *  - no `index` at all (Ollama, older vLLM, whole calls in one chunk): a fragment with an id the last call
+ *    doesn't have starts a new call, one repeating the last call's id (or carrying none) continues it;
+ *  - every call sent at `index` 0 (Ollama): a fragment whose id differs from the one already held at its
+ *    index starts a new call there, and the id-less fragments after it follow the new call.
  */
 import type { ToolCallRequest } from '../tools/registry'
 
@@ -35,48 +37,70 @@ export class ArgsBuffer {
 }
 
 interface Partial {
+  /** The wire index (or the one inferred for a fragment without it); calls sort by it, then by arrival. */
+  index: number
+  /** Arrival order: unique per call, also when a server reuses an index. */
+  seq: number
   id: string
   name: string
   args: ArgsBuffer
 }
 
 export class ToolCallAssembler {
-  private readonly calls = new Map<number, Partial>()
-  private lastIndex = -1
+  private readonly calls: Partial[] = []
+  /** The call each wire index currently feeds. */
+  private readonly atIndex = new Map<number, Partial>()
+  private last: Partial | null = null
+  private maxIndex = -1
 
   constructor(private readonly maxArgsChars = 0) {}
 
-  /** Feeds one raw delta entry; returns the index when this entry announced a new named call. */
+  /** Feeds one raw delta entry; returns the call's number when this entry announced a new named call. */
   add(raw: unknown): { index: number; id: string; name: string } | null {
     if (!raw || typeof raw !== 'object') return null
     const d = raw as { index?: unknown; id?: unknown; function?: { name?: unknown; arguments?: unknown } }
+    const id = typeof d.id === 'string' ? d.id : ''
     let index: number
-    if (typeof d.index === 'number' && Number.isInteger(d.index) && d.index >= 0) index = d.index
-    else index = typeof d.id === 'string' && d.id ? this.lastIndex + 1 : Math.max(this.lastIndex, 0)
-    this.lastIndex = Math.max(this.lastIndex, index)
-    const existing = this.calls.get(index)
-    const call = existing ?? { id: '', name: '', args: new ArgsBuffer(this.maxArgsChars) }
+    let call: Partial | undefined
+    if (typeof d.index === 'number' && Number.isInteger(d.index) && d.index >= 0) {
+      index = d.index
+      call = this.atIndex.get(index)
+      // Same index, another id: a new call (Ollama numbers every call 0).
+      if (call && id && call.id && call.id !== id) call = undefined
+    } else if (id) {
+      call = this.last && this.last.id === id ? this.last : undefined
+      index = call ? call.index : this.maxIndex + 1
+    } else {
+      call = this.last ?? undefined
+      index = call ? call.index : Math.max(this.maxIndex, 0)
+    }
+    if (!call) {
+      call = { index, seq: this.calls.length, id: '', name: '', args: new ArgsBuffer(this.maxArgsChars) }
+      this.calls.push(call)
+    }
+    this.atIndex.set(index, call)
+    this.last = call
+    this.maxIndex = Math.max(this.maxIndex, index)
     const hadName = call.name !== ''
-    if (typeof d.id === 'string' && d.id) call.id = d.id
+    if (id && !call.id) call.id = id
     const fn = d.function && typeof d.function === 'object' ? d.function : undefined
     if (fn && typeof fn.name === 'string' && fn.name) call.name = hadName ? call.name : fn.name
     if (fn && typeof fn.arguments === 'string') call.args.add(fn.arguments)
     else if (fn && fn.arguments && typeof fn.arguments === 'object') call.args.add(JSON.stringify(fn.arguments))
-    this.calls.set(index, call)
-    return !hadName && call.name ? { index, id: call.id, name: call.name } : null
+    return !hadName && call.name ? { index: call.seq, id: call.id, name: call.name } : null
   }
 
   get size(): number {
-    return this.calls.size
+    return this.calls.length
   }
 
   /** Complete calls in index order; calls that never got a name are dropped, missing ids are synthesized. */
   finish(): ToolCallRequest[] {
-    return [...this.calls.entries()]
-      .sort((a, b) => a[0] - b[0])
-      .filter(([, c]) => c.name)
-      .map(([i, c]) => ({
-        id: c.id || `call_${i}_${Math.random().toString(36).slice(2, 10)}`,
+    return [...this.calls]
+      .sort((a, b) => a.index - b.index || a.seq - b.seq)
+      .filter((c) => c.name)
+      .map((c) => ({
+        id: c.id || `call_${c.seq}_${Math.random().toString(36).slice(2, 10)}`,
         name: c.name,
         ...c.args.result()
       }))
