@@ -168,10 +168,9 @@ describe('MemoryManager', () => {
     const events: MemoryActivityInput[] = []
     const stuck = new RecordingProvider('ext')
     stuck.preCompressCheckpointApiVersion = 2
+    // A JS plugin's hooks may return promises (the manager awaits every hook); these never settle.
     const never = () => new Promise<never>(() => undefined)
-    stuck.onPreCompress = never
-    stuck.onTurnStart = never
-    stuck.systemPromptBlock = never
+    Object.assign(stuck, { onPreCompress: never, onTurnStart: never, systemPromptBlock: never })
     const m = await bound(alpha, [new RecordingProvider('builtin'), stuck], {
       hookTimeoutMs: 50,
       activity: { record: (e) => void events.push(e) }
