@@ -126,22 +126,30 @@ async function runMemoryPreamble(agent: Agent, ctx: TurnContext, text: string): 
   const memory = agent.memory
   if (!memory) return
   agent.touch('memory hooks', 'memory')
-  // Prefetch has its own timeout; a slow memory provider is not an idle model.
+  // Every memory hook has its own timeout; a slow memory provider is not an idle model. Stop still ends the
+  // wait at once: the hooks are raced against the turn's signal and the turn goes on to end as interrupted.
   ctx.watchdogPaused = true
   try {
-    await memory.onTurnStart?.(agent.turnsRun, text, {
-      model: agent.runtime.model,
-      platform: agent.platform,
-      toolCount: agent.tools.list().length
-    })
+    await untilAborted(
+      memory.onTurnStart?.(agent.turnsRun, text, {
+        model: agent.runtime.model,
+        platform: agent.platform,
+        toolCount: agent.tools.list().length
+      }),
+      ctx.signal
+    )
   } catch (err) {
     agent.log?.warn('agent', `memory turn-start hook failed: ${errorMessage(err)}`)
   }
   try {
     // The fenced block itself (upstream's build_memory_context_block): the recalled text is sanitised so it
     // cannot close the fence early, and its note tells the model this is memory, not new user input.
+    if (ctx.signal.aborted) return
     ctx.memoryContext = buildMemoryContextBlock(
-      (await memory.prefetchAll?.(text, { sessionId: agent.sessionId, turnId: ctx.turnId })) ?? '',
+      (await untilAborted(
+        memory.prefetchAll?.(text, { sessionId: agent.sessionId, turnId: ctx.turnId }),
+        ctx.signal
+      )) ?? '',
       () => agent.log?.warn('agent', 'memory provider returned pre-wrapped context; stripped')
     )
   } catch (err) {
@@ -150,6 +158,17 @@ async function runMemoryPreamble(agent: Agent, ctx: TurnContext, text: string): 
     ctx.watchdogPaused = false
     agent.touch('memory hooks done', 'memory')
   }
+}
+
+/** The hook's result, or undefined as soon as the turn is aborted (the hook itself is left to its own timeout). */
+function untilAborted<T>(work: Promise<T> | T | undefined, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined)
+  let onAbort: (() => void) | undefined
+  const aborted = new Promise<undefined>((resolve) => {
+    onAbort = () => resolve(undefined)
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+  return Promise.race([Promise.resolve(work), aborted]).finally(() => signal.removeEventListener('abort', onAbort!))
 }
 
 /** Aborts the turn when the model side shows no activity for the configured time. Runs only during a turn. */

@@ -130,14 +130,21 @@ describe("a custom endpoint's key, as upstream picks it", () => {
     expect(statSync(join(local, 'config.yaml')).mode & 0o777).toBe(0o600)
   })
 
-  it.each(gold.cases.map((c) => [c.base_url, c.config.includes('api_key') ? 'config key' : 'env keys', c] as const))(
-    '%s (%s)',
-    (_url, _what, c) => {
-      const h = home(c.config)
-      writeFileSync(join(h, '.env'), c.env)
-      expect(resolveRuntime(h, { vault: envVault }).apiKey).toBe(c.api_key)
-    }
-  )
+  it.each(
+    gold.cases.map(
+      (c) =>
+        [
+          /provider: (\S+)/.exec(c.config)![1],
+          c.base_url,
+          c.config.includes('api_key') ? 'config key' : 'env keys',
+          c
+        ] as const
+    )
+  )('%s %s (%s)', (_provider, _url, _what, c) => {
+    const h = home(c.config)
+    writeFileSync(join(h, '.env'), c.env)
+    expect(resolveRuntime(h, { vault: envVault }).apiKey).toBe(c.api_key)
+  })
 })
 
 describe('resolveRuntime', () => {

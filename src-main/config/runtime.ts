@@ -174,9 +174,23 @@ export interface RuntimeOverride {
 type RuntimeSecrets =
   { vault: SecretVault; secrets?: undefined } | { secrets: Record<string, string>; vault?: SecretVault }
 
-export function resolveRuntime(home: string, opts: RuntimeSecrets & { override?: RuntimeOverride }): ResolvedRuntime {
+/** Model fields a Settings update is about to write: resolved as if config.yaml already held them. */
+export interface PendingModelEdit {
+  provider?: string
+  baseUrl?: string
+}
+
+export function resolveRuntime(
+  home: string,
+  opts: RuntimeSecrets & { override?: RuntimeOverride; pending?: PendingModelEdit }
+): ResolvedRuntime {
   const loaded = loadConfig(home)
-  const base = modelSettings(loaded.raw)
+  const written = modelSettings(loaded.raw)
+  const base = {
+    ...written,
+    ...(opts.pending?.provider !== undefined ? { provider: opts.pending.provider || null } : {}),
+    ...(opts.pending?.baseUrl !== undefined ? { baseUrl: opts.pending.baseUrl || null } : {})
+  }
   const m = withOverride(base, opts.override)
   const secrets = opts.secrets !== undefined ? opts.secrets : secretsFor(home, opts.vault)
   const provider = pickProvider(m.provider, m.baseUrl, secrets)
@@ -191,9 +205,11 @@ export function resolveRuntime(home: string, opts: RuntimeSecrets & { override?:
   let apiKey: string
   let keyFrom: ResolvedRuntime['apiKeyFrom']
   if (PROVIDER_KEY_ENV[provider] && (!m.baseUrl || sameOrigin(baseUrl, PROVIDER_BASE_URL[provider]!))) {
+    // An official provider's own secret only: upstream never sends config.yaml's model.api_key to one (it is a
+    // custom endpoint's key; after a provider switch it would be another vendor's), golden custom_keys.py.
     apiKeyEnv = m.apiKeyEnv ?? PROVIDER_KEY_ENV[provider]!
-    apiKey = secrets[apiKeyEnv] ?? m.apiKey ?? ''
-    keyFrom = secrets[apiKeyEnv] !== undefined || !m.apiKey ? 'env' : 'config'
+    apiKey = secrets[apiKeyEnv] ?? ''
+    keyFrom = 'env'
   } else {
     // Any other endpoint takes upstream's custom-endpoint chain (#28660): config.yaml's model.api_key, else only the
     // key whose provider owns that host, else a key named after the host (api.deepseek.com → DEEPSEEK_API_KEY). A

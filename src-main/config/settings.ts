@@ -56,14 +56,19 @@ export function writeSettings(home: string, patch: SettingsPatch, opts: Settings
   const update = parsed.data
   const vault = opts.vault
   if (update.apiKey) rememberSecretValues([update.apiKey])
-  if (update.baseUrl !== undefined && update.apiKey === undefined) {
-    // The saved key must not follow the base URL to a server it was never meant for: another origin needs
-    // the key typed again (or cleared with an empty key).
+  if ((update.baseUrl !== undefined || update.provider !== undefined) && update.apiKey === undefined) {
+    // The saved key must not follow the endpoint to a server it was never meant for. The check is on the endpoint
+    // the update resolves to (a provider switch alone moves it too: the renderer sends only changed fields): a new
+    // base URL on another origin, or any switch that would send the same key to another origin, needs the key
+    // typed again (or cleared with an empty key).
     const current = resolveRuntime(home, { vault })
-    if (current.apiKey && originOf(current.baseUrl) !== originOf(update.baseUrl)) {
+    const next = resolveRuntime(home, { vault, pending: { provider: update.provider, baseUrl: update.baseUrl } })
+    const from = originOf(current.baseUrl)
+    const to = originOf(next.baseUrl)
+    if (current.apiKey && from !== to && (update.baseUrl !== undefined || next.apiKey === current.apiKey)) {
       throw new CaduceusError(
         'invalid_input',
-        `Moving this profile to ${originOf(update.baseUrl) ?? 'another server'} needs its API key again: the saved key is only sent to ${originOf(current.baseUrl) ?? 'the server it was saved for'}`,
+        `Moving this profile to ${to ?? 'another server'} needs its API key again: the saved key is only sent to ${from ?? 'the server it was saved for'}. Enter the key for the new endpoint, or clear it.`,
         'apiKey'
       )
     }

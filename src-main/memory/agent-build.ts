@@ -7,7 +7,7 @@ import { BuiltinMemoryProvider, type BuiltinMemoryOptions } from './builtin'
 import { memoryLimitsOf } from './builtin-limits'
 import type { MemoryActivitySink } from './activity-types'
 import { MANAGER_LOGGER, memoryLogger, type MemoryLogSink } from './log'
-import { errorText } from './manager-support'
+import { errorText, hookTimeoutMs, withTimeout } from './manager-support'
 import { MemoryManager } from './manager'
 import { BUILTIN_PROVIDER_NAME, type InitializeOptions, type MemoryProvider } from './provider'
 
@@ -80,8 +80,21 @@ export async function buildMemoryManagerForAgent(
   let state: NonNullable<AgentMemory['external']>['state'] = 'failed'
   if (name && name !== BUILTIN_PROVIDER_NAME) {
     try {
-      external = (await loadProvider(name)) ?? null
-      if (!external) warn(`Memory provider '${name}' is not installed; continuing without it.`)
+      // A plugin whose load never settles (a top-level await on a dead backend) must not hold the agent build.
+      const limit = hookTimeoutMs()
+      const loaded = await withTimeout(
+        Promise.resolve().then(() => loadProvider(name)),
+        limit
+      )
+      if (loaded.timedOut) {
+        log.error(`Memory provider '${name}' did not load within ${limit} ms`, { subject: `provider ${name}` })
+        warn(
+          `Memory provider '${name}' did not load within ${limit / 1000} s; continuing without it. Run \`caduceus logs errors\` for details.`
+        )
+      } else {
+        external = loaded.value ?? null
+        if (!external) warn(`Memory provider '${name}' is not installed; continuing without it.`)
+      }
     } catch (err) {
       // A ProviderLoadError carries a chat-safe text (no paths) and a detail for the log.
       const e = err as { userMessage?: unknown; detail?: unknown }
@@ -106,7 +119,7 @@ export async function buildMemoryManagerForAgent(
     }
   }
 
-  const { refused } = await manager.initializeAll(options.sessionId, {
+  const { refused, timedOut } = await manager.initializeAll(options.sessionId, {
     ...options.init,
     hermesHome: profileHome,
     platform: options.platform
@@ -116,10 +129,15 @@ export async function buildMemoryManagerForAgent(
       `Memory provider '${dropped}' is off for this agent: the same provider instance already serves another profile, so it was not connected here. Run \`caduceus logs errors\` for details.`
     )
   }
+  for (const dropped of timedOut) {
+    warn(
+      `Memory provider '${dropped}' did not finish starting in time; continuing without it. Run \`caduceus logs errors\` for details.`
+    )
+  }
   if (external && manager.providers.includes(external)) {
     log.info(`Memory provider '${external.name}' activated`)
     state = 'active'
-  } else if (external) state = 'refused'
+  } else if (external) state = timedOut.includes(external.name) ? 'failed' : 'refused'
   const status = name && name !== BUILTIN_PROVIDER_NAME ? { name, state } : null
   if (manager.providers.length === 0) {
     await manager.shutdownAll()

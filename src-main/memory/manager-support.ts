@@ -33,6 +33,15 @@ export const DEFAULT_CORE_TOOL_NAMES: readonly string[] = [
 
 export const PREFETCH_TIMEOUT_MS = 8_000
 export const DRAIN_TIMEOUT_MS = 5_000
+/**
+ * The bound on every other call into an external provider (load, initialize, system prompt, turn-start and
+ * pre-compress hooks, sync, shutdown): a hosted backend that never answers must not hold an agent build or a
+ * turn. CADUCEUS_MEMORY_HOOK_TIMEOUT_MS overrides it (tests, slow self-hosted backends).
+ */
+export function hookTimeoutMs(): number {
+  const v = Number(process.env.CADUCEUS_MEMORY_HOOK_TIMEOUT_MS)
+  return Number.isFinite(v) && v > 0 ? v : 15_000
+}
 
 /**
  * A provider written against the two-argument shape `handleToolCall(name, args)` gets exactly two

@@ -163,6 +163,31 @@ describe('MemoryManager', () => {
     )
   })
 
+  it('an external hook that never settles is bounded: reported, left out, and a required checkpoint fails closed', async () => {
+    const { alpha } = makeHomes()
+    const events: MemoryActivityInput[] = []
+    const stuck = new RecordingProvider('ext')
+    stuck.preCompressCheckpointApiVersion = 2
+    // A JS plugin's hooks may return promises (the manager awaits every hook); these never settle.
+    const never = () => new Promise<never>(() => undefined)
+    Object.assign(stuck, { onPreCompress: never, onTurnStart: never, systemPromptBlock: never })
+    const m = await bound(alpha, [new RecordingProvider('builtin'), stuck], {
+      hookTimeoutMs: 50,
+      activity: { record: (e) => void events.push(e) }
+    })
+    await expect(m.onPreCompress([], { requireCheckpoint: true })).rejects.toThrow('timed out after 50 ms')
+    expect(await m.onPreCompress([])).toBe('builtin checkpoint')
+    await m.onTurnStart(1, 'hi')
+    expect(await m.buildSystemPrompt()).toBe(await new RecordingProvider('builtin').systemPromptBlock())
+    const failed = events.filter((e) => e.kind === 'error').map((e) => [e.provider, e.name, e.summary])
+    expect(failed).toEqual([
+      ['ext', 'on_pre_compress', 'timed out after 50 ms'],
+      ['ext', 'on_pre_compress', 'timed out after 50 ms'],
+      ['ext', 'on_turn_start', 'timed out after 50 ms'],
+      ['ext', 'system_prompt', 'timed out after 50 ms']
+    ])
+  })
+
   it('logs and swallows provider failures (keys redacted); a failing tool returns an error result', async () => {
     const { alpha } = makeHomes()
     const p = new RecordingProvider('ext', ['ext_tool'])

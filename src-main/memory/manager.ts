@@ -29,6 +29,7 @@ import {
   errorText,
   now,
   PREFETCH_TIMEOUT_MS,
+  hookTimeoutMs,
   withTimeout
 } from './manager-support'
 import {
@@ -52,6 +53,8 @@ interface MemoryManagerOptions {
   activity?: MemoryActivitySink
   prefetchTimeoutMs?: number
   drainTimeoutMs?: number
+  /** Bound on other calls into an external provider (default: hookTimeoutMs()). */
+  hookTimeoutMs?: number
   coreToolNames?: Iterable<string>
   /** How a home's identity is worked out (default: scope's realpath key); seed 000 counts its calls. */
   homeKey?: HomeKeyFn
@@ -73,6 +76,12 @@ interface Entry {
   provider: MemoryProvider
   tools: MemoryToolSchema[]
   acceptsKwargs: boolean
+}
+
+class HookTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`timed out after ${ms} ms`)
+  }
 }
 
 const isBuiltin = (p: MemoryProvider) => p.name === BUILTIN_PROVIDER_NAME
@@ -99,6 +108,7 @@ export class MemoryManager {
   private readonly activity?: MemoryActivitySink
   private readonly prefetchTimeoutMs: number
   private readonly drainTimeoutMs: number
+  private readonly hookTimeoutMs: number
   private readonly homeKey?: HomeKeyFn
   private readonly log: MemoryLogger
   /** Caller-scope refusals (seed 000), under their own logger name. */
@@ -112,6 +122,7 @@ export class MemoryManager {
     this.coreTools = new Set(options.coreToolNames ?? DEFAULT_CORE_TOOL_NAMES)
     this.prefetchTimeoutMs = options.prefetchTimeoutMs ?? PREFETCH_TIMEOUT_MS
     this.drainTimeoutMs = options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS
+    this.hookTimeoutMs = options.hookTimeoutMs ?? hookTimeoutMs()
   }
 
   get providers(): MemoryProvider[] {
@@ -171,14 +182,19 @@ export class MemoryManager {
 
   /**
    * Bind to one profile home and initialize providers there. A provider instance already serving another
-   * profile is dropped (never re-initialized: that would move its binding). Returns the dropped names.
+   * profile is dropped (never re-initialized: that would move its binding), and so is one whose initialize
+   * did not finish within the hook timeout (its state is unknown). Returns the names of both.
    */
-  async initializeAll(sessionId: string, options: Partial<InitializeOptions> = {}): Promise<{ refused: string[] }> {
+  async initializeAll(
+    sessionId: string,
+    options: Partial<InitializeOptions> = {}
+  ): Promise<{ refused: string[]; timedOut: string[] }> {
     const hermesHome = options.hermesHome ?? getHermesHome()
     const platform = options.platform ?? 'cli'
     this.owner = bindOwner(hermesHome, this.homeKey)
     this.sessionId = sessionId
     const refused: string[] = []
+    const timedOut: string[] = []
     for (const entry of [...this.entries]) {
       const p = entry.provider
       if (!claimInstance(p, hermesHome, this.scopeLog)) {
@@ -193,9 +209,15 @@ export class MemoryManager {
         })
         continue
       }
-      await this.call(p, 'initialize', 'provider', () => p.initialize(sessionId, { ...options, hermesHome, platform }))
+      const r = await this.attempt(p, 'initialize', 'provider', () =>
+        p.initialize(sessionId, { ...options, hermesHome, platform })
+      )
+      if (r.timedOut) {
+        this.remove(entry)
+        timedOut.push(p.name)
+      }
     }
-    return { refused }
+    return { refused, timedOut }
   }
 
   async handleToolCall(name: string, args: Record<string, unknown>, opts: ToolCallOptions = {}): Promise<string> {
@@ -351,7 +373,7 @@ export class MemoryManager {
       const v2 = p.preCompressCheckpointApiVersion >= 2
       const started = now()
       try {
-        const out = await this.asOwner(() => (v2 ? p.onPreCompress(messages, options) : p.onPreCompress(messages)))
+        const out = await this.bounded(p, () => (v2 ? p.onPreCompress(messages, options) : p.onPreCompress(messages)))
         if (v2) checkpointed = true
         if (typeof out === 'string' && out.trim()) parts.push(out)
         this.report({
@@ -507,9 +529,32 @@ export class MemoryManager {
     size?: number,
     turnId?: string
   ): Promise<T | undefined> {
+    return (await this.attempt(p, hook, kind, fn, size, turnId)).value
+  }
+
+  /**
+   * Run one call into a provider under its owner's home. An external provider's call is bounded by the hook
+   * timeout: past it the call is reported as failed (log + activity) and the caller carries on without it.
+   */
+  private async bounded<T>(p: MemoryProvider, fn: () => T | Promise<T>): Promise<T> {
+    const work = (async () => this.asOwner(fn))()
+    if (isBuiltin(p)) return work
+    const outcome = await withTimeout(work, this.hookTimeoutMs)
+    if (outcome.timedOut) throw new HookTimeoutError(this.hookTimeoutMs)
+    return outcome.value
+  }
+
+  private async attempt<T>(
+    p: MemoryProvider,
+    hook: string,
+    kind: MemoryActivityInput['kind'],
+    fn: () => T | Promise<T>,
+    size?: number,
+    turnId?: string
+  ): Promise<{ value: T | undefined; timedOut: boolean }> {
     const started = now()
     try {
-      const value = await this.asOwner(fn)
+      const value = await this.bounded(p, fn)
       this.report({
         provider: p.name,
         kind,
@@ -520,10 +565,10 @@ export class MemoryManager {
         summary: hook,
         size: size ?? null
       })
-      return value
+      return { value, timedOut: false }
     } catch (err) {
       this.fail(p.name, hook, err, started, turnId)
-      return undefined
+      return { value: undefined, timedOut: err instanceof HookTimeoutError }
     }
   }
 

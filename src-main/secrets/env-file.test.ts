@@ -88,10 +88,30 @@ describe('updateEnvFile', () => {
     gold.cases.forEach((c, i) => {
       expect(lines.find((l) => l.startsWith(`K${i}=`))).toBe(c.line)
       expect(c.upstream).toBe(c.value)
-      // python-dotenv expands ${VAR} whatever the quoting: no line can carry one past it (nor can upstream's writer)
+      // python-dotenv expands ${VAR} whatever the quoting: no line can carry one past it (nor can upstream's writer),
+      // and this reader reads what the agent's python-dotenv reads.
       if (!c.value.includes('${')) expect(c.dotenv).toBe(c.value)
-      expect(parseEnv(readFileSync(p, 'utf8'))[`K${i}`]).toBe(c.value)
+      const asTheAgentReads = c.value.replaceAll('${HOME}', process.env.HOME ?? '')
+      expect(parseEnv(readFileSync(p, 'utf8'))[`K${i}`]).toBe(asTheAgentReads)
     })
+  })
+
+  // scripts/golden/env_values.py `reads`: hand-written .env texts and the variables upstream's own load path
+  // (load_hermes_dotenv: line sanitizer, then python-dotenv with interpolation) set from them.
+  const reads = (
+    JSON.parse(
+      readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/env-values/cases.json'), 'utf8')
+    ) as { reads: Array<{ name: string; text: string; env: Record<string, string> }> }
+  ).reads
+  it.each(reads.map((r) => [r.name, r] as const))('reads a hand-written .env as upstream loads it: %s', (_n, r) => {
+    const saved = process.env.GOLDEN_SHELL_VAR
+    process.env.GOLDEN_SHELL_VAR = 'from-shell'
+    try {
+      expect(parseEnv(r.text)).toEqual(r.env)
+    } finally {
+      if (saved === undefined) delete process.env.GOLDEN_SHELL_VAR
+      else process.env.GOLDEN_SHELL_VAR = saved
+    }
   })
 
   it('a symlinked .env stays a symlink; an unreadable one is never rewritten as just the new key', () => {

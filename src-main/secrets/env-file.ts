@@ -12,14 +12,118 @@ export function envPath(home: string): string {
   return join(home, '.env')
 }
 
-/** Parse one `.env` text. Malformed lines are skipped, never fatal. */
-function parseEnv(text: string): Record<string, string> {
-  const out: Record<string, string> = {}
-  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
-  for (const rawLine of body.split(/\r?\n/)) {
-    const parsed = parseLine(rawLine)
-    if (parsed) out[parsed[0]] = parsed[1]
+/** One `KEY=value` of a `.env` text as read before `${VAR}` expansion (null: a bare `KEY` with no `=`). */
+type Binding = [key: string, value: string | null]
+
+/**
+ * Parse one `.env` text the way the reader of upstream's agent does (python-dotenv, which `load_hermes_dotenv`
+ * runs on the profile's `.env`; golden scripts/golden/env_values.py): a quoted value may span lines, double
+ * quotes take backslash escapes, single quotes only `\\` and `\'`, an unquoted value ends at ` #`. A binding it
+ * cannot read is skipped up to the end of its line, never fatal.
+ */
+function parseEnv(text: string): Binding[] {
+  const body = sanitizedLines(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
+  const out: Binding[] = []
+  let pos = 0
+  /** Match `re` (sticky) at the cursor and move past it; null when it does not match there. */
+  const take = (re: RegExp): RegExpExecArray | null => {
+    re.lastIndex = pos
+    const m = re.exec(body)
+    if (m) pos = re.lastIndex
+    return m
   }
+  const must = (re: RegExp): RegExpExecArray => {
+    const m = take(re)
+    if (!m) throw new SkipBinding()
+    return m
+  }
+  while (pos < body.length) {
+    take(/\s*/y)
+    if (pos >= body.length) break
+    try {
+      take(/(?:export[^\S\r\n]+)?/y)
+      const key = body[pos] === '#' ? null : must(body[pos] === "'" ? /'([^']+)'/y : /([^=#\s]+)/y)[1]!
+      take(/[^\S\r\n]*/y)
+      let value: string | null = null
+      if (body[pos] === '=') {
+        take(/=[^\S\r\n]*/y)
+        value = readValue(body[pos], must, take)
+      }
+      take(/(?:[^\S\r\n]*#[^\r\n]*)?/y)
+      must(/[^\S\r\n]*(?:\r\n|\n|\r|$)/y)
+      if (key !== null) out.push([key, value])
+    } catch (err) {
+      if (!(err instanceof SkipBinding)) throw err
+      // Skipped from where reading failed (a quoted value may already have run onto later lines).
+      take(/[^\r\n]*(?:\r|\n|\r\n)?/y)
+    }
+  }
+  return out
+}
+
+class SkipBinding extends Error {}
+
+/** Python's `str.strip()` whitespace. */
+const PY_SPACE = '[\\t\\n\\v\\f\\r \\x1c-\\x1f\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]'
+const PY_TRIM = new RegExp(`^${PY_SPACE}+|${PY_SPACE}+$`, 'g')
+
+/**
+ * The file as upstream's loader hands it to python-dotenv: before parsing it rewrites the `.env` with every
+ * line stripped of surrounding whitespace and NUL bytes, line ends as `\n` (so a multi-line value's indent is lost).
+ */
+function sanitizedLines(text: string): string {
+  if (!text) return text
+  const lines = text.replace(/\0/g, '').split(/\r\n|\n|\r/)
+  if (lines.at(-1) === '') lines.pop()
+  return lines.map((l) => l.replace(PY_TRIM, '') + '\n').join('')
+}
+
+const DOUBLE_ESCAPES: Record<string, string> = {
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  a: '\x07',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v'
+}
+
+function readValue(
+  first: string | undefined,
+  must: (re: RegExp) => RegExpExecArray,
+  take: (re: RegExp) => RegExpExecArray | null
+): string {
+  if (first === "'") return must(/'((?:\\'|[^'])*)'/y)[1]!.replace(/\\([\\'])/g, '$1')
+  if (first === '"')
+    return must(/"((?:\\"|[^"])*)"/y)[1]!.replace(/\\([\\'"abfnrtv])/g, (_m, c: string) => DOUBLE_ESCAPES[c]!)
+  if (first === undefined || first === '\n' || first === '\r') return ''
+  return take(/([^\r\n]*)/y)![1]!
+    .replace(/\s+#.*/, '')
+    .trimEnd()
+}
+
+/**
+ * `${NAME}` and `${NAME:-default}` expanded as upstream's loader does (in every kind of value): from the values
+ * above it in the same file first, then the process environment; unknown is the default, else empty.
+ */
+function expand(bindings: Binding[], environment: NodeJS.ProcessEnv): Record<string, string> {
+  const seen = new Map<string, string | null>()
+  for (const [key, value] of bindings) {
+    const resolved =
+      value === null
+        ? null
+        : value.replace(/\$\{([^}:]*)(?::-([^}]*))?\}/g, (_m, name: string, fallback: string | undefined) => {
+            if (seen.has(name)) return seen.get(name) ?? ''
+            const v = environment[name]
+            return v !== undefined ? v : (fallback ?? '')
+          })
+    seen.set(key, resolved)
+  }
+  const out: Record<string, string> = {}
+  for (const [key, value] of seen) if (value !== null) out[key] = value
   return out
 }
 
@@ -60,7 +164,7 @@ function unescapeDouble(s: string): string {
 }
 
 // Per-turn reads cost one stat: the parse is memoized on (inode, size, mtime, ctime).
-const memo = new Map<string, { stamp: string; values: Readonly<Record<string, string>> }>()
+const memo = new Map<string, { stamp: string; bindings: readonly Binding[] }>()
 
 /** Read `<home>/.env`; a missing or unreadable file is an empty scope. Returns a fresh copy. */
 export function readEnvFile(path: string): Record<string, string> {
@@ -73,11 +177,12 @@ export function readEnvFile(path: string): Record<string, string> {
     return {}
   }
   const hit = memo.get(path)
-  if (hit && hit.stamp === stamp) return { ...hit.values }
+  // Expansion reads the process environment, so only the parse is memoized.
+  if (hit && hit.stamp === stamp) return expand([...hit.bindings], process.env)
   try {
-    const values = Object.freeze(parseEnv(readFileSync(path, 'utf8')))
-    memo.set(path, { stamp, values })
-    return { ...values }
+    const bindings = parseEnv(readFileSync(path, 'utf8'))
+    memo.set(path, { stamp, bindings })
+    return expand(bindings, process.env)
   } catch {
     return {}
   }

@@ -7,6 +7,7 @@
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { LoadMemoryProvider } from '../agent-build'
+import { hookTimeoutMs, withTimeout } from '../manager-support'
 import { listProviderChoices, loadMemoryProvider, providerIdentities } from './index'
 import { PLUGIN_DIR, findPlugin, pluginStamp } from './plugins'
 import type { ProviderContext } from './types'
@@ -34,9 +35,13 @@ export class ProviderCatalog {
     return (name) => loadMemoryProvider(name, ctx)
   }
 
-  /** Load a plugin's identity instance (once per version of its files); async, so it runs before a signature. */
-  loadIdentity(name: string, profile: string, home: string, config: Record<string, unknown>): Promise<void> {
-    return this.identities.load(name, this.identityContext(profile, home, config))
+  /**
+   * Load a plugin's identity instance (once per version of its files); async, so it runs before a signature.
+   * Bounded like every other call into a plugin: one whose load never settles has no identity (the agent
+   * build then reports it and goes on without it) instead of holding every turn of the profile.
+   */
+  async loadIdentity(name: string, profile: string, home: string, config: Record<string, unknown>): Promise<void> {
+    await withTimeout(this.identities.load(name, this.identityContext(profile, home, config)), hookTimeoutMs())
   }
 
   /** Signature input: where the provider comes from and its own `identitySignature()`. */
