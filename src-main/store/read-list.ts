@@ -9,7 +9,7 @@
  */
 import type Database from 'better-sqlite3'
 import type { SessionPage, SessionSummary } from '@shared/contract'
-import { supersededSql } from './sql'
+import { chainPathSql, supersededSql } from './sql'
 import { notePreviewSources, refreshActivity } from './activity-index'
 import { PAGE_ACT, PAGE_COLS, PAGE_SELECT, pageRow, toSummary } from './read-summary'
 import { rowsViaJson } from './json-rows'
@@ -75,7 +75,10 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
   // One statement for the page: its rows come straight off the ordered walk (the filters read them anyway), and
   // each row's facts (parent, delegate-child count, first user message if untitled) are read after the LIMIT,
   // for the page's rows only: a LIMIT subquery on the left of a join is never flattened, so SQLite runs it as a
-  // co-routine that yields in walk order and the outer columns are computed per yielded row. The LIMIT is a
+  // co-routine that yields in walk order and the outer columns are computed per yielded row. A continuation's walk
+  // up its chain (`cad_chain`, sql.ts chainPathSql) is a column of the walk itself, computed once per row it yields
+  // (the index gives the order: no sort, so no row is computed that the LIMIT drops), which the outer query joins
+  // its root on and reads the root's title, flag and first message from — no query per chain row (#22). The LIMIT is a
   // literal (an integer clamped above): SQLite 3.53's planner reads a bound LIMIT's value, which marks the
   // statement for a full re-prepare on every bind — ~15% of a list request. The page reaches JS as one JSON text
   // (json-rows.ts): handing its ~3,000 values over one by one cost more than reading them.
@@ -86,9 +89,9 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
   const items: SessionSummary[] = []
   const learned: Array<[string, number]> = []
   for (let i = 0; i < n; i++) {
-    const { row, previewFound } = pageRow(rows[i])
+    const { row, previewFound, chain } = pageRow(rows[i])
     if (previewFound !== null) learned.push([row.id, previewFound])
-    const s = toSummary(db, profile, row, Number(row.last_activity_at))
+    const s = toSummary(db, profile, row, Number(row.last_activity_at), chain)
     items.push(s)
   }
   notePreviewSources(db, learned)
@@ -112,10 +115,12 @@ function pageSql(activity: string, where: string, limit: number): string {
   if (sql === undefined) {
     if (pageSqls.size >= 64) pageSqls.clear() // filter combinations (IN-list lengths) could otherwise grow it
     sql = `SELECT ${PAGE_SELECT.map((e, i) => `${e} AS c${i}`).join(', ')} FROM (
-      SELECT ${PAGE_COLS}, a.act AS cad_act, a.started AS cad_started, a.first_user AS cad_first
+      SELECT ${PAGE_COLS}, a.act AS cad_act, a.started AS cad_started, a.first_user AS cad_first,
+        CASE WHEN s.parent_session_id IS NOT NULL THEN ${chainPathSql('s')} END AS cad_chain
       FROM ${activity} a CROSS JOIN sessions s ON s.id = a.id
       WHERE ${where} ORDER BY a.act DESC, a.started DESC, a.id DESC LIMIT ${limit + 1}) s
-    LEFT JOIN sessions par ON par.id = s.parent_session_id`
+    LEFT JOIN sessions par ON par.id = s.parent_session_id
+    LEFT JOIN sessions rt ON rt.id = substr(s.cad_chain, instr(s.cad_chain, ' ') + 1)`
     pageSqls.set(key, sql)
   }
   return sql

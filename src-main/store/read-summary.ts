@@ -4,7 +4,7 @@ import { stmt } from './stmt-cache'
 import type { SessionRef, SessionSummary } from '@shared/contract'
 import { kindOf, pathFromRoot, type LineageRow } from './lineage'
 import { moneyOf } from './usage'
-import { CHILDREN, isDelegateSql } from './sql'
+import { CHAIN_STEPS, CHILDREN, isDelegateSql } from './sql'
 import { num, numOrNull } from './util'
 import { CONTENT_MARKER, decodeContent, displayContent } from './content-codec'
 
@@ -91,7 +91,14 @@ export const PAGE_SELECT = [
   `(SELECT count(*) FROM ${CHILDREN} WHERE c.parent_session_id = s.id AND ${isDelegateSql('c')})`,
   `CASE WHEN s.title IS NULL THEN COALESCE((SELECT m.id || ':' || ${PREVIEW_CUT} ${KNOWN_FIRST}),
     (SELECT m.id || ':' || ${PREVIEW_CUT} FROM messages m WHERE m.session_id = s.id AND m.role = 'user'
-      AND m.content IS NOT NULL ORDER BY m.timestamp, m.id LIMIT 1)) END`
+      AND m.content IS NOT NULL ORDER BY m.timestamp, m.id LIMIT 1)) END`,
+  // A continuation's chain (read-list.ts: `s.cad_chain`, sql.ts chainPathSql, with `sessions rt` joined on its root):
+  // the walk, then the root's title, archived flag and — when neither the row nor the root has a title — its first
+  // user message, so toSummary looks nothing up per row (#22).
+  's.cad_chain',
+  'rt.title',
+  'rt.archived',
+  `CASE WHEN s.title IS NULL AND rt.title IS NULL AND rt.id <> s.id THEN (${previewSql('rt.id')}) END`
 ]
 
 /** Where a page row's `cad_act`, `cad_started`, `cad_first` (then the facts) start. */
@@ -103,7 +110,7 @@ const col = Object.fromEntries(PAGE_OWN.map((c, i) => [c, i])) as Record<(typeof
  * and the first user message's id when the page had to look it up (the list index did not know it or it moved). One
  * object literal: building it key by key from column names costs more than the query at 100 rows.
  */
-export function pageRow(r: unknown[]): { row: SummaryRow; previewFound: number | null } {
+export function pageRow(r: unknown[]): { row: SummaryRow; previewFound: number | null; chain: ChainFacts | null } {
   const A = PAGE_ACT
   const parentEnd = r[A + 4]
   const preview = r[A + 6]
@@ -144,7 +151,55 @@ export function pageRow(r: unknown[]): { row: SummaryRow; previewFound: number |
     parent_end_reason: parentEnd === 0 ? null : parentEnd,
     preview_raw: previewRaw
   }
-  return { row, previewFound }
+  const walk = r[A + 7]
+  let chain: ChainFacts | null = null
+  if (typeof walk === 'string') {
+    const cut = walk.indexOf(' ')
+    chain = {
+      rootId: walk.slice(cut + 1),
+      length: Number(walk.slice(0, cut)) + 1,
+      title: r[A + 8],
+      archived: r[A + 9],
+      previewRaw: r[A + 10]
+    }
+  }
+  return { row, previewFound, chain }
+}
+
+/**
+ * A continuation's chain, as the list page read it or toSummary looks it up: the root (the first session), the
+ * number of sessions from it to this one, the root's title and archived flag, and the root's first user message
+ * (as read, uncut) when the summary needs it — neither this row nor the root titled — else anything.
+ */
+interface ChainFacts {
+  rootId: string
+  length: number
+  title: unknown
+  archived: unknown
+  previewRaw: unknown
+}
+
+/** `r`'s chain looked up row by row (single-row reads; and a page's walk that met a loop, which pathFromRoot settles). */
+function chainLookup(db: Database.Database, r: SummaryRow): ChainFacts {
+  const path = pathFromRoot(db, r.id)
+  const root = path[0] ?? r
+  const facts: ChainFacts = {
+    rootId: root.id,
+    length: path.length,
+    title: null,
+    archived: r.archived,
+    previewRaw: null
+  }
+  if (root.id === r.id) return facts
+  const first = stmt(db, 'SELECT title, archived FROM sessions WHERE id = ?').get(root.id) as
+    { title: string | null; archived: number | null } | undefined
+  if (first) {
+    facts.title = first.title
+    facts.archived = first.archived
+  }
+  if (((r.title as string | null) ?? facts.title ?? null) === null)
+    facts.previewRaw = stmt(db, previewSql('?')).pluck().get(root.id)
+  return facts
 }
 
 export type SummaryRow = Record<string, unknown> & LineageRow
@@ -169,26 +224,34 @@ function trimPreview(text: unknown): string | null {
   return flat.length > PREVIEW_CHARS ? `${flat.slice(0, PREVIEW_CHARS - 1)}…` : flat || null
 }
 
-export function previewOf(db: Database.Database, sessionId: string): string | null {
-  return trimPreview(stmt(db, previewSql('?')).pluck().get(sessionId))
-}
-
-/** `activity`: last activity as the list orders by it (activity-index.ts), when the caller has it. */
-export function toSummary(db: Database.Database, profile: string, r: SummaryRow, activity?: number): SessionSummary {
+/**
+ * `activity`: last activity as the list orders by it (activity-index.ts), when the caller has it. `walked`: the
+ * row's chain as the list page read it (pageRow), used when it settled one: a walk cut short at CHAIN_STEPS (a
+ * loop, which only pathFromRoot's check settles), or one that took no step where kindOf sees a continuation (SQL and
+ * JSON.parse reading a malformed marker differently), is looked up as a single-row read does.
+ */
+export function toSummary(
+  db: Database.Database,
+  profile: string,
+  r: SummaryRow,
+  activity?: number,
+  walked?: ChainFacts | null
+): SessionSummary {
   const parent = r.parent_exists ? ({ end_reason: r.parent_end_reason ?? null } as LineageRow) : undefined
   const kind = kindOf(r, parent)
-  const path = kind === 'continuation' ? pathFromRoot(db, r.id) : [r]
-  const root = path[0] ?? r
+  const chain =
+    kind !== 'continuation'
+      ? null
+      : walked && walked.length > 1 && walked.length <= CHAIN_STEPS
+        ? walked
+        : chainLookup(db, r)
+  const rootId = chain?.rootId ?? r.id
   let title = (r.title as string | null) ?? null
   let archived = num(r.archived) !== 0
-  if (root.id !== r.id) {
+  if (chain && rootId !== r.id) {
     // A chain is archived as a whole by its root's flag (sql.ts archivedSql); its title falls back to the root's.
-    const first = stmt(db, 'SELECT title, archived FROM sessions WHERE id = ?').get(root.id) as
-      { title: string | null; archived: number | null } | undefined
-    if (first) {
-      title ??= first.title
-      archived = num(first.archived) !== 0
-    }
+    title ??= (chain.title as string | null) ?? null
+    archived = num(chain.archived) !== 0
   }
   const tokens = {
     input: num(r.input_tokens),
@@ -201,14 +264,14 @@ export function toSummary(db: Database.Database, profile: string, r: SummaryRow,
   return {
     profile,
     id: r.id,
-    rootId: root.id,
-    chainLength: path.length,
+    rootId,
+    chainLength: chain?.length ?? 1,
     kind,
     parentSessionId: r.parent_session_id ?? null,
     source: String(r.source ?? 'unknown'),
     title,
     // A chain's first user message lives in its root; the tip usually starts with a handoff summary.
-    preview: title !== null ? null : root.id === r.id ? trimPreview(r.preview_raw) : previewOf(db, root.id),
+    preview: title !== null ? null : trimPreview(rootId === r.id ? r.preview_raw : chain?.previewRaw),
     model: (r.model as string | null) ?? null,
     messageCount: num(r.message_count),
     toolCallCount: num(r.tool_call_count),

@@ -76,18 +76,37 @@ const chosenContinuationSql = (c: string) => `${c}.id IS (SELECT k.id FROM sessi
     WHERE k.parent_session_id = ${c}.parent_session_id AND COALESCE(k.source, '') <> 'tool' AND ${noForkMarkersSql('k')}
     ORDER BY ${continuationOrderSql('k')} LIMIT 1)`
 
+/** How far a chain walk goes up (lineage.ts walks as far): a walk that reaches it met a loop or a very long chain. */
+export const CHAIN_STEPS = 1000
+
 /**
- * The first session of `a`'s compression chain (`a` itself when it continues none); capped, so a loop ends. The walk
- * goes up only through chosen continuations (chosenContinuationSql): a sibling the chain passed over, or anything
- * continuing one, stops it short of the root, so it is not listed as a second copy of the conversation (upstream
- * lists one entry per chain, at its tip). Each step is a scalar lookup by id: as a join, the planner would
- * range-scan the parent index for `parent_session_id IS NOT NULL` instead.
+ * The walk up `a`'s compression chain as rows `up(id, n)`: `a` itself at n = 0, then each parent its row continues
+ * (continuationSql), through chosen continuations only when `chosen` (chosenContinuationSql); a step that is no
+ * continuation yields a NULL id and ends it. Capped, so a loop ends. Each step is a scalar lookup by id: as a join,
+ * the planner would range-scan the parent index for `parent_session_id IS NOT NULL` instead.
  */
-const chainRootSql = (a: string) => `(WITH RECURSIVE up(id, n) AS (SELECT ${a}.id, 0
+const chainWalkSql = (a: string, chosen: boolean) => `WITH RECURSIVE up(id, n) AS (SELECT ${a}.id, 0
     UNION ALL SELECT (SELECT c.parent_session_id FROM sessions c WHERE c.id = up.id AND ${continuationSql('c')}
-        AND ${chosenContinuationSql('c')}), up.n + 1
-      FROM up WHERE up.id IS NOT NULL AND up.n < 1000)
+        ${chosen ? `AND ${chosenContinuationSql('c')}` : ''}), up.n + 1
+      FROM up WHERE up.id IS NOT NULL AND up.n < ${CHAIN_STEPS})`
+
+/**
+ * The first session of `a`'s compression chain (`a` itself when it continues none). The walk goes up only through
+ * chosen continuations: a sibling the chain passed over, or anything continuing one, stops it short of the root, so
+ * it is not listed as a second copy of the conversation (upstream lists one entry per chain, at its tip).
+ */
+const chainRootSql = (a: string) => `(${chainWalkSql(a, true)}
   SELECT id FROM up WHERE id IS NOT NULL ORDER BY n DESC LIMIT 1)`
+
+/**
+ * `a`'s compression ancestry as lineage.ts pathFromRoot walks it — up through every continuation, chosen or not —
+ * as one text, "<steps> <root id>" (steps: 0 when `a` continues nothing; CHAIN_STEPS when the walk was cut short,
+ * which only pathFromRoot's loop check can settle). The list reads a page's chains with it, in its one statement.
+ */
+export const chainPathSql = perAlias(
+  (a) => `(${chainWalkSql(a, false)}
+  SELECT n || ' ' || id FROM up WHERE id IS NOT NULL ORDER BY n DESC LIMIT 1)`
+)
 
 /** Which archived flags a filter admits: not archived, archived, either. */
 export type ArchivedFilter = 'exclude' | 'only' | 'include'
