@@ -3,7 +3,7 @@
  * `caduceus serve` runs (src-main/host), so this file stays thin: every security rule it applies is a pure
  * function in host/electron/ (app-policy.ts) (tested under Node); this file only wires them to Electron's hooks.
  */
-import { app, BrowserWindow, ipcMain, protocol, safeStorage, session, shell } from 'electron'
+import { app, BrowserWindow, ipcMain, protocol, safeStorage, session, shell, type WebContents } from 'electron'
 import { readFile } from 'node:fs/promises'
 import { join, resolve, sep } from 'node:path'
 import { createHost, installLastResort, parseArgs, redact, type Host } from './host'
@@ -19,6 +19,7 @@ import {
   externalUrlToOpen,
   filterAppArgs,
   frameNavigationAllowed,
+  ipcSenderAllowed,
   isAppUrl,
   permissionAllowed
 } from './host/electron'
@@ -115,9 +116,18 @@ async function main(): Promise<void> {
   ses.on('select-usb-device', (event, _details, callback) => (event.preventDefault(), callback()))
   ses.on('select-serial-port', (event, _ports, _wc, callback) => (event.preventDefault(), callback('')))
 
-  // Only our own page may call the host; a navigated-away or injected frame gets nothing.
+  // Only our own page may call the host; a navigated-away or injected frame gets nothing. A call whose frame is
+  // gone by now (a pending delete sent on pagehide) is taken from the app's own window only.
+  let appContentsId: number | null = null
+  const fromAppWindow = (sender: WebContents) => {
+    try {
+      return appContentsId !== null && sender.id === appContentsId
+    } catch {
+      return false // destroyed meanwhile
+    }
+  }
   ipcMain.handle('caduceus:invoke', (event, name: unknown, input: unknown) => {
-    if (!event.senderFrame || !isAppUrl(event.senderFrame.url)) {
+    if (!ipcSenderAllowed(event.senderFrame?.url ?? null, fromAppWindow(event.sender))) {
       return { ok: false, error: { code: 'unauthorized', message: 'sender not allowed' } }
     }
     return host!.dispatcher.invoke(name as string, input)
@@ -143,6 +153,7 @@ async function main(): Promise<void> {
       devTools: devToolsAllowed(app.isPackaged, process.argv)
     }
   })
+  appContentsId = win.webContents.id
   const unsubscribe = host.bus.subscribe((envelope) => {
     if (win && !win.isDestroyed()) win.webContents.send('caduceus:event', envelope)
   })

@@ -6,6 +6,7 @@ import {
   closeWithDeadline,
   externalUrlToOpen,
   filterAppArgs,
+  ipcSenderAllowed,
   isAppUrl,
   permissionAllowed
 } from './app-policy'
@@ -58,6 +59,16 @@ describe('navigation allow-list', () => {
     ]) {
       expect(externalUrlToOpen(bad)).toBeNull()
     }
+  })
+})
+
+describe('IPC sender', () => {
+  it("takes the app's page, and a call whose frame is gone only from the app's own window", () => {
+    expect(ipcSenderAllowed(`${APP_ORIGIN}/index.html`, false)).toBe(true)
+    expect(ipcSenderAllowed('https://example.com/', true)).toBe(false)
+    // a pending delete sent on pagehide: the frame reloaded or closed before main read it
+    expect(ipcSenderAllowed(null, true)).toBe(true)
+    expect(ipcSenderAllowed(null, false)).toBe(false)
   })
 })
 

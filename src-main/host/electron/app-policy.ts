@@ -33,6 +33,16 @@ export function isAppUrl(url: string): boolean {
   return !!u && u.protocol === `${APP_SCHEME}:` && u.host === APP_HOST && !u.username && !u.password
 }
 
+/**
+ * Whether an IPC call may reach the host: only from the app's own page. `frameUrl` is the sending frame's URL, null
+ * when that frame navigated or closed after it sent (the delete a page sends on pagehide as it reloads or its window
+ * closes). Such a call is taken when it came from the app's own window (`fromAppWindow`): the preload runs in its main
+ * frame only, so no other frame of it holds the bridge, and the window never navigates off the app's origin.
+ */
+export function ipcSenderAllowed(frameUrl: string | null, fromAppWindow: boolean): boolean {
+  return frameUrl === null ? fromAppWindow : isAppUrl(frameUrl)
+}
+
 /** A link the user clicked may open in the system browser only if it is plain https without credentials. */
 export function externalUrlToOpen(url: string): string | null {
   const u = parse(url)

@@ -10,6 +10,7 @@ export {
   externalUrlToOpen,
   filterAppArgs,
   frameNavigationAllowed,
+  ipcSenderAllowed,
   isAppUrl,
   permissionAllowed
 } from './app-policy'
