@@ -13,7 +13,7 @@ import { setConnectionState, setTransportKind } from './stores/connection'
 import { reportError } from './stores/toasts'
 import { syncTurns } from './stores/turns'
 import { probeHost, setHostAccess } from './stores/auth'
-import { sendPendingDeleteOnLeave } from './stores/pending-delete'
+import { sendDeletesLeftOnLeave, sendPendingDeleteOnLeave } from './stores/pending-delete'
 import './styles/theme.css'
 import './styles/layout.css'
 import './styles/components.css'
@@ -41,6 +41,8 @@ connectApi((state) => {
   .then(({ api, kind }) => {
     setTransportKind(kind)
     wireBridge(api)
+    // deletes a page here could not send as it went (past the browser's budget for that) go now
+    void sendDeletesLeftOnLeave().catch((err: unknown) => reportError(err, 'Deleting sessions'))
     // turns running or queued before this window opened (a reload, a second window) show too
     return Promise.all([loadApp(), syncTurns()])
   })

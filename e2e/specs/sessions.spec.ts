@@ -74,6 +74,35 @@ test('another process rewinding the open session takes the rewound messages off 
   await expect(shown(items.find((m) => m.id < to.id)!.id)).not.toHaveCount(0)
 })
 
+test('a rewind alone, with no next turn after it, takes the rewound messages off the open transcript', async ({
+  page,
+  host
+}) => {
+  const shell = new AppShell(page)
+  const sessions = new SessionsPage(page)
+  const list = await api<SessionPage>(host.url, 'sessions.list', { profile: 'research', limit: 1 })
+  const target = list.items[0]!
+  const dbPath = join(host.root, 'profiles', 'research', 'state.db')
+  const { items } = await api<MessagePage>(host.url, 'sessions.messages', {
+    profile: 'research',
+    sessionId: target.id,
+    limit: 50
+  })
+  const to = items.filter((m) => m.role === 'user').at(-1)!
+  const gone = items.filter((m) => m.id >= to.id).map((m) => m.id)
+
+  await shell.open(host.url)
+  await shell.selectProfile('research')
+  await sessions.waitForRow(target.id)
+  await sessions.openSession(target.id)
+  const shown = (id: number) => page.locator(`[data-message-id="${id}"]`)
+  for (const id of gone) await expect(shown(id)).not.toHaveCount(0)
+  // upstream's rewind changes no count the list shows (message_count stays): only its rewind_count and the rows
+  expect(rewindExternally(dbPath, target.id, to.id)).toBe(gone.length)
+  for (const id of gone) await expect(shown(id)).toHaveCount(0)
+  await expect(shown(items.find((m) => m.id < to.id)!.id)).not.toHaveCount(0)
+})
+
 test('another process appending updates the row and the open transcript without a reload', async ({ page, host }) => {
   const shell = new AppShell(page)
   const sessions = new SessionsPage(page)

@@ -29,14 +29,22 @@ export interface ProfileOwner {
 /** Reads the live transcript state the cross-process guard compares against. Failures → null / false. */
 export interface SessionProbe {
   messageCount(key: string, sessionId: string): number | null
+  /**
+   * The session's `rewind_count` (null: unknown, or a home without the column). Another program's rewind sets rows
+   * inactive and bumps only this, leaving message_count as it was.
+   */
+  rewindCount?(key: string, sessionId: string): number | null
   isSessionEnded(key: string, sessionId: string): boolean
 }
 
 export interface CacheEntry<A extends CacheableAgent = CacheableAgent> {
   agent: A | Pending
   signature: string
-  /** What the cross-process guard compares against; a null count is never invalidated by count (seed 001). */
-  snapshot: { messageCount: number | null; sessionId: string | null }
+  /**
+   * What the cross-process guard compares against; a null count is never invalidated by count (seed 001), a
+   * null/absent `rewinds` never by rewinds.
+   */
+  snapshot: { messageCount: number | null; sessionId: string | null; rewinds?: number | null }
   profile: string | null
   model: string | null
   turns: number
@@ -47,6 +55,7 @@ export interface CacheEntry<A extends CacheableAgent = CacheableAgent> {
 
 export interface InsertOptions {
   messageCount?: number | null
+  rewindCount?: number | null
   sessionId?: string | null
   profile?: string | null
   model?: string | null
@@ -148,7 +157,11 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
     this.map.set(key, {
       agent,
       signature,
-      snapshot: { messageCount: o.messageCount ?? null, sessionId: o.sessionId ?? null },
+      snapshot: {
+        messageCount: o.messageCount ?? null,
+        sessionId: o.sessionId ?? null,
+        rewinds: o.rewindCount ?? null
+      },
       profile: o.profile ?? prev?.profile ?? null,
       model: o.model ?? null,
       turns: 0,
@@ -186,6 +199,18 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
       this.log.info(
         LOG,
         `Agent cache invalidated for session ${req.sessionId}: message_count changed (${snapCount} -> ${live}), possible cross-process write`
+      )
+      this.pop(key, entry, 'soft', 'external_write')
+      return { decision: 'external_write', agent: null }
+    }
+    // A rewind elsewhere keeps message_count: the agent would still hold (and send) the rewound turns.
+    const snapRewinds = entry.snapshot.rewinds ?? null
+    const liveRewinds =
+      !mismatch && snapRewinds !== null && req.sessionId ? this.probeRewinds(key, req.sessionId) : null
+    if (liveRewinds !== null && liveRewinds !== snapRewinds) {
+      this.log.info(
+        LOG,
+        `Agent cache invalidated for session ${req.sessionId}: rewind_count changed (${snapRewinds} -> ${liveRewinds}), possible cross-process rewind`
       )
       this.pop(key, entry, 'soft', 'external_write')
       return { decision: 'external_write', agent: null }
@@ -228,8 +253,11 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
     const e = this.map.get(key)
     if (!e || e.agent === AGENT_PENDING) return
     if (e.snapshot.sessionId && e.snapshot.sessionId !== sessionId) return
-    if (e.snapshot.messageCount === live) return
-    e.snapshot = { ...e.snapshot, messageCount: live }
+    // This process never rewinds: a known rewind count is left as it is (a change is always someone else's); an
+    // unknown one (a snapshot that followed a compression to its child) is learned here.
+    const rewinds = e.snapshot.rewinds ?? this.probeRewinds(key, sessionId)
+    if (e.snapshot.messageCount === live && (e.snapshot.rewinds ?? null) === rewinds) return
+    e.snapshot = { ...e.snapshot, messageCount: live, rewinds }
   }
 
   /**
@@ -352,6 +380,15 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
     try {
       const n = this.probe?.messageCount(key, sid)
       return typeof n === 'number' ? n : null
+    } catch {
+      return null
+    }
+  }
+
+  private probeRewinds(key: string, sid: string): number | null {
+    try {
+      const n = this.probe?.rewindCount?.(key, sid)
+      return typeof n === 'number' && Number.isFinite(n) ? n : null
     } catch {
       return null
     }

@@ -11,6 +11,7 @@ import { SessionStore } from '../store'
 import { AgentCache, type SessionProbe } from './agent-cache'
 import { AGENT_PENDING } from './cacheable'
 import { TestAgent } from './test-fixtures/test-agent'
+import { rawDb } from '../store/test-fixtures/raw-db'
 
 const opened: SessionStore[] = []
 afterEach(() => {
@@ -29,6 +30,7 @@ async function dbPair() {
 
 const probeOf = (store: SessionStore): SessionProbe => ({
   messageCount: (_k, sid) => store.getSession(sid)?.messageCount ?? null,
+  rewindCount: (_k, sid) => (store.sessionCounters(sid)?.rewindCount as number | null | undefined) ?? null,
   isSessionEnded: (_k, sid) => store.getSession(sid)?.endedAt != null
 })
 
@@ -43,6 +45,50 @@ const wouldReuse = (cache: AgentCache<TestAgent>, key: string, sid: string) => {
     })
   return r.decision === 'reused'
 }
+
+describe('rewind_count (another program rewinds: rows inactive, message_count kept)', () => {
+  const rewindElsewhere = (theirs: SessionStore) =>
+    rawDb(theirs)
+      .transaction(() => {
+        rawDb(theirs).prepare("UPDATE messages SET active = 0 WHERE session_id = 's1' AND role = 'assistant'").run()
+        rawDb(theirs).prepare("UPDATE sessions SET rewind_count = rewind_count + 1 WHERE id = 's1'").run()
+      })
+      .immediate()
+
+  it('invalidates even after our own re-baseline; our own turns after the rebuild reuse again', async () => {
+    const { ours, theirs } = await dbPair()
+    const cache = new AgentCache<TestAgent>({ probe: probeOf(ours) })
+    const snap = () => ({ messageCount: ours.getSession('s1')!.messageCount, rewindCount: 0, sessionId: 's1' })
+    cache.insert('k', new TestAgent(), 'sig', snap())
+    await ours.appendMessages('s1', [
+      { role: 'user', content: 'u' },
+      { role: 'assistant', content: 'a' }
+    ])
+    rewindElsewhere(theirs) // lands during our turn: the re-baseline after it must not hide it
+    cache.refreshMessageCount('k', 's1')
+    expect(cache.get('k')!.snapshot.rewinds).toBe(0)
+    expect(cache.lookup('k', { signature: 'sig', sessionId: 's1' })).toEqual({
+      decision: 'external_write',
+      agent: null
+    })
+    cache.insert('k', new TestAgent(), 'sig', { ...snap(), rewindCount: 1 })
+    await ours.appendMessage('s1', { role: 'user', content: 'u2' })
+    cache.refreshMessageCount('k', 's1')
+    expect(cache.lookup('k', { signature: 'sig', sessionId: 's1' }).decision).toBe('reused')
+  })
+
+  it('a snapshot without a rewind count learns it at the re-baseline, never invalidating by it before', async () => {
+    const { ours, theirs } = await dbPair()
+    const cache = new AgentCache<TestAgent>({ probe: probeOf(ours) })
+    cache.insert('k', new TestAgent(), 'sig', { messageCount: 0, sessionId: 's1' })
+    rewindElsewhere(theirs)
+    expect(cache.lookup('k', { signature: 'sig', sessionId: 's1' }).decision).toBe('reused')
+    cache.refreshMessageCount('k', 's1')
+    expect(cache.get('k')!.snapshot.rewinds).toBe(1)
+    rewindElsewhere(theirs)
+    expect(cache.lookup('k', { signature: 'sig', sessionId: 's1' }).decision).toBe('external_write')
+  })
+})
 
 describe('message_count re-baseline', () => {
   // seed 001: test_cross_process_write_still_invalidates

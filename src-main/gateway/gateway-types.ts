@@ -15,7 +15,7 @@ import type { TurnChannel } from './channels'
 export interface GatewayStore {
   getSession(id: string): { messageCount?: unknown; endedAt?: unknown } | null | undefined
   /** Just the guard's columns (cheaper than `getSession`); used instead of it when present. */
-  sessionCounters?(id: string): { messageCount?: unknown; endedAt?: unknown } | null | undefined
+  sessionCounters?(id: string): { messageCount?: unknown; endedAt?: unknown; rewindCount?: unknown } | null | undefined
   createSession?(
     id: string,
     source: string,

@@ -5,7 +5,7 @@
  */
 import type { SessionProbe } from './agent-cache'
 import type { GatewayStore, GatewayStores } from './gateway-types'
-import { countOf, readRow } from './turn-helpers'
+import { countOf, readRow, rewindsOf } from './turn-helpers'
 import { parseSessionKey } from './session-key'
 
 export function storeProbe(stores: GatewayStores<GatewayStore>): SessionProbe {
@@ -20,6 +20,7 @@ export function storeProbe(stores: GatewayStores<GatewayStore>): SessionProbe {
   }
   return {
     messageCount: (key, sid) => countOf(rowFor(key, sid)),
+    rewindCount: (key, sid) => rewindsOf(rowFor(key, sid)),
     isSessionEnded: (key, sid) => {
       const row = rowFor(key, sid)
       return row ? row.endedAt !== null && row.endedAt !== undefined : false

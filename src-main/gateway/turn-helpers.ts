@@ -24,7 +24,10 @@ export function parseInput<T>(
  * A row read that never throws and ignores async stores (the guard needs a synchronous answer). Uses the
  * store's two-column `sessionCounters` when it has one: this runs on every turn's cache-hit path.
  */
-export function readRow(store: GatewayStore, sid: string): { messageCount?: unknown; endedAt?: unknown } | null {
+export function readRow(
+  store: GatewayStore,
+  sid: string
+): { messageCount?: unknown; endedAt?: unknown; rewindCount?: unknown } | null {
   try {
     const row = typeof store.sessionCounters === 'function' ? store.sessionCounters(sid) : store.getSession(sid)
     return row && typeof (row as { then?: unknown }).then !== 'function' ? row : null
@@ -38,6 +41,13 @@ export function readRow(store: GatewayStore, sid: string): { messageCount?: unkn
 export function countOf(row: { messageCount?: unknown } | null): number | null {
   if (!row) return null
   const n = Number(row.messageCount ?? 0)
+  return Number.isFinite(n) ? n : null
+}
+
+/** The row's rewind_count, or null when the store or the home does not give one. */
+export function rewindsOf(row: { rewindCount?: unknown } | null): number | null {
+  if (!row || row.rewindCount === null || row.rewindCount === undefined) return null
+  const n = Number(row.rewindCount)
   return Number.isFinite(n) ? n : null
 }
 

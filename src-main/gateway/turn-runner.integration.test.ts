@@ -13,6 +13,7 @@ import type { EventName, EventPayload } from '@shared/contract'
 import type { Agent } from '../agent'
 import { startScriptedProvider, type ScriptedProvider } from '../agent/scripted'
 import { StoreRegistry, type SessionStore } from '../store'
+import { HAS_UPSTREAM, upstreamRewind } from '../store/test-fixtures/spawn-writer'
 import { Gateway } from './index'
 import { buildRealAgent } from './test-fixtures/real-agent'
 
@@ -126,6 +127,33 @@ describe('gateway + agent + scripted provider', () => {
       'reused'
     )
   }, 60_000)
+
+  it.runIf(HAS_UPSTREAM)(
+    "upstream's own rewind_to_message in another process makes the next turn rebuild without the rewound turns",
+    async () => {
+      const store = registry.get('default')
+      const count = store.getSession(sid)!.messageCount
+      // the last turn ('and again' and its reply) set inactive; message_count is left as it was
+      const r = await upstreamRewind(join(root, 'state.db'), sid)
+      expect(r).toMatchObject({ rewound: 2 })
+      expect(r.pid).not.toBe(process.pid)
+      expect(store.getSession(sid)!.messageCount).toBe(count)
+      const before = builds
+      const { decision } = await turn(gateway.resume({ profile: 'default', sessionId: sid, text: 'after the rewind' }))
+      expect(decision).toBe('external_write')
+      expect(builds - before).toBe(1)
+      const sent = provider.requests.at(-1)!.body.messages.map((m: { content: string }) => m.content)
+      expect(sent).toContain('after the foreign write')
+      expect(sent).not.toContain('and again')
+      expect(sent).not.toContain('echo: and again')
+      expect(sent.at(-1)).toBe('after the rewind')
+      // our own turn after it is not a rewind: the agent is kept
+      expect((await turn(gateway.resume({ profile: 'default', sessionId: sid, text: 'once more' }))).decision).toBe(
+        'reused'
+      )
+    },
+    60_000
+  )
 
   it('an API-key change in the profile .env rebuilds (config_changed)', async () => {
     writeFileSync(join(root, '.env'), 'OPENAI_API_KEY=sk-test-key-bbbb\n')

@@ -30,7 +30,7 @@ import type {
   TurnDeltaLike,
   TurnResultLike
 } from './gateway-types'
-import { countOf, imageRefusal, parseInput, readRow } from './turn-helpers'
+import { countOf, imageRefusal, parseInput, readRow, rewindsOf } from './turn-helpers'
 import { isBusy, readRetrying } from '../store'
 import { moneyFromTurn } from '@shared/contract/money'
 import { IdleSweepTimer } from './idle-timer'
@@ -759,6 +759,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
         const row = await readRetrying(() => readRow(store, sid))
         this.cache.insert(key, agent, signature, {
           messageCount: countOf(row),
+          rewindCount: rewindsOf(row),
           sessionId: sid,
           profile,
           model: own.model,

@@ -270,6 +270,23 @@ function catchUp(db: Database.Database, st: State): number {
 }
 
 /**
+ * `catchUp` on one read snapshot, as `build` fills: read apart, a foreign commit between the new sessions and the
+ * newest message id would put a new session's message behind where the next catch-up starts, never counted (on a
+ * v21 home its activity would stay its start time). A commit after the snapshot moves data_version: read next time.
+ * On a failure (a foreign lock) the index rows roll back, and so does `st`.
+ */
+function catchUpInOneRead(db: Database.Database, st: State): number {
+  if (db.inTransaction) return catchUp(db, st)
+  const before = { ...st }
+  try {
+    return db.transaction(() => catchUp(db, st))()
+  } catch (err) {
+    Object.assign(st, before)
+    throw err
+  }
+}
+
+/**
  * What a list page found as its untitled rows' first user messages ([session, message id]): kept, so the next page
  * reads that one message (checked) instead of walking the session's messages to it. Not a cached answer — the
  * preview text is read from the file every time; this only says where to look, like the activity next to it, and
@@ -295,7 +312,7 @@ export function refreshActivity(db: Database.Database): string {
   if (st) {
     try {
       // Our own writes to the index move total_changes() too: count them in, so the next check is quiet.
-      const own = catchUp(db, st)
+      const own = catchUpInOneRead(db, st)
       st.dataVersion = dataVersion
       st.changes = changes + own
       return st.table

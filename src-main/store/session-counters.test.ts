@@ -15,17 +15,21 @@ describe('sessionCounters (the agent-cache guard read)', () => {
     await store.createSession('s', 'cli', { systemPrompt: 'a long system prompt '.repeat(200) })
     const same = () => {
       const row = store.getSession('s')!
-      expect(store.sessionCounters('s')).toEqual({ messageCount: row.messageCount, endedAt: row.endedAt })
+      expect(store.sessionCounters('s')).toEqual({
+        messageCount: row.messageCount,
+        endedAt: row.endedAt,
+        rewindCount: 0
+      })
     }
     same()
     await store.appendMessages('s', [
       { role: 'user', content: 'a' },
       { role: 'assistant', content: 'b' }
     ])
-    expect(store.sessionCounters('s')).toEqual({ messageCount: 2, endedAt: null })
+    expect(store.sessionCounters('s')).toEqual({ messageCount: 2, endedAt: null, rewindCount: 0 })
     same()
     await store.endSession('s', 'cli_close', 123)
-    expect(store.sessionCounters('s')).toEqual({ messageCount: 2, endedAt: 123 })
+    expect(store.sessionCounters('s')).toEqual({ messageCount: 2, endedAt: 123, rewindCount: 0 })
     await store.reopenSession('s')
     same()
   })

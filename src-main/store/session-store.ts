@@ -58,6 +58,9 @@ import { memoryEventsRepo, type MemoryEventsRepo } from './memory-events-repo'
 import { pendingNoticesRepo, type PendingNoticesRepo } from './pending-notices-repo'
 
 export { WriteTx }
+/** What `sessionCounters` reads: the agent-cache guard's columns. */
+type SessionCounters = Pick<SessionRecord, 'messageCount' | 'endedAt'> & { rewindCount: number | null }
+
 export type LocalChangeListener = (change: { profile: string; sessionIds: string[] }) => void
 
 const handles = new WeakMap<SessionStore, StateDb>()
@@ -529,15 +532,18 @@ export class SessionStore {
     return toSessionRecord(stmt(this.db, 'SELECT * FROM sessions WHERE id = ?').get(id))
   }
   /**
-   * The two columns the agent-cache guard compares (hermes-spec §3.4), without `SELECT *`: rows carry the
-   * system prompt and model config, which cost more to copy out than the lookup itself. Values are raw.
+   * The columns the agent-cache guard compares (hermes-spec §3.4), without `SELECT *`: rows carry the system
+   * prompt and model config, which cost more to copy out than the lookup itself. Values are raw; `rewindCount` is
+   * null on a home without the column.
    */
-  sessionCounters(id: string): Pick<SessionRecord, 'messageCount' | 'endedAt'> | null {
+  sessionCounters(id: string): SessionCounters | null {
     if (typeof id !== 'string' || id === '') return null
     this.countersStmt ??= this.db.prepare(
-      'SELECT message_count AS messageCount, ended_at AS endedAt FROM sessions WHERE id = ?'
+      `SELECT message_count AS messageCount, ended_at AS endedAt,
+        ${this.shape.columns.get('sessions')?.has('rewind_count') ? 'rewind_count' : 'NULL'} AS rewindCount
+        FROM sessions WHERE id = ?`
     )
-    return (this.countersStmt.get(id) as Pick<SessionRecord, 'messageCount' | 'endedAt'> | undefined) ?? null
+    return (this.countersStmt.get(id) as SessionCounters | undefined) ?? null
   }
   /**
    * The parent of each of `ids` that has one, in one read (`sessions.changed` names them): id → parent id. Ids not

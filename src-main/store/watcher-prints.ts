@@ -23,7 +23,10 @@ export const VISIBLE_COLUMNS = [
   'cost_status',
   'last_activity_at',
   'input_tokens',
-  'output_tokens'
+  'output_tokens',
+  // Upstream's rewind_to_message sets the rewound rows inactive and bumps only this on the session (message_count
+  // stays): without it an open transcript is never told to drop the rewound turns.
+  'rewind_count'
 ] as const
 
 const T = 'temp.cad_watcher_prints'

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { SessionStore, SessionWatcher } from './index'
-import { runWriter } from './test-fixtures/spawn-writer'
+import { HAS_UPSTREAM, runWriter, upstreamRewind } from './test-fixtures/spawn-writer'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 
 type SessionsChanged = Parameters<ConstructorParameters<typeof SessionWatcher>[1]>[0]
@@ -41,6 +41,27 @@ describe('SessionWatcher', () => {
     expect(events).toEqual([{ profile: 'default', sessionIds: ['target'] }])
     expect(store.getSession('target')!.messageCount).toBe(3)
   })
+
+  it.runIf(HAS_UPSTREAM)(
+    "upstream's own rewind_to_message in another process (rows set inactive, rewind_count + 1) is named",
+    async () => {
+      for (let i = 0; i < 2; i++) {
+        await store.appendMessage('target', { role: 'user', content: `q${i}` })
+        await store.appendMessage('target', { role: 'assistant', content: `a${i}` })
+      }
+      await waitFor(() => events.length > 0)
+      await watcher.flush()
+      events.length = 0
+      const seen = watcher.stats.versionChanges
+      // message_count stays 4: only the rewind counter and the rows' `active` flag change
+      expect(await upstreamRewind(store.path, 'target')).toMatchObject({ rewound: 2 })
+      await waitFor(() => watcher.stats.versionChanges > seen)
+      await watcher.flush()
+      expect(events).toEqual([{ profile: 'default', sessionIds: ['target'] }])
+      expect(store.getSession('target')!.messageCount).toBe(4)
+    },
+    30_000
+  )
 
   it('a write that changes nothing visible emits nothing', async () => {
     await runWriter([store.path, 'target', 'noop'])

@@ -60,21 +60,54 @@ export async function connectApi(
 }
 
 /**
+ * Chromium refuses a `keepalive` request (the fetch rejects, nothing is sent) once the bodies of the page's keepalive
+ * requests in flight would pass 64 KiB in all. The calls made while leaving stay under this, with room to spare.
+ */
+const KEEPALIVE_BUDGET = 60_000
+
+/** What the calls made while the page goes away may still carry, in body bytes (one per leave). */
+export interface LeavingBudget {
+  left: number
+}
+
+/** A fresh budget for one leave: unbounded over Electron's IPC, under Chromium's keepalive quota over HTTP. */
+export function leavingBudget(): LeavingBudget {
+  return { left: ipc ? Infinity : KEEPALIVE_BUDGET }
+}
+
+/** The body, in UTF-8 bytes, that `callWhileLeaving` sends for this call over HTTP. */
+export function leavingBytes<K extends RequestName>(name: K, input: RequestInput<K>): number {
+  return new TextEncoder().encode(JSON.stringify({ name, input })).length
+}
+
+/**
  * A call that must reach the host though the page is going away (`pagehide`: the tab or window closing, a reload).
  * Electron's IPC message leaves at once and the main process runs it whatever becomes of the window. Over the
  * headless host it is a `keepalive` HTTP request, which the browser completes after the page is gone; a WebSocket
- * frame written now may be dropped with the socket. Nobody is left to read an answer.
+ * frame written now may be dropped with the socket. Nobody is left to read an answer. With a `budget`, a call whose
+ * body does not fit what is left is not sent (false) — the browser would drop it silently — and one sent spends it.
  */
-export function callWhileLeaving<K extends RequestName>(name: K, input: RequestInput<K>): void {
+export function callWhileLeaving<K extends RequestName>(
+  name: K,
+  input: RequestInput<K>,
+  budget?: LeavingBudget
+): boolean {
   if (ipc) {
     void ipc.invoke(name, input).catch(() => undefined)
-    return
+    return true
+  }
+  const body = JSON.stringify({ name, input })
+  if (budget) {
+    const bytes = new TextEncoder().encode(body).length
+    if (bytes > budget.left) return false
+    budget.left -= bytes
   }
   const token = storedToken()
   void fetch('/api/call', {
     method: 'POST',
     keepalive: true,
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify({ name, input })
+    body
   }).catch(() => undefined)
+  return true
 }

@@ -1,7 +1,7 @@
 import { create } from 'zustand'
 import { MAX_BULK_SESSIONS } from '@shared/contract'
-import { callWhileLeaving, getApi } from '../api'
-import { bulkSummary, chunks } from '../lib/bulk-summary'
+import { callWhileLeaving, getApi, leavingBudget, leavingBytes, type LeavingBudget } from '../api'
+import { bulkSummary } from '../lib/bulk-summary'
 import { sendBulk } from './bulk-actions'
 import { dropRows, hideSessions, refreshSearch, reloadSessions, sessionKey } from './sessions'
 import { pushToast, reportError } from './toasts'
@@ -87,17 +87,97 @@ export function undoDelete(): void {
  * The page is going away (tab or window closed, reloaded) while a delete waits out its undo window. The bar said
  * "Deleted"; leaving is not an undo, so the delete is sent now, by a path that outlives the page (keeping the
  * sessions would leave the user believing they are gone). Installed once by the entry (main.tsx) on `pagehide`.
+ * Over HTTP the browser carries only so much while leaving (`leavingBudget`): what does not fit is kept in this
+ * origin's storage and sent when the app next loads here (`sendDeletesLeftOnLeave`).
  */
 export function sendPendingDeleteOnLeave(): void {
   const p = usePendingDelete.getState().pending
   if (!p) return
   clearTimeout(p.timer)
   usePendingDelete.setState({ pending: null })
+  const budget = leavingBudget()
   const [one] = p.items
-  if (p.items.length === 1 && one) callWhileLeaving('sessions.delete', one)
-  else
-    for (const part of chunks(p.items, MAX_BULK_SESSIONS))
-      callWhileLeaving('sessions.bulk', { action: 'delete', sessions: part })
+  const rest =
+    p.items.length === 1 && one
+      ? callWhileLeaving('sessions.delete', one, budget)
+        ? []
+        : p.items
+      : sendPacked(p.items, budget)
+  if (rest.length) keepForNextLoad(rest)
   // a page kept for going back (bfcache) shows the list as the host has it when it comes back
   hideSessions(keysOf(p.items), false)
+}
+
+/**
+ * Bulk deletes of `items` while the page goes away, packed by bytes: each body as full as the request limit and
+ * what is left of `budget` allow (the page's keepalive bodies share one quota). Returns the sessions not sent.
+ */
+function sendPacked(items: readonly Ref[], budget: LeavingBudget): Ref[] {
+  const refs = items.map(({ profile, sessionId }) => ({ profile, sessionId }))
+  const enc = new TextEncoder()
+  // a body is the call with no sessions plus each session's JSON, comma separated
+  const empty = leavingBytes('sessions.bulk', { action: 'delete', sessions: [] })
+  let i = 0
+  while (i < refs.length) {
+    let bytes = empty
+    let n = 0
+    while (i + n < refs.length && n < MAX_BULK_SESSIONS) {
+      const more = enc.encode(JSON.stringify(refs[i + n])).length + (n ? 1 : 0)
+      if (bytes + more > budget.left) break
+      bytes += more
+      n++
+    }
+    if (!n || !callWhileLeaving('sessions.bulk', { action: 'delete', sessions: refs.slice(i, i + n) }, budget)) break
+    i += n
+  }
+  return refs.slice(i)
+}
+
+/** Deletes the user was told happened that the leaving page could not send: this origin sends them on its next load. */
+const LEFT_KEY = 'caduceus.deletesLeftOnLeave'
+
+function leftOver(): Ref[] {
+  try {
+    const v: unknown = JSON.parse(localStorage.getItem(LEFT_KEY) ?? '[]')
+    return Array.isArray(v)
+      ? v.flatMap((r: Partial<Ref> | null) =>
+          typeof r?.profile === 'string' && typeof r.sessionId === 'string'
+            ? [{ profile: r.profile, sessionId: r.sessionId }]
+            : []
+        )
+      : []
+  } catch {
+    return []
+  }
+}
+
+function keepForNextLoad(items: Ref[]): void {
+  try {
+    localStorage.setItem(LEFT_KEY, JSON.stringify([...leftOver(), ...items]))
+  } catch {
+    /* storage off or full: nothing else outlives the page */
+  }
+}
+
+/**
+ * On load, once connected: the deletes an earlier page here left over as it went (`sendPendingDeleteOnLeave`). They
+ * were never hidden on this load — the list shows what the host has — and leave it once the host deleted them.
+ */
+export async function sendDeletesLeftOnLeave(): Promise<void> {
+  const items = leftOver()
+  if (!items.length) return
+  try {
+    localStorage.removeItem(LEFT_KEY)
+  } catch {
+    return // a storage that cannot forget them would send them again on every load
+  }
+  const results = await sendBulk('delete', items)
+  const failed = results.filter((r) => !r.ok)
+  // already gone (another window sent them, or deleted elsewhere) is what was asked for
+  if (failed.some((r) => !/^No session '/.test(r.error ?? ''))) {
+    const { kind, message } = bulkSummary('delete', results)
+    pushToast(kind, message)
+  }
+  void reloadSessions()
+  void refreshSearch()
 }

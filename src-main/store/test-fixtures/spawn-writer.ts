@@ -1,5 +1,6 @@
 /** Runs test-fixtures/writer.ts in a real second Node process (tsx loader, repo root as cwd). */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -46,5 +47,28 @@ export function restoreBackup(backup: string | null, dbPath: string): Promise<vo
     })
     child.on('error', fail)
     child.on('close', (code) => (code === 0 ? ok() : fail(new Error(`restore exited ${code}: ${err}`))))
+  })
+}
+
+const PYTHON = '/usr/bin/python3'
+const UPSTREAM = process.env.HERMES_UPSTREAM ?? '/work/upstream'
+/** Whether upstream's checkout and the system Python are here to run `upstreamRewind`. */
+export const HAS_UPSTREAM = existsSync(PYTHON) && existsSync(join(UPSTREAM, 'hermes_state.py'))
+
+/**
+ * Upstream Hermes's own `SessionDB.rewind_to_message`, in a Python process, on `sessionId`'s `nth`-last user message
+ * (test/fixtures/upstream-rewind.py). Resolves with what it rewound.
+ */
+export function upstreamRewind(
+  dbPath: string,
+  sessionId: string,
+  nth = 1
+): Promise<{ pid: number; target: number; rewound: number }> {
+  return new Promise((ok, fail) => {
+    execFile(
+      PYTHON,
+      [join(REPO, 'test/fixtures/upstream-rewind.py'), UPSTREAM, dbPath, sessionId, String(nth)],
+      (err, stdout, stderr) => (err ? fail(new Error(`${err.message}: ${stderr}`)) : ok(JSON.parse(stdout)))
+    )
   })
 }
