@@ -113,7 +113,6 @@ const PATTERNS: Array<[RegExp, (m: string, ...g: string[]) => string]> = [
   [/((?:https?|wss?|git|ssh|ftps?|sftp):\/\/)[^\s:@/]{8,}@/gi, (_m, p) => `${p}***@`],
   // Any other URL's `user:password@` (a base URL behind basic auth): the user name stays, the password goes.
   [/\b([A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/[^:\s/?#@]{1,256}:)(?!\*\*\*@)[^@\s/?#]{1,512}@/g, (_m, p) => `${p}***@`],
-  // A JSON field whose name says it is secret.
   // A JSON field (or a Python dict's, in single quotes) whose name says it is secret: header names too.
   [new RegExp(`("${SECRET_FIELD}"\\s*:\\s*")[^"]+"`, 'gi'), (_m, p) => `${p}***"`],
   [new RegExp(`('${SECRET_FIELD}'\\s*:\\s*')[^']+'`, 'gi'), (_m, p) => `${p}***'`]
