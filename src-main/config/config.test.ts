@@ -8,7 +8,7 @@ import { agentSettings, busyInputMode } from './settings-schema'
 import { compressionSettings, modelSettings } from './settings-schema'
 import { resolveRuntime } from './index'
 import { readSettings, writeSettings } from './settings'
-import { EnvFileVault, type SecretVault } from '../secrets'
+import { EnvFileVault, redact, type SecretVault } from '../secrets'
 
 /** Upstream's gateway reading `display.busy_input_mode` (scripts/golden/busy_input_mode.py). */
 const busyGolden = JSON.parse(
@@ -338,5 +338,16 @@ describe('settings', () => {
     expect(store.get('ANTHROPIC_API_KEY')).toBe('sk-ant-vault')
     expect(s).toMatchObject({ apiKeySet: true, apiKeyStorage: 'safe_storage' })
     expect(resolveRuntime(h, { vault }).apiKey).toBe('sk-ant-vault')
+  })
+})
+
+describe('a base URL with a password', () => {
+  it('its password (as written and percent-decoded) is a remembered secret once the runtime is resolved', () => {
+    const h = home(
+      'model:\n  default: m\n  provider: custom\n  base_url: https://proxyuser:Qv7%2Fr9Tk4Wm@llm.internal/v1\n'
+    )
+    expect(resolveRuntime(h, { vault: envVault }).baseUrl).toContain('Qv7%2Fr9Tk4Wm')
+    // No shape around it: only the remembered value masks it.
+    expect(redact('echoed Qv7%2Fr9Tk4Wm and Qv7/r9Tk4Wm back')).toBe('echoed *** and *** back')
   })
 })

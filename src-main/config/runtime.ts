@@ -2,6 +2,7 @@
  * Resolve what a turn talks to: model, provider, base URL, key and wire protocol, from the profile's
  * config.yaml and secrets. The result holds the key: never log it (use `redact`).
  */
+import { urlCredentialValues } from '@shared/contract'
 import { loadConfig, type ConfigError } from './load-config'
 import { modelSettings } from './settings-schema'
 import { rememberSecretValues, secretsFor, type SecretVault } from '../secrets'
@@ -230,7 +231,8 @@ export function resolveRuntime(
     apiKey = apiKeyEnv ? (secrets[apiKeyEnv] ?? '') : ''
     keyFrom = 'env'
   }
-  rememberSecretValues([apiKey])
+  // A base URL's own password (`https://user:pass@proxy/v1`) is a secret too: masked wherever it is echoed.
+  rememberSecretValues([apiKey, ...urlCredentialValues(baseUrl)])
   return {
     model: m.default ?? DEFAULT_MODEL,
     provider,

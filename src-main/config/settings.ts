@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { basename } from 'node:path'
-import { CaduceusError, SettingsUpdate, type ProfileSettings } from '@shared/contract'
+import { CaduceusError, SettingsUpdate, maskUrlCredentials, type ProfileSettings } from '@shared/contract'
 import { profileNameForHome } from '../scope'
 import { configPath, isPlainObject, loadConfig } from './load-config'
 import { parsePyYaml } from './py-yaml'
@@ -32,7 +32,8 @@ export function readSettings(home: string, opts: SettingsOptions): ProfileSettin
   return {
     profile: profileOf(home, opts.profile),
     provider: rt.provider,
-    baseUrl: rt.baseUrl,
+    // A password in the base URL is a secret like the key: the renderer sees `user:***@`.
+    baseUrl: maskUrlCredentials(rt.baseUrl),
     model: rt.model,
     apiMode: rt.apiMode,
     apiKeySet: keySet,
@@ -43,6 +44,9 @@ export function readSettings(home: string, opts: SettingsOptions): ProfileSettin
     demo: isDemoConfig(raw) || rt.provider === 'demo'
   }
 }
+
+// A URL whose userinfo is the mask readSettings puts in place of a password (`user:***@`, `***@`).
+const MASKED_USERINFO = /^\s*[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/(?:[^/?#\s@]*:)?\*\*\*@/
 
 const UpdateFields = SettingsUpdate.omit({ profile: true })
 export type SettingsPatch = Omit<SettingsUpdate, 'profile'> & { profile?: string }
@@ -56,6 +60,17 @@ export function writeSettings(home: string, patch: SettingsPatch, opts: Settings
   const update = parsed.data
   const vault = opts.vault
   if (update.apiKey) rememberSecretValues([update.apiKey])
+  if (update.baseUrl !== undefined && MASKED_USERINFO.test(update.baseUrl)) {
+    // The form shows a base URL's password masked. Sent back unchanged it is no edit; edited around the mask, the
+    // literal `***` would replace the password (or the password would follow the URL elsewhere): ask for it again.
+    if (update.baseUrl !== maskUrlCredentials(resolveRuntime(home, { vault }).baseUrl))
+      throw new CaduceusError(
+        'invalid_input',
+        'This base URL carries a password shown as ***: type the whole URL again, password included.',
+        'baseUrl'
+      )
+    delete update.baseUrl
+  }
   if ((update.baseUrl !== undefined || update.provider !== undefined) && update.apiKey === undefined) {
     // The saved key must not follow the endpoint to a server it was never meant for. The check is on the endpoint
     // the update resolves to (a provider switch alone moves it too: the renderer sends only changed fields): a new

@@ -82,3 +82,44 @@ describe('redaction against upstream', () => {
       expect(redact(text)).toBe(text)
   })
 })
+
+// Credential shapes whose value is no known secret (another service's key echoed back, a header dumped as JSON or a
+// Python dict, a base URL behind basic auth): the shape alone must mask them.
+describe('credential shapes of unknown values', () => {
+  const v = 'Zq8vR2mXk4Lp9TnW3yBc'
+  it('masks query parameters, header assignments, JSON and Python-dict fields, URL passwords', () => {
+    for (const text of [
+      `GET https://api.example.com/v1/models?apikey=${v}`,
+      `GET https://api.example.com/v1/models?x=1&api-key=${v}#top`,
+      `GET https://api.example.com/v1?client_secret=${v}`,
+      `X-Api-Key=${v}`,
+      `{"headers":{"x-api-key":"${v}"}}`,
+      `{"api-key": "${v}"}`,
+      `{"authorization": "${v}"}`,
+      `{"client_secret": "${v}"}`,
+      `{"private_key": "${v}"}`,
+      `{'api_key': '${v}'}`,
+      `{'Authorization': 'Basic ${v}'}`,
+      `https://user:${v}@host.example.com/v1`,
+      `could not reach http://proxy-user:${v}@127.0.0.1:8080/v1/chat/completions`
+    ]) {
+      const out = redact(text)
+      expect(out, text).not.toContain(v)
+      expect(out, text).toContain('***')
+    }
+    expect(redact(`https://user:${v}@host.example.com/v1`)).toBe('https://user:***@host.example.com/v1')
+    expect(redact(`{'api_key': '${v}', 'model': 'm'}`)).toBe(`{'api_key': '***', 'model': 'm'}`)
+  })
+
+  it('keeps what only looks near a credential: ports, paths with @, other fields and parameters', () => {
+    for (const text of [
+      'http://localhost:8080/v1',
+      'https://host.example.com:443/users/@me',
+      'GET https://x.com/search?keyword=cats&monkey=1',
+      '{"authorization_url": "https://auth.example.com/authorize"}',
+      "{'model': 'gpt-4o', 'max_tokens': 512}",
+      'x-api-key header missing'
+    ])
+      expect(redact(text)).toBe(text)
+  })
+})

@@ -61,6 +61,12 @@ function vendorPrefix(key: string): string {
   return ''
 }
 
+// Field names (JSON, a Python dict, headers echoed as JSON) whose value is a credential whatever it looks like.
+const SECRET_FIELD =
+  '(?:api[_-]?key|x-api-key|x-goog-api-key|token|secret|password|passwd|access_token|refresh_token|auth_token|id_token|bearer|' +
+  'authorization|proxy-authorization|x-auth-token|x-access-token|client_secret|private_key|secret_key|secret_value|' +
+  'raw_secret|secret_input|key_material)'
+
 /**
  * Mask anything that looks like a credential before it reaches a log line. Loggers call this on every
  * message; callers should still never pass a key in the first place.
@@ -73,7 +79,11 @@ const PATTERNS: Array<[RegExp, (m: string, ...g: string[]) => string]> = [
     /\b([A-Z0-9_]{0,64}(?:API_KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]{0,64}\s*[=:]\s*["']?)[^\s"']{4,}/gi,
     (_m, p) => `${p}***`
   ],
-  [/([?&](?:token|key|api_key)=)[^&\s]+/gi, (_m, p) => `${p}***`],
+  // Query parameters that carry a credential (`?key=`, `?apikey=`, `&api-key=`, `?access_token=`, `?client_secret=`).
+  [
+    /([?&](?:token|key|api[_-]?key|access[_-]?token|auth|client[_-]?secret|password|passwd|secret|signature|sig)=)[^&#\s]+/gi,
+    (_m, p) => `${p}***`
+  ],
   // JWT-shaped tokens (three base64url segments). `-` makes a word boundary inside a segment, so `eyJ-eyJ-…` holds a
   // start every 4 characters and each rescanned the whole run (quadratic). The lookbehind skips a start with an
   // earlier one in the same run: the earlier start's first segment reaches the same `.`, so it matches whenever the
@@ -84,7 +94,7 @@ const PATTERNS: Array<[RegExp, (m: string, ...g: string[]) => string]> = [
   // Header forms: any Authorization scheme, and the API-key headers that carry a bare value.
   [/((?:Proxy-)?Authorization:\s*(?:[A-Za-z][\w.+-]*\s+)?)[^\s"'*]{4,}/gi, (_m, p) => `${p}***`],
   [
-    /((?:x-api-key|x-goog-api-key|api-key|apikey|x-api-token|x-auth-token|x-access-token)\s*:\s*)[^\s*]{4,}/gi,
+    /((?:x-api-key|x-goog-api-key|api-key|apikey|x-api-token|x-auth-token|x-access-token)\s*[:=]\s*)[^\s*"',;&]{4,}/gi,
     (_m, p) => `${p}***`
   ],
   // Telegram bot tokens (digits:secret), private key blocks, a database URL's password, a URL's bare-token userinfo.
@@ -101,11 +111,11 @@ const PATTERNS: Array<[RegExp, (m: string, ...g: string[]) => string]> = [
     (_m, p) => `${p}***@`
   ],
   [/((?:https?|wss?|git|ssh|ftps?|sftp):\/\/)[^\s:@/]{8,}@/gi, (_m, p) => `${p}***@`],
-  // A JSON field whose name says it is secret.
-  [
-    /("(?:api_?key|token|secret|password|access_token|refresh_token|auth_token|bearer|secret_value|raw_secret|secret_input|key_material)"\s*:\s*")[^"]+"/gi,
-    (_m, p) => `${p}***"`
-  ]
+  // Any other URL's `user:password@` (a base URL behind basic auth): the user name stays, the password goes.
+  [/\b([A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/[^:\s/?#@]{1,256}:)(?!\*\*\*@)[^@\s/?#]{1,512}@/g, (_m, p) => `${p}***@`],
+  // A JSON field (or a Python dict's, in single quotes) whose name says it is secret: header names too.
+  [new RegExp(`("${SECRET_FIELD}"\\s*:\\s*")[^"]+"`, 'gi'), (_m, p) => `${p}***"`],
+  [new RegExp(`('${SECRET_FIELD}'\\s*:\\s*')[^']+'`, 'gi'), (_m, p) => `${p}***'`]
 ]
 
 /**

@@ -1,7 +1,7 @@
 /** Session detail: lineage (chain, parent, branches, delegate children) and usage by model. */
 import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
-import type { ModelUsage, SessionDetail, SessionRef } from '@shared/contract'
+import { maskUrlCredentials, type ModelUsage, type SessionDetail, type SessionRef } from '@shared/contract'
 import { compressionChain } from './lineage'
 import { refOf, summaryById } from './read-summary'
 import { anyBranchSql, isDelegateSql } from './sql'
@@ -38,7 +38,10 @@ export function usageByModel(db: Database.Database, sessionId: string): ModelUsa
       model: String(r.model),
       provider: String(r.billing_provider ?? ''),
       task: String(r.task ?? ''),
-      ...(typeof r.billing_base_url === 'string' && r.billing_base_url ? { baseUrl: r.billing_base_url } : {}),
+      // Upstream stores the base URL as its agent had it, a `user:password@` included: the password stays here.
+      ...(typeof r.billing_base_url === 'string' && r.billing_base_url
+        ? { baseUrl: maskUrlCredentials(r.billing_base_url) }
+        : {}),
       ...(typeof r.billing_mode === 'string' && r.billing_mode ? { mode: r.billing_mode } : {}),
       apiCalls: num(r.api_call_count),
       tokens,

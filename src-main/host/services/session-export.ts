@@ -1,5 +1,5 @@
 /** Export text from the store's upstream-shaped records: JSONL (one object per line) or Markdown. Shared by CLI and requests. */
-import { CaduceusError, type ExportFormat } from '@shared/contract'
+import { CaduceusError, maskUrlCredentials, type ExportFormat } from '@shared/contract'
 import type { SessionStore } from '../../store'
 import { toMarkdown } from '../../store'
 import { redactDeep } from '../../secrets'
@@ -26,6 +26,25 @@ export function redactRecord<T extends Record<string, unknown>>(r: T): T {
   return out as T
 }
 
+/**
+ * The session row's (and its segments') endpoint with its password masked, redaction asked for or not: upstream
+ * writes the base URL as its agent had it (`user:password@` included), but an export is for sharing and the column
+ * only attributes billing.
+ */
+function withoutUrlPassword<T extends Record<string, unknown>>(r: T): T {
+  const url = r.billing_base_url
+  let out: Record<string, unknown> = r
+  if (typeof url === 'string' && maskUrlCredentials(url) !== url)
+    out = { ...r, billing_base_url: maskUrlCredentials(url) }
+  // A lineage's segments are session rows too.
+  if (Array.isArray(r.segments))
+    out = {
+      ...out,
+      segments: r.segments.map((seg) => (seg && typeof seg === 'object' ? withoutUrlPassword(seg) : seg))
+    }
+  return out as T
+}
+
 /** Normalizes `--format` (`md` accepted); anything else is an error naming the two formats. */
 export function exportFormat(v: string | undefined): ExportFormat {
   if (v === undefined || v === 'jsonl') return 'jsonl'
@@ -43,7 +62,7 @@ export function* exportChunks(store: SessionStore, o: ExportOptions): Generator<
   const tally = o.tally ?? { sessions: 0, prompts: 0 }
   const held: Array<Record<string, unknown> & { id: string; messages: Array<Record<string, unknown>> }> = []
   for (const raw of store.exportSessions({ sessionId: o.sessionId, ids: o.ids, lineage: o.lineage })) {
-    const rec = o.redact ? redactRecord(raw) : raw
+    const rec = withoutUrlPassword(o.redact ? redactRecord(raw) : raw)
     const prompts = o.onlyUserPrompts ? userPrompts(rec) : []
     tally.sessions++
     tally.prompts += prompts.length

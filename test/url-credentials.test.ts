@@ -1,0 +1,158 @@
+// Credentials outside the known secrets, through a real `caduceus serve`, on a home upstream wrote with a password in
+// its base URL (golden: scripts/golden/billing_url.py): upstream stores `http://user:pass@host/v1` in
+// billing_base_url, and the same URL in config.yaml is a Caduceus turn's base URL. The password reaches no frame
+// (Settings, session detail, costs, export, the failed turn's error the renderer shows), no log file, and a Settings
+// save of the masked URL keeps the password in config.yaml. A provider echoing credential shapes of a value Caduceus
+// never knew (another service's key in a query, a header dumped as JSON or a dict) is masked by shape alone.
+import { createServer, type Server } from 'node:http'
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import { startServe, type ServeProcess } from './helpers/serve-process'
+
+const FIXTURE = join(__dirname, 'fixtures', 'upstream', 'billing-url')
+const golden = JSON.parse(readFileSync(join(FIXTURE, 'golden.json'), 'utf8')) as {
+  sessions: Array<[string, string]>
+}
+const PASSWORD = 'Pw9xQ2vLk7Zt4Rb8'
+// Another service's key the provider echoes back: no known secret, no vendor prefix.
+const OTHER = 'Hq3nW8cRt5Ym2Kv9Lx4Pd'
+const KEY = 'zq8Hk2mP0vLx7Yt4Rb9Wn3EeQ1cVc'
+let provider: Server
+let port = 0
+let host: ServeProcess
+let ws: WebSocket
+const frames: Array<Record<string, unknown>> = []
+const rawFrames: string[] = []
+
+const config = (baseUrl: string) =>
+  [
+    'model:',
+    '  default: m',
+    '  provider: custom',
+    `  base_url: ${baseUrl}`,
+    'provider_limits:',
+    '  max_retries: 0',
+    ''
+  ].join('\n')
+
+beforeAll(async () => {
+  provider = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      res.writeHead(400, { 'content-type': 'application/json' })
+      res.end(
+        JSON.stringify({
+          error: {
+            message:
+              `upstream rejected GET https://tools.example.com/v1/search?api-key=${OTHER}&q=x with headers ` +
+              `{"x-api-key": "${OTHER}", "authorization": "${OTHER}"}, {'client_secret': '${OTHER}'}, X-Api-Key=${OTHER}`,
+            type: 'invalid_request_error'
+          }
+        })
+      )
+    })
+  })
+  await new Promise<void>((r) => provider.listen(0, '127.0.0.1', r))
+  port = (provider.address() as AddressInfo).port
+  const home = join(mkdtempSync(join(tmpdir(), 'cad-urlcred-')), 'home')
+  cpSync(FIXTURE, home, { recursive: true })
+  writeFileSync(join(home, 'config.yaml'), config(`http://proxyuser:${PASSWORD}@127.0.0.1:${port}/v1`))
+  writeFileSync(join(home, '.env'), `OPENAI_API_KEY=${KEY}\n`, { mode: 0o600 })
+  host = await startServe({ home })
+  ws = new WebSocket(`ws://127.0.0.1:${host.port}/ws?token=${host.token}`)
+  ws.on('message', (d) => {
+    rawFrames.push(d.toString())
+    frames.push(JSON.parse(d.toString()))
+  })
+  await new Promise((r, j) => {
+    ws.once('open', r)
+    ws.once('error', j)
+  })
+}, 60_000)
+
+afterAll(async () => {
+  ws?.close()
+  await host?.close()
+  await new Promise<void>((r) => provider?.close(() => r()))
+})
+
+let nextId = 1
+async function send(name: string, input: unknown): Promise<{ ok: boolean; output?: any; error?: any }> {
+  const id = nextId++
+  ws.send(JSON.stringify({ t: 'call', id, name, input }))
+  for (;;) {
+    const hit = frames.find((f) => f.t === 'result' && f.id === id)
+    if (hit) return hit as never
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+async function call(name: string, input: unknown): Promise<any> {
+  const r = await send(name, input)
+  if (!r.ok) throw new Error(JSON.stringify(r.error))
+  return r.output
+}
+async function turn(text: string): Promise<any> {
+  const handle = await call('sessions.start', { profile: 'default', text })
+  for (;;) {
+    const f = frames.find(
+      (x) => x.t === 'event' && x.event === 'turn.finished' && (x.payload as any).turnId === handle.turnId
+    )
+    if (f) return f.payload
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+function expectNowhere(secret: string): void {
+  for (const f of rawFrames) expect(f).not.toContain(secret)
+  for (const f of readdirSync(host.logDir)) expect(readFileSync(join(host.logDir, f), 'utf8')).not.toContain(secret)
+}
+
+describe('credentials of no known secret, through a real serve', () => {
+  it('upstream stored the base URL password in billing_base_url (golden)', () => {
+    expect(golden.sessions[0]![1]).toContain(`:${PASSWORD}@`)
+  })
+
+  it('session detail, costs and an export show the stored endpoint with its password masked', async () => {
+    const detail = await call('sessions.get', { profile: 'default', sessionId: 'S1' })
+    expect(detail.usage.map((u: any) => u.baseUrl)).toEqual(['http://proxyuser:***@127.0.0.1:43210/v1'])
+    await call('costs.session', { profile: 'default', sessionId: 'S1' })
+    const out = await call('sessions.export', { profile: 'default', sessionId: 'S1' })
+    expect(JSON.parse(out.content).billing_base_url).toBe('http://proxyuser:***@127.0.0.1:43210/v1')
+    expectNowhere(PASSWORD)
+  })
+
+  it('Settings shows the base URL masked; saving it back unchanged keeps the password, editing around *** is refused', async () => {
+    const masked = `http://proxyuser:***@127.0.0.1:${port}/v1`
+    expect((await call('settings.get', { profile: 'default' })).baseUrl).toBe(masked)
+    const saved = await call('settings.update', { profile: 'default', baseUrl: masked, model: 'm2' })
+    expect(saved).toMatchObject({ baseUrl: masked, model: 'm2' })
+    expect(readFileSync(join(host.root, 'config.yaml'), 'utf8')).toContain(`proxyuser:${PASSWORD}@127.0.0.1:${port}/v1`)
+    const edited = await send('settings.update', { profile: 'default', baseUrl: `${masked}/extra` })
+    expect(edited.ok).toBe(false)
+    expect(edited.error).toMatchObject({ code: 'invalid_input', field: 'baseUrl' })
+    expect(readFileSync(join(host.root, 'config.yaml'), 'utf8')).toContain(`proxyuser:${PASSWORD}@127.0.0.1:${port}/v1`)
+    expectNowhere(PASSWORD)
+  })
+
+  it('a turn on the password URL fails, the password in no event or log', async () => {
+    const finished = await turn('hello')
+    expect(finished.status).toBe('error')
+    // The SDK reports a refused URL as "Connection error." (Node's fetch refuses userinfo; upstream's httpx sends it
+    // as Basic auth): whatever the message, the password is in no event or log.
+    expect(finished.error).toMatch(/could not reach provider/)
+    expectNowhere(PASSWORD)
+  })
+
+  it('a provider echoing another key as ?api-key=, JSON headers, a dict and X-Api-Key=: masked by shape', async () => {
+    writeFileSync(join(host.root, 'config.yaml'), config(`http://127.0.0.1:${port}/v1`))
+    const finished = await turn('hello again')
+    expect(finished.status).toBe('error')
+    expect(finished.error).toMatch(/400/)
+    expect(finished.error).toContain('api-key=***')
+    expectNowhere(OTHER)
+    expectNowhere(KEY)
+  })
+})
