@@ -66,6 +66,8 @@ const seconds = (ms: number) => (ms % 1000 === 0 ? String(ms / 1000) : (ms / 100
 export class CallWatch {
   readonly signal: AbortSignal
   reason: ProviderError | null = null
+  /** The body ended with the OpenAI-style `[DONE]` event: the server said the reply is complete. */
+  sawDone = false
   private readonly controller = new AbortController()
   private idleTimer: ReturnType<typeof setTimeout> | null = null
   private readonly totalTimer: ReturnType<typeof setTimeout> | null
@@ -182,7 +184,8 @@ export class CallWatch {
       res.body,
       this.limits,
       () => this.touch(),
-      (err) => this.trip(err)
+      (err) => this.trip(err),
+      () => (this.sawDone = true)
     )
     return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers })
   }
