@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { summaryPlacement } from './summary-placement'
 import { storedSystemPrompt } from '../store/read-detail'
 import type { RecordedRequest, ScriptReply } from './scripted'
-import { makeKit, type Kit } from './test-fixtures/kit'
+import { makeKit, recordingTool, type Kit } from './test-fixtures/kit'
 import { rawDb } from '../store/test-fixtures/raw-db'
 import { mergeSummaryInto, splitMergedSummary } from '@shared/contract/merged-summary'
 
@@ -176,6 +176,51 @@ describe('context compression', () => {
     expect(rows.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant'])
     expect(rows[0]!.display_kind).toBe('compression_summary')
     expect(rows[2]!.tool_call_id).toBe('c1')
+  })
+})
+
+describe('compression during one long tool loop', () => {
+  /** Five tool rounds whose results are each over the threshold on their own, then an answer. */
+  async function toolLoop(memory: string) {
+    let round = 0
+    kit = await makeKit([], {
+      handler: summarizer(() =>
+        ++round <= 5 ? { toolCalls: [{ name: 'fetch_page', arguments: { n: round } }] } : { text: 'Read them all.' }
+      )
+    })
+    kit.tools.register(recordingTool('fetch_page', (a) => long(`page ${String(a.n)}`).repeat(3)).def)
+    await seedLineage(kit)
+    const agent = kit.makeAgent({ compression, memory: { prefetchAll: async () => memory } })
+    const r = await agent.runTurn('read pages 1 to 5', { onDelta: (d) => kit.deltas.push(d) })
+    const mainCalls = kit.server.requests.filter((q) => !isSummaryCall(q))
+    const summaryCalls = kit.server.requests.filter(isSummaryCall)
+    return { agent, r, mainCalls, summaryCalls }
+  }
+
+  it('does not rotate on every round when the kept messages alone stay over the threshold; says so once', async () => {
+    const { agent, r, summaryCalls } = await toolLoop('')
+    expect(r.status).toBe('completed')
+    expect(r.finalText).toBe('Read them all.')
+    // Before the first call: the old history goes (under the threshold again). After round 1 the summary and the
+    // one kept old answer go too, which still leaves it over: said once, and no more rotations for rounds 2 to 5.
+    expect(summaryCalls).toHaveLength(2)
+    const sessions = rawDb(kit.store).prepare('SELECT id FROM sessions').all()
+    expect(sessions).toHaveLength(4) // R0, S1 and two continuations, not one per model call
+    expect(kit.store.getSession('S1')!.endReason).toBe('compression')
+    expect(kit.store.getSession(agent.sessionId)!.endedAt).toBeNull()
+    const notices = kit.deltas.filter((d) => d.kind === 'notice').map((d) => d.text)
+    expect(notices.filter((t) => /still over/.test(t ?? ''))).toHaveLength(1)
+  })
+
+  it("keeps the turn's own message and its recalled memory in every call after compressing", async () => {
+    const { mainCalls, summaryCalls } = await toolLoop('recalled: the user reads slowly')
+    for (const call of summaryCalls) expect(String(call.body.messages[1].content)).not.toContain('read pages 1 to 5')
+    expect(mainCalls).toHaveLength(6)
+    for (const call of mainCalls) {
+      const sent = JSON.stringify(call.body.messages)
+      expect(sent).toContain('read pages 1 to 5')
+      expect(sent).toContain('recalled: the user reads slowly')
+    }
   })
 })
 

@@ -49,21 +49,31 @@ export function resolveCompression(cfg: CompressionConfig | null | undefined) {
   }
 }
 
-/** Where the protected tail starts: never on a tool result, whose call must stay with it. */
-function tailStart(messages: AgentMessage[], protectLastN: number): number {
+/**
+ * Where the protected tail starts: never on a tool result, whose call must stay with it, and never after `keep`, the
+ * running turn's own user message (the turn finds it by identity to add its recalled memory, and a turn must not
+ * lose the request it is answering to a summary however many tool rounds follow it).
+ */
+function tailStart(messages: AgentMessage[], protectLastN: number, keep: AgentMessage | null): number {
   let start = Math.max(0, messages.length - protectLastN)
+  const own = keep ? messages.indexOf(keep) : -1
+  if (own >= 0 && own < start) start = own
   while (start > 0 && messages[start]!.role === 'tool') start--
   return start
 }
 
-export function shouldCompress(
+/**
+ * `under`: within the threshold. `compress`: over it, with older messages to summarize. `stuck`: over it, but what
+ * is over is the protected tail itself (the turn's own message and what followed it): a rotation cannot help.
+ */
+export function compressionNeed(
   cfg: ReturnType<typeof resolveCompression>,
   messages: AgentMessage[],
-  extraChars: number
-): boolean {
-  if (!cfg.enabled) return false
-  if (tailStart(messages, cfg.protectLastN) < 2) return false // nothing worth summarizing
-  return estimateTokens(messages, extraChars) > cfg.threshold * cfg.contextLength
+  extraChars: number,
+  keep: AgentMessage | null
+): 'under' | 'compress' | 'stuck' {
+  if (!cfg.enabled || estimateTokens(messages, extraChars) <= cfg.threshold * cfg.contextLength) return 'under'
+  return tailStart(messages, cfg.protectLastN, keep) < 2 ? 'stuck' : 'compress' // < 2: nothing worth summarizing
 }
 
 export async function compressContext(
@@ -72,7 +82,7 @@ export async function compressContext(
   ctx: TurnContext
 ): Promise<string> {
   const parentId = host.sessionId
-  const split = tailStart(host.sessionMessages, cfg.protectLastN)
+  const split = tailStart(host.sessionMessages, cfg.protectLastN, ctx.userMessage)
   const head = host.sessionMessages.slice(0, split)
   const tail = host.sessionMessages.slice(split)
   host.touch('compressing context', 'compression')

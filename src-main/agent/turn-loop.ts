@@ -3,7 +3,7 @@
  * steering messages folded in at the boundary → repeat, up to maxIterations model calls. Every message is
  * appended to the store the moment it exists, so a crash or interrupt loses only what was never produced.
  */
-import { compressContext, shouldCompress, type CompressionHost } from './compression'
+import { compressContext, compressionNeed, type CompressionHost } from './compression'
 import { assistantMessage } from './messages'
 import { callModel, PartialCallError } from './model-call'
 import type { AgentMessage, ChatRequest, ReasoningConfig, RuntimeConfig } from './providers/types'
@@ -108,13 +108,32 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
   }
 }
 
+/**
+ * Compresses when over the threshold, at most as often as that helps: when what is over is the part compression
+ * keeps whole (this turn's message and its tool rounds), or a compression left the context still over, the turn
+ * says so once and goes on without rotating again (each rotation is a new session; one per tool round would bury
+ * the conversation in a chain of near-identical continuations).
+ */
 async function maybeCompress(host: LoopHost, ctx: TurnContext): Promise<void> {
   if (ctx.compressionDisabled) return
   const extra = host.systemPromptText().length + JSON.stringify(host.tools.schemas()).length + ctx.memoryContext.length
-  if (!shouldCompress(host.compressionConfig, host.sessionMessages, extra)) return
+  const need = () => compressionNeed(host.compressionConfig, host.sessionMessages, extra, ctx.userMessage)
+  const stuck = (text: string) => {
+    ctx.compressionDisabled = true
+    host.log?.warn('agent', `session ${host.sessionId}: ${text}`)
+    ctx.emit({ kind: 'notice', text })
+  }
+  const before = need()
+  if (before === 'stuck')
+    return stuck(
+      'The context is over the compression threshold, but what is over is this turn itself: not compressing it.'
+    )
+  if (before === 'under') return
   host.compressing = true
   try {
     await compressContext(host, host.compressionConfig, ctx)
+    if (need() !== 'under')
+      stuck('The context is still over the compression threshold after compressing: not compressing again this turn.')
   } catch (err) {
     if (ctx.signal.aborted) return
     ctx.compressionDisabled = true

@@ -11,6 +11,7 @@ import { toProviderError } from './errors'
 import { ArgsBuffer } from './tool-call-assembler'
 import {
   count,
+  cutOffStream,
   emptyUsage,
   ProviderError,
   type ChatRequest,
@@ -174,6 +175,7 @@ async function* streamMessages(
   if (signal?.aborted) throw new ProviderError('aborted', 'request aborted')
   if (!stopped && !blocks.size)
     throw new ProviderError('malformed', 'malformed provider reply: the stream ended without any content')
+  if (!stopped) throw cutOffStream('message_stop', [...blocks.values()].filter((b) => b.kind === 'tool_use').length)
   const toolCalls: ToolCallRequest[] = []
   const thinkingBlocks: ThinkingBlock[] = []
   for (const [, b] of [...blocks.entries()].sort((a, z) => a[0] - z[0])) {

@@ -79,13 +79,15 @@ function endsWithDone(piece: Uint8Array): boolean {
 
 /**
  * Wraps `source`: `onBytes` runs for every chunk that arrives (the inactivity clock), `onLimit` when a limit is
- * passed (the caller aborts the request; the SDK then sees the stream fail with that error).
+ * passed (the caller aborts the request; the SDK then sees the stream fail with that error), `onDone` when the body
+ * ended with the `[DONE]` event (the SDKs swallow it, so this is the only place that knows the reply was complete).
  */
 export function boundedBody(
   source: ReadableStream<Uint8Array>,
   limits: BodyLimits,
   onBytes: () => void,
-  onLimit: (err: ProviderError) => void
+  onLimit: (err: ProviderError) => void,
+  onDone?: () => void
 ): ReadableStream<Uint8Array> {
   const reader = source.getReader()
   const splitter = new EventSplitter()
@@ -132,6 +134,7 @@ export function boundedBody(
         pendingSize = value.length - cut
         ctl.enqueue(out)
         if (endsWithDone(out)) {
+          onDone?.()
           pending = []
           ctl.close()
           void reader.cancel().catch(() => undefined)

@@ -1,5 +1,6 @@
 // Provider call limits against a real local HTTP server speaking the OpenAI wire protocol.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CallWatch, resolveCallLimits } from './call-limits'
 import { createProviderClient, ProviderError, type ProviderClient, type RuntimeConfig } from './index'
 import { chunk as event, sse, startRouteServer, type RouteServer } from './test-fixtures/route-server'
 
@@ -98,5 +99,24 @@ describe('provider call limits', () => {
     const r = await run(client({ maxRetries: 2, maxRetryWaitMs: 50 }))
     expect(provider.hits).toBe(3)
     expect(r.error?.status).toBe(503)
+  })
+
+  it('Stop pressed while a retry is being set up ends the call at once, not after the Retry-After wait', async () => {
+    provider.hits = 0
+    provider.route = (_req, res) =>
+      void res.writeHead(429, { 'retry-after': '5', 'content-type': 'application/json' }).end('{"error":{}}')
+    const stop = new AbortController()
+    // The real request goes out; Stop lands the moment its 429 is back, before the retry wait begins.
+    const watch = new CallWatch(resolveCallLimits({ maxRetries: 2 }), stop.signal, async (input, init) => {
+      const res = await fetch(input, init)
+      stop.abort(new Error('stopped by user'))
+      return res
+    })
+    const started = Date.now()
+    const err = await watch.fetch(`${provider.baseUrl}/chat/completions`, { method: 'POST' }).catch((e: Error) => e)
+    watch.done()
+    expect(Date.now() - started).toBeLessThan(1000)
+    expect((err as Error).message).toBe('stopped by user')
+    expect(provider.hits).toBe(1)
   })
 })

@@ -66,6 +66,8 @@ const seconds = (ms: number) => (ms % 1000 === 0 ? String(ms / 1000) : (ms / 100
 export class CallWatch {
   readonly signal: AbortSignal
   reason: ProviderError | null = null
+  /** The body ended with the OpenAI-style `[DONE]` event: the server said the reply is complete. */
+  sawDone = false
   private readonly controller = new AbortController()
   private idleTimer: ReturnType<typeof setTimeout> | null = null
   private readonly totalTimer: ReturnType<typeof setTimeout> | null
@@ -133,7 +135,7 @@ export class CallWatch {
         res = await this.baseFetch(input, { ...init, signal })
       } catch (err) {
         if (this.signal.aborted || init?.signal?.aborted || attempt >= this.limits.maxRetries) throw err
-        await this.sleep(this.backoff(attempt, null))
+        await this.sleep(this.backoff(attempt, null), signal)
         continue
       }
       this.touch()
@@ -141,7 +143,7 @@ export class CallWatch {
         const asked = retryAfterMs(res.headers)
         if (asked === null || asked <= this.limits.maxRetryWaitMs) {
           await res.body?.cancel().catch(() => undefined)
-          await this.sleep(this.backoff(attempt, asked))
+          await this.sleep(this.backoff(attempt, asked), signal)
           continue
         }
       }
@@ -155,19 +157,24 @@ export class CallWatch {
     return base * (0.75 + Math.random() * 0.5)
   }
 
-  /** Waiting on purpose is not silence: the inactivity clock pauses, the total cap does not. */
-  private sleep(ms: number): Promise<void> {
+  /**
+   * Waiting on purpose is not silence: the inactivity clock pauses, the total cap does not. Any abort of the attempt
+   * (Stop, a limit, the SDK's own timeout) ends the wait at once, also one that fired before the wait began (while
+   * the refused reply's body was being cancelled): an abort event never fires twice, so that one is checked first.
+   */
+  private sleep(ms: number, signal: AbortSignal): Promise<void> {
     if (this.idleTimer) clearTimeout(this.idleTimer)
+    if (signal.aborted) return Promise.reject(signal.reason)
     return new Promise((resolve, reject) => {
       const t = setTimeout(() => {
-        this.signal.removeEventListener('abort', onAbort)
+        signal.removeEventListener('abort', onAbort)
         resolve()
       }, ms)
       const onAbort = () => {
         clearTimeout(t)
-        reject(this.signal.reason)
+        reject(signal.reason)
       }
-      this.signal.addEventListener('abort', onAbort, { once: true })
+      signal.addEventListener('abort', onAbort, { once: true })
     })
   }
 
@@ -177,7 +184,8 @@ export class CallWatch {
       res.body,
       this.limits,
       () => this.touch(),
-      (err) => this.trip(err)
+      (err) => this.trip(err),
+      () => (this.sawDone = true)
     )
     return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers })
   }

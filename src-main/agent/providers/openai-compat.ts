@@ -10,6 +10,7 @@ import { toProviderError } from './errors'
 import { ToolCallAssembler } from './tool-call-assembler'
 import {
   count,
+  cutOffStream,
   ProviderError,
   type AgentMessage,
   type ChatRequest,
@@ -133,6 +134,7 @@ async function* streamChatWatched(
   if (!text && !reasoning && !toolCalls.length && finishReason === null && !usage) {
     throw new ProviderError('malformed', 'malformed provider reply: the stream ended without any content')
   }
+  if (finishReason === null && !watch.sawDone) throw cutOffStream('finish_reason or [DONE]', assembler.size)
   yield { type: 'done', response: { text, reasoning, toolCalls, finishReason, usage, model } }
 }
 

@@ -119,6 +119,21 @@ export class ProviderError extends Error {
   }
 }
 
+/**
+ * A stream that ended without the provider's end-of-reply marker (OpenAI-style: no finish_reason and no `[DONE]`;
+ * Anthropic: no message_stop) was cut off, however cleanly the connection closed: the text is incomplete and a tool
+ * call's arguments may be cut mid-value, so the reply is never taken as complete and none of its calls are run.
+ */
+export function cutOffStream(marker: string, toolCalls: number): ProviderError {
+  const calls = toolCalls
+    ? `; ${toolCalls === 1 ? 'its tool call was' : `its ${toolCalls} tool calls were`} not run`
+    : ''
+  return new ProviderError(
+    'network',
+    `the provider's stream ended before the reply was complete (no ${marker})${calls}`
+  )
+}
+
 export const emptyUsage = (): NormalizedUsage => ({
   inputTokens: 0,
   outputTokens: 0,
