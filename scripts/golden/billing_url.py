@@ -3,7 +3,7 @@
 Runs upstream's own AIAgent (provider "custom", a SessionDB, no tools) for one turn against a local
 OpenAI-compatible server (stdlib http.server, SSE because upstream asks for `stream: true`) whose base URL has
 userinfo. Records which Authorization scheme upstream's client sent (httpx turns the userinfo into Basic auth, in
-place of the Bearer key) and copies the home's state.db, whose `billing_base_url` columns hold the URL as the agent
+place of the Bearer key, and the whole header value) and copies the home's state.db, whose `billing_base_url` columns hold the URL as the agent
 had it, password included. The password and the server's port are fixed strings in the copy.
 
 Run: PYTHONPATH=<dir with openai> /usr/bin/python3 scripts/golden/billing_url.py
@@ -48,7 +48,7 @@ class Provider(BaseHTTPRequestHandler):
         size = int(self.headers.get("content-length", 0))
         self.rfile.read(size)
         auth = self.headers.get("authorization") or ""
-        seen.append({"path": self.path, "scheme": auth.split(" ")[0]})
+        seen.append({"path": self.path, "scheme": auth.split(" ")[0], "authorization": auth})
         if not self.path.endswith("/chat/completions"):
             self.send_response(404)
             self.end_headers()
@@ -88,6 +88,9 @@ con.commit()
 golden = {
     "agent_base_url": agent.base_url.replace(f":{port}/", f":{RECORDED_PORT}/"),
     "authorization_schemes": sorted({r["scheme"] for r in seen if r["path"].endswith("/chat/completions")}),
+    # The whole header: user and password are fixed strings, so the value is too.
+    "authorizations": sorted({r["authorization"] for r in seen if r["path"].endswith("/chat/completions")}),
+    "request_paths": sorted({r["path"] for r in seen}),
     "sessions": [list(r) for r in con.execute("SELECT id, billing_base_url FROM sessions")],
     "session_model_usage": [list(r) for r in con.execute("SELECT session_id, billing_base_url FROM session_model_usage")],
 }

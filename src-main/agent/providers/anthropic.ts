@@ -9,6 +9,7 @@ import { thinkingParam, toAnthropicMessages, toAnthropicTools } from './anthropi
 import { CallWatch, resolveCallLimits } from './call-limits'
 import { toProviderError } from './errors'
 import { ArgsBuffer } from './tool-call-assembler'
+import { splitUrlCredentials } from './url-auth'
 import {
   count,
   cutOffStream,
@@ -28,13 +29,16 @@ export function createAnthropicClient(runtime: RuntimeConfig): ProviderClient {
     ...runtime.limits,
     ...(runtime.maxRetries !== undefined ? { maxRetries: runtime.maxRetries } : {})
   })
+  // Userinfo in the base URL becomes `Authorization: Basic …`; the key still goes as `x-api-key`.
+  const target = splitUrlCredentials(runtime.baseUrl)
   // One SDK per call: its `fetch` is that call's watch (inactivity, total cap, retries with Retry-After).
   const sdkFor = async (watch: CallWatch): Promise<Anthropic> =>
     new (await import('@anthropic-ai/sdk')).default({
       apiKey: runtime.apiKey || 'no-key',
       authToken: null,
       // The SDK appends `/v1/messages` itself; accept base URLs written either way.
-      baseURL: runtime.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, ''),
+      baseURL: target.url.replace(/\/+$/, '').replace(/\/v1$/, ''),
+      defaultHeaders: target.headers,
       maxRetries: 0,
       timeout: runtime.timeoutMs,
       fetch: watch.fetch as never,

@@ -8,6 +8,7 @@ import type OpenAI from 'openai'
 import { CallWatch, resolveCallLimits, type CallLimits } from './call-limits'
 import { toProviderError } from './errors'
 import { ToolCallAssembler } from './tool-call-assembler'
+import { splitUrlCredentials } from './url-auth'
 import {
   count,
   cutOffStream,
@@ -26,13 +27,16 @@ export function createOpenAICompatClient(runtime: RuntimeConfig): ProviderClient
     ...runtime.limits,
     ...(runtime.maxRetries !== undefined ? { maxRetries: runtime.maxRetries } : {})
   })
+  // Userinfo in the base URL becomes Basic auth, which replaces the Bearer key (the SDK's default headers win).
+  const target = splitUrlCredentials(runtime.baseUrl)
   // One SDK per call: its `fetch` is that call's watch (inactivity, total cap, retries with Retry-After).
   const sdkFor = async (watch: CallWatch): Promise<OpenAI> =>
     new (await import('openai')).default({
       // Explicit key always: the SDK would otherwise fall back to process.env.OPENAI_API_KEY, which
       // bypasses the profile's secret scope. Local servers accept any placeholder.
       apiKey: runtime.apiKey || 'no-key',
-      baseURL: runtime.baseUrl,
+      baseURL: target.url,
+      defaultHeaders: target.headers,
       maxRetries: 0,
       timeout: runtime.timeoutMs,
       fetch: watch.fetch as never,

@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { startScriptedProvider, type ScriptedProvider, type ScriptReply } from '../scripted'
 import {
   createProviderClient,
@@ -8,6 +10,7 @@ import {
   type RuntimeConfig,
   type StreamEvent
 } from './index'
+import { splitUrlCredentials } from './url-auth'
 import { errorMessage } from '@shared/contract/errors'
 
 let server: ScriptedProvider | null = null
@@ -231,5 +234,53 @@ describe('Anthropic Messages streaming', () => {
     )
     expect((err as ProviderError).kind).toBe('http')
     expect((err as ProviderError).status).toBe(529)
+  })
+})
+
+describe('a base URL with credentials (a gateway behind basic auth)', () => {
+  // Upstream's client sends the userinfo as this Basic header in place of the Bearer key (golden: billing_url.py).
+  const golden = JSON.parse(
+    readFileSync(join(__dirname, '../../../test/fixtures/upstream/billing-url/golden.json'), 'utf8')
+  ) as { authorizations: string[]; agent_base_url: string }
+  const expected = golden.authorizations[0]!
+
+  it.each(['chat_completions', 'anthropic_messages'] as const)(
+    '%s: sends the userinfo as upstream does, never in the request URL',
+    async (apiMode) => {
+      server = await startScriptedProvider({ script: [{ text: 'ok' }], requireAuthorization: expected })
+      const [user, rest] = golden.agent_base_url.replace('http://', '').split('@') as [string, string]
+      expect(rest.startsWith('127.0.0.1:43210/')).toBe(true)
+      const client = createProviderClient({
+        model: 'm',
+        provider: 'custom',
+        baseUrl: server.baseUrl.replace('http://', `http://${user}@`),
+        apiKey: 'sk-test-secret-123456',
+        apiMode,
+        maxRetries: 0
+      })
+      let done: ProviderResponse | null = null
+      for await (const ev of client.stream({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }))
+        if (ev.type === 'done') done = ev.response
+      expect(done!.text).toBe('ok')
+      expect(server.requests.map((r) => r.path)).toEqual([
+        apiMode === 'chat_completions' ? '/v1/chat/completions' : '/v1/messages'
+      ])
+    }
+  )
+})
+
+describe('splitUrlCredentials', () => {
+  // Header values as upstream's HTTP client (httpx) builds them for these URLs: percent-decoded, UTF-8, and a bare
+  // user name with an empty password.
+  it.each([
+    ['http://us%20er:p%40ss@h/v1', 'Basic dXMgZXI6cEBzcw=='],
+    ['http://us%C3%A9r:p%E2%82%ACss@h/v1', 'Basic dXPDqXI6cOKCrHNz'],
+    ['http://tok@h/v1', 'Basic dG9rOg==']
+  ])('%s', (url, authorization) => {
+    expect(splitUrlCredentials(url)).toEqual({ url: 'http://h/v1', headers: { Authorization: authorization } })
+  })
+
+  it('leaves a URL without userinfo alone (an @ in the path is not userinfo)', () => {
+    expect(splitUrlCredentials('https://h/v1/@x')).toEqual({ url: 'https://h/v1/@x', headers: {} })
   })
 })

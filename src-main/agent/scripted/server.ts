@@ -16,6 +16,8 @@ export interface ScriptedProviderOptions {
   /** Model ids listed by `GET /v1/models`. */
   models?: string[]
   port?: number
+  /** The exact Authorization header a completion request must carry (a gateway behind basic auth); else 401. */
+  requireAuthorization?: string
 }
 
 export interface ScriptedProvider {
@@ -76,6 +78,8 @@ export async function startScriptedProvider(opts: ScriptedProviderOptions = {}):
     const isMessages = req.method === 'POST' && path.endsWith('/messages')
     if (!isChat && !isMessages) return sendError(res, 404, `no route ${req.method} ${path}`)
     requests.push(recorded)
+    if (opts.requireAuthorization !== undefined && req.headers.authorization !== opts.requireAuthorization)
+      return sendError(res, 401, 'authorization required', isMessages)
     if (!body || typeof body !== 'object') return sendError(res, 400, 'request body must be JSON')
     const reply = await nextReply(recorded)
     if (reply.delayMs) await delay(reply.delayMs, res)
