@@ -2,6 +2,7 @@ import {
   CaduceusError,
   createClient,
   type CaduceusApi,
+  type CallResult,
   type RequestInput,
   type RequestName,
   type Transport
@@ -84,16 +85,18 @@ export function leavingBytes<K extends RequestName>(name: K, input: RequestInput
  * A call that must reach the host though the page is going away (`pagehide`: the tab or window closing, a reload).
  * Electron's IPC message leaves at once and the main process runs it whatever becomes of the window. Over the
  * headless host it is a `keepalive` HTTP request, which the browser completes after the page is gone; a WebSocket
- * frame written now may be dropped with the socket. Nobody is left to read an answer. With a `budget`, a call whose
- * body does not fit what is left is not sent (false) — the browser would drop it silently — and one sent spends it.
+ * frame written now may be dropped with the socket. With a `budget`, a call whose body does not fit what is left is
+ * not sent (false) — the browser would drop it silently — and one sent spends it. Neither path confirms delivery
+ * unless the page lives long enough to read the host's answer: `onAnswer` gets it then (never if the page died first).
  */
 export function callWhileLeaving<K extends RequestName>(
   name: K,
   input: RequestInput<K>,
-  budget?: LeavingBudget
+  budget?: LeavingBudget,
+  onAnswer?: (result: CallResult) => void
 ): boolean {
   if (ipc) {
-    void ipc.invoke(name, input).catch(() => undefined)
+    void ipc.invoke(name, input).then(onAnswer, () => undefined)
     return true
   }
   const body = JSON.stringify({ name, input })
@@ -108,6 +111,8 @@ export function callWhileLeaving<K extends RequestName>(
     keepalive: true,
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body
-  }).catch(() => undefined)
+  })
+    .then(async (res) => onAnswer?.((await res.json()) as CallResult))
+    .catch(() => undefined)
   return true
 }

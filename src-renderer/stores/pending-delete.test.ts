@@ -7,6 +7,7 @@ import { summary } from '../test-utils/fixtures'
 import {
   deleteManyWithUndo,
   deleteWithUndo,
+  sendDeletesLeftOnLeave,
   sendPendingDeleteOnLeave,
   undoDelete,
   UNDO_MS,
@@ -152,5 +153,70 @@ describe('delete with undo', () => {
     await vi.waitFor(() => expect(results.data()?.hits.map((h) => h.sessionId)).not.toContain('s3'))
     results.off()
     off()
+  })
+})
+
+/** This origin's storage, as a page and the page loaded after it share it (node has none of its own). */
+function memoryStorage(): Pick<Storage, 'getItem' | 'setItem' | 'removeItem'> {
+  const m = new Map<string, string>()
+  return {
+    getItem: (k) => m.get(k) ?? null,
+    setItem: (k, v) => void m.set(k, String(v)),
+    removeItem: (k) => void m.delete(k)
+  }
+}
+
+describe('delete on leaving the page, over Electron IPC', () => {
+  // set by hand: installFakeApi's unstubAllGlobals would take a stubbed one away at the next load
+  beforeEach(() => void Object.assign(globalThis, { localStorage: memoryStorage() }))
+  afterEach(() => void Reflect.deleteProperty(globalThis, 'localStorage'))
+
+  it('keeps a delete the main process never answered (the page died) and sends it on the next load', async () => {
+    // the IPC message leaves, but the window is gone before any answer
+    fake.handlers['sessions.delete'] = () => new Promise(() => {})
+    deleteWithUndo('default', 's3', 'Title s3')
+    sendPendingDeleteOnLeave()
+    await settle()
+    expect(fake.callsOf('sessions.delete')).toEqual([{ profile: 'default', sessionId: 's3' }])
+
+    // the next load: a new page, the same storage; the host answers this time
+    resetStores()
+    const next = await installFakeApi({
+      'sessions.list': () => ({ items: db, nextCursor: null }),
+      'sessions.bulk': ({ sessions }) => {
+        db = db.filter((s) => !sessions.some((r) => r.sessionId === s.id))
+        return { results: sessions.map((r) => ({ ...r, ok: true })) }
+      }
+    })
+    await sendDeletesLeftOnLeave()
+    expect(next.callsOf('sessions.bulk')).toEqual([
+      { action: 'delete', sessions: [{ profile: 'default', sessionId: 's3' }] }
+    ])
+    expect(db.map((s) => s.id)).not.toContain('s3')
+  })
+
+  it('forgets a delete once the main process answered it, also "No session" (already gone)', async () => {
+    fake.handlers['sessions.bulk'] = ({ sessions }) => ({ results: sessions.map((r) => ({ ...r, ok: true })) })
+    deleteManyWithUndo(
+      [
+        { profile: 'default', sessionId: 's1' },
+        { profile: 'default', sessionId: 's2' }
+      ],
+      '2 sessions'
+    )
+    sendPendingDeleteOnLeave()
+    await settle()
+    fake.handlers['sessions.delete'] = ({ sessionId }) => {
+      throw Object.assign(new Error(`No session '${sessionId}'`), { code: 'not_found' })
+    }
+    deleteWithUndo('default', 's4', 'Title s4')
+    sendPendingDeleteOnLeave()
+    await settle()
+    expect(fake.callsOf('sessions.delete')).toEqual([{ profile: 'default', sessionId: 's4' }])
+
+    resetStores()
+    const next = await installFakeApi({ 'sessions.list': () => ({ items: db, nextCursor: null }) })
+    await sendDeletesLeftOnLeave()
+    expect(next.calls.filter((c) => c.name === 'sessions.bulk' || c.name === 'sessions.delete')).toEqual([])
   })
 })

@@ -1,5 +1,5 @@
 import { create } from 'zustand'
-import { MAX_BULK_SESSIONS } from '@shared/contract'
+import { MAX_BULK_SESSIONS, type CallResult } from '@shared/contract'
 import { callWhileLeaving, getApi, leavingBudget, leavingBytes, type LeavingBudget } from '../api'
 import { bulkSummary } from '../lib/bulk-summary'
 import { sendBulk } from './bulk-actions'
@@ -87,32 +87,31 @@ export function undoDelete(): void {
  * The page is going away (tab or window closed, reloaded) while a delete waits out its undo window. The bar said
  * "Deleted"; leaving is not an undo, so the delete is sent now, by a path that outlives the page (keeping the
  * sessions would leave the user believing they are gone). Installed once by the entry (main.tsx) on `pagehide`.
- * Over HTTP the browser carries only so much while leaving (`leavingBudget`): what does not fit is kept in this
- * origin's storage and sent when the app next loads here (`sendDeletesLeftOnLeave`).
+ * Nothing confirms the host got a call made while leaving unless its answer arrives before the page dies (an IPC
+ * message or a keepalive request may be lost with the window), so the sessions are first kept in this origin's
+ * storage and forgotten only once the host answered for them; what is still kept is sent when the app next loads
+ * here (`sendDeletesLeftOnLeave`). Deleting twice is harmless: "No session" counts as done. Over HTTP the browser
+ * carries only so much while leaving (`leavingBudget`): what does not fit is simply not sent now.
  */
 export function sendPendingDeleteOnLeave(): void {
   const p = usePendingDelete.getState().pending
   if (!p) return
   clearTimeout(p.timer)
   usePendingDelete.setState({ pending: null })
+  keepForNextLoad(p.items)
   const budget = leavingBudget()
   const [one] = p.items
-  const rest =
-    p.items.length === 1 && one
-      ? callWhileLeaving('sessions.delete', one, budget)
-        ? []
-        : p.items
-      : sendPacked(p.items, budget)
-  if (rest.length) keepForNextLoad(rest)
+  if (p.items.length === 1 && one) callWhileLeaving('sessions.delete', one, budget, whenDone([one]))
+  else sendPacked(p.items, budget)
   // a page kept for going back (bfcache) shows the list as the host has it when it comes back
   hideSessions(keysOf(p.items), false)
 }
 
 /**
  * Bulk deletes of `items` while the page goes away, packed by bytes: each body as full as the request limit and
- * what is left of `budget` allow (the page's keepalive bodies share one quota). Returns the sessions not sent.
+ * what is left of `budget` allow (the page's keepalive bodies share one quota). What is not sent stays kept.
  */
-function sendPacked(items: readonly Ref[], budget: LeavingBudget): Ref[] {
+function sendPacked(items: readonly Ref[], budget: LeavingBudget): void {
   const refs = items.map(({ profile, sessionId }) => ({ profile, sessionId }))
   const enc = new TextEncoder()
   // a body is the call with no sessions plus each session's JSON, comma separated
@@ -127,11 +126,29 @@ function sendPacked(items: readonly Ref[], budget: LeavingBudget): Ref[] {
       bytes += more
       n++
     }
-    if (!n || !callWhileLeaving('sessions.bulk', { action: 'delete', sessions: refs.slice(i, i + n) }, budget)) break
+    const batch = refs.slice(i, i + n)
+    if (!n || !callWhileLeaving('sessions.bulk', { action: 'delete', sessions: batch }, budget, whenDone(batch))) break
     i += n
   }
-  return refs.slice(i)
 }
+
+/**
+ * The host's answer to a delete sent while leaving: it handled these sessions (a bulk answers for each; one already
+ * gone is what was asked for), so the next load need not send them again. A failed call leaves them kept.
+ */
+const whenDone =
+  (items: readonly Ref[]) =>
+  (r: CallResult): void => {
+    if (r.ok !== true && !/^No session '/.test(r.error?.message ?? '')) return
+    const done = new Set(keysOf([...items]))
+    try {
+      const left = leftOver().filter((x) => !done.has(sessionKey(x.profile, x.sessionId)))
+      if (left.length) localStorage.setItem(LEFT_KEY, JSON.stringify(left))
+      else localStorage.removeItem(LEFT_KEY)
+    } catch {
+      /* storage off: they were never kept */
+    }
+  }
 
 /** Deletes the user was told happened that the leaving page could not send: this origin sends them on its next load. */
 const LEFT_KEY = 'caduceus.deletesLeftOnLeave'
