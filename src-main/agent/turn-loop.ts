@@ -36,8 +36,18 @@ export interface LoopOutcome {
   finalText: string
 }
 
+/** How many times in a row a reply cut off in its tool calls is asked for again, each with twice the output cap. */
+const CUT_OFF_RETRIES = 3
+/** The output cap assumed when neither the config nor the provider's usage names one. */
+const DEFAULT_OUTPUT_CAP = 4096
+/** A retry never asks for more than this, unless the configured cap is already higher. */
+const MAX_BOOSTED_OUTPUT_CAP = 32768
+
 export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOutcome> {
   let lastText = ''
+  /** The output cap for the next call when it repeats a reply cut off by the cap (undefined: the configured one). */
+  let boostedCap: number | undefined
+  let cutOffs = 0
   for (let i = 0; ; i++) {
     if (ctx.signal.aborted) return { exitReason: 'interrupted', finalText: lastText }
     // Iteration boundary: the previous model call and all its tool calls are done.
@@ -63,7 +73,7 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
           touch: host.touch,
           log: host.log
         },
-        buildRequest(host, ctx),
+        buildRequest(host, ctx, boostedCap),
         ctx
       )
     } catch (err) {
@@ -78,6 +88,39 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
       throw err.cause
     }
     host.apiCallCount++
+    if (response.finishReason === 'length' && response.toolCalls.length) {
+      // The output cap cut the reply inside its tool calls: the last one's arguments are incomplete, and the
+      // complete ones before it were planned together with it, so none of them runs. The reply is not kept (its
+      // calls would have no results); the same request goes again with a larger cap, a bounded number of times.
+      const asked = boostedCap ?? host.runtime.maxTokens
+      const seen = Math.max(asked ?? 0, response.usage?.outputTokens ?? 0) || DEFAULT_OUTPUT_CAP
+      const ceiling = Math.max(MAX_BOOSTED_OUTPUT_CAP, host.runtime.maxTokens ?? 0)
+      const next = Math.min(seen * 2, ceiling)
+      const n = response.toolCalls.length
+      const what = `The reply hit the output cap (${asked ? `max_tokens ${asked}` : "the provider's default"}) in the middle of its ${n === 1 ? 'tool call' : `${n} tool calls`}`
+      if (cutOffs < CUT_OFF_RETRIES && next > seen && !ctx.signal.aborted) {
+        cutOffs++
+        boostedCap = next
+        host.log?.warn(
+          'agent',
+          `session ${host.sessionId}: reply cut off by the output cap; retrying with max_tokens ${next}`
+        )
+        ctx.emit({
+          kind: 'notice',
+          text: `${what}; ${n === 1 ? 'it was not run' : 'none of them was run'}. Asking again with max_tokens ${next} (${cutOffs}/${CUT_OFF_RETRIES}).`
+        })
+        continue
+      }
+      if (response.text || response.reasoning) {
+        const partial = assistantMessage({ text: response.text, reasoning: response.reasoning, toolCalls: [] })
+        await host.save(partial, ctx, { finishReason: 'length', displayMetadata: usageMetadata(ctx) })
+      }
+      throw new Error(
+        `${what}; ${n === 1 ? 'it was' : 'they were'} not run${cutOffs ? ` (asked ${cutOffs + 1} times)` : ''}`
+      )
+    }
+    boostedCap = undefined
+    cutOffs = 0
     const msg = assistantMessage(response)
     await host.save(msg, ctx, { finishReason: response.finishReason, displayMetadata: usageMetadata(ctx) })
     lastText = response.text
@@ -145,7 +188,7 @@ async function maybeCompress(host: LoopHost, ctx: TurnContext): Promise<void> {
   }
 }
 
-function buildRequest(host: LoopHost, ctx: TurnContext): ChatRequest {
+function buildRequest(host: LoopHost, ctx: TurnContext, maxTokens?: number): ChatRequest {
   const messages: AgentMessage[] = []
   const system = host.systemPromptText()
   if (system) messages.push({ role: 'system', content: system })
@@ -156,7 +199,7 @@ function buildRequest(host: LoopHost, ctx: TurnContext): ChatRequest {
     messages,
     tools: tools.length ? tools : undefined,
     reasoning: host.reasoningConfig,
-    maxTokens: host.runtime.maxTokens
+    maxTokens: maxTokens ?? host.runtime.maxTokens
   }
 }
 

@@ -12,14 +12,20 @@ export interface RouteServer {
   baseUrl: string
   route: Route
   hits: number
+  /** Every request body received, in order. */
+  bodies: string[]
   close(): Promise<void>
 }
 
 /** Starts the server; each request body is read to its end before `route` answers. */
 export async function startRouteServer(route: Route = () => undefined): Promise<RouteServer> {
   const server = createServer((req, res) => {
-    req.resume()
-    req.on('end', () => provider.route(req, res, ++provider.hits))
+    const parts: Buffer[] = []
+    req.on('data', (b: Buffer) => parts.push(b))
+    req.on('end', () => {
+      provider.bodies.push(Buffer.concat(parts).toString('utf8'))
+      provider.route(req, res, ++provider.hits)
+    })
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   const port = (server.address() as AddressInfo).port
@@ -28,6 +34,7 @@ export async function startRouteServer(route: Route = () => undefined): Promise<
     baseUrl: `http://127.0.0.1:${port}/v1`,
     route,
     hits: 0,
+    bodies: [],
     close: () =>
       new Promise<void>((r) => {
         server.close(() => r())
