@@ -103,8 +103,12 @@ export class SessionStore {
   private listeners = new Set<LocalChangeListener>()
   private pending = new Set<string>()
   private depth = 0
-  /** Held directly (not via stmt-cache): the gateway's cache guard reads it on every turn. */
+  /**
+   * Held directly (not via stmt-cache): the gateway's cache guard reads it on every turn. Prepared for one shape:
+   * another program's migration (adding `rewind_count`) makes a new shape, and the statement is derived again.
+   */
   private countersStmt: Database.Statement | null = null
+  private countersShape: HomeShape | null = null
   private readonly queue: WriteQueue
   private fieldReader = new FieldReader()
   private readBusyMs: number
@@ -538,11 +542,15 @@ export class SessionStore {
    */
   sessionCounters(id: string): SessionCounters | null {
     if (typeof id !== 'string' || id === '') return null
-    this.countersStmt ??= this.db.prepare(
-      `SELECT message_count AS messageCount, ended_at AS endedAt,
-        ${this.shape.columns.get('sessions')?.has('rewind_count') ? 'rewind_count' : 'NULL'} AS rewindCount
-        FROM sessions WHERE id = ?`
-    )
+    const shape = this.shape // one pragma: the schema cookie, re-detected when another program changed the schema
+    if (!this.countersStmt || this.countersShape !== shape) {
+      this.countersStmt = this.db.prepare(
+        `SELECT message_count AS messageCount, ended_at AS endedAt,
+          ${shape.columns.get('sessions')?.has('rewind_count') ? 'rewind_count' : 'NULL'} AS rewindCount
+          FROM sessions WHERE id = ?`
+      )
+      this.countersShape = shape
+    }
     return (this.countersStmt.get(id) as SessionCounters | undefined) ?? null
   }
   /**

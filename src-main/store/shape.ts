@@ -44,8 +44,13 @@ function ftsLayout(sql: string | undefined): FtsLayout {
   return /content\s*=\s*'[^']+'/i.test(sql) ? 'external' : 'inline'
 }
 
+/** Prepared once per connection: the cookie is read on every `shape` look (several per turn), compiling costs more. */
+const cookieReads = new WeakMap<Database.Database, Database.Statement>()
+
 export function schemaCookie(db: Database.Database): number {
-  return Number(db.pragma('schema_version', { simple: true }))
+  let read = cookieReads.get(db)
+  if (!read) cookieReads.set(db, (read = db.prepare('PRAGMA schema_version').pluck()))
+  return Number(read.get())
 }
 
 export function detectShape(db: Database.Database): HomeShape {
