@@ -23,6 +23,7 @@ import { titleRefusal } from './session/title-refusal'
 import { DeleteButton } from './session/DeleteButton'
 import { useConnection } from '../stores/connection'
 import { getApi } from '../api'
+import { navigate } from '../app/router'
 import { sessionLabel } from '../lib/session-label'
 
 interface Props {
@@ -153,7 +154,14 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
           queuedAhead={queuedAhead}
           disabled={!connected || !summary}
           placeholder={!connected ? 'Not connected to the host — messages cannot be sent right now' : undefined}
-          onSend={async (text, o) => (await sendMessage(profile, sessionId, text, o)) != null}
+          onSend={async (text, o) => {
+            const handle = await sendMessage(profile, sessionId, text, o)
+            // an earlier part of a compressed conversation goes on in its latest part (the host resumes the tip):
+            // follow the message there, or it and its reply would happen out of sight
+            if (handle && handle.sessionId !== sessionId)
+              navigate({ page: 'session', profile: handle.profile, sessionId: handle.sessionId, messageId: null })
+            return handle != null
+          }}
         />
       </div>
       <aside className="session-side" aria-label="Session details">
