@@ -23,6 +23,8 @@ import { titleRefusal } from './session/title-refusal'
 import { DeleteButton } from './session/DeleteButton'
 import { useConnection } from '../stores/connection'
 import { getApi } from '../api'
+import { navigate } from '../app/router'
+import { dialogOpen } from '../components/Dialog'
 import { sessionLabel } from '../lib/session-label'
 
 interface Props {
@@ -54,6 +56,22 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
   // Narrow windows fold the side panel into a drawer; the button only shows there (CSS).
   const [sideOpen, setSideOpen] = useState(false)
   const sideToggle = useRef<HTMLButtonElement>(null)
+  // Escape closes the drawer (focus back on its button) before it means "back to the list" (app/keyboard.ts, which
+  // listens later, in the bubbling phase). In a wide window the details are a column, not a drawer, and the button is
+  // hidden: Escape keeps its page meaning there.
+  useEffect(() => {
+    if (!sideOpen) return
+    const onKey = (e: KeyboardEvent) => {
+      const toggle = sideToggle.current
+      if (e.key !== 'Escape' || dialogOpen() || !toggle || getComputedStyle(toggle).display === 'none') return
+      e.preventDefault()
+      e.stopPropagation()
+      setSideOpen(false)
+      toggle.focus()
+    }
+    window.addEventListener('keydown', onKey, true)
+    return () => window.removeEventListener('keydown', onKey, true)
+  }, [sideOpen])
   const summary = detail?.summary
   const title = summary
     ? sessionLabel({ title: summary.title, preview: summary.preview, at: summary.lastActiveAt })
@@ -153,7 +171,14 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
           queuedAhead={queuedAhead}
           disabled={!connected || !summary}
           placeholder={!connected ? 'Not connected to the host — messages cannot be sent right now' : undefined}
-          onSend={async (text, o) => (await sendMessage(profile, sessionId, text, o)) != null}
+          onSend={async (text, o) => {
+            const handle = await sendMessage(profile, sessionId, text, o)
+            // an earlier part of a compressed conversation goes on in its latest part (the host resumes the tip):
+            // follow the message there, or it and its reply would happen out of sight
+            if (handle && handle.sessionId !== sessionId)
+              navigate({ page: 'session', profile: handle.profile, sessionId: handle.sessionId, messageId: null })
+            return handle != null
+          }}
         />
       </div>
       <aside className="session-side" aria-label="Session details">

@@ -3,11 +3,9 @@ import type { CostSummary } from '@shared/contract'
 import { chartRows, setCostDay } from '../../stores/costs'
 import { formatUsd } from '../../lib/format'
 import { setScope } from '../../stores/app'
-import { dayAxis, shortDay, tooltipStyle, valueAxis } from './chart-style'
+import { axisUsd, dayAxis, shortDay, tooltipStyle, valueAxis } from './chart-style'
 
 const COLORS = ['var(--c1)', 'var(--c2)', 'var(--c3)', 'var(--c4)', 'var(--c5)', 'var(--c6)']
-
-const axisUsd = (v: number) => (v === 0 ? '$0' : v < 1 ? `$${v.toFixed(2)}` : `$${v.toFixed(v < 10 ? 1 : 0)}`)
 
 /** Daily spend stacked by profile; days with unpriced usage are flagged in the tooltip and under the chart. */
 export function CostChart({ summary }: { summary: CostSummary }) {

@@ -3,7 +3,7 @@ import type { CostSummary } from '@shared/contract'
 import { ZERO_TOKENS } from '@shared/contract/tokens'
 import { setCostDay, tokenRows, type TokenRow } from '../../stores/costs'
 import { formatCount, formatUsd } from '../../lib/format'
-import { dayAxis, shortDay, tooltipStyle, valueAxis } from './chart-style'
+import { axisCount, dayAxis, shortDay, tooltipStyle, valueAxis } from './chart-style'
 
 const KINDS = [
   { key: 'input', label: 'Input', color: 'var(--c1)' },
@@ -13,8 +13,6 @@ const KINDS = [
   { key: 'reasoning', label: 'Reasoning', color: 'var(--c5)' }
 ] as const
 
-const axisCount = (v: number) =>
-  v >= 1e6 ? `${+(v / 1e6).toFixed(1)}M` : v >= 1e3 ? `${+(v / 1e3).toFixed(0)}k` : `${v}`
 const cost = (r: { micros: number | null }) => (r.micros == null ? '—' : formatUsd(r.micros / 1e6))
 
 /** Tokens and cache per day (all profiles in scope, children's sessions included); a click on a bar filters the page to that day. */

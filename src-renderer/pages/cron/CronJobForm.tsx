@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import type { CronJob } from '@shared/contract'
 import { previewSchedule, saveCronJob } from '../../stores/cron'
 
@@ -11,6 +11,17 @@ export function CronJobForm({ job, onDone }: { job: CronJob | null; onDone: () =
   const [name, setName] = useState(job?.name ?? '')
   const [preview, setPreview] = useState<{ ok: boolean; runs: string[]; error: string | null } | null>(null)
   const [error, setError] = useState<string | null>(null)
+  // Opened inline (no dialog): focus moves into its first field, and goes back to what opened it (New job, a row's
+  // Edit) when it closes, rather than being dropped on the page with the form.
+  const first = useRef<HTMLInputElement>(null)
+  useEffect(() => {
+    const opener = document.activeElement
+    first.current?.focus()
+    return () => {
+      const lost = !document.activeElement || document.activeElement === document.body
+      if (lost && opener instanceof HTMLElement && opener.isConnected) opener.focus()
+    }
+  }, [])
   const [saving, setSaving] = useState(false)
 
   useEffect(() => {
@@ -44,6 +55,7 @@ export function CronJobForm({ job, onDone }: { job: CronJob | null; onDone: () =
       <label className="field">
         Schedule
         <input
+          ref={first}
           className="mono"
           value={schedule}
           onChange={(e) => setSchedule(e.target.value)}

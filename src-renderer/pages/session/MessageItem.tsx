@@ -286,6 +286,11 @@ export const MessageItem = memo(function MessageItem({
         </div>
       )}
       {merged && <SummaryFold text={merged.summary} terms={terms} />}
+      {!body && !m.reasoning && !merged && !m.toolCalls?.length && (
+        <div className="msg-body muted" data-testid="message-empty">
+          (empty message)
+        </div>
+      )}
       {m.toolCalls?.map((c, i) => (
         <ToolCallView
           key={c.id}
