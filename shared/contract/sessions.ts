@@ -107,6 +107,12 @@ export const Message = z.object({
   toolCallsBytes: Cut,
   usage: CallUsage.optional(),
   /**
+   * The row's `tool_calls` column holds something that is not a list of calls once decoded (a lone call object, a
+   * JSON string wrapping a list, text that is not JSON). Upstream's reader decodes the column once and its consumers
+   * only act on a list, so no call is shown or sent again; the transcript says such a record was there.
+   */
+  toolCallsMalformed: z.literal(true).optional(),
+  /**
    * Compacted away: still shown (upstream's display keeps `active = 0, compacted = 1` rows), but no longer in what
    * the model is sent. Rewound rows (inactive, not compacted) are not shown at all.
    */

@@ -55,10 +55,14 @@ function callUsageOf(json: unknown): CallUsage | undefined {
   }
 }
 
+/** A non-empty `tool_calls` value that does not decode (once, as upstream decodes it) to a list. */
+const malformedCalls = (text: unknown) => typeof text === 'string' && text !== '' && !Array.isArray(safeJson(text))
+
 function toMessage(r: Record<string, unknown>): Message {
   const usage = r.usage_json != null ? callUsageOf(r.usage_json) : undefined
   return {
     ...(usage ? { usage } : {}),
+    ...(malformedCalls(r.tool_calls) ? { toolCallsMalformed: true as const } : {}),
     // Only pages select it: a row shown while inactive is a compacted one (VISIBLE lets no other inactive row in).
     ...(r.out_of_context ? { compacted: true as const } : {}),
     // A compression summary merged into a kept message (the agent's compression.ts): the transcript folds it.

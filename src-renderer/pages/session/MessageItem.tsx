@@ -286,7 +286,12 @@ export const MessageItem = memo(function MessageItem({
         </div>
       )}
       {merged && <SummaryFold text={merged.summary} terms={terms} />}
-      {!body && !m.reasoning && !merged && !m.toolCalls?.length && (
+      {m.toolCallsMalformed && (
+        <div className="msg-body muted" data-testid="message-malformed-calls">
+          (a tool-call record was stored here in a form that cannot be read as calls)
+        </div>
+      )}
+      {!body && !m.reasoning && !merged && !m.toolCalls?.length && !m.toolCallsMalformed && (
         <div className="msg-body muted" data-testid="message-empty">
           (empty message)
         </div>

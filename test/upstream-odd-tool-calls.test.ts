@@ -1,0 +1,47 @@
+// Odd tool_calls columns written by upstream (scripts/golden/fidelity.py, session `odd`): a lone call object and a
+// JSON string wrapping a list. Upstream's reader decodes the column once (upstream.json `view`: a dict, a string),
+// and its consumers act only on a list, so neither is a call to upstream. Caduceus shows and resends no call for
+// them either, but its transcript says a tool-call record was there instead of showing nothing; the column stays.
+import { copyFileSync, readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { openStateDb } from '../src-main/store/open'
+import { conversation, messagePage } from '../src-main/store/read-messages'
+import { cleanupTempDirs, tempDir } from '../src-main/store/test-fixtures/tmp'
+
+const gold = resolve(import.meta.dirname, 'fixtures/upstream/fidelity')
+type Rec = Record<string, unknown>
+const upstreamView = (
+  JSON.parse(readFileSync(join(gold, 'upstream.json'), 'utf8')) as { default: { view: { odd: { messages: Rec[] } } } }
+).default.view.odd.messages
+
+afterAll(cleanupTempDirs)
+
+describe('tool_calls that upstream does not read as a list (fidelity home, session odd)', () => {
+  const path = join(tempDir('cad-odd-calls-'), 'state.db')
+  copyFileSync(join(gold, 'home', 'state.db'), path)
+  const db = openStateDb(path, { readonly: true }).sqlite
+  const stored = () =>
+    db.prepare(`SELECT id, tool_calls FROM messages WHERE session_id = 'odd' ORDER BY id`).all() as Rec[]
+  const before = stored()
+
+  it('flags every row upstream reads as a non-list, shows no call for it, and leaves the rest unflagged', () => {
+    const page = messagePage(db, 'odd').items
+    expect(page.map((m) => m.id)).toEqual(upstreamView.map((m) => m.id))
+    const odd = upstreamView.filter((m) => m.tool_calls != null && !Array.isArray(m.tool_calls)).map((m) => m.id)
+    expect(odd).toHaveLength(2) // the lone object and the double-encoded list
+    for (const m of page) {
+      if (odd.includes(m.id)) {
+        expect(m.toolCallsMalformed).toBe(true)
+        expect(m.toolCalls).toBeNull()
+      } else expect(m.toolCallsMalformed).toBeUndefined()
+    }
+  })
+
+  it('resends no call for those rows (as upstream sends no usable one) and never rewrites the column', () => {
+    const calls = conversation(db, 'odd').filter((m) => m.tool_calls)
+    expect(calls).toEqual([])
+    expect(stored()).toEqual(before)
+    db.close()
+  })
+})
