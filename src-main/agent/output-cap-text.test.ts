@@ -58,6 +58,8 @@ describe('a text reply cut off by the output cap', () => {
     expect(rows[1]![1]).toBe('The first half, ')
     expect(rows[2]![1]).toMatch(/^\[System: .*cut your last reply short/)
     expect(rows[5]![1]).toBe('and the end.')
+    // the request to go on shows in the transcript as a notice, not as the user's words
+    expect(kit.messages('S1')[2]!.display_kind).toBe('continuation_notice')
     // the continuation request carries the cut-off part and the request to go on, with a larger cap
     const bodies = sent()
     expect(bodies.map((b) => b.max_tokens)).toEqual([1000, 2000, 4000])

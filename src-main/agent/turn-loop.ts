@@ -154,7 +154,7 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
         kind: 'notice',
         text: `The reply hit the output cap; asking the model to continue (${parts.length}/${CONTINUATIONS}).`
       })
-      await host.save({ role: 'user', content: CONTINUE_PROMPT }, ctx, { displayKind: 'continuation' })
+      await host.save({ role: 'user', content: CONTINUE_PROMPT }, ctx, { displayKind: 'continuation_notice' })
       continue
     }
     boostedCap = undefined
