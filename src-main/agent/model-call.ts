@@ -61,7 +61,15 @@ export async function callModel(deps: ModelCallDeps, req: ChatRequest, ctx: Turn
           text += marker
           if (deps.stream !== false) ctx.emit({ kind: 'text', text: marker })
           deps.log?.warn('agent', `reply on session ${deps.sessionId} cut at ${cap} characters`)
-          response = { text, reasoning, toolCalls: [], finishReason: 'length', usage: null, model: null }
+          response = {
+            text,
+            reasoning,
+            toolCalls: [],
+            finishReason: 'length',
+            usage: null,
+            model: null,
+            replyCapped: true
+          }
           break
         }
       } else if (ev.type === 'done') {

@@ -42,12 +42,20 @@ const CUT_OFF_RETRIES = 3
 const DEFAULT_OUTPUT_CAP = 4096
 /** A retry never asks for more than this, unless the configured cap is already higher. */
 const MAX_BOOSTED_OUTPUT_CAP = 32768
+/** How many times a text reply cut off by the output cap is asked to go on (so at most this + 1 parts). */
+const CONTINUATIONS = 3
+/** The user message that asks the model to carry on a reply the output cap cut off (our wording). */
+const CONTINUE_PROMPT =
+  '[System: The output length limit cut your last reply short. Pick it up at the exact point where it stopped, ' +
+  'without starting over or repeating anything, and finish it.]'
 
 export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOutcome> {
   let lastText = ''
   /** The output cap for the next call when it repeats a reply cut off by the cap (undefined: the configured one). */
   let boostedCap: number | undefined
   let cutOffs = 0
+  /** The parts so far of a text reply the output cap cut off; each is saved as its own assistant row. */
+  let parts: string[] = []
   for (let i = 0; ; i++) {
     if (ctx.signal.aborted) return { exitReason: 'interrupted', finalText: lastText }
     // Iteration boundary: the previous model call and all its tool calls are done.
@@ -119,8 +127,40 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
         `${what}; ${n === 1 ? 'it was' : 'they were'} not run${cutOffs ? ` (asked ${cutOffs + 1} times)` : ''}`
       )
     }
+    if (response.finishReason === 'length' && !response.toolCalls.length && !response.replyCapped) {
+      // A text reply cut off by the output cap: like upstream, it is kept as an assistant row (finish_reason
+      // "length"), a user row asks the model to go on, and the next reply carries on from it; the turn's answer is
+      // the parts joined. Bounded: after CONTINUATIONS requests the joined text stands, with a notice. A reply that
+      // Caduceus itself cut at provider_limits.max_reply_chars is not continued.
+      await host.save(assistantMessage(response), ctx, { finishReason: 'length', displayMetadata: usageMetadata(ctx) })
+      parts.push(response.text)
+      lastText = parts.join('')
+      if (parts.length > CONTINUATIONS || ctx.signal.aborted || i + 1 >= host.maxIterations) {
+        if (!ctx.signal.aborted)
+          ctx.emit({
+            kind: 'notice',
+            text:
+              parts.length > CONTINUATIONS
+                ? `The reply was still cut off by the output cap after ${CONTINUATIONS} requests to continue; it ends there.`
+                : `The reply was cut off by the output cap and the turn is at its ${host.maxIterations} model calls; it ends there.`
+          })
+        return { exitReason: ctx.signal.aborted ? 'interrupted' : 'completed', finalText: lastText }
+      }
+      const asked = boostedCap ?? host.runtime.maxTokens
+      const seen = Math.max(asked ?? 0, response.usage?.outputTokens ?? 0) || DEFAULT_OUTPUT_CAP
+      boostedCap = Math.max(seen, Math.min(seen * 2, Math.max(MAX_BOOSTED_OUTPUT_CAP, host.runtime.maxTokens ?? 0)))
+      host.log?.warn('agent', `session ${host.sessionId}: reply cut off by the output cap; asking it to continue`)
+      ctx.emit({
+        kind: 'notice',
+        text: `The reply hit the output cap; asking the model to continue (${parts.length}/${CONTINUATIONS}).`
+      })
+      await host.save({ role: 'user', content: CONTINUE_PROMPT }, ctx, { displayKind: 'continuation_notice' })
+      continue
+    }
     boostedCap = undefined
     cutOffs = 0
+    const joined = parts.length && !response.toolCalls.length ? parts.join('') + response.text : response.text
+    parts = []
     const msg = assistantMessage(response)
     await host.save(msg, ctx, { finishReason: response.finishReason, displayMetadata: usageMetadata(ctx) })
     lastText = response.text
@@ -147,7 +187,7 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
     }
     // A steer that arrived during the final answer still gets its own model call.
     if (host.hasSteers() && i + 1 < host.maxIterations && !ctx.signal.aborted) continue
-    return { exitReason: 'completed', finalText: response.text }
+    return { exitReason: 'completed', finalText: joined }
   }
 }
 

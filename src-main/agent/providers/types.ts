@@ -90,6 +90,8 @@ export interface ProviderResponse {
   /** The model the provider says it used (may differ from the requested one). */
   model: string | null
   thinkingBlocks?: ThinkingBlock[]
+  /** Set when Caduceus stopped reading at provider_limits.max_reply_chars (not the model's own output cap). */
+  replyCapped?: true
 }
 
 export type StreamEvent =
