@@ -134,7 +134,14 @@ describe('an existing v21 home that only upstream wrote', () => {
           includeTombstoned: true
         })
         // upstream's own async delegation (no child manifest: its table has none) is listed from its row; the
-        // delegate child above started with another goal, so none is linked
+        // delegate child above started with another goal, so none is linked: it is listed from its own session
+        // (upstream's synchronous delegate tool writes no row)
+        const fromSession = expect.objectContaining({
+          delegationId: '',
+          childSessionId: child,
+          parentSessionId: sid,
+          foreign: true
+        })
         expect(subs.items).toEqual(
           profile === 'default'
             ? [
@@ -146,9 +153,10 @@ describe('an existing v21 home that only upstream wrote', () => {
                   summary: 'Cheapest igniter: 19 USD',
                   childSessionId: '',
                   foreign: true
-                })
+                }),
+                fromSession
               ]
-            : []
+            : [fromSession]
         )
         await call('memory.events', { profile })
         await call('memory.entries', { profile })

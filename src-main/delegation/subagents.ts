@@ -103,6 +103,19 @@ function outcome(r: DelegationRecord): { summary: string | null; error: string |
   return { summary: str(e.summary), error: str(e.error) }
 }
 
+/** A child session without an end that wrote nothing for this long is no longer taken as running. */
+const STALE_AFTER_S = 15 * 60
+const FAILED_ENDS = new Set([...FAILED, 'timeout', 'timed_out', 'aborted'])
+
+/** A child session's state from the session alone: open and recently active, or how it ended. */
+function sessionState(
+  c: { endedAt: number | null; endReason: string | null; startedAt: number; lastActive: number | null },
+  now: number
+): SubagentState {
+  if (c.endedAt === null) return now - Math.max(c.startedAt, c.lastActive ?? 0) <= STALE_AFTER_S ? 'running' : 'unknown'
+  return c.endReason && FAILED_ENDS.has(c.endReason) ? 'failed' : 'completed'
+}
+
 export function listSubagents(
   stores: ProfileStore[],
   query: SubagentQuery,
@@ -112,17 +125,27 @@ export function listSubagents(
   const scope = query.profile ?? 'all'
   const selected = stores.filter((s) => scope === 'all' || s.profile === scope)
   const items: Subagent[] = []
+  const now = Date.now() / 1000
   let limits = { maxRetained: 10, ttlHours: 72 }
   for (const [i, { profile, store }] of selected.entries()) {
     const cfg = loadDelegationConfig(homeOfDb(store.path))
     const ttlHours = Math.max(1, cfg.retainedTtlHours)
     if (i === 0 || profile === 'default') limits = { maxRetained: Math.max(1, cfg.maxRetained), ttlHours }
     const rows = store.delegationRepo().listForSubagents(query.parentSessionId || undefined)
+    const rowChildren = new Set<string>()
+    const rowGoals = new Set<string>()
     for (const r of rows) {
       const state = classify(r, ttlHours)
-      if (!query.includeTombstoned && (state === 'tombstoned' || state === 'expired')) continue
       const foreign = isForeignRow(r)
       const children = foreign ? foreignChildren(store, r) : expandChildren(r).map((c) => ({ ...c, ...outcome(r) }))
+      // a child some row names, or (a row without a manifest) that started with one of its goals, even when that
+      // row links none of two candidates, is that row's: never listed again from its session
+      for (const c of children) {
+        if (c.childSessionId) rowChildren.add(c.childSessionId)
+        if (foreign && c.goal) rowGoals.add(`${r.parentSessionId ?? ''}\0${c.goal}`)
+      }
+      if (!foreign && r.childSessionId) rowChildren.add(r.childSessionId)
+      if (!query.includeTombstoned && (state === 'tombstoned' || state === 'expired')) continue
       for (const c of children) {
         const size = transcript(store, c.childSessionId)
         const money = childMoney(store, r.parentSessionId, c.childSessionId, overrides)
@@ -185,6 +208,38 @@ export function listSubagents(
         transcriptChars: size.chars,
         cost: NO_COST,
         tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 }
+      })
+    }
+    // Children no delegation row lists (upstream's synchronous delegate tool writes none), read from their sessions.
+    const listed = new Set(items.filter((it) => it.profile === profile).map((it) => it.childSessionId))
+    for (const c of store.delegationRepo().delegateChildSessions(query.parentSessionId || undefined)) {
+      if (listed.has(c.sessionId) || rowChildren.has(c.sessionId)) continue
+      if (rowGoals.has(`${c.parentSessionId ?? ''}\0${c.firstUser ?? ''}`)) continue
+      const state = sessionState(c, now)
+      const money = childMoney(store, c.parentSessionId, c.sessionId, overrides)
+      items.push({
+        profile,
+        delegationId: '',
+        childId: c.sessionId,
+        childSessionId: c.sessionId,
+        parentSessionId: c.parentSessionId,
+        state,
+        rawState: c.endReason ?? (state === 'running' ? 'running' : 'unknown'),
+        goal: c.firstUser ?? c.title ?? '',
+        model: c.model,
+        dispatchedAt: c.startedAt,
+        completedAt: c.endedAt,
+        retainedAt: null,
+        expiresAt: null,
+        tombstonedAt: null,
+        transcriptMessages: n(c.messages),
+        transcriptChars: n(c.chars),
+        cost: money.cost,
+        tokens: money.tokens,
+        ...(money.custom ? { customPrice: true } : {}),
+        summary: null,
+        error: state === 'failed' ? c.endReason : null,
+        foreign: true
       })
     }
   }

@@ -10,6 +10,7 @@ import { ormOf, sqliteOf, type SessionStore } from './session-store'
 import { existingColumns } from './reconcile'
 import { asyncDelegations as d, delegationChildUsage as u, messages as m, sessions as s } from './schema'
 import { txDb, type Orm, type WriteTx } from './write-tx'
+import { isDelegateSql } from './sql'
 
 /** States that are not terminal; everything else is. */
 const ACTIVE = ['running', 'finalizing']
@@ -374,6 +375,48 @@ function repo(conn: () => Database.Database, orm: () => Orm) {
           )
         )
         .limit(3)
+        .all()
+    },
+
+    /**
+     * Every subagent child session (a delegate marker or source, as lineage reads it) of `parentSessionId`, or of
+     * any parent: the Subagents page's read of children no delegation row lists (upstream's synchronous delegate
+     * tool writes none). One query: the goal is the child's first user message, plus its transcript size and last
+     * activity.
+     */
+    delegateChildSessions(parentSessionId?: string) {
+      // the outer row named in full: drizzle leaves a lone table's columns unqualified, and the inner `messages.id`
+      // would shadow it
+      const firstUser = sql<string | null>`(SELECT ${m.content} FROM ${m} WHERE ${m.session_id} = "sessions"."id"
+        AND ${m.role} = 'user' ORDER BY ${m.timestamp}, ${m.id} LIMIT 1)`
+      const msgs = sql<number>`(SELECT COUNT(*) FROM ${m} WHERE ${m.session_id} = "sessions"."id" AND ${m.role} != 'system')`
+      const chars = sql<number>`(SELECT COALESCE(SUM(LENGTH(${m.content})), 0) FROM ${m}
+        WHERE ${m.session_id} = "sessions"."id" AND ${m.role} != 'system')`
+      const lastActive = sql<
+        number | null
+      >`(SELECT MAX(${m.timestamp}) FROM ${m} WHERE ${m.session_id} = "sessions"."id")`
+      return orm()
+        .select({
+          sessionId: s.id,
+          parentSessionId: s.parent_session_id,
+          model: s.model,
+          title: s.title,
+          startedAt: s.started_at,
+          endedAt: s.ended_at,
+          endReason: s.end_reason,
+          firstUser,
+          messages: msgs,
+          chars,
+          lastActive
+        })
+        .from(s)
+        .where(
+          and(
+            parentSessionId ? eq(s.parent_session_id, parentSessionId) : isNotNull(s.parent_session_id),
+            sql.raw(isDelegateSql('sessions'))
+          )
+        )
+        .orderBy(desc(s.started_at))
         .all()
     },
 
