@@ -139,15 +139,24 @@ export function SubagentsPage() {
                     </div>
                     <div className="goal-sub">
                       {showProfile && <span className="badge badge-accent">{s.profile}</span>}
-                      {s.foreign && (
-                        <span
-                          className="badge badge-neutral"
-                          data-testid="subagent-foreign"
-                          title="Dispatched by upstream Hermes in another process: shown from its delegation row"
-                        >
-                          upstream
-                        </span>
-                      )}
+                      {s.foreign &&
+                        (s.delegationId === '' ? (
+                          <span
+                            className="badge badge-neutral"
+                            data-testid="subagent-session-only"
+                            title="A synchronous delegate run (upstream's or this app's): no delegation row names it, so it is shown from its child session"
+                          >
+                            session
+                          </span>
+                        ) : (
+                          <span
+                            className="badge badge-neutral"
+                            data-testid="subagent-foreign"
+                            title="Dispatched by upstream Hermes in another process: shown from its delegation row"
+                          >
+                            upstream
+                          </span>
+                        ))}
                       <span className="mono muted small child-id" title={s.childId}>
                         {s.childId}
                       </span>

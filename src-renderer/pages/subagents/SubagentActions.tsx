@@ -13,6 +13,12 @@ const FOREIGN_FOLLOW_UP =
   'Dispatched by upstream Hermes: Caduceus holds no agent for it, so it cannot be messaged from here (continue in upstream Hermes)'
 const FOREIGN_TOMBSTONE =
   "Dispatched by upstream Hermes: it is not in Caduceus's follow-up registry, so there is nothing to retire (its row stays upstream's)"
+/** A delegate child session no delegation row names (a synchronous run, upstream's or Caduceus's own). */
+const SESSION_ONLY =
+  'A synchronous delegate run, shown from its child session: it was never retained, so no agent is kept to message or retire'
+
+/** Read-only entries: from another host's delegation row, or (no delegation id) from a child session alone. */
+const readOnlyWhy = (s: Subagent, other: string) => (s.delegationId === '' ? SESSION_ONLY : other)
 
 /** Open / Follow up / Tombstone for one child; follow-up needs a live or retained child Caduceus dispatched. */
 export function SubagentActions({ s }: { s: Subagent }) {
@@ -40,7 +46,13 @@ export function SubagentActions({ s }: { s: Subagent }) {
         disabled={!canFollow}
         onClick={() => setDialog('followup')}
         data-testid="followup-open"
-        title={canFollow ? 'Send a follow-up message' : s.foreign ? FOREIGN_FOLLOW_UP : `Not addressable (${s.state})`}
+        title={
+          canFollow
+            ? 'Send a follow-up message'
+            : s.foreign
+              ? readOnlyWhy(s, FOREIGN_FOLLOW_UP)
+              : `Not addressable (${s.state})`
+        }
       >
         Follow up
       </button>
@@ -53,7 +65,7 @@ export function SubagentActions({ s }: { s: Subagent }) {
           canTombstone
             ? 'Retire this child'
             : s.foreign
-              ? FOREIGN_TOMBSTONE
+              ? readOnlyWhy(s, FOREIGN_TOMBSTONE)
               : 'Only retained children can be tombstoned'
         }
       >
