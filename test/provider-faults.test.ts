@@ -7,17 +7,15 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import WebSocket from 'ws'
 import { startServe, type ServeProcess } from './helpers/serve-process'
+import { connectCalls, type WsCalls } from './helpers/ws-calls'
 
 // No known key shape (not sk-…, no Bearer, no KEY= around it): only redaction by value can catch it.
 const KEY = 'zq8Hk2mP0vLx7Yt4Rb9Wn3EeQ1cVb'
 const REPLY_CAP = 2000
 let provider: Server
 let host: ServeProcess
-let ws: WebSocket
-const frames: Array<Record<string, unknown>> = []
-const rawFrames: string[] = []
+let ws: WsCalls
 
 const chunk = (content: string) =>
   `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`
@@ -78,15 +76,7 @@ beforeAll(async () => {
     ].join('\n')
   )
   writeFileSync(join(host.root, '.env'), `OPENAI_API_KEY=${KEY}\n`, { mode: 0o600 })
-  ws = new WebSocket(`ws://127.0.0.1:${host.port}/ws?token=${host.token}`)
-  ws.on('message', (d) => {
-    rawFrames.push(d.toString())
-    frames.push(JSON.parse(d.toString()))
-  })
-  await new Promise((r, j) => {
-    ws.once('open', r)
-    ws.once('error', j)
-  })
+  ws = await connectCalls(host)
 }, 60_000)
 
 afterAll(async () => {
@@ -95,30 +85,8 @@ afterAll(async () => {
   await new Promise<void>((r) => provider?.close(() => r()))
 })
 
-let nextId = 1
-async function call(name: string, input: unknown): Promise<any> {
-  const id = nextId++
-  ws.send(JSON.stringify({ t: 'call', id, name, input }))
-  for (;;) {
-    const hit = frames.find((f) => f.t === 'result' && f.id === id)
-    if (hit) {
-      if (!hit.ok) throw new Error(JSON.stringify(hit.error))
-      return hit.output
-    }
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
-
-async function turn(text: string): Promise<{ finished: any; sessionId: string }> {
-  const handle = await call('sessions.start', { profile: 'default', text })
-  for (;;) {
-    const f = frames.find(
-      (x) => x.t === 'event' && x.event === 'turn.finished' && (x.payload as any).turnId === handle.turnId
-    )
-    if (f) return { finished: f.payload, sessionId: handle.sessionId }
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
+const call = (name: string, input: unknown) => ws.call(name, input)
+const turn = (text: string) => ws.turn(text)
 
 describe('provider faults through a real serve', () => {
   it('a provider echoing an unshaped key: the turn says why, and the key is in no log, event or result', async () => {
@@ -126,7 +94,7 @@ describe('provider faults through a real serve', () => {
     expect(finished.status).toBe('error')
     expect(finished.error).toMatch(/401/)
     expect(finished.error).not.toContain(KEY)
-    for (const f of rawFrames) expect(f).not.toContain(KEY)
+    for (const f of ws.rawFrames) expect(f).not.toContain(KEY)
 
     const files = readdirSync(host.logDir)
     expect(files).toContain('errors.log')

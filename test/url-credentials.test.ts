@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import Database from 'better-sqlite3'
-import WebSocket from 'ws'
 import { startServe, type ServeProcess } from './helpers/serve-process'
+import { connectCalls, type WsCalls } from './helpers/ws-calls'
 
 const FIXTURE = join(__dirname, 'fixtures', 'upstream', 'billing-url')
 const golden = JSON.parse(readFileSync(join(FIXTURE, 'golden.json'), 'utf8')) as {
@@ -28,8 +28,7 @@ const KEY = 'zq8Hk2mP0vLx7Yt4Rb9Wn3EeQ1cVc'
 let provider: Server
 let port = 0
 let host: ServeProcess
-let ws: WebSocket
-const frames: Array<Record<string, unknown>> = []
+let ws: WsCalls
 // What the provider saw: request line path and headers. It answers a completion only with upstream's Basic header.
 const seen: Array<{ url: string; host: string; authorization: string }> = []
 let echo = false
@@ -51,7 +50,6 @@ const completion =
     usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 }
   }) +
   'data: [DONE]\n\n'
-const rawFrames: string[] = []
 
 const config = (baseUrl: string) =>
   [
@@ -99,15 +97,7 @@ beforeAll(async () => {
   writeFileSync(join(home, 'config.yaml'), config(`http://proxyuser:${PASSWORD}@127.0.0.1:${port}/v1`))
   writeFileSync(join(home, '.env'), `OPENAI_API_KEY=${KEY}\n`, { mode: 0o600 })
   host = await startServe({ home })
-  ws = new WebSocket(`ws://127.0.0.1:${host.port}/ws?token=${host.token}`)
-  ws.on('message', (d) => {
-    rawFrames.push(d.toString())
-    frames.push(JSON.parse(d.toString()))
-  })
-  await new Promise((r, j) => {
-    ws.once('open', r)
-    ws.once('error', j)
-  })
+  ws = await connectCalls(host)
 }, 60_000)
 
 afterAll(async () => {
@@ -116,33 +106,11 @@ afterAll(async () => {
   await new Promise<void>((r) => provider?.close(() => r()))
 })
 
-let nextId = 1
-async function send(name: string, input: unknown): Promise<{ ok: boolean; output?: any; error?: any }> {
-  const id = nextId++
-  ws.send(JSON.stringify({ t: 'call', id, name, input }))
-  for (;;) {
-    const hit = frames.find((f) => f.t === 'result' && f.id === id)
-    if (hit) return hit as never
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
-async function call(name: string, input: unknown): Promise<any> {
-  const r = await send(name, input)
-  if (!r.ok) throw new Error(JSON.stringify(r.error))
-  return r.output
-}
-async function turn(text: string): Promise<any> {
-  const handle = await call('sessions.start', { profile: 'default', text })
-  for (;;) {
-    const f = frames.find(
-      (x) => x.t === 'event' && x.event === 'turn.finished' && (x.payload as any).turnId === handle.turnId
-    )
-    if (f) return f.payload
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
+const send = (name: string, input: unknown) => ws.send(name, input)
+const call = (name: string, input: unknown) => ws.call(name, input)
+const turn = async (text: string) => (await ws.turn(text)).finished
 function expectNowhere(secret: string): void {
-  for (const f of rawFrames) expect(f).not.toContain(secret)
+  for (const f of ws.rawFrames) expect(f).not.toContain(secret)
   for (const f of readdirSync(host.logDir)) expect(readFileSync(join(host.logDir, f), 'utf8')).not.toContain(secret)
 }
 
