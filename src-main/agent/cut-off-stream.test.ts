@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { RuntimeConfig } from './providers/types'
 import { chunk, sse, startRouteServer, type Route, type RouteServer } from './providers/test-fixtures/route-server'
-import { makeKit, recordingTool, type Kit } from './test-fixtures/kit'
+import { makeKit, recordingTool, testRuntime, type Kit } from './test-fixtures/kit'
 
 let kit: Kit
 let provider: RouteServer
@@ -28,14 +28,10 @@ async function setUp(apiMode: RuntimeConfig['apiMode'], first: string) {
   }
   provider = await startRouteServer(route)
   const agent = kit.makeAgent({
-    runtime: {
-      model: 'test-model',
+    runtime: testRuntime(provider.baseUrl, {
       provider: apiMode === 'anthropic_messages' ? 'anthropic' : 'custom',
-      baseUrl: provider.baseUrl,
-      apiKey: 'sk-test-abcdef123456',
-      apiMode,
-      maxRetries: 0
-    }
+      apiMode
+    })
   })
   return { agent, terminal }
 }

@@ -3,7 +3,7 @@
 // row, a user row asks for the rest, and the turn's answer is the parts joined.
 import { afterEach, describe, expect, it } from 'vitest'
 import { chunk, sse, startRouteServer, type RouteServer } from './providers/test-fixtures/route-server'
-import { makeKit, type Kit } from './test-fixtures/kit'
+import { makeKit, testRuntime, type Kit } from './test-fixtures/kit'
 
 let kit: Kit
 let provider: RouteServer
@@ -22,16 +22,7 @@ async function setUp(replies: string[], maxTokens?: number, maxReplyChars?: numb
     res.end(replies[n - 1] ?? done('(extra)'))
   })
   const agent = kit.makeAgent({
-    runtime: {
-      model: 'test-model',
-      provider: 'custom',
-      baseUrl: provider.baseUrl,
-      apiKey: 'sk-test-abcdef123456',
-      apiMode: 'chat_completions',
-      maxRetries: 0,
-      maxTokens,
-      limits: maxReplyChars ? { maxReplyChars } : undefined
-    }
+    runtime: testRuntime(provider.baseUrl, { maxTokens, limits: maxReplyChars ? { maxReplyChars } : undefined })
   })
   const sent = () =>
     provider.bodies.map(

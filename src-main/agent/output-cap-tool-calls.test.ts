@@ -2,7 +2,7 @@
 // turn: a real local HTTP server with scripted replies → agent → real state.db.
 import { afterEach, describe, expect, it } from 'vitest'
 import { chunk, sse, startRouteServer, type RouteServer } from './providers/test-fixtures/route-server'
-import { makeKit, recordingTool, type Kit } from './test-fixtures/kit'
+import { makeKit, recordingTool, testRuntime, type Kit } from './test-fixtures/kit'
 
 let kit: Kit
 let provider: RouteServer
@@ -40,15 +40,7 @@ async function setUp(replies: string[], maxTokens?: number) {
     res.end(replies[n - 1] ?? finished)
   })
   const agent = kit.makeAgent({
-    runtime: {
-      model: 'test-model',
-      provider: 'custom',
-      baseUrl: provider.baseUrl,
-      apiKey: 'sk-test-abcdef123456',
-      apiMode: 'chat_completions',
-      maxRetries: 0,
-      maxTokens
-    }
+    runtime: testRuntime(provider.baseUrl, { maxTokens })
   })
   const maxTokensSent = () => provider.bodies.map((b) => (JSON.parse(b) as { max_tokens?: number }).max_tokens)
   return { agent, terminal, maxTokensSent }

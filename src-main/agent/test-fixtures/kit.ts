@@ -26,6 +26,19 @@ export interface Kit {
   cleanup(): Promise<void>
 }
 
+/** The runtime a test agent uses: a custom OpenAI-compatible endpoint at `baseUrl`, no retries; `over` adds to it. */
+export function testRuntime(baseUrl: string, over: Partial<AgentOptions['runtime']> = {}): AgentOptions['runtime'] {
+  return {
+    model: 'test-model',
+    provider: 'custom',
+    baseUrl,
+    apiKey: 'sk-test-abcdef123456',
+    apiMode: 'chat_completions',
+    maxRetries: 0,
+    ...over
+  }
+}
+
 export async function makeKit(script: ScriptReply[] = [], opts: { handler?: ScriptHandler } = {}): Promise<Kit> {
   const dir = mkdtempSync(join(tmpdir(), 'cad-agent-'))
   const store = new SessionStore(join(dir, 'state.db'))
@@ -42,14 +55,7 @@ export async function makeKit(script: ScriptReply[] = [], opts: { handler?: Scri
         profile: 'default',
         sessionId: 'S1',
         store,
-        runtime: {
-          model: 'test-model',
-          provider: 'custom',
-          baseUrl: server.baseUrl,
-          apiKey: 'sk-test-abcdef123456',
-          apiMode: 'chat_completions',
-          maxRetries: 0
-        },
+        runtime: testRuntime(server.baseUrl),
         tools,
         maxIterations: 8,
         gatewaySessionKey: 'agent:main:desk:S1',
