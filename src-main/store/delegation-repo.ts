@@ -11,6 +11,7 @@ import { existingColumns } from './reconcile'
 import { asyncDelegations as d, delegationChildUsage as u, messages as m, sessions as s } from './schema'
 import { txDb, type Orm, type WriteTx } from './write-tx'
 import { isDelegateSql } from './sql'
+import { displayContent } from './content-codec'
 
 /** States that are not terminal; everything else is. */
 const ACTIVE = ['running', 'finalizing']
@@ -418,6 +419,7 @@ function repo(conn: () => Database.Database, orm: () => Orm) {
         )
         .orderBy(desc(s.started_at))
         .all()
+        .map((r) => ({ ...r, firstUser: displayContent(r.firstUser) })) // a goal that came with an image, as text
     },
 
     // ---- messages the delegation subsystem inspects ----

@@ -29,6 +29,17 @@ describe("upstream's synchronous delegate children on the Subagents page", () =>
       'check the heater stock',
       now - 5
     )
+    // a child whose goal came with an image: upstream stores list content as "\0json:" + json.dumps(parts)
+    db.prepare(`INSERT INTO sessions (id, source, started_at) VALUES ('img-parent', 'cli', ?)`).run(now - 90)
+    db.prepare(
+      `INSERT INTO sessions (id, source, model, model_config, parent_session_id, started_at)
+       VALUES ('dg-img', 'cli', 'gpt-4o-mini', '{"_delegate_from": "img-parent"}', 'img-parent', ?)`
+    ).run(now - 60)
+    db.prepare(`INSERT INTO messages (session_id, role, content, timestamp) VALUES ('dg-img', 'user', ?, ?)`).run(
+      '\0json:[{"type": "text", "text": "read this label"}, ' +
+        '{"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}]',
+      now - 50
+    )
     db.close()
     const host = await createHost({ home, headless: true, live: true, validateOutput: true, log: createLogger() })
     try {
@@ -69,7 +80,12 @@ describe("upstream's synchronous delegate children on the Subagents page", () =>
       // the grandchild is listed under its own parent, and nobody else's children leak into a parent's list
       expect((await list({ parentSessionId: 'dg-live' })).map((s) => s.childSessionId)).toEqual(['dg-grand'])
       expect(await list({ parentSessionId: 'someone-else' })).toEqual([])
-      expect((await list({})).length).toBe(5)
+      expect((await list({})).length).toBe(6)
+      // the goal as people read it: its text and a placeholder for the image, never the stored marker and JSON
+      const [img] = await list({ parentSessionId: 'img-parent' })
+      expect(img!.goal).toMatch(/^read this label/)
+      expect(img!.goal).toContain('[image')
+      expect(img!.goal).not.toContain('json:')
 
       // read-only: the host refuses a follow-up to it
       const fu = (await host.dispatcher.invoke(
