@@ -36,8 +36,6 @@ export interface GatewayBenchResult {
   rebuilds: number
 }
 
-const round = (n: number) => Math.round(n * 10) / 10
-
 export async function runGatewayBench(opts: { turns?: number; hitSamples?: number } = {}): Promise<GatewayBenchResult> {
   const turns = opts.turns ?? 1000
   const samples = opts.hitSamples ?? 5000
@@ -156,5 +154,5 @@ function pctOf(xs: number[]): Percentiles {
 
 // `npx tsx bench/gateway-bench.ts [turns]`
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
-  runGatewayBench({ turns: Number(process.argv[2] ?? 1000) }).then((r) => console.log(JSON.stringify(r)))
+  void runGatewayBench({ turns: Number(process.argv[2] ?? 1000) }).then((r) => console.log(JSON.stringify(r)))
 }

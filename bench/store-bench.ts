@@ -335,7 +335,7 @@ async function measureWriteToEvent(
 
 // `npx tsx bench/store-bench.ts` runs it standalone.
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
-  runStoreBench({ log: (l) => console.error(l) }).then((r) => console.log(JSON.stringify(r, null, 2)))
+  void runStoreBench({ log: (l) => console.error(l) }).then((r) => console.log(JSON.stringify(r, null, 2)))
 }
 
 async function measureWithPrompts(

@@ -61,7 +61,7 @@ export async function runUiBench(opts: { messages?: number; runs?: number } = {}
   const runs = opts.runs ?? 20
   if (!existsSync(join(repo, 'out', 'renderer', 'index.html'))) throw new Error('ui bench: run `npm run build` first')
   const root = mkdtempSync(join(tmpdir(), 'cad-ui-bench-'))
-  writeDemoHome(root, { sessions: { default: 20, work: 5, research: 5 } })
+  await writeDemoHome(root, { sessions: { default: 20, work: 5, research: 5 } })
   const store = new SessionStore(join(root, 'state.db'), { profile: 'default' })
   try {
     await bigSession(store, 'bench_big_a', 'Bench: big session A', n)

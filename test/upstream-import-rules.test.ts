@@ -2,7 +2,7 @@
 // code: scripts/golden/import_rules.py, test/fixtures/upstream/import-rules/): live runtime state left at its
 // defaults, upstream's per-message rules, the first line of a duplicated id kept, and every FTS index consistent
 // for the system Python's SQLite (3.40) after a NUL in an indexed column.
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import Database from 'better-sqlite3'

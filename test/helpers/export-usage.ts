@@ -8,7 +8,6 @@ import { dirname, relative, resolve } from 'node:path'
 import ts from 'typescript'
 
 const root = resolve(import.meta.dirname, '../..')
-const rel = (p: string) => relative(root, p).split('\\').join('/')
 
 /** Test code: vitest files, fixtures, helpers, Playwright, and the renderer's test utilities. */
 export const isTestFile = (r: string): boolean =>
