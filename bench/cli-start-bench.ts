@@ -1,31 +1,27 @@
 /**
- * Time from `node bin/caduceus.mjs serve --home <new dir>` to its `token=` line, for the built CLI (out/main/cli.js)
+ * Time from `node bin/caduceus.mjs serve --home <new dir>` to its ready line (test/support/serve.ts, as every test starts one), for the built CLI (out/main/cli.js)
  * and the tsx fallback. Needs `npm run build` first for the built number (otherwise it reports null).
  */
-import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
+import { repo as root, spawnHost } from '../test/support/serve'
 
-const root = resolve(import.meta.dirname, '..')
-
-function timeToToken(env: NodeJS.ProcessEnv): Promise<number> {
+async function timeToToken(env: NodeJS.ProcessEnv): Promise<number> {
   const home = mkdtempSync(join(tmpdir(), 'cad-start-'))
   const started = performance.now()
-  const child = spawn(process.execPath, [join(root, 'bin/caduceus.mjs'), 'serve', '--home', home, '--port', '0'], {
-    env: { ...process.env, ...env }
-  })
-  return new Promise<number>((done, fail) => {
-    let out = ''
-    child.stdout.on('data', (chunk) => {
-      out += chunk
-      if (out.includes('token=')) {
-        done(performance.now() - started)
-        child.kill()
-      }
+  try {
+    const host = await spawnHost({
+      args: [join(root, 'bin/caduceus.mjs'), 'serve', '--home', home, '--port', '0'],
+      env,
+      name: 'serve'
     })
-    child.on('exit', (code) => fail(new Error(`serve exited (${code}) before printing its URL`)))
-  }).finally(() => rmSync(home, { recursive: true, force: true }))
+    const ms = performance.now() - started
+    await host.stop()
+    return ms
+  } finally {
+    rmSync(home, { recursive: true, force: true })
+  }
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!

@@ -26,8 +26,9 @@ export interface ServeOptions {
   base?: string
   home?: string
   args?: string[]
-  env?: Record<string, string>
+  env?: NodeJS.ProcessEnv
   keepDirs?: boolean
+  startTimeoutMs?: number
 }
 
 export async function startServe(opts: ServeOptions = {}): Promise<ServeProcess> {
@@ -42,7 +43,7 @@ export async function startServe(opts: ServeOptions = {}): Promise<ServeProcess>
   const host = await spawnHost({
     args: ['bin/caduceus.mjs', 'serve', '--home', root, '--port', '0', ...(opts.args ?? [])],
     name: 'serve',
-    startTimeoutMs: 40_000,
+    startTimeoutMs: opts.startTimeoutMs ?? 40_000,
     env: { CADUCEUS_LOG_DIR: logDir, CADUCEUS_DATA_DIR: dataDir, CADUCEUS_RENDERER_DIR: uiDir, ...opts.env }
   })
   return {
