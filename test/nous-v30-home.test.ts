@@ -1,0 +1,128 @@
+// A home written on the NEWEST upstream schema (NousResearch/hermes-agent, SCHEMA_VERSION 30), not the v21 fork:
+// test/fixtures/upstream/nous-v30, made by scripts/golden/nous_v30_home.py from upstream's own DDL — its display
+// triggers, word/trigram FTS and, in the default profile, the CJK-bigram index of an install that has upstream's
+// `cjk_unicode61` tokenizer extension (which this SQLite cannot load). Driven through headless host requests.
+import { cpSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { afterAll, describe, expect, it } from 'vitest'
+import type { LogRecord } from '@shared/contract/log'
+import { createHost } from '../src-main/host'
+import { createLogger } from '../src-main/host/log/log'
+
+const FIXTURE = join(__dirname, 'fixtures', 'upstream', 'nous-v30')
+const HEATER = '20251201_090000_a1b2c3'
+const TELEGRAM = '20251202_101500_0a0b0c'
+const API = '20251204_101010_ap1ap1'
+
+const dirs: string[] = []
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+
+function home(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cad-nous-v30-'))
+  dirs.push(dir)
+  cpSync(FIXTURE, dir, { recursive: true })
+  return dir
+}
+
+async function withHost<T>(dir: string, fn: (call: <O>(name: string, input: unknown) => Promise<O>) => Promise<T>) {
+  const records: LogRecord[] = []
+  const log = createLogger()
+  log.attach((r) => records.push(r))
+  const host = await createHost({ home: dir, headless: true, live: true, validateOutput: true, log })
+  const call = async <O>(name: string, input: unknown): Promise<O> => {
+    const r = await host.dispatcher.invoke(name as never, input as never)
+    if (!r.ok) throw new Error(`${name}: ${JSON.stringify(r)}`)
+    return (r as unknown as { output: O }).output
+  }
+  try {
+    return await fn(call)
+  } finally {
+    await host.close()
+    expect(records.filter((r) => /no such (column|table|tokenizer)|database is locked/i.test(r.message))).toEqual([])
+  }
+}
+
+/** What upstream checks of a state.db it opens: SQLite's integrity and each FTS5 index against its content. */
+function upstreamChecks(path: string) {
+  const db = new Database(path, { readonly: true })
+  try {
+    const has = (name: string) => db.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(name) !== undefined
+    for (const t of ['messages_fts', 'messages_fts_trigram'].filter(has))
+      db.prepare(`SELECT * FROM ${t} WHERE ${t} MATCH 'x' LIMIT 0`).all() // opens the index
+    return {
+      integrity: db.pragma('integrity_check', { simple: true }),
+      version: db.prepare('SELECT MAX(version) FROM schema_version').pluck().get(),
+      cjkTriggers: db
+        .prepare(
+          "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'messages_fts_cjk_%' ORDER BY name"
+        )
+        .pluck()
+        .all(),
+      cjkStale: db.prepare("SELECT value FROM state_meta WHERE key = 'fts_cjk_stale'").pluck().get() ?? null,
+      cjkTable: has('messages_fts_cjk')
+    }
+  } finally {
+    db.close()
+  }
+}
+
+/** FTS5's own 'integrity-check' (what upstream's optimize/repair runs) on a writable copy of the checks' target. */
+function ftsIntegrity(path: string): string[] {
+  const db = new Database(path)
+  const bad: string[] = []
+  try {
+    for (const t of ['messages_fts', 'messages_fts_trigram']) {
+      try {
+        db.prepare(`INSERT INTO ${t}(${t}, rank) VALUES('integrity-check', 1)`).run()
+      } catch (e) {
+        bad.push(`${t}: ${(e as Error).message}`)
+      }
+    }
+  } finally {
+    db.close()
+  }
+  return bad
+}
+
+describe('a home on the newest upstream schema (v30, NousResearch/hermes-agent)', () => {
+  it('writes keep working beside a CJK index whose tokenizer is missing, as upstream itself keeps them', async () => {
+    const dir = home()
+    const exported = await withHost(dir, async (call) => {
+      const jsonl = await call<{ content: string }>('sessions.export', { profile: 'work', sessionId: API })
+      await call('sessions.update', { profile: 'default', sessionId: HEATER, title: 'Boiler fix', archived: true })
+      expect(await call('sessions.delete', { profile: 'default', sessionId: TELEGRAM })).toEqual({
+        deleted: true,
+        detachedChildren: 0
+      })
+      const pruned = await call<{ deleted: number }>('sessions.prune', { profile: 'default', olderThanDays: null })
+      expect(pruned.deleted).toBeGreaterThan(0)
+      const imported = await call<{ imported: number; errors: unknown[] }>('sessions.import', {
+        profile: 'default',
+        content: jsonl.content
+      })
+      expect(imported).toMatchObject({ imported: 1, errors: [] })
+      expect(
+        (await call<{ hits: Array<{ sessionId: string }> }>('sessions.search', { profile: 'default', query: 'budget' }))
+          .hits[0]?.sessionId
+      ).toBe(API)
+      return jsonl.content
+    })
+    expect(exported).toContain('budget')
+    const path = join(dir, 'state.db')
+    // upstream's rule for a process without the tokenizer: index marked stale, its triggers dropped, table kept
+    expect(upstreamChecks(path)).toEqual({
+      integrity: 'ok',
+      version: 30,
+      cjkTriggers: [],
+      cjkStale: '1',
+      cjkTable: true
+    })
+    expect(ftsIntegrity(path)).toEqual([])
+    // the profile without a CJK index keeps its schema untouched by that rule
+    expect(upstreamChecks(join(dir, 'profiles', 'work', 'state.db'))).toMatchObject({ cjkStale: null, cjkTable: false })
+  }, 30_000)
+})
