@@ -13,7 +13,10 @@ import { createLogger } from '../src-main/host/log/log'
 
 const FIXTURE = join(__dirname, 'fixtures', 'upstream', 'nous-v30')
 const HEATER = '20251201_090000_a1b2c3'
+const CHILD = '20251201_090010_d3e4f5'
 const TELEGRAM = '20251202_101500_0a0b0c'
+const TIP = '20251203_093000_c0ffef'
+const DESK = '20251205_140000_de5k01'
 const API = '20251204_101010_ap1ap1'
 
 const dirs: string[] = []
@@ -89,6 +92,71 @@ function ftsIntegrity(path: string): string[] {
 }
 
 describe('a home on the newest upstream schema (v30, NousResearch/hermes-agent)', () => {
+  it('reads it as upstream shows it: lineage, usage, multimodal, tool calls, hidden scaffolding left out', async () => {
+    const dir = home()
+    await withHost(dir, async (call) => {
+      const list = await call<{ items: Array<{ id: string; profile: string; preview: string | null }> }>(
+        'sessions.list',
+        { profile: 'all' }
+      )
+      // hidden (internal tool) and archived sessions are not listed; the compressed chain shows as its tip
+      expect(list.items.map((s) => s.id).sort()).toEqual(
+        [API, '20251204_060000_cr0n01', DESK, TIP, '20251201_120000_b4a9c1', HEATER].sort()
+      )
+      // an untitled session's preview is its first user message a person saw, not upstream's hidden scaffolding
+      expect(list.items.find((s) => s.id === DESK)?.preview).toBe('Plan the team offsite in Lisbon')
+
+      const detail = await call<{
+        systemPrompt: string | null
+        usage: Array<{ model: string; task: string }>
+        lineage: { delegateChildren: Array<{ id: string }>; branches: Array<{ id: string }> }
+      }>('sessions.get', { profile: 'default', sessionId: HEATER })
+      expect(detail.systemPrompt).toBe('You are Hermes. Be brief and exact.')
+      expect(detail.usage.map((u) => `${u.model}/${u.task}`).sort()).toEqual([
+        'anthropic/claude-sonnet-4/',
+        'openai/gpt-4o-mini/title_generation'
+      ])
+      expect(detail.lineage.delegateChildren.map((c) => c.id)).toEqual([CHILD])
+      expect(detail.lineage.branches.map((c) => c.id)).toEqual(['20251201_120000_b4a9c1'])
+
+      type Msg = { role: string; content: string | null; displayKind: string | null; toolCalls: unknown[] | null }
+      const heater = (await call<{ items: Msg[] }>('sessions.messages', { profile: 'default', sessionId: HEATER }))
+        .items
+      expect(heater.map((m) => m.role)).toEqual([
+        'user',
+        'assistant',
+        'tool',
+        'tool',
+        'assistant',
+        'user',
+        'assistant',
+        'user'
+      ])
+      expect(heater.some((m) => m.displayKind === 'hidden')).toBe(false)
+      expect(heater[1].toolCalls).toHaveLength(2)
+      const shed = (await call<{ items: Msg[] }>('sessions.messages', { profile: 'default', sessionId: TELEGRAM }))
+        .items
+      expect(shed[0].content).toContain('What kind of wood is this shed made of?')
+      expect(shed[0].content).toContain('[image')
+
+      const search = async (query: string) =>
+        (await call<{ hits: Array<{ sessionId: string }> }>('sessions.search', { profile: 'all', query })).hits
+          .map((h) => h.sessionId)
+          .sort()
+      expect(await search('checkpoint scaffolding')).toEqual([]) // only in rows upstream hides
+      expect(await search('索引')).toEqual([HEATER, HEATER])
+      expect(await search('spreadsheet')).toEqual([])
+      expect(await search('budget memo')).toEqual([API, API])
+
+      const subagents = await call<{ items: Array<{ childSessionId: string }> }>('subagents.list', {
+        profile: 'default'
+      })
+      expect(subagents.items.map((s) => s.childSessionId)).toContain(CHILD)
+      await call('costs.session', { profile: 'default', sessionId: HEATER })
+      await call('costs.summary', { profile: 'all' })
+    })
+  }, 30_000)
+
   it('writes keep working beside a CJK index whose tokenizer is missing, as upstream itself keeps them', async () => {
     const dir = home()
     const exported = await withHost(dir, async (call) => {

@@ -10,8 +10,9 @@ import { displayContent } from './content-codec'
 
 const COLS = `id, session_id, role, content, tool_calls, tool_call_id, tool_name, reasoning, reasoning_content, timestamp,
   token_count, finish_reason, display_kind`
-// "Visible" per upstream display rules: active rows plus compacted ones kept for display.
-const VISIBLE = '(COALESCE(active, 1) = 1 OR compacted = 1)'
+// "Visible" per upstream display rules: active rows plus compacted ones kept for display, never a row upstream marks
+// display_kind 'hidden' (model-facing scaffolding, e.g. an interrupted turn's checkpoint: every upstream client skips it).
+const VISIBLE = "(COALESCE(active, 1) = 1 OR compacted = 1) AND COALESCE(display_kind, '') <> 'hidden'"
 
 /** Accepts upstream's OpenAI shape and the flat contract shape; anything malformed becomes null. */
 export function parseToolCalls(text: unknown): ToolCall[] | null {
