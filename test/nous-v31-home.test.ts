@@ -1,5 +1,6 @@
-// A home written on the NEWEST upstream schema (NousResearch/hermes-agent, SCHEMA_VERSION 30), not the v21 fork:
-// test/fixtures/upstream/nous-v30, made by scripts/golden/nous_v30_home.py from upstream's own DDL — its display
+// A home written on the NEWEST upstream schema (NousResearch/hermes-agent, SCHEMA_VERSION 31), not the v21 fork:
+// test/fixtures/upstream/nous-v31, made by scripts/golden/nous_v31_home.py from upstream's own DDL — message
+// identity (message_uid & co., minted by a trigger for a writer that binds none), the per-day usage ledger, display
 // triggers, word/trigram FTS and, in the default profile, the CJK-bigram index of an install that has upstream's
 // `cjk_unicode61` tokenizer extension (which this SQLite cannot load). Driven through headless host requests.
 import { cpSync, mkdtempSync, rmSync } from 'node:fs'
@@ -11,7 +12,7 @@ import type { LogRecord } from '@shared/contract/log'
 import { createHost } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
 
-const FIXTURE = join(__dirname, 'fixtures', 'upstream', 'nous-v30')
+const FIXTURE = join(__dirname, 'fixtures', 'upstream', 'nous-v31')
 const HEATER = '20251201_090000_a1b2c3'
 const CHILD = '20251201_090010_d3e4f5'
 const TELEGRAM = '20251202_101500_0a0b0c'
@@ -25,7 +26,7 @@ afterAll(() => {
 })
 
 function home(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cad-nous-v30-'))
+  const dir = mkdtempSync(join(tmpdir(), 'cad-nous-v31-'))
   dirs.push(dir)
   cpSync(FIXTURE, dir, { recursive: true })
   return dir
@@ -66,7 +67,9 @@ function upstreamChecks(path: string) {
         .pluck()
         .all(),
       cjkStale: db.prepare("SELECT value FROM state_meta WHERE key = 'fts_cjk_stale'").pluck().get() ?? null,
-      cjkTable: has('messages_fts_cjk')
+      cjkTable: has('messages_fts_cjk'),
+      // v31 message identity: every row has a uid (upstream's trigger mints one for a writer that binds none)
+      withoutUid: db.prepare('SELECT COUNT(*) FROM messages WHERE message_uid IS NULL').pluck().get()
     }
   } finally {
     db.close()
@@ -91,7 +94,7 @@ function ftsIntegrity(path: string): string[] {
   return bad
 }
 
-describe('a home on the newest upstream schema (v30, NousResearch/hermes-agent)', () => {
+describe('a home on the newest upstream schema (v31, NousResearch/hermes-agent)', () => {
   it('reads it as upstream shows it: lineage, usage, multimodal, tool calls, hidden scaffolding left out', async () => {
     const dir = home()
     await withHost(dir, async (call) => {
@@ -152,6 +155,9 @@ describe('a home on the newest upstream schema (v30, NousResearch/hermes-agent)'
         profile: 'default'
       })
       expect(subagents.items.map((s) => s.childSessionId)).toContain(CHILD)
+      // per-day spend comes from upstream's own session_daily_usage ledger
+      const costs = await call<{ byDay: Array<{ day: string }> }>('costs.summary', { profile: 'default', days: 3650 })
+      expect(costs.byDay.map((d) => d.day)).toEqual(['2025-12-01', '2025-12-02', '2025-12-03'])
       await call('costs.session', { profile: 'default', sessionId: HEATER })
       await call('costs.summary', { profile: 'all' })
     })
@@ -184,10 +190,11 @@ describe('a home on the newest upstream schema (v30, NousResearch/hermes-agent)'
     // upstream's rule for a process without the tokenizer: index marked stale, its triggers dropped, table kept
     expect(upstreamChecks(path)).toEqual({
       integrity: 'ok',
-      version: 30,
+      version: 31,
       cjkTriggers: [],
       cjkStale: '1',
-      cjkTable: true
+      cjkTable: true,
+      withoutUid: 0
     })
     expect(ftsIntegrity(path)).toEqual([])
     // the profile without a CJK index keeps its schema untouched by that rule

@@ -14,8 +14,12 @@ built-in unicode61 tokenizer (same columns, same shadow tables) and its stored C
 ``cjk_unicode61``, as it reads on an install that has the extension. A process without the extension
 (Caduceus, or upstream on another host) then meets exactly what it would meet there.
 
-Writes test/fixtures/upstream/nous-v30/{state.db, profiles/work/state.db}.
-Run: HERMES_NOUS=/tmp/nous /usr/bin/python3 scripts/golden/nous_v30_home.py
+v31 adds message identity (messages.message_uid, absorbed_message_uids, tool_call_uids, tool_call_uid, and a
+trigger minting a uid for a row written without one), sessions.auto_archived and session_daily_usage in SCHEMA_SQL;
+the rows carry them as upstream's current writer does (every row binds a uid; usage upserts the per-day ledger).
+
+Writes test/fixtures/upstream/nous-v31/{state.db, profiles/work/state.db}.
+Run: HERMES_NOUS=/tmp/nous /usr/bin/python3 scripts/golden/nous_v31_home.py
 Upstream commits the DDL came from are recorded in the fixture README.
 """
 import hashlib
@@ -26,7 +30,7 @@ import sys
 from pathlib import Path
 
 NOUS = Path(os.environ.get("HERMES_NOUS", "/tmp/nous"))
-OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "nous-v30"
+OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "nous-v31"
 sys.path.insert(0, str(NOUS))
 import hermes_state_common as common  # noqa: E402
 import hermes_state_fts as fts  # noqa: E402
@@ -68,9 +72,16 @@ def name_cjk_tokenizer(path: Path) -> None:
     db.close()
 
 
+def uid(*parts) -> str:
+    """A deterministic stand-in for upstream's random 32-hex message/tool-call uid."""
+    return hashlib.sha256("/".join(map(str, parts)).encode()).hexdigest()[:32]
+
+
 class Writer:
     def __init__(self, db, profile):
         self.db, self.profile = db, profile
+        self.identity = "message_uid" in {r[1] for r in db.execute("PRAGMA table_info(messages)")}
+        self.daily = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'session_daily_usage'").fetchone()
 
     def prompt(self, text):
         h = hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -95,6 +106,12 @@ class Writer:
         for k in ("reasoning_details", "codex_reasoning_items", "display_metadata"):
             if k in cols and not isinstance(cols[k], str):
                 cols[k] = pyjson(cols[k])
+        if self.identity:
+            cols.setdefault("message_uid", uid(sid, at, role))
+            if isinstance(calls, list):
+                cols["tool_call_uids"] = pyjson({c["id"]: uid(c["id"]) for c in calls})
+            if role == "tool" and cols.get("tool_call_id"):
+                cols["tool_call_uid"] = uid(cols["tool_call_id"])
         cols = {"session_id": sid, "role": role, "content": content, "timestamp": at, **cols}
         names = ", ".join(cols)
         self.db.execute(f"INSERT INTO messages({names}) VALUES ({', '.join('?' for _ in cols)})", tuple(cols.values()))
@@ -105,7 +122,16 @@ class Writer:
         )
 
     def usage(self, sid, model, provider, inp, out, cost, at, task="", calls=1, cache_read=0, reasoning=0):
+        """update_token_counts (main loop, task '') or record_auxiliary_usage (a task: only the per-route row)."""
         url = f"https://{provider}.example/v1"
+        if task:
+            self.db.execute(
+                "INSERT INTO session_model_usage(session_id, model, billing_provider, billing_base_url, billing_mode, "
+                "task, api_call_count, input_tokens, output_tokens, estimated_cost_usd, first_seen, last_seen) "
+                "VALUES (?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?)",
+                (sid, model, provider, url, task, calls, inp, out, cost, at, at),
+            )
+            return
         self.db.execute(
             "UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, "
             "cache_read_tokens = cache_read_tokens + ?, reasoning_tokens = reasoning_tokens + ?, "
@@ -122,6 +148,18 @@ class Writer:
             "'estimated', 'pricing', ?, ?)",
             (sid, model, provider, url, task, calls, inp, out, cache_read, reasoning, cost, at, at),
         )
+        if self.daily:  # upstream upserts the activity day of each report (date of `at` here, not of today)
+            self.db.execute(
+                "INSERT INTO session_daily_usage(session_id, day, input_tokens, output_tokens, cache_read_tokens, "
+                "reasoning_tokens, estimated_cost_usd, api_call_count) VALUES (?, date(?, 'unixepoch'), ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT(session_id, day) DO UPDATE SET input_tokens = input_tokens + excluded.input_tokens, "
+                "output_tokens = output_tokens + excluded.output_tokens, "
+                "cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens, "
+                "reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens, "
+                "estimated_cost_usd = estimated_cost_usd + excluded.estimated_cost_usd, "
+                "api_call_count = api_call_count + excluded.api_call_count",
+                (sid, at, inp, out, cache_read, reasoning, cost, calls),
+            )
 
     def end(self, sid, reason, at):
         self.db.execute(
