@@ -56,6 +56,12 @@ def create_db(path: Path, cjk: bool) -> sqlite3.Connection:
     if cjk:
         db.executescript(fts.FTS_CJK_TABLE_SQL.replace("tokenize='cjk_unicode61'", "tokenize='unicode61'"))
         db.executescript(fts.FTS_CJK_TRIGGER_SQL)
+    # What upstream's SessionDB._init_schema (hermes_state_schema.py) adds on every open besides those constants.
+    db.execute(
+        "CREATE INDEX IF NOT EXISTS idx_messages_platform_msg_id "
+        "ON messages(session_id, platform_message_id) WHERE platform_message_id IS NOT NULL"
+    )
+    db.execute("CREATE UNIQUE INDEX IF NOT EXISTS idx_sessions_title_unique ON sessions(title) WHERE title IS NOT NULL")
     db.execute("INSERT INTO schema_version(version) VALUES (?)", (common.SCHEMA_VERSION,))
     db.execute("INSERT INTO state_meta(key, value) VALUES ('fts_storage_version', ?)", (str(common.FTS_STORAGE_VERSION),))
     return db
