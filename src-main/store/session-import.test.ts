@@ -108,7 +108,8 @@ describe('a title another session holds', () => {
     const session = (id: string, title: string) =>
       JSON.stringify({ id, source: 'cli', title, messages: [{ role: 'user', content: `hello from ${id}` }] })
     const summary = await store.importJsonl(
-      [session('mine', 'Boiler plan'), session('theirs', 'Boiler plan'), session('other', 'Garden')].join('\n')
+      [session('mine', 'Boiler plan'), session('theirs', 'Boiler plan'), session('other', 'Garden')].join('\n'),
+      100
     )
     expect(summary.imported).toBe(2)
     expect(summary.errors).toEqual([
