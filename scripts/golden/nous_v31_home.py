@@ -218,7 +218,14 @@ def fill_default(w: Writer):
         "delivered_at, task_json, origin_session_id) VALUES (?, ?, '', ?, 'completed', ?, ?, ?, ?, ?, 'delivered', 1, "
         "?, ?, ?)",
         ("dlg_7f3a", sid, sid, T0 + 10, T0 + 13, T0 + 14,
-         pyjson({"child_session_id": child}), pyjson({"summary": "pre-charge is 0.75 bar"}), T0 + 14,
+         # event/result as upstream's delegation tool records them (the v21 golden async-delegations shows the shape)
+         pyjson({"type": "async_delegation", "delegation_id": "dlg_7f3a", "session_key": "",
+                 "origin_ui_session_id": "", "parent_session_id": sid,
+                 "goal": "Find the expansion vessel pre-charge", "context": None, "toolsets": ["web"], "role": "leaf",
+                 "model": "openai/gpt-4o-mini", "status": "completed", "summary": "pre-charge is 0.75 bar",
+                 "error": None, "api_calls": 1}),
+         pyjson({"status": "completed", "summary": "pre-charge is 0.75 bar", "error": None, "api_calls": 1,
+                 "model": "openai/gpt-4o-mini"}), T0 + 14,
          pyjson({"goal": "Find the expansion vessel pre-charge", "toolsets": ["web"]}), sid),
     )
     w.msg(sid, "user", "[Background task dlg_7f3a finished] pre-charge is 0.75 bar", T0 + 14,
