@@ -3,6 +3,7 @@
 // identity (message_uid & co., minted by a trigger for a writer that binds none), the per-day usage ledger, display
 // triggers, word/trigram FTS and, in the default profile, the CJK-bigram index of an install that has upstream's
 // `cjk_unicode61` tokenizer extension (which this SQLite cannot load). Driven through headless host requests.
+import { execFileSync } from 'node:child_process'
 import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,6 +12,11 @@ import { afterAll, describe, expect, it } from 'vitest'
 import type { LogRecord } from '@shared/contract/log'
 import { createHost } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
+import { startScriptedProvider } from '../src-main/agent/scripted'
+import { startApiServer } from '../src-main/channels'
+import { apiConversations } from '../src-main/host/app-channels'
+import { apiHostHome } from '../src-main/channels/test-fixtures/api-home'
+import { hasSystemPython, SYSTEM_PYTHON } from './support/fts-integrity'
 
 const FIXTURE = join(__dirname, 'fixtures', 'upstream', 'nous-v31')
 const HEATER = '20251201_090000_a1b2c3'
@@ -200,4 +206,63 @@ describe('a home on the newest upstream schema (v31, NousResearch/hermes-agent)'
     // the profile without a CJK index keeps its schema untouched by that rule
     expect(upstreamChecks(join(dir, 'profiles', 'work', 'state.db'))).toMatchObject({ cjkStale: null, cjkTable: false })
   }, 30_000)
+
+  it.skipIf(!hasSystemPython)(
+    "a Caduceus turn lands in it as upstream expects: uid minted, FTS whole for upstream's SQLite, deletable there",
+    async () => {
+      const provider = await startScriptedProvider({
+        handler: () => ({ text: '检查膨胀罐的预充压力 — check the vessel' })
+      })
+      const { root, host } = await apiHostHome({
+        prefix: 'cad-nous-v31-turn-',
+        baseUrl: provider.baseUrl,
+        key: 'k-nous-turn-0123456789',
+        before: (dir) => cpSync(join(FIXTURE, 'state.db'), join(dir, 'state.db'))
+      })
+      dirs.push(root)
+      const server = await startApiServer({
+        gateway: host.gateway,
+        vault: host.vault,
+        profile: 'default',
+        home: root,
+        port: 0,
+        sessions: apiConversations(host.stores, 'default')
+      })
+      let sid = ''
+      try {
+        const r = await fetch(`${server.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer k-nous-turn-0123456789', 'content-type': 'application/json' },
+          body: JSON.stringify({ messages: [{ role: 'user', content: '膨胀罐 pre-charge again?' }] })
+        })
+        expect(r.status).toBe(200)
+        sid = r.headers.get('x-hermes-session-id')!
+      } finally {
+        await server.close()
+        await host.close()
+        await provider.close()
+      }
+      const path = join(root, 'state.db')
+      expect(upstreamChecks(path)).toMatchObject({ integrity: 'ok', version: 31, cjkTriggers: [], withoutUid: 0 })
+      // upstream's SQLite (3.40): its FTS checks pass, and it deletes the new session as its delete_session does
+      const py = `
+import json, sqlite3, sys
+c = sqlite3.connect(sys.argv[1]); c.execute("PRAGMA foreign_keys=ON")
+n = c.execute("SELECT COUNT(*) FROM messages WHERE session_id = ?", (sys.argv[2],)).fetchone()[0]
+c.execute("DELETE FROM messages WHERE session_id = ?", (sys.argv[2],))
+c.execute("DELETE FROM session_model_usage WHERE session_id = ?", (sys.argv[2],))
+c.execute("DELETE FROM sessions WHERE id = ?", (sys.argv[2],))
+c.commit()
+out = {"messages": n}
+for t in ("messages_fts", "messages_fts_trigram"):
+    c.execute(f"INSERT INTO {t}({t}, rank) VALUES('integrity-check', 1)"); out[t] = "ok"
+print(json.dumps(out))`
+      expect(JSON.parse(execFileSync(SYSTEM_PYTHON, ['-c', py, path, sid], { encoding: 'utf8' }))).toEqual({
+        messages: 2,
+        messages_fts: 'ok',
+        messages_fts_trigram: 'ok'
+      })
+    },
+    30_000
+  )
 })
