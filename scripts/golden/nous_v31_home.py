@@ -312,6 +312,18 @@ def fill_work(w: Writer):
           finish_reason="stop")
 
 
+    # Sessions no person had, which upstream's human session lists leave out: a kanban worker and a one-shot run.
+    kb = "20251205_150000_kanb01"
+    w.session(kb, "kanban", T0 + 4 * 86400 + 21600, model="openai/gpt-4o-mini")
+    w.msg(kb, "user", "Work card #12: rotate the staging credentials", T0 + 4 * 86400 + 21601)
+    w.msg(kb, "assistant", "Card #12 done.", T0 + 4 * 86400 + 21602, finish_reason="stop")
+    w.end(kb, "kanban_complete", T0 + 4 * 86400 + 21603)
+    one = "20251205_160000_one001"
+    w.session(one, "oneshot", T0 + 4 * 86400 + 25200, model="openai/gpt-4o-mini")
+    w.msg(one, "user", "Summarise README.md in one line", T0 + 4 * 86400 + 25201)
+    w.msg(one, "assistant", "A desktop dashboard for Hermes.", T0 + 4 * 86400 + 25202, finish_reason="stop")
+
+
 def main():
     homes = [(OUT / "state.db", "default", True, fill_default), (OUT / "profiles" / "work" / "state.db", "work",
                                                                  False, fill_work)]
