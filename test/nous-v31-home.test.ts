@@ -112,6 +112,13 @@ describe('a home on the newest upstream schema (v31, NousResearch/hermes-agent)'
       expect(list.items.map((s) => s.id).sort()).toEqual(
         [API, '20251204_060000_cr0n01', DESK, TIP, '20251201_120000_b4a9c1', HEATER].sort()
       )
+      // kanban workers and one-shot runs are not conversations: upstream's human session lists leave them out, and
+      // a source filter that names them lists them
+      const kanban = await call<{ items: Array<{ id: string }> }>('sessions.list', {
+        profile: 'work',
+        sources: ['kanban', 'oneshot']
+      })
+      expect(kanban.items.map((s) => s.id).sort()).toEqual(['20251205_150000_kanb01', '20251205_160000_one001'])
       // an untitled session's preview is its first user message a person saw, not upstream's hidden scaffolding
       expect(list.items.find((s) => s.id === DESK)?.preview).toBe('Plan the team offsite in Lisbon')
 
