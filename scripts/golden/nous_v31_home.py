@@ -312,6 +312,15 @@ def fill_work(w: Writer):
           finish_reason="stop")
 
 
+    # api_content, the exact bytes upstream sent the model when they differ from the clean content: a user turn with
+    # injected memory, and a reasoning-only clean stop whose promoted reply lives only there (content "").
+    side = "20251205_170000_apic01"
+    w.session(side, "desktop", T0 + 4 * 86400 + 28800, model="openai/gpt-5", title="Quick sums",
+              title_source="llm")
+    w.msg(side, "user", "What is 2+2?", T0 + 4 * 86400 + 28801,
+          api_content="What is 2+2?\n\n[memory: the user prefers one-word answers]")
+    w.msg(side, "assistant", "", T0 + 4 * 86400 + 28802, finish_reason="stop", reasoning="2+2 is 4.",
+          api_content="Four.")
     # Sessions no person had, which upstream's human session lists leave out: a kanban worker and a one-shot run.
     kb = "20251205_150000_kanb01"
     w.session(kb, "kanban", T0 + 4 * 86400 + 21600, model="openai/gpt-4o-mini")
