@@ -4,13 +4,14 @@
 // triggers, word/trigram FTS and, in the default profile, the CJK-bigram index of an install that has upstream's
 // `cjk_unicode61` tokenizer extension (which this SQLite cannot load). Driven through headless host requests.
 import { execFileSync } from 'node:child_process'
-import { cpSync, mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
+import type { TurnFinished } from '@shared/contract'
 import type { LogRecord } from '@shared/contract/log'
-import { createHost } from '../src-main/host'
+import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
 import { startScriptedProvider } from '../src-main/agent/scripted'
 import { startApiServer } from '../src-main/channels'
@@ -25,6 +26,7 @@ const TELEGRAM = '20251202_101500_0a0b0c'
 const TIP = '20251203_093000_c0ffef'
 const DESK = '20251205_140000_de5k01'
 const API = '20251204_101010_ap1ap1'
+const SIDECAR = '20251205_170000_apic01'
 
 const dirs: string[] = []
 afterAll(() => {
@@ -38,7 +40,9 @@ function home(): string {
   return dir
 }
 
-async function withHost<T>(dir: string, fn: (call: <O>(name: string, input: unknown) => Promise<O>) => Promise<T>) {
+type Call = <O>(name: string, input: unknown) => Promise<O>
+
+async function withHost<T>(dir: string, fn: (call: Call, host: Host) => Promise<T>) {
   const records: LogRecord[] = []
   const log = createLogger()
   log.attach((r) => records.push(r))
@@ -49,7 +53,7 @@ async function withHost<T>(dir: string, fn: (call: <O>(name: string, input: unkn
     return (r as unknown as { output: O }).output
   }
   try {
-    return await fn(call)
+    return await fn(call, host)
   } finally {
     await host.close()
     expect(records.filter((r) => /no such (column|table|tokenizer)|database is locked/i.test(r.message))).toEqual([])
@@ -110,7 +114,7 @@ describe('a home on the newest upstream schema (v31, NousResearch/hermes-agent)'
       )
       // hidden (internal tool) and archived sessions are not listed; the compressed chain shows as its tip
       expect(list.items.map((s) => s.id).sort()).toEqual(
-        [API, '20251204_060000_cr0n01', DESK, TIP, '20251201_120000_b4a9c1', HEATER].sort()
+        [API, '20251204_060000_cr0n01', DESK, SIDECAR, TIP, '20251201_120000_b4a9c1', HEATER].sort()
       )
       // kanban workers and one-shot runs are not conversations: upstream's human session lists leave them out, and
       // a source filter that names them lists them
@@ -272,4 +276,34 @@ print(json.dumps(out))`
     },
     30_000
   )
+
+  it('a resumed session replays what upstream sent the model (api_content), not only what it showed', async () => {
+    const dir = home()
+    const provider = await startScriptedProvider({ handler: () => ({ text: 'Six.' }) })
+    writeFileSync(
+      join(dir, 'profiles', 'work', 'config.yaml'),
+      `model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\n`
+    )
+    try {
+      await withHost(dir, async (call, host) => {
+        const finished = new Promise<void>((resolve) =>
+          host.bus.subscribe((e) => {
+            if (e.event === 'turn.finished' && (e.payload as TurnFinished).sessionId === SIDECAR) resolve()
+          })
+        )
+        await call('sessions.resume', { profile: 'work', sessionId: SIDECAR, text: 'And 3+3?' })
+        await finished
+      })
+      const sent = (provider.requests[0]!.body!.messages as Array<{ role: string; content: unknown }>).filter(
+        (m) => m.role !== 'system'
+      )
+      expect(sent.map((m) => [m.role, m.content])).toEqual([
+        ['user', 'What is 2+2?\n\n[memory: the user prefers one-word answers]'],
+        ['assistant', 'Four.'],
+        ['user', 'And 3+3?']
+      ])
+    } finally {
+      await provider.close()
+    }
+  }, 30_000)
 })
