@@ -177,6 +177,16 @@ describe('a home on the newest upstream schema (v31, NousResearch/hermes-agent)'
       expect(costs.byDay.map((d) => d.day)).toEqual(['2025-12-01', '2025-12-02', '2025-12-03'])
       await call('costs.session', { profile: 'default', sessionId: HEATER })
       await call('costs.summary', { profile: 'all' })
+      for (const [name, input] of [
+        ['memory.events', { profile: 'default' }],
+        ['memory.entries', { profile: 'work' }],
+        ['memory.providers', { profile: 'default' }],
+        ['memory.health', { profile: 'all' }],
+        ['subagents.list', { profile: 'work' }],
+        ['sessions.get', { profile: 'default', sessionId: TIP }],
+        ['sessions.get', { profile: 'work', sessionId: DESK }]
+      ] as const)
+        await call(name, input)
     })
   }, 30_000)
 
