@@ -108,10 +108,12 @@ describe('a home on the newest upstream schema (v31, NousResearch/hermes-agent)'
   it('reads it as upstream shows it: lineage, usage, multimodal, tool calls, hidden scaffolding left out', async () => {
     const dir = home()
     await withHost(dir, async (call) => {
-      const list = await call<{ items: Array<{ id: string; profile: string; preview: string | null }> }>(
-        'sessions.list',
-        { profile: 'all' }
-      )
+      const list = await call<{
+        items: Array<{ id: string; profile: string; preview: string | null }>
+        notices?: unknown[]
+      }>('sessions.list', { profile: 'all' })
+      // v31 is a schema Caduceus reads and writes beside as it is: no "newer than this Caduceus knows" notice
+      expect(list.notices ?? []).toEqual([])
       // hidden (internal tool) and archived sessions are not listed; the compressed chain shows as its tip
       expect(list.items.map((s) => s.id).sort()).toEqual(
         [API, '20251204_060000_cr0n01', DESK, SIDECAR, TIP, '20251201_120000_b4a9c1', HEATER].sort()
