@@ -37,7 +37,10 @@ export type SessionSummary = z.infer<typeof SessionSummary>
 export const SessionQuery = z.object({
   profile: ProfileScope.default('all'),
   sources: z.array(z.string().min(1)).max(32).optional(),
-  /** Sources left out (upstream's `exclude_sources`: its CLI list leaves out 'tool' unless --source). */
+  /**
+   * Sources left out (upstream's `exclude_sources`). Absent: the list leaves out kanban, tool and oneshot sessions,
+   * as upstream's human session lists do, unless `sources`, `idPrefix` or `includeChildren` is given.
+   */
   excludeSources: z.array(z.string().min(1)).max(32).optional(),
   archived: z.enum(['exclude', 'include', 'only']).default('exclude'),
   /** Epoch seconds, inclusive bounds on last activity. */

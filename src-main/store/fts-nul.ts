@@ -144,10 +144,28 @@ export function nulMessageIds(db: Database.Database, sessionIds: string[]): numb
   return sessionIds.flatMap((s) => q.all(s) as number[])
 }
 
+/**
+ * Whether this SQLite can load `t`'s tokenizer. One it cannot (upstream's optional `cjk_unicode61`) has had its
+ * sync triggers dropped by the first write (reconcile.ts detachUnservableCjk), so no removal here reaches it.
+ */
+function tokenizerLoads(db: Database.Database, t: FtsTable): boolean {
+  try {
+    counts(
+      db,
+      t,
+      t.cols.map(() => null)
+    )
+    return true
+  } catch (e) {
+    if (/no such tokenizer/i.test(String((e as Error).message))) return false
+    throw e
+  }
+}
+
 /** Before removing/rewriting `rowids`: re-base rows another SQLite indexed so this SQLite's removal is exact. */
 export function adoptNulRows(db: Database.Database, rowids: number[]): void {
   if (rowids.length === 0) return
-  for (const t of ftsTables(db)) {
+  for (const t of ftsTables(db).filter((x) => tokenizerLoads(db, x))) {
     for (const id of rowids) {
       const values = valuesOf(db, t, id)
       const have = values && values.some(hasNul) ? recorded(db, t, id) : null

@@ -13,7 +13,7 @@ import { chmodSync, closeSync, existsSync, openSync, readSync, statSync } from '
 import { resolve } from 'node:path'
 import { CaduceusError } from '@shared/contract'
 import * as schema from './schema'
-import { missingColumns, reconcile, type ReconcileReport } from './reconcile'
+import { detachUnservableCjk, missingColumns, reconcile, type ReconcileReport } from './reconcile'
 import { applyReadShim, dropReadShim, restoreShimState, shimViews } from './read-shim'
 import { detectShape, schemaCookie, shapeNotice, type HomeShape } from './shape'
 import { isBusy } from './write-queue'
@@ -326,7 +326,10 @@ export function abortWriteTx(h: StateDb, views: string[] | undefined): void {
 /** Inside a write transaction until one commits: additive reconcile in the home's shape, then re-detect. */
 function reconcileInWrite(h: StateDb): void {
   if (h.reconciled) {
+    const cookie = h.shape.cookie
     refreshShape(h)
+    // Another process changed the schema since: it may have added CJK triggers this SQLite cannot serve.
+    if (h.shape.cookie !== cookie && detachUnservableCjk(h.sqlite)) h.shape = detectShape(h.sqlite)
     return
   }
   let shape = detectShape(h.sqlite)

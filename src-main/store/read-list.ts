@@ -45,6 +45,14 @@ export function decodeCursor(c: string): Key {
   throw invalid('invalid cursor', 'cursor')
 }
 
+/**
+ * Sessions no person had — kanban workers, a third-party tool's runs, one-shot runs: upstream's human session lists
+ * (TUI/Desktop, `/sessions`, the console's `sessions list`) leave them out (its INTERNAL_LISTING_SOURCES deny-list).
+ * So does this list, unless the query names sources, excludes its own, asks for an id or turns the children filter on
+ * (every session, as upstream's include_children lists them).
+ */
+const INTERNAL_SOURCES = ['kanban', 'tool', 'oneshot']
+
 export function listSessionRows(db: Database.Database, profile: string, q: ListOptions = {}): SessionPage {
   const limit = Math.max(1, Math.min(500, Math.floor(q.limit ?? 100)))
   const activity = refreshActivity(db)
@@ -57,7 +65,13 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
   if (!q.idPrefix && !q.includeChildren) where.push(`NOT ${supersededSql('s')}`)
   // The search's filters, with the list's defaults (archived and child sessions left out unless asked for); the
   // activity walk keeps the planner off the source index (walk in order, stop at a page, no sort of every match).
-  const filters = { ...q, archived: q.archived ?? 'exclude', includeChildren: q.includeChildren ?? false }
+  const filters = {
+    ...q,
+    archived: q.archived ?? 'exclude',
+    includeChildren: q.includeChildren ?? false,
+    excludeSources:
+      q.excludeSources ?? (q.sources?.length || q.idPrefix || q.includeChildren ? undefined : INTERNAL_SOURCES)
+  }
   where.push(...sessionConditions(filters, args, { walkingActivity: true }))
   if (q.from !== undefined) {
     where.push(`${ACTIVITY} >= ?`)

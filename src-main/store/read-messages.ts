@@ -9,9 +9,10 @@ import { cutRow, PAGE_COLS, withinBudget } from './read-message-text'
 import { displayContent } from './content-codec'
 
 const COLS = `id, session_id, role, content, tool_calls, tool_call_id, tool_name, reasoning, reasoning_content, timestamp,
-  token_count, finish_reason, display_kind`
-// "Visible" per upstream display rules: active rows plus compacted ones kept for display.
-const VISIBLE = '(COALESCE(active, 1) = 1 OR compacted = 1)'
+  token_count, finish_reason, display_kind, api_content`
+// "Visible" per upstream display rules: active rows plus compacted ones kept for display, never a row upstream marks
+// display_kind 'hidden' (model-facing scaffolding, e.g. an interrupted turn's checkpoint: every upstream client skips it).
+const VISIBLE = "(COALESCE(active, 1) = 1 OR compacted = 1) AND COALESCE(display_kind, '') <> 'hidden'"
 
 /** Accepts upstream's OpenAI shape and the flat contract shape; anything malformed becomes null. */
 export function parseToolCalls(text: unknown): ToolCall[] | null {
@@ -157,9 +158,12 @@ export function conversation(
   for (const r of rows) {
     const role = String(r.role)
     if (!ROLES.has(role)) continue // session_meta and other bookkeeping rows are not model history
+    // upstream's api_content: the exact text it sent the model when that differs from what it shows (injected memory,
+    // a reasoning-only reply promoted there while `content` stays ''); its resume replays it in place of content
+    const sent = typeof r.api_content === 'string' && r.api_content !== '' ? r.api_content : null
     const m: ConversationMessage = {
       role: role as ConversationMessage['role'],
-      content: displayContent(r.content)
+      content: sent ?? displayContent(r.content)
     }
     const calls = parseToolCalls(r.tool_calls)
     if (role === 'assistant' && calls)

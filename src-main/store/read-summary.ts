@@ -52,6 +52,10 @@ const PARENT_END = (
 ) => `CASE WHEN ${p}.end_reason = 'branched' AND COALESCE(s.started_at >= ${p}.ended_at, 0) = 0
   THEN 'branched (not before this child)' ELSE ${p}.end_reason END`
 
+// A preview's candidates: user messages with content, except a row upstream marks display_kind 'hidden' (scaffolding
+// no client shows; upstream's own preview skips it too).
+const PREVIEWABLE = `m.role = 'user' AND m.content IS NOT NULL AND COALESCE(m.display_kind, '') <> 'hidden'`
+
 /** One row's columns plus its per-row facts as correlated subqueries (single-row reads: detail, refs). */
 export const SUMMARY_COLS = `${PLAIN_COLS},
   (SELECT ${PARENT_END('p')} FROM sessions p WHERE p.id = s.parent_session_id) AS parent_end_reason,
@@ -62,8 +66,8 @@ export const SUMMARY_COLS = `${PLAIN_COLS},
 // Upstream's first user message: by time, then id — which the (session_id, timestamp) index every schema
 // version has answers in order (ORDER BY id alone sorts all of a session's messages on a v21 home).
 function previewSql(idExpr: string): string {
-  return `SELECT ${PREVIEW_CUT} FROM messages m WHERE m.session_id = ${idExpr} AND m.role = 'user'
-    AND m.content IS NOT NULL ORDER BY m.timestamp, m.id LIMIT 1`
+  return `SELECT ${PREVIEW_CUT} FROM messages m WHERE m.session_id = ${idExpr} AND ${PREVIEWABLE}
+    ORDER BY m.timestamp, m.id LIMIT 1`
 }
 
 /**
@@ -75,8 +79,7 @@ function previewSql(idExpr: string): string {
  * message (`s.cad_first`, activity-index.ts) only that row is read — checked to still be a user message of this
  * session with content — else it is found by previewSql's rule, and its id tells the index where to look next time.
  */
-const KNOWN_FIRST = `FROM messages m WHERE m.id = s.cad_first AND m.session_id = s.id AND m.role = 'user'
-  AND m.content IS NOT NULL`
+const KNOWN_FIRST = `FROM messages m WHERE m.id = s.cad_first AND m.session_id = s.id AND ${PREVIEWABLE}`
 const PAGE_OWN = PLAIN.filter((c) => c !== 'last_activity_at' && c !== 'model_config')
 /** The columns the list's ordered walk hands on, besides its own (`cad_act`, `cad_started`, `cad_first`). */
 export const PAGE_COLS = [...PAGE_OWN, 'model_config'].map((c) => `s.${c}`).join(', ')
@@ -90,8 +93,8 @@ export const PAGE_SELECT = [
   `CASE WHEN par.id IS NOT NULL THEN COALESCE(${PARENT_END('par')}, 0) END`,
   `(SELECT count(*) FROM ${CHILDREN} WHERE c.parent_session_id = s.id AND ${isDelegateSql('c')})`,
   `CASE WHEN s.title IS NULL THEN COALESCE((SELECT m.id || ':' || ${PREVIEW_CUT} ${KNOWN_FIRST}),
-    (SELECT m.id || ':' || ${PREVIEW_CUT} FROM messages m WHERE m.session_id = s.id AND m.role = 'user'
-      AND m.content IS NOT NULL ORDER BY m.timestamp, m.id LIMIT 1)) END`,
+    (SELECT m.id || ':' || ${PREVIEW_CUT} FROM messages m WHERE m.session_id = s.id AND ${PREVIEWABLE}
+      ORDER BY m.timestamp, m.id LIMIT 1)) END`,
   // A continuation's chain (read-list.ts: `s.cad_chain`, sql.ts chainPathSql, with `sessions rt` joined on its root):
   // the walk, then the root's title, archived flag and — when neither the row nor the root has a title — its first
   // user message, so toSummary looks nothing up per row (#22).

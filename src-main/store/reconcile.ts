@@ -6,8 +6,9 @@
  * indices and FTS objects (incl. the trigram index), all IF NOT EXISTS. A legacy home (an older upstream
  * still writes it) only gets nullable/defaulted columns added to `sessions` and `messages`: its usage tables,
  * FTS tables, triggers and indices stay exactly as its upstream made them, and what Caduceus needs that such a
- * home lacks lives in `cad_` tables. Nothing is dropped, renamed or rewritten; no state_meta key is written
- * in a home Caduceus did not create.
+ * home lacks lives in `cad_` tables. Nothing is dropped, renamed or rewritten and no state_meta key is written in
+ * a home Caduceus did not create, with one exception upstream itself makes: the sync triggers of a CJK index whose
+ * tokenizer this SQLite cannot load (see detachUnservableCjk).
  */
 import type Database from 'better-sqlite3'
 import { getTableConfig, type SQLiteTable } from 'drizzle-orm/sqlite-core'
@@ -36,6 +37,8 @@ export interface ReconcileReport {
   createdTables: string[]
   addedColumns: string[]
   ftsRebuilt: boolean
+  /** The CJK-bigram index's sync triggers were dropped: this SQLite cannot load its tokenizer. */
+  cjkDetached: boolean
 }
 
 export function existingColumns(db: Database.Database, table: string): Set<string> {
@@ -144,9 +147,40 @@ function reconcileCurrent(db: Database.Database, report: ReconcileReport): void 
   if (row.v === null) db.prepare('INSERT INTO schema_version(version) VALUES (?)').run(SCHEMA_VERSION)
 }
 
+/**
+ * Upstream's optional CJK-bigram index (hermes-spec §1.3 "CJK index"): an install that has the loadable
+ * `cjk_unicode61` tokenizer keeps `messages_fts_cjk` in sync with three triggers on `messages`. This SQLite
+ * cannot load that tokenizer, so any insert, update or delete of a message would fail inside those triggers
+ * ("no such tokenizer"). Upstream's own rule for a process without the extension is applied: record the index as
+ * stale (`fts_cjk_stale` = '1', so an upstream with the extension serves it again only after rebuilding it) and
+ * drop the three triggers, so writes keep working. The index itself is left in place. Runs in a write transaction.
+ */
+const CJK_TRIGGERS = ['messages_fts_cjk_insert', 'messages_fts_cjk_delete', 'messages_fts_cjk_update'] as const
+
+export function detachUnservableCjk(db: Database.Database): boolean {
+  const live = db
+    .prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?, ?)`)
+    .pluck()
+    .all(...CJK_TRIGGERS) as string[]
+  if (live.length === 0) return false
+  try {
+    // Only a query (not a bare SELECT) makes FTS5 load the table's tokenizer.
+    db.prepare("SELECT rowid FROM messages_fts_cjk('x') LIMIT 1").all()
+    return false
+  } catch (e) {
+    if (!/no such (tokenizer|table)/i.test(String((e as Error).message))) throw e
+  }
+  db.prepare(
+    "INSERT INTO state_meta(key, value) VALUES ('fts_cjk_stale', '1') ON CONFLICT(key) DO UPDATE SET value = '1'"
+  ).run()
+  for (const name of live) db.exec(`DROP TRIGGER IF EXISTS ${name}`)
+  return true
+}
+
 /** Runs inside the caller's write transaction. */
 export function reconcile(db: Database.Database, shape: Pick<HomeShape, 'legacy'>): ReconcileReport {
-  const report: ReconcileReport = { createdTables: [], addedColumns: [], ftsRebuilt: false }
+  const report: ReconcileReport = { createdTables: [], addedColumns: [], ftsRebuilt: false, cjkDetached: false }
+  report.cjkDetached = detachUnservableCjk(db)
   if (shape.legacy) reconcileLegacy(db, report)
   else reconcileCurrent(db, report)
   return report

@@ -4,7 +4,8 @@
  * `heat*` does not find "theater"); CJK runs, emoji and symbols, which FTS5 cannot split into words, by the
  * trigram index when 3+ characters long, else (or in a home without a trigram index) by a complete `instr`
  * scan of every row. A tree one index answers goes to FTS5 whole (its own precedence); a mixed tree is combined
- * per row with the same precedence. Only visible rows count (hidden = `active = 0 AND compacted = 0`).
+ * per row with the same precedence. Only visible rows count: not rewound out (`active = 0 AND compacted = 0`) and not
+ * upstream's model-facing scaffolding (`display_kind = 'hidden'`), which upstream's own search leaves out too.
  */
 import type Database from 'better-sqlite3'
 import type { HomeShape } from './shape'
@@ -13,7 +14,7 @@ import { matchTerm, toInstr, toMatch, type Node, type Term } from './search-quer
 import { SHORT_LOOKUP, STALE_ROWS, isShortTerm, shortIndexState } from './short-index'
 import { archivedSql, shownSql } from './sql'
 
-const VISIBLE = '(m.active = 1 OR m.compacted = 1)'
+const VISIBLE = "(m.active = 1 OR m.compacted = 1) AND COALESCE(m.display_kind, '') <> 'hidden'"
 /** Above this many index matches, sessions are grouped from the page only (counting would cost more than the page). */
 const COUNT_CAP = 20_000
 type Row = [string, number]

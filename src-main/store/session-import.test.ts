@@ -94,3 +94,32 @@ describe('times no Date can hold', () => {
     store.close()
   })
 })
+
+describe('a title another session holds', () => {
+  const dirs: string[] = []
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+  })
+
+  it('is refused by the import, also in a home without upstream unique-title index, so no duplicate is written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cad-import-title-'))
+    dirs.push(dir)
+    const store = new SessionStore(join(dir, 'state.db'), { profile: 'default' })
+    const session = (id: string, title: string) =>
+      JSON.stringify({ id, source: 'cli', title, messages: [{ role: 'user', content: `hello from ${id}` }] })
+    const summary = await store.importJsonl(
+      [session('mine', 'Boiler plan'), session('theirs', 'Boiler plan'), session('other', 'Garden')].join('\n'),
+      100
+    )
+    expect(summary.imported).toBe(2)
+    expect(summary.errors).toEqual([
+      { id: 'theirs', line: 2, reason: "Title 'Boiler plan' is already in use by session mine" }
+    ])
+    const titles = store.listSessions({ limit: 10 }).items.map((s) => [s.id, s.title])
+    expect(titles.sort()).toEqual([
+      ['mine', 'Boiler plan'],
+      ['other', 'Garden']
+    ])
+    store.close()
+  })
+})

@@ -19,6 +19,7 @@ import { INACTIVE_FIELD } from './session-transfer'
 import { normalizeNulRows, nulMessageIds } from './fts-nul'
 import { nowSeconds } from './util'
 import { errorMessage } from '@shared/contract/errors'
+import { CaduceusError } from '@shared/contract'
 
 export interface ImportSummary {
   imported: number
@@ -353,6 +354,15 @@ function importSession(
   const live = raw.filter((r) => r.active)
   row.message_count = live.length
   row.tool_call_count = live.reduce((n, r) => n + callCount(r.m.tool_calls), 0)
+  // Titles are unique in a home (upstream creates idx_sessions_title_unique on every open): a title another session
+  // holds is refused here, not only where that index exists — a home Caduceus created lacks it, and a duplicate
+  // there would be resolved by upstream's next open clearing the OLDER session's title.
+  if (typeof row.title === 'string' && row.title) {
+    const holder = stmt(db, 'SELECT id FROM sessions WHERE title = ? LIMIT 1').get(row.title) as
+      { id: string } | undefined
+    if (holder)
+      throw new CaduceusError('conflict', `Title '${row.title}' is already in use by session ${holder.id}`, 'title')
+  }
   dropUsageRows(db, [id]) // left behind by another program's delete of this id
   insertRow(db, 'sessions', sessionCols, row)
   for (const { m, active } of raw)

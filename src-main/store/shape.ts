@@ -8,6 +8,14 @@
 import type Database from 'better-sqlite3'
 import { SCHEMA_VERSION } from './schema'
 
+/**
+ * The newest upstream schema Caduceus has been checked against. v31 (NousResearch/hermes-agent, hermes_state_common
+ * @ 0ebb0462) adds message identity (message_uid & co., with a trigger minting the uid for a writer that binds
+ * none), sessions.auto_archived and session_daily_usage in SCHEMA_SQL: read and written beside as it is
+ * (test/nous-v31-home.test.ts). Caduceus still creates homes at SCHEMA_VERSION; upstream migrates them on open.
+ */
+const UNDERSTOOD_SCHEMA_VERSION = 31
+
 export type FtsLayout = 'external' | 'inline' | 'none'
 
 export interface HomeShape {
@@ -88,7 +96,7 @@ export function detectShape(db: Database.Database): HomeShape {
     version,
     cookie,
     legacy: version !== null && version < SCHEMA_VERSION,
-    newer: version !== null && version > SCHEMA_VERSION,
+    newer: version !== null && version > UNDERSTOOD_SCHEMA_VERSION,
     tables,
     columns,
     usageKey: tables.has('session_model_usage') ? pkOf(db, 'session_model_usage') : null,
@@ -105,6 +113,6 @@ export const hasColumn = (s: HomeShape, table: string, col: string) => s.columns
 /** A one-line notice for a home whose schema Caduceus does not fully know, or null. */
 export function shapeNotice(s: HomeShape): string | null {
   if (s.newer)
-    return `state.db has schema version ${s.version}, newer than this Caduceus knows (${SCHEMA_VERSION}); shown as far as it is understood`
+    return `state.db has schema version ${s.version}, newer than this Caduceus knows (${UNDERSTOOD_SCHEMA_VERSION}); shown as far as it is understood`
   return null
 }

@@ -21,15 +21,15 @@ export async function sessions(args: HostArgs): Promise<number> {
   try {
     const out = (v: unknown, text: () => string) => console.log(args.json ? JSON.stringify(v, null, 2) : text())
     if (sub === 'list') {
-      // upstream's `hermes sessions list [--source S]`: a third-party tool's sessions ('tool') only when asked for by
-      // --source. Rows come most recently ACTIVE first, as upstream's dashboard and in-app console list them; its
+      // upstream's `hermes sessions list [--source S]`: sessions no person had (kanban, tool, oneshot) only when asked
+      // for by --source (the list's default, store/read-list.ts). Rows come most recently ACTIVE first, as upstream's dashboard and in-app console list them; its
       // terminal CLI alone lists newest-started first under a "Last Active" column (scripts/golden/list_cli.py).
       const source = typeof args.prune?.source === 'string' ? args.prune.source : undefined
       const page = await call(host, 'sessions.list', {
         profile: args.profile ?? 'all',
         limit: args.limit ?? 50,
         includeChildren: args.children,
-        ...(source ? { sources: [source] } : { excludeSources: ['tool'] })
+        ...(source ? { sources: [source] } : {})
       })
       out(page, () => formatSessionList(page.items))
       return problems(page)

@@ -6,7 +6,7 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
                                                            headless host: UI + API on 127.0.0.1 (token in the URL;
                                                            kept across restarts, --rotate-token replaces it)
   caduceus sessions list   [--home DIR] [--profile P] [--source S] [--limit N] [--children] [--json]
-                                                           a tool's own sessions (source 'tool') only with --source
+                                                           kanban/tool/oneshot sessions only with --source
   caduceus sessions show   <id> [--home DIR] [--profile P] [--json]
   caduceus sessions search <text> [--home DIR] [--profile P] [--limit N] [--children] [--json]
                                                            as upstream's list: child sessions only with --children
