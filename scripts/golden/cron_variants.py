@@ -15,7 +15,8 @@ origin / a list of targets, a legacy single `skill`, a `skills` list, a repeat l
 paused job, one-shots at a zoned and a naive time, and two hand-edited shapes (an older writer's job with a lone
 `skill` and none of the derived fields; a newer writer's job with fields this commit does not know).
 cases.json: what upstream's run_job answers for the job following the profile's model now that it changed (its
-spend guard refuses it before any model call), and each job's delivery targets as upstream resolves them.
+spend guard refuses it before any model call), each job's delivery targets as upstream resolves them, and what
+load_jobs reads from a jobs.json that is a bare list or holds raw control characters in its strings.
 """
 import json
 import os
@@ -115,6 +116,24 @@ assert not ok and "drift" in (error or ""), error
 loaded = jobs.load_jobs()
 targets = {j["name"]: targets_of(scheduler, j) for j in loaded}
 
+# jobs.json files upstream's load_jobs reads although they are not its own shape: a bare list of jobs, and strings
+# holding raw control characters (a pasted tab and line break). What it reads from each.
+repairs = []
+one = [{k: v for k, v in j.items()} for j in loaded if j["name"] in ("pinned", "paused")]
+texts = {
+    "bare-list": json.dumps(one, indent=2),
+    "control-chars": json.dumps({"jobs": one}, indent=2).replace("summarise the inbox", "summarise\tthe\ninbox")
+    .replace("\\t", "\t").replace("\\n", "\n"),
+}
+for kind, text in texts.items():
+    other = Path(tempfile.mkdtemp(prefix="golden-cron-repair-"))
+    (other / "cron").mkdir()
+    (other / "cron" / "jobs.json").write_text(text)
+    with jobs.use_cron_store(other):
+        repairs.append({"kind": kind, "text": text, "jobs": jobs.load_jobs()})
+    shutil.rmtree(other)
+assert "\t" in repairs[1]["text"] and repairs[1]["jobs"][0]["prompt"] == "summarise\tthe\ninbox"
+
 if OUT.exists():
     shutil.rmtree(OUT)
 (OUT / "home" / "cron").mkdir(parents=True)
@@ -127,6 +146,7 @@ shutil.copytree(HOME / "skills", OUT / "home" / "skills")
     "config_now": CONFIG.format(model="model-b"),
     "drift": {"name": "follows-default", "ok": ok, "error": error},
     "targets": targets,
+    "repairs": repairs,
 }, indent=2) + "\n")
 (OUT / "README.md").write_text(
     "Written by `scripts/golden/cron_variants.py` running upstream's own `cron.jobs` (create_job, mark_job_run,\n"

@@ -21,6 +21,7 @@ const cases = JSON.parse(readFileSync(join(FIXTURE, 'cases.json'), 'utf8')) as {
   zone: string
   drift: { name: string; ok: boolean; error: string }
   targets: Record<string, Array<{ platform: string; chat_id: string; thread_id: string | null }>>
+  repairs: Array<{ kind: string; text: string; jobs: RawJob[] }>
 }
 const made: string[] = []
 let provider: ScriptedProvider
@@ -149,4 +150,21 @@ describe.skipIf(!hasUpstream)('edits made by Caduceus, read back by upstream', {
     expect(up.older).toMatchObject({ skills: ['digest'], state: 'scheduled' })
     expect(up['repeat-partly']!.repeat).toEqual({ times: 3, completed: 1 })
   })
+})
+
+describe('jobs.json files upstream reads though they are not its shape', () => {
+  it.each(cases.repairs.map((r) => [r.kind, r] as const))(
+    '%s: the jobs upstream reads; a rewrite is its shape',
+    async (_, r) => {
+      const home = mkdtempSync(join(tmpdir(), 'cad-cron-repair-'))
+      made.push(home)
+      mkdirSync(join(home, 'cron'))
+      writeFileSync(join(home, 'cron', 'jobs.json'), r.text)
+      expect(readJobs(home).jobs).toEqual(r.jobs)
+      await setPaused(home, r.jobs[0]!.id, true)
+      const file = JSON.parse(readFileSync(join(home, 'cron', 'jobs.json'), 'utf8')) as { jobs: RawJob[] }
+      expect(file.jobs.map((j) => j.prompt)).toEqual(r.jobs.map((j) => j.prompt))
+      expect(file.jobs[0]).toMatchObject({ state: 'paused' })
+    }
+  )
 })
