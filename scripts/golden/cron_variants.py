@@ -15,7 +15,7 @@ origin / a list of targets, a legacy single `skill`, a `skills` list, a repeat l
 paused job, one-shots at a zoned and a naive time, and two hand-edited shapes (an older writer's job with a lone
 `skill` and none of the derived fields; a newer writer's job with fields this commit does not know).
 cases.json: what upstream's run_job answers for the job following the profile's model now that it changed (its
-spend guard refuses it before any model call), each job's delivery targets as upstream resolves them, and what
+spend guard refuses it before any model call), each job's delivery targets as upstream resolves them, how its list_jobs shows each job, and what
 load_jobs reads from a jobs.json that is a bare list or holds raw control characters in its strings.
 """
 import json
@@ -88,6 +88,7 @@ made["once-zoned"] = jobs.create_job("call", "2027-01-10T09:00+09:00", name="onc
 made["once-naive"] = jobs.create_job("call", "2027-01-10T09:00", name="once-naive")
 made["older"] = jobs.create_job("older writer", "every 1h", name="older")
 made["newer"] = jobs.create_job("newer writer", "every 1h", name="newer")
+made["nameless"] = jobs.create_job("a job whose name and display were cleared by hand", "0 7 * * 1-5")
 
 raw = json.loads((HOME / "cron" / "jobs.json").read_text())
 for j in raw["jobs"]:
@@ -98,6 +99,9 @@ for j in raw["jobs"]:
                   "context_from", "script", "base_url"):
             j.pop(k, None)
         j["skill"] = "digest"  # the single-skill field writers used before `skills`
+    if j["id"] == made["nameless"]["id"]:
+        j["name"] = None
+        j["schedule_display"] = None
     if j["name"] == "newer":
         j["attach_to_session"] = True
         j["x_future"] = {"kept": [1, 2, 3]}
@@ -115,6 +119,9 @@ assert not ok and "drift" in (error or ""), error
 
 loaded = jobs.load_jobs()
 targets = {j["name"]: targets_of(scheduler, j) for j in loaded}
+# How upstream shows each job (list_jobs: its read-time defaults for a missing name, display or state).
+listed = {j["id"]: {k: j.get(k) for k in ("name", "schedule_display", "state", "deliver", "last_delivery_error")}
+          for j in jobs.list_jobs(include_disabled=True)}
 
 # jobs.json files upstream's load_jobs reads although they are not its own shape: a bare list of jobs, and strings
 # holding raw control characters (a pasted tab and line break). What it reads from each.
@@ -147,6 +154,7 @@ shutil.copytree(HOME / "skills", OUT / "home" / "skills")
     "drift": {"name": "follows-default", "ok": ok, "error": error},
     "targets": targets,
     "repairs": repairs,
+    "listed": listed,
 }, indent=2) + "\n")
 (OUT / "README.md").write_text(
     "Written by `scripts/golden/cron_variants.py` running upstream's own `cron.jobs` (create_job, mark_job_run,\n"

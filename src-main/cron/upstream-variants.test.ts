@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { CronJob } from '@shared/contract'
 import { startScriptedProvider, type RecordedRequest, type ScriptedProvider } from '../agent/scripted'
 import { createHost, type Host } from '../host'
 import { createLogger } from '../host/log/log'
@@ -22,6 +23,7 @@ const cases = JSON.parse(readFileSync(join(FIXTURE, 'cases.json'), 'utf8')) as {
   drift: { name: string; ok: boolean; error: string }
   targets: Record<string, Array<{ platform: string; chat_id: string; thread_id: string | null }>>
   repairs: Array<{ kind: string; text: string; jobs: RawJob[] }>
+  listed: Record<string, { name: string; schedule_display: string; state: string; deliver: string }>
 }
 const made: string[] = []
 let provider: ScriptedProvider
@@ -95,6 +97,29 @@ describe("upstream's job shapes through Run now", { timeout: 120_000 }, () => {
     expect(t).not.toMatch(/deliver to local/)
   })
 
+  it('the Cron page lists each job as upstream lists it, with where it delivers and why it did not', async () => {
+    const r = await host.dispatcher.invoke('cron.list', { profile: 'default' })
+    if (!r.ok) throw new Error(r.error.message)
+    const jobs = (r.output as { jobs: CronJob[] }).jobs
+    expect(
+      Object.fromEntries(
+        jobs.map((j) => [
+          j.id,
+          { name: j.name, schedule_display: j.scheduleDisplay, state: j.state, deliver: j.deliver }
+        ])
+      )
+    ).toEqual(
+      Object.fromEntries(
+        Object.entries(cases.listed).map(([k, v]) => [
+          k,
+          { name: v.name, schedule_display: v.schedule_display, state: v.state, deliver: v.deliver }
+        ])
+      )
+    )
+    const origin = jobs.find((j) => j.id === id.origin)!
+    expect(origin.lastDeliveryError).toMatch(/telegram:-1001234:17/)
+  })
+
   it("an older writer's job runs with its lone `skill`", async () => {
     const { out, calls } = await runNow('older')
     expect(out.status).toBe('ok')
@@ -130,11 +155,8 @@ describe.skipIf(!hasUpstream)('edits made by Caduceus, read back by upstream', {
 
     const seen = await upstreamView(home)
     const up = Object.fromEntries(seen.jobs.map((j) => [String(j.name), j]))
-    expect(Object.keys(up).sort()).toEqual(
-      Object.keys(before)
-        .filter((n) => n !== 'targets')
-        .sort()
-    )
+    const ids = Object.values(before).map((j) => j.id)
+    expect(seen.jobs.map((j) => j.id).sort()).toEqual(ids.filter((i) => i !== id.targets).sort())
     expect(up.origin).toMatchObject({ state: 'paused', enabled: false })
     expect(up.paused).toMatchObject({ state: 'scheduled', enabled: true, paused_reason: null })
     expect(up.newer).toMatchObject({ attach_to_session: true, x_future: { kept: [1, 2, 3] } })

@@ -2,7 +2,17 @@
  * `caduceus cron ...` on a profile's `cron/jobs.json` (hermes-channels §3). Edits need no host; `cron run`
  * builds one in this process and exits once the `cron` session and the output file exist.
  */
-import { createJob, editJob, readJobs, removeJob, runCronJob, runJobNow, setPaused, type RawJob } from '../../cron'
+import {
+  createJob,
+  editJob,
+  jobDto,
+  readJobs,
+  removeJob,
+  runCronJob,
+  runJobNow,
+  setPaused,
+  type RawJob
+} from '../../cron'
 import { discoverProfiles } from '../../store'
 import type { HostArgs } from './args'
 import { createTurnHost, resolveRoot } from '../compose'
@@ -23,8 +33,11 @@ function profileHome(args: HostArgs): { profile: string; home: string } {
   return { profile, home: entry.home }
 }
 
-const line = (j: RawJob) =>
-  `${j.id}  ${String(j.state ?? (j.enabled === false ? 'paused' : 'scheduled')).padEnd(9)}  ${String(j.schedule_display ?? '').padEnd(16)}  next ${j.next_run_at ?? '-'}  last ${j.last_run_at ?? '-'}${j.last_status ? ` (${j.last_status})` : ''}  ${String(j.name ?? '')}`
+/** One job as upstream's `hermes cron list` names it (a missing name, display or state filled in as upstream reads it). */
+const line = (raw: RawJob) => {
+  const j = jobDto(raw)
+  return `${j.id}  ${j.state.padEnd(9)}  ${j.scheduleDisplay.padEnd(16)}  next ${j.nextRunAt ?? '-'}  last ${j.lastRunAt ?? '-'}${j.lastStatus ? ` (${j.lastStatus})` : ''}  ${j.name}${j.deliver !== 'local' ? `  -> ${j.deliver}` : ''}`
+}
 
 export async function cron(args: HostArgs): Promise<number> {
   const [, sub, a, b] = args.positionals
