@@ -15,8 +15,9 @@ origin / a list of targets, a legacy single `skill`, a `skills` list, a repeat l
 paused job, one-shots at a zoned and a naive time, and two hand-edited shapes (an older writer's job with a lone
 `skill` and none of the derived fields; a newer writer's job with fields this commit does not know).
 cases.json: what upstream's run_job answers for the job following the profile's model now that it changed (its
-spend guard refuses it before any model call), each job's delivery targets as upstream resolves them, how its list_jobs shows each job, and what
-load_jobs reads from a jobs.json that is a bare list or holds raw control characters in its strings.
+spend guard refuses it before any model call), each job's delivery targets as upstream resolves them, how its
+list_jobs shows each job, what a job reference (an id or a name) resolves to, and what load_jobs reads from a
+jobs.json that is a bare list or holds raw control characters in its strings.
 """
 import json
 import os
@@ -88,6 +89,8 @@ made["once-zoned"] = jobs.create_job("call", "2027-01-10T09:00+09:00", name="onc
 made["once-naive"] = jobs.create_job("call", "2027-01-10T09:00", name="once-naive")
 made["older"] = jobs.create_job("older writer", "every 1h", name="older")
 made["newer"] = jobs.create_job("newer writer", "every 1h", name="newer")
+made["twin-1"] = jobs.create_job("one of two", "every 1d", name="Twin")
+made["twin-2"] = jobs.create_job("one of two", "every 1d", name="twin")
 made["nameless"] = jobs.create_job("a job whose name and display were cleared by hand", "0 7 * * 1-5")
 
 raw = json.loads((HOME / "cron" / "jobs.json").read_text())
@@ -119,6 +122,14 @@ assert not ok and "drift" in (error or ""), error
 
 loaded = jobs.load_jobs()
 targets = {j["name"]: targets_of(scheduler, j) for j in loaded}
+# What a job reference names (hermes cron pause/resume/remove/edit/run REF: an id, else a name ignoring case).
+refs = {}
+for ref in ("ORIGIN", "older", "twin", "no-such-job", made["pinned"]["id"]):
+    try:
+        hit = jobs.resolve_job_ref(ref)
+        refs[ref] = {"id": hit["id"] if hit else None}
+    except jobs.AmbiguousJobReference as e:
+        refs[ref] = {"ambiguous": sorted(m["id"] for m in e.matches)}
 # How upstream shows each job (list_jobs: its read-time defaults for a missing name, display or state).
 listed = {j["id"]: {k: j.get(k) for k in ("name", "schedule_display", "state", "deliver", "last_delivery_error")}
           for j in jobs.list_jobs(include_disabled=True)}
@@ -155,6 +166,7 @@ shutil.copytree(HOME / "skills", OUT / "home" / "skills")
     "targets": targets,
     "repairs": repairs,
     "listed": listed,
+    "refs": refs,
 }, indent=2) + "\n")
 (OUT / "README.md").write_text(
     "Written by `scripts/golden/cron_variants.py` running upstream's own `cron.jobs` (create_job, mark_job_run,\n"

@@ -21,10 +21,22 @@ export interface JobInput {
   model?: string | null
 }
 
-export function findJob(file: JobsFile, id: string): RawJob {
-  const job = file.jobs.find((j) => j.id === id)
-  if (!job) throw new JobNotFoundError(`No cron job with id ${id}`)
-  return job
+/**
+ * The job a reference names, as upstream's resolve_job_ref reads one (so `caduceus cron pause NAME` works as
+ * `hermes cron pause NAME` does): an exact id first, else the one job whose name matches ignoring case; a name two
+ * jobs share is refused with their ids.
+ */
+export function findJob(file: JobsFile, ref: string): RawJob {
+  const byId = file.jobs.find((j) => j.id === ref)
+  if (byId) return byId
+  const wanted = String(ref ?? '').toLowerCase()
+  const named = wanted ? file.jobs.filter((j) => typeof j.name === 'string' && j.name.toLowerCase() === wanted) : []
+  if (named.length > 1)
+    throw new Error(
+      `Job name '${ref}' matches ${named.length} jobs: ${named.map((j) => j.id).join(', ')}; use the job id instead`
+    )
+  if (named[0]) return named[0]
+  throw new JobNotFoundError(`No cron job with id or name ${ref}`)
 }
 
 const newJobId = () => randomBytes(6).toString('hex')

@@ -24,6 +24,7 @@ const cases = JSON.parse(readFileSync(join(FIXTURE, 'cases.json'), 'utf8')) as {
   targets: Record<string, Array<{ platform: string; chat_id: string; thread_id: string | null }>>
   repairs: Array<{ kind: string; text: string; jobs: RawJob[] }>
   listed: Record<string, { name: string; schedule_display: string; state: string; deliver: string }>
+  refs: Record<string, { id?: string | null; ambiguous?: string[] }>
 }
 const made: string[] = []
 let provider: ScriptedProvider
@@ -189,4 +190,17 @@ describe('jobs.json files upstream reads though they are not its shape', () => {
       expect(file.jobs[0]).toMatchObject({ state: 'paused' })
     }
   )
+})
+
+describe('a job named instead of its id, as upstream resolves a reference', () => {
+  it.each(Object.entries(cases.refs))('%s', async (ref, want) => {
+    const { home } = variantsHome()
+    const edit = editJob(home, ref, {})
+    if (want.id) expect((await edit).id).toBe(want.id)
+    else if (want.ambiguous) {
+      const err = await edit.catch((e: unknown) => e as Error)
+      expect(err).toBeInstanceOf(Error)
+      for (const i of want.ambiguous) expect(err.message).toContain(i)
+    } else await expect(edit).rejects.toThrow(/No cron job with id or name/)
+  })
 })

@@ -24,7 +24,7 @@ const USAGE = `caduceus cron list [--json]
 caduceus cron create SCHEDULE PROMPT [--name N] [--repeat N] [--model M] [--json]
 caduceus cron edit ID [--schedule S] [--prompt P] [--name N] [--repeat N] [--model M] [--json]
 caduceus cron pause|resume|remove|run ID
-  (all with [--home DIR] [--profile P]; SCHEDULE: "30m", "every 2h", "0 9 * * *" or "2026-02-03T14:00")`
+  (ID: a job's id, or its name as upstream's cron commands accept it; all with [--home DIR] [--profile P]; SCHEDULE: "30m", "every 2h", "0 9 * * *" or "2026-02-03T14:00")`
 
 function profileHome(args: HostArgs): { profile: string; home: string } {
   const profile = profileOf(args, 'default')
@@ -101,8 +101,9 @@ export async function cron(args: HostArgs): Promise<number> {
 
 async function runNow(args: HostArgs, profile: string, home: string, id: string | undefined): Promise<number> {
   if (!id) throw new Error('cron run needs a job id')
-  const job = readJobs(home).jobs.find((j) => j.id === id)
-  if (!job) throw new Error(`No cron job with id ${id}`)
+  const ref = id.toLowerCase()
+  if (!readJobs(home).jobs.some((j) => j.id === id || (typeof j.name === 'string' && j.name.toLowerCase() === ref)))
+    throw new Error(`No cron job with id or name ${id}`)
   const reason = missingKeyReason(home)
   if (reason) throw new Error(reason)
   const host = await createTurnHost({ home: args.home })
