@@ -16,8 +16,9 @@ paused job, one-shots at a zoned and a naive time, and two hand-edited shapes (a
 `skill` and none of the derived fields; a newer writer's job with fields this commit does not know).
 cases.json: what upstream's run_job answers for the job following the profile's model now that it changed (its
 spend guard refuses it before any model call), each job's delivery targets as upstream resolves them, how its
-list_jobs shows each job, what a job reference (an id or a name) resolves to, and what load_jobs reads from a
-jobs.json that is a bare list or holds raw control characters in its strings.
+list_jobs shows each job, what a job reference (an id or a name) resolves to, the repeat counts create_job and
+an edit store for a zero, negative or missing count, and what load_jobs reads from a jobs.json that is a bare list
+or holds raw control characters in its strings.
 """
 import json
 import os
@@ -130,6 +131,20 @@ for ref in ("ORIGIN", "older", "twin", "no-such-job", made["pinned"]["id"]):
         refs[ref] = {"id": hit["id"] if hit else None}
     except jobs.AmbiguousJobReference as e:
         refs[ref] = {"ambiguous": sorted(m["id"] for m in e.matches)}
+# Repeat counts as create_job and the cronjob tool's update (what `hermes cron edit --repeat N` calls) store them.
+from tools import cronjob_tools  # noqa: E402
+
+repeats = {"created": [], "updated": []}
+other = Path(tempfile.mkdtemp(prefix="golden-cron-repeat-"))
+with jobs.use_cron_store(other):
+    for sched, rep in (("30m", 0), ("30m", -2), ("30m", None), ("30m", 2), ("every 1h", 0), ("every 1h", 3)):
+        repeats["created"].append({"schedule": sched, "repeat": rep, "stored": jobs.create_job("p", sched, repeat=rep)["repeat"]})
+    for rep in (0, -1, 5):
+        j = jobs.create_job("p", "every 1h", repeat=3)
+        jobs.mark_job_run(j["id"], True)
+        cronjob_tools.cronjob(action="update", job_id=j["id"], repeat=rep)
+        repeats["updated"].append({"before": {"times": 3, "completed": 1}, "repeat": rep, "stored": jobs.get_job(j["id"])["repeat"]})
+shutil.rmtree(other)
 # How upstream shows each job (list_jobs: its read-time defaults for a missing name, display or state).
 listed = {j["id"]: {k: j.get(k) for k in ("name", "schedule_display", "state", "deliver", "last_delivery_error")}
           for j in jobs.list_jobs(include_disabled=True)}
@@ -167,6 +182,7 @@ shutil.copytree(HOME / "skills", OUT / "home" / "skills")
     "repairs": repairs,
     "listed": listed,
     "refs": refs,
+    "repeats": repeats,
 }, indent=2) + "\n")
 (OUT / "README.md").write_text(
     "Written by `scripts/golden/cron_variants.py` running upstream's own `cron.jobs` (create_job, mark_job_run,\n"

@@ -78,7 +78,8 @@ export async function createJob(home: string, input: JobInput, now = Date.now())
   const timeZone = timeZoneOf(home)
   const schedule = parseSchedule(input.schedule, { now, timeZone })
   const prompt = validPrompt(input.prompt)
-  const times = input.repeat !== undefined ? input.repeat : schedule.kind === 'once' ? 1 : null
+  // As upstream's create_job: no count, or one of 0 or less, is forever; a one-shot's forever is one run.
+  const times = countOf(input.repeat) ?? (schedule.kind === 'once' ? 1 : null)
   const job: RawJob = {
     id: newJobId(),
     name: input.name?.trim() || prompt.slice(0, 50),
@@ -137,7 +138,11 @@ export async function editJob(home: string, id: string, patch: Partial<JobInput>
       Object.assign(job, inferenceSnapshots(home, job))
     }
     if (patch.repeat !== undefined)
-      job.repeat = { ...(isObj(job.repeat) ? job.repeat : {}), times: patch.repeat, completed: completedOf(job) }
+      job.repeat = {
+        ...(isObj(job.repeat) ? job.repeat : {}),
+        times: countOf(patch.repeat),
+        completed: completedOf(job)
+      }
     changed()
     return job
   })
@@ -197,6 +202,9 @@ export async function removeJob(home: string, id: string): Promise<RawJob> {
     rmSync(join(cronDir(home), 'output', name), { recursive: true, force: true })
   return removed
 }
+
+/** A repeat count as upstream stores one: a positive whole count, else null (forever). */
+const countOf = (n: number | null | undefined) => (typeof n === 'number' && n > 0 ? n : null)
 
 const isObj = (v: unknown): v is Record<string, unknown> => Boolean(v) && typeof v === 'object' && !Array.isArray(v)
 export const completedOf = (job: RawJob) =>

@@ -13,7 +13,7 @@ import type { CronJob } from '@shared/contract'
 import { startScriptedProvider, type RecordedRequest, type ScriptedProvider } from '../agent/scripted'
 import { createHost, type Host } from '../host'
 import { createLogger } from '../host/log/log'
-import { editJob, readJobs, removeJob, setPaused, type RawJob } from './index'
+import { createJob, editJob, readJobs, removeJob, setPaused, type RawJob } from './index'
 import { nextRunAfter } from './schedule'
 
 const repo = resolve(import.meta.dirname, '../..')
@@ -25,6 +25,10 @@ const cases = JSON.parse(readFileSync(join(FIXTURE, 'cases.json'), 'utf8')) as {
   repairs: Array<{ kind: string; text: string; jobs: RawJob[] }>
   listed: Record<string, { name: string; schedule_display: string; state: string; deliver: string }>
   refs: Record<string, { id?: string | null; ambiguous?: string[] }>
+  repeats: {
+    created: Array<{ schedule: string; repeat: number | null; stored: unknown }>
+    updated: Array<{ before: unknown; repeat: number; stored: unknown }>
+  }
 }
 const made: string[] = []
 let provider: ScriptedProvider
@@ -202,5 +206,19 @@ describe('a job named instead of its id, as upstream resolves a reference', () =
       expect(err).toBeInstanceOf(Error)
       for (const i of want.ambiguous) expect(err.message).toContain(i)
     } else await expect(edit).rejects.toThrow(/No cron job with id or name/)
+  })
+})
+
+describe('repeat counts stored as upstream stores them', () => {
+  it('on create and on edit: 0 or less is forever, a one-shot runs once at least', async () => {
+    const { home, id } = variantsHome()
+    for (const c of cases.repeats.created) {
+      const job = await createJob(home, { schedule: c.schedule, prompt: 'p', repeat: c.repeat })
+      expect(job.repeat, `${c.schedule} repeat ${c.repeat}`).toEqual(c.stored)
+    }
+    for (const c of cases.repeats.updated) {
+      const job = await editJob(home, id['repeat-partly']!, { repeat: c.repeat })
+      expect(job.repeat, `repeat ${c.repeat}`).toEqual(c.stored)
+    }
   })
 })
