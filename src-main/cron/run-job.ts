@@ -220,8 +220,8 @@ function inferenceDrift(home: string, job: RawJob, vault: SecretVault): string |
   if (!changes.length) return null
   return (
     `Not run, so nothing was spent: this job follows the profile's model settings, which changed since it was ` +
-    `created (${changes.join('; ')}). Set the job's own model (and provider) to run it on the new settings or to ` +
-    `keep the old ones.`
+    `created (${changes.join('; ')}). Give the job its own model to run it on the new settings or to keep the old ` +
+    `one: caduceus cron edit ${job.id} --model MODEL (upstream: cronjob update with provider and model).`
   )
 }
 
