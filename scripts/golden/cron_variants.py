@@ -17,8 +17,8 @@ paused job, one-shots at a zoned and a naive time, and two hand-edited shapes (a
 cases.json: what upstream's run_job answers for the job following the profile's model now that it changed (its
 spend guard refuses it before any model call), each job's delivery targets as upstream resolves them, how its
 list_jobs shows each job, what a job reference (an id or a name) resolves to, the repeat counts create_job and
-an edit store for a zero, negative or missing count, and what load_jobs reads from a jobs.json that is a bare list
-or holds raw control characters in its strings.
+an edit store for a zero, negative or missing count, which replies it treats as nothing to deliver, and what
+load_jobs reads from a jobs.json that is a bare list or holds raw control characters in its strings.
 """
 import json
 import os
@@ -145,6 +145,11 @@ with jobs.use_cron_store(other):
         cronjob_tools.cronjob(action="update", job_id=j["id"], repeat=rep)
         repeats["updated"].append({"before": {"times": 3, "completed": 1}, "repeat": rep, "stored": jobs.get_job(j["id"])["repeat"]})
 shutil.rmtree(other)
+# Replies whose delivery upstream suppresses as a cron "nothing to report" (the output file is still written).
+SILENCE = ["[SILENT]", "  silent \n", "NO_REPLY", "no  reply", "3 deals filtered\n\n[SILENT]", "[SILENT]\nnothing new",
+           "[SILENT] No changes detected", "Silent retry succeeded", "I stayed [SILENT] but here is the report",
+           "All quiet.", "NO_REPLY needed? no: the disk is full"]
+silence = {text: scheduler._is_cron_silence_response(text) for text in SILENCE}
 # How upstream shows each job (list_jobs: its read-time defaults for a missing name, display or state).
 listed = {j["id"]: {k: j.get(k) for k in ("name", "schedule_display", "state", "deliver", "last_delivery_error")}
           for j in jobs.list_jobs(include_disabled=True)}
@@ -183,6 +188,7 @@ shutil.copytree(HOME / "skills", OUT / "home" / "skills")
     "listed": listed,
     "refs": refs,
     "repeats": repeats,
+    "silence": silence,
 }, indent=2) + "\n")
 (OUT / "README.md").write_text(
     "Written by `scripts/golden/cron_variants.py` running upstream's own `cron.jobs` (create_job, mark_job_run,\n"

@@ -92,7 +92,7 @@ export async function runCronJob(
   writeFileSync(outputPath, o.doc, { mode: 0o600 })
   pruneOutputs(dir, home)
   const content = o.ok ? o.deliver : `Cron job '${name}' failed: ${o.error}`
-  const deliveryError = content.trim() && content.trim() !== SILENT ? deliveryProblem(job, outputPath) : null
+  const deliveryError = content.trim() && !(o.ok && nothingToDeliver(content)) ? deliveryProblem(job, outputPath) : null
   await markRun(home, job.id, now(), o, deliveryError)
   return {
     jobId: job.id,
@@ -249,6 +249,22 @@ function workdirContext(dir: string): string {
     if (existsSync(p)) return `Working directory: ${dir}\n\n${f}:\n${readFileSync(p, 'utf8').slice(0, 20_000)}`
   }
   return `Working directory: ${dir}`
+}
+
+/** The replies upstream reads as "nothing to report" (its cron silence tokens), whole or on their own line. */
+const QUIET = new Set(['[SILENT]', 'SILENT', 'NO_REPLY', 'NO REPLY'])
+const quietLine = (line: string) => QUIET.has(line.trim().toUpperCase().split(/\s+/).join(' '))
+
+/**
+ * Whether a successful run's reply is one upstream does not deliver: a silence token as the whole reply or as its
+ * first or last non-blank line (any case, spacing squeezed), or a reply that starts with `[SILENT]`. A token inside
+ * a sentence is a real report.
+ */
+function nothingToDeliver(reply: string): boolean {
+  const text = reply.trim()
+  if (!text) return false
+  const lines = text.split(/\r?\n/).filter((l) => l.trim())
+  return quietLine(text) || quietLine(lines[0]!) || quietLine(lines.at(-1)!) || text.toUpperCase().startsWith(SILENT)
 }
 
 /**

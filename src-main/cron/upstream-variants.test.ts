@@ -25,6 +25,7 @@ const cases = JSON.parse(readFileSync(join(FIXTURE, 'cases.json'), 'utf8')) as {
   repairs: Array<{ kind: string; text: string; jobs: RawJob[] }>
   listed: Record<string, { name: string; schedule_display: string; state: string; deliver: string }>
   refs: Record<string, { id?: string | null; ambiguous?: string[] }>
+  silence: Record<string, boolean>
   repeats: {
     created: Array<{ schedule: string; repeat: number | null; stored: unknown }>
     updated: Array<{ before: unknown; repeat: number; stored: unknown }>
@@ -32,8 +33,10 @@ const cases = JSON.parse(readFileSync(join(FIXTURE, 'cases.json'), 'utf8')) as {
 }
 const made: string[] = []
 let provider: ScriptedProvider
+/** What the scripted model answers next. */
+let reply = 'done'
 beforeAll(async () => {
-  provider = await startScriptedProvider({ handler: () => ({ text: 'done' }) })
+  provider = await startScriptedProvider({ handler: () => ({ text: reply }) })
 })
 afterAll(async () => {
   await provider?.close()
@@ -123,6 +126,20 @@ describe("upstream's job shapes through Run now", { timeout: 120_000 }, () => {
     )
     const origin = jobs.find((j) => j.id === id.origin)!
     expect(origin.lastDeliveryError).toMatch(/telegram:-1001234:17/)
+  })
+
+  it('a reply upstream treats as nothing to report is not counted as undelivered; any other is', async () => {
+    await editJob(home, id['origin-platform']!, { model: 'model-b' })
+    const got: Record<string, boolean> = {}
+    try {
+      for (const text of Object.keys(cases.silence)) {
+        reply = text
+        got[text] = (await runNow('origin-platform')).live!.last_delivery_error === null
+      }
+    } finally {
+      reply = 'done'
+    }
+    expect(got).toEqual(cases.silence)
   })
 
   it("an older writer's job runs with its lone `skill`", async () => {
