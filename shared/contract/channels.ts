@@ -46,6 +46,10 @@ export const CronJob = z.object({
   lastError: z.string().nullable(),
   repeatTimes: z.number().int().nullable(),
   repeatCompleted: z.number().int(),
+  /** Where upstream's gateway sends the output (`local`, `origin`, `telegram:123`, comma-separated). */
+  deliver: z.string(),
+  /** Why the latest run's output did not reach `deliver` (this app keeps output locally); null when it did. */
+  lastDeliveryError: z.string().nullable(),
   /** The session of the latest run (if it is stored). */
   lastSessionId: z.string().nullable(),
   /** What the latest run warned about (also in its output file); empty when nothing. */

@@ -35,10 +35,18 @@ export function readJobs(home: string): JobsFile {
   try {
     parsed = JSON.parse(text)
   } catch (err) {
-    // Never "repair" by overwriting: the file may be upstream's, mid-edit by a human.
-    throw new JobsFileError(`${jobsPath(home)} is not valid JSON (${errorMessage(err)}); fix or move it`)
+    // Upstream reads a file whose strings hold raw control characters (a hand edit pasting a tab or a line break)
+    // as if they were escaped; so does this. Never "repaired" by overwriting here: the next rewrite escapes them.
+    try {
+      parsed = JSON.parse(escapeControlChars(text))
+    } catch {
+      throw new JobsFileError(`${jobsPath(home)} is not valid JSON (${errorMessage(err)}); fix or move it`)
+    }
   }
-  const obj = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as JobsFile) : null
+  // A bare list of jobs (saved by hand or by another tool) is read as upstream reads it: the jobs; a rewrite gives
+  // it back upstream's `{"jobs": [...]}` shape.
+  if (Array.isArray(parsed)) parsed = { jobs: parsed }
+  const obj = parsed && typeof parsed === 'object' ? (parsed as JobsFile) : null
   if (!obj || !Array.isArray(obj.jobs)) throw new JobsFileError(`${jobsPath(home)} has no "jobs" list`)
   const jobs: RawJob[] = []
   const aside: Array<[number, unknown]> = []
@@ -55,6 +63,22 @@ export function readJobs(home: string): JobsFile {
   obj.jobs = jobs
   if (aside.length) setAside.set(obj, aside)
   return obj
+}
+
+/** `text` with each raw control character inside a JSON string written as its `\u` escape (JSON.parse refuses them raw). */
+function escapeControlChars(text: string): string {
+  let out = ''
+  let inString = false
+  let escaped = false
+  for (const ch of text) {
+    const code = ch.charCodeAt(0)
+    if (inString && code < 0x20) out += `\\u${code.toString(16).padStart(4, '0')}`
+    else out += ch
+    if (escaped) escaped = false
+    else if (inString && ch === '\\') escaped = true
+    else if (ch === '"') inString = !inString
+  }
+  return out
 }
 
 /** Entries no job can be made of (no id, not an object): never listed, never run, and never dropped by a rewrite. */

@@ -3,9 +3,12 @@
  * pause/resume, remove, list. Only the fields an operation is about are touched; the rest are kept.
  */
 import { randomBytes } from 'node:crypto'
-import { readJobs, updateJobs, type JobsFile, type RawJob } from './jobs-file'
+import { rmSync } from 'node:fs'
+import { isAbsolute, join } from 'node:path'
+import { cronDir, readJobs, updateJobs, type JobsFile, type RawJob } from './jobs-file'
 import { isoWithOffset, nextRunAfter, parseSchedule, PAST_GRACE_MS, ScheduleError } from './schedule'
 import { timeZoneOf } from './time-zone'
+import { loadConfig } from '../config'
 
 export class JobNotFoundError extends Error {}
 
@@ -18,13 +21,48 @@ export interface JobInput {
   model?: string | null
 }
 
-export function findJob(file: JobsFile, id: string): RawJob {
-  const job = file.jobs.find((j) => j.id === id)
-  if (!job) throw new JobNotFoundError(`No cron job with id ${id}`)
-  return job
+/**
+ * The job a reference names, as upstream's resolve_job_ref reads one (so `caduceus cron pause NAME` works as
+ * `hermes cron pause NAME` does): an exact id first, else the one job whose name matches ignoring case; a name two
+ * jobs share is refused with their ids.
+ */
+export function findJob(file: JobsFile, ref: string): RawJob {
+  const byId = file.jobs.find((j) => j.id === ref)
+  if (byId) return byId
+  const wanted = String(ref ?? '').toLowerCase()
+  const named = wanted ? file.jobs.filter((j) => typeof j.name === 'string' && j.name.toLowerCase() === wanted) : []
+  if (named.length > 1)
+    throw new Error(
+      `Job name '${ref}' matches ${named.length} jobs: ${named.map((j) => j.id).join(', ')}; use the job id instead`
+    )
+  if (named[0]) return named[0]
+  throw new JobNotFoundError(`No cron job with id or name ${ref}`)
 }
 
 const newJobId = () => randomBytes(6).toString('hex')
+
+const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null)
+
+/**
+ * What upstream's create_job (and an edit of a job's model) notes for its spend guard (run-job.ts): for each of model
+ * and provider the job does not pin, the profile's setting now — the config.yaml default model, and the provider
+ * config.yaml names (upstream resolves an automatic pick itself; that axis is then left unnoted, which upstream reads
+ * as "not guarded"). A script-only job gets neither.
+ */
+function inferenceSnapshots(
+  home: string,
+  job: RawJob
+): { provider_snapshot: string | null; model_snapshot: string | null } {
+  if (job.no_agent) return { provider_snapshot: null, model_snapshot: null }
+  const m = loadConfig(home).raw.model
+  const section = m && typeof m === 'object' && !Array.isArray(m) ? (m as Record<string, unknown>) : {}
+  const model = typeof m === 'string' ? text(m) : (text(section.default) ?? text(section.model))
+  const provider = text(section.provider)?.toLowerCase() ?? null
+  return {
+    provider_snapshot: text(job.provider) || provider === 'auto' ? null : provider,
+    model_snapshot: text(job.model) ? null : model
+  }
+}
 
 function validPrompt(prompt: string): string {
   const p = String(prompt ?? '').trim()
@@ -40,7 +78,8 @@ export async function createJob(home: string, input: JobInput, now = Date.now())
   const timeZone = timeZoneOf(home)
   const schedule = parseSchedule(input.schedule, { now, timeZone })
   const prompt = validPrompt(input.prompt)
-  const times = input.repeat !== undefined ? input.repeat : schedule.kind === 'once' ? 1 : null
+  // As upstream's create_job: no count, or one of 0 or less, is forever; a one-shot's forever is one run.
+  const times = countOf(input.repeat) ?? (schedule.kind === 'once' ? 1 : null)
   const job: RawJob = {
     id: newJobId(),
     name: input.name?.trim() || prompt.slice(0, 50),
@@ -48,6 +87,8 @@ export async function createJob(home: string, input: JobInput, now = Date.now())
     skills: [],
     model: input.model ?? null,
     provider: null,
+    provider_snapshot: null,
+    model_snapshot: null,
     base_url: null,
     script: null,
     no_agent: false,
@@ -69,6 +110,7 @@ export async function createJob(home: string, input: JobInput, now = Date.now())
     enabled_toolsets: null,
     workdir: null
   }
+  Object.assign(job, inferenceSnapshots(home, job))
   await updateJobs(home, (file, changed) => {
     file.jobs.push(job)
     changed()
@@ -91,9 +133,16 @@ export async function editJob(home: string, id: string, patch: Partial<JobInput>
     }
     if (prompt !== null) job.prompt = prompt
     if (patch.name !== undefined) job.name = patch.name.trim() || job.name
-    if (patch.model !== undefined) job.model = patch.model || null
+    if (patch.model !== undefined && (patch.model || null) !== (text(job.model) ?? null)) {
+      job.model = patch.model || null
+      Object.assign(job, inferenceSnapshots(home, job))
+    }
     if (patch.repeat !== undefined)
-      job.repeat = { ...(isObj(job.repeat) ? job.repeat : {}), times: patch.repeat, completed: completedOf(job) }
+      job.repeat = {
+        ...(isObj(job.repeat) ? job.repeat : {}),
+        times: countOf(patch.repeat),
+        completed: completedOf(job)
+      }
     changed()
     return job
   })
@@ -137,14 +186,25 @@ export async function setPaused(
   })
 }
 
+/**
+ * Removes the job and, as upstream's remove_job does, its run outputs (`cron/output/<id>/`). An id that is not one
+ * plain folder name (`..`, a path) never names a folder to delete: the job goes, nothing else does.
+ */
 export async function removeJob(home: string, id: string): Promise<RawJob> {
-  return updateJobs(home, (file, changed) => {
+  const removed = await updateJobs(home, (file, changed) => {
     const job = findJob(file, id)
     file.jobs = file.jobs.filter((j) => j !== job)
     changed()
     return job
   })
+  const name = String(removed.id).trim()
+  if (name && name !== '.' && name !== '..' && !/[/\\]/.test(name) && !isAbsolute(name))
+    rmSync(join(cronDir(home), 'output', name), { recursive: true, force: true })
+  return removed
 }
+
+/** A repeat count as upstream stores one: a positive whole count, else null (forever). */
+const countOf = (n: number | null | undefined) => (typeof n === 'number' && n > 0 ? n : null)
 
 const isObj = (v: unknown): v is Record<string, unknown> => Boolean(v) && typeof v === 'object' && !Array.isArray(v)
 export const completedOf = (job: RawJob) =>

@@ -20,6 +20,7 @@ import { isoWithOffset, nextRunAfter } from './schedule'
 import { outputFileName, pruneOutputs, sessionStamp } from './output-files'
 import { errorMessage } from '@shared/contract/errors'
 import type { SecretVault } from '../secrets'
+import { loadConfig, resolveRuntime } from '../config'
 
 export interface CronGateway {
   runChannelTurn(input: ChannelTurnInput): Promise<ChannelTurnResult>
@@ -91,7 +92,7 @@ export async function runCronJob(
   writeFileSync(outputPath, o.doc, { mode: 0o600 })
   pruneOutputs(dir, home)
   const content = o.ok ? o.deliver : `Cron job '${name}' failed: ${o.error}`
-  const deliveryError = content.trim() && content.trim() !== SILENT ? deliveryProblem(job.deliver, outputPath) : null
+  const deliveryError = content.trim() && !(o.ok && nothingToDeliver(content)) ? deliveryProblem(job, outputPath) : null
   await markRun(home, job.id, now(), o, deliveryError)
   return {
     jobId: job.id,
@@ -154,6 +155,8 @@ async function agentRun(
         sessionId: ''
       }
   }
+  const drift = inferenceDrift(home, job, vault)
+  if (drift) throw new Error(drift)
   const text = buildJobPrompt(home, cronDir(home), job, script)
   if (!text.trim()) throw new Error('the job has no prompt, script output or skill to run')
   const sessionId = `cron_${job.id}_${sessionStamp(started, home)}`
@@ -192,6 +195,36 @@ async function agentRun(
   return { ok: !error, error, deliver: r.reply, doc, sessionId: r.sessionId, warnings }
 }
 
+const lower = (v: unknown) => (typeof v === 'string' ? v.trim().toLowerCase() : '')
+
+/**
+ * Upstream's spend guard for a job that follows the profile's model: its create_job notes the model (and provider)
+ * the profile used then (`model_snapshot`, `provider_snapshot`); when the job pins neither and the profile now uses
+ * another, the run is refused before any model call. Caduceus refuses it the same way, so a job upstream would skip
+ * never runs here on a model the user did not choose for it. The provider is compared only when config.yaml names
+ * one (not `auto`): an automatic pick is resolved differently by the two programs. Returns why, or null.
+ */
+function inferenceDrift(home: string, job: RawJob, vault: SecretVault): string | null {
+  const modelSnap = lower(job.model_snapshot)
+  const providerSnap = lower(job.provider_snapshot)
+  const changes: string[] = []
+  if (providerSnap && !lower(job.provider)) {
+    const m = loadConfig(home).raw.model
+    const named = m && typeof m === 'object' && !Array.isArray(m) ? lower((m as { provider?: unknown }).provider) : ''
+    if (named && named !== 'auto' && named !== providerSnap) changes.push(`provider '${providerSnap}' -> '${named}'`)
+  }
+  if (modelSnap && !lower(job.model)) {
+    const now = lower(resolveRuntime(home, { vault }).model)
+    if (now && now !== modelSnap) changes.push(`model '${modelSnap}' -> '${now}'`)
+  }
+  if (!changes.length) return null
+  return (
+    `Not run, so nothing was spent: this job follows the profile's model settings, which changed since it was ` +
+    `created (${changes.join('; ')}). Give the job its own model to run it on the new settings or to keep the old ` +
+    `one: caduceus cron edit ${job.id} --model MODEL (upstream: cronjob update with provider and model).`
+  )
+}
+
 /**
  * Upstream toolset names → this host's toolsets, exactly: nothing is added that the job did not name (no memory
  * or delegation extras). What the job named but cannot have is said, never dropped silently: a name with no
@@ -218,13 +251,40 @@ function workdirContext(dir: string): string {
   return `Working directory: ${dir}`
 }
 
-/** This host delivers locally only: any other target is reported, never silently dropped. */
-function deliveryProblem(deliver: unknown, outputPath: string): string | null {
+/** The replies upstream reads as "nothing to report" (its cron silence tokens), whole or on their own line. */
+const QUIET = new Set(['[SILENT]', 'SILENT', 'NO_REPLY', 'NO REPLY'])
+const quietLine = (line: string) => QUIET.has(line.trim().toUpperCase().split(/\s+/).join(' '))
+
+/**
+ * Whether a successful run's reply is one upstream does not deliver: a silence token as the whole reply or as its
+ * first or last non-blank line (any case, spacing squeezed), or a reply that starts with `[SILENT]`. A token inside
+ * a sentence is a real report.
+ */
+function nothingToDeliver(reply: string): boolean {
+  const text = reply.trim()
+  if (!text) return false
+  const lines = text.split(/\r?\n/).filter((l) => l.trim())
+  return quietLine(text) || quietLine(lines[0]!) || quietLine(lines.at(-1)!) || text.toUpperCase().startsWith(SILENT)
+}
+
+/**
+ * This host delivers locally only: any other target is reported, never silently dropped. `origin` is the chat the job
+ * was made from (upstream's `origin: {platform, chat_id, thread_id}`), where upstream's gateway delivers it; a job
+ * without one has no origin target (upstream then tries the platforms' home channels, which this host has none of).
+ */
+function deliveryProblem(job: RawJob, outputPath: string): string | null {
+  const deliver = job.deliver
   const parts = (Array.isArray(deliver) ? deliver.map(String) : String(deliver ?? '').split(','))
     .map((p) => p.trim())
     .filter(Boolean)
-  // `origin` with no origin chat is skipped by upstream too; the output stays local.
-  const remote = parts.filter((p) => p !== 'local' && p !== 'origin')
+  const origin = job.origin && typeof job.origin === 'object' ? (job.origin as Record<string, unknown>) : null
+  const originTarget =
+    origin && origin.platform && origin.chat_id
+      ? [origin.platform, origin.chat_id, origin.thread_id].filter((v) => v != null && v !== '').join(':')
+      : null
+  const remote = parts
+    .map((p) => (p === 'origin' ? (originTarget ? `${originTarget} (the job's origin chat)` : null) : p))
+    .filter((p): p is string => p !== null && p !== 'local')
   if (!remote.length) return null
   return `this host cannot deliver to ${remote.join(', ')}: Caduceus keeps cron output locally (${outputPath}); upstream's gateway delivers to chat platforms`
 }

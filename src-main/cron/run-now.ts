@@ -6,7 +6,7 @@ import { CaduceusError } from '@shared/contract'
 import type { LogFn } from '@shared/contract/log'
 import { errorMessage } from '@shared/contract/errors'
 import { updateJobs, type RawJob } from './jobs-file'
-import { completedOf, timesOf } from './jobs'
+import { completedOf, findJob, JobNotFoundError, timesOf } from './jobs'
 import { timeZoneOf } from './time-zone'
 import { FIRE_CLAIM_TTL_MS, runClaimTtlMs, runNowHeartbeatMs } from './claim-ttl'
 import { markFailedRun } from './run-job'
@@ -26,8 +26,13 @@ import { claimOneShot, claimOwner, freshClaim, heartbeatClaims, kindOf, runsUsed
 async function claimRunNow(home: string, jobId: string, now: number): Promise<RawJob> {
   const timeZone = timeZoneOf(home)
   const r = await updateJobs(home, (file, changed) => {
-    const job = file.jobs.find((j) => j.id === jobId)
-    if (!job) throw new CaduceusError('not_found', `No cron job with id ${jobId}`, 'id')
+    let job: RawJob
+    try {
+      job = findJob(file, jobId)
+    } catch (err) {
+      if (err instanceof JobNotFoundError) throw new CaduceusError('not_found', err.message, 'id')
+      throw err
+    }
     if (job.enabled === false || job.state === 'paused')
       throw new CaduceusError('conflict', `cron job ${jobId} is paused or disabled; resume it before running it`)
     if (freshClaim(job.fire_claim, now, FIRE_CLAIM_TTL_MS))
@@ -75,14 +80,14 @@ export async function runJobNow<T>(
     everyMs: opts.heartbeatMs ?? runNowHeartbeatMs(),
     clock,
     log: opts.log,
-    what: `cron job ${jobId} (run now)`
+    what: `cron job ${job.id} (run now)`
   })
   try {
     return await run(job)
   } catch (err) {
     stop()
-    await markFailedRun(home, jobId, clock(), errorMessage(err)).catch((e: unknown) =>
-      opts.log?.('warn', `cron job ${jobId}: could not record its failed run: ${errorMessage(e)}`)
+    await markFailedRun(home, job.id, clock(), errorMessage(err)).catch((e: unknown) =>
+      opts.log?.('warn', `cron job ${job.id}: could not record its failed run: ${errorMessage(e)}`)
     )
     throw err
   } finally {

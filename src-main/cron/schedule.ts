@@ -7,6 +7,7 @@
  * parsed by `cron-parser`, not by hand.
  */
 import { CronExpressionParser } from 'cron-parser'
+import { cronParserExpr } from './cron-fields'
 
 export type Schedule =
   | { kind: 'once'; run_at: string; display: string }
@@ -70,17 +71,6 @@ export function offsetOfText(text: string): number | null {
 }
 
 /**
- * croniter reads a 6th field as seconds, after the minutes' five; cron-parser reads 6 fields with seconds first.
- * Returns the expression cron-parser reads as croniter does, or null when it has neither 5 nor 6 fields.
- */
-function forCronParser(expr: string): string | null {
-  const f = expr.trim().split(/\s+/)
-  if (f.length === 5) return f.join(' ')
-  if (f.length === 6) return [f[5], ...f.slice(0, 5)].join(' ')
-  return null
-}
-
-/**
  * The instant a naive wall-clock time names in `timeZone` and the offset upstream writes it with (Python's
  * `replace(tzinfo=ZoneInfo(...))`, fold=0): the offset in effect at that real instant, not at the wall time read as
  * UTC (an hour off near a change). A time in the hour a spring-forward skips keeps the offset from before the change
@@ -124,8 +114,10 @@ export function parseSchedule(input: string, opts: { now?: number; timeZone?: st
   if (fields.length === 5 || fields.length === 6) {
     // croniter (upstream's reader) has no `L` for a weekday (`5L`): a job upstream could never schedule.
     if (/L/i.test(fields[4]!)) refuse(text)
+    const expr = cronParserExpr(text)
+    if (!expr) refuse(text)
     try {
-      CronExpressionParser.parse(forCronParser(text)!, {
+      CronExpressionParser.parse(expr, {
         currentDate: new Date(now),
         ...(opts.timeZone ? { tz: opts.timeZone } : {})
       })
@@ -172,7 +164,7 @@ export function nextRunAfter(
     return inRange(at) ? isoWithOffset(at, opts.timeZone) : null
   }
   if (s?.kind === 'cron' && typeof s.expr === 'string') {
-    const expr = forCronParser(s.expr)
+    const expr = cronParserExpr(s.expr)
     if (!expr) return null
     try {
       return isoWithOffset(

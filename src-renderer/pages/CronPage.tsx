@@ -104,7 +104,14 @@ export function CronPage() {
                   {j.name}
                   <div className="muted mono">{j.id}</div>
                 </td>
-                <td className="mono">{j.scheduleDisplay}</td>
+                <td className="mono">
+                  {j.scheduleDisplay}
+                  {j.deliver !== 'local' && (
+                    <div className="muted" data-testid="cron-deliver">
+                      delivers to {j.deliver}
+                    </div>
+                  )}
+                </td>
                 <td>
                   <StateBadge job={j} />
                 </td>
@@ -123,6 +130,11 @@ export function CronPage() {
                     </>
                   )}
                   {j.lastError && <div className="error-text">{j.lastError}</div>}
+                  {j.lastDeliveryError && (
+                    <div className="warn-text" role="status" data-testid="cron-delivery-error">
+                      Not delivered: {j.lastDeliveryError}
+                    </div>
+                  )}
                   {j.lastWarnings.map((w, i) => (
                     <div key={i} className="warn-text" role="status" data-testid="cron-last-warning">
                       {w}

@@ -75,21 +75,31 @@ export async function runCronNow(id: string): Promise<void> {
 }
 
 /** Create or edit; returns an error message for the form, or null on success. */
-export async function saveCronJob(form: {
-  id?: string
-  schedule: string
-  prompt: string
-  name: string
-}): Promise<string | null> {
+/**
+ * Create a job, or save an edited one. An edit sends only the fields the user changed from `initial` (what the form
+ * opened with): the schedule shown for a job is its display text, and sending it back unchanged would re-read it from
+ * now — a one-shot "once in 30m" would move 30 minutes on, a zoned "once at" time would move to the profile's zone,
+ * and a recurring job's next run would start over.
+ */
+export async function saveCronJob(
+  form: {
+    id?: string
+    schedule: string
+    prompt: string
+    name: string
+  },
+  initial?: { schedule: string; prompt: string; name: string }
+): Promise<string | null> {
   const profile = useCron.getState().profile
+  const changed = (k: 'schedule' | 'prompt' | 'name') => !initial || form[k] !== initial[k]
   try {
     if (form.id)
       await getApi().call('cron.update', {
         profile,
         id: form.id,
-        schedule: form.schedule,
-        prompt: form.prompt,
-        name: form.name
+        ...(changed('schedule') ? { schedule: form.schedule } : {}),
+        ...(changed('prompt') ? { prompt: form.prompt } : {}),
+        ...(changed('name') ? { name: form.name } : {})
       })
     else
       await getApi().call('cron.create', {

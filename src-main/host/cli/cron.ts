@@ -2,7 +2,17 @@
  * `caduceus cron ...` on a profile's `cron/jobs.json` (hermes-channels §3). Edits need no host; `cron run`
  * builds one in this process and exits once the `cron` session and the output file exist.
  */
-import { createJob, editJob, readJobs, removeJob, runCronJob, runJobNow, setPaused, type RawJob } from '../../cron'
+import {
+  createJob,
+  editJob,
+  jobDto,
+  readJobs,
+  removeJob,
+  runCronJob,
+  runJobNow,
+  setPaused,
+  type RawJob
+} from '../../cron'
 import { discoverProfiles } from '../../store'
 import type { HostArgs } from './args'
 import { createTurnHost, resolveRoot } from '../compose'
@@ -14,7 +24,7 @@ const USAGE = `caduceus cron list [--json]
 caduceus cron create SCHEDULE PROMPT [--name N] [--repeat N] [--model M] [--json]
 caduceus cron edit ID [--schedule S] [--prompt P] [--name N] [--repeat N] [--model M] [--json]
 caduceus cron pause|resume|remove|run ID
-  (all with [--home DIR] [--profile P]; SCHEDULE: "30m", "every 2h", "0 9 * * *" or "2026-02-03T14:00")`
+  (ID: a job's id, or its name as upstream's cron commands accept it; all with [--home DIR] [--profile P]; SCHEDULE: "30m", "every 2h", "0 9 * * *" or "2026-02-03T14:00")`
 
 function profileHome(args: HostArgs): { profile: string; home: string } {
   const profile = profileOf(args, 'default')
@@ -23,8 +33,11 @@ function profileHome(args: HostArgs): { profile: string; home: string } {
   return { profile, home: entry.home }
 }
 
-const line = (j: RawJob) =>
-  `${j.id}  ${String(j.state ?? (j.enabled === false ? 'paused' : 'scheduled')).padEnd(9)}  ${String(j.schedule_display ?? '').padEnd(16)}  next ${j.next_run_at ?? '-'}  last ${j.last_run_at ?? '-'}${j.last_status ? ` (${j.last_status})` : ''}  ${String(j.name ?? '')}`
+/** One job as upstream's `hermes cron list` names it (a missing name, display or state filled in as upstream reads it). */
+const line = (raw: RawJob) => {
+  const j = jobDto(raw)
+  return `${j.id}  ${j.state.padEnd(9)}  ${j.scheduleDisplay.padEnd(16)}  next ${j.nextRunAt ?? '-'}  last ${j.lastRunAt ?? '-'}${j.lastStatus ? ` (${j.lastStatus})` : ''}  ${j.name}${j.deliver !== 'local' ? `  -> ${j.deliver}` : ''}`
+}
 
 export async function cron(args: HostArgs): Promise<number> {
   const [, sub, a, b] = args.positionals
@@ -88,8 +101,9 @@ export async function cron(args: HostArgs): Promise<number> {
 
 async function runNow(args: HostArgs, profile: string, home: string, id: string | undefined): Promise<number> {
   if (!id) throw new Error('cron run needs a job id')
-  const job = readJobs(home).jobs.find((j) => j.id === id)
-  if (!job) throw new Error(`No cron job with id ${id}`)
+  const ref = id.toLowerCase()
+  if (!readJobs(home).jobs.some((j) => j.id === id || (typeof j.name === 'string' && j.name.toLowerCase() === ref)))
+    throw new Error(`No cron job with id or name ${id}`)
   const reason = missingKeyReason(home)
   if (reason) throw new Error(reason)
   const host = await createTurnHost({ home: args.home })

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { CaduceusError, type CronJob } from '@shared/contract'
+import { CaduceusError } from '@shared/contract'
 import {
   createJob,
   editJob,
@@ -11,7 +11,7 @@ import {
   removeJob,
   ScheduleError,
   setPaused,
-  type RawJob
+  jobDto
 } from '../../cron'
 import type { Services } from '../services'
 import { errorMessage } from '@shared/contract/errors'
@@ -30,31 +30,6 @@ type ChannelHandlers = Pick<
   | 'cron.remove'
   | 'cron.runNow'
 >
-
-const str = (v: unknown) => (typeof v === 'string' ? v : null)
-const num = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : null)
-
-export function jobDto(j: RawJob): CronJob {
-  const repeat = (j.repeat && typeof j.repeat === 'object' ? j.repeat : {}) as Record<string, unknown>
-  return {
-    id: j.id,
-    name: str(j.name) ?? j.id,
-    prompt: str(j.prompt) ?? '',
-    scheduleDisplay: str(j.schedule_display) ?? '',
-    state: str(j.state) ?? (j.enabled === false ? 'paused' : 'scheduled'),
-    enabled: j.enabled !== false,
-    nextRunAt: str(j.next_run_at),
-    lastRunAt: str(j.last_run_at),
-    lastStatus: str(j.last_status),
-    lastError: str(j.last_error),
-    repeatTimes: num(repeat.times),
-    repeatCompleted: num(repeat.completed) ?? 0,
-    lastSessionId: str(j.last_session_id),
-    lastWarnings: Array.isArray(j.last_warnings)
-      ? j.last_warnings.filter((w): w is string => typeof w === 'string')
-      : []
-  }
-}
 
 /** Cron failures as typed contract errors (the schedule message lists the accepted forms). */
 async function typed<T>(fn: () => T | Promise<T>): Promise<T> {

@@ -6,9 +6,15 @@ const when = (iso: string) => new Date(iso).toLocaleString()
 
 /** Create (no job) or edit a job; the schedule is validated as you type, with its next runs. */
 export function CronJobForm({ job, onDone }: { job: CronJob | null; onDone: () => void }) {
-  const [schedule, setSchedule] = useState(job?.scheduleDisplay.replace(/^once (in|at) /, '') ?? '')
-  const [prompt, setPrompt] = useState(job?.prompt ?? '')
-  const [name, setName] = useState(job?.name ?? '')
+  // What the form opened with: an edit saves only the fields changed from it (saveCronJob).
+  const [initial] = useState(() => ({
+    schedule: job?.scheduleDisplay.replace(/^once (in|at) /, '') ?? '',
+    prompt: job?.prompt ?? '',
+    name: job?.name ?? ''
+  }))
+  const [schedule, setSchedule] = useState(initial.schedule)
+  const [prompt, setPrompt] = useState(initial.prompt)
+  const [name, setName] = useState(initial.name)
   const [preview, setPreview] = useState<{ ok: boolean; runs: string[]; error: string | null } | null>(null)
   const [error, setError] = useState<string | null>(null)
   // Opened inline (no dialog): focus moves into its first field, and goes back to what opened it (New job, a row's
@@ -24,8 +30,10 @@ export function CronJobForm({ job, onDone }: { job: CronJob | null; onDone: () =
   }, [])
   const [saving, setSaving] = useState(false)
 
+  // A job's schedule left as it was is not re-read (its display text, from now, is not its runs): no preview for it.
+  const scheduleEdited = !job || schedule !== initial.schedule
   useEffect(() => {
-    if (!schedule.trim()) return setPreview(null)
+    if (!schedule.trim() || !scheduleEdited) return setPreview(null)
     let live = true
     const t = setTimeout(() => {
       previewSchedule(schedule).then(
@@ -39,12 +47,12 @@ export function CronJobForm({ job, onDone }: { job: CronJob | null; onDone: () =
       live = false
       clearTimeout(t)
     }
-  }, [schedule])
+  }, [schedule, scheduleEdited])
 
   const submit = async (e: React.FormEvent) => {
     e.preventDefault()
     setSaving(true)
-    const err = await saveCronJob({ id: job?.id, schedule, prompt, name })
+    const err = await saveCronJob({ id: job?.id, schedule, prompt, name }, job ? initial : undefined)
     setSaving(false)
     setError(err)
     if (!err) onDone()
@@ -90,7 +98,7 @@ export function CronJobForm({ job, onDone }: { job: CronJob | null; onDone: () =
         <button
           className="primary"
           type="submit"
-          disabled={saving || !schedule.trim() || !prompt.trim() || preview?.ok === false}
+          disabled={saving || !schedule.trim() || !prompt.trim() || (scheduleEdited && preview?.ok === false)}
           data-testid="cron-save"
         >
           {saving ? 'Saving…' : job ? 'Save' : 'Create job'}
