@@ -300,6 +300,27 @@ def cases():
          {**JSON_AUTH, "X-Hermes-Session-Id": "b" * 200}, said("a long session id")),
         ("chat_session_header_space", "POST", "/v1/chat/completions",
          {**JSON_AUTH, "X-Hermes-Session-Id": "my session"}, hello),
+        # What upstream takes as a session id: anything without "..", "/", "\\", a drive prefix or CR/LF/NUL,
+        # stripped, up to 256 code points, the header's bytes read as UTF-8
+        *[(f"chat_session_header_{tag}", "POST", "/v1/chat/completions",
+           {**JSON_AUTH, "X-Hermes-Session-Id": sid}, said(f"session id {tag}"))
+          for tag, sid in [("drive", "a:b"), ("drive_only", "C:"), ("colon", "ab:c"), ("digit_colon", "1:x"),
+                           ("dots", "a..b"), ("dot", "."), ("tilde", "~user"), ("punct", "$(id);<b>\"q\",#?*"),
+                           ("tab", "a\tb"), ("utf8", "café 東京"), ("emoji", "🚀" * 200),
+                           ("letter_drive", "é:x"), ("too_long_utf8", "é" * 257), ("padded", "  padded-id  ")]],
+        # SillyTavern's "Continue": the conversation ends with the assistant's unfinished reply (sent as is, or
+        # followed by its continue nudge as a system message); then the next turn resends the continued reply
+        ("chat_continue", "POST", "/v1/chat/completions", JSON_AUTH, {"model": "hermes-agent", "messages": [
+            {"role": "system", "content": "You are Seraphina."}, {"role": "user", "content": "tell me a story"},
+            {"role": "assistant", "content": "Once upon a time"}]}),
+        ("chat_continue_next", "POST", "/v1/chat/completions", JSON_AUTH, {"model": "hermes-agent", "messages": [
+            {"role": "system", "content": "You are Seraphina."}, {"role": "user", "content": "tell me a story"},
+            {"role": "assistant", "content": "Once upon a time Hello from the agent."},
+            {"role": "user", "content": "and then?"}]}),
+        ("chat_continue_nudge", "POST", "/v1/chat/completions", JSON_AUTH, {"model": "hermes-agent", "messages": [
+            {"role": "system", "content": "You are Seraphina."}, {"role": "user", "content": "tell me a story"},
+            {"role": "assistant", "content": "Once upon a time"},
+            {"role": "system", "content": "[Continue your last message without repeating its original content.]"}]}),
         ("chat_get", "GET", "/v1/chat/completions", AUTH, None),
         ("unknown_route", "GET", "/v1/nope", AUTH, None),
         ("unknown_route_no_key", "GET", "/v1/nope", {}, None),
@@ -400,7 +421,8 @@ def cases():
 
 
 # Cases whose X-Hermes-Session-Id is checked against an earlier case's (chaining by previous_response_id or by name)
-SAME_SESSION_HEADER = {"responses_chain": "responses_create", "responses_conversation_next": "responses_conversation_first"}
+SAME_SESSION_HEADER = {"responses_chain": "responses_create", "responses_conversation_next": "responses_conversation_first",
+                       "chat_continue_next": "chat_continue"}
 
 
 async def exchange(http, base, state, name, method, path, headers, body):
