@@ -151,6 +151,75 @@ describe('every request runs the agent: no stored reply is handed to another req
 })
 
 describe('a resent history stays one session', () => {
+  // SillyTavern's "Continue": the request ends with the assistant's unfinished text. Upstream runs it as the user's
+  // message of that turn (golden chat_continue), in the conversation's session, and stores it as the user's; the next
+  // resend shows the continued reply as one assistant message (the text, then its continuation).
+  const turnsOf = (sid: string) =>
+    host.stores
+      .get('default')
+      .getMessagesAsConversation(sid)
+      .map((m) => `${m.role}:${typeof m.content === 'string' ? m.content : ''}`)
+
+  it('a Continue of the stored answer stays in its session, and so does the resend that follows', async () => {
+    const a = await chat([{ role: 'user', content: 'story time' }])
+    const answer = a.data.choices[0]!.message.content!
+    const b = await chat([
+      { role: 'user', content: 'story time' },
+      { role: 'assistant', content: answer }
+    ])
+    const more = b.data.choices[0]!.message.content!
+    expect(more).toBe(`answer ${calls} to ${answer}`)
+    expect(sidOf(b)).toBe(sidOf(a))
+    expect(turnsOf(sidOf(a))).toEqual(['user:story time', `assistant:${answer}`, `user:${answer}`, `assistant:${more}`])
+    // Continued twice, then the next question: one session throughout.
+    const c = await chat([
+      { role: 'user', content: 'story time' },
+      { role: 'assistant', content: `${answer} ${more}` }
+    ])
+    expect(sidOf(c)).toBe(sidOf(a))
+    const d = await chat([
+      { role: 'user', content: 'story time' },
+      { role: 'assistant', content: `${answer} ${more}${c.data.choices[0]!.message.content!}` },
+      { role: 'user', content: 'the end?' }
+    ])
+    expect(sidOf(d)).toBe(sidOf(a))
+    expect(turnsOf(sidOf(a)).slice(-2)).toEqual(['user:the end?', `assistant:answer ${calls} to the end?`])
+  })
+
+  it("a Continue on the first request (a prefilled reply, then SillyTavern's nudge) and its resend", async () => {
+    const nudge = { role: 'system', content: '[Continue your last message without repeating its original content.]' }
+    const a = await chat([
+      { role: 'system', content: 'You are Seraphina.' },
+      { role: 'user', content: 'prefill me' },
+      { role: 'assistant', content: 'Sure, here' },
+      nudge as OpenAI.ChatCompletionMessageParam
+    ])
+    const more = a.data.choices[0]!.message.content!
+    expect(turnsOf(sidOf(a))).toEqual(['user:prefill me', 'user:Sure, here', `assistant:${more}`])
+    const b = await chat([
+      { role: 'system', content: 'You are Seraphina.' },
+      { role: 'user', content: 'prefill me' },
+      { role: 'assistant', content: `Sure, here${more}` },
+      nudge as OpenAI.ChatCompletionMessageParam,
+      { role: 'user', content: 'next' }
+    ])
+    expect(sidOf(b)).toBe(sidOf(a))
+  })
+
+  it('a Continue of an edited answer branches, as any edit does', async () => {
+    const a = await chat([{ role: 'user', content: 'edit then continue' }])
+    const b = await chat([
+      { role: 'user', content: 'edit then continue' },
+      { role: 'assistant', content: 'Something I wrote myself' }
+    ])
+    expect(sidOf(b)).not.toBe(sidOf(a))
+    expect(turnsOf(sidOf(b))).toEqual([
+      'user:edit then continue',
+      'user:Something I wrote myself',
+      `assistant:${b.data.choices[0]!.message.content!}`
+    ])
+  })
+
   it('a streamed tool turn with text before the tool call, sent back as the stream showed it', async () => {
     const history: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'please TOOL something' }]
     const first = await streamChat(history)

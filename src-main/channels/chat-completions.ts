@@ -40,6 +40,8 @@ export interface ParsedConversation {
   /** The last user message's parts when it carries images (sent to the provider, stored as upstream's agent flush stores them: text, each image "[screenshot]"). */
   parts?: ContentParts
   history: Turn[]
+  /** The turn is the assistant's own unfinished reply, sent back to be continued (SillyTavern's "Continue"). */
+  continued?: boolean
   /** The caller's `system`/`developer` messages, joined: sent with this agent's own prompt, never stored. */
   instructions: string
   /** Upstream's system prompt for the session id: the `system` messages joined by newlines (null when none). */
@@ -58,14 +60,17 @@ export function splitConversation(
   /** Where the turn came from, for upstream's message when it carries no text: `messages` or `input`. */
   where: 'messages' | 'input' = 'messages'
 ): ParsedConversation {
-  const last = messages[messages.length - 1]!
-  if (last.role !== 'user') throw new HttpError(400, 'the last message must have role "user"')
   const read = messages.map((m, i) =>
     m.role === 'user' || m.role === 'assistant' ? readContent(m.content, `messages[${i}].content`) : null
   )
-  const { text, parts } = read[read.length - 1]!
+  // The turn is the last user or assistant message, as upstream takes it: a conversation ending with the assistant's
+  // own text (SillyTavern's "Continue", maybe followed by its system nudge) sends that text as the user's message, and
+  // it is stored as the user's. Messages of other roles after it (a tool result, a system nudge) are not the turn.
+  const at = read.findLastIndex((c) => c !== null)
+  if (at < 0) throw new HttpError(400, `No user message found in ${where}`)
+  const { text, parts } = read[at]!
   if (!text.trim()) throw new HttpError(400, `No user message found in ${where}`)
-  const history = messages.slice(0, -1).flatMap((m, i) => {
+  const history = messages.slice(0, at).flatMap((m, i) => {
     const c = read[i]
     return c ? [{ role: m.role as 'user' | 'assistant', content: c.text, ...(c.parts ? { parts: c.parts } : {}) }] : []
   })
@@ -73,6 +78,7 @@ export function splitConversation(
   return {
     text,
     ...(parts ? { parts } : {}),
+    ...(messages[at]!.role === 'assistant' ? { continued: true } : {}),
     history,
     // One line apart, as upstream joins a conversation's system messages.
     instructions: joinInstructions(
@@ -114,7 +120,7 @@ export async function chatCompletions(
   if (!Array.isArray(raw.messages) || raw.messages.length === 0)
     throw new HttpError(400, "Missing or invalid 'messages' field")
   const body = parseBody(Body, raw)
-  const { text, parts, history, instructions, idSystem } = splitConversation(body.messages)
+  const { text, parts, history, instructions, idSystem, continued } = splitConversation(body.messages)
   const memoryKey = memoryKeyHeader(req.headers['x-hermes-session-key'])
   const headerSid = sessionHeader(req.headers['x-hermes-session-id'])
   const id = newId('chatcmpl-')
@@ -130,6 +136,7 @@ export async function chatCompletions(
       history,
       text,
       parts,
+      ...(continued ? { continued } : {}),
       sessionId: headerSid,
       model: body.model,
       ...(memoryKey ? { memoryKey } : {}),

@@ -141,6 +141,7 @@ export async function createResponse(
       history: conv.history,
       text: conv.text,
       ...(conv.parts ? { parts: conv.parts } : {}),
+      ...(conv.continued ? { continued: true } : {}),
       sessionId,
       model: body.model,
       ...(memoryKey ? { memoryKey } : {}),

@@ -172,6 +172,7 @@ export async function submitRun(
     history: conv.history,
     text: conv.text,
     parts: conv.parts,
+    ...(conv.continued ? { continued: true } : {}),
     model: body.model ?? undefined,
     ...(memoryKey ? { memoryKey } : {})
   }
