@@ -107,6 +107,9 @@ const EXCEPTIONS: Record<
     compare: ['headers', 'json'],
     tolerate: /^body\.error\.message: "messages\[0\]\.content: [^"]+" where upstream has "[^"]+"$/
   },
+  // Upstream reads a function_call_output item as an empty user message, so a client answering the call it was shown
+  // (by call_id, chained, no new message) is refused. Here those outputs are the turn's message (responses.ts).
+  responses_call_output: { why: "the outputs sent back for a response's calls are answered", status: 200 },
   // Upstream crashes on a message that is not an object (`str.get`): aiohttp's plain-text 500.
   chat_message_not_object: { why: 'a message that is not an object is a 400 naming it, not a crash', status: 400 },
   // Upstream's other surfaces, which Caduceus does not serve (its capabilities say so): detailed health, skills and

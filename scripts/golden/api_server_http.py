@@ -365,6 +365,10 @@ def cases():
         ("responses_stream", "POST", "/v1/responses", JSON_AUTH,
          {"model": "hermes-agent", "input": "respond in a stream", "stream": True}),
         ("responses_tool", "POST", "/v1/responses", JSON_AUTH, {"model": "hermes-agent", "input": "use a tool here"}),
+        # a client answering the listed call by its call_id, chained, with no new message
+        ("responses_call_output", "POST", "/v1/responses", JSON_AUTH, {
+            "model": "hermes-agent", "previous_response_id": "<id:resp_kept>",
+            "input": [{"type": "function_call_output", "call_id": "call_1", "output": "ran it"}]}),
         ("responses_stream_tool", "POST", "/v1/responses", JSON_AUTH,
          {"model": "hermes-agent", "input": "use a tool in a stream", "stream": True}),
         ("responses_agent_failed", "POST", "/v1/responses", JSON_AUTH, {"model": "hermes-agent", "input": "please fail"}),

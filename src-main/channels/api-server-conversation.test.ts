@@ -150,6 +150,48 @@ describe('every request runs the agent: no stored reply is handed to another req
   })
 })
 
+describe('Responses: function_call items a client answers by call_id', () => {
+  // A client that takes the listed calls for its own to run sends back one function_call_output per call_id, chained by
+  // previous_response_id with no new message. Upstream reads each as an empty user message and answers 400.
+  it('answers the outputs sent back for the calls the previous response listed, in its session', async () => {
+    const { data: r1, response } = await client.responses
+      .create({ model: 'hermes-agent', input: 'responses TOOL call' })
+      .withResponse()
+    const calls = r1.output.filter((o) => o.type === 'function_call')
+    expect(calls).toHaveLength(1)
+    const before = provider.requests.length
+    const { data: r2, response: second } = await client.responses
+      .create({
+        model: 'hermes-agent',
+        previous_response_id: r1.id,
+        input: calls.map((c) => ({ type: 'function_call_output' as const, call_id: c.call_id, output: 'ran it: 42' }))
+      })
+      .withResponse()
+    expect(r2.status).toBe('completed')
+    expect(second.headers.get('x-hermes-session-id')).toBe(response.headers.get('x-hermes-session-id'))
+    const sent = provider.requests.slice(before).map(lastUser)
+    expect(sent[0]).toBe(`Output of function call ${calls[0]!.call_id} (no_such_tool):\nran it: 42`)
+    // Output given as parts, and a call_id the chain never listed.
+    const r3 = await client.responses.create({
+      model: 'hermes-agent',
+      previous_response_id: r1.id,
+      input: [
+        { type: 'function_call_output', call_id: calls[0]!.call_id, output: [{ type: 'input_text', text: 'parted' }] }
+      ]
+    })
+    expect(r3.output_text).toContain('parted')
+    const wrong = await client.responses
+      .create({
+        model: 'hermes-agent',
+        previous_response_id: r1.id,
+        input: [{ type: 'function_call_output', call_id: 'call_made_up', output: 'x' }]
+      })
+      .catch((e: unknown) => e)
+    expect(wrong).toBeInstanceOf(OpenAI.BadRequestError)
+    expect((wrong as Error).message).toContain('call_made_up')
+  })
+})
+
 describe('a resent history stays one session', () => {
   // SillyTavern's "Continue": the request ends with the assistant's unfinished text. Upstream runs it as the user's
   // message of that turn (golden chat_continue), in the conversation's session, and stores it as the user's; the next
