@@ -36,6 +36,7 @@ beforeAll(async () => {
       const msgs = (req.body?.messages ?? []) as Msg[]
       const text = lastUser(req)
       if (msgs.at(-1)?.role === 'tool') return { text: `checked, answer ${n}` }
+      if (text.includes('REFUSE')) return { error: 400, errorMessage: 'refused by the provider' }
       if (text.includes('REASON')) return { text: `<think>private musing ${n}</think>The answer ${n}.` }
       if (text.includes('TOOL')) return { text: 'Let me check. ', toolCalls: [{ name: 'no_such_tool', arguments: {} }] }
       // The first request of a `stall` text is held open until it is stopped; the next one answers.
@@ -246,6 +247,27 @@ describe('a resent history stays one session', () => {
       { role: 'user', content: 'next' }
     ])
     expect(sidOf(b)).toBe(sidOf(a))
+  })
+
+  it('a failed turn shown as an empty reply, then the next message: the same session, as upstream keeps it', async () => {
+    for (const empty of ['', null]) {
+      const first = `REFUSE this one (${String(empty)})`
+      const failed = await chat([{ role: 'user', content: first }]).catch((e: unknown) => e)
+      expect(failed).toBeInstanceOf(OpenAI.APIError)
+      const sid = (failed as InstanceType<typeof OpenAI.APIError>).headers?.get('x-hermes-session-id')
+      expect(sid).toBeTruthy()
+      const next = await chat([
+        { role: 'user', content: first },
+        { role: 'assistant', content: empty },
+        { role: 'user', content: 'after the failure' }
+      ])
+      expect(sidOf(next)).toBe(sid)
+      expect(turnsOf(sid!)).toEqual([
+        `user:${first}`,
+        'user:after the failure',
+        `assistant:${next.data.choices[0]!.message.content!}`
+      ])
+    }
   })
 
   it('a Continue of an edited answer branches, as any edit does', async () => {

@@ -81,6 +81,13 @@ const same = (a: Turn, b: Turn | StoredTurn) =>
 const MAX_DEPTH = 16
 
 /**
+ * An assistant turn with no text is left out of the comparison on both sides: a chat UI keeps an empty bubble where a
+ * turn failed or was stopped before any text (the stored session then ends with the user's message, or nothing was
+ * said), and sends it back with the next message. Upstream continues the conversation's session there; so does this.
+ */
+const said = (t: Turn): boolean => t.role !== 'assistant' || t.parts !== undefined || comparable(t.content) !== ''
+
+/**
  * How far the request's history and the stored turns agree: `k`, the first request turn the stored ones do not have
  * (history.length when they hold all of it), and `j`, where the stored turns stand at that point.
  *
@@ -145,7 +152,8 @@ export async function planConversation(
     claim?: (sessionId: string) => boolean
   }
 ): Promise<Plan> {
-  const { history, text } = input
+  const { text } = input
+  const history = input.history.filter(said)
   const claim = input.claim ?? (() => true)
   const first = history.find((t) => t.role === 'user') ?? { content: text, parts: input.parts }
   let sid = deriveSessionId(input.system, first.parts ?? first.content)
@@ -165,7 +173,7 @@ export async function planConversation(
       await sessions.seed(sid, history, { model: input.model, ...(parent ? { parent } : {}) })
       return { kind: 'continue', sessionId: sid }
     }
-    const s = stored.turns
+    const s = stored.turns.filter(said)
     const { k, j } = stored.whole ? align(history, s) : { k: history.length, j: s.length }
     if (k === history.length) {
       const rest = s.slice(j)
@@ -188,7 +196,7 @@ export async function planConversation(
     let best: { id: string; k: number } | null = null
     for (const b of sessions.branches(sid)) {
       const bt = sessions.turns(b)
-      const bk = bt?.whole ? align(history, bt.turns).k : -1
+      const bk = bt?.whole ? align(history, bt.turns.filter(said)).k : -1
       if (bk > k && (!best || bk > best.k)) best = { id: b, k: bk }
     }
     parent = sid
