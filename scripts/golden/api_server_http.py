@@ -321,6 +321,14 @@ def cases():
             {"role": "system", "content": "You are Seraphina."}, {"role": "user", "content": "tell me a story"},
             {"role": "assistant", "content": "Once upon a time"},
             {"role": "system", "content": "[Continue your last message without repeating its original content.]"}]}),
+        # fields in another shape than OpenAI's, which upstream ignores
+        ("chat_role_null", "POST", "/v1/chat/completions", JSON_AUTH, {"model": "hermes-agent", "messages": [
+            {"role": None, "content": "a message without a role"}, {"role": "user", "content": "after a null role"}]}),
+        ("chat_stream_options_text", "POST", "/v1/chat/completions", JSON_AUTH,
+         {**said("stream options as text"), "stream": True, "stream_options": "yes"}),
+        ("chat_long_system", "POST", "/v1/chat/completions", JSON_AUTH, {"model": "hermes-agent", "messages": [
+            *[{"role": "system", "content": f"card part {i} " + "c" * 9000} for i in range(8)],
+            {"role": "user", "content": "a character card's worth of system text"}]}),
         ("chat_get", "GET", "/v1/chat/completions", AUTH, None),
         ("unknown_route", "GET", "/v1/nope", AUTH, None),
         ("unknown_route_no_key", "GET", "/v1/nope", {}, None),

@@ -25,15 +25,29 @@ import type { ContentParts } from './gateway-face'
 import { HttpError, openSse, sendJson, warningsHeader } from './http'
 
 // Any role is taken (upstream's rule): only system/developer, user and assistant messages are read, others are skipped.
-const Message = z.object({ role: z.string(), content: z.unknown().optional() }).passthrough()
+// Fields a client may send in another shape than OpenAI's (a null role, a `model` number, `stream_options: "yes"`):
+// upstream ignores the shape and runs the request, so they are read where they have the expected type (readBody).
+const Message = z.object({ role: z.unknown().optional(), content: z.unknown().optional() }).passthrough()
 const Body = z
   .object({
-    model: z.string().optional(),
+    model: z.unknown().optional(),
     messages: z.array(Message).min(1, 'messages must not be empty'),
     stream: z.unknown().optional(),
-    stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullish()
+    stream_options: z.unknown().optional()
   })
   .passthrough()
+
+/** The body with those fields as their expected types: a role that is no text is no role (that message is skipped). */
+function readBody(raw: Record<string, unknown>) {
+  const body = parseBody(Body, raw)
+  const usage = body.stream_options as { include_usage?: unknown } | null | undefined
+  return {
+    ...body,
+    model: typeof body.model === 'string' ? body.model : undefined,
+    messages: body.messages.map((m) => ({ ...m, role: typeof m.role === 'string' ? m.role : '' })),
+    includeUsage: typeof usage === 'object' && usage !== null && usage.include_usage === true
+  }
+}
 
 export interface ParsedConversation {
   text: string
@@ -48,8 +62,12 @@ export interface ParsedConversation {
   idSystem: string | null
 }
 
-/** Upper bound on a caller's system text (the agent's own prompt, memory and tools come first). */
-const MAX_INSTRUCTIONS = 32_000
+/**
+ * Upper bound on a caller's system text (the agent's own prompt, memory and tools come first). Upstream has none but
+ * its body limit; a SillyTavern character card with its world info and examples runs to tens of thousands of
+ * characters, so this only stops text no model could take.
+ */
+const MAX_INSTRUCTIONS = 1_000_000
 
 /**
  * The last user message is the turn; earlier user/assistant messages are its history. User and assistant
@@ -119,7 +137,7 @@ export async function chatCompletions(
   // Upstream's one answer for a missing, non-list or empty `messages`.
   if (!Array.isArray(raw.messages) || raw.messages.length === 0)
     throw new HttpError(400, "Missing or invalid 'messages' field")
-  const body = parseBody(Body, raw)
+  const body = readBody(raw)
   const { text, parts, history, instructions, idSystem, continued } = splitConversation(body.messages)
   const memoryKey = memoryKeyHeader(req.headers['x-hermes-session-key'])
   const headerSid = sessionHeader(req.headers['x-hermes-session-id'])
@@ -242,8 +260,7 @@ export async function chatCompletions(
     } else {
       // Usage rides on the finish chunk, as upstream sends it; OpenAI's separate usage chunk follows when asked for.
       chunk({}, r.status === 'interrupted' ? 'length' : 'stop', { usage: usageOf(r) })
-      if (body.stream_options?.include_usage)
-        send!({ ...base, object: 'chat.completion.chunk', choices: [], usage: usageOf(r) })
+      if (body.includeUsage) send!({ ...base, object: 'chat.completion.chunk', choices: [], usage: usageOf(r) })
     }
   } catch (err) {
     finished = true
