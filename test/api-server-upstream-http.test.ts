@@ -91,9 +91,6 @@ const EXCEPTIONS: Record<
     tolerate:
       /^frames: run\.cancelled → :stream closed\n {3}upstream: message\.delta → run\.cancelled → :stream closed$/
   },
-  // Upstream takes bodies up to 10 MB; every HTTP server of the host stops at 4 MB (README, request-guards.ts), the
-  // same answer as upstream's over its own limit.
-  chat_body_5mb: { why: 'request bodies are bounded at 4 MB', status: 413 },
   // A refused content part: status, type, code and param as upstream's; the message is Caduceus's own wording.
   chat_file_part: {
     why: 'the refusal is worded by Caduceus',

@@ -399,7 +399,7 @@ describe('protocol', () => {
     expect((await post(latin, 'application/json; charset=no-such-charset')).status).toBe(415)
   })
 
-  it('takes a gzip body; one that inflates past the 4 MB limit is 413', async () => {
+  it('takes a gzip body; one that inflates past the 10 MB limit is 413', async () => {
     const post = (body: Buffer) =>
       fetch(`${server.url}/v1/chat/completions`, {
         method: 'POST',

@@ -6,7 +6,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 
-export const MAX_BODY_BYTES = 4 * 1024 * 1024
+/**
+ * Upstream's bound on a request (MAX_REQUEST_BYTES, 10 MB): a chat UI resends the whole history every turn, images as
+ * base64 data URLs, so one phone photo in a conversation is already past the 4 MB the host's own transport takes.
+ */
+export const MAX_BODY_BYTES = 10_000_000
 
 export class HttpError extends Error {
   constructor(
