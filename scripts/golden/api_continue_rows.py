@@ -7,7 +7,8 @@ OpenAI-compatible provider (stdlib http.server, streamed SSE; each reply is "rep
 socket without X-Hermes-Session-Id, as SillyTavern sends them:
 1. the story asked, then the assistant's unfinished reply as the last message (Continue);
 2. the resend that follows: the continued reply shown as one assistant message, then the next user message;
-3. the same as 1 followed by SillyTavern's continue nudge as a system message.
+3-5. another conversation: a reply, Continue with SillyTavern's nudge (a system message) after it, then the next
+   message without the nudge, the reply shown continued.
 Recorded per step: the session the answer names (as "same as step N" or "new"), the messages the provider was given
 (role and text, the system prompt left out) and the rows upstream's state.db holds for that session afterwards.
 
@@ -80,12 +81,21 @@ ASK = {"role": "user", "content": "tell me a story"}
 NUDGE = {"role": "system", "content": "[Continue your last message without repeating its original content.]"}
 
 
+POEM = {"role": "user", "content": "write me a poem"}
+
+
 def steps(replies):
     """The requests in order; later ones show the replies earlier ones got, as the chat UI shows them."""
+    # Continue with the unfinished reply last (SillyTavern's "continue prefill"), then the next message
     yield [SYSTEM, ASK, {"role": "assistant", "content": "Once upon a time"}]
     yield [SYSTEM, ASK, {"role": "assistant", "content": f"Once upon a time {replies[0]}"},
            {"role": "user", "content": "and then?"}]
-    yield [SYSTEM, ASK, {"role": "assistant", "content": "Once upon a time"}, NUDGE]
+    # SillyTavern's default: a reply, then Continue with its nudge after it (another system text: another session
+    # upstream), then the next message without the nudge
+    yield [SYSTEM, POEM]
+    yield [SYSTEM, POEM, {"role": "assistant", "content": replies[2]}, NUDGE]
+    yield [SYSTEM, POEM, {"role": "assistant", "content": f"{replies[2]} {replies[3]}"},
+           {"role": "user", "content": "another verse"}]
 
 
 async def record(port, home):

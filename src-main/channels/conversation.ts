@@ -95,7 +95,8 @@ const said = (t: Turn): boolean => t.role !== 'assistant' || t.parts !== undefin
  * text, stored as the user's message of that turn, as upstream stores it) comes back on the next resend as one
  * assistant message, the text continued followed by the continuation. So a request assistant turn that does not match
  * the stored turn before it may stand for a run of stored turns: the answer being continued (when it was stored), then
- * one or more continue messages, each the beginning of that reply, each followed by its continuation.
+ * one or more continue messages, each the beginning of that reply, each followed by its continuation. A reply that
+ * starts with the stored answer is that answer continued where this session did not see it.
  */
 function align(history: Turn[], stored: StoredTurn[]): { k: number; j: number } {
   let j = 0
@@ -126,6 +127,9 @@ function continuedRun(reply: string, stored: StoredTurn[], j: number): number {
       if (!reply.includes(text) && !(t.final !== undefined && reply.includes(comparable(t.final)))) break
       const last = reply.endsWith(text) || (t.final !== undefined && reply.endsWith(comparable(t.final)))
       if (echoes > 0 && last) best = e - j + 1
+      // The stored answer, continued in another session: SillyTavern's default Continue adds a system nudge, which
+      // makes it another conversation (upstream's too), and the reply comes back here with the continuation added.
+      else if (e === j && reply.startsWith(text)) best = 1
     }
   }
   return best
