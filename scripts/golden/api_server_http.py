@@ -300,6 +300,35 @@ def cases():
          {**JSON_AUTH, "X-Hermes-Session-Id": "b" * 200}, said("a long session id")),
         ("chat_session_header_space", "POST", "/v1/chat/completions",
          {**JSON_AUTH, "X-Hermes-Session-Id": "my session"}, hello),
+        # What upstream takes as a session id: anything without "..", "/", "\\", a drive prefix or CR/LF/NUL,
+        # stripped, up to 256 code points, the header's bytes read as UTF-8
+        *[(f"chat_session_header_{tag}", "POST", "/v1/chat/completions",
+           {**JSON_AUTH, "X-Hermes-Session-Id": sid}, said(f"session id {tag}"))
+          for tag, sid in [("drive", "a:b"), ("drive_only", "C:"), ("colon", "ab:c"), ("digit_colon", "1:x"),
+                           ("dots", "a..b"), ("dot", "."), ("tilde", "~user"), ("punct", "$(id);<b>\"q\",#?*"),
+                           ("tab", "a\tb"), ("utf8", "café 東京"), ("emoji", "🚀" * 200),
+                           ("letter_drive", "é:x"), ("too_long_utf8", "é" * 257), ("padded", "  padded-id  ")]],
+        # SillyTavern's "Continue": the conversation ends with the assistant's unfinished reply (sent as is, or
+        # followed by its continue nudge as a system message); then the next turn resends the continued reply
+        ("chat_continue", "POST", "/v1/chat/completions", JSON_AUTH, {"model": "hermes-agent", "messages": [
+            {"role": "system", "content": "You are Seraphina."}, {"role": "user", "content": "tell me a story"},
+            {"role": "assistant", "content": "Once upon a time"}]}),
+        ("chat_continue_next", "POST", "/v1/chat/completions", JSON_AUTH, {"model": "hermes-agent", "messages": [
+            {"role": "system", "content": "You are Seraphina."}, {"role": "user", "content": "tell me a story"},
+            {"role": "assistant", "content": "Once upon a time Hello from the agent."},
+            {"role": "user", "content": "and then?"}]}),
+        ("chat_continue_nudge", "POST", "/v1/chat/completions", JSON_AUTH, {"model": "hermes-agent", "messages": [
+            {"role": "system", "content": "You are Seraphina."}, {"role": "user", "content": "tell me a story"},
+            {"role": "assistant", "content": "Once upon a time"},
+            {"role": "system", "content": "[Continue your last message without repeating its original content.]"}]}),
+        # fields in another shape than OpenAI's, which upstream ignores
+        ("chat_role_null", "POST", "/v1/chat/completions", JSON_AUTH, {"model": "hermes-agent", "messages": [
+            {"role": None, "content": "a message without a role"}, {"role": "user", "content": "after a null role"}]}),
+        ("chat_stream_options_text", "POST", "/v1/chat/completions", JSON_AUTH,
+         {**said("stream options as text"), "stream": True, "stream_options": "yes"}),
+        ("chat_long_system", "POST", "/v1/chat/completions", JSON_AUTH, {"model": "hermes-agent", "messages": [
+            *[{"role": "system", "content": f"card part {i} " + "c" * 9000} for i in range(8)],
+            {"role": "user", "content": "a character card's worth of system text"}]}),
         ("chat_get", "GET", "/v1/chat/completions", AUTH, None),
         ("unknown_route", "GET", "/v1/nope", AUTH, None),
         ("unknown_route_no_key", "GET", "/v1/nope", {}, None),
@@ -344,6 +373,10 @@ def cases():
         ("responses_stream", "POST", "/v1/responses", JSON_AUTH,
          {"model": "hermes-agent", "input": "respond in a stream", "stream": True}),
         ("responses_tool", "POST", "/v1/responses", JSON_AUTH, {"model": "hermes-agent", "input": "use a tool here"}),
+        # a client answering the listed call by its call_id, chained, with no new message
+        ("responses_call_output", "POST", "/v1/responses", JSON_AUTH, {
+            "model": "hermes-agent", "previous_response_id": "<id:resp_kept>",
+            "input": [{"type": "function_call_output", "call_id": "call_1", "output": "ran it"}]}),
         ("responses_stream_tool", "POST", "/v1/responses", JSON_AUTH,
          {"model": "hermes-agent", "input": "use a tool in a stream", "stream": True}),
         ("responses_agent_failed", "POST", "/v1/responses", JSON_AUTH, {"model": "hermes-agent", "input": "please fail"}),
@@ -400,7 +433,8 @@ def cases():
 
 
 # Cases whose X-Hermes-Session-Id is checked against an earlier case's (chaining by previous_response_id or by name)
-SAME_SESSION_HEADER = {"responses_chain": "responses_create", "responses_conversation_next": "responses_conversation_first"}
+SAME_SESSION_HEADER = {"responses_chain": "responses_create", "responses_conversation_next": "responses_conversation_first",
+                       "chat_continue_next": "chat_continue"}
 
 
 async def exchange(http, base, state, name, method, path, headers, body):

@@ -36,6 +36,7 @@ beforeAll(async () => {
       const msgs = (req.body?.messages ?? []) as Msg[]
       const text = lastUser(req)
       if (msgs.at(-1)?.role === 'tool') return { text: `checked, answer ${n}` }
+      if (text.includes('REFUSE')) return { error: 400, errorMessage: 'refused by the provider' }
       if (text.includes('REASON')) return { text: `<think>private musing ${n}</think>The answer ${n}.` }
       if (text.includes('TOOL')) return { text: 'Let me check. ', toolCalls: [{ name: 'no_such_tool', arguments: {} }] }
       // The first request of a `stall` text is held open until it is stopped; the next one answers.
@@ -150,7 +151,139 @@ describe('every request runs the agent: no stored reply is handed to another req
   })
 })
 
+describe('Responses: function_call items a client answers by call_id', () => {
+  // A client that takes the listed calls for its own to run sends back one function_call_output per call_id, chained by
+  // previous_response_id with no new message. Upstream reads each as an empty user message and answers 400.
+  it('answers the outputs sent back for the calls the previous response listed, in its session', async () => {
+    const { data: r1, response } = await client.responses
+      .create({ model: 'hermes-agent', input: 'responses TOOL call' })
+      .withResponse()
+    const calls = r1.output.filter((o) => o.type === 'function_call')
+    expect(calls).toHaveLength(1)
+    const before = provider.requests.length
+    const { data: r2, response: second } = await client.responses
+      .create({
+        model: 'hermes-agent',
+        previous_response_id: r1.id,
+        input: calls.map((c) => ({ type: 'function_call_output' as const, call_id: c.call_id, output: 'ran it: 42' }))
+      })
+      .withResponse()
+    expect(r2.status).toBe('completed')
+    expect(second.headers.get('x-hermes-session-id')).toBe(response.headers.get('x-hermes-session-id'))
+    const sent = provider.requests.slice(before).map(lastUser)
+    expect(sent[0]).toBe(`Output of function call ${calls[0]!.call_id} (no_such_tool):\nran it: 42`)
+    // Output given as parts, and a call_id the chain never listed.
+    const r3 = await client.responses.create({
+      model: 'hermes-agent',
+      previous_response_id: r1.id,
+      input: [
+        { type: 'function_call_output', call_id: calls[0]!.call_id, output: [{ type: 'input_text', text: 'parted' }] }
+      ]
+    })
+    expect(r3.output_text).toContain('parted')
+    const wrong = await client.responses
+      .create({
+        model: 'hermes-agent',
+        previous_response_id: r1.id,
+        input: [{ type: 'function_call_output', call_id: 'call_made_up', output: 'x' }]
+      })
+      .catch((e: unknown) => e)
+    expect(wrong).toBeInstanceOf(OpenAI.BadRequestError)
+    expect((wrong as Error).message).toContain('call_made_up')
+  })
+})
+
 describe('a resent history stays one session', () => {
+  // SillyTavern's "Continue": the request ends with the assistant's unfinished text. Upstream runs it as the user's
+  // message of that turn (golden chat_continue), in the conversation's session, and stores it as the user's; the next
+  // resend shows the continued reply as one assistant message (the text, then its continuation).
+  const turnsOf = (sid: string) =>
+    host.stores
+      .get('default')
+      .getMessagesAsConversation(sid)
+      .map((m) => `${m.role}:${typeof m.content === 'string' ? m.content : ''}`)
+
+  it('a Continue of the stored answer stays in its session, and so does the resend that follows', async () => {
+    const a = await chat([{ role: 'user', content: 'story time' }])
+    const answer = a.data.choices[0]!.message.content!
+    const b = await chat([
+      { role: 'user', content: 'story time' },
+      { role: 'assistant', content: answer }
+    ])
+    const more = b.data.choices[0]!.message.content!
+    expect(more).toBe(`answer ${calls} to ${answer}`)
+    expect(sidOf(b)).toBe(sidOf(a))
+    expect(turnsOf(sidOf(a))).toEqual(['user:story time', `assistant:${answer}`, `user:${answer}`, `assistant:${more}`])
+    // Continued twice, then the next question: one session throughout.
+    const c = await chat([
+      { role: 'user', content: 'story time' },
+      { role: 'assistant', content: `${answer} ${more}` }
+    ])
+    expect(sidOf(c)).toBe(sidOf(a))
+    const d = await chat([
+      { role: 'user', content: 'story time' },
+      { role: 'assistant', content: `${answer} ${more}${c.data.choices[0]!.message.content!}` },
+      { role: 'user', content: 'the end?' }
+    ])
+    expect(sidOf(d)).toBe(sidOf(a))
+    expect(turnsOf(sidOf(a)).slice(-2)).toEqual(['user:the end?', `assistant:answer ${calls} to the end?`])
+  })
+
+  it("a Continue on the first request (a prefilled reply, then SillyTavern's nudge) and its resend", async () => {
+    const nudge = { role: 'system', content: '[Continue your last message without repeating its original content.]' }
+    const a = await chat([
+      { role: 'system', content: 'You are Seraphina.' },
+      { role: 'user', content: 'prefill me' },
+      { role: 'assistant', content: 'Sure, here' },
+      nudge as OpenAI.ChatCompletionMessageParam
+    ])
+    const more = a.data.choices[0]!.message.content!
+    expect(turnsOf(sidOf(a))).toEqual(['user:prefill me', 'user:Sure, here', `assistant:${more}`])
+    const b = await chat([
+      { role: 'system', content: 'You are Seraphina.' },
+      { role: 'user', content: 'prefill me' },
+      { role: 'assistant', content: `Sure, here${more}` },
+      nudge as OpenAI.ChatCompletionMessageParam,
+      { role: 'user', content: 'next' }
+    ])
+    expect(sidOf(b)).toBe(sidOf(a))
+  })
+
+  it('a failed turn shown as an empty reply, then the next message: the same session, as upstream keeps it', async () => {
+    for (const empty of ['', null]) {
+      const first = `REFUSE this one (${String(empty)})`
+      const failed = await chat([{ role: 'user', content: first }]).catch((e: unknown) => e)
+      expect(failed).toBeInstanceOf(OpenAI.APIError)
+      const sid = (failed as InstanceType<typeof OpenAI.APIError>).headers?.get('x-hermes-session-id')
+      expect(sid).toBeTruthy()
+      const next = await chat([
+        { role: 'user', content: first },
+        { role: 'assistant', content: empty },
+        { role: 'user', content: 'after the failure' }
+      ])
+      expect(sidOf(next)).toBe(sid)
+      expect(turnsOf(sid!)).toEqual([
+        `user:${first}`,
+        'user:after the failure',
+        `assistant:${next.data.choices[0]!.message.content!}`
+      ])
+    }
+  })
+
+  it('a Continue of an edited answer branches, as any edit does', async () => {
+    const a = await chat([{ role: 'user', content: 'edit then continue' }])
+    const b = await chat([
+      { role: 'user', content: 'edit then continue' },
+      { role: 'assistant', content: 'Something I wrote myself' }
+    ])
+    expect(sidOf(b)).not.toBe(sidOf(a))
+    expect(turnsOf(sidOf(b))).toEqual([
+      'user:edit then continue',
+      'user:Something I wrote myself',
+      `assistant:${b.data.choices[0]!.message.content!}`
+    ])
+  })
+
   it('a streamed tool turn with text before the tool call, sent back as the stream showed it', async () => {
     const history: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'please TOOL something' }]
     const first = await streamChat(history)
@@ -266,7 +399,7 @@ describe('protocol', () => {
     expect((await post(latin, 'application/json; charset=no-such-charset')).status).toBe(415)
   })
 
-  it('takes a gzip body; one that inflates past the 4 MB limit is 413', async () => {
+  it('takes a gzip body; one that inflates past the 10 MB limit is 413', async () => {
     const post = (body: Buffer) =>
       fetch(`${server.url}/v1/chat/completions`, {
         method: 'POST',

@@ -136,19 +136,30 @@ describe('caller system text on the API server', () => {
     expect(systemOf(lastSent())).toContain('Use bullet points.')
   })
 
-  it('refuses oversized system text with a 400 before any turn runs', async () => {
+  it("takes a character card's worth of system text; refuses more than a model could take before any turn runs", async () => {
+    // SillyTavern: main prompt, description, personality, scenario, world info, examples, each a system message.
+    const card = Array.from({ length: 8 }, (_, i) => ({
+      role: 'system' as const,
+      content: `part ${i} ${'c'.repeat(9_000)}`
+    }))
+    await client.chat.completions.create({
+      model: 'hermes-agent',
+      messages: [...card, { role: 'user', content: 'hi' }]
+    })
+    expect(systemOf(lastSent())).toContain(`part 7 ${'c'.repeat(9_000)}`)
     const before = provider.requests.length
     const err = await client.chat.completions
       .create({
         model: 'hermes-agent',
+        // (Each message is read up to upstream's 65,536 characters, so it takes many to pass the bound.)
         messages: [
-          { role: 'system', content: 'x'.repeat(40_000) },
+          ...Array.from({ length: 16 }, () => ({ role: 'system' as const, content: 'x'.repeat(65_536) })),
           { role: 'user', content: 'hi' }
         ]
       })
       .catch((e: unknown) => e)
     expect(err).toBeInstanceOf(OpenAI.BadRequestError)
-    expect(errorMessage(err)).toMatch(/at most 32000 characters/)
+    expect(errorMessage(err)).toMatch(/at most 1000000 characters/)
     expect(provider.requests.length).toBe(before)
   })
 })

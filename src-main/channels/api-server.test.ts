@@ -334,7 +334,7 @@ describe('API server through the openai SDK', () => {
     const r = await fetch(`${server.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(5 * 1024 * 1024) }] })
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(10_000_001) }] })
     })
     expect(r.status).toBe(413)
     expect((await r.json()).error.code).toBe('body_too_large')

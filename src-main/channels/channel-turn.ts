@@ -20,6 +20,8 @@ export interface TurnRequest {
   text: string
   /** The user message's parts when it carries images. */
   parts?: ContentParts
+  /** `text` is the assistant's unfinished reply sent back to be continued (conversation.ts). */
+  continued?: boolean
   /** `X-Hermes-Session-Id` / `previous_response_id` / a run's `session_id`: continue exactly this session. */
   sessionId?: string
   model?: string
@@ -100,6 +102,7 @@ export async function runApiTurn(ctx: ApiContext, req: TurnRequest): Promise<Tur
           history: req.history,
           text: req.text,
           ...(req.parts ? { parts: req.parts } : {}),
+          ...(req.continued ? { continued: true } : {}),
           nowSec: Date.now() / 1000,
           model: req.model,
           claim: (sid) => ctx.turns.claim(sid) && claimed.push(sid) > 0

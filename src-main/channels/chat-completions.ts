@@ -25,29 +25,49 @@ import type { ContentParts } from './gateway-face'
 import { HttpError, openSse, sendJson, warningsHeader } from './http'
 
 // Any role is taken (upstream's rule): only system/developer, user and assistant messages are read, others are skipped.
-const Message = z.object({ role: z.string(), content: z.unknown().optional() }).passthrough()
+// Fields a client may send in another shape than OpenAI's (a null role, a `model` number, `stream_options: "yes"`):
+// upstream ignores the shape and runs the request, so they are read where they have the expected type (readBody).
+const Message = z.object({ role: z.unknown().optional(), content: z.unknown().optional() }).passthrough()
 const Body = z
   .object({
-    model: z.string().optional(),
+    model: z.unknown().optional(),
     messages: z.array(Message).min(1, 'messages must not be empty'),
     stream: z.unknown().optional(),
-    stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullish()
+    stream_options: z.unknown().optional()
   })
   .passthrough()
+
+/** The body with those fields as their expected types: a role that is no text is no role (that message is skipped). */
+function readBody(raw: Record<string, unknown>) {
+  const body = parseBody(Body, raw)
+  const usage = body.stream_options as { include_usage?: unknown } | null | undefined
+  return {
+    ...body,
+    model: typeof body.model === 'string' ? body.model : undefined,
+    messages: body.messages.map((m) => ({ ...m, role: typeof m.role === 'string' ? m.role : '' })),
+    includeUsage: typeof usage === 'object' && usage !== null && usage.include_usage === true
+  }
+}
 
 export interface ParsedConversation {
   text: string
   /** The last user message's parts when it carries images (sent to the provider, stored as upstream's agent flush stores them: text, each image "[screenshot]"). */
   parts?: ContentParts
   history: Turn[]
+  /** The turn is the assistant's own unfinished reply, sent back to be continued (SillyTavern's "Continue"). */
+  continued?: boolean
   /** The caller's `system`/`developer` messages, joined: sent with this agent's own prompt, never stored. */
   instructions: string
   /** Upstream's system prompt for the session id: the `system` messages joined by newlines (null when none). */
   idSystem: string | null
 }
 
-/** Upper bound on a caller's system text (the agent's own prompt, memory and tools come first). */
-const MAX_INSTRUCTIONS = 32_000
+/**
+ * Upper bound on a caller's system text (the agent's own prompt, memory and tools come first). Upstream has none but
+ * its body limit; a SillyTavern character card with its world info and examples runs to tens of thousands of
+ * characters, so this only stops text no model could take.
+ */
+const MAX_INSTRUCTIONS = 1_000_000
 
 /**
  * The last user message is the turn; earlier user/assistant messages are its history. User and assistant
@@ -58,14 +78,17 @@ export function splitConversation(
   /** Where the turn came from, for upstream's message when it carries no text: `messages` or `input`. */
   where: 'messages' | 'input' = 'messages'
 ): ParsedConversation {
-  const last = messages[messages.length - 1]!
-  if (last.role !== 'user') throw new HttpError(400, 'the last message must have role "user"')
   const read = messages.map((m, i) =>
     m.role === 'user' || m.role === 'assistant' ? readContent(m.content, `messages[${i}].content`) : null
   )
-  const { text, parts } = read[read.length - 1]!
+  // The turn is the last user or assistant message, as upstream takes it: a conversation ending with the assistant's
+  // own text (SillyTavern's "Continue", maybe followed by its system nudge) sends that text as the user's message, and
+  // it is stored as the user's. Messages of other roles after it (a tool result, a system nudge) are not the turn.
+  const at = read.findLastIndex((c) => c !== null)
+  if (at < 0) throw new HttpError(400, `No user message found in ${where}`)
+  const { text, parts } = read[at]!
   if (!text.trim()) throw new HttpError(400, `No user message found in ${where}`)
-  const history = messages.slice(0, -1).flatMap((m, i) => {
+  const history = messages.slice(0, at).flatMap((m, i) => {
     const c = read[i]
     return c ? [{ role: m.role as 'user' | 'assistant', content: c.text, ...(c.parts ? { parts: c.parts } : {}) }] : []
   })
@@ -73,6 +96,7 @@ export function splitConversation(
   return {
     text,
     ...(parts ? { parts } : {}),
+    ...(messages[at]!.role === 'assistant' ? { continued: true } : {}),
     history,
     // One line apart, as upstream joins a conversation's system messages.
     instructions: joinInstructions(
@@ -113,8 +137,8 @@ export async function chatCompletions(
   // Upstream's one answer for a missing, non-list or empty `messages`.
   if (!Array.isArray(raw.messages) || raw.messages.length === 0)
     throw new HttpError(400, "Missing or invalid 'messages' field")
-  const body = parseBody(Body, raw)
-  const { text, parts, history, instructions, idSystem } = splitConversation(body.messages)
+  const body = readBody(raw)
+  const { text, parts, history, instructions, idSystem, continued } = splitConversation(body.messages)
   const memoryKey = memoryKeyHeader(req.headers['x-hermes-session-key'])
   const headerSid = sessionHeader(req.headers['x-hermes-session-id'])
   const id = newId('chatcmpl-')
@@ -130,6 +154,7 @@ export async function chatCompletions(
       history,
       text,
       parts,
+      ...(continued ? { continued } : {}),
       sessionId: headerSid,
       model: body.model,
       ...(memoryKey ? { memoryKey } : {}),
@@ -235,8 +260,7 @@ export async function chatCompletions(
     } else {
       // Usage rides on the finish chunk, as upstream sends it; OpenAI's separate usage chunk follows when asked for.
       chunk({}, r.status === 'interrupted' ? 'length' : 'stop', { usage: usageOf(r) })
-      if (body.stream_options?.include_usage)
-        send!({ ...base, object: 'chat.completion.chunk', choices: [], usage: usageOf(r) })
+      if (body.includeUsage) send!({ ...base, object: 'chat.completion.chunk', choices: [], usage: usageOf(r) })
     }
   } catch (err) {
     finished = true

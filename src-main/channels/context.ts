@@ -1,6 +1,7 @@
 /** What every API-server route needs: the gateway's channel turns, the profile served, and counters. */
 import { randomBytes } from 'node:crypto'
 import { CaduceusError } from '@shared/contract'
+import { pyLen, pyStrip } from '@shared/contract/py-text'
 import type { ChannelTurnInput, ChannelTurnResult } from '../gateway'
 import type { RunLimiter, TurnLedger } from './channel-turn'
 import type { ConversationSessions } from './conversation'
@@ -25,8 +26,7 @@ export interface ApiContext {
   routes: Record<string, ModelRoute>
 }
 
-const SESSION_ID = /^[A-Za-z0-9_.:-]+$/
-/** Upstream's bound on a session header (clients may send ids up to this long). */
+/** Upstream's bound on a session header, in code points (clients may send ids up to this long). */
 const MAX_SESSION_ID = 256
 
 /** Same shape as desk-chat ids (`YYYYMMDD_HHMMSS_hex8`), so the Sessions page sorts them alike. */
@@ -38,14 +38,50 @@ export function newSessionId(now = new Date()): string {
 
 export const newId = (prefix: string) => `${prefix}${randomBytes(12).toString('hex')}`
 
+/**
+ * A request header's text as upstream's server reads it: node hands header bytes over one per character (Latin-1),
+ * aiohttp decodes them as UTF-8, so "café" sent by a client is "café" (not "cafÃ©") in both. Null when the bytes are
+ * not UTF-8 (two different byte strings must never become one id).
+ */
+function headerText(value: string | string[] | undefined): string | null {
+  const v = Array.isArray(value) ? value[0] : value
+  if (v === undefined) return ''
+  if (!/[^\x00-\x7f]/.test(v)) return v
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(v, 'latin1'))
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Control characters (C0 but tab, DEL, C1) and Unicode's line and paragraph separators: kept out of an id, which
+ * is written into log lines and headers. Upstream refuses only CR, LF and NUL; in a header the others never arrive
+ * (both servers' HTTP parsers refuse them) but a run's body `session_id` or a UTF-8 NEL/LS could carry them.
+ */
+// eslint-disable-next-line no-control-regex
+const LINE_BREAKING = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]/
+
+/**
+ * A session id a caller names (`X-Hermes-Session-Id`, a run's `session_id`), by upstream's rule: surrounding
+ * whitespace stripped; refused when it could leave the sessions folder as a file name (upstream writes
+ * `sessions/<id>.json`, request dumps): a "..", a "/" or "\\" anywhere, or a drive prefix (a letter, then ":"); at most
+ * 256 code points. Anything else is an id: spaces, "~", quotes, non-ASCII letters and emoji, as upstream takes them.
+ */
+export function sessionIdOf(raw: string): string | undefined {
+  const v = pyStrip(raw)
+  if (v === '') return undefined
+  if (LINE_BREAKING.test(v) || v.includes('..') || /[/\\]/.test(v) || /^\p{L}:/u.test(v))
+    throw new HttpError(400, 'Invalid session ID')
+  if (pyLen(v) > MAX_SESSION_ID) throw new HttpError(400, 'Session ID too long')
+  return v
+}
+
 /** The opt-in continuity header; a malformed id is refused rather than silently starting a new session. */
 export function sessionHeader(value: string | string[] | undefined): string | undefined {
-  const v = Array.isArray(value) ? value[0] : value
-  if (v === undefined || v === '') return undefined
-  // Upstream's messages; the character set is Caduceus's own (upstream refuses only path- and header-breaking ones).
-  if (v.length > MAX_SESSION_ID) throw new HttpError(400, 'Session ID too long')
-  if (!SESSION_ID.test(v)) throw new HttpError(400, 'Invalid session ID')
-  return v
+  const v = headerText(value)
+  if (v === null) throw new HttpError(400, 'Invalid session ID')
+  return sessionIdOf(v)
 }
 
 /**
@@ -54,10 +90,12 @@ export function sessionHeader(value: string | string[] | undefined): string | un
  * it without a configured key; this server always has one. Echoed back on the answer.
  */
 export function memoryKeyHeader(value: string | string[] | undefined): string | undefined {
-  const v = (Array.isArray(value) ? value[0] : value)?.trim()
+  const text = headerText(value)
+  if (text === null) throw new HttpError(400, 'Invalid session key')
+  const v = pyStrip(text)
   if (!v) return undefined
-  if (/[\r\n\0]/.test(v)) throw new HttpError(400, 'Invalid session key')
-  if (v.length > MAX_SESSION_ID) throw new HttpError(400, 'Session key too long')
+  if (LINE_BREAKING.test(v)) throw new HttpError(400, 'Invalid session key')
+  if (pyLen(v) > MAX_SESSION_ID) throw new HttpError(400, 'Session key too long')
   return v
 }
 

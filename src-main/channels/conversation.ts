@@ -80,10 +80,59 @@ const same = (a: Turn, b: Turn | StoredTurn) =>
     ('final' in b && b.final !== undefined && comparable(a.content) === comparable(b.final)))
 const MAX_DEPTH = 16
 
-/** Index of the first request turn the stored ones do not have (history.length when they start with all of it). */
-function firstDifference(history: Turn[], stored: Turn[]): number {
-  for (let i = 0; i < history.length; i++) if (!stored[i] || !same(history[i]!, stored[i]!)) return i
-  return history.length
+/**
+ * An assistant turn with no text is left out of the comparison on both sides: a chat UI keeps an empty bubble where a
+ * turn failed or was stopped before any text (the stored session then ends with the user's message, or nothing was
+ * said), and sends it back with the next message. Upstream continues the conversation's session there; so does this.
+ */
+const said = (t: Turn): boolean => t.role !== 'assistant' || t.parts !== undefined || comparable(t.content) !== ''
+
+/**
+ * How far the request's history and the stored turns agree: `k`, the first request turn the stored ones do not have
+ * (history.length when they hold all of it), and `j`, where the stored turns stand at that point.
+ *
+ * A continued reply (SillyTavern's or Open WebUI's "Continue": the request ended with the assistant's own unfinished
+ * text, stored as the user's message of that turn, as upstream stores it) comes back on the next resend as one
+ * assistant message, the text continued followed by the continuation. So a request assistant turn that does not match
+ * the stored turn before it may stand for a run of stored turns: the answer being continued (when it was stored), then
+ * one or more continue messages, each the beginning of that reply, each followed by its continuation. A reply that
+ * starts with the stored answer is that answer continued where this session did not see it.
+ */
+function align(history: Turn[], stored: StoredTurn[]): { k: number; j: number } {
+  let j = 0
+  for (let i = 0; i < history.length; i++) {
+    const h = history[i]!
+    if (stored[j] && same(h, stored[j]!)) {
+      j++
+      continue
+    }
+    const run = h.role === 'assistant' ? continuedRun(comparable(h.content), stored, j) : 0
+    if (!run) return { k: i, j }
+    j += run
+  }
+  return { k: history.length, j }
+}
+
+/** How many stored turns from `j` one continued assistant reply `reply` stands for (0: none). */
+function continuedRun(reply: string, stored: StoredTurn[], j: number): number {
+  let best = 0
+  let echoes = 0
+  for (let e = j; e < stored.length; e++) {
+    const t = stored[e]!
+    const text = comparable(t.content)
+    if (t.role === 'user') {
+      if (!text || !reply.startsWith(text)) break
+      echoes++
+    } else {
+      if (!reply.includes(text) && !(t.final !== undefined && reply.includes(comparable(t.final)))) break
+      const last = reply.endsWith(text) || (t.final !== undefined && reply.endsWith(comparable(t.final)))
+      if (echoes > 0 && last) best = e - j + 1
+      // The stored answer, continued in another session: SillyTavern's default Continue adds a system nudge, which
+      // makes it another conversation (upstream's too), and the reply comes back here with the continuation added.
+      else if (e === j && reply.startsWith(text)) best = 1
+    }
+  }
+  return best
 }
 
 /**
@@ -100,12 +149,15 @@ export async function planConversation(
     text: string
     /** The last user message's parts, when it has images (it is the first user message when history has none). */
     parts?: ContentParts
+    /** `text` is the assistant's own unfinished reply, sent back to be continued (stored as the user's message). */
+    continued?: boolean
     nowSec: number
     model?: string
     claim?: (sessionId: string) => boolean
   }
 ): Promise<Plan> {
-  const { history, text } = input
+  const { text } = input
+  const history = input.history.filter(said)
   const claim = input.claim ?? (() => true)
   const first = history.find((t) => t.role === 'user') ?? { content: text, parts: input.parts }
   let sid = deriveSessionId(input.system, first.parts ?? first.content)
@@ -125,26 +177,30 @@ export async function planConversation(
       await sessions.seed(sid, history, { model: input.model, ...(parent ? { parent } : {}) })
       return { kind: 'continue', sessionId: sid }
     }
-    const s = stored.turns
-    const k = stored.whole ? firstDifference(history, s) : history.length
+    const s = stored.turns.filter(said)
+    const { k, j } = stored.whole ? align(history, s) : { k: history.length, j: s.length }
     if (k === history.length) {
-      const rest = stored.whole ? s.slice(k) : []
-      const [u] = rest
-      if (rest.length === 0 && claim(sid)) return { kind: 'continue', sessionId: sid }
+      const rest = s.slice(j)
+      const turn: Turn = { role: 'user', content: text, ...(input.parts ? { parts: input.parts } : {}) }
+      // A Continue of the answer stored last (or of a reply already continued: the run of turns it stands for): that
+      // answer is where the conversation stands.
+      const continuing = !input.continued
+        ? 0
+        : rest[0] && same({ ...turn, role: 'assistant' }, rest[0])
+          ? 1
+          : continuedRun(comparable(text), rest, 0)
+      const open = rest.slice(continuing)
+      const [u] = open
+      if (open.length === 0 && claim(sid)) return { kind: 'continue', sessionId: sid }
       // The last turn failed unanswered: this request (its retry) answers the stored message.
-      if (
-        rest.length === 1 &&
-        u!.role === 'user' &&
-        same({ role: 'user', content: text, ...(input.parts ? { parts: input.parts } : {}) }, u!) &&
-        claim(sid)
-      )
+      if (open.length === 1 && u!.role === 'user' && same(turn, u!) && claim(sid))
         return { kind: 'answer', sessionId: sid, messageId: u!.id }
     }
     // Edited, regenerated, resent, or running now: follow the branch that shares more of this history, or start one.
     let best: { id: string; k: number } | null = null
     for (const b of sessions.branches(sid)) {
       const bt = sessions.turns(b)
-      const bk = bt?.whole ? firstDifference(history, bt.turns) : -1
+      const bk = bt?.whole ? align(history, bt.turns.filter(said)).k : -1
       if (bk > k && (!best || bk > best.k)) best = { id: b, k: bk }
     }
     parent = sid

@@ -6,7 +6,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 
-export const MAX_BODY_BYTES = 4 * 1024 * 1024
+/**
+ * Upstream's bound on a request (MAX_REQUEST_BYTES, 10 MB): a chat UI resends the whole history every turn, images as
+ * base64 data URLs, so one phone photo in a conversation is already past the 4 MB the host's own transport takes.
+ */
+export const MAX_BODY_BYTES = 10_000_000
 
 export class HttpError extends Error {
   constructor(
@@ -30,7 +34,7 @@ export function sendJson(
   headers: Record<string, string> = {}
 ): void {
   if (res.headersSent) return void res.end()
-  res.writeHead(status, { 'content-type': 'application/json', ...headers })
+  res.writeHead(status, onWire({ 'content-type': 'application/json', ...headers }))
   res.end(JSON.stringify(body))
 }
 
@@ -42,6 +46,17 @@ export function sendError(res: ServerResponse, err: HttpError): void {
     { error: { message: err.message, type: err.type, param: null, code: err.code, ...err.extra } },
     err.headers
   )
+}
+
+/**
+ * Header values as bytes on the wire: a session id or memory key may be any text (upstream's rule), and node writes a
+ * header string one byte per character, so non-ASCII text goes out as its UTF-8 bytes, as upstream's server sends it.
+ */
+function onWire(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(headers))
+    out[k] = /[^\x00-\x7f]/.test(v) ? Buffer.from(v, 'utf8').toString('latin1') : v
+  return out
 }
 
 const tooLarge = () => new HttpError(413, 'Request body too large.', 'invalid_request_error', 'body_too_large')
@@ -183,13 +198,16 @@ export function openSse(
   res: ServerResponse,
   headers: Record<string, string> = {}
 ): (data: unknown, event?: string) => void {
-  res.writeHead(200, {
-    'content-type': 'text/event-stream',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-    ...headers
-  })
+  res.writeHead(
+    200,
+    onWire({
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      ...headers
+    })
+  )
   let last = Date.now()
   const timer = setInterval(
     () => {

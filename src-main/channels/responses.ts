@@ -88,6 +88,10 @@ export async function createResponse(
               ? []
               : [{ ...i, role: i.role ?? 'user' }]
         )
+  // Outputs of function calls sent back after the last message: the turn (see callOutputsTurn). Upstream reads them as
+  // empty user messages and refuses the request ("No user message found in input").
+  const answered = callOutputsTurn(body.input, prev?.body)
+  if (answered) items.push({ role: 'user', content: answered })
   if (items.length === 0) throw new HttpError(400, 'No user message found in input')
   const conv = splitConversation([...given, ...items], 'input')
   // `instructions` first, then any system/developer input items (Responses API order).
@@ -141,6 +145,7 @@ export async function createResponse(
       history: conv.history,
       text: conv.text,
       ...(conv.parts ? { parts: conv.parts } : {}),
+      ...(conv.continued ? { continued: true } : {}),
       sessionId,
       model: body.model,
       ...(memoryKey ? { memoryKey } : {}),
@@ -276,4 +281,58 @@ export function deleteResponse(
   if (!store.delete(id))
     throw new HttpError(404, `Response not found: ${id}`, 'invalid_request_error', 'response_not_found')
   sendJson(res, 200, { id, object: 'response', deleted: true }, cors)
+}
+
+/**
+ * A client that reads the `function_call` items of a response as calls for it to run (the pattern of the OpenAI SDKs'
+ * examples and agent frameworks) sends back one `function_call_output` per call, by the `call_id` it got, usually with
+ * `previous_response_id` and no new message. This server's agent has already run its tools, so such a request is a
+ * turn whose message reports those outputs to the agent, one block per call. A `call_id` that names no call of the
+ * previous response (or of a `function_call` item in this input) is refused as OpenAI refuses it. Null when the input
+ * ends with a message (outputs before it are history, as before) or holds no outputs.
+ */
+function callOutputsTurn(input: unknown, previous: Record<string, unknown> | undefined): string | null {
+  if (!Array.isArray(input)) return null
+  const outputs: Array<{ callId: string; text: string }> = []
+  for (const item of input as unknown[]) {
+    const t = item && typeof item === 'object' ? (item as Record<string, unknown>) : null
+    if (t?.type === 'function_call_output')
+      outputs.push({ callId: String(t.call_id ?? ''), text: outputText(t.output) })
+    else if (typeof item === 'string' || (t && (t.type === undefined || t.type === 'message'))) outputs.length = 0
+  }
+  if (!outputs.length) return null
+  const calls = new Map<string, string>()
+  for (const list of [previous?.output, input])
+    if (Array.isArray(list))
+      for (const c of list as Array<Record<string, unknown> | null>)
+        if (c?.type === 'function_call' && typeof c.call_id === 'string') calls.set(c.call_id, String(c.name ?? ''))
+  return outputs
+    .map(({ callId, text }) => {
+      if (!calls.has(callId))
+        throw new HttpError(
+          400,
+          `No tool call found for function call output with call_id ${callId}.`,
+          'invalid_request_error',
+          null,
+          {},
+          { param: 'input' }
+        )
+      const name = calls.get(callId)
+      return `Output of function call ${callId}${name ? ` (${name})` : ''}:\n${text}`
+    })
+    .join('\n\n')
+}
+
+/** A function_call_output's `output`: text, or a list of parts whose text is read (other parts are left out). */
+function outputText(output: unknown): string {
+  if (typeof output === 'string') return output
+  if (!Array.isArray(output)) return output === undefined || output === null ? '' : JSON.stringify(output)
+  return output
+    .map((p: unknown) =>
+      p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string'
+        ? (p as { text: string }).text
+        : ''
+    )
+    .filter(Boolean)
+    .join('\n')
 }

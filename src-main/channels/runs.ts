@@ -15,6 +15,7 @@ import {
   memoryKeyHeader,
   newId,
   sessionHeader,
+  sessionIdOf,
   type ApiContext
 } from './context'
 import { HttpError, openSse, sendJson } from './http'
@@ -156,7 +157,12 @@ export async function submitRun(
   const callerInstructions = body.instructions ?? carriedInstructions(previous)
   const instructions = joinInstructions([callerInstructions, conv.instructions])
   const idSystem = [callerInstructions, conv.idSystem].filter((x): x is string => Boolean(x)).join('\n') || null
-  const sessionId = sessionHeader(body.session_id ?? previous?.sessionId ?? req.headers['x-hermes-session-id']) ?? null
+  // The body's id is already text (no header decoding), checked by the same rule as the header's.
+  const sessionId =
+    (body.session_id ? sessionIdOf(body.session_id) : undefined) ??
+    previous?.sessionId ??
+    sessionHeader(req.headers['x-hermes-session-id']) ??
+    null
   const release = ctx.limiter.admit()
   const run = runs.create(sessionId, body.model || ctx.modelName)
   sendJson(res, 202, { run_id: run.id, status: 'started' }, { ...cors, ...memoryKeyEcho(memoryKey) })
@@ -166,6 +172,7 @@ export async function submitRun(
     history: conv.history,
     text: conv.text,
     parts: conv.parts,
+    ...(conv.continued ? { continued: true } : {}),
     model: body.model ?? undefined,
     ...(memoryKey ? { memoryKey } : {})
   }

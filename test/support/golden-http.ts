@@ -200,19 +200,26 @@ export function send(base: string, method: string, path: string, headers: Record
         ? body
         : JSON.stringify(body)
   return new Promise<Answer>((resolve, reject) => {
-    const req = request(`${base}${path}`, { method, headers }, (res) => {
+    // Header text goes out as its UTF-8 bytes, as upstream's aiohttp client sent it (node writes a byte per character).
+    const utf8 = (v: string) => (/[^\x00-\x7f]/.test(v) ? Buffer.from(v, 'utf8').toString('latin1') : v)
+    const wire = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, utf8(v)]))
+    const req = request(`${base}${path}`, { method, headers: wire }, (res) => {
       const chunks: Buffer[] = []
       res.on('data', (c: Buffer) => chunks.push(c))
       res.on('end', () =>
         resolve({
           status: res.statusCode!,
-          headers: Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, String(v)])),
+          headers: Object.fromEntries(
+            Object.entries(res.headers).map(([k, v]) => [k, Buffer.from(String(v), 'latin1').toString('utf8')])
+          ),
           text: Buffer.concat(chunks).toString('utf8')
         })
       )
     })
     req.on('error', reject)
-    req.end(raw ?? undefined)
+    // A Buffer body: node then writes the header block byte per character (with a string body it would re-encode the
+    // header block as UTF-8 along with it).
+    req.end(raw === null ? undefined : Buffer.from(raw, 'utf8'))
   })
 }
 

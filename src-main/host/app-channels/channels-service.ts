@@ -14,7 +14,7 @@ import { apiConversations } from './api-conversations'
 import type { Runtime, Services } from '../services'
 
 // The API server's body limit (channels/http.ts MAX_BODY_BYTES): a declared larger body gets 413 before 100 Continue.
-const API_BODY_LIMIT = 4 * 1024 * 1024
+const API_BODY_LIMIT = 10_000_000
 
 /** The host's shared request guards, handed to the API server (channels/ cannot import host/). */
 export const apiServerGuards = (log: Logger) => ({

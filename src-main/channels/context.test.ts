@@ -1,0 +1,47 @@
+// The session ids a caller may name: upstream's rule (test/fixtures/upstream/api-server-http, chat_session_header_*),
+// replayed over HTTP in test/api-server-upstream-http.test.ts; here the parts of it no golden request can show.
+import { describe, expect, it } from 'vitest'
+import { memoryKeyHeader, sessionHeader, sessionIdOf } from './context'
+
+/** A header as node hands it over: the bytes the client sent, one character each. */
+const asReceived = (text: string) => Buffer.from(text, 'utf8').toString('latin1')
+const refused = (f: () => unknown) => {
+  try {
+    f()
+  } catch (e) {
+    return (e as Error).message
+  }
+  return 'accepted'
+}
+
+describe('session ids', () => {
+  it('reads the header as UTF-8 text and counts code points, as upstream does', () => {
+    expect(sessionHeader(asReceived('café 東京'))).toBe('café 東京')
+    expect(sessionHeader(asReceived('🚀'.repeat(256)))).toBe('🚀'.repeat(256))
+    expect(refused(() => sessionHeader(asReceived('🚀'.repeat(257))))).toBe('Session ID too long')
+    // Python's strip(): an ideographic space is whitespace
+    expect(sessionHeader(asReceived('\u3000abc\u3000'))).toBe('abc')
+    expect(sessionHeader(asReceived('   '))).toBeUndefined()
+  })
+
+  it('refuses what could leave the sessions folder as a file name', () => {
+    for (const id of ['..', 'a..b', 'a/b', 'a\\b', 'C:', 'a:b', 'é:x'])
+      expect(
+        refused(() => sessionIdOf(id)),
+        id
+      ).toBe('Invalid session ID')
+    for (const id of ['ab:c', '1:x', '.', '~user', 'my session', '$(id)', 'a\tb']) expect(sessionIdOf(id)).toBe(id)
+  })
+
+  // Deliberately narrower than upstream (which refuses only CR, LF and NUL): ids are written into log lines.
+  it('refuses control characters, Unicode line breaks and bytes that are not UTF-8', () => {
+    for (const id of ['a\rb', 'a\x1b[31m', 'a\x00', 'a\u0085b', 'a\u2028b', 'a\u2029b', 'a\x7f'])
+      expect(
+        refused(() => sessionIdOf(id)),
+        JSON.stringify(id)
+      ).toBe('Invalid session ID')
+    expect(refused(() => sessionHeader('caf\xe9'))).toBe('Invalid session ID')
+    expect(refused(() => memoryKeyHeader(asReceived('key\u2028x')))).toBe('Invalid session key')
+    expect(memoryKeyHeader(asReceived('agent:main:webui:dm:Zoë'))).toBe('agent:main:webui:dm:Zoë')
+  })
+})
