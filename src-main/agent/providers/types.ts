@@ -46,7 +46,10 @@ export type ContentPart =
  * `parts`: a user message with images as sent to the provider (`content` then holds its text for memory,
  * token estimates and compression).
  */
-export type AgentMessage = ConversationMessage & { reasoning_details?: ThinkingBlock[]; parts?: ContentPart[] }
+export type AgentMessage = Omit<ConversationMessage, 'reasoning_details'> & {
+  reasoning_details?: ThinkingBlock[]
+  parts?: ContentPart[]
+}
 
 export interface ThinkingBlock {
   type: 'thinking' | 'redacted_thinking'
