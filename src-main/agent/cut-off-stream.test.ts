@@ -201,6 +201,39 @@ describe('a provider stream cut off mid-reply', () => {
     expect(kit.messages('S1').map((r) => r.role)).toEqual(['user'])
   })
 
+  it('dropped before any text: the same request again, silently kept out of the rows (upstream: 3 attempts)', async () => {
+    const { agent, sent } = await setUp('chat_completions', [drop(chunk({ role: 'assistant' })), done('Fine now.')])
+    const result = await agent.runTurn('say it', { onDelta: (d) => kit.deltas.push(d) })
+    expect(result.status).toBe('completed')
+    expect(result.finalText).toBe('Fine now.')
+    expect(provider.hits).toBe(2)
+    expect(sent()[1]).toEqual(sent()[0])
+    expect(rows()).toEqual([
+      ['user', 'say it', null],
+      ['assistant', 'Fine now.', 'stop']
+    ])
+    expect(kit.deltas.filter((d) => d.kind === 'notice').map((d) => d.text)).toEqual([
+      "The provider's stream broke off before any text; asking for the reply again (1/2)."
+    ])
+  })
+
+  it('dropped before any text every time: 3 attempts, then the error, nothing saved', async () => {
+    const { agent } = await setUp('chat_completions', [drop(chunk({ role: 'assistant' }))])
+    const result = await agent.runTurn('say it')
+    expect(provider.hits).toBe(3)
+    expect(result.status).toBe('error')
+    expect(rows()).toEqual([['user', 'say it', null]])
+  })
+
+  it('a provider that cannot be reached is not asked again here (the call limits own those retries)', async () => {
+    const { agent } = await setUp('chat_completions', [done('never')])
+    await provider.close()
+    const result = await agent.runTurn('say it')
+    expect(result.status).toBe('error')
+    expect(result.error).toMatch(/^could not reach provider/)
+    expect(kit.deltas.filter((d) => d.kind === 'notice')).toEqual([])
+  })
+
   it('a reply that ends with [DONE] but whose server never sends a finish_reason is complete', async () => {
     const { agent, terminal } = await setUp('chat_completions', [
       chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'terminal' } }] }) +

@@ -47,7 +47,7 @@ const MAX_BOOSTED_OUTPUT_CAP = 32768
 /** How many times a text reply cut off by the output cap is asked to go on (so at most this + 1 parts). */
 const CONTINUATIONS = 3
 /** The user message that asks the model to carry on a reply the output cap cut off (our wording). */
-/** How many times in a row a stream cut off in the middle of its tool calls is asked for again (upstream: 2). */
+/** How many times in a row a stream cut before any text or inside its tool calls is asked for again (upstream: 2). */
 const STREAM_RETRIES = 2
 /** The failures that cut a stream short (a dropped connection, a stall, a garbled or unterminated stream). */
 const CUT_KINDS = new Set<string>(['network', 'timeout', 'malformed'])
@@ -114,17 +114,22 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
       }
       const cut = CUT_KINDS.has(err.cause.kind)
       const n = err.toolCallsInFlight
-      if (cut && n && streamRetries < STREAM_RETRIES) {
-        // Cut in the middle of its tool calls: none of them ran, so asking for the same reply again is safe.
+      const shown = err.partialText.trim()
+      if (cut && (n || (!shown && err.cause.midStream)) && streamRetries < STREAM_RETRIES) {
+        // Cut before any text reached the user, or in the middle of its tool calls (none of which ran): asking for
+        // the same reply again is safe, and upstream does so.
         streamRetries++
-        host.log?.warn('agent', `session ${host.sessionId}: stream cut off mid tool call; asking again`)
+        const where = n ? `in the middle of ${n === 1 ? 'a tool call' : `${n} tool calls`}` : 'before any text'
+        host.log?.warn(
+          'agent',
+          `session ${host.sessionId}: stream cut off ${where} (${err.cause.message}); asking again`
+        )
         ctx.emit({
           kind: 'notice',
-          text: `The provider's stream broke off in the middle of ${n === 1 ? 'a tool call' : `${n} tool calls`}; asking for the reply again (${streamRetries}/${STREAM_RETRIES}).`
+          text: `The provider's stream broke off ${where}; asking for the reply again (${streamRetries}/${STREAM_RETRIES}).`
         })
         continue
       }
-      const shown = err.partialText.trim()
       if (cut && shown) {
         // Cut after text reached the user: like a reply cut by the output cap, the part is kept as its own
         // row (finish_reason "length") and the model is asked to go on from there; the same bound applies.
