@@ -184,5 +184,14 @@ describe('API server in the host', { timeout: 30_000 }, () => {
     const resp = await client.responses.create({ model: 'hermes-agent', input: 'write a lot' })
     expect(resp.status).toBe('completed')
     expect(resp.output_text).toBe('part part part part ')
+    // and a run completes with it (upstream's runs fail only a failed result)
+    const started = (await client.post('/runs', { body: { input: 'write a lot' } })) as { run_id: string }
+    type Status = { status: string; output?: string }
+    let status = (await client.get(`/runs/${started.run_id}`)) as Status
+    for (let i = 0; i < 200 && !['completed', 'failed'].includes(status.status); i++) {
+      await new Promise((r) => setTimeout(r, 25))
+      status = (await client.get(`/runs/${started.run_id}`)) as Status
+    }
+    expect(status).toMatchObject({ status: 'completed', output: 'part part part part ' })
   })
 })
