@@ -44,9 +44,8 @@ const CUT_OFF_RETRIES = 3
 const DEFAULT_OUTPUT_CAP = 4096
 /** A retry never asks for more than this, unless the configured cap is already higher. */
 const MAX_BOOSTED_OUTPUT_CAP = 32768
-/** How many times a text reply cut off by the output cap is asked to go on (so at most this + 1 parts). */
+/** How many times a reply cut off (output cap, dropped stream) is asked to go on: at most this + 1 parts (upstream: 4). */
 const CONTINUATIONS = 3
-/** The user message that asks the model to carry on a reply the output cap cut off (our wording). */
 /** How many times in a row a stream cut before any text or inside its tool calls is asked for again (upstream: 2). */
 const STREAM_RETRIES = 2
 /** The failures that cut a stream short (a dropped connection, a stall, a garbled or unterminated stream). */
@@ -60,6 +59,7 @@ const CONTINUE_AFTER_TOOL_DROP =
   '[System: The connection dropped while your last reply was streaming a tool call, so the call was never ' +
   'received or run. If it is still needed, make it again; if its arguments were long, split the work into ' +
   'several smaller calls.]'
+/** The user message that asks the model to carry on a reply the output cap cut off (our wording). */
 const CONTINUE_PROMPT =
   '[System: The output length limit cut your last reply short. Pick it up at the exact point where it stopped, ' +
   'without starting over or repeating anything, and finish it.]'
@@ -69,9 +69,9 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
   /** The output cap for the next call when it repeats a reply cut off by the cap (undefined: the configured one). */
   let boostedCap: number | undefined
   let cutOffs = 0
-  /** Times in a row a stream cut mid tool call was asked for again. */
+  /** Times in a row a stream cut before any text or inside its tool calls was asked for again. */
   let streamRetries = 0
-  /** The parts so far of a text reply the output cap cut off; each is saved as its own assistant row. */
+  /** The parts so far of a reply cut off (by the output cap or a dropped stream); each is its own assistant row. */
   let parts: string[] = []
   for (let i = 0; ; i++) {
     if (ctx.signal.aborted) return { exitReason: 'interrupted', finalText: lastText }
@@ -198,8 +198,8 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
     if (response.finishReason === 'length' && !response.toolCalls.length && !response.replyCapped) {
       // A text reply cut off by the output cap: like upstream, it is kept as an assistant row (finish_reason
       // "length"), a user row asks the model to go on, and the next reply carries on from it; the turn's answer is
-      // the parts joined. Bounded: after CONTINUATIONS requests the joined text stands, with a notice. A reply that
-      // Caduceus itself cut at provider_limits.max_reply_chars is not continued.
+      // the parts joined. Bounded: after CONTINUATIONS requests the turn ends partial with the joined text. A reply
+      // that Caduceus itself cut at provider_limits.max_reply_chars is not continued.
       await host.save(assistantMessage(response), ctx, { finishReason: 'length', displayMetadata: usageMetadata(ctx) })
       parts.push(response.text)
       lastText = parts.join('')
