@@ -19,6 +19,8 @@ const NOSUCH = "Memory provider 'nosuch' is not installed"
 let root: string
 let host: Host
 let provider: ScriptedProvider
+/** Every reply cut off by the output cap. */
+let capped: ScriptedProvider
 
 function profile(name: string, config: string): void {
   const home = name === 'default' ? root : join(root, 'profiles', name)
@@ -39,6 +41,7 @@ async function serve(name: string): Promise<OpenAI> {
 
 beforeAll(async () => {
   provider = await startScriptedProvider({ handler: () => ({ text: 'I see it' }) })
+  capped = await startScriptedProvider({ handler: () => ({ text: 'part ', finishReason: 'length' }) })
   root = mkdtempSync(join(tmpdir(), 'cad-api-host-'))
   const custom = `model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\n`
   profile('default', `model:\n  default: claude-x\n  provider: anthropic\n  base_url: ${provider.baseUrl}\n`)
@@ -48,6 +51,7 @@ beforeAll(async () => {
   profile('warnresp', `${custom}memory:\n  provider: nosuch\n`)
   profile('warnrun', `${custom}memory:\n  provider: nosuch\n`)
   profile('warnstream', `${custom}memory:\n  provider: nosuch\n`)
+  profile('capped', `model:\n  default: m\n  provider: custom\n  base_url: ${capped.baseUrl}\n`)
   process.env.CADUCEUS_LOG_DIR = join(root, 'logs')
   host = await createHost({ home: root, headless: true, live: false, log: createLogger() })
 })
@@ -55,6 +59,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await host?.close()
   await provider?.close()
+  await capped?.close()
   rmSync(root, { recursive: true, force: true })
 })
 
@@ -138,5 +143,55 @@ describe('API server in the host', { timeout: 30_000 }, () => {
       status = (await client.get(`/runs/${started.run_id}`)) as Status
     }
     expect(status).toMatchObject({ status: 'completed', warnings: [expect.stringContaining(NOSUCH)] })
+  })
+
+  it("a reply still cut off after 3 requests to continue is upstream's soft partial: 200, finish_reason length", async () => {
+    const client = await serve('capped')
+    const { data, response } = await client.chat.completions
+      .create({ model: 'hermes-agent', messages: [{ role: 'user', content: 'write a lot' }] })
+      .withResponse()
+    expect(data.choices[0]!.message.content).toBe('part part part part ')
+    expect(data.choices[0]!.finish_reason).toBe('length')
+    expect((data as unknown as { hermes: unknown }).hermes).toEqual({
+      completed: false,
+      partial: true,
+      failed: false,
+      error: 'the reply was still cut off by the output cap after 3 requests to continue; it ends there',
+      error_code: 'output_truncated'
+    })
+    expect(response.headers.get('x-hermes-completed')).toBe('false')
+    expect(response.headers.get('x-hermes-partial')).toBe('true')
+    // streamed: the text, then a finish chunk that says it was cut off (with an `error`, as upstream's: the openai
+    // SDK raises on it, so it is read raw here)
+    const raw = await fetch(`${client.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'hermes-agent',
+        messages: [{ role: 'user', content: 'write a lot' }],
+        stream: true
+      })
+    })
+    const events = (await raw.text())
+      .split('\n\n')
+      .filter((e) => e.startsWith('data: {'))
+      .map((e) => JSON.parse(e.slice(6)) as OpenAI.ChatCompletionChunk & { hermes?: unknown })
+    expect(events.map((e) => e.choices[0]?.delta.content ?? '').join('')).toBe('part part part part ')
+    const last = events.at(-1)!
+    expect(last.choices[0]!.finish_reason).toBe('length')
+    expect(last.hermes).toMatchObject({ partial: true, error_code: 'output_truncated' })
+    // the Responses API answers it with the text, as upstream's does
+    const resp = await client.responses.create({ model: 'hermes-agent', input: 'write a lot' })
+    expect(resp.status).toBe('completed')
+    expect(resp.output_text).toBe('part part part part ')
+    // and a run completes with it (upstream's runs fail only a failed result)
+    const started = (await client.post('/runs', { body: { input: 'write a lot' } })) as { run_id: string }
+    type Status = { status: string; output?: string }
+    let status = (await client.get(`/runs/${started.run_id}`)) as Status
+    for (let i = 0; i < 200 && !['completed', 'failed'].includes(status.status); i++) {
+      await new Promise((r) => setTimeout(r, 25))
+      status = (await client.get(`/runs/${started.run_id}`)) as Status
+    }
+    expect(status).toMatchObject({ status: 'completed', output: 'part part part part ' })
   })
 })

@@ -126,6 +126,23 @@ describe('caduceus run -z', { timeout: 120_000 }, () => {
     }
   })
 
+  it('a reply still cut off after its continuations is printed and exits 0, as upstream -z does; the reason on stderr', async () => {
+    const capped = await startScriptedProvider({ handler: () => ({ text: 'part ', finishReason: 'length' }) })
+    try {
+      const dir = home(`model:\n  default: m\n  provider: custom\n  base_url: ${capped.baseUrl}\n`)
+      const usage = join(dir, 'usage.json')
+      const r = await cli(dir, 'run', '-z', 'write a lot', '--usage-file', usage)
+      expect(r.code).toBe(0)
+      expect(r.stdout).toBe('part part part part \n')
+      expect(r.stderr.trim()).toBe(
+        'caduceus run: warning: the reply was still cut off by the output cap after 3 requests to continue; it ends there'
+      )
+      expect(JSON.parse(readFileSync(usage, 'utf8'))).toMatchObject({ completed: false, failed: false, api_calls: 4 })
+    } finally {
+      await capped.close()
+    }
+  })
+
   it("builds the agent with the profile's memory: the built-in provider's memory reaches the one-shot turn", async () => {
     const dir = home(`model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\n`)
     mkdirSync(join(dir, 'memories'))

@@ -85,6 +85,8 @@ export type TurnDeltaBody = Omit<TurnDelta, keyof TurnHandle>
 export const TurnFinished = TurnHandle.extend({
   status: z.enum(['completed', 'interrupted', 'error']),
   error: z.string().optional(),
+  /** With status `error`: the reply stayed cut off, but its text was kept and is the turn's answer. */
+  partial: z.boolean().optional(),
   tokens: Tokens,
   cost: Money,
   apiCalls: z.number().int()

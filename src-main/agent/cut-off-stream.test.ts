@@ -1,8 +1,13 @@
-// A provider stream that ends cleanly but without its end-of-reply marker, through the whole turn: a real local
-// HTTP server speaking each wire protocol → agent → real state.db.
+// A provider stream cut off before its end-of-reply marker (the connection dropped mid-body, or the body ended
+// without finish_reason/[DONE] or message_stop), through the whole turn: a real local HTTP server speaking each wire
+// protocol → agent → real state.db. As upstream does (observed on its loop against a scripted server that drops the
+// connection): text that reached the user is kept as its own row (finish_reason "length") and the model is asked to
+// go on, at most 3 times (4 parts, then the turn ends partial); a stream cut inside tool calls is asked for again
+// (2 more times) before that; none of a cut reply's tool calls ever runs.
+import type { ServerResponse } from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { RuntimeConfig } from './providers/types'
-import { chunk, sse, startRouteServer, type Route, type RouteServer } from './providers/test-fixtures/route-server'
+import { chunk, sse, startRouteServer, type RouteServer } from './providers/test-fixtures/route-server'
 import { makeKit, recordingTool, testRuntime, type Kit } from './test-fixtures/kit'
 
 let kit: Kit
@@ -15,91 +20,227 @@ afterEach(async () => {
 const ant = (type: string, data: Record<string, unknown>) =>
   `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`
 const antStart = ant('message_start', { message: { id: 'm1', model: 'claude', usage: { input_tokens: 10 } } })
-const finished = `${chunk({ content: 'All done.' }, 'stop')}data: [DONE]\n\n`
+const antText = (text: string) =>
+  ant('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }) +
+  ant('content_block_delta', { index: 0, delta: { type: 'text_delta', text } })
+const antDone = (text: string) =>
+  antStart +
+  antText(text) +
+  ant('content_block_stop', { index: 0 }) +
+  ant('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 3 } }) +
+  ant('message_stop', {})
+const done = (text: string) => `${chunk({ content: text }, 'stop')}data: [DONE]\n\n`
 
-/** An agent on the route server; the first request gets `first`, later ones a complete "All done." reply. */
-async function setUp(apiMode: RuntimeConfig['apiMode'], first: string) {
+/** A reply the server sends whole, or (`drop`) whose connection it destroys once the bytes are out. */
+type Reply = string | { drop: string }
+const drop = (body: string): Reply => ({ drop: body })
+
+function send(res: ServerResponse, reply: Reply): void {
+  sse(res)
+  if (typeof reply === 'string') return void res.end(reply)
+  res.write(reply.drop, () => setTimeout(() => res.socket?.destroy(), 20))
+}
+
+/** An agent on the route server; request n gets `replies[n - 1]` (the last one again after the list ends). */
+async function setUp(apiMode: RuntimeConfig['apiMode'], replies: Reply[]) {
   kit = await makeKit()
   const terminal = recordingTool('terminal')
   kit.tools.register(terminal.def)
-  const route: Route = (_req, res, n) => {
-    sse(res)
-    res.end(n === 1 ? first : finished)
-  }
-  provider = await startRouteServer(route)
+  provider = await startRouteServer((_req, res, n) => send(res, replies[Math.min(n, replies.length) - 1]!))
   const agent = kit.makeAgent({
     runtime: testRuntime(provider.baseUrl, {
       provider: apiMode === 'anthropic_messages' ? 'anthropic' : 'custom',
       apiMode
     })
   })
-  return { agent, terminal }
+  const sent = () =>
+    provider.bodies.map((b) => (JSON.parse(b) as { messages: Array<{ role: string; content: unknown }> }).messages)
+  return { agent, terminal, sent }
 }
 
-describe('a cut-off provider stream', () => {
-  it('OpenAI-style, no finish_reason and no [DONE]: no tool call runs, the partial reply is kept marked', async () => {
-    const { agent, terminal } = await setUp(
-      'chat_completions',
-      chunk({ content: 'Cleaning up.' }) +
-        chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'terminal' } }] }) +
-        chunk({ tool_calls: [{ index: 0, function: { arguments: '{"command":"ls /tmp"}' } }] }) +
-        chunk({ tool_calls: [{ index: 1, id: 'call_2', type: 'function', function: { name: 'terminal' } }] }) +
-        chunk({ tool_calls: [{ index: 1, function: { arguments: '{"command":"rm -rf /tmp/x' } }] })
+const rows = () => kit.messages('S1').map((r) => [r.role, r.content, r.finish_reason])
+const DROP_PROMPT = /^\[System: The connection dropped while your last reply was streaming, so it is cut short\./
+
+describe('a provider stream cut off mid-reply', () => {
+  it('OpenAI-style, the connection dropped after some text: the part is kept and the model asked to go on', async () => {
+    const { agent, sent } = await setUp('chat_completions', [
+      drop(chunk({ role: 'assistant' }) + chunk({ content: 'Part one, ' })),
+      done('part two.')
+    ])
+    const result = await agent.runTurn('say it', { onDelta: (d) => kit.deltas.push(d) })
+    expect(result.status).toBe('completed')
+    // upstream's answer: the kept part (trimmed, as upstream keeps it) joined with the rest
+    expect(result.finalText).toBe('Part one,part two.')
+    expect(provider.hits).toBe(2)
+    const saved = rows()
+    expect(saved.map((r) => [r[0], r[2]])).toEqual([
+      ['user', null],
+      ['assistant', 'length'],
+      ['user', null],
+      ['assistant', 'stop']
+    ])
+    expect(saved[1]![1]).toBe('Part one,')
+    expect(saved[2]![1]).toMatch(DROP_PROMPT)
+    expect(kit.messages('S1')[2]!.display_kind).toBe('continuation_notice')
+    // the second request carries the kept part and the request to go on
+    expect(
+      sent()[1]!
+        .slice(-2)
+        .map((m) => [m.role, typeof m.content === 'string' ? m.content.slice(0, 9) : m.content])
+    ).toEqual([
+      ['assistant', 'Part one,'],
+      ['user', '[System: ']
+    ])
+    expect(kit.deltas.filter((d) => d.kind === 'notice').map((d) => d.text)).toEqual([
+      "The provider's stream broke off mid-reply; asking the model to continue (1/3)."
+    ])
+  })
+
+  it('bounded like upstream: 4 parts, then the turn ends partial with the joined text and no extra rows', async () => {
+    let n = 0
+    const { agent } = await setUp('chat_completions', [])
+    provider.route = (_req, res) => send(res, drop(chunk({ content: `Attempt ${++n}. ` })))
+    const result = await agent.runTurn('say it')
+    expect(provider.hits).toBe(4)
+    expect(result.status).toBe('error')
+    expect(result.exitReason).toBe('partial')
+    expect(result.partial).toBe(true)
+    expect(result.error).toBe(
+      'the reply was still cut off by a dropped stream after 3 requests to continue; it ends there'
     )
+    expect(result.finalText).toBe('Attempt 1.Attempt 2.Attempt 3.Attempt 4.')
+    expect(rows().map((r) => [r[0], r[0] === 'assistant' ? r[1] : null, r[2]])).toEqual([
+      ['user', null, null],
+      ['assistant', 'Attempt 1.', 'length'],
+      ['user', null, null],
+      ['assistant', 'Attempt 2.', 'length'],
+      ['user', null, null],
+      ['assistant', 'Attempt 3.', 'length'],
+      ['user', null, null],
+      ['assistant', 'Attempt 4.', 'length']
+    ])
+  })
+
+  it('Stop while it asks to go on ends the turn interrupted, without another request', async () => {
+    const { agent } = await setUp('chat_completions', [drop(chunk({ content: 'Part one, ' })), done('never')])
+    const result = await agent.runTurn('say it', {
+      onDelta: (d) => {
+        if (d.kind === 'notice') agent.interrupt()
+      }
+    })
+    expect(result.status).toBe('interrupted')
+    expect(result.finalText).toBe('Part one,')
+    expect(provider.hits).toBe(1)
+    expect(rows()).toEqual([
+      ['user', 'say it', null],
+      ['assistant', 'Part one,', 'length']
+    ])
+  })
+
+  it('OpenAI-style, cut inside 2 tool calls: asked again twice, then kept with a note; no tool call runs', async () => {
+    const cutTools =
+      chunk({ content: 'Cleaning up.' }) +
+      chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'terminal' } }] }) +
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '{"command":"ls /tmp"}' } }] }) +
+      chunk({ tool_calls: [{ index: 1, id: 'call_2', type: 'function', function: { name: 'terminal' } }] }) +
+      chunk({ tool_calls: [{ index: 1, function: { arguments: '{"command":"rm -rf /tmp/x' } }] })
+    // no finish_reason and no [DONE]: the body ends cleanly, the reply is still cut off
+    const { agent, terminal, sent } = await setUp('chat_completions', [cutTools, cutTools, cutTools, done('All done.')])
     const result = await agent.runTurn('tidy /tmp')
     expect(terminal.calls).toEqual([])
-    expect(result.status).toBe('error')
-    expect(result.error).toBe(
-      "the provider's stream ended before the reply was complete (no finish_reason or [DONE]); its 2 tool calls were not run"
-    )
-    expect(provider.hits).toBe(1)
-    const rows = kit.messages('S1')
-    expect(rows.map((r) => [r.role, r.content, r.tool_calls, r.finish_reason])).toEqual([
-      ['user', 'tidy /tmp', null, null],
-      ['assistant', 'Cleaning up.', null, 'error']
+    expect(result.status).toBe('completed')
+    expect(provider.hits).toBe(4)
+    // the first three are the same request; the fourth carries the kept part and the request to go on
+    const bodies = sent()
+    expect(bodies[1]).toEqual(bodies[0])
+    expect(bodies[2]).toEqual(bodies[0])
+    const saved = rows()
+    expect(saved.map((r) => [r[0], r[2]])).toEqual([
+      ['user', null],
+      ['assistant', 'length'],
+      ['user', null],
+      ['assistant', 'stop']
     ])
+    expect(saved[1]![1]).toBe(
+      'Cleaning up.\n\n[The stream broke off in the middle of 2 tool calls; they were not run.]'
+    )
+    expect(saved[2]![1]).toMatch(/^\[System: The connection dropped while your last reply was streaming a tool call/)
+    expect(kit.messages('S1').every((r) => r.tool_calls === null)).toBe(true)
+    expect(result.finalText).toBe(
+      'Cleaning up.\n\n[The stream broke off in the middle of 2 tool calls; they were not run.]All done.'
+    )
   })
 
-  it('Anthropic, content but no message_stop: not saved as a complete reply', async () => {
-    const { agent } = await setUp(
-      'anthropic_messages',
-      antStart +
-        ant('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }) +
-        ant('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'The answer is' } })
-    )
+  it('Anthropic, content but no message_stop: the part is kept and the model asked to go on', async () => {
+    const { agent } = await setUp('anthropic_messages', [antStart + antText('The answer is'), antDone(' 42.')])
     const result = await agent.runTurn('what is it?')
-    expect(result.status).toBe('error')
-    expect(result.error).toBe("the provider's stream ended before the reply was complete (no message_stop)")
-    const rows = kit.messages('S1')
-    expect(rows.map((r) => [r.role, r.content, r.finish_reason])).toEqual([
-      ['user', 'what is it?', null],
-      ['assistant', 'The answer is', 'error']
+    expect(result.status).toBe('completed')
+    expect(result.finalText).toBe('The answer is 42.')
+    expect(rows().map((r) => [r[0], r[0] === 'assistant' ? r[1] : null, r[2]])).toEqual([
+      ['user', null, null],
+      ['assistant', 'The answer is', 'length'],
+      ['user', null, null],
+      ['assistant', ' 42.', 'stop']
     ])
   })
 
-  it('Anthropic, a tool_use block cut mid-arguments: never run', async () => {
-    const { agent, terminal } = await setUp(
-      'anthropic_messages',
+  it('Anthropic, a tool_use block cut mid-arguments every time: asked 3 times in all, never run, an error', async () => {
+    const cutTool =
       antStart +
-        ant('content_block_start', {
-          index: 0,
-          content_block: { type: 'tool_use', id: 'toolu_1', name: 'terminal', input: {} }
-        }) +
-        ant('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '{"command":"ls"}' } })
-    )
+      ant('content_block_start', {
+        index: 0,
+        content_block: { type: 'tool_use', id: 'toolu_1', name: 'terminal', input: {} }
+      }) +
+      ant('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: '{"command":"ls"}' } })
+    const { agent, terminal } = await setUp('anthropic_messages', [drop(cutTool)])
     const result = await agent.runTurn('list')
     expect(terminal.calls).toEqual([])
-    expect(result.error).toMatch(/no message_stop\); its tool call was not run$/)
+    expect(provider.hits).toBe(3)
+    expect(result.status).toBe('error')
+    expect(result.partial).toBeUndefined()
     expect(kit.messages('S1').map((r) => r.role)).toEqual(['user'])
   })
 
+  it('dropped before any text: the same request again, silently kept out of the rows (upstream: 3 attempts)', async () => {
+    const { agent, sent } = await setUp('chat_completions', [drop(chunk({ role: 'assistant' })), done('Fine now.')])
+    const result = await agent.runTurn('say it', { onDelta: (d) => kit.deltas.push(d) })
+    expect(result.status).toBe('completed')
+    expect(result.finalText).toBe('Fine now.')
+    expect(provider.hits).toBe(2)
+    expect(sent()[1]).toEqual(sent()[0])
+    expect(rows()).toEqual([
+      ['user', 'say it', null],
+      ['assistant', 'Fine now.', 'stop']
+    ])
+    expect(kit.deltas.filter((d) => d.kind === 'notice').map((d) => d.text)).toEqual([
+      "The provider's stream broke off before any text; asking for the reply again (1/2)."
+    ])
+  })
+
+  it('dropped before any text every time: 3 attempts, then the error, nothing saved', async () => {
+    const { agent } = await setUp('chat_completions', [drop(chunk({ role: 'assistant' }))])
+    const result = await agent.runTurn('say it')
+    expect(provider.hits).toBe(3)
+    expect(result.status).toBe('error')
+    expect(rows()).toEqual([['user', 'say it', null]])
+  })
+
+  it('a provider that cannot be reached is not asked again here (the call limits own those retries)', async () => {
+    const { agent } = await setUp('chat_completions', [done('never')])
+    await provider.close()
+    const result = await agent.runTurn('say it')
+    expect(result.status).toBe('error')
+    expect(result.error).toMatch(/^could not reach provider/)
+    expect(kit.deltas.filter((d) => d.kind === 'notice')).toEqual([])
+  })
+
   it('a reply that ends with [DONE] but whose server never sends a finish_reason is complete', async () => {
-    const { agent, terminal } = await setUp(
-      'chat_completions',
+    const { agent, terminal } = await setUp('chat_completions', [
       chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'terminal' } }] }) +
         chunk({ tool_calls: [{ index: 0, function: { arguments: '{"command":"ls"}' } }] }) +
-        'data: [DONE]\n\n'
-    )
+        'data: [DONE]\n\n',
+      done('All done.')
+    ])
     const result = await agent.runTurn('list')
     expect(result.status).toBe('completed')
     expect(terminal.calls).toEqual([{ command: 'ls' }])

@@ -1,7 +1,7 @@
 /** Conversions between in-memory messages, the store's NewMessage, and tool-call shapes. */
 import { storedPartsText } from '@shared/contract'
 import type { ConversationMessage, NewMessage } from '../store'
-import type { AgentMessage, ProviderResponse } from './providers/types'
+import type { AgentMessage, ProviderResponse, ThinkingBlock } from './providers/types'
 import type { ToolCallRequest, ToolCallResult } from './tools/registry'
 
 export function assistantMessage(
@@ -70,10 +70,15 @@ export function sanitizeHistory(history: ConversationMessage[] | null | undefine
       if (!m.tool_call_id || !openCalls.has(m.tool_call_id)) continue
       openCalls.delete(m.tool_call_id)
     }
+    const { reasoning_details: stored, ...rest } = m
     const copy: AgentMessage = {
-      ...m,
+      ...rest,
       content: typeof m.content === 'string' ? m.content : m.content == null ? null : JSON.stringify(m.content)
     }
+    // Stored `reasoning_details` (ours or upstream's) carry Anthropic thinking blocks with their signatures; only
+    // those are kept, cleaned to the fields a request takes (other providers' reasoning entries are dropped).
+    const thinking = m.role === 'assistant' ? thinkingBlocksOf(stored) : []
+    if (thinking.length) copy.reasoning_details = thinking
     if (m.role === 'assistant' && Array.isArray(m.tool_calls)) {
       copy.tool_calls = m.tool_calls.filter((c) => c && c.id && c.function && typeof c.function.name === 'string')
       if (!copy.tool_calls.length) delete copy.tool_calls
@@ -82,6 +87,22 @@ export function sanitizeHistory(history: ConversationMessage[] | null | undefine
     out.push(copy)
   }
   return closeDanglingCalls(out)
+}
+
+/** The thinking / redacted_thinking blocks among stored `reasoning_details`, as a request sends them back. */
+function thinkingBlocksOf(details: unknown): ThinkingBlock[] {
+  const out: ThinkingBlock[] = []
+  for (const d of Array.isArray(details) ? (details as Array<Record<string, unknown>>) : []) {
+    if (d?.type === 'thinking' && typeof d.thinking === 'string')
+      out.push({
+        type: 'thinking',
+        thinking: d.thinking,
+        ...(typeof d.signature === 'string' && d.signature ? { signature: d.signature } : {})
+      })
+    else if (d?.type === 'redacted_thinking' && typeof d.data === 'string' && d.data)
+      out.push({ type: 'redacted_thinking', data: d.data })
+  }
+  return out
 }
 
 /** An assistant tool call without a result (a crash mid-tool) gets a synthetic one so the history stays valid. */

@@ -21,7 +21,9 @@ export class PartialCallError extends Error {
   constructor(
     readonly cause: ProviderError,
     readonly partialText: string,
-    readonly partialReasoning: string
+    readonly partialReasoning: string,
+    /** How many tool calls had begun streaming when the call failed (none of them complete). */
+    readonly toolCallsInFlight = 0
   ) {
     super(cause.message)
     this.name = 'PartialCallError'
@@ -44,6 +46,7 @@ export interface ModelCallDeps {
 export async function callModel(deps: ModelCallDeps, req: ChatRequest, ctx: TurnContext): Promise<ProviderResponse> {
   let text = ''
   let reasoning = ''
+  let toolCalls = 0
   let response: ProviderResponse | null = null
   const cap = resolveCallLimits(deps.runtime.limits).maxReplyChars
   try {
@@ -72,6 +75,8 @@ export async function callModel(deps: ModelCallDeps, req: ChatRequest, ctx: Turn
           }
           break
         }
+      } else if (ev.type === 'tool_call_start') {
+        toolCalls++
       } else if (ev.type === 'done') {
         // tool_call_start is not forwarded: the tool runner emits one `tool_call` delta per call, with its arguments.
         response = ev.response
@@ -80,13 +85,14 @@ export async function callModel(deps: ModelCallDeps, req: ChatRequest, ctx: Turn
   } catch (err) {
     const pe =
       err instanceof ProviderError ? err : new ProviderError('network', `provider call failed: ${errorMessage(err)}`)
-    throw new PartialCallError(pe, text, reasoning)
+    throw new PartialCallError(pe, text, reasoning, toolCalls)
   }
   if (!response)
     throw new PartialCallError(
       new ProviderError('malformed', 'malformed provider reply: stream ended without a result'),
       text,
-      reasoning
+      reasoning,
+      toolCalls
     )
   await recordCall(deps, response, ctx)
   return response

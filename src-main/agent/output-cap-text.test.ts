@@ -3,7 +3,7 @@
 // row, a user row asks for the rest, and the turn's answer is the parts joined.
 import { afterEach, describe, expect, it } from 'vitest'
 import { chunk, sse, startRouteServer, type RouteServer } from './providers/test-fixtures/route-server'
-import { makeKit, testRuntime, type Kit } from './test-fixtures/kit'
+import { makeKit, recordingTool, testRuntime, type Kit } from './test-fixtures/kit'
 
 let kit: Kit
 let provider: RouteServer
@@ -58,10 +58,16 @@ describe('a text reply cut off by the output cap', () => {
     expect(bodies[1]!.messages.at(-2)!.content).toBe('The first half, ')
   })
 
-  it('is bounded: after three requests to continue the joined text stands, with a notice', async () => {
+  it('is bounded: after three requests to continue the turn ends partial (not completed), its text kept', async () => {
     const { agent, sent } = await setUp([cut('a'), cut('b'), cut('c'), cut('d'), cut('e')])
     const result = await agent.runTurn('write it', { onDelta: (d) => kit.deltas.push(d) })
-    expect(result.status).toBe('completed')
+    // upstream: completed false, partial true, the joined text as its final response
+    expect(result.status).toBe('error')
+    expect(result.exitReason).toBe('partial')
+    expect(result.partial).toBe(true)
+    expect(result.error).toBe(
+      'the reply was still cut off by the output cap after 3 requests to continue; it ends there'
+    )
     expect(result.finalText).toBe('abcd')
     expect(sent()).toHaveLength(4)
     const notices = kit.deltas.filter((d) => d.kind === 'notice').map((d) => d.text)
@@ -74,6 +80,34 @@ describe('a text reply cut off by the output cap', () => {
         .filter((r) => r.role === 'assistant')
         .map((r) => r.finish_reason)
     ).toEqual(['length', 'length', 'length', 'length'])
+  })
+
+  it('a continuation that calls tools keeps the earlier parts in the answer, as upstream does', async () => {
+    const withTool =
+      chunk({ content: 'Cap part 2. ' }) +
+      chunk({
+        tool_calls: [
+          { index: 0, id: 'call_1', type: 'function', function: { name: 'terminal', arguments: '{"command":"ls"}' } }
+        ]
+      }) +
+      `${chunk({}, 'tool_calls')}data: [DONE]\n\n`
+    const { agent } = await setUp([cut('Cap part 1. '), withTool, done('Final words.')])
+    const terminal = recordingTool('terminal')
+    kit.tools.register(terminal.def)
+    const result = await agent.runTurn('write it')
+    expect(terminal.calls).toEqual([{ command: 'ls' }])
+    expect(result.status).toBe('completed')
+    // upstream's final response for the same script: the cut part, then the final reply (not the text beside the
+    // tool call, which stays in its own row)
+    expect(result.finalText).toBe('Cap part 1. Final words.')
+    expect(kit.messages('S1').map((r) => [r.role, r.finish_reason])).toEqual([
+      ['user', null],
+      ['assistant', 'length'],
+      ['user', null],
+      ['assistant', 'tool_calls'],
+      ['tool', null],
+      ['assistant', 'stop']
+    ])
   })
 
   it('Stop during the continuation ends the turn interrupted without asking again', async () => {

@@ -32,8 +32,10 @@ export interface LoopHost extends CompressionHost, ToolCallerAgent {
 }
 
 export interface LoopOutcome {
-  exitReason: Extract<ExitReason, 'completed' | 'max_iterations' | 'interrupted'>
+  exitReason: Extract<ExitReason, 'completed' | 'max_iterations' | 'interrupted' | 'partial'>
   finalText: string
+  /** Why the answer is incomplete (exitReason `partial`). */
+  error?: string
 }
 
 /** How many times in a row a reply cut off in its tool calls is asked for again, each with twice the output cap. */
@@ -42,8 +44,21 @@ const CUT_OFF_RETRIES = 3
 const DEFAULT_OUTPUT_CAP = 4096
 /** A retry never asks for more than this, unless the configured cap is already higher. */
 const MAX_BOOSTED_OUTPUT_CAP = 32768
-/** How many times a text reply cut off by the output cap is asked to go on (so at most this + 1 parts). */
+/** How many times a reply cut off (output cap, dropped stream) is asked to go on: at most this + 1 parts (upstream: 4). */
 const CONTINUATIONS = 3
+/** How many times in a row a stream cut before any text or inside its tool calls is asked for again (upstream: 2). */
+const STREAM_RETRIES = 2
+/** The failures that cut a stream short (a dropped connection, a stall, a garbled or unterminated stream). */
+const CUT_KINDS = new Set<string>(['network', 'timeout', 'malformed'])
+/** The user message after a stream that broke off mid-reply (our wording). */
+const CONTINUE_AFTER_DROP =
+  '[System: The connection dropped while your last reply was streaming, so it is cut short. Pick it up at the ' +
+  'exact point where it stopped, without starting over or repeating anything, and finish it.]'
+/** The same after a stream that broke off inside tool calls (our wording). */
+const CONTINUE_AFTER_TOOL_DROP =
+  '[System: The connection dropped while your last reply was streaming a tool call, so the call was never ' +
+  'received or run. If it is still needed, make it again; if its arguments were long, split the work into ' +
+  'several smaller calls.]'
 /** The user message that asks the model to carry on a reply the output cap cut off (our wording). */
 const CONTINUE_PROMPT =
   '[System: The output length limit cut your last reply short. Pick it up at the exact point where it stopped, ' +
@@ -54,7 +69,9 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
   /** The output cap for the next call when it repeats a reply cut off by the cap (undefined: the configured one). */
   let boostedCap: number | undefined
   let cutOffs = 0
-  /** The parts so far of a text reply the output cap cut off; each is saved as its own assistant row. */
+  /** Times in a row a stream cut before any text or inside its tool calls was asked for again. */
+  let streamRetries = 0
+  /** The parts so far of a reply cut off (by the output cap or a dropped stream); each is its own assistant row. */
   let parts: string[] = []
   for (let i = 0; ; i++) {
     if (ctx.signal.aborted) return { exitReason: 'interrupted', finalText: lastText }
@@ -87,12 +104,63 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
     } catch (err) {
       if (!(err instanceof PartialCallError)) throw err
       host.apiCallCount++
-      // Keep what the user already saw streaming in.
+      if (ctx.signal.aborted) {
+        // Keep what the user already saw streaming in.
+        if (err.partialText || err.partialReasoning) {
+          const partial = assistantMessage({ text: err.partialText, reasoning: err.partialReasoning, toolCalls: [] })
+          await host.save(partial, ctx, { finishReason: 'interrupted' })
+        }
+        return { exitReason: 'interrupted', finalText: err.partialText || lastText }
+      }
+      const cut = CUT_KINDS.has(err.cause.kind)
+      const n = err.toolCallsInFlight
+      const shown = err.partialText.trim()
+      if (cut && (n || (!shown && err.cause.midStream)) && streamRetries < STREAM_RETRIES) {
+        // Cut before any text reached the user, or in the middle of its tool calls (none of which ran): asking for
+        // the same reply again is safe, and upstream does so.
+        streamRetries++
+        const where = n ? `in the middle of ${n === 1 ? 'a tool call' : `${n} tool calls`}` : 'before any text'
+        host.log?.warn(
+          'agent',
+          `session ${host.sessionId}: stream cut off ${where} (${err.cause.message}); asking again`
+        )
+        ctx.emit({
+          kind: 'notice',
+          text: `The provider's stream broke off ${where}; asking for the reply again (${streamRetries}/${STREAM_RETRIES}).`
+        })
+        continue
+      }
+      if (cut && shown) {
+        // Cut after text reached the user: like a reply cut by the output cap, the part is kept as its own
+        // row (finish_reason "length") and the model is asked to go on from there; the same bound applies.
+        const note = n
+          ? `\n\n[The stream broke off in the middle of ${n === 1 ? 'a tool call' : `${n} tool calls`}; ${n === 1 ? 'it was' : 'they were'} not run.]`
+          : ''
+        if (note) ctx.emit({ kind: 'text', text: note })
+        const part = shown + note
+        await host.save(assistantMessage({ text: part, reasoning: err.partialReasoning, toolCalls: [] }), ctx, {
+          finishReason: 'length'
+        })
+        streamRetries = 0
+        parts.push(part)
+        lastText = parts.join('')
+        host.log?.warn('agent', `session ${host.sessionId}: stream cut off mid-reply (${err.cause.message})`)
+        const end = endOfContinuations(host, ctx, parts, i, 'stream')
+        if (end) return end
+        ctx.emit({
+          kind: 'notice',
+          text: `The provider's stream broke off mid-reply; asking the model to continue (${parts.length}/${CONTINUATIONS}).`
+        })
+        if (ctx.signal.aborted) return { exitReason: 'interrupted', finalText: lastText }
+        await host.save({ role: 'user', content: n ? CONTINUE_AFTER_TOOL_DROP : CONTINUE_AFTER_DROP }, ctx, {
+          displayKind: 'continuation_notice'
+        })
+        continue
+      }
       if (err.partialText || err.partialReasoning) {
         const partial = assistantMessage({ text: err.partialText, reasoning: err.partialReasoning, toolCalls: [] })
-        await host.save(partial, ctx, { finishReason: ctx.signal.aborted ? 'interrupted' : 'error' })
+        await host.save(partial, ctx, { finishReason: 'error' })
       }
-      if (ctx.signal.aborted) return { exitReason: 'interrupted', finalText: err.partialText || lastText }
       throw err.cause
     }
     host.apiCallCount++
@@ -130,22 +198,13 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
     if (response.finishReason === 'length' && !response.toolCalls.length && !response.replyCapped) {
       // A text reply cut off by the output cap: like upstream, it is kept as an assistant row (finish_reason
       // "length"), a user row asks the model to go on, and the next reply carries on from it; the turn's answer is
-      // the parts joined. Bounded: after CONTINUATIONS requests the joined text stands, with a notice. A reply that
-      // Caduceus itself cut at provider_limits.max_reply_chars is not continued.
+      // the parts joined. Bounded: after CONTINUATIONS requests the turn ends partial with the joined text. A reply
+      // that Caduceus itself cut at provider_limits.max_reply_chars is not continued.
       await host.save(assistantMessage(response), ctx, { finishReason: 'length', displayMetadata: usageMetadata(ctx) })
       parts.push(response.text)
       lastText = parts.join('')
-      if (parts.length > CONTINUATIONS || ctx.signal.aborted || i + 1 >= host.maxIterations) {
-        if (!ctx.signal.aborted)
-          ctx.emit({
-            kind: 'notice',
-            text:
-              parts.length > CONTINUATIONS
-                ? `The reply was still cut off by the output cap after ${CONTINUATIONS} requests to continue; it ends there.`
-                : `The reply was cut off by the output cap and the turn is at its ${host.maxIterations} model calls; it ends there.`
-          })
-        return { exitReason: ctx.signal.aborted ? 'interrupted' : 'completed', finalText: lastText }
-      }
+      const end = endOfContinuations(host, ctx, parts, i, 'cap')
+      if (end) return end
       const asked = boostedCap ?? host.runtime.maxTokens
       const seen = Math.max(asked ?? 0, response.usage?.outputTokens ?? 0) || DEFAULT_OUTPUT_CAP
       boostedCap = Math.max(seen, Math.min(seen * 2, Math.max(MAX_BOOSTED_OUTPUT_CAP, host.runtime.maxTokens ?? 0)))
@@ -154,13 +213,17 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
         kind: 'notice',
         text: `The reply hit the output cap; asking the model to continue (${parts.length}/${CONTINUATIONS}).`
       })
+      if (ctx.signal.aborted) return { exitReason: 'interrupted', finalText: lastText }
       await host.save({ role: 'user', content: CONTINUE_PROMPT }, ctx, { displayKind: 'continuation_notice' })
       continue
     }
     boostedCap = undefined
     cutOffs = 0
-    const joined = parts.length && !response.toolCalls.length ? parts.join('') + response.text : response.text
-    parts = []
+    streamRetries = 0
+    // The parts cut off earlier stay the start of the turn's answer across a continuation that calls tools (as
+    // upstream's answer keeps them); the text beside the tool calls is not part of it.
+    const joined = parts.join('') + response.text
+    if (!response.toolCalls.length) parts = []
     const msg = assistantMessage(response)
     await host.save(msg, ctx, { finishReason: response.finishReason, displayMetadata: usageMetadata(ctx) })
     lastText = response.text
@@ -226,6 +289,39 @@ async function maybeCompress(host: LoopHost, ctx: TurnContext): Promise<void> {
   } finally {
     host.compressing = false
   }
+}
+
+/**
+ * After a cut-off part: the end of the turn when no more continuations may be asked for (undefined: ask). Out of
+ * continuations the answer stands incomplete, the turn ends `partial` (upstream's partial result: not completed,
+ * its text kept); at the iteration budget it ends as before.
+ */
+function endOfContinuations(
+  host: LoopHost,
+  ctx: TurnContext,
+  parts: string[],
+  i: number,
+  cause: 'cap' | 'stream'
+): LoopOutcome | undefined {
+  const finalText = parts.join('')
+  if (ctx.signal.aborted) return { exitReason: 'interrupted', finalText }
+  const by = cause === 'cap' ? 'by the output cap' : 'by a dropped stream'
+  if (parts.length > CONTINUATIONS) {
+    const error = `the reply was still cut off ${by} after ${CONTINUATIONS} requests to continue; it ends there`
+    ctx.emit({
+      kind: 'notice',
+      text: `The reply was still cut off ${by} after ${CONTINUATIONS} requests to continue; it ends there.`
+    })
+    return { exitReason: 'partial', finalText, error }
+  }
+  if (i + 1 >= host.maxIterations) {
+    ctx.emit({
+      kind: 'notice',
+      text: `The reply was cut off ${by} and the turn is at its ${host.maxIterations} model calls; it ends there.`
+    })
+    return { exitReason: 'completed', finalText }
+  }
+  return undefined
 }
 
 function buildRequest(host: LoopHost, ctx: TurnContext, maxTokens?: number): ChatRequest {

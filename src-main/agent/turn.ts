@@ -70,6 +70,7 @@ export async function runTurn(
     const outcome = await agent.loop(ctx)
     exitReason = outcome.exitReason
     finalText = outcome.finalText
+    error = outcome.error
   } catch (err) {
     exitReason = 'error'
     error = err instanceof ProviderError || err instanceof Error ? err.message : String(err)
@@ -80,7 +81,13 @@ export async function runTurn(
   }
 
   const reason = controller.signal.aborted ? controller.signal.reason : null
-  let status: TurnStatus = exitReason === 'error' ? 'error' : exitReason === 'interrupted' ? 'interrupted' : 'completed'
+  // A partial answer is not a completed turn (upstream: completed false, partial true): status error, text kept.
+  let status: TurnStatus =
+    exitReason === 'error' || exitReason === 'partial'
+      ? 'error'
+      : exitReason === 'interrupted'
+        ? 'interrupted'
+        : 'completed'
   if (reason instanceof InterruptReason) {
     if (reason.kind === 'inactivity') {
       status = 'error'
@@ -113,6 +120,7 @@ export async function runTurn(
     status,
     exitReason,
     ...(error ? { error } : {}),
+    ...(exitReason === 'partial' ? { partial: true } : {}),
     finalText,
     tokens: { ...acct.tokens },
     ...acct.cost(),

@@ -124,12 +124,15 @@ export interface TurnOptions {
 export type TurnTokens = Tokens
 
 export type TurnStatus = 'completed' | 'interrupted' | 'error'
-export type ExitReason = 'completed' | 'max_iterations' | 'interrupted' | 'inactivity' | 'error'
+/** `partial`: the reply was still cut off after the bounded requests to continue (upstream's `partial` result). */
+export type ExitReason = 'completed' | 'max_iterations' | 'interrupted' | 'inactivity' | 'error' | 'partial'
 
 export interface TurnResult {
   status: TurnStatus
   exitReason: ExitReason
   error?: string
+  /** The answer is incomplete but kept (status `error`, exitReason `partial`): `finalText` is what there is. */
+  partial?: boolean
   finalText: string
   tokens: TurnTokens
   /** Sum of priced calls; null when nothing was priced (never a fake $0). */

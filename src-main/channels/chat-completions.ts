@@ -171,14 +171,18 @@ export async function chatCompletions(
     }
     // A turn that failed without a reply: upstream's 502 (code, `hermes` block, X-Hermes-Completed/-Partial), so an
     // SDK raises instead of showing the failure as the assistant's message.
-    if (r.status === 'error')
+    if (r.status === 'error' && !(r.partial && r.reply))
       throw new HttpError(
         502,
         r.error || 'the agent turn failed',
         'server_error',
         'agent_incomplete',
-        { 'x-hermes-session-id': r.sessionId, 'x-hermes-completed': 'false', 'x-hermes-partial': 'false' },
-        { hermes: { completed: false, partial: false, failed: true } }
+        {
+          'x-hermes-session-id': r.sessionId,
+          'x-hermes-completed': 'false',
+          'x-hermes-partial': r.partial ? 'true' : 'false'
+        },
+        { hermes: { completed: false, partial: !!r.partial, failed: !r.partial } }
       )
     sendJson(
       res,
@@ -190,12 +194,18 @@ export async function chatCompletions(
           {
             index: 0,
             message: { role: 'assistant', content: r.reply },
-            finish_reason: r.status === 'interrupted' ? 'length' : 'stop'
+            finish_reason: r.status === 'interrupted' || r.partial ? 'length' : 'stop'
           }
         ],
-        usage: usageOf(r)
+        usage: usageOf(r),
+        ...(r.partial ? { hermes: truncated(r) } : {})
       },
-      { ...echo, 'x-hermes-session-id': r.sessionId, ...warningsHeader(r.warnings) }
+      {
+        ...echo,
+        'x-hermes-session-id': r.sessionId,
+        ...warningsHeader(r.warnings),
+        ...(r.partial ? { 'x-hermes-completed': 'false', 'x-hermes-partial': 'true' } : {})
+      }
     )
     return
   }
@@ -247,7 +257,18 @@ export async function chatCompletions(
     })
     finished = true
     open(r.sessionId)
-    if (r.status === 'error') {
+    if (r.partial) {
+      // Upstream's soft-partial finish: the text streamed stands, the finish says it was cut off.
+      const message = r.error || 'the reply was cut off'
+      send!({
+        ...base,
+        object: 'chat.completion.chunk',
+        choices: [{ index: 0, delta: {}, finish_reason: 'length' }],
+        usage: usageOf(r),
+        error: { message, type: 'agent_error' },
+        hermes: truncated(r)
+      })
+    } else if (r.status === 'error') {
       const message = r.error || 'the agent turn failed'
       send!({
         ...base,
@@ -308,3 +329,12 @@ export function fingerprint(raw: Record<string, unknown>, memoryKey: string | un
     .update(JSON.stringify([...pick.map((k) => raw[k] ?? null), memoryKey ?? null]))
     .digest('hex')
 }
+
+/** Upstream's `hermes` block for an answer that stayed cut off (its finish_reason is `length`). */
+const truncated = (r: TurnOutcome) => ({
+  completed: false,
+  partial: true,
+  failed: false,
+  error: r.error ?? null,
+  error_code: 'output_truncated'
+})

@@ -171,9 +171,8 @@ export async function createResponse(
     } finally {
       release()
     }
-    if (r.status === 'error')
-      throw new HttpError(502, r.error || 'the agent turn failed', 'server_error', 'agent_error')
-    const response = shell(r.status === 'completed' ? 'completed' : 'incomplete', r.reply, r)
+    if (failed(r)) throw new HttpError(502, r.error || 'the agent turn failed', 'server_error', 'agent_error')
+    const response = shell(finishedStatus(r), r.reply, r)
     keep(response, r)
     return sendJson(res, 200, response, { ...cors, 'x-hermes-session-id': r.sessionId, ...warningsHeader(r.warnings) })
   }
@@ -225,20 +224,20 @@ export async function createResponse(
     })
     finished = true
     open(r.sessionId)
-    if (r.status === 'error') {
+    if (failed(r)) {
       // Upstream's failed envelope: the error (also as the output's text, which it shows as the reply) and usage.
       const message = r.error || 'the agent turn failed'
       event('response.failed', {
         response: { ...shell('failed', message, r), error: { code: 'server_error', type: 'server_error', message } }
       })
     } else {
-      const response = shell(r.status === 'completed' ? 'completed' : 'incomplete', r.reply, r, true)
+      const response = shell(finishedStatus(r), r.reply, r, true)
       keep(response, r)
       const last = reply()
       event('response.output_text.done', { ...last, text: r.reply, logprobs: [] })
       event('response.content_part.done', { ...last, part: part(r.reply) })
       event('response.output_item.done', { output_index: last.output_index, item: message('completed', r.reply) })
-      event(r.status === 'completed' ? 'response.completed' : 'response.incomplete', { response })
+      event(finishedStatus(r) === 'completed' ? 'response.completed' : 'response.incomplete', { response })
     }
   } catch (err) {
     finished = true
@@ -336,3 +335,7 @@ function outputText(output: unknown): string {
     .filter(Boolean)
     .join('\n')
 }
+
+/** A failed turn: an error with no answer. A partial answer (kept text, still cut off) is answered, as upstream does. */
+const failed = (r: ChannelTurnResult) => r.status === 'error' && !(r.partial && r.reply)
+const finishedStatus = (r: ChannelTurnResult) => (r.status === 'completed' || r.partial ? 'completed' : 'incomplete')

@@ -218,7 +218,8 @@ async function execute(
       total_tokens: r.tokens.input + r.tokens.output
     }
     // A run asked to stop ends cancelled whatever its turn did meanwhile (upstream's order of checks).
-    if (r.status === 'completed' && !run.stopRequested) {
+    // A partial answer (still cut off, text kept) completes the run with that text, as upstream's runs do.
+    if ((r.status === 'completed' || (r.partial && r.reply)) && !run.stopRequested) {
       run.status = 'completed'
       run.output = r.reply
       runs.emit(run, 'run.completed', {

@@ -44,6 +44,8 @@ export interface TurnResultLike {
   finalText?: string
   status: 'completed' | 'interrupted' | 'error'
   error?: string
+  /** With status `error`: the reply stayed cut off, but `finalText` is kept as the answer. */
+  partial?: boolean
   tokens: Tokens
   costUsd: number | null
   costStatus: TurnCostStatus

@@ -916,6 +916,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       ...handle,
       status: result?.status ?? 'error',
       ...(failure || result?.error ? { error: redactValues(failure ?? result?.error ?? '', secretValues) } : {}),
+      ...(!failure && result?.partial ? { partial: true } : {}),
       tokens: result?.tokens ?? ZERO_TOKENS(),
       cost: moneyFromTurn(result),
       apiCalls: result?.apiCalls ?? 0

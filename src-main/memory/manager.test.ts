@@ -182,10 +182,67 @@ describe('MemoryManager', () => {
     const failed = events.filter((e) => e.kind === 'error').map((e) => [e.provider, e.name, e.summary])
     expect(failed).toEqual([
       ['ext', 'on_pre_compress', 'timed out after 50 ms'],
-      ['ext', 'on_pre_compress', 'timed out after 50 ms'],
+      // the first call is still running: the second is not made
+      ['ext', 'on_pre_compress', 'skipped: the previous on_pre_compress call timed out and is still running'],
       ['ext', 'on_turn_start', 'timed out after 50 ms'],
       ['ext', 'system_prompt', 'timed out after 50 ms']
     ])
+  })
+
+  it('a provider that always hangs holds one unfinished call per hook, not one more per turn', async () => {
+    const { alpha } = makeHomes()
+    const events: MemoryActivityInput[] = []
+    const hangs = new RecordingProvider('ext')
+    let started = 0
+    let release: () => void = () => undefined
+    const gate = new Promise<void>((r) => (release = r))
+    Object.assign(hangs, {
+      onTurnStart: () => {
+        started++
+        return gate
+      }
+    })
+    const m = await bound(alpha, [hangs], { hookTimeoutMs: 20, activity: { record: (e) => void events.push(e) } })
+    for (let turn = 1; turn <= 5; turn++) await m.onTurnStart(turn, 'hi')
+    expect(started).toBe(1)
+    expect(events.filter((e) => e.name === 'on_turn_start').map((e) => [e.ok, e.summary])).toEqual([
+      [false, 'timed out after 20 ms'],
+      ...Array.from({ length: 4 }, () => [
+        false,
+        'skipped: the previous on_turn_start call timed out and is still running'
+      ])
+    ])
+    // once the hung call settles, the hook is called again
+    release()
+    await gate
+    await new Promise((r) => setImmediate(r))
+    await m.onTurnStart(6, 'hi')
+    expect(started).toBe(2)
+  })
+
+  it('an initialize that times out gives the instance back: another profile can then use it', async () => {
+    const { alpha, beta } = makeHomes()
+    const p = new RecordingProvider('ext')
+    let calls = 0
+    const initialize = p.initialize.bind(p)
+    Object.assign(p, {
+      initialize: (...args: Parameters<typeof initialize>) =>
+        ++calls === 1 ? new Promise<never>(() => undefined) : initialize(...args)
+    })
+    const first = new MemoryManager({ log: logs.sink, hookTimeoutMs: 20 })
+    first.addProvider(p)
+    expect(await first.initializeAll('s1', { hermesHome: alpha, platform: 'desk' })).toEqual({
+      refused: [],
+      timedOut: ['ext']
+    })
+    expect(first.providers).toEqual([])
+    const second = new MemoryManager({ log: logs.sink, hookTimeoutMs: 20 })
+    second.addProvider(p)
+    expect(await second.initializeAll('s2', { hermesHome: beta, platform: 'desk' })).toEqual({
+      refused: [],
+      timedOut: []
+    })
+    expect(second.providers.map((x) => x.name)).toEqual(['ext'])
   })
 
   it('logs and swallows provider failures (keys redacted); a failing tool returns an error result', async () => {

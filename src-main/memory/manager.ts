@@ -11,6 +11,7 @@ import {
   bindOwner,
   checkCaller,
   claimInstance,
+  releaseInstance,
   INSTANCE_SHARED_CODE,
   MemoryCallRefusedError,
   REFUSAL_CODE,
@@ -78,6 +79,8 @@ interface Entry {
   acceptsKwargs: boolean
 }
 
+const stillRunning = (hook: string) => `skipped: the previous ${hook} call timed out and is still running`
+
 class HookTimeoutError extends Error {
   constructor(ms: number) {
     super(`timed out after ${ms} ms`)
@@ -103,6 +106,8 @@ export class MemoryManager {
   private owner: ScopeOwner | null = null
   private sessionId = ''
   private readonly inflightPrefetch = new Map<MemoryProvider, Promise<unknown>>()
+  /** Per provider, the hooks whose last call timed out and has not settled yet (skipped until it does). */
+  private readonly stuckHooks = new Map<MemoryProvider, Set<string>>()
   private readonly queue = new BackgroundQueue((label, err) => this.fail('background', label, err))
   private readonly coreTools: Set<string>
   private readonly activity?: MemoryActivitySink
@@ -214,6 +219,8 @@ export class MemoryManager {
       )
       if (r.timedOut) {
         this.remove(entry)
+        // Dropped here, so it serves no profile: the instance is free for another profile's manager again.
+        releaseInstance(p, hermesHome)
         timedOut.push(p.name)
       }
     }
@@ -373,7 +380,10 @@ export class MemoryManager {
       const v2 = p.preCompressCheckpointApiVersion >= 2
       const started = now()
       try {
-        const out = await this.bounded(p, () => (v2 ? p.onPreCompress(messages, options) : p.onPreCompress(messages)))
+        if (this.stuckHooks.get(p)?.has('on_pre_compress')) throw new Error(stillRunning('on_pre_compress'))
+        const out = await this.bounded(p, 'on_pre_compress', () =>
+          v2 ? p.onPreCompress(messages, options) : p.onPreCompress(messages)
+        )
         if (v2) checkpointed = true
         if (typeof out === 'string' && out.trim()) parts.push(out)
         this.report({
@@ -536,11 +546,19 @@ export class MemoryManager {
    * Run one call into a provider under its owner's home. An external provider's call is bounded by the hook
    * timeout: past it the call is reported as failed (log + activity) and the caller carries on without it.
    */
-  private async bounded<T>(p: MemoryProvider, fn: () => T | Promise<T>): Promise<T> {
+  private async bounded<T>(p: MemoryProvider, hook: string, fn: () => T | Promise<T>): Promise<T> {
     const work = (async () => this.asOwner(fn))()
     if (isBuiltin(p)) return work
     const outcome = await withTimeout(work, this.hookTimeoutMs)
-    if (outcome.timedOut) throw new HookTimeoutError(this.hookTimeoutMs)
+    if (outcome.timedOut) {
+      // The call goes on in the background; until it settles, the same hook on this provider is skipped, so a
+      // provider that hangs holds one unfinished call per hook, not one more per turn.
+      const stuck = this.stuckHooks.get(p) ?? new Set<string>()
+      this.stuckHooks.set(p, stuck.add(hook))
+      const settled = () => void stuck.delete(hook)
+      void work.then(settled, settled)
+      throw new HookTimeoutError(this.hookTimeoutMs)
+    }
     return outcome.value
   }
 
@@ -552,9 +570,20 @@ export class MemoryManager {
     size?: number,
     turnId?: string
   ): Promise<{ value: T | undefined; timedOut: boolean }> {
+    if (this.stuckHooks.get(p)?.has(hook)) {
+      this.report({
+        provider: p.name,
+        kind,
+        name: hook,
+        turnId,
+        ok: false,
+        summary: stillRunning(hook)
+      })
+      return { value: undefined, timedOut: false }
+    }
     const started = now()
     try {
-      const value = await this.bounded(p, fn)
+      const value = await this.bounded(p, hook, fn)
       this.report({
         provider: p.name,
         kind,

@@ -7,6 +7,7 @@ import type { ConversationMessage } from './types'
 import { num, numOrNull, safeJson } from './util'
 import { cutRow, PAGE_COLS, withinBudget } from './read-message-text'
 import { displayContent } from './content-codec'
+import { existingColumns } from './reconcile'
 
 const COLS = `id, session_id, role, content, tool_calls, tool_call_id, tool_name, reasoning, reasoning_content, timestamp,
   token_count, finish_reason, display_kind, api_content`
@@ -150,9 +151,11 @@ export function conversation(
   sessionId: string,
   repairAlternation = false
 ): ConversationMessage[] {
+  // reasoning_details is read where the home has the column (every upstream schema this app opens does).
+  const details = existingColumns(db, 'messages').has('reasoning_details') ? ', reasoning_details' : ''
   const rows = stmt(
     db,
-    `SELECT ${COLS} FROM messages WHERE session_id = ? AND COALESCE(active, 1) = 1 ORDER BY id`
+    `SELECT ${COLS}${details} FROM messages WHERE session_id = ? AND COALESCE(active, 1) = 1 ORDER BY id`
   ).all(sessionId) as Array<Record<string, unknown>>
   const out: ConversationMessage[] = []
   for (const r of rows) {
@@ -179,6 +182,11 @@ export function conversation(
     const reasoning = (r.reasoning ?? r.reasoning_content) as string | null
     if (role === 'assistant' && reasoning) m.reasoning = reasoning
     if (role === 'assistant' && r.finish_reason) m.finish_reason = String(r.finish_reason)
+    const kept = role === 'assistant' ? safeJson(r.reasoning_details) : null
+    if (Array.isArray(kept)) {
+      const blocks = kept.filter((b): b is Record<string, unknown> => !!b && typeof b === 'object' && !Array.isArray(b))
+      if (blocks.length) m.reasoning_details = blocks
+    }
     out.push(m)
   }
   return repairAlternation ? repair(out) : out

@@ -66,6 +66,11 @@ export interface ConversationMessage {
   reasoning?: string | null
   /** An assistant row's finish_reason (upstream's get_messages_as_conversation restores it). */
   finish_reason?: string | null
+  /**
+   * An assistant row's `reasoning_details` as stored (upstream's get_messages_as_conversation restores it): for an
+   * Anthropic reply, its thinking blocks with their signatures, which a resumed turn must send back.
+   */
+  reasoning_details?: Array<Record<string, unknown>>
 }
 
 /** One provider call's usage, written in delta mode (hermes-spec §1.9). */

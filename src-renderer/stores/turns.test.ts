@@ -79,6 +79,25 @@ describe('turns store', () => {
     expect(turnsForSession(useTurns.getState(), 'default', 's2')).toHaveLength(1)
   })
 
+  it('a reply still cut off after its continuations finishes as an error marked partial, with the reason', () => {
+    applyTurnStarted({ ...h, cache: 'new', model: 'm', demo: false })
+    const error = 'the reply was still cut off by the output cap after 3 requests to continue; it ends there'
+    applyTurnFinished({ ...h, status: 'error', error, partial: true, tokens: zeroTokens, cost: usd(0), apiCalls: 4 })
+    const t = useTurns.getState().byId.t1!
+    expect([t.status, t.partial, t.error]).toEqual(['error', true, error])
+    applyTurnStarted({ ...h, turnId: 't2', cache: 'reused', model: 'm', demo: false })
+    applyTurnFinished({
+      ...h,
+      turnId: 't2',
+      status: 'error',
+      error: 'boom',
+      tokens: zeroTokens,
+      cost: usd(0),
+      apiCalls: 1
+    })
+    expect(useTurns.getState().byId.t2!.partial).toBe(false)
+  })
+
   it('finishes with status, cost and api calls', () => {
     applyTurnStarted({ ...h, cache: 'new', model: 'm', demo: false })
     applyTurnFinished({

@@ -35,6 +35,8 @@ export interface LiveTurn {
   /** Set when a save landed on another session (compression rotated the session). */
   rotatedTo: string | null
   error: string | null
+  /** Ended `error` with its reply still cut off but kept (upstream's partial result): shown as "partial". */
+  partial: boolean
   cost: Money | null
   apiCalls: number | null
   stopping: boolean
@@ -67,6 +69,7 @@ const blank = (h: TurnHandle): LiveTurn => ({
   savedMessageIds: [],
   rotatedTo: null,
   error: null,
+  partial: false,
   cost: null,
   apiCalls: null,
   stopping: false
@@ -149,7 +152,14 @@ export function applyTurnDelta(e: EventPayload<'turn.delta'>): void {
 export function applyTurnFinished(e: EventPayload<'turn.finished'>): void {
   // a queued message cancelled before it ran leaves nothing behind
   if (e.status === 'interrupted' && useTurns.getState().byId[e.turnId]?.status === 'queued') return drop(e.turnId)
-  upsert(e, () => ({ status: e.status, error: e.error ?? null, cost: e.cost, apiCalls: e.apiCalls, stopping: false }))
+  upsert(e, () => ({
+    status: e.status,
+    error: e.error ?? null,
+    partial: e.partial === true,
+    cost: e.cost,
+    apiCalls: e.apiCalls,
+    stopping: false
+  }))
 }
 
 function drop(turnId: string): void {

@@ -36,7 +36,10 @@ export function toAnthropicMessages(messages: AgentMessage[]): { system: string;
     if (last && last.role === role) last.content.push(...blocks)
     else out.push({ role, content: blocks })
   }
-  for (const m of messages) {
+  // Signed thinking goes back on the latest assistant message only (what Anthropic checks; upstream strips it from
+  // earlier ones too), with its signature, or redacted_thinking with its data, untouched.
+  const latestAssistant = messages.findLastIndex((m) => m.role === 'assistant')
+  for (const [i, m] of messages.entries()) {
     if (m.role === 'system') {
       if (m.content) system.push(m.content)
     } else if (m.role === 'user') {
@@ -50,7 +53,8 @@ export function toAnthropicMessages(messages: AgentMessage[]): { system: string;
       ])
     } else if (m.role === 'assistant') {
       const blocks: Block[] = []
-      for (const t of m.reasoning_details ?? []) if (t.signature || t.data) blocks.push({ ...t })
+      if (i === latestAssistant)
+        for (const t of m.reasoning_details ?? []) if (t.signature || t.data) blocks.push({ ...t })
       if (m.content) blocks.push({ type: 'text', text: m.content })
       for (const tc of m.tool_calls ?? [])
         blocks.push({

@@ -94,10 +94,12 @@ async function* streamMessages(
   const usage: NormalizedUsage = emptyUsage()
   let sawUsage = false
   let stopped = false
+  let opened = false
   try {
     const stream = (await sdk.messages.create(body as never, {
       signal: watch.signal
     })) as unknown as AsyncIterable<unknown>
+    opened = true
     for await (const raw of stream) {
       if (!raw || typeof raw !== 'object')
         throw new ProviderError('malformed', 'malformed provider reply: stream event is not an object')
@@ -173,12 +175,19 @@ async function* streamMessages(
       if (stopped) break
     }
   } catch (err) {
-    throw watch.reason ?? toProviderError(err, signal)
+    const e = watch.reason ?? toProviderError(err, signal)
+    e.midStream = opened
+    throw e
   }
   if (watch.reason) throw watch.reason
   if (signal?.aborted) throw new ProviderError('aborted', 'request aborted')
   if (!stopped && !blocks.size)
-    throw new ProviderError('malformed', 'malformed provider reply: the stream ended without any content')
+    throw Object.assign(
+      new ProviderError('malformed', 'malformed provider reply: the stream ended without any content'),
+      {
+        midStream: true
+      }
+    )
   if (!stopped) throw cutOffStream('message_stop', [...blocks.values()].filter((b) => b.kind === 'tool_use').length)
   const toolCalls: ToolCallRequest[] = []
   const thinkingBlocks: ThinkingBlock[] = []

@@ -87,10 +87,12 @@ async function* streamChatWatched(
   let finishReason: string | null = null
   let usage: NormalizedUsage | null = null
   let model: string | null = null
+  let opened = false
   try {
     const stream = (await sdk.chat.completions.create(body as never, {
       signal: watch.signal
     })) as unknown as AsyncIterable<unknown>
+    opened = true
     for await (const raw of stream) {
       if (!raw || typeof raw !== 'object')
         throw new ProviderError('malformed', 'malformed provider reply: stream chunk is not an object')
@@ -129,14 +131,21 @@ async function* streamChatWatched(
       }
     }
   } catch (err) {
-    throw watch.reason ?? toProviderError(err, signal)
+    const e = watch.reason ?? toProviderError(err, signal)
+    e.midStream = opened
+    throw e
   }
   // The SDK ends the iteration quietly when aborted; an aborted call is never a "completed" reply.
   if (watch.reason) throw watch.reason
   if (signal?.aborted) throw new ProviderError('aborted', 'request aborted')
   const toolCalls = assembler.finish()
   if (!text && !reasoning && !toolCalls.length && finishReason === null && !usage) {
-    throw new ProviderError('malformed', 'malformed provider reply: the stream ended without any content')
+    throw Object.assign(
+      new ProviderError('malformed', 'malformed provider reply: the stream ended without any content'),
+      {
+        midStream: true
+      }
+    )
   }
   if (finishReason === null && !watch.sawDone) throw cutOffStream('finish_reason or [DONE]', assembler.size)
   yield { type: 'done', response: { text, reasoning, toolCalls, finishReason, usage, model } }

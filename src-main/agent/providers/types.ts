@@ -46,7 +46,10 @@ export type ContentPart =
  * `parts`: a user message with images as sent to the provider (`content` then holds its text for memory,
  * token estimates and compression).
  */
-export type AgentMessage = ConversationMessage & { reasoning_details?: ThinkingBlock[]; parts?: ContentPart[] }
+export type AgentMessage = Omit<ConversationMessage, 'reasoning_details'> & {
+  reasoning_details?: ThinkingBlock[]
+  parts?: ContentPart[]
+}
 
 export interface ThinkingBlock {
   type: 'thinking' | 'redacted_thinking'
@@ -112,6 +115,8 @@ export type ProviderErrorKind = 'http' | 'malformed' | 'network' | 'aborted' | '
 export class ProviderError extends Error {
   readonly kind: ProviderErrorKind
   readonly status?: number
+  /** Raised after the reply had begun (its response was open): the stream was cut short, not refused. */
+  midStream = false
   constructor(kind: ProviderErrorKind, message: string, status?: number) {
     // A provider may echo the key (or any secret) back in its error text: mask every known secret value.
     super(redact(message))
@@ -130,10 +135,12 @@ export function cutOffStream(marker: string, toolCalls: number): ProviderError {
   const calls = toolCalls
     ? `; ${toolCalls === 1 ? 'its tool call was' : `its ${toolCalls} tool calls were`} not run`
     : ''
-  return new ProviderError(
+  const err = new ProviderError(
     'network',
     `the provider's stream ended before the reply was complete (no ${marker})${calls}`
   )
+  err.midStream = true
+  return err
 }
 
 export const emptyUsage = (): NormalizedUsage => ({

@@ -42,7 +42,11 @@ export async function runOneShot(argv: string[]): Promise<number> {
       model: args.model
     })
     for (const w of done.warnings) console.error(`caduceus run: warning: ${oneLine(w)}`)
-    if (done.status !== 'completed') throw new Error(done.error || `turn ${done.status}`)
+    // A partial answer (still cut off, its text kept) is printed and the run succeeds, as upstream's `-z` does;
+    // the reason goes to stderr.
+    const partial = done.partial === true && done.reply.trim() !== ''
+    if (done.status !== 'completed' && !partial) throw new Error(done.error || `turn ${done.status}`)
+    if (partial) console.error(`caduceus run: warning: ${oneLine(done.error ?? 'the reply is incomplete')}`)
     if (args.json) console.log(JSON.stringify(jsonReport(done)))
     else console.log(done.reply)
     return 0

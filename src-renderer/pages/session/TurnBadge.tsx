@@ -29,7 +29,7 @@ export function TurnBadge({ t }: { t: LiveTurn }) {
         </span>
       )}
       <span className={`turn-status status-${t.status}`} data-testid="turn-status">
-        {t.status === 'running' ? (t.stopping ? 'stopping…' : 'running…') : t.status}
+        {t.status === 'running' ? (t.stopping ? 'stopping…' : 'running…') : t.partial ? 'partial' : t.status}
       </span>
       {t.error && (
         <span className="err-text" role="alert">
