@@ -137,6 +137,12 @@ test("upstream's other tools read as what happened, never as a JSON dump; parall
   }
   // the one result whose call is not in the session stays, as a row of its own
   await expect(s.messagesByRole('tool')).toHaveCount(1)
+  // the turn's tool timeline: every row's track on one time scale (same start, same width), whatever the
+  // lengths of the tool names and facts beside it
+  const tracks = page.getByTestId('timeline-call').locator('.tl-track')
+  await expect(tracks).toHaveCount(31)
+  const boxes = await tracks.evaluateAll((els) => els.map((e) => e.getBoundingClientRect()).map((r) => [r.x, r.width]))
+  expect(new Set(boxes.map((b) => b.join()))).toEqual(new Set([boxes[0]!.join()]))
 
   // in transcript order (an opened call pushes the later ones down)
   // a background process: its id beside the output
