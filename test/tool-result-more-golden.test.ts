@@ -201,6 +201,12 @@ describe('caduceus sessions show', () => {
     expect(part[part.indexOf('  → terminal(command: echo one)') + 2]).toBe('      one')
   })
 
+  it("says when a call's arguments were not JSON (upstream did not run it)", () => {
+    expect(text).toContain(
+      '  → terminal(command: ls -la) · arguments not valid JSON\n    ← failed · 116 chars\n      error: Invalid tool arguments'
+    )
+  })
+
   it('keeps a result whose call is not in the session, and says so', () => {
     expect(text).toContain('[tool:terminal] (its call is not in this session)\n  ← exit 0 · 51 chars\n    orphan')
   })

@@ -173,6 +173,7 @@ test("upstream's other tools read as what happened, never as a JSON dump; parall
   const invalid = await open('terminal', 'command: ls -la')
   await expect(invalid.getByTestId('tool-error')).toHaveText('Invalid tool arguments')
   await expect(invalid).toContainText('tool was not executed')
+  await expect(invalid.getByTestId('tool-args-label')).toHaveText('arguments · not valid JSON, as the model sent them')
   // three calls made at once, each with its own result though they finished in another order
   await expect((await open('terminal', 'command: echo one')).getByTestId('terminal-output')).toHaveText('one')
   const search = await open('search_files', 'pattern: café · target: content · path: src')

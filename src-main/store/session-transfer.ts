@@ -12,7 +12,7 @@ import { hasTable, stmt } from './stmt-cache'
 import { compressionChain, kindOf, lineageRow } from './lineage'
 import { existingColumns } from './reconcile'
 import { decodeContent, displayContent } from './content-codec'
-import { argsPreview } from '@shared/contract/tool-args'
+import { argsAreJsonObject, argsPreview } from '@shared/contract/tool-args'
 import { toolResultText } from '@shared/contract/tool-result-text'
 
 export type ExportRecord = Record<string, unknown> & { id: string; messages: Array<Record<string, unknown>> }
@@ -231,7 +231,8 @@ export function toMarkdown(r: ExportRecord): string {
       const preview = argsPreview(c.arguments)
       lines.push(`**Tool call: ${c.name}**${preview ? ` ${codeSpan(preview)}` : ''}`, '')
       // a summary cut short, or arguments that are not JSON: the whole as sent
-      if (preview.endsWith('…') || !isJsonObject(c.arguments)) lines.push(fenced(prettyJson(c.arguments), 'json'), '')
+      if (preview.endsWith('…') || !argsAreJsonObject(c.arguments))
+        lines.push(fenced(prettyJson(c.arguments), 'json'), '')
       const res = results.get(c.id)
       if (res) lines.push(...resultMarkdown(displayContent(res.content) ?? '', toolOf(res) ?? c.name))
     }
@@ -239,14 +240,6 @@ export function toMarkdown(r: ExportRecord): string {
   return lines.join('\n')
 }
 
-function isJsonObject(text: string): boolean {
-  try {
-    const v: unknown = JSON.parse(text)
-    return !!v && typeof v === 'object' && !Array.isArray(v)
-  } catch {
-    return false
-  }
-}
 function prettyJson(text: string): string {
   try {
     return JSON.stringify(JSON.parse(text), null, 2)

@@ -1,4 +1,4 @@
-import { argsPreview } from '@shared/contract/tool-args'
+import { argsAreJsonObject, argsPreview } from '@shared/contract/tool-args'
 import { toolResultText } from '@shared/contract/tool-result-text'
 import type { Message, ProfileProblem, SearchHit, SessionDetail, SessionSummary } from '@shared/contract'
 
@@ -68,7 +68,12 @@ export function formatSessionShow(detail: SessionDetail, messages: Message[]): s
         `[${tag}] ${(m.content ?? '').slice(0, 2000)}`,
         ...(m.toolCalls ?? []).flatMap((c) => {
           const r = results.get(c.id)
-          return [`  → ${c.name}(${argsPreview(c.arguments)})`, ...(r ? resultLines(r, c.name, '    ') : [])]
+          // arguments that are not a JSON object (whole on the page, not cut short): upstream never ran the call
+          const invalid = c.argumentsBytes == null && !argsAreJsonObject(c.arguments)
+          return [
+            `  → ${c.name}(${argsPreview(c.arguments)})${invalid ? ' · arguments not valid JSON' : ''}`,
+            ...(r ? resultLines(r, c.name, '    ') : [])
+          ]
         })
       ].join('\n')
     ]

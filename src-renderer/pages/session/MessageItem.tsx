@@ -12,7 +12,7 @@ import { callDuration, useToolPairs } from './tool-pairs'
 import { failureOf, parseToolResult, pathArg } from '@shared/contract/tool-result'
 import { Badge } from '../../components/Badge'
 import { imageSegments } from './image-chips'
-import { argsPreview, decodeUnicodeEscapes } from '@shared/contract/tool-args'
+import { argsAreJsonObject, argsPreview, decodeUnicodeEscapes } from '@shared/contract/tool-args'
 import { splitMergedSummary } from '@shared/contract/merged-summary'
 
 function Fold({
@@ -54,9 +54,13 @@ function prettyArgs(raw: string): string {
 /** A call's arguments: an edit as its diff, else the JSON pretty-printed (only its start, readable, when cut). */
 function ArgumentsView({ tool, args, cut }: { tool: string; args: string; cut: boolean }) {
   const diff = cut ? null : editAsDiff(args)
+  // arguments that are not a JSON object: upstream answered with an error and did not run the tool
+  const invalid = !cut && !argsAreJsonObject(args)
   return (
     <>
-      <div className="tool-section-label">{diff ? 'edit' : 'arguments'}</div>
+      <div className="tool-section-label" data-testid="tool-args-label">
+        {diff ? 'edit' : invalid ? 'arguments · not valid JSON, as the model sent them' : 'arguments'}
+      </div>
       {diff ? (
         <ToolOutput text={diff} tool={tool} />
       ) : (
