@@ -113,6 +113,12 @@ describe("upstream's other tools in the transcript", () => {
   })
 
   it('marks a failure in a success flag, and says why arguments that were not JSON ran nothing', () => {
+    // beside a failure, the lists upstream gives to recover with
+    expect(view(10)).toMatchObject({
+      kind: 'error',
+      details: [{ key: 'current_entries', value: 'User likes café au lait', block: false }]
+    })
+    expect(view(13)).toMatchObject({ kind: 'error', details: [{ key: 'available_skills', value: 'release-notes' }] })
     expect(failureOf(view(10))).toBe('failed')
     expect(view(28)).toEqual({
       kind: 'error',
@@ -129,6 +135,12 @@ describe('the same results as plain text', () => {
       lines: ['héllo wörld ✓ — naïve café']
     })
     expect(toolResultText(result('call_more_2').text, 'terminal').lines).toEqual(['(no output)'])
+    // a patch: how many lines it added and removed (golden: ../tool-results, call_golden_5)
+    const first = JSON.parse(
+      readFileSync(join(import.meta.dirname, 'fixtures/upstream/tool-results/rows.json'), 'utf8')
+    ) as { rows: Row[] }
+    const patch = first.rows.find((r) => r.tool_call_id === 'call_golden_5')!
+    expect(toolResultText(patch.content!, 'patch').status).toBe('diff +1 −1')
     const image = toolResultText(result('call_more_23').text, 'image_generate')
     expect(image.status).toBe('failed')
     expect(image.lines.every((l) => !l.includes('\n'))).toBe(true)

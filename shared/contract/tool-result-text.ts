@@ -51,7 +51,7 @@ function bodyLines(v: ToolView): string[] {
           : [])
       ])
     case 'error':
-      return [`error: ${v.error}`, ...(v.hint ? [v.hint] : [])]
+      return [`error: ${v.error}`, ...(v.hint ? [v.hint] : []), ...(v.details ?? []).map((f) => `${f.key}: ${f.value}`)]
     case 'fields':
       return [
         ...(v.message ? v.message.split('\n') : []),
@@ -91,6 +91,12 @@ function statusOf(v: ToolView): string | null {
         v.empty === 'No matches' ? 'match' : 'item',
         v.empty === 'No matches' ? 'matches' : 'items'
       )
+    case 'diff': {
+      const lines = v.diff.split('\n')
+      const added = lines.filter((l) => l.startsWith('+') && !l.startsWith('+++')).length
+      const removed = lines.filter((l) => l.startsWith('-') && !l.startsWith('---')).length
+      return `diff +${added} −${removed}`
+    }
     case 'fields':
       return v.ok ? 'ok' : null
     default:

@@ -48,7 +48,13 @@ export type ToolView =
     }
   | { kind: 'diff'; diff: string; note: string | null }
   | { kind: 'list'; items: ListItem[]; total: number | null; empty: string }
-  | { kind: 'error'; error: string; hint: string | null }
+  | {
+      kind: 'error'
+      error: string
+      hint: string | null
+      /** Lists upstream gives beside a failure to recover with (memory's current entries, the skills there are). */
+      details?: Field[]
+    }
   | {
       /** An object no other view fits (memory, cronjob, skills, session_search…), read field by field. */
       kind: 'fields'
@@ -259,7 +265,15 @@ function fromObject(o: Obj, tool: string | null): ToolView | null {
   // failures of write_file, patch, search_files, web_search…: {error} beside fields that would read as success
   const error = str(o.error)
   // upstream's own refusals say why beside the error (`message`: arguments that were not JSON, nothing ran)
-  if (error) return { kind: 'error', error, hint: str(o.hint) ?? str(o._hint) ?? str(o.message) }
+  if (error) {
+    const view = { kind: 'error' as const, error, hint: str(o.hint) ?? str(o._hint) ?? str(o.message) }
+    const details = Object.entries(o).flatMap(([key, v]) =>
+      Array.isArray(v) && v.length && v.every((x) => scalar(x) != null)
+        ? [{ key, value: v.map((x) => scalar(x)!).join(', '), block: false }]
+        : []
+    )
+    return details.length ? { ...view, details } : view
+  }
   return listView(o)
 }
 

@@ -76,6 +76,9 @@ function Body({ v, path, terms }: { v: ToolView; path: string | null; terms?: st
             {v.error}
           </div>
           {v.hint && <div className="muted small">{v.hint}</div>}
+          {v.details && (
+            <FieldsView v={{ kind: 'fields', ok: null, message: null, fields: v.details, lists: [] }} terms={terms} />
+          )}
         </>
       )
     default:
