@@ -112,6 +112,23 @@ describe("upstream's other tools in the transcript", () => {
     expect(kinds).not.toContain('json')
   })
 
+  it("names an entry that has no name by its place (the shape of delegate_task's per-task results)", () => {
+    const v = parseToolResult(
+      JSON.stringify({
+        results: [
+          { task_index: 0, status: 'completed', summary: 'Wrote CHANGELOG.md', api_calls: 3, tokens: { input: 9 } }
+        ],
+        total_duration_seconds: 12.5
+      }),
+      'delegate_task'
+    )
+    expect(v).toMatchObject({
+      kind: 'fields',
+      fields: [{ key: 'total_duration_seconds', value: '12.5' }],
+      lists: [{ key: 'results', items: [{ text: '#1', detail: 'completed', snippet: 'Wrote CHANGELOG.md' }] }]
+    })
+  })
+
   it('marks a failure in a success flag, and says why arguments that were not JSON ran nothing', () => {
     // beside a failure, the lists upstream gives to recover with
     expect(view(10)).toMatchObject({

@@ -191,7 +191,7 @@ function commandView(o: Obj): ToolView | null {
   return { kind: 'terminal', output: o.output.replace(/\n$/, ''), exitCode: null, error, facts }
 }
 
-const TITLE_KEYS = ['name', 'title', 'session_id', 'job_id', 'id', 'path', 'url', 'query']
+const TITLE_KEYS = ['name', 'title', 'goal', 'session_id', 'job_id', 'id', 'path', 'url', 'query']
 const DETAIL_KEYS = ['category', 'source', 'status', 'state', 'schedule', 'when', 'model', 'next_run_at', 'line']
 const SNIPPET_KEYS = ['snippet', 'preview', 'description', 'prompt_preview', 'summary', 'content', 'text']
 
@@ -207,9 +207,10 @@ export function markedParts(snippet: string): { text: string; hit: boolean }[] {
 }
 
 /** One entry of a list of objects (skills, sessions, jobs): a title, a few short details, a snippet. */
-function itemOf(o: Obj): ListItem {
+function itemOf(o: Obj, i: number): ListItem {
   const titleKey = TITLE_KEYS.find((k) => scalar(o[k]) != null)
-  const text = titleKey ? scalar(o[titleKey])! : JSON.stringify(o).slice(0, 120)
+  // an entry named by nothing (delegate_task's per-task results): by its place, as upstream counts tasks
+  const text = titleKey ? scalar(o[titleKey])! : `#${(num(o.task_index) ?? i) + 1}`
   const details = DETAIL_KEYS.filter((k) => k !== titleKey)
     .map((k) => scalar(o[k]))
     .filter((v): v is string => v != null && v.length <= 60)
@@ -238,7 +239,7 @@ function fieldsView(o: Obj): ToolView {
   for (const [key, v] of Object.entries(o)) {
     if (key === 'success' || key === 'message' || key.startsWith('_') || v == null) continue
     if (Array.isArray(v)) {
-      if (v.length && v.every(isObj)) lists.push({ key, items: v.map(itemOf) })
+      if (v.length && v.every(isObj)) lists.push({ key, items: v.map((x, i) => itemOf(x as Obj, i)) })
       else if (v.length)
         fields.push({ key, value: v.map((x) => scalar(x) ?? JSON.stringify(x)).join(', '), block: false })
       else empty.push(key)
