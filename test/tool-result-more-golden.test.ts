@@ -236,6 +236,23 @@ describe('caduceus sessions show', () => {
     )
   })
 
+  it('cuts a long result to its head, and a very long line too', () => {
+    const long = [
+      { ...messages[1]!, toolCalls: [{ id: 'c1', name: 'terminal', arguments: '{"command": "cat big.min.js"}' }] },
+      {
+        ...messages[2]!,
+        toolCallId: 'c1',
+        content: JSON.stringify({
+          output: ['x'.repeat(5000), ...Array.from({ length: 30 }, (_, i) => `l${i}`)].join('\n'),
+          exit_code: 0
+        })
+      }
+    ] as Message[]
+    const lines = formatSessionShow(detail, long).split('\n')
+    expect(lines).toContain(`      ${'x'.repeat(400)}…`)
+    expect(lines.at(-1)).toBe('      … 19 more lines')
+  })
+
   it('keeps a result whose call is not in the session, and says so', () => {
     expect(text).toContain('[tool:terminal] (its call is not in this session)\n  ← exit 0 · 51 chars\n    orphan')
   })

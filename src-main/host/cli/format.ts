@@ -34,11 +34,14 @@ export function formatProblems(r: { unavailable?: ProfileProblem[]; notices?: Pr
 
 /** Lines of a result `sessions show` prints under its call; the rest is counted, not printed. */
 const RESULT_LINES = 12
+const RESULT_LINE_CHARS = 400
 
 /** A result under its call: its outcome beside a `←`, then its text (cut to its head), indented. */
 function resultLines(m: Message, tool: string | null, indent: string): string[] {
   const r = toolResultText(m.content ?? '', m.toolName ?? tool)
-  const head = r.lines.slice(0, RESULT_LINES).map((l) => `${indent}  ${l}`.trimEnd())
+  // a line is cut too: one minified line can be the whole of a large result
+  const cutLine = (l: string) => (l.length > RESULT_LINE_CHARS ? `${l.slice(0, RESULT_LINE_CHARS)}…` : l)
+  const head = r.lines.slice(0, RESULT_LINES).map((l) => `${indent}  ${cutLine(l)}`.trimEnd())
   const more = r.lines.length - head.length
   return [
     `${indent}← ${r.status ?? 'result'} · ${(m.content ?? '').length.toLocaleString('en-US')} chars`,
