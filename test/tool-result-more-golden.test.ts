@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest'
 import type { Message, SessionDetail } from '../shared/contract'
 import { failureOf, parseToolResult } from '../shared/contract/tool-result'
 import { toolResultText } from '../shared/contract/tool-result-text'
+import { pairResults } from '../shared/contract/tool-pairing'
+import { pairToolCalls } from '../src-renderer/pages/session/tool-pairs'
 import { formatSessionShow } from '../src-main/host/cli/format'
 import { displayContent } from '../src-main/store/content-codec'
 import { toMarkdown } from '../src-main/store/session-transfer'
@@ -198,6 +200,41 @@ const detail = {
   }
 } as unknown as SessionDetail
 
+describe('one call id used twice (upstream derives ids from tool, arguments and place)', () => {
+  const twice = messages.filter((m) => m.toolCalls?.some((c) => c.arguments === '{"command": "cat counter.txt"}'))
+  it('pairs each result with its own call, in the transcript, show and the Markdown export', () => {
+    expect(twice).toHaveLength(2)
+    const id = twice[0]!.toolCalls![0]!.id
+    expect(twice[1]!.toolCalls![0]!.id).toBe(id)
+    const byId = Object.fromEntries(messages.map((m) => [m.id, m]))
+    const pairs = pairToolCalls(byId)
+    expect(twice.map((c) => parseToolResult(pairs.resultOf(c, id)!.content!, 'terminal'))).toMatchObject([
+      { output: 'first run' },
+      { output: 'second run' }
+    ])
+    const show = formatSessionShow(detail, messages)
+    expect(show).toMatch(/→ terminal\(command: cat counter\.txt\)\n.*\n {6}first run\n/)
+    expect(show).toMatch(/→ terminal\(command: cat counter\.txt\)\n.*\n {6}second run\n/)
+    const md = toMarkdown({ id: session, messages: rows.map((r) => ({ ...r })) })
+    expect(md).toMatch(/first run[\s\S]*second run/)
+    expect(md).not.toContain('_Its call is not in this session._\n\nResult (exit 0):\n\n```text\nfirst run')
+  })
+
+  it('answers a result stored before its call with that call, and leaves a second result for one call on its own', () => {
+    const call = (id: number, callId: string) => ({ id, role: 'assistant', toolCalls: [{ id: callId }] })
+    const res = (id: number, callId: string) => ({ id, role: 'tool', toolCallId: callId })
+    const early = res(1, 'x')
+    const a = call(2, 'x')
+    const extra = res(4, 'y')
+    const b = call(3, 'y')
+    const answered = res(5, 'y')
+    const p = pairResults([early, a, b, answered, extra])
+    expect(p.resultOf(a, 'x')).toBe(early)
+    expect(p.resultOf(b, 'y')).toBe(answered)
+    expect(p.paired.has(extra)).toBe(false)
+  })
+})
+
 describe('caduceus sessions show', () => {
   const text = formatSessionShow(detail, messages)
   it('prints each result under its call, read by its shape', () => {
@@ -221,7 +258,7 @@ describe('caduceus sessions show', () => {
 
   it('prints parallel calls each with its own result, whatever order they finished in', () => {
     const at = text.indexOf('[assistant] Reading the file and searching at once.')
-    const part = text.slice(at).split('\n')
+    const part = text.slice(at).split('\n[')[0]!.split('\n')
     expect(part.filter((l) => l.startsWith('  → '))).toEqual([
       '  → read_file(path: src/café.py)',
       '  → terminal(command: echo one)',

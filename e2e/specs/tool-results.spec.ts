@@ -140,7 +140,7 @@ test("upstream's other tools read as what happened, never as a JSON dump; parall
   // the turn's tool timeline: every row's track on one time scale (same start, same width), whatever the
   // lengths of the tool names and facts beside it
   const tracks = page.getByTestId('timeline-call').locator('.tl-track')
-  await expect(tracks).toHaveCount(31)
+  await expect(tracks).toHaveCount(33)
   const boxes = await tracks.evaluateAll((els) => els.map((e) => e.getBoundingClientRect()).map((r) => [r.x, r.width]))
   expect(new Set(boxes.map((b) => b.join()))).toEqual(new Set([boxes[0]!.join()]))
 
@@ -178,6 +178,15 @@ test("upstream's other tools read as what happened, never as a JSON dump; parall
   await expect((await open('terminal', 'command: echo one')).getByTestId('terminal-output')).toHaveText('one')
   const search = await open('search_files', 'pattern: café · target: content · path: src')
   await expect(search.getByTestId('tool-list').locator('li')).toContainText('src/café.py · line 1')
+  // one command run twice under one call id (upstream derives ids from tool, arguments and place): each its own result
+  const twice = page
+    .getByTestId('tool-call')
+    .filter({ has: page.locator('.tool-args-preview').getByText('command: cat counter.txt', { exact: true }) })
+  await expect(twice).toHaveCount(2)
+  for (const [i, out] of ['first run', 'second run'].entries()) {
+    await twice.nth(i).getByTestId('tool-call-toggle').click()
+    await expect(twice.nth(i).getByTestId('terminal-output')).toHaveText(out)
+  }
 
   for (const theme of ['light', 'dark'] as const) {
     await page.evaluate((t) => document.documentElement.setAttribute('data-theme', t), theme)

@@ -11,8 +11,9 @@ session_search, cronjob, clarify and delegate_task outside an agent, vision, ima
 backend, web_search without a key, an unknown tool), outcomes the first set does not (empty output, non-ASCII,
 JSON printed by a program, a background process), a multimodal result (upstream's native vision envelope, stored
 as the content list a vision model is sent), and the transcript shapes around results: parallel calls answered out
-of order, arguments that are not JSON (upstream answers with its own error and does not run the tool), and a
-result whose call id matches no call. Machine-specific values (scratch paths, pids, process and job ids, dates)
+of order, arguments that are not JSON (upstream answers with its own error and does not run the tool), one command
+run twice under the same call id (upstream derives an id from tool, arguments and place when the provider sends
+none), and a result whose call id matches no call. Machine-specific values (scratch paths, pids, process and job ids, dates)
 are replaced by stable placeholders so the data does not depend on where or when it was generated.
 """
 
@@ -42,6 +43,7 @@ os.chdir(WORK)
 sys.path.insert(0, UPSTREAM)
 
 import model_tools  # noqa: E402,F401  (registers every tool module with the registry)
+from agent.codex_responses_adapter import _deterministic_call_id  # noqa: E402
 from agent.tool_dispatch_helpers import make_tool_result_message  # noqa: E402
 from agent.tool_executor import _parse_tool_arguments  # noqa: E402
 from hermes_state import SessionDB  # noqa: E402
@@ -159,6 +161,21 @@ for k in (2, 0, 1):
     db.append_message(sid, "tool", content=msg["content"], tool_name=n, tool_call_id=f"call_par_{k}",
                       timestamp=clock + 0.2 + k / 10)
 clock += 5
+# the same call twice in one session under one id: upstream derives a call id from the tool, its arguments and its
+# place when the provider sends none (codex_responses_adapter._deterministic_call_id), so repeating a command
+# repeats its id; the file changes between the runs, so the two results differ
+(WORK / "counter.txt").write_text("first run\n")
+for run_text in ("first run\n", "second run\n"):
+    (WORK / "counter.txt").write_text(run_text)
+    args = {"command": "cat counter.txt"}
+    raw = json.dumps(args)
+    same_id = _deterministic_call_id("terminal", raw, 0)
+    db.append_message(sid, "assistant", content=None, finish_reason="tool_calls", timestamp=clock,
+                      tool_calls=[{"id": same_id, "type": "function", "function": {"name": "terminal", "arguments": raw}}])
+    msg = make_tool_result_message("terminal", dispatch("terminal", args), same_id)
+    db.append_message(sid, "tool", content=msg["content"], tool_name="terminal", tool_call_id=same_id,
+                      timestamp=clock + 0.1)
+    clock += 5
 # a result whose call is not in the session (its assistant row was lost, or the id was rewritten)
 msg = make_tool_result_message("terminal", dispatch("terminal", {"command": "echo orphan"}), "call_lost_1")
 db.append_message(sid, "tool", content=msg["content"], tool_name="terminal", tool_call_id="call_lost_1",

@@ -13,6 +13,7 @@ import { compressionChain, kindOf, lineageRow } from './lineage'
 import { existingColumns } from './reconcile'
 import { decodeContent, displayContent } from './content-codec'
 import { argsAreJsonObject, argsPreview } from '@shared/contract/tool-args'
+import { pairResults } from '@shared/contract/tool-pairing'
 import { toolResultText } from '@shared/contract/tool-result-text'
 
 export type ExportRecord = Record<string, unknown> & { id: string; messages: Array<Record<string, unknown>> }
@@ -208,14 +209,19 @@ export function toMarkdown(r: ExportRecord): string {
     `- started: ${when(r.started_at)}`,
     ''
   ]
-  const results = new Map<string, Record<string, unknown>>()
-  for (const m of r.messages)
-    if (m.role === 'tool' && typeof m.tool_call_id === 'string' && m.tool_call_id) results.set(m.tool_call_id, m)
-  const called = new Set(r.messages.flatMap((m) => callsOf(m).map((c) => c.id)))
+  // upstream's rows in the pairing's terms (an id may repeat in a session: shared/contract/tool-pairing.ts)
+  const rows = r.messages.map((m) => ({
+    m,
+    role: String(m.role),
+    toolCallId: typeof m.tool_call_id === 'string' ? m.tool_call_id : null,
+    toolCalls: callsOf(m)
+  }))
+  const pairs = pairResults(rows)
   const toolOf = (m: Record<string, unknown>) => (typeof m.tool_name === 'string' ? m.tool_name : null)
-  for (const m of r.messages) {
+  for (const row of rows) {
+    const m = row.m
     if (m.role === 'tool') {
-      if (typeof m.tool_call_id === 'string' && called.has(m.tool_call_id)) continue // shown under its call
+      if (pairs.paired.has(row)) continue // shown under its call
       lines.push(`## tool · ${toolOf(m) ?? 'unknown'} · ${when(m.timestamp)}`, '')
       lines.push(
         '_Its call is not in this session._',
@@ -227,13 +233,13 @@ export function toMarkdown(r: ExportRecord): string {
     lines.push(`## ${String(m.role)} · ${when(m.timestamp)}`, '')
     const text = displayContent(m.content)
     if (text) lines.push(text, '')
-    for (const c of callsOf(m)) {
+    for (const c of row.toolCalls) {
       const preview = argsPreview(c.arguments)
       lines.push(`**Tool call: ${c.name}**${preview ? ` ${codeSpan(preview)}` : ''}`, '')
       // a summary cut short, or arguments that are not JSON: the whole as sent
       if (preview.endsWith('…') || !argsAreJsonObject(c.arguments))
         lines.push(fenced(prettyJson(c.arguments), 'json'), '')
-      const res = results.get(c.id)
+      const res = pairs.resultOf(row, c.id)?.m
       if (res) lines.push(...resultMarkdown(displayContent(res.content) ?? '', toolOf(res) ?? c.name))
     }
   }

@@ -1,4 +1,5 @@
 import { argsAreJsonObject, argsPreview } from '@shared/contract/tool-args'
+import { pairResults } from '@shared/contract/tool-pairing'
 import { toolResultText } from '@shared/contract/tool-result-text'
 import type { Message, ProfileProblem, SearchHit, SessionDetail, SessionSummary } from '@shared/contract'
 
@@ -57,12 +58,11 @@ export function formatSessionShow(detail: SessionDetail, messages: Message[]): s
     `source ${s.source} · model ${s.model ?? '?'} · ${s.messageCount} messages · ${money(s)}`
   ]
   // upstream stores each result as its own row naming its call: the result prints under the call, read as text
-  const results = new Map(messages.filter((m) => m.role === 'tool' && m.toolCallId).map((m) => [m.toolCallId!, m]))
-  const calls = new Set(messages.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id)))
+  const pairs = pairResults(messages)
   const body = messages.flatMap((m) => {
     const tag = `${m.role}${m.toolName ? `:${m.toolName}` : ''}${m.compacted ? ' · compacted' : ''}`
     if (m.role === 'tool') {
-      if (m.toolCallId && calls.has(m.toolCallId)) return []
+      if (pairs.paired.has(m)) return []
       // a result whose call is not in the session: shown on its own, and said so
       return [`[${tag}] (its call is not in this session)`, ...resultLines(m, m.toolName ?? null, '  ')]
     }
@@ -70,7 +70,7 @@ export function formatSessionShow(detail: SessionDetail, messages: Message[]): s
       [
         `[${tag}] ${(m.content ?? '').slice(0, 2000)}`,
         ...(m.toolCalls ?? []).flatMap((c) => {
-          const r = results.get(c.id)
+          const r = pairs.resultOf(m, c.id)
           // arguments that are not a JSON object (whole on the page, not cut short): upstream never ran the call
           const invalid = c.argumentsBytes == null && !argsAreJsonObject(c.arguments)
           return [

@@ -93,7 +93,8 @@ export function ToolCallView({
   /** A streaming turn's result text (not saved yet, so not in the transcript's rows). */
   live?: string | null
 }) {
-  const saved = useToolPairs().results.get(id)
+  const pairs = useToolPairs()
+  const saved = call ? pairs.resultOf(call, id) : undefined
   const result = saved ?? (live != null ? { content: live, toolName: name, id: undefined } : undefined)
   const took = call && saved ? callDuration(call, saved) : null
   const size = result ? (result.content ?? '').length : null
