@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { parseToolResult } from '../src-renderer/pages/session/tool-result'
+import { parseToolResult } from '../shared/contract/tool-result'
 
 interface Row {
   role: string
@@ -43,7 +43,7 @@ describe('parseToolResult on upstream golden results', () => {
     expect(part.lines.map((l) => l.n)).toEqual([8, 9, 10])
   })
 
-  it('reads a patch as its diff, searches and todos as lists, anything else as JSON', () => {
+  it('reads a patch as its diff, searches and todos as lists, anything else field by field', () => {
     expect(golden('patch')).toMatchObject({ kind: 'diff' })
     const matches = golden('search_files', 0)
     expect(matches).toMatchObject({ kind: 'list', total: 2 })
@@ -52,7 +52,10 @@ describe('parseToolResult on upstream golden results', () => {
       items: [{ text: '/home/user/project/src/total.ts' }]
     })
     expect(golden('todo')).toMatchObject({ kind: 'list', items: [{ detail: 'completed' }, { detail: 'pending' }] })
-    expect(golden('write_file').kind).toBe('json')
+    expect(golden('write_file')).toMatchObject({
+      kind: 'fields',
+      fields: expect.arrayContaining([{ key: 'bytes_written', value: expect.any(String), block: false }])
+    })
   })
 
   it('shows read_file of a missing path as a failed read with the similar files, not an empty file', () => {
@@ -183,8 +186,15 @@ describe('read_file gutters', () => {
     })
   })
 
-  it('keeps a JSON object that only looks like a tool result as JSON', () => {
-    expect(parseToolResult('{"output": 3}', 'terminal').kind).toBe('json')
+  it('reads a JSON object that only looks like a tool result field by field, not as one', () => {
+    expect(parseToolResult('{"output": 3}', 'terminal')).toEqual({
+      kind: 'fields',
+      ok: null,
+      message: null,
+      fields: [{ key: 'output', value: '3', block: false }],
+      lists: []
+    })
+    expect(parseToolResult('[1, 2]', 'terminal').kind).toBe('json')
     expect(parseToolResult('{"error": "File not found"}', 'read_file')).toEqual({
       kind: 'error',
       error: 'File not found',

@@ -259,8 +259,9 @@ describe('reads of an upstream-written home (export, lineage, search, list, show
       // upstream's calls under their message, arguments read as text (upstream stores them ASCII-escaped)
       expect(await sessionsCli(parseArgs(['sessions', 'show', 'big-tools', '--home', home]))).toBe(0)
       const shown = String(log.mock.calls[1]?.[0]).split('\n')
-      const call = shown.indexOf('[assistant] ')
-      expect(shown.slice(call + 1, call + 3)).toEqual([
+      // each call's result printed under it, read as text: the NUL-bearing output whole, not the stored JSON
+      expect(shown).toContain('      binary\u2400output parchment')
+      expect(shown.filter((l) => l.startsWith('  → '))).toEqual([
         expect.stringMatching(
           /^ {2}→ write_file\(path: rapport-été\.md · content: Heater ✓ ünïcödé 東京 Heater ✓ .*…\)$/
         ),

@@ -76,9 +76,10 @@ test("upstream's tool results render by kind, each inside its call", async ({ pa
     'Title-case the name · completed',
     'Add a test · pending'
   ])
-  // write_file's result has no shape of its own: JSON, pretty-printed
-  await expect(calls.nth(7).getByTestId('tool-output')).toHaveAttribute('data-kind', 'json')
-  await expect(calls.nth(7).getByTestId('tool-output')).toContainText('"bytes_written": 25')
+  // write_file's result has no shape of its own: read field by field, not as JSON
+  await expect(calls.nth(7).getByTestId('tool-output')).toHaveAttribute('data-kind', 'fields')
+  await expect(calls.nth(7).getByTestId('tool-fields')).toContainText('bytes_written25')
+  await expect(calls.nth(7).getByTestId('tool-output')).not.toContainText('"bytes_written"')
 
   // read_file of a missing path: the error and upstream's suggestions, not an empty file
   const missing = calls.nth(9).getByTestId('file-view')
@@ -105,6 +106,87 @@ test("upstream's tool results render by kind, each inside its call", async ({ pa
   await expect(persisted.getByTestId('tool-preview-note')).toContainText('/tmp/hermes-results/call_golden_15.txt')
   await expect(persisted.getByTestId('terminal-output')).toContainText('row 000001: xxxx')
   await expect(persisted.getByTestId('terminal-output')).not.toContainText('\\n')
+
+  for (const theme of ['light', 'dark'] as const) {
+    await page.evaluate((t) => document.documentElement.setAttribute('data-theme', t), theme)
+    expect(await seriousViolations(page), theme).toEqual([])
+  }
+})
+
+test("upstream's other tools read as what happened, never as a JSON dump; parallel and lost calls kept", async ({
+  page,
+  host
+}) => {
+  // tall enough that the whole session's folded calls are on screen (the transcript renders what is in view)
+  await page.setViewportSize({ width: 1360, height: 3200 })
+  const shell = new AppShell(page)
+  const s = new SessionPage(page)
+  await shell.open(host.url)
+  await s.open('default', 'golden-tools-more')
+  await expect(s.title).toHaveText('More golden tool results')
+  /** The call to `name` whose summary line shows `args`, opened. */
+  const open = async (name: string, args: string) => {
+    const c = page
+      .getByTestId('tool-call')
+      .filter({ has: page.locator('.tool-name').getByText(name, { exact: true }) })
+      .filter({ has: page.locator('.tool-args-preview').getByText(args, { exact: true }) })
+    await c.scrollIntoViewIfNeeded()
+    await c.getByTestId('tool-call-toggle').click()
+    await expect(c.getByTestId('tool-output')).not.toHaveAttribute('data-kind', 'json')
+    return c
+  }
+  // the one result whose call is not in the session stays, as a row of its own
+  await expect(s.messagesByRole('tool')).toHaveCount(1)
+  // the turn's tool timeline: every row's track on one time scale (same start, same width), whatever the
+  // lengths of the tool names and facts beside it
+  const tracks = page.getByTestId('timeline-call').locator('.tl-track')
+  await expect(tracks).toHaveCount(33)
+  const boxes = await tracks.evaluateAll((els) => els.map((e) => e.getBoundingClientRect()).map((r) => [r.x, r.width]))
+  expect(new Set(boxes.map((b) => b.join()))).toEqual(new Set([boxes[0]!.join()]))
+
+  // in transcript order (an opened call pushes the later ones down)
+  // a background process: its id beside the output
+  const bg = await open('terminal', 'command: sleep 60 · background: true')
+  await expect(bg.getByTestId('tool-fact').first()).toHaveText('process proc_0123456789ab')
+  // execute_code: the script's output as a terminal's, its time beside it; a failed run marked on the folded row
+  const script = await open('execute_code', "code: print('ready') print(sum(range(5)))")
+  await expect(script.getByTestId('terminal-output')).toHaveText('ready\n10')
+  await expect(script.getByTestId('tool-fact').first()).toHaveText('took 0.04 s')
+  const crash = await open('execute_code', "code: print('aaa') print(1/0)")
+  await expect(crash.getByTestId('tool-failed')).toHaveText('failed')
+  await expect(crash.getByTestId('terminal-output')).toContainText('ZeroDivisionError')
+  // memory: what it said, then its fields
+  const memory = (await open('memory', 'action: add · target: memory · content: User likes café au lait')).getByTestId(
+    'tool-fields'
+  )
+  await expect(memory.getByTestId('tool-fields-message')).toHaveText('Entry added.')
+  await expect(memory).toContainText('usage1% — 23/2,200 chars')
+  // session_search: the sessions found as a list, upstream's hit markers as marks
+  const found = (await open('session_search', 'query: café')).getByTestId('tool-list').locator('li')
+  await expect(found).toHaveCount(1)
+  await expect(found.locator('mark')).toHaveText('café')
+  await expect(found).not.toContainText('>>>')
+  // cronjob list: the job by name with its schedule
+  const jobs = await open('cronjob', 'action: list')
+  await expect(jobs.getByTestId('tool-list').locator('li')).toContainText('inbox · scheduled · every 120m')
+  // arguments that were not JSON: upstream's refusal and why
+  const invalid = await open('terminal', 'command: ls -la')
+  await expect(invalid.getByTestId('tool-error')).toHaveText('Invalid tool arguments')
+  await expect(invalid).toContainText('tool was not executed')
+  await expect(invalid.getByTestId('tool-args-label')).toHaveText('arguments · not valid JSON, as the model sent them')
+  // three calls made at once, each with its own result though they finished in another order
+  await expect((await open('terminal', 'command: echo one')).getByTestId('terminal-output')).toHaveText('one')
+  const search = await open('search_files', 'pattern: café · target: content · path: src')
+  await expect(search.getByTestId('tool-list').locator('li')).toContainText('src/café.py · line 1')
+  // one command run twice under one call id (upstream derives ids from tool, arguments and place): each its own result
+  const twice = page
+    .getByTestId('tool-call')
+    .filter({ has: page.locator('.tool-args-preview').getByText('command: cat counter.txt', { exact: true }) })
+  await expect(twice).toHaveCount(2)
+  for (const [i, out] of ['first run', 'second run'].entries()) {
+    await twice.nth(i).getByTestId('tool-call-toggle').click()
+    await expect(twice.nth(i).getByTestId('terminal-output')).toHaveText(out)
+  }
 
   for (const theme of ['light', 'dark'] as const) {
     await page.evaluate((t) => document.documentElement.setAttribute('data-theme', t), theme)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { argsPreview, decodeUnicodeEscapes } from './tool-args'
+import { argsAreJsonObject, argsPreview, decodeUnicodeEscapes } from './tool-args'
 
 describe('a tool call summary', () => {
   it("reads upstream's ASCII-escaped arguments as text (test/fixtures/upstream/fidelity: big-tools)", () => {
@@ -47,5 +47,16 @@ describe('a tool call summary', () => {
     expect(decodeUnicodeEscapes('{"path": "notes/\\u00e9t\\u00e9.md", "c": "a\\\\u00e9 \\ud83d\\ude80 \\u12')).toBe(
       '{"path": "notes/été.md", "c": "a\\\\u00e9 🚀 \\u12'
     )
+  })
+})
+
+describe('arguments upstream would not run', () => {
+  it('tells a JSON object from cut-off text, an array or a bare value (upstream answers those with an error)', () => {
+    expect(argsAreJsonObject('{"command": "ls"}')).toBe(true)
+    // golden: test/fixtures/upstream/tool-results-more, call_more_28
+    expect(argsAreJsonObject('{"command": "ls -la')).toBe(false)
+    expect(argsAreJsonObject('["ls"]')).toBe(false)
+    expect(argsAreJsonObject('"ls"')).toBe(false)
+    expect(argsAreJsonObject('')).toBe(false)
   })
 })

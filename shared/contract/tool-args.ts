@@ -101,3 +101,17 @@ export function decodeUnicodeEscapes(text: string): string {
     (_, even: string, hex: string) => even + String.fromCharCode(parseInt(hex, 16))
   )
 }
+
+/**
+ * Whether a call's arguments are a JSON object, as upstream's executor requires before it runs a tool: anything else
+ * (a model's cut-off or malformed arguments) was answered with an error and never ran, so a summary of it must not
+ * read as a call that ran.
+ */
+export function argsAreJsonObject(raw: string): boolean {
+  try {
+    const v: unknown = JSON.parse(raw)
+    return !!v && typeof v === 'object' && !Array.isArray(v)
+  } catch {
+    return false
+  }
+}

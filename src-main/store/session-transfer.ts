@@ -12,6 +12,9 @@ import { hasTable, stmt } from './stmt-cache'
 import { compressionChain, kindOf, lineageRow } from './lineage'
 import { existingColumns } from './reconcile'
 import { decodeContent, displayContent } from './content-codec'
+import { argsAreJsonObject, argsPreview } from '@shared/contract/tool-args'
+import { pairResults } from '@shared/contract/tool-pairing'
+import { toolResultText } from '@shared/contract/tool-result-text'
 
 export type ExportRecord = Record<string, unknown> & { id: string; messages: Array<Record<string, unknown>> }
 export const INACTIVE_FIELD = 'caduceus_inactive_messages'
@@ -156,9 +159,45 @@ function when(ts: unknown): string {
   return Math.abs(ms) <= MAX_DATE_MS ? new Date(ms).toISOString() : `${String(ts)} (out of range)`
 }
 
+/** A code span that holds `text` whole, whatever backticks it contains. */
+function codeSpan(text: string): string {
+  const ticks = '`'.repeat(Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length)) + 1)
+  return text.startsWith('`') || text.endsWith('`') ? `${ticks} ${text} ${ticks}` : `${ticks}${text}${ticks}`
+}
+
+/** A fenced block that holds `text` whole: its fence longer than any backtick run inside. */
+function fenced(text: string, lang = ''): string {
+  const fence = '`'.repeat(Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length)) + 1)
+  return `${fence}${lang}\n${text}\n${fence}`
+}
+
+interface CallRecord {
+  id: string
+  name: string
+  arguments: string
+}
+function callsOf(m: Record<string, unknown>): CallRecord[] {
+  if (!Array.isArray(m.tool_calls)) return []
+  return m.tool_calls.flatMap((c: unknown) => {
+    if (!c || typeof c !== 'object') return []
+    const o = c as Record<string, unknown>
+    const fn = (o.function && typeof o.function === 'object' ? o.function : o) as Record<string, unknown>
+    const args = typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {})
+    return [{ id: String(o.id ?? ''), name: String(fn.name ?? 'tool'), arguments: args }]
+  })
+}
+
+/** A result as the transcript reads it: its outcome, then its text in a fence (never the stored JSON). */
+function resultMarkdown(content: string, tool: string | null): string[] {
+  const r = toolResultText(content, tool)
+  return [`Result${r.status ? ` (${r.status})` : ''}:`, '', fenced(r.lines.join('\n'), 'text'), '']
+}
+
 /**
  * Caduceus's Markdown for people (`--format markdown`, the app's download): a heading per session, then each message
- * under its role; attachments as placeholders. Upstream's md/qmd files are host/cli/export-md-files.ts.
+ * under its role; each tool call under the message that made it, with its arguments read as text and its result
+ * under it, read by its shape (tool-result-text.ts); attachments as placeholders. Upstream's md/qmd files are
+ * host/cli/export-md-files.ts.
  */
 export function toMarkdown(r: ExportRecord): string {
   const title = typeof r.title === 'string' && r.title ? r.title : r.id
@@ -170,10 +209,47 @@ export function toMarkdown(r: ExportRecord): string {
     `- started: ${when(r.started_at)}`,
     ''
   ]
-  for (const m of r.messages) {
-    const calls =
-      Array.isArray(m.tool_calls) && m.tool_calls.length ? `tool calls: ${JSON.stringify(m.tool_calls)}` : ''
-    lines.push(`## ${String(m.role)} · ${when(m.timestamp)}`, '', displayContent(m.content) ?? calls, '')
+  // upstream's rows in the pairing's terms (an id may repeat in a session: shared/contract/tool-pairing.ts)
+  const rows = r.messages.map((m) => ({
+    m,
+    role: String(m.role),
+    toolCallId: typeof m.tool_call_id === 'string' ? m.tool_call_id : null,
+    toolCalls: callsOf(m)
+  }))
+  const pairs = pairResults(rows)
+  const toolOf = (m: Record<string, unknown>) => (typeof m.tool_name === 'string' ? m.tool_name : null)
+  for (const row of rows) {
+    const m = row.m
+    if (m.role === 'tool') {
+      if (pairs.paired.has(row)) continue // shown under its call
+      lines.push(`## tool · ${toolOf(m) ?? 'unknown'} · ${when(m.timestamp)}`, '')
+      lines.push(
+        '_Its call is not in this session._',
+        '',
+        ...resultMarkdown(displayContent(m.content) ?? '', toolOf(m))
+      )
+      continue
+    }
+    lines.push(`## ${String(m.role)} · ${when(m.timestamp)}`, '')
+    const text = displayContent(m.content)
+    if (text) lines.push(text, '')
+    for (const c of row.toolCalls) {
+      const preview = argsPreview(c.arguments)
+      lines.push(`**Tool call: ${c.name}**${preview ? ` ${codeSpan(preview)}` : ''}`, '')
+      // a summary cut short, or arguments that are not JSON: the whole as sent
+      if (preview.endsWith('…') || !argsAreJsonObject(c.arguments))
+        lines.push(fenced(prettyJson(c.arguments), 'json'), '')
+      const res = pairs.resultOf(row, c.id)?.m
+      if (res) lines.push(...resultMarkdown(displayContent(res.content) ?? '', toolOf(res) ?? c.name))
+    }
   }
   return lines.join('\n')
+}
+
+function prettyJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2)
+  } catch {
+    return text
+  }
 }

@@ -1,4 +1,6 @@
-import { argsPreview } from '@shared/contract/tool-args'
+import { argsAreJsonObject, argsPreview } from '@shared/contract/tool-args'
+import { pairResults } from '@shared/contract/tool-pairing'
+import { toolResultText } from '@shared/contract/tool-result-text'
 import type { Message, ProfileProblem, SearchHit, SessionDetail, SessionSummary } from '@shared/contract'
 
 /** `YYYY-MM-DD HH:MM` (UTC); a time no Date holds (an imported `1e13`) as its number, so one row never fails the list. */
@@ -31,19 +33,54 @@ export function formatProblems(r: { unavailable?: ProfileProblem[]; notices?: Pr
   ]
 }
 
+/** Lines of a result `sessions show` prints under its call; the rest is counted, not printed. */
+const RESULT_LINES = 12
+const RESULT_LINE_CHARS = 400
+
+/** A result under its call: its outcome beside a `←`, then its text (cut to its head), indented. */
+function resultLines(m: Message, tool: string | null, indent: string): string[] {
+  const r = toolResultText(m.content ?? '', m.toolName ?? tool)
+  // a line is cut too: one minified line can be the whole of a large result
+  const cutLine = (l: string) => (l.length > RESULT_LINE_CHARS ? `${l.slice(0, RESULT_LINE_CHARS)}…` : l)
+  const head = r.lines.slice(0, RESULT_LINES).map((l) => `${indent}  ${cutLine(l)}`.trimEnd())
+  const more = r.lines.length - head.length
+  return [
+    `${indent}← ${r.status ?? 'result'} · ${(m.content ?? '').length.toLocaleString('en-US')} chars`,
+    ...head,
+    ...(more > 0 ? [`${indent}  … ${more.toLocaleString('en-US')} more lines`] : [])
+  ]
+}
+
 export function formatSessionShow(detail: SessionDetail, messages: Message[]): string {
   const s = detail.summary
   const head = [
     `${s.title ?? '(untitled)'} — ${s.id} [${s.profile}]`,
     `source ${s.source} · model ${s.model ?? '?'} · ${s.messageCount} messages · ${money(s)}`
   ]
-  // a call on a line of its own under its message, its arguments as the transcript's call row reads them
-  const body = messages.map((m) =>
-    [
-      `[${m.role}${m.toolName ? `:${m.toolName}` : ''}${m.compacted ? ' · compacted' : ''}] ${(m.content ?? '').slice(0, 2000)}`,
-      ...(m.toolCalls ?? []).map((c) => `  → ${c.name}(${argsPreview(c.arguments)})`)
-    ].join('\n')
-  )
+  // upstream stores each result as its own row naming its call: the result prints under the call, read as text
+  const pairs = pairResults(messages)
+  const body = messages.flatMap((m) => {
+    const tag = `${m.role}${m.toolName ? `:${m.toolName}` : ''}${m.compacted ? ' · compacted' : ''}`
+    if (m.role === 'tool') {
+      if (pairs.paired.has(m)) return []
+      // a result whose call is not in the session: shown on its own, and said so
+      return [`[${tag}] (its call is not in this session)`, ...resultLines(m, m.toolName ?? null, '  ')]
+    }
+    return [
+      [
+        `[${tag}] ${(m.content ?? '').slice(0, 2000)}`,
+        ...(m.toolCalls ?? []).flatMap((c) => {
+          const r = pairs.resultOf(m, c.id)
+          // arguments that are not a JSON object (whole on the page, not cut short): upstream never ran the call
+          const invalid = c.argumentsBytes == null && !argsAreJsonObject(c.arguments)
+          return [
+            `  → ${c.name}(${argsPreview(c.arguments)})${invalid ? ' · arguments not valid JSON' : ''}`,
+            ...(r ? resultLines(r, c.name, '    ') : [])
+          ]
+        })
+      ].join('\n')
+    ]
+  })
   return [...head, '', ...body].join('\n')
 }
 

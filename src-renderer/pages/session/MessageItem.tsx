@@ -9,10 +9,10 @@ import { isCompactionSummary } from './CompactionMarker'
 import { DelegationCards, delegationIdOf, isUpstreamCompletion } from './DelegationCards'
 import { CallArguments, ToolResultOutput } from './ShowAll'
 import { callDuration, useToolPairs } from './tool-pairs'
-import { failureOf, parseToolResult, pathArg } from './tool-result'
+import { failureOf, parseToolResult, pathArg } from '@shared/contract/tool-result'
 import { Badge } from '../../components/Badge'
 import { imageSegments } from './image-chips'
-import { argsPreview, decodeUnicodeEscapes } from '@shared/contract/tool-args'
+import { argsAreJsonObject, argsPreview, decodeUnicodeEscapes } from '@shared/contract/tool-args'
 import { splitMergedSummary } from '@shared/contract/merged-summary'
 
 function Fold({
@@ -54,9 +54,13 @@ function prettyArgs(raw: string): string {
 /** A call's arguments: an edit as its diff, else the JSON pretty-printed (only its start, readable, when cut). */
 function ArgumentsView({ tool, args, cut }: { tool: string; args: string; cut: boolean }) {
   const diff = cut ? null : editAsDiff(args)
+  // arguments that are not a JSON object: upstream answered with an error and did not run the tool
+  const invalid = !cut && !argsAreJsonObject(args)
   return (
     <>
-      <div className="tool-section-label">{diff ? 'edit' : 'arguments'}</div>
+      <div className="tool-section-label" data-testid="tool-args-label">
+        {diff ? 'edit' : invalid ? 'arguments · not valid JSON, as the model sent them' : 'arguments'}
+      </div>
       {diff ? (
         <ToolOutput text={diff} tool={tool} />
       ) : (
@@ -89,7 +93,8 @@ export function ToolCallView({
   /** A streaming turn's result text (not saved yet, so not in the transcript's rows). */
   live?: string | null
 }) {
-  const saved = useToolPairs().results.get(id)
+  const pairs = useToolPairs()
+  const saved = call ? pairs.resultOf(call, id) : undefined
   const result = saved ?? (live != null ? { content: live, toolName: name, id: undefined } : undefined)
   const took = call && saved ? callDuration(call, saved) : null
   const size = result ? (result.content ?? '').length : null

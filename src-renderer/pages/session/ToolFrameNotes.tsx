@@ -1,5 +1,5 @@
 import { Badge } from '../../components/Badge'
-import type { ToolFrame } from './tool-frame'
+import type { ToolFrame } from '@shared/contract/tool-frame'
 
 /** Above a result: where untrusted content came from, and that Hermes kept only part of it. */
 export function FrameTop({ frame }: { frame: ToolFrame }) {

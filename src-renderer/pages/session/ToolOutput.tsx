@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import { Highlighted } from '../../components/Snippet'
-import { parseToolResult, type ToolView } from './tool-result'
-import { DiffLines, FileView, ListView, TerminalView } from './ToolViews'
+import { parseToolResult, type ToolView } from '@shared/contract/tool-result'
+import { DiffLines, FieldsView, FileView, ListView, TerminalView } from './ToolViews'
 import { FrameNotes, FrameTop } from './ToolFrameNotes'
 
 /** Lines shown before "Show all": long outputs would push the conversation off screen. */
@@ -21,6 +21,12 @@ function shownText(v: ToolView): string {
       return v.items.map((i) => i.text).join('\n')
     case 'error':
       return v.error
+    case 'fields':
+      return [
+        v.message ?? '',
+        ...v.fields.map((f) => `${f.key}: ${f.value}`),
+        ...v.lists.flatMap((l) => l.items.map((i) => i.text))
+      ].join('\n')
     default:
       return v.text
   }
@@ -37,6 +43,8 @@ function cut<T extends ToolView>(v: T, lines: number, chars: number): T {
       return { ...v, diff: head(v.diff) }
     case 'list':
       return { ...v, items: v.items.slice(0, lines) }
+    case 'fields':
+      return { ...v, lists: v.lists.map((l) => ({ ...l, items: l.items.slice(0, lines) })) }
     case 'json':
     case 'text':
       return { ...v, text: head(v.text) }
@@ -48,7 +56,7 @@ function cut<T extends ToolView>(v: T, lines: number, chars: number): T {
 function Body({ v, path, terms }: { v: ToolView; path: string | null; terms?: string[] }) {
   switch (v.kind) {
     case 'terminal':
-      return <TerminalView output={v.output} exitCode={v.exitCode} error={v.error} terms={terms} />
+      return <TerminalView output={v.output} exitCode={v.exitCode} error={v.error} facts={v.facts} terms={terms} />
     case 'file':
       return <FileView lines={v.lines} path={path} error={v.error} similar={v.similar} />
     case 'diff':
@@ -59,6 +67,8 @@ function Body({ v, path, terms }: { v: ToolView; path: string | null; terms?: st
       )
     case 'list':
       return <ListView items={v.items} total={v.total} empty={v.empty} />
+    case 'fields':
+      return <FieldsView v={v} terms={terms} />
     case 'error':
       return (
         <>
@@ -66,6 +76,9 @@ function Body({ v, path, terms }: { v: ToolView; path: string | null; terms?: st
             {v.error}
           </div>
           {v.hint && <div className="muted small">{v.hint}</div>}
+          {v.details && (
+            <FieldsView v={{ kind: 'fields', ok: null, message: null, fields: v.details, lists: [] }} terms={terms} />
+          )}
         </>
       )
     default:
@@ -79,7 +92,7 @@ function Body({ v, path, terms }: { v: ToolView; path: string | null; terms?: st
 
 /**
  * A tool's output by what the tool returned (tool-result.ts): terminal text with its exit code, a file with its
- * line numbers in a gutter, a coloured diff, a list of matches or results, JSON only when nothing else fits.
+ * line numbers in a gutter, a coloured diff, a list of matches or results, any other object field by field.
  * Anything long is cut to its head with a "Show all" button.
  */
 export function ToolOutput({

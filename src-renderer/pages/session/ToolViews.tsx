@@ -2,7 +2,7 @@ import { Fragment, type ReactNode } from 'react'
 import { Badge } from '../../components/Badge'
 import { Highlighted } from '../../components/Snippet'
 import { highlightAs, type HastNode } from '../../components/markdown/code-highlight'
-import type { FileLine, ListItem } from './tool-result'
+import { markedParts, type Fact, type FileLine, type ListItem, type ToolView } from '@shared/contract/tool-result'
 
 /** hast from the highlighter as React: spans with their token classes, text as is. */
 function hastToReact(nodes: HastNode[]): ReactNode {
@@ -21,20 +21,30 @@ export function TerminalView({
   output,
   exitCode,
   error,
+  facts = [],
   terms
 }: {
   output: string
   exitCode: number | null
   error: string | null
+  /** What upstream says beside the output: a background process's id and pid, a script's run time. */
+  facts?: Fact[]
   terms?: string[]
 }) {
   return (
     <>
-      {exitCode != null && (
+      {(exitCode != null || facts.length > 0) && (
         <div className="tool-meta">
-          <Badge tone={exitCode === 0 ? 'ok' : 'err'} testId="exit-code" title="Exit code of the command">
-            exit {exitCode}
-          </Badge>
+          {exitCode != null && (
+            <Badge tone={exitCode === 0 ? 'ok' : 'err'} testId="exit-code" title="Exit code of the command">
+              exit {exitCode}
+            </Badge>
+          )}
+          {facts.map((f) => (
+            <span key={f.label} className="muted small" data-testid="tool-fact">
+              {f.label} <span className="mono">{f.value}</span>
+            </span>
+          ))}
         </div>
       )}
       <pre className="code terminal" tabIndex={0} data-testid="terminal-output">
@@ -147,10 +157,61 @@ export function ListView({ items, total, empty }: { items: ListItem[]; total: nu
               <span className="mono">{it.text}</span>
             )}
             {it.detail && <span className="muted small"> · {it.detail}</span>}
-            {it.snippet && <div className="tool-list-snippet mono">{it.snippet}</div>}
+            {it.snippet && (
+              <div className="tool-list-snippet mono">
+                {markedParts(it.snippet).map((p, k) =>
+                  p.hit ? <mark key={k}>{p.text}</mark> : <Fragment key={k}>{p.text}</Fragment>
+                )}
+              </div>
+            )}
           </li>
         ))}
       </ul>
     </>
+  )
+}
+
+/**
+ * A result no other view fits, field by field: its message first, then each value beside its name (long text as a
+ * block), lists of objects (skills, sessions, jobs) as lists. What upstream's tools return for memory, cronjob,
+ * skills, session_search, write_file… reads as what happened, not as a JSON dump.
+ */
+export function FieldsView({ v, terms }: { v: Extract<ToolView, { kind: 'fields' }>; terms?: string[] }) {
+  const empty = !v.message && !v.fields.length && !v.lists.length
+  return (
+    <div className="tool-fields" data-testid="tool-fields">
+      {v.message && (
+        <div className="tool-fields-message" data-testid="tool-fields-message">
+          <Highlighted text={v.message} terms={terms} />
+        </div>
+      )}
+      {v.fields.length > 0 && (
+        <dl className="tool-fields-list">
+          {v.fields.map((f) => (
+            <div key={f.key} className={f.block ? 'tool-field block' : 'tool-field'}>
+              <dt className="muted small">{f.key}</dt>
+              <dd>
+                {f.block ? (
+                  <pre className="code text" tabIndex={0}>
+                    <Highlighted text={f.value} terms={terms} />
+                  </pre>
+                ) : (
+                  <span className="mono">
+                    <Highlighted text={f.value} terms={terms} />
+                  </span>
+                )}
+              </dd>
+            </div>
+          ))}
+        </dl>
+      )}
+      {v.lists.map((l) => (
+        <div key={l.key}>
+          <div className="tool-section-label">{l.key}</div>
+          <ListView items={l.items} total={null} empty="None" />
+        </div>
+      ))}
+      {empty && <div className="muted pad-s">(nothing returned)</div>}
+    </div>
   )
 }

@@ -98,8 +98,7 @@ function TranscriptList({ profile, sessionId }: { profile: string; sessionId: st
   }, [turns, byId])
   const pairs = useMemo(() => pairToolCalls(byId), [byId])
   // a result shows inside its call (MessageItem's ToolCallView); on its own only when it is the hit
-  const inCall = (m: Message) =>
-    m.role === 'tool' && !!m.toolCallId && pairs.calls.has(m.toolCallId) && m.id !== focusId
+  const inCall = (m: Message) => m.role === 'tool' && pairs.paired.has(m.id) && m.id !== focusId
   const turnSums = useMemo(() => summarizeTurns(ids, byId, pairs), [ids, byId, pairs])
   const anchoredIds = new Set([...anchors.values()].map((t) => t.turnId))
   const tail = turns.filter((t) => t.status === 'running' || !anchoredIds.has(t.turnId))

@@ -43,10 +43,11 @@ export function TurnUsage({ t }: { t: TurnSummary }) {
       )}
       {t.tools.length > 0 && (
         <ol className="tool-timeline" aria-label="Tool calls in this turn" data-testid="tool-timeline">
-          {t.tools.map((s) => {
+          {t.tools.map((s, i) => {
             const at = s.start - t0
+            // by place: a call id may repeat in a session (shared/contract/tool-pairing.ts)
             return (
-              <li key={s.callId} data-testid="timeline-call" title={`started ${formatDateTime(s.start)}`}>
+              <li key={`${i}:${s.callId}`} data-testid="timeline-call" title={`started ${formatDateTime(s.start)}`}>
                 <span className="mono tl-name">{s.name}</span>
                 <span className="tl-track" aria-hidden>
                   <span

@@ -1,25 +1,23 @@
 import { createContext, useContext } from 'react'
 import type { Message } from '@shared/contract'
+import { pairResults } from '@shared/contract/tool-pairing'
 
 /**
  * Calls and their results as upstream stores them: an assistant row lists `tool_calls`, each result is its own
- * `role=tool` row carrying the call's id. The transcript shows each result inside its call.
+ * `role=tool` row carrying the call's id (not always unique in a session: shared/contract/tool-pairing.ts). The
+ * transcript shows each result inside its call.
  */
 export interface ToolPairs {
-  /** Result row by the id of the call it answers. */
-  results: Map<string, Message>
-  /** Ids of calls whose assistant row is loaded: their result rows render inside the call, not on their own. */
-  calls: Map<string, Message>
+  /** The result of call `callId` made in assistant row `call`, when it is loaded. */
+  resultOf(call: Message, callId: string): Message | undefined
+  /** Ids of result rows whose call is loaded: they render inside the call, not on their own. */
+  paired: Set<number>
 }
 
 export function pairToolCalls(byId: Record<number, Message>): ToolPairs {
-  const results = new Map<string, Message>()
-  const calls = new Map<string, Message>()
-  for (const m of Object.values(byId)) {
-    if (m.role === 'tool' && m.toolCallId) results.set(m.toolCallId, m)
-    for (const c of m.toolCalls ?? []) calls.set(c.id, m)
-  }
-  return { results, calls }
+  const rows = Object.values(byId).sort((a, b) => a.id - b.id)
+  const { resultOf, paired } = pairResults(rows)
+  return { resultOf, paired: new Set([...paired].map((m) => m.id)) }
 }
 
 /** Seconds from the call's row to its result's row, when the stored timestamps say (upstream stamps each row). */
@@ -28,5 +26,5 @@ export function callDuration(call: Message, result: Message): number | null {
   return d > 0 && d < 24 * 3600 ? d : null
 }
 
-export const ToolPairsContext = createContext<ToolPairs>({ results: new Map(), calls: new Map() })
+export const ToolPairsContext = createContext<ToolPairs>({ resultOf: () => undefined, paired: new Set() })
 export const useToolPairs = () => useContext(ToolPairsContext)

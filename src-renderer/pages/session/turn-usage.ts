@@ -53,7 +53,7 @@ export function summarizeTurns(
     const tools: ToolSpan[] = []
     for (const a of assistants)
       for (const c of a.toolCalls ?? []) {
-        const r = pairs.results.get(c.id)
+        const r = pairs.resultOf(a, c.id)
         tools.push({
           callId: c.id,
           name: c.name,

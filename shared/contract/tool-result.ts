@@ -2,7 +2,8 @@
  * What a tool returned, read by the shapes upstream Hermes' tools return (golden data:
  * test/fixtures/upstream/tool-results): terminal `{output, exit_code, error}`, read_file `{content}` with an
  * `N|` line gutter (space-padded in older versions), patch `{diff}`, search_files `{matches}` / `{files}`,
- * web results `{results|data.web: [{title, url}]}`, todo `{todos}`, and `{error}`. Anything else stays JSON.
+ * web results `{results|data.web: [{title, url}]}`, todo `{todos}`, execute_code `{status, output}`, and `{error}`.
+ * Any other object is read field by field (`fields`); only arrays and scalars that are not objects stay JSON.
  * Any result with an `error` is shown as failed, whatever else it carries (read_file of a missing path returns an
  * empty `content` beside its error). Upstream's own layers around a result (tool-frame.ts) are peeled first.
  */
@@ -21,8 +22,20 @@ export interface ListItem {
   snippet?: string
 }
 
+/** A labelled value beside a result (a background process's id, a script's run time). */
+export interface Fact {
+  label: string
+  value: string
+}
+/** A value of a result read field by field: short values on one line, long or multi-line text as a block. */
+export interface Field {
+  key: string
+  value: string
+  block: boolean
+}
+
 export type ToolView =
-  | { kind: 'terminal'; output: string; exitCode: number | null; error: string | null }
+  | { kind: 'terminal'; output: string; exitCode: number | null; error: string | null; facts?: Fact[] }
   | {
       kind: 'file'
       lines: FileLine[]
@@ -35,7 +48,22 @@ export type ToolView =
     }
   | { kind: 'diff'; diff: string; note: string | null }
   | { kind: 'list'; items: ListItem[]; total: number | null; empty: string }
-  | { kind: 'error'; error: string; hint: string | null }
+  | {
+      kind: 'error'
+      error: string
+      hint: string | null
+      /** Lists upstream gives beside a failure to recover with (memory's current entries, the skills there are). */
+      details?: Field[]
+    }
+  | {
+      /** An object no other view fits (memory, cronjob, skills, session_search…), read field by field. */
+      kind: 'fields'
+      /** Its `success` flag, when it has one. */
+      ok: boolean | null
+      message: string | null
+      fields: Field[]
+      lists: { key: string; items: ListItem[] }[]
+    }
   | { kind: 'json'; text: string }
   | { kind: 'text'; text: string }
 
@@ -124,17 +152,129 @@ function listView(o: Obj): ToolView | null {
   return null
 }
 
-function fromObject(o: Obj, tool: string | null): ToolView | null {
-  if ('exit_code' in o && typeof o.output === 'string') {
-    return { kind: 'terminal', output: o.output, exitCode: num(o.exit_code), error: str(o.error) }
+/** Short scalar text: a string, number or boolean; null for anything else or an empty string. */
+function scalar(v: unknown): string | null {
+  if (typeof v === 'string') return v || null
+  if (typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) return String(v)
+  return null
+}
+
+/** Facts worth keeping beside a command's output: the values upstream adds around it, by their own names. */
+function factsOf(o: Obj, keys: Array<[string, string]>): Fact[] {
+  return keys.flatMap(([key, label]) => {
+    const v = scalar(o[key])
+    return v == null ? [] : [{ label, value: key === 'duration_seconds' ? `${v} s` : v }]
+  })
+}
+
+/** A command's result: terminal `{output, exit_code}`, execute_code `{status, output}`. */
+function commandView(o: Obj): ToolView | null {
+  if (typeof o.output !== 'string') return null
+  if ('exit_code' in o) {
+    const facts = factsOf(o, [
+      ['session_id', 'process'],
+      ['pid', 'pid']
+    ])
+    const view = { kind: 'terminal' as const, output: o.output, exitCode: num(o.exit_code), error: str(o.error) }
+    return facts.length ? { ...view, facts } : view
   }
+  const status = str(o.status)
+  if (!status || !('tool_calls_made' in o || 'duration_seconds' in o)) return null
+  // execute_code repeats stderr (a traceback) in `error`; shown once, in the output, and the call marked failed
+  const err = str(o.error)
+  const error =
+    status === 'success' ? null : err && !o.output.includes(err.trim()) ? err : `The script ended with status ${status}`
+  const facts = factsOf(o, [
+    ['duration_seconds', 'took'],
+    ['tool_calls_made', 'tool calls']
+  ])
+  return { kind: 'terminal', output: o.output.replace(/\n$/, ''), exitCode: null, error, facts }
+}
+
+const TITLE_KEYS = ['name', 'title', 'goal', 'session_id', 'job_id', 'id', 'path', 'url', 'query']
+const DETAIL_KEYS = ['category', 'source', 'status', 'state', 'schedule', 'when', 'model', 'next_run_at', 'line']
+const SNIPPET_KEYS = ['snippet', 'preview', 'description', 'prompt_preview', 'summary', 'content', 'text']
+
+/**
+ * A snippet's parts with upstream's match markers read (session_search marks a hit `>>>word<<<` for the model):
+ * hits flagged, the markers gone.
+ */
+export function markedParts(snippet: string): { text: string; hit: boolean }[] {
+  return snippet
+    .split(/>>>([\s\S]*?)<<</)
+    .map((text, i) => ({ text, hit: i % 2 === 1 }))
+    .filter((p) => p.text)
+}
+
+/** One entry of a list of objects (skills, sessions, jobs): a title, a few short details, a snippet. */
+function itemOf(o: Obj, i: number): ListItem {
+  const titleKey = TITLE_KEYS.find((k) => scalar(o[k]) != null)
+  // an entry named by nothing (delegate_task's per-task results): by its place, as upstream counts tasks
+  const text = titleKey ? scalar(o[titleKey])! : `#${(num(o.task_index) ?? i) + 1}`
+  const details = DETAIL_KEYS.filter((k) => k !== titleKey)
+    .map((k) => scalar(o[k]))
+    .filter((v): v is string => v != null && v.length <= 60)
+  const snip = SNIPPET_KEYS.filter((k) => k !== titleKey)
+    .map((k) => str(o[k]))
+    .map((v) => v?.trim())
+    .find((v) => !!v)
+  return {
+    text,
+    ...(details.length ? { detail: details.join(' · ') } : {}),
+    ...(snip ? { snippet: snip.length > 300 ? `${snip.slice(0, 300)}…` : snip } : {})
+  }
+}
+
+/** An inner object on one line: its scalar entries as `key: value`. */
+const inline = (o: Obj) =>
+  Object.entries(o)
+    .flatMap(([k, v]) => (scalar(v) == null ? [] : [`${k}: ${scalar(v)}`]))
+    .join(' · ')
+
+/** Any other object, field by field, so no result reads as a JSON dump. */
+function fieldsView(o: Obj): ToolView {
+  const fields: Field[] = []
+  const lists: { key: string; items: ListItem[] }[] = []
+  const empty: string[] = []
+  for (const [key, v] of Object.entries(o)) {
+    if (key === 'success' || key === 'message' || key.startsWith('_') || v == null) continue
+    if (Array.isArray(v)) {
+      if (v.length && v.every(isObj)) lists.push({ key, items: v.map((x, i) => itemOf(x as Obj, i)) })
+      else if (v.length)
+        fields.push({ key, value: v.map((x) => scalar(x) ?? JSON.stringify(x)).join(', '), block: false })
+      else empty.push(key)
+      continue
+    }
+    const value = isObj(v) ? inline(v) : scalar(v)
+    if (value) fields.push({ key, value, block: value.includes('\n') || value.length > 160 })
+  }
+  const ok = typeof o.success === 'boolean' ? o.success : null
+  const message = str(o.message)
+  // empty lists say nothing beside other fields (skill_view's `tags: []`); alone, they are the answer (no processes)
+  if (!message && !fields.length && !lists.length)
+    for (const key of empty) fields.push({ key, value: 'none', block: false })
+  return { kind: 'fields', ok, message, fields, lists }
+}
+
+function fromObject(o: Obj, tool: string | null): ToolView | null {
+  const command = commandView(o)
+  if (command) return command
   if (typeof o.diff === 'string') return { kind: 'diff', diff: o.diff, note: str(o.error) }
   if (typeof o.content === 'string' && (tool === 'read_file' || 'total_lines' in o || parseGutter(o.content))) {
     return fileView(o)
   }
   // failures of write_file, patch, search_files, web_search…: {error} beside fields that would read as success
   const error = str(o.error)
-  if (error) return { kind: 'error', error, hint: str(o.hint) ?? str(o._hint) }
+  // upstream's own refusals say why beside the error (`message`: arguments that were not JSON, nothing ran)
+  if (error) {
+    const view = { kind: 'error' as const, error, hint: str(o.hint) ?? str(o._hint) ?? str(o.message) }
+    const details = Object.entries(o).flatMap(([key, v]) =>
+      Array.isArray(v) && v.length && v.every((x) => scalar(x) != null)
+        ? [{ key, value: v.map((x) => scalar(x)!).join(', '), block: false }]
+        : []
+    )
+    return details.length ? { ...view, details } : view
+  }
   return listView(o)
 }
 
@@ -148,7 +288,7 @@ function viewOf(text: string, tool: string | null, cut: boolean): ToolView {
   if ((t.startsWith('{') || t.startsWith('[')) && t.length < 2_000_000) {
     try {
       const v: unknown = JSON.parse(t)
-      const view = isObj(v) ? fromObject(v, tool) : null
+      const view = isObj(v) ? (fromObject(v, tool) ?? fieldsView(v)) : null
       return view ?? { kind: 'json', text: JSON.stringify(v, null, 2) }
     } catch {
       /* not JSON: a tool that returns plain text, or a result cut short */
@@ -178,7 +318,9 @@ export function parseToolResult(text: string, tool: string | null): ToolResult {
  */
 export function failureOf(v: ToolView): string | null {
   if (v.kind === 'terminal') return v.exitCode ? `exit ${v.exitCode}` : v.error ? 'failed' : null
-  return (v.kind === 'file' && v.error) || v.kind === 'error' ? 'failed' : null
+  return (v.kind === 'file' && v.error) || v.kind === 'error' || (v.kind === 'fields' && v.ok === false)
+    ? 'failed'
+    : null
 }
 
 /** The path a call worked on, from its arguments (read_file and patch name it `path`). */

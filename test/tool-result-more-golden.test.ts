@@ -1,0 +1,337 @@
+// Upstream's other tools (scripts/golden/tool_results_more.py): how the transcript, `caduceus sessions show` and the
+// Markdown export read what they returned. Before these views, every result below but the terminal's, read_file's
+// and the plain `{error}` ones rendered as a JSON dump in all three.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import type { Message, SessionDetail } from '../shared/contract'
+import { failureOf, parseToolResult } from '../shared/contract/tool-result'
+import { toolResultText } from '../shared/contract/tool-result-text'
+import { pairResults } from '../shared/contract/tool-pairing'
+import { pairToolCalls } from '../src-renderer/pages/session/tool-pairs'
+import { formatSessionShow } from '../src-main/host/cli/format'
+import { displayContent } from '../src-main/store/content-codec'
+import { toMarkdown } from '../src-main/store/session-transfer'
+
+interface Row {
+  role: string
+  content: string | null
+  tool_calls: { id: string; type: string; function: { name: string; arguments: string } }[] | null
+  tool_call_id: string | null
+  tool_name: string | null
+  timestamp: number
+  finish_reason: string | null
+}
+const { session, rows } = JSON.parse(
+  readFileSync(join(import.meta.dirname, 'fixtures/upstream/tool-results-more/rows.json'), 'utf8')
+) as { session: string; rows: Row[] }
+/** The stored result of a call, as the store hands it out (multimodal parts read as text). */
+const result = (id: string) => {
+  const r = rows.find((x) => x.tool_call_id === id)!
+  return { text: displayContent(r.content) ?? '', tool: r.tool_name }
+}
+const view = (n: number | string) => {
+  const r = result(typeof n === 'number' ? `call_more_${n}` : n)
+  return parseToolResult(r.text, r.tool)
+}
+
+describe("upstream's other tools in the transcript", () => {
+  it('reads execute_code as a script run: its output, its time, a failure once', () => {
+    expect(view(6)).toEqual({
+      kind: 'terminal',
+      output: 'ready\n10',
+      exitCode: null,
+      error: null,
+      facts: [
+        { label: 'took', value: '0.04 s' },
+        { label: 'tool calls', value: '0' }
+      ]
+    })
+    const failed = view(7)
+    if (failed.kind !== 'terminal') throw new Error(failed.kind)
+    expect(failed.output).toMatch(/^aaa\n\n--- stderr ---\nTraceback[\s\S]*ZeroDivisionError: division by zero$/)
+    // the traceback upstream repeats in `error` is not shown twice
+    expect(failed.error).toBe('The script ended with status error')
+    expect(failureOf(failed)).toBe('failed')
+    // JSON a program printed stays its output, not a nested dump
+    expect(view(8)).toMatchObject({ kind: 'terminal', output: '{"ok": true, "items": [1, 2], "name": "caf\\u00e9"}' })
+  })
+
+  it("keeps a background process's id and pid beside the terminal's output", () => {
+    expect(view(3)).toMatchObject({
+      kind: 'terminal',
+      output: 'Background process started',
+      exitCode: 0,
+      facts: [
+        { label: 'process', value: 'proc_0123456789ab' },
+        { label: 'pid', value: '4242' }
+      ]
+    })
+  })
+
+  it('reads memory, skills, session_search, cronjob and write_file field by field, lists as lists', () => {
+    expect(view(9)).toMatchObject({
+      kind: 'fields',
+      ok: true,
+      message: 'Entry added.',
+      fields: expect.arrayContaining([{ key: 'usage', value: '1% — 23/2,200 chars', block: false }])
+    })
+    expect(view(11)).toMatchObject({
+      kind: 'fields',
+      lists: [
+        {
+          key: 'skills',
+          items: [
+            { text: 'release-notes', detail: 'writing', snippet: 'Write release notes from merged pull requests.' }
+          ]
+        }
+      ]
+    })
+    const skill = view(12)
+    if (skill.kind !== 'fields') throw new Error(skill.kind)
+    expect(skill.fields.find((f) => f.key === 'content')).toMatchObject({ block: true })
+    expect(view(14)).toMatchObject({
+      kind: 'fields',
+      lists: [{ key: 'results', items: [{ text: 'earlier-chat', snippet: 'Where did I put the >>>café<<< notes?' }] }]
+    })
+    expect(view(17)).toMatchObject({
+      kind: 'fields',
+      lists: [{ key: 'jobs', items: [{ text: 'inbox', snippet: 'Summarise the inbox' }] }]
+    })
+    expect(view(4)).toMatchObject({ kind: 'fields', fields: [{ key: 'processes', value: 'none' }] })
+    expect(view(26)).toMatchObject({
+      kind: 'fields',
+      fields: expect.arrayContaining([
+        { key: 'lint', value: 'status: skipped · message: No linter for .md files', block: false }
+      ])
+    })
+    // read_file's "unchanged since last read": what it said, not a dump
+    expect(view('call_par_0')).toMatchObject({ kind: 'fields', message: expect.stringMatching(/^File unchanged/) })
+    // no result of this session reads as raw JSON
+    const kinds = rows
+      .filter((r) => r.role === 'tool')
+      .map((r) => parseToolResult(displayContent(r.content)!, r.tool_name).kind)
+    expect(kinds).not.toContain('json')
+  })
+
+  it("names an entry that has no name by its place (the shape of delegate_task's per-task results)", () => {
+    const v = parseToolResult(
+      JSON.stringify({
+        results: [
+          { task_index: 0, status: 'completed', summary: 'Wrote CHANGELOG.md', api_calls: 3, tokens: { input: 9 } }
+        ],
+        total_duration_seconds: 12.5
+      }),
+      'delegate_task'
+    )
+    expect(v).toMatchObject({
+      kind: 'fields',
+      fields: [{ key: 'total_duration_seconds', value: '12.5' }],
+      lists: [{ key: 'results', items: [{ text: '#1', detail: 'completed', snippet: 'Wrote CHANGELOG.md' }] }]
+    })
+  })
+
+  it('marks a failure in a success flag, and says why arguments that were not JSON ran nothing', () => {
+    // beside a failure, the lists upstream gives to recover with
+    expect(view(10)).toMatchObject({
+      kind: 'error',
+      details: [{ key: 'current_entries', value: 'User likes café au lait', block: false }]
+    })
+    expect(view(13)).toMatchObject({ kind: 'error', details: [{ key: 'available_skills', value: 'release-notes' }] })
+    expect(failureOf(view(10))).toBe('failed')
+    expect(view(28)).toEqual({
+      kind: 'error',
+      error: 'Invalid tool arguments',
+      hint: 'Tool arguments must be a valid JSON object; tool was not executed.'
+    })
+  })
+})
+
+describe('the same results as plain text', () => {
+  it('prints outcome and text, each line its own, never the stored JSON', () => {
+    expect(toolResultText(result('call_more_1').text, 'terminal')).toEqual({
+      status: 'exit 0',
+      lines: ['héllo wörld ✓ — naïve café']
+    })
+    expect(toolResultText(result('call_more_2').text, 'terminal').lines).toEqual(['(no output)'])
+    // a patch: how many lines it added and removed (golden: ../tool-results, call_golden_5)
+    const first = JSON.parse(
+      readFileSync(join(import.meta.dirname, 'fixtures/upstream/tool-results/rows.json'), 'utf8')
+    ) as { rows: Row[] }
+    const patch = first.rows.find((r) => r.tool_call_id === 'call_golden_5')!
+    expect(toolResultText(patch.content!, 'patch').status).toBe('diff +1 −1')
+    const image = toolResultText(result('call_more_23').text, 'image_generate')
+    expect(image.status).toBe('failed')
+    expect(image.lines.every((l) => !l.includes('\n'))).toBe(true)
+    expect(toolResultText(result('call_more_22').text, 'web_search').lines[0]).toBe(
+      '[untrusted content from web_search]'
+    )
+    // no stored field name comes through: each result reads as what it says
+    for (const r of rows.filter((x) => x.role === 'tool' && x.content?.startsWith('{'))) {
+      const first = Object.keys(JSON.parse(r.content!) as object)[0]!
+      expect(toolResultText(r.content!, r.tool_name).lines.join('\n')).not.toContain(`"${first}":`)
+    }
+    expect(toolResultText(result('call_more_14').text, 'session_search').lines).toContain(
+      '    Where did I put the [café] notes?'
+    )
+  })
+})
+
+const messages: Message[] = rows.map((r, i) => ({
+  id: i + 1,
+  sessionId: session,
+  role: r.role,
+  content: displayContent(r.content),
+  toolName: r.tool_name,
+  toolCallId: r.tool_call_id,
+  toolCalls: r.tool_calls?.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })),
+  timestamp: r.timestamp,
+  finishReason: r.finish_reason
+})) as unknown as Message[]
+const detail = {
+  summary: {
+    id: session,
+    title: 'More',
+    profile: 'default',
+    source: 'cli',
+    model: 'm',
+    messageCount: rows.length,
+    cost: { usd: 0, complete: true }
+  }
+} as unknown as SessionDetail
+
+describe('one call id used twice (upstream derives ids from tool, arguments and place)', () => {
+  const twice = messages.filter((m) => m.toolCalls?.some((c) => c.arguments === '{"command": "cat counter.txt"}'))
+  it('pairs each result with its own call, in the transcript, show and the Markdown export', () => {
+    expect(twice).toHaveLength(2)
+    const id = twice[0]!.toolCalls![0]!.id
+    expect(twice[1]!.toolCalls![0]!.id).toBe(id)
+    const byId = Object.fromEntries(messages.map((m) => [m.id, m]))
+    const pairs = pairToolCalls(byId)
+    expect(twice.map((c) => parseToolResult(pairs.resultOf(c, id)!.content!, 'terminal'))).toMatchObject([
+      { output: 'first run' },
+      { output: 'second run' }
+    ])
+    const show = formatSessionShow(detail, messages)
+    expect(show).toMatch(/→ terminal\(command: cat counter\.txt\)\n.*\n {6}first run\n/)
+    expect(show).toMatch(/→ terminal\(command: cat counter\.txt\)\n.*\n {6}second run\n/)
+    const md = toMarkdown({ id: session, messages: rows.map((r) => ({ ...r })) })
+    expect(md).toMatch(/first run[\s\S]*second run/)
+    expect(md).not.toContain('_Its call is not in this session._\n\nResult (exit 0):\n\n```text\nfirst run')
+  })
+
+  it('answers a result stored before its call with that call, and leaves a second result for one call on its own', () => {
+    const call = (id: number, callId: string) => ({ id, role: 'assistant', toolCalls: [{ id: callId }] })
+    const res = (id: number, callId: string) => ({ id, role: 'tool', toolCallId: callId })
+    const early = res(1, 'x')
+    const a = call(2, 'x')
+    const extra = res(4, 'y')
+    const b = call(3, 'y')
+    const answered = res(5, 'y')
+    const p = pairResults([early, a, b, answered, extra])
+    expect(p.resultOf(a, 'x')).toBe(early)
+    expect(p.resultOf(b, 'y')).toBe(answered)
+    expect(p.paired.has(extra)).toBe(false)
+  })
+})
+
+describe('caduceus sessions show', () => {
+  const text = formatSessionShow(detail, messages)
+  it('prints each result under its call, read by its shape', () => {
+    expect(text).toContain(
+      [
+        '  → terminal(command: python3 src/café.py)',
+        '    ← exit 0 · 71 chars',
+        '      héllo wörld ✓ — naïve café'
+      ].join('\n')
+    )
+    expect(text).toContain(
+      [
+        '  → memory(action: add · target: memory · content: User likes café au lait)',
+        '    ← ok · 196 chars',
+        '      Entry added.'
+      ].join('\n')
+    )
+    expect(text).not.toMatch(/\[tool:/.source + '(?!terminal\\] \\(its call)')
+    expect(text).not.toContain('{"output"')
+  })
+
+  it('prints parallel calls each with its own result, whatever order they finished in', () => {
+    const at = text.indexOf('[assistant] Reading the file and searching at once.')
+    const part = text.slice(at).split('\n[')[0]!.split('\n')
+    expect(part.filter((l) => l.startsWith('  → '))).toEqual([
+      '  → read_file(path: src/café.py)',
+      '  → terminal(command: echo one)',
+      '  → search_files(pattern: café · target: content · path: src)'
+    ])
+    expect(part[part.indexOf('  → terminal(command: echo one)') + 2]).toBe('      one')
+  })
+
+  it("says when a call's arguments were not JSON (upstream did not run it)", () => {
+    expect(text).toContain(
+      '  → terminal(command: ls -la) · arguments not valid JSON\n    ← failed · 116 chars\n      error: Invalid tool arguments'
+    )
+  })
+
+  it('cuts a long result to its head, and a very long line too', () => {
+    const long = [
+      { ...messages[1]!, toolCalls: [{ id: 'c1', name: 'terminal', arguments: '{"command": "cat big.min.js"}' }] },
+      {
+        ...messages[2]!,
+        toolCallId: 'c1',
+        content: JSON.stringify({
+          output: ['x'.repeat(5000), ...Array.from({ length: 30 }, (_, i) => `l${i}`)].join('\n'),
+          exit_code: 0
+        })
+      }
+    ] as Message[]
+    const lines = formatSessionShow(detail, long).split('\n')
+    expect(lines).toContain(`      ${'x'.repeat(400)}…`)
+    expect(lines.at(-1)).toBe('      … 19 more lines')
+  })
+
+  it('keeps a result whose call is not in the session, and says so', () => {
+    expect(text).toContain('[tool:terminal] (its call is not in this session)\n  ← exit 0 · 51 chars\n    orphan')
+  })
+})
+
+describe('the Markdown export', () => {
+  const md = toMarkdown({
+    id: session,
+    title: 'More',
+    source: 'cli',
+    started_at: 1796000000,
+    messages: rows.map((r) => ({ ...r }))
+  })
+  it('puts each call under its message with its result fenced, read by its shape', () => {
+    expect(md).toContain(
+      [
+        '**Tool call: terminal** `command: python3 src/café.py`',
+        '',
+        'Result (exit 0):',
+        '',
+        '```text',
+        'héllo wörld ✓ — naïve café',
+        '```'
+      ].join('\n')
+    )
+    expect(md).not.toContain('tool calls: [')
+    expect(md).not.toContain('{"output"')
+    // a heading inside a written file's text stays inside a fence, never a heading of the export
+    expect(md).not.toMatch(/^# Été/m)
+  })
+
+  it("keeps an assistant's words and its calls both", () => {
+    const at = md.indexOf('Reading the file and searching at once.')
+    expect(at).toBeGreaterThan(0)
+    expect(md.slice(at)).toMatch(
+      /\*\*Tool call: read_file\*\*[\s\S]*\*\*Tool call: terminal\*\*[\s\S]*\*\*Tool call: search_files\*\*/
+    )
+  })
+
+  it('names the tool of a result whose call is not in the session, and shows arguments that are not JSON whole', () => {
+    expect(md).toContain('## tool · terminal · ')
+    expect(md).toContain('_Its call is not in this session._')
+    expect(md).toContain('```json\n{"command": "ls -la\n```')
+  })
+})
