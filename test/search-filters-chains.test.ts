@@ -121,6 +121,26 @@ describe('a compression chain is one search result', () => {
       { profile: 'default', sessionId: 'chain-3', title: 'Rename files by date #3', hits: 3, titleMatch: false }
     ])
   })
+  it('with the children filter on (or an id typed), each segment is its own result, as the list shows it', async () => {
+    const list = await host.dispatcher.invoke('sessions.list', {
+      profile: 'default',
+      sources: ['cli'],
+      includeChildren: true
+    } as never)
+    const rows = (list as { output: { items: Array<{ id: string }> } }).output.items.map((i) => i.id)
+    expect(rows).toEqual(expect.arrayContaining(['chain-1', 'chain-2', 'chain-3']))
+    const r = await search({ sources: ['cli'], includeChildren: true })
+    const chainHits = r.hits.filter((h) => h.sessionId.startsWith('chain-'))
+    expect(chainHits.map((h) => h.chainId ?? h.sessionId).sort()).toEqual(['chain-1', 'chain-2', 'chain-3'])
+    expect(r.sessions!.filter((g) => g.sessionId.startsWith('chain-'))).toEqual([
+      { profile: 'default', sessionId: 'chain-3', title: 'Rename files by date #3', hits: 1, titleMatch: false },
+      { profile: 'default', sessionId: 'chain-2', title: 'Rename files by date #2', hits: 1, titleMatch: false },
+      { profile: 'default', sessionId: 'chain-1', title: 'Rename files by date', hits: 1, titleMatch: false }
+    ])
+    const typed = await search({ idPrefix: 'chain-1' })
+    expect(typed.hits.map((h) => h.chainId ?? h.sessionId)).toEqual(['chain-1'])
+    expect(typed.sessions!.map((g) => g.sessionId)).toEqual(['chain-1'])
+  })
   it("an untitled tip's chain is named by its root, in the search and in the list after it", async () => {
     const r = await search({ query: 'boiler' })
     expect(r.sessions).toEqual([

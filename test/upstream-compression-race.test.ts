@@ -4,6 +4,7 @@
 // once, at the tip its get_compression_tip chooses; Caduceus's list, search, chain and resume must choose the same.
 import { copyFileSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { StoreRegistry } from '../src-main/store'
 import { cleanupTempDirs, tempDir } from '../src-main/store/test-fixtures/tmp'
@@ -36,6 +37,38 @@ describe("sibling continuations: the chain goes on where upstream's goes on", ()
     // fork-a2 continues the child the chain passed over; fork-b is the chosen chain's own segment
     expect(ids(false).sort()).toEqual(['fork-b'])
     expect(ids(true).sort()).toEqual(['fork-a2', 'fork-b'])
+    reg.closeAll()
+  })
+
+  it("a passed-over sibling's row names the root the filter judged it by, and is archived as that root is", () => {
+    const home = tempDir('cad-race-')
+    copyFileSync(join(gold, 'state.db'), join(home, 'state.db'))
+    // the chains' roots archived by another program, row by row: the chosen segments go with their root (a chain
+    // is archived by its root's flag); a sibling the chain passed over is judged by itself
+    const db = new Database(join(home, 'state.db'))
+    db.prepare("UPDATE sessions SET archived = 1 WHERE id IN ('race-root', 'fork-root')").run()
+    db.close()
+    const reg = new StoreRegistry(home)
+    const store = reg.get('default')
+    const rows = (archived: 'exclude' | 'only') =>
+      Object.fromEntries(
+        store
+          .listSessions({ includeChildren: true, archived, limit: 100 })
+          .items.map((s) => [s.id, [s.rootId, s.chainLength, s.archived]])
+      )
+    const shown = rows('exclude')
+    // race-stale and twins-late were passed over; fork-a too, and fork-a2 continues it (a chain of its own, from fork-a)
+    expect(shown['race-stale']).toEqual(['race-stale', 1, false])
+    expect(shown['fork-a']).toEqual(['fork-a', 1, false])
+    expect(shown['fork-a2']).toEqual(['fork-a', 2, false])
+    expect(shown['twins-late']).toEqual(['twins-late', 1, false])
+    expect(shown['race-live']).toBeUndefined() // the chosen continuation goes with its archived root
+    expect(rows('only')['race-live']).toEqual(['race-root', 2, true])
+    // a single-row read says the same as the page
+    for (const id of ['race-stale', 'fork-a2', 'race-live']) {
+      const s = store.summary(id)!
+      expect([id, s.rootId, s.chainLength, s.archived]).toEqual([id, ...(shown[id] ?? rows('only')[id])])
+    }
     reg.closeAll()
   })
 

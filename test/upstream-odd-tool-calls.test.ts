@@ -5,6 +5,9 @@
 import { copyFileSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import Database from 'better-sqlite3'
+import { MESSAGE_PREVIEW_CHARS } from '../shared/contract'
+import { SessionStore } from '../src-main/store'
 import { openStateDb } from '../src-main/store/open'
 import { conversation, messagePage } from '../src-main/store/read-messages'
 import { cleanupTempDirs, tempDir } from '../src-main/store/test-fixtures/tmp'
@@ -43,5 +46,37 @@ describe('tool_calls that upstream does not read as a list (fidelity home, sessi
     expect(calls).toEqual([])
     expect(stored()).toEqual(before)
     db.close()
+  })
+})
+
+describe('a tool_calls value too long for the page (over MESSAGE_PREVIEW_CHARS)', () => {
+  it('is still flagged when it is not a list, and still shows its calls when it is one', async () => {
+    const path = join(tempDir('cad-long-calls-'), 'state.db')
+    const store = new SessionStore(path, { profile: 'default' })
+    await store.createSession('s', 'cli')
+    store.close()
+    const args = 'x'.repeat(MESSAGE_PREVIEW_CHARS + 100)
+    const call = { id: 'c1', type: 'function', function: { name: 'read_file', arguments: args } }
+    const db = new Database(path)
+    const put = db.prepare(
+      "INSERT INTO messages (session_id, role, content, tool_calls, timestamp) VALUES ('s', 'assistant', NULL, ?, ?)"
+    )
+    put.run(JSON.stringify(call), 1) // a lone call object, as upstream never reads it
+    put.run(JSON.stringify(JSON.stringify([call])), 2) // a JSON string wrapping the list
+    put.run(`not json ${args}`, 3)
+    put.run(JSON.stringify([call]), 4)
+    db.close()
+    const read = openStateDb(path, { readonly: true }).sqlite
+    try {
+      const page = messagePage(read, 's').items
+      expect(page.map((m) => [m.toolCallsMalformed ?? false, m.toolCalls?.map((c) => c.name) ?? null])).toEqual([
+        [true, null],
+        [true, null],
+        [true, null],
+        [false, ['read_file']]
+      ])
+    } finally {
+      read.close()
+    }
   })
 })

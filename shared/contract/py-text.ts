@@ -73,7 +73,7 @@ export function pyJson(v: unknown, opts: { ensureAscii?: boolean; sortKeys?: boo
   const dump = (x: unknown): string => {
     if (x === null || x === undefined) return 'null'
     if (typeof x === 'string') return str(x)
-    if (typeof x === 'number') return Number.isFinite(x) ? (Number.isInteger(x) ? String(x) : pyFloat(x)) : 'NaN'
+    if (typeof x === 'number') return Number.isFinite(x) ? (Number.isInteger(x) ? String(x) : pyFloat(x)) : nonFinite(x)
     if (typeof x === 'boolean') return x ? 'true' : 'false'
     if (Array.isArray(x)) return `[${x.map(dump).join(', ')}]`
     if (typeof x === 'object') {
@@ -84,6 +84,81 @@ export function pyJson(v: unknown, opts: { ensureAscii?: boolean; sortKeys?: boo
     return str(String(x))
   }
   return dump(v)
+}
+
+/** Python's json token for a number JSON has no text for (`allow_nan`, its default). */
+const nonFinite = (n: number) => (Number.isNaN(n) ? 'NaN' : n > 0 ? 'Infinity' : '-Infinity')
+
+/** Marks a non-finite number while JSON.stringify runs; the random part keeps any real text from matching it. */
+const MARK = `\u0000nonfinite-${Math.random().toString(36).slice(2)}-${Date.now().toString(36)}:`
+
+/**
+ * `JSON.stringify(v)`, except that a non-finite number is written as Python's `json.dumps` writes it (`Infinity`,
+ * `-Infinity`, `NaN`) instead of `null`: upstream's export writes a time stored as infinite that way, and its
+ * import (Python's json) reads it back as that number, where `null` would drop it.
+ */
+export function jsonLine(v: unknown): string {
+  let marked = false
+  const text = JSON.stringify(v, (_k, x: unknown) => {
+    if (typeof x !== 'number' || Number.isFinite(x)) return x
+    marked = true
+    return MARK + nonFinite(x)
+  })
+  if (!marked) return text
+  const quoted = JSON.stringify(MARK).slice(0, -1) // the mark as JSON.stringify writes it, opening quote included
+  return text.replace(new RegExp(`${escapeRe(quoted)}(NaN|-?Infinity)"`, 'g'), '$1')
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/**
+ * `JSON.parse(text)` that also reads the bare `NaN`, `Infinity` and `-Infinity` Python's json writes and reads (upstream's
+ * export holds them where a time is infinite); the tokens are recognised only outside strings.
+ */
+export function parsePyJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch (err) {
+    if (!/NaN|Infinity/.test(text)) throw err
+    const marked = markNonFinite(text)
+    if (marked === text) throw err
+    return JSON.parse(marked, (_k, x: unknown) =>
+      typeof x === 'string' && x.startsWith(MARK) ? Number(x.slice(MARK.length)) : x
+    ) as unknown
+  }
+}
+
+/** `text` with each bare NaN / Infinity / -Infinity (outside strings) turned into a marked JSON string. */
+function markNonFinite(text: string): string {
+  const quotedMark = JSON.stringify(MARK).slice(0, -1)
+  let out = ''
+  let from = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c)
+        i++ // backslash: the next character is escaped
+      else if (c === 0x22) inString = false
+      continue
+    }
+    if (c === 0x22) {
+      inString = true
+      continue
+    }
+    const token = text.startsWith('NaN', i)
+      ? 'NaN'
+      : text.startsWith('Infinity', i)
+        ? 'Infinity'
+        : text.startsWith('-Infinity', i)
+          ? '-Infinity'
+          : null
+    if (!token) continue
+    out += text.slice(from, i) + quotedMark + token + '"'
+    i += token.length - 1
+    from = i + 1
+  }
+  return out + text.slice(from)
 }
 
 const pyFloat = (n: number) => {

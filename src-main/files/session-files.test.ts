@@ -50,6 +50,20 @@ describe('removeSessionFiles', () => {
     expect(removeSessionFiles(h, ['a'], none)).toEqual(['request_dump_a_b_20260101_1.json'])
   })
 
+  it("takes a's own timed dumps even when a kept id looks like a's id plus the dump's time, and a_b's its own", () => {
+    const mine = 'request_dump_job_20260101_120000_000001.json'
+    const theirs = 'request_dump_job_20260101_120000_20260102_090000_000002.json'
+    const h = home([mine, theirs])
+    const kept = (id: string) => id === 'job_20260101_120000'
+    expect(removeSessionFiles(h, ['job'], kept)).toEqual([mine])
+    expect(removeSessionFiles(h, ['job_20260101_120000'], (id) => id === 'job')).toEqual([theirs])
+    // with a_b gone too, its dumps go with a's, as upstream's glob takes them
+    for (const n of ['request_dump_a_20260101_120000_000001.json', 'request_dump_a_b_20260101_120000_000001.json'])
+      writeFileSync(join(h, 'sessions', n), n)
+    expect(removeSessionFiles(h, ['a'], (id) => id === 'a_b')).toEqual(['request_dump_a_20260101_120000_000001.json'])
+    expect(removeSessionFiles(h, ['a'], none)).toEqual(['request_dump_a_b_20260101_120000_000001.json'])
+  })
+
   it('leaves a sessions folder that is a symlink out of the home alone, and removes a link, not its target', () => {
     const h = home([])
     const out = join(top, 'elsewhere')

@@ -9,8 +9,11 @@
  *   matches nothing, and glob characters in an id are only characters;
  * - a `sessions` folder that resolves outside the home (a symlink pointing elsewhere) is left alone, and a symlink
  *   inside it is removed as a link, never followed;
- * - `request_dump_<id>_<rest>.json` is another session's dump when `<id>_<part of rest>` is a session that still
- *   exists (`live`): deleting `a` never takes the dumps of a kept `a_b`.
+ * - a dump named as upstream names them, `request_dump_<owner>_<YYYYMMDD_HHMMSS_ffffff>.json`, belongs to exactly that
+ *   owner: deleting `a` takes `a`'s own dumps whatever other ids exist, and a longer id's (`a_b`) only when no such
+ *   session is left, never a kept one's; deleting `a_b` takes its own. Upstream's glob takes `a_b`'s with `a`'s.
+ * - any other `request_dump_<id>_<rest>.json` is another session's when `<id>_<part of rest>` is a session that still
+ *   exists (`live`).
  * A file that cannot be removed is skipped, as upstream skips it: the rows are already gone either way.
  */
 import { readdirSync, realpathSync, rmSync } from 'node:fs'
@@ -28,10 +31,20 @@ function ownedByAnother(id: string, rest: string, live: (id: string) => boolean)
   return false
 }
 
+/** The time upstream's dump names end with (`datetime.now().strftime("%Y%m%d_%H%M%S_%f")`), then `.json`. */
+const DUMP_TIME = /_(\d{8}_\d{6}_\d{6})\.json$/
+
 function belongs(name: string, id: string, live: (id: string) => boolean): boolean {
   if (name === `${id}.json` || name === `${id}.jsonl`) return true
   const pre = `request_dump_${id}_`
   if (!name.startsWith(pre) || !name.endsWith('.json') || name.length < pre.length + 5) return false
+  // Guessing the owner at each '_' read a's own dump as a kept session's when that id looked like a's id plus the
+  // dump's time (a = "job", a kept "job_20260101_120000"): the time upstream appends says where the owner ends.
+  const timed = DUMP_TIME.exec(name)
+  if (timed && timed.index >= pre.length - 1) {
+    const owner = name.slice('request_dump_'.length, timed.index)
+    return owner === id || !live(owner)
+  }
   return !ownedByAnother(id, name.slice(pre.length, -5), live)
 }
 

@@ -66,8 +66,12 @@ function isContinuationCandidate(row: LineageRow): boolean {
   return !m.branched && !m.delegate && !m.reset && row.source !== 'tool'
 }
 
-/** The session's ancestors along compression only, root first, ending with the session itself. */
-export function pathFromRoot(db: Database.Database, id: string): LineageRow[] {
+/**
+ * The session's ancestors along compression only, root first, ending with the session itself. `chosen`: only
+ * through the child each parent's chain goes on through (forwardFrom's pick; sql.ts chainRootSql, which the list's
+ * filter uses), so a sibling the chain passed over (a compression race's leftover) starts a chain of its own.
+ */
+export function pathFromRoot(db: Database.Database, id: string, opts: { chosen?: boolean } = {}): LineageRow[] {
   const start = lineageRow(db, id)
   if (!start) return []
   const path = [start]
@@ -76,11 +80,23 @@ export function pathFromRoot(db: Database.Database, id: string): LineageRow[] {
   for (let i = 0; i < MAX_STEPS && cur.parent_session_id; i++) {
     const parent = lineageRow(db, cur.parent_session_id)
     if (!parent || seen.has(parent.id) || kindOf(cur, parent) !== 'continuation') break
+    if (opts.chosen && chosenChild(db, parent.id)?.id !== cur.id) break
     path.unshift(parent)
     seen.add(parent.id)
     cur = parent
   }
   return path
+}
+
+/** The child a compression-ended parent's chain goes on through (continuationOrderSql's first candidate). */
+function chosenChild(db: Database.Database, parentId: string): LineageRow | undefined {
+  return (
+    stmt(
+      db,
+      `SELECT ${COLS} FROM sessions k INDEXED BY idx_sessions_parent WHERE parent_session_id = ?
+       ORDER BY ${continuationOrderSql('k')}`
+    ).all(parentId) as LineageRow[]
+  ).find(isContinuationCandidate)
 }
 
 /** Forward walk from `row` through compression continuations (the row itself excluded). */

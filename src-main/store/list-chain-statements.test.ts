@@ -170,12 +170,13 @@ describe('a list page of compression chains', () => {
     store.close()
   })
 
-  it('reads a chain as pathFromRoot does: through a passed-over sibling, and a loop as far as it first repeats', () => {
+  it('reads a chain as the filter walks it: a passed-over sibling is its own root; a loop as far as it first repeats', () => {
     const store = new SessionStore(loopHome, { profile: 'default' })
     const rows = new Map(store.listSessions({ includeChildren: true, limit: 500 }).items.map((s) => [s.id, s]))
     const chainOf = (id: string) => [rows.get(id)?.rootId, rows.get(id)?.chainLength]
     expect(chainOf('sib-a2')).toEqual(['sib-root', 3])
-    expect(chainOf('sib-b')).toEqual(['sib-root', 2])
+    // sib-a, ended by compression, is the child sib-root's chain goes on through (upstream's pick); sib-b was passed over
+    expect(chainOf('sib-b')).toEqual(['sib-b', 1])
     expect(chainOf('ch4-5')).toEqual(['ch4-0', 6])
     expect(chainOf('loop-x')).toEqual(['loop-y', 2])
     expect(chainOf('loop-y')).toEqual(['loop-x', 2])

@@ -28,12 +28,20 @@ const previewOf = (col: string) =>
 const contentCol = `CASE WHEN octet_length(content) <= ${MESSAGE_FIELD_MAX_BYTES}
   AND instr(CAST(content AS BLOB), X'00') > 0 THEN content ELSE ${previewOf('content')} END`
 
+// A tool_calls value too long to come out whole: whether it is a list at all, decided here (JSON.parse's strict JSON,
+// as json_valid with one argument reads it), so a long non-list still gets its "malformed" marker. Up to the field
+// bound only: a longer value is not read at all, and shows as its size.
+const CALLS_LIST = `CASE WHEN octet_length(tool_calls) > ${MESSAGE_PREVIEW_CHARS}
+  AND octet_length(tool_calls) <= ${MESSAGE_FIELD_MAX_BYTES}
+  THEN CASE WHEN json_valid(tool_calls) THEN json_type(tool_calls) = 'array' ELSE 0 END END`
+
 export const PAGE_COLS = `id, session_id, role, tool_call_id, tool_name, timestamp, token_count, finish_reason, display_kind,
   COALESCE(active, 1) = 0 AS out_of_context,
   ${contentCol} AS content, octet_length(content) AS content_bytes,
   ${previewOf(REASONING)} AS reasoning, octet_length(${REASONING}) AS reasoning_bytes,
   CASE WHEN octet_length(tool_calls) > ${MESSAGE_PREVIEW_CHARS} THEN NULL ELSE tool_calls END AS tool_calls,
   octet_length(tool_calls) AS tool_calls_bytes,
+  ${CALLS_LIST} AS tool_calls_list,
   CASE WHEN role = 'assistant' AND json_valid(display_metadata) THEN json_extract(display_metadata, '$.usage') END AS usage_json,
   CASE WHEN role != 'assistant' AND json_valid(display_metadata)
     THEN json_extract(display_metadata, '$.summaryMerged') END AS summary_merged`

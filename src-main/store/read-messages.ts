@@ -57,14 +57,19 @@ function callUsageOf(json: unknown): CallUsage | undefined {
   }
 }
 
-/** A non-empty `tool_calls` value that does not decode (once, as upstream decodes it) to a list. */
-const malformedCalls = (text: unknown) => typeof text === 'string' && text !== '' && !Array.isArray(safeJson(text))
+/**
+ * A non-empty `tool_calls` value that does not decode (once, as upstream decodes it) to a list. A page leaves a long
+ * value out (read-message-text.ts) and says in `tool_calls_list` whether it is one.
+ */
+const malformedCalls = (r: Record<string, unknown>) =>
+  r.tool_calls_list === 0 ||
+  (typeof r.tool_calls === 'string' && r.tool_calls !== '' && !Array.isArray(safeJson(r.tool_calls)))
 
 function toMessage(r: Record<string, unknown>): Message {
   const usage = r.usage_json != null ? callUsageOf(r.usage_json) : undefined
   return {
     ...(usage ? { usage } : {}),
-    ...(malformedCalls(r.tool_calls) ? { toolCallsMalformed: true as const } : {}),
+    ...(malformedCalls(r) ? { toolCallsMalformed: true as const } : {}),
     // Only pages select it: a row shown while inactive is a compacted one (VISIBLE lets no other inactive row in).
     ...(r.out_of_context ? { compacted: true as const } : {}),
     // A compression summary merged into a kept message (the agent's compression.ts): the transcript folds it.

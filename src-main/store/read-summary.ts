@@ -158,9 +158,11 @@ export function pageRow(r: unknown[]): { row: SummaryRow; previewFound: number |
   let chain: ChainFacts | null = null
   if (typeof walk === 'string') {
     const cut = walk.indexOf(' ')
+    const continuation = walk.startsWith('+')
     chain = {
       rootId: walk.slice(cut + 1),
-      length: Number(walk.slice(0, cut)) + 1,
+      length: Number(walk.slice(continuation ? 1 : 0, cut)) + 1,
+      passedOver: continuation && walk.startsWith('+0 '),
       title: r[A + 8],
       archived: r[A + 9],
       previewRaw: r[A + 10]
@@ -177,14 +179,19 @@ export function pageRow(r: unknown[]): { row: SummaryRow; previewFound: number |
 interface ChainFacts {
   rootId: string
   length: number
+  /** The page's walk saw a continuation its parent's chain did not go on through: its own root, settled. */
+  passedOver?: boolean
   title: unknown
   archived: unknown
   previewRaw: unknown
 }
 
-/** `r`'s chain looked up row by row (single-row reads; and a page's walk that met a loop, which pathFromRoot settles). */
+/**
+ * `r`'s chain looked up row by row (single-row reads; and a page's walk that met a loop, which pathFromRoot settles),
+ * through chosen continuations only, as the list's filter judges the row (a passed-over sibling is its own root).
+ */
 function chainLookup(db: Database.Database, r: SummaryRow): ChainFacts {
-  const path = pathFromRoot(db, r.id)
+  const path = pathFromRoot(db, r.id, { chosen: true })
   const root = path[0] ?? r
   const facts: ChainFacts = {
     rootId: root.id,
@@ -245,7 +252,7 @@ export function toSummary(
   const chain =
     kind !== 'continuation'
       ? null
-      : walked && walked.length > 1 && walked.length <= CHAIN_STEPS
+      : walked && (walked.length > 1 || walked.passedOver) && walked.length <= CHAIN_STEPS
         ? walked
         : chainLookup(db, r)
   const rootId = chain?.rootId ?? r.id

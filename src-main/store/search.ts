@@ -157,7 +157,10 @@ export function searchMessages(
   // A broken index degrades to what the others found; only when everything failed does the user hear why.
   if (hits.length === 0 && titles.length === 0 && problems.length)
     return { hits, titles, message: `Search is unavailable here (${problems[0]})` }
-  const chained = byChain(db, hits, titles, m.sessions, m.continued)
+  // The list shows each compressed segment as a row of its own with the children filter on, or for an id typed
+  // into the filter (read-list.ts): the search's results are then those rows too, not one group under the tip.
+  const ownRows = filters?.includeChildren === true || !!filters?.idPrefix
+  const chained = ownRows ? { hits, titles, sessions: m.sessions } : byChain(db, hits, titles, m.sessions, m.continued)
   const fallback = [...parsed.notes, ...(m.fallback ? [m.fallback] : [])].join(' ')
   // `^` is FTS5's "at the very start": an empty answer says so rather than looking like no match anywhere
   const initial = terms.filter((t) => t.initial).map((t) => t.text)

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto'
 import { hasTable, stmt } from './stmt-cache'
 import { dropUsageRows } from './usage-rows'
 import { existingColumns } from './reconcile'
-import { pyJson, pyTruthy, pythonFloat } from '@shared/contract/py-text'
+import { parsePyJson, pyJson, pyTruthy, pythonFloat } from '@shared/contract/py-text'
 import { encodeContent } from './content-codec'
 import { INACTIVE_FIELD } from './session-transfer'
 import { normalizeNulRows, nulMessageIds } from './fts-nul'
@@ -171,7 +171,7 @@ export async function parseJsonlChunked(
     }
     let v: unknown
     try {
-      v = JSON.parse(text)
+      v = parsePyJson(text) // Python's json tokens too (NaN, Infinity): upstream's export writes them
     } catch (err) {
       if (errors.length < 1000) errors.push({ id: `line ${line}`, line, reason: `invalid JSON: ${errorMessage(err)}` })
       continue

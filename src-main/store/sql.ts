@@ -71,10 +71,16 @@ export const continuationOrderSql = (k: string) => `CASE WHEN ${k}.end_reason = 
   COALESCE((SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = ${k}.id), ${k}.started_at) DESC,
   ${k}.started_at DESC, ${k}.id DESC`
 
-/** `c` (a continuation) is the child its parent's chain goes on through (continuationOrderSql), not a passed-over sibling. */
-const chosenContinuationSql = (c: string) => `${c}.id IS (SELECT k.id FROM sessions k INDEXED BY idx_sessions_parent
+/**
+ * `c` (a continuation) is the child its parent's chain goes on through (continuationOrderSql), not a passed-over
+ * sibling. An only candidate is chosen without ranking (nearly every step: ranking reads each sibling's last message).
+ */
+const chosenContinuationSql = (c: string) => `(NOT EXISTS (SELECT 1 FROM sessions k INDEXED BY idx_sessions_parent
+    WHERE k.parent_session_id = ${c}.parent_session_id AND k.id <> ${c}.id AND COALESCE(k.source, '') <> 'tool'
+      AND ${noForkMarkersSql('k')})
+  OR ${c}.id IS (SELECT k.id FROM sessions k INDEXED BY idx_sessions_parent
     WHERE k.parent_session_id = ${c}.parent_session_id AND COALESCE(k.source, '') <> 'tool' AND ${noForkMarkersSql('k')}
-    ORDER BY ${continuationOrderSql('k')} LIMIT 1)`
+    ORDER BY ${continuationOrderSql('k')} LIMIT 1))`
 
 /** How far a chain walk goes up (lineage.ts walks as far): a walk that reaches it met a loop or a very long chain. */
 export const CHAIN_STEPS = 1000
@@ -99,13 +105,16 @@ const chainRootSql = (a: string) => `(${chainWalkSql(a, true)}
   SELECT id FROM up WHERE id IS NOT NULL ORDER BY n DESC LIMIT 1)`
 
 /**
- * `a`'s compression ancestry as lineage.ts pathFromRoot walks it — up through every continuation, chosen or not —
- * as one text, "<steps> <root id>" (steps: 0 when `a` continues nothing; CHAIN_STEPS when the walk was cut short,
- * which only pathFromRoot's loop check can settle). The list reads a page's chains with it, in its one statement.
+ * `a`'s compression ancestry as the list's filter walks it (chainRootSql: up through chosen continuations only, so
+ * a passed-over sibling is the first session of its own chain, as lineage.ts pathFromRoot with `chosen` walks it),
+ * as one text, "[+]<steps> <root id>" (steps: 0 when `a` continues nothing; CHAIN_STEPS when the walk was cut short,
+ * which only pathFromRoot's loop check can settle; `+` when `a` is a continuation, so 0 steps then means its parent's
+ * chain passed it over). The list reads a page's chains with it, in its one statement.
  */
 export const chainPathSql = perAlias(
-  (a) => `(${chainWalkSql(a, false)}
-  SELECT n || ' ' || id FROM up WHERE id IS NOT NULL ORDER BY n DESC LIMIT 1)`
+  (a) => `(${chainWalkSql(a, true)}
+  SELECT CASE WHEN ${continuationSql(a)} THEN '+' ELSE '' END || n || ' ' || id FROM up WHERE id IS NOT NULL
+  ORDER BY n DESC LIMIT 1)`
 )
 
 /** Which archived flags a filter admits: not archived, archived, either. */

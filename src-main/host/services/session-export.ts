@@ -1,5 +1,6 @@
 /** Export text from the store's upstream-shaped records: JSONL (one object per line) or Markdown. Shared by CLI and requests. */
 import { CaduceusError, maskUrlCredentials, type ExportFormat } from '@shared/contract'
+import { jsonLine } from '@shared/contract/py-text'
 import type { SessionStore } from '../../store'
 import { toMarkdown } from '../../store'
 import { redactDeep } from '../../secrets'
@@ -68,8 +69,8 @@ export function* exportChunks(store: SessionStore, o: ExportOptions): Generator<
     tally.prompts += prompts.length
     if (o.format === 'markdown' && o.onlyUserPrompts) held.push(rec)
     else if (o.format === 'markdown') yield toMarkdown(rec) + '\n'
-    else if (o.onlyUserPrompts) for (const p of prompts) yield JSON.stringify(p) + '\n'
-    else yield JSON.stringify(rec) + '\n'
+    else if (o.onlyUserPrompts) for (const p of prompts) yield jsonLine(p) + '\n'
+    else yield jsonLine(rec) + '\n'
   }
   if (o.format === 'markdown' && o.onlyUserPrompts) yield promptsMarkdown(held)
 }
