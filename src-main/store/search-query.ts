@@ -2,13 +2,17 @@
  * Search input → a small boolean tree with FTS5's query language: `OR`, `AND`, `NOT` (upper case, binary;
  * precedence NOT > AND > OR, implicit AND between terms), parentheses, `"phrase"`, `pre*` (a word prefix),
  * `^word` / `^"phrase"` (FTS5's initial token: at the very start of the message) and `a + b` (FTS5's phrase
- * join: the phrase "a b"); everything else is a literal term (FTS5 syntax never leaks through). Emoji and symbol
+ * join: the phrase "a b"), `NEAR(a b, N)` (the phrases within N words of each other, 10 when N is left out) and
+ * column filters `col:` / `{a b}:` / `-col:` over the columns the home's word index has (`content`, and in a v30
+ * home `tool_name`, `tool_calls`); everything else is a literal term (FTS5 syntax never leaks through). Emoji and symbol
  * terms are kept (they are matched as substrings); pure punctuation matches nothing. Input is capped at 2,048
  * characters.
  * Where FTS5 has no meaning for what was typed, the likeliest one is read and said (`notes`): a leading `+` on a
- * word (Google's "must contain", which every word already is) is dropped, and unbalanced parentheses are balanced
- * — a `(` added at the start for a stray `)`, a `)` at the end for an unclosed `(`. Any other malformed query is
- * reported as a one-line message, never thrown.
+ * word (Google's "must contain", which every word already is) is dropped, a leading `-` (which FTS5 reads as a
+ * column filter, and "leave out" in other engines) is read as part of the word, `name:` naming no column is read
+ * as text, and unbalanced parentheses are balanced — a `(` added at the start for a stray `)`, a `)` at the end for
+ * an unclosed `(`. Any other malformed query, or one with no word at all, is reported as a one-line message, never
+ * thrown.
  */
 import { FOLD_SQL, foldCase } from './fold'
 
@@ -22,8 +26,21 @@ export interface Term {
   prefix: boolean
   /** `^`: FTS5's initial token, the term must start the message (or title). */
   initial?: boolean
+  /** A column filter: the word-index columns the term may match in (`all`: every column the index has). */
+  columns?: Columns
 }
-export type Node = Term | { kind: 'and' | 'or'; items: Node[] } | { kind: 'not'; left: Node; right: Node }
+export interface Columns {
+  only: string[]
+  all: string[]
+}
+/** FTS5's `NEAR(a b, N)`: every phrase within `distance` words (FTS5's default 10 when null) of the others. */
+export interface Near {
+  kind: 'near'
+  items: Term[]
+  distance: number | null
+  columns?: Columns
+}
+export type Node = Term | Near | { kind: 'and' | 'or'; items: Node[] } | { kind: 'not'; left: Node; right: Node }
 export type Parsed =
   | {
       ok: true
@@ -33,36 +50,124 @@ export type Parsed =
     }
   | { ok: false; message: string | null }
 
-type Tok = { op: 'OR' | 'AND' | 'NOT' | '(' | ')' | '+' } | Term
+type Tok = { op: 'OR' | 'AND' | 'NOT' | '(' | ')' | '+' } | { op: 'col'; columns: Columns } | Term | Near
 
 const LEADING_PLUS = /^\+(?=[\p{L}\p{N}])/u
+const LEADING_MINUS = /^-+(?=[\p{L}\p{N}])/u
+/** `name:` / `-name :` at a word's start: FTS5's column filter when the index has that column. */
+const COLUMN = /^(-?)([\p{L}\p{N}_]+)\s*:/u
+const NEAR_SHAPE = 'as in NEAR(heater theater, 3)'
 
-function tokenize(input: string, notes: string[]): Tok[] {
-  let text = input.slice(0, MAX_FTS5_QUERY_CHARS).replace(/\u0000/g, ' ')
-  if ((text.match(/"/g)?.length ?? 0) % 2 === 1) {
-    // an unbalanced quote is dropped, the words kept
-    const last = text.lastIndexOf('"')
-    text = text.slice(0, last) + ' ' + text.slice(last + 1)
+interface Ctx {
+  notes: string[]
+  /** The word index's columns (FTS5 column filters name these); empty without a word index. */
+  columns: string[]
+  terms: number
+}
+
+const isTerm = (t: Tok | undefined): t is Term => t !== undefined && 'kind' in t && t.kind === 'term'
+const isLeaf = (t: Tok | undefined): t is Term | Near => t !== undefined && 'kind' in t
+
+/** The columns a filter leaves (`-` leaves the others); a name the index lacks is malformed, as in FTS5. */
+function columnFilter(names: string[], negate: boolean, ctx: Ctx): Columns {
+  const known = names.map((n) => {
+    const c = ctx.columns.find((k) => k.toLowerCase() === n.toLowerCase())
+    if (c === undefined)
+      throw new SyntaxError(
+        ctx.columns.length
+          ? `"${n}:" names no column of the message index (it has ${ctx.columns.join(', ')}).`
+          : `"${n}:" is a column filter, and this home has no word index to filter.`
+      )
+    return c
+  })
+  const only = negate ? ctx.columns.filter((c) => !known.includes(c)) : [...new Set(known)]
+  return { only, all: ctx.columns }
+}
+
+/** Index of the ")" closing the "(" at `open`, quotes skipped; -1 when none. */
+function closing(text: string, open: number): number {
+  let quoted = false
+  for (let j = open + 1; j < text.length; j++) {
+    if (text[j] === '"') quoted = !quoted
+    else if (text[j] === ')' && !quoted) return j
   }
+  return -1
+}
+
+/** FTS5's `NEAR(phrase phrase …[, N])`; `inner` is the text between its parentheses. */
+function nearGroup(inner: string, ctx: Ctx): Term | Near {
+  let comma = -1
+  let quoted = false
+  for (let j = 0; j < inner.length; j++) {
+    if (inner[j] === '"') quoted = !quoted
+    else if (inner[j] === ',' && !quoted) comma = j
+  }
+  let distance: number | null = null
+  if (comma >= 0) {
+    const n = inner.slice(comma + 1).trim()
+    if (!/^\d+$/.test(n)) throw new SyntaxError(`NEAR takes a whole number of words after its comma, ${NEAR_SHAPE}.`)
+    distance = Number(n)
+    inner = inner.slice(0, comma)
+  }
+  const toks = joinPhrases(tokenize(inner, ctx, true), ctx.notes)
+  if (!toks.every((t) => isTerm(t) && !t.initial))
+    throw new SyntaxError(`NEAR(…) holds only words and phrases (no operators, parentheses or ^), ${NEAR_SHAPE}.`)
+  const items = toks as Term[]
+  if (!items.length) throw new SyntaxError(`NEAR() has no word inside; ${NEAR_SHAPE}.`)
+  // one phrase is near itself: FTS5 matches it as the phrase alone
+  return items.length === 1 ? items[0]! : { kind: 'near', items, distance }
+}
+
+function tokenize(text: string, ctx: Ctx, inNear = false): Tok[] {
   const out: Tok[] = []
-  let terms = 0
   const plus: string[] = []
-  const re = /([+^]?)"([^"]*)"(\*?)|([()])|([^\s()"]+)/g
-  for (let m = re.exec(text); m && terms < MAX_TERMS; m = re.exec(text)) {
+  const minus: string[] = []
+  const asText: string[] = []
+  const re = /([+^]?)"([^"]*)"(\*?)|([()])|(-?\{[^}"]*\}\s*:)|([^\s()"]+)/g
+  for (let m = re.exec(text); m && ctx.terms < MAX_TERMS; m = re.exec(text)) {
     if (m[4]) {
       out.push({ op: m[4] as '(' | ')' })
       continue
     }
-    if (m[5] === 'OR' || m[5] === 'AND' || m[5] === 'NOT' || m[5] === '+') {
-      out.push({ op: m[5] })
+    if (m[5]) {
+      const names = m[5].replace(/^-/, '').replace(/[{}:]/g, ' ').trim().split(/\s+/).filter(Boolean)
+      if (!names.length) throw new SyntaxError('A "{}:" column filter names no column.')
+      out.push({ op: 'col', columns: columnFilter(names, m[5].startsWith('-'), ctx) })
       continue
     }
+    let word = m[6]
+    if (word === 'OR' || word === 'AND' || word === 'NOT' || word === '+') {
+      out.push({ op: word })
+      continue
+    }
+    if (word === 'NEAR' && !inNear && /^\s*\(/.test(text.slice(re.lastIndex))) {
+      const open = text.indexOf('(', re.lastIndex)
+      const close = closing(text, open)
+      if (close < 0) ctx.notes.push('A "NEAR(" was not closed: read as if the query ended with ")".')
+      out.push(nearGroup(text.slice(open + 1, close < 0 ? undefined : close), ctx))
+      ctx.terms++
+      re.lastIndex = close < 0 ? text.length : close + 1
+      continue
+    }
+    if (word !== undefined && !inNear) {
+      const col = COLUMN.exec(text.slice(m.index))
+      if (col && ctx.columns.some((c) => c.toLowerCase() === col[2]!.toLowerCase())) {
+        out.push({ op: 'col', columns: columnFilter([col[2]!], col[1] === '-', ctx) })
+        re.lastIndex = m.index + col[0].length
+        continue
+      }
+      // FTS5 would fail with "no such column": the likelier meaning is the text itself (localhost:8080, 12:30)
+      if (col && !col[1]) asText.push(`${col[2]}:`)
+    }
     let mark = m[1] ?? ''
-    let word = m[5]
     if (word !== undefined) {
       if (word.startsWith('^') && WORDISH.test([...word][1] ?? '')) mark = '^'
       else if (LEADING_PLUS.test(word)) mark = '+'
-      if (mark) word = word.slice(1)
+      else if (LEADING_MINUS.test(word)) mark = '-'
+      if (mark === '-') {
+        minus.push(word)
+        word = word.replace(LEADING_MINUS, '')
+      } else if (mark) word = word.slice(1)
     }
     let body = (m[2] ?? word!).replace(/"/g, '').trim().replace(/\s+/g, ' ')
     let prefix = m[3] === '*'
@@ -73,11 +178,19 @@ function tokenize(input: string, notes: string[]): Tok[] {
     if (!WORDISH.test(body)) continue // pure punctuation matches nothing in any index
     if (mark === '+') plus.push(m[0])
     out.push({ kind: 'term', text: body, prefix, ...(mark === '^' ? { initial: true } : {}) })
-    terms++
+    ctx.terms++
   }
   if (plus.length)
-    notes.push(`A leading + adds nothing (every word must match already): read ${plus.join(', ')} without it.`)
-  if (terms >= MAX_TERMS) while (out.length && !('kind' in out[out.length - 1]!)) out.pop() // cut after the 32nd term
+    ctx.notes.push(`A leading + adds nothing (every word must match already): read ${plus.join(', ')} without it.`)
+  if (minus.length)
+    ctx.notes.push(
+      `A leading - does not leave a word out (write NOT for that): read ${minus.join(', ')} as ${minus.map((w) => w.replace(LEADING_MINUS, '')).join(', ')}.`
+    )
+  if (asText.length)
+    ctx.notes.push(
+      `${asText.join(', ')} names no column of the message index${ctx.columns.length ? ` (it has ${ctx.columns.join(', ')})` : ''}: read as text.`
+    )
+  if (ctx.terms >= MAX_TERMS && !inNear) while (out.length && !isLeaf(out[out.length - 1])) out.pop() // cut after the 32nd term
   return out
 }
 
@@ -93,7 +206,7 @@ function joinPhrases(toks: Tok[], notes: string[]): Tok[] {
     }
     const prev = out[out.length - 1]
     const next = toks[i + 1]
-    if (prev && 'kind' in prev && next && 'kind' in next && !next.initial) {
+    if (isTerm(prev) && isTerm(next) && !next.initial) {
       out[out.length - 1] = { ...prev, text: `${prev.text} ${next.text}`, prefix: next.prefix }
       i++
     } else stray = true
@@ -122,14 +235,38 @@ function balance(toks: Tok[], notes: string[]): Tok[] {
   return [...open, ...toks, ...close]
 }
 
-export function parseQuery(input: unknown): Parsed {
+/** Why a query with no word in it finds nothing, in one line (FTS5 would fail or match nothing). */
+function noWord(input: string, toks: Tok[]): string | null {
+  const typed = input.trim()
+  if (!typed) return null
+  if (/^\*+$/.test(typed))
+    return '"*" marks a word prefix (heat* finds heater): on its own it names no word to search for.'
+  if (toks.some((t) => !('kind' in t) && t.op === 'col'))
+    return 'A column filter (content:) needs a word after it, as in content:heater.'
+  if (toks.length) return 'Search needs at least one word besides OR / AND / NOT.'
+  return `"${typed.slice(0, 40)}" has no word to search for: punctuation alone (+ - * …) is not indexed, and FTS5 reads + and - as operators.`
+}
+
+/** `columns`: the home's word-index columns, which FTS5's column filters (`content:word`) name. */
+export function parseQuery(input: unknown, columns: string[] = []): Parsed {
   if (typeof input !== 'string') return { ok: false, message: null }
-  const notes: string[] = []
-  const toks = balance(joinPhrases(tokenize(input, notes), notes), notes)
+  const ctx: Ctx = { notes: [], columns, terms: 0 }
+  const notes = ctx.notes
+  let text = input.slice(0, MAX_FTS5_QUERY_CHARS).replace(/\u0000/g, ' ')
+  if ((text.match(/"/g)?.length ?? 0) % 2 === 1) {
+    // an unbalanced quote is dropped, the words kept
+    const last = text.lastIndexOf('"')
+    text = text.slice(0, last) + ' ' + text.slice(last + 1)
+  }
+  let toks: Tok[]
+  try {
+    toks = balance(joinPhrases(tokenize(text, ctx), notes), notes)
+  } catch (err) {
+    return { ok: false, message: `Search query is malformed: ${(err as Error).message}` }
+  }
   let count = 0
-  for (const t of toks) if ('kind' in t) count++
-  if (count === 0)
-    return { ok: false, message: toks.length ? 'Search needs at least one word besides OR / AND / NOT.' : null }
+  for (const t of toks) if (isLeaf(t)) count++
+  if (count === 0) return { ok: false, message: noWord(text, toks) }
   let i = 0
   const fail = (msg: string): never => {
     throw new SyntaxError(msg)
@@ -144,6 +281,10 @@ export function parseQuery(input: unknown): Parsed {
       if (!isOp(toks[i], ')')) return fail('A "(" is not closed; add the ")".')
       i++
       return inner
+    }
+    if (!('kind' in t) && t.op === 'col') {
+      i++
+      return restrict(term(), t.columns)
     }
     if (!('kind' in t)) {
       const before = toks[i - 1]
@@ -170,7 +311,7 @@ export function parseQuery(input: unknown): Parsed {
     for (;;) {
       const t = toks[i]
       if (!t) break
-      if ('kind' in t || t.op === '(') {
+      if ('kind' in t || t.op === '(' || t.op === 'col') {
         items.push(not())
         continue
       }
@@ -202,6 +343,7 @@ export function parseQuery(input: unknown): Parsed {
     const terms: Term[] = []
     const walk = (n: Node): void => {
       if (n.kind === 'term') terms.push(n)
+      else if (n.kind === 'near') terms.push(...n.items)
       else if (n.kind === 'not') {
         walk(n.left)
         walk(n.right)
@@ -215,20 +357,49 @@ export function parseQuery(input: unknown): Parsed {
   }
 }
 
+/**
+ * A column filter over a subtree: every phrase in it may match only in those columns (FTS5 applies a filter to
+ * each phrase under it, and nested filters narrow each other). A filter leaving every column is dropped.
+ */
+function restrict(n: Node, c: Columns): Node {
+  const narrow = (own: Columns | undefined): Columns | undefined => {
+    const only = own ? own.only.filter((x) => c.only.includes(x)) : c.only
+    return only.length === c.all.length ? undefined : { only, all: c.all }
+  }
+  const put = <T extends Term | Near>(x: T): T => {
+    const { columns: _, ...rest } = x
+    const columns = narrow(x.columns)
+    return (columns ? { ...rest, columns } : rest) as T
+  }
+  if (n.kind === 'term' || n.kind === 'near') return put(n)
+  if (n.kind === 'not') return { kind: 'not', left: restrict(n.left, c), right: restrict(n.right, c) }
+  return { kind: n.kind, items: n.items.map((x) => restrict(x, c)) }
+}
+
+/** A NEAR group's phrases as plain terms, each keeping the group's column filter. */
+export const nearItems = (n: Near): Term[] => (n.columns ? n.items.map((t) => ({ ...t, columns: n.columns })) : n.items)
+
 /** Terms that must be present (not under a NOT's right side): the ones snippets highlight. */
 export function positiveTerms(n: Node): Term[] {
   if (n.kind === 'term') return [n]
+  if (n.kind === 'near') return n.items
   if (n.kind === 'not') return positiveTerms(n.left)
   return n.items.flatMap(positiveTerms)
 }
 
+/** FTS5's column filter in front of a phrase or NEAR group; an empty set is written as "no column". */
+const columnPrefix = (c: Columns | undefined) =>
+  !c ? '' : c.only.length ? `{${c.only.join(' ')}} : ` : `- {${c.all.join(' ')}} : `
+
 /** One term as FTS5 MATCH text: `^` for an initial term, `*` for a word prefix (not in the trigram index). */
 export const matchTerm = (t: Term, word: boolean) =>
-  `${t.initial ? '^' : ''}"${t.text.replace(/"/g, '""')}"${t.prefix && word ? '*' : ''}`
+  `${columnPrefix(t.columns)}${t.initial ? '^' : ''}"${t.text.replace(/"/g, '""')}"${t.prefix && word ? '*' : ''}`
 
 /** FTS5 MATCH text. `substring`: the trigram index, where a term matches anywhere and `*` adds nothing. */
 export function toMatch(n: Node, substring = false): string {
   if (n.kind === 'term') return matchTerm(n, !substring)
+  if (n.kind === 'near')
+    return `${columnPrefix(n.columns)}NEAR(${n.items.map((t) => matchTerm(t, !substring)).join(' ')}${n.distance === null ? '' : `, ${n.distance}`})`
   if (n.kind === 'not') return `(${toMatch(n.left, substring)} NOT ${toMatch(n.right, substring)})`
   return `(${n.items.map((x) => toMatch(x, substring)).join(n.kind === 'and' ? ' AND ' : ' OR ')})`
 }
@@ -238,19 +409,28 @@ export function toMatch(n: Node, substring = false): string {
  * `foldCase` folds the term (fold.ts): by the registered Unicode fold for a term with non-ASCII letters; for an
  * ASCII term by SQLite's native `lower()` (only ASCII letters fold into it — and İ, into an i, which `replace`
  * folds first when the term has one; the Kelvin sign is the one other such character and is left out).
+ * A term with a column filter is tested on `columnExpr(columns)` — with none given (a title), it never matches.
+ * A NEAR group is read as its phrases ANDed (no word positions here).
  */
-export function toInstr(n: Node, expr: string, params: string[]): string {
+export function toInstr(n: Node, expr: string, params: string[], columnExpr?: (columns: string[]) => string): string {
   if (n.kind === 'term') {
+    if (n.columns && (!columnExpr || !n.columns.only.length)) return '0'
+    const over = n.columns ? columnExpr!(n.columns.only) : expr
     const folded = foldCase(n.text)
     params.push(folded)
     // `^`: at the start, past leading white space (as FTS5's first token is)
-    const text = n.initial ? `ltrim(COALESCE(${expr}, ''), ' ' || char(9, 10, 13))` : `COALESCE(${expr}, '')`
+    const text = n.initial ? `ltrim(COALESCE(${over}, ''), ' ' || char(9, 10, 13))` : `COALESCE(${over}, '')`
     const at = n.initial ? '= 1' : '> 0'
     // Caseless text (CJK): no fold over every scanned row.
     if (folded === n.text.toUpperCase()) return `instr(${text}, ?) ${at}`
     if (!/^[\x00-\x7f]*$/.test(folded)) return `instr(${FOLD_SQL}(${text}), ?) ${at}`
     return `instr(lower(${folded.includes('i') ? `replace(${text}, '\u0130', 'i')` : text}), ?) ${at}`
   }
-  if (n.kind === 'not') return `(${toInstr(n.left, expr, params)} AND NOT ${toInstr(n.right, expr, params)})`
-  return `(${n.items.map((x) => toInstr(x, expr, params)).join(n.kind === 'and' ? ' AND ' : ' OR ')})`
+  if (n.kind === 'near')
+    return `(${nearItems(n)
+      .map((t) => toInstr(t, expr, params, columnExpr))
+      .join(' AND ')})`
+  if (n.kind === 'not')
+    return `(${toInstr(n.left, expr, params, columnExpr)} AND NOT ${toInstr(n.right, expr, params, columnExpr)})`
+  return `(${n.items.map((x) => toInstr(x, expr, params, columnExpr)).join(n.kind === 'and' ? ' AND ' : ' OR ')})`
 }
