@@ -63,6 +63,8 @@ interface Ctx {
   /** The word index's columns (FTS5 column filters name these); empty without a word index. */
   columns: string[]
   terms: number
+  /** The query went past MAX_TERMS (said once). */
+  cut?: boolean
 }
 
 const isTerm = (t: Tok | undefined): t is Term => t !== undefined && 'kind' in t && t.kind === 'term'
@@ -144,8 +146,7 @@ function tokenize(text: string, ctx: Ctx, inNear = false): Tok[] {
       const open = text.indexOf('(', re.lastIndex)
       const close = closing(text, open)
       if (close < 0) ctx.notes.push('A "NEAR(" was not closed: read as if the query ended with ")".')
-      out.push(nearGroup(text.slice(open + 1, close < 0 ? undefined : close), ctx))
-      ctx.terms++
+      out.push(nearGroup(text.slice(open + 1, close < 0 ? undefined : close), ctx)) // its phrases count as terms
       re.lastIndex = close < 0 ? text.length : close + 1
       continue
     }
@@ -190,6 +191,10 @@ function tokenize(text: string, ctx: Ctx, inNear = false): Tok[] {
     ctx.notes.push(
       `${asText.join(', ')} names no column of the message index${ctx.columns.length ? ` (it has ${ctx.columns.join(', ')})` : ''}: read as text.`
     )
+  if (ctx.terms >= MAX_TERMS && !ctx.cut && re.exec(text)) {
+    ctx.cut = true
+    ctx.notes.push(`Only the first ${MAX_TERMS} terms were searched; the rest of the query was left out.`)
+  }
   if (ctx.terms >= MAX_TERMS && !inNear) while (out.length && !isLeaf(out[out.length - 1])) out.pop() // cut after the 32nd term
   return out
 }
@@ -289,6 +294,8 @@ export function parseQuery(input: unknown, columns: string[] = []): Parsed {
     if (!('kind' in t)) {
       const before = toks[i - 1]
       if (t.op !== ')') return fail(`"${t.op}" needs a word before and after it.`)
+      if (before && !('kind' in before) && before.op === 'col')
+        return fail('A column filter (content:) needs a word after it, as in content:heater.')
       return fail(
         before && !('kind' in before) && before.op !== '('
           ? `"${before.op}" needs a word before and after it.`

@@ -96,6 +96,9 @@ function semantics(reg: StoreRegistry): void {
     expect(r.message, q).toMatch(/malformed|besides OR/)
   }
   expect(search(reg, 'x'.repeat(5000)).hits).toEqual([])
+  // past 32 terms the rest is left out, and the result says so (never a silent answer to part of the query)
+  const long = search(reg, `heater ${Array.from({ length: 40 }, (_, i) => `w${i}`).join(' OR ')}`)
+  expect(long.fallback).toMatch(/^Only the first 32 terms were searched/)
 }
 
 describe('search semantics', () => {
