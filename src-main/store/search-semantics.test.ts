@@ -105,6 +105,20 @@ describe('search semantics', () => {
   it('on a fresh (v30) home', async () => {
     const reg = await fill(tempDir())
     semantics(reg)
+    // FTS5's column filters over a v30 home's three word-index columns, also where a substring source answers
+    const s = reg.get('default')
+    await s.createSession('tools', 'cli')
+    await s.appendMessages('tools', [
+      { role: 'assistant', content: 'checking', toolCalls: [{ id: 'c1', name: 'thermostat', arguments: '{}' }] },
+      { role: 'tool', content: '東京 is 21°C', toolCallId: 'c1', toolName: 'thermostat' }
+    ])
+    expect(sessionsOf(search(reg, 'tool_calls:thermostat'))).toEqual(['tools'])
+    expect(sessionsOf(search(reg, 'content:thermostat'))).toEqual([])
+    expect(sessionsOf(search(reg, '{tool_name tool_calls}:thermostat'))).toEqual(['tools'])
+    expect(sessionsOf(search(reg, 'content:東京'))).toEqual(['jp', 'tools'])
+    expect(sessionsOf(search(reg, 'tool_name:東京'))).toEqual([])
+    expect(sessionsOf(search(reg, 'content:°C'))).toEqual(['tools'])
+    expect(sessionsOf(search(reg, 'NEAR(東京 21)'))).toEqual(['tools'])
     reg.closeAll()
   })
 
