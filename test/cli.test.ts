@@ -51,6 +51,12 @@ describe('caduceus CLI', () => {
     expect(printed.hits[0]!.snippet.some((p) => p.hit && /rollback/i.test(p.text))).toBe(true)
   })
 
+  it('sessions search answers a query with no word in it with one line saying why, not an empty list', async () => {
+    expect((await cli('sessions', 'search', '*')).trim()).toBe(
+      '"*" marks a word prefix (heat* finds heater): on its own it names no word to search for.'
+    )
+  })
+
   it('sessions show prints the transcript and a bad id fails with a clear message', async () => {
     const page = (await host.dispatcher.invoke('sessions.list', { profile: 'default', limit: 1 })) as {
       output: SessionPage

@@ -10,7 +10,7 @@
 import type Database from 'better-sqlite3'
 import type { HomeShape } from './shape'
 import { prepareOnce, stmt } from './stmt-cache'
-import { matchTerm, toInstr, toMatch, type Node, type Term } from './search-query'
+import { matchTerm, nearItems, toInstr, toMatch, type Node, type Term } from './search-query'
 import { SHORT_LOOKUP, STALE_ROWS, isShortTerm, shortIndexState } from './short-index'
 import { archivedSql, shownSql } from './sql'
 
@@ -36,15 +36,22 @@ const SUBSTRING =
 
 type Source = 'word' | 'trigram' | 'short' | 'scan'
 const SCANNED = "COALESCE(m.content, '') || ' ' || COALESCE(m.tool_name, '')"
+/** The text of the named word-index columns (upstream's are messages columns of the same names). */
+const columnText = (columns: string[]) => columns.map((c) => `COALESCE(m."${c}", '')`).join(" || ' ' || ")
 
 /** A SQL boolean over messages `m`, each term answered by its own source; params appended. */
 function condition(n: Node, src: (t: Term) => Source, params: string[]): string {
   if (n.kind === 'term') {
     const s = src(n)
-    if (s === 'scan') return toInstr(n, SCANNED, params)
+    if (s === 'scan') return toInstr(n, SCANNED, params, columnText)
     const table = s === 'word' ? 'messages_fts' : 'messages_fts_trigram'
     params.push(matchTerm(n, s === 'word'))
     return `m.id IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ?)`
+  }
+  if (n.kind === 'near') {
+    // kept only where the word index answers every phrase (nearAsAnd)
+    params.push(toMatch(n))
+    return 'm.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)'
   }
   if (n.kind === 'not') return `(${condition(n.left, src, params)} AND NOT ${condition(n.right, src, params)})`
   return `(${n.items.map((x) => condition(x, src, params)).join(n.kind === 'and' ? ' AND ' : ' OR ')})`
@@ -60,15 +67,19 @@ function idSet(n: Node, src: (t: Term) => Source, indexedTo: number, params: unk
     const s = src(n)
     if (s === 'short') {
       params.push(n.text, indexedTo)
-      const tail = toInstr(n, SCANNED, params as string[])
+      const tail = toInstr(n, SCANNED, params as string[], columnText)
       const found = `SELECT id FROM (${SHORT_LOOKUP} UNION ALL SELECT m.id FROM messages m WHERE m.id > ? AND ${tail})`
-      if (!n.initial) return found
-      // the gram index says where the text is, not whether a message starts with it
-      return `SELECT m.id FROM messages m WHERE m.id IN (${found}) AND ${toInstr(n, SCANNED, params as string[])}`
+      if (!n.initial && !n.columns) return found
+      // the gram index says where the text is, not whether a message starts with it or in which column
+      return `SELECT m.id FROM messages m WHERE m.id IN (${found}) AND ${toInstr(n, SCANNED, params as string[], columnText)}`
     }
     const table = s === 'word' ? 'messages_fts' : 'messages_fts_trigram'
     params.push(matchTerm(n, s === 'word'))
     return `SELECT rowid AS id FROM ${table} WHERE ${table} MATCH ?`
+  }
+  if (n.kind === 'near') {
+    params.push(toMatch(n))
+    return 'SELECT rowid AS id FROM messages_fts WHERE messages_fts MATCH ?'
   }
   const wrap = (x: Node) => `SELECT id FROM (${idSet(x, src, indexedTo, params)})`
   if (n.kind === 'not') return `${wrap(n.left)} EXCEPT ${wrap(n.right)}`
@@ -149,15 +160,45 @@ export interface Matches {
   fallback?: string
 }
 
+/** Every leaf term of a tree, a NEAR group's phrases with the group's column filter. */
+function leaves(n: Node): Term[] {
+  if (n.kind === 'term') return [n]
+  if (n.kind === 'near') return nearItems(n)
+  if (n.kind === 'not') return [...leaves(n.left), ...leaves(n.right)]
+  return n.items.flatMap(leaves)
+}
+
+/**
+ * A NEAR group FTS5's word index cannot answer (a CJK, emoji or symbol phrase; a home without the index) becomes
+ * its phrases ANDed: word distances exist only in the word index. Each such group is named in `read`.
+ */
+function nearAsAnd(n: Node, word: (t: Term) => boolean, read: string[]): Node {
+  if (n.kind === 'term') return n
+  if (n.kind === 'near') {
+    const items = nearItems(n)
+    if (items.every(word)) return n
+    read.push(items.map((t) => t.text).join(' '))
+    return { kind: 'and', items }
+  }
+  if (n.kind === 'not')
+    return { kind: 'not', left: nearAsAnd(n.left, word, read), right: nearAsAnd(n.right, word, read) }
+  return { kind: n.kind, items: n.items.map((x) => nearAsAnd(x, word, read)) }
+}
+
 export function matchRows(
   db: Database.Database,
   shape: HomeShape,
-  tree: Node,
-  terms: Term[],
+  typed: Node,
   n: number,
   filters?: SearchFilters
 ): Matches {
+  const nearRead: string[] = []
+  const tree = nearAsAnd(typed, (t) => shape.fts !== 'none' && !SUBSTRING.test(t.text), nearRead)
+  const terms = leaves(tree)
   const trigram = shape.trigram !== 'none'
+  const trigramColumns = new Set(shape.trigramColumns.map((c) => c.toLowerCase()))
+  // a column filter the trigram index can apply (it lacks tool_calls, and a legacy one has only content)
+  const trigramCan = (t: Term) => !t.columns || t.columns.only.every((c) => trigramColumns.has(c.toLowerCase()))
   // Caduceus's short-term index, when its own writes built it and other programs have not run far ahead of it.
   const short = terms.some((t) => SUBSTRING.test(t.text) && isShortTerm(t.text)) ? shortIndexState(db) : null
   const shortUsable = short !== null && short.behind <= STALE_ROWS
@@ -166,7 +207,7 @@ export function matchRows(
       ? shape.fts === 'none'
         ? 'scan'
         : 'word'
-      : trigram && chars(t.text) >= 3
+      : trigram && chars(t.text) >= 3 && trigramCan(t)
         ? 'trigram'
         : shortUsable && isShortTerm(t.text)
           ? 'short'
@@ -258,6 +299,10 @@ export function matchRows(
   }
   const by = (s: Source) => [...new Set(terms.filter((t) => src(t) === s).map((t) => t.text))]
   const notes: string[] = []
+  if (nearRead.length)
+    notes.push(
+      `NEAR read as AND for ${nearRead.join('; ')} (${shape.fts === 'none' ? 'this home has no word index' : 'word distances exist only in the word index, which does not hold CJK text, emoji or symbols'})`
+    )
   if (by('trigram').length) notes.push(`substring match (trigram index) for ${by('trigram').join(', ')}`)
   if (by('short').length) notes.push(`substring match (Caduceus's short-text index) for ${by('short').join(', ')}`)
   if (by('scan').length) {

@@ -96,12 +96,29 @@ function semantics(reg: StoreRegistry): void {
     expect(r.message, q).toMatch(/malformed|besides OR/)
   }
   expect(search(reg, 'x'.repeat(5000)).hits).toEqual([])
+  // past 32 terms the rest is left out, and the result says so (never a silent answer to part of the query)
+  const long = search(reg, `heater ${Array.from({ length: 40 }, (_, i) => `w${i}`).join(' OR ')}`)
+  expect(long.fallback).toMatch(/^Only the first 32 terms were searched/)
 }
 
 describe('search semantics', () => {
   it('on a fresh (v30) home', async () => {
     const reg = await fill(tempDir())
     semantics(reg)
+    // FTS5's column filters over a v30 home's three word-index columns, also where a substring source answers
+    const s = reg.get('default')
+    await s.createSession('tools', 'cli')
+    await s.appendMessages('tools', [
+      { role: 'assistant', content: 'checking', toolCalls: [{ id: 'c1', name: 'thermostat', arguments: '{}' }] },
+      { role: 'tool', content: '東京 is 21°C', toolCallId: 'c1', toolName: 'thermostat' }
+    ])
+    expect(sessionsOf(search(reg, 'tool_calls:thermostat'))).toEqual(['tools'])
+    expect(sessionsOf(search(reg, 'content:thermostat'))).toEqual([])
+    expect(sessionsOf(search(reg, '{tool_name tool_calls}:thermostat'))).toEqual(['tools'])
+    expect(sessionsOf(search(reg, 'content:東京'))).toEqual(['jp', 'tools'])
+    expect(sessionsOf(search(reg, 'tool_name:東京'))).toEqual([])
+    expect(sessionsOf(search(reg, 'content:°C'))).toEqual(['tools'])
+    expect(sessionsOf(search(reg, 'NEAR(東京 21)'))).toEqual(['tools'])
     reg.closeAll()
   })
 
@@ -116,6 +133,15 @@ describe('search semantics', () => {
     expect(sessionsOf(search(reg, '東京'))).toEqual(['jp', 'up'])
     await reg.get('default').deleteSession('up')
     semantics(reg)
+    // FTS5's column filters name this home's own columns: upstream v21 indexes one, content (text, tool name and
+    // calls together), so content: filters nothing and tool_name: is no column here (read as text, and said)
+    expect(sessionsOf(search(reg, 'content:heater'))).toEqual(['heat', 'jp', 'other'])
+    expect(search(reg, 'content:heater').fallback).toBeUndefined()
+    expect(sessionsOf(search(reg, '-content:heater'))).toEqual([])
+    expect(search(reg, 'tool_name:heater').fallback).toMatch(
+      /^tool_name: names no column .*\(it has content\): read as text\./
+    )
+    expect(sessionsOf(search(reg, 'NEAR(heater pressure, 3)'))).toEqual(['heat'])
     reg.closeAll()
   })
 })

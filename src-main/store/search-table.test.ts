@@ -21,8 +21,15 @@ const HOME: Record<string, string> = {
   cpp: 'I like C++ a lot'
 }
 
-/** `read`: FTS5 has no meaning for part of what was typed; the result says how it was read (`fallback`). */
-type Row = [query: string, sessions: string[] | 'malformed', fallback: 'none' | 'trigram' | 'short' | 'read']
+/**
+ * `read`: FTS5 has no meaning for part of what was typed; the result says how it was read (`fallback`).
+ * `malformed` / `explained`: nothing searched, and the result says why in one line (`message`).
+ */
+type Row = [
+  query: string,
+  sessions: string[] | 'malformed' | 'explained',
+  fallback: 'none' | 'trigram' | 'short' | 'read'
+]
 const ROWS: Row[] = [
   ['heater', ['both', 'docker', 'heat'], 'none'],
   ['heat', [], 'none'],
@@ -31,7 +38,7 @@ const ROWS: Row[] = [
   ['heater theater', ['both'], 'none'],
   ['heater OR python', ['both', 'docker', 'heat', 'python'], 'none'],
   ['heater NOT theater', ['docker', 'heat'], 'none'],
-  ['heater -theater', ['both'], 'none'],
+  ['heater -theater', ['both'], 'read'],
   ['python OR docker AND theater', ['python'], 'none'],
   ['(python OR docker) AND theater', [], 'none'],
   ['"the theater"', ['both', 'theater'], 'none'],
@@ -50,7 +57,20 @@ const ROWS: Row[] = [
   ['heater)', ['both', 'docker', 'heat'], 'read'],
   ['(docker', ['docker'], 'read'],
   ['(python OR docker) AND theater)', [], 'read'],
-  ['heater OR', 'malformed', 'none']
+  ['NEAR(heater theater, 3)', ['both'], 'none'],
+  ['NEAR(heater theater, 1)', [], 'none'],
+  ['NEAR(heater theater)', ['both'], 'none'],
+  ['NEAR(東京 tall)', ['tower'], 'read'],
+  ['content:heater', ['both', 'docker', 'heat'], 'none'],
+  ['-content:heater', [], 'none'],
+  ['content:東京', ['tokyo', 'tower'], 'short'],
+  ['src:main', ['path'], 'read'],
+  ['heater OR', 'malformed', 'none'],
+  ['NEAR(heater OR theater)', 'malformed', 'none'],
+  ['{foo}:heater', 'malformed', 'none'],
+  ['*', 'explained', 'none'],
+  ['+', 'explained', 'none'],
+  ['-', 'explained', 'none']
 ]
 
 let reg: StoreRegistry
@@ -77,9 +97,9 @@ describe('README search-semantics table', () => {
 
   it.each(ROWS)('%s', (query, want, fallback) => {
     const r = reg.searchAll({ query, limit: 50 })
-    if (want === 'malformed') {
+    if (want === 'malformed' || want === 'explained') {
       expect(r.hits).toEqual([])
-      expect(r.message).toMatch(/malformed/)
+      expect(r.message).toMatch(want === 'malformed' ? /^Search query is malformed: / : /^[^\n]{20,}$/)
       return
     }
     expect(r.sessions!.map((g) => g.sessionId).sort()).toEqual(want)

@@ -94,14 +94,14 @@ export function searchMessages(
   limit = 50,
   filters?: SearchFilters
 ): SearchOutcome {
-  const parsed = parseQuery(query)
+  const parsed = parseQuery(query, shape.fts === 'none' ? [] : shape.ftsColumns)
   if (!parsed.ok) return { hits: [], titles: [], ...(parsed.message ? { message: parsed.message } : {}) }
   const n = Math.max(1, Math.min(200, Math.floor(Number(limit) || 50)))
   const { tree, terms } = parsed
   const problems: string[] = []
   let m: Matches = { ids: [], sessions: new Map() }
   try {
-    m = matchRows(db, shape, tree, terms, n, filters)
+    m = matchRows(db, shape, tree, n, filters)
   } catch (err) {
     problems.push(`index: ${(err as Error).message}`)
   }

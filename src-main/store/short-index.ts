@@ -11,6 +11,10 @@
  *   deletes leave grams whose message is gone, which the search's join on `messages` drops and later writes
  *   purge window by window.
  * - Missing, or more than STALE_ROWS behind: the search does a complete scan instead (search-match.ts).
+ * - No `session_id` here, on purpose: per-session counts straight from the grams would skip the join on
+ *   `messages`, but that join is what keeps them right after another program rewinds a message (upstream's
+ *   `UPDATE messages SET active = 0`, which no Caduceus write sees) or deletes one (grams linger until purged);
+ *   upstream's indexes cannot answer "this id, still there and shown" without reading the row.
  */
 import type Database from 'better-sqlite3'
 import { hasTable, stmt } from './stmt-cache'
