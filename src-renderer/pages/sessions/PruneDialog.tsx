@@ -4,7 +4,7 @@
  * flag left out, lib/prune-form.ts). Preview is its dry run and lists every session that would go; Delete sends
  * that very filter held to the listed ids, so it deletes nothing the preview did not show.
  */
-import { useEffect, useId, useState } from 'react'
+import { useEffect, useId, useRef, useState } from 'react'
 import { DEFAULT_PRUNE_DAYS, MAX_PRUNE_IDS, type PruneFilterInput, type SessionPruneResult } from '@shared/contract'
 import { getApi } from '../../api'
 import { Dialog } from '../../components/Dialog'
@@ -35,15 +35,23 @@ const LABELS: Record<TextField, string> = {
   user: 'User id',
   chatId: 'Chat id',
   chatType: 'Chat type',
-  minMessages: 'Messages, at least',
-  maxMessages: 'Messages, at most',
-  minTokens: 'Tokens, at least',
-  maxTokens: 'Tokens, at most',
-  minCost: 'Cost (USD), at least',
-  maxCost: 'Cost (USD), at most',
-  minToolCalls: 'Tool calls, at least',
-  maxToolCalls: 'Tool calls, at most'
+  minMessages: 'at least',
+  maxMessages: 'at most',
+  minTokens: 'at least',
+  maxTokens: 'at most',
+  minCost: 'at least',
+  maxCost: 'at most',
+  minToolCalls: 'at least',
+  maxToolCalls: 'at most'
 }
+/** The bounds, a pair to a row under the measure's name (which each field's label starts with, for screen readers). */
+const BOUNDS: ReadonlyArray<[string, TextField, TextField]> = [
+  ['Messages', 'minMessages', 'maxMessages'],
+  ['Tokens', 'minTokens', 'maxTokens'],
+  ['Cost (USD)', 'minCost', 'maxCost'],
+  ['Tool calls', 'minToolCalls', 'maxToolCalls']
+]
+const IN_BOUNDS = new Set(BOUNDS.flatMap(([, lo, hi]) => [lo, hi]))
 const DECIMAL_FIELDS = new Set<TextField>(['days', 'minCost', 'maxCost'])
 const WHOLE_FIELDS = new Set<TextField>([
   'minMessages',
@@ -75,6 +83,14 @@ function PruneDialog({ profile, onClose }: { profile: string; onClose: () => voi
   const [preview, setPreview] = useState<Preview | null>(null)
   const [done, setDone] = useState<Done | null>(null)
   const [busy, setBusy] = useState(false)
+  // a fresh preview scrolls into view: with "More filters" open it lands below the fold
+  const [reveal, setReveal] = useState(false)
+  const previewRef = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    if (!reveal) return
+    previewRef.current?.scrollIntoView({ block: 'nearest' })
+    setReveal(false)
+  }, [reveal])
   // what the fields say now (errors, whether the bare prune's cutoff applies); the clock only matters when sent
   const live = pruneRequest(fields, Date.now() / 1000)
   const errors = showErrors ? live.errors : {}
@@ -105,6 +121,7 @@ function PruneDialog({ profile, onClose }: { profile: string; onClose: () => voi
     try {
       const result = await getApi().call('sessions.prune', { profile, ...req.filter, dryRun: true })
       setPreview({ filter: req.filter, result })
+      setReveal(true)
       setDone(null)
     } catch (err) {
       reportError(err, 'Prune')
@@ -129,13 +146,16 @@ function PruneDialog({ profile, onClose }: { profile: string; onClose: () => voi
     }
   }
 
-  const field = (k: TextField, hint?: string) => {
+  const field = (k: TextField, hint?: string, measure?: string) => {
     const id = idOf(k)
     const err = errors[k]
     const described = [hint ? `${id}-hint` : '', err ? `${id}-err` : ''].filter(Boolean).join(' ')
     return (
       <div className={`field${err ? ' has-error' : ''}`} key={k}>
-        <label htmlFor={id}>{LABELS[k]}</label>
+        <label htmlFor={id}>
+          {measure && <span className="sr-only">{measure}, </span>}
+          {LABELS[k]}
+        </label>
         <input
           id={id}
           type={k === 'after' || k === 'before' ? 'datetime-local' : 'text'}
@@ -237,12 +257,29 @@ function PruneDialog({ profile, onClose }: { profile: string; onClose: () => voi
           More filters
           {moreCount ? ` (${moreCount} set)` : ''}
         </button>
-        <div id={moreId} className="prune-grid" hidden={!more} data-testid="prune-more-filters">
-          {more && MORE_FIELDS.map((k) => field(k))}
+        <div id={moreId} className="prune-more" hidden={!more} data-testid="prune-more-filters">
+          {more && (
+            <>
+              <div className="prune-grid">{MORE_FIELDS.filter((k) => !IN_BOUNDS.has(k)).map((k) => field(k))}</div>
+              <div className="prune-grid">
+                {BOUNDS.map(([measure, lo, hi]) => (
+                  <div className="prune-bound" key={measure}>
+                    <span className="field-label" aria-hidden="true">
+                      {measure}
+                    </span>
+                    <div className="prune-pair">
+                      {field(lo, undefined, measure)}
+                      {field(hi, undefined, measure)}
+                    </div>
+                  </div>
+                ))}
+              </div>
+            </>
+          )}
         </div>
       </form>
       {preview && (
-        <div data-testid="prune-candidates">
+        <div data-testid="prune-candidates" ref={previewRef}>
           <p className="small" role="status">
             {candidates.length === 0 ? 'Nothing matches.' : `${plural(candidates.length)} would be deleted`}
           </p>
