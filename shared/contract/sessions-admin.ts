@@ -55,15 +55,38 @@ export const PruneFilterInput = z.object({
   maxToolCalls: bound
 })
 export type PruneFilterInput = z.infer<typeof PruneFilterInput>
+
+/** The age cutoff of a prune that names no filter at all (upstream's bare `hermes sessions prune`). */
+export const DEFAULT_PRUNE_DAYS = 90
+/**
+ * Upstream's CLI rule for the implicit cutoff: a prune that names no filter — no time bound, no text, count, token,
+ * cost or tool-call bound; the archived switches do not count — gets `DEFAULT_PRUNE_DAYS`, and any filter drops it
+ * (`prune --source cron` takes every ended cron session, whatever its age). The CLI's flags and the Prune dialog's
+ * fields both decide their age bound with this.
+ */
+export function isBarePrune(f: PruneFilterInput): boolean {
+  return Object.entries(f).every(
+    ([k, v]) => v === undefined || k === 'olderThanDays' || k === 'archived' || k === 'includeArchived'
+  )
+}
+
+/** Most previewed sessions a prune may be held to (`sessionIds`). */
+export const MAX_PRUNE_IDS = 100_000
 export const SessionPruneInput = PruneFilterInput.extend({
   profile: ProfileName,
   /** List what would go; delete nothing. */
-  dryRun: z.boolean().optional()
+  dryRun: z.boolean().optional(),
+  /**
+   * Only these of the matching sessions: the ids a dry run listed, so a confirmed prune deletes no session its
+   * preview did not show (one that started to match since is kept; one that stopped matching is kept too).
+   */
+  sessionIds: z.array(SessionId).max(MAX_PRUNE_IDS).optional()
 })
 export const PruneCandidate = z.object({
   id: z.string(),
   source: z.string(),
   title: z.string().nullable(),
+  model: z.string().nullable(),
   startedAt: z.number(),
   endedAt: z.number(),
   messageCount: z.number()

@@ -82,3 +82,39 @@ describe('archived sessions', () => {
     }
   })
 })
+
+describe('a prune held to its preview (sessionIds)', () => {
+  it('deletes only previewed sessions that still match: one that began to match since stays, so does one resumed', async () => {
+    const path = makeHome(tempDir(), 30)
+    const raw = new Database(path)
+    const up = upstream(raw, 30)
+    for (const id of ['a', 'b', 'c', 'late']) {
+      up.createSession(id)
+      up.append(id, 'user', `words of ${id}`)
+    }
+    raw.prepare("UPDATE sessions SET source = 'cron', started_at = 1500000000, ended_at = 1500000100").run()
+    raw.prepare("UPDATE sessions SET ended_at = NULL WHERE id = 'late'").run()
+    raw.close()
+    const store = new SessionStore(path, { profile: 'default' })
+    try {
+      const f = { olderThanDays: null, source: 'cron' }
+      const preview = (await store.pruneSessions({ ...f, dryRun: true })).candidates!.map((c) => c.id)
+      expect(preview.sort()).toEqual(['a', 'b', 'c'])
+      // meanwhile: 'late' ends (it matches now), 'c' is resumed (running: no longer ended)
+      await store.endSession('late', 'done')
+      await store.reopenSession('c')
+      expect((await store.pruneSessions({ ...f, dryRun: true })).candidates!.map((c) => c.id).sort()).toEqual([
+        'a',
+        'b',
+        'late'
+      ])
+      const r = await store.pruneSessions({ ...f, sessionIds: preview })
+      expect(r.deleted).toBe(2)
+      expect(r.deletedIds!.sort()).toEqual(['a', 'b'])
+      for (const id of ['c', 'late']) expect(store.getSession(id)?.id).toBe(id)
+      expect(store.getSession('a')).toBeNull()
+    } finally {
+      store.close()
+    }
+  })
+})

@@ -155,12 +155,18 @@ export function deleteSessionRows(
   return { deleted: true, detachedChildren: detached, ids: [...doomed, ...touched], deletedIds: doomed }
 }
 
-/** Deletes what `pruneCandidates(f)` selects; children outside the selection are detached, not deleted. */
+/**
+ * Deletes what `pruneCandidates(f)` selects, only those in `only` when given (what a preview listed); children
+ * outside the selection are detached, not deleted.
+ */
 export function pruneRows(
   db: Database.Database,
-  f: PruneFilter
+  f: PruneFilter,
+  only?: ReadonlySet<string>
 ): { deleted: number; detached: number; ids: string[]; deletedIds: string[] } {
-  const ids = pruneCandidates(db, f).map((r) => r.id)
+  const ids = pruneCandidates(db, f)
+    .map((r) => r.id)
+    .filter((id) => !only || only.has(id))
   const kids = stmt(db, 'SELECT id FROM sessions WHERE parent_session_id = ?').pluck()
   const touched = ids.flatMap((d) => kids.all(d) as string[])
   const detached = ids.length ? removeSessions(db, ids) : 0

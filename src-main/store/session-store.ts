@@ -4,7 +4,14 @@
  * `onLocalChange` listeners after COMMIT (never after a rollback). Reads never take the write lock (WAL).
  */
 import type Database from 'better-sqlite3'
-import type { MessagePage, MessageText, SessionDetail, SessionPage, SessionSummary } from '@shared/contract'
+import {
+  DEFAULT_PRUNE_DAYS,
+  type MessagePage,
+  type MessageText,
+  type SessionDetail,
+  type SessionPage,
+  type SessionSummary
+} from '@shared/contract'
 import { ownerProfileForDb } from './owner'
 import type { ConversationMessage, CreateSessionOptions, NewMessage, SessionRecord, UsageReport } from './types'
 import { toSessionRecord } from './session-record'
@@ -431,27 +438,35 @@ export class SessionStore {
    * Prune with upstream's selection (ended sessions only; `olderThanDays` bounds `started_at`, default 90
    * unless a started bound is given, none when null; archived sessions kept unless `archived` or `includeArchived` says otherwise,
    * as `hermes sessions prune` keeps them); `dryRun` only lists the candidates. Children outside are detached.
+   * `sessionIds` holds a prune to the sessions a preview listed: only those of them that still match go.
    */
   async pruneSessions(
-    f: PruneFilter & { olderThanDays?: number | null; includeArchived?: boolean; dryRun?: boolean }
+    f: PruneFilter & {
+      olderThanDays?: number | null
+      includeArchived?: boolean
+      dryRun?: boolean
+      sessionIds?: readonly string[]
+    }
   ): Promise<{
     deleted: number
     detached?: number
     deletedIds?: string[]
     candidates?: ReturnType<typeof pruneCandidates>
   }> {
-    const { olderThanDays, includeArchived, dryRun, ...rest } = f
+    const { olderThanDays, includeArchived, dryRun, sessionIds, ...rest } = f
     const filter: PruneFilter = { ...rest, archived: rest.archived ?? (includeArchived ? undefined : false) }
     const days =
       olderThanDays === undefined && rest.startedBefore === undefined && rest.startedAfter === undefined
-        ? 90
+        ? DEFAULT_PRUNE_DAYS
         : olderThanDays
     if (typeof days === 'number' && filter.startedBefore === undefined) filter.startedBefore = olderThan(days)
+    const only = sessionIds ? new Set(sessionIds) : undefined
     if (dryRun) {
-      return { deleted: 0, candidates: pruneCandidates(this.db, filter) }
+      const candidates = pruneCandidates(this.db, filter)
+      return { deleted: 0, candidates: only ? candidates.filter((c) => only.has(c.id)) : candidates }
     }
     return await this.write((tx) => {
-      const r = pruneRows(txDb(tx), filter)
+      const r = pruneRows(txDb(tx), filter, only)
       tx.touch(...r.ids)
       return { deleted: r.deleted, detached: r.detached, deletedIds: r.deletedIds }
     })

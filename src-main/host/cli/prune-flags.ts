@@ -6,7 +6,7 @@
  * `--source cron` selects every ended cron session whatever its age (upstream's CLI rule; the archived flags do not
  * count as filters). Upstream asks before deleting; `--yes` skips that.
  */
-import { CaduceusError, type PruneFilterInput } from '@shared/contract'
+import { CaduceusError, DEFAULT_PRUNE_DAYS, isBarePrune, type PruneFilterInput } from '@shared/contract'
 
 const UNIT: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400, w: 604800 }
 const DURATION = /^(\d+(?:\.\d+)?)\s*(s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?)$/
@@ -132,13 +132,7 @@ export function pruneFilter(
     )
   if ([flags.archived, flags['no-archived'], flags['include-archived']].filter(Boolean).length > 1)
     throw new CaduceusError('invalid_input', 'use one of --include-archived, --archived and --no-archived')
-  const bare =
-    before === undefined &&
-    after === undefined &&
-    model === undefined &&
-    !PRUNE_FILTER_FLAGS.some((k) => flags[k] !== undefined)
-  return {
-    olderThanDays: bare ? 90 : null,
+  const filter: PruneFilterInput = {
     ...(before !== undefined ? { startedBefore: before } : {}),
     ...(after !== undefined ? { startedAfter: after } : {}),
     source: str('source'),
@@ -160,7 +154,11 @@ export function pruneFilter(
     minCost: num(flags['min-cost'], '--min-cost', false),
     maxCost: num(flags['max-cost'], '--max-cost', false),
     minToolCalls: num(flags['min-tool-calls'], '--min-tool-calls'),
-    maxToolCalls: num(flags['max-tool-calls'], '--max-tool-calls'),
+    maxToolCalls: num(flags['max-tool-calls'], '--max-tool-calls')
+  }
+  return {
+    ...filter,
+    olderThanDays: isBarePrune(filter) ? DEFAULT_PRUNE_DAYS : null,
     dryRun: flags['dry-run'] === true,
     yes: flags.yes === true
   }

@@ -14,6 +14,7 @@ const candidate = (c: NonNullable<SessionPruneResult['candidates']>[number]) => 
   id: c.id,
   source: c.source,
   title: c.title,
+  model: c.model,
   startedAt: c.startedAt,
   endedAt: c.endedAt,
   messageCount: c.messageCount
