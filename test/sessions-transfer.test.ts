@@ -266,4 +266,36 @@ describe('sessions delete / prune', () => {
     db.close()
     expect(existsSync(join(home, 'state.db'))).toBe(true)
   }, 120_000)
+  it("prune's yes deletes only the sessions it listed, not one that began to match while it asked", async () => {
+    const home = tmp()
+    const s = new SessionStore(join(home, 'state.db'))
+    for (const id of ['stale', 'late']) {
+      await s.createSession(id, 'cli')
+      await s.appendMessage(id, { role: 'user', content: `${id} words`, timestamp: 1000 })
+    }
+    await s.endSession('stale', 'cli_close', 1000)
+    await s.write((tx) => {
+      txDb(tx).prepare('UPDATE sessions SET last_activity_at = 1000, started_at = 1000').run()
+    })
+    s.close()
+    const p = run(process.execPath, ['bin/caduceus.mjs', 'sessions', 'prune', '--older-than', '30', '--home', home], {
+      cwd: repo,
+      env: { ...process.env, CADUCEUS_LOG_DIR: join(home, 'logs'), HERMES_HOME: '' }
+    })
+    let out = ''
+    await new Promise<void>((asked) =>
+      p.child.stdout!.on('data', (d) => {
+        out += d
+        if (out.includes('[y/N]')) asked()
+      })
+    )
+    expect(out).toContain('1 ended session(s) will be deleted')
+    // while the question is open, the running session ends (its upstream closed it): now it matches too
+    const db = new Database(join(home, 'state.db'))
+    db.prepare("UPDATE sessions SET ended_at = 1001, end_reason = 'cli_close' WHERE id = 'late'").run()
+    p.child.stdin!.end('y\n')
+    expect((await p).stdout).toContain('pruned 1')
+    expect(db.prepare('SELECT id FROM sessions').pluck().all()).toEqual(['late'])
+    db.close()
+  }, 120_000)
 })

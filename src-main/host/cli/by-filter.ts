@@ -4,7 +4,7 @@
  * Prune deletes (a bare prune: older than 90 days); archive hides and deletes nothing (at least one filter).
  */
 import { createInterface } from 'node:readline'
-import { CaduceusError, type SessionPruneResult } from '@shared/contract'
+import { CaduceusError, MAX_PRUNE_IDS, type SessionPruneResult } from '@shared/contract'
 import type { HostArgs } from './args'
 import type { Host } from '../compose'
 import { call } from './call'
@@ -27,7 +27,9 @@ export async function sessionsByFilter(
       `sessions ${kind} --json ${verb}s only with --yes (or lists with --dry-run)`
     )
   // Archive takes only sessions not yet archived and no implicit cutoff (upstream's archive), so it reads neither.
-  const run = async (list: boolean) =>
+  // `ids`: the sessions the user was shown and said yes to — a session that began to match while the question was
+  // open (it ended, or crossed the age cutoff) is not deleted unseen.
+  const run = async (list: boolean, ids?: string[]) =>
     kind === 'prune'
       ? await call(host, 'sessions.prune', {
           profile,
@@ -35,9 +37,11 @@ export async function sessionsByFilter(
           olderThanDays,
           archived,
           includeArchived,
-          ...(list ? { dryRun: true } : {})
+          ...(list ? { dryRun: true } : {}),
+          ...(ids ? { sessionIds: ids } : {})
         })
       : await call(host, 'sessions.archiveMatching', { profile, ...filter, ...(list ? { dryRun: true } : {}) })
+  let shown: string[] | undefined
   if (dryRun || !yes) {
     const r = await run(true)
     if (args.json) {
@@ -51,8 +55,9 @@ export async function sessionsByFilter(
       console.log(`Cancelled: nothing ${done}.`)
       return 0
     }
+    if (candidates.length <= MAX_PRUNE_IDS) shown = candidates.map((c) => c.id)
   }
-  const r = await run(false)
+  const r = await run(false, shown)
   if (args.json) console.log(JSON.stringify(r))
   else if ('deleted' in r)
     console.log(`pruned ${r.deleted} ended session(s)${r.detached ? `, ${r.detached} child session(s) detached` : ''}`)
