@@ -128,6 +128,8 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
           kind: 'notice',
           text: `The provider's stream broke off ${where}; asking for the reply again (${streamRetries}/${STREAM_RETRIES}).`
         })
+        // Like upstream's, these attempts are one model call of the turn's budget, not one each.
+        i--
         continue
       }
       if (cut && shown) {
