@@ -156,6 +156,15 @@ const STORED_VIEW: Record<string, string[]> = {
   chat_continue_next: ['user:tell me a story', 'user:Once upon a time', `assistant:${golden.reply}`]
 }
 
+/** `role:text` turns with consecutive user turns run together, one blank line apart. */
+const runTogether = (turns: string[]) =>
+  turns.reduce<string[]>((out, t) => {
+    const last = out.at(-1)
+    if (last?.startsWith('user:') && t.startsWith('user:')) out[out.length - 1] = `${last}\n\n${t.slice(5)}`
+    else out.push(t)
+    return out
+  }, [])
+
 const lastUser = (req: RecordedRequest): string => {
   const msgs = (req.body?.messages ?? []) as Array<{ role: string; content: unknown }>
   const u = [...msgs].reverse().find((m) => m.role === 'user')
@@ -283,19 +292,22 @@ describe(`API server answers as upstream's (${golden.upstreamCommit.slice(0, 10)
     it(`${c.name}: the model is given what upstream's agent was given`, () => {
       const agent = c.agent!
       const [from, to] = calls.get(c.name)!
-      const sent = provider.requests.slice(from, to).find((r) => lastUser(r) === agent.user)
+      // Consecutive user messages run together on the wire, one blank line apart, as upstream's agent sends them.
+      const sent = provider.requests.slice(from, to).find((r) => lastUser(r).endsWith(agent.user!))
       expect(sent, 'a provider call with the user message').toBeDefined()
       const msgs = (sent!.body.messages as Array<{ role: string; content: unknown }>).map((m) => ({
         role: m.role,
         text: typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? '')
       }))
       const turns = msgs.filter((m) => m.role === 'user' || m.role === 'assistant').map((m) => `${m.role}:${m.text}`)
-      const want =
+      const given =
         STORED_VIEW[c.name] ??
         agent.history.filter(([role]) => role === 'user' || role === 'assistant').map(([r, t]) => `${r}:${t}`)
+      const want = runTogether([...given, `user:${agent.user}`])
+      expect(turns.at(-1)).toBe(want.at(-1))
       let at = 0
       for (const t of turns.slice(0, -1)) if (t === want[at]) at++
-      expect(want.slice(at), 'history turns missing, in order').toEqual([])
+      expect(want.slice(at, -1), 'history turns missing, in order').toEqual([])
       if (agent.system)
         expect(msgs.filter((m) => m.role === 'system').some((m) => m.text.includes(agent.system!))).toBe(true)
     })

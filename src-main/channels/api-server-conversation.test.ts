@@ -36,7 +36,8 @@ beforeAll(async () => {
       const msgs = (req.body?.messages ?? []) as Msg[]
       const text = lastUser(req)
       if (msgs.at(-1)?.role === 'tool') return { text: `checked, answer ${n}` }
-      if (text.includes('REFUSE')) return { error: 400, errorMessage: 'refused by the provider' }
+      // (the last paragraph: a user message left unanswered runs together with the next one on the wire)
+      if (text.split('\n\n').at(-1)!.includes('REFUSE')) return { error: 400, errorMessage: 'refused by the provider' }
       if (text.includes('REASON')) return { text: `<think>private musing ${n}</think>The answer ${n}.` }
       if (text.includes('TOOL')) return { text: 'Let me check. ', toolCalls: [{ name: 'no_such_tool', arguments: {} }] }
       // The first request of a `stall` text is held open until it is stopped; the next one answers.

@@ -120,9 +120,10 @@ describe('gateway + agent + scripted provider', () => {
     )
     expect(decision).toBe('external_write')
     expect(builds - before).toBe(1)
-    // The rebuilt agent saw the foreign message: it was in the history sent to the provider.
+    // The rebuilt agent saw the foreign message: it was in the history sent to the provider (run together with the
+    // user message after it, as consecutive user messages go on the wire).
     const last = provider.requests.at(-1)!.body.messages.map((m: { content: string }) => m.content)
-    expect(last).toContain('note from another process')
+    expect(last).toContain('note from another process\n\nafter the foreign write')
     expect((await turn(gateway.resume({ profile: 'default', sessionId: sid, text: 'and again' }))).decision).toBe(
       'reused'
     )
@@ -143,7 +144,7 @@ describe('gateway + agent + scripted provider', () => {
       expect(decision).toBe('external_write')
       expect(builds - before).toBe(1)
       const sent = provider.requests.at(-1)!.body.messages.map((m: { content: string }) => m.content)
-      expect(sent).toContain('after the foreign write')
+      expect(sent).toContain('note from another process\n\nafter the foreign write')
       expect(sent).not.toContain('and again')
       expect(sent).not.toContain('echo: and again')
       expect(sent.at(-1)).toBe('after the rewind')

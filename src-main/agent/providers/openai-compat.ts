@@ -74,7 +74,7 @@ async function* streamChatWatched(
 ): AsyncGenerator<StreamEvent> {
   const body: Record<string, unknown> = {
     model: req.model,
-    messages: req.messages.map(toWire),
+    messages: alternating(req.messages.map(toWire)),
     stream: true,
     stream_options: { include_usage: true },
     ...reasoningParams(runtime.provider, req.reasoning)
@@ -149,6 +149,33 @@ async function* streamChatWatched(
   }
   if (finishReason === null && !watch.sawDone) throw cutOffStream('finish_reason or [DONE]', assembler.size)
   yield { type: 'done', response: { text, reasoning, toolCalls, finishReason, usage, model } }
+}
+
+/**
+ * Consecutive user messages with text content run together, one blank line apart, as upstream's agent sends them
+ * (its message-sequence repair, before every call): a user message left unanswered by a failed turn, or a chat UI's
+ * "Continue" (the unfinished reply is the user's message after the question), would otherwise reach the provider as
+ * two user turns in a row, which chat templates that require alternating roles refuse. Messages with parts stay apart.
+ */
+function alternating(messages: Array<Record<string, unknown>>): Array<Record<string, unknown>> {
+  const out: Array<Record<string, unknown>> = []
+  for (const m of messages) {
+    const prev = out.at(-1)
+    if (
+      prev?.role === 'user' &&
+      m.role === 'user' &&
+      typeof prev.content === 'string' &&
+      typeof m.content === 'string'
+    ) {
+      out[out.length - 1] = {
+        ...prev,
+        content: prev.content && m.content ? `${prev.content}\n\n${m.content}` : prev.content || m.content
+      }
+      continue
+    }
+    out.push(m)
+  }
+  return out
 }
 
 /** Drops fields the wire format doesn't know; keeps tool-call pairing intact. */

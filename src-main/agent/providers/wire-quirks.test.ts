@@ -311,3 +311,34 @@ describe('Anthropic tool calls', () => {
     }
   })
 })
+
+describe('OpenAI-compatible message sequence', () => {
+  // Upstream's agent runs consecutive user messages together before each call (repair_message_sequence): chat templates
+  // that require alternating roles refuse two user turns in a row (a failed turn's message, then the next; a chat UI's
+  // "Continue", whose unfinished reply is the user's message after the question).
+  it('sends consecutive text user messages as one, a blank line apart; messages with parts stay apart', async () => {
+    const png = { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } } as const
+    const messages: AgentMessage[] = [
+      { role: 'system', content: 'sys' },
+      { role: 'user', content: 'tell me a story' },
+      { role: 'user', content: 'Once upon a time' },
+      { role: 'assistant', content: 'there was' },
+      { role: 'user', content: '' },
+      { role: 'user', content: 'more' },
+      { role: 'user', content: 'look', parts: [{ type: 'text', text: 'look' }, png] },
+      { role: 'user', content: 'and this' }
+    ]
+    const r = await call(reply(chunk({ content: 'ok' }, 'stop'), DONE), {}, { messages })
+    expect(r.error).toBeNull()
+    const sent = (JSON.parse(provider.bodies.at(-1)!) as { messages: Array<{ role: string; content: unknown }> })
+      .messages
+    expect(sent.map((m) => [m.role, typeof m.content === 'string' ? m.content : 'parts'])).toEqual([
+      ['system', 'sys'],
+      ['user', 'tell me a story\n\nOnce upon a time'],
+      ['assistant', 'there was'],
+      ['user', 'more'],
+      ['user', 'parts'],
+      ['user', 'and this']
+    ])
+  })
+})
