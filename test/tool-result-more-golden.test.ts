@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Message, SessionDetail } from '../shared/contract'
 import { failureOf, parseToolResult } from '../shared/contract/tool-result'
-import { toolResultText } from '../shared/contract/tool-result-text'
+import { toolResultStatus, toolResultText } from '../shared/contract/tool-result-text'
 import { pairResults } from '../shared/contract/tool-pairing'
 import { pairToolCalls } from '../src-renderer/pages/session/tool-pairs'
 import { formatSessionShow } from '../src-main/host/cli/format'
@@ -144,6 +144,35 @@ describe("upstream's other tools in the transcript", () => {
       error: 'Invalid tool arguments',
       hint: 'Tool arguments must be a valid JSON object; tool was not executed.'
     })
+  })
+})
+
+describe('the outcome in a few words (the folded call row, show, the Markdown export)', () => {
+  it('says how each call of the first golden session went', () => {
+    const first = JSON.parse(
+      readFileSync(join(import.meta.dirname, 'fixtures/upstream/tool-results/rows.json'), 'utf8')
+    ) as { rows: Row[] }
+    const statuses = first.rows
+      .filter((r) => r.role === 'tool')
+      .map((r) => toolResultStatus(parseToolResult(r.content!, r.tool_name)))
+    expect(statuses).toEqual([
+      'exit 0',
+      'exit 2',
+      '10 lines',
+      '3 lines of 10',
+      'diff +1 −1',
+      '2 matches',
+      '1 file',
+      null,
+      '2 todos',
+      'failed',
+      '2 results',
+      '2 results',
+      'failed',
+      'failed',
+      null,
+      null
+    ])
   })
 })
 

@@ -33,6 +33,18 @@ test("upstream's tool results render by kind, each inside its call", async ({ pa
   await expect(s.messagesByRole('tool')).toHaveCount(0)
   await expect(page.getByTestId('tool-result')).toHaveCount(CALLS)
 
+  // each folded row says how its call went, as the CLI's summary line does
+  await expect(page.getByTestId('tool-outcome')).toHaveText([
+    'exit 0',
+    '10 lines',
+    '3 lines of 10',
+    'diff +1 −1',
+    '2 matches',
+    '1 file',
+    '2 todos',
+    '2 results',
+    '2 results'
+  ])
   const ok = calls.nth(0)
   await expect(ok.getByTestId('terminal-output')).toHaveText('Hello, Ada!\nline two\nline three')
   await expect(ok.getByTestId('exit-code')).toHaveText('exit 0')

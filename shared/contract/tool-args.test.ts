@@ -60,3 +60,17 @@ describe('arguments upstream would not run', () => {
     expect(argsAreJsonObject('')).toBe(false)
   })
 })
+
+describe('a list of objects in the arguments', () => {
+  it("reads each entry by what names it (todo's todos, golden: ../../test/fixtures/upstream/tool-results)", () => {
+    const todos = JSON.stringify({
+      todos: [
+        { id: '1', content: 'Title-case the name', status: 'completed' },
+        { id: '2', content: 'Add a test', status: 'pending' }
+      ]
+    })
+    expect(argsPreview(todos)).toBe('todos: Title-case the name, Add a test')
+    // entries with nothing to name them by stay JSON
+    expect(argsPreview('{"ops": [{"a": 1}]}')).toBe('ops: [{"a":1}]')
+  })
+})

@@ -8,9 +8,21 @@
  */
 const MAX = 80
 
+/** Keys whose value names an entry of a list of objects (todo's `content`, a batch's `path`). */
+const ENTRY_KEYS = ['content', 'name', 'title', 'path', 'command', 'query', 'goal', 'text']
+
 function valueText(v: unknown): string {
   if (typeof v === 'string') return v
   if (v === null || typeof v !== 'object') return String(v)
+  // a list of objects (todo's todos, a batch of edits) by what names each entry, not as JSON
+  if (Array.isArray(v) && v.length && v.every((x) => x && typeof x === 'object' && !Array.isArray(x))) {
+    const names = v.map((x) => {
+      const o = x as Record<string, unknown>
+      const key = ENTRY_KEYS.find((k) => typeof o[k] === 'string')
+      return key ? (o[key] as string) : null
+    })
+    if (names.every((n) => n !== null)) return names.join(', ')
+  }
   return JSON.stringify(v)
 }
 

@@ -75,7 +75,15 @@ function bodyLines(v: ToolView): string[] {
   }
 }
 
-function statusOf(v: ToolView): string | null {
+const LIST_NOUNS: Record<string, [string, string]> = {
+  'No matches': ['match', 'matches'],
+  'No files': ['file', 'files'],
+  'No todos': ['todo', 'todos'],
+  'No results': ['result', 'results']
+}
+
+/** The outcome in a few words ("exit 0", "failed", "12 lines", "diff +3 −1"), or null when it has none to give. */
+export function toolResultStatus(v: ToolView): string | null {
   const failed = failureOf(v)
   if (failed) return failed
   switch (v.kind) {
@@ -85,12 +93,11 @@ function statusOf(v: ToolView): string | null {
       return v.total != null && v.total > v.lines.length
         ? `${plural(v.lines.length, 'line')} of ${v.total.toLocaleString('en-US')}`
         : plural(v.lines.length, 'line')
-    case 'list':
-      return plural(
-        v.total ?? v.items.length,
-        v.empty === 'No matches' ? 'match' : 'item',
-        v.empty === 'No matches' ? 'matches' : 'items'
-      )
+    case 'list': {
+      // the list's own noun: matches, files, todos, results
+      const [one, many] = LIST_NOUNS[v.empty] ?? ['item', 'items']
+      return plural(v.total ?? v.items.length, one, many)
+    }
     case 'diff': {
       const lines = v.diff.split('\n')
       const added = lines.filter((l) => l.startsWith('+') && !l.startsWith('+++')).length
@@ -118,5 +125,5 @@ export function toolResultText(content: string, tool: string | null): ToolResult
   for (const c of f?.context ?? []) after.push(`[context from ${c.path}]`)
   if (f?.steer) after.push(`[your message during the turn: ${f.steer}]`)
   const lines = [...before, ...bodyLines(v), ...after].flatMap((l) => l.split('\n'))
-  return { status: statusOf(v), lines }
+  return { status: toolResultStatus(v), lines }
 }

@@ -10,6 +10,7 @@ import { DelegationCards, delegationIdOf, isUpstreamCompletion } from './Delegat
 import { CallArguments, ToolResultOutput } from './ShowAll'
 import { callDuration, useToolPairs } from './tool-pairs'
 import { failureOf, parseToolResult, pathArg } from '@shared/contract/tool-result'
+import { toolResultStatus } from '@shared/contract/tool-result-text'
 import { Badge } from '../../components/Badge'
 import { imageSegments } from './image-chips'
 import { argsAreJsonObject, argsPreview, decodeUnicodeEscapes } from '@shared/contract/tool-args'
@@ -98,7 +99,10 @@ export function ToolCallView({
   const result = saved ?? (live != null ? { content: live, toolName: name, id: undefined } : undefined)
   const took = call && saved ? callDuration(call, saved) : null
   const size = result ? (result.content ?? '').length : null
-  const failed = result ? failureOf(parseToolResult(result.content ?? '', result.toolName ?? name)) : null
+  const view = result ? parseToolResult(result.content ?? '', result.toolName ?? name) : null
+  const failed = view ? failureOf(view) : null
+  // the outcome on the folded row too (exit 0, 12 lines, 3 matches), as a reader scanning the calls wants it
+  const outcome = view && !failed ? toolResultStatus(view) : null
   return (
     <Fold
       testId="tool-call"
@@ -110,6 +114,11 @@ export function ToolCallView({
             <Badge tone="err" testId="tool-failed" title="The call failed: its result says why">
               {failed}
             </Badge>
+          )}
+          {outcome && (
+            <span className="muted small tool-outcome" data-testid="tool-outcome">
+              {outcome}
+            </span>
           )}
           {took != null && (
             <span className="muted small tool-took" data-testid="tool-duration" title="From the call to its result">
