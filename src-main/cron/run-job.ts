@@ -19,7 +19,7 @@ import { timeZoneOf } from './time-zone'
 import { isoWithOffset, nextRunAfter } from './schedule'
 import { outputFileName, pruneOutputs, sessionStamp } from './output-files'
 import { errorMessage } from '@shared/contract/errors'
-import type { SecretVault } from '../secrets'
+import { envPath, readEnvFile, type SecretVault } from '../secrets'
 import { loadConfig, resolveRuntime } from '../config'
 
 export interface CronGateway {
@@ -92,7 +92,8 @@ export async function runCronJob(
   writeFileSync(outputPath, o.doc, { mode: 0o600 })
   pruneOutputs(dir, home)
   const content = o.ok ? o.deliver : `Cron job '${name}' failed: ${o.error}`
-  const deliveryError = content.trim() && !(o.ok && nothingToDeliver(content)) ? deliveryProblem(job, outputPath) : null
+  const deliveryError =
+    content.trim() && !(o.ok && nothingToDeliver(content)) ? deliveryProblem(home, job, outputPath) : null
   await markRun(home, job.id, now(), o, deliveryError)
   return {
     jobId: job.id,
@@ -268,22 +269,57 @@ function nothingToDeliver(reply: string): boolean {
 }
 
 /**
- * This host delivers locally only: any other target is reported, never silently dropped. `origin` is the chat the job
- * was made from (upstream's `origin: {platform, chat_id, thread_id}`), where upstream's gateway delivers it; a job
- * without one has no origin target (upstream then tries the platforms' home channels, which this host has none of).
+ * The platforms upstream can fall back to for a job with `deliver: origin` and no origin, in its order, each with the
+ * variable naming its home channel (the profile's .env or the environment); QQ's older variable still counts.
  */
-function deliveryProblem(job: RawJob, outputPath: string): string | null {
+const HOME_CHANNELS: Array<[string, string[]]> = [
+  ['matrix', ['MATRIX_HOME_ROOM']],
+  ['telegram', ['TELEGRAM_HOME_CHANNEL']],
+  ['discord', ['DISCORD_HOME_CHANNEL']],
+  ['slack', ['SLACK_HOME_CHANNEL']],
+  ['signal', ['SIGNAL_HOME_CHANNEL']],
+  ['mattermost', ['MATTERMOST_HOME_CHANNEL']],
+  ['sms', ['SMS_HOME_CHANNEL']],
+  ['email', ['EMAIL_HOME_ADDRESS']],
+  ['dingtalk', ['DINGTALK_HOME_CHANNEL']],
+  ['feishu', ['FEISHU_HOME_CHANNEL']],
+  ['wecom', ['WECOM_HOME_CHANNEL']],
+  ['weixin', ['WEIXIN_HOME_CHANNEL']],
+  ['bluebubbles', ['BLUEBUBBLES_HOME_CHANNEL']],
+  ['qqbot', ['QQBOT_HOME_CHANNEL', 'QQ_HOME_CHANNEL']],
+  ['whatsapp', ['WHATSAPP_HOME_CHANNEL']],
+  ['whatsapp_cloud', ['WHATSAPP_CLOUD_HOME_CHANNEL']]
+]
+
+function homeChannel(home: string): string | null {
+  const env = readEnvFile(envPath(home))
+  const value = (k: string) => (env[k] ?? process.env[k] ?? '').trim()
+  for (const [platform, vars] of HOME_CHANNELS) {
+    const chat = vars.map(value).find(Boolean)
+    if (chat) return `${platform}:${chat}`
+  }
+  return null
+}
+
+/**
+ * This host delivers locally only: any other target is reported, never silently dropped. `origin` is the chat the job
+ * was made from (upstream's `origin: {platform, chat_id, thread_id}`), where upstream's gateway delivers it; for a job
+ * without one upstream uses the first platform with a home channel set, and with none delivers nowhere.
+ */
+function deliveryProblem(home: string, job: RawJob, outputPath: string): string | null {
   const deliver = job.deliver
   const parts = (Array.isArray(deliver) ? deliver.map(String) : String(deliver ?? '').split(','))
     .map((p) => p.trim())
     .filter(Boolean)
   const origin = job.origin && typeof job.origin === 'object' ? (job.origin as Record<string, unknown>) : null
-  const originTarget =
-    origin && origin.platform && origin.chat_id
-      ? [origin.platform, origin.chat_id, origin.thread_id].filter((v) => v != null && v !== '').join(':')
-      : null
+  const originTarget = () => {
+    if (origin && origin.platform && origin.chat_id)
+      return `${[origin.platform, origin.chat_id, origin.thread_id].filter((v) => v != null && v !== '').join(':')} (the job's origin chat)`
+    const fallback = homeChannel(home)
+    return fallback ? `${fallback} (a home channel: the job has no origin chat)` : null
+  }
   const remote = parts
-    .map((p) => (p === 'origin' ? (originTarget ? `${originTarget} (the job's origin chat)` : null) : p))
+    .map((p) => (p === 'origin' ? originTarget() : p))
     .filter((p): p is string => p !== null && p !== 'local')
   if (!remote.length) return null
   return `this host cannot deliver to ${remote.join(', ')}: Caduceus keeps cron output locally (${outputPath}); upstream's gateway delivers to chat platforms`
