@@ -15,10 +15,11 @@ origin / a list of targets, a legacy single `skill`, a `skills` list, a repeat l
 paused job, one-shots at a zoned and a naive time, and two hand-edited shapes (an older writer's job with a lone
 `skill` and none of the derived fields; a newer writer's job with fields this commit does not know).
 cases.json: what upstream's run_job answers for the job following the profile's model now that it changed (its
-spend guard refuses it before any model call), each job's delivery targets as upstream resolves them, how its
-list_jobs shows each job, what a job reference (an id or a name) resolves to, the repeat counts create_job and
-an edit store for a zero, negative or missing count, which replies it treats as nothing to deliver, and what
-load_jobs reads from a jobs.json that is a bare list or holds raw control characters in its strings.
+spend guard refuses it before any model call), each job's delivery targets as upstream resolves them (and, for
+origin without an origin, with home channels set), how its list_jobs shows each job, what a job reference (an id
+or a name) resolves to, the repeat counts create_job and an edit store for a zero, negative or missing count,
+which replies it treats as nothing to deliver, and what load_jobs reads from a jobs.json that is a bare list or
+holds raw control characters in its strings.
 """
 import json
 import os
@@ -123,6 +124,14 @@ assert not ok and "drift" in (error or ""), error
 
 loaded = jobs.load_jobs()
 targets = {j["name"]: targets_of(scheduler, j) for j in loaded}
+# deliver=origin on a job with no origin: upstream falls back to the first platform with a home channel set.
+os.environ["DISCORD_HOME_CHANNEL"] = "777"
+os.environ["TELEGRAM_HOME_CHANNEL"] = "-100999"
+home_fallback = {
+    "env": {"TELEGRAM_HOME_CHANNEL": "-100999", "DISCORD_HOME_CHANNEL": "777"},
+    "targets": targets_of(scheduler, next(j for j in loaded if j["name"] == "origin-missing")),
+}
+del os.environ["DISCORD_HOME_CHANNEL"], os.environ["TELEGRAM_HOME_CHANNEL"]
 # What a job reference names (hermes cron pause/resume/remove/edit/run REF: an id, else a name ignoring case).
 refs = {}
 for ref in ("ORIGIN", "older", "twin", "no-such-job", made["pinned"]["id"]):
@@ -189,6 +198,7 @@ shutil.copytree(HOME / "skills", OUT / "home" / "skills")
     "refs": refs,
     "repeats": repeats,
     "silence": silence,
+    "home_fallback": home_fallback,
 }, indent=2) + "\n")
 (OUT / "README.md").write_text(
     "Written by `scripts/golden/cron_variants.py` running upstream's own `cron.jobs` (create_job, mark_job_run,\n"

@@ -8,18 +8,20 @@
  * - a value named twice (`0,7` Sunday twice, `1,1`) counts once, where cron-parser refuses the list;
  * - a day-of-month or day-of-week field that covers every value is a wildcard for the "either day matches" rule
  *   unless the other day field has no `*` in it;
- * - `@daily`, `@hourly`, `@weekly`, `@monthly`, `@yearly`, `@annually`, `@midnight` name 5-field expressions.
+ * - `@daily`, `@hourly`, `@weekly`, `@monthly`, `@yearly`, `@annually`, `@midnight` name 5-field expressions;
+ * - a seventh field is the year (1970-2099), which cron-parser has no field for.
  * Fields written with names, `L`, `#` or `?` are left to cron-parser as written.
  */
 
-/** croniter's field order: minute, hour, day of month, month, day of week, then the optional seconds. */
+/** croniter's field order: minute, hour, day of month, month, day of week, then the optional seconds and year. */
 const RANGES: ReadonlyArray<readonly [number, number]> = [
   [0, 59],
   [0, 23],
   [1, 31],
   [1, 12],
   [0, 6],
-  [0, 59]
+  [0, 59],
+  [1970, 2099]
 ]
 const DOM = 2
 const DOW = 4
@@ -99,13 +101,15 @@ function fieldText(text: string, field: number, fields: string[]): string | null
 }
 
 /**
- * The expression cron-parser is to read for the croniter expression `expr` (seconds moved first when there are six
- * fields, as cron-parser reads them); null when croniter would refuse it or it has neither 5 nor 6 fields.
+ * What cron-parser is to read for the croniter expression `expr`: the expression (seconds moved first when there
+ * are six or seven fields, as cron-parser reads them) and, for croniter's seventh field, the years it may run in
+ * (cron-parser has no year: the caller skips the others; null for any year). Null when croniter would refuse it or
+ * it has not 5, 6 or 7 fields.
  */
-export function cronParserExpr(expr: string): string | null {
+export function cronParserExpr(expr: string): { expr: string; years: number[] | null } | null {
   const trimmed = expr.trim()
   const fields = (ALIASES[trimmed.toLowerCase()] ?? trimmed).split(/\s+/)
-  if (fields.length !== 5 && fields.length !== 6) return null
+  if (fields.length < 5 || fields.length > 7) return null
   let out: string[]
   try {
     out = fields.map((f, i) => (/^[\d*,/-]+$/.test(f) ? (fieldText(f, i, fields) ?? f) : f))
@@ -113,5 +117,13 @@ export function cronParserExpr(expr: string): string | null {
     if (err instanceof BadField) return null
     throw err
   }
-  return out.length === 6 ? [out[5], ...out.slice(0, 5)].join(' ') : out.join(' ')
+  let years: number[] | null = null
+  if (out.length === 7) {
+    const y = out.pop()!
+    if (y !== '*') {
+      if (!/^[\d,]+$/.test(y)) return null
+      years = y.split(',').map(Number)
+    }
+  }
+  return { expr: out.length === 6 ? [out[5], ...out.slice(0, 5)].join(' ') : out.join(' '), years }
 }

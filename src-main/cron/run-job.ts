@@ -4,9 +4,9 @@
  * pre-run script, `context_from` and `skills` (job-prompt.ts), limited to its `enabled_toolsets` and run in its
  * `workdir`. The output lands in `cron/output/<job_id>/<%Y-%m-%d_%H-%M-%S>.md` (output-files.ts), with a Warnings
  * section when the run had any (the build's start-up warnings, toolsets it could not give the job); `deliver` targets
- * this host cannot reach are reported in `last_delivery_error`; the run is then counted as upstream counts it (a hand
- * run too), and a job
- * that reached its repeat limit is removed.
+ * this host cannot reach are reported in `last_delivery_error` (delivery.ts); a job following the profile's model is
+ * refused, as upstream's spend guard refuses it, once that model changed; the run is then counted as upstream counts
+ * it (a hand run too), and a job that reached its repeat limit is removed.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -18,6 +18,7 @@ import { completedOf, timesOf } from './jobs'
 import { timeZoneOf } from './time-zone'
 import { isoWithOffset, nextRunAfter } from './schedule'
 import { outputFileName, pruneOutputs, sessionStamp } from './output-files'
+import { deliveryProblem, nothingToDeliver } from './delivery'
 import { errorMessage } from '@shared/contract/errors'
 import type { SecretVault } from '../secrets'
 import { loadConfig, resolveRuntime } from '../config'
@@ -92,7 +93,8 @@ export async function runCronJob(
   writeFileSync(outputPath, o.doc, { mode: 0o600 })
   pruneOutputs(dir, home)
   const content = o.ok ? o.deliver : `Cron job '${name}' failed: ${o.error}`
-  const deliveryError = content.trim() && !(o.ok && nothingToDeliver(content)) ? deliveryProblem(job, outputPath) : null
+  const deliveryError =
+    content.trim() && !(o.ok && nothingToDeliver(content)) ? deliveryProblem(home, job, outputPath) : null
   await markRun(home, job.id, now(), o, deliveryError)
   return {
     jobId: job.id,
@@ -249,44 +251,6 @@ function workdirContext(dir: string): string {
     if (existsSync(p)) return `Working directory: ${dir}\n\n${f}:\n${readFileSync(p, 'utf8').slice(0, 20_000)}`
   }
   return `Working directory: ${dir}`
-}
-
-/** The replies upstream reads as "nothing to report" (its cron silence tokens), whole or on their own line. */
-const QUIET = new Set(['[SILENT]', 'SILENT', 'NO_REPLY', 'NO REPLY'])
-const quietLine = (line: string) => QUIET.has(line.trim().toUpperCase().split(/\s+/).join(' '))
-
-/**
- * Whether a successful run's reply is one upstream does not deliver: a silence token as the whole reply or as its
- * first or last non-blank line (any case, spacing squeezed), or a reply that starts with `[SILENT]`. A token inside
- * a sentence is a real report.
- */
-function nothingToDeliver(reply: string): boolean {
-  const text = reply.trim()
-  if (!text) return false
-  const lines = text.split(/\r?\n/).filter((l) => l.trim())
-  return quietLine(text) || quietLine(lines[0]!) || quietLine(lines.at(-1)!) || text.toUpperCase().startsWith(SILENT)
-}
-
-/**
- * This host delivers locally only: any other target is reported, never silently dropped. `origin` is the chat the job
- * was made from (upstream's `origin: {platform, chat_id, thread_id}`), where upstream's gateway delivers it; a job
- * without one has no origin target (upstream then tries the platforms' home channels, which this host has none of).
- */
-function deliveryProblem(job: RawJob, outputPath: string): string | null {
-  const deliver = job.deliver
-  const parts = (Array.isArray(deliver) ? deliver.map(String) : String(deliver ?? '').split(','))
-    .map((p) => p.trim())
-    .filter(Boolean)
-  const origin = job.origin && typeof job.origin === 'object' ? (job.origin as Record<string, unknown>) : null
-  const originTarget =
-    origin && origin.platform && origin.chat_id
-      ? [origin.platform, origin.chat_id, origin.thread_id].filter((v) => v != null && v !== '').join(':')
-      : null
-  const remote = parts
-    .map((p) => (p === 'origin' ? (originTarget ? `${originTarget} (the job's origin chat)` : null) : p))
-    .filter((p): p is string => p !== null && p !== 'local')
-  if (!remote.length) return null
-  return `this host cannot deliver to ${remote.join(', ')}: Caduceus keeps cron output locally (${outputPath}); upstream's gateway delivers to chat platforms`
 }
 
 /** A run that threw before its bookkeeping, recorded as failed (upstream's manual run does `mark_job_run(False, …)`). */

@@ -1,10 +1,10 @@
 /**
  * The upstream cron schedule grammar (hermes-channels §3), tried in upstream's order: "every 30m" (interval), a cron
- * expression (5 fields, or 6 with croniter's trailing seconds field), an ISO timestamp (once; a naive time is read
- * in the profile's zone, an explicit offset is kept), "30m" / "2h" / "1d" (once, after that long). Every time is
- * written as upstream's `isoformat()` writes it: in the profile's zone with that zone's offset — upstream reads a
- * stored cron time whose offset differs from its clock's as a timezone move and skips that run. Cron expressions are
- * parsed by `cron-parser`, not by hand.
+ * expression (5 fields, 6 with croniter's trailing seconds field, 7 with its year after that), an ISO timestamp
+ * (once; a naive time is read in the profile's zone, an explicit offset is kept), "30m" / "2h" / "1d" (once, after
+ * that long). Every time is written as upstream's `isoformat()` writes it: in the profile's zone with that zone's
+ * offset — upstream reads a stored cron time whose offset differs from its clock's as a timezone move and skips that
+ * run. Cron expressions are read as croniter reads them (cron-fields.ts) and then parsed by `cron-parser`, not by hand.
  */
 import { CronExpressionParser } from 'cron-parser'
 import { cronParserExpr } from './cron-fields'
@@ -111,13 +111,13 @@ export function parseSchedule(input: string, opts: { now?: number; timeZone?: st
     return { kind: 'interval', minutes, display: `every ${minutes}m` }
   }
   const fields = text.split(/\s+/)
-  if (fields.length === 5 || fields.length === 6) {
+  if (fields.length >= 5 && fields.length <= 7) {
     // croniter (upstream's reader) has no `L` for a weekday (`5L`): a job upstream could never schedule.
     if (/L/i.test(fields[4]!)) refuse(text)
-    const expr = cronParserExpr(text)
-    if (!expr) refuse(text)
+    const parsed = cronParserExpr(text)
+    if (!parsed) refuse(text)
     try {
-      CronExpressionParser.parse(expr, {
+      CronExpressionParser.parse(parsed.expr, {
         currentDate: new Date(now),
         ...(opts.timeZone ? { tz: opts.timeZone } : {})
       })
@@ -164,18 +164,27 @@ export function nextRunAfter(
     return inRange(at) ? isoWithOffset(at, opts.timeZone) : null
   }
   if (s?.kind === 'cron' && typeof s.expr === 'string') {
-    const expr = cronParserExpr(s.expr)
-    if (!expr) return null
+    const parsed = cronParserExpr(s.expr)
+    if (!parsed) return null
     try {
-      return isoWithOffset(
-        CronExpressionParser.parse(expr, {
-          currentDate: new Date(afterMs),
+      const next = (from: number) =>
+        CronExpressionParser.parse(parsed.expr, {
+          currentDate: new Date(from),
           ...(opts.timeZone ? { tz: opts.timeZone } : {})
         })
           .next()
-          .getTime(),
-        opts.timeZone
-      )
+          .getTime()
+      let at = next(afterMs)
+      // croniter's year field: a time in a year it does not name moves on to the next year it names.
+      for (let hops = 0; parsed.years && hops < 200; hops++) {
+        const year = Number(wallFields(at, opts.timeZone).y)
+        if (parsed.years.includes(year)) break
+        const later = parsed.years.find((y) => y > year)
+        if (later === undefined) return null
+        at = next(zonedWallTime(`${later}-01-01T00:00`, opts.timeZone).ms - 1000)
+      }
+      if (parsed.years && !parsed.years.includes(Number(wallFields(at, opts.timeZone).y))) return null
+      return isoWithOffset(at, opts.timeZone)
     } catch {
       return null
     }

@@ -26,6 +26,7 @@ const cases = JSON.parse(readFileSync(join(FIXTURE, 'cases.json'), 'utf8')) as {
   listed: Record<string, { name: string; schedule_display: string; state: string; deliver: string }>
   refs: Record<string, { id?: string | null; ambiguous?: string[] }>
   silence: Record<string, boolean>
+  home_fallback: { env: Record<string, string>; targets: Array<{ platform: string; chat_id: string }> }
   repeats: {
     created: Array<{ schedule: string; repeat: number | null; stored: unknown }>
     updated: Array<{ before: unknown; repeat: number; stored: unknown }>
@@ -126,6 +127,20 @@ describe("upstream's job shapes through Run now", { timeout: 120_000 }, () => {
     )
     const origin = jobs.find((j) => j.id === id.origin)!
     expect(origin.lastDeliveryError).toMatch(/telegram:-1001234:17/)
+  })
+
+  it('origin on a job with no origin chat goes to a home channel upstream falls back to: reported', async () => {
+    const env = join(home, '.env')
+    const before = existsSync(env) ? readFileSync(env, 'utf8') : ''
+    const vars = Object.entries(cases.home_fallback.env).map(([k, v]) => `${k}=${v}\n`)
+    writeFileSync(env, before + vars.join(''))
+    try {
+      const [want] = cases.home_fallback.targets
+      const err = (await runNow('origin-missing')).live!.last_delivery_error
+      expect(err).toContain(`cannot deliver to ${want!.platform}:${want!.chat_id} (a home channel`)
+    } finally {
+      writeFileSync(env, before)
+    }
   })
 
   it('a reply upstream treats as nothing to report is not counted as undelivered; any other is', async () => {
