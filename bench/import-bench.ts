@@ -1,6 +1,7 @@
 /**
  * A large import (`sessions.import`, ~64 MiB by default: the contract's limit) into a home upstream keeps writing:
- * the import's batches (store/import-batches.ts), this process's event-loop max delay while it runs, and — with
+ * its time and this process's CPU for it (steadier than time on a loaded machine), the import's transactions
+ * (store/import-batches.ts), this process's event-loop max delay while it runs, and — with
  * upstream's code at hand — how long upstream's own `append_message`, sent from another process every 250 ms
  * during the import, waited for the lock (upstream gives up after ~16 s with "database is locked").
  */
@@ -20,6 +21,8 @@ export interface ImportBenchResult {
   sessions: number
   messagesPerSession: number
   totalMs: number
+  /** CPU this process spent on the import (user + system): steadier than wall time on a loaded machine. */
+  cpuMs: number
   batches: number
   maxBatchSessions: number
   eventLoopMaxDelayMs: number
@@ -70,6 +73,7 @@ export async function runImportBench(opts: { sessions?: number; messages?: numbe
     const eld = monitorEventLoopDelay({ resolution: 5 })
     eld.enable()
     const t0 = performance.now()
+    const cpu0 = process.cpuUsage()
     let done = false
     const importing = store.importJsonl(content, 100_000).finally(() => (done = true))
     // upstream appends one message at a time while the import runs, and each waits for the lock as upstream waits
@@ -91,6 +95,7 @@ export async function runImportBench(opts: { sessions?: number; messages?: numbe
     })()
     const summary = await importing
     const totalMs = round(performance.now() - t0)
+    const cpu = process.cpuUsage(cpu0)
     eld.disable()
     off()
     const up = await appends
@@ -101,6 +106,7 @@ export async function runImportBench(opts: { sessions?: number; messages?: numbe
       sessions,
       messagesPerSession,
       totalMs,
+      cpuMs: round((cpu.user + cpu.system) / 1000),
       batches: sizes.length,
       maxBatchSessions: Math.max(...sizes),
       eventLoopMaxDelayMs: round(eld.max / 1e6),

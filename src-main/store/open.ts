@@ -147,6 +147,15 @@ function connect(file: string, readonly: boolean, busyMs: number): Database.Data
   }
 }
 
+/**
+ * A second writable connection on an existing state.db, for a long import's own transactions (import-batches.ts):
+ * the same functions and pragmas as the store's, no read shim (its TEMP views would shadow the tables written), and
+ * busy_timeout 0, so SQLite never sleeps on the event loop waiting for a lock.
+ */
+export function openImportConnection(path: string): Database.Database {
+  return connect(resolve(path), false, 0)
+}
+
 function emptySchema(): Database.Database {
   const mem = new Database(':memory:', sqliteOptions())
   registerFold(mem)

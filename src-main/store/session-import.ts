@@ -242,30 +242,32 @@ function messageRow(m: Record<string, unknown>, active: boolean, fallbackTime: n
   return row
 }
 
-/** What one batch did, built inside its write callback and returned: a retried transaction starts it afresh. */
+/** What one transaction (or one slice of it) did; counted into the summary only once its transaction committed. */
 export interface BatchReport {
   landed: string[]
   skipped: number
   detached: number
   errors: ImportSummary['errors']
   ignoredFields: Record<string, number>
-  /** Index in the plan of the first session this batch did not reach. */
+  /** Index in the plan of the first session not reached yet. */
   next: number
 }
 
 /**
  * The sessions of `ordered` from `from` on, in the caller's write transaction, each in its own savepoint (a
- * session lands whole with its messages, or not at all), until `maxSessions` were written or the next session
- * would, at the batch's pace so far, end past `budgetMs` (at least one is written). Sessions already in the home —
- * another program's, or an earlier batch's — are skipped, within the same time budget.
+ * session lands whole with its messages, or not at all), until the transaction's `room` is used up (`full`: so many
+ * sessions, or a session whose rows would not fit — one that alone is larger still goes into an `empty`
+ * transaction) or the next session would, at the slice's pace so far, end past `budgetMs` (at least one is
+ * written). Sessions already in the home — another program's, or an earlier transaction's — are skipped, within the
+ * same time budget. `rows`: session and message rows written.
  */
 export function importBatch(
   db: Database.Database,
   ordered: ParsedRecord[],
   from: number,
-  maxSessions: number,
+  room: { sessions: number; rows: number; empty: boolean },
   budgetMs: number
-): BatchReport {
+): BatchReport & { rows: number; full: boolean } {
   const report: BatchReport = { landed: [], skipped: 0, detached: 0, errors: [], ignoredFields: {}, next: from }
   const cols = {
     sessions: existingColumns(db, 'sessions'),
@@ -274,15 +276,19 @@ export function importBatch(
   }
   const began = performance.now()
   let written = 0
-  let rows = 0 // sessions and messages written so far: the batch's pace
+  let rows = 0 // sessions and messages written so far: the slice's pace
+  let full = false
   while (report.next < ordered.length) {
     const { line, rec } = ordered[report.next]!
     const size = 1 + rowsOf(rec, 'messages') + rowsOf(rec, INACTIVE_FIELD)
+    if (written >= room.sessions || (rows + size > room.rows && (written > 0 || !room.empty))) {
+      full = true
+      break
+    }
     if (report.next > from) {
-      // stop at the budget, or before a session that would carry the batch past it at this batch's pace so far
+      // stop at the budget, or before a session that would carry the slice past it at this slice's pace so far
       const spent = performance.now() - began
-      if (written >= maxSessions || spent >= budgetMs || (written > 0 && spent + (spent / rows) * size > budgetMs))
-        break
+      if (spent >= budgetMs || (written > 0 && spent + (spent / rows) * size > budgetMs)) break
     }
     report.next++
     const id = String(rec.id).trim()
@@ -299,7 +305,7 @@ export function importBatch(
       report.errors.push({ id, line, reason: errorMessage(err).split('\n')[0]!.slice(0, 300) })
     }
   }
-  return report
+  return { ...report, rows, full }
 }
 
 const rowsOf = (rec: Record<string, unknown>, key: string) => (Array.isArray(rec[key]) ? rec[key].length : 0)

@@ -20,6 +20,7 @@ import {
   beginWriteTx,
   endWriteTx,
   fileAt,
+  openImportConnection,
   openStateDb,
   prepareForWrite,
   refreshShape,
@@ -515,7 +516,15 @@ export class SessionStore {
     const records = expandSegments(parsed.records)
     const summary: ImportSummary = { imported: 0, skipped: 0, detached: 0, errors: parsed.errors, ignoredFields: {} }
     if (records.length === 0) return summary
-    await importInBatches((fn) => this.write(fn), records, summary)
+    await importInBatches(
+      {
+        write: (fn) => this.write(fn),
+        connect: () => openImportConnection(this.path),
+        retryMs: () => this.queue.budgetMs
+      },
+      records,
+      summary
+    )
     return summary
   }
 
