@@ -262,6 +262,17 @@ describe('one call id used twice (upstream derives ids from tool, arguments and 
     expect(p.resultOf(b, 'y')).toBe(answered)
     expect(p.paired.has(extra)).toBe(false)
   })
+
+  it('gives a result to the latest call before it, when an earlier call with that id was never answered', () => {
+    // a run killed mid-tool leaves its call unanswered; the same call in a later turn gets the same id
+    const call = (id: number) => ({ id, role: 'assistant', toolCalls: [{ id: 'call_x' }] })
+    const killed = call(2)
+    const again = call(4)
+    const result = { id: 5, role: 'tool', toolCallId: 'call_x' }
+    const p = pairResults([{ id: 1, role: 'user' }, killed, { id: 3, role: 'user' }, again, result])
+    expect(p.resultOf(again, 'call_x')).toBe(result)
+    expect(p.resultOf(killed, 'call_x')).toBeUndefined()
+  })
 })
 
 describe('caduceus sessions show', () => {

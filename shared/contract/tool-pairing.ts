@@ -3,8 +3,9 @@
  * result as a later `role=tool` row carrying the call's id — but an id need not be unique in a session: when a
  * provider sends none, upstream derives one from the tool, its arguments and its place in the reply, so the same
  * command run in two turns carries the same id twice. Matching by id alone gave both calls the last result and hid
- * the first. A result answers the earliest call before it with its id that is still unanswered (calls in one reply
- * are answered in any order); one that comes before any such call answers the latest unanswered call with its id.
+ * the first. A result answers the latest call before it with its id that is still unanswered (calls in one reply
+ * are answered in any order; a call a killed run never answered does not take a later turn's result); one that comes
+ * before any such call answers the latest unanswered call with its id.
  */
 
 export interface PairRow {
@@ -24,7 +25,7 @@ export interface ToolPairing<M> {
 export function pairResults<M extends PairRow>(rows: readonly M[]): ToolPairing<M> {
   const answers = new Map<M, Map<string, M>>()
   const paired = new Set<M>()
-  /** Calls still waiting for a result, by id, earliest first. */
+  /** Calls still waiting for a result, by id, in order (a result takes the last). */
   const open = new Map<string, M[]>()
   const answer = (call: M, id: string, result: M) => {
     let byId = answers.get(call)
@@ -40,7 +41,7 @@ export function pairResults<M extends PairRow>(rows: readonly M[]): ToolPairing<
       else open.set(c.id, [m])
     }
     if (m.role !== 'tool' || !m.toolCallId) continue
-    const call = open.get(m.toolCallId)?.shift()
+    const call = open.get(m.toolCallId)?.pop()
     if (call) answer(call, m.toolCallId, m)
     else early.push(m)
   }

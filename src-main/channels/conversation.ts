@@ -72,9 +72,15 @@ const REASONING_BLOCK = /<(think|thinking|reasoning|thought)>[\s\S]*?<\/\1>/gi
  * earlier replies taken out.
  */
 export const comparable = (t: string): string => t.replace(REASONING_BLOCK, '').trim()
+/**
+ * An assistant turn compared without its whitespace: a reply continued after its stream dropped is stored with the
+ * kept part trimmed (as upstream stores it), while the client streamed it with its trailing space.
+ */
+const squash = (t: string) => comparable(t).replace(/\s+/g, '')
 const same = (a: Turn, b: Turn | StoredTurn) =>
   a.role === b.role &&
   (comparable(a.content) === comparable(b.content) ||
+    (a.role === 'assistant' && squash(a.content) === squash(b.content)) ||
     // A message with images is stored as its text with each image as "[screenshot]" (older rows: the parts).
     (a.parts !== undefined && comparable(storedPartsText(a.parts) ?? '') === comparable(b.content)) ||
     ('final' in b && b.final !== undefined && comparable(a.content) === comparable(b.final)))

@@ -20,6 +20,8 @@ export function apiConversations(stores: Services['stores'], profile: string): C
       const whole = !page.hasMoreBefore && s.resolveResumeSessionId(sessionId) === sessionId
       const turns: StoredTurn[] = []
       for (const m of page.items) {
+        // the agent's own "go on" between the parts of a continued reply: the client saw one assistant message
+        if (m.role === 'user' && m.displayKind === 'continuation_notice') continue
         if (m.role === 'user') turns.push({ role: 'user', content: m.content ?? '', id: m.id, at: m.timestamp })
         else if (m.role === 'assistant' && m.content) {
           // The client saw one assistant message per turn: streamed, all its text (text before a tool call, then the
