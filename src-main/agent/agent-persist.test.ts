@@ -214,7 +214,8 @@ describe('Agent: Anthropic Messages path', () => {
       runtime: {
         model: 'claude-test',
         provider: 'anthropic-test',
-        baseUrl: kit.server.baseUrl,
+        // standing in for Anthropic's own API (upstream's rule: "anthropic.com" in the URL), which takes thinking back
+        baseUrl: `${kit.server.baseUrl}/anthropic.com`,
         apiMode: 'anthropic_messages',
         maxRetries: 0
       }
@@ -225,7 +226,7 @@ describe('Agent: Anthropic Messages path', () => {
     expect(kit.messages('S1').map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
     expect(r.tokens.cacheWrite).toBe(20)
     const second = kit.server.requests[1]!
-    expect(second.path).toBe('/v1/messages')
+    expect(second.path).toMatch(/anthropic\.com\/v1\/messages$/)
     expect(second.body.system).toBe('sys')
     // tool_use replayed with its thinking block (signature kept), result as a user tool_result block.
     expect(second.body.messages[1].content.map((b: { type: string }) => b.type)).toEqual(['thinking', 'tool_use'])

@@ -54,7 +54,11 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-async function setUp(replies: string[]) {
+/**
+ * `direct`: the local server stands in for Anthropic's own API — upstream tells it apart by "anthropic.com" anywhere
+ * in the base URL, so the URL carries it in its path; otherwise it is a third-party endpoint of the same protocol.
+ */
+async function setUp(replies: string[], direct = true) {
   provider = await startRouteServer((_req, res, n) => {
     sse(res)
     res.end(replies[Math.min(n, replies.length) - 1])
@@ -67,7 +71,7 @@ async function setUp(replies: string[]) {
       profile: 'default',
       sessionId,
       store,
-      runtime: testRuntime(provider.baseUrl, {
+      runtime: testRuntime(direct ? `${provider.baseUrl}/anthropic.com` : provider.baseUrl, {
         provider: 'anthropic',
         apiMode: 'anthropic_messages',
         model: 'claude-x'
@@ -95,6 +99,17 @@ describe('Anthropic thinking blocks after a restart', () => {
     // the assistant messages exactly as upstream's converter sends them: the signed thinking and the redacted block
     // on the latest assistant message, none on the earlier tool round
     expect(assistants(0)).toEqual(golden.anthropic_messages.filter((m) => m.role === 'assistant'))
+  })
+
+  it('a third-party endpoint of the same protocol gets no thinking blocks: it cannot check their signatures', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cad-think-'))
+    copyFileSync(join(FIXTURE, 'state.db'), join(dir, 'state.db'))
+    store = new SessionStore(join(dir, 'state.db'))
+    const { agent, assistants } = await setUp([reply([{ type: 'text', text: 'Nothing new.' }], 'end_turn')], false)
+    expect((await agent(golden.session_id).runTurn('RESUMED: and now?')).status).toBe('completed')
+    const sent = assistants(0)
+    expect(sent.length).toBeGreaterThan(0)
+    for (const m of sent) for (const b of m.content as Array<{ type: string }>) expect(b.type).not.toMatch(/thinking/)
   })
 
   it('a session this app wrote keeps them too: the rows carry them and a fresh agent sends them back', async () => {

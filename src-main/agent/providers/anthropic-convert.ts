@@ -26,7 +26,19 @@ export function toAnthropicTools(
   }))
 }
 
-export function toAnthropicMessages(messages: AgentMessage[]): { system: string; messages: AnthropicMessage[] } {
+/**
+ * Whether a base URL is Anthropic's own API, by upstream's rule: "anthropic.com" anywhere in it (or no URL at all).
+ * Thinking signatures are Anthropic's: a third-party endpoint speaking its protocol (MiniMax, Bedrock, Foundry, a
+ * proxy) cannot check them and refuses a request that carries them.
+ */
+export const isDirectAnthropic = (baseUrl: string | null | undefined): boolean =>
+  !baseUrl?.trim() || baseUrl.toLowerCase().includes('anthropic.com')
+
+export function toAnthropicMessages(
+  messages: AgentMessage[],
+  opts: { signedThinking?: boolean } = {}
+): { system: string; messages: AnthropicMessage[] } {
+  const signedThinking = opts.signedThinking ?? true
   const system: string[] = []
   const out: AnthropicMessage[] = []
   const push = (role: 'user' | 'assistant', blocks: Block[]) => {
@@ -37,7 +49,8 @@ export function toAnthropicMessages(messages: AgentMessage[]): { system: string;
     else out.push({ role, content: blocks })
   }
   // Signed thinking goes back on the latest assistant message only (what Anthropic checks; upstream strips it from
-  // earlier ones too), with its signature, or redacted_thinking with its data, untouched.
+  // earlier ones too), with its signature, or redacted_thinking with its data, untouched — and never to a third-party
+  // endpoint (isDirectAnthropic), as upstream sends none there.
   const latestAssistant = messages.findLastIndex((m) => m.role === 'assistant')
   for (const [i, m] of messages.entries()) {
     if (m.role === 'system') {
@@ -53,7 +66,7 @@ export function toAnthropicMessages(messages: AgentMessage[]): { system: string;
       ])
     } else if (m.role === 'assistant') {
       const blocks: Block[] = []
-      if (i === latestAssistant)
+      if (signedThinking && i === latestAssistant)
         for (const t of m.reasoning_details ?? []) if (t.signature || t.data) blocks.push({ ...t })
       if (m.content) blocks.push({ type: 'text', text: m.content })
       for (const tc of m.tool_calls ?? [])

@@ -5,7 +5,7 @@
  */
 // Type-only at load: the SDK is imported on the first call (start-up doesn't pay for a provider it may never use).
 import type Anthropic from '@anthropic-ai/sdk'
-import { thinkingParam, toAnthropicMessages, toAnthropicTools } from './anthropic-convert'
+import { isDirectAnthropic, thinkingParam, toAnthropicMessages, toAnthropicTools } from './anthropic-convert'
 import { CallWatch, resolveCallLimits } from './call-limits'
 import { toProviderError } from './errors'
 import { ArgsBuffer } from './tool-call-assembler'
@@ -77,7 +77,7 @@ async function* streamMessages(
   req: ChatRequest,
   signal?: AbortSignal
 ): AsyncGenerator<StreamEvent> {
-  const { system, messages } = toAnthropicMessages(req.messages)
+  const { system, messages } = toAnthropicMessages(req.messages, { signedThinking: isDirectAnthropic(runtime.baseUrl) })
   const thinking = thinkingParam(req.reasoning)
   let maxTokens = req.maxTokens ?? runtime.maxTokens ?? 4096
   if (thinking && maxTokens <= thinking.budget_tokens) maxTokens = thinking.budget_tokens + 4096
