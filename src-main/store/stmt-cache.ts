@@ -23,7 +23,7 @@ export type AllColumns<T extends SQLiteTable> = Partial<T['$inferSelect']> & Rec
  * A statement typed by what it yields: `R` is a row (`ColumnsOf<…>`), or with `.pluck()` the one value, or with
  * `.raw()` the array of values. Untyped statements yield `unknown`.
  */
-export type Stmt<R = unknown> = Database.Statement<unknown[], R>
+type Stmt<R = unknown> = Database.Statement<unknown[], R>
 
 /**
  * A view cannot take an INDEXED BY hint (read-shim.ts): drop it on shimmed connections. Statements are cached
