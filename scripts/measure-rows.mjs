@@ -41,14 +41,19 @@ for (const sf of program.getSourceFiles()) {
       if (handWritten) rowTypes.push(`${at(n)} ${n.name.text}`)
     }
     if (ts.isAsExpression(n)) {
-      let e = n.expression
-      while (ts.isParenthesizedExpression(e)) e = e.expression
-      if (
+      // The operand, or either side of a `??`/`||` between reads (`(a.get(x) ?? b.get(x)) as T`).
+      const operands = (e) => {
+        while (ts.isParenthesizedExpression(e)) e = e.expression
+        const alt = [ts.SyntaxKind.QuestionQuestionToken, ts.SyntaxKind.BarBarToken]
+        return ts.isBinaryExpression(e) && alt.includes(e.operatorToken.kind)
+          ? [...operands(e.left), ...operands(e.right)]
+          : [e]
+      }
+      const isRead = (e) =>
         ts.isCallExpression(e) &&
         ts.isPropertyAccessExpression(e.expression) &&
         ['get', 'all'].includes(e.expression.name.text)
-      )
-        casts.push(at(n))
+      if (operands(n.expression).some(isRead)) casts.push(at(n))
     }
     if (
       ts.isPropertyAccessExpression(n) &&

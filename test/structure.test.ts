@@ -32,11 +32,15 @@ const outsideStore = tsFiles(join(root, 'src-main'))
 function code(text: string): string {
   return (
     text
-      .replace(/\/\*[\s\S]*?\*\//g, '')
+      // Lines kept (a comment or template leaves its newlines), so a hit's line number is the file's.
+      .replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ''))
       .replace(/(^|[^:])\/\/.*$/gm, '$1')
       .replace(/'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"/g, "''")
       // Template literals: drop the text, keep the \${…} expressions (code could hide there).
-      .replace(/`(?:\\.|[^`\\])*`/g, (t) => `\`${(t.match(/\$\{[^}]*\}/g) ?? []).join(' ')}\``)
+      .replace(/`(?:\\.|[^`\\])*`/g, (t) => {
+        const kept = (t.match(/\$\{[^}]*\}/g) ?? []).join(' ')
+        return `\`${kept}${'\n'.repeat(t.split('\n').length - kept.split('\n').length)}\``
+      })
   )
 }
 
@@ -47,6 +51,46 @@ function hits(pattern: RegExp): string[] {
       .flatMap((line, i) => (pattern.test(line) ? [`${r}:${i + 1}: ${line.trim()}`] : []))
   )
 }
+
+/** Where rows are read: the store, and a memory provider's own database (the only code that may prepare SQL). */
+const sqlFiles = tsFiles(join(root, 'src-main'))
+  .map(rel)
+  .filter((r) => (r.startsWith('src-main/store/') || r.startsWith('src-main/memory/providers/')) && !isTestFile(r))
+
+/**
+ * Lines where a `.get(…)`/`.all(…)` result is cast (`…) as T`, or `(….all()) as T`): the call's parentheses are balanced on the source
+ * without comments and strings, so a cast after a multi-line call counts too. A typed statement (`stmt<R>(…)`,
+ * `prepare<unknown[], R>(…)`, row types from the schema) needs none (CONTRIBUTING.md "Store types"); measured
+ * exactly, with the type checker, by scripts/measure-rows.mjs.
+ */
+function rowCasts(text: string): number[] {
+  const src = code(text)
+  const lines: number[] = []
+  for (const m of src.matchAll(/\.(get|all)\(/g)) {
+    let i = m.index + m[0].length
+    for (let depth = 1; i < src.length && depth > 0; i++) depth += src[i] === '(' ? 1 : src[i] === ')' ? -1 : 0
+    if (/^[\s)]*as\s+(?!const\b)/.test(src.slice(i, i + 40))) lines.push(src.slice(0, m.index).split('\n').length)
+  }
+  return lines
+}
+
+/** Casts left on row reads, all in files another change is rewriting (session-store.ts, session-import.ts). */
+const ROW_CAST_CEILING = 4
+
+describe('structure: rows are typed by their statements', () => {
+  it(`at most ${ROW_CAST_CEILING} casts on a .get()/.all() result in the store and memory providers`, () => {
+    const found = sqlFiles.flatMap((r) => rowCasts(readFileSync(join(root, r), 'utf8')).map((l) => `${r}:${l}`))
+    console.log(`row casts: ${found.length} (ceiling ${ROW_CAST_CEILING})`)
+    expect(found.length, found.join('\n')).toBeLessThanOrEqual(ROW_CAST_CEILING)
+  })
+
+  it('the check finds a cast after a call, on one line or several, and nothing else', () => {
+    expect(rowCasts("const r = stmt(db, 'SELECT 1').get(id) as { n: number }")).toEqual([1])
+    expect(rowCasts('const r = (\n  q\n    .all(a, f(b))\n) as X[]\nconst n = q.all(\n  a\n) as Y[]')).toEqual([3, 5])
+    expect(rowCasts("const r = stmt<R>(db, 'SELECT 1').get(id)\nconst k = ['a'] as const")).toEqual([])
+    expect(rowCasts("// x.get(1) as T\nconst s = 'y.all() as T'")).toEqual([])
+  })
+})
 
 describe('structure: SQL only in the store', () => {
   it('finds the files it checks (a walk that sees nothing cannot fail)', () => {

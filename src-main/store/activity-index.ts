@@ -47,7 +47,7 @@ interface State {
 const states = new WeakMap<Database.Database, State>()
 
 const VERSION = 'SELECT data_version, total_changes() FROM pragma_data_version'
-const version = (db: Database.Database) => stmt(db, VERSION).raw().get() as [number, number]
+const version = (db: Database.Database) => stmt<[number, number]>(db, VERSION).raw().get()!
 
 /**
  * The index's own in-memory database, attached to the store's connection. Not TEMP: SQLite never writes a TEMP
@@ -116,12 +116,16 @@ function build(db: Database.Database): State {
           GROUP BY session_id) m ON m.session_id = s.id`
     ).run()
     const [top, block] = db
-      .prepare(`SELECT COALESCE(MAX(id), 0), ${ftsCount ? `(${ftsCount})` : 'NULL'} FROM main.messages`)
+      .prepare<unknown[], [number, unknown]>(
+        `SELECT COALESCE(MAX(id), 0), ${ftsCount ? `(${ftsCount})` : 'NULL'} FROM main.messages`
+      )
       .raw()
-      .get() as [number, unknown]
+      .get()!
     const messages = Number(db.prepare(`SELECT TOTAL(built_n) FROM ${table}`).pluck().get())
-    const tail = db.prepare('SELECT rowid, id FROM main.sessions ORDER BY rowid DESC LIMIT 1').raw().get() as
-      [number, string] | undefined
+    const tail = db
+      .prepare<unknown[], [number, string]>('SELECT rowid, id FROM main.sessions ORDER BY rowid DESC LIMIT 1')
+      .raw()
+      .get()
     return { top: Number(top), ftsRows: ftsRowCount(block), messages, tail }
   }
   const { top, ftsRows, messages, tail } = db.inTransaction ? fill() : db.transaction(fill)()
@@ -149,8 +153,7 @@ const rereadSql = (st: State) =>
     FROM main.sessions s WHERE s.id = @id) WHERE id = @id AND EXISTS (SELECT 1 FROM main.sessions WHERE id = @id)`
 
 function setTail(db: Database.Database, st: State): void {
-  const tail = stmt(db, 'SELECT rowid, id FROM main.sessions ORDER BY rowid DESC LIMIT 1').raw().get() as
-    [number, string] | undefined
+  const tail = stmt<[number, string]>(db, 'SELECT rowid, id FROM main.sessions ORDER BY rowid DESC LIMIT 1').raw().get()
   st.maxSession = tail ? tail[0] : 0
   st.tailId = tail ? tail[1] : null
 }
@@ -189,13 +192,13 @@ function rereadAll(db: Database.Database, st: State): number {
 function catchUp(db: Database.Database, st: State): number {
   let changed = 0
   const own = st.own
-  const fresh = stmt(
+  const fresh = stmt<[number, string, number, number]>(
     db,
     `SELECT rowid, id, MAX(COALESCE(${own}, started_at, 0), COALESCE(started_at, 0)), COALESCE(started_at, 0)
       FROM main.sessions WHERE rowid >= ? + 0`
   )
     .raw()
-    .all(st.maxSession) as Array<[number, string, number, number]>
+    .all(st.maxSession)
   const tailKept = st.tailId === null || (fresh[0]?.[0] === st.maxSession && fresh[0][1] === st.tailId)
   if (!tailKept) changed += sweep(db, st)
   else if (st.tailId !== null) fresh.shift() // the tail itself: already indexed
@@ -216,29 +219,29 @@ function catchUp(db: Database.Database, st: State): number {
   // re-prepare of the statement.
   // AUTOINCREMENT ids are never reused: a maximum below the last one seen means the newest messages were deleted.
   // The newest id and the FTS row count come from one statement, one snapshot: rows added after it are read next time.
-  const [top, block] = stmt(
+  const [top, block] = stmt<[number, unknown]>(
     db,
     `SELECT COALESCE(MAX(id), 0), ${st.ftsCount ? `(${st.ftsCount})` : 'NULL'} FROM main.messages`
   )
     .raw()
-    .get() as [number, unknown]
+    .get()!
   const ftsRows = st.ftsCount ? ftsRowCount(block) : 0
   if (top < st.maxMessage) {
     st.maxMessage = top
     // Without an FTS count (below) this is the only sign of a delete: the top of the list is read again.
     if (!st.ftsCount) {
       const reread = stmt(db, rereadSql(st))
-      const first = stmt(db, `SELECT id FROM ${st.table} ORDER BY act DESC, started DESC, id DESC LIMIT ?`)
-      for (const id of first.pluck().all(REREAD_TOP) as string[]) changed += reread.run({ id }).changes
+      const first = stmt<string>(db, `SELECT id FROM ${st.table} ORDER BY act DESC, started DESC, id DESC LIMIT ?`)
+      for (const id of first.pluck().all(REREAD_TOP)) changed += reread.run({ id }).changes
     }
   }
-  const recent = stmt(
+  const recent = stmt<[string, number | null, number, number]>(
     db,
     `SELECT session_id, timestamp, id, role = 'user' AND content IS NOT NULL FROM main.messages
       WHERE id > ? + 0 AND id <= ? + 0`
   )
     .raw()
-    .all(st.maxMessage, top) as Array<[string, number | null, number, number]>
+    .all(st.maxMessage, top)
   if (st.ftsCount) {
     // Fewer rows than before plus those added: messages were deleted somewhere (a clear_messages, a rewrite, a
     // session deleted), maybe where nothing else says so. Rare, and one statement: ~40 ms at 10k sessions.

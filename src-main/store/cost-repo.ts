@@ -54,6 +54,9 @@ type ModelUsageRecord = RecordOf<typeof sessionModelUsage.$inferSelect, (typeof 
 /** A session's usage on one local day (tokens and upstream's cost). */
 type DailyUsageRecord = RecordOf<typeof sessionDailyUsage.$inferSelect, (typeof DAILY_COLS)[number]>
 
+/** A session id (the links walk reads ids and non-null parent ids). */
+type SessionId = (typeof sessions.$inferSelect)['id']
+
 const SESSION_SELECT = select(SESSION_COLS)
 const MODEL_SELECT = select(MODEL_COLS)
 const DAILY_SELECT = select(DAILY_COLS)
@@ -76,14 +79,17 @@ function topOf(parentOf: Map<string, string>, id: string): string {
 function repo(conn: () => Database.Database) {
   return {
     session(sessionId: string): CostSession | undefined {
-      return conn().prepare(`SELECT ${SESSION_SELECT} FROM sessions WHERE id = ?`).get(sessionId) as
-        CostSession | undefined
+      return conn()
+        .prepare<unknown[], CostSession>(`SELECT ${SESSION_SELECT} FROM sessions WHERE id = ?`)
+        .get(sessionId)
     },
     /** A parent's subagent runs (sql.ts isDelegateSql, as the list and the session page read them). */
     delegateChildren(parentSessionId: string): CostSession[] {
       return conn()
-        .prepare(`SELECT ${SESSION_SELECT} FROM sessions s WHERE s.parent_session_id = ? AND ${isDelegateSql('s')}`)
-        .all(parentSessionId) as CostSession[]
+        .prepare<unknown[], CostSession>(
+          `SELECT ${SESSION_SELECT} FROM sessions s WHERE s.parent_session_id = ? AND ${isDelegateSql('s')}`
+        )
+        .all(parentSessionId)
     },
     /**
      * The sessions a cost summary since `since` reports at the top level: those active since then that are not a
@@ -95,34 +101,36 @@ function repo(conn: () => Database.Database) {
     ownersActiveSince(since: number): CostSession[] {
       const db = conn()
       const activeIds = db
-        .prepare(
+        .prepare<unknown[], SessionId>(
           `SELECT s.id FROM sessions s
            WHERE COALESCE(s.last_activity_at, s.started_at) >= @since OR s.started_at >= @since`
         )
         .pluck()
-        .all({ since }) as string[]
+        .all({ since })
       const links = db
-        .prepare(
+        .prepare<unknown[], { id: SessionId; parentId: SessionId }>(
           `SELECT s.id AS id, s.parent_session_id AS parentId FROM sessions s
            WHERE s.parent_session_id IS NOT NULL AND ${isDelegateSql('s')}
              AND EXISTS (SELECT 1 FROM sessions p WHERE p.id = s.parent_session_id)`
         )
-        .all() as Array<{ id: string; parentId: string }>
+        .all()
       const parentOf = new Map(links.map((l) => [l.id, l.parentId]))
       const owners = new Set<string>()
       for (const id of activeIds) owners.add(topOf(parentOf, id))
       return db
-        .prepare(`SELECT ${SESSION_SELECT} FROM sessions WHERE id IN (SELECT value FROM json_each(?))`)
-        .all(JSON.stringify([...owners])) as CostSession[]
+        .prepare<unknown[], CostSession>(
+          `SELECT ${SESSION_SELECT} FROM sessions WHERE id IN (SELECT value FROM json_each(?))`
+        )
+        .all(JSON.stringify([...owners]))
     },
     /** Per-route usage rows, of one session or of the whole store. */
     modelRows(sessionId?: string): ModelUsageRecord[] {
       return conn()
-        .prepare(
+        .prepare<unknown[], ModelUsageRecord>(
           `SELECT ${MODEL_SELECT} FROM session_model_usage
            ${sessionId === undefined ? '' : 'WHERE session_id = ?'} ORDER BY session_id, model`
         )
-        .all(...(sessionId === undefined ? [] : [sessionId])) as ModelUsageRecord[]
+        .all(...(sessionId === undefined ? [] : [sessionId]))
     },
     /**
      * Per-day usage rows of one session or of the whole store (tokens and upstream's cost per local day). The
@@ -130,12 +138,12 @@ function repo(conn: () => Database.Database) {
      */
     dailyRows(sessionId?: string): DailyUsageRecord[] {
       return conn()
-        .prepare(
+        .prepare<unknown[], DailyUsageRecord>(
           `SELECT ${DAILY_SELECT} FROM session_daily_usage
            WHERE ${sessionId === undefined ? 'session_id IN (SELECT id FROM sessions)' : 'session_id = ?'}
            ORDER BY session_id, day`
         )
-        .all(...(sessionId === undefined ? [] : [sessionId])) as DailyUsageRecord[]
+        .all(...(sessionId === undefined ? [] : [sessionId]))
     }
   }
 }

@@ -14,7 +14,10 @@
  */
 import type Database from 'better-sqlite3'
 import { CaduceusError } from '@shared/contract'
-import { stmt } from './stmt-cache'
+import { stmt, type ColumnsOf } from './stmt-cache'
+import type { messages, sqliteMaster } from './schema'
+
+type MasterColumns = ColumnsOf<typeof sqliteMaster, 'name' | 'sql'>
 
 interface FtsTable {
   name: string
@@ -27,11 +30,12 @@ const qi = (s: string) => `"${s.replace(/"/g, '""')}"`
 
 /** FTS5 tables that keep per-row sizes (the default), i.e. every index upstream or Caduceus creates. */
 function ftsTables(db: Database.Database): FtsTable[] {
-  const rows = stmt(
+  // `sql LIKE …` holds only where sql is not NULL.
+  const rows = stmt<{ name: MasterColumns['name']; sql: NonNullable<MasterColumns['sql']> }>(
     db,
     `SELECT name, sql FROM main.sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%fts5%'
       AND EXISTS (SELECT 1 FROM main.sqlite_master d WHERE d.name = sqlite_master.name || '_docsize')`
-  ).all() as Array<{ name: string; sql: string }>
+  ).all()
   return rows.map(({ name, sql }) => {
     const body = sql.slice(sql.indexOf('(') + 1, sql.lastIndexOf(')'))
     const args = body.split(',').map((a) => a.trim())
@@ -74,9 +78,9 @@ export function ftsVarints(buf: Buffer): number[] {
 }
 
 const recorded = (db: Database.Database, t: FtsTable, rowid: number): number[] | null => {
-  const sz = stmt(db, `SELECT sz FROM main.${qi(t.name + '_docsize')} WHERE id = ?`)
+  const sz = stmt<Buffer>(db, `SELECT sz FROM main.${qi(t.name + '_docsize')} WHERE id = ?`)
     .pluck()
-    .get(rowid) as Buffer | undefined
+    .get(rowid)
   return sz ? ftsVarints(sz) : null
 }
 
@@ -90,7 +94,7 @@ function counts(db: Database.Database, t: FtsTable, values: unknown[]): number[]
   db.prepare(`INSERT INTO temp.${scratch}(rowid, ${cols}) VALUES (1, ${t.cols.map(() => '?').join(', ')})`).run(
     ...values
   )
-  const sz = db.prepare(`SELECT sz FROM temp.${scratch}_docsize WHERE id = 1`).pluck().get() as Buffer
+  const sz = db.prepare<unknown[], Buffer>(`SELECT sz FROM temp.${scratch}_docsize WHERE id = 1`).pluck().get()!
   db.prepare(`DELETE FROM temp.${scratch} WHERE rowid = 1`).run()
   return ftsVarints(sz)
 }
@@ -101,9 +105,9 @@ const same = (a: number[], b: number[]) => a.length === b.length && a.every((x, 
 
 /** The values of `rowid` as each FTS table sees them (content table or external-content view). */
 function valuesOf(db: Database.Database, t: FtsTable, rowid: number): unknown[] | null {
-  const row = stmt(db, `SELECT ${t.cols.map(qi).join(', ')} FROM main.${qi(t.name)} WHERE rowid = ?`)
+  const row = stmt<unknown[]>(db, `SELECT ${t.cols.map(qi).join(', ')} FROM main.${qi(t.name)} WHERE rowid = ?`)
     .raw()
-    .get(rowid) as unknown[] | undefined
+    .get(rowid)
   return row ?? null
 }
 
@@ -136,12 +140,12 @@ const insertAs = (db: Database.Database, t: FtsTable, rowid: number, values: unk
 
 /** Message ids of `sessionIds` whose text holds a NUL byte (the only rows tokenizers disagree on). */
 export function nulMessageIds(db: Database.Database, sessionIds: string[]): number[] {
-  const q = stmt(
+  const q = stmt<(typeof messages.$inferSelect)['id']>(
     db,
     `SELECT id FROM main.messages WHERE session_id = ? AND (instr(CAST(content AS BLOB), X'00') > 0
       OR instr(CAST(tool_calls AS BLOB), X'00') > 0 OR instr(CAST(tool_name AS BLOB), X'00') > 0)`
   ).pluck()
-  return sessionIds.flatMap((s) => q.all(s) as number[])
+  return sessionIds.flatMap((s) => q.all(s))
 }
 
 /**

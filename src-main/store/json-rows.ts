@@ -26,13 +26,13 @@ function wrapped(sql: string, width: number): string {
 /** `sql` must name its `width` columns c0, c1, …; rows come back in the order `sql` yields them. */
 export function rowsViaJson(db: Database.Database, sql: string, width: number, args: unknown[]): unknown[][] {
   try {
-    const text = stmt(db, wrapped(sql, width))
+    const text = stmt<string>(db, wrapped(sql, width))
       .pluck()
-      .get(...args) as string
-    return JSON.parse(text) as unknown[][]
+      .get(...args)
+    return JSON.parse(text!) as unknown[][]
   } catch {
-    return stmt(db, sql)
+    return stmt<unknown[]>(db, sql)
       .raw()
-      .all(...args) as unknown[][]
+      .all(...args)
   }
 }

@@ -35,7 +35,7 @@ export function markers(modelConfig: string | null) {
 }
 
 export function lineageRow(db: Database.Database, id: string): LineageRow | undefined {
-  return stmt(db, `SELECT ${COLS} FROM sessions WHERE id = ?`).get(id) as LineageRow | undefined
+  return stmt<LineageRow>(db, `SELECT ${COLS} FROM sessions WHERE id = ?`).get(id)
 }
 
 /**
@@ -90,26 +90,26 @@ export function pathFromRoot(db: Database.Database, id: string, opts: { chosen?:
 
 /** The child a compression-ended parent's chain goes on through (continuationOrderSql's first candidate). */
 function chosenChild(db: Database.Database, parentId: string): LineageRow | undefined {
-  return (
-    stmt(
-      db,
-      `SELECT ${COLS} FROM sessions k INDEXED BY idx_sessions_parent WHERE parent_session_id = ?
+  return stmt<LineageRow>(
+    db,
+    `SELECT ${COLS} FROM sessions k INDEXED BY idx_sessions_parent WHERE parent_session_id = ?
        ORDER BY ${continuationOrderSql('k')}`
-    ).all(parentId) as LineageRow[]
-  ).find(isContinuationCandidate)
+  )
+    .all(parentId)
+    .find(isContinuationCandidate)
 }
 
 /** Forward walk from `row` through compression continuations (the row itself excluded). */
 export function forwardFrom(db: Database.Database, row: LineageRow, seen = new Set<string>([row.id])): LineageRow[] {
   const out: LineageRow[] = []
-  const children = stmt(
+  const children = stmt<LineageRow>(
     db,
     `SELECT ${COLS} FROM sessions k INDEXED BY idx_sessions_parent WHERE parent_session_id = ?
      ORDER BY ${continuationOrderSql('k')}`
   )
   let cur = row
   for (let i = 0; i < MAX_STEPS && cur.end_reason === 'compression'; i++) {
-    const next = (children.all(cur.id) as LineageRow[]).find((c) => !seen.has(c.id) && isContinuationCandidate(c))
+    const next = children.all(cur.id).find((c) => !seen.has(c.id) && isContinuationCandidate(c))
     if (!next) break
     out.push(next)
     seen.add(next.id)
@@ -141,12 +141,12 @@ export function chainTips(db: Database.Database, ids: Iterable<string>): Map<str
   const out = new Map<string, string>()
   const list = [...new Set(ids)]
   if (!list.length) return out
-  const continued = stmt(
+  const continued = stmt<[LineageRow['id']]>(
     db,
     `SELECT id FROM sessions WHERE id IN (SELECT value FROM json_each(?)) AND end_reason = 'compression'`
   )
     .raw()
-    .all(JSON.stringify(list)) as Array<[string]>
+    .all(JSON.stringify(list))
   for (const [id] of continued) {
     const tip = resumeTip(db, id)
     if (tip !== id) out.set(id, tip)
@@ -174,10 +174,10 @@ export function lineageRoot(db: Database.Database, id: string | null | undefined
 
 /** Sessions branched from `id` on one channel (an API conversation's edited histories), newest first. */
 export function branchesOf(db: Database.Database, id: string, source: string): string[] {
-  const rows = stmt(
+  const rows = stmt<Pick<LineageRow, 'id'>>(
     db,
     `SELECT id FROM sessions INDEXED BY idx_sessions_parent WHERE parent_session_id = ? AND source = ?
        AND model_config LIKE '%"_branched_from"%' ORDER BY started_at DESC, id DESC LIMIT 64`
-  ).all(id, source) as Array<{ id: string }>
+  ).all(id, source)
   return rows.map((r) => r.id)
 }

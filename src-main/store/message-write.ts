@@ -3,7 +3,8 @@
  * one transaction, so the counter other processes watch (the agent cache's change detector) never lies.
  */
 import type Database from 'better-sqlite3'
-import { stmt } from './stmt-cache'
+import { stmt, type ColumnsOf } from './stmt-cache'
+import type { sessions } from './schema'
 import { normalizeNulRows } from './fts-nul'
 import type { NewMessage } from './types'
 import { CompressionSessionClosedError, invalid, notFound } from './errors'
@@ -51,8 +52,10 @@ const OPTIONAL = ['reasoning_content', 'reasoning_details'] as const
 /** Appends in the caller's transaction; returns the new row ids. */
 export function appendRows(db: Database.Database, sessionId: string, msgs: NewMessage[]): number[] {
   msgs.forEach(validate)
-  const session = stmt(db, 'SELECT ended_at, end_reason FROM sessions WHERE id = ?').get(sessionId) as
-    { ended_at: number | null; end_reason: string | null } | undefined
+  const session = stmt<ColumnsOf<typeof sessions, 'ended_at' | 'end_reason'>>(
+    db,
+    'SELECT ended_at, end_reason FROM sessions WHERE id = ?'
+  ).get(sessionId)
   if (!session) throw notFound(sessionId)
   if (session.end_reason === 'compression') throw new CompressionSessionClosedError(sessionId)
   if (msgs.length === 0) return []

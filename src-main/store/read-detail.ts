@@ -1,6 +1,7 @@
 /** Session detail: lineage (chain, parent, branches, delegate children) and usage by model. */
 import type Database from 'better-sqlite3'
-import { stmt } from './stmt-cache'
+import { stmt, type AllColumns, type ColumnsOf } from './stmt-cache'
+import type { sessionModelUsage, sessions } from './schema'
 import { maskUrlCredentials, type ModelUsage, type SessionDetail, type SessionRef } from '@shared/contract'
 import { compressionChain } from './lineage'
 import { refOf, summaryById } from './read-summary'
@@ -9,20 +10,24 @@ import { moneyOf } from './usage'
 import { num, numOrNull } from './util'
 import { existingColumns } from './reconcile'
 
+/** The session's prompt, from system_prompts by hash or inline: checked for text where it is used. */
+type Prompt = { prompt: unknown }
+
 function childRefs(db: Database.Database, parentIds: string[], kindSql: string): SessionRef[] {
   if (parentIds.length === 0) return []
-  const ids = stmt(
+  const ids = stmt<ColumnsOf<typeof sessions, 'id'>>(
     db,
     `SELECT s.id FROM sessions s INDEXED BY idx_sessions_parent WHERE s.parent_session_id IN (${parentIds.map(() => '?').join(',')})
     AND ${kindSql} ORDER BY s.started_at, s.id`
-  ).all(...parentIds) as Array<{ id: string }>
+  ).all(...parentIds)
   return ids.map((r) => refOf(db, r.id)).filter((r): r is SessionRef => r !== null)
 }
 
 export function usageByModel(db: Database.Database, sessionId: string): ModelUsage[] {
-  const rows = stmt(db, `SELECT * FROM session_model_usage WHERE session_id = ? ORDER BY first_seen, model`).all(
-    sessionId
-  ) as Array<Record<string, unknown>>
+  const rows = stmt<AllColumns<typeof sessionModelUsage>>(
+    db,
+    `SELECT * FROM session_model_usage WHERE session_id = ? ORDER BY first_seen, model`
+  ).all(sessionId)
   return rows.map((r) => {
     const tokens = {
       input: num(r.input_tokens),
@@ -52,11 +57,11 @@ export function usageByModel(db: Database.Database, sessionId: string): ModelUsa
 
 /** The session's stored system prompt (by hash or inline), or null. */
 export function storedSystemPrompt(db: Database.Database, id: string): string | null {
-  const row = stmt(
+  const row = stmt<Prompt>(
     db,
     `SELECT COALESCE((SELECT prompt FROM system_prompts p WHERE p.hash = s.system_prompt_hash), s.system_prompt) AS prompt
     FROM sessions s WHERE id = ?`
-  ).get(id) as { prompt: unknown } | undefined
+  ).get(id)
   return typeof row?.prompt === 'string' && row.prompt !== '' ? row.prompt : null
 }
 
@@ -80,12 +85,12 @@ export function sessionDetail(db: Database.Database, profile: string, id: string
   const root = chainRows[0]
   // The prompt lives in system_prompts by hash (v25+) or inline (older homes); the read shim supplies whichever
   // the home lacks, so one query serves both.
-  const extra = stmt(
+  const extra = stmt<ColumnsOf<typeof sessions, 'cwd' | 'git_branch' | 'api_call_count'> & Prompt>(
     db,
     `SELECT cwd, git_branch, api_call_count,
       COALESCE((SELECT prompt FROM system_prompts p WHERE p.hash = s.system_prompt_hash), s.system_prompt) AS prompt
     FROM sessions s WHERE id = ?`
-  ).get(id) as Record<string, unknown>
+  ).get(id)!
   const branches = childRefs(db, chainIds, anyBranchSql('s'))
   const delegateChildren = childRefs(db, chainIds, isDelegateSql('s'))
   return {
@@ -103,8 +108,8 @@ export function sessionDetail(db: Database.Database, profile: string, id: string
       ).filter((r) => !chainIds.includes(r.id))
     },
     usage: usageByModel(db, id),
-    cwd: (extra.cwd as string | null) ?? null,
-    gitBranch: (extra.git_branch as string | null) ?? null,
+    cwd: extra.cwd ?? null,
+    gitBranch: extra.git_branch ?? null,
     apiCallCount: num(extra.api_call_count),
     systemPrompt: typeof extra.prompt === 'string' && extra.prompt !== '' ? extra.prompt : null
   }

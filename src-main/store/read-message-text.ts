@@ -72,12 +72,9 @@ function preview(text: string): { text: string; cut: boolean } {
 
 /** A cut tool_calls column: each call with its arguments' preview and size. */
 function cutToolCalls(db: Database.Database, messageId: number): ToolCall[] | null {
-  const rows = stmt(db, CALLS_SQL).all({ id: messageId }) as Array<{
-    id: unknown
-    name: string
-    args: string | null
-    bytes: number | null
-  }>
+  const rows = stmt<{ id: unknown; name: string; args: string | null; bytes: number | null }>(db, CALLS_SQL).all({
+    id: messageId
+  })
   if (!rows.length) return null
   return rows.map((r) => {
     const p = preview(r.args ?? '{}')
@@ -189,13 +186,13 @@ function pairsBefore(pairs: number[], cp: number): number {
 function loadField(db: Database.Database, q: TextField): string | null {
   if (q.field === 'arguments') {
     if (!stmt(db, 'SELECT 1 FROM messages WHERE id = ? AND session_id = ?').get(q.messageId, q.sessionId)) return null
-    const r = stmt(db, ARGS_SQL).get({ id: q.messageId, index: q.callIndex }) as { text: unknown } | undefined
+    const r = stmt<{ text: unknown }>(db, ARGS_SQL).get({ id: q.messageId, index: q.callIndex })
     return r ? (typeof r.text === 'string' ? r.text : JSON.stringify(r.text ?? {})) : null
   }
   const col = q.field === 'content' ? 'content' : REASONING
-  const r = stmt(db, `SELECT ${col} AS text FROM messages WHERE id = ? AND session_id = ?`).get(
+  const r = stmt<{ text: unknown }>(db, `SELECT ${col} AS text FROM messages WHERE id = ? AND session_id = ?`).get(
     q.messageId,
     q.sessionId
-  ) as { text: unknown } | undefined
+  )
   return r ? (typeof r.text === 'string' ? r.text : '') : null
 }

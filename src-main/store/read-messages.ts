@@ -1,6 +1,6 @@
 /** Transcript reads: contract message pages and OpenAI-style history for rebuilding an agent. */
 import type Database from 'better-sqlite3'
-import { stmt } from './stmt-cache'
+import { stmt, type AllColumns } from './stmt-cache'
 import type { CallUsage, Message, MessagePage, ToolCall } from '@shared/contract'
 import { moneyFromTurn, type TurnCostStatus } from '@shared/contract/money'
 import type { ConversationMessage } from './types'
@@ -8,6 +8,10 @@ import { num, numOrNull, safeJson } from './util'
 import { cutRow, PAGE_COLS, withinBudget } from './read-message-text'
 import { displayContent } from './content-codec'
 import { existingColumns } from './reconcile'
+import type { messages } from './schema'
+
+/** A message as the page and history statements select it: its columns (some cut) and computed ones beside them. */
+type MessageFields = AllColumns<typeof messages>
 
 const COLS = `id, session_id, role, content, tool_calls, tool_call_id, tool_name, reasoning, reasoning_content, timestamp,
   token_count, finish_reason, display_kind, api_content`
@@ -104,26 +108,29 @@ export function messagePage(db: Database.Database, sessionId: string, o: PageOpt
   // Long fields arrive cut (previews + lengths) and the page within its size budget: see read-message-text.ts.
   // LIMIT as a literal (an integer clamped above): SQLite 3.53 re-prepares a statement each time a bound LIMIT changes.
   const fwd = (n: number) =>
-    stmt(db, `SELECT ${PAGE_COLS} FROM messages WHERE session_id = ? AND ${VISIBLE} AND id > ? ORDER BY id LIMIT ${n}`)
+    stmt<MessageFields>(
+      db,
+      `SELECT ${PAGE_COLS} FROM messages WHERE session_id = ? AND ${VISIBLE} AND id > ? ORDER BY id LIMIT ${n}`
+    )
   const back = (n: number) =>
-    stmt(
+    stmt<MessageFields>(
       db,
       `SELECT ${PAGE_COLS} FROM messages WHERE session_id = ? AND ${VISIBLE} AND id < ? ORDER BY id DESC LIMIT ${n}`
     )
-  let rows: Array<Record<string, unknown>>
+  let rows: MessageFields[]
   let from: 'start' | 'end' | number = 'end'
   if (o.afterId !== undefined) {
-    rows = fwd(limit).all(sessionId, o.afterId) as Array<Record<string, unknown>>
+    rows = fwd(limit).all(sessionId, o.afterId)
     from = 'start'
   } else if (o.aroundId !== undefined) {
     const before = Math.floor(limit / 2)
-    const older = (back(before).all(sessionId, o.aroundId) as Array<Record<string, unknown>>).reverse()
-    rows = [...older, ...(fwd(limit - before).all(sessionId, o.aroundId - 1) as Array<Record<string, unknown>>)]
+    const older = back(before).all(sessionId, o.aroundId).reverse()
+    rows = [...older, ...fwd(limit - before).all(sessionId, o.aroundId - 1)]
     from = older.length
   } else
-    rows = (
-      back(limit).all(sessionId, o.beforeId ?? Number.MAX_SAFE_INTEGER) as Array<Record<string, unknown>>
-    ).reverse()
+    rows = back(limit)
+      .all(sessionId, o.beforeId ?? Number.MAX_SAFE_INTEGER)
+      .reverse()
   const items = withinBudget(
     rows.map((r) => cutRow(db, toMessage(r), r)),
     from
@@ -135,11 +142,11 @@ export function messagePage(db: Database.Database, sessionId: string, o: PageOpt
     last = items[items.length - 1]?.id
   const held =
     o.afterId !== undefined && o.sinceId !== undefined
-      ? (stmt(
+      ? stmt<{ visible: number; compacted: number }>(
           db,
           `SELECT COUNT(*) AS visible, COALESCE(SUM(COALESCE(active, 1) = 0), 0) AS compacted FROM messages
            WHERE session_id = ? AND ${VISIBLE} AND id >= ? AND id <= ?`
-        ).get(sessionId, o.sinceId, o.afterId) as { visible: number; compacted: number })
+        ).get(sessionId, o.sinceId, o.afterId)!
       : undefined
   return {
     items,
@@ -158,10 +165,10 @@ export function conversation(
 ): ConversationMessage[] {
   // reasoning_details is read where the home has the column (every upstream schema this app opens does).
   const details = existingColumns(db, 'messages').has('reasoning_details') ? ', reasoning_details' : ''
-  const rows = stmt(
+  const rows = stmt<MessageFields>(
     db,
     `SELECT ${COLS}${details} FROM messages WHERE session_id = ? AND COALESCE(active, 1) = 1 ORDER BY id`
-  ).all(sessionId) as Array<Record<string, unknown>>
+  ).all(sessionId)
   const out: ConversationMessage[] = []
   for (const r of rows) {
     const role = String(r.role)

@@ -1,6 +1,7 @@
 /** Row → contract SessionSummary / SessionRef projection shared by list, detail and summary reads. */
 import type Database from 'better-sqlite3'
-import { stmt } from './stmt-cache'
+import { stmt, type ColumnsOf } from './stmt-cache'
+import type { sessions } from './schema'
 import type { SessionRef, SessionSummary } from '@shared/contract'
 import { kindOf, pathFromRoot, type LineageRow } from './lineage'
 import { moneyOf } from './usage'
@@ -201,8 +202,10 @@ function chainLookup(db: Database.Database, r: SummaryRow): ChainFacts {
     previewRaw: null
   }
   if (root.id === r.id) return facts
-  const first = stmt(db, 'SELECT title, archived FROM sessions WHERE id = ?').get(root.id) as
-    { title: string | null; archived: number | null } | undefined
+  const first = stmt<ColumnsOf<typeof sessions, 'title' | 'archived'>>(
+    db,
+    'SELECT title, archived FROM sessions WHERE id = ?'
+  ).get(root.id)
   if (first) {
     facts.title = first.title
     facts.archived = first.archived
@@ -298,12 +301,12 @@ export function toSummary(
 }
 
 export function summaryById(db: Database.Database, profile: string, id: string): SessionSummary | null {
-  const row = stmt(db, `SELECT ${SUMMARY_COLS} FROM sessions s WHERE s.id = ?`).get(id) as SummaryRow | undefined
+  const row = stmt<SummaryRow>(db, `SELECT ${SUMMARY_COLS} FROM sessions s WHERE s.id = ?`).get(id)
   return row ? toSummary(db, profile, row) : null
 }
 
 export function refOf(db: Database.Database, id: string): SessionRef | null {
-  const r = stmt(db, `SELECT ${SUMMARY_COLS} FROM sessions s WHERE s.id = ?`).get(id) as SummaryRow | undefined
+  const r = stmt<SummaryRow>(db, `SELECT ${SUMMARY_COLS} FROM sessions s WHERE s.id = ?`).get(id)
   if (!r) return null
   const parent = r.parent_exists ? ({ end_reason: r.parent_end_reason ?? null } as LineageRow) : undefined
   return {

@@ -29,9 +29,12 @@ import {
   asyncDelegations,
   delegationChildUsage,
   sessions,
-  messages
+  messages,
+  type pragmaTableInfo,
+  type sqliteMaster
 } from './schema'
 import type { HomeShape } from './shape'
+import type { ColumnsOf } from './stmt-cache'
 
 export interface ReconcileReport {
   createdTables: string[]
@@ -42,7 +45,11 @@ export interface ReconcileReport {
 }
 
 export function existingColumns(db: Database.Database, table: string): Set<string> {
-  const rows = db.prepare(`PRAGMA main.table_info("${table.replace(/"/g, '""')}")`).all() as Array<{ name: string }>
+  const rows = db
+    .prepare<unknown[], ColumnsOf<typeof pragmaTableInfo, 'name'>>(
+      `PRAGMA main.table_info("${table.replace(/"/g, '""')}")`
+    )
+    .all()
   return new Set(rows.map((r) => r.name))
 }
 
@@ -143,8 +150,8 @@ function reconcileCurrent(db: Database.Database, report: ReconcileReport): void 
     }
   }
   // Only stamp when absent: an older stamped version is upstream's cue to run its own migrations.
-  const row = db.prepare('SELECT MAX(version) AS v FROM schema_version').get() as { v: number | null }
-  if (row.v === null) db.prepare('INSERT INTO schema_version(version) VALUES (?)').run(SCHEMA_VERSION)
+  const version = db.prepare<unknown[], number | null>('SELECT MAX(version) FROM schema_version').pluck().get()
+  if (version === null) db.prepare('INSERT INTO schema_version(version) VALUES (?)').run(SCHEMA_VERSION)
 }
 
 /**
@@ -159,9 +166,11 @@ const CJK_TRIGGERS = ['messages_fts_cjk_insert', 'messages_fts_cjk_delete', 'mes
 
 export function detachUnservableCjk(db: Database.Database): boolean {
   const live = db
-    .prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?, ?)`)
+    .prepare<unknown[], (typeof sqliteMaster.$inferSelect)['name']>(
+      `SELECT name FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?, ?)`
+    )
     .pluck()
-    .all(...CJK_TRIGGERS) as string[]
+    .all(...CJK_TRIGGERS)
   if (live.length === 0) return false
   try {
     // Only a query (not a bare SELECT) makes FTS5 load the table's tokenizer.

@@ -13,11 +13,14 @@ import { prepareOnce, stmt } from './stmt-cache'
 import { matchTerm, nearItems, toInstr, toMatch, type Node, type Term } from './search-query'
 import { SHORT_LOOKUP, STALE_ROWS, isShortTerm, shortIndexState } from './short-index'
 import { archivedSql, shownSql } from './sql'
+import type { messages } from './schema'
 
 const VISIBLE = "(m.active = 1 OR m.compacted = 1) AND COALESCE(m.display_kind, '') <> 'hidden'"
 /** Above this many index matches, sessions are grouped from the page only (counting would cost more than the page). */
 const COUNT_CAP = 20_000
-type Row = [string, number]
+type MessageId = (typeof messages.$inferSelect)['id']
+/** A matching message: its session and id. */
+type Row = [(typeof messages.$inferSelect)['session_id'], MessageId]
 
 function group(rows: Row[]): Map<string, { hits: number; title: string | null }> {
   const out = new Map<string, { hits: number; title: string | null }>()
@@ -224,31 +227,31 @@ export function matchRows(
     const fargs: unknown[] = []
     const from = `(SELECT rowid AS id FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid DESC LIMIT 1000000000) f
       CROSS JOIN messages m ON m.id = f.id WHERE ${VISIBLE}${messageFilter(filters, fargs)}`
-    ids = prepareOnce(db, `SELECT m.id FROM ${from} LIMIT ?`)
+    ids = prepareOnce<MessageId>(db, `SELECT m.id FROM ${from} LIMIT ?`)
       .pluck()
-      .all(match, ...fargs, n) as number[]
-    const many = prepareOnce(db, `SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`)
+      .all(match, ...fargs, n)
+    const many = prepareOnce<number>(db, `SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`)
       .pluck()
-      .get(match, COUNT_CAP + 1) as number
+      .get(match, COUNT_CAP + 1)!
     sessions =
       many > COUNT_CAP
         ? new Map()
         : group(
-            prepareOnce(db, `SELECT m.session_id AS s, m.id FROM ${from}`)
+            prepareOnce<Row>(db, `SELECT m.session_id AS s, m.id FROM ${from}`)
               .raw()
-              .all(match, ...fargs) as Row[]
+              .all(match, ...fargs)
           )
   } else if (!sources.has('scan')) {
     // Every term has an index (Caduceus's short index among them): ids from a compound of index lookups.
     const params: unknown[] = []
     const set = idSet(tree, src, short?.indexedTo ?? 0, params)
     const filter = messageFilter(filters, params)
-    const rows = prepareOnce(
+    const rows = prepareOnce<Row>(
       db,
       `SELECT m.session_id AS s, m.id FROM messages m WHERE m.id IN (${set}) AND ${VISIBLE}${filter} ORDER BY m.id`
     )
       .raw()
-      .all(...params) as Row[]
+      .all(...params)
     ids = rows
       .slice(-n)
       .map((r) => Number(r[1]))
@@ -258,12 +261,12 @@ export function matchRows(
     // A scan or a mixed tree: one pass over every row (complete at any size), newest page and counts together.
     const cond = condition(tree, src, params)
     const fargs: unknown[] = []
-    const rows = prepareOnce(
+    const rows = prepareOnce<Row>(
       db,
       `SELECT m.session_id AS s, m.id FROM messages m WHERE ${VISIBLE} AND ${cond}${messageFilter(filters, fargs)}`
     )
       .raw()
-      .all(...params, ...fargs) as Row[]
+      .all(...params, ...fargs)
     ids = rows
       .slice(-n)
       .map((r) => Number(r[1]))

@@ -4,7 +4,8 @@
  * every matching session counted, titles match too, and the fallback used is said in the result.
  */
 import type Database from 'better-sqlite3'
-import { stmt } from './stmt-cache'
+import { stmt, type ColumnsOf } from './stmt-cache'
+import type { messages, sessions } from './schema'
 import { displayContent } from './content-codec'
 import type { HomeShape } from './shape'
 import { parseQuery, positiveTerms, toInstr, type Term } from './search-query'
@@ -12,6 +13,8 @@ import { matchRows, sessionConditions, type Matches, type SearchFilters } from '
 import { chainTips } from './lineage'
 import { foldCase } from './fold'
 import { num } from './util'
+
+type SessionColumns = typeof sessions.$inferSelect
 
 export { MAX_FTS5_QUERY_CHARS } from './search-query'
 export type { SearchFilters } from './search-match'
@@ -109,11 +112,14 @@ export function searchMessages(
   const highlight = positiveTerms(tree)
   let hits: RawHit[] = []
   if (page.length) {
-    const rows = stmt(
+    const rows = stmt<
+      ColumnsOf<typeof messages, 'id' | 'session_id' | 'role' | 'timestamp' | 'content' | 'tool_name' | 'tool_calls'> &
+        ColumnsOf<typeof sessions, 'title'>
+    >(
       db,
       `SELECT m.id, m.session_id, m.role, m.timestamp, m.content, m.tool_name, m.tool_calls, s.title FROM messages m
         LEFT JOIN sessions s ON s.id = m.session_id WHERE m.id IN (SELECT value FROM json_each(?))`
-    ).all(JSON.stringify(page)) as Array<Record<string, unknown>>
+    ).all(JSON.stringify(page))
     const byId = new Map(rows.map((r) => [Number(r.id), r]))
     hits = page.flatMap((id) => {
       const r = byId.get(id)
@@ -144,13 +150,14 @@ export function searchMessages(
     const scoped = sessionConditions(filters, fargs)
       .map((c) => ` AND ${c}`)
       .join('')
-    titles = (
-      stmt(
-        db,
-        `SELECT s.id, s.title FROM sessions s WHERE s.title IS NOT NULL AND ${cond}${scoped}
+    // `s.title IS NOT NULL`: every title here is text.
+    titles = stmt<{ id: SessionColumns['id']; title: NonNullable<SessionColumns['title']> }>(
+      db,
+      `SELECT s.id, s.title FROM sessions s WHERE s.title IS NOT NULL AND ${cond}${scoped}
         ORDER BY COALESCE(s.last_activity_at, s.started_at) DESC LIMIT ?`
-      ).all(...params, ...fargs, n) as Array<{ id: string; title: string }>
-    ).map((r) => ({ sessionId: r.id, title: r.title }))
+    )
+      .all(...params, ...fargs, n)
+      .map((r) => ({ sessionId: r.id, title: r.title }))
   } catch (err) {
     problems.push(`titles: ${(err as Error).message}`)
   }
@@ -191,10 +198,10 @@ function byChain(
   // just the ones matchRows saw ended that way.
   const tips = chainTips(db, [...hits.map((h) => h.sessionId), ...titles.map((t) => t.sessionId), ...continued])
   if (!tips.size) return { hits, titles, sessions }
-  const titleOf = stmt(db, 'SELECT title AS plucked FROM sessions WHERE id = ?').pluck()
+  const titleOf = stmt<SessionColumns['title']>(db, 'SELECT title AS plucked FROM sessions WHERE id = ?').pluck()
   const tipTitle = new Map<string, string | null>()
   const named = (id: string) => {
-    if (!tipTitle.has(id)) tipTitle.set(id, (titleOf.get(id) as string | null | undefined) ?? null)
+    if (!tipTitle.has(id)) tipTitle.set(id, titleOf.get(id) ?? null)
     return tipTitle.get(id)!
   }
   const merged = new Map<string, { hits: number; title: string | null }>()
@@ -204,7 +211,7 @@ function byChain(
     const into = merged.get(key) ?? { hits: 0, title: tip ? named(tip) : g.title }
     into.hits += g.hits
     // continuations are often untitled: the chain goes by a segment's title, as the list names it
-    into.title ??= g.title ?? (tip ? (titleOf.get(id) as string | null | undefined) : null) ?? null
+    into.title ??= g.title ?? (tip ? titleOf.get(id) : null) ?? null
     merged.set(key, into)
   }
   const seen = new Set<string>()

@@ -9,13 +9,16 @@
  * another SQLite tokenized differently were re-based (fts-nul.ts), so every index stays consistent.
  */
 import type Database from 'better-sqlite3'
-import { stmt } from './stmt-cache'
+import { stmt, type ColumnsOf } from './stmt-cache'
+import type { pragmaTableInfo, sessions } from './schema'
 import { marker } from './sql'
 import { adoptNulRows, nulMessageIds } from './fts-nul'
 import { setFlag } from './session-write'
 import { dropUsageRows } from './usage-rows'
 import { nowSeconds } from './util'
 import type { SessionRecord } from './types'
+
+type SessionId = (typeof sessions.$inferSelect)['id']
 
 /** Upstream's prune/archive filter surface (`_prune_filter_where`), all ANDed. */
 export interface PruneFilter {
@@ -90,29 +93,34 @@ function pruneWhere(f: PruneFilter, cols: Set<string>): { where: string; params:
 }
 
 const sessionColumns = (db: Database.Database) =>
-  new Set((db.prepare('PRAGMA main.table_info(sessions)').all() as Array<{ name: string }>).map((r) => r.name))
+  new Set(
+    db
+      .prepare<unknown[], ColumnsOf<typeof pragmaTableInfo, 'name'>>('PRAGMA main.table_info(sessions)')
+      .all()
+      .map((r) => r.name)
+  )
 
 /** What a prune with `f` would delete, oldest first (upstream's `list_prune_candidates`). */
 export function pruneCandidates(db: Database.Database, f: PruneFilter): PruneCandidate[] {
   const { where, params } = pruneWhere(f, sessionColumns(db))
   return db
-    .prepare(
+    .prepare<unknown[], PruneCandidate>(
       `SELECT s.id, s.source, s.title, s.model, s.started_at AS startedAt, s.ended_at AS endedAt,
         COALESCE(s.message_count, 0) AS messageCount, s.archived
         FROM sessions s WHERE ${where} ORDER BY s.started_at ASC`
     )
-    .all(...params) as PruneCandidate[]
+    .all(...params)
 }
 
 /** Removes `ids` (messages, usage rows, the rows), after detaching every child left behind. */
 function removeSessions(db: Database.Database, ids: string[]): number {
   adoptNulRows(db, nulMessageIds(db, ids))
   const doomed = new Set(ids)
-  const kids = stmt(db, 'SELECT id FROM sessions WHERE parent_session_id = ?').pluck()
+  const kids = stmt<SessionId>(db, 'SELECT id FROM sessions WHERE parent_session_id = ?').pluck()
   const detach = stmt(db, 'UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ?')
   let detached = 0
   for (const id of ids) {
-    detached += (kids.all(id) as string[]).filter((k) => !doomed.has(k)).length
+    detached += kids.all(id).filter((k) => !doomed.has(k)).length
     detach.run(id)
   }
   dropUsageRows(db, ids)
@@ -126,12 +134,15 @@ function removeSessions(db: Database.Database, ids: string[]): number {
 /** Delegate runs of `id`, recursively (upstream's `_collect_delegate_child_ids`); never `id` itself. */
 function delegateChildren(db: Database.Database, id: string): string[] {
   const df = marker('s', '_delegate_from')
-  const q = stmt(db, `SELECT s.id FROM sessions s WHERE ${df} = ? OR (s.parent_session_id = ? AND ${df} IS NOT NULL)`)
+  const q = stmt<SessionId>(
+    db,
+    `SELECT s.id FROM sessions s WHERE ${df} = ? OR (s.parent_session_id = ? AND ${df} IS NOT NULL)`
+  )
   const found = new Set([id])
   const frontier = [id]
   while (frontier.length) {
     const cur = frontier.pop()!
-    for (const c of q.pluck().all(cur, cur) as string[])
+    for (const c of q.pluck().all(cur, cur))
       if (!found.has(c)) {
         found.add(c)
         frontier.push(c)
@@ -149,8 +160,8 @@ export function deleteSessionRows(
   if (!stmt(db, 'SELECT 1 FROM sessions WHERE id = ?').get(id))
     return { deleted: false, detachedChildren: 0, ids: [], deletedIds: [] }
   const doomed = [...delegateChildren(db, id), id]
-  const kids = stmt(db, 'SELECT id FROM sessions WHERE parent_session_id = ?').pluck()
-  const touched = new Set(doomed.flatMap((d) => kids.all(d) as string[]))
+  const kids = stmt<SessionId>(db, 'SELECT id FROM sessions WHERE parent_session_id = ?').pluck()
+  const touched = new Set(doomed.flatMap((d) => kids.all(d)))
   const detached = removeSessions(db, doomed)
   return { deleted: true, detachedChildren: detached, ids: [...doomed, ...touched], deletedIds: doomed }
 }
@@ -167,8 +178,8 @@ export function pruneRows(
   const ids = pruneCandidates(db, f)
     .map((r) => r.id)
     .filter((id) => !only || only.has(id))
-  const kids = stmt(db, 'SELECT id FROM sessions WHERE parent_session_id = ?').pluck()
-  const touched = ids.flatMap((d) => kids.all(d) as string[])
+  const kids = stmt<SessionId>(db, 'SELECT id FROM sessions WHERE parent_session_id = ?').pluck()
+  const touched = ids.flatMap((d) => kids.all(d))
   const detached = ids.length ? removeSessions(db, ids) : 0
   return { deleted: ids.length, detached, ids: [...ids, ...touched], deletedIds: ids }
 }

@@ -8,7 +8,8 @@
  * `lineage` merges a compression chain into the tip's dict (`segments`, `lineage_session_ids`).
  */
 import type Database from 'better-sqlite3'
-import { hasTable, stmt } from './stmt-cache'
+import { hasTable, stmt, type AllColumns } from './stmt-cache'
+import type { messages, sessions, systemPrompts } from './schema'
 import { compressionChain, kindOf, lineageRow } from './lineage'
 import { existingColumns } from './reconcile'
 import { decodeContent, displayContent } from './content-codec'
@@ -28,14 +29,15 @@ const plain = (row: Record<string, unknown>) =>
   )
 
 function sessionDict(db: Database.Database, id: string): Record<string, unknown> | null {
-  const row = stmt(db, 'SELECT * FROM main.sessions WHERE id = ?').get(id) as Record<string, unknown> | undefined
+  const row = stmt<AllColumns<typeof sessions>>(db, 'SELECT * FROM main.sessions WHERE id = ?').get(id)
   if (!row) return null
   const out = plain(row)
   // The prompt travels as text: the importing home stores it in its own shape (hash table or inline column).
   if (out.system_prompt == null && typeof out.system_prompt_hash === 'string' && hasTable(db, 'system_prompts')) {
     out.system_prompt =
-      (stmt(db, 'SELECT prompt FROM system_prompts WHERE hash = ?').pluck().get(out.system_prompt_hash) as
-        string | undefined) ?? null
+      stmt<(typeof systemPrompts.$inferSelect)['prompt']>(db, 'SELECT prompt FROM system_prompts WHERE hash = ?')
+        .pluck()
+        .get(out.system_prompt_hash) ?? null
   }
   return out
 }
@@ -59,9 +61,10 @@ function messagesOf(
   id: string
 ): { active: Array<Record<string, unknown>>; inactive: Array<Record<string, unknown>> } {
   const hasActive = existingColumns(db, 'messages').has('active')
-  const rows = stmt(db, 'SELECT * FROM main.messages WHERE session_id = ? ORDER BY id').all(id) as Array<
-    Record<string, unknown>
-  >
+  const rows = stmt<AllColumns<typeof messages>>(
+    db,
+    'SELECT * FROM main.messages WHERE session_id = ? ORDER BY id'
+  ).all(id)
   const active: Array<Record<string, unknown>> = []
   const inactive: Array<Record<string, unknown>> = []
   for (const r of rows) (!hasActive || Number(r.active) === 1 ? active : inactive).push(upstreamMessage(r))
@@ -85,13 +88,13 @@ function isContinuation(db: Database.Database, id: string): boolean {
 
 /** Every session, most recently used first, with upstream's computed `last_active` (its `search_sessions`). */
 function allIds(db: Database.Database): Array<{ id: string; last_active: number }> {
-  return stmt(
+  return stmt<{ id: string; last_active: number }>(
     db,
     `SELECT s.id, COALESCE(m.last_active, s.started_at) AS last_active FROM main.sessions s
       LEFT JOIN (SELECT session_id, MAX(timestamp) AS last_active FROM main.messages GROUP BY session_id) m
         ON m.session_id = s.id
       ORDER BY last_active DESC, s.started_at DESC, s.id DESC`
-  ).all() as Array<{ id: string; last_active: number }>
+  ).all()
 }
 
 /**
@@ -101,9 +104,12 @@ function allIds(db: Database.Database): Array<{ id: string; last_active: number 
 export function resolveSessionId(db: Database.Database, prefix: string): string | null {
   if (stmt(db, 'SELECT 1 FROM main.sessions WHERE id = ?').get(prefix)) return prefix
   const like = prefix.replace(/[\\%_]/g, (c) => `\\${c}`) + '%'
-  const ids = stmt(db, "SELECT id FROM main.sessions WHERE id LIKE ? ESCAPE '\\' ORDER BY started_at DESC LIMIT 2")
+  const ids = stmt<(typeof sessions.$inferSelect)['id']>(
+    db,
+    "SELECT id FROM main.sessions WHERE id LIKE ? ESCAPE '\\' ORDER BY started_at DESC LIMIT 2"
+  )
     .pluck()
-    .all(like) as string[]
+    .all(like)
   return ids.length === 1 ? ids[0]! : null
 }
 

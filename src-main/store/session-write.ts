@@ -3,7 +3,7 @@
  * read-then-write upsert below is atomic across processes.
  */
 import type Database from 'better-sqlite3'
-import { stmt } from './stmt-cache'
+import { stmt, type ColumnsOf } from './stmt-cache'
 import { dropUsageRows } from './usage-rows'
 import { createHash } from 'node:crypto'
 import type { CreateSessionOptions } from './types'
@@ -75,7 +75,7 @@ function storePrompt(db: Database.Database, prompt: string | null): string | nul
  * before. Returns false when the row is missing or already holds this prompt (no write needed).
  */
 export function writeSystemPrompt(db: Database.Database, id: string, prompt: string): boolean {
-  const row = stmt(db, 'SELECT * FROM sessions WHERE id = ?').get(id) as Stored | undefined
+  const row = stmt<Stored>(db, 'SELECT * FROM sessions WHERE id = ?').get(id)
   if (!row) return false
   if (promptsTable(db) && 'system_prompt_hash' in row) {
     const hash = storePrompt(db, prompt)
@@ -116,7 +116,7 @@ export function upsertSession(
   const startedAt = opts.startedAt ?? nowSeconds()
   if (!Number.isFinite(startedAt)) throw invalid('startedAt must be a finite number', 'startedAt')
 
-  const existing = stmt(db, 'SELECT * FROM sessions WHERE id = ?').get(id) as Stored | undefined
+  const existing = stmt<Stored>(db, 'SELECT * FROM sessions WHERE id = ?').get(id)
   const merged: Written = { ...incoming }
   if (existing) {
     for (const c of KEEP_FIRST) merged[c] = existing[c] ?? incoming[c]
@@ -170,7 +170,7 @@ function safeKeys(json: string): string[] | null {
 /** Child inheritance (§1.5.4): workspace always; profile if key namespaces agree; routing only for continuations. */
 function inheritFromParent(db: Database.Database, row: Written): void {
   if (typeof row.parent_session_id !== 'string') return
-  const parent = stmt(db, 'SELECT * FROM sessions WHERE id = ?').get(row.parent_session_id) as Stored | undefined
+  const parent = stmt<Stored>(db, 'SELECT * FROM sessions WHERE id = ?').get(row.parent_session_id)
   if (!parent) return
   for (const c of ['cwd', 'git_repo_root', 'git_branch'] as const) row[c] ??= parent[c] ?? null
   const a = keyNamespace(row.session_key),
@@ -194,10 +194,10 @@ export function endSessionRow(db: Database.Database, id: string, reason: string,
 // conversation_generations is upstream's table (not created by us); bump it only where it exists.
 function bumpGeneration(db: Database.Database, id: string): void {
   if (!stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'conversation_generations'").get()) return
-  const row = stmt(db, 'SELECT source, session_key FROM sessions WHERE id = ?').get(id) as {
-    source: string
-    session_key: string | null
-  }
+  const row = stmt<ColumnsOf<typeof sessions, 'source' | 'session_key'>>(
+    db,
+    'SELECT source, session_key FROM sessions WHERE id = ?'
+  ).get(id)
   if (!row?.session_key) return
   stmt(
     db,
@@ -223,7 +223,7 @@ export function setFlag(db: Database.Database, id: string, column: 'archived' | 
   const ids =
     column === 'pinned'
       ? [id]
-      : (stmt(
+      : stmt<(typeof sessions.$inferSelect)['id']>(
           db,
           `WITH RECURSIVE
             up(id) AS (SELECT ? UNION SELECT p.id FROM up JOIN sessions c ON c.id = up.id
@@ -233,7 +233,7 @@ export function setFlag(db: Database.Database, id: string, column: 'archived' | 
           SELECT id FROM up UNION SELECT id FROM down`
         )
           .pluck()
-          .all(id, id) as string[])
+          .all(id, id)
   const set = stmt(db, `UPDATE sessions SET ${column} = ? WHERE id = ? AND ${column} IS NOT ?`)
   return ids.filter((s) => set.run(on ? 1 : 0, s, on ? 1 : 0).changes > 0)
 }

@@ -11,6 +11,8 @@ import Database from 'better-sqlite3'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { isBusy } from './write-queue'
+import type { sqliteMaster } from './schema'
+import type { ColumnsOf } from './stmt-cache'
 
 /** Tables FTS5 makes for itself with its virtual table: created again by the CREATE VIRTUAL TABLE. */
 const FTS_SHADOW = ['data', 'idx', 'content', 'docsize', 'config']
@@ -42,10 +44,9 @@ export function shapeTemplate(file: string): string | null {
   return best?.path ?? null
 }
 
-interface SchemaRow {
-  type: string
-  name: string
-  sql: string
+/** A schema object copied with its CREATE text (selected where `sql IS NOT NULL`). */
+type SchemaObject = ColumnsOf<typeof sqliteMaster, 'type' | 'name'> & {
+  sql: NonNullable<(typeof sqliteMaster.$inferSelect)['sql']>
 }
 
 /**
@@ -56,21 +57,21 @@ interface SchemaRow {
  * needs.
  */
 export function copyShape(db: Database.Database, template: string): boolean {
-  let rows: SchemaRow[]
+  let rows: SchemaObject[]
   let version: number | null = null
   let ftsFormat: unknown = null
   try {
     const tpl = new Database(template, { readonly: true, fileMustExist: true, timeout: 0 })
     try {
       rows = tpl
-        .prepare(
+        .prepare<unknown[], SchemaObject>(
           `SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
             AND name NOT LIKE 'cad\\_%' ESCAPE '\\' AND tbl_name NOT LIKE 'cad\\_%' ESCAPE '\\'
           ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 WHEN 'view' THEN 2 ELSE 3 END, rowid`
         )
-        .all() as SchemaRow[]
+        .all()
       if (rows.some((r) => r.type === 'table' && r.name === 'schema_version'))
-        version = (tpl.prepare('SELECT MAX(version) AS v FROM schema_version').get() as { v: number | null }).v
+        version = tpl.prepare<unknown[], number | null>('SELECT MAX(version) FROM schema_version').pluck().get()!
       // The FTS tables' storage format goes with their schema: a file without it reads to upstream as the old format.
       if (rows.some((r) => r.type === 'table' && r.name === 'state_meta'))
         ftsFormat = tpl.prepare("SELECT value FROM state_meta WHERE key = 'fts_storage_version'").pluck().get() ?? null

@@ -6,7 +6,11 @@
  * schema cookie moves (any DDL by any process).
  */
 import type Database from 'better-sqlite3'
-import { SCHEMA_VERSION } from './schema'
+import { SCHEMA_VERSION, type pragmaTableInfo, type sqliteMaster } from './schema'
+import type { ColumnsOf } from './stmt-cache'
+
+/** What a table's column list is read as here. */
+type ColumnInfo = ColumnsOf<typeof pragmaTableInfo, 'name' | 'pk'>
 
 /**
  * The newest upstream schema Caduceus has been checked against. v31 (NousResearch/hermes-agent, hermes_state_common
@@ -38,7 +42,7 @@ export interface HomeShape {
 }
 
 function pkOf(db: Database.Database, table: string): string[] | null {
-  const rows = db.prepare(`PRAGMA main.table_info("${table}")`).all() as Array<{ name: string; pk: number }>
+  const rows = db.prepare<unknown[], ColumnInfo>(`PRAGMA main.table_info("${table}")`).all()
   if (rows.length === 0) return null
   const pk = rows
     .filter((r) => r.pk > 0)
@@ -64,8 +68,10 @@ export function schemaCookie(db: Database.Database): number {
 export function detectShape(db: Database.Database): HomeShape {
   const cookie = schemaCookie(db)
   const master = db
-    .prepare("SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'view')")
-    .all() as Array<{ type: string; name: string; sql: string | null }>
+    .prepare<unknown[], ColumnsOf<typeof sqliteMaster, 'type' | 'name' | 'sql'>>(
+      "SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'view')"
+    )
+    .all()
   const tables = new Set(master.map((r) => r.name))
   const columns = new Map<string, Set<string>>()
   for (const t of [
@@ -79,18 +85,26 @@ export function detectShape(db: Database.Database): HomeShape {
     if (!tables.has(t)) continue
     columns.set(
       t,
-      new Set((db.prepare(`PRAGMA main.table_info("${t}")`).all() as Array<{ name: string }>).map((r) => r.name))
+      new Set(
+        db
+          .prepare<unknown[], ColumnInfo>(`PRAGMA main.table_info("${t}")`)
+          .all()
+          .map((r) => r.name)
+      )
     )
   }
   let version: number | null = null
   if (tables.has('schema_version')) {
-    const row = db.prepare('SELECT MAX(version) AS v FROM schema_version').get() as { v: number | null }
-    version = row.v === null ? null : Number(row.v)
+    const v = db.prepare<unknown[], number | null>('SELECT MAX(version) FROM schema_version').pluck().get()!
+    version = v === null ? null : Number(v)
   }
   const sqlOf = (name: string) => master.find((r) => r.name === name)?.sql ?? undefined
   const ftsCols = (name: string) =>
     tables.has(name)
-      ? (db.prepare(`PRAGMA main.table_info("${name}")`).all() as Array<{ name: string }>).map((r) => r.name)
+      ? db
+          .prepare<unknown[], ColumnInfo>(`PRAGMA main.table_info("${name}")`)
+          .all()
+          .map((r) => r.name)
       : []
   return {
     version,

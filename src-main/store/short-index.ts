@@ -18,6 +18,7 @@
  */
 import type Database from 'better-sqlite3'
 import { hasTable, stmt } from './stmt-cache'
+import type { messages } from './schema'
 
 const T = 'cad_short_grams'
 const S = 'cad_short_grams_state'
@@ -84,7 +85,7 @@ export function shortIndexStep(db: Database.Database, budgetMs = 15): void {
       INSERT OR IGNORE INTO main.${S} (k, v) VALUES ('indexed_to', 0), ('purged_to', 0);`)
     const get = (k: string) => Number(stmt(db, `SELECT v FROM main.${S} WHERE k = ?`).pluck().get(k) ?? 0)
     const set = stmt(db, `UPDATE main.${S} SET v = ? WHERE k = ?`)
-    const rows = stmt(
+    const rows = stmt<[(typeof messages.$inferSelect)['id'], string]>(
       db,
       `SELECT id, COALESCE(content, '') || ' ' || COALESCE(tool_name, '') FROM main.messages
         WHERE id > ? ORDER BY id LIMIT ${CHUNK}`
@@ -93,7 +94,7 @@ export function shortIndexStep(db: Database.Database, budgetMs = 15): void {
     const t0 = performance.now()
     let to = get('indexed_to')
     for (;;) {
-      const batch = rows.all(to) as Array<[number, string]>
+      const batch = rows.all(to)
       for (const [id, text] of batch) {
         if (RUN.test(text)) for (const g of gramsOf(text)) put.run(g, id)
         to = id

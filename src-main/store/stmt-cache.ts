@@ -3,7 +3,27 @@
  * than running a PK lookup — a 100-row list page does several lookups per row, so reuse matters.
  */
 import type Database from 'better-sqlite3'
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { isShimmed } from './read-shim'
+
+/**
+ * The columns `K` of table `T` as its drizzle definition types them (`schema/`): what a statement selecting them by
+ * name returns per row. Name the columns here once and pass the type to `stmt<…>` / `prepareOnce<…>`; the result is
+ * typed without a cast and follows the schema when a column's type changes.
+ */
+export type ColumnsOf<T extends SQLiteTable, K extends keyof T['$inferSelect']> = Pick<T['$inferSelect'], K>
+
+/**
+ * A row read whole (`SELECT *`, or a wide select with computed columns beside the table's): the columns the schema
+ * declares by their types (an older home may lack some, a statement may leave some out), any others by name.
+ */
+export type AllColumns<T extends SQLiteTable> = Partial<T['$inferSelect']> & Record<string, unknown>
+
+/**
+ * A statement typed by what it yields: `R` is a row (`ColumnsOf<…>`), or with `.pluck()` the one value, or with
+ * `.raw()` the array of values. Untyped statements yield `unknown`.
+ */
+type Stmt<R = unknown> = Database.Statement<unknown[], R>
 
 /**
  * A view cannot take an INDEXED BY hint (read-shim.ts): drop it on shimmed connections. Statements are cached
@@ -12,7 +32,8 @@ import { isShimmed } from './read-shim'
 const forDb = (db: Database.Database, sql: string) => (isShimmed(db) ? sql.replace(/\s+INDEXED BY \w+/g, '') : sql)
 
 /** A statement prepared once, not cached (SQL built per query), with the same INDEXED BY rule as `stmt`. */
-export const prepareOnce = (db: Database.Database, sql: string): Database.Statement => db.prepare(forDb(db, sql))
+export const prepareOnce = <R = unknown>(db: Database.Database, sql: string): Stmt<R> =>
+  db.prepare<unknown[], R>(forDb(db, sql))
 
 const MAX = 256
 /**
@@ -20,7 +41,7 @@ const MAX = 256
  * is a new string whose hash V8 computes again on every lookup, where a caller's own string keeps its hash.
  */
 type PerShim<T> = { plain: Map<string, T>; shim: Map<string, T> }
-const caches = new WeakMap<Database.Database, PerShim<Database.Statement>>()
+const caches = new WeakMap<Database.Database, PerShim<Stmt>>()
 
 function cacheOf<T>(all: WeakMap<Database.Database, PerShim<T>>, db: Database.Database): Map<string, T> {
   let both = all.get(db)
@@ -28,7 +49,7 @@ function cacheOf<T>(all: WeakMap<Database.Database, PerShim<T>>, db: Database.Da
   return isShimmed(db) ? both.shim : both.plain
 }
 
-export function stmt(db: Database.Database, sql: string): Database.Statement {
+export function stmt<R = unknown>(db: Database.Database, sql: string): Stmt<R> {
   const cache = cacheOf(caches, db)
   let s = cache.get(sql)
   if (!s) {
@@ -36,7 +57,7 @@ export function stmt(db: Database.Database, sql: string): Database.Statement {
     s = db.prepare(forDb(db, sql))
     cache.set(sql, s)
   }
-  return s
+  return s as Stmt<R>
 }
 
 /**
@@ -45,18 +66,18 @@ export function stmt(db: Database.Database, sql: string): Database.Statement {
  * same key order, later duplicate names win — exactly what object mode returns. Own cache: raw mode is
  * a property of the statement, so these never share one with `stmt()` callers.
  */
-const rawCaches = new WeakMap<Database.Database, PerShim<{ s: Database.Statement; names: string[] }>>()
+const rawCaches = new WeakMap<Database.Database, PerShim<{ s: Stmt<unknown[]>; names: string[] }>>()
 
 export function allObjects<T = Record<string, unknown>>(db: Database.Database, sql: string, ...args: unknown[]): T[] {
   const cache = cacheOf(rawCaches, db)
   let hit = cache.get(sql)
   if (!hit) {
     if (cache.size >= MAX) cache.clear()
-    const s = db.prepare(forDb(db, sql)).raw(true)
+    const s = db.prepare<unknown[], unknown[]>(forDb(db, sql)).raw(true)
     hit = { s, names: s.columns().map((c) => c.name) }
     cache.set(sql, hit)
   }
-  const rows = hit.s.all(...args) as unknown[][]
+  const rows = hit.s.all(...args)
   // A schema change recompiles the statement; re-read the names if the shape moved under us.
   if (rows.length && rows[0].length !== hit.names.length) hit.names = hit.s.columns().map((c) => c.name)
   const names = hit.names

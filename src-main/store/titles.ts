@@ -1,8 +1,11 @@
 /** Title rules (hermes-spec §1.8): sanitize, length cap, uniqueness, provenance rank. */
 import type Database from 'better-sqlite3'
-import { stmt } from './stmt-cache'
+import { stmt, type ColumnsOf } from './stmt-cache'
+import type { sessions } from './schema'
 import { CaduceusError, cleanTitle, MAX_TITLE_LENGTH } from '@shared/contract'
 import { pathFromRoot } from './lineage'
+
+type TitleColumns = ColumnsOf<typeof sessions, 'title' | 'title_source'>
 
 export type TitleSource = 'user' | 'llm' | 'derived' | 'branch' | 'branch_fallback'
 
@@ -21,15 +24,16 @@ export function sanitizeTitle(raw: string | null | undefined): string | null {
 /** Writes the title inside the caller's transaction; returns whether it landed. */
 export function writeTitle(db: Database.Database, id: string, raw: string | null, source: TitleSource): boolean {
   const title = sanitizeTitle(raw)
-  const row = stmt(db, 'SELECT title, title_source FROM sessions WHERE id = ?').get(id) as
-    { title: string | null; title_source: string | null } | undefined
+  const row = stmt<TitleColumns>(db, 'SELECT title, title_source FROM sessions WHERE id = ?').get(id)
   if (!row) return false
   if (source !== 'user' && row.title !== null) {
     if ((RANK[source] ?? 0) <= (RANK[row.title_source ?? 'user'] ?? 4)) return false
   }
   if (title !== null) {
-    const holder = stmt(db, 'SELECT id FROM sessions WHERE title = ? AND id <> ? LIMIT 1').get(title, id) as
-      { id: string } | undefined
+    const holder = stmt<ColumnsOf<typeof sessions, 'id'>>(
+      db,
+      'SELECT id FROM sessions WHERE title = ? AND id <> ? LIMIT 1'
+    ).get(title, id)
     if (holder) {
       // A compression ancestor's title moves to its descendant instead of conflicting.
       const ancestors = new Set(pathFromRoot(db, id).map((r) => r.id))
@@ -57,10 +61,11 @@ export function writeTitle(db: Database.Database, id: string, raw: string | null
 export function nextTitleInLineage(db: Database.Database, title: string): string {
   const base = /^(.*?) #(\d+)$/.exec(title)?.[1] ?? title
   const escaped = base.replace(/\\/g, '\\\\').replace(/%/g, '\\%').replace(/_/g, '\\_')
-  const existing = stmt(db, "SELECT title FROM sessions WHERE title = ? OR title LIKE ? ESCAPE '\\'").all(
-    base,
-    `${escaped} #%`
-  ) as Array<{ title: string }>
+  // Matched by `=` or LIKE, so never NULL.
+  const existing = stmt<{ title: NonNullable<TitleColumns['title']> }>(
+    db,
+    "SELECT title FROM sessions WHERE title = ? OR title LIKE ? ESCAPE '\\'"
+  ).all(base, `${escaped} #%`)
   if (existing.length === 0) return base
   let max = 1
   for (const { title: t } of existing) {
@@ -72,8 +77,7 @@ export function nextTitleInLineage(db: Database.Database, title: string): string
 
 /** A session's title and its provenance (NULL provenance counts as the user's), or null when it has no title. */
 export function lineageTitleOf(db: Database.Database, id: string): { title: string; source: TitleSource } | null {
-  const row = stmt(db, 'SELECT title, title_source FROM sessions WHERE id = ?').get(id) as
-    { title: string | null; title_source: string | null } | undefined
+  const row = stmt<TitleColumns>(db, 'SELECT title, title_source FROM sessions WHERE id = ?').get(id)
   if (!row?.title) return null
   const source = (row.title_source ?? 'user') in RANK ? ((row.title_source ?? 'user') as TitleSource) : 'user'
   return { title: row.title, source }

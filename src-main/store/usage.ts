@@ -127,7 +127,7 @@ export function recordUsageRows(
     last_seen: '@last_seen'
   })
 
-  const dayValue = day ?? (stmt(db, "SELECT date('now','localtime') AS d").get() as { d: string }).d
+  const dayValue = day ?? stmt<{ d: string }>(db, "SELECT date('now','localtime') AS d").get()!.d
   const daily = usageTarget(db, shape, 'session_daily_usage')
   addOrInsert(
     db,
@@ -210,7 +210,7 @@ function addOrInsert(
   const params = Object.fromEntries(present.map((c) => [c, values[c]]))
   const changed = sets.length
     ? stmt(db, `UPDATE ${table} SET ${sets.join(', ')} WHERE ${where}`).run(params).changes
-    : (stmt(db, `SELECT count(*) AS n FROM ${table} WHERE ${where}`).get(params) as { n: number }).n
+    : stmt<{ n: number }>(db, `SELECT count(*) AS n FROM ${table} WHERE ${where}`).get(params)!.n
   if (changed > 0) return
   stmt(db, `INSERT INTO ${table} (${present.join(', ')}) VALUES (${present.map((c) => `@${c}`).join(', ')})`).run(
     params

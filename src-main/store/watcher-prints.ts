@@ -67,7 +67,7 @@ export class VisiblePrints {
   /** Every session id the snapshot holds (what the file showed at the last check). */
   ids(): string[] {
     if (!this.cols) return []
-    return (this.conn.prepare(`SELECT id FROM ${T}`).pluck().all() as unknown[]).map(String)
+    return this.conn.prepare<unknown[], unknown>(`SELECT id FROM ${T}`).pluck().all().map(String)
   }
 
   /** Ids whose visible columns changed, appeared or vanished since the last call; remembers the new state. */
@@ -80,8 +80,8 @@ export class VisiblePrints {
       return []
     }
     const q = (this.stmts ??= this.prepare(this.cols!))
-    const changed = q.changed.all() as unknown[]
-    const gone = q.gone.all() as unknown[]
+    const changed = q.changed.all()
+    const gone = q.gone.all()
     if (changed.length) q.upsert.run(JSON.stringify(changed))
     if (gone.length) q.drop.run(JSON.stringify(gone))
     return [...changed, ...gone].map(String)

@@ -20,6 +20,17 @@ import { openFileOf, sqliteOf, type SessionStore } from './session-store'
 import { fileAt, type FileChange } from './open'
 import { advanceActivity } from './activity-index'
 import { VisiblePrints } from './watcher-prints'
+import type { asyncDelegations, messages } from './schema'
+
+type Delegation = typeof asyncDelegations.$inferSelect
+type Message = typeof messages.$inferSelect
+/** What a delegation's change is seen by, as raw values. */
+type DelegationPrint = [
+  Delegation['delegation_id'],
+  Delegation['parent_session_id'],
+  Delegation['state'],
+  Delegation['updated_at']
+]
 
 interface SessionsChanged {
   profile: string
@@ -361,7 +372,7 @@ export class SessionWatcher {
     const conn = this.conn!
     conn.transaction(() => {
       this.maxMessageId = Number(
-        (conn.prepare('SELECT COALESCE(MAX(id), 0) AS m FROM messages').get() as { m: number }).m
+        conn.prepare<unknown[], number>('SELECT COALESCE(MAX(id), 0) FROM messages').pluck().get()
       )
       this.prints!.reset()
       if (this.onDelegations) this.delegations = this.readDelegations()
@@ -371,11 +382,13 @@ export class SessionWatcher {
   /** Every durable delegation's print; none when the table does not exist (a home no delegation ever touched). */
   private readDelegations(): Map<string, { print: string; parent: string | null }> {
     const out = new Map<string, { print: string; parent: string | null }>()
-    let rows: Array<[string, string | null, string, number]>
+    let rows: DelegationPrint[]
     try {
-      rows = this.conn!.prepare('SELECT delegation_id, parent_session_id, state, updated_at FROM async_delegations')
+      rows = this.conn!.prepare<unknown[], DelegationPrint>(
+        'SELECT delegation_id, parent_session_id, state, updated_at FROM async_delegations'
+      )
         .raw()
-        .all() as Array<[string, string | null, string, number]>
+        .all()
     } catch (err) {
       if (/no such table/i.test(String((err as Error).message))) return out
       throw err // locked: the whole check retries
@@ -402,9 +415,11 @@ export class SessionWatcher {
     const ids = new Set<string>()
     conn.transaction(() => {
       const fresh = conn
-        .prepare('SELECT session_id, id FROM messages WHERE id > ? ORDER BY id')
+        .prepare<unknown[], [Message['session_id'], Message['id']]>(
+          'SELECT session_id, id FROM messages WHERE id > ? ORDER BY id'
+        )
         .raw()
-        .all(this.maxMessageId) as Array<[string, number]>
+        .all(this.maxMessageId)
       for (const [sid, id] of fresh) {
         ids.add(sid)
         this.maxMessageId = Math.max(this.maxMessageId, Number(id))

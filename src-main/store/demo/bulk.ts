@@ -38,7 +38,7 @@ export function generateBulk(store: SessionStore, opts: BulkOptions): { sessions
   let rows = 0
   let messages = 0
   const firstNewId = Number(
-    (sqliteOf(store).prepare('SELECT COALESCE(MAX(id), 0) AS m FROM messages').get() as { m: number }).m
+    sqliteOf(store).prepare<unknown[], number>('SELECT COALESCE(MAX(id), 0) FROM messages').pluck().get()
   )
   const sync = sqliteOf(store).pragma('synchronous', { simple: true })
   sqliteOf(store).pragma('synchronous = NORMAL') // WAL + NORMAL: durable at checkpoint, no fsync per commit

@@ -9,6 +9,7 @@ export * from './messages'
 export * from './usage'
 export * from './delegations'
 export * from './caduceus'
+export { pragmaTableInfo, sqliteMaster } from './sqlite'
 export { INDEX_SQL } from './indices'
 export {
   FTS_STORAGE_VERSION,

@@ -8,25 +8,16 @@ import type Database from 'better-sqlite3'
 import { pyStrip } from '@shared/contract/py-text'
 import { bundle, bytesToPhases, encodeFact, phasesToBytes, type Phases } from './hrr'
 import { extractEntities } from './text'
+import type { entities, facts, memoryBanks } from './tables'
 
 export const CATEGORIES = ['user_pref', 'project', 'tool', 'general'] as const
 
+type Fact = typeof facts.$inferSelect
 /** A fact as the tools reply with it (no vector bytes). */
-export interface FactRow {
-  fact_id: number
-  content: string
-  category: string
-  tags: string
-  trust_score: number
-  retrieval_count: number
-  helpful_count: number
-  created_at: string
-  updated_at: string
-}
-
-export interface VectorRow extends FactRow {
-  vector: Phases | null
-}
+export type FactRow = Omit<Fact, 'hrr_vector'>
+type EntityId = Pick<typeof entities.$inferSelect, 'entity_id'>
+/** A fact with its vector decoded. */
+export type VectorRow = FactRow & { vector: Phases | null }
 
 const FACT_COLUMNS =
   'fact_id, content, category, tags, trust_score, retrieval_count, helpful_count, created_at, updated_at'
@@ -48,7 +39,7 @@ export class FactStore {
   ) {}
 
   count(): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM facts').get() as { n: number }).n
+    return this.db.prepare<unknown[], number>('SELECT COUNT(*) FROM facts').pluck().get()!
   }
 
   /**
@@ -56,14 +47,13 @@ export class FactStore {
    * `StoreWidthError` unless they are all `dim`. An empty store (or one without vectors) takes any width.
    */
   assertWidth(): void {
-    const widths = (
-      this.db
-        .prepare(
-          `SELECT length(hrr_vector) / 8 AS w FROM facts WHERE hrr_vector IS NOT NULL
+    const widths = this.db
+      .prepare<unknown[], { w: number }>(
+        `SELECT length(hrr_vector) / 8 AS w FROM facts WHERE hrr_vector IS NOT NULL
            UNION SELECT dim FROM memory_banks UNION SELECT length(vector) / 8 FROM memory_banks`
-        )
-        .all() as Array<{ w: number }>
-    ).map((r) => r.w)
+      )
+      .all()
+      .map((r) => r.w)
     const other = widths.filter((w) => w !== this.dim)
     if (other.length === 0) return
     const held = [...new Set(widths)].sort((a, b) => a - b)
@@ -82,8 +72,9 @@ export class FactStore {
     if (!text) throw new Error('content must not be empty')
     return this.db.transaction(() => {
       this.assertWidth()
-      const existing = this.db.prepare('SELECT fact_id FROM facts WHERE content = ?').get(text) as
-        { fact_id: number } | undefined
+      const existing = this.db
+        .prepare<unknown[], Pick<Fact, 'fact_id'>>('SELECT fact_id FROM facts WHERE content = ?')
+        .get(text)
       if (existing) return existing.fact_id
       const info = this.db
         .prepare('INSERT INTO facts (content, category, tags, trust_score) VALUES (?, ?, ?, ?)')
@@ -98,8 +89,7 @@ export class FactStore {
 
   get(factId: number): FactRow | null {
     return (
-      (this.db.prepare(`SELECT ${FACT_COLUMNS} FROM facts WHERE fact_id = ?`).get(factId) as FactRow | undefined) ??
-      null
+      this.db.prepare<unknown[], FactRow>(`SELECT ${FACT_COLUMNS} FROM facts WHERE fact_id = ?`).get(factId) ?? null
     )
   }
 
@@ -161,25 +151,23 @@ export class FactStore {
 
   list(opts: { category?: string | null; minTrust: number; limit: number }): FactRow[] {
     return this.db
-      .prepare(
+      .prepare<unknown[], FactRow>(
         `SELECT ${FACT_COLUMNS} FROM facts WHERE trust_score >= ? ${opts.category ? 'AND category = ?' : ''}
          ORDER BY trust_score DESC LIMIT ?`
       )
-      .all(opts.minTrust, ...(opts.category ? [opts.category] : []), opts.limit) as FactRow[]
+      .all(opts.minTrust, ...(opts.category ? [opts.category] : []), opts.limit)
   }
 
   /** FTS5 candidates above min trust, best rank first, with bm25 rank and vector. */
   ftsCandidates(match: string, opts: { category?: string | null; minTrust: number; limit: number }) {
     try {
       return this.db
-        .prepare(
+        .prepare<unknown[], Fact & { fts_rank_raw: number }>(
           `SELECT f.*, facts_fts.rank AS fts_rank_raw FROM facts_fts JOIN facts f ON f.fact_id = facts_fts.rowid
            WHERE facts_fts MATCH ? ${opts.category ? 'AND f.category = ?' : ''} AND f.trust_score >= ?
            ORDER BY facts_fts.rank LIMIT ?`
         )
-        .all(match, ...(opts.category ? [opts.category] : []), opts.minTrust, opts.limit) as Array<
-        FactRow & { hrr_vector: Buffer | null; fts_rank_raw: number }
-      >
+        .all(match, ...(opts.category ? [opts.category] : []), opts.minTrust, opts.limit)
     } catch {
       return [] // a query FTS5 cannot parse matches nothing
     }
@@ -188,38 +176,38 @@ export class FactStore {
   /** Facts that have a vector (optionally of one category), in table order. */
   vectorFacts(category?: string | null): VectorRow[] {
     const rows = this.db
-      .prepare(
+      .prepare<unknown[], FactRow & { hrr_vector: NonNullable<Fact['hrr_vector']> }>(
         `SELECT ${FACT_COLUMNS}, hrr_vector FROM facts WHERE hrr_vector IS NOT NULL ${category ? 'AND category = ?' : ''}`
       )
-      .all(...(category ? [category] : [])) as Array<FactRow & { hrr_vector: Buffer }>
+      .all(...(category ? [category] : []))
     return rows.map(({ hrr_vector, ...f }) => ({ ...f, vector: bytesToPhases(hrr_vector) }))
   }
 
   bankVector(category: string): Phases | null {
-    const row = this.db.prepare('SELECT vector FROM memory_banks WHERE bank_name = ?').get(`cat:${category}`) as
-      { vector: Buffer } | undefined
+    const row = this.db
+      .prepare<unknown[], Pick<typeof memoryBanks.$inferSelect, 'vector'>>(
+        'SELECT vector FROM memory_banks WHERE bank_name = ?'
+      )
+      .get(`cat:${category}`)
     return row ? bytesToPhases(row.vector) : null
   }
 
   entityNames(factId: number): string[] {
-    return (
-      this.db
-        .prepare(
-          'SELECT e.name FROM entities e JOIN fact_entities fe ON fe.entity_id = e.entity_id WHERE fe.fact_id = ?'
-        )
-        .all(factId) as Array<{ name: string }>
-    ).map((r) => r.name)
+    return this.db
+      .prepare<unknown[], Pick<typeof entities.$inferSelect, 'name'>>(
+        'SELECT e.name FROM entities e JOIN fact_entities fe ON fe.entity_id = e.entity_id WHERE fe.fact_id = ?'
+      )
+      .all(factId)
+      .map((r) => r.name)
   }
 
   /** Give every vector-less fact its vector (files written before vectors, or without numpy upstream). */
   backfillVectors(): number {
     const rows = this.db
-      .prepare('SELECT fact_id, content, category FROM facts WHERE hrr_vector IS NULL')
-      .all() as Array<{
-      fact_id: number
-      content: string
-      category: string
-    }>
+      .prepare<unknown[], Pick<Fact, 'fact_id' | 'content' | 'category'>>(
+        'SELECT fact_id, content, category FROM facts WHERE hrr_vector IS NULL'
+      )
+      .all()
     if (rows.length === 0) return 0
     this.db.transaction(() => {
       this.assertWidth()
@@ -243,11 +231,11 @@ export class FactStore {
    */
   private rebuildBank(category: string): void {
     const name = `cat:${category}`
-    const vectors = (
-      this.db
-        .prepare('SELECT hrr_vector FROM facts WHERE category = ? AND hrr_vector IS NOT NULL')
-        .all(category) as Array<{ hrr_vector: Buffer }>
-    )
+    const vectors = this.db
+      .prepare<unknown[], { hrr_vector: NonNullable<Fact['hrr_vector']> }>(
+        'SELECT hrr_vector FROM facts WHERE category = ? AND hrr_vector IS NOT NULL'
+      )
+      .all(category)
       .map((r) => bytesToPhases(r.hrr_vector))
       .filter((v): v is Phases => v !== null)
     if (vectors.some((v) => v.length !== this.dim)) this.assertWidth()
@@ -267,10 +255,13 @@ export class FactStore {
   /** Resolve each extracted name to an entity (name, case-insensitively, then aliases) or create it. */
   private linkEntities(factId: number, content: string): void {
     for (const name of extractEntities(content)) {
-      const row = (this.db.prepare('SELECT entity_id FROM entities WHERE name LIKE ?').get(name) ??
+      const row =
+        this.db.prepare<unknown[], EntityId>('SELECT entity_id FROM entities WHERE name LIKE ?').get(name) ??
         this.db
-          .prepare("SELECT entity_id FROM entities WHERE ',' || aliases || ',' LIKE '%,' || ? || ',%'")
-          .get(name)) as { entity_id: number } | undefined
+          .prepare<unknown[], EntityId>(
+            "SELECT entity_id FROM entities WHERE ',' || aliases || ',' LIKE '%,' || ? || ',%'"
+          )
+          .get(name)
       const id =
         row?.entity_id ?? Number(this.db.prepare('INSERT INTO entities (name) VALUES (?)').run(name).lastInsertRowid)
       this.db.prepare('INSERT OR IGNORE INTO fact_entities (fact_id, entity_id) VALUES (?, ?)').run(factId, id)
