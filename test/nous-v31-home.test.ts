@@ -192,6 +192,34 @@ describe('a home on the newest upstream schema (v31, NousResearch/hermes-agent)'
     })
   }, 30_000)
 
+  it("a session's cost is upstream's one rule everywhere: routes (auxiliary calls too) plus the row's excess", async () => {
+    const dir = home()
+    await withHost(dir, async (call) => {
+      type Money = { usd: number | null }
+      const list = await call<{ items: Array<{ id: string; cost: Money }> }>('sessions.list', { profile: 'default' })
+      const detail = await call<{ summary: { cost: Money } }>('sessions.get', { profile: 'default', sessionId: HEATER })
+      const own = await call<{ own: Money }>('costs.session', { profile: 'default', sessionId: HEATER })
+      const summary = await call<{ topSessions: Array<{ sessionId: string; own: Money }> }>('costs.summary', {
+        profile: 'default',
+        days: 3650,
+        allSessions: true
+      })
+      // the sessions row holds the main loop's $0.0213; the title_generation route's $0.0002 is only in its route row
+      expect(own.own.usd).toBeCloseTo(0.0215, 6)
+      expect(list.items.find((s) => s.id === HEATER)?.cost.usd).toBeCloseTo(0.0215, 6)
+      expect(detail.summary.cost.usd).toBeCloseTo(0.0215, 6)
+      expect(summary.topSessions.find((s) => s.sessionId === HEATER)?.own.usd).toBeCloseTo(0.0215, 6)
+      // a compression route ($0.011) beside the row's $0.04: the same rule
+      const chainRoot = await call<{ summary: { cost: Money } }>('sessions.get', {
+        profile: 'default',
+        sessionId: '20251203_080000_c0ffee'
+      })
+      expect(chainRoot.summary.cost.usd).toBeCloseTo(0.051, 6)
+      // upstream's hidden internal session is in no session list, nor in the Costs page's sessions
+      expect(summary.topSessions.map((s) => s.sessionId)).not.toContain('20251201_130000_hidden')
+    })
+  }, 30_000)
+
   it('writes keep working beside a CJK index whose tokenizer is missing, as upstream itself keeps them', async () => {
     const dir = home()
     const exported = await withHost(dir, async (call) => {
