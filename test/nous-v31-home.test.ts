@@ -220,6 +220,20 @@ describe('a home on the newest upstream schema (v31, NousResearch/hermes-agent)'
     })
   }, 30_000)
 
+  it("upstream's async delegation and the child session it ran show as one Subagents entry", async () => {
+    const dir = home()
+    await withHost(dir, async (call) => {
+      type Item = { delegationId: string; childSessionId: string; goal: string; summary: string | null }
+      const { items } = await call<{ items: Item[] }>('subagents.list', { profile: 'default' })
+      // the row records no child id: the child is found as upstream runs it — a delegate child of the parent whose
+      // first user message is the goal, started in the delegation's window
+      expect(items.map((i) => [i.delegationId, i.childSessionId, i.goal])).toEqual([
+        ['dlg_7f3a', CHILD, 'Find the expansion vessel pre-charge for a Vaillant ecoTEC']
+      ])
+      expect(items[0]!.summary).toBe('pre-charge is 0.75 bar')
+    })
+  }, 30_000)
+
   it('writes keep working beside a CJK index whose tokenizer is missing, as upstream itself keeps them', async () => {
     const dir = home()
     const exported = await withHost(dir, async (call) => {
