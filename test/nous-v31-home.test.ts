@@ -234,6 +234,34 @@ describe('a home on the newest upstream schema (v31, NousResearch/hermes-agent)'
     })
   }, 30_000)
 
+  it("the Sessions page's source filter can offer every source the profiles have, those listed only when named too", async () => {
+    const dir = home()
+    await withHost(dir, async (call) => {
+      type Page = { items: Array<{ source: string }>; nextCursor: string | null; sources?: string[] }
+      const work = await call<Page>('sessions.list', { profile: 'work', limit: 1 })
+      // kanban workers and one-shot runs are not listed by default (as the newest upstream hides them) ...
+      expect(work.items.map((s) => s.source)).not.toContain('kanban')
+      // ... but the first page names their sources, so the filter can offer them
+      expect(work.sources).toEqual(['api_server', 'cron', 'desktop', 'kanban', 'oneshot'])
+      const all = await call<Page>('sessions.list', { profile: 'all' })
+      // every profile's sources; the hidden internal `tool` session's is not one a filter could list
+      expect(all.sources).toEqual([
+        'api_server',
+        'cli',
+        'cron',
+        'desktop',
+        'kanban',
+        'oneshot',
+        'subagent',
+        'telegram',
+        'tui'
+      ])
+      // a later page repeats nothing
+      const next = await call<Page>('sessions.list', { profile: 'work', limit: 1, cursor: work.nextCursor })
+      expect(next.sources).toBeUndefined()
+    })
+  }, 30_000)
+
   it('writes keep working beside a CJK index whose tokenizer is missing, as upstream itself keeps them', async () => {
     const dir = home()
     const exported = await withHost(dir, async (call) => {
