@@ -262,6 +262,47 @@ describe('a home on the newest upstream schema (v31, NousResearch/hermes-agent)'
     })
   }, 30_000)
 
+  it('a "[System: …]" note stored as a user turn is in no transcript, as upstream\'s clients leave it out', async () => {
+    const dir = home()
+    // as upstream's gateway stores its runtime notes (a model switch) and Caduceus its continuation prompts: user rows
+    const db = new Database(join(dir, 'profiles', 'work', 'state.db'))
+    const add = db.prepare(
+      'INSERT INTO messages(session_id, role, content, timestamp, display_kind) VALUES (?, ?, ?, ?, ?)'
+    )
+    const at = 1764950000
+    add.run(DESK, 'user', '[System: The user switched the model to openai/gpt-5 — carry on with it.]', at, null)
+    add.run(
+      DESK,
+      'user',
+      '\n [System: The output length limit cut your last reply short.]',
+      at + 1,
+      'continuation_notice'
+    )
+    add.run(DESK, 'user', '[Systemd] why does my unit restart every minute?', at + 2, null)
+    add.run(DESK, 'user', '[System] is what my log line starts with', at + 3, null)
+    add.run(DESK, 'assistant', '[System: an assistant reply is no note]', at + 4, null)
+    db.close()
+    await withHost(dir, async (call) => {
+      const { items } = await call<{ items: Array<{ role: string; content: string | null }> }>('sessions.messages', {
+        profile: 'work',
+        sessionId: DESK
+      })
+      const texts = items.map((m) => m.content ?? '')
+      expect(texts.filter((t) => t.includes('switched the model') || t.includes('length limit'))).toEqual([])
+      expect(texts.slice(-3)).toEqual([
+        '[Systemd] why does my unit restart every minute?',
+        '[System] is what my log line starts with',
+        '[System: an assistant reply is no note]'
+      ])
+      // a search hit is a row the transcript shows
+      const hits = await call<{ hits: Array<{ sessionId: string }> }>('sessions.search', {
+        profile: 'work',
+        query: 'switched'
+      })
+      expect(hits.hits).toEqual([])
+    })
+  }, 30_000)
+
   it('writes keep working beside a CJK index whose tokenizer is missing, as upstream itself keeps them', async () => {
     const dir = home()
     const exported = await withHost(dir, async (call) => {
