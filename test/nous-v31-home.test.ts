@@ -192,6 +192,117 @@ describe('a home on the newest upstream schema (v31, NousResearch/hermes-agent)'
     })
   }, 30_000)
 
+  it("a session's cost is upstream's one rule everywhere: routes (auxiliary calls too) plus the row's excess", async () => {
+    const dir = home()
+    await withHost(dir, async (call) => {
+      type Money = { usd: number | null }
+      const list = await call<{ items: Array<{ id: string; cost: Money }> }>('sessions.list', { profile: 'default' })
+      const detail = await call<{ summary: { cost: Money } }>('sessions.get', { profile: 'default', sessionId: HEATER })
+      const own = await call<{ own: Money }>('costs.session', { profile: 'default', sessionId: HEATER })
+      const summary = await call<{ topSessions: Array<{ sessionId: string; own: Money }> }>('costs.summary', {
+        profile: 'default',
+        days: 3650,
+        allSessions: true
+      })
+      // the sessions row holds the main loop's $0.0213; the title_generation route's $0.0002 is only in its route row
+      expect(own.own.usd).toBeCloseTo(0.0215, 6)
+      expect(list.items.find((s) => s.id === HEATER)?.cost.usd).toBeCloseTo(0.0215, 6)
+      expect(detail.summary.cost.usd).toBeCloseTo(0.0215, 6)
+      expect(summary.topSessions.find((s) => s.sessionId === HEATER)?.own.usd).toBeCloseTo(0.0215, 6)
+      // a compression route ($0.011) beside the row's $0.04: the same rule
+      const chainRoot = await call<{ summary: { cost: Money } }>('sessions.get', {
+        profile: 'default',
+        sessionId: '20251203_080000_c0ffee'
+      })
+      expect(chainRoot.summary.cost.usd).toBeCloseTo(0.051, 6)
+      // upstream's hidden internal session is in no session list, nor in the Costs page's sessions
+      expect(summary.topSessions.map((s) => s.sessionId)).not.toContain('20251201_130000_hidden')
+    })
+  }, 30_000)
+
+  it("upstream's async delegation and the child session it ran show as one Subagents entry", async () => {
+    const dir = home()
+    await withHost(dir, async (call) => {
+      type Item = { delegationId: string; childSessionId: string; goal: string; summary: string | null }
+      const { items } = await call<{ items: Item[] }>('subagents.list', { profile: 'default' })
+      // the row records no child id: the child is found as upstream runs it — a delegate child of the parent whose
+      // first user message is the goal, started in the delegation's window
+      expect(items.map((i) => [i.delegationId, i.childSessionId, i.goal])).toEqual([
+        ['dlg_7f3a', CHILD, 'Find the expansion vessel pre-charge for a Vaillant ecoTEC']
+      ])
+      expect(items[0]!.summary).toBe('pre-charge is 0.75 bar')
+    })
+  }, 30_000)
+
+  it("the Sessions page's source filter can offer every source the profiles have, those listed only when named too", async () => {
+    const dir = home()
+    await withHost(dir, async (call) => {
+      type Page = { items: Array<{ source: string }>; nextCursor: string | null; sources?: string[] }
+      const work = await call<Page>('sessions.list', { profile: 'work', limit: 1 })
+      // kanban workers and one-shot runs are not listed by default (as the newest upstream hides them) ...
+      expect(work.items.map((s) => s.source)).not.toContain('kanban')
+      // ... but the first page names their sources, so the filter can offer them
+      expect(work.sources).toEqual(['api_server', 'cron', 'desktop', 'kanban', 'oneshot'])
+      const all = await call<Page>('sessions.list', { profile: 'all' })
+      // every profile's sources; the hidden internal `tool` session's is not one a filter could list
+      expect(all.sources).toEqual([
+        'api_server',
+        'cli',
+        'cron',
+        'desktop',
+        'kanban',
+        'oneshot',
+        'subagent',
+        'telegram',
+        'tui'
+      ])
+      // a later page repeats nothing
+      const next = await call<Page>('sessions.list', { profile: 'work', limit: 1, cursor: work.nextCursor })
+      expect(next.sources).toBeUndefined()
+    })
+  }, 30_000)
+
+  it('a "[System: …]" note stored as a user turn is in no transcript, as upstream\'s clients leave it out', async () => {
+    const dir = home()
+    // as upstream's gateway stores its runtime notes (a model switch) and Caduceus its continuation prompts: user rows
+    const db = new Database(join(dir, 'profiles', 'work', 'state.db'))
+    const add = db.prepare(
+      'INSERT INTO messages(session_id, role, content, timestamp, display_kind) VALUES (?, ?, ?, ?, ?)'
+    )
+    const at = 1764950000
+    add.run(DESK, 'user', '[System: The user switched the model to openai/gpt-5 — carry on with it.]', at, null)
+    add.run(
+      DESK,
+      'user',
+      '\n [System: The output length limit cut your last reply short.]',
+      at + 1,
+      'continuation_notice'
+    )
+    add.run(DESK, 'user', '[Systemd] why does my unit restart every minute?', at + 2, null)
+    add.run(DESK, 'user', '[System] is what my log line starts with', at + 3, null)
+    add.run(DESK, 'assistant', '[System: an assistant reply is no note]', at + 4, null)
+    db.close()
+    await withHost(dir, async (call) => {
+      const { items } = await call<{ items: Array<{ role: string; content: string | null }> }>('sessions.messages', {
+        profile: 'work',
+        sessionId: DESK
+      })
+      const texts = items.map((m) => m.content ?? '')
+      expect(texts.filter((t) => t.includes('switched the model') || t.includes('length limit'))).toEqual([])
+      expect(texts.slice(-3)).toEqual([
+        '[Systemd] why does my unit restart every minute?',
+        '[System] is what my log line starts with',
+        '[System: an assistant reply is no note]'
+      ])
+      // a search hit is a row the transcript shows
+      const hits = await call<{ hits: Array<{ sessionId: string }> }>('sessions.search', {
+        profile: 'work',
+        query: 'switched'
+      })
+      expect(hits.hits).toEqual([])
+    })
+  }, 30_000)
+
   it('writes keep working beside a CJK index whose tokenizer is missing, as upstream itself keeps them', async () => {
     const dir = home()
     const exported = await withHost(dir, async (call) => {

@@ -207,7 +207,10 @@ def fill_default(w: Writer):
     child = "20251201_090010_d3e4f5"
     w.session(child, "subagent", T0 + 10, parent_session_id=sid, model="openai/gpt-4o-mini",
               model_config={"_delegate_from": sid}, cwd="/home/ada/house")
-    w.msg(child, "user", "Find the expansion vessel pre-charge for a Vaillant ecoTEC", T0 + 11)
+    # upstream runs a delegate child with the delegation's goal as its user message (run_conversation(user_message=
+    # goal)): the child's first user row IS the goal its async_delegations row records, the only link the row keeps
+    goal = "Find the expansion vessel pre-charge for a Vaillant ecoTEC"
+    w.msg(child, "user", goal, T0 + 11)
     w.msg(child, "assistant", "The ecoTEC plus expansion vessel pre-charge is 0.75 bar.", T0 + 12,
           finish_reason="stop")
     w.usage(child, "openai/gpt-4o-mini", "openrouter", 700, 60, 0.0003, T0 + 12)
@@ -221,12 +224,12 @@ def fill_default(w: Writer):
          # event/result as upstream's delegation tool records them (the v21 golden async-delegations shows the shape)
          pyjson({"type": "async_delegation", "delegation_id": "dlg_7f3a", "session_key": "",
                  "origin_ui_session_id": "", "parent_session_id": sid,
-                 "goal": "Find the expansion vessel pre-charge", "context": None, "toolsets": ["web"], "role": "leaf",
+                 "goal": goal, "context": None, "toolsets": ["web"], "role": "leaf",
                  "model": "openai/gpt-4o-mini", "status": "completed", "summary": "pre-charge is 0.75 bar",
                  "error": None, "api_calls": 1}),
          pyjson({"status": "completed", "summary": "pre-charge is 0.75 bar", "error": None, "api_calls": 1,
                  "model": "openai/gpt-4o-mini"}), T0 + 14,
-         pyjson({"goal": "Find the expansion vessel pre-charge", "toolsets": ["web"]}), sid),
+         pyjson({"goal": goal, "toolsets": ["web"]}), sid),
     )
     w.msg(sid, "user", "[Background task dlg_7f3a finished] pre-charge is 0.75 bar", T0 + 14,
           display_kind="async_delegation_complete",

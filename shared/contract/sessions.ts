@@ -61,6 +61,11 @@ export type SessionQuery = z.input<typeof SessionQuery>
 export const SessionPage = z.object({
   items: z.array(SessionSummary),
   nextCursor: z.string().nullable(),
+  /**
+   * First page only: every source the listed profiles' sessions have (upstream's hidden internal sessions aside),
+   * those the list leaves out unless named (kanban, oneshot, …) included, so a source filter can offer them all.
+   */
+  sources: z.array(z.string()).optional(),
   /** Cross-profile views: profiles that could not be read (served without them) and notices to show. */
   unavailable: z.array(ProfileProblem).optional(),
   notices: z.array(ProfileProblem).optional()

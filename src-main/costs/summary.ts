@@ -69,6 +69,9 @@ export function costSummary(
       childParts.push(...kids)
       all.push(...own, ...kids)
       if (query.day && !own.length && !kids.length) continue
+      // An internal session upstream marks hidden is in no session list (nor can it be opened from one): its spend
+      // counts in the totals, as upstream's own insights report counts it, but it is not offered as a top session.
+      if (Number(r.hidden ?? 0) !== 0) continue
       sessions++
       top.push({
         profile,

@@ -27,7 +27,8 @@ const SESSION_COLS = [
   'started_at',
   'last_activity_at',
   ...USAGE_COUNTERS,
-  'cost_status'
+  'cost_status',
+  'hidden'
 ] as const satisfies ReadonlyArray<keyof typeof sessions.$inferSelect>
 
 const MODEL_COLS = [

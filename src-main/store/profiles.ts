@@ -219,9 +219,14 @@ export class StoreRegistry {
       if (next[name] !== false) more = true
     }
     for (const [name, c] of Object.entries(cursors)) if (c === false) next[name] = false
+    const sources =
+      !q.cursor && pages.some((p) => p.page.sources)
+        ? { sources: [...new Set(pages.flatMap((p) => p.page.sources ?? []))].sort() }
+        : {}
     return {
       items: taken.map((t) => t.item),
       nextCursor: more ? Buffer.from(JSON.stringify(next)).toString('base64url') : null,
+      ...sources,
       ...problems(unavailable, notices)
     }
   }

@@ -13,6 +13,7 @@ import { chainPathSql, supersededSql } from './sql'
 import { notePreviewSources, refreshActivity } from './activity-index'
 import { PAGE_ACT, PAGE_COLS, PAGE_SELECT, pageRow, toSummary } from './read-summary'
 import { rowsViaJson } from './json-rows'
+import { stmt } from './stmt-cache'
 import { invalid } from './errors'
 import { sessionConditions, type SearchFilters } from './search-match'
 
@@ -113,8 +114,29 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
   return {
     items,
     nextCursor:
-      more && last ? encodeCursor([Number(last[PAGE_ACT]), Number(last[PAGE_ACT + 1]), String(last[0])]) : null
+      more && last ? encodeCursor([Number(last[PAGE_ACT]), Number(last[PAGE_ACT + 1]), String(last[0])]) : null,
+    // the first page names every source the profile has, so a filter can reach those listed only when named
+    ...(q.cursor ? {} : { sources: sessionSources(db) })
   }
+}
+
+/**
+ * Every source of the profile's sessions but upstream's hidden internal ones (no filter lists those), sorted: the
+ * source index walked from one distinct value to the next (a few index seeks per source, not a scan of the table).
+ */
+function sessionSources(db: Database.Database): string[] {
+  return stmt(
+    db,
+    `WITH RECURSIVE src(v) AS (
+       SELECT MIN(source) FROM sessions
+       UNION ALL SELECT (SELECT MIN(source) FROM sessions WHERE source > src.v) FROM src WHERE src.v IS NOT NULL
+     )
+     SELECT v FROM src WHERE v IS NOT NULL
+       AND EXISTS (SELECT 1 FROM sessions h WHERE h.source = src.v AND COALESCE(h.hidden, 0) = 0)`
+  )
+    .pluck()
+    .all()
+    .map(String)
 }
 
 /**

@@ -8,6 +8,7 @@ import { num, numOrNull, safeJson } from './util'
 import { cutRow, PAGE_COLS, withinBudget } from './read-message-text'
 import { displayContent } from './content-codec'
 import { existingColumns } from './reconcile'
+import { hiddenMessageSql } from './sql'
 import type { messages } from './schema'
 
 /** A message as the page and history statements select it: its columns (some cut) and computed ones beside them. */
@@ -15,9 +16,9 @@ type MessageFields = AllColumns<typeof messages>
 
 const COLS = `id, session_id, role, content, tool_calls, tool_call_id, tool_name, reasoning, reasoning_content, timestamp,
   token_count, finish_reason, display_kind, api_content`
-// "Visible" per upstream display rules: active rows plus compacted ones kept for display, never a row upstream marks
-// display_kind 'hidden' (model-facing scaffolding, e.g. an interrupted turn's checkpoint: every upstream client skips it).
-const VISIBLE = "(COALESCE(active, 1) = 1 OR compacted = 1) AND COALESCE(display_kind, '') <> 'hidden'"
+// "Visible" per upstream display rules: active rows plus compacted ones kept for display, never a row no upstream
+// client shows (sql.ts hiddenMessageSql: display_kind 'hidden', a "[System:" note stored as a user turn).
+const VISIBLE = `(COALESCE(active, 1) = 1 OR compacted = 1) AND NOT ${hiddenMessageSql('')}`
 
 /** Accepts upstream's OpenAI shape and the flat contract shape; anything malformed becomes null. */
 export function parseToolCalls(text: unknown): ToolCall[] | null {

@@ -2,7 +2,8 @@
 import type Database from 'better-sqlite3'
 import { stmt, type ColumnsOf } from './stmt-cache'
 import type { sessions } from './schema'
-import type { SessionRef, SessionSummary } from '@shared/contract'
+import type { Money, SessionRef, SessionSummary } from '@shared/contract'
+import { usdToMicros } from '@shared/contract/money'
 import { kindOf, pathFromRoot, type LineageRow } from './lineage'
 import { moneyOf } from './usage'
 import { CHAIN_STEPS, CHILDREN, isDelegateSql } from './sql'
@@ -53,6 +54,15 @@ const PARENT_END = (
 ) => `CASE WHEN ${p}.end_reason = 'branched' AND COALESCE(s.started_at >= ${p}.ended_at, 0) = 0
   THEN 'branched (not before this child)' ELSE ${p}.end_reason END`
 
+/**
+ * A session's usage routes summed, as "<estimated> <actual>" (NULL: no route rows). Upstream records an auxiliary
+ * call (title generation, compression, vision…) only as a route row, never in the sessions row, and its own cost
+ * report (insights) counts a session's spend as its routes plus whatever the row holds beyond them: so does every
+ * cost Caduceus shows (sessionMoney here, ownPieces in costs/).
+ */
+const ROUTES_SQL = `(SELECT SUM(u.estimated_cost_usd) || ' ' || SUM(u.actual_cost_usd)
+  FROM session_model_usage u WHERE u.session_id = s.id)`
+
 // A preview's candidates: user messages with content, except a row upstream marks display_kind 'hidden' (scaffolding
 // no client shows; upstream's own preview skips it too).
 const PREVIEWABLE = `m.role = 'user' AND m.content IS NOT NULL AND COALESCE(m.display_kind, '') <> 'hidden'`
@@ -62,7 +72,8 @@ export const SUMMARY_COLS = `${PLAIN_COLS},
   (SELECT ${PARENT_END('p')} FROM sessions p WHERE p.id = s.parent_session_id) AS parent_end_reason,
   (SELECT 1 FROM sessions p WHERE p.id = s.parent_session_id) AS parent_exists,
   (SELECT count(*) FROM ${CHILDREN} WHERE c.parent_session_id = s.id AND ${isDelegateSql('c')}) AS child_count,
-  CASE WHEN s.title IS NULL THEN (${previewSql('s.id')}) END AS preview_raw`
+  CASE WHEN s.title IS NULL THEN (${previewSql('s.id')}) END AS preview_raw,
+  ${ROUTES_SQL} AS routes_raw`
 
 // Upstream's first user message: by time, then id — which the (session_id, timestamp) index every schema
 // version has answers in order (ORDER BY id alone sorts all of a session's messages on a v21 home).
@@ -102,7 +113,8 @@ export const PAGE_SELECT = [
   's.cad_chain',
   'rt.title',
   'rt.archived',
-  `CASE WHEN s.title IS NULL AND rt.title IS NULL AND rt.id <> s.id THEN (${previewSql('rt.id')}) END`
+  `CASE WHEN s.title IS NULL AND rt.title IS NULL AND rt.id <> s.id THEN (${previewSql('rt.id')}) END`,
+  ROUTES_SQL
 ]
 
 /** Where a page row's `cad_act`, `cad_started`, `cad_first` (then the facts) start. */
@@ -153,7 +165,8 @@ export function pageRow(r: unknown[]): { row: SummaryRow; previewFound: number |
     child_count: r[A + 5],
     parent_exists: parentEnd === null ? null : 1,
     parent_end_reason: parentEnd === 0 ? null : parentEnd,
-    preview_raw: previewRaw
+    preview_raw: previewRaw,
+    routes_raw: r[A + 11]
   }
   const walk = r[A + 7]
   let chain: ChainFacts | null = null
@@ -237,6 +250,31 @@ function trimPreview(text: unknown): string | null {
   return flat.length > PREVIEW_CHARS ? `${flat.slice(0, PREVIEW_CHARS - 1)}…` : flat || null
 }
 
+/** Below this many micro-dollars a sessions row's excess over its routes is rounding, not spend (costs/pieces.ts). */
+const GAP_MICROS = 100
+
+/**
+ * A session's own cost by upstream's rule: its usage routes (auxiliary calls included), plus what the sessions row
+ * records beyond them; the row alone when there are no routes. The row's status stands (its unpriced/partial flags
+ * are upstream's), except that a row with no price of its own takes the routes' price.
+ */
+function sessionMoney(r: SummaryRow, used: boolean): Money {
+  const row = moneyOf(r.estimated_cost_usd, r.actual_cost_usd, r.cost_status, used)
+  if (typeof r.routes_raw !== 'string') return row
+  const [est, act] = r.routes_raw.split(' ').map(Number)
+  const routed = usdToMicros((Number.isFinite(est) ? est! : 0) + (Number.isFinite(act) ? act! : 0))
+  const own = row.usd === null ? null : usdToMicros(row.usd)
+  if (own !== null && own - routed > GAP_MICROS) return row
+  if (routed === 0) return row
+  if (row.status === 'none' || row.status === 'unpriced')
+    return {
+      usd: routed / 1e6,
+      status: row.status === 'unpriced' ? 'partial' : 'estimated',
+      complete: row.status !== 'unpriced'
+    }
+  return { ...row, usd: routed / 1e6 }
+}
+
 /**
  * `activity`: last activity as the list orders by it (activity-index.ts), when the caller has it. `walked`: the
  * row's chain as the list page read it (pageRow), used when it settled one: a walk cut short at CHAIN_STEPS (a
@@ -293,7 +331,7 @@ export function toSummary(
     endReason: r.end_reason ?? null,
     lastActiveAt: numOrNull(activity) ?? numOrNull(r.last_activity_at) ?? num(r.started_at),
     tokens,
-    cost: moneyOf(r.estimated_cost_usd, r.actual_cost_usd, r.cost_status, used),
+    cost: sessionMoney(r, used),
     archived,
     pinned: num(r.pinned) !== 0,
     childCount: num(r.child_count)

@@ -12,10 +12,11 @@ import type { HomeShape } from './shape'
 import { prepareOnce, stmt } from './stmt-cache'
 import { matchTerm, nearItems, toInstr, toMatch, type Node, type Term } from './search-query'
 import { SHORT_LOOKUP, STALE_ROWS, isShortTerm, shortIndexState } from './short-index'
-import { archivedSql, shownSql } from './sql'
+import { archivedSql, hiddenMessageSql, shownSql } from './sql'
 import type { messages } from './schema'
 
-const VISIBLE = "(m.active = 1 OR m.compacted = 1) AND COALESCE(m.display_kind, '') <> 'hidden'"
+// a hit is a row the transcript shows (sql.ts hiddenMessageSql), so opening it lands on it
+const VISIBLE = `(m.active = 1 OR m.compacted = 1) AND NOT ${hiddenMessageSql('m.')}`
 /** Above this many index matches, sessions are grouped from the page only (counting would cost more than the page). */
 const COUNT_CAP = 20_000
 type MessageId = (typeof messages.$inferSelect)['id']

@@ -167,3 +167,13 @@ export const supersededSql = perAlias(
 )
 
 export const ACTIVITY = 'COALESCE(s.last_activity_at, s.started_at)'
+
+/**
+ * A row no transcript shows, as upstream's display projection (the one every client of its gateway reads) decides:
+ * one it marks `display_kind = 'hidden'` (model-facing scaffolding), and a user row whose text, leading whitespace
+ * aside, opens with "[System:" — the runtime notes upstream (model switches, nudges) and Caduceus (its continuation
+ * prompts, `continuation_notice`) store as user turns for the model. Exactly that opening: a user message that only
+ * begins "[System]" or "[Systemd" is the user's own and stays. `p` is the messages alias with its dot, or ''.
+ */
+export const hiddenMessageSql = (p: string) => `(COALESCE(${p}display_kind, '') = 'hidden'
+  OR (${p}role = 'user' AND substr(ltrim(COALESCE(${p}content, ''), ' ' || char(9, 10, 13)), 1, 8) = '[System:'))`

@@ -87,6 +87,15 @@ describe('sessions store', () => {
     expect(fake.callsOf('sessions.list')[1]!.cursor).toBe('100')
   })
 
+  it('offers every source the first page names, not only those of the rows it shows', async () => {
+    fake.handlers['sessions.list'] = (q) => ({
+      ...pageOf(q),
+      ...(q.cursor ? {} : { sources: ['cli', 'kanban', 'oneshot'] })
+    })
+    await reloadSessions()
+    expect(useSessions.getState().knownSources).toEqual(['cli', 'kanban', 'oneshot'])
+  })
+
   it('sends filters and the profile scope with the query', async () => {
     setScope('work')
     await setSessionFilters({

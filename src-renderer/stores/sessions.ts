@@ -103,9 +103,10 @@ const shown = (items: SessionSummary[]) =>
   hidden.size ? items.filter((s) => !hidden.has(sessionKey(s.profile, s.id))) : items
 const rowKey = (s: SessionSummary) => sessionKey(s.profile, s.id)
 
-function noteSources(items: SessionSummary[]): void {
+/** The sources the filter offers: those of rows seen, and every source a first page says its profiles have. */
+function noteSources(items: SessionSummary[], sources: string[] = []): void {
   const known = useSessions.getState().knownSources
-  const set = new Set(known)
+  const set = new Set([...known, ...sources])
   for (const s of items) set.add(s.source)
   if (set.size !== known.length) useSessions.setState({ knownSources: [...set].sort() })
 }
@@ -123,7 +124,7 @@ const rowsQuery = (input: SessionQuery) =>
     queryKey: [ROWS, input] as const,
     queryFn: async (): Promise<SessionRows> => {
       const page = await getApi().call('sessions.list', input)
-      noteSources(page.items)
+      noteSources(page.items, page.sources)
       return { ...mergeByKey(shown(page.items), rowKey), nextCursor: page.nextCursor }
     },
     meta: { errorContext: 'Loading sessions' },

@@ -212,6 +212,15 @@ function SummaryFold({ text, terms }: { text: string; terms: string[] | undefine
 const isNotice = (m: Message) =>
   /delegat|notice|process_complete/.test(m.displayKind ?? '') || isUpstreamCompletion(m.role, m.content)
 
+/**
+ * Upstream's recovery note for a turn cut off mid-run, stored as a user turn for the model: its clients show it as
+ * a timeline event, not as something the user said — by its display kind, or (a row stored before upstream typed
+ * them) by the note's fixed opening.
+ */
+const RESUMED_NOTE = '[System note: Your previous turn was interrupted mid-run'
+const isResumedTurn = (m: Message) =>
+  m.displayKind === 'auto_continue' || (m.role === 'user' && (m.content ?? '').trimStart().startsWith(RESUMED_NOTE))
+
 /** One persisted message; tool results and notices are compact, reasoning is folded. */
 export const MessageItem = memo(function MessageItem({
   m,
@@ -241,6 +250,16 @@ export const MessageItem = memo(function MessageItem({
   // A summary the compressor merged into a kept message: the message's own words, then the summary folded.
   const merged = m.summaryMerged || m.role === 'user' ? splitMergedSummary(m.content) : null
   const body = merged ? merged.kept : m.content
+  if (isResumedTurn(m)) {
+    return (
+      <div className={`${cls} notice`} {...common} data-kind="auto_continue" title={m.content ?? ''}>
+        <span className="notice-icon" aria-hidden>
+          ◆
+        </span>
+        <span className="notice-text">Resumed an interrupted turn</span>
+      </div>
+    )
+  }
   if (isNotice(m)) {
     const delegation = delegationIdOf(m.content)
     return (
