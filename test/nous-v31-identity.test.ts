@@ -18,6 +18,7 @@ import { rawDb } from '../src-main/store/test-fixtures/raw-db'
 import { hasSystemPython, SYSTEM_PYTHON } from './support/fts-integrity'
 
 const FIXTURE = join(__dirname, 'fixtures', 'upstream', 'nous-v31', 'state.db')
+const HEATER = '20251201_090000_a1b2c3'
 const HEX32 = /^[0-9a-f]{32}$/
 const IDENTITY = ['message_uid', 'absorbed_message_uids', 'tool_call_uids', 'tool_call_uid'] as const
 
@@ -166,6 +167,38 @@ describe('v31 message identity on the rows Caduceus writes', () => {
     const rows = rowsOf(path, 'S2')
     const map = JSON.parse(rows[1]!.tool_call_uids!) as Record<string, string>
     expect(rows.map((r) => r.tool_call_uid)).toEqual([null, null, map.call_x, null, null])
+  })
+
+  it('an import of a v31 export keeps every uid; one without uids gets them minted and paired', async () => {
+    const from = v31Home()
+    const source = new SessionStore(from)
+    const [record] = [...source.exportSessions({ sessionId: HEATER })]
+    source.close()
+    expect(record!.messages[1]).toMatchObject({ role: 'assistant', tool_call_uids: expect.stringMatching(/call_h1/) })
+
+    const to = v31Home()
+    const target = new SessionStore(to)
+    const bare = {
+      ...record!,
+      id: 'bare-copy',
+      title: null,
+      messages: record!.messages.map((m) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.includes('uid'))))
+    }
+    try {
+      await target.deleteSession(HEATER)
+      const summary = await target.importJsonl(`${JSON.stringify(record)}\n${JSON.stringify(bare)}\n`, 10)
+      expect(summary).toMatchObject({ imported: 2, errors: [], ignoredFields: {} })
+    } finally {
+      target.close()
+    }
+    const identity = (r: Row) => IDENTITY.map((c) => r[c])
+    expect(rowsOf(to, HEATER).map(identity)).toEqual(rowsOf(from, HEATER).map(identity))
+
+    const minted = rowsOf(to, 'bare-copy')
+    expect(minted.every((r) => HEX32.test(r.message_uid!))).toBe(true)
+    const map = JSON.parse(minted[1]!.tool_call_uids!) as Record<string, string>
+    expect(Object.keys(map)).toEqual(['call_h1', 'call_h2'])
+    expect(minted.slice(2, 4).map((r) => r.tool_call_uid)).toEqual([map.call_h1, map.call_h2])
   })
 
   it('a v30 home Caduceus made gets no identity column from a tool-calling turn', async () => {
