@@ -11,6 +11,7 @@ import { CompressionSessionClosedError, invalid, notFound } from './errors'
 import { nowSeconds } from './util'
 import { encodeContent } from './content-codec'
 import { existingColumns } from './reconcile'
+import { hasIdentity, IDENTITY_COLUMNS, MessageIdentity } from './message-identity'
 import { pyJson } from '@shared/contract/py-text'
 
 function validate(m: NewMessage, i: number): void {
@@ -49,6 +50,12 @@ const detailsJson = (m: NewMessage) => (m.reasoningDetails?.length ? pyJson(m.re
 /** Columns only some schema versions have: written when the home has them, never added to it here. */
 const OPTIONAL = ['reasoning_content', 'reasoning_details'] as const
 
+/** The row's identity columns, in IDENTITY_COLUMNS' order. */
+function identityValues(identity: MessageIdentity, m: NewMessage): Array<string | null> {
+  const row = identity.next(m.role, m.toolCalls?.map((c) => ({ id: c.id })) ?? null, m.toolCallId)
+  return IDENTITY_COLUMNS.map((c) => row[c])
+}
+
 /** Appends in the caller's transaction; returns the new row ids. */
 export function appendRows(db: Database.Database, sessionId: string, msgs: NewMessage[]): number[] {
   msgs.forEach(validate)
@@ -73,13 +80,16 @@ export function appendRows(db: Database.Database, sessionId: string, msgs: NewMe
       last_activity_at = MAX(COALESCE(last_activity_at, 0), ?) WHERE id = ?`
   ).run(msgs.length, calls, lastTs, sessionId)
   const wantsOptional = msgs.some((m) => m.reasoningContent != null || m.reasoningDetails?.length)
-  const have = wantsOptional ? existingColumns(db, 'messages') : new Set<string>()
-  const optional = OPTIONAL.filter((c) => have.has(c))
+  const have = existingColumns(db, 'messages')
+  const optional = wantsOptional ? OPTIONAL.filter((c) => have.has(c)) : []
+  // v31's message identity, bound as upstream's writer binds it (its trigger only covers a writer binding none)
+  const identity = hasIdentity(have) ? MessageIdentity.continuing(db, sessionId) : null
+  const extra = [...optional, ...(identity ? IDENTITY_COLUMNS : [])]
   const insert = stmt(
     db,
     `INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp,
-      token_count, finish_reason, reasoning, display_kind, display_metadata${optional.map((c) => `, ${c}`).join('')})
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?${', ?'.repeat(optional.length)})`
+      token_count, finish_reason, reasoning, display_kind, display_metadata${extra.map((c) => `, ${c}`).join('')})
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?${', ?'.repeat(extra.length)})`
   )
   const withNul: number[] = []
   const ids = msgs.map((m) => {
@@ -99,7 +109,8 @@ export function appendRows(db: Database.Database, sessionId: string, msgs: NewMe
         m.reasoning ?? null,
         m.displayKind ?? null,
         m.displayMetadata ? JSON.stringify(m.displayMetadata) : null,
-        ...optional.map((c) => (c === 'reasoning_content' ? (m.reasoningContent ?? null) : detailsJson(m)))
+        ...optional.map((c) => (c === 'reasoning_content' ? (m.reasoningContent ?? null) : detailsJson(m))),
+        ...(identity ? identityValues(identity, m) : [])
       ).lastInsertRowid
     )
     if ([content, calls, m.toolName].some((v) => typeof v === 'string' && v.includes('\u0000'))) withNul.push(id)

@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto'
 import { hasTable, stmt } from './stmt-cache'
 import { dropUsageRows } from './usage-rows'
 import { existingColumns } from './reconcile'
+import { hasIdentity, MessageIdentity } from './message-identity'
 import { parsePyJson, pyJson, pyTruthy, pythonFloat } from '@shared/contract/py-text'
 import { encodeContent } from './content-codec'
 import { INACTIVE_FIELD } from './session-transfer'
@@ -371,8 +372,14 @@ function importSession(
   }
   dropUsageRows(db, [id]) // left behind by another program's delete of this id
   insertRow(db, 'sessions', sessionCols, row)
+  // v31 identity as upstream's import keeps it: the uids the export carries, the missing ones minted and paired
+  const identity = hasIdentity(messageCols) ? new MessageIdentity() : null
   for (const { m, active } of raw)
-    insertRow(db, 'messages', messageCols, { ...messageRow(m, active, started), session_id: id })
+    insertRow(db, 'messages', messageCols, {
+      ...messageRow(m, active, started),
+      ...identity?.next(String(m.role), m.tool_calls, m.tool_call_id, m, active),
+      session_id: id
+    })
   // a NUL in any indexed column (content, tool_name, tool_calls): indexed as upstream's SQLite indexes it
   normalizeNulRows(db, nulMessageIds(db, [id]))
   // counted only once the session's rows are in: a session that fails leaves no trace in the report but its error

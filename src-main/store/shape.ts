@@ -16,7 +16,8 @@ type ColumnInfo = ColumnsOf<typeof pragmaTableInfo, 'name' | 'pk'>
  * The newest upstream schema Caduceus has been checked against. v31 (NousResearch/hermes-agent, hermes_state_common
  * @ 0ebb0462) adds message identity (message_uid & co., with a trigger minting the uid for a writer that binds
  * none), sessions.auto_archived and session_daily_usage in SCHEMA_SQL: read and written beside as it is
- * (test/nous-v31-home.test.ts). Caduceus still creates homes at SCHEMA_VERSION; upstream migrates them on open.
+ * (test/nous-v31-home.test.ts); appends and imports bind the identity columns as upstream's writer does
+ * (store/message-identity.ts, test/nous-v31-identity.test.ts). Caduceus still creates homes at SCHEMA_VERSION; upstream migrates them on open.
  */
 const UNDERSTOOD_SCHEMA_VERSION = 31
 
