@@ -139,7 +139,7 @@ export function httpErrorOf(err: unknown): HttpError {
     const status = { not_found: 404, invalid_input: 400, conflict: 409, unavailable: 503 }[err.code as string] ?? 500
     return new HttpError(status, err.message, status >= 500 ? 'server_error' : 'invalid_request_error', err.code)
   }
-  return new HttpError(500, (err as Error)?.message ?? 'internal error', 'server_error')
+  return new HttpError(500, (err instanceof Error && err.message) || 'internal error', 'server_error')
 }
 
 export function usageOf(r: ChannelTurnResult) {

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto'
 import type { ConversationMessage } from '../store'
 import type { LiveSubagentRegistry, SteerableAgent } from './live-registry'
 import type { ChildResult, DelegationParent, DelegationStore } from './types'
+import { errorMessage } from '@shared/contract/errors'
 
 export interface ChildSpec {
   taskIndex: number
@@ -104,7 +105,7 @@ export async function runChild(
   try {
     outcome = await child.run(spec.goal, { signal: extra.signal, onText: extra.onText })
   } catch (err) {
-    outcome = { status: 'error', summary: null, error: (err as Error)?.message || String(err), exitReason: 'exception' }
+    outcome = { status: 'error', summary: null, error: errorMessage(err), exitReason: 'exception' }
   } finally {
     live.unregister(spec.subagentId, child)
   }
@@ -136,7 +137,7 @@ export async function buildChild(
     if (!child || typeof child.run !== 'function') return { error: 'child factory returned no agent' }
     return child
   } catch (err) {
-    return { error: (err as Error)?.message || String(err) }
+    return { error: errorMessage(err) }
   }
 }
 

@@ -27,6 +27,7 @@ import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
 import { existingColumns } from './reconcile'
 import { ftsVarints } from './fts-nul'
+import { errorMessage } from '@shared/contract/errors'
 
 interface State {
   /** The index table, schema-qualified (ACTIVITY_DB's, or TEMP's where that could not be attached) */
@@ -322,7 +323,7 @@ export function refreshActivity(db: Database.Database): string {
     } catch (err) {
       // Only a lost index table means start over; anything else (a foreign lock: SQLITE_BUSY) is the caller's to
       // retry, with this state kept as it was.
-      if (!/no such table/i.test((err as Error).message)) throw err
+      if (!/no such table/i.test(errorMessage(err))) throw err
     }
   }
   states.delete(db) // a build that fails half way (the table dropped, not refilled) must not look current

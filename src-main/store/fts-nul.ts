@@ -16,6 +16,7 @@ import type Database from 'better-sqlite3'
 import { CaduceusError } from '@shared/contract'
 import { stmt, type ColumnsOf } from './stmt-cache'
 import type { messages, sqliteMaster } from './schema'
+import { errorMessage } from '@shared/contract/errors'
 
 type MasterColumns = ColumnsOf<typeof sqliteMaster, 'name' | 'sql'>
 
@@ -161,7 +162,7 @@ function tokenizerLoads(db: Database.Database, t: FtsTable): boolean {
     )
     return true
   } catch (e) {
-    if (/no such tokenizer/i.test(String((e as Error).message))) return false
+    if (/no such tokenizer/i.test(errorMessage(e))) return false
     throw e
   }
 }

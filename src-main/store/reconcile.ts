@@ -35,6 +35,7 @@ import {
 } from './schema'
 import type { HomeShape } from './shape'
 import type { ColumnsOf } from './stmt-cache'
+import { errorMessage } from '@shared/contract/errors'
 
 export interface ReconcileReport {
   createdTables: string[]
@@ -177,7 +178,7 @@ export function detachUnservableCjk(db: Database.Database): boolean {
     db.prepare("SELECT rowid FROM messages_fts_cjk('x') LIMIT 1").all()
     return false
   } catch (e) {
-    if (!/no such (tokenizer|table)/i.test(String((e as Error).message))) throw e
+    if (!/no such (tokenizer|table)/i.test(errorMessage(e))) throw e
   }
   db.prepare(
     "INSERT INTO state_meta(key, value) VALUES ('fts_cjk_stale', '1') ON CONFLICT(key) DO UPDATE SET value = '1'"

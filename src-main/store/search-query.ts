@@ -15,6 +15,7 @@
  */
 import { FOLD_SQL, foldCase } from './fold'
 import { MAX_TERMS, isLeaf, lex, noWord, type Tok } from './search-tokens'
+import { errorMessage } from '@shared/contract/errors'
 
 export const MAX_FTS5_QUERY_CHARS = 2048
 
@@ -62,7 +63,7 @@ export function parseQuery(input: unknown, columns: string[] = []): Parsed {
   try {
     ;({ toks, notes } = lex(text, columns))
   } catch (err) {
-    return { ok: false, message: `Search query is malformed: ${(err as Error).message}` }
+    return { ok: false, message: `Search query is malformed: ${errorMessage(err)}` }
   }
   let count = 0
   for (const t of toks) if (isLeaf(t)) count++
@@ -155,7 +156,7 @@ export function parseQuery(input: unknown, columns: string[] = []): Parsed {
     if (terms.length > MAX_TERMS) return { ok: false, message: `Search takes at most ${MAX_TERMS} terms.` }
     return { ok: true, tree, terms, notes }
   } catch (err) {
-    return { ok: false, message: `Search query is malformed: ${(err as Error).message}` }
+    return { ok: false, message: `Search query is malformed: ${errorMessage(err)}` }
   }
 }
 

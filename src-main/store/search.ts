@@ -13,6 +13,7 @@ import { matchRows, sessionConditions, type Matches, type SearchFilters } from '
 import { chainTips } from './lineage'
 import { foldCase } from './fold'
 import { num } from './util'
+import { errorMessage } from '@shared/contract/errors'
 
 type SessionColumns = typeof sessions.$inferSelect
 
@@ -106,7 +107,7 @@ export function searchMessages(
   try {
     m = matchRows(db, shape, tree, n, filters)
   } catch (err) {
-    problems.push(`index: ${(err as Error).message}`)
+    problems.push(`index: ${errorMessage(err)}`)
   }
   const page = m.ids
   const highlight = positiveTerms(tree)
@@ -159,7 +160,7 @@ export function searchMessages(
       .all(...params, ...fargs, n)
       .map((r) => ({ sessionId: r.id, title: r.title }))
   } catch (err) {
-    problems.push(`titles: ${(err as Error).message}`)
+    problems.push(`titles: ${errorMessage(err)}`)
   }
   // A broken index degrades to what the others found; only when everything failed does the user hear why.
   if (hits.length === 0 && titles.length === 0 && problems.length)

@@ -21,6 +21,7 @@ import { fileAt, type FileChange } from './open'
 import { advanceActivity } from './activity-index'
 import { VisiblePrints } from './watcher-prints'
 import type { asyncDelegations, messages } from './schema'
+import { errorMessage } from '@shared/contract/errors'
 
 type Delegation = typeof asyncDelegations.$inferSelect
 type Message = typeof messages.$inferSelect
@@ -390,7 +391,7 @@ export class SessionWatcher {
         .raw()
         .all()
     } catch (err) {
-      if (/no such table/i.test(String((err as Error).message))) return out
+      if (/no such table/i.test(errorMessage(err))) return out
       throw err // locked: the whole check retries
     }
     for (const [id, parent, state, updated] of rows) out.set(id, { print: `${state}|${updated}`, parent })
