@@ -9,6 +9,7 @@ import { cronDir, readJobs, updateJobs, type JobsFile, type RawJob } from './job
 import { isoWithOffset, nextRunAfter, parseSchedule, PAST_GRACE_MS, ScheduleError } from './schedule'
 import { timeZoneOf } from './time-zone'
 import { loadConfig } from '../config'
+import { customProviderNames, providerIdentity } from './provider-identity'
 
 export class JobNotFoundError extends Error {}
 
@@ -46,18 +47,20 @@ const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : nul
 /**
  * What upstream's create_job (and an edit of a job's model) notes for its spend guard (run-job.ts): for each of model
  * and provider the job does not pin, the profile's setting now — the config.yaml default model, and the provider
- * config.yaml names (upstream resolves an automatic pick itself; that axis is then left unnoted, which upstream reads
- * as "not guarded"). A script-only job gets neither.
+ * config.yaml names, as upstream names it (provider-identity.ts; upstream resolves an automatic pick itself; that axis
+ * is then left unnoted, which upstream reads as "not guarded"). A script-only job gets neither.
  */
 function inferenceSnapshots(
   home: string,
   job: RawJob
 ): { provider_snapshot: string | null; model_snapshot: string | null } {
   if (job.no_agent) return { provider_snapshot: null, model_snapshot: null }
-  const m = loadConfig(home).raw.model
+  const raw = loadConfig(home).raw
+  const m = raw.model
   const section = m && typeof m === 'object' && !Array.isArray(m) ? (m as Record<string, unknown>) : {}
   const model = typeof m === 'string' ? text(m) : (text(section.default) ?? text(section.model))
-  const provider = text(section.provider)?.toLowerCase() ?? null
+  const named = text(section.provider)
+  const provider = named ? providerIdentity(named, customProviderNames(raw)) : null
   return {
     provider_snapshot: text(job.provider) || provider === 'auto' ? null : provider,
     model_snapshot: text(job.model) ? null : model

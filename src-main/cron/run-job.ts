@@ -22,6 +22,7 @@ import { deliveryProblem, nothingToDeliver } from './delivery'
 import { errorMessage } from '@shared/contract/errors'
 import type { SecretVault } from '../secrets'
 import { loadConfig, resolveRuntime } from '../config'
+import { customProviderNames, providerIdentity } from './provider-identity'
 
 export interface CronGateway {
   runChannelTurn(input: ChannelTurnInput): Promise<ChannelTurnResult>
@@ -211,9 +212,14 @@ function inferenceDrift(home: string, job: RawJob, vault: SecretVault): string |
   const providerSnap = lower(job.provider_snapshot)
   const changes: string[] = []
   if (providerSnap && !lower(job.provider)) {
-    const m = loadConfig(home).raw.model
+    const raw = loadConfig(home).raw
+    const m = raw.model
     const named = m && typeof m === 'object' && !Array.isArray(m) ? lower((m as { provider?: unknown }).provider) : ''
-    if (named && named !== 'auto' && named !== providerSnap) changes.push(`provider '${providerSnap}' -> '${named}'`)
+    // both named as upstream's resolution names them (custom:<name> and its custom_providers are `custom`)
+    const names = customProviderNames(raw)
+    const now = named ? providerIdentity(named, names) : ''
+    if (now && named !== 'auto' && now !== providerIdentity(providerSnap, names))
+      changes.push(`provider '${providerSnap}' -> '${now}'`)
   }
   if (modelSnap && !lower(job.model)) {
     const now = lower(resolveRuntime(home, { vault }).model)

@@ -60,6 +60,47 @@ function variantsHome(): { home: string; id: Record<string, string> } {
 const userText = (r: RecordedRequest) =>
   (r.body.messages as Array<{ role: string; content: string }>).filter((m) => m.role === 'user').at(-1)!.content
 
+describe('the spend guard names a provider as upstream resolves it', { timeout: 120_000 }, () => {
+  it('a named custom provider is `custom` on both sides: jobs either program made run while nothing changed', async () => {
+    const { home, id } = variantsHome()
+    const config = (name: string) =>
+      writeFileSync(
+        join(home, 'config.yaml'),
+        `model:\n  default: model-b\n  provider: ${name}\n  base_url: ${provider.baseUrl}\n` +
+          `custom_providers:\n- name: local\n  base_url: ${provider.baseUrl}\ntimezone: ${cases.zone}\n`
+      )
+    config('custom:local')
+    // what upstream's create_job notes on this config: its runtime resolution's provider, `custom`
+    const file = join(home, 'cron', 'jobs.json')
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as { jobs: RawJob[] }
+    const upstreams = doc.jobs.find((j) => j.id === id[cases.drift.name])!
+    Object.assign(upstreams, { model_snapshot: 'model-b', provider_snapshot: 'custom' })
+    writeFileSync(file, JSON.stringify(doc, null, 2))
+    const ours = await createJob(home, { schedule: 'every 1h', prompt: 'ours' })
+    expect(ours).toMatchObject({ provider_snapshot: 'custom', model_snapshot: 'model-b' })
+    process.env.CADUCEUS_LOG_DIR = join(home, 'logs')
+    const host = await createHost({ home, headless: true, live: false, log: createLogger() })
+    try {
+      const run = async (jobId: string) => {
+        const r = await host.dispatcher.invoke('cron.runNow', { profile: 'default', id: jobId })
+        if (!r.ok) throw new Error(r.error.message)
+        return r.output as { status: string; error: string | null }
+      }
+      expect(await run(upstreams.id)).toMatchObject({ status: 'ok' })
+      expect(await run(ours.id)).toMatchObject({ status: 'ok' })
+      // an alias of another provider is a change: refused before any call
+      config('claude')
+      const before = provider.requests.length
+      const refused = await run(ours.id)
+      expect(refused.status).toBe('error')
+      expect(refused.error).toContain("provider 'custom' -> 'anthropic'")
+      expect(provider.requests.length).toBe(before)
+    } finally {
+      await host.close()
+    }
+  })
+})
+
 describe("upstream's job shapes through Run now", { timeout: 120_000 }, () => {
   let host: Host
   let home: string
