@@ -3,7 +3,7 @@
 // turns between batches, and a retried or failed batch never miscounts. Structure is asserted (batch sizes, turns,
 // where the foreign row landed), not timing; bench/ measures the stalls.
 import { spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import Database from 'better-sqlite3'
@@ -201,5 +201,31 @@ except Exception as e:
     const again = await store.importJsonl(content, 10_000)
     expect(again).toMatchObject({ imported: n - landed, skipped: landed })
     expect(again.errors).toEqual([{ id: 'imp-0', line: n + 1, reason: 'duplicate session id' }])
+  })
+
+  it('starts over in the file now at the path when state.db is replaced mid-import (a backup restored by rename)', async () => {
+    const { path, store } = await home()
+    const backup = new Database(path)
+    await backup.backup(`${path}.bak`)
+    backup.close()
+    const n = 1200
+    let swapped = false
+    const off = store.onLocalChange(() => {
+      if (swapped) return
+      swapped = true // after the first transaction landed: the restore, as a user's backup tool does it
+      renameSync(`${path}.bak`, path)
+      for (const side of ['-wal', '-shm']) rmSync(`${path}${side}`, { force: true })
+    })
+    const summary = await store.importJsonl(jsonl(n, 20), 10_000)
+    off()
+    expect(swapped).toBe(true)
+    // every session is in the file at the path, and the summary counts that import
+    expect(summary).toMatchObject({ imported: n, skipped: 0 })
+    expect(summary.errors).toEqual([])
+    const db = new Database(path, { readonly: true })
+    open.push(db)
+    expect(db.prepare("SELECT count(*) FROM sessions WHERE id LIKE 'imp-%'").pluck().get()).toBe(n)
+    expect(db.prepare('SELECT count(*) FROM messages').pluck().get()).toBe(n * 20)
+    expect(db.pragma('quick_check', { simple: true })).toBe('ok')
   })
 })

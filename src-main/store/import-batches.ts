@@ -55,7 +55,14 @@ export interface ImportTarget {
   connect: () => Database.Database
   /** How long a transaction may wait for the lock (the store's write retry budget). */
   retryMs: () => number
+  /** The identity of the file at the store's path now (open.ts fileAt), null when none. */
+  fileId: () => string | null
 }
+
+/** The file at the store's path is no longer the one the import's connection writes (a backup restored by rename). */
+class FileReplaced extends Error {}
+/** Times an import starts over in a replaced file before it stops. */
+const MAX_RESTARTS = 3
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 const turn = () => new Promise<void>((r) => setImmediate(r))
@@ -87,16 +94,22 @@ export async function importInBatches(
 ): Promise<void> {
   const { ordered, duplicates } = planImport(records)
   summary.errors.push(...duplicates)
+  const reported = summary.errors.length
   // The store's first write creates a missing state.db and brings its schema up to date before the import's own
-  // connection opens it.
-  await target.write(() => undefined)
-  const db = target.connect()
+  // connection opens it (and, after a replace, follows the store to the new file).
+  const open = async () => {
+    await target.write(() => undefined)
+    const conn = target.connect()
+    conn.pragma('synchronous = NORMAL')
+    // The WAL is copied back into the database after each commit in a turn of its own (below), not inside COMMIT.
+    conn.pragma('wal_autocheckpoint = 0')
+    return { conn, id: target.fileId() }
+  }
+  let { conn: db, id: fileId } = await open()
   let from = 0
+  let restarts = 0
   let longGap = performance.now()
   try {
-    db.pragma('synchronous = NORMAL')
-    // The WAL is copied back into the database after each commit in a turn of its own (below), not inside COMMIT.
-    db.pragma('wal_autocheckpoint = 0')
     while (from < ordered.length) {
       if (from > 0) {
         const long = performance.now() - longGap >= LONG_GAP_EVERY_MS
@@ -105,8 +118,22 @@ export async function importInBatches(
       }
       let part: BatchReport
       try {
-        part = await transaction(db, ordered, from, target.retryMs())
+        const same = () => {
+          if (target.fileId() !== fileId) throw new FileReplaced('state.db was replaced during the import')
+        }
+        part = await transaction(db, ordered, from, target.retryMs(), same)
       } catch (err) {
+        if (err instanceof FileReplaced && restarts < MAX_RESTARTS) {
+          // What went before is in the file that was replaced: the whole file is imported again into the one now at
+          // the path (sessions it already holds are skipped), and the summary counts that import only.
+          restarts++
+          db.close()
+          ;({ conn: db, id: fileId } = await open())
+          Object.assign(summary, { imported: 0, skipped: 0, detached: 0, ignoredFields: {} })
+          summary.errors.length = reported
+          from = 0
+          continue
+        }
         if (from === 0) throw err
         stopped(summary, ordered, from, err)
         return
@@ -136,8 +163,10 @@ async function transaction(
   db: Database.Database,
   ordered: ParsedRecord[],
   from: number,
-  budgetMs: number
+  budgetMs: number,
+  sameFile: () => void
 ): Promise<BatchReport> {
+  sameFile()
   await persist(db, 'BEGIN IMMEDIATE', budgetMs)
   const part: BatchReport = { landed: [], skipped: 0, detached: 0, errors: [], ignoredFields: {}, next: from }
   try {
@@ -161,6 +190,7 @@ async function transaction(
       await turn()
     }
     await turn()
+    sameFile() // never commit into a file no longer at the path
     await persist(db, 'COMMIT', budgetMs)
     await turn()
     // PASSIVE: copies what it can without waiting on anyone; a no-op on a rollback-journal home

@@ -520,7 +520,8 @@ export class SessionStore {
       {
         write: (fn) => this.write(fn),
         connect: () => openImportConnection(this.path),
-        retryMs: () => this.queue.budgetMs
+        retryMs: () => this.queue.budgetMs,
+        fileId: () => fileAt(this.path)?.id ?? null
       },
       records,
       summary
