@@ -1,31 +1,12 @@
-import { resolve } from 'node:path'
 import type { Locator, Page } from '@playwright/test'
-import { test as base, expect, startHost, type RunningHost } from '../fixtures/host'
-import { writtenHome } from '../fixtures/home-template'
+import { test, expect } from '../fixtures/upstream-home-host'
 import { AppShell } from '../page-models/app-shell'
 import { CronPage } from '../page-models/cron-page'
 import { SessionPage } from '../page-models/session-page'
 import { SubagentsPage } from '../page-models/subagents-page'
 
-/**
- * Homes upstream Hermes wrote, at the window's minimum width (900 px, src-main/index.ts): nothing is cut off or laid
- * over its neighbour. Each test names its home; the host serves a copy of it.
- */
-const HOMES = {
-  nous: resolve('test/fixtures/upstream/nous-v31'),
-  cron: resolve('test/fixtures/upstream/cron-variants/home'),
-  tools: () => writtenHome('e2e/fixtures/write-tool-home.ts')
-}
-type Home = keyof typeof HOMES
-const test = base.extend<{ home: Home; host: RunningHost }>({
-  home: ['nous', { option: true }],
-  host: async ({ home }, use) => {
-    const h = HOMES[home]
-    const host = await startHost({ template: typeof h === 'string' ? h : h(), demo: false })
-    await use(host)
-    await host.close()
-  }
-})
+// Homes upstream Hermes wrote, at the window's minimum width (900 px, src-main/index.ts): nothing is cut off or laid over
+// its neighbour.
 
 /**
  * The app at 900 px with the profile rail open: opened wider and then narrowed (the rail only starts folded in a window
