@@ -1,6 +1,7 @@
 import { test, expect } from '../fixtures/upstream-home-host'
 import { AppShell } from '../page-models/app-shell'
 import { PruneDialog } from '../page-models/prune-dialog'
+import { SessionPage } from '../page-models/session-page'
 import { SessionsPage } from '../page-models/sessions-page'
 
 // What the Sessions page says about homes upstream Hermes wrote: counts read as a person would say them.
@@ -40,5 +41,22 @@ test.describe('prune', () => {
     await expect(prune.root.locator('[data-testid="prune-candidate"][data-session-id="ancient"]')).toContainText(
       '· 2 messages ·'
     )
+  })
+})
+
+test.describe('transcript', () => {
+  test.use({ home: 'tools' })
+  test("a call's summary line reads a list of plain values as a list, not as JSON", async ({ page, host }) => {
+    // tall enough that the whole session's folded calls are rendered (the transcript renders what is in view)
+    await page.setViewportSize({ width: 1360, height: 3200 })
+    await new AppShell(page).open(host.url)
+    await new SessionPage(page).open('default', 'golden-tools-more')
+    const clarify = page
+      .getByTestId('tool-call')
+      .filter({ has: page.locator('.tool-name').getByText('clarify', { exact: true }) })
+    await expect(clarify.locator('.tool-args-preview')).toHaveText('question: Which branch? · choices: main, dev')
+    const previews = await page.locator('.tool-args-preview').allInnerTexts()
+    expect(previews.length).toBeGreaterThan(20)
+    expect(previews.filter((p) => /: \["/.test(p))).toEqual([])
   })
 })
