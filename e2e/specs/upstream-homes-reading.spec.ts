@@ -1,10 +1,18 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { test, expect } from '../fixtures/upstream-home-host'
+import { scanThemes, type AxeViolation } from '../fixtures/axe'
 import { AppShell } from '../page-models/app-shell'
+import { CronPage } from '../page-models/cron-page'
 import { PruneDialog } from '../page-models/prune-dialog'
 import { SessionPage } from '../page-models/session-page'
 import { SessionsPage } from '../page-models/sessions-page'
 
-// What the Sessions page says about homes upstream Hermes wrote: counts read as a person would say them.
+// axe is injected as a script tag; the app's CSP (script-src 'self') would refuse it
+test.use({ bypassCSP: true })
+
+// Homes upstream Hermes wrote, read and edited as a user would: counts said as a person says them, no JSON where text
+// belongs, the keyboard enough for every step.
 
 test.describe('search', () => {
   test.use({ home: 'nous' })
@@ -58,5 +66,47 @@ test.describe('transcript', () => {
     const previews = await page.locator('.tool-args-preview').allInnerTexts()
     expect(previews.length).toBeGreaterThan(20)
     expect(previews.filter((p) => /: \["/.test(p))).toEqual([])
+  })
+})
+
+test.describe('cron', () => {
+  test.use({ home: 'cron' })
+  test("editing an upstream job from the keyboard: the form names the job, Escape cancels, a save keeps upstream's fields", async ({
+    page,
+    host
+  }) => {
+    await new AppShell(page).open(host.url)
+    const cron = new CronPage(page)
+    await cron.open()
+    const row = page.locator('[data-testid="cron-job"][data-id="73700f4a5fee"]')
+    await expect(row.getByTestId('cron-deliver')).toHaveText('delivers to local,discord:555')
+    const edit = row.getByTestId('cron-edit')
+    await edit.focus()
+    await page.keyboard.press('Enter')
+    const form = page.getByTestId('cron-form')
+    await expect(page.getByTestId('cron-schedule')).toBeFocused()
+    // it opens above the table, far from the row: it says which job it edits, to the eye and as its name
+    await expect(form).toHaveAccessibleName('Edit job targets 73700f4a5fee')
+    await expect(page.getByTestId('cron-schedule')).toHaveValue('every 1440m')
+    const found: Record<string, AxeViolation[]> = {}
+    await scanThemes(page, 'cron edit form', found)
+    expect(found).toEqual({})
+    // Escape cancels, as it closes a dialog, and focus goes back to the row's Edit
+    await page.getByTestId('cron-prompt').focus()
+    await page.keyboard.press('Escape')
+    await expect(form).toHaveCount(0)
+    await expect(edit).toBeFocused()
+
+    // a changed prompt is all a save writes: the job's schedule, targets and origin stay as upstream wrote them
+    const file = join(host.root, 'cron', 'jobs.json')
+    const before = JSON.parse(readFileSync(file, 'utf8')).jobs.find((j: { id: string }) => j.id === '73700f4a5fee')
+    await page.keyboard.press('Enter')
+    await page.getByTestId('cron-prompt').fill('ping twice')
+    await page.getByTestId('cron-save').click()
+    await expect(form).toHaveCount(0)
+    const after = JSON.parse(readFileSync(file, 'utf8')).jobs.find((j: { id: string }) => j.id === '73700f4a5fee')
+    expect(after.prompt).toBe('ping twice')
+    for (const k of ['name', 'schedule', 'schedule_display', 'deliver', 'origin', 'model_snapshot', 'next_run_at'])
+      expect(after[k], k).toEqual(before[k])
   })
 })

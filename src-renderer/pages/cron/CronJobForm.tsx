@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useId, useRef, useState } from 'react'
 import type { CronJob } from '@shared/contract'
 import { previewSchedule, saveCronJob } from '../../stores/cron'
 
@@ -29,6 +29,7 @@ export function CronJobForm({ job, onDone }: { job: CronJob | null; onDone: () =
     }
   }, [])
   const [saving, setSaving] = useState(false)
+  const headingId = useId()
 
   // A job's schedule left as it was is not re-read (its display text, from now, is not its runs): no preview for it.
   const scheduleEdited = !job || schedule !== initial.schedule
@@ -59,7 +60,29 @@ export function CronJobForm({ job, onDone }: { job: CronJob | null; onDone: () =
   }
 
   return (
-    <form className="cron-form pad" onSubmit={(e) => void submit(e)} data-testid="cron-form">
+    <form
+      className="cron-form pad"
+      onSubmit={(e) => void submit(e)}
+      // Escape cancels, as it closes the page's dialogs; focus goes back to what opened the form (above)
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && !saving) {
+          e.preventDefault()
+          onDone()
+        }
+      }}
+      aria-labelledby={headingId}
+      data-testid="cron-form"
+    >
+      {/* which job this is: the form opens above the table, away from the row whose Edit opened it */}
+      <h2 className="section-title" id={headingId} data-testid="cron-form-title">
+        {job ? (
+          <>
+            Edit job {job.name} <span className="muted mono">{job.id}</span>
+          </>
+        ) : (
+          'New job'
+        )}
+      </h2>
       <label className="field">
         Schedule
         <input
