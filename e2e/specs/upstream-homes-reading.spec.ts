@@ -109,4 +109,42 @@ test.describe('cron', () => {
     for (const k of ['name', 'schedule', 'schedule_display', 'deliver', 'origin', 'model_snapshot', 'next_run_at'])
       expect(after[k], k).toEqual(before[k])
   })
+
+  test('a job the spend guard refused is given a model on the page, and runs past the guard', async ({
+    page,
+    host
+  }) => {
+    await new AppShell(page).open(host.url)
+    const cron = new CronPage(page)
+    await cron.open()
+    // upstream wrote it following the profile's model 'model-a'; the profile's model is another now
+    const row = page.locator('[data-testid="cron-job"][data-id="b045480ac46b"]')
+    const refused = /^Not run, so nothing was spent/
+    await row.getByTestId('cron-run-now').click()
+    await expect(row.locator('.error-text')).toHaveText(refused)
+    await row.getByTestId('cron-edit').click()
+    const model = page.getByTestId('cron-model')
+    await expect(model).toHaveValue('')
+    await expect(model).toHaveAccessibleDescription(/follows the profile's model settings/)
+    await model.fill('anthropic/claude-sonnet-4')
+    await page.getByTestId('cron-save').click()
+    await expect(page.getByTestId('cron-form')).toHaveCount(0)
+    const job = JSON.parse(readFileSync(join(host.root, 'cron', 'jobs.json'), 'utf8')).jobs.find(
+      (j: { id: string }) => j.id === 'b045480ac46b'
+    )
+    expect([job.model, job.model_snapshot, job.name, job.prompt]).toEqual([
+      'anthropic/claude-sonnet-4',
+      null,
+      'follows-default',
+      'summarise the inbox'
+    ])
+    // the form shows the pinned model when opened again
+    await row.getByTestId('cron-edit').click()
+    await expect(page.getByTestId('cron-model')).toHaveValue('anthropic/claude-sonnet-4')
+    await page.keyboard.press('Escape')
+    // run again: whatever the provider answers (no network here), the guard no longer refuses it
+    await row.getByTestId('cron-run-now').click()
+    await expect(row.getByTestId('cron-run-now')).toHaveText('Run now')
+    await expect(row.locator('.error-text')).not.toHaveText(refused)
+  })
 })

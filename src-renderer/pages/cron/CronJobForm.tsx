@@ -10,11 +10,13 @@ export function CronJobForm({ job, onDone }: { job: CronJob | null; onDone: () =
   const [initial] = useState(() => ({
     schedule: job?.scheduleDisplay.replace(/^once (in|at) /, '') ?? '',
     prompt: job?.prompt ?? '',
-    name: job?.name ?? ''
+    name: job?.name ?? '',
+    model: job?.model ?? ''
   }))
   const [schedule, setSchedule] = useState(initial.schedule)
   const [prompt, setPrompt] = useState(initial.prompt)
   const [name, setName] = useState(initial.name)
+  const [model, setModel] = useState(initial.model)
   const [preview, setPreview] = useState<{ ok: boolean; runs: string[]; error: string | null } | null>(null)
   const [error, setError] = useState<string | null>(null)
   // Opened inline (no dialog): focus moves into its first field, and goes back to what opened it (New job, a row's
@@ -53,7 +55,7 @@ export function CronJobForm({ job, onDone }: { job: CronJob | null; onDone: () =
   const submit = async (e: React.FormEvent) => {
     e.preventDefault()
     setSaving(true)
-    const err = await saveCronJob({ id: job?.id, schedule, prompt, name }, job ? initial : undefined)
+    const err = await saveCronJob({ id: job?.id, schedule, prompt, name, model }, job ? initial : undefined)
     setSaving(false)
     setError(err)
     if (!err) onDone()
@@ -111,6 +113,23 @@ export function CronJobForm({ job, onDone }: { job: CronJob | null; onDone: () =
       <label className="field">
         Name (optional)
         <input value={name} onChange={(e) => setName(e.target.value)} data-testid="cron-name" />
+      </label>
+      {/* the spend guard refuses a job that follows the profile's model once that model changed: pinning one here is
+          how it runs again, without the CLI its refusal names */}
+      <label className="field">
+        Model (optional)
+        <input
+          className="mono"
+          value={model}
+          onChange={(e) => setModel(e.target.value)}
+          placeholder="the profile's model"
+          aria-describedby={`${headingId}-model`}
+          data-testid="cron-model"
+        />
+        <span id={`${headingId}-model`} className="muted small">
+          Empty: the job follows the profile&apos;s model settings; a job that follows them is not run after they change
+          until it is given a model here.
+        </span>
       </label>
       {error && (
         <div className="error-text" role="alert" data-testid="cron-form-error" style={{ whiteSpace: 'pre-wrap' }}>
