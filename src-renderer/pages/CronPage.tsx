@@ -10,6 +10,13 @@ import { RemoveJobDialog } from './cron/RemoveJobDialog'
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—')
 
+/**
+ * A scheduled job whose next run time has passed without a run (the host was off, another scheduler owns the home,
+ * or this one runs a few at a time): said, rather than a past date left to read as the future.
+ */
+const overdue = (j: CronJob) =>
+  j.enabled && j.state === 'scheduled' && j.nextRunAt != null && Date.parse(j.nextRunAt) < Date.now() - 60_000
+
 function StateBadge({ job }: { job: CronJob }) {
   const cls = job.state === 'scheduled' ? 'badge-ok' : job.state === 'paused' ? 'badge-warn' : 'badge-neutral'
   return (
@@ -116,7 +123,18 @@ export function CronPage() {
                   <td>
                     <StateBadge job={j} />
                   </td>
-                  <td>{when(j.nextRunAt)}</td>
+                  <td data-testid="cron-next-run">
+                    {when(j.nextRunAt)}
+                    {overdue(j) && (
+                      <div
+                        className="warn-text"
+                        data-testid="cron-overdue"
+                        title="Its time has passed and it has not run yet: a scheduler runs it at its next check (a few at a time), or use Run now"
+                      >
+                        overdue
+                      </div>
+                    )}
+                  </td>
                   <td className="cron-last">
                     {when(j.lastRunAt)}
                     {j.lastStatus && (
