@@ -46,6 +46,8 @@ export const CronJob = z.object({
   lastError: z.string().nullable(),
   repeatTimes: z.number().int().nullable(),
   repeatCompleted: z.number().int(),
+  /** The model the job pins; null when it follows the profile's model settings. */
+  model: z.string().nullable(),
   /** Where upstream's gateway sends the output (`local`, `origin`, `telegram:123`, comma-separated). */
   deliver: z.string(),
   /** Why the latest run's output did not reach `deliver` (this app keeps output locally); null when it did. */
@@ -92,7 +94,9 @@ export const channelRequests = {
       schedule: ScheduleText,
       prompt: PromptText,
       name: z.string().max(200).optional(),
-      repeat: z.number().int().min(1).nullable().optional()
+      repeat: z.number().int().min(1).nullable().optional(),
+      /** A model to pin; left out (or '') the job follows the profile's model settings. */
+      model: z.string().trim().max(200).optional()
     }),
     output: CronJob
   },
@@ -100,7 +104,9 @@ export const channelRequests = {
     input: JobRef.extend({
       schedule: ScheduleText.optional(),
       prompt: PromptText.optional(),
-      name: z.string().max(200).optional()
+      name: z.string().max(200).optional(),
+      /** The model to pin ('' to follow the profile's model settings again). */
+      model: z.string().trim().max(200).optional()
     }),
     output: CronJob
   },

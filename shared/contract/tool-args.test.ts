@@ -61,6 +61,17 @@ describe('arguments upstream would not run', () => {
   })
 })
 
+describe('a list of plain values in the arguments', () => {
+  it("reads as a list, not as JSON (clarify's choices, golden: ../../test/fixtures/upstream/tool-results-more)", () => {
+    expect(argsPreview('{"question": "Which branch?", "choices": ["main", "dev"]}')).toBe(
+      'question: Which branch? · choices: main, dev'
+    )
+    expect(argsPreview('{"ids": [1, 2, true]}')).toBe('ids: 1, 2, true')
+    // an empty list or one holding lists stays JSON
+    expect(argsPreview('{"a": [], "b": [[1]]}')).toBe('a: [] · b: [[1]]')
+  })
+})
+
 describe('a list of objects in the arguments', () => {
   it("reads each entry by what names it (todo's todos, golden: ../../test/fixtures/upstream/tool-results)", () => {
     const todos = JSON.stringify({

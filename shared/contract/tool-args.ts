@@ -14,6 +14,9 @@ const ENTRY_KEYS = ['content', 'name', 'title', 'path', 'command', 'query', 'goa
 function valueText(v: unknown): string {
   if (typeof v === 'string') return v
   if (v === null || typeof v !== 'object') return String(v)
+  // a list of plain values (clarify's choices, a command's argv) as a list, not as JSON: `main, dev`
+  if (Array.isArray(v) && v.length && v.every((x) => x === null || typeof x !== 'object'))
+    return v.map(String).join(', ')
   // a list of objects (todo's todos, a batch of edits) by what names each entry, not as JSON
   if (Array.isArray(v) && v.length && v.every((x) => x && typeof x === 'object' && !Array.isArray(x))) {
     const names = v.map((x) => {

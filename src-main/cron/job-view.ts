@@ -60,6 +60,7 @@ export function jobDto(j: RawJob): CronJob {
     lastError: str(j.last_error),
     repeatTimes: num(repeat.times),
     repeatCompleted: num(repeat.completed) ?? 0,
+    model: str(j.model) || null,
     deliver: deliverOf(j),
     lastDeliveryError: str(j.last_delivery_error),
     lastSessionId: str(j.last_session_id),

@@ -10,6 +10,13 @@ import { RemoveJobDialog } from './cron/RemoveJobDialog'
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—')
 
+/**
+ * A scheduled job whose next run time has passed without a run (the host was off, another scheduler owns the home,
+ * or this one runs a few at a time): said, rather than a past date left to read as the future.
+ */
+const overdue = (j: CronJob) =>
+  j.enabled && j.state === 'scheduled' && j.nextRunAt != null && Date.parse(j.nextRunAt) < Date.now() - 60_000
+
 function StateBadge({ job }: { job: CronJob }) {
   const cls = job.state === 'scheduled' ? 'badge-ok' : job.state === 'paused' ? 'badge-warn' : 'badge-neutral'
   return (
@@ -84,116 +91,131 @@ export function CronPage() {
           {loading ? 'Loading…' : 'No cron jobs for this profile.'}
         </div>
       ) : (
-        <table className="table" data-testid="cron-table">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Schedule</th>
-              <th>State</th>
-              <th>Next run</th>
-              <th>Last run</th>
-              <th>
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {jobs.map((j) => (
-              <tr key={j.id} data-testid="cron-job" data-id={j.id}>
-                <td title={j.prompt}>
-                  {j.name}
-                  <div className="muted mono">{j.id}</div>
-                </td>
-                <td className="mono">
-                  {j.scheduleDisplay}
-                  {j.deliver !== 'local' && (
-                    <div className="muted" data-testid="cron-deliver">
-                      delivers to {j.deliver}
-                    </div>
-                  )}
-                </td>
-                <td>
-                  <StateBadge job={j} />
-                </td>
-                <td>{when(j.nextRunAt)}</td>
-                <td>
-                  {when(j.lastRunAt)}
-                  {j.lastStatus && (
-                    <>
-                      {' '}
-                      <span
-                        className={`badge ${j.lastStatus === 'ok' ? 'badge-ok' : 'badge-err'}`}
-                        data-testid="cron-last-status"
-                      >
-                        {j.lastStatus}
-                      </span>
-                    </>
-                  )}
-                  {j.lastError && <div className="error-text">{j.lastError}</div>}
-                  {j.lastDeliveryError && (
-                    <div className="warn-text" role="status" data-testid="cron-delivery-error">
-                      Not delivered: {j.lastDeliveryError}
-                    </div>
-                  )}
-                  {j.lastWarnings.map((w, i) => (
-                    <div key={i} className="warn-text" role="status" data-testid="cron-last-warning">
-                      {w}
-                    </div>
-                  ))}
-                  {j.lastSessionId && (
-                    <div>
-                      <a href={sessionHref(profile, j.lastSessionId)} data-testid="cron-open-session">
-                        Open session
-                      </a>
-                    </div>
-                  )}
-                </td>
-                <td className="actions">
-                  <button
-                    className="small"
-                    // A paused or finished job is not run by hand (upstream's `hermes cron run` refuses it too).
-                    disabled={!!busy[j.id] || !j.enabled || j.state === 'paused'}
-                    title={!j.enabled || j.state === 'paused' ? 'Resume the job to run it' : undefined}
-                    onClick={() => void runCronNow(j.id)}
-                    data-testid="cron-run-now"
-                  >
-                    {busy[j.id] ? 'Working…' : 'Run now'}
-                  </button>
-                  {j.state === 'paused' ? (
-                    <button
-                      className="small"
-                      disabled={!!busy[j.id]}
-                      onClick={() => void setJobPaused(j.id, false)}
-                      data-testid="cron-resume"
-                    >
-                      Resume
-                    </button>
-                  ) : (
-                    <button
-                      className="small"
-                      disabled={!!busy[j.id] || j.state !== 'scheduled'}
-                      onClick={() => void setJobPaused(j.id, true)}
-                      data-testid="cron-pause"
-                    >
-                      Pause
-                    </button>
-                  )}
-                  <button className="small" onClick={() => setEditing(j)} data-testid="cron-edit">
-                    Edit
-                  </button>
-                  <button
-                    className="small danger"
-                    disabled={!!busy[j.id]}
-                    onClick={() => setRemoving(j)}
-                    data-testid="cron-remove"
-                  >
-                    Remove
-                  </button>
-                </td>
+        <div className="table-wrap">
+          <table className="table cron-table" data-testid="cron-table">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Schedule</th>
+                <th>State</th>
+                <th>Next run</th>
+                <th>Last run</th>
+                <th>
+                  <span className="sr-only">Actions</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {jobs.map((j) => (
+                <tr key={j.id} data-testid="cron-job" data-id={j.id}>
+                  <td title={j.prompt}>
+                    {j.name}
+                    <div className="muted mono">{j.id}</div>
+                  </td>
+                  <td className="mono">
+                    {j.scheduleDisplay}
+                    {j.deliver !== 'local' && (
+                      <div className="muted cron-deliver" data-testid="cron-deliver">
+                        delivers to {j.deliver}
+                      </div>
+                    )}
+                  </td>
+                  <td>
+                    <StateBadge job={j} />
+                  </td>
+                  <td data-testid="cron-next-run">
+                    {when(j.nextRunAt)}
+                    {overdue(j) && (
+                      <div
+                        className="warn-text"
+                        data-testid="cron-overdue"
+                        title="Its time has passed and it has not run yet: a scheduler runs it at its next check (a few at a time), or use Run now"
+                      >
+                        overdue
+                      </div>
+                    )}
+                  </td>
+                  <td className="cron-last">
+                    {when(j.lastRunAt)}
+                    {j.lastStatus && (
+                      <>
+                        {' '}
+                        <span
+                          className={`badge ${j.lastStatus === 'ok' ? 'badge-ok' : 'badge-err'}`}
+                          data-testid="cron-last-status"
+                        >
+                          {j.lastStatus}
+                        </span>
+                      </>
+                    )}
+                    {j.lastError && <div className="error-text">{j.lastError}</div>}
+                    {j.lastDeliveryError && (
+                      <div className="warn-text" role="status" data-testid="cron-delivery-error">
+                        Not delivered: {j.lastDeliveryError}
+                      </div>
+                    )}
+                    {j.lastWarnings.map((w, i) => (
+                      <div key={i} className="warn-text" role="status" data-testid="cron-last-warning">
+                        {w}
+                      </div>
+                    ))}
+                    {j.lastSessionId && (
+                      <div>
+                        <a href={sessionHref(profile, j.lastSessionId)} data-testid="cron-open-session">
+                          Open session
+                        </a>
+                      </div>
+                    )}
+                  </td>
+                  <td>
+                    <div className="actions">
+                      <button
+                        className="small"
+                        // A paused or finished job is not run by hand (upstream's `hermes cron run` refuses it too).
+                        disabled={!!busy[j.id] || !j.enabled || j.state === 'paused'}
+                        title={!j.enabled || j.state === 'paused' ? 'Resume the job to run it' : undefined}
+                        onClick={() => void runCronNow(j.id)}
+                        data-testid="cron-run-now"
+                      >
+                        {busy[j.id] ? 'Working…' : 'Run now'}
+                      </button>
+                      {j.state === 'paused' ? (
+                        <button
+                          className="small"
+                          disabled={!!busy[j.id]}
+                          onClick={() => void setJobPaused(j.id, false)}
+                          data-testid="cron-resume"
+                        >
+                          Resume
+                        </button>
+                      ) : (
+                        <button
+                          className="small"
+                          disabled={!!busy[j.id] || j.state !== 'scheduled'}
+                          onClick={() => void setJobPaused(j.id, true)}
+                          data-testid="cron-pause"
+                        >
+                          Pause
+                        </button>
+                      )}
+                      <button className="small" onClick={() => setEditing(j)} data-testid="cron-edit">
+                        Edit
+                      </button>
+                      <button
+                        className="small danger"
+                        disabled={!!busy[j.id]}
+                        onClick={() => setRemoving(j)}
+                        data-testid="cron-remove"
+                      >
+                        Remove
+                      </button>
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {removing && (
         <RemoveJobDialog

@@ -87,11 +87,12 @@ export async function saveCronJob(
     schedule: string
     prompt: string
     name: string
+    model: string
   },
-  initial?: { schedule: string; prompt: string; name: string }
+  initial?: { schedule: string; prompt: string; name: string; model: string }
 ): Promise<string | null> {
   const profile = useCron.getState().profile
-  const changed = (k: 'schedule' | 'prompt' | 'name') => !initial || form[k] !== initial[k]
+  const changed = (k: 'schedule' | 'prompt' | 'name' | 'model') => !initial || form[k] !== initial[k]
   try {
     if (form.id)
       await getApi().call('cron.update', {
@@ -99,14 +100,16 @@ export async function saveCronJob(
         id: form.id,
         ...(changed('schedule') ? { schedule: form.schedule } : {}),
         ...(changed('prompt') ? { prompt: form.prompt } : {}),
-        ...(changed('name') ? { name: form.name } : {})
+        ...(changed('name') ? { name: form.name } : {}),
+        ...(changed('model') ? { model: form.model.trim() } : {})
       })
     else
       await getApi().call('cron.create', {
         profile,
         schedule: form.schedule,
         prompt: form.prompt,
-        ...(form.name.trim() ? { name: form.name } : {})
+        ...(form.name.trim() ? { name: form.name } : {}),
+        ...(form.model.trim() ? { model: form.model.trim() } : {})
       })
     await refreshCron()
     return null

@@ -58,10 +58,12 @@ export function channelHandlers(s: Services, channels: ChannelsService): Channel
         return { ok: false, display: null, runs: [], error: errorMessage(err) }
       }
     },
-    'cron.create': ({ profile, schedule, prompt, name, repeat }) =>
-      typed(async () => jobDto(await createJob(s.homeOf(profile), { schedule, prompt, name, repeat }))),
-    'cron.update': ({ profile, id, schedule, prompt, name }) =>
-      typed(async () => jobDto(await editJob(s.homeOf(profile), id, { schedule, prompt, name }))),
+    'cron.create': ({ profile, schedule, prompt, name, repeat, model }) =>
+      typed(async () =>
+        jobDto(await createJob(s.homeOf(profile), { schedule, prompt, name, repeat, model: model || undefined }))
+      ),
+    'cron.update': ({ profile, id, schedule, prompt, name, model }) =>
+      typed(async () => jobDto(await editJob(s.homeOf(profile), id, { schedule, prompt, name, model }))),
     'cron.setPaused': ({ profile, id, paused }) =>
       typed(async () =>
         jobDto(await setPaused(s.homeOf(profile), id, paused, paused ? 'paused from the Cron page' : null))

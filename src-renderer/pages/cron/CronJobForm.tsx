@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useId, useRef, useState } from 'react'
 import type { CronJob } from '@shared/contract'
 import { previewSchedule, saveCronJob } from '../../stores/cron'
 
@@ -10,11 +10,13 @@ export function CronJobForm({ job, onDone }: { job: CronJob | null; onDone: () =
   const [initial] = useState(() => ({
     schedule: job?.scheduleDisplay.replace(/^once (in|at) /, '') ?? '',
     prompt: job?.prompt ?? '',
-    name: job?.name ?? ''
+    name: job?.name ?? '',
+    model: job?.model ?? ''
   }))
   const [schedule, setSchedule] = useState(initial.schedule)
   const [prompt, setPrompt] = useState(initial.prompt)
   const [name, setName] = useState(initial.name)
+  const [model, setModel] = useState(initial.model)
   const [preview, setPreview] = useState<{ ok: boolean; runs: string[]; error: string | null } | null>(null)
   const [error, setError] = useState<string | null>(null)
   // Opened inline (no dialog): focus moves into its first field, and goes back to what opened it (New job, a row's
@@ -29,6 +31,7 @@ export function CronJobForm({ job, onDone }: { job: CronJob | null; onDone: () =
     }
   }, [])
   const [saving, setSaving] = useState(false)
+  const headingId = useId()
 
   // A job's schedule left as it was is not re-read (its display text, from now, is not its runs): no preview for it.
   const scheduleEdited = !job || schedule !== initial.schedule
@@ -52,14 +55,36 @@ export function CronJobForm({ job, onDone }: { job: CronJob | null; onDone: () =
   const submit = async (e: React.FormEvent) => {
     e.preventDefault()
     setSaving(true)
-    const err = await saveCronJob({ id: job?.id, schedule, prompt, name }, job ? initial : undefined)
+    const err = await saveCronJob({ id: job?.id, schedule, prompt, name, model }, job ? initial : undefined)
     setSaving(false)
     setError(err)
     if (!err) onDone()
   }
 
   return (
-    <form className="cron-form pad" onSubmit={(e) => void submit(e)} data-testid="cron-form">
+    <form
+      className="cron-form pad"
+      onSubmit={(e) => void submit(e)}
+      // Escape cancels, as it closes the page's dialogs; focus goes back to what opened the form (above)
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && !saving) {
+          e.preventDefault()
+          onDone()
+        }
+      }}
+      aria-labelledby={headingId}
+      data-testid="cron-form"
+    >
+      {/* which job this is: the form opens above the table, away from the row whose Edit opened it */}
+      <h2 className="section-title" id={headingId} data-testid="cron-form-title">
+        {job ? (
+          <>
+            Edit job {job.name} <span className="muted mono">{job.id}</span>
+          </>
+        ) : (
+          'New job'
+        )}
+      </h2>
       <label className="field">
         Schedule
         <input
@@ -88,6 +113,23 @@ export function CronJobForm({ job, onDone }: { job: CronJob | null; onDone: () =
       <label className="field">
         Name (optional)
         <input value={name} onChange={(e) => setName(e.target.value)} data-testid="cron-name" />
+      </label>
+      {/* the spend guard refuses a job that follows the profile's model once that model changed: pinning one here is
+          how it runs again, without the CLI its refusal names */}
+      <label className="field">
+        Model (optional)
+        <input
+          className="mono"
+          value={model}
+          onChange={(e) => setModel(e.target.value)}
+          placeholder="the profile's model"
+          aria-describedby={`${headingId}-model`}
+          data-testid="cron-model"
+        />
+        <span id={`${headingId}-model`} className="muted small">
+          Empty: the job follows the profile&apos;s model settings; a job that follows them is not run after they change
+          until it is given a model here.
+        </span>
       </label>
       {error && (
         <div className="error-text" role="alert" data-testid="cron-form-error" style={{ whiteSpace: 'pre-wrap' }}>

@@ -53,7 +53,8 @@ export function TurnUsage({ t }: { t: TurnSummary }) {
                   <span
                     className="tl-bar"
                     style={{
-                      left: `${(at / span) * 100}%`,
+                      // a call at the turn's very end still shows its 2 px mark inside the track
+                      left: `min(${(at / span) * 100}%, 100% - 2px)`,
                       width: s.duration != null ? `max(2px, ${(s.duration / span) * 100}%)` : '2px'
                     }}
                   />

@@ -288,7 +288,8 @@ function PruneDialog({ profile, onClose }: { profile: string; onClose: () => voi
               {candidates.map((c) => (
                 <li key={c.id} data-testid="prune-candidate" data-session-id={c.id}>
                   {c.title ?? c.id} · {c.source}
-                  {c.model ? ` · ${c.model}` : ''} · {c.messageCount} messages · started {formatDateTime(c.startedAt)}
+                  {c.model ? ` · ${c.model}` : ''} · {c.messageCount} message{c.messageCount === 1 ? '' : 's'} · started{' '}
+                  {formatDateTime(c.startedAt)}
                 </li>
               ))}
             </ul>

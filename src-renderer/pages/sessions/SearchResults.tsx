@@ -37,6 +37,18 @@ function grouped(hits: SearchHit[], groups: SearchSessionGroup[] = []) {
   return { sections, titleOnly, flat: sections.flatMap((s) => s.hits) }
 }
 
+const count = (n: number, one: string) => `${n} ${n === 1 ? one : `${one}s`}`
+
+/**
+ * What the search found: the messages and their sessions, then the sessions only a title matched. A title-only find
+ * is not counted as messages ("0 matching messages in 2 sessions" above two sessions read as a contradiction).
+ */
+function summary(messages: number, inSessions: number, titleOnly: number): string {
+  if (!messages) return `${count(titleOnly, 'session')} with a matching title; no message matches`
+  const found = `${messages}${messages >= 50 ? '+' : ''} matching ${messages === 1 ? 'message' : 'messages'} in ${count(inSessions, 'session')}`
+  return titleOnly ? `${found} · ${count(titleOnly, 'more session')} with a matching title` : found
+}
+
 /** Full-text hits grouped by session; each opens the transcript scrolled to and highlighting that message. j/k and Enter work here too. */
 export function SearchResults() {
   const { hits: raw, loading, error, query, groups, message } = useSearchResults()
@@ -75,14 +87,11 @@ export function SearchResults() {
         No messages match “{query.trim()}”.
       </div>
     )
-  const sessions = sections.length + titleOnly.length
   let flatIndex = -1
   return (
     <div className="hits-wrap">
       <div className="hits-summary muted small" data-testid="search-summary">
-        {loading && !hits.length
-          ? 'Searching…'
-          : `${hits.length}${hits.length >= 50 ? '+' : ''} matching message${hits.length === 1 ? '' : 's'} in ${sessions} session${sessions === 1 ? '' : 's'}`}
+        {loading && !hits.length ? 'Searching…' : summary(hits.length, sections.length, titleOnly.length)}
         {loading && hits.length > 0 && ' · updating…'}
       </div>
       <ul className="hits" data-testid="search-results" aria-busy={loading} ref={list}>

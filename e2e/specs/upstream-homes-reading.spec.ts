@@ -1,0 +1,165 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { test, expect } from '../fixtures/upstream-home-host'
+import { scanThemes, type AxeViolation } from '../fixtures/axe'
+import { AppShell } from '../page-models/app-shell'
+import { CronPage } from '../page-models/cron-page'
+import { PruneDialog } from '../page-models/prune-dialog'
+import { SessionPage } from '../page-models/session-page'
+import { SessionsPage } from '../page-models/sessions-page'
+
+// axe is injected as a script tag; the app's CSP (script-src 'self') would refuse it
+test.use({ bypassCSP: true })
+
+// Homes upstream Hermes wrote, read and edited as a user would: counts said as a person says them, no JSON where text
+// belongs, the keyboard enough for every step.
+
+test.describe('search', () => {
+  test.use({ home: 'nous' })
+  test('a search only session titles match says so, not "0 matching messages in 2 sessions"', async ({
+    page,
+    host
+  }) => {
+    await new AppShell(page).open(host.url)
+    const sessions = new SessionsPage(page)
+    // "heater" is in two titles (the plan and its /branch) and in no message
+    await sessions.search('heater')
+    await expect(page.getByTestId('search-hit')).toHaveCount(0)
+    await expect(page.getByTestId('search-summary')).toHaveText('2 sessions with a matching title; no message matches')
+    // a message hit and a title-only session: the messages, then the title find apart
+    await sessions.search('pre-charge OR heater')
+    await expect(page.getByTestId('search-summary')).toHaveText(
+      /^\d+ matching messages? in \d+ sessions? · 1 more session with a matching title$/
+    )
+  })
+})
+
+test.describe('prune', () => {
+  test.use({ home: 'fidelity' })
+  test('the preview counts one message as "1 message"', async ({ page, host }) => {
+    const shell = new AppShell(page)
+    await shell.open(host.url)
+    await shell.selectProfile('default')
+    const prune = new PruneDialog(page)
+    await prune.openByKeyboard()
+    await prune.field('days').fill('1')
+    await prune.root.getByTestId('prune-preview').click()
+    const one = prune.root.locator('[data-testid="prune-candidate"][data-session-id="dg-old"]')
+    await expect(one).toContainText('· 1 message ·')
+    await expect(prune.root.locator('[data-testid="prune-candidate"][data-session-id="ancient"]')).toContainText(
+      '· 2 messages ·'
+    )
+  })
+})
+
+test.describe('transcript', () => {
+  test.use({ home: 'tools' })
+  test("a call's summary line reads a list of plain values as a list, not as JSON", async ({ page, host }) => {
+    // tall enough that the whole session's folded calls are rendered (the transcript renders what is in view)
+    await page.setViewportSize({ width: 1360, height: 3200 })
+    await new AppShell(page).open(host.url)
+    await new SessionPage(page).open('default', 'golden-tools-more')
+    const clarify = page
+      .getByTestId('tool-call')
+      .filter({ has: page.locator('.tool-name').getByText('clarify', { exact: true }) })
+    await expect(clarify.locator('.tool-args-preview')).toHaveText('question: Which branch? · choices: main, dev')
+    const previews = await page.locator('.tool-args-preview').allInnerTexts()
+    expect(previews.length).toBeGreaterThan(20)
+    expect(previews.filter((p) => /: \["/.test(p))).toEqual([])
+  })
+})
+
+test.describe('cron', () => {
+  test.use({ home: 'cron' })
+  test("editing an upstream job from the keyboard: the form names the job, Escape cancels, a save keeps upstream's fields", async ({
+    page,
+    host
+  }) => {
+    await new AppShell(page).open(host.url)
+    const cron = new CronPage(page)
+    await cron.open()
+    const row = page.locator('[data-testid="cron-job"][data-id="73700f4a5fee"]')
+    await expect(row.getByTestId('cron-deliver')).toHaveText('delivers to local,discord:555')
+    const edit = row.getByTestId('cron-edit')
+    await edit.focus()
+    await page.keyboard.press('Enter')
+    const form = page.getByTestId('cron-form')
+    await expect(page.getByTestId('cron-schedule')).toBeFocused()
+    // it opens above the table, far from the row: it says which job it edits, to the eye and as its name
+    await expect(form).toHaveAccessibleName('Edit job targets 73700f4a5fee')
+    await expect(page.getByTestId('cron-schedule')).toHaveValue('every 1440m')
+    const found: Record<string, AxeViolation[]> = {}
+    await scanThemes(page, 'cron edit form', found)
+    expect(found).toEqual({})
+    // Escape cancels, as it closes a dialog, and focus goes back to the row's Edit
+    await page.getByTestId('cron-prompt').focus()
+    await page.keyboard.press('Escape')
+    await expect(form).toHaveCount(0)
+    await expect(edit).toBeFocused()
+
+    // a changed prompt is all a save writes: the job's schedule, targets and origin stay as upstream wrote them
+    const file = join(host.root, 'cron', 'jobs.json')
+    const before = JSON.parse(readFileSync(file, 'utf8')).jobs.find((j: { id: string }) => j.id === '73700f4a5fee')
+    await page.keyboard.press('Enter')
+    await page.getByTestId('cron-prompt').fill('ping twice')
+    await page.getByTestId('cron-save').click()
+    await expect(form).toHaveCount(0)
+    const after = JSON.parse(readFileSync(file, 'utf8')).jobs.find((j: { id: string }) => j.id === '73700f4a5fee')
+    expect(after.prompt).toBe('ping twice')
+    for (const k of ['name', 'schedule', 'schedule_display', 'deliver', 'origin', 'model_snapshot', 'next_run_at'])
+      expect(after[k], k).toEqual(before[k])
+  })
+
+  test('a job the spend guard refused is given a model on the page, and runs past the guard', async ({
+    page,
+    host
+  }) => {
+    await new AppShell(page).open(host.url)
+    const cron = new CronPage(page)
+    await cron.open()
+    // upstream wrote it following the profile's model 'model-a'; the profile's model is another now
+    const row = page.locator('[data-testid="cron-job"][data-id="b045480ac46b"]')
+    const refused = /^Not run, so nothing was spent/
+    await row.getByTestId('cron-run-now').click()
+    await expect(row.locator('.error-text')).toHaveText(refused)
+    await row.getByTestId('cron-edit').click()
+    const model = page.getByTestId('cron-model')
+    await expect(model).toHaveValue('')
+    await expect(model).toHaveAccessibleDescription(/follows the profile's model settings/)
+    await model.fill('anthropic/claude-sonnet-4')
+    await page.getByTestId('cron-save').click()
+    await expect(page.getByTestId('cron-form')).toHaveCount(0)
+    const job = JSON.parse(readFileSync(join(host.root, 'cron', 'jobs.json'), 'utf8')).jobs.find(
+      (j: { id: string }) => j.id === 'b045480ac46b'
+    )
+    expect([job.model, job.model_snapshot, job.name, job.prompt]).toEqual([
+      'anthropic/claude-sonnet-4',
+      null,
+      'follows-default',
+      'summarise the inbox'
+    ])
+    // the form shows the pinned model when opened again
+    await row.getByTestId('cron-edit').click()
+    await expect(page.getByTestId('cron-model')).toHaveValue('anthropic/claude-sonnet-4')
+    await page.keyboard.press('Escape')
+    // run again: whatever the provider answers (no network here), the guard no longer refuses it
+    await row.getByTestId('cron-run-now').click()
+    await expect(row.getByTestId('cron-run-now')).toHaveText('Run now')
+    await expect(row.locator('.error-text')).not.toHaveText(refused)
+  })
+
+  test('a job whose next run time passed without a run says it is overdue, not a past date alone', async ({
+    page,
+    host
+  }) => {
+    await new AppShell(page).open(host.url)
+    await new CronPage(page).open()
+    const row = (id: string) => page.locator(`[data-testid="cron-job"][data-id="${id}"]`)
+    // upstream wrote these at a clock weeks back; the scheduler runs a few at a time, the rest wait for a later check
+    await expect(row('73700f4a5fee').getByTestId('cron-next-run')).toContainText('2026')
+    await expect(row('73700f4a5fee').getByTestId('cron-overdue')).toHaveText('overdue')
+    // a run time still ahead, and a paused job, are not overdue
+    await expect(row('18db68d9ae2c').getByTestId('cron-overdue')).toHaveCount(0)
+    await expect(row('16e8adf45945').getByTestId('cron-overdue')).toHaveCount(0)
+  })
+})
