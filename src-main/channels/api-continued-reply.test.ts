@@ -36,6 +36,19 @@ async function serverOn(baseUrl: string, prefix: string): Promise<OpenAI> {
 
 const sessionOf = (r: { response: Response }) => r.response.headers.get('x-hermes-session-id')
 
+/** The chat UI's next turn: its history with the reply as it showed it, then a new message. */
+const resend = (client: OpenAI, reply: string) =>
+  client.chat.completions
+    .create({
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'hello' },
+        { role: 'assistant', content: reply },
+        { role: 'user', content: 'next' }
+      ]
+    })
+    .withResponse()
+
 describe('a continued reply keeps its conversation in one session', () => {
   it('cut by the output cap, answered whole', async () => {
     let n = 0
@@ -50,17 +63,7 @@ describe('a continued reply keeps its conversation in one session', () => {
       .withResponse()
     const reply = first.data.choices[0]!.message.content!
     expect(reply).toBe('Part one part two.')
-    const next = await client.chat.completions
-      .create({
-        model: 'm',
-        messages: [
-          { role: 'user', content: 'hello' },
-          { role: 'assistant', content: reply },
-          { role: 'user', content: 'next' }
-        ]
-      })
-      .withResponse()
-    expect(sessionOf(next)).toBe(sessionOf(first))
+    expect(sessionOf(await resend(client, reply))).toBe(sessionOf(first))
   })
 
   it('streamed, its stream dropped mid-reply and continued', async () => {
@@ -83,16 +86,6 @@ describe('a continued reply keeps its conversation in one session', () => {
     for await (const c of first.data) text += c.choices?.[0]?.delta?.content ?? ''
     // the client saw the kept part as streamed; the store keeps it trimmed, as upstream does
     expect(text.replace(/\s+/g, ' ')).toBe('Part one, part two.')
-    const next = await client.chat.completions
-      .create({
-        model: 'm',
-        messages: [
-          { role: 'user', content: 'hello' },
-          { role: 'assistant', content: text },
-          { role: 'user', content: 'next' }
-        ]
-      })
-      .withResponse()
-    expect(sessionOf(next)).toBe(sessionOf(first))
+    expect(sessionOf(await resend(client, text))).toBe(sessionOf(first))
   })
 })
