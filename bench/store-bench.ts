@@ -3,10 +3,11 @@
  * of a running watcher. Without `home` it generates 10,000 sessions / 500,000 messages in a temp home.
  * Wired into `npm run bench` by bench/run.ts.
  */
-import { closeSync, existsSync, fsyncSync, mkdtempSync, openSync, rmSync } from 'node:fs'
+import { closeSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
+import Database from 'better-sqlite3'
 import { SessionStore, SessionWatcher, StoreRegistry } from '../src-main/store'
 import { percentiles } from './percentiles'
 import { generateBulk } from '../src-main/store/demo'
@@ -149,7 +150,7 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
       cold: listColdMs,
       warmup: listWarmupMs,
       afterDeepDelete: listAfterDeepDeleteMs
-    } = await hostListFirstPageApart(home, profile, Boolean(temp || opts.allowWrites))
+    } = await listOnCopy(home, profile, temp !== null || opts.allowWrites === true)
     const upstreamListMs = upstreamListFirstPage(stateDbOf(home, profile))
     const listRatioToUpstream =
       upstreamListMs && upstreamListMs.p95 > 0 ? round(upstreamListMs.p95 / listFirstPageMs.p95) : null
@@ -213,6 +214,32 @@ export async function runStoreBench(opts: StoreBenchOptions = {}): Promise<Store
     watcher?.stop()
     registry.closeAll()
     if (temp) rmSync(temp, { recursive: true, force: true })
+  }
+}
+
+/**
+ * The list as #22 measures it — each sample right after another process wrote — on a given home too: that home is
+ * never written, so its profile's state.db is copied (SQLite's backup: consistent while another program writes it)
+ * and the writes go to the copy; upstream's own writer where the home is one an older upstream keeps (no
+ * `last_activity_at`) and its Python is at hand, so the copy keeps that shape, else a Caduceus writer.
+ */
+async function listOnCopy(home: string, profile: string, mayWrite: boolean) {
+  if (mayWrite) return hostListFirstPageApart(home, profile, true)
+  const copy = mkdtempSync(join(tmpdir(), 'cad-bench-list-'))
+  try {
+    const dest = stateDbOf(copy, profile)
+    mkdirSync(dirname(dest), { recursive: true })
+    const src = new Database(stateDbOf(home, profile), { readonly: true, fileMustExist: true })
+    let legacy = false
+    try {
+      await src.backup(dest)
+      legacy = !src.prepare("SELECT 1 FROM pragma_table_info('sessions') WHERE name = 'last_activity_at'").get()
+    } finally {
+      src.close()
+    }
+    return await hostListFirstPageApart(copy, profile, legacy && hasUpstream() ? 'upstream' : true)
+  } finally {
+    rmSync(copy, { recursive: true, force: true })
   }
 }
 
