@@ -13,6 +13,8 @@ import {
   SessionKey,
   SessionPage,
   SessionQuery,
+  SessionSourcesQuery,
+  SessionSources,
   SessionSummary,
   SessionUpdate
 } from './sessions'
@@ -81,6 +83,8 @@ export const requests = {
   'profiles.list': { input: Empty, output: z.array(ProfileInfo) },
   /** Keyset-paginated session list (roots; compression chains projected to their tip). */
   'sessions.list': { input: SessionQuery, output: SessionPage },
+  /** The sources a Sessions filter can offer. */
+  'sessions.sources': { input: SessionSourcesQuery, output: SessionSources },
   /** One session with lineage, usage by model and metadata. */
   'sessions.get': { input: SessionKey, output: SessionDetail },
   /** A page of a session's transcript. */

@@ -58,14 +58,17 @@ export const SessionQuery = z.object({
 })
 export type SessionQuery = z.input<typeof SessionQuery>
 
+/**
+ * Every source the scope's sessions have (upstream's hidden internal sessions aside), those the list leaves out unless
+ * named (kanban, oneshot, …) included, so a source filter can offer them all. Its own request: the filter needs it
+ * once, the list's first page (the hot path) never.
+ */
+export const SessionSourcesQuery = z.object({ profile: ProfileScope.default('all') })
+export const SessionSources = z.object({ sources: z.array(z.string()) })
+
 export const SessionPage = z.object({
   items: z.array(SessionSummary),
   nextCursor: z.string().nullable(),
-  /**
-   * First page only: every source the listed profiles' sessions have (upstream's hidden internal sessions aside),
-   * those the list leaves out unless named (kanban, oneshot, …) included, so a source filter can offer them all.
-   */
-  sources: z.array(z.string()).optional(),
   /** Cross-profile views: profiles that could not be read (served without them) and notices to show. */
   unavailable: z.array(ProfileProblem).optional(),
   notices: z.array(ProfileProblem).optional()

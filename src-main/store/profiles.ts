@@ -219,16 +219,24 @@ export class StoreRegistry {
       if (next[name] !== false) more = true
     }
     for (const [name, c] of Object.entries(cursors)) if (c === false) next[name] = false
-    const sources =
-      !q.cursor && pages.some((p) => p.page.sources)
-        ? { sources: [...new Set(pages.flatMap((p) => p.page.sources ?? []))].sort() }
-        : {}
     return {
       items: taken.map((t) => t.item),
       nextCursor: more ? Buffer.from(JSON.stringify(next)).toString('base64url') : null,
-      ...sources,
       ...problems(unavailable, notices)
     }
+  }
+
+  /** Every source the readable profiles' sessions have (read-list.ts sessionSources), sorted. */
+  sourcesAll(): string[] {
+    const out = new Set<string>()
+    for (const { store } of this.healthy(() => true).stores) {
+      try {
+        for (const s of store.listSources()) out.add(s)
+      } catch {
+        // an unreadable profile offers none; the list names it
+      }
+    }
+    return [...out].sort()
   }
 
   /** One profile (`only`) or all: hits newest first, grouped by session, plus who could not be searched. */

@@ -114,9 +114,8 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
   return {
     items,
     nextCursor:
-      more && last ? encodeCursor([Number(last[PAGE_ACT]), Number(last[PAGE_ACT + 1]), String(last[0])]) : null,
+      more && last ? encodeCursor([Number(last[PAGE_ACT]), Number(last[PAGE_ACT + 1]), String(last[0])]) : null
     // the first page names every source the profile has, so a filter can reach those listed only when named
-    ...(q.cursor ? {} : { sources: sessionSources(db) })
   }
 }
 
@@ -124,7 +123,7 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
  * Every source of the profile's sessions but upstream's hidden internal ones (no filter lists those), sorted: the
  * source index walked from one distinct value to the next (a few index seeks per source, not a scan of the table).
  */
-function sessionSources(db: Database.Database): string[] {
+export function sessionSources(db: Database.Database): string[] {
   return stmt(
     db,
     `WITH RECURSIVE src(v) AS (

@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import type { RequestOutput, SessionQuery } from '@shared/contract'
 import { installFakeApi, settle, type FakeApi } from '../test-utils/fake-api'
 import { resetStores } from '../test-utils/reset-stores'
@@ -87,13 +87,11 @@ describe('sessions store', () => {
     expect(fake.callsOf('sessions.list')[1]!.cursor).toBe('100')
   })
 
-  it('offers every source the first page names, not only those of the rows it shows', async () => {
-    fake.handlers['sessions.list'] = (q) => ({
-      ...pageOf(q),
-      ...(q.cursor ? {} : { sources: ['cli', 'kanban', 'oneshot'] })
-    })
+  it("offers every source the scope's sessions have, not only those of the rows it shows", async () => {
+    fake.handlers['sessions.sources'] = () => ({ sources: ['cli', 'kanban', 'oneshot'] })
     await reloadSessions()
-    expect(useSessions.getState().knownSources).toEqual(['cli', 'kanban', 'oneshot'])
+    await vi.waitFor(() => expect(useSessions.getState().knownSources).toEqual(['cli', 'kanban', 'oneshot']))
+    expect(fake.callsOf('sessions.sources')).toEqual([{ profile: 'all' }])
   })
 
   it('sends filters and the profile scope with the query', async () => {

@@ -103,7 +103,7 @@ const shown = (items: SessionSummary[]) =>
   hidden.size ? items.filter((s) => !hidden.has(sessionKey(s.profile, s.id))) : items
 const rowKey = (s: SessionSummary) => sessionKey(s.profile, s.id)
 
-/** The sources the filter offers: those of rows seen, and every source a first page says its profiles have. */
+/** The sources the filter offers: those of rows seen, and every source `sessions.sources` says the scope has. */
 function noteSources(items: SessionSummary[], sources: string[] = []): void {
   const known = useSessions.getState().knownSources
   const set = new Set([...known, ...sources])
@@ -123,8 +123,13 @@ const rowsQuery = (input: SessionQuery) =>
   queryOptions({
     queryKey: [ROWS, input] as const,
     queryFn: async (): Promise<SessionRows> => {
+      // the filter's sources come with every first page, as their own request (off the list's path)
+      void getApi()
+        .call('sessions.sources', { profile: input.profile })
+        .then((r) => noteSources([], r.sources))
+        .catch(() => undefined) // the filter keeps the sources of the rows it has seen
       const page = await getApi().call('sessions.list', input)
-      noteSources(page.items, page.sources)
+      noteSources(page.items)
       return { ...mergeByKey(shown(page.items), rowKey), nextCursor: page.nextCursor }
     },
     meta: { errorContext: 'Loading sessions' },

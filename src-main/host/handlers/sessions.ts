@@ -7,6 +7,7 @@ import { errorMessage } from '@shared/contract/errors'
 type SessionHandlers = Pick<
   HandlerMap,
   | 'sessions.list'
+  | 'sessions.sources'
   | 'sessions.get'
   | 'sessions.messages'
   | 'sessions.messageText'
@@ -25,6 +26,9 @@ export function sessionHandlers(s: Services): SessionHandlers {
       const items = priceSessionRows((p) => s.stores.get(p), page.items, readPriceOverrides(s.root))
       return items === page.items ? page : { ...page, items }
     },
+    'sessions.sources': ({ profile }) => ({
+      sources: profile === 'all' ? s.stores.sourcesAll() : s.stores.get(profile).listSources()
+    }),
     'sessions.get': ({ profile, sessionId }) => {
       const detail = s.stores.get(profile).getSessionDetail(sessionId)
       if (!detail) throw notFound(profile, sessionId)
