@@ -8,7 +8,7 @@ import { isAbsolute, join } from 'node:path'
 import { cronDir, readJobs, updateJobs, type JobsFile, type RawJob } from './jobs-file'
 import { isoWithOffset, nextRunAfter, parseSchedule, PAST_GRACE_MS, ScheduleError } from './schedule'
 import { timeZoneOf } from './time-zone'
-import { loadConfig } from '../config'
+import { loadConfig, readSection } from '../config'
 import { customProviderNames, providerIdentity } from './provider-identity'
 
 export class JobNotFoundError extends Error {}
@@ -57,7 +57,7 @@ function inferenceSnapshots(
   if (job.no_agent) return { provider_snapshot: null, model_snapshot: null }
   const raw = loadConfig(home).raw
   const m = raw.model
-  const section = m && typeof m === 'object' && !Array.isArray(m) ? (m as Record<string, unknown>) : {}
+  const section = readSection(raw, 'model')
   const model = typeof m === 'string' ? text(m) : (text(section.default) ?? text(section.model))
   const named = text(section.provider)
   const provider = named ? providerIdentity(named, customProviderNames(raw)) : null

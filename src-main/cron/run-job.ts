@@ -21,7 +21,7 @@ import { outputFileName, pruneOutputs, sessionStamp } from './output-files'
 import { deliveryProblem, nothingToDeliver } from './delivery'
 import { errorMessage } from '@shared/contract/errors'
 import type { SecretVault } from '../secrets'
-import { loadConfig, resolveRuntime } from '../config'
+import { loadConfig, readSection, resolveRuntime } from '../config'
 import { customProviderNames, providerIdentity } from './provider-identity'
 
 export interface CronGateway {
@@ -213,8 +213,7 @@ function inferenceDrift(home: string, job: RawJob, vault: SecretVault): string |
   const changes: string[] = []
   if (providerSnap && !lower(job.provider)) {
     const raw = loadConfig(home).raw
-    const m = raw.model
-    const named = m && typeof m === 'object' && !Array.isArray(m) ? lower((m as { provider?: unknown }).provider) : ''
+    const named = lower(readSection(raw, 'model').provider)
     // both named as upstream's resolution names them (custom:<name> and its custom_providers are `custom`)
     const names = customProviderNames(raw)
     const now = named ? providerIdentity(named, names) : ''
