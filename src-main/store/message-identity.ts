@@ -21,6 +21,7 @@ import { pyJson } from '@shared/contract/py-text'
 import { stmt, type ColumnsOf } from './stmt-cache'
 import type { messages } from './schema'
 import type { messageIdentity } from './schema/identity'
+import { safeJson } from './util'
 
 export const IDENTITY_COLUMNS = ['message_uid', 'absorbed_message_uids', 'tool_call_uids', 'tool_call_uid'] as const
 type IdentityColumn = (typeof IDENTITY_COLUMNS)[number]
@@ -47,14 +48,7 @@ function keyOfCall(call: unknown): string {
 }
 
 /** A value as given, or the JSON a text holds (an export carries the columns as their JSON text). */
-function decoded(v: unknown): unknown {
-  if (typeof v !== 'string') return v
-  try {
-    return JSON.parse(v) as unknown
-  } catch {
-    return null
-  }
-}
+const decoded = (v: unknown): unknown => (typeof v === 'string' ? safeJson(v) : v)
 
 type UidMap = Map<string, string | string[]>
 
