@@ -149,14 +149,14 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
         host.log?.warn('agent', `session ${host.sessionId}: stream cut off mid-reply (${err.cause.message})`)
         const end = endOfContinuations(host, ctx, parts, i, 'stream')
         if (end) return end
-        ctx.emit({
-          kind: 'notice',
-          text: `The provider's stream broke off mid-reply; asking the model to continue (${parts.length}/${CONTINUATIONS}).`
-        })
-        if (ctx.signal.aborted) return { exitReason: 'interrupted', finalText: lastText }
-        await host.save({ role: 'user', content: n ? CONTINUE_AFTER_TOOL_DROP : CONTINUE_AFTER_DROP }, ctx, {
-          displayKind: 'continuation_notice'
-        })
+        const stopped = await askToContinue(
+          host,
+          ctx,
+          `The provider's stream broke off mid-reply; asking the model to continue (${parts.length}/${CONTINUATIONS}).`,
+          n ? CONTINUE_AFTER_TOOL_DROP : CONTINUE_AFTER_DROP,
+          lastText
+        )
+        if (stopped) return stopped
         continue
       }
       if (err.partialText || err.partialReasoning) {
@@ -170,10 +170,7 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
       // The output cap cut the reply inside its tool calls: the last one's arguments are incomplete, and the
       // complete ones before it were planned together with it, so none of them runs. The reply is not kept (its
       // calls would have no results); the same request goes again with a larger cap, a bounded number of times.
-      const asked = boostedCap ?? host.runtime.maxTokens
-      const seen = Math.max(asked ?? 0, response.usage?.outputTokens ?? 0) || DEFAULT_OUTPUT_CAP
-      const ceiling = Math.max(MAX_BOOSTED_OUTPUT_CAP, host.runtime.maxTokens ?? 0)
-      const next = Math.min(seen * 2, ceiling)
+      const { asked, seen, next } = largerCap(host, boostedCap, response)
       const n = response.toolCalls.length
       const what = `The reply hit the output cap (${asked ? `max_tokens ${asked}` : "the provider's default"}) in the middle of its ${n === 1 ? 'tool call' : `${n} tool calls`}`
       if (cutOffs < CUT_OFF_RETRIES && next > seen && !ctx.signal.aborted) {
@@ -207,16 +204,17 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
       lastText = parts.join('')
       const end = endOfContinuations(host, ctx, parts, i, 'cap')
       if (end) return end
-      const asked = boostedCap ?? host.runtime.maxTokens
-      const seen = Math.max(asked ?? 0, response.usage?.outputTokens ?? 0) || DEFAULT_OUTPUT_CAP
-      boostedCap = Math.max(seen, Math.min(seen * 2, Math.max(MAX_BOOSTED_OUTPUT_CAP, host.runtime.maxTokens ?? 0)))
+      const { seen, next } = largerCap(host, boostedCap, response)
+      boostedCap = Math.max(seen, next)
       host.log?.warn('agent', `session ${host.sessionId}: reply cut off by the output cap; asking it to continue`)
-      ctx.emit({
-        kind: 'notice',
-        text: `The reply hit the output cap; asking the model to continue (${parts.length}/${CONTINUATIONS}).`
-      })
-      if (ctx.signal.aborted) return { exitReason: 'interrupted', finalText: lastText }
-      await host.save({ role: 'user', content: CONTINUE_PROMPT }, ctx, { displayKind: 'continuation_notice' })
+      const stopped = await askToContinue(
+        host,
+        ctx,
+        `The reply hit the output cap; asking the model to continue (${parts.length}/${CONTINUATIONS}).`,
+        CONTINUE_PROMPT,
+        lastText
+      )
+      if (stopped) return stopped
       continue
     }
     boostedCap = undefined
@@ -291,6 +289,38 @@ async function maybeCompress(host: LoopHost, ctx: TurnContext): Promise<void> {
   } finally {
     host.compressing = false
   }
+}
+
+/**
+ * Asks the model to go on after a cut-off part: says so, then saves the agent's own "go on" as a user row marked
+ * `continuation_notice` (the API server's conversation planning reads past it). Stopped meanwhile: the turn's end.
+ */
+async function askToContinue(
+  host: LoopHost,
+  ctx: TurnContext,
+  notice: string,
+  prompt: string,
+  finalText: string
+): Promise<LoopOutcome | undefined> {
+  ctx.emit({ kind: 'notice', text: notice })
+  if (ctx.signal.aborted) return { exitReason: 'interrupted', finalText }
+  await host.save({ role: 'user', content: prompt }, ctx, { displayKind: 'continuation_notice' })
+  return undefined
+}
+
+/**
+ * The output cap a reply cut by it was asked with (`asked`: the boosted one, else the runtime's), the cap it reached
+ * (`seen`: that, or the output it used where larger, or the default), and the next one to ask for: twice that, up to
+ * MAX_BOOSTED_OUTPUT_CAP (or the runtime's own cap where higher).
+ */
+function largerCap(
+  host: LoopHost,
+  boostedCap: number | undefined,
+  response: { usage?: { outputTokens?: number } | null }
+): { asked: number | undefined; seen: number; next: number } {
+  const asked = boostedCap ?? host.runtime.maxTokens
+  const seen = Math.max(asked ?? 0, response.usage?.outputTokens ?? 0) || DEFAULT_OUTPUT_CAP
+  return { asked, seen, next: Math.min(seen * 2, Math.max(MAX_BOOSTED_OUTPUT_CAP, host.runtime.maxTokens ?? 0)) }
 }
 
 /**
