@@ -50,7 +50,36 @@ export async function hostListFirstPage(
   warmup: Percentiles
   afterDeepDelete: Percentiles | null
 }> {
-  const host = await createHost({ home, headless: true, live: false, log: createLogger() })
+  return listRounds(home, profile, writes, rounds, warmup, false)
+}
+
+/**
+ * The flow the app runs: the host's watcher sees the foreign commit, catches the list's activity index up and
+ * announces `sessions.changed`; the Sessions page re-reads the head of its list on that event
+ * (src-renderer/stores/sessions.ts applySessionsChanged). Each sample is the `sessions.list` request made on the
+ * event for the append just committed — its rows read from the file after that write, only the index's catch-up
+ * done before it (by the watcher, off the request).
+ */
+export async function hostListOnChange(
+  home: string,
+  profile: string,
+  writes: true | 'upstream',
+  rounds = 300,
+  warmup = 50
+): Promise<{ wall: Percentiles; cpu: Percentiles }> {
+  const { wall, cpu } = await listRounds(home, profile, writes, rounds, warmup, true)
+  return { wall, cpu }
+}
+
+async function listRounds(
+  home: string,
+  profile: string,
+  writes: boolean | 'upstream',
+  rounds: number,
+  warmup: number,
+  onEvent: boolean
+) {
+  const host = await createHost({ home, headless: true, live: onEvent, log: createLogger() })
   const db = stateDbOf(home, profile)
   const session = `bench_list_${process.pid}`
   const child =
@@ -65,6 +94,26 @@ export async function hostListFirstPage(
   const lines = child ? createInterface({ input: child.stdout })[Symbol.asyncIterator]() : null
   const next = async () => String((await lines!.next()).value)
   const list = () => host.dispatcher.invoke('sessions.list', { profile, limit: 100 })
+  // sessions.changed events naming the writer's session, counted: a sample waits for the one after its append
+  let announced = 0
+  let wake: (() => void) | null = null
+  const unsubscribe = host.bus.subscribe((e) => {
+    if (e.event !== 'sessions.changed') return
+    const p = e.payload as { profile: string; sessionIds: string[] }
+    if (p.profile !== profile || !p.sessionIds.includes(session)) return
+    announced++
+    wake?.()
+  })
+  const announcedAfter = async (seen: number) => {
+    const deadline = Date.now() + 30_000
+    while (announced <= seen) {
+      if (Date.now() > deadline) throw new Error('no sessions.changed event for the writer session')
+      await new Promise<void>((r) => {
+        wake = r
+        setTimeout(r, 1000).unref()
+      })
+    }
+  }
   try {
     if (child && (await next()) !== 'ready') throw new Error('writer failed to start')
     const t0 = performance.now()
@@ -75,8 +124,10 @@ export async function hostListFirstPage(
     const early: number[] = []
     for (let i = -warmup; i < rounds; i++) {
       if (child) {
+        const seen = announced
         child.stdin.write('append\n')
         await next()
+        if (onEvent) await announcedAfter(seen)
       }
       const c = process.cpuUsage()
       const t = performance.now()
@@ -94,7 +145,7 @@ export async function hostListFirstPage(
     // A Caduceus writer also deletes the home's oldest message, deep in the list: only the FTS row count says rows
     // went, and the first list after it reads every session's activity again (activity-index.ts).
     const deep: number[] = []
-    if (child && writes === true)
+    if (child && writes === true && !onEvent)
       for (let i = 0; i < 10; i++) {
         child.stdin.write('delete-oldest\n')
         await next()
@@ -110,6 +161,7 @@ export async function hostListFirstPage(
       afterDeepDelete: deep.length ? percentiles(deep, 3) : null
     }
   } finally {
+    unsubscribe()
     if (child) {
       const exited = new Promise((r) => child.once('exit', r))
       child.stdin.end()
@@ -122,7 +174,10 @@ export async function hostListFirstPage(
   }
 }
 
-type ListResult = Awaited<ReturnType<typeof hostListFirstPage>>
+type ListResult = Awaited<ReturnType<typeof hostListFirstPage>> & {
+  /** The same home listed as the app lists it after a foreign write (hostListOnChange); null when nobody writes. */
+  onChange: { wall: Percentiles; cpu: Percentiles } | null
+}
 
 /**
  * hostListFirstPage in a process of its own, as the host runs: the bench's own process has just generated a home of
@@ -168,6 +223,8 @@ export function upstreamListFirstPage(dbPath: string): (Percentiles & { error?: 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [home, profile, writes] = process.argv.slice(2)
   if (!home || !profile) throw new Error('usage: list-after-write.ts HOME PROFILE true|false|upstream')
-  const result = await hostListFirstPage(home, profile, writes === 'upstream' ? 'upstream' : writes === 'true')
+  const who = writes === 'upstream' ? 'upstream' : writes === 'true'
+  const result: ListResult = { ...(await hostListFirstPage(home, profile, who)), onChange: null }
+  if (who !== false) result.onChange = await hostListOnChange(home, profile, who)
   process.stdout.write(`${JSON.stringify(result)}\n`)
 }
