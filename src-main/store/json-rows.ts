@@ -23,15 +23,23 @@ function wrapped(sql: string, width: number): string {
   return w
 }
 
-/** `sql` must name its `width` columns c0, c1, …; rows come back in the order `sql` yields them. */
-export function rowsViaJson(db: Database.Database, sql: string, width: number, args: unknown[]): unknown[][] {
+/**
+ * `sql` must name its `width` columns c0, c1, …; rows come back in the order `sql` yields them, typed `R` (a tuple
+ * of the columns' types, as `.raw()` would hand them over).
+ */
+export function rowsViaJson<R extends unknown[] = unknown[]>(
+  db: Database.Database,
+  sql: string,
+  width: number,
+  args: unknown[]
+): R[] {
   try {
     const text = stmt<string>(db, wrapped(sql, width))
       .pluck()
       .get(...args)
-    return JSON.parse(text!) as unknown[][]
+    return JSON.parse(text!) as R[]
   } catch {
-    return stmt<unknown[]>(db, sql)
+    return stmt<R>(db, sql)
       .raw()
       .all(...args)
   }

@@ -10,6 +10,7 @@
 import type Database from 'better-sqlite3'
 import type { HomeShape } from './shape'
 import { prepareOnce, stmt } from './stmt-cache'
+import { rowsViaJson } from './json-rows'
 import { matchTerm, nearItems, toInstr, toMatch, type Node, type Term } from './search-query'
 import { SHORT_LOOKUP, STALE_ROWS, isShortTerm, shortIndexState } from './short-index'
 import { archivedSql, hiddenMessageSql, shownSql } from './sql'
@@ -237,22 +238,18 @@ export function matchRows(
     sessions =
       many > COUNT_CAP
         ? new Map()
-        : group(
-            prepareOnce<Row>(db, `SELECT m.session_id AS s, m.id FROM ${from}`)
-              .raw()
-              .all(match, ...fargs)
-          )
+        : group(rowsViaJson<Row>(db, `SELECT m.session_id AS c0, m.id AS c1 FROM ${from}`, 2, [match, ...fargs]))
   } else if (!sources.has('scan')) {
     // Every term has an index (Caduceus's short index among them): ids from a compound of index lookups.
     const params: unknown[] = []
     const set = idSet(tree, src, short?.indexedTo ?? 0, params)
     const filter = messageFilter(filters, params)
-    const rows = prepareOnce<Row>(
+    const rows = rowsViaJson<Row>(
       db,
-      `SELECT m.session_id AS s, m.id FROM messages m WHERE m.id IN (${set}) AND ${VISIBLE}${filter} ORDER BY m.id`
+      `SELECT m.session_id AS c0, m.id AS c1 FROM messages m WHERE m.id IN (${set}) AND ${VISIBLE}${filter} ORDER BY m.id`,
+      2,
+      params
     )
-      .raw()
-      .all(...params)
     ids = rows
       .slice(-n)
       .map((r) => Number(r[1]))
@@ -262,12 +259,12 @@ export function matchRows(
     // A scan or a mixed tree: one pass over every row (complete at any size), newest page and counts together.
     const cond = condition(tree, src, params)
     const fargs: unknown[] = []
-    const rows = prepareOnce<Row>(
+    const rows = rowsViaJson<Row>(
       db,
-      `SELECT m.session_id AS s, m.id FROM messages m WHERE ${VISIBLE} AND ${cond}${messageFilter(filters, fargs)}`
+      `SELECT m.session_id AS c0, m.id AS c1 FROM messages m WHERE ${VISIBLE} AND ${cond}${messageFilter(filters, fargs)}`,
+      2,
+      [...params, ...fargs]
     )
-      .raw()
-      .all(...params, ...fargs)
     ids = rows
       .slice(-n)
       .map((r) => Number(r[1]))
@@ -279,15 +276,15 @@ export function matchRows(
   if (sessions.size) {
     // One statement for every session's title (and whether compression ended it): by id for a few, one
     // sequential pass when many (thousands of random row lookups cost more than reading the whole, much smaller,
-    // sessions table in order).
+    // sessions table in order). Thousands of rows cross into JS as one JSON text (json-rows.ts), as the hits do.
     const rows =
       sessions.size > 300
-        ? stmt(
+        ? rowsViaJson(
             db,
-            "SELECT id, title, end_reason = 'compression' FROM sessions WHERE title IS NOT NULL OR end_reason = 'compression'"
+            "SELECT id AS c0, title AS c1, end_reason = 'compression' AS c2 FROM sessions WHERE title IS NOT NULL OR end_reason = 'compression'",
+            3,
+            []
           )
-            .raw()
-            .all()
         : stmt(
             db,
             "SELECT id, title, end_reason = 'compression' FROM sessions WHERE id IN (SELECT value FROM json_each(?))"
