@@ -125,6 +125,43 @@ except Exception as e:
     60_000
   )
 
+  it('cuts one long session between turns of the event loop, and it still lands whole or not at all', async () => {
+    const { path, store } = await home()
+    const long = (id: string, n: number, boomAt = -1) =>
+      JSON.stringify({
+        id,
+        source: 'cli',
+        started_at: 1.7e9,
+        messages: Array.from({ length: n }, (_, k) => ({
+          role: k % 2 ? 'assistant' : 'user',
+          content: k === boomAt ? 'boom' : `long ${id} message ${k}`,
+          timestamp: 1.7e9 + k
+        }))
+      })
+    const watch = watchBatches(store)
+    const summary = await store.importJsonl(long('long-1', 3000), 10_000)
+    watch.stop()
+    expect(summary).toMatchObject({ imported: 1, errors: [] })
+    // one commit for the session, with the loop turning many times while its rows were written (one slice of
+    // writes per turn: a 3,000-message session was one block of the loop before)
+    const commit = watch.batches.find((b) => b.ids.includes('long-1'))!
+    expect(commit.turns).toBeGreaterThanOrEqual(6)
+    const db = new Database(path)
+    open.push(db)
+    expect(db.prepare("SELECT count(*) AS n FROM messages WHERE session_id = 'long-1'").get()).toEqual({ n: 3000 })
+    // a row refused deep in a long session (another program's trigger here) leaves none of that session's rows
+    db.exec(`CREATE TRIGGER refuse BEFORE INSERT ON messages WHEN NEW.content = 'boom'
+      BEGIN SELECT RAISE(ABORT, 'refused by a trigger'); END`)
+    const second = await store.importJsonl([long('long-2', 3000, 2500), long('short-3', 4)].join('\n'), 10_000)
+    expect(second.imported).toBe(1)
+    expect(second.errors).toEqual([{ id: 'long-2', line: 1, reason: expect.stringContaining('refused by a trigger') }])
+    const count = (id: string) =>
+      (db.prepare('SELECT count(*) AS n FROM messages WHERE session_id = ?').get(id) as { n: number }).n
+    expect(count('long-2')).toBe(0)
+    expect(db.prepare("SELECT count(*) AS n FROM sessions WHERE id = 'long-2'").get()).toEqual({ n: 0 })
+    expect(count('short-3')).toBe(4)
+  })
+
   it('counts once when a COMMIT met a lock and was tried again (rollback-journal home)', async () => {
     const { path, store } = await home({ journalMode: () => 'delete' })
     // another connection's read transaction holds a SHARED lock: BEGIN IMMEDIATE succeeds, COMMIT is busy

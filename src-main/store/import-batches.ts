@@ -24,7 +24,13 @@
  * Each transaction builds its own counts and they are added only once it committed.
  */
 import type Database from 'better-sqlite3'
-import { importBatch, type BatchReport, type ImportSummary, type ParsedRecord } from './session-import'
+import {
+  importBatch,
+  type BatchReport,
+  type ImportSummary,
+  type ParsedRecord,
+  type SessionInProgress
+} from './session-import'
 import { type WriteTx } from './write-tx'
 import { backoffMs, isBusy } from './write-queue'
 import { errorMessage } from '@shared/contract/errors'
@@ -172,13 +178,16 @@ async function transaction(
   try {
     const began = performance.now()
     let rows = 0
+    // a session cut between slices (a long one): finished before anything else, and never committed half-written
+    let inProgress: SessionInProgress | null = null
     for (;;) {
       const room = {
-        sessions: BATCH_SESSIONS - part.landed.length - part.errors.length,
+        sessions: BATCH_SESSIONS - part.landed.length - part.errors.length - (inProgress ? 1 : 0),
         rows: MAX_ROWS - rows,
         empty: rows === 0
       }
-      const slice = importBatch(db, ordered, part.next, room, SLICE_MS)
+      const slice = importBatch(db, ordered, part.next, room, SLICE_MS, inProgress)
+      inProgress = slice.inProgress
       part.landed.push(...slice.landed)
       part.skipped += slice.skipped
       part.detached += slice.detached
@@ -186,7 +195,7 @@ async function transaction(
       for (const [k, n] of Object.entries(slice.ignoredFields)) part.ignoredFields[k] = (part.ignoredFields[k] ?? 0) + n
       rows += slice.rows
       part.next = slice.next
-      if (part.next >= ordered.length || slice.full || performance.now() - began >= HOLD_MS) break
+      if (!inProgress && (part.next >= ordered.length || slice.full || performance.now() - began >= HOLD_MS)) break
       await turn()
     }
     await turn()

@@ -255,20 +255,37 @@ export interface BatchReport {
 }
 
 /**
+ * A session whose rows are being written across slices: its savepoint stays open on the import's connection between
+ * them (the caller's transaction does not commit meanwhile), and `steps` writes the next rows when driven.
+ */
+export interface SessionInProgress {
+  id: string
+  line: number
+  steps: Generator<void, SessionCounts, void>
+}
+
+/** Rows of one session written between two looks at the clock: ~3 ms at upstream's ~75 µs of indexing a message. */
+const ROWS_PER_STEP = 40
+const SAVEPOINT = 'cad_import_session'
+
+/**
  * The sessions of `ordered` from `from` on, in the caller's write transaction, each in its own savepoint (a
  * session lands whole with its messages, or not at all), until the transaction's `room` is used up (`full`: so many
  * sessions, or a session whose rows would not fit — one that alone is larger still goes into an `empty`
  * transaction) or the next session would, at the slice's pace so far, end past `budgetMs` (at least one is
- * written). Sessions already in the home — another program's, or an earlier transaction's — are skipped, within the
- * same time budget. `rows`: session and message rows written.
+ * written). A session with more rows than the budget allows is itself cut between slices (`inProgress`, which the
+ * next call takes as `resume` and finishes first): one long conversation never holds the event loop for its whole
+ * length. Sessions already in the home — another program's, or an earlier transaction's — are skipped, within the
+ * same time budget. `rows`: session and message rows written or begun.
  */
 export function importBatch(
   db: Database.Database,
   ordered: ParsedRecord[],
   from: number,
   room: { sessions: number; rows: number; empty: boolean },
-  budgetMs: number
-): BatchReport & { rows: number; full: boolean } {
+  budgetMs: number,
+  resume: SessionInProgress | null = null
+): BatchReport & { rows: number; full: boolean; inProgress: SessionInProgress | null } {
   const report: BatchReport = { landed: [], skipped: 0, detached: 0, errors: [], ignoredFields: {}, next: from }
   const cols = {
     sessions: existingColumns(db, 'sessions'),
@@ -276,6 +293,35 @@ export function importBatch(
     prompts: hasTable(db, 'system_prompts')
   }
   const began = performance.now()
+  let inProgress = resume
+  /** Writes the session in progress until it is done (true: landed or failed) or the budget is spent. */
+  const drive = (): boolean => {
+    const { id, line, steps } = inProgress!
+    for (;;) {
+      let step: IteratorResult<void, SessionCounts>
+      try {
+        step = steps.next()
+      } catch (err) {
+        db.exec(`ROLLBACK TO ${SAVEPOINT}`)
+        db.exec(`RELEASE ${SAVEPOINT}`)
+        report.errors.push({ id, line, reason: errorMessage(err).split('\n')[0]!.slice(0, 300) })
+        inProgress = null
+        return true
+      }
+      if (step.done) {
+        db.exec(`RELEASE ${SAVEPOINT}`)
+        // counted only once the session's rows are in: a session that fails leaves no trace but its error
+        report.landed.push(id)
+        if (step.value.detached) report.detached++
+        for (const [k, n] of Object.entries(step.value.ignored))
+          report.ignoredFields[k] = (report.ignoredFields[k] ?? 0) + n
+        inProgress = null
+        return true
+      }
+      if (performance.now() - began >= budgetMs) return false
+    }
+  }
+  if (inProgress && !drive()) return { ...report, rows: 0, full: false, inProgress }
   let written = 0
   let rows = 0 // sessions and messages written so far: the slice's pace
   let full = false
@@ -299,26 +345,31 @@ export function importBatch(
     }
     written++
     rows += size
-    try {
-      db.transaction(() => importSession(db, id, rec, cols, report))()
-      report.landed.push(id)
-    } catch (err) {
-      report.errors.push({ id, line, reason: errorMessage(err).split('\n')[0]!.slice(0, 300) })
-    }
+    db.exec(`SAVEPOINT ${SAVEPOINT}`)
+    inProgress = { id, line, steps: importSession(db, id, rec, cols) }
+    if (!drive()) break
   }
-  return { ...report, rows, full }
+  return { ...report, rows, full, inProgress }
 }
 
 const rowsOf = (rec: Record<string, unknown>, key: string) => (Array.isArray(rec[key]) ? rec[key].length : 0)
 
-/** One session with its messages (inside the batch's savepoint); counts go to `report`, nothing outside it. */
-function importSession(
+/** What a session's import adds to the report once it landed. */
+interface SessionCounts {
+  detached: boolean
+  ignored: Record<string, number>
+}
+
+/**
+ * One session with its messages (inside the batch's savepoint), written as it is driven: it pauses every
+ * ROWS_PER_STEP messages so the caller can look at the clock. Its counts are its return value.
+ */
+function* importSession(
   db: Database.Database,
   id: string,
   rec: Record<string, unknown>,
-  cols: { sessions: Set<string>; messages: Set<string>; prompts: boolean },
-  report: BatchReport
-): void {
+  cols: { sessions: Set<string>; messages: Set<string>; prompts: boolean }
+): Generator<void, SessionCounts, void> {
   const { sessions: sessionCols, messages: messageCols, prompts } = cols
   const ignored: Record<string, number> = {}
   for (const k of Object.keys(rec)) if (!sessionCols.has(k) && !SESSION_EXTRAS.has(k)) count(ignored, k)
@@ -374,17 +425,18 @@ function importSession(
   insertRow(db, 'sessions', sessionCols, row)
   // v31 identity as upstream's import keeps it: the uids the export carries, the missing ones minted and paired
   const identity = hasIdentity(messageCols) ? new MessageIdentity() : null
-  for (const { m, active } of raw)
+  let written = 0
+  for (const { m, active } of raw) {
     insertRow(db, 'messages', messageCols, {
       ...messageRow(m, active, started),
       ...identity?.next(String(m.role), m.tool_calls, m.tool_call_id, m, active),
       session_id: id
     })
+    if (++written % ROWS_PER_STEP === 0) yield
+  }
   // a NUL in any indexed column (content, tool_name, tool_calls): indexed as upstream's SQLite indexes it
   normalizeNulRows(db, nulMessageIds(db, [id]))
-  // counted only once the session's rows are in: a session that fails leaves no trace in the report but its error
-  if (detached) report.detached++
-  for (const [k, n] of Object.entries(ignored)) report.ignoredFields[k] = (report.ignoredFields[k] ?? 0) + n
+  return { detached, ignored }
 }
 
 /** One row of the columns `row` names that this home has (an older home lacks some of a newer one's). */
