@@ -20,6 +20,7 @@ export interface ImportBenchResult {
   chars: number
   sessions: number
   messagesPerSession: number
+  longSession: number
   totalMs: number
   /** CPU this process spent on the import (user + system): steadier than wall time on a loaded machine. */
   cpuMs: number
@@ -31,7 +32,7 @@ export interface ImportBenchResult {
   upstream: { sent: number; ok: number; worstWaitMs: number; failed: string | null } | null
 }
 
-function jsonl(sessions: number, messages: number): string {
+function jsonl(sessions: number, messages: number, longSession: number): string {
   const body = 'a1 b2 c3 d4 e5 f6 g7 h8 '.repeat(14)
   const lines: string[] = []
   for (let i = 0; i < sessions; i++)
@@ -40,7 +41,8 @@ function jsonl(sessions: number, messages: number): string {
         id: `imp-${i}`,
         source: 'cli',
         started_at: 1.7e9 + i,
-        messages: Array.from({ length: messages }, (_, k) => ({
+        // one conversation as long as an agent's day-long run, in the middle of the file
+        messages: Array.from({ length: i === sessions >> 1 && longSession ? longSession : messages }, (_, k) => ({
           role: k % 2 ? 'assistant' : 'user',
           content: `${i} ${k} ${body}`,
           timestamp: 1.7e9 + i + k
@@ -50,15 +52,19 @@ function jsonl(sessions: number, messages: number): string {
   return lines.join('\n')
 }
 
-export async function runImportBench(opts: { sessions?: number; messages?: number } = {}): Promise<ImportBenchResult> {
+/** `longSession`: one session in the middle of the file has that many messages instead (0: none). */
+export async function runImportBench(
+  opts: { sessions?: number; messages?: number; longSession?: number } = {}
+): Promise<ImportBenchResult> {
   const sessions = opts.sessions ?? 1620
   const messagesPerSession = opts.messages ?? 100
+  const longSession = opts.longSession ?? 0
   const dir = mkdtempSync(join(tmpdir(), 'cad-import-bench-'))
   const path = join(dir, 'state.db')
   const store = new SessionStore(path, { profile: 'default' })
   try {
     await store.createSession('seed', 'cli')
-    const content = jsonl(sessions, messagesPerSession)
+    const content = jsonl(sessions, messagesPerSession, longSession)
     const py = hasUpstream()
       ? spawn(pythonBin(), [resolve(import.meta.dirname, 'upstream-writer.py'), path, 'upstream-during-import'], {
           env: { ...process.env, HERMES_UPSTREAM: upstreamDir() }
@@ -105,6 +111,7 @@ export async function runImportBench(opts: { sessions?: number; messages?: numbe
       chars: content.length,
       sessions,
       messagesPerSession,
+      longSession,
       totalMs,
       cpuMs: round((cpu.user + cpu.system) / 1000),
       batches: sizes.length,
@@ -120,6 +127,6 @@ export async function runImportBench(opts: { sessions?: number; messages?: numbe
 }
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
-  const [sessions, messages] = process.argv.slice(2).map(Number)
-  console.log(JSON.stringify(await runImportBench({ sessions, messages }), null, 2))
+  const [sessions, messages, longSession] = process.argv.slice(2).map(Number)
+  console.log(JSON.stringify(await runImportBench({ sessions, messages, longSession }), null, 2))
 }
