@@ -5,7 +5,7 @@
  */
 import { resolveCompression } from './compression'
 import { newTurnId } from './ids'
-import { sanitizeHistory, toNewMessage } from './messages'
+import { appendStamped, sanitizeHistory } from './messages'
 import { createProviderClient } from './providers'
 import type { AgentMessage, ProviderClient, ReasoningConfig, RuntimeConfig } from './providers/types'
 import type { ToolRegistry } from './tools/registry'
@@ -200,7 +200,7 @@ export class Agent implements LoopHost {
 
   async save(msg: AgentMessage, ctx: TurnContext, extra: Partial<NewMessage> = {}): Promise<number> {
     const sessionId = this.sessionId
-    const id = await this.store.appendMessage(sessionId, toNewMessage(msg, extra))
+    const id = await appendStamped(this.store, sessionId, msg, extra)
     // Kept in memory as upstream keeps it, so rows copied into a compression continuation keep it too.
     if (msg.role === 'assistant' && extra.finishReason) msg.finish_reason = extra.finishReason
     this.sessionMessages.push(msg)

@@ -3,9 +3,11 @@
  * model, write the summary plus the protected tail into a new child session (parent_session_id = current,
  * same source and routing), end the parent with `end_reason='compression'`, and continue in the child.
  * The child is written completely before the parent is ended, so a failure leaves the parent live.
+ * On a v31 home the carried rows are copies of the parent's: each keeps its message's identity (uid, call uids, the
+ * uid of the call a result answers), as upstream's continuation does; only the summary is a new message.
  */
 import { newSessionId } from './ids'
-import { estimateTokens, toNewMessage } from './messages'
+import { appendStamped, estimateTokens } from './messages'
 import { summaryPlacement } from './summary-placement'
 import { callModel } from './model-call'
 import type { AgentMessage, ProviderClient, RuntimeConfig } from './providers/types'
@@ -174,16 +176,14 @@ export async function compressContext(
     }
     merged = { from: first, to }
     messages = [to, ...tail.slice(1)]
-    await host.store.appendMessage(childId, toNewMessage(to, { displayMetadata: { ...meta, summaryMerged: true } }))
-    for (const m of tail.slice(1)) await host.store.appendMessage(childId, toNewMessage(m))
+    // The merged message is still the kept one (its text comes first): it keeps that message's identity.
+    await appendStamped(host.store, childId, to, { displayMetadata: { ...meta, summaryMerged: true } })
+    for (const m of tail.slice(1)) await appendStamped(host.store, childId, m)
   } else {
     const summary: AgentMessage = { role: place, content: text }
     messages = [summary, ...tail]
-    await host.store.appendMessage(
-      childId,
-      toNewMessage(summary, { displayKind: 'compression_summary', displayMetadata: meta })
-    )
-    for (const m of tail) await host.store.appendMessage(childId, toNewMessage(m))
+    await appendStamped(host.store, childId, summary, { displayKind: 'compression_summary', displayMetadata: meta })
+    for (const m of tail) await appendStamped(host.store, childId, m)
   }
   await host.store.endSession(parentId, 'compression')
 

@@ -3,6 +3,7 @@ import { storedPartsText } from '@shared/contract'
 import type { ConversationMessage, NewMessage } from '../store'
 import type { AgentMessage, ProviderResponse, ThinkingBlock } from './providers/types'
 import type { ToolCallRequest, ToolCallResult } from './tools/registry'
+import type { AgentStore } from './types'
 
 export function assistantMessage(
   resp: Pick<ProviderResponse, 'text' | 'reasoning' | 'toolCalls' | 'thinkingBlocks'>
@@ -48,8 +49,28 @@ export function toNewMessage(msg: AgentMessage, extra: Partial<NewMessage> = {})
     // Upstream promotes the reasoning it captured to reasoning_content whenever there is any.
     reasoningContent: reasoning || null,
     reasoningDetails: assistant && msg.reasoning_details?.length ? msg.reasoning_details.map((b) => ({ ...b })) : null,
+    // A message already stored (restored, or saved earlier) written again, as into a compression continuation: the
+    // copy keeps its identity, as upstream's copies do.
+    ...(msg.identity ? { identity: msg.identity } : {}),
     ...extra
   }
+}
+
+/**
+ * Appends the in-memory message and gives it the identity its row was written with (a v31 home), as upstream's flush
+ * stamps its message dict: a later copy of the message (the next compression's continuation) keeps that identity.
+ */
+export async function appendStamped(
+  store: Pick<AgentStore, 'appendMessage'>,
+  sessionId: string,
+  msg: AgentMessage,
+  extra: Partial<NewMessage> = {}
+): Promise<number> {
+  const row = toNewMessage(msg, extra)
+  const id = await store.appendMessage(sessionId, row)
+  const uids = row.identity
+  if (uids?.messageUid) msg.identity = { ...uids, messageUid: uids.messageUid }
+  return id
 }
 
 export function callsOf(msg: AgentMessage): ToolCallRequest[] {

@@ -10,6 +10,7 @@ import { InterruptReason, type TurnContext } from './turn-context'
 import type { ExitReason, TurnOptions, TurnResult, TurnStatus } from './types'
 import { errorMessage } from '@shared/contract/errors'
 import { buildMemoryContextBlock } from '../memory'
+import { readRetrying } from '../store'
 
 export async function runTurn(
   agent: Agent,
@@ -58,10 +59,20 @@ export async function runTurn(
     else {
       // ensureReady() may have loaded it with the history already; never hold it twice in memory either.
       const last = agent.sessionMessages.at(-1)
-      if (last?.role === 'user' && last.content === text && !user.parts) user = last
-      // Loaded from the store, an image message reads as text: the images must still reach this turn's call.
-      else if (last?.role === 'user' && user.parts) agent.sessionMessages[agent.sessionMessages.length - 1] = user
-      else agent.sessionMessages.push(user)
+      const loaded = last?.role === 'user' && last.content === text && !user.parts
+      if (loaded) user = last!
+      if (!user.identity) {
+        // Saved by the caller (the gateway, a notice) and not loaded with the history: its row's identity, so the
+        // copy a compression continuation makes of it keeps its uid (v31; nothing on an older home).
+        const savedId = opts.savedUserMessageId
+        const uids = await readRetrying(async () => agent.store.messageUids?.(agent.sessionId, savedId))
+        if (uids) user.identity = uids
+      }
+      if (!loaded) {
+        // Loaded from the store, an image message reads as text: the images must still reach this turn's call.
+        if (last?.role === 'user' && user.parts) agent.sessionMessages[agent.sessionMessages.length - 1] = user
+        else agent.sessionMessages.push(user)
+      }
       agent.lastFlushedDbIdx = agent.sessionMessages.length
       ctx.emit({ kind: 'message_saved', messageId: opts.savedUserMessageId, savedSessionId: agent.sessionId })
     }

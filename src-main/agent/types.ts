@@ -23,6 +23,8 @@ export interface AgentStore {
     sessionId: string,
     options?: { repairAlternation?: boolean }
   ): MaybePromise<ConversationMessage[]>
+  /** The v31 identity of a stored message (the user's, saved by the caller before the turn), undefined without. */
+  messageUids?(sessionId: string, messageId: number): MaybePromise<ConversationMessage['identity']>
 }
 
 type MemoryMessage = { role: string; content?: unknown; [key: string]: unknown }

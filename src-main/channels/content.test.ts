@@ -99,7 +99,7 @@ describe('the session id of a conversation without a session header', () => {
     const stored = {
       turns: () => ({
         whole: true,
-        turns: [{ id: 7, at: 0, role: 'user' as const, content: 'what is this\n[screenshot]' }]
+        turns: [{ id: 7, rows: [7], at: 0, role: 'user' as const, content: 'what is this\n[screenshot]' }]
       }),
       branches: () => [],
       seed: async () => {},

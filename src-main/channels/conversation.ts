@@ -21,8 +21,10 @@ export interface Turn {
 }
 
 export interface StoredTurn extends Turn {
-  /** Message row id (to answer an already stored user message). */
+  /** Message row id (to answer an already stored user message); an assistant turn's: its last row's, the final reply. */
   id: number
+  /** The ids of the rows whose text the turn holds, in order (an assistant turn's text before a tool call, then more). */
+  rows: number[]
   /** Epoch seconds. */
   at: number
   /**
@@ -41,8 +43,11 @@ export interface ConversationSessions {
   turns(sessionId: string): { turns: StoredTurn[]; whole: boolean } | null
   /** Sessions branched from this one by the API server. */
   branches(sessionId: string): string[]
-  /** Create an `api_server` session holding these turns (a branch names its parent). */
-  seed(sessionId: string, turns: Turn[], opts: { parent?: string; model?: string }): Promise<void>
+  /**
+   * Create an `api_server` session holding these turns (a branch names its parent). A turn with `copyOf` is the parent's
+   * message those rows hold, copied into the branch: it keeps their identity (v31), as upstream's branch copies do.
+   */
+  seed(sessionId: string, turns: SeedTurn[], opts: { parent?: string; model?: string }): Promise<void>
   /**
    * Runs a planning attempt again, off the event loop, while another program's commit blocks reading the store (a
    * rollback-journal home). An attempt reads and claims in one tick and lets go of its claims when it fails, so
@@ -50,6 +55,9 @@ export interface ConversationSessions {
    */
   retrying<T>(attempt: () => Promise<T>): Promise<T>
 }
+
+/** A turn a new session is seeded with; `copyOf`: the parent's rows it copies, in the order their text comes. */
+export type SeedTurn = Turn & { copyOf?: number[] }
 
 export type Plan =
   | { kind: 'new'; sessionId: string }
@@ -104,19 +112,32 @@ const said = (t: Turn): boolean => t.role !== 'assistant' || t.parts !== undefin
  * one or more continue messages, each the beginning of that reply, each followed by its continuation. A reply that
  * starts with the stored answer is that answer continued where this session did not see it.
  */
-function align(history: Turn[], stored: StoredTurn[]): { k: number; j: number } {
+function align(history: Turn[], stored: StoredTurn[]): { k: number; j: number; copied: number[][] } {
   let j = 0
+  // for each request turn that agrees, the stored rows its text is: what a branch seeded with it copies
+  const copied: number[][] = []
   for (let i = 0; i < history.length; i++) {
     const h = history[i]!
     if (stored[j] && same(h, stored[j]!)) {
+      copied.push(rowsShown(h, stored[j]!))
       j++
       continue
     }
     const run = h.role === 'assistant' ? continuedRun(comparable(h.content), stored, j) : 0
-    if (!run) return { k: i, j }
+    if (!run) return { k: i, j, copied }
+    copied.push(stored.slice(j, j + run).flatMap((t) => t.rows))
     j += run
   }
-  return { k: history.length, j }
+  return { k: history.length, j, copied }
+}
+
+/** The stored rows a request turn shows: the final reply's alone when that is all the client kept of the turn. */
+function rowsShown(h: Turn, t: StoredTurn): number[] {
+  const finalOnly =
+    t.final !== undefined &&
+    comparable(h.content) !== comparable(t.content) &&
+    comparable(h.content) === comparable(t.final)
+  return finalOnly ? [t.id] : t.rows
 }
 
 /** How many stored turns from `j` one continued assistant reply `reply` stands for (0: none). */
@@ -168,6 +189,8 @@ export async function planConversation(
   const first = history.find((t) => t.role === 'user') ?? { content: text, parts: input.parts }
   let sid = deriveSessionId(input.system, first.parts ?? first.content)
   let parent: string | undefined
+  // the parent's rows each agreeing request turn shows (by the last alignment with it): a new branch copies them
+  let copied: number[][] = []
   const fresh = (from: string) =>
     `api-${sha16(`${from}\n${JSON.stringify(history)}\n${text}\n${input.nowSec}\n${randomUUID()}`)}`
   for (let depth = 0; depth < MAX_DEPTH; depth++) {
@@ -180,11 +203,13 @@ export async function planConversation(
       }
       // Whole from the first request: a client that brings earlier history (or a branch) gets it stored too.
       if (!history.length && !parent) return { kind: 'new', sessionId: sid }
-      await sessions.seed(sid, history, { model: input.model, ...(parent ? { parent } : {}) })
+      const turns = parent ? history.map((t, i) => (copied[i]?.length ? { ...t, copyOf: copied[i] } : t)) : history
+      await sessions.seed(sid, turns, { model: input.model, ...(parent ? { parent } : {}) })
       return { kind: 'continue', sessionId: sid }
     }
     const s = stored.turns.filter(said)
-    const { k, j } = stored.whole ? align(history, s) : { k: history.length, j: s.length }
+    const aligned = stored.whole ? align(history, s) : { k: history.length, j: s.length, copied: [] }
+    const { k, j } = aligned
     if (k === history.length) {
       const rest = s.slice(j)
       const turn: Turn = { role: 'user', content: text, ...(input.parts ? { parts: input.parts } : {}) }
@@ -210,6 +235,7 @@ export async function planConversation(
       if (bk > k && (!best || bk > best.k)) best = { id: b, k: bk }
     }
     parent = sid
+    copied = aligned.copied
     sid = best?.id ?? fresh(sid)
   }
   return claim(sid) ? { kind: 'continue', sessionId: sid } : { kind: 'new', sessionId: fresh(sid) }

@@ -111,6 +111,14 @@ export interface BuildAgentInput<S extends GatewayStore = GatewayStore> {
   memoryKey?: string
 }
 
+/** A notice saved into a conversation's live tip (`tip`): the message it appended, null when there was none. */
+export type SaveNotice = (tip: string) => Promise<{ messageId: number; text: string } | null>
+
+/** A queue of saved notices the gateway runs: `runWith` is called once, by the gateway's constructor. */
+export interface FollowUpRunner {
+  runWith(deliverSaved: (input: { profile: string; sessionId: string; save: SaveNotice }) => Promise<unknown>): void
+}
+
 export interface GatewayOptions<A extends TurnAgent = TurnAgent, S extends GatewayStore = GatewayStore> {
   /** The Hermes root: `default` lives here, named profiles under `profiles/<name>`. */
   root: string
@@ -131,6 +139,12 @@ export interface GatewayOptions<A extends TurnAgent = TurnAgent, S extends Gatew
   vault: SecretVault
   /** Subagents of a session now running (a message sent mid-turn then queues rather than interrupting). */
   activeSubagents?(profile: string, sessionId: string): number
+  /**
+   * Where the host's other parts queue saved notices to run as follow-up turns (a finished background delegation, a
+   * finished terminal process). Made before the gateway and before what queues into it, and handed to each, so the
+   * graph is built in one pass: the gateway takes the queue's deliveries as it is constructed, through deliverSaved.
+   */
+  followUps?: FollowUpRunner
   /** Epoch ms (tests). */
   clock?: () => number
 }

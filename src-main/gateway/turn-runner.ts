@@ -26,6 +26,7 @@ import type {
   ContentParts,
   GatewayOptions,
   GatewayStore,
+  SaveNotice,
   TurnAgent,
   TurnDeltaLike,
   TurnResultLike
@@ -226,6 +227,9 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       registryGeneration: opts.registryGeneration && ((p) => opts.registryGeneration!(p)),
       enabledToolsets: opts.enabledToolsets && ((p, c) => opts.enabledToolsets!(p, c))
     })
+    // The follow-up queue was made before this gateway (delegation and process notices queue into it): the gateway
+    // is what runs its deliveries, from here on, including any queued while the graph was being built.
+    opts.followUps?.runWith((input) => this.deliverSaved(input))
   }
 
   homeFor(profile: string): string {
@@ -405,11 +409,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
    * `save` gets the conversation's live tip and answers the appended message, or null when there is nothing to
    * deliver (the slot is let go, no turn runs).
    */
-  async deliverSaved(input: {
-    profile: string
-    sessionId: string
-    save: (tip: string) => Promise<{ messageId: number; text: string } | null>
-  }): Promise<TurnHandle | null> {
+  async deliverSaved(input: { profile: string; sessionId: string; save: SaveNotice }): Promise<TurnHandle | null> {
     const { profile } = input
     // In the caller's tick when the store answers at once: the notice then waits in line from the moment it is sent.
     let store: S
@@ -448,7 +448,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     profile: string,
     store: S,
     held: { tip: string; key: string; slot: object; interruptDepth: number },
-    save: (tip: string) => Promise<{ messageId: number; text: string } | null>
+    save: SaveNotice
   ): Promise<TurnHandle | null> {
     const { tip, key, slot, interruptDepth } = held
     try {

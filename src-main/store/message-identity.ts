@@ -22,6 +22,7 @@ import { stmt, type ColumnsOf } from './stmt-cache'
 import type { messages } from './schema'
 import type { messageIdentity } from './schema/identity'
 import { safeJson } from './util'
+import type { MessageUids } from './types'
 
 export const IDENTITY_COLUMNS = ['message_uid', 'absorbed_message_uids', 'tool_call_uids', 'tool_call_uid'] as const
 type IdentityColumn = (typeof IDENTITY_COLUMNS)[number]
@@ -143,4 +144,36 @@ export class MessageIdentity {
     }
     return null
   }
+}
+
+/** A caller's identity (camelCase, a copy's) as the columns `next` takes it supplied. */
+export function suppliedColumns(uids: Partial<MessageUids> | undefined): Partial<Record<IdentityColumn, unknown>> {
+  if (!uids) return {}
+  return {
+    message_uid: uids.messageUid,
+    tool_call_uids: uids.toolCallUids,
+    tool_call_uid: uids.toolCallUid,
+    absorbed_message_uids: uids.absorbedMessageUids
+  }
+}
+
+/** A row's identity columns as a message carries them; undefined for a row without a uid (written before v31). */
+export function uidsOfRow(row: IdentityRow): MessageUids | undefined {
+  if (!nonEmpty(row.message_uid)) return undefined
+  const out: MessageUids = { messageUid: row.message_uid }
+  const map = uidMap(row.tool_call_uids)
+  if (map.size) out.toolCallUids = Object.fromEntries(map)
+  if (nonEmpty(row.tool_call_uid)) out.toolCallUid = row.tool_call_uid
+  const absorbed = uidList(row.absorbed_message_uids)
+  if (absorbed.length) out.absorbedMessageUids = absorbed
+  return out
+}
+
+/** The identity of one stored row of the session, on a v31 home (undefined elsewhere, or for a row without one). */
+export function storedUids(db: Database.Database, sessionId: string, id: number): MessageUids | undefined {
+  const row = stmt<IdentityRow>(
+    db,
+    `SELECT ${IDENTITY_COLUMNS.join(', ')} FROM messages WHERE session_id = ? AND id = ?`
+  ).get(sessionId, id)
+  return row ? uidsOfRow(row) : undefined
 }

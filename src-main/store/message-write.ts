@@ -11,7 +11,7 @@ import { CompressionSessionClosedError, invalid, notFound } from './errors'
 import { nowSeconds } from './util'
 import { encodeContent } from './content-codec'
 import { existingColumns } from './reconcile'
-import { hasIdentity, IDENTITY_COLUMNS, MessageIdentity } from './message-identity'
+import { hasIdentity, IDENTITY_COLUMNS, MessageIdentity, suppliedColumns, uidsOfRow } from './message-identity'
 import { pyJson } from '@shared/contract/py-text'
 
 function validate(m: NewMessage, i: number): void {
@@ -50,9 +50,18 @@ const detailsJson = (m: NewMessage) => (m.reasoningDetails?.length ? pyJson(m.re
 /** Columns only some schema versions have: written when the home has them, never added to it here. */
 const OPTIONAL = ['reasoning_content', 'reasoning_details'] as const
 
-/** The row's identity columns, in IDENTITY_COLUMNS' order. */
+/**
+ * The row's identity columns, in IDENTITY_COLUMNS' order: what a copy carries kept, the rest minted or paired. The
+ * message is given back the identity it is written with (NewMessage.identity), so the caller's copy of it carries it.
+ */
 function identityValues(identity: MessageIdentity, m: NewMessage): Array<string | null> {
-  const row = identity.next(m.role, m.toolCalls?.map((c) => ({ id: c.id })) ?? null, m.toolCallId)
+  const row = identity.next(
+    m.role,
+    m.toolCalls?.map((c) => ({ id: c.id })) ?? null,
+    m.toolCallId,
+    suppliedColumns(m.identity)
+  )
+  m.identity = uidsOfRow(row)
   return IDENTITY_COLUMNS.map((c) => row[c])
 }
 

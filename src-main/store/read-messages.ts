@@ -10,6 +10,7 @@ import { displayContent } from './content-codec'
 import { existingColumns } from './reconcile'
 import { hiddenMessageSql } from './sql'
 import type { messages } from './schema'
+import { hasIdentity, IDENTITY_COLUMNS, uidsOfRow, type IdentityRow } from './message-identity'
 
 /** A message as the page and history statements select it: its columns (some cut) and computed ones beside them. */
 type MessageFields = AllColumns<typeof messages>
@@ -165,10 +166,14 @@ export function conversation(
   repairAlternation = false
 ): ConversationMessage[] {
   // reasoning_details is read where the home has the column (every upstream schema this app opens does).
-  const details = existingColumns(db, 'messages').has('reasoning_details') ? ', reasoning_details' : ''
-  const rows = stmt<MessageFields>(
+  const have = existingColumns(db, 'messages')
+  const details = have.has('reasoning_details') ? ', reasoning_details' : ''
+  // v31's identity travels with the message, so a copy the agent writes of it (a compression continuation) keeps it.
+  const identity = hasIdentity(have)
+  const rows = stmt<MessageFields & Partial<IdentityRow>>(
     db,
-    `SELECT ${COLS}${details} FROM messages WHERE session_id = ? AND COALESCE(active, 1) = 1 ORDER BY id`
+    `SELECT ${COLS}${details}${identity ? `, ${IDENTITY_COLUMNS.join(', ')}` : ''}
+       FROM messages WHERE session_id = ? AND COALESCE(active, 1) = 1 ORDER BY id`
   ).all(sessionId)
   const out: ConversationMessage[] = []
   for (const r of rows) {
@@ -200,6 +205,8 @@ export function conversation(
       const blocks = kept.filter((b): b is Record<string, unknown> => !!b && typeof b === 'object' && !Array.isArray(b))
       if (blocks.length) m.reasoning_details = blocks
     }
+    const uids = identity ? uidsOfRow(r as IdentityRow) : undefined
+    if (uids) m.identity = uids
     out.push(m)
   }
   return repairAlternation ? repair(out) : out
@@ -237,10 +244,24 @@ export function repair(msgs: ConversationMessage[]): ConversationMessage[] {
       typeof prev.content === 'string' &&
       typeof m.content === 'string'
     ) {
-      out[out.length - 1] = { ...prev, content: `${prev.content}\n\n${m.content}` }
+      out[out.length - 1] = { ...prev, content: `${prev.content}\n\n${m.content}`, ...absorbing(prev, m) }
       continue
     }
     out.push(m)
   }
   return out
+}
+
+/**
+ * A merge's identity, upstream's rule: the message whose text comes first keeps its uid and records the uids of what
+ * it absorbed (theirs, and what they had absorbed), in text order. Nothing to record when either has no uid.
+ */
+function absorbing(first: ConversationMessage, next: ConversationMessage): Pick<ConversationMessage, 'identity'> {
+  if (!first.identity || !next.identity) return {}
+  const absorbed = [
+    ...(first.identity.absorbedMessageUids ?? []),
+    next.identity.messageUid,
+    ...(next.identity.absorbedMessageUids ?? [])
+  ]
+  return { identity: { ...first.identity, absorbedMessageUids: [...new Set(absorbed)] } }
 }

@@ -31,6 +31,8 @@ import {
 import type { HomeShape } from './shape'
 import { invalid, requireId } from './errors'
 import { appendRows } from './message-write'
+import { hasIdentity, storedUids } from './message-identity'
+import { existingColumns } from './reconcile'
 import { endSessionRow, reopenSessionRow, setFlag, upsertSession, writeSystemPrompt } from './session-write'
 import { lineageTitleOf, nextTitleInLineage, writeTitle, type TitleSource } from './titles'
 import {
@@ -604,6 +606,13 @@ export class SessionStore {
   }
   getMessagesAsConversation(id: string, opts: { repairAlternation?: boolean } = {}): ConversationMessage[] {
     return conversation(this.db, id, opts.repairAlternation === true)
+  }
+  /**
+   * The v31 identity of one stored message of the session (undefined on an older home): for a message another part
+   * saved (the user's, a notice) that a turn then holds in memory, so a copy of it keeps its uid.
+   */
+  messageUids(sessionId: string, messageId: number): ConversationMessage['identity'] {
+    return hasIdentity(existingColumns(this.db, 'messages')) ? storedUids(this.db, sessionId, messageId) : undefined
   }
   resolveResumeSessionId(id: string): string {
     return resumeTip(this.db, id)

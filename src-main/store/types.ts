@@ -36,6 +36,20 @@ export interface CreateSessionOptions {
   startedAt?: number
 }
 
+/**
+ * A message's v31 identity (store/message-identity.ts): minted once, at the row's first insert, and kept by every copy
+ * of the same message (a compression continuation's carried rows, a branch's copied turns), as upstream keeps it.
+ */
+export interface MessageUids {
+  messageUid: string
+  /** An assistant row with calls: provider call id → its uid (a list where one id names several occurrences). */
+  toolCallUids?: Record<string, string | string[]>
+  /** A tool result: the uid of the call it answers (none when that call's row had no map). */
+  toolCallUid?: string
+  /** A row other messages were folded into: their uids, in the order their text follows. */
+  absorbedMessageUids?: string[]
+}
+
 export interface NewMessage {
   role: string
   /** A list (multimodal parts: text + image_url) is stored as upstream stores it, "\0json:" + JSON. */
@@ -54,6 +68,12 @@ export interface NewMessage {
   timestamp?: number
   displayKind?: string | null
   displayMetadata?: Record<string, unknown> | null
+  /**
+   * On a v31 home. Given: the identity a copy of a stored message keeps (what it lacks is minted or paired as for a
+   * new row). After the append the store sets it to the identity the row was written with, so the caller's
+   * in-memory message carries it on (upstream's flush stamps the same dict). Older homes: ignored, left as given.
+   */
+  identity?: Partial<MessageUids>
 }
 
 /** OpenAI-style message for rebuilding an agent's history. */
@@ -71,6 +91,8 @@ export interface ConversationMessage {
    * Anthropic reply, its thinking blocks with their signatures, which a resumed turn must send back.
    */
   reasoning_details?: Array<Record<string, unknown>>
+  /** The row's v31 identity (a v31 home only): never sent to a provider, kept by every copy of the message. */
+  identity?: MessageUids
 }
 
 /** One provider call's usage, written in delta mode (hermes-spec §1.9). */

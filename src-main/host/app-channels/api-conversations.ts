@@ -5,7 +5,7 @@
 import { storedPartsText } from '@shared/contract'
 import type { ConversationSessions, StoredTurn } from '../../channels'
 import type { Services } from '../services'
-import { readRetrying } from '../../store'
+import { readRetrying, type NewMessage, type SessionStore } from '../../store'
 
 const MAX_COMPARED = 1000
 
@@ -22,7 +22,8 @@ export function apiConversations(stores: Services['stores'], profile: string): C
       for (const m of page.items) {
         // the agent's own "go on" between the parts of a continued reply: the client saw one assistant message
         if (m.role === 'user' && m.displayKind === 'continuation_notice') continue
-        if (m.role === 'user') turns.push({ role: 'user', content: m.content ?? '', id: m.id, at: m.timestamp })
+        if (m.role === 'user')
+          turns.push({ role: 'user', content: m.content ?? '', id: m.id, rows: [m.id], at: m.timestamp })
         else if (m.role === 'assistant' && m.content) {
           // The client saw one assistant message per turn: streamed, all its text (text before a tool call, then the
           // reply) run together; not streamed, the final reply alone.
@@ -30,8 +31,21 @@ export function apiConversations(stores: Services['stores'], profile: string): C
           const final = m.toolCalls?.length ? undefined : m.content
           const at = { id: m.id, at: m.timestamp }
           if (prev?.role === 'assistant')
-            turns[turns.length - 1] = { ...prev, ...at, content: prev.content + m.content, final: final ?? prev.final }
-          else turns.push({ role: 'assistant', content: m.content, ...at, ...(final !== undefined ? { final } : {}) })
+            turns[turns.length - 1] = {
+              ...prev,
+              ...at,
+              rows: [...prev.rows, m.id],
+              content: prev.content + m.content,
+              final: final ?? prev.final
+            }
+          else
+            turns.push({
+              role: 'assistant',
+              content: m.content,
+              ...at,
+              rows: [m.id],
+              ...(final !== undefined ? { final } : {})
+            })
         }
       }
       return { turns, whole }
@@ -52,8 +66,34 @@ export function apiConversations(stores: Services['stores'], profile: string): C
       if (turns.length)
         await s.appendMessages(
           sessionId,
-          turns.map((t) => ({ role: t.role, content: t.parts ? (storedPartsText(t.parts) ?? t.content) : t.content }))
+          turns.map((t) => ({
+            role: t.role,
+            content: t.parts ? (storedPartsText(t.parts) ?? t.content) : t.content,
+            ...(opts.parent && t.copyOf ? copiedIdentity(s, opts.parent, t.copyOf) : {})
+          }))
         )
+    }
+  }
+}
+
+/**
+ * The identity of a branch's copy of the parent's message held by `rows` (v31; nothing on an older home). One row:
+ * its identity, as upstream's branch copy keeps it. Several (an answer's text before a tool call and its reply, now
+ * one message): upstream's merge rule — the uid of the row whose text comes first, the others' recorded as absorbed.
+ * Only the text is copied, so no call uids come with it.
+ */
+function copiedIdentity(store: SessionStore, parent: string, rows: number[]): Pick<NewMessage, 'identity'> {
+  const uids = rows.flatMap((id) => store.messageUids(parent, id) ?? [])
+  const [first, ...rest] = uids
+  if (!first) return {}
+  const absorbed = [
+    ...(first.absorbedMessageUids ?? []),
+    ...rest.flatMap((u) => [u.messageUid, ...(u.absorbedMessageUids ?? [])])
+  ]
+  return {
+    identity: {
+      messageUid: first.messageUid,
+      ...(absorbed.length ? { absorbedMessageUids: [...new Set(absorbed)] } : {})
     }
   }
 }

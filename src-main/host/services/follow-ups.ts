@@ -8,14 +8,16 @@ type SaveNotice = (tip: string) => Promise<{ messageId: number; text: string } |
 type DeliverSaved = (input: { profile: string; sessionId: string; save: SaveNotice }) => Promise<unknown>
 
 /**
- * The port between what saves completion notices (delegation, the terminal's process notices) and the gateway that
- * runs them as follow-up turns. The gateway is built after those (its agents use them), so it is connected last:
- * construction order stays one-way, and a notice that arrives before `connect` waits instead of reaching an unset
- * variable.
+ * The queue between what saves completion notices (delegation, the terminal's process notices) and the gateway that
+ * runs them as follow-up turns. Both sides depend on it and it depends on neither, so it is made first and handed to
+ * each: the notice savers get it when they are made, and the gateway gets it as an option and becomes its runner in
+ * its own constructor (`runWith`, the gateway's FollowUpRunner). The graph is built in one pass with no step that
+ * closes a cycle afterwards; a notice queued while the graph is still being built waits for the runner.
  */
 export class FollowUpPort {
-  private connectTo: (deliverSaved: DeliverSaved) => void = () => undefined
-  private readonly target = new Promise<DeliverSaved>((resolve) => (this.connectTo = resolve))
+  private startRunner: (deliverSaved: DeliverSaved) => void = () => undefined
+  private readonly runner = new Promise<DeliverSaved>((resolve) => (this.startRunner = resolve))
+  private hasRunner = false
 
   /**
    * `live: false` (one-shot CLI hosts) runs no follow-up turns: the process exits after its own. `tipOf` names the
@@ -29,8 +31,12 @@ export class FollowUpPort {
     }
   ) {}
 
-  connect(deliverSaved: DeliverSaved): void {
-    this.connectTo(deliverSaved)
+  /** The gateway's side: called once, from the constructor of the gateway this queue was given to. */
+  runWith(deliverSaved: DeliverSaved): void {
+    // Two gateways taking one queue would each run a share of its notices: a wiring mistake, said at once.
+    if (this.hasRunner) throw new Error('the follow-up queue already has its gateway')
+    this.hasRunner = true
+    this.startRunner(deliverSaved)
   }
 
   /**
@@ -41,7 +47,7 @@ export class FollowUpPort {
    */
   async saveAndRun(area: string, what: string, profile: string, sessionId: string, save: SaveNotice): Promise<void> {
     if (!this.opts.live) return void (await save(await this.opts.tipOf(profile, sessionId)))
-    const deliverSaved = await this.target
+    const deliverSaved = await this.runner
     let saved = false
     try {
       await deliverSaved({

@@ -79,7 +79,8 @@ export async function wireRuntime(
   })
   s.onClose(memory.onEvent((event) => bus.emit('memory.activity', event)))
 
-  // Delegation and background processes save follow-up notices; the gateway that runs them is connected last.
+  // Delegation and background processes queue follow-up notices the gateway runs: the queue is made before all of
+  // them and handed to each (the gateway takes its deliveries as it is constructed), so nothing is connected later.
   const followUps = new FollowUpPort({
     live: opts.live,
     log,
@@ -189,9 +190,9 @@ export async function wireRuntime(
       (deps.values().next().value?.live.list() ?? []).filter(
         (c) => c.parentSessionId === sessionId && c.profile === profile
       ).length,
+    followUps,
     log
   })
-  followUps.connect((input) => gateway.deliverSaved(input))
   s.onClose(() => gateway.shutdown())
 
   if (opts.live) {
