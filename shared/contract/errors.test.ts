@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { errorMessage, isNotFound, parseJsonOr } from './errors'
+import { errorMessage, isNotFound, parseJsonOr, parseUrl } from './errors'
 
 describe('errorMessage', () => {
   it('reads an Error, an error-like object and a thrown string', () => {
@@ -28,5 +28,13 @@ describe('parseJsonOr', () => {
     expect(parseJsonOr('null', 'x')).toBe(null)
     expect(parseJsonOr('{"a":', 'fallback')).toBe('fallback')
     expect(parseJsonOr('', undefined)).toBe(undefined)
+  })
+})
+
+describe('parseUrl', () => {
+  it('gives the URL, or null for text that is not one', () => {
+    expect(parseUrl('https://api.example.com/v1')?.hostname).toBe('api.example.com')
+    expect(parseUrl('api.example.com')).toBeNull()
+    expect(parseUrl('')).toBeNull()
   })
 })

@@ -38,3 +38,13 @@ export function parseJsonOr<T>(text: string, fallback: T): unknown {
     throw err
   }
 }
+
+/** `new URL(text)`, or null when the text is not a URL: only the TypeError `new URL` throws for one is swallowed. */
+export function parseUrl(text: string): URL | null {
+  try {
+    return new URL(text)
+  } catch (err) {
+    if (err instanceof TypeError) return null
+    throw err
+  }
+}
