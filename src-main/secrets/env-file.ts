@@ -173,6 +173,7 @@ export function readEnvFile(path: string): Record<string, string> {
     const s = statSync(path, { bigint: true })
     stamp = `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`
   } catch {
+    // Not there (or its folder cannot be searched): an empty scope, as upstream's exists() check gives.
     memo.delete(path)
     return {}
   }
@@ -184,6 +185,7 @@ export function readEnvFile(path: string): Record<string, string> {
     memo.set(path, { stamp, bindings })
     return expand(bindings, process.env)
   } catch {
+    // A folder in its place (python-dotenv's isfile check skips it too) or no read permission: an empty scope.
     return {}
   }
 }
