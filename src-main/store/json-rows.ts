@@ -31,6 +31,7 @@ export function rowsViaJson(db: Database.Database, sql: string, width: number, a
       .get(...args)
     return JSON.parse(text!) as unknown[][]
   } catch {
+    // whatever the JSON path refuses (a BLOB, the header above): plain rows, which fail only where the statement does
     return stmt<unknown[]>(db, sql)
       .raw()
       .all(...args)
