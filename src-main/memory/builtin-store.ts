@@ -109,6 +109,7 @@ export function driftBackup(home: string, target: MemoryTarget, limit: number): 
   try {
     writeFileSync(bak, raw, 'utf8')
   } catch {
+    // the refusal stands either way; its message says the backup failed and the file is unchanged
     return `${bak} (BACKUP FAILED — file unchanged on disk)`
   }
   return bak

@@ -373,7 +373,7 @@ export class Mem0Provider extends MemoryProvider {
           this.succeeded()
         }
       } catch {
-        this.failed()
+        this.failed() // the breaker counts it; a failed recall adds nothing to this turn, as upstream's
       }
       entry.value = body
       return body
