@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { Mem0Provider } from './provider'
 import { readMem0Settings } from './settings'
 
 const homes: string[] = []
@@ -26,5 +27,9 @@ describe('mem0.json', () => {
     const s = readMem0Settings({ home: folder, env: {} })
     expect(s.fileError).toMatch(/cannot be read \(EISDIR/)
     expect(s.host).toBe('')
+    // …and the provider's reason for being unavailable names it (the server may have been meant to be set there).
+    expect(new Mem0Provider({ home: folder, env: {} }).unavailableReason()).toMatch(
+      /mem0\.json was ignored: cannot be read \(EISDIR/
+    )
   })
 })
