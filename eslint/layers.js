@@ -125,8 +125,8 @@ export function violation(file, spec) {
   if (target.pkg) {
     if (pkgName === 'electron')
       return from.kind === 'electron-entry' ? null : `only src-main/index.ts and preload.ts may import electron`
-    // A row whose only entry is `node:*` (scope/, files/): Node's built-ins and nothing else.
-    const nodeOnly = row.may.length === 1 && row.may[0] === 'node:*'
+    // A row naming `node:*` (scope/, files/): Node's built-ins and no package (its other entries are folders).
+    const nodeOnly = row.may.includes('node:*')
     if (nodeOnly && !BUILTINS.has(target.pkg) && !(pkgName === 'vitest' && isTestFile(rel)))
       return `${from.name} may import only node:* (got '${spec}')`
     return null

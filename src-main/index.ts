@@ -71,7 +71,7 @@ async function serveApp(request: Request): Promise<Response> {
   try {
     return new Response(await readFile(file), { headers: appResponseHeaders(contentType(file)) })
   } catch {
-    return notFound()
+    return notFound() // not there or not readable: a 404 either way, saying nothing about the disk
   }
 }
 

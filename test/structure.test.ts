@@ -92,6 +92,49 @@ describe('structure: rows are typed by their statements', () => {
   })
 })
 
+/**
+ * Lines of `catch {` (no binding) that do not say why any error may be dropped there: a comment on the `catch {` line
+ * or the line after it. An expected failure has a named helper instead (`isNotFound`, `parseJsonOr`, `parseUrl` in
+ * shared/contract/errors.ts; `readFileIfExists`, `statIfExists` in files/), or the error is bound and logged (#27).
+ */
+function silentCatches(text: string): number[] {
+  const raw = text.split('\n')
+  return code(text)
+    .split('\n')
+    .flatMap((line, i) => {
+      const at = line.search(/\bcatch\s*\{/)
+      if (at < 0) return []
+      const said = /\/\/|\/\*/.test(raw[i]!.slice(at)) || /^\s*(\/\/|\/\*)|\s\/\/\s/.test(raw[i + 1] ?? '')
+      return said ? [] : [i + 1]
+    })
+}
+
+/** Bare catches that say nothing about why: none since #27; a new one names its error or says why it may go. */
+const SILENT_CATCH_CEILING = 0
+
+describe('structure: a swallowed error is a named one', () => {
+  it(`at most ${SILENT_CATCH_CEILING} bare catch blocks without a word on why in production code`, () => {
+    const files = ['src-main', 'src-renderer', 'shared']
+      .flatMap((d) => tsFiles(join(root, d)))
+      .map(rel)
+      .filter((r) => !isTestFile(r))
+      .map((r) => ({ r, text: readFileSync(join(root, r), 'utf8') }))
+    const found = files.flatMap(({ r, text }) => silentCatches(text).map((l) => `${r}:${l}`))
+    const bare = files.reduce((n, { text }) => n + (code(text).match(/\bcatch\s*\{/g) ?? []).length, 0)
+    console.log(`bare catch blocks: ${bare}, without a reason: ${found.length} (ceiling ${SILENT_CATCH_CEILING})`)
+    expect(found.length, found.join('\n')).toBeLessThanOrEqual(SILENT_CATCH_CEILING)
+  })
+
+  it('the check finds a silent catch and passes one that says why', () => {
+    expect(silentCatches('try {\n  f()\n} catch {\n  return null\n}')).toEqual([3])
+    expect(silentCatches('try {\n  f()\n} catch {\n  return null // absent: none\n}')).toEqual([])
+    expect(silentCatches('try {\n  f()\n} catch {\n  // best effort\n}')).toEqual([])
+    expect(silentCatches('} catch { /* gone */ }')).toEqual([])
+    expect(silentCatches('} catch (err) {\n  return null\n}')).toEqual([])
+    expect(silentCatches("const s = 'x catch { y'\n// } catch {")).toEqual([])
+  })
+})
+
 describe('structure: SQL only in the store', () => {
   it('finds the files it checks (a walk that sees nothing cannot fail)', () => {
     expect(outsideStore).toContain('src-main/costs/summary.ts')

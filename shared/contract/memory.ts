@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { ProfileName, ProfileScope } from './common'
+import { parseJsonOr } from './errors'
 
 export const MemoryEventKind = z.enum([
   'tool_call',
@@ -23,11 +24,8 @@ export const RECALL_OUTCOME = ' → '
 export function readRecallSummary(summary: string): { query: string | null; outcome: string } {
   const m = /^query ("(?:[^"\\]|\\.)*") → ([\s\S]*)$/.exec(summary)
   if (!m) return { query: null, outcome: summary }
-  try {
-    return { query: JSON.parse(m[1]!) as string, outcome: m[2]! }
-  } catch {
-    return { query: null, outcome: summary }
-  }
+  const query = parseJsonOr(m[1]!, null)
+  return typeof query === 'string' ? { query, outcome: m[2]! } : { query: null, outcome: summary }
 }
 
 export const MemoryEvent = z.object({

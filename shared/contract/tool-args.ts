@@ -6,6 +6,7 @@
  * long arguments (a transcript page cuts them), and falls back to the raw text (whitespace folded) when it is not a
  * JSON object.
  */
+import { parseJsonOr } from './errors'
 const MAX = 80
 
 /** Keys whose value names an entry of a list of objects (todo's `content`, a batch's `path`). */
@@ -38,11 +39,8 @@ function cut(s: string, max: number): string {
 /** A JSON string's body (between its quotes) as text; one cut short loses only its last, partial escape. */
 function stringBody(body: string): string {
   const whole = body.replace(/\\(u[0-9a-fA-F]{0,3})?$/, '')
-  try {
-    return JSON.parse(`"${whole}"`) as string
-  } catch {
-    return whole
-  }
+  const v = parseJsonOr(`"${whole}"`, whole)
+  return typeof v === 'string' ? v : whole
 }
 
 /** Where the JSON value at `i` ends, and whether it is whole (the text may stop inside it). */
@@ -78,12 +76,7 @@ function leadingPairs(raw: string): Array<[string, unknown]> | null {
     const text = raw.slice(key.lastIndex, end).trim()
     let value: unknown = text // a number or a nested value the page cut short, as it stands
     if (text.startsWith('"')) value = stringBody(text.slice(1, whole ? -1 : undefined))
-    else if (whole)
-      try {
-        value = JSON.parse(text)
-      } catch {
-        /* kept as text */
-      }
+    else if (whole) value = parseJsonOr(text, text) // not JSON: kept as text
     pairs.push([stringBody(m[1]!), value])
     shown += m[1]!.length + valueText(value).length
     if (!whole || raw[end] !== ',') break
@@ -94,13 +87,11 @@ function leadingPairs(raw: string): Array<[string, unknown]> | null {
 
 export function argsPreview(raw: string): string {
   let text = raw
-  try {
-    const parsed: unknown = JSON.parse(raw)
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) text = pairsText(Object.entries(parsed))
-  } catch {
+  const parsed = parseJsonOr(raw, undefined)
+  if (parsed === undefined) {
     const pairs = leadingPairs(raw) // a page holds only the start of long arguments
     if (pairs) text = pairsText(pairs)
-  }
+  } else if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) text = pairsText(Object.entries(parsed))
   return cut(text.replace(/\s+/g, ' ').trim(), MAX)
 }
 
@@ -123,10 +114,6 @@ export function decodeUnicodeEscapes(text: string): string {
  * read as a call that ran.
  */
 export function argsAreJsonObject(raw: string): boolean {
-  try {
-    const v: unknown = JSON.parse(raw)
-    return !!v && typeof v === 'object' && !Array.isArray(v)
-  } catch {
-    return false
-  }
+  const v = parseJsonOr(raw, null)
+  return !!v && typeof v === 'object' && !Array.isArray(v)
 }

@@ -8,6 +8,7 @@
  * empty `content` beside its error). Upstream's own layers around a result (tool-frame.ts) are peeled first.
  */
 import { partialJsonText, unwrapToolResult, type ToolFrame } from './tool-frame'
+import { parseJsonOr } from './errors'
 
 export interface FileLine {
   n: number
@@ -286,12 +287,11 @@ type ToolResult = ToolView & { frame?: ToolFrame }
 function viewOf(text: string, tool: string | null, cut: boolean): ToolView {
   const t = text.trim()
   if ((t.startsWith('{') || t.startsWith('[')) && t.length < 2_000_000) {
-    try {
-      const v: unknown = JSON.parse(t)
+    // undefined: not JSON (a tool that returns plain text, or a result cut short)
+    const v = parseJsonOr(t, undefined)
+    if (v !== undefined) {
       const view = isObj(v) ? (fromObject(v, tool) ?? fieldsView(v)) : null
       return view ?? { kind: 'json', text: JSON.stringify(v, null, 2) }
-    } catch {
-      /* not JSON: a tool that returns plain text, or a result cut short */
     }
     // a preview cut mid-string: its main field decoded (no literal \n escapes), else the preview as it is
     const part = cut ? partialJsonText(t) : null
@@ -326,10 +326,6 @@ export function failureOf(v: ToolView): string | null {
 /** The path a call worked on, from its arguments (read_file and patch name it `path`). */
 export function pathArg(args: string | undefined): string | null {
   if (!args) return null
-  try {
-    const a: unknown = JSON.parse(args)
-    return isObj(a) ? (str(a.path) ?? str(a.file_path)) : null
-  } catch {
-    return null
-  }
+  const a = parseJsonOr(args, null)
+  return isObj(a) ? (str(a.path) ?? str(a.file_path)) : null
 }

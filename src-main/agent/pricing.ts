@@ -6,6 +6,7 @@
  */
 import type { Provider } from '@pydantic/genai-prices'
 import type { NormalizedUsage } from './providers/types'
+import { parseUrl } from '@shared/contract/errors'
 
 type Prices = typeof import('@pydantic/genai-prices')
 let loading: Promise<Prices> | undefined
@@ -75,6 +76,7 @@ function priceCall(route: Route, usage: NormalizedUsage, prices: Prices): PriceR
       pricingVersion: `${PRICING_SOURCE}:${result.model.id}`
     }
   } catch {
+    // genai-prices throws on a model or usage shape it cannot price: unpriced, as a model it does not list
     return UNPRICED
   }
 }
@@ -87,7 +89,7 @@ function lookupProvider(prices: Prices, providerId: string, baseUrl: string): Pr
     }
     return baseUrl ? prices.findProvider({ providerApiUrl: baseUrl }) : undefined
   } catch {
-    return undefined
+    return undefined // a provider id or URL the price table cannot match: unpriced (above)
   }
 }
 
@@ -97,10 +99,7 @@ function stripProviderPrefix(model: string, providerId: string): string {
 }
 
 function isLocal(baseUrl: string): boolean {
-  try {
-    const host = new URL(baseUrl).hostname
-    return host === 'localhost' || host === '127.0.0.1' || host === '::1' || host === '[::1]' || host.endsWith('.local')
-  } catch {
-    return false
-  }
+  const host = parseUrl(baseUrl)?.hostname
+  if (host === undefined) return false
+  return host === 'localhost' || host === '127.0.0.1' || host === '::1' || host === '[::1]' || host.endsWith('.local')
 }

@@ -256,6 +256,7 @@ function decode(segment: string): string {
   try {
     return decodeURIComponent(segment)
   } catch {
+    // URIError: a malformed escape
     throw new HttpError(400, 'malformed id in the path')
   }
 }

@@ -50,7 +50,7 @@ function headerText(value: string | string[] | undefined): string | null {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(v, 'latin1'))
   } catch {
-    return null
+    return null // TypeError: not UTF-8 (above)
   }
 }
 

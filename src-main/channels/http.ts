@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
+import { parseJsonOr } from '@shared/contract/errors'
 
 /**
  * Upstream's bound on a request (MAX_REQUEST_BYTES, 10 MB): a chat UI resends the whole history every turn, images as
@@ -100,14 +101,11 @@ export async function guardJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES
   try {
     text = new TextDecoder(charset, { ignoreBOM: true }).decode(bytes)
   } catch {
+    // RangeError: a label TextDecoder does not know
     throw new HttpError(415, `Unsupported charset ${JSON.stringify(charset.slice(0, 40))} in Content-Type`)
   }
-  let body: unknown
-  try {
-    body = JSON.parse(text)
-  } catch {
-    throw new HttpError(400, 'Invalid JSON in request body')
-  }
+  const body = parseJsonOr(text, undefined)
+  if (body === undefined) throw new HttpError(400, 'Invalid JSON in request body')
   if (!body || typeof body !== 'object' || Array.isArray(body))
     throw new HttpError(400, 'Request body must be a JSON object')
   return body as Record<string, unknown>

@@ -41,14 +41,14 @@ export class ResponseStore {
         .sort((a, b) => a.at - b.at)
       this.order.push(...files.map((f) => f.id))
     } catch {
-      /* no folder yet: nothing stored */
+      /* no folder yet (or one that cannot be listed): nothing stored; a write says what is wrong */
     }
     try {
       const named = JSON.parse(readFileSync(join(dir, CONVERSATIONS), 'utf8')) as unknown
       if (named && typeof named === 'object' && !Array.isArray(named))
         for (const [name, id] of Object.entries(named)) if (typeof id === 'string') this.conversations.set(name, id)
     } catch {
-      /* none named yet */
+      /* none named yet, or a file that cannot be read as names: none, as a stored response that cannot be read */
     }
   }
 
@@ -73,7 +73,7 @@ export class ResponseStore {
       const k = JSON.parse(readFileSync(this.file(id), 'utf8')) as Kept
       return k && typeof k.sessionId === 'string' && k.body && typeof k.body === 'object' ? k : undefined
     } catch {
-      return undefined
+      return undefined // gone (dropped, deleted) or unreadable: the API answers it as not found
     }
   }
 
@@ -103,7 +103,7 @@ export class ResponseStore {
       replaceFile(file, JSON.stringify(value), { modeOf: () => 0o600 })
       return true
     } catch {
-      return false
+      return false // the disk refuses (full, read-only): the caller keeps it in memory (writeFile)
     }
   }
 

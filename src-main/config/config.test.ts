@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -36,6 +36,20 @@ describe('loadConfig', () => {
     expect(l.error?.code).toBe('malformed_config')
     expect(l.error?.message).toMatch(/config\.yaml is not valid YAML/)
     expect(l.raw).toEqual({})
+  })
+
+  // Runs as root too, where a chmod 000 file still reads: a folder in the file's place and a symlink loop fail for all.
+  it('a config.yaml that cannot be read (a folder in its place, a symlink loop) is an error, never an absent file', () => {
+    const dir = home()
+    mkdirSync(join(dir, 'config.yaml'))
+    expect(loadConfig(dir)).toMatchObject({ exists: true, raw: {}, error: { code: 'unreadable_config' } })
+    const loop = home()
+    symlinkSync(join(loop, 'config.yaml'), join(loop, 'config.yaml'))
+    const l = loadConfig(loop)
+    expect(l).toMatchObject({ exists: true, raw: {}, error: { code: 'unreadable_config' } })
+    expect(l.error?.message).toMatch(/ELOOP/)
+    // …so a turn refuses to run on defaults the user never chose.
+    expect(resolveRuntime(loop, { vault: envVault }).configError?.code).toBe('unreadable_config')
   })
 
   it('non-mapping top level is an error', () => {

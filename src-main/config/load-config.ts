@@ -3,9 +3,10 @@
  * (and an empty config) — never an exception into the host. Reads are memoized on the file's stat so the
  * per-turn signature check costs one `stat`, not a YAML parse.
  */
-import { readFileSync, statSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { errorMessage } from '@shared/contract/errors'
+import { statIfExists } from '../files'
 import { envPath, readEnvFile, rememberSecretValues } from '../secrets'
 import { parsePyYaml } from './py-yaml'
 import { envRefNames, expandEnvRefs, normaliseLegacyKeys } from './upstream-rewrites'
@@ -43,13 +44,10 @@ interface MemoEntry {
 }
 const memo = new Map<string, MemoEntry>()
 
+/** The file's stamp; null when it is not there. Any other failure (a symlink loop, no permission) throws. */
 function stampOf(path: string): string | null {
-  try {
-    const s = statSync(path, { bigint: true })
-    return `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`
-  } catch {
-    return null
-  }
+  const s = statIfExists(path, { bigint: true })
+  return s && `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`
 }
 
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -63,7 +61,14 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
  */
 export function loadConfig(home: string): LoadedConfig {
   const path = configPath(home)
-  const stamp = stampOf(path)
+  let stamp: string | null
+  try {
+    stamp = stampOf(path)
+  } catch (err) {
+    // Not "absent": defaults would silently stand in for the user's settings (model, provider, endpoint).
+    memo.delete(path)
+    return { path, raw: {}, exists: true, error: unreadable(path, err) }
+  }
   if (stamp === null) {
     memo.delete(path)
     return { path, raw: {}, exists: false, error: null }
@@ -87,17 +92,18 @@ export function loadConfig(home: string): LoadedConfig {
   return loaded
 }
 
+const unreadable = (path: string, err: unknown): ConfigError => ({
+  code: 'unreadable_config',
+  path,
+  message: `cannot read ${path}: ${errorMessage(err)}`
+})
+
 function readConfig(path: string): LoadedConfig {
   let text: string
   try {
     text = readFileSync(path, 'utf8')
   } catch (err) {
-    return {
-      path,
-      raw: {},
-      exists: true,
-      error: { code: 'unreadable_config', path, message: `cannot read ${path}: ${errorMessage(err)}` }
-    }
+    return { path, raw: {}, exists: true, error: unreadable(path, err) }
   }
   const doc = parsePyYaml(text)
   if (doc.errors.length) {

@@ -6,6 +6,7 @@ import { urlCredentialValues } from '@shared/contract'
 import { loadConfig, type ConfigError } from './load-config'
 import { modelSettings } from './settings-schema'
 import { rememberSecretValues, secretsFor, type SecretVault } from '../secrets'
+import { parseUrl } from '@shared/contract/errors'
 
 export type ApiMode = 'chat_completions' | 'anthropic_messages'
 
@@ -62,12 +63,8 @@ const usableSecret = (v: string | null | undefined): boolean =>
 
 /** upstream's host gate: the URL's host is `domain` or one of its subdomains (never a path or a lookalike). */
 function hostMatches(url: string, domain: string): boolean {
-  try {
-    const host = new URL(url).hostname.toLowerCase().replace(/\.$/, '')
-    return host === domain || host.endsWith(`.${domain}`)
-  } catch {
-    return false
-  }
+  const host = parseUrl(url)?.hostname.toLowerCase().replace(/\.$/, '')
+  return host !== undefined && (host === domain || host.endsWith(`.${domain}`))
 }
 
 /**
@@ -76,12 +73,8 @@ function hostMatches(url: string, domain: string): boolean {
  * providers whose keys have their own host gate.
  */
 export function hostKeyEnv(url: string): string {
-  let host: string
-  try {
-    host = new URL(url).hostname.toLowerCase()
-  } catch {
-    return ''
-  }
+  const host = parseUrl(url)?.hostname.toLowerCase()
+  if (host === undefined) return ''
   const labels = host.split('.').filter(Boolean)
   if (!labels.length || /\d/.test(labels.at(-1)!) || host === 'localhost' || host.includes(':')) return ''
   while (labels.length && (labels[0] === 'api' || labels[0] === 'www')) labels.shift()
@@ -106,15 +99,12 @@ function customKeyEnvs(url: string): string[] {
 }
 
 function providerFromUrl(url: string): string | null {
-  try {
-    const host = new URL(url).hostname
-    if (host.endsWith('openrouter.ai')) return 'openrouter'
-    if (host.endsWith('anthropic.com')) return 'anthropic'
-    if (host.endsWith('openai.com')) return 'openai'
-    return 'custom'
-  } catch {
-    return null
-  }
+  const host = parseUrl(url)?.hostname
+  if (host === undefined) return null
+  if (host.endsWith('openrouter.ai')) return 'openrouter'
+  if (host.endsWith('anthropic.com')) return 'anthropic'
+  if (host.endsWith('openai.com')) return 'openai'
+  return 'custom'
 }
 
 function pickProvider(requested: string | null, baseUrl: string | null, secrets: Record<string, string>): string {
@@ -146,11 +136,8 @@ function withOverride<M extends ReturnType<typeof modelSettings>>(m: M, o: Runti
 }
 
 const sameOrigin = (a: string, b: string): boolean => {
-  try {
-    return new URL(a).origin === new URL(b).origin
-  } catch {
-    return false
-  }
+  const [x, y] = [parseUrl(a), parseUrl(b)]
+  return x !== null && y !== null && x.origin === y.origin
 }
 
 /** The endpoint the profile's own settings talk to (where its key belongs). */

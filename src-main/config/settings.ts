@@ -14,6 +14,7 @@ import { rewriteConfigFile, type YamlEdit } from './yaml-edit'
 import { rememberSecretValues, secretsFor, type SecretVault } from '../secrets'
 import { resolveRuntime } from './runtime'
 import { compressionSettings, agentSettings, isDemoConfig, busyInputMode } from './settings-schema'
+import { parseUrl } from '@shared/contract/errors'
 
 export interface SettingsOptions {
   profile?: string
@@ -130,11 +131,7 @@ export function writeSettings(home: string, patch: SettingsPatch, opts: Settings
 }
 
 function originOf(url: string): string | null {
-  try {
-    return new URL(url).origin
-  } catch {
-    return null
-  }
+  return parseUrl(url)?.origin ?? null
 }
 
 /** config.yaml as PyYAML reads it, before upstream's rewrites: where each key sits in the file. */

@@ -6,21 +6,22 @@
  * upstream's does (its `context` scan). A leading BOM is dropped before the scan (upstream would block the file
  * for it; an editor's BOM is not an attack).
  */
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { scanForThreats } from '@shared/contract/threat-scan'
+import { readFileIfExists } from '../files'
 
 export const SOUL_MAX_CHARS = 20_000
 
 export const soulPath = (home: string) => join(home, 'SOUL.md')
 
 export function readSoul(home: string): string {
-  let text: string
+  let text: string | null
   try {
-    text = readFileSync(soulPath(home), 'utf8')
+    text = readFileIfExists(soulPath(home))
   } catch {
-    return ''
+    return '' // there but unreadable (a folder in its place): no persona, as upstream's loader gives none then
   }
+  if (text === null) return ''
   // A BOM or a NUL (a binary file saved under the name) is not persona text.
   text = text
     .replace(/^\uFEFF/, '')

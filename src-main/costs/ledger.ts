@@ -4,6 +4,7 @@
  * session's spend into own vs delegated.
  */
 import type { SessionStore } from '../store'
+import { parseJsonOr } from '@shared/contract/errors'
 
 export interface ChildUsage {
   /** null = unpriced (never recorded as $0). */
@@ -50,12 +51,8 @@ export async function recordChildUsageAttribution(
 
 const asObject = (text: string | null): Record<string, unknown> | null => {
   if (!text) return null
-  try {
-    const v: unknown = JSON.parse(text)
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null
-  } catch {
-    return null
-  }
+  const v = parseJsonOr(text, null)
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null
 }
 
 export function loadChildUsageAttributions(store: SessionStore, parentSessionId: string): ChildUsageAttribution[] {

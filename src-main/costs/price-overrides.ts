@@ -16,7 +16,9 @@ export function readPriceOverrides(root: string): PriceOverride[] {
     const parsed = PriceOverrides.safeParse(JSON.parse(readFileSync(fileOf(root), 'utf8')))
     return parsed.success ? parsed.data.overrides : []
   } catch {
-    return [] // no file yet, or unreadable: no overrides
+    // Gone since the check, or unreadable or malformed: no overrides. Read on every sessions.list, so a bad file
+    // must not fail the list; Settings → Prices shows none, and saving there writes the file whole again.
+    return []
   }
 }
 

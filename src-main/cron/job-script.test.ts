@@ -41,13 +41,13 @@ const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0)
   } catch {
-    return false
+    return false // ESRCH: no such process
   }
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
   } catch {
-    return true
+    return true // no /proc (not Linux): kill(0) said it runs
   }
 }
 

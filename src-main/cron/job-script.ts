@@ -18,6 +18,7 @@ import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path
 import { loadConfig, readSection } from '../config'
 import { redactValues, secretsFor, type SecretVault } from '../secrets'
 import { killTree, OutputBuffer, waitForExit } from '../tools'
+import { parseJsonOr } from '@shared/contract/errors'
 
 export interface ScriptResult {
   ok: boolean
@@ -105,10 +106,6 @@ export function wakesAgent(output: string): boolean {
     .filter((l) => l.trim())
     .at(-1)
   if (!last) return true
-  try {
-    const gate = JSON.parse(last.trim()) as unknown
-    return !(gate && typeof gate === 'object' && (gate as { wakeAgent?: unknown }).wakeAgent === false)
-  } catch {
-    return true
-  }
+  const gate = parseJsonOr(last.trim(), null) // a last line that is not JSON wakes the agent, as upstream
+  return !(gate && typeof gate === 'object' && (gate as { wakeAgent?: unknown }).wakeAgent === false)
 }

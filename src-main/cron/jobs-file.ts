@@ -10,7 +10,7 @@ import { replaceFile } from '../files'
 import { withJobsLock } from './jobs-lock'
 import { isoWithOffset } from './schedule'
 import { timeZoneOf } from './time-zone'
-import { errorMessage } from '@shared/contract/errors'
+import { errorMessage, isNotFound } from '@shared/contract/errors'
 
 export type RawJob = Record<string, unknown> & { id: string }
 export interface JobsFile {
@@ -28,7 +28,7 @@ export function readJobs(home: string): JobsFile {
   try {
     text = readFileSync(jobsPath(home), 'utf8')
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { jobs: [] }
+    if (isNotFound(err)) return { jobs: [] }
     throw err
   }
   let parsed: unknown
@@ -40,6 +40,7 @@ export function readJobs(home: string): JobsFile {
     try {
       parsed = JSON.parse(escapeControlChars(text))
     } catch {
+      // still not JSON: the first parse's error says where
       throw new JobsFileError(`${jobsPath(home)} is not valid JSON (${errorMessage(err)}); fix or move it`)
     }
   }

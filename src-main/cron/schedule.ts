@@ -122,7 +122,7 @@ export function parseSchedule(input: string, opts: { now?: number; timeZone?: st
         ...(opts.timeZone ? { tz: opts.timeZone } : {})
       })
     } catch {
-      refuse(text)
+      refuse(text) // cron-parser's own refusal: the user's text is named in ours
     }
     return { kind: 'cron', expr: text, display: text }
   }
@@ -186,7 +186,7 @@ export function nextRunAfter(
       if (parsed.years && !parsed.years.includes(Number(wallFields(at, opts.timeZone).y))) return null
       return isoWithOffset(at, opts.timeZone)
     } catch {
-      return null
+      return null // cron-parser finds no next run (a date that never comes): the job has none
     }
   }
   return null

@@ -13,7 +13,7 @@ function validZone(tz: unknown): string | undefined {
     new Intl.DateTimeFormat('en-US', { timeZone: tz.trim() })
     return tz.trim()
   } catch {
-    return undefined
+    return undefined // RangeError: a zone name Intl does not know
   }
 }
 

@@ -34,7 +34,7 @@ export function checkFollowUpAuthority(entry: Entry, requesterSessionId: unknown
     try {
       return deps.lineageRoot(sid.trim()) ?? null
     } catch {
-      return null
+      return null // none on doubt, as lineageRoot itself: no authority from a read that failed
     }
   }
   const ownerRoot = root(entry.parentSessionId)

@@ -57,6 +57,7 @@ export async function deliverCompletion(
         try {
           resolved = (await readRetrying(() => store.resolveResumeSessionId(parentSessionId))) || parentSessionId
         } catch {
+          // still locked or unreadable after the retries: the parent as recorded
           resolved = parentSessionId
         }
       target = resolved

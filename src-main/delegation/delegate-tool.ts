@@ -129,7 +129,7 @@ async function delegateTask(
   try {
     asyncOk = deps.asyncDeliverySupported()
   } catch {
-    asyncOk = false
+    asyncOk = false // a check that throws: no background delivery, the child runs in the foreground
   }
   if (!wantsBackground || !asyncOk) {
     const prepared = await prepareChildren(deps, parent, tasks, maxIterations)
@@ -165,7 +165,7 @@ export function createDelegateTool(deps: DelegateDeps, opts: DelegateToolOptions
       try {
         ok = deps.asyncDeliverySupported()
       } catch {
-        ok = false
+        ok = false // as above: a check that throws means no background delivery
       }
       return delegateToolDescription(ok)
     },

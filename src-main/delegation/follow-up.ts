@@ -66,6 +66,7 @@ export async function handleFollowUp(
   try {
     resumeSid = (await readRetrying(() => store.resolveResumeSessionId(entry.childSessionId))) || entry.childSessionId
   } catch {
+    // still locked or unreadable after the retries: the segment the registry recorded
     resumeSid = entry.childSessionId
   }
   let history

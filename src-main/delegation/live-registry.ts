@@ -68,7 +68,7 @@ export class LiveSubagentRegistry {
     try {
       return rec.agent.steer(text) === true
     } catch {
-      return false
+      return false // a child that throws on steer did not take it
     }
   }
 
@@ -79,7 +79,7 @@ export class LiveSubagentRegistry {
       rec.agent.interrupt(reason)
       return true
     } catch {
-      return false
+      return false // a child that throws on interrupt was not interrupted
     }
   }
 

@@ -263,7 +263,7 @@ export function estimateFollowUp(
   try {
     usd = price ? price(estTokens) : null
   } catch {
-    usd = null
+    usd = null // a price the table cannot give: shown as unknown
   }
   return {
     messages: size.messages,

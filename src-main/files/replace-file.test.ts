@@ -61,6 +61,14 @@ describe('replaceFile', () => {
     expect([readFileSync(join(d, 'plain'), 'utf8'), readFileSync(join(d, 'real', 'f'), 'utf8')]).toEqual(['own', 'new'])
   })
 
+  it('refuses a link it cannot follow (a loop) instead of writing over it as a new file', () => {
+    const d = dir()
+    symlinkSync(join(d, 'loop'), join(d, 'loop'))
+    expect(() => replaceFile(join(d, 'loop'), 'secret', { modeOf: () => 0o600, followLinks: true })).toThrow(/ELOOP/)
+    expect(lstatSync(join(d, 'loop')).isSymbolicLink()).toBe(true)
+    expect(readdirSync(d)).toEqual(['loop'])
+  })
+
   it('leaves what was there and no temp file when the rename fails', () => {
     const d = dir()
     mkdirSync(join(d, 'taken'))

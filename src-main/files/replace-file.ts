@@ -15,6 +15,7 @@ import {
   statSync,
   writeSync
 } from 'node:fs'
+import { isNotFound } from '@shared/contract/errors'
 
 export function replaceFile(
   path: string,
@@ -26,8 +27,8 @@ export function replaceFile(
   try {
     if (opts.followLinks) target = realpathSync(path)
     existing = statSync(target).mode
-  } catch {
-    // A new file.
+  } catch (err) {
+    if (!isNotFound(err)) throw err // a file there that cannot be stat'ed is not a new file: its mode rule would be lost
   }
   const mode = opts.modeOf(existing)
   const tmp = `${target}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`

@@ -63,7 +63,8 @@ export function removeSessionFiles(home: string, ids: readonly string[], live: (
       .filter((e) => !e.isDirectory())
       .map((e) => e.name)
   } catch {
-    return [] // no sessions folder: nothing to remove
+    // No sessions folder, or one that cannot be read: the delete already happened, and its files never fail it.
+    return []
   }
   const removed: string[] = []
   for (const name of names) {

@@ -381,7 +381,7 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
       const n = this.probe?.messageCount(key, sid)
       return typeof n === 'number' ? n : null
     } catch {
-      return null
+      return null // unreadable: unknown, and an unknown count reuses the agent (never a crash)
     }
   }
 
@@ -390,7 +390,7 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
       const n = this.probe?.rewindCount?.(key, sid)
       return typeof n === 'number' && Number.isFinite(n) ? n : null
     } catch {
-      return null
+      return null // unreadable: unknown, as probeCount
     }
   }
 
@@ -398,7 +398,7 @@ export class AgentCache<A extends CacheableAgent = CacheableAgent> {
     try {
       return this.probe?.isSessionEnded(key, sid) === true
     } catch {
-      return false
+      return false // unreadable: not known to be ended, as probeCount
     }
   }
 }

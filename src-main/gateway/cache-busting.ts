@@ -95,6 +95,6 @@ function readGeneration(g: CacheBustingOptions['registryGeneration']): number | 
     const v = typeof g === 'function' ? g() : g
     return typeof v === 'number' ? v : null
   } catch {
-    return null
+    return null // a generation that cannot be read: unknown
   }
 }

@@ -15,7 +15,7 @@ export function storeProbe(stores: GatewayStores<GatewayStore>): SessionProbe {
     try {
       return readRow(stores.get(parsed.profile), sid)
     } catch {
-      return null
+      return null // unreadable: unknown to the probe (the agent cache reuses on unknown)
     }
   }
   return {

@@ -87,7 +87,7 @@ function currentSegment(store: GatewayStore, id: string): string {
   try {
     return liveSegment(store, id)
   } catch {
-    return id
+    return id // locked for a moment: the id as given (above)
   }
 }
 

@@ -156,7 +156,7 @@ function safeAvailable(p: MemoryProvider): boolean {
   try {
     return p.isAvailable() === true
   } catch {
-    return false
+    return false // a check that throws is a provider that is not available
   }
 }
 
@@ -165,6 +165,6 @@ function reason(p: MemoryProvider): string {
     const r = p.unavailableReason()
     return r ? ` (${r})` : ''
   } catch {
-    return ''
+    return '' // no reason to show: the message still names the provider
   }
 }

@@ -7,13 +7,13 @@
  * read-modify-write holds upstream's own lock (flock on `MEMORY.md.lock` / `USER.md.lock`), so a concurrent
  * `hermes` session's write is never lost. A rewrite keeps the file's mode (upstream's are 0600).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CaduceusError } from '@shared/contract'
 import { pyLen, pyStrip } from '@shared/contract/py-text'
 import { loadConfig } from '../config'
 import { withFlock } from '../scope'
-import { replaceFile } from '../files'
+import { readFileIfExists, replaceFile } from '../files'
 import {
   blockedMessage,
   ENTRY_DELIMITER,
@@ -43,12 +43,8 @@ const universalNewlines = (s: string) => s.replace(/\r\n?/g, '\n')
 
 /** Stored text of `target` as upstream reads it, null when there is no file. */
 function readRaw(home: string, target: MemoryTarget): string | null {
-  try {
-    return universalNewlines(readFileSync(memoryFile(home, target), 'utf8'))
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null
-    throw err
-  }
+  const text = readFileIfExists(memoryFile(home, target))
+  return text === null ? null : universalNewlines(text)
 }
 
 /** Entries of one target; a missing file is an empty store. Duplicates keep their first place only. */
@@ -109,6 +105,7 @@ export function driftBackup(home: string, target: MemoryTarget, limit: number): 
   try {
     writeFileSync(bak, raw, 'utf8')
   } catch {
+    // the refusal stands either way; its message says the backup failed and the file is unchanged
     return `${bak} (BACKUP FAILED — file unchanged on disk)`
   }
   return bak

@@ -1,5 +1,6 @@
 /** Small pieces the MemoryManager is built from: core tool names, test seams, timing and summaries. */
 import type { MemoryProvider } from './provider'
+import { parseJsonOr } from '@shared/contract/errors'
 
 /** Tool names owned by the agent itself; an external memory provider may not shadow them. */
 export const DEFAULT_CORE_TOOL_NAMES: readonly string[] = [
@@ -97,13 +98,7 @@ export interface CommittedMemoryWrite {
  * ('' for a remove) and the item's `old_text` travels beside it.
  */
 export function committedMemoryWrites(args: Record<string, unknown>, result: string): CommittedMemoryWrite[] {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(result)
-  } catch {
-    return []
-  }
-  const r = parsed as { success?: unknown; staged?: unknown } | null
+  const r = parseJsonOr(result, null) as { success?: unknown; staged?: unknown } | null
   if (!r || typeof r !== 'object' || r.success !== true || r.staged === true) return []
   const target = args.target ?? 'memory'
   if (target !== 'memory' && target !== 'user') return []

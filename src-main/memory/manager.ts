@@ -49,6 +49,7 @@ import {
   type TurnStartOptions
 } from './provider'
 import { redactSecrets } from './redact'
+import { parseJsonOr } from '@shared/contract/errors'
 
 interface MemoryManagerOptions {
   activity?: MemoryActivitySink
@@ -92,12 +93,8 @@ const isBuiltin = (p: MemoryProvider) => p.name === BUILTIN_PROVIDER_NAME
 /** A tool result reporting failure (`{"error": …}` or `{"success": false}`) counts as an error in the activity log. */
 function looksFailed(text: string): boolean {
   if (!text.trimStart().startsWith('{')) return false
-  try {
-    const r = JSON.parse(text) as { error?: unknown; success?: unknown }
-    return (r.error !== undefined && r.error !== null) || r.success === false
-  } catch {
-    return false
-  }
+  const r = parseJsonOr(text, null) as { error?: unknown; success?: unknown } | null
+  return !!r && typeof r === 'object' && ((r.error !== undefined && r.error !== null) || r.success === false)
 }
 
 export class MemoryManager {
@@ -613,7 +610,11 @@ export class MemoryManager {
     let action: string | null = null
     try {
       action = typeof p.writeOf === 'function' ? p.writeOf(name, args) : null
-    } catch {
+    } catch (err) {
+      // A plugin's bug: the call's result stands, only its activity entry is lost, and the log says why.
+      this.log.warn(`Memory provider '${p.name}' writeOf: ${redactSecrets(errorText(err))}`, {
+        subject: `provider ${p.name}`
+      })
       action = null
     }
     if (!action || looksFailed(result)) return

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../config'
+import { readFileIfExists } from '../files'
 import { withHomeOverride } from '../scope'
 import { buildMemoryManagerForAgent } from './agent-build'
 import { BuiltinMemoryProvider } from './builtin'
@@ -36,11 +37,7 @@ function home(files: Files = { 'MEMORY.md': null, 'USER.md': null }): string {
   return h
 }
 const read = (h: string, name: string) => {
-  try {
-    return readFileSync(join(h, 'memories', name), 'utf8')
-  } catch {
-    return null
-  }
+  return readFileIfExists(join(h, 'memories', name))
 }
 
 /**

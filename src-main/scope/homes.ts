@@ -35,6 +35,7 @@ export function homeKey(path: string): string {
   try {
     return realpathSync(path)
   } catch {
+    // not there yet, or not resolvable: the path as written still names it
     return resolve(path)
   }
 }

@@ -3,7 +3,7 @@
  * touches process.env: each profile's secrets stay in its own scope (hermes-spec §4.3).
  */
 import { readFileSync, statSync } from 'node:fs'
-import { replaceFile } from '../files'
+import { readFileIfExists, replaceFile } from '../files'
 import { join } from 'node:path'
 
 const KEY_RE = /^[A-Za-z_][A-Za-z0-9_.]*$/
@@ -173,6 +173,7 @@ export function readEnvFile(path: string): Record<string, string> {
     const s = statSync(path, { bigint: true })
     stamp = `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`
   } catch {
+    // Not there (or its folder cannot be searched): an empty scope, as upstream's exists() check gives.
     memo.delete(path)
     return {}
   }
@@ -184,6 +185,7 @@ export function readEnvFile(path: string): Record<string, string> {
     memo.set(path, { stamp, bindings })
     return expand(bindings, process.env)
   } catch {
+    // A folder in its place (python-dotenv's isfile check skips it too) or no read permission: an empty scope.
     return {}
   }
 }
@@ -207,14 +209,9 @@ function formatValue(value: string): string {
  */
 export function updateEnvFile(path: string, name: string, value: string | null): void {
   if (!KEY_RE.test(name)) throw new Error(`invalid environment variable name: ${name}`)
-  let text = ''
-  try {
-    text = readFileSync(path, 'utf8')
-  } catch (err) {
-    // Only a missing file is empty: an unreadable one (EACCES, EIO, EMFILE) rewritten as "just this key" would lose
-    // every other secret in it.
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
-  }
+  // Only a missing file is empty: an unreadable one (EACCES, EIO, EMFILE) rewritten as "just this key" would lose
+  // every other secret in it, so readFileIfExists throws for it.
+  let text = readFileIfExists(path) ?? ''
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
   const lines = text ? text.split(/\r?\n/) : []
   if (lines.length && lines[lines.length - 1] === '') lines.pop()

@@ -7,6 +7,7 @@
 
 import { partsText } from '@shared/contract'
 import { pyJson } from '@shared/contract/py-text'
+import { parseJsonOr } from '@shared/contract/errors'
 
 export const CONTENT_MARKER = '\u0000json:'
 
@@ -21,11 +22,7 @@ export function encodeContent(v: unknown): string | number | null {
 /** Reverse of encodeContent; an undecodable marked string is returned raw, like upstream's `_decode_content`. */
 export function decodeContent(v: unknown): unknown {
   if (typeof v !== 'string' || !v.startsWith(CONTENT_MARKER)) return v
-  try {
-    return JSON.parse(v.slice(CONTENT_MARKER.length)) as unknown
-  } catch {
-    return v
-  }
+  return parseJsonOr(v.slice(CONTENT_MARKER.length), v)
 }
 
 /** Text for people: text parts as they are, every other part as `[image: name, size]`. Never a raw NUL. */

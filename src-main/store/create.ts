@@ -25,7 +25,7 @@ function removeStaleTemps(file: string): void {
   try {
     names = readdirSync(dir)
   } catch {
-    return
+    return // no folder to list: no temp files to clear
   }
   for (const name of names) {
     if (!name.startsWith(prefix) || !/\.[0-9a-f]{12}\.new(-wal|-shm|-journal)?$/.test(name)) continue

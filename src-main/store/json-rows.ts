@@ -39,6 +39,7 @@ export function rowsViaJson<R extends unknown[] = unknown[]>(
       .get(...args)
     return JSON.parse(text!) as R[]
   } catch {
+    // whatever the JSON path refuses (a BLOB, the header above): plain rows, which fail only where the statement does
     return stmt<R>(db, sql)
       .raw()
       .all(...args)

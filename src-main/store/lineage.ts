@@ -168,6 +168,7 @@ export function lineageRoot(db: Database.Database, id: string | null | undefined
     const path = pathFromRoot(db, id)
     return path.length ? path[0].id : null
   } catch {
+    // "none on doubt" (above): a read that fails grants no follow-up authority
     return null
   }
 }

@@ -30,6 +30,7 @@ function headerSaysWal(file: string): boolean {
     fd = openSync(file, 'r')
     return readSync(fd, buf, 0, 20, 0) === 20 && buf[18] === 2
   } catch {
+    // no file yet, or one that cannot be opened: the connection that follows reports it; here, not WAL
     return false
   } finally {
     if (fd !== null) closeSync(fd)
@@ -90,6 +91,7 @@ export function fileAt(path: string): { id: string; size: number } | null {
     const st = statSync(path, { bigint: true })
     return { id: `${st.dev}:${st.ino}`, size: Number(st.size) }
   } catch {
+    // nothing there that this process can see: opening it would fail the same way, and says why
     return null
   }
 }

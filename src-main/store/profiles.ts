@@ -17,6 +17,7 @@ import { isValidProfileName } from '../scope'
 import { SessionStore } from './session-store'
 import type { ListOptions } from './read-list'
 import type { SearchFilters } from './search'
+import { parseJsonOr } from '@shared/contract/errors'
 
 export interface ProfileEntry {
   name: string
@@ -28,6 +29,7 @@ const isDir = (p: string) => {
   try {
     return statSync(p).isDirectory()
   } catch {
+    // not there, or not ours to enter: not a profile this host can serve
     return false
   }
 }
@@ -40,6 +42,7 @@ export function discoverProfiles(root: string): ProfileEntry[] {
   try {
     names = readdirSync(dir)
   } catch {
+    // no profiles folder (or one this process may not list): the default profile alone, as upstream lists it
     return out
   }
   for (const name of names.sort()) {
@@ -108,6 +111,7 @@ export class StoreRegistry {
     try {
       text = new TextDecoder('utf-8', { fatal: true }).decode(readFileSync(join(this.root, 'active_profile')))
     } catch {
+      // no such file, unreadable or not UTF-8: upstream ignores it then, and so does every reader here
       return null
     }
     const name = text.trim().toLowerCase()
@@ -175,11 +179,7 @@ export class StoreRegistry {
     const limit = Math.max(1, Math.min(500, Math.floor(q.limit ?? 100)))
     let cursors: Record<string, string | null | false> = {}
     if (q.cursor) {
-      try {
-        cursors = JSON.parse(Buffer.from(q.cursor, 'base64url').toString('utf8'))
-      } catch {
-        /* validated below */
-      }
+      cursors = parseJsonOr(Buffer.from(q.cursor, 'base64url').toString('utf8'), null) as typeof cursors // checked next
       if (!cursors || typeof cursors !== 'object' || Array.isArray(cursors))
         throw new CaduceusError('invalid_input', 'invalid cursor', 'cursor')
     }

@@ -16,6 +16,7 @@ import { rowsViaJson } from './json-rows'
 import { stmt } from './stmt-cache'
 import { invalid } from './errors'
 import { sessionConditions, type SearchFilters } from './search-match'
+import { parseJsonOr } from '@shared/contract/errors'
 
 /** The Sessions page's filters (the same ones a search applies), plus paging. */
 export interface ListOptions extends SearchFilters {
@@ -30,19 +31,9 @@ export function encodeCursor(k: Key): string {
 }
 
 export function decodeCursor(c: string): Key {
-  try {
-    const k = JSON.parse(Buffer.from(c, 'base64url').toString('utf8'))
-    if (
-      Array.isArray(k) &&
-      k.length === 3 &&
-      Number.isFinite(k[0]) &&
-      Number.isFinite(k[1]) &&
-      typeof k[2] === 'string'
-    )
-      return k as Key
-  } catch {
-    /* fall through */
-  }
+  const k = parseJsonOr(Buffer.from(c, 'base64url').toString('utf8'), null)
+  if (Array.isArray(k) && k.length === 3 && Number.isFinite(k[0]) && Number.isFinite(k[1]) && typeof k[2] === 'string')
+    return k as Key
   throw invalid('invalid cursor', 'cursor')
 }
 

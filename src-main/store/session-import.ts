@@ -19,7 +19,7 @@ import { encodeContent } from './content-codec'
 import { INACTIVE_FIELD } from './session-transfer'
 import { normalizeNulRows, nulMessageIds } from './fts-nul'
 import { nowSeconds } from './util'
-import { errorMessage } from '@shared/contract/errors'
+import { errorMessage, parseJsonOr } from '@shared/contract/errors'
 import { CaduceusError } from '@shared/contract'
 
 export interface ImportSummary {
@@ -110,12 +110,8 @@ function pyInt(v: unknown): number | null {
 function modelConfig(v: unknown): string | null | false {
   if (v == null) return null
   if (typeof v === 'string') {
-    try {
-      const o = JSON.parse(v) as unknown
-      return o && typeof o === 'object' && !Array.isArray(o) ? v : false
-    } catch {
-      return false
-    }
+    const o = parseJsonOr(v, null)
+    return o && typeof o === 'object' && !Array.isArray(o) ? v : false
   }
   return typeof v === 'object' && !Array.isArray(v) ? pyJson(v) : false
 }
@@ -206,12 +202,7 @@ const text = (v: unknown) => (typeof v === 'string' ? v : null)
 
 /** A reasoning JSON value: text that parses is re-written as Python writes it, anything else dumped; empty → NULL. */
 function reasoningJson(v: unknown): string | null {
-  if (typeof v === 'string')
-    try {
-      v = JSON.parse(v) as unknown
-    } catch {
-      // kept as text: dumped as a JSON string, as upstream's import does
-    }
+  if (typeof v === 'string') v = parseJsonOr(v, v) // not JSON: kept as text, dumped as a JSON string as upstream does
   return pyTruthy(v) ? pyJson(v) : null
 }
 

@@ -16,6 +16,7 @@ import { decodeContent, displayContent } from './content-codec'
 import { argsAreJsonObject, argsPreview } from '@shared/contract/tool-args'
 import { pairResults } from '@shared/contract/tool-pairing'
 import { toolResultText } from '@shared/contract/tool-result-text'
+import { parseJsonOr } from '@shared/contract/errors'
 
 export type ExportRecord = Record<string, unknown> & { id: string; messages: Array<Record<string, unknown>> }
 export const INACTIVE_FIELD = 'caduceus_inactive_messages'
@@ -46,13 +47,7 @@ function sessionDict(db: Database.Database, id: string): Record<string, unknown>
 function upstreamMessage(row: Record<string, unknown>): Record<string, unknown> {
   const m = plain(row)
   if ('content' in m) m.content = decodeContent(m.content)
-  if (m.tool_calls) {
-    try {
-      m.tool_calls = JSON.parse(String(m.tool_calls)) as unknown
-    } catch {
-      m.tool_calls = [] // upstream's fallback for an unparseable value
-    }
-  }
+  if (m.tool_calls) m.tool_calls = parseJsonOr(String(m.tool_calls), []) // [] for an unparseable value, as upstream
   return m
 }
 
@@ -253,9 +248,6 @@ export function toMarkdown(r: ExportRecord): string {
 }
 
 function prettyJson(text: string): string {
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2)
-  } catch {
-    return text
-  }
+  const v = parseJsonOr(text, undefined)
+  return v === undefined ? text : JSON.stringify(v, null, 2)
 }

@@ -11,6 +11,7 @@ import type { sessions } from './schema'
 import { invalid } from './errors'
 import { writeTitle } from './titles'
 import { nowSeconds } from './util'
+import { parseJsonOr } from '@shared/contract/errors'
 
 const RESET_END_REASONS = new Set([
   'session_reset',
@@ -159,12 +160,8 @@ export function upsertSession(
 }
 
 function safeKeys(json: string): string[] | null {
-  try {
-    const v = JSON.parse(json)
-    return v && typeof v === 'object' && !Array.isArray(v) ? Object.keys(v) : null
-  } catch {
-    return null
-  }
+  const v = parseJsonOr(json, null)
+  return v && typeof v === 'object' && !Array.isArray(v) ? Object.keys(v) : null
 }
 
 /** Child inheritance (§1.5.4): workspace always; profile if key namespaces agree; routing only for continuations. */

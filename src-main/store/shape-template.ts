@@ -94,6 +94,7 @@ export function copyShape(db: Database.Database, template: string): boolean {
     copy() // DDL is transactional: a schema this SQLite cannot make (a tokenizer it lacks) leaves `db` empty
     return true
   } catch {
+    // the caller makes the current schema instead (see above)
     return false
   }
 }

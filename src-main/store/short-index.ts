@@ -113,6 +113,7 @@ export function shortIndexStep(db: Database.Database, budgetMs = 15): void {
     set.run(end, 'purged_to')
     db.exec('RELEASE cad_short_index')
   } catch {
+    // Undone: the index is a cache, the next write's step starts again from indexed_to (see above).
     db.exec('ROLLBACK TO cad_short_index')
     db.exec('RELEASE cad_short_index')
   }

@@ -1,4 +1,5 @@
 /** Small pure helpers shared by the store's read and write paths. */
+import { parseJsonOr } from '@shared/contract/errors'
 
 export const nowSeconds = () => Date.now() / 1000
 
@@ -8,11 +9,7 @@ export const camelKey = (column: string) => column.replace(/_([a-z])/g, (_, c: s
 /** Parse JSON without throwing: malformed upstream data must degrade, not crash the host. */
 export function safeJson(text: unknown): unknown {
   if (typeof text !== 'string' || text === '') return null
-  try {
-    return JSON.parse(text)
-  } catch {
-    return null
-  }
+  return parseJsonOr(text, null)
 }
 
 export function jsonObject(text: unknown): Record<string, unknown> | null {

@@ -47,12 +47,12 @@ function deletedOpen(): string[] {
         try {
           return readlinkSync(`/proc/self/fd/${fd}`)
         } catch {
-          return ''
+          return '' // closed while listed
         }
       })
       .filter((l) => l.includes('state.db') && l.endsWith('(deleted)'))
   } catch {
-    return []
+    return [] // no /proc/self/fd (not Linux): nothing to count
   }
 }
 

@@ -124,7 +124,7 @@ export class SessionWatcher {
         this.fsw = null
       }) // fall back to the tick alone
     } catch {
-      this.fsw = null
+      this.fsw = null // no watch on this file system: the tick alone (at its shorter interval)
     }
     this.tick = setInterval(() => this.trigger(), this.fallbackMs ?? (this.fsw ? 15_000 : 2000))
     this.tick.unref()

@@ -1,6 +1,7 @@
 /** Argument checks for the terminal tools: clear errors for the model, never a crash. */
 import { statSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
+import { errorMessage, isNotFound } from '@shared/contract/errors'
 
 export const DEFAULT_TIMEOUT_SECONDS = 60
 export const MAX_TIMEOUT_SECONDS = 600
@@ -36,8 +37,9 @@ export function cwdArg(v: unknown, base: string): string {
   let ok = false
   try {
     ok = statSync(dir).isDirectory()
-  } catch {
-    ok = false
+  } catch (err) {
+    // Only "not there" reads as not existing: a folder the process may not enter says so.
+    if (!isNotFound(err)) throw new ToolArgError(`cwd cannot be used: ${v} (${errorMessage(err)})`)
   }
   if (!ok) throw new ToolArgError(`cwd is not an existing directory: ${v}`)
   return dir

@@ -70,13 +70,14 @@ function signalTree(child: ChildProcess, sig: NodeJS.Signals): void {
         () => undefined
       )
     } catch {
-      child.kill(sig)
+      child.kill(sig) // no taskkill to spawn: the child alone
     }
     return
   }
   try {
     process.kill(-child.pid, sig)
   } catch {
+    // no such group (ESRCH: its leader exited) or not ours to signal: the child itself
     try {
       child.kill(sig)
     } catch {
@@ -91,7 +92,7 @@ function liveMemberOnLinux(pgid: number): boolean {
   try {
     pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d))
   } catch {
-    return true
+    return true // no /proc to read: assume a member lives, so the caller keeps waiting or signalling
   }
   for (const p of pids) {
     try {

@@ -1,5 +1,5 @@
 // The terminal tool's foreground path and the process tool, with real child processes.
-import { mkdirSync, realpathSync } from 'node:fs'
+import { mkdirSync, realpathSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createProcessTool, createTerminalTool, ProcessRegistry } from './index'
@@ -40,6 +40,9 @@ describe('terminal (foreground)', () => {
     expect(String(ok.output).trim().endsWith('sub')).toBe(true)
     const bad = await run({ command: 'true', cwd: 'nope' })
     expect(bad.error).toMatch(/not an existing directory/)
+    // A cwd that is there but cannot be used says why, instead of claiming it does not exist.
+    symlinkSync(join(home, 'loop'), join(home, 'loop'))
+    expect((await run({ command: 'true', cwd: 'loop' })).error).toMatch(/cwd cannot be used: loop \(ELOOP/)
   })
 
   it('truncates huge output, keeping head and tail', async () => {

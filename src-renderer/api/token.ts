@@ -26,7 +26,7 @@ export function takeToken(env: TokenEnv): string | null {
   try {
     return env.sessionStorage.getItem(KEY)
   } catch {
-    return null
+    return null // storage disabled: no token kept
   }
 }
 
@@ -40,6 +40,6 @@ export function storedToken(): string | null {
   try {
     return sessionStorage.getItem(KEY)
   } catch {
-    return null
+    return null // storage disabled: no token kept
   }
 }

@@ -88,7 +88,7 @@ export function createWsTransport(opts: WsTransportOptions): WsTransport {
     try {
       socket.send(p.frame)
     } catch {
-      return
+      return // the socket closed under us: sent again once it reopens (p.sent stays false)
     }
     p.sent = true
     clearTimeout(p.timer)
@@ -152,6 +152,7 @@ export function createWsTransport(opts: WsTransportOptions): WsTransport {
     try {
       s = createSocket(opts.url)
     } catch {
+      // the browser refused the socket (a blocked URL, too many open): try again later, as after a drop
       setState('reconnecting')
       scheduleReconnect()
       return

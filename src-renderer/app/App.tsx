@@ -21,6 +21,7 @@ export function rememberedScope(): string {
   try {
     return localStorage.getItem(SCOPE_KEY) || 'all'
   } catch {
+    // storage disabled (private mode)
     return 'all'
   }
 }

@@ -37,7 +37,7 @@ const dec = (s: string) => {
   try {
     return decodeURIComponent(s)
   } catch {
-    return s
+    return s // URIError: a malformed escape, kept as written
   }
 }
 

@@ -8,7 +8,7 @@ export function loadThemeChoice(): ThemeChoice {
     const v = localStorage.getItem(KEY)
     return v === 'light' || v === 'dark' ? v : 'system'
   } catch {
-    return 'system'
+    return 'system' // storage disabled (private mode)
   }
 }
 

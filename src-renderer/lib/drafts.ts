@@ -14,7 +14,7 @@ function storage(): Storage | null {
   try {
     return typeof sessionStorage === 'undefined' ? null : sessionStorage
   } catch {
-    return null
+    return null // reading the property throws where storage is disabled
   }
 }
 
@@ -24,7 +24,7 @@ function readDraft(key: string): string {
   try {
     return storage()?.getItem(PREFIX + key) ?? ''
   } catch {
-    return ''
+    return '' // storage disabled: no draft kept
   }
 }
 

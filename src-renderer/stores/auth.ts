@@ -27,7 +27,7 @@ export async function probeHost(): Promise<HostAccess> {
       access = res.status === 401 ? 'token-rejected' : 'ok'
     }
   } catch {
-    access = 'host-down'
+    access = 'host-down' // fetch rejects only when no host answers (a network error)
   }
   useHostAccess.setState({ access })
   return access

@@ -6,6 +6,7 @@ import { sendBulk } from './bulk-actions'
 import { dropRows, hideSessions, refreshSearch, reloadSessions, sessionKey } from './sessions'
 import { pushToast, reportError } from './toasts'
 import { forgetTranscript } from './transcript-window'
+import { parseJsonOr } from '@shared/contract/errors'
 
 /** How long "Undo" is offered before the delete is sent: the delete itself cannot be undone. */
 export const UNDO_MS = 8000
@@ -155,7 +156,7 @@ const LEFT_KEY = 'caduceus.deletesLeftOnLeave'
 
 function leftOver(): Ref[] {
   try {
-    const v: unknown = JSON.parse(localStorage.getItem(LEFT_KEY) ?? '[]')
+    const v = parseJsonOr(localStorage.getItem(LEFT_KEY) ?? '[]', null)
     return Array.isArray(v)
       ? v.flatMap((r: Partial<Ref> | null) =>
           typeof r?.profile === 'string' && typeof r.sessionId === 'string'
@@ -164,7 +165,7 @@ function leftOver(): Ref[] {
         )
       : []
   } catch {
-    return []
+    return [] // storage off (SecurityError): nothing was kept
   }
 }
 

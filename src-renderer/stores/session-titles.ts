@@ -17,7 +17,7 @@ const labelQuery = (profile: string, id: string) => ({
       const { summary: s } = await getApi().call('sessions.get', { profile, sessionId: id })
       return { title: s.title, preview: s.preview, at: s.lastActiveAt }
     } catch {
-      return null
+      return null // deleted, or the host cannot say now: no label (useSessionLabel's null)
     }
   },
   staleTime: Infinity

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { AgentMessage, ContentPart, ReasoningConfig, ToolSchema } from './types'
+import { parseJsonOr } from '@shared/contract/errors'
 
 type Block = Record<string, unknown>
 export interface AnthropicMessage {
@@ -107,12 +108,9 @@ function toAnthropicPart(p: ContentPart): Block {
 }
 
 function parseArgs(raw: string): unknown {
-  try {
-    const v: unknown = raw.trim() ? JSON.parse(raw) : {}
-    return v && typeof v === 'object' && !Array.isArray(v) ? v : { value: v }
-  } catch {
-    return { _raw: raw }
-  }
+  const v = raw.trim() ? parseJsonOr(raw, undefined) : {}
+  if (v === undefined) return { _raw: raw } // not JSON: passed on as written
+  return v && typeof v === 'object' && !Array.isArray(v) ? v : { value: v }
 }
 
 const BUDGET: Record<string, number> = { minimal: 1024, low: 2048, medium: 8192, high: 16384, xhigh: 32000 }

@@ -6,6 +6,7 @@ function safeString(v: unknown): string {
   try {
     return String(v)
   } catch {
+    // a thrown object whose toString itself throws
     return 'unknown error'
   }
 }

@@ -14,7 +14,7 @@ function decode(part: string): string {
     try {
       return decodeURIComponent(run)
     } catch {
-      return run
+      return run // URIError: not UTF-8, kept as written (above)
     }
   })
 }

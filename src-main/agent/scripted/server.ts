@@ -9,6 +9,7 @@ import { writeAnthropicStream } from './anthropic-wire'
 import { writeOpenAIJson, writeOpenAIStream } from './openai-wire'
 import type { RecordedRequest, ScriptHandler, ScriptReply } from './script'
 import { errorMessage } from '@shared/contract/errors'
+import { parseJsonOr } from '@shared/contract/errors'
 
 export interface ScriptedProviderOptions {
   script?: ScriptReply[]
@@ -51,12 +52,7 @@ export async function startScriptedProvider(opts: ScriptedProviderOptions = {}):
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0]!.replace(/\/+$/, '')
     const raw = await readBody(req)
-    let body: any = null
-    try {
-      body = raw ? JSON.parse(raw) : null
-    } catch {
-      body = null
-    }
+    const body: any = raw ? parseJsonOr(raw, null) : null
     const auth = req.headers.authorization ?? req.headers['x-api-key']
     const recorded: RecordedRequest = {
       method: req.method ?? 'GET',

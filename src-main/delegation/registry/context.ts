@@ -7,6 +7,7 @@ import type { SessionStore } from '../../store'
 import { homeOfDb, retentionLimits } from '../config'
 import type { DelegationDb, RetentionLimits } from '../types'
 import type { LogFn } from '@shared/contract/log'
+import { parseJsonOr } from '@shared/contract/errors'
 
 export interface RegistryOptions {
   /** Profile key of the calling scope (upstream `_current_owner_profile`); `''` when unknown. */
@@ -34,7 +35,7 @@ export function scopeProfile(): string {
   try {
     return (profileNameForHome(getHermesHome()) ?? '').trim()
   } catch {
-    return ''
+    return '' // any doubt (above)
   }
 }
 
@@ -49,7 +50,7 @@ export function createRegistryCtx(store: DelegationDb, opts: RegistryOptions = {
       try {
         return (opts.currentProfile ?? scopeProfile)().trim()
       } catch {
-        return ''
+        return '' // any doubt, as scopeProfile
       }
     },
     limits: opts.limits ?? (() => retentionLimits(home)),
@@ -60,11 +61,7 @@ export function createRegistryCtx(store: DelegationDb, opts: RegistryOptions = {
 /** JSON.parse that never throws; returns `fallback` on bad input. */
 export function parseJson<T>(text: unknown, fallback: T): T {
   if (typeof text !== 'string' || text === '') return fallback
-  try {
-    return JSON.parse(text) as T
-  } catch {
-    return fallback
-  }
+  return parseJsonOr(text, fallback) as T
 }
 
 /** JSON text, or null for undefined/null. Never throws (cycles become null). */
@@ -73,6 +70,6 @@ export function toJson(value: unknown): string | null {
   try {
     return JSON.stringify(value)
   } catch {
-    return null
+    return null // TypeError: a cycle or a BigInt (above)
   }
 }

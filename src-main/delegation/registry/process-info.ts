@@ -13,7 +13,7 @@ export function processStartTime(pid: number): number | null {
     const ticks = Number(rest[19])
     return Number.isFinite(ticks) ? ticks : null
   } catch {
-    return null
+    return null // no /proc (not Linux) or the process is gone: no start time (above)
   }
 }
 

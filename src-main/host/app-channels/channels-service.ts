@@ -44,7 +44,7 @@ export function createChannelsService(
       try {
         return s.stores.get(p.name).upstreamGateway(Date.now() / 1000, p.name) !== null
       } catch {
-        return false
+        return false // no heartbeat can be read: as when no upstream gateway runs
       }
     },
     log: namedLog(s.log, 'cron')
@@ -90,7 +90,7 @@ export function createChannelsService(
         (process.env.API_SERVER_KEY ?? secretsFor(s.homeOf(profile), rt.vault).API_SERVER_KEY ?? '').trim()
       )
     } catch {
-      return false
+      return false // secrets that cannot be read hold no key: the page shows the key as missing
     }
   }
   let lastProfile: string | null = null
@@ -130,7 +130,7 @@ export function createChannelsService(
       try {
         return enabledIn(p.home)
       } catch {
-        return false
+        return false // a config that cannot be read switches nothing on; the Gateway page reports it
       }
     })
     if (on) void setApiServer({ enabled: true, profile: on.name }, false)

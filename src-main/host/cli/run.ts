@@ -94,6 +94,7 @@ function runtimeOf(host: { homeOf(p: string): string; vault: SecretVault }, prof
     const rt = resolveRuntime(host.homeOf(profile), { vault: host.vault })
     return { model: model || rt.model || null, provider: rt.provider || null }
   } catch {
+    // only a label: the run itself reports a runtime it cannot resolve
     return { model: model ?? null, provider: null }
   }
 }

@@ -15,6 +15,7 @@ export function appVersion(): string {
   try {
     return JSON.parse(readFileSync(join(appDir(), 'package.json'), 'utf8')).version
   } catch {
+    // no readable package.json beside the code (a bare test bundle): a version that is plainly none
     return '0.0.0'
   }
 }

@@ -5,19 +5,12 @@
  * command-line arguments are ours (Chromium's own switches are ignored, not fatal).
  */
 import { appCsp, safeDecodePath } from '../transport'
+import { parseUrl } from '@shared/contract/errors'
 
 /** The renderer's origin in Electron: a custom privileged scheme served with headers (file:// cannot carry a CSP). */
 export const APP_SCHEME = 'app'
 export const APP_HOST = 'caduceus'
 export const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`
-
-function parse(url: string): URL | null {
-  try {
-    return new URL(url)
-  } catch {
-    return null
-  }
-}
 
 /**
  * Headers for every app:// response, errors included: a 404 page is a page too, and without the CSP it would be the
@@ -29,7 +22,7 @@ export function appResponseHeaders(type: string): Record<string, string> {
 
 /** A window may navigate (or be redirected) only within the app's own origin. */
 export function isAppUrl(url: string): boolean {
-  const u = parse(url)
+  const u = parseUrl(url)
   return !!u && u.protocol === `${APP_SCHEME}:` && u.host === APP_HOST && !u.username && !u.password
 }
 
@@ -45,7 +38,7 @@ export function ipcSenderAllowed(frameUrl: string | null, fromAppWindow: boolean
 
 /** A link the user clicked may open in the system browser only if it is plain https without credentials. */
 export function externalUrlToOpen(url: string): string | null {
-  const u = parse(url)
+  const u = parseUrl(url)
   if (!u || u.protocol !== 'https:' || u.username || u.password || !u.hostname) return null
   return u.href
 }
@@ -85,7 +78,7 @@ export function devToolsAllowed(packaged: boolean, argv: readonly string[]): boo
  * inside it (malformed escapes, `..`, NUL, another host). `/` is index.html.
  */
 export function appRequestPath(url: string): string | null {
-  const u = parse(url)
+  const u = parseUrl(url)
   if (!u || u.protocol !== `${APP_SCHEME}:` || u.host !== APP_HOST) return null
   const target = safeDecodePath(u.pathname || '/')
   if (!target.ok) return null

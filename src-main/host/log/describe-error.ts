@@ -10,6 +10,7 @@ export function describeError(err: unknown): string {
   try {
     return String(err)
   } catch {
+    // a thrown object whose toString itself throws
     return 'non-printable error'
   }
 }

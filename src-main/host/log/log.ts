@@ -53,7 +53,7 @@ class LogFile {
       this.size = statSync(path).size
       chmodSync(path, 0o600)
     } catch {
-      this.size = 0
+      this.size = 0 // no file yet: the first append creates it; logging never stops the host (below)
     }
   }
   append(line: string): void {

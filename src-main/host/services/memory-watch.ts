@@ -66,7 +66,7 @@ export class MemoryFolderWatch {
         const st = statSync(join(this.dir, f))
         return `${st.size}:${st.mtimeMs}`
       } catch {
-        return '-'
+        return '-' // not there (or not readable): a print that changes when it appears
       }
     }).join('|')
   }

@@ -1,5 +1,5 @@
 // The keychain vault's file: written whole (temp + rename), 0600 whatever the old file's mode, no temp file left.
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -31,5 +31,36 @@ describe('SafeStorageVault', () => {
     vault.write(home, 'OPENROUTER_API_KEY', null)
     expect(vault.read(home).OPENROUTER_API_KEY).toBeUndefined()
     expect(readdirSync(home).filter((f) => f.startsWith('.caduceus-secrets'))).toEqual(['.caduceus-secrets.json'])
+  })
+
+  it('a vault file that is not its JSON, or a folder in its place, is an error naming it, never "no keys"', () => {
+    const home = mkdtempSync(join(tmpdir(), 'cad-vault-'))
+    made.push(home)
+    const vault = new SafeStorageVault(cipher)
+    writeFileSync(join(home, '.caduceus-secrets.json'), '{"OPENROUTER_API_KEY": "c2stb3It')
+    expect(() => vault.read(home)).toThrow(/\.caduceus-secrets\.json is not a JSON object/)
+    const other = mkdtempSync(join(tmpdir(), 'cad-vault-'))
+    made.push(other)
+    mkdirSync(join(other, '.caduceus-secrets.json'))
+    expect(() => vault.read(other)).toThrow(/EISDIR/)
+  })
+
+  it('a key sealed by another keychain is the only one lost: the others, and one written again, still read', () => {
+    const home = mkdtempSync(join(tmpdir(), 'cad-vault-'))
+    made.push(home)
+    const file = join(home, '.caduceus-secrets.json')
+    writeFileSync(file, JSON.stringify({ OLD_KEY: 'sealed-elsewhere', OPENROUTER_API_KEY: cipher.encrypt('sk-or-1') }))
+    const picky: SecretCipher = {
+      encrypt: cipher.encrypt,
+      decrypt: (text) => {
+        if (text === 'sealed-elsewhere') throw new Error('Error while decrypting the ciphertext provided')
+        return cipher.decrypt(text)
+      }
+    }
+    const vault = new SafeStorageVault(picky)
+    expect(vault.read(home)).toMatchObject({ OPENROUTER_API_KEY: 'sk-or-1' })
+    vault.write(home, 'ANTHROPIC_API_KEY', 'sk-ant-2')
+    expect(vault.read(home)).toMatchObject({ OPENROUTER_API_KEY: 'sk-or-1', ANTHROPIC_API_KEY: 'sk-ant-2' })
+    expect(vault.read(home).OLD_KEY).toBeUndefined()
   })
 })

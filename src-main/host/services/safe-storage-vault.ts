@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { replaceFile } from '../../files'
+import { parseJsonOr } from '@shared/contract/errors'
+import { readFileIfExists, replaceFile } from '../../files'
 import { EnvFileVault, type SecretVault } from '../../secrets'
 
 /** Encrypt/decrypt with the OS keychain (Electron `safeStorage`); injected so this file never imports electron. */
@@ -22,15 +23,27 @@ export class SafeStorageVault implements SecretVault {
     return join(home, '.caduceus-secrets.json')
   }
 
+  /**
+   * The file's keys, decrypted. Absent: none. There but unreadable or not the vault's JSON: an error naming the file
+   * (read as "no keys", every turn would fail for a missing key instead, and a write would drop the rest).
+   */
   private load(home: string): Record<string, string> {
     const f = this.file(home)
-    if (!existsSync(f)) return {}
-    try {
-      const raw = JSON.parse(readFileSync(f, 'utf8')) as Record<string, string>
-      return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, this.cipher.decrypt(v)]))
-    } catch {
-      return {}
+    const text = readFileIfExists(f)
+    if (text === null) return {}
+    const raw = parseJsonOr(text, null)
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+      throw new Error(`${f} is not a JSON object of encrypted keys: fix or remove it, then enter the keys again`)
+    const out: Record<string, string> = {}
+    for (const [k, v] of Object.entries(raw)) {
+      try {
+        if (typeof v === 'string') out[k] = this.cipher.decrypt(v)
+      } catch {
+        // Sealed by another keychain (a copied home, a reset login keyring): that key alone is unreadable here, and
+        // entering it again in Settings replaces it; the others still work.
+      }
     }
+    return out
   }
 
   read(home: string): Record<string, string> {
@@ -39,7 +52,8 @@ export class SafeStorageVault implements SecretVault {
 
   write(home: string, name: string, value: string | null): void {
     const f = this.file(home)
-    const current = existsSync(f) ? (JSON.parse(readFileSync(f, 'utf8')) as Record<string, string>) : {}
+    const text = readFileIfExists(f)
+    const current = text === null ? {} : (JSON.parse(text) as Record<string, string>)
     if (value === null) delete current[name]
     else current[name] = this.cipher.encrypt(value)
     mkdirSync(dirname(f), { recursive: true })

@@ -18,6 +18,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Logger } from '@shared/contract/log'
 import { describeError } from '../log'
+import { parseJsonOr } from '@shared/contract/errors'
 
 export type DecodedTarget =
   { ok: true; pathname: string; query: URLSearchParams } | { ok: false; status: 400 | 414; message: string }
@@ -44,6 +45,7 @@ export function safeDecodePath(raw: string | undefined): DecodedTarget {
     // decodeURIComponent rejects malformed escapes and invalid UTF-8 (overlong forms like %C0%AE included).
     pathname = decodeURIComponent(rawPath)
   } catch {
+    // URIError, the only thing decodeURIComponent throws
     return { ok: false, status: 400, message: 'malformed percent-encoding in path' }
   }
   // eslint-disable-next-line no-control-regex
@@ -125,12 +127,8 @@ export function readBodyLimited(req: IncomingMessage, res: ServerResponse, limit
 
 /** Parse a body as a JSON object without throwing; arrays, primitives and bad JSON are `null`. */
 export function parseJsonObject(body: Buffer | string): Record<string, unknown> | null {
-  try {
-    const v: unknown = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'))
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null
-  } catch {
-    return null
-  }
+  const v = parseJsonOr(typeof body === 'string' ? body : body.toString('utf8'), null)
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null
 }
 
 /**

@@ -60,7 +60,7 @@ export function serveStatic(root: string, pathname: string, res: ServerResponse,
     if (!st.isFile()) return notFound(res)
     size = st.size
   } catch {
-    return notFound(res)
+    return notFound(res) // not there or not readable: a 404 either way, saying nothing about the disk
   }
   const type = contentType(file)
   const headers: Record<string, string | number> = {

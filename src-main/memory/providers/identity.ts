@@ -23,7 +23,7 @@ function ownIdentity(p: MemoryProvider | null | undefined): Record<string, unkno
     const id = p?.identitySignature() as unknown
     return id && typeof id === 'object' && !Array.isArray(id) ? (id as Record<string, unknown>) : {}
   } catch {
-    return {}
+    return {} // a throwing hook contributes nothing (above)
   }
 }
 
@@ -35,6 +35,7 @@ function pluginSource(name: string, ctx: ProviderContext): Record<string, unknow
     const m = readManifest(dir, name)
     return { source: `plugin:${dir}`, version: m.version, files: pluginStamp(dir, m.main) }
   } catch {
+    // a manifest that cannot be read: loading the plugin reports it; its identity is the folder and files' stamp
     return { source: `plugin:${dir}`, files: pluginStamp(dir) }
   }
 }

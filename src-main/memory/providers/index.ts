@@ -75,7 +75,7 @@ function isUpstreamPythonPlugin(name: string, ctx: Pick<ProviderContext, 'home'>
     const head = readFileSync(join(ctx.home, 'plugins', name, '__init__.py'), 'utf8').slice(0, 8192)
     return head.includes('register_memory_provider') || head.includes('MemoryProvider')
   } catch {
-    return false
+    return false // no such file, or one that cannot be read: upstream could not import it either
   }
 }
 

@@ -70,7 +70,7 @@ export function pluginStamp(dir: string, main?: string): string {
       const s = statSync(join(dir, f))
       return `${s.size}:${s.mtimeMs}`
     } catch {
-      return '-'
+      return '-' // not there (or not readable): a stamp that changes when it appears
     }
   }
   return `${at('plugin.yaml')}|${main ? at(main) : '-'}`

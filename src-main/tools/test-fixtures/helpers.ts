@@ -31,13 +31,13 @@ export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
   } catch {
-    return false
+    return false // ESRCH: no such process
   }
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
   } catch {
-    return true
+    return true // no /proc (not Linux): kill(0) said it runs
   }
 }
 

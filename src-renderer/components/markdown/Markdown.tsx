@@ -103,6 +103,7 @@ const render = (text: string, terms: string[]): ReactElement => {
       components
     }) as ReactElement
   } catch {
+    // a text the markdown pipeline chokes on still shows, as plain text
     return plain(text)
   }
 }

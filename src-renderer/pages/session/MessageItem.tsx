@@ -15,6 +15,7 @@ import { Badge } from '../../components/Badge'
 import { imageSegments } from './image-chips'
 import { argsAreJsonObject, argsPreview, decodeUnicodeEscapes } from '@shared/contract/tool-args'
 import { splitMergedSummary } from '@shared/contract/merged-summary'
+import { parseJsonOr } from '@shared/contract/errors'
 
 function Fold({
   label,
@@ -45,11 +46,8 @@ function Fold({
 }
 
 function prettyArgs(raw: string): string {
-  try {
-    return JSON.stringify(JSON.parse(raw), null, 2)
-  } catch {
-    return raw
-  }
+  const v = parseJsonOr(raw, undefined)
+  return v === undefined ? raw : JSON.stringify(v, null, 2)
 }
 
 /** A call's arguments: an edit as its diff, else the JSON pretty-printed (only its start, readable, when cut). */

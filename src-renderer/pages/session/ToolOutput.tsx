@@ -3,6 +3,7 @@ import { Highlighted } from '../../components/Snippet'
 import { parseToolResult, type ToolView } from '@shared/contract/tool-result'
 import { DiffLines, FieldsView, FileView, ListView, TerminalView } from './ToolViews'
 import { FrameNotes, FrameTop } from './ToolFrameNotes'
+import { parseJsonOr } from '@shared/contract/errors'
 
 /** Lines shown before "Show all": long outputs would push the conversation off screen. */
 const HEAD_LINES = 40
@@ -136,22 +137,19 @@ export function ToolOutput({
 
 /** Arguments of a file edit rendered as a diff (old → new), when the call has that shape. */
 export function editAsDiff(args: string): string | null {
-  try {
-    const a = JSON.parse(args) as Record<string, unknown>
-    const oldS = a.old_string ?? a.old_text ?? a.old
-    const newS = a.new_string ?? a.new_text ?? a.new
-    if (typeof oldS === 'string' && typeof newS === 'string') {
-      const path = typeof a.path === 'string' ? a.path : typeof a.file_path === 'string' ? a.file_path : 'file'
-      return [
-        `--- ${path}`,
-        `+++ ${path}`,
-        ...oldS.split('\n').map((l) => `-${l}`),
-        ...newS.split('\n').map((l) => `+${l}`)
-      ].join('\n')
-    }
-    if (typeof a.patch === 'string') return a.patch
-  } catch {
-    /* not JSON */
+  const a = parseJsonOr(args, null) as Record<string, unknown> | null
+  if (!a || typeof a !== 'object') return null // not JSON, or not an object
+  const oldS = a.old_string ?? a.old_text ?? a.old
+  const newS = a.new_string ?? a.new_text ?? a.new
+  if (typeof oldS === 'string' && typeof newS === 'string') {
+    const path = typeof a.path === 'string' ? a.path : typeof a.file_path === 'string' ? a.file_path : 'file'
+    return [
+      `--- ${path}`,
+      `+++ ${path}`,
+      ...oldS.split('\n').map((l) => `-${l}`),
+      ...newS.split('\n').map((l) => `+${l}`)
+    ].join('\n')
   }
+  if (typeof a.patch === 'string') return a.patch
   return null
 }

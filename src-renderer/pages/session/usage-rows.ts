@@ -1,5 +1,6 @@
 import type { ModelUsage } from '@shared/contract'
 import { toCents } from '../../lib/format'
+import { parseUrl } from '@shared/contract/errors'
 
 /**
  * What tells a usage row from its twins: rows of one model, provider and task are separate routes only because
@@ -10,11 +11,7 @@ export function routeNote(rows: readonly ModelUsage[], u: ModelUsage): string | 
   if (!twins.length) return null
   const host = (url: string | undefined) => {
     if (!url) return 'default endpoint'
-    try {
-      return new URL(url).host || url
-    } catch {
-      return url
-    }
+    return parseUrl(url)?.host || url
   }
   const sameHost = twins.some((t) => host(t.baseUrl) === host(u.baseUrl))
   if (sameHost) return u.baseUrl ? (u.mode ? `${u.baseUrl} · ${u.mode}` : u.baseUrl) : (u.mode ?? 'default endpoint')

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { errorMessage } from '@shared/contract/errors'
+import { errorMessage, parseJsonOr } from '@shared/contract/errors'
 /**
  * Mem0's two HTTP protocols, as upstream speaks them. `cloud`: the platform API (what the mem0ai SDK's
  * MemoryClient sends: `Authorization: Token`, a `Mem0-User-ID` header that is the MD5 of the key, a
@@ -113,19 +113,13 @@ export class Mem0Client {
     const text = await res.text()
     if (!res.ok) {
       let detail = text.slice(0, 200)
-      try {
-        const j = JSON.parse(text) as { detail?: unknown }
-        if (typeof j?.detail === 'string') detail = j.detail
-      } catch {
-        // not JSON: the text itself
-      }
+      const j = parseJsonOr(text, null) as { detail?: unknown } | null // not JSON: the text itself
+      if (typeof j?.detail === 'string') detail = j.detail
       throw new Mem0Error(this.scrub(`mem0 ${where} returned HTTP ${res.status}: ${detail}`), res.status)
     }
-    try {
-      return text ? JSON.parse(text) : {}
-    } catch {
-      throw new Mem0Error(`mem0 ${where} returned a non-JSON body`, res.status)
-    }
+    const parsed = text ? parseJsonOr(text, undefined) : {}
+    if (parsed === undefined) throw new Mem0Error(`mem0 ${where} returned a non-JSON body`, res.status)
+    return parsed
   }
 
   private scrub(s: string): string {

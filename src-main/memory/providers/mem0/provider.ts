@@ -258,8 +258,11 @@ export class Mem0Provider extends MemoryProvider {
   private problem(s: Mem0Settings): string | null {
     if (s.mode === 'oss')
       return "mem0's OSS mode (mode: oss in mem0.json) runs Mem0's Python engine inside upstream's process; Caduceus does not support it. Use the Mem0 platform or a self-hosted Mem0 server (host in mem0.json or MEM0_HOST)."
+    // mem0.json that could not be used is ignored, as upstream ignores it; the reason names it, since it may be
+    // where the server was meant to be set.
+    const file = s.fileError ? `; mem0.json was ignored: ${s.fileError}` : ''
     if (!s.apiKey && !s.host)
-      return `${MEM0_KEY_ENV} is not set in the profile's .env (and no self-hosted server is set: host in mem0.json or MEM0_HOST)`
+      return `${MEM0_KEY_ENV} is not set in the profile's .env (and no self-hosted server is set: host in mem0.json or MEM0_HOST${file})`
     return null
   }
 
@@ -373,7 +376,7 @@ export class Mem0Provider extends MemoryProvider {
           this.succeeded()
         }
       } catch {
-        this.failed()
+        this.failed() // the breaker counts it; a failed recall adds nothing to this turn, as upstream's
       }
       entry.value = body
       return body

@@ -5,9 +5,10 @@
  * config.yaml only fill what neither of upstream's sources sets, so a home set up by upstream behaves the
  * same in both programs.
  */
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { errorMessage, parseJsonOr } from '@shared/contract/errors'
 import { isPlainObject } from '../../../config'
+import { readFileIfExists } from '../../../files'
 
 export const MEM0_CLOUD_URL = 'https://api.mem0.ai'
 /** Upstream's placeholder user: read as "no user configured", so a gateway-native id can take over. */
@@ -72,18 +73,15 @@ export function readMem0Settings(src: Mem0Sources): Mem0Settings {
 }
 
 function readJsonFile(path: string): { value: Record<string, unknown>; error: string | null } {
-  let text: string
+  let text: string | null
   try {
-    text = readFileSync(path, 'utf8')
-  } catch {
-    return { value: {}, error: null }
+    text = readFileIfExists(path)
+  } catch (err) {
+    // There but unreadable (a folder in its place): ignored like a malformed file, and the status says so.
+    return { value: {}, error: `cannot be read (${errorMessage(err)})` }
   }
-  try {
-    const v: unknown = JSON.parse(text)
-    return isPlainObject(v)
-      ? { value: v as Record<string, unknown>, error: null }
-      : { value: {}, error: 'not an object' }
-  } catch {
-    return { value: {}, error: 'not valid JSON' }
-  }
+  if (text === null) return { value: {}, error: null }
+  const v = parseJsonOr(text, undefined)
+  if (v === undefined) return { value: {}, error: 'not valid JSON' }
+  return isPlainObject(v) ? { value: v, error: null } : { value: {}, error: 'not an object' }
 }
