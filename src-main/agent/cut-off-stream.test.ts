@@ -225,6 +225,32 @@ describe('a provider stream cut off mid-reply', () => {
     expect(rows()).toEqual([['user', 'say it', null]])
   })
 
+  it('Stop while the model continues a cut-off reply: the answer keeps every part so far, joined', async () => {
+    let stream: ServerResponse | undefined
+    const { agent } = await setUp('chat_completions', [])
+    provider.route = (_req, res, n) => {
+      if (n === 1) return send(res, drop(chunk({ content: 'Part one, ' })))
+      sse(res)
+      stream = res
+      res.write(chunk({ content: 'part two ' })) // and then nothing: the model is still writing
+    }
+    const result = await agent.runTurn('say it', {
+      onDelta: (d) => {
+        if (d.kind === 'text' && d.text === 'part two ') agent.interrupt()
+      }
+    })
+    stream?.destroy()
+    expect(result.status).toBe('interrupted')
+    // joined as a finished continuation joins them (the kept part trimmed, as upstream keeps it)
+    expect(result.finalText).toBe('Part one,part two ')
+    expect(rows().map((r) => [r[0], r[0] === 'assistant' ? r[1] : null, r[2]])).toEqual([
+      ['user', null, null],
+      ['assistant', 'Part one,', 'length'],
+      ['user', null, null],
+      ['assistant', 'part two ', 'interrupted']
+    ])
+  })
+
   it('a provider that cannot be reached is not asked again here (the call limits own those retries)', async () => {
     const { agent } = await setUp('chat_completions', [done('never')])
     await provider.close()

@@ -105,12 +105,13 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
       if (!(err instanceof PartialCallError)) throw err
       host.apiCallCount++
       if (ctx.signal.aborted) {
-        // Keep what the user already saw streaming in.
+        // Keep what the user already saw streaming in; the answer so far is the parts cut off before it (a Stop while
+        // the model continues a cut-off reply) joined with it, as a finished continuation joins them.
         if (err.partialText || err.partialReasoning) {
           const partial = assistantMessage({ text: err.partialText, reasoning: err.partialReasoning, toolCalls: [] })
           await host.save(partial, ctx, { finishReason: 'interrupted' })
         }
-        return { exitReason: 'interrupted', finalText: err.partialText || lastText }
+        return { exitReason: 'interrupted', finalText: parts.join('') + err.partialText || lastText }
       }
       const cut = CUT_KINDS.has(err.cause.kind)
       const n = err.toolCallsInFlight
