@@ -12,6 +12,8 @@ streams to its window). One session per scenario:
 - tool_drop: text and a tool call whose arguments are cut by the drop, every time.
 - length: every reply ends with finish_reason "length".
 - length_tool: a length-cut reply, then a continuation that calls a tool, then a final reply.
+- clean_no_done: text, then the body ends normally with no finish_reason and no [DONE].
+- clean_tool_whole: text and a whole tool call, the body ending normally with neither; then a final reply.
 Output: test/fixtures/upstream/stream-cutoff/golden.json — per scenario the replies (so a test can replay the same
 bytes), how many requests upstream made, the rows it stored (role, content, finish_reason; user rows upstream
 wrote itself become `[continuation request]`, its note on a cut tool call `[note]`) and its result (final_response,
@@ -63,6 +65,14 @@ SCENARIOS = {
     "tool_drop": [cut(chunk({"content": "Running. "}) + chunk({"tool_calls": [TOOL]})
                       + chunk({"tool_calls": [{"index": 0, "function": {"arguments": "{\"command\":"}}]}))],
     "length": [whole(f"Cap part {n}. ", "length") for n in range(1, 13)],
+    # the body ends normally (the whole Content-Length sent) with no finish_reason and no [DONE]
+    "clean_no_done": [{"body": chunk({"role": "assistant"}) + chunk({"content": "Half a repl"}), "drop": False}],
+    "clean_tool_whole": [
+        {"body": chunk({"content": "Running. "})
+         + chunk({"tool_calls": [{**TOOL, "function": {"name": "terminal", "arguments": "{\"command\":\"echo hi\"}"}}]}),
+         "drop": False},
+        whole("Done."),
+    ],
     "length_tool": [
         whole("Cap part 1. ", "length"),
         {"body": chunk({"content": "Cap part 2. "})

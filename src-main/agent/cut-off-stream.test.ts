@@ -1,14 +1,15 @@
-// A provider stream cut off before its end-of-reply marker (the connection dropped mid-body, or the body ended
-// without finish_reason/[DONE] or message_stop), through the whole turn: a real local HTTP server speaking each wire
-// protocol → agent → real state.db. As upstream does (observed on its loop against a scripted server that drops the
-// connection): text that reached the user is kept as its own row (finish_reason "length") and the model is asked to
-// go on, at most 3 times (4 parts, then the turn ends partial); a stream cut inside tool calls is asked for again
-// (2 more times) before that; none of a cut reply's tool calls ever runs.
+// A provider stream cut off before its end-of-reply marker (the connection dropped mid-body), through the whole turn:
+// a real local HTTP server speaking each wire protocol → agent → real state.db. As upstream does (observed on its loop
+// against a scripted server that drops the connection, scripts/golden/stream_cutoff.py): text that reached the user is
+// kept as its own row (finish_reason "length") and the model is asked to go on, at most 3 times (4 parts, then the turn
+// ends partial); a stream cut before any text or inside tool calls is asked for again (2 more times) before that; none
+// of a cut reply's tool calls ever runs. A body that ends normally without the marker is a complete reply, as upstream takes it.
 import type { ServerResponse } from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { RuntimeConfig } from './providers/types'
 import { chunk, sse, startRouteServer, type RouteServer } from './providers/test-fixtures/route-server'
 import { makeKit, recordingTool, testRuntime, type Kit } from './test-fixtures/kit'
+import type { AgentOptions } from './types'
 
 let kit: Kit
 let provider: RouteServer
@@ -42,7 +43,7 @@ function send(res: ServerResponse, reply: Reply): void {
 }
 
 /** An agent on the route server; request n gets `replies[n - 1]` (the last one again after the list ends). */
-async function setUp(apiMode: RuntimeConfig['apiMode'], replies: Reply[]) {
+async function setUp(apiMode: RuntimeConfig['apiMode'], replies: Reply[], over: Partial<AgentOptions['runtime']> = {}) {
   kit = await makeKit()
   const terminal = recordingTool('terminal')
   kit.tools.register(terminal.def)
@@ -50,7 +51,8 @@ async function setUp(apiMode: RuntimeConfig['apiMode'], replies: Reply[]) {
   const agent = kit.makeAgent({
     runtime: testRuntime(provider.baseUrl, {
       provider: apiMode === 'anthropic_messages' ? 'anthropic' : 'custom',
-      apiMode
+      apiMode,
+      ...over
     })
   })
   const sent = () =>
@@ -144,8 +146,12 @@ describe('a provider stream cut off mid-reply', () => {
       chunk({ tool_calls: [{ index: 0, function: { arguments: '{"command":"ls /tmp"}' } }] }) +
       chunk({ tool_calls: [{ index: 1, id: 'call_2', type: 'function', function: { name: 'terminal' } }] }) +
       chunk({ tool_calls: [{ index: 1, function: { arguments: '{"command":"rm -rf /tmp/x' } }] })
-    // no finish_reason and no [DONE]: the body ends cleanly, the reply is still cut off
-    const { agent, terminal, sent } = await setUp('chat_completions', [cutTools, cutTools, cutTools, done('All done.')])
+    const { agent, terminal, sent } = await setUp('chat_completions', [
+      drop(cutTools),
+      drop(cutTools),
+      drop(cutTools),
+      done('All done.')
+    ])
     const result = await agent.runTurn('tidy /tmp')
     expect(terminal.calls).toEqual([])
     expect(result.status).toBe('completed')
@@ -171,8 +177,8 @@ describe('a provider stream cut off mid-reply', () => {
     )
   })
 
-  it('Anthropic, content but no message_stop: the part is kept and the model asked to go on', async () => {
-    const { agent } = await setUp('anthropic_messages', [antStart + antText('The answer is'), antDone(' 42.')])
+  it('Anthropic, the connection dropped after some text: the part is kept and the model asked to go on', async () => {
+    const { agent } = await setUp('anthropic_messages', [drop(antStart + antText('The answer is')), antDone(' 42.')])
     const result = await agent.runTurn('what is it?')
     expect(result.status).toBe('completed')
     expect(result.finalText).toBe('The answer is 42.')
@@ -271,5 +277,68 @@ describe('a provider stream cut off mid-reply', () => {
     expect(result.status).toBe('completed')
     expect(terminal.calls).toEqual([{ command: 'ls' }])
     expect(result.finalText).toBe('All done.')
+  })
+})
+
+describe('a body that ends normally without the end-of-reply marker is complete (as upstream takes it)', () => {
+  it('OpenAI-style, no finish_reason and no [DONE]: one request, the reply stored as finished ("stop")', async () => {
+    const { agent } = await setUp('chat_completions', [
+      chunk({ role: 'assistant' }) + chunk({ content: 'Half a repl' })
+    ])
+    const result = await agent.runTurn('say it', { onDelta: (d) => kit.deltas.push(d) })
+    expect(result.status).toBe('completed')
+    expect(result.finalText).toBe('Half a repl')
+    expect(provider.hits).toBe(1)
+    expect(rows()).toEqual([
+      ['user', 'say it', null],
+      ['assistant', 'Half a repl', 'stop']
+    ])
+    expect(kit.deltas.filter((d) => d.kind === 'notice')).toEqual([])
+  })
+
+  it('OpenAI-style, a whole tool call and no marker: the call runs', async () => {
+    const { agent, terminal } = await setUp('chat_completions', [
+      chunk({ content: 'Running. ' }) +
+        chunk({
+          tool_calls: [
+            { index: 0, id: 'call_1', type: 'function', function: { name: 'terminal', arguments: '{"command":"ls"}' } }
+          ]
+        }),
+      done('Done.')
+    ])
+    const result = await agent.runTurn('list')
+    expect(result.status).toBe('completed')
+    expect(terminal.calls).toEqual([{ command: 'ls' }])
+    expect(result.finalText).toBe('Done.')
+  })
+
+  it('OpenAI-style, a tool call cut mid-arguments and no marker: not run, not asked again as it stands, the text kept and the model asked to go on', async () => {
+    const cut =
+      chunk({ content: 'Running. ' }) +
+      chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'terminal' } }] }) +
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '{"command":' } }] })
+    const { agent, terminal } = await setUp('chat_completions', [cut, done('Done.')])
+    const result = await agent.runTurn('list')
+    expect(terminal.calls).toEqual([])
+    expect(provider.hits).toBe(2)
+    expect(result.status).toBe('completed')
+    expect(rows().map((r) => [r[0], r[2]])).toEqual([
+      ['user', null],
+      ['assistant', 'length'],
+      ['user', null],
+      ['assistant', 'stop']
+    ])
+  })
+
+  it('Anthropic, content but no message_stop: complete', async () => {
+    const { agent } = await setUp('anthropic_messages', [antStart + antText('The answer is')])
+    const result = await agent.runTurn('what is it?')
+    expect(result.status).toBe('completed')
+    expect(result.finalText).toBe('The answer is')
+    expect(provider.hits).toBe(1)
+    expect(rows()).toEqual([
+      ['user', 'what is it?', null],
+      ['assistant', 'The answer is', 'stop']
+    ])
   })
 })

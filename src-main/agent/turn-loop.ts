@@ -116,7 +116,9 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
       const cut = CUT_KINDS.has(err.cause.kind)
       const n = err.toolCallsInFlight
       const shown = err.partialText.trim()
-      if (cut && (n || (!shown && err.cause.midStream)) && streamRetries < STREAM_RETRIES) {
+      // A body that ended normally with a tool call's arguments incomplete would be cut the same way again: upstream
+      // goes straight to keeping the text and asking the model to go on.
+      if (cut && (n ? !err.cause.closedCleanly : !shown && err.cause.midStream) && streamRetries < STREAM_RETRIES) {
         // Cut before any text reached the user, or in the middle of its tool calls (none of which ran): asking for
         // the same reply again is safe, and upstream does so.
         streamRetries++
