@@ -9,6 +9,7 @@ streams to its window). One session per scenario:
 - text_drop: some text, then the connection drops; the next reply finishes.
 - always_drop: every reply drops after some text.
 - early_drop: the first reply drops before any text; the next one finishes.
+- early_always: every reply drops before any text (the seconds between its requests are kept as `gaps`).
 - tool_drop: text and a tool call whose arguments are cut by the drop, every time.
 - length: every reply ends with finish_reason "length".
 - length_tool: a length-cut reply, then a continuation that calls a tool, then a final reply.
@@ -62,6 +63,7 @@ SCENARIOS = {
     "text_drop": [cut(chunk({"role": "assistant"}) + chunk({"content": "Part one, "})), whole("part two.")],
     "always_drop": [cut(chunk({"content": f"Attempt {n}. "})) for n in range(1, 13)],
     "early_drop": [cut(chunk({"role": "assistant"})), whole("Fine now.")],
+    "early_always": [cut(chunk({"role": "assistant"}))],
     "tool_drop": [cut(chunk({"content": "Running. "}) + chunk({"tool_calls": [TOOL]})
                       + chunk({"tool_calls": [{"index": 0, "function": {"arguments": "{\"command\":"}}]}))],
     "length": [whole(f"Cap part {n}. ", "length") for n in range(1, 13)],
@@ -82,6 +84,7 @@ SCENARIOS = {
     ],
 }
 HITS = {}
+AT = {}
 
 
 def masked(text):
@@ -103,6 +106,7 @@ class Handler(BaseHTTPRequestHandler):
             reply = whole("Scripted title")
         else:
             HITS[name] = HITS.get(name, 0) + 1
+            AT.setdefault(name, []).append(time.monotonic())
             replies = SCENARIOS[name]
             reply = replies[min(HITS[name], len(replies)) - 1]
         data = reply["body"].encode()
@@ -157,6 +161,8 @@ for name, replies in SCENARIOS.items():
         "result": {**{k: result.get(k) for k in ("completed", "partial", "error")},
                    "final_response": masked(result.get("final_response"))},
     }
+    if name == "early_always":  # upstream's waits between attempts (its backoff, plus a little of its own overhead)
+        golden[name]["gaps"] = [round(b - a, 1) for a, b in zip(AT[name], AT[name][1:])]
 db.close()
 OUT.mkdir(parents=True, exist_ok=True)
 (OUT / "golden.json").write_text(json.dumps(golden, indent=1, ensure_ascii=False) + "\n")

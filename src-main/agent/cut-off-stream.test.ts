@@ -2,8 +2,9 @@
 // a real local HTTP server speaking each wire protocol → agent → real state.db. As upstream does (observed on its loop
 // against a scripted server that drops the connection, scripts/golden/stream_cutoff.py): text that reached the user is
 // kept as its own row (finish_reason "length") and the model is asked to go on, at most 3 times (4 parts, then the turn
-// ends partial); a stream cut before any text or inside tool calls is asked for again (2 more times) before that; none
-// of a cut reply's tool calls ever runs. A body that ends normally without the marker is a complete reply, as upstream takes it.
+// ends partial); a stream cut inside tool calls is asked for again (2 more times) before that; one cut before any text
+// is asked for again in rounds of 3 with growing waits between rounds (18 attempts at most); none of a cut reply's
+// tool calls ever runs. A body that ends normally without the marker is a complete reply, as upstream takes it.
 import type { ServerResponse } from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { RuntimeConfig } from './providers/types'
@@ -207,7 +208,7 @@ describe('a provider stream cut off mid-reply', () => {
     expect(kit.messages('S1').map((r) => r.role)).toEqual(['user'])
   })
 
-  it('dropped before any text: the same request again, silently kept out of the rows (upstream: 3 attempts)', async () => {
+  it('dropped before any text: the same request again at once, kept out of the rows, the user told', async () => {
     const { agent, sent } = await setUp('chat_completions', [drop(chunk({ role: 'assistant' })), done('Fine now.')])
     const result = await agent.runTurn('say it', { onDelta: (d) => kit.deltas.push(d) })
     expect(result.status).toBe('completed')
@@ -219,15 +220,66 @@ describe('a provider stream cut off mid-reply', () => {
       ['assistant', 'Fine now.', 'stop']
     ])
     expect(kit.deltas.filter((d) => d.kind === 'notice').map((d) => d.text)).toEqual([
-      "The provider's stream broke off before any text; asking for the reply again (1/2)."
+      "The provider's stream broke off before any text; asking for the reply again now (attempt 2 of 18)."
     ])
   })
 
-  it('dropped before any text every time: 3 attempts, then the error, nothing saved', async () => {
-    const { agent } = await setUp('chat_completions', [drop(chunk({ role: 'assistant' }))])
-    const result = await agent.runTurn('say it')
-    expect(provider.hits).toBe(3)
+  it("dropped before any text every time: upstream's 18 attempts in rounds of 3, waits between rounds, then the error", async () => {
+    const { agent } = await setUp('chat_completions', [drop(chunk({ role: 'assistant' }))], {
+      limits: { streamRetryWaitMs: 40 }
+    })
+    const result = await agent.runTurn('say it', { onDelta: (d) => kit.deltas.push(d) })
+    expect(provider.hits).toBe(18)
     expect(result.status).toBe('error')
+    expect(result.error).toMatch(/^provider call failed: /)
+    expect(rows()).toEqual([['user', 'say it', null]])
+    // every retry is said; the waits come after attempts 3 and 6 of a cycle (40–60 ms, 80–120 ms, as upstream's
+    // 2–3 s, 4–6 s), and 120 ms (upstream: 6 s) before the second cycle a dropped connection gets
+    const notices = kit.deltas.filter((d) => d.kind === 'notice').map((d) => d.text!)
+    expect(notices).toHaveLength(17)
+    const when = notices.map((t) => /again (now|in (\d+) ms) \(attempt (\d+) of 18\)\.$/.exec(t))
+    expect(when.map((m) => Number(m?.[3]))).toEqual([...Array(17).keys()].map((k) => k + 2))
+    const waits = when.map((m) => (m?.[2] ? Number(m[2]) : 0))
+    const within = (w: number, lo: number, hi: number) => w >= lo && w <= hi
+    expect([waits[2], waits[11]].every((w) => within(w!, 40, 60))).toBe(true)
+    expect([waits[5], waits[14]].every((w) => within(w!, 80, 120))).toBe(true)
+    expect(waits[8]).toBe(120)
+    expect(waits.filter((w, k) => ![2, 5, 8, 11, 14].includes(k) && w !== 0)).toEqual([])
+  })
+
+  it('an empty body every time (no connection dropped): one cycle of 9 attempts, as upstream', async () => {
+    const { agent } = await setUp('chat_completions', [''])
+    const result = await agent.runTurn('say it')
+    expect(provider.hits).toBe(9)
+    expect(result.status).toBe('error')
+    expect(result.error).toMatch(/the stream ended without any content/)
+  })
+
+  it('through OpenRouter, a dropped connection gets one cycle of 9 attempts (upstream rebuilds no client for it)', async () => {
+    const { agent } = await setUp('chat_completions', [drop(chunk({ role: 'assistant' }))], { provider: 'openrouter' })
+    const result = await agent.runTurn('say it')
+    expect(provider.hits).toBe(9)
+    expect(result.status).toBe('error')
+  })
+
+  it('Stop during the wait before asking again ends the turn at once, interrupted, without another request', async () => {
+    // a wait far longer than the test may run: the turn ends only because Stop cuts it short
+    const { agent } = await setUp('chat_completions', [drop(chunk({ role: 'assistant' }))], {
+      limits: { streamRetryWaitMs: 600_000 }
+    })
+    const result = await agent.runTurn('say it', {
+      onDelta: (d) => {
+        kit.deltas.push(d)
+        if (d.kind === 'notice' && / in \d/.test(d.text ?? '')) setTimeout(() => agent.interrupt(), 20)
+      }
+    })
+    expect(result.status).toBe('interrupted')
+    expect(provider.hits).toBe(3)
+    expect(kit.deltas.filter((d) => d.kind === 'notice').map((d) => d.text)).toEqual([
+      "The provider's stream broke off before any text; asking for the reply again now (attempt 2 of 18).",
+      "The provider's stream broke off before any text; asking for the reply again now (attempt 3 of 18).",
+      expect.stringMatching(/asking for the reply again in \d+\.\d s \(attempt 4 of 18\)\.$/)
+    ])
     expect(rows()).toEqual([['user', 'say it', null]])
   })
 
