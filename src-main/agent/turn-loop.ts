@@ -7,7 +7,13 @@ import { compressContext, compressionNeed, type CompressionHost } from './compre
 import { assistantMessage } from './messages'
 import { callModel, PartialCallError } from './model-call'
 import { resolveCallLimits } from './providers/call-limits'
-import type { AgentMessage, ChatRequest, ReasoningConfig, RuntimeConfig } from './providers/types'
+import {
+  ProviderError,
+  type AgentMessage,
+  type ChatRequest,
+  type ReasoningConfig,
+  type RuntimeConfig
+} from './providers/types'
 import { streamAttemptLimit, streamRetryWaitMs } from './stream-retry'
 import { runToolCalls } from './tool-runner'
 import type { ToolCallerAgent, ToolRegistry } from './tools/registry'
@@ -161,7 +167,16 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
           i--
           continue
         }
-        host.log?.warn('agent', `session ${host.sessionId}: the reply was asked for ${limit} times; giving up`)
+        // Out of attempts: the turn's error says how often it was asked (upstream: "failed after 3 retries").
+        if (err.partialReasoning) {
+          const partial = assistantMessage({ text: '', reasoning: err.partialReasoning, toolCalls: [] })
+          await host.save(partial, ctx, { finishReason: 'error' })
+        }
+        throw new ProviderError(
+          err.cause.kind,
+          `${err.cause.message} (the stream broke off before any text ${limit} times in a row)`,
+          err.cause.status
+        )
       }
       if (cut && shown) {
         // Cut after text reached the user: like a reply cut by the output cap, the part is kept as its own
