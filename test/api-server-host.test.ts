@@ -1,6 +1,7 @@
 // The API server as the Gateway page starts it (in-process host, `channels.apiServer`), driven by the official
 // `openai` SDK: image parts reach an Anthropic-wire provider as image blocks, a model that cannot see answers a 400
-// that says so, and a memory provider left out is reported in X-Hermes-Warnings and the Responses/Runs objects.
+// that says so, a memory provider left out is reported in X-Hermes-Warnings and the Responses/Runs objects, and a run
+// stopped while the model continues a cut-off reply keeps every part so far as its output.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -8,6 +9,7 @@ import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ChannelsStatus } from '@shared/contract'
 import { startScriptedProvider, type ScriptedProvider } from '../src-main/agent/scripted'
+import { chunk, sse, startRouteServer, type RouteServer } from '../src-main/agent/providers/test-fixtures/route-server'
 import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
 import { errorMessage } from '@shared/contract/errors'
@@ -21,6 +23,9 @@ let host: Host
 let provider: ScriptedProvider
 /** Every reply cut off by the output cap. */
 let capped: ScriptedProvider
+/** The first reply's connection drops after some text; the model's continuation streams a little, then holds. */
+let dropping: RouteServer
+let continuing = false
 
 function profile(name: string, config: string): void {
   const home = name === 'default' ? root : join(root, 'profiles', name)
@@ -42,6 +47,16 @@ async function serve(name: string): Promise<OpenAI> {
 beforeAll(async () => {
   provider = await startScriptedProvider({ handler: () => ({ text: 'I see it' }) })
   capped = await startScriptedProvider({ handler: () => ({ text: 'part ', finishReason: 'length' }) })
+  dropping = await startRouteServer((_req, res) => {
+    const last = dropping.bodies.at(-1) ?? ''
+    sse(res)
+    if (last.includes('[System: The connection dropped')) {
+      continuing = true
+      return void res.write(chunk({ content: 'part two ' })) // and the model goes on writing
+    }
+    if (!last.includes('say it')) return void res.end(chunk({ content: 'A title' }, 'stop') + 'data: [DONE]\n\n')
+    res.write(chunk({ content: 'Part one, ' }), () => setTimeout(() => res.socket?.destroy(), 20))
+  })
   root = mkdtempSync(join(tmpdir(), 'cad-api-host-'))
   const custom = `model:\n  default: m\n  provider: custom\n  base_url: ${provider.baseUrl}\n`
   profile('default', `model:\n  default: claude-x\n  provider: anthropic\n  base_url: ${provider.baseUrl}\n`)
@@ -52,6 +67,7 @@ beforeAll(async () => {
   profile('warnrun', `${custom}memory:\n  provider: nosuch\n`)
   profile('warnstream', `${custom}memory:\n  provider: nosuch\n`)
   profile('capped', `model:\n  default: m\n  provider: custom\n  base_url: ${capped.baseUrl}\n`)
+  profile('dropping', `model:\n  default: m\n  provider: custom\n  base_url: ${dropping.baseUrl}\n`)
   process.env.CADUCEUS_LOG_DIR = join(root, 'logs')
   host = await createHost({ home: root, headless: true, live: false, log: createLogger() })
 })
@@ -60,6 +76,7 @@ afterAll(async () => {
   await host?.close()
   await provider?.close()
   await capped?.close()
+  await dropping?.close()
   rmSync(root, { recursive: true, force: true })
 })
 
@@ -193,5 +210,27 @@ describe('API server in the host', { timeout: 30_000 }, () => {
       status = (await client.get(`/runs/${started.run_id}`)) as Status
     }
     expect(status).toMatchObject({ status: 'completed', output: 'part part part part ' })
+  })
+  it('a run stopped while the model continues a cut-off reply reports every part so far as its output', async () => {
+    const client = await serve('dropping')
+    const started = (await client.post('/runs', { body: { input: 'say it' } })) as { run_id: string }
+    // the run's own events: stop once the continuation's text has reached the client
+    const events = await fetch(`${client.baseURL}/runs/${started.run_id}/events`, {
+      headers: { authorization: `Bearer ${KEY}` }
+    })
+    const reader = events.body!.getReader()
+    let seen = ''
+    while (!seen.includes('part two')) seen += new TextDecoder().decode((await reader.read()).value)
+    await reader.cancel()
+    expect(continuing).toBe(true)
+    await client.post(`/runs/${started.run_id}/stop`)
+    type Status = { status: string; output?: string }
+    let status = (await client.get(`/runs/${started.run_id}`)) as Status
+    for (let i = 0; i < 200 && status.status !== 'cancelled'; i++) {
+      await new Promise((r) => setTimeout(r, 25))
+      status = (await client.get(`/runs/${started.run_id}`)) as Status
+    }
+    // joined as a finished continuation joins them (the kept part trimmed, as upstream keeps it)
+    expect(status).toMatchObject({ status: 'cancelled', output: 'Part one,part two ' })
   })
 })

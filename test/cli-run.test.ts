@@ -7,6 +7,7 @@ import { promisify } from 'node:util'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startScriptedProvider, type ScriptedProvider } from '../src-main/agent/scripted'
+import { chunk, sse, startRouteServer } from '../src-main/agent/providers/test-fixtures/route-server'
 
 const exec = promisify(execFile)
 const repo = resolve(import.meta.dirname, '..')
@@ -140,6 +141,23 @@ describe('caduceus run -z', { timeout: 120_000 }, () => {
       expect(JSON.parse(readFileSync(usage, 'utf8'))).toMatchObject({ completed: false, failed: false, api_calls: 4 })
     } finally {
       await capped.close()
+    }
+  })
+
+  it('a reply whose body ends normally without finish_reason or [DONE] is complete: printed, exit 0, one request', async () => {
+    const plain = await startRouteServer((_req, res) => {
+      sse(res)
+      res.end(chunk({ role: 'assistant' }) + chunk({ content: 'Whole answer, no marker' }))
+    })
+    try {
+      const dir = home(`model:\n  default: m\n  provider: custom\n  base_url: ${plain.baseUrl}\n`)
+      const r = await cli(dir, 'run', '-z', 'answer plainly')
+      expect(r.stderr).toBe('')
+      expect(r.code).toBe(0)
+      expect(r.stdout).toBe('Whole answer, no marker\n')
+      expect(plain.hits).toBe(1)
+    } finally {
+      await plain.close()
     }
   })
 

@@ -9,9 +9,12 @@ streams to its window). One session per scenario:
 - text_drop: some text, then the connection drops; the next reply finishes.
 - always_drop: every reply drops after some text.
 - early_drop: the first reply drops before any text; the next one finishes.
+- early_always: every reply drops before any text (the seconds between its requests are kept as `gaps`).
 - tool_drop: text and a tool call whose arguments are cut by the drop, every time.
 - length: every reply ends with finish_reason "length".
 - length_tool: a length-cut reply, then a continuation that calls a tool, then a final reply.
+- clean_no_done: text, then the body ends normally with no finish_reason and no [DONE].
+- clean_tool_whole: text and a whole tool call, the body ending normally with neither; then a final reply.
 Output: test/fixtures/upstream/stream-cutoff/golden.json — per scenario the replies (so a test can replay the same
 bytes), how many requests upstream made, the rows it stored (role, content, finish_reason; user rows upstream
 wrote itself become `[continuation request]`, its note on a cut tool call `[note]`) and its result (final_response,
@@ -60,9 +63,18 @@ SCENARIOS = {
     "text_drop": [cut(chunk({"role": "assistant"}) + chunk({"content": "Part one, "})), whole("part two.")],
     "always_drop": [cut(chunk({"content": f"Attempt {n}. "})) for n in range(1, 13)],
     "early_drop": [cut(chunk({"role": "assistant"})), whole("Fine now.")],
+    "early_always": [cut(chunk({"role": "assistant"}))],
     "tool_drop": [cut(chunk({"content": "Running. "}) + chunk({"tool_calls": [TOOL]})
                       + chunk({"tool_calls": [{"index": 0, "function": {"arguments": "{\"command\":"}}]}))],
     "length": [whole(f"Cap part {n}. ", "length") for n in range(1, 13)],
+    # the body ends normally (the whole Content-Length sent) with no finish_reason and no [DONE]
+    "clean_no_done": [{"body": chunk({"role": "assistant"}) + chunk({"content": "Half a repl"}), "drop": False}],
+    "clean_tool_whole": [
+        {"body": chunk({"content": "Running. "})
+         + chunk({"tool_calls": [{**TOOL, "function": {"name": "terminal", "arguments": "{\"command\":\"echo hi\"}"}}]}),
+         "drop": False},
+        whole("Done."),
+    ],
     "length_tool": [
         whole("Cap part 1. ", "length"),
         {"body": chunk({"content": "Cap part 2. "})
@@ -72,6 +84,7 @@ SCENARIOS = {
     ],
 }
 HITS = {}
+AT = {}
 
 
 def masked(text):
@@ -93,6 +106,7 @@ class Handler(BaseHTTPRequestHandler):
             reply = whole("Scripted title")
         else:
             HITS[name] = HITS.get(name, 0) + 1
+            AT.setdefault(name, []).append(time.monotonic())
             replies = SCENARIOS[name]
             reply = replies[min(HITS[name], len(replies)) - 1]
         data = reply["body"].encode()
@@ -147,6 +161,8 @@ for name, replies in SCENARIOS.items():
         "result": {**{k: result.get(k) for k in ("completed", "partial", "error")},
                    "final_response": masked(result.get("final_response"))},
     }
+    if name == "early_always":  # upstream's waits between attempts (its backoff, plus a little of its own overhead)
+        golden[name]["gaps"] = [round(b - a, 1) for a, b in zip(AT[name], AT[name][1:])]
 db.close()
 OUT.mkdir(parents=True, exist_ok=True)
 (OUT / "golden.json").write_text(json.dumps(golden, indent=1, ensure_ascii=False) + "\n")

@@ -5,13 +5,17 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { sse, startRouteServer, type RouteServer } from './providers/test-fixtures/route-server'
+import { streamRetryWaitMs } from './stream-retry'
 import { makeKit, recordingTool, testRuntime, type Kit } from './test-fixtures/kit'
+import type { AgentDelta } from './types'
 
 interface Scenario {
   replies: Array<{ body: string; drop: boolean }>
   requests: number
   rows: Array<[string, string | null, string | null]>
-  result: { final_response: string | null; completed: boolean; partial: boolean; error: string | null }
+  result: { final_response: string | null; completed: boolean; partial: boolean | null; error: string | null }
+  /** Seconds between upstream's requests (kept where its waits are the subject). */
+  gaps?: number[]
 }
 const golden = JSON.parse(
   readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/stream-cutoff/golden.json'), 'utf8')
@@ -42,7 +46,8 @@ describe("replies cut short, as upstream's loop handled the same bytes", () => {
       // 5 model calls are enough for every scenario, as for upstream: a request asked again after a stream cut
       // before any text or inside a tool call is the same call, not another one of the budget
       const agent = kit.makeAgent({ runtime: testRuntime(provider.baseUrl), maxIterations: 5 })
-      const result = await agent.runTurn(`CUTOFF-${name}: go`)
+      const deltas: AgentDelta[] = []
+      const result = await agent.runTurn(`CUTOFF-${name}: go`, { onDelta: (d) => deltas.push(d) })
       expect(provider.hits).toBe(g.requests)
       const rows = kit.messages('S1')
       expect(rows.map((r) => [r.role, r.finish_reason])).toEqual(g.rows.map((r) => [r[0], r[2]]))
@@ -64,9 +69,26 @@ describe("replies cut short, as upstream's loop handled the same bytes", () => {
       )
       // upstream's completed / partial: a partial turn ends status error, partial, with its text as the answer
       expect([result.status, result.partial ?? false]).toEqual(
-        g.result.completed ? ['completed', false] : ['error', g.result.partial]
+        g.result.completed ? ['completed', false] : ['error', g.result.partial === true]
       )
-      expect(masked(result.finalText)?.trim()).toBe(g.result.final_response?.trim())
+      // a failed turn: upstream's final_response is its own error text; ours is the turn's error
+      if (g.result.completed || g.result.partial) {
+        expect(masked(result.finalText)?.trim()).toBe(g.result.final_response?.trim())
+      } else expect(result.error).toBeTruthy()
+      if (g.gaps) {
+        // the waits fall where upstream's did, and upstream's lie within our schedule at its own base (2 s), give
+        // or take its overhead between requests (sleeping in 0.2 s steps, rebuilding its client)
+        const waits = deltas
+          .filter((d) => d.kind === 'notice')
+          .map((d) => (/ in (\d+) ms \(attempt/.exec(d.text ?? '') ? 1 : 0))
+        expect(waits).toEqual(g.gaps.map((gap) => (gap >= 1.5 ? 1 : 0)))
+        g.gaps.forEach((gap, k) => {
+          if (gap < 1.5) return
+          const lo = streamRetryWaitMs(k + 1, 2000, () => 0) / 1000
+          const hi = streamRetryWaitMs(k + 1, 2000, () => 1) / 1000
+          expect([k, gap >= lo - 0.1 && gap <= hi + 1]).toEqual([k, true])
+        })
+      }
     })
   }
 })

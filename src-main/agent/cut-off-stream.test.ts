@@ -1,14 +1,16 @@
-// A provider stream cut off before its end-of-reply marker (the connection dropped mid-body, or the body ended
-// without finish_reason/[DONE] or message_stop), through the whole turn: a real local HTTP server speaking each wire
-// protocol → agent → real state.db. As upstream does (observed on its loop against a scripted server that drops the
-// connection): text that reached the user is kept as its own row (finish_reason "length") and the model is asked to
-// go on, at most 3 times (4 parts, then the turn ends partial); a stream cut inside tool calls is asked for again
-// (2 more times) before that; none of a cut reply's tool calls ever runs.
+// A provider stream cut off before its end-of-reply marker (the connection dropped mid-body), through the whole turn:
+// a real local HTTP server speaking each wire protocol → agent → real state.db. As upstream does (observed on its loop
+// against a scripted server that drops the connection, scripts/golden/stream_cutoff.py): text that reached the user is
+// kept as its own row (finish_reason "length") and the model is asked to go on, at most 3 times (4 parts, then the turn
+// ends partial); a stream cut inside tool calls is asked for again (2 more times) before that; one cut before any text
+// is asked for again in rounds of 3 with growing waits between rounds (18 attempts at most); none of a cut reply's
+// tool calls ever runs. A body that ends normally without the marker is a complete reply, as upstream takes it.
 import type { ServerResponse } from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { RuntimeConfig } from './providers/types'
 import { chunk, sse, startRouteServer, type RouteServer } from './providers/test-fixtures/route-server'
 import { makeKit, recordingTool, testRuntime, type Kit } from './test-fixtures/kit'
+import type { AgentOptions } from './types'
 
 let kit: Kit
 let provider: RouteServer
@@ -42,7 +44,7 @@ function send(res: ServerResponse, reply: Reply): void {
 }
 
 /** An agent on the route server; request n gets `replies[n - 1]` (the last one again after the list ends). */
-async function setUp(apiMode: RuntimeConfig['apiMode'], replies: Reply[]) {
+async function setUp(apiMode: RuntimeConfig['apiMode'], replies: Reply[], over: Partial<AgentOptions['runtime']> = {}) {
   kit = await makeKit()
   const terminal = recordingTool('terminal')
   kit.tools.register(terminal.def)
@@ -50,7 +52,8 @@ async function setUp(apiMode: RuntimeConfig['apiMode'], replies: Reply[]) {
   const agent = kit.makeAgent({
     runtime: testRuntime(provider.baseUrl, {
       provider: apiMode === 'anthropic_messages' ? 'anthropic' : 'custom',
-      apiMode
+      apiMode,
+      ...over
     })
   })
   const sent = () =>
@@ -144,8 +147,12 @@ describe('a provider stream cut off mid-reply', () => {
       chunk({ tool_calls: [{ index: 0, function: { arguments: '{"command":"ls /tmp"}' } }] }) +
       chunk({ tool_calls: [{ index: 1, id: 'call_2', type: 'function', function: { name: 'terminal' } }] }) +
       chunk({ tool_calls: [{ index: 1, function: { arguments: '{"command":"rm -rf /tmp/x' } }] })
-    // no finish_reason and no [DONE]: the body ends cleanly, the reply is still cut off
-    const { agent, terminal, sent } = await setUp('chat_completions', [cutTools, cutTools, cutTools, done('All done.')])
+    const { agent, terminal, sent } = await setUp('chat_completions', [
+      drop(cutTools),
+      drop(cutTools),
+      drop(cutTools),
+      done('All done.')
+    ])
     const result = await agent.runTurn('tidy /tmp')
     expect(terminal.calls).toEqual([])
     expect(result.status).toBe('completed')
@@ -171,8 +178,8 @@ describe('a provider stream cut off mid-reply', () => {
     )
   })
 
-  it('Anthropic, content but no message_stop: the part is kept and the model asked to go on', async () => {
-    const { agent } = await setUp('anthropic_messages', [antStart + antText('The answer is'), antDone(' 42.')])
+  it('Anthropic, the connection dropped after some text: the part is kept and the model asked to go on', async () => {
+    const { agent } = await setUp('anthropic_messages', [drop(antStart + antText('The answer is')), antDone(' 42.')])
     const result = await agent.runTurn('what is it?')
     expect(result.status).toBe('completed')
     expect(result.finalText).toBe('The answer is 42.')
@@ -201,7 +208,7 @@ describe('a provider stream cut off mid-reply', () => {
     expect(kit.messages('S1').map((r) => r.role)).toEqual(['user'])
   })
 
-  it('dropped before any text: the same request again, silently kept out of the rows (upstream: 3 attempts)', async () => {
+  it('dropped before any text: the same request again at once, kept out of the rows, the user told', async () => {
     const { agent, sent } = await setUp('chat_completions', [drop(chunk({ role: 'assistant' })), done('Fine now.')])
     const result = await agent.runTurn('say it', { onDelta: (d) => kit.deltas.push(d) })
     expect(result.status).toBe('completed')
@@ -213,16 +220,93 @@ describe('a provider stream cut off mid-reply', () => {
       ['assistant', 'Fine now.', 'stop']
     ])
     expect(kit.deltas.filter((d) => d.kind === 'notice').map((d) => d.text)).toEqual([
-      "The provider's stream broke off before any text; asking for the reply again (1/2)."
+      "The provider's stream broke off before any text; asking for the reply again now (attempt 2 of 18)."
     ])
   })
 
-  it('dropped before any text every time: 3 attempts, then the error, nothing saved', async () => {
-    const { agent } = await setUp('chat_completions', [drop(chunk({ role: 'assistant' }))])
-    const result = await agent.runTurn('say it')
-    expect(provider.hits).toBe(3)
+  it("dropped before any text every time: upstream's 18 attempts in rounds of 3, waits between rounds, then the error", async () => {
+    const { agent } = await setUp('chat_completions', [drop(chunk({ role: 'assistant' }))], {
+      limits: { streamRetryWaitMs: 40 }
+    })
+    const result = await agent.runTurn('say it', { onDelta: (d) => kit.deltas.push(d) })
+    expect(provider.hits).toBe(18)
     expect(result.status).toBe('error')
+    expect(result.error).toMatch(/^provider call failed: .*\(the stream broke off before any text 18 times in a row\)$/)
     expect(rows()).toEqual([['user', 'say it', null]])
+    // every retry is said; the waits come after attempts 3 and 6 of a cycle (40–60 ms, 80–120 ms, as upstream's
+    // 2–3 s, 4–6 s), and 120 ms (upstream: 6 s) before the second cycle a dropped connection gets
+    const notices = kit.deltas.filter((d) => d.kind === 'notice').map((d) => d.text!)
+    expect(notices).toHaveLength(17)
+    const when = notices.map((t) => /again (now|in (\d+) ms) \(attempt (\d+) of 18\)\.$/.exec(t))
+    expect(when.map((m) => Number(m?.[3]))).toEqual([...Array(17).keys()].map((k) => k + 2))
+    const waits = when.map((m) => (m?.[2] ? Number(m[2]) : 0))
+    const within = (w: number, lo: number, hi: number) => w >= lo && w <= hi
+    expect([waits[2], waits[11]].every((w) => within(w!, 40, 60))).toBe(true)
+    expect([waits[5], waits[14]].every((w) => within(w!, 80, 120))).toBe(true)
+    expect(waits[8]).toBe(120)
+    expect(waits.filter((w, k) => ![2, 5, 8, 11, 14].includes(k) && w !== 0)).toEqual([])
+  })
+
+  it('an empty body every time (no connection dropped): one cycle of 9 attempts, as upstream', async () => {
+    const { agent } = await setUp('chat_completions', [''])
+    const result = await agent.runTurn('say it')
+    expect(provider.hits).toBe(9)
+    expect(result.status).toBe('error')
+    expect(result.error).toMatch(/the stream ended without any content \(.* 9 times in a row\)$/)
+  })
+
+  it('through OpenRouter, a dropped connection gets one cycle of 9 attempts (upstream rebuilds no client for it)', async () => {
+    const { agent } = await setUp('chat_completions', [drop(chunk({ role: 'assistant' }))], { provider: 'openrouter' })
+    const result = await agent.runTurn('say it')
+    expect(provider.hits).toBe(9)
+    expect(result.status).toBe('error')
+  })
+
+  it('Stop during the wait before asking again ends the turn at once, interrupted, without another request', async () => {
+    // a wait far longer than the test may run: the turn ends only because Stop cuts it short
+    const { agent } = await setUp('chat_completions', [drop(chunk({ role: 'assistant' }))], {
+      limits: { streamRetryWaitMs: 600_000 }
+    })
+    const result = await agent.runTurn('say it', {
+      onDelta: (d) => {
+        kit.deltas.push(d)
+        if (d.kind === 'notice' && / in \d/.test(d.text ?? '')) setTimeout(() => agent.interrupt(), 20)
+      }
+    })
+    expect(result.status).toBe('interrupted')
+    expect(provider.hits).toBe(3)
+    expect(kit.deltas.filter((d) => d.kind === 'notice').map((d) => d.text)).toEqual([
+      "The provider's stream broke off before any text; asking for the reply again now (attempt 2 of 18).",
+      "The provider's stream broke off before any text; asking for the reply again now (attempt 3 of 18).",
+      expect.stringMatching(/asking for the reply again in \d+\.\d s \(attempt 4 of 18\)\.$/)
+    ])
+    expect(rows()).toEqual([['user', 'say it', null]])
+  })
+
+  it('Stop while the model continues a cut-off reply: the answer keeps every part so far, joined', async () => {
+    let stream: ServerResponse | undefined
+    const { agent } = await setUp('chat_completions', [])
+    provider.route = (_req, res, n) => {
+      if (n === 1) return send(res, drop(chunk({ content: 'Part one, ' })))
+      sse(res)
+      stream = res
+      res.write(chunk({ content: 'part two ' })) // and then nothing: the model is still writing
+    }
+    const result = await agent.runTurn('say it', {
+      onDelta: (d) => {
+        if (d.kind === 'text' && d.text === 'part two ') agent.interrupt()
+      }
+    })
+    stream?.destroy()
+    expect(result.status).toBe('interrupted')
+    // joined as a finished continuation joins them (the kept part trimmed, as upstream keeps it)
+    expect(result.finalText).toBe('Part one,part two ')
+    expect(rows().map((r) => [r[0], r[0] === 'assistant' ? r[1] : null, r[2]])).toEqual([
+      ['user', null, null],
+      ['assistant', 'Part one,', 'length'],
+      ['user', null, null],
+      ['assistant', 'part two ', 'interrupted']
+    ])
   })
 
   it('a provider that cannot be reached is not asked again here (the call limits own those retries)', async () => {
@@ -245,5 +329,68 @@ describe('a provider stream cut off mid-reply', () => {
     expect(result.status).toBe('completed')
     expect(terminal.calls).toEqual([{ command: 'ls' }])
     expect(result.finalText).toBe('All done.')
+  })
+})
+
+describe('a body that ends normally without the end-of-reply marker is complete (as upstream takes it)', () => {
+  it('OpenAI-style, no finish_reason and no [DONE]: one request, the reply stored as finished ("stop")', async () => {
+    const { agent } = await setUp('chat_completions', [
+      chunk({ role: 'assistant' }) + chunk({ content: 'Half a repl' })
+    ])
+    const result = await agent.runTurn('say it', { onDelta: (d) => kit.deltas.push(d) })
+    expect(result.status).toBe('completed')
+    expect(result.finalText).toBe('Half a repl')
+    expect(provider.hits).toBe(1)
+    expect(rows()).toEqual([
+      ['user', 'say it', null],
+      ['assistant', 'Half a repl', 'stop']
+    ])
+    expect(kit.deltas.filter((d) => d.kind === 'notice')).toEqual([])
+  })
+
+  it('OpenAI-style, a whole tool call and no marker: the call runs', async () => {
+    const { agent, terminal } = await setUp('chat_completions', [
+      chunk({ content: 'Running. ' }) +
+        chunk({
+          tool_calls: [
+            { index: 0, id: 'call_1', type: 'function', function: { name: 'terminal', arguments: '{"command":"ls"}' } }
+          ]
+        }),
+      done('Done.')
+    ])
+    const result = await agent.runTurn('list')
+    expect(result.status).toBe('completed')
+    expect(terminal.calls).toEqual([{ command: 'ls' }])
+    expect(result.finalText).toBe('Done.')
+  })
+
+  it('OpenAI-style, a tool call cut mid-arguments and no marker: not run, not asked again as it stands, the text kept and the model asked to go on', async () => {
+    const cut =
+      chunk({ content: 'Running. ' }) +
+      chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'terminal' } }] }) +
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '{"command":' } }] })
+    const { agent, terminal } = await setUp('chat_completions', [cut, done('Done.')])
+    const result = await agent.runTurn('list')
+    expect(terminal.calls).toEqual([])
+    expect(provider.hits).toBe(2)
+    expect(result.status).toBe('completed')
+    expect(rows().map((r) => [r[0], r[2]])).toEqual([
+      ['user', null],
+      ['assistant', 'length'],
+      ['user', null],
+      ['assistant', 'stop']
+    ])
+  })
+
+  it('Anthropic, content but no message_stop: complete', async () => {
+    const { agent } = await setUp('anthropic_messages', [antStart + antText('The answer is')])
+    const result = await agent.runTurn('what is it?')
+    expect(result.status).toBe('completed')
+    expect(result.finalText).toBe('The answer is')
+    expect(provider.hits).toBe(1)
+    expect(rows()).toEqual([
+      ['user', 'what is it?', null],
+      ['assistant', 'The answer is', 'stop']
+    ])
   })
 })

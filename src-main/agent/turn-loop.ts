@@ -6,7 +6,15 @@
 import { compressContext, compressionNeed, type CompressionHost } from './compression'
 import { assistantMessage } from './messages'
 import { callModel, PartialCallError } from './model-call'
-import type { AgentMessage, ChatRequest, ReasoningConfig, RuntimeConfig } from './providers/types'
+import { resolveCallLimits } from './providers/call-limits'
+import {
+  ProviderError,
+  type AgentMessage,
+  type ChatRequest,
+  type ReasoningConfig,
+  type RuntimeConfig
+} from './providers/types'
+import { streamAttemptLimit, streamRetryWaitMs } from './stream-retry'
 import { runToolCalls } from './tool-runner'
 import type { ToolCallerAgent, ToolRegistry } from './tools/registry'
 import type { TurnContext } from './turn-context'
@@ -46,7 +54,7 @@ const DEFAULT_OUTPUT_CAP = 4096
 const MAX_BOOSTED_OUTPUT_CAP = 32768
 /** How many times a reply cut off (output cap, dropped stream) is asked to go on: at most this + 1 parts (upstream: 4). */
 const CONTINUATIONS = 3
-/** How many times in a row a stream cut before any text or inside its tool calls is asked for again (upstream: 2). */
+/** How many times in a row a stream cut inside its tool calls is asked for again (upstream: 2). */
 const STREAM_RETRIES = 2
 /** The failures that cut a stream short (a dropped connection, a stall, a garbled or unterminated stream). */
 const CUT_KINDS = new Set<string>(['network', 'timeout', 'malformed'])
@@ -69,8 +77,10 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
   /** The output cap for the next call when it repeats a reply cut off by the cap (undefined: the configured one). */
   let boostedCap: number | undefined
   let cutOffs = 0
-  /** Times in a row a stream cut before any text or inside its tool calls was asked for again. */
+  /** Times in a row a stream cut inside its tool calls was asked for again. */
   let streamRetries = 0
+  /** Attempts in a row whose stream broke off before any text (stream-retry.ts says how many more, and when). */
+  let earlyCuts = 0
   /** The parts so far of a reply cut off (by the output cap or a dropped stream); each is its own assistant row. */
   let parts: string[] = []
   for (let i = 0; ; i++) {
@@ -105,21 +115,24 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
       if (!(err instanceof PartialCallError)) throw err
       host.apiCallCount++
       if (ctx.signal.aborted) {
-        // Keep what the user already saw streaming in.
+        // Keep what the user already saw streaming in; the answer so far is the parts cut off before it (a Stop while
+        // the model continues a cut-off reply) joined with it, as a finished continuation joins them.
         if (err.partialText || err.partialReasoning) {
           const partial = assistantMessage({ text: err.partialText, reasoning: err.partialReasoning, toolCalls: [] })
           await host.save(partial, ctx, { finishReason: 'interrupted' })
         }
-        return { exitReason: 'interrupted', finalText: err.partialText || lastText }
+        return { exitReason: 'interrupted', finalText: parts.join('') + err.partialText || lastText }
       }
       const cut = CUT_KINDS.has(err.cause.kind)
       const n = err.toolCallsInFlight
       const shown = err.partialText.trim()
-      if (cut && (n || (!shown && err.cause.midStream)) && streamRetries < STREAM_RETRIES) {
-        // Cut before any text reached the user, or in the middle of its tool calls (none of which ran): asking for
-        // the same reply again is safe, and upstream does so.
+      // A body that ended normally with a tool call's arguments incomplete would be cut the same way again: upstream
+      // goes straight to keeping the text and asking the model to go on.
+      if (cut && n && !err.cause.closedCleanly && streamRetries < STREAM_RETRIES) {
+        // Cut in the middle of its tool calls (none of which ran): asking for the same reply again is safe, and
+        // upstream does so, at once.
         streamRetries++
-        const where = n ? `in the middle of ${n === 1 ? 'a tool call' : `${n} tool calls`}` : 'before any text'
+        const where = `in the middle of ${n === 1 ? 'a tool call' : `${n} tool calls`}`
         host.log?.warn(
           'agent',
           `session ${host.sessionId}: stream cut off ${where} (${err.cause.message}); asking again`
@@ -131,6 +144,39 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
         // Like upstream's, these attempts are one model call of the turn's budget, not one each.
         i--
         continue
+      }
+      if (cut && !n && !shown && err.cause.midStream) {
+        // Cut before any text reached the user: the same request again, in upstream's rounds and waits.
+        earlyCuts++
+        const limit = streamAttemptLimit(err.cause.kind, host.runtime)
+        if (earlyCuts < limit) {
+          const wait = streamRetryWaitMs(earlyCuts, resolveCallLimits(host.runtime.limits).streamRetryWaitMs)
+          const when = wait ? `in ${wait >= 1000 ? `${(wait / 1000).toFixed(1)} s` : `${wait} ms`}` : 'now'
+          host.log?.warn(
+            'agent',
+            `session ${host.sessionId}: stream cut off before any text (${err.cause.message}); asking again ${when} (attempt ${earlyCuts + 1} of ${limit})`
+          )
+          ctx.emit({
+            kind: 'notice',
+            text: `The provider's stream broke off before any text; asking for the reply again ${when} (attempt ${earlyCuts + 1} of ${limit}).`
+          })
+          if (wait) {
+            host.touch(`waiting ${when.slice(3)} to ask the provider again`, 'model')
+            if (!(await pause(wait, ctx.signal))) return { exitReason: 'interrupted', finalText: lastText }
+          }
+          i--
+          continue
+        }
+        // Out of attempts: the turn's error says how often it was asked (upstream: "failed after 3 retries").
+        if (err.partialReasoning) {
+          const partial = assistantMessage({ text: '', reasoning: err.partialReasoning, toolCalls: [] })
+          await host.save(partial, ctx, { finishReason: 'error' })
+        }
+        throw new ProviderError(
+          err.cause.kind,
+          `${err.cause.message} (the stream broke off before any text ${limit} times in a row)`,
+          err.cause.status
+        )
       }
       if (cut && shown) {
         // Cut after text reached the user: like a reply cut by the output cap, the part is kept as its own
@@ -144,6 +190,7 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
           finishReason: 'length'
         })
         streamRetries = 0
+        earlyCuts = 0
         parts.push(part)
         lastText = parts.join('')
         host.log?.warn('agent', `session ${host.sessionId}: stream cut off mid-reply (${err.cause.message})`)
@@ -220,6 +267,7 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
     boostedCap = undefined
     cutOffs = 0
     streamRetries = 0
+    earlyCuts = 0
     // The parts cut off earlier stay the start of the turn's answer across a continuation that calls tools (as
     // upstream's answer keeps them); the text beside the tool calls is not part of it.
     const joined = parts.join('') + response.text
@@ -289,6 +337,21 @@ async function maybeCompress(host: LoopHost, ctx: TurnContext): Promise<void> {
   } finally {
     host.compressing = false
   }
+}
+
+/** Waits `ms`, or less when the signal aborts first (then false): a Stop never waits out a retry's wait. */
+function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false)
+  return new Promise((resolve) => {
+    const done = (waited: boolean) => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', onAbort)
+      resolve(waited)
+    }
+    const onAbort = () => done(false)
+    const timer = setTimeout(() => done(true), ms)
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
 }
 
 /**

@@ -20,7 +20,8 @@ import {
   type ProviderClient,
   type RuntimeConfig,
   type StreamEvent,
-  type ThinkingBlock
+  type ThinkingBlock,
+  wholeArguments
 } from './types'
 import type { ToolCallRequest } from '../tools/registry'
 
@@ -188,7 +189,6 @@ async function* streamMessages(
         midStream: true
       }
     )
-  if (!stopped) throw cutOffStream('message_stop', [...blocks.values()].filter((b) => b.kind === 'tool_use').length)
   const toolCalls: ToolCallRequest[] = []
   const thinkingBlocks: ThinkingBlock[] = []
   for (const [, b] of [...blocks.entries()].sort((a, z) => a[0] - z[0])) {
@@ -209,9 +209,21 @@ async function* streamMessages(
     if (b.kind === 'thinking') thinkingBlocks.push({ type: 'thinking', thinking: b.thinking, signature: b.signature })
     if (b.kind === 'redacted_thinking') thinkingBlocks.push({ type: 'redacted_thinking', data: b.data })
   }
+  // Ended without message_stop: complete, as upstream takes it (its stop reason, else "stop"), unless a tool call's
+  // input is cut mid-value (types.ts, cutOffStream).
+  if (!stopped && toolCalls.some((c) => !c.cutFrom && !wholeArguments(c.arguments)))
+    throw cutOffStream('message_stop', toolCalls.length)
   yield {
     type: 'done',
-    response: { text, reasoning, toolCalls, finishReason, usage: sawUsage ? usage : null, model, thinkingBlocks }
+    response: {
+      text,
+      reasoning,
+      toolCalls,
+      finishReason: finishReason ?? 'stop',
+      usage: sawUsage ? usage : null,
+      model,
+      thinkingBlocks
+    }
   }
 }
 

@@ -9,6 +9,8 @@
  *    retried: the provider's answer goes back to the caller as it is).
  *  - size: the body is cut at `maxResponseBytes` and at a line/event longer than `maxLineBytes`, and re-cut at
  *    event boundaries so the SDK's decoder stays linear (bounded-body.ts).
+ *  - a stream cut before any text is asked for again by the turn loop (stream-retry.ts), its waits growing from
+ *    `streamRetryWaitMs` (upstream: 2 s).
  * The reply-size cap is applied where text is assembled (model-call.ts), so what is kept is well-formed; tool-call
  * arguments have their own cap (`maxToolArgsChars`, never above `maxReplyChars`) where they are assembled.
  */
@@ -25,6 +27,8 @@ export interface CallLimits {
   maxResponseBytes: number
   maxLineBytes: number
   maxToolArgsChars: number
+  /** The first wait between rounds of asking again for a stream cut before any text (stream-retry.ts). */
+  streamRetryWaitMs: number
 }
 
 export const DEFAULT_CALL_LIMITS: CallLimits = {
@@ -35,7 +39,8 @@ export const DEFAULT_CALL_LIMITS: CallLimits = {
   maxRetryWaitMs: 30_000,
   maxResponseBytes: 16 * 1024 * 1024,
   maxLineBytes: 4 * 1024 * 1024,
-  maxToolArgsChars: 1_000_000
+  maxToolArgsChars: 1_000_000,
+  streamRetryWaitMs: 2000
 }
 
 export function resolveCallLimits(partial?: Partial<CallLimits> | null): CallLimits {

@@ -19,7 +19,8 @@ import {
   type ProviderClient,
   type ReasoningConfig,
   type RuntimeConfig,
-  type StreamEvent
+  type StreamEvent,
+  wholeArguments
 } from './types'
 
 export function createOpenAICompatClient(runtime: RuntimeConfig): ProviderClient {
@@ -147,8 +148,11 @@ async function* streamChatWatched(
       }
     )
   }
-  if (finishReason === null && !watch.sawDone) throw cutOffStream('finish_reason or [DONE]', assembler.size)
-  yield { type: 'done', response: { text, reasoning, toolCalls, finishReason, usage, model } }
+  // Ended without finish_reason or [DONE]: complete, as upstream takes it (finish_reason "stop"), unless a tool call's
+  // arguments are cut mid-value (types.ts, cutOffStream).
+  if (finishReason === null && !watch.sawDone && toolCalls.some((c) => !c.cutFrom && !wholeArguments(c.arguments)))
+    throw cutOffStream('finish_reason or [DONE]', toolCalls.length)
+  yield { type: 'done', response: { text, reasoning, toolCalls, finishReason: finishReason ?? 'stop', usage, model } }
 }
 
 /**

@@ -117,6 +117,11 @@ export class ProviderError extends Error {
   readonly status?: number
   /** Raised after the reply had begun (its response was open): the stream was cut short, not refused. */
   midStream = false
+  /**
+   * The body ended normally (no dropped connection) yet the reply is incomplete (a tool call's arguments cut): the
+   * same request would be cut the same way, so it is not asked for again as it stands.
+   */
+  closedCleanly = false
   constructor(kind: ProviderErrorKind, message: string, status?: number) {
     // A provider may echo the key (or any secret) back in its error text: mask every known secret value.
     super(redact(message))
@@ -127,20 +132,30 @@ export class ProviderError extends Error {
 }
 
 /**
- * A stream that ended without the provider's end-of-reply marker (OpenAI-style: no finish_reason and no `[DONE]`;
- * Anthropic: no message_stop) was cut off, however cleanly the connection closed: the text is incomplete and a tool
- * call's arguments may be cut mid-value, so the reply is never taken as complete and none of its calls are run.
+ * A stream whose body ended normally without the provider's end-of-reply marker (OpenAI-style: no finish_reason and
+ * no `[DONE]`; Anthropic: no message_stop) is taken as complete, as upstream takes it — except when a tool call's
+ * arguments in it are not whole JSON: that call was cut mid-value, so the reply is cut off and none of its calls run.
+ * (A connection that drops or resets mid-body is an error the SDK raises, never a normal end.)
  */
 export function cutOffStream(marker: string, toolCalls: number): ProviderError {
-  const calls = toolCalls
-    ? `; ${toolCalls === 1 ? 'its tool call was' : `its ${toolCalls} tool calls were`} not run`
-    : ''
   const err = new ProviderError(
     'network',
-    `the provider's stream ended before the reply was complete (no ${marker})${calls}`
+    `the provider's stream ended with a tool call's arguments cut off (no ${marker}); ${toolCalls === 1 ? 'its tool call was' : `its ${toolCalls} tool calls were`} not run`
   )
   err.midStream = true
+  err.closedCleanly = true
   return err
+}
+
+/** Whether a tool call's streamed arguments are whole: empty (no arguments) or one complete JSON value. */
+export function wholeArguments(args: string): boolean {
+  if (!args.trim()) return true
+  try {
+    JSON.parse(args)
+    return true
+  } catch {
+    return false
+  }
 }
 
 export const emptyUsage = (): NormalizedUsage => ({

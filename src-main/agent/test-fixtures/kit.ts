@@ -26,7 +26,10 @@ export interface Kit {
   cleanup(): Promise<void>
 }
 
-/** The runtime a test agent uses: a custom OpenAI-compatible endpoint at `baseUrl`, no retries; `over` adds to it. */
+/**
+ * The runtime a test agent uses: a custom OpenAI-compatible endpoint at `baseUrl`, no retries, and a stream cut before
+ * any text asked for again after waits of milliseconds instead of upstream's seconds; `over` adds to it.
+ */
 export function testRuntime(baseUrl: string, over: Partial<AgentOptions['runtime']> = {}): AgentOptions['runtime'] {
   return {
     model: 'test-model',
@@ -35,6 +38,7 @@ export function testRuntime(baseUrl: string, over: Partial<AgentOptions['runtime
     apiKey: 'sk-test-abcdef123456',
     apiMode: 'chat_completions',
     maxRetries: 0,
+    limits: { streamRetryWaitMs: 10 },
     ...over
   }
 }

@@ -5,7 +5,7 @@ import { readSection, type RawConfig } from '../../config'
  * `provider_limits:` in config.yaml (Caduceus-only; seconds / characters / counts). Absent or invalid values
  * fall back to the agent's defaults (call-limits.ts: 120 s inactivity, 15 min per call, 1,000,000 characters,
  * 2 retries, 30 s longest Retry-After honoured, 16 MB per reply, 4 MB per line/event, tool-call arguments up to
- * max_reply_chars). Read when an agent is built.
+ * max_reply_chars, 2 s first wait before asking again for a stream cut before any text). Read when an agent is built.
  */
 export function providerLimitSettings(raw: RawConfig): {
   inactivityMs?: number
@@ -16,6 +16,7 @@ export function providerLimitSettings(raw: RawConfig): {
   maxResponseBytes?: number
   maxLineBytes?: number
   maxToolArgsChars?: number
+  streamRetryWaitMs?: number
 } {
   const s = readSection(raw, 'provider_limits')
   const out: ReturnType<typeof providerLimitSettings> = {}
@@ -30,5 +31,7 @@ export function providerLimitSettings(raw: RawConfig): {
     out.maxRetries = s.max_retries
   if (typeof s.max_retry_wait === 'number' && Number.isFinite(s.max_retry_wait) && s.max_retry_wait >= 0)
     out.maxRetryWaitMs = Math.round(s.max_retry_wait * 1000)
+  if (typeof s.stream_retry_wait === 'number' && Number.isFinite(s.stream_retry_wait) && s.stream_retry_wait >= 0)
+    out.streamRetryWaitMs = Math.round(s.stream_retry_wait * 1000)
   return out
 }
