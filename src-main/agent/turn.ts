@@ -47,7 +47,7 @@ export async function runTurn(
   let finalText = ''
   let error: string | undefined
   try {
-    await agent.ensureReady()
+    await agent.ensureReady(opts.history)
     await runMemoryPreamble(agent, ctx, text)
     let user: (typeof agent.sessionMessages)[number] = {
       role: 'user' as const,
@@ -57,7 +57,7 @@ export async function runTurn(
     if (opts.savedUserMessageId === undefined) await agent.save(user, ctx)
     else {
       // ensureReady() may have loaded it with the history already; never hold it twice in memory either.
-      const last = agent.sessionMessages.at(-1)
+      const last = opts.history ? undefined : agent.sessionMessages.at(-1)
       if (last?.role === 'user' && last.content === text && !user.parts) user = last
       // Loaded from the store, an image message reads as text: the images must still reach this turn's call.
       else if (last?.role === 'user' && user.parts) agent.sessionMessages[agent.sessionMessages.length - 1] = user

@@ -130,8 +130,12 @@ async function run(
     ...(req.parts ? { parts: req.parts } : {}),
     // A `model_routes` alias runs its model (and provider/endpoint); any other name is only echoed.
     ...routeOf(ctx, req.model),
-    // A stored session brings its own history; the request's is used only for a conversation we do not keep.
-    history: ctx.sessions && !req.sessionId ? [] : req.history,
+    history: req.history,
+    // A conversation planned from the request (no session named): the model reads the request's messages, as
+    // upstream's does, even where the session stores them otherwise (a "Continue" stored the continued text as the
+    // user's message; tool calls are stored, a chat UI sends text). A named session reads its own transcript and the
+    // request's history only seeds it when new.
+    ...(ctx.sessions && !req.sessionId ? { callerHistory: true } : {}),
     sessionId: plan.sessionId,
     ephemeralPrompt: req.system,
     ...(req.memoryKey ? { memoryKey: req.memoryKey } : {}),

@@ -76,6 +76,8 @@ export interface TurnAgent extends CacheableAgent {
       turnId?: string
       savedUserMessageId?: number
       parts?: ContentParts
+      /** What the model reads before the message instead of the stored transcript (ChannelTurnInput.callerHistory). */
+      history?: Array<{ role: string; content: unknown }>
     }
   ): Promise<TurnResultLike>
   interrupt?(reason?: string): void

@@ -123,6 +123,8 @@ interface BeginOptions {
   holding?: boolean
   channel?: TurnChannel
   history?: BuildAgentInput['history']
+  /** What the model reads before the message in place of the stored transcript (ChannelTurnInput.callerHistory). */
+  transcript?: BuildAgentInput['history']
   onDelta?: (d: TurnDeltaLike) => void
   model?: string
   provider?: string
@@ -141,6 +143,12 @@ export interface ChannelTurnInput {
   /** Continue (or name) this session; a fresh id when absent. */
   sessionId?: string
   history?: BuildAgentInput['history']
+  /**
+   * `history` is the conversation the model reads before `text` even when the session is stored, as upstream's API
+   * server runs a chat UI's request (its messages are the conversation); the session stores only what the turn adds.
+   * Without it a stored session's own transcript is read and `history` only seeds a new one.
+   */
+  callerHistory?: boolean
   onDelta?: (d: TurnDeltaLike) => void
   /** Run this model instead of the profile's (`run -z --model`, a cron job's `model`). */
   model?: string
@@ -516,6 +524,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       isNew,
       channel: input.channel,
       history: isNew ? input.history : undefined,
+      ...(input.callerHistory ? { transcript: input.history ?? [] } : {}),
       onDelta: input.onDelta,
       model: input.model,
       provider: input.provider,
@@ -809,7 +818,12 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       }
       this.turns.set(handle.turnId, live)
       this.starting.delete(handle.turnId)
-      live.done = this.run(live, agent, text, owner, Object.values(secrets), channel, saved, opts.onDelta, opts.parts)
+      live.done = this.run(live, agent, text, owner, Object.values(secrets), channel, {
+        savedMessageId: saved,
+        onDelta: opts.onDelta,
+        parts: opts.parts,
+        transcript: opts.transcript
+      })
       // Stopped while it was starting (Stop, or a message sent to interrupt it): it ends now, interrupted.
       if (this.stopRequested.delete(key)) this.stop(handle.turnId)
       return live
@@ -878,9 +892,12 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     owner: ProfileOwner,
     secretValues: string[],
     channel: TurnChannel,
-    savedMessageId?: number,
-    onDelta?: (d: TurnDeltaLike) => void,
-    parts?: ContentParts
+    {
+      savedMessageId,
+      onDelta,
+      parts,
+      transcript
+    }: Pick<BeginOptions, 'savedMessageId' | 'onDelta' | 'parts' | 'transcript'>
   ): Promise<TurnFinished> {
     const { handle, key } = live
     let result: TurnResultLike | null = null
@@ -894,6 +911,7 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
             turnId: handle.turnId,
             ...(savedMessageId !== undefined ? { savedUserMessageId: savedMessageId } : {}),
             ...(parts ? { parts } : {}),
+            ...(transcript ? { history: transcript } : {}),
             onDelta: (d) => {
               this.safeEmit('turn.delta', { ...handle, ...d })
               this.safeCall(() => onDelta?.(d))
