@@ -216,3 +216,56 @@ describe('/v1/runs reads its input items as /v1/responses does', () => {
     expect((await run({ input: ['a bare string'] })).run?.status).toBe('completed')
   })
 })
+
+describe("Open WebUI's retrieval (RAG) requests", () => {
+  // Open WebUI's default: the request that retrieved sources carries them in its last user message, its RAG template
+  // (task, rules, the sources in <source> tags, the query) put before what the user typed; later requests show that
+  // message as typed. It also sends `files`, `metadata` and `user`, which both servers leave alone. Upstream keys the
+  // first request's session on the decorated message and every later one on the typed one: two sessions, the second
+  // holding the rest of the conversation. Here the third turn branched off, its stored second message not being the one
+  // sent back.
+  const template = (sources: string[], query: string) =>
+    `### Task:\nAnswer the query from the sources below, citing [id] where a source has one.\n\n<context>\n` +
+    sources.map((s, i) => `<source id="${i + 1}" name="handbook.pdf">${s}</source>`).join('\n') +
+    `\n</context>\n\n<user_query>\n${query}\n</user_query>\n`
+  const extra = {
+    files: [{ type: 'file', id: 'f-1', name: 'handbook.pdf', status: 'uploaded' }],
+    metadata: { chat_id: 'chat-1', message_id: 'm-1', features: { web_search: false } },
+    user: 'u-1'
+  }
+
+  it('reaches the model with its sources on every turn, and the turns after the first stay one session', async () => {
+    const system = { role: 'system' as const, content: 'You are a helpful assistant.' }
+    const history: OpenAI.ChatCompletionMessageParam[] = []
+    const sessions: string[] = []
+    const turns: Array<[string, string]> = [
+      ['What is the refund window?', 'Refunds are accepted within 30 days.'],
+      ['And for sale items?', 'Sale items: 14 days.'],
+      ['Who pays shipping?', 'The buyer pays shipping.']
+    ]
+    for (const [query, source] of turns) {
+      const messages = [...history, { role: 'user' as const, content: `${template([source], query)}\n${query}` }]
+      const { data, response } = await client.chat.completions
+        .create({ model: 'hermes-agent', stream: true, messages: [system, ...messages], ...extra } as never)
+        .withResponse()
+      let reply = ''
+      for await (const c of data as unknown as AsyncIterable<OpenAI.ChatCompletionChunk>)
+        reply += c.choices[0]?.delta?.content ?? ''
+      expect(response.status).toBe(200)
+      sessions.push(response.headers.get('x-hermes-session-id')!)
+      // The model reads the sources in this turn's message, after the earlier turns as typed.
+      expect(wire(provider.requests.at(-1)!)).toEqual([
+        ...history.map((m) => `${m.role}:${m.content as string}`),
+        `user:${template([source], query)}\n${query}`
+      ])
+      history.push({ role: 'user', content: query }, { role: 'assistant', content: reply })
+    }
+    expect(sessions[1]).not.toBe(sessions[0])
+    expect(sessions[2]).toBe(sessions[1])
+    expect(rowsOf(sessions[1]!).filter((r) => r.startsWith('user:'))).toEqual([
+      'user:What is the refund window?',
+      `user:${template([turns[1]![1]], turns[1]![0])}\n${turns[1]![0]}`,
+      `user:${template([turns[2]![1]], turns[2]![0])}\n${turns[2]![0]}`
+    ])
+  })
+})
