@@ -61,7 +61,7 @@ export async function runTurn(
       if (last?.role === 'user' && last.content === text && !user.parts) user = last
       // Loaded from the store, an image message reads as text: the images must still reach this turn's call.
       else if (last?.role === 'user' && user.parts) agent.sessionMessages[agent.sessionMessages.length - 1] = user
-      else agent.sessionMessages.push(user)
+      else agent.sessionMessages.push(...(opts.prelude ?? []).map((m) => ({ ...m })), user)
       agent.lastFlushedDbIdx = agent.sessionMessages.length
       ctx.emit({ kind: 'message_saved', messageId: opts.savedUserMessageId, savedSessionId: agent.sessionId })
     }

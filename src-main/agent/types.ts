@@ -123,6 +123,11 @@ export interface TurnOptions {
    * caller's own messages, as upstream's server runs them); the session still stores only what this turn adds.
    */
   history?: Array<{ role: string; content: unknown }>
+  /**
+   * Messages the caller stored just before the user message (its id is `savedUserMessageId`): held after the
+   * transcript, before the message, where the transcript was not just loaded with them.
+   */
+  prelude?: Array<{ role: 'user' | 'assistant'; content: string }>
 }
 
 /** The contract's `Tokens` (shared/contract/common.ts), not a copy. */

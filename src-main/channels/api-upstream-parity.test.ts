@@ -269,3 +269,35 @@ describe("Open WebUI's retrieval (RAG) requests", () => {
     ])
   })
 })
+
+describe('a chained Response whose input holds more than one message', () => {
+  // Upstream's model reads the chain's history, then every input item before the last, then the last; here the items
+  // before the last were dropped (the chained session was read, and the request's items only seed a new session).
+  it('reads them after the chain, and they stay in the chain for the next response', async () => {
+    const first = await client.responses.create({ model: 'hermes-agent', input: 'chain opener' })
+    const second = await client.responses.create({
+      model: 'hermes-agent',
+      previous_response_id: first.id,
+      input: [
+        { role: 'user', content: 'new A' },
+        { role: 'assistant', content: 'said between' },
+        { role: 'user', content: 'new B' }
+      ]
+    })
+    expect(wire(provider.requests.at(-1)!)).toEqual([
+      'user:chain opener',
+      `assistant:${first.output_text}`,
+      'user:new A',
+      'assistant:said between',
+      'user:new B'
+    ])
+    await client.responses.create({ model: 'hermes-agent', previous_response_id: second.id, input: 'and then' })
+    expect(wire(provider.requests.at(-1)!).slice(2)).toEqual([
+      'user:new A',
+      'assistant:said between',
+      'user:new B',
+      `assistant:${second.output_text}`,
+      'user:and then'
+    ])
+  })
+})

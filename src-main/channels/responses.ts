@@ -157,6 +157,9 @@ export async function createResponse(
       text: conv.text,
       ...(conv.parts ? { parts: conv.parts } : {}),
       ...(conv.continued ? { continued: true } : {}),
+      // Chained: upstream's model reads the chain's history, then the input items before the last (a client may send
+      // more than one new message); they are stored in the chain's session before the message.
+      ...(prev && conv.history.length ? { prelude: conv.history } : {}),
       sessionId,
       model: body.model,
       ...(memoryKey ? { memoryKey } : {}),
