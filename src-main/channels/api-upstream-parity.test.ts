@@ -1,8 +1,9 @@
-// Where a client would tell Caduceus's API server from upstream's, found by sending the same requests to both (upstream
-// 9a75ff04's api_server.py with its own agent on a scripted provider): each case here is what upstream did, replayed
-// through this server's real HTTP listener.
-import { rmSync } from 'node:fs'
+// Where a client would tell Caduceus's API server from upstream's, found by sending the same requests to both: upstream's
+// answers with its own agent on a scripted provider are in test/fixtures/upstream/api-parity (recorded by
+// scripts/golden/api_parity_cases.py), replayed here through this server's real HTTP listener.
+import { readFileSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
+import { join } from 'node:path'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startScriptedProvider, type RecordedRequest, type ScriptedProvider } from '../agent/scripted'
@@ -18,6 +19,27 @@ let server: ApiServer
 let client: OpenAI
 const KEY = 'hk_upstream_parity_key'
 let calls = 0
+
+type Said = Array<[string, string]>
+const golden = JSON.parse(
+  readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/api-parity/cases.json'), 'utf8')
+) as {
+  upstreamCommit: string
+  header_bytes: {
+    sentSessionId: string
+    sentSessionKey: string
+    status: number
+    echoedSessionId: string
+    echoedSessionKey: string
+  }
+  runs_items: Record<string, { status: number; error?: string }>
+  responses_items: Record<string, { status: number; error?: string }>
+  rag: Array<{ query: string; source: string; status: number; reply: string; session: string; providerGot: Said[] }>
+  chained: Array<{ input: unknown; status: number; reply: string; providerGot: Said[] }>
+}
+/** Upstream's provider call as `role:text` lines, its replies replaced by the ones this server's provider gave. */
+const asOurs = (said: Said, replies: Array<[string, string]>) =>
+  said.map(([role, text]) => `${role}:${replies.reduce((t, [theirs, ours]) => t.split(theirs).join(ours), text)}`)
 
 type Msg = { role: string; content: unknown }
 const wire = (req: RecordedRequest) =>
@@ -100,17 +122,15 @@ describe('session headers whose bytes are not UTF-8', () => {
   // without them (`abc\xff\xfedef` → `abcdef`). It then fails to store the turn (SQLite refuses the escapes); here the
   // turn is stored under the id the answer names, so a client that sends that id back continues it.
   it('runs the turn under the id without them and names that id, as upstream answers', async () => {
-    const sent = Buffer.concat([
-      Buffer.from('X-Hermes-Session-Id: abc'),
-      Buffer.from([0xff, 0xfe]),
-      Buffer.from('def\r\nX-Hermes-Session-Key: key-'),
-      Buffer.from([0xe9]),
-      Buffer.from('1\r\n')
-    ])
+    const g = golden.header_bytes
+    const sent = Buffer.from(
+      `X-Hermes-Session-Id: ${g.sentSessionId}\r\nX-Hermes-Session-Key: ${g.sentSessionKey}\r\n`,
+      'latin1'
+    )
     const r = await rawChat(sent, 'odd bytes')
-    expect(r.status).toBe(200)
-    expect(headerOf(r.head, 'x-hermes-session-id')).toBe('abcdef')
-    expect(headerOf(r.head, 'x-hermes-session-key')).toBe('key-1')
+    expect(r.status).toBe(g.status)
+    expect(headerOf(r.head, 'x-hermes-session-id')).toBe(g.echoedSessionId)
+    expect(headerOf(r.head, 'x-hermes-session-key')).toBe(g.echoedSessionKey)
     expect(rowsOf('abcdef')).toEqual(['user:odd bytes', `assistant:answer ${calls}`])
     const next = await client.chat.completions
       .create(
@@ -198,22 +218,36 @@ describe('/v1/runs reads its input items as /v1/responses does', () => {
     })
   })
 
-  // Upstream's /v1/runs takes these (202): replayed tool items are skipped, an item without a role is the user's.
-  it('items that are no messages, items without a role and bare strings', async () => {
-    const replayed = await run({
-      input: [
+  // Upstream's /v1/runs takes the first two (202) and crashes on a bare string (500); its /v1/responses takes all three.
+  // Both refuse outputs of function calls with no message after them ("No user message found in input"): here both
+  // answer them (the turn above; alone and unchained, an output names no call and is refused as OpenAI refuses it).
+  it('items that are no messages, items without a role and bare strings, as /v1/responses reads them', async () => {
+    const items: Record<string, unknown[]> = {
+      replayed_tool_items: [
         { role: 'user', content: 'look it up' },
         { type: 'function_call', call_id: 'call_7', name: 'lookup', arguments: '{}' },
         { type: 'function_call_output', call_id: 'call_7', output: 'found' },
         { role: 'user', content: 'and what did it find?' }
-      ]
-    })
-    expect(replayed.run?.status).toBe('completed')
-    expect(wire(provider.requests.at(-1)!)).toEqual(['user:look it up\n\nand what did it find?'])
-    expect((await run({ input: [{ content: 'an item with no role' }] })).run?.status).toBe('completed')
-    expect(lastUser(provider.requests.at(-1)!)).toBe('an item with no role')
-    // (upstream crashes on a bare string item: 500; /v1/responses takes it as the user's)
-    expect((await run({ input: ['a bare string'] })).run?.status).toBe('completed')
+      ],
+      item_without_role: [{ content: 'an item with no role' }],
+      bare_string: ['a bare string']
+    }
+    for (const [name, input] of Object.entries(items)) {
+      expect(golden.responses_items[name]!.status, name).toBe(200)
+      const r = await run({ input })
+      expect(r.run?.status, name).toBe('completed')
+      if (golden.runs_items[name]!.status === 202) expect(r.status, name).toBe(202)
+    }
+    expect(golden.runs_items.bare_string!.status).toBe(500)
+    // replayed tool items are left out; the turn reads the messages
+    const replayed = provider.requests.findLast((q) => lastUser(q).endsWith('and what did it find?'))!
+    expect(wire(replayed)).toEqual(['user:look it up\n\nand what did it find?'])
+    for (const name of ['call_output_alone', 'call_and_output_last'])
+      for (const route of ['runs_items', 'responses_items'] as const)
+        expect(golden[route][name], `${route} ${name}`).toEqual({
+          status: 400,
+          error: 'No user message found in input'
+        })
   })
 })
 
@@ -224,48 +258,44 @@ describe("Open WebUI's retrieval (RAG) requests", () => {
   // first request's session on the decorated message and every later one on the typed one: two sessions, the second
   // holding the rest of the conversation. Here the third turn branched off, its stored second message not being the one
   // sent back.
-  const template = (sources: string[], query: string) =>
-    `### Task:\nAnswer the query from the sources below, citing [id] where a source has one.\n\n<context>\n` +
-    sources.map((s, i) => `<source id="${i + 1}" name="handbook.pdf">${s}</source>`).join('\n') +
-    `\n</context>\n\n<user_query>\n${query}\n</user_query>\n`
   const extra = {
     files: [{ type: 'file', id: 'f-1', name: 'handbook.pdf', status: 'uploaded' }],
     metadata: { chat_id: 'chat-1', message_id: 'm-1', features: { web_search: false } },
     user: 'u-1'
   }
 
-  it('reaches the model with its sources on every turn, and the turns after the first stay one session', async () => {
+  it('reaches the model as upstream’s does on every turn, and the turns group into upstream’s sessions', async () => {
     const system = { role: 'system' as const, content: 'You are a helpful assistant.' }
     const history: OpenAI.ChatCompletionMessageParam[] = []
     const sessions: string[] = []
-    const turns: Array<[string, string]> = [
-      ['What is the refund window?', 'Refunds are accepted within 30 days.'],
-      ['And for sale items?', 'Sale items: 14 days.'],
-      ['Who pays shipping?', 'The buyer pays shipping.']
-    ]
-    for (const [query, source] of turns) {
-      const messages = [...history, { role: 'user' as const, content: `${template([source], query)}\n${query}` }]
+    const replies: Array<[string, string]> = []
+    for (const turn of golden.rag) {
+      // The decorated message as upstream's provider got it is the one sent (upstream passes it on unchanged).
+      const decorated = turn.providerGot[0]!.at(-1)![1]
+      expect(decorated.endsWith(`\n${turn.query}`) && decorated.includes(turn.source)).toBe(true)
       const { data, response } = await client.chat.completions
-        .create({ model: 'hermes-agent', stream: true, messages: [system, ...messages], ...extra } as never)
+        .create({
+          model: 'hermes-agent',
+          stream: true,
+          messages: [system, ...history, { role: 'user', content: decorated }],
+          ...extra
+        } as never)
         .withResponse()
       let reply = ''
       for await (const c of data as unknown as AsyncIterable<OpenAI.ChatCompletionChunk>)
         reply += c.choices[0]?.delta?.content ?? ''
-      expect(response.status).toBe(200)
-      sessions.push(response.headers.get('x-hermes-session-id')!)
-      // The model reads the sources in this turn's message, after the earlier turns as typed.
-      expect(wire(provider.requests.at(-1)!)).toEqual([
-        ...history.map((m) => `${m.role}:${m.content as string}`),
-        `user:${template([source], query)}\n${query}`
-      ])
-      history.push({ role: 'user', content: query }, { role: 'assistant', content: reply })
+      expect(response.status).toBe(turn.status)
+      const sid = response.headers.get('x-hermes-session-id')!
+      expect(sessions.includes(sid) ? `same as turn ${sessions.indexOf(sid) + 1}` : 'new').toBe(turn.session)
+      sessions.push(sid)
+      replies.push([turn.reply, reply])
+      expect(wire(provider.requests.at(-1)!)).toEqual(asOurs(turn.providerGot[0]!, replies))
+      history.push({ role: 'user', content: turn.query }, { role: 'assistant', content: reply })
     }
-    expect(sessions[1]).not.toBe(sessions[0])
-    expect(sessions[2]).toBe(sessions[1])
+    // The session the later turns share holds the first as typed (its history), then the turns as sent.
     expect(rowsOf(sessions[1]!).filter((r) => r.startsWith('user:'))).toEqual([
-      'user:What is the refund window?',
-      `user:${template([turns[1]![1]], turns[1]![0])}\n${turns[1]![0]}`,
-      `user:${template([turns[2]![1]], turns[2]![0])}\n${turns[2]![0]}`
+      `user:${golden.rag[0]!.query}`,
+      ...golden.rag.slice(1).map((t) => `user:${t.providerGot[0]!.at(-1)![1]}`)
     ])
   })
 })
@@ -273,31 +303,31 @@ describe("Open WebUI's retrieval (RAG) requests", () => {
 describe('a chained Response whose input holds more than one message', () => {
   // Upstream's model reads the chain's history, then every input item before the last, then the last; here the items
   // before the last were dropped (the chained session was read, and the request's items only seed a new session).
+  // Upstream's response store keeps a chain's first message twice (run together on the wire), and the whole history
+  // twice one response later: those copies are its own defect, not followed here.
   it('reads them after the chain, and they stay in the chain for the next response', async () => {
-    const first = await client.responses.create({ model: 'hermes-agent', input: 'chain opener' })
+    const [opener, multi, next] = golden.chained as [
+      (typeof golden.chained)[0] & { input: string },
+      (typeof golden.chained)[0] & { input: Array<{ role: 'user' | 'assistant'; content: string }> },
+      (typeof golden.chained)[0] & { input: string }
+    ]
+    const first = await client.responses.create({ model: 'hermes-agent', input: opener.input })
+    expect(wire(provider.requests.at(-1)!)).toEqual(asOurs(opener.providerGot[0]!, []))
     const second = await client.responses.create({
       model: 'hermes-agent',
       previous_response_id: first.id,
-      input: [
-        { role: 'user', content: 'new A' },
-        { role: 'assistant', content: 'said between' },
-        { role: 'user', content: 'new B' }
-      ]
+      input: multi.input
     })
-    expect(wire(provider.requests.at(-1)!)).toEqual([
-      'user:chain opener',
-      `assistant:${first.output_text}`,
-      'user:new A',
-      'assistant:said between',
-      'user:new B'
-    ])
-    await client.responses.create({ model: 'hermes-agent', previous_response_id: second.id, input: 'and then' })
-    expect(wire(provider.requests.at(-1)!).slice(2)).toEqual([
-      'user:new A',
-      'assistant:said between',
-      'user:new B',
-      `assistant:${second.output_text}`,
-      'user:and then'
-    ])
+    const replies: Array<[string, string]> = [
+      [opener.reply, first.output_text],
+      [multi.reply, second.output_text]
+    ]
+    const got = wire(provider.requests.at(-1)!)
+    expect(got[0]).toBe(`user:${opener.input}`)
+    expect(got.slice(1)).toEqual(asOurs(multi.providerGot[0]!, replies).slice(1))
+    await client.responses.create({ model: 'hermes-agent', previous_response_id: second.id, input: next.input })
+    const theirs = asOurs(next.providerGot[0]!, replies)
+    expect(wire(provider.requests.at(-1)!)).toEqual([...got, `assistant:${second.output_text}`, `user:${next.input}`])
+    expect(theirs.slice(-5)).toEqual([...got.slice(-3), `assistant:${second.output_text}`, `user:${next.input}`])
   })
 })
