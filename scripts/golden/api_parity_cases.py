@@ -14,6 +14,7 @@ http.server; each reply is "reply <n>", n counting the calls that carried a conv
   sent too); recorded per turn: the session (as "new" or "same as turn N") and what the provider was given.
 - chained: a Response, a chained one whose input holds three messages, then one more chained; recorded per request:
   what the provider was given.
+- malformed: a body that is not JSON sent to each turn route; recorded: status and error message.
 Run: PYTHONPATH=<dir with openai> /usr/bin/python3 scripts/golden/api_parity_cases.py
 Writes test/fixtures/upstream/api-parity/cases.json; replayed by src-main/channels/api-upstream-parity.test.ts.
 """
@@ -200,6 +201,14 @@ async def record(port, home):
             chained.append({"input": given, "status": status, "reply": data["output"][-1]["content"][0]["text"],
                             "providerGot": SEEN[before:]})
         out["chained"] = chained
+
+        malformed = {}
+        for route in ("chat/completions", "responses", "runs"):
+            async with http.post(f"http://127.0.0.1:{port}/v1/{route}", data=b"{not json",
+                                 headers={**auth, "Content-Type": "application/json"}) as resp:
+                data = await resp.json()
+                malformed[route] = {"status": resp.status, "error": data["error"]["message"]}
+        out["malformed"] = malformed
     return out
 
 

@@ -36,6 +36,7 @@ const golden = JSON.parse(
   responses_items: Record<string, { status: number; error?: string }>
   rag: Array<{ query: string; source: string; status: number; reply: string; session: string; providerGot: Said[] }>
   chained: Array<{ input: unknown; status: number; reply: string; providerGot: Said[] }>
+  malformed: Record<string, { status: number; error: string }>
 }
 /** Upstream's provider call as `role:text` lines, its replies replaced by the ones this server's provider gave. */
 const asOurs = (said: Said, replies: Array<[string, string]>) =>
@@ -329,5 +330,16 @@ describe('a chained Response whose input holds more than one message', () => {
     const theirs = asOurs(next.providerGot[0]!, replies)
     expect(wire(provider.requests.at(-1)!)).toEqual([...got, `assistant:${second.output_text}`, `user:${next.input}`])
     expect(theirs.slice(-5)).toEqual([...got.slice(-3), `assistant:${second.output_text}`, `user:${next.input}`])
+  })
+})
+
+describe('a body that is not JSON', () => {
+  it('is refused on each turn route with upstream’s status and words', async () => {
+    const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }
+    for (const [route, want] of Object.entries(golden.malformed)) {
+      const r = await fetch(`${server.url}/v1/${route}`, { method: 'POST', headers: auth, body: '{not json' })
+      const body = (await r.json()) as { error: { message: string } }
+      expect({ status: r.status, error: body.error.message }, route).toEqual(want)
+    }
   })
 })
