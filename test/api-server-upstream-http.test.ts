@@ -147,15 +147,6 @@ const EXCEPTIONS: Record<
   }
 }
 
-/**
- * Where the model is given the stored session's turns rather than the request's: after a "Continue", the session
- * holds the continued text as the user's message (as upstream stores it) and the continuation as the reply, while the
- * resent request shows them as one assistant message. Same text, same order; the stored form is what the next turn reads.
- */
-const STORED_VIEW: Record<string, string[]> = {
-  chat_continue_next: ['user:tell me a story', 'user:Once upon a time', `assistant:${golden.reply}`]
-}
-
 /** `role:text` turns with consecutive user turns run together, one blank line apart. */
 const runTogether = (turns: string[]) =>
   turns.reduce<string[]>((out, t) => {
@@ -300,9 +291,9 @@ describe(`API server answers as upstream's (${golden.upstreamCommit.slice(0, 10)
         text: typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? '')
       }))
       const turns = msgs.filter((m) => m.role === 'user' || m.role === 'assistant').map((m) => `${m.role}:${m.text}`)
-      const given =
-        STORED_VIEW[c.name] ??
-        agent.history.filter(([role]) => role === 'user' || role === 'assistant').map(([r, t]) => `${r}:${t}`)
+      const given = agent.history
+        .filter(([role]) => role === 'user' || role === 'assistant')
+        .map(([r, t]) => `${r}:${t}`)
       const want = runTogether([...given, `user:${agent.user}`])
       expect(turns.at(-1)).toBe(want.at(-1))
       let at = 0

@@ -13,7 +13,7 @@ import { InterruptReason, type TurnContext } from './turn-context'
 import { runLoop, type LoopHost } from './turn-loop'
 import { runTurn } from './turn'
 import type { ActivityProvenance, AgentMemory, AgentOptions, AgentStore, TurnOptions, TurnResult } from './types'
-import { readRetrying, type NewMessage } from '../store'
+import { readRetrying, type ConversationMessage, type NewMessage } from '../store'
 import type { Logger } from '@shared/contract/log'
 import { errorMessage } from '@shared/contract/errors'
 
@@ -66,6 +66,8 @@ export class Agent implements LoopHost {
   /** The system prompt last stored on the session row (so an unchanged prompt costs no write). */
   private storedPrompt: string | null = null
   private sessionEnsured = false
+  /** `sessionMessages` came from a caller's history (TurnOptions.history): a turn without one reloads the store's. */
+  private callerTranscript = false
   private readonly steers: string[] = []
   private current: { controller: AbortController; done: Promise<TurnResult> } | null = null
   private closedFlag = false
@@ -211,10 +213,11 @@ export class Agent implements LoopHost {
   }
 
   /**
-   * Creates the session row if missing, loads history if none in memory, and fetches the memory prompt block once.
-   * Its reads wait out another program's commit (readRetrying): a rollback-journal home blocks readers meanwhile.
+   * Creates the session row if missing, loads history if none in memory (or takes the caller's `history` as this
+   * turn's), and fetches the memory prompt block once. Its reads wait out another program's commit (readRetrying): a
+   * rollback-journal home blocks readers meanwhile.
    */
-  async ensureReady(): Promise<void> {
+  async ensureReady(history?: Array<{ role: string; content: unknown }>): Promise<void> {
     if (!this.sessionEnsured) {
       const row = await readRetrying(() => this.store.getSession(this.sessionId))
       if (!row) {
@@ -227,7 +230,13 @@ export class Agent implements LoopHost {
       }
       this.sessionEnsured = true
     }
-    if (this.sessionMessages.length === 0) {
+    if (history) {
+      // A caller's messages: sanitizeHistory keeps only the roles and fields a conversation message has.
+      this.sessionMessages = sanitizeHistory(history as ConversationMessage[])
+      this.lastFlushedDbIdx = this.sessionMessages.length
+      this.callerTranscript = true
+    } else if (this.sessionMessages.length === 0 || this.callerTranscript) {
+      this.callerTranscript = false
       this.sessionMessages = sanitizeHistory(
         await readRetrying(() => this.store.getMessagesAsConversation(this.sessionId))
       )

@@ -48,7 +48,7 @@ export async function runTurn(
   let finalText = ''
   let error: string | undefined
   try {
-    await agent.ensureReady()
+    await agent.ensureReady(opts.history)
     await runMemoryPreamble(agent, ctx, text)
     let user: (typeof agent.sessionMessages)[number] = {
       role: 'user' as const,
@@ -58,7 +58,7 @@ export async function runTurn(
     if (opts.savedUserMessageId === undefined) await agent.save(user, ctx)
     else {
       // ensureReady() may have loaded it with the history already; never hold it twice in memory either.
-      const last = agent.sessionMessages.at(-1)
+      const last = opts.history ? undefined : agent.sessionMessages.at(-1)
       const loaded = last?.role === 'user' && last.content === text && !user.parts
       if (loaded) user = last!
       if (!user.identity) {
@@ -71,7 +71,7 @@ export async function runTurn(
       if (!loaded) {
         // Loaded from the store, an image message reads as text: the images must still reach this turn's call.
         if (last?.role === 'user' && user.parts) agent.sessionMessages[agent.sessionMessages.length - 1] = user
-        else agent.sessionMessages.push(user)
+        else agent.sessionMessages.push(...(opts.prelude ?? []).map((m) => ({ ...m })), user)
       }
       agent.lastFlushedDbIdx = agent.sessionMessages.length
       ctx.emit({ kind: 'message_saved', messageId: opts.savedUserMessageId, savedSessionId: agent.sessionId })

@@ -120,6 +120,16 @@ export interface TurnOptions {
   savedUserMessageId?: number
   /** The user message with images (OpenAI content parts); `text` is then its text for memory and estimates. */
   parts?: ContentPart[]
+  /**
+   * The conversation the model reads before this message, in place of the session's stored transcript (an API
+   * caller's own messages, as upstream's server runs them); the session still stores only what this turn adds.
+   */
+  history?: Array<{ role: string; content: unknown }>
+  /**
+   * Messages the caller stored just before the user message (its id is `savedUserMessageId`): held after the
+   * transcript, before the message, where the transcript was not just loaded with them.
+   */
+  prelude?: Array<{ role: 'user' | 'assistant'; content: string }>
 }
 
 /** The contract's `Tokens` (shared/contract/common.ts), not a copy. */

@@ -105,9 +105,11 @@ describe(`"Continue" as upstream's real agent runs and stores it (${golden.upstr
     })
   })
 
-  it('the model is given the unfinished reply as the user’s message, after the question, as upstream’s is', () => {
-    // (Not after a resend: there the model reads the stored session, where upstream's reads the request.)
-    for (const i of [0, 2, 3])
-      expect(merged(sent[i]!)).toEqual(golden.steps[i]!.providerGot[0]!.map(([r, t]) => [r, ours(t)]))
+  it('the model is given the request’s messages, as upstream’s is: the unfinished reply as the user’s message', () => {
+    // After a resend too: the session stores the continued text as the user's message, but the model reads the
+    // conversation as the request shows it (one assistant message), as upstream's agent is given it.
+    golden.steps.forEach((step, i) =>
+      expect(merged(sent[i]!), `step ${i + 1}`).toEqual(step.providerGot[0]!.map(([r, t]) => [r, ours(t)]))
+    )
   })
 })

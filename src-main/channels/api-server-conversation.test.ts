@@ -212,7 +212,8 @@ describe('a resent history stays one session', () => {
       { role: 'assistant', content: answer }
     ])
     const more = b.data.choices[0]!.message.content!
-    expect(more).toBe(`answer ${calls} to ${answer}`)
+    // The model reads the request (upstream's): the question, then the unfinished reply as the user's, run together.
+    expect(more).toBe(`answer ${calls} to story time\n\n${answer}`)
     expect(sidOf(b)).toBe(sidOf(a))
     expect(turnsOf(sidOf(a))).toEqual(['user:story time', `assistant:${answer}`, `user:${answer}`, `assistant:${more}`])
     // Continued twice, then the next question: one session throughout.

@@ -17,6 +17,7 @@ import {
   guardJsonBody,
   guardOrigin,
   HttpError,
+  MAX_BODY_BYTES,
   presetHeaders,
   SECURITY_HEADERS,
   sendError,
@@ -160,7 +161,9 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
       },
       '/v1/runs': {
         POST: async (_id, req, res, cors) =>
-          submitRun(ctx, runs, req, res, await guardJsonBody(req), cors, (id) => responses.get(id))
+          submitRun(ctx, runs, req, res, await guardJsonBody(req, MAX_BODY_BYTES, 'Invalid JSON'), cors, (id) =>
+            responses.get(id)
+          )
       }
     }
     if (fixed[path]) return { id: '', methods: fixed[path] }

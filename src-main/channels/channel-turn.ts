@@ -17,6 +17,11 @@ export interface TurnRequest {
   /** The system prompt as upstream hashes it into the session id (its `system` messages only). */
   idSystem: string | null
   history: Turn[]
+  /**
+   * Turns the caller sent before `text` in a session it names by a chain (a chained Responses request's earlier input
+   * items): stored in that session before the message, so the model reads them after its transcript.
+   */
+  prelude?: Turn[]
   text: string
   /** The user message's parts when it carries images. */
   parts?: ContentParts
@@ -130,8 +135,13 @@ async function run(
     ...(req.parts ? { parts: req.parts } : {}),
     // A `model_routes` alias runs its model (and provider/endpoint); any other name is only echoed.
     ...routeOf(ctx, req.model),
-    // A stored session brings its own history; the request's is used only for a conversation we do not keep.
-    history: ctx.sessions && !req.sessionId ? [] : req.history,
+    history: req.prelude ? [] : req.history,
+    ...(req.prelude?.length ? { prelude: req.prelude.map(({ role, content }) => ({ role, content })) } : {}),
+    // A conversation planned from the request (no session named): the model reads the request's messages, as
+    // upstream's does, even where the session stores them otherwise (a "Continue" stored the continued text as the
+    // user's message; tool calls are stored, a chat UI sends text). A named session reads its own transcript and the
+    // request's history only seeds it when new.
+    ...(ctx.sessions && !req.sessionId ? { callerHistory: true } : {}),
     sessionId: plan.sessionId,
     ephemeralPrompt: req.system,
     ...(req.memoryKey ? { memoryKey: req.memoryKey } : {}),

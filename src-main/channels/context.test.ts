@@ -34,14 +34,30 @@ describe('session ids', () => {
   })
 
   // Deliberately narrower than upstream (which refuses only CR, LF and NUL): ids are written into log lines.
-  it('refuses control characters, Unicode line breaks and bytes that are not UTF-8', () => {
+  it('refuses control characters and Unicode line breaks', () => {
     for (const id of ['a\rb', 'a\x1b[31m', 'a\x00', 'a\u0085b', 'a\u2028b', 'a\u2029b', 'a\x7f'])
       expect(
         refused(() => sessionIdOf(id)),
         JSON.stringify(id)
       ).toBe('Invalid session ID')
-    expect(refused(() => sessionHeader('caf\xe9'))).toBe('Invalid session ID')
     expect(refused(() => memoryKeyHeader(asReceived('key\u2028x')))).toBe('Invalid session key')
     expect(memoryKeyHeader(asReceived('agent:main:webui:dm:Zoë'))).toBe('agent:main:webui:dm:Zoë')
+  })
+
+  // Upstream (aiohttp) reads each such byte as an escape that its header writer then drops: `abc\xff\xfedef` is run
+  // and answered as session `abcdef` (api-upstream-parity.test.ts over HTTP). Each byte still counts toward
+  // the 256 bound, as upstream counts its escapes.
+  it('drops bytes that are not UTF-8, as upstream answers them, and counts them toward the bound', () => {
+    expect(sessionHeader('caf\xe9')).toBe('caf')
+    expect(sessionHeader('sess-\xe9t\xe9')).toBe('sess-t')
+    expect(sessionHeader('abc\xff\xfedef')).toBe('abcdef')
+    // ill-formed sequences: overlong, a UTF-16 surrogate, past U+10FFFF, cut short; well-formed ones kept
+    expect(sessionHeader('a\xc0\xafb\xed\xa0\x80c\xf4\x90\x80\x80d\xe2\x82')).toBe('abcd')
+    expect(sessionHeader(asReceived('é\u{10ffff}\ufffd'))).toBe('é\u{10ffff}\ufffd')
+    expect(sessionHeader('\x80')).toBeUndefined()
+    expect(sessionHeader('a'.repeat(250) + '\xff'.repeat(6))).toBe('a'.repeat(250))
+    expect(refused(() => sessionHeader('a'.repeat(250) + '\xff'.repeat(7)))).toBe('Session ID too long')
+    expect(memoryKeyHeader('key-\xff1')).toBe('key-1')
+    expect(refused(() => memoryKeyHeader('k'.repeat(256) + '\xff'))).toBe('Session key too long')
   })
 })

@@ -40,18 +40,49 @@ export const newId = (prefix: string) => `${prefix}${randomBytes(12).toString('h
 
 /**
  * A request header's text as upstream's server reads it: node hands header bytes over one per character (Latin-1),
- * aiohttp decodes them as UTF-8, so "café" sent by a client is "café" (not "cafÃ©") in both. Null when the bytes are
- * not UTF-8 (two different byte strings must never become one id).
+ * aiohttp decodes them as UTF-8, so "café" sent by a client is "café" (not "cafÃ©") in both. Bytes that are not UTF-8
+ * are dropped, as they are from what upstream uses and echoes (aiohttp keeps each as an escape that its header writer
+ * drops: `abc\xffdef` is answered as session `abcdef`). `dropped` counts them: upstream's length bound counts each.
  */
-function headerText(value: string | string[] | undefined): string | null {
+function headerText(value: string | string[] | undefined): { text: string; dropped: number } {
   const v = Array.isArray(value) ? value[0] : value
-  if (v === undefined) return ''
-  if (!/[^\x00-\x7f]/.test(v)) return v
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(v, 'latin1'))
-  } catch {
-    return null // TypeError: not UTF-8 (above)
+  if (v === undefined) return { text: '', dropped: 0 }
+  if (!/[^\x00-\x7f]/.test(v)) return { text: v, dropped: 0 }
+  const bytes = Buffer.from(v, 'latin1')
+  const kept: number[] = []
+  let dropped = 0
+  for (let i = 0; i < bytes.length;) {
+    const n = utf8SequenceLength(bytes, i)
+    if (n === 0) {
+      dropped++
+      i++
+      continue
+    }
+    for (let k = 0; k < n; k++) kept.push(bytes[i + k]!)
+    i += n
   }
+  return { text: Buffer.from(kept).toString('utf8'), dropped }
+}
+
+/**
+ * The length of the well-formed UTF-8 sequence at `i` (Unicode's table 3-7: no overlong forms, no surrogates, nothing
+ * past U+10FFFF), 0 when none starts there. A byte of an ill-formed sequence is skipped alone: the bytes after it are
+ * continuation bytes, which start no sequence either, so the whole ill-formed part goes as Python's decoder reports it.
+ */
+function utf8SequenceLength(b: Buffer, i: number): number {
+  const c = b[i]!
+  if (c < 0x80) return 1
+  const cont = (k: number, lo = 0x80, hi = 0xbf) => i + k < b.length && b[i + k]! >= lo && b[i + k]! <= hi
+  if (c >= 0xc2 && c <= 0xdf) return cont(1) ? 2 : 0
+  if (c >= 0xe0 && c <= 0xef) {
+    const [lo, hi] = c === 0xe0 ? [0xa0, 0xbf] : c === 0xed ? [0x80, 0x9f] : [0x80, 0xbf]
+    return cont(1, lo, hi) && cont(2) ? 3 : 0
+  }
+  if (c >= 0xf0 && c <= 0xf4) {
+    const [lo, hi] = c === 0xf0 ? [0x90, 0xbf] : c === 0xf4 ? [0x80, 0x8f] : [0x80, 0xbf]
+    return cont(1, lo, hi) && cont(2) && cont(3) ? 4 : 0
+  }
+  return 0
 }
 
 /**
@@ -68,20 +99,19 @@ const LINE_BREAKING = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]/
  * `sessions/<id>.json`, request dumps): a "..", a "/" or "\\" anywhere, or a drive prefix (a letter, then ":"); at most
  * 256 code points. Anything else is an id: spaces, "~", quotes, non-ASCII letters and emoji, as upstream takes them.
  */
-export function sessionIdOf(raw: string): string | undefined {
+export function sessionIdOf(raw: string, dropped = 0): string | undefined {
   const v = pyStrip(raw)
   if (v === '') return undefined
   if (LINE_BREAKING.test(v) || v.includes('..') || /[/\\]/.test(v) || /^\p{L}:/u.test(v))
     throw new HttpError(400, 'Invalid session ID')
-  if (pyLen(v) > MAX_SESSION_ID) throw new HttpError(400, 'Session ID too long')
+  if (pyLen(v) + dropped > MAX_SESSION_ID) throw new HttpError(400, 'Session ID too long')
   return v
 }
 
 /** The opt-in continuity header; a malformed id is refused rather than silently starting a new session. */
 export function sessionHeader(value: string | string[] | undefined): string | undefined {
-  const v = headerText(value)
-  if (v === null) throw new HttpError(400, 'Invalid session ID')
-  return sessionIdOf(v)
+  const { text, dropped } = headerText(value)
+  return sessionIdOf(text, dropped)
 }
 
 /**
@@ -90,12 +120,11 @@ export function sessionHeader(value: string | string[] | undefined): string | un
  * it without a configured key; this server always has one. Echoed back on the answer.
  */
 export function memoryKeyHeader(value: string | string[] | undefined): string | undefined {
-  const text = headerText(value)
-  if (text === null) throw new HttpError(400, 'Invalid session key')
+  const { text, dropped } = headerText(value)
   const v = pyStrip(text)
   if (!v) return undefined
   if (LINE_BREAKING.test(v)) throw new HttpError(400, 'Invalid session key')
-  if (pyLen(v) > MAX_SESSION_ID) throw new HttpError(400, 'Session key too long')
+  if (pyLen(v) + dropped > MAX_SESSION_ID) throw new HttpError(400, 'Session key too long')
   return v
 }
 

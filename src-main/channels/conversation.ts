@@ -85,9 +85,17 @@ export const comparable = (t: string): string => t.replace(REASONING_BLOCK, '').
  * kept part trimmed (as upstream stores it), while the client streamed it with its trailing space.
  */
 const squash = (t: string) => comparable(t).replace(/\s+/g, '')
+/**
+ * A user message stored with retrieved context joined to it by a line break, sent back as the user typed it: Open
+ * WebUI puts its RAG template (the sources, then the query) before the last user message of the request that
+ * retrieved them (older versions after it), and every later request shows that message without them.
+ */
+const withContext = (stored: string, sent: string) =>
+  sent !== '' && (stored.startsWith(`${sent}\n`) || stored.endsWith(`\n${sent}`))
 const same = (a: Turn, b: Turn | StoredTurn) =>
   a.role === b.role &&
   (comparable(a.content) === comparable(b.content) ||
+    (a.role === 'user' && withContext(comparable(b.content), comparable(a.content))) ||
     (a.role === 'assistant' && squash(a.content) === squash(b.content)) ||
     // A message with images is stored as its text with each image as "[screenshot]" (older rows: the parts).
     (a.parts !== undefined && comparable(storedPartsText(a.parts) ?? '') === comparable(b.content)) ||

@@ -81,9 +81,14 @@ function decoded(encoding: string | undefined, raw: Buffer, limit: number): Buff
 
 /**
  * Read a JSON object body, refusing more than MAX_BODY_BYTES with 413 before buffering it all (a compressed body:
- * both as sent and inflated).
+ * both as sent and inflated). `invalidJson`: the route's message for a body that is not JSON (upstream's /v1/runs
+ * words it shorter than its other routes).
  */
-export async function guardJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
+export async function guardJsonBody(
+  req: IncomingMessage,
+  limit = MAX_BODY_BYTES,
+  invalidJson = 'Invalid JSON in request body'
+): Promise<Record<string, unknown>> {
   const declared = Number(req.headers['content-length'] ?? 0)
   if (declared > limit) throw tooLarge()
   const chunks: Buffer[] = []
@@ -105,7 +110,7 @@ export async function guardJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES
     throw new HttpError(415, `Unsupported charset ${JSON.stringify(charset.slice(0, 40))} in Content-Type`)
   }
   const body = parseJsonOr(text, undefined)
-  if (body === undefined) throw new HttpError(400, 'Invalid JSON in request body')
+  if (body === undefined) throw new HttpError(400, invalidJson)
   if (!body || typeof body !== 'object' || Array.isArray(body))
     throw new HttpError(400, 'Request body must be a JSON object')
   return body as Record<string, unknown>

@@ -24,10 +24,36 @@ import { errorMessage } from '@shared/contract/errors'
 
 // Input items as upstream takes them: a bare string is a user message, an item without a role is the user's. Items
 // that are no messages (a replayed function_call / function_call_output) carry no turn text and are skipped.
-const InputItem = z.union([
+export const InputItem = z.union([
   z.string(),
   z.object({ role: z.string().optional(), content: z.unknown().optional(), type: z.unknown().optional() }).passthrough()
 ])
+
+/**
+ * A Responses or Runs `input` as the messages splitConversation reads (both routes read their items alike): strings
+ * and items without a role are the user's, items that are no messages are left out, and outputs of function calls
+ * sent back after the last message are the turn (callOutputsTurn), checked against `previous` (the chained response).
+ */
+export function inputMessages(
+  input: string | Array<z.infer<typeof InputItem>>,
+  previous: Record<string, unknown> | undefined
+): Array<{ role: string; content?: unknown }> {
+  const items =
+    typeof input === 'string'
+      ? [{ role: 'user', content: input }]
+      : input.flatMap((i) =>
+          typeof i === 'string'
+            ? [{ role: 'user', content: i }]
+            : i.type !== undefined && i.type !== 'message'
+              ? []
+              : [{ ...i, role: i.role ?? 'user' }]
+        )
+  // Upstream reads such outputs as empty user messages and refuses the request ("No user message found in input").
+  const answered = callOutputsTurn(input, previous)
+  if (answered) items.push({ role: 'user', content: answered })
+  if (items.length === 0) throw new HttpError(400, 'No user message found in input')
+  return items
+}
 const Body = z
   .object({
     model: z.string().optional(),
@@ -78,22 +104,7 @@ export async function createResponse(
   const sessionId = prev?.sessionId ?? sessionHeader(req.headers['x-hermes-session-id'])
   // A chained request without instructions keeps the ones its chain was given (upstream carries them forward).
   const callerInstructions = body.instructions ?? carriedInstructions(prev)
-  const items =
-    typeof body.input === 'string'
-      ? [{ role: 'user', content: body.input }]
-      : body.input.flatMap((i) =>
-          typeof i === 'string'
-            ? [{ role: 'user', content: i }]
-            : i.type !== undefined && i.type !== 'message'
-              ? []
-              : [{ ...i, role: i.role ?? 'user' }]
-        )
-  // Outputs of function calls sent back after the last message: the turn (see callOutputsTurn). Upstream reads them as
-  // empty user messages and refuses the request ("No user message found in input").
-  const answered = callOutputsTurn(body.input, prev?.body)
-  if (answered) items.push({ role: 'user', content: answered })
-  if (items.length === 0) throw new HttpError(400, 'No user message found in input')
-  const conv = splitConversation([...given, ...items], 'input')
+  const conv = splitConversation([...given, ...inputMessages(body.input, prev?.body)], 'input')
   // `instructions` first, then any system/developer input items (Responses API order).
   const instructions = joinInstructions([callerInstructions, conv.instructions])
   const idSystem = [callerInstructions, conv.idSystem].filter((x): x is string => Boolean(x)).join('\n') || null
@@ -146,6 +157,9 @@ export async function createResponse(
       text: conv.text,
       ...(conv.parts ? { parts: conv.parts } : {}),
       ...(conv.continued ? { continued: true } : {}),
+      // Chained: upstream's model reads the chain's history, then the input items before the last (a client may send
+      // more than one new message); they are stored in the chain's session before the message.
+      ...(prev && conv.history.length ? { prelude: conv.history } : {}),
       sessionId,
       model: body.model,
       ...(memoryKey ? { memoryKey } : {}),

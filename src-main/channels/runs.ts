@@ -20,15 +20,13 @@ import {
 } from './context'
 import { HttpError, openSse, sendJson } from './http'
 import { carriedInstructions } from './response-store'
+import { InputItem, inputMessages } from './responses'
 
 const MAX_RUNS = 500
 
 const Body = z
   .object({
-    input: z.union([
-      z.string(),
-      z.array(z.object({ role: z.string(), content: z.unknown().optional() }).passthrough())
-    ]),
+    input: z.union([z.string(), z.array(InputItem)]),
     session_id: z.string().nullish(),
     previous_response_id: z.string().nullish(),
     instructions: z.string().nullish(),
@@ -149,11 +147,11 @@ export async function submitRun(
   const body = parseBody(Body, raw)
   // An explicit history comes before the input and takes the place of a previous_response_id chain (upstream's order).
   const given = explicitHistory(raw.conversation_history)
-  const items = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input
-  const conv = splitConversation([...given, ...items], 'input')
   // Upstream's order: the body's session_id, then the session of previous_response_id (an unknown one is ignored, as
   // upstream ignores it); then this server's X-Hermes-Session-Id. A chained run without instructions keeps its chain's.
   const previous = body.previous_response_id && !given.length ? storedResponse(body.previous_response_id) : undefined
+  // Items read as /v1/responses reads them: a function_call_output answering the chained response's call is the turn.
+  const conv = splitConversation([...given, ...inputMessages(body.input, previous?.body)], 'input')
   const callerInstructions = body.instructions ?? carriedInstructions(previous)
   const instructions = joinInstructions([callerInstructions, conv.instructions])
   const idSystem = [callerInstructions, conv.idSystem].filter((x): x is string => Boolean(x)).join('\n') || null

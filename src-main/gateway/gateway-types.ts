@@ -25,7 +25,10 @@ export interface GatewayStore {
    * Saves the user's message before `sessions.resume` / `sessions.start` answer (durable first; the store
    * retries a foreign lock off the event loop). Without it the agent saves the message itself.
    */
-  appendMessage?(sessionId: string, msg: { role: 'user'; content: string | Array<Record<string, unknown>> }): unknown
+  appendMessage?(
+    sessionId: string,
+    msg: { role: 'user' | 'assistant'; content: string | Array<Record<string, unknown>> }
+  ): unknown
   /** Tip of a compression chain, so resuming the root continues where the conversation is now. */
   resolveResumeSessionId?(id: string): string
 }
@@ -76,6 +79,10 @@ export interface TurnAgent extends CacheableAgent {
       turnId?: string
       savedUserMessageId?: number
       parts?: ContentParts
+      /** What the model reads before the message instead of the stored transcript (ChannelTurnInput.callerHistory). */
+      history?: Array<{ role: string; content: unknown }>
+      /** Messages stored just before the user message (ChannelTurnInput.prelude), for a transcript held in memory. */
+      prelude?: Array<{ role: 'user' | 'assistant'; content: string }>
     }
   ): Promise<TurnResultLike>
   interrupt?(reason?: string): void

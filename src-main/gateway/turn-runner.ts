@@ -124,6 +124,9 @@ interface BeginOptions {
   holding?: boolean
   channel?: TurnChannel
   history?: BuildAgentInput['history']
+  /** What the model reads before the message in place of the stored transcript (ChannelTurnInput.callerHistory). */
+  transcript?: BuildAgentInput['history']
+  prelude?: ChannelTurnInput['prelude']
   onDelta?: (d: TurnDeltaLike) => void
   model?: string
   provider?: string
@@ -142,6 +145,18 @@ export interface ChannelTurnInput {
   /** Continue (or name) this session; a fresh id when absent. */
   sessionId?: string
   history?: BuildAgentInput['history']
+  /**
+   * `history` is the conversation the model reads before `text` even when the session is stored, as upstream's API
+   * server runs a chat UI's request (its messages are the conversation); the session stores only what the turn adds.
+   * Without it a stored session's own transcript is read and `history` only seeds a new one.
+   */
+  callerHistory?: boolean
+  /**
+   * Messages the caller sent before `text` that the stored session does not hold yet (a chained Responses request's
+   * earlier input items): stored just before the user message, so the model reads them after the session's
+   * transcript, as upstream appends them to the chained history.
+   */
+  prelude?: Array<{ role: 'user' | 'assistant'; content: string }>
   onDelta?: (d: TurnDeltaLike) => void
   /** Run this model instead of the profile's (`run -z --model`, a cron job's `model`). */
   model?: string
@@ -516,6 +531,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       isNew,
       channel: input.channel,
       history: isNew ? input.history : undefined,
+      ...(input.callerHistory ? { transcript: input.history ?? [] } : {}),
+      ...(input.prelude?.length ? { prelude: input.prelude } : {}),
       onDelta: input.onDelta,
       model: input.model,
       provider: input.provider,
@@ -795,6 +812,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       // Stored as upstream's agent flush stores a message with images: its text, each image as "[screenshot]".
       // The images themselves go to the provider with this turn only.
       const stored = opts.parts ? (storedPartsText(opts.parts) ?? text) : text
+      if (savedMessageId === undefined)
+        for (const m of opts.prelude ?? []) await this.saveUserMessage(store, agent, handle, m.content, m.role)
       const saved = savedMessageId ?? (await this.saveUserMessage(store, agent, handle, stored))
       const controller = new AbortController()
       const live: LiveTurn = {
@@ -809,7 +828,13 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
       }
       this.turns.set(handle.turnId, live)
       this.starting.delete(handle.turnId)
-      live.done = this.run(live, agent, text, owner, Object.values(secrets), channel, saved, opts.onDelta, opts.parts)
+      live.done = this.run(live, agent, text, owner, Object.values(secrets), channel, {
+        savedMessageId: saved,
+        onDelta: opts.onDelta,
+        parts: opts.parts,
+        transcript: opts.transcript,
+        prelude: savedMessageId === undefined ? opts.prelude : undefined
+      })
       // Stopped while it was starting (Stop, or a message sent to interrupt it): it ends now, interrupted.
       if (this.stopRequested.delete(key)) this.stop(handle.turnId)
       return live
@@ -844,11 +869,17 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
    * returns loses nothing. If the DB stays locked past the store's retry budget, the turn ends with that
    * error (event) and the request fails, so the renderer keeps the text in the composer.
    */
-  private async saveUserMessage(store: S, agent: A, handle: TurnHandle, text: string): Promise<number | undefined> {
+  private async saveUserMessage(
+    store: S,
+    agent: A,
+    handle: TurnHandle,
+    text: string,
+    role: 'user' | 'assistant' = 'user'
+  ): Promise<number | undefined> {
     if (!store.appendMessage) return undefined
     const sid = typeof agent.sessionId === 'string' && agent.sessionId ? agent.sessionId : handle.sessionId
     try {
-      const id = await store.appendMessage(sid, { role: 'user', content: text })
+      const id = await store.appendMessage(sid, { role, content: text })
       return typeof id === 'number' ? id : undefined
     } catch (err) {
       const message = `Your message was not saved: ${errorMessage(err)}`
@@ -878,9 +909,13 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
     owner: ProfileOwner,
     secretValues: string[],
     channel: TurnChannel,
-    savedMessageId?: number,
-    onDelta?: (d: TurnDeltaLike) => void,
-    parts?: ContentParts
+    {
+      savedMessageId,
+      onDelta,
+      parts,
+      transcript,
+      prelude
+    }: Pick<BeginOptions, 'savedMessageId' | 'onDelta' | 'parts' | 'transcript' | 'prelude'>
   ): Promise<TurnFinished> {
     const { handle, key } = live
     let result: TurnResultLike | null = null
@@ -894,6 +929,8 @@ export class Gateway<A extends TurnAgent = TurnAgent, S extends GatewayStore = G
             turnId: handle.turnId,
             ...(savedMessageId !== undefined ? { savedUserMessageId: savedMessageId } : {}),
             ...(parts ? { parts } : {}),
+            ...(transcript ? { history: transcript } : {}),
+            ...(prelude?.length ? { prelude } : {}),
             onDelta: (d) => {
               this.safeEmit('turn.delta', { ...handle, ...d })
               this.safeCall(() => onDelta?.(d))

@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""Golden answers of upstream's API server, with its real agent, for requests where Caduceus's answered otherwise.
+
+As api_continue_rows.py: upstream's APIServerAdapter (gateway/platforms/api_server.py, its own connect()) builds its
+real AIAgent from the home's config.yaml, which points at a local scripted OpenAI-compatible provider (stdlib
+http.server; each reply is "reply <n>", n counting the calls that carried a conversation). Cases:
+- header_bytes: a chat request written on a raw socket whose X-Hermes-Session-Id and X-Hermes-Session-Key carry
+  bytes that are not UTF-8; recorded: status, both echoed headers (their bytes as Latin-1 text), the reply, and
+  whether state.db then holds a session under the echoed id.
+- runs_items / responses_items: /v1/runs and /v1/responses given input items of each kind (replayed tool items, an
+  item without a role, a bare string, a function_call_output alone); recorded: status and error message.
+- rag: three streamed turns of an Open WebUI conversation with retrieval (its default: the retrieval template, sources
+  and query, put before the last user message of the request that retrieved them; `files`, `metadata` and `user`
+  sent too); recorded per turn: the session (as "new" or "same as turn N") and what the provider was given.
+- chained: a Response, a chained one whose input holds three messages, then one more chained; recorded per request:
+  what the provider was given.
+- malformed: a body that is not JSON sent to each turn route; recorded: status and error message.
+Run: PYTHONPATH=<dir with openai> /usr/bin/python3 scripts/golden/api_parity_cases.py
+Writes test/fixtures/upstream/api-parity/cases.json; replayed by src-main/channels/api-upstream-parity.test.ts.
+"""
+import asyncio
+import json
+import os
+import socket
+import sqlite3
+import sys
+import tempfile
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from upstream_cli import UPSTREAM, upstream_commit  # noqa: E402
+
+OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "api-parity"
+KEY = "hk_golden_key_0123456789"
+SEEN = []
+
+
+def text_of(content):
+    if isinstance(content, list):
+        return "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return content or ""
+
+
+class Provider(BaseHTTPRequestHandler):
+    def log_message(self, *_):
+        pass
+
+    def do_GET(self):
+        self._send("application/json", json.dumps({"object": "list", "data": [{"id": "m", "object": "model"}]}).encode())
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+        # (an auxiliary call without the conversation, e.g. the title, is answered but not recorded)
+        got = [[m["role"], text_of(m.get("content"))] for m in body.get("messages", []) if m["role"] != "system"]
+        if got:
+            SEEN.append(got)
+        reply = f"reply {len(SEEN)}" if got else "a title"
+        usage = {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}
+        if body.get("stream"):
+            chunks = [
+                {"choices": [{"index": 0, "delta": {"role": "assistant", "content": reply}, "finish_reason": None}]},
+                {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": usage},
+            ]
+            data = b"".join(b"data: " + json.dumps({"id": "c", "object": "chat.completion.chunk", "created": 1,
+                                                    "model": "m", **c}).encode() + b"\n\n" for c in chunks)
+            self._send("text/event-stream", data + b"data: [DONE]\n\n")
+        else:
+            self._send("application/json", json.dumps({
+                "id": "c", "object": "chat.completion", "created": 1, "model": "m", "usage": usage,
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}],
+            }).encode())
+
+    def _send(self, kind, data):
+        self.send_response(200)
+        self.send_header("content-type", kind)
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+# The bytes each header carries: an id with two bytes that start no UTF-8 sequence, a key with a lone lead byte.
+SESSION_ID_BYTES = b"abc\xff\xfedef"
+SESSION_KEY_BYTES = b"key-\xe91"
+
+
+async def raw_chat(port):
+    """A chat request with the odd header bytes, over a plain socket (aiohttp's client sends text headers only)."""
+    body = json.dumps({"model": "hermes-agent", "messages": [{"role": "user", "content": "odd bytes"}]}).encode()
+    head = (f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {KEY}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\nConnection: close\r\n").encode()
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(head + b"X-Hermes-Session-Id: " + SESSION_ID_BYTES + b"\r\nX-Hermes-Session-Key: " + SESSION_KEY_BYTES
+                 + b"\r\n\r\n" + body)
+    await writer.drain()
+    raw = await reader.read()
+    writer.close()
+    head, _, rest = raw.partition(b"\r\n\r\n")
+    lines = head.split(b"\r\n")
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(b":")
+        headers[name.strip().lower().decode("latin-1")] = value.strip().decode("latin-1")
+    status = int(lines[0].split()[1])
+    return status, headers, json.loads(rest) if headers.get("content-type", "").startswith("application/json") else None
+
+
+FC = {"type": "function_call", "call_id": "call_7", "name": "lookup", "arguments": "{}"}
+FCO = {"type": "function_call_output", "call_id": "call_7", "output": "found"}
+ITEMS = [
+    ("replayed_tool_items", [{"role": "user", "content": "look it up"}, FC, FCO,
+                             {"role": "user", "content": "and what did it find?"}]),
+    ("item_without_role", [{"content": "an item with no role"}]),
+    ("bare_string", ["a bare string"]),
+    ("call_output_alone", [FCO]),
+    ("call_and_output_last", [{"role": "user", "content": "look it up"}, FC, FCO]),
+]
+
+
+def rag_template(source, query):
+    """A retrieval prompt shaped like Open WebUI's default (task, rules, the sources in <source> tags, the query)."""
+    return (f"### Task:\nAnswer the query from the sources below, citing [id] where a source has one.\n\n<context>\n"
+            f'<source id="1" name="handbook.pdf">{source}</source>\n</context>\n\n<user_query>\n{query}\n</user_query>\n')
+
+
+RAG_TURNS = [("What is the refund window?", "Refunds are accepted within 30 days."),
+             ("And for sale items?", "Sale items: 14 days."),
+             ("Who pays shipping?", "The buyer pays shipping.")]
+RAG_EXTRA = {"files": [{"type": "file", "id": "f-1", "name": "handbook.pdf", "status": "uploaded"}],
+             "metadata": {"chat_id": "chat-1", "message_id": "m-1", "features": {"web_search": False}}, "user": "u-1"}
+
+
+async def record(port, home):
+    import aiohttp
+
+    auth = {"Authorization": f"Bearer {KEY}"}
+    out = {}
+    status, headers, body = await raw_chat(port)
+    echoed = headers.get("x-hermes-session-id")
+    db = sqlite3.connect(os.path.join(home, "state.db"))
+    stored = db.execute("SELECT COUNT(*) FROM sessions WHERE id = ?", (echoed,)).fetchone()[0] if echoed else 0
+    db.close()
+    out["header_bytes"] = {
+        "sentSessionId": SESSION_ID_BYTES.decode("latin-1"), "sentSessionKey": SESSION_KEY_BYTES.decode("latin-1"),
+        "status": status, "echoedSessionId": echoed, "echoedSessionKey": headers.get("x-hermes-session-key"),
+        "reply": body["choices"][0]["message"]["content"] if body and "choices" in body else None,
+        "storedUnderEchoedId": bool(stored),
+    }
+    async with aiohttp.ClientSession() as http:
+        async def post(path, payload):
+            async with http.post(f"http://127.0.0.1:{port}{path}", json=payload, headers=auth) as resp:
+                text = await resp.text()
+                try:
+                    data = json.loads(text)
+                except ValueError:
+                    data = None
+                return resp.status, data, resp.headers.get("X-Hermes-Session-Id")
+
+        for route in ("runs", "responses"):
+            cases = {}
+            for name, items in ITEMS:
+                status, data, _ = await post(f"/v1/{route}", {"model": "hermes-agent", "input": items})
+                cases[name] = {"status": status,
+                               **({"error": data["error"]["message"]} if data and "error" in data else {})}
+            out[f"{route}_items"] = cases
+        await asyncio.sleep(0.5)  # the runs started above finish before the next cases count provider calls
+
+        turns, sessions, history = [], [], []
+        for query, source in RAG_TURNS:
+            messages = [{"role": "system", "content": "You are a helpful assistant."}, *history,
+                        {"role": "user", "content": f"{rag_template(source, query)}\n{query}"}]
+            before = len(SEEN)
+            async with http.post(f"http://127.0.0.1:{port}/v1/chat/completions", headers=auth, json={
+                    "model": "hermes-agent", "messages": messages, "stream": True, **RAG_EXTRA}) as resp:
+                status, sid = resp.status, resp.headers.get("X-Hermes-Session-Id")
+                reply = ""
+                async for line in resp.content:
+                    line = line.decode().strip()
+                    if line.startswith("data: {"):
+                        chunk = json.loads(line[6:])
+                        for choice in chunk.get("choices", []):
+                            reply += choice.get("delta", {}).get("content") or ""
+            turns.append({"query": query, "source": source, "status": status, "reply": reply,
+                          "session": f"same as turn {sessions.index(sid) + 1}" if sid in sessions else "new",
+                          "providerGot": SEEN[before:]})
+            sessions.append(sid)
+            history += [{"role": "user", "content": query}, {"role": "assistant", "content": reply}]
+        out["rag"] = turns
+
+        chained = []
+        inputs = ["chain opener",
+                  [{"role": "user", "content": "new A"}, {"role": "assistant", "content": "said between"},
+                   {"role": "user", "content": "new B"}],
+                  "and then"]
+        previous = None
+        for given in inputs:
+            before = len(SEEN)
+            status, data, _ = await post("/v1/responses", {"model": "hermes-agent", "input": given,
+                                                          **({"previous_response_id": previous} if previous else {})})
+            previous = data["id"]
+            chained.append({"input": given, "status": status, "reply": data["output"][-1]["content"][0]["text"],
+                            "providerGot": SEEN[before:]})
+        out["chained"] = chained
+
+        malformed = {}
+        for route in ("chat/completions", "responses", "runs"):
+            async with http.post(f"http://127.0.0.1:{port}/v1/{route}", data=b"{not json",
+                                 headers={**auth, "Content-Type": "application/json"}) as resp:
+                data = await resp.json()
+                malformed[route] = {"status": resp.status, "error": data["error"]["message"]}
+        out["malformed"] = malformed
+    return out
+
+
+async def main_async(home):
+    from aiohttp import web
+    from gateway.config import PlatformConfig
+    from gateway.platforms.api_server import APIServerAdapter
+
+    web.StreamResponse.__bool__ = lambda self: True  # as api_server_http.py: the aiohttp upstream pins
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    adapter = APIServerAdapter(PlatformConfig(enabled=True, extra={"key": KEY, "host": "127.0.0.1", "port": port}))
+    if not await adapter.connect():
+        raise SystemExit("upstream's API server did not start")
+    try:
+        return await record(port, home)
+    finally:
+        await adapter.disconnect()
+
+
+def main() -> None:
+    provider = ThreadingHTTPServer(("127.0.0.1", 0), Provider)
+    threading.Thread(target=provider.serve_forever, daemon=True).start()
+    with tempfile.TemporaryDirectory() as home:
+        os.environ["HERMES_HOME"] = home
+        os.environ["OPENAI_API_KEY"] = "sk-golden"
+        os.environ.pop("API_SERVER_KEY", None)
+        Path(home, "config.yaml").write_text(
+            f"model:\n  default: m\n  provider: custom\n  base_url: http://127.0.0.1:{provider.server_address[1]}/v1\n"
+            "platform_toolsets:\n  api_server: []\n")
+        sys.path.insert(0, str(UPSTREAM))
+        recorded = asyncio.run(main_async(home))
+    provider.shutdown()
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "cases.json").write_text(json.dumps({
+        "upstreamCommit": upstream_commit(),
+        "script": "scripts/golden/api_parity_cases.py",
+        **recorded,
+    }, indent=1, ensure_ascii=False) + "\n")
+    print(f"{len(recorded)} groups → {OUT / 'cases.json'}")
+
+
+if __name__ == "__main__":
+    main()
