@@ -104,7 +104,7 @@ describe('jobs.json', () => {
       file_level_extra: 'kept'
     }
     writeFileSync(join(h, 'cron', 'jobs.json'), JSON.stringify(upstream))
-    await editJob(h, 'abcdef012345', { prompt: 'summarise my day' }, NOW)
+    await editJob(h, 'abcdef012345', { prompt: 'summarise my day' }, 'keep', NOW)
     await createJob(h, { schedule: 'every 1h', prompt: 'hourly' }, NOW)
     const after = JSON.parse(readFileSync(join(h, 'cron', 'jobs.json'), 'utf8'))
     expect(after.file_level_extra).toBe('kept')
@@ -127,7 +127,7 @@ describe('jobs.json', () => {
       JSON.stringify({ jobs: [idless, legacy, null, { id: 'abc', name: 'a', prompt: 'a' }] })
     )
     expect(readJobs(h).jobs.map((j) => j.id)).toEqual(['legacy000001', 'abc'])
-    await editJob(h, 'abc', { prompt: 'edited' }, NOW)
+    await editJob(h, 'abc', { prompt: 'edited' }, 'keep', NOW)
     const after = JSON.parse(readFileSync(join(h, 'cron', 'jobs.json'), 'utf8'))
     const { job_id: _, ...rest } = legacy
     expect(after.jobs).toEqual([

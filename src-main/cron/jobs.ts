@@ -121,7 +121,24 @@ export async function createJob(home: string, input: JobInput, now = Date.now())
   return job
 }
 
-export async function editJob(home: string, id: string, patch: Partial<JobInput>, now = Date.now()): Promise<RawJob> {
+/**
+ * How an edit treats a job that is not running on its schedule (finished, disabled, left in `state: error`) when
+ * the schedule changes. Upstream has two answers, one per edit path, and each Caduceus path takes its counterpart's:
+ * - `keep` (the Cron page, as upstream's dashboard and API server, which call update_job): enabled and state stay as
+ *   they are; only next_run_at follows the new schedule. A finished job stays finished until it is resumed.
+ * - `rearm` (`caduceus cron edit`, as `hermes cron edit`, which goes through the cronjob tool's update): a job that
+ *   is not paused is enabled and scheduled again, whatever the new schedule's kind.
+ * A paused job keeps its pause and its next_run_at either way (resuming recomputes it).
+ */
+export type EditMode = 'keep' | 'rearm'
+
+export async function editJob(
+  home: string,
+  id: string,
+  patch: Partial<JobInput>,
+  mode: EditMode,
+  now = Date.now()
+): Promise<RawJob> {
   const timeZone = timeZoneOf(home)
   const schedule = patch.schedule !== undefined ? parseSchedule(patch.schedule, { now, timeZone }) : null
   const prompt = patch.prompt !== undefined ? validPrompt(patch.prompt) : null
@@ -130,9 +147,10 @@ export async function editJob(home: string, id: string, patch: Partial<JobInput>
     if (schedule) {
       job.schedule = schedule
       job.schedule_display = schedule.display
-      if (job.state !== 'paused') job.next_run_at = nextRunAfter(schedule, now, { timeZone })
-      if (job.state === 'completed' && schedule.kind !== 'once')
-        Object.assign(job, { state: 'scheduled', enabled: true })
+      if (job.state !== 'paused') {
+        job.next_run_at = nextRunAfter(schedule, now, { timeZone })
+        if (mode === 'rearm') Object.assign(job, { state: 'scheduled', enabled: true })
+      }
     }
     if (prompt !== null) job.prompt = prompt
     if (patch.name !== undefined) job.name = patch.name.trim() || job.name

@@ -1,11 +1,13 @@
 // Cron edges judged by upstream's own code (test/fixtures/upstream/cron-edges, written by
 // scripts/golden/cron_edges.py at a frozen clock): every schedule string in its table is accepted with upstream's
 // schedule, next run and repeat, or refused where upstream refuses it.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createJob, ScheduleError } from './index'
+import { createJob, editJob, readJobs, ScheduleError, type RawJob } from './index'
+import { createHost } from '../host'
+import { createLogger } from '../host/log/log'
 import { nextRunAfter, parseSchedule } from './schedule'
 
 type Row = { zone: string; input: string } & (
@@ -78,6 +80,61 @@ describe("schedule strings: Caduceus agrees with upstream's create_job input by 
         next_run_at: c.next_run_at,
         repeat: c.repeat
       })
+    }
+  })
+})
+
+interface EditCase {
+  job: string
+  to: string
+  via: 'update_job' | 'cronjob_tool'
+  now: string
+  before: RawJob
+  after: Record<string, unknown>
+}
+const edits = (JSON.parse(readFileSync(GOLDEN, 'utf8')) as { edits: EditCase[] }).edits
+
+/** A UTC home whose jobs.json holds `jobs` as upstream wrote them. */
+function homeWith(jobs: RawJob[]): string {
+  const h = zonedHome('UTC')
+  mkdirSync(join(h, 'cron'))
+  writeFileSync(join(h, 'cron', 'jobs.json'), JSON.stringify({ jobs }, null, 2))
+  return h
+}
+const FIELDS = ['enabled', 'state', 'next_run_at', 'repeat', 'schedule', 'schedule_display'] as const
+const pick = (j: RawJob) => Object.fromEntries(FIELDS.map((k) => [k, j[k] ?? null]))
+
+describe("a new schedule on a finished, paused, part-used or errored job, as upstream's edit paths leave it", () => {
+  // update_job is what upstream's dashboard and API server call (the Cron page's counterpart); the cronjob tool's
+  // update is what `hermes cron edit` calls (`caduceus cron edit`'s counterpart).
+  it.each([
+    ['update_job', 'keep'],
+    ['cronjob_tool', 'rearm']
+  ] as const)('%s ↔ %s', async (via, mode) => {
+    const wrong: unknown[] = []
+    for (const c of edits.filter((e) => e.via === via)) {
+      const h = homeWith([c.before])
+      const got = pick(await editJob(h, c.before.id, { schedule: c.to }, mode, Date.parse(c.now)))
+      if (JSON.stringify(got) !== JSON.stringify(c.after)) wrong.push({ job: c.job, to: c.to, want: c.after, got })
+    }
+    expect(wrong).toEqual([])
+  })
+
+  it('the Cron page edits as update_job does: a finished job stays finished until resumed', async () => {
+    const c = edits.find((e) => e.job === 'finished_job' && e.to === 'every 1h' && e.via === 'update_job')!
+    const h = homeWith([c.before])
+    const host = await createHost({ home: h, headless: true, live: false, log: createLogger() })
+    try {
+      const r = await host.dispatcher.invoke('cron.update', {
+        profile: 'default',
+        id: c.before.id,
+        schedule: 'every 1h'
+      })
+      expect(r.ok).toBe(true)
+      expect(readJobs(h).jobs[0]).toMatchObject({ enabled: false, state: 'completed' })
+      expect(r.ok && r.output).toMatchObject({ enabled: false, state: 'completed' })
+    } finally {
+      await host.close()
     }
   })
 })
