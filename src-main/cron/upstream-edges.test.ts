@@ -5,7 +5,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createJob, editJob, readJobs, ScheduleError, type RawJob } from './index'
+import { createJob, editJob, readJobs, runCronJob, ScheduleError, type RawJob } from './index'
+import { deliveryProblem } from './delivery'
+import { EnvFileVault } from '../secrets'
 import { createHost } from '../host'
 import { createLogger } from '../host/log/log'
 import { nextRunAfter, parseSchedule } from './schedule'
@@ -136,5 +138,67 @@ describe("a new schedule on a finished, paused, part-used or errored job, as ups
     } finally {
       await host.close()
     }
+  })
+})
+
+interface DeliveryCase {
+  deliver: string
+  origin: Record<string, unknown> | null
+  targets: unknown[]
+  delivery_error: string | null
+  after: Record<string, unknown>
+}
+const delivery = (JSON.parse(readFileSync(GOLDEN, 'utf8')) as { delivery: DeliveryCase[] }).delivery
+
+describe('a run whose `deliver` names nowhere upstream could send (no home channel, no origin chat)', () => {
+  // No gateway is needed: the job is a no_agent script, so no turn is run.
+  const noTurns = {
+    runChannelTurn: () => Promise.reject(new Error('a no_agent job runs no turn'))
+  }
+  it.each(delivery.map((d) => [d.deliver + (d.origin ? ' (origin on another platform)' : ''), d] as const))(
+    '%s: the run is ok, as upstream records it; the note says why nothing was delivered',
+    async (_, d) => {
+      const h = zonedHome('UTC')
+      mkdirSync(join(h, 'scripts'))
+      writeFileSync(join(h, 'scripts', 'report.sh'), 'echo "disk at 42%"\n')
+      const job = {
+        id: 'd1d2d3d4d5d6',
+        name: 'deliver',
+        prompt: '',
+        script: 'report.sh',
+        no_agent: true,
+        schedule: { kind: 'interval', minutes: 60, display: 'every 60m' },
+        repeat: { times: null, completed: 0 },
+        enabled: true,
+        state: 'scheduled',
+        next_run_at: '2026-11-20T16:04:05+00:00',
+        deliver: d.deliver,
+        origin: d.origin
+      }
+      mkdirSync(join(h, 'cron'))
+      writeFileSync(join(h, 'cron', 'jobs.json'), JSON.stringify({ jobs: [job] }))
+      const out = await runCronJob(noTurns, 'default', h, job, { vault: new EnvFileVault() })
+      const live = readJobs(h).jobs[0]!
+      expect(out.status).toBe('ok')
+      const { last_status, last_error, state, enabled } = live
+      expect({ last_status, last_error, state, enabled }).toEqual({
+        last_status: d.after.last_status,
+        last_error: d.after.last_error,
+        state: d.after.state,
+        enabled: d.after.enabled
+      })
+      if (d.delivery_error === null) expect(live.last_delivery_error).toBeNull()
+      else expect(live.last_delivery_error).toMatch(/^nowhere to deliver .*would not deliver it either/)
+    }
+  )
+
+  it('names the home channel a platform lacks', async () => {
+    const h = zonedHome('UTC')
+    const job = { id: 'a', deliver: 'telegram', origin: { platform: 'discord', chat_id: '9' } } as RawJob
+    expect(deliveryProblem(h, job, '/out.md')).toMatch(
+      /telegram has no home channel set \(TELEGRAM_HOME_CHANNEL\) and the job was not made from a telegram chat/
+    )
+    writeFileSync(join(h, '.env'), 'TELEGRAM_HOME_CHANNEL=-100777\n')
+    expect(deliveryProblem(h, job, '/out.md')).toMatch(/cannot deliver to telegram:-100777 \(telegram's home channel\)/)
   })
 })
