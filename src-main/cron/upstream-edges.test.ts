@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createJob, editJob, readJobs, runCronJob, ScheduleError, type RawJob } from './index'
+import { createJob, CronScheduler, editJob, readJobs, runCronJob, ScheduleError, type RawJob } from './index'
 import { deliveryProblem } from './delivery'
 import { EnvFileVault } from '../secrets'
 import { createHost } from '../host'
@@ -151,10 +151,7 @@ interface DeliveryCase {
 const delivery = (JSON.parse(readFileSync(GOLDEN, 'utf8')) as { delivery: DeliveryCase[] }).delivery
 
 describe('a run whose `deliver` names nowhere upstream could send (no home channel, no origin chat)', () => {
-  // No gateway is needed: the job is a no_agent script, so no turn is run.
-  const noTurns = {
-    runChannelTurn: () => Promise.reject(new Error('a no_agent job runs no turn'))
-  }
+  // No gateway is needed: the job is a no_agent script, so no turn is run (noTurns, below).
   it.each(delivery.map((d) => [d.deliver + (d.origin ? ' (origin on another platform)' : ''), d] as const))(
     '%s: the run is ok, as upstream records it; the note says why nothing was delivered',
     async (_, d) => {
@@ -200,5 +197,122 @@ describe('a run whose `deliver` names nowhere upstream could send (no home chann
     )
     writeFileSync(join(h, '.env'), 'TELEGRAM_HOME_CHANNEL=-100777\n')
     expect(deliveryProblem(h, job, '/out.md')).toMatch(/cannot deliver to telegram:-100777 \(telegram's home channel\)/)
+  })
+})
+
+const rest = JSON.parse(readFileSync(GOLDEN, 'utf8')) as {
+  interval0: {
+    created_at: string
+    created_next_run_at: string
+    run_at: string
+    after_run: Record<string, unknown>
+    tick_at: string
+    due: boolean
+  }
+  repeat: Array<{ repeat: unknown; after: { repeat: unknown; next_run_at: string; state: string } }>
+  created: { zone: string; now: string; job: RawJob }
+}
+
+/** A UTC home with `scripts/report.sh` and jobs.json holding `jobs`. */
+function scriptHome(jobs: RawJob[]): string {
+  const h = homeWith(jobs)
+  mkdirSync(join(h, 'scripts'))
+  writeFileSync(join(h, 'scripts', 'report.sh'), 'echo "disk at 42%"\n')
+  return h
+}
+const noTurns = { runChannelTurn: () => Promise.reject(new Error('a no_agent job runs no turn')) }
+const scriptJob = (over: Record<string, unknown>): RawJob => ({
+  id: 'e1e2e3e4e5e6',
+  name: 'edge',
+  prompt: '',
+  script: 'report.sh',
+  no_agent: true,
+  enabled: true,
+  state: 'scheduled',
+  deliver: 'local',
+  ...over
+})
+
+describe('job shapes upstream writes, through a run and a tick', () => {
+  it('`every 0m`: next run at the run itself, and due again at the next tick', async () => {
+    const g = rest.interval0
+    const job = await createJob(zonedHome('UTC'), { schedule: 'every 0m', prompt: 'p' }, Date.parse(g.created_at))
+    expect(job.next_run_at).toBe(g.created_next_run_at)
+    const h = scriptHome([scriptJob({ schedule: job.schedule, repeat: job.repeat, next_run_at: job.next_run_at })])
+    await runCronJob(noTurns, 'default', h, readJobs(h).jobs[0]!, {
+      vault: new EnvFileVault(),
+      now: () => Date.parse(g.run_at)
+    })
+    const { enabled, state, next_run_at, repeat } = readJobs(h).jobs[0]!
+    expect({ enabled, state, next_run_at, repeat }).toEqual({
+      enabled: g.after_run.enabled,
+      state: g.after_run.state,
+      next_run_at: g.after_run.next_run_at,
+      repeat: g.after_run.repeat
+    })
+    const ran: string[] = []
+    const warnings: string[] = []
+    await new CronScheduler({
+      profiles: () => [{ name: 'default', home: h }],
+      run: async (_p, j) => void ran.push(j.id),
+      upstreamLive: () => false,
+      clock: () => Date.parse(g.tick_at),
+      log: (level, msg) => void (level !== 'info' && warnings.push(msg))
+    }).tick()
+    expect(warnings).toEqual([])
+    expect(ran.length > 0).toBe(g.due)
+  })
+
+  it.each(rest.repeat.map((r) => [JSON.stringify(r.repeat), r] as const))(
+    'a run leaves `repeat: %s` as upstream leaves it',
+    async (_, r) => {
+      const over: Record<string, unknown> = {
+        schedule: { kind: 'interval', minutes: 60, display: 'every 60m' },
+        next_run_at: '2026-11-20T16:04:05+00:00'
+      }
+      if (r.repeat !== 'missing') over.repeat = r.repeat
+      const h = scriptHome([scriptJob(over)])
+      await runCronJob(noTurns, 'default', h, readJobs(h).jobs[0]!, {
+        vault: new EnvFileVault(),
+        now: () => Date.parse('2026-11-20T16:04:05+00:00')
+      })
+      const live = readJobs(h).jobs[0]!
+      expect({
+        repeat: 'repeat' in live ? live.repeat : 'missing',
+        next_run_at: live.next_run_at,
+        state: live.state
+      }).toEqual(r.after)
+    }
+  )
+
+  it("createJob writes upstream's record: the same fields in the same order, the same values for what it sets", async () => {
+    const g = rest.created
+    const job = await createJob(
+      zonedHome(g.zone),
+      {
+        schedule: String(g.job.schedule_display),
+        prompt: String(g.job.prompt),
+        name: 'everything',
+        repeat: 4,
+        model: 'm1'
+      },
+      Date.parse(g.now)
+    )
+    // attach_to_session is written only when it is set, which Caduceus never does.
+    expect(Object.keys(job)).toEqual(Object.keys(g.job).filter((k) => k !== 'attach_to_session'))
+    for (const k of [
+      'name',
+      'prompt',
+      'model',
+      'schedule',
+      'schedule_display',
+      'repeat',
+      'enabled',
+      'state',
+      'created_at',
+      'next_run_at',
+      'model_snapshot'
+    ])
+      expect(job[k], k).toEqual(g.job[k])
   })
 })
