@@ -19,6 +19,7 @@ Writes test/fixtures/upstream/cron-edges/cases.json:
              send), and the job mark_job_run leaves after a successful run with that delivery error
   interval0  an `every 0m` job: next_run_at after a run (mark_job_run), then what get_due_jobs takes a minute later
   repeat     mark_job_run on jobs whose `repeat` is an empty object or missing
+  resume     resume_job on the finished job, as it is and after update_job gave it a new schedule
   created    create_job with every option it takes (the full record it writes)
 """
 import json
@@ -55,6 +56,13 @@ if len(sys.argv) > 2 and sys.argv[1] == "view":
         due = [j["id"] for j in jobs.get_due_jobs()]
         print(json.dumps({"jobs": loaded, "due": due, "after": jobs.load_jobs()}, indent=2, ensure_ascii=False))
     sys.exit(0)
+
+# Job ids from a counter, so a regenerated fixture differs only where upstream's answers do.
+import itertools  # noqa: E402
+import uuid  # noqa: E402
+
+_ids = itertools.count(1)
+jobs.uuid.uuid4 = lambda: uuid.UUID(int=(0xA00000000000 + next(_ids)) << 80)
 
 NOW = "2026-11-20T15:04:05+00:00"
 ZONES = ["UTC", "America/New_York", "Asia/Kolkata"]
@@ -185,6 +193,20 @@ for make in (finished_job, paused_job, partway_job, errored_job):
                 edits.append({"job": make.__name__, "to": to, "via": via, "now": EDIT_AT, "before": before,
                               **refusal(e)})
 
+# --- resuming a finished job (the Cron page's way back after an edit) --------------------------------------------
+resume = []
+use_home("UTC")
+for to in (None, "every 1h", "2027-01-10T09:30"):
+    before = finished_job()
+    freeze(EDIT_AT)
+    if to:
+        jobs.update_job(before["id"], {"schedule": to})
+    try:
+        jobs.resume_job(before["id"])
+        resume.append({"edited_to": to, "now": EDIT_AT, "before": before, "after": view(raw(before["id"]))})
+    except Exception as e:
+        resume.append({"edited_to": to, "now": EDIT_AT, "before": before, **refusal(e)})
+
 # --- delivery with nowhere to deliver ------------------------------------------------------------------------------
 from cron import scheduler  # noqa: E402
 
@@ -265,6 +287,7 @@ OUT.mkdir(parents=True, exist_ok=True)
     "delivery": delivery,
     "interval0": interval0,
     "repeat": repeat,
+    "resume": resume,
     "created": {"zone": "Asia/Kolkata", "now": NOW, "job": full_raw},
 }, indent=2, ensure_ascii=False) + "\n")
 (OUT / "README.md").write_text(

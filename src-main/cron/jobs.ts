@@ -191,10 +191,10 @@ export async function setPaused(
     else {
       // Resuming recomputes from now: the pause does not leave a backlog of runs to catch up. A one-shot whose
       // time passed (beyond the grace window) is refused as upstream's resume_job refuses it: re-armed, it would
-      // fire at once in both programs.
+      // fire at once in both programs. Whether it ran before does not count, as in upstream's resume: a finished
+      // job given a new one-shot time (the Cron page's edit leaves it finished) is resumed for that time.
       const schedule = job.schedule as { kind?: unknown; run_at?: unknown } | null
-      const last = typeof job.last_run_at === 'string' ? Date.parse(job.last_run_at) : null
-      const next = nextRunAfter(job.schedule, now, { timeZone, lastRunMs: last })
+      const next = nextRunAfter(job.schedule, now, { timeZone })
       if (schedule?.kind === 'once') {
         const at = next === null ? NaN : Date.parse(next)
         if (!(at >= now - PAST_GRACE_MS))

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createJob, CronScheduler, editJob, readJobs, runCronJob, ScheduleError, type RawJob } from './index'
+import { createJob, CronScheduler, editJob, readJobs, runCronJob, ScheduleError, setPaused, type RawJob } from './index'
 import { deliveryProblem } from './delivery'
 import { EnvFileVault } from '../secrets'
 import { createHost } from '../host'
@@ -314,5 +314,22 @@ describe('job shapes upstream writes, through a run and a tick', () => {
       'model_snapshot'
     ])
       expect(job[k], k).toEqual(g.job[k])
+  })
+})
+
+describe("Resume on a finished job, as upstream's resume_job answers", () => {
+  const resume = (
+    JSON.parse(readFileSync(GOLDEN, 'utf8')) as {
+      resume: Array<{ edited_to: string | null; now: string; before: RawJob; after?: object; message?: string }>
+    }
+  ).resume
+  it.each(resume.map((r) => [r.edited_to ?? 'its own past time', r] as const))('edited to %s', async (_, r) => {
+    const h = homeWith([r.before])
+    const now = Date.parse(r.now)
+    if (r.edited_to) await editJob(h, r.before.id, { schedule: r.edited_to }, 'keep', now)
+    const got = await setPaused(h, r.before.id, false, null, now).then(pick, (e: Error) => ({ refused: e.message }))
+    if (r.message)
+      expect(got).toMatchObject({ refused: expect.stringMatching(/^Cannot resume: one-shot time .* past/) })
+    else expect(got).toEqual(r.after)
   })
 })
