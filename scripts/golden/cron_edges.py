@@ -77,6 +77,8 @@ SCHEDULES = [
     "2027-01-10T09:30 +05:00", "2027-01-10T", "2027-01-10T09:30:60", "2027-W02-1", "2027-010",
     # near the clock: inside and outside the one-shot grace window
     "2026-11-20T15:03Z", "2026-11-20T15:01Z", "2026-11-20", "2026-11-20T10:03", "2026-11-20T20:33",
+    # New York's clock change: an hour skipped (02:30 does not exist), an hour repeated (01:30 twice)
+    "2027-03-14T02:30", "2027-03-14T03:30", "2027-11-07T01:30", "2027-11-07T01:30-05:00", "2027-03-14",
     # durations, once and repeating
     "0m", "every 0m", "every 0h", "every 0d", "every 1m", "every 007m", "every 90 minutes", "every 1 hour",
     "every 2 days", "Every 30M", "EVERY 2H", "every\t30m", "every  30m", "every 30", "every 1.5h", "every -5m",
