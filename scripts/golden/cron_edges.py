@@ -19,6 +19,7 @@ Writes test/fixtures/upstream/cron-edges/cases.json:
              send), and the job mark_job_run leaves after a successful run with that delivery error
   interval0  an `every 0m` job: next_run_at after a run (mark_job_run), then what get_due_jobs takes a minute later
   repeat     mark_job_run on jobs whose `repeat` is an empty object or missing
+  names      the name create_job gives a job with no name
   resume     resume_job on the finished job, as it is and after update_job gave it a new schedule
   created    create_job with every option it takes (the full record it writes)
 """
@@ -267,6 +268,14 @@ for shape in ({}, None, "missing"):
     repeat.append({"repeat": shape, "after": {"repeat": after.get("repeat", "missing"),
                                               "next_run_at": after.get("next_run_at"), "state": after.get("state")}})
 
+# --- the name create_job gives a job left unnamed: its prompt's first 50 characters, stripped -----------------------
+names = []
+use_home("UTC")
+for prompt in ["check the disk usage on every mounted volume and then report any over 90%", "short prompt",
+               "x" * 49 + " tail of the prompt"]:
+    freeze(NOW)
+    names.append({"prompt": prompt, "name": jobs.create_job(prompt, "every 1h")["name"]})
+
 # --- a job made with every option ---------------------------------------------------------------------------------
 use_home("Asia/Kolkata")
 freeze(NOW)
@@ -290,6 +299,7 @@ OUT.mkdir(parents=True, exist_ok=True)
     "interval0": interval0,
     "repeat": repeat,
     "resume": resume,
+    "names": names,
     "created": {"zone": "Asia/Kolkata", "now": NOW, "job": full_raw},
 }, indent=2, ensure_ascii=False) + "\n")
 (OUT / "README.md").write_text(

@@ -85,7 +85,7 @@ export async function createJob(home: string, input: JobInput, now = Date.now())
   const times = countOf(input.repeat) ?? (schedule.kind === 'once' ? 1 : null)
   const job: RawJob = {
     id: newJobId(),
-    name: input.name?.trim() || prompt.slice(0, 50),
+    name: input.name?.trim() || prompt.slice(0, 50).trim(),
     prompt,
     skills: [],
     skill: null,

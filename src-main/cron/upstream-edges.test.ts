@@ -333,3 +333,13 @@ describe("Resume on a finished job, as upstream's resume_job answers", () => {
     else expect(got).toEqual(r.after)
   })
 })
+
+describe('a job created without a name is named as upstream names it', () => {
+  const names = (JSON.parse(readFileSync(GOLDEN, 'utf8')) as { names: Array<{ prompt: string; name: string }> }).names
+  it('its prompt, first 50 characters, no trailing space', async () => {
+    const h = zonedHome('UTC')
+    const got: string[] = []
+    for (const n of names) got.push(String((await createJob(h, { schedule: 'every 1h', prompt: n.prompt })).name))
+    expect(got).toEqual(names.map((n) => n.name))
+  })
+})
