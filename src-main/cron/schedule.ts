@@ -8,7 +8,7 @@
  */
 import { CronExpressionParser } from 'cron-parser'
 import { cronParserExpr } from './cron-fields'
-import { IsoQuirk, parseIsoTime, type IsoParts } from './iso-time'
+import { IsoRefusal, parseIsoTime, type IsoParts } from './iso-time'
 
 export type Schedule =
   | { kind: 'once'; run_at: string; display: string }
@@ -152,7 +152,7 @@ function onceAt(text: string, now: number, timeZone: string | undefined): Schedu
   try {
     parts = parseIsoTime(text)
   } catch (err) {
-    if (err instanceof IsoQuirk) throw new ScheduleError(`Invalid time ${JSON.stringify(text)}: ${err.message}.`)
+    if (err instanceof IsoRefusal) throw new ScheduleError(`Invalid time ${JSON.stringify(text)}: ${err.message}.`)
     throw err
   }
   if (!parts)

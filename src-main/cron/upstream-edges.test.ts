@@ -71,6 +71,16 @@ describe("schedule strings: Caduceus agrees with upstream's create_job input by 
       })
   })
 
+  it('says what is wrong with a time upstream refuses, and how to write a cron day by number', () => {
+    const now = Date.parse(cases.now)
+    const message = (input: string) => (answer(input, 'UTC', now) as { message?: string }).message
+    expect(message('2027-02-30T09:00')).toMatch(/2027-02 has no day 30/)
+    expect(message('2027-13-01')).toMatch(/there is no month 13/)
+    expect(message('2027-01-10T24:00')).toMatch(/24:00 is not a time of day/)
+    expect(message('2027-01-10T9:30')).toMatch(/Write it as 2026-02-03T14:00/)
+    expect(message('0 9 * * MON')).toMatch(/write "0 9 \* \* 1" for Mondays/)
+  })
+
   it('creates the job upstream creates, repeat count included', async () => {
     const h = zonedHome('America/New_York')
     for (const input of ['every 0m', '0m', '2027-01-10T09:30:15.25', '20270110T0930', '2027-01-10T09:30+0530']) {
