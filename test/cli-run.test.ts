@@ -310,6 +310,33 @@ describe('caduceus cron', { timeout: 180_000 }, () => {
     expect(readFileSync(join(dir, 'cron', 'jobs.json'), 'utf8')).toBe(before)
   })
 
+  it("edit with a new schedule schedules a finished job again, as upstream's hermes cron edit does", async () => {
+    // test/fixtures/upstream/cron-edges: a one-shot upstream ran to `state: completed` (disabled), and what its
+    // cronjob tool's update (the path `hermes cron edit` takes) leaves after a new one-shot time: scheduled again.
+    const golden = JSON.parse(readFileSync(join(repo, 'test/fixtures/upstream/cron-edges/cases.json'), 'utf8')) as {
+      edits: Array<{ job: string; to: string; via: string; before: { id: string }; after: object }>
+    }
+    const c = golden.edits.find(
+      (e) => e.job === 'finished_job' && e.to === '2027-01-10T09:30' && e.via === 'cronjob_tool'
+    )!
+    const dir = home(DEMO)
+    mkdirSync(join(dir, 'cron'))
+    writeFileSync(join(dir, 'cron', 'jobs.json'), JSON.stringify({ jobs: [c.before] }))
+    // In the fixture's zone (UTC) so the time is the one upstream stored.
+    writeFileSync(join(dir, 'config.yaml'), `${DEMO}timezone: UTC\n`)
+    const r = await cli(dir, 'cron', 'edit', c.before.id, '--schedule', c.to, '--json')
+    expect(r.code).toBe(0)
+    const job = JSON.parse(readFileSync(join(dir, 'cron', 'jobs.json'), 'utf8')).jobs[0]
+    const pick = ({ enabled, state, next_run_at, repeat, schedule }: Record<string, unknown>) => ({
+      enabled,
+      state,
+      next_run_at,
+      repeat,
+      schedule
+    })
+    expect(pick(job)).toEqual(pick(c.after as Record<string, unknown>))
+  })
+
   it('refuses a bad schedule listing the forms', async () => {
     const r = await cli(home(DEMO), 'cron', 'create', 'whenever', 'x')
     expect(r.code).toBe(1)

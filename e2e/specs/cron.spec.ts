@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test, expect } from '../fixtures/host'
 import { AppShell } from '../page-models/app-shell'
@@ -97,4 +97,38 @@ test('Remove asks first; Cancel keeps the job, confirming removes it from jobs.j
   const after = onDisk()
   expect(after.jobs.map((j) => j.id)).toEqual([keepId])
   expect(after.jobs[0]).toEqual(JSON.parse(before).jobs.find((j: { id: string }) => j.id === keepId))
+})
+
+// A one-shot upstream ran to the end (`state: completed`, disabled; test/fixtures/upstream/cron-edges). The page
+// edits as upstream's dashboard does (update_job): a new schedule moves its next run but leaves it finished, and says
+// so; Resume is what starts it again.
+test('a new schedule on a finished job leaves it finished until Resume', async ({ page, host }) => {
+  const golden = JSON.parse(readFileSync(join(process.cwd(), 'test/fixtures/upstream/cron-edges/cases.json'), 'utf8'))
+  const finished = golden.edits.find((e: { job: string }) => e.job === 'finished_job').before
+  const jobsPath = join(host.root, 'cron', 'jobs.json')
+  mkdirSync(join(host.root, 'cron'), { recursive: true })
+  const file = existsSync(jobsPath) ? JSON.parse(readFileSync(jobsPath, 'utf8')) : { jobs: [] }
+  file.jobs.push(finished)
+  writeFileSync(jobsPath, JSON.stringify(file, null, 2))
+  const cron = new CronPage(page)
+  await new AppShell(page).open(host.url)
+  await cron.open()
+  const row = cron.job('finished')
+  await expect(row.getByTestId('cron-state')).toHaveText('completed')
+
+  await row.getByTestId('cron-edit').click()
+  await expect(page.getByTestId('cron-form-finished')).toContainText('does not start it again')
+  await page.getByTestId('cron-schedule').fill('every 1h')
+  await expect(page.getByTestId('cron-preview')).toBeVisible()
+  await page.getByTestId('cron-save').click()
+  await expect(page.getByTestId('cron-form')).toHaveCount(0)
+  await expect(row).toContainText('every 60m')
+  await expect(row.getByTestId('cron-state')).toHaveText('completed')
+  await expect(row.getByTestId('cron-not-scheduled')).toBeVisible()
+  const onDisk = () => JSON.parse(readFileSync(jobsPath, 'utf8')).jobs.find((j: { id: string }) => j.id === finished.id)
+  expect(onDisk()).toMatchObject({ enabled: false, state: 'completed', schedule: { kind: 'interval', minutes: 60 } })
+
+  await row.getByTestId('cron-resume').click()
+  await expect(row.getByTestId('cron-state')).toHaveText('scheduled')
+  expect(onDisk()).toMatchObject({ enabled: true, state: 'scheduled' })
 })

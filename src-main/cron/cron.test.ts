@@ -62,7 +62,7 @@ describe('schedule grammar', () => {
   })
 
   it('refuses anything else with a message listing the four forms, and a past one-shot', () => {
-    for (const bad of ['soon', 'every blue moon', '61 * * * *', '', 'every 0m']) {
+    for (const bad of ['soon', 'every blue moon', '61 * * * *', '']) {
       expect(() => parseSchedule(bad, { now: NOW })).toThrow(
         /"30m".*\n.*"every 30m".*\n.*"0 9 \* \* \*".*\n.*"2026-02-03T14:00"/
       )
@@ -104,7 +104,7 @@ describe('jobs.json', () => {
       file_level_extra: 'kept'
     }
     writeFileSync(join(h, 'cron', 'jobs.json'), JSON.stringify(upstream))
-    await editJob(h, 'abcdef012345', { prompt: 'summarise my day' }, NOW)
+    await editJob(h, 'abcdef012345', { prompt: 'summarise my day' }, 'keep', NOW)
     await createJob(h, { schedule: 'every 1h', prompt: 'hourly' }, NOW)
     const after = JSON.parse(readFileSync(join(h, 'cron', 'jobs.json'), 'utf8'))
     expect(after.file_level_extra).toBe('kept')
@@ -127,7 +127,7 @@ describe('jobs.json', () => {
       JSON.stringify({ jobs: [idless, legacy, null, { id: 'abc', name: 'a', prompt: 'a' }] })
     )
     expect(readJobs(h).jobs.map((j) => j.id)).toEqual(['legacy000001', 'abc'])
-    await editJob(h, 'abc', { prompt: 'edited' }, NOW)
+    await editJob(h, 'abc', { prompt: 'edited' }, 'keep', NOW)
     const after = JSON.parse(readFileSync(join(h, 'cron', 'jobs.json'), 'utf8'))
     const { job_id: _, ...rest } = legacy
     expect(after.jobs).toEqual([

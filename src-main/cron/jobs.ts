@@ -85,9 +85,10 @@ export async function createJob(home: string, input: JobInput, now = Date.now())
   const times = countOf(input.repeat) ?? (schedule.kind === 'once' ? 1 : null)
   const job: RawJob = {
     id: newJobId(),
-    name: input.name?.trim() || prompt.slice(0, 50),
+    name: input.name?.trim() || prompt.slice(0, 50).trim(),
     prompt,
     skills: [],
+    skill: null,
     model: input.model ?? null,
     provider: null,
     provider_snapshot: null,
@@ -95,6 +96,7 @@ export async function createJob(home: string, input: JobInput, now = Date.now())
     base_url: null,
     script: null,
     no_agent: false,
+    context_from: null,
     schedule,
     schedule_display: schedule.display,
     repeat: { times, completed: 0 },
@@ -121,7 +123,24 @@ export async function createJob(home: string, input: JobInput, now = Date.now())
   return job
 }
 
-export async function editJob(home: string, id: string, patch: Partial<JobInput>, now = Date.now()): Promise<RawJob> {
+/**
+ * How an edit treats a job that is not running on its schedule (finished, disabled, left in `state: error`) when
+ * the schedule changes. Upstream has two answers, one per edit path, and each Caduceus path takes its counterpart's:
+ * - `keep` (the Cron page, as upstream's dashboard and API server, which call update_job): enabled and state stay as
+ *   they are; only next_run_at follows the new schedule. A finished job stays finished until it is resumed.
+ * - `rearm` (`caduceus cron edit`, as `hermes cron edit`, which goes through the cronjob tool's update): a job that
+ *   is not paused is enabled and scheduled again, whatever the new schedule's kind.
+ * A paused job keeps its pause and its next_run_at either way (resuming recomputes it).
+ */
+export type EditMode = 'keep' | 'rearm'
+
+export async function editJob(
+  home: string,
+  id: string,
+  patch: Partial<JobInput>,
+  mode: EditMode,
+  now = Date.now()
+): Promise<RawJob> {
   const timeZone = timeZoneOf(home)
   const schedule = patch.schedule !== undefined ? parseSchedule(patch.schedule, { now, timeZone }) : null
   const prompt = patch.prompt !== undefined ? validPrompt(patch.prompt) : null
@@ -130,9 +149,10 @@ export async function editJob(home: string, id: string, patch: Partial<JobInput>
     if (schedule) {
       job.schedule = schedule
       job.schedule_display = schedule.display
-      if (job.state !== 'paused') job.next_run_at = nextRunAfter(schedule, now, { timeZone })
-      if (job.state === 'completed' && schedule.kind !== 'once')
-        Object.assign(job, { state: 'scheduled', enabled: true })
+      if (job.state !== 'paused') {
+        job.next_run_at = nextRunAfter(schedule, now, { timeZone })
+        if (mode === 'rearm') Object.assign(job, { state: 'scheduled', enabled: true })
+      }
     }
     if (prompt !== null) job.prompt = prompt
     if (patch.name !== undefined) job.name = patch.name.trim() || job.name
@@ -171,10 +191,10 @@ export async function setPaused(
     else {
       // Resuming recomputes from now: the pause does not leave a backlog of runs to catch up. A one-shot whose
       // time passed (beyond the grace window) is refused as upstream's resume_job refuses it: re-armed, it would
-      // fire at once in both programs.
+      // fire at once in both programs. Whether it ran before does not count, as in upstream's resume: a finished
+      // job given a new one-shot time (the Cron page's edit leaves it finished) is resumed for that time.
       const schedule = job.schedule as { kind?: unknown; run_at?: unknown } | null
-      const last = typeof job.last_run_at === 'string' ? Date.parse(job.last_run_at) : null
-      const next = nextRunAfter(job.schedule, now, { timeZone, lastRunMs: last })
+      const next = nextRunAfter(job.schedule, now, { timeZone })
       if (schedule?.kind === 'once') {
         const at = next === null ? NaN : Date.parse(next)
         if (!(at >= now - PAST_GRACE_MS))

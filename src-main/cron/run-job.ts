@@ -287,7 +287,8 @@ async function markRun(home: string, id: string, at: number, o: Outcome, deliver
     })
     if (live.run_claim != null) live.run_claim = null
     const kind = (live.schedule as { kind?: string } | null)?.kind
-    if (live.repeat && typeof live.repeat === 'object') {
+    // Upstream counts only when `repeat` is truthy in Python's sense: an empty object is left as it is.
+    if (live.repeat && typeof live.repeat === 'object' && Object.keys(live.repeat).length) {
       const times = timesOf(live)
       const preclaimed = kind === 'once' && times !== null && times > 0 && completedOf(live) > 0
       const completed = completedOf(live) + (preclaimed ? 0 : 1)

@@ -8,6 +8,7 @@
  */
 import { CronExpressionParser } from 'cron-parser'
 import { cronParserExpr } from './cron-fields'
+import { IsoRefusal, parseIsoTime, type IsoParts } from './iso-time'
 
 export type Schedule =
   | { kind: 'once'; run_at: string; display: string }
@@ -18,7 +19,7 @@ export const SCHEDULE_FORMS = [
   '"30m" / "2h" / "1d" — once, after that long',
   '"every 30m" / "every 2h" — repeating interval',
   '"0 9 * * *" — cron expression (5 fields; a 6th is seconds)',
-  '"2026-02-03T14:00" — once, at that time'
+  '"2026-02-03T14:00" / "2026-02-03" — once, at that time (Z or +05:30 after it: in that zone)'
 ]
 
 /** A past one-shot is refused at creation unless it is within this grace window. */
@@ -27,7 +28,6 @@ export const PAST_GRACE_MS = 120_000
 export class ScheduleError extends Error {}
 
 const DURATION = /^(\d+)\s*(m|min|mins|minutes?|h|hr|hrs|hours?|d|days?)$/i
-const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/i
 
 function minutesOf(amount: string, unit: string): number {
   const n = Number(amount)
@@ -98,53 +98,78 @@ function refuse(text: string): never {
   throw new ScheduleError(`Invalid schedule ${JSON.stringify(text)}. Use one of:\n  ${SCHEDULE_FORMS.join('\n  ')}`)
 }
 
+/** Upstream's cron test: at least five fields, the first five written only with digits, `*`, `-`, `,` and `/`. */
+const CRON_FIELD = /^[\d*\-,/]+$/
+
 export function parseSchedule(input: string, opts: { now?: number; timeZone?: string } = {}): Schedule {
   const now = opts.now ?? Date.now()
   const text = String(input ?? '').trim()
   if (!text) refuse(text)
-  const every = /^every\s+(.+)$/i.exec(text)
-  if (every) {
-    const d = DURATION.exec(every[1]!.trim())
+  // Upstream's order: "every " (one space, any case), a cron expression, a timestamp, a duration.
+  if (text.toLowerCase().startsWith('every ')) {
+    const d = DURATION.exec(text.slice(6).trim())
     if (!d) refuse(text)
     const minutes = minutesOf(d[1]!, d[2]!)
-    if (minutes <= 0 || !inRange(now + minutes * 60_000)) refuse(text)
+    // "every 0m" is upstream's too: due at once, and again on every tick after each run.
+    if (!inRange(now + minutes * 60_000)) refuse(text)
     return { kind: 'interval', minutes, display: `every ${minutes}m` }
   }
   const fields = text.split(/\s+/)
-  if (fields.length >= 5 && fields.length <= 7) {
-    // croniter (upstream's reader) has no `L` for a weekday (`5L`): a job upstream could never schedule.
-    if (/L/i.test(fields[4]!)) refuse(text)
-    const parsed = cronParserExpr(text)
-    if (!parsed) refuse(text)
-    try {
-      CronExpressionParser.parse(parsed.expr, {
-        currentDate: new Date(now),
-        ...(opts.timeZone ? { tz: opts.timeZone } : {})
-      })
-    } catch {
-      refuse(text) // cron-parser's own refusal: the user's text is named in ours
-    }
-    return { kind: 'cron', expr: text, display: text }
+  if (fields.length >= 5) {
+    if (fields.slice(0, 5).every((f) => CRON_FIELD.test(f))) return cronSchedule(text, fields, now, opts.timeZone)
+    // Names and the like in what is clearly meant as a cron expression get a message that says why.
+    if (fields.length <= 7 && fields.slice(0, 5).filter((f) => CRON_FIELD.test(f)).length >= 3)
+      throw new ScheduleError(
+        `Invalid schedule ${JSON.stringify(text)}: upstream's cron reads the five time fields as numbers only (digits, *, -, / and ,), so names, ?, L and # are refused: write "0 9 * * 1" for Mondays at 9:00, "0 9 * * 1-5" for weekdays.`
+      )
   }
-  if (ISO.test(text)) {
-    const explicit = offsetOfText(text)
-    const naive = explicit === null ? zonedWallTime(text, opts.timeZone) : null
-    const ms = naive ? naive.ms : Date.parse(text.replace(' ', 'T'))
-    if (!inRange(ms)) refuse(text)
-    if (ms < now - PAST_GRACE_MS)
-      throw new ScheduleError(`The time ${text} is already past; give a future time (or a duration like "30m").`)
-    // Upstream keeps a given offset as written and gives a naive time the profile's zone.
-    const offset = explicit ?? naive?.offset ?? null
-    const runAt = offset !== null ? isoAtOffset(ms, offset) : isoWithOffset(ms, opts.timeZone)
-    return { kind: 'once', run_at: runAt, display: `once at ${runAt.slice(0, 10)} ${runAt.slice(11, 16)}` }
-  }
+  if (text.includes('T') || /^\d{4}-\d{2}-\d{2}/.test(text)) return onceAt(text, now, opts.timeZone)
   const once = DURATION.exec(text)
   if (once) {
     const minutes = minutesOf(once[1]!, once[2]!)
-    if (minutes <= 0 || !inRange(now + minutes * 60_000)) refuse(text)
+    if (!inRange(now + minutes * 60_000)) refuse(text)
     return { kind: 'once', run_at: isoWithOffset(now + minutes * 60_000, opts.timeZone), display: `once in ${text}` }
   }
   refuse(text)
+}
+
+function cronSchedule(text: string, fields: string[], now: number, timeZone: string | undefined): Schedule {
+  // croniter reads 5 to 7 fields (seconds, then year); more is refused.
+  if (fields.length > 7) refuse(text)
+  const parsed = cronParserExpr(text)
+  if (!parsed) refuse(text)
+  try {
+    CronExpressionParser.parse(parsed.expr, { currentDate: new Date(now), ...(timeZone ? { tz: timeZone } : {}) })
+  } catch {
+    refuse(text)
+  }
+  return { kind: 'cron', expr: text, display: text }
+}
+
+/** A one-shot at the time `text` names, as upstream's `datetime.fromisoformat` reads it (iso-time.ts). */
+function onceAt(text: string, now: number, timeZone: string | undefined): Schedule {
+  let parts: IsoParts | null
+  try {
+    parts = parseIsoTime(text)
+  } catch (err) {
+    if (err instanceof IsoRefusal) throw new ScheduleError(`Invalid time ${JSON.stringify(text)}: ${err.message}.`)
+    throw err
+  }
+  if (!parts)
+    throw new ScheduleError(
+      `Invalid time ${JSON.stringify(text)}: not a date and time upstream can read. Write it as 2026-02-03T14:00 (or 2026-02-03, 2026-02-03T14, 2026-02-03T14:00:30), optionally with Z or an offset such as +05:30.`
+    )
+  const naive = parts.offset === null ? zonedWallTime(parts.wall, timeZone) : null
+  const offset = parts.offset ?? naive?.offset ?? null
+  const ms = naive ? naive.ms : Date.parse(`${parts.wall}Z`) - parts.offset! * 60_000
+  if (!inRange(ms)) refuse(text)
+  const fine = ms + parts.micro / 1000
+  if (fine < now - PAST_GRACE_MS)
+    throw new ScheduleError(`The time ${text} is already past; give a future time (or a duration like "30m").`)
+  // Upstream keeps the wall time as written, a given offset as written, and gives a naive time the profile's zone.
+  const at = offset !== null ? isoAtOffset(ms, offset) : isoWithOffset(ms, timeZone)
+  const runAt = parts.micro ? `${at.slice(0, 19)}.${String(parts.micro).padStart(6, '0')}${at.slice(19)}` : at
+  return { kind: 'once', run_at: runAt, display: `once at ${runAt.slice(0, 10)} ${runAt.slice(11, 16)}` }
 }
 
 /** When a job on `schedule` runs next after `afterMs` (null: a one-shot already run, or an unusable schedule). */
@@ -158,7 +183,8 @@ export function nextRunAfter(
     if (opts.lastRunMs != null) return null
     return typeof s.run_at === 'string' ? s.run_at : null
   }
-  if (s?.kind === 'interval' && typeof s.minutes === 'number' && s.minutes > 0) {
+  // Upstream's `every 0m` is due again at each run's own time: it runs on every tick.
+  if (s?.kind === 'interval' && typeof s.minutes === 'number' && s.minutes >= 0) {
     const at = afterMs + s.minutes * 60_000
     // A hand-edited `"minutes": 1e12` (or 1e400, read as Infinity) names no time Python or Date can write.
     return inRange(at) ? isoWithOffset(at, opts.timeZone) : null
@@ -205,7 +231,8 @@ export function previewRuns(
   let at = now
   for (let i = 0; i < count; i++) {
     const next = nextRunAfter(schedule, at, opts)
-    if (!next) break
+    // `every 0m` names no later time: it is due on every tick, shown once.
+    if (!next || (runs.length && Date.parse(next) <= at)) break
     runs.push(next)
     at = Date.parse(next)
   }

@@ -138,7 +138,8 @@ describe("upstream's job shapes through Run now", { timeout: 120_000 }, () => {
   it("delivery to the job's origin chat is reported as not delivered, like any chat target", async () => {
     expect(cases.targets.origin).toEqual([{ platform: 'telegram', chat_id: '-1001234', thread_id: '17' }])
     // Each job's model is pinned first so the spend guard lets these through.
-    for (const name of ['origin', 'origin-missing', 'targets']) await editJob(home, id[name]!, { model: 'model-b' })
+    for (const name of ['origin', 'origin-missing', 'targets'])
+      await editJob(home, id[name]!, { model: 'model-b' }, 'keep')
     expect((await runNow('origin')).live!.last_delivery_error).toMatch(/cannot deliver to telegram:-1001234:17/)
     expect(cases.targets['origin-missing']).toEqual([])
     expect((await runNow('origin-missing')).live!.last_delivery_error).toBeNull()
@@ -185,7 +186,7 @@ describe("upstream's job shapes through Run now", { timeout: 120_000 }, () => {
   })
 
   it('a reply upstream treats as nothing to report is not counted as undelivered; any other is', async () => {
-    await editJob(home, id['origin-platform']!, { model: 'model-b' })
+    await editJob(home, id['origin-platform']!, { model: 'model-b' }, 'keep')
     const got: Record<string, boolean> = {}
     try {
       for (const text of Object.keys(cases.silence)) {
@@ -221,9 +222,9 @@ describe.skipIf(!hasUpstream)('edits made by Caduceus, read back by upstream', {
     const before = Object.fromEntries(readJobs(home).jobs.map((j) => [String(j.name), j]))
     await setPaused(home, id.origin!, true)
     await setPaused(home, id.paused!, false)
-    await editJob(home, id.newer!, { schedule: '0 12 * * 0,7' })
-    await editJob(home, id['follows-default']!, { model: 'model-x' })
-    await editJob(home, id.pinned!, { model: '' })
+    await editJob(home, id.newer!, { schedule: '0 12 * * 0,7' }, 'keep')
+    await editJob(home, id['follows-default']!, { model: 'model-x' }, 'keep')
+    await editJob(home, id.pinned!, { model: '' }, 'keep')
     const out = join(home, 'cron', 'output', id.targets!)
     mkdirSync(out, { recursive: true })
     writeFileSync(join(out, '2026-11-20_20-34-05.md'), '# old run\n')
@@ -272,7 +273,7 @@ describe('jobs.json files upstream reads though they are not its shape', () => {
 describe('a job named instead of its id, as upstream resolves a reference', () => {
   it.each(Object.entries(cases.refs))('%s', async (ref, want) => {
     const { home } = variantsHome()
-    const edit = editJob(home, ref, {})
+    const edit = editJob(home, ref, {}, 'keep')
     if (want.id) expect((await edit).id).toBe(want.id)
     else if (want.ambiguous) {
       const err = await edit.catch((e: unknown) => e as Error)
@@ -290,7 +291,7 @@ describe('repeat counts stored as upstream stores them', () => {
       expect(job.repeat, `${c.schedule} repeat ${c.repeat}`).toEqual(c.stored)
     }
     for (const c of cases.repeats.updated) {
-      const job = await editJob(home, id['repeat-partly']!, { repeat: c.repeat })
+      const job = await editJob(home, id['repeat-partly']!, { repeat: c.repeat }, 'keep')
       expect(job.repeat, `repeat ${c.repeat}`).toEqual(c.stored)
     }
   })

@@ -125,6 +125,11 @@ export function CronPage() {
                   </td>
                   <td data-testid="cron-next-run">
                     {when(j.nextRunAt)}
+                    {!j.enabled && j.state !== 'paused' && j.nextRunAt && (
+                      <div className="muted" data-testid="cron-not-scheduled">
+                        not run until resumed
+                      </div>
+                    )}
                     {overdue(j) && (
                       <div
                         className="warn-text"
@@ -179,7 +184,9 @@ export function CronPage() {
                       >
                         {busy[j.id] ? 'Working…' : 'Run now'}
                       </button>
-                      {j.state === 'paused' ? (
+                      {/* A finished (disabled) job comes back by resuming it: a new schedule alone leaves it finished, as
+                          upstream's dashboard edit does. */}
+                      {j.state === 'paused' || !j.enabled ? (
                         <button
                           className="small"
                           disabled={!!busy[j.id]}

@@ -64,13 +64,13 @@ export async function cron(args: HostArgs): Promise<number> {
       }
       case 'edit': {
         if (!a) throw new Error('cron edit needs a job id')
-        const job = await editJob(home, a, {
-          schedule: args.schedule,
-          prompt: args.prompt,
-          name: args.name,
-          repeat: args.repeat,
-          model: args.model
-        })
+        // As `hermes cron edit`: a new schedule schedules a job that is not paused again (a finished one too).
+        const job = await editJob(
+          home,
+          a,
+          { schedule: args.schedule, prompt: args.prompt, name: args.name, repeat: args.repeat, model: args.model },
+          'rearm'
+        )
         print(job, () => line(job))
         return 0
       }

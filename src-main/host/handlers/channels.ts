@@ -63,7 +63,7 @@ export function channelHandlers(s: Services, channels: ChannelsService): Channel
         jobDto(await createJob(s.homeOf(profile), { schedule, prompt, name, repeat, model: model || undefined }))
       ),
     'cron.update': ({ profile, id, schedule, prompt, name, model }) =>
-      typed(async () => jobDto(await editJob(s.homeOf(profile), id, { schedule, prompt, name, model }))),
+      typed(async () => jobDto(await editJob(s.homeOf(profile), id, { schedule, prompt, name, model }, 'keep'))),
     'cron.setPaused': ({ profile, id, paused }) =>
       typed(async () =>
         jobDto(await setPaused(s.homeOf(profile), id, paused, paused ? 'paused from the Cron page' : null))

@@ -96,6 +96,11 @@ export function CronJobForm({ job, onDone }: { job: CronJob | null; onDone: () =
           data-testid="cron-schedule"
         />
       </label>
+      {job && !job.enabled && job.state !== 'paused' && (
+        <div className="muted" data-testid="cron-form-finished">
+          This job is {job.state}: saving a new schedule does not start it again. Resume it from the list to run it.
+        </div>
+      )}
       {preview &&
         (preview.ok ? (
           <div className="muted" data-testid="cron-preview">
