@@ -141,7 +141,7 @@ function cronSchedule(text: string, fields: string[], now: number, timeZone: str
   try {
     CronExpressionParser.parse(parsed.expr, { currentDate: new Date(now), ...(timeZone ? { tz: timeZone } : {}) })
   } catch {
-    refuse(text)
+    refuse(text) // cron-parser's own refusal: the user's text is named in ours
   }
   return { kind: 'cron', expr: text, display: text }
 }

@@ -154,7 +154,7 @@ export function wholeArguments(args: string): boolean {
     JSON.parse(args)
     return true
   } catch {
-    return false
+    return false // a SyntaxError: the arguments were cut off mid-value
   }
 }
 
