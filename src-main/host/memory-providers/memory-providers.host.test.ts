@@ -242,6 +242,49 @@ describe('the provider picker (memory.providers / memory.setProvider)', () => {
   })
 })
 
+describe('what the picker says about a provider the next turn cannot use', () => {
+  it("reports unavailable and why (not supported, not installed, no key) before any turn, matching the turn's warning", async () => {
+    const { writeFileSync } = await import('node:fs')
+    rig = await makeRig(() => ({ text: 'ok' }), ['honcho', 'keyless', 'keyed', 'holo', 'plug', 'nosuch'])
+    rig.writeConfig('honcho', 'memory:\n  provider: honcho\n')
+    rig.writeConfig('keyless', 'memory:\n  provider: mem0\n')
+    rig.writeConfig('keyed', 'memory:\n  provider: mem0\n')
+    writeFileSync(join(rig.home('keyed'), '.env'), 'MEM0_API_KEY=m0-test-key-123456\n')
+    rig.writeConfig('holo', 'memory:\n  provider: holographic\n')
+    writePlugin(rig.home('plug'), 'plug', recorderSource({ key: 'PLUG_AVAIL', tool: 'plug_note' }))
+    rig.writeConfig('plug', 'memory:\n  provider: plug\n')
+    rig.writeConfig('nosuch', 'memory:\n  provider: nosuch\n')
+    await rig.start()
+    const availability = async (profile: string) => {
+      const res = await rig!.host!.dispatcher.invoke('memory.providers', { profile })
+      expect(res.ok, JSON.stringify(res)).toBe(true)
+      return (res as { ok: true; output: { availability: { available: boolean; detail: string | null } | null } })
+        .output.availability
+    }
+    expect(await availability('default')).toBeNull()
+    expect(await availability('honcho')).toEqual({
+      available: false,
+      detail: "Memory provider 'honcho' is not supported by Caduceus."
+    })
+    expect(await availability('keyless')).toEqual({
+      available: false,
+      detail: expect.stringContaining('MEM0_API_KEY is not set')
+    })
+    expect(await availability('nosuch')).toEqual({
+      available: false,
+      detail: expect.stringContaining("'nosuch' is not installed")
+    })
+    expect(await availability('keyed')).toEqual({ available: true, detail: null })
+    expect(await availability('holo')).toEqual({ available: true, detail: null })
+    expect(await availability('plug')).toBeNull() // only its own code can tell
+    // What the next turn then does: the same reason, built-in memory only.
+    await turn(rig, 'keyless', 'hello')
+    await turn(rig, 'honcho', 'hello')
+    expect(notices(rig).find((t) => t.includes("'mem0' is unavailable"))).toContain('MEM0_API_KEY is not set')
+    expect(notices(rig).find((t) => t.includes("'honcho'"))).toContain('is not supported by Caduceus')
+  })
+})
+
 describe('JS memory plugins through the host', () => {
   it('loads a plugin from the profile folder and the model calls its tool', async () => {
     rig = await makeRig(pluginReply)
