@@ -53,3 +53,22 @@ test('switching a profile to holographic on the Memory page: a turn stores a fac
     db.close()
   }
 })
+
+test('picking mem0 on a profile with no MEM0_API_KEY says it is unavailable and why, not that it takes effect', async ({
+  page,
+  host
+}) => {
+  const shell = new AppShell(page)
+  const memory = new MemoryPage(page)
+  await shell.open(host.url)
+  await shell.selectProfile('work')
+  await memory.open()
+  await memory.chooseProvider('mem0')
+  await expect(memory.providerStatus).toContainText('mem0: unavailable')
+  await expect(memory.providerStatus).toContainText('MEM0_API_KEY is not set')
+  await expect(memory.providerStatus).toContainText('The next turn uses built-in memory only.')
+  await expect(memory.providerStatus).not.toContainText('takes effect')
+  // A provider the next turn can use still says so.
+  await memory.chooseProvider('holographic')
+  await expect(memory.providerStatus).toContainText('holographic: takes effect on the next turn')
+})

@@ -84,3 +84,26 @@ test("another process editing a profile's MEMORY.md (upstream's memory tool) sho
   renameSync(join(dir, '.mem-tmp'), file)
   await expect(memory.entries.filter({ hasText: marker })).toBeVisible()
 })
+
+test('a USER.md that is not UTF-8 is shown read-only with why, with no Edit / Remove / Add to damage it', async ({
+  page,
+  host
+}) => {
+  const file = join(host.root, 'profiles', 'work', 'memories', 'USER.md')
+  mkdirSync(join(host.root, 'profiles', 'work', 'memories'), { recursive: true })
+  // A hand edit saved as Windows-1252: "café" with one E9 byte.
+  const bytes = Buffer.from('Name: Ada\n\xc2\xa7\nFavourite drink: caf\xe9 au lait\n', 'latin1')
+  writeFileSync(file, bytes)
+  const shell = new AppShell(page)
+  const memory = new MemoryPage(page)
+  await shell.open(host.url)
+  await shell.selectProfile('work')
+  await memory.open()
+  await memory.target('user')
+  await expect(memory.entries).toHaveCount(2)
+  await expect(page.getByTestId('memory-entries-readonly')).toContainText('is not valid UTF-8')
+  await expect(page.getByTestId('memory-entries-readonly')).toContainText(file)
+  await expect(page.getByTestId('memory-entry-remove')).toHaveCount(0)
+  await expect(page.getByTestId('memory-add')).toHaveCount(0)
+  expect(readFileSync(file).equals(bytes)).toBe(true)
+})

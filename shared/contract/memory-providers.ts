@@ -23,6 +23,11 @@ export const MemoryProviderState = z.object({
       at: z.number()
     })
     .nullable(),
+  /**
+   * Whether the next turn can use `configured`, checked now without building an agent (null when nothing is
+   * configured, or when only loading a JS plugin could tell): not supported, not installed, no API key…
+   */
+  availability: z.object({ available: z.boolean(), detail: z.string().nullable() }).nullable(),
   choices: z.array(ProviderChoice)
 })
 export type MemoryProviderState = z.infer<typeof MemoryProviderState>
@@ -36,7 +41,7 @@ const ProviderName = z
 export const memoryProviderRequests = {
   /** The configured external memory provider of a profile, its last load outcome and what can be picked. */
   'memory.providers': { input: z.object({ profile: ProfileName }), output: MemoryProviderState },
-  /** Write `memory.provider` to the profile's config.yaml (null = built-in only); takes effect on the next turn. */
+  /** Write `memory.provider` to the profile's config.yaml (null = built-in only); the next turn loads it if it can. */
   'memory.setProvider': {
     input: z.object({ profile: ProfileName, provider: ProviderName.nullable() }),
     output: MemoryProviderState

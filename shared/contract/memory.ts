@@ -60,7 +60,13 @@ export type MemoryEventQuery = z.input<typeof MemoryEventQuery>
 export const MemoryEventPage = z.object({ items: z.array(MemoryEvent) })
 
 export const MemoryTarget = z.enum(['memory', 'user'])
-export const MemoryEntries = z.object({ profile: ProfileName, target: MemoryTarget, entries: z.array(z.string()) })
+export const MemoryEntries = z.object({
+  profile: ProfileName,
+  target: MemoryTarget,
+  entries: z.array(z.string()),
+  /** Set when the file cannot be changed without losing bytes (not UTF-8): the entries are shown read-only. */
+  readOnly: z.string().optional()
+})
 export type MemoryEntries = z.infer<typeof MemoryEntries>
 export const MemoryEntriesQuery = z.object({ profile: ProfileName, target: MemoryTarget.default('memory') })
 export const MemoryEntryEdit = z.discriminatedUnion('op', [

@@ -64,6 +64,21 @@ describe('loadConfig', () => {
     expect(l.raw).toEqual(want.parsed)
   })
 
+  it("${HERMES_HOME} is the folder config.yaml is in (upstream runs a profile with HERMES_HOME = its folder), never the process's", () => {
+    const h = home('terminal:\n  cwd: ${HERMES_HOME}/work\ncron:\n  dir: "${HERMES_HOME}"\n')
+    const saved = process.env.HERMES_HOME
+    try {
+      for (const env of ['', '/somewhere/else', undefined]) {
+        if (env === undefined) delete process.env.HERMES_HOME
+        else process.env.HERMES_HOME = env
+        expect(loadConfig(h).raw).toEqual({ terminal: { cwd: `${h}/work` }, cron: { dir: h } })
+      }
+    } finally {
+      if (saved === undefined) delete process.env.HERMES_HOME
+      else process.env.HERMES_HOME = saved
+    }
+  })
+
   it('re-reads after the file changes', () => {
     const h = home('model: a\n')
     expect(modelSettings(loadConfig(h).raw).default).toBe('a')

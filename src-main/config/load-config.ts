@@ -4,7 +4,7 @@
  * per-turn signature check costs one `stat`, not a YAML parse.
  */
 import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { errorMessage } from '@shared/contract/errors'
 import { statIfExists } from '../files'
 import { envPath, readEnvFile, rememberSecretValues } from '../secrets'
@@ -57,7 +57,8 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 /**
  * `<home>/config.yaml` as upstream's load_config gives it (without its defaults, which the typed readers supply):
  * PyYAML's reading (py-yaml.ts), the legacy keys moved into `model.*` and `${VAR}` expanded from the environment
- * upstream has (the process environment with the profile's `.env` loaded over it, as load_hermes_dotenv does).
+ * upstream has (the process environment with the profile's `.env` loaded over it, as load_hermes_dotenv does, and
+ * HERMES_HOME the profile's own folder).
  */
 export function loadConfig(home: string): LoadedConfig {
   const path = configPath(home)
@@ -81,7 +82,12 @@ export function loadConfig(home: string): LoadedConfig {
   }
   if (entry.refs.length === 0) return entry.parsed
   const dotenv = readEnvFile(envPath(home))
-  const lookup = (name: string): string | undefined => (Object.hasOwn(dotenv, name) ? dotenv[name] : process.env[name])
+  // Upstream runs a profile with HERMES_HOME set to that profile's folder (`hermes -p NAME`, its service units), so
+  // `${HERMES_HOME}` in a profile's file is the folder the file is in, whatever this process's own HERMES_HOME says
+  // (another profile, the root, or empty): a store path built from it must never land in another profile's home.
+  const ownHome = resolve(home)
+  const lookup = (name: string): string | undefined =>
+    name === 'HERMES_HOME' ? ownHome : Object.hasOwn(dotenv, name) ? dotenv[name] : process.env[name]
   const env = entry.refs.map(lookup)
   const cached = entry.expanded
   if (cached && cached.env.every((v, i) => v === env[i])) return cached.loaded

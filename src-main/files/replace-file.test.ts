@@ -61,6 +61,20 @@ describe('replaceFile', () => {
     expect([readFileSync(join(d, 'plain'), 'utf8'), readFileSync(join(d, 'real', 'f'), 'utf8')]).toEqual(['own', 'new'])
   })
 
+  it('with followLinks, a link whose target is not there yet gets that target created and stays a link', () => {
+    const d = dir()
+    mkdirSync(join(d, 'dots'))
+    symlinkSync(join('dots', 'MEMORY.md'), join(d, 'dots-link')) // relative to the link's folder
+    mkdirSync(join(d, 'home'))
+    symlinkSync(join(d, 'dots-link'), join(d, 'home', 'MEMORY.md'))
+    replaceFile(join(d, 'home', 'MEMORY.md'), 'first', { modeOf: () => 0o600, followLinks: true })
+    expect(lstatSync(join(d, 'home', 'MEMORY.md')).isSymbolicLink()).toBe(true)
+    expect([readFileSync(join(d, 'dots', 'MEMORY.md'), 'utf8'), mode(join(d, 'dots', 'MEMORY.md'))]).toEqual([
+      'first',
+      0o600
+    ])
+  })
+
   it('refuses a link it cannot follow (a loop) instead of writing over it as a new file', () => {
     const d = dir()
     symlinkSync(join(d, 'loop'), join(d, 'loop'))

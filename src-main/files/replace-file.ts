@@ -8,14 +8,43 @@ import {
   chmodSync,
   closeSync,
   fsyncSync,
+  lstatSync,
   openSync,
+  readlinkSync,
   realpathSync,
   renameSync,
   rmSync,
   statSync,
   writeSync
 } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import { isNotFound } from '@shared/contract/errors'
+
+/**
+ * Where a write through `path` lands: its real path, or for a link whose target does not exist yet (a dotfiles link
+ * made before its file) the path the link chain ends at, as Python's non-strict `os.path.realpath` gives it, so the
+ * file is created there and the link stays. A loop still throws ELOOP.
+ */
+function followLinks(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch (err) {
+    if (!isNotFound(err)) throw err
+  }
+  let at = path
+  for (let hops = 0; hops < 40; hops++) {
+    let link: string
+    try {
+      if (!lstatSync(at).isSymbolicLink()) return at
+      link = readlinkSync(at)
+    } catch (err) {
+      if (isNotFound(err)) return at
+      throw err
+    }
+    at = resolve(dirname(at), link)
+  }
+  throw Object.assign(new Error(`ELOOP: too many symbolic links, ${path}`), { code: 'ELOOP' })
+}
 
 export function replaceFile(
   path: string,
@@ -25,7 +54,7 @@ export function replaceFile(
   let target = path
   let existing: number | null = null
   try {
-    if (opts.followLinks) target = realpathSync(path)
+    if (opts.followLinks) target = followLinks(path)
     existing = statSync(target).mode
   } catch (err) {
     if (!isNotFound(err)) throw err // a file there that cannot be stat'ed is not a new file: its mode rule would be lost

@@ -5,11 +5,14 @@
  *
  * Read as upstream reads: line ends as Python's universal newlines, split on the delimiter, `str.strip()` each entry, drop empties, keep the first of duplicates. Every
  * read-modify-write holds upstream's own lock (flock on `MEMORY.md.lock` / `USER.md.lock`), so a concurrent
- * `hermes` session's write is never lost. A rewrite keeps the file's mode (upstream's are 0600).
+ * `hermes` session's write is never lost. A rewrite leaves the file 0600, as upstream's does, and writes through a
+ * symlink (a MEMORY.md kept in a dotfiles folder stays a link). A file that is not UTF-8 is never rewritten.
  */
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { isUtf8 } from 'node:buffer'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CaduceusError } from '@shared/contract'
+import { isNotFound } from '@shared/contract/errors'
 import { pyLen, pyStrip } from '@shared/contract/py-text'
 import { loadConfig } from '../config'
 import { withFlock } from '../scope'
@@ -55,29 +58,61 @@ export function readEntries(home: string, target: MemoryTarget): string[] {
 }
 
 /**
- * Temp + rename: a reader (or upstream Hermes in another process) never sees half a file. The file keeps its
- * mode; a new one is 0600, as upstream's temp-file write makes it.
+ * Why the file cannot be changed without losing what it holds, or null: bytes that are not UTF-8 (a hand edit saved
+ * as Latin-1, a binary file). Upstream's read raises on such a file and leaves it as it is; a lossy read would turn
+ * every such byte into U+FFFD on the next write, so Caduceus refuses too, and the Memory page shows the entries
+ * read-only with this text.
+ */
+export function memoryFileProblem(home: string, target: MemoryTarget): string | null {
+  assertTarget(target)
+  const file = memoryFile(home, target)
+  let bytes: Buffer
+  try {
+    bytes = readFileSync(file)
+  } catch (err) {
+    if (isNotFound(err)) return null
+    throw err
+  }
+  if (isUtf8(bytes)) return null
+  return (
+    `${file} is not valid UTF-8 text (a byte in it cannot be read as UTF-8: perhaps a hand edit saved in another ` +
+    `encoding), so Caduceus will not rewrite it: that would replace those bytes for good. Upstream Hermes cannot ` +
+    `read it either. Re-save the file as UTF-8 to change its entries.`
+  )
+}
+
+/**
+ * Temp + rename: a reader (or upstream Hermes in another process) never sees half a file. The result is 0600
+ * whatever the file's mode was, as upstream's temp-file write leaves it: the file holds personal facts, and a
+ * wider mode kept here would be narrowed by upstream's next write anyway. A symlink stays a link and its target is
+ * replaced (upstream's atomic_replace resolves the link the same way).
  */
 export function writeEntries(home: string, target: MemoryTarget, entries: readonly string[]): void {
   assertTarget(target)
   const file = memoryFile(home, target)
   mkdirSync(join(home, 'memories'), { recursive: true })
-  replaceFile(file, entries.join(ENTRY_DELIMITER), {
-    modeOf: (existing) => (existing === null ? 0o600 : existing & 0o7777)
-  })
+  replaceFile(file, entries.join(ENTRY_DELIMITER), { modeOf: () => 0o600, followLinks: true })
 }
 
 /** How long a memory write waits for another process's lock before it is refused. */
 const LOCK_WAIT_MS = 30_000
 const lockWait = () => Number(process.env.CADUCEUS_MEMORY_LOCK_WAIT_MS) || LOCK_WAIT_MS
 
-/** Run `fn` under upstream's lock for `target` (`memories/<FILE>.lock`): read, change and write inside it. */
+/**
+ * Run `fn` under upstream's lock for `target` (`memories/<FILE>.lock`): read, change and write inside it. A file
+ * that is not UTF-8 refuses every change before `fn` reads it (memoryFileProblem).
+ */
 export async function withMemoryLock<T>(home: string, target: MemoryTarget, fn: () => T): Promise<T> {
   assertTarget(target)
   mkdirSync(join(home, 'memories'), { recursive: true })
   const lockFile = `${memoryFile(home, target)}.lock`
   const waitMs = lockWait()
-  return withFlock(lockFile, fn, {
+  const guarded = () => {
+    const problem = memoryFileProblem(home, target)
+    if (problem) throw new CaduceusError('conflict', `${problem} Nothing was changed.`)
+    return fn()
+  }
+  return withFlock(lockFile, guarded, {
     waitMs,
     mode: 0o644, // as upstream's open(…, "a+") leaves it under the usual umask
     onTimeout: () =>

@@ -187,6 +187,7 @@ export function useMemoryEntries(profile: string | null) {
   return {
     target,
     entries: q.data?.entries ?? [],
+    readOnly: q.data?.readOnly ?? null,
     loading: q.isFetching,
     error: q.error ? errorMessage(q.error) : null
   }

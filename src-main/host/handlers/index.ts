@@ -24,6 +24,6 @@ export function buildHandlers(s: Services, rt: Runtime, version: string, channel
     ...memoryHandlers(s, rt.memory),
     ...priceHandlers(s),
     ...channelHandlers(s, channels),
-    ...memoryProviderHandlers(s, rt.providers)
+    ...memoryProviderHandlers(s, rt.providers, rt.vault)
   }
 }

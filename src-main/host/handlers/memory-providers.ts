@@ -1,4 +1,5 @@
 import { writeMemoryProvider } from '../../config'
+import { secretsFor, type SecretVault } from '../../secrets'
 import type { HandlerMap } from '../dispatch'
 import type { MemoryProviderHost } from '../memory-providers'
 import type { Services } from '../services'
@@ -6,13 +7,14 @@ import type { Services } from '../services'
 type Handlers = Pick<HandlerMap, 'memory.providers' | 'memory.setProvider'>
 
 /** The provider picker: what a profile has configured, how its last load went, and what it can pick. */
-export function memoryProviderHandlers(s: Services, providers: MemoryProviderHost): Handlers {
+export function memoryProviderHandlers(s: Services, providers: MemoryProviderHost, vault: SecretVault): Handlers {
   const state = (profile: string) => {
     const home = s.homeOf(profile)
     return {
       profile,
       configured: providers.configured(home),
       lastLoad: providers.statusOf(profile),
+      availability: providers.availability(profile, home, secretsFor(home, vault)),
       choices: providers.choices(home)
     }
   }

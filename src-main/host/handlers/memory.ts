@@ -1,4 +1,4 @@
-import { editEntry, readEntries, type MemoryActivityHub } from '../../memory'
+import { editEntry, memoryFileProblem, readEntries, type MemoryActivityHub } from '../../memory'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
 
@@ -15,7 +15,11 @@ export function memoryHandlers(s: Services, hub: MemoryActivityHub): MemoryHandl
       knownScope(q.profile)
       return { items: hub.listEvents(q) }
     },
-    'memory.entries': ({ profile, target }) => ({ profile, target, entries: readEntries(s.homeOf(profile), target) }),
+    'memory.entries': ({ profile, target }) => {
+      const home = s.homeOf(profile)
+      const readOnly = memoryFileProblem(home, target)
+      return { profile, target, entries: readEntries(home, target), ...(readOnly ? { readOnly } : {}) }
+    },
     'memory.edit': async (edit) => {
       const started = performance.now()
       const entries = await editEntry(s.homeOf(edit.profile), edit)

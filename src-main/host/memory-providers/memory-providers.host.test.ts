@@ -1,7 +1,9 @@
 // Memory providers through the real host: config.yaml selects the provider, the real agent loop drives
 // every hook, the scripted model records what each request carried (prefetch block, tool list).
 import Database from 'better-sqlite3'
-import { join } from 'node:path'
+import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { RecordedRequest, ScriptReply } from '../../agent/scripted'
 import { waitUntil } from '../../tools/test-fixtures/helpers'
@@ -145,6 +147,73 @@ describe('holographic through the host', () => {
   })
 })
 
+const PYTHON = '/usr/bin/python3'
+const UPSTREAM = process.env.HERMES_UPSTREAM ?? '/work/upstream'
+const hasUpstream = existsSync(PYTHON) && existsSync(join(UPSTREAM, 'plugins/memory/holographic/__init__.py'))
+/** Upstream started as `hermes -p PROFILE` under HERMES_HOME=ROOT: the holographic store it opens and the facts in it. */
+function upstreamHolographic(root: string, profile: string): { db_path: string; facts: string[] } {
+  const out = execFileSync(
+    PYTHON,
+    [resolve(import.meta.dirname, '../../../scripts/golden/memory_eyes.py'), 'holographic', root, profile],
+    { env: { ...process.env, HERMES_UPSTREAM: UPSTREAM }, encoding: 'utf8' }
+  )
+  return JSON.parse(out.trim().split('\n').at(-1)!)
+}
+
+describe("${HERMES_HOME} in a profile's config.yaml is that profile's folder, whatever the process's HERMES_HOME is", () => {
+  const saved = process.env.HERMES_HOME
+  afterEach(() => {
+    if (saved === undefined) delete process.env.HERMES_HOME
+    else process.env.HERMES_HOME = saved
+  })
+
+  it('a turn in profile work stores its fact in work/, not in the profile the process was started for, nor at /', async () => {
+    rig = await makeRig(holographicReply, ['work', 'other'])
+    rig.writeConfig(
+      'work',
+      'memory:\n  provider: holographic\nplugins:\n  hermes-memory-store:\n    db_path: ${HERMES_HOME}/memory_store.db\n'
+    )
+    rig.writeConfig(
+      'other',
+      'memory:\n  provider: holographic\nplugins:\n  hermes-memory-store:\n    db_path: $HERMES_HOME/mem/store.db\n'
+    )
+    rig.writeConfig(
+      'default',
+      'memory:\n  provider: holographic\nplugins:\n  hermes-memory-store:\n    db_path: ${HERMES_HOME}/root-store.db\n'
+    )
+    const stores = () =>
+      [
+        'memory_store.db',
+        'root-store.db',
+        'profiles/work/memory_store.db',
+        'profiles/other/memory_store.db',
+        'profiles/other/mem/store.db',
+        'profiles/work/mem/store.db'
+      ].filter((f) => existsSync(join(rig!.root, f)))
+    // The process was started for another profile (a service unit, `HERMES_HOME=… caduceus serve`).
+    process.env.HERMES_HOME = rig.home('other')
+    await rig.start()
+    await turn(rig, 'work', 'remember my indentation')
+    expect(stores()).toEqual(['profiles/work/memory_store.db'])
+    // … and with the root's folder, and set but empty (the braced form once expanded to '' and wrote /root-store.db).
+    process.env.HERMES_HOME = rig.root
+    await turn(rig, 'other', 'remember my indentation')
+    process.env.HERMES_HOME = ''
+    await turn(rig, 'default', 'remember my indentation')
+    expect(stores()).toEqual(['root-store.db', 'profiles/work/memory_store.db', 'profiles/other/mem/store.db'])
+    expect(existsSync('/root-store.db')).toBe(false)
+    await rig.host!.close()
+    rig.host = null
+
+    // Upstream running profile work (`hermes -p work`) opens the same file and finds the fact there.
+    if (hasUpstream)
+      expect(upstreamHolographic(rig.root, 'work')).toMatchObject({
+        db_path: join(rig.root, 'profiles/work/memory_store.db'),
+        facts: ['Ada Lovelace prefers tabs for indentation']
+      })
+  })
+})
+
 function pluginReply(req: RecordedRequest): ScriptReply {
   if (lastOf(req)?.role === 'tool') return { text: 'noted' }
   if (turnText(req) === 'use the plugin')
@@ -170,6 +239,49 @@ describe('the provider picker (memory.providers / memory.setProvider)', () => {
     expect(await configured('beta')).toBe('holographic')
     expect((await d.invoke('memory.setProvider', { profile: 'default', provider: 'builtin' })).ok).toBe(true)
     expect(await configured('default')).toBeNull()
+  })
+})
+
+describe('what the picker says about a provider the next turn cannot use', () => {
+  it("reports unavailable and why (not supported, not installed, no key) before any turn, matching the turn's warning", async () => {
+    const { writeFileSync } = await import('node:fs')
+    rig = await makeRig(() => ({ text: 'ok' }), ['honcho', 'keyless', 'keyed', 'holo', 'plug', 'nosuch'])
+    rig.writeConfig('honcho', 'memory:\n  provider: honcho\n')
+    rig.writeConfig('keyless', 'memory:\n  provider: mem0\n')
+    rig.writeConfig('keyed', 'memory:\n  provider: mem0\n')
+    writeFileSync(join(rig.home('keyed'), '.env'), 'MEM0_API_KEY=m0-test-key-123456\n')
+    rig.writeConfig('holo', 'memory:\n  provider: holographic\n')
+    writePlugin(rig.home('plug'), 'plug', recorderSource({ key: 'PLUG_AVAIL', tool: 'plug_note' }))
+    rig.writeConfig('plug', 'memory:\n  provider: plug\n')
+    rig.writeConfig('nosuch', 'memory:\n  provider: nosuch\n')
+    await rig.start()
+    const availability = async (profile: string) => {
+      const res = await rig!.host!.dispatcher.invoke('memory.providers', { profile })
+      expect(res.ok, JSON.stringify(res)).toBe(true)
+      return (res as { ok: true; output: { availability: { available: boolean; detail: string | null } | null } })
+        .output.availability
+    }
+    expect(await availability('default')).toBeNull()
+    expect(await availability('honcho')).toEqual({
+      available: false,
+      detail: "Memory provider 'honcho' is not supported by Caduceus."
+    })
+    expect(await availability('keyless')).toEqual({
+      available: false,
+      detail: expect.stringContaining('MEM0_API_KEY is not set')
+    })
+    expect(await availability('nosuch')).toEqual({
+      available: false,
+      detail: expect.stringContaining("'nosuch' is not installed")
+    })
+    expect(await availability('keyed')).toEqual({ available: true, detail: null })
+    expect(await availability('holo')).toEqual({ available: true, detail: null })
+    expect(await availability('plug')).toBeNull() // only its own code can tell
+    // What the next turn then does: the same reason, built-in memory only.
+    await turn(rig, 'keyless', 'hello')
+    await turn(rig, 'honcho', 'hello')
+    expect(notices(rig).find((t) => t.includes("'mem0' is unavailable"))).toContain('MEM0_API_KEY is not set')
+    expect(notices(rig).find((t) => t.includes("'honcho'"))).toContain('is not supported by Caduceus')
   })
 })
 
@@ -390,7 +502,6 @@ describe('mem0 (hosted) against a local fake of its HTTP API', () => {
 describe('a fresh process', () => {
   it('the first turn of a new session in a second one-shot process gets the recall block before its first model call', async () => {
     const { spawn } = await import('node:child_process')
-    const { resolve } = await import('node:path')
     rig = await makeRig(holographicReply)
     rig.writeConfig('default', 'memory:\n  provider: holographic\n')
     // The user's own path: two `caduceus run -z` processes, each one stateless turn in a new session.

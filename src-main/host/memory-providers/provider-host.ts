@@ -93,6 +93,16 @@ export class MemoryProviderHost implements MemoryIdentitySource {
     return typeof name === 'string' && name.trim() ? name.trim() : null
   }
 
+  /**
+   * Whether the next turn can use the configured provider, told without building an agent (null when none is
+   * configured, or only loading a JS plugin could tell): the picker says "unavailable" and why instead of promising it.
+   */
+  availability(profile: string, home: string, secrets: Readonly<Record<string, string>>) {
+    const name = this.configured(home)
+    if (!name || name === 'builtin') return null
+    return this.catalog.availability(name, profile, home, loadConfig(home).raw, secrets)
+  }
+
   /** Before a turn's signature: load the configured plugin's identity instance (once per version). */
   async prepare(profile: string, home: string): Promise<void> {
     const config = loadConfig(home).raw

@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { LoadMemoryProvider } from '../agent-build'
 import { hookTimeoutMs, withTimeout } from '../manager-support'
-import { listProviderChoices, loadMemoryProvider, providerIdentities } from './index'
+import { listProviderChoices, loadMemoryProvider, providerAvailability, providerIdentities } from './index'
 import { PLUGIN_DIR, findPlugin, pluginStamp } from './plugins'
 import type { ProviderContext } from './types'
 
@@ -42,6 +42,17 @@ export class ProviderCatalog {
    */
   async loadIdentity(name: string, profile: string, home: string, config: Record<string, unknown>): Promise<void> {
     await withTimeout(this.identities.load(name, this.identityContext(profile, home, config)), hookTimeoutMs())
+  }
+
+  /** Whether the next agent build can use `name` for the profile, and why not (see providerAvailability). */
+  availability(
+    name: string,
+    profile: string,
+    home: string,
+    config: Record<string, unknown>,
+    secrets: Readonly<Record<string, string>>
+  ): { available: boolean; detail: string | null } | null {
+    return providerAvailability(name, { home, root: this.opts.root, profile, config, secrets })
   }
 
   /** Signature input: where the provider comes from and its own `identitySignature()`. */

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { errorMessage } from '@shared/contract/errors'
 import type { MemoryProvider } from '../provider'
 import { HolographicProvider } from './holographic/provider'
 import { Mem0Provider } from './mem0/provider'
@@ -43,27 +44,47 @@ export const UNSUPPORTED_UPSTREAM = [
 const VALID_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
 
 export async function loadMemoryProvider(name: string, ctx: ProviderContext): Promise<MemoryProvider> {
-  if (!VALID_NAME.test(name) || name.includes('..'))
-    throw new ProviderLoadError(
-      `Memory provider '${name.slice(0, 64)}' is not a valid provider name; continuing with built-in memory only.`
-    )
+  const refused = whyNotLoadable(name, ctx)
+  if (refused) throw new ProviderLoadError(`${refused}; continuing with built-in memory only.`)
   const builtin = BUILTIN[name]
   if (builtin) return builtin.create(ctx)
-  const dir = findPlugin(name, ctx)
-  if (dir) return loadPlugin(name, dir, ctx)
-  if ((UNSUPPORTED_UPSTREAM as readonly string[]).includes(name)) {
-    throw new ProviderLoadError(
-      `Memory provider '${name}' is not supported by Caduceus; continuing with built-in memory only.`
-    )
-  }
+  return loadPlugin(name, findPlugin(name, ctx)!, ctx)
+}
+
+/** Why `name` names nothing this host can load (null: one of Caduceus's own providers, or a JS plugin folder). */
+function whyNotLoadable(name: string, ctx: ProviderContext): string | null {
+  if (!VALID_NAME.test(name) || name.includes('..'))
+    return `Memory provider '${name.slice(0, 64)}' is not a valid provider name`
+  if (BUILTIN[name] || findPlugin(name, ctx)) return null
+  if ((UNSUPPORTED_UPSTREAM as readonly string[]).includes(name))
+    return `Memory provider '${name}' is not supported by Caduceus`
   // Upstream's own way to install one: <home>/plugins/<name>/__init__.py, a Python module this host cannot run.
   if (isUpstreamPythonPlugin(name, ctx))
-    throw new ProviderLoadError(
-      `Memory provider '${name}' is an upstream Python memory plugin, which Caduceus cannot run; continuing with built-in memory only.`
-    )
-  throw new ProviderLoadError(
-    `Memory provider '${name}' is not installed (no built-in provider or plugin of that name); continuing with built-in memory only.`
-  )
+    return `Memory provider '${name}' is an upstream Python memory plugin, which Caduceus cannot run`
+  return `Memory provider '${name}' is not installed (no built-in provider or plugin of that name)`
+}
+
+/**
+ * What the next agent build will make of `name`, told now without building one (the Memory page's picker): not
+ * available, with the reason that build would warn with (not supported, not installed, no API key…), or available;
+ * null where only running a JS plugin's own code could tell.
+ */
+export function providerAvailability(
+  name: string,
+  ctx: ProviderContext
+): { available: boolean; detail: string | null } | null {
+  const refused = whyNotLoadable(name, ctx)
+  if (refused) return { available: false, detail: `${refused}.` }
+  const builtin = BUILTIN[name]
+  if (!builtin) return null
+  try {
+    const p = builtin.create(ctx)
+    if (p.isAvailable() === true) return { available: true, detail: null }
+    const why = p.unavailableReason()
+    return { available: false, detail: why ? `Memory provider '${name}' is unavailable (${why}).` : null }
+  } catch (err) {
+    return { available: false, detail: `Memory provider '${name}' could not be set up: ${errorMessage(err)}` }
+  }
 }
 
 /**

@@ -3,7 +3,7 @@ import { editEntry, loadEntries, useMemoryEntries } from '../../stores/memory'
 
 /** Built-in memory entries of ONE profile; every edit names that profile (disabled under All). */
 export function MemoryEntries({ profile }: { profile: string | null }) {
-  const { target, entries, loading, error } = useMemoryEntries(profile)
+  const { target, entries, readOnly, loading, error } = useMemoryEntries(profile)
   const [draft, setDraft] = useState('')
   const [editing, setEditing] = useState<{ index: number; text: string } | null>(null)
   const [inlineError, setInlineError] = useState<string | null>(null)
@@ -46,6 +46,11 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
           {error}
         </div>
       )}
+      {readOnly && (
+        <p className="err-text" role="status" data-testid="memory-entries-readonly">
+          Read-only: {readOnly}
+        </p>
+      )}
       {loading && !shown.length ? (
         <p className="muted">Loading…</p>
       ) : !shown.length ? (
@@ -80,45 +85,49 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
               ) : (
                 <>
                   <span className="entry-text">{text}</span>
-                  <span className="actions">
-                    <button
-                      className="small"
-                      onClick={() => setEditing({ index: i, text })}
-                      data-testid="memory-entry-edit"
-                    >
-                      Edit
-                    </button>
-                    <button
-                      className="small danger"
-                      onClick={() => void run(editEntry({ op: 'remove', profile, target, index: i }))}
-                      data-testid="memory-entry-remove"
-                    >
-                      Remove
-                    </button>
-                  </span>
+                  {readOnly == null && (
+                    <span className="actions">
+                      <button
+                        className="small"
+                        onClick={() => setEditing({ index: i, text })}
+                        data-testid="memory-entry-edit"
+                      >
+                        Edit
+                      </button>
+                      <button
+                        className="small danger"
+                        onClick={() => void run(editEntry({ op: 'remove', profile, target, index: i }))}
+                        data-testid="memory-entry-remove"
+                      >
+                        Remove
+                      </button>
+                    </span>
+                  )}
                 </>
               )}
             </li>
           ))}
         </ol>
       )}
-      <div className="entry-add">
-        <textarea
-          rows={2}
-          placeholder={`Add to ${target === 'memory' ? 'MEMORY' : 'USER'} of ${profile}`}
-          value={draft}
-          onChange={(e) => setDraft(e.target.value)}
-          data-testid="memory-add-input"
-        />
-        <button
-          className="primary small"
-          disabled={!draft.trim()}
-          data-testid="memory-add"
-          onClick={() => void run(editEntry({ op: 'add', profile, target, content: draft }), () => setDraft(''))}
-        >
-          Add
-        </button>
-      </div>
+      {readOnly == null && (
+        <div className="entry-add">
+          <textarea
+            rows={2}
+            placeholder={`Add to ${target === 'memory' ? 'MEMORY' : 'USER'} of ${profile}`}
+            value={draft}
+            onChange={(e) => setDraft(e.target.value)}
+            data-testid="memory-add-input"
+          />
+          <button
+            className="primary small"
+            disabled={!draft.trim()}
+            data-testid="memory-add"
+            onClick={() => void run(editEntry({ op: 'add', profile, target, content: draft }), () => setDraft(''))}
+          >
+            Add
+          </button>
+        </div>
+      )}
       {inlineError && (
         <div className="err-text" role="alert" data-testid="memory-edit-error">
           {inlineError}

@@ -90,6 +90,12 @@ export function ProviderPicker({ profile }: { profile: string | null }) {
             </span>
             {load!.detail && load!.state !== 'active' ? <span className="err-text"> — {load!.detail}</span> : null}
           </>
+        ) : state.availability?.available === false ? (
+          <>
+            {state.configured}: <span className="err-text">unavailable</span>
+            {state.availability.detail ? <span className="err-text"> — {state.availability.detail}</span> : null}{' '}
+            <span className="muted">The next turn uses built-in memory only.</span>
+          </>
         ) : (
           <>
             {state.configured}: <span className="muted">takes effect on the next turn</span>
