@@ -167,7 +167,7 @@ function maskPhone(phone: string): string {
 }
 
 /** One string as upstream's `--redact` writes it. */
-export function redactExportText(input: string): string {
+function redactExportText(input: string): string {
   let text = input
   if (!text) return text
   text = text.replace(VENDOR_KEY, (m) => maskToken(m))
