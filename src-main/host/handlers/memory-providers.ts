@@ -1,4 +1,4 @@
-import { writeMemoryProvider } from '../../config'
+import { configProblem, writeMemoryProvider } from '../../config'
 import type { HandlerMap } from '../dispatch'
 import type { MemoryProviderHost } from '../memory-providers'
 import type { Services } from '../services'
@@ -9,9 +9,12 @@ type Handlers = Pick<HandlerMap, 'memory.providers' | 'memory.setProvider'>
 export function memoryProviderHandlers(s: Services, providers: MemoryProviderHost): Handlers {
   const state = (profile: string) => {
     const home = s.homeOf(profile)
+    // An unreadable config.yaml names no provider: say so rather than show "built-in memory only".
+    const configError = configProblem(home)
     return {
       profile,
       configured: providers.configured(home),
+      ...(configError ? { configError } : {}),
       lastLoad: providers.statusOf(profile),
       choices: providers.choices(home)
     }
