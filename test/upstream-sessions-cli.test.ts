@@ -152,7 +152,7 @@ describe("sessions export writes what upstream's hermes sessions export writes, 
     sameRecord('default', single[0]!, undefined)
   })
 
-  it("--redact masks every credential upstream's --redact masks (one per kind, planted in a copy)", async () => {
+  it("--redact writes each credential as upstream's --redact writes it (one per kind, planted in a copy)", async () => {
     const h = tmp()
     cpSync(join(gold, 'home'), h, { recursive: true })
     const store = new SessionStore(join(h, 'state.db'))
@@ -164,6 +164,8 @@ describe("sessions export writes what upstream's hermes sessions export writes, 
     const [r] = jsonl((await caduceus(['export', '--session-id', 'secrets', '--redact', '-'], h)).stdout)
     const written = (r!.messages as Rec[]).map((m) => m.content as string)
     expect(written).toHaveLength(G.redact.length)
+    // the same mask, character for character (`sk-pro...9xyz`, `[REDACTED PRIVATE KEY]`), not just no secret
+    expect(written).toEqual(G.redact.map((s) => s.redacted))
     const kept = G.redact.filter((s, i) => written[i]!.includes(s.secret)).map((s) => s.text)
     // upstream passes web URLs' userinfo and query strings through on purpose; everything else it masks, so do we
     expect(kept.filter((t) => G.redact.find((s) => s.text === t)!.masked)).toEqual([])

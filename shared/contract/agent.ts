@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { Money, ProfileName, SessionId, Tokens } from './common'
+import { ConfigProblem, Money, ProfileName, SessionId, Tokens } from './common'
 
 /** Why a turn used the agent it did (gateway cache decision, hermes-spec §3.4). */
 export const CacheDecision = z.enum(['reused', 'new', 'config_changed', 'external_write', 'session_changed'])
@@ -144,7 +144,12 @@ export const ProfileSettings = z.object({
   compressionThreshold: z.number(),
   /** `display.busy_input_mode` as upstream's gateway reads it: what a message sent mid-turn does. */
   busyInputMode: BusyInputMode,
-  demo: z.boolean()
+  demo: z.boolean(),
+  /**
+   * Set when config.yaml cannot be read: provider, base URL and model are then empty (nothing is known of them)
+   * and the other values are not the profile's; Save and Send refuse until the file is fixed.
+   */
+  configError: ConfigProblem.optional()
 })
 export type ProfileSettings = z.infer<typeof ProfileSettings>
 export const SettingsUpdate = z.object({

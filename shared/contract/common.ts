@@ -14,6 +14,13 @@ export type ProfileScope = z.infer<typeof ProfileScope>
 export const ProfileProblem = z.object({ profile: ProfileName, reason: z.string() })
 export type ProfileProblem = z.infer<typeof ProfileProblem>
 
+/**
+ * A profile's config.yaml that cannot be used (not valid YAML, not a mapping, unreadable): the file, the line when
+ * the parser names one, and why. Read views show it in place of settings they would otherwise make up.
+ */
+export const ConfigProblem = z.object({ path: z.string(), line: z.number().int().optional(), message: z.string() })
+export type ConfigProblem = z.infer<typeof ConfigProblem>
+
 export const SessionId = z.string().trim().min(1, 'session id is required').max(512)
 export type SessionId = z.infer<typeof SessionId>
 

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ProfileName } from './common'
+import { ConfigProblem, ProfileName } from './common'
 
 export const ProviderChoice = z.object({
   name: z.string(),
@@ -12,8 +12,10 @@ export type ProviderChoice = z.infer<typeof ProviderChoice>
 export const ProviderLoadState = z.enum(['none', 'active', 'failed', 'unavailable', 'refused'])
 export const MemoryProviderState = z.object({
   profile: ProfileName,
-  /** `memory.provider` as config.yaml says now (null = built-in only). */
+  /** `memory.provider` as config.yaml says now (null = built-in only, or config.yaml cannot be read). */
   configured: z.string().nullable(),
+  /** Set when config.yaml cannot be read: which provider the profile means is then unknown. */
+  configError: ConfigProblem.optional(),
   /** What happened when this process last built an agent for the profile (null = not yet). */
   lastLoad: z
     .object({

@@ -3,7 +3,7 @@
  * upstream defaults), runtime resolution for provider clients, the Settings page's read/write, the memory
  * provider choice, and the profile's persona (SOUL.md). Secrets (`.env`, vaults, redaction) are `secrets/`.
  */
-export { loadConfig, isPlainObject, configPath, type RawConfig } from './load-config'
+export { loadConfig, configProblem, isPlainObject, configPath, type RawConfig } from './load-config'
 export { readSection, agentSettings, isDemoConfig, busyInputMode } from './settings-schema'
 export { resolveRuntime, type ResolvedRuntime } from './runtime'
 export { readSettings, writeSettings } from './settings'

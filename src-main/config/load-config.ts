@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import type { ConfigProblem } from '@shared/contract'
 import { errorMessage } from '@shared/contract/errors'
 import { statIfExists } from '../files'
 import { envPath, readEnvFile, rememberSecretValues } from '../secrets'
@@ -98,6 +99,16 @@ export function loadConfig(home: string): LoadedConfig {
   return loaded
 }
 
+/**
+ * Why the profile's config.yaml cannot be used (file, line, reason), or null when it can (or there is none). A read
+ * view shows this instead of the defaults `loadConfig` stands in with; nothing is written to the profile.
+ */
+export function configProblem(home: string): ConfigProblem | null {
+  const e = loadConfig(home).error
+  if (!e) return null
+  return { path: e.path, ...(e.line ? { line: e.line } : {}), message: e.message }
+}
+
 const unreadable = (path: string, err: unknown): ConfigError => ({
   code: 'unreadable_config',
   path,
@@ -115,7 +126,8 @@ function readConfig(path: string): LoadedConfig {
   if (doc.errors.length) {
     const first = doc.errors[0]
     const line = first.linePos?.[0]?.line
-    const detail = first.message.split('\n')[0]
+    // the parser's first line, without the colon that introduces its excerpt of the file
+    const detail = first.message.split('\n')[0].replace(/:\s*$/, '')
     return {
       path,
       raw: {},
@@ -145,11 +157,20 @@ function readConfig(path: string): LoadedConfig {
   }
   if (value === null || value === undefined) return { path, raw: {}, exists: true, error: null }
   if (!isPlainObject(value)) {
+    // The line where the document's value starts (a list's first item, a lone scalar).
+    const start = doc.contents?.range?.[0] ?? 0
+    const line = text.slice(0, start).split('\n').length
+    const what = Array.isArray(value) ? 'a list' : `a ${typeof value}`
     return {
       path,
       raw: {},
       exists: true,
-      error: { code: 'malformed_config', path, message: `config.yaml must be a mapping at the top level (${path})` }
+      error: {
+        code: 'malformed_config',
+        path,
+        line,
+        message: `config.yaml must be a mapping at the top level (${path}, line ${line}), not ${what}`
+      }
     }
   }
   return { path, raw: normaliseLegacyKeys(value), exists: true, error: null }

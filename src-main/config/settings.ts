@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { basename } from 'node:path'
 import { CaduceusError, SettingsUpdate, maskUrlCredentials, type ProfileSettings } from '@shared/contract'
 import { profileNameForHome } from '../scope'
-import { configPath, isPlainObject, loadConfig } from './load-config'
+import { configPath, configProblem, isPlainObject, loadConfig } from './load-config'
 import { parsePyYaml } from './py-yaml'
 import { modelFieldPath, type ModelField } from './upstream-rewrites'
 import { rewriteConfigFile, type YamlEdit } from './yaml-edit'
@@ -42,8 +42,18 @@ export function readSettings(home: string, opts: SettingsOptions): ProfileSettin
     maxIterations: agentSettings(raw).maxIterations,
     compressionThreshold: compressionSettings(raw).threshold,
     busyInputMode: busyInputMode(raw),
-    demo: isDemoConfig(raw) || rt.provider === 'demo'
+    demo: isDemoConfig(raw) || rt.provider === 'demo',
+    ...unknownWhenBroken(home)
   }
+}
+
+/**
+ * A config.yaml that cannot be read says nothing of the endpoint: the defaults resolveRuntime stands in with are not
+ * this profile's settings, so the answer names the problem and leaves provider, base URL and model empty.
+ */
+function unknownWhenBroken(home: string): Partial<ProfileSettings> {
+  const problem = configProblem(home)
+  return problem ? { provider: '', baseUrl: '', model: '', demo: false, configError: problem } : {}
 }
 
 // A URL whose userinfo is the mask readSettings puts in place of a password (`user:***@`, `***@`).

@@ -7,3 +7,4 @@
 export { EnvFileVault, secretsFor, type SecretVault } from './vault'
 export { envPath, readEnvFile, updateEnvFile } from './env-file'
 export { redact, redactValues, redactDeep, rememberSecretValues } from './redact'
+export { redactForExport } from './export-redact'

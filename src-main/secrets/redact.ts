@@ -155,9 +155,15 @@ export function knownSecretCount(): number {
   return known.size
 }
 
-export function redact(text: string): string {
-  let out = String(text)
+/** Only the known secret values (each `***`), none of the shape patterns: what an export adds to upstream's masking. */
+export function maskKnownValues(text: string): string {
+  let out = text
   for (const s of ordered) if (out.includes(s)) out = out.split(s).join('***')
+  return out
+}
+
+export function redact(text: string): string {
+  let out = maskKnownValues(String(text))
   for (const [re, fn] of PATTERNS) out = out.replace(re, fn as (m: string) => string)
   return out
 }

@@ -193,6 +193,22 @@ function SettingsForm({ s }: { s: ProfileSettings }) {
   )
 }
 
+/** In place of the form: the profile's settings are unknown while its config.yaml cannot be read. */
+function ConfigUnreadable({ problem }: { problem: NonNullable<ProfileSettings['configError']> }) {
+  return (
+    <div className="warn-box" role="alert" data-testid="settings-config-error">
+      <p>
+        <b>This profile&apos;s config.yaml cannot be read</b>, so its provider, model and other settings are not known
+        here. Turns and saves are refused until it is fixed.
+      </p>
+      <p className="mono small" data-testid="settings-config-error-detail">
+        {problem.message}
+      </p>
+      <p className="muted small">Fix the file in an editor; this page reads it again each time it opens.</p>
+    </div>
+  )
+}
+
 /** Provider settings per profile; the profile comes from the route, else the rail selection, else the active one. */
 export function SettingsPage({ profile }: { profile: string | null }) {
   const { profiles, scope } = useApp(useShallow((s) => ({ profiles: s.profiles, scope: s.scope })))
@@ -217,6 +233,8 @@ export function SettingsPage({ profile }: { profile: string | null }) {
       </div>
       {!name ? (
         <div className="empty">No profiles.</div>
+      ) : settings?.configError ? (
+        <ConfigUnreadable problem={settings.configError} />
       ) : settings ? (
         <SettingsForm
           key={`${name}:${settings.provider}:${settings.baseUrl}:${settings.model}:${settings.apiMode}`}

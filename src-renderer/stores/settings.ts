@@ -30,7 +30,8 @@ function clean(s: ProfileSettings): ProfileSettings {
     maxIterations,
     compressionThreshold,
     busyInputMode,
-    demo
+    demo,
+    configError
   } = s
   return {
     profile,
@@ -43,7 +44,8 @@ function clean(s: ProfileSettings): ProfileSettings {
     maxIterations,
     compressionThreshold,
     busyInputMode,
-    demo
+    demo,
+    ...(configError ? { configError } : {})
   }
 }
 

@@ -9,6 +9,7 @@ import { apiConversations, apiServerGuards } from '../app-channels'
 import { appVersion, createTurnHost } from '../compose'
 import { describeListenError } from '../transport'
 import { profileOf } from './profile'
+import { warnUnreadableConfigs } from './config-warnings'
 
 export async function runApiServer(args: HostArgs): Promise<number> {
   const profile = profileOf(args, 'default')
@@ -43,6 +44,7 @@ export async function runApiServer(args: HostArgs): Promise<number> {
       key_generated: server.generatedKey !== null
     })
   )
+  warnUnreadableConfigs(host, profile)
   if (server.generatedKey)
     console.log(`Generated API_SERVER_KEY=${server.generatedKey} (saved to the profile .env; shown once)`)
   console.log(

@@ -6,6 +6,7 @@ import { appDir, createHost } from '../compose'
 import { startHeadless, bindHttp, describeListenError } from '../transport'
 import { installLastResort } from '../log'
 import { loadHeadlessToken } from './headless-token'
+import { warnUnreadableConfigs } from './config-warnings'
 
 export async function serve(args: HostArgs): Promise<number> {
   // CADUCEUS_RENDERER_DIR: serve another built UI (tests serve a tiny one without building the app).
@@ -37,6 +38,7 @@ export async function serve(args: HostArgs): Promise<number> {
   // One machine-readable line for scripts and the e2e fixture, then the human one.
   console.log(JSON.stringify({ ready: true, url: server.url, port: server.port, root: host.root, demo: host.demo }))
   console.log(`Caduceus is serving ${host.root} at ${server.url}`)
+  warnUnreadableConfigs(host)
   await new Promise<void>((done) => {
     const stop = () => done()
     process.once('SIGINT', stop)

@@ -2,6 +2,7 @@ import type { ProfileInfo } from '@shared/contract'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
 import { problemOf } from '../../store'
+import { configProblem } from '../../config'
 
 export const LOG_COMMAND = 'caduceus logs errors'
 
@@ -15,14 +16,18 @@ function profiles(s: Services): ProfileInfo[] {
       isActive: e.name === active,
       sessionCount: 0
     }
+    const notices: string[] = []
     try {
       const store = s.stores.get(e.name)
       info.sessionCount = store.sessionCount()
-      const notice = store.notice
-      if (notice) info.notice = notice
+      if (store.notice) notices.push(store.notice)
     } catch (err) {
       info.error = problemOf(err) // shown with the profile instead of a silent 0
     }
+    // Its sessions are readable, but its settings are not what Settings would otherwise show (defaults).
+    const config = configProblem(e.home)
+    if (config) notices.push(config.message)
+    if (notices.length) info.notice = notices.join('\n')
     return info
   })
 }

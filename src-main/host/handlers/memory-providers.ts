@@ -1,4 +1,4 @@
-import { writeMemoryProvider } from '../../config'
+import { configProblem, writeMemoryProvider } from '../../config'
 import { secretsFor, type SecretVault } from '../../secrets'
 import type { HandlerMap } from '../dispatch'
 import type { MemoryProviderHost } from '../memory-providers'
@@ -10,9 +10,12 @@ type Handlers = Pick<HandlerMap, 'memory.providers' | 'memory.setProvider'>
 export function memoryProviderHandlers(s: Services, providers: MemoryProviderHost, vault: SecretVault): Handlers {
   const state = (profile: string) => {
     const home = s.homeOf(profile)
+    // An unreadable config.yaml names no provider: say so rather than show "built-in memory only".
+    const configError = configProblem(home)
     return {
       profile,
       configured: providers.configured(home),
+      ...(configError ? { configError } : {}),
       lastLoad: providers.statusOf(profile),
       availability: providers.availability(profile, home, secretsFor(home, vault)),
       choices: providers.choices(home)

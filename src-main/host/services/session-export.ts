@@ -3,7 +3,7 @@ import { CaduceusError, maskUrlCredentials, type ExportFormat } from '@shared/co
 import { jsonLine } from '@shared/contract/py-text'
 import type { SessionStore } from '../../store'
 import { toMarkdown } from '../../store'
-import { redactDeep } from '../../secrets'
+import { redactForExport } from '../../secrets'
 import { promptsMarkdown, userPrompts } from './export-prompts'
 
 export interface ExportOptions {
@@ -13,17 +13,20 @@ export interface ExportOptions {
   sessionId?: string
   /** These sessions, in this order (a filtered export); without it and `sessionId`, every session. */
   ids?: string[]
-  /** Mask credentials in every message (and segment) with the log's redaction, as upstream's `--redact` does. */
+  /** Mask credentials in every message (and segment) as upstream's `--redact` does (secrets/export-redact.ts). */
   redact?: boolean
   /** Counted while exporting: sessions written and user prompts among them (the CLI's "Exported N …"). */
   tally?: { sessions: number; prompts: number }
 }
 
-/** Upstream redacts the messages (and a lineage's segments), not the session row; so do we, inactive rows too. */
+/**
+ * Upstream redacts the messages (and a lineage's segments), not the session row, with its own masking (not the
+ * log's); so do we, inactive rows too.
+ */
 export function redactRecord<T extends Record<string, unknown>>(r: T): T {
   const out: Record<string, unknown> = { ...r }
   for (const k of ['messages', 'segments', 'caduceus_inactive_messages'])
-    if (out[k] != null) out[k] = redactDeep(out[k])
+    if (out[k] != null) out[k] = redactForExport(out[k])
   return out as T
 }
 

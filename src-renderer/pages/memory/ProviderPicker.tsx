@@ -63,7 +63,7 @@ export function ProviderPicker({ profile }: { profile: string | null }) {
         <select
           aria-label="Memory provider"
           data-testid="memory-provider-select"
-          disabled={!state || saving}
+          disabled={!state || saving || Boolean(state.configError)}
           value={state?.configured ?? ''}
           onChange={(e) => void choose(e.target.value)}
         >
@@ -79,6 +79,10 @@ export function ProviderPicker({ profile }: { profile: string | null }) {
       <p className="small" data-testid="memory-provider-status">
         {!state ? (
           'Loading…'
+        ) : state.configError ? (
+          <span className="err-text" data-testid="memory-provider-config-error">
+            config.yaml cannot be read, so the provider this profile uses is unknown: {state.configError.message}
+          </span>
         ) : !state.configured ? (
           'Built-in memory (MEMORY.md / USER.md) only.'
         ) : loadMatches ? (
