@@ -57,7 +57,7 @@ function caduceusNotice(id: string, status: string, body: string[]): DelegationN
   // "Task n:" starts the next task only in a notice of several (a single task's result may hold any line)
   const many = body.some((l) => /^Task \d+: /.test(l))
   for (const l of body) {
-    const task = many ? /^Task \d+: (.*)$/.exec(l) : cur ? null : /^Task: (.*)$/.exec(l)
+    const task: RegExpExecArray | null = many ? /^Task \d+: (.*)$/.exec(l) : cur ? null : /^Task: (.*)$/.exec(l)
     if (task) {
       cur = { goal: task[1]!, status, outcome: '', failed: !isOkStatus(status) }
       tasks.push(cur)
