@@ -76,7 +76,10 @@ test("upstream's delegation report, stored as the parent's next user input, read
   await transcript.open('default', golden.ids.delegate!)
   const report = page.locator('[data-testid="message"][data-kind="upstream_delegation"]')
   await expect(report).toHaveCount(1)
-  await expect(report).toContainText('[ASYNC DELEGATION BATCH COMPLETE')
+  // an event card: the task and its result, not upstream's header and instructions to the model
+  await expect(report.getByTestId('notice-task')).toContainText('CHILD-GOAL: count to three')
+  await expect(report.getByTestId('notice-outcome')).toHaveText('one two three')
+  await expect(report).not.toContainText('[ASYNC DELEGATION BATCH COMPLETE')
   await expect(page.locator('[data-testid="message"][data-role="user"]:not(.notice)')).toHaveCount(1) // typed
   const card = page.getByTestId('child-card')
   await expect(card).toHaveCount(1)

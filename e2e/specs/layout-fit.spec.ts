@@ -100,3 +100,23 @@ test('at 1024 and 1360 px titles, tables and ids are whole and inside their card
     await shell.selectProfile('all')
   }
 })
+
+// At the window's minimum width (900 px) with the profile rail open, the top bar's last items (the connection state
+// and the theme switch) ran past the window's edge: "connected" read "co" and the theme switch could not be reached.
+test('at 900 px with the rail open the whole top bar is on screen, its connection state still named', async ({
+  page,
+  host
+}) => {
+  const shell = new AppShell(page)
+  await page.setViewportSize({ width: 1360, height: 860 })
+  await shell.open(host.url)
+  await page.setViewportSize({ width: 900, height: 860 })
+  await expect(page.locator('.shell')).not.toHaveClass(/rail-collapsed/)
+  for (const id of ['nav-settings', 'topbar-new-chat', 'connection-indicator', 'theme-toggle']) {
+    const box = (await page.getByTestId(id).boundingBox())!
+    expect(box.x + box.width, id).toBeLessThanOrEqual(900)
+  }
+  expect(await page.locator('.topbar').evaluate((e) => e.scrollWidth - e.clientWidth)).toBeLessThanOrEqual(0)
+  await expect(shell.connection).toHaveText('connected')
+  await page.getByTestId('theme-toggle').click()
+})

@@ -115,6 +115,17 @@ export type SessionCost = z.infer<typeof SessionCost>
 export const CostQuery = z.object({
   profile: ProfileScope.default('all'),
   days: z.number().int().min(1).max(3650).default(30),
+  /** All of the history, however old (`days`, `from` and `to` are then not read). */
+  all: z.boolean().optional(),
+  /** A period of local days, both ends included (in place of `days`; either end may be left open). */
+  from: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'from must be YYYY-MM-DD')
+    .optional(),
+  to: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'to must be YYYY-MM-DD')
+    .optional(),
   /** Only spend on this local day (YYYY-MM-DD), e.g. after a click on a chart bar. */
   day: z
     .string()

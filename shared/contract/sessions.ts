@@ -34,6 +34,9 @@ export const SessionSummary = z.object({
 })
 export type SessionSummary = z.infer<typeof SessionSummary>
 
+export const SessionSort = z.enum(['active', 'started', 'messages', 'tokens', 'cost', 'title'])
+export type SessionSort = z.infer<typeof SessionSort>
+
 export const SessionQuery = z.object({
   profile: ProfileScope.default('all'),
   sources: z.array(z.string().min(1)).max(32).optional(),
@@ -52,8 +55,16 @@ export const SessionQuery = z.object({
    * other children upstream's list leaves out (a reset's, a tool's, unmarked ones) are listed too.
    */
   includeChildren: z.boolean().default(false),
+  /**
+   * Order of the list: last activity (the default), start, message count, tokens (all five counts), cost (priced
+   * usage; unpriced counts as 0) or title (the session's own, else its first user message, case-folded). The host
+   * sorts, so every page continues the same order.
+   */
+  sort: SessionSort.optional(),
+  /** Default: newest / largest first; `title` A → Z. */
+  dir: z.enum(['asc', 'desc']).optional(),
   limit: z.number().int().min(1).max(500).default(100),
-  /** Opaque keyset cursor from the previous page. */
+  /** Opaque keyset cursor from the previous page (of the same order). */
   cursor: z.string().max(1024).nullable().optional()
 })
 export type SessionQuery = z.input<typeof SessionQuery>

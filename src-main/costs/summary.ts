@@ -11,18 +11,46 @@ import type { ProfileStore } from './session-cost'
 
 const total = (parts: Micros[]): Money => moneyFromMicros(parts)
 
+/** Before any session (SQLite compares it as a number; an infinity would not bind as one). */
+const NO_BOUND = -1e15
+
+/**
+ * The period's local days (`sinceDay` … `untilDay`, null = open) and the epoch a session must have been active since
+ * to hold spend in it: the last `days` days (today and the days before it), all of the history, or `from`–`to`.
+ */
+function period(
+  q: { days?: number; all?: boolean; from?: string; to?: string },
+  now: number
+): { since: number; sinceDay: string; untilDay: string | null } {
+  if (q.all) return { since: NO_BOUND, sinceDay: '', untilDay: null }
+  if (q.from || q.to) {
+    // a day before the first local day's midnight: a session's activity is compared as an epoch, its days locally
+    const start = q.from ? Date.parse(`${q.from}T00:00:00`) / 1000 - 86400 : NO_BOUND
+    return { since: Number.isFinite(start) ? start : NO_BOUND, sinceDay: q.from ?? '', untilDay: q.to ?? null }
+  }
+  const days = Math.min(3650, Math.max(1, Math.trunc(q.days ?? 30)))
+  // N days = today and the N-1 days before it.
+  return { since: now - days * 86400, sinceDay: dayOf(now - (days - 1) * 86400), untilDay: null }
+}
+
 export function costSummary(
   stores: ProfileStore[],
-  query: { profile?: string; days?: number; day?: string; allSessions?: boolean },
+  query: {
+    profile?: string
+    days?: number
+    all?: boolean
+    from?: string
+    to?: string
+    day?: string
+    allSessions?: boolean
+  },
   now = Date.now() / 1000,
   /** The user's prices for usage upstream left unpriced (applied here, at read time, never written back). */
   overrides: PriceOverride[] = []
 ): CostSummary {
-  const days = Math.min(3650, Math.max(1, Math.trunc(query.days ?? 30)))
-  const since = now - days * 86400
-  // N days = today and the N-1 days before it.
-  const sinceDay = dayOf(now - (days - 1) * 86400)
-  const inView = (day: string) => day >= sinceDay && (!query.day || day === query.day)
+  const { since, sinceDay, untilDay } = period(query, now)
+  const inView = (day: string) =>
+    day >= sinceDay && (untilDay === null || day <= untilDay) && (!query.day || day === query.day)
   const selected = stores.filter((s) => !query.profile || query.profile === 'all' || s.profile === query.profile)
   const profiles: CostSummary['profiles'] = []
   const models = new Map<string, { parts: Micros[]; tokens: Tokens; custom: boolean }>()
@@ -68,7 +96,10 @@ export function costSummary(
       ownParts.push(...own)
       childParts.push(...kids)
       all.push(...own, ...kids)
-      if (query.day && !own.length && !kids.length) continue
+      // a session with no spend in view is one of the period's only if it was there: not on another day than the one
+      // chosen, nor started after the period ended
+      if (!own.length && !kids.length && (query.day || (untilDay !== null && dayOf(Number(r.startedAt)) > untilDay)))
+        continue
       // An internal session upstream marks hidden is in no session list (nor can it be opened from one): its spend
       // counts in the totals, as upstream's own insights report counts it, but it is not offered as a top session.
       if (Number(r.hidden ?? 0) !== 0) continue
@@ -91,7 +122,7 @@ export function costSummary(
     })
     // Tokens per day: every session's own usage rows (children's included), whatever their price.
     for (const d of src.allDaily) {
-      if (d.day < sinceDay) continue
+      if (d.day < sinceDay || (untilDay !== null && d.day > untilDay)) continue
       const key = `${profile}\u0000${d.day}`
       const t = tokensByDay.get(key) ?? { day: d.day, profile, tokens: ZERO_TOKENS() }
       addTokens(t.tokens, tokensOf(d))

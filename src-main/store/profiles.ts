@@ -15,7 +15,7 @@ import {
 } from '@shared/contract'
 import { isValidProfileName } from '../scope'
 import { SessionStore } from './session-store'
-import type { ListOptions } from './read-list'
+import { compareSortValues, sortCursorAfter, type ListOptions, type SortValue } from './read-list'
 import type { SearchFilters } from './search'
 import { parseJsonOr } from '@shared/contract/errors'
 
@@ -184,26 +184,37 @@ export class StoreRegistry {
         throw new CaduceusError('invalid_input', 'invalid cursor', 'cursor')
     }
     const { stores, unavailable, notices } = this.healthy((name) => cursors[name] !== false)
-    const pages: Array<{ name: string; page: SessionPage }> = []
+    const pages: Array<{ name: string; page: SessionPage; keys: SortValue[] }> = []
     for (const { profile, store } of stores) {
       try {
         pages.push({
           name: profile,
-          page: store.listSessions({ ...q, limit, cursor: (cursors[profile] as string | null | undefined) ?? null })
+          ...store.listSessionsKeyed({
+            ...q,
+            limit,
+            cursor: (cursors[profile] as string | null | undefined) ?? null
+          })
         })
       } catch (err) {
         if (err instanceof CaduceusError && err.field === 'cursor') throw err
         unavailable.push({ profile, reason: problemOf(err) })
       }
     }
-    const merged = pages
-      .flatMap((p) => p.page.items.map((item, i) => ({ p, item, i })))
-      .sort(
-        (a, b) =>
+    const entries = pages.flatMap((p) => p.page.items.map((item, i) => ({ p, item, i, key: p.keys[i] })))
+    // The default order by the summaries' activity and start; another by the sort values each page's SQL sorted on,
+    // so the merge agrees with every profile's own order (and a profile's cursor resumes right after its last row).
+    const desc = (q.dir ?? (q.sort === 'title' ? 'asc' : 'desc')) === 'desc'
+    const sorted = pages.some((p) => p.keys.length > 0)
+    const merged = entries.sort((a, b) => {
+      if (!sorted)
+        return (
           b.item.lastActiveAt - a.item.lastActiveAt ||
           b.item.startedAt - a.item.startedAt ||
           (a.item.id < b.item.id ? 1 : -1)
-      )
+        )
+      const c = compareSortValues(a.key!, b.key!) || Buffer.compare(Buffer.from(a.item.id), Buffer.from(b.item.id))
+      return desc ? -c : c
+    })
     const taken = merged.slice(0, limit)
     const next: Record<string, string | null | false> = {}
     let more = false
@@ -213,8 +224,13 @@ export class StoreRegistry {
       if (all) next[name] = page.nextCursor ?? false
       else {
         // Resume this profile right after the last item we used from it.
-        const last = mine[mine.length - 1]?.item as SessionSummary | undefined
-        next[name] = last ? cursorAfter(last) : ((cursors[name] as string | null | undefined) ?? null)
+        const lastTaken = mine[mine.length - 1]
+        const last = lastTaken?.item as SessionSummary | undefined
+        next[name] = last
+          ? sorted
+            ? sortCursorAfter(q, lastTaken!.key!, last.id)
+            : cursorAfter(last)
+          : ((cursors[name] as string | null | undefined) ?? null)
       }
       if (next[name] !== false) more = true
     }

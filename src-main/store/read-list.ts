@@ -18,10 +18,16 @@ import { invalid } from './errors'
 import { sessionConditions, type SearchFilters } from './search-match'
 import { parseJsonOr } from '@shared/contract/errors'
 
-/** The Sessions page's filters (the same ones a search applies), plus paging. */
+/** The orders the list offers; `active` (last activity, newest first) is the default and the hot path. */
+export type ListSort = 'active' | 'started' | 'messages' | 'tokens' | 'cost' | 'title'
+
+/** The Sessions page's filters (the same ones a search applies), plus order and paging. */
 export interface ListOptions extends SearchFilters {
   limit?: number
   cursor?: string | null
+  sort?: ListSort
+  /** Default: `desc`, except `title` (A → Z). */
+  dir?: 'asc' | 'desc'
 }
 
 type Key = [number, number, string]
@@ -46,6 +52,22 @@ export function decodeCursor(c: string): Key {
 const INTERNAL_SOURCES = ['kanban', 'tool', 'oneshot']
 
 export function listSessionRows(db: Database.Database, profile: string, q: ListOptions = {}): SessionPage {
+  return listSessionPage(db, profile, q).page
+}
+
+/** A sorted page's rows' sort values, in page order (a merged list across profiles compares them). */
+export type SortValue = number | string
+
+/**
+ * The list page, and for an order other than the default its rows' sort values (`keys`; empty for the default, whose
+ * merge across profiles reads the summaries' activity and start).
+ */
+export function listSessionPage(
+  db: Database.Database,
+  profile: string,
+  q: ListOptions = {}
+): { page: SessionPage; keys: SortValue[] } {
+  const order = sortOf(q)
   const limit = Math.max(1, Math.min(500, Math.floor(q.limit ?? 100)))
   const activity = refreshActivity(db)
   const ACTIVITY = 'a.act'
@@ -72,6 +94,14 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
   if (q.to !== undefined) {
     where.push(`${ACTIVITY} <= ?`)
     args.push(q.to)
+  }
+  if (order) {
+    if (q.cursor) {
+      const [value, id] = decodeSortCursor(q.cursor, order)
+      where.push(`(${SORT_SQL[order.sort]}, a.id) ${order.dir === 'desc' ? '<' : '>'} (?, ?)`)
+      args.push(value, id)
+    }
+    return sortedPage(db, profile, activity, where.join(' AND '), args, limit, order)
   }
   if (q.cursor) {
     // Row-value comparison lets SQLite seek the expression index instead of re-scanning earlier pages.
@@ -103,11 +133,142 @@ export function listSessionRows(db: Database.Database, profile: string, q: ListO
   notePreviewSources(db, learned)
   const last = n > 0 ? rows[n - 1] : undefined
   return {
-    items,
-    nextCursor:
-      more && last ? encodeCursor([Number(last[PAGE_ACT]), Number(last[PAGE_ACT + 1]), String(last[0])]) : null
-    // the first page names every source the profile has, so a filter can reach those listed only when named
+    page: {
+      items,
+      nextCursor:
+        more && last ? encodeCursor([Number(last[PAGE_ACT]), Number(last[PAGE_ACT + 1]), String(last[0])]) : null
+    },
+    keys: []
   }
+}
+
+/**
+ * What each order sorts on, over the walk's row `a` and the session `s` — the values the list shows, as far as SQL
+ * has them: tokens are the five counts summed; cost is the row's or its usage routes' (auxiliary calls), whichever is
+ * more, as the list's cost reads them (read-summary.ts sessionMoney), with unpriced usage as 0 and the user's own
+ * prices (applied after the read) left out; a title is the session's own or, untitled, its first user message, which
+ * is what the row shows (a chain's tip is sorted by its own, not its root's).
+ */
+const SORT_SQL: Record<ListSort, string> = {
+  active: 'a.act',
+  started: 'a.started',
+  messages: 'COALESCE(s.message_count, 0)',
+  tokens: `(COALESCE(s.input_tokens, 0) + COALESCE(s.output_tokens, 0) + COALESCE(s.cache_read_tokens, 0)
+    + COALESCE(s.cache_write_tokens, 0) + COALESCE(s.reasoning_tokens, 0))`,
+  cost: `MAX(COALESCE(s.estimated_cost_usd, 0) + COALESCE(s.actual_cost_usd, 0),
+    COALESCE((SELECT SUM(COALESCE(u.estimated_cost_usd, 0) + COALESCE(u.actual_cost_usd, 0))
+      FROM session_model_usage u WHERE u.session_id = s.id), 0))`,
+  title: `lower(ltrim(COALESCE(NULLIF(trim(s.title), ''), (SELECT substr(m.content, 1, 200) FROM messages m
+    WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL AND COALESCE(m.display_kind, '') <> 'hidden'
+    ORDER BY m.timestamp, m.id LIMIT 1), '')))`
+}
+const SORTS = Object.keys(SORT_SQL) as ListSort[]
+
+interface Order {
+  sort: ListSort
+  dir: 'asc' | 'desc'
+}
+
+/** The order asked for; null for the default (last activity, newest first), which keeps its own statement. */
+function sortOf(q: ListOptions): Order | null {
+  const sort = q.sort ?? 'active'
+  const dir = q.dir ?? (sort === 'title' ? 'asc' : 'desc')
+  if (!SORTS.includes(sort)) throw invalid(`unknown sort '${String(sort)}'`, 'sort')
+  return sort === 'active' && dir === 'desc' ? null : { sort, dir }
+}
+
+/** A sorted page's cursor names its order, so a cursor from another order is refused rather than misread. */
+function encodeSortCursor(o: Order, value: SortValue, id: string): string {
+  return Buffer.from(JSON.stringify([o.sort, o.dir, value, id]), 'utf8').toString('base64url')
+}
+
+/** The cursor that resumes `q`'s order right after the row with this sort value and id (a merged list's next page). */
+export function sortCursorAfter(q: ListOptions, value: SortValue, id: string): string {
+  const o = sortOf(q)
+  if (!o) throw new Error('sortCursorAfter needs an order other than the default')
+  return encodeSortCursor(o, value, id)
+}
+
+/** Two sort values as SQLite orders them: numbers by value, text by its UTF-8 bytes (BINARY collation). */
+export function compareSortValues(a: SortValue, b: SortValue): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b
+  if (typeof a === 'number') return -1 // SQLite: numbers before text
+  if (typeof b === 'number') return 1
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
+}
+
+function decodeSortCursor(c: string, o: Order): [SortValue, string] {
+  try {
+    const k = JSON.parse(Buffer.from(c, 'base64url').toString('utf8'))
+    if (
+      Array.isArray(k) &&
+      k.length === 4 &&
+      k[0] === o.sort &&
+      k[1] === o.dir &&
+      (typeof k[2] === 'string' || Number.isFinite(k[2])) &&
+      typeof k[3] === 'string'
+    )
+      return [k[2] as SortValue, k[3] as string]
+  } catch {
+    /* fall through */
+  }
+  throw invalid('invalid cursor', 'cursor')
+}
+
+/**
+ * A page in another order: every matching row's sort value is computed and sorted (no index holds these orders),
+ * then the page's facts are read for its rows only, as on the default path. Keyset-paginated on (value, id).
+ */
+function sortedPage(
+  db: Database.Database,
+  profile: string,
+  activity: string,
+  where: string,
+  args: unknown[],
+  limit: number,
+  o: Order
+): { page: SessionPage; keys: SortValue[] } {
+  const rows = rowsViaJson(db, sortedSql(activity, where, limit, o), PAGE_SELECT.length + 1, args)
+  const more = rows.length > limit
+  const n = Math.min(rows.length, limit)
+  const items: SessionSummary[] = []
+  const keys: SortValue[] = []
+  for (let i = 0; i < n; i++) {
+    const { row, chain } = pageRow(rows[i]!)
+    items.push(toSummary(db, profile, row, Number(row.last_activity_at), chain))
+    keys.push(rows[i]![PAGE_SELECT.length] as SortValue)
+  }
+  const last = n > 0 ? rows[n - 1] : undefined
+  return {
+    page: {
+      items,
+      nextCursor: more && last ? encodeSortCursor(o, last[PAGE_SELECT.length] as SortValue, String(last[0])) : null
+    },
+    keys
+  }
+}
+
+function sortedSql(activity: string, where: string, limit: number, o: Order): string {
+  const key = `${o.sort} ${o.dir} ${activity} ${limit} ${where}`
+  let sql = pageSqls.get(key)
+  if (sql === undefined) {
+    if (pageSqls.size >= 64) pageSqls.clear()
+    const dir = o.dir === 'desc' ? 'DESC' : 'ASC'
+    // The sort reads only the walk's row and the value: the page's columns and a continuation's chain walk are read
+    // for the page's rows alone, after the LIMIT (a sorter would compute every selected column for every match).
+    sql = `SELECT ${PAGE_SELECT.map((e, i) => `${e} AS c${i}`).join(', ')}, s.cad_key AS c${PAGE_SELECT.length} FROM (
+      SELECT ${PAGE_COLS}, k.act AS cad_act, k.started AS cad_started, k.first_user AS cad_first,
+        CASE WHEN s.parent_session_id IS NOT NULL THEN ${chainPathSql('s')} END AS cad_chain, k.cad_key
+      FROM (SELECT a.id, a.act, a.started, a.first_user, ${SORT_SQL[o.sort]} AS cad_key
+        FROM ${activity} a CROSS JOIN sessions s ON s.id = a.id
+        WHERE ${where} ORDER BY cad_key ${dir}, a.id ${dir} LIMIT ${limit + 1}) k
+      CROSS JOIN sessions s ON s.id = k.id) s
+    LEFT JOIN sessions par ON par.id = s.parent_session_id
+    LEFT JOIN sessions rt ON rt.id = substr(s.cad_chain, instr(s.cad_chain, ' ') + 1)
+    ORDER BY s.cad_key ${dir}, s.id ${dir}`
+    pageSqls.set(key, sql)
+  }
+  return sql
 }
 
 /**

@@ -49,7 +49,7 @@ import { expandSegments, parseJsonlChunked, type ImportSummary } from './session
 import { importInBatches } from './import-batches'
 import { recordUsageRows } from './usage'
 import { branchesOf, compressionChain, lineageRoot, resumeTip, type LineageRow } from './lineage'
-import { listSessionRows, sessionSources, type ListOptions } from './read-list'
+import { listSessionPage, listSessionRows, sessionSources, type ListOptions, type SortValue } from './read-list'
 import { sessionDetail, storedSystemPrompt } from './read-detail'
 import { summaryById } from './read-summary'
 import { conversation, messagePage, type PageOptions } from './read-messages'
@@ -629,6 +629,10 @@ export class SessionStore {
 
   listSessions(q: ListOptions = {}): SessionPage {
     return listSessionRows(this.db, this.profile, q)
+  }
+  /** A list page and, in an order other than the default, its rows' sort values (a merge across profiles needs them). */
+  listSessionsKeyed(q: ListOptions = {}): { page: SessionPage; keys: SortValue[] } {
+    return listSessionPage(this.db, this.profile, q)
   }
   /** Every source of this profile's sessions but upstream's hidden internal ones, sorted. */
   listSources(): string[] {

@@ -32,7 +32,7 @@ function ConnectionIndicator() {
       title={`Host connection: ${label}`}
     >
       <span className="conn-dot" aria-hidden />
-      {label}
+      <span className="conn-label">{label}</span>
     </span>
   )
 }

@@ -1,9 +1,21 @@
+import { useMemo } from 'react'
 import { sumMoney } from '@shared/contract/money'
+import { bucketFor } from '../lib/buckets'
 import { sessionHref } from '../app/routes'
 import { MoneyText } from '../components/MoneyText'
 import { formatCount, moneyStatusLabel } from '../lib/format'
 import { useApp } from '../stores/app'
-import { DAY_CHOICES, setCostDay, setCostDays, useCostSummary } from '../stores/costs'
+import {
+  DAY_CHOICES,
+  periodInput,
+  periodLabel,
+  periodSlug,
+  setCostAll,
+  setCostDay,
+  setCostDays,
+  useCostSummary
+} from '../stores/costs'
+import { PeriodRange } from './costs/PeriodRange'
 import { CostChart } from './costs/CostChart'
 import { shortDay } from './costs/chart-style'
 import { TokensByDay } from './costs/TokensByDay'
@@ -15,7 +27,17 @@ import { download } from '../lib/download'
 
 export function CostsPage() {
   const scope = useApp((s) => s.scope)
-  const { days, day, summary, loading, error } = useCostSummary()
+  const { summary, loading, error, ...view } = useCostSummary()
+  const { days, day } = view
+  const preset = !view.all && !view.from && !view.to
+  // over a long period a bar is a week or a month: a year of daily bars is too thin to read or click
+  const bucket = useMemo(
+    () =>
+      summary
+        ? bucketFor([...summary.byDay.map((d) => d.day), ...(summary.tokensByDay ?? []).map((d) => d.day)])
+        : 'day',
+    [summary]
+  )
   useCostsUrlState()
   const own = summary ? sumMoney(summary.profiles.map((p) => p.own)) : null
   const children = summary ? sumMoney(summary.profiles.map((p) => p.children)) : null
@@ -28,15 +50,24 @@ export function CostsPage() {
           {DAY_CHOICES.map((d) => (
             <button
               key={d}
-              className={d === days ? 'active' : ''}
-              aria-pressed={d === days}
+              className={preset && d === days ? 'active' : ''}
+              aria-pressed={preset && d === days}
               onClick={() => void setCostDays(d)}
               data-testid={`costs-days-${d}`}
             >
               {d}d
             </button>
           ))}
+          <button
+            className={view.all ? 'active' : ''}
+            aria-pressed={view.all}
+            onClick={() => void setCostAll()}
+            data-testid="costs-days-all"
+          >
+            All
+          </button>
         </div>
+        <PeriodRange from={view.from} to={view.to} />
         {day && (
           <span className="chip" data-testid="costs-day-filter">
             Day: {shortDay(day)} ({day})
@@ -58,20 +89,20 @@ export function CostsPage() {
               className="small"
               data-testid="costs-export-csv"
               onClick={() =>
-                download(`caduceus-costs-${scope}-${day ?? `${days}d`}.csv`, 'text/csv', costsCsv(summary))
+                download(`caduceus-costs-${scope}-${day ?? periodSlug(view)}.csv`, 'text/csv', costsCsv(summary))
               }
             >
               Export CSV
             </button>
-            <ExportReportButton scope={scope} days={days} day={day ?? undefined} />
+            <ExportReportButton scope={scope} view={view} />
             <button
               className="small"
               data-testid="costs-export-json"
               onClick={() =>
                 download(
-                  `caduceus-costs-${scope}-${day ?? `${days}d`}.json`,
+                  `caduceus-costs-${scope}-${day ?? periodSlug(view)}.json`,
                   'application/json',
-                  costsJson(summary, { scope, days, ...(day ? { day } : {}) })
+                  costsJson(summary, { scope, ...periodInput(view), ...(day ? { day } : {}) })
                 )
               }
             >
@@ -129,7 +160,9 @@ export function CostsPage() {
             <div className="card">
               <div className="card-label">Sessions</div>
               <div className="card-value">{summary.profiles.reduce((n, p) => n + p.sessions, 0)}</div>
-              <div className="card-sub">{day ? `on ${shortDay(day)}` : `last ${days} days`}</div>
+              <div className="card-sub" data-testid="costs-period">
+                {day ? `on ${shortDay(day)}` : periodLabel(view)}
+              </div>
             </div>
           </div>
           {summary.customPriced && (
@@ -139,8 +172,8 @@ export function CostsPage() {
               your prices from Settings, not upstream’s.
             </p>
           )}
-          <CostChart summary={summary} />
-          <TokensByDay summary={summary} day={day} />
+          <CostChart summary={summary} bucket={bucket} />
+          <TokensByDay summary={summary} day={day} bucket={bucket} />
           <div className="grid-2">
             <section className="panel">
               <h2 className="section-title">By profile</h2>

@@ -1,4 +1,4 @@
-import { useMemo } from 'react'
+import { Fragment, useMemo, useState } from 'react'
 import { SessionName } from '../components/SessionName'
 import { MoneyText } from '../components/MoneyText'
 import { useNow } from '../components/RelTime'
@@ -15,7 +15,7 @@ import {
   type SubagentTab
 } from '../stores/subagents'
 import { StateBadge } from './subagents/StateBadge'
-import { SubagentActions } from './subagents/SubagentActions'
+import { actionReasons, SubagentActions, WhyUnavailable } from './subagents/SubagentActions'
 
 /** Dispatched / finished / took, for the state cell's tooltip. */
 function timings(s: { dispatchedAt: number | null; completedAt: number | null }, now: number): string | undefined {
@@ -43,6 +43,14 @@ export function SubagentsPage() {
   const counts = useMemo(() => countByState(list?.items ?? []), [list])
   const now = useNow(1000) // TTL countdowns
   const showProfile = scope === 'all'
+  // rows whose "Why?" is open: the reasons get a row of their own, as wide as the table
+  const [whyOpen, setWhyOpen] = useState<ReadonlySet<string>>(new Set())
+  const toggleWhy = (key: string) =>
+    setWhyOpen((cur) => {
+      const next = new Set(cur)
+      if (!next.delete(key)) next.add(key)
+      return next
+    })
 
   return (
     <div className="subagents-page">
@@ -77,11 +85,17 @@ export function SubagentsPage() {
           className={`small${spawnPaused ? ' primary' : ''}`}
           aria-pressed={spawnPaused}
           onClick={() => void setSpawnPaused(!spawnPaused)}
-          title="While paused, agents this app runs cannot start new subagents (an upstream Hermes process keeps its own switch); follow-ups to existing ones still run."
+          aria-describedby="spawn-pause-note"
           data-testid="spawn-pause"
         >
           {spawnPaused ? 'Resume spawning' : 'Pause spawning'}
         </button>
+        {/* what the switch does, in words everyone gets (a title tooltip shows only to a mouse) */}
+        <span id="spawn-pause-note" className="muted small spawn-note" data-testid="spawn-pause-note">
+          {spawnPaused
+            ? 'Paused: agents this app runs cannot start new subagents; follow-ups to existing ones still run.'
+            : 'Pausing stops agents this app runs from starting new subagents (upstream Hermes keeps its own switch).'}
+        </span>
         {maxRetained != null && (
           <span className="muted">
             keeps up to {maxRetained} retained · TTL {ttlHours}h
@@ -125,73 +139,90 @@ export function SubagentsPage() {
               </tr>
             </thead>
             <tbody>
-              {rows.map((s) => (
-                <tr
-                  key={`${s.profile}/${s.childId}`}
-                  data-testid="subagent-row"
-                  data-child-id={s.childId}
-                  data-state={s.state}
-                  data-profile={s.profile}
-                >
-                  <td className="goal">
-                    <div className="clamp-2" title={s.goal}>
-                      {s.goal}
-                    </div>
-                    <div className="goal-sub">
-                      {showProfile && <span className="badge badge-accent">{s.profile}</span>}
-                      {s.foreign &&
-                        (s.delegationId === '' ? (
-                          <span
-                            className="badge badge-neutral"
-                            data-testid="subagent-session-only"
-                            title="A synchronous delegate run (upstream's or this app's): no delegation row names it, so it is shown from its child session"
-                          >
-                            session
+              {rows.map((s) => {
+                const key = `${s.profile}/${s.childId}`
+                const whyId = `why-${key}`
+                const reasons = actionReasons(s)
+                return (
+                  <Fragment key={key}>
+                    <tr
+                      data-testid="subagent-row"
+                      data-child-id={s.childId}
+                      data-state={s.state}
+                      data-profile={s.profile}
+                    >
+                      <td className="goal">
+                        <div className="clamp-2" title={s.goal}>
+                          {s.goal}
+                        </div>
+                        <div className="goal-sub">
+                          {showProfile && <span className="badge badge-accent">{s.profile}</span>}
+                          {s.foreign &&
+                            (s.delegationId === '' ? (
+                              <span
+                                className="badge badge-neutral"
+                                data-testid="subagent-session-only"
+                                title="A synchronous delegate run (upstream's or this app's): no delegation row names it, so it is shown from its child session"
+                              >
+                                session
+                              </span>
+                            ) : (
+                              <span
+                                className="badge badge-neutral"
+                                data-testid="subagent-foreign"
+                                title="Dispatched by upstream Hermes in another process: shown from its delegation row"
+                              >
+                                upstream
+                              </span>
+                            ))}
+                          <span className="mono muted small child-id" title={s.childId}>
+                            {s.childId}
                           </span>
+                        </div>
+                        {(s.summary || s.error) && (
+                          <div
+                            className={`clamp-2 small ${s.error && !s.summary ? 'error-text' : 'muted'}`}
+                            title={s.summary ?? s.error ?? undefined}
+                            data-testid="subagent-outcome"
+                          >
+                            {s.summary ?? s.error}
+                          </div>
+                        )}
+                      </td>
+                      <td className="mono">{s.model ?? '—'}</td>
+                      <td title={timings(s, now)}>
+                        <StateBadge state={s.state} raw={s.rawState} />
+                      </td>
+                      <td>
+                        {s.parentSessionId ? (
+                          <SessionName profile={s.profile} id={s.parentSessionId} testId="subagent-parent" />
                         ) : (
-                          <span
-                            className="badge badge-neutral"
-                            data-testid="subagent-foreign"
-                            title="Dispatched by upstream Hermes in another process: shown from its delegation row"
-                          >
-                            upstream
-                          </span>
-                        ))}
-                      <span className="mono muted small child-id" title={s.childId}>
-                        {s.childId}
-                      </span>
-                    </div>
-                    {(s.summary || s.error) && (
-                      <div
-                        className={`clamp-2 small ${s.error && !s.summary ? 'error-text' : 'muted'}`}
-                        title={s.summary ?? s.error ?? undefined}
-                        data-testid="subagent-outcome"
-                      >
-                        {s.summary ?? s.error}
-                      </div>
+                          '—'
+                        )}
+                      </td>
+                      <td>{s.retainedAt ? relativeTime(s.retainedAt, now) : '—'}</td>
+                      <td data-testid="subagent-ttl">{s.state === 'retained' ? countdown(s.expiresAt, now) : '—'}</td>
+                      <td className="num">
+                        <MoneyText money={s.cost} custom={s.customPrice} />
+                      </td>
+                      <td>
+                        <SubagentActions
+                          s={s}
+                          why={{ id: whyId, open: whyOpen.has(key), toggle: () => toggleWhy(key) }}
+                        />
+                      </td>
+                    </tr>
+                    {(reasons.open || reasons.followUp || reasons.tombstone) && (
+                      // kept in the DOM while closed: the disabled buttons' descriptions point into it
+                      <tr className="why-row" hidden={!whyOpen.has(key)} data-testid="subagent-why-row">
+                        <td colSpan={8}>
+                          <WhyUnavailable id={whyId} reasons={reasons} hidden={false} />
+                        </td>
+                      </tr>
                     )}
-                  </td>
-                  <td className="mono">{s.model ?? '—'}</td>
-                  <td title={timings(s, now)}>
-                    <StateBadge state={s.state} raw={s.rawState} />
-                  </td>
-                  <td>
-                    {s.parentSessionId ? (
-                      <SessionName profile={s.profile} id={s.parentSessionId} testId="subagent-parent" />
-                    ) : (
-                      '—'
-                    )}
-                  </td>
-                  <td>{s.retainedAt ? relativeTime(s.retainedAt, now) : '—'}</td>
-                  <td data-testid="subagent-ttl">{s.state === 'retained' ? countdown(s.expiresAt, now) : '—'}</td>
-                  <td className="num">
-                    <MoneyText money={s.cost} custom={s.customPrice} />
-                  </td>
-                  <td>
-                    <SubagentActions s={s} />
-                  </td>
-                </tr>
-              ))}
+                  </Fragment>
+                )
+              })}
             </tbody>
           </table>
         </div>

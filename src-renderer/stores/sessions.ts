@@ -8,6 +8,7 @@ import type {
   SearchSessionGroup,
   SessionPage,
   SessionQuery,
+  SessionSort,
   SessionSummary
 } from '@shared/contract'
 import { getApi } from '../api'
@@ -25,6 +26,9 @@ export interface SessionFilters {
   to: number | null
   idPrefix: string
   includeChildren: boolean
+  /** The list's order (the host sorts: every page continues it); `dir` null = the order's own default. */
+  sort: SessionSort
+  dir: 'asc' | 'desc' | null
 }
 
 interface SessionsStore {
@@ -54,7 +58,9 @@ const initialFilters: SessionFilters = {
   from: null,
   to: null,
   idPrefix: '',
-  includeChildren: false
+  includeChildren: false,
+  sort: 'active',
+  dir: null
 }
 const initial = (): SessionsStore => ({
   filters: initialFilters,
@@ -83,8 +89,46 @@ export function listInput(
     ...(f.sources.length ? { sources: f.sources } : {}),
     ...(f.from != null ? { from: f.from } : {}),
     ...(f.to != null ? { to: f.to } : {}),
-    ...(f.idPrefix.trim() ? { idPrefix: f.idPrefix.trim() } : {})
+    ...(f.idPrefix.trim() ? { idPrefix: f.idPrefix.trim() } : {}),
+    // the default order is left out, so its request (and cached list) is the one it always was
+    ...(f.sort !== 'active' ? { sort: f.sort } : {}),
+    ...(f.dir && f.dir !== defaultDir(f.sort) ? { dir: f.dir } : {})
   }
+}
+
+/** Newest / largest first, except titles (A → Z): the host's default for each order. */
+export const defaultDir = (sort: SessionSort): 'asc' | 'desc' => (sort === 'title' ? 'asc' : 'desc')
+
+/** The orders the host sorts by, as the sort menu names them. */
+export const SORT_LABELS: Record<SessionSort, string> = {
+  active: 'Last activity',
+  started: 'Started',
+  messages: 'Messages',
+  tokens: 'Tokens',
+  cost: 'Cost',
+  title: 'Title'
+}
+
+/** How a direction reads for an order: its first rows. */
+export const dirLabel = (sort: SessionSort, dir: 'asc' | 'desc') =>
+  sort === 'title'
+    ? dir === 'asc'
+      ? 'A to Z'
+      : 'Z to A'
+    : sort === 'active' || sort === 'started'
+      ? dir === 'desc'
+        ? 'newest first'
+        : 'oldest first'
+      : dir === 'desc'
+        ? 'largest first'
+        : 'smallest first'
+
+/** Sort the list by `sort`; the same order again flips its direction. */
+export function setSessionSort(sort: SessionSort, dir?: 'asc' | 'desc'): Promise<void> {
+  const f = useSessions.getState().filters
+  const cur = f.dir ?? defaultDir(f.sort)
+  const next = dir ?? (f.sort === sort ? (cur === 'asc' ? 'desc' : 'asc') : defaultDir(sort))
+  return setSessionFilters({ sort, dir: next === defaultDir(sort) ? null : next })
 }
 
 /** The list request for the current scope and filters. */
@@ -270,7 +314,8 @@ export function setSessionFilters(patch: Partial<SessionFilters>): Promise<void>
 }
 
 export function resetSessionFilters(): Promise<void> {
-  useSessions.setState({ filters: initialFilters })
+  // the order is not a filter: clearing the filters keeps it
+  useSessions.setState((s) => ({ filters: { ...initialFilters, sort: s.filters.sort, dir: s.filters.dir } }))
   return refilter()
 }
 
@@ -303,6 +348,29 @@ export function applySessionsChanged(evt: EventPayload<'sessions.changed'>, forc
 /** The list's order (host: activity DESC, started DESC, id DESC; profiles merged the same way): < 0 = `a` first. */
 const byActivity = (a: SessionSummary, b: SessionSummary): number =>
   b.lastActiveAt - a.lastActiveAt || b.startedAt - a.startedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
+
+/** What the host sorts each other order on, as far as a summary says it (a live re-read row's place). */
+const SORT_VALUE: Record<Exclude<SessionSort, 'active'>, (s: SessionSummary) => number | string> = {
+  started: (s) => s.startedAt,
+  messages: (s) => s.messageCount,
+  tokens: (s) => s.tokens.input + s.tokens.output + s.tokens.cacheRead + s.tokens.cacheWrite + s.tokens.reasoning,
+  cost: (s) => s.cost.usd ?? 0,
+  title: (s) => (s.title ?? s.preview ?? '').trim().toLowerCase()
+}
+
+/** The comparator of a list request's order: < 0 = `a` first. */
+function orderOf(input: SessionQuery): (a: SessionSummary, b: SessionSummary) => number {
+  const sort = input.sort ?? 'active'
+  const desc = (input.dir ?? defaultDir(sort)) === 'desc'
+  if (sort === 'active') return desc ? byActivity : (a, b) => -byActivity(a, b)
+  const value = SORT_VALUE[sort]
+  return (a, b) => {
+    const x = value(a)
+    const y = value(b)
+    const c = x < y ? -1 : x > y ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+    return desc ? -c : c
+  }
+}
 
 /** What a re-read says of a loaded row: its new summary, or that the list no longer shows it. */
 async function reread(
@@ -343,7 +411,8 @@ async function refreshOnce(): Promise<void> {
   // The head is the host's word for its range: a loaded row it lacks though its key sorts inside that range (or
   // anywhere, when the head is the whole list) changed since it was read — moved back in time, filtered out, or
   // continued by compression — so it is read again like the rows the events name.
-  const insideHead = (s: SessionSummary) => !headPage.nextCursor || (!!headEnd && byActivity(s, headEnd) <= 0)
+  const sortsBefore = orderOf(input)
+  const insideHead = (s: SessionSummary) => !headPage.nextCursor || (!!headEnd && sortsBefore(s, headEnd) <= 0)
   const loaded = before.byKey
   const gone = new Set<string>()
   const toRead = new Map<string, { profile: string; id: string }>()
@@ -379,7 +448,7 @@ async function refreshOnce(): Promise<void> {
     // a re-read row goes where its key now sorts among the kept rows; past the last of them, while more pages
     // remain, it is left for paging to bring (its place may lie beyond rows not loaded yet)
     for (const item of updated) {
-      const at = rest.findIndex((k) => byActivity(item, byKey[k]!) < 0)
+      const at = rest.findIndex((k) => sortsBefore(item, byKey[k]!) < 0)
       if (at >= 0) rest.splice(at, 0, rowKey(item))
       else if (r.nextCursor === null) rest.push(rowKey(item))
       else delete byKey[rowKey(item)]
@@ -404,7 +473,7 @@ function withoutHits(r: SearchResult, keys: ReadonlySet<string>): SearchResult {
  * delete waits out its undo window stay out of its answers, as out of the lists.
  */
 function searchQuery(text: string, scope: string, f: SessionFilters) {
-  const { profile: _p, limit: _l, cursor: _c, ...filters } = listInput(scope, f)
+  const { profile: _p, limit: _l, cursor: _c, sort: _s, dir: _d, ...filters } = listInput(scope, f)
   const q = requestQuery(SEARCH, { profile: scope, query: text.trim(), limit: 50, ...filters }, 'Search')
   return queryOptions({
     ...q,

@@ -1,9 +1,10 @@
 import { Bar, BarChart, CartesianGrid, Cell, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
 import type { CostSummary } from '@shared/contract'
 import { ZERO_TOKENS } from '@shared/contract/tokens'
-import { setCostDay, tokenRows, type TokenRow } from '../../stores/costs'
+import { setCostDay, setCostRange, tokenRows, type TokenRow } from '../../stores/costs'
+import { bucketEnd, bucketLabel, type Bucket } from '../../lib/buckets'
 import { formatCount, formatUsd } from '../../lib/format'
-import { axisCount, dayAxis, shortDay, tooltipStyle, valueAxis } from './chart-style'
+import { axisCount, dayAxis, tooltipStyle, valueAxis } from './chart-style'
 
 const KINDS = [
   { key: 'input', label: 'Input', color: 'var(--c1)' },
@@ -15,11 +16,27 @@ const KINDS = [
 
 const cost = (r: { micros: number | null }) => (r.micros == null ? '—' : formatUsd(r.micros / 1e6))
 
-/** Tokens and cache per day (all profiles in scope, children's sessions included); a click on a bar filters the page to that day. */
-export function TokensByDay({ summary, day }: { summary: CostSummary; day: string | null }) {
+/**
+ * Tokens and cache per day — per week or month over a long period (`bucket`) — for all profiles in scope, children's
+ * sessions included; a click on a day's bar filters the page to that day, on a week's or month's opens its days.
+ */
+export function TokensByDay({
+  summary,
+  day,
+  bucket = 'day'
+}: {
+  summary: CostSummary
+  day: string | null
+  bucket?: Bucket
+}) {
   // the chart keeps the whole period (the chosen day highlighted, the others to click on); the table is the view
-  const bars = tokenRows(summary)
-  const rows = tokenRows(summary, day)
+  const bars = tokenRows(summary, null, bucket)
+  const rows = tokenRows(summary, day, bucket)
+  const label = (start: string) => bucketLabel(start, bucket)
+  const noun = bucket === 'day' ? 'day' : bucket
+  /** A day's bar or row toggles the day filter; a week's or month's opens that period. */
+  const open = (start: string) =>
+    void (bucket === 'day' ? setCostDay(start === day ? null : start) : setCostRange(start, bucketEnd(start, bucket)))
   if (!bars.some((r) => r.input + r.output + r.cacheRead + r.cacheWrite + r.reasoning > 0)) return null
   const total = rows.reduce(
     (t, r) => {
@@ -31,20 +48,20 @@ export function TokensByDay({ summary, day }: { summary: CostSummary; day: strin
   )
   const pick = (i: number) => {
     const r = bars[i]
-    if (r) void setCostDay(r.day === day ? null : r.day)
+    if (r) open(r.day)
   }
   return (
     <section className="panel" data-testid="costs-tokens">
-      <h2 className="section-title">Tokens and cache per day</h2>
+      <h2 className="section-title">Tokens and cache per {noun}</h2>
       <div className="chart" data-testid="costs-tokens-chart">
         <ResponsiveContainer width="100%" height={200}>
           <BarChart data={bars} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
             <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
-            <XAxis {...dayAxis} />
+            <XAxis {...dayAxis} tickFormatter={label} />
             <YAxis {...valueAxis} tickFormatter={axisCount} />
             <Tooltip
               formatter={(v, name) => [formatCount(Number(v)), name]}
-              labelFormatter={(d) => shortDay(String(d))}
+              labelFormatter={(d) => `${bucket === 'week' ? 'Week of ' : ''}${label(String(d))}`}
               {...tooltipStyle}
             />
             <Legend wrapperStyle={{ fontSize: 12 }} />
@@ -66,14 +83,18 @@ export function TokensByDay({ summary, day }: { summary: CostSummary; day: strin
             ))}
           </BarChart>
         </ResponsiveContainer>
-        <p className="muted small chart-note">Click a bar (or a day below) to show only that day.</p>
+        <p className="muted small chart-note">
+          {bucket === 'day'
+            ? 'Click a bar (or a day below) to show only that day.'
+            : `Each bar is a ${bucket}; click one (or a row below) to show its days.`}
+        </p>
       </div>
       <details className="day-table">
-        <summary>Per-day table</summary>
+        <summary>Per-{noun} table</summary>
         <table className="table compact" data-testid="costs-by-day">
           <thead>
             <tr>
-              <th>Day</th>
+              <th>{bucket === 'day' ? 'Day' : bucket === 'week' ? 'Week of' : 'Month'}</th>
               {KINDS.map((k) => (
                 <th key={k.key} className="num">
                   {k.label}
@@ -88,10 +109,16 @@ export function TokensByDay({ summary, day }: { summary: CostSummary; day: strin
                 <td>
                   <button
                     className="link"
-                    onClick={() => void setCostDay(r.day === day ? null : r.day)}
-                    title={r.day === day ? 'Show the whole period' : 'Show only this day'}
+                    onClick={() => open(r.day)}
+                    title={
+                      bucket !== 'day'
+                        ? `Show this ${bucket}'s days`
+                        : r.day === day
+                          ? 'Show the whole period'
+                          : 'Show only this day'
+                    }
                   >
-                    {r.day}
+                    {bucket === 'month' ? r.day.slice(0, 7) : r.day}
                   </button>
                 </td>
                 {KINDS.map((k) => (

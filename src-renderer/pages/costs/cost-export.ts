@@ -19,7 +19,10 @@ export function costsCsv(summary: CostSummary): string {
   return csvText([head, ...rows])
 }
 
-export function costsJson(summary: CostSummary, view: { scope: string; days: number; day?: string }): string {
+export function costsJson(
+  summary: CostSummary,
+  view: { scope: string; days?: number; all?: true; from?: string; to?: string; day?: string }
+): string {
   return JSON.stringify({ ...view, exportedAt: new Date().toISOString(), ...summary }, null, 2)
 }
 

@@ -3,22 +3,46 @@ import { DAY_CHOICES } from '../../stores/costs'
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/
 
-export function costsQuery(scope: string, days: number, day: string | null): string {
+/** The view the URL holds: the last N days, all of the history, or a from–to period; and a day filter. */
+export interface CostsView {
+  days: number
+  all: boolean
+  from: string | null
+  to: string | null
+  day: string | null
+}
+
+export function costsQuery(scope: string, v: CostsView): string {
   const p = new URLSearchParams()
   if (scope !== 'all') p.set('profile', scope)
-  if (days !== 30) p.set('days', String(days))
-  if (day) p.set('day', day)
+  if (v.all) p.set('days', 'all')
+  else if (v.from || v.to) {
+    if (v.from) p.set('from', v.from)
+    if (v.to) p.set('to', v.to)
+  } else if (v.days !== 30) p.set('days', String(v.days))
+  if (v.day) p.set('day', v.day)
   const s = p.toString()
   return s ? `?${s}` : ''
 }
 
-export function parseCostsQuery(query: string): { scope: string | null; days: number | null; day: string | null } {
+export function parseCostsQuery(query: string): {
+  scope: string | null
+  days: number | null
+  all: boolean
+  from: string | null
+  to: string | null
+  day: string | null
+} {
   const p = new URLSearchParams(query)
   const days = Number(p.get('days'))
   const day = p.get('day')
+  const ok = (v: string | null) => (v && DAY.test(v) ? v : null)
   return {
     scope: p.get('profile'),
     days: (DAY_CHOICES as readonly number[]).includes(days) ? days : null,
-    day: day && DAY.test(day) ? day : null
+    all: p.get('days') === 'all',
+    from: ok(p.get('from')),
+    to: ok(p.get('to')),
+    day: ok(day)
   }
 }

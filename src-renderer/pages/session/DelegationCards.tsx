@@ -6,17 +6,10 @@ import { useSessionChildren } from '../../stores/transcript-meta'
 import { StateBadge } from '../subagents/StateBadge'
 import { SubagentActions } from '../subagents/SubagentActions'
 
-const DELEGATION_ID = /\[Background delegation (\S+) finished/
-// Upstream's CLI queues a finished delegation's report (tools/process_registry.py's header) as the parent's next
-// user input, so it is stored as a user message nobody typed.
-const UPSTREAM_COMPLETION = /^\[ASYNC DELEGATION (?:BATCH )?COMPLETE — (\S+?)\]/
+const DELEGATION_ID = /^\[Background delegation (\S+) finished/
 
-export const delegationIdOf = (content: string | null) =>
-  content ? (DELEGATION_ID.exec(content)?.[1] ?? UPSTREAM_COMPLETION.exec(content)?.[1] ?? null) : null
-
-/** A user row that is upstream's delegation report: shown as the notice it is, with the delegation's cards. */
-export const isUpstreamCompletion = (role: string, content: string | null) =>
-  role === 'user' && UPSTREAM_COMPLETION.test(content ?? '')
+/** The delegation a notice row of a delegation display kind names, when its text did not read as a whole notice. */
+export const delegationIdOf = (content: string | null) => (content ? (DELEGATION_ID.exec(content)?.[1] ?? null) : null)
 
 /** A delegation's children inline in the transcript, under its notice: goal, state, cost; open or follow up. */
 export function DelegationCards({ delegationId }: { delegationId: string }) {

@@ -6,7 +6,9 @@ import { durationLabel, formatDateTime, messageTime } from '../../lib/format'
 import { Markdown } from '../../components/markdown/Markdown'
 import { editAsDiff, ToolOutput } from './ToolOutput'
 import { isCompactionSummary } from './CompactionMarker'
-import { DelegationCards, delegationIdOf, isUpstreamCompletion } from './DelegationCards'
+import { DelegationCards, delegationIdOf } from './DelegationCards'
+import { DelegationNoticeCard } from './DelegationNoticeCard'
+import { parseDelegationNotice } from './delegation-notice'
 import { CallArguments, ToolResultOutput } from './ShowAll'
 import { callDuration, useToolPairs } from './tool-pairs'
 import { failureOf, parseToolResult, pathArg } from '@shared/contract/tool-result'
@@ -207,8 +209,7 @@ function SummaryFold({ text, terms }: { text: string; terms: string[] | undefine
   )
 }
 
-const isNotice = (m: Message) =>
-  /delegat|notice|process_complete/.test(m.displayKind ?? '') || isUpstreamCompletion(m.role, m.content)
+const isNotice = (m: Message) => /delegat|notice|process_complete/.test(m.displayKind ?? '')
 
 /**
  * Upstream's recovery note for a turn cut off mid-run, stored as a user turn for the model: its clients show it as
@@ -256,6 +257,15 @@ export const MessageItem = memo(function MessageItem({
         </span>
         <span className="notice-text">Resumed an interrupted turn</span>
       </div>
+    )
+  }
+  const delegationNotice = parseDelegationNotice(m)
+  if (delegationNotice) {
+    return (
+      <>
+        <DelegationNoticeCard m={m} notice={delegationNotice} common={common} terms={terms} />
+        <DelegationCards delegationId={delegationNotice.delegationId} />
+      </>
     )
   }
   if (isNotice(m)) {

@@ -1,7 +1,15 @@
 import { useEffect, useState } from 'react'
 import { useShallow } from 'zustand/react/shallow'
 import { useDebouncedEffect } from '../../lib/use-debounced'
-import { setSessionFilters, useSessions } from '../../stores/sessions'
+import type { SessionSort } from '@shared/contract'
+import {
+  defaultDir,
+  dirLabel,
+  setSessionFilters,
+  setSessionSort,
+  SORT_LABELS,
+  useSessions
+} from '../../stores/sessions'
 
 const toDay = (epoch: number | null) => (epoch == null ? '' : new Date(epoch * 1000).toISOString().slice(0, 10))
 const fromDay = (v: string, endOfDay: boolean) => {
@@ -24,8 +32,32 @@ export function SessionFilters() {
     if (filters.idPrefix === '') setPrefix((p) => (p.trim() ? '' : p))
   }, [filters.idPrefix])
   const sources = [...new Set([...knownSources, ...filters.sources])]
+  const dir = filters.dir ?? defaultDir(filters.sort)
   return (
     <div className="filters" data-testid="session-filters">
+      <span className="sort-pick">
+        <select
+          aria-label="Sort by"
+          data-testid="sort-by"
+          value={filters.sort}
+          onChange={(e) => void setSessionSort(e.target.value as SessionSort)}
+        >
+          {(Object.keys(SORT_LABELS) as SessionSort[]).map((k) => (
+            <option key={k} value={k}>
+              {SORT_LABELS[k]}
+            </option>
+          ))}
+        </select>
+        <button
+          className="small"
+          data-testid="sort-dir"
+          data-dir={dir}
+          aria-label={`Order: ${dirLabel(filters.sort, dir)} (switch)`}
+          onClick={() => void setSessionSort(filters.sort, dir === 'asc' ? 'desc' : 'asc')}
+        >
+          <span aria-hidden>{dir === 'asc' ? '↑' : '↓'}</span> {dirLabel(filters.sort, dir)}
+        </button>
+      </span>
       <select
         aria-label="Source"
         data-testid="filter-source"

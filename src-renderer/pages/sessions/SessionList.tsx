@@ -6,7 +6,16 @@ import { isTyping, useListKeys } from '../../lib/use-list-keys'
 import { dialogOpen } from '../../components/Dialog'
 import { clearSelection, clickSelect, toggleAllShown, useSelection } from '../../stores/selection'
 import { useApp } from '../../stores/app'
-import { loadMoreSessions, resetSessionFilters, useSessionRows, useSessions } from '../../stores/sessions'
+import type { SessionSort } from '@shared/contract'
+import {
+  defaultDir,
+  dirLabel,
+  loadMoreSessions,
+  resetSessionFilters,
+  setSessionSort,
+  useSessionRows,
+  useSessions
+} from '../../stores/sessions'
 import { SessionRow } from './SessionRow'
 
 const ROW = 52
@@ -26,6 +35,7 @@ export function SessionList() {
       s.filters.idPrefix.trim() !== ''
   )
   const checked = useSelection((s) => s.keys)
+  const sort = useSessions((s) => s.filters.sort)
   const parent = useRef<HTMLDivElement>(null)
   // the cursor follows a row (by key), not a position, so live inserts above don't move it to another session
   // (the store keeps it, so it survives opening a session and coming back)
@@ -139,12 +149,18 @@ export function SessionList() {
         <label className="row-check">
           <SelectAll order={order} checked={checked} />
         </label>
-        <div className="list-head" aria-hidden>
-          <span>Session</span>
-          <span>Model</span>
-          <span className="num">Msgs</span>
-          <span>Active</span>
-          <span className="num">Cost</span>
+        {/* the column heads sort the list (the host sorts: every page continues the order); Tokens and Started,
+            which have no column of their own, take the Msgs and Active columns while the list is sorted by them */}
+        <div className="list-head" role="group" aria-label="Sort sessions by column">
+          <SortHead sort="title" label="Session" />
+          <span aria-hidden>Model</span>
+          {sort === 'tokens' ? (
+            <SortHead sort="tokens" label="Tokens" num />
+          ) : (
+            <SortHead sort="messages" label="Msgs" num />
+          )}
+          {sort === 'started' ? <SortHead sort="started" label="Started" /> : <SortHead sort="active" label="Active" />}
+          <SortHead sort="cost" label="Cost" num />
         </div>
       </div>
       <div
@@ -177,6 +193,7 @@ export function SessionList() {
               >
                 <SessionRow
                   s={s}
+                  sort={sort}
                   selected={sel === it.index}
                   checked={checked.has(order[it.index]!)}
                   onCheck={clickSelect}
@@ -208,5 +225,25 @@ function SelectAll({ order, checked }: { order: string[]; checked: ReadonlySet<s
       checked={order.length > 0 && n === order.length}
       onChange={toggleAllShown}
     />
+  )
+}
+
+/** A column head that sorts the list by its column; again, the other way. Says its state in words, not only arrows. */
+function SortHead({ sort, label, num }: { sort: SessionSort; label: string; num?: boolean }) {
+  const cur = useSessions((s) => s.filters.sort)
+  const curDir = useSessions((s) => s.filters.dir ?? defaultDir(s.filters.sort))
+  const active = cur === sort
+  return (
+    <button
+      className={`sort-head${num ? ' num' : ''}${active ? ' active' : ''}`}
+      data-testid={`sort-head-${sort}`}
+      data-dir={active ? curDir : undefined}
+      aria-pressed={active}
+      onClick={() => void setSessionSort(sort)}
+    >
+      {label}
+      {active && <span aria-hidden>{curDir === 'asc' ? ' ↑' : ' ↓'}</span>}
+      {active && <span className="sr-only">, {dirLabel(sort, curDir)}</span>}
+    </button>
   )
 }

@@ -1,5 +1,5 @@
 import { memo } from 'react'
-import type { SessionSummary } from '@shared/contract'
+import type { SessionSort, SessionSummary } from '@shared/contract'
 import { sessionHref } from '../../app/routes'
 import { Badge } from '../../components/Badge'
 import { MoneyText } from '../../components/MoneyText'
@@ -16,10 +16,13 @@ interface Props {
   checked: boolean
   onCheck: (key: string, shift: boolean) => void
   showProfile: boolean
+  /** The list's order: sorted by tokens or start, the Msgs and Active columns show those. */
+  sort?: SessionSort
 }
 
 /** One dense row: title/preview, source, model, counts, last activity, cost and lineage markers. */
-export const SessionRow = memo(function SessionRow({ s, selected, checked, onCheck, showProfile }: Props) {
+export const SessionRow = memo(function SessionRow({ s, selected, checked, onCheck, showProfile, sort }: Props) {
+  const tokens = s.tokens.input + s.tokens.output + s.tokens.cacheRead + s.tokens.cacheWrite + s.tokens.reasoning
   const title = sessionLabel({ title: s.title, preview: s.preview, at: s.lastActiveAt })
   const key = sessionKey(s.profile, s.id)
   return (
@@ -75,15 +78,21 @@ export const SessionRow = memo(function SessionRow({ s, selected, checked, onChe
         <span className="row-model mono" title={s.model ?? ''}>
           {s.model ?? '—'}
         </span>
-        <span
-          className="row-num"
-          data-testid="session-msgs"
-          title={`${s.messageCount} messages, ${s.toolCallCount} tool calls`}
-        >
-          {formatCount(s.messageCount)}
-        </span>
-        <span className="row-time">
-          <RelTime at={s.lastActiveAt} />
+        {sort === 'tokens' ? (
+          <span className="row-num" data-testid="session-tokens" title={`${tokens.toLocaleString()} tokens`}>
+            {formatCount(tokens)}
+          </span>
+        ) : (
+          <span
+            className="row-num"
+            data-testid="session-msgs"
+            title={`${s.messageCount} messages, ${s.toolCallCount} tool calls`}
+          >
+            {formatCount(s.messageCount)}
+          </span>
+        )}
+        <span className="row-time" data-testid={sort === 'started' ? 'session-started' : undefined}>
+          <RelTime at={sort === 'started' ? s.startedAt : s.lastActiveAt} />
         </span>
         <span className="row-cost">
           <MoneyText money={s.cost} testId="session-cost" custom={s.customPrice} />
