@@ -306,14 +306,12 @@ describe('the continuation as upstream writes it (golden: scripts/golden/turn_ro
     expect(sent.at(-1)!.content).toBe(rows[0]!.content)
   })
 
-  it("a merge whose child write fails leaves the parent's messages as they were", async () => {
+  it("a merge whose child write fails leaves the parent's messages as they were, and no child", async () => {
     kit = await makeKit([], { handler: summarizer(() => ({ text: 'Continuing uncompressed.' })) })
     await seedTitled(kit)
-    const real = kit.store.appendMessage.bind(kit.store)
-    kit.store.appendMessage = (async (id, m) => {
-      if ((m.displayMetadata as { summaryMerged?: boolean } | undefined)?.summaryMerged) throw new Error('disk full')
-      return real(id, m)
-    }) as typeof kit.store.appendMessage
+    // A real failure inside the write: the merged row's insert aborts (a trigger on the store's own connection).
+    rawDb(kit.store).exec(`CREATE TEMP TRIGGER fail_merge BEFORE INSERT ON messages
+      WHEN NEW.display_metadata LIKE '%summaryMerged%' BEGIN SELECT RAISE(ABORT, 'disk full'); END`)
     const agent = kit.makeAgent({ compression: { ...compression, protectLastN: 1 } })
     const r = await agent.runTurn('next question')
     expect(r.status).toBe('completed')
@@ -321,5 +319,9 @@ describe('the continuation as upstream writes it (golden: scripts/golden/turn_ro
     const sent = kit.server.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>
     expect(sent.at(-1)).toMatchObject({ role: 'user', content: 'next question' })
     expect(agent.sessionMessages.some((m) => (m.content ?? '').includes('[Summary of the earlier'))).toBe(false)
+    // Upstream publishes the child in one transaction: nothing of it is left (no untitled empty row in the list).
+    const children = rawDb(kit.store).prepare("SELECT id FROM sessions WHERE parent_session_id = 'S1'").all()
+    expect(children).toEqual([])
+    expect(kit.store.getSession('S1')!.endedAt).toBeNull()
   })
 })
