@@ -306,6 +306,22 @@ describe('the continuation as upstream writes it (golden: scripts/golden/turn_ro
     expect(sent.at(-1)!.content).toBe(rows[0]!.content)
   })
 
+  it("a summary merged into a kept message keeps that message's time, as a plain copy of it does", async () => {
+    kit = await makeKit([], { handler: summarizer(() => ({ text: 'Continuing after compression.' })) })
+    await kit.store.createSession('S1', 'desktop', { sessionKey: 'agent:main:desk:S1' })
+    for (let i = 0; i < 3; i++) {
+      await kit.store.appendMessage('S1', { role: 'user', content: long(`question ${i}`), timestamp: 1000 + 10 * i })
+      await kit.store.appendMessage('S1', { role: 'assistant', content: long(`answer ${i}`), timestamp: 1005 + 10 * i })
+    }
+    const agent = kit.makeAgent({ compression: { ...compression, protectLastN: 3 } })
+    await agent.runTurn('next question')
+    const child = rawDb(kit.store)
+      .prepare('SELECT content, timestamp, display_metadata FROM messages WHERE session_id = ? ORDER BY id')
+      .all(agent.sessionId) as Array<{ content: string; timestamp: number; display_metadata: string | null }>
+    expect(splitMergedSummary(child[0]!.content)?.kept).toBe(long('question 2'))
+    expect(child.slice(0, 2).map((r) => r.timestamp)).toEqual([1020, 1025])
+  })
+
   it("a merge whose child write fails leaves the parent's messages as they were, and no child", async () => {
     kit = await makeKit([], { handler: summarizer(() => ({ text: 'Continuing uncompressed.' })) })
     await seedTitled(kit)

@@ -197,6 +197,7 @@ export async function compressContext(
       systemPrompt: prompt || null
     },
     messages: rows,
+    ...(merged ? { mergedFrom: toNewMessage(merged.from) } : {}),
     watermark
   })
   // Each message held in memory carries the identity its row was written with (a later copy keeps it).

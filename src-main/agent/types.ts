@@ -29,6 +29,7 @@ export interface AgentStore {
     source: string
     session: CreateSessionOptions
     messages: NewMessage[]
+    mergedFrom?: NewMessage
     watermark: number | null
   }): MaybePromise<{ lastHandoffId: number; cloned: number }>
   getMessagesAsConversation(

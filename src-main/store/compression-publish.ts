@@ -30,6 +30,11 @@ export interface CompressionHandoff {
   /** Summary first, then the kept messages, in order. */
   messages: NewMessage[]
   /**
+   * When the summary was merged into the first kept message: that message as it was. The merged row is still that
+   * message (its identity, its place), so it takes that message's time as an unmerged copy would.
+   */
+  mergedFrom?: NewMessage
+  /**
    * The parent's highest row id the handoff stands for (read before the summary call): its rows above it arrived
    * meanwhile and are cloned into the child after the handoff. null: nothing is cloned.
    */
@@ -68,7 +73,12 @@ export function messageWatermark(db: Database.Database, sessionId: string): numb
  * A handoff message given no timestamp that is a copy of a parent row takes that row's timestamp: each parent row
  * lends its time once, to the first copy that matches it, in order (two identical turns stay two).
  */
-function carryParentTimestamps(db: Database.Database, parentId: string, msgs: NewMessage[]): void {
+function carryParentTimestamps(
+  db: Database.Database,
+  parentId: string,
+  msgs: NewMessage[],
+  mergedFrom: NewMessage | undefined
+): void {
   const donors = new Map<string, number[]>()
   const rows = stmt<Identity & ColumnsOf<typeof messages, 'timestamp'>>(
     db,
@@ -81,19 +91,20 @@ function carryParentTimestamps(db: Database.Database, parentId: string, msgs: Ne
     if (list) list.push(r.timestamp)
     else donors.set(k, [r.timestamp])
   }
-  for (const m of msgs) {
-    if (m.timestamp != null) continue
-    const content = encodeContent(m.content)
+  msgs.forEach((m, i) => {
+    if (m.timestamp != null) return
+    const like = i === 0 && mergedFrom ? mergedFrom : m
+    const content = encodeContent(like.content)
     const key = identityKey({
-      role: m.role,
+      role: like.role,
       content: content == null ? null : String(content),
-      tool_call_id: m.toolCallId ?? null,
-      tool_calls: toolCallsJson(m),
-      tool_name: m.toolName ?? null
+      tool_call_id: like.toolCallId ?? null,
+      tool_calls: toolCallsJson(like),
+      tool_name: like.toolName ?? null
     })
     const ts = donors.get(key)?.shift()
     if (ts != null) m.timestamp = ts
-  }
+  })
 }
 
 const callsIn = (json: string | null): number => {
@@ -175,7 +186,7 @@ export function publishCompressionChild(
   const title = lineageTitleOf(db, h.parentId)
   if (title) writeTitle(db, h.childId, nextTitleInLineage(db, title.title), title.source)
 
-  carryParentTimestamps(db, h.parentId, h.messages)
+  carryParentTimestamps(db, h.parentId, h.messages, h.mergedFrom)
   const ids = appendRows(db, h.childId, h.messages)
   const cloned = cloneLateRows(db, h)
   if (!endSessionRow(db, h.parentId, 'compression')) throw invalid(`session ${h.parentId} changed meanwhile`)
