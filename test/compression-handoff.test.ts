@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { SessionPage, TurnFinished } from '@shared/contract'
+import type { SessionDetail, SessionPage, TurnFinished } from '@shared/contract'
 import { startScriptedProvider, type RecordedRequest, type ScriptedProvider } from '../src-main/agent/scripted'
 import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
@@ -215,9 +215,11 @@ describe('a Session page turn that crosses the compression threshold', () => {
     expect(Math.abs((c.started_at as number) - (p.ended_at as number))).toBeLessThan(5)
   })
 
-  it("Caduceus's list shows the chain once, at the child", async () => {
+  it("Caduceus's list shows the chain once, at the child; its detail names the chain", async () => {
     const page = await call<SessionPage>('sessions.list', { profile: 'default' })
-    expect(page.items.map((s) => [s.id, s.rootId])).toEqual([[child, PARENT]])
+    expect(page.items.map((s) => [s.id, s.rootId, s.messageCount])).toEqual([[child, PARENT, 5]])
+    const detail = await call<SessionDetail>('sessions.get', { profile: 'default', sessionId: child })
+    expect(detail.lineage.chain.map((r) => r.id)).toEqual([PARENT, child])
   })
 
   it.skipIf(!withUpstream)("upstream's SessionDB lists the chain once, at the child, and reads it in order", () => {
@@ -228,14 +230,24 @@ db = SessionDB(db_path=Path(sys.argv[2]))
 rows = db.list_sessions_rich(limit=50)
 msgs = db.get_messages(sys.argv[3])
 print(json.dumps({"list": [r["id"] for r in rows], "count": rows[0]["message_count"],
+  "tip": db.get_compression_tip("S1"), "resume": db.resolve_resume_session_id("S1"),
+  "chain": db._session_lineage_root_to_tip(sys.argv[3]),
   "msgs": [[m["role"], (m["content"] or "")[:10], m["timestamp"]] for m in msgs]}))`
     const out = JSON.parse(
       execFileSync(PY, ['-c', py, UPSTREAM, dbPath, child], {
         encoding: 'utf8',
         env: { ...process.env, HERMES_HOME: root }
       })
-    ) as { list: string[]; count: number; msgs: Array<[string, string, number]> }
+    ) as {
+      list: string[]
+      count: number
+      tip: string
+      resume: string
+      chain: string[]
+      msgs: Array<[string, string, number]>
+    }
     expect(out.list).toEqual([child])
+    expect([out.tip, out.resume, out.chain]).toEqual([child, child, [PARENT, child]])
     expect(out.count).toBe(5)
     expect(out.msgs.map((m) => m[1])).toEqual([
       '[Summary o',
