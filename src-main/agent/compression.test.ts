@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { summaryPlacement } from './summary-placement'
 import { storedSystemPrompt } from '../store/read-detail'
@@ -320,6 +321,26 @@ describe('the continuation as upstream writes it (golden: scripts/golden/turn_ro
       .all(agent.sessionId) as Array<{ content: string; timestamp: number; display_metadata: string | null }>
     expect(splitMergedSummary(child[0]!.content)?.kept).toBe(long('question 2'))
     expect(child.slice(0, 2).map((r) => r.timestamp)).toEqual([1020, 1025])
+  })
+
+  it("a parent that cleanup stamped ended while the summary was written still ends with 'compression'", async () => {
+    kit = await makeKit([], {
+      handler: (req) => {
+        // another program's shutdown sweep closes the session meanwhile (upstream's TUI leaves 'tui_shutdown')
+        if (isSummaryCall(req)) {
+          const other = new Database(kit.store.path)
+          other.prepare("UPDATE sessions SET ended_at = 1, end_reason = 'tui_shutdown' WHERE id = 'S1'").run()
+          other.close()
+        }
+        return summarizer(() => ({ text: 'Continuing after compression.' }))(req)
+      }
+    })
+    await seedTitled(kit)
+    const agent = kit.makeAgent({ compression })
+    expect((await agent.runTurn('next question')).status).toBe('completed')
+    expect(agent.sessionId).not.toBe('S1')
+    expect(kit.store.getSession('S1')!.endReason).toBe('compression')
+    expect(kit.store.getCompressionChain('S1').map((r) => r.id)).toEqual(['S1', agent.sessionId])
   })
 
   it("a merge whose child write fails leaves the parent's messages as they were, and no child", async () => {

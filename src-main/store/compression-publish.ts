@@ -53,6 +53,21 @@ const FROM_PARENT = [
   'auto_archived'
 ] as const
 
+/**
+ * End stamps left by cleanup (a closed socket, a shutdown, an eviction: hermes-spec §1.7's automatic set) on a session
+ * whose compression is running: stale by construction, so publication clears them, as upstream's does.
+ */
+const AUTOMATIC_END_REASONS = new Set([
+  'agent_close',
+  'ws_orphan_reap',
+  'superseded_by_resume',
+  'startup_orphan_reap',
+  'tui_shutdown',
+  'ws_disconnect',
+  'idle_timeout',
+  'lru_evict'
+])
+
 /** A message's display identity without its time: what upstream pairs a carried copy with its original by. */
 type Identity = ColumnsOf<typeof messages, 'role' | 'content' | 'tool_call_id' | 'tool_calls' | 'tool_name'>
 const identityKey = (r: Identity) =>
@@ -170,7 +185,13 @@ export function publishCompressionChild(
 ): { lastHandoffId: number; cloned: number } {
   const parent = stmt<AllColumns<typeof sessions>>(db, 'SELECT * FROM sessions WHERE id = ?').get(h.parentId)
   if (!parent) throw notFound(h.parentId)
-  if (parent.ended_at != null) throw invalid(`session ${h.parentId} has already ended`, 'parentId')
+  if (parent.ended_at != null) {
+    // A deliberate end (a close, a reset, another compression) means the conversation went on elsewhere: nothing
+    // is published.
+    if (!AUTOMATIC_END_REASONS.has(parent.end_reason ?? ''))
+      throw invalid(`session ${h.parentId} has already ended (${parent.end_reason ?? 'no reason'})`, 'parentId')
+    stmt(db, 'UPDATE sessions SET ended_at = NULL, end_reason = NULL WHERE id = ?').run(h.parentId)
+  }
   if (h.messages.length === 0) throw invalid('a compression handoff needs at least one message', 'messages')
   if (stmt(db, 'SELECT 1 FROM sessions WHERE id = ?').get(h.childId)) throw invalid('child exists', 'childId')
 
