@@ -33,19 +33,30 @@ let host: Host
 const PARENT = 'S1'
 const T0 = 1_760_000_000
 const LATE = 'a note sent from the phone while the summary was written'
+/** What upstream's try_acquire_compression_lock answered while Caduceus wrote the summary. */
+let upstreamCouldCompress = ''
 
 const long = (tag: string) => `${tag} ${'lorem ipsum dolor sit amet '.repeat(40)}`
 const isSummaryCall = (req: RecordedRequest) =>
   String(req.body?.messages?.[0]?.content ?? '').startsWith('You compress conversations')
 
+const OPEN = `import sys; sys.path.insert(0, sys.argv[1])
+from pathlib import Path
+from hermes_state import SessionDB
+SessionDB(db_path=Path(sys.argv[2])).close()`
+
 /** Another program writes to the parent: upstream's SessionDB when it is here, else a plain SQLite connection. */
 function foreignAppend(): void {
   if (withUpstream) {
     const py = `import sys; sys.path.insert(0, sys.argv[1])
-from hermes_state import SessionDB
 from pathlib import Path
-db = SessionDB(db_path=Path(sys.argv[2])); db.append_message(sys.argv[3], "user", sys.argv[4]); db.close()`
-    execFileSync(PY, ['-c', py, UPSTREAM, dbPath, PARENT, LATE], { env: { ...process.env, HERMES_HOME: root } })
+from hermes_state import SessionDB
+db = SessionDB(db_path=Path(sys.argv[2])); db.append_message(sys.argv[3], "user", sys.argv[4])
+print(db.try_acquire_compression_lock(sys.argv[3], "pid=1:tid=1:agent=x:nonce=y", 300)); db.close()`
+    upstreamCouldCompress = execFileSync(PY, ['-c', py, UPSTREAM, dbPath, PARENT, LATE], {
+      encoding: 'utf8',
+      env: { ...process.env, HERMES_HOME: root }
+    }).trim()
     return
   }
   const db = new Database(dbPath)
@@ -110,6 +121,8 @@ beforeAll(async () => {
     await seed.appendMessage(PARENT, { role: 'assistant', content: long(`answer ${i}`), timestamp: T0 + 20 * i + 5 })
   }
   seed.close()
+  // a home upstream has opened (its tables, compression_locks among them, created as its SessionDB creates them)
+  if (withUpstream) execFileSync(PY, ['-c', OPEN, UPSTREAM, dbPath], { env: { ...process.env, HERMES_HOME: root } })
   // origin_json is written by upstream's gateway only: set as it would leave it
   const raw = new Database(dbPath)
   raw.prepare('UPDATE sessions SET origin_json = ?, pinned = 1 WHERE id = ?').run('{"platform": "desktop"}', PARENT)
@@ -220,6 +233,13 @@ describe('a Session page turn that crosses the compression threshold', () => {
     expect(page.items.map((s) => [s.id, s.rootId, s.messageCount])).toEqual([[child, PARENT, 5]])
     const detail = await call<SessionDetail>('sessions.get', { profile: 'default', sessionId: child })
     expect(detail.lineage.chain.map((r) => r.id)).toEqual([PARENT, child])
+  })
+
+  it.skipIf(!withUpstream)("upstream could not take the session's compression lease while Caduceus held it", () => {
+    expect(upstreamCouldCompress).toBe('False')
+    const db = new Database(dbPath, { readonly: true })
+    expect(db.prepare('SELECT * FROM compression_locks').all()).toEqual([])
+    db.close()
   })
 
   it.skipIf(!withUpstream)("upstream's SessionDB lists the chain once, at the child, and reads it in order", () => {

@@ -343,6 +343,41 @@ describe('the continuation as upstream writes it (golden: scripts/golden/turn_ro
     expect(kit.store.getCompressionChain('S1').map((r) => r.id)).toEqual(['S1', agent.sessionId])
   })
 
+  it("holds upstream's compression lease while it compresses, and leaves a session another program holds alone", async () => {
+    let during: unknown[] = []
+    kit = await makeKit([], {
+      handler: (req) => {
+        if (isSummaryCall(req)) during = rawDb(kit.store).prepare('SELECT holder FROM compression_locks').all()
+        return summarizer(() => ({ text: 'Continuing after compression.' }))(req)
+      }
+    })
+    await seedTitled(kit)
+    // the table as upstream's SCHEMA_SQL creates it (a home upstream has opened)
+    rawDb(kit.store).exec(`CREATE TABLE compression_locks (session_id TEXT PRIMARY KEY, holder TEXT NOT NULL,
+      acquired_at REAL NOT NULL, expires_at REAL NOT NULL)`)
+    const now = Date.now() / 1000
+    rawDb(kit.store)
+      .prepare("INSERT INTO compression_locks VALUES ('S1', 'pid=999999:tid=1:agent=a:nonce=b', ?, ?)")
+      .run(now, now + 300)
+    const agent = kit.makeAgent({ compression })
+    await agent.runTurn('next question', { onDelta: (d) => kit.deltas.push(d) })
+    expect(agent.sessionId).toBe('S1')
+    expect(kit.store.getSession('S1')!.endedAt).toBeNull()
+    expect(kit.deltas.some((d) => d.kind === 'notice' && /another program is compressing/.test(d.text ?? ''))).toBe(
+      true
+    )
+
+    // its lease gone (expired), the next turn compresses, holding the lease meanwhile and giving it back after
+    rawDb(kit.store)
+      .prepare('UPDATE compression_locks SET expires_at = ?')
+      .run(now - 1)
+    const next = kit.makeAgent({ compression })
+    await next.runTurn('and another')
+    expect(next.sessionId).not.toBe('S1')
+    expect(during).toEqual([{ holder: expect.stringMatching(new RegExp(`^pid=${process.pid}:`)) }])
+    expect(rawDb(kit.store).prepare('SELECT * FROM compression_locks').all()).toEqual([])
+  })
+
   it("a merge whose child write fails leaves the parent's messages as they were, and no child", async () => {
     kit = await makeKit([], { handler: summarizer(() => ({ text: 'Continuing uncompressed.' })) })
     await seedTitled(kit)

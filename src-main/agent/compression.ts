@@ -7,6 +7,7 @@
  * On a v31 home the carried rows are copies of the parent's: each keeps its message's identity (uid, call uids, the
  * uid of the call a result answers), as upstream's continuation does; only the summary is a new message.
  */
+import { randomUUID } from 'node:crypto'
 import { newSessionId } from './ids'
 import { estimateTokens, sanitizeHistory, toNewMessage } from './messages'
 import { summaryPlacement } from './summary-placement'
@@ -39,6 +40,8 @@ export interface CompressionHost {
 
 const DEFAULTS = { threshold: 0.5, contextLength: 128_000, targetRatio: 0.2, protectLastN: 6 }
 const SUMMARY_PREFIX = '[Summary of the earlier conversation]'
+/** The lease lasts 300 s (upstream's default); renewed well before it runs out. */
+const LEASE_RENEW_MS = 60_000
 
 export function resolveCompression(cfg: CompressionConfig | null | undefined) {
   const num = (v: unknown, d: number, lo: number, hi: number) =>
@@ -80,7 +83,37 @@ export function compressionNeed(
   return tailStart(messages, cfg.protectLastN, keep) < 2 ? 'stuck' : 'compress' // < 2: nothing worth summarizing
 }
 
+/**
+ * Compresses under upstream's compression lease on the session (its `compression_locks`), as upstream's compressor
+ * does: while another program (an upstream gateway, a second Caduceus) compresses the same session, this one does not,
+ * so the two cannot both end it and fork the conversation. The lease is renewed while the summary is written.
+ */
 export async function compressContext(
+  host: CompressionHost,
+  cfg: ReturnType<typeof resolveCompression>,
+  ctx: TurnContext
+): Promise<string> {
+  const parentId = host.sessionId
+  const holder = `pid=${process.pid}:caduceus:nonce=${randomUUID().replace(/-/g, '').slice(0, 8)}`
+  if (!(await host.store.compressionLock('acquire', parentId, holder)))
+    throw new Error('another program is compressing this session')
+  const renew = setInterval(() => {
+    Promise.resolve(host.store.compressionLock('refresh', parentId, holder)).catch(() => false)
+  }, LEASE_RENEW_MS)
+  renew.unref()
+  try {
+    return await rotate(host, cfg, ctx)
+  } finally {
+    clearInterval(renew)
+    try {
+      await host.store.compressionLock('release', parentId, holder)
+    } catch (err) {
+      host.log?.warn('agent', `compression lease release failed: ${errorMessage(err)}`)
+    }
+  }
+}
+
+async function rotate(
   host: CompressionHost,
   cfg: ReturnType<typeof resolveCompression>,
   ctx: TurnContext

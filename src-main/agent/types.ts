@@ -17,6 +17,8 @@ export interface AgentStore {
   getSession(sessionId: string): MaybePromise<SessionRecord | null | undefined>
   /** Keeps the prompt the turn used on the session row (upstream's update_system_prompt); unchanged → no write. */
   setSystemPrompt?(sessionId: string, prompt: string): MaybePromise<unknown>
+  /** Upstream's compression lease on a session: acquire (false: another program compresses it), refresh, release. */
+  compressionLock(op: 'acquire' | 'refresh' | 'release', sessionId: string, holder: string): MaybePromise<boolean>
   /** The highest id among the session's live rows (read when a compression starts). */
   messageWatermark(sessionId: string): MaybePromise<number>
   /**

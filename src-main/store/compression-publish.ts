@@ -11,7 +11,7 @@
  */
 import type Database from 'better-sqlite3'
 import type { CreateSessionOptions, NewMessage } from './types'
-import type { messages, sessions } from './schema'
+import type { compressionLocks, messages, sessions } from './schema'
 import { stmt, type AllColumns, type ColumnsOf } from './stmt-cache'
 import { appendRows, toolCallsJson } from './message-write'
 import { encodeContent } from './content-codec'
@@ -212,4 +212,47 @@ export function publishCompressionChild(
   const cloned = cloneLateRows(db, h)
   if (!endSessionRow(db, h.parentId, 'compression')) throw invalid(`session ${h.parentId} changed meanwhile`)
   return { lastHandoffId: ids.at(-1)!, cloned: cloned.length }
+}
+
+const hasLockTable = (db: Database.Database) =>
+  stmt(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'compression_locks'").get() !== undefined
+
+/**
+ * Upstream's compression lease on a session (its `compression_locks` table, hermes-spec §1.3): one compressor at a
+ * time, so two programs compressing the same conversation cannot both end it and fork the lineage. An expired lease
+ * is taken over. A home without the table has no lease to take: true, as upstream goes on without one.
+ */
+export function acquireCompressionLock(db: Database.Database, sessionId: string, holder: string, ttl: number): boolean {
+  if (!hasLockTable(db)) return true
+  const now = Date.now() / 1000
+  stmt(db, 'DELETE FROM compression_locks WHERE session_id = ? AND expires_at < ?').run(sessionId, now)
+  stmt(
+    db,
+    'INSERT OR IGNORE INTO compression_locks (session_id, holder, acquired_at, expires_at) VALUES (?, ?, ?, ?)'
+  ).run(sessionId, holder, now, now + ttl)
+  return (
+    stmt<(typeof compressionLocks.$inferSelect)['holder']>(
+      db,
+      'SELECT holder FROM compression_locks WHERE session_id = ?'
+    )
+      .pluck()
+      .get(sessionId) === holder
+  )
+}
+
+/** Extends the lease while `holder` has it; false when it is gone (expired and taken, or released). */
+export function refreshCompressionLock(db: Database.Database, sessionId: string, holder: string, ttl: number): boolean {
+  if (!hasLockTable(db)) return true
+  return (
+    stmt(db, 'UPDATE compression_locks SET expires_at = ? WHERE session_id = ? AND holder = ?').run(
+      Date.now() / 1000 + ttl,
+      sessionId,
+      holder
+    ).changes > 0
+  )
+}
+
+export function releaseCompressionLock(db: Database.Database, sessionId: string, holder: string): void {
+  if (hasLockTable(db))
+    stmt(db, 'DELETE FROM compression_locks WHERE session_id = ? AND holder = ?').run(sessionId, holder)
 }

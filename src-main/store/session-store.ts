@@ -31,7 +31,14 @@ import {
 import type { HomeShape } from './shape'
 import { invalid, requireId } from './errors'
 import { appendRows } from './message-write'
-import { messageWatermark, publishCompressionChild, type CompressionHandoff } from './compression-publish'
+import {
+  acquireCompressionLock,
+  messageWatermark,
+  publishCompressionChild,
+  refreshCompressionLock,
+  releaseCompressionLock,
+  type CompressionHandoff
+} from './compression-publish'
 import { hasIdentity, storedUids } from './message-identity'
 import { existingColumns } from './reconcile'
 import { endSessionRow, reopenSessionRow, setFlag, upsertSession, writeSystemPrompt } from './session-write'
@@ -401,6 +408,21 @@ export class SessionStore {
       tx.touch(h.childId)
       tx.touch(h.parentId)
       return out
+    })
+  }
+  /**
+   * Upstream's compression lease on a session (`compression_locks`): `acquire` takes it (false: another program is
+   * compressing the session), `refresh` extends it (false: it was lost), `release` gives it back. Without the table
+   * in the home there is no lease: acquire and refresh answer true.
+   */
+  compressionLock(op: 'acquire' | 'refresh' | 'release', sessionId: string, holder: string): Promise<boolean> {
+    const ttl = 300
+    return this.write((tx) => {
+      requireId(sessionId)
+      if (op === 'acquire') return acquireCompressionLock(txDb(tx), sessionId, holder, ttl)
+      if (op === 'refresh') return refreshCompressionLock(txDb(tx), sessionId, holder, ttl)
+      releaseCompressionLock(txDb(tx), sessionId, holder)
+      return true
     })
   }
   /** Stores the prompt a turn used (upstream's update_system_prompt); a no-op write when unchanged. */
