@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { summaryPlacement } from './summary-placement'
 import { storedSystemPrompt } from '../store/read-detail'
@@ -306,14 +307,83 @@ describe('the continuation as upstream writes it (golden: scripts/golden/turn_ro
     expect(sent.at(-1)!.content).toBe(rows[0]!.content)
   })
 
-  it("a merge whose child write fails leaves the parent's messages as they were", async () => {
+  it("a summary merged into a kept message keeps that message's time, as a plain copy of it does", async () => {
+    kit = await makeKit([], { handler: summarizer(() => ({ text: 'Continuing after compression.' })) })
+    await kit.store.createSession('S1', 'desktop', { sessionKey: 'agent:main:desk:S1' })
+    for (let i = 0; i < 3; i++) {
+      await kit.store.appendMessage('S1', { role: 'user', content: long(`question ${i}`), timestamp: 1000 + 10 * i })
+      await kit.store.appendMessage('S1', { role: 'assistant', content: long(`answer ${i}`), timestamp: 1005 + 10 * i })
+    }
+    const agent = kit.makeAgent({ compression: { ...compression, protectLastN: 3 } })
+    await agent.runTurn('next question')
+    const child = rawDb(kit.store)
+      .prepare('SELECT content, timestamp, display_metadata FROM messages WHERE session_id = ? ORDER BY id')
+      .all(agent.sessionId) as Array<{ content: string; timestamp: number; display_metadata: string | null }>
+    expect(splitMergedSummary(child[0]!.content)?.kept).toBe(long('question 2'))
+    expect(child.slice(0, 2).map((r) => r.timestamp)).toEqual([1020, 1025])
+  })
+
+  it("a parent that cleanup stamped ended while the summary was written still ends with 'compression'", async () => {
+    kit = await makeKit([], {
+      handler: (req) => {
+        // another program's shutdown sweep closes the session meanwhile (upstream's TUI leaves 'tui_shutdown')
+        if (isSummaryCall(req)) {
+          const other = new Database(kit.store.path)
+          other.prepare("UPDATE sessions SET ended_at = 1, end_reason = 'tui_shutdown' WHERE id = 'S1'").run()
+          other.close()
+        }
+        return summarizer(() => ({ text: 'Continuing after compression.' }))(req)
+      }
+    })
+    await seedTitled(kit)
+    const agent = kit.makeAgent({ compression })
+    expect((await agent.runTurn('next question')).status).toBe('completed')
+    expect(agent.sessionId).not.toBe('S1')
+    expect(kit.store.getSession('S1')!.endReason).toBe('compression')
+    expect(kit.store.getCompressionChain('S1').map((r) => r.id)).toEqual(['S1', agent.sessionId])
+  })
+
+  it("holds upstream's compression lease while it compresses, and leaves a session another program holds alone", async () => {
+    let during: unknown[] = []
+    kit = await makeKit([], {
+      handler: (req) => {
+        if (isSummaryCall(req)) during = rawDb(kit.store).prepare('SELECT holder FROM compression_locks').all()
+        return summarizer(() => ({ text: 'Continuing after compression.' }))(req)
+      }
+    })
+    await seedTitled(kit)
+    // the table as upstream's SCHEMA_SQL creates it (a home upstream has opened)
+    rawDb(kit.store).exec(`CREATE TABLE compression_locks (session_id TEXT PRIMARY KEY, holder TEXT NOT NULL,
+      acquired_at REAL NOT NULL, expires_at REAL NOT NULL)`)
+    const now = Date.now() / 1000
+    rawDb(kit.store)
+      .prepare("INSERT INTO compression_locks VALUES ('S1', 'pid=999999:tid=1:agent=a:nonce=b', ?, ?)")
+      .run(now, now + 300)
+    const agent = kit.makeAgent({ compression })
+    await agent.runTurn('next question', { onDelta: (d) => kit.deltas.push(d) })
+    expect(agent.sessionId).toBe('S1')
+    expect(kit.store.getSession('S1')!.endedAt).toBeNull()
+    expect(kit.deltas.some((d) => d.kind === 'notice' && /another program is compressing/.test(d.text ?? ''))).toBe(
+      true
+    )
+
+    // its lease gone (expired), the next turn compresses, holding the lease meanwhile and giving it back after
+    rawDb(kit.store)
+      .prepare('UPDATE compression_locks SET expires_at = ?')
+      .run(now - 1)
+    const next = kit.makeAgent({ compression })
+    await next.runTurn('and another')
+    expect(next.sessionId).not.toBe('S1')
+    expect(during).toEqual([{ holder: expect.stringMatching(new RegExp(`^pid=${process.pid}:`)) }])
+    expect(rawDb(kit.store).prepare('SELECT * FROM compression_locks').all()).toEqual([])
+  })
+
+  it("a merge whose child write fails leaves the parent's messages as they were, and no child", async () => {
     kit = await makeKit([], { handler: summarizer(() => ({ text: 'Continuing uncompressed.' })) })
     await seedTitled(kit)
-    const real = kit.store.appendMessage.bind(kit.store)
-    kit.store.appendMessage = (async (id, m) => {
-      if ((m.displayMetadata as { summaryMerged?: boolean } | undefined)?.summaryMerged) throw new Error('disk full')
-      return real(id, m)
-    }) as typeof kit.store.appendMessage
+    // A real failure inside the write: the merged row's insert aborts (a trigger on the store's own connection).
+    rawDb(kit.store).exec(`CREATE TEMP TRIGGER fail_merge BEFORE INSERT ON messages
+      WHEN NEW.display_metadata LIKE '%summaryMerged%' BEGIN SELECT RAISE(ABORT, 'disk full'); END`)
     const agent = kit.makeAgent({ compression: { ...compression, protectLastN: 1 } })
     const r = await agent.runTurn('next question')
     expect(r.status).toBe('completed')
@@ -321,5 +391,9 @@ describe('the continuation as upstream writes it (golden: scripts/golden/turn_ro
     const sent = kit.server.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>
     expect(sent.at(-1)).toMatchObject({ role: 'user', content: 'next question' })
     expect(agent.sessionMessages.some((m) => (m.content ?? '').includes('[Summary of the earlier'))).toBe(false)
+    // Upstream publishes the child in one transaction: nothing of it is left (no untitled empty row in the list).
+    const children = rawDb(kit.store).prepare("SELECT id FROM sessions WHERE parent_session_id = 'S1'").all()
+    expect(children).toEqual([])
+    expect(kit.store.getSession('S1')!.endedAt).toBeNull()
   })
 })

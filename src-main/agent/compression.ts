@@ -2,18 +2,21 @@
  * Context compression by session rotation (hermes-spec §1.6/§1.7): summarize the older messages with the
  * model, write the summary plus the protected tail into a new child session (parent_session_id = current,
  * same source and routing), end the parent with `end_reason='compression'`, and continue in the child.
- * The child is written completely before the parent is ended, so a failure leaves the parent live.
+ * The child and the parent's end are one transaction (upstream's publish_compression_child), so a failure leaves the
+ * parent live and no child; the parent's rows added while the summary was written are carried into the child too.
  * On a v31 home the carried rows are copies of the parent's: each keeps its message's identity (uid, call uids, the
  * uid of the call a result answers), as upstream's continuation does; only the summary is a new message.
  */
+import { randomUUID } from 'node:crypto'
 import { newSessionId } from './ids'
-import { appendStamped, estimateTokens } from './messages'
+import { estimateTokens, sanitizeHistory, toNewMessage } from './messages'
 import { summaryPlacement } from './summary-placement'
 import { callModel } from './model-call'
 import type { AgentMessage, ProviderClient, RuntimeConfig } from './providers/types'
 import type { TurnContext, Touch } from './turn-context'
 import type { Logger } from '@shared/contract/log'
 import type { AgentMemory, AgentStore, CompressionConfig } from './types'
+import type { NewMessage } from '../store'
 import { errorMessage } from '@shared/contract/errors'
 import { readRetrying } from '../store'
 import { MERGED_CONTEXT_HEADER, mergeSummaryInto } from '@shared/contract/merged-summary'
@@ -37,6 +40,8 @@ export interface CompressionHost {
 
 const DEFAULTS = { threshold: 0.5, contextLength: 128_000, targetRatio: 0.2, protectLastN: 6 }
 const SUMMARY_PREFIX = '[Summary of the earlier conversation]'
+/** The lease lasts 300 s (upstream's default); renewed well before it runs out. */
+const LEASE_RENEW_MS = 60_000
 
 export function resolveCompression(cfg: CompressionConfig | null | undefined) {
   const num = (v: unknown, d: number, lo: number, hi: number) =>
@@ -78,13 +83,46 @@ export function compressionNeed(
   return tailStart(messages, cfg.protectLastN, keep) < 2 ? 'stuck' : 'compress' // < 2: nothing worth summarizing
 }
 
+/**
+ * Compresses under upstream's compression lease on the session (its `compression_locks`), as upstream's compressor
+ * does: while another program (an upstream gateway, a second Caduceus) compresses the same session, this one does not,
+ * so the two cannot both end it and fork the conversation. The lease is renewed while the summary is written.
+ */
 export async function compressContext(
   host: CompressionHost,
   cfg: ReturnType<typeof resolveCompression>,
   ctx: TurnContext
 ): Promise<string> {
   const parentId = host.sessionId
+  const holder = `pid=${process.pid}:caduceus:nonce=${randomUUID().replace(/-/g, '').slice(0, 8)}`
+  if (!(await host.store.compressionLock('acquire', parentId, holder)))
+    throw new Error('another program is compressing this session')
+  const renew = setInterval(() => {
+    Promise.resolve(host.store.compressionLock('refresh', parentId, holder)).catch(() => false)
+  }, LEASE_RENEW_MS)
+  renew.unref()
+  try {
+    return await rotate(host, cfg, ctx)
+  } finally {
+    clearInterval(renew)
+    try {
+      await host.store.compressionLock('release', parentId, holder)
+    } catch (err) {
+      host.log?.warn('agent', `compression lease release failed: ${errorMessage(err)}`)
+    }
+  }
+}
+
+async function rotate(
+  host: CompressionHost,
+  cfg: ReturnType<typeof resolveCompression>,
+  ctx: TurnContext
+): Promise<string> {
+  const parentId = host.sessionId
   const split = tailStart(host.sessionMessages, cfg.protectLastN, ctx.userMessage)
+  // What the handoff stands for: the parent's rows up to here. Rows another writer adds while the summary is written
+  // are carried into the child after it (upstream's watermark).
+  const watermark = await readRetrying(() => host.store.messageWatermark(parentId))
   const head = host.sessionMessages.slice(0, split)
   const tail = host.sessionMessages.slice(split)
   host.touch('compressing context', 'compression')
@@ -132,25 +170,6 @@ export async function compressContext(
 
   const parent = await readRetrying(() => host.store.getSession(parentId))
   const childId = newSessionId()
-  await host.store.createSession(childId, parent?.source ?? host.defaultSource, {
-    parentSessionId: parentId,
-    model: host.runtime.model,
-    // Routing columns are passed explicitly: the parent isn't ended yet, so the store can't inherit them.
-    sessionKey: parent?.sessionKey ?? (host.gatewaySessionKey || null),
-    userId: parent?.userId ?? null,
-    chatId: parent?.chatId ?? null,
-    chatType: parent?.chatType ?? null,
-    threadId: parent?.threadId ?? null,
-    cwd: parent?.cwd ?? null,
-    profileName: parent?.profileName ?? host.profile,
-    title: null
-  })
-  // Upstream's continuation carries its parent's title numbered by the lineage rule ("X" → "X #2"), and the prompt
-  // the agent goes on with (its update_system_prompt on the new session).
-  await host.store.titleContinuation?.(childId, parentId)
-  const prompt = host.systemPromptText()
-  if (prompt) await host.store.setSystemPrompt?.(childId, prompt)
-
   const text = `${SUMMARY_PREFIX}\n${summaryText}`
   const meta = { compressedFrom: parentId, summarizedMessages: head.length }
   // Nothing but the system prompt precedes the summary: upstream's role rule with the system prompt as the head.
@@ -160,11 +179,12 @@ export async function compressContext(
     tail.some((m) => m.role === 'user')
   )
   let messages: AgentMessage[]
+  let rows: NewMessage[]
   let merged: { from: AgentMessage; to: AgentMessage } | null = null
   if (place === 'merge') {
     // Either role would sit next to a message of its own role: the summary joins the first kept message, framed as
     // upstream frames it (the kept text marked as carried over, then the summary and its end marker) so the model
-    // does not take the summary's old tasks for new input. A copy: the parent's message stays as it was should a
+    // does not take the summary's old tasks for new input. A copy: the parent's message stays as it was should the
     // write below fail.
     const first = tail[0]!
     const to: AgentMessage = { ...first, content: mergeSummaryInto(first.content ?? '', text) }
@@ -177,15 +197,54 @@ export async function compressContext(
     merged = { from: first, to }
     messages = [to, ...tail.slice(1)]
     // The merged message is still the kept one (its text comes first): it keeps that message's identity.
-    await appendStamped(host.store, childId, to, { displayMetadata: { ...meta, summaryMerged: true } })
-    for (const m of tail.slice(1)) await appendStamped(host.store, childId, m)
+    rows = [
+      toNewMessage(to, { displayMetadata: { ...meta, summaryMerged: true } }),
+      ...tail.slice(1).map((m) => toNewMessage(m))
+    ]
   } else {
     const summary: AgentMessage = { role: place, content: text }
     messages = [summary, ...tail]
-    await appendStamped(host.store, childId, summary, { displayKind: 'compression_summary', displayMetadata: meta })
-    for (const m of tail) await appendStamped(host.store, childId, m)
+    rows = [
+      toNewMessage(summary, { displayKind: 'compression_summary', displayMetadata: meta }),
+      ...tail.map((m) => toNewMessage(m))
+    ]
   }
-  await host.store.endSession(parentId, 'compression')
+  // One transaction, as upstream publishes it: the child row (routing passed here, the rest taken from the parent in
+  // the store), its title "X #2", the prompt the agent goes on with (its update_system_prompt on the new session),
+  // the handoff rows, the parent's rows another writer added meanwhile, and the parent's end. A failure leaves the
+  // parent live and no child.
+  const prompt = host.systemPromptText()
+  const published = await host.store.publishCompressionChild({
+    parentId,
+    childId,
+    source: parent?.source ?? host.defaultSource,
+    session: {
+      model: host.runtime.model,
+      sessionKey: parent?.sessionKey ?? (host.gatewaySessionKey || null),
+      userId: parent?.userId ?? null,
+      chatId: parent?.chatId ?? null,
+      chatType: parent?.chatType ?? null,
+      threadId: parent?.threadId ?? null,
+      cwd: parent?.cwd ?? null,
+      profileName: parent?.profileName ?? host.profile,
+      systemPrompt: prompt || null
+    },
+    messages: rows,
+    ...(merged ? { mergedFrom: toNewMessage(merged.from) } : {}),
+    watermark
+  })
+  // Each message held in memory carries the identity its row was written with (a later copy keeps it).
+  messages.forEach((m, i) => {
+    const uids = rows[i]!.identity
+    if (uids?.messageUid) m.identity = { ...uids, messageUid: uids.messageUid }
+  })
+  if (published.cloned > 0) {
+    // What another writer added to the parent meanwhile is part of the conversation the model goes on with.
+    const late = await readRetrying(() =>
+      host.store.getMessagesAsConversation(childId, { afterId: published.lastHandoffId })
+    )
+    messages = [...messages, ...sanitizeHistory(late)]
+  }
 
   // The turn finds its user message by identity (memory context rides on it): the copy is that message now.
   if (merged && ctx.userMessage === merged.from) ctx.userMessage = merged.to

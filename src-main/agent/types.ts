@@ -17,11 +17,26 @@ export interface AgentStore {
   getSession(sessionId: string): MaybePromise<SessionRecord | null | undefined>
   /** Keeps the prompt the turn used on the session row (upstream's update_system_prompt); unchanged → no write. */
   setSystemPrompt?(sessionId: string, prompt: string): MaybePromise<unknown>
-  /** Titles a compression continuation with its parent's title numbered by upstream's lineage rule ("X #2"). */
-  titleContinuation?(sessionId: string, parentId: string): MaybePromise<unknown>
+  /** Upstream's compression lease on a session: acquire (false: another program compresses it), refresh, release. */
+  compressionLock(op: 'acquire' | 'refresh' | 'release', sessionId: string, holder: string): MaybePromise<boolean>
+  /** The highest id among the session's live rows (read when a compression starts). */
+  messageWatermark(sessionId: string): MaybePromise<number>
+  /**
+   * Writes a compression continuation (its row, lineage title, prompt, handoff rows with their originals' times, the
+   * parent's rows added above `watermark` meanwhile) and ends the parent with 'compression', in one transaction.
+   */
+  publishCompressionChild(handoff: {
+    parentId: string
+    childId: string
+    source: string
+    session: CreateSessionOptions
+    messages: NewMessage[]
+    mergedFrom?: NewMessage
+    watermark: number | null
+  }): MaybePromise<{ lastHandoffId: number; cloned: number }>
   getMessagesAsConversation(
     sessionId: string,
-    options?: { repairAlternation?: boolean }
+    options?: { repairAlternation?: boolean; afterId?: number }
   ): MaybePromise<ConversationMessage[]>
   /** The v31 identity of a stored message (the user's, saved by the caller before the turn), undefined without. */
   messageUids?(sessionId: string, messageId: number): MaybePromise<ConversationMessage['identity']>

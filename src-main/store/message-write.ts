@@ -37,7 +37,7 @@ function validate(m: NewMessage, i: number): void {
  * Stored in upstream's OpenAI shape so upstream Hermes can resume our sessions, as its `json.dumps` writes it
  * (", " / ": " separators, non-ASCII as \uXXXX): the same bytes, and the same tokens every FTS index sees.
  */
-const toolCallsJson = (m: NewMessage) =>
+export const toolCallsJson = (m: NewMessage) =>
   m.toolCalls?.length
     ? pyJson(
         m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }))

@@ -163,7 +163,8 @@ const ROLES = new Set(['system', 'user', 'assistant', 'tool'])
 export function conversation(
   db: Database.Database,
   sessionId: string,
-  repairAlternation = false
+  repairAlternation = false,
+  afterId = 0
 ): ConversationMessage[] {
   // reasoning_details is read where the home has the column (every upstream schema this app opens does).
   const have = existingColumns(db, 'messages')
@@ -173,8 +174,8 @@ export function conversation(
   const rows = stmt<MessageFields & Partial<IdentityRow>>(
     db,
     `SELECT ${COLS}${details}${identity ? `, ${IDENTITY_COLUMNS.join(', ')}` : ''}
-       FROM messages WHERE session_id = ? AND COALESCE(active, 1) = 1 ORDER BY id`
-  ).all(sessionId)
+       FROM messages WHERE session_id = ? AND id > ? AND COALESCE(active, 1) = 1 ORDER BY id`
+  ).all(sessionId, afterId)
   const out: ConversationMessage[] = []
   for (const r of rows) {
     const role = String(r.role)

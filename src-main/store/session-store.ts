@@ -31,10 +31,18 @@ import {
 import type { HomeShape } from './shape'
 import { invalid, requireId } from './errors'
 import { appendRows } from './message-write'
+import {
+  acquireCompressionLock,
+  messageWatermark,
+  publishCompressionChild,
+  refreshCompressionLock,
+  releaseCompressionLock,
+  type CompressionHandoff
+} from './compression-publish'
 import { hasIdentity, storedUids } from './message-identity'
 import { existingColumns } from './reconcile'
 import { endSessionRow, reopenSessionRow, setFlag, upsertSession, writeSystemPrompt } from './session-write'
-import { lineageTitleOf, nextTitleInLineage, writeTitle, type TitleSource } from './titles'
+import { writeTitle, type TitleSource } from './titles'
 import {
   archiveCandidates,
   archiveRows,
@@ -384,20 +392,37 @@ export class SessionStore {
       return ok
     })
   }
+  /** The highest id among a session's live rows: what a compression starting now stands for (compression-publish.ts). */
+  messageWatermark(id: string): number {
+    return messageWatermark(this.db, id)
+  }
   /**
-   * Titles a compression continuation as upstream does: its parent's title numbered by upstream's lineage rule
-   * ("X" → "X #2", "X #2" → "X #3"), read and written in one transaction. Returns the title written, or null
-   * (an untitled parent leaves the child untitled, as upstream's does).
+   * Writes a compression continuation and ends its parent with 'compression' in one transaction, as upstream's
+   * publish_compression_child does (compression-publish.ts).
    */
-  titleContinuation(id: string, parentId: string): Promise<string | null> {
+  publishCompressionChild(h: CompressionHandoff): Promise<{ lastHandoffId: number; cloned: number }> {
     return this.write((tx) => {
-      requireId(id)
-      const parent = lineageTitleOf(txDb(tx), parentId)
-      if (!parent) return null
-      const title = nextTitleInLineage(txDb(tx), parent.title)
-      const ok = writeTitle(txDb(tx), id, title, parent.source)
-      if (ok) tx.touch(id)
-      return ok ? title : null
+      requireId(h.parentId, 'parentId')
+      requireId(h.childId, 'childId')
+      const out = publishCompressionChild(txDb(tx), this.owner, h)
+      tx.touch(h.childId)
+      tx.touch(h.parentId)
+      return out
+    })
+  }
+  /**
+   * Upstream's compression lease on a session (`compression_locks`): `acquire` takes it (false: another program is
+   * compressing the session), `refresh` extends it (false: it was lost), `release` gives it back. Without the table
+   * in the home there is no lease: acquire and refresh answer true.
+   */
+  compressionLock(op: 'acquire' | 'refresh' | 'release', sessionId: string, holder: string): Promise<boolean> {
+    const ttl = 300
+    return this.write((tx) => {
+      requireId(sessionId)
+      if (op === 'acquire') return acquireCompressionLock(txDb(tx), sessionId, holder, ttl)
+      if (op === 'refresh') return refreshCompressionLock(txDb(tx), sessionId, holder, ttl)
+      releaseCompressionLock(txDb(tx), sessionId, holder)
+      return true
     })
   }
   /** Stores the prompt a turn used (upstream's update_system_prompt); a no-op write when unchanged. */
@@ -604,8 +629,12 @@ export class SessionStore {
   upstreamGateway(nowSec: number, profile = this.profile): GatewayHeartbeat | null {
     return liveUpstreamGateway(this.db, profile, nowSec)
   }
-  getMessagesAsConversation(id: string, opts: { repairAlternation?: boolean } = {}): ConversationMessage[] {
-    return conversation(this.db, id, opts.repairAlternation === true)
+  /** `afterId`: only the rows after that one (the rows a compression cloned into its child after the handoff). */
+  getMessagesAsConversation(
+    id: string,
+    opts: { repairAlternation?: boolean; afterId?: number } = {}
+  ): ConversationMessage[] {
+    return conversation(this.db, id, opts.repairAlternation === true, opts.afterId ?? 0)
   }
   /**
    * The v31 identity of one stored message of the session (undefined on an older home): for a message another part

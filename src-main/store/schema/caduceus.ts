@@ -8,6 +8,8 @@
  *   exists and deleted in the transaction that appends it to its session, so a host killed before it could append
  *   the notice leaves it here for the next start (store/pending-notices-repo.ts creates it on its first insert).
  * - `gateway_heartbeats`: written by an upstream gateway, only ever read here (store/gateway-heartbeats.ts).
+ * - `compression_locks`: upstream's lease on a session being compressed (its SCHEMA_SQL from v22 on); taken and
+ *   released here only where the home has the table (store/compression-publish.ts).
  */
 import { integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 
@@ -50,4 +52,12 @@ export const gatewayHeartbeats = sqliteTable('gateway_heartbeats', {
   last_heartbeat: real('last_heartbeat').notNull(),
   profile: text('profile').notNull().default(''),
   host: text('host').notNull().default('')
+})
+
+export const compressionLocks = sqliteTable('compression_locks', {
+  session_id: text('session_id').primaryKey(),
+  /** Who holds it: upstream's holders name their process (`pid=<n>:…`); ours too. */
+  holder: text('holder').notNull(),
+  acquired_at: real('acquired_at').notNull(),
+  expires_at: real('expires_at').notNull()
 })
