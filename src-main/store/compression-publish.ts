@@ -10,6 +10,7 @@
  * timestamps and v31 uids kept) and stay in the parent as well.
  */
 import type Database from 'better-sqlite3'
+import { parseJsonOr } from '@shared/contract/errors'
 import type { CreateSessionOptions, NewMessage } from './types'
 import type { compressionLocks, messages, sessions } from './schema'
 import { stmt, type AllColumns, type ColumnsOf } from './stmt-cache'
@@ -122,14 +123,10 @@ function carryParentTimestamps(
   })
 }
 
+/** Tool calls a row's `tool_calls` text holds (text that is not a JSON list holds none, as upstream counts it). */
 const callsIn = (json: string | null): number => {
-  if (!json) return 0
-  try {
-    const v: unknown = JSON.parse(json)
-    return Array.isArray(v) ? v.length : 0
-  } catch {
-    return 0
-  }
+  const v = json ? parseJsonOr(json, null) : null
+  return Array.isArray(v) ? v.length : 0
 }
 
 /** Clones the parent's rows above the watermark into the child, in order; returns the clones' row ids. */
