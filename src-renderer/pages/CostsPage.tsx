@@ -1,4 +1,5 @@
 import { useMemo } from 'react'
+import type { Money } from '@shared/contract'
 import { sumMoney } from '@shared/contract/money'
 import { bucketFor } from '../lib/buckets'
 import { sessionHref } from '../app/routes'
@@ -23,6 +24,7 @@ import { useCostsUrlState } from './costs/cost-url'
 import { costsCsv, costsJson } from './costs/cost-export'
 import { ExportReportButton } from './costs/ExportReport'
 import { SessionLabel } from '../components/SessionName'
+import { ProfileUnreadable, scopeUnreadable, UnreadableProfiles } from '../components/UnreadableProfiles'
 import { download } from '../lib/download'
 
 export function CostsPage() {
@@ -41,6 +43,13 @@ export function CostsPage() {
   useCostsUrlState()
   const own = summary ? sumMoney(summary.profiles.map((p) => p.own)) : null
   const children = summary ? sumMoney(summary.profiles.map((p) => p.children)) : null
+  // profiles the host could not read are not in any figure: the totals are incomplete, whatever their prices
+  const unreadable = summary?.unavailable ?? []
+  const whollyUnreadable = summary ? scopeUnreadable(scope, unreadable) : null
+  const notRead = `incomplete · ${unreadable.length === 1 ? '1 profile' : `${unreadable.length} profiles`} not read`
+  const statusOf = (m: Money) => (unreadable.length ? notRead : moneyStatusLabel(m))
+  const totalLabel = summary ? statusOf(summary.total) : ''
+  const totalWarn = summary ? !summary.total.complete || unreadable.length > 0 : false
 
   return (
     <div className="costs-page" aria-busy={loading}>
@@ -83,7 +92,7 @@ export function CostsPage() {
         )}
         {loading && <span className="muted">Loading…</span>}
         <span className="spacer" />
-        {summary && (
+        {summary && !whollyUnreadable && (
           <>
             <button
               className="small"
@@ -123,8 +132,10 @@ export function CostsPage() {
           Could not load costs: {error}
         </div>
       )}
-      {summary && (
+      {whollyUnreadable && <ProfileUnreadable problem={whollyUnreadable} what="costs" />}
+      {summary && !whollyUnreadable && (
         <>
+          <UnreadableProfiles problems={unreadable} what="These totals" />
           <div className="cards">
             <div className="card">
               <div className="card-label">Total (inclusive)</div>
@@ -132,11 +143,18 @@ export function CostsPage() {
                 <MoneyText money={summary.total} bare />
               </div>
               <div
-                className={`card-sub${summary.total.complete ? '' : ' warn-text'}`}
+                className={`card-sub${totalWarn ? ' warn-text' : ''}`}
                 data-testid="costs-status"
-                title={summary.total.complete ? undefined : 'Some usage has no known price and is not in this total'}
+                data-complete={!totalWarn}
+                title={
+                  unreadable.length
+                    ? `Leaves out ${unreadable.map((p) => p.profile).join(', ')}: could not be read`
+                    : summary.total.complete
+                      ? undefined
+                      : 'Some usage has no known price and is not in this total'
+                }
               >
-                {moneyStatusLabel(summary.total)}
+                {totalLabel}
               </div>
             </div>
             <div className="card">
@@ -144,8 +162,8 @@ export function CostsPage() {
               <div className="card-value" data-testid="costs-own-total">
                 <MoneyText money={own} bare />
               </div>
-              <div className={`card-sub${own && !own.complete ? ' warn-text' : ''}`}>
-                {own ? moneyStatusLabel(own) : ''}
+              <div className={`card-sub${own && (!own.complete || unreadable.length) ? ' warn-text' : ''}`}>
+                {own ? statusOf(own) : ''}
               </div>
             </div>
             <div className="card">
@@ -154,7 +172,7 @@ export function CostsPage() {
                 <MoneyText money={children} bare />
               </div>
               <div className="card-sub">
-                delegated subagents{children && children.status !== 'none' ? ` · ${moneyStatusLabel(children)}` : ''}
+                delegated subagents{children && children.status !== 'none' ? ` · ${statusOf(children)}` : ''}
               </div>
             </div>
             <div className="card">

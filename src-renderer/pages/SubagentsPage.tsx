@@ -1,6 +1,7 @@
 import { Fragment, useMemo, useState } from 'react'
 import { SessionName } from '../components/SessionName'
 import { MoneyText } from '../components/MoneyText'
+import { ProfileUnreadable, scopeUnreadable, UnreadableProfiles } from '../components/UnreadableProfiles'
 import { useNow } from '../components/RelTime'
 import { countdown, relativeTime } from '../lib/format'
 import { useApp } from '../stores/app'
@@ -43,6 +44,8 @@ export function SubagentsPage() {
   const counts = useMemo(() => countByState(list?.items ?? []), [list])
   const now = useNow(1000) // TTL countdowns
   const showProfile = scope === 'all'
+  const unreadable = list?.unavailable
+  const whollyUnreadable = scopeUnreadable(scope, unreadable)
   // rows whose "Why?" is open: the reasons get a row of their own, as wide as the table
   const [whyOpen, setWhyOpen] = useState<ReadonlySet<string>>(new Set())
   const toggleWhy = (key: string) =>
@@ -102,7 +105,10 @@ export function SubagentsPage() {
           </span>
         )}
       </div>
-      {error && !rows.length ? (
+      {!whollyUnreadable && <UnreadableProfiles problems={unreadable} what="This list" />}
+      {whollyUnreadable ? (
+        <ProfileUnreadable problem={whollyUnreadable} what="subagents" />
+      ) : error && !rows.length ? (
         <div className="empty" role="alert">
           Could not load subagents: {error}
         </div>

@@ -9,6 +9,8 @@ import { isCompactionSummary } from './CompactionMarker'
 import { DelegationCards, delegationIdOf } from './DelegationCards'
 import { DelegationNoticeCard } from './DelegationNoticeCard'
 import { parseDelegationNotice } from './delegation-notice'
+import { ProcessNoticeCard } from './ProcessNoticeCard'
+import { parseProcessNotice } from './process-notice'
 import { CallArguments, ToolResultOutput } from './ShowAll'
 import { callDuration, useToolPairs } from './tool-pairs'
 import { failureOf, parseToolResult, pathArg } from '@shared/contract/tool-result'
@@ -268,6 +270,8 @@ export const MessageItem = memo(function MessageItem({
       </>
     )
   }
+  const processNotice = parseProcessNotice(m)
+  if (processNotice) return <ProcessNoticeCard m={m} notice={processNotice} common={common} terms={terms} />
   if (isNotice(m)) {
     const delegation = delegationIdOf(m.content)
     return (

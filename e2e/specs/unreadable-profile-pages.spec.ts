@@ -1,0 +1,64 @@
+// A profile whose state.db cannot be read is named on the Costs and Subagents pages with the host's reason: totals
+// served without it are marked incomplete (never "complete"), and a view of that profile alone is an error, not an
+// empty page. The rail's "!" is profile-problems.spec.ts; the requests are test/home-robustness.test.ts.
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { expect, test } from '@playwright/test'
+import { scanThemes, type AxeViolation } from '../fixtures/axe'
+import { startHost } from '../fixtures/host'
+import { AppShell } from '../page-models/app-shell'
+
+// axe is injected as a script tag; the app's CSP (script-src 'self') would refuse it
+test.use({ bypassCSP: true })
+
+test('Costs and Subagents name an unreadable profile and why; alone it is an error state; axe clean', async ({
+  page
+}) => {
+  const home = mkdtempSync(join(tmpdir(), 'cad-e2e-unreadable-'))
+  cpSync(process.env.CADUCEUS_E2E_DEMO_TEMPLATE!, home, { recursive: true })
+  mkdirSync(join(home, 'profiles', 'corrupt'), { recursive: true })
+  writeFileSync(join(home, 'profiles', 'corrupt', 'state.db'), Buffer.alloc(8192, 0x41))
+  const host = await startHost({ home })
+  const found: Record<string, AxeViolation[]> = {}
+  try {
+    const shell = new AppShell(page)
+    await shell.open(host.url, '#/costs')
+    await shell.selectProfile('all')
+    await expect(page.getByTestId('costs-inclusive-total')).toHaveText(/\$\d/)
+
+    // all profiles: the others' totals, marked incomplete, and the unreadable one named with the reason
+    const notice = page.getByTestId('unreadable-profiles')
+    await expect(notice).toBeVisible()
+    await expect(notice.locator('[data-profile="corrupt"]')).toHaveText(/^corrupt: .*not a database/)
+    await expect(page.getByTestId('costs-status')).toHaveText('incomplete · 1 profile not read')
+    // no figure on the page calls itself complete ("incomplete" aside)
+    await expect(page.locator('.costs-page')).not.toContainText(/(^|[^n])complete/)
+    await scanThemes(page, 'costs-all', found)
+
+    await shell.goTo('subagents')
+    await expect(page.getByTestId('unreadable-profiles').locator('[data-profile="corrupt"]')).toHaveText(
+      /^corrupt: .*not a database/
+    )
+    await scanThemes(page, 'subagents-all', found)
+
+    // the unreadable profile alone: an error naming it, not "No subagents." / "No profiles in scope"
+    await shell.selectProfile('corrupt')
+    const alone = page.getByTestId('profile-unreadable')
+    await expect(alone).toHaveText(/corrupt: .*not a database/)
+    await expect(alone).toHaveAttribute('role', 'alert')
+    await expect(page.getByTestId('subagents-empty')).toHaveCount(0)
+    await scanThemes(page, 'subagents-corrupt', found)
+
+    await shell.goTo('costs')
+    await expect(page.getByTestId('profile-unreadable')).toHaveText(/corrupt: .*not a database/)
+    await expect(page.getByText('No profiles in scope')).toHaveCount(0)
+    await expect(page.getByTestId('costs-status')).toHaveCount(0)
+    await scanThemes(page, 'costs-corrupt', found)
+
+    expect(found).toEqual({})
+  } finally {
+    await host.close()
+    rmSync(home, { recursive: true, force: true })
+  }
+})

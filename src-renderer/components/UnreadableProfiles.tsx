@@ -1,0 +1,43 @@
+import type { ProfileProblem } from '@shared/contract'
+
+/**
+ * Profiles the host could not read for a cross-profile view (a corrupt or locked state.db, …): each named with the
+ * host's reason, so a total or a list served without them is never taken for the whole.
+ */
+export function UnreadableProfiles({
+  problems,
+  what
+}: {
+  problems: ProfileProblem[] | undefined
+  /** What is served without them, as a sentence opens: "These totals", "This list". */
+  what: string
+}) {
+  if (!problems?.length) return null
+  return (
+    <div className="banner banner-warn" role="status" data-testid="unreadable-profiles">
+      {what} leave out {problems.length === 1 ? 'a profile' : `${problems.length} profiles`} that could not be read:
+      <ul className="unreadable-list">
+        {problems.map((p) => (
+          <li key={p.profile} data-testid="unreadable-profile" data-profile={p.profile}>
+            <strong>{p.profile}</strong>: {p.reason}
+          </li>
+        ))}
+      </ul>
+    </div>
+  )
+}
+
+/** The one profile in scope could not be read: an error, not an empty page. */
+export function ProfileUnreadable({ problem, what }: { problem: ProfileProblem; what: string }) {
+  return (
+    <div className="empty" role="alert" data-testid="profile-unreadable" data-profile={problem.profile}>
+      Could not read the {what} of profile <strong>{problem.profile}</strong>: {problem.reason}
+    </div>
+  )
+}
+
+/** The problem that makes the whole scope unreadable: a single-profile scope whose profile the host could not read. */
+export function scopeUnreadable(scope: string, problems: ProfileProblem[] | undefined): ProfileProblem | null {
+  if (scope === 'all') return null
+  return problems?.find((p) => p.profile === scope) ?? null
+}
