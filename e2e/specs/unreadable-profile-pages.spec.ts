@@ -8,6 +8,7 @@ import { expect, test } from '@playwright/test'
 import { scanThemes, type AxeViolation } from '../fixtures/axe'
 import { startHost } from '../fixtures/host'
 import { AppShell } from '../page-models/app-shell'
+import { SessionsPage } from '../page-models/sessions-page'
 
 // axe is injected as a script tag; the app's CSP (script-src 'self') would refuse it
 test.use({ bypassCSP: true })
@@ -56,6 +57,40 @@ test('Costs and Subagents name an unreadable profile and why; alone it is an err
     await expect(page.getByTestId('costs-status')).toHaveCount(0)
     await scanThemes(page, 'costs-corrupt', found)
 
+    expect(found).toEqual({})
+  } finally {
+    await host.close()
+    rmSync(home, { recursive: true, force: true })
+  }
+})
+
+test('the Sessions list and search under All profiles name an unreadable profile and why; axe clean', async ({
+  page
+}) => {
+  const home = mkdtempSync(join(tmpdir(), 'cad-e2e-unreadable-'))
+  cpSync(process.env.CADUCEUS_E2E_DEMO_TEMPLATE!, home, { recursive: true })
+  mkdirSync(join(home, 'profiles', 'corrupt'), { recursive: true })
+  writeFileSync(join(home, 'profiles', 'corrupt', 'state.db'), Buffer.alloc(8192, 0x41))
+  const host = await startHost({ home })
+  const found: Record<string, AxeViolation[]> = {}
+  try {
+    const shell = new AppShell(page)
+    await shell.open(host.url, '#/sessions')
+    await shell.selectProfile('all')
+    const sessions = new SessionsPage(page)
+    await expect(sessions.rows.first()).toBeVisible()
+    // the other profiles' rows, and the one that could not be read named above them with the host's reason
+    const notice = page.getByTestId('unreadable-profiles')
+    await expect(notice).toHaveText(/^This list leaves out a profile/)
+    await expect(notice.locator('[data-profile="corrupt"]')).toHaveText(/^corrupt: .*not a database/)
+    await scanThemes(page, 'sessions-all', found)
+
+    await sessions.search('deploy')
+    await expect(page.getByTestId('unreadable-profiles')).toHaveText(/^These results leave out a profile/)
+    await expect(page.getByTestId('unreadable-profiles').locator('[data-profile="corrupt"]')).toHaveText(
+      /^corrupt: .*not a database/
+    )
+    await scanThemes(page, 'search-all', found)
     expect(found).toEqual({})
   } finally {
     await host.close()

@@ -9,13 +9,13 @@ export function UnreadableProfiles({
   what
 }: {
   problems: ProfileProblem[] | undefined
-  /** What is served without them, as a sentence opens: "These totals", "This list". */
+  /** What is served without them and its verb, as the sentence opens: "These totals leave out", "This list leaves out". */
   what: string
 }) {
   if (!problems?.length) return null
   return (
     <div className="banner banner-warn" role="status" data-testid="unreadable-profiles">
-      {what} leave out {problems.length === 1 ? 'a profile' : `${problems.length} profiles`} that could not be read:
+      {what} {problems.length === 1 ? 'a profile' : `${problems.length} profiles`} that could not be read:
       <ul className="unreadable-list">
         {problems.map((p) => (
           <li key={p.profile} data-testid="unreadable-profile" data-profile={p.profile}>

@@ -135,7 +135,7 @@ export function CostsPage() {
       {whollyUnreadable && <ProfileUnreadable problem={whollyUnreadable} what="costs" />}
       {summary && !whollyUnreadable && (
         <>
-          <UnreadableProfiles problems={unreadable} what="These totals" />
+          <UnreadableProfiles problems={unreadable} what="These totals leave out" />
           <div className="cards">
             <div className="card">
               <div className="card-label">Total (inclusive)</div>

@@ -105,7 +105,7 @@ export function SubagentsPage() {
           </span>
         )}
       </div>
-      {!whollyUnreadable && <UnreadableProfiles problems={unreadable} what="This list" />}
+      {!whollyUnreadable && <UnreadableProfiles problems={unreadable} what="This list leaves out" />}
       {whollyUnreadable ? (
         <ProfileUnreadable problem={whollyUnreadable} what="subagents" />
       ) : error && !rows.length ? (

@@ -3,6 +3,7 @@ import { create } from 'zustand'
 import { keepPreviousData, QueryObserver, queryOptions, useQuery, type QueryKey } from '@tanstack/react-query'
 import type {
   EventPayload,
+  ProfileProblem,
   SearchHit,
   SearchResult,
   SearchSessionGroup,
@@ -46,6 +47,8 @@ interface SessionsStore {
 /** The loaded rows of one list (scope + filters): every page read so far, merged with live changes. */
 export interface SessionRows extends Normalized<SessionSummary> {
   nextCursor: string | null
+  /** Profiles the host could not read for this cross-profile list (it is served without them). */
+  unavailable?: ProfileProblem[]
 }
 
 export const PAGE_SIZE = 100
@@ -174,7 +177,11 @@ const rowsQuery = (input: SessionQuery) =>
         .catch(() => undefined) // the filter keeps the sources of the rows it has seen
       const page = await getApi().call('sessions.list', input)
       noteSources(page.items)
-      return { ...mergeByKey(shown(page.items), rowKey), nextCursor: page.nextCursor }
+      return {
+        ...mergeByKey(shown(page.items), rowKey),
+        nextCursor: page.nextCursor,
+        ...(page.unavailable?.length ? { unavailable: page.unavailable } : {})
+      }
     },
     meta: { errorContext: 'Loading sessions' },
     refetchOnMount: false
@@ -293,7 +300,7 @@ export async function loadMoreSessions(): Promise<void> {
     noteSources(page.items)
     // into the list it was asked for, whichever is on screen now
     queryClient.setQueryData(key, (r) =>
-      r ? { ...mergeByKey(shown(page.items), rowKey, r), nextCursor: page.nextCursor } : r
+      r ? { ...r, ...mergeByKey(shown(page.items), rowKey, r), nextCursor: page.nextCursor } : r
     )
   } catch (err) {
     reportError(err, 'Loading more sessions')
@@ -508,6 +515,8 @@ export interface SearchResultsView {
   error: string | null
   groups?: SearchSessionGroup[]
   message?: string
+  /** Profiles the search could not read (its results leave them out). */
+  unavailable?: ProfileProblem[]
   /** Which terms a fallback (not FTS5's word index) answered, as the host says it. */
   fallback?: string
 }
@@ -528,7 +537,8 @@ export function useSearchResults(): SearchResultsView {
     error: q.error ? errorMessage(q.error) : null,
     groups: res?.sessions,
     message: res?.message,
-    fallback: res?.fallback
+    fallback: res?.fallback,
+    unavailable: res?.unavailable
   }
 }
 

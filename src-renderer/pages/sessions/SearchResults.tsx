@@ -9,6 +9,7 @@ import { SessionLabel } from '../../components/SessionName'
 import { useListKeys } from '../../lib/use-list-keys'
 import { useApp } from '../../stores/app'
 import { useSearchResults } from '../../stores/sessions'
+import { UnreadableProfiles } from '../../components/UnreadableProfiles'
 
 /**
  * Hits grouped by conversation (first-hit order): a compression chain's segments under its tip (`chainId`), as
@@ -51,7 +52,9 @@ function summary(messages: number, inSessions: number, titleOnly: number): strin
 
 /** Full-text hits grouped by session; each opens the transcript scrolled to and highlighting that message. j/k and Enter work here too. */
 export function SearchResults() {
-  const { hits: raw, loading, error, query, groups, message } = useSearchResults()
+  const { hits: raw, loading, error, query, groups, message, unavailable } = useSearchResults()
+  // results served without a profile the host could not read say so, above whatever they show
+  const unreadable = <UnreadableProfiles problems={unavailable} what="These results leave out" />
   const { sections, titleOnly, flat: hits } = useMemo(() => grouped(raw, groups), [raw, groups])
   const showProfile = useApp((s) => s.scope === 'all')
   const [cursor, setCursor] = useState(-1)
@@ -83,13 +86,17 @@ export function SearchResults() {
     )
   if (!loading && !hits.length && !titleOnly.length)
     return (
-      <div className="empty" data-testid="search-empty">
-        No messages match “{query.trim()}”.
-      </div>
+      <>
+        {unreadable}
+        <div className="empty" data-testid="search-empty">
+          No messages match “{query.trim()}”.
+        </div>
+      </>
     )
   let flatIndex = -1
   return (
     <div className="hits-wrap">
+      {unreadable}
       <div className="hits-summary muted small" data-testid="search-summary">
         {loading && !hits.length ? 'Searching…' : summary(hits.length, sections.length, titleOnly.length)}
         {loading && hits.length > 0 && ' · updating…'}

@@ -17,12 +17,15 @@ import {
   useSessions
 } from '../../stores/sessions'
 import { SessionRow } from './SessionRow'
+import { UnreadableProfiles } from '../../components/UnreadableProfiles'
 
 const ROW = 52
 
 /** Virtualized, infinitely paged list; j/k or arrows move, Enter opens. */
 export function SessionList() {
-  const { order, byKey, nextCursor, loading, error } = useSessionRows()
+  const { order, byKey, nextCursor, loading, error, unavailable } = useSessionRows()
+  // a cross-profile list served without a profile the host could not read says so, above whatever it shows
+  const unreadable = <UnreadableProfiles problems={unavailable} what="This list leaves out" />
   const loadingMore = useSessions((s) => s.loadingMore)
   const scope = useApp((s) => s.scope)
   const showProfile = useApp((s) => s.scope === 'all' && s.profiles.length > 1)
@@ -127,24 +130,28 @@ export function SessionList() {
     )
   if (!loading && !order.length) {
     return (
-      <div className="empty" data-testid="sessions-empty">
-        {filtered ? (
-          <>
-            No sessions match these filters.{' '}
-            <button className="link" onClick={() => void resetSessionFilters()} data-testid="clear-filters">
-              Clear filters
-            </button>
-          </>
-        ) : scope === 'all' ? (
-          'No sessions yet. Start a new chat from a profile in the rail.'
-        ) : (
-          `No sessions in ${scope} yet.`
-        )}
-      </div>
+      <>
+        {unreadable}
+        <div className="empty" data-testid="sessions-empty">
+          {filtered ? (
+            <>
+              No sessions match these filters.{' '}
+              <button className="link" onClick={() => void resetSessionFilters()} data-testid="clear-filters">
+                Clear filters
+              </button>
+            </>
+          ) : scope === 'all' ? (
+            'No sessions yet. Start a new chat from a profile in the rail.'
+          ) : (
+            `No sessions in ${scope} yet.`
+          )}
+        </div>
+      </>
     )
   }
   return (
     <div className="list-wrap">
+      {unreadable}
       <div className="list-head-shell">
         <label className="row-check">
           <SelectAll order={order} checked={checked} />
