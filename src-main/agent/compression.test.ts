@@ -80,6 +80,8 @@ describe('context compression', () => {
     expect(rows.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
     expect(rows[0]!.content).toContain('[Summary of the earlier conversation]')
     expect(rows[0]!.display_kind).toBe('compression_summary')
+    // upstream's flag on its summary rows (its compressor and clients tell a summary from a turn by it)
+    expect(rows.map((m) => m._compressed_summary)).toEqual([1, 0, 0, 0])
     expect(rows[2]!.content).toBe('next question')
     expect(rows[3]!.content).toBe('Continuing after compression.')
     expect(childRow.messageCount).toBe(4)
@@ -301,6 +303,8 @@ describe('the continuation as upstream writes it (golden: scripts/golden/turn_ro
       .prepare('SELECT display_metadata FROM messages WHERE session_id = ? ORDER BY id LIMIT 1')
       .get(agent.sessionId) as { display_metadata: string }
     expect(JSON.parse(meta.display_metadata)).toMatchObject({ summaryMerged: true })
+    // the kept message holding the summary carries upstream's flag, as upstream's merged message does
+    expect(rows.map((m) => m._compressed_summary)).toEqual([1, 0])
     expect(kit.store.getMessages({ sessionId: agent.sessionId }).items[0]).toMatchObject({ summaryMerged: true })
     const sent = kit.server.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>
     expect(sent.filter((m) => m.role !== 'system').map((m) => m.role)).toEqual(['user'])

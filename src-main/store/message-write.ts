@@ -93,7 +93,10 @@ export function appendRows(db: Database.Database, sessionId: string, msgs: NewMe
   const optional = wantsOptional ? OPTIONAL.filter((c) => have.has(c)) : []
   // v31's message identity, bound as upstream's writer binds it (its trigger only covers a writer binding none)
   const identity = hasIdentity(have) ? MessageIdentity.continuing(db, sessionId) : null
-  const extra = [...optional, ...(identity ? IDENTITY_COLUMNS : [])]
+  // A compression summary (standalone, or merged into the first kept message) carries upstream's flag where the home
+  // has the column (upstream's compressor and clients tell summaries from real turns by it, not only by their text)
+  const flagSummary = have.has('_compressed_summary') && msgs.some(isCompressionSummary)
+  const extra = [...optional, ...(identity ? IDENTITY_COLUMNS : []), ...(flagSummary ? ['_compressed_summary'] : [])]
   const insert = stmt(
     db,
     `INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp,
@@ -119,7 +122,8 @@ export function appendRows(db: Database.Database, sessionId: string, msgs: NewMe
         m.displayKind ?? null,
         m.displayMetadata ? JSON.stringify(m.displayMetadata) : null,
         ...optional.map((c) => (c === 'reasoning_content' ? (m.reasoningContent ?? null) : detailsJson(m))),
-        ...(identity ? identityValues(identity, m) : [])
+        ...(identity ? identityValues(identity, m) : []),
+        ...(flagSummary ? [isCompressionSummary(m) ? 1 : 0] : [])
       ).lastInsertRowid
     )
     if ([content, calls, m.toolName].some((v) => typeof v === 'string' && v.includes('\u0000'))) withNul.push(id)
@@ -130,3 +134,7 @@ export function appendRows(db: Database.Database, sessionId: string, msgs: NewMe
   normalizeNulRows(db, withNul)
   return ids
 }
+
+/** The row a compression wrote its summary into: its own, or the kept message it was merged into. */
+const isCompressionSummary = (m: NewMessage): boolean =>
+  m.displayKind === 'compression_summary' || m.displayMetadata?.summaryMerged === true

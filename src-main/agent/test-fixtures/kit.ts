@@ -22,6 +22,8 @@ export interface Kit {
     tool_call_id: string | null
     finish_reason: string | null
     display_kind: string | null
+    /** Upstream's compression-summary flag (a Caduceus-created home has the column). */
+    _compressed_summary: number
   }>
   cleanup(): Promise<void>
 }
@@ -68,7 +70,7 @@ export async function makeKit(script: ScriptReply[] = [], opts: { handler?: Scri
     messages: (sessionId) =>
       rawDb(store)
         .prepare(
-          'SELECT role, content, tool_calls, tool_call_id, finish_reason, display_kind FROM messages WHERE session_id = ? ORDER BY id'
+          'SELECT role, content, tool_calls, tool_call_id, finish_reason, display_kind, _compressed_summary FROM messages WHERE session_id = ? ORDER BY id'
         )
         .all(sessionId) as never,
     cleanup: async () => {
