@@ -10,16 +10,22 @@ import { startHost } from '../fixtures/host'
 import { AppShell } from '../page-models/app-shell'
 import { SessionsPage } from '../page-models/sessions-page'
 
+/** A copy of the demo home plus a profile `corrupt` whose state.db is 8 KiB of 'A': not a database. */
+function demoWithCorruptProfile(): string {
+  const home = mkdtempSync(join(tmpdir(), 'cad-e2e-unreadable-'))
+  cpSync(process.env.CADUCEUS_E2E_DEMO_TEMPLATE!, home, { recursive: true })
+  mkdirSync(join(home, 'profiles', 'corrupt'), { recursive: true })
+  writeFileSync(join(home, 'profiles', 'corrupt', 'state.db'), Buffer.alloc(8192, 0x41))
+  return home
+}
+
 // axe is injected as a script tag; the app's CSP (script-src 'self') would refuse it
 test.use({ bypassCSP: true })
 
 test('Costs and Subagents name an unreadable profile and why; alone it is an error state; axe clean', async ({
   page
 }) => {
-  const home = mkdtempSync(join(tmpdir(), 'cad-e2e-unreadable-'))
-  cpSync(process.env.CADUCEUS_E2E_DEMO_TEMPLATE!, home, { recursive: true })
-  mkdirSync(join(home, 'profiles', 'corrupt'), { recursive: true })
-  writeFileSync(join(home, 'profiles', 'corrupt', 'state.db'), Buffer.alloc(8192, 0x41))
+  const home = demoWithCorruptProfile()
   const host = await startHost({ home })
   const found: Record<string, AxeViolation[]> = {}
   try {
@@ -67,10 +73,7 @@ test('Costs and Subagents name an unreadable profile and why; alone it is an err
 test('the Sessions list and search under All profiles name an unreadable profile and why; axe clean', async ({
   page
 }) => {
-  const home = mkdtempSync(join(tmpdir(), 'cad-e2e-unreadable-'))
-  cpSync(process.env.CADUCEUS_E2E_DEMO_TEMPLATE!, home, { recursive: true })
-  mkdirSync(join(home, 'profiles', 'corrupt'), { recursive: true })
-  writeFileSync(join(home, 'profiles', 'corrupt', 'state.db'), Buffer.alloc(8192, 0x41))
+  const home = demoWithCorruptProfile()
   const host = await startHost({ home })
   const found: Record<string, AxeViolation[]> = {}
   try {

@@ -1,6 +1,5 @@
-import { useState } from 'react'
 import type { Message } from '@shared/contract'
-import { ChevronIcon } from '../../components/icons'
+import { NoticeRaw } from './NoticeRaw'
 import { Highlighted } from '../../components/Snippet'
 import { formatDateTime, messageTime } from '../../lib/format'
 import { isOkStatus, type DelegationNotice } from './delegation-notice'
@@ -24,8 +23,6 @@ export function DelegationNoticeCard({
   common: React.HTMLAttributes<HTMLDivElement>
   terms?: string[]
 }) {
-  // a search hit opens the text it matched
-  const [raw, setRaw] = useState(Boolean(terms?.length))
   const many = notice.tasks.length > 1
   return (
     <div
@@ -76,20 +73,7 @@ export function DelegationNoticeCard({
       {notice.facts.length > 0 && (
         <div className="muted small notice-facts">{notice.facts.map(([k, v]) => `${k}: ${v}`).join(' · ')}</div>
       )}
-      <button
-        className="fold-head notice-raw-toggle"
-        aria-expanded={raw}
-        onClick={() => setRaw(!raw)}
-        data-testid="notice-raw-toggle"
-      >
-        <ChevronIcon open={raw} />
-        <span className="muted small">Full notice as the model got it · {(m.content ?? '').length} chars</span>
-      </button>
-      {raw && (
-        <div className="notice-text notice-raw" data-testid="notice-raw">
-          <Highlighted text={m.content ?? ''} terms={terms} />
-        </div>
-      )}
+      <NoticeRaw content={m.content} terms={terms} />
     </div>
   )
 }

@@ -1,6 +1,5 @@
-import { useState } from 'react'
 import type { Message } from '@shared/contract'
-import { ChevronIcon } from '../../components/icons'
+import { NoticeRaw } from './NoticeRaw'
 import { Highlighted } from '../../components/Snippet'
 import { formatDateTime, messageTime } from '../../lib/format'
 import type { ProcessNotice } from './process-notice'
@@ -21,8 +20,6 @@ export function ProcessNoticeCard({
   common: React.HTMLAttributes<HTMLDivElement>
   terms?: string[]
 }) {
-  // a search hit opens the text it matched
-  const [raw, setRaw] = useState(Boolean(terms?.length))
   const watch = notice.kind === 'watch'
   const status = watch ? 'matched' : notice.failed ? 'failed' : 'completed'
   const tone = watch ? 'badge-neutral' : notice.failed ? 'badge-err' : 'badge-ok'
@@ -74,20 +71,7 @@ export function ProcessNoticeCard({
           </div>
         )}
       </div>
-      <button
-        className="fold-head notice-raw-toggle"
-        aria-expanded={raw}
-        onClick={() => setRaw(!raw)}
-        data-testid="notice-raw-toggle"
-      >
-        <ChevronIcon open={raw} />
-        <span className="muted small">Full notice as the model got it · {(m.content ?? '').length} chars</span>
-      </button>
-      {raw && (
-        <div className="notice-text notice-raw" data-testid="notice-raw">
-          <Highlighted text={m.content ?? ''} terms={terms} />
-        </div>
-      )}
+      <NoticeRaw content={m.content} terms={terms} />
     </div>
   )
 }
