@@ -118,7 +118,14 @@ beforeAll(async () => {
   await seed.createSession(PARENT, 'desktop', { title: 'Trip plan', displayName: 'Ana' })
   for (let i = 0; i < 3; i++) {
     await seed.appendMessage(PARENT, { role: 'user', content: long(`question ${i}`), timestamp: T0 + 20 * i })
-    await seed.appendMessage(PARENT, { role: 'assistant', content: long(`answer ${i}`), timestamp: T0 + 20 * i + 5 })
+    await seed.appendMessage(PARENT, {
+      role: 'assistant',
+      content: long(`answer ${i}`),
+      timestamp: T0 + 20 * i + 5,
+      // what the reply cost, as the turn loop saves it (the transcript's per-turn strip)
+      tokenCount: 70 + i,
+      displayMetadata: { usage: { tokens: { input: 100 + i, output: 10 }, costUsd: 0.01 * (i + 1), model: 'm' } }
+    })
   }
   seed.close()
   // a home upstream has opened (its tables, compression_locks among them, created as its SessionDB creates them)
@@ -248,6 +255,10 @@ describe('a Session page turn that crosses the compression threshold', () => {
       ...['[Summary o', 'answer 2 l', 'next quest', LATE.slice(0, 10), 'Carrying o']
     ])
     expect(older).toMatchObject({ hasMoreBefore: false, hasMoreAfter: false })
+    // the copy shown in its original's place carries what that reply cost: the turn's strip keeps its cost
+    const copy = tip.items[1]!
+    expect(copy).toMatchObject({ role: 'assistant', tokenCount: 72, usage: { tokens: { input: 102, output: 10 } } })
+    expect(copy.usage!.cost.usd).toBeCloseTo(0.03)
     // Home (the chain's start, forward) and the pages forward from there leave out the same rows
     const home = await read(PARENT, { afterId: 0, limit: 3, carriedBy: child })
     expect(text(home)).toEqual(['question 0', 'answer 0 l', 'question 1'])
