@@ -11,37 +11,39 @@
  * original at most, and a row that has no copy is never left out.
  */
 import type Database from 'better-sqlite3'
-import { stmt, type ColumnsOf } from './stmt-cache'
+import { stmt } from './stmt-cache'
 import { existingColumns } from './reconcile'
-import type { messages } from './schema'
 
-type Row = ColumnsOf<
-  typeof messages,
-  'id' | 'role' | 'content' | 'tool_call_id' | 'tool_calls' | 'tool_name' | 'timestamp'
-> & {
+/** What a row is paired by, read without its text (the rows' text is compared in SQL, only where times agree). */
+interface Row {
+  id: number
+  timestamp: number
   uid: string | null
 }
 
-const rowsOf = (db: Database.Database, sessionId: string, limit: number): Row[] => {
+const columnsOf = (db: Database.Database) => {
   const have = existingColumns(db, 'messages')
-  const uid = have.has('message_uid') ? 'message_uid' : 'NULL'
-  const live = have.has('active') ? ' AND COALESCE(active, 1) = 1' : ''
+  return {
+    uid: have.has('message_uid') ? "NULLIF(message_uid, '')" : 'NULL',
+    live: have.has('active') ? ' AND COALESCE(active, 1) = 1' : ''
+  }
+}
+
+const rowsOf = (db: Database.Database, sessionId: string, limit: number): Row[] => {
+  const { uid, live } = columnsOf(db)
   return stmt<Row>(
     db,
-    `SELECT id, role, content, tool_call_id, tool_calls, tool_name, timestamp, ${uid} AS uid FROM messages
-      WHERE session_id = ?${live} ORDER BY id LIMIT ?`
+    `SELECT id, timestamp, ${uid} AS uid FROM messages WHERE session_id = ?${live} ORDER BY id LIMIT ?`
   ).all(sessionId, limit)
 }
 
-const same = (a: Row, b: Row): boolean =>
-  a.uid && b.uid
-    ? a.uid === b.uid
-    : a.role === b.role &&
-      (a.content ?? null) === (b.content ?? null) &&
-      (a.tool_call_id ?? null) === (b.tool_call_id ?? null) &&
-      (a.tool_calls ?? null) === (b.tool_calls ?? null) &&
-      (a.tool_name ?? null) === (b.tool_name ?? null) &&
-      a.timestamp === b.timestamp
+/** Two rows alike in role, content and tool fields (their times compared already). */
+const alike = (db: Database.Database, a: number, b: number): boolean =>
+  stmt(
+    db,
+    `SELECT 1 FROM messages a, messages b WHERE a.id = ? AND b.id = ? AND a.role = b.role AND a.content IS b.content
+      AND a.tool_call_id IS b.tool_call_id AND a.tool_calls IS b.tool_calls AND a.tool_name IS b.tool_name`
+  ).get(a, b) !== undefined
 
 /**
  * The ids of `parentId`'s rows that `childId` (its direct continuation) carries copies of: none when `childId` does
@@ -57,6 +59,8 @@ export function carriedRowIds(db: Database.Database, parentId: string, childId: 
   if (!parent.length) return []
   // the copies sit at the continuation's start: at most one per parent row, after the summary
   const child = rowsOf(db, childId, parent.length + 1)
+  const same = (a: Row, b: Row): boolean =>
+    a.uid && b.uid ? a.uid === b.uid : a.timestamp === b.timestamp && alike(db, a.id, b.id)
   let best: { at: number; from: number; n: number } | null = null
   for (const from of [0, 1]) {
     const first = child[from]
