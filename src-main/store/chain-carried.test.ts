@@ -67,3 +67,33 @@ describe('a parent read as part of its chain', () => {
     store.close()
   })
 })
+
+describe('a summary merged into the first kept message, on a home without uids', () => {
+  it('leaves out that message’s original too: the merged row is still it', async () => {
+    const { store, shown } = await chain([])
+    // rebuilt: the continuation opens with the merged row (our compressor's framing, the kept text inside)
+    await store.createSession('C2', 'cli', { parentSessionId: 'P' })
+    await store.appendMessages('C2', [
+      {
+        role: 'user',
+        content: '[carried over]\nhi\n\n[summary] they talked',
+        timestamp: T + 2,
+        displayMetadata: { summaryMerged: true }
+      },
+      { role: 'assistant', content: 'ok', timestamp: T + 3 }
+    ])
+    expect(shown('C2')).toEqual(['hi@0', 'ok@1'])
+    store.close()
+  })
+
+  it('keeps the original when the merged row does not hold its text', async () => {
+    const { store, shown } = await chain([])
+    await store.createSession('C2', 'cli', { parentSessionId: 'P' })
+    await store.appendMessages('C2', [
+      { role: 'user', content: '[summary] they talked', timestamp: T + 2, displayMetadata: { summaryMerged: true } },
+      { role: 'assistant', content: 'ok', timestamp: T + 3 }
+    ])
+    expect(shown('C2')).toEqual(['hi@0', 'ok@1', 'hi@2'])
+    store.close()
+  })
+})

@@ -46,6 +46,20 @@ const alike = (db: Database.Database, a: number, b: number): boolean =>
   ).get(a, b) !== undefined
 
 /**
+ * The continuation's first row is the summary merged into the first kept message (no uid to pair it by): it is still
+ * that message — its role, time and tool fields, its text within the merged text — so its original is the copy's.
+ */
+const mergedInto = (db: Database.Database, original: number, merged: number): boolean =>
+  existingColumns(db, 'messages').has('display_metadata') &&
+  stmt(
+    db,
+    `SELECT 1 FROM messages a, messages b WHERE a.id = ? AND b.id = ? AND a.role = b.role AND a.timestamp = b.timestamp
+      AND a.tool_call_id IS b.tool_call_id AND a.tool_name IS b.tool_name AND length(a.content) > 0
+      AND json_valid(b.display_metadata) AND json_extract(b.display_metadata, '$.summaryMerged') = 1
+      AND instr(b.content, a.content) > 0`
+  ).get(original, merged) !== undefined
+
+/**
  * The ids of `parentId`'s rows that `childId` (its direct continuation) carries copies of: none when `childId` does
  * not continue `parentId`.
  */
@@ -66,7 +80,8 @@ export function carriedRowIds(db: Database.Database, parentId: string, childId: 
     const first = child[from]
     if (!first) continue
     for (let at = parent.length - 1; at >= 0; at--) {
-      if (!same(parent[at]!, first)) continue
+      const p = parent[at]!
+      if (!same(p, first) && !(from === 0 && !(p.uid && first.uid) && mergedInto(db, p.id, first.id))) continue
       let n = 1
       while (at + n < parent.length && from + n < child.length && same(parent[at + n]!, child[from + n]!)) n++
       if (!best || n > best.n) best = { at, from, n }
