@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { SessionDetail, SessionPage, TurnFinished } from '@shared/contract'
+import type { MessagePage, SessionDetail, SessionPage, TurnFinished } from '@shared/contract'
 import { startScriptedProvider, type RecordedRequest, type ScriptedProvider } from '../src-main/agent/scripted'
 import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
@@ -118,7 +118,14 @@ beforeAll(async () => {
   await seed.createSession(PARENT, 'desktop', { title: 'Trip plan', displayName: 'Ana' })
   for (let i = 0; i < 3; i++) {
     await seed.appendMessage(PARENT, { role: 'user', content: long(`question ${i}`), timestamp: T0 + 20 * i })
-    await seed.appendMessage(PARENT, { role: 'assistant', content: long(`answer ${i}`), timestamp: T0 + 20 * i + 5 })
+    await seed.appendMessage(PARENT, {
+      role: 'assistant',
+      content: long(`answer ${i}`),
+      timestamp: T0 + 20 * i + 5,
+      // what the reply cost, as the turn loop saves it (the transcript's per-turn strip)
+      tokenCount: 70 + i,
+      displayMetadata: { usage: { tokens: { input: 100 + i, output: 10 }, costUsd: 0.01 * (i + 1), model: 'm' } }
+    })
   }
   seed.close()
   // a home upstream has opened (its tables, compression_locks among them, created as its SessionDB creates them)
@@ -233,6 +240,37 @@ describe('a Session page turn that crosses the compression threshold', () => {
     expect(page.items.map((s) => [s.id, s.rootId, s.messageCount])).toEqual([[child, PARENT, 5]])
     const detail = await call<SessionDetail>('sessions.get', { profile: 'default', sessionId: child })
     expect(detail.lineage.chain.map((r) => r.id)).toEqual([PARENT, child])
+  })
+
+  it('read as a chain, the parent leaves out the rows its continuation carries: each message shows once', async () => {
+    const read = (sessionId: string, page: Record<string, unknown>) =>
+      call<MessagePage>('sessions.messages', { profile: 'default', sessionId, ...page })
+    const text = (p: MessagePage) => p.items.map((m) => (m.content ?? '').slice(0, 10))
+    const tip = await read(child, { beforeId: Number.MAX_SAFE_INTEGER })
+    // the parent's newest page, as "load older" reads it on reaching the continuation's start
+    const older = await read(PARENT, { beforeId: Number.MAX_SAFE_INTEGER, carriedBy: child })
+    const chain = [...text(older), ...text(tip)]
+    expect(chain).toEqual([
+      ...['question 0', 'answer 0 l', 'question 1', 'answer 1 l', 'question 2'],
+      ...['[Summary o', 'answer 2 l', 'next quest', LATE.slice(0, 10), 'Carrying o']
+    ])
+    expect(older).toMatchObject({ hasMoreBefore: false, hasMoreAfter: false })
+    // the copy shown in its original's place carries what that reply cost: the turn's strip keeps its cost
+    const copy = tip.items[1]!
+    expect(copy).toMatchObject({ role: 'assistant', tokenCount: 72, usage: { tokens: { input: 102, output: 10 } } })
+    expect(copy.usage!.cost.usd).toBeCloseTo(0.03)
+    // Home (the chain's start, forward) and the pages forward from there leave out the same rows
+    const home = await read(PARENT, { afterId: 0, limit: 3, carriedBy: child })
+    expect(text(home)).toEqual(['question 0', 'answer 0 l', 'question 1'])
+    expect(home.hasMoreAfter).toBe(true)
+    const rest = await read(PARENT, { afterId: home.items.at(-1)!.id, carriedBy: child })
+    expect(text(rest)).toEqual(['answer 1 l', 'question 2'])
+    expect(rest.hasMoreAfter).toBe(false)
+    // the parent opened on its own (a search hit in its copy of the tail) still shows every row it holds
+    expect(text(await read(PARENT, {}))).toHaveLength(8)
+    // a session that does not continue the parent changes nothing; an empty one is refused at the boundary
+    expect(text(await read(PARENT, { carriedBy: PARENT }))).toHaveLength(8)
+    await expect(read(PARENT, { carriedBy: ' ' })).rejects.toMatchObject({ code: 'invalid_input' })
   })
 
   it.skipIf(!withUpstream)("upstream could not take the session's compression lease while Caduceus held it", () => {

@@ -383,6 +383,43 @@ describe('v31 message identity across copies of a message', () => {
       ])
   }, 30_000)
 
+  it('read as a chain, the parent leaves out the rows its continuation carries, paired by message_uid', async () => {
+    const path = v31Home()
+    await seedS1(path)
+    const { store, agent, close } = await compressingAgent(path, 4)
+    try {
+      expect((await agent.runTurn('next question')).status).toBe('completed')
+      const child = agent.sessionId
+      const ids = (sessionId: string, carriedBy?: string) =>
+        store.getMessages({ sessionId, ...(carriedBy ? { carriedBy } : {}) }).items.map((m) => m.id)
+      const parent = identityRows(path, 'S1')
+      // the child carries the parent's last four rows (call, result, answer, the turn's message): the rest stay
+      expect(ids('S1', child)).toEqual(parent.slice(0, 3).map((r) => r.id))
+      expect(ids('S1')).toEqual(parent.map((r) => r.id))
+    } finally {
+      await close()
+    }
+  }, 30_000)
+
+  it('a summary merged into a carried message: its original, known by its uid alone, is left out of the parent', async () => {
+    const path = v31Home()
+    await seedS1(path)
+    const { store, agent, close } = await compressingAgent(path, 1, true)
+    try {
+      const saved = await store.appendMessage('S1', { role: 'user', content: 'next question' })
+      expect((await agent.runTurn('next question', { savedUserMessageId: saved })).status).toBe('completed')
+      const chainPage = store.getMessages({ sessionId: 'S1', carriedBy: agent.sessionId })
+      expect(chainPage.items.map((m) => m.id)).toEqual(
+        identityRows(path, 'S1')
+          .slice(0, 6)
+          .map((r) => r.id)
+      )
+      expect(chainPage.items.some((m) => m.id === saved)).toBe(false)
+    } finally {
+      await close()
+    }
+  }, 30_000)
+
   it('an API conversation branched at an edited answer copies the turns it shares, each keeping its uid', async () => {
     const path = v31Home()
     const stores = new StoreRegistry(dirname(path))

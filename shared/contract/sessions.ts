@@ -176,7 +176,13 @@ export const MessageQuery = z.object({
    * shows from it through `afterId` (`held`), so a caller that appends "what came after" learns that another
    * program rewound or compacted rows it already shows.
    */
-  sinceId: z.number().int().optional()
+  sinceId: z.number().int().optional(),
+  /**
+   * The session is read as an earlier segment of a compression chain, followed by this session (its continuation):
+   * the page leaves out the rows the continuation carries copies of (the kept tail after its summary, rows cloned
+   * into it), so the chain reads each message once. A session that does not continue this one changes nothing.
+   */
+  carriedBy: SessionId.optional()
 })
 export type MessageQuery = z.input<typeof MessageQuery>
 /** The visible messages of a session in an id range, and how many of them are compacted: a cheap fingerprint. */

@@ -85,9 +85,18 @@ export function messageWatermark(db: Database.Database, sessionId: string): numb
   )
 }
 
+/** What a parent row lends the copy of it: its time, and what its reply cost (the transcript's per-turn strip). */
+interface Lent {
+  timestamp: number
+  tokenCount: number | null
+  usage: unknown
+}
+
 /**
  * A handoff message given no timestamp that is a copy of a parent row takes that row's timestamp: each parent row
- * lends its time once, to the first copy that matches it, in order (two identical turns stay two).
+ * lends its time once, to the first copy that matches it, in order (two identical turns stay two). A copied reply
+ * takes its original's token count and saved usage too: a chain read as one conversation shows the copy in its
+ * original's place (chain-carried.ts), so the turn's cost goes with it.
  */
 function carryParentTimestamps(
   db: Database.Database,
@@ -95,17 +104,25 @@ function carryParentTimestamps(
   msgs: NewMessage[],
   mergedFrom: NewMessage | undefined
 ): void {
-  const donors = new Map<string, number[]>()
-  const rows = stmt<Identity & ColumnsOf<typeof messages, 'timestamp'>>(
+  const donors = new Map<string, Lent[]>()
+  const usage = existingColumns(db, 'messages').has('display_metadata')
+    ? `CASE WHEN role = 'assistant' AND json_valid(display_metadata) THEN json_extract(display_metadata, '$.usage') END`
+    : 'NULL'
+  const rows = stmt<Identity & ColumnsOf<typeof messages, 'timestamp' | 'token_count'> & { usage: string | null }>(
     db,
-    `SELECT role, content, tool_call_id, tool_calls, tool_name, timestamp FROM messages
+    `SELECT role, content, tool_call_id, tool_calls, tool_name, timestamp, token_count, ${usage} AS usage FROM messages
       WHERE session_id = ?${liveOnly(db)} ORDER BY id`
   ).all(parentId)
   for (const r of rows) {
     const k = identityKey(r)
+    const lent = {
+      timestamp: r.timestamp,
+      tokenCount: r.token_count ?? null,
+      usage: r.usage ? parseJsonOr(r.usage, null) : null
+    }
     const list = donors.get(k)
-    if (list) list.push(r.timestamp)
-    else donors.set(k, [r.timestamp])
+    if (list) list.push(lent)
+    else donors.set(k, [lent])
   }
   msgs.forEach((m, i) => {
     if (m.timestamp != null) return
@@ -118,8 +135,12 @@ function carryParentTimestamps(
       tool_calls: toolCallsJson(like),
       tool_name: like.toolName ?? null
     })
-    const ts = donors.get(key)?.shift()
-    if (ts != null) m.timestamp = ts
+    const lent = donors.get(key)?.shift()
+    if (!lent) return
+    m.timestamp = lent.timestamp
+    if (m.tokenCount == null && lent.tokenCount != null) m.tokenCount = lent.tokenCount
+    if (m.role === 'assistant' && lent.usage != null && m.displayMetadata?.usage === undefined)
+      m.displayMetadata = { ...m.displayMetadata, usage: lent.usage }
   })
 }
 

@@ -11,6 +11,7 @@ import { existingColumns } from './reconcile'
 import { hiddenMessageSql } from './sql'
 import type { messages } from './schema'
 import { hasIdentity, IDENTITY_COLUMNS, uidsOfRow, type IdentityRow } from './message-identity'
+import { carriedRowIds } from './chain-carried'
 
 /** A message as the page and history statements select it: its columns (some cut) and computed ones beside them. */
 type MessageFields = AllColumns<typeof messages>
@@ -102,44 +103,57 @@ export interface PageOptions {
   limit?: number
   /** With afterId: count what the session shows in [sinceId, afterId] (`held`: the caller's check for a rewind). */
   sinceId?: number
+  /**
+   * The session is read as an earlier segment of a compression chain whose next segment is this one: the rows that
+   * segment carries copies of are left out (chain-carried.ts), so the chain shows each message once.
+   */
+  carriedBy?: string
 }
 
 /** Default (no anchor) is the LATEST page, as a chat view opens at the bottom; items are always ascending. */
 export function messagePage(db: Database.Database, sessionId: string, o: PageOptions = {}): MessagePage {
   const limit = Math.max(1, Math.min(1000, Math.floor(o.limit ?? 200)))
+  const carried = o.carriedBy ? carriedRowIds(db, sessionId, o.carriedBy) : []
+  // a chain's earlier segment: its rows the next one carries are not shown here (bound after the session id)
+  const shown = carried.length ? ` AND id NOT IN (SELECT value FROM json_each(?))` : ''
+  const by = (id: string): unknown[] => (carried.length ? [id, JSON.stringify(carried)] : [id])
   // Long fields arrive cut (previews + lengths) and the page within its size budget: see read-message-text.ts.
   // LIMIT as a literal (an integer clamped above): SQLite 3.53 re-prepares a statement each time a bound LIMIT changes.
   const fwd = (n: number) =>
     stmt<MessageFields>(
       db,
-      `SELECT ${PAGE_COLS} FROM messages WHERE session_id = ? AND ${VISIBLE} AND id > ? ORDER BY id LIMIT ${n}`
+      `SELECT ${PAGE_COLS} FROM messages WHERE session_id = ?${shown} AND ${VISIBLE} AND id > ? ORDER BY id LIMIT ${n}`
     )
   const back = (n: number) =>
     stmt<MessageFields>(
       db,
-      `SELECT ${PAGE_COLS} FROM messages WHERE session_id = ? AND ${VISIBLE} AND id < ? ORDER BY id DESC LIMIT ${n}`
+      `SELECT ${PAGE_COLS} FROM messages WHERE session_id = ?${shown} AND ${VISIBLE} AND id < ? ORDER BY id DESC LIMIT ${n}`
     )
   let rows: MessageFields[]
   let from: 'start' | 'end' | number = 'end'
   if (o.afterId !== undefined) {
-    rows = fwd(limit).all(sessionId, o.afterId)
+    rows = fwd(limit).all(...by(sessionId), o.afterId)
     from = 'start'
   } else if (o.aroundId !== undefined) {
     const before = Math.floor(limit / 2)
-    const older = back(before).all(sessionId, o.aroundId).reverse()
-    rows = [...older, ...fwd(limit - before).all(sessionId, o.aroundId - 1)]
+    const older = back(before)
+      .all(...by(sessionId), o.aroundId)
+      .reverse()
+    rows = [...older, ...fwd(limit - before).all(...by(sessionId), o.aroundId - 1)]
     from = older.length
   } else
     rows = back(limit)
-      .all(sessionId, o.beforeId ?? Number.MAX_SAFE_INTEGER)
+      .all(...by(sessionId), o.beforeId ?? Number.MAX_SAFE_INTEGER)
       .reverse()
   const items = withinBudget(
     rows.map((r) => cutRow(db, toMessage(r), r)),
     from
   )
   const exists = (op: '<' | '>', id: number) =>
-    stmt(db, `SELECT 1 FROM messages WHERE session_id = ? AND ${VISIBLE} AND id ${op} ? LIMIT 1`).get(sessionId, id) !==
-    undefined
+    stmt(db, `SELECT 1 FROM messages WHERE session_id = ?${shown} AND ${VISIBLE} AND id ${op} ? LIMIT 1`).get(
+      ...by(sessionId),
+      id
+    ) !== undefined
   const first = items[0]?.id,
     last = items[items.length - 1]?.id
   const held =
@@ -147,8 +161,8 @@ export function messagePage(db: Database.Database, sessionId: string, o: PageOpt
       ? stmt<{ visible: number; compacted: number }>(
           db,
           `SELECT COUNT(*) AS visible, COALESCE(SUM(COALESCE(active, 1) = 0), 0) AS compacted FROM messages
-           WHERE session_id = ? AND ${VISIBLE} AND id >= ? AND id <= ?`
-        ).get(sessionId, o.sinceId, o.afterId)!
+           WHERE session_id = ?${shown} AND ${VISIBLE} AND id >= ? AND id <= ?`
+        ).get(...by(sessionId), o.sinceId, o.afterId)!
       : undefined
   return {
     items,

@@ -492,3 +492,53 @@ describe('Home and End', () => {
     expect(st.ids).toEqual(Array.from({ length: FIRST_PAGE }, (_, i) => i + 1))
   })
 })
+
+describe('a compression chain read as one conversation', () => {
+  // root (ids 1-5) → mid (6-10) → tip (11-15); each continuation carries copies of its parent's last two rows, which
+  // the host leaves out of a parent page asked for with `carriedBy` (the segment after it)
+  const SEGMENTS = { root: [1, 5], mid: [6, 10], tip: [11, 15] } as const
+  const NEXT: Record<string, string> = { root: 'mid', mid: 'tip' }
+  function segmentPage(q: MessageQuery) {
+    const [lo, hi] = SEGMENTS[q.sessionId as keyof typeof SEGMENTS]
+    const all = Array.from({ length: hi - lo + 1 }, (_, i) => message(lo + i, q.sessionId))
+    const shown = q.carriedBy && q.carriedBy === NEXT[q.sessionId] ? all.slice(0, -2) : all
+    msgs = shown
+    return page(q)
+  }
+  const chainDetail = (id: string) => {
+    const d = detail(id)
+    const ref = (sid: string) => ({ ...d.lineage.chain[0]!, id: sid, endReason: sid === 'tip' ? null : 'compression' })
+    return { ...d, lineage: { ...d.lineage, chain: ['root', 'mid', 'tip'].map(ref) } }
+  }
+
+  beforeEach(() => {
+    fake.handlers['sessions.messages'] = segmentPage
+    fake.handlers['sessions.get'] = ({ sessionId }) => chainDetail(sessionId)
+  })
+
+  it('"load older" reads each earlier segment without the rows the next one carries', async () => {
+    await openTranscript('default', 'tip')
+    await settle()
+    while ((await loadOlder()) > 0);
+    expect(win().ids).toEqual([1, 2, 3, 6, 7, 8, 11, 12, 13, 14, 15])
+    const reads = fake.callsOf('sessions.messages')
+    expect(reads.filter((q) => q.sessionId === 'root').every((q) => q.carriedBy === 'mid')).toBe(true)
+    expect(reads.filter((q) => q.sessionId === 'mid').every((q) => q.carriedBy === 'tip')).toBe(true)
+    expect(reads.filter((q) => q.sessionId === 'tip').every((q) => q.carriedBy === undefined)).toBe(true)
+  })
+
+  it('Home and the pages forward from it read the chain the same way', async () => {
+    await openTranscript('default', 'tip')
+    await settle()
+    expect(await jumpToStart()).toBe(1)
+    for (let i = 0; i < 6 && win().hasMoreAfter; i++) await loadNewerPage()
+    expect(win().ids).toEqual([1, 2, 3, 6, 7, 8, 11, 12, 13, 14, 15])
+  })
+
+  it('an earlier segment opened on its own (a search hit in it) shows every row it holds', async () => {
+    await openTranscript('default', 'mid', 9)
+    await settle()
+    expect(win().ids).toEqual([6, 7, 8, 9, 10])
+    expect(fake.callsOf('sessions.messages').every((q) => q.carriedBy === undefined)).toBe(true)
+  })
+})

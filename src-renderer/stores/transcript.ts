@@ -90,6 +90,17 @@ const write = (open: Open, fn: (w: MessageWindow) => Partial<MessageWindow>) =>
 
 const read = (query: MessageQuery) => getApi().call('sessions.messages', query)
 
+/**
+ * A page of one of the open conversation's segments: an earlier segment is read as part of the chain, without the
+ * rows the segment after it carries copies of (its kept tail, shown after that segment's summary), so each message
+ * shows once.
+ */
+function readSegment(open: Open, sessionId: string, page: Omit<MessageQuery, 'profile' | 'sessionId' | 'carriedBy'>) {
+  const segments = segmentsOf(open)
+  const next = sessionId === open.sessionId ? undefined : segments[segments.indexOf(sessionId) + 1]
+  return read({ profile: open.profile, sessionId, ...page, ...(next ? { carriedBy: next } : {}) })
+}
+
 /** Leaving a transcript: its window stays for switching back, unless there is nothing (or nobody) to come back to. */
 function leave(st: TranscriptStore): void {
   if (!st.open) return
@@ -210,11 +221,9 @@ export async function loadOlder(): Promise<number> {
   const next = w.hasMoreBefore ? null : w.olderSegments[w.olderSegments.length - 1]!
   useTranscript.setState({ loadingOlder: true })
   try {
-    const page = await read(
-      next
-        ? { profile: open.profile, sessionId: next, beforeId: LATEST, limit: TRANSCRIPT_PAGE }
-        : { profile: open.profile, sessionId: w.pagingSession, beforeId: w.ids[0], limit: TRANSCRIPT_PAGE }
-    )
+    const page = await (next
+      ? readSegment(open, next, { beforeId: LATEST, limit: TRANSCRIPT_PAGE })
+      : readSegment(open, w.pagingSession, { beforeId: w.ids[0], limit: TRANSCRIPT_PAGE }))
     if (!isOpen(open)) return 0
     if (useTranscript.getState().view !== view) {
       useTranscript.setState({ loadingOlder: false })
@@ -342,7 +351,7 @@ export async function jumpToStart(): Promise<number | null> {
   useTranscript.setState({ view })
   const first = segmentsOf(open)[0]!
   // a few screens, as an open reads: less to read, send and lay out before the first message shows
-  const page = await read({ profile: open.profile, sessionId: first, afterId: 0, limit: FIRST_PAGE })
+  const page = await readSegment(open, first, { afterId: 0, limit: FIRST_PAGE })
   if (!isOpen(open) || useTranscript.getState().view !== view) return null
   replaceWindow(open, {
     ...withMessages({ byId: {}, ids: [] }, page.items),
@@ -386,13 +395,12 @@ export async function loadNewerPage(): Promise<void> {
   const from = w.forwardSession
   useTranscript.setState({ loadingNewerPage: true })
   try {
-    const { profile } = open
-    let page = await read({ profile, sessionId: from, afterId: w.ids[w.ids.length - 1]!, limit: TRANSCRIPT_PAGE })
+    let page = await readSegment(open, from, { afterId: w.ids[w.ids.length - 1]!, limit: TRANSCRIPT_PAGE })
     let at = from
     // this segment is read to its end: the next segment's first page
     if (!page.items.length && from !== open.sessionId) {
       at = segments[segments.indexOf(from) + 1] ?? open.sessionId
-      page = await read({ profile, sessionId: at, afterId: 0, limit: TRANSCRIPT_PAGE })
+      page = await readSegment(open, at, { afterId: 0, limit: TRANSCRIPT_PAGE })
     }
     if (!isOpen(open)) return
     if (useTranscript.getState().view !== view) return void useTranscript.setState({ loadingNewerPage: false })

@@ -1,0 +1,99 @@
+// A chain's earlier segment read with `carriedBy` (chain-carried.ts) leaves out exactly the rows its continuation
+// carries copies of: never a row that only looks like one (the same text at another time, an identical earlier turn),
+// never a row added after the carried run, nothing for a session that does not continue it.
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { SessionStore } from './session-store'
+import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
+
+afterAll(cleanupTempDirs)
+
+const T = 1_760_000_000
+
+async function chain(copies: Array<{ role: string; content: string; timestamp: number }>, lateParent = false) {
+  const store = new SessionStore(join(tempDir('cad-carried-'), 'state.db'), { profile: 'default' })
+  await store.createSession('P', 'cli', {})
+  // the same two turns twice: only the second pair (at its own times) is what the continuation copies
+  await store.appendMessages('P', [
+    { role: 'user', content: 'hi', timestamp: T },
+    { role: 'assistant', content: 'ok', timestamp: T + 1 },
+    { role: 'user', content: 'hi', timestamp: T + 2 },
+    { role: 'assistant', content: 'ok', timestamp: T + 3 }
+  ])
+  await store.createSession('C', 'cli', { parentSessionId: 'P' })
+  await store.appendMessages('C', [
+    { role: 'user', content: '[summary]', timestamp: T + 10 },
+    ...copies,
+    { role: 'user', content: 'hi', timestamp: T + 11 }
+  ])
+  if (lateParent) await store.appendMessage('P', { role: 'user', content: 'written after', timestamp: T + 12 })
+  const shown = (carriedBy?: string) =>
+    store
+      .getMessages({ sessionId: 'P', ...(carriedBy ? { carriedBy } : {}) })
+      .items.map((m) => `${m.content}@${m.timestamp - T}`)
+  return { store, shown }
+}
+
+describe('a parent read as part of its chain', () => {
+  it('leaves out the copied run only, not the identical turn before it', async () => {
+    const { store, shown } = await chain([
+      { role: 'user', content: 'hi', timestamp: T + 2 },
+      { role: 'assistant', content: 'ok', timestamp: T + 3 }
+    ])
+    expect(shown('C')).toEqual(['hi@0', 'ok@1'])
+    expect(shown()).toHaveLength(4)
+    expect(shown('P')).toHaveLength(4)
+    store.close()
+  })
+
+  it('leaves nothing out for copies stamped at another time (not known to be the same message)', async () => {
+    const { store, shown } = await chain([
+      { role: 'user', content: 'hi', timestamp: T + 9 },
+      { role: 'assistant', content: 'ok', timestamp: T + 9 }
+    ])
+    expect(shown('C')).toHaveLength(4)
+    store.close()
+  })
+
+  it('keeps a row the parent got after the carried run, and a row whose copy differs', async () => {
+    const { store, shown } = await chain(
+      [
+        { role: 'user', content: 'hi', timestamp: T + 2 },
+        { role: 'assistant', content: 'ok, edited', timestamp: T + 3 }
+      ],
+      true
+    )
+    expect(shown('C')).toEqual(['hi@0', 'ok@1', 'ok@3', 'written after@12'])
+    store.close()
+  })
+})
+
+describe('a summary merged into the first kept message, on a home without uids', () => {
+  it('leaves out that message’s original too: the merged row is still it', async () => {
+    const { store, shown } = await chain([])
+    // rebuilt: the continuation opens with the merged row (our compressor's framing, the kept text inside)
+    await store.createSession('C2', 'cli', { parentSessionId: 'P' })
+    await store.appendMessages('C2', [
+      {
+        role: 'user',
+        content: '[carried over]\nhi\n\n[summary] they talked',
+        timestamp: T + 2,
+        displayMetadata: { summaryMerged: true }
+      },
+      { role: 'assistant', content: 'ok', timestamp: T + 3 }
+    ])
+    expect(shown('C2')).toEqual(['hi@0', 'ok@1'])
+    store.close()
+  })
+
+  it('keeps the original when the merged row does not hold its text', async () => {
+    const { store, shown } = await chain([])
+    await store.createSession('C2', 'cli', { parentSessionId: 'P' })
+    await store.appendMessages('C2', [
+      { role: 'user', content: '[summary] they talked', timestamp: T + 2, displayMetadata: { summaryMerged: true } },
+      { role: 'assistant', content: 'ok', timestamp: T + 3 }
+    ])
+    expect(shown('C2')).toEqual(['hi@0', 'ok@1', 'hi@2'])
+    store.close()
+  })
+})
