@@ -81,6 +81,8 @@ test('the Costs page shows own vs inclusive totals that match the ledger', async
   expect(detail.inclusive.usd).toBeCloseTo((detail.own.usd ?? 0) + ledgerChildren, 6)
   const session = new TranscriptPage(page)
   await session.open(top.profile, top.sessionId)
+  // the inclusive figure comes with the cost split, a request of its own that may answer after the header's own cost
+  await expect(page.getByTestId('session-cost-inclusive')).toContainText(money(detail.inclusive.usd))
   const shown = await session.costs()
   expect(shown.own).toContain(money(detail.own.usd))
   expect(shown.inclusive).toContain(money(detail.inclusive.usd))
