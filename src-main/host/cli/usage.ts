@@ -19,6 +19,10 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
   caduceus sessions import FILE [--profile P] [--home DIR] [--json]
   caduceus sessions delete ID|PREFIX [--yes|-y] [--json] [--profile P] [--home DIR]
                            an exact id or a unique prefix; asks before deleting unless --yes (--json needs --yes)
+  caduceus sessions rename ID|PREFIX TITLE... [--json] [--profile P] [--home DIR]
+                           sets the title (the words joined by spaces; blank clears it), as hermes sessions rename
+  caduceus sessions stats  [--json] [--profile P] [--home DIR]
+                           sessions not archived, messages, per-source counts and the file's size (hermes's lines)
   caduceus sessions prune  [--older-than T] [--newer-than T] [--before T] [--after T] [--source S] [--title TEXT]
                            [--end-reason R] [--cwd DIR] [--model TEXT] [--provider P] [--user ID] [--chat-id ID]
                            [--chat-type T] [--branch TEXT]

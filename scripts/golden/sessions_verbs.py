@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""What upstream's own `hermes sessions stats` and `hermes sessions rename` print, and what a rename leaves in
+state.db, on homes upstream's code wrote: the fidelity home (scripts/golden/fidelity.py), the v21 two-profile home
+and the v31 home. Each home is copied first; renames run in order on one copy (a later case sees the earlier ones).
+
+  /usr/bin/python3 scripts/golden/sessions_verbs.py        # HERMES_UPSTREAM defaults to /work/upstream
+
+Writes test/fixtures/upstream/sessions-verbs/verbs.json: per home, the stats lines (the database size line left out:
+the size is the file's, not the data's), each rename's exit code and printed text, and every session's title after.
+"""
+import json
+import shutil
+import sqlite3
+import tempfile
+from pathlib import Path
+
+from upstream_cli import hermes, upstream_commit
+
+ROOT = Path(__file__).resolve().parents[2]
+FIX = ROOT / "test" / "fixtures" / "upstream"
+HOMES = {
+    "fidelity": FIX / "fidelity" / "home",
+    "v21-two-profiles": FIX / "v21-two-profiles",
+    "nous-v31": FIX / "nous-v31",
+}
+# (home, argv after `sessions rename`)
+RENAMES = {
+    "fidelity": [
+        ["anc", "my  new", "title"],  # a unique prefix; the words joined by one space each, inner spaces kept
+        ["chain", "x"],  # an ambiguous prefix
+        ["nosuch", "x"],
+        ["big-tools", "Plan 東京 🚀 #2"],  # a title another session holds
+        ["chain-3", "Plan 東京 🚀"],  # a compression ancestor's title moves to its descendant
+        ["compact", "  "],  # blank: the title is cleared
+    ],
+}
+
+
+def titles(db):
+    con = sqlite3.connect(db)
+    try:
+        return dict(con.execute("SELECT id, title FROM sessions ORDER BY id").fetchall())
+    finally:
+        con.close()
+
+
+def main():
+    out = {"upstream_commit": upstream_commit(), "homes": {}}
+    for name, src in HOMES.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            home = Path(tmp) / "home"
+            shutil.copytree(src, home, ignore=shutil.ignore_patterns("README.md"))
+            stats = hermes(home, "sessions", "stats")
+            rec = {
+                "stats": [l for l in stats.stdout.splitlines() if not l.startswith("Database size:")],
+                "stats_code": stats.returncode,
+                "renames": [],
+            }
+            for argv in RENAMES.get(name, []):
+                r = hermes(home, "sessions", "rename", *argv, check=False)
+                rec["renames"].append({"argv": argv, "code": r.returncode, "printed": r.stdout})
+            if name in RENAMES:
+                rec["titles"] = titles(home / "state.db")
+            out["homes"][name] = rec
+    dest = FIX / "sessions-verbs" / "verbs.json"
+    dest.write_text(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+    print(f"wrote {dest}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+// `caduceus sessions stats` and `sessions rename` against upstream's own `hermes sessions stats|rename` on homes
+// upstream wrote (scripts/golden/sessions_verbs.py → test/fixtures/upstream/sessions-verbs/verbs.json), through the
+// built CLI as a script runs it: the same lines printed, the same titles left in state.db. Where upstream prints a
+// failure on stdout and exits 0, Caduceus prints it on stderr and exits 1 (a script can tell it failed).
+import { execFile } from 'node:child_process'
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { promisify } from 'node:util'
+import Database from 'better-sqlite3'
+import { afterAll, describe, expect, it } from 'vitest'
+
+const exec = promisify(execFile)
+const repo = resolve(import.meta.dirname, '..')
+const fix = join(repo, 'test/fixtures/upstream')
+const G = JSON.parse(readFileSync(join(fix, 'sessions-verbs/verbs.json'), 'utf8')) as {
+  homes: Record<
+    string,
+    {
+      stats: string[]
+      renames?: Array<{ argv: string[]; code: number; printed: string }>
+      titles?: Record<string, string | null>
+    }
+  >
+}
+const SRC: Record<string, string> = {
+  fidelity: join(fix, 'fidelity/home'),
+  'v21-two-profiles': join(fix, 'v21-two-profiles'),
+  'nous-v31': join(fix, 'nous-v31')
+}
+const made: string[] = []
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true })
+})
+const copy = (name: string) => {
+  const dir = mkdtempSync(join(tmpdir(), 'cad-verbs-'))
+  made.push(dir)
+  cpSync(SRC[name]!, dir, { recursive: true })
+  return dir
+}
+
+async function cli(dir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, ['bin/caduceus.mjs', ...args, '--home', dir], {
+      cwd: repo,
+      env: { ...process.env, CADUCEUS_LOG_DIR: join(dir, 'logs'), HERMES_HOME: '' }
+    })
+    return { code: 0, stdout, stderr }
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string }
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
+  }
+}
+
+describe('sessions stats and rename, as hermes sessions stats|rename', { timeout: 120_000 }, () => {
+  for (const name of Object.keys(G.homes)) {
+    it(`stats on the ${name} home prints upstream's numbers`, async () => {
+      const dir = copy(name)
+      const r = await cli(dir, 'sessions', 'stats')
+      expect(r.code).toBe(0)
+      const lines = r.stdout.trimEnd().split('\n')
+      expect(lines.filter((l) => !l.startsWith('Database size:'))).toEqual(G.homes[name]!.stats)
+      expect(lines.at(-1)).toMatch(/^Database size: \d+\.\d MB$/)
+      const json = JSON.parse((await cli(dir, 'sessions', 'stats', '--json')).stdout) as { sessions: number }
+      expect(`Total sessions: ${json.sessions}`).toBe(G.homes[name]!.stats[0])
+    })
+  }
+
+  it('rename resolves a prefix, joins the words, refuses a held title and leaves the titles upstream leaves', async () => {
+    const g = G.homes.fidelity!
+    const dir = copy('fidelity')
+    for (const c of g.renames!) {
+      const r = await cli(dir, 'sessions', 'rename', ...c.argv)
+      const failed = /not found|^Error: /.test(c.printed)
+      expect({ argv: c.argv, code: r.code }).toEqual({ argv: c.argv, code: failed ? 1 : 0 })
+      if (failed) {
+        expect(r.stdout).toBe('')
+        expect(r.stderr).toContain(c.printed.replace(/^Error: /, '').trim())
+      } else expect(r.stdout).toBe(c.printed)
+    }
+    const db = new Database(join(dir, 'state.db'), { readonly: true })
+    try {
+      const rows = db.prepare('SELECT id, title FROM sessions ORDER BY id').all() as Array<{
+        id: string
+        title: string
+      }>
+      expect(Object.fromEntries(rows.map((r) => [r.id, r.title]))).toEqual(g.titles)
+    } finally {
+      db.close()
+    }
+  })
+})
