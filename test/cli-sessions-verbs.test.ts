@@ -1,6 +1,6 @@
-// `caduceus sessions stats` and `sessions rename` against upstream's own `hermes sessions stats|rename` on homes
+// `caduceus sessions stats|rename|delete|prune|archive` against upstream's own `hermes sessions …` on homes
 // upstream wrote (scripts/golden/sessions_verbs.py → test/fixtures/upstream/sessions-verbs/verbs.json), through the
-// built CLI as a script runs it: the same lines printed, the same titles left in state.db. Where upstream prints a
+// built CLI as a script runs it: the same lines printed, the same titles and rows left in state.db. Where upstream prints a
 // failure on stdout and exits 0, Caduceus prints it on stderr and exits 1 (a script can tell it failed).
 import { execFile } from 'node:child_process'
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -22,6 +22,7 @@ const G = JSON.parse(readFileSync(join(fix, 'sessions-verbs/verbs.json'), 'utf8'
       titles?: Record<string, string | null>
     }
   >
+  changes: Array<{ argv: string[]; printed: string; ids: string[]; archived: string[] }>
 }
 const SRC: Record<string, string> = {
   fidelity: join(fix, 'fidelity/home'),
@@ -89,4 +90,32 @@ describe('sessions stats and rename, as hermes sessions stats|rename', { timeout
       db.close()
     }
   })
+
+  for (const c of G.changes) {
+    it(`${c.argv.join(' ')} --yes prints upstream's line and leaves upstream's rows`, async () => {
+      const dir = copy('fidelity')
+      const r = await cli(dir, 'sessions', ...c.argv, '--yes')
+      if (/not found/.test(c.printed)) {
+        expect([r.code, r.stdout]).toEqual([1, ''])
+        expect(r.stderr).toContain(c.printed.trim())
+      } else if (c.printed.startsWith('No sessions match')) {
+        // upstream names the filters; Caduceus says nothing was deleted (not compared)
+        expect(r.code).toBe(0)
+      } else {
+        expect(r.code).toBe(0)
+        // archive's words after the count are Caduceus's own; the count's sentence is upstream's
+        const first = (t: string) => (c.argv[0] === 'archive' ? t.split('. ')[0] : t)
+        expect(first(r.stdout)).toBe(first(c.printed))
+      }
+      const db = new Database(join(dir, 'state.db'), { readonly: true })
+      try {
+        const ids = (where: string) =>
+          db.prepare(`SELECT id FROM sessions WHERE ${where} ORDER BY id`).pluck().all() as string[]
+        expect(ids('1')).toEqual(c.ids)
+        expect(ids('archived = 1')).toEqual(c.archived)
+      } finally {
+        db.close()
+      }
+    })
+  }
 })

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""What upstream's own `hermes sessions stats` and `hermes sessions rename` print, and what a rename leaves in
-state.db, on homes upstream's code wrote: the fidelity home (scripts/golden/fidelity.py), the v21 two-profile home
+"""What upstream's own `hermes sessions stats|rename|delete|prune|archive` print, and what they leave in state.db, on homes upstream's code wrote: the fidelity home (scripts/golden/fidelity.py), the v21 two-profile home
 and the v31 home. Each home is copied first; renames run in order on one copy (a later case sees the earlier ones).
 
   /usr/bin/python3 scripts/golden/sessions_verbs.py        # HERMES_UPSTREAM defaults to /work/upstream
 
 Writes test/fixtures/upstream/sessions-verbs/verbs.json: per home, the stats lines (the database size line left out:
-the size is the file's, not the data's), each rename's exit code and printed text, and every session's title after.
+the size is the file's, not the data's), each rename's exit code and printed text, and every session's title after;
+for the fidelity home also each `--yes` delete, prune and archive (each on a fresh copy): what it printed and the
+session ids left (and, for archive, those archived).
 """
 import json
 import shutil
@@ -36,6 +37,25 @@ RENAMES = {
 }
 
 
+# argv after `sessions`, each with --yes on a fresh copy of the fidelity home
+CHANGES = [
+    ["delete", "chain-1"],  # a session with a compression child: the child is detached
+    ["delete", "ancient"],
+    ["delete", "chain"],  # ambiguous prefix
+    ["prune", "--source", "cli"],
+    ["prune", "--source", "nosuch"],
+    ["archive", "--source", "cli"],
+]
+
+
+def ids(db, where="1"):
+    con = sqlite3.connect(db)
+    try:
+        return [r[0] for r in con.execute(f"SELECT id FROM sessions WHERE {where} ORDER BY id")]
+    finally:
+        con.close()
+
+
 def titles(db):
     con = sqlite3.connect(db)
     try:
@@ -62,6 +82,21 @@ def main():
             if name in RENAMES:
                 rec["titles"] = titles(home / "state.db")
             out["homes"][name] = rec
+    out["changes"] = []
+    for argv in CHANGES:
+        with tempfile.TemporaryDirectory() as tmp:
+            home = Path(tmp) / "home"
+            shutil.copytree(HOMES["fidelity"], home)
+            r = hermes(home, "sessions", *argv, "--yes", check=False)
+            out["changes"].append(
+                {
+                    "argv": argv,
+                    "code": r.returncode,
+                    "printed": r.stdout,
+                    "ids": ids(home / "state.db"),
+                    "archived": ids(home / "state.db", "archived = 1"),
+                }
+            )
     dest = FIX / "sessions-verbs" / "verbs.json"
     dest.write_text(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
     print(f"wrote {dest}")

@@ -50,11 +50,13 @@ export async function sessionAdminCli(
     }
     const r = await call(host, 'sessions.delete', { profile, sessionId: id })
     if (!r.deleted) throw new CaduceusError('not_found', `Session '${arg}' not found.`, 'sessionId')
-    console.log(
-      args.json
-        ? JSON.stringify(r)
-        : `deleted ${id}${r.detachedChildren ? ` (${r.detachedChildren} child session(s) detached)` : ''}`
-    )
+    // upstream's line on stdout; the detached children, which upstream does not report, a note on stderr
+    if (args.json) console.log(JSON.stringify(r))
+    else {
+      console.log(`Deleted session '${id}'.`)
+      if (r.detachedChildren)
+        console.error(`caduceus: ${r.detachedChildren} child session(s) detached (kept, now top-level)`)
+    }
     return 0
   }
   if (sub === 'rename') {
