@@ -21,6 +21,8 @@ export interface HostArgs {
   schedule?: string
   /** serve: replace the stored headless token (signs open tabs out). */
   rotateToken: boolean
+  /** `cron list --all`: disabled (paused, finished) jobs too, as `hermes cron list --all`. */
+  all: boolean
   /** sessions export/import/prune (sessions-admin.ts). */
   admin?: {
     format?: string
@@ -40,7 +42,15 @@ export interface HostArgs {
 const PRUNE_VALUE_FLAGS = new Set([...PRUNE_TIME_FLAGS, ...PRUNE_FILTER_FLAGS].map((f) => `--${f}`))
 
 export function parseArgs(argv: string[]): HostArgs {
-  const out: HostArgs = { demo: false, open: false, json: false, children: false, rotateToken: false, positionals: [] }
+  const out: HostArgs = {
+    demo: false,
+    open: false,
+    json: false,
+    children: false,
+    rotateToken: false,
+    all: false,
+    positionals: []
+  }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
     const [flag, inline] =
@@ -78,6 +88,9 @@ export function parseArgs(argv: string[]): HostArgs {
         break
       case '--rotate-token':
         out.rotateToken = true
+        break
+      case '--all':
+        out.all = true
         break
       case '--profile':
       case '-p': // upstream's short spelling

@@ -20,8 +20,8 @@ import { missingKeyReason } from './preflight'
 import { profileOf } from './profile'
 import { errorMessage } from '@shared/contract/errors'
 
-const USAGE = `caduceus cron list [--json]
-caduceus cron create SCHEDULE PROMPT [--name N] [--repeat N] [--model M] [--json]
+const USAGE = `caduceus cron list [--all] [--json]   (paused and finished jobs only with --all, as hermes cron list)
+caduceus cron create|add SCHEDULE PROMPT [--name N] [--repeat N] [--model M] [--json]
 caduceus cron edit ID [--schedule S] [--prompt P] [--name N] [--repeat N] [--model M] [--json]
 caduceus cron pause|resume|remove|run ID
   (ID: a job's id, or its name as upstream's cron commands accept it; all with [--home DIR] [--profile P]; SCHEDULE: "30m", "every 2h", "0 9 * * *" or "2026-02-03T14:00")`
@@ -46,11 +46,14 @@ export async function cron(args: HostArgs): Promise<number> {
     const { profile, home } = profileHome(args)
     switch (sub) {
       case 'list': {
-        const jobs = readJobs(home).jobs
+        // as `hermes cron list`: a disabled job (paused, or a finished one-shot) only with --all
+        const jobs = readJobs(home).jobs.filter((j) => args.all || j.enabled !== false)
         print({ jobs }, () => (jobs.length ? jobs.map(line).join('\n') : '(no cron jobs)'))
         return 0
       }
-      case 'create': {
+      case 'create':
+      case 'add': {
+        // upstream's alias
         if (!a || !b) throw new Error('cron create needs SCHEDULE and PROMPT')
         const job = await createJob(home, {
           schedule: a,

@@ -1,0 +1,69 @@
+// `caduceus cron list [--all]` and `cron add` as upstream's `hermes cron` takes them, through the built CLI on the
+// jobs.json upstream's own CLI wrote (scripts/golden/cron_list_all.py → test/fixtures/upstream/cron-list-all): a
+// paused or finished job is listed only with --all, and `add` is `create`.
+import { execFile } from 'node:child_process'
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, describe, expect, it } from 'vitest'
+
+const exec = promisify(execFile)
+const repo = resolve(import.meta.dirname, '..')
+const gold = join(repo, 'test/fixtures/upstream/cron-list-all')
+const G = JSON.parse(readFileSync(join(gold, 'listed.json'), 'utf8')) as {
+  listed: { default: string[]; all: string[] }
+}
+const made: string[] = []
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true })
+})
+const home = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cad-cron-flags-'))
+  made.push(dir)
+  cpSync(join(gold, 'home'), dir, { recursive: true })
+  return dir
+}
+
+async function cli(dir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, ['bin/caduceus.mjs', ...args, '--home', dir], {
+      cwd: repo,
+      env: { ...process.env, CADUCEUS_LOG_DIR: join(dir, 'logs'), HERMES_HOME: '', TZ: 'UTC' }
+    })
+    return { code: 0, stdout, stderr }
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string }
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
+  }
+}
+
+const ids = (r: { stdout: string }) => (JSON.parse(r.stdout) as { jobs: Array<{ id: string }> }).jobs.map((j) => j.id)
+
+describe('cron list --all and cron add, as hermes cron', { timeout: 120_000 }, () => {
+  it('lists the jobs upstream lists, with and without --all (text and --json)', async () => {
+    const dir = home()
+    const plain = await cli(dir, 'cron', 'list', '--json')
+    const all = await cli(dir, 'cron', 'list', '--all', '--json')
+    expect([plain.code, all.code]).toEqual([0, 0])
+    expect(ids(plain).sort()).toEqual([...G.listed.default].sort())
+    expect(ids(all).sort()).toEqual([...G.listed.all].sort())
+    const text = await cli(dir, 'cron', 'list')
+    expect(
+      text.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ')[0])
+        .sort()
+    ).toEqual([...G.listed.default].sort())
+  })
+
+  it('cron add creates a job as cron create does', async () => {
+    const dir = home()
+    const r = await cli(dir, 'cron', 'add', 'every 3h', 'water the plants', '--name', 'plants', '--json')
+    expect(r.code).toBe(0)
+    const job = JSON.parse(r.stdout) as { id: string; name: string; schedule_display: string }
+    expect(job).toMatchObject({ name: 'plants', schedule_display: 'every 180m' })
+    expect(ids(await cli(dir, 'cron', 'list', '--json'))).toContain(job.id)
+  })
+})
