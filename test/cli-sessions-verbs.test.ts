@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import Database from 'better-sqlite3'
+import { SessionStore } from '../src-main/store'
 import { afterAll, describe, expect, it } from 'vitest'
 
 const exec = promisify(execFile)
@@ -118,4 +119,22 @@ describe('sessions stats and rename, as hermes sessions stats|rename', { timeout
       }
     })
   }
+
+  it('sessions list shows 20 rows unless --limit, and a bare `sessions` is help, as hermes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cad-verbs-'))
+    made.push(dir)
+    const store = new SessionStore(join(dir, 'state.db'))
+    for (let i = 0; i < 25; i++) {
+      const id = `s${String(i).padStart(2, '0')}`
+      await store.createSession(id, 'cli')
+      await store.appendMessage(id, { role: 'user', content: `question ${i}`, timestamp: 1_700_000_000 + i })
+    }
+    store.close()
+    const count = async (...flags: string[]) =>
+      (JSON.parse((await cli(dir, 'sessions', 'list', '--json', ...flags)).stdout) as { items: unknown[] }).items.length
+    expect(await count()).toBe(20)
+    expect(await count('--limit', '25')).toBe(25)
+    const bare = await cli(dir, 'sessions')
+    expect([bare.code, bare.stdout.includes('caduceus sessions list')]).toEqual([0, true])
+  })
 })

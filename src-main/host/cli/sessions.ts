@@ -15,6 +15,11 @@ function problems(r: Parameters<typeof formatProblems>[0]): number {
 
 export async function sessions(args: HostArgs): Promise<number> {
   const [, sub, arg] = args.positionals
+  // `hermes sessions` with no verb prints its help and exits 0
+  if (sub === undefined) {
+    console.log(USAGE)
+    return 0
+  }
   // No --profile: the one upstream's CLI would act on (profile.ts), else every profile for list and search.
   args = { ...args, profile: args.profile ?? impliedProfile(args.home) }
   const host = await createHost({ home: args.home, demo: false, headless: true, live: false })
@@ -27,7 +32,7 @@ export async function sessions(args: HostArgs): Promise<number> {
       const source = typeof args.prune?.source === 'string' ? args.prune.source : undefined
       const page = await call(host, 'sessions.list', {
         profile: args.profile ?? 'all',
-        limit: args.limit ?? 50,
+        limit: args.limit ?? 20, // `hermes sessions list`'s default
         includeChildren: args.children,
         ...(source ? { sources: [source] } : {})
       })
