@@ -37,7 +37,7 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
   caduceus sessions archive [the same filters] [--dry-run] [--yes|-y] [--profile P] [--home DIR]
                            hides the ended, not yet archived sessions they match (nothing deleted); at least one
                            filter, no implicit cutoff (as hermes sessions archive)
-  caduceus run -z PROMPT… [--home DIR] [--profile P] [--model M] [--json] [--usage-file PATH]
+  caduceus run -z PROMPT… [--home DIR] [--profile P] [--model|-m M] [--json] [--usage-file PATH]
                                                            one stateless turn; prints the reply. Options go before
                                                            or after the words; -- ends options; - reads stdin
   caduceus -z PROMPT…                                      the same (upstream's spelling)
