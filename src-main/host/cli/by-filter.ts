@@ -61,6 +61,7 @@ export async function sessionsByFilter(
   // stdout's line starts as upstream's does (`Pruned N session(s).`, `Archived N session(s).`), which scripts read;
   // the detached children, which upstream does not report, are a note on stderr
   if (args.json) console.log(JSON.stringify(r))
+  else if (('deleted' in r ? r.deleted : r.archived) === 0) listed([], false, done)
   else if ('deleted' in r) {
     console.log(`Pruned ${r.deleted} session(s).`)
     if (r.detached) console.error(`caduceus: ${r.detached} child session(s) detached (kept, now top-level)`)
@@ -71,7 +72,7 @@ export async function sessionsByFilter(
 /** Lists what would change (all of it for a dry run, the first 15 before asking); false: nothing to ask. */
 function listed(candidates: Candidates, dryRun: boolean, done: string): boolean {
   if (!candidates.length) {
-    console.log(`No ended session matches: nothing ${done}.`)
+    console.log(`No sessions match: nothing ${done}.`) // starts as upstream's line does
     return false
   }
   // Local time, as the ISO dates --before/--after take are read.
