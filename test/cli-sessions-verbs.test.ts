@@ -24,6 +24,8 @@ const G = JSON.parse(readFileSync(join(fix, 'sessions-verbs/verbs.json'), 'utf8'
     }
   >
   changes: Array<{ argv: string[]; printed: string; ids: string[]; archived: string[] }>
+  workspaces: Array<{ argv: string[]; ids: string[] }>
+  repo_root: [string, string]
 }
 const SRC: Record<string, string> = {
   fidelity: join(fix, 'fidelity/home'),
@@ -137,5 +139,19 @@ describe('sessions stats and rename, as hermes sessions stats|rename', { timeout
     expect(await count('--limit', '25')).toBe(25)
     const bare = await cli(dir, 'sessions')
     expect([bare.code, bare.stdout.includes('caduceus sessions list')]).toEqual([0, true])
+  })
+
+  it("sessions list --workspace lists the rows upstream's lists (git repo root, else cwd; after --limit)", async () => {
+    const dir = copy('nous-v31')
+    const db = new Database(join(dir, 'state.db'))
+    db.prepare('UPDATE sessions SET git_repo_root = ? WHERE id = ?').run(G.repo_root[1], G.repo_root[0])
+    db.close()
+    for (const c of G.workspaces) {
+      // upstream's list is the home's own profile: the root's
+      const r = await cli(dir, 'sessions', 'list', ...c.argv, '--profile', 'default', '--json')
+      expect({ argv: c.argv, code: r.code }).toEqual({ argv: c.argv, code: 0 })
+      const ids = (JSON.parse(r.stdout) as { items: Array<{ id: string }> }).items.map((i) => i.id)
+      expect({ argv: c.argv, ids }).toEqual({ argv: c.argv, ids: c.ids })
+    }
   })
 })

@@ -7,7 +7,8 @@ and the v31 home. Each home is copied first; renames run in order on one copy (a
 Writes test/fixtures/upstream/sessions-verbs/verbs.json: per home, the stats lines (the database size line left out:
 the size is the file's, not the data's), each rename's exit code and printed text, and every session's title after;
 for the fidelity home also each `--yes` delete, prune and archive (each on a fresh copy): what it printed and the
-session ids left (and, for archive, those archived).
+session ids left (and, for archive, those archived); and for the v31 home (one session given a git repo root first)
+the ids `hermes sessions list --workspace NEEDLE [--limit N]` lists.
 """
 import json
 import shutil
@@ -46,6 +47,18 @@ CHANGES = [
     ["prune", "--source", "nosuch"],
     ["archive", "--source", "cli"],
 ]
+
+
+# argv after `sessions list`, on the v31 home
+WORKSPACES = [
+    ["--workspace", "tax"],
+    ["--workspace", "HOUSE"],
+    ["--workspace", "ledger"],  # the git repo root wins over the cwd
+    ["--workspace", "ada"],
+    ["--workspace", "ada", "--limit", "2"],  # the filter applies to the listed rows, after the limit
+    ["--workspace", "nowhere"],
+]
+REPO_ROOT = ("20251203_093000_c0ffef", "/srv/repos/Ledger")
 
 
 def ids(db, where="1"):
@@ -97,6 +110,19 @@ def main():
                     "archived": ids(home / "state.db", "archived = 1"),
                 }
             )
+    out["workspaces"] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp) / "home"
+        shutil.copytree(HOMES["nous-v31"], home)
+        con = sqlite3.connect(home / "state.db")
+        con.execute("UPDATE sessions SET git_repo_root = ? WHERE id = ?", (REPO_ROOT[1], REPO_ROOT[0]))
+        con.commit()
+        con.close()
+        for argv in WORKSPACES:
+            r = hermes(home, "sessions", "list", *argv, check=False)
+            listed = [l.split()[-1] for l in r.stdout.splitlines()[2:] if l.strip()]
+            out["workspaces"].append({"argv": argv, "code": r.returncode, "printed": r.stdout, "ids": listed})
+    out["repo_root"] = list(REPO_ROOT)
     dest = FIX / "sessions-verbs" / "verbs.json"
     dest.write_text(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
     print(f"wrote {dest}")

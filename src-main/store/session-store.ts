@@ -621,6 +621,18 @@ export class SessionStore {
     for (const r of rows) out.set(String(r.id), String(r.parent))
     return out
   }
+  /**
+   * Each of `ids`' workspace, as upstream's `workspace_key` reads one (`hermes sessions list --workspace`): its git
+   * repo root, else its working directory; sessions with neither are absent.
+   */
+  workspacesOf(ids: readonly string[]): Map<string, string> {
+    const rows = stmt<{ id: string; key: string }>(
+      this.db,
+      `SELECT id, COALESCE(NULLIF(TRIM(git_repo_root), ''), NULLIF(TRIM(cwd), '')) AS key FROM sessions
+        WHERE id IN (SELECT value FROM json_each(?)) AND key IS NOT NULL`
+    ).all(JSON.stringify(ids))
+    return new Map(rows.map((r) => [String(r.id), String(r.key)]))
+  }
   /** Number of session rows (profile list). */
   sessionCount(): number {
     return (stmt(this.db, 'SELECT count(*) AS n FROM sessions').get() as { n: number }).n

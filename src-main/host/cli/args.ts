@@ -23,6 +23,8 @@ export interface HostArgs {
   rotateToken: boolean
   /** `cron list --all`: disabled (paused, finished) jobs too, as `hermes cron list --all`. */
   all: boolean
+  /** `sessions list --workspace NEEDLE`: rows whose git repo root (else cwd) contains it, as upstream's. */
+  workspace?: string
   /** sessions export/import/prune (sessions-admin.ts). */
   admin?: {
     format?: string
@@ -91,6 +93,9 @@ export function parseArgs(argv: string[]): HostArgs {
         break
       case '--all':
         out.all = true
+        break
+      case '--workspace':
+        out.workspace = value()
         break
       case '--profile':
       case '-p': // upstream's short spelling

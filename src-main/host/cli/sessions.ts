@@ -36,6 +36,18 @@ export async function sessions(args: HostArgs): Promise<number> {
         includeChildren: args.children,
         ...(source ? { sources: [source] } : {})
       })
+      // --workspace: as upstream's, the rows of that page whose workspace (git repo root, else cwd) contains the
+      // needle, case ignored — a filter on the listed rows, after --limit, as `hermes sessions list` applies it
+      const needle = args.workspace?.trim().toLowerCase()
+      if (needle) {
+        const keys = new Map<string, Map<string, string>>()
+        const keyOf = (p: string, id: string) => {
+          if (!keys.has(p))
+            keys.set(p, host.stores.get(p).workspacesOf(page.items.filter((i) => i.profile === p).map((i) => i.id)))
+          return keys.get(p)!.get(id)?.toLowerCase()
+        }
+        page.items = page.items.filter((i) => keyOf(i.profile, i.id)?.includes(needle))
+      }
       out(page, () => formatSessionList(page.items))
       return problems(page)
     } else if (sub === 'show') {

@@ -5,9 +5,11 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
   caduceus serve [--home DIR] [--port N] [--demo] [--rotate-token]
                                                            headless host: UI + API on 127.0.0.1 (token in the URL;
                                                            kept across restarts, --rotate-token replaces it)
-  caduceus sessions list   [--home DIR] [--profile P] [--source S] [--limit N] [--children] [--json]
+  caduceus sessions list   [--home DIR] [--profile P] [--source S] [--limit N] [--workspace TEXT] [--children] [--json]
                                                            kanban/tool/oneshot sessions only with --source;
-                                                           the 20 most recent unless --limit (as hermes)
+                                                           the 20 most recent unless --limit (as hermes);
+                                                           --workspace: those of them whose git root (else cwd)
+                                                           contains TEXT
   caduceus sessions show   <id> [--home DIR] [--profile P] [--json]
   caduceus sessions search <text> [--home DIR] [--profile P] [--limit N] [--children] [--json]
                                                            as upstream's list: child sessions only with --children
