@@ -1,6 +1,7 @@
 // `caduceus cron list [--all]` and `cron add` as upstream's `hermes cron` takes them, through the built CLI on the
 // jobs.json upstream's own CLI wrote (scripts/golden/cron_list_all.py → test/fixtures/upstream/cron-list-all): a
-// paused or finished job is listed only with --all, and `add` is `create`.
+// paused or finished job is listed only with --all, `cron` alone lists, `add` is `create`, `rm` and `delete` are
+// `remove`, and each command's first line is upstream's (a script reads the job id from `Created job: ID`).
 import { execFile } from 'node:child_process'
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -12,7 +13,9 @@ const exec = promisify(execFile)
 const repo = resolve(import.meta.dirname, '..')
 const gold = join(repo, 'test/fixtures/upstream/cron-list-all')
 const G = JSON.parse(readFileSync(join(gold, 'listed.json'), 'utf8')) as {
-  listed: { default: string[]; all: string[] }
+  jobs: { every: string; paused: string; finished: string }
+  listed: { default: string[]; all: string[]; bare: string[] }
+  printed: Record<'create' | 'pause' | 'resume' | 'remove' | 'rm', string>
 }
 const made: string[] = []
 afterAll(() => {
@@ -65,5 +68,25 @@ describe('cron list --all and cron add, as hermes cron', { timeout: 120_000 }, (
     const job = JSON.parse(r.stdout) as { id: string; name: string; schedule_display: string }
     expect(job).toMatchObject({ name: 'plants', schedule_display: 'every 180m' })
     expect(ids(await cli(dir, 'cron', 'list', '--json'))).toContain(job.id)
+  })
+
+  it("cron alone lists, and create, pause, resume, rm and delete print upstream's first line", async () => {
+    const dir = home()
+    const bare = await cli(dir, 'cron', '--json')
+    expect(ids(bare).sort()).toEqual([...G.listed.bare].sort())
+    const first = (t: string) => t.split('\n')[0]
+    const created = await cli(dir, 'cron', 'create', 'every 2h', 'check the inbox', '--name', 'fresh')
+    expect(first(created.stdout)).toMatch(/^Created job: [0-9a-f]{12}$/)
+    expect(first(G.printed.create)).toMatch(/^Created job: [0-9a-f]{12}$/)
+    const fresh = first(created.stdout).split(': ')[1]!
+    expect(ids(await cli(dir, 'cron', 'list', '--json'))).toContain(fresh)
+    // the paused job by name, then by id, as the golden's commands named them
+    expect(first((await cli(dir, 'cron', 'resume', G.jobs.paused)).stdout)).toBe(first(G.printed.resume))
+    expect(first((await cli(dir, 'cron', 'pause', 'paused')).stdout)).toBe(first(G.printed.pause))
+    expect((await cli(dir, 'cron', 'remove', 'every')).stdout).toBe(G.printed.remove)
+    expect((await cli(dir, 'cron', 'rm', G.jobs.paused)).stdout).toBe(G.printed.rm)
+    const del = await cli(dir, 'cron', 'delete', fresh)
+    expect([del.code, del.stdout]).toEqual([0, `Removed job: fresh (${fresh})\n`])
+    expect(ids(await cli(dir, 'cron', 'list', '--all', '--json'))).toEqual([G.jobs.finished])
   })
 })

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""Which jobs upstream's own `hermes cron list` shows with and without `--all`, on a jobs.json its own `hermes cron
+"""Which jobs upstream's own `hermes cron list` (and `hermes cron` alone) shows with and without `--all`, on a jobs.json its own `hermes cron
 create|add|pause` wrote (a recurring job, a paused one, and a one-shot the script marks finished as upstream's
 scheduler leaves one: enabled false, state completed).
 
   /usr/bin/python3 scripts/golden/cron_list_all.py        # HERMES_UPSTREAM defaults to /work/upstream
 
-Writes test/fixtures/upstream/cron-list-all/: home/cron/jobs.json and listed.json (the job ids each list printed).
+Then what its create, pause, resume and remove (and the `rm` alias) print, which scripts read the job id from.
+
+Writes test/fixtures/upstream/cron-list-all/: home/cron/jobs.json (before the resume and removes) and listed.json
+(the job ids each list printed, and each command's printed text).
 """
 import json
 import re
@@ -23,6 +26,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         made = {}
+        printed = {}
         for name, argv in (
             ("every", ["create", "every 2h", "check the inbox", "--name", "every"]),
             ("paused", ["add", "30m", "say hi", "--name", "paused"]),
@@ -30,7 +34,8 @@ def main():
         ):
             out = hermes(home, "cron", *argv).stdout
             made[name] = re.search(r"Created job: ([0-9a-f]+)", out).group(1)
-        hermes(home, "cron", "pause", "paused")
+            printed.setdefault("create", out)
+        printed["pause"] = hermes(home, "cron", "pause", "paused").stdout
         jobs_path = home / "cron" / "jobs.json"
         data = json.loads(jobs_path.read_text())
         for job in data["jobs"]:
@@ -38,15 +43,22 @@ def main():
                 job.update(enabled=False, state="completed", next_run_at=None)
         jobs_path.write_text(json.dumps(data, indent=2))
         listed = {}
-        for key, extra in (("default", []), ("all", ["--all"])):
-            out = hermes(home, "cron", "list", *extra).stdout
+        for key, extra in (("default", ["list"]), ("all", ["list", "--all"]), ("bare", [])):
+            out = hermes(home, "cron", *extra).stdout
             listed[key] = [i for i in re.findall(r"^\s+([0-9a-f]{12}) \[", out, re.M)]
         if DEST.exists():
             shutil.rmtree(DEST)
         (DEST / "home" / "cron").mkdir(parents=True)
         shutil.copy(jobs_path, DEST / "home" / "cron" / "jobs.json")
+        printed["resume"] = hermes(home, "cron", "resume", made["paused"]).stdout
+        printed["remove"] = hermes(home, "cron", "remove", "every").stdout
+        printed["rm"] = hermes(home, "cron", "rm", made["paused"]).stdout
         (DEST / "listed.json").write_text(
-            json.dumps({"upstream_commit": upstream_commit(), "jobs": made, "listed": listed}, indent=2) + "\n"
+            json.dumps(
+                {"upstream_commit": upstream_commit(), "jobs": made, "listed": listed, "printed": printed},
+                indent=2,
+                ensure_ascii=False,
+            ) + "\n"
         )
         print(json.dumps(listed))
 

@@ -23,7 +23,7 @@ import { errorMessage } from '@shared/contract/errors'
 const USAGE = `caduceus cron list [--all] [--json]   (paused and finished jobs only with --all, as hermes cron list)
 caduceus cron create|add SCHEDULE PROMPT [--name N] [--repeat N] [--model M] [--json]
 caduceus cron edit ID [--schedule S] [--prompt P] [--name N] [--repeat N] [--model M] [--json]
-caduceus cron pause|resume|remove|run ID
+caduceus cron pause|resume|remove|rm|delete|run ID   (cron alone: list)
   (ID: a job's id, or its name as upstream's cron commands accept it; all with [--home DIR] [--profile P]; SCHEDULE: "30m", "every 2h", "0 9 * * *" or "2026-02-03T14:00")`
 
 function profileHome(args: HostArgs): { profile: string; home: string } {
@@ -45,6 +45,7 @@ export async function cron(args: HostArgs): Promise<number> {
   try {
     const { profile, home } = profileHome(args)
     switch (sub) {
+      case undefined: // `hermes cron` alone lists, as `cron list`
       case 'list': {
         // as `hermes cron list`: a disabled job (paused, or a finished one-shot) only with --all
         const jobs = readJobs(home).jobs.filter((j) => args.all || j.enabled !== false)
@@ -62,7 +63,11 @@ export async function cron(args: HostArgs): Promise<number> {
           repeat: args.repeat,
           model: args.model
         })
-        print(job, () => `created ${job.id}: ${String(job.schedule_display)}, next run ${job.next_run_at ?? '-'}`)
+        // the first line as upstream's (`Created job: ID`, which scripts read the id from), then the schedule
+        print(
+          job,
+          () => `Created job: ${job.id}\n  ${String(job.schedule_display)}, next run ${job.next_run_at ?? '-'}`
+        )
         return 0
       }
       case 'edit': {
@@ -81,13 +86,16 @@ export async function cron(args: HostArgs): Promise<number> {
       case 'resume': {
         if (!a) throw new Error(`cron ${sub} needs a job id`)
         const job = await setPaused(home, a, sub === 'pause', sub === 'pause' ? 'paused from the CLI' : null)
-        print(job, () => line(job))
+        // upstream's line (the job's name, then the reference as given), then the job as `cron list` shows it
+        print(job, () => `${sub === 'pause' ? 'Paused' : 'Resumed'} job: ${String(job.name ?? a)} (${a})\n${line(job)}`)
         return 0
       }
-      case 'remove': {
+      case 'remove':
+      case 'rm': // upstream's aliases
+      case 'delete': {
         if (!a) throw new Error('cron remove needs a job id')
         const job = await removeJob(home, a)
-        print(job, () => `removed ${job.id}`)
+        print(job, () => `Removed job: ${String(job.name ?? a)} (${a})`)
         return 0
       }
       case 'run':

@@ -44,7 +44,7 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
                                                            or after the words; -- ends options; - reads stdin
   caduceus -z PROMPT…                                      the same (upstream's spelling)
   caduceus api [--home DIR] [--profile P] [--host H] [--port N]   OpenAI-compatible API server (default 127.0.0.1:8642)
-  caduceus cron list|create|edit|pause|resume|remove|run ...  per-profile cron jobs (caduceus cron with no verb: usage)
+  caduceus cron list|create|edit|pause|resume|remove|run ...  per-profile cron jobs (caduceus cron alone: list)
   caduceus logs errors [--limit N]                          recent warnings and errors (memory refusals land here)
   caduceus --help | -h                                      this text
 
