@@ -16,6 +16,7 @@ const G = JSON.parse(readFileSync(join(gold, 'listed.json'), 'utf8')) as {
   jobs: { every: string; paused: string; finished: string }
   listed: { default: string[]; all: string[]; bare: string[] }
   printed: Record<'create' | 'pause' | 'resume' | 'remove' | 'rm', string>
+  delivers: Array<{ argv: string[]; deliver: string | null }>
 }
 const made: string[] = []
 afterAll(() => {
@@ -88,5 +89,20 @@ describe('cron list --all and cron add, as hermes cron', { timeout: 120_000 }, (
     const del = await cli(dir, 'cron', 'delete', fresh)
     expect([del.code, del.stdout]).toEqual([0, `Removed job: fresh (${fresh})\n`])
     expect(ids(await cli(dir, 'cron', 'list', '--all', '--json'))).toEqual([G.jobs.finished])
+  })
+
+  it('cron create|edit --deliver store what upstream stores', async () => {
+    const dir = home()
+    for (const c of G.delivers) {
+      const r = await cli(dir, 'cron', ...c.argv)
+      expect({ argv: c.argv, code: r.code }).toEqual({ argv: c.argv, code: 0 })
+      const jobs = (
+        JSON.parse(readFileSync(join(dir, 'cron/jobs.json'), 'utf8')) as { jobs: Array<Record<string, unknown>> }
+      ).jobs
+      expect({ argv: c.argv, deliver: jobs.find((j) => j.name === 'dl')?.deliver }).toEqual({
+        argv: c.argv,
+        deliver: c.deliver
+      })
+    }
   })
 })

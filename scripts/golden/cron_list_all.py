@@ -7,6 +7,9 @@ scheduler leaves one: enabled false, state completed).
 
 Then what its create, pause, resume and remove (and the `rm` alias) print, which scripts read the job id from.
 
+And the `deliver` each step of `cron create --deliver ' telegram:123 '`, `cron edit --deliver discord` and `cron edit
+--deliver ''` leaves in jobs.json.
+
 Writes test/fixtures/upstream/cron-list-all/: home/cron/jobs.json (before the resume and removes) and listed.json
 (the job ids each list printed, and each command's printed text).
 """
@@ -53,9 +56,18 @@ def main():
         printed["resume"] = hermes(home, "cron", "resume", made["paused"]).stdout
         printed["remove"] = hermes(home, "cron", "remove", "every").stdout
         printed["rm"] = hermes(home, "cron", "rm", made["paused"]).stdout
+        delivers = []
+        for argv in (
+            ["create", "every 3h", "ping", "--name", "dl", "--deliver", " telegram:123 "],
+            ["edit", "dl", "--deliver", "discord"],
+            ["edit", "dl", "--deliver", ""],
+        ):
+            hermes(home, "cron", *argv)
+            job = next(j for j in json.loads(jobs_path.read_text())["jobs"] if j["name"] == "dl")
+            delivers.append({"argv": argv, "deliver": job.get("deliver")})
         (DEST / "listed.json").write_text(
             json.dumps(
-                {"upstream_commit": upstream_commit(), "jobs": made, "listed": listed, "printed": printed},
+                {"upstream_commit": upstream_commit(), "jobs": made, "listed": listed, "printed": printed, "delivers": delivers},
                 indent=2,
                 ensure_ascii=False,
             ) + "\n"

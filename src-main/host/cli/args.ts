@@ -19,6 +19,8 @@ export interface HostArgs {
   name?: string
   repeat?: number
   schedule?: string
+  /** `cron create|edit --deliver TARGET` (local, origin, a platform, platform:chat_id, or a comma list). */
+  deliver?: string
   /** serve: replace the stored headless token (signs open tabs out). */
   rotateToken: boolean
   /** `cron list --all`: disabled (paused, finished) jobs too, as `hermes cron list --all`. */
@@ -157,6 +159,9 @@ export function parseArgs(argv: string[]): HostArgs {
         break
       case '--schedule':
         out.schedule = value()
+        break
+      case '--deliver':
+        out.deliver = value()
         break
       case '--prompt':
         out.prompt = value()

@@ -21,8 +21,8 @@ import { profileOf } from './profile'
 import { errorMessage } from '@shared/contract/errors'
 
 const USAGE = `caduceus cron list [--all] [--json]   (paused and finished jobs only with --all, as hermes cron list)
-caduceus cron create|add SCHEDULE PROMPT [--name N] [--repeat N] [--model M] [--json]
-caduceus cron edit ID [--schedule S] [--prompt P] [--name N] [--repeat N] [--model M] [--json]
+caduceus cron create|add SCHEDULE PROMPT [--name N] [--repeat N] [--model M] [--deliver TARGET] [--json]
+caduceus cron edit ID [--schedule S] [--prompt P] [--name N] [--repeat N] [--model M] [--deliver TARGET] [--json]
 caduceus cron pause|resume|remove|rm|delete|run ID   (cron alone: list)
   (ID: a job's id, or its name as upstream's cron commands accept it; all with [--home DIR] [--profile P]; SCHEDULE: "30m", "every 2h", "0 9 * * *" or "2026-02-03T14:00")`
 
@@ -61,7 +61,8 @@ export async function cron(args: HostArgs): Promise<number> {
           prompt: b,
           name: args.name,
           repeat: args.repeat,
-          model: args.model
+          model: args.model,
+          deliver: args.deliver
         })
         // the first line as upstream's (`Created job: ID`, which scripts read the id from), then the schedule
         print(
@@ -76,7 +77,14 @@ export async function cron(args: HostArgs): Promise<number> {
         const job = await editJob(
           home,
           a,
-          { schedule: args.schedule, prompt: args.prompt, name: args.name, repeat: args.repeat, model: args.model },
+          {
+            schedule: args.schedule,
+            prompt: args.prompt,
+            name: args.name,
+            repeat: args.repeat,
+            model: args.model,
+            deliver: args.deliver
+          },
           'rearm'
         )
         print(job, () => line(job))
