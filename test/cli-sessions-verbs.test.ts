@@ -137,6 +137,9 @@ describe('sessions stats and rename, as hermes sessions stats|rename', { timeout
       (JSON.parse((await cli(dir, 'sessions', 'list', '--json', ...flags)).stdout) as { items: unknown[] }).items.length
     expect(await count()).toBe(20)
     expect(await count('--limit', '25')).toBe(25)
+    // as upstream's SQL LIMIT: 0 lists nothing, a negative number everything
+    expect(await count('--limit', '0')).toBe(0)
+    expect(await count('--limit', '-1')).toBe(25)
     const bare = await cli(dir, 'sessions')
     expect([bare.code, bare.stdout.includes('caduceus sessions list')]).toEqual([0, true])
   })
@@ -153,5 +156,25 @@ describe('sessions stats and rename, as hermes sessions stats|rename', { timeout
       const ids = (JSON.parse(r.stdout) as { items: Array<{ id: string }> }).items.map((i) => i.id)
       expect({ argv: c.argv, ids }).toEqual({ argv: c.argv, ids: c.ids })
     }
+  })
+
+  it('sessions list --limit past one page reads every page (upstream has no page bound)', async () => {
+    const dir = copy('nous-v31')
+    const db = new Database(join(dir, 'state.db'))
+    const before = db.prepare('SELECT count(*) FROM sessions').pluck().get() as number
+    const add = db.prepare("INSERT INTO sessions (id, source, started_at) VALUES (?, 'cli', ?)")
+    db.transaction(() => {
+      for (let i = 0; i < 520; i++) add.run(`bulk-${String(i).padStart(3, '0')}`, 1_600_000_000 + i)
+    })()
+    db.close()
+    const count = async (...flags: string[]) => {
+      const r = await cli(dir, 'sessions', 'list', '--profile', 'default', '--json', ...flags)
+      const ids = (JSON.parse(r.stdout) as { items: Array<{ id: string }> }).items.map((i) => i.id)
+      expect(new Set(ids).size).toBe(ids.length)
+      return ids.length
+    }
+    expect(await count('--limit', '510')).toBe(510)
+    expect(await count('--limit', '-1')).toBeGreaterThanOrEqual(520)
+    expect(await count('--limit', '-1')).toBeLessThanOrEqual(before + 520)
   })
 })

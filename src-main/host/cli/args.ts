@@ -104,8 +104,11 @@ export function parseArgs(argv: string[]): HostArgs {
         out.profile = value()
         break
       case '--limit': {
-        const n = Number(value())
-        if (!Number.isInteger(n) || n < 1) throw new Error('--limit must be a positive integer')
+        // any whole number, as argparse's int takes it (`sessions list`: 0 is none, a negative number all); the
+        // other commands refuse what their request does not take
+        const v = inline ?? argv[++i]
+        const n = v === undefined ? NaN : Number(v)
+        if (!Number.isInteger(n) || !/^\s*[-+]?\d+\s*$/.test(v!)) throw new Error('--limit must be a whole number')
         out.limit = n
         break
       }

@@ -7,7 +7,8 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
                                                            kept across restarts, --rotate-token replaces it)
   caduceus sessions list   [--home DIR] [--profile P] [--source S] [--limit N] [--workspace TEXT] [--children] [--json]
                                                            kanban/tool/oneshot sessions only with --source;
-                                                           the 20 most recent unless --limit (as hermes);
+                                                           the 20 most recent unless --limit (as hermes: 0 none,
+                                                           a negative number all);
                                                            --workspace: those of them whose git root (else cwd)
                                                            contains TEXT
   caduceus sessions show   <id> [--home DIR] [--profile P] [--json]
