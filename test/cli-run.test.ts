@@ -92,6 +92,19 @@ describe('caduceus run -z', { timeout: 120_000 }, () => {
     expect(source(dir, out.session_id)).toBe('cli')
   })
 
+  it("-m is --model, as upstream's hermes -z takes it: the session runs and is stored on that model", async () => {
+    const dir = home(DEMO)
+    const r = await cli(dir, '-z', 'short flag', '-m', 'picked-model', '--json')
+    expect([r.code, r.stderr]).toEqual([0, ''])
+    const id = JSON.parse(r.stdout).session_id as string
+    const db = new Database(join(dir, 'state.db'), { readonly: true })
+    try {
+      expect(db.prepare('SELECT model FROM sessions WHERE id = ?').pluck().get(id)).toBe('picked-model')
+    } finally {
+      db.close()
+    }
+  })
+
   it('an unknown profile fails with one line on stderr', async () => {
     const r = await cli(home(DEMO), 'run', '-z', 'hi', '--profile', 'nope')
     expect(r.code).not.toBe(0)

@@ -243,9 +243,9 @@ describe('sessions delete / prune', () => {
     const asked = await answering(home, null, 'sessions', 'prune', '--older-than', '30')
     expect(asked).toContain('1 ended session(s) will be deleted')
     expect(asked).toMatch(/stale .* cli {2}1 msgs/)
-    expect(asked).toContain('Delete these 1 session(s)? [y/N] \nCancelled: nothing deleted.')
+    expect(asked).toContain('Delete these 1 session(s)? [y/N] \nCancelled.')
     expect(asked).toContain('No answer on stdin: pass --yes')
-    expect(await answering(home, 'yes\n', 'sessions', 'prune', '--older-than', '30')).toContain('pruned 1')
+    expect(await answering(home, 'yes\n', 'sessions', 'prune', '--older-than', '30')).toContain('Pruned 1 session(s).')
     const db = new Database(join(home, 'state.db'))
     const fts = (w: string) =>
       (db.prepare('SELECT count(*) AS n FROM messages_fts WHERE messages_fts MATCH ?').get(w) as { n: number }).n
@@ -294,7 +294,7 @@ describe('sessions delete / prune', () => {
     const db = new Database(join(home, 'state.db'))
     db.prepare("UPDATE sessions SET ended_at = 1001, end_reason = 'cli_close' WHERE id = 'late'").run()
     p.child.stdin!.end('y\n')
-    expect((await p).stdout).toContain('pruned 1')
+    expect((await p).stdout).toContain('Pruned 1 session(s).')
     expect(db.prepare('SELECT id FROM sessions').pluck().all()).toEqual(['late'])
     db.close()
   }, 120_000)

@@ -462,7 +462,7 @@ describe("prune's selection is upstream CLI's for the same flags", () => {
       }
       try {
         const before = rows().map((r) => r.id)
-        expect(await cli(other, 'archive', undefined, [...c.flags, '--yes'])).toMatch(/^archived \d+ ended session/)
+        expect(await cli(other, 'archive', undefined, [...c.flags, '--yes'])).toMatch(/^Archived \d+ session\(s\)\./)
         const after = rows()
         expect(after.map((r) => r.id)).toEqual(before)
         expect(after.filter((r) => r.archived === 1).map((r) => r.id)).toEqual(c.archived)
@@ -546,7 +546,7 @@ describe.skipIf(!hasPython)(
       const wants: Array<[string, Rec]> = []
       for (const [p, id] of DELETES) {
         const name = `d-${p}-${id}`
-        expect(await cli(host, 'delete', id, ['--profile', name, '--yes'])).toMatch(new RegExp(`^deleted ${id}`))
+        expect(await cli(host, 'delete', id, ['--profile', name, '--yes'])).toContain(`Deleted session '${id}'.`)
         wants.push([name, U[p as 'default'].delete[id]])
       }
       // the CLI's default: upstream's selection for the same window minus upstream's archived-only selection
@@ -573,7 +573,7 @@ describe.skipIf(!hasPython)(
         )
         expect(dry.candidates.map((c: Rec) => c.id)).toEqual(want.candidates)
         expect(await cli(host, 'prune', undefined, [...flags, '--yes', '--profile', name])).toContain(
-          `pruned ${want.result} ended session(s)`
+          want.result ? `Pruned ${want.result} session(s).` : 'No sessions match'
         )
         wants.push([name, want])
       }

@@ -20,6 +20,8 @@ export interface JobInput {
   /** How many runs before the job completes (null: forever; one-shots default to 1). */
   repeat?: number | null
   model?: string | null
+  /** Where output goes, as upstream stores a CLI's `--deliver` (trimmed; empty: `local` on create, none on edit). */
+  deliver?: string
 }
 
 /**
@@ -110,7 +112,7 @@ export async function createJob(home: string, input: JobInput, now = Date.now())
     last_status: null,
     last_error: null,
     last_delivery_error: null,
-    deliver: 'local',
+    deliver: input.deliver?.trim() || 'local',
     origin: null,
     enabled_toolsets: null,
     workdir: null
@@ -156,6 +158,7 @@ export async function editJob(
     }
     if (prompt !== null) job.prompt = prompt
     if (patch.name !== undefined) job.name = patch.name.trim() || job.name
+    if (patch.deliver !== undefined) job.deliver = patch.deliver.trim() || null
     if (patch.model !== undefined && (patch.model || null) !== (text(job.model) ?? null)) {
       job.model = patch.model || null
       Object.assign(job, inferenceSnapshots(home, job))

@@ -621,9 +621,34 @@ export class SessionStore {
     for (const r of rows) out.set(String(r.id), String(r.parent))
     return out
   }
+  /**
+   * Each of `ids`' workspace, as upstream's `workspace_key` reads one (`hermes sessions list --workspace`): its git
+   * repo root, else its working directory; sessions with neither are absent.
+   */
+  workspacesOf(ids: readonly string[]): Map<string, string> {
+    const rows = stmt<{ id: string; key: string }>(
+      this.db,
+      `SELECT id, COALESCE(NULLIF(TRIM(git_repo_root), ''), NULLIF(TRIM(cwd), '')) AS key FROM sessions
+        WHERE id IN (SELECT value FROM json_each(?)) AND key IS NOT NULL`
+    ).all(JSON.stringify(ids))
+    return new Map(rows.map((r) => [String(r.id), String(r.key)]))
+  }
   /** Number of session rows (profile list). */
   sessionCount(): number {
     return (stmt(this.db, 'SELECT count(*) AS n FROM sessions').get() as { n: number }).n
+  }
+  /**
+   * `hermes sessions stats`'s numbers, counted as upstream counts them: sessions not archived (in all and by source)
+   * and every message row.
+   */
+  storeStats(): { sessions: number; messages: number; bySource: Record<string, number> } {
+    const rows = stmt<{ source: string; n: number }>(
+      this.db,
+      'SELECT source, count(*) AS n FROM sessions WHERE archived = 0 GROUP BY source ORDER BY n DESC, source'
+    ).all()
+    const messages = stmt<number>(this.db, 'SELECT count(*) FROM messages').pluck().get() ?? 0
+    const bySource = Object.fromEntries(rows.map((r) => [String(r.source), r.n]))
+    return { sessions: rows.reduce((t, r) => t + r.n, 0), messages, bySource }
   }
   /** A live upstream gateway heartbeat for this store's profile, or null (cron stands down when one runs). */
   upstreamGateway(nowSec: number, profile = this.profile): GatewayHeartbeat | null {

@@ -19,8 +19,14 @@ export interface HostArgs {
   name?: string
   repeat?: number
   schedule?: string
+  /** `cron create|edit --deliver TARGET` (local, origin, a platform, platform:chat_id, or a comma list). */
+  deliver?: string
   /** serve: replace the stored headless token (signs open tabs out). */
   rotateToken: boolean
+  /** `cron list --all`: disabled (paused, finished) jobs too, as `hermes cron list --all`. */
+  all: boolean
+  /** `sessions list --workspace NEEDLE`: rows whose git repo root (else cwd) contains it, as upstream's. */
+  workspace?: string
   /** sessions export/import/prune (sessions-admin.ts). */
   admin?: {
     format?: string
@@ -40,7 +46,15 @@ export interface HostArgs {
 const PRUNE_VALUE_FLAGS = new Set([...PRUNE_TIME_FLAGS, ...PRUNE_FILTER_FLAGS].map((f) => `--${f}`))
 
 export function parseArgs(argv: string[]): HostArgs {
-  const out: HostArgs = { demo: false, open: false, json: false, children: false, rotateToken: false, positionals: [] }
+  const out: HostArgs = {
+    demo: false,
+    open: false,
+    json: false,
+    children: false,
+    rotateToken: false,
+    all: false,
+    positionals: []
+  }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
     const [flag, inline] =
@@ -79,13 +93,22 @@ export function parseArgs(argv: string[]): HostArgs {
       case '--rotate-token':
         out.rotateToken = true
         break
+      case '--all':
+        out.all = true
+        break
+      case '--workspace':
+        out.workspace = value()
+        break
       case '--profile':
       case '-p': // upstream's short spelling
         out.profile = value()
         break
       case '--limit': {
-        const n = Number(value())
-        if (!Number.isInteger(n) || n < 1) throw new Error('--limit must be a positive integer')
+        // any whole number, as argparse's int takes it (`sessions list`: 0 is none, a negative number all); the
+        // other commands refuse what their request does not take
+        const v = inline ?? argv[++i]
+        const n = v === undefined ? NaN : Number(v)
+        if (!Number.isInteger(n) || !/^\s*[-+]?\d+\s*$/.test(v!)) throw new Error('--limit must be a whole number')
         out.limit = n
         break
       }
@@ -139,6 +162,9 @@ export function parseArgs(argv: string[]): HostArgs {
         break
       case '--schedule':
         out.schedule = value()
+        break
+      case '--deliver':
+        out.deliver = value()
         break
       case '--prompt':
         out.prompt = value()

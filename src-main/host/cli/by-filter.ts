@@ -52,23 +52,27 @@ export async function sessionsByFilter(
     if (!listed(candidates, dryRun, done)) return 0
     const ask = `${verb[0]!.toUpperCase()}${verb.slice(1)} these ${candidates.length} session(s)? [y/N] `
     if (!(await confirm(ask))) {
-      console.log(`Cancelled: nothing ${done}.`)
+      console.log('Cancelled.')
       return 0
     }
     if (candidates.length <= MAX_PRUNE_IDS) shown = candidates.map((c) => c.id)
   }
   const r = await run(false, shown)
+  // stdout's line starts as upstream's does (`Pruned N session(s).`, `Archived N session(s).`), which scripts read;
+  // the detached children, which upstream does not report, are a note on stderr
   if (args.json) console.log(JSON.stringify(r))
-  else if ('deleted' in r)
-    console.log(`pruned ${r.deleted} ended session(s)${r.detached ? `, ${r.detached} child session(s) detached` : ''}`)
-  else console.log(`archived ${r.archived} ended session(s): hidden from the list, nothing deleted`)
+  else if (('deleted' in r ? r.deleted : r.archived) === 0) listed([], false, done)
+  else if ('deleted' in r) {
+    console.log(`Pruned ${r.deleted} session(s).`)
+    if (r.detached) console.error(`caduceus: ${r.detached} child session(s) detached (kept, now top-level)`)
+  } else console.log(`Archived ${r.archived} session(s). Hidden from the list; nothing was deleted.`)
   return 0
 }
 
 /** Lists what would change (all of it for a dry run, the first 15 before asking); false: nothing to ask. */
 function listed(candidates: Candidates, dryRun: boolean, done: string): boolean {
   if (!candidates.length) {
-    console.log(`No ended session matches: nothing ${done}.`)
+    console.log(`No sessions match: nothing ${done}.`) // starts as upstream's line does
     return false
   }
   // Local time, as the ISO dates --before/--after take are read.

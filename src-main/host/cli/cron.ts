@@ -20,10 +20,10 @@ import { missingKeyReason } from './preflight'
 import { profileOf } from './profile'
 import { errorMessage } from '@shared/contract/errors'
 
-const USAGE = `caduceus cron list [--json]
-caduceus cron create SCHEDULE PROMPT [--name N] [--repeat N] [--model M] [--json]
-caduceus cron edit ID [--schedule S] [--prompt P] [--name N] [--repeat N] [--model M] [--json]
-caduceus cron pause|resume|remove|run ID
+const USAGE = `caduceus cron list [--all] [--json]   (paused and finished jobs only with --all, as hermes cron list)
+caduceus cron create|add SCHEDULE PROMPT [--name N] [--repeat N] [--model M] [--deliver TARGET] [--json]
+caduceus cron edit ID [--schedule S] [--prompt P] [--name N] [--repeat N] [--model M] [--deliver TARGET] [--json]
+caduceus cron pause|resume|remove|rm|delete|run ID   (cron alone: list)
   (ID: a job's id, or its name as upstream's cron commands accept it; all with [--home DIR] [--profile P]; SCHEDULE: "30m", "every 2h", "0 9 * * *" or "2026-02-03T14:00")`
 
 function profileHome(args: HostArgs): { profile: string; home: string } {
@@ -45,21 +45,30 @@ export async function cron(args: HostArgs): Promise<number> {
   try {
     const { profile, home } = profileHome(args)
     switch (sub) {
+      case undefined: // `hermes cron` alone lists, as `cron list`
       case 'list': {
-        const jobs = readJobs(home).jobs
+        // as `hermes cron list`: a disabled job (paused, or a finished one-shot) only with --all
+        const jobs = readJobs(home).jobs.filter((j) => args.all || j.enabled !== false)
         print({ jobs }, () => (jobs.length ? jobs.map(line).join('\n') : '(no cron jobs)'))
         return 0
       }
-      case 'create': {
+      case 'create':
+      case 'add': {
+        // upstream's alias
         if (!a || !b) throw new Error('cron create needs SCHEDULE and PROMPT')
         const job = await createJob(home, {
           schedule: a,
           prompt: b,
           name: args.name,
           repeat: args.repeat,
-          model: args.model
+          model: args.model,
+          deliver: args.deliver
         })
-        print(job, () => `created ${job.id}: ${String(job.schedule_display)}, next run ${job.next_run_at ?? '-'}`)
+        // the first line as upstream's (`Created job: ID`, which scripts read the id from), then the schedule
+        print(
+          job,
+          () => `Created job: ${job.id}\n  ${String(job.schedule_display)}, next run ${job.next_run_at ?? '-'}`
+        )
         return 0
       }
       case 'edit': {
@@ -68,7 +77,14 @@ export async function cron(args: HostArgs): Promise<number> {
         const job = await editJob(
           home,
           a,
-          { schedule: args.schedule, prompt: args.prompt, name: args.name, repeat: args.repeat, model: args.model },
+          {
+            schedule: args.schedule,
+            prompt: args.prompt,
+            name: args.name,
+            repeat: args.repeat,
+            model: args.model,
+            deliver: args.deliver
+          },
           'rearm'
         )
         print(job, () => line(job))
@@ -78,13 +94,16 @@ export async function cron(args: HostArgs): Promise<number> {
       case 'resume': {
         if (!a) throw new Error(`cron ${sub} needs a job id`)
         const job = await setPaused(home, a, sub === 'pause', sub === 'pause' ? 'paused from the CLI' : null)
-        print(job, () => line(job))
+        // upstream's line (the job's name, then the reference as given), then the job as `cron list` shows it
+        print(job, () => `${sub === 'pause' ? 'Paused' : 'Resumed'} job: ${String(job.name ?? a)} (${a})\n${line(job)}`)
         return 0
       }
-      case 'remove': {
+      case 'remove':
+      case 'rm': // upstream's aliases
+      case 'delete': {
         if (!a) throw new Error('cron remove needs a job id')
         const job = await removeJob(home, a)
-        print(job, () => `removed ${job.id}`)
+        print(job, () => `Removed job: ${String(job.name ?? a)} (${a})`)
         return 0
       }
       case 'run':

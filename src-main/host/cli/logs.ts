@@ -11,6 +11,7 @@ export function logs(args: HostArgs): number {
     return 0
   }
   const lines = readFileSync(file, 'utf8').trimEnd().split('\n')
+  if (args.limit !== undefined && args.limit < 1) throw new Error('--limit must be a positive integer')
   console.log(lines.slice(-(args.limit ?? 100)).join('\n'))
   return 0
 }

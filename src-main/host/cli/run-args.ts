@@ -23,6 +23,7 @@ const VALUE_FLAGS = {
   '--profile': 'profile',
   '-p': 'profile',
   '--model': 'model',
+  '-m': 'model', // upstream's short spelling
   '--usage-file': 'usageFile'
 } as const
 

@@ -1,9 +1,9 @@
 /**
- * `caduceus sessions export|import|delete|prune|archive`: export is upstream's CLI export (export-cli.ts); import
- * reads upstream JSONL; delete (an id or unique prefix, asked unless --yes), prune and archive (by-filter.ts) go
- * through the same contract requests as the UI.
+ * `caduceus sessions export|import|delete|rename|stats|prune|archive`: export is upstream's CLI export (export-cli.ts);
+ * import reads upstream JSONL; delete and rename (an id or unique prefix; delete asked unless --yes), prune and archive
+ * (by-filter.ts) go through the same contract requests as the UI; stats prints what `hermes sessions stats` prints.
  */
-import { readFileSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { CaduceusError, MAX_IMPORT_BYTES } from '@shared/contract'
 import type { HostArgs } from './args'
 import type { Host } from '../compose'
@@ -50,11 +50,38 @@ export async function sessionAdminCli(
     }
     const r = await call(host, 'sessions.delete', { profile, sessionId: id })
     if (!r.deleted) throw new CaduceusError('not_found', `Session '${arg}' not found.`, 'sessionId')
-    console.log(
-      args.json
-        ? JSON.stringify(r)
-        : `deleted ${id}${r.detachedChildren ? ` (${r.detachedChildren} child session(s) detached)` : ''}`
-    )
+    // upstream's line on stdout; the detached children, which upstream does not report, a note on stderr
+    if (args.json) console.log(JSON.stringify(r))
+    else {
+      console.log(`Deleted session '${id}'.`)
+      if (r.detachedChildren)
+        console.error(`caduceus: ${r.detachedChildren} child session(s) detached (kept, now top-level)`)
+    }
+    return 0
+  }
+  if (sub === 'rename') {
+    // `hermes sessions rename ID TITLE...`: the words after the id are the title, joined by single spaces
+    const words = args.positionals.slice(3)
+    if (!arg || !words.length) throw new Error('sessions rename needs a session id and a title')
+    const id = host.stores.get(profile).resolveSessionId(arg)
+    if (!id) throw new CaduceusError('not_found', `Session '${arg}' not found.`, 'sessionId')
+    const title = words.join(' ')
+    const row = await call(host, 'sessions.update', { profile, sessionId: id, title })
+    console.log(args.json ? JSON.stringify(row) : `Session '${id}' renamed to: ${title}`)
+    return 0
+  }
+  if (sub === 'stats') {
+    const store = host.stores.get(profile)
+    const stats = store.storeStats()
+    const bytes = existsSync(store.path) ? statSync(store.path).size : null
+    if (args.json) console.log(JSON.stringify({ ...stats, databaseBytes: bytes }))
+    else {
+      // upstream's lines: these five sources only, each when it has a session
+      console.log(`Total sessions: ${stats.sessions}\nTotal messages: ${stats.messages}`)
+      for (const src of ['cli', 'telegram', 'discord', 'whatsapp', 'slack'])
+        if (stats.bySource[src]) console.log(`  ${src}: ${stats.bySource[src]} sessions`)
+      if (bytes !== null) console.log(`Database size: ${(bytes / (1024 * 1024)).toFixed(1)} MB`)
+    }
     return 0
   }
   if (sub === 'prune' || sub === 'archive') return await sessionsByFilter(host, sub, profile, args)

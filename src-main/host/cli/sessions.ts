@@ -7,6 +7,9 @@ import { call } from './call'
 import { USAGE } from './usage'
 import { impliedProfile } from './profile'
 
+/** The most rows one `sessions.list` request returns (its contract's bound). */
+const LIST_PAGE = 500
+
 /** Problems go to stderr; a profile left out makes the exit code 1 (as `ls` does for an unreadable folder). */
 function problems(r: Parameters<typeof formatProblems>[0]): number {
   for (const line of formatProblems(r)) console.error(line)
@@ -15,6 +18,11 @@ function problems(r: Parameters<typeof formatProblems>[0]): number {
 
 export async function sessions(args: HostArgs): Promise<number> {
   const [, sub, arg] = args.positionals
+  // `hermes sessions` with no verb prints its help and exits 0
+  if (sub === undefined) {
+    console.log(USAGE)
+    return 0
+  }
   // No --profile: the one upstream's CLI would act on (profile.ts), else every profile for list and search.
   args = { ...args, profile: args.profile ?? impliedProfile(args.home) }
   const host = await createHost({ home: args.home, demo: false, headless: true, live: false })
@@ -25,12 +33,40 @@ export async function sessions(args: HostArgs): Promise<number> {
       // for by --source (the list's default, store/read-list.ts). Rows come most recently ACTIVE first, as upstream's dashboard and in-app console list them; its
       // terminal CLI alone lists newest-started first under a "Last Active" column (scripts/golden/list_cli.py).
       const source = typeof args.prune?.source === 'string' ? args.prune.source : undefined
-      const page = await call(host, 'sessions.list', {
+      // --limit as upstream's SQL LIMIT reads it: 20 by default, 0 lists nothing, a negative number everything; more
+      // than one request's page is read page by page
+      const want = args.limit ?? 20
+      const items: Array<(typeof page)['items'][number]> = []
+      let page = await call(host, 'sessions.list', {
         profile: args.profile ?? 'all',
-        limit: args.limit ?? 50,
+        limit: want > 0 ? Math.min(want, LIST_PAGE) : LIST_PAGE,
         includeChildren: args.children,
         ...(source ? { sources: [source] } : {})
       })
+      for (;;) {
+        items.push(...page.items)
+        if (!page.nextCursor || (want >= 0 && items.length >= want)) break
+        page = await call(host, 'sessions.list', {
+          profile: args.profile ?? 'all',
+          limit: want > 0 ? Math.min(want - items.length, LIST_PAGE) : LIST_PAGE,
+          includeChildren: args.children,
+          cursor: page.nextCursor,
+          ...(source ? { sources: [source] } : {})
+        })
+      }
+      page = { ...page, items: want >= 0 ? items.slice(0, want) : items }
+      // --workspace: as upstream's, the rows of that page whose workspace (git repo root, else cwd) contains the
+      // needle, case ignored — a filter on the listed rows, after --limit, as `hermes sessions list` applies it
+      const needle = args.workspace?.trim().toLowerCase()
+      if (needle) {
+        const keys = new Map<string, Map<string, string>>()
+        const keyOf = (p: string, id: string) => {
+          if (!keys.has(p))
+            keys.set(p, host.stores.get(p).workspacesOf(page.items.filter((i) => i.profile === p).map((i) => i.id)))
+          return keys.get(p)!.get(id)?.toLowerCase()
+        }
+        page.items = page.items.filter((i) => keyOf(i.profile, i.id)?.includes(needle))
+      }
       out(page, () => formatSessionList(page.items))
       return problems(page)
     } else if (sub === 'show') {

@@ -5,8 +5,12 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
   caduceus serve [--home DIR] [--port N] [--demo] [--rotate-token]
                                                            headless host: UI + API on 127.0.0.1 (token in the URL;
                                                            kept across restarts, --rotate-token replaces it)
-  caduceus sessions list   [--home DIR] [--profile P] [--source S] [--limit N] [--children] [--json]
-                                                           kanban/tool/oneshot sessions only with --source
+  caduceus sessions list   [--home DIR] [--profile P] [--source S] [--limit N] [--workspace TEXT] [--children] [--json]
+                                                           kanban/tool/oneshot sessions only with --source;
+                                                           the 20 most recent unless --limit (as hermes: 0 none,
+                                                           a negative number all);
+                                                           --workspace: those of them whose git root (else cwd)
+                                                           contains TEXT
   caduceus sessions show   <id> [--home DIR] [--profile P] [--json]
   caduceus sessions search <text> [--home DIR] [--profile P] [--limit N] [--children] [--json]
                                                            as upstream's list: child sessions only with --children
@@ -19,6 +23,10 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
   caduceus sessions import FILE [--profile P] [--home DIR] [--json]
   caduceus sessions delete ID|PREFIX [--yes|-y] [--json] [--profile P] [--home DIR]
                            an exact id or a unique prefix; asks before deleting unless --yes (--json needs --yes)
+  caduceus sessions rename ID|PREFIX TITLE... [--json] [--profile P] [--home DIR]
+                           sets the title (the words joined by spaces; blank clears it), as hermes sessions rename
+  caduceus sessions stats  [--json] [--profile P] [--home DIR]
+                           sessions not archived, messages, per-source counts and the file's size (hermes's lines)
   caduceus sessions prune  [--older-than T] [--newer-than T] [--before T] [--after T] [--source S] [--title TEXT]
                            [--end-reason R] [--cwd DIR] [--model TEXT] [--provider P] [--user ID] [--chat-id ID]
                            [--chat-type T] [--branch TEXT]
@@ -32,12 +40,12 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
   caduceus sessions archive [the same filters] [--dry-run] [--yes|-y] [--profile P] [--home DIR]
                            hides the ended, not yet archived sessions they match (nothing deleted); at least one
                            filter, no implicit cutoff (as hermes sessions archive)
-  caduceus run -z PROMPT… [--home DIR] [--profile P] [--model M] [--json] [--usage-file PATH]
+  caduceus run -z PROMPT… [--home DIR] [--profile P] [--model|-m M] [--json] [--usage-file PATH]
                                                            one stateless turn; prints the reply. Options go before
                                                            or after the words; -- ends options; - reads stdin
   caduceus -z PROMPT…                                      the same (upstream's spelling)
   caduceus api [--home DIR] [--profile P] [--host H] [--port N]   OpenAI-compatible API server (default 127.0.0.1:8642)
-  caduceus cron list|create|edit|pause|resume|remove|run ...  per-profile cron jobs (caduceus cron with no verb: usage)
+  caduceus cron list|create|edit|pause|resume|remove|run ...  per-profile cron jobs (caduceus cron alone: list)
   caduceus logs errors [--limit N]                          recent warnings and errors (memory refusals land here)
   caduceus --help | -h                                      this text
 

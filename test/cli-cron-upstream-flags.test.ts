@@ -1,0 +1,108 @@
+// `caduceus cron list [--all]` and `cron add` as upstream's `hermes cron` takes them, through the built CLI on the
+// jobs.json upstream's own CLI wrote (scripts/golden/cron_list_all.py → test/fixtures/upstream/cron-list-all): a
+// paused or finished job is listed only with --all, `cron` alone lists, `add` is `create`, `rm` and `delete` are
+// `remove`, and each command's first line is upstream's (a script reads the job id from `Created job: ID`).
+import { execFile } from 'node:child_process'
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, describe, expect, it } from 'vitest'
+
+const exec = promisify(execFile)
+const repo = resolve(import.meta.dirname, '..')
+const gold = join(repo, 'test/fixtures/upstream/cron-list-all')
+const G = JSON.parse(readFileSync(join(gold, 'listed.json'), 'utf8')) as {
+  jobs: { every: string; paused: string; finished: string }
+  listed: { default: string[]; all: string[]; bare: string[] }
+  printed: Record<'create' | 'pause' | 'resume' | 'remove' | 'rm', string>
+  delivers: Array<{ argv: string[]; deliver: string | null }>
+}
+const made: string[] = []
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true })
+})
+const home = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cad-cron-flags-'))
+  made.push(dir)
+  cpSync(join(gold, 'home'), dir, { recursive: true })
+  return dir
+}
+
+async function cli(dir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, ['bin/caduceus.mjs', ...args, '--home', dir], {
+      cwd: repo,
+      env: { ...process.env, CADUCEUS_LOG_DIR: join(dir, 'logs'), HERMES_HOME: '', TZ: 'UTC' }
+    })
+    return { code: 0, stdout, stderr }
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string }
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
+  }
+}
+
+const ids = (r: { stdout: string }) => (JSON.parse(r.stdout) as { jobs: Array<{ id: string }> }).jobs.map((j) => j.id)
+
+describe('cron list --all and cron add, as hermes cron', { timeout: 120_000 }, () => {
+  it('lists the jobs upstream lists, with and without --all (text and --json)', async () => {
+    const dir = home()
+    const plain = await cli(dir, 'cron', 'list', '--json')
+    const all = await cli(dir, 'cron', 'list', '--all', '--json')
+    expect([plain.code, all.code]).toEqual([0, 0])
+    expect(ids(plain).sort()).toEqual([...G.listed.default].sort())
+    expect(ids(all).sort()).toEqual([...G.listed.all].sort())
+    const text = await cli(dir, 'cron', 'list')
+    expect(
+      text.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ')[0])
+        .sort()
+    ).toEqual([...G.listed.default].sort())
+  })
+
+  it('cron add creates a job as cron create does', async () => {
+    const dir = home()
+    const r = await cli(dir, 'cron', 'add', 'every 3h', 'water the plants', '--name', 'plants', '--json')
+    expect(r.code).toBe(0)
+    const job = JSON.parse(r.stdout) as { id: string; name: string; schedule_display: string }
+    expect(job).toMatchObject({ name: 'plants', schedule_display: 'every 180m' })
+    expect(ids(await cli(dir, 'cron', 'list', '--json'))).toContain(job.id)
+  })
+
+  it("cron alone lists, and create, pause, resume, rm and delete print upstream's first line", async () => {
+    const dir = home()
+    const bare = await cli(dir, 'cron', '--json')
+    expect(ids(bare).sort()).toEqual([...G.listed.bare].sort())
+    const first = (t: string) => t.split('\n')[0]
+    const created = await cli(dir, 'cron', 'create', 'every 2h', 'check the inbox', '--name', 'fresh')
+    expect(first(created.stdout)).toMatch(/^Created job: [0-9a-f]{12}$/)
+    expect(first(G.printed.create)).toMatch(/^Created job: [0-9a-f]{12}$/)
+    const fresh = first(created.stdout).split(': ')[1]!
+    expect(ids(await cli(dir, 'cron', 'list', '--json'))).toContain(fresh)
+    // the paused job by name, then by id, as the golden's commands named them
+    expect(first((await cli(dir, 'cron', 'resume', G.jobs.paused)).stdout)).toBe(first(G.printed.resume))
+    expect(first((await cli(dir, 'cron', 'pause', 'paused')).stdout)).toBe(first(G.printed.pause))
+    expect((await cli(dir, 'cron', 'remove', 'every')).stdout).toBe(G.printed.remove)
+    expect((await cli(dir, 'cron', 'rm', G.jobs.paused)).stdout).toBe(G.printed.rm)
+    const del = await cli(dir, 'cron', 'delete', fresh)
+    expect([del.code, del.stdout]).toEqual([0, `Removed job: fresh (${fresh})\n`])
+    expect(ids(await cli(dir, 'cron', 'list', '--all', '--json'))).toEqual([G.jobs.finished])
+  })
+
+  it('cron create|edit --deliver store what upstream stores', async () => {
+    const dir = home()
+    for (const c of G.delivers) {
+      const r = await cli(dir, 'cron', ...c.argv)
+      expect({ argv: c.argv, code: r.code }).toEqual({ argv: c.argv, code: 0 })
+      const jobs = (
+        JSON.parse(readFileSync(join(dir, 'cron/jobs.json'), 'utf8')) as { jobs: Array<Record<string, unknown>> }
+      ).jobs
+      expect({ argv: c.argv, deliver: jobs.find((j) => j.name === 'dl')?.deliver }).toEqual({
+        argv: c.argv,
+        deliver: c.deliver
+      })
+    }
+  })
+})
