@@ -60,12 +60,13 @@ describe('sessions stats and rename, as hermes sessions stats|rename', { timeout
   for (const name of Object.keys(G.homes)) {
     it(`stats on the ${name} home prints upstream's numbers`, async () => {
       const dir = copy(name)
-      const r = await cli(dir, 'sessions', 'stats')
+      // both only read: one process each, side by side
+      const [r, asJson] = await Promise.all([cli(dir, 'sessions', 'stats'), cli(dir, 'sessions', 'stats', '--json')])
       expect(r.code).toBe(0)
       const lines = r.stdout.trimEnd().split('\n')
       expect(lines.filter((l) => !l.startsWith('Database size:'))).toEqual(G.homes[name]!.stats)
       expect(lines.at(-1)).toMatch(/^Database size: \d+\.\d MB$/)
-      const json = JSON.parse((await cli(dir, 'sessions', 'stats', '--json')).stdout) as { sessions: number }
+      const json = JSON.parse(asJson.stdout) as { sessions: number }
       expect(`Total sessions: ${json.sessions}`).toBe(G.homes[name]!.stats[0])
     })
   }
@@ -135,12 +136,19 @@ describe('sessions stats and rename, as hermes sessions stats|rename', { timeout
     store.close()
     const count = async (...flags: string[]) =>
       (JSON.parse((await cli(dir, 'sessions', 'list', '--json', ...flags)).stdout) as { items: unknown[] }).items.length
-    expect(await count()).toBe(20)
-    expect(await count('--limit', '25')).toBe(25)
+    // every call only reads: side by side
+    const [all, limited, none, unbounded, bare] = await Promise.all([
+      count(),
+      count('--limit', '25'),
+      count('--limit', '0'),
+      count('--limit', '-1'),
+      cli(dir, 'sessions')
+    ])
+    expect(all).toBe(20)
+    expect(limited).toBe(25)
     // as upstream's SQL LIMIT: 0 lists nothing, a negative number everything
-    expect(await count('--limit', '0')).toBe(0)
-    expect(await count('--limit', '-1')).toBe(25)
-    const bare = await cli(dir, 'sessions')
+    expect(none).toBe(0)
+    expect(unbounded).toBe(25)
     expect([bare.code, bare.stdout.includes('caduceus sessions list')]).toEqual([0, true])
   })
 
@@ -149,9 +157,12 @@ describe('sessions stats and rename, as hermes sessions stats|rename', { timeout
     const db = new Database(join(dir, 'state.db'))
     db.prepare('UPDATE sessions SET git_repo_root = ? WHERE id = ?').run(G.repo_root[1], G.repo_root[0])
     db.close()
-    for (const c of G.workspaces) {
-      // upstream's list is the home's own profile: the root's
-      const r = await cli(dir, 'sessions', 'list', ...c.argv, '--profile', 'default', '--json')
+    // every call only reads: side by side; upstream's list is the home's own profile: the root's
+    const answers = await Promise.all(
+      G.workspaces.map((c) => cli(dir, 'sessions', 'list', ...c.argv, '--profile', 'default', '--json'))
+    )
+    for (const [i, c] of G.workspaces.entries()) {
+      const r = answers[i]!
       expect({ argv: c.argv, code: r.code }).toEqual({ argv: c.argv, code: 0 })
       const ids = (JSON.parse(r.stdout) as { items: Array<{ id: string }> }).items.map((i) => i.id)
       expect({ argv: c.argv, ids }).toEqual({ argv: c.argv, ids: c.ids })
@@ -173,8 +184,9 @@ describe('sessions stats and rename, as hermes sessions stats|rename', { timeout
       expect(new Set(ids).size).toBe(ids.length)
       return ids.length
     }
-    expect(await count('--limit', '510')).toBe(510)
-    expect(await count('--limit', '-1')).toBeGreaterThanOrEqual(520)
-    expect(await count('--limit', '-1')).toBeLessThanOrEqual(before + 520)
+    const [bounded, unbounded] = await Promise.all([count('--limit', '510'), count('--limit', '-1')])
+    expect(bounded).toBe(510)
+    expect(unbounded).toBeGreaterThanOrEqual(520)
+    expect(unbounded).toBeLessThanOrEqual(before + 520)
   })
 })
