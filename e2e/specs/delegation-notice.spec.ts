@@ -1,37 +1,31 @@
 // A finished background delegation reaches its session as a message nobody typed; the transcript shows it as an
 // event card (goal, status, result per task), not as the raw "[Background delegation … finished]" text. Upstream's
 // notice (its own formatter's text, test/fixtures/upstream/delegation-notices) and Caduceus's (a live delegation) both.
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import Database from 'better-sqlite3'
+import { readFileSync, rmSync } from 'node:fs'
+import { resolve } from 'node:path'
 import type { SubagentList } from '@shared/contract'
 import { test as demoTest, expect, startHost } from '../fixtures/host'
+import { DESK, v31HomeWithDeskRows } from '../fixtures/v31-desk-home'
 import { api } from '../fixtures/external'
 import { scanThemes, type AxeViolation } from '../fixtures/axe'
 import { AppShell } from '../page-models/app-shell'
 import { SessionPage } from '../page-models/session-page'
 
-const FIXTURE = resolve(import.meta.dirname, '../../test/fixtures/upstream/nous-v31')
 const NOTICES = JSON.parse(
   readFileSync(resolve(import.meta.dirname, '../../test/fixtures/upstream/delegation-notices/notices.json'), 'utf8')
 ) as Record<string, string>
-const DESK = '20251205_140000_de5k01'
 
 demoTest.use({ bypassCSP: true }) // axe is injected as a script tag
 
 demoTest(
   "upstream's notices are event cards at 900 px; a typed look-alike stays what the user typed",
   async ({ page }) => {
-    const home = mkdtempSync(join(tmpdir(), 'cad-e2e-notice-'))
-    cpSync(FIXTURE, home, { recursive: true })
-    const db = new Database(join(home, 'profiles', 'work', 'state.db'))
-    const add = db.prepare('INSERT INTO messages(session_id, role, content, timestamp) VALUES (?, ?, ?, ?)')
-    add.run(DESK, 'user', NOTICES.single_ok, 1764950000)
-    add.run(DESK, 'user', NOTICES.batch, 1764950001)
-    const lookAlike = `${NOTICES.single_ok.split('\n')[0]}\nI got this from a friend, what does it mean?`
-    add.run(DESK, 'user', lookAlike, 1764950002)
-    db.close()
+    const lookAlike = `${NOTICES.single_ok!.split('\n')[0]}\nI got this from a friend, what does it mean?`
+    const home = v31HomeWithDeskRows('cad-e2e-notice-', [
+      { content: NOTICES.single_ok! },
+      { content: NOTICES.batch! },
+      { content: lookAlike }
+    ])
     const host = await startHost({ home, demo: false })
     try {
       await page.setViewportSize({ width: 900, height: 860 })

@@ -2,45 +2,35 @@
 // card (how it ended, the command, its output), not as the raw "[Background process …]" text. Upstream's notices
 // (its own formatter's text, test/fixtures/upstream/process-notices) and Caduceus's shape (src-main/tools/completion.ts)
 // both; a typed look-alike stays what the user typed.
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import Database from 'better-sqlite3'
+import { readFileSync, rmSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { expect, test } from '@playwright/test'
 import { startHost } from '../fixtures/host'
+import { DESK, v31HomeWithDeskRows } from '../fixtures/v31-desk-home'
 import { scanThemes, type AxeViolation } from '../fixtures/axe'
 import { AppShell } from '../page-models/app-shell'
 import { SessionPage } from '../page-models/session-page'
 
-const FIXTURE = resolve(import.meta.dirname, '../../test/fixtures/upstream/nous-v31')
 const NOTICES = JSON.parse(
   readFileSync(resolve(import.meta.dirname, '../../test/fixtures/upstream/process-notices/notices.json'), 'utf8')
 ) as Record<string, string>
-const DESK = '20251205_140000_de5k01'
 
 test.use({ bypassCSP: true }) // axe is injected as a script tag
 
 test('background process notices are event cards; a typed look-alike stays a user message; axe clean', async ({
   page
 }) => {
-  const home = mkdtempSync(join(tmpdir(), 'cad-e2e-process-notice-'))
-  cpSync(FIXTURE, home, { recursive: true })
-  const db = new Database(join(home, 'profiles', 'work', 'state.db'))
-  const add = db.prepare(
-    'INSERT INTO messages(session_id, role, content, timestamp, display_kind) VALUES (?, ?, ?, ?, ?)'
-  )
-  add.run(DESK, 'user', NOTICES.exit_ok, 1764950000, null)
-  add.run(DESK, 'user', NOTICES.watch_match_suppressed, 1764950001, null)
-  add.run(
-    DESK,
-    'user',
-    '[Background process proc_c4d5 finished: exit code 2]\nCommand: make test\nOutput (tail):\nFAILED: 2 tests',
-    1764950002,
-    'process_complete'
-  )
   const lookAlike = `${NOTICES.exit_fail.split('\n')[0]}\nI saw this in my terminal, what does it mean?]`
-  add.run(DESK, 'user', lookAlike, 1764950003, null)
-  db.close()
+  const home = v31HomeWithDeskRows('cad-e2e-process-notice-', [
+    { content: NOTICES.exit_ok! },
+    { content: NOTICES.watch_match_suppressed! },
+    {
+      content:
+        '[Background process proc_c4d5 finished: exit code 2]\nCommand: make test\nOutput (tail):\nFAILED: 2 tests',
+      displayKind: 'process_complete'
+    },
+    { content: lookAlike }
+  ])
   const host = await startHost({ home, demo: false })
   try {
     await page.setViewportSize({ width: 900, height: 860 })
