@@ -32,7 +32,8 @@ def main():
         printed = {}
         for name, argv in (
             ("every", ["create", "every 2h", "check the inbox", "--name", "every"]),
-            ("paused", ["add", "30m", "say hi", "--name", "paused"]),
+            # recurring: a one-shot would be past (and refused on resume) once its time came after the fixture was made
+            ("paused", ["add", "every 30m", "say hi", "--name", "paused"]),
             ("finished", ["add", "1h", "once only", "--name", "finished"]),
         ):
             out = hermes(home, "cron", *argv).stdout
