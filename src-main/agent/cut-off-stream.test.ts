@@ -31,6 +31,11 @@ const antDone = (text: string) =>
   ant('content_block_stop', { index: 0 }) +
   ant('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 3 } }) +
   ant('message_stop', {})
+/** A whole Anthropic reply without a content block, ended with `reason`. */
+const antEmpty = (reason: string) =>
+  antStart +
+  ant('message_delta', { delta: { stop_reason: reason }, usage: { output_tokens: 0 } }) +
+  ant('message_stop', {})
 const done = (text: string) => `${chunk({ content: text }, 'stop')}data: [DONE]\n\n`
 
 /** A reply the server sends whole, or (`drop`) whose connection it destroys once the bytes are out. */
@@ -206,6 +211,31 @@ describe('a provider stream cut off mid-reply', () => {
     expect(result.status).toBe('error')
     expect(result.partial).toBeUndefined()
     expect(kit.messages('S1').map((r) => r.role)).toEqual(['user'])
+  })
+
+  it('Anthropic, a whole reply with no content that ended its turn (end_turn) is a reply: not asked again', async () => {
+    const { agent } = await setUp('anthropic_messages', [antEmpty('end_turn')])
+    const result = await agent.runTurn('go')
+    expect([result.status, result.finalText, provider.hits]).toEqual(['completed', '', 1])
+  })
+
+  it("Anthropic, a whole reply with no content otherwise: upstream's 3 attempts, waits growing from 2.5 × the base, then the error", async () => {
+    const { agent } = await setUp('anthropic_messages', [antEmpty('max_tokens')])
+    const result = await agent.runTurn('go', { onDelta: (d) => kit.deltas.push(d) })
+    expect(provider.hits).toBe(3)
+    expect(result.status).toBe('error')
+    expect(result.error).toBe(
+      'malformed provider reply: the reply held no content (stop reason: max_tokens) (a reply with no content 3 times in a row)'
+    )
+    expect(rows()).toEqual([['user', 'go', null]])
+    // the kit's base wait is 10 ms: 25–37 ms, then 50–75 ms (upstream, at its 2 s: 5–7.5 s, then 10–15 s)
+    const notices = kit.deltas.filter((d) => d.kind === 'notice').map((d) => d.text!)
+    const when = notices.map((t) =>
+      /^The provider's reply held no content; asking for the reply again in (\d+) ms \(attempt (\d) of 3\)\.$/.exec(t)
+    )
+    expect(when.map((m) => Number(m?.[2]))).toEqual([2, 3])
+    const [first, second] = when.map((m) => Number(m?.[1]))
+    expect([first! >= 25 && first! <= 38, second! >= 50 && second! <= 75]).toEqual([true, true])
   })
 
   it('dropped before any text: the same request again at once, kept out of the rows, the user told', async () => {

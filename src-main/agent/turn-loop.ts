@@ -146,19 +146,23 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
         continue
       }
       if (cut && !n && !shown && err.cause.midStream) {
-        // Cut before any text reached the user: the same request again, in upstream's rounds and waits.
+        // Cut before any text reached the user, or a whole reply with nothing in it: the same request again, in
+        // upstream's rounds and waits (stream-retry.ts).
         earlyCuts++
-        const limit = streamAttemptLimit(err.cause.kind, host.runtime)
+        const empty = err.cause.emptyReply
+        const limit = streamAttemptLimit(err.cause, host.runtime)
+        const what = empty ? "The provider's reply held no content" : "The provider's stream broke off before any text"
         if (earlyCuts < limit) {
-          const wait = streamRetryWaitMs(earlyCuts, resolveCallLimits(host.runtime.limits).streamRetryWaitMs)
+          const base = resolveCallLimits(host.runtime.limits).streamRetryWaitMs
+          const wait = streamRetryWaitMs(earlyCuts, base, Math.random, empty)
           const when = wait ? `in ${wait >= 1000 ? `${(wait / 1000).toFixed(1)} s` : `${wait} ms`}` : 'now'
           host.log?.warn(
             'agent',
-            `session ${host.sessionId}: stream cut off before any text (${err.cause.message}); asking again ${when} (attempt ${earlyCuts + 1} of ${limit})`
+            `session ${host.sessionId}: ${empty ? 'empty reply' : 'stream cut off before any text'} (${err.cause.message}); asking again ${when} (attempt ${earlyCuts + 1} of ${limit})`
           )
           ctx.emit({
             kind: 'notice',
-            text: `The provider's stream broke off before any text; asking for the reply again ${when} (attempt ${earlyCuts + 1} of ${limit}).`
+            text: `${what}; asking for the reply again ${when} (attempt ${earlyCuts + 1} of ${limit}).`
           })
           if (wait) {
             host.touch(`waiting ${when.slice(3)} to ask the provider again`, 'model')
@@ -174,7 +178,7 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
         }
         throw new ProviderError(
           err.cause.kind,
-          `${err.cause.message} (the stream broke off before any text ${limit} times in a row)`,
+          `${err.cause.message} (${empty ? 'a reply with no content' : 'the stream broke off before any text'} ${limit} times in a row)`,
           err.cause.status
         )
       }

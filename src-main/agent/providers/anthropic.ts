@@ -91,6 +91,9 @@ async function* streamMessages(
   let text = ''
   let reasoning = ''
   let finishReason: string | null = null
+  /** The stop reason as Anthropic named it (finishReason is it in OpenAI's terms). */
+  let stopReason: string | null = null
+  let started = false
   let model: string | null = null
   const usage: NormalizedUsage = emptyUsage()
   let sawUsage = false
@@ -107,6 +110,7 @@ async function* streamMessages(
       const ev = raw as Record<string, any>
       switch (ev.type) {
         case 'message_start': {
+          started = true
           const m = ev.message ?? {}
           if (typeof m.model === 'string') model = m.model
           if (m.usage) {
@@ -154,7 +158,10 @@ async function* streamMessages(
           break
         }
         case 'message_delta':
-          if (typeof ev.delta?.stop_reason === 'string') finishReason = mapStop(ev.delta.stop_reason)
+          if (typeof ev.delta?.stop_reason === 'string') {
+            stopReason = ev.delta.stop_reason
+            finishReason = mapStop(ev.delta.stop_reason)
+          }
           if (ev.usage) {
             sawUsage = true
             mergeUsage(usage, ev.usage)
@@ -182,13 +189,20 @@ async function* streamMessages(
   }
   if (watch.reason) throw watch.reason
   if (signal?.aborted) throw new ProviderError('aborted', 'request aborted')
-  if (!stopped && !blocks.size)
-    throw Object.assign(
-      new ProviderError('malformed', 'malformed provider reply: the stream ended without any content'),
-      {
-        midStream: true
-      }
+  if (!blocks.size && stopReason !== 'end_turn' && stopReason !== 'refusal') {
+    // Nothing in the reply. Before message_start too, the stream was empty (asked again as one cut before any text);
+    // after it, the reply is whole but holds nothing (an empty content list is a reply only with end_turn or
+    // refusal), which upstream asks for again on its invalid-response schedule (stream-retry.ts).
+    const err = new ProviderError(
+      'malformed',
+      started
+        ? `malformed provider reply: the reply held no content (stop reason: ${stopReason ?? 'none'})`
+        : 'malformed provider reply: the stream ended without any content'
     )
+    err.midStream = true
+    err.emptyReply = started
+    throw err
+  }
   const toolCalls: ToolCallRequest[] = []
   const thinkingBlocks: ThinkingBlock[] = []
   for (const [, b] of [...blocks.entries()].sort((a, z) => a[0] - z[0])) {

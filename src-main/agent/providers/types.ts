@@ -122,6 +122,11 @@ export class ProviderError extends Error {
    * same request would be cut the same way, so it is not asked for again as it stands.
    */
   closedCleanly = false
+  /**
+   * The reply came whole but held nothing to act on (Anthropic: no content block, and a stop reason other than
+   * `end_turn` or `refusal`): upstream takes it as an invalid response and asks again on its own, slower schedule.
+   */
+  emptyReply = false
   constructor(kind: ProviderErrorKind, message: string, status?: number) {
     // A provider may echo the key (or any secret) back in its error text: mask every known secret value.
     super(redact(message))
