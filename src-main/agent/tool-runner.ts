@@ -45,8 +45,22 @@ const refused = (call: ToolCallRequest): ToolCallResult => ({
   })
 })
 
+/** A call whose arguments the stream ended inside (providers/anthropic.ts) is never run either: the model is told. */
+const incomplete = (call: ToolCallRequest): ToolCallResult => ({
+  id: call.id,
+  name: call.name,
+  ok: false,
+  content: JSON.stringify({
+    error: `tool call not run: the provider's stream ended before its arguments were complete (${call.incomplete} characters came); make the call again with all of its arguments`
+  })
+})
+
 const execute = (deps: ToolRunDeps, call: ToolCallRequest, ctx: ToolContext): Promise<ToolCallResult> =>
-  call.cutFrom !== undefined ? Promise.resolve(refused(call)) : executeToolCall(deps.registry, call, ctx)
+  call.cutFrom !== undefined
+    ? Promise.resolve(refused(call))
+    : call.incomplete !== undefined
+      ? Promise.resolve(incomplete(call))
+      : executeToolCall(deps.registry, call, ctx)
 
 export async function runToolCalls(deps: ToolRunDeps, calls: ToolCallRequest[], ctx: TurnContext): Promise<void> {
   const toolCtx: ToolContext = { ...deps.toolContext, turnId: ctx.turnId, signal: ctx.signal }

@@ -12,7 +12,6 @@ import { ArgsBuffer } from './tool-call-assembler'
 import { splitUrlCredentials } from './url-auth'
 import {
   count,
-  cutOffStream,
   emptyUsage,
   ProviderError,
   type ChatRequest,
@@ -213,20 +212,18 @@ async function* streamMessages(
         json.add(b.input)
       }
       const args = json.result()
-      toolCalls.push({
+      const call: ToolCallRequest = {
         id: b.id || `toolu_${toolCalls.length}`,
         name: b.name,
         ...args,
         arguments: args.arguments || '{}'
-      })
+      }
+      toolCalls.push(call.cutFrom === undefined && !wholeArguments(call.arguments) ? incompleteCall(call) : call)
     }
     if (b.kind === 'thinking') thinkingBlocks.push({ type: 'thinking', thinking: b.thinking, signature: b.signature })
     if (b.kind === 'redacted_thinking') thinkingBlocks.push({ type: 'redacted_thinking', data: b.data })
   }
-  // Ended without message_stop: complete, as upstream takes it (its stop reason, else "stop"), unless a tool call's
-  // input is cut mid-value (types.ts, cutOffStream).
-  if (!stopped && toolCalls.some((c) => !c.cutFrom && !wholeArguments(c.arguments)))
-    throw cutOffStream('message_stop', toolCalls.length)
+  // Ended without message_stop: complete, as upstream takes it (its stop reason, else "stop").
   yield {
     type: 'done',
     response: {
@@ -238,6 +235,22 @@ async function* streamMessages(
       model,
       thinkingBlocks
     }
+  }
+}
+
+/**
+ * A tool_use whose streamed input is not whole JSON: the body ended (with message_stop or without) before the input
+ * did. Upstream runs such a call with what its SDK's partial parse makes of the input (`{}`, or the fields before the
+ * cut, a number cut short included); this one is never run. It is kept as the model's call, its arguments a marker,
+ * and the tool runner answers it with a result saying they were cut off, so the model can make it again whole.
+ */
+function incompleteCall(call: ToolCallRequest): ToolCallRequest {
+  const received = call.arguments.length
+  return {
+    id: call.id,
+    name: call.name,
+    arguments: JSON.stringify({ _cut: `arguments cut off: the stream ended after ${received} characters of them` }),
+    incomplete: received
   }
 }
 

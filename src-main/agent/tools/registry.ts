@@ -55,6 +55,11 @@ export interface ToolCallRequest {
   arguments: string
   /** Set when the model's arguments were longer than `max_tool_args_chars`: their length; `arguments` is a marker. */
   cutFrom?: number
+  /**
+   * Set when the provider's stream ended before the call's arguments were whole JSON: how many characters came;
+   * `arguments` is then a marker. Such a call is never run (its arguments are a guess at best).
+   */
+  incomplete?: number
 }
 
 export interface ToolCallResult {
