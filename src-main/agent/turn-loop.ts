@@ -182,12 +182,15 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
           err.cause.status
         )
       }
-      if (cut && shown) {
-        // Cut after text reached the user: like a reply cut by the output cap, the part is kept as its own
-        // row (finish_reason "length") and the model is asked to go on from there; the same bound applies.
-        const note = n
-          ? `\n\n[The stream broke off in the middle of ${n === 1 ? 'a tool call' : `${n} tool calls`}; ${n === 1 ? 'it was' : 'they were'} not run.]`
-          : ''
+      const clean = Boolean(n && err.cause.closedCleanly)
+      if (cut && (shown || clean)) {
+        // Cut after text reached the user, or a body that ended normally inside a tool call's arguments: like a reply
+        // cut by the output cap, the part is kept as its own row (finish_reason "length") and the model is asked to go
+        // on from there; the same bound applies. A dropped connection's calls are noted in the part (as upstream
+        // notes them); a clean end's are said in a notice, the part only the text (empty when none came), as upstream
+        // keeps it.
+        const calls = `${n === 1 ? 'a tool call' : `${n} tool calls`}; ${n === 1 ? 'it was' : 'they were'} not run`
+        const note = n && !clean ? `\n\n[The stream broke off in the middle of ${calls}.]` : ''
         if (note) ctx.emit({ kind: 'text', text: note })
         const part = shown + note
         await host.save(assistantMessage({ text: part, reasoning: err.partialReasoning, toolCalls: [] }), ctx, {
@@ -203,7 +206,9 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
         const stopped = await askToContinue(
           host,
           ctx,
-          `The provider's stream broke off mid-reply; asking the model to continue (${parts.length}/${CONTINUATIONS}).`,
+          clean
+            ? `The provider's stream ended in the middle of ${calls}. Asking the model to continue (${parts.length}/${CONTINUATIONS}).`
+            : `The provider's stream broke off mid-reply; asking the model to continue (${parts.length}/${CONTINUATIONS}).`,
           n ? CONTINUE_AFTER_TOOL_DROP : CONTINUE_AFTER_DROP,
           lastText
         )
