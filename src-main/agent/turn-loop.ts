@@ -67,6 +67,8 @@ const CONTINUE_AFTER_TOOL_DROP =
   '[System: The connection dropped while your last reply was streaming a tool call, so the call was never ' +
   'received or run. If it is still needed, make it again; if its arguments were long, split the work into ' +
   'several smaller calls.]'
+/** The assistant row that closes a tool round the user's Stop cut off before the model replied (our wording). */
+const STOPPED_REPLY = '[Stopped by the user before the reply to these tool results.]'
 /** The user message that asks the model to carry on a reply the output cap cut off (our wording). */
 const CONTINUE_PROMPT =
   '[System: The output length limit cut your last reply short. Pick it up at the exact point where it stopped, ' +
@@ -84,7 +86,7 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
   /** The parts so far of a reply cut off (by the output cap or a dropped stream); each is its own assistant row. */
   let parts: string[] = []
   for (let i = 0; ; i++) {
-    if (ctx.signal.aborted) return { exitReason: 'interrupted', finalText: lastText }
+    if (ctx.signal.aborted) return stopped(host, ctx, parts.join(''))
     // Iteration boundary: the previous model call and all its tool calls are done.
     for (const text of host.takeSteers()) {
       host.touch('steering message folded in', 'user')
@@ -95,7 +97,7 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
       return { exitReason: 'max_iterations', finalText: lastText }
     }
     await maybeCompress(host, ctx)
-    if (ctx.signal.aborted) return { exitReason: 'interrupted', finalText: lastText }
+    if (ctx.signal.aborted) return stopped(host, ctx, parts.join(''))
 
     let response
     try {
@@ -121,7 +123,7 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
           const partial = assistantMessage({ text: err.partialText, reasoning: err.partialReasoning, toolCalls: [] })
           await host.save(partial, ctx, { finishReason: 'interrupted' })
         }
-        return { exitReason: 'interrupted', finalText: parts.join('') + err.partialText || lastText }
+        return stopped(host, ctx, parts.join('') + err.partialText)
       }
       const cut = CUT_KINDS.has(err.cause.kind)
       const n = err.toolCallsInFlight
@@ -166,7 +168,7 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
           })
           if (wait) {
             host.touch(`waiting ${when.slice(3)} to ask the provider again`, 'model')
-            if (!(await pause(wait, ctx.signal))) return { exitReason: 'interrupted', finalText: lastText }
+            if (!(await pause(wait, ctx.signal))) return stopped(host, ctx, parts.join(''))
           }
           i--
           continue
@@ -346,6 +348,17 @@ async function maybeCompress(host: LoopHost, ctx: TurnContext): Promise<void> {
   } finally {
     host.compressing = false
   }
+}
+
+/**
+ * The turn's end on the user's Stop, its answer so far `finalText`: the parts of a cut-off reply, never the text
+ * beside tool calls (as a finished turn's answer). A Stop between a tool round and the model's next reply leaves the
+ * conversation on a tool result; upstream then closes it with an assistant row, so the next user message does not
+ * follow a tool result (which strict providers take badly), and this does too, in our words (STOPPED_REPLY).
+ */
+async function stopped(host: LoopHost, ctx: TurnContext, finalText: string): Promise<LoopOutcome> {
+  if (host.sessionMessages.at(-1)?.role === 'tool') await host.save({ role: 'assistant', content: STOPPED_REPLY }, ctx)
+  return { exitReason: 'interrupted', finalText }
 }
 
 /** Waits `ms`, or less when the signal aborts first (then false): a Stop never waits out a retry's wait. */
