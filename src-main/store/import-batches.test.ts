@@ -245,7 +245,7 @@ except Exception as e:
     const backup = new Database(path)
     await backup.backup(`${path}.bak`)
     backup.close()
-    const n = 1200
+    const n = 300
     let swapped = false
     const off = store.onLocalChange(() => {
       if (swapped) return
