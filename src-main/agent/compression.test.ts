@@ -277,6 +277,28 @@ describe('the continuation as upstream writes it (golden: scripts/golden/turn_ro
     await again.runTurn('one more')
     expect(again.sessionId).not.toBe(child)
     expect(kit.store.getSession(again.sessionId)!.title).toBe('Trip plan #3')
+    // The second summary is asked of the first as an earlier summary, not as something the user said.
+    const asked = String(kit.server.requests.filter(isSummaryCall).at(-1)!.body.messages[1].content)
+    expect(asked).toMatch(
+      /^\[earlier summary\]: The user and assistant discussed long topics A and B\.\n\n\[assistant\]/
+    )
+    expect(asked).not.toContain('CONTEXT SUMMARY')
+  })
+
+  it("takes the compressing surface's source, not the parent's, as upstream's continuation takes its platform", async () => {
+    // upstream: conversation_compression.compress_context creates the child with source=agent.platform
+    kit = await makeKit([], { handler: summarizer(() => ({ text: 'Continuing after compression.' })) })
+    await kit.store.createSession('S1', 'telegram', { sessionKey: 'agent:main:telegram:dm:42' })
+    for (let i = 0; i < 3; i++) {
+      await kit.store.appendMessage('S1', { role: 'user', content: long(`question ${i}`) })
+      await kit.store.appendMessage('S1', { role: 'assistant', content: long(`answer ${i}`) })
+    }
+    const agent = kit.makeAgent({ compression, source: 'desktop' })
+    await agent.runTurn('resumed on the desk')
+    expect(agent.sessionId).not.toBe('S1')
+    expect(kit.store.getSession(agent.sessionId)).toMatchObject({ parentSessionId: 'S1', source: 'desktop' })
+    expect(kit.store.getSession('S1')).toMatchObject({ source: 'telegram', endReason: 'compression' })
+    expect(kit.store.resolveResumeSessionId('S1')).toBe(agent.sessionId)
   })
 
   it('merges the summary into a kept user message rather than sending two user messages in a row', async () => {

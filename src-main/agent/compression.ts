@@ -217,7 +217,9 @@ async function rotate(
   const published = await host.store.publishCompressionChild({
     parentId,
     childId,
-    source: parent?.source ?? host.defaultSource,
+    // The surface compressing is where the conversation goes on: upstream's continuation takes the running agent's
+    // platform (conversation_compression.py), not the parent's source, so a chain resumed elsewhere says so.
+    source: host.defaultSource,
     session: {
       model: host.runtime.model,
       sessionKey: parent?.sessionKey ?? (host.gatewaySessionKey || null),
