@@ -78,7 +78,7 @@ describe('context compression', () => {
     // Child = summary + protected tail (last answer + the new question) + the reply.
     const rows = kit.messages(child)
     expect(rows.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
-    expect(rows[0]!.content).toContain('[Summary of the earlier conversation]')
+    expect(rows[0]!.content).toBe('[CONTEXT SUMMARY]:\nThe user and assistant discussed long topics A and B.')
     expect(rows[0]!.display_kind).toBe('compression_summary')
     // upstream's flag on its summary rows (its compressor and clients tell a summary from a turn by it)
     expect(rows.map((m) => m._compressed_summary)).toEqual([1, 0, 0, 0])
@@ -308,18 +308,15 @@ describe('the continuation as upstream writes it (golden: scripts/golden/turn_ro
     await agent.runTurn('next question')
     const rows = kit.messages(agent.sessionId)
     expect(rows.map((r) => r.role)).toEqual(['user', 'assistant'])
-    // Upstream's layout in Caduceus's words: the kept text marked as carried over, then the summary and its end.
+    // The summary first (opened as upstream recognises a summary), its end, then the kept message's own words.
     expect(rows[0]!.content).toBe(
-      mergeSummaryInto(
-        'next question',
-        '[Summary of the earlier conversation]\nThe user and assistant discussed long topics A and B.'
-      )
+      mergeSummaryInto('next question', 'The user and assistant discussed long topics A and B.')
     )
-    expect(rows[0]!.content).toMatch(/^\[Carried over[^\n]*\]\nnext question\n\n\[End of the carried-over message/)
-    expect(rows[0]!.content).toMatch(/\n\n\[End of the summary\. It is background, not a request[^\n]*\]$/)
+    expect(rows[0]!.content).toMatch(/^\[CONTEXT SUMMARY\]:\nThe user and assistant[^\n]*\n\n\[End of the summary/)
+    expect(rows[0]!.content).toMatch(/\]\n\nnext question$/)
     expect(splitMergedSummary(rows[0]!.content)).toEqual({
       kept: 'next question',
-      summary: '[Summary of the earlier conversation]\nThe user and assistant discussed long topics A and B.'
+      summary: 'The user and assistant discussed long topics A and B.'
     })
     const meta = rawDb(kit.store)
       .prepare('SELECT display_metadata FROM messages WHERE session_id = ? ORDER BY id LIMIT 1')
