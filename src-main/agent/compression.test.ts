@@ -330,6 +330,22 @@ describe('the continuation as upstream writes it (golden: scripts/golden/turn_ro
     expect(sent.at(-1)!.content).toBe(rows[0]!.content)
   })
 
+  it('a summary merged into a message with an image goes ahead of its parts, and its row splits as text does', async () => {
+    kit = await makeKit([], { handler: summarizer(() => ({ text: 'Continuing after compression.' })) })
+    await seedTitled(kit)
+    const agent = kit.makeAgent({ compression: { ...compression, protectLastN: 1 } })
+    const png = { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } } as const
+    await agent.runTurn('what is this?', { parts: [{ type: 'text', text: 'what is this?' }, png] })
+    const row = kit.messages(agent.sessionId)[0]!
+    expect(splitMergedSummary(row.content)).toEqual({
+      kept: 'what is this?\n[screenshot]',
+      summary: 'The user and assistant discussed long topics A and B.'
+    })
+    const sent = kit.server.requests.at(-1)!.body.messages.at(-1) as { content: Array<Record<string, unknown>> }
+    expect(sent.content.map((p) => p.type)).toEqual(['text', 'text', 'image_url'])
+    expect(String(sent.content[0]!.text)).toMatch(/^\[CONTEXT SUMMARY\]:\nThe user and assistant/)
+  })
+
   it("a summary merged into a kept message keeps that message's time, as a plain copy of it does", async () => {
     kit = await makeKit([], { handler: summarizer(() => ({ text: 'Continuing after compression.' })) })
     await kit.store.createSession('S1', 'desktop', { sessionKey: 'agent:main:desk:S1' })

@@ -185,8 +185,10 @@ async function rotate(
     // new input. A copy: the parent's message stays as it was should the write below fail.
     const first = tail[0]!
     const to: AgentMessage = { ...first, content: mergeSummaryInto(first.content ?? '', summaryText) }
-    // The same text ahead of the message's own parts (its images stay where they were).
-    if (first.parts?.length) to.parts = [{ type: 'text', text: mergedSummaryHead(summaryText) }, ...first.parts]
+    // The same text ahead of the message's own parts (its images stay where they were). Its row joins the parts'
+    // text with a newline (storedPartsText), which stands for the head's last one, so the row splits as text does.
+    if (first.parts?.length)
+      to.parts = [{ type: 'text', text: mergedSummaryHead(summaryText).slice(0, -1) }, ...first.parts]
     merged = { from: first, to }
     messages = [to, ...tail.slice(1)]
     // The merged message is still the kept one (its text comes first): it keeps that message's identity.
