@@ -252,7 +252,7 @@ describe('a Session page turn that crosses the compression threshold', () => {
     const chain = [...text(older), ...text(tip)]
     expect(chain).toEqual([
       ...['question 0', 'answer 0 l', 'question 1', 'answer 1 l', 'question 2'],
-      ...['[Summary o', 'answer 2 l', 'next quest', LATE.slice(0, 10), 'Carrying o']
+      ...['[CONTEXT S', 'answer 2 l', 'next quest', LATE.slice(0, 10), 'Carrying o']
     ])
     expect(older).toMatchObject({ hasMoreBefore: false, hasMoreAfter: false })
     // the copy shown in its original's place carries what that reply cost: the turn's strip keeps its cost
@@ -308,7 +308,7 @@ print(json.dumps({"list": [r["id"] for r in rows], "count": rows[0]["message_cou
     expect([out.tip, out.resume, out.chain]).toEqual([child, child, [PARENT, child]])
     expect(out.count).toBe(5)
     expect(out.msgs.map((m) => m[1])).toEqual([
-      '[Summary o',
+      '[CONTEXT S',
       'answer 2 l',
       'next quest',
       LATE.slice(0, 10),

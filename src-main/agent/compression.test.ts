@@ -78,7 +78,7 @@ describe('context compression', () => {
     // Child = summary + protected tail (last answer + the new question) + the reply.
     const rows = kit.messages(child)
     expect(rows.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
-    expect(rows[0]!.content).toContain('[Summary of the earlier conversation]')
+    expect(rows[0]!.content).toBe('[CONTEXT SUMMARY]:\nThe user and assistant discussed long topics A and B.')
     expect(rows[0]!.display_kind).toBe('compression_summary')
     // upstream's flag on its summary rows (its compressor and clients tell a summary from a turn by it)
     expect(rows.map((m) => m._compressed_summary)).toEqual([1, 0, 0, 0])
@@ -277,6 +277,28 @@ describe('the continuation as upstream writes it (golden: scripts/golden/turn_ro
     await again.runTurn('one more')
     expect(again.sessionId).not.toBe(child)
     expect(kit.store.getSession(again.sessionId)!.title).toBe('Trip plan #3')
+    // The second summary is asked of the first as an earlier summary, not as something the user said.
+    const asked = String(kit.server.requests.filter(isSummaryCall).at(-1)!.body.messages[1].content)
+    expect(asked).toMatch(
+      /^\[earlier summary\]: The user and assistant discussed long topics A and B\.\n\n\[assistant\]/
+    )
+    expect(asked).not.toContain('CONTEXT SUMMARY')
+  })
+
+  it("takes the compressing surface's source, not the parent's, as upstream's continuation takes its platform", async () => {
+    // upstream: conversation_compression.compress_context creates the child with source=agent.platform
+    kit = await makeKit([], { handler: summarizer(() => ({ text: 'Continuing after compression.' })) })
+    await kit.store.createSession('S1', 'telegram', { sessionKey: 'agent:main:telegram:dm:42' })
+    for (let i = 0; i < 3; i++) {
+      await kit.store.appendMessage('S1', { role: 'user', content: long(`question ${i}`) })
+      await kit.store.appendMessage('S1', { role: 'assistant', content: long(`answer ${i}`) })
+    }
+    const agent = kit.makeAgent({ compression, source: 'desktop' })
+    await agent.runTurn('resumed on the desk')
+    expect(agent.sessionId).not.toBe('S1')
+    expect(kit.store.getSession(agent.sessionId)).toMatchObject({ parentSessionId: 'S1', source: 'desktop' })
+    expect(kit.store.getSession('S1')).toMatchObject({ source: 'telegram', endReason: 'compression' })
+    expect(kit.store.resolveResumeSessionId('S1')).toBe(agent.sessionId)
   })
 
   it('merges the summary into a kept user message rather than sending two user messages in a row', async () => {
@@ -286,18 +308,15 @@ describe('the continuation as upstream writes it (golden: scripts/golden/turn_ro
     await agent.runTurn('next question')
     const rows = kit.messages(agent.sessionId)
     expect(rows.map((r) => r.role)).toEqual(['user', 'assistant'])
-    // Upstream's layout in Caduceus's words: the kept text marked as carried over, then the summary and its end.
+    // The summary first (opened as upstream recognises a summary), its end, then the kept message's own words.
     expect(rows[0]!.content).toBe(
-      mergeSummaryInto(
-        'next question',
-        '[Summary of the earlier conversation]\nThe user and assistant discussed long topics A and B.'
-      )
+      mergeSummaryInto('next question', 'The user and assistant discussed long topics A and B.')
     )
-    expect(rows[0]!.content).toMatch(/^\[Carried over[^\n]*\]\nnext question\n\n\[End of the carried-over message/)
-    expect(rows[0]!.content).toMatch(/\n\n\[End of the summary\. It is background, not a request[^\n]*\]$/)
+    expect(rows[0]!.content).toMatch(/^\[CONTEXT SUMMARY\]:\nThe user and assistant[^\n]*\n\n\[End of the summary/)
+    expect(rows[0]!.content).toMatch(/\]\n\nnext question$/)
     expect(splitMergedSummary(rows[0]!.content)).toEqual({
       kept: 'next question',
-      summary: '[Summary of the earlier conversation]\nThe user and assistant discussed long topics A and B.'
+      summary: 'The user and assistant discussed long topics A and B.'
     })
     const meta = rawDb(kit.store)
       .prepare('SELECT display_metadata FROM messages WHERE session_id = ? ORDER BY id LIMIT 1')
@@ -309,6 +328,22 @@ describe('the continuation as upstream writes it (golden: scripts/golden/turn_ro
     const sent = kit.server.requests.at(-1)!.body.messages as Array<{ role: string; content: string }>
     expect(sent.filter((m) => m.role !== 'system').map((m) => m.role)).toEqual(['user'])
     expect(sent.at(-1)!.content).toBe(rows[0]!.content)
+  })
+
+  it('a summary merged into a message with an image goes ahead of its parts, and its row splits as text does', async () => {
+    kit = await makeKit([], { handler: summarizer(() => ({ text: 'Continuing after compression.' })) })
+    await seedTitled(kit)
+    const agent = kit.makeAgent({ compression: { ...compression, protectLastN: 1 } })
+    const png = { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } } as const
+    await agent.runTurn('what is this?', { parts: [{ type: 'text', text: 'what is this?' }, png] })
+    const row = kit.messages(agent.sessionId)[0]!
+    expect(splitMergedSummary(row.content)).toEqual({
+      kept: 'what is this?\n[screenshot]',
+      summary: 'The user and assistant discussed long topics A and B.'
+    })
+    const sent = kit.server.requests.at(-1)!.body.messages.at(-1) as { content: Array<Record<string, unknown>> }
+    expect(sent.content.map((p) => p.type)).toEqual(['text', 'text', 'image_url'])
+    expect(String(sent.content[0]!.text)).toMatch(/^\[CONTEXT SUMMARY\]:\nThe user and assistant/)
   })
 
   it("a summary merged into a kept message keeps that message's time, as a plain copy of it does", async () => {

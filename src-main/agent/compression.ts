@@ -19,7 +19,7 @@ import type { AgentMemory, AgentStore, CompressionConfig } from './types'
 import type { NewMessage } from '../store'
 import { errorMessage } from '@shared/contract/errors'
 import { readRetrying } from '../store'
-import { MERGED_CONTEXT_HEADER, mergeSummaryInto } from '@shared/contract/merged-summary'
+import { mergeSummaryInto, mergedSummaryHead, readSummary, summaryMessageText } from '@shared/contract/merged-summary'
 
 export interface CompressionHost {
   sessionId: string
@@ -39,7 +39,6 @@ export interface CompressionHost {
 }
 
 const DEFAULTS = { threshold: 0.5, contextLength: 128_000, targetRatio: 0.2, protectLastN: 6 }
-const SUMMARY_PREFIX = '[Summary of the earlier conversation]'
 /** The lease lasts 300 s (upstream's default); renewed well before it runs out. */
 const LEASE_RENEW_MS = 60_000
 
@@ -170,7 +169,6 @@ async function rotate(
 
   const parent = await readRetrying(() => host.store.getSession(parentId))
   const childId = newSessionId()
-  const text = `${SUMMARY_PREFIX}\n${summaryText}`
   const meta = { compressedFrom: parentId, summarizedMessages: head.length }
   // Nothing but the system prompt precedes the summary: upstream's role rule with the system prompt as the head.
   const place = summaryPlacement(
@@ -182,18 +180,15 @@ async function rotate(
   let rows: NewMessage[]
   let merged: { from: AgentMessage; to: AgentMessage } | null = null
   if (place === 'merge') {
-    // Either role would sit next to a message of its own role: the summary joins the first kept message, framed as
-    // upstream frames it (the kept text marked as carried over, then the summary and its end marker) so the model
-    // does not take the summary's old tasks for new input. A copy: the parent's message stays as it was should the
-    // write below fail.
+    // Either role would sit next to a message of its own role: the summary joins the first kept message, ahead of
+    // its words and ended by a line saying it is background, so the model does not take the summary's old tasks for
+    // new input. A copy: the parent's message stays as it was should the write below fail.
     const first = tail[0]!
-    const to: AgentMessage = { ...first, content: mergeSummaryInto(first.content ?? '', text) }
-    if (first.parts?.length) {
-      // The same text around the message's own parts (its images stay where they were).
-      const head = `${MERGED_CONTEXT_HEADER}\n`
-      const suffix = to.content!.slice(head.length + (first.content ?? '').length)
-      to.parts = [{ type: 'text', text: head }, ...first.parts, { type: 'text', text: suffix }]
-    }
+    const to: AgentMessage = { ...first, content: mergeSummaryInto(first.content ?? '', summaryText) }
+    // The same text ahead of the message's own parts (its images stay where they were). Its row joins the parts'
+    // text with a newline (storedPartsText), which stands for the head's last one, so the row splits as text does.
+    if (first.parts?.length)
+      to.parts = [{ type: 'text', text: mergedSummaryHead(summaryText).slice(0, -1) }, ...first.parts]
     merged = { from: first, to }
     messages = [to, ...tail.slice(1)]
     // The merged message is still the kept one (its text comes first): it keeps that message's identity.
@@ -202,7 +197,7 @@ async function rotate(
       ...tail.slice(1).map((m) => toNewMessage(m))
     ]
   } else {
-    const summary: AgentMessage = { role: place, content: text }
+    const summary: AgentMessage = { role: place, content: summaryMessageText(summaryText) }
     messages = [summary, ...tail]
     rows = [
       toNewMessage(summary, { displayKind: 'compression_summary', displayMetadata: meta }),
@@ -217,7 +212,9 @@ async function rotate(
   const published = await host.store.publishCompressionChild({
     parentId,
     childId,
-    source: parent?.source ?? host.defaultSource,
+    // The surface compressing is where the conversation goes on: upstream's continuation takes the running agent's
+    // platform (conversation_compression.py), not the parent's source, so a chain resumed elsewhere says so.
+    source: host.defaultSource,
     session: {
       model: host.runtime.model,
       sessionKey: parent?.sessionKey ?? (host.gatewaySessionKey || null),
@@ -266,6 +263,8 @@ function summaryInstructions(maxWords: number): string {
     'You compress conversations so an assistant can continue them with less context.',
     "Summarize the transcript you are given. Keep: the user's goals and preferences, decisions made, facts and",
     'names learned, results of tool calls that still matter, and open tasks or next steps.',
+    'A part marked [earlier summary] is what an earlier compression kept of the conversation before it, not anyone',
+    'speaking: carry what still matters from it into your summary.',
     `Write plain prose or short bullets, no preamble, at most about ${maxWords} words.`
   ].join(' ')
 }
@@ -274,11 +273,17 @@ function transcript(messages: AgentMessage[]): string {
   const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}… [${s.length - n} more chars]` : s)
   return messages
     .map((m) => {
+      // An earlier compression's summary (Caduceus's or upstream's), alone or merged into a kept message: folded in
+      // as a summary, never as something the user or the assistant said.
+      const earlier = m.role === 'tool' ? null : readSummary(m.content)
+      const told = earlier ? `[earlier summary]: ${clip(earlier.summary, 16000)}` : ''
+      if (earlier?.kept === null) return told
       if (m.role === 'tool') return `[tool ${m.name ?? ''} result]: ${clip(m.content ?? '', 2000)}`
       const calls = (m.tool_calls ?? [])
         .map((c) => ` (called ${c.function.name} with ${clip(c.function.arguments, 500)})`)
         .join('')
-      return `[${m.role}]: ${clip(m.content ?? '', 8000)}${calls}`
+      const said = `[${m.role}]: ${clip(earlier ? earlier.kept : (m.content ?? ''), 8000)}${calls}`
+      return earlier ? `${told}\n\n${said}` : said
     })
     .join('\n\n')
 }

@@ -96,6 +96,30 @@ describe('publishCompressionChild', () => {
     s.close()
   })
 
+  it("takes none of the parent's model_config: a branch's continuation stays a continuation in the chain walk", async () => {
+    // Upstream's continuation stores the compressing agent's own session settings, never the parent's
+    // (conversation_compression.compress_context: model_config=agent._session_init_model_config); a copied
+    // `_branched_from` (or `_delegate_from`) would make the child a fork, and both programs' chain walks stop there.
+    const { store: s } = store()
+    await s.createSession('ROOT', 'cli')
+    await s.createSession('B', 'cli', {
+      parentSessionId: 'ROOT',
+      modelConfig: { _branched_from: 'ROOT', gateway_runtime: { provider: 'openrouter' } }
+    })
+    await s.appendMessage('B', { role: 'user', content: 'branch question' })
+    await s.publishCompressionChild({
+      parentId: 'B',
+      childId: 'C',
+      source: 'desktop',
+      session: {},
+      watermark: s.messageWatermark('B'),
+      messages: [{ role: 'user', content: 'SUMMARY' }]
+    })
+    expect(s.getSession('C')!.modelConfig).toBeNull()
+    expect(s.resolveResumeSessionId('B')).toBe('C')
+    s.close()
+  })
+
   it('a parent another program ended meanwhile publishes nothing', async () => {
     const { store: s, path } = store()
     await s.createSession('P', 'cli')

@@ -3,6 +3,7 @@ import type { Message } from '@shared/contract'
 import { message } from '../../test-utils/fixtures'
 import { pairToolCalls } from './tool-pairs'
 import { summarizeTurns } from './turn-usage'
+import { mergeSummaryInto } from '@shared/contract/merged-summary'
 
 const usage = (input: number, cached: number, output: number, reasoning: number, usd: number | null) => ({
   tokens: { input, output, cacheRead: cached, cacheWrite: 0, reasoning },
@@ -66,5 +67,19 @@ describe('summarizeTurns', () => {
     ])
     expect([...sums.keys()]).toEqual([4])
     expect(sums.get(4)!.tokens!.input).toBe(30)
+  })
+
+  it('a summary merged into a kept user message still opens that message’s turn', () => {
+    const sums = transcript([
+      message(1, 's1', { role: 'user' }),
+      message(2, 's1', { role: 'assistant', usage: usage(10, 0, 1, 0, 0.001) }),
+      message(3, 's1', {
+        role: 'user',
+        content: mergeSummaryInto('the next question', 'they talked'),
+        summaryMerged: true
+      }),
+      message(4, 's1', { role: 'assistant', usage: usage(20, 0, 2, 0, 0.002) })
+    ])
+    expect([...sums.keys()]).toEqual([2, 4])
   })
 })

@@ -1,0 +1,139 @@
+// Compression summaries across the two programs sharing a v21 home (scripts/golden/compression_interop.py →
+// test/fixtures/upstream/compression-interop, upstream commit in golden.json). Upstream v21 knows an earlier summary
+// only by the text it starts with: the golden holds the continuations Caduceus wrote and what upstream's own
+// compressor made of them, and the continuations upstream wrote, which Caduceus compresses here.
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { SessionStore } from '../src-main/store'
+import { Agent } from '../src-main/agent/agent'
+import { ToolRegistry } from '../src-main/agent/tools/registry'
+import { startScriptedProvider, type RecordedRequest } from '../src-main/agent/scripted'
+import { testRuntime } from '../src-main/agent/test-fixtures/kit'
+import { rawDb } from '../src-main/store/test-fixtures/raw-db'
+
+const gold = join(import.meta.dirname, 'fixtures/upstream/compression-interop')
+const golden = JSON.parse(readFileSync(join(gold, 'golden.json'), 'utf8')) as {
+  caduceus: Record<
+    string,
+    {
+      case: { sessionId: string; text: string; protectLastN: number; summary: string }
+      parent_messages: Array<[string, string]>
+      child_rows: Array<[string, string]>
+      upstream: {
+        is_summary: boolean[]
+        latest_summary: { index: number | null; body: string }
+        last_user_index: number
+        roles: string[]
+        fold: {
+          previous_summary: string | null
+          updates_previous_summary: boolean
+          summary_marker_among_turns: boolean
+        }
+      }
+    }
+  >
+  upstream: Record<string, { child: string; summary: string; roles: string[]; is_summary: boolean[]; merged: boolean }>
+  earlier_caduceus_layouts_are_summaries: Record<string, boolean>
+}
+
+const dirs: string[] = []
+const closers: Array<() => Promise<void> | void> = []
+afterEach(async () => {
+  for (const c of closers.splice(0)) await c()
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+
+const summarizing = (req: RecordedRequest) =>
+  String(req.body?.messages?.[0]?.content ?? '').startsWith('You compress conversations')
+
+/** One compressing turn on `sessionId` in `store`: the summarizer answers `summary`; its requests are returned. */
+async function compress(store: SessionStore, sessionId: string, text: string, protectLastN: number, summary: string) {
+  const provider = await startScriptedProvider({
+    handler: (req) => (summarizing(req) ? { text: summary } : { text: 'Carried on after the compression.' })
+  })
+  closers.push(() => provider.close())
+  const agent = new Agent({
+    profile: 'default',
+    sessionId,
+    store,
+    runtime: testRuntime(provider.baseUrl),
+    tools: new ToolRegistry(),
+    maxIterations: 4,
+    gatewaySessionKey: '',
+    compression: { enabled: true, threshold: 0.5, contextLength: 1000, protectLastN }
+  })
+  const r = await agent.runTurn(text)
+  await agent.close()
+  expect(r.status).toBe('completed')
+  expect(agent.sessionId).not.toBe(sessionId)
+  return { child: agent.sessionId, asked: provider.requests.filter(summarizing) }
+}
+
+const rowsOf = (store: SessionStore, sessionId: string) =>
+  (
+    rawDb(store)
+      .prepare('SELECT role, content FROM messages WHERE session_id = ? ORDER BY id')
+      .all(sessionId) as Array<{ role: string; content: string }>
+  ).map((r) => [r.role, r.content])
+
+describe("Caduceus's continuation, as upstream's compressor reads it back", () => {
+  it('writes the summary, alone or merged, in the text upstream took for a summary and folded', async () => {
+    // what upstream made of the layouts Caduceus wrote before: turns, summarized as if someone had said them
+    expect(golden.earlier_caduceus_layouts_are_summaries).toEqual({ standalone: false, merged: false })
+    const dir = mkdtempSync(join(tmpdir(), 'cad-compress-interop-'))
+    dirs.push(dir)
+    const store = new SessionStore(join(dir, 'state.db'))
+    closers.push(() => store.close())
+    for (const [key, g] of Object.entries(golden.caduceus)) {
+      // upstream's verdicts on what Caduceus wrote (the golden), after it went on in the continuation
+      const up = g.upstream
+      expect(
+        up.is_summary.map((s, i) => (s ? i : -1)).filter((i) => i >= 0),
+        key
+      ).toEqual([0])
+      expect(up.latest_summary.index, key).toBe(0)
+      expect(up.latest_summary.body.startsWith(g.case.summary), key).toBe(true)
+      expect(up.fold, key).toMatchObject({
+        previous_summary: up.latest_summary.body,
+        updates_previous_summary: true,
+        summary_marker_among_turns: false
+      })
+      expect(up.roles[up.last_user_index], key).toBe('user')
+      expect(up.last_user_index, key).toBeGreaterThan(0)
+
+      // Caduceus still writes exactly those rows for the same conversation
+      await store.createSession(g.case.sessionId, 'cli')
+      for (const [role, content] of g.parent_messages)
+        await store.appendMessage(g.case.sessionId, { role: role as 'user', content })
+      const { child } = await compress(store, g.case.sessionId, g.case.text, g.case.protectLastN, g.case.summary)
+      expect(rowsOf(store, child), key).toEqual(g.child_rows)
+    }
+  })
+})
+
+describe("upstream's continuation, as Caduceus compresses it", () => {
+  it("folds upstream's summary, alone or merged, in as an earlier summary, never as a turn", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cad-compress-interop-'))
+    dirs.push(dir)
+    copyFileSync(join(gold, 'state.db'), join(dir, 'state.db'))
+    const store = new SessionStore(join(dir, 'state.db'))
+    closers.push(() => store.close())
+    for (const [key, g] of Object.entries(golden.upstream)) {
+      expect(g.is_summary.filter(Boolean), key).toHaveLength(1)
+      const { child, asked } = await compress(store, g.child, `${key} goes on in Caduceus`, 2, `CAD-AFTER-${key}`)
+      const told = String(asked[0]!.body.messages[1].content)
+      // the earlier summary in its place (after the turns upstream kept ahead of it), without its opening or end line
+      expect(told, key).toContain(`\n\n[earlier summary]: ${g.summary}\n\n`)
+      expect(told, key).not.toMatch(/CONTEXT COMPACTION|PRIOR CONTEXT|END OF CONTEXT SUMMARY/)
+      expect(told.match(/\[earlier summary\]/g), key).toHaveLength(1)
+      if (g.merged) {
+        // the kept message's own words stay a turn of the user's, after the summary
+        const kept = rowsOf(store, g.child)[g.is_summary.indexOf(true)]![1]!.split('\n')[1]!
+        expect(told, key).toContain(`\n\n[user]: ${kept}`)
+      }
+      expect(rowsOf(store, child)[0]![1]!.startsWith(`[CONTEXT SUMMARY]:\nCAD-AFTER-${key}`), key).toBe(true)
+    }
+  })
+})
