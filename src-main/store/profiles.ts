@@ -136,6 +136,7 @@ export class StoreRegistry {
     try {
       return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
     } catch {
+      // the decoder's only failure: a byte that is not UTF-8 (upstream's read_text raises and falls back the same)
       return { problem: `${file} is not UTF-8 text, so the default profile is used` }
     }
   }

@@ -114,7 +114,7 @@ export function holographicDbPath(config: Record<string, unknown> | null | undef
   try {
     return dbPathOf(section(config), home)
   } catch {
-    return null
+    return null // a db_path that names no shareable file: initialize and the picker say why (holographicConfig)
   }
 }
 
