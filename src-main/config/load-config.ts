@@ -15,7 +15,8 @@ import { envRefNames, expandEnvRefs, normaliseLegacyKeys } from './upstream-rewr
 export type RawConfig = Record<string, unknown>
 
 export interface ConfigError {
-  code: 'malformed_config' | 'unreadable_config'
+  /** `unreadable_env`: the profile's .env is there but cannot be read (resolveRuntime; `path` names it). */
+  code: 'malformed_config' | 'unreadable_config' | 'unreadable_env'
   path: string
   message: string
   line?: number

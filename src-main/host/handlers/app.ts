@@ -6,7 +6,7 @@ import { errorMessage } from '@shared/contract/errors'
 import { problemOf } from '../../store'
 import { configProblem } from '../../config'
 import { readFileIfExists } from '../../files'
-import { envPath } from '../../secrets'
+import { envFileProblem } from '../../secrets'
 
 export const LOG_COMMAND = 'caduceus logs errors'
 
@@ -43,8 +43,8 @@ function profiles(s: Services): ProfileInfo[] {
 
 /**
  * The profile's files besides config.yaml that are there but cannot be read. Each is read as absent where it is used
- * (no persona; no keys from .env, where upstream stops at start-up with a permission error), so without this the only
- * sign would be an agent without its persona or a "no API key" reply.
+ * (no persona; no keys from .env, whose turns are refused too), so without this the only sign would be an agent
+ * without its persona or a refused turn.
  */
 function homeFileProblems(home: string): string[] {
   const out: string[] = []
@@ -56,10 +56,8 @@ function homeFileProblems(home: string): string[] {
     }
   }
   check(join(home, 'SOUL.md'), 'the agent runs without its persona')
-  check(
-    envPath(home),
-    'its keys and settings are not used (upstream Hermes does not start with a .env it may not read)'
-  )
+  const env = envFileProblem(home)
+  if (env) out.push(env)
   return out
 }
 
