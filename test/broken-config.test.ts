@@ -45,6 +45,7 @@ function makeHome(): string {
   }
   // unreadable whoever runs the test (root reads a mode-0 file): a folder where the file should be
   mkdirSync(join(root, 'profiles', 'locked', 'config.yaml'), { recursive: true })
+  mkdirSync(join(root, 'profiles', 'locked', '.env')) // its .env too: turns refused, said at start like config.yaml
   return root
 }
 
@@ -160,6 +161,7 @@ describe("a profile's config.yaml that cannot be read, on the read side", () => 
       const want = /caduceus: warning: profile broken: config\.yaml is not valid YAML \(.*broken.config\.yaml, line 4\)/
       await expect.poll(() => serve.stderr(), { timeout: 10_000 }).toMatch(want)
       expect(serve.stderr()).toMatch(/profile listy: config\.yaml must be a mapping/)
+      expect(serve.stderr()).toMatch(/profile locked: \S*locked.\.env cannot be read \(EISDIR.*turns are refused/)
       expect(serve.stderr()).not.toMatch(/profile default:/)
       const logged = () =>
         readdirSync(serve.logDir)
