@@ -1,11 +1,22 @@
 // A profile whose config.yaml cannot be read (not YAML, a list at the top, unreadable) through the host's own
 // requests: the read side names the file, the line and the reason instead of showing defaults as the profile's
 // settings, and looking changes nothing in the profile (no repaired file, no `.corrupt.*.bak` snapshot).
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+// Beside it, the other profile files that can be there yet unreadable (state.db, SOUL.md, .env, active_profile) are
+// named problems of their profile too, never read as absent.
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import type { MemoryProviderState, ProfileInfo, ProfileSettings } from '@shared/contract'
+import type { MemoryProviderState, ProfileInfo, ProfileSettings, SessionPage } from '@shared/contract'
 import { createHost } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
 import { startServe } from './helpers/serve-process'
@@ -34,6 +45,7 @@ function makeHome(): string {
   }
   // unreadable whoever runs the test (root reads a mode-0 file): a folder where the file should be
   mkdirSync(join(root, 'profiles', 'locked', 'config.yaml'), { recursive: true })
+  mkdirSync(join(root, 'profiles', 'locked', '.env')) // its .env too: turns refused, said at start like config.yaml
   return root
 }
 
@@ -49,9 +61,27 @@ function configFiles(root: string): Record<string, string> {
   return out
 }
 
+/**
+ * More profile files that are there but cannot be read, each a named problem on profiles.list / app.info (the rail),
+ * never read as absent. A symlink loop or a folder stands in for EACCES, which root never meets.
+ */
+function addUnreadableFiles(root: string): void {
+  // `hermes profile use` not readable: the default profile stands in, and says why.
+  mkdirSync(join(root, 'active_profile'))
+  // state.db that cannot be stat-ed (not "no state.db yet") AND config.yaml a folder: both named.
+  const both = join(root, 'profiles', 'both')
+  mkdirSync(both, { recursive: true })
+  symlinkSync(join(both, 'state.db'), join(both, 'state.db'))
+  mkdirSync(join(both, 'config.yaml'))
+  const files = join(root, 'profiles', 'files')
+  mkdirSync(join(files, 'SOUL.md'), { recursive: true })
+  mkdirSync(join(files, '.env'))
+}
+
 describe("a profile's config.yaml that cannot be read, on the read side", () => {
   it('settings, memory provider and profile list name the file, line and reason; nothing is written', async () => {
     const root = makeHome()
+    addUnreadableFiles(root)
     const before = configFiles(root)
     const host = await createHost({
       home: root,
@@ -94,7 +124,20 @@ describe("a profile's config.yaml that cannot be read, on the read side", () => 
 
       const profiles = await call<ProfileInfo[]>('profiles.list', {})
       const notice = (n: string) => profiles.find((p) => p.name === n)?.notice
-      expect(notice('default')).toBeUndefined()
+      const of = (n: string) => profiles.find((p) => p.name === n)!
+      // default's own config.yaml is fine: its one notice is the active_profile it stands in for
+      expect(of('default').isActive).toBe(true)
+      expect(notice('default')).toMatch(
+        /^\S*active_profile cannot be read \(EISDIR.*\), so the default profile is used$/
+      )
+      expect(of('both').error).toMatch(/ELOOP.*both.state\.db/)
+      expect(notice('both')).toMatch(/cannot read .*both.config\.yaml/)
+      expect(of('files').error).toBeUndefined()
+      expect(notice('files')).toMatch(/files.SOUL\.md cannot be read \(EISDIR.*\): the agent runs without its persona/)
+      expect(notice('files')).toMatch(/files.\.env cannot be read \(EISDIR.*\): its keys and settings are not used/)
+      // The Sessions list under "All" leaves the unstattable profile out and says why.
+      const page = await call<SessionPage>('sessions.list', { profile: 'all' })
+      expect(page.unavailable).toEqual([{ profile: 'both', reason: expect.stringMatching(/ELOOP/) }])
       expect(notice('broken')).toBe(broken.configError!.message)
       expect(notice('listy')).toBe(listy.configError!.message)
       const info = await call<{ profiles: ProfileInfo[] }>('app.info', {})
@@ -118,6 +161,7 @@ describe("a profile's config.yaml that cannot be read, on the read side", () => 
       const want = /caduceus: warning: profile broken: config\.yaml is not valid YAML \(.*broken.config\.yaml, line 4\)/
       await expect.poll(() => serve.stderr(), { timeout: 10_000 }).toMatch(want)
       expect(serve.stderr()).toMatch(/profile listy: config\.yaml must be a mapping/)
+      expect(serve.stderr()).toMatch(/profile locked: \S*locked.\.env cannot be read \(EISDIR.*turns are refused/)
       expect(serve.stderr()).not.toMatch(/profile default:/)
       const logged = () =>
         readdirSync(serve.logDir)

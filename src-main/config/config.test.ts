@@ -52,6 +52,22 @@ describe('loadConfig', () => {
     expect(resolveRuntime(loop, { vault: envVault }).configError?.code).toBe('unreadable_config')
   })
 
+  // Upstream's start-up raises PermissionError on a .env it may not read (observed as uid nobody on a mode-000 file);
+  // root reads such a file, so a folder and a symlink loop stand in for it here.
+  it('a .env that cannot be read refuses the turn with the file named, instead of running without its keys', () => {
+    const dir = home('model:\n  provider: openai\n')
+    mkdirSync(join(dir, '.env'))
+    const loop = home('model:\n  provider: openai\n')
+    symlinkSync(join(loop, '.env'), join(loop, '.env'))
+    for (const h of [dir, loop]) {
+      const rt = resolveRuntime(h, { vault: envVault })
+      expect(rt.configError).toMatchObject({ code: 'unreadable_env', path: join(h, '.env') })
+      expect(rt.configError?.message).toMatch(/\.env cannot be read \((EISDIR|ELOOP).*\): its keys and settings/)
+    }
+    // No .env at all is no problem.
+    expect(resolveRuntime(home('model:\n  provider: openai\n'), { vault: envVault }).configError).toBeNull()
+  })
+
   it('non-mapping top level is an error', () => {
     expect(loadConfig(home('- a\n- b\n')).error?.message).toMatch(/mapping/)
   })

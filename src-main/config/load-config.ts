@@ -15,7 +15,8 @@ import { envRefNames, expandEnvRefs, normaliseLegacyKeys } from './upstream-rewr
 export type RawConfig = Record<string, unknown>
 
 export interface ConfigError {
-  code: 'malformed_config' | 'unreadable_config'
+  /** `unreadable_env`: the profile's .env is there but cannot be read (resolveRuntime; `path` names it). */
+  code: 'malformed_config' | 'unreadable_config' | 'unreadable_env'
   path: string
   message: string
   line?: number
@@ -94,9 +95,26 @@ export function loadConfig(home: string): LoadedConfig {
   if (cached && cached.env.every((v, i) => v === env[i])) return cached.loaded
   // A value taken from the profile's .env may be a key (`api_key: ${OPENAI_API_KEY}`): mask it like the rest of .env.
   rememberSecretValues(entry.refs.filter((name) => Object.hasOwn(dotenv, name)).map((name) => dotenv[name]))
-  const loaded = { ...entry.parsed, raw: expandEnvRefs(entry.parsed.raw, lookup) as RawConfig }
+  const loaded = {
+    ...entry.parsed,
+    raw: keepLiteral(expandEnvRefs(entry.parsed.raw, lookup) as RawConfig, entry.parsed.raw)
+  }
   entry.expanded = { env, loaded }
   return loaded
+}
+
+/**
+ * `plugins.hermes-memory-store` as the file has it: upstream's holographic plugin, the section's only reader, loads
+ * config.yaml with its own `yaml.safe_load` and never expands `${VAR}` in it (only `$HERMES_HOME` in db_path, which
+ * the provider does itself). Expanded here, `db_path: ${HOME}/facts.db` named another file than the one upstream opens.
+ */
+function keepLiteral(expanded: RawConfig, parsed: RawConfig): RawConfig {
+  const plugins = parsed.plugins
+  if (!isPlainObject(plugins) || !Object.hasOwn(plugins, 'hermes-memory-store')) return expanded
+  return {
+    ...expanded,
+    plugins: { ...(expanded.plugins as Record<string, unknown>), 'hermes-memory-store': plugins['hermes-memory-store'] }
+  }
 }
 
 /**

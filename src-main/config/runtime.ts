@@ -5,7 +5,7 @@
 import { urlCredentialValues } from '@shared/contract'
 import { loadConfig, type ConfigError } from './load-config'
 import { modelSettings } from './settings-schema'
-import { rememberSecretValues, secretsFor, type SecretVault } from '../secrets'
+import { envFileProblem, envPath, rememberSecretValues, secretsFor, type SecretVault } from '../secrets'
 import { parseUrl } from '@shared/contract/errors'
 
 export type ApiMode = 'chat_completions' | 'anthropic_messages'
@@ -232,6 +232,12 @@ export function resolveRuntime(
     apiKeyFrom: keyFrom,
     contextLength: m.contextLength,
     maxTokens: m.maxTokens,
-    configError: loaded.error
+    configError: loaded.error ?? envError(home)
   }
+}
+
+/** The profile's .env there but unreadable: as broken a start as a config.yaml that cannot be read (envFileProblem). */
+function envError(home: string): ConfigError | null {
+  const message = envFileProblem(home)
+  return message ? { code: 'unreadable_env', path: envPath(home), message } : null
 }

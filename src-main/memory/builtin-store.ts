@@ -77,7 +77,8 @@ export function memoryFileProblem(home: string, target: MemoryTarget): string | 
   return (
     `${file} is not valid UTF-8 text (a byte in it cannot be read as UTF-8: perhaps a hand edit saved in another ` +
     `encoding), so Caduceus will not rewrite it: that would replace those bytes for good. Upstream Hermes cannot ` +
-    `read it either. Re-save the file as UTF-8 to change its entries.`
+    `read it either, and while it is so neither MEMORY.md nor USER.md reaches the agent's system prompt (in ` +
+    `upstream Hermes or in Caduceus). Re-save the file as UTF-8 to change its entries.`
   )
 }
 

@@ -95,6 +95,13 @@ export abstract class MemoryProvider {
   unavailableReason(): string {
     return ''
   }
+  /**
+   * What `initialize` would refuse, told without starting anything (a setting it cannot convert): the picker's
+   * availability shows it before a turn meets it. '' when nothing is known.
+   */
+  setupProblem(): string {
+    return ''
+  }
   handleToolCall(toolName: string, _args: Record<string, unknown>, _kwargs?: ToolCallKwargs): MaybePromise<string> {
     throw new Error(`Memory provider '${this.name}' does not handle tool '${toolName}'`)
   }

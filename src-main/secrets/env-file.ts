@@ -5,11 +5,31 @@
 import { readFileSync, statSync } from 'node:fs'
 import { readFileIfExists, replaceFile } from '../files'
 import { join } from 'node:path'
+import { errorMessage } from '@shared/contract/errors'
 
 const KEY_RE = /^[A-Za-z_][A-Za-z0-9_.]*$/
 
 export function envPath(home: string): string {
   return join(home, '.env')
+}
+
+/**
+ * Why the profile's `.env` is there but cannot be read (no permission, a folder in its place, a symlink loop), or
+ * null. The readers take such a file as an empty scope, so this is what says otherwise: upstream Hermes stops at
+ * start-up with a `.env` it may not read, and here the profile shows it and its turns are refused (resolveRuntime)
+ * rather than run without the keys and settings the file holds.
+ */
+export function envFileProblem(home: string): string | null {
+  const file = envPath(home)
+  try {
+    readFileIfExists(file)
+    return null
+  } catch (err) {
+    return (
+      `${file} cannot be read (${errorMessage(err)}): its keys and settings are not used, and turns are refused ` +
+      `until it can be read (upstream Hermes does not start with a .env it may not read)`
+    )
+  }
 }
 
 /** One `KEY=value` of a `.env` text as read before `${VAR}` expansion (null: a bare `KEY` with no `=`). */

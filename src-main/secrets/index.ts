@@ -5,6 +5,6 @@
  * Keys never leave the main process.
  */
 export { EnvFileVault, secretsFor, type SecretVault } from './vault'
-export { envPath, readEnvFile, updateEnvFile } from './env-file'
+export { envPath, envFileProblem, readEnvFile, updateEnvFile } from './env-file'
 export { redact, redactValues, redactDeep, rememberSecretValues } from './redact'
 export { redactForExport } from './export-redact'

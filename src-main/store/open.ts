@@ -19,7 +19,7 @@ import { detectShape, schemaCookie, shapeNotice, type HomeShape } from './shape'
 import { isBusy } from './write-queue'
 import { createStateDb } from './create'
 import { copyShape, shapeTemplate } from './shape-template'
-import { errorMessage } from '@shared/contract/errors'
+import { errorMessage, isNotFound } from '@shared/contract/errors'
 import { registerFold } from './fold'
 
 /** The file header's read/write version bytes say WAL (2) or rollback journal (1); read before connecting. */
@@ -85,14 +85,18 @@ export interface StateDb {
   journalConfig?: Pick<OpenOptions, 'journalMode' | 'onJournalNotice'>
 }
 
-/** What is at `path` now: its identity (`dev:ino`) and size, or null when nothing is there. */
+/**
+ * What is at `path` now: its identity (`dev:ino`) and size, or null when nothing is there (ENOENT/ENOTDIR). Any other
+ * failure (no permission to search the folder, a symlink loop) throws: read as "no file", it made a profile whose
+ * state.db this process may not see look empty (or deleted, under an open store) instead of unreadable.
+ */
 export function fileAt(path: string): { id: string; size: number } | null {
   try {
     const st = statSync(path, { bigint: true })
     return { id: `${st.dev}:${st.ino}`, size: Number(st.size) }
-  } catch {
-    // nothing there that this process can see: opening it would fail the same way, and says why
-    return null
+  } catch (err) {
+    if (isNotFound(err)) return null
+    throw err
   }
 }
 
@@ -169,7 +173,12 @@ export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
   const file = resolve(path)
   const readonly = opts.readonly === true
   const busyMs = Math.max(0, Math.floor(opts.busyTimeoutMs ?? (readonly ? 5000 : 1000)))
-  const at = fileAt(file)
+  let at: ReturnType<typeof fileAt>
+  try {
+    at = fileAt(file)
+  } catch (err) {
+    throw new UnreadableStateDbError(file, errorMessage(err))
+  }
   if (!at && readonly) throw new UnreadableStateDbError(file, 'no such file')
   // An empty file is no database yet (another program is just creating it): like no file, until the first write.
   if (!at || (at.size === 0 && !readonly)) {

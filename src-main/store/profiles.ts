@@ -17,7 +17,7 @@ import { isValidProfileName } from '../scope'
 import { SessionStore } from './session-store'
 import { compareSortValues, sortCursorAfter, type ListOptions, type SortValue } from './read-list'
 import type { SearchFilters } from './search'
-import { parseJsonOr } from '@shared/contract/errors'
+import { errorMessage, isNotFound, parseJsonOr } from '@shared/contract/errors'
 
 export interface ProfileEntry {
   name: string
@@ -107,15 +107,38 @@ export class StoreRegistry {
    * program switches it); not checked against the profiles on disk (`has`).
    */
   activeProfileName(): string | null {
-    let text: string
-    try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(readFileSync(join(this.root, 'active_profile')))
-    } catch {
-      // no such file, unreadable or not UTF-8: upstream ignores it then, and so does every reader here
-      return null
-    }
-    const name = text.trim().toLowerCase()
+    const read = this.readActiveProfile()
+    if (typeof read !== 'string') return null
+    const name = read.trim().toLowerCase()
     return name && name !== 'default' ? name : null
+  }
+
+  /**
+   * Why `<root>/active_profile` is there but cannot be used (no permission, a folder in its place, bytes that are not
+   * UTF-8), or null. Upstream falls back to `default` without a word then, and so does `activeProfileName`; this is
+   * the word, shown with the default profile, so a `hermes profile use` that is not being followed is seen.
+   */
+  activeProfileProblem(): string | null {
+    const read = this.readActiveProfile()
+    return typeof read === 'string' || read === null ? null : read.problem
+  }
+
+  /** The file's text; null when there is none; the problem when it is there but cannot be read as text. */
+  private readActiveProfile(): string | null | { problem: string } {
+    const file = join(this.root, 'active_profile')
+    let bytes: Buffer
+    try {
+      bytes = readFileSync(file)
+    } catch (err) {
+      if (isNotFound(err)) return null
+      return { problem: `${file} cannot be read (${errorMessage(err)}), so the default profile is used` }
+    }
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    } catch {
+      // the decoder's only failure: a byte that is not UTF-8 (upstream's read_text raises and falls back the same)
+      return { problem: `${file} is not UTF-8 text, so the default profile is used` }
+    }
   }
 
   get(profile: string): SessionStore {

@@ -84,7 +84,14 @@ export type LocalChangeListener = (change: { profile: string; sessionIds: string
 const handles = new WeakMap<SessionStore, StateDb>()
 /** How long a replaced file's old -wal/-shm may stay beside it before the store opens it anyway (as upstream would). */
 const STALE_SIDECARS_MS = 2000
-const sidecarsOf = (path: string) => [fileAt(`${path}-wal`)?.id, fileAt(`${path}-shm`)?.id]
+const sidecarOf = (path: string) => {
+  try {
+    return fileAt(path)?.id
+  } catch {
+    return undefined // one this process cannot stat is no sidecar it could compare (SQLite's own open says why)
+  }
+}
+const sidecarsOf = (path: string) => [sidecarOf(`${path}-wal`), sidecarOf(`${path}-shm`)]
 
 /** The open state.db of a store (module-private; `sqliteOf` is the store/-internal way to its connection). */
 function stateDbOf(store: SessionStore): StateDb {

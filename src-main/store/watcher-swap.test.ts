@@ -2,7 +2,7 @@
 // the file deleted outright, or a state.db another process creates in a profile folder that had none. The store
 // and its watcher must follow the path — never keep serving (or writing to) the unlinked inode.
 import Database from 'better-sqlite3'
-import { readdirSync, readlinkSync } from 'node:fs'
+import { readdirSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { SessionStore, SessionWatcher } from './index'
@@ -120,6 +120,23 @@ describe('a state.db replaced, deleted or created under a live store', () => {
     expect(files).toEqual(['deleted', 'appeared'])
     expect(readFresh(path)).toEqual({ d: null })
     expect(deletedOpen()).toEqual([])
+  })
+
+  // Root stats any file, so a symlink loop stands in for a state.db this user may not stat (EACCES on its folder).
+  it('a state.db that can no longer be stat-ed is not read as deleted: the store keeps its file and a write fails', async () => {
+    const { path, store } = await homeWithBackup()
+    const moved = `${path}.moved`
+    renameSync(path, moved)
+    symlinkSync(path, path) // ELOOP on every stat, as EACCES is
+    try {
+      expect(() => store.syncFile()).toThrow(/ELOOP/)
+      expect(ids(store)).toEqual(['a', 'b']) // not an empty profile
+      await expect(store.createSession('d', 'cli')).rejects.toThrow(/ELOOP/)
+    } finally {
+      rmSync(path)
+      renameSync(moved, path)
+    }
+    expect(store.syncFile()).toBe('same')
   })
 
   it('a profile folder without state.db: the file another process creates is noticed and its sessions named', async () => {

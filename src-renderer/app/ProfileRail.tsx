@@ -10,7 +10,8 @@ export const MOD = isMac ? '⌘' : 'Ctrl+'
 /**
  * Left rail: All + every profile; ⌘/Ctrl+1 is All, ⌘/Ctrl+2…9 the profiles in order. A profile whose state.db cannot
  * be read (damaged, or not readable by this user) shows "!" with the reason instead of a count that would read as
- * "no sessions"; one served with a notice (a newer upstream schema) keeps its count and carries the notice.
+ * "no sessions"; one served with a notice (a newer upstream schema) keeps its count and carries the notice. A profile
+ * with both (an unreadable state.db and an unreadable config.yaml) names both in the "!"'s text.
  */
 export function ProfileRail() {
   const { profiles, scope } = useApp(useShallow((s) => ({ profiles: s.profiles, scope: s.scope })))
@@ -51,10 +52,15 @@ export function ProfileRail() {
               {p.error ? (
                 <span
                   className="rail-count rail-problem"
-                  title={`${p.name} cannot be read: ${p.error}`}
+                  title={`${p.name} cannot be read: ${p.error}${p.notice ? `\n${p.notice}` : ''}`}
                   data-testid={`profile-problem-${p.name}`}
                 >
-                  !<span className="sr-only"> cannot be read: {p.error}</span>
+                  !
+                  <span className="sr-only">
+                    {' '}
+                    cannot be read: {p.error}
+                    {p.notice ? `\n${p.notice}` : ''}
+                  </span>
                 </span>
               ) : (
                 <span

@@ -11,7 +11,10 @@ const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|::1)$/
 export function missingKeyReason(home: string): string | null {
   // The command line has no OS keychain: its vault is the profile's .env, the one createTurnHost builds too.
   const rt = resolveRuntime(home, { vault: new EnvFileVault() })
-  if (rt.configError) return `config.yaml of ${home} is invalid: ${rt.configError.message}`
+  if (rt.configError)
+    return rt.configError.code === 'unreadable_env'
+      ? rt.configError.message
+      : `config.yaml of ${home} is invalid: ${rt.configError.message}`
   if (rt.provider === 'demo' || rt.apiKey) return null
   // A local server (Ollama, LM Studio, the scripted provider) needs no key.
   try {

@@ -79,6 +79,10 @@ export function providerAvailability(
   if (!builtin) return null
   try {
     const p = builtin.create(ctx)
+    const problem = p.isAvailable() === true ? p.setupProblem() : ''
+    // Available by its own check, but its configuration is one it refuses at start (upstream's plugin takes it and
+    // fails in initialize): the picker says so now, not the first turn.
+    if (problem) return { available: false, detail: `Memory provider '${name}' will not start: ${problem}` }
     if (p.isAvailable() === true) return { available: true, detail: null }
     const why = p.unavailableReason()
     return { available: false, detail: why ? `Memory provider '${name}' is unavailable (${why}).` : null }

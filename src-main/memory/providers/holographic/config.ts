@@ -7,7 +7,7 @@
  * provider raises at initialize (the Memory page's health shows it), never a silent default.
  */
 import { homedir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { isAbsolute, join, resolve } from 'node:path'
 import { pyRepr, pyTruthy, pythonFloat, pythonInt } from '@shared/contract/py-text'
 import { isPlainObject } from '../../../config'
 
@@ -73,17 +73,30 @@ function pyInt(v: unknown, key: string): number {
   return n
 }
 
-/** `$HERMES_HOME` / `${HERMES_HOME}` expand to the PROFILE's home, never the process's. */
-export function expandDbPath(raw: string, home: string): string {
-  const expanded = raw.replace(/\$\{HERMES_HOME\}|\$HERMES_HOME/g, home).replace(/^~(?=$|[\\/])/, homedir())
-  return resolve(home, expanded)
-}
-
-/** Where the store lives: needs no number, so a bad number never moves (or hides) the file. */
+/**
+ * The store's file as upstream's plugin finds it: the section is read straight from config.yaml (its own
+ * `yaml.safe_load`, so no `${VAR}` is expanded there: config/load-config keeps this section literal), then only
+ * `$HERMES_HOME` / `${HERMES_HOME}` become the PROFILE's home and a leading `~` the user's home. Anything else stays
+ * as written: `${HOME}/facts.db` is a relative path to upstream, opened under a folder literally named `${HOME}` in
+ * whatever folder upstream was started from. Caduceus cannot know that folder, so a path still relative after
+ * those expansions is refused rather than resolved somewhere upstream would not look.
+ */
 function dbPathOf(c: Record<string, unknown>, home: string): string {
-  return typeof c.db_path === 'string' && c.db_path.trim()
-    ? expandDbPath(c.db_path.trim(), home)
-    : join(home, 'memory_store.db')
+  const raw = c.db_path
+  // `config.get("db_path", default)` is None for `db_path:` with no value, and the store takes None as its default.
+  if (raw === undefined || raw === null) return join(home, 'memory_store.db')
+  if (typeof raw !== 'string')
+    throw new HolographicConfigError(
+      `${KEY}.db_path: expected str, bytes or os.PathLike object, not ${typeof raw === 'number' && Number.isInteger(raw) ? 'int' : pyType(raw)}`
+    )
+  const expanded = raw.replace(/\$\{HERMES_HOME\}|\$HERMES_HOME/g, home).replace(/^~(?=$|[\\/])/, homedir())
+  if (!isAbsolute(expanded))
+    throw new HolographicConfigError(
+      `${KEY}.db_path: ${pyRepr(raw)} is a relative path: upstream Hermes expands only $HERMES_HOME, \${HERMES_HOME} ` +
+        `and a leading ~ here and opens the rest relative to the folder it was started from, so Caduceus cannot ` +
+        `tell which file it uses. Write an absolute path, or one that starts with ~/ or $HERMES_HOME/.`
+    )
+  return resolve(expanded)
 }
 
 function section(config: Record<string, unknown> | null | undefined): Record<string, unknown> {
@@ -93,9 +106,16 @@ function section(config: Record<string, unknown> | null | undefined): Record<str
     : {}
 }
 
-/** The store's file alone (identity, backups), readable even when a number in the section is not. */
-export function holographicDbPath(config: Record<string, unknown> | null | undefined, home: string): string {
-  return dbPathOf(section(config), home)
+/**
+ * The store's file alone (identity, backups), readable even when a number in the section is not; null when db_path
+ * itself names no file Caduceus can share with upstream (holographicConfig says why).
+ */
+export function holographicDbPath(config: Record<string, unknown> | null | undefined, home: string): string | null {
+  try {
+    return dbPathOf(section(config), home)
+  } catch {
+    return null // a db_path that names no shareable file: initialize and the picker say why (holographicConfig)
+  }
 }
 
 /**

@@ -57,6 +57,17 @@ export class HolographicProvider extends MemoryProvider {
     return true
   }
 
+  /** A setting initialize cannot use (as upstream's conversion would raise), for the picker; '' when all are usable. */
+  setupProblem(): string {
+    if (!this.opts.home) return ''
+    try {
+      holographicConfig(this.opts.config, this.opts.home)
+      return ''
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err)
+    }
+  }
+
   initialize(_sessionId: string, options: InitializeOptions): void {
     this.shutdown()
     this.dbPath = holographicDbPath(this.opts.config, options.hermesHome)
