@@ -7,6 +7,8 @@ http.server; each reply is "reply <n>", n counting the calls that carried a conv
 - header_bytes: a chat request written on a raw socket whose X-Hermes-Session-Id and X-Hermes-Session-Key carry
   bytes that are not UTF-8; recorded: status, both echoed headers (their bytes as Latin-1 text), the reply, and
   whether state.db then holds a session under the echoed id.
+- header_bytes_only: the same with a session id, then (another request) a session key, made only of such bytes;
+  recorded likewise, plus the sessions state.db holds after each.
 - runs_items / responses_items: /v1/runs and /v1/responses given input items of each kind (replayed tool items, an
   item without a role, a bare string, a function_call_output alone); recorded: status and error message.
 - rag: three streamed turns of an Open WebUI conversation with retrieval (its default: the retrieval template, sources
@@ -84,14 +86,15 @@ SESSION_ID_BYTES = b"abc\xff\xfedef"
 SESSION_KEY_BYTES = b"key-\xe91"
 
 
-async def raw_chat(port):
+async def raw_chat(port, extra=None, text="odd bytes"):
     """A chat request with the odd header bytes, over a plain socket (aiohttp's client sends text headers only)."""
-    body = json.dumps({"model": "hermes-agent", "messages": [{"role": "user", "content": "odd bytes"}]}).encode()
+    body = json.dumps({"model": "hermes-agent", "messages": [{"role": "user", "content": text}]}).encode()
     head = (f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {KEY}\r\n"
             f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\nConnection: close\r\n").encode()
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(head + b"X-Hermes-Session-Id: " + SESSION_ID_BYTES + b"\r\nX-Hermes-Session-Key: " + SESSION_KEY_BYTES
-                 + b"\r\n\r\n" + body)
+    if extra is None:
+        extra = b"X-Hermes-Session-Id: " + SESSION_ID_BYTES + b"\r\nX-Hermes-Session-Key: " + SESSION_KEY_BYTES + b"\r\n"
+    writer.write(head + extra + b"\r\n" + body)
     await writer.drain()
     raw = await reader.read()
     writer.close()
@@ -146,6 +149,20 @@ async def record(port, home):
         "reply": body["choices"][0]["message"]["content"] if body and "choices" in body else None,
         "storedUnderEchoedId": bool(stored),
     }
+    only = {}
+    for name, header in (("session_id", b"X-Hermes-Session-Id: \xff\xfe\r\n"), ("session_key", b"X-Hermes-Session-Key: \xe9\xff\r\n")):
+        status, headers, body = await raw_chat(port, header, f"only odd bytes in the {name}")
+        db = sqlite3.connect(os.path.join(home, "state.db"))
+        rows = db.execute("SELECT s.id, m.content FROM sessions s JOIN messages m ON m.session_id = s.id"
+                          " WHERE m.role = 'user' AND m.content = ?", (f"only odd bytes in the {name}",)).fetchall()
+        db.close()
+        only[name] = {"sent": header.split(b": ", 1)[1].strip().decode("latin-1"), "status": status,
+                      "echoedSessionId": headers.get("x-hermes-session-id"),
+                      "echoedSessionKey": headers.get("x-hermes-session-key"),
+                      "reply": body["choices"][0]["message"]["content"] if body and "choices" in body else None,
+                      "error": body["error"]["message"] if body and "error" in body else None,
+                      "storedIn": [r[0] for r in rows]}
+    out["header_bytes_only"] = only
     async with aiohttp.ClientSession() as http:
         async def post(path, payload):
             async with http.post(f"http://127.0.0.1:{port}{path}", json=payload, headers=auth) as resp:

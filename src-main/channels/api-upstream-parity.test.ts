@@ -25,6 +25,16 @@ const golden = JSON.parse(
   readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/api-parity/cases.json'), 'utf8')
 ) as {
   upstreamCommit: string
+  header_bytes_only: Record<
+    'session_id' | 'session_key',
+    {
+      sent: string
+      status: number
+      echoedSessionId: string | null
+      echoedSessionKey: string | null
+      storedIn: string[]
+    }
+  >
   header_bytes: {
     sentSessionId: string
     sentSessionKey: string
@@ -143,6 +153,28 @@ describe('session headers whose bytes are not UTF-8', () => {
       .withResponse()
     expect(next.response.headers.get('x-hermes-session-id')).toBe('abcdef')
     expect(wire(provider.requests.at(-1)!)).toEqual(['user:odd bytes', `assistant:answer ${calls - 1}`, 'user:again'])
+  })
+})
+
+describe('session headers made only of bytes that are not UTF-8', () => {
+  // Upstream answers 200: an id made of them runs under a name its answer cannot carry (an empty X-Hermes-Session-Id)
+  // and is stored nowhere; a key made of them scopes memory by text the answer echoes empty. Read as no header here,
+  // the turn silently landed in the derived session (or unscoped memory): it is refused, and nothing runs.
+  it('are refused with 400 before any turn runs', async () => {
+    const g = golden.header_bytes_only
+    expect([g.session_id.status, g.session_id.echoedSessionId, g.session_id.storedIn]).toEqual([200, '', []])
+    expect([g.session_key.status, g.session_key.echoedSessionKey]).toEqual([200, ''])
+    const before = provider.requests.length
+    for (const [name, header, words] of [
+      ['X-Hermes-Session-Id', g.session_id.sent, 'Invalid session ID'],
+      ['X-Hermes-Session-Key', g.session_key.sent, 'Invalid session key']
+    ] as const) {
+      const r = await rawChat(Buffer.from(`${name}: ${header}\r\n`, 'latin1'), `only odd bytes in ${name}`)
+      expect(r.status, name).toBe(400)
+      // (the body may come in chunked framing)
+      expect(JSON.parse(/\{.*\}/s.exec(r.body)![0]).error.message).toBe(`${words}: ${name} holds no UTF-8 text`)
+    }
+    expect(provider.requests.length).toBe(before)
   })
 })
 
