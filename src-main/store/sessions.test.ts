@@ -379,3 +379,24 @@ describe('what a page shows of the range a caller holds (held)', () => {
     }
   })
 })
+
+describe('sessions by their first user message (the API server recognising a conversation)', () => {
+  it('matches it trimmed, or with context joined by a line break before or after; one source, newest first', async () => {
+    const add = async (id: string, source: string, at: number, ...texts: string[]) => {
+      await store.createSession(id, source, { startedAt: at })
+      await store.appendMessages(
+        id,
+        texts.map((content, i) => ({ role: i % 2 ? 'assistant' : 'user', content }))
+      )
+    }
+    await add('plain', 'api_server', 1, '  what is new? \n', 'a reply')
+    await add('before', 'api_server', 2, 'context: 1 source\nwhat is new?')
+    await add('after', 'api_server', 3, 'what is new?\n<source>2</source>')
+    await add('inside', 'api_server', 4, 'say: what is new? please')
+    await add('later', 'api_server', 5, 'hello', 'a reply', 'what is new?')
+    await add('elsewhere', 'cli', 6, 'what is new?')
+    expect(store.sessionsOpeningWith('what is new?', 'api_server', 16)).toEqual(['after', 'before', 'plain'])
+    expect(store.sessionsOpeningWith('what is new?', 'api_server', 2)).toEqual(['after', 'before'])
+    expect(store.sessionsOpeningWith('', 'api_server', 16)).toEqual([])
+  })
+})
