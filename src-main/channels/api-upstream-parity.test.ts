@@ -289,15 +289,15 @@ describe("Open WebUI's retrieval (RAG) requests", () => {
   // (task, rules, the sources in <source> tags, the query) put before what the user typed; later requests show that
   // message as typed. It also sends `files`, `metadata` and `user`, which both servers leave alone. Upstream keys the
   // first request's session on the decorated message and every later one on the typed one: two sessions, the second
-  // holding the rest of the conversation. Here the third turn branched off, its stored second message not being the one
-  // sent back.
+  // holding the rest of the conversation. Here the conversation is recognised by its history (conversation.ts): the
+  // stored first message is the decorated one, sent back as typed, so every turn stays in the first turn's session.
   const extra = {
     files: [{ type: 'file', id: 'f-1', name: 'handbook.pdf', status: 'uploaded' }],
     metadata: { chat_id: 'chat-1', message_id: 'm-1', features: { web_search: false } },
     user: 'u-1'
   }
 
-  it('reaches the model as upstream’s does on every turn, and the turns group into upstream’s sessions', async () => {
+  it('reaches the model as upstream’s does on every turn, and all of them stay in one session', async () => {
     const system = { role: 'system' as const, content: 'You are a helpful assistant.' }
     const history: OpenAI.ChatCompletionMessageParam[] = []
     const sessions: string[] = []
@@ -318,18 +318,17 @@ describe("Open WebUI's retrieval (RAG) requests", () => {
       for await (const c of data as unknown as AsyncIterable<OpenAI.ChatCompletionChunk>)
         reply += c.choices[0]?.delta?.content ?? ''
       expect(response.status).toBe(turn.status)
-      const sid = response.headers.get('x-hermes-session-id')!
-      expect(sessions.includes(sid) ? `same as turn ${sessions.indexOf(sid) + 1}` : 'new').toBe(turn.session)
-      sessions.push(sid)
+      sessions.push(response.headers.get('x-hermes-session-id')!)
       replies.push([turn.reply, reply])
       expect(wire(provider.requests.at(-1)!)).toEqual(asOurs(turn.providerGot[0]!, replies))
       history.push({ role: 'user', content: turn.query }, { role: 'assistant', content: reply })
     }
-    // The session the later turns share holds the first as typed (its history), then the turns as sent.
-    expect(rowsOf(sessions[1]!).filter((r) => r.startsWith('user:'))).toEqual([
-      `user:${golden.rag[0]!.query}`,
-      ...golden.rag.slice(1).map((t) => `user:${t.providerGot[0]!.at(-1)![1]}`)
-    ])
+    // Upstream split the conversation in two; here it is one session holding each turn as it was sent.
+    expect(golden.rag.map((t) => t.session)).toEqual(['new', 'new', 'same as turn 2'])
+    expect(new Set(sessions).size).toBe(1)
+    expect(rowsOf(sessions[0]!).filter((r) => r.startsWith('user:'))).toEqual(
+      golden.rag.map((t) => `user:${t.providerGot[0]!.at(-1)![1]}`)
+    )
   })
 })
 
