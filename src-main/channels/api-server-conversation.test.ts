@@ -431,6 +431,32 @@ describe('a conversation whose system message changes every turn stays one sessi
     expect(sidOf(next)).toBe(sidOf(again))
   })
 
+  it('a history whose oldest messages the client dropped (its context window) continues the session', async () => {
+    const persona = { role: 'system' as const, content: 'You are a terse bard.' }
+    const a = await chat([persona, say('verse one')])
+    const b = await chat([persona, say('verse one'), was(reply(a)), say('verse two')])
+    const c = await streamChat([
+      persona,
+      say('verse one'),
+      was(reply(a)),
+      say('verse two'),
+      was(reply(b)),
+      say('three')
+    ])
+    // LibreChat past its context limit: the first exchange left out, then the first two.
+    const d = await chat([persona, say('verse two'), was(reply(b)), say('three'), was(c.text), say('four')])
+    const e = await chat([persona, say('three'), was(c.text), say('four'), was(reply(d)), say('five')])
+    expect([c.sid, sidOf(d), sidOf(e)]).toEqual([sidOf(a), sidOf(a), sidOf(a)])
+    expect(rows(sidOf(a)).filter((r) => r.startsWith('user:'))).toEqual(
+      ['verse one', 'verse two', 'three', 'four', 'five'].map((t) => `user:${t}`)
+    )
+    // The model reads what the client sent (its window), as upstream's does.
+    expect(((provider.requests.at(-1)!.body?.messages ?? []) as Msg[]).filter((m) => m.role === 'user').length).toBe(3)
+    // A window whose replies this session did not give is another conversation.
+    const f = await chat([persona, say('three'), was('a verse of my own'), say('four')])
+    expect(sidOf(f)).not.toBe(sidOf(a))
+  })
+
   it('an edited earlier message under a new system text branches from the turns before the edit', async () => {
     const a = await chat([sys(30), say('count to two')])
     const b = await chat([sys(31), say('count to two'), was(reply(a)), say('now to three')])

@@ -62,6 +62,7 @@ describe('the session id of a conversation without a session header', () => {
     turns: () => null,
     branches: () => [],
     opening: () => [],
+    replying: () => [],
     seed: async () => {},
     retrying: (attempt) => attempt()
   } as ConversationSessions
@@ -104,6 +105,7 @@ describe('the session id of a conversation without a session header', () => {
       }),
       branches: () => [],
       opening: () => [],
+      replying: () => [],
       seed: async () => {},
       retrying: (attempt) => attempt()
     } as ConversationSessions

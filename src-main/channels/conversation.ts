@@ -21,8 +21,10 @@
  *   to the stored session; it runs in a branch that holds the history up to that message.
  * - An earlier message edited: a branch from the stored session, holding the turns before the edit.
  * - An empty assistant bubble (a failed or stopped turn): left out on both sides (`said`).
- * Not recognised: a history whose oldest messages the client dropped to fit its context window (the first message is
- * then another one every turn), and a history with none of this server's replies in it (a new conversation, as its id).
+ * - The oldest messages dropped to fit the client's context window (LibreChat, SillyTavern): the first message is then
+ *   another one every turn, and upstream starts a session per turn; here the session whose latest reply the history
+ *   ends with, holding all of it, is continued. A Regenerate or edit of such a history starts a new session.
+ * Not recognised: a history with none of this server's replies in it (a new conversation, under its derived id).
  */
 import { createHash, randomUUID } from 'node:crypto'
 import type { ContentParts } from './gateway-face'
@@ -65,6 +67,8 @@ export interface ConversationSessions {
    * it by a line break, newest first: those a conversation may be stored in when its derived id does not name it.
    */
   opening(text: string): string[]
+  /** The API server's sessions whose latest reply ends with `tail` (compared trimmed), newest first. */
+  replying(tail: string): string[]
   /**
    * Create an `api_server` session holding these turns (a branch names its parent). A turn with `copyOf` is the parent's
    * message those rows hold, copied into the branch: it keeps their identity (v31), as upstream's branch copies do.
@@ -192,46 +196,72 @@ function continuedRun(reply: string, stored: StoredTurn[], j: number): number {
   return best
 }
 
+/** Where a conversation its derived id does not name is stored: the session, and how many of its turns come first. */
+type Found = { id: string; offset: number }
+
 /**
  * The stored session a request's history belongs to when the id derived from it does not name one that agrees with all
  * of it: the system message changed (a date in it, retrieved context, the UI's memory), or the first message was
  * stored with retrieved context the client no longer sends. Candidates share the first user message; one counts only
  * when it agrees with the history through the first reply to a user message (this server's own text: no other
- * conversation has it), and further than the derived session does. The one agreeing furthest wins; among equals, one the request would
- * continue (nothing stored past the history but, at most, the message retried), then the newest. The plan then treats
- * it as it would the derived session: continued, answered, or branched from on a regenerate or an edit.
+ * conversation has it), and further than the derived session does. The one agreeing furthest wins; among equals, one
+ * the request would continue (nothing stored past the history but, at most, the message retried), then the newest.
+ * The plan then treats it as it would the derived session: continued, answered, or branched from on a regenerate or
+ * an edit.
+ *
+ * Failing that, a client that dropped the conversation's oldest messages to fit its context window (LibreChat's
+ * context limit, SillyTavern's): a session whose latest reply the history ends with, holding the whole history after
+ * some turns of its own and nothing past it but, at most, the message retried. Only continued or answered there: a
+ * windowed Regenerate or edit is not told from a new conversation.
  */
 function recognise(
   turns: ConversationSessions['turns'],
-  openings: () => string[],
+  lookup: { openings: () => string[]; replies: (tail: string) => string[] },
   history: Turn[],
   derived: string
-): string | undefined {
+): Found | undefined {
   // The first reply to a user message: a greeting before it (SillyTavern's character card) is the client's own text.
   const firstUser = history.findIndex((t) => t.role === 'user')
   const reply = history.findIndex((t, i) => i > firstUser && t.role === 'assistant')
   if (firstUser < 0 || reply < 0) return undefined
-  const agreement = (id: string) => {
+  const comparedTurns = (id: string) => {
     const stored = turns(id)
-    if (!stored) return null
+    return stored?.whole ? stored.turns.filter(said) : null
+  }
+  const agreement = (id: string) => {
     // a session that cannot be compared simply continues when its id is the derived one, and is never a candidate
-    if (!stored.whole) return id === derived ? { k: history.length, rest: 0 } : null
-    const s = stored.turns.filter(said)
+    if (id === derived && turns(id)?.whole === false) return { k: history.length, rest: 0 }
+    const s = comparedTurns(id)
+    if (!s) return null
     const { k, j } = align(history, s)
     return { k, rest: s.length - j }
   }
   const own = agreement(derived)?.k ?? 0
   if (own === history.length) return undefined
   let best: { id: string; k: number; continues: boolean } | undefined
-  for (const id of openings()) {
+  for (const id of lookup.openings()) {
     if (id === derived) continue
     const a = agreement(id)
     if (!a || a.k <= own || a.k <= reply) continue
     const continues = a.k === history.length && a.rest <= 1
     if (!best || a.k > best.k || (a.k === best.k && continues && !best.continues)) best = { id, k: a.k, continues }
   }
-  return best?.id
+  if (best) return { id: best.id, offset: 0 }
+  const last = comparable(history.findLast((t) => t.role === 'assistant')!.content)
+  if (!last) return undefined
+  for (const id of lookup.replies(last.slice(-REPLY_TAIL))) {
+    const s = comparedTurns(id)
+    for (let o = 0; s && o < s.length; o++) {
+      if (!same(history[0]!, s[o]!)) continue
+      const { k, j } = align(history, s.slice(o))
+      if (k === history.length && s.length - o - j <= 1) return { id, offset: o }
+    }
+  }
+  return undefined
 }
+
+/** How much of a reply's end the store is asked for (the rest is compared turn by turn). */
+const REPLY_TAIL = 64
 
 /**
  * Where a request without a session header goes. `history` is the request's user/assistant turns before its last
@@ -266,7 +296,13 @@ export async function planConversation(
   }
   const derived = deriveSessionId(input.system, first.parts ?? first.content)
   const opening = comparable(first.parts ? (storedPartsText(first.parts) ?? first.content) : first.content)
-  let sid = recognise(turnsOf, () => sessions.opening(opening), history, derived) ?? derived
+  const found = recognise(
+    turnsOf,
+    { openings: () => sessions.opening(opening), replies: (tail) => sessions.replying(tail) },
+    history,
+    derived
+  )
+  let sid = found?.id ?? derived
   let parent: string | undefined
   // the parent's rows each agreeing request turn shows (by the last alignment with it): a new branch copies them
   let copied: number[][] = []
@@ -286,7 +322,8 @@ export async function planConversation(
       await sessions.seed(sid, turns, { model: input.model, ...(parent ? { parent } : {}) })
       return { kind: 'continue', sessionId: sid }
     }
-    const s = stored.turns.filter(said)
+    // (a history the client cut at its start is compared from where it starts in the session it was found in)
+    const s = stored.turns.filter(said).slice(sid === found?.id ? found.offset : 0)
     const aligned = stored.whole ? align(history, s) : { k: history.length, j: s.length, copied: [] }
     const { k, j } = aligned
     if (k === history.length) {

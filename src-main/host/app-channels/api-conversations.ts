@@ -9,8 +9,8 @@ import { readRetrying, type NewMessage, type SessionStore } from '../../store'
 
 const MAX_COMPARED = 1000
 /**
- * Sessions sharing a conversation's first message that are compared with it, newest first (a common opening such as
- * "hi" is shared by many; the one a client continues is nearly always among its latest).
+ * Sessions sharing a conversation's first message (or its latest reply's end) that are compared with it, newest first
+ * (a common opening such as "hi" is shared by many; the one a client continues is nearly always among its latest).
  */
 const MAX_OPENINGS = 16
 
@@ -57,6 +57,7 @@ export function apiConversations(stores: Services['stores'], profile: string): C
     },
     branches: (sessionId) => store().branchesOf(sessionId, 'api_server'),
     opening: (text) => store().sessionsOpeningWith(text, 'api_server', MAX_OPENINGS),
+    replying: (tail) => store().sessionsReplyingWith(tail, 'api_server', MAX_OPENINGS),
     // The turn path's read retry (a rollback-journal home another program commits to): the planning is one read.
     retrying: (attempt) => readRetrying(attempt),
     async seed(sessionId, turns, opts) {
