@@ -14,6 +14,11 @@ http.server; each reply is "reply <n>", n counting the calls that carried a conv
 - rag: three streamed turns of an Open WebUI conversation with retrieval (its default: the retrieval template, sources
   and query, put before the last user message of the request that retrieved them; `files`, `metadata` and `user`
   sent too); recorded per turn: the session (as "new" or "same as turn N") and what the provider was given.
+- system_changes: three chat turns of one conversation whose system message changes every turn (a date and a user
+  context, as Open WebUI fills them in); recorded per turn: the session (as in rag) and whether the provider's system
+  text held the request's.
+- window: four chat turns whose client drops the oldest exchange once the history is long (a context window: turn 3
+  leaves out the first exchange, turn 4 the first two); recorded per turn: the session (as in rag).
 - chained: a Response, a chained one whose input holds three messages, then one more chained; recorded per request:
   what the provider was given.
 - malformed: a body that is not JSON sent to each turn route; recorded: status and error message.
@@ -36,6 +41,7 @@ from upstream_cli import UPSTREAM, upstream_commit  # noqa: E402
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "api-parity"
 KEY = "hk_golden_key_0123456789"
 SEEN = []
+SYSTEMS = []  # the system text of each recorded call, beside SEEN
 
 
 def text_of(content):
@@ -57,6 +63,7 @@ class Provider(BaseHTTPRequestHandler):
         got = [[m["role"], text_of(m.get("content"))] for m in body.get("messages", []) if m["role"] != "system"]
         if got:
             SEEN.append(got)
+            SYSTEMS.append("\n".join(text_of(m.get("content")) for m in body.get("messages", []) if m["role"] == "system"))
         reply = f"reply {len(SEEN)}" if got else "a title"
         usage = {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}
         if body.get("stream"):
@@ -203,6 +210,34 @@ async def record(port, home):
             sessions.append(sid)
             history += [{"role": "user", "content": query}, {"role": "assistant", "content": reply}]
         out["rag"] = turns
+
+        async def chat_turn(messages, sids):
+            """One non-streamed chat request; its session as in rag (sids: the sessions of the turns before)."""
+            before = len(SEEN)
+            status, data, sid = await post("/v1/chat/completions", {"model": "hermes-agent", "messages": messages})
+            system = next((m["content"] for m in messages if m["role"] == "system"), "")
+            turn = {"messages": messages, "status": status, "reply": data["choices"][0]["message"]["content"],
+                    "session": f"same as turn {sids.index(sid) + 1}" if sid in sids else "new",
+                    "systemSeen": bool(SYSTEMS[before:]) and all(system in t for t in SYSTEMS[before:])}
+            sids.append(sid)
+            return turn
+
+        sids, said, turns = [], [], []
+        for i, (day, context) in enumerate([("Monday", "likes tea"), ("Tuesday", "likes tea"),
+                                            ("Wednesday", "likes coffee")]):
+            said.append({"role": "user", "content": f"what should I do today ({i + 1})?"})
+            system = {"role": "system", "content": f"Today is {day}.\nUser context: {context}."}
+            turns.append(await chat_turn([system, *said], sids))
+            said.append({"role": "assistant", "content": turns[-1]["reply"]})
+        out["system_changes"] = turns
+
+        sids, said, turns = [], [], []
+        system = {"role": "system", "content": "You are a terse bard."}
+        for i, dropped in enumerate([0, 0, 2, 4]):
+            said.append({"role": "user", "content": f"verse {i + 1}"})
+            turns.append(await chat_turn([system, *said[dropped:]], sids))
+            said.append({"role": "assistant", "content": turns[-1]["reply"]})
+        out["window"] = turns
 
         chained = []
         inputs = ["chain opener",

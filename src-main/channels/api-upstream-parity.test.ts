@@ -21,6 +21,13 @@ const KEY = 'hk_upstream_parity_key'
 let calls = 0
 
 type Said = Array<[string, string]>
+type ChatTurn = {
+  messages: Array<{ role: 'system' | 'user' | 'assistant'; content: string }>
+  status: number
+  reply: string
+  session: string
+  systemSeen: boolean
+}
 const golden = JSON.parse(
   readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/api-parity/cases.json'), 'utf8')
 ) as {
@@ -46,6 +53,8 @@ const golden = JSON.parse(
   responses_items: Record<string, { status: number; error?: string }>
   rag: Array<{ query: string; source: string; status: number; reply: string; session: string; providerGot: Said[] }>
   chained: Array<{ input: unknown; status: number; reply: string; providerGot: Said[] }>
+  system_changes: ChatTurn[]
+  window: ChatTurn[]
   malformed: Record<string, { status: number; error: string }>
 }
 /** Upstream's provider call as `role:text` lines, its replies replaced by the ones this server's provider gave. */
@@ -329,6 +338,44 @@ describe("Open WebUI's retrieval (RAG) requests", () => {
     expect(rowsOf(sessions[0]!).filter((r) => r.startsWith('user:'))).toEqual(
       golden.rag.map((t) => `user:${t.providerGot[0]!.at(-1)![1]}`)
     )
+  })
+})
+
+describe('chat UIs whose resent history upstream takes for a new conversation', () => {
+  // Upstream keys a conversation on its system message and first user message: a system message that changes every
+  // turn (Open WebUI's date and user context) or a client that drops the oldest messages (its context window) gets a
+  // session per turn there. Here each conversation stays one session, and the model reads what upstream's does.
+  const replay = async (turns: ChatTurn[]) => {
+    const replies = new Map<string, string>()
+    const sessions: string[] = []
+    for (const turn of turns) {
+      const messages = turn.messages.map((m) =>
+        m.role === 'assistant' ? { ...m, content: replies.get(m.content) ?? m.content } : m
+      )
+      const { data, response } = await client.chat.completions
+        .create({ model: 'hermes-agent', messages })
+        .withResponse()
+      expect(response.status).toBe(turn.status)
+      const system = messages.find((m) => m.role === 'system')!.content
+      const sent = (provider.requests.at(-1)!.body?.messages ?? []) as Msg[]
+      expect(sent.some((m) => m.role === 'system' && String(m.content).includes(system))).toBe(turn.systemSeen)
+      expect(wire(provider.requests.at(-1)!)).toEqual(
+        messages.filter((m) => m.role !== 'system').map((m) => `${m.role}:${m.content}`)
+      )
+      replies.set(turn.reply, data.choices[0]!.message.content!)
+      sessions.push(response.headers.get('x-hermes-session-id')!)
+    }
+    return sessions
+  }
+
+  it('a system message that changes every turn', async () => {
+    expect(golden.system_changes.map((t) => t.session)).toEqual(['new', 'new', 'new'])
+    expect(new Set(await replay(golden.system_changes)).size).toBe(1)
+  })
+
+  it('a history whose oldest messages the client dropped', async () => {
+    expect(golden.window.map((t) => t.session)).toEqual(['new', 'same as turn 1', 'new', 'new'])
+    expect(new Set(await replay(golden.window)).size).toBe(1)
   })
 })
 
