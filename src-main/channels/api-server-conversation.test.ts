@@ -441,19 +441,20 @@ describe('a conversation whose system message changes every turn stays one sessi
       was(reply(a)),
       say('verse two'),
       was(reply(b)),
-      say('three')
+      say('three TOOL')
     ])
-    // LibreChat past its context limit: the first exchange left out, then the first two.
-    const d = await chat([persona, say('verse two'), was(reply(b)), say('three'), was(c.text), say('four')])
-    const e = await chat([persona, say('three'), was(c.text), say('four'), was(reply(d)), say('five')])
+    // LibreChat past its context limit: the first exchange left out, then the first two (the window's last reply is a
+    // streamed tool turn, shown as its text before the call and its reply in one message).
+    const d = await chat([persona, say('verse two'), was(reply(b)), say('three TOOL'), was(c.text), say('four')])
+    const e = await chat([persona, say('three TOOL'), was(c.text), say('four'), was(reply(d)), say('five')])
     expect([c.sid, sidOf(d), sidOf(e)]).toEqual([sidOf(a), sidOf(a), sidOf(a)])
     expect(rows(sidOf(a)).filter((r) => r.startsWith('user:'))).toEqual(
-      ['verse one', 'verse two', 'three', 'four', 'five'].map((t) => `user:${t}`)
+      ['verse one', 'verse two', 'three TOOL', 'four', 'five'].map((t) => `user:${t}`)
     )
     // The model reads what the client sent (its window), as upstream's does.
     expect(((provider.requests.at(-1)!.body?.messages ?? []) as Msg[]).filter((m) => m.role === 'user').length).toBe(3)
     // A window whose replies this session did not give is another conversation.
-    const f = await chat([persona, say('three'), was('a verse of my own'), say('four')])
+    const f = await chat([persona, say('three TOOL'), was('a verse of my own'), say('four')])
     expect(sidOf(f)).not.toBe(sidOf(a))
   })
 

@@ -11,8 +11,8 @@
  * - The system message (Open WebUI's date/time variables, its memory feature's "user context", RAG put into the system
  *   message; any UI's edited persona): the derived id changes with it, and upstream starts a session per turn. Here the
  *   conversation is recognised by its user/assistant history instead (`recognise`): the stored session whose turns the
- *   history agrees with, through at least one of this server's replies, is continued. The system text stays per
- *   request (never stored): the model reads the new one on this turn.
+ *   history agrees with, through the first reply to a user message (this server's own text), is continued. The system
+ *   text stays per request (never stored): the model reads the new one on this turn.
  * - Retrieved context put into the last user message (Open WebUI's default RAG template, before or after what the user
  *   typed) and left out when that message is sent back: the stored message is matched with it (`withContext`), and the
  *   recognition above finds the session that stored the decorated first message (upstream splits it in two).

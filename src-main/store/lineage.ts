@@ -209,18 +209,22 @@ export function sessionsOpeningWith(db: Database.Database, text: string, source:
 }
 
 /**
- * Sessions on one channel whose latest assistant message with text ends with `tail` (compared trimmed), newest first
+ * Sessions on one channel whose latest assistant message with text ends with `tail`, or is itself the end of it (a
+ * client shows a tool turn's text before the call and its final reply as one message), compared trimmed; newest first
  * and at most `limit`: where the API server looks for a conversation a client sent without its oldest messages.
  */
 export function sessionsReplyingWith(db: Database.Database, tail: string, source: string, limit: number): string[] {
   if (tail === '') return []
   const rows = stmt<Pick<LineageRow, 'id'>>(
     db,
-    `SELECT s.id AS id FROM sessions s JOIN messages m
-       ON m.id = (SELECT f.id FROM messages f WHERE f.session_id = s.id AND f.role = 'assistant'
-                    AND COALESCE(f.content, '') != '' ORDER BY f.id DESC LIMIT 1)
-     WHERE s.source = @source AND substr(trim(m.content, ' ' || char(9, 10, 13)), -length(@tail)) = @tail
-     ORDER BY s.started_at DESC, s.id DESC LIMIT @limit`
+    `SELECT id FROM (
+       SELECT s.id AS id, s.started_at AS started_at, trim(m.content, ' ' || char(9, 10, 13)) AS reply
+       FROM sessions s JOIN messages m
+         ON m.id = (SELECT f.id FROM messages f WHERE f.session_id = s.id AND f.role = 'assistant'
+                      AND COALESCE(f.content, '') != '' ORDER BY f.id DESC LIMIT 1)
+       WHERE s.source = @source)
+     WHERE reply != '' AND (substr(reply, -length(@tail)) = @tail OR substr(@tail, -length(reply)) = reply)
+     ORDER BY started_at DESC, id DESC LIMIT @limit`
   ).all({ source, tail, limit })
   return rows.map((r) => r.id)
 }

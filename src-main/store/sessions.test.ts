@@ -400,7 +400,7 @@ describe('sessions by their first user message or latest reply (the API server r
     expect(store.sessionsOpeningWith('', 'api_server', 16)).toEqual([])
   })
 
-  it('finds sessions by the end of their latest reply with text, trimmed; one source, newest first', async () => {
+  it('finds sessions by the end of their latest reply with text, either way round, trimmed; one source, newest first', async () => {
     const add = async (id: string, source: string, at: number, ...msgs: Array<[string, string | null]>) => {
       await store.createSession(id, source, { startedAt: at })
       await store.appendMessages(
@@ -413,6 +413,8 @@ describe('sessions by their first user message or latest reply (the API server r
     await add('moved-on', 'api_server', 3, ['user', 'q'], ['assistant', 'the end.'], ['user', 'q2'], ['assistant', 'x'])
     await add('elsewhere', 'cli', 4, ['user', 'q'], ['assistant', 'the end.'])
     expect(store.sessionsReplyingWith('the end.', 'api_server', 16)).toEqual(['newer', 'old'])
+    // the stored reply is the end of the text asked for (a tool turn's text before its call, then the reply)
+    expect(store.sessionsReplyingWith('Let me look. So: also the end.', 'api_server', 16)).toEqual(['newer'])
     expect(store.sessionsReplyingWith('', 'api_server', 16)).toEqual([])
   })
 })
