@@ -7,11 +7,18 @@ http.server; each reply is "reply <n>", n counting the calls that carried a conv
 - header_bytes: a chat request written on a raw socket whose X-Hermes-Session-Id and X-Hermes-Session-Key carry
   bytes that are not UTF-8; recorded: status, both echoed headers (their bytes as Latin-1 text), the reply, and
   whether state.db then holds a session under the echoed id.
+- header_bytes_only: the same with a session id, then (another request) a session key, made only of such bytes;
+  recorded likewise, plus the sessions state.db holds after each.
 - runs_items / responses_items: /v1/runs and /v1/responses given input items of each kind (replayed tool items, an
   item without a role, a bare string, a function_call_output alone); recorded: status and error message.
 - rag: three streamed turns of an Open WebUI conversation with retrieval (its default: the retrieval template, sources
   and query, put before the last user message of the request that retrieved them; `files`, `metadata` and `user`
   sent too); recorded per turn: the session (as "new" or "same as turn N") and what the provider was given.
+- system_changes: three chat turns of one conversation whose system message changes every turn (a date and a user
+  context, as Open WebUI fills them in); recorded per turn: the session (as in rag) and whether the provider's system
+  text held the request's.
+- window: four chat turns whose client drops the oldest exchange once the history is long (a context window: turn 3
+  leaves out the first exchange, turn 4 the first two); recorded per turn: the session (as in rag).
 - chained: a Response, a chained one whose input holds three messages, then one more chained; recorded per request:
   what the provider was given.
 - malformed: a body that is not JSON sent to each turn route; recorded: status and error message.
@@ -34,6 +41,7 @@ from upstream_cli import UPSTREAM, upstream_commit  # noqa: E402
 OUT = Path(__file__).resolve().parents[2] / "test" / "fixtures" / "upstream" / "api-parity"
 KEY = "hk_golden_key_0123456789"
 SEEN = []
+SYSTEMS = []  # the system text of each recorded call, beside SEEN
 
 
 def text_of(content):
@@ -55,6 +63,7 @@ class Provider(BaseHTTPRequestHandler):
         got = [[m["role"], text_of(m.get("content"))] for m in body.get("messages", []) if m["role"] != "system"]
         if got:
             SEEN.append(got)
+            SYSTEMS.append("\n".join(text_of(m.get("content")) for m in body.get("messages", []) if m["role"] == "system"))
         reply = f"reply {len(SEEN)}" if got else "a title"
         usage = {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}
         if body.get("stream"):
@@ -84,14 +93,15 @@ SESSION_ID_BYTES = b"abc\xff\xfedef"
 SESSION_KEY_BYTES = b"key-\xe91"
 
 
-async def raw_chat(port):
+async def raw_chat(port, extra=None, text="odd bytes"):
     """A chat request with the odd header bytes, over a plain socket (aiohttp's client sends text headers only)."""
-    body = json.dumps({"model": "hermes-agent", "messages": [{"role": "user", "content": "odd bytes"}]}).encode()
+    body = json.dumps({"model": "hermes-agent", "messages": [{"role": "user", "content": text}]}).encode()
     head = (f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {KEY}\r\n"
             f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\nConnection: close\r\n").encode()
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(head + b"X-Hermes-Session-Id: " + SESSION_ID_BYTES + b"\r\nX-Hermes-Session-Key: " + SESSION_KEY_BYTES
-                 + b"\r\n\r\n" + body)
+    if extra is None:
+        extra = b"X-Hermes-Session-Id: " + SESSION_ID_BYTES + b"\r\nX-Hermes-Session-Key: " + SESSION_KEY_BYTES + b"\r\n"
+    writer.write(head + extra + b"\r\n" + body)
     await writer.drain()
     raw = await reader.read()
     writer.close()
@@ -146,6 +156,20 @@ async def record(port, home):
         "reply": body["choices"][0]["message"]["content"] if body and "choices" in body else None,
         "storedUnderEchoedId": bool(stored),
     }
+    only = {}
+    for name, header in (("session_id", b"X-Hermes-Session-Id: \xff\xfe\r\n"), ("session_key", b"X-Hermes-Session-Key: \xe9\xff\r\n")):
+        status, headers, body = await raw_chat(port, header, f"only odd bytes in the {name}")
+        db = sqlite3.connect(os.path.join(home, "state.db"))
+        rows = db.execute("SELECT s.id, m.content FROM sessions s JOIN messages m ON m.session_id = s.id"
+                          " WHERE m.role = 'user' AND m.content = ?", (f"only odd bytes in the {name}",)).fetchall()
+        db.close()
+        only[name] = {"sent": header.split(b": ", 1)[1].strip().decode("latin-1"), "status": status,
+                      "echoedSessionId": headers.get("x-hermes-session-id"),
+                      "echoedSessionKey": headers.get("x-hermes-session-key"),
+                      "reply": body["choices"][0]["message"]["content"] if body and "choices" in body else None,
+                      "error": body["error"]["message"] if body and "error" in body else None,
+                      "storedIn": [r[0] for r in rows]}
+    out["header_bytes_only"] = only
     async with aiohttp.ClientSession() as http:
         async def post(path, payload):
             async with http.post(f"http://127.0.0.1:{port}{path}", json=payload, headers=auth) as resp:
@@ -186,6 +210,34 @@ async def record(port, home):
             sessions.append(sid)
             history += [{"role": "user", "content": query}, {"role": "assistant", "content": reply}]
         out["rag"] = turns
+
+        async def chat_turn(messages, sids):
+            """One non-streamed chat request; its session as in rag (sids: the sessions of the turns before)."""
+            before = len(SEEN)
+            status, data, sid = await post("/v1/chat/completions", {"model": "hermes-agent", "messages": messages})
+            system = next((m["content"] for m in messages if m["role"] == "system"), "")
+            turn = {"messages": messages, "status": status, "reply": data["choices"][0]["message"]["content"],
+                    "session": f"same as turn {sids.index(sid) + 1}" if sid in sids else "new",
+                    "systemSeen": bool(SYSTEMS[before:]) and all(system in t for t in SYSTEMS[before:])}
+            sids.append(sid)
+            return turn
+
+        sids, said, turns = [], [], []
+        for i, (day, context) in enumerate([("Monday", "likes tea"), ("Tuesday", "likes tea"),
+                                            ("Wednesday", "likes coffee")]):
+            said.append({"role": "user", "content": f"what should I do today ({i + 1})?"})
+            system = {"role": "system", "content": f"Today is {day}.\nUser context: {context}."}
+            turns.append(await chat_turn([system, *said], sids))
+            said.append({"role": "assistant", "content": turns[-1]["reply"]})
+        out["system_changes"] = turns
+
+        sids, said, turns = [], [], []
+        system = {"role": "system", "content": "You are a terse bard."}
+        for i, dropped in enumerate([0, 0, 2, 4]):
+            said.append({"role": "user", "content": f"verse {i + 1}"})
+            turns.append(await chat_turn([system, *said[dropped:]], sids))
+            said.append({"role": "assistant", "content": turns[-1]["reply"]})
+        out["window"] = turns
 
         chained = []
         inputs = ["chain opener",

@@ -339,6 +339,138 @@ describe('a resent history stays one session', () => {
   })
 })
 
+describe('a conversation whose system message changes every turn stays one session', () => {
+  // Open WebUI fills {{CURRENT_DATETIME}}, its memory feature's user context and (RAG_SYSTEM_CONTEXT) retrieved sources
+  // into the system message; upstream keys a conversation on system + first message, so it starts a session per turn.
+  // Here the history recognises it (conversation.ts), and the model reads each turn's own system text.
+  const rows = (sid: string) =>
+    host.stores
+      .get('default')
+      .getMessagesAsConversation(sid)
+      .map((m) => `${m.role}:${typeof m.content === 'string' ? m.content : ''}`)
+  const systemSent = () =>
+    ((provider.requests.at(-1)!.body?.messages ?? []) as Msg[])
+      .filter((m) => m.role === 'system')
+      .map((m) => String(m.content))
+      .join('\n')
+  const sys = (n: number) => ({ role: 'system' as const, content: `Today is day ${n}. <context>source ${n}</context>` })
+  const say = (content: string) => ({ role: 'user' as const, content })
+  const was = (content: string) => ({ role: 'assistant' as const, content })
+  const reply = (r: Awaited<ReturnType<typeof chat>>) => r.data.choices[0]!.message.content!
+
+  it('the next turns continue the session, streamed or not, and the model reads the new system text', async () => {
+    const a = await chat([sys(1), say('plan my week')])
+    const b = await chat([sys(2), say('plan my week'), was(reply(a)), say('and Monday?')])
+    expect(sidOf(b)).toBe(sidOf(a))
+    expect(systemSent()).toContain('Today is day 2. <context>source 2</context>')
+    expect(systemSent()).not.toContain('day 1')
+    const c = await streamChat([
+      sys(3),
+      say('plan my week'),
+      was(reply(a)),
+      say('and Monday?'),
+      was(reply(b)),
+      say('and Tuesday?')
+    ])
+    expect(c.sid).toBe(sidOf(a))
+    expect(rows(sidOf(a))).toEqual([
+      'user:plan my week',
+      `assistant:${reply(a)}`,
+      'user:and Monday?',
+      `assistant:${reply(b)}`,
+      'user:and Tuesday?',
+      `assistant:${c.text}`
+    ])
+  })
+
+  it('is told from another conversation with the same first message by its replies', async () => {
+    const a = await chat([sys(10), say('hi there')])
+    const b = await chat([{ role: 'system', content: 'Another persona.' }, say('hi there')])
+    expect(sidOf(b)).not.toBe(sidOf(a))
+    const a2 = await chat([sys(11), say('hi there'), was(reply(a)), say('second for a')])
+    const b2 = await chat([{ role: 'system', content: 'Persona, edited.' }, say('hi there'), was(reply(b)), say('b2')])
+    expect([sidOf(a2), sidOf(b2)]).toEqual([sidOf(a), sidOf(b)])
+    // Same first message, no reply of this server in the history: nothing identifies a conversation, so a new one.
+    const c = await chat([sys(12), say('hi there'), was('a reply this server never gave'), say('third')])
+    expect([sidOf(a), sidOf(b)]).not.toContain(sidOf(c))
+    // A greeting before the first user message (SillyTavern's character card) is the client's text, not a reply.
+    const greet = was('*waves* Welcome, traveller.')
+    const d = await chat([sys(13), greet, say('hello innkeeper')])
+    const e = await chat([sys(14), greet, say('hello innkeeper'), was('not what it answered'), say('a room?')])
+    expect(sidOf(e)).not.toBe(sidOf(d))
+    expect(host.stores.get('default').getSession(sidOf(e))?.parentSessionId ?? null).toBeNull()
+    const d2 = await chat([sys(15), greet, say('hello innkeeper'), was(reply(d)), say('a room?')])
+    expect(sidOf(d2)).toBe(sidOf(d))
+  })
+
+  it('a Regenerate under a new system text runs in a branch; the stored turns get no second answer', async () => {
+    const a = await chat([sys(20), say('name a colour')])
+    const b = await chat([sys(21), say('name a colour'), was(reply(a)), say('another one')])
+    const before = rows(sidOf(a))
+    // Regenerate of the last reply: the history without it, its user message sent again.
+    const again = await chat([sys(22), say('name a colour'), was(reply(a)), say('another one')])
+    expect(sidOf(again)).not.toBe(sidOf(a))
+    expect(reply(again)).not.toBe(reply(b))
+    expect(rows(sidOf(a))).toEqual(before)
+    expect(host.stores.get('default').getSession(sidOf(again))?.parentSessionId).toBe(sidOf(a))
+    expect(rows(sidOf(again))).toEqual([
+      'user:name a colour',
+      `assistant:${reply(a)}`,
+      'user:another one',
+      `assistant:${reply(again)}`
+    ])
+    // The conversation goes on from the regenerated answer: in the branch.
+    const next = await chat([
+      sys(23),
+      say('name a colour'),
+      was(reply(a)),
+      say('another one'),
+      was(reply(again)),
+      say('thanks')
+    ])
+    expect(sidOf(next)).toBe(sidOf(again))
+  })
+
+  it('a history whose oldest messages the client dropped (its context window) continues the session', async () => {
+    const persona = { role: 'system' as const, content: 'You are a terse bard.' }
+    const a = await chat([persona, say('verse one')])
+    const b = await chat([persona, say('verse one'), was(reply(a)), say('verse two')])
+    const c = await streamChat([
+      persona,
+      say('verse one'),
+      was(reply(a)),
+      say('verse two'),
+      was(reply(b)),
+      say('three TOOL')
+    ])
+    // LibreChat past its context limit: the first exchange left out, then the first two (the window's last reply is a
+    // streamed tool turn, shown as its text before the call and its reply in one message).
+    const d = await chat([persona, say('verse two'), was(reply(b)), say('three TOOL'), was(c.text), say('four')])
+    const e = await chat([persona, say('three TOOL'), was(c.text), say('four'), was(reply(d)), say('five')])
+    expect([c.sid, sidOf(d), sidOf(e)]).toEqual([sidOf(a), sidOf(a), sidOf(a)])
+    expect(rows(sidOf(a)).filter((r) => r.startsWith('user:'))).toEqual(
+      ['verse one', 'verse two', 'three TOOL', 'four', 'five'].map((t) => `user:${t}`)
+    )
+    // The model reads what the client sent (its window), as upstream's does.
+    expect(((provider.requests.at(-1)!.body?.messages ?? []) as Msg[]).filter((m) => m.role === 'user').length).toBe(3)
+    // A window whose replies this session did not give is another conversation.
+    const f = await chat([persona, say('three TOOL'), was('a verse of my own'), say('four')])
+    expect(sidOf(f)).not.toBe(sidOf(a))
+  })
+
+  it('an edited earlier message under a new system text branches from the turns before the edit', async () => {
+    const a = await chat([sys(30), say('count to two')])
+    const b = await chat([sys(31), say('count to two'), was(reply(a)), say('now to three')])
+    await chat([sys(32), say('count to two'), was(reply(a)), say('now to three'), was(reply(b)), say('four?')])
+    const before = rows(sidOf(a))
+    const edited = await chat([sys(33), say('count to two'), was(reply(a)), say('now to ten')])
+    expect(sidOf(edited)).not.toBe(sidOf(a))
+    expect(host.stores.get('default').getSession(sidOf(edited))?.parentSessionId).toBe(sidOf(a))
+    expect(rows(sidOf(a))).toEqual(before)
+    expect(rows(sidOf(edited)).slice(0, 3)).toEqual(['user:count to two', `assistant:${reply(a)}`, 'user:now to ten'])
+  })
+})
+
 describe('Responses', () => {
   it('a streamed Response the caller hangs up on stops its turn and is kept as incomplete', async () => {
     const controller = new AbortController()

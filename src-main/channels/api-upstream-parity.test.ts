@@ -21,10 +21,27 @@ const KEY = 'hk_upstream_parity_key'
 let calls = 0
 
 type Said = Array<[string, string]>
+type ChatTurn = {
+  messages: Array<{ role: 'system' | 'user' | 'assistant'; content: string }>
+  status: number
+  reply: string
+  session: string
+  systemSeen: boolean
+}
 const golden = JSON.parse(
   readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/api-parity/cases.json'), 'utf8')
 ) as {
   upstreamCommit: string
+  header_bytes_only: Record<
+    'session_id' | 'session_key',
+    {
+      sent: string
+      status: number
+      echoedSessionId: string | null
+      echoedSessionKey: string | null
+      storedIn: string[]
+    }
+  >
   header_bytes: {
     sentSessionId: string
     sentSessionKey: string
@@ -36,6 +53,8 @@ const golden = JSON.parse(
   responses_items: Record<string, { status: number; error?: string }>
   rag: Array<{ query: string; source: string; status: number; reply: string; session: string; providerGot: Said[] }>
   chained: Array<{ input: unknown; status: number; reply: string; providerGot: Said[] }>
+  system_changes: ChatTurn[]
+  window: ChatTurn[]
   malformed: Record<string, { status: number; error: string }>
 }
 /** Upstream's provider call as `role:text` lines, its replies replaced by the ones this server's provider gave. */
@@ -143,6 +162,28 @@ describe('session headers whose bytes are not UTF-8', () => {
       .withResponse()
     expect(next.response.headers.get('x-hermes-session-id')).toBe('abcdef')
     expect(wire(provider.requests.at(-1)!)).toEqual(['user:odd bytes', `assistant:answer ${calls - 1}`, 'user:again'])
+  })
+})
+
+describe('session headers made only of bytes that are not UTF-8', () => {
+  // Upstream answers 200: an id made of them runs under a name its answer cannot carry (an empty X-Hermes-Session-Id)
+  // and is stored nowhere; a key made of them scopes memory by text the answer echoes empty. Read as no header here,
+  // the turn silently landed in the derived session (or unscoped memory): it is refused, and nothing runs.
+  it('are refused with 400 before any turn runs', async () => {
+    const g = golden.header_bytes_only
+    expect([g.session_id.status, g.session_id.echoedSessionId, g.session_id.storedIn]).toEqual([200, '', []])
+    expect([g.session_key.status, g.session_key.echoedSessionKey]).toEqual([200, ''])
+    const before = provider.requests.length
+    for (const [name, header, words] of [
+      ['X-Hermes-Session-Id', g.session_id.sent, 'Invalid session ID'],
+      ['X-Hermes-Session-Key', g.session_key.sent, 'Invalid session key']
+    ] as const) {
+      const r = await rawChat(Buffer.from(`${name}: ${header}\r\n`, 'latin1'), `only odd bytes in ${name}`)
+      expect(r.status, name).toBe(400)
+      // (the body may come in chunked framing)
+      expect(JSON.parse(/\{.*\}/s.exec(r.body)![0]).error.message).toBe(`${words}: ${name} holds no UTF-8 text`)
+    }
+    expect(provider.requests.length).toBe(before)
   })
 })
 
@@ -257,15 +298,15 @@ describe("Open WebUI's retrieval (RAG) requests", () => {
   // (task, rules, the sources in <source> tags, the query) put before what the user typed; later requests show that
   // message as typed. It also sends `files`, `metadata` and `user`, which both servers leave alone. Upstream keys the
   // first request's session on the decorated message and every later one on the typed one: two sessions, the second
-  // holding the rest of the conversation. Here the third turn branched off, its stored second message not being the one
-  // sent back.
+  // holding the rest of the conversation. Here the conversation is recognised by its history (conversation.ts): the
+  // stored first message is the decorated one, sent back as typed, so every turn stays in the first turn's session.
   const extra = {
     files: [{ type: 'file', id: 'f-1', name: 'handbook.pdf', status: 'uploaded' }],
     metadata: { chat_id: 'chat-1', message_id: 'm-1', features: { web_search: false } },
     user: 'u-1'
   }
 
-  it('reaches the model as upstream’s does on every turn, and the turns group into upstream’s sessions', async () => {
+  it('reaches the model as upstream’s does on every turn, and all of them stay in one session', async () => {
     const system = { role: 'system' as const, content: 'You are a helpful assistant.' }
     const history: OpenAI.ChatCompletionMessageParam[] = []
     const sessions: string[] = []
@@ -286,18 +327,55 @@ describe("Open WebUI's retrieval (RAG) requests", () => {
       for await (const c of data as unknown as AsyncIterable<OpenAI.ChatCompletionChunk>)
         reply += c.choices[0]?.delta?.content ?? ''
       expect(response.status).toBe(turn.status)
-      const sid = response.headers.get('x-hermes-session-id')!
-      expect(sessions.includes(sid) ? `same as turn ${sessions.indexOf(sid) + 1}` : 'new').toBe(turn.session)
-      sessions.push(sid)
+      sessions.push(response.headers.get('x-hermes-session-id')!)
       replies.push([turn.reply, reply])
       expect(wire(provider.requests.at(-1)!)).toEqual(asOurs(turn.providerGot[0]!, replies))
       history.push({ role: 'user', content: turn.query }, { role: 'assistant', content: reply })
     }
-    // The session the later turns share holds the first as typed (its history), then the turns as sent.
-    expect(rowsOf(sessions[1]!).filter((r) => r.startsWith('user:'))).toEqual([
-      `user:${golden.rag[0]!.query}`,
-      ...golden.rag.slice(1).map((t) => `user:${t.providerGot[0]!.at(-1)![1]}`)
-    ])
+    // Upstream split the conversation in two; here it is one session holding each turn as it was sent.
+    expect(golden.rag.map((t) => t.session)).toEqual(['new', 'new', 'same as turn 2'])
+    expect(new Set(sessions).size).toBe(1)
+    expect(rowsOf(sessions[0]!).filter((r) => r.startsWith('user:'))).toEqual(
+      golden.rag.map((t) => `user:${t.providerGot[0]!.at(-1)![1]}`)
+    )
+  })
+})
+
+describe('chat UIs whose resent history upstream takes for a new conversation', () => {
+  // Upstream keys a conversation on its system message and first user message: a system message that changes every
+  // turn (Open WebUI's date and user context) or a client that drops the oldest messages (its context window) gets a
+  // session per turn there. Here each conversation stays one session, and the model reads what upstream's does.
+  const replay = async (turns: ChatTurn[]) => {
+    const replies = new Map<string, string>()
+    const sessions: string[] = []
+    for (const turn of turns) {
+      const messages = turn.messages.map((m) =>
+        m.role === 'assistant' ? { ...m, content: replies.get(m.content) ?? m.content } : m
+      )
+      const { data, response } = await client.chat.completions
+        .create({ model: 'hermes-agent', messages })
+        .withResponse()
+      expect(response.status).toBe(turn.status)
+      const system = messages.find((m) => m.role === 'system')!.content
+      const sent = (provider.requests.at(-1)!.body?.messages ?? []) as Msg[]
+      expect(sent.some((m) => m.role === 'system' && String(m.content).includes(system))).toBe(turn.systemSeen)
+      expect(wire(provider.requests.at(-1)!)).toEqual(
+        messages.filter((m) => m.role !== 'system').map((m) => `${m.role}:${m.content}`)
+      )
+      replies.set(turn.reply, data.choices[0]!.message.content!)
+      sessions.push(response.headers.get('x-hermes-session-id')!)
+    }
+    return sessions
+  }
+
+  it('a system message that changes every turn', async () => {
+    expect(golden.system_changes.map((t) => t.session)).toEqual(['new', 'new', 'new'])
+    expect(new Set(await replay(golden.system_changes)).size).toBe(1)
+  })
+
+  it('a history whose oldest messages the client dropped', async () => {
+    expect(golden.window.map((t) => t.session)).toEqual(['new', 'same as turn 1', 'new', 'new'])
+    expect(new Set(await replay(golden.window)).size).toBe(1)
   })
 })
 

@@ -61,6 +61,8 @@ describe('the session id of a conversation without a session header', () => {
   const none = {
     turns: () => null,
     branches: () => [],
+    opening: () => [],
+    replying: () => [],
     seed: async () => {},
     retrying: (attempt) => attempt()
   } as ConversationSessions
@@ -102,6 +104,8 @@ describe('the session id of a conversation without a session header', () => {
         turns: [{ id: 7, rows: [7], at: 0, role: 'user' as const, content: 'what is this\n[screenshot]' }]
       }),
       branches: () => [],
+      opening: () => [],
+      replying: () => [],
       seed: async () => {},
       retrying: (attempt) => attempt()
     } as ConversationSessions

@@ -54,10 +54,24 @@ describe('session ids', () => {
     // ill-formed sequences: overlong, a UTF-16 surrogate, past U+10FFFF, cut short; well-formed ones kept
     expect(sessionHeader('a\xc0\xafb\xed\xa0\x80c\xf4\x90\x80\x80d\xe2\x82')).toBe('abcd')
     expect(sessionHeader(asReceived('é\u{10ffff}\ufffd'))).toBe('é\u{10ffff}\ufffd')
-    expect(sessionHeader('\x80')).toBeUndefined()
     expect(sessionHeader('a'.repeat(250) + '\xff'.repeat(6))).toBe('a'.repeat(250))
     expect(refused(() => sessionHeader('a'.repeat(250) + '\xff'.repeat(7)))).toBe('Session ID too long')
     expect(memoryKeyHeader('key-\xff1')).toBe('key-1')
     expect(refused(() => memoryKeyHeader('k'.repeat(256) + '\xff'))).toBe('Session key too long')
+  })
+
+  // A header that was sent but holds nothing usable is refused, not read as absent (which would start or pick another
+  // session, or run in unscoped memory); a header of whitespace alone stays absent, as upstream strips it.
+  it('refuses a header made only of bytes that are not UTF-8', () => {
+    for (const v of ['\x80', '\xff\xfe', ' \xe9 ', '\xed\xa0\x80'])
+      expect(
+        refused(() => sessionHeader(v)),
+        JSON.stringify(v)
+      ).toBe('Invalid session ID: X-Hermes-Session-Id holds no UTF-8 text')
+    expect(refused(() => memoryKeyHeader('\xe9\xff'))).toBe(
+      'Invalid session key: X-Hermes-Session-Key holds no UTF-8 text'
+    )
+    expect(sessionHeader(undefined)).toBeUndefined()
+    expect(memoryKeyHeader(' ')).toBeUndefined()
   })
 })

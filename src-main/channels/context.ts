@@ -108,10 +108,19 @@ export function sessionIdOf(raw: string, dropped = 0): string | undefined {
   return v
 }
 
-/** The opt-in continuity header; a malformed id is refused rather than silently starting a new session. */
+/**
+ * The opt-in continuity header; a malformed id is refused rather than silently starting a new session. So is one made
+ * only of bytes that are not UTF-8 (and whitespace): the caller named a session, and nothing of it is left to continue.
+ * Upstream answers such a header 200 under an id its answer cannot name (an empty `X-Hermes-Session-Id`) and stores
+ * nothing (test/fixtures/upstream/api-parity, header_bytes_only), so the turn is lost to the caller either way; read as
+ * no header it would silently land in another session.
+ */
 export function sessionHeader(value: string | string[] | undefined): string | undefined {
   const { text, dropped } = headerText(value)
-  return sessionIdOf(text, dropped)
+  const id = sessionIdOf(text, dropped)
+  if (id === undefined && dropped > 0)
+    throw new HttpError(400, 'Invalid session ID: X-Hermes-Session-Id holds no UTF-8 text')
+  return id
 }
 
 /**
@@ -122,6 +131,9 @@ export function sessionHeader(value: string | string[] | undefined): string | un
 export function memoryKeyHeader(value: string | string[] | undefined): string | undefined {
   const { text, dropped } = headerText(value)
   const v = pyStrip(text)
+  // Only bytes that are not UTF-8: refused (as an id made of them is) rather than read as no key, which would run the
+  // caller in the profile's unscoped memory. Upstream scopes by its escaped text and echoes an empty key.
+  if (!v && dropped > 0) throw new HttpError(400, 'Invalid session key: X-Hermes-Session-Key holds no UTF-8 text')
   if (!v) return undefined
   if (LINE_BREAKING.test(v)) throw new HttpError(400, 'Invalid session key')
   if (pyLen(v) + dropped > MAX_SESSION_ID) throw new HttpError(400, 'Session key too long')

@@ -6,6 +6,25 @@
  * unanswered, or an edited/regenerated history, which continues in a branch instead of silently rewriting the stored
  * one. Every request runs the agent, as upstream's does: a stored reply is never handed to another request (two
  * callers can send the same first message; a chat UI's Regenerate must get a new answer).
+ *
+ * What a real client changes between the turns of one conversation, and what each becomes here:
+ * - The system message (Open WebUI's date/time variables, its memory feature's "user context", RAG put into the system
+ *   message; any UI's edited persona): the derived id changes with it, and upstream starts a session per turn. Here the
+ *   conversation is recognised by its user/assistant history instead (`recognise`): the stored session whose turns the
+ *   history agrees with, through the first reply to a user message (this server's own text), is continued. The system
+ *   text stays per request (never stored): the model reads the new one on this turn.
+ * - Retrieved context put into the last user message (Open WebUI's default RAG template, before or after what the user
+ *   typed) and left out when that message is sent back: the stored message is matched with it (`withContext`), and the
+ *   recognition above finds the session that stored the decorated first message (upstream splits it in two).
+ * - The whole list resent (the official `openai` SDKs, LibreChat, Open WebUI): the next turn of the same session.
+ * - Regenerate (the history without the last reply, its user message sent again): never appended as a second answer
+ *   to the stored session; it runs in a branch that holds the history up to that message.
+ * - An earlier message edited: a branch from the stored session, holding the turns before the edit.
+ * - An empty assistant bubble (a failed or stopped turn): left out on both sides (`said`).
+ * - The oldest messages dropped to fit the client's context window (LibreChat, SillyTavern): the first message is then
+ *   another one every turn, and upstream starts a session per turn; here the session whose latest reply the history
+ *   ends with, holding all of it, is continued. A Regenerate or edit of such a history starts a new session.
+ * Not recognised: a history with none of this server's replies in it (a new conversation, under its derived id).
  */
 import { createHash, randomUUID } from 'node:crypto'
 import type { ContentParts } from './gateway-face'
@@ -43,6 +62,13 @@ export interface ConversationSessions {
   turns(sessionId: string): { turns: StoredTurn[]; whole: boolean } | null
   /** Sessions branched from this one by the API server. */
   branches(sessionId: string): string[]
+  /**
+   * The API server's sessions whose first user message is `text` (compared trimmed), or `text` with context joined to
+   * it by a line break, newest first: those a conversation may be stored in when its derived id does not name it.
+   */
+  opening(text: string): string[]
+  /** The API server's sessions whose latest reply ends with `tail` (compared trimmed), newest first. */
+  replying(tail: string): string[]
   /**
    * Create an `api_server` session holding these turns (a branch names its parent). A turn with `copyOf` is the parent's
    * message those rows hold, copied into the branch: it keeps their identity (v31), as upstream's branch copies do.
@@ -170,6 +196,73 @@ function continuedRun(reply: string, stored: StoredTurn[], j: number): number {
   return best
 }
 
+/** Where a conversation its derived id does not name is stored: the session, and how many of its turns come first. */
+type Found = { id: string; offset: number }
+
+/**
+ * The stored session a request's history belongs to when the id derived from it does not name one that agrees with all
+ * of it: the system message changed (a date in it, retrieved context, the UI's memory), or the first message was
+ * stored with retrieved context the client no longer sends. Candidates share the first user message; one counts only
+ * when it agrees with the history through the first reply to a user message (this server's own text: no other
+ * conversation has it), and further than the derived session does. The one agreeing furthest wins; among equals, one
+ * the request would continue (nothing stored past the history but, at most, the message retried), then the newest.
+ * The plan then treats it as it would the derived session: continued, answered, or branched from on a regenerate or
+ * an edit.
+ *
+ * Failing that, a client that dropped the conversation's oldest messages to fit its context window (LibreChat's
+ * context limit, SillyTavern's): a session whose latest reply the history ends with, holding the whole history after
+ * some turns of its own and nothing past it but, at most, the message retried. Only continued or answered there: a
+ * windowed Regenerate or edit is not told from a new conversation.
+ */
+function recognise(
+  turns: ConversationSessions['turns'],
+  lookup: { openings: () => string[]; replies: (tail: string) => string[] },
+  history: Turn[],
+  derived: string
+): Found | undefined {
+  // The first reply to a user message: a greeting before it (SillyTavern's character card) is the client's own text.
+  const firstUser = history.findIndex((t) => t.role === 'user')
+  const reply = history.findIndex((t, i) => i > firstUser && t.role === 'assistant')
+  if (firstUser < 0 || reply < 0) return undefined
+  const comparedTurns = (id: string) => {
+    const stored = turns(id)
+    return stored?.whole ? stored.turns.filter(said) : null
+  }
+  const agreement = (id: string) => {
+    // a session that cannot be compared simply continues when its id is the derived one, and is never a candidate
+    if (id === derived && turns(id)?.whole === false) return { k: history.length, rest: 0 }
+    const s = comparedTurns(id)
+    if (!s) return null
+    const { k, j } = align(history, s)
+    return { k, rest: s.length - j }
+  }
+  const own = agreement(derived)?.k ?? 0
+  if (own === history.length) return undefined
+  let best: { id: string; k: number; continues: boolean } | undefined
+  for (const id of lookup.openings()) {
+    if (id === derived) continue
+    const a = agreement(id)
+    if (!a || a.k <= own || a.k <= reply) continue
+    const continues = a.k === history.length && a.rest <= 1
+    if (!best || a.k > best.k || (a.k === best.k && continues && !best.continues)) best = { id, k: a.k, continues }
+  }
+  if (best) return { id: best.id, offset: 0 }
+  const last = comparable(history.findLast((t) => t.role === 'assistant')!.content)
+  if (!last) return undefined
+  for (const id of lookup.replies(last.slice(-REPLY_TAIL))) {
+    const s = comparedTurns(id)
+    for (let o = 0; s && o < s.length; o++) {
+      if (!same(history[0]!, s[o]!)) continue
+      const { k, j } = align(history, s.slice(o))
+      if (k === history.length && s.length - o - j <= 1) return { id, offset: o }
+    }
+  }
+  return undefined
+}
+
+/** How much of a reply's end the store is asked for (the rest is compared turn by turn). */
+const REPLY_TAIL = 64
+
 /**
  * Where a request without a session header goes. `history` is the request's user/assistant turns before its last
  * user message `text`. `claim` takes a session for this request, false when another request of this server runs in
@@ -195,14 +288,28 @@ export async function planConversation(
   const history = input.history.filter(said)
   const claim = input.claim ?? (() => true)
   const first = history.find((t) => t.role === 'user') ?? { content: text, parts: input.parts }
-  let sid = deriveSessionId(input.system, first.parts ?? first.content)
+  // One read per session while planning: recognition and the walk below compare the same sessions.
+  const read = new Map<string, ReturnType<ConversationSessions['turns']>>()
+  const turnsOf = (id: string) => {
+    if (!read.has(id)) read.set(id, sessions.turns(id))
+    return read.get(id)!
+  }
+  const derived = deriveSessionId(input.system, first.parts ?? first.content)
+  const opening = comparable(first.parts ? (storedPartsText(first.parts) ?? first.content) : first.content)
+  const found = recognise(
+    turnsOf,
+    { openings: () => sessions.opening(opening), replies: (tail) => sessions.replying(tail) },
+    history,
+    derived
+  )
+  let sid = found?.id ?? derived
   let parent: string | undefined
   // the parent's rows each agreeing request turn shows (by the last alignment with it): a new branch copies them
   let copied: number[][] = []
   const fresh = (from: string) =>
     `api-${sha16(`${from}\n${JSON.stringify(history)}\n${text}\n${input.nowSec}\n${randomUUID()}`)}`
   for (let depth = 0; depth < MAX_DEPTH; depth++) {
-    const stored = sessions.turns(sid)
+    const stored = turnsOf(sid)
     if (!stored) {
       // Not stored yet but claimed: another request is starting it; this one starts its own.
       if (!claim(sid)) {
@@ -215,7 +322,8 @@ export async function planConversation(
       await sessions.seed(sid, turns, { model: input.model, ...(parent ? { parent } : {}) })
       return { kind: 'continue', sessionId: sid }
     }
-    const s = stored.turns.filter(said)
+    // (a history the client cut at its start is compared from where it starts in the session it was found in)
+    const s = stored.turns.filter(said).slice(sid === found?.id ? found.offset : 0)
     const aligned = stored.whole ? align(history, s) : { k: history.length, j: s.length, copied: [] }
     const { k, j } = aligned
     if (k === history.length) {
@@ -238,7 +346,7 @@ export async function planConversation(
     // Edited, regenerated, resent, or running now: follow the branch that shares more of this history, or start one.
     let best: { id: string; k: number } | null = null
     for (const b of sessions.branches(sid)) {
-      const bt = sessions.turns(b)
+      const bt = turnsOf(b)
       const bk = bt?.whole ? align(history, bt.turns.filter(said)).k : -1
       if (bk > k && (!best || bk > best.k)) best = { id: b, k: bk }
     }

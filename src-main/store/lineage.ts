@@ -182,3 +182,49 @@ export function branchesOf(db: Database.Database, id: string, source: string): s
   ).all(id, source)
   return rows.map((r) => r.id)
 }
+
+/**
+ * Sessions on one channel whose first user message is `text`, or `text` with retrieved context joined to it by a line
+ * break before or after it (Open WebUI's retrieval template), newest first and at most `limit`: where the API server
+ * looks for a conversation that its derived id (system prompt + first message) no longer names. Both sides are
+ * compared trimmed, as the API server compares turns.
+ */
+export function sessionsOpeningWith(db: Database.Database, text: string, source: string, limit: number): string[] {
+  if (text === '') return []
+  const rows = stmt<Pick<LineageRow, 'id'>>(
+    db,
+    // (the first user message is found once per session and read by its rowid: a scalar subquery the WHERE named
+    // three times would run three times)
+    `SELECT id FROM (
+       SELECT s.id AS id, s.started_at AS started_at, trim(m.content, ' ' || char(9, 10, 13)) AS opening
+       FROM sessions s JOIN messages m
+         ON m.id = (SELECT f.id FROM messages f WHERE f.session_id = s.id AND f.role = 'user' ORDER BY f.id LIMIT 1)
+       WHERE s.source = @source)
+     WHERE opening = @text
+        OR substr(opening, 1, length(@text) + 1) = @text || char(10)
+        OR substr(opening, -length(@text) - 1) = char(10) || @text
+     ORDER BY started_at DESC, id DESC LIMIT @limit`
+  ).all({ source, text, limit })
+  return rows.map((r) => r.id)
+}
+
+/**
+ * Sessions on one channel whose latest assistant message with text ends with `tail`, or is itself the end of it (a
+ * client shows a tool turn's text before the call and its final reply as one message), compared trimmed; newest first
+ * and at most `limit`: where the API server looks for a conversation a client sent without its oldest messages.
+ */
+export function sessionsReplyingWith(db: Database.Database, tail: string, source: string, limit: number): string[] {
+  if (tail === '') return []
+  const rows = stmt<Pick<LineageRow, 'id'>>(
+    db,
+    `SELECT id FROM (
+       SELECT s.id AS id, s.started_at AS started_at, trim(m.content, ' ' || char(9, 10, 13)) AS reply
+       FROM sessions s JOIN messages m
+         ON m.id = (SELECT f.id FROM messages f WHERE f.session_id = s.id AND f.role = 'assistant'
+                      AND COALESCE(f.content, '') != '' ORDER BY f.id DESC LIMIT 1)
+       WHERE s.source = @source)
+     WHERE reply != '' AND (substr(reply, -length(@tail)) = @tail OR substr(@tail, -length(reply)) = reply)
+     ORDER BY started_at DESC, id DESC LIMIT @limit`
+  ).all({ source, tail, limit })
+  return rows.map((r) => r.id)
+}

@@ -56,7 +56,15 @@ import { exportRecords, resolveSessionId, type ExportRecord } from './session-tr
 import { expandSegments, parseJsonlChunked, type ImportSummary } from './session-import'
 import { importInBatches } from './import-batches'
 import { recordUsageRows } from './usage'
-import { branchesOf, compressionChain, lineageRoot, resumeTip, type LineageRow } from './lineage'
+import {
+  branchesOf,
+  compressionChain,
+  sessionsOpeningWith,
+  sessionsReplyingWith,
+  lineageRoot,
+  resumeTip,
+  type LineageRow
+} from './lineage'
 import { listSessionPage, listSessionRows, sessionSources, type ListOptions, type SortValue } from './read-list'
 import { sessionDetail, storedSystemPrompt } from './read-detail'
 import { summaryById } from './read-summary'
@@ -686,6 +694,14 @@ export class SessionStore {
   }
   branchesOf(id: string, source: string): string[] {
     return branchesOf(this.db, id, source)
+  }
+  /** Sessions on `source` whose first user message is `text` (or it with context joined by a line break), newest first. */
+  sessionsOpeningWith(text: string, source: string, limit: number): string[] {
+    return sessionsOpeningWith(this.db, text, source, limit)
+  }
+  /** Sessions on `source` whose latest assistant text ends with `tail` (trimmed), newest first. */
+  sessionsReplyingWith(tail: string, source: string, limit: number): string[] {
+    return sessionsReplyingWith(this.db, tail, source, limit)
   }
 
   listSessions(q: ListOptions = {}): SessionPage {

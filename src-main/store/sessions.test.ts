@@ -379,3 +379,42 @@ describe('what a page shows of the range a caller holds (held)', () => {
     }
   })
 })
+
+describe('sessions by their first user message or latest reply (the API server recognising a conversation)', () => {
+  it('matches it trimmed, or with context joined by a line break before or after; one source, newest first', async () => {
+    const add = async (id: string, source: string, at: number, ...texts: string[]) => {
+      await store.createSession(id, source, { startedAt: at })
+      await store.appendMessages(
+        id,
+        texts.map((content, i) => ({ role: i % 2 ? 'assistant' : 'user', content }))
+      )
+    }
+    await add('plain', 'api_server', 1, '  what is new? \n', 'a reply')
+    await add('before', 'api_server', 2, 'context: 1 source\nwhat is new?')
+    await add('after', 'api_server', 3, 'what is new?\n<source>2</source>')
+    await add('inside', 'api_server', 4, 'say: what is new? please')
+    await add('later', 'api_server', 5, 'hello', 'a reply', 'what is new?')
+    await add('elsewhere', 'cli', 6, 'what is new?')
+    expect(store.sessionsOpeningWith('what is new?', 'api_server', 16)).toEqual(['after', 'before', 'plain'])
+    expect(store.sessionsOpeningWith('what is new?', 'api_server', 2)).toEqual(['after', 'before'])
+    expect(store.sessionsOpeningWith('', 'api_server', 16)).toEqual([])
+  })
+
+  it('finds sessions by the end of their latest reply with text, either way round, trimmed; one source, newest first', async () => {
+    const add = async (id: string, source: string, at: number, ...msgs: Array<[string, string | null]>) => {
+      await store.createSession(id, source, { startedAt: at })
+      await store.appendMessages(
+        id,
+        msgs.map(([role, content]) => ({ role, content }))
+      )
+    }
+    await add('old', 'api_server', 1, ['user', 'q'], ['assistant', '<think>hm</think>the end.  '])
+    await add('newer', 'api_server', 2, ['user', 'q'], ['assistant', 'also the end.'], ['assistant', ''])
+    await add('moved-on', 'api_server', 3, ['user', 'q'], ['assistant', 'the end.'], ['user', 'q2'], ['assistant', 'x'])
+    await add('elsewhere', 'cli', 4, ['user', 'q'], ['assistant', 'the end.'])
+    expect(store.sessionsReplyingWith('the end.', 'api_server', 16)).toEqual(['newer', 'old'])
+    // the stored reply is the end of the text asked for (a tool turn's text before its call, then the reply)
+    expect(store.sessionsReplyingWith('Let me look. So: also the end.', 'api_server', 16)).toEqual(['newer'])
+    expect(store.sessionsReplyingWith('', 'api_server', 16)).toEqual([])
+  })
+})

@@ -8,6 +8,11 @@ import type { Services } from '../services'
 import { readRetrying, type NewMessage, type SessionStore } from '../../store'
 
 const MAX_COMPARED = 1000
+/**
+ * Sessions sharing a conversation's first message (or its latest reply's end) that are compared with it, newest first
+ * (a common opening such as "hi" is shared by many; the one a client continues is nearly always among its latest).
+ */
+const MAX_OPENINGS = 16
 
 export function apiConversations(stores: Services['stores'], profile: string): ConversationSessions {
   const store = () => stores.get(profile)
@@ -51,6 +56,8 @@ export function apiConversations(stores: Services['stores'], profile: string): C
       return { turns, whole }
     },
     branches: (sessionId) => store().branchesOf(sessionId, 'api_server'),
+    opening: (text) => store().sessionsOpeningWith(text, 'api_server', MAX_OPENINGS),
+    replying: (tail) => store().sessionsReplyingWith(tail, 'api_server', MAX_OPENINGS),
     // The turn path's read retry (a rollback-journal home another program commits to): the planning is one read.
     retrying: (attempt) => readRetrying(attempt),
     async seed(sessionId, turns, opts) {
