@@ -1,6 +1,7 @@
 // Cron on a real jobs.json in a temp home (hermes-channels §3): the schedule grammar, upstream-shaped files
 // whose unknown fields survive rewrites, and the claiming scheduler under a fake clock.
 import {
+  existsSync,
   lstatSync,
   mkdtempSync,
   mkdirSync,
@@ -238,6 +239,15 @@ describe('scheduler', () => {
     await s.tick()
     expect(ran).toEqual([a.id])
     db.close()
+  })
+
+  it('takes no lock on a tick with nothing due (each lock is a helper process, every tick)', async () => {
+    const h = home()
+    await createJob(h, { schedule: 'every 30m', prompt: 'ping' }, NOW)
+    const ran: string[] = []
+    await scheduler(h, () => NOW + 60_000, ran).tick()
+    expect(ran).toEqual([])
+    expect(existsSync(join(h, 'cron', '.tick.lock'))).toBe(false)
   })
 
   it("claims nothing while upstream's tick holds cron/.tick.lock (its due scan and its advance are two lock turns)", async () => {
