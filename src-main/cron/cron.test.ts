@@ -1,6 +1,7 @@
 // Cron on a real jobs.json in a temp home (hermes-channels §3): the schedule grammar, upstream-shaped files
 // whose unknown fields survive rewrites, and the claiming scheduler under a fake clock.
 import {
+  existsSync,
   lstatSync,
   mkdtempSync,
   mkdirSync,
@@ -11,6 +12,7 @@ import {
   symlinkSync,
   writeFileSync
 } from 'node:fs'
+import { spawn } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -195,6 +197,9 @@ describe('scheduler', () => {
       scheduler(h, () => now, ran).tick(),
       scheduler(h, () => now, ran).tick()
     ])
+    // A tick that found another one claiming (upstream's tick lock) claimed nothing: what it left runs next time.
+    expect(new Set(ran).size).toBe(ran.length)
+    await scheduler(h, () => now, ran).tick()
     expect(ran.sort()).toEqual(
       readJobs(h)
         .jobs.map((j) => j.id)
@@ -234,6 +239,33 @@ describe('scheduler', () => {
     await s.tick()
     expect(ran).toEqual([a.id])
     db.close()
+  })
+
+  it('takes no lock on a tick with nothing due (each lock is a helper process, every tick)', async () => {
+    const h = home()
+    await createJob(h, { schedule: 'every 30m', prompt: 'ping' }, NOW)
+    const ran: string[] = []
+    await scheduler(h, () => NOW + 60_000, ran).tick()
+    expect(ran).toEqual([])
+    expect(existsSync(join(h, 'cron', '.tick.lock'))).toBe(false)
+  })
+
+  it("claims nothing while upstream's tick holds cron/.tick.lock (its due scan and its advance are two lock turns)", async () => {
+    const h = home()
+    const job = await createJob(h, { schedule: 'every 30m', prompt: 'ping' }, NOW)
+    const before = readFileSync(join(h, 'cron', 'jobs.json'), 'utf8')
+    const ran: string[] = []
+    // `hermes cron tick` between get_due_jobs and advance_next_run: an exclusive flock on the tick lock
+    const holder = spawn('flock', ['-x', join(h, 'cron', '.tick.lock'), 'sh', '-c', 'echo locked; cat >/dev/null'])
+    await new Promise((r) => holder.stdout.once('data', r))
+    const now = NOW + 31 * 60_000
+    await scheduler(h, () => now, ran).tick()
+    expect(ran).toEqual([])
+    expect(readFileSync(join(h, 'cron', 'jobs.json'), 'utf8')).toBe(before)
+    holder.stdin.end()
+    await new Promise((r) => holder.once('close', r))
+    await scheduler(h, () => now, ran).tick()
+    expect(ran).toEqual([job.id])
   })
 
   /** A scheduler whose job runs all wait on one gate, so a test sees them running at once. */

@@ -26,3 +26,28 @@ export async function withJobsLock<T>(cronDir: string, fn: () => T | Promise<T>,
     onFailure: (why) => new JobsLockError(`could not take the cron jobs lock ${lockFile}: ${why}`)
   })
 }
+
+/** Another scheduler's tick holds `<cron dir>/.tick.lock` now. */
+class TickBusy extends Error {}
+
+/**
+ * Upstream's tick lock: `hermes cron tick` and its gateway's ticker hold an exclusive, non-blocking flock on
+ * `<cron dir>/.tick.lock` from their due scan until the due jobs have had next_run_at advanced — a recurring job
+ * inside its grace window is found due under the jobs lock but advanced in a later, separate one. A claim made here
+ * in between would find the job still due and run it a second time, so each claim of ours holds this lock too.
+ * Not waited for (upstream's ticks skip when it is held, and so does ours): `fn` is not called and null is returned.
+ */
+export async function withTickLock<T>(cronDir: string, fn: () => Promise<T>): Promise<T | null> {
+  const lockFile = join(cronDir, '.tick.lock')
+  try {
+    return await withFlock(lockFile, fn, {
+      waitMs: 0,
+      mode: 0o644, // as upstream's open(…, "w") leaves it under the usual umask
+      onTimeout: () => new TickBusy(),
+      onFailure: (why) => new JobsLockError(`could not take the cron tick lock ${lockFile}: ${why}`)
+    })
+  } catch (err) {
+    if (err instanceof TickBusy) return null
+    throw err
+  }
+}

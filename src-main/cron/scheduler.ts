@@ -20,7 +20,8 @@
 import { CaduceusError } from '@shared/contract'
 import type { LogFn } from '@shared/contract/log'
 import { existsSync } from 'node:fs'
-import { jobsPath, updateJobs, type RawJob } from './jobs-file'
+import { cronDir, jobsPath, readJobs, updateJobs, type RawJob } from './jobs-file'
+import { withTickLock } from './jobs-lock'
 import { timeZoneOf } from './time-zone'
 import { claimHeartbeatMs, runClaimTtlMs } from './claim-ttl'
 import { claimOneShot, freshClaim, heartbeatClaims, kindOf, runsUsedUp, timeOf } from './claims'
@@ -151,7 +152,23 @@ async function claimDueJobs(
 ): Promise<RawJob[]> {
   // No jobs.json, nothing due: a tick must not create the cron folder or its lock file in a home it only reads.
   if (!existsSync(jobsPath(home))) return []
+  // Every enabled job's next run still ahead: the due scan would change nothing, so neither lock is taken (each is
+  // a helper process; an idle app would start two per profile every tick). A stale read only waits for a later tick.
+  if (readJobs(home).jobs.every((j) => j.enabled === false || timeOf(j.next_run_at) > now)) return []
   const timeZone = timeZoneOf(home)
+  // Under upstream's tick lock as well (jobs-lock.ts: withTickLock); while another tick holds it, nothing is claimed.
+  const claimed = await withTickLock(cronDir(home), () => claimUnderJobsLock(home, now, timeZone, limit, busy, log))
+  return claimed ?? []
+}
+
+function claimUnderJobsLock(
+  home: string,
+  now: number,
+  timeZone: string | undefined,
+  limit: number,
+  busy: ReadonlySet<string>,
+  log?: LogFn
+): Promise<RawJob[]> {
   return updateJobs(home, (file, changed) => {
     const claimed: RawJob[] = []
     for (const job of [...file.jobs]) {

@@ -9,7 +9,7 @@
  * symlink (a MEMORY.md kept in a dotfiles folder stays a link). A file that is not UTF-8 is never rewritten.
  */
 import { isUtf8 } from 'node:buffer'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CaduceusError } from '@shared/contract'
 import { isNotFound } from '@shared/contract/errors'
@@ -104,16 +104,37 @@ const lockWait = () => Number(process.env.CADUCEUS_MEMORY_LOCK_WAIT_MS) || LOCK_
  * that is not UTF-8 refuses every change before `fn` reads it (memoryFileProblem).
  */
 export async function withMemoryLock<T>(home: string, target: MemoryTarget, fn: () => T): Promise<T> {
-  assertTarget(target)
-  mkdirSync(join(home, 'memories'), { recursive: true })
-  const lockFile = `${memoryFile(home, target)}.lock`
-  const waitMs = lockWait()
   const guarded = () => {
     const problem = memoryFileProblem(home, target)
     if (problem) throw new CaduceusError('conflict', `${problem} Nothing was changed.`)
     return fn()
   }
-  return withFlock(lockFile, guarded, {
+  return underMemoryLock(home, target, guarded)
+}
+
+/**
+ * `caduceus memory reset`: remove a target's file under its lock, whatever it holds (erasing it is the point, so a
+ * file that is not UTF-8 goes too, as upstream's reset unlinks it). False when there was no file.
+ */
+export async function removeMemoryFile(home: string, target: MemoryTarget): Promise<boolean> {
+  if (!existsSync(memoryFile(home, target))) return false
+  return underMemoryLock(home, target, () => {
+    try {
+      unlinkSync(memoryFile(home, target))
+      return true
+    } catch (err) {
+      if (isNotFound(err)) return false // gone meanwhile (another reset)
+      throw err
+    }
+  })
+}
+
+async function underMemoryLock<T>(home: string, target: MemoryTarget, fn: () => T): Promise<T> {
+  assertTarget(target)
+  mkdirSync(join(home, 'memories'), { recursive: true })
+  const lockFile = `${memoryFile(home, target)}.lock`
+  const waitMs = lockWait()
+  return withFlock(lockFile, fn, {
     waitMs,
     mode: 0o644, // as upstream's open(…, "a+") leaves it under the usual umask
     onTimeout: () =>

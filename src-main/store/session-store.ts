@@ -82,6 +82,7 @@ import { delegationRepo, type DelegationRepo } from './delegation-repo'
 import { costRepo, type CostRepo } from './cost-repo'
 import { memoryEventsRepo, type MemoryEventsRepo } from './memory-events-repo'
 import { pendingNoticesRepo, type PendingNoticesRepo } from './pending-notices-repo'
+import { checkFile, optimizeFile, type FileHealth } from './maintenance'
 
 export { WriteTx }
 /** What `sessionCounters` reads: the agent-cache guard's columns. */
@@ -151,6 +152,19 @@ export class SessionStore {
   private staleSince: number | null = null
   /** The running write's handle (nested writes reuse it); null outside `write()`. */
   private tx: WriteTx | null = null
+
+  /**
+   * `sessions optimize` on a state.db file: each FTS index's segments merged (FTS5 'optimize': layout only, no row
+   * tokenized again), then VACUUM. Returns how many indexes were merged.
+   */
+  static optimizeFile(path: string): { indexes: number } {
+    return optimizeFile(path)
+  }
+
+  /** `sessions repair --check-only`: whether a state.db file is healthy, checked on a connection of its own. */
+  static checkFile(path: string): FileHealth {
+    return checkFile(path)
+  }
 
   constructor(
     path: string,

@@ -27,6 +27,10 @@ export interface HostArgs {
   all: boolean
   /** `sessions list --workspace NEEDLE`: rows whose git repo root (else cwd) contains it, as upstream's. */
   workspace?: string
+  /** `memory reset --target all|memory|user`. */
+  memoryTarget?: string
+  /** `sessions repair --check-only|--no-backup`. */
+  repair?: { checkOnly?: boolean; noBackup?: boolean }
   /** sessions export/import/prune (sessions-admin.ts). */
   admin?: {
     format?: string
@@ -44,6 +48,13 @@ export interface HostArgs {
 
 /** Upstream's `hermes sessions prune` value flags (`--model` is shared with run: read as model-contains). */
 const PRUNE_VALUE_FLAGS = new Set([...PRUNE_TIME_FLAGS, ...PRUNE_FILTER_FLAGS].map((f) => `--${f}`))
+
+/** A whole number as Python's int() reads argparse's text (sign, `_` between digits, surrounding space), else null. */
+function argparseInt(v: string | undefined): number | null {
+  if (v === undefined || !/^\s*[-+]?\d+(?:_\d+)*\s*$/.test(v)) return null
+  const n = Number(v.trim().replace(/_/g, ''))
+  return Number.isSafeInteger(n) ? n : null
+}
 
 export function parseArgs(argv: string[]): HostArgs {
   const out: HostArgs = {
@@ -107,11 +118,20 @@ export function parseArgs(argv: string[]): HostArgs {
         // any whole number, as argparse's int takes it (`sessions list`: 0 is none, a negative number all); the
         // other commands refuse what their request does not take
         const v = inline ?? argv[++i]
-        const n = v === undefined ? NaN : Number(v)
-        if (!Number.isInteger(n) || !/^\s*[-+]?\d+\s*$/.test(v!)) throw new Error('--limit must be a whole number')
+        const n = argparseInt(v)
+        if (n === null) throw new Error('--limit must be a whole number')
         out.limit = n
         break
       }
+      case '--target':
+        out.memoryTarget = value()
+        break
+      case '--check-only':
+        out.repair = { ...out.repair, checkOnly: true }
+        break
+      case '--no-backup':
+        out.repair = { ...out.repair, noBackup: true }
+        break
       case '--query':
         out.query = value()
         break
@@ -170,8 +190,9 @@ export function parseArgs(argv: string[]): HostArgs {
         out.prompt = value()
         break
       case '--repeat': {
-        const n = Number(value())
-        if (!Number.isInteger(n) || n < 1) throw new Error('--repeat must be a positive integer')
+        // argparse's int, as `hermes cron create|edit --repeat`: 0 or a negative count is "forever" (times null)
+        const n = argparseInt(value())
+        if (n === null) throw new Error('--repeat must be a whole number')
         out.repeat = n
         break
       }

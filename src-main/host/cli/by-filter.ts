@@ -94,10 +94,10 @@ export function when(t: number): string {
 }
 
 /**
- * A y/N question on stdin, as upstream asks it: anything but y/yes is a no, and so are no answer at all (EOF: a
- * script or cron job, told how to go on) and Ctrl-C.
+ * A y/N question on stdin, as upstream asks it: anything but y/yes (or only the word `accept`, where upstream asks
+ * for it typed out) is a no, and so are no answer at all (EOF: a script or cron job, told how to go on) and Ctrl-C.
  */
-export async function confirm(question: string): Promise<boolean> {
+export async function confirm(question: string, accept?: string): Promise<boolean> {
   process.stdout.write(question)
   const rl = createInterface({ input: process.stdin, terminal: false })
   let interrupted = false
@@ -115,7 +115,7 @@ export async function confirm(question: string): Promise<boolean> {
       process.stdout.write('\n')
       if (!interrupted) console.error('No answer on stdin: pass --yes to go on without asking.')
     }
-    return line !== null && ['y', 'yes'].includes(line.trim().toLowerCase())
+    return line !== null && (accept ? [accept] : ['y', 'yes']).includes(line.trim().toLowerCase())
   } finally {
     process.off('SIGINT', onInt)
     rl.close()

@@ -4,6 +4,7 @@
  */
 import {
   createJob,
+  CronScheduler,
   editJob,
   jobDto,
   readJobs,
@@ -13,25 +14,20 @@ import {
   setPaused,
   type RawJob
 } from '../../cron'
-import { discoverProfiles } from '../../store'
+import { StoreRegistry } from '../../store'
 import type { HostArgs } from './args'
 import { createTurnHost, resolveRoot } from '../compose'
 import { missingKeyReason } from './preflight'
-import { profileOf } from './profile'
+import { profileHome } from './profile'
 import { errorMessage } from '@shared/contract/errors'
 
 const USAGE = `caduceus cron list [--all] [--json]   (paused and finished jobs only with --all, as hermes cron list)
 caduceus cron create|add SCHEDULE PROMPT [--name N] [--repeat N] [--model M] [--deliver TARGET] [--json]
 caduceus cron edit ID [--schedule S] [--prompt P] [--name N] [--repeat N] [--model M] [--deliver TARGET] [--json]
 caduceus cron pause|resume|remove|rm|delete|run ID   (cron alone: list)
+caduceus cron status [--json]   whether an upstream gateway fires the jobs, how many are active, the next run
+caduceus cron tick [--json]     run the due jobs once, as the app's scheduler would (same claims and locks), and exit
   (ID: a job's id, or its name as upstream's cron commands accept it; all with [--home DIR] [--profile P]; SCHEDULE: "30m", "every 2h", "0 9 * * *" or "2026-02-03T14:00")`
-
-function profileHome(args: HostArgs): { profile: string; home: string } {
-  const profile = profileOf(args, 'default')
-  const entry = discoverProfiles(resolveRoot(args.home).root).find((p) => p.name === profile)
-  if (!entry) throw new Error(`Unknown profile: ${profile}`)
-  return { profile, home: entry.home }
-}
 
 /** One job as upstream's `hermes cron list` names it (a missing name, display or state filled in as upstream reads it). */
 const line = (raw: RawJob) => {
@@ -108,6 +104,10 @@ export async function cron(args: HostArgs): Promise<number> {
       }
       case 'run':
         return await runNow(args, profile, home, a)
+      case 'status':
+        return status(args, profile, home)
+      case 'tick':
+        return await tick(args, profile, home)
       default:
         console.error(USAGE)
         return 2
@@ -117,6 +117,12 @@ export async function cron(args: HostArgs): Promise<number> {
     return 1
   }
 }
+
+/** One run's line: its session (a no-agent script's run has none) and output file, or its error. */
+const ranLine = (r: Awaited<ReturnType<typeof runCronJob>>) =>
+  r.status === 'ok'
+    ? `ran ${r.jobId}: ${r.sessionId ? `session ${r.sessionId}, ` : ''}output ${r.outputPath}`
+    : `ran ${r.jobId}: ${r.error}`
 
 async function runNow(args: HostArgs, profile: string, home: string, id: string | undefined): Promise<number> {
   if (!id) throw new Error('cron run needs a job id')
@@ -142,16 +148,108 @@ async function runNow(args: HostArgs, profile: string, home: string, id: string 
           warnings: r.warnings
         })
       )
-    else
-      console.log(
-        r.status === 'ok'
-          ? `ran ${r.jobId}: session ${r.sessionId}, output ${r.outputPath}`
-          : `ran ${r.jobId}: ${r.error}`
-      )
+    else console.log(ranLine(r))
     for (const w of r.warnings) console.error(`caduceus cron: warning: ${w}`)
     if (r.status !== 'ok') console.error(`caduceus cron: job ${r.jobId} failed: ${r.error}`)
     return r.status === 'ok' ? 0 : 1
   } finally {
     await host.close()
   }
+}
+
+/** The upstream gateway heartbeating for the profile in its state.db (it runs the jobs then), else null. */
+function upstreamGatewayOf(args: HostArgs, profile: string) {
+  const stores = new StoreRegistry(resolveRoot(args.home).root) // only reads: no state.db is created
+  try {
+    return stores.get(profile).upstreamGateway(Date.now() / 1000, profile)
+  } catch {
+    return null // no heartbeat can be read: as when no upstream gateway runs (the app's scheduler reads it so)
+  } finally {
+    stores.closeAll()
+  }
+}
+
+/**
+ * `hermes cron status`: who fires the jobs, then upstream's summary (active jobs, the earliest next run as upstream
+ * picks it: the least of the stored texts). Caduceus's own scheduler lives in the app and `caduceus serve`, which
+ * leave no mark this command could read, so that is said rather than guessed.
+ */
+function status(args: HostArgs, profile: string, home: string): number {
+  const gateway = upstreamGatewayOf(args, profile)
+  const active = readJobs(home).jobs.filter((j) => j.enabled !== false)
+  const nextRuns = active.map((j) => j.next_run_at).filter((t): t is string => typeof t === 'string' && t !== '')
+  const nextRunAt = nextRuns.length ? nextRuns.reduce((a, b) => (b < a ? b : a)) : null
+  if (args.json) {
+    console.log(JSON.stringify({ profile, upstreamGateway: gateway, activeJobs: active.length, nextRunAt }, null, 2))
+    return 0
+  }
+  const lines = ['']
+  if (gateway)
+    lines.push(
+      `✓ An upstream gateway is running for ${profile} — it fires the cron jobs`,
+      `  PID: ${gateway.pid}${gateway.host ? ` on ${gateway.host}` : ''}`,
+      "  (Caduceus's scheduler stands down for this profile while it heartbeats.)"
+    )
+  else
+    lines.push(
+      `No upstream gateway is running for ${profile}.`,
+      "  Caduceus's scheduler fires due jobs while the app or `caduceus serve` is open (this command cannot see",
+      '  whether one is); `caduceus cron tick` runs the due jobs once now.'
+    )
+  lines.push('')
+  if (active.length) {
+    lines.push(`  ${active.length} active job(s)`)
+    if (nextRunAt) lines.push(`  Next run: ${nextRunAt}`)
+  } else lines.push('  No active jobs')
+  console.log(`${lines.join('\n')}\n`)
+  return 0
+}
+
+/**
+ * `hermes cron tick`: one pass of the app's own scheduler over this profile — the same due scan, claims (under
+ * upstream's tick and jobs locks), parallel cap and stand-down for a live upstream gateway — then exit once the jobs
+ * it claimed have finished. The turn host is built only when a job is due.
+ */
+async function tick(args: HostArgs, profile: string, home: string): Promise<number> {
+  const turn: { host?: ReturnType<typeof createTurnHost> } = {}
+  const results: Array<Awaited<ReturnType<typeof runCronJob>>> = []
+  const scheduler = new CronScheduler({
+    profiles: () => [{ name: profile, home }],
+    run: async (p, job) => {
+      turn.host ??= createTurnHost({ home: args.home })
+      const h = await turn.host
+      const r = await runCronJob(h.gateway, p.name, p.home, job, { vault: h.vault })
+      results.push(r)
+      return r
+    },
+    upstreamLive: () => upstreamGatewayOf(args, profile) !== null,
+    log: (level, message) => console.error(`caduceus cron: ${level}: ${message}`)
+  })
+  try {
+    await scheduler.tick()
+  } finally {
+    if (turn.host) await (await turn.host).close()
+  }
+  const standingDown = scheduler.status().standingDown.length > 0
+  if (args.json)
+    console.log(
+      JSON.stringify({
+        standing_down: standingDown,
+        ran: results.map((r) => ({
+          job_id: r.jobId,
+          session_id: r.sessionId,
+          status: r.status,
+          error: r.error,
+          output_path: r.outputPath
+        }))
+      })
+    )
+  else if (standingDown) console.log(`An upstream gateway is running for ${profile} and fires its jobs; nothing run.`)
+  else if (!results.length) console.log('No jobs due.')
+  for (const r of results) {
+    if (!args.json) console.log(ranLine(r))
+    for (const w of r.warnings) console.error(`caduceus cron: warning: ${w}`)
+    if (r.status !== 'ok') console.error(`caduceus cron: job ${r.jobId} failed: ${r.error}`)
+  }
+  return results.every((r) => r.status === 'ok') ? 0 : 1
 }

@@ -4,7 +4,7 @@
  */
 import { parseArgs, type HostArgs } from './args'
 import { redact } from '../log'
-import { isOneShot } from './run-args'
+import { isOneShot, UsageError } from './run-args'
 import { USAGE, wantsHelp } from './usage'
 import { errorMessage } from '@shared/contract/errors'
 
@@ -39,6 +39,8 @@ export async function runCli(argv: string[]): Promise<number> {
         return await (await import('./api')).runApiServer(args)
       case 'cron':
         return await (await import('./cron')).cron(args)
+      case 'memory':
+        return await (await import('./memory')).memory(args)
       case 'logs':
         return (await import('./logs')).logs(args)
       case undefined:
@@ -50,6 +52,7 @@ export async function runCli(argv: string[]): Promise<number> {
     }
   } catch (err) {
     console.error(`caduceus: ${redact(errorMessage(err))}`)
-    return 1
+    // a flag's text that upstream's argparse refuses (a count that is no number): its usage exit, not a failure
+    return err instanceof UsageError ? 2 : 1
   }
 }

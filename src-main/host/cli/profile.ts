@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path'
 import { isValidProfileName } from '../../scope'
-import { StoreRegistry } from '../../store'
+import { discoverProfiles, StoreRegistry } from '../../store'
 import { resolveRoot } from '../compose'
 import type { HostArgs } from './args'
 
@@ -28,4 +28,12 @@ export function impliedProfile(home: string | null | undefined): string | undefi
 /** `--profile`, else the implied profile, else the command's own default. */
 export function profileOf(args: Pick<HostArgs, 'home' | 'profile'>, fallback: string): string {
   return args.profile ?? impliedProfile(args.home) ?? fallback
+}
+
+/** The profile a one-profile command acts on (profileOf, else `default`) and its folder; an unknown one throws. */
+export function profileHome(args: Pick<HostArgs, 'home' | 'profile'>): { profile: string; home: string } {
+  const profile = profileOf(args, 'default')
+  const entry = discoverProfiles(resolveRoot(args.home).root).find((p) => p.name === profile)
+  if (!entry) throw new Error(`Unknown profile: ${profile}`)
+  return { profile, home: entry.home }
 }

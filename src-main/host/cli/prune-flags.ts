@@ -7,6 +7,7 @@
  * count as filters). Upstream asks before deleting; `--yes` skips that.
  */
 import { CaduceusError, DEFAULT_PRUNE_DAYS, isBarePrune, type PruneFilterInput } from '@shared/contract'
+import { UsageError } from './run-args'
 
 const UNIT: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400, w: 604800 }
 const DURATION = /^(\d+(?:\.\d+)?)\s*(s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?)$/
@@ -73,17 +74,22 @@ function pointInTime(value: string, flag: string, now: number): number {
 
 /**
  * A count flag as argparse's `type=int` reads it (digits, `_` between them, surrounding space) or a cost as
- * `type=float` does (decimal or exponent form); a negative, empty or non-finite value is refused as well.
+ * `type=float` does (decimal or exponent form, inf, nan). Text argparse refuses is a usage error (exit 2, as
+ * upstream's); a negative or non-finite number, which upstream would take, is refused as well (exit 1).
  */
 const DIGITS = String.raw`\d+(?:_\d+)*`
-const INT = new RegExp(String.raw`^\s*\+?${DIGITS}\s*$`)
-const FLOAT = new RegExp(String.raw`^\s*\+?(?:${DIGITS}(?:\.(?:${DIGITS})?)?|\.${DIGITS})(?:e[+-]?${DIGITS})?\s*$`, 'i')
+const INT = new RegExp(String.raw`^\s*[-+]?${DIGITS}\s*$`)
+const FLOAT = new RegExp(
+  String.raw`^\s*[-+]?(?:(?:${DIGITS}(?:\.(?:${DIGITS})?)?|\.${DIGITS})(?:e[+-]?${DIGITS})?|inf(?:inity)?|nan)\s*$`,
+  'i'
+)
 function num(v: string | true | undefined, flag: string, integer = true): number | undefined {
   if (v === undefined) return undefined
-  const ok = v !== true && (integer ? INT : FLOAT).test(v)
-  if (!ok || !Number.isFinite(Number(v.trim().replace(/_/g, ''))))
-    throw new CaduceusError('invalid_input', `${flag} needs ${integer ? 'a whole number' : 'a number'} >= 0`, flag)
-  return Number(v.trim().replace(/_/g, ''))
+  const what = `${flag} needs ${integer ? 'a whole number' : 'a number'} >= 0`
+  if (v === true || !(integer ? INT : FLOAT).test(v)) throw new UsageError(`${what}, not '${v === true ? '' : v}'`)
+  const n = Number(v.trim().replace(/_/g, ''))
+  if (!Number.isFinite(n) || n < 0) throw new CaduceusError('invalid_input', what, flag)
+  return n
 }
 
 /** The time flags: each bounds `started_at`, replacing the cutoff. */

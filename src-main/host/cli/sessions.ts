@@ -25,6 +25,8 @@ export async function sessions(args: HostArgs): Promise<number> {
   }
   // No --profile: the one upstream's CLI would act on (profile.ts), else every profile for list and search.
   args = { ...args, profile: args.profile ?? impliedProfile(args.home) }
+  // On the file itself, before any host opens it (repair's case is a file the store may not open).
+  if (sub === 'optimize' || sub === 'repair') return (await import('./sessions-maintenance')).maintenance(sub, args)
   const host = await createHost({ home: args.home, demo: false, headless: true, live: false })
   try {
     const out = (v: unknown, text: () => string) => console.log(args.json ? JSON.stringify(v, null, 2) : text())

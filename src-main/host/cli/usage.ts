@@ -40,12 +40,24 @@ export const USAGE = `caduceus — dashboard and agent host for Hermes-style age
   caduceus sessions archive [the same filters] [--dry-run] [--yes|-y] [--profile P] [--home DIR]
                            hides the ended, not yet archived sessions they match (nothing deleted); at least one
                            filter, no implicit cutoff (as hermes sessions archive)
+  caduceus sessions optimize [--profile P] [--home DIR]
+                           merges the FTS indexes' segments and VACUUMs state.db (no data changes), as hermes's
+  caduceus sessions repair [--check-only] [--profile P] [--home DIR]
+                           checks state.db as hermes sessions repair does; never changes it: upstream's repair
+                           rebuilds the FTS indexes, which only upstream's SQLite may do (NUL-holding rows), so
+                           an unhealthy file is named and \`hermes sessions repair\` left to do it
   caduceus run -z PROMPT… [--home DIR] [--profile P] [--model|-m M] [--json] [--usage-file PATH]
                                                            one stateless turn; prints the reply. Options go before
                                                            or after the words; -- ends options; - reads stdin
   caduceus -z PROMPT…                                      the same (upstream's spelling)
   caduceus api [--home DIR] [--profile P] [--host H] [--port N]   OpenAI-compatible API server (default 127.0.0.1:8642)
   caduceus cron list|create|edit|pause|resume|remove|run ...  per-profile cron jobs (caduceus cron alone: list)
+  caduceus cron status                                      who fires the jobs (an upstream gateway?), the next run
+  caduceus cron tick                                        run the due jobs once, as the app's scheduler would
+  caduceus memory [status]                                  the external memory provider config.yaml names
+  caduceus memory setup PROVIDER | off                      activate a provider (not interactive: named here, as
+                                                           hermes memory setup PROVIDER) | built-in memory only
+  caduceus memory reset [--target all|memory|user] [--yes]  erase MEMORY.md / USER.md (asks unless --yes)
   caduceus logs errors [--limit N]                          recent warnings and errors (memory refusals land here)
   caduceus --help | -h                                      this text
 

@@ -1,0 +1,218 @@
+// `caduceus memory …`, `cron status|tick`, `sessions optimize|repair` and the usage exits, against what upstream's
+// own `hermes` printed and left (scripts/golden/cli_more_verbs.py → test/fixtures/upstream/cli-more-verbs/). The CLI
+// runs in this process (runCli, the entry bin/caduceus.mjs calls); the system Python runs twice: once for upstream's
+// own config loader on the config.yaml files Caduceus wrote (and to index a NUL-holding message with upstream's
+// SQLite), once for upstream's SQLite's FTS integrity-check after Caduceus's optimize.
+import { execFileSync } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { runCli } from '../src-main/host/cli/main'
+import { ftsIntegrity, hasSystemPython, SYSTEM_PYTHON } from './support/fts-integrity'
+
+const repo = resolve(import.meta.dirname, '..')
+const FIX = join(repo, 'test/fixtures/upstream')
+const G = JSON.parse(readFileSync(join(FIX, 'cli-more-verbs/answers.json'), 'utf8')) as {
+  memory: Record<string, { code: number; stdout: string; provider?: string; left?: string[] }> & {
+    start_config: string
+    bad_verb: number
+    bad_target: number
+  }
+  cron_status_summary: string[]
+  sessions: { optimize: { lines: string[] }; repair_nul_home: { stdout: string } }
+  usage: { codes: Record<string, number>; repeats: Record<string, unknown> }
+}
+const UPSTREAM = process.env.HERMES_UPSTREAM ?? '/work/upstream'
+
+const made: string[] = []
+const tmp = (prefix: string) => {
+  const d = mkdtempSync(join(tmpdir(), prefix))
+  made.push(d)
+  return d
+}
+beforeAll(() => {
+  process.env.CADUCEUS_LOG_DIR = join(tmp('cad-more-verbs-logs-'), 'logs')
+  process.env.HERMES_HOME = ''
+})
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true })
+})
+
+/** `caduceus ARGV --home HOME` in this process: its exit code and what it printed. */
+async function cli(home: string, ...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out: string[] = []
+  const err: string[] = []
+  const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(`${a.join(' ')}\n`))
+  const error = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(`${a.join(' ')}\n`))
+  try {
+    const code = await runCli([...argv, '--home', home])
+    return { code, stdout: out.join(''), stderr: err.join('') }
+  } finally {
+    log.mockRestore()
+    error.mockRestore()
+  }
+}
+const lines = (text: string, n: number) => text.split('\n').slice(0, n)
+
+// Spawn 1: upstream's config loader on each home (the provider it selects), then a fresh upstream home in which
+// upstream's SQLite indexes a message holding a NUL byte (built from the same empty home the golden used).
+const UPSTREAM_SIDE = `
+import json, sqlite3, sys, os, shutil, time
+sys.path.insert(0, sys.argv[1])
+from hermes_cli.config import load_config
+providers = {}
+for home in sys.argv[4:]:
+    os.environ["HERMES_HOME"] = home
+    providers[home] = load_config().get("memory", {}).get("provider")
+shutil.copyfile(sys.argv[2], sys.argv[3])
+c = sqlite3.connect(sys.argv[3])
+c.execute("INSERT INTO sessions (id, source, started_at) VALUES ('nul', 'cli', ?)", (time.time(),))
+for i in range(3):
+    c.execute("INSERT INTO messages (session_id, role, content, timestamp) VALUES ('nul', 'user', ?, ?)",
+              ('look at the okapi %d\\x00json:{"kind": "image"}' % i, time.time()))
+    c.commit()
+print(json.dumps(providers))
+`
+
+describe.skipIf(!hasSystemPython || !existsSync(UPSTREAM))('verbs upstream has and Caduceus lacked', () => {
+  const on = tmp('cad-more-verbs-on-')
+  const off = tmp('cad-more-verbs-off-')
+  const nulHome = tmp('cad-more-verbs-nul-')
+  let providers: Record<string, string | null> = {}
+
+  it('memory setup, status and off print what hermes memory prints; upstream loads the provider Caduceus wrote', async () => {
+    const m = G.memory
+    for (const h of [on, off]) writeFileSync(join(h, 'config.yaml'), m.start_config)
+    const before = await cli(on, 'memory', 'status')
+    expect(lines(before.stdout, 5)).toEqual(lines(m.status_before!.stdout, 5))
+    expect(await cli(on, 'memory', 'setup', 'holographic')).toMatchObject({ code: 0, stdout: m.setup!.stdout })
+    const status = await cli(on, 'memory')
+    // header, built-in, provider, then whether it is installed and available (the plugin list is Caduceus's own)
+    expect(lines(status.stdout, 9)).toEqual(lines(m.status_after_setup!.stdout, 9))
+    expect(await cli(off, 'memory', 'setup', 'holographic')).toMatchObject({ code: 0 })
+    expect(await cli(off, 'memory', 'off')).toMatchObject({ code: 0, stdout: m.off!.stdout })
+    // the rest of the file is left as it was: comment, model, the other memory key
+    expect(readFileSync(join(off, 'config.yaml'), 'utf8')).toContain('# my settings\nmodel:\n  default: some/model')
+    expect(readFileSync(join(on, 'config.yaml'), 'utf8')).toContain('memory_char_limit: 3000')
+
+    const out = execFileSync(
+      SYSTEM_PYTHON,
+      ['-c', UPSTREAM_SIDE, UPSTREAM, join(FIX, 'import-rules/empty.db'), join(nulHome, 'state.db'), on, off],
+      { encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } }
+    )
+    providers = JSON.parse(out) as Record<string, string | null>
+    expect([providers[on], providers[off]]).toEqual([m.setup!.provider, m.off!.provider])
+  })
+
+  it('memory setup refuses an unknown provider and one only upstream can run; usage errors exit 2', async () => {
+    const h = tmp('cad-more-verbs-refuse-')
+    const unknown = await cli(h, 'memory', 'setup', 'nosuch')
+    // upstream's line, on stderr with exit 1 here (upstream prints it on stdout and exits 0)
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toContain(lines(G.memory.not_found!.stdout, 2)[1])
+    expect(await cli(h, 'memory', 'setup', 'honcho')).toMatchObject({ code: 1 })
+    expect(existsSync(join(h, 'config.yaml'))).toBe(false)
+    expect((await cli(h, 'memory', 'bogus')).code).toBe(G.memory.bad_verb)
+    expect((await cli(h, 'memory', 'reset', '--target', 'x')).code).toBe(G.memory.bad_target)
+    expect((await cli(h, 'memory', 'setup')).code).toBe(2) // the picker is not offered: the name is required
+  })
+
+  it('memory reset erases the files hermes memory reset erases, with its lines', async () => {
+    const h = tmp('cad-more-verbs-reset-')
+    const withHome = (s: string) => s.replaceAll('<HOME>', h)
+    expect((await cli(h, 'memory', 'reset', '--yes')).stdout).toBe(withHome(G.memory.reset_nothing!.stdout))
+    mkdirSync(join(h, 'memories'))
+    writeFileSync(join(h, 'memories', 'USER.md'), 'likes okapis\n')
+    writeFileSync(join(h, 'memories', 'MEMORY.md'), 'the notes\n')
+    const r = await cli(h, 'memory', 'reset', '--yes', '--target', 'user')
+    expect(r).toMatchObject({ code: 0, stdout: withHome(G.memory.reset_user!.stdout) })
+    expect(['MEMORY.md', 'USER.md'].filter((f) => existsSync(join(h, 'memories', f)))).toEqual(
+      G.memory.reset_user!.left
+    )
+  })
+
+  it("sessions repair --check-only finds healthy the NUL-holding home upstream's check finds healthy", async () => {
+    // This SQLite's integrity_check calls upstream's trigram index malformed here (it tokenizes past the NUL).
+    const r = await cli(nulHome, 'sessions', 'repair', '--check-only')
+    expect(r.stdout).toBe(G.sessions.repair_nul_home.stdout.replaceAll('<HOME>', nulHome))
+    expect(r.code).toBe(0)
+    expect(r.stderr).toContain('messages_fts_trigram not judged here')
+  })
+
+  it("sessions optimize merges and VACUUMs without breaking the index for upstream's SQLite", async () => {
+    const r = await cli(nulHome, 'sessions', 'optimize')
+    expect(r.code).toBe(0)
+    expect(lines(r.stdout, 2)).toEqual(G.sessions.optimize.lines)
+    expect(ftsIntegrity(join(nulHome, 'state.db'))).toEqual({ messages_fts: 'ok', messages_fts_trigram: 'ok' })
+  })
+
+  it('sessions repair names a broken file and changes nothing (upstream rebuilds the FTS indexes)', async () => {
+    const h = tmp('cad-more-verbs-broken-')
+    writeFileSync(join(h, 'state.db'), 'not a database, not at all'.repeat(200))
+    const r = await cli(h, 'sessions', 'repair')
+    expect(r.code).toBe(1)
+    expect(r.stdout).toContain(`✗ ${join(h, 'state.db')} does not open cleanly: file is not a database`)
+    expect(r.stderr).toContain('hermes sessions repair')
+    expect(readFileSync(join(h, 'state.db'), 'utf8')).toBe('not a database, not at all'.repeat(200))
+  })
+})
+
+describe('cron status and tick', () => {
+  it("status prints hermes cron status's summary of upstream's jobs (paused ones left out)", async () => {
+    const h = tmp('cad-more-verbs-cron-')
+    cpSync(join(FIX, 'cli-more-verbs/home'), h, { recursive: true })
+    const r = await cli(h, 'cron', 'status')
+    expect(r.code).toBe(0)
+    expect(r.stdout.split('\n').filter((l) => /^\s+(\d+ active job|Next run:|No active jobs)/.test(l))).toEqual(
+      G.cron_status_summary
+    )
+    expect(r.stdout).toContain('No upstream gateway is running for default.')
+  })
+
+  it('tick runs the due job once, as the scheduler claims it, and finds nothing due right after', async () => {
+    const h = tmp('cad-more-verbs-tick-')
+    mkdirSync(join(h, 'scripts'))
+    writeFileSync(join(h, 'scripts', 'report.sh'), 'echo "disk at 42%"\n')
+    mkdirSync(join(h, 'cron'))
+    const job = {
+      id: 'e1e2e3e4e5e6',
+      name: 'report',
+      prompt: '',
+      script: 'report.sh',
+      no_agent: true,
+      schedule: { kind: 'interval', minutes: 60, display: 'every 60m' },
+      repeat: { times: null, completed: 0 },
+      enabled: true,
+      state: 'scheduled',
+      deliver: 'local',
+      next_run_at: '2026-01-01T00:00:00+00:00'
+    }
+    writeFileSync(join(h, 'cron', 'jobs.json'), JSON.stringify({ jobs: [job] }))
+    const first = await cli(h, 'cron', 'tick')
+    expect(first.code).toBe(0)
+    expect(first.stdout).toMatch(/^ran e1e2e3e4e5e6: output .*\/cron\/output\/e1e2e3e4e5e6\/.*\.md\n$/)
+    const after = (JSON.parse(readFileSync(join(h, 'cron', 'jobs.json'), 'utf8')) as { jobs: Array<typeof job> })
+      .jobs[0]!
+    expect(after).toMatchObject({ last_status: 'ok' })
+    expect(Date.parse(after.next_run_at)).toBeGreaterThan(Date.now())
+    expect(await cli(h, 'cron', 'tick')).toMatchObject({ code: 0, stdout: 'No jobs due.\n' })
+  })
+})
+
+describe('usage errors exit 2, as argparse', () => {
+  it("a count argparse refuses exits 2; a count it takes (0, negative: forever) is stored as upstream's", async () => {
+    const h = tmp('cad-more-verbs-usage-')
+    for (const [argv, code] of Object.entries(G.usage.codes)) {
+      const words = argv.replace('every 1h', 'every_1h').split(' ')
+      const r = await cli(h, ...words.map((w) => w.replace('every_1h', 'every 1h')))
+      expect({ argv, code: r.code }).toEqual({ argv, code })
+    }
+    for (const n of Object.keys(G.usage.repeats))
+      expect((await cli(h, 'cron', 'create', 'every 1h', `repeat ${n}`, '--repeat', n)).code).toBe(0)
+    const jobs = (
+      JSON.parse(readFileSync(join(h, 'cron', 'jobs.json'), 'utf8')) as { jobs: Array<Record<string, unknown>> }
+    ).jobs
+    expect(Object.fromEntries(jobs.map((j) => [String(j.prompt).split(' ')[1], j.repeat]))).toEqual(G.usage.repeats)
+  })
+})
