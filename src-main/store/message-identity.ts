@@ -126,6 +126,20 @@ export class MessageIdentity {
     }
   }
 
+  /**
+   * A stored row read back in order (a restore): remembers what a later result pairs by, mints nothing. A row with
+   * calls but no map is remembered too, so its results stay unpaired rather than pair with an earlier call's uid.
+   */
+  read(role: string, toolCalls: unknown, toolCallUids: unknown): void {
+    if (role === 'user') this.#owners = []
+    else if (role === 'assistant') this.#remember(decoded(toolCalls), uidMap(toolCallUids))
+  }
+
+  /** The uid the nearest remembered row naming `toolCallId` gave it; null when none, or that row has no map. */
+  pairOf(toolCallId: unknown): string | null {
+    return this.#resolve(toolCallId)
+  }
+
   #remember(calls: unknown, uids: UidMap): void {
     if (Array.isArray(calls) && calls.length) this.#owners.push({ keys: calls.map(keyOfCall), uids })
   }
@@ -144,6 +158,18 @@ export class MessageIdentity {
     }
     return null
   }
+}
+
+/**
+ * An assistant message's identity once only the calls `kept` are left of it (a repaired history strips the calls no
+ * result answers): a call the message no longer names keeps no uid, as upstream's rewrite leaves it.
+ */
+export function keepingCalls(uids: MessageUids, kept: Array<{ id: string }>): MessageUids {
+  if (!uids.toolCallUids) return uids
+  const named = new Set(kept.map((c) => callKey(c.id)))
+  const { toolCallUids, ...rest } = uids
+  const left = Object.entries(toolCallUids).filter(([k]) => named.has(k))
+  return left.length ? { ...rest, toolCallUids: Object.fromEntries(left) } : rest
 }
 
 /** A caller's identity (camelCase, a copy's) as the columns `next` takes it supplied. */

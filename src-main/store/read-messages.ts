@@ -10,7 +10,14 @@ import { displayContent } from './content-codec'
 import { existingColumns } from './reconcile'
 import { hiddenMessageSql } from './sql'
 import type { messages } from './schema'
-import { hasIdentity, IDENTITY_COLUMNS, uidsOfRow, type IdentityRow } from './message-identity'
+import {
+  hasIdentity,
+  IDENTITY_COLUMNS,
+  keepingCalls,
+  MessageIdentity,
+  uidsOfRow,
+  type IdentityRow
+} from './message-identity'
 import { carriedRowIds } from './chain-carried'
 
 /** A message as the page and history statements select it: its columns (some cut) and computed ones beside them. */
@@ -191,8 +198,11 @@ export function conversation(
        FROM messages WHERE session_id = ? AND id > ? AND COALESCE(active, 1) = 1 ORDER BY id`
   ).all(sessionId, afterId)
   const out: ConversationMessage[] = []
+  // a result stored without its call's uid (an older writer's, a lone append) is read with the one its call's row gave
+  const pairing = identity ? new MessageIdentity() : null
   for (const r of rows) {
     const role = String(r.role)
+    pairing?.read(role, r.tool_calls, r.tool_call_uids)
     if (!ROLES.has(role)) continue // session_meta and other bookkeeping rows are not model history
     // upstream's api_content: the exact text it sent the model when that differs from what it shows (injected memory,
     // a reasoning-only reply promoted there while `content` stays ''); its resume replays it in place of content
@@ -221,6 +231,10 @@ export function conversation(
       if (blocks.length) m.reasoning_details = blocks
     }
     const uids = identity ? uidsOfRow(r as IdentityRow) : undefined
+    if (uids && role === 'tool' && !uids.toolCallUid) {
+      const paired = pairing!.pairOf(r.tool_call_id)
+      if (paired) uids.toolCallUid = paired
+    }
     if (uids) m.identity = uids
     out.push(m)
   }
@@ -248,6 +262,7 @@ export function repair(msgs: ConversationMessage[]): ConversationMessage[] {
       )
       const a: ConversationMessage = { ...m, tool_calls: answered.length ? answered : undefined }
       if (!a.tool_calls) delete a.tool_calls
+      if (a.identity) a.identity = keepingCalls(a.identity, answered)
       if (a.tool_calls || a.content) out.push(a, ...(a.tool_calls ? keptResults : []))
       i = j - 1
       continue
