@@ -165,6 +165,24 @@ function align(history: Turn[], stored: StoredTurn[]): { k: number; j: number; c
   return { k: history.length, j, copied }
 }
 
+/**
+ * What a branch from a session too long or too compressed to compare whole copies: its latest turns (those read, from
+ * the conversation's live end) matched against the end of the request's history. The read may start inside a turn or
+ * with a compression summary, and may end with the message another request is answering: a few turns either side are
+ * tried. Nothing is copied when the ends do not agree.
+ */
+function tailCopies(history: Turn[], stored: StoredTurn[]): number[][] {
+  for (let end = stored.length; end >= Math.max(1, stored.length - 2); end--)
+    for (let from = 0; from <= Math.min(2, end - 1); from++) {
+      const tail = stored.slice(from, end)
+      const start = history.length - tail.length
+      if (start < 0) continue
+      const { k, j, copied } = align(history.slice(start), tail)
+      if (k === tail.length && j === tail.length) return [...history.slice(0, start).map(() => []), ...copied]
+    }
+  return []
+}
+
 /** The stored rows a request turn shows: the final reply's alone when that is all the client kept of the turn. */
 function rowsShown(h: Turn, t: StoredTurn): number[] {
   const finalOnly =
@@ -351,7 +369,7 @@ export async function planConversation(
       if (bk > k && (!best || bk > best.k)) best = { id: b, k: bk }
     }
     parent = sid
-    copied = aligned.copied
+    copied = stored.whole ? aligned.copied : tailCopies(history, s)
     sid = best?.id ?? fresh(sid)
   }
   return claim(sid) ? { kind: 'continue', sessionId: sid } : { kind: 'new', sessionId: fresh(sid) }

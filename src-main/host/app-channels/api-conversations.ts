@@ -20,13 +20,17 @@ export function apiConversations(stores: Services['stores'], profile: string): C
     turns(sessionId) {
       const s = store()
       if (!s.getSession(sessionId)) return null
-      const page = s.getMessages({ sessionId, limit: MAX_COMPARED })
-      // A compressed or very long session cannot be compared turn by turn: it just continues.
-      const whole = !page.hasMoreBefore && s.resolveResumeSessionId(sessionId) === sessionId
+      // A compressed or very long session cannot be compared turn by turn: it just continues. Its latest messages, read
+      // along its compression chain from the live end (each one once), are what a branch from it copies
+      // (conversation.ts tailCopies).
+      const { items, compressed, hasMoreBefore } = chainTail(s, sessionId)
+      const whole = !hasMoreBefore && !compressed
       const turns: StoredTurn[] = []
-      for (const m of page.items) {
+      for (const m of items) {
         // the agent's own "go on" between the parts of a continued reply: the client saw one assistant message
         if (m.role === 'user' && m.displayKind === 'continuation_notice') continue
+        // a compression's summary: the model's, never the client's
+        if (m.displayKind === 'compression_summary') continue
         if (m.role === 'user')
           turns.push({ role: 'user', content: m.content ?? '', id: m.id, rows: [m.id], at: m.timestamp })
         else if (m.role === 'assistant' && m.content) {
@@ -68,6 +72,8 @@ export function apiConversations(stores: Services['stores'], profile: string): C
         parentSessionId: opts.parent ?? null,
         modelConfig: opts.parent ? { _branched_from: opts.parent } : null
       })
+      // a compressed parent's turns were read along its chain (chainTail): a copied row may be in any of its segments
+      const holders = opts.parent ? chainOf(s, opts.parent) : null
       // A message with images is stored as the turn itself stores one (upstream's agent flush): its text, each image
       // as "[screenshot]"; the base64 never reaches state.db.
       if (turns.length)
@@ -76,21 +82,56 @@ export function apiConversations(stores: Services['stores'], profile: string): C
           turns.map((t) => ({
             role: t.role,
             content: t.parts ? (storedPartsText(t.parts) ?? t.content) : t.content,
-            ...(opts.parent && t.copyOf ? copiedIdentity(s, opts.parent, t.copyOf) : {})
+            ...(holders && t.copyOf ? copiedIdentity(s, holders, t.copyOf) : {})
           }))
         )
     }
   }
 }
 
+/** The session and the compression continuations after it, in order (just the session when never compressed). */
+function chainOf(store: SessionStore, sessionId: string): string[] {
+  const chain = store.getCompressionChain(sessionId).map((r) => r.id)
+  const at = chain.indexOf(sessionId)
+  return at < 0 ? [sessionId] : chain.slice(at)
+}
+
 /**
- * The identity of a branch's copy of the parent's message held by `rows` (v31; nothing on an older home). One row:
+ * The session's latest messages (at most MAX_COMPARED) as its conversation reads: along its compression chain from the
+ * tip back to it, an earlier segment without the rows its continuation carries (chain-carried.ts).
+ */
+function chainTail(store: SessionStore, sessionId: string) {
+  const segments = chainOf(store, sessionId)
+  let items: ReturnType<SessionStore['getMessages']>['items'] = []
+  let hasMoreBefore = false
+  for (let i = segments.length - 1; i >= 0 && items.length < MAX_COMPARED; i--) {
+    const next = segments[i + 1]
+    const page = store.getMessages({
+      sessionId: segments[i]!,
+      limit: MAX_COMPARED - items.length,
+      ...(next ? { carriedBy: next } : {})
+    })
+    items = [...page.items, ...items]
+    hasMoreBefore = page.hasMoreBefore || (i > 0 && items.length >= MAX_COMPARED)
+  }
+  return { items, compressed: segments.length > 1, hasMoreBefore }
+}
+
+/**
+ * The identity of a branch's copy of the parent's message held by `rows` (v31; nothing on an older home), the rows
+ * in one of `holders` (the parent, or its compression chain's segments). One row:
  * its identity, as upstream's branch copy keeps it. Several (an answer's text before a tool call and its reply, now
  * one message): upstream's merge rule — the uid of the row whose text comes first, the others' recorded as absorbed.
  * Only the text is copied, so no call uids come with it.
  */
-function copiedIdentity(store: SessionStore, parent: string, rows: number[]): Pick<NewMessage, 'identity'> {
-  const uids = rows.flatMap((id) => store.messageUids(parent, id) ?? [])
+function copiedIdentity(store: SessionStore, holders: string[], rows: number[]): Pick<NewMessage, 'identity'> {
+  const uids = rows.flatMap((id) => {
+    for (const sid of holders) {
+      const u = store.messageUids(sid, id)
+      if (u) return [u]
+    }
+    return []
+  })
   const [first, ...rest] = uids
   if (!first) return {}
   const absorbed = [

@@ -1,0 +1,113 @@
+// v31 identity of an API conversation's branch from a session too long or too compressed to compare turn by turn
+// (NousResearch/hermes-agent schema 31, on a copy of the golden v31 home). Upstream's branch copies each message with
+// its identity (agent/message_metadata.py message_identity: "a branch/seed copy writes fresh rows … a row without
+// them would restore with a different uid"); a branch of a short session here already did, a long or compressed one
+// minted new uids for every copied message.
+import { copyFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { StoreRegistry, type SessionStore } from '../../store'
+import { planConversation, type Turn } from '../../channels/conversation'
+import { apiConversations } from './api-conversations'
+import { cleanupTempDirs, tempDir } from '../../store/test-fixtures/tmp'
+
+const FIXTURE = join(__dirname, '..', '..', '..', 'test', 'fixtures', 'upstream', 'nous-v31', 'state.db')
+
+afterAll(cleanupTempDirs)
+
+function v31Stores(): StoreRegistry {
+  const dir = tempDir('cad-v31-branch-')
+  copyFileSync(FIXTURE, join(dir, 'state.db'))
+  return new StoreRegistry(dir)
+}
+
+const uidsOf = (store: SessionStore, id: string) =>
+  store.getMessagesAsConversation(id).map((m) => [m.role, m.content, m.identity?.messageUid])
+
+/** The conversation's session (the derived id of its first message) as planned, stored by the caller. */
+async function derivedId(stores: StoreRegistry, first: string): Promise<string> {
+  const plan = await planConversation(apiConversations(stores, 'default'), {
+    system: '',
+    history: [],
+    text: first,
+    nowSec: 0
+  })
+  return plan.sessionId
+}
+
+/** A request while another request runs in `busy`: the conversation goes on in a branch. */
+async function branchWhileBusy(stores: StoreRegistry, busy: string, history: Turn[]): Promise<string> {
+  const plan = await planConversation(apiConversations(stores, 'default'), {
+    system: '',
+    history,
+    text: 'and now?',
+    nowSec: 5,
+    claim: (id) => id !== busy
+  })
+  expect(plan.kind).toBe('continue')
+  expect(plan.sessionId).not.toBe(busy)
+  return plan.sessionId
+}
+
+describe('v31 identity of a branch from a long or compressed API session', () => {
+  it('a compressed session: the branch keeps the uid of every message it copies, read from the chain', async () => {
+    const stores = v31Stores()
+    try {
+      const store = stores.get('default')
+      const root = await derivedId(stores, 'u1')
+      await store.createSession(root, 'api_server')
+      await store.appendMessages(root, [
+        { role: 'user', content: 'u1' },
+        { role: 'assistant', content: 'a1' },
+        { role: 'user', content: 'u2' },
+        { role: 'assistant', content: 'a2' }
+      ])
+      const parent = store.getMessagesAsConversation(root)
+      // compression: the continuation holds the summary, copies of the last kept turn (their identity kept), then more
+      await store.endSession(root, 'compression')
+      const tip = `${root}-c`
+      await store.createSession(tip, 'api_server', { parentSessionId: root })
+      await store.appendMessages(tip, [
+        { role: 'user', content: '[summary of u1/a1]', displayKind: 'compression_summary' },
+        { role: 'user', content: 'u2', identity: parent[2]!.identity },
+        { role: 'assistant', content: 'a2', identity: parent[3]!.identity },
+        { role: 'user', content: 'u3' },
+        { role: 'assistant', content: 'a3' }
+      ])
+      expect(store.resolveResumeSessionId(root)).toBe(tip)
+      const history: Turn[] = ['u1', 'a1', 'u2', 'a2', 'u3', 'a3'].map((c) => ({
+        role: c.startsWith('u') ? 'user' : 'assistant',
+        content: c
+      }))
+      const branch = await branchWhileBusy(stores, root, history)
+      const carried = uidsOf(store, tip).slice(1)
+      expect(uidsOf(store, branch)).toEqual([...uidsOf(store, root).slice(0, 2), ...carried])
+    } finally {
+      stores.closeAll()
+    }
+  })
+
+  it('a session longer than one comparison read: the branch keeps the uids of the turns it read', async () => {
+    const stores = v31Stores()
+    try {
+      const store = stores.get('default')
+      const sid = await derivedId(stores, 'q0')
+      await store.createSession(sid, 'api_server')
+      const said = Array.from({ length: 1002 }, (_, i) => (i % 2 ? `r${(i - 1) / 2}` : `q${i / 2}`))
+      await store.appendMessages(
+        sid,
+        said.map((c) => ({ role: c.startsWith('q') ? 'user' : 'assistant', content: c }))
+      )
+      const history: Turn[] = said.map((c) => ({ role: c.startsWith('q') ? 'user' : 'assistant', content: c }))
+      const branch = await branchWhileBusy(stores, sid, history)
+      const parent = uidsOf(store, sid)
+      const rows = uidsOf(store, branch)
+      expect(rows.map((r) => r[1])).toEqual(said)
+      // the latest 1000 rows were read, and each keeps its uid; the two before them could not be compared
+      expect(rows.slice(2)).toEqual(parent.slice(2))
+      expect(rows.slice(0, 2).some((r, i) => r[2] === parent[i]![2])).toBe(false)
+    } finally {
+      stores.closeAll()
+    }
+  })
+})
