@@ -1,6 +1,8 @@
 // A chain's earlier segment read with `carriedBy` (chain-carried.ts) leaves out exactly the rows its continuation
 // carries copies of: never a row that only looks like one (the same text at another time, an identical earlier turn),
-// never a row added after the carried run, nothing for a session that does not continue it.
+// never a row added after the carried run, nothing for a session that does not continue it. Copies written at their
+// own times are known by their fields only as the parent's last rows (upstream's own continuations on a v21 home).
+import { copyFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { SessionStore } from './session-store'
@@ -46,12 +48,26 @@ describe('a parent read as part of its chain', () => {
     store.close()
   })
 
-  it('leaves nothing out for copies stamped at another time (not known to be the same message)', async () => {
+  it('pairs copies stamped at another time by their fields when they are the parent’s last rows', async () => {
+    // an older Caduceus, or upstream on a home without uids, writes the carried tail at the time it copies it
     const { store, shown } = await chain([
       { role: 'user', content: 'hi', timestamp: T + 9 },
       { role: 'assistant', content: 'ok', timestamp: T + 9 }
     ])
-    expect(shown('C')).toHaveLength(4)
+    // the identical turn before the carried run is a message of its own
+    expect(shown('C')).toEqual(['hi@0', 'ok@1'])
+    store.close()
+  })
+
+  it('leaves nothing out for copies at another time that are not the parent’s last rows', async () => {
+    const { store, shown } = await chain(
+      [
+        { role: 'user', content: 'hi', timestamp: T + 9 },
+        { role: 'assistant', content: 'ok', timestamp: T + 9 }
+      ],
+      true
+    )
+    expect(shown('C')).toHaveLength(5)
     store.close()
   })
 
@@ -95,5 +111,69 @@ describe('a summary merged into the first kept message, on a home without uids',
     ])
     expect(shown('C2')).toEqual(['hi@0', 'ok@1', 'hi@2'])
     store.close()
+  })
+})
+
+describe('a continuation upstream wrote on a home without uids (its copies at their own times)', () => {
+  // test/fixtures/upstream/compression-interop: upstream v21's ContextCompressor compressed each session and its agent
+  // wrote the continuation (its protected head, the summary, the protected tail); scripts/golden/compression_interop.py
+  it('leaves out the parent rows its carried tail copies (the head it copies too stays in the parent)', () => {
+    const path = join(tempDir('cad-carried-up-'), 'state.db')
+    copyFileSync(join(__dirname, '..', '..', 'test', 'fixtures', 'upstream', 'compression-interop', 'state.db'), path)
+    const store = new SessionStore(path, { profile: 'default' })
+    try {
+      const texts = (sessionId: string, carriedBy?: string) =>
+        store
+          .getMessages({ sessionId, ...(carriedBy ? { carriedBy } : {}) })
+          .items.map((m) => (m.content ?? '').split(' lorem')[0])
+      // the continuation carries question 4 on; merged, upstream put question 4 into its summary row (no mark says
+      // so on v21), so the parent keeps it and the copies start at answer 4
+      for (const [parent, child, lastKept] of [
+        ['up-standalone', 'up-standalone-2', 'UP-STANDALONE answer 3'],
+        ['up-merged', 'up-merged-2', 'UP-MERGED question 4']
+      ] as const) {
+        const all = texts(parent)
+        expect(all).toHaveLength(16)
+        const kept = texts(parent, child)
+        expect(kept.at(-1)).toBe(lastKept)
+        const carried = all.slice(kept.length)
+        expect(carried.every((t) => texts(child).includes(t))).toBe(true)
+        expect(kept).toEqual(all.slice(0, kept.length))
+      }
+    } finally {
+      store.close()
+    }
+  })
+})
+
+describe('a continuation that opens with copies of the parent’s head (upstream’s protected first messages), by uid', () => {
+  it('leaves out the carried tail, not the head: the parent keeps its opening where it was said', async () => {
+    const path = join(tempDir('cad-carried-v31-'), 'state.db')
+    copyFileSync(join(__dirname, '..', '..', 'test', 'fixtures', 'upstream', 'nous-v31', 'state.db'), path)
+    const store = new SessionStore(path, { profile: 'default' })
+    try {
+      await store.createSession('P', 'cli', {})
+      await store.appendMessages(
+        'P',
+        ['q0', 'a0', 'q1', 'a1', 'q2', 'a2'].map((c, i) => ({
+          role: c.startsWith('q') ? 'user' : 'assistant',
+          content: c,
+          timestamp: T + i
+        }))
+      )
+      const rows = store.getMessagesAsConversation('P')
+      await store.endSession('P', 'compression')
+      await store.createSession('C', 'cli', { parentSessionId: 'P' })
+      // upstream's shape: the head as it was, the summary, then the tail (each copy keeps its uid, at its own time)
+      await store.appendMessages('C', [
+        ...[0, 1].map((i) => ({ role: rows[i]!.role, content: rows[i]!.content, identity: rows[i]!.identity })),
+        { role: 'user', content: '[summary of q1/a1]' },
+        ...[4, 5].map((i) => ({ role: rows[i]!.role, content: rows[i]!.content, identity: rows[i]!.identity }))
+      ])
+      const shown = store.getMessages({ sessionId: 'P', carriedBy: 'C' }).items.map((m) => m.content)
+      expect(shown).toEqual(['q0', 'a0', 'q1', 'a1'])
+    } finally {
+      store.close()
+    }
   })
 })

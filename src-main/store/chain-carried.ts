@@ -5,10 +5,12 @@
  * segment of the chain, the parent leaves out the rows its continuation carries, so each message shows once: the
  * copy in the continuation keeps its place, right after the summary, where the conversation went on from.
  *
- * A copy is paired with its original exactly: by v31's `message_uid` when both rows have one, else by role, content,
- * tool fields and timestamp (the copies keep their originals' times). The copies are one run at the continuation's
- * start (after the summary row, which is new), their originals one run in the parent; each copy pairs with one
- * original at most, and a row that has no copy is never left out.
+ * A copy is paired with its original by v31's `message_uid` when both rows have one, else by role, content, tool
+ * fields and timestamp (Caduceus's copies keep their originals' times), else — rows without uids, copies written at
+ * their own times (an older Caduceus, upstream itself) — by those fields alone where the copies are the parent's last
+ * rows (carriedRowIds). The copies are one run near the continuation's start: after the summary row (new), or after
+ * upstream's copies of the parent's protected head, which stay in the parent where they were said; each copy pairs
+ * with one original at most, and a row that has no copy is never left out.
  */
 import type Database from 'better-sqlite3'
 import { stmt } from './stmt-cache'
@@ -60,8 +62,48 @@ const mergedInto = (db: Database.Database, original: number, merged: number): bo
   ).get(original, merged) !== undefined
 
 /**
+ * Rows a continuation may open with before the run it carries: its summary, and upstream's copies of the parent's
+ * protected head (the first messages it keeps as they are, before the summary; 3 by default).
+ */
+const LEAD = 8
+
+/** A row's text without the whitespace around it: upstream writes its copies' text stripped. */
+const TRIMMED = (t: string) => `trim(${t}.content, ' ' || char(9, 10, 13))`
+
+/** Two rows alike in role, text (trimmed) and tool fields: a copy written at its own time, by upstream too. */
+const alikeCopy = (db: Database.Database, a: number, b: number): boolean =>
+  stmt(
+    db,
+    `SELECT 1 FROM messages a, messages b WHERE a.id = ? AND b.id = ? AND a.role = b.role
+      AND ${TRIMMED('a')} IS ${TRIMMED('b')} AND a.tool_call_id IS b.tool_call_id AND a.tool_calls IS b.tool_calls
+      AND a.tool_name IS b.tool_name`
+  ).get(a, b) !== undefined
+
+/**
+ * The parent rows alike `childRow` in role, content and tool fields and not later than it: where a run of copies
+ * written at their own times may start (one scan of the parent per start tried, the text compared in SQL).
+ */
+const alikeInParent = (db: Database.Database, parentId: string, childRow: number): Set<number> =>
+  new Set(
+    stmt<Pick<Row, 'id'>>(
+      db,
+      `SELECT p.id FROM messages p, messages c WHERE c.id = ? AND p.session_id = ?
+        AND p.role = c.role AND ${TRIMMED('p')} IS ${TRIMMED('c')} AND p.tool_call_id IS c.tool_call_id
+        AND p.tool_calls IS c.tool_calls AND p.tool_name IS c.tool_name AND p.timestamp <= c.timestamp`
+    )
+      .all(childRow, parentId)
+      .map((r) => r.id)
+  )
+
+/**
  * The ids of `parentId`'s rows that `childId` (its direct continuation) carries copies of: none when `childId` does
  * not continue `parentId`.
+ *
+ * A copy is known exactly by its uid, or by its time with its role, text and tool fields. A copy written at its own
+ * time (an older Caduceus's, upstream's own continuation on a home without uids) is known by those fields alone (its
+ * text compared without the whitespace around it, which upstream's copy strips), and only where its position says it
+ * is one: a run of such copies must be the parent's last rows, as a carried tail is, each copy no older than its
+ * original. A genuinely repeated message elsewhere in the parent (the same "ok" twice) is never taken for a copy.
  */
 export function carriedRowIds(db: Database.Database, parentId: string, childId: string): number[] {
   const link = stmt<{ parent_session_id: string | null }>(
@@ -71,23 +113,50 @@ export function carriedRowIds(db: Database.Database, parentId: string, childId: 
   if (link?.parent_session_id !== parentId || parentId === childId) return []
   const parent = rowsOf(db, parentId, -1)
   if (!parent.length) return []
-  // the copies sit at the continuation's start: at most one per parent row, after the summary
-  const child = rowsOf(db, childId, parent.length + 1)
+  // the copies sit near the continuation's start: at most one per parent row, after what it opens with
+  const child = rowsOf(db, childId, parent.length + LEAD)
   const same = (a: Row, b: Row): boolean =>
     a.uid && b.uid ? a.uid === b.uid : a.timestamp === b.timestamp && alike(db, a.id, b.id)
-  let best: { at: number; from: number; n: number } | null = null
-  for (const from of [0, 1]) {
-    const first = child[from]
-    if (!first) continue
+  type Run = { at: number; from: number; n: number }
+  const runFrom = (at: number, from: number, match: (a: Row, b: Row) => boolean): Run => {
+    let n = 1
+    while (at + n < parent.length && from + n < child.length && match(parent[at + n]!, child[from + n]!)) n++
+    return { at, from, n }
+  }
+  const longer = (a: Run | null, b: Run) => (!a || b.n > a.n ? b : a)
+  const reachesEnd = (r: Run) => r.at + r.n === parent.length
+  // Exact copies: the longest run from the first start that has one (the summary is no copy, so no later start is
+  // looked for), unless a later start holds the carried tail (upstream's kept head comes before its summary).
+  let first: Run | null = null
+  let tail: Run | null = null
+  for (let from = 0; from <= LEAD && from < child.length; from++) {
+    const start = child[from]!
+    let here: Run | null = null
     for (let at = parent.length - 1; at >= 0; at--) {
       const p = parent[at]!
-      if (!same(p, first) && !(from === 0 && !(p.uid && first.uid) && mergedInto(db, p.id, first.id))) continue
-      let n = 1
-      while (at + n < parent.length && from + n < child.length && same(parent[at + n]!, child[from + n]!)) n++
-      if (!best || n > best.n) best = { at, from, n }
+      if (!same(p, start) && !(from === 0 && !(p.uid && start.uid) && mergedInto(db, p.id, start.id))) continue
+      const run = runFrom(at, from, same)
+      here = longer(here, run)
+      if (reachesEnd(run)) tail = longer(tail, run)
     }
-    // the first row a copy: the summary is not a copy of anything, so no later start is looked for
-    if (best) break
+    if (from <= 1 && here && !first) first = here
   }
-  return best ? parent.slice(best.at, best.at + best.n).map((r) => r.id) : []
+  const exact = tail ?? first
+  if (exact) return ids(parent, exact)
+  // Copies at their own times, on rows without uids: a run that ends the parent, the longest.
+  const loose = (a: Row, b: Row): boolean =>
+    !(a.uid && b.uid) && a.timestamp <= b.timestamp && alikeCopy(db, a.id, b.id)
+  let best: Run | null = null
+  for (let from = 0; from <= LEAD && from < child.length; from++) {
+    if (child[from]!.uid) continue
+    const starts = alikeInParent(db, parentId, child[from]!.id)
+    for (let at = 0; at < parent.length; at++) {
+      if (!starts.has(parent[at]!.id) || parent[at]!.uid) continue
+      const run = runFrom(at, from, loose)
+      if (reachesEnd(run)) best = longer(best, run)
+    }
+  }
+  return best ? ids(parent, best) : []
 }
+
+const ids = (parent: Row[], r: { at: number; n: number }) => parent.slice(r.at, r.at + r.n).map((row) => row.id)
