@@ -79,6 +79,15 @@ const alikeCopy = (db: Database.Database, a: number, b: number): boolean =>
       AND a.tool_name IS b.tool_name`
   ).get(a, b) !== undefined
 
+/** Whether the continuation's rows up to `upTo` hold a copy of the parent's row `last` (its fields, not its time). */
+const copiedLast = (db: Database.Database, last: number, childId: string, upTo: number): boolean =>
+  stmt(
+    db,
+    `SELECT 1 FROM messages p, messages c WHERE p.id = ? AND c.session_id = ? AND c.id <= ? AND c.role = p.role
+      AND ${TRIMMED('c')} IS ${TRIMMED('p')} AND c.tool_call_id IS p.tool_call_id AND c.tool_calls IS p.tool_calls
+      AND c.tool_name IS p.tool_name LIMIT 1`
+  ).get(last, childId, upTo) !== undefined
+
 /**
  * The parent rows alike `childRow` in role, content and tool fields and not later than it: where a run of copies
  * written at their own times may start (one scan of the parent per start tried, the text compared in SQL).
@@ -134,7 +143,9 @@ export function carriedRowIds(db: Database.Database, parentId: string, childId: 
     let here: Run | null = null
     for (let at = parent.length - 1; at >= 0; at--) {
       const p = parent[at]!
-      if (!same(p, start) && !(from === 0 && !(p.uid && start.uid) && mergedInto(db, p.id, start.id))) continue
+      // (mergedInto asks SQL, and needs the same time: asked only where the times agree, not once per parent row)
+      const merged = from === 0 && !(p.uid && start.uid) && p.timestamp === start.timestamp
+      if (!same(p, start) && !(merged && mergedInto(db, p.id, start.id))) continue
       const run = runFrom(at, from, same)
       here = longer(here, run)
       if (reachesEnd(run)) tail = longer(tail, run)
@@ -143,7 +154,9 @@ export function carriedRowIds(db: Database.Database, parentId: string, childId: 
   }
   const exact = tail ?? first
   if (exact) return ids(parent, exact)
-  // Copies at their own times, on rows without uids: a run that ends the parent, the longest.
+  // Copies at their own times, on rows without uids: a run that ends the parent, the longest. Such a run holds a copy
+  // of the parent's last row: without one among the rows read (most chains, on every page read) nothing is looked for.
+  if (!copiedLast(db, parent.at(-1)!.id, childId, child.at(-1)?.id ?? 0)) return []
   const loose = (a: Row, b: Row): boolean =>
     !(a.uid && b.uid) && a.timestamp <= b.timestamp && alikeCopy(db, a.id, b.id)
   let best: Run | null = null
