@@ -168,7 +168,24 @@ describe('a corrupt profile is isolated', () => {
         output: SessionPage
       }
       expect(list.output.items.map((s) => s.id).sort()).toEqual(['D1', 'F1'])
-      expect(list.output.notices).toEqual([{ profile: 'future', reason: expect.stringContaining('schema version 99') }])
+      const notice = [{ profile: 'future', reason: expect.stringContaining('schema version 99') as string }]
+      expect(list.output.notices).toEqual(notice)
+      // the profile alone, listed or searched, carries its notice too (the Sessions page shows it above either)
+      const one = (await host.dispatcher.invoke('sessions.list', { profile: 'future' })) as {
+        ok: true
+        output: SessionPage
+      }
+      expect([one.output.items.map((s) => s.id), one.output.notices]).toEqual([['F1'], notice])
+      const found = (await host.dispatcher.invoke('sessions.search', { profile: 'future', query: 'future' })) as {
+        ok: true
+        output: SearchResult
+      }
+      expect([found.output.hits.length, found.output.notices]).toEqual([1, notice])
+      const healthy = (await host.dispatcher.invoke('sessions.list', { profile: 'default' })) as {
+        ok: true
+        output: SessionPage
+      }
+      expect(healthy.output.notices).toBeUndefined()
       const profiles = (await host.dispatcher.invoke('profiles.list', {})) as {
         ok: true
         output: Array<{ name: string; notice?: string; sessionCount: number }>

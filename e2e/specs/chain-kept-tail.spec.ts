@@ -39,6 +39,14 @@ test('a compressed conversation shows its kept messages once, after the summary'
   expect(all.filter((t) => t.includes('next question'))).toHaveLength(1)
   for (const tag of ['question 0', 'answer 0', 'question 1', 'answer 1', 'question 2'])
     expect(all.filter((t) => t.includes(`${tag} lorem`))).toHaveLength(1)
+  // the marker counts each part's messages as shown here: the parent's without the ones its continuation carries
+  const read = (sessionId: string, carriedBy?: string) =>
+    api<{ items: unknown[] }>(host.url, 'sessions.messages', { profile: 'default', sessionId, carriedBy })
+  const parentShown = (await read('chain-kept', tip.id)).items.length
+  const tipShown = (await read(tip.id)).items.length
+  expect(parentShown).toBeLessThan(detail.lineage.chain[0]!.messageCount)
+  await expect(marker).toContainText(`part 1 had ${parentShown} messages`)
+  await expect(marker).toContainText(`part 2 of 2, ${tipShown} messages`)
   // in place: the kept reply shows in the continuation, after the marker (its copy, not the parent's original)
   const kept = session.messages.filter({ hasText: 'answer 2 lorem' })
   const keptId = Number(await kept.getAttribute('data-message-id'))

@@ -27,6 +27,63 @@ async function outsideCard(loc: Locator): Promise<string[]> {
   )
 }
 
+/**
+ * The lines a wrapping row takes (its children's boxes stacked by their vertical extent), and whether any child
+ * reaches past its right edge (its padding included).
+ */
+async function rowLines(loc: Locator): Promise<{ lines: number; past: string[] }> {
+  return loc.evaluate((row) => {
+    const edge = row.getBoundingClientRect().right - parseFloat(getComputedStyle(row).paddingRight)
+    const boxes = [...row.children]
+      .map((c) => ({ c, r: c.getBoundingClientRect() }))
+      .filter(({ r }) => r.height > 0)
+      .sort((a, b) => a.r.top - b.r.top)
+    let lines = 0
+    let bottom = -Infinity
+    for (const { r } of boxes) {
+      if (r.top >= bottom - 1) lines++
+      bottom = Math.max(r.top >= bottom - 1 ? r.bottom : bottom, r.bottom)
+    }
+    const past = boxes
+      .filter(({ r }) => r.right > edge + 0.5)
+      .map(({ c }) => c.getAttribute('data-testid') ?? c.className)
+    return { lines, past }
+  })
+}
+
+/**
+ * The Sessions toolbar keeps its filters to one line below the search's (two at 900 px with the rail open, the dates
+ * together), the Costs toolbar to two lines with "Custom…" open (the exports together); nothing past their edges.
+ */
+async function toolbarsFit(shell: AppShell, width: number): Promise<void> {
+  const page = shell.page
+  await shell.goTo('sessions')
+  await expect(page.getByTestId('session-list')).toBeVisible()
+  const narrow = width < 1024
+  const sessions = page.locator('.sessions-page > .toolbar')
+  // the search's line and the filters' block (its own lines counted next)
+  expect(await rowLines(sessions), `sessions toolbar at ${width}`).toEqual({ lines: 2, past: [] })
+  expect(await rowLines(page.getByTestId('session-filters')), `sessions filters at ${width}`).toEqual({
+    lines: narrow ? 2 : 1,
+    past: []
+  })
+  expect(await rowLines(page.getByTestId('filter-dates')), `sessions dates at ${width}`).toEqual({
+    lines: 1,
+    past: []
+  })
+  await shell.goTo('costs')
+  const custom = page.getByTestId('costs-custom')
+  if ((await custom.getAttribute('aria-expanded')) !== 'true') await custom.click()
+  await expect(page.getByTestId('costs-from')).toBeVisible()
+  await expect(page.getByTestId('costs-partial-note')).toBeVisible()
+  const costs = page.locator('.costs-page > .toolbar')
+  expect(await rowLines(costs), `costs toolbar at ${width}`).toEqual({ lines: 2, past: [] })
+  expect(await rowLines(page.getByRole('group', { name: 'Export' })), `costs exports at ${width}`).toEqual({
+    lines: 1,
+    past: []
+  })
+}
+
 // Issue #26 item 2: what fits is never cut, at the two widths the review used.
 test('at 1024 and 1360 px titles, tables and ids are whole and inside their cards', async ({ page, host }) => {
   const shell = new AppShell(page)
@@ -70,7 +127,7 @@ test('at 1024 and 1360 px titles, tables and ids are whole and inside their card
       await expect(toggle).toBeFocused()
     }
 
-    await shell.goTo('costs')
+    await toolbarsFit(shell, width)
     await expect(page.getByTestId('costs-top-session').first()).toBeVisible()
     const costTables = page.locator(
       '[data-testid="costs-by-profile"], [data-testid="costs-by-model"], [data-testid="costs-top-sessions"]'
@@ -103,7 +160,7 @@ test('at 1024 and 1360 px titles, tables and ids are whole and inside their card
 
 // At the window's minimum width (900 px) with the profile rail open, the top bar's last items (the connection state
 // and the theme switch) ran past the window's edge: "connected" read "co" and the theme switch could not be reached.
-test('at 900 px with the rail open the whole top bar is on screen, its connection state still named', async ({
+test('at 900 px with the rail open the whole top bar is on screen, its connection state still named; toolbars fit', async ({
   page,
   host
 }) => {
@@ -118,5 +175,7 @@ test('at 900 px with the rail open the whole top bar is on screen, its connectio
   }
   expect(await page.locator('.topbar').evaluate((e) => e.scrollWidth - e.clientWidth)).toBeLessThanOrEqual(0)
   await expect(shell.connection).toHaveText('connected')
+  // the Sessions filters took three lines here, and the Costs exports split across two with "Custom…" open
+  await toolbarsFit(shell, 900)
   await page.getByTestId('theme-toggle').click()
 })

@@ -1,7 +1,8 @@
 // A profile whose state.db cannot be read is named on the Costs and Subagents pages with the host's reason: totals
 // served without it are marked incomplete (never "complete"), and a view of that profile alone is an error, not an
-// empty page. The rail's "!" is profile-problems.spec.ts; the requests are test/home-robustness.test.ts.
+// empty page. The Sessions list and search name it too, and a profile read with a notice (a newer schema). The rail's "!" is profile-problems.spec.ts; the requests are test/home-robustness.test.ts.
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import Database from 'better-sqlite3'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, test } from '@playwright/test'
@@ -70,10 +71,15 @@ test('Costs and Subagents name an unreadable profile and why; alone it is an err
   }
 })
 
-test('the Sessions list and search under All profiles name an unreadable profile and why; axe clean', async ({
+test('the Sessions list and search name an unreadable profile and a newer-schema one, and why; axe clean', async ({
   page
 }) => {
   const home = demoWithCorruptProfile()
+  // and a profile `future` whose state.db an upstream newer than Caduceus wrote: read, with a notice
+  cpSync(join(home, 'profiles', 'research'), join(home, 'profiles', 'future'), { recursive: true })
+  const db = new Database(join(home, 'profiles', 'future', 'state.db'))
+  db.exec('UPDATE schema_version SET version = 99')
+  db.close()
   const host = await startHost({ home })
   const found: Record<string, AxeViolation[]> = {}
   try {
@@ -86,6 +92,9 @@ test('the Sessions list and search under All profiles name an unreadable profile
     const notice = page.getByTestId('unreadable-profiles')
     await expect(notice).toHaveText(/^This list leaves out a profile/)
     await expect(notice.locator('[data-profile="corrupt"]')).toHaveText(/^corrupt: .*not a database/)
+    // the profile read with a notice: named above the list too, as a status, not only by the rail's "!"
+    const newer = page.getByRole('status', { name: 'Profile notices' })
+    await expect(newer.locator('[data-profile="future"]')).toHaveText(/^future: state\.db has schema version 99/)
     await scanThemes(page, 'sessions-all', found)
 
     await sessions.search('deploy')
@@ -93,6 +102,7 @@ test('the Sessions list and search under All profiles name an unreadable profile
     await expect(page.getByTestId('unreadable-profiles').locator('[data-profile="corrupt"]')).toHaveText(
       /^corrupt: .*not a database/
     )
+    await expect(newer.locator('[data-profile="future"]')).toHaveText(/schema version 99/)
     await scanThemes(page, 'search-all', found)
     expect(found).toEqual({})
   } finally {

@@ -201,7 +201,13 @@ export const SessionRef = z.object({
   kind: SessionKind,
   startedAt: z.number(),
   endReason: z.string().nullable(),
-  messageCount: z.number().int()
+  messageCount: z.number().int(),
+  /**
+   * In a compression chain (`lineage.chain`): the messages the chain's transcript shows of this segment. An earlier
+   * segment leaves out the rows its continuation carries copies of, so this is fewer than `messageCount` there
+   * (hidden notes aside); the open session's own count is all it shows.
+   */
+  chainMessages: z.number().int().optional()
 })
 export type SessionRef = z.infer<typeof SessionRef>
 

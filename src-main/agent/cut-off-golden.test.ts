@@ -11,6 +11,7 @@ import { sse, startRouteServer, type RouteServer } from './providers/test-fixtur
 import { streamRetryWaitMs } from './stream-retry'
 import { makeKit, recordingTool, testRuntime, type Kit } from './test-fixtures/kit'
 import type { AgentDelta } from './types'
+import { parseStoppedTurn } from '@shared/contract/stopped-turn'
 
 interface Scenario {
   /** The protocol (absent: OpenAI-compatible chat completions). */
@@ -106,6 +107,19 @@ describe("replies cut short, as upstream's loop handled the same bytes", () => {
       expect(rows.map((r) => (r.role === 'assistant' ? masked(r.content)?.trim() : null))).toEqual(
         g.rows.map((r) => (r[0] === 'assistant' ? r[1]?.trim() : null))
       )
+      // the row that closes a stopped tool round (upstream's, masked `[stopped]`) is the one assistant row the
+      // transcript shows as the Stop it records rather than as the model's words
+      expect(
+        rows.map(
+          (r) =>
+            parseStoppedTurn({
+              role: r.role,
+              content: r.content,
+              finishReason: r.finish_reason,
+              toolCalls: r.tool_calls ? (JSON.parse(r.tool_calls) as unknown[]) : null
+            }) !== null
+        )
+      ).toEqual(g.rows.map((r) => r[0] === 'assistant' && r[1] === '[stopped]'))
       // every request to go on shows as a notice in the transcript, not as the user's words
       expect(
         rows

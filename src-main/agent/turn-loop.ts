@@ -22,6 +22,7 @@ import type { ExitReason } from './types'
 import type { NewMessage } from '../store'
 import type { resolveCompression } from './compression'
 import { errorMessage } from '@shared/contract/errors'
+import { STOPPED_REPLY } from '@shared/contract/stopped-turn'
 
 /** What the loop needs from the Agent (the Agent implements it). */
 export interface LoopHost extends CompressionHost, ToolCallerAgent {
@@ -67,8 +68,6 @@ const CONTINUE_AFTER_TOOL_DROP =
   '[System: The connection dropped while your last reply was streaming a tool call, so the call was never ' +
   'received or run. If it is still needed, make it again; if its arguments were long, split the work into ' +
   'several smaller calls.]'
-/** The assistant row that closes a tool round the user's Stop cut off before the model replied (our wording). */
-const STOPPED_REPLY = '[Stopped by the user before the reply to these tool results.]'
 /** The user message that asks the model to carry on a reply the output cap cut off (our wording). */
 const CONTINUE_PROMPT =
   '[System: The output length limit cut your last reply short. Pick it up at the exact point where it stopped, ' +

@@ -84,6 +84,34 @@ describe('a parent read as part of its chain', () => {
   })
 })
 
+describe("the chain's parts, as the session's details count them", () => {
+  it('count what the transcript shows of each: an earlier part without the rows its continuation carries', async () => {
+    const { store, shown } = await chain([
+      { role: 'user', content: 'hi', timestamp: T + 2 },
+      { role: 'assistant', content: 'ok', timestamp: T + 3 }
+    ])
+    await store.endSession('P', 'compression', T + 5)
+    const counts = (open: string) =>
+      store.getSessionDetail(open)!.lineage.chain.map((r) => [r.id, r.messageCount, r.chainMessages])
+    const tip = store.getMessages({ sessionId: 'C' }).items.length
+    // opened at the tip: the parent's four rows less the two carried (the part's own count stays four)
+    expect(counts('C')).toEqual([
+      ['P', 4, shown('C').length],
+      ['C', tip, tip]
+    ])
+    expect(shown('C')).toHaveLength(2)
+    // opened at the parent: it shows all it holds
+    expect(counts('P')).toEqual([
+      ['P', 4, 4],
+      ['C', tip, tip]
+    ])
+    // a session outside any chain has no chain count
+    await store.createSession('A', 'cli', {})
+    expect(store.getSessionDetail('A')!.lineage.chain.map((r) => r.chainMessages)).toEqual([undefined])
+    store.close()
+  })
+})
+
 describe('a summary merged into the first kept message, on a home without uids', () => {
   it('leaves out that message’s original too: the merged row is still it', async () => {
     const { store, shown } = await chain([])

@@ -186,6 +186,13 @@ export class StoreRegistry {
     return { stores, unavailable, notices }
   }
 
+  /** One profile's store (its open failing throws: the view of it alone is an error), with its notice if it has one. */
+  private one(profile: string): ReturnType<StoreRegistry['healthy']> {
+    const store = this.get(profile)
+    const notice = store.notice
+    return { stores: [{ profile, store }], unavailable: [], notices: notice ? [{ profile, reason: notice }] : [] }
+  }
+
   /** Stores opened so far (for wiring watchers). */
   opened(): SessionStore[] {
     return [...this.stores.values()]
@@ -281,9 +288,7 @@ export class StoreRegistry {
   /** One profile (`only`) or all: hits newest first, grouped by session, plus who could not be searched. */
   searchAll(q: { query: string; limit?: number; filters?: SearchFilters }, only?: string): SearchResult {
     const limit = Math.max(1, Math.min(200, q.limit ?? 50))
-    const { stores, unavailable, notices } = only
-      ? { stores: [{ profile: only, store: this.get(only) }], unavailable: [], notices: [] }
-      : this.healthy()
+    const { stores, unavailable, notices } = only ? this.one(only) : this.healthy()
     const hits: SearchHit[] = []
     const titles: Array<{ profile: string; sessionId: string; title: string }> = []
     let message: string | undefined

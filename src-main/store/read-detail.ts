@@ -9,6 +9,7 @@ import { anyBranchSql, isDelegateSql } from './sql'
 import { moneyOf } from './usage'
 import { num, numOrNull } from './util'
 import { existingColumns } from './reconcile'
+import { shownCount } from './read-messages'
 
 /** The session's prompt, from system_prompts by hash or inline: checked for text where it is used. */
 type Prompt = { prompt: unknown }
@@ -76,6 +77,20 @@ function lastActive(db: Database.Database, id: string, startedAt: number, own: n
   return Math.max(own, last ?? startedAt)
 }
 
+/**
+ * The chain's segments, each with how many messages its transcript shows of it (`chainMessages`). The transcript
+ * opened at `openId` reads the segments up to it as one conversation: each earlier one without the rows the next one
+ * carries copies of, the open one whole. A segment after it counts as the transcript opened at the tip shows it.
+ */
+function chainRefs(db: Database.Database, chainIds: string[], openId: string): SessionRef[] {
+  const refs = chainIds.map((c, i) => {
+    const r = refOf(db, c)
+    if (!r || chainIds.length < 2) return r
+    return { ...r, chainMessages: shownCount(db, c, c === openId ? undefined : chainIds[i + 1]) }
+  })
+  return refs.filter((r): r is SessionRef => r !== null)
+}
+
 export function sessionDetail(db: Database.Database, profile: string, id: string): SessionDetail | null {
   const found = summaryById(db, profile, id)
   if (!found) return null
@@ -96,7 +111,7 @@ export function sessionDetail(db: Database.Database, profile: string, id: string
   return {
     summary,
     lineage: {
-      chain: chainIds.map((c) => refOf(db, c)).filter((r): r is SessionRef => r !== null),
+      chain: chainRefs(db, chainIds, id),
       parent: root?.parent_session_id ? refOf(db, root.parent_session_id) : null,
       branches,
       delegateChildren,

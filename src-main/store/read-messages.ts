@@ -117,6 +117,20 @@ export interface PageOptions {
   carriedBy?: string
 }
 
+/**
+ * How many rows the pages of `sessionId` show in all, read with `carriedBy` as messagePage takes it: its visible
+ * rows (compacted ones too, hidden notes not), less the rows the segment after it carries copies of.
+ */
+export function shownCount(db: Database.Database, sessionId: string, carriedBy?: string): number {
+  const carried = carriedBy ? carriedRowIds(db, sessionId, carriedBy) : []
+  const shown = carried.length ? ` AND id NOT IN (SELECT value FROM json_each(?))` : ''
+  return num(
+    stmt<number>(db, `SELECT COUNT(*) FROM messages WHERE session_id = ?${shown} AND ${VISIBLE}`)
+      .pluck()
+      .get(...(carried.length ? [sessionId, JSON.stringify(carried)] : [sessionId]))
+  )
+}
+
 /** Default (no anchor) is the LATEST page, as a chat view opens at the bottom; items are always ascending. */
 export function messagePage(db: Database.Database, sessionId: string, o: PageOptions = {}): MessagePage {
   const limit = Math.max(1, Math.min(1000, Math.floor(o.limit ?? 200)))

@@ -27,6 +27,25 @@ export function UnreadableProfiles({
   )
 }
 
+/**
+ * Profiles served with something to know about how they were read (a state.db written by a newer upstream schema:
+ * shown as far as Caduceus understands it), each with the host's words, above the list or results they are in.
+ */
+export function ProfileNotices({ notices }: { notices: ProfileProblem[] | undefined }) {
+  if (!notices?.length) return null
+  return (
+    <div className="banner banner-warn" role="status" aria-label="Profile notices" data-testid="profile-notices">
+      <ul className="profile-notices">
+        {notices.map((p) => (
+          <li key={p.profile} data-testid="profile-notice" data-profile={p.profile}>
+            <strong>{p.profile}</strong>: {p.reason}
+          </li>
+        ))}
+      </ul>
+    </div>
+  )
+}
+
 /** The one profile in scope could not be read: an error, not an empty page. */
 export function ProfileUnreadable({ problem, what }: { problem: ProfileProblem; what: string }) {
   return (

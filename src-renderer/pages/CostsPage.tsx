@@ -91,9 +91,9 @@ export function CostsPage() {
           </span>
         )}
         {loading && <span className="muted">Loading…</span>}
-        <span className="spacer" />
+        {/* the exports wrap together, kept at the right; the note on unpriced usage has a line of its own */}
         {summary && !whollyUnreadable && (
-          <>
+          <div className="toolbar-actions" role="group" aria-label="Export">
             <button
               className="small"
               data-testid="costs-export-csv"
@@ -117,10 +117,10 @@ export function CostsPage() {
             >
               Export JSON
             </button>
-          </>
+          </div>
         )}
         {summary && !summary.total.complete && (
-          <span className="muted small">
+          <span className="muted small toolbar-note" data-testid="costs-partial-note">
             Amounts marked <span className="badge badge-warn money-q">partial</span> leave out usage with no known
             price.
           </span>

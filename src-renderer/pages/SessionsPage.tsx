@@ -7,7 +7,7 @@ import { SearchResults } from './sessions/SearchResults'
 import { SearchFallbackNote } from './sessions/SearchFallbackNote'
 import { PruneButton } from './sessions/PruneDialog'
 import { ExportImportBar } from '../components/ExportImport'
-import { SessionFilters } from './sessions/SessionFilters'
+import { SessionFilters, SessionLookup } from './sessions/SessionFilters'
 import { SessionList } from './sessions/SessionList'
 import { SelectionBar } from './sessions/SelectionBar'
 
@@ -30,7 +30,7 @@ export function SessionsPage() {
   return (
     <div className="sessions-page">
       <h1 className="sr-only">Sessions</h1>
-      <div className="toolbar">
+      <div className="toolbar sessions-toolbar">
         <label className="search">
           <SearchIcon />
           <input
@@ -57,9 +57,14 @@ export function SessionsPage() {
             }}
           />
         </label>
+        <SessionLookup />
+        {!searching && (
+          <div className="toolbar-actions">
+            <ExportImportBar scope={scope} />
+            <PruneButton scope={scope} />
+          </div>
+        )}
         <SessionFilters />
-        {!searching && <ExportImportBar scope={scope} />}
-        {!searching && <PruneButton scope={scope} />}
       </div>
       {!searching && <SelectionBar />}
       {searching && <SearchFallbackNote />}

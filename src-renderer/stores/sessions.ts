@@ -49,6 +49,8 @@ export interface SessionRows extends Normalized<SessionSummary> {
   nextCursor: string | null
   /** Profiles the host could not read for this cross-profile list (it is served without them). */
   unavailable?: ProfileProblem[]
+  /** Profiles in this list read with a notice (a newer upstream schema), with the host's words. */
+  notices?: ProfileProblem[]
 }
 
 export const PAGE_SIZE = 100
@@ -180,7 +182,8 @@ const rowsQuery = (input: SessionQuery) =>
       return {
         ...mergeByKey(shown(page.items), rowKey),
         nextCursor: page.nextCursor,
-        ...(page.unavailable?.length ? { unavailable: page.unavailable } : {})
+        ...(page.unavailable?.length ? { unavailable: page.unavailable } : {}),
+        ...(page.notices?.length ? { notices: page.notices } : {})
       }
     },
     meta: { errorContext: 'Loading sessions' },
@@ -517,6 +520,8 @@ export interface SearchResultsView {
   message?: string
   /** Profiles the search could not read (its results leave them out). */
   unavailable?: ProfileProblem[]
+  /** Profiles searched that were read with a notice (a newer upstream schema). */
+  notices?: ProfileProblem[]
   /** Which terms a fallback (not FTS5's word index) answered, as the host says it. */
   fallback?: string
 }
@@ -538,7 +543,8 @@ export function useSearchResults(): SearchResultsView {
     groups: res?.sessions,
     message: res?.message,
     fallback: res?.fallback,
-    unavailable: res?.unavailable
+    unavailable: res?.unavailable,
+    notices: res?.notices
   }
 }
 

@@ -1,4 +1,4 @@
-import { CaduceusError } from '@shared/contract'
+import { CaduceusError, type SessionPage } from '@shared/contract'
 import type { HandlerMap } from '../dispatch'
 import type { Services } from '../services'
 import { priceSessionDetail, priceSessionRows, readPriceOverrides } from '../../costs'
@@ -18,10 +18,15 @@ type SessionHandlers = Pick<
 const notFound = (profile: string, id: string) =>
   new CaduceusError('not_found', `No session '${id}' in profile '${profile}'`, 'sessionId')
 
+/** One profile's list, carrying the notice its store is read with (a newer schema), as a cross-profile list does. */
+const withNotice = (page: SessionPage, profile: string, notice: string | null): SessionPage =>
+  notice ? { ...page, notices: [{ profile, reason: notice }] } : page
+
 export function sessionHandlers(s: Services): SessionHandlers {
   return {
     'sessions.list': ({ profile, ...q }) => {
-      const page = profile === 'all' ? s.stores.listAll(q) : s.stores.get(profile).listSessions(q)
+      const one = profile === 'all' ? null : s.stores.get(profile)
+      const page = one ? withNotice(one.listSessions(q), profile, one.notice) : s.stores.listAll(q)
       // the user's prices for unpriced usage (Settings → Prices), as on the Costs page
       const items = priceSessionRows((p) => s.stores.get(p), page.items, readPriceOverrides(s.root))
       return items === page.items ? page : { ...page, items }

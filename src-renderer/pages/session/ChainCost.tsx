@@ -11,6 +11,9 @@ export function chainTotal(costs: readonly SessionCost[]): Money {
   return { ...m, usd: costs.reduce((a, c) => a + Math.round((c.inclusive.usd ?? 0) * 1e6), 0) / 1e6 }
 }
 
+/** How many messages the chain's transcript shows of this part (a host that does not say: the part's own count). */
+export const chainMessages = (r: SessionRef) => r.chainMessages ?? r.messageCount
+
 /** The whole conversation of a compression chain: each part's messages and cost, and their total. */
 export function ChainCost({
   profile,
@@ -31,7 +34,8 @@ export function ChainCost({
           costs.map((c) => c.inclusive.usd)
         )
       : costs.map((c) => c.inclusive.usd)
-  const messages = chain.reduce((a, r) => a + r.messageCount, 0)
+  // each part's messages as the conversation shows them: a row a later part carries a copy of counts once
+  const messages = chain.reduce((a, r) => a + chainMessages(r), 0)
   return (
     <section className="panel" data-testid="chain-cost">
       <h2 className="section-title">Conversation · {chain.length} parts</h2>
@@ -58,7 +62,7 @@ export function ChainCost({
                     </a>
                   )}
                 </td>
-                <td className="num">{r.messageCount.toLocaleString()}</td>
+                <td className="num">{chainMessages(r).toLocaleString()}</td>
                 <td className="num">
                   {c && (
                     <MoneyText

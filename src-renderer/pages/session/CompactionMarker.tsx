@@ -2,6 +2,7 @@ import type { SessionRef } from '@shared/contract'
 import { sessionHref } from '../../app/routes'
 import { RelTime } from '../../components/RelTime'
 import { splitMergedSummary } from '@shared/contract/merged-summary'
+import { chainMessages } from './ChainCost'
 
 /** Where one compression segment ends and the next begins: the conversation goes on, the context was compacted. */
 export function CompactionMarker({
@@ -31,7 +32,7 @@ export function CompactionMarker({
         {prev ? (
           <>
             {' '}
-            · part {i} had {prev.messageCount} messages
+            · part {i} had {chainMessages(prev)} messages
           </>
         ) : null}
         {seg && (
@@ -41,7 +42,7 @@ export function CompactionMarker({
             <a href={sessionHref(profile, seg.id)} title={seg.id}>
               part {i + 1} of {chain.length}
             </a>
-            , {seg.messageCount} messages, started <RelTime at={seg.startedAt} />
+            , {chainMessages(seg)} messages, started <RelTime at={seg.startedAt} />
           </>
         )}
       </span>

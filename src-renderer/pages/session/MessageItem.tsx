@@ -11,6 +11,8 @@ import { DelegationNoticeCard } from './DelegationNoticeCard'
 import { parseDelegationNotice } from './delegation-notice'
 import { ProcessNoticeCard } from './ProcessNoticeCard'
 import { parseProcessNotice } from './process-notice'
+import { StoppedTurnCard } from './StoppedTurnCard'
+import { parseStoppedTurn } from '@shared/contract/stopped-turn'
 import { CallArguments, ToolResultOutput } from './ShowAll'
 import { callDuration, useToolPairs } from './tool-pairs'
 import { failureOf, parseToolResult, pathArg } from '@shared/contract/tool-result'
@@ -272,6 +274,8 @@ export const MessageItem = memo(function MessageItem({
   }
   const processNotice = parseProcessNotice(m)
   if (processNotice) return <ProcessNoticeCard m={m} notice={processNotice} common={common} terms={terms} />
+  const stop = parseStoppedTurn(m)
+  if (stop) return <StoppedTurnCard m={m} stop={stop} common={common} terms={terms} />
   if (isNotice(m)) {
     const delegation = delegationIdOf(m.content)
     return (

@@ -9,7 +9,7 @@ import { SessionLabel } from '../../components/SessionName'
 import { useListKeys } from '../../lib/use-list-keys'
 import { useApp } from '../../stores/app'
 import { useSearchResults } from '../../stores/sessions'
-import { UnreadableProfiles } from '../../components/UnreadableProfiles'
+import { ProfileNotices, UnreadableProfiles } from '../../components/UnreadableProfiles'
 
 /**
  * Hits grouped by conversation (first-hit order): a compression chain's segments under its tip (`chainId`), as
@@ -52,9 +52,15 @@ function summary(messages: number, inSessions: number, titleOnly: number): strin
 
 /** Full-text hits grouped by session; each opens the transcript scrolled to and highlighting that message. j/k and Enter work here too. */
 export function SearchResults() {
-  const { hits: raw, loading, error, query, groups, message, unavailable } = useSearchResults()
-  // results served without a profile the host could not read say so, above whatever they show
-  const unreadable = <UnreadableProfiles problems={unavailable} what="These results leave out" />
+  const { hits: raw, loading, error, query, groups, message, unavailable, notices } = useSearchResults()
+  // results served without a profile the host could not read say so, above whatever they show (and so do results
+  // holding a profile read with a notice)
+  const unreadable = (
+    <>
+      <UnreadableProfiles problems={unavailable} what="These results leave out" />
+      <ProfileNotices notices={notices} />
+    </>
+  )
   const { sections, titleOnly, flat: hits } = useMemo(() => grouped(raw, groups), [raw, groups])
   const showProfile = useApp((s) => s.scope === 'all')
   const [cursor, setCursor] = useState(-1)

@@ -18,19 +18,53 @@ const fromDay = (v: string, endOfDay: boolean) => {
   return Number.isNaN(t) ? null : Math.floor(t / 1000)
 }
 
-export function SessionFilters() {
-  const { filters, knownSources } = useSessions(
-    useShallow((s) => ({ filters: s.filters, knownSources: s.knownSources }))
-  )
+/**
+ * Which sessions, beside the search box: an id prefix and whether child sessions are listed. The filters proper
+ * (order, source, archive state, dates) take the toolbar's next line.
+ */
+export function SessionLookup() {
+  const idPrefix = useSessions((s) => s.filters.idPrefix)
+  const includeChildren = useSessions((s) => s.filters.includeChildren)
   // typed text stays local so a live refresh never overwrites what the user is typing
-  const [prefix, setPrefix] = useState(filters.idPrefix)
+  const [prefix, setPrefix] = useState(idPrefix)
   useDebouncedEffect(prefix, 300, (v) => {
     if (v !== useSessions.getState().filters.idPrefix) void setSessionFilters({ idPrefix: v })
   })
   // "Clear filters" elsewhere empties the stored prefix: mirror that into the box
   useEffect(() => {
-    if (filters.idPrefix === '') setPrefix((p) => (p.trim() ? '' : p))
-  }, [filters.idPrefix])
+    if (idPrefix === '') setPrefix((p) => (p.trim() ? '' : p))
+  }, [idPrefix])
+  return (
+    <div className="filters" data-testid="session-lookup">
+      <input
+        className="mono"
+        placeholder="id prefix"
+        aria-label="Session id prefix"
+        data-testid="filter-id-prefix"
+        value={prefix}
+        onChange={(e) => setPrefix(e.target.value)}
+        size={10}
+      />
+      <label
+        className="field-inline"
+        title="Subagent runs, a tool's sessions and other children upstream's list leaves out (branches are always listed)"
+      >
+        <input
+          type="checkbox"
+          data-testid="filter-include-children"
+          checked={includeChildren}
+          onChange={(e) => void setSessionFilters({ includeChildren: e.target.checked })}
+        />{' '}
+        child sessions
+      </label>
+    </div>
+  )
+}
+
+export function SessionFilters() {
+  const { filters, knownSources } = useSessions(
+    useShallow((s) => ({ filters: s.filters, knownSources: s.knownSources }))
+  )
   const sources = [...new Set([...knownSources, ...filters.sources])]
   const dir = filters.dir ?? defaultDir(filters.sort)
   return (
@@ -81,45 +115,27 @@ export function SessionFilters() {
         <option value="include">Active + archived</option>
         <option value="only">Archived only</option>
       </select>
-      <label className="field-inline">
-        From{' '}
-        <input
-          type="date"
-          data-testid="filter-from"
-          value={toDay(filters.from)}
-          onChange={(e) => void setSessionFilters({ from: fromDay(e.target.value, false) })}
-        />
-      </label>
-      <label className="field-inline">
-        To{' '}
-        <input
-          type="date"
-          data-testid="filter-to"
-          value={toDay(filters.to)}
-          onChange={(e) => void setSessionFilters({ to: fromDay(e.target.value, true) })}
-        />
-      </label>
-      <input
-        className="mono"
-        placeholder="id prefix"
-        aria-label="Session id prefix"
-        data-testid="filter-id-prefix"
-        value={prefix}
-        onChange={(e) => setPrefix(e.target.value)}
-        size={12}
-      />
-      <label
-        className="field-inline"
-        title="Subagent runs, a tool's sessions and other children upstream's list leaves out (branches are always listed)"
-      >
-        <input
-          type="checkbox"
-          data-testid="filter-include-children"
-          checked={filters.includeChildren}
-          onChange={(e) => void setSessionFilters({ includeChildren: e.target.checked })}
-        />{' '}
-        child sessions
-      </label>
+      {/* the two dates wrap together: a range is never split across lines */}
+      <span className="date-range" role="group" aria-label="Last active" data-testid="filter-dates">
+        <label className="field-inline">
+          From{' '}
+          <input
+            type="date"
+            data-testid="filter-from"
+            value={toDay(filters.from)}
+            onChange={(e) => void setSessionFilters({ from: fromDay(e.target.value, false) })}
+          />
+        </label>
+        <label className="field-inline">
+          To{' '}
+          <input
+            type="date"
+            data-testid="filter-to"
+            value={toDay(filters.to)}
+            onChange={(e) => void setSessionFilters({ to: fromDay(e.target.value, true) })}
+          />
+        </label>
+      </span>
     </div>
   )
 }

@@ -17,15 +17,21 @@ import {
   useSessions
 } from '../../stores/sessions'
 import { SessionRow } from './SessionRow'
-import { UnreadableProfiles } from '../../components/UnreadableProfiles'
+import { ProfileNotices, UnreadableProfiles } from '../../components/UnreadableProfiles'
 
 const ROW = 52
 
 /** Virtualized, infinitely paged list; j/k or arrows move, Enter opens. */
 export function SessionList() {
-  const { order, byKey, nextCursor, loading, error, unavailable } = useSessionRows()
-  // a cross-profile list served without a profile the host could not read says so, above whatever it shows
-  const unreadable = <UnreadableProfiles problems={unavailable} what="This list leaves out" />
+  const { order, byKey, nextCursor, loading, error, unavailable, notices } = useSessionRows()
+  // a cross-profile list served without a profile the host could not read says so, above whatever it shows, and so
+  // does one holding a profile read with a notice (a newer upstream schema)
+  const unreadable = (
+    <>
+      <UnreadableProfiles problems={unavailable} what="This list leaves out" />
+      <ProfileNotices notices={notices} />
+    </>
+  )
   const loadingMore = useSessions((s) => s.loadingMore)
   const scope = useApp((s) => s.scope)
   const showProfile = useApp((s) => s.scope === 'all' && s.profiles.length > 1)
