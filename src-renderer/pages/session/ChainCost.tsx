@@ -33,7 +33,7 @@ export function ChainCost({
       : costs.map((c) => c.inclusive.usd)
   const messages = chain.reduce((a, r) => a + r.messageCount, 0)
   return (
-    <section className="panel" data-testid="chain-cost">
+    <section className="panel chain-cost" data-testid="chain-cost">
       <h2 className="section-title">Conversation · {chain.length} parts</h2>
       <table className="table compact">
         <thead>
