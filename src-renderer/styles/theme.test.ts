@@ -34,6 +34,33 @@ const contrast = (a: string, b: string) => {
   return (hi! + 0.05) / (lo! + 0.05)
 }
 
+/** `over` (#rrggbb) seen through `tint` (rgba(r, g, b, a)), as the browser composites it. */
+function composite(tint: string, over: string): string {
+  const m = /rgba\((\d+),\s*(\d+),\s*(\d+),\s*([\d.]+)\)/.exec(tint)!
+  const a = Number(m[4])
+  return `#${[1, 2, 3]
+    .map((k) => {
+      const c = Math.round(Number(m[k]) * a + parseInt(over.slice(2 * k - 1, 2 * k + 1), 16) * (1 - a))
+      return c.toString(16).padStart(2, '0')
+    })
+    .join('')}`
+}
+
+describe('muted text', () => {
+  // axe measures what is on screen; a hover tint appears only under the pointer, so this covers every surface with it
+  for (const [name, vars] of Object.entries(themes)) {
+    it(`${name}: reads at 4.5:1 on every surface, hovered or not`, () => {
+      const muted = resolve(vars, vars['--muted']!)
+      for (const surface of ['--bg', '--bg-elev', '--bg-sunk', '--selected', '--accent-soft']) {
+        const plain = resolve(vars, vars[surface]!)
+        const hovered = composite(resolve(vars, vars['--hover']!), plain)
+        for (const bg of [plain, hovered])
+          expect(contrast(muted, bg), `${name} ${muted} on ${surface} ${bg}`).toBeGreaterThanOrEqual(4.5)
+      }
+    })
+  }
+})
+
 describe('the keyboard focus ring', () => {
   it('is what :focus-visible draws', () => {
     expect(css).toMatch(/:focus-visible \{[^}]*box-shadow: var\(--focus-ring\)/)
