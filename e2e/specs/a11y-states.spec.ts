@@ -46,6 +46,9 @@ test('axe: 0 violations at any impact on chains, diff blocks, Memory with a prof
   await shell.selectProfile('default')
   await expect(page.getByTestId('memory-entry').first()).toBeVisible()
   await scan(page, 'memory-profile', found)
+  await page.getByTestId('memory-entry-edit').first().click()
+  await expect(page.getByTestId('memory-entry-input')).toBeVisible()
+  await scan(page, 'memory-entry-edit', found)
 
   // an unknown session
   await session.page.evaluate(() => {
