@@ -64,6 +64,11 @@ test.describe('prune', () => {
       await expect(page.getByTestId(part)).toBeVisible()
       await scanThemes(page, id, found)
     }
+    // at 900 px the details are a drawer whose Hide button sits under the header's Export
+    await page.setViewportSize({ width: 900, height: 860 })
+    await page.getByTestId('session-details-toggle').click()
+    await expect(page.getByTestId('session-details-close')).toBeVisible()
+    await scanThemes(page, 'chain-3 details drawer at 900 px', found)
     expect(found).toEqual({})
   })
 })
