@@ -3,7 +3,7 @@ import { test, expect } from '../fixtures/host'
 import { AppShell } from '../page-models/app-shell'
 import { CostsPage } from '../page-models/costs-page'
 import { SessionPage } from '../page-models/session-page'
-import { seriousViolations } from '../fixtures/axe'
+import { axeViolations } from '../fixtures/axe'
 
 // axe is injected as a script tag; the app's CSP (script-src 'self') would refuse it
 test.use({ bypassCSP: true })
@@ -82,7 +82,7 @@ test('tokens and cache per day; a click on a bar filters the page to that day, i
   expect(dollars(await costs.dayTableTotal())).toBe(dollars(await costs.inclusiveTotal()))
   // the chip, the open per-day table and its day buttons pass axe too
   await expect(page.getByTestId('costs-by-day')).toBeVisible()
-  expect(await seriousViolations(page)).toEqual([])
+  expect(await axeViolations(page)).toEqual([])
 
   // the filter survives a reload (it lives in the URL)
   await page.reload()

@@ -54,6 +54,8 @@ test('a disabled Follow up / Tombstone says why to keyboard and screen-reader us
   await page.getByTestId('spawn-pause').click()
   await expect(page.getByTestId('spawn-pause-note')).toHaveText(/^Paused: .*follow-ups to existing ones still run/)
 
+  // scanned with the pointer resting on "Why?": the link keeps its contrast on a hovered row
+  await why.hover()
   const found: Record<string, AxeViolation[]> = {}
   await scanThemes(page, 'subagents-why', found)
   expect(found).toEqual({})

@@ -1,6 +1,6 @@
 import { expect, type Locator } from '@playwright/test'
 import { test } from '../fixtures/tool-home-host'
-import { seriousViolations } from '../fixtures/axe'
+import { axeViolations } from '../fixtures/axe'
 import { AppShell } from '../page-models/app-shell'
 import { SessionPage } from '../page-models/session-page'
 
@@ -121,7 +121,7 @@ test("upstream's tool results render by kind, each inside its call", async ({ pa
 
   for (const theme of ['light', 'dark'] as const) {
     await page.evaluate((t) => document.documentElement.setAttribute('data-theme', t), theme)
-    expect(await seriousViolations(page), theme).toEqual([])
+    expect(await axeViolations(page), theme).toEqual([])
   }
 })
 
@@ -202,6 +202,6 @@ test("upstream's other tools read as what happened, never as a JSON dump; parall
 
   for (const theme of ['light', 'dark'] as const) {
     await page.evaluate((t) => document.documentElement.setAttribute('data-theme', t), theme)
-    expect(await seriousViolations(page), theme).toEqual([])
+    expect(await axeViolations(page), theme).toEqual([])
   }
 })

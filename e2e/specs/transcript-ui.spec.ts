@@ -208,6 +208,8 @@ test('rename and pin persist after reload', async ({ page, host }) => {
   await page.getByTestId('session-title-input').fill('  Renamed \u0007by\tthe user  ')
   await page.getByTestId('session-title-input').press('Enter')
   await expect(transcript.title).toHaveText('Renamed by the user')
+  // the saved title re-renders the heading, not the editor: focus is back on Rename, not dropped to the page
+  await expect(page.getByTestId('session-rename')).toBeFocused()
   const pin = page.getByTestId('session-pin')
   const wasPinned = (await pin.getAttribute('aria-pressed')) === 'true'
   await pin.click()

@@ -49,6 +49,27 @@ test.describe('prune', () => {
     await expect(prune.root.locator('[data-testid="prune-candidate"][data-session-id="ancient"]')).toContainText(
       '· 2 messages ·'
     )
+    // axe at every impact on the preview, then on the sessions whose lineage upstream wrote: a parent beside its
+    // branch and delegate (breadcrumb links), a compression chain's part table (links a row apart)
+    const found: Record<string, AxeViolation[]> = {}
+    await scanThemes(page, 'prune preview', found, '[data-testid="prune-dialog"]')
+    await page.keyboard.press('Escape')
+    await expect(prune.root).toHaveCount(0)
+    const session = new SessionPage(page)
+    for (const [id, part] of [
+      ['old-parent', 'lineage'],
+      ['chain-3', 'chain-cost']
+    ] as const) {
+      await session.open('default', id)
+      await expect(page.getByTestId(part)).toBeVisible()
+      await scanThemes(page, id, found)
+    }
+    // at 900 px the details are a drawer whose Hide button sits under the header's Export
+    await page.setViewportSize({ width: 900, height: 860 })
+    await page.getByTestId('session-details-toggle').click()
+    await expect(page.getByTestId('session-details-close')).toBeVisible()
+    await scanThemes(page, 'chain-3 details drawer at 900 px', found)
+    expect(found).toEqual({})
   })
 })
 

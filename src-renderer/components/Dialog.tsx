@@ -60,11 +60,13 @@ export function Dialog({ title, onClose, children, footer, testId, danger }: Pro
       }}
     >
       <div className="dialog" role="dialog" aria-modal="true" aria-labelledby={titleId} ref={ref} data-testid={testId}>
-        <header className="dialog-head">
+        {/* plain boxes, not <header>/<footer>: outside <main> those are page landmarks (a second banner, a
+            contentinfo), and a dialog opened over the shell (the shortcuts list) would add them to the page */}
+        <div className="dialog-head">
           <h2 id={titleId}>{title}</h2>
-        </header>
+        </div>
         <div className="dialog-body">{children}</div>
-        {footer && <footer className="dialog-foot">{footer}</footer>}
+        {footer && <div className="dialog-foot">{footer}</div>}
       </div>
     </div>
   )

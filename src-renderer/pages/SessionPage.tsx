@@ -97,7 +97,7 @@ export function SessionPage({ profile, sessionId, messageId }: Props) {
         <div className="session-head">
           <div className="session-title">
             {summary ? (
-              <TitleEditor key={title} title={title} onSave={rename} />
+              <TitleEditor title={title} onSave={rename} />
             ) : (
               <h1 data-testid="session-title" title={title}>
                 {title}

@@ -62,6 +62,7 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
               {editing?.index === i ? (
                 <div className="entry-edit">
                   <textarea
+                    aria-label={`Entry ${i + 1} of ${target === 'memory' ? 'MEMORY' : 'USER'}`}
                     value={editing.text}
                     rows={3}
                     onChange={(e) => setEditing({ index: i, text: e.target.value })}
@@ -113,6 +114,7 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
         <div className="entry-add">
           <textarea
             rows={2}
+            aria-label={`Add to ${target === 'memory' ? 'MEMORY' : 'USER'} of ${profile}`}
             placeholder={`Add to ${target === 'memory' ? 'MEMORY' : 'USER'} of ${profile}`}
             value={draft}
             onChange={(e) => setDraft(e.target.value)}

@@ -37,7 +37,7 @@ export function ChainCost({
   // each part's messages as the conversation shows them: a row a later part carries a copy of counts once
   const messages = chain.reduce((a, r) => a + chainMessages(r), 0)
   return (
-    <section className="panel" data-testid="chain-cost">
+    <section className="panel chain-cost" data-testid="chain-cost">
       <h2 className="section-title">Conversation · {chain.length} parts</h2>
       <table className="table compact">
         <thead>

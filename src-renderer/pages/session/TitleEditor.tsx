@@ -27,7 +27,8 @@ export function TitleEditor({
   const renameBtn = useRef<HTMLButtonElement>(null)
   const wasEditing = useRef(false)
   useEffect(() => {
-    // back on the Rename button after a cancel, so focus never falls to the page (where Escape leaves the session)
+    // back on the Rename button after a save or a cancel, so focus never falls to the page (where Escape leaves the
+    // session); the editor stays mounted across the rename (no key on the title), so this runs after a save too
     if (!editing && wasEditing.current) renameBtn.current?.focus()
     wasEditing.current = editing
   }, [editing])
