@@ -349,7 +349,7 @@ describe('scheduler', () => {
 })
 
 describe('scheduler across processes', { timeout: 120_000 }, () => {
-  it('three processes racing for the same due jobs claim each exactly once', async () => {
+  it('three processes racing for the same due jobs claim each exactly once (a tick that finds the tick lock taken leaves its jobs to the next)', async () => {
     const { spawn } = await import('node:child_process')
     const { resolve } = await import('node:path')
     const h = home()
@@ -367,13 +367,14 @@ describe('scheduler across processes', { timeout: 120_000 }, () => {
         child.stderr.on('data', (d) => (err += d))
         child.on('exit', (code) => (code === 0 ? done(JSON.parse(out)) : fail(new Error(err))))
       })
-    const claims = await Promise.all([claim(), claim(), claim()])
-    const all = claims.flat()
-    expect(all.sort()).toEqual(
-      readJobs(h)
-        .jobs.map((j) => j.id)
-        .sort()
-    )
-    expect(new Set(all).size).toBe(all.length)
+    // A tick that finds another's tick lock (cron/.tick.lock) stands down, as upstream's does, and leaves its jobs due:
+    // rounds of three racing ticks until every job ran — none of them twice across all the rounds.
+    const ids = readJobs(h)
+      .jobs.map((j) => j.id)
+      .sort()
+    const all: string[] = []
+    for (let round = 0; round < 6 && new Set(all).size < ids.length; round++)
+      all.push(...(await Promise.all([claim(), claim(), claim()])).flat())
+    expect([...all].sort()).toEqual(ids)
   })
 })
