@@ -8,7 +8,7 @@ import { SessionStore } from '../src-main/store'
 import { Agent } from '../src-main/agent/agent'
 import { startScriptedProvider } from '../src-main/agent/scripted'
 import { ToolRegistry } from '../src-main/agent/tools/registry'
-import { testRuntime } from '../src-main/agent/test-fixtures/kit'
+import { isSummaryCall, testRuntime } from '../src-main/agent/test-fixtures/kit'
 import { cleanupTempDirs, tempDir } from '../src-main/store/test-fixtures/tmp'
 
 afterAll(cleanupTempDirs)
@@ -19,9 +19,7 @@ it('a summary merged into the kept message: the parent leaves out its original w
   const store = new SessionStore(join(tempDir('cad-chain-merged-'), 'state.db'))
   const provider = await startScriptedProvider({
     handler: (req) =>
-      String(req.body?.messages?.[0]?.content ?? '').startsWith('You compress conversations')
-        ? { text: 'They looked up long topics A and B.' }
-        : { text: 'Carrying on after compression.' }
+      isSummaryCall(req) ? { text: 'They looked up long topics A and B.' } : { text: 'Carrying on after compression.' }
   })
   try {
     await store.createSession('S1', 'desktop', { sessionKey: 'agent:main:desk:S1' })

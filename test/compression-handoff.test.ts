@@ -16,10 +16,11 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { MessagePage, SessionDetail, SessionPage, TurnFinished } from '@shared/contract'
-import { startScriptedProvider, type RecordedRequest, type ScriptedProvider } from '../src-main/agent/scripted'
+import { startScriptedProvider, type ScriptedProvider } from '../src-main/agent/scripted'
 import { createHost, type Host } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
 import { SessionStore } from '../src-main/store'
+import { isSummaryCall } from '../src-main/agent/test-fixtures/kit'
 import { ftsIntegrity } from './support/fts-integrity'
 
 const UPSTREAM = process.env.HERMES_UPSTREAM ?? '/work/upstream'
@@ -37,9 +38,6 @@ const LATE = 'a note sent from the phone while the summary was written'
 let upstreamCouldCompress = ''
 
 const long = (tag: string) => `${tag} ${'lorem ipsum dolor sit amet '.repeat(40)}`
-const isSummaryCall = (req: RecordedRequest) =>
-  String(req.body?.messages?.[0]?.content ?? '').startsWith('You compress conversations')
-
 const OPEN = `import sys; sys.path.insert(0, sys.argv[1])
 from pathlib import Path
 from hermes_state import SessionDB

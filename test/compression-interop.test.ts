@@ -9,8 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { SessionStore } from '../src-main/store'
 import { Agent } from '../src-main/agent/agent'
 import { ToolRegistry } from '../src-main/agent/tools/registry'
-import { startScriptedProvider, type RecordedRequest } from '../src-main/agent/scripted'
-import { testRuntime } from '../src-main/agent/test-fixtures/kit'
+import { startScriptedProvider } from '../src-main/agent/scripted'
+import { isSummaryCall, testRuntime } from '../src-main/agent/test-fixtures/kit'
 import { rawDb } from '../src-main/store/test-fixtures/raw-db'
 
 const gold = join(import.meta.dirname, 'fixtures/upstream/compression-interop')
@@ -45,13 +45,10 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
 })
 
-const summarizing = (req: RecordedRequest) =>
-  String(req.body?.messages?.[0]?.content ?? '').startsWith('You compress conversations')
-
 /** One compressing turn on `sessionId` in `store`: the summarizer answers `summary`; its requests are returned. */
 async function compress(store: SessionStore, sessionId: string, text: string, protectLastN: number, summary: string) {
   const provider = await startScriptedProvider({
-    handler: (req) => (summarizing(req) ? { text: summary } : { text: 'Carried on after the compression.' })
+    handler: (req) => (isSummaryCall(req) ? { text: summary } : { text: 'Carried on after the compression.' })
   })
   closers.push(() => provider.close())
   const agent = new Agent({
@@ -68,7 +65,7 @@ async function compress(store: SessionStore, sessionId: string, text: string, pr
   await agent.close()
   expect(r.status).toBe('completed')
   expect(agent.sessionId).not.toBe(sessionId)
-  return { child: agent.sessionId, asked: provider.requests.filter(summarizing) }
+  return { child: agent.sessionId, asked: provider.requests.filter(isSummaryCall) }
 }
 
 const rowsOf = (store: SessionStore, sessionId: string) =>

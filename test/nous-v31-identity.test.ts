@@ -13,9 +13,9 @@ import { SessionStore, StoreRegistry } from '../src-main/store'
 import { planConversation } from '../src-main/channels/conversation'
 import { apiConversations } from '../src-main/host/app-channels'
 import { Agent } from '../src-main/agent/agent'
-import { startScriptedProvider, type RecordedRequest } from '../src-main/agent/scripted'
+import { startScriptedProvider } from '../src-main/agent/scripted'
 import { ToolRegistry } from '../src-main/agent/tools/registry'
-import { makeKit, recordingTool, testRuntime } from '../src-main/agent/test-fixtures/kit'
+import { isSummaryCall, makeKit, recordingTool, testRuntime } from '../src-main/agent/test-fixtures/kit'
 import { rawDb } from '../src-main/store/test-fixtures/raw-db'
 import { hasSystemPython, SYSTEM_PYTHON } from './support/fts-integrity'
 
@@ -222,8 +222,6 @@ describe('v31 message identity on the rows Caduceus writes', () => {
 // their foreign-tail clones, /branch and Desktop branch copies — "the child session's copied rows keep the parent's
 // uids"); a merge keeps the uid of the part whose text comes first. Plugins key their own state on those uids.
 
-const isSummaryCall = (req: RecordedRequest) =>
-  String(req.body?.messages?.[0]?.content ?? '').startsWith('You compress conversations')
 const long = (tag: string) => `${tag} ${'lorem ipsum dolor sit amet '.repeat(40)}`
 
 interface IdRow extends Row {

@@ -7,7 +7,8 @@ import { join } from 'node:path'
 import { SessionStore } from '../../src-main/store'
 import { Agent } from '../../src-main/agent/agent'
 import { ToolRegistry } from '../../src-main/agent/tools/registry'
-import { startScriptedProvider, type RecordedRequest } from '../../src-main/agent/scripted'
+import { startScriptedProvider } from '../../src-main/agent/scripted'
+import { isSummaryCall } from '../../src-main/agent/test-fixtures/kit'
 
 type Case = { key: string; sessionId: string; text: string; protectLastN: number; summary: string }
 const [home, casesJson] = process.argv.slice(2)
@@ -18,10 +19,8 @@ const store = new SessionStore(join(home, 'state.db'))
 const ids: Record<string, string> = {}
 try {
   for (const c of cases) {
-    const summarizing = (req: RecordedRequest) =>
-      String(req.body?.messages?.[0]?.content ?? '').startsWith('You compress conversations')
     const provider = await startScriptedProvider({
-      handler: (req) => (summarizing(req) ? { text: c.summary } : { text: 'Carried on after the compression.' })
+      handler: (req) => (isSummaryCall(req) ? { text: c.summary } : { text: 'Carried on after the compression.' })
     })
     try {
       const agent = new Agent({

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { summaryPlacement } from './summary-placement'
 import { storedSystemPrompt } from '../store/read-detail'
 import type { RecordedRequest, ScriptReply } from './scripted'
-import { makeKit, recordingTool, type Kit } from './test-fixtures/kit'
+import { isSummaryCall, makeKit, recordingTool, type Kit } from './test-fixtures/kit'
 import { rawDb } from '../store/test-fixtures/raw-db'
 import { mergeSummaryInto, splitMergedSummary } from '@shared/contract/merged-summary'
 
@@ -14,8 +14,6 @@ afterEach(async () => {
   await kit?.cleanup()
 })
 
-const isSummaryCall = (req: RecordedRequest) =>
-  String(req.body?.messages?.[0]?.content ?? '').startsWith('You compress conversations')
 const summarizer =
   (main: () => ScriptReply) =>
   (req: RecordedRequest): ScriptReply =>

@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SessionStore } from '../../store'
 import { Agent } from '../agent'
-import { startScriptedProvider, type ScriptedProvider, type ScriptHandler, type ScriptReply } from '../scripted'
+import {
+  startScriptedProvider,
+  type RecordedRequest,
+  type ScriptedProvider,
+  type ScriptHandler,
+  type ScriptReply
+} from '../scripted'
 import { ToolRegistry, type ToolDefinition } from '../tools/registry'
 import type { AgentDelta, AgentOptions } from '../types'
 import { rawDb } from '../../store/test-fixtures/raw-db'
@@ -27,6 +33,10 @@ export interface Kit {
   }>
   cleanup(): Promise<void>
 }
+
+/** A request the compressor made (its instructions open the summary call: compression.ts summaryInstructions), not a turn. */
+export const isSummaryCall = (req: RecordedRequest): boolean =>
+  String(req.body?.messages?.[0]?.content ?? '').startsWith('You compress conversations')
 
 /**
  * The runtime a test agent uses: a custom OpenAI-compatible endpoint at `baseUrl`, no retries, and a stream cut before

@@ -10,6 +10,7 @@ import {
 } from '../../agent/scripted'
 import { createHost, type Host } from '..'
 import { createLogger } from '../log/log'
+import { isSummaryCall } from '../../agent/test-fixtures/kit'
 
 export interface Rig {
   root: string
@@ -57,14 +58,11 @@ export async function makeRig(handler: ScriptHandler, profiles: string[] = []): 
       await provider.close()
       rmSync(root, { recursive: true, force: true })
     },
-    chats: () => provider.requests.filter((q) => q.path.endsWith('/chat/completions') && !isSummary(q))
+    chats: () => provider.requests.filter((q) => q.path.endsWith('/chat/completions') && !isSummaryCall(q))
   }
   for (const p of ['default', ...profiles]) rig.writeConfig(p, '')
   return rig
 }
-
-const isSummary = (q: RecordedRequest) =>
-  String(q.body?.messages?.[0]?.content ?? '').startsWith('You compress conversations')
 
 export const messagesOf = (q: RecordedRequest) => (q.body?.messages ?? []) as Array<{ role: string; content: unknown }>
 export const lastOf = (q: RecordedRequest) => messagesOf(q).at(-1)
