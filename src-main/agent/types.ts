@@ -2,7 +2,14 @@
 import type { Tokens, TurnDeltaBody, TurnDeltaKind } from '@shared/contract'
 import type { Logger } from '@shared/contract/log'
 import type { TurnCostStatus } from '@shared/contract/money'
-import type { ConversationMessage, CreateSessionOptions, NewMessage, SessionRecord, UsageReport } from '../store'
+import type {
+  ConversationMessage,
+  CreateSessionOptions,
+  NewMessage,
+  SessionRecord,
+  SessionStore,
+  UsageReport
+} from '../store'
 import type { ContentPart, ReasoningConfig, RuntimeConfig } from './providers/types'
 import type { ToolRegistry } from './tools/registry'
 
@@ -25,15 +32,9 @@ export interface AgentStore {
    * Writes a compression continuation (its row, lineage title, prompt, handoff rows with their originals' times, the
    * parent's rows added above `watermark` meanwhile) and ends the parent with 'compression', in one transaction.
    */
-  publishCompressionChild(handoff: {
-    parentId: string
-    childId: string
-    source: string
-    session: CreateSessionOptions
-    messages: NewMessage[]
-    mergedFrom?: NewMessage
-    watermark: number | null
-  }): MaybePromise<{ lastHandoffId: number; cloned: number }>
+  publishCompressionChild(
+    handoff: Parameters<SessionStore['publishCompressionChild']>[0]
+  ): MaybePromise<Awaited<ReturnType<SessionStore['publishCompressionChild']>>>
   getMessagesAsConversation(
     sessionId: string,
     options?: { repairAlternation?: boolean; afterId?: number }
