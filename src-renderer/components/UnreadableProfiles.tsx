@@ -16,13 +16,7 @@ export function UnreadableProfiles({
   return (
     <div className="banner banner-warn" role="status" data-testid="unreadable-profiles">
       {what} {problems.length === 1 ? 'a profile' : `${problems.length} profiles`} that could not be read:
-      <ul className="unreadable-list">
-        {problems.map((p) => (
-          <li key={p.profile} data-testid="unreadable-profile" data-profile={p.profile}>
-            <strong>{p.profile}</strong>: {p.reason}
-          </li>
-        ))}
-      </ul>
+      <ProfileReasons items={problems} className="unreadable-list" itemTestId="unreadable-profile" />
     </div>
   )
 }
@@ -35,14 +29,29 @@ export function ProfileNotices({ notices }: { notices: ProfileProblem[] | undefi
   if (!notices?.length) return null
   return (
     <div className="banner banner-warn" role="status" aria-label="Profile notices" data-testid="profile-notices">
-      <ul className="profile-notices">
-        {notices.map((p) => (
-          <li key={p.profile} data-testid="profile-notice" data-profile={p.profile}>
-            <strong>{p.profile}</strong>: {p.reason}
-          </li>
-        ))}
-      </ul>
+      <ProfileReasons items={notices} className="profile-notices" itemTestId="profile-notice" />
     </div>
+  )
+}
+
+/** Each profile named with the host's words for it. */
+function ProfileReasons({
+  items,
+  className,
+  itemTestId
+}: {
+  items: ProfileProblem[]
+  className: string
+  itemTestId: string
+}) {
+  return (
+    <ul className={className}>
+      {items.map((p) => (
+        <li key={p.profile} data-testid={itemTestId} data-profile={p.profile}>
+          <strong>{p.profile}</strong>: {p.reason}
+        </li>
+      ))}
+    </ul>
   )
 }
 
