@@ -1,5 +1,6 @@
 /**
- * The page a user really gets (issue #22): the host's `sessions.list` first page (100 rows), each sample taken
+ * The page a user really gets (issue #22): the host's `sessions.list` first page (100 rows; and the 50 the Sessions
+ * page reads again from the top when another program wrote: `headRefresh`), each sample taken
  * right after a second process committed an append — nothing read before that write may answer it; wall time, and
  * this process's CPU time over the same requests (on a shared, loaded box the wall p95 mostly measures the queue for
  * a core; the CPU time is what the request itself cost). A host that has been up a while is what users list from:
@@ -18,6 +19,7 @@ import { createHost } from '../src-main/host'
 import { createLogger } from '../src-main/host/log/log'
 import { spawnWriter } from '../src-main/store/test-fixtures/spawn-writer'
 import { percentiles } from './percentiles'
+import { SESSION_HEAD_ROWS, SESSION_PAGE_ROWS } from '../shared/contract'
 
 export interface Percentiles {
   p50: number
@@ -50,7 +52,7 @@ export async function hostListFirstPage(
   warmup: Percentiles
   afterDeepDelete: Percentiles | null
 }> {
-  return listRounds(home, profile, writes, rounds, warmup, false)
+  return listRounds(home, profile, writes, rounds, warmup, false, SESSION_PAGE_ROWS)
 }
 
 /**
@@ -65,9 +67,10 @@ export async function hostListOnChange(
   profile: string,
   writes: true | 'upstream',
   rounds = 300,
-  warmup = 50
+  warmup = 50,
+  limit = SESSION_PAGE_ROWS
 ): Promise<{ wall: Percentiles; cpu: Percentiles }> {
-  const { wall, cpu } = await listRounds(home, profile, writes, rounds, warmup, true)
+  const { wall, cpu } = await listRounds(home, profile, writes, rounds, warmup, true, limit)
   return { wall, cpu }
 }
 
@@ -77,7 +80,8 @@ async function listRounds(
   writes: boolean | 'upstream',
   rounds: number,
   warmup: number,
-  onEvent: boolean
+  onEvent: boolean,
+  limit: number
 ) {
   const host = await createHost({ home, headless: true, live: onEvent, log: createLogger() })
   const db = stateDbOf(home, profile)
@@ -93,7 +97,7 @@ async function listRounds(
         : null
   const lines = child ? createInterface({ input: child.stdout })[Symbol.asyncIterator]() : null
   const next = async () => String((await lines!.next()).value)
-  const list = () => host.dispatcher.invoke('sessions.list', { profile, limit: 100 })
+  const list = () => host.dispatcher.invoke('sessions.list', { profile, limit })
   // sessions.changed events naming the writer's session, counted: a sample waits for the one after its append
   let announced = 0
   let wake: (() => void) | null = null
@@ -177,6 +181,11 @@ async function listRounds(
 type ListResult = Awaited<ReturnType<typeof hostListFirstPage>> & {
   /** The same home listed as the app lists it after a foreign write (hostListOnChange); null when nobody writes. */
   onChange: { wall: Percentiles; cpu: Percentiles } | null
+  /**
+   * What the Sessions page really asks for on that event: the top SESSION_HEAD_ROWS rows again (its loaded rows
+   * further down are kept; src-renderer/stores/sessions.ts refreshOnce). Null when nobody writes.
+   */
+  headRefresh: { wall: Percentiles; cpu: Percentiles } | null
 }
 
 /**
@@ -224,7 +233,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [home, profile, writes] = process.argv.slice(2)
   if (!home || !profile) throw new Error('usage: list-after-write.ts HOME PROFILE true|false|upstream')
   const who = writes === 'upstream' ? 'upstream' : writes === 'true'
-  const result: ListResult = { ...(await hostListFirstPage(home, profile, who)), onChange: null }
-  if (who !== false) result.onChange = await hostListOnChange(home, profile, who)
+  const result: ListResult = { ...(await hostListFirstPage(home, profile, who)), onChange: null, headRefresh: null }
+  if (who !== false) {
+    result.onChange = await hostListOnChange(home, profile, who)
+    result.headRefresh = await hostListOnChange(home, profile, who, 300, 50, SESSION_HEAD_ROWS)
+  }
   process.stdout.write(`${JSON.stringify(result)}\n`)
 }

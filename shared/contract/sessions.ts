@@ -34,6 +34,10 @@ export const SessionSummary = z.object({
 })
 export type SessionSummary = z.infer<typeof SessionSummary>
 
+/** Rows the Sessions page reads for its first page, and from the top again when another program changed a session. */
+export const SESSION_PAGE_ROWS = 100
+export const SESSION_HEAD_ROWS = 50
+
 export const SessionSort = z.enum(['active', 'started', 'messages', 'tokens', 'cost', 'title'])
 export type SessionSort = z.infer<typeof SessionSort>
 

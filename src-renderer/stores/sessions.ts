@@ -12,6 +12,7 @@ import type {
   SessionSort,
   SessionSummary
 } from '@shared/contract'
+import { SESSION_HEAD_ROWS, SESSION_PAGE_ROWS } from '@shared/contract'
 import { getApi } from '../api'
 import { useApp } from './app'
 import { reportError } from './toasts'
@@ -53,9 +54,9 @@ export interface SessionRows extends Normalized<SessionSummary> {
   notices?: ProfileProblem[]
 }
 
-export const PAGE_SIZE = 100
+export const PAGE_SIZE = SESSION_PAGE_ROWS
 /** How many rows a live refresh re-reads from the top of the list. */
-const HEAD_SIZE = 50
+const HEAD_SIZE = SESSION_HEAD_ROWS
 
 const initialFilters: SessionFilters = {
   sources: [],
