@@ -88,12 +88,12 @@ export interface StoreBenchResult {
     messages: number
   } | null
   /**
-   * The same list once every session carries a 22 KB system prompt — the size of upstream's assembled prompt on a
-   * fresh home (its AIAgent._build_system_prompt at 9a75ff0), which upstream stores whole in `sessions.system_prompt`
-   * ahead of the columns a list shows. Read from the table, each row's overflow pages are walked (~6 page reads, all
-   * again after every foreign commit); this home has the list's covering index (schema/indices.ts), as every home
-   * Caduceus writes does. Upstream's list beside it is measured as everywhere here: warm, with no write between its
-   * samples (favouring it).
+   * The same list once every session carries a 22 KB system prompt inline — the size of upstream's assembled prompt
+   * on a fresh home (its AIAgent._build_system_prompt at 9a75ff0). An older upstream (before schema v25) stores it
+   * whole in `sessions.system_prompt`, ahead of the columns a list shows, so each row's overflow pages are walked (~6
+   * page reads a row, all again after every foreign commit); v25+ moves it to `system_prompts` and leaves the column
+   * NULL (the generated homes above). No target. Upstream's list beside it is measured as everywhere here: warm, with
+   * no write between its samples (favouring it).
    */
   withPrompts: {
     listFirstPageMs: Percentiles

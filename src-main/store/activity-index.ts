@@ -28,7 +28,6 @@ import { stmt } from './stmt-cache'
 import { existingColumns } from './reconcile'
 import { ftsVarints } from './fts-nul'
 import { errorMessage } from '@shared/contract/errors'
-import { sessionsBy } from './list-index'
 
 interface State {
   /** The index table, schema-qualified (ACTIVITY_DB's, or TEMP's where that could not be attached) */
@@ -150,9 +149,9 @@ function build(db: Database.Database): State {
 const ownColumn = (st: State) => (st.own === 'NULL' ? 'NULL' : 's.last_activity_at')
 
 /** Reads session `@id` again from its row and its messages: its activity, and whether a message counted in it. */
-const rereadSql = (db: Database.Database, st: State) =>
+const rereadSql = (st: State) =>
   `UPDATE ${st.table} SET (act, msg) = (SELECT ${activitySql(ownColumn(st), MAX_MESSAGE_TIME)}
-    FROM main.sessions s${sessionsBy(db)} WHERE s.id = @id) WHERE id = @id AND EXISTS (SELECT 1 FROM main.sessions WHERE id = @id)`
+    FROM main.sessions s WHERE s.id = @id) WHERE id = @id AND EXISTS (SELECT 1 FROM main.sessions WHERE id = @id)`
 
 function setTail(db: Database.Database, st: State): void {
   const tail = stmt<[number, string]>(db, 'SELECT rowid, id FROM main.sessions ORDER BY rowid DESC LIMIT 1').raw().get()
@@ -185,7 +184,7 @@ function rereadAll(db: Database.Database, st: State): number {
     stmt(
       db,
       `UPDATE ${st.table} AS a SET (act, msg) = (SELECT ${activitySql(ownColumn(st), MAX_MESSAGE_TIME)}
-        FROM main.sessions s${sessionsBy(db)} WHERE s.id = a.id)`
+        FROM main.sessions s WHERE s.id = a.id)`
     ).run().changes
   )
 }
@@ -232,7 +231,7 @@ function catchUp(db: Database.Database, st: State): number {
     st.maxMessage = top
     // Without an FTS count (below) this is the only sign of a delete: the top of the list is read again.
     if (!st.ftsCount) {
-      const reread = stmt(db, rereadSql(db, st))
+      const reread = stmt(db, rereadSql(st))
       const first = stmt<string>(db, `SELECT id FROM ${st.table} ORDER BY act DESC, started DESC, id DESC LIMIT ?`)
       for (const id of first.pluck().all(REREAD_TOP)) changed += reread.run({ id }).changes
     }
@@ -265,7 +264,7 @@ function catchUp(db: Database.Database, st: State): number {
   }
   // Each session with new messages is read again whole: a rewrite may have deleted newer ones. A new user message
   // earlier than the known first one makes that pointer unknown (the next page finds it again).
-  const reread = stmt(db, rereadSql(db, st))
+  const reread = stmt(db, rereadSql(st))
   const first = stmt(db, `UPDATE ${st.table} SET first_user = NULL WHERE id = ? AND ? < first_ts`)
   for (const [id, [, user]] of latest) {
     changed += reread.run({ id }).changes

@@ -17,7 +17,6 @@ import { stmt } from './stmt-cache'
 import { invalid } from './errors'
 import { sessionConditions, type SearchFilters } from './search-match'
 import { parseJsonOr } from '@shared/contract/errors'
-import { sessionsBy } from './list-index'
 
 /** The orders the list offers; `active` (last activity, newest first) is the default and the hot path. */
 export type ListSort = 'active' | 'started' | 'messages' | 'tokens' | 'cost' | 'title'
@@ -119,7 +118,7 @@ export function listSessionPage(
   // literal (an integer clamped above): SQLite 3.53's planner reads a bound LIMIT's value, which marks the
   // statement for a full re-prepare on every bind — ~15% of a list request. The page reaches JS as one JSON text
   // (json-rows.ts): handing its ~3,000 values over one by one cost more than reading them.
-  const rows = rowsViaJson(db, pageSql(activity, where.join(' AND '), limit, sessionsBy(db)), PAGE_SELECT.length, args)
+  const rows = rowsViaJson(db, pageSql(activity, where.join(' AND '), limit), PAGE_SELECT.length, args)
   inWalkOrder(rows)
   const more = rows.length > limit
   const n = Math.min(rows.length, limit)
@@ -229,7 +228,7 @@ function sortedPage(
   limit: number,
   o: Order
 ): { page: SessionPage; keys: SortValue[] } {
-  const rows = rowsViaJson(db, sortedSql(activity, where, limit, o, sessionsBy(db)), PAGE_SELECT.length + 1, args)
+  const rows = rowsViaJson(db, sortedSql(activity, where, limit, o), PAGE_SELECT.length + 1, args)
   const more = rows.length > limit
   const n = Math.min(rows.length, limit)
   const items: SessionSummary[] = []
@@ -249,8 +248,8 @@ function sortedPage(
   }
 }
 
-function sortedSql(activity: string, where: string, limit: number, o: Order, by: string): string {
-  const key = `${o.sort} ${o.dir} ${activity} ${limit}${by} ${where}`
+function sortedSql(activity: string, where: string, limit: number, o: Order): string {
+  const key = `${o.sort} ${o.dir} ${activity} ${limit} ${where}`
   let sql = pageSqls.get(key)
   if (sql === undefined) {
     if (pageSqls.size >= 64) pageSqls.clear()
@@ -261,11 +260,11 @@ function sortedSql(activity: string, where: string, limit: number, o: Order, by:
       SELECT ${PAGE_COLS}, k.act AS cad_act, k.started AS cad_started, k.first_user AS cad_first,
         CASE WHEN s.parent_session_id IS NOT NULL THEN ${chainPathSql('s')} END AS cad_chain, k.cad_key
       FROM (SELECT a.id, a.act, a.started, a.first_user, ${SORT_SQL[o.sort]} AS cad_key
-        FROM ${activity} a CROSS JOIN sessions s${by} ON s.id = a.id
+        FROM ${activity} a CROSS JOIN sessions s ON s.id = a.id
         WHERE ${where} ORDER BY cad_key ${dir}, a.id ${dir} LIMIT ${limit + 1}) k
-      CROSS JOIN sessions s${by} ON s.id = k.id) s
-    LEFT JOIN sessions par${by} ON par.id = s.parent_session_id
-    LEFT JOIN sessions rt${by} ON rt.id = substr(s.cad_chain, instr(s.cad_chain, ' ') + 1)
+      CROSS JOIN sessions s ON s.id = k.id) s
+    LEFT JOIN sessions par ON par.id = s.parent_session_id
+    LEFT JOIN sessions rt ON rt.id = substr(s.cad_chain, instr(s.cad_chain, ' ') + 1)
     ORDER BY s.cad_key ${dir}, s.id ${dir}`
     pageSqls.set(key, sql)
   }
@@ -297,18 +296,18 @@ export function sessionSources(db: Database.Database): string[] {
  * anew on every request cost ~30 µs, 5% of a page. Only text is kept here, never a value read from the file.
  */
 const pageSqls = new Map<string, string>()
-function pageSql(activity: string, where: string, limit: number, by: string): string {
-  const key = `${activity} ${limit}${by} ${where}`
+function pageSql(activity: string, where: string, limit: number): string {
+  const key = `${activity} ${limit} ${where}`
   let sql = pageSqls.get(key)
   if (sql === undefined) {
     if (pageSqls.size >= 64) pageSqls.clear() // filter combinations (IN-list lengths) could otherwise grow it
     sql = `SELECT ${PAGE_SELECT.map((e, i) => `${e} AS c${i}`).join(', ')} FROM (
       SELECT ${PAGE_COLS}, a.act AS cad_act, a.started AS cad_started, a.first_user AS cad_first,
         CASE WHEN s.parent_session_id IS NOT NULL THEN ${chainPathSql('s')} END AS cad_chain
-      FROM ${activity} a CROSS JOIN sessions s${by} ON s.id = a.id
+      FROM ${activity} a CROSS JOIN sessions s ON s.id = a.id
       WHERE ${where} ORDER BY a.act DESC, a.started DESC, a.id DESC LIMIT ${limit + 1}) s
-    LEFT JOIN sessions par${by} ON par.id = s.parent_session_id
-    LEFT JOIN sessions rt${by} ON rt.id = substr(s.cad_chain, instr(s.cad_chain, ' ') + 1)`
+    LEFT JOIN sessions par ON par.id = s.parent_session_id
+    LEFT JOIN sessions rt ON rt.id = substr(s.cad_chain, instr(s.cad_chain, ' ') + 1)`
     pageSqls.set(key, sql)
   }
   return sql
