@@ -250,6 +250,10 @@ describe('a message said twice still shows twice', () => {
         store.getMessages({ sessionId, ...(carriedBy ? { carriedBy } : {}) }).items.map((m) => m.content)
       expect(page('P', 'C')).toEqual(['hi', 'ok', 'hi', 'ok', 'q'])
       expect(page('C')).toEqual(['[summary]', 'a', 'hi'])
+      // a search hit on a head copy opens the continuation at it: that row shows, the other copy stays left out
+      const summaryId = store.getMessages({ sessionId: 'C' }).items[0]!.id
+      const hit = store.getMessages({ sessionId: 'C', aroundId: summaryId - 1 }).items.map((m) => m.content)
+      expect(hit).toEqual(['ok', '[summary]', 'a', 'hi'])
       // a continuation Caduceus wrote opens with its summary: the user's own words after it are never a head copy
       await store.createSession('D', 'cli', {})
       await store.appendMessages('D', [

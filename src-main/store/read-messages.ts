@@ -151,7 +151,8 @@ export function shownCount(db: Database.Database, sessionId: string, carriedBy?:
 /** Default (no anchor) is the LATEST page, as a chat view opens at the bottom; items are always ascending. */
 export function messagePage(db: Database.Database, sessionId: string, o: PageOptions = {}): MessagePage {
   const limit = Math.max(1, Math.min(1000, Math.floor(o.limit ?? 200)))
-  const carried = leftOut(db, sessionId, o.carriedBy)
+  // a page opened at a row (a search hit) shows that row, even one another part of the chain shows too
+  const carried = leftOut(db, sessionId, o.carriedBy).filter((id) => id !== o.aroundId)
   // a chain's part: the rows another part shows are not shown here (bound after the session id)
   const shown = carried.length ? ` AND id NOT IN (SELECT value FROM json_each(?))` : ''
   const by = (id: string): unknown[] => (carried.length ? [id, JSON.stringify(carried)] : [id])
