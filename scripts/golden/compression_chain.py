@@ -6,15 +6,19 @@ OpenAI-compatible server, with `compression.in_place: false` so a compaction rot
 way upstream v21 homes hold them (end_session(parent, "compression"), a child with parent_session_id, the compacted
 list flushed into the child). Each conversation: plain question/answer turns, then a question whose tool round
 reports a prompt over the threshold, so upstream compresses after that round and answers in the continuation, then
-one more turn there. Two layouts of upstream's compressor:
-- standalone: protect_first_n 3 (head ends on a user turn), so the summary is a message of its own;
-- merged:     protect_first_n 2 (head ends on an assistant turn) and the kept tail opens with the user's question,
-              so neither role fits and upstream folds the summary into that question's row.
+one more turn there (the standalone conversation twice over, so its chain has three parts). Three layouts of
+upstream's compressor:
+- standalone: protect_first_n 2, so the summary is a message of its own;
+- merged:     protect_first_n 3 (head ends on a user turn) and the kept tail opens with an answer, so neither role
+              fits and upstream folds the summary into that answer's row;
+- question:   protect_first_n 2 (head ends on an answer) and long answers, so the kept tail opens with a question
+              and upstream folds the summary into that question's row.
 Either way the continuation opens with copies of the parent's first messages (its protected head), then the summary,
 then copies of the kept tail.
 
 Output (test/fixtures/upstream/compression-chain/): state.db (no WAL) and golden.json: the upstream commit, the ids,
-each session's rows as upstream's SessionDB reads them (role, text head), and upstream's own chain and tip.
+each session's rows as upstream's SessionDB reads them (role, text head), and the session upstream resumes the
+root at (its tip).
 
 Run: PYTHONPATH=<dir with openai> /usr/bin/python3 scripts/golden/compression_chain.py
 """
@@ -45,6 +49,7 @@ def words(tag, n=12):
 
 # key -> (protect_first_n, protect_last_n)
 CASES = {"standalone": (2, 3), "merged": (3, 3), "question": (2, 2)}
+ROUNDS = {"standalone": 2}  # compressions per conversation (1 unless named): the standalone one's chain has 3 parts
 TURNS = 4  # plain turns before the one that compresses
 STEPS = {}
 
@@ -67,7 +72,7 @@ def reply_for(body):
     last = users[-1] if users else ""
     if "compress now" in last:
         # the question's first call: a tool round reporting a prompt over the threshold; then the answer
-        step = STEPS[key] = STEPS.get(key, -1) + 1
+        step = STEPS[last] = STEPS.get(last, -1) + 1
         if step == 0:
             return {"tool_calls": [{"id": f"call_{key}", "type": "function", "function": {
                 "name": "terminal", "arguments": json.dumps({"command": f"echo {key}"})}}], "prompt_tokens": 60000}
@@ -132,17 +137,20 @@ for key, (first_n, last_n) in CASES.items():
     agent.suppress_status_output = True
     history = None
     tag = f"CHAIN-{key.upper()}"
-    root = None
-    for i in range(TURNS):
-        result = agent.run_conversation(words(f"{tag} question {i}"), conversation_history=history)
+    parts = []
+    for r in range(ROUNDS.get(key, 1)):
+        later = f" round {r + 1}" if r else ""
+        for i in range(TURNS):
+            result = agent.run_conversation(words(f"{tag}{later} question {i}"), conversation_history=history)
+            history = result["messages"]
+            parts = parts or [agent.session_id]
+        result = agent.run_conversation(f"{tag}{later} question {TURNS}: compress now", conversation_history=history)
         history = result["messages"]
-        root = root or agent.session_id
-    result = agent.run_conversation(f"{tag} question {TURNS}: compress now", conversation_history=history)
-    history = result["messages"]
-    tip = agent.session_id
-    assert tip != root, f"{key}: upstream did not rotate"
-    result = agent.run_conversation(words(f"{tag} question after"), conversation_history=history)
-    ids[key] = {"root": root, "tip": agent.session_id}
+        assert agent.session_id != parts[-1], f"{key}: upstream did not rotate"
+        parts.append(agent.session_id)
+        result = agent.run_conversation(words(f"{tag}{later} question after"), conversation_history=history)
+        history = result["messages"]
+    ids[key] = {"root": parts[0], "tip": parts[-1], "parts": parts}
 
 
 def rows(sid):
@@ -155,7 +163,7 @@ for key, pair in ids.items():
         "protect_first_n": CASES[key][0],
         "protect_last_n": CASES[key][1],
         "resume_to": db.resolve_resume_session_id(pair["root"]),
-        "rows": {sid: rows(sid) for sid in [pair["root"], pair["tip"]]},
+        "rows": {sid: rows(sid) for sid in pair["parts"]},
     }
 db.close()
 

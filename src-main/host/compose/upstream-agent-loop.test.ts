@@ -174,19 +174,15 @@ describe("a compression chain upstream's agent loop wrote, through the host", ()
   it('shows the parent’s opening once (in the parent), then the summary, then the kept tail once', async () => {
     const { ids } = chains
     const { detail, parts, pages } = await chainView(ids.standalone.tip)
-    expect(parts).toEqual([ids.standalone.root, ids.standalone.tip])
+    // compressed twice: three parts (upstream's second compression keeps no head: its protect_first_n decays)
+    expect(parts).toEqual(ids.standalone.parts)
+    const round = (r: string) => [0, 1, 2].flatMap((i) => [`${r}question ${i}`, `answer ${i}`]).concat(`${r}question 3`)
+    const tool = ['', '{"output": "standalone", "exit_code": 0, "error": null}']
+    const after = (r: string) => ['answer after compression', `${r}question after`, 'answer after']
     expect(pages).toEqual([
-      ['question 0', 'answer 0', 'question 1', 'answer 1', 'question 2', 'answer 2', 'question 3'],
-      [
-        ...[
-          'summary',
-          'answer 3',
-          'question 4: compress now',
-          '',
-          '{"output": "standalone", "exit_code": 0, "error": null}'
-        ],
-        ...['answer after compression', 'question after', 'answer after']
-      ]
+      round(''),
+      ['summary', 'answer 3', 'question 4: compress now', ...tool, ...after(''), ...round('round 2 ')],
+      ['merged: CHAIN-STANDALONE answer 3', 'round 2 question 4: compress now', ...tool, ...after('round 2 ')]
     ])
     // the part boundaries as the chain marker counts them: what each part shows
     expect(detail.lineage.chain.map((r) => r.chainMessages)).toEqual(pages.map((p) => p.length))
@@ -222,7 +218,7 @@ out = {}
 for sid in json.loads(sys.argv[3]):
     out[sid] = [[m["role"], (m.get("content") or "")[:80]] for m in db.get_messages_as_conversation(sid)]
 print(json.dumps(out))`
-    const ids = Object.values(chains.ids).flatMap((p) => [p.root, p.tip])
+    const ids = Object.values(chains.ids).flatMap((p) => p.parts)
     const seen = JSON.parse(
       execFileSync(PYTHON, ['-c', read, UPSTREAM, join(home, 'state.db'), JSON.stringify(ids)], { encoding: 'utf8' })
     ) as Record<string, unknown>
