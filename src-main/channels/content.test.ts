@@ -60,6 +60,7 @@ describe('the session id of a conversation without a session header', () => {
   // a profile that has none of these conversations yet: each request starts one, under the id it derives
   const none = {
     turns: () => null,
+    turnsBefore: () => ({ turns: [], more: false }),
     branches: () => [],
     opening: () => [],
     replying: () => [],
@@ -103,6 +104,7 @@ describe('the session id of a conversation without a session header', () => {
         whole: true,
         turns: [{ id: 7, rows: [7], at: 0, role: 'user' as const, content: 'what is this\n[screenshot]' }]
       }),
+      turnsBefore: () => ({ turns: [], more: false }),
       branches: () => [],
       opening: () => [],
       replying: () => [],

@@ -60,6 +60,12 @@ export interface ConversationSessions {
    * stored history cannot be compared (compressed or very long): the conversation then simply continues.
    */
   turns(sessionId: string): { turns: StoredTurn[]; whole: boolean } | null
+  /**
+   * A batch of the session's turns before the row `beforeRow` (read along its compression chain as `turns` reads it),
+   * latest last; `more` when older ones are left (the batch's first turn may then have begun earlier). What a branch
+   * from a session too long to compare whole pairs its older copies with, one bounded read at a time.
+   */
+  turnsBefore(sessionId: string, beforeRow: number): { turns: StoredTurn[]; more: boolean }
   /** Sessions branched from this one by the API server. */
   branches(sessionId: string): string[]
   /**
@@ -171,16 +177,54 @@ function align(history: Turn[], stored: StoredTurn[]): { k: number; j: number; c
  * with a compression summary, and may end with the message another request is answering: a few turns either side are
  * tried. Nothing is copied when the ends do not agree.
  */
-function tailCopies(history: Turn[], stored: StoredTurn[]): number[][] {
+function tailCopies(
+  history: Turn[],
+  stored: StoredTurn[],
+  older: (beforeRow: number) => { turns: StoredTurn[]; more: boolean }
+): number[][] {
   for (let end = stored.length; end >= Math.max(1, stored.length - 2); end--)
     for (let from = 0; from <= Math.min(2, end - 1); from++) {
       const tail = stored.slice(from, end)
       const start = history.length - tail.length
       if (start < 0) continue
       const { k, j, copied } = align(history.slice(start), tail)
-      if (k === tail.length && j === tail.length) return [...history.slice(0, start).map(() => []), ...copied]
+      if (k === tail.length && j === tail.length) {
+        const head = start > 0 ? olderCopies(history.slice(0, start), tail[0]!, older) : []
+        return [...history.slice(0, start).map((_, i) => head[i] ?? []), ...copied]
+      }
     }
   return []
+}
+
+/**
+ * The copies of the request's turns before the part a branch's read matched (`history`, all older than `first`, the
+ * first stored turn matched): the stored turns before it, read a batch at a time from the newest back, each batch
+ * matched turn for turn with the request's turns just before the last one matched. A long session's every message
+ * then keeps its identity in the branch, while no more than a batch is held at once. Stops where a batch does not
+ * match (those turns, and the older ones, are copied without one); a batch's first turn may have begun in the batch
+ * before it, so it is matched with that one instead.
+ */
+function olderCopies(
+  history: Turn[],
+  first: StoredTurn,
+  older: (beforeRow: number) => { turns: StoredTurn[]; more: boolean }
+): number[][] {
+  const out: number[][] = []
+  let end = history.length
+  let before = Math.min(...first.rows, first.id)
+  while (end > 0) {
+    const batch = older(before)
+    const turns = batch.turns.filter(said).slice(batch.more ? 1 : 0)
+    const from = end - turns.length
+    if (!turns.length || from < 0) break
+    const { k, j, copied } = align(history.slice(from, end), turns)
+    if (k !== turns.length || j !== turns.length) break
+    copied.forEach((rows, i) => (out[from + i] = rows))
+    end = from
+    before = Math.min(...turns[0]!.rows, turns[0]!.id)
+    if (!batch.more) break
+  }
+  return out
 }
 
 /** The stored rows a request turn shows: the final reply's alone when that is all the client kept of the turn. */
@@ -369,7 +413,8 @@ export async function planConversation(
       if (bk > k && (!best || bk > best.k)) best = { id: b, k: bk }
     }
     parent = sid
-    copied = stored.whole ? aligned.copied : tailCopies(history, s)
+    const from = sid
+    copied = stored.whole ? aligned.copied : tailCopies(history, s, (row) => sessions.turnsBefore(from, row))
     sid = best?.id ?? fresh(sid)
   }
   return claim(sid) ? { kind: 'continue', sessionId: sid } : { kind: 'new', sessionId: fresh(sid) }

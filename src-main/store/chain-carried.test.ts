@@ -5,6 +5,7 @@
 import { copyFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { splitMergedSummary } from '@shared/contract'
 import { SessionStore } from './session-store'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 
@@ -145,28 +146,38 @@ describe('a summary merged into the first kept message, on a home without uids',
 describe('a continuation upstream wrote on a home without uids (its copies at their own times)', () => {
   // test/fixtures/upstream/compression-interop: upstream v21's ContextCompressor compressed each session and its agent
   // wrote the continuation (its protected head, the summary, the protected tail); scripts/golden/compression_interop.py
-  it('leaves out the parent rows its carried tail copies (the head it copies too stays in the parent)', () => {
+  it('shows each message once: the parent without its carried tail, the continuation without its copied head', () => {
     const path = join(tempDir('cad-carried-up-'), 'state.db')
     copyFileSync(join(__dirname, '..', '..', 'test', 'fixtures', 'upstream', 'compression-interop', 'state.db'), path)
     const store = new SessionStore(path, { profile: 'default' })
     try {
+      // a merged row reads as the message it holds (the transcript shows its words, the summary folded)
       const texts = (sessionId: string, carriedBy?: string) =>
         store
           .getMessages({ sessionId, ...(carriedBy ? { carriedBy } : {}) })
-          .items.map((m) => (m.content ?? '').split(' lorem')[0])
-      // the continuation carries question 4 on; merged, upstream put question 4 into its summary row (no mark says
-      // so on v21), so the parent keeps it and the copies start at answer 4
-      for (const [parent, child, lastKept] of [
-        ['up-standalone', 'up-standalone-2', 'UP-STANDALONE answer 3'],
-        ['up-merged', 'up-merged-2', 'UP-MERGED question 4']
+          .items.map((m) => (m.summaryMerged ? splitMergedSummary(m.content)!.kept : (m.content ?? '')))
+          .map((t) => t.split(' lorem')[0])
+      // the continuation carries question 4 on; merged, upstream folded question 4 into its summary row (no mark says
+      // so on v21 but the row's layout), and that row is where it shows
+      for (const [parent, child, lastKept, head] of [
+        ['up-standalone', 'up-standalone-2', 'UP-STANDALONE answer 3', 3],
+        ['up-merged', 'up-merged-2', 'UP-MERGED answer 3', 2]
       ] as const) {
         const all = texts(parent)
         expect(all).toHaveLength(16)
         const kept = texts(parent, child)
         expect(kept.at(-1)).toBe(lastKept)
-        const carried = all.slice(kept.length)
-        expect(carried.every((t) => texts(child).includes(t))).toBe(true)
         expect(kept).toEqual(all.slice(0, kept.length))
+        const rest = texts(child)
+        // the copies of the parent's first messages are not shown again: the continuation opens with the summary
+        expect(rest[0]).not.toBe(all[0])
+        const whole = store.getMessagesAsConversation(child).map((m) => String(m.content).split(' lorem')[0])
+        expect(whole.slice(0, head)).toEqual(all.slice(0, head))
+        const carried = all.slice(kept.length)
+        expect(carried.every((t) => rest.includes(t))).toBe(true)
+        // every message of the chain once
+        const chain = [...kept, ...rest].filter((t) => t.startsWith('UP-'))
+        expect(new Set(chain).size).toBe(chain.length)
       }
     } finally {
       store.close()
@@ -200,6 +211,71 @@ describe('a continuation that opens with copies of the parent’s head (upstream
       ])
       const shown = store.getMessages({ sessionId: 'P', carriedBy: 'C' }).items.map((m) => m.content)
       expect(shown).toEqual(['q0', 'a0', 'q1', 'a1'])
+      // …and the continuation shows its head copies no more: its part opens with the summary
+      const continued = store.getMessages({ sessionId: 'C' }).items.map((m) => m.content)
+      expect(continued).toEqual(['[summary of q1/a1]', 'q2', 'a2'])
+      // as the session's details count the parts: 4 + 3, each message once
+      expect(store.getSessionDetail('C')!.lineage.chain.map((r) => r.chainMessages)).toEqual([4, 3])
+    } finally {
+      store.close()
+    }
+  })
+})
+
+describe('a message said twice still shows twice', () => {
+  it('the same words at a continuation’s start are left out only as a copy of the parent’s opening', async () => {
+    const store = new SessionStore(join(tempDir('cad-carried-twice-'), 'state.db'), { profile: 'default' })
+    try {
+      // the parent opens with the same exchange twice; upstream's continuation copies the first two as its head
+      await store.createSession('P', 'cli', {})
+      await store.appendMessages(
+        'P',
+        ['hi', 'ok', 'hi', 'ok', 'q', 'a'].map((c, i) => ({
+          role: i % 2 ? 'assistant' : 'user',
+          content: c,
+          timestamp: T + i
+        }))
+      )
+      await store.endSession('P', 'compression')
+      await store.createSession('C', 'cli', { parentSessionId: 'P' })
+      await store.appendMessages('C', [
+        { role: 'user', content: 'hi', timestamp: T + 20 },
+        { role: 'assistant', content: 'ok', timestamp: T + 20 },
+        { role: 'user', content: '[summary]', timestamp: T + 20 },
+        { role: 'assistant', content: 'a', timestamp: T + 20 },
+        // the user says it again, after the compression
+        { role: 'user', content: 'hi', timestamp: T + 21 }
+      ])
+      const page = (sessionId: string, carriedBy?: string) =>
+        store.getMessages({ sessionId, ...(carriedBy ? { carriedBy } : {}) }).items.map((m) => m.content)
+      expect(page('P', 'C')).toEqual(['hi', 'ok', 'hi', 'ok', 'q'])
+      expect(page('C')).toEqual(['[summary]', 'a', 'hi'])
+      // a search hit on a head copy opens the continuation at it: that row shows, the other copy stays left out
+      const summaryId = store.getMessages({ sessionId: 'C' }).items[0]!.id
+      const hit = store.getMessages({ sessionId: 'C', aroundId: summaryId - 1 }).items.map((m) => m.content)
+      expect(hit).toEqual(['ok', '[summary]', 'a', 'hi'])
+      // a continuation Caduceus wrote opens with its summary: the user's own words after it are never a head copy
+      await store.createSession('D', 'cli', {})
+      await store.appendMessages('D', [
+        { role: 'user', content: 'hi', timestamp: T },
+        { role: 'assistant', content: 'ok', timestamp: T + 1 }
+      ])
+      await store.endSession('D', 'compression')
+      await store.createSession('E', 'cli', { parentSessionId: 'D' })
+      await store.appendMessages('E', [
+        { role: 'user', content: '[summary]', timestamp: T + 10 },
+        { role: 'assistant', content: 'ok', timestamp: T + 1 },
+        { role: 'user', content: 'hi', timestamp: T + 11 }
+      ])
+      expect(page('E')).toEqual(['[summary]', 'ok', 'hi'])
+      // a branch is its own conversation: its copies of the parent's opening stay
+      await store.createSession('B', 'cli', { parentSessionId: 'D', modelConfig: { _branched_from: 'D' } })
+      await store.appendMessages('B', [
+        { role: 'user', content: 'hi', timestamp: T + 30 },
+        { role: 'assistant', content: 'ok', timestamp: T + 30 },
+        { role: 'user', content: 'other', timestamp: T + 31 }
+      ])
+      expect(page('B')).toEqual(['hi', 'ok', 'other'])
     } finally {
       store.close()
     }

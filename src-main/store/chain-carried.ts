@@ -13,8 +13,10 @@
  * with one original at most, and a row that has no copy is never left out.
  */
 import type Database from 'better-sqlite3'
+import { splitMergedSummary } from '@shared/contract'
 import { stmt } from './stmt-cache'
 import { existingColumns } from './reconcile'
+import { kindOf, lineageRow } from './lineage'
 
 /** What a row is paired by, read without its text (the rows' text is compared in SQL, only where times agree). */
 interface Row {
@@ -105,6 +107,30 @@ const alikeInParent = (db: Database.Database, parentId: string, childRow: number
   )
 
 /**
+ * The parent rows an upstream merged row (its summary folded into the first kept message, the text laid out as
+ * merged-summary.ts reads it) is the copy of: alike in role and tool fields, the kept text theirs (both without the
+ * whitespace around them), and not later than it. Empty for any other row. Upstream v21 marks the row no other way,
+ * and its copy is written at its own time, so this is how a question folded into the summary is known for the
+ * message it was: it then shows once, where the conversation goes on (in the continuation, the summary folded).
+ */
+function keptInParent(db: Database.Database, parentId: string, childRow: number): number[] {
+  const row = stmt<{ content: string | null; role: string }>(
+    db,
+    `SELECT content, role FROM messages WHERE id = ? AND content LIKE '[PRIOR CONTEXT%'`
+  ).get(childRow)
+  const kept = row ? splitMergedSummary(row.content)?.kept.trim() : undefined
+  if (!kept) return []
+  return stmt<Pick<Row, 'id'>>(
+    db,
+    `SELECT p.id FROM messages p, messages c WHERE c.id = ? AND p.session_id = ? AND p.role = c.role
+      AND ${TRIMMED('p')} = ? AND p.tool_call_id IS c.tool_call_id AND p.tool_name IS c.tool_name
+      AND p.timestamp <= c.timestamp`
+  )
+    .all(childRow, parentId, kept)
+    .map((r) => r.id)
+}
+
+/**
  * The ids of `parentId`'s rows that `childId` (its direct continuation) carries copies of: none when `childId` does
  * not continue `parentId`.
  *
@@ -163,6 +189,7 @@ export function carriedRowIds(db: Database.Database, parentId: string, childId: 
   for (let from = 0; from <= LEAD && from < child.length; from++) {
     if (child[from]!.uid) continue
     const starts = alikeInParent(db, parentId, child[from]!.id)
+    for (const id of keptInParent(db, parentId, child[from]!.id)) starts.add(id)
     for (let at = 0; at < parent.length; at++) {
       if (!starts.has(parent[at]!.id) || parent[at]!.uid) continue
       const run = runFrom(at, from, loose)
@@ -173,3 +200,43 @@ export function carriedRowIds(db: Database.Database, parentId: string, childId: 
 }
 
 const ids = (parent: Row[], r: { at: number; n: number }) => parent.slice(r.at, r.at + r.n).map((row) => row.id)
+
+/** How many leading rows of a continuation may copy its parent's opening (upstream's protect_first_n is 3). */
+const HEAD = LEAD
+
+/** The rows a transcript shows of a session, oldest first, as a head copy is compared: no bookkeeping rows. */
+const openingOf = (db: Database.Database, sessionId: string): Row[] => {
+  const { uid, live } = columnsOf(db)
+  return stmt<Row>(
+    db,
+    `SELECT id, timestamp, ${uid} AS uid FROM messages WHERE session_id = ?${live}
+      AND role IN ('user', 'assistant', 'tool') ORDER BY id LIMIT ${HEAD}`
+  ).all(sessionId)
+}
+
+/**
+ * The ids of `childId`'s rows that copy its parent's opening messages: upstream's compressor keeps the first messages
+ * of the conversation as they were (its protected head) and writes them into the continuation ahead of the summary,
+ * so read as a part of its chain the continuation leaves them out — the parent shows them where they were said, and
+ * the continuation's part opens with its summary. Only for a compression continuation (a branch's copies are its own
+ * conversation), and only a run from the first row that matches the parent's first rows in order (by uid where both
+ * have one, else role, text without the whitespace around it and tool fields), followed by a row that is no copy: a
+ * message the user sent again later is not at the continuation's start, and Caduceus's continuations open with the
+ * summary, so they leave nothing out here.
+ */
+export function openingCopyIds(db: Database.Database, childId: string): number[] {
+  const row = lineageRow(db, childId)
+  if (!row?.parent_session_id || row.parent_session_id === childId) return []
+  if (kindOf(row, lineageRow(db, row.parent_session_id)) !== 'continuation') return []
+  const parent = openingOf(db, row.parent_session_id)
+  const child = openingOf(db, childId)
+  let n = 0
+  while (n < parent.length && n < child.length) {
+    const a = parent[n]!
+    const b = child[n]!
+    if (a.uid && b.uid ? a.uid !== b.uid : !alikeCopy(db, a.id, b.id)) break
+    n++
+  }
+  // a continuation that is all copies has no summary yet to open its part: nothing is left out of it
+  return n < child.length ? child.slice(0, n).map((r) => r.id) : []
+}

@@ -1,7 +1,7 @@
 /** Transcript reads: contract message pages and OpenAI-style history for rebuilding an agent. */
 import type Database from 'better-sqlite3'
 import { stmt, type AllColumns } from './stmt-cache'
-import type { CallUsage, Message, MessagePage, ToolCall } from '@shared/contract'
+import { splitMergedSummary, type CallUsage, type Message, type MessagePage, type ToolCall } from '@shared/contract'
 import { moneyFromTurn, type TurnCostStatus } from '@shared/contract/money'
 import type { ConversationMessage } from './types'
 import { num, numOrNull, safeJson } from './util'
@@ -18,7 +18,7 @@ import {
   uidsOfRow,
   type IdentityRow
 } from './message-identity'
-import { carriedRowIds } from './chain-carried'
+import { carriedRowIds, openingCopyIds } from './chain-carried'
 
 /** A message as the page and history statements select it: its columns (some cut) and computed ones beside them. */
 type MessageFields = AllColumns<typeof messages>
@@ -79,6 +79,14 @@ const malformedCalls = (r: Record<string, unknown>) =>
   r.tool_calls_list === 0 ||
   (typeof r.tool_calls === 'string' && r.tool_calls !== '' && !Array.isArray(safeJson(r.tool_calls)))
 
+/**
+ * A row whose text is laid out as a summary merged into a kept message with nothing else to say so: upstream v21 marks
+ * its merged rows no other way (no `_compressed_summary` column), and merges into an assistant reply as readily as into
+ * a question. Marked, the transcript shows the message's own words with the summary folded, whatever the role.
+ */
+const mergedLayout = (r: Record<string, unknown>) =>
+  (r.role === 'user' || r.role === 'assistant') && typeof r.content === 'string' && !!splitMergedSummary(r.content)
+
 function toMessage(r: Record<string, unknown>): Message {
   const usage = r.usage_json != null ? callUsageOf(r.usage_json) : undefined
   return {
@@ -87,7 +95,7 @@ function toMessage(r: Record<string, unknown>): Message {
     // Only pages select it: a row shown while inactive is a compacted one (VISIBLE lets no other inactive row in).
     ...(r.out_of_context ? { compacted: true as const } : {}),
     // A compression summary merged into a kept message (the agent's compression.ts): the transcript folds it.
-    ...(r.summary_merged === 1 ? { summaryMerged: true as const } : {}),
+    ...(r.summary_merged === 1 || mergedLayout(r) ? { summaryMerged: true as const } : {}),
     id: num(r.id),
     sessionId: String(r.session_id),
     role: String(r.role),
@@ -118,11 +126,20 @@ export interface PageOptions {
 }
 
 /**
+ * The rows a page of a chain's part leaves out, so the chain shows each message once: those the next part carries
+ * copies of (`carriedBy`), and — a continuation's own — its copies of its parent's opening messages, which the parent
+ * shows where they were said (chain-carried.ts). Rows stay as their writer stored them: only the reading leaves out.
+ */
+function leftOut(db: Database.Database, sessionId: string, carriedBy?: string): number[] {
+  return [...(carriedBy ? carriedRowIds(db, sessionId, carriedBy) : []), ...openingCopyIds(db, sessionId)]
+}
+
+/**
  * How many rows the pages of `sessionId` show in all, read with `carriedBy` as messagePage takes it: its visible
- * rows (compacted ones too, hidden notes not), less the rows the segment after it carries copies of.
+ * rows (compacted ones too, hidden notes not), less the rows another part of its chain shows (leftOut).
  */
 export function shownCount(db: Database.Database, sessionId: string, carriedBy?: string): number {
-  const carried = carriedBy ? carriedRowIds(db, sessionId, carriedBy) : []
+  const carried = leftOut(db, sessionId, carriedBy)
   const shown = carried.length ? ` AND id NOT IN (SELECT value FROM json_each(?))` : ''
   return num(
     stmt<number>(db, `SELECT COUNT(*) FROM messages WHERE session_id = ?${shown} AND ${VISIBLE}`)
@@ -134,8 +151,9 @@ export function shownCount(db: Database.Database, sessionId: string, carriedBy?:
 /** Default (no anchor) is the LATEST page, as a chat view opens at the bottom; items are always ascending. */
 export function messagePage(db: Database.Database, sessionId: string, o: PageOptions = {}): MessagePage {
   const limit = Math.max(1, Math.min(1000, Math.floor(o.limit ?? 200)))
-  const carried = o.carriedBy ? carriedRowIds(db, sessionId, o.carriedBy) : []
-  // a chain's earlier segment: its rows the next one carries are not shown here (bound after the session id)
+  // a page opened at a row (a search hit) shows that row, even one another part of the chain shows too
+  const carried = leftOut(db, sessionId, o.carriedBy).filter((id) => id !== o.aroundId)
+  // a chain's part: the rows another part shows are not shown here (bound after the session id)
   const shown = carried.length ? ` AND id NOT IN (SELECT value FROM json_each(?))` : ''
   const by = (id: string): unknown[] => (carried.length ? [id, JSON.stringify(carried)] : [id])
   // Long fields arrive cut (previews + lengths) and the page within its size budget: see read-message-text.ts.

@@ -8,6 +8,8 @@ import type { Services } from '../services'
 import { readRetrying, type NewMessage, type SessionStore } from '../../store'
 
 const MAX_COMPARED = 1000
+/** Rows a branch of a longer session reads at a time to pair its older copies (conversation.ts olderCopies). */
+const OLDER_BATCH = 500
 /**
  * Sessions sharing a conversation's first message (or its latest reply's end) that are compared with it, newest first
  * (a common opening such as "hi" is shared by many; the one a client continues is nearly always among its latest).
@@ -24,40 +26,11 @@ export function apiConversations(stores: Services['stores'], profile: string): C
       // along its compression chain from the live end (each one once), are what a branch from it copies
       // (conversation.ts tailCopies).
       const { items, compressed, hasMoreBefore } = chainTail(s, sessionId)
-      const whole = !hasMoreBefore && !compressed
-      const turns: StoredTurn[] = []
-      for (const m of items) {
-        // the agent's own "go on" between the parts of a continued reply: the client saw one assistant message
-        if (m.role === 'user' && m.displayKind === 'continuation_notice') continue
-        // a compression's summary: the model's, never the client's
-        if (m.displayKind === 'compression_summary') continue
-        if (m.role === 'user')
-          turns.push({ role: 'user', content: m.content ?? '', id: m.id, rows: [m.id], at: m.timestamp })
-        else if (m.role === 'assistant' && m.content) {
-          // The client saw one assistant message per turn: streamed, all its text (text before a tool call, then the
-          // reply) run together; not streamed, the final reply alone.
-          const prev = turns.at(-1)
-          const final = m.toolCalls?.length ? undefined : m.content
-          const at = { id: m.id, at: m.timestamp }
-          if (prev?.role === 'assistant')
-            turns[turns.length - 1] = {
-              ...prev,
-              ...at,
-              rows: [...prev.rows, m.id],
-              content: prev.content + m.content,
-              final: final ?? prev.final
-            }
-          else
-            turns.push({
-              role: 'assistant',
-              content: m.content,
-              ...at,
-              rows: [m.id],
-              ...(final !== undefined ? { final } : {})
-            })
-        }
-      }
-      return { turns, whole }
+      return { turns: storedTurns(items), whole: !hasMoreBefore && !compressed }
+    },
+    turnsBefore(sessionId, beforeRow) {
+      const { items, hasMoreBefore } = chainTail(store(), sessionId, beforeRow, OLDER_BATCH)
+      return { turns: storedTurns(items), more: hasMoreBefore }
     },
     branches: (sessionId) => store().branchesOf(sessionId, 'api_server'),
     opening: (text) => store().sessionsOpeningWith(text, 'api_server', MAX_OPENINGS),
@@ -89,6 +62,45 @@ export function apiConversations(stores: Services['stores'], profile: string): C
   }
 }
 
+type Items = ReturnType<SessionStore['getMessages']>['items']
+
+/** The user/assistant text turns the messages hold, as the client saw them. */
+function storedTurns(items: Items): StoredTurn[] {
+  const turns: StoredTurn[] = []
+  for (const m of items) {
+    // the agent's own "go on" between the parts of a continued reply: the client saw one assistant message
+    if (m.role === 'user' && m.displayKind === 'continuation_notice') continue
+    // a compression's summary: the model's, never the client's
+    if (m.displayKind === 'compression_summary') continue
+    if (m.role === 'user')
+      turns.push({ role: 'user', content: m.content ?? '', id: m.id, rows: [m.id], at: m.timestamp })
+    else if (m.role === 'assistant' && m.content) {
+      // The client saw one assistant message per turn: streamed, all its text (text before a tool call, then the
+      // reply) run together; not streamed, the final reply alone.
+      const prev = turns.at(-1)
+      const final = m.toolCalls?.length ? undefined : m.content
+      const at = { id: m.id, at: m.timestamp }
+      if (prev?.role === 'assistant')
+        turns[turns.length - 1] = {
+          ...prev,
+          ...at,
+          rows: [...prev.rows, m.id],
+          content: prev.content + m.content,
+          final: final ?? prev.final
+        }
+      else
+        turns.push({
+          role: 'assistant',
+          content: m.content,
+          ...at,
+          rows: [m.id],
+          ...(final !== undefined ? { final } : {})
+        })
+    }
+  }
+  return turns
+}
+
 /** The session and the compression continuations after it, in order (just the session when never compressed). */
 function chainOf(store: SessionStore, sessionId: string): string[] {
   const chain = store.getCompressionChain(sessionId).map((r) => r.id)
@@ -97,22 +109,24 @@ function chainOf(store: SessionStore, sessionId: string): string[] {
 }
 
 /**
- * The session's latest messages (at most MAX_COMPARED) as its conversation reads: along its compression chain from the
- * tip back to it, an earlier segment without the rows its continuation carries (chain-carried.ts).
+ * The session's latest messages before the row `beforeRow` (at most `limit`) as its conversation reads: along its
+ * compression chain from the tip back to it, each part without the rows another part shows (chain-carried.ts). A
+ * part's rows all come before its continuation's, so one row id bounds the read in every part.
  */
-function chainTail(store: SessionStore, sessionId: string) {
+function chainTail(store: SessionStore, sessionId: string, beforeRow = Number.MAX_SAFE_INTEGER, limit = MAX_COMPARED) {
   const segments = chainOf(store, sessionId)
-  let items: ReturnType<SessionStore['getMessages']>['items'] = []
+  let items: Items = []
   let hasMoreBefore = false
-  for (let i = segments.length - 1; i >= 0 && items.length < MAX_COMPARED; i--) {
+  for (let i = segments.length - 1; i >= 0 && items.length < limit; i--) {
     const next = segments[i + 1]
     const page = store.getMessages({
       sessionId: segments[i]!,
-      limit: MAX_COMPARED - items.length,
+      beforeId: beforeRow,
+      limit: limit - items.length,
       ...(next ? { carriedBy: next } : {})
     })
     items = [...page.items, ...items]
-    hasMoreBefore = page.hasMoreBefore || (i > 0 && items.length >= MAX_COMPARED)
+    hasMoreBefore = page.hasMoreBefore || (i > 0 && items.length >= limit)
   }
   return { items, compressed: segments.length > 1, hasMoreBefore }
 }
