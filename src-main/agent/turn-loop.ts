@@ -12,7 +12,8 @@ import {
   type AgentMessage,
   type ChatRequest,
   type ReasoningConfig,
-  type RuntimeConfig
+  type RuntimeConfig,
+  wholeArguments
 } from './providers/types'
 import { streamAttemptLimit, streamRetryWaitMs } from './stream-retry'
 import { runToolCalls } from './tool-runner'
@@ -223,19 +224,26 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
       throw err.cause
     }
     host.apiCallCount++
-    if (response.finishReason === 'length' && response.toolCalls.length) {
+    // A call whose arguments are not whole JSON under another finish reason ("tool_calls", "stop"): a router that
+    // reports the output cap's cut as a normal end (upstream takes it as the cap's cut too). A call Caduceus itself
+    // cut at max_tool_args_chars carries a whole marker instead and is refused by the tool runner.
+    const hiddenCut = response.finishReason !== 'length' && response.toolCalls.some(cutArguments)
+    if ((response.finishReason === 'length' || hiddenCut) && response.toolCalls.length) {
       // The output cap cut the reply inside its tool calls: the last one's arguments are incomplete, and the
       // complete ones before it were planned together with it, so none of them runs. The reply is not kept (its
       // calls would have no results); the same request goes again with a larger cap, a bounded number of times.
       const { asked, seen, next } = largerCap(host, boostedCap, response)
       const n = response.toolCalls.length
-      const what = `The reply hit the output cap (${asked ? `max_tokens ${asked}` : "the provider's default"}) in the middle of its ${n === 1 ? 'tool call' : `${n} tool calls`}`
+      const calls = n === 1 ? 'tool call' : `${n} tool calls`
+      const what = hiddenCut
+        ? `The reply's ${calls} ended with arguments that are not whole JSON (finish_reason "${response.finishReason}"; likely an output cap the provider did not report)`
+        : `The reply hit the output cap (${asked ? `max_tokens ${asked}` : "the provider's default"}) in the middle of its ${calls}`
       if (cutOffs < CUT_OFF_RETRIES && next > seen && !ctx.signal.aborted) {
         cutOffs++
         boostedCap = next
         host.log?.warn(
           'agent',
-          `session ${host.sessionId}: reply cut off by the output cap; retrying with max_tokens ${next}`
+          `session ${host.sessionId}: ${hiddenCut ? `tool-call arguments cut off (finish_reason ${response.finishReason})` : 'reply cut off by the output cap'}; retrying with max_tokens ${next}`
         )
         ctx.emit({
           kind: 'notice',
@@ -439,6 +447,10 @@ function endOfContinuations(
   }
   return undefined
 }
+
+/** Arguments cut off mid-value: not one whole JSON value, and not the marker of a call cut at max_tool_args_chars. */
+const cutArguments = (call: { arguments: string; cutFrom?: number }) =>
+  call.cutFrom === undefined && !wholeArguments(call.arguments)
 
 function buildRequest(host: LoopHost, ctx: TurnContext, maxTokens?: number): ChatRequest {
   const messages: AgentMessage[] = []
