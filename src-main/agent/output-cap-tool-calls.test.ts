@@ -1,8 +1,12 @@
 // A reply cut off by the output cap (finish_reason "length") in the middle of its tool calls, through the whole
-// turn: a real local HTTP server with scripted replies → agent → real state.db.
+// turn: a real local HTTP server with scripted replies → agent → real state.db. Then the same cut hidden behind a
+// finish_reason "tool_calls" (a router's), replayed from what upstream's own loop was given.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { chunk, sse, startRouteServer, type RouteServer } from './providers/test-fixtures/route-server'
 import { makeKit, recordingTool, testRuntime, type Kit } from './test-fixtures/kit'
+import type { AgentDelta } from './types'
 
 let kit: Kit
 let provider: RouteServer
@@ -84,4 +88,124 @@ describe('a reply cut off by the output cap in its tool calls', () => {
       ['assistant', 'Cleaning up.', null, 'length']
     ])
   })
+})
+
+// A reply whose finish_reason says "tool_calls" while a tool call's arguments are not whole JSON — a router hiding an
+// output-cap cut behind the tool-call finish reason — replayed byte for byte from what upstream's own loop was given
+// (scripts/golden/tool_args_cut.py): a real local HTTP server → agent → real state.db, compared with what upstream did.
+// Like a reply cut by the cap (finish_reason "length") in its tool calls, none of the reply's calls runs and the same
+// request goes again with a larger cap, a bounded number of times.
+interface Scenario {
+  replies: Array<{ body: string }>
+  requests: number
+  rows: Array<[string, string | null, string | null]>
+  /** The arguments of every tool call upstream stored (and ran). */
+  tool_calls?: string[]
+  result: { final_response: string | null; completed: boolean; partial: boolean | null; error: string | null }
+}
+const golden = JSON.parse(
+  readFileSync(join(import.meta.dirname, '../../test/fixtures/upstream/tool-args-cut/golden.json'), 'utf8')
+) as Record<string, Scenario>
+
+/**
+ * Where Caduceus departs from upstream on purpose, and what it does instead:
+ * - a reply cut every time: asked 3 more times, as a reply the cap cut in its tool calls is (upstream: 4), and the
+ *   text it came with is kept as a cut-off part (finish_reason "length"), as that path keeps it; the turn fails
+ *   saying why (upstream: partial, its answer the same error);
+ * - arguments that lack only their closing brace: upstream closes them and runs the call; a call whose arguments
+ *   were cut may be missing fields that came after, so it is not run here, and the request goes again.
+ */
+const OURS: Record<string, Pick<Scenario, 'requests' | 'rows'> & { ran: string[]; error?: RegExp }> = {
+  cut_always: {
+    requests: 4,
+    rows: [
+      ['user', 'ARGSCUT-cut_always: go', null],
+      ['assistant', 'Writing. ', 'length']
+    ],
+    ran: [],
+    error: /^The reply's tool call ended with arguments that are not whole JSON .*; it was not run \(asked 4 times\)$/
+  },
+  cut_notext_always: {
+    requests: 4,
+    rows: [['user', 'ARGSCUT-cut_notext_always: go', null]],
+    ran: [],
+    error: /not whole JSON .*\(asked 4 times\)$/
+  },
+  cut_closable: {
+    requests: 2,
+    rows: [
+      ['user', 'ARGSCUT-cut_closable: go', null],
+      ['assistant', 'Done.', 'stop']
+    ],
+    ran: []
+  }
+}
+
+/** Whether a reply's SSE body streams a tool call whose arguments are not one whole JSON value. */
+function cutReply(body: string): boolean {
+  const args = new Map<number, string>()
+  for (const line of body.split('\n')) {
+    if (!line.startsWith('data: {')) continue
+    const event = JSON.parse(line.slice(6)) as {
+      choices: Array<{ delta: { tool_calls?: Array<{ index: number; function: { arguments?: string } }> } }>
+    }
+    for (const c of event.choices[0]?.delta.tool_calls ?? [])
+      args.set(c.index, (args.get(c.index) ?? '') + (c.function.arguments ?? ''))
+  }
+  return [...args.values()].some((a) => {
+    try {
+      JSON.parse(a)
+      return false
+    } catch {
+      return true
+    }
+  })
+}
+
+describe("a tool-call finish with arguments cut off, as upstream's loop handled the same bytes", () => {
+  for (const [name, g] of Object.entries(golden)) {
+    it(name, async () => {
+      kit = await makeKit()
+      const terminal = recordingTool('terminal', (args) => String(args.command).replace(/^echo /, ''))
+      kit.tools.register(terminal.def)
+      provider = await startRouteServer((_req, res, n) => {
+        sse(res)
+        res.end(g.replies[Math.min(n, g.replies.length) - 1]!.body)
+      })
+      const agent = kit.makeAgent({ runtime: testRuntime(provider.baseUrl), maxIterations: 5 })
+      const deltas: AgentDelta[] = []
+      const result = await agent.runTurn(`ARGSCUT-${name}: go`, { onDelta: (d) => deltas.push(d) })
+      const ours = OURS[name]
+      const ran = ours?.ran ?? g.tool_calls ?? []
+      expect(provider.hits).toBe(ours?.requests ?? g.requests)
+      // the rows as upstream stored them (upstream trims a reply's text; whitespace aside, the same)
+      const rows = kit
+        .messages('S1')
+        .map((r) => [r.role, r.role === 'tool' ? r.content : r.content?.trim(), r.finish_reason])
+      expect(rows).toEqual((ours?.rows ?? g.rows).map(([role, content, finish]) => [role, content?.trim(), finish]))
+      // only whole calls ran, each with the arguments upstream stored and ran
+      expect(terminal.calls).toEqual(ran.map((a) => JSON.parse(a) as unknown))
+      if (ours?.error) {
+        expect(result.status).toBe('error')
+        expect(result.error).toMatch(ours.error)
+      } else {
+        expect([result.status, result.finalText]).toEqual(['completed', g.result.final_response])
+      }
+      // a cut reply is never silent: the retry is said, not a tool error the model has to read
+      if (g.requests > 1 || ours)
+        expect(deltas.find((d) => d.kind === 'notice')?.text).toMatch(
+          /^The reply's (tool call|2 tool calls) ended with arguments that are not whole JSON \(finish_reason "tool_calls"; likely an output cap the provider did not report\); (it was not run|none of them was run)\. Asking again with max_tokens 8192 \(1\/3\)\.$/
+        )
+      // and a larger cap is asked for each time the reply comes back cut (none configured, no usage reported: from
+      // 4096), the configured one (none) again once a reply came whole
+      const caps = provider.bodies.map((b) => (JSON.parse(b) as { max_tokens?: number }).max_tokens)
+      let cutsBefore = 0
+      const expected = caps.map((_, k) => {
+        const cap = cutsBefore ? 4096 * 2 ** cutsBefore : undefined
+        cutsBefore = cutReply(g.replies[Math.min(k, g.replies.length - 1)]!.body) ? cutsBefore + 1 : 0
+        return cap
+      })
+      expect(caps).toEqual(expected)
+    })
+  }
 })
