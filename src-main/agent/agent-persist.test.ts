@@ -107,11 +107,10 @@ describe('Agent: persistence as produced', () => {
   })
 
   it('bad tool arguments and unknown tools become error results and the loop continues', async () => {
-    // (arguments that are not JSON at all read as a reply cut off in them: tool-args-cut.test.ts)
     kit = await makeKit([
       {
         toolCalls: [
-          { name: 'lookup', arguments: '["q", "broken"]', id: 'c1' },
+          { name: 'lookup', arguments: '{"q": broken', id: 'c1' },
           { name: 'nope', arguments: {}, id: 'c2' }
         ]
       },

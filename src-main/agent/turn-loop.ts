@@ -4,6 +4,7 @@
  * appended to the store the moment it exists, so a crash or interrupt loses only what was never produced.
  */
 import { compressContext, compressionNeed, type CompressionHost } from './compression'
+import { cutOffJson } from './json-prefix'
 import { assistantMessage } from './messages'
 import { callModel, PartialCallError } from './model-call'
 import { resolveCallLimits } from './providers/call-limits'
@@ -12,8 +13,7 @@ import {
   type AgentMessage,
   type ChatRequest,
   type ReasoningConfig,
-  type RuntimeConfig,
-  wholeArguments
+  type RuntimeConfig
 } from './providers/types'
 import { streamAttemptLimit, streamRetryWaitMs } from './stream-retry'
 import { runToolCalls } from './tool-runner'
@@ -224,9 +224,8 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
       throw err.cause
     }
     host.apiCallCount++
-    // A call whose arguments are not whole JSON under another finish reason ("tool_calls", "stop"): a router that
-    // reports the output cap's cut as a normal end (upstream takes it as the cap's cut too). A call Caduceus itself
-    // cut at max_tool_args_chars carries a whole marker instead and is refused by the tool runner.
+    // A call whose arguments are JSON cut off before their end under another finish reason ("tool_calls", "stop"): a
+    // router that reports the output cap's cut as a normal end (upstream takes it as the cap's cut too).
     const hiddenCut = response.finishReason !== 'length' && response.toolCalls.some(cutArguments)
     if ((response.finishReason === 'length' || hiddenCut) && response.toolCalls.length) {
       // The output cap cut the reply inside its tool calls: the last one's arguments are incomplete, and the
@@ -236,7 +235,7 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
       const n = response.toolCalls.length
       const calls = n === 1 ? 'tool call' : `${n} tool calls`
       const what = hiddenCut
-        ? `The reply's ${calls} ended with arguments that are not whole JSON (finish_reason "${response.finishReason}"; likely an output cap the provider did not report)`
+        ? `The reply's ${calls} ended with arguments cut off mid-JSON (finish_reason "${response.finishReason}"; likely an output cap the provider did not report)`
         : `The reply hit the output cap (${asked ? `max_tokens ${asked}` : "the provider's default"}) in the middle of its ${calls}`
       if (cutOffs < CUT_OFF_RETRIES && next > seen && !ctx.signal.aborted) {
         cutOffs++
@@ -448,9 +447,13 @@ function endOfContinuations(
   return undefined
 }
 
-/** Arguments cut off mid-value: not one whole JSON value, and not the marker of a call cut at max_tool_args_chars. */
+/**
+ * Arguments cut off mid-value: JSON that only lacks its end (json-prefix.ts) — not JSON written wrong, which runs and
+ * answers the model with the parse error (a larger cap would not mend it), nor the marker of a call cut at
+ * max_tool_args_chars.
+ */
 const cutArguments = (call: { arguments: string; cutFrom?: number }) =>
-  call.cutFrom === undefined && !wholeArguments(call.arguments)
+  call.cutFrom === undefined && cutOffJson(call.arguments)
 
 function buildRequest(host: LoopHost, ctx: TurnContext, maxTokens?: number): ChatRequest {
   const messages: AgentMessage[] = []
