@@ -98,6 +98,8 @@ describe('a reply cut off by the output cap in its tool calls', () => {
 interface Scenario {
   replies: Array<{ body: string }>
   requests: number
+  /** The output cap each of upstream's requests asked for (its model's own, 65536, every time). */
+  max_tokens: number[]
   rows: Array<[string, string | null, string | null]>
   /** The arguments of every tool call upstream stored (and ran). */
   tool_calls?: string[]
@@ -210,4 +212,20 @@ describe("a tool-call finish with arguments cut off, as upstream's loop handled 
       expect(caps).toEqual(CAPS[name])
     })
   }
+
+  it('with the cap already at its ceiling, a cut is still asked for again, at that cap, as upstream asks', async () => {
+    const g = golden.cut_then_whole!
+    kit = await makeKit()
+    const terminal = recordingTool('terminal', (args) => String(args.command).replace(/^echo /, ''))
+    kit.tools.register(terminal.def)
+    provider = await startRouteServer((_req, res, n) => {
+      sse(res)
+      res.end(g.replies[n - 1]!.body)
+    })
+    const agent = kit.makeAgent({ runtime: testRuntime(provider.baseUrl, { maxTokens: 65536 }), maxIterations: 5 })
+    const result = await agent.runTurn('ARGSCUT-cut_then_whole: go')
+    expect([result.status, result.finalText]).toEqual(['completed', 'Done.'])
+    expect(provider.bodies.map((b) => (JSON.parse(b) as { max_tokens?: number }).max_tokens)).toEqual(g.max_tokens)
+    expect(terminal.calls).toEqual(g.tool_calls!.map((a) => JSON.parse(a) as unknown))
+  })
 })

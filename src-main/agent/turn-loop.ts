@@ -237,7 +237,9 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
       const what = hiddenCut
         ? `The reply's ${calls} ended with arguments cut off mid-JSON (finish_reason "${response.finishReason}"; likely an output cap the provider did not report)`
         : `The reply hit the output cap (${asked ? `max_tokens ${asked}` : "the provider's default"}) in the middle of its ${calls}`
-      if (cutOffs < CUT_OFF_RETRIES && next > seen && !ctx.signal.aborted) {
+      // A larger cap is what a cap's cut needs; a hidden cut may be the router's own, so it is asked again at the
+      // ceiling too (as upstream asks, at the same cap each time).
+      if (cutOffs < CUT_OFF_RETRIES && (next > seen || hiddenCut) && !ctx.signal.aborted) {
         cutOffs++
         boostedCap = next
         host.log?.warn(
@@ -448,8 +450,8 @@ function endOfContinuations(
 }
 
 /**
- * Arguments cut off mid-value: JSON that only lacks its end (json-prefix.ts) — not JSON written wrong, which runs and
- * answers the model with the parse error (a larger cap would not mend it), nor the marker of a call cut at
+ * Arguments cut off mid-value: JSON that only lacks its end (json-prefix.ts) — not JSON written wrong, which the tool
+ * runner answers with the parse error (a larger cap would not mend it), nor the marker of a call cut at
  * max_tool_args_chars.
  */
 const cutArguments = (call: { arguments: string; cutFrom?: number }) =>
