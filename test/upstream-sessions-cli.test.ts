@@ -13,6 +13,7 @@ import { parseArgs } from '../src-main/host/cli/args'
 import { sessions as sessionsCli } from '../src-main/host/cli/sessions'
 import { SessionStore } from '../src-main/store'
 import { cleanupTempDirs, tempDir } from '../src-main/store/test-fixtures/tmp'
+import { STOPPED_REPLY } from '../shared/contract/stopped-turn'
 
 type Rec = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 const gold = resolve(import.meta.dirname, 'fixtures/upstream/fidelity')
@@ -259,14 +260,18 @@ const UPSTREAM = process.env.HERMES_UPSTREAM ?? '/work/upstream'
 describe.skipIf(!existsSync('/usr/bin/python3') || !existsSync(join(UPSTREAM, 'hermes_state.py')))(
   "upstream's verify_export_file accepts Caduceus's md/qmd files",
   () => {
-    it('a plain session, a multimodal one and a compression lineage', async () => {
+    it('a plain session, a multimodal one, a compression lineage and stopped tool rounds', async () => {
       const h = tmp()
       cpSync(join(gold, 'home'), h, { recursive: true })
+      await seedStopped(h)
       const dir = join(tmp(), 'md')
       const cases: Array<[string, string[]]> = [
         ['big-tools', ['--format', 'md']],
         ['mm-many', ['--format', 'qmd']],
-        ['chain-3', ['--format', 'md', '--lineage', 'logical']]
+        ['chain-3', ['--format', 'md', '--lineage', 'logical']],
+        // a stopped tool round's closing row, written as the transcript's notice (upstream heads it Assistant)
+        ['ours', ['--format', 'md']],
+        ['theirs', ['--format', 'qmd']]
       ]
       const files: Array<[string, string, boolean]> = []
       for (const [id, flags] of cases) {
@@ -395,5 +400,99 @@ describe("sessions list lists what upstream's hermes sessions list lists", () =>
     expect(got).toEqual(U.default!.list)
     expect(got).not.toEqual(L.cases[0]!.ids)
     expect([...got].sort()).toEqual([...L.cases[0]!.ids].sort())
+  })
+})
+
+// The row that closes a tool round the user stopped (shared/contract/stopped-turn.ts), through every reading of a
+// session the CLI offers: the Markdown exports and `sessions show` read it as the notice the transcript shows, not
+// as the model's words; JSONL keeps the row exactly as upstream stores and reads it.
+const NOTICE = 'Stopped by you before the model answered the tool results.'
+const UPSTREAM_ROW = 'Operation interrupted during retry (attempt 2/3).'
+
+/** Two sessions whose tool round the user stopped: closed by Caduceus's row (`ours`) and by upstream's (`theirs`). */
+async function seedStopped(home: string) {
+  const store = new SessionStore(join(home, 'state.db'))
+  const call = { id: 'call_1', name: 'terminal', arguments: '{"command":"sleep 9"}' }
+  for (const [id, closing] of [
+    ['ours', STOPPED_REPLY],
+    ['theirs', UPSTREAM_ROW]
+  ] as const) {
+    await store.createSession(id, 'cli')
+    await store.appendMessages(id, [
+      { role: 'user', content: 'wait a while' },
+      { role: 'assistant', content: 'Waiting.', toolCalls: [call], finishReason: 'tool_calls' },
+      { role: 'tool', content: '{"output": "", "exit_code": 130}', toolCallId: 'call_1', toolName: 'terminal' },
+      // as the agent writes it on the user's Stop (turn-loop.ts `stopped`): no finish reason, no tool calls
+      { role: 'assistant', content: closing },
+      { role: 'user', content: 'never mind' },
+      { role: 'assistant', content: 'Fine.', finishReason: 'stop' }
+    ])
+  }
+  store.close()
+}
+
+describe("a stopped tool round's closing row reads as the transcript's notice, in every reading but JSONL", () => {
+  let home: string
+  beforeAll(async () => {
+    home = tmp()
+    await seedStopped(home)
+  })
+
+  /** `caduceus sessions ARGV` on this home: what it wrote to stdout and logged. */
+  const run = async (...argv: string[]) => {
+    const { code, stdout, printed } = await caduceus(argv, home)
+    expect(code).toBe(0)
+    return stdout + printed
+  }
+
+  it('reads as the notice in the Markdown export, never as an assistant reply', async () => {
+    const md = await run('export', '-', '--format', 'markdown', '--session-id', 'ours')
+    const sections = md.split(/^## /m).map((s) => s.split(' · ')[0]!.trim())
+    expect(sections.slice(1)).toEqual(['user', 'assistant', 'notice', 'user', 'assistant'])
+    expect(md).toMatch(/\n## notice · [^\n]+\n\nStopped by you before the model answered the tool results\.\n/)
+    expect(md).not.toContain(STOPPED_REPLY)
+    // upstream's own closing row: the same notice, with what upstream says its turn was doing
+    const theirs = await run('export', '-', '--format', 'markdown', '--session-id', 'theirs')
+    expect(theirs).toContain(
+      '\n\nStopped by you before the model answered the tool results (upstream’s note: during retry (attempt 2/3)).\n'
+    )
+    expect(theirs).not.toContain('Operation interrupted')
+  })
+
+  it("reads as the notice in upstream's md file too, which still verifies before a delete", async () => {
+    const dir = tmp()
+    await run('export', dir, '--format', 'md', '--session-id', 'ours')
+    const file = readdirSync(dir).find((f) => f.endsWith('.md'))!
+    const text = readFileSync(join(dir, file), 'utf8')
+    const headings = [...text.matchAll(/^### (\w+)/gm)].map((m) => m[1])
+    expect(headings).toEqual(['User', 'Assistant', 'Tool', 'Notice', 'User', 'Assistant'])
+    expect(text).toMatch(new RegExp(`\\n### Notice — [^\\n]+\\n\\n${NOTICE.replace('.', '\\.')}\\n`))
+    expect(text).toContain('- Exported messages: `6`')
+    // upstream's check of the file (its hash, message count and id) passes: the session is deleted after it
+    // (the last test to read that session)
+    const printed = await run(
+      'export',
+      dir,
+      '--format',
+      'md',
+      '--session-id',
+      'theirs',
+      '--delete-after-verified',
+      '--yes'
+    )
+    expect(printed).toMatch(/^Exported 1 session \(6 messages\) to .*\nDeleted exported session 'theirs'\.\n$/)
+  })
+
+  it('reads as the notice in `sessions show`', async () => {
+    const shown = await run('show', 'ours')
+    expect(shown).toContain(`\n[notice] ${NOTICE}\n`)
+    expect(shown).not.toContain('[assistant] [Stopped')
+  })
+
+  it("stays upstream's row in the JSONL export: an assistant message, its text and no finish reason", async () => {
+    const jsonl = await run('export', '-', '--session-id', 'ours')
+    const rec = JSON.parse(jsonl.trim()) as { messages: Array<Record<string, unknown>> }
+    expect(rec.messages[3]).toMatchObject({ role: 'assistant', content: STOPPED_REPLY, finish_reason: null })
+    expect(rec.messages[3]!.tool_calls ?? null).toBeNull()
   })
 })

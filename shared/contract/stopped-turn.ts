@@ -38,3 +38,24 @@ export function parseStoppedTurn(m: {
   const detail = m.content.slice('Operation interrupted'.length).replace(/^:\s*/, '').replace(/\.$/, '').trim()
   return { writer: 'upstream', detail: detail || null }
 }
+
+/** The notice the transcript shows for such a row (StoppedTurnCard), in words every reading of a session uses. */
+export const STOPPED_NOTICE = { title: 'Stopped by you', when: 'before the model answered the tool results' } as const
+
+/** The notice as one line of text (an export, `sessions show`): what happened, and upstream's note where it has one. */
+export function stoppedTurnText(stop: StoppedTurn): string {
+  const note = stop.detail ? ` (upstream’s note: ${stop.detail})` : ''
+  return `${STOPPED_NOTICE.title} ${STOPPED_NOTICE.when}${note}.`
+}
+
+/** The stop a stored row in upstream's shape records (an export's message: `finish_reason`, `tool_calls`), or null. */
+export function parseStoppedRow(m: Record<string, unknown>): StoppedTurn | null {
+  let calls = m.tool_calls
+  if (typeof calls === 'string') calls = calls ? ['(tool calls)'] : null
+  return parseStoppedTurn({
+    role: String(m.role),
+    content: typeof m.content === 'string' ? m.content : null,
+    finishReason: typeof m.finish_reason === 'string' ? m.finish_reason : null,
+    toolCalls: Array.isArray(calls) ? (calls as unknown[]) : null
+  })
+}

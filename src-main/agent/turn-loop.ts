@@ -4,6 +4,7 @@
  * appended to the store the moment it exists, so a crash or interrupt loses only what was never produced.
  */
 import { compressContext, compressionNeed, type CompressionHost } from './compression'
+import { cutOffJson } from './json-prefix'
 import { assistantMessage } from './messages'
 import { callModel, PartialCallError } from './model-call'
 import { resolveCallLimits } from './providers/call-limits'
@@ -223,19 +224,27 @@ export async function runLoop(host: LoopHost, ctx: TurnContext): Promise<LoopOut
       throw err.cause
     }
     host.apiCallCount++
-    if (response.finishReason === 'length' && response.toolCalls.length) {
+    // A call whose arguments are JSON cut off before their end under another finish reason ("tool_calls", "stop"): a
+    // router that reports the output cap's cut as a normal end (upstream takes it as the cap's cut too).
+    const hiddenCut = response.finishReason !== 'length' && response.toolCalls.some(cutArguments)
+    if ((response.finishReason === 'length' || hiddenCut) && response.toolCalls.length) {
       // The output cap cut the reply inside its tool calls: the last one's arguments are incomplete, and the
       // complete ones before it were planned together with it, so none of them runs. The reply is not kept (its
       // calls would have no results); the same request goes again with a larger cap, a bounded number of times.
       const { asked, seen, next } = largerCap(host, boostedCap, response)
       const n = response.toolCalls.length
-      const what = `The reply hit the output cap (${asked ? `max_tokens ${asked}` : "the provider's default"}) in the middle of its ${n === 1 ? 'tool call' : `${n} tool calls`}`
-      if (cutOffs < CUT_OFF_RETRIES && next > seen && !ctx.signal.aborted) {
+      const calls = n === 1 ? 'tool call' : `${n} tool calls`
+      const what = hiddenCut
+        ? `The reply's ${calls} ended with arguments cut off mid-JSON (finish_reason "${response.finishReason}"; likely an output cap the provider did not report)`
+        : `The reply hit the output cap (${asked ? `max_tokens ${asked}` : "the provider's default"}) in the middle of its ${calls}`
+      // A larger cap is what a cap's cut needs; a hidden cut may be the router's own, so it is asked again at the
+      // ceiling too (as upstream asks, at the same cap each time).
+      if (cutOffs < CUT_OFF_RETRIES && (next > seen || hiddenCut) && !ctx.signal.aborted) {
         cutOffs++
         boostedCap = next
         host.log?.warn(
           'agent',
-          `session ${host.sessionId}: reply cut off by the output cap; retrying with max_tokens ${next}`
+          `session ${host.sessionId}: ${hiddenCut ? `tool-call arguments cut off (finish_reason ${response.finishReason})` : 'reply cut off by the output cap'}; retrying with max_tokens ${next}`
         )
         ctx.emit({
           kind: 'notice',
@@ -439,6 +448,14 @@ function endOfContinuations(
   }
   return undefined
 }
+
+/**
+ * Arguments cut off mid-value: JSON that only lacks its end (json-prefix.ts) — not JSON written wrong, which the tool
+ * runner answers with the parse error (a larger cap would not mend it), nor the marker of a call cut at
+ * max_tool_args_chars.
+ */
+const cutArguments = (call: { arguments: string; cutFrom?: number }) =>
+  call.cutFrom === undefined && cutOffJson(call.arguments)
 
 function buildRequest(host: LoopHost, ctx: TurnContext, maxTokens?: number): ChatRequest {
   const messages: AgentMessage[] = []

@@ -17,6 +17,7 @@ import { argsAreJsonObject, argsPreview } from '@shared/contract/tool-args'
 import { pairResults } from '@shared/contract/tool-pairing'
 import { toolResultText } from '@shared/contract/tool-result-text'
 import { parseJsonOr } from '@shared/contract/errors'
+import { parseStoppedRow, stoppedTurnText } from '@shared/contract/stopped-turn'
 
 export type ExportRecord = Record<string, unknown> & { id: string; messages: Array<Record<string, unknown>> }
 export const INACTIVE_FIELD = 'caduceus_inactive_messages'
@@ -197,7 +198,8 @@ function resultMarkdown(content: string, tool: string | null): string[] {
 /**
  * Caduceus's Markdown for people (`--format markdown`, the app's download): a heading per session, then each message
  * under its role; each tool call under the message that made it, with its arguments read as text and its result
- * under it, read by its shape (tool-result-text.ts); attachments as placeholders. Upstream's md/qmd files are
+ * under it, read by its shape (tool-result-text.ts); the row that closes a stopped tool round as the notice the
+ * transcript shows (shared/contract/stopped-turn.ts); attachments as placeholders. Upstream's md/qmd files are
  * host/cli/export-md-files.ts.
  */
 export function toMarkdown(r: ExportRecord): string {
@@ -229,6 +231,12 @@ export function toMarkdown(r: ExportRecord): string {
         '',
         ...resultMarkdown(displayContent(m.content) ?? '', toolOf(m))
       )
+      continue
+    }
+    // the row that closes a tool round the user stopped: the notice the transcript shows, not the model's words
+    const stop = parseStoppedRow(m)
+    if (stop) {
+      lines.push(`## notice · ${when(m.timestamp)}`, '', stoppedTurnText(stop), '')
       continue
     }
     lines.push(`## ${String(m.role)} · ${when(m.timestamp)}`, '')

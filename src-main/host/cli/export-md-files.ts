@@ -2,11 +2,14 @@
  * Upstream's Markdown/QMD session file (`hermes sessions export --format md|qmd`), byte for byte but the export time:
  * YAML front matter, the messages (a compression lineage under one heading per segment; structured content and
  * tool calls as indented JSON blocks), and a verification trailer whose SHA-256 covers the file with the hash itself
- * written as `pending` — what upstream's verifier checks before `--delete-after-verified` deletes anything.
+ * written as `pending` — what upstream's verifier checks before `--delete-after-verified` deletes anything. One
+ * departure: the row that closes a tool round the user stopped reads as the transcript's notice ("### Notice",
+ * "Stopped by you …"), where upstream heads it "Assistant" as if the model had said it (no reader parses headings).
  * Caduceus's own `--format markdown` (readable, attachments as placeholders) is session-transfer.ts's toMarkdown.
  */
 import { createHash } from 'node:crypto'
 import { isoUtc, pyJson, pyStr, pyTruthy } from '@shared/contract/py-text'
+import { parseStoppedRow, stoppedTurnText } from '@shared/contract/stopped-turn'
 
 type Rec = Record<string, unknown>
 /** The exporter name upstream writes and its readers look for. */
@@ -33,9 +36,9 @@ function segmentsOf(s: Rec): Rec[] {
 const messagesOf = (s: Rec) => (Array.isArray(s.messages) ? (s.messages as Rec[]) : [])
 export const messageCount = (s: Rec) => segmentsOf(s).reduce((n, seg) => n + messagesOf(seg).length, 0)
 
-function heading(m: Rec): string {
+function heading(m: Rec, notice: boolean): string {
   const role = String(pyTruthy(m.role) ? m.role : 'message')
-  let label = role.charAt(0).toUpperCase() + role.slice(1).toLowerCase()
+  let label = notice ? 'Notice' : role.charAt(0).toUpperCase() + role.slice(1).toLowerCase()
   const name = pyTruthy(m.name) ? m.name : m.tool_name
   if (role === 'tool' && pyTruthy(name)) label = `Tool — ${pyStr(name)}`
   const at = iso(pyTruthy(m.created_at) ? m.created_at : m.timestamp)
@@ -53,8 +56,10 @@ function messagesText(s: Rec): string {
     for (const seg of segs) {
       if (segs.length > 1) parts.push(`## Compression segment: ${idOf(seg)}\n`)
       for (const m of messagesOf(seg)) {
-        parts.push(heading(m) + '\n')
-        const c = content(m.content)
+        // the row that closes a tool round the user stopped: the notice the transcript shows (upstream: Assistant)
+        const stop = parseStoppedRow(m)
+        parts.push(heading(m, stop !== null) + '\n')
+        const c = stop ? stoppedTurnText(stop) : content(m.content)
         if (c) parts.push(c + '\n')
         if (pyTruthy(m.tool_calls)) parts.push('\n\n## Tool calls\n\n' + block(m.tool_calls) + '\n')
         parts.push('')

@@ -1,5 +1,5 @@
 import type { Message } from '@shared/contract'
-import type { StoppedTurn } from '@shared/contract/stopped-turn'
+import { STOPPED_NOTICE, type StoppedTurn } from '@shared/contract/stopped-turn'
 import { NoticeRaw } from './NoticeRaw'
 import { formatDateTime, messageTime } from '../../lib/format'
 
@@ -26,14 +26,14 @@ export function StoppedTurnCard({
       data-kind="turn_stopped"
       data-writer={stop.writer}
       role="group"
-      aria-label="Stopped by you"
+      aria-label={STOPPED_NOTICE.title}
     >
       <div className="notice-head">
         <span className="notice-icon" aria-hidden>
           ■
         </span>
-        <strong>Stopped by you</strong>
-        <span className="muted small">before the model answered the tool results</span>
+        <strong>{STOPPED_NOTICE.title}</strong>
+        <span className="muted small">{STOPPED_NOTICE.when}</span>
         {stop.writer === 'upstream' && <span className="badge badge-neutral">upstream</span>}
         <time className="muted small notice-time" title={formatDateTime(m.timestamp)}>
           {messageTime(m.timestamp)}
