@@ -3,10 +3,11 @@
  * Idempotency-Key retries that must not run (or store) twice, and the concurrency cap (upstream's
  * `max_concurrent_runs`). Every other request runs the agent, as upstream's server does.
  */
-import type { ApiContext } from './context'
-import { planConversation, type Turn } from './conversation'
+import { newSessionId, type ApiContext } from './context'
+import { planConversation, quotedConversation, type ConversationSessions, type Turn } from './conversation'
 import { TURN_CHANNELS, type ChannelTurnResult, type ContentParts, type TurnHandle } from './gateway-face'
 import { HttpError } from './http'
+import type { TaskRequest } from './task-request'
 
 const IDEMPOTENCY_TTL_MS = 300_000
 const IDEMPOTENCY_MAX = 1000
@@ -32,6 +33,8 @@ export interface TurnRequest {
   model?: string
   /** `X-Hermes-Session-Key`: the caller's long-term memory scope (validated: context.ts memoryKeyHeader). */
   memoryKey?: string
+  /** A chat UI's background task (task-request.ts): no conversation of its own unless a session is named. */
+  task?: TaskRequest
   onDelta?: (d: { kind: string; text?: string; toolName?: string; toolCallId?: string }) => void
   /** `warnings`: what the agent build told the user (a memory provider left out), for a header before streaming. */
   onStarted?: (h: TurnHandle, warnings: string[]) => void
@@ -97,6 +100,7 @@ export async function runApiTurn(ctx: ApiContext, req: TurnRequest): Promise<Tur
   const claimed: string[] = []
   const letGo = () => claimed.splice(0).forEach((sid) => ctx.turns.release(sid))
   const sessions = req.sessionId ? undefined : ctx.sessions
+  if (sessions && req.task) return runTask(ctx, sessions, req, req.task)
   // A stored session's reads may meet another program's commit: the whole attempt is tried again (its claims let go
   // first), never a read on its own, so each attempt still reads and claims in the same tick.
   const plan = !sessions
@@ -123,14 +127,52 @@ export async function runApiTurn(ctx: ApiContext, req: TurnRequest): Promise<Tur
   }
 }
 
+/**
+ * A chat UI's background task (task-request.ts) runs the agent as any request does, with the same answer, but is never
+ * planned into a conversation (it continues or branches none): it runs in a fresh session of its own, recorded as an
+ * internal one (`source = 'tool'`, which no human session list of either program shows while it runs), and is then
+ * settled: folded into the conversation it quotes (found before it runs, so a stream's header can name it already) or
+ * kept hidden. The response names the session its usage is recorded in.
+ */
+async function runTask(
+  ctx: ApiContext,
+  sessions: ConversationSessions,
+  req: TurnRequest,
+  task: TaskRequest
+): Promise<TurnOutcome> {
+  const conversation = await sessions.retrying(async () => quotedConversation(sessions, task.quoted))
+  const sid = newSessionId()
+  const settle = (ran: string[], fallback: string) =>
+    // the answer stands whatever happens to its bookkeeping: a refused write leaves the task's `tool` session as it ran
+    sessions.settleTask(ran, conversation, task.task).catch(() => fallback)
+  const onStarted = req.onStarted
+  let r: TurnOutcome
+  try {
+    r = await run(
+      ctx,
+      {
+        ...req,
+        ...(onStarted ? { onStarted: (h, w) => onStarted({ ...h, sessionId: conversation ?? h.sessionId }, w) } : {})
+      },
+      { kind: 'new', sessionId: sid },
+      TURN_CHANNELS.apiTask
+    )
+  } catch (err) {
+    await settle([sid], sid)
+    throw err
+  }
+  return { ...r, sessionId: await settle([sid, r.sessionId], r.sessionId) }
+}
+
 async function run(
   ctx: ApiContext,
   req: TurnRequest,
-  plan: { kind: 'new' | 'continue' | 'answer'; sessionId?: string; messageId?: number }
+  plan: { kind: 'new' | 'continue' | 'answer'; sessionId?: string; messageId?: number },
+  channel: (typeof TURN_CHANNELS)['api' | 'apiTask'] = TURN_CHANNELS.api
 ): Promise<TurnOutcome> {
   return ctx.gateway.runChannelTurn({
     profile: ctx.profile,
-    channel: TURN_CHANNELS.api,
+    channel,
     text: req.text,
     ...(req.parts ? { parts: req.parts } : {}),
     // A `model_routes` alias runs its model (and provider/endpoint); any other name is only echoed.

@@ -64,6 +64,7 @@ describe('the session id of a conversation without a session header', () => {
     opening: () => [],
     replying: () => [],
     seed: async () => {},
+    settleTask: async () => '',
     retrying: (attempt) => attempt()
   } as ConversationSessions
 
@@ -107,6 +108,7 @@ describe('the session id of a conversation without a session header', () => {
       opening: () => [],
       replying: () => [],
       seed: async () => {},
+      settleTask: async () => '',
       retrying: (attempt) => attempt()
     } as ConversationSessions
     const retry = await planConversation(stored, {

@@ -75,6 +75,13 @@ export interface ConversationSessions {
    */
   seed(sessionId: string, turns: SeedTurn[], opts: { parent?: string; model?: string }): Promise<void>
   /**
+   * After a chat UI's background task (task-request.ts) ran in sessions of its own (`ran`: the one it started in, and
+   * the continuation a compression during it moved to): their usage is recorded on the conversation it quoted as
+   * routes of `task`, and they are deleted; with no conversation (or that one gone meanwhile) they are kept, hidden
+   * from every session list. Resolves to the session the task is now recorded in.
+   */
+  settleTask(ran: string[], conversation: string | undefined, task: string): Promise<string>
+  /**
    * Runs a planning attempt again, off the event loop, while another program's commit blocks reading the store (a
    * rollback-journal home). An attempt reads and claims in one tick and lets go of its claims when it fails, so
    * nothing is held between attempts and concurrent requests claim as they would without the lock.
@@ -280,6 +287,29 @@ function recognise(
 
 /** How much of a reply's end the store is asked for (the rest is compared turn by turn). */
 const REPLY_TAIL = 64
+
+/**
+ * The stored conversation a chat UI's background task quotes (task-request.ts): the API session whose latest reply is
+ * the last reply quoted and whose turns end with the quoted ones up to it (a user message stored after it is the
+ * conversation's next turn, begun meanwhile). A quote is the conversation's latest messages, so only its end is
+ * compared; a session too long or compressed to compare is taken on its latest reply alone (this server's own text).
+ * The newest such; undefined when none is stored (the queries for a conversation's first message, asked before it
+ * is sent, quote no reply).
+ */
+export function quotedConversation(sessions: ConversationSessions, quoted: Turn[]): string | undefined {
+  const at = quoted.findLastIndex((t) => t.role === 'assistant' && comparable(t.content) !== '')
+  if (at < 0) return undefined
+  const upTo = quoted.slice(0, at + 1).filter(said)
+  for (const id of sessions.replying(comparable(quoted[at]!.content).slice(-REPLY_TAIL))) {
+    const stored = sessions.turns(id)
+    if (!stored) continue
+    if (!stored.whole) return id
+    const s = stored.turns.filter(said)
+    const from = s.findLastIndex((t) => t.role === 'assistant') + 1 - upTo.length
+    if (from >= 0 && upTo.every((t, i) => same(t, s[from + i]!))) return id
+  }
+  return undefined
+}
 
 /**
  * Where a request without a session header goes. `history` is the request's user/assistant turns before its last
