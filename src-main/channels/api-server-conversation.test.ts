@@ -441,7 +441,7 @@ describe('a conversation whose system message changes every turn stays one sessi
     expect(sidOf(next)).toBe(sidOf(again))
   })
 
-  it('a history whose oldest messages the client dropped (its context window) continues the session', async () => {
+  it('a history whose oldest messages the client dropped (its context window) continues the session; a Regenerate or edit in it branches', async () => {
     const persona = { role: 'system' as const, content: 'You are a terse bard.' }
     const a = await chat([persona, say('verse one')])
     const b = await chat([persona, say('verse one'), was(reply(a)), say('verse two')])
@@ -466,6 +466,22 @@ describe('a conversation whose system message changes every turn stays one sessi
     // A window whose replies this session did not give is another conversation.
     const f = await chat([persona, say('three TOOL'), was('a verse of my own'), say('four')])
     expect(sidOf(f)).not.toBe(sidOf(a))
+    // The same window's Regenerate of the latest reply: a branch from the session (its stored turns get no second
+    // answer), holding the turns the client sent; the next message goes on in the branch.
+    const store = host.stores.get('default')
+    const before = rows(sidOf(a))
+    const again = await chat([persona, say('four'), was(reply(d)), say('five')])
+    expect(sidOf(again)).not.toBe(sidOf(a))
+    expect(store.getSession(sidOf(again))?.parentSessionId).toBe(sidOf(a))
+    expect(rows(sidOf(a))).toEqual(before)
+    expect(rows(sidOf(again))).toEqual(['user:four', `assistant:${reply(d)}`, 'user:five', `assistant:${reply(again)}`])
+    const six = await chat([persona, say('five'), was(reply(again)), say('six')])
+    expect(sidOf(six)).toBe(sidOf(again))
+    // An edit of an earlier message inside a window: a branch from the session at that turn.
+    const edited = await chat([persona, say('verse two'), was(reply(b)), say('three, edited')])
+    expect(store.getSession(sidOf(edited))?.parentSessionId).toBe(sidOf(a))
+    expect(rows(sidOf(edited)).slice(0, 3)).toEqual(['user:verse two', `assistant:${reply(b)}`, 'user:three, edited'])
+    expect(rows(sidOf(a))).toEqual(before)
   })
 
   it('an edited earlier message under a new system text branches from the turns before the edit', async () => {

@@ -61,6 +61,7 @@ import {
   compressionChain,
   sessionsOpeningWith,
   sessionsReplyingWith,
+  sessionsWithReply,
   lineageRoot,
   resumeTip,
   type LineageRow
@@ -751,6 +752,9 @@ export class SessionStore {
   /** Sessions on `source` whose latest assistant text ends with `tail` (trimmed), newest first. */
   sessionsReplyingWith(tail: string, source: string, limit: number): string[] {
     return sessionsReplyingWith(this.db, tail, source, limit)
+  }
+  sessionsWithReply(tail: string, source: string, limit: number): string[] {
+    return sessionsWithReply(this.db, tail, source, limit)
   }
 
   listSessions(q: ListOptions = {}): SessionPage {

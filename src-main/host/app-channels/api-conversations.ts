@@ -62,6 +62,7 @@ export function apiConversations(stores: Services['stores'], profile: string): C
     branches: (sessionId) => store().branchesOf(sessionId, 'api_server'),
     opening: (text) => store().sessionsOpeningWith(text, 'api_server', MAX_OPENINGS),
     replying: (tail) => store().sessionsReplyingWith(tail, 'api_server', MAX_OPENINGS),
+    replied: (tail) => store().sessionsWithReply(tail, 'api_server', MAX_OPENINGS),
     async settleTask(ran, conversation, task) {
       const s = store()
       const ids = [...new Set(ran)].filter((id) => s.getSession(id))
