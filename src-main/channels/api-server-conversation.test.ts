@@ -634,6 +634,7 @@ const stored = () =>
 
 describe("Open WebUI's background task requests", () => {
   let conversation = ''
+  let porto = ''
   let orphan = ''
   // what the home held before this block (the file's other conversations)
   let listedBefore: string[] = []
@@ -703,16 +704,40 @@ describe("Open WebUI's background task requests", () => {
     expect(response.headers.get('x-hermes-session-id')).toBe(conversation)
   })
 
-  it('a task quoting no stored conversation (the queries before a first message) is a hidden internal session', async () => {
-    const r = await task(taskPrompt('queries', [{ role: 'user', content: 'Is it going to rain in Porto?' }], 6))
+  it('a task quoting no stored conversation (the queries before a first message) is hidden until one quotes it', async () => {
+    const q = 'Is it going to rain in Porto?'
+    const r = await task(taskPrompt('queries', [{ role: 'user', content: q }], 6))
     expect(r.data.choices[0]!.message.content).toMatch(/Task answer/)
-    orphan = sidOf(r)
-    expect(orphan).not.toBe(conversation)
+    const early = sidOf(r)
+    expect(early).not.toBe(conversation)
+    expect(row(early)).toMatchObject({ source: 'tool', hidden: 1, api_call_count: 1 })
+    // the message is sent, answered, and its title asked for: the queries' usage joins that conversation
+    const first = await chat([{ role: 'user', content: q }])
+    porto = sidOf(first)
+    const title = await task(
+      taskPrompt(
+        'title',
+        [
+          { role: 'user', content: q },
+          { role: 'assistant', content: first.data.choices[0]!.message.content! }
+        ],
+        2
+      )
+    )
+    expect(sidOf(title)).toBe(porto)
+    expect(row(early)).toBeUndefined()
+    expect(row(porto)).toMatchObject({ source: 'api_server', hidden: 0, api_call_count: 3 })
+    const tasks = db()
+      .prepare<[string], { task: string }>('SELECT task FROM session_model_usage WHERE session_id = ? ORDER BY task')
+      .all(porto)
+    expect(tasks.map((t) => t.task)).toEqual(['', 'query_generation', 'title_generation'])
+    // one whose message is never sent stays hidden
+    orphan = sidOf(await task(taskPrompt('queries', [{ role: 'user', content: 'never mind, draft' }], 6)))
     expect(row(orphan)).toMatchObject({ source: 'tool', hidden: 1, api_call_count: 1 })
   })
 
-  it('the Sessions list gained the conversation alone; its usage holds every task quoting it, as its route', async () => {
-    expect((await listed()).sort()).toEqual([...listedBefore, conversation].sort())
+  it('the Sessions list gained the conversations alone; their usage holds every task quoting them, as its route', async () => {
+    expect((await listed()).sort()).toEqual([...listedBefore, conversation, porto].sort())
     // two turns and five tasks quoting it: seven model calls on one session
     expect(row(conversation)).toMatchObject({ source: 'api_server', hidden: 0, api_call_count: 7 })
     const routes = db()
@@ -728,7 +753,7 @@ describe("Open WebUI's background task requests", () => {
       { task: 'title_generation', api_call_count: 2 }
     ])
     // no session was left behind by a task that found its conversation
-    expect(added(stored())).toEqual([conversation, orphan].sort())
+    expect(added(stored())).toEqual([conversation, porto, orphan].sort())
     // the Costs page counts all of it (the hidden one's spend too) and offers the conversation alone as a session
     const costs = await host.dispatcher.invoke('costs.summary', { profile: 'default', allSessions: true })
     if (!costs.ok) throw new Error(costs.error.message)
@@ -747,7 +772,7 @@ describe("Open WebUI's background task requests", () => {
     expect(sum('output')).toBe(all.o)
   })
 
-  it.skipIf(!withUpstream)("upstream's SessionDB lists the conversation alone and reads its usage whole", () => {
+  it.skipIf(!withUpstream)("upstream's SessionDB lists the conversations alone and reads their usage whole", () => {
     const py = `
 import json, sys
 sys.path.insert(0, sys.argv[1])
@@ -764,10 +789,10 @@ print(json.dumps({'human': human, 'every': every, 'calls': s['api_call_count']})
         encoding: 'utf8'
       })
     ) as { human: string[]; every: string[]; calls: number }
-    // its human lists (CLI, TUI, gateway, which leave out `tool` sessions) gained the conversation alone
-    expect(added(out.human)).toEqual([conversation])
+    // its human lists (CLI, TUI, gateway, which leave out `tool` sessions) gained the conversations alone
+    expect(added(out.human)).toEqual([conversation, porto].sort())
     // its unfiltered list (its dashboard's) shows the internal session too, as it shows its own `tool` sessions
-    expect(added(out.every)).toEqual([conversation, orphan].sort())
+    expect(added(out.every)).toEqual([conversation, porto, orphan].sort())
     expect(out.calls).toBe(7)
   })
 })

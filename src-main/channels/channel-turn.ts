@@ -4,7 +4,7 @@
  * `max_concurrent_runs`). Every other request runs the agent, as upstream's server does.
  */
 import { newSessionId, type ApiContext } from './context'
-import { planConversation, quotedConversation, type ConversationSessions, type Turn } from './conversation'
+import { comparable, planConversation, quotedConversation, type ConversationSessions, type Turn } from './conversation'
 import { TURN_CHANNELS, type ChannelTurnResult, type ContentParts, type TurnHandle } from './gateway-face'
 import { HttpError } from './http'
 import type { TaskRequest } from './task-request'
@@ -42,6 +42,9 @@ export interface TurnRequest {
 
 export type TurnOutcome = ChannelTurnResult
 
+/** A task's hidden sessions, and its task (TurnLedger.keepStray). */
+type Stray = { ran: string[]; task: string }
+
 /** In-flight agent requests across every route; over the cap a request is refused with 429 (0 = no cap). */
 export class RunLimiter {
   private active = 0
@@ -64,10 +67,14 @@ export class RunLimiter {
   }
 }
 
-/** Sessions this server's header-less requests run in now, and Idempotency-Keys answered recently. */
+/**
+ * Sessions this server's header-less requests run in now, Idempotency-Keys answered recently, and the task sessions
+ * waiting for the conversation they were asked for.
+ */
 export class TurnLedger {
   private readonly running = new Set<string>()
   private readonly keyed = new Map<string, { fp: string; at: number; result: Promise<TurnOutcome> }>()
+  private readonly strays = new Map<string, { at: number; found: Stray[] }>()
 
   /** Takes a session for one request; false when another request of this server runs in it. */
   claim(sessionId: string): boolean {
@@ -78,6 +85,29 @@ export class TurnLedger {
 
   release(sessionId: string): void {
     this.running.delete(sessionId)
+  }
+
+  /**
+   * A chat UI's task that quoted no stored conversation, kept (hidden) under the user message it quoted last: the
+   * queries Open WebUI asks before a conversation's first message is sent. The conversation's later tasks quote that
+   * message with its reply and take it (`takeStrays`).
+   */
+  keepStray(message: string, stray: Stray): void {
+    const now = Date.now()
+    for (const [k, v] of this.strays) if (now - v.at > IDEMPOTENCY_TTL_MS) this.strays.delete(k)
+    const kept = this.strays.get(message)
+    this.strays.set(message, { at: now, found: [...(kept?.found ?? []), stray] })
+    while (this.strays.size > IDEMPOTENCY_MAX) this.strays.delete(this.strays.keys().next().value!)
+  }
+
+  /** The strays kept under any of these messages, each taken once. */
+  takeStrays(messages: string[]): Stray[] {
+    const now = Date.now()
+    return messages.flatMap((m) => {
+      const kept = this.strays.get(m)
+      this.strays.delete(m)
+      return kept && now - kept.at <= IDEMPOTENCY_TTL_MS ? kept.found : []
+    })
   }
 
   /** An `Idempotency-Key` seen with the same body: its first result, never a second turn. */
@@ -132,7 +162,9 @@ export async function runApiTurn(ctx: ApiContext, req: TurnRequest): Promise<Tur
  * planned into a conversation (it continues or branches none): it runs in a fresh session of its own, recorded as an
  * internal one (`source = 'tool'`, which no human session list of either program shows while it runs), and is then
  * settled: folded into the conversation it quotes (found before it runs, so a stream's header can name it already) or
- * kept hidden. The response names the session its usage is recorded in.
+ * kept hidden until a later task of the conversation quotes the message it was asked for with its reply (Open WebUI's
+ * title and follow-ups after a first reply quote it; its search queries before a first message could not find it). The
+ * response names the session its usage is recorded in.
  */
 async function runTask(
   ctx: ApiContext,
@@ -142,9 +174,21 @@ async function runTask(
 ): Promise<TurnOutcome> {
   const conversation = await sessions.retrying(async () => quotedConversation(sessions, task.quoted))
   const sid = newSessionId()
-  const settle = (ran: string[], fallback: string) =>
-    // the answer stands whatever happens to its bookkeeping: a refused write leaves the task's `tool` session as it ran
-    sessions.settleTask(ran, conversation, task.task).catch(() => fallback)
+  const quotedUser = task.quoted.filter((t) => t.role === 'user').map((t) => comparable(t.content))
+  const settle = async (ran: string[], fallback: string) => {
+    try {
+      const recorded = await sessions.settleTask(ran, conversation, task.task)
+      if (conversation)
+        for (const stray of ctx.turns.takeStrays(quotedUser))
+          await sessions.settleTask(stray.ran, conversation, stray.task)
+      else if (quotedUser.length && !task.quoted.some((t) => t.role === 'assistant'))
+        ctx.turns.keepStray(quotedUser.at(-1)!, { ran, task: task.task })
+      return recorded
+    } catch {
+      // the answer stands whatever happens to its bookkeeping: a refused write leaves the task's `tool` session as it ran
+      return fallback
+    }
+  }
   const onStarted = req.onStarted
   let r: TurnOutcome
   try {

@@ -9,8 +9,9 @@
  * to the cost reports. Here such a request still runs the agent and gets the same answer, but it is no conversation:
  * its usage is recorded on the conversation it quotes as a route row of the task (`session_model_usage.task`, as
  * upstream records a title or compression call on its session), and where no stored conversation is quoted (the
- * queries for a conversation's first message, asked before it is sent) it is kept as a hidden internal session
- * (channel-turn.ts runTask).
+ * queries for a conversation's first message, asked before it is sent) it is kept as a hidden internal session until
+ * a later task quotes that message with its reply (channel-turn.ts runTask). A request whose user typed such a prompt
+ * as the first message of a new conversation is taken for a task too: it is answered, but listed nowhere.
  */
 import type { Turn } from './conversation'
 
