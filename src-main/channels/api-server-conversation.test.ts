@@ -1,17 +1,26 @@
 // Conversations without a session header on the API server, driven by the official `openai` SDK against a scripted
 // provider whose every answer is numbered: each request runs the agent (a stored reply is never handed to another
 // request, caller or Regenerate), and a resent history stays one session however a chat UI shows it back (streamed
-// text before a tool call, trimmed, reasoning blocks taken out). Also the protocol odds a client may send: HEAD,
-// a gzip body, the SDK's `conversation: {id}` form, and a streamed Response the caller hangs up on.
-import { rmSync } from 'node:fs'
+// text before a tool call, trimmed, reasoning blocks taken out). Open WebUI's background task requests (title, tags,
+// follow-ups, search queries) are answered as any request but make no conversation of their own; upstream's own
+// SessionDB then reads the home. Also the protocol odds a client may send: HEAD, a gzip body, the SDK's
+// `conversation: {id}` form, and a streamed Response the caller hangs up on.
+import { execFileSync } from 'node:child_process'
+import { existsSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startScriptedProvider, type RecordedRequest, type ScriptedProvider } from '../agent/scripted'
 import { type Host } from '../host'
 import { apiConversations } from '../host/app-channels'
+import { sqliteOf } from '../store/session-store'
 import { startApiServer, type ApiServer } from './index'
 import { apiHostHome } from './test-fixtures/api-home'
+
+const UPSTREAM = process.env.HERMES_UPSTREAM ?? '/work/upstream'
+const PY = '/usr/bin/python3'
+const withUpstream = existsSync(PY) && existsSync(join(UPSTREAM, 'hermes_state.py'))
 
 let root: string
 let host: Host
@@ -35,6 +44,7 @@ beforeAll(async () => {
       const n = ++calls
       const msgs = (req.body?.messages ?? []) as Msg[]
       const text = lastUser(req)
+      if (text.startsWith('### Task:')) return { text: `{ "title": "Task answer ${n}" }` }
       if (msgs.at(-1)?.role === 'tool') return { text: `checked, answer ${n}` }
       // (the last paragraph: a user message left unanswered runs together with the next one on the wire)
       if (text.split('\n\n').at(-1)!.includes('REFUSE')) return { error: 400, errorMessage: 'refused by the provider' }
@@ -431,7 +441,7 @@ describe('a conversation whose system message changes every turn stays one sessi
     expect(sidOf(next)).toBe(sidOf(again))
   })
 
-  it('a history whose oldest messages the client dropped (its context window) continues the session', async () => {
+  it('a history whose oldest messages the client dropped (its context window) continues the session; a Regenerate or edit in it branches', async () => {
     const persona = { role: 'system' as const, content: 'You are a terse bard.' }
     const a = await chat([persona, say('verse one')])
     const b = await chat([persona, say('verse one'), was(reply(a)), say('verse two')])
@@ -456,6 +466,22 @@ describe('a conversation whose system message changes every turn stays one sessi
     // A window whose replies this session did not give is another conversation.
     const f = await chat([persona, say('three TOOL'), was('a verse of my own'), say('four')])
     expect(sidOf(f)).not.toBe(sidOf(a))
+    // The same window's Regenerate of the latest reply: a branch from the session (its stored turns get no second
+    // answer), holding the turns the client sent; the next message goes on in the branch.
+    const store = host.stores.get('default')
+    const before = rows(sidOf(a))
+    const again = await chat([persona, say('four'), was(reply(d)), say('five')])
+    expect(sidOf(again)).not.toBe(sidOf(a))
+    expect(store.getSession(sidOf(again))?.parentSessionId).toBe(sidOf(a))
+    expect(rows(sidOf(a))).toEqual(before)
+    expect(rows(sidOf(again))).toEqual(['user:four', `assistant:${reply(d)}`, 'user:five', `assistant:${reply(again)}`])
+    const six = await chat([persona, say('five'), was(reply(again)), say('six')])
+    expect(sidOf(six)).toBe(sidOf(again))
+    // An edit of an earlier message inside a window: a branch from the session at that turn.
+    const edited = await chat([persona, say('verse two'), was(reply(b)), say('three, edited')])
+    expect(store.getSession(sidOf(edited))?.parentSessionId).toBe(sidOf(a))
+    expect(rows(sidOf(edited)).slice(0, 3)).toEqual(['user:verse two', `assistant:${reply(b)}`, 'user:three, edited'])
+    expect(rows(sidOf(a))).toEqual(before)
   })
 
   it('an edited earlier message under a new system text branches from the turns before the edit', async () => {
@@ -552,5 +578,221 @@ describe('protocol', () => {
     expect(r.status).toBe(413)
     expect((await r.json()).error.code).toBe('body_too_large')
     expect((await post(Buffer.from('not gzip'))).status).toBe(400)
+  })
+})
+
+// Open WebUI's default task prompts (backend/open_webui/config.py), shortened to their task line and their quote of
+// the chat: `{{MESSAGES:END:n}}` renders the last n messages one per line as `ROLE: content`.
+const quote = (msgs: Array<{ role: string; content: string }>) =>
+  msgs.map((m) => `${m.role.toUpperCase()}: ${m.content}`).join('\n')
+const TASK_LINES = {
+  title: 'Generate a concise, 3-5 word title with an emoji summarizing the chat history.',
+  tags: 'Generate 1-3 broad tags categorizing the main themes of the chat history, along with 1-3 more specific subtopic tags.',
+  followUps:
+    'Suggest 3-5 relevant follow-up questions or prompts that the user might naturally ask next in this conversation as a **user**, based on the chat history, to help continue or deepen the discussion.',
+  queries:
+    'Analyze the chat history to determine the necessity of generating search queries, in the given language. By default, **prioritize generating 1-3 broad and relevant search queries** unless it is absolutely certain that no additional information is required.'
+}
+const taskPrompt = (kind: keyof typeof TASK_LINES, msgs: Array<{ role: string; content: string }>, n: number) =>
+  `### Task:\n${TASK_LINES[kind]}\n### Guidelines:\n- Respond with JSON only.\n### Output:\nJSON format: { "x": [] }\n### Chat History:\n<chat_history>\n${quote(msgs.slice(-n))}\n</chat_history>`
+
+/** A task request as Open WebUI sends it: one user message, not streamed, with its token cap (and here a system prompt). */
+const task = (content: string, extra: Record<string, unknown> = {}) =>
+  client.chat.completions
+    .create({
+      model: 'hermes-agent',
+      messages: [
+        ...(extra.system ? [{ role: 'system' as const, content: String(extra.system) }] : []),
+        { role: 'user', content }
+      ],
+      stream: false,
+      max_completion_tokens: 1000,
+      temperature: 0.1,
+      ...(extra.maxTokens ? { max_tokens: Number(extra.maxTokens) } : {})
+    })
+    .withResponse()
+
+const db = () => sqliteOf(host.stores.get('default'))
+const row = (id: string) =>
+  db()
+    .prepare<
+      [string],
+      { source: string; hidden: number; api_call_count: number; input_tokens: number; output_tokens: number }
+    >('SELECT source, hidden, api_call_count, input_tokens, output_tokens FROM sessions WHERE id = ?')
+    .get(id)
+
+const listed = async () => {
+  const list = await host.dispatcher.invoke('sessions.list', { profile: 'default', limit: 500 })
+  if (!list.ok) throw new Error(list.error.message)
+  return (list.output as { items: Array<{ id: string }> }).items.map((s) => s.id)
+}
+const stored = () =>
+  db()
+    .prepare<[], { id: string }>('SELECT id FROM sessions')
+    .all()
+    .map((r) => r.id)
+
+describe("Open WebUI's background task requests", () => {
+  let conversation = ''
+  let porto = ''
+  let orphan = ''
+  // what the home held before this block (the file's other conversations)
+  let listedBefore: string[] = []
+  let storedBefore = new Set<string>()
+  const added = (ids: string[]) => ids.filter((id) => !storedBefore.has(id)).sort()
+
+  it('are answered as before, and recorded on the conversation they quote, which stays one session', async () => {
+    listedBefore = await listed()
+    storedBefore = new Set(stored())
+    const q1 = 'Plan three days in Lisbon for me'
+    const first = await chat([{ role: 'user', content: q1 }])
+    conversation = sidOf(first)
+    const r1 = first.data.choices[0]!.message.content!
+    const history = [
+      { role: 'user', content: q1 },
+      { role: 'assistant', content: r1 }
+    ]
+    const before = provider.requests.length
+    for (const [kind, n, extra] of [
+      ['title', 2, {}],
+      ['tags', 6, { system: 'You are a helpful travel planner.' }],
+      ['followUps', 6, { maxTokens: 200 }]
+    ] as const) {
+      const r = await task(taskPrompt(kind, history, n), extra)
+      // the agent's answer, in the shape every request gets
+      expect(r.response.status).toBe(200)
+      expect(r.data.object).toBe('chat.completion')
+      expect(r.data.choices[0]!.message.content).toMatch(/^\{ "title": "Task answer \d+" \}$/)
+      expect(r.data.choices[0]!.finish_reason).toBe('stop')
+      expect(r.data.usage!.total_tokens).toBeGreaterThan(0)
+      // named by the session its usage is recorded in: the conversation's
+      expect(sidOf(r)).toBe(conversation)
+    }
+    expect(provider.requests.length - before).toBe(3)
+    // the query generation before the next turn quotes the new message too (not stored yet)
+    const q2 = 'And what about day trips?'
+    const queries = await task(taskPrompt('queries', [...history, { role: 'user', content: q2 }], 6))
+    expect(sidOf(queries)).toBe(conversation)
+    // the conversation itself goes on as before: the next turn continues its session
+    const second = await chat([
+      { role: 'user', content: q1 },
+      { role: 'assistant', content: r1 },
+      { role: 'user', content: q2 }
+    ])
+    expect(sidOf(second)).toBe(conversation)
+    // a streamed task request: its header names the conversation before the answer streams
+    const r2 = second.data.choices[0]!.message.content!
+    const { data: stream, response } = await client.chat.completions
+      .create({
+        model: 'hermes-agent',
+        messages: [
+          {
+            role: 'user',
+            content: taskPrompt(
+              'title',
+              [...history, { role: 'user', content: q2 }, { role: 'assistant', content: r2 }],
+              2
+            )
+          }
+        ],
+        stream: true
+      })
+      .withResponse()
+    let text = ''
+    for await (const chunk of stream) text += chunk.choices?.[0]?.delta?.content ?? ''
+    expect(text).toMatch(/^\{ "title": "Task answer \d+" \}$/)
+    expect(response.headers.get('x-hermes-session-id')).toBe(conversation)
+  })
+
+  it('a task quoting no stored conversation (the queries before a first message) is hidden until one quotes it', async () => {
+    const q = 'Is it going to rain in Porto?'
+    const r = await task(taskPrompt('queries', [{ role: 'user', content: q }], 6))
+    expect(r.data.choices[0]!.message.content).toMatch(/Task answer/)
+    const early = sidOf(r)
+    expect(early).not.toBe(conversation)
+    expect(row(early)).toMatchObject({ source: 'tool', hidden: 1, api_call_count: 1 })
+    // the message is sent, answered, and its title asked for: the queries' usage joins that conversation
+    const first = await chat([{ role: 'user', content: q }])
+    porto = sidOf(first)
+    const title = await task(
+      taskPrompt(
+        'title',
+        [
+          { role: 'user', content: q },
+          { role: 'assistant', content: first.data.choices[0]!.message.content! }
+        ],
+        2
+      )
+    )
+    expect(sidOf(title)).toBe(porto)
+    expect(row(early)).toBeUndefined()
+    expect(row(porto)).toMatchObject({ source: 'api_server', hidden: 0, api_call_count: 3 })
+    const tasks = db()
+      .prepare<[string], { task: string }>('SELECT task FROM session_model_usage WHERE session_id = ? ORDER BY task')
+      .all(porto)
+    expect(tasks.map((t) => t.task)).toEqual(['', 'query_generation', 'title_generation'])
+    // one whose message is never sent stays hidden
+    orphan = sidOf(await task(taskPrompt('queries', [{ role: 'user', content: 'never mind, draft' }], 6)))
+    expect(row(orphan)).toMatchObject({ source: 'tool', hidden: 1, api_call_count: 1 })
+  })
+
+  it('the Sessions list gained the conversations alone; their usage holds every task quoting them, as its route', async () => {
+    expect((await listed()).sort()).toEqual([...listedBefore, conversation, porto].sort())
+    // two turns and five tasks quoting it: seven model calls on one session
+    expect(row(conversation)).toMatchObject({ source: 'api_server', hidden: 0, api_call_count: 7 })
+    const routes = db()
+      .prepare<[string], { task: string; api_call_count: number }>(
+        'SELECT task, api_call_count FROM session_model_usage WHERE session_id = ? ORDER BY task'
+      )
+      .all(conversation)
+    expect(routes).toEqual([
+      { task: '', api_call_count: 2 },
+      { task: 'follow_up_generation', api_call_count: 1 },
+      { task: 'query_generation', api_call_count: 1 },
+      { task: 'tags_generation', api_call_count: 1 },
+      { task: 'title_generation', api_call_count: 2 }
+    ])
+    // no session was left behind by a task that found its conversation
+    expect(added(stored())).toEqual([conversation, porto, orphan].sort())
+    // the Costs page counts all of it (the hidden one's spend too) and offers the conversation alone as a session
+    const costs = await host.dispatcher.invoke('costs.summary', { profile: 'default', allSessions: true })
+    if (!costs.ok) throw new Error(costs.error.message)
+    const summary = costs.output as {
+      topSessions: Array<{ sessionId: string }>
+      tokensByDay: Array<{ tokens: { input: number; output: number } }>
+    }
+    const top = summary.topSessions.map((s) => s.sessionId)
+    expect(top).toContain(conversation)
+    expect(top).not.toContain(orphan)
+    const sum = (k: 'input' | 'output') => summary.tokensByDay.reduce((n, d) => n + d.tokens[k], 0)
+    const all = db()
+      .prepare<[], { i: number; o: number }>('SELECT SUM(input_tokens) AS i, SUM(output_tokens) AS o FROM sessions')
+      .get()!
+    expect(sum('input')).toBe(all.i)
+    expect(sum('output')).toBe(all.o)
+  })
+
+  it.skipIf(!withUpstream)("upstream's SessionDB lists the conversations alone and reads their usage whole", () => {
+    const py = `
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from hermes_state import SessionDB
+db = SessionDB(db_path=__import__('pathlib').Path(sys.argv[2]))
+human = [s['id'] for s in db.list_sessions_rich(exclude_sources=['tool'], limit=1000)]
+every = [s['id'] for s in db.list_sessions_rich(limit=1000)]
+s = db.get_session(sys.argv[3])
+print(json.dumps({'human': human, 'every': every, 'calls': s['api_call_count']}))
+`
+    const out = JSON.parse(
+      execFileSync(PY, ['-c', py, UPSTREAM, join(root, 'state.db'), conversation], {
+        env: { ...process.env, HERMES_HOME: root },
+        encoding: 'utf8'
+      })
+    ) as { human: string[]; every: string[]; calls: number }
+    // its human lists (CLI, TUI, gateway, which leave out `tool` sessions) gained the conversations alone
+    expect(added(out.human)).toEqual([conversation, porto].sort())
+    // its unfiltered list (its dashboard's) shows the internal session too, as it shows its own `tool` sessions
+    expect(added(out.every)).toEqual([conversation, porto, orphan].sort())
+    expect(out.calls).toBe(7)
   })
 })

@@ -3,10 +3,11 @@
  * Idempotency-Key retries that must not run (or store) twice, and the concurrency cap (upstream's
  * `max_concurrent_runs`). Every other request runs the agent, as upstream's server does.
  */
-import type { ApiContext } from './context'
-import { planConversation, type Turn } from './conversation'
+import { newSessionId, type ApiContext } from './context'
+import { comparable, planConversation, quotedConversation, type ConversationSessions, type Turn } from './conversation'
 import { TURN_CHANNELS, type ChannelTurnResult, type ContentParts, type TurnHandle } from './gateway-face'
 import { HttpError } from './http'
+import type { TaskRequest } from './task-request'
 
 const IDEMPOTENCY_TTL_MS = 300_000
 const IDEMPOTENCY_MAX = 1000
@@ -32,12 +33,17 @@ export interface TurnRequest {
   model?: string
   /** `X-Hermes-Session-Key`: the caller's long-term memory scope (validated: context.ts memoryKeyHeader). */
   memoryKey?: string
+  /** A chat UI's background task (task-request.ts): no conversation of its own unless a session is named. */
+  task?: TaskRequest
   onDelta?: (d: { kind: string; text?: string; toolName?: string; toolCallId?: string }) => void
   /** `warnings`: what the agent build told the user (a memory provider left out), for a header before streaming. */
   onStarted?: (h: TurnHandle, warnings: string[]) => void
 }
 
 export type TurnOutcome = ChannelTurnResult
+
+/** A task's hidden sessions, and its task (TurnLedger.keepStray). */
+type Stray = { ran: string[]; task: string }
 
 /** In-flight agent requests across every route; over the cap a request is refused with 429 (0 = no cap). */
 export class RunLimiter {
@@ -61,10 +67,14 @@ export class RunLimiter {
   }
 }
 
-/** Sessions this server's header-less requests run in now, and Idempotency-Keys answered recently. */
+/**
+ * Sessions this server's header-less requests run in now, Idempotency-Keys answered recently, and the task sessions
+ * waiting for the conversation they were asked for.
+ */
 export class TurnLedger {
   private readonly running = new Set<string>()
   private readonly keyed = new Map<string, { fp: string; at: number; result: Promise<TurnOutcome> }>()
+  private readonly strays = new Map<string, { at: number; found: Stray[] }>()
 
   /** Takes a session for one request; false when another request of this server runs in it. */
   claim(sessionId: string): boolean {
@@ -75,6 +85,29 @@ export class TurnLedger {
 
   release(sessionId: string): void {
     this.running.delete(sessionId)
+  }
+
+  /**
+   * A chat UI's task that quoted no stored conversation, kept (hidden) under the user message it quoted last: the
+   * queries Open WebUI asks before a conversation's first message is sent. The conversation's later tasks quote that
+   * message with its reply and take it (`takeStrays`).
+   */
+  keepStray(message: string, stray: Stray): void {
+    const now = Date.now()
+    for (const [k, v] of this.strays) if (now - v.at > IDEMPOTENCY_TTL_MS) this.strays.delete(k)
+    const kept = this.strays.get(message)
+    this.strays.set(message, { at: now, found: [...(kept?.found ?? []), stray] })
+    while (this.strays.size > IDEMPOTENCY_MAX) this.strays.delete(this.strays.keys().next().value!)
+  }
+
+  /** The strays kept under any of these messages, each taken once. */
+  takeStrays(messages: string[]): Stray[] {
+    const now = Date.now()
+    return messages.flatMap((m) => {
+      const kept = this.strays.get(m)
+      this.strays.delete(m)
+      return kept && now - kept.at <= IDEMPOTENCY_TTL_MS ? kept.found : []
+    })
   }
 
   /** An `Idempotency-Key` seen with the same body: its first result, never a second turn. */
@@ -97,6 +130,7 @@ export async function runApiTurn(ctx: ApiContext, req: TurnRequest): Promise<Tur
   const claimed: string[] = []
   const letGo = () => claimed.splice(0).forEach((sid) => ctx.turns.release(sid))
   const sessions = req.sessionId ? undefined : ctx.sessions
+  if (sessions && req.task) return runTask(ctx, sessions, req, req.task)
   // A stored session's reads may meet another program's commit: the whole attempt is tried again (its claims let go
   // first), never a read on its own, so each attempt still reads and claims in the same tick.
   const plan = !sessions
@@ -123,14 +157,66 @@ export async function runApiTurn(ctx: ApiContext, req: TurnRequest): Promise<Tur
   }
 }
 
+/**
+ * A chat UI's background task (task-request.ts) runs the agent as any request does, with the same answer, but is never
+ * planned into a conversation (it continues or branches none): it runs in a fresh session of its own, recorded as an
+ * internal one (`source = 'tool'`, which no human session list of either program shows while it runs), and is then
+ * settled: folded into the conversation it quotes (found before it runs, so a stream's header can name it already) or
+ * kept hidden until a later task of the conversation quotes the message it was asked for with its reply (Open WebUI's
+ * title and follow-ups after a first reply quote it; its search queries before a first message could not find it). The
+ * response names the session its usage is recorded in.
+ */
+async function runTask(
+  ctx: ApiContext,
+  sessions: ConversationSessions,
+  req: TurnRequest,
+  task: TaskRequest
+): Promise<TurnOutcome> {
+  const conversation = await sessions.retrying(async () => quotedConversation(sessions, task.quoted))
+  const sid = newSessionId()
+  const quotedUser = task.quoted.filter((t) => t.role === 'user').map((t) => comparable(t.content))
+  const settle = async (ran: string[], fallback: string) => {
+    try {
+      const recorded = await sessions.settleTask(ran, conversation, task.task)
+      if (conversation)
+        for (const stray of ctx.turns.takeStrays(quotedUser))
+          await sessions.settleTask(stray.ran, conversation, stray.task)
+      else if (quotedUser.length && !task.quoted.some((t) => t.role === 'assistant'))
+        ctx.turns.keepStray(quotedUser.at(-1)!, { ran, task: task.task })
+      return recorded
+    } catch {
+      // the answer stands whatever happens to its bookkeeping: a refused write leaves the task's `tool` session as it ran
+      return fallback
+    }
+  }
+  const onStarted = req.onStarted
+  let r: TurnOutcome
+  try {
+    r = await run(
+      ctx,
+      {
+        ...req,
+        ...(onStarted ? { onStarted: (h, w) => onStarted({ ...h, sessionId: conversation ?? h.sessionId }, w) } : {})
+      },
+      { kind: 'new', sessionId: sid },
+      TURN_CHANNELS.apiTask
+    )
+  } catch (err) {
+    await settle([sid], sid)
+    throw err
+  }
+  return { ...r, sessionId: await settle([sid, r.sessionId], r.sessionId) }
+}
+
 async function run(
   ctx: ApiContext,
   req: TurnRequest,
-  plan: { kind: 'new' | 'continue' | 'answer'; sessionId?: string; messageId?: number }
+  plan: { kind: 'new' | 'continue' | 'answer'; sessionId?: string; messageId?: number },
+  channel: (typeof TURN_CHANNELS)['api' | 'apiTask'] = TURN_CHANNELS.api
 ): Promise<TurnOutcome> {
   return ctx.gateway.runChannelTurn({
     profile: ctx.profile,
-    channel: TURN_CHANNELS.api,
+    channel,
     text: req.text,
     ...(req.parts ? { parts: req.parts } : {}),
     // A `model_routes` alias runs its model (and provider/endpoint); any other name is only echoed.

@@ -23,6 +23,7 @@ import { readContent, readText } from './content'
 import type { Turn } from './conversation'
 import type { ContentParts } from './gateway-face'
 import { HttpError, openSse, sendJson, warningsHeader } from './http'
+import { taskRequest } from './task-request'
 
 // Any role is taken (upstream's rule): only system/developer, user and assistant messages are read, others are skipped.
 // Fields a client may send in another shape than OpenAI's (a null role, a `model` number, `stream_options: "yes"`):
@@ -139,6 +140,8 @@ export async function chatCompletions(
     throw new HttpError(400, "Missing or invalid 'messages' field")
   const body = readBody(raw)
   const { text, parts, history, instructions, idSystem, continued } = splitConversation(body.messages)
+  // A chat UI's title, tags, follow-ups… request (task-request.ts): answered the same, recorded on its conversation.
+  const task = continued || parts ? null : taskRequest(history, text)
   const memoryKey = memoryKeyHeader(req.headers['x-hermes-session-key'])
   const headerSid = sessionHeader(req.headers['x-hermes-session-id'])
   const id = newId('chatcmpl-')
@@ -158,6 +161,7 @@ export async function chatCompletions(
       sessionId: headerSid,
       model: body.model,
       ...(memoryKey ? { memoryKey } : {}),
+      ...(task ? { task } : {}),
       ...extra
     })
 

@@ -64,7 +64,9 @@ describe('the session id of a conversation without a session header', () => {
     branches: () => [],
     opening: () => [],
     replying: () => [],
+    replied: () => [],
     seed: async () => {},
+    settleTask: async () => '',
     retrying: (attempt) => attempt()
   } as ConversationSessions
 
@@ -108,7 +110,9 @@ describe('the session id of a conversation without a session header', () => {
       branches: () => [],
       opening: () => [],
       replying: () => [],
+      replied: () => [],
       seed: async () => {},
+      settleTask: async () => '',
       retrying: (attempt) => attempt()
     } as ConversationSessions
     const retry = await planConversation(stored, {

@@ -23,7 +23,8 @@
  * - An empty assistant bubble (a failed or stopped turn): left out on both sides (`said`).
  * - The oldest messages dropped to fit the client's context window (LibreChat, SillyTavern): the first message is then
  *   another one every turn, and upstream starts a session per turn; here the session whose latest reply the history
- *   ends with, holding all of it, is continued. A Regenerate or edit of such a history starts a new session.
+ *   ends with, holding all of it, is continued. A Regenerate or edit of such a history branches from the session
+ *   holding all of it (the branch holds what the client sent).
  * Not recognised: a history with none of this server's replies in it (a new conversation, under its derived id).
  */
 import { createHash, randomUUID } from 'node:crypto'
@@ -75,11 +76,20 @@ export interface ConversationSessions {
   opening(text: string): string[]
   /** The API server's sessions whose latest reply ends with `tail` (compared trimmed), newest first. */
   replying(tail: string): string[]
+  /** The API server's sessions with any reply (not only their latest) ending with `tail` (trimmed), newest first. */
+  replied(tail: string): string[]
   /**
    * Create an `api_server` session holding these turns (a branch names its parent). A turn with `copyOf` is the parent's
    * message those rows hold, copied into the branch: it keeps their identity (v31), as upstream's branch copies do.
    */
   seed(sessionId: string, turns: SeedTurn[], opts: { parent?: string; model?: string }): Promise<void>
+  /**
+   * After a chat UI's background task (task-request.ts) ran in sessions of its own (`ran`: the one it started in, and
+   * the continuation a compression during it moved to): their usage is recorded on the conversation it quoted as
+   * routes of `task`, and they are deleted; with no conversation (or that one gone meanwhile) they are kept, hidden
+   * from every session list. Resolves to the session the task is now recorded in.
+   */
+  settleTask(ran: string[], conversation: string | undefined, task: string): Promise<string>
   /**
    * Runs a planning attempt again, off the event loop, while another program's commit blocks reading the store (a
    * rollback-journal home). An attempt reads and claims in one tick and lets go of its claims when it fails, so
@@ -273,12 +283,13 @@ type Found = { id: string; offset: number }
  *
  * Failing that, a client that dropped the conversation's oldest messages to fit its context window (LibreChat's
  * context limit, SillyTavern's): a session whose latest reply the history ends with, holding the whole history after
- * some turns of its own and nothing past it but, at most, the message retried. Only continued or answered there: a
- * windowed Regenerate or edit is not told from a new conversation.
+ * some turns of its own and nothing past it but, at most, the message retried (continued or answered there). Failing
+ * that too, the same client's Regenerate or edit of a turn before the latest: a session holding the whole history,
+ * ending with one of its replies, after some turns of its own, with more stored past it (the plan branches from it).
  */
 function recognise(
   turns: ConversationSessions['turns'],
-  lookup: { openings: () => string[]; replies: (tail: string) => string[] },
+  lookup: { openings: () => string[]; replies: (tail: string) => string[]; replied: (tail: string) => string[] },
   history: Turn[],
   derived: string
 ): Found | undefined {
@@ -311,19 +322,48 @@ function recognise(
   if (best) return { id: best.id, offset: 0 }
   const last = comparable(history.findLast((t) => t.role === 'assistant')!.content)
   if (!last) return undefined
-  for (const id of lookup.replies(last.slice(-REPLY_TAIL))) {
-    const s = comparedTurns(id)
-    for (let o = 0; s && o < s.length; o++) {
-      if (!same(history[0]!, s[o]!)) continue
-      const { k, j } = align(history, s.slice(o))
-      if (k === history.length && s.length - o - j <= 1) return { id, offset: o }
+  const windowed = (ids: string[], fits: (rest: number) => boolean) => {
+    for (const id of ids) {
+      const s = comparedTurns(id)
+      for (let o = 0; s && o < s.length; o++) {
+        if (!same(history[0]!, s[o]!)) continue
+        const { k, j } = align(history, s.slice(o))
+        if (k === history.length && fits(s.length - o - j)) return { id, offset: o }
+      }
     }
+    return undefined
   }
-  return undefined
+  return (
+    windowed(lookup.replies(last.slice(-REPLY_TAIL)), (rest) => rest <= 1) ??
+    windowed(lookup.replied(last.slice(-REPLY_TAIL)), () => true)
+  )
 }
 
 /** How much of a reply's end the store is asked for (the rest is compared turn by turn). */
 const REPLY_TAIL = 64
+
+/**
+ * The stored conversation a chat UI's background task quotes (task-request.ts): the API session whose latest reply is
+ * the last reply quoted and whose turns end with the quoted ones up to it (a user message stored after it is the
+ * conversation's next turn, begun meanwhile). A quote is the conversation's latest messages, so only its end is
+ * compared; a session too long or compressed to compare is taken on its latest reply alone (this server's own text).
+ * The newest such; undefined when none is stored (the queries for a conversation's first message, asked before it
+ * is sent, quote no reply).
+ */
+export function quotedConversation(sessions: ConversationSessions, quoted: Turn[]): string | undefined {
+  const at = quoted.findLastIndex((t) => t.role === 'assistant' && comparable(t.content) !== '')
+  if (at < 0) return undefined
+  const upTo = quoted.slice(0, at + 1).filter(said)
+  for (const id of sessions.replying(comparable(quoted[at]!.content).slice(-REPLY_TAIL))) {
+    const stored = sessions.turns(id)
+    if (!stored) continue
+    if (!stored.whole) return id
+    const s = stored.turns.filter(said)
+    const from = s.findLastIndex((t) => t.role === 'assistant') + 1 - upTo.length
+    if (from >= 0 && upTo.every((t, i) => same(t, s[from + i]!))) return id
+  }
+  return undefined
+}
 
 /**
  * Where a request without a session header goes. `history` is the request's user/assistant turns before its last
@@ -360,7 +400,11 @@ export async function planConversation(
   const opening = comparable(first.parts ? (storedPartsText(first.parts) ?? first.content) : first.content)
   const found = recognise(
     turnsOf,
-    { openings: () => sessions.opening(opening), replies: (tail) => sessions.replying(tail) },
+    {
+      openings: () => sessions.opening(opening),
+      replies: (tail) => sessions.replying(tail),
+      replied: (tail) => sessions.replied(tail)
+    },
     history,
     derived
   )

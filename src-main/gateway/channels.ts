@@ -66,6 +66,10 @@ export const TURN_CHANNELS = {
   desk: { capability: DESK_CHAT, source: 'desktop', bind: (b) => setSessionVars(deskChatVars(b)) },
   // Every API-server turn goes through the one chokepoint, so its capability can never be left on.
   api: { capability: API_SERVER, source: 'api_server', bind: (b) => bindApiServerSession(b) },
+  // A chat UI's background task on the API server (title, tags, follow-ups: channels/task-request.ts): the same
+  // channel, but its session is recorded as upstream records an internal call's, `source = 'tool'`, which no human
+  // session list of either program shows while it runs (the server then folds it into its conversation or hides it).
+  apiTask: { capability: API_SERVER, source: 'tool', bind: (b) => bindApiServerSession(b) },
   // Upstream binds ONLY the capability for one-shot runs: no session vars, no engaged latch.
   oneShot: { capability: ONE_SHOT, source: 'cli', bind: () => declareStatelessChannel() },
   cron: {

@@ -1,7 +1,8 @@
 /**
  * Homes written by an older (v21) and the current (v30) upstream: a Caduceus turn records usage in the home's
  * own shapes, and afterwards the upstream's own SQL still upserts usage, appends, deletes and passes the FTS
- * integrity check. Opening alone changes nothing.
+ * integrity check. Opening alone changes nothing. A chat UI's task request folded into its conversation keeps its
+ * spend and money kind there, in the home's route shape.
  */
 import Database from 'better-sqlite3'
 import { readFileSync } from 'node:fs'
@@ -11,6 +12,7 @@ import { Agent } from '../agent/agent'
 import { startScriptedProvider } from '../agent/scripted'
 import { ToolRegistry } from '../agent/tools/registry'
 import { makeHome, upstream, type HomeVersion } from './test-fixtures/homes'
+import { rawDb } from './test-fixtures/raw-db'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 import { usageReport } from './test-fixtures/usage'
 
@@ -129,5 +131,65 @@ describe.each([21, 30] as HomeVersion[])('a v%s home', (version) => {
     up.integrityCheck()
     store.close()
     raw.close()
+  })
+})
+
+// A chat UI's background task folded into its conversation (`foldTaskSession`) or kept hidden (`hideSession`): on a
+// v21 home the route key has no `task` and `hidden` comes with Caduceus's first write.
+describe.each([21, 30] as HomeVersion[])("a chat UI's task request on a v%s home", (version) => {
+  it("a task's usage moves onto its conversation as its route; the task's session goes", async () => {
+    const store = new SessionStore(makeHome(tempDir(), version))
+    await store.createSession('conv', 'api_server')
+    await store.appendMessage('conv', { role: 'user', content: 'plan a trip' })
+    await store.recordUsage('conv', usageReport(0.01))
+    await store.createSession('task', 'tool')
+    await store.appendMessage('task', { role: 'user', content: '### Task:\nGenerate a title' })
+    await store.recordUsage('task', usageReport(0.002, { model: 'small', inputTokens: 50, outputTokens: 5 }))
+    await store.recordUsage('task', usageReport(null, { model: 'small', inputTokens: 7, outputTokens: 1 }))
+    await store.recordUsage('task', usageReport(0.003, { model: 'big', costStatus: 'billed' }))
+
+    expect(await store.foldTaskSession('task', 'conv', 'title_generation')).toBe(true)
+    expect(store.getSession('task')).toBeNull()
+    const db = rawDb(store)
+    expect(db.prepare("SELECT count(*) AS n FROM messages WHERE session_id = 'task'").get()).toEqual({ n: 0 })
+    const conv = store.getSession('conv')!
+    expect(conv).toMatchObject({ apiCallCount: 4, inputTokens: 257, outputTokens: 46, costStatus: 'partial' })
+    expect(conv.estimatedCostUsd).toBeCloseTo(0.012)
+    expect(conv.actualCostUsd).toBeCloseTo(0.003)
+    const task = version === 21 ? "'' AS task" : 'task'
+    const routes = db
+      .prepare(
+        `SELECT model, ${task}, api_call_count AS calls, estimated_cost_usd AS est, actual_cost_usd AS act, cost_status AS status
+         FROM session_model_usage WHERE session_id = 'conv' ORDER BY model`
+      )
+      .all()
+    const named = version === 21 ? '' : 'title_generation'
+    expect(routes).toEqual([
+      { model: 'big', task: named, calls: 1, est: 0, act: 0.003, status: 'billed' },
+      { model: 'gpt-x', task: '', calls: 1, est: 0.01, act: 0, status: 'estimated' },
+      { model: 'small', task: named, calls: 2, est: 0.002, act: 0, status: 'partial' }
+    ])
+    // nothing to fold from a session that is gone, nor into one
+    expect(await store.foldTaskSession('task', 'conv', 'title_generation')).toBe(false)
+    await store.createSession('task2', 'tool')
+    expect(await store.foldTaskSession('task2', 'gone', 'title_generation')).toBe(false)
+    expect(store.getSession('task2')).not.toBeNull()
+    store.close()
+  })
+
+  it('a task quoting no conversation is kept hidden: in no list, its spend in the costs', async () => {
+    const store = new SessionStore(makeHome(tempDir(), version))
+    await store.createSession('conv', 'api_server')
+    await store.createSession('task', 'tool')
+    await store.recordUsage('task', usageReport(0.002))
+    expect(await store.hideSession('task')).toBe(true)
+    expect(await store.hideSession('task')).toBe(false)
+    expect(store.listSessions().items.map((s) => s.id)).toEqual(['conv'])
+    expect(store.listSessions({ sources: ['tool'] }).items).toEqual([])
+    expect(rawDb(store).prepare("SELECT source, hidden FROM sessions WHERE id = 'task'").get()).toEqual({
+      source: 'tool',
+      hidden: 1
+    })
+    store.close()
   })
 })

@@ -209,6 +209,35 @@ export function sessionsOpeningWith(db: Database.Database, text: string, source:
 }
 
 /**
+ * Sessions on one channel with an assistant message among the home's latest `RECENT_ROWS` messages (not only a
+ * session's latest) that ends with `tail` (give or take trailing whitespace; the caller compares its candidates turn by
+ * turn) or is the end of it; newest first and at most `limit`:
+ * where the API server looks for the conversation of a client that dropped its oldest messages and then regenerated or
+ * edited a turn before the latest. Asked only when nothing cheaper found the conversation, and bounded to a range of
+ * the messages' rowids (a client's window is the conversation's latest turns), each compared by its last bytes.
+ */
+export function sessionsWithReply(db: Database.Database, tail: string, source: string, limit: number): string[] {
+  if (tail === '') return []
+  const rows = stmt<Pick<LineageRow, 'id'>>(
+    db,
+    `SELECT s.id AS id FROM sessions s
+     WHERE s.source = @source AND s.id IN (
+       SELECT m.session_id FROM messages m
+       WHERE m.id > (SELECT COALESCE(MAX(id), 0) FROM messages) - @recent AND m.role = 'assistant'
+         AND (instr(substr(CAST(m.content AS BLOB), -@near), CAST(@tail AS BLOB)) > 0
+           OR (length(CAST(m.content AS BLOB)) <= @near AND instr(@tail, trim(m.content, ' ' || char(9, 10, 13))) > 0
+             AND trim(m.content, ' ' || char(9, 10, 13)) != '')))
+     ORDER BY s.started_at DESC, s.id DESC LIMIT @limit`
+  ).all({ source, tail, limit, recent: RECENT_ROWS, near: Buffer.byteLength(tail) + TRAILING_SPACE })
+  return rows.map((r) => r.id)
+}
+
+/** How many of the home's latest messages `sessionsWithReply` reads. */
+const RECENT_ROWS = 20_000
+/** Whitespace a stored reply may end with after the text a client shows (bytes; candidates are compared after). */
+const TRAILING_SPACE = 16
+
+/**
  * Sessions on one channel whose latest assistant message with text ends with `tail`, or is itself the end of it (a
  * client shows a tool turn's text before the call and its final reply as one message), compared trimmed; newest first
  * and at most `limit`: where the API server looks for a conversation a client sent without its oldest messages.

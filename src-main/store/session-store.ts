@@ -55,12 +55,13 @@ import {
 import { exportRecords, resolveSessionId, type ExportRecord } from './session-transfer'
 import { expandSegments, parseJsonlChunked, type ImportSummary } from './session-import'
 import { importInBatches } from './import-batches'
-import { recordUsageRows } from './usage'
+import { moveUsageRows, recordUsageRows } from './usage'
 import {
   branchesOf,
   compressionChain,
   sessionsOpeningWith,
   sessionsReplyingWith,
+  sessionsWithReply,
   lineageRoot,
   resumeTip,
   type LineageRow
@@ -492,6 +493,41 @@ export class SessionStore {
     })
   }
   /**
+   * A chat UI's background task (title, tags, follow-ups…) that ran in session `from`: its usage is recorded on the
+   * conversation `into` as routes of `task` (usage.ts moveUsageRows) and `from` goes with its messages, in one
+   * transaction, so no reader sees the task as a conversation of its own or its spend twice. False, with nothing
+   * changed, when either session is gone.
+   */
+  async foldTaskSession(from: string, into: string, task: string): Promise<boolean> {
+    requireId(from)
+    requireId(into)
+    return await this.write((tx) => {
+      const db = txDb(tx)
+      if (from === into || !stmt(db, 'SELECT 1 FROM sessions WHERE id = ?').get(from)) return false
+      if (!stmt(db, 'SELECT 1 FROM sessions WHERE id = ?').get(into)) return false
+      moveUsageRows(tx, this.handle.shape, from, into, task)
+      const r = deleteSessionRows(db, from)
+      tx.touch(into, ...r.ids)
+      return true
+    })
+  }
+
+  /**
+   * Marks a session hidden (`hidden = 1`, where the home has the column): the mark upstream gives its internal
+   * sessions, which no session list of either program shows. False when nothing changed.
+   */
+  async hideSession(id: string): Promise<boolean> {
+    requireId(id)
+    return await this.write((tx) => {
+      const db = txDb(tx)
+      if (!existingColumns(db, 'sessions').has('hidden')) return false
+      const changed = stmt(db, 'UPDATE sessions SET hidden = 1 WHERE id = ? AND hidden IS NOT 1').run(id).changes > 0
+      if (changed) tx.touch(id)
+      return changed
+    })
+  }
+
+  /**
    * Prune with upstream's selection (ended sessions only; `olderThanDays` bounds `started_at`, default 90
    * unless a started bound is given, none when null; archived sessions kept unless `archived` or `includeArchived` says otherwise,
    * as `hermes sessions prune` keeps them); `dryRun` only lists the candidates. Children outside are detached.
@@ -716,6 +752,9 @@ export class SessionStore {
   /** Sessions on `source` whose latest assistant text ends with `tail` (trimmed), newest first. */
   sessionsReplyingWith(tail: string, source: string, limit: number): string[] {
     return sessionsReplyingWith(this.db, tail, source, limit)
+  }
+  sessionsWithReply(tail: string, source: string, limit: number): string[] {
+    return sessionsWithReply(this.db, tail, source, limit)
   }
 
   listSessions(q: ListOptions = {}): SessionPage {

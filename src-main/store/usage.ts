@@ -150,6 +150,72 @@ export function recordUsageRows(
   )
 }
 
+/** A route row as it is moved (usage.ts moveUsageRows). */
+type RouteRow = Pick<
+  typeof sessionModelUsage.$inferSelect,
+  | 'model'
+  | 'billing_provider'
+  | 'billing_base_url'
+  | 'billing_mode'
+  | 'task'
+  | 'api_call_count'
+  | 'input_tokens'
+  | 'output_tokens'
+  | 'cache_read_tokens'
+  | 'cache_write_tokens'
+  | 'reasoning_tokens'
+  | 'estimated_cost_usd'
+  | 'actual_cost_usd'
+  | 'cost_status'
+>
+
+/**
+ * Records session `from`'s usage on session `into`, route by route (its counters, a route row and today's day row), as
+ * routes of `task` where a row names none (a compression or title call inside it keeps its own). Money stays what
+ * it was: a billed route is billed there, an estimated one estimated, an unpriced one unpriced, and a route that mixed
+ * both leaves `into` partial. The caller deletes `from` in the same transaction. Returns how many routes moved.
+ */
+export function moveUsageRows(tx: WriteTx, shape: HomeShape, from: string, into: string, task: string): number {
+  const db = txDb(tx)
+  const route = usageTarget(db, shape, 'session_model_usage')
+  const rows = stmt<RouteRow>(
+    db,
+    `SELECT model, billing_provider, billing_base_url, billing_mode, ${route.columns.has('task') ? 'task' : "'' AS task"},
+       ${USAGE_COUNTERS.join(', ')}, cost_status FROM ${route.table} WHERE session_id = ?`
+  ).all(from)
+  for (const r of rows) {
+    const billed = num(r.actual_cost_usd) > 0
+    const unpriced =
+      isUnpricedStatus(r.cost_status) || (r.cost_status === null && !billed && num(r.estimated_cost_usd) === 0)
+    const report: UsageReport = {
+      model: r.model,
+      provider: r.billing_provider,
+      baseUrl: r.billing_base_url,
+      billingMode: r.billing_mode,
+      task: r.task || task,
+      inputTokens: num(r.input_tokens),
+      outputTokens: num(r.output_tokens),
+      cacheReadTokens: num(r.cache_read_tokens),
+      cacheWriteTokens: num(r.cache_write_tokens),
+      reasoningTokens: num(r.reasoning_tokens),
+      apiCalls: num(r.api_call_count),
+      costUsd: unpriced ? null : billed ? num(r.actual_cost_usd) : num(r.estimated_cost_usd),
+      costStatus: unpriced ? 'unpriced' : billed ? 'billed' : 'estimated'
+    }
+    recordUsageRows(tx, shape, into, report)
+    // a route that was partly unpriced stays so: an unpriced call of no tokens marks it (and the session) partial
+    if (r.cost_status === 'partial')
+      recordUsageRows(tx, shape, into, {
+        ...report,
+        ...{ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
+        apiCalls: 0,
+        costUsd: null,
+        costStatus: 'unpriced'
+      })
+  }
+  return rows.length
+}
+
 /** Column names checked against the table definition; the values then go in by name (shape-dependent SQL). */
 const dailyValues = (v: typeof sessionDailyUsage.$inferInsert) => v
 /** Named bind values by column (checked against the table definition by the caller, `$inferInsert`). */

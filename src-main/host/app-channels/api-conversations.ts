@@ -35,6 +35,17 @@ export function apiConversations(stores: Services['stores'], profile: string): C
     branches: (sessionId) => store().branchesOf(sessionId, 'api_server'),
     opening: (text) => store().sessionsOpeningWith(text, 'api_server', MAX_OPENINGS),
     replying: (tail) => store().sessionsReplyingWith(tail, 'api_server', MAX_OPENINGS),
+    replied: (tail) => store().sessionsWithReply(tail, 'api_server', MAX_OPENINGS),
+    async settleTask(ran, conversation, task) {
+      const s = store()
+      const ids = [...new Set(ran)].filter((id) => s.getSession(id))
+      if (conversation && s.getSession(conversation)) {
+        for (const id of ids) await s.foldTaskSession(id, conversation, task)
+        return conversation
+      }
+      for (const id of ids) await s.hideSession(id)
+      return ran.at(-1) ?? ''
+    },
     // The turn path's read retry (a rollback-journal home another program commits to): the planning is one read.
     retrying: (attempt) => readRetrying(attempt),
     async seed(sessionId, turns, opts) {
