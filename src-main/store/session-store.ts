@@ -62,8 +62,7 @@ import {
   sessionsOpeningWith,
   sessionsReplyingWith,
   lineageRoot,
-  resumeTip,
-  type LineageRow
+  resumeTip
 } from './lineage'
 import { listSessionPage, listSessionRows, sessionSources, type ListOptions, type SortValue } from './read-list'
 import { sessionDetail, storedSystemPrompt } from './read-detail'
@@ -700,8 +699,12 @@ export class SessionStore {
   resolveResumeSessionId(id: string): string {
     return resumeTip(this.db, id)
   }
-  getCompressionChain(id: string): LineageRow[] {
-    return compressionChain(this.db, id)
+  /**
+   * The ids of the compression chain `id` belongs to, root first (the lineage rows stay inside the store: every
+   * caller outside it needs only which sessions make up the conversation).
+   */
+  compressionChainIds(id: string): string[] {
+    return compressionChain(this.db, id).map((r) => r.id)
   }
   getLineageRoot(id: string | null | undefined): string | null {
     return lineageRoot(this.db, id)

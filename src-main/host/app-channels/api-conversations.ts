@@ -91,7 +91,7 @@ export function apiConversations(stores: Services['stores'], profile: string): C
 
 /** The session and the compression continuations after it, in order (just the session when never compressed). */
 function chainOf(store: SessionStore, sessionId: string): string[] {
-  const chain = store.getCompressionChain(sessionId).map((r) => r.id)
+  const chain = store.compressionChainIds(sessionId)
   const at = chain.indexOf(sessionId)
   return at < 0 ? [sessionId] : chain.slice(at)
 }
