@@ -108,6 +108,11 @@ function stateDbOf(store: SessionStore): StateDb {
   return h
 }
 
+/** The better-sqlite3 addon build the store's connections load (its OpenOptions'; store/-internal, for the watcher). */
+export function bindingOf(store: SessionStore): string | undefined {
+  return stateDbOf(store).nativeBinding
+}
+
 /**
  * The better-sqlite3 connection of a store, read per call: the first write of a lazily opened profile swaps in
  * the newly created file, so never hold on to it.
@@ -574,7 +579,7 @@ export class SessionStore {
     await importInBatches(
       {
         write: (fn) => this.write(fn),
-        connect: () => openImportConnection(this.path),
+        connect: () => openImportConnection(this.path, this.openOpts.nativeBinding),
         retryMs: () => this.queue.budgetMs,
         fileId: () => fileAt(this.path)?.id ?? null
       },

@@ -58,6 +58,8 @@ export function createStoreServices(opts: {
   bus: EventBus
   /** The profile whose folder the host was pointed at (resolveRoot), if it was. */
   profile?: string
+  /** The better-sqlite3 addon build the host's stores load (the app's Electron-ABI copy). */
+  nativeBinding?: string
 }): Services {
   const { root, log, bus } = opts
   mkdirSync(root, { recursive: true })
@@ -65,7 +67,8 @@ export function createStoreServices(opts: {
   const stores = new StoreRegistry(root, {
     writeRetryMs: (e) => writeRetryMs(e.home),
     journalMode: (e) => journalModeSetting(e.home),
-    onJournalNotice: (profile, message) => log.warn('store', `profile ${profile}: ${message}`)
+    onJournalNotice: (profile, message) => log.warn('store', `profile ${profile}: ${message}`),
+    nativeBinding: opts.nativeBinding
   })
   const watchers = new Map<string, SessionWatcher>()
   const closers: Array<() => void | Promise<void>> = []
