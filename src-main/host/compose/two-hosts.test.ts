@@ -1,9 +1,11 @@
 // Two hosts in one process (tests build several; a `caduceus serve` beside the app's own would too) keep their own
 // state: what one host was given reaches neither the other's stores nor its memory guard nor its profile names.
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createHost, type Host } from './create-host'
 import { createLogger } from '../log/log'
+import { isMultiplexActive } from '../../scope'
 import { SessionStore } from '../../store'
 import { cleanupTempDirs, tempDir } from '../../store/test-fixtures/tmp'
 
@@ -40,6 +42,27 @@ describe('two hosts in one process', () => {
     } finally {
       await a.close()
       await b.close()
+    }
+  })
+
+  it("keep each their own share of the multiplex guard: a one-profile host does not switch off another's", async () => {
+    const two = await homeWithSession('cad-two-multi-', 'in-default')
+    mkdirSync(join(two, 'profiles', 'work'), { recursive: true })
+    const a = await host(two)
+    expect(isMultiplexActive()).toBe(true)
+    const b = await host(await homeWithSession('cad-two-single-', 'in-b'))
+    const c = await host(await homeWithSession('cad-two-third-', 'in-c'))
+    try {
+      // B and C serve one profile each: A's two still make the process multiplexed, and so do B and C together
+      expect(isMultiplexActive()).toBe(true)
+      await a.close()
+      expect(isMultiplexActive()).toBe(true)
+      await b.close()
+      expect(isMultiplexActive()).toBe(false)
+    } finally {
+      await a.close()
+      await b.close()
+      await c.close()
     }
   })
 })
