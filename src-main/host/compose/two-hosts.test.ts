@@ -4,8 +4,9 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createHost, type Host } from './create-host'
+import { buildGraph } from './create-turn-host'
 import { createLogger } from '../log/log'
-import { isMultiplexActive } from '../../scope'
+import { isMultiplexActive, runInProfileScope } from '../../scope'
 import { SessionStore } from '../../store'
 import { cleanupTempDirs, tempDir } from '../../store/test-fixtures/tmp'
 
@@ -63,6 +64,27 @@ describe('two hosts in one process', () => {
       await a.close()
       await b.close()
       await c.close()
+    }
+  })
+
+  it('name the profile a delegation row records under their own root', async () => {
+    const roots = [tempDir('cad-two-root-a-'), tempDir('cad-two-root-b-')]
+    for (const root of roots) mkdirSync(join(root, 'profiles', 'work'), { recursive: true })
+    const [a, b] = [
+      await buildGraph({ home: roots[0], headless: true, live: false, log: createLogger() }),
+      await buildGraph({ home: roots[1], headless: true, live: false, log: createLogger() })
+    ]
+    try {
+      // what a delegation started in A's `work` turn writes as its owner (retained.ts writeChildren)
+      const owner = (g: typeof a, root: string) =>
+        runInProfileScope(join(root, 'profiles', 'work'), {}, () =>
+          g.runtime.delegation('work').registry.ctx.currentProfile()
+        )
+      expect(owner(a, roots[0]!)).toBe('work')
+      expect(owner(b, roots[1]!)).toBe('work')
+    } finally {
+      await a.services.close()
+      await b.services.close()
     }
   })
 })

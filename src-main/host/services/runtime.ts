@@ -100,6 +100,8 @@ export async function wireRuntime(
       store,
       ...(first ? { live: first.live, pool: first.pool } : {}),
       log: namedLog(log, 'delegation'),
+      // the owner profile a delegation row records is named under this host's root, not the process's default one
+      registry: { root: s.root },
       onUpdate: (u) => bus.emit('delegation.updated', u),
       // A finished background delegation's notice is saved after the parent's turn and runs as its next turn.
       saveAndRun: (what, sessionId, save) => followUps.saveAndRun('delegation', what, profile, sessionId, save),
