@@ -237,7 +237,8 @@ async function prepareDemo(s: Services, vault: SecretVault): Promise<void> {
   for (const e of s.stores.list()) {
     const raw = loadConfig(e.home).raw
     const provider = (raw.model as { provider?: unknown } | undefined)?.provider
-    if (isDemoConfig(raw) || provider === 'demo') writeSettings(e.home, { baseUrl: server.baseUrl }, { vault })
+    if (isDemoConfig(raw) || provider === 'demo')
+      writeSettings(e.home, { baseUrl: server.baseUrl }, { profile: e.name, vault })
   }
   s.log.info('host', `demo model serving at ${server.baseUrl}`)
 }
