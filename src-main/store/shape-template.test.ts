@@ -10,7 +10,7 @@ import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
-import { SessionStore } from './index'
+import { SessionStore, SessionWatcher } from './index'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 import { usageReport } from './test-fixtures/usage'
 
@@ -99,6 +99,11 @@ describe("a new profile's state.db in a home upstream made", () => {
     expect(files).toContain(join(home, 'state.db'))
     const ours = read(file, (db) => version(db))
     expect(ours).toBe(read(join(home, 'state.db'), (db) => version(db)))
+    // the watcher's own connection on the file loads it too
+    const before = files.filter((f) => f === file).length
+    const watcher = new SessionWatcher(store, () => {}).start()
+    watcher.stop()
+    expect(files.filter((f) => f === file)).toHaveLength(before + 1)
   })
 
   it("has the schema upstream made for the home's other profiles (its usage key, its schema_version)", async () => {
