@@ -6,6 +6,10 @@
  * - snake_case column reads outside store/: `obj.some_column` whose property is declared in store/ or comes
  *   from a `Record<string, unknown>` row (index signature), limited to state.db column names: a database row
  *   escaping the store (wire/JSON fields that share a column's name and are typed elsewhere are not counted).
+ *   Most of these are wire formats that keep upstream's or a vendor's names (OpenAI messages, provider replies,
+ *   upstream's export records, jobs.json, mem0.json); the next count is the one that finds a row handed out raw;
+ * - snake_case keys in what the store hands out: the properties (to depth 3) of what SessionStore's public methods
+ *   and its repositories' functions return, outside the wire formats the store is asked for by name (WIRE_TYPES).
  * Usage: node scripts/measure-rows.mjs [--list]
  */
 import ts from 'typescript'
@@ -73,6 +77,48 @@ for (const sf of program.getSourceFiles()) {
   }
   visit(sf)
 }
+// Types the store builds in a format someone else named: upstream's get_messages_as_conversation gives OpenAI messages.
+const WIRE_TYPES = new Set(['ConversationMessage'])
+const handedOut = []
+{
+  const seen = new Set()
+  const walk = (t, where, depth) => {
+    if (depth > 3 || !t || WIRE_TYPES.has(t.aliasSymbol?.name ?? t.symbol?.name)) return
+    if (t.isUnion()) return t.types.forEach((u) => walk(u, where, depth))
+    if (checker.isArrayType(t) || checker.isTupleType(t))
+      return checker.getTypeArguments(t).forEach((a) => walk(a, where, depth))
+    const props = checker.getPropertiesOfType(t)
+    if (props.length > 80 || t.getCallSignatures().length) return
+    for (const p of props) {
+      if (snake.test(p.name) && !seen.has(`${where} .${p.name}`)) {
+        seen.add(`${where} .${p.name}`)
+        handedOut.push(`${where} .${p.name}`)
+      }
+      const decl = p.valueDeclaration ?? p.declarations?.[0]
+      if (decl) walk(checker.getTypeOfSymbolAtLocation(p, decl), where, depth + 1)
+    }
+  }
+  const returned = (sig) => {
+    const r = checker.getReturnTypeOfSignature(sig)
+    return checker.getAwaitedType(r) ?? r
+  }
+  const sf = program.getSourceFile(path.join(root, 'src-main/store/session-store.ts'))
+  const cls = sf.statements.find((n) => ts.isClassDeclaration(n) && n.name?.text === 'SessionStore')
+  for (const m of cls.members) {
+    if (!ts.isMethodDeclaration(m) || ts.isPrivateIdentifier(m.name)) continue
+    if (m.modifiers?.some((x) => x.kind === ts.SyntaxKind.PrivateKeyword)) continue
+    const name = m.name.getText()
+    const sig = checker.getSignatureFromDeclaration(m)
+    if (!/Repo$/.test(name)) {
+      walk(returned(sig), `SessionStore.${name}()`, 0)
+      continue
+    }
+    for (const p of checker.getPropertiesOfType(checker.getReturnTypeOfSignature(sig)))
+      for (const s of checker.getTypeOfSymbolAtLocation(p, m).getCallSignatures())
+        walk(returned(s), `${name}().${p.name}()`, 0)
+  }
+}
+
 const show = (title, items) => {
   console.log(`${title}: ${items.length}`)
   if (list) for (const i of items) console.log(`  ${i}`)
@@ -86,3 +132,4 @@ for (const r of reads) {
   byDir[d] = (byDir[d] ?? 0) + 1
 }
 console.log('  by folder:', JSON.stringify(byDir))
+show('snake_case keys in what the store hands out', handedOut)

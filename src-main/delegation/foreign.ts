@@ -10,6 +10,7 @@
  * the goal as its first user message (the child's run starts with the goal as its user message). Two candidates
  * (the same goal twice at once) link none rather than a guess.
  */
+import type { SessionStore } from '../store'
 import { parseJson } from './registry/context'
 import type { DelegationDb } from './types'
 
@@ -27,22 +28,19 @@ interface ForeignChild {
   error: string | null
 }
 
-interface ForeignRow {
-  delegationId: string
-  parentSessionId: string | null
-  dispatchedAt: number
-  completedAt: number | null
-  taskJson: string | null
-  eventJson: string | null
-  resultJson: string | null
-}
+/** A delegation as the repository lists it (store/delegation-repo.ts declares the record once). */
+type Listed = ReturnType<ReturnType<SessionStore['delegationRepo']>['listForSubagents']>[number]
+type ForeignRow = Pick<
+  Listed,
+  'delegationId' | 'parentSessionId' | 'dispatchedAt' | 'completedAt' | 'taskJson' | 'eventJson' | 'resultJson'
+>
 
 type Obj = Record<string, unknown>
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {})
 const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v : null)
 
 /** No manifest at all: the row was written by a dispatcher that keeps none (upstream). */
-export function isForeignRow(r: { childrenJson: string | null; childSessionId: string | null }): boolean {
+export function isForeignRow(r: Pick<Listed, 'childrenJson' | 'childSessionId'>): boolean {
   return r.childrenJson === null && r.childSessionId === null
 }
 

@@ -9,7 +9,7 @@ export {
   withHomeOverride,
   currentSecretScope,
   isMultiplexActive,
-  setMultiplexActive,
+  claimProfiles,
   ctxBound
 } from './scope'
 export { runInProfileScope } from './profile-scope'

@@ -14,7 +14,8 @@ interface ScopeState {
 }
 
 const als = new AsyncLocalStorage<ScopeState>()
-let processMultiplex = false
+/** How many profiles each live host of this process serves (see `claimProfiles`). */
+const served = new Map<symbol, number>()
 
 const current = (): ScopeState => als.getStore() ?? {}
 const withState = <T>(patch: ScopeState, fn: () => T): T => als.run({ ...current(), ...patch }, fn)
@@ -42,13 +43,31 @@ export function currentSecretScope(): SecretScope | null {
   return current().secretScope ?? null
 }
 
-/** Process-wide flag, set once when the host serves several profiles. */
-export function setMultiplexActive(active: boolean): void {
-  processMultiplex = active
+/** One host's share of the profiles this process serves: `count` as its profiles come and go, `release` on close. */
+export interface ProfileClaim {
+  count(profiles: number): void
+  release(): void
+}
+
+/**
+ * Upstream's multiplex flag is the process's, and it has to be: the guard reads it for calls that carry no scope (a
+ * provider's own timer, a plugin's module code), which cannot say which host they came from. So each host claims the
+ * profiles it serves and the process is multiplexed while they add up to more than one — two hosts of one profile
+ * each serve two profiles as much as one host of two does. Each host counts only its own share, so a host serving one
+ * profile no longer switches off the guard of another serving several (a single flag was whatever the last host set).
+ */
+export function claimProfiles(): ProfileClaim {
+  const key = Symbol('host')
+  return {
+    count: (profiles) => void served.set(key, profiles),
+    release: () => void served.delete(key)
+  }
 }
 
 export function isMultiplexActive(): boolean {
-  return processMultiplex
+  let total = 0
+  for (const n of served.values()) total += n
+  return total > 1
 }
 
 /**

@@ -1,19 +1,20 @@
 /**
- * Tests run a body as a multiplexed host would: the host flips the process-wide flag (host/services/services.ts),
- * so tests do the same and put it back after, sync or async. Vitest runs a file's tests one at a time.
+ * Tests run a body as a multiplexed host would: the host claims the profiles it serves (host/services/services.ts),
+ * so tests claim two for the body and release them after, sync or async. Vitest runs a file's tests one at a time.
  */
-import { setMultiplexActive } from './scope'
+import { claimProfiles } from './scope'
 
 export function multiplexed<T>(fn: () => T): T {
-  setMultiplexActive(true)
+  const claim = claimProfiles()
+  claim.count(2)
   let out: T
   try {
     out = fn()
   } catch (e) {
-    setMultiplexActive(false)
+    claim.release()
     throw e
   }
-  if (out instanceof Promise) return out.finally(() => setMultiplexActive(false)) as T
-  setMultiplexActive(false)
+  if (out instanceof Promise) return out.finally(() => claim.release()) as T
+  claim.release()
   return out
 }

@@ -14,15 +14,18 @@
  */
 import type Database from 'better-sqlite3'
 import { splitMergedSummary } from '@shared/contract'
-import { stmt } from './stmt-cache'
+import { stmt, type ColumnsOf } from './stmt-cache'
 import { existingColumns } from './reconcile'
 import { kindOf, lineageRow } from './lineage'
+import type { messages } from './schema'
+import type { messageIdentity } from './schema/identity'
 
-/** What a row is paired by, read without its text (the rows' text is compared in SQL, only where times agree). */
-interface Row {
-  id: number
-  timestamp: number
-  uid: string | null
+/**
+ * What a row is paired by, read without its text (the rows' text is compared in SQL, only where times agree): its id,
+ * its time and its v31 `message_uid` (NULL on an older home or an empty uid).
+ */
+type Row = ColumnsOf<typeof messages, 'id' | 'timestamp'> & {
+  uid: (typeof messageIdentity.$inferSelect)['message_uid']
 }
 
 const columnsOf = (db: Database.Database) => {

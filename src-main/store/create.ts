@@ -58,7 +58,7 @@ export function createStateDb(file: string, wal: boolean, options: Database.Opti
         }
       // The shape of the home's other state.db where it has one (its upstream's schema version), else the current.
       const template = shapeTemplate(file)
-      if (template) copyShape(db, template)
+      if (template) copyShape(db, template, options)
       db.transaction(() => reconcile(db, detectShape(db)))()
     } finally {
       db.close() // the last connection: checkpoints and removes the -wal/-shm, so the file alone is complete

@@ -31,7 +31,6 @@
  *   a write outside the transaction does not compile. The handle is private.
  */
 export { SessionStore } from './session-store'
-export { setSqliteNativeBinding } from './open'
 export { readRetrying } from './read-retry'
 export { isBusy } from './write-queue'
 export { discoverProfiles, problemOf, StoreRegistry } from './profiles'

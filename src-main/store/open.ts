@@ -53,6 +53,8 @@ export interface OpenOptions {
   journalMode?: () => string | undefined
   /** Told once, in words, when the first write could not switch the home to WAL (kept in its own mode). */
   onJournalNotice?: (message: string) => void
+  /** The better-sqlite3 addon build to load (the app's Electron-ABI copy); unset: the one npm installed. */
+  nativeBinding?: string
 }
 
 export interface StateDb {
@@ -83,6 +85,8 @@ export interface StateDb {
   reconciled: boolean
   /** From OpenOptions: the configured journal mode and where a failed WAL switch is reported. */
   journalConfig?: Pick<OpenOptions, 'journalMode' | 'onJournalNotice'>
+  /** From OpenOptions: the addon build every connection on this file loads (the watcher's and the template's too). */
+  nativeBinding?: string
 }
 
 /**
@@ -114,14 +118,12 @@ function tighten(path: string): void {
 }
 
 /**
- * Electron runs a different Node ABI than the tests: the app passes an Electron-ABI build of the
- * better-sqlite3 addon here once at start-up (toolchain.md §7); tests leave it unset.
+ * Options for a better-sqlite3 connection of a store: with the Electron-ABI build of the addon when the host was
+ * given one (toolchain.md §7; tests leave it unset). Passed down from the composition root with the store's other
+ * open options, never kept process-wide: every connection a store opens (its own, its watcher's, the template it
+ * copies a shape from, the file its first write creates) loads the build its host was started with.
  */
-let nativeBinding: string | undefined
-export function setSqliteNativeBinding(path: string | undefined): void {
-  nativeBinding = path || undefined
-}
-export function sqliteOptions(extra: Database.Options = {}): Database.Options {
+export function sqliteOptions(nativeBinding: string | undefined, extra: Database.Options = {}): Database.Options {
   return nativeBinding ? { ...extra, nativeBinding } : extra
 }
 
@@ -136,8 +138,8 @@ export class UnreadableStateDbError extends CaduceusError {
   }
 }
 
-function connect(file: string, readonly: boolean, busyMs: number): Database.Database {
-  const sqlite = new Database(file, sqliteOptions({ readonly, fileMustExist: true }))
+function connect(file: string, readonly: boolean, busyMs: number, binding: string | undefined): Database.Database {
+  const sqlite = new Database(file, sqliteOptions(binding, { readonly, fileMustExist: true }))
   try {
     registerFold(sqlite)
     sqlite.pragma(`busy_timeout = ${busyMs}`)
@@ -158,12 +160,12 @@ function connect(file: string, readonly: boolean, busyMs: number): Database.Data
  * the same functions and pragmas as the store's, no read shim (its TEMP views would shadow the tables written), and
  * busy_timeout 0, so SQLite never sleeps on the event loop waiting for a lock.
  */
-export function openImportConnection(path: string): Database.Database {
-  return connect(resolve(path), false, 0)
+export function openImportConnection(path: string, binding?: string): Database.Database {
+  return connect(resolve(path), false, 0, binding)
 }
 
-function emptySchema(): Database.Database {
-  const mem = new Database(':memory:', sqliteOptions())
+function emptySchema(binding: string | undefined): Database.Database {
+  const mem = new Database(':memory:', sqliteOptions(binding))
   registerFold(mem)
   mem.transaction(() => reconcile(mem, { legacy: false }))()
   return mem
@@ -182,7 +184,7 @@ export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
   if (!at && readonly) throw new UnreadableStateDbError(file, 'no such file')
   // An empty file is no database yet (another program is just creating it): like no file, until the first write.
   if (!at || (at.size === 0 && !readonly)) {
-    const sqlite = emptySchema()
+    const sqlite = emptySchema(opts.nativeBinding)
     const shape = detectShape(sqlite)
     return {
       path: file,
@@ -198,7 +200,8 @@ export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
       writable: false,
       reconciled: false,
       fileId: null,
-      journalConfig: opts
+      journalConfig: opts,
+      nativeBinding: opts.nativeBinding
     }
   }
   let sqlite: Database.Database
@@ -209,7 +212,7 @@ export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
   try {
     // Rollback journal: a foreign writer blocks readers, and SQLite's busy handler would sleep on this (the
     // event loop's) thread. Fail fast instead; the host retries reads off the loop (host/dispatch/dispatch.ts).
-    sqlite = connect(file, readonly, headerSaysWal(file) ? busyMs : 0)
+    sqlite = connect(file, readonly, headerSaysWal(file) ? busyMs : 0, opts.nativeBinding)
   } catch (err) {
     throw unreadable(err)
   }
@@ -241,7 +244,8 @@ export function openStateDb(path: string, opts: OpenOptions = {}): StateDb {
       writable: false,
       reconciled: false,
       fileId,
-      journalConfig: opts
+      journalConfig: opts,
+      nativeBinding: opts.nativeBinding
     }
   } catch (err) {
     sqlite.close()
@@ -277,10 +281,11 @@ export function prepareForWrite(h: StateDb, busyMs = 1000): void {
       ? 'delete'
       : 'wal'
   if (h.pending) {
-    createStateDb(h.path, want === 'wal', sqliteOptions()) // complete, or the one another process made first
+    // complete, or the one another process made first
+    createStateDb(h.path, want === 'wal', sqliteOptions(h.nativeBinding))
     const fileId = fileAt(h.path)?.id ?? null
     // Busy (a foreign creator still holds it) throws before anything is swapped: write() retries off the loop.
-    const sqlite = connect(h.path, false, headerSaysWal(h.path) ? busyMs : 0)
+    const sqlite = connect(h.path, false, headerSaysWal(h.path) ? busyMs : 0, h.nativeBinding)
     let shape: HomeShape
     try {
       shape = detectShape(sqlite)
@@ -355,7 +360,7 @@ function reconcileInWrite(h: StateDb): void {
   let shape = detectShape(h.sqlite)
   // A file created in place (no hard links: create.ts) is still empty: it takes the home's template shape here.
   const template = shape.tables.size === 0 ? shapeTemplate(h.path) : null
-  if (template && copyShape(h.sqlite, template)) shape = detectShape(h.sqlite)
+  if (template && copyShape(h.sqlite, template, sqliteOptions(h.nativeBinding))) shape = detectShape(h.sqlite)
   h.reconcile = reconcile(h.sqlite, shape)
   h.shape = detectShape(h.sqlite)
   h.notice = shapeNotice(h.shape)

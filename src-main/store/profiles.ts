@@ -63,6 +63,8 @@ export interface RegistryOptions {
   journalMode?: (entry: ProfileEntry) => string | undefined
   /** A first write that could not switch the profile to WAL says why, once. */
   onJournalNotice?: (profile: string, message: string) => void
+  /** The better-sqlite3 addon build every store of this registry loads (the app's Electron-ABI copy). */
+  nativeBinding?: string
 }
 
 export class StoreRegistry {
@@ -154,7 +156,8 @@ export class StoreRegistry {
       lazyCreate: true,
       writeRetryMs: retry && (() => retry(entry)),
       journalMode: () => this.opts.journalMode?.(entry),
-      onJournalNotice: (message) => this.opts.onJournalNotice?.(entry.name, message)
+      onJournalNotice: (message) => this.opts.onJournalNotice?.(entry.name, message),
+      nativeBinding: this.opts.nativeBinding
     })
     this.stores.set(profile, store)
     return store

@@ -63,8 +63,7 @@ import {
   sessionsReplyingWith,
   sessionsWithReply,
   lineageRoot,
-  resumeTip,
-  type LineageRow
+  resumeTip
 } from './lineage'
 import { listSessionPage, listSessionRows, sessionSources, type ListOptions, type SortValue } from './read-list'
 import { sessionDetail, storedSystemPrompt } from './read-detail'
@@ -108,6 +107,11 @@ function stateDbOf(store: SessionStore): StateDb {
   const h = handles.get(store)
   if (!h) throw new Error('not a SessionStore')
   return h
+}
+
+/** The better-sqlite3 addon build the store's connections load (its OpenOptions'; store/-internal, for the watcher). */
+export function bindingOf(store: SessionStore): string | undefined {
+  return stateDbOf(store).nativeBinding
 }
 
 /**
@@ -611,7 +615,7 @@ export class SessionStore {
     await importInBatches(
       {
         write: (fn) => this.write(fn),
-        connect: () => openImportConnection(this.path),
+        connect: () => openImportConnection(this.path, this.openOpts.nativeBinding),
         retryMs: () => this.queue.budgetMs,
         fileId: () => fileAt(this.path)?.id ?? null
       },
@@ -736,8 +740,12 @@ export class SessionStore {
   resolveResumeSessionId(id: string): string {
     return resumeTip(this.db, id)
   }
-  getCompressionChain(id: string): LineageRow[] {
-    return compressionChain(this.db, id)
+  /**
+   * The ids of the compression chain `id` belongs to, root first (the lineage rows stay inside the store: every
+   * caller outside it needs only which sessions make up the conversation).
+   */
+  compressionChainIds(id: string): string[] {
+    return compressionChain(this.db, id).map((r) => r.id)
   }
   getLineageRoot(id: string | null | undefined): string | null {
     return lineageRoot(this.db, id)

@@ -199,12 +199,12 @@ describe('lineage (§1.7)', () => {
     expect(store.resolveResumeSessionId('A')).toBe('C')
     expect(store.resolveResumeSessionId('C')).toBe('C')
     expect(store.resolveResumeSessionId('unknown')).toBe('unknown')
-    expect(store.getCompressionChain('B').map((r) => r.id)).toEqual(['A', 'B', 'C'])
+    expect(store.compressionChainIds('B')).toEqual(['A', 'B', 'C'])
     expect(store.getLineageRoot('C')).toBe('A')
     // a corrupt parent loop must not hang
     rawDb(store).pragma('foreign_keys = OFF')
     rawDb(store).prepare("UPDATE sessions SET parent_session_id = 'C', end_reason = 'compression' WHERE id = 'A'").run()
-    expect(store.getCompressionChain('A').length).toBeLessThanOrEqual(3)
+    expect(store.compressionChainIds('A').length).toBeLessThanOrEqual(3)
     expect(() => store.getLineageRoot('B')).not.toThrow()
   })
 

@@ -5,11 +5,12 @@
  * hand, by upstream's own SessionDB writing usage into the new file.
  */
 import { execFileSync } from 'node:child_process'
+import { createRequire } from 'node:module'
 import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
-import { SessionStore } from './index'
+import { SessionStore, SessionWatcher } from './index'
 import { cleanupTempDirs, tempDir } from './test-fixtures/tmp'
 import { usageReport } from './test-fixtures/usage'
 
@@ -62,7 +63,49 @@ async function firstWriteIn(home: string, profile: string): Promise<string> {
   return file
 }
 
+/**
+ * The addon better-sqlite3 loads by default, behind a proxy that records the file of every connection opened through
+ * it: better-sqlite3 takes an addon object as `nativeBinding` as well as a path, so a store given this one shows which
+ * of its connections load the build it was given (under Electron, one that does not cannot load at all).
+ */
+function recordingAddon(): { binding: string; files: string[] } {
+  const files: string[] = []
+  const addon = createRequire(import.meta.url)('better-sqlite3/build/Release/better_sqlite3.node') as object
+  const proxy = new Proxy(addon, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver) as unknown
+      if (key !== 'Database' || typeof value !== 'function') return value
+      return new Proxy(value, {
+        construct(ctor, args: unknown[]) {
+          files.push(String(args[0]))
+          return Reflect.construct(ctor, args) as object
+        }
+      })
+    }
+  })
+  return { binding: proxy as unknown as string, files }
+}
+
 describe("a new profile's state.db in a home upstream made", () => {
+  it('reads the template through the addon build its store was given, as every other connection of the store', async () => {
+    const home = tempDir()
+    cpSync(GOLDEN, home, { recursive: true })
+    const { binding, files } = recordingAddon()
+    const file = join(home, 'profiles', 'fresh', 'state.db')
+    mkdirSync(dirname(file), { recursive: true })
+    const store = new SessionStore(file, { profile: 'fresh', lazyCreate: true, nativeBinding: binding })
+    open.push(store)
+    await store.createSession('c1', 'cli', { model: 'gpt-x' })
+    expect(files).toContain(join(home, 'state.db'))
+    const ours = read(file, (db) => version(db))
+    expect(ours).toBe(read(join(home, 'state.db'), (db) => version(db)))
+    // the watcher's own connection on the file loads it too
+    const before = files.filter((f) => f === file).length
+    const watcher = new SessionWatcher(store, () => {}).start()
+    watcher.stop()
+    expect(files.filter((f) => f === file)).toHaveLength(before + 1)
+  })
+
   it("has the schema upstream made for the home's other profiles (its usage key, its schema_version)", async () => {
     const home = tempDir()
     cpSync(GOLDEN, home, { recursive: true })

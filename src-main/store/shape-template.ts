@@ -56,12 +56,13 @@ type SchemaObject = ColumnsOf<typeof sqliteMaster, 'type' | 'name'> & {
  * Caduceus's own `cad_` objects (and the indexes and triggers on them) are left out: reconcile makes what this home
  * needs.
  */
-export function copyShape(db: Database.Database, template: string): boolean {
+export function copyShape(db: Database.Database, template: string, options: Database.Options): boolean {
   let rows: SchemaObject[]
   let version: number | null = null
   let ftsFormat: unknown = null
   try {
-    const tpl = new Database(template, { readonly: true, fileMustExist: true, timeout: 0 })
+    // The addon build `db` was opened with (options.nativeBinding): under Electron the one npm installed cannot load.
+    const tpl = new Database(template, { ...options, readonly: true, fileMustExist: true, timeout: 0 })
     try {
       rows = tpl
         .prepare<unknown[], SchemaObject>(

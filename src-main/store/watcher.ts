@@ -16,7 +16,7 @@ import Database from 'better-sqlite3'
 import { sqliteOptions } from './open'
 import { watch, type FSWatcher } from 'node:fs'
 import { basename, dirname } from 'node:path'
-import { openFileOf, sqliteOf, type SessionStore } from './session-store'
+import { bindingOf, openFileOf, sqliteOf, type SessionStore } from './session-store'
 import { fileAt, type FileChange } from './open'
 import { advanceActivity } from './activity-index'
 import { VisiblePrints } from './watcher-prints'
@@ -146,7 +146,7 @@ export class SessionWatcher {
    */
   private connect(storeFile: string | null): Database.Database | null {
     if (storeFile === null || fileAt(this.store.path)?.id !== storeFile) return null
-    const conn = new Database(this.store.path, sqliteOptions({ fileMustExist: true }))
+    const conn = new Database(this.store.path, sqliteOptions(bindingOf(this.store), { fileMustExist: true }))
     // Checked again once connected: the path named the store's file before and after the open, so it is the one
     // the connection has.
     if (fileAt(this.store.path)?.id !== storeFile) {

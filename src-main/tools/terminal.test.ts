@@ -171,7 +171,7 @@ describe('process tool', () => {
       await store.endSession('seg1', 'compression')
       await store.createSession('seg2', 'desktop', { parentSessionId: 'seg1' })
       await store.createSession('other', 'desktop')
-      const conversationOf = (sid: string) => store.getCompressionChain(sid).map((r) => r.id)
+      const conversationOf = (sid: string) => store.compressionChainIds(sid)
       const tool = createTerminalTool({ registry, cwd: home, conversationOf })
       const ps = createProcessTool({ registry, conversationOf })
       const start = async (sessionId: string) =>

@@ -12,6 +12,12 @@ import { parseJsonOr } from '@shared/contract/errors'
 export interface RegistryOptions {
   /** Profile key of the calling scope (upstream `_current_owner_profile`); `''` when unknown. */
   currentProfile?: () => string
+  /**
+   * The root the host serves, which names the scope's profile (`<root>/profiles/<name>`, or `default` for the root
+   * itself). Without it, the process's default root: whichever host set it last, so another host's root in a
+   * process with two.
+   */
+  root?: string
   /** Retention limits; defaults to `<home>/config.yaml` `delegation.*`. */
   limits?: () => RetentionLimits
   /** Epoch seconds. */
@@ -30,10 +36,10 @@ export interface RegistryCtx {
   log: LogFn
 }
 
-/** Profile of the active scope, derived from its home; `''` on any doubt (upstream returns "" on failure). */
-export function scopeProfile(): string {
+/** Profile of the active scope, derived from its home under `root`; `''` on any doubt (upstream returns "" on failure). */
+export function scopeProfile(root?: string): string {
   try {
-    return (profileNameForHome(getHermesHome()) ?? '').trim()
+    return (profileNameForHome(getHermesHome(), root) ?? '').trim()
   } catch {
     return '' // any doubt (above)
   }
@@ -48,7 +54,7 @@ export function createRegistryCtx(store: DelegationDb, opts: RegistryOptions = {
     now: opts.now ?? (() => Date.now() / 1000),
     currentProfile: () => {
       try {
-        return (opts.currentProfile ?? scopeProfile)().trim()
+        return (opts.currentProfile ? opts.currentProfile() : scopeProfile(opts.root)).trim()
       } catch {
         return '' // any doubt, as scopeProfile
       }

@@ -114,7 +114,7 @@ function storedTurns(items: Items): StoredTurn[] {
 
 /** The session and the compression continuations after it, in order (just the session when never compressed). */
 function chainOf(store: SessionStore, sessionId: string): string[] {
-  const chain = store.getCompressionChain(sessionId).map((r) => r.id)
+  const chain = store.compressionChainIds(sessionId)
   const at = chain.indexOf(sessionId)
   return at < 0 ? [sessionId] : chain.slice(at)
 }

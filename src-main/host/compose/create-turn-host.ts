@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Logger } from '@shared/contract/log'
-import { setSqliteNativeBinding, writeDemoHome } from '../../store'
+import { writeDemoHome } from '../../store'
 import { EventBus } from '../dispatch'
 import { createLogger } from '../log'
 import { createStoreServices, wireRuntime, type Runtime, type SecretCipher, type Services } from '../services'
@@ -24,15 +24,23 @@ export interface GraphOptions {
 /** The graph every host shares: log, bus, root (a generated demo home), stores + watchers, and the agent runtime. */
 export async function buildGraph(opts: GraphOptions) {
   const live = opts.live !== false
-  if (opts.nativeBinding) setSqliteNativeBinding(opts.nativeBinding)
   const log = opts.log ?? createLogger({ ...logPaths(), console: false })
   const bus = new EventBus()
   const demo = opts.demo === true
   const { root, profile } = resolveRoot(opts.home ?? (demo ? join(logPaths().logFile, '../../demo-home') : null))
   // A demo home is generated only into an empty root: never over a real one.
   if (demo && !existsSync(join(root, 'state.db')))
-    await writeDemoHome(root, { seed: 7, now: Math.floor(Date.now() / 1000) })
-  const services = createStoreServices({ root, profile, demo, headless: opts.headless, live, log, bus })
+    await writeDemoHome(root, { seed: 7, now: Math.floor(Date.now() / 1000), nativeBinding: opts.nativeBinding })
+  const services = createStoreServices({
+    root,
+    profile,
+    demo,
+    headless: opts.headless,
+    live,
+    log,
+    bus,
+    nativeBinding: opts.nativeBinding
+  })
   const runtime = await wireRuntime(services, {
     live,
     demo,

@@ -86,7 +86,7 @@ export function sessionBulkHandlers(s: Services, maxExport = MAX_EXPORT_SET): Bu
       for (const { profile, sessionId } of wanted) {
         try {
           const store = s.stores.get(profile)
-          const whole = !!lineage && store.getCompressionChain(sessionId).length > 1
+          const whole = !!lineage && store.compressionChainIds(sessionId).length > 1
           for (const chunk of exportChunks(store, { format, sessionId, lineage: whole })) content += chunk
           count++
         } catch (err) {

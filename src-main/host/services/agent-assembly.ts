@@ -133,7 +133,7 @@ export async function assembleAgent(deps: AssemblyDeps, input: AssemblyInput): P
   if (input.toolsets.includes('terminal')) {
     const terminal = terminalSettings(config)
     // A conversation's segments (compression chain): its processes keep the id of the segment they started in.
-    const conversationOf = (sid: string) => input.store.getCompressionChain(sid).map((r) => r.id)
+    const conversationOf = (sid: string) => input.store.compressionChainIds(sid)
     add(createTerminalTool({ registry: deps.processes, cwd: input.cwd ?? terminal.cwd ?? home, conversationOf }))
     add(createProcessTool({ registry: deps.processes, conversationOf }))
   }

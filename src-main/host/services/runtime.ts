@@ -100,6 +100,8 @@ export async function wireRuntime(
       store,
       ...(first ? { live: first.live, pool: first.pool } : {}),
       log: namedLog(log, 'delegation'),
+      // the owner profile a delegation row records is named under this host's root, not the process's default one
+      registry: { root: s.root },
       onUpdate: (u) => bus.emit('delegation.updated', u),
       // A finished background delegation's notice is saved after the parent's turn and runs as its next turn.
       saveAndRun: (what, sessionId, save) => followUps.saveAndRun('delegation', what, profile, sessionId, save),
@@ -235,7 +237,8 @@ async function prepareDemo(s: Services, vault: SecretVault): Promise<void> {
   for (const e of s.stores.list()) {
     const raw = loadConfig(e.home).raw
     const provider = (raw.model as { provider?: unknown } | undefined)?.provider
-    if (isDemoConfig(raw) || provider === 'demo') writeSettings(e.home, { baseUrl: server.baseUrl }, { vault })
+    if (isDemoConfig(raw) || provider === 'demo')
+      writeSettings(e.home, { baseUrl: server.baseUrl }, { profile: e.name, vault })
   }
   s.log.info('host', `demo model serving at ${server.baseUrl}`)
 }

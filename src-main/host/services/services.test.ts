@@ -5,7 +5,10 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { EventPayload } from '@shared/contract'
 import { createHost } from '..'
+import type { Host } from '../compose'
+import { buildGraph } from '../compose/create-turn-host'
 import { createLogger } from '../log/log'
+import { isMultiplexActive, runInProfileScope } from '../../scope'
 import { SessionStore } from '../../store'
 import { cleanupTempDirs, tempDir } from '../../store/test-fixtures/tmp'
 
@@ -52,6 +55,85 @@ describe('sessions.changed', () => {
       off()
       other.close()
       await host.close()
+    }
+  })
+})
+
+// Two hosts in one process (tests build several; a `caduceus serve` beside the app's own would too) keep their own
+// state: what one host was given reaches neither the other's stores nor its memory guard nor its profile names.
+async function homeWithSession(prefix: string, id: string): Promise<string> {
+  const home = tempDir(prefix)
+  const store = new SessionStore(join(home, 'state.db'))
+  await store.createSession(id, 'cli', { title: id })
+  store.close()
+  return home
+}
+
+const hostOn = (home: string, extra: { nativeBinding?: string } = {}) =>
+  createHost({ home, headless: true, live: false, validateOutput: true, log: createLogger(), ...extra })
+
+async function listed(h: Host): Promise<string[] | string> {
+  const r = (await h.dispatcher.invoke('sessions.list', { profile: 'default' })) as {
+    ok: boolean
+    output?: { items: Array<{ id: string }> }
+    error?: { message: string }
+  }
+  return r.ok ? r.output!.items.map((s) => s.id) : r.error!.message
+}
+
+describe('two hosts in one process', () => {
+  it("load each their own better-sqlite3 build: one host's binding never reaches the other's stores", async () => {
+    const a = await hostOn(await homeWithSession('cad-two-a-', 'in-a'), { nativeBinding: '/nonexistent/addon.node' })
+    const b = await hostOn(await homeWithSession('cad-two-b-', 'in-b'))
+    try {
+      expect(await listed(b)).toEqual(['in-b'])
+      // A's stores load the build A was given (here one that is not there), so A cannot read its own file.
+      expect(await listed(a)).toMatch(/nonexistent/)
+    } finally {
+      await a.close()
+      await b.close()
+    }
+  })
+
+  it("keep each their own share of the multiplex guard: a one-profile host does not switch off another's", async () => {
+    const two = await homeWithSession('cad-two-multi-', 'in-default')
+    mkdirSync(join(two, 'profiles', 'work'), { recursive: true })
+    const a = await hostOn(two)
+    expect(isMultiplexActive()).toBe(true)
+    const b = await hostOn(await homeWithSession('cad-two-single-', 'in-b'))
+    const c = await hostOn(await homeWithSession('cad-two-third-', 'in-c'))
+    try {
+      // B and C serve one profile each: A's two still make the process multiplexed, and so do B and C together
+      expect(isMultiplexActive()).toBe(true)
+      await a.close()
+      expect(isMultiplexActive()).toBe(true)
+      await b.close()
+      expect(isMultiplexActive()).toBe(false)
+    } finally {
+      await a.close()
+      await b.close()
+      await c.close()
+    }
+  })
+
+  it('name the profile a delegation row records under their own root', async () => {
+    const roots = [tempDir('cad-two-root-a-'), tempDir('cad-two-root-b-')]
+    for (const root of roots) mkdirSync(join(root, 'profiles', 'work'), { recursive: true })
+    const [a, b] = [
+      await buildGraph({ home: roots[0], headless: true, live: false, log: createLogger() }),
+      await buildGraph({ home: roots[1], headless: true, live: false, log: createLogger() })
+    ]
+    try {
+      // what a delegation started in A's `work` turn writes as its owner (retained.ts writeChildren)
+      const owner = (g: typeof a, root: string) =>
+        runInProfileScope(join(root, 'profiles', 'work'), {}, () =>
+          g.runtime.delegation('work').registry.ctx.currentProfile()
+        )
+      expect(owner(a, roots[0]!)).toBe('work')
+      expect(owner(b, roots[1]!)).toBe('work')
+    } finally {
+      await a.services.close()
+      await b.services.close()
     }
   })
 })

@@ -2,7 +2,7 @@ import { watch, type FSWatcher, mkdirSync } from 'node:fs'
 import { CaduceusError, PARENT_LOOKUP_MAX, type EventPayload } from '@shared/contract'
 import { join } from 'node:path'
 import { SessionWatcher, StoreRegistry, type SessionStore } from '../../store'
-import { setDefaultRoot, setMultiplexActive } from '../../scope'
+import { claimProfiles, setDefaultRoot } from '../../scope'
 import type { EventBus } from '../dispatch'
 import type { Logger } from '@shared/contract/log'
 import { journalModeSetting, writeRetryMs } from './write-retry'
@@ -58,6 +58,8 @@ export function createStoreServices(opts: {
   bus: EventBus
   /** The profile whose folder the host was pointed at (resolveRoot), if it was. */
   profile?: string
+  /** The better-sqlite3 addon build the host's stores load (the app's Electron-ABI copy). */
+  nativeBinding?: string
 }): Services {
   const { root, log, bus } = opts
   mkdirSync(root, { recursive: true })
@@ -65,7 +67,8 @@ export function createStoreServices(opts: {
   const stores = new StoreRegistry(root, {
     writeRetryMs: (e) => writeRetryMs(e.home),
     journalMode: (e) => journalModeSetting(e.home),
-    onJournalNotice: (profile, message) => log.warn('store', `profile ${profile}: ${message}`)
+    onJournalNotice: (profile, message) => log.warn('store', `profile ${profile}: ${message}`),
+    nativeBinding: opts.nativeBinding
   })
   const watchers = new Map<string, SessionWatcher>()
   const closers: Array<() => void | Promise<void>> = []
@@ -121,8 +124,10 @@ export function createStoreServices(opts: {
   for (const entry of stores.list()) watchProfile(entry.name)
   watchMemory()
   // Serving several profiles from one process is multiplexing (hermes-spec §4.3): memory hooks and secrets
-  // then demand an explicit profile scope instead of trusting the process's own home.
-  const updateMultiplex = () => setMultiplexActive(stores.list().length > 1)
+  // then demand an explicit profile scope instead of trusting the process's own home. This host's share only: the
+  // process is multiplexed while its hosts serve more than one profile between them (scope/scope.ts).
+  const profileClaim = claimProfiles()
+  const updateMultiplex = () => profileClaim.count(stores.list().length)
   updateMultiplex()
 
   let profilesWatch: FSWatcher | null = null
@@ -181,6 +186,7 @@ export function createStoreServices(opts: {
       for (const w of watchers.values()) w.stop()
       for (const w of memoryWatches.values()) w.stop()
       stores.closeAll()
+      profileClaim.release()
     }
   }
 }

@@ -17,6 +17,8 @@ export interface DemoHomeOptions {
   now?: number
   /** Sessions per profile (default: default 140, work 100, research 70). */
   sessions?: Partial<Record<'default' | 'work' | 'research', number>>
+  /** The better-sqlite3 addon build its stores load (the host's). */
+  nativeBinding?: string
 }
 
 export interface DemoHome {
@@ -48,7 +50,7 @@ export async function writeDemoHome(rootDir: string, opts: DemoHomeOptions = {})
     writeFileSync(join(home, 'config.yaml'), config(name), { mode: 0o600 })
     writeFileSync(join(home, 'memories', 'MEMORY.md'), MEMORY_ENTRIES[name].join('\n§\n') + '\n')
     const count = opts.sessions?.[name] ?? [140, 100, 70][pi]
-    const store = new SessionStore(join(home, 'state.db'), { profile: name })
+    const store = new SessionStore(join(home, 'state.db'), { profile: name, nativeBinding: opts.nativeBinding })
     try {
       // One outer transaction; the generator (PRNG, counters, titles) is made inside it, so a write the store
       // re-runs (a COMMIT retried on a busy home) starts from the seed again instead of from where it stopped.
