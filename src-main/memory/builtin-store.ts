@@ -118,6 +118,21 @@ export function memoryFileProblem(home: string, target: MemoryTarget): string | 
 }
 
 /**
+ * memoryFileProblem for both files: what the profile's notices say (the rail, the sessions list's banner), so a user
+ * who never opens the Memory page still learns why the agent's prompt goes without its memory.
+ */
+export function memoryFileProblems(home: string): string[] {
+  return MEMORY_TARGETS.flatMap((target) => {
+    try {
+      const problem = memoryFileProblem(home, target)
+      return problem ? [problem] : []
+    } catch {
+      return [] // not a file-system failure (those are problems above): nothing this notice can name
+    }
+  })
+}
+
+/**
  * Temp + rename: a reader (or upstream Hermes in another process) never sees half a file. The result is 0600
  * whatever the file's mode was, as upstream's temp-file write leaves it: the file holds personal facts, and a
  * wider mode kept here would be narrowed by upstream's next write anyway. A symlink stays a link and its target is
