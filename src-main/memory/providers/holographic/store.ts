@@ -41,7 +41,10 @@ export function storeWidthProblem(path: string, dim: number, nativeBinding?: str
   if (!existsSync(path)) return ''
   let db: Database.Database | null = null
   try {
-    db = new Database(path, { readonly: true, fileMustExist: true, ...(nativeBinding ? { nativeBinding } : {}) })
+    // Not `readonly`: a read-only connection to a WAL file leaves its -wal / -shm behind in the profile, where the
+    // last read-write connection to close removes them. query_only keeps this one from writing anything.
+    db = new Database(path, { fileMustExist: true, ...(nativeBinding ? { nativeBinding } : {}) })
+    db.pragma('query_only = ON')
     new FactStore(db, 0.5, dim).assertWidth()
     return ''
   } catch (err) {
