@@ -13,6 +13,9 @@ import { ftsIntegrity, hasSystemPython, SYSTEM_PYTHON } from './support/fts-inte
 
 const repo = resolve(import.meta.dirname, '..')
 const FIX = join(repo, 'test/fixtures/upstream')
+const OFF = JSON.parse(readFileSync(join(FIX, 'memory-off/upstream.json'), 'utf8')) as {
+  cases: Array<{ name: string; start: string; memory_section: unknown; loaded_provider: string }>
+}
 const G = JSON.parse(readFileSync(join(FIX, 'cli-more-verbs/answers.json'), 'utf8')) as {
   memory: Record<string, { code: number; stdout: string; provider?: string; left?: string[] }> & {
     start_config: string
@@ -55,16 +58,20 @@ async function cli(home: string, ...argv: string[]): Promise<{ code: number; std
 }
 const lines = (text: string, n: number) => text.split('\n').slice(0, n)
 
-// Spawn 1: upstream's config loader on each home (the provider it selects), then a fresh upstream home in which
-// upstream's SQLite indexes a message holding a NUL byte (built from the same empty home the golden used).
+// Spawn 1: upstream's config loader on each home (the provider it selects, and the memory section as its own
+// yaml.safe_load reads the file), then a fresh upstream home in which upstream's SQLite indexes a message holding a
+// NUL byte (built from the same empty home the golden used).
 const UPSTREAM_SIDE = `
-import json, sqlite3, sys, os, shutil, time
+import json, sqlite3, sys, os, shutil, time, yaml
 sys.path.insert(0, sys.argv[1])
 from hermes_cli.config import load_config
 providers = {}
+sections = {}
 for home in sys.argv[4:]:
     os.environ["HERMES_HOME"] = home
     providers[home] = load_config().get("memory", {}).get("provider")
+    with open(os.path.join(home, "config.yaml"), encoding="utf-8") as f:
+        sections[home] = (yaml.safe_load(f) or {}).get("memory")
 shutil.copyfile(sys.argv[2], sys.argv[3])
 c = sqlite3.connect(sys.argv[3])
 c.execute("INSERT INTO sessions (id, source, started_at) VALUES ('nul', 'cli', ?)", (time.time(),))
@@ -72,13 +79,14 @@ for i in range(3):
     c.execute("INSERT INTO messages (session_id, role, content, timestamp) VALUES ('nul', 'user', ?, ?)",
               ('look at the okapi %d\\x00json:{"kind": "image"}' % i, time.time()))
     c.commit()
-print(json.dumps(providers))
+print(json.dumps({"providers": providers, "sections": sections}))
 `
 
 describe.skipIf(!hasSystemPython || !existsSync(UPSTREAM))('verbs upstream has and Caduceus lacked', () => {
   const on = tmp('cad-more-verbs-on-')
   const off = tmp('cad-more-verbs-off-')
   const nulHome = tmp('cad-more-verbs-nul-')
+  const offHomes = OFF.cases.map(() => tmp('cad-more-verbs-off-case-'))
   let providers: Record<string, string | null> = {}
 
   it('memory setup, status and off print what hermes memory prints; upstream loads the provider Caduceus wrote', async () => {
@@ -95,14 +103,41 @@ describe.skipIf(!hasSystemPython || !existsSync(UPSTREAM))('verbs upstream has a
     // the rest of the file is left as it was: comment, model, the other memory key
     expect(readFileSync(join(off, 'config.yaml'), 'utf8')).toContain('# my settings\nmodel:\n  default: some/model')
     expect(readFileSync(join(on, 'config.yaml'), 'utf8')).toContain('memory_char_limit: 3000')
+    // `memory off` on the files upstream's own `hermes memory off` rewrote (scripts/golden/memory_off.py): a provider
+    // key becomes '' (not removed), a file without one gains none; the rest stays as it was, comments included.
+    for (const [i, c] of OFF.cases.entries()) {
+      writeFileSync(join(offHomes[i]!, 'config.yaml'), c.start)
+      expect(await cli(offHomes[i]!, 'memory', 'off')).toMatchObject({ code: 0 })
+    }
+    expect(readFileSync(join(offHomes[0]!, 'config.yaml'), 'utf8')).toBe(
+      OFF.cases[0]!.start.replace('provider: holographic', 'provider: ""')
+    )
+    expect(OFF.cases.slice(1).map((c, i) => readFileSync(join(offHomes[i + 1]!, 'config.yaml'), 'utf8'))).toEqual(
+      OFF.cases.slice(1).map((c) => c.start)
+    )
 
     const out = execFileSync(
       SYSTEM_PYTHON,
-      ['-c', UPSTREAM_SIDE, UPSTREAM, join(FIX, 'import-rules/empty.db'), join(nulHome, 'state.db'), on, off],
+      [
+        '-c',
+        UPSTREAM_SIDE,
+        UPSTREAM,
+        join(FIX, 'import-rules/empty.db'),
+        join(nulHome, 'state.db'),
+        on,
+        off,
+        ...offHomes
+      ],
       { encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } }
     )
-    providers = JSON.parse(out) as Record<string, string | null>
+    const seen = JSON.parse(out) as { providers: Record<string, string | null>; sections: Record<string, unknown> }
+    providers = seen.providers
     expect([providers[on], providers[off]]).toEqual([m.setup!.provider, m.off!.provider])
+    expect(seen.sections[off]).toEqual({ memory_char_limit: 3000, provider: '' })
+    // Upstream reads each file Caduceus wrote as it read its own.
+    expect(offHomes.map((h) => [seen.sections[h] ?? null, providers[h]])).toEqual(
+      OFF.cases.map((c) => [c.memory_section, c.loaded_provider])
+    )
   })
 
   it('memory setup refuses an unknown provider and one only upstream can run; usage errors exit 2', async () => {

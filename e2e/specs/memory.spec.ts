@@ -97,6 +97,9 @@ test('a USER.md that is not UTF-8 is shown read-only with why, with no Edit / Re
   const shell = new AppShell(page)
   const memory = new MemoryPage(page)
   await shell.open(host.url)
+  // Named before the Memory page is opened: a notice of the profile above the sessions list, and in the rail.
+  await expect(page.getByTestId('profile-notice').filter({ hasText: file })).toContainText('is not valid UTF-8')
+  await expect(page.getByTestId('profile-notice-work')).toHaveAttribute('title', /is not valid UTF-8/)
   await shell.selectProfile('work')
   await memory.open()
   await memory.target('user')

@@ -6,11 +6,14 @@ with its own yaml.safe_load, no `${VAR}` expansion), then is_available() and ini
 Usage: /usr/bin/python3 scripts/golden/holographic_config.py   (HERMES_UPSTREAM, default /work/upstream; numpy)
 Upstream fork at schema v21, commit 9a75ff049b020ab5b24f76892f50f59064811028.
 Writes test/fixtures/upstream/holographic-config/upstream.json with the paths as <home> (HERMES_HOME), <user> (HOME)
-and <cwd> (the folder upstream was started in); read by src-main/memory/providers/holographic/config-golden.test.ts.
+and <cwd> (the folder upstream was started in), and for `~NAME/…` the login running the script as <login> and its
+home from the password database as <login-home> (a folder made there for the case is removed again); read by
+src-main/memory/providers/holographic/config-golden.test.ts.
 """
 import json
 import logging
 import os
+import pwd
 import shutil
 import sys
 import tempfile
@@ -27,6 +30,9 @@ for d in (HOME, USER, CWD):
 os.environ["HERMES_HOME"] = str(HOME)
 os.environ["HOME"] = str(USER)
 os.chdir(CWD)
+LOGIN = pwd.getpwuid(os.getuid())
+# A folder of its own under the login's real home, removed after the case (upstream's store makes its parent).
+LOGIN_DIR = f".cad-holo-golden-{os.getpid()}"
 
 SECTION = "memory:\n  provider: holographic\nplugins:\n  hermes-memory-store:\n"
 CASES = [
@@ -36,6 +42,8 @@ CASES = [
     ("${HOME}", "    db_path: ${HOME}/c.db\n"),
     ("$HOME", "    db_path: $HOME/d.db\n"),
     ("~", "    db_path: ~/e.db\n"),
+    ("~NAME", f"    db_path: ~{LOGIN.pw_name}/{LOGIN_DIR}/h.db\n"),
+    ("~NAME unknown", "    db_path: ~cad-no-such-user-x/i.db\n"),
     ("relative", "    db_path: stores/f.db\n"),
     ("absolute", f"    db_path: {BASE}/abs/g.db\n"),
     ("null", "    db_path:\n"),
@@ -48,7 +56,8 @@ CASES = [
 
 
 def shown(p):
-    s = str(p)
+    s = str(p).replace(f"~{LOGIN.pw_name}/{LOGIN_DIR}/", "~<login>/<dir>/")
+    s = s.replace(f"{LOGIN.pw_dir.rstrip('/')}/{LOGIN_DIR}/", "<login-home>/<dir>/")
     for real, tag in ((str(HOME), "<home>"), (str(USER), "<user>"), (str(CWD), "<cwd>"), (str(BASE), "<base>")):
         s = s.replace(real, tag)
     return s
@@ -74,6 +83,7 @@ def run(name, body):
 
 
 result = {"cases": [run(name, body) for name, body in CASES]}
+shutil.rmtree(Path(LOGIN.pw_dir) / LOGIN_DIR, ignore_errors=True)
 os.chdir("/")
 shutil.rmtree(BASE, ignore_errors=True)
 OUT.mkdir(parents=True, exist_ok=True)

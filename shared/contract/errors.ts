@@ -11,7 +11,7 @@ export function errorMessage(err: unknown): string {
 }
 
 /** The `code` of a Node system error (`ENOENT`, `EACCES`, …), or undefined for anything else thrown. */
-function errorCode(err: unknown): string | undefined {
+export function errorCode(err: unknown): string | undefined {
   const c: unknown = err && typeof err === 'object' ? (err as { code?: unknown }).code : undefined
   return typeof c === 'string' ? c : undefined
 }

@@ -119,7 +119,11 @@ export async function buildMemoryManagerForAgent(
     }
   }
 
-  const { refused, timedOut } = await manager.initializeAll(options.sessionId, {
+  const {
+    refused,
+    timedOut,
+    failed = []
+  } = await manager.initializeAll(options.sessionId, {
     ...options.init,
     hermesHome: profileHome,
     platform: options.platform
@@ -134,10 +138,17 @@ export async function buildMemoryManagerForAgent(
       `Memory provider '${dropped}' did not finish starting in time; continuing without it. Run \`caduceus logs errors\` for details.`
     )
   }
-  if (external && manager.providers.includes(external)) {
+  // An initialize that raised (a setting or a store the provider refuses) leaves the provider in place, as upstream
+  // does, but not silently: the chat and the Memory page's picker say it did not start, and why.
+  for (const f of failed)
+    warn(
+      `Memory provider '${f.name}' did not start: ${f.message.replace(/\.?$/, '.')} Its tools answer with this error until it is fixed.`
+    )
+  const failedStart = external !== null && failed.some((f) => f.name === external!.name)
+  if (external && manager.providers.includes(external) && !failedStart) {
     log.info(`Memory provider '${external.name}' activated`)
     state = 'active'
-  } else if (external) state = timedOut.includes(external.name) ? 'failed' : 'refused'
+  } else if (external) state = timedOut.includes(external.name) || failedStart ? 'failed' : 'refused'
   const status = name && name !== BUILTIN_PROVIDER_NAME ? { name, state } : null
   if (manager.providers.length === 0) {
     await manager.shutdownAll()

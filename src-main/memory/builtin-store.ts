@@ -12,7 +12,7 @@ import { isUtf8 } from 'node:buffer'
 import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CaduceusError } from '@shared/contract'
-import { isNotFound } from '@shared/contract/errors'
+import { errorCode, isNotFound } from '@shared/contract/errors'
 import { pyLen, pyStrip } from '@shared/contract/py-text'
 import { loadConfig } from '../config'
 import { withFlock } from '../scope'
@@ -44,9 +44,19 @@ function splitEntries(text: string): string[] {
 /** Python's universal newlines, as upstream's `read_text()` reads: CRLF and a lone CR are line ends. */
 const universalNewlines = (s: string) => s.replace(/\r\n?/g, '\n')
 
-/** Stored text of `target` as upstream reads it, null when there is no file. */
+/**
+ * Stored text of `target` as upstream reads it, null when there is no file, or when the file cannot be read at all (a
+ * folder in its place, no permission): upstream's read takes that OSError as no entries, so its prompt, its tool and
+ * this store all see an empty target. Writes are refused before they get here (withMemoryLock: memoryFileProblem).
+ */
 function readRaw(home: string, target: MemoryTarget): string | null {
-  const text = readFileIfExists(memoryFile(home, target))
+  let text: string | null
+  try {
+    text = readFileIfExists(memoryFile(home, target))
+  } catch (err) {
+    if (errorCode(err)) return null
+    throw err
+  }
   return text === null ? null : universalNewlines(text)
 }
 
@@ -57,29 +67,69 @@ export function readEntries(home: string, target: MemoryTarget): string[] {
   return raw === null ? [] : [...new Set(splitEntries(raw))]
 }
 
-/**
- * Why the file cannot be changed without losing what it holds, or null: bytes that are not UTF-8 (a hand edit saved
- * as Latin-1, a binary file). Upstream's read raises on such a file and leaves it as it is; a lossy read would turn
- * every such byte into U+FFFD on the next write, so Caduceus refuses too, and the Memory page shows the entries
- * read-only with this text.
- */
-export function memoryFileProblem(home: string, target: MemoryTarget): string | null {
+/** What keeps a memory file from being used as it is; null when nothing does (or there is no file). */
+type FileTrouble = { kind: 'not-utf8' } | { kind: 'unreadable'; code: string; message: string }
+
+/** Whether `target`'s file is readable UTF-8 text, and if not, how. */
+export function memoryFileTrouble(home: string, target: MemoryTarget): FileTrouble | null {
   assertTarget(target)
-  const file = memoryFile(home, target)
   let bytes: Buffer
   try {
-    bytes = readFileSync(file)
+    bytes = readFileSync(memoryFile(home, target))
   } catch (err) {
     if (isNotFound(err)) return null
-    throw err
+    const code = errorCode(err)
+    if (!code) throw err
+    return { kind: 'unreadable', code, message: err instanceof Error ? err.message : String(err) }
   }
-  if (isUtf8(bytes)) return null
+  return isUtf8(bytes) ? null : { kind: 'not-utf8' }
+}
+
+/**
+ * Why the file cannot be changed without losing what it holds, or null:
+ * - bytes that are not UTF-8 (a hand edit saved as Latin-1, a binary file). Upstream's read raises on such a file and
+ *   leaves it as it is; a lossy read would turn every such byte into U+FFFD on the next write, so Caduceus refuses
+ *   too, and the Memory page shows the entries read-only with this text.
+ * - a file that cannot be read at all: a folder in its place, no permission. Upstream reads it as empty (its prompt
+ *   carries none of that target) and its write fails; Caduceus reads it the same and refuses writes with this text.
+ */
+export function memoryFileProblem(home: string, target: MemoryTarget): string | null {
+  const trouble = memoryFileTrouble(home, target)
+  if (!trouble) return null
+  const file = memoryFile(home, target)
+  const name = memoryFileName(target)
+  if (trouble.kind === 'unreadable') {
+    const what =
+      trouble.code === 'EISDIR' ? 'is a folder, not a file' : `cannot be read (${trouble.code}: ${trouble.message})`
+    return (
+      `${file} ${what}. Upstream Hermes reads it as empty, so none of its entries reach the agent's system prompt ` +
+      `(in upstream Hermes or in Caduceus), and no entry can be saved to it. ` +
+      (trouble.code === 'EISDIR'
+        ? `Move the folder out of the way (its contents are left as they are) to use ${name} again.`
+        : `Make it readable to use ${name} again.`)
+    )
+  }
   return (
     `${file} is not valid UTF-8 text (a byte in it cannot be read as UTF-8: perhaps a hand edit saved in another ` +
     `encoding), so Caduceus will not rewrite it: that would replace those bytes for good. Upstream Hermes cannot ` +
     `read it either, and while it is so neither MEMORY.md nor USER.md reaches the agent's system prompt (in ` +
     `upstream Hermes or in Caduceus). Re-save the file as UTF-8 to change its entries.`
   )
+}
+
+/**
+ * memoryFileProblem for both files: what the profile's notices say (the rail, the sessions list's banner), so a user
+ * who never opens the Memory page still learns why the agent's prompt goes without its memory.
+ */
+export function memoryFileProblems(home: string): string[] {
+  return MEMORY_TARGETS.flatMap((target) => {
+    try {
+      const problem = memoryFileProblem(home, target)
+      return problem ? [problem] : []
+    } catch {
+      return [] // not a file-system failure (those are problems above): nothing this notice can name
+    }
+  })
 }
 
 /**

@@ -6,7 +6,7 @@
  * reaches the prompt as a [BLOCKED: …] notice instead (promptEntries), and the header's usage counts what the
  * prompt carries, as upstream's does.
  */
-import { MEMORY_TARGETS, memoryFileName, memoryFileProblem, readEntries, type MemoryTarget } from './builtin-store'
+import { MEMORY_TARGETS, memoryFileName, memoryFileTrouble, readEntries, type MemoryTarget } from './builtin-store'
 import { DEFAULT_MEMORY_LIMITS, ENTRY_DELIMITER, promptEntries, usageOf, type MemoryLimits } from './builtin-limits'
 import { MEMORY_TOOL_NAME, MEMORY_TOOL_SCHEMA, runMemoryTool, type FailureCount } from './builtin-tool'
 import {
@@ -98,23 +98,12 @@ export class BuiltinMemoryProvider extends MemoryProvider {
   private refreshSnapshot(): void {
     if (!this.home) return
     const home = this.home
-    const notText = (t: MemoryTarget) => {
-      try {
-        return memoryFileProblem(home, t) !== null
-      } catch {
-        return false // unreadable, not undecodable: the read below keeps that target's previous snapshot
-      }
-    }
     // Upstream reads both files before it takes its snapshot, and a file that is not UTF-8 raises there: neither
     // file reaches the prompt (none at start, the previous snapshot at a refresh), never one decoded with U+FFFD
     // in place of the bytes it could not read. The Memory page shows the file read-only with why.
-    if (MEMORY_TARGETS.some(notText)) return
-    for (const t of MEMORY_TARGETS) {
-      try {
-        this.snapshot[t] = readEntries(this.home, t)
-      } catch {
-        // An unreadable file leaves the previous snapshot; the tool call will report the error.
-      }
-    }
+    if (MEMORY_TARGETS.some((t) => memoryFileTrouble(home, t)?.kind === 'not-utf8')) return
+    // A file that cannot be read at all (a folder in its place) is read as empty, as upstream's read takes it, at
+    // start and at a refresh alike: its old entries do not linger in the prompt.
+    for (const t of MEMORY_TARGETS) this.snapshot[t] = readEntries(home, t)
   }
 }

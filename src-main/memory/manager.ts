@@ -190,13 +190,14 @@ export class MemoryManager {
   async initializeAll(
     sessionId: string,
     options: Partial<InitializeOptions> = {}
-  ): Promise<{ refused: string[]; timedOut: string[] }> {
+  ): Promise<{ refused: string[]; timedOut: string[]; failed?: Array<{ name: string; message: string }> }> {
     const hermesHome = options.hermesHome ?? getHermesHome()
     const platform = options.platform ?? 'cli'
     this.owner = bindOwner(hermesHome, this.homeKey)
     this.sessionId = sessionId
     const refused: string[] = []
     const timedOut: string[] = []
+    const failed: Array<{ name: string; message: string }> = []
     for (const entry of [...this.entries]) {
       const p = entry.provider
       if (!claimInstance(p, hermesHome, this.scopeLog)) {
@@ -219,9 +220,12 @@ export class MemoryManager {
         // Dropped here, so it serves no profile: the instance is free for another profile's manager again.
         releaseInstance(p, hermesHome)
         timedOut.push(p.name)
+      } else if (r.failure !== undefined) {
+        // Kept, as upstream keeps a provider whose initialize raised (its tools answer with their own error).
+        failed.push({ name: p.name, message: r.failure })
       }
     }
-    return { refused, timedOut }
+    return { refused, timedOut, ...(failed.length ? { failed } : {}) }
   }
 
   async handleToolCall(name: string, args: Record<string, unknown>, opts: ToolCallOptions = {}): Promise<string> {
@@ -566,7 +570,7 @@ export class MemoryManager {
     fn: () => T | Promise<T>,
     size?: number,
     turnId?: string
-  ): Promise<{ value: T | undefined; timedOut: boolean }> {
+  ): Promise<{ value: T | undefined; timedOut: boolean; failure?: string }> {
     if (this.stuckHooks.get(p)?.has(hook)) {
       this.report({
         provider: p.name,
@@ -593,8 +597,8 @@ export class MemoryManager {
       })
       return { value, timedOut: false }
     } catch (err) {
-      this.fail(p.name, hook, err, started, turnId)
-      return { value: undefined, timedOut: err instanceof HookTimeoutError }
+      const failure = this.fail(p.name, hook, err, started, turnId)
+      return { value: undefined, timedOut: err instanceof HookTimeoutError, failure }
     }
   }
 
@@ -674,7 +678,8 @@ export class MemoryManager {
     for (const [name, owner] of this.toolOwners) if (owner === entry) this.toolOwners.delete(name)
   }
 
-  private fail(provider: string, label: string, err: unknown, started?: number, turnId?: string): void {
+  /** Log and record a hook's failure; returns its message, clipped and with secrets redacted. */
+  private fail(provider: string, label: string, err: unknown, started?: number, turnId?: string): string {
     const message = redactSecrets(errorText(err))
     this.log.warn(`Memory provider '${provider}' ${label}: ${message}`, { subject: `provider ${provider}` })
     this.report({
@@ -686,6 +691,7 @@ export class MemoryManager {
       latencyMs: started === undefined ? null : elapsed(started),
       summary: clip(message)
     })
+    return clip(message)
   }
 
   private report(input: MemoryActivityInput): void {

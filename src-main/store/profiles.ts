@@ -65,6 +65,11 @@ export interface RegistryOptions {
   onJournalNotice?: (profile: string, message: string) => void
   /** The better-sqlite3 addon build every store of this registry loads (the app's Electron-ABI copy). */
   nativeBinding?: string
+  /**
+   * What else a view of the profile's sessions should say about it, beside its state.db's own notice (a memory file
+   * the agent's prompt goes without), each a notice of its own.
+   */
+  profileNotices?: (entry: ProfileEntry) => string[]
 }
 
 export class StoreRegistry {
@@ -180,8 +185,7 @@ export class StoreRegistry {
       try {
         const store = this.get(e.name)
         stores.push({ profile: e.name, store })
-        const notice = store.notice
-        if (notice) notices.push({ profile: e.name, reason: notice })
+        notices.push(...this.noticesOf(e, store))
       } catch (err) {
         unavailable.push({ profile: e.name, reason: problemOf(err) })
       }
@@ -192,8 +196,13 @@ export class StoreRegistry {
   /** One profile's store (its open failing throws: the view of it alone is an error), with its notice if it has one. */
   private one(profile: string): ReturnType<StoreRegistry['healthy']> {
     const store = this.get(profile)
-    const notice = store.notice
-    return { stores: [{ profile, store }], unavailable: [], notices: notice ? [{ profile, reason: notice }] : [] }
+    const entry = this.entries.find((e) => e.name === profile)!
+    return { stores: [{ profile, store }], unavailable: [], notices: this.noticesOf(entry, store) }
+  }
+
+  private noticesOf(entry: ProfileEntry, store: SessionStore): ProfileProblem[] {
+    const reasons = [store.notice, ...(this.opts.profileNotices?.(entry) ?? [])]
+    return reasons.filter((r): r is string => !!r).map((reason) => ({ profile: entry.name, reason }))
   }
 
   /** Stores opened so far (for wiring watchers). */

@@ -23,7 +23,8 @@ export function UnreadableProfiles({
 
 /**
  * Profiles served with something to know about how they were read (a state.db written by a newer upstream schema:
- * shown as far as Caduceus understands it), each with the host's words, above the list or results they are in.
+ * shown as far as Caduceus understands it; a MEMORY.md / USER.md the agent's prompt goes without), each with the
+ * host's words, above the list or results they are in.
  */
 export function ProfileNotices({ notices }: { notices: ProfileProblem[] | undefined }) {
   if (!notices?.length) return null
@@ -46,8 +47,9 @@ function ProfileReasons({
 }) {
   return (
     <ul className={className}>
-      {items.map((p) => (
-        <li key={p.profile} data-testid={itemTestId} data-profile={p.profile}>
+      {items.map((p, i) => (
+        // A profile can have several notices (its state.db's, a memory file's): one item each.
+        <li key={`${p.profile}:${i}`} data-testid={itemTestId} data-profile={p.profile}>
           <strong>{p.profile}</strong>: {p.reason}
         </li>
       ))}

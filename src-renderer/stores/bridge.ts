@@ -42,7 +42,11 @@ export function wireBridge(api: CaduceusApi): () => void {
       void applyTranscriptDelegationUpdated(e)
     }),
     api.on('memory.activity', applyMemoryActivity),
-    api.on('memory.changed', (e) => void applyMemoryFilesChanged(e)),
+    api.on('memory.changed', (e) => {
+      void applyMemoryFilesChanged(e)
+      // a memory file that became unreadable (or readable again) changes the profile's notice in the rail
+      void refreshProfiles()
+    }),
     api.on('gateway.changed', () => void applyGatewayChanged()),
     api.on('profiles.changed', () => void refreshProfiles()),
     api.on('prices.changed', () => void applyPricesChanged()),

@@ -212,12 +212,15 @@ describe('memory store', () => {
       const stop = openPage('work')
       await settle()
       const entryReads = fake.callsOf('memory.entries').length
+      const profileReads = fake.callsOf('profiles.list').length
       entries.work = ['uses vim', 'written by upstream']
       fake.emit('memory.changed', { profile: 'work' })
       fake.emit('memory.changed', { profile: 'work' })
       await settle()
       expect(shownEntries('work')).toEqual(['uses vim', 'written by upstream'])
       expect(fake.callsOf('memory.entries')).toHaveLength(entryReads + 1)
+      // and the rail's profiles again: a file that stopped being readable is a profile notice there
+      expect(fake.callsOf('profiles.list').length).toBeGreaterThan(profileReads)
       fake.emit('memory.changed', { profile: 'default' })
       await settle()
       expect(fake.callsOf('memory.entries')).toHaveLength(entryReads + 1)

@@ -7,6 +7,7 @@ import { problemOf } from '../../store'
 import { configProblem } from '../../config'
 import { readFileIfExists } from '../../files'
 import { envFileProblem } from '../../secrets'
+import { memoryFileProblems } from '../../memory'
 
 export const LOG_COMMAND = 'caduceus logs errors'
 
@@ -58,6 +59,8 @@ function homeFileProblems(home: string): string[] {
   check(join(home, 'SOUL.md'), 'the agent runs without its persona')
   const env = envFileProblem(home)
   if (env) out.push(env)
+  // MEMORY.md / USER.md the agent's prompt goes without (not UTF-8, a folder in its place), in the Memory page's words
+  out.push(...memoryFileProblems(home))
   return out
 }
 

@@ -178,5 +178,52 @@ describe('a MEMORY.md / USER.md that is not UTF-8', () => {
       output: { readOnly?: string }
     }
     expect(memory.output.readOnly).toBeUndefined()
+    // The profile's notices say it too (the sessions list's banner, the rail), in the Memory page's words.
+    expect(await notices(r)).toEqual({ banner: [shown.output.readOnly], rail: shown.output.readOnly })
+  })
+})
+
+/** The profile's notices as the host serves them: the sessions list's banner items and the rail's notice. */
+async function notices(r: Rig): Promise<{ banner: string[]; rail: string | undefined }> {
+  const d = r.host!.dispatcher
+  const list = (await d.invoke('sessions.list', { profile: 'all' })) as {
+    ok: true
+    output: { notices?: Array<{ profile: string; reason: string }> }
+  }
+  const rail = (await d.invoke('profiles.list', {})) as { ok: true; output: Array<{ name: string; notice?: string }> }
+  return {
+    banner: (list.output.notices ?? []).filter((n) => n.profile === 'default').map((n) => n.reason),
+    rail: rail.output.find((p) => p.name === 'default')?.notice
+  }
+}
+
+describe('a MEMORY.md replaced by a folder', () => {
+  it('the Memory page shows it empty with why and refuses edits; the profile notices name it; the folder is untouched', async () => {
+    const r = await started()
+    const file = join(r.root, 'memories', 'MEMORY.md')
+    mkdirSync(file)
+    writeFileSync(join(file, 'notes.txt'), 'kept')
+    writeFileSync(join(r.root, 'memories', 'USER.md'), 'Name: Ada')
+    await r.start()
+    const d = r.host!.dispatcher
+    const shown = (await d.invoke('memory.entries', { profile: 'default', target: 'memory' })) as {
+      ok: true
+      output: { entries: string[]; readOnly?: string }
+    }
+    expect(shown.ok, JSON.stringify(shown)).toBe(true)
+    expect(shown.output.entries).toEqual([]) // upstream reads it as empty
+    expect(shown.output.readOnly).toContain(`${file} is a folder, not a file`)
+    const res = await d.invoke('memory.edit', { op: 'add', profile: 'default', target: 'memory', content: 'x' })
+    expect(res.ok).toBe(false)
+    expect(JSON.stringify(res)).toContain('is a folder, not a file')
+    expect(readdirSync(file)).toEqual(['notes.txt'])
+    // USER.md beside it is read and written as ever.
+    const user = (await d.invoke('memory.entries', { profile: 'default', target: 'user' })) as {
+      ok: true
+      output: { entries: string[]; readOnly?: string }
+    }
+    expect(user.output).toMatchObject({ entries: ['Name: Ada'] })
+    expect(user.output.readOnly).toBeUndefined()
+    expect(await notices(r)).toEqual({ banner: [shown.output.readOnly], rail: shown.output.readOnly })
   })
 })

@@ -2,7 +2,7 @@
 // every hook, the scripted model records what each request carried (prefetch block, tool list).
 import Database from 'better-sqlite3'
 import { execFileSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { copyFileSync, existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { RecordedRequest, ScriptReply } from '../../agent/scripted'
@@ -245,7 +245,7 @@ describe('the provider picker (memory.providers / memory.setProvider)', () => {
 describe('what the picker says about a provider the next turn cannot use', () => {
   it("reports unavailable and why (not supported, not installed, no key) before any turn, matching the turn's warning", async () => {
     const { writeFileSync } = await import('node:fs')
-    rig = await makeRig(() => ({ text: 'ok' }), ['honcho', 'keyless', 'keyed', 'holo', 'plug', 'nosuch'])
+    rig = await makeRig(() => ({ text: 'ok' }), ['honcho', 'keyless', 'keyed', 'holo', 'plug', 'nosuch', 'wide'])
     rig.writeConfig('honcho', 'memory:\n  provider: honcho\n')
     rig.writeConfig('keyless', 'memory:\n  provider: mem0\n')
     rig.writeConfig('keyed', 'memory:\n  provider: mem0\n')
@@ -254,6 +254,23 @@ describe('what the picker says about a provider the next turn cannot use', () =>
     writePlugin(rig.home('plug'), 'plug', recorderSource({ key: 'PLUG_AVAIL', tool: 'plug_note' }))
     rig.writeConfig('plug', 'memory:\n  provider: plug\n')
     rig.writeConfig('nosuch', 'memory:\n  provider: nosuch\n')
+    // Upstream's own 512-wide store (scripts/golden/holographic.py) under a config that leaves hrr_dim at 1024:
+    // initialize refuses it (upstream would mix widths in it), and the picker says so before a turn meets it.
+    const wideStore = join(rig.home('wide'), 'memory_store.db')
+    copyFileSync(
+      resolve(import.meta.dirname, '../../../test/fixtures/upstream/holographic/setup/upstream.db'),
+      wideStore
+    )
+    rig.writeConfig('wide', 'memory:\n  provider: holographic\n')
+    const facts = () => {
+      const db = new Database(wideStore, { readonly: true })
+      try {
+        return db.prepare('SELECT fact_id, content, hrr_vector FROM facts ORDER BY fact_id').all()
+      } finally {
+        db.close()
+      }
+    }
+    const factsBefore = facts()
     await rig.start()
     const availability = async (profile: string) => {
       const res = await rig!.host!.dispatcher.invoke('memory.providers', { profile })
@@ -277,11 +294,33 @@ describe('what the picker says about a provider the next turn cannot use', () =>
     expect(await availability('keyed')).toEqual({ available: true, detail: null })
     expect(await availability('holo')).toEqual({ available: true, detail: null })
     expect(await availability('plug')).toBeNull() // only its own code can tell
+    const wide = 'holds 512-wide HRR vectors but plugins.hermes-memory-store.hrr_dim is 1024: set hrr_dim to 512'
+    expect(await availability('wide')).toEqual({
+      available: false,
+      detail: expect.stringMatching(new RegExp(`^Memory provider 'holographic' will not start: .*${wide}`))
+    })
     // What the next turn then does: the same reason, built-in memory only.
     await turn(rig, 'keyless', 'hello')
     await turn(rig, 'honcho', 'hello')
     expect(notices(rig).find((t) => t.includes("'mem0' is unavailable"))).toContain('MEM0_API_KEY is not set')
     expect(notices(rig).find((t) => t.includes("'honcho'"))).toContain('is not supported by Caduceus')
+    // The store of another width: the turn runs on built-in memory; the chat, the picker's last load and the health
+    // name the reason (upstream only logs a warning); not one fact or vector of the store changed.
+    await turn(rig, 'wide', 'hello wide')
+    expect(finished(rig).every((e) => e.payload.status === 'completed')).toBe(true)
+    expect(toolNames(firstRequestOf(rig, 'hello wide')!)).toContain('memory')
+    expect(notices(rig).find((t) => t.includes("'holographic' did not start"))).toContain(wide)
+    const after = await rig.host!.dispatcher.invoke('memory.providers', { profile: 'wide' })
+    expect((after as { ok: true; output: { lastLoad: unknown } }).output.lastLoad).toMatchObject({
+      provider: 'holographic',
+      state: 'failed',
+      detail: expect.stringContaining(wide)
+    })
+    const health = await rig.host!.dispatcher.invoke('memory.health', { profile: 'wide' })
+    const items = (health as { ok: true; output: { items: Array<{ provider: string; lastError: string | null }> } })
+      .output.items
+    expect(items.find((i) => i.provider === 'holographic')?.lastError).toContain(wide)
+    expect(facts()).toEqual(factsBefore)
   })
 })
 

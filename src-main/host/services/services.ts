@@ -8,6 +8,7 @@ import type { Logger } from '@shared/contract/log'
 import { journalModeSetting, writeRetryMs } from './write-retry'
 import { errorMessage } from '@shared/contract/errors'
 import { MemoryFolderWatch } from './memory-watch'
+import { memoryFileProblems } from '../../memory'
 
 export interface Services {
   root: string
@@ -68,7 +69,9 @@ export function createStoreServices(opts: {
     writeRetryMs: (e) => writeRetryMs(e.home),
     journalMode: (e) => journalModeSetting(e.home),
     onJournalNotice: (profile, message) => log.warn('store', `profile ${profile}: ${message}`),
-    nativeBinding: opts.nativeBinding
+    nativeBinding: opts.nativeBinding,
+    // the agent's prompt goes without a memory file: said where its sessions are listed, not only on the Memory page
+    profileNotices: (e) => memoryFileProblems(e.home)
   })
   const watchers = new Map<string, SessionWatcher>()
   const closers: Array<() => void | Promise<void>> = []

@@ -4,11 +4,12 @@
 // started from (`${HOME}/…` is not expanded there) is refused here rather than resolved somewhere else; and every
 // setting upstream refuses shows in the picker's availability, before a turn meets it.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { tmpdir, userInfo } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../../config'
 import { providerAvailability } from '../index'
+import { holographicDbPath } from './config'
 import { HolographicProvider } from './provider'
 
 interface Case {
@@ -35,11 +36,23 @@ describe("holographic's config.yaml section, as upstream's plugin reads it", () 
     mkdirSync(home, { recursive: true })
     mkdirSync(user)
     process.env.HOME = user // `~` and `${HOME}` as upstream had them (the worker's environment is put back per file)
-    writeFileSync(join(home, 'config.yaml'), c.config.replaceAll('<base>', dir))
+    // `~NAME/…`: this process's login and its home from the password database (not $HOME), as upstream's run had its own.
+    const login = userInfo()
+    const sub = `.cad-holo-config-${process.pid}`
+    const logins = (s: string) =>
+      s.replaceAll('<login-home>', login.homedir.replace(/\/+$/, '')).replaceAll('<login>', login.username)
+    writeFileSync(join(home, 'config.yaml'), logins(c.config).replaceAll('<base>', dir).replaceAll('<dir>', sub))
     const config = loadConfig(home).raw
-    const tags = (s: string) => s.replaceAll('<home>', home).replaceAll('<user>', user).replaceAll('<base>', dir)
+    const tags = (s: string) =>
+      logins(s).replaceAll('<home>', home).replaceAll('<user>', user).replaceAll('<base>', dir).replaceAll('<dir>', sub)
 
     const availability = providerAvailability('holographic', { home, profile: 'default', config, secrets: {} })
+    if (c.config.includes('~<login>/')) {
+      // The same file as upstream's, named without opening it: the test makes nothing in the login's real home.
+      expect(holographicDbPath(config, home)).toBe(tags(c.opened!))
+      expect(availability).toEqual({ available: true, detail: null })
+      return
+    }
     const p = new HolographicProvider({ config, home })
     let opened: string | null = null
     let refusal = ''

@@ -6,10 +6,10 @@
  * A value Python cannot convert makes upstream's initialize fail; here it is a `HolographicConfigError` the
  * provider raises at initialize (the Memory page's health shows it), never a silent default.
  */
-import { homedir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { pyRepr, pyTruthy, pythonFloat, pythonInt } from '@shared/contract/py-text'
 import { isPlainObject } from '../../../config'
+import { expandUser } from './expand-user'
 
 export interface HolographicConfig {
   dbPath: string
@@ -76,7 +76,8 @@ function pyInt(v: unknown, key: string): number {
 /**
  * The store's file as upstream's plugin finds it: the section is read straight from config.yaml (its own
  * `yaml.safe_load`, so no `${VAR}` is expanded there: config/load-config keeps this section literal), then only
- * `$HERMES_HOME` / `${HERMES_HOME}` become the PROFILE's home and a leading `~` the user's home. Anything else stays
+ * `$HERMES_HOME` / `${HERMES_HOME}` become the PROFILE's home and a leading `~` or `~NAME` a user's home (its store
+ * takes `Path(db_path).expanduser()`, which raises for a NAME the system does not know). Anything else stays
  * as written: `${HOME}/facts.db` is a relative path to upstream, opened under a folder literally named `${HOME}` in
  * whatever folder upstream was started from. Caduceus cannot know that folder, so a path still relative after
  * those expansions is refused rather than resolved somewhere upstream would not look.
@@ -89,11 +90,16 @@ function dbPathOf(c: Record<string, unknown>, home: string): string {
     throw new HolographicConfigError(
       `${KEY}.db_path: expected str, bytes or os.PathLike object, not ${typeof raw === 'number' && Number.isInteger(raw) ? 'int' : pyType(raw)}`
     )
-  const expanded = raw.replace(/\$\{HERMES_HOME\}|\$HERMES_HOME/g, home).replace(/^~(?=$|[\\/])/, homedir())
+  let expanded = raw.replace(/\$\{HERMES_HOME\}|\$HERMES_HOME/g, home)
+  try {
+    expanded = expandUser(expanded)
+  } catch (err) {
+    throw new HolographicConfigError(`${KEY}.db_path: ${pyRepr(raw)}: ${(err as Error).message}`)
+  }
   if (!isAbsolute(expanded))
     throw new HolographicConfigError(
       `${KEY}.db_path: ${pyRepr(raw)} is a relative path: upstream Hermes expands only $HERMES_HOME, \${HERMES_HOME} ` +
-        `and a leading ~ here and opens the rest relative to the folder it was started from, so Caduceus cannot ` +
+        `and a leading ~ or ~NAME here and opens the rest relative to the folder it was started from, so Caduceus cannot ` +
         `tell which file it uses. Write an absolute path, or one that starts with ~/ or $HERMES_HOME/.`
     )
   return resolve(expanded)

@@ -15,7 +15,7 @@ import {
 import { holographicConfig, holographicDbPath, type HolographicConfig } from './config'
 import { openFactDb } from './schema'
 import { search } from './retrieval'
-import { FactStore } from './store'
+import { FactStore, storeWidthProblem } from './store'
 import { extractFacts } from './text'
 import { FACT_FEEDBACK_SCHEMA, FACT_STORE_SCHEMA, runFactFeedback, runFactStore } from './tools'
 
@@ -57,12 +57,15 @@ export class HolographicProvider extends MemoryProvider {
     return true
   }
 
-  /** A setting initialize cannot use (as upstream's conversion would raise), for the picker; '' when all are usable. */
+  /**
+   * What initialize would refuse, for the picker, before a turn meets it: a setting it cannot use (as upstream's
+   * conversion would raise), or a store whose vectors are of another width than hrr_dim; '' when there is neither.
+   */
   setupProblem(): string {
     if (!this.opts.home) return ''
     try {
-      holographicConfig(this.opts.config, this.opts.home)
-      return ''
+      const cfg = holographicConfig(this.opts.config, this.opts.home)
+      return storeWidthProblem(cfg.dbPath, cfg.hrrDim, this.opts.nativeBinding)
     } catch (err) {
       return err instanceof Error ? err.message : String(err)
     }

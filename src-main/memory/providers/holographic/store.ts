@@ -4,7 +4,8 @@
  * bundle of its facts' vectors, so upstream's vector actions see Caduceus's facts and the reverse.
  * All SQL on this file lives here (a provider's own DB stays in its folder); recall lives in retrieval.ts.
  */
-import type Database from 'better-sqlite3'
+import { existsSync } from 'node:fs'
+import Database from 'better-sqlite3'
 import { pyStrip } from '@shared/contract/py-text'
 import { bundle, bytesToPhases, encodeFact, phasesToBytes, type Phases } from './hrr'
 import { extractEntities } from './text'
@@ -30,6 +31,28 @@ const clamp01 = (n: number) => (Number.isNaN(n) ? 1 : Math.min(1, Math.max(0, n)
  * Caduceus refuses before writing anything.
  */
 class StoreWidthError extends Error {}
+
+/**
+ * What initialize would refuse about the width of the store at `path`, told without writing to it (the Memory page's
+ * picker asks before any turn does): '' when there is no file, its vectors are all `dim` wide, or it cannot be read
+ * just now (a lock, not a fact store): initialize opens it for real and says why then.
+ */
+export function storeWidthProblem(path: string, dim: number, nativeBinding?: string): string {
+  if (!existsSync(path)) return ''
+  let db: Database.Database | null = null
+  try {
+    // Not `readonly`: a read-only connection to a WAL file leaves its -wal / -shm behind in the profile, where the
+    // last read-write connection to close removes them. query_only keeps this one from writing anything.
+    db = new Database(path, { fileMustExist: true, ...(nativeBinding ? { nativeBinding } : {}) })
+    db.pragma('query_only = ON')
+    new FactStore(db, 0.5, dim).assertWidth()
+    return ''
+  } catch (err) {
+    return err instanceof StoreWidthError ? err.message : ''
+  } finally {
+    db?.close()
+  }
+}
 
 export class FactStore {
   constructor(

@@ -4,7 +4,7 @@
 // reason / search / list and prefetch as upstream did; replaying upstream's calls it writes the same
 // replies, vectors, banks and entities; upstream's answers over Caduceus's file are Caduceus's own.
 import Database from 'better-sqlite3'
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -192,6 +192,13 @@ describe("a profile configured by upstream's `hermes memory setup` (every settin
     homes.push(home)
     const file = join(home, 'memory_store.db')
     copyFileSync(join(SETUP, 'upstream.db'), file)
+    // The picker's check, before any turn: it names the width and leaves nothing beside a WAL store (a read-only
+    // connection would leave its -wal / -shm).
+    const wal = new Database(file)
+    wal.pragma('journal_mode = WAL')
+    wal.close()
+    expect(new HolographicProvider({ config: {}, home }).setupProblem()).toMatch(/holds 512-wide HRR vectors/)
+    expect(readdirSync(home)).toEqual(['memory_store.db'])
     for (const hrr_dim of [1024, '1024', undefined]) {
       const p = new HolographicProvider({
         config: { plugins: { 'hermes-memory-store': { auto_extract: true, ...(hrr_dim ? { hrr_dim } : {}) } } },
