@@ -510,14 +510,16 @@ const upstreamText = (dir: string) =>
     string,
     string
   >
-/** Upstream's compression summary, as its loop stored it at the head of a continuation. */
-function upstreamSummary(): string {
+/** Upstream's compression summaries, as its loop stored them: at the head of a continuation, and merged into the
+ * user message it kept there. */
+function upstreamSummaries(): { own: string; merged: string } {
   const db = new Database(resolve(import.meta.dirname, 'fixtures/upstream/compression-chain/state.db'), {
     readonly: true
   })
   try {
-    const get = db.prepare("SELECT content FROM messages WHERE role = 'user' AND content LIKE '[CONTEXT COMPACTION%'")
-    return get.pluck().get() as string
+    const get = (like: string) =>
+      db.prepare("SELECT content FROM messages WHERE role = 'user' AND content LIKE ?").pluck().get(like) as string
+    return { own: get('[CONTEXT COMPACTION%'), merged: get('[PRIOR CONTEXT%') }
   } finally {
     db.close()
   }
@@ -529,7 +531,7 @@ async function seedNotices(home: string) {
   const store = new SessionStore(join(home, 'state.db'))
   await store.createSession('notices', 'cli')
   await store.appendMessages('notices', [
-    { role: 'user', content: upstreamSummary() },
+    { role: 'user', content: upstreamSummaries().own },
     { role: 'user', content: 'start the jobs' },
     { role: 'assistant', content: 'Started.', finishReason: 'length' },
     { role: 'user', content: CONTINUE, displayKind: 'continuation_notice' },
@@ -550,6 +552,7 @@ async function seedNotices(home: string) {
       outputTail: 'built'
     } as Parameters<typeof processCompletionMessage>[0]),
     { role: 'user', content: RESUMED },
+    { role: 'user', content: upstreamSummaries().merged },
     { role: 'assistant', content: 'All done.', finishReason: 'stop' }
   ])
   store.close()
@@ -586,6 +589,7 @@ describe('notices, notes to the model and compression summaries read as the tran
       'assistant',
       'steer',
       ...NOTICES.map(() => 'notice'),
+      'user',
       'assistant'
     ])
     expect(sections.slice(6, 11).map((x) => x.split('\n')[2])).toEqual(NOTICES)
@@ -600,6 +604,11 @@ describe('notices, notes to the model and compression summaries read as the tran
     expect(sections[6]).toContain('Task: Summarize open issues\nThree issues are open:')
     expect(sections[7]).toContain('Task: count the files\ndisk gone')
     expect(sections[8]).toContain('$ npm test -- --watch=false\n\nOutput:\nFAIL src/a.test.ts')
+    // a summary merged into the message it kept: the message's words, then the summary folded
+    expect(sections[11]).toMatch(
+      /^[^\n]+\n\nCHAIN-QUESTION question 2 [^\n]+\n\n<details><summary>Compaction summary · /
+    )
+    expect(md).not.toContain('[PRIOR CONTEXT')
     expect(md).not.toContain('[ASYNC DELEGATION COMPLETE')
     expect(md).not.toContain('[IMPORTANT: Background process')
   })
@@ -622,10 +631,12 @@ describe('notices, notes to the model and compression summaries read as the tran
       'Assistant',
       'Steer',
       ...NOTICES.map(() => 'Notice'),
+      'User',
       'Assistant'
     ])
     for (const n of NOTICES) expect(text).toContain(`\n\n${n}\n`)
-    expect(text).toContain('- Exported messages: `12`')
+    expect(text).toMatch(/\nCHAIN-QUESTION question 2 [^\n]+\n\n<details><summary>Compaction summary · /)
+    expect(text).toContain('- Exported messages: `13`')
   })
 
   it('`sessions show` tags each as what it is; notes to the model stay out, as in the transcript', async () => {
@@ -637,6 +648,8 @@ describe('notices, notes to the model and compression summaries read as the tran
       'assistant',
       'steer',
       ...NOTICES.map(() => 'notice'),
+      'user',
+      'compaction summary',
       'assistant'
     ])
     for (const n of NOTICES) expect(shown).toContain(`[notice] ${n.split('\n')[0]}`)
@@ -657,6 +670,7 @@ describe('notices, notes to the model and compression summaries read as the tran
       ['user', 'async_delegation_complete'],
       ['user', null],
       ['user', 'process_complete'],
+      ['user', null],
       ['user', null],
       ['assistant', null]
     ])

@@ -48,6 +48,41 @@ export const isCompactionSummary = (role: string, content: string | null) =>
   ) &&
   !splitMergedSummary(content)
 
+/**
+ * A compression summary merged into a kept message (merged-summary.ts): the message's own words and the summary. The
+ * transcript shows the words and folds the summary; read where Caduceus marked the row so (`summaryMerged`) and in
+ * any user row.
+ */
+export function mergedSummaryOf(m: {
+  role: string
+  content: string | null
+  summaryMerged?: boolean
+}): { kept: string; summary: string } | null {
+  return m.summaryMerged || m.role === 'user' ? splitMergedSummary(m.content) : null
+}
+
+/** The same for a row in upstream's stored shape (`display_metadata` as JSON text). */
+export function storedMergedSummary(m: Record<string, unknown>): { kept: string; summary: string } | null {
+  let merged = false
+  try {
+    const meta: unknown = typeof m.display_metadata === 'string' ? JSON.parse(m.display_metadata) : m.display_metadata
+    merged = (meta as { summaryMerged?: unknown } | null)?.summaryMerged === true
+  } catch {
+    // not JSON: not marked
+  }
+  return mergedSummaryOf({
+    role: String(m.role),
+    content: typeof m.content === 'string' ? m.content : null,
+    summaryMerged: merged
+  })
+}
+
+/** A summary in Markdown, folded as the transcript folds it (its own headings stay inside the fold). */
+export function foldedSummary(summary: string): string {
+  const text = summary.trim()
+  return `<details><summary>Compaction summary · ${text.length.toLocaleString('en-US')} chars</summary>\n\n${text}\n\n</details>`
+}
+
 /** What this row is, when it is not simply a message of its role; null for the user's, model's and tools' own rows. */
 export function classifyRow(m: RowFields): RowKind | null {
   const text = m.content ?? ''

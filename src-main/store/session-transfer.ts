@@ -17,7 +17,13 @@ import { argsAreJsonObject, argsPreview } from '@shared/contract/tool-args'
 import { pairResults } from '@shared/contract/tool-pairing'
 import { toolResultText } from '@shared/contract/tool-result-text'
 import { parseJsonOr } from '@shared/contract/errors'
-import { classifyStoredRow, ROW_LABELS, rowText } from '@shared/contract/notice-rows'
+import {
+  classifyStoredRow,
+  foldedSummary,
+  ROW_LABELS,
+  rowText,
+  storedMergedSummary
+} from '@shared/contract/notice-rows'
 
 export type ExportRecord = Record<string, unknown> & { id: string; messages: Array<Record<string, unknown>> }
 export const INACTIVE_FIELD = 'caduceus_inactive_messages'
@@ -238,12 +244,11 @@ export function toMarkdown(r: ExportRecord): string {
     const kind = classifyStoredRow(m)
     const label = kind ? ROW_LABELS[kind.kind].toLowerCase() : String(m.role)
     lines.push(`## ${label} · ${when(m.timestamp)}`, '')
+    // a compression summary folded, as the transcript folds it; one merged into a message after the message's words
+    const merged = kind ? null : storedMergedSummary(m)
     const text = kind ? rowText(kind, displayContent(m.content) ?? null) : displayContent(m.content)
-    // a compression summary folded, as the transcript folds it (its own headings stay inside the fold)
-    if (text && kind?.kind === 'summary')
-      lines.push(`<details><summary>Compaction summary · ${text.length.toLocaleString('en-US')} chars</summary>`, '')
-    if (text) lines.push(text, '')
-    if (text && kind?.kind === 'summary') lines.push('</details>', '')
+    if (merged) lines.push(...(merged.kept.trim() ? [merged.kept.trim(), ''] : []), foldedSummary(merged.summary), '')
+    else if (text) lines.push(kind?.kind === 'summary' ? foldedSummary(text) : text, '')
     for (const c of row.toolCalls) {
       const preview = argsPreview(c.arguments)
       lines.push(`**Tool call: ${c.name}**${preview ? ` ${codeSpan(preview)}` : ''}`, '')

@@ -11,7 +11,14 @@
  */
 import { createHash } from 'node:crypto'
 import { isoUtc, pyJson, pyStr, pyTruthy } from '@shared/contract/py-text'
-import { classifyStoredRow, ROW_LABELS, rowText, type RowKind } from '@shared/contract/notice-rows'
+import {
+  classifyStoredRow,
+  foldedSummary,
+  ROW_LABELS,
+  rowText,
+  storedMergedSummary,
+  type RowKind
+} from '@shared/contract/notice-rows'
 
 type Rec = Record<string, unknown>
 /** The exporter name upstream writes and its readers look for. */
@@ -61,7 +68,13 @@ function messagesText(s: Rec): string {
         // a notice, a note to the model or a compression summary: headed as what it is (upstream: its role)
         const kind = classifyStoredRow(m)
         parts.push(heading(m, kind) + '\n')
-        const c = kind ? rowText(kind, typeof m.content === 'string' ? m.content : null) : content(m.content)
+        // a summary merged into a kept message: the message's words, then the summary folded as the transcript does
+        const merged = kind ? null : storedMergedSummary(m)
+        const c = merged
+          ? [merged.kept.trimEnd(), foldedSummary(merged.summary)].filter(Boolean).join('\n\n')
+          : kind
+            ? rowText(kind, typeof m.content === 'string' ? m.content : null)
+            : content(m.content)
         if (c) parts.push(c + '\n')
         if (pyTruthy(m.tool_calls)) parts.push('\n\n## Tool calls\n\n' + block(m.tool_calls) + '\n')
         parts.push('')

@@ -1,6 +1,6 @@
 import { argsAreJsonObject, argsPreview } from '@shared/contract/tool-args'
 import { pairResults } from '@shared/contract/tool-pairing'
-import { classifyRow, ROW_LABELS, rowText } from '@shared/contract/notice-rows'
+import { classifyRow, mergedSummaryOf, ROW_LABELS, rowText } from '@shared/contract/notice-rows'
 import { toolResultText } from '@shared/contract/tool-result-text'
 import type { Message, ProfileProblem, SearchHit, SessionDetail, SessionSummary } from '@shared/contract'
 
@@ -70,9 +70,13 @@ export function formatSessionShow(detail: SessionDetail, messages: Message[]): s
       // a result whose call is not in the session: shown on its own, and said so
       return [`[${tag}] (its call is not in this session)`, ...resultLines(m, m.toolName ?? null, '  ')]
     }
+    // a summary merged into a kept message: the message's words, then the summary under its own tag
+    const merged = mergedSummaryOf(m)
+    const text = merged ? merged.kept : (m.content ?? '')
     return [
       [
-        `[${tag}] ${(m.content ?? '').slice(0, 2000)}`,
+        `[${tag}] ${text.slice(0, 2000)}`,
+        ...(merged ? [`[compaction summary] ${merged.summary.trim().slice(0, 2000)}`] : []),
         ...(m.toolCalls ?? []).flatMap((c) => {
           const r = pairs.resultOf(m, c.id)
           // arguments that are not a JSON object (whole on the page, not cut short): upstream never ran the call

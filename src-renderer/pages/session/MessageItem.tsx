@@ -9,7 +9,7 @@ import { DelegationCards, delegationIdOf } from './DelegationCards'
 import { DelegationNoticeCard } from './DelegationNoticeCard'
 import { ProcessNoticeCard } from './ProcessNoticeCard'
 import { StoppedTurnCard } from './StoppedTurnCard'
-import { classifyRow } from '@shared/contract/notice-rows'
+import { classifyRow, mergedSummaryOf } from '@shared/contract/notice-rows'
 import { CallArguments, ToolResultOutput } from './ShowAll'
 import { callDuration, useToolPairs } from './tool-pairs'
 import { failureOf, parseToolResult, pathArg } from '@shared/contract/tool-result'
@@ -17,7 +17,6 @@ import { toolResultStatus } from '@shared/contract/tool-result-text'
 import { Badge } from '../../components/Badge'
 import { imageSegments } from './image-chips'
 import { argsAreJsonObject, argsPreview, decodeUnicodeEscapes } from '@shared/contract/tool-args'
-import { splitMergedSummary } from '@shared/contract/merged-summary'
 import { parseJsonOr } from '@shared/contract/errors'
 
 function Fold({
@@ -242,7 +241,7 @@ export const MessageItem = memo(function MessageItem({
     )
   }
   // A summary the compressor merged into a kept message: the message's own words, then the summary folded.
-  const merged = m.summaryMerged || m.role === 'user' ? splitMergedSummary(m.content) : null
+  const merged = mergedSummaryOf(m)
   const body = merged ? merged.kept : m.content
   if (row?.kind === 'resumed') {
     return (
