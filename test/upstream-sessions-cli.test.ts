@@ -511,15 +511,19 @@ const upstreamText = (dir: string) =>
     string
   >
 /** Upstream's compression summaries, as its loop stored them: at the head of a continuation, and merged into the
- * user message it kept there. */
-function upstreamSummaries(): { own: string; merged: string } {
+ * user message or the reply it kept there. */
+function upstreamSummaries(): { own: string; merged: string; reply: string } {
   const db = new Database(resolve(import.meta.dirname, 'fixtures/upstream/compression-chain/state.db'), {
     readonly: true
   })
   try {
     const get = (like: string) =>
       db.prepare("SELECT content FROM messages WHERE role = 'user' AND content LIKE ?").pluck().get(like) as string
-    return { own: get('[CONTEXT COMPACTION%'), merged: get('[PRIOR CONTEXT%') }
+    const reply = db
+      .prepare("SELECT content FROM messages WHERE role = 'assistant' AND content LIKE '[PRIOR CONTEXT%'")
+      .pluck()
+      .get() as string
+    return { own: get('[CONTEXT COMPACTION%'), merged: get('[PRIOR CONTEXT%'), reply }
   } finally {
     db.close()
   }
@@ -553,7 +557,7 @@ async function seedNotices(home: string) {
     } as Parameters<typeof processCompletionMessage>[0]),
     { role: 'user', content: RESUMED },
     { role: 'user', content: upstreamSummaries().merged },
-    { role: 'assistant', content: 'All done.', finishReason: 'stop' }
+    { role: 'assistant', content: upstreamSummaries().reply, finishReason: 'stop' }
   ])
   store.close()
 }
@@ -608,6 +612,7 @@ describe('notices, notes to the model and compression summaries read as the tran
     expect(sections[11]).toMatch(
       /^[^\n]+\n\nCHAIN-QUESTION question 2 [^\n]+\n\n<details><summary>Compaction summary · /
     )
+    expect(sections[12]).toMatch(/^[^\n]+\n\nCHAIN-\w+ answer \d [^\n]+\n\n<details><summary>Compaction summary · /)
     expect(md).not.toContain('[PRIOR CONTEXT')
     expect(md).not.toContain('[ASYNC DELEGATION COMPLETE')
     expect(md).not.toContain('[IMPORTANT: Background process')
@@ -636,6 +641,8 @@ describe('notices, notes to the model and compression summaries read as the tran
     ])
     for (const n of NOTICES) expect(text).toContain(`\n\n${n}\n`)
     expect(text).toMatch(/\nCHAIN-QUESTION question 2 [^\n]+\n\n<details><summary>Compaction summary · /)
+    expect(text).toMatch(/\nCHAIN-\w+ answer \d [^\n]+\n\n<details><summary>Compaction summary · /)
+    expect(text).not.toContain('[PRIOR CONTEXT')
     expect(text).toContain('- Exported messages: `13`')
   })
 
@@ -650,7 +657,8 @@ describe('notices, notes to the model and compression summaries read as the tran
       ...NOTICES.map(() => 'notice'),
       'user',
       'compaction summary',
-      'assistant'
+      'assistant',
+      'compaction summary'
     ])
     for (const n of NOTICES) expect(shown).toContain(`[notice] ${n.split('\n')[0]}`)
   })

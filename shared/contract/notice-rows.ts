@@ -50,15 +50,16 @@ export const isCompactionSummary = (role: string, content: string | null) =>
 
 /**
  * A compression summary merged into a kept message (merged-summary.ts): the message's own words and the summary. The
- * transcript shows the words and folds the summary; read where Caduceus marked the row so (`summaryMerged`) and in
- * any user row.
+ * transcript shows the words and folds the summary; read where the row is marked so (`summaryMerged`: Caduceus's
+ * display metadata, or the store's read of the layout) and in any user or assistant row laid out that way (upstream
+ * v21 marks its merged rows no other way, and merges into a reply as readily as into a question).
  */
 export function mergedSummaryOf(m: {
   role: string
   content: string | null
   summaryMerged?: boolean
 }): { kept: string; summary: string } | null {
-  return m.summaryMerged || m.role === 'user' ? splitMergedSummary(m.content) : null
+  return m.summaryMerged || m.role === 'user' || m.role === 'assistant' ? splitMergedSummary(m.content) : null
 }
 
 /** The same for a row in upstream's stored shape (`display_metadata` as JSON text). */
