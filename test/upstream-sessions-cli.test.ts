@@ -15,6 +15,8 @@ import { SessionStore } from '../src-main/store'
 import { cleanupTempDirs, tempDir } from '../src-main/store/test-fixtures/tmp'
 import { STOPPED_REPLY } from '../shared/contract/stopped-turn'
 import { processCompletionMessage } from '../src-main/tools/completion'
+import { hiddenMessageSql } from '../src-main/store/sql'
+import { classifyRow } from '../shared/contract/notice-rows'
 
 type Rec = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 const gold = resolve(import.meta.dirname, 'fixtures/upstream/fidelity')
@@ -661,6 +663,37 @@ describe('notices, notes to the model and compression summaries read as the tran
       'compaction summary'
     ])
     for (const n of NOTICES) expect(shown).toContain(`[notice] ${n.split('\n')[0]}`)
+  })
+
+  // `show` reads pages, which leave notes to the model out in SQL (store/sql.ts); the exports tell them in code
+  it('a note to the model is the same row to the SQL that hides it and to the exports', () => {
+    const rows: Array<[string, string | null, string | null]> = [
+      ['user', CONTINUE, 'continuation_notice'],
+      ['user', ' \n\t[System: a note]', null],
+      ['user', '[System] mine', null],
+      ['user', '[Systemd unit]', null],
+      ['user', '[system: lower case]', null],
+      ['assistant', '[System: said by the model]', null],
+      ['user', 'anything', 'hidden'],
+      ['tool', null, 'hidden'],
+      ['user', null, null]
+    ]
+    const db = new Database(':memory:')
+    try {
+      const hidden = db
+        .prepare(`SELECT ${hiddenMessageSql('')} FROM (SELECT ? AS role, ? AS content, ? AS display_kind)`)
+        .pluck()
+      for (const [role, content, displayKind] of rows) {
+        const code = classifyRow({ role, content, displayKind, finishReason: null, toolCalls: null })?.kind
+        expect([role, content, Boolean(hidden.get(role, content, displayKind))]).toEqual([
+          role,
+          content,
+          code === 'system_note'
+        ])
+      }
+    } finally {
+      db.close()
+    }
   })
 
   it("JSONL keeps every row as stored: upstream's shape, its text and display kind", async () => {
