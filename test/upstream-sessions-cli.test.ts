@@ -670,6 +670,7 @@ describe('notices, notes to the model and compression summaries read as the tran
     const rows: Array<[string, string | null, string | null]> = [
       ['user', CONTINUE, 'continuation_notice'],
       ['user', ' \n\t[System: a note]', null],
+      ['user', '\u00a0[System: after a no-break space]', null],
       ['user', '[System] mine', null],
       ['user', '[Systemd unit]', null],
       ['user', '[system: lower case]', null],

@@ -87,7 +87,8 @@ export function foldedSummary(summary: string): string {
 /** What this row is, when it is not simply a message of its role; null for the user's, model's and tools' own rows. */
 export function classifyRow(m: RowFields): RowKind | null {
   const text = m.content ?? ''
-  if (m.displayKind === 'hidden' || (m.role === 'user' && text.trimStart().startsWith('[System:')))
+  // leading whitespace as the SQL's ltrim takes it: spaces, tabs and line breaks only
+  if (m.displayKind === 'hidden' || (m.role === 'user' && text.replace(/^[ \t\n\r]+/, '').startsWith('[System:')))
     return { kind: 'system_note' }
   if (isCompactionSummary(m.role, m.content)) return { kind: 'summary' }
   if (m.displayKind === 'auto_continue' || (m.role === 'user' && text.trimStart().startsWith(RESUMED_NOTE)))
