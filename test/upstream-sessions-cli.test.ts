@@ -14,6 +14,9 @@ import { sessions as sessionsCli } from '../src-main/host/cli/sessions'
 import { SessionStore } from '../src-main/store'
 import { cleanupTempDirs, tempDir } from '../src-main/store/test-fixtures/tmp'
 import { STOPPED_REPLY } from '../shared/contract/stopped-turn'
+import { processCompletionMessage } from '../src-main/tools/completion'
+import { hiddenMessageSql } from '../src-main/store/sql'
+import { classifyRow } from '../shared/contract/notice-rows'
 
 type Rec = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 const gold = resolve(import.meta.dirname, 'fixtures/upstream/fidelity')
@@ -264,6 +267,7 @@ describe.skipIf(!existsSync('/usr/bin/python3') || !existsSync(join(UPSTREAM, 'h
       const h = tmp()
       cpSync(join(gold, 'home'), h, { recursive: true })
       await seedStopped(h)
+      await seedNotices(h)
       const dir = join(tmp(), 'md')
       const cases: Array<[string, string[]]> = [
         ['big-tools', ['--format', 'md']],
@@ -271,7 +275,9 @@ describe.skipIf(!existsSync('/usr/bin/python3') || !existsSync(join(UPSTREAM, 'h
         ['chain-3', ['--format', 'md', '--lineage', 'logical']],
         // a stopped tool round's closing row, written as the transcript's notice (upstream heads it Assistant)
         ['ours', ['--format', 'md']],
-        ['theirs', ['--format', 'qmd']]
+        ['theirs', ['--format', 'qmd']],
+        // notices, notes to the model, a compression summary and a steer, each headed as what it is
+        ['notices', ['--format', 'md']]
       ]
       const files: Array<[string, string, boolean]> = []
       for (const [id, flags] of cases) {
@@ -494,5 +500,223 @@ describe("a stopped tool round's closing row reads as the transcript's notice, i
     const rec = JSON.parse(jsonl.trim()) as { messages: Array<Record<string, unknown>> }
     expect(rec.messages[3]).toMatchObject({ role: 'assistant', content: STOPPED_REPLY, finish_reason: null })
     expect(rec.messages[3]!.tool_calls ?? null).toBeNull()
+  })
+})
+
+// Every other row the transcript shows as a notice, a note or a summary rather than as someone's words (one
+// classification: shared/contract/notice-rows.ts), through the same readings. Upstream's rows are the text its own
+// code wrote: its delegation and process notices (scripts/golden/delegation_notices.py, process_notices.py) and the
+// compression summary its agent loop stored (scripts/golden/compression_chain.py); Caduceus's are its writers' own.
+const upstreamText = (dir: string) =>
+  JSON.parse(readFileSync(resolve(import.meta.dirname, `fixtures/upstream/${dir}/notices.json`), 'utf8')) as Record<
+    string,
+    string
+  >
+/** Upstream's compression summaries, as its loop stored them: at the head of a continuation, and merged into the
+ * user message or the reply it kept there. */
+function upstreamSummaries(): { own: string; merged: string; reply: string } {
+  const db = new Database(resolve(import.meta.dirname, 'fixtures/upstream/compression-chain/state.db'), {
+    readonly: true
+  })
+  try {
+    const get = (like: string) =>
+      db.prepare("SELECT content FROM messages WHERE role = 'user' AND content LIKE ?").pluck().get(like) as string
+    const reply = db
+      .prepare("SELECT content FROM messages WHERE role = 'assistant' AND content LIKE '[PRIOR CONTEXT%'")
+      .pluck()
+      .get() as string
+    return { own: get('[CONTEXT COMPACTION%'), merged: get('[PRIOR CONTEXT%'), reply }
+  } finally {
+    db.close()
+  }
+}
+const CONTINUE = '[System: The output length limit cut your last reply short. Pick it up where it stopped.]'
+const RESUMED = '[System note: Your previous turn was interrupted mid-run. Check what was done before going on.]'
+
+async function seedNotices(home: string) {
+  const store = new SessionStore(join(home, 'state.db'))
+  await store.createSession('notices', 'cli')
+  await store.appendMessages('notices', [
+    { role: 'user', content: upstreamSummaries().own },
+    { role: 'user', content: 'start the jobs' },
+    { role: 'assistant', content: 'Started.', finishReason: 'length' },
+    { role: 'user', content: CONTINUE, displayKind: 'continuation_notice' },
+    { role: 'assistant', content: 'Still going.', finishReason: 'stop' },
+    { role: 'user', content: 'and check the logs', displayKind: 'steer' },
+    { role: 'user', content: upstreamText('delegation-notices').single_ok! },
+    {
+      role: 'user',
+      content: '[Background delegation dlg_1 finished: failed]\nTask: count the files\nError: disk gone',
+      displayKind: 'async_delegation_complete'
+    },
+    { role: 'user', content: upstreamText('process-notices').exit_fail! },
+    processCompletionMessage({
+      processId: 'proc_1',
+      command: 'make',
+      exitCode: 0,
+      signal: null,
+      outputTail: 'built'
+    } as Parameters<typeof processCompletionMessage>[0]),
+    { role: 'user', content: RESUMED },
+    { role: 'user', content: upstreamSummaries().merged },
+    { role: 'assistant', content: upstreamSummaries().reply, finishReason: 'stop' }
+  ])
+  store.close()
+}
+
+describe('notices, notes to the model and compression summaries read as the transcript shows them, but in JSONL', () => {
+  let home: string
+  beforeAll(async () => {
+    home = tmp()
+    await seedNotices(home)
+  })
+  const run = async (...argv: string[]) => {
+    const { code, stdout, printed } = await caduceus(argv, home)
+    expect(code).toBe(0)
+    return stdout + printed
+  }
+  const NOTICES = [
+    'Background delegation deleg_0a1b2c3d: completed (upstream).',
+    'Background delegation dlg_1: failed.',
+    'Background process finished: proc_5e6f7a8b9c0d, exited (upstream).',
+    'Background process finished: proc_1, exit code 0.',
+    'Resumed an interrupted turn.'
+  ]
+
+  it("the Markdown export heads each as what it is, in the transcript's words", async () => {
+    const md = await run('export', '-', '--format', 'markdown', '--session-id', 'notices')
+    // each row's heading (a summary's own headings are inside its fold)
+    const sections = md.split(/^## (?=[a-z ]+ · \d{4}-)/m).slice(1)
+    expect(sections.map((x) => x.split(' · ')[0]!.trim())).toEqual([
+      'compaction summary',
+      'user',
+      'assistant',
+      'system note',
+      'assistant',
+      'steer',
+      ...NOTICES.map(() => 'notice'),
+      'user',
+      'assistant'
+    ])
+    expect(sections.slice(6, 11).map((x) => x.split('\n')[2])).toEqual(NOTICES)
+    // the summary folded, as the transcript folds it
+    expect(sections[0]).toMatch(
+      /^[^\n]+\n\n<details><summary>Compaction summary · 6,339 chars<\/summary>\n\n\[CONTEXT COMPACTION/
+    )
+    expect(sections[0]).toMatch(/\n<\/details>\n\n$/)
+    expect(sections[3]).toContain(CONTINUE)
+    expect(sections[5]).toContain('and check the logs')
+    // a task's goal and result, a process's command and output: what the card shows
+    expect(sections[6]).toContain('Task: Summarize open issues\nThree issues are open:')
+    expect(sections[7]).toContain('Task: count the files\ndisk gone')
+    expect(sections[8]).toContain('$ npm test -- --watch=false\n\nOutput:\nFAIL src/a.test.ts')
+    // a summary merged into the message it kept: the message's words, then the summary folded
+    expect(sections[11]).toMatch(
+      /^[^\n]+\n\nCHAIN-QUESTION question 2 [^\n]+\n\n<details><summary>Compaction summary · /
+    )
+    expect(sections[12]).toMatch(/^[^\n]+\n\nCHAIN-\w+ answer \d [^\n]+\n\n<details><summary>Compaction summary · /)
+    expect(md).not.toContain('[PRIOR CONTEXT')
+    expect(md).not.toContain('[ASYNC DELEGATION COMPLETE')
+    expect(md).not.toContain('[IMPORTANT: Background process')
+  })
+
+  it("upstream's md file heads each as what it is", async () => {
+    const dir = tmp()
+    await run('export', dir, '--format', 'md', '--session-id', 'notices')
+    const text = readFileSync(
+      join(
+        dir,
+        readdirSync(dir).find((f) => f.endsWith('.md'))!
+      ),
+      'utf8'
+    )
+    expect([...text.matchAll(/^### ([\w ]+?)(?: — |\n)/gm)].map((m) => m[1])).toEqual([
+      'Compaction summary',
+      'User',
+      'Assistant',
+      'System note',
+      'Assistant',
+      'Steer',
+      ...NOTICES.map(() => 'Notice'),
+      'User',
+      'Assistant'
+    ])
+    for (const n of NOTICES) expect(text).toContain(`\n\n${n}\n`)
+    expect(text).toMatch(/\nCHAIN-QUESTION question 2 [^\n]+\n\n<details><summary>Compaction summary · /)
+    expect(text).toMatch(/\nCHAIN-\w+ answer \d [^\n]+\n\n<details><summary>Compaction summary · /)
+    expect(text).not.toContain('[PRIOR CONTEXT')
+    expect(text).toContain('- Exported messages: `13`')
+  })
+
+  it('`sessions show` tags each as what it is; notes to the model stay out, as in the transcript', async () => {
+    const shown = (await run('show', 'notices')).split('\n').slice(3)
+    expect(shown.map((l) => /^\[([^\]]+)\]/.exec(l)?.[1]).filter(Boolean)).toEqual([
+      'compaction summary',
+      'user',
+      'assistant',
+      'assistant',
+      'steer',
+      ...NOTICES.map(() => 'notice'),
+      'user',
+      'compaction summary',
+      'assistant',
+      'compaction summary'
+    ])
+    for (const n of NOTICES) expect(shown).toContain(`[notice] ${n.split('\n')[0]}`)
+  })
+
+  // `show` reads pages, which leave notes to the model out in SQL (store/sql.ts); the exports tell them in code
+  it('a note to the model is the same row to the SQL that hides it and to the exports', () => {
+    const rows: Array<[string, string | null, string | null]> = [
+      ['user', CONTINUE, 'continuation_notice'],
+      ['user', ' \n\t[System: a note]', null],
+      ['user', '\u00a0[System: after a no-break space]', null],
+      ['user', '[System] mine', null],
+      ['user', '[Systemd unit]', null],
+      ['user', '[system: lower case]', null],
+      ['assistant', '[System: said by the model]', null],
+      ['user', 'anything', 'hidden'],
+      ['tool', null, 'hidden'],
+      ['user', null, null]
+    ]
+    const db = new Database(':memory:')
+    try {
+      const hidden = db
+        .prepare(`SELECT ${hiddenMessageSql('')} FROM (SELECT ? AS role, ? AS content, ? AS display_kind)`)
+        .pluck()
+      for (const [role, content, displayKind] of rows) {
+        const code = classifyRow({ role, content, displayKind, finishReason: null, toolCalls: null })?.kind
+        expect([role, content, Boolean(hidden.get(role, content, displayKind))]).toEqual([
+          role,
+          content,
+          code === 'system_note'
+        ])
+      }
+    } finally {
+      db.close()
+    }
+  })
+
+  it("JSONL keeps every row as stored: upstream's shape, its text and display kind", async () => {
+    const rec = JSON.parse((await run('export', '-', '--session-id', 'notices')).trim()) as {
+      messages: Array<Record<string, unknown>>
+    }
+    expect(rec.messages.map((m) => [m.role, m.display_kind ?? null])).toEqual([
+      ['user', null],
+      ['user', null],
+      ['assistant', null],
+      ['user', 'continuation_notice'],
+      ['assistant', null],
+      ['user', 'steer'],
+      ['user', null],
+      ['user', 'async_delegation_complete'],
+      ['user', null],
+      ['user', 'process_complete'],
+      ['user', null],
+      ['user', null],
+      ['assistant', null]
+    ])
+    expect(rec.messages[6]!.content).toBe(upstreamText('delegation-notices').single_ok)
+    expect(rec.messages[3]!.content).toBe(CONTINUE)
   })
 })

@@ -1,7 +1,8 @@
 // Runtime notes upstream stores as user turns for the model, in the transcript as upstream's clients show them: a
 // "[System: …]" note not at all, the interrupted-turn recovery note as an event; a user's own "[Systemd …" message
 // as what it is. The assistant row that closes a tool round the user stopped (upstream's and ours) is the Stop it
-// records, not the model's words. On a copy of the v31 golden home (test/nous-v31-home.test.ts covers the requests).
+// records, not the model's words; a steer is the user's, marked as one. On a copy of the v31 golden home
+// (test/nous-v31-home.test.ts covers the requests).
 import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -39,6 +40,14 @@ test('a "[System:" note is not shown, a resumed turn is an event, a "[Systemd" m
   result.run(DESK, 'tool', '{"output": "[Command interrupted]"}', 'c2', 'terminal', 1764950007)
   add.run(DESK, 'assistant', STOPPED_REPLY, 1764950008)
   call.run(DESK, 'assistant', 'Operation interrupted.', null, 1764950009, 'stop')
+  // a steer: the user's words, added to the running turn (Caduceus's display kind)
+  db.prepare('INSERT INTO messages(session_id, role, content, timestamp, display_kind) VALUES (?, ?, ?, ?, ?)').run(
+    DESK,
+    'user',
+    'and check the logs too',
+    1764950010,
+    'steer'
+  )
   db.close()
   const host = await startHost({ home, demo: false })
   try {
@@ -67,6 +76,10 @@ test('a "[System:" note is not shown, a resumed turn is an event, a "[Systemd" m
     await expect(
       transcript.messagesByRole('assistant').locator('.msg-body', { hasText: 'Operation interrupted.' })
     ).toHaveCount(1)
+    // a steer stays the user's words, marked as a steer (as the exports head it)
+    const steer = transcript.messagesByRole('user').filter({ hasText: 'and check the logs too' })
+    await expect(steer.getByTestId('steer-badge')).toHaveText('steer')
+    await expect(transcript.messagesByRole('user').getByTestId('steer-badge')).toHaveCount(1)
   } finally {
     await host.close()
     rmSync(home, { recursive: true, force: true })

@@ -47,15 +47,3 @@ export function stoppedTurnText(stop: StoppedTurn): string {
   const note = stop.detail ? ` (upstream’s note: ${stop.detail})` : ''
   return `${STOPPED_NOTICE.title} ${STOPPED_NOTICE.when}${note}.`
 }
-
-/** The stop a stored row in upstream's shape records (an export's message: `finish_reason`, `tool_calls`), or null. */
-export function parseStoppedRow(m: Record<string, unknown>): StoppedTurn | null {
-  let calls = m.tool_calls
-  if (typeof calls === 'string') calls = calls ? ['(tool calls)'] : null
-  return parseStoppedTurn({
-    role: String(m.role),
-    content: typeof m.content === 'string' ? m.content : null,
-    finishReason: typeof m.finish_reason === 'string' ? m.finish_reason : null,
-    toolCalls: Array.isArray(calls) ? (calls as unknown[]) : null
-  })
-}

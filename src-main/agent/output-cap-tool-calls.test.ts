@@ -229,3 +229,25 @@ describe("a tool-call finish with arguments cut off, as upstream's loop handled 
     expect(terminal.calls).toEqual(g.tool_calls!.map((a) => JSON.parse(a) as unknown))
   })
 })
+
+// A body that ends with neither finish_reason nor [DONE] is a whole reply (as upstream takes it) unless a call's
+// arguments are cut off mid-JSON. Arguments the model wrote wrong are not cut: a larger cap would not mend them.
+describe('a stream ending with no finish_reason and no [DONE]', () => {
+  it('runs to the parse error when a call’s arguments are JSON written wrong, not cut: one request for that reply', async () => {
+    const wrong = chunk({ content: 'Listing.' }) + call(0, 'call_1', "{'command': 'ls /tmp'}")
+    const { agent, terminal, maxTokensSent } = await setUp([wrong, finished])
+    const result = await agent.runTurn('list /tmp', { onDelta: (d) => kit.deltas.push(d) })
+    expect([result.status, result.finalText]).toEqual(['completed', 'All done.'])
+    expect(terminal.calls).toEqual([])
+    expect(maxTokensSent()).toEqual([undefined, undefined])
+    expect(kit.deltas.filter((d) => d.kind === 'notice')).toEqual([])
+    const rows = kit.messages('S1').map((r) => [r.role, r.finish_reason])
+    expect(rows).toEqual([
+      ['user', null],
+      ['assistant', 'stop'],
+      ['tool', null],
+      ['assistant', 'stop']
+    ])
+    expect(kit.messages('S1')[2]!.content).toMatch(/^\{"error":"Invalid arguments for 'terminal': /)
+  })
+})

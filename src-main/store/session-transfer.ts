@@ -17,7 +17,13 @@ import { argsAreJsonObject, argsPreview } from '@shared/contract/tool-args'
 import { pairResults } from '@shared/contract/tool-pairing'
 import { toolResultText } from '@shared/contract/tool-result-text'
 import { parseJsonOr } from '@shared/contract/errors'
-import { parseStoppedRow, stoppedTurnText } from '@shared/contract/stopped-turn'
+import {
+  classifyStoredRow,
+  foldedSummary,
+  ROW_LABELS,
+  rowText,
+  storedMergedSummary
+} from '@shared/contract/notice-rows'
 
 export type ExportRecord = Record<string, unknown> & { id: string; messages: Array<Record<string, unknown>> }
 export const INACTIVE_FIELD = 'caduceus_inactive_messages'
@@ -198,8 +204,8 @@ function resultMarkdown(content: string, tool: string | null): string[] {
 /**
  * Caduceus's Markdown for people (`--format markdown`, the app's download): a heading per session, then each message
  * under its role; each tool call under the message that made it, with its arguments read as text and its result
- * under it, read by its shape (tool-result-text.ts); the row that closes a stopped tool round as the notice the
- * transcript shows (shared/contract/stopped-turn.ts); attachments as placeholders. Upstream's md/qmd files are
+ * under it, read by its shape (tool-result-text.ts); notices, notes to the model and compression summaries headed
+ * as what they are, in the transcript's words (shared/contract/notice-rows.ts); attachments as placeholders. Upstream's md/qmd files are
  * host/cli/export-md-files.ts.
  */
 export function toMarkdown(r: ExportRecord): string {
@@ -233,15 +239,16 @@ export function toMarkdown(r: ExportRecord): string {
       )
       continue
     }
-    // the row that closes a tool round the user stopped: the notice the transcript shows, not the model's words
-    const stop = parseStoppedRow(m)
-    if (stop) {
-      lines.push(`## notice · ${when(m.timestamp)}`, '', stoppedTurnText(stop), '')
-      continue
-    }
-    lines.push(`## ${String(m.role)} · ${when(m.timestamp)}`, '')
-    const text = displayContent(m.content)
-    if (text) lines.push(text, '')
+    // a notice, a note to the model or a compression summary: headed as what it is, in the transcript's words
+    // (shared/contract/notice-rows.ts), not as the user's or the model's
+    const kind = classifyStoredRow(m)
+    const label = kind ? ROW_LABELS[kind.kind].toLowerCase() : String(m.role)
+    lines.push(`## ${label} · ${when(m.timestamp)}`, '')
+    // a compression summary folded, as the transcript folds it; one merged into a message after the message's words
+    const merged = kind ? null : storedMergedSummary(m)
+    const text = kind ? rowText(kind, displayContent(m.content) ?? null) : displayContent(m.content)
+    if (merged) lines.push(...(merged.kept.trim() ? [merged.kept.trim(), ''] : []), foldedSummary(merged.summary), '')
+    else if (text) lines.push(kind?.kind === 'summary' ? foldedSummary(text) : text, '')
     for (const c of row.toolCalls) {
       const preview = argsPreview(c.arguments)
       lines.push(`**Tool call: ${c.name}**${preview ? ` ${codeSpan(preview)}` : ''}`, '')

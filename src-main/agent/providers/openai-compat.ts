@@ -5,6 +5,7 @@
  */
 // Type-only at load: the SDK is imported on the first call, so starting the CLI/host doesn't pay ~1 s for it.
 import type OpenAI from 'openai'
+import { cutOffJson } from '../json-prefix'
 import { CallWatch, resolveCallLimits, type CallLimits } from './call-limits'
 import { toProviderError } from './errors'
 import { ToolCallAssembler } from './tool-call-assembler'
@@ -19,8 +20,7 @@ import {
   type ProviderClient,
   type ReasoningConfig,
   type RuntimeConfig,
-  type StreamEvent,
-  wholeArguments
+  type StreamEvent
 } from './types'
 
 export function createOpenAICompatClient(runtime: RuntimeConfig): ProviderClient {
@@ -149,8 +149,13 @@ async function* streamChatWatched(
     )
   }
   // Ended without finish_reason or [DONE]: complete, as upstream takes it (finish_reason "stop"), unless a tool call's
-  // arguments are cut mid-value (types.ts, cutOffStream).
-  if (finishReason === null && !watch.sawDone && toolCalls.some((c) => !c.cutFrom && !wholeArguments(c.arguments)))
+  // arguments are cut off mid-JSON (types.ts, cutOffStream). JSON the model wrote wrong is not a cut: its call runs to
+  // the parse error, as on a tool_calls finish (turn-loop.ts), since asking again would not mend it.
+  if (
+    finishReason === null &&
+    !watch.sawDone &&
+    toolCalls.some((c) => c.cutFrom === undefined && cutOffJson(c.arguments))
+  )
     throw cutOffStream('finish_reason or [DONE]', toolCalls.length)
   yield { type: 'done', response: { text, reasoning, toolCalls, finishReason: finishReason ?? 'stop', usage, model } }
 }

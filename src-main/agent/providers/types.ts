@@ -138,8 +138,8 @@ export class ProviderError extends Error {
 
 /**
  * A stream whose body ended normally without the provider's end-of-reply marker (OpenAI-style: no finish_reason and
- * no `[DONE]`) is taken as complete, as upstream takes it — except when a tool call's arguments in it are not whole
- * JSON: that call was cut mid-value, so the reply is cut off and none of its calls run; the loop keeps its text as a
+ * no `[DONE]`) is taken as complete, as upstream takes it — except when a tool call's arguments in it are JSON cut off
+ * before their end (json-prefix.ts; not JSON written wrong): that call was cut mid-value, so the reply is cut off and none of its calls run; the loop keeps its text as a
  * part and asks the model to go on, as upstream does. (Anthropic keeps such a call, never run: anthropic.ts.)
  * (A connection that drops or resets mid-body is an error the SDK raises, never a normal end.)
  */

@@ -3,13 +3,22 @@
  * YAML front matter, the messages (a compression lineage under one heading per segment; structured content and
  * tool calls as indented JSON blocks), and a verification trailer whose SHA-256 covers the file with the hash itself
  * written as `pending` — what upstream's verifier checks before `--delete-after-verified` deletes anything. One
- * departure: the row that closes a tool round the user stopped reads as the transcript's notice ("### Notice",
- * "Stopped by you …"), where upstream heads it "Assistant" as if the model had said it (no reader parses headings).
+ * departure: a row that is nobody's words — a notice ("### Notice", "Stopped by you …", "Background delegation …"), a
+ * note to the model ("### System note"), a compression summary ("### Compaction summary"), a steer ("### Steer") —
+ * is headed and read as the transcript shows it (shared/contract/notice-rows.ts), where upstream heads it with its
+ * role as if the user or the model had said it (no reader parses headings).
  * Caduceus's own `--format markdown` (readable, attachments as placeholders) is session-transfer.ts's toMarkdown.
  */
 import { createHash } from 'node:crypto'
 import { isoUtc, pyJson, pyStr, pyTruthy } from '@shared/contract/py-text'
-import { parseStoppedRow, stoppedTurnText } from '@shared/contract/stopped-turn'
+import {
+  classifyStoredRow,
+  foldedSummary,
+  ROW_LABELS,
+  rowText,
+  storedMergedSummary,
+  type RowKind
+} from '@shared/contract/notice-rows'
 
 type Rec = Record<string, unknown>
 /** The exporter name upstream writes and its readers look for. */
@@ -36,9 +45,9 @@ function segmentsOf(s: Rec): Rec[] {
 const messagesOf = (s: Rec) => (Array.isArray(s.messages) ? (s.messages as Rec[]) : [])
 export const messageCount = (s: Rec) => segmentsOf(s).reduce((n, seg) => n + messagesOf(seg).length, 0)
 
-function heading(m: Rec, notice: boolean): string {
+function heading(m: Rec, kind: RowKind | null): string {
   const role = String(pyTruthy(m.role) ? m.role : 'message')
-  let label = notice ? 'Notice' : role.charAt(0).toUpperCase() + role.slice(1).toLowerCase()
+  let label = kind ? ROW_LABELS[kind.kind] : role.charAt(0).toUpperCase() + role.slice(1).toLowerCase()
   const name = pyTruthy(m.name) ? m.name : m.tool_name
   if (role === 'tool' && pyTruthy(name)) label = `Tool — ${pyStr(name)}`
   const at = iso(pyTruthy(m.created_at) ? m.created_at : m.timestamp)
@@ -56,10 +65,16 @@ function messagesText(s: Rec): string {
     for (const seg of segs) {
       if (segs.length > 1) parts.push(`## Compression segment: ${idOf(seg)}\n`)
       for (const m of messagesOf(seg)) {
-        // the row that closes a tool round the user stopped: the notice the transcript shows (upstream: Assistant)
-        const stop = parseStoppedRow(m)
-        parts.push(heading(m, stop !== null) + '\n')
-        const c = stop ? stoppedTurnText(stop) : content(m.content)
+        // a notice, a note to the model or a compression summary: headed as what it is (upstream: its role)
+        const kind = classifyStoredRow(m)
+        parts.push(heading(m, kind) + '\n')
+        // a summary merged into a kept message: the message's words, then the summary folded as the transcript does
+        const merged = kind ? null : storedMergedSummary(m)
+        const c = merged
+          ? [merged.kept.trimEnd(), foldedSummary(merged.summary)].filter(Boolean).join('\n\n')
+          : kind
+            ? rowText(kind, typeof m.content === 'string' ? m.content : null)
+            : content(m.content)
         if (c) parts.push(c + '\n')
         if (pyTruthy(m.tool_calls)) parts.push('\n\n## Tool calls\n\n' + block(m.tool_calls) + '\n')
         parts.push('')

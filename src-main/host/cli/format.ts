@@ -1,6 +1,6 @@
 import { argsAreJsonObject, argsPreview } from '@shared/contract/tool-args'
 import { pairResults } from '@shared/contract/tool-pairing'
-import { parseStoppedTurn, stoppedTurnText } from '@shared/contract/stopped-turn'
+import { classifyRow, mergedSummaryOf, ROW_LABELS, rowText } from '@shared/contract/notice-rows'
 import { toolResultText } from '@shared/contract/tool-result-text'
 import type { Message, ProfileProblem, SearchHit, SessionDetail, SessionSummary } from '@shared/contract'
 
@@ -61,18 +61,22 @@ export function formatSessionShow(detail: SessionDetail, messages: Message[]): s
   // upstream stores each result as its own row naming its call: the result prints under the call, read as text
   const pairs = pairResults(messages)
   const body = messages.flatMap((m) => {
-    // the row that closes a tool round the user stopped: the notice the transcript shows, not the model's words
-    const stop = parseStoppedTurn(m)
-    if (stop) return [`[notice] ${stoppedTurnText(stop)}`]
+    // a notice or a compression summary: tagged as what it is, in the transcript's words (notice-rows.ts)
+    const kind = classifyRow(m)
+    if (kind) return [`[${ROW_LABELS[kind.kind].toLowerCase()}] ${rowText(kind, m.content).slice(0, 2000)}`]
     const tag = `${m.role}${m.toolName ? `:${m.toolName}` : ''}${m.compacted ? ' · compacted' : ''}`
     if (m.role === 'tool') {
       if (pairs.paired.has(m)) return []
       // a result whose call is not in the session: shown on its own, and said so
       return [`[${tag}] (its call is not in this session)`, ...resultLines(m, m.toolName ?? null, '  ')]
     }
+    // a summary merged into a kept message: the message's words, then the summary under its own tag
+    const merged = mergedSummaryOf(m)
+    const text = merged ? merged.kept : (m.content ?? '')
     return [
       [
-        `[${tag}] ${(m.content ?? '').slice(0, 2000)}`,
+        `[${tag}] ${text.slice(0, 2000)}`,
+        ...(merged ? [`[compaction summary] ${merged.summary.trim().slice(0, 2000)}`] : []),
         ...(m.toolCalls ?? []).flatMap((c) => {
           const r = pairs.resultOf(m, c.id)
           // arguments that are not a JSON object (whole on the page, not cut short): upstream never ran the call

@@ -1,7 +1,6 @@
 import type { SessionRef } from '@shared/contract'
 import { sessionHref } from '../../app/routes'
 import { RelTime } from '../../components/RelTime'
-import { splitMergedSummary } from '@shared/contract/merged-summary'
 import { chainMessages } from './ChainCost'
 
 /** Where one compression segment ends and the next begins: the conversation goes on, the context was compacted. */
@@ -50,15 +49,3 @@ export function CompactionMarker({
     </div>
   )
 }
-
-/**
- * A continuation's opening summary (what the compressor kept) reads best folded. A summary merged into a kept message
- * is that message (it starts with the summary too): the transcript shows its words and folds the summary apart.
- */
-export const isCompactionSummary = (role: string, content: string | null) =>
-  (role === 'system' || role === 'user') &&
-  !!content &&
-  /^\s*\[?(context (compaction|summary)|summary of (the )?(earlier|previous) conversation|compacted context)/i.test(
-    content
-  ) &&
-  !splitMergedSummary(content)

@@ -2,7 +2,7 @@ import type { Message } from '@shared/contract'
 import { NoticeRaw } from './NoticeRaw'
 import { Highlighted } from '../../components/Snippet'
 import { formatDateTime, messageTime } from '../../lib/format'
-import { isOkStatus, type DelegationNotice } from './delegation-notice'
+import { isOkStatus, type DelegationNotice } from '@shared/contract/delegation-notice'
 
 const tone = (status: string | null) =>
   isOkStatus(status) ? 'badge-ok' : status === 'interrupted' ? 'badge-warn' : status ? 'badge-err' : 'badge-neutral'

@@ -5,14 +5,11 @@ import { Highlighted } from '../../components/Snippet'
 import { durationLabel, formatDateTime, messageTime } from '../../lib/format'
 import { Markdown } from '../../components/markdown/Markdown'
 import { editAsDiff, ToolOutput } from './ToolOutput'
-import { isCompactionSummary } from './CompactionMarker'
 import { DelegationCards, delegationIdOf } from './DelegationCards'
 import { DelegationNoticeCard } from './DelegationNoticeCard'
-import { parseDelegationNotice } from './delegation-notice'
 import { ProcessNoticeCard } from './ProcessNoticeCard'
-import { parseProcessNotice } from './process-notice'
 import { StoppedTurnCard } from './StoppedTurnCard'
-import { parseStoppedTurn } from '@shared/contract/stopped-turn'
+import { classifyRow, mergedSummaryOf } from '@shared/contract/notice-rows'
 import { CallArguments, ToolResultOutput } from './ShowAll'
 import { callDuration, useToolPairs } from './tool-pairs'
 import { failureOf, parseToolResult, pathArg } from '@shared/contract/tool-result'
@@ -20,7 +17,6 @@ import { toolResultStatus } from '@shared/contract/tool-result-text'
 import { Badge } from '../../components/Badge'
 import { imageSegments } from './image-chips'
 import { argsAreJsonObject, argsPreview, decodeUnicodeEscapes } from '@shared/contract/tool-args'
-import { splitMergedSummary } from '@shared/contract/merged-summary'
 import { parseJsonOr } from '@shared/contract/errors'
 
 function Fold({
@@ -213,16 +209,8 @@ function SummaryFold({ text, terms }: { text: string; terms: string[] | undefine
   )
 }
 
-const isNotice = (m: Message) => /delegat|notice|process_complete/.test(m.displayKind ?? '')
-
-/**
- * Upstream's recovery note for a turn cut off mid-run, stored as a user turn for the model: its clients show it as
- * a timeline event, not as something the user said — by its display kind, or (a row stored before upstream typed
- * them) by the note's fixed opening.
- */
-const RESUMED_NOTE = '[System note: Your previous turn was interrupted mid-run'
-const isResumedTurn = (m: Message) =>
-  m.displayKind === 'auto_continue' || (m.role === 'user' && (m.content ?? '').trimStart().startsWith(RESUMED_NOTE))
+/** What a steer is, as the composer offers it (Composer.tsx). */
+const STEER_TITLE = 'Steer: sent while a turn ran and added to it at its next step'
 
 /** One persisted message; tool results and notices are compact, reasoning is folded. */
 export const MessageItem = memo(function MessageItem({
@@ -243,7 +231,9 @@ export const MessageItem = memo(function MessageItem({
     // j/k and Home/End move focus from message to message
     tabIndex: -1
   } as const
-  if (isCompactionSummary(m.role, m.content)) {
+  // what the row is when not simply a message of its role: one reading shared with the exports (notice-rows.ts)
+  const row = classifyRow(m)
+  if (row?.kind === 'summary') {
     return (
       <div className={`${cls} compaction-summary`} {...common}>
         <SummaryFold text={m.content ?? ''} terms={terms} />
@@ -251,9 +241,9 @@ export const MessageItem = memo(function MessageItem({
     )
   }
   // A summary the compressor merged into a kept message: the message's own words, then the summary folded.
-  const merged = m.summaryMerged || m.role === 'user' ? splitMergedSummary(m.content) : null
+  const merged = mergedSummaryOf(m)
   const body = merged ? merged.kept : m.content
-  if (isResumedTurn(m)) {
+  if (row?.kind === 'resumed') {
     return (
       <div className={`${cls} notice`} {...common} data-kind="auto_continue" title={m.content ?? ''}>
         <span className="notice-icon" aria-hidden>
@@ -263,20 +253,18 @@ export const MessageItem = memo(function MessageItem({
       </div>
     )
   }
-  const delegationNotice = parseDelegationNotice(m)
-  if (delegationNotice) {
+  if (row?.kind === 'delegation') {
     return (
       <>
-        <DelegationNoticeCard m={m} notice={delegationNotice} common={common} terms={terms} />
-        <DelegationCards delegationId={delegationNotice.delegationId} />
+        <DelegationNoticeCard m={m} notice={row.notice} common={common} terms={terms} />
+        <DelegationCards delegationId={row.notice.delegationId} />
       </>
     )
   }
-  const processNotice = parseProcessNotice(m)
-  if (processNotice) return <ProcessNoticeCard m={m} notice={processNotice} common={common} terms={terms} />
-  const stop = parseStoppedTurn(m)
-  if (stop) return <StoppedTurnCard m={m} stop={stop} common={common} terms={terms} />
-  if (isNotice(m)) {
+  if (row?.kind === 'process') return <ProcessNoticeCard m={m} notice={row.notice} common={common} terms={terms} />
+  if (row?.kind === 'stopped') return <StoppedTurnCard m={m} stop={row.stop} common={common} terms={terms} />
+  // a note to the model reaches a transcript only by a path that does not hide it (the store's reads do): its text
+  if (row?.kind === 'notice' || row?.kind === 'system_note') {
     const delegation = delegationIdOf(m.content)
     return (
       <>
@@ -325,6 +313,11 @@ export const MessageItem = memo(function MessageItem({
         </time>
         {m.finishReason && !['stop', 'tool_calls', 'end_turn', 'tool_use'].includes(m.finishReason) && (
           <span className="badge badge-warn">{m.finishReason}</span>
+        )}
+        {row?.kind === 'steer' && (
+          <span className="badge badge-neutral" data-testid="steer-badge" title={STEER_TITLE}>
+            steer
+          </span>
         )}
         {m.compacted && <CompactedBadge />}
       </div>

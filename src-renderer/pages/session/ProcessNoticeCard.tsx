@@ -2,7 +2,7 @@ import type { Message } from '@shared/contract'
 import { NoticeRaw } from './NoticeRaw'
 import { Highlighted } from '../../components/Snippet'
 import { formatDateTime, messageTime } from '../../lib/format'
-import type { ProcessNotice } from './process-notice'
+import type { ProcessNotice } from '@shared/contract/process-notice'
 
 /**
  * A background process that finished (or whose output matched a watch pattern), as the event it is: how it ended,

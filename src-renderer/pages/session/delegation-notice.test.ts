@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { parseDelegationNotice } from './delegation-notice'
+import { parseDelegationNotice } from '@shared/contract/delegation-notice'
 
 // Upstream's own formatter's text for five fixed events (scripts/golden/delegation_notices.py).
 const golden = JSON.parse(

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { parseProcessNotice } from './process-notice'
+import { parseProcessNotice } from '@shared/contract/process-notice'
 
 // Upstream's own formatter's text for eight fixed events (scripts/golden/process_notices.py).
 type Name =

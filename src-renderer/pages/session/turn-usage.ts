@@ -7,7 +7,7 @@
 import type { Message, Money, Tokens } from '@shared/contract'
 import { sumMoney } from '@shared/contract/money'
 import { addTokens, ZERO_TOKENS } from '@shared/contract/tokens'
-import { isCompactionSummary } from './CompactionMarker'
+import { isCompactionSummary } from '@shared/contract/notice-rows'
 import { callDuration, type ToolPairs } from './tool-pairs'
 
 export interface ToolSpan {

@@ -1,7 +1,7 @@
 /**
  * The message that tells a session a background process it started has finished (or, upstream, that its output
- * matched a watch pattern), read back into its parts so the transcript can show it as an event. Two writers make it,
- * each in a fixed shape, and only those shapes are taken (a user may paste or type such a header: it stays theirs):
+ * matched a watch pattern), read back into its parts so the transcript and the exports show it as an event
+ * (notice-rows.ts). Two writers make it, each in a fixed shape, and only those shapes are taken (a user may paste or type such a header: it stays theirs):
  * - Caduceus (src-main/tools/completion.ts): a user row with `display_kind = 'process_complete'`:
  *   `[Background process <id> finished: exit code N | signal S | unknown status]`, `Command: <command>`, then
  *   `Output (tail):` and the output's last lines, or `Output: (none)`.

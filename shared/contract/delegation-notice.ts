@@ -1,7 +1,8 @@
 /**
- * The message that tells a session its background delegation finished, read back into its parts so the transcript can
- * show it as an event rather than as text. Two writers make it, each in a fixed shape, and only those shapes are
- * taken (anything else stays the message it is — a user may paste or quote such a header):
+ * The message that tells a session its background delegation finished, read back into its parts so the transcript
+ * and the exports show it as an event rather than as text (notice-rows.ts). Two writers make it, each in a fixed
+ * shape, and only those shapes are taken (anything else stays the message it is — a user may paste or quote such a
+ * header):
  * - Caduceus (src-main/delegation/completion.ts): a user row with `display_kind = 'async_delegation_complete'` whose
  *   first line is `[Background delegation <id> finished: <status>]`, then `Task[ n]: <goal>` and `Result: …` or
  *   `Error: …` per task, or a lone `Error: …`.
