@@ -268,6 +268,28 @@ describe('a message said twice still shows twice', () => {
         { role: 'user', content: 'hi', timestamp: T + 11 }
       ])
       expect(page('E')).toEqual(['[summary]', 'ok', 'hi'])
+      // each later part of a chain opens with its own summary, which may read like its parent's, then the question:
+      // no head copy either (the demo home's chains are written so)
+      const summary = '[CONTEXT COMPACTION] Summary of the earlier conversation:\n\n- papers collected'
+      await store.createSession('G', 'cli', {})
+      await store.appendMessages('G', [
+        { role: 'user', content: 'collect papers', timestamp: T },
+        { role: 'assistant', content: 'found 3', timestamp: T + 1 }
+      ])
+      await store.endSession('G', 'compression')
+      for (const [id, parent, at] of [
+        ['H', 'G', 50],
+        ['I', 'H', 60]
+      ] as const) {
+        await store.createSession(id, 'cli', { parentSessionId: parent })
+        await store.appendMessages(id, [
+          { role: 'user', content: summary, timestamp: T + at },
+          { role: 'user', content: 'collect papers', timestamp: T + at + 1 },
+          { role: 'assistant', content: `found more in ${id}`, timestamp: T + at + 2 }
+        ])
+        if (id === 'H') await store.endSession('H', 'compression')
+      }
+      expect(page('I')).toEqual([summary, 'collect papers', 'found more in I'])
       // a branch is its own conversation: its copies of the parent's opening stay
       await store.createSession('B', 'cli', { parentSessionId: 'D', modelConfig: { _branched_from: 'D' } })
       await store.appendMessages('B', [

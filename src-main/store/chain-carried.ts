@@ -13,7 +13,7 @@
  * with one original at most, and a row that has no copy is never left out.
  */
 import type Database from 'better-sqlite3'
-import { splitMergedSummary } from '@shared/contract'
+import { readSummary, splitMergedSummary } from '@shared/contract'
 import { stmt, type ColumnsOf } from './stmt-cache'
 import { existingColumns } from './reconcile'
 import { kindOf, lineageRow } from './lineage'
@@ -208,11 +208,11 @@ const ids = (parent: Row[], r: { at: number; n: number }) => parent.slice(r.at, 
 const HEAD = LEAD
 
 /** The rows a transcript shows of a session, oldest first, as a head copy is compared: no bookkeeping rows. */
-const openingOf = (db: Database.Database, sessionId: string): Row[] => {
+const openingOf = (db: Database.Database, sessionId: string): Array<Row & ColumnsOf<typeof messages, 'content'>> => {
   const { uid, live } = columnsOf(db)
-  return stmt<Row>(
+  return stmt<Row & ColumnsOf<typeof messages, 'content'>>(
     db,
-    `SELECT id, timestamp, ${uid} AS uid FROM messages WHERE session_id = ?${live}
+    `SELECT id, timestamp, ${uid} AS uid, content FROM messages WHERE session_id = ?${live}
       AND role IN ('user', 'assistant', 'tool') ORDER BY id LIMIT ${HEAD}`
   ).all(sessionId)
 }
@@ -237,6 +237,8 @@ export function openingCopyIds(db: Database.Database, childId: string): number[]
   while (n < parent.length && n < child.length) {
     const a = parent[n]!
     const b = child[n]!
+    // a summary is never a head copy: a later part of a chain opens with its own, which may read like its parent's
+    if (readSummary(b.content) !== null) break
     if (a.uid && b.uid ? a.uid !== b.uid : !alikeCopy(db, a.id, b.id)) break
     n++
   }
