@@ -89,6 +89,13 @@ test("a memory tool call shows live on its own profile's Memory page only, and e
   await expect(edit).toBeFocused()
   expect(read(researchFile)).toContain(`${saved}, also Fridays`)
   expect(read(workFile)).toBe(workBefore)
+  // and a new entry the same way: ⌘/Ctrl+Enter in the Add box adds it
+  const count = await memory.entries.count()
+  await page.getByTestId('memory-add-input').fill('Standup is at 9:30')
+  await page.getByTestId('memory-add-input').press('ControlOrMeta+Enter')
+  await expect(memory.entries).toHaveCount(count + 1)
+  await expect(page.getByTestId('memory-add-input')).toHaveValue('')
+  expect(read(researchFile)).toContain('Standup is at 9:30')
 })
 
 test("another process editing a profile's MEMORY.md (upstream's memory tool) shows on its open Memory page", async ({

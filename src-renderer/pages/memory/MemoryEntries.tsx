@@ -12,7 +12,7 @@ const focusAtEnd = (el: HTMLTextAreaElement | null) => {
  * Built-in memory entries of ONE profile; every edit names that profile (disabled under All). An entry is edited in
  * place, as the session title is renamed: Edit opens its box focused; Escape (or Cancel) drops the change and shows
  * the entry as it was; ⌘/Ctrl+Enter (or Save) saves, Enter being a new line in an entry. Either way focus goes
- * back to that entry's Edit button rather than falling to the page.
+ * back to that entry's Edit button rather than falling to the page. The Add box takes ⌘/Ctrl+Enter too.
  */
 export function MemoryEntries({ profile }: { profile: string | null }) {
   const { target, entries, readOnly, loading, error } = useMemoryEntries(profile)
@@ -52,6 +52,9 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
     const r = await p
     setInlineError(r.ok ? null : r.error)
     if (r.ok) after?.()
+  }
+  const add = () => {
+    if (draft.trim()) void run(editEntry({ op: 'add', profile, target, content: draft }), () => setDraft(''))
   }
   const save = (index: number, content: string) =>
     void run(editEntry({ op: 'replace', profile, target, index, content }), () => close(index))
@@ -157,14 +160,16 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
             placeholder={`Add to ${target === 'memory' ? 'MEMORY' : 'USER'} of ${profile}`}
             value={draft}
             onChange={(e) => setDraft(e.target.value)}
+            // as in an entry's box: ⌘/Ctrl+Enter adds, Enter is a new line
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) {
+                e.preventDefault()
+                add()
+              }
+            }}
             data-testid="memory-add-input"
           />
-          <button
-            className="primary small"
-            disabled={!draft.trim()}
-            data-testid="memory-add"
-            onClick={() => void run(editEntry({ op: 'add', profile, target, content: draft }), () => setDraft(''))}
-          >
+          <button className="primary small" disabled={!draft.trim()} data-testid="memory-add" onClick={add}>
             Add
           </button>
         </div>
