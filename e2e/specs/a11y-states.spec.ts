@@ -1,6 +1,6 @@
 import { expect } from '@playwright/test'
 import { test } from '../fixtures/tool-home-host'
-import { scanThemes as scan, type AxeViolation } from '../fixtures/axe'
+import { scanThemes, smallTargets, type AxeViolation } from '../fixtures/axe'
 import { AppShell } from '../page-models/app-shell'
 import { SessionPage } from '../page-models/session-page'
 
@@ -16,6 +16,12 @@ test('axe: 0 violations at any impact on chains, diff blocks, Memory with a prof
   const shell = new AppShell(page)
   const session = new SessionPage(page)
   const found: Record<string, AxeViolation[]> = {}
+  // axe in both themes, then every control's own box: 24 × 24 px at least (smallTargets; a11y.spec says why)
+  const scan = async (on: typeof page, state: string, into: typeof found) => {
+    await scanThemes(on, state, into)
+    const small = await smallTargets(on)
+    if (small.length) into[`${state}/targets`] = small
+  }
   await shell.open(host.url)
 
   // a compression chain read whole: the compaction marker (with its link) and both parts

@@ -1,7 +1,7 @@
 import type { SessionPage as Page } from '@shared/contract'
 import { test, expect } from '../fixtures/host'
 import { api } from '../fixtures/external'
-import { scanThemes, THEMES, type AxeViolation } from '../fixtures/axe'
+import { scanThemes, smallTargets, THEMES, type AxeViolation } from '../fixtures/axe'
 import { AppShell } from '../page-models/app-shell'
 
 // axe is injected as a script tag; the app's CSP (script-src 'self') would refuse it
@@ -12,6 +12,9 @@ const PAGES = ['sessions', 'session', 'subagents', 'costs', 'memory', 'gateway',
 // One pass over the pages, both themes scanned at each stop (scanThemes): the theme changes colours, not the DOM.
 // Every axe finding fails, at any impact (minor and moderate too: one h1, no skipped heading level, named header
 // cells, one banner landmark, WCAG 2.2's 24 px targets), on each page and on the forms and dialogs opened on the way.
+// Each stop also measures every control's own box (smallTargets): 24 × 24 px at least, not by spacing alone; a few
+// states (a selected row's bar, the Costs day chip) are measured without another axe run. (a11y-states.spec measures
+// Memory's entries, which need one profile.)
 test('axe: 0 violations at any impact on every page, light and dark', async ({ page, host }) => {
   test.setTimeout(120_000)
   const shell = new AppShell(page)
@@ -32,6 +35,15 @@ test('axe: 0 violations at any impact on every page, light and dark', async ({ p
     await expect(page.locator('html')).toHaveAttribute('data-theme', theme)
   }
   const found: Record<string, AxeViolation[]> = {}
+  // the controls' boxes alone (one pass in the page, no axe run): where a state adds controls but no new markup for axe
+  const targets = async (state: string) => {
+    const small = await smallTargets(page)
+    if (small.length) found[`${state}/targets`] = small
+  }
+  const scan = async (state: string) => {
+    await scanThemes(page, state, found)
+    await targets(state)
+  }
   for (const p of PAGES) {
     if (p === 'session') {
       await page.evaluate((h) => {
@@ -49,40 +61,56 @@ test('axe: 0 violations at any impact on every page, light and dark', async ({ p
     // let the page's data land (rows, charts) before scanning
     await page.waitForLoadState('networkidle').catch(() => {})
     await expect(page.locator('[aria-busy="true"]')).toHaveCount(0)
-    await scanThemes(page, p, found)
+    await scan(p)
     if (p === 'sessions') {
       // the overlays and the search view are part of the page too
       await page.keyboard.press('Control+k')
       await page.getByTestId('palette-input').fill('co')
-      await scanThemes(page, 'palette', found)
+      await scan('palette')
       await page.keyboard.press('Escape')
       await page.locator('body').press('?')
-      await scanThemes(page, 'shortcuts', found)
+      await scan('shortcuts')
       await page.keyboard.press('Escape')
       await page.locator('[data-search-target]').fill('rollback')
       await expect(page.getByTestId('search-hit').first()).toBeVisible()
-      await scanThemes(page, 'search', found)
+      await scan('search')
       await page.locator('[data-search-target]').fill('')
+      // a selected row brings the selection bar's actions
+      await page.getByTestId('row-select').first().check()
+      await expect(page.getByTestId('bulk-delete')).toBeVisible()
+      await targets('selection')
+      await page.getByTestId('row-select').first().uncheck()
     }
     if (p === 'session') {
       // renaming swaps the visible title for a box: the page keeps its h1
       await page.getByTestId('session-rename').click()
       await expect(page.getByTestId('session-title-input')).toBeFocused()
-      await scanThemes(page, 'session-rename', found)
+      await scan('session-rename')
       await page.getByTestId('session-title-input').press('Escape')
       await page.getByTestId('session-delete').click()
       await expect(page.getByTestId('delete-dialog')).toBeVisible()
-      await scanThemes(page, 'session-delete-dialog', found)
+      await scan('session-delete-dialog')
       await page.keyboard.press('Escape')
       await expect(page.getByTestId('delete-dialog')).toHaveCount(0)
+    }
+    if (p === 'costs') {
+      // a day picked: the filter chip with its clear button
+      await page.evaluate(
+        (day) => {
+          location.hash = `#/costs?day=${day}`
+        },
+        new Date().toISOString().slice(0, 10)
+      )
+      await expect(page.getByTestId('costs-day-clear')).toBeVisible()
+      await targets('costs-day')
     }
     if (p === 'cron') {
       await page.getByTestId('cron-edit').click()
       await expect(page.getByTestId('cron-form')).toBeVisible()
-      await scanThemes(page, 'cron-form', found)
+      await scan('cron-form')
       await page.getByTestId('cron-remove').click()
       await expect(page.getByTestId('cron-remove-dialog')).toBeVisible()
-      await scanThemes(page, 'cron-remove-dialog', found)
+      await scan('cron-remove-dialog')
       await page.keyboard.press('Escape')
       await expect(page.getByTestId('cron-remove-dialog')).toHaveCount(0)
     }

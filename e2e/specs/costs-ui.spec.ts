@@ -46,7 +46,8 @@ test('a price override in Settings prices unpriced usage, labelled "custom price
   await panel.getByTestId('price-model').last().fill('demo-model')
   await panel.getByTestId('price-input').last().fill('3')
   await panel.getByTestId('price-output').last().fill('15')
-  await panel.getByTestId('price-save').click()
+  // Enter in a price saves them, as in the Settings form above (Save is the form's submit)
+  await panel.getByTestId('price-output').last().press('Enter')
   await expect(panel.getByRole('status')).toHaveText('Saved.')
 
   await costs.open()

@@ -24,6 +24,7 @@ demoTest(
     const home = v31HomeWithDeskRows('cad-e2e-notice-', [
       { content: NOTICES.single_ok! },
       { content: NOTICES.batch! },
+      { content: NOTICES.single_interrupted! },
       { content: lookAlike }
     ])
     const host = await startHost({ home, demo: false })
@@ -33,7 +34,7 @@ demoTest(
       const transcript = new SessionPage(page)
       await transcript.open('work', DESK)
       const cards = page.locator('[data-testid="message"][data-kind="upstream_delegation"]')
-      await expect(cards).toHaveCount(2)
+      await expect(cards).toHaveCount(3)
       const single = cards.nth(0)
       await expect(single).toHaveAttribute('data-status', 'completed')
       await expect(single.getByTestId('notice-status')).toHaveText('completed')
@@ -63,6 +64,26 @@ demoTest(
         expect(await card.evaluate((e) => e.scrollWidth - e.clientWidth)).toBeLessThanOrEqual(1)
         expect(box.x + box.width).toBeLessThanOrEqual(900)
       }
+      // an interrupted delegation: the orange card, its mark and edge in its tone (not the green of success)
+      const interrupted = cards.nth(2)
+      await expect(interrupted).toHaveAttribute('data-status', 'interrupted')
+      await expect(interrupted.getByTestId('notice-status')).toHaveText('interrupted')
+      const tones = () =>
+        cards.evaluateAll((els) =>
+          els.map((e) => [
+            e.getAttribute('data-status'),
+            getComputedStyle(e.querySelector('.notice-icon')!).color === getComputedStyle(e).borderLeftColor
+          ])
+        )
+      expect(await tones()).toEqual([
+        ['completed', true],
+        ['failed', true],
+        ['interrupted', true]
+      ])
+      // scanned with the pointer on the orange card's fold (a hover tint over its background) and focus on the red
+      // card's, as a keyboard user reaches it
+      await batch.getByTestId('notice-raw-toggle').focus()
+      await interrupted.getByTestId('notice-raw-toggle').hover()
       const found: Record<string, AxeViolation[]> = {}
       await scanThemes(page, 'notice-cards', found)
       expect(found).toEqual({})

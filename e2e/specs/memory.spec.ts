@@ -58,6 +58,44 @@ test("a memory tool call shows live on its own profile's Memory page only, and e
   expect(read(researchFile)).toContain('The lab meeting is on Thursdays at 10:00')
   expect(read(workFile)).toBe(workBefore)
   expect(read(defaultFile)).toBe(defaultBefore)
+
+  // In place from the keyboard, as a session's title is renamed: Edit puts focus in the box; Escape drops the change,
+  // shows the entry as it was and gives focus back to its Edit; ⌘/Ctrl+Enter saves (Enter is a new line in an entry).
+  const saved = 'The lab meeting is on Thursdays at 10:00'
+  const entry = memory.entries.nth(index)
+  const edit = entry.getByTestId('memory-entry-edit')
+  const box = page.getByTestId('memory-entry-input')
+  await edit.focus()
+  await page.keyboard.press('Enter')
+  await expect(box).toBeFocused()
+  await page.keyboard.type(' and Fridays')
+  await page.keyboard.press('Escape')
+  await expect(box).toHaveCount(0)
+  await expect(entry.locator('.entry-text')).toHaveText(saved)
+  await expect(edit).toBeFocused()
+  await page.keyboard.press('Enter')
+  await expect(box).toHaveValue(saved)
+  // the box belongs to this profile's entry: another profile shows its own entries, none under this text
+  await shell.selectProfile('work')
+  await expect(memory.entries.first()).toBeVisible()
+  await expect(box).toHaveCount(0)
+  await shell.selectProfile('research')
+  await box.focus()
+  await page.keyboard.press('End')
+  await page.keyboard.type(', also Fridays')
+  await page.keyboard.press('ControlOrMeta+Enter')
+  await expect(box).toHaveCount(0)
+  await expect(entry.locator('.entry-text')).toHaveText(`${saved}, also Fridays`)
+  await expect(edit).toBeFocused()
+  expect(read(researchFile)).toContain(`${saved}, also Fridays`)
+  expect(read(workFile)).toBe(workBefore)
+  // and a new entry the same way: ⌘/Ctrl+Enter in the Add box adds it
+  const count = await memory.entries.count()
+  await page.getByTestId('memory-add-input').fill('Standup is at 9:30')
+  await page.getByTestId('memory-add-input').press('ControlOrMeta+Enter')
+  await expect(memory.entries).toHaveCount(count + 1)
+  await expect(page.getByTestId('memory-add-input')).toHaveValue('')
+  expect(read(researchFile)).toContain('Standup is at 9:30')
 })
 
 test("another process editing a profile's MEMORY.md (upstream's memory tool) shows on its open Memory page", async ({

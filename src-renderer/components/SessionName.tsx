@@ -12,7 +12,8 @@ export function SessionName({ profile, id, testId }: { profile: string; id: stri
   return (
     <a
       href={sessionHref(profile, id)}
-      className={label ? 'session-name' : 'mono'}
+      // the same box while the name loads (the id in monospace): no jump when it lands, and a 24 px target meanwhile
+      className={label ? 'session-name' : 'session-name mono'}
       title={label ? `${label} · ${id}` : id}
       data-testid={testId}
     >

@@ -65,11 +65,17 @@ export function CronJobForm({ job, onDone }: { job: CronJob | null; onDone: () =
     <form
       className="cron-form pad"
       onSubmit={(e) => void submit(e)}
-      // Escape cancels, as it closes the page's dialogs; focus goes back to what opened the form (above)
+      // Escape cancels, as it closes the page's dialogs; focus goes back to what opened the form (above). Enter in a
+      // one-line field saves (the form's submit); in the prompt, where Enter is a new line, ⌘/Ctrl+Enter saves — as in
+      // Memory's entries, the composer and a follow-up
       onKeyDown={(e) => {
-        if (e.key === 'Escape' && !saving) {
+        if (saving) return
+        if (e.key === 'Escape') {
           e.preventDefault()
           onDone()
+        } else if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) {
+          e.preventDefault()
+          e.currentTarget.requestSubmit()
         }
       }}
       aria-labelledby={headingId}

@@ -1,12 +1,41 @@
-import { useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { editEntry, loadEntries, useMemoryEntries } from '../../stores/memory'
 
-/** Built-in memory entries of ONE profile; every edit names that profile (disabled under All). */
+/** Focus in a box just opened, the caret after its text (where typing goes on). */
+const focusAtEnd = (el: HTMLTextAreaElement | null) => {
+  if (!el || el === document.activeElement) return
+  el.focus()
+  el.setSelectionRange(el.value.length, el.value.length)
+}
+
+/**
+ * Built-in memory entries of ONE profile; every edit names that profile (disabled under All). An entry is edited in
+ * place, as the session title is renamed: Edit opens its box focused; Escape (or Cancel) drops the change and shows
+ * the entry as it was; ⌘/Ctrl+Enter (or Save) saves, Enter being a new line in an entry. Either way focus goes
+ * back to that entry's Edit button rather than falling to the page. The Add box takes ⌘/Ctrl+Enter too.
+ */
 export function MemoryEntries({ profile }: { profile: string | null }) {
   const { target, entries, readOnly, loading, error } = useMemoryEntries(profile)
   const [draft, setDraft] = useState('')
-  const [editing, setEditing] = useState<{ index: number; text: string } | null>(null)
+  // the box open, and whose entry it is: another profile or file picked meanwhile shows its own entries closed, never
+  // this text in a box over its entry at the same place (where Save would write it)
+  const [open, setEditing] = useState<{ profile: string; target: string; index: number; text: string } | null>(null)
+  const editing = open && open.profile === profile && open.target === target ? open : null
   const [inlineError, setInlineError] = useState<string | null>(null)
+  const list = useRef<HTMLOListElement>(null)
+  // the entry whose box closed: its Edit button takes focus once the entry is shown again
+  const closed = useRef<number | null>(null)
+  useEffect(() => {
+    if (editing || closed.current === null) return
+    const i = closed.current
+    closed.current = null
+    list.current?.querySelector<HTMLElement>(`[data-index="${i}"] [data-testid="memory-entry-edit"]`)?.focus()
+  }, [editing, entries])
+  const close = (index: number) => {
+    closed.current = index
+    setInlineError(null)
+    setEditing(null)
+  }
   const shown = entries
 
   if (!profile) {
@@ -24,6 +53,11 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
     setInlineError(r.ok ? null : r.error)
     if (r.ok) after?.()
   }
+  const add = () => {
+    if (draft.trim()) void run(editEntry({ op: 'add', profile, target, content: draft }), () => setDraft(''))
+  }
+  const save = (index: number, content: string) =>
+    void run(editEntry({ op: 'replace', profile, target, index, content }), () => close(index))
   return (
     <section className="panel" data-testid="memory-entries" data-profile={profile}>
       <div className="panel-head">
@@ -56,30 +90,38 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
       ) : !shown.length ? (
         <p className="muted">No entries.</p>
       ) : (
-        <ol className="entries">
+        <ol className="entries" ref={list}>
           {shown.map((text, i) => (
-            <li key={`${i}:${text.slice(0, 24)}`} data-testid="memory-entry" data-index={i}>
+            // keyed by place, not text: a saved entry keeps its element, so its Edit button (focused on save) stays
+            <li key={i} data-testid="memory-entry" data-index={i}>
               {editing?.index === i ? (
                 <div className="entry-edit">
                   <textarea
+                    ref={focusAtEnd}
                     aria-label={`Entry ${i + 1} of ${target === 'memory' ? 'MEMORY' : 'USER'}`}
                     value={editing.text}
                     rows={3}
-                    onChange={(e) => setEditing({ index: i, text: e.target.value })}
+                    onChange={(e) => setEditing({ ...editing, text: e.target.value })}
+                    onKeyDown={(e) => {
+                      if (e.key === 'Escape') {
+                        e.preventDefault()
+                        e.stopPropagation()
+                        close(i)
+                      } else if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) {
+                        e.preventDefault()
+                        save(i, editing.text)
+                      }
+                    }}
                     data-testid="memory-entry-input"
                   />
                   <button
                     className="primary small"
                     data-testid="memory-entry-save"
-                    onClick={() =>
-                      void run(editEntry({ op: 'replace', profile, target, index: i, content: editing.text }), () =>
-                        setEditing(null)
-                      )
-                    }
+                    onClick={() => save(i, editing.text)}
                   >
                     Save
                   </button>
-                  <button className="small" onClick={() => setEditing(null)}>
+                  <button className="small" onClick={() => close(i)} data-testid="memory-entry-cancel">
                     Cancel
                   </button>
                 </div>
@@ -90,7 +132,7 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
                     <span className="actions">
                       <button
                         className="small"
-                        onClick={() => setEditing({ index: i, text })}
+                        onClick={() => setEditing({ profile, target, index: i, text })}
                         data-testid="memory-entry-edit"
                       >
                         Edit
@@ -118,14 +160,16 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
             placeholder={`Add to ${target === 'memory' ? 'MEMORY' : 'USER'} of ${profile}`}
             value={draft}
             onChange={(e) => setDraft(e.target.value)}
+            // as in an entry's box: ⌘/Ctrl+Enter adds, Enter is a new line
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) {
+                e.preventDefault()
+                add()
+              }
+            }}
             data-testid="memory-add-input"
           />
-          <button
-            className="primary small"
-            disabled={!draft.trim()}
-            data-testid="memory-add"
-            onClick={() => void run(editEntry({ op: 'add', profile, target, content: draft }), () => setDraft(''))}
-          >
+          <button className="primary small" disabled={!draft.trim()} data-testid="memory-add" onClick={add}>
             Add
           </button>
         </div>

@@ -66,100 +66,102 @@ export function PriceOverrides() {
         For usage upstream recorded as <em>unpriced</em>: USD per million tokens. Costs show these amounts labelled
         “custom price”; upstream’s own cost columns are never changed. Cache writes are priced as input.
       </p>
-      <table className="table compact">
-        <thead>
-          <tr>
-            <th>Model</th>
-            <th>Endpoint (optional)</th>
-            <th className="num">Input $/M</th>
-            <th className="num">Output $/M</th>
-            <th className="num">Cache read $/M</th>
-            <th>
-              <span className="sr-only">Remove</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r, i) => (
-            <tr key={i} data-testid="price-row">
-              <td>
-                <input
-                  aria-label="Model"
-                  value={r.model}
-                  onChange={(e) => set(i, { model: e.target.value })}
-                  data-testid="price-model"
-                />
-              </td>
-              <td>
-                <input
-                  aria-label="Endpoint base URL"
-                  placeholder="any"
-                  value={r.baseUrl}
-                  onChange={(e) => set(i, { baseUrl: e.target.value })}
-                />
-              </td>
-              <td>
-                <input
-                  aria-label="Input price per million tokens"
-                  inputMode="decimal"
-                  className="num"
-                  value={r.inputPerMTok}
-                  onChange={(e) => set(i, { inputPerMTok: e.target.value })}
-                  data-testid="price-input"
-                />
-              </td>
-              <td>
-                <input
-                  aria-label="Output price per million tokens"
-                  inputMode="decimal"
-                  className="num"
-                  value={r.outputPerMTok}
-                  onChange={(e) => set(i, { outputPerMTok: e.target.value })}
-                  data-testid="price-output"
-                />
-              </td>
-              <td>
-                <input
-                  aria-label="Cache read price per million tokens"
-                  inputMode="decimal"
-                  className="num"
-                  value={r.cacheReadPerMTok}
-                  onChange={(e) => set(i, { cacheReadPerMTok: e.target.value })}
-                />
-              </td>
-              <td>
-                <button
-                  type="button"
-                  className="small"
-                  onClick={() => setRows(rows.filter((_, j) => j !== i))}
-                  aria-label={`Remove price for ${r.model || 'row'}`}
-                >
-                  ✕
-                </button>
-              </td>
+      {/* a form: Enter in a price saves them, as Enter in the Settings form above saves it */}
+      <form
+        onSubmit={(e) => {
+          e.preventDefault()
+          if (!saving) void save()
+        }}
+      >
+        <table className="table compact">
+          <thead>
+            <tr>
+              <th>Model</th>
+              <th>Endpoint (optional)</th>
+              <th className="num">Input $/M</th>
+              <th className="num">Output $/M</th>
+              <th className="num">Cache read $/M</th>
+              <th>
+                <span className="sr-only">Remove</span>
+              </th>
             </tr>
-          ))}
-        </tbody>
-      </table>
-      <div className="row-actions">
-        <button type="button" className="small" onClick={() => setRows([...rows, blank()])} data-testid="price-add">
-          Add price
-        </button>
-        <button
-          type="button"
-          className="small primary"
-          onClick={() => void save()}
-          disabled={saving}
-          data-testid="price-save"
-        >
-          {saving ? 'Saving…' : 'Save prices'}
-        </button>
-        {saved && (
-          <span className="muted small" role="status">
-            Saved.
-          </span>
-        )}
-      </div>
+          </thead>
+          <tbody>
+            {rows.map((r, i) => (
+              <tr key={i} data-testid="price-row">
+                <td>
+                  <input
+                    aria-label="Model"
+                    value={r.model}
+                    onChange={(e) => set(i, { model: e.target.value })}
+                    data-testid="price-model"
+                  />
+                </td>
+                <td>
+                  <input
+                    aria-label="Endpoint base URL"
+                    placeholder="any"
+                    value={r.baseUrl}
+                    onChange={(e) => set(i, { baseUrl: e.target.value })}
+                  />
+                </td>
+                <td>
+                  <input
+                    aria-label="Input price per million tokens"
+                    inputMode="decimal"
+                    className="num"
+                    value={r.inputPerMTok}
+                    onChange={(e) => set(i, { inputPerMTok: e.target.value })}
+                    data-testid="price-input"
+                  />
+                </td>
+                <td>
+                  <input
+                    aria-label="Output price per million tokens"
+                    inputMode="decimal"
+                    className="num"
+                    value={r.outputPerMTok}
+                    onChange={(e) => set(i, { outputPerMTok: e.target.value })}
+                    data-testid="price-output"
+                  />
+                </td>
+                <td>
+                  <input
+                    aria-label="Cache read price per million tokens"
+                    inputMode="decimal"
+                    className="num"
+                    value={r.cacheReadPerMTok}
+                    onChange={(e) => set(i, { cacheReadPerMTok: e.target.value })}
+                  />
+                </td>
+                <td>
+                  <button
+                    type="button"
+                    className="small"
+                    onClick={() => setRows(rows.filter((_, j) => j !== i))}
+                    aria-label={`Remove price for ${r.model || 'row'}`}
+                  >
+                    ✕
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <div className="row-actions">
+          <button type="button" className="small" onClick={() => setRows([...rows, blank()])} data-testid="price-add">
+            Add price
+          </button>
+          <button type="submit" className="small primary" disabled={saving} data-testid="price-save">
+            {saving ? 'Saving…' : 'Save prices'}
+          </button>
+          {saved && (
+            <span className="muted small" role="status">
+              Saved.
+            </span>
+          )}
+        </div>
+      </form>
     </section>
   )
 }
