@@ -96,6 +96,14 @@ test("a memory tool call shows live on its own profile's Memory page only, and e
   await expect(memory.entries).toHaveCount(count + 1)
   await expect(page.getByTestId('memory-add-input')).toHaveValue('')
   expect(read(researchFile)).toContain('Standup is at 9:30')
+  // Remove from the keyboard: focus goes to the next entry's Edit, not its Remove, so Enter twice removes one entry
+  const before = await memory.entryTexts()
+  await memory.entries.nth(0).getByTestId('memory-entry-remove').focus()
+  await page.keyboard.press('Enter')
+  await expect(memory.entries).toHaveCount(before.length - 1)
+  await expect(memory.entries.nth(0).getByTestId('memory-entry-edit')).toBeFocused()
+  expect(await memory.entryTexts()).toEqual(before.slice(1))
+  expect(read(researchFile)).not.toContain(before[0]!)
 })
 
 test("another process editing a profile's MEMORY.md (upstream's memory tool) shows on its open Memory page", async ({

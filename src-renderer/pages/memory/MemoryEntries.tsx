@@ -23,14 +23,20 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
   const editing = open && open.profile === profile && open.target === target ? open : null
   const [inlineError, setInlineError] = useState<string | null>(null)
   const list = useRef<HTMLOListElement>(null)
-  // the entry whose box closed: its Edit button takes focus once the entry is shown again
+  // the entry whose box closed (or the place of one removed): an Edit button there takes focus once the entries are
+  // shown again — after a Remove the next entry's Edit, never its Remove, so a second press cannot remove it too;
+  // with no entry left, the Add box
   const closed = useRef<number | null>(null)
+  const addBox = useRef<HTMLTextAreaElement>(null)
   useEffect(() => {
     if (editing || closed.current === null) return
-    const i = closed.current
+    const i = Math.min(closed.current, entries.length - 1)
     closed.current = null
-    list.current?.querySelector<HTMLElement>(`[data-index="${i}"] [data-testid="memory-entry-edit"]`)?.focus()
+    const edit = list.current?.querySelector<HTMLElement>(`[data-index="${i}"] [data-testid="memory-entry-edit"]`)
+    ;(edit ?? addBox.current)?.focus()
   }, [editing, entries])
+  // a Remove on its way: every Remove waits for it (an entry is removed by its place, which the first one shifts)
+  const [removing, setRemoving] = useState(false)
   const close = (index: number) => {
     closed.current = index
     setInlineError(null)
@@ -58,6 +64,12 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
   }
   const save = (index: number, content: string) =>
     void run(editEntry({ op: 'replace', profile, target, index, content }), () => close(index))
+  const remove = (index: number) => {
+    setRemoving(true)
+    void run(editEntry({ op: 'remove', profile, target, index }), () => (closed.current = index)).finally(() =>
+      setRemoving(false)
+    )
+  }
   return (
     <section className="panel" data-testid="memory-entries" data-profile={profile}>
       <div className="panel-head">
@@ -139,7 +151,8 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
                       </button>
                       <button
                         className="small danger"
-                        onClick={() => void run(editEntry({ op: 'remove', profile, target, index: i }))}
+                        disabled={removing}
+                        onClick={() => remove(i)}
                         data-testid="memory-entry-remove"
                       >
                         Remove
@@ -155,6 +168,7 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
       {readOnly == null && (
         <div className="entry-add">
           <textarea
+            ref={addBox}
             rows={2}
             aria-label={`Add to ${target === 'memory' ? 'MEMORY' : 'USER'} of ${profile}`}
             placeholder={`Add to ${target === 'memory' ? 'MEMORY' : 'USER'} of ${profile}`}
