@@ -354,27 +354,39 @@ describe('scheduler across processes', { timeout: 120_000 }, () => {
     const { resolve } = await import('node:path')
     const h = home()
     for (let i = 0; i < 6; i++) await createJob(h, { schedule: 'every 30m', prompt: `job ${i}` }, NOW)
+    const { createInterface } = await import('node:readline')
     const script = resolve(import.meta.dirname, 'test-fixtures/claim.ts')
-    const claim = () =>
-      new Promise<string[]>((done, fail) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', script, h, String(NOW + 31 * 60_000)], {
-          cwd: resolve(import.meta.dirname, '../..'),
-          stdio: 'pipe'
-        })
-        let out = ''
-        let err = ''
-        child.stdout.on('data', (d) => (out += d))
-        child.stderr.on('data', (d) => (err += d))
-        child.on('exit', (code) => (code === 0 ? done(JSON.parse(out)) : fail(new Error(err))))
+    // three scheduler processes, each ticking once per round on its own line: the rounds race, the starts are paid once
+    const schedulers = [0, 1, 2].map(() => {
+      const child = spawn(process.execPath, ['--import', 'tsx', script, h, String(NOW + 31 * 60_000)], {
+        cwd: resolve(import.meta.dirname, '../..'),
+        stdio: ['pipe', 'pipe', 'inherit']
       })
-    // A tick that finds another's tick lock (cron/.tick.lock) stands down, as upstream's does, and leaves its jobs due:
-    // rounds of three racing ticks until every job ran — none of them twice across all the rounds.
-    const ids = readJobs(h)
-      .jobs.map((j) => j.id)
-      .sort()
-    const all: string[] = []
-    for (let round = 0; round < 6 && new Set(all).size < ids.length; round++)
-      all.push(...(await Promise.all([claim(), claim(), claim()])).flat())
-    expect([...all].sort()).toEqual(ids)
+      const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
+      const next = async () => {
+        const r = await lines.next()
+        if (r.done) throw new Error('a scheduler process ended early')
+        return String(r.value)
+      }
+      return { child, next }
+    })
+    try {
+      for (const s of schedulers) expect(await s.next()).toBe('ready')
+      // A tick that finds another's tick lock (cron/.tick.lock) stands down, as upstream's does, and leaves its jobs
+      // due: rounds of three racing ticks until every job ran — none of them twice across all the rounds.
+      const ids = readJobs(h)
+        .jobs.map((j) => j.id)
+        .sort()
+      const all: string[] = []
+      const tick = async (s: (typeof schedulers)[number]) => {
+        s.child.stdin.write('tick\n')
+        return JSON.parse(await s.next()) as string[]
+      }
+      for (let round = 0; round < 6 && new Set(all).size < ids.length; round++)
+        all.push(...(await Promise.all(schedulers.map(tick))).flat())
+      expect([...all].sort()).toEqual(ids)
+    } finally {
+      for (const s of schedulers) s.child.stdin.end()
+    }
   })
 })
