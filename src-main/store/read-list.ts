@@ -15,7 +15,7 @@ import { PAGE_ACT, PAGE_COLS, PAGE_SELECT, pageRow, toSummary } from './read-sum
 import { rowsViaJson } from './json-rows'
 import { stmt } from './stmt-cache'
 import { invalid } from './errors'
-import { sessionConditions, type SearchFilters } from './search-match'
+import { listed, sessionConditions, type SearchFilters } from './search-match'
 import { parseJsonOr } from '@shared/contract/errors'
 
 /** The orders the list offers; `active` (last activity, newest first) is the default and the hot path. */
@@ -43,14 +43,6 @@ export function decodeCursor(c: string): Key {
   throw invalid('invalid cursor', 'cursor')
 }
 
-/**
- * Sessions no person had — kanban workers, a third-party tool's runs, one-shot runs: upstream's human session lists
- * (TUI/Desktop, `/sessions`, the console's `sessions list`) leave them out (its INTERNAL_LISTING_SOURCES deny-list).
- * So does this list, unless the query names sources, excludes its own, asks for an id or turns the children filter on
- * (every session, as upstream's include_children lists them).
- */
-const INTERNAL_SOURCES = ['kanban', 'tool', 'oneshot']
-
 export function listSessionRows(db: Database.Database, profile: string, q: ListOptions = {}): SessionPage {
   return listSessionPage(db, profile, q).page
 }
@@ -71,7 +63,7 @@ export function listSessionPage(
   const limit = Math.max(1, Math.min(500, Math.floor(q.limit ?? 100)))
   const activity = refreshActivity(db)
   const ACTIVITY = 'a.act'
-  const where: string[] = ['COALESCE(s.hidden, 0) = 0']
+  const where: string[] = []
   const args: unknown[] = []
   // An id typed into the filter names one session: a compressed part is listed as itself, not hidden behind its tip
   // (ids reach users from upstream's CLI, logs and the Costs page, which count parts separately). With the children
@@ -79,13 +71,7 @@ export function listSessionPage(
   if (!q.idPrefix && !q.includeChildren) where.push(`NOT ${supersededSql('s')}`)
   // The search's filters, with the list's defaults (archived and child sessions left out unless asked for); the
   // activity walk keeps the planner off the source index (walk in order, stop at a page, no sort of every match).
-  const filters = {
-    ...q,
-    archived: q.archived ?? 'exclude',
-    includeChildren: q.includeChildren ?? false,
-    excludeSources:
-      q.excludeSources ?? (q.sources?.length || q.idPrefix || q.includeChildren ? undefined : INTERNAL_SOURCES)
-  }
+  const filters = listed({ ...q, archived: q.archived ?? 'exclude', includeChildren: q.includeChildren ?? false })
   where.push(...sessionConditions(filters, args, { walkingActivity: true }))
   if (q.from !== undefined) {
     where.push(`${ACTIVITY} >= ?`)

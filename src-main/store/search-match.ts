@@ -106,7 +106,25 @@ export interface SearchFilters {
 }
 
 /**
- * Conditions on sessions `s` (params appended), for message hits, title matches and the session list alike.
+ * Sessions no person had — kanban workers, a third-party tool's runs (a chat UI's background tasks among them), one-shot
+ * runs: upstream's human session lists (TUI/Desktop, `/sessions`, the console's `sessions list`) leave them out (its
+ * INTERNAL_LISTING_SOURCES deny-list). So do the list and the search, unless the query names sources, excludes its
+ * own, asks for an id or turns the children filter on (every session, as upstream's include_children lists them).
+ */
+const INTERNAL_SOURCES = ['kanban', 'tool', 'oneshot']
+
+/**
+ * The filters as the Sessions page applies them, to its list and its search alike: upstream's internal sources left
+ * out unless asked for (above); hidden sessions (upstream's `hidden` mark, kept by sessionConditions) always.
+ */
+export function listed(f: SearchFilters = {}): SearchFilters {
+  const asked = f.sources?.length || f.idPrefix || f.includeChildren
+  return { ...f, excludeSources: f.excludeSources ?? (asked ? undefined : INTERNAL_SOURCES) }
+}
+
+/**
+ * Conditions on sessions `s` (params appended), for message hits, title matches and the session list alike; a session
+ * marked hidden (upstream's internal runs, a chat UI's background task that quoted no conversation) is never one.
  * `walkingActivity`: the query walks the list's activity index in order, so a unary + keeps the planner from
  * switching to idx_sessions_source and sorting every matching row.
  */
@@ -117,6 +135,7 @@ export function sessionConditions(
 ): string[] {
   const where: string[] = []
   if (!f) return where
+  where.push('COALESCE(s.hidden, 0) = 0')
   if (f.sources?.length) {
     where.push(`${opts.walkingActivity ? '+' : ''}s.source IN (${f.sources.map(() => '?').join(',')})`)
     args.push(...f.sources)

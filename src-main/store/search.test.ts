@@ -94,3 +94,34 @@ describe('FTS search', () => {
     other.close()
   })
 })
+
+describe('what the search leaves out, as the list does', () => {
+  it("a tool's, kanban or one-shot run and a hidden session only when their source is asked for", async () => {
+    const path = join(tempDir(), 'state.db')
+    const s = new SessionStore(path, { profile: 'default' })
+    try {
+      for (const [id, source] of [
+        ['person', 'cli'],
+        ['task', 'tool'],
+        ['worker', 'kanban'],
+        ['once', 'oneshot'],
+        ['hid', 'api']
+      ] as const) {
+        await s.createSession(id, source)
+        await s.appendMessage(id, { role: 'user', content: `zephyr report from ${id}` })
+      }
+      rawDb(s).prepare('UPDATE sessions SET hidden = 1 WHERE id = ?').run('hid')
+      const found = (filters?: Parameters<SessionStore['search']>[0]['filters']) =>
+        s
+          .searchFull({ query: 'zephyr', filters })
+          .hits.map((h) => h.sessionId)
+          .sort()
+      expect(found()).toEqual(['person'])
+      expect(s.listSessions({}).items.map((r) => r.id)).toEqual(['person'])
+      expect(found({ sources: ['tool', 'kanban'] })).toEqual(['task', 'worker'])
+      expect(found({ sources: ['api'] })).toEqual([])
+    } finally {
+      s.close()
+    }
+  })
+})

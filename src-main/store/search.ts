@@ -9,7 +9,7 @@ import type { messages, sessions } from './schema'
 import { displayContent } from './content-codec'
 import type { HomeShape } from './shape'
 import { parseQuery, positiveTerms, toInstr, type Term } from './search-query'
-import { matchRows, sessionConditions, type Matches, type SearchFilters } from './search-match'
+import { listed, matchRows, sessionConditions, type Matches, type SearchFilters } from './search-match'
 import { chainTips } from './lineage'
 import { foldCase } from './fold'
 import { num } from './util'
@@ -98,6 +98,8 @@ export function searchMessages(
   limit = 50,
   filters?: SearchFilters
 ): SearchOutcome {
+  // what the Sessions page lists is what it searches: no internal or hidden session unless the filters ask
+  filters = listed(filters)
   const parsed = parseQuery(query, shape.fts === 'none' ? [] : shape.ftsColumns)
   if (!parsed.ok) return { hits: [], titles: [], ...(parsed.message ? { message: parsed.message } : {}) }
   const n = Math.max(1, Math.min(200, Math.floor(Number(limit) || 50)))
