@@ -1,6 +1,7 @@
 // `caduceus sessions stats|rename|delete|prune|archive` against upstream's own `hermes sessions …` on homes
 // upstream wrote (scripts/golden/sessions_verbs.py → test/fixtures/upstream/sessions-verbs/verbs.json), through the
-// built CLI as a script runs it: the same lines printed, the same titles and rows left in state.db. Where upstream prints a
+// built CLI as a script runs it (the changing verbs through runCli in this process, one failure in a process of its
+// own): the same lines printed, the same titles and rows left in state.db. Where upstream prints a
 // failure on stdout and exits 0, Caduceus prints it on stderr and exits 1 (a script can tell it failed).
 import { execFile } from 'node:child_process'
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -9,7 +10,8 @@ import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import Database from 'better-sqlite3'
 import { SessionStore } from '../src-main/store'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
+import { runCli } from '../src-main/host/cli/main'
 
 const exec = promisify(execFile)
 const repo = resolve(import.meta.dirname, '..')
@@ -43,6 +45,25 @@ const copy = (name: string) => {
   return dir
 }
 
+/**
+ * The CLI in this process (runCli, what bin/caduceus.mjs calls), its console lines caught: for the verbs that print
+ * through the console (rename, delete, prune, archive) — one process start each would cost more than the verb.
+ */
+async function inProcess(dir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out: string[] = []
+  const err: string[] = []
+  const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(`${a.join(' ')}\n`))
+  const error = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(`${a.join(' ')}\n`))
+  try {
+    const code = await runCli([...args, '--home', dir])
+    return { code, stdout: out.join(''), stderr: err.join('') }
+  } finally {
+    log.mockRestore()
+    error.mockRestore()
+  }
+}
+
+/** The built CLI as a script runs it: its own process, exit code and streams. */
 async function cli(dir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await exec(process.execPath, ['bin/caduceus.mjs', ...args, '--home', dir], {
@@ -74,8 +95,13 @@ describe('sessions stats and rename, as hermes sessions stats|rename', { timeout
   it('rename resolves a prefix, joins the words, refuses a held title and leaves the titles upstream leaves', async () => {
     const g = G.homes.fidelity!
     const dir = copy('fidelity')
+    // the first failing rename also through the built CLI's own process: exit 1, nothing on stdout, the reason on stderr
+    const failing = g.renames!.find((c) => /not found|^Error: /.test(c.printed))!
+    const alone = await cli(copy('fidelity'), 'sessions', 'rename', ...failing.argv)
+    expect([alone.code, alone.stdout]).toEqual([1, ''])
+    expect(alone.stderr).toContain(failing.printed.replace(/^Error: /, '').trim())
     for (const c of g.renames!) {
-      const r = await cli(dir, 'sessions', 'rename', ...c.argv)
+      const r = await inProcess(dir, 'sessions', 'rename', ...c.argv)
       const failed = /not found|^Error: /.test(c.printed)
       expect({ argv: c.argv, code: r.code }).toEqual({ argv: c.argv, code: failed ? 1 : 0 })
       if (failed) {
@@ -98,7 +124,7 @@ describe('sessions stats and rename, as hermes sessions stats|rename', { timeout
   for (const c of G.changes) {
     it(`${c.argv.join(' ')} --yes prints upstream's line and leaves upstream's rows`, async () => {
       const dir = copy('fidelity')
-      const r = await cli(dir, 'sessions', ...c.argv, '--yes')
+      const r = await inProcess(dir, 'sessions', ...c.argv, '--yes')
       if (/not found/.test(c.printed)) {
         expect([r.code, r.stdout]).toEqual([1, ''])
         expect(r.stderr).toContain(c.printed.trim())
