@@ -4,6 +4,17 @@ import { getApi } from '../../api'
 import { reportError } from '../../stores/toasts'
 
 type Row = { model: string; baseUrl: string; inputPerMTok: string; outputPerMTok: string; cacheReadPerMTok: string }
+
+/** A row's three prices, each a cell of its own. */
+const PRICES: ReadonlyArray<{
+  key: 'inputPerMTok' | 'outputPerMTok' | 'cacheReadPerMTok'
+  label: string
+  testId?: string
+}> = [
+  { key: 'inputPerMTok', label: 'Input price per million tokens', testId: 'price-input' },
+  { key: 'outputPerMTok', label: 'Output price per million tokens', testId: 'price-output' },
+  { key: 'cacheReadPerMTok', label: 'Cache read price per million tokens' }
+]
 const toRow = (o: PriceOverride): Row => ({
   model: o.model,
   baseUrl: o.baseUrl,
@@ -105,35 +116,18 @@ export function PriceOverrides() {
                     onChange={(e) => set(i, { baseUrl: e.target.value })}
                   />
                 </td>
-                <td>
-                  <input
-                    aria-label="Input price per million tokens"
-                    inputMode="decimal"
-                    className="num"
-                    value={r.inputPerMTok}
-                    onChange={(e) => set(i, { inputPerMTok: e.target.value })}
-                    data-testid="price-input"
-                  />
-                </td>
-                <td>
-                  <input
-                    aria-label="Output price per million tokens"
-                    inputMode="decimal"
-                    className="num"
-                    value={r.outputPerMTok}
-                    onChange={(e) => set(i, { outputPerMTok: e.target.value })}
-                    data-testid="price-output"
-                  />
-                </td>
-                <td>
-                  <input
-                    aria-label="Cache read price per million tokens"
-                    inputMode="decimal"
-                    className="num"
-                    value={r.cacheReadPerMTok}
-                    onChange={(e) => set(i, { cacheReadPerMTok: e.target.value })}
-                  />
-                </td>
+                {PRICES.map((f) => (
+                  <td key={f.key}>
+                    <input
+                      aria-label={f.label}
+                      inputMode="decimal"
+                      className="num"
+                      value={r[f.key]}
+                      onChange={(e) => set(i, { [f.key]: e.target.value })}
+                      data-testid={f.testId}
+                    />
+                  </td>
+                ))}
                 <td>
                   <button
                     type="button"
