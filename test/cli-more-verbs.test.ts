@@ -7,8 +7,8 @@ import { execFileSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { runCli } from '../src-main/host/cli/main'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { cliInProcess } from './helpers/cli-in-process'
 import { ftsIntegrity, hasSystemPython, SYSTEM_PYTHON } from './support/fts-integrity'
 
 const repo = resolve(import.meta.dirname, '..')
@@ -42,20 +42,7 @@ afterAll(() => {
   for (const d of made) rmSync(d, { recursive: true, force: true })
 })
 
-/** `caduceus ARGV --home HOME` in this process: its exit code and what it printed. */
-async function cli(home: string, ...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = []
-  const err: string[] = []
-  const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(`${a.join(' ')}\n`))
-  const error = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(`${a.join(' ')}\n`))
-  try {
-    const code = await runCli([...argv, '--home', home])
-    return { code, stdout: out.join(''), stderr: err.join('') }
-  } finally {
-    log.mockRestore()
-    error.mockRestore()
-  }
-}
+const cli = cliInProcess
 const lines = (text: string, n: number) => text.split('\n').slice(0, n)
 
 // Spawn 1: upstream's config loader on each home (the provider it selects, and the memory section as its own

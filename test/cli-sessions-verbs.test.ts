@@ -10,8 +10,8 @@ import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import Database from 'better-sqlite3'
 import { SessionStore } from '../src-main/store'
-import { afterAll, describe, expect, it, vi } from 'vitest'
-import { runCli } from '../src-main/host/cli/main'
+import { afterAll, describe, expect, it } from 'vitest'
+import { cliInProcess } from './helpers/cli-in-process'
 
 const exec = promisify(execFile)
 const repo = resolve(import.meta.dirname, '..')
@@ -45,23 +45,7 @@ const copy = (name: string) => {
   return dir
 }
 
-/**
- * The CLI in this process (runCli, what bin/caduceus.mjs calls), its console lines caught: for the verbs that print
- * through the console (rename, delete, prune, archive) — one process start each would cost more than the verb.
- */
-async function inProcess(dir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = []
-  const err: string[] = []
-  const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(`${a.join(' ')}\n`))
-  const error = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(`${a.join(' ')}\n`))
-  try {
-    const code = await runCli([...args, '--home', dir])
-    return { code, stdout: out.join(''), stderr: err.join('') }
-  } finally {
-    log.mockRestore()
-    error.mockRestore()
-  }
-}
+const inProcess = cliInProcess
 
 /** The built CLI as a script runs it: its own process, exit code and streams. */
 async function cli(dir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
