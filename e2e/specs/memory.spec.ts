@@ -68,6 +68,9 @@ test("a memory tool call shows live on its own profile's Memory page only, and e
   await edit.focus()
   await page.keyboard.press('Enter')
   await expect(box).toBeFocused()
+  // the box gives way in the narrow panel, not the buttons: each shows its whole label
+  for (const id of ['memory-entry-save', 'memory-entry-cancel'])
+    expect(await page.getByTestId(id).evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true)
   await page.keyboard.type(' and Fridays')
   await page.keyboard.press('Escape')
   await expect(box).toHaveCount(0)
