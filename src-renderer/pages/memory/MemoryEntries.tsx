@@ -65,10 +65,15 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
   const save = (index: number, content: string) =>
     void run(editEntry({ op: 'replace', profile, target, index, content }), () => close(index))
   const remove = (index: number) => {
+    // set before the reply: the entries without the removed one may be shown before it arrives
+    closed.current = index
     setRemoving(true)
-    void run(editEntry({ op: 'remove', profile, target, index }), () => (closed.current = index)).finally(() =>
-      setRemoving(false)
-    )
+    void editEntry({ op: 'remove', profile, target, index })
+      .then((r) => {
+        setInlineError(r.ok ? null : r.error)
+        if (!r.ok) closed.current = null
+      })
+      .finally(() => setRemoving(false))
   }
   return (
     <section className="panel" data-testid="memory-entries" data-profile={profile}>
