@@ -1,3 +1,5 @@
+import { wholeArguments } from './providers/types'
+
 /**
  * Whether a tool call's arguments are JSON cut off before their end — every character fits JSON's grammar and only
  * the rest is missing (`{"command":"echo hel`, `{"a":1,`, `[1, tr`) — rather than JSON written wrong (`{'a': 1}`,
@@ -5,13 +7,7 @@
  * a larger cap would not mend. Whole JSON is neither, nor are no arguments at all (blank: taken as `{}`).
  */
 export function cutOffJson(text: string): boolean {
-  if (!text.trim()) return false
-  try {
-    JSON.parse(text)
-    return false
-  } catch {
-    // not whole: read on
-  }
+  if (wholeArguments(text)) return false
   const stack: Array<'{' | '['> = []
   /** What may come next: a value, an object key, the colon after one, a comma or closer, or nothing (done). */
   let want: 'value' | 'key' | 'colon' | 'next' | 'done' = 'value'
