@@ -75,22 +75,22 @@ const LEAD = 8
 /** A row's text without the whitespace around it: upstream writes its copies' text stripped. */
 const TRIMMED = (t: string) => `trim(${t}.content, ' ' || char(9, 10, 13))`
 
+/** SQL: rows `a` and `b` alike in role, text (trimmed) and tool fields — a copy, whenever it was written. */
+const sameFields = (a: string, b: string) =>
+  `${a}.role = ${b}.role AND ${TRIMMED(a)} IS ${TRIMMED(b)} AND ${a}.tool_call_id IS ${b}.tool_call_id
+    AND ${a}.tool_calls IS ${b}.tool_calls AND ${a}.tool_name IS ${b}.tool_name`
+
 /** Two rows alike in role, text (trimmed) and tool fields: a copy written at its own time, by upstream too. */
 const alikeCopy = (db: Database.Database, a: number, b: number): boolean =>
-  stmt(
-    db,
-    `SELECT 1 FROM messages a, messages b WHERE a.id = ? AND b.id = ? AND a.role = b.role
-      AND ${TRIMMED('a')} IS ${TRIMMED('b')} AND a.tool_call_id IS b.tool_call_id AND a.tool_calls IS b.tool_calls
-      AND a.tool_name IS b.tool_name`
-  ).get(a, b) !== undefined
+  stmt(db, `SELECT 1 FROM messages a, messages b WHERE a.id = ? AND b.id = ? AND ${sameFields('a', 'b')}`).get(a, b) !==
+  undefined
 
 /** Whether the continuation's rows up to `upTo` hold a copy of the parent's row `last` (its fields, not its time). */
 const copiedLast = (db: Database.Database, last: number, childId: string, upTo: number): boolean =>
   stmt(
     db,
-    `SELECT 1 FROM messages p, messages c WHERE p.id = ? AND c.session_id = ? AND c.id <= ? AND c.role = p.role
-      AND ${TRIMMED('c')} IS ${TRIMMED('p')} AND c.tool_call_id IS p.tool_call_id AND c.tool_calls IS p.tool_calls
-      AND c.tool_name IS p.tool_name LIMIT 1`
+    `SELECT 1 FROM messages p, messages c WHERE p.id = ? AND c.session_id = ? AND c.id <= ?
+      AND ${sameFields('c', 'p')} LIMIT 1`
   ).get(last, childId, upTo) !== undefined
 
 /**
@@ -102,8 +102,7 @@ const alikeInParent = (db: Database.Database, parentId: string, childRow: number
     stmt<Pick<Row, 'id'>>(
       db,
       `SELECT p.id FROM messages p, messages c WHERE c.id = ? AND p.session_id = ?
-        AND p.role = c.role AND ${TRIMMED('p')} IS ${TRIMMED('c')} AND p.tool_call_id IS c.tool_call_id
-        AND p.tool_calls IS c.tool_calls AND p.tool_name IS c.tool_name AND p.timestamp <= c.timestamp`
+        AND ${sameFields('p', 'c')} AND p.timestamp <= c.timestamp`
     )
       .all(childRow, parentId)
       .map((r) => r.id)
