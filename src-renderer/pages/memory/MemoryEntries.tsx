@@ -54,10 +54,12 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
       </section>
     )
   }
+  /** An edit's reply: its error shown (or cleared), `after` on success; whether it succeeded. */
   const run = async (p: ReturnType<typeof editEntry>, after?: () => void) => {
     const r = await p
     setInlineError(r.ok ? null : r.error)
     if (r.ok) after?.()
+    return r.ok
   }
   const add = () => {
     if (draft.trim()) void run(editEntry({ op: 'add', profile, target, content: draft }), () => setDraft(''))
@@ -68,10 +70,9 @@ export function MemoryEntries({ profile }: { profile: string | null }) {
     // set before the reply: the entries without the removed one may be shown before it arrives
     closed.current = index
     setRemoving(true)
-    void editEntry({ op: 'remove', profile, target, index })
-      .then((r) => {
-        setInlineError(r.ok ? null : r.error)
-        if (!r.ok) closed.current = null
+    void run(editEntry({ op: 'remove', profile, target, index }))
+      .then((ok) => {
+        if (!ok) closed.current = null
       })
       .finally(() => setRemoving(false))
   }
