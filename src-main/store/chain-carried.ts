@@ -17,6 +17,7 @@ import { readSummary, splitMergedSummary } from '@shared/contract'
 import { stmt, type ColumnsOf } from './stmt-cache'
 import { existingColumns } from './reconcile'
 import { kindOf, lineageRow } from './lineage'
+import { trimmedSql } from './sql'
 import type { messages } from './schema'
 import type { messageIdentity } from './schema/identity'
 
@@ -73,7 +74,7 @@ const mergedInto = (db: Database.Database, original: number, merged: number): bo
 const LEAD = 8
 
 /** A row's text without the whitespace around it: upstream writes its copies' text stripped. */
-const TRIMMED = (t: string) => `trim(${t}.content, ' ' || char(9, 10, 13))`
+const TRIMMED = (t: string) => trimmedSql(`${t}.content`)
 
 /** SQL: rows `a` and `b` alike in role, text (trimmed) and tool fields — a copy, whenever it was written. */
 const sameFields = (a: string, b: string) =>

@@ -8,7 +8,7 @@ import { stmt } from './stmt-cache'
 import type { SessionKind } from '@shared/contract'
 import { jsonObject } from './util'
 import type { sessions } from './schema'
-import { continuationOrderSql } from './sql'
+import { continuationOrderSql, trimmedSql } from './sql'
 
 const MAX_STEPS = 1000
 export const DELEGATE_SOURCES = new Set(['delegate', 'subagent'])
@@ -196,7 +196,7 @@ export function sessionsOpeningWith(db: Database.Database, text: string, source:
     // (the first user message is found once per session and read by its rowid: a scalar subquery the WHERE named
     // three times would run three times)
     `SELECT id FROM (
-       SELECT s.id AS id, s.started_at AS started_at, trim(m.content, ' ' || char(9, 10, 13)) AS opening
+       SELECT s.id AS id, s.started_at AS started_at, ${trimmedSql('m.content')} AS opening
        FROM sessions s JOIN messages m
          ON m.id = (SELECT f.id FROM messages f WHERE f.session_id = s.id AND f.role = 'user' ORDER BY f.id LIMIT 1)
        WHERE s.source = @source)
@@ -225,8 +225,8 @@ export function sessionsWithReply(db: Database.Database, tail: string, source: s
        SELECT m.session_id FROM messages m
        WHERE m.id > (SELECT COALESCE(MAX(id), 0) FROM messages) - @recent AND m.role = 'assistant'
          AND (instr(substr(CAST(m.content AS BLOB), -@near), CAST(@tail AS BLOB)) > 0
-           OR (length(CAST(m.content AS BLOB)) <= @near AND instr(@tail, trim(m.content, ' ' || char(9, 10, 13))) > 0
-             AND trim(m.content, ' ' || char(9, 10, 13)) != '')))
+           OR (length(CAST(m.content AS BLOB)) <= @near AND instr(@tail, ${trimmedSql('m.content')}) > 0
+             AND ${trimmedSql('m.content')} != '')))
      ORDER BY s.started_at DESC, s.id DESC LIMIT @limit`
   ).all({ source, tail, limit, recent: RECENT_ROWS, near: Buffer.byteLength(tail) + TRAILING_SPACE })
   return rows.map((r) => r.id)
@@ -247,7 +247,7 @@ export function sessionsReplyingWith(db: Database.Database, tail: string, source
   const rows = stmt<Pick<LineageRow, 'id'>>(
     db,
     `SELECT id FROM (
-       SELECT s.id AS id, s.started_at AS started_at, trim(m.content, ' ' || char(9, 10, 13)) AS reply
+       SELECT s.id AS id, s.started_at AS started_at, ${trimmedSql('m.content')} AS reply
        FROM sessions s JOIN messages m
          ON m.id = (SELECT f.id FROM messages f WHERE f.session_id = s.id AND f.role = 'assistant'
                       AND COALESCE(f.content, '') != '' ORDER BY f.id DESC LIMIT 1)

@@ -83,6 +83,12 @@ const chosenContinuationSql = (c: string) => `(NOT EXISTS (SELECT 1 FROM session
     ORDER BY ${continuationOrderSql('k')} LIMIT 1))`
 
 /** How far a chain walk goes up (lineage.ts walks as far): a walk that reaches it met a loop or a very long chain. */
+/**
+ * `expr` without the whitespace around it (space, tab, LF, CR) — how the API server compares a client's turns with the
+ * stored ones, and how upstream writes the text of the copies a compression carries.
+ */
+export const trimmedSql = (expr: string) => `trim(${expr}, ' ' || char(9, 10, 13))`
+
 export const CHAIN_STEPS = 1000
 
 /**
