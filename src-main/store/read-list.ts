@@ -11,7 +11,7 @@ import type Database from 'better-sqlite3'
 import type { SessionPage, SessionSummary } from '@shared/contract'
 import { chainPathSql, supersededSql } from './sql'
 import { notePreviewSources, refreshActivity } from './activity-index'
-import { PAGE_ACT, PAGE_COLS, PAGE_SELECT, pageRow, toSummary } from './read-summary'
+import { PAGE_ACT, PAGE_COLS, PAGE_SELECT, pageRow, toSummary, type PageValues } from './read-summary'
 import { rowsViaJson } from './json-rows'
 import { stmt } from './stmt-cache'
 import { invalid } from './errors'
@@ -104,7 +104,7 @@ export function listSessionPage(
   // literal (an integer clamped above): SQLite 3.53's planner reads a bound LIMIT's value, which marks the
   // statement for a full re-prepare on every bind — ~15% of a list request. The page reaches JS as one JSON text
   // (json-rows.ts): handing its ~3,000 values over one by one cost more than reading them.
-  const rows = rowsViaJson(db, pageSql(activity, where.join(' AND '), limit), PAGE_SELECT.length, args)
+  const rows = rowsViaJson<PageValues>(db, pageSql(activity, where.join(' AND '), limit), PAGE_SELECT.length, args)
   inWalkOrder(rows)
   const more = rows.length > limit
   const n = Math.min(rows.length, limit)
@@ -214,7 +214,12 @@ function sortedPage(
   limit: number,
   o: Order
 ): { page: SessionPage; keys: SortValue[] } {
-  const rows = rowsViaJson(db, sortedSql(activity, where, limit, o), PAGE_SELECT.length + 1, args)
+  const rows = rowsViaJson<[...PageValues, SortValue]>(
+    db,
+    sortedSql(activity, where, limit, o),
+    PAGE_SELECT.length + 1,
+    args
+  )
   const more = rows.length > limit
   const n = Math.min(rows.length, limit)
   const items: SessionSummary[] = []

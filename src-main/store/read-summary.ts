@@ -17,20 +17,23 @@ const PREVIEW_CUT = `CASE WHEN substr(CAST(m.content AS BLOB), 1, 1) = X'00'
 
 const PREVIEW_CHARS = 160
 
-/** The row's own columns (extra upstream columns are tolerated because we never SELECT * into this shape). */
-const PLAIN = [
+type Session = typeof sessions.$inferSelect
+
+/**
+ * The row's own columns a list page reads: the summary's (PLAIN) but `model_config`, read only where a parent makes it
+ * matter for the kind (a page fact), and `last_activity_at`, for which the list's activity stands in.
+ */
+const PAGE_OWN = [
   'id',
   'source',
   'title',
   'model',
-  'model_config',
   'parent_session_id',
   'message_count',
   'tool_call_count',
   'started_at',
   'ended_at',
   'end_reason',
-  'last_activity_at',
   'input_tokens',
   'output_tokens',
   'cache_read_tokens',
@@ -42,7 +45,9 @@ const PLAIN = [
   'api_call_count',
   'archived',
   'pinned'
-] as const
+] as const satisfies readonly (keyof Session)[]
+/** The row's own columns (extra upstream columns are tolerated because we never SELECT * into this shape). */
+const PLAIN = [...PAGE_OWN, 'model_config', 'last_activity_at'] as const satisfies readonly (keyof Session)[]
 export const PLAIN_COLS = PLAIN.map((c) => `s.${c}`).join(', ')
 
 /**
@@ -85,90 +90,142 @@ function previewSql(idExpr: string): string {
 /**
  * A list page's columns over its rows `s` (the ordered walk's output, with a LEFT JOIN of `sessions par` on the
  * parent), as few values as the summary needs — each value a page hands to JS costs time (json-rows.ts), and a page
- * has 100 rows: the row's own columns (PAGE_COLS; `model_config` only where a parent makes it matter for the kind), then the
- * parent's end reason (NULL: no parent row; 0: a parent without one), the delegate-child count and, for an
- * untitled row, its first user message as "<message id>:<first 600 characters>". Where the list index knows that
- * message (`s.cad_first`, activity-index.ts) only that row is read — checked to still be a user message of this
- * session with content — else it is found by previewSql's rule, and its id tells the index where to look next time.
+ * has 100 rows: the row's own columns (PAGE_OWN), then the facts (PAGE_FACTS): the walk's activity, start and known
+ * first message, `model_config` where a parent makes it matter for the kind, the parent's end reason (NULL: no parent
+ * row; 0: a parent without one), the delegate-child count and, for an untitled row, its first user message as
+ * "<message id>:<first 600 characters>". Where the list index knows that message (`s.cad_first`, activity-index.ts)
+ * only that row is read — checked to still be a user message of this session with content — else it is found by
+ * previewSql's rule, and its id tells the index where to look next time.
  */
 const KNOWN_FIRST = `FROM messages m WHERE m.id = s.cad_first AND m.session_id = s.id AND ${PREVIEWABLE}`
-const PAGE_OWN = PLAIN.filter((c) => c !== 'last_activity_at' && c !== 'model_config')
 /** The columns the list's ordered walk hands on, besides its own (`cad_act`, `cad_started`, `cad_first`). */
 export const PAGE_COLS = [...PAGE_OWN, 'model_config'].map((c) => `s.${c}`).join(', ')
-/** A page row's values, in order: what `pageRow` reads. */
-export const PAGE_SELECT = [
-  ...PAGE_OWN.map((c) => `s.${c}`),
-  's.cad_act',
-  's.cad_started',
-  's.cad_first',
-  'CASE WHEN s.parent_session_id IS NOT NULL THEN s.model_config END',
-  `CASE WHEN par.id IS NOT NULL THEN COALESCE(${PARENT_END('par')}, 0) END`,
-  `(SELECT count(*) FROM ${CHILDREN} WHERE c.parent_session_id = s.id AND ${isDelegateSql('c')})`,
-  `CASE WHEN s.title IS NULL THEN COALESCE((SELECT m.id || ':' || ${PREVIEW_CUT} ${KNOWN_FIRST}),
+
+/** What a page reads beside the row's own columns: each fact's value as SQLite hands it over. */
+interface PageFacts {
+  /** The list's activity (`cad_act`, activity-index.ts): the summary's `last_activity_at`. */
+  act: number
+  started: number
+  /** The first user message's id as the list index knows it. */
+  first: number | null
+  modelConfig: Session['model_config']
+  /** NULL: no parent row; 0: a parent without an end reason. */
+  parentEnd: Session['end_reason'] | 0
+  childCount: number
+  /** An untitled row's first user message, as "<message id>:<first 600 characters>". */
+  preview: string | null
+  /** A continuation's walk up its chain (sql.ts chainPathSql): "[+]<steps> <root id>". */
+  walk: string | null
+  rootTitle: Session['title']
+  rootArchived: Session['archived'] | null
+  rootPreview: string | null
+  /** ROUTES_SQL's "<estimated> <actual>". */
+  routes: string | null
+}
+
+/** The facts' SQL, in the order a page row carries their values after the row's own columns. */
+const PAGE_FACTS = [
+  ['act', 's.cad_act'],
+  ['started', 's.cad_started'],
+  ['first', 's.cad_first'],
+  ['modelConfig', 'CASE WHEN s.parent_session_id IS NOT NULL THEN s.model_config END'],
+  ['parentEnd', `CASE WHEN par.id IS NOT NULL THEN COALESCE(${PARENT_END('par')}, 0) END`],
+  ['childCount', `(SELECT count(*) FROM ${CHILDREN} WHERE c.parent_session_id = s.id AND ${isDelegateSql('c')})`],
+  [
+    'preview',
+    `CASE WHEN s.title IS NULL THEN COALESCE((SELECT m.id || ':' || ${PREVIEW_CUT} ${KNOWN_FIRST}),
     (SELECT m.id || ':' || ${PREVIEW_CUT} FROM messages m WHERE m.session_id = s.id AND ${PREVIEWABLE}
-      ORDER BY m.timestamp, m.id LIMIT 1)) END`,
+      ORDER BY m.timestamp, m.id LIMIT 1)) END`
+  ],
   // A continuation's chain (read-list.ts: `s.cad_chain`, sql.ts chainPathSql, with `sessions rt` joined on its root):
   // the walk, then the root's title, archived flag and — when neither the row nor the root has a title — its first
   // user message, so toSummary looks nothing up per row (#22).
-  's.cad_chain',
-  'rt.title',
-  'rt.archived',
-  `CASE WHEN s.title IS NULL AND rt.title IS NULL AND rt.id <> s.id THEN (${previewSql('rt.id')}) END`,
-  ROUTES_SQL
-]
+  ['walk', 's.cad_chain'],
+  ['rootTitle', 'rt.title'],
+  ['rootArchived', 'rt.archived'],
+  ['rootPreview', `CASE WHEN s.title IS NULL AND rt.title IS NULL AND rt.id <> s.id THEN (${previewSql('rt.id')}) END`],
+  ['routes', ROUTES_SQL]
+] as const satisfies ReadonlyArray<readonly [keyof PageFacts, string]>
+
+/** The names of a list of [name, SQL] pairs, as a tuple. */
+type NamesOf<T extends ReadonlyArray<readonly [string, string]>> = { -readonly [I in keyof T]: T[I][0] }
+/** The schema's type of each column named, as a tuple. */
+type ColumnValues<K extends ReadonlyArray<keyof Session>> = { -readonly [I in keyof K]: Session[K[I]] }
+/** Each fact's type, as a tuple. */
+type FactValues<K extends ReadonlyArray<keyof PageFacts>> = { -readonly [I in keyof K]: PageFacts[K[I]] }
+/** A tuple's names → their places, as literal numbers. */
+type IndexOf<T extends readonly string[]> = {
+  readonly [I in keyof T as I extends `${number}` ? T[I] : never]: I extends `${infer N extends number}` ? N : never
+}
+
+type Facts = NamesOf<typeof PAGE_FACTS>
+/**
+ * A page row's values, in PAGE_SELECT's order, each typed by its column in the schema or by PageFacts: what the
+ * page's statement yields (`rowsViaJson<PageValues>`), so `pageRow` reads them without a cast.
+ */
+export type PageValues = [...ColumnValues<typeof PAGE_OWN>, ...FactValues<Facts>]
+
+/** A page row's values, in order: what `pageRow` reads. */
+export const PAGE_SELECT = [...PAGE_OWN.map((c) => `s.${c}`), ...PAGE_FACTS.map(([, sql]) => sql)]
+const at = Object.fromEntries(
+  [...PAGE_OWN, ...PAGE_FACTS.map(([name]) => name)].map((name, i) => [name, i])
+) as IndexOf<[...typeof PAGE_OWN, ...Facts]>
 
 /** Where a page row's `cad_act`, `cad_started`, `cad_first` (then the facts) start. */
-export const PAGE_ACT = PAGE_OWN.length
-const col = Object.fromEntries(PAGE_OWN.map((c, i) => [c, i])) as Record<(typeof PAGE_OWN)[number], number>
+export const PAGE_ACT = at.act
 
 /**
- * A list page row (PAGE_SELECT's values, as an array) as a SummaryRow — its `last_activity_at` the list's activity —
- * and the first user message's id when the page had to look it up (the list index did not know it or it moved). One
- * object literal: building it key by key from column names costs more than the query at 100 rows.
+ * A list page row (PAGE_SELECT's values, as an array; a sorted page's carries its sort value after them) as a
+ * SummaryRow — its `last_activity_at` the list's activity — and the first user message's id when the page had to look
+ * it up (the list index did not know it or it moved). One object literal: building it key by key from column names
+ * costs more than the query at 100 rows.
  */
-export function pageRow(r: unknown[]): { row: SummaryRow; previewFound: number | null; chain: ChainFacts | null } {
-  const A = PAGE_ACT
-  const parentEnd = r[A + 4]
-  const preview = r[A + 6]
+export function pageRow(r: readonly [...PageValues, ...unknown[]]): {
+  row: SummaryRow
+  previewFound: number | null
+  chain: ChainFacts | null
+} {
+  const parentEnd = r[at.parentEnd]
+  const preview = r[at.preview]
   let previewRaw: string | null = null
   let previewFound: number | null = null
   if (typeof preview === 'string') {
     const cut = preview.indexOf(':')
     previewRaw = preview.slice(cut + 1)
     const id = Number(preview.slice(0, cut))
-    if (id !== r[A + 2]) previewFound = id
+    if (id !== r[at.first]) previewFound = id
   }
   const row: SummaryRow = {
-    id: r[col.id] as string,
-    source: r[col.source] as string,
-    title: r[col.title],
-    model: r[col.model],
-    model_config: r[A + 3] as string | null,
-    parent_session_id: r[col.parent_session_id] as string | null,
-    message_count: r[col.message_count],
-    tool_call_count: r[col.tool_call_count],
-    started_at: r[col.started_at] as number,
-    ended_at: r[col.ended_at] as number | null,
-    end_reason: r[col.end_reason] as string | null,
-    last_activity_at: r[A] as number,
-    input_tokens: r[col.input_tokens],
-    output_tokens: r[col.output_tokens],
-    cache_read_tokens: r[col.cache_read_tokens],
-    cache_write_tokens: r[col.cache_write_tokens],
-    reasoning_tokens: r[col.reasoning_tokens],
-    estimated_cost_usd: r[col.estimated_cost_usd],
-    actual_cost_usd: r[col.actual_cost_usd],
-    cost_status: r[col.cost_status],
-    api_call_count: r[col.api_call_count],
-    archived: r[col.archived],
-    pinned: r[col.pinned],
-    child_count: r[A + 5],
+    id: r[at.id],
+    source: r[at.source],
+    title: r[at.title],
+    model: r[at.model],
+    model_config: r[at.modelConfig],
+    parent_session_id: r[at.parent_session_id],
+    message_count: r[at.message_count],
+    tool_call_count: r[at.tool_call_count],
+    started_at: r[at.started_at],
+    ended_at: r[at.ended_at],
+    end_reason: r[at.end_reason],
+    last_activity_at: r[at.act],
+    input_tokens: r[at.input_tokens],
+    output_tokens: r[at.output_tokens],
+    cache_read_tokens: r[at.cache_read_tokens],
+    cache_write_tokens: r[at.cache_write_tokens],
+    reasoning_tokens: r[at.reasoning_tokens],
+    estimated_cost_usd: r[at.estimated_cost_usd],
+    actual_cost_usd: r[at.actual_cost_usd],
+    cost_status: r[at.cost_status],
+    api_call_count: r[at.api_call_count],
+    archived: r[at.archived],
+    pinned: r[at.pinned],
+    child_count: r[at.childCount],
     parent_exists: parentEnd === null ? null : 1,
     parent_end_reason: parentEnd === 0 ? null : parentEnd,
     preview_raw: previewRaw,
-    routes_raw: r[A + 11]
+    routes_raw: r[at.routes]
   }
-  const walk = r[A + 7]
+  const walk = r[at.walk]
   let chain: ChainFacts | null = null
   if (typeof walk === 'string') {
     const cut = walk.indexOf(' ')
@@ -177,9 +234,9 @@ export function pageRow(r: unknown[]): { row: SummaryRow; previewFound: number |
       rootId: walk.slice(cut + 1),
       length: Number(walk.slice(continuation ? 1 : 0, cut)) + 1,
       passedOver: continuation && walk.startsWith('+0 '),
-      title: r[A + 8],
-      archived: r[A + 9],
-      previewRaw: r[A + 10]
+      title: r[at.rootTitle],
+      archived: r[at.rootArchived],
+      previewRaw: r[at.rootPreview]
     }
   }
   return { row, previewFound, chain }
@@ -195,9 +252,9 @@ interface ChainFacts {
   length: number
   /** The page's walk saw a continuation its parent's chain did not go on through: its own root, settled. */
   passedOver?: boolean
-  title: unknown
-  archived: unknown
-  previewRaw: unknown
+  title: Session['title']
+  archived: Session['archived'] | null
+  previewRaw: string | null
 }
 
 /**
@@ -223,12 +280,27 @@ function chainLookup(db: Database.Database, r: SummaryRow): ChainFacts {
     facts.title = first.title
     facts.archived = first.archived
   }
-  if (((r.title as string | null) ?? facts.title ?? null) === null)
-    facts.previewRaw = stmt(db, previewSql('?')).pluck().get(root.id)
+  if ((r.title ?? facts.title ?? null) === null)
+    facts.previewRaw = stmt<string>(db, previewSql('?')).pluck().get(root.id) ?? null
   return facts
 }
 
-export type SummaryRow = Record<string, unknown> & LineageRow
+/**
+ * A summary's row: the session's own columns (PLAIN) as the schema types them, and the facts SUMMARY_COLS reads
+ * beside them (a list page reads the same from its own values, pageRow).
+ */
+export type SummaryRow = ColumnsOf<typeof sessions, (typeof PLAIN)[number]> & {
+  /** The parent's end reason as kindOf reads it from a summary (PARENT_END); null: none, or no parent row. */
+  parent_end_reason: Session['end_reason']
+  /** 1 when the parent's row exists. */
+  parent_exists: 1 | null
+  /** Delegate children. */
+  child_count: number
+  /** An untitled row's first user message, its first 600 characters. */
+  preview_raw: string | null
+  /** ROUTES_SQL's "<estimated> <actual>". */
+  routes_raw: string | null
+}
 
 /**
  * What a preview reads. Upstream stores a multimodal message as its marker + JSON, and a page reads only the first
@@ -297,11 +369,11 @@ export function toSummary(
         ? walked
         : chainLookup(db, r)
   const rootId = chain?.rootId ?? r.id
-  let title = (r.title as string | null) ?? null
+  let title = r.title ?? null
   let archived = num(r.archived) !== 0
   if (chain && rootId !== r.id) {
     // A chain is archived as a whole by its root's flag (sql.ts archivedSql); its title falls back to the root's.
-    title ??= (chain.title as string | null) ?? null
+    title ??= chain.title ?? null
     archived = num(chain.archived) !== 0
   }
   const tokens = {
@@ -323,7 +395,7 @@ export function toSummary(
     title,
     // A chain's first user message lives in its root; the tip usually starts with a handoff summary.
     preview: title !== null ? null : trimPreview(rootId === r.id ? r.preview_raw : chain?.previewRaw),
-    model: (r.model as string | null) ?? null,
+    model: r.model ?? null,
     messageCount: num(r.message_count),
     toolCallCount: num(r.tool_call_count),
     startedAt: num(r.started_at),
@@ -349,7 +421,7 @@ export function refOf(db: Database.Database, id: string): SessionRef | null {
   const parent = r.parent_exists ? ({ end_reason: r.parent_end_reason ?? null } as LineageRow) : undefined
   return {
     id: r.id,
-    title: (r.title as string | null) ?? null,
+    title: r.title ?? null,
     kind: kindOf(r, parent),
     startedAt: num(r.started_at),
     endReason: r.end_reason ?? null,

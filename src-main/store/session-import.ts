@@ -10,7 +10,8 @@
  */
 import type Database from 'better-sqlite3'
 import { createHash } from 'node:crypto'
-import { hasTable, stmt } from './stmt-cache'
+import { hasTable, stmt, type ColumnsOf } from './stmt-cache'
+import type { sessions } from './schema'
 import { dropUsageRows } from './usage-rows'
 import { existingColumns } from './reconcile'
 import { hasIdentity, MessageIdentity } from './message-identity'
@@ -407,8 +408,9 @@ function* importSession(
   // holds is refused here, not only where that index exists — a home Caduceus created lacks it, and a duplicate
   // there would be resolved by upstream's next open clearing the OLDER session's title.
   if (typeof row.title === 'string' && row.title) {
-    const holder = stmt(db, 'SELECT id FROM sessions WHERE title = ? LIMIT 1').get(row.title) as
-      { id: string } | undefined
+    const holder = stmt<ColumnsOf<typeof sessions, 'id'>>(db, 'SELECT id FROM sessions WHERE title = ? LIMIT 1').get(
+      row.title
+    )
     if (holder)
       throw new CaduceusError('conflict', `Title '${row.title}' is already in use by session ${holder.id}`, 'title')
   }

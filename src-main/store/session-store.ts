@@ -74,7 +74,8 @@ import { searchMessages, type RawHit, type SearchFilters, type TitleHit } from '
 import { WriteQueue } from './write-queue'
 import { readRetrying } from './read-retry'
 import { shortIndexStep } from './short-index'
-import { stmt } from './stmt-cache'
+import { stmt, type ColumnsOf } from './stmt-cache'
+import type { sessions } from './schema'
 import { liveUpstreamGateway, type GatewayHeartbeat } from './gateway-heartbeats'
 import { txDb, WriteTx, type Orm } from './write-tx'
 // The repositories import this module's sqliteOf/ormOf and run them per call: the cycle is never walked at load time.
@@ -86,7 +87,9 @@ import { checkFile, optimizeFile, type FileHealth } from './maintenance'
 
 export { WriteTx }
 /** What `sessionCounters` reads: the agent-cache guard's columns. */
-type SessionCounters = Pick<SessionRecord, 'messageCount' | 'endedAt'> & { rewindCount: number | null }
+type SessionCounters = Pick<SessionRecord, 'messageCount' | 'endedAt'> & {
+  rewindCount: (typeof sessions.$inferSelect)['rewind_count'] | null
+}
 
 export type LocalChangeListener = (change: { profile: string; sessionIds: string[] }) => void
 
@@ -146,7 +149,7 @@ export class SessionStore {
    * Held directly (not via stmt-cache): the gateway's cache guard reads it on every turn. Prepared for one shape:
    * another program's migration (adding `rewind_count`) makes a new shape, and the statement is derived again.
    */
-  private countersStmt: Database.Statement | null = null
+  private countersStmt: Database.Statement<unknown[], SessionCounters> | null = null
   private countersShape: HomeShape | null = null
   private readonly queue: WriteQueue
   private fieldReader = new FieldReader()
@@ -665,14 +668,14 @@ export class SessionStore {
     if (typeof id !== 'string' || id === '') return null
     const shape = this.shape // one pragma: the schema cookie, re-detected when another program changed the schema
     if (!this.countersStmt || this.countersShape !== shape) {
-      this.countersStmt = this.db.prepare(
+      this.countersStmt = this.db.prepare<unknown[], SessionCounters>(
         `SELECT message_count AS messageCount, ended_at AS endedAt,
           ${shape.columns.get('sessions')?.has('rewind_count') ? 'rewind_count' : 'NULL'} AS rewindCount
           FROM sessions WHERE id = ?`
       )
       this.countersShape = shape
     }
-    return (this.countersStmt.get(id) as SessionCounters | undefined) ?? null
+    return this.countersStmt.get(id) ?? null
   }
   /**
    * The parent of each of `ids` that has one, in one read (`sessions.changed` names them): id → parent id. Ids not
@@ -682,11 +685,15 @@ export class SessionStore {
     const out = new Map<string, string>()
     const wanted = ids.filter((id) => typeof id === 'string' && id !== '')
     if (!wanted.length) return out
-    const rows = stmt(
+    const rows = stmt<
+      ColumnsOf<typeof sessions, 'id'> & {
+        parent: NonNullable<(typeof sessions.$inferSelect)['parent_session_id']>
+      }
+    >(
       this.db,
       `SELECT id, parent_session_id AS parent FROM sessions
         WHERE id IN (SELECT value FROM json_each(?)) AND parent_session_id IS NOT NULL AND parent_session_id != ''`
-    ).all(JSON.stringify(wanted)) as Array<{ id: string; parent: string }>
+    ).all(JSON.stringify(wanted))
     for (const r of rows) out.set(String(r.id), String(r.parent))
     return out
   }
@@ -704,7 +711,7 @@ export class SessionStore {
   }
   /** Number of session rows (profile list). */
   sessionCount(): number {
-    return (stmt(this.db, 'SELECT count(*) AS n FROM sessions').get() as { n: number }).n
+    return stmt<number>(this.db, 'SELECT count(*) FROM sessions').pluck().get() ?? 0
   }
   /**
    * `hermes sessions stats`'s numbers, counted as upstream counts them: sessions not archived (in all and by source)
